@@ -1,0 +1,138 @@
+# memgate — plain Makefile with pkg-config.
+#
+#   make                      build build/memgate
+#   make test                 install what is missing, build, run every test
+#   make run                  install, build, index this checkout, show it
+#   make SANITIZE=address,undefined test   the same under sanitizers (build/san/)
+#   make bench                index the Linux kernel and compare with rg (slow)
+#   make fuzz                 run every libFuzzer target for FUZZ_SECONDS each
+#   make deps                 only install dependencies (scripts/setup.sh)
+
+CC      ?= cc
+PKGS    := sqlite3 jansson libpcre2-8 libgit2 libxxhash libzstd
+OPT     ?= -O2
+
+ifdef SANITIZE
+OUT     := build/san
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+OUT     := build
+SANFLAGS :=
+endif
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wformat=2 -Wno-format-truncation -Wno-unused-parameter -Wvla
+CFLAGS  += -std=gnu11 $(OPT) -g -pthread -D_GNU_SOURCE -Isrc -I$(TSRT)/include $(WARN) $(SANFLAGS) \
+           $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
+LDFLAGS += $(SANFLAGS)
+
+LIB_SRC  := $(sort $(wildcard src/*/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(OUT)/obj/%.o)
+TEST_SRC := $(sort $(wildcard tests/*.c))
+TEST_OBJ := $(TEST_SRC:%.c=$(OUT)/obj/%.o)
+FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZ_OBJ := $(FUZZ_SRC:%.c=$(OUT)/obj/%.o) $(OUT)/obj/fuzz/registry.o
+DEPS     := $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(OUT)/obj/src/main.d
+
+# tree-sitter runtime and grammars (sources from the npm registry, pinned in
+# third_party/grammars/package-lock.json). Compiled once, without sanitizers:
+# they are third-party code, and sharing them keeps the sanitizer build fast.
+# The runtime is 0.22.4 rather than Debian's libtree-sitter 0.20.7, which
+# corrupts its heap on some hostile input (README.md, "Dependencies").
+G        := third_party/grammars/node_modules
+TSRT     := $(G)/tree-sitter-runtime/vendor/tree-sitter/lib
+GOUT     := build/grammars
+GRAMMARS := c cpp go java javascript python rust typescript tsx
+gdir_c          := $(G)/tree-sitter-c/src
+gdir_cpp        := $(G)/tree-sitter-cpp/src
+gdir_go         := $(G)/tree-sitter-go/src
+gdir_java       := $(G)/tree-sitter-java/src
+gdir_javascript := $(G)/tree-sitter-javascript/src
+gdir_python     := $(G)/tree-sitter-python/src
+gdir_rust       := $(G)/tree-sitter-rust/src
+gdir_typescript := $(G)/tree-sitter-typescript/typescript/src
+gdir_tsx        := $(G)/tree-sitter-typescript/tsx/src
+GRAMMAR_OBJ := $(GOUT)/ts-runtime.o $(foreach g,$(GRAMMARS),$(GOUT)/$(g)-parser.o) \
+               $(foreach g,cpp javascript python rust typescript tsx,$(GOUT)/$(g)-scanner.o)
+
+.PHONY: all deps test run bench fuzz clean help
+all: $(OUT)/memgate
+
+help:
+	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+
+deps:
+	@scripts/setup.sh
+
+$(G)/tree-sitter-c/src/parser.c:
+	@echo "grammar sources missing: run 'make deps' (or 'make test' / 'make run')" >&2; exit 1
+
+$(GOUT)/ts-runtime.o: $(G)/tree-sitter-c/src/parser.c
+	@mkdir -p $(GOUT)
+	$(CC) -O2 -g0 -w -std=gnu11 -I$(TSRT)/include -I$(TSRT)/src -c $(TSRT)/src/lib.c -o $@
+
+define grammar_rules
+$(GOUT)/$(1)-parser.o: $(G)/tree-sitter-c/src/parser.c
+	@mkdir -p $(GOUT)
+	$(CC) -O2 -g0 -w -std=gnu11 -I$(gdir_$(1)) -c $(gdir_$(1))/parser.c -o $$@
+$(GOUT)/$(1)-scanner.o: $(G)/tree-sitter-c/src/parser.c
+	@mkdir -p $(GOUT)
+	$(CC) -O2 -g0 -w -std=gnu11 -I$(gdir_$(1)) -c $(gdir_$(1))/scanner.c -o $$@
+endef
+$(foreach g,$(GRAMMARS),$(eval $(call grammar_rules,$(g))))
+
+$(OUT)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(OUT)/libmemgate.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(OUT)/memgate: $(OUT)/obj/src/main.o $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(OUT)/memgate-test: $(TEST_OBJ) $(FUZZ_OBJ) $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The whole suite: unit tests, CLI tests on fixture repos the tests build,
+# and every fuzz target replayed over its kept corpus. Ends with "N passed, N failed".
+test: deps
+	@$(MAKE) --no-print-directory $(OUT)/memgate $(OUT)/memgate-test
+	MEMGATE_BIN=$(abspath $(OUT)/memgate) $(OUT)/memgate-test
+
+run: deps
+	@$(MAKE) --no-print-directory $(OUT)/memgate
+	scripts/run.sh $(OUT)/memgate
+
+bench: deps
+	@scripts/setup.sh --bench
+	@$(MAKE) --no-print-directory OPT=-O2 build/memgate build/memgate-bench
+	bench/run.sh
+
+build/memgate-bench: build/obj/bench/search_bench.o build/libmemgate.a $(GRAMMAR_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# libFuzzer builds (clang). FUZZ_SECONDS per target; corpora grow in fuzz/corpus/.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := $(patsubst fuzz/fuzz_%.c,%,$(FUZZ_SRC))
+fuzz: deps
+	@$(MAKE) --no-print-directory $(GRAMMAR_OBJ)
+	@$(MAKE) --no-print-directory CC=clang OUT=build/fuzz \
+	    SANFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" \
+	    build/fuzz/libmemgate.a $(FUZZ_SRC:%.c=build/fuzz/obj/%.o)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  clang -g -fsanitize=fuzzer,address,undefined -DMG_FUZZ_MAIN=$$t -Isrc \
+	    fuzz/libfuzzer_main.c build/fuzz/obj/fuzz/fuzz_$$t.o build/fuzz/libmemgate.a \
+	    $(GRAMMAR_OBJ) $(LDLIBS) -o build/fuzz/fuzz_$$t; \
+	  mkdir -p fuzz/corpus/$$t; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS)s"; \
+	  build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	    -print_final_stats=1 fuzz/corpus/$$t 2>&1 | tail -4; \
+	done
+
+clean:
+	rm -rf build
+
+-include $(DEPS)

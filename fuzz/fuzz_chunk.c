@@ -1,0 +1,33 @@
+/* fuzz_chunk.c — parse and chunk hostile text in every grammar; the first
+ * byte picks the language. Checks the chunk invariants. */
+#include <stdlib.h>
+
+#include "fuzz.h"
+#include "index/chunk.h"
+#include "util/utf8.h"
+
+MG_FUZZ_TARGET(chunk)
+{
+    static const char *paths[] = {"a.c", "a.cc", "a.go", "a.java", "a.js", "a.py", "a.rs", "a.ts", "a.tsx", "a.md"};
+    if (size < 1) return 0;
+    const struct mg_lang *lang = mg_lang_for_path(paths[data[0] % (sizeof(paths) / sizeof(paths[0]))]);
+    char *text;
+    size_t len;
+    if (mg_utf8_repair((const char *)data + 1, size - 1, &text, &len) == (size_t)-1) return 0;
+    static TSParser *parser;
+    if (!parser) parser = ts_parser_new();
+    struct mg_chunk_opts o = {150, 12 * 1024, 2000000};
+    struct mg_parsed p;
+    if (mg_chunk_file(lang, text, len, &o, parser, &p) == 0) {
+        uint32_t pos = 0;
+        for (size_t i = 0; i < p.nchunks; i++) {
+            if (p.chunks[i].start_byte < pos || p.chunks[i].end_byte > len ||
+                p.chunks[i].end_byte <= p.chunks[i].start_byte)
+                abort();
+            pos = p.chunks[i].end_byte;
+        }
+        mg_parsed_release(&p);
+    }
+    free(text);
+    return 0;
+}

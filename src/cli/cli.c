@@ -1,0 +1,108 @@
+/* cli.c — command dispatch and shared helpers (see cli.h). */
+#include "cli/cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/version.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} commands[] = {
+    {"index", mg_cmd_index, "index a repository (incremental)"},
+    {"search", mg_cmd_search, "search indexed code: lexical, regex or symbol"},
+    {"repos", mg_cmd_repos, "list indexed repositories, or remove one"},
+    {"status", mg_cmd_status, "show the data directory, settings and index sizes"},
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+    fprintf(f, "memgate %s — code index and search for AI coding agents\n\n"
+               "usage: memgate COMMAND [ARGS] [--help]\n\ncommands:\n", MG_VERSION);
+    for (size_t i = 0; i < NCOMMANDS; i++) fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nData directory: $MEMGATE_HOME, else $XDG_DATA_HOME/memgate, else ~/.local/share/memgate.\n"
+               "Run `memgate COMMAND --help` for a command's options; docs/cli.md has them all.\n");
+}
+
+int mg_cli_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        if (strcmp(cmd, "help") == 0 && argc > 2) {
+            char *av[] = {argv[2], "--help", NULL};
+            for (size_t i = 0; i < NCOMMANDS; i++)
+                if (strcmp(commands[i].name, argv[2]) == 0) return commands[i].fn(2, av);
+        }
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("memgate %s\n", MG_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i].name, cmd) == 0) return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "error[usage]: unknown command '%s'; run `memgate --help` for the list\n", cmd);
+    return 2;
+}
+
+int mg_cli_config(struct mg_config *c)
+{
+    struct mg_err err = {0};
+    if (mg_config_load(c, &err) != 0) return mg_cli_fail(&err);
+    return 0;
+}
+
+int mg_cli_fail(const struct mg_err *err)
+{
+    mg_err_print(err);
+    return err->code && strcmp(err->code, MG_E_USAGE) == 0 ? 2 : 1;
+}
+
+int mg_cli_usage(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "error[usage]: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "; see `memgate %s --help`\n", cmd);
+    return 2;
+}
+
+int mg_strv_push(struct mg_strv *s, const char *x)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 4;
+        const char **v = realloc(s->v, cap * sizeof(char *));
+        if (!v) return -1;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = x;
+    return 0;
+}
+
+void mg_strv_release(struct mg_strv *s)
+{
+    free(s->v);
+    memset(s, 0, sizeof(*s));
+}
+
+const char *mg_human_bytes(double b, char *buf, size_t cap)
+{
+    static const char *u[] = {"B", "KB", "MB", "GB", "TB"};
+    int i = 0;
+    while (b >= 1000 && i < 4) b /= 1000, i++;
+    snprintf(buf, cap, i ? "%.1f %s" : "%.0f %s", b, u[i]);
+    return buf;
+}

@@ -1,0 +1,42 @@
+/* cli.h — the `memgate` command line.
+ *
+ * Each command is a function `int mg_cmd_<name>(argc, argv)` (argv[0] is the
+ * command name) returning the process exit status: 0 success, 1 failure
+ * (an error[code] line was printed), 2 usage error. Every command answers
+ * --help. docs/cli.md documents them; keep the two in step.
+ */
+#ifndef MG_CLI_H
+#define MG_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/config.h"
+#include "util/err.h"
+
+int mg_cli_main(int argc, char **argv);
+
+int mg_cmd_index(int argc, char **argv);
+int mg_cmd_search(int argc, char **argv);
+int mg_cmd_repos(int argc, char **argv);
+int mg_cmd_status(int argc, char **argv);
+
+/* ---- shared helpers (cli.c) ---- */
+
+/* Load the configuration or print the error; 0 or exit status 1. */
+int mg_cli_config(struct mg_config *c);
+/* Print err and return the exit status for it (2 for usage, else 1). */
+int mg_cli_fail(const struct mg_err *err);
+/* Print "error[usage]: <msg>; see `memgate CMD --help`" and return 2. */
+int mg_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A growable list of strings for repeatable flags (--glob, --lang, ...). */
+struct mg_strv {
+    const char **v;
+    size_t n, cap;
+};
+int mg_strv_push(struct mg_strv *s, const char *x);
+void mg_strv_release(struct mg_strv *s);
+/* "1.2 MB" style, into buf. */
+const char *mg_human_bytes(double bytes, char *buf, size_t cap);
+
+#endif

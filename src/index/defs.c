@@ -1,0 +1,1090 @@
+/* defs.c — find the definitions in a tree-sitter tree (see defs.h).
+ *
+ * Sections:
+ *   1. Roles and kinds      what a node type means to the walk
+ *   2. Language tables      symbol -> role, built once per language (pthread_once)
+ *   3. Output               the name arena, emitting a definition
+ *   4. Declarators (C/C++)  from a declarator chain to a name and a qualifier
+ *   5. Visitors             one per language family: is this node a definition,
+ *                           and does the walk descend into it?
+ *   6. The walk             TSTreeCursor + an explicit stack of frames
+ *   7. Public API
+ *
+ * The walk never recurses: a TSTreeCursor moves over the tree and a growable
+ * array of frames (one per cursor depth) holds the context of each level: the
+ * enclosing definition, the range of a wrapper (template<>, export, decorators)
+ * and the start of pending attributes. The walk descends only into nodes that
+ * can hold definitions (the root, preprocessor blocks, namespace, class and impl
+ * bodies, ...), so function bodies of C-family languages are never entered and
+ * the cost stays a small fraction of the parse.
+ *
+ * Names live in one arena that grows with realloc(); while walking, definitions
+ * refer to names by offset, and the pointers in struct mg_def are set at the end.
+ */
+#include "index/defs.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEFS     1000000
+#define MAX_NAME     256
+#define NONE         UINT32_MAX
+#define MAX_SYMBOLS  2048 /* the largest grammar (cpp) has 538 */
+#define CHAIN_LIMIT  64   /* steps through a declarator chain or a qualified name */
+
+/* ---- 1. Roles and kinds -------------------------------------------------- */
+
+enum role {
+    R_NONE = 0,    /* neither a definition nor a place that holds them */
+    R_DESCEND,     /* transparent: look at its children, same context */
+    R_WRAP,        /* wrapper (template, export, decorators): the definition
+                    * inside takes the wrapper's range */
+    R_ATTR,        /* Rust #[...], JS/TS decorator in a class body: the next
+                    * sibling definition starts here */
+    R_COMMENT,     /* leaves pending attributes alone */
+    R_NAMED,       /* a definition named by its `name` field; kind and flags
+                    * from the table */
+    R_FUNC,        /* function, or method when the parent is class-like */
+    R_SIGNATURE,   /* Rust fn signature: a method inside a trait, else nothing */
+    R_C_FUNC,      /* C/C++ function_definition */
+    R_C_RECORD,    /* struct/union/class/enum specifier */
+    R_C_TYPEDEF,   /* type_definition */
+    R_GO_METHOD,   /* method_declaration: container = receiver type */
+    R_GO_TYPEDECL, /* type_declaration: one spec takes the whole range */
+    R_GO_TYPESPEC, /* type_spec, type_alias */
+    R_RUST_IMPL,   /* impl_item: named after its type */
+    R_JS_METHOD,   /* method_definition */
+    R_JS_FIELD,    /* class field whose value is a function */
+    R_JS_VARDECL,  /* lexical/variable declaration */
+    R_JS_VAR,      /* variable_declarator whose value is a function */
+    R_JS_EXPR,     /* expression_statement: entered at top level only (IIFE,
+                    * AMD, TS namespace) */
+    /* C/C++ functions the parser did not see as function_definition: a head
+     * (see struct frame) followed by a compound_statement sibling */
+    R_C_CALL,      /* expression_statement: maybe `MACRO(name, ...)` without `;` */
+    R_C_CALLEXPR,  /* call_expression loose in an ERROR */
+    R_C_SPEC,      /* storage class, qualifier, primitive type: a run of them
+                    * starts a function whose pieces lie loose in an ERROR */
+    R_C_BLOCK,     /* compound_statement */
+    /* declarator chains (C/C++): never definitions themselves */
+    R_D_ID,        /* identifier, field_identifier, type_identifier */
+    R_D_FIELD,     /* function/pointer/array/init declarator: `declarator` field */
+    R_D_INNER,     /* parenthesized/reference/attributed: first named child */
+    R_D_QUAL,      /* qualified_identifier */
+    R_D_TFUNC,     /* template_function: `name` field */
+    R_D_OPCAST,    /* operator_cast: text up to its declarator */
+    R_D_TEXT,      /* destructor_name, operator_name: the text */
+    /* type expressions (Go receivers, Rust impls): never definitions */
+    R_T_INNER,     /* pointer/parenthesized type without a field: first named child */
+    R_T_TYPE,      /* generic/reference type: its `type` field */
+};
+
+enum kind {
+    K_NONE = 0, K_FUNCTION, K_METHOD, K_CONSTRUCTOR, K_CLASS, K_STRUCT, K_UNION,
+    K_ENUM, K_INTERFACE, K_TRAIT, K_IMPL, K_TYPE, K_MODULE, K_MACRO,
+};
+
+static const char *const kind_str[] = {
+    [K_NONE] = "", [K_FUNCTION] = MG_KIND_FUNCTION, [K_METHOD] = MG_KIND_METHOD,
+    [K_CONSTRUCTOR] = MG_KIND_CONSTRUCTOR, [K_CLASS] = MG_KIND_CLASS,
+    [K_STRUCT] = MG_KIND_STRUCT, [K_UNION] = MG_KIND_UNION, [K_ENUM] = MG_KIND_ENUM,
+    [K_INTERFACE] = MG_KIND_INTERFACE, [K_TRAIT] = MG_KIND_TRAIT, [K_IMPL] = MG_KIND_IMPL,
+    [K_TYPE] = MG_KIND_TYPE, [K_MODULE] = MG_KIND_MODULE, [K_MACRO] = MG_KIND_MACRO,
+};
+
+/* Flags of a table entry. */
+#define F_CONTAINER   0x01 /* its members are definitions (is_container) */
+#define F_DESCEND     0x02 /* after emitting, look inside for members/nested defs */
+#define F_NEED_BODY   0x04 /* only a definition when it has a `body` (Rust mod) */
+#define F_ANON_IN     0x08 /* without a name, still look inside (anonymous namespace) */
+#define F_FUNCVAL     0x10 /* JS/TS: a function value (arrow_function, ...) */
+#define F_SPEC        0x20 /* Go: type_spec / type_alias */
+#define F_DECLARATOR  0x40 /* JS: variable_declarator */
+#define F_BY_TYPE     0x80 /* Go type_spec: kind from its `type` (struct, interface) */
+
+static bool class_like(int k)
+{
+    return k == K_CLASS || k == K_STRUCT || k == K_UNION || k == K_INTERFACE ||
+           k == K_TRAIT || k == K_IMPL || k == K_ENUM;
+}
+
+/* ---- 2. Language tables -------------------------------------------------- */
+
+struct entry {
+    const char *type; /* node type name */
+    uint8_t role, kind, flags;
+};
+
+struct symrole {
+    uint8_t role, kind, flags;
+};
+
+struct tab {
+    const TSLanguage *ts;
+    uint32_t nsyms;
+    bool ok;
+    bool cpp; /* qualified names, constructors */
+    struct symrole sym[MAX_SYMBOLS];
+    TSSymbol s_identifier;
+    TSFieldId f_name, f_declarator, f_body, f_type, f_value, f_receiver, f_scope, f_property;
+    TSFieldId f_function, f_arguments;
+};
+
+#define E(t, r, k, f) {t, r, k, f}
+
+/* Shared by C and C++. */
+#define C_COMMON                                                                 \
+    E("translation_unit", R_DESCEND, 0, 0), E("preproc_if", R_DESCEND, 0, 0),    \
+    E("preproc_ifdef", R_DESCEND, 0, 0), E("preproc_else", R_DESCEND, 0, 0),     \
+    E("preproc_elif", R_DESCEND, 0, 0), E("preproc_elifdef", R_DESCEND, 0, 0),   \
+    E("linkage_specification", R_DESCEND, 0, 0),                                 \
+    E("declaration_list", R_DESCEND, 0, 0), E("declaration", R_DESCEND, 0, 0),   \
+    E("field_declaration", R_DESCEND, 0, 0),                                     \
+    E("field_declaration_list", R_DESCEND, 0, 0),                                \
+    E("function_definition", R_C_FUNC, 0, 0),                                    \
+    E("type_definition", R_C_TYPEDEF, K_TYPE, 0),                                \
+    E("enum_specifier", R_C_RECORD, K_ENUM, 0),                                  \
+    E("preproc_def", R_NAMED, K_MACRO, 0),                                       \
+    E("preproc_function_def", R_NAMED, K_MACRO, 0),                              \
+    E("expression_statement", R_C_CALL, 0, 0),                                   \
+    E("call_expression", R_C_CALLEXPR, 0, 0),                                    \
+    E("compound_statement", R_C_BLOCK, 0, 0),                                    \
+    E("storage_class_specifier", R_C_SPEC, 0, 0),                                \
+    E("type_qualifier", R_C_SPEC, 0, 0), E("primitive_type", R_C_SPEC, 0, 0),   \
+    E("sized_type_specifier", R_C_SPEC, 0, 0),                                   \
+    E("attribute_specifier", R_C_SPEC, 0, 0),                                    \
+    E("identifier", R_D_ID, 0, 0), E("field_identifier", R_D_ID, 0, 0),          \
+    E("type_identifier", R_D_ID, 0, 0),                                          \
+    E("function_declarator", R_D_FIELD, 0, 0),                                   \
+    E("pointer_declarator", R_D_FIELD, 0, 0),                                    \
+    E("array_declarator", R_D_FIELD, 0, 0), E("init_declarator", R_D_FIELD, 0, 0), \
+    E("parenthesized_declarator", R_D_INNER, 0, 0),                              \
+    E("attributed_declarator", R_D_INNER, 0, 0)
+
+static const struct entry c_entries[] = {
+    C_COMMON,
+    E("struct_specifier", R_C_RECORD, K_STRUCT, F_DESCEND),
+    E("union_specifier", R_C_RECORD, K_UNION, F_DESCEND),
+    {0},
+};
+
+static const struct entry cpp_entries[] = {
+    C_COMMON,
+    E("struct_specifier", R_C_RECORD, K_STRUCT, F_DESCEND | F_CONTAINER),
+    E("union_specifier", R_C_RECORD, K_UNION, F_DESCEND | F_CONTAINER),
+    E("class_specifier", R_C_RECORD, K_CLASS, F_DESCEND | F_CONTAINER),
+    E("namespace_definition", R_NAMED, K_MODULE, F_DESCEND | F_CONTAINER | F_ANON_IN),
+    E("template_declaration", R_WRAP, 0, 0),
+    E("friend_declaration", R_DESCEND, 0, 0),
+    E("alias_declaration", R_NAMED, K_TYPE, 0),
+    E("reference_declarator", R_D_INNER, 0, 0),
+    E("qualified_identifier", R_D_QUAL, 0, 0),
+    E("template_function", R_D_TFUNC, 0, 0),
+    E("operator_cast", R_D_OPCAST, 0, 0),
+    E("destructor_name", R_D_TEXT, 0, 0),
+    E("operator_name", R_D_TEXT, 0, 0),
+    {0},
+};
+
+static const struct entry go_entries[] = {
+    E("source_file", R_DESCEND, 0, 0),
+    E("function_declaration", R_NAMED, K_FUNCTION, 0),
+    E("method_declaration", R_GO_METHOD, K_METHOD, 0),
+    E("type_declaration", R_GO_TYPEDECL, 0, 0),
+    E("type_spec", R_GO_TYPESPEC, K_TYPE, F_SPEC | F_BY_TYPE),
+    E("type_alias", R_GO_TYPESPEC, K_TYPE, F_SPEC),
+    E("struct_type", R_NONE, K_STRUCT, 0),
+    E("interface_type", R_NONE, K_INTERFACE, 0),
+    E("pointer_type", R_T_INNER, 0, 0),
+    E("parenthesized_type", R_T_INNER, 0, 0),
+    E("generic_type", R_T_TYPE, 0, 0),
+    {0},
+};
+
+static const struct entry java_entries[] = {
+    E("program", R_DESCEND, 0, 0),
+    E("class_declaration", R_NAMED, K_CLASS, F_DESCEND | F_CONTAINER),
+    E("record_declaration", R_NAMED, K_CLASS, F_DESCEND | F_CONTAINER),
+    E("interface_declaration", R_NAMED, K_INTERFACE, F_DESCEND | F_CONTAINER),
+    E("annotation_type_declaration", R_NAMED, K_INTERFACE, F_DESCEND | F_CONTAINER),
+    E("enum_declaration", R_NAMED, K_ENUM, F_DESCEND | F_CONTAINER),
+    E("class_body", R_DESCEND, 0, 0),
+    E("interface_body", R_DESCEND, 0, 0),
+    E("annotation_type_body", R_DESCEND, 0, 0),
+    E("enum_body", R_DESCEND, 0, 0),
+    E("enum_body_declarations", R_DESCEND, 0, 0),
+    E("method_declaration", R_NAMED, K_METHOD, 0),
+    E("constructor_declaration", R_NAMED, K_CONSTRUCTOR, 0),
+    E("compact_constructor_declaration", R_NAMED, K_CONSTRUCTOR, 0),
+    {0},
+};
+
+static const struct entry python_entries[] = {
+    E("module", R_DESCEND, 0, 0),
+    E("function_definition", R_FUNC, 0, F_DESCEND),
+    E("class_definition", R_NAMED, K_CLASS, F_DESCEND | F_CONTAINER),
+    E("decorated_definition", R_WRAP, 0, 0),
+    E("block", R_DESCEND, 0, 0),
+    E("if_statement", R_DESCEND, 0, 0), E("elif_clause", R_DESCEND, 0, 0),
+    E("else_clause", R_DESCEND, 0, 0), E("try_statement", R_DESCEND, 0, 0),
+    E("except_clause", R_DESCEND, 0, 0), E("except_group_clause", R_DESCEND, 0, 0),
+    E("finally_clause", R_DESCEND, 0, 0), E("with_statement", R_DESCEND, 0, 0),
+    {0},
+};
+
+static const struct entry rust_entries[] = {
+    E("source_file", R_DESCEND, 0, 0),
+    E("declaration_list", R_DESCEND, 0, 0),
+    E("block", R_DESCEND, 0, 0),
+    E("function_item", R_FUNC, 0, F_DESCEND),
+    E("function_signature_item", R_SIGNATURE, K_METHOD, 0),
+    E("struct_item", R_NAMED, K_STRUCT, 0),
+    E("enum_item", R_NAMED, K_ENUM, 0),
+    E("union_item", R_NAMED, K_UNION, 0),
+    E("trait_item", R_NAMED, K_TRAIT, F_DESCEND | F_CONTAINER),
+    E("impl_item", R_RUST_IMPL, K_IMPL, F_DESCEND | F_CONTAINER),
+    E("type_item", R_NAMED, K_TYPE, 0),
+    E("mod_item", R_NAMED, K_MODULE, F_DESCEND | F_CONTAINER | F_NEED_BODY),
+    E("macro_definition", R_NAMED, K_MACRO, 0),
+    E("attribute_item", R_ATTR, 0, 0),
+    E("line_comment", R_COMMENT, 0, 0),
+    E("block_comment", R_COMMENT, 0, 0),
+    E("generic_type", R_T_TYPE, 0, 0),
+    E("reference_type", R_T_TYPE, 0, 0),
+    E("pointer_type", R_T_TYPE, 0, 0),
+    {0},
+};
+
+/* Shared by JavaScript, TypeScript and TSX (names a grammar lacks are skipped). */
+static const struct entry js_entries[] = {
+    E("program", R_DESCEND, 0, 0),
+    E("statement_block", R_DESCEND, 0, 0),
+    E("export_statement", R_WRAP, 0, 0),
+    E("ambient_declaration", R_WRAP, 0, 0),
+    E("function_declaration", R_FUNC, 0, F_DESCEND),
+    E("generator_function_declaration", R_FUNC, 0, F_DESCEND),
+    E("class_declaration", R_NAMED, K_CLASS, F_DESCEND | F_CONTAINER),
+    E("abstract_class_declaration", R_NAMED, K_CLASS, F_DESCEND | F_CONTAINER),
+    E("class", R_NAMED, K_CLASS, F_DESCEND | F_CONTAINER | F_ANON_IN),
+    E("class_body", R_DESCEND, 0, 0),
+    E("method_definition", R_JS_METHOD, K_METHOD, F_DESCEND),
+    E("field_definition", R_JS_FIELD, K_METHOD, F_DESCEND),
+    E("public_field_definition", R_JS_FIELD, K_METHOD, F_DESCEND),
+    E("lexical_declaration", R_JS_VARDECL, 0, 0),
+    E("variable_declaration", R_JS_VARDECL, 0, 0),
+    E("variable_declarator", R_JS_VAR, K_FUNCTION, F_DESCEND | F_DECLARATOR),
+    E("expression_statement", R_JS_EXPR, 0, 0),
+    E("call_expression", R_DESCEND, 0, 0),
+    E("arguments", R_DESCEND, 0, 0),
+    E("parenthesized_expression", R_DESCEND, 0, 0),
+    E("unary_expression", R_DESCEND, 0, 0),
+    E("arrow_function", R_DESCEND, 0, F_FUNCVAL),
+    E("function_expression", R_DESCEND, 0, F_FUNCVAL),
+    E("function", R_DESCEND, 0, F_FUNCVAL),
+    E("generator_function", R_DESCEND, 0, F_FUNCVAL),
+    E("decorator", R_ATTR, 0, 0),
+    E("comment", R_COMMENT, 0, 0),
+    /* TypeScript */
+    E("interface_declaration", R_NAMED, K_INTERFACE, 0),
+    E("type_alias_declaration", R_NAMED, K_TYPE, 0),
+    E("enum_declaration", R_NAMED, K_ENUM, 0),
+    E("internal_module", R_NAMED, K_MODULE, F_DESCEND | F_CONTAINER),
+    E("module", R_NAMED, K_MODULE, F_DESCEND | F_CONTAINER),
+    {0},
+};
+
+#undef E
+
+static struct tab tabs[MG_LANG_FIRST_PLAIN];
+static pthread_once_t tabs_once = PTHREAD_ONCE_INIT;
+
+static const struct entry *entries_for(int id)
+{
+    switch (id) {
+    case MG_LANG_C: return c_entries;
+    case MG_LANG_CPP: return cpp_entries;
+    case MG_LANG_GO: return go_entries;
+    case MG_LANG_JAVA: return java_entries;
+    case MG_LANG_JAVASCRIPT:
+    case MG_LANG_TYPESCRIPT:
+    case MG_LANG_TSX: return js_entries;
+    case MG_LANG_PYTHON: return python_entries;
+    case MG_LANG_RUST: return rust_entries;
+    default: return NULL;
+    }
+}
+
+static TSFieldId field_id(const TSLanguage *l, const char *name)
+{
+    return ts_language_field_id_for_name(l, name, (uint32_t)strlen(name));
+}
+
+static void tab_init(struct tab *t, int id)
+{
+    const struct mg_lang *ml = mg_lang_by_id(id);
+    const struct entry *e = entries_for(id);
+    if (!ml || ml->id != id || !ml->grammar || !e) return;
+    t->ts = ml->grammar();
+    t->nsyms = ts_language_symbol_count(t->ts);
+    if (!t->ts || t->nsyms > MAX_SYMBOLS) return;
+    t->cpp = id == MG_LANG_CPP;
+    for (; e->type; e++) {
+        TSSymbol s = ts_language_symbol_for_name(t->ts, e->type, (uint32_t)strlen(e->type), true);
+        /* 0 is "end": the grammar has no such node type. */
+        if (s == 0 || s >= t->nsyms) continue;
+        t->sym[s] = (struct symrole){e->role, e->kind, e->flags};
+    }
+    t->s_identifier = ts_language_symbol_for_name(t->ts, "identifier", 10, true);
+    t->f_name = field_id(t->ts, "name");
+    t->f_declarator = field_id(t->ts, "declarator");
+    t->f_body = field_id(t->ts, "body");
+    t->f_type = field_id(t->ts, "type");
+    t->f_value = field_id(t->ts, "value");
+    t->f_receiver = field_id(t->ts, "receiver");
+    t->f_scope = field_id(t->ts, "scope");
+    t->f_property = field_id(t->ts, "property");
+    t->f_function = field_id(t->ts, "function");
+    t->f_arguments = field_id(t->ts, "arguments");
+    t->ok = true;
+}
+
+static void tabs_init(void)
+{
+    for (int id = MG_LANG_C; id < MG_LANG_FIRST_PLAIN; id++) tab_init(&tabs[id], id);
+}
+
+static struct symrole role_of(const struct tab *t, TSNode n)
+{
+    static const struct symrole none = {R_NONE, 0, 0}, error = {R_DESCEND, 0, 0};
+    TSSymbol s = ts_node_symbol(n);
+    if (s < t->nsyms) return t->sym[s];
+    return s == (TSSymbol)-1 ? error : none; /* ERROR nodes are searched too */
+}
+
+/* ---- 3. Output ----------------------------------------------------------- */
+
+struct side {        /* what the walk needs to know about an emitted def */
+    uint32_t name;   /* arena offset */
+    uint32_t cont;   /* arena offset or NONE */
+    uint8_t kind;
+};
+
+/* What earlier siblings left for the next one. */
+struct pending {
+    uint32_t attr;       /* start of attributes/decorators, or NONE */
+    /* C/C++ only, for functions the parser split into siblings (macro-defined
+     * functions, pieces loose in an ERROR): */
+    uint32_t spec;       /* start of a run of specifiers, or NONE */
+    uint32_t head_start; /* where the function would start */
+    TSNode head;         /* declarator or `MACRO(...)` just seen, or null */
+};
+
+static const struct pending no_pending = {NONE, NONE, NONE, {{0, 0, 0, 0}, NULL, NULL}};
+
+/* The context of the children of one node (one per cursor depth). */
+struct frame {
+    int parent;                    /* enclosing definition, -1 at top level */
+    uint32_t wrap_start, wrap_end; /* range of the wrapper around the next
+                                    * definition, or NONE */
+    struct pending p;              /* left by the previous siblings */
+};
+
+struct walker {
+    const struct tab *t;
+    const char *src;
+    uint32_t len;
+    struct mg_defs *out;
+    struct side *side;
+    size_t side_cap;
+    TSTreeCursor aux; /* for counting/iterating children of one node */
+    bool oom;         /* memory ran out: stop */
+    bool full;        /* MAX_DEFS reached: stop */
+};
+
+static TSNode field(const struct walker *w, TSNode n, TSFieldId f)
+{
+    if (!f) {
+        TSNode null;
+        memset(&null, 0, sizeof(null));
+        return null;
+    }
+    return ts_node_child_by_field_id(n, f);
+}
+
+static uint32_t nstart(const struct walker *w, TSNode n)
+{
+    uint32_t s = ts_node_start_byte(n);
+    return s < w->len ? s : w->len;
+}
+
+static uint32_t nend(const struct walker *w, TSNode n)
+{
+    uint32_t e = ts_node_end_byte(n);
+    return e < w->len ? e : w->len;
+}
+
+static bool arena_reserve(struct walker *w, size_t more)
+{
+    struct mg_defs *d = w->out;
+    if (d->arena_len + more <= d->arena_cap) return true;
+    size_t cap = d->arena_cap ? d->arena_cap : 4096;
+    while (cap < d->arena_len + more) cap *= 2;
+    char *p = realloc(d->arena, cap);
+    if (!p) {
+        w->oom = true;
+        return false;
+    }
+    d->arena = p;
+    d->arena_cap = cap;
+    return true;
+}
+
+/* Append bytes to the string being built; at most a little over MAX_NAME of it
+ * is kept (the rest is cut by str_end). */
+static void str_put(struct walker *w, uint32_t mark, const char *p, size_t n)
+{
+    size_t have = w->out->arena_len - mark;
+    if (have >= MAX_NAME + 4) return;
+    if (n > MAX_NAME + 4 - have) n = MAX_NAME + 4 - have;
+    if (!n || !arena_reserve(w, n + 1)) return;
+    memcpy(w->out->arena + w->out->arena_len, p, n);
+    w->out->arena_len += n;
+}
+
+static void str_put_node(struct walker *w, uint32_t mark, TSNode n)
+{
+    uint32_t s = nstart(w, n), e = nend(w, n);
+    if (e > s) str_put(w, mark, w->src + s, e - s);
+}
+
+static uint32_t str_begin(const struct walker *w)
+{
+    return (uint32_t)w->out->arena_len;
+}
+
+/* Finish the string begun at mark: cut to MAX_NAME at a UTF-8 boundary and
+ * NUL-terminate. Returns mark, or NONE (and forgets it) when it is empty. */
+static uint32_t str_end(struct walker *w, uint32_t mark)
+{
+    struct mg_defs *d = w->out;
+    size_t n = d->arena_len - mark;
+    if (n > MAX_NAME) {
+        n = MAX_NAME;
+        while (n > 0 && ((unsigned char)d->arena[mark + n] & 0xC0) == 0x80) n--;
+    }
+    if (n == 0 || w->oom || !arena_reserve(w, 1)) {
+        d->arena_len = mark;
+        return NONE;
+    }
+    d->arena[mark + n] = '\0';
+    d->arena_len = mark + n + 1;
+    return mark;
+}
+
+/* The text of a node as a new name; a quoted string ('x', "x") loses its quotes. */
+static uint32_t name_of(struct walker *w, TSNode n)
+{
+    if (ts_node_is_null(n)) return NONE;
+    uint32_t s = nstart(w, n), e = nend(w, n);
+    if (e - s >= 2 && (w->src[s] == '"' || w->src[s] == '\'') && w->src[e - 1] == w->src[s])
+        s++, e--;
+    uint32_t mark = str_begin(w);
+    if (e > s) str_put(w, mark, w->src + s, e - s);
+    return str_end(w, mark);
+}
+
+static const char *arena_str(const struct walker *w, uint32_t off)
+{
+    return w->out->arena + off;
+}
+
+/* Record a definition; returns its index or -1 (cap reached, no memory). The
+ * container is the parent's name unless `cont` names one. */
+static int emit(struct walker *w, const struct frame *ctx, TSNode node, uint32_t attr,
+                uint32_t name, uint32_t cont, int kind, bool container)
+{
+    struct mg_defs *d = w->out;
+    if (name == NONE) return -1;
+    if (d->n >= MAX_DEFS) {
+        w->full = true;
+        return -1;
+    }
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 64;
+        struct mg_def *v = realloc(d->v, cap * sizeof(*v));
+        if (!v) {
+            w->oom = true;
+            return -1;
+        }
+        d->v = v;
+        d->cap = cap;
+    }
+    if (d->n == w->side_cap) {
+        size_t cap = w->side_cap ? w->side_cap * 2 : 64;
+        struct side *s = realloc(w->side, cap * sizeof(*s));
+        if (!s) {
+            w->oom = true;
+            return -1;
+        }
+        w->side = s;
+        w->side_cap = cap;
+    }
+    uint32_t start = nstart(w, node), end = nend(w, node);
+    if (ctx->wrap_start != NONE) {
+        if (ctx->wrap_start < start) start = ctx->wrap_start;
+        if (ctx->wrap_end > end) end = ctx->wrap_end;
+    }
+    if (attr != NONE && attr < start) start = attr;
+    /* A #define ends with its newline; the definition ends before it. */
+    while (end > start && (w->src[end - 1] == '\n' || w->src[end - 1] == '\r')) end--;
+    /* Keep the promised order (by start) even when pieces an ERROR holds
+     * would make a function start before a struct already emitted. */
+    if (d->n > 0 && start < d->v[d->n - 1].start) {
+        start = d->v[d->n - 1].start;
+        if (end < start) end = start;
+    }
+    if (cont == NONE && ctx->parent >= 0) cont = w->side[ctx->parent].name;
+    size_t i = d->n++;
+    d->v[i] = (struct mg_def){
+        .start = start, .end = end, .kind = kind_str[kind], .parent = ctx->parent,
+        .is_container = container,
+    };
+    w->side[i] = (struct side){name, cont, (uint8_t)kind};
+    return (int)i;
+}
+
+static int parent_kind(const struct walker *w, const struct frame *ctx)
+{
+    return ctx->parent >= 0 ? w->side[ctx->parent].kind : K_NONE;
+}
+
+/* ---- 4. Declarators (C/C++) ---------------------------------------------- */
+
+/* Follow a declarator chain (pointer_declarator -> function_declarator ->
+ * ...) to the node that names the thing: an identifier, a qualified name, an
+ * operator. Null when the chain ends in something else. */
+static TSNode declarator_leaf(const struct walker *w, TSNode n)
+{
+    for (int i = 0; i < CHAIN_LIMIT && !ts_node_is_null(n); i++) {
+        struct symrole r = role_of(w->t, n);
+        switch (r.role) {
+        case R_D_ID:
+        case R_D_QUAL:
+        case R_D_TFUNC:
+        case R_D_OPCAST:
+        case R_D_TEXT: return n;
+        case R_D_FIELD: n = field(w, n, w->t->f_declarator); break;
+        case R_D_INNER: {
+            /* first named child that continues the chain (skips attributes,
+             * calling-convention modifiers) */
+            TSNode next;
+            memset(&next, 0, sizeof(next));
+            uint32_t cnt = ts_node_named_child_count(n);
+            for (uint32_t k = 0; k < cnt && k < 8; k++) {
+                TSNode c = ts_node_named_child(n, k);
+                uint8_t cr = role_of(w->t, c).role;
+                if (cr >= R_D_ID && cr <= R_D_TEXT) {
+                    next = c;
+                    break;
+                }
+            }
+            n = next;
+            break;
+        }
+        default: goto out;
+        }
+    }
+out:;
+    TSNode null;
+    memset(&null, 0, sizeof(null));
+    return null;
+}
+
+/* The name of a leaf (not qualified): operator_cast loses its declarator,
+ * template_function its arguments. */
+static uint32_t leaf_name(struct walker *w, TSNode n)
+{
+    uint8_t r = role_of(w->t, n).role;
+    if (r == R_D_TFUNC) return name_of(w, field(w, n, w->t->f_name));
+    if (r == R_D_OPCAST) {
+        TSNode d = field(w, n, w->t->f_declarator);
+        uint32_t s = nstart(w, n), e = ts_node_is_null(d) ? nend(w, n) : nstart(w, d);
+        while (e > s && (w->src[e - 1] == ' ' || w->src[e - 1] == '\t' || w->src[e - 1] == '\n'))
+            e--;
+        uint32_t mark = str_begin(w);
+        if (e > s) str_put(w, mark, w->src + s, e - s);
+        return str_end(w, mark);
+    }
+    return name_of(w, n);
+}
+
+/* The text of a scope component without template arguments (Foo<T> -> Foo). */
+static void put_scope(struct walker *w, uint32_t mark, TSNode scope)
+{
+    TSNode nm = field(w, scope, w->t->f_name);
+    /* template_type has a `name`; namespace/type identifiers do not */
+    str_put_node(w, mark, ts_node_is_null(nm) ? scope : nm);
+}
+
+/* Split a (possibly qualified) leaf into name and qualifier. *cont gets the
+ * qualifier ("a::b::Foo") or NONE; *last_scope the offset in the arena string
+ * where its last component starts (for constructor detection). */
+static uint32_t qualified_name(struct walker *w, TSNode leaf, uint32_t *cont, uint32_t *last)
+{
+    *cont = NONE;
+    *last = NONE;
+    if (role_of(w->t, leaf).role != R_D_QUAL) return leaf_name(w, leaf);
+    uint32_t mark = str_begin(w), lastpos = 0;
+    bool any = false;
+    TSNode n = leaf;
+    for (int i = 0; i < CHAIN_LIMIT && role_of(w->t, n).role == R_D_QUAL; i++) {
+        TSNode scope = field(w, n, w->t->f_scope);
+        if (!ts_node_is_null(scope)) {
+            if (any) str_put(w, mark, "::", 2);
+            lastpos = (uint32_t)(w->out->arena_len - mark);
+            put_scope(w, mark, scope);
+            any = true;
+        }
+        n = field(w, n, w->t->f_name);
+        if (ts_node_is_null(n)) break;
+    }
+    if (any) {
+        *cont = str_end(w, mark);
+        if (*cont != NONE && lastpos < strlen(arena_str(w, *cont))) *last = *cont + lastpos;
+    }
+    if (ts_node_is_null(n)) return NONE;
+    return leaf_name(w, n);
+}
+
+/* "Foo" equals "Foo" and "Foo<int>" (a class template specialisation). */
+static bool same_class_name(const char *fn, const char *cls)
+{
+    size_t n = strlen(fn);
+    return strncmp(fn, cls, n) == 0 && (cls[n] == '\0' || cls[n] == '<');
+}
+
+/* ---- 5. Visitors --------------------------------------------------------- */
+
+static struct frame plain_child(int parent)
+{
+    return (struct frame){.parent = parent, .wrap_start = NONE, .wrap_end = NONE, .p = no_pending};
+}
+
+/* Count children of n whose table flags include `flag`. */
+static int count_children(struct walker *w, TSNode n, uint8_t flag)
+{
+    int cnt = 0;
+    ts_tree_cursor_reset(&w->aux, n);
+    if (!ts_tree_cursor_goto_first_child(&w->aux)) return 0;
+    do {
+        if (role_of(w->t, ts_tree_cursor_current_node(&w->aux)).flags & flag)
+            if (++cnt > 1) break;
+    } while (ts_tree_cursor_goto_next_sibling(&w->aux));
+    return cnt;
+}
+
+/* A frame that hands the node's range to the single definition inside. */
+static struct frame wrap_child(const struct walker *w, const struct frame *ctx, TSNode n,
+                               uint32_t attr)
+{
+    struct frame f = plain_child(ctx->parent);
+    f.wrap_start = nstart(w, n);
+    f.wrap_end = nend(w, n);
+    if (attr != NONE && attr < f.wrap_start) f.wrap_start = attr;
+    if (ctx->wrap_start != NONE) {
+        if (ctx->wrap_start < f.wrap_start) f.wrap_start = ctx->wrap_start;
+        if (ctx->wrap_end > f.wrap_end) f.wrap_end = ctx->wrap_end;
+    }
+    return f;
+}
+
+/* A C/C++ function: `n` gives the range (from `start` if earlier), `decl` the
+ * name; `typed` says it has a return type (so it is no constructor). */
+static void visit_c_func(struct walker *w, const struct frame *ctx, TSNode n, uint32_t start,
+                         TSNode decl, bool typed)
+{
+    TSNode leaf = declarator_leaf(w, decl);
+    if (ts_node_is_null(leaf)) return;
+    uint32_t cont, last;
+    uint32_t name = qualified_name(w, leaf, &cont, &last);
+    if (name == NONE) return;
+    const char *nm = arena_str(w, name);
+    int kind = K_FUNCTION;
+    if (cont != NONE) {
+        kind = K_METHOD;
+        if (last != NONE && nm[0] != '~' && same_class_name(nm, arena_str(w, last)))
+            kind = K_CONSTRUCTOR;
+    } else if (class_like(parent_kind(w, ctx))) {
+        kind = K_METHOD;
+        if (w->t->cpp && nm[0] != '~' && role_of(w->t, leaf).role == R_D_ID && !typed &&
+            same_class_name(nm, arena_str(w, w->side[ctx->parent].name)))
+            kind = K_CONSTRUCTOR;
+    }
+    emit(w, ctx, n, start, name, cont, kind, false);
+}
+
+static bool visit_c_record(struct walker *w, const struct frame *ctx, TSNode n, uint32_t attr,
+                           struct symrole r, struct frame *child)
+{
+    if (ts_node_is_null(field(w, n, w->t->f_body))) return false;
+    TSNode nm = field(w, n, w->t->f_name);
+    *child = plain_child(ctx->parent);
+    if (!ts_node_is_null(nm)) {
+        int i = emit(w, ctx, n, attr, name_of(w, nm), NONE, r.kind, r.flags & F_CONTAINER);
+        if (i < 0) return false;
+        child->parent = i;
+    }
+    return r.flags & F_DESCEND;
+}
+
+static void visit_c_typedef(struct walker *w, const struct frame *ctx, TSNode n, uint32_t attr)
+{
+    TSNode leaf = declarator_leaf(w, field(w, n, w->t->f_declarator));
+    if (ts_node_is_null(leaf)) return;
+    emit(w, ctx, n, attr, name_of(w, leaf), NONE, K_TYPE, false);
+}
+
+/* The name of a type without `*`, `&` and generic arguments: Go receivers
+ * (`*List[T]` -> List), Rust impls (`Wrapper<T>` -> Wrapper). */
+static uint32_t type_name(struct walker *w, TSNode t)
+{
+    for (int i = 0; i < CHAIN_LIMIT && !ts_node_is_null(t); i++) {
+        switch (role_of(w->t, t).role) {
+        case R_T_INNER:
+            if (ts_node_named_child_count(t) == 0) return NONE;
+            t = ts_node_named_child(t, 0);
+            break;
+        case R_T_TYPE: t = field(w, t, w->t->f_type); break;
+        default: return name_of(w, t);
+        }
+    }
+    return NONE;
+}
+
+/* Go: the receiver's type name. */
+static uint32_t go_receiver(struct walker *w, TSNode m)
+{
+    TSNode recv = field(w, m, w->t->f_receiver);
+    if (ts_node_is_null(recv) || ts_node_named_child_count(recv) == 0) return NONE;
+    return type_name(w, field(w, ts_node_named_child(recv, 0), w->t->f_type));
+}
+
+/* C: the call in `IDENT(...)` standing alone: an expression statement without
+ * `;` (the parser inserted a MISSING one) or a call loose in an ERROR. A
+ * `{ ... }` right after it makes a function defined through a macro. */
+static TSNode c_macro_call(const struct walker *w, TSNode n)
+{
+    TSNode call = n, null;
+    memset(&null, 0, sizeof(null));
+    if (role_of(w->t, n).role == R_C_CALL) {
+        if (ts_node_named_child_count(n) != 1) return null;
+        call = ts_node_named_child(n, 0);
+        if (nend(w, call) != nend(w, n) || role_of(w->t, call).role != R_C_CALLEXPR) return null;
+    }
+    TSNode fn = field(w, call, w->t->f_function);
+    if (ts_node_is_null(fn) || role_of(w->t, fn).role != R_D_ID) return null;
+    if (ts_node_is_null(field(w, call, w->t->f_arguments))) return null;
+    return call;
+}
+
+/* The function `MACRO(name, ...) { ... }`: named by the first argument when it
+ * is an identifier (SYSCALL_DEFINE1(unshare, ...) -> unshare), else by the
+ * macro; ranges from the macro to the closing brace. */
+static void visit_c_macro_func(struct walker *w, const struct frame *ctx, TSNode call,
+                               uint32_t start, TSNode body)
+{
+    TSNode args = field(w, call, w->t->f_arguments);
+    TSNode nm = ts_node_named_child_count(args) ? ts_node_named_child(args, 0) : args;
+    if (ts_node_is_null(nm) || role_of(w->t, nm).role != R_D_ID)
+        nm = field(w, call, w->t->f_function);
+    emit(w, ctx, body, start, name_of(w, nm), NONE, K_FUNCTION, false);
+}
+
+/* C/C++: a sibling that may be part of a function the parser split up.
+ * `prev` is what the previous siblings left (ctx->p is already cleared). */
+static void visit_c_piece(struct walker *w, struct frame *ctx, const struct pending *prev,
+                          TSNode n, struct symrole r)
+{
+    uint32_t s = nstart(w, n);
+    switch (r.role) {
+    case R_C_CALL:
+    case R_C_CALLEXPR: {
+        TSNode call = c_macro_call(w, n);
+        if (!ts_node_is_null(call)) ctx->p.head = call, ctx->p.head_start = s;
+        break;
+    }
+    case R_D_FIELD:
+    case R_D_INNER:
+        ctx->p.head = n;
+        ctx->p.head_start = prev->spec != NONE ? prev->spec : s;
+        break;
+    case R_D_ID:
+    case R_C_SPEC:
+    case R_C_RECORD: ctx->p.spec = prev->spec != NONE ? prev->spec : s; break;
+    case R_C_BLOCK:
+        if (ts_node_is_null(prev->head)) break;
+        if (role_of(w->t, prev->head).role == R_C_CALLEXPR)
+            visit_c_macro_func(w, ctx, prev->head, prev->head_start, n);
+        else
+            visit_c_func(w, ctx, n, prev->head_start, prev->head, true);
+        break;
+    default: break;
+    }
+}
+
+static bool js_toplike(const struct walker *w, const struct frame *ctx)
+{
+    return ctx->parent < 0 || w->side[ctx->parent].kind == K_MODULE;
+}
+
+/* Decide about one node. `attr` is the start of attributes/decorators right
+ * before it (or NONE). */
+static bool visit(struct walker *w, const struct frame *ctx, TSNode n, uint32_t attr,
+                  struct symrole r, struct frame *child)
+{
+    const struct tab *t = w->t;
+    int i;
+    *child = plain_child(ctx->parent);
+    switch (r.role) {
+    case R_DESCEND: return true;
+    case R_WRAP: *child = wrap_child(w, ctx, n, attr); return true;
+    case R_NAMED: {
+        TSNode nm = field(w, n, t->f_name);
+        if (ts_node_is_null(nm)) return r.flags & F_ANON_IN;
+        if ((r.flags & F_NEED_BODY) && ts_node_is_null(field(w, n, t->f_body))) return false;
+        i = emit(w, ctx, n, attr, name_of(w, nm), NONE, r.kind, r.flags & F_CONTAINER);
+        if (i >= 0 && (r.flags & F_DESCEND)) return child->parent = i, true;
+        break;
+    }
+    case R_FUNC:
+        i = emit(w, ctx, n, attr, name_of(w, field(w, n, t->f_name)), NONE,
+                 class_like(parent_kind(w, ctx)) ? K_METHOD : K_FUNCTION, false);
+        if (i >= 0 && (r.flags & F_DESCEND)) return child->parent = i, true;
+        break;
+    case R_SIGNATURE:
+        if (parent_kind(w, ctx) == K_TRAIT)
+            emit(w, ctx, n, attr, name_of(w, field(w, n, t->f_name)), NONE, K_METHOD, false);
+        break;
+    case R_C_FUNC:
+        visit_c_func(w, ctx, n, attr, field(w, n, t->f_declarator),
+                     !ts_node_is_null(field(w, n, t->f_type)));
+        break;
+    case R_C_RECORD: return visit_c_record(w, ctx, n, attr, r, child);
+    case R_C_TYPEDEF:
+        visit_c_typedef(w, ctx, n, attr);
+        return true; /* a struct defined in the typedef is a def too */
+    case R_GO_METHOD:
+        emit(w, ctx, n, attr, name_of(w, field(w, n, t->f_name)), go_receiver(w, n), K_METHOD,
+             false);
+        break;
+    case R_GO_TYPEDECL:
+        if (count_children(w, n, F_SPEC) == 1) *child = wrap_child(w, ctx, n, attr);
+        return true;
+    case R_GO_TYPESPEC: {
+        int kind = K_TYPE;
+        if (r.flags & F_BY_TYPE) {
+            TSNode ty = field(w, n, t->f_type);
+            if (!ts_node_is_null(ty) && role_of(t, ty).kind) kind = role_of(t, ty).kind;
+        }
+        emit(w, ctx, n, attr, name_of(w, field(w, n, t->f_name)), NONE, kind, false);
+        break;
+    }
+    case R_RUST_IMPL:
+        i = emit(w, ctx, n, attr, type_name(w, field(w, n, t->f_type)), NONE, K_IMPL, true);
+        if (i >= 0) return child->parent = i, true;
+        break;
+    case R_JS_METHOD: {
+        uint32_t name = name_of(w, field(w, n, t->f_name));
+        int kind = name != NONE && strcmp(arena_str(w, name), "constructor") == 0
+                       ? K_CONSTRUCTOR : K_METHOD;
+        i = emit(w, ctx, n, attr, name, NONE, kind, false);
+        if (i >= 0) return child->parent = i, true;
+        break;
+    }
+    case R_JS_FIELD: {
+        TSNode v = field(w, n, t->f_value);
+        if (ts_node_is_null(v) || !(role_of(t, v).flags & F_FUNCVAL)) break;
+        TSNode nm = field(w, n, t->f_name);
+        if (ts_node_is_null(nm)) nm = field(w, n, t->f_property);
+        i = emit(w, ctx, n, attr, name_of(w, nm), NONE, K_METHOD, false);
+        if (i >= 0) return child->parent = i, true;
+        break;
+    }
+    case R_JS_VARDECL:
+        if (!js_toplike(w, ctx)) return false;
+        if (count_children(w, n, F_DECLARATOR) == 1) *child = wrap_child(w, ctx, n, attr);
+        return true;
+    case R_JS_VAR: {
+        TSNode v = field(w, n, t->f_value), nm = field(w, n, t->f_name);
+        if (ts_node_is_null(v) || !(role_of(t, v).flags & F_FUNCVAL)) break;
+        if (ts_node_is_null(nm) || ts_node_symbol(nm) != t->s_identifier) break;
+        i = emit(w, ctx, n, attr, name_of(w, nm), NONE, K_FUNCTION, false);
+        if (i >= 0) return child->parent = i, true;
+        break;
+    }
+    case R_JS_EXPR: return js_toplike(w, ctx);
+    default: break;
+    }
+    return false;
+}
+
+/* ---- 6. The walk --------------------------------------------------------- */
+
+static void walk(struct walker *w, TSNode root)
+{
+    TSTreeCursor c = ts_tree_cursor_new(root);
+    struct frame *stack = malloc(64 * sizeof(*stack));
+    size_t n = 1, cap = 64;
+    if (!stack) {
+        w->oom = true;
+        goto out;
+    }
+    stack[0] = plain_child(-1);
+    if (!ts_tree_cursor_goto_first_child(&c)) goto out;
+    for (;;) {
+        struct frame *ctx = &stack[n - 1];
+        TSNode node = ts_tree_cursor_current_node(&c);
+        struct symrole r = role_of(w->t, node);
+        struct frame child;
+        bool descend = false;
+        if (r.role == R_ATTR) {
+            if (ctx->p.attr == NONE) ctx->p.attr = nstart(w, node);
+        } else if (r.role != R_COMMENT) {
+            /* What earlier siblings left holds for this node only. Only named
+             * node types have roles; anonymous tokens clear it too. */
+            const struct pending *prev = &no_pending;
+            struct pending saved;
+            if (ctx->p.attr != NONE || ctx->p.spec != NONE || !ts_node_is_null(ctx->p.head)) {
+                saved = ctx->p;
+                prev = &saved;
+                ctx->p = no_pending;
+            }
+            if (r.role >= R_C_CALL && r.role <= R_D_TEXT) {
+                visit_c_piece(w, ctx, prev, node, r);
+            } else if (r.role != R_NONE) {
+                descend = visit(w, ctx, node, prev->attr, r, &child);
+                if (r.role == R_C_RECORD) visit_c_piece(w, ctx, prev, node, r);
+            }
+        }
+        if (w->oom || w->full) break;
+        if (descend && ts_tree_cursor_goto_first_child(&c)) {
+            if (n == cap) {
+                struct frame *s = realloc(stack, cap * 2 * sizeof(*s));
+                if (!s) {
+                    w->oom = true;
+                    break;
+                }
+                stack = s;
+                cap *= 2;
+            }
+            stack[n++] = child;
+            continue;
+        }
+        while (!ts_tree_cursor_goto_next_sibling(&c)) {
+            if (n == 1 || !ts_tree_cursor_goto_parent(&c)) goto out;
+            n--;
+        }
+    }
+out:
+    free(stack);
+    ts_tree_cursor_delete(&c);
+}
+
+/* ---- 7. Public API ------------------------------------------------------- */
+
+int mg_defs_extract(const struct mg_lang *lang, TSNode root, const char *src, size_t len,
+                    struct mg_defs *out)
+{
+    out->n = 0;
+    out->arena_len = 0;
+    if (!lang || lang->id <= MG_LANG_TEXT || lang->id >= MG_LANG_FIRST_PLAIN) return 0;
+    if (ts_node_is_null(root) || !src) return 0;
+    pthread_once(&tabs_once, tabs_init);
+    const struct tab *t = &tabs[lang->id];
+    /* A tree of another grammar would make every symbol mean something else. */
+    if (!t->ok || !root.tree || ts_tree_language(root.tree) != t->ts) return 0;
+
+    struct walker w = {
+        .t = t, .src = src, .len = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len, .out = out,
+    };
+    w.aux = ts_tree_cursor_new(root);
+    walk(&w, root);
+    ts_tree_cursor_delete(&w.aux);
+    if (w.oom) {
+        free(w.side);
+        mg_defs_release(out);
+        return -1;
+    }
+    for (size_t i = 0; i < out->n; i++) {
+        out->v[i].name = out->arena + w.side[i].name;
+        out->v[i].container = w.side[i].cont == NONE ? NULL : out->arena + w.side[i].cont;
+    }
+    free(w.side);
+    return 0;
+}
+
+int mg_defs_add_macros(struct mg_defs *d, const struct mg_def_macro *m, size_t n, const char *src)
+{
+    if (n == 0) return 0;
+    size_t total = d->n + n;
+    if (total > MAX_DEFS) n = total > MAX_DEFS ? (d->n < MAX_DEFS ? MAX_DEFS - d->n : 0) : n, total = d->n + n;
+    /* one new arena: the old names, then the macro names */
+    size_t alen = d->arena_len;
+    for (size_t i = 0; i < n; i++) alen += (m[i].nlen < MAX_NAME ? m[i].nlen : MAX_NAME) + 1;
+    char *arena = malloc(alen ? alen : 1);
+    struct mg_def *v = malloc((total ? total : 1) * sizeof(*v));
+    int *remap = malloc((d->n + 1) * sizeof(int));
+    int *stack = malloc((total + 1) * sizeof(int));
+    if (!arena || !v || !remap || !stack) {
+        free(arena);
+        free(v);
+        free(remap);
+        free(stack);
+        return -1;
+    }
+    if (d->arena_len) memcpy(arena, d->arena, d->arena_len);
+    size_t apos = d->arena_len, i = 0, j = 0, o = 0;
+    int sp = 0;
+    while (i < d->n || j < n) {
+        bool take_def = j >= n || (i < d->n && d->v[i].start <= m[j].start);
+        uint32_t start = take_def ? d->v[i].start : m[j].start;
+        while (sp > 0 && v[stack[sp - 1]].end <= start) sp--;
+        if (take_def) {
+            struct mg_def x = d->v[i];
+            x.name = arena + (x.name - d->arena);
+            if (x.container) x.container = arena + (x.container - d->arena);
+            x.parent = x.parent >= 0 ? remap[x.parent] : -1;
+            remap[i++] = (int)o;
+            v[o] = x;
+        } else {
+            size_t nl = m[j].nlen < MAX_NAME ? m[j].nlen : MAX_NAME;
+            memcpy(arena + apos, src + m[j].name, nl);
+            arena[apos + nl] = 0;
+            int parent = sp > 0 ? stack[sp - 1] : -1;
+            v[o] = (struct mg_def){m[j].start, m[j].end, arena + apos, MG_KIND_MACRO,
+                                   parent >= 0 ? v[parent].name : NULL, parent, false};
+            apos += nl + 1;
+            j++;
+        }
+        stack[sp++] = (int)o;
+        o++;
+    }
+    free(remap);
+    free(stack);
+    free(d->v);
+    free(d->arena);
+    d->v = v;
+    d->n = d->cap = total;
+    d->arena = arena;
+    d->arena_len = d->arena_cap = alen;
+    return 0;
+}
+
+void mg_defs_release(struct mg_defs *d)
+{
+    if (!d) return;
+    free(d->v);
+    free(d->arena);
+    memset(d, 0, sizeof(*d));
+}

@@ -1,0 +1,117 @@
+/* defs.h — the definitions in a syntax tree: symbols and chunk boundaries.
+ *
+ * Given a tree-sitter tree of one file, list its definitions (functions,
+ * methods, classes, structs, unions, enums, interfaces, traits, impls, types,
+ * modules/namespaces, macros) with their byte ranges, names, kinds and
+ * enclosing containers. The chunker (chunk.h) cuts chunks along them and the
+ * symbols table stores them.
+ *
+ * Byte offsets are offsets into the text the tree was parsed from. For
+ * C-family languages that text may be an outline (outline.h: function bodies
+ * elided to `{}`); the extractor does not care, and the caller maps offsets
+ * back to the original file.
+ *
+ * What counts, per language (anything unnamed never does):
+ *   c, cpp      function definitions (a destructor is a method named "~Foo";
+ *               `void a::Foo::bar() {}` is a method with container "a::Foo",
+ *               template arguments stripped from the qualifier; a constructor
+ *               is named like its class); struct/union/enum/class with a body;
+ *               typedef and `using X = ...` (type; `typedef struct s {..} t;`
+ *               gives both t and s); namespace (module); #define (macro);
+ *               `MACRO(name, ...) { ... }` as the parser leaves it (function
+ *               "name", e.g. SYSCALL_DEFINE1(close, ...)). Definitions inside
+ *               #if blocks, extern "C" and ERROR nodes count; prototypes and
+ *               anything inside function bodies do not.
+ *   go          func (function), method (container: receiver type without `*`
+ *               and type parameters), each type spec (struct, interface, type).
+ *   java        class/record (class), interface/@interface (interface), enum,
+ *               method (also bodiless), constructor; all types are containers.
+ *   javascript, typescript, tsx
+ *               function and generator declarations (also nested ones), class
+ *               (container), method/getter/setter (constructor), a class field
+ *               or a top-level const/let/var whose value is a function (method /
+ *               function), TS interface, type alias, enum, namespace/module.
+ *               Declarations inside top-level IIFEs and callbacks count.
+ *   python      def (method inside a class; nested defs have their function as
+ *               parent), class; also under if/try/with.
+ *   rust        fn (method inside impl/trait), trait fn signature (method),
+ *               struct, enum, union, trait, impl (named after its type: "Foo"
+ *               for `impl<T> Display for Foo<T>`), type, mod with a body,
+ *               macro_rules!.
+ *
+ * Ranges cover wrappers: template<...>, decorators, `export`, Rust #[...]
+ * attributes and TS member decorators right before the item; a single
+ * `type X ...` / `const f = () => {}` covers its keyword. Doc comments are not
+ * included. A range never ends with a newline.
+ */
+#ifndef MG_DEFS_H
+#define MG_DEFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <tree_sitter/api.h>
+
+#include "index/lang.h"
+
+/* The fixed vocabulary of kinds (static strings; compare with strcmp). */
+#define MG_KIND_FUNCTION    "function"
+#define MG_KIND_METHOD      "method"
+#define MG_KIND_CONSTRUCTOR "constructor"
+#define MG_KIND_CLASS       "class"
+#define MG_KIND_STRUCT      "struct"
+#define MG_KIND_UNION       "union"
+#define MG_KIND_ENUM        "enum"
+#define MG_KIND_INTERFACE   "interface"
+#define MG_KIND_TRAIT       "trait"
+#define MG_KIND_IMPL        "impl"
+#define MG_KIND_TYPE        "type"   /* typedef, type alias, Go type spec that is not struct/interface */
+#define MG_KIND_MODULE      "module" /* C++ namespace, Rust mod, TS namespace/module */
+#define MG_KIND_MACRO       "macro"  /* C/C++ #define, Rust macro_rules! */
+
+struct mg_def {
+    uint32_t start;        /* byte range [start, end) of the whole definition,  */
+    uint32_t end;          /*   including wrappers (template<>, decorators, export) */
+    const char *name;      /* NUL-terminated, as in the source; owned by the mg_defs */
+    const char *kind;      /* one of MG_KIND_* (static)                         */
+    const char *container; /* the parent's name, or the qualifier / receiver
+                            * type when the source names one (Foo::bar, Go
+                            * receivers); NULL at top level; owned by the mg_defs */
+    int parent;            /* index in mg_defs.v of the enclosing definition
+                            * (always < own index), -1 if none */
+    bool is_container;     /* class-like: its members are definitions too       */
+};
+
+struct mg_defs {
+    struct mg_def *v; /* in source order (pre-order: a parent before its members) */
+    size_t n, cap;
+    char *arena;      /* storage for names (implementation detail) */
+    size_t arena_len, arena_cap;
+};
+
+/* Extract the definitions of `root` (a tree parsed from src[0..len) with the
+ * grammar of `lang`) into *out (which must be zeroed or released before).
+ * Never fails on odd input: ERROR nodes are searched for definitions too; a
+ * language without grammar, or a tree of another grammar, gives none.
+ * Returns 0, or -1 when memory runs out (then *out is released). Caps: at most
+ * 1,000,000 definitions (the first ones; still 0) and names of at most 256
+ * bytes (longer ones are cut at a UTF-8 boundary). The walk is iterative, so
+ * tree depth does not matter. Safe to call from several threads at once on
+ * different trees. */
+int mg_defs_extract(const struct mg_lang *lang, TSNode root, const char *src, size_t len,
+                    struct mg_defs *out);
+void mg_defs_release(struct mg_defs *d);
+
+/* A macro found outside the tree (outline.h lists #defines itself). */
+struct mg_def_macro {
+    uint32_t start, end; /* source range */
+    uint32_t name, nlen; /* name in the source */
+};
+
+/* Merge macros (in source order, offsets into src) into d as MG_KIND_MACRO
+ * definitions, keeping d in pre-order: each macro's parent is the innermost
+ * definition whose range holds it. Returns 0, or -1 when memory runs out
+ * (d is then unchanged). */
+int mg_defs_add_macros(struct mg_defs *d, const struct mg_def_macro *m, size_t n, const char *src);
+
+#endif

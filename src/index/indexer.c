@@ -1,0 +1,1077 @@
+/* indexer.c — the index pipeline (see indexer.h).
+ *
+ * Sections:
+ *   1. the known-files map (path -> id, hash) loaded from the database
+ *   2. the result queue between workers and the writer
+ *   3. workers: read, hash, repair, chunk, extract, compress
+ *   4. the writer: delete old rows, insert new ones, commit in batches
+ *   5. progress line
+ *   6. mg_index_run: lock, walk, run, finish, stats
+ */
+#include "index/indexer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "index/chunk.h"
+#include "index/lang.h"
+#include "index/walk.h"
+#include "store/content.h"
+#include "store/db.h"
+#include "store/rank.h"
+#include "store/tokenize.h"
+#include "store/trigram.h"
+#include "util/utf8.h"
+
+volatile int mg_index_interrupted;
+
+/* Each commit makes FTS5 flush its pending terms into a new segment that
+ * later has to be merged; fewer, larger commits are much cheaper. A kill
+ * loses at most this much work. */
+#define COMMIT_BYTES   (256u << 20) /* commit after this much new text ... */
+#define COMMIT_SECONDS 30.0         /* ... or this long */
+#define QUEUE_ITEMS    256
+#define QUEUE_BYTES    (96u << 20) /* text held between workers and writer */
+#define TRI_FLUSH_BYTES (192u << 20) /* trigram builder memory before a flush */
+
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- 1. the known-files map --------------------------------------------- */
+
+struct known {
+    char *path;
+    int64_t id;
+    uint64_t hash;
+    uint8_t seen; /* set by a worker: present now (unchanged or being replaced) */
+};
+
+struct known_map {
+    struct known *v;
+    size_t n;
+    int32_t *slots; /* open addressing: index into v, -1 empty */
+    size_t nslots;
+};
+
+static size_t path_slot(const char *p, size_t mask) { return (size_t)XXH3_64bits(p, strlen(p)) & mask; }
+
+static int known_load(struct mg_db *d, struct known_map *m, struct mg_err *err)
+{
+    memset(m, 0, sizeof(*m));
+    sqlite3_stmt *st;
+    if (mg_db_prepare(d, "SELECT id, path, hash FROM files", &st, err) != 0) return -1;
+    size_t cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (m->n == cap) {
+            cap = cap ? cap * 2 : 1024;
+            struct known *v = realloc(m->v, cap * sizeof(*v));
+            if (!v) goto nomem;
+            m->v = v;
+        }
+        struct known *k = &m->v[m->n];
+        k->id = sqlite3_column_int64(st, 0);
+        k->path = strdup((const char *)sqlite3_column_text(st, 1));
+        k->hash = (uint64_t)sqlite3_column_int64(st, 2);
+        k->seen = 0;
+        if (!k->path) goto nomem;
+        m->n++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return mg_db_error(d, "read files", err);
+    m->nslots = 16;
+    while (m->nslots < m->n * 2) m->nslots *= 2;
+    m->slots = malloc(m->nslots * sizeof(int32_t));
+    if (!m->slots) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    memset(m->slots, 0xff, m->nslots * sizeof(int32_t));
+    for (size_t i = 0; i < m->n; i++) {
+        size_t j = path_slot(m->v[i].path, m->nslots - 1);
+        while (m->slots[j] >= 0) j = (j + 1) & (m->nslots - 1);
+        m->slots[j] = (int32_t)i;
+    }
+    return 0;
+nomem:
+    sqlite3_finalize(st);
+    return mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading the index");
+}
+
+static struct known *known_find(const struct known_map *m, const char *path)
+{
+    if (!m->nslots) return NULL;
+    size_t j = path_slot(path, m->nslots - 1);
+    while (m->slots[j] >= 0) {
+        struct known *k = &m->v[m->slots[j]];
+        if (strcmp(k->path, path) == 0) return k;
+        j = (j + 1) & (m->nslots - 1);
+    }
+    return NULL;
+}
+
+static void known_release(struct known_map *m)
+{
+    for (size_t i = 0; i < m->n; i++) free(m->v[i].path);
+    free(m->v);
+    free(m->slots);
+    memset(m, 0, sizeof(*m));
+}
+
+/* ---- 2. the result queue -------------------------------------------------- */
+
+/* One file ready to be written. */
+struct result {
+    const char *path;       /* borrowed from the walk */
+    const char *lang;
+    int64_t old_id;         /* row to replace, or 0 */
+    uint64_t hash;
+    int64_t mtime;
+    int flags;
+    char *text;             /* stored text (UTF-8) */
+    size_t len;
+    void *blob;             /* compressed text */
+    size_t bloblen;
+    struct mg_parsed parsed;
+    uint32_t *tri;          /* distinct trigram keys */
+    size_t ntri;
+    char *fts;              /* FTS5 token streams: the path, then per chunk */
+    uint32_t *fts_off;      /* its symbol column and its body; segment k is
+                             * fts[fts_off[k] .. fts_off[k + 1]) */
+    struct result *next;
+};
+
+struct queue {
+    pthread_mutex_t mu;
+    pthread_cond_t not_empty, not_full;
+    struct result *head, *tail;
+    size_t items, bytes;
+    int producers;          /* workers still running */
+};
+
+static void queue_push(struct queue *q, struct result *r)
+{
+    pthread_mutex_lock(&q->mu);
+    while ((q->items >= QUEUE_ITEMS || q->bytes >= QUEUE_BYTES) && q->items > 0)
+        pthread_cond_wait(&q->not_full, &q->mu);
+    r->next = NULL;
+    if (q->tail) q->tail->next = r;
+    else q->head = r;
+    q->tail = r;
+    q->items++;
+    q->bytes += r->len;
+    pthread_cond_signal(&q->not_empty);
+    pthread_mutex_unlock(&q->mu);
+}
+
+/* Next result, or NULL when every worker is done and the queue is empty.
+ * Waits at most timeout_ms (returning NULL with *timed_out set). */
+static struct result *queue_pop(struct queue *q, int timeout_ms, bool *timed_out)
+{
+    *timed_out = false;
+    pthread_mutex_lock(&q->mu);
+    while (!q->head && q->producers > 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += (long)timeout_ms * 1000000L;
+        ts.tv_sec += ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        if (pthread_cond_timedwait(&q->not_empty, &q->mu, &ts) == ETIMEDOUT && !q->head) {
+            *timed_out = q->producers > 0;
+            pthread_mutex_unlock(&q->mu);
+            return NULL;
+        }
+    }
+    struct result *r = q->head;
+    if (r) {
+        q->head = r->next;
+        if (!q->head) q->tail = NULL;
+        q->items--;
+        q->bytes -= r->len;
+        pthread_cond_broadcast(&q->not_full);
+    }
+    pthread_mutex_unlock(&q->mu);
+    return r;
+}
+
+static void result_free(struct result *r)
+{
+    if (!r) return;
+    free(r->text);
+    free(r->blob);
+    free(r->tri);
+    free(r->fts);
+    free(r->fts_off);
+    mg_parsed_release(&r->parsed);
+    free(r);
+}
+
+/* ---- 3. workers ------------------------------------------------------------ */
+
+/* Token streams of a file's FTS rows into out/off (see struct result): the
+ * path, then each chunk's symbol column and body. The symbol column holds the
+ * chunk's definition and container, and every definition that starts within
+ * the chunk's lines (so a window of macros carries their names). The writer
+ * rebuilds the same streams to delete rows, so this is the one place they
+ * are made, from data both sides have: chunk byte and line ranges, and
+ * definitions with their start lines. */
+struct stream_chunk {
+    uint32_t start, end;            /* bytes */
+    uint32_t line0, line1;          /* lines */
+    const char *sym, *container;    /* the chunk's own definition, or NULL */
+};
+
+struct stream_def {
+    uint32_t line;                  /* start line */
+    const char *name;
+};
+
+struct stream_src {
+    const char *path, *text;
+    const struct stream_chunk *c;
+    size_t n;
+    const struct stream_def *defs;  /* ascending by line */
+    size_t ndefs;
+};
+
+static int build_streams(struct mg_token_set *ts, struct mg_buf *scratch, const struct stream_src *s,
+                         struct mg_buf *out, uint32_t *off)
+{
+    mg_buf_reset(out);
+    off[0] = 0;
+    if (mg_token_stream(ts, s->path, strlen(s->path), out) != 0) return -1;
+    off[1] = (uint32_t)out->len;
+    size_t d0 = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        const struct stream_chunk *c = &s->c[i];
+        mg_buf_reset(scratch);
+        if (c->sym) mg_buf_adds(scratch, c->sym);
+        if (c->sym && c->container) mg_buf_addf(scratch, " %s", c->container);
+        while (d0 < s->ndefs && s->defs[d0].line < c->line0) d0++;
+        for (size_t k = d0; k < s->ndefs && s->defs[k].line <= c->line1; k++)
+            mg_buf_addf(scratch, " %s", s->defs[k].name);
+        if (scratch->len && mg_token_stream(ts, scratch->p, scratch->len, out) != 0) return -1;
+        off[2 * i + 2] = (uint32_t)out->len;
+        if (mg_token_stream(ts, s->text + c->start, c->end - c->start, out) != 0) return -1;
+        off[2 * i + 3] = (uint32_t)out->len;
+    }
+    return 0;
+}
+
+static int cmp_stream_def(const void *a, const void *b)
+{
+    const struct stream_def *x = a, *y = b;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The streams of a freshly chunked file. */
+static int result_streams(struct result *r, struct mg_token_set *ts, struct mg_buf *scratch)
+{
+    const struct mg_parsed *p = &r->parsed;
+    size_t n = p->nchunks;
+    struct stream_chunk *c = malloc((n + 1) * sizeof(*c));
+    struct stream_def *defs = malloc((p->defs.n + 1) * sizeof(*defs));
+    r->fts_off = malloc((2 * n + 2) * sizeof(uint32_t));
+    int rc = -1;
+    if (!c || !defs || !r->fts_off) goto out;
+    for (size_t i = 0; i < n; i++) {
+        const struct mg_chunk *k = &p->chunks[i];
+        const struct mg_def *d = k->def >= 0 ? &p->defs.v[k->def] : NULL;
+        c[i] = (struct stream_chunk){k->start_byte, k->end_byte, k->start_line, k->end_line,
+                                     d ? d->name : NULL, d ? d->container : NULL};
+    }
+    for (size_t i = 0; i < p->defs.n; i++) defs[i] = (struct stream_def){p->def_lines[2 * i], p->defs.v[i].name};
+    /* stable order for equal lines: the writer reads them back by id, which is this order */
+    for (size_t i = 1; i < p->defs.n; i++)
+        if (defs[i].line < defs[i - 1].line) {
+            qsort(defs, p->defs.n, sizeof(*defs), cmp_stream_def);
+            break;
+        }
+    struct stream_src src = {r->path, r->text, c, n, defs, p->defs.n};
+    struct mg_buf out;
+    mg_buf_init(&out, UINT32_MAX - 1);
+    rc = build_streams(ts, scratch, &src, &out, r->fts_off);
+    r->fts = mg_buf_detach(&out, NULL);
+out:
+    free(c);
+    free(defs);
+    return rc;
+}
+
+struct run {
+    const struct mg_config *cfg;
+    const char *root;
+    int rootfd;
+    struct mg_walk walk;
+    struct known_map known;
+    struct queue q;
+    size_t next;                  /* next walk entry to take (atomic) */
+    struct mg_index_stats *st;    /* counters updated atomically */
+    uint64_t bytes_done;          /* bytes read by workers (atomic) */
+    uint64_t files_done;
+    int failed;                   /* a worker hit a fatal error */
+    struct mg_err worker_err;
+    pthread_mutex_t err_mu;
+};
+
+#define ADD(field, v) __atomic_add_fetch(&(field), (v), __ATOMIC_RELAXED)
+
+static void worker_fail(struct run *R, const struct mg_err *e)
+{
+    pthread_mutex_lock(&R->err_mu);
+    if (!R->failed) R->worker_err = *e;
+    R->failed = 1;
+    pthread_mutex_unlock(&R->err_mu);
+}
+
+/* Process one entry; returns a result to write, or NULL (skipped/unchanged). */
+static struct result *process(struct run *R, const struct mg_walk_entry *e, TSParser *parser,
+                              struct mg_tri_scratch *scratch, struct mg_token_set *ts, struct mg_buf *tmp)
+{
+    struct mg_err err = {0};
+    char *buf;
+    size_t len;
+    int64_t mtime = e->mtime_ns;
+    int rc = mg_read_beneath(R->rootfd, R->root, e->path, R->cfg->max_file_size, &buf, &len, &mtime, &err);
+    if (rc == 1) { ADD(R->st->skipped_special, 1); return NULL; }
+    if (rc < 0) {
+        if (err.code && strcmp(err.code, MG_E_NO_MEMORY) == 0) worker_fail(R, &err);
+        ADD(R->st->skipped_unreadable, 1);
+        return NULL;
+    }
+    ADD(R->bytes_done, len);
+    if (memchr(buf, 0, len)) {
+        free(buf);
+        ADD(R->st->skipped_binary, 1);
+        return NULL;
+    }
+    uint64_t hash = XXH3_64bits(buf, len);
+    struct known *k = known_find(&R->known, e->path);
+    if (k) __atomic_store_n(&k->seen, 1, __ATOMIC_RELAXED);
+    if (k && k->hash == hash) {
+        free(buf);
+        ADD(R->st->unchanged, 1);
+        return NULL;
+    }
+    struct result *r = calloc(1, sizeof(*r));
+    if (!r) goto nomem;
+    r->path = e->path;
+    r->old_id = k ? k->id : 0;
+    r->hash = hash;
+    r->mtime = mtime;
+    if (mg_utf8_valid_prefix(buf, len) != len) {
+        char *fixed;
+        size_t flen;
+        if (mg_utf8_repair(buf, len, &fixed, &flen) == (size_t)-1) goto nomem;
+        free(buf);
+        buf = fixed;
+        len = flen;
+        r->flags |= MG_FILE_REPAIRED;
+        ADD(R->st->repaired_utf8, 1);
+    }
+    r->text = buf;
+    r->len = len;
+    buf = NULL;
+    const struct mg_lang *lang = mg_lang_for_path(e->path);
+    r->lang = lang->name;
+    /* real code parses at over 1 MB/s; text that takes far longer is
+     * pathological and gets line windows instead */
+    struct mg_chunk_opts co = {R->cfg->chunk_max_lines, R->cfg->chunk_max_bytes,
+                               1000000 + (uint64_t)r->len * 4};
+    if (mg_chunk_file(lang, r->text, r->len, &co, parser, &r->parsed) != 0) goto nomem;
+    if (r->parsed.parse_failed) ADD(R->st->parse_failed, 1);
+    size_t nt = mg_tri_extract(scratch, r->text, r->len);
+    if (nt == (size_t)-1) goto nomem;
+    if (nt) {
+        r->tri = malloc(nt * sizeof(uint32_t));
+        if (!r->tri) goto nomem;
+        memcpy(r->tri, scratch->keys, nt * sizeof(uint32_t));
+    }
+    r->ntri = nt;
+    if (mg_content_pack(r->text, r->len, &r->blob, &r->bloblen) != 0) goto nomem;
+    if (result_streams(r, ts, tmp) != 0) goto nomem;
+    if (k) ADD(R->st->changed, 1);
+    else ADD(R->st->added, 1);
+    ADD(R->st->bytes_indexed, r->len);
+    return r;
+nomem:
+    free(buf);
+    result_free(r);
+    mg_err_set(&err, MG_E_NO_MEMORY, "out of memory indexing '%s'", e->path);
+    worker_fail(R, &err);
+    return NULL;
+}
+
+static void *worker_main(void *arg)
+{
+    struct run *R = arg;
+    /* the writer is the stage everything waits for: let it win the CPU
+     * whenever it has work, and the parsers take what is left */
+    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 5);
+    TSParser *parser = ts_parser_new();
+    struct mg_tri_scratch scratch;
+    struct mg_token_set *ts = mg_token_set_new();
+    struct mg_buf tmp;
+    mg_buf_init(&tmp, 1 << 20);
+    if (!parser || !ts || mg_tri_scratch_init(&scratch) != 0) {
+        struct mg_err e;
+        mg_err_set(&e, MG_E_NO_MEMORY, "out of memory starting an index worker");
+        worker_fail(R, &e);
+        if (parser) ts_parser_delete(parser);
+        mg_token_set_free(&ts);
+        goto done;
+    }
+    for (;;) {
+        if (mg_index_interrupted || __atomic_load_n(&R->failed, __ATOMIC_RELAXED)) break;
+        size_t i = __atomic_fetch_add(&R->next, 1, __ATOMIC_RELAXED);
+        if (i >= R->walk.n) break;
+        struct result *r = process(R, &R->walk.v[i], parser, &scratch, ts, &tmp);
+        ADD(R->files_done, 1);
+        if (r) queue_push(&R->q, r);
+    }
+    ts_parser_delete(parser);
+    mg_tri_scratch_release(&scratch);
+    mg_token_set_free(&ts);
+    mg_buf_release(&tmp);
+    double cpu = thread_cpu_s();
+    pthread_mutex_lock(&R->err_mu);
+    R->st->cpu_workers += cpu;
+    pthread_mutex_unlock(&R->err_mu);
+done:
+    mg_content_thread_done();
+    pthread_mutex_lock(&R->q.mu);
+    R->q.producers--;
+    pthread_cond_broadcast(&R->q.not_empty);
+    pthread_mutex_unlock(&R->q.mu);
+    return NULL;
+}
+
+/* ---- 4. the writer ---------------------------------------------------------- */
+
+struct writer {
+    struct mg_db *d;
+    sqlite3_stmt *ins_file, *ins_chunk, *ins_chunk_fts, *ins_sym;
+    sqlite3_stmt *sel_file, *sel_chunks, *sel_syms, *del_chunk_fts, *del_chunks, *del_syms, *del_file;
+    struct mg_tri_builder *tri;
+    int64_t next_chunk, next_sym; /* chunk sequence and symbol id to give next: a
+                                   * file's rows get one id range */
+    uint64_t dead_bytes;          /* text of removed or replaced files (trigram garbage) */
+    struct mg_token_set *ts;      /* to rebuild the streams of rows being deleted */
+    struct mg_buf tmp, streams;
+};
+
+static int64_t next_id(struct mg_db *d, const char *sql)
+{
+    sqlite3_stmt *st;
+    int64_t v = 1;
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) return 1;
+    if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+static int writer_prepare(struct writer *w, struct mg_err *err)
+{
+    struct { sqlite3_stmt **st; const char *sql; } s[] = {
+        {&w->ins_file, "INSERT INTO files(path, lang, size, hash, mtime, lines, flags, chunk_lo, chunk_hi, "
+                       "sym_lo, sym_hi, content) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+        {&w->ins_chunk, "INSERT INTO chunks(id, file_id, start_line, end_line, start_byte, end_byte, symbol, kind, "
+                        "container) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+        {&w->ins_chunk_fts, "INSERT INTO chunks_fts(rowid, path, symbol, body) VALUES(?, ?, ?, ?)"},
+        {&w->ins_sym, "INSERT INTO symbols(id, file_id, name, kind, container, start_line, end_line) "
+                      "VALUES(?, ?, ?, ?, ?, ?, ?)"},
+        {&w->sel_file, "SELECT content, path, size, chunk_lo, chunk_hi, sym_lo, sym_hi FROM files WHERE id=?"},
+        {&w->sel_chunks, "SELECT id, start_byte, end_byte, symbol, container, start_line, end_line FROM chunks "
+                         "WHERE id BETWEEN ? AND ? ORDER BY id"},
+        {&w->sel_syms, "SELECT start_line, name FROM symbols WHERE id BETWEEN ? AND ? ORDER BY id"},
+        {&w->del_chunk_fts, "INSERT INTO chunks_fts(chunks_fts, rowid, path, symbol, body) "
+                            "VALUES('delete', ?, ?, ?, ?)"},
+        {&w->del_chunks, "DELETE FROM chunks WHERE id BETWEEN ? AND ?"},
+        {&w->del_syms, "DELETE FROM symbols WHERE id BETWEEN ? AND ?"},
+        {&w->del_file, "DELETE FROM files WHERE id=?"},
+    };
+    for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+        if (mg_db_prepare(w->d, s[i].sql, s[i].st, err) != 0) return -1;
+    w->next_chunk = mg_chunk_seq(next_id(w->d, "SELECT coalesce(max(id), 0) FROM chunks")) + 1;
+    w->next_sym = next_id(w->d, "SELECT coalesce(max(id), 0) + 1 FROM symbols");
+    return 0;
+}
+
+static void writer_finalize(struct writer *w)
+{
+    sqlite3_stmt *all[] = {w->ins_file, w->ins_chunk, w->ins_chunk_fts, w->ins_sym, w->sel_file, w->sel_chunks,
+                           w->sel_syms, w->del_chunk_fts, w->del_chunks, w->del_syms, w->del_file};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) sqlite3_finalize(all[i]);
+    mg_tri_builder_free(&w->tri);
+    mg_token_set_free(&w->ts);
+    mg_buf_release(&w->tmp);
+    mg_buf_release(&w->streams);
+}
+
+static int step_done(struct writer *w, sqlite3_stmt *st, const char *what, struct mg_err *err)
+{
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_DONE) {
+        mg_db_error(w->d, what, err);
+        sqlite3_reset(st);
+        return -1;
+    }
+    sqlite3_reset(st);
+    return 0;
+}
+
+static int delete_range(struct writer *w, sqlite3_stmt *st, int64_t lo, int64_t hi, const char *what,
+                        struct mg_err *err)
+{
+    if (lo > hi) return 0;
+    sqlite3_bind_int64(st, 1, lo);
+    sqlite3_bind_int64(st, 2, hi);
+    return step_done(w, st, what, err);
+}
+
+/* Remove one file and everything derived from it. */
+static int delete_file(struct writer *w, int64_t id, struct mg_err *err)
+{
+    sqlite3_stmt *st = w->sel_file;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_reset(st);
+        return 0; /* already gone */
+    }
+    char *text = NULL, *path = NULL;
+    size_t len = 0;
+    int rc = 0;
+    int64_t size = sqlite3_column_int64(st, 2);
+    int64_t clo = sqlite3_column_int64(st, 3), chi = sqlite3_column_int64(st, 4);
+    int64_t slo = sqlite3_column_int64(st, 5), shi = sqlite3_column_int64(st, 6);
+    if (mg_content_unpack(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), (size_t)size, &text,
+                          &len) != 0) {
+        sqlite3_reset(st);
+        return mg_err_set(err, MG_E_DB, "stored text of file %lld is corrupt; remove the repo and index it again",
+                          (long long)id);
+    }
+    path = strdup((const char *)sqlite3_column_text(st, 1));
+    sqlite3_reset(st);
+    if (!path) {
+        free(text);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    }
+    w->dead_bytes += len;
+
+    /* contentless FTS5 forgets a row only when given exactly what it
+     * indexed: rebuild the file's token streams from its stored text */
+    size_t n = clo <= chi ? (size_t)(mg_chunk_seq(chi) - mg_chunk_seq(clo) + 1) : 0, got = 0, nd = 0;
+    size_t ns = slo <= shi ? (size_t)(shi - slo + 1) : 0;
+    int64_t *ids = malloc((n + 1) * sizeof(int64_t));
+    uint32_t *off = malloc((2 * n + 2) * sizeof(uint32_t));
+    struct stream_chunk *sc = calloc(n + 1, sizeof(*sc));
+    struct stream_def *sd = calloc(ns + 1, sizeof(*sd));
+    if (!ids || !off || !sc || !sd) rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    sqlite3_bind_int64(w->sel_chunks, 1, clo);
+    sqlite3_bind_int64(w->sel_chunks, 2, chi);
+    while (rc == 0 && got < n && sqlite3_step(w->sel_chunks) == SQLITE_ROW) {
+        sqlite3_stmt *q = w->sel_chunks;
+        int64_t s = sqlite3_column_int64(q, 1), e = sqlite3_column_int64(q, 2);
+        if (s < 0 || e < s || (size_t)e > len) {
+            rc = mg_err_set(err, MG_E_DB, "chunk %lld is out of range; remove the repo and index it again",
+                            (long long)sqlite3_column_int64(q, 0));
+            break;
+        }
+        const unsigned char *sym = sqlite3_column_text(q, 3), *con = sqlite3_column_text(q, 4);
+        ids[got] = sqlite3_column_int64(q, 0);
+        sc[got] = (struct stream_chunk){(uint32_t)s, (uint32_t)e, (uint32_t)sqlite3_column_int64(q, 5),
+                                        (uint32_t)sqlite3_column_int64(q, 6), sym ? strdup((const char *)sym) : NULL,
+                                        con ? strdup((const char *)con) : NULL};
+        got++;
+    }
+    sqlite3_reset(w->sel_chunks);
+    sqlite3_bind_int64(w->sel_syms, 1, slo);
+    sqlite3_bind_int64(w->sel_syms, 2, shi);
+    while (rc == 0 && ns && nd < ns && sqlite3_step(w->sel_syms) == SQLITE_ROW) {
+        sd[nd].line = (uint32_t)sqlite3_column_int64(w->sel_syms, 0);
+        sd[nd].name = strdup((const char *)sqlite3_column_text(w->sel_syms, 1));
+        nd++;
+    }
+    sqlite3_reset(w->sel_syms);
+    if (rc == 0) {
+        for (size_t i = 1; i < nd; i++)
+            if (sd[i].line < sd[i - 1].line) {
+                qsort(sd, nd, sizeof(*sd), cmp_stream_def);
+                break;
+            }
+        struct stream_src src = {path, text, sc, got, sd, nd};
+        if (build_streams(w->ts, &w->tmp, &src, &w->streams, off) != 0)
+            rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    }
+    for (size_t i = 0; rc == 0 && i < got; i++) {
+        const char *f = w->streams.p;
+        sqlite3_bind_int64(w->del_chunk_fts, 1, ids[i]);
+        sqlite3_bind_text(w->del_chunk_fts, 2, f + off[0], (int)(off[1] - off[0]), SQLITE_STATIC);
+        sqlite3_bind_text(w->del_chunk_fts, 3, f + off[2 * i + 1], (int)(off[2 * i + 2] - off[2 * i + 1]),
+                          SQLITE_STATIC);
+        sqlite3_bind_text(w->del_chunk_fts, 4, f + off[2 * i + 2], (int)(off[2 * i + 3] - off[2 * i + 2]),
+                          SQLITE_STATIC);
+        rc = step_done(w, w->del_chunk_fts, "delete chunk text", err);
+    }
+    for (size_t i = 0; sc && i < got; i++) {
+        free((char *)sc[i].sym);
+        free((char *)sc[i].container);
+    }
+    for (size_t i = 0; sd && i < nd; i++) free((char *)sd[i].name);
+    free(sc);
+    free(sd);
+    free(ids);
+    free(off);
+    sqlite3_reset(w->sel_chunks);
+    if (rc == 0) rc = delete_range(w, w->del_chunks, clo, chi, "delete chunks", err);
+    if (rc == 0) rc = delete_range(w, w->del_syms, slo, shi, "delete symbols", err);
+    if (rc == 0) {
+        sqlite3_bind_int64(w->del_file, 1, id);
+        rc = step_done(w, w->del_file, "delete file", err);
+    }
+    free(text);
+    free(path);
+    return rc;
+}
+
+static uint32_t count_tokens(const char *s, uint32_t n)
+{
+    uint32_t k = n > 0;
+    for (uint32_t i = 0; i < n; i++) k += s[i] == ' ';
+    return k;
+}
+
+static void bind_opt_text(sqlite3_stmt *st, int i, const char *s)
+{
+    if (s) sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+    else sqlite3_bind_null(st, i);
+}
+
+static int write_result(struct writer *w, struct result *r, struct mg_index_stats *st, struct mg_err *err)
+{
+    if (r->old_id && delete_file(w, r->old_id, err) != 0) return -1;
+    const struct mg_parsed *p = &r->parsed;
+    /* chunk ids: a sequence number with the chunk's lengths (rank.h) */
+    int64_t *cids = malloc((p->nchunks + 1) * sizeof(int64_t));
+    if (!cids) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < p->nchunks; i++) {
+        const uint32_t *o = r->fts_off;
+        cids[i] = mg_chunk_id(w->next_chunk++, count_tokens(r->fts + o[2 * i + 2], o[2 * i + 3] - o[2 * i + 2]),
+                              count_tokens(r->fts + o[2 * i + 1], o[2 * i + 2] - o[2 * i + 1]));
+    }
+    int64_t clo = p->nchunks ? cids[0] : 1, chi = p->nchunks ? cids[p->nchunks - 1] : 0, slo = w->next_sym;
+    sqlite3_stmt *f = w->ins_file;
+    sqlite3_bind_text(f, 1, r->path, -1, SQLITE_STATIC);
+    sqlite3_bind_text(f, 2, r->lang, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(f, 3, (int64_t)r->len);
+    sqlite3_bind_int64(f, 4, (int64_t)r->hash);
+    sqlite3_bind_int64(f, 5, r->mtime);
+    sqlite3_bind_int64(f, 6, p->nlines);
+    sqlite3_bind_int(f, 7, r->flags);
+    sqlite3_bind_int64(f, 8, clo);
+    sqlite3_bind_int64(f, 9, chi);
+    sqlite3_bind_int64(f, 10, slo);
+    sqlite3_bind_int64(f, 11, slo + (int64_t)p->defs.n - 1);
+    sqlite3_bind_blob(f, 12, r->blob, (int)r->bloblen, SQLITE_STATIC);
+    if (step_done(w, f, "insert file", err) != 0) {
+        free(cids);
+        return -1;
+    }
+    int64_t fid = sqlite3_last_insert_rowid(w->d->db);
+    int rc = -1;
+
+    for (size_t i = 0; i < p->nchunks; i++) {
+        const struct mg_chunk *c = &p->chunks[i];
+        const struct mg_def *d = c->def >= 0 ? &p->defs.v[c->def] : NULL;
+        int64_t cid = cids[i];
+        sqlite3_stmt *s = w->ins_chunk;
+        sqlite3_bind_int64(s, 1, cid);
+        sqlite3_bind_int64(s, 2, fid);
+        sqlite3_bind_int64(s, 3, c->start_line);
+        sqlite3_bind_int64(s, 4, c->end_line);
+        sqlite3_bind_int64(s, 5, c->start_byte);
+        sqlite3_bind_int64(s, 6, c->end_byte);
+        bind_opt_text(s, 7, d ? d->name : NULL);
+        bind_opt_text(s, 8, d ? d->kind : NULL);
+        bind_opt_text(s, 9, d ? d->container : NULL);
+        if (step_done(w, s, "insert chunk", err) != 0) goto out;
+        s = w->ins_chunk_fts;
+        const uint32_t *o = r->fts_off;
+        sqlite3_bind_int64(s, 1, cid);
+        sqlite3_bind_text(s, 2, r->fts + o[0], (int)(o[1] - o[0]), SQLITE_STATIC);
+        sqlite3_bind_text(s, 3, r->fts + o[2 * i + 1], (int)(o[2 * i + 2] - o[2 * i + 1]), SQLITE_STATIC);
+        sqlite3_bind_text(s, 4, r->fts + o[2 * i + 2], (int)(o[2 * i + 3] - o[2 * i + 2]), SQLITE_STATIC);
+        if (step_done(w, s, "index chunk", err) != 0) goto out;
+    }
+    for (size_t i = 0; i < p->defs.n; i++) {
+        const struct mg_def *d = &p->defs.v[i];
+        sqlite3_stmt *s = w->ins_sym;
+        sqlite3_bind_int64(s, 1, w->next_sym++);
+        sqlite3_bind_int64(s, 2, fid);
+        sqlite3_bind_text(s, 3, d->name, -1, SQLITE_STATIC);
+        sqlite3_bind_text(s, 4, d->kind, -1, SQLITE_STATIC);
+        bind_opt_text(s, 5, d->container);
+        sqlite3_bind_int64(s, 6, p->def_lines[2 * i]);
+        sqlite3_bind_int64(s, 7, p->def_lines[2 * i + 1]);
+        if (step_done(w, s, "insert symbol", err) != 0) goto out;
+    }
+    st->chunks_written += p->nchunks;
+    st->symbols_written += p->defs.n;
+    if (mg_tri_builder_add(w->tri, fid, r->tri, r->ntri) != 0) {
+        mg_err_set(err, MG_E_NO_MEMORY, "out of memory building trigrams");
+        goto out;
+    }
+    rc = 0;
+out:
+    free(cids);
+    return rc;
+}
+
+/* Trigrams of files committed by an earlier, interrupted run (id > tri_upto). */
+static int add_pending_trigrams(struct writer *w, struct mg_err *err)
+{
+    int64_t upto = mg_db_meta_int(w->d, "tri_upto", 0);
+    sqlite3_stmt *st;
+    if (mg_db_prepare(w->d, "SELECT id, content, size FROM files WHERE id > ? ORDER BY id", &st, err) != 0) return -1;
+    sqlite3_bind_int64(st, 1, upto);
+    struct mg_tri_scratch sc;
+    if (mg_tri_scratch_init(&sc) != 0) {
+        sqlite3_finalize(st);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    }
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        char *text;
+        size_t len;
+        if (mg_content_unpack(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1),
+                              (size_t)sqlite3_column_int64(st, 2), &text, &len) != 0) {
+            rc = mg_err_set(err, MG_E_DB, "stored text is corrupt; remove the repo and index it again");
+            break;
+        }
+        size_t n = mg_tri_extract(&sc, text, len);
+        if (n == (size_t)-1 || mg_tri_builder_add(w->tri, sqlite3_column_int64(st, 0), sc.keys, n) != 0)
+            rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        free(text);
+    }
+    sqlite3_finalize(st);
+    mg_tri_scratch_release(&sc);
+    return rc;
+}
+
+/* ---- 5. progress line --------------------------------------------------------- */
+
+static void fmt_eta(char *b, size_t n, double s)
+{
+    if (s < 0 || s > 1e6) snprintf(b, n, "--");
+    else if (s < 60) snprintf(b, n, "%.0fs", s);
+    else snprintf(b, n, "%.0fm%02.0fs", s / 60 - 0.5, (double)((int)s % 60));
+}
+
+static void progress(struct run *R, double t0, bool final)
+{
+    uint64_t files = __atomic_load_n(&R->files_done, __ATOMIC_RELAXED);
+    uint64_t bytes = __atomic_load_n(&R->bytes_done, __ATOMIC_RELAXED);
+    double el = now_s() - t0, rate = el > 0 ? bytes / el : 0;
+    char eta[32];
+    fmt_eta(eta, sizeof(eta), rate > 0 ? (double)(R->walk.total_bytes - bytes) / rate : -1);
+    fprintf(stderr, "\r\033[K  indexing %s  %llu/%zu files  %.1f/%.1f MB  %.1f MB/s  ETA %s%s", R->st->id,
+            (unsigned long long)files, R->walk.n, bytes / 1e6, R->walk.total_bytes / 1e6, rate / 1e6,
+            final ? "0s" : eta, final ? "\n" : "");
+    fflush(stderr);
+}
+
+/* ---- 6. mg_index_run ----------------------------------------------------------- */
+
+static int count_rows(struct mg_db *d, const char *sql, uint64_t *out)
+{
+    sqlite3_stmt *st;
+    *out = 0;
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+    if (sqlite3_step(st) == SQLITE_ROW) *out = (uint64_t)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* Resolve the canonical root and the repo id; open (creating) the database. */
+static int open_repo(const struct mg_config *c, const struct mg_index_opts *o, struct mg_index_stats *st,
+                     struct mg_db **d, struct mg_err *err)
+{
+    struct stat sb;
+    if (stat(o->path, &sb) != 0)
+        return mg_err_set(err, errno == EACCES ? MG_E_PERMISSION : MG_E_PATH_NOT_FOUND,
+                          "cannot index '%s': %s", o->path, strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return mg_err_set(err, MG_E_NOT_A_DIR, "cannot index '%s': not a directory; give the repo's root directory",
+                          o->path);
+    if (!realpath(o->path, st->root))
+        return mg_err_set(err, MG_E_IO, "cannot resolve '%s': %s", o->path, strerror(errno));
+    if (o->name && mg_repo_check_name(o->name, err) != 0) return -1;
+
+    struct mg_repo existing;
+    int found = mg_catalog_find_root(c, st->root, &existing, err);
+    if (found < 0) return -1;
+    if (found && o->name && strcmp(o->name, existing.id) != 0)
+        return mg_err_set(err, MG_E_REPO_EXISTS, "'%s' is already indexed as '%s'; use that id, or run "
+                          "`memgate repos rm %s` first", st->root, existing.id, existing.id);
+    if (found) snprintf(st->id, sizeof(st->id), "%s", existing.id);
+    else if (o->name) snprintf(st->id, sizeof(st->id), "%s", o->name);
+    else mg_repo_derive_id(st->root, st->id, sizeof(st->id));
+
+    char dir[PATH_MAX], path[PATH_MAX];
+    if (mg_catalog_dir(c, 1, dir, sizeof(dir), err) != 0) return -1;
+    mg_repo_dbpath(c, st->id, path, sizeof(path));
+    if (!found && access(path, F_OK) == 0) {
+        struct mg_repo other;
+        if (mg_catalog_get(c, st->id, &other, NULL) == 0 && strcmp(other.root, st->root) != 0)
+            return mg_err_set(err, MG_E_REPO_EXISTS, "repo id '%s' is taken by '%s'; choose another with --name",
+                              st->id, other.root);
+    }
+    st->created = !found;
+    if (mg_db_open(path, MG_DB_CREATE, d, err) != 0) return -1;
+    char fp[33];
+    mg_repo_fingerprint(st->root, fp);
+    if (mg_db_exec(*d, "BEGIN IMMEDIATE", err) != 0) goto fail;
+    char have[PATH_MAX];
+    if (mg_db_meta_get(*d, "id", have, sizeof(have)) != 0) {
+        if (mg_db_meta_set(*d, "id", st->id, err) != 0 || mg_db_meta_set(*d, "root", st->root, err) != 0 ||
+            mg_db_meta_set(*d, "fingerprint", fp, err) != 0 ||
+            mg_db_meta_set_int(*d, "created_at", (int64_t)time(NULL), err) != 0)
+            goto fail;
+    }
+    if (mg_db_exec(*d, "COMMIT", err) != 0) goto fail;
+    return 0;
+fail:
+    mg_db_close(d);
+    return -1;
+}
+
+static int lock_repo(const char *dbpath, int *fd, struct mg_err *err)
+{
+    char p[PATH_MAX + 8];
+    snprintf(p, sizeof(p), "%s.lock", dbpath);
+    *fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (*fd < 0) return mg_err_set(err, MG_E_IO, "cannot create '%s': %s", p, strerror(errno));
+    if (flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+        close(*fd);
+        *fd = -1;
+        return mg_err_set(err, MG_E_LOCKED, "another `memgate index` is running on this repo; wait for it to "
+                          "finish");
+    }
+    return 0;
+}
+
+int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struct mg_index_stats *st,
+                 struct mg_err *err)
+{
+    memset(st, 0, sizeof(*st));
+    double t0 = now_s(), cpu0 = thread_cpu_s();
+    struct mg_db *d = NULL;
+    int lockfd = -1, rc = -1;
+    struct run R;
+    memset(&R, 0, sizeof(R));
+    R.rootfd = -1;
+    struct writer w;
+    memset(&w, 0, sizeof(w));
+    mg_buf_init(&w.tmp, 1 << 20);
+    mg_buf_init(&w.streams, UINT32_MAX - 1);
+    pthread_t *th = NULL;
+    int nth = 0;
+
+    if (open_repo(c, o, st, &d, err) != 0) goto out;
+    if (lock_repo(d->path, &lockfd, err) != 0) goto out;
+
+    R.cfg = c;
+    R.root = st->root;
+    R.st = st;
+    pthread_mutex_init(&R.err_mu, NULL);
+    pthread_mutex_init(&R.q.mu, NULL);
+    pthread_cond_init(&R.q.not_empty, NULL);
+    pthread_cond_init(&R.q.not_full, NULL);
+    R.rootfd = open(st->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (R.rootfd < 0) {
+        mg_err_set(err, MG_E_IO, "cannot open '%s': %s", st->root, strerror(errno));
+        goto out;
+    }
+    if (mg_walk(st->root, c->max_file_size, &R.walk, err) != 0) goto out;
+    st->git = R.walk.git;
+    st->files = R.walk.n;
+    st->skipped_too_large = R.walk.st.too_large;
+    st->skipped_secret = R.walk.st.secret;
+    st->skipped_symlink = R.walk.st.symlink;
+    st->skipped_special = R.walk.st.special;
+    st->skipped_bad_name = R.walk.st.bad_name;
+    if (known_load(d, &R.known, err) != 0) goto out;
+
+    w.d = d;
+    w.tri = mg_tri_builder_new();
+    w.ts = mg_token_set_new();
+    if (!w.tri || !w.ts) {
+        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        goto out;
+    }
+    if (writer_prepare(&w, err) != 0) goto out;
+    /* no checkpoint (and fsync) at every commit of a run: one at the end */
+    sqlite3_exec(d->db, "PRAGMA wal_autocheckpoint=0", NULL, NULL, NULL);
+    if (mg_db_exec(d, "BEGIN IMMEDIATE", err) != 0) goto out;
+    /* a first index loads millions of symbols: building the name index once
+     * at the end beats keeping it sorted row by row (it is recreated below,
+     * and by the next run if this one dies) */
+    if (st->created && mg_db_exec(d, "DROP INDEX IF EXISTS symbols_by_name", err) != 0) goto rollback;
+    if (add_pending_trigrams(&w, err) != 0) goto rollback;
+
+    nth = c->index_threads;
+    th = calloc((size_t)nth, sizeof(*th));
+    if (!th) {
+        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        goto rollback;
+    }
+    R.q.producers = nth;
+    for (int i = 0; i < nth; i++) {
+        if (pthread_create(&th[i], NULL, worker_main, &R) != 0) {
+            /* run with the threads we have */
+            pthread_mutex_lock(&R.q.mu);
+            R.q.producers -= nth - i;
+            pthread_mutex_unlock(&R.q.mu);
+            nth = i;
+            break;
+        }
+    }
+    if (nth == 0) {
+        mg_err_set(err, MG_E_INTERNAL, "cannot start index threads");
+        goto rollback;
+    }
+
+    /* the writer loop */
+    double last_commit = now_s(), last_draw = 0;
+    uint64_t since_commit = 0;
+    int werr = 0;
+    for (;;) {
+        bool timed_out;
+        struct result *r = queue_pop(&R.q, 100, &timed_out);
+        if (!r && !timed_out) break;
+        if (r && !werr) {
+            if (write_result(&w, r, st, err) != 0) {
+                werr = 1;
+                __atomic_store_n(&R.failed, 1, __ATOMIC_RELAXED);
+            }
+            since_commit += r->len;
+        }
+        result_free(r);
+        double t = now_s();
+        if (!werr && (since_commit >= COMMIT_BYTES || (since_commit && t - last_commit >= COMMIT_SECONDS))) {
+            if (mg_tri_builder_bytes(w.tri) >= TRI_FLUSH_BYTES && mg_tri_builder_flush(w.tri, d, err) != 0) werr = 1;
+            if (!werr && (mg_db_exec(d, "COMMIT", err) != 0 || mg_db_exec(d, "BEGIN IMMEDIATE", err) != 0)) werr = 1;
+            if (werr) __atomic_store_n(&R.failed, 1, __ATOMIC_RELAXED);
+            since_commit = 0;
+            last_commit = t;
+        }
+        if (o->progress && t - last_draw >= 0.1) {
+            progress(&R, t0, false);
+            last_draw = t;
+        }
+    }
+    for (int i = 0; i < nth; i++) pthread_join(th[i], NULL);
+    if (werr) goto rollback;
+    if (R.failed) {
+        *err = R.worker_err;
+        goto rollback;
+    }
+    if (o->progress) progress(&R, t0, true);
+    st->bytes_read = R.bytes_done;
+
+    if (mg_index_interrupted) {
+        /* keep what is done; the vanished-file sweep needs a complete walk */
+        if (mg_tri_builder_flush(w.tri, d, err) != 0 ||
+            mg_db_exec(d, "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name COLLATE NOCASE)", err) != 0 ||
+            mg_db_exec(d, "COMMIT", err) != 0)
+            goto rollback;
+        mg_err_set(err, MG_E_INTERRUPTED, "interrupted after %llu of %zu files; what was indexed is kept, run "
+                   "`memgate index` again to finish", (unsigned long long)R.files_done, R.walk.n);
+        goto out;
+    }
+
+    /* files gone from the tree (or now skipped) */
+    for (size_t i = 0; i < R.known.n; i++) {
+        if (R.known.v[i].seen) continue;
+        if (delete_file(&w, R.known.v[i].id, err) != 0) goto rollback;
+        st->removed++;
+    }
+    if (mg_tri_builder_flush(w.tri, d, err) != 0) goto rollback;
+    /* SQLite may sort with helper threads: the index of a first run is
+     * millions of names */
+    sqlite3_exec(d->db, "PRAGMA threads=4", NULL, NULL, NULL);
+    if (mg_db_exec(d, "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name COLLATE NOCASE)", err) != 0)
+        goto rollback;
+    count_rows(d, "SELECT count(*) FROM files", &st->total_files);
+    count_rows(d, "SELECT coalesce(sum(size), 0) FROM files", &st->total_bytes);
+    count_rows(d, "SELECT count(*) FROM chunks", &st->chunks);
+    count_rows(d, "SELECT count(*) FROM symbols", &st->symbols);
+    /* trigram garbage: compact when replaced text passes a quarter of the
+     * index, or segments pile up */
+    {
+        uint64_t dead = (uint64_t)mg_db_meta_int(d, "tri_dead_bytes", 0) + w.dead_bytes, segs = 0;
+        count_rows(d, "SELECT count(DISTINCT seg) FROM trigrams", &segs);
+        if (dead * 4 > st->total_bytes || segs > 16) {
+            if (mg_tri_compact(d, err) != 0) goto rollback;
+            dead = 0;
+        }
+        if (mg_db_meta_set_int(d, "tri_dead_bytes", (int64_t)dead, err) != 0) goto rollback;
+    }
+    if (mg_db_meta_set_int(d, "indexed_at", (int64_t)time(NULL), err) != 0 ||
+        mg_db_meta_set_int(d, "files", (int64_t)st->total_files, err) != 0 ||
+        mg_db_meta_set_int(d, "bytes", (int64_t)st->total_bytes, err) != 0 ||
+        mg_db_meta_set_int(d, "chunks", (int64_t)st->chunks, err) != 0 ||
+        mg_db_meta_set_int(d, "symbols", (int64_t)st->symbols, err) != 0 ||
+        mg_db_meta_set(d, "walk", st->git ? "git" : "plain", err) != 0)
+        goto rollback;
+    if (mg_db_exec(d, "COMMIT", err) != 0) goto rollback;
+    sqlite3_exec(d->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+    rc = 0;
+    goto out;
+
+rollback:
+    if (d) sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+out:
+    if (th) {
+        /* only reached with live threads on the early-failure paths above,
+         * which never start them */
+        free(th);
+    }
+    writer_finalize(&w);
+    {
+        /* drain anything left in the queue after a failure */
+        struct result *r = R.q.head;
+        while (r) {
+            struct result *n = r->next;
+            result_free(r);
+            r = n;
+        }
+    }
+    known_release(&R.known);
+    mg_walk_release(&R.walk);
+    if (R.rootfd >= 0) close(R.rootfd);
+    mg_db_close(&d);
+    if (lockfd >= 0) close(lockfd);
+    st->seconds = now_s() - t0;
+    st->cpu_writer = thread_cpu_s() - cpu0;
+    return rc;
+}

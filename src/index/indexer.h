@@ -1,0 +1,59 @@
+/* indexer.h — index a repo into its database.
+ *
+ * mg_index_run() walks the repo (walk.h), and with index_threads workers
+ * reads, hashes (xxh3), repairs, chunks (chunk.h), extracts trigrams and
+ * compresses each file whose content hash changed, while one writer thread
+ * stores them. A re-index with no change reads and hashes every file and
+ * writes nothing but the meta row. Vanished files are removed.
+ *
+ * Crash safety: the writer commits every few seconds; each file's rows are
+ * written together, so a kill leaves a consistent index that holds the files
+ * committed so far, and the next run finishes the job. SIGINT/SIGTERM stop
+ * the run at the next file and commit what is done (error `interrupted`).
+ * One index run per repo at a time (index_busy otherwise).
+ */
+#ifndef MG_INDEXER_H
+#define MG_INDEXER_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "store/catalog.h"
+#include "util/config.h"
+#include "util/err.h"
+
+struct mg_index_opts {
+    const char *path;  /* the directory to index, as given */
+    const char *name;  /* --name, or NULL to derive the id from the path */
+    bool progress;     /* draw a progress line on stderr */
+};
+
+struct mg_index_stats {
+    char id[MG_ID_MAX + 1];
+    char root[PATH_MAX];
+    bool git;               /* walked with git rules */
+    bool created;           /* the repo was new */
+    uint64_t files;         /* candidate files after the walk */
+    uint64_t added, changed, unchanged, removed;
+    uint64_t skipped_binary, skipped_too_large, skipped_secret, skipped_symlink;
+    uint64_t skipped_special, skipped_bad_name, skipped_unreadable;
+    uint64_t repaired_utf8; /* files with invalid UTF-8 replaced by U+FFFD */
+    uint64_t parse_failed;  /* grammar files chunked in windows (parser gave up) */
+    uint64_t bytes_read;    /* bytes of all candidate files read and hashed */
+    uint64_t bytes_indexed; /* bytes of added and changed files */
+    uint64_t chunks, symbols;   /* totals in the index after the run */
+    uint64_t chunks_written, symbols_written;
+    uint64_t total_files, total_bytes;  /* totals in the index after the run */
+    double seconds;
+    double cpu_workers;     /* CPU seconds spent by the parser threads ... */
+    double cpu_writer;      /* ... and by the database writer */
+};
+
+/* Set from a signal handler to stop a run at the next file. */
+extern volatile int mg_index_interrupted;
+
+int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struct mg_index_stats *st,
+                 struct mg_err *err);
+
+#endif

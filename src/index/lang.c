@@ -1,0 +1,129 @@
+/* lang.c — the language table (see lang.h). */
+#include "index/lang.h"
+
+#include <string.h>
+#include <strings.h>
+
+const struct TSLanguage *tree_sitter_c(void);
+const struct TSLanguage *tree_sitter_cpp(void);
+const struct TSLanguage *tree_sitter_go(void);
+const struct TSLanguage *tree_sitter_java(void);
+const struct TSLanguage *tree_sitter_javascript(void);
+const struct TSLanguage *tree_sitter_python(void);
+const struct TSLanguage *tree_sitter_rust(void);
+const struct TSLanguage *tree_sitter_typescript(void);
+const struct TSLanguage *tree_sitter_tsx(void);
+
+#define EXT(...) (const char *const[]){__VA_ARGS__, NULL}
+
+/* Grammar languages first, in enum order, so mg_lang_by_id can index. */
+static const struct mg_lang langs[] = {
+    {MG_LANG_TEXT, "text", EXT("txt", "text"), NULL, false},
+    {MG_LANG_C, "c", EXT("c", "h"), tree_sitter_c, true},
+    {MG_LANG_CPP, "cpp", EXT("cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "tcc", "inl"),
+     tree_sitter_cpp, true},
+    {MG_LANG_GO, "go", EXT("go"), tree_sitter_go, false},
+    {MG_LANG_JAVA, "java", EXT("java"), tree_sitter_java, true},
+    {MG_LANG_JAVASCRIPT, "javascript", EXT("js", "mjs", "cjs", "jsx"), tree_sitter_javascript, false},
+    {MG_LANG_PYTHON, "python", EXT("py", "pyi", "pyw"), tree_sitter_python, false},
+    {MG_LANG_RUST, "rust", EXT("rs"), tree_sitter_rust, false},
+    {MG_LANG_TYPESCRIPT, "typescript", EXT("ts", "mts", "cts"), tree_sitter_typescript, false},
+    /* TSX files are TypeScript to the user; only the grammar differs. */
+    {MG_LANG_TSX, "typescript", EXT("tsx"), tree_sitter_tsx, false},
+    {MG_LANG_FIRST_PLAIN + 0, "markdown", EXT("md", "markdown", "mdx"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 1, "rst", EXT("rst"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 2, "json", EXT("json", "jsonc", "json5"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 3, "yaml", EXT("yaml", "yml"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 4, "toml", EXT("toml"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 5, "xml", EXT("xml", "xsd", "xsl", "svg", "plist"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 6, "html", EXT("html", "htm", "xhtml"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 7, "css", EXT("css", "scss", "sass", "less"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 8, "shell", EXT("sh", "bash", "zsh", "ksh", "fish"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 9, "make", EXT("mk", "mak", "make"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 10, "cmake", EXT("cmake"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 11, "dockerfile", EXT("dockerfile"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 12, "ruby", EXT("rb", "rake", "gemspec"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 13, "php", EXT("php"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 14, "csharp", EXT("cs"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 15, "kotlin", EXT("kt", "kts"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 16, "swift", EXT("swift"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 17, "scala", EXT("scala", "sc"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 18, "lua", EXT("lua"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 19, "perl", EXT("pl", "pm", "t"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 20, "r", EXT("r"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 21, "sql", EXT("sql"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 22, "protobuf", EXT("proto"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 23, "asm", EXT("s", "asm"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 24, "devicetree", EXT("dts", "dtsi"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 25, "kconfig", EXT("kconfig"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 26, "ini", EXT("ini", "cfg", "conf"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 27, "awk", EXT("awk"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 28, "zig", EXT("zig"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 29, "haskell", EXT("hs"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 30, "elixir", EXT("ex", "exs"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 31, "dart", EXT("dart"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 32, "objc", EXT("m", "mm"), NULL, false},
+    {MG_LANG_FIRST_PLAIN + 33, "vue", EXT("vue", "svelte"), NULL, false},
+};
+#define NLANGS (sizeof(langs) / sizeof(langs[0]))
+
+/* Well-known file names without a telling extension. */
+static const struct {
+    const char *name;
+    const char *lang;
+} names[] = {
+    {"Makefile", "make"},   {"GNUmakefile", "make"},      {"makefile", "make"},
+    {"Kbuild", "make"},     {"CMakeLists.txt", "cmake"},  {"Dockerfile", "dockerfile"},
+    {"Containerfile", "dockerfile"}, {"Kconfig", "kconfig"}, {"Rakefile", "ruby"},
+    {"Gemfile", "ruby"},    {"Jenkinsfile", "text"},
+};
+
+const struct mg_lang *mg_lang_by_id(int id)
+{
+    for (size_t i = 0; i < NLANGS; i++)
+        if (langs[i].id == id) return &langs[i];
+    return &langs[0];
+}
+
+const struct mg_lang *mg_lang_by_name(const char *name)
+{
+    static const struct { const char *alias, *name; } aliases[] = {
+        {"ts", "typescript"}, {"tsx", "typescript"}, {"js", "javascript"}, {"jsx", "javascript"},
+        {"py", "python"},     {"rs", "rust"},        {"c++", "cpp"},       {"cxx", "cpp"},
+        {"golang", "go"},     {"md", "markdown"},    {"sh", "shell"},      {"bash", "shell"},
+        {"yml", "yaml"},      {"makefile", "make"},  {"cs", "csharp"},     {"txt", "text"},
+    };
+    for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+        if (strcasecmp(name, aliases[i].alias) == 0) name = aliases[i].name;
+    for (size_t i = 0; i < NLANGS; i++)
+        if (strcasecmp(name, langs[i].name) == 0) return &langs[i];
+    return NULL;
+}
+
+const struct mg_lang *mg_lang_for_path(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(base, names[i].name) == 0) return mg_lang_by_name(names[i].lang);
+    if (strncmp(base, "Kconfig", 7) == 0) return mg_lang_by_name("kconfig");
+    if (strncmp(base, "Dockerfile", 10) == 0) return mg_lang_by_name("dockerfile");
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base || !dot[1]) return &langs[0];
+    const char *ext = dot + 1;
+    for (size_t i = 0; i < NLANGS; i++)
+        for (const char *const *e = langs[i].ext; *e; e++)
+            /* "S" (preprocessed asm) and "C"/"H" are case-sensitive in practice;
+             * otherwise match extensions case-insensitively. */
+            if (strcasecmp(ext, *e) == 0) {
+                if (strcmp(ext, "C") == 0 || strcmp(ext, "H") == 0) return &langs[MG_LANG_CPP];
+                return &langs[i];
+            }
+    return &langs[0];
+}
+
+const struct mg_lang *mg_lang_all(size_t *n)
+{
+    *n = NLANGS;
+    return langs;
+}

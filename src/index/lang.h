@@ -1,0 +1,47 @@
+/* lang.h — languages memgate knows: names, file extensions, grammars.
+ *
+ * A language has a short lower-case name (the `--lang` value and the
+ * `language` field of results). Languages with a tree-sitter grammar are
+ * chunked along definitions; the others are chunked in line windows. Files
+ * whose extension is unknown get the language "text".
+ */
+#ifndef MG_LANG_H
+#define MG_LANG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct TSLanguage;
+
+enum mg_lang_id {
+    MG_LANG_TEXT = 0,
+    MG_LANG_C,
+    MG_LANG_CPP,
+    MG_LANG_GO,
+    MG_LANG_JAVA,
+    MG_LANG_JAVASCRIPT,
+    MG_LANG_PYTHON,
+    MG_LANG_RUST,
+    MG_LANG_TYPESCRIPT,
+    MG_LANG_TSX,
+    MG_LANG_FIRST_PLAIN, /* languages below have no grammar */
+};
+
+struct mg_lang {
+    int id;                 /* enum mg_lang_id for grammar languages, else >= MG_LANG_FIRST_PLAIN */
+    const char *name;       /* "c", "python", "markdown", ... */
+    const char *const *ext; /* extensions without the dot, NULL-terminated */
+    const struct TSLanguage *(*grammar)(void); /* NULL: line windows only */
+    bool outline;           /* C-family brace syntax: parse with bodies elided (outline.h) */
+};
+
+/* The language of a repo-relative path (by extension or well-known file
+ * name); never NULL (falls back to "text"). */
+const struct mg_lang *mg_lang_for_path(const char *path);
+/* By name ("c", "ts" and "typescript" both work); NULL when unknown. */
+const struct mg_lang *mg_lang_by_name(const char *name);
+const struct mg_lang *mg_lang_by_id(int id);
+/* All languages, for --help and validation. */
+const struct mg_lang *mg_lang_all(size_t *n);
+
+#endif

@@ -1,0 +1,377 @@
+/* walk.c — list a repo's files and read them safely (see walk.h).
+ *
+ * Sections:
+ *   1. name rules: secret files, bad names, ignored directories
+ *   2. the entry list
+ *   3. git work trees (libgit2: index + untracked-not-ignored)
+ *   4. plain directories
+ *   5. reading beneath the root
+ */
+#include "index/walk.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <git2.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* ---- 1. name rules ------------------------------------------------------ */
+
+/* fnmatch patterns on the file name, case-insensitive. */
+static const char *const secret_patterns[] = {
+    ".env", ".env.*", "*.env", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.kdbx", "*.ppk",
+    "*.tfstate", "*.tfstate.backup", "*.tfvars", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "credentials*",
+    ".netrc", "_netrc", ".npmrc", ".pypirc", ".git-credentials", ".htpasswd", ".pgpass", ".dockercfg", ".s3cfg",
+    ".boto", "secring.*", "*.gpg", "*.asc", ".my.cnf", "*.ovpn", "service-account*.json", "*.secret", "*.secrets",
+    "secrets.y*ml", ".vault-token",
+};
+
+bool mg_is_secret_name(const char *name)
+{
+    for (size_t i = 0; i < sizeof(secret_patterns) / sizeof(secret_patterns[0]); i++)
+        if (fnmatch(secret_patterns[i], name, FNM_CASEFOLD | FNM_PERIOD) == 0) return true;
+    return false;
+}
+
+/* Valid UTF-8 with no control characters. */
+static bool good_name(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        if (*p < 0x20 || *p == 0x7f) return false;
+        if (*p < 0x80) { p++; continue; }
+        int n = (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 : (*p & 0xf8) == 0xf0 ? 3 : -1;
+        if (n < 0 || (*p == 0xc0 || *p == 0xc1) || *p > 0xf4) return false;
+        for (int k = 1; k <= n; k++)
+            if ((p[k] & 0xc0) != 0x80) return false;
+        p += n + 1;
+    }
+    return true;
+}
+
+/* Directories a plain walk skips: VCS metadata, dependencies, caches. */
+static const char *const DEFAULT_IGNORED_DIRS[] = {
+    ".git", ".hg", ".svn", ".bzr", "_darcs", "CVS", "node_modules", "bower_components", "__pycache__", ".venv",
+    "venv", ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".cache", ".gradle", ".idea",
+    ".vscode", ".terraform", ".next", ".nuxt", ".yarn", ".pnpm-store",
+};
+
+static bool ignored_dir(const char *name)
+{
+    for (size_t i = 0; i < sizeof(DEFAULT_IGNORED_DIRS) / sizeof(DEFAULT_IGNORED_DIRS[0]); i++)
+        if (strcmp(name, DEFAULT_IGNORED_DIRS[i]) == 0) return true;
+    return false;
+}
+
+/* ---- 2. the entry list ---------------------------------------------------- */
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* Consider one candidate: st is its lstat. Adds it or counts why not. */
+static int consider(struct mg_walk *w, const char *rel, const struct stat *st, uint64_t max)
+{
+    w->st.seen++;
+    if (mg_is_secret_name(base_name(rel))) { w->st.secret++; return 0; }
+    if (!good_name(rel)) { w->st.bad_name++; return 0; }
+    if (S_ISLNK(st->st_mode)) { w->st.symlink++; return 0; }
+    if (!S_ISREG(st->st_mode)) { w->st.special++; return 0; }
+    if ((uint64_t)st->st_size > max) { w->st.too_large++; return 0; }
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 1024;
+        struct mg_walk_entry *v = realloc(w->v, cap * sizeof(*v));
+        if (!v) return -1;
+        w->v = v;
+        w->cap = cap;
+    }
+    char *p = strdup(rel);
+    if (!p) return -1;
+    w->v[w->n++] = (struct mg_walk_entry){p, (uint64_t)st->st_size,
+                                          (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec};
+    w->total_bytes += (uint64_t)st->st_size;
+    return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    return strcmp(((const struct mg_walk_entry *)a)->path, ((const struct mg_walk_entry *)b)->path);
+}
+
+void mg_walk_release(struct mg_walk *w)
+{
+    for (size_t i = 0; i < w->n; i++) free(w->v[i].path);
+    free(w->v);
+    memset(w, 0, sizeof(*w));
+}
+
+/* ---- 3. git work trees ---------------------------------------------------- */
+
+static pthread_once_t git_once = PTHREAD_ONCE_INIT;
+static void git_init(void) { git_libgit2_init(); }
+
+static int git_fail(struct mg_err *err, const char *what)
+{
+    const git_error *e = git_error_last();
+    return mg_err_set(err, MG_E_IO, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
+}
+
+/* rel_in_root: path relative to the work tree -> relative to root (prefix stripped). */
+static int git_add(struct mg_walk *w, int rootfd, const char *wt_path, size_t plen, uint64_t max)
+{
+    const char *rel = wt_path + plen;
+    struct stat st;
+    if (fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        w->st.seen++;
+        w->st.special++; /* deleted in the work tree */
+        return 0;
+    }
+    return consider(w, rel, &st, max);
+}
+
+/* 1: walked as git; 0: not a git work tree; -1: error. */
+static int walk_git(const char *root, int rootfd, uint64_t max, struct mg_walk *w, struct mg_err *err)
+{
+    pthread_once(&git_once, git_init);
+    git_repository *repo = NULL;
+    git_index *idx = NULL;
+    git_status_list *sl = NULL;
+    int rc = -1;
+    if (git_repository_open_ext(&repo, root, 0, NULL) != 0) {
+        git_error_clear();
+        return 0;
+    }
+    const char *wd = git_repository_workdir(repo);
+    if (!wd || git_repository_is_bare(repo)) {
+        git_repository_free(repo);
+        return 0;
+    }
+    char wdreal[PATH_MAX];
+    if (!realpath(wd, wdreal)) {
+        git_repository_free(repo);
+        return 0;
+    }
+    size_t wl = strlen(wdreal);
+    /* prefix of root inside the work tree, with a trailing '/', or "" */
+    char prefix[PATH_MAX] = "";
+    if (strcmp(root, wdreal) != 0) {
+        if (strncmp(root, wdreal, wl) != 0 || (wdreal[wl - 1] != '/' && root[wl] != '/')) {
+            git_repository_free(repo);
+            return 0;
+        }
+        snprintf(prefix, sizeof(prefix), "%s/", root + wl + (wdreal[wl - 1] == '/' ? 0 : 1));
+    }
+    size_t plen = strlen(prefix);
+
+    if (git_repository_index(&idx, repo) != 0) {
+        git_fail(err, "cannot read the git index");
+        goto out;
+    }
+    size_t n = git_index_entrycount(idx);
+    for (size_t i = 0; i < n; i++) {
+        const git_index_entry *e = git_index_get_byindex(idx, i);
+        if (!e || git_index_entry_stage(e) != 0) continue;
+        if (plen && strncmp(e->path, prefix, plen) != 0) continue;
+        if ((e->mode & 0170000) == 0160000) continue; /* submodule */
+        if (git_add(w, rootfd, e->path, plen, max) != 0) goto nomem;
+    }
+
+    git_status_options so;
+    git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
+    so.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
+    so.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+               GIT_STATUS_OPT_EXCLUDE_SUBMODULES | GIT_STATUS_OPT_DISABLE_PATHSPEC_MATCH;
+    char *ps = prefix;
+    if (plen) {
+        so.pathspec.strings = &ps;
+        so.pathspec.count = 1;
+    }
+    if (git_status_list_new(&sl, repo, &so) != 0) {
+        git_fail(err, "cannot list untracked files");
+        goto out;
+    }
+    size_t ns = git_status_list_entrycount(sl);
+    for (size_t i = 0; i < ns; i++) {
+        const git_status_entry *se = git_status_byindex(sl, i);
+        if (!se || !(se->status & GIT_STATUS_WT_NEW) || !se->index_to_workdir) continue;
+        const char *p = se->index_to_workdir->new_file.path;
+        if (plen && strncmp(p, prefix, plen) != 0) continue;
+        if (git_add(w, rootfd, p, plen, max) != 0) goto nomem;
+    }
+    w->git = true;
+    rc = 1;
+    goto out;
+nomem:
+    mg_err_set(err, MG_E_NO_MEMORY, "out of memory listing files");
+out:
+    git_status_list_free(sl);
+    git_index_free(idx);
+    git_repository_free(repo);
+    return rc;
+}
+
+/* ---- 4. plain directories ------------------------------------------------ */
+
+static int walk_plain(int rootfd, uint64_t max, struct mg_walk *w, struct mg_err *err)
+{
+    /* an explicit stack of relative directory paths; "" is the root */
+    size_t cap = 64, n = 0;
+    char **stack = malloc(cap * sizeof(char *));
+    if (!stack || !(stack[n++] = strdup(""))) {
+        free(stack);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory listing files");
+    }
+    int rc = 0;
+    char rel[PATH_MAX];
+    while (n > 0 && rc == 0) {
+        char *dir = stack[--n];
+        int fd = *dir ? openat(rootfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : dup(rootfd);
+        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+        if (!d) {
+            if (fd >= 0) close(fd);
+            w->st.special++; /* unreadable directory: counted, walk goes on */
+            free(dir);
+            continue;
+        }
+        struct dirent *de;
+        while ((de = readdir(d)) && rc == 0) {
+            const char *nm = de->d_name;
+            if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2]))) continue;
+            int len = snprintf(rel, sizeof(rel), "%s%s%s", dir, *dir ? "/" : "", nm);
+            if (len < 0 || (size_t)len >= sizeof(rel)) { w->st.bad_name++; continue; }
+            struct stat st;
+            if (fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+            if (S_ISDIR(st.st_mode)) {
+                if (ignored_dir(nm)) continue;
+                if (!good_name(rel)) { w->st.bad_name++; continue; }
+                if (n == cap) {
+                    char **s = realloc(stack, (cap *= 2) * sizeof(char *));
+                    if (!s) { rc = -1; break; }
+                    stack = s;
+                }
+                if (!(stack[n++] = strdup(rel))) rc = -1;
+                continue;
+            }
+            if (consider(w, rel, &st, max) != 0) rc = -1;
+        }
+        closedir(d);
+        free(dir);
+    }
+    while (n > 0) free(stack[--n]);
+    free(stack);
+    if (rc != 0) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory listing files");
+    return 0;
+}
+
+int mg_walk(const char *root, uint64_t max, struct mg_walk *w, struct mg_err *err)
+{
+    memset(w, 0, sizeof(*w));
+    int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (rootfd < 0)
+        return mg_err_set(err, errno == EACCES ? MG_E_PERMISSION : errno == ENOTDIR ? MG_E_NOT_A_DIR : MG_E_PATH_NOT_FOUND,
+                          "cannot open directory '%s': %s", root, strerror(errno));
+    int rc = walk_git(root, rootfd, max, w, err);
+    if (rc == 0) rc = walk_plain(rootfd, max, w, err);
+    close(rootfd);
+    if (rc < 0) {
+        mg_walk_release(w);
+        return -1;
+    }
+    qsort(w->v, w->n, sizeof(*w->v), cmp_entry);
+    return 0;
+}
+
+/* ---- 5. reading beneath the root ------------------------------------------ */
+
+static int open_beneath(int rootfd, const char *root, const char *rel)
+{
+    struct open_how how = {
+        .flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY,
+        .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+    };
+    static int have_openat2 = 1;
+    if (__atomic_load_n(&have_openat2, __ATOMIC_RELAXED)) {
+        int fd = (int)syscall(SYS_openat2, rootfd, rel, &how, sizeof(how));
+        if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return fd;
+        __atomic_store_n(&have_openat2, 0, __ATOMIC_RELAXED);
+    }
+    /* fallback: open without following the last link, then check where the
+     * descriptor really points */
+    int fd = openat(rootfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) return -1;
+    char proc[64], real[PATH_MAX];
+    snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(proc, real, sizeof(real) - 1);
+    size_t rl = strlen(root);
+    if (n < 0 || (size_t)n <= rl || strncmp(real, root, rl) != 0 || real[rl] != '/') {
+        close(fd);
+        errno = ELOOP;
+        return -1;
+    }
+    return fd;
+}
+
+int mg_read_beneath(int rootfd, const char *root, const char *rel, uint64_t max, char **buf, size_t *len,
+                    int64_t *mtime_ns, struct mg_err *err)
+{
+    *buf = NULL;
+    *len = 0;
+    int fd = open_beneath(rootfd, root, rel);
+    if (fd < 0) {
+        if (errno == ELOOP || errno == EXDEV || errno == ENOENT || errno == ENOTDIR) return 1;
+        mg_err_set(err, errno == EACCES ? MG_E_PERMISSION : MG_E_IO, "cannot open '%s': %s", rel, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
+        close(fd);
+        return 1;
+    }
+    size_t cap = (size_t)st.st_size, n = 0;
+    char *b = malloc(cap + 1);
+    if (!b) {
+        close(fd);
+        mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading '%s'", rel);
+        return -1;
+    }
+    for (;;) {
+        if (n == cap) {
+            /* the file grew while we read: take what fits the cap */
+            if (cap >= max) break;
+            size_t nc = cap * 2 + 4096 > max ? (size_t)max : cap * 2 + 4096;
+            char *nb = realloc(b, nc + 1);
+            if (!nb) break;
+            b = nb;
+            cap = nc;
+        }
+        ssize_t r = read(fd, b + n, cap - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            int e = errno;
+            free(b);
+            close(fd);
+            mg_err_set(err, e == EACCES ? MG_E_PERMISSION : MG_E_IO, "cannot read '%s': %s", rel, strerror(e));
+            errno = e;
+            return -1;
+        }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    close(fd);
+    b[n] = 0;
+    *buf = b;
+    *len = n;
+    if (mtime_ns) *mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+    return 0;
+}

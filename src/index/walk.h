@@ -1,0 +1,64 @@
+/* walk.h — which files of a repo get indexed, and reading them safely.
+ *
+ * In a git work tree (found with libgit2, also when the root is a
+ * subdirectory of one): tracked files plus untracked files that are not
+ * ignored, so .gitignore, .git/info/exclude and core.excludesFile are
+ * honoured; submodules are left out. In a plain directory: every file, minus
+ * version-control, dependency and cache directories (DEFAULT_IGNORED_DIRS in
+ * walk.c).
+ *
+ * Never indexed, never opened: symlinks (counted; a link is never followed,
+ * in or out of the root), special files, files over the size cap, secret
+ * files by name (mg_is_secret_name), names that are not valid UTF-8 or
+ * contain control characters.
+ */
+#ifndef MG_WALK_H
+#define MG_WALK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+struct mg_walk_entry {
+    char *path;      /* relative to the root, '/'-separated */
+    uint64_t size;
+    int64_t mtime_ns;
+};
+
+struct mg_walk_stats {
+    uint64_t seen;       /* candidate paths looked at */
+    uint64_t too_large;  /* over max_file_size */
+    uint64_t secret;     /* secret file names, never opened */
+    uint64_t symlink;    /* symlinks, never followed */
+    uint64_t special;    /* not a regular file (device, fifo, socket, gone) */
+    uint64_t bad_name;   /* not UTF-8, or control characters */
+};
+
+struct mg_walk {
+    struct mg_walk_entry *v; /* sorted by path */
+    size_t n, cap;
+    uint64_t total_bytes;    /* sum of sizes of v */
+    bool git;                /* walked with git rules */
+    struct mg_walk_stats st;
+};
+
+/* Walk the canonical directory `root`. Returns 0 or -1 (err set). */
+int mg_walk(const char *root, uint64_t max_file_size, struct mg_walk *out, struct mg_err *err);
+void mg_walk_release(struct mg_walk *w);
+
+/* Is this file name (the last path component) a secret file that must never
+ * be opened: .env, .env.*, *.pem, *.key, id_rsa*, credentials*, .netrc, ... */
+bool mg_is_secret_name(const char *name);
+
+/* Open root-relative `rel` for reading without following any symlink and
+ * without leaving the root (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or a
+ * /proc/self/fd check where openat2 is missing), check it is a regular file of
+ * at most max bytes, and read it whole into a malloc'd NUL-terminated buffer.
+ * Returns 0; 1 when it is no longer a regular file or is now too large (skip
+ * it); -1 on a read error (errno kept, err set). */
+int mg_read_beneath(int rootfd, const char *root, const char *rel, uint64_t max, char **buf, size_t *len,
+                    int64_t *mtime_ns, struct mg_err *err);
+
+#endif

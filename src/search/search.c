@@ -1,0 +1,791 @@
+/* search.c — the three search modes (see search.h).
+ *
+ * Sections:
+ *   1. validation and results
+ *   2. file text cache and snippets
+ *   3. lexical
+ *   4. regex
+ *   5. symbol
+ *   6. mg_search: per repo, merge
+ */
+#include "search/search.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "index/lang.h"
+#include "search/rxlit.h"
+#include "store/content.h"
+#include "store/db.h"
+#include "store/tokenize.h"
+#include "store/trigram.h"
+#include "util/buf.h"
+#include "util/glob.h"
+#include "util/utf8.h"
+
+#define SNIPPET_LINE_MAX 240   /* bytes per snippet line */
+#define MAX_FILE_TEXT (64u << 20)
+#define REGEX_MATCH_LIMIT 10000000u
+#define REGEX_DEPTH_LIMIT 100000u
+#define MATCHES_PER_FILE 10000
+
+/* ---- 1. validation and results ------------------------------------------- */
+
+int mg_mode_parse(const char *s, enum mg_mode *out, struct mg_err *err)
+{
+    if (strcmp(s, "lexical") == 0) *out = MG_MODE_LEXICAL;
+    else if (strcmp(s, "regex") == 0) *out = MG_MODE_REGEX;
+    else if (strcmp(s, "symbol") == 0) *out = MG_MODE_SYMBOL;
+    else return mg_err_set(err, MG_E_BAD_MODE, "unknown search mode '%s'; use lexical, regex or symbol", s);
+    return 0;
+}
+
+int mg_search_validate(const struct mg_config *c, const struct mg_search_req *q, struct mg_err *err)
+{
+    size_t n = q->query ? strlen(q->query) : 0;
+    if (n == 0) return mg_err_set(err, MG_E_QUERY_EMPTY, "the query is empty; give the text to search for");
+    if (n > c->max_query_bytes)
+        return mg_err_set(err, MG_E_QUERY_TOO_LONG, "the query is %zu bytes; the limit is %zu (max_query_bytes)", n,
+                          c->max_query_bytes);
+    if (mg_utf8_valid_prefix(q->query, n) != n)
+        return mg_err_set(err, MG_E_QUERY_EMPTY, "the query is not valid UTF-8");
+    for (size_t i = 0; i < q->nlangs; i++) {
+        if (!mg_lang_by_name(q->langs[i])) {
+            struct mg_buf b;
+            mg_buf_init(&b, 2048);
+            size_t nl;
+            const struct mg_lang *all = mg_lang_all(&nl);
+            for (size_t k = 0; k < nl; k++)
+                if (k == 0 || strcmp(all[k].name, all[k - 1].name) != 0) mg_buf_addf(&b, "%s%s", k ? ", " : "", all[k].name);
+            mg_err_set(err, MG_E_BAD_LANG, "unknown language '%s'; known: %s", q->langs[i], b.p);
+            mg_buf_release(&b);
+            return -1;
+        }
+    }
+    if (q->limit < 0 || q->limit > c->search_max_limit)
+        return mg_err_set(err, MG_E_USAGE, "limit %d is out of range; use 1 to %d", q->limit, c->search_max_limit);
+    struct mg_globset *g;
+    if (mg_globset_new(q->globs, q->nglobs, q->excludes, q->nexcludes, &g, err) != 0) return -1;
+    mg_globset_free(&g);
+    return 0;
+}
+
+static struct mg_hit *hit_new(struct mg_results *r)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 32;
+        struct mg_hit *v = realloc(r->v, cap * sizeof(*v));
+        if (!v) return NULL;
+        r->v = v;
+        r->cap = cap;
+    }
+    struct mg_hit *h = &r->v[r->n++];
+    memset(h, 0, sizeof(*h));
+    return h;
+}
+
+static void hit_free(struct mg_hit *h)
+{
+    free(h->path);
+    free(h->language);
+    free(h->symbol);
+    free(h->kind);
+    free(h->snippet);
+}
+
+void mg_results_release(struct mg_results *r)
+{
+    for (size_t i = 0; i < r->n; i++) hit_free(&r->v[i]);
+    free(r->v);
+    memset(r, 0, sizeof(*r));
+}
+
+static char *dup_col(sqlite3_stmt *st, int i)
+{
+    const unsigned char *s = sqlite3_column_text(st, i);
+    return s ? strdup((const char *)s) : NULL;
+}
+
+/* ---- 2. file text and snippets ---------------------------------------------- */
+
+struct ctx {
+    const struct mg_config *cfg;
+    const struct mg_repo *repo;
+    struct mg_db *d;
+    const struct mg_search_req *q;
+    struct mg_filter filter;
+    struct mg_results *out;
+    size_t base;            /* out->n when this repo's search began */
+    struct mg_err *err;
+    sqlite3_stmt *text_st;
+    int64_t text_id;        /* file whose text is cached */
+    char *text;
+    size_t text_len;
+    /* lexical: query tokens for snippet scoring */
+    char **qtok;
+    size_t nqtok;
+};
+
+/* The stored text of file id (cached for consecutive hits in one file). */
+static int file_text(struct ctx *c, int64_t id, const char **text, size_t *len)
+{
+    if (c->text && c->text_id == id) {
+        *text = c->text;
+        *len = c->text_len;
+        return 0;
+    }
+    free(c->text);
+    c->text = NULL;
+    if (!c->text_st && mg_db_prepare(c->d, "SELECT content, size FROM files WHERE id=?", &c->text_st, c->err) != 0)
+        return -1;
+    sqlite3_reset(c->text_st);
+    sqlite3_bind_int64(c->text_st, 1, id);
+    if (sqlite3_step(c->text_st) != SQLITE_ROW) return mg_db_error(c->d, "read file text", c->err);
+    int rc = mg_content_unpack(sqlite3_column_blob(c->text_st, 0), (size_t)sqlite3_column_bytes(c->text_st, 0),
+                               MAX_FILE_TEXT, &c->text, &c->text_len);
+    sqlite3_reset(c->text_st);
+    if (rc != 0)
+        return mg_err_set(c->err, MG_E_DB, "stored text of a file in repo '%s' is corrupt; index the repo again",
+                          c->repo->id);
+    c->text_id = id;
+    *text = c->text;
+    *len = c->text_len;
+    return 0;
+}
+
+/* Byte offset of the start of line `line` (1-based) at or after `from`, which
+ * is the start of line from_line. */
+static size_t line_start(const char *t, size_t len, size_t from, int from_line, int line)
+{
+    size_t i = from;
+    for (int l = from_line; l < line && i < len; l++) {
+        const char *nl = memchr(t + i, '\n', len - i);
+        if (!nl) return len;
+        i = (size_t)(nl - t) + 1;
+    }
+    return i;
+}
+
+/* Lines [first, last] of t as a snippet (each cut to SNIPPET_LINE_MAX). */
+static char *snippet_lines(const char *t, size_t len, size_t from, int from_line, int first, int last)
+{
+    struct mg_buf b;
+    mg_buf_init(&b, (size_t)(last - first + 1) * (SNIPPET_LINE_MAX + 8) + 16);
+    size_t i = line_start(t, len, from, from_line, first);
+    for (int l = first; l <= last && i < len; l++) {
+        const char *nl = memchr(t + i, '\n', len - i);
+        size_t e = nl ? (size_t)(nl - t) : len;
+        size_t n = e - i;
+        if (n && t[i + n - 1] == '\r') n--;
+        size_t cut = mg_utf8_cut(t + i, n, SNIPPET_LINE_MAX);
+        if (l > first) mg_buf_addc(&b, '\n');
+        mg_buf_add(&b, t + i, cut);
+        if (cut < n) mg_buf_adds(&b, "…");
+        i = e + 1;
+    }
+    return mg_buf_detach(&b, NULL);
+}
+
+struct count_ctx {
+    struct ctx *c;
+    int hits;
+};
+
+static int count_cb(void *ctx, const char *tok, size_t len, size_t s, size_t e, bool colocated)
+{
+    struct count_ctx *cc = ctx;
+    for (size_t i = 0; i < cc->c->nqtok; i++)
+        if (strcmp(cc->c->qtok[i], tok) == 0) cc->hits++;
+    return 0;
+}
+
+/* The line of [s, e) (which starts on line sline) with the most query tokens. */
+static int best_line(struct ctx *c, const char *t, size_t s, size_t e, int sline)
+{
+    int best = sline, besthits = 0, line = sline;
+    size_t i = s;
+    while (i < e) {
+        const char *nl = memchr(t + i, '\n', e - i);
+        size_t le = nl ? (size_t)(nl - t) : e;
+        struct count_ctx cc = {c, 0};
+        mg_tokenize(t + i, le - i, count_cb, &cc);
+        if (cc.hits > besthits) {
+            besthits = cc.hits;
+            best = line;
+        }
+        i = le + 1;
+        line++;
+    }
+    return best;
+}
+
+static int qtok_cb(void *ctx, const char *tok, size_t len, size_t s, size_t e, bool colocated)
+{
+    struct ctx *c = ctx;
+    for (size_t i = 0; i < c->nqtok; i++)
+        if (strcmp(c->qtok[i], tok) == 0) return 0;
+    char **v = realloc(c->qtok, (c->nqtok + 1) * sizeof(char *));
+    if (!v) return 1;
+    c->qtok = v;
+    if (!(v[c->nqtok] = strdup(tok))) return 1;
+    c->nqtok++;
+    return 0;
+}
+
+/* ---- 3. lexical ------------------------------------------------------------------ */
+
+/* Chunk columns every lexical hit needs, after the score. */
+#define HIT_COLS "c.file_id, f.path, f.lang, c.start_line, c.end_line, c.start_byte, c.end_byte, c.symbol, c.kind"
+
+/* One hit from a row of HIT_COLS starting at column k, with its score. */
+static int lexical_hit(struct ctx *c, sqlite3_stmt *st, int k, double score)
+{
+    struct mg_hit *h = hit_new(c->out);
+    if (!h) return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    snprintf(h->repo, sizeof(h->repo), "%s", c->repo->id);
+    h->path = dup_col(st, k + 1);
+    h->language = dup_col(st, k + 2);
+    h->start_line = sqlite3_column_int(st, k + 3);
+    h->end_line = sqlite3_column_int(st, k + 4);
+    h->symbol = dup_col(st, k + 7);
+    h->kind = dup_col(st, k + 8);
+    h->score = score;
+    const char *t;
+    size_t len;
+    if (file_text(c, sqlite3_column_int64(st, k), &t, &len) != 0) return -1;
+    size_t s = (size_t)sqlite3_column_int64(st, k + 5), e = (size_t)sqlite3_column_int64(st, k + 6);
+    if (e > len) e = len;
+    if (s > e) s = e;
+    h->line = best_line(c, t, s, e, h->start_line);
+    int first = h->line > h->start_line ? h->line - 1 : h->line;
+    int last = h->line < h->end_line ? h->line + 1 : h->line;
+    h->snippet = snippet_lines(t, e, s, h->start_line, first, last);
+    h->snippet_line = first;
+    return 0;
+}
+
+/* path, symbol, body weights; the largest chunk id for sampled IDFs (rank.h) */
+#define RANK "mgrank(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM chunks))"
+
+static int lexical_run(struct ctx *c, const char *match, int limit)
+{
+    sqlite3_stmt *st = NULL, *row = NULL;
+    int rc, found = 0;
+    bool scoped = c->filter.globs || c->filter.nlangs > 0;
+    if (scoped) {
+        /* the scope is part of the query, so the best `limit` rows in scope come back */
+        if (mg_db_prepare(c->d, "SELECT " RANK ", " HIT_COLS " FROM chunks_fts "
+                                "JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id "
+                                "WHERE chunks_fts MATCH ?1 AND mg_scope_ok(?2, f.path, f.lang) "
+                                "ORDER BY 1 LIMIT ?3", &st, c->err) != 0)
+            return -1;
+        sqlite3_bind_pointer(st, 2, &c->filter, "mg_filter", NULL);
+        sqlite3_bind_int(st, 3, limit);
+    } else {
+        /* no scope: rank inside FTS5 alone, then look up only the winners */
+        if (mg_db_prepare(c->d, "SELECT " RANK ", rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 "
+                                "ORDER BY 1 LIMIT ?2", &st, c->err) != 0 ||
+            mg_db_prepare(c->d, "SELECT " HIT_COLS " FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?",
+                          &row, c->err) != 0) {
+            sqlite3_finalize(st);
+            return -1;
+        }
+        sqlite3_bind_int(st, 2, limit);
+    }
+    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        double score = -sqlite3_column_double(st, 0);
+        int hr;
+        if (scoped) {
+            hr = lexical_hit(c, st, 1, score);
+        } else {
+            sqlite3_reset(row);
+            sqlite3_bind_int64(row, 1, sqlite3_column_int64(st, 1));
+            if (sqlite3_step(row) != SQLITE_ROW) continue; /* cannot happen: rows go together */
+            hr = lexical_hit(c, row, 0, score);
+        }
+        if (hr != 0) {
+            rc = -1;
+            break;
+        }
+        found++;
+    }
+    sqlite3_finalize(st);
+    sqlite3_finalize(row);
+    if (rc == -1) return -1;
+    if (rc != SQLITE_DONE) return mg_db_error(c->d, "lexical search", c->err);
+    return found;
+}
+
+static int search_regex(struct ctx *c, const char *pattern, bool fixed, bool caseless, int limit);
+
+static int search_lexical(struct ctx *c, int limit)
+{
+    struct mg_buf b;
+    mg_buf_init(&b, c->cfg->max_query_bytes * 8 + 64);
+    size_t qlen = strlen(c->q->query);
+    size_t words = mg_fts_query(c->q->query, qlen, MG_FTS_WHOLE, &b);
+    if (words == 0) {
+        /* nothing word-like: "->", "&&", "::" -- a literal search */
+        mg_buf_release(&b);
+        c->out->mode = "fixed";
+        return search_regex(c, c->q->query, true, false, limit);
+    }
+    if (mg_tokenize(c->q->query, qlen, qtok_cb, c) != 0) {
+        mg_buf_release(&b);
+        return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    }
+    /* 1. whole words: the exact identifiers. 2. if that is not enough,
+     * identifier parts too (parseHttpHeader finds parse_http_header); the
+     * whole-word rows come back first there as well, having more matching
+     * terms. 3. nothing at all: any word. */
+    int found = lexical_run(c, b.p, limit);
+    static const unsigned retry[] = {0, MG_FTS_ANY};
+    for (size_t k = 0; k < 2 && found >= 0 && found < limit; k++) {
+        if (retry[k] == MG_FTS_ANY && (found > 0 || words < 2)) break;
+        mg_buf_reset(&b);
+        mg_fts_query(c->q->query, qlen, retry[k], &b);
+        size_t before = c->out->n;
+        for (size_t i = c->base; i < before; i++) hit_free(&c->out->v[i]);
+        c->out->n = c->base;
+        found = lexical_run(c, b.p, limit);
+    }
+    mg_buf_release(&b);
+    return found < 0 ? -1 : 0;
+}
+
+/* ---- 4. regex ---------------------------------------------------------------------- */
+
+struct fchunk {
+    int64_t start, end;
+    int start_line, end_line;
+    char *symbol, *kind;
+};
+
+static void fchunks_free(struct fchunk *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].symbol);
+        free(v[i].kind);
+    }
+    free(v);
+}
+
+/* A file's chunks (ids lo..hi, in file order). */
+static int load_chunks(struct ctx *c, sqlite3_stmt *st, int64_t lo, int64_t hi, struct fchunk **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    size_t cap = 0;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, lo);
+    sqlite3_bind_int64(st, 2, hi);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            struct fchunk *v = realloc(*out, cap * sizeof(*v));
+            if (!v) return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+            *out = v;
+        }
+        struct fchunk *f = &(*out)[(*n)++];
+        f->start = sqlite3_column_int64(st, 0);
+        f->end = sqlite3_column_int64(st, 1);
+        f->start_line = sqlite3_column_int(st, 2);
+        f->end_line = sqlite3_column_int(st, 3);
+        f->symbol = dup_col(st, 4);
+        f->kind = dup_col(st, 5);
+    }
+    return 0;
+}
+
+/* Index of the chunk containing byte off, or -1. */
+static ssize_t chunk_at(const struct fchunk *v, size_t n, int64_t off)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v[mid].end <= off) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && v[lo].start <= off ? (ssize_t)lo : -1;
+}
+
+static int line_of_off(const char *t, size_t off, size_t from, int from_line)
+{
+    int line = from_line;
+    for (size_t i = from; i < off; i++)
+        if (t[i] == '\n') line++;
+    return line;
+}
+
+/* Confirm one file: append a hit per chunk with matches. */
+struct rfile {
+    int64_t id, chunk_lo, chunk_hi;
+    const char *path, *lang;
+};
+
+static void rfile_from(struct rfile *f, sqlite3_stmt *st, int64_t id)
+{
+    /* columns: path, lang, chunk_lo, chunk_hi */
+    f->id = id;
+    f->path = (const char *)sqlite3_column_text(st, 0);
+    f->lang = (const char *)sqlite3_column_text(st, 1);
+    f->chunk_lo = sqlite3_column_int64(st, 2);
+    f->chunk_hi = sqlite3_column_int64(st, 3);
+}
+
+static int regex_file(struct ctx *c, pcre2_code *re, pcre2_match_data *md, pcre2_match_context *mc,
+                      sqlite3_stmt *chunks_st, const struct rfile *rf, int limit)
+{
+    int64_t fid = rf->id;
+    const char *path = rf->path, *lang = rf->lang;
+    const char *t;
+    size_t len;
+    if (file_text(c, fid, &t, &len) != 0) return -1;
+    struct fchunk *ch = NULL;
+    size_t nch = 0;
+    bool loaded = false;
+    ssize_t cur = -2;          /* chunk of the current hit */
+    struct mg_hit *h = NULL;
+    size_t off = 0, lastpos = 0;
+    int lastline = 1, matches = 0, rc = 0;
+    while (off <= len && matches < MATCHES_PER_FILE) {
+        int m = pcre2_match(re, (PCRE2_SPTR)t, len, off, 0, md, mc);
+        if (m == PCRE2_ERROR_NOMATCH) break;
+        if (m < 0) {
+            if (m == PCRE2_ERROR_MATCHLIMIT || m == PCRE2_ERROR_DEPTHLIMIT || m == PCRE2_ERROR_HEAPLIMIT) {
+                fprintf(stderr, "warning: regex too costly in '%s'; file skipped\n", path);
+                break;
+            }
+            break;
+        }
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+        size_t ms = ov[0], me = ov[1];
+        matches++;
+        if (!loaded) {
+            if (load_chunks(c, chunks_st, rf->chunk_lo, rf->chunk_hi, &ch, &nch) != 0) {
+                rc = -1;
+                break;
+            }
+            loaded = true;
+        }
+        int line = line_of_off(t, ms, lastpos, lastline);
+        lastpos = ms;
+        lastline = line;
+        ssize_t k = chunk_at(ch, nch, (int64_t)ms);
+        if (k != cur || k < 0) {
+            if (c->out->n - c->base >= (size_t)limit) break;
+            h = hit_new(c->out);
+            if (!h) {
+                rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+                break;
+            }
+            cur = k;
+            snprintf(h->repo, sizeof(h->repo), "%s", c->repo->id);
+            h->path = strdup(path);
+            h->language = strdup(lang);
+            h->line = line;
+            if (k >= 0) {
+                h->start_line = ch[k].start_line;
+                h->end_line = ch[k].end_line;
+                h->symbol = ch[k].symbol ? strdup(ch[k].symbol) : NULL;
+                h->kind = ch[k].kind ? strdup(ch[k].kind) : NULL;
+            } else {
+                h->start_line = h->end_line = line;
+            }
+            /* the matching line(s): up to three lines from the match start */
+            int mlast = line_of_off(t, me > ms ? me - 1 : ms, ms, line);
+            if (mlast > line + 2) mlast = line + 2;
+            size_t ls = ms;
+            while (ls > 0 && t[ls - 1] != '\n') ls--;
+            h->snippet = snippet_lines(t, len, ls, line, line, mlast);
+            h->snippet_line = line;
+        }
+        h->score += 1;
+        off = me > ms ? me : ms + 1;
+        /* do not start the next match inside a UTF-8 sequence */
+        while (off < len && ((unsigned char)t[off] & 0xc0) == 0x80) off++;
+    }
+    fchunks_free(ch, nch);
+    return rc;
+}
+
+static int search_regex(struct ctx *c, const char *pattern, bool fixed, bool caseless, int limit)
+{
+    int ec;
+    PCRE2_SIZE eo;
+    uint32_t opts = PCRE2_UTF | PCRE2_MULTILINE | PCRE2_MATCH_INVALID_UTF | (caseless ? PCRE2_CASELESS : 0) |
+                    (fixed ? PCRE2_LITERAL : 0);
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, opts, &ec, &eo, NULL);
+    if (!re) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(ec, msg, sizeof(msg));
+        return mg_err_set(c->err, MG_E_BAD_REGEX, "invalid regex at offset %zu: %s; fix it or pass --fixed-strings",
+                          (size_t)eo, (const char *)msg);
+    }
+    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+    pcre2_match_context *mc = pcre2_match_context_create(NULL);
+    struct mg_rx_node *f = NULL;
+    struct mg_ids ids = {0};
+    sqlite3_stmt *files_st = NULL, *chunks_st = NULL;
+    int rc = -1;
+    if (!md || !mc) {
+        mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+        goto out;
+    }
+    pcre2_set_match_limit(mc, REGEX_MATCH_LIMIT);
+    pcre2_set_depth_limit(mc, REGEX_DEPTH_LIMIT);
+    if (mg_rxlit_analyze(pattern, strlen(pattern), (caseless ? MG_RX_CASELESS : 0) | (fixed ? MG_RX_FIXED : 0), &f,
+                         c->err) != 0)
+        goto out;
+    if (mg_tri_candidates(c->d, f, &ids, c->err) != 0) goto out;
+    if (mg_db_prepare(c->d, "SELECT start_byte, end_byte, start_line, end_line, symbol, kind FROM chunks "
+                            "WHERE id BETWEEN ? AND ? ORDER BY id", &chunks_st, c->err) != 0)
+        goto out;
+    struct rfile rf;
+    if (ids.all) {
+        if (mg_db_prepare(c->d, "SELECT path, lang, chunk_lo, chunk_hi, id FROM files "
+                                "WHERE mg_scope_ok(?1, path, lang) ORDER BY id", &files_st, c->err) != 0)
+            goto out;
+        sqlite3_bind_pointer(files_st, 1, &c->filter, "mg_filter", NULL);
+        while (c->out->n - c->base < (size_t)limit && sqlite3_step(files_st) == SQLITE_ROW) {
+            c->out->candidates++;
+            rfile_from(&rf, files_st, sqlite3_column_int64(files_st, 4));
+            if (regex_file(c, re, md, mc, chunks_st, &rf, limit) != 0) goto out;
+        }
+    } else {
+        if (mg_db_prepare(c->d, "SELECT path, lang, chunk_lo, chunk_hi FROM files "
+                                "WHERE id=?2 AND mg_scope_ok(?1, path, lang)", &files_st, c->err) != 0)
+            goto out;
+        sqlite3_bind_pointer(files_st, 1, &c->filter, "mg_filter", NULL);
+        for (size_t i = 0; i < ids.n && c->out->n - c->base < (size_t)limit; i++) {
+            sqlite3_reset(files_st);
+            sqlite3_bind_int64(files_st, 2, ids.v[i]);
+            if (sqlite3_step(files_st) != SQLITE_ROW) continue; /* deleted, or out of scope */
+            c->out->candidates++;
+            rfile_from(&rf, files_st, ids.v[i]);
+            if (regex_file(c, re, md, mc, chunks_st, &rf, limit) != 0) goto out;
+        }
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(files_st);
+    sqlite3_finalize(chunks_st);
+    mg_ids_release(&ids);
+    mg_rxlit_free(&f);
+    pcre2_match_context_free(mc);
+    pcre2_match_data_free(md);
+    pcre2_code_free(re);
+    return rc;
+}
+
+/* ---- 5. symbol ------------------------------------------------------------------------ */
+
+/* Kinds that define something a reader looks for first. */
+static const char *KIND_ORDER_SQL =
+    "CASE s.kind WHEN 'function' THEN 0 WHEN 'method' THEN 0 WHEN 'class' THEN 0 WHEN 'struct' THEN 0 "
+    "WHEN 'interface' THEN 0 WHEN 'trait' THEN 0 WHEN 'constructor' THEN 1 WHEN 'enum' THEN 1 WHEN 'union' THEN 1 "
+    "WHEN 'type' THEN 1 WHEN 'macro' THEN 2 ELSE 3 END";
+
+static int symbol_hit(struct ctx *c, sqlite3_stmt *st, double score)
+{
+    /* columns: 0 id, 1 name, 2 kind, 3 container, 4 start, 5 end, 6 path, 7 lang, 8 file id */
+    for (size_t i = 0; i < c->out->n; i++) /* the sub-word pass may meet earlier hits again */
+        if (c->out->v[i].start_line == sqlite3_column_int(st, 4) &&
+            strcmp(c->out->v[i].path, (const char *)sqlite3_column_text(st, 6)) == 0 &&
+            strcmp(c->out->v[i].repo, c->repo->id) == 0 && c->out->v[i].symbol &&
+            strcmp(c->out->v[i].symbol, (const char *)sqlite3_column_text(st, 1)) == 0)
+            return 0;
+    struct mg_hit *h = hit_new(c->out);
+    if (!h) return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    snprintf(h->repo, sizeof(h->repo), "%s", c->repo->id);
+    h->symbol = dup_col(st, 1);
+    h->kind = dup_col(st, 2);
+    h->start_line = h->line = sqlite3_column_int(st, 4);
+    h->end_line = sqlite3_column_int(st, 5);
+    h->path = dup_col(st, 6);
+    h->language = dup_col(st, 7);
+    h->score = score;
+    const char *t;
+    size_t len;
+    if (file_text(c, sqlite3_column_int64(st, 8), &t, &len) != 0) return -1;
+    int last = h->start_line + 2 < h->end_line ? h->start_line + 2 : h->end_line;
+    h->snippet = snippet_lines(t, len, 0, 1, h->start_line, last);
+    h->snippet_line = h->start_line;
+    return 1;
+}
+
+static int search_symbol(struct ctx *c, int limit)
+{
+    const char *q = c->q->query;
+    /* 1-3: exact, case-insensitive, prefix -- one query over the name index */
+    struct mg_buf sql, like;
+    mg_buf_init(&sql, 4096);
+    mg_buf_init(&like, c->cfg->max_query_bytes * 2 + 2);
+    for (const char *p = q; *p; p++) {
+        if (*p == '%' || *p == '_' || *p == '\\') mg_buf_addc(&like, '\\');
+        mg_buf_addc(&like, *p);
+    }
+    mg_buf_addc(&like, '%');
+    mg_buf_addf(&sql,
+                "SELECT s.id, s.name, s.kind, s.container, s.start_line, s.end_line, f.path, f.lang, f.id, "
+                "CASE WHEN s.name = ?1 THEN 0 WHEN s.name = ?1 COLLATE NOCASE THEN 1 ELSE 2 END AS tier "
+                "FROM symbols s JOIN files f ON f.id = s.file_id "
+                "WHERE s.name LIKE ?2 ESCAPE '\\' AND mg_scope_ok(?3, f.path, f.lang) "
+                "ORDER BY tier, length(s.name), %s, f.path, s.start_line LIMIT ?4",
+                KIND_ORDER_SQL);
+    sqlite3_stmt *st;
+    int rc = -1;
+    if (mg_db_prepare(c->d, sql.p, &st, c->err) != 0) goto out;
+    sqlite3_bind_text(st, 1, q, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, like.p, -1, SQLITE_STATIC);
+    sqlite3_bind_pointer(st, 3, &c->filter, "mg_filter", NULL);
+    sqlite3_bind_int(st, 4, limit);
+    int found = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        int tier = sqlite3_column_int(st, 9);
+        /* exact 1.0, any case 0.9, prefix 0.8 less a little per extra char */
+        double score = tier == 0 ? 1.0 : tier == 1 ? 0.9
+                                 : 0.8 - 0.001 * (double)(sqlite3_column_bytes(st, 1) - (int)strlen(q));
+        int r = symbol_hit(c, st, score);
+        if (r < 0) {
+            sqlite3_finalize(st);
+            goto out;
+        }
+        found += r;
+    }
+    sqlite3_finalize(st);
+    if (step != SQLITE_DONE) {
+        mg_db_error(c->d, "symbol search", c->err);
+        goto out;
+    }
+    /* 4: sub-word matches. The symbol column of chunks_fts holds every
+     * chunk-worthy definition's name split into parts; the best names found
+     * there are looked up in the symbols table like exact names. */
+    if (found < limit) {
+        mg_buf_reset(&like);
+        mg_buf_adds(&like, "symbol : ");
+        if (mg_fts_query(q, strlen(q), 0, &like) > 0) {
+            sqlite3_stmt *names, *byname;
+            if (mg_db_prepare(c->d, "SELECT c.symbol, min(mgrank(chunks_fts, 0.0, 1.0, 0.0)) AS r "
+                                    "FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+                                    "WHERE chunks_fts MATCH ?1 AND c.symbol IS NOT NULL "
+                                    "GROUP BY c.symbol ORDER BY r, length(c.symbol) LIMIT ?2",
+                              &names, c->err) != 0)
+                goto out;
+            mg_buf_reset(&sql);
+            mg_buf_addf(&sql,
+                        "SELECT s.id, s.name, s.kind, s.container, s.start_line, s.end_line, f.path, f.lang, f.id "
+                        "FROM symbols s JOIN files f ON f.id = s.file_id "
+                        "WHERE s.name = ?1 AND mg_scope_ok(?2, f.path, f.lang) ORDER BY %s, f.path, s.start_line",
+                        KIND_ORDER_SQL);
+            if (mg_db_prepare(c->d, sql.p, &byname, c->err) != 0) {
+                sqlite3_finalize(names);
+                goto out;
+            }
+            sqlite3_bind_text(names, 1, like.p, -1, SQLITE_STATIC);
+            sqlite3_bind_int(names, 2, limit * 4);
+            sqlite3_bind_pointer(byname, 2, &c->filter, "mg_filter", NULL);
+            int bad = 0;
+            while (!bad && found < limit && sqlite3_step(names) == SQLITE_ROW) {
+                double b = -sqlite3_column_double(names, 1); /* bm25 is negative; map into (0, 0.7) */
+                sqlite3_reset(byname);
+                sqlite3_bind_text(byname, 1, (const char *)sqlite3_column_text(names, 0), -1, SQLITE_TRANSIENT);
+                while (found < limit && sqlite3_step(byname) == SQLITE_ROW) {
+                    int r = symbol_hit(c, byname, 0.7 * b / (1.0 + b));
+                    if (r < 0) {
+                        bad = 1;
+                        break;
+                    }
+                    found += r;
+                }
+            }
+            sqlite3_finalize(names);
+            sqlite3_finalize(byname);
+            if (bad) goto out;
+        }
+    }
+    rc = 0;
+out:
+    mg_buf_release(&sql);
+    mg_buf_release(&like);
+    return rc;
+}
+
+/* ---- 6. mg_search ------------------------------------------------------------------------ */
+
+static int cmp_score(const void *a, const void *b)
+{
+    const struct mg_hit *x = a, *y = b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    int k = strcmp(x->path, y->path);
+    if (k) return k;
+    return x->start_line - y->start_line;
+}
+
+static int cmp_position(const void *a, const void *b)
+{
+    const struct mg_hit *x = a, *y = b;
+    int k = strcmp(x->repo, y->repo);
+    if (k) return k;
+    k = strcmp(x->path, y->path);
+    return k ? k : x->line - y->line;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t nrepos, const struct mg_search_req *q,
+              struct mg_results *out, struct mg_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    double t0 = now_ms();
+    if (mg_search_validate(cfg, q, err) != 0) return -1;
+    int limit = q->limit > 0 ? q->limit : cfg->search_limit;
+    out->mode = q->mode == MG_MODE_REGEX ? (q->fixed ? "fixed" : "regex") : q->mode == MG_MODE_SYMBOL ? "symbol" : "lexical";
+    struct mg_globset *globs = NULL;
+    if (mg_globset_new(q->globs, q->nglobs, q->excludes, q->nexcludes, &globs, err) != 0) return -1;
+    int rc = 0;
+    for (size_t i = 0; i < nrepos && rc == 0; i++) {
+        struct ctx c = {.cfg = cfg, .repo = &repos[i], .q = q, .out = out, .err = err};
+        c.filter.globs = globs;
+        c.filter.langs = q->langs;
+        c.filter.nlangs = (int)q->nlangs;
+        if (mg_db_open(repos[i].dbpath, MG_DB_READONLY, &c.d, err) != 0) {
+            rc = -1;
+            break;
+        }
+        /* each repo contributes up to `limit`; the merge keeps the best */
+        c.base = out->n;
+        switch (q->mode) {
+        case MG_MODE_LEXICAL: rc = search_lexical(&c, limit); break;
+        case MG_MODE_SYMBOL: rc = search_symbol(&c, limit); break;
+        case MG_MODE_REGEX: rc = search_regex(&c, q->query, q->fixed, q->ignore_case, limit); break;
+        }
+        sqlite3_finalize(c.text_st);
+        free(c.text);
+        for (size_t k = 0; k < c.nqtok; k++) free(c.qtok[k]);
+        free(c.qtok);
+        mg_db_close(&c.d);
+    }
+    mg_globset_free(&globs);
+    if (rc != 0) {
+        mg_results_release(out);
+        return -1;
+    }
+    /* regex and fixed-string hits read best in file order; ranked ones by score */
+    bool positional = strcmp(out->mode, "regex") == 0 || strcmp(out->mode, "fixed") == 0;
+    qsort(out->v, out->n, sizeof(*out->v), positional ? cmp_position : cmp_score);
+    while (out->n > (size_t)limit) hit_free(&out->v[--out->n]);
+    out->took_ms = now_ms() - t0;
+    return 0;
+}

@@ -1,0 +1,286 @@
+/* catalog.c — see catalog.h. */
+#include "store/catalog.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "store/db.h"
+#include "util/buf.h"
+
+static int mkdir_0700(const char *path, struct mg_err *err)
+{
+    if (mkdir(path, 0700) == 0 || errno == EEXIST) {
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return 0;
+        return mg_err_set(err, MG_E_NOT_A_DIR, "'%s' exists but is not a directory", path);
+    }
+    return mg_err_set(err, errno == EACCES ? MG_E_PERMISSION : MG_E_IO, "cannot create '%s': %s", path,
+                      strerror(errno));
+}
+
+/* mkdir -p, 0700 for what it creates. */
+static int mkdirs(const char *path, struct mg_err *err)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof(p), "%s", path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/') continue;
+        *s = 0;
+        if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+            *s = '/';
+            return mg_err_set(err, errno == EACCES ? MG_E_PERMISSION : MG_E_IO, "cannot create '%s': %s", p,
+                              strerror(errno));
+        }
+        *s = '/';
+    }
+    return mkdir_0700(p, err);
+}
+
+int mg_catalog_dir(const struct mg_config *c, int create, char *out, size_t cap, struct mg_err *err)
+{
+    snprintf(out, cap, "%s/repos", c->home);
+    if (!create) return 0;
+    if (mkdirs(c->home, err) != 0 || mkdir_0700(out, err) != 0) return -1;
+    return 0;
+}
+
+void mg_repo_dbpath(const struct mg_config *c, const char *id, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/repos/%s.db", c->home, id);
+}
+
+void mg_repo_fingerprint(const char *root, char out[33])
+{
+    XXH128_hash_t h = XXH3_128bits_withSeed(root, strlen(root), 0x6d656d67617465ull /* "memgate" */);
+    snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.high64, (unsigned long long)h.low64);
+}
+
+void mg_repo_derive_id(const char *root, char *out, size_t cap)
+{
+    const char *base = strrchr(root, '/');
+    base = base && base[1] ? base + 1 : "root";
+    char name[25];
+    size_t n = 0;
+    for (const char *p = base; *p && n < 24; p++) {
+        char ch = *p;
+        if (ch >= 'A' && ch <= 'Z') ch = (char)(ch + 32);
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
+        name[n++] = ok ? ch : '-';
+    }
+    while (n > 0 && (name[n - 1] == '-' || name[n - 1] == '.')) n--;
+    name[n] = 0;
+    /* an id must start with [a-z0-9] */
+    const char *nm = name;
+    while (*nm == '-' || *nm == '.' || *nm == '_') nm++;
+    uint64_t h = XXH3_64bits(root, strlen(root));
+    snprintf(out, cap, "%s%s%06llx", *nm ? nm : "repo", "-", (unsigned long long)(h & 0xffffff));
+}
+
+int mg_repo_check_name(const char *name, struct mg_err *err)
+{
+    size_t n = strlen(name);
+    bool ok = n >= 1 && n <= MG_ID_MAX && ((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= '0' && name[0] <= '9'));
+    for (size_t i = 0; ok && i < n; i++) {
+        char ch = name[i];
+        ok = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
+    }
+    if (!ok)
+        return mg_err_set(err, MG_E_NAME_INVALID, "repo name '%s' is not valid: use 1-%d characters of a-z, 0-9, "
+                          "'.', '_', '-', starting with a letter or digit", name, MG_ID_MAX);
+    return 0;
+}
+
+static int64_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
+}
+
+/* Read a repo's meta from its database. */
+static int read_repo(const char *dbpath, struct mg_repo *r, struct mg_err *err)
+{
+    struct mg_db *d;
+    if (mg_db_open(dbpath, MG_DB_READONLY, &d, err) != 0) return -1;
+    memset(r, 0, sizeof(*r));
+    snprintf(r->dbpath, sizeof(r->dbpath), "%s", dbpath);
+    int rc = 0;
+    if (mg_db_meta_get(d, "id", r->id, sizeof(r->id)) != 0 || mg_db_meta_get(d, "root", r->root, sizeof(r->root)) != 0) {
+        rc = mg_err_set(err, MG_E_DB, "index '%s' has no repo id; remove it and index again", dbpath);
+    } else {
+        mg_db_meta_get(d, "fingerprint", r->fingerprint, sizeof(r->fingerprint));
+        r->files = mg_db_meta_int(d, "files", 0);
+        r->chunks = mg_db_meta_int(d, "chunks", 0);
+        r->symbols = mg_db_meta_int(d, "symbols", 0);
+        r->bytes = mg_db_meta_int(d, "bytes", 0);
+        r->created_at = mg_db_meta_int(d, "created_at", 0);
+        r->indexed_at = mg_db_meta_int(d, "indexed_at", 0);
+        char p[PATH_MAX + 8];
+        r->db_bytes = file_size(dbpath);
+        snprintf(p, sizeof(p), "%s-wal", dbpath);
+        r->db_bytes += file_size(p);
+    }
+    mg_db_close(&d);
+    return rc;
+}
+
+static int cmp_repo(const void *a, const void *b)
+{
+    return strcmp(((const struct mg_repo *)a)->id, ((const struct mg_repo *)b)->id);
+}
+
+int mg_catalog_list(const struct mg_config *c, struct mg_repo **out, size_t *n, struct mg_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    char dir[PATH_MAX];
+    mg_catalog_dir(c, 0, dir, sizeof(dir), NULL);
+    DIR *d = opendir(dir);
+    if (!d) {
+        if (errno == ENOENT) return 0;
+        return mg_err_set(err, MG_E_IO, "cannot read '%s': %s", dir, strerror(errno));
+    }
+    size_t cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l < 4 || strcmp(de->d_name + l - 3, ".db") != 0 || de->d_name[0] == '.') continue;
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 8;
+            struct mg_repo *v = realloc(*out, cap * sizeof(**out));
+            if (!v) {
+                closedir(d);
+                return mg_err_set(err, MG_E_NO_MEMORY, "out of memory listing repos");
+            }
+            *out = v;
+        }
+        struct mg_err e2 = {0};
+        if (read_repo(path, &(*out)[*n], &e2) != 0) {
+            fprintf(stderr, "warning: skipping '%s': %s\n", path, e2.msg);
+            continue;
+        }
+        (*n)++;
+    }
+    closedir(d);
+    if (*n) qsort(*out, *n, sizeof(**out), cmp_repo);
+    return 0;
+}
+
+/* "a, b, c" (or "none") into buf. */
+static void id_list(const struct mg_repo *v, size_t n, char *buf, size_t cap)
+{
+    struct mg_buf b;
+    mg_buf_init(&b, cap - 1);
+    for (size_t i = 0; i < n; i++) mg_buf_addf(&b, "%s%s", i ? ", " : "", v[i].id);
+    snprintf(buf, cap, "%s", n ? b.p : "none");
+    mg_buf_release(&b);
+}
+
+int mg_catalog_get(const struct mg_config *c, const char *id, struct mg_repo *out, struct mg_err *err)
+{
+    char path[PATH_MAX];
+    if (mg_repo_check_name(id, NULL) == 0) {
+        mg_repo_dbpath(c, id, path, sizeof(path));
+        if (access(path, F_OK) == 0) return read_repo(path, out, err);
+    }
+    struct mg_repo *all;
+    size_t n;
+    if (mg_catalog_list(c, &all, &n, err) != 0) return -1;
+    char ids[512];
+    id_list(all, n, ids, sizeof(ids));
+    free(all);
+    return mg_err_set(err, MG_E_REPO_NOT_FOUND, "no indexed repo has id '%s' (indexed: %s); see `memgate repos`",
+                      id, ids);
+}
+
+int mg_catalog_find_root(const struct mg_config *c, const char *root, struct mg_repo *out, struct mg_err *err)
+{
+    struct mg_repo *all;
+    size_t n;
+    if (mg_catalog_list(c, &all, &n, err) != 0) return -1;
+    int found = 0;
+    for (size_t i = 0; i < n && !found; i++)
+        if (strcmp(all[i].root, root) == 0) {
+            *out = all[i];
+            found = 1;
+        }
+    free(all);
+    return found;
+}
+
+int mg_catalog_remove(const struct mg_config *c, const char *id, struct mg_err *err)
+{
+    struct mg_repo r;
+    if (mg_catalog_get(c, id, &r, err) != 0) return -1;
+    static const char *const suffix[] = {"", "-wal", "-shm", ".lock"};
+    for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+        char p[PATH_MAX + 8];
+        snprintf(p, sizeof(p), "%s%s", r.dbpath, suffix[i]);
+        if (unlink(p) != 0 && errno != ENOENT)
+            return mg_err_set(err, MG_E_IO, "cannot remove '%s': %s", p, strerror(errno));
+    }
+    return 0;
+}
+
+int mg_catalog_resolve(const struct mg_config *c, const char *const *ids, size_t nids, const char *cwd,
+                       struct mg_repo **out, size_t *n, struct mg_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (nids > 0) {
+        struct mg_repo *v = calloc(nids, sizeof(*v));
+        if (!v) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        for (size_t i = 0; i < nids; i++) {
+            if (mg_catalog_get(c, ids[i], &v[i], err) != 0) {
+                free(v);
+                return -1;
+            }
+        }
+        *out = v;
+        *n = nids;
+        return 0;
+    }
+    struct mg_repo *all;
+    size_t na;
+    if (mg_catalog_list(c, &all, &na, err) != 0) return -1;
+    if (na == 0) {
+        free(all);
+        return mg_err_set(err, MG_E_REPO_NOT_FOUND, "no repos are indexed in '%s'; run `memgate index PATH` first",
+                          c->home);
+    }
+    /* the innermost root that contains cwd */
+    ssize_t best = -1;
+    size_t bestlen = 0;
+    for (size_t i = 0; cwd && i < na; i++) {
+        size_t rl = strlen(all[i].root);
+        if (strncmp(cwd, all[i].root, rl) == 0 && (cwd[rl] == 0 || cwd[rl] == '/' || rl == 1) && rl > bestlen) {
+            best = (ssize_t)i;
+            bestlen = rl;
+        }
+    }
+    if (best < 0 && na == 1) best = 0;
+    if (best < 0) {
+        char list[512];
+        id_list(all, na, list, sizeof(list));
+        free(all);
+        return mg_err_set(err, MG_E_REPO_REQUIRED, "%zu repos are indexed (%s) and the current directory is in none "
+                          "of them; pass --repo ID", na, list);
+    }
+    struct mg_repo *v = malloc(sizeof(*v));
+    if (!v) {
+        free(all);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    }
+    *v = all[best];
+    free(all);
+    *out = v;
+    *n = 1;
+    return 0;
+}

@@ -1,0 +1,76 @@
+/* db.h — one repo's index database.
+ *
+ * Each repo lives in its own SQLite file, <data dir>/repos/<id>.db (WAL,
+ * mode 0600). A handle opened for one repo can only ever return that repo's
+ * rows: there is no shared table to filter wrongly.
+ *
+ * Schema (version in PRAGMA user_version; migrations in db.c):
+ *   meta(key, value)           id, root, fingerprint, created_at, indexed_at, stats
+ *   files(id, path, lang, size, hash, mtime, lines, flags, chunk_lo, chunk_hi,
+ *         sym_lo, sym_hi, content)
+ *                              content is the stored text, zstd-compressed;
+ *                              ids only grow (AUTOINCREMENT), which the trigram
+ *                              segments rely on; a file's chunks and symbols
+ *                              have ids in one range [lo, hi] that no other
+ *                              file's rows enter, so no index by file is
+ *                              needed (chunk ids also carry lengths, rank.h)
+ *   chunks(id, file_id, start_line, end_line, start_byte, end_byte, symbol, kind, container)
+ *   symbols(id, file_id, name, kind, container, start_line, end_line)
+ *                              indexed by name (NOCASE)
+ *   chunks_fts(path, symbol, body)   FTS5, contentless, tokenizer "mgcode";
+ *                              rowid = chunks.id
+ *   trigrams(tri, seg, ids)    trigram posting lists (trigram.h)
+ *
+ * SQL functions registered on every handle:
+ *   mg_scope_ok(filter, path, lang)   filter is a struct mg_filter bound with
+ *                                     sqlite3_bind_pointer(..., "mg_filter", ...)
+ */
+#ifndef MG_DB_H
+#define MG_DB_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/err.h"
+#include "util/glob.h"
+
+#define MG_SCHEMA_VERSION 1
+
+#define MG_DB_CREATE   1 /* create the file (0600) and schema if missing */
+#define MG_DB_READONLY 2
+
+/* File flags (files.flags). */
+#define MG_FILE_REPAIRED 1 /* invalid UTF-8 was replaced with U+FFFD */
+
+struct mg_db {
+    sqlite3 *db;
+    char path[4096];
+};
+
+/* The scope a query runs in, applied inside SQL via mg_scope_ok(). */
+struct mg_filter {
+    struct mg_globset *globs;  /* NULL: all paths */
+    const char *const *langs;  /* language names; NULL or nlangs == 0: all */
+    int nlangs;
+};
+
+int mg_db_open(const char *path, int flags, struct mg_db **out, struct mg_err *err);
+void mg_db_close(struct mg_db **db);
+
+/* Run SQL with no result rows; on failure fills err (db_error) with context. */
+int mg_db_exec(struct mg_db *d, const char *sql, struct mg_err *err);
+/* Prepare or fail with db_error. */
+int mg_db_prepare(struct mg_db *d, const char *sql, sqlite3_stmt **st, struct mg_err *err);
+/* Fill err from the handle's last error; returns -1. */
+int mg_db_error(struct mg_db *d, const char *what, struct mg_err *err);
+
+int mg_db_meta_get(struct mg_db *d, const char *key, char *out, size_t cap);  /* 0, or -1 if absent */
+int64_t mg_db_meta_int(struct mg_db *d, const char *key, int64_t dflt);
+int mg_db_meta_set(struct mg_db *d, const char *key, const char *value, struct mg_err *err);
+int mg_db_meta_set_int(struct mg_db *d, const char *key, int64_t v, struct mg_err *err);
+
+/* Does the filter allow this path and language? (What mg_scope_ok computes.) */
+bool mg_filter_allows(const struct mg_filter *f, const char *path, size_t pathlen, const char *lang);
+
+#endif

@@ -1,0 +1,133 @@
+/* rank.c — see rank.h. */
+#include "store/rank.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define K1 1.2
+#define B  0.75
+#define MAX_COLS 8
+
+/* Per-query statistics, computed at the first row and kept as aux data. */
+struct stats {
+    int nphrase, ncol;
+    double avgdl[MAX_COLS];
+    double idf[]; /* per phrase */
+};
+
+/* Counting the rows of a very common term would cost a pass over all of
+ * them (20 ms for "struct" in Linux); IDF needs no precision there. Count the
+ * first IDF_SAMPLE rows and extrapolate over the id space: chunk sequence
+ * numbers follow insertion order, which spreads a term's rows evenly. */
+#define IDF_SAMPLE 10000
+
+struct counter {
+    sqlite3_int64 n, last;
+};
+
+static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *ud)
+{
+    struct counter *c = ud;
+    c->n++;
+    if (c->n < IDF_SAMPLE) return SQLITE_OK;
+    c->last = api->xRowid(fts);
+    return SQLITE_DONE; /* stops xQueryPhrase without an error */
+}
+
+static struct stats *get_stats(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_int64 maxid, int *rc)
+{
+    struct stats *s = api->xGetAuxdata(fts, 0);
+    if (s) return s;
+    int np = api->xPhraseCount(fts), nc = api->xColumnCount(fts);
+    if (nc > MAX_COLS) nc = MAX_COLS;
+    s = calloc(1, sizeof(*s) + (size_t)(np > 0 ? np : 1) * sizeof(double));
+    if (!s) {
+        *rc = SQLITE_NOMEM;
+        return NULL;
+    }
+    s->nphrase = np;
+    s->ncol = nc;
+    sqlite3_int64 nrow = 0;
+    if ((*rc = api->xRowCount(fts, &nrow)) != SQLITE_OK) goto fail;
+    if (nrow < 1) nrow = 1;
+    for (int c = 0; c < nc; c++) {
+        sqlite3_int64 tot = 0;
+        if ((*rc = api->xColumnTotalSize(fts, c, &tot)) != SQLITE_OK) goto fail;
+        s->avgdl[c] = tot > 0 ? (double)tot / (double)nrow : 1.0;
+    }
+    for (int p = 0; p < np; p++) {
+        struct counter c = {0, 0};
+        if ((*rc = api->xQueryPhrase(fts, p, &c, count_row)) != SQLITE_OK) goto fail;
+        double hits = (double)c.n;
+        if (c.last > 0 && maxid > 0) {
+            double frac = (double)mg_chunk_seq(c.last) / (double)(mg_chunk_seq(maxid) + 1);
+            hits = frac > 0 ? hits / frac : hits;
+            if (hits > (double)nrow) hits = (double)nrow;
+        }
+        double idf = log(((double)nrow - hits + 0.5) / (hits + 0.5));
+        s->idf[p] = idf > 1e-6 ? idf : 1e-6;
+    }
+    if ((*rc = api->xSetAuxdata(fts, s, free)) != SQLITE_OK) return NULL; /* xSetAuxdata freed it */
+    return s;
+fail:
+    free(s);
+    return NULL;
+}
+
+#define LOG_BASE 1.1
+
+int64_t mg_chunk_id(int64_t seq, uint32_t body, uint32_t sym)
+{
+    int b = (int)lround(log((double)body + 1) / log(LOG_BASE));
+    if (b > 127) b = 127;
+    if (sym > 31) sym = 31;
+    return seq << MG_CHUNK_ID_BITS | (int64_t)b << 5 | (int64_t)sym;
+}
+
+int64_t mg_chunk_seq(int64_t id) { return id >> MG_CHUNK_ID_BITS; }
+
+void mg_chunk_lengths(int64_t id, double *body, double *sym)
+{
+    *body = pow(LOG_BASE, (double)(id >> 5 & 127)) - 1;
+    *sym = (double)(id & 31);
+}
+
+static void mgrank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nval, sqlite3_value **val)
+{
+    int rc = SQLITE_OK;
+    /* mgrank(fts, w_path, w_symbol, w_body [, max chunk id]) */
+    struct stats *s = get_stats(api, fts, nval > 3 ? sqlite3_value_int64(val[3]) : 0, &rc);
+    if (!s) {
+        sqlite3_result_error_code(ctx, rc);
+        return;
+    }
+    double w[MAX_COLS], dl[MAX_COLS], score = 0;
+    for (int c = 0; c < s->ncol; c++) {
+        w[c] = c < nval && c < 3 ? sqlite3_value_double(val[c]) : 1.0;
+        dl[c] = s->avgdl[c];
+    }
+    /* chunks_fts(path, symbol, body): lengths from the id */
+    if (s->ncol == 3) mg_chunk_lengths(api->xRowid(fts), &dl[2], &dl[1]);
+    for (int p = 0; p < s->nphrase; p++) {
+        Fts5PhraseIter it;
+        int col = -1;
+        if (api->xPhraseFirstColumn(fts, p, &it, &col) != SQLITE_OK) continue;
+        for (; col >= 0; api->xPhraseNextColumn(fts, &it, &col)) {
+            if (col >= s->ncol) continue;
+            score += w[col] * s->idf[p] * (K1 + 1) / (1 + K1 * (1 - B + B * dl[col] / s->avgdl[col]));
+        }
+    }
+    sqlite3_result_double(ctx, -score);
+}
+
+int mg_rank_register(sqlite3 *db)
+{
+    fts5_api *api = NULL;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &st, NULL) != SQLITE_OK) return -1;
+    sqlite3_bind_pointer(st, 1, (void *)&api, "fts5_api_ptr", NULL);
+    sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (!api) return -1;
+    return api->xCreateFunction(api, "mgrank", NULL, mgrank, NULL) == SQLITE_OK ? 0 : -1;
+}

@@ -1,0 +1,34 @@
+/* rank.h — the FTS5 ranking function "mgrank".
+ *
+ *   mgrank(chunks_fts, w_path, w_symbol, w_body [, max_chunk_id])
+ *
+ * BM25 (k1 = 1.2, b = 0.75) for detail=column tables, where FTS5's own bm25()
+ * sees no term frequencies and returns 0: each query phrase counts once per
+ * column it appears in, weighted by the column weight and normalised by that
+ * column's length in the row against its average (the symbol and body lengths
+ * come from the chunk id, below; the path column is not length-normalised).
+ * Returns the negated score (lower is better, like bm25()) so
+ * `ORDER BY mgrank(...)` ranks best first. With max_chunk_id, the document
+ * frequency of a term in over 10,000 rows is estimated from a sample.
+ */
+#ifndef MG_RANK_H
+#define MG_RANK_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+int mg_rank_register(sqlite3 *db);
+
+/* Chunk ids carry their lengths. Looking a row's column sizes up in FTS5's
+ * %_docsize table costs a b-tree search per matching row (most of a search
+ * for a common identifier); instead the low bits of the id hold the body's
+ * token count on a log scale (7 bits, within 5%) and the symbol column's
+ * (5 bits, exact up to 31). The high bits are a sequence number, so ids still
+ * grow, and a file's chunks still form one id range. */
+#define MG_CHUNK_ID_BITS 12
+int64_t mg_chunk_id(int64_t seq, uint32_t body_tokens, uint32_t symbol_tokens);
+int64_t mg_chunk_seq(int64_t id);
+/* The lengths an id carries (body tokens approximated). */
+void mg_chunk_lengths(int64_t id, double *body_tokens, double *symbol_tokens);
+
+#endif

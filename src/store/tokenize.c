@@ -1,0 +1,302 @@
+/* tokenize.c — identifier-aware tokens and the FTS5 "mgcode" tokenizer. */
+#include "store/tokenize.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+
+static inline bool is_word(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
+}
+static inline bool is_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
+static inline bool is_lower(unsigned char c) { return c >= 'a' && c <= 'z'; }
+static inline char lower(unsigned char c) { return (char)(is_upper(c) ? c + 32 : c); }
+
+static size_t lower_copy(char *dst, const char *src, size_t n)
+{
+    if (n > MG_TOKEN_MAX) n = MG_TOKEN_MAX;
+    for (size_t i = 0; i < n; i++) dst[i] = lower((unsigned char)src[i]);
+    dst[n] = 0;
+    return n;
+}
+
+/* Emit the word w[0..n) (at text offset off), and its parts unless whole_only. */
+static int emit_word(const char *w, size_t n, size_t off, mg_token_cb cb, void *ctx, bool whole_only)
+{
+    char tok[MG_TOKEN_MAX + 1];
+    size_t tl = lower_copy(tok, w, n);
+    int rc = cb(ctx, tok, tl, off, off + n, false);
+    if (rc || whole_only) return rc;
+
+    /* find parts: split at '_', at lower->Upper, at Upper->Upper+lower */
+    size_t starts[64], ends[64], np = 0;
+    size_t i = 0;
+    while (i < n && np < 64) {
+        while (i < n && w[i] == '_') i++;
+        if (i >= n) break;
+        size_t s = i++;
+        while (i < n && w[i] != '_') {
+            unsigned char p = (unsigned char)w[i - 1], c = (unsigned char)w[i];
+            if (is_upper(c) && (is_lower(p) || (p >= '0' && p <= '9'))) break;
+            if (is_upper(p) && is_upper(c) && i + 1 < n && is_lower((unsigned char)w[i + 1])) break;
+            i++;
+        }
+        starts[np] = s;
+        ends[np] = i;
+        np++;
+    }
+    if (np == 0 || (np == 1 && starts[0] == 0 && ends[0] == n)) return 0;
+    for (size_t k = 0; k < np; k++) {
+        char part[MG_TOKEN_MAX + 1];
+        size_t pl = lower_copy(part, w + starts[k], ends[k] - starts[k]);
+        rc = cb(ctx, part, pl, off, off + n, k == 0);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static int tokenize(const char *text, size_t len, mg_token_cb cb, void *ctx, bool whole_only)
+{
+    size_t i = 0;
+    while (i < len) {
+        while (i < len && !is_word((unsigned char)text[i])) i++;
+        size_t s = i;
+        while (i < len && is_word((unsigned char)text[i])) i++;
+        if (i > s) {
+            int rc = emit_word(text + s, i - s, s, cb, ctx, whole_only);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
+int mg_tokenize(const char *text, size_t len, mg_token_cb cb, void *ctx)
+{
+    return tokenize(text, len, cb, ctx, false);
+}
+
+/* ---- query expressions --------------------------------------------------- */
+
+struct qctx {
+    struct mg_buf *b;
+    bool whole_only; /* words only, no parts */
+    const char *op;  /* between words */
+    size_t words;
+    size_t word_start;
+    size_t nparts;   /* parts seen of the current word */
+    size_t mark;     /* b->len before the current word's parts */
+};
+
+/* close the current word: `("whole" OR ("p1" AND "p2"))`, or just `"whole"` */
+static void close_word(struct qctx *q)
+{
+    if (q->words == 0) return;
+    if (q->nparts) mg_buf_adds(q->b, "))");
+}
+
+static int query_cb(void *ctx, const char *tok, size_t len, size_t s, size_t e, bool colocated)
+{
+    struct qctx *q = ctx;
+    if (!colocated && !(q->words && s == q->word_start)) {
+        /* a new word: its whole form */
+        close_word(q);
+        if (q->words++) mg_buf_addf(q->b, " %s ", q->op);
+        q->word_start = s;
+        q->nparts = 0;
+        q->mark = q->b->len;
+        mg_buf_addc(q->b, '"');
+        mg_buf_add(q->b, tok, len);
+        mg_buf_addc(q->b, '"');
+        return 0;
+    }
+    if (q->whole_only) return 0;
+    /* a part of the current word; the first one opens the word's group */
+    if (q->nparts == 0 && mg_buf_addc(q->b, ' ') == 0) {
+        memmove(q->b->p + q->mark + 1, q->b->p + q->mark, q->b->len - 1 - q->mark);
+        q->b->p[q->mark] = '(';
+    }
+    mg_buf_adds(q->b, q->nparts++ ? " AND \"" : " OR (\"");
+    mg_buf_add(q->b, tok, len);
+    mg_buf_addc(q->b, '"');
+    return 0;
+}
+
+size_t mg_fts_query(const char *text, size_t len, unsigned flags, struct mg_buf *b)
+{
+    struct qctx q = {b, (flags & MG_FTS_WHOLE) != 0, (flags & MG_FTS_ANY) ? "OR" : "AND", 0, 0, 0, 0};
+    size_t start = b->len;
+    mg_buf_addc(b, '(');
+    tokenize(text, len, query_cb, &q, false);
+    close_word(&q);
+    if (q.words == 0) {
+        b->len = start;
+        if (b->p) b->p[start] = 0;
+        return 0;
+    }
+    mg_buf_addc(b, ')');
+    return q.words;
+}
+
+/* ---- token streams --------------------------------------------------------- */
+
+struct mg_token_set {
+    uint32_t *slots;   /* offset+1 into the output buffer of a token, 0 = empty */
+    uint32_t *used;    /* slots to clear */
+    size_t nslots, nused;
+    struct mg_buf *out;
+    size_t base;       /* out->len when the stream began */
+    int oom;
+};
+
+struct mg_token_set *mg_token_set_new(void)
+{
+    struct mg_token_set *s = calloc(1, sizeof(*s));
+    if (!s) return NULL;
+    s->nslots = 1 << 12;
+    s->slots = calloc(s->nslots, sizeof(uint32_t));
+    s->used = malloc(s->nslots * sizeof(uint32_t));
+    if (!s->slots || !s->used) mg_token_set_free(&s);
+    return s;
+}
+
+void mg_token_set_free(struct mg_token_set **ps)
+{
+    struct mg_token_set *s = *ps;
+    if (!s) return;
+    free(s->slots);
+    free(s->used);
+    free(s);
+    *ps = NULL;
+}
+
+static uint32_t tok_hash(const char *t, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)t[i]) * 16777619u;
+    return h;
+}
+
+static int grow_set(struct mg_token_set *s)
+{
+    size_t n = s->nslots * 2;
+    uint32_t *slots = calloc(n, sizeof(uint32_t)), *used = malloc(n * sizeof(uint32_t));
+    if (!slots || !used) {
+        free(slots);
+        free(used);
+        return -1;
+    }
+    size_t nu = 0;
+    for (size_t i = 0; i < s->nused; i++) {
+        uint32_t off = s->slots[s->used[i]] - 1;
+        const char *t = s->out->p + off;
+        size_t tl = strcspn(t, " ");
+        size_t j = tok_hash(t, tl) & (n - 1);
+        while (slots[j]) j = (j + 1) & (n - 1);
+        slots[j] = off + 1;
+        used[nu++] = (uint32_t)j;
+    }
+    free(s->slots);
+    free(s->used);
+    s->slots = slots;
+    s->used = used;
+    s->nslots = n;
+    return 0;
+}
+
+static int stream_cb(void *ctx, const char *tok, size_t len, size_t start, size_t end, bool colocated)
+{
+    struct mg_token_set *s = ctx;
+    if ((s->nused + 1) * 2 > s->nslots && grow_set(s) != 0) return s->oom = 1;
+    size_t mask = s->nslots - 1, j = tok_hash(tok, len) & mask;
+    while (s->slots[j]) {
+        const char *t = s->out->p + s->slots[j] - 1;
+        if (strncmp(t, tok, len) == 0 && (t[len] == ' ' || t[len] == 0)) return 0; /* seen */
+        j = (j + 1) & mask;
+    }
+    size_t off = s->out->len + (s->out->len > s->base);
+    if ((s->out->len > s->base && mg_buf_addc(s->out, ' ') != 0) || mg_buf_add(s->out, tok, len) != 0)
+        return s->oom = 1;
+    s->slots[j] = (uint32_t)off + 1;
+    s->used[s->nused++] = (uint32_t)j;
+    return 0;
+}
+
+int mg_token_stream(struct mg_token_set *s, const char *text, size_t len, struct mg_buf *out)
+{
+    s->out = out;
+    s->base = out->len;
+    s->oom = 0;
+    if (out->len >= UINT32_MAX - len * 2) return -1;
+    mg_tokenize(text, len, stream_cb, s);
+    for (size_t i = 0; i < s->nused; i++) s->slots[s->used[i]] = 0;
+    s->nused = 0;
+    return s->oom ? -1 : 0;
+}
+
+/* ---- FTS5 glue ----------------------------------------------------------- */
+
+struct fts_ctx {
+    void *pCtx;
+    int (*xToken)(void *, int, const char *, int, int, int);
+};
+
+static int fts_cb(void *ctx, const char *tok, size_t len, size_t start, size_t end, bool colocated)
+{
+    struct fts_ctx *c = ctx;
+    return c->xToken(c->pCtx, colocated ? FTS5_TOKEN_COLOCATED : 0, tok, (int)len, (int)start, (int)end);
+}
+
+static int tok_create(void *ud, const char **az, int n, Fts5Tokenizer **out)
+{
+    static int dummy;
+    *out = (Fts5Tokenizer *)&dummy;
+    return SQLITE_OK;
+}
+
+static void tok_delete(Fts5Tokenizer *t) {}
+
+static int tok_tokenize(Fts5Tokenizer *t, void *pCtx, int flags, const char *text, int n,
+                        int (*xToken)(void *, int, const char *, int, int, int))
+{
+    if (n <= 0) return SQLITE_OK;
+    if (flags & FTS5_TOKENIZE_DOCUMENT) {
+        /* a token stream: split at spaces */
+        int i = 0;
+        while (i < n) {
+            int s = i;
+            while (i < n && text[i] != ' ') i++;
+            if (i > s) {
+                int rc = xToken(pCtx, 0, text + s, i - s, s, i);
+                if (rc) return rc;
+            }
+            i++;
+        }
+        return SQLITE_OK;
+    }
+    /* a query string: one token per whole word; mg_fts_query spells out
+     * the parts itself */
+    struct fts_ctx c = {pCtx, xToken};
+    return tokenize(text, (size_t)n, fts_cb, &c, true);
+}
+
+static fts5_api *fts5_api_of(sqlite3 *db)
+{
+    fts5_api *api = NULL;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &st, NULL) != SQLITE_OK) return NULL;
+    sqlite3_bind_pointer(st, 1, (void *)&api, "fts5_api_ptr", NULL);
+    sqlite3_step(st);
+    sqlite3_finalize(st);
+    return api;
+}
+
+int mg_tokenizer_register(sqlite3 *db)
+{
+    fts5_api *api = fts5_api_of(db);
+    if (!api) return -1;
+    static fts5_tokenizer tk = {tok_create, tok_delete, tok_tokenize};
+    return api->xCreateTokenizer(api, "mgcode", NULL, &tk, NULL) == SQLITE_OK ? 0 : -1;
+}

@@ -1,0 +1,65 @@
+/* tokenize.h — identifier-aware tokens for code search.
+ *
+ * A word is a run of ASCII letters, digits and '_' (and bytes >= 0x80, so
+ * non-ASCII letters stay inside words). Each word yields its whole form,
+ * ASCII-lowercased, and, when it has inner structure, its parts:
+ *
+ *   parseHttpHeader    -> parsehttpheader | parse, http, header
+ *   parse_http_header  -> parse_http_header | parse, http, header
+ *   HTTPServer2        -> httpserver2 | http, server2
+ *   __init             -> __init | init
+ *
+ * The first part shares the whole word's position (FTS5 "colocated"), the
+ * others follow it, so the phrase "http header" matches all three spellings,
+ * and a query word goes through the same function, so `parseHttpHeader`,
+ * `parse_http_header` and `http header` find each other.
+ *
+ * Tokens longer than MG_TOKEN_MAX bytes are cut to it.
+ */
+#ifndef MG_TOKENIZE_H
+#define MG_TOKENIZE_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define MG_TOKEN_MAX 64
+
+/* Called per token: tok is lowercased, NUL-terminated, valid until the call
+ * returns; [start, end) is the word's byte range in the text; colocated is
+ * true when the token shares the previous token's position. A non-zero
+ * return stops tokenizing and is returned by mg_tokenize. */
+typedef int (*mg_token_cb)(void *ctx, const char *tok, size_t len, size_t start, size_t end, bool colocated);
+
+int mg_tokenize(const char *text, size_t len, mg_token_cb cb, void *ctx);
+
+struct mg_buf;
+
+/* A document as FTS5 gets it from the indexer: its distinct tokens (words
+ * and parts), in order of first appearance, separated by spaces. With
+ * detail=column FTS5 keeps neither positions nor counts, so repeating a token
+ * only costs time; the parser threads build these streams, and the writer
+ * thread hands them to FTS5, whose tokenizer only splits them. Deleting a row
+ * must pass the same stream, which this function reproduces. */
+struct mg_token_set;
+struct mg_token_set *mg_token_set_new(void);
+void mg_token_set_free(struct mg_token_set **s);
+/* Append the stream of text[0..len) to out (a space first if out is not
+ * empty is NOT added: callers start a fresh buffer per document). 0 or -1. */
+int mg_token_stream(struct mg_token_set *s, const char *text, size_t len, struct mg_buf *out);
+
+/* An FTS5 MATCH expression for text, appended to b: each word as its whole
+ * form OR all of its parts, e.g. `(("parse_http_header" OR ("parse" AND
+ * "http" AND "header")) AND "lock")`. Only tokens appear, quoted, so FTS5
+ * syntax in the text is never syntax. Returns the number of words (0:
+ * nothing appended). Flags: */
+#define MG_FTS_ANY   1u /* words are ORed, not ANDed */
+#define MG_FTS_WHOLE 2u /* whole words only, no parts */
+size_t mg_fts_query(const char *text, size_t len, unsigned flags, struct mg_buf *b);
+
+/* Register the FTS5 tokenizer "mgcode" on a connection. A document is a
+ * token stream (mg_token_stream); a query string is tokenized as text into
+ * whole words only. 0 or -1. */
+int mg_tokenizer_register(sqlite3 *db);
+
+#endif

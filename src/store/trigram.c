@@ -1,0 +1,540 @@
+/* trigram.c — trigram extraction, posting-list segments, candidate sets.
+ *
+ * Sections:
+ *   1. varints and extraction
+ *   2. the builder (hash map key -> growing varint list) and its flush
+ *   3. reading posting lists and evaluating a formula into candidates
+ *   4. compaction
+ */
+#include "store/trigram.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- 1. varints and extraction ----------------------------------------- */
+
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+/* Decode one varint from p[*i..n); false on truncation or overflow. */
+static bool get_varint(const uint8_t *p, size_t n, size_t *i, uint64_t *v)
+{
+    uint64_t r = 0;
+    for (int shift = 0; shift < 64 && *i < n; shift += 7) {
+        uint8_t b = p[(*i)++];
+        r |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+static inline uint8_t fold(uint8_t c) { return (c >= 'A' && c <= 'Z') ? (uint8_t)(c + 32) : c; }
+
+uint32_t mg_tri_key(const unsigned char *p)
+{
+    return (uint32_t)fold(p[0]) << 16 | (uint32_t)fold(p[1]) << 8 | fold(p[2]);
+}
+
+int mg_tri_scratch_init(struct mg_tri_scratch *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->bits = calloc((1u << 24) / 64, sizeof(uint64_t));
+    return s->bits ? 0 : -1;
+}
+
+void mg_tri_scratch_release(struct mg_tri_scratch *s)
+{
+    free(s->bits);
+    free(s->keys);
+    memset(s, 0, sizeof(*s));
+}
+
+size_t mg_tri_extract(struct mg_tri_scratch *s, const char *text, size_t len)
+{
+    if (len < 3) return 0;
+    size_t need = len - 2 < (1u << 24) ? len - 2 : (1u << 24);
+    if (need > s->cap) {
+        uint32_t *k = realloc(s->keys, need * sizeof(uint32_t));
+        if (!k) return (size_t)-1;
+        s->keys = k;
+        s->cap = need;
+    }
+    const uint8_t *p = (const uint8_t *)text;
+    uint64_t *bits = s->bits;
+    size_t n = 0;
+    uint32_t key = (uint32_t)fold(p[0]) << 8 | fold(p[1]);
+    for (size_t i = 2; i < len; i++) {
+        key = ((key << 8) | fold(p[i])) & 0xffffff;
+        uint64_t m = 1ull << (key & 63);
+        if (!(bits[key >> 6] & m)) {
+            bits[key >> 6] |= m;
+            s->keys[n++] = key;
+        }
+    }
+    for (size_t i = 0; i < n; i++) bits[s->keys[i] >> 6] = 0;
+    return n;
+}
+
+/* ---- 2. the builder ---------------------------------------------------- */
+
+struct plist {
+    uint32_t key1;  /* key + 1; 0 = empty slot */
+    uint32_t len, cap;
+    uint8_t *buf;
+    int64_t last;   /* last id added */
+};
+
+struct mg_tri_builder {
+    struct plist *slots;
+    size_t nslots, used;
+    size_t bytes;       /* posting bytes held */
+    int64_t max_id;
+};
+
+struct mg_tri_builder *mg_tri_builder_new(void)
+{
+    struct mg_tri_builder *b = calloc(1, sizeof(*b));
+    if (!b) return NULL;
+    b->nslots = 1 << 16;
+    b->slots = calloc(b->nslots, sizeof(struct plist));
+    if (!b->slots) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+static inline size_t slot_of(uint32_t key, size_t mask)
+{
+    return (size_t)((key * 2654435761u) ^ (key >> 13)) & mask;
+}
+
+static int grow_table(struct mg_tri_builder *b)
+{
+    size_t n = b->nslots * 2;
+    struct plist *s = calloc(n, sizeof(*s));
+    if (!s) return -1;
+    for (size_t i = 0; i < b->nslots; i++) {
+        if (!b->slots[i].key1) continue;
+        size_t j = slot_of(b->slots[i].key1 - 1, n - 1);
+        while (s[j].key1) j = (j + 1) & (n - 1);
+        s[j] = b->slots[i];
+    }
+    free(b->slots);
+    b->slots = s;
+    b->nslots = n;
+    return 0;
+}
+
+int mg_tri_builder_add(struct mg_tri_builder *b, int64_t id, const uint32_t *keys, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (b->used * 2 >= b->nslots && grow_table(b) != 0) return -1;
+        uint32_t key = keys[k];
+        size_t mask = b->nslots - 1, j = slot_of(key, mask);
+        while (b->slots[j].key1 && b->slots[j].key1 != key + 1) j = (j + 1) & mask;
+        struct plist *p = &b->slots[j];
+        if (!p->key1) {
+            p->key1 = key + 1;
+            p->last = 0;
+            b->used++;
+        }
+        if (p->len + 10 > p->cap) {
+            uint32_t cap = p->cap ? p->cap * 2 : 8;
+            uint8_t *nb = realloc(p->buf, cap);
+            if (!nb) return -1;
+            b->bytes += cap - p->cap;
+            p->buf = nb;
+            p->cap = cap;
+        }
+        p->len += (uint32_t)put_varint(p->buf + p->len, (uint64_t)(id - p->last));
+        p->last = id;
+    }
+    if (id > b->max_id) b->max_id = id;
+    return 0;
+}
+
+size_t mg_tri_builder_bytes(const struct mg_tri_builder *b)
+{
+    return b->bytes + b->nslots * sizeof(struct plist);
+}
+
+static void builder_clear(struct mg_tri_builder *b)
+{
+    for (size_t i = 0; i < b->nslots; i++) free(b->slots[i].buf);
+    memset(b->slots, 0, b->nslots * sizeof(struct plist));
+    b->used = 0;
+    b->bytes = 0;
+}
+
+int mg_tri_builder_flush(struct mg_tri_builder *b, struct mg_db *d, struct mg_err *err)
+{
+    if (b->used == 0 && b->max_id == 0) return 0;
+    sqlite3_stmt *st;
+    int64_t seg = 0;
+    if (mg_db_prepare(d, "SELECT coalesce(max(seg), 0) + 1 FROM trigrams", &st, err) != 0) return -1;
+    if (sqlite3_step(st) == SQLITE_ROW) seg = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    /* a segment's rows are written in key order: the b-tree fills sequentially */
+    uint32_t *order = malloc((b->used + 1) * sizeof(uint32_t));
+    if (!order) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory writing trigrams");
+    size_t n = 0;
+    for (size_t i = 0; i < b->nslots; i++)
+        if (b->slots[i].key1) order[n++] = (uint32_t)i;
+    struct plist *slots = b->slots;
+    /* sort slot indexes by key (insertion sort would be quadratic; use qsort_r-free radix on keys) */
+    uint32_t *tmp = malloc((n + 1) * sizeof(uint32_t));
+    if (!tmp) {
+        free(order);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory writing trigrams");
+    }
+    for (int pass = 0; pass < 3; pass++) {
+        size_t count[257] = {0};
+        int shift = pass * 8;
+        for (size_t i = 0; i < n; i++) count[((slots[order[i]].key1 - 1) >> shift & 0xff) + 1]++;
+        for (int c = 0; c < 256; c++) count[c + 1] += count[c];
+        for (size_t i = 0; i < n; i++) tmp[count[(slots[order[i]].key1 - 1) >> shift & 0xff]++] = order[i];
+        uint32_t *sw = order;
+        order = tmp;
+        tmp = sw;
+    }
+    free(tmp);
+    int rc = 0;
+    if (mg_db_prepare(d, "INSERT INTO trigrams(tri, seg, ids) VALUES(?, ?, ?)", &st, err) != 0) {
+        free(order);
+        return -1;
+    }
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct plist *p = &slots[order[i]];
+        sqlite3_bind_int64(st, 1, p->key1 - 1);
+        sqlite3_bind_int64(st, 2, seg);
+        sqlite3_bind_blob(st, 3, p->buf, (int)p->len, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE) rc = mg_db_error(d, "write trigrams", err);
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    free(order);
+    if (rc == 0) rc = mg_db_meta_set_int(d, "tri_upto", b->max_id, err);
+    builder_clear(b);
+    return rc;
+}
+
+void mg_tri_builder_free(struct mg_tri_builder **pb)
+{
+    struct mg_tri_builder *b = *pb;
+    if (!b) return;
+    builder_clear(b);
+    free(b->slots);
+    free(b);
+    *pb = NULL;
+}
+
+/* ---- 3. reading and evaluating ------------------------------------------- */
+
+void mg_ids_release(struct mg_ids *ids)
+{
+    free(ids->v);
+    memset(ids, 0, sizeof(*ids));
+}
+
+bool mg_ids_contains(const struct mg_ids *ids, int64_t id)
+{
+    if (ids->all) return true;
+    size_t lo = 0, hi = ids->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (ids->v[mid] < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < ids->n && ids->v[lo] == id;
+}
+
+static int ids_push(struct mg_ids *ids, int64_t v)
+{
+    if (ids->n == ids->cap) {
+        size_t cap = ids->cap ? ids->cap * 2 : 64;
+        int64_t *p = realloc(ids->v, cap * sizeof(int64_t));
+        if (!p) return -1;
+        ids->v = p;
+        ids->cap = cap;
+    }
+    ids->v[ids->n++] = v;
+    return 0;
+}
+
+/* Union of two ascending lists into out (which is neither). */
+static int ids_union(const struct mg_ids *a, const struct mg_ids *b, struct mg_ids *out)
+{
+    size_t i = 0, j = 0;
+    while (i < a->n || j < b->n) {
+        int64_t v;
+        if (j >= b->n || (i < a->n && a->v[i] < b->v[j])) v = a->v[i++];
+        else if (i >= a->n || b->v[j] < a->v[i]) v = b->v[j++];
+        else v = a->v[i++], j++;
+        if (ids_push(out, v) != 0) return -1;
+    }
+    return 0;
+}
+
+/* a := a AND b, in place. */
+static void ids_intersect(struct mg_ids *a, const struct mg_ids *b)
+{
+    if (b->all) return;
+    if (a->all) {
+        /* caller never intersects into "all"; see eval_and */
+        return;
+    }
+    size_t i = 0, j = 0, o = 0;
+    while (i < a->n && j < b->n) {
+        if (a->v[i] < b->v[j]) i++;
+        else if (b->v[j] < a->v[i]) j++;
+        else a->v[o++] = a->v[i++], j++;
+    }
+    a->n = o;
+}
+
+/* The posting list of one trigram across all segments. */
+static int load_postings(sqlite3_stmt *st, uint32_t key, struct mg_ids *out, struct mg_db *d, struct mg_err *err)
+{
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, key);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const uint8_t *p = sqlite3_column_blob(st, 0);
+        size_t n = (size_t)sqlite3_column_bytes(st, 0), i = 0;
+        int64_t id = 0;
+        struct mg_ids seg = {0};
+        uint64_t delta;
+        while (i < n && get_varint(p, n, &i, &delta)) {
+            id += (int64_t)delta;
+            if (ids_push(&seg, id) != 0) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading trigrams");
+        }
+        if (out->n == 0 || seg.n == 0 || out->v[out->n - 1] < seg.v[0]) {
+            for (size_t k = 0; k < seg.n; k++)
+                if (ids_push(out, seg.v[k]) != 0) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        } else {
+            struct mg_ids u = {0};
+            if (ids_union(out, &seg, &u) != 0) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            mg_ids_release(out);
+            *out = u;
+        }
+        mg_ids_release(&seg);
+    }
+    if (rc != SQLITE_DONE) return mg_db_error(d, "read trigrams", err);
+    return 0;
+}
+
+struct evalctx {
+    struct mg_db *d;
+    sqlite3_stmt *st;
+    struct mg_err *err;
+};
+
+static int eval(struct evalctx *c, const struct mg_rx_node *f, struct mg_ids *out);
+
+static int eval_lit(struct evalctx *c, const struct mg_rx_node *f, struct mg_ids *out)
+{
+    if (f->litlen < 3) {
+        out->all = true;
+        return 0;
+    }
+    /* distinct keys of the literal; intersect their lists, shortest first
+     * would need all loaded: load one by one and stop at empty instead */
+    bool first = true;
+    for (size_t i = 0; i + 3 <= f->litlen; i++) {
+        uint32_t key = mg_tri_key((const unsigned char *)f->lit + i);
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++) seen = mg_tri_key((const unsigned char *)f->lit + j) == key;
+        if (seen) continue;
+        struct mg_ids p = {0};
+        if (load_postings(c->st, key, &p, c->d, c->err) != 0) {
+            mg_ids_release(&p);
+            return -1;
+        }
+        if (first) {
+            *out = p;
+            first = false;
+        } else {
+            ids_intersect(out, &p);
+            mg_ids_release(&p);
+        }
+        if (out->n == 0) break;
+    }
+    return 0;
+}
+
+static int eval(struct evalctx *c, const struct mg_rx_node *f, struct mg_ids *out)
+{
+    memset(out, 0, sizeof(*out));
+    switch (f->op) {
+    case MG_RX_TRUE: out->all = true; return 0;
+    case MG_RX_LIT: return eval_lit(c, f, out);
+    case MG_RX_AND: {
+        bool have = false;
+        for (size_t k = 0; k < f->nkids; k++) {
+            struct mg_ids sub;
+            if (eval(c, f->kids[k], &sub) != 0) return -1;
+            if (sub.all) continue;
+            if (!have) {
+                *out = sub;
+                have = true;
+            } else {
+                ids_intersect(out, &sub);
+                mg_ids_release(&sub);
+            }
+            if (out->n == 0) break;
+        }
+        if (!have) out->all = true;
+        return 0;
+    }
+    case MG_RX_OR: {
+        for (size_t k = 0; k < f->nkids; k++) {
+            struct mg_ids sub;
+            if (eval(c, f->kids[k], &sub) != 0) return -1;
+            if (sub.all) {
+                mg_ids_release(out);
+                out->all = true;
+                return 0;
+            }
+            struct mg_ids u = {0};
+            if (ids_union(out, &sub, &u) != 0) {
+                mg_ids_release(&sub);
+                return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+            }
+            mg_ids_release(out);
+            mg_ids_release(&sub);
+            *out = u;
+        }
+        return 0;
+    }
+    }
+    out->all = true;
+    return 0;
+}
+
+int mg_tri_candidates(struct mg_db *d, const struct mg_rx_node *f, struct mg_ids *out, struct mg_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (!f || f->op == MG_RX_TRUE) {
+        out->all = true;
+        return 0;
+    }
+    struct evalctx c = {d, NULL, err};
+    if (mg_db_prepare(d, "SELECT ids FROM trigrams WHERE tri=? ORDER BY seg", &c.st, err) != 0) return -1;
+    int rc = eval(&c, f, out);
+    sqlite3_finalize(c.st);
+    if (rc != 0 || out->all) return rc;
+    /* files not yet in any segment are candidates too */
+    int64_t upto = mg_db_meta_int(d, "tri_upto", 0);
+    sqlite3_stmt *st;
+    if (mg_db_prepare(d, "SELECT id FROM files WHERE id > ? ORDER BY id", &st, err) != 0) return -1;
+    sqlite3_bind_int64(st, 1, upto);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        if (ids_push(out, sqlite3_column_int64(st, 0)) != 0) {
+            rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            break;
+        }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* ---- 4. compaction ---------------------------------------------------------- */
+
+int mg_tri_compact(struct mg_db *d, struct mg_err *err)
+{
+    /* live ids as a bitmap */
+    sqlite3_stmt *st = NULL, *ins = NULL;
+    int64_t maxid = 0;
+    if (mg_db_prepare(d, "SELECT coalesce(max(id), 0) FROM files", &st, err) != 0) return -1;
+    if (sqlite3_step(st) == SQLITE_ROW) maxid = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    uint64_t *live = calloc((size_t)maxid / 64 + 1, sizeof(uint64_t));
+    if (!live) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory compacting trigrams");
+    int rc = -1;
+    if (mg_db_prepare(d, "SELECT id FROM files", &st, err) != 0) goto out;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t id = sqlite3_column_int64(st, 0);
+        live[id / 64] |= 1ull << (id % 64);
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+
+    if (mg_db_exec(d, "CREATE TEMP TABLE tri_new(tri INTEGER PRIMARY KEY, ids BLOB NOT NULL)", err) != 0) goto out;
+    if (mg_db_prepare(d, "SELECT tri, ids FROM trigrams ORDER BY tri, seg", &st, err) != 0) goto out;
+    if (mg_db_prepare(d, "INSERT INTO tri_new(tri, ids) VALUES(?, ?)", &ins, err) != 0) goto out;
+    {
+        uint8_t *buf = NULL;
+        size_t len = 0, cap = 0;
+        int64_t cur = -1, last = 0;
+        int step;
+        for (;;) {
+            step = sqlite3_step(st);
+            int64_t tri = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -2;
+            if (tri != cur && cur >= 0 && len > 0) {
+                sqlite3_bind_int64(ins, 1, cur);
+                sqlite3_bind_blob(ins, 2, buf, (int)len, SQLITE_STATIC);
+                if (sqlite3_step(ins) != SQLITE_DONE) {
+                    free(buf);
+                    mg_db_error(d, "compact trigrams", err);
+                    goto out;
+                }
+                sqlite3_reset(ins);
+            }
+            if (step != SQLITE_ROW) break;
+            if (tri != cur) {
+                cur = tri;
+                len = 0;
+                last = 0;
+            }
+            const uint8_t *p = sqlite3_column_blob(st, 1);
+            size_t n = (size_t)sqlite3_column_bytes(st, 1), i = 0;
+            int64_t id = 0;
+            uint64_t delta;
+            while (i < n && get_varint(p, n, &i, &delta)) {
+                id += (int64_t)delta;
+                if (id > maxid || id <= last || !(live[id / 64] >> (id % 64) & 1)) continue;
+                if (len + 10 > cap) {
+                    cap = cap ? cap * 2 : 256;
+                    uint8_t *nb = realloc(buf, cap);
+                    if (!nb) {
+                        free(buf);
+                        mg_err_set(err, MG_E_NO_MEMORY, "out of memory compacting trigrams");
+                        goto out;
+                    }
+                    buf = nb;
+                }
+                len += put_varint(buf + len, (uint64_t)(id - last));
+                last = id;
+            }
+        }
+        free(buf);
+        if (step != SQLITE_DONE) {
+            mg_db_error(d, "compact trigrams", err);
+            goto out;
+        }
+    }
+    sqlite3_finalize(st);
+    sqlite3_finalize(ins);
+    st = ins = NULL;
+    if (mg_db_exec(d, "DELETE FROM trigrams; INSERT INTO trigrams(tri, seg, ids) SELECT tri, 1, ids FROM tri_new;"
+                      "DROP TABLE tri_new;", err) != 0)
+        goto out;
+    rc = 0;
+out:
+    sqlite3_finalize(st);
+    sqlite3_finalize(ins);
+    if (rc != 0) sqlite3_exec(d->db, "DROP TABLE IF EXISTS temp.tri_new", NULL, NULL, NULL);
+    free(live);
+    return rc;
+}

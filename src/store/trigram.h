@@ -1,0 +1,72 @@
+/* trigram.h — the trigram index behind substring and regex search.
+ *
+ * For every file, the set of distinct byte trigrams of its stored text
+ * (ASCII letters folded to lower case, every other byte as is) is recorded as
+ * posting lists: trigrams(tri, seg, ids) holds, for trigram `tri`, the file
+ * ids of segment `seg` as LEB128 varint deltas. An index run appends one
+ * segment; segments hold ascending, disjoint id ranges because file ids only
+ * grow. Ids of files deleted since stay in old segments until compaction
+ * (mg_tri_compact) and are dropped at query time by the join with `files`.
+ *
+ * Files whose id is above meta `tri_upto` have no postings yet (an index run
+ * was interrupted before its flush); queries treat them as candidates, and
+ * the next index run adds them.
+ *
+ * Why not FTS5's trigram tokenizer: it indexed the Linux tree at 7.6 MB/s
+ * (2 minutes for the kernel on one core); this builds in seconds and the
+ * posting lists are about a tenth of the text's size.
+ */
+#ifndef MG_TRIGRAM_H
+#define MG_TRIGRAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "search/rxlit.h"
+#include "store/db.h"
+#include "util/err.h"
+
+/* Per-thread scratch for extraction: a 2^24-bit set (2 MiB). */
+struct mg_tri_scratch {
+    uint64_t *bits;
+    uint32_t *keys;
+    size_t cap;
+};
+
+int mg_tri_scratch_init(struct mg_tri_scratch *s);
+void mg_tri_scratch_release(struct mg_tri_scratch *s);
+/* Distinct trigram keys of text (unsorted), in s->keys; returns the count
+ * or (size_t)-1 when memory runs out. */
+size_t mg_tri_extract(struct mg_tri_scratch *s, const char *text, size_t len);
+/* The key of the trigram at p[0..3). */
+uint32_t mg_tri_key(const unsigned char *p);
+
+/* In-memory postings for files being indexed, flushed as one segment. */
+struct mg_tri_builder;
+struct mg_tri_builder *mg_tri_builder_new(void);
+/* Record that file `id` (ids must be added in ascending order) contains keys. */
+int mg_tri_builder_add(struct mg_tri_builder *b, int64_t id, const uint32_t *keys, size_t n);
+size_t mg_tri_builder_bytes(const struct mg_tri_builder *b);
+/* Write a new segment inside the caller's transaction, set meta tri_upto to
+ * the highest id added, and empty the builder. */
+int mg_tri_builder_flush(struct mg_tri_builder *b, struct mg_db *d, struct mg_err *err);
+void mg_tri_builder_free(struct mg_tri_builder **b);
+
+/* A candidate set of file ids. */
+struct mg_ids {
+    bool all;      /* no constraint: every file is a candidate */
+    int64_t *v;    /* ascending */
+    size_t n, cap;
+};
+void mg_ids_release(struct mg_ids *ids);
+bool mg_ids_contains(const struct mg_ids *ids, int64_t id);
+
+/* Files that may satisfy the formula: postings for LITs, intersected for
+ * AND, united for OR; plus every file above tri_upto. */
+int mg_tri_candidates(struct mg_db *d, const struct mg_rx_node *f, struct mg_ids *out, struct mg_err *err);
+
+/* Merge all segments into one and drop ids no longer in `files`. */
+int mg_tri_compact(struct mg_db *d, struct mg_err *err);
+
+#endif

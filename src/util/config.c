@@ -1,0 +1,196 @@
+/* config.c — see config.h. */
+#include "util/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum ktype { K_SIZE, K_INT };
+
+static const struct key {
+    const char *name;
+    enum ktype type;
+    size_t off;
+    long long min, max;
+} keys[] = {
+    {"max_file_size", K_SIZE, offsetof(struct mg_config, max_file_size), 1, 1LL << 30},
+    {"max_query_bytes", K_SIZE, offsetof(struct mg_config, max_query_bytes), 16, 1 << 20},
+    {"index_threads", K_INT, offsetof(struct mg_config, index_threads), 1, 256},
+    {"chunk_max_lines", K_INT, offsetof(struct mg_config, chunk_max_lines), 10, 100000},
+    {"chunk_max_bytes", K_SIZE, offsetof(struct mg_config, chunk_max_bytes), 512, 1 << 20},
+    {"search_limit", K_INT, offsetof(struct mg_config, search_limit), 1, 10000},
+    {"search_max_limit", K_INT, offsetof(struct mg_config, search_max_limit), 1, 100000},
+};
+
+int mg_parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)*s)) return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno) return -1;
+    unsigned long long mul = 1;
+    switch (tolower((unsigned char)*end)) {
+    case 0: break;
+    case 'k': mul = 1ULL << 10; end++; break;
+    case 'm': mul = 1ULL << 20; end++; break;
+    case 'g': mul = 1ULL << 30; end++; break;
+    default: return -1;
+    }
+    if (*end == 'i' || *end == 'I') end++;
+    if (*end == 'b' || *end == 'B') end++;
+    if (*end) return -1;
+    if (v > (1ULL << 40) / mul) return -1;
+    *out = (size_t)(v * mul);
+    return 0;
+}
+
+/* One parser thread per CPU; they run at a lower priority than the database
+ * writer (indexer.c), so it keeps a core whenever it has work. */
+static long default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 64 ? 64 : n;
+}
+
+void mg_config_defaults(struct mg_config *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->max_file_size = 1 << 20;
+    c->max_query_bytes = 4096;
+    c->index_threads = (int)default_threads();
+    c->chunk_max_lines = 150;
+    c->chunk_max_bytes = 12 * 1024;
+    c->search_limit = 20;
+    c->search_max_limit = 1000;
+    const char *h = getenv("MEMGATE_HOME"), *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (h && *h) snprintf(c->home, sizeof(c->home), "%s", h);
+    else if (x && *x) snprintf(c->home, sizeof(c->home), "%s/memgate", x);
+    else snprintf(c->home, sizeof(c->home), "%s/.local/share/memgate", home && *home ? home : "/tmp");
+}
+
+int mg_config_set(struct mg_config *c, const char *key, const char *value, const char *origin, struct mg_err *err)
+{
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        const struct key *k = &keys[i];
+        if (strcmp(k->name, key) != 0) continue;
+        long long v;
+        if (k->type == K_SIZE) {
+            size_t sz;
+            if (mg_parse_size(value, &sz) != 0)
+                return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for %s is not a size (examples: 4096, 512k, 1M)",
+                                  origin, value, key);
+            v = (long long)sz;
+        } else {
+            char *end;
+            errno = 0;
+            v = strtoll(value, &end, 10);
+            if (errno || end == value || *end)
+                return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for %s is not a whole number", origin, value, key);
+        }
+        if (v < k->min || v > k->max)
+            return mg_err_set(err, MG_E_CONFIG, "%s: %s = %lld is out of range [%lld, %lld]", origin, key, v,
+                              k->min, k->max);
+        if (k->type == K_SIZE) *(size_t *)((char *)c + k->off) = (size_t)v;
+        else *(int *)((char *)c + k->off) = (int)v;
+        return 0;
+    }
+    return mg_err_set(err, MG_E_CONFIG, "%s: unknown key '%s'; see docs/config.md for the keys", origin, key);
+}
+
+static char *trim(char *s, char *e)
+{
+    while (s < e && isspace((unsigned char)*s)) s++;
+    while (e > s && isspace((unsigned char)e[-1])) e--;
+    *e = 0;
+    return s;
+}
+
+int mg_config_parse(struct mg_config *c, const char *text, size_t len, const char *origin, struct mg_err *err)
+{
+    if (len > MG_CONFIG_MAX_BYTES)
+        return mg_err_set(err, MG_E_CONFIG, "%s is %zu bytes; the limit is %d", origin, len, MG_CONFIG_MAX_BYTES);
+    char line[1024], where[PATH_MAX + 32];
+    size_t i = 0;
+    int lineno = 0;
+    while (i < len) {
+        size_t s = i;
+        while (i < len && text[i] != '\n') i++;
+        size_t n = i - s;
+        i++; /* past '\n' */
+        lineno++;
+        snprintf(where, sizeof(where), "%s:%d", origin, lineno);
+        if (n >= sizeof(line))
+            return mg_err_set(err, MG_E_CONFIG, "%s: line is longer than %zu bytes", where, sizeof(line) - 1);
+        memcpy(line, text + s, n);
+        line[n] = 0;
+        if (memchr(line, 0, n))
+            return mg_err_set(err, MG_E_CONFIG, "%s: line contains a NUL byte", where);
+        char *hash = strchr(line, '#');
+        char *end = hash ? hash : line + n;
+        char *eq = memchr(line, '=', (size_t)(end - line));
+        char *k = trim(line, eq ? eq : end);
+        if (!eq) {
+            if (*k) return mg_err_set(err, MG_E_CONFIG, "%s: expected 'key = value', got '%s'", where, k);
+            continue;
+        }
+        char *v = trim(eq + 1, end);
+        if (!*k) return mg_err_set(err, MG_E_CONFIG, "%s: a value has no key", where);
+        if (!*v) return mg_err_set(err, MG_E_CONFIG, "%s: key '%s' has no value", where, k);
+        if (mg_config_set(c, k, v, where, err) != 0) return -1;
+    }
+    return 0;
+}
+
+static int load_file(struct mg_config *c, const char *path, int required, struct mg_err *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT && !required) return 0;
+        return mg_err_set(err, MG_E_CONFIG, "cannot open config file '%s': %s", path, strerror(errno));
+    }
+    char *buf = malloc(MG_CONFIG_MAX_BYTES + 1);
+    if (!buf) {
+        close(fd);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading '%s'", path);
+    }
+    size_t len = 0;
+    ssize_t r;
+    while (len <= MG_CONFIG_MAX_BYTES && (r = read(fd, buf + len, MG_CONFIG_MAX_BYTES + 1 - len)) > 0) len += (size_t)r;
+    close(fd);
+    int rc = mg_config_parse(c, buf, len, path, err);
+    free(buf);
+    return rc;
+}
+
+int mg_config_load(struct mg_config *c, struct mg_err *err)
+{
+    mg_config_defaults(c);
+    /* room for "<home>/repos/<id>.db-wal" in a PATH_MAX buffer */
+    if (strlen(c->home) > PATH_MAX - 128)
+        return mg_err_set(err, MG_E_CONFIG, "the data directory path is longer than %d bytes; set MEMGATE_HOME "
+                          "to a shorter one", PATH_MAX - 128);
+    const char *explicit_path = getenv("MEMGATE_CONFIG");
+    char path[PATH_MAX + 16];
+    if (explicit_path && *explicit_path) {
+        if (load_file(c, explicit_path, 1, err) != 0) return -1;
+    } else {
+        snprintf(path, sizeof(path), "%s/config", c->home);
+        if (load_file(c, path, 0, err) != 0) return -1;
+    }
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        char env[64];
+        size_t j = 0;
+        j += (size_t)snprintf(env, sizeof(env), "MEMGATE_");
+        for (const char *p = keys[i].name; *p && j + 1 < sizeof(env); p++) env[j++] = (char)toupper((unsigned char)*p);
+        env[j] = 0;
+        const char *v = getenv(env);
+        if (v && *v && mg_config_set(c, keys[i].name, v, env, err) != 0) return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,43 @@
+/* config.h — settings: defaults, then the config file, then MEMGATE_* variables.
+ *
+ * The data directory is $MEMGATE_HOME, else $XDG_DATA_HOME/memgate, else
+ * ~/.local/share/memgate. The config file is $MEMGATE_CONFIG, else
+ * <data dir>/config: lines of `key = value`, `#` comments. Every key can also
+ * be set as an environment variable MEMGATE_<KEY IN CAPITALS>, which wins
+ * over the file; command-line flags win over both. docs/config.md lists the
+ * keys. An unknown key or a bad value is an error (invalid_config) that names
+ * the file and line, so typos do not pass silently.
+ */
+#ifndef MG_CONFIG_H
+#define MG_CONFIG_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "util/err.h"
+
+#define MG_CONFIG_MAX_BYTES (64 * 1024) /* the config file cap */
+
+struct mg_config {
+    char home[PATH_MAX];     /* data directory                                  */
+    size_t max_file_size;    /* files larger are skipped (default 1 MiB)        */
+    size_t max_query_bytes;  /* longest query string accepted (default 4 KiB)   */
+    int index_threads;       /* parser threads (default: online CPUs)           */
+    int chunk_max_lines;     /* a chunk longer than this is split (default 150) */
+    size_t chunk_max_bytes;  /* ... or larger than this (default 12 KiB)        */
+    int search_limit;        /* default result count (default 20)               */
+    int search_max_limit;    /* the most results one search returns (default 1000) */
+};
+
+/* Fill c: defaults, the config file, the environment. */
+int mg_config_load(struct mg_config *c, struct mg_err *err);
+/* Defaults only (home included). */
+void mg_config_defaults(struct mg_config *c);
+/* Apply config-file text; origin names it in errors. Exposed for tests and fuzzing. */
+int mg_config_parse(struct mg_config *c, const char *text, size_t len, const char *origin, struct mg_err *err);
+/* Set one key from its text value. */
+int mg_config_set(struct mg_config *c, const char *key, const char *value, const char *origin, struct mg_err *err);
+/* Parse "1048576", "512k", "1M", "2G" into bytes; -1 on a bad value. */
+int mg_parse_size(const char *s, size_t *out);
+
+#endif

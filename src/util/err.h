@@ -1,0 +1,52 @@
+/* err.h — user-facing errors: a stable code and a sentence.
+ *
+ * Functions that can fail take a `struct mg_err *` and return 0 on success or
+ * -1 after filling it. The code is a stable, documented identifier (see
+ * docs/errors.md) that scripts and agents can match on; the message is a
+ * lower-case sentence that says what failed, quotes the subject, and tells the
+ * user what to do. Example: repo_required / "several repos are indexed (a, b);
+ * pass --repo ID".
+ */
+#ifndef MG_ERR_H
+#define MG_ERR_H
+
+#include <stddef.h>
+
+/* Stable error codes. Keep docs/errors.md in step with this list. */
+#define MG_E_USAGE          "usage"           /* bad command line */
+#define MG_E_PATH_NOT_FOUND "path_not_found"  /* a path does not exist */
+#define MG_E_NOT_A_DIR      "not_a_directory" /* index root is not a directory */
+#define MG_E_PERMISSION     "permission_denied"
+#define MG_E_IO             "io_error"        /* a read or write failed */
+#define MG_E_NO_MEMORY      "out_of_memory"
+#define MG_E_DB             "db_error"        /* SQLite reported an error */
+#define MG_E_SCHEMA         "schema_too_new"  /* database written by a newer memgate */
+#define MG_E_REPO_NOT_FOUND "repo_not_found"  /* no indexed repo has that id */
+#define MG_E_REPO_REQUIRED  "repo_required"   /* several repos and none chosen */
+#define MG_E_REPO_EXISTS    "repo_exists"     /* id or root already taken */
+#define MG_E_NAME_INVALID   "name_invalid"    /* --name not [a-z0-9._-]{1,64} */
+#define MG_E_QUERY_EMPTY    "query_empty"
+#define MG_E_QUERY_TOO_LONG "query_too_long"  /* over max_query_bytes */
+#define MG_E_BAD_REGEX      "invalid_regex"
+#define MG_E_BAD_GLOB       "invalid_glob"
+#define MG_E_BAD_LANG       "invalid_language"
+#define MG_E_BAD_MODE       "invalid_mode"
+#define MG_E_CONFIG         "invalid_config"  /* config file or MEMGATE_* value */
+#define MG_E_LOCKED         "index_busy"      /* another index run holds the repo */
+#define MG_E_INTERRUPTED    "interrupted"
+#define MG_E_INTERNAL       "internal"
+
+struct mg_err {
+    const char *code; /* one of MG_E_*; NULL when no error is set */
+    char msg[1024];   /* the sentence, without the code */
+};
+
+/* Set code and message (printf-style); always returns -1 so callers can
+ * `return mg_err_set(...)`. A NULL err is allowed and ignored. */
+int mg_err_set(struct mg_err *e, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void mg_err_clear(struct mg_err *e);
+/* "error[code]: message" on stderr. */
+void mg_err_print(const struct mg_err *e);
+
+#endif

@@ -1,0 +1,147 @@
+/* helpers.c — fixtures and process helpers shared by the tests. */
+#include "test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char *tmpdirs[64];
+static int ntmpdirs;
+
+static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st; (void)ftw;
+    if (flag == FTW_DP || flag == FTW_D) chmod(p, 0700), rmdir(p);
+    else unlink(p);
+    return 0;
+}
+
+static void cleanup_tmpdirs(void)
+{
+    if (getenv("MG_KEEP_TMP")) return;
+    for (int i = 0; i < ntmpdirs; i++) nftw(tmpdirs[i], rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+char *mg_t_tmpdir(void)
+{
+    const char *base = getenv("TMPDIR");
+    char tmpl[4096];
+    snprintf(tmpl, sizeof(tmpl), "%s/mgtest.XXXXXX", base && *base ? base : "/tmp");
+    char *d = mkdtemp(tmpl);
+    if (!d) FAIL("mkdtemp: %s", strerror(errno));
+    if (ntmpdirs == 0) atexit(cleanup_tmpdirs);
+    if (ntmpdirs < 64) tmpdirs[ntmpdirs++] = strdup(d);
+    return strdup(d);
+}
+
+static void mkdirs_for(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        mkdir(path, 0755);
+        *p = '/';
+    }
+}
+
+void mg_t_write(const char *dir, const char *rel, const char *data, size_t len)
+{
+    char path[8192];
+    snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    mkdirs_for(path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) FAIL("open %s: %s", path, strerror(errno));
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w <= 0) FAIL("write %s: %s", path, strerror(errno));
+        off += (size_t)w;
+    }
+    close(fd);
+}
+
+void mg_t_sh(const char *dir, const char *fmt, ...)
+{
+    char cmd[16384];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = snprintf(cmd, sizeof(cmd), "cd '%s' && ", dir);
+    vsnprintf(cmd + n, sizeof(cmd) - (size_t)n, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    if (st != 0) FAIL("command failed (%d): %s", st, cmd);
+}
+
+static char *drain(int fd)
+{
+    size_t cap = 4096, len = 0;
+    char *b = malloc(cap);
+    for (;;) {
+        if (len + 1 >= cap) b = realloc(b, cap *= 2);
+        ssize_t r = read(fd, b + len, cap - len - 1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        len += (size_t)r;
+    }
+    b[len] = 0;
+    return b;
+}
+
+struct mg_t_out mg_t_run(const char *cwd, const char *home, const char *const argv[])
+{
+    const char *bin = getenv("MEMGATE_BIN");
+    if (!bin) bin = "build/memgate";
+    char outp[] = "/tmp/mgrun.out.XXXXXX", errp[] = "/tmp/mgrun.err.XXXXXX";
+    int ofd = mkstemp(outp), efd = mkstemp(errp);
+    if (ofd < 0 || efd < 0) FAIL("mkstemp: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDONLY);
+        dup2(nul, 0);
+        dup2(ofd, 1);
+        dup2(efd, 2);
+        if (cwd && chdir(cwd) != 0) _exit(126);
+        if (home) setenv("MEMGATE_HOME", home, 1);
+        int n = 0;
+        while (argv[n]) n++;
+        char **av = calloc((size_t)n + 2, sizeof(char *));
+        av[0] = (char *)bin;
+        for (int i = 0; i < n; i++) av[i + 1] = (char *)argv[i];
+        execv(bin, av);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    struct mg_t_out o;
+    lseek(ofd, 0, SEEK_SET);
+    lseek(efd, 0, SEEK_SET);
+    o.out = drain(ofd);
+    o.err = drain(efd);
+    close(ofd);
+    close(efd);
+    unlink(outp);
+    unlink(errp);
+    o.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (o.status == 127) FAIL("cannot execute %s (set MEMGATE_BIN)", bin);
+    return o;
+}
+
+void mg_t_out_free(struct mg_t_out *o)
+{
+    free(o->out);
+    free(o->err);
+    o->out = o->err = NULL;
+}
+
+json_t *mg_t_json(const char *text)
+{
+    json_error_t e;
+    json_t *j = json_loads(text, 0, &e);
+    if (!j) FAIL("invalid JSON (%s at %d): %.2000s", e.text, e.position, text);
+    return j;
+}

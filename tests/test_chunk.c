@@ -1,0 +1,177 @@
+/* test_chunk.c — chunks along definitions (index/chunk.h). */
+#include "test.h"
+#include "index/chunk.h"
+#include "util/buf.h"
+
+static struct mg_chunk_opts opts = {150, 12 * 1024, 0};
+
+static void chunk(const char *lang, const char *text, size_t len, struct mg_parsed *p)
+{
+    TSParser *parser = ts_parser_new();
+    const struct mg_lang *l = mg_lang_by_name(lang);
+    if (!l) FAIL("no language %s", lang);
+    if (mg_chunk_file(l, text, len, &opts, parser, p) != 0) FAIL("chunking failed");
+    ts_parser_delete(parser);
+    /* invariants: in order, within bounds, no overlap, nothing but blanks uncovered */
+    size_t pos = 0;
+    for (size_t i = 0; i < p->nchunks; i++) {
+        const struct mg_chunk *c = &p->chunks[i];
+        if (c->start_byte < pos || c->end_byte <= c->start_byte || c->end_byte > len)
+            FAIL("chunk %zu [%u,%u) out of order or bounds (pos %zu, len %zu)", i, c->start_byte, c->end_byte, pos,
+                 len);
+        for (size_t k = pos; k < c->start_byte; k++)
+            if (!strchr(" \t\r\n\f\v", text[k])) FAIL("byte %zu ('%c') is in no chunk", k, text[k]);
+        if (c->start_line > c->end_line) FAIL("chunk %zu lines %u > %u", i, c->start_line, c->end_line);
+        pos = c->end_byte;
+    }
+}
+
+/* "name:kind:start-end" for each chunk, comma-separated. */
+static char *describe(const struct mg_parsed *p)
+{
+    struct mg_buf b;
+    mg_buf_init(&b, 1 << 20);
+    for (size_t i = 0; i < p->nchunks; i++) {
+        const struct mg_chunk *c = &p->chunks[i];
+        const struct mg_def *d = c->def >= 0 ? &p->defs.v[c->def] : NULL;
+        mg_buf_addf(&b, "%s%s:%s:%u-%u", i ? "," : "", d ? d->name : "-", d ? d->kind : "-", c->start_line,
+                    c->end_line);
+    }
+    return mg_buf_detach(&b, NULL);
+}
+
+TEST(chunk_c_functions_comments_macros)
+{
+    const char *src = "#include <stdio.h>\n"             /* 1 */
+                      "#define MAX(a, b) ((a) > (b) ? (a) : (b))\n" /* 2 */
+                      "\n"                               /* 3 */
+                      "/* Add two numbers. */\n"         /* 4 */
+                      "static int add(int a, int b)\n"   /* 5 */
+                      "{\n"                              /* 6 */
+                      "    return a + b;\n"              /* 7 */
+                      "}\n"                              /* 8 */
+                      "\n"                               /* 9 */
+                      "struct point { int x, y; };\n"    /* 10 */
+                      "int main(void) { return add(1, 2); }\n"; /* 11 */
+    struct mg_parsed p;
+    chunk("c", src, strlen(src), &p);
+    char *d = describe(&p);
+    ASSERT_EQ_STR(d, "-:-:1-3,add:function:4-8,point:struct:10-10,main:function:11-11");
+    free(d);
+    /* symbols include the macro */
+    int macro = 0;
+    for (size_t i = 0; i < p.defs.n; i++)
+        if (strcmp(p.defs.v[i].name, "MAX") == 0 && strcmp(p.defs.v[i].kind, "macro") == 0) macro = 1;
+    ASSERT(macro);
+    ASSERT_EQ_INT(p.nlines, 11);
+    mg_parsed_release(&p);
+}
+
+TEST(chunk_long_function_is_windowed)
+{
+    struct mg_buf b;
+    mg_buf_init(&b, 1 << 20);
+    mg_buf_adds(&b, "int big(void)\n{\n");
+    for (int i = 0; i < 400; i++) mg_buf_addf(&b, "    x += %d;\n", i);
+    mg_buf_adds(&b, "}\n");
+    struct mg_parsed p;
+    chunk("c", b.p, b.len, &p);
+    char *d = describe(&p);
+    ASSERT_EQ_STR(d, "big:function:1-150,big:function:151-300,big:function:301-403");
+    free(d);
+    mg_parsed_release(&p);
+    mg_buf_release(&b);
+}
+
+TEST(chunk_long_class_split_into_members)
+{
+    struct mg_buf b;
+    mg_buf_init(&b, 1 << 20);
+    mg_buf_adds(&b, "class Big:\n    limit = 3\n\n");
+    for (int m = 0; m < 4; m++) {
+        mg_buf_addf(&b, "    def m%d(self):\n", m);
+        for (int i = 0; i < 50; i++) mg_buf_addf(&b, "        self.v += %d\n", i);
+        mg_buf_adds(&b, "\n");
+    }
+    struct mg_parsed p;
+    chunk("python", b.p, b.len, &p);
+    char *d = describe(&p);
+    /* the class header window, then one chunk per method */
+    ASSERT_EQ_STR(d, "Big:class:1-3,m0:method:4-54,m1:method:56-106,m2:method:108-158,m3:method:160-210");
+    free(d);
+    ASSERT_EQ_STR(p.defs.v[p.chunks[1].def].container, "Big");
+    mg_parsed_release(&p);
+    mg_buf_release(&b);
+}
+
+TEST(chunk_text_windows_and_long_lines)
+{
+    struct mg_buf b;
+    mg_buf_init(&b, 1 << 22);
+    for (int i = 0; i < 130; i++) mg_buf_addf(&b, "line %d\n", i);
+    struct mg_parsed p;
+    chunk("markdown", b.p, b.len, &p);
+    char *d = describe(&p);
+    ASSERT_EQ_STR(d, "-:-:1-60,-:-:61-120,-:-:121-130");
+    free(d);
+    mg_parsed_release(&p);
+
+    /* one 100 KB line of 3-byte characters: cut under max_bytes, on boundaries */
+    mg_buf_reset(&b);
+    for (int i = 0; i < 34000; i++) mg_buf_adds(&b, "€");
+    chunk("text", b.p, b.len, &p);
+    ASSERT_GE_INT(p.nchunks, 9);
+    for (size_t i = 0; i < p.nchunks; i++) {
+        ASSERT(p.chunks[i].end_byte - p.chunks[i].start_byte <= opts.max_bytes);
+        ASSERT_EQ_INT(p.chunks[i].start_byte % 3, 0);
+        ASSERT_EQ_INT(p.chunks[i].start_line, 1);
+    }
+    mg_parsed_release(&p);
+    mg_buf_release(&b);
+}
+
+/* Floods of one character once corrupted tree-sitter 0.20.7's heap (a node
+ * with 65,535+ children); some still make any version crawl, which the parse
+ * timeout ends. Every grammar must come back with chunks. */
+TEST_T(chunk_hostile_input_every_grammar, 600)
+{
+    static const char *langs[] = {"c", "cpp", "go", "java", "javascript", "python", "rust", "typescript"};
+    static const char fills[] = "{([)}]\"'";
+    size_t n = 256 << 10;
+    char *buf = malloc(n);
+    struct mg_chunk_opts saved = opts;
+    opts.parse_timeout_us = 500 * 1000;
+    for (size_t l = 0; l < sizeof(langs) / sizeof(langs[0]); l++) {
+        for (size_t f = 0; f < sizeof(fills) - 1; f++) {
+            memset(buf, fills[f], n);
+            struct mg_parsed p;
+            chunk(langs[l], buf, n, &p);
+            ASSERT_GE_INT(p.nchunks, 1);
+            mg_parsed_release(&p);
+        }
+    }
+    opts = saved;
+    /* the tsx grammar too, through the path of a .tsx file */
+    memset(buf, '(', n);
+    struct mg_parsed p;
+    TSParser *parser = ts_parser_new();
+    ASSERT_EQ_INT(mg_chunk_file(mg_lang_for_path("a.tsx"), buf, n, &opts, parser, &p), 0);
+    ASSERT_EQ_INT(p.parse_failed, 1);
+    mg_parsed_release(&p);
+    ts_parser_delete(parser);
+    free(buf);
+}
+
+TEST(chunk_empty_and_tiny)
+{
+    struct mg_parsed p;
+    chunk("c", "", 0, &p);
+    ASSERT_EQ_INT(p.nchunks, 0);
+    mg_parsed_release(&p);
+    chunk("c", "\n\n\n", 3, &p);
+    ASSERT_EQ_INT(p.nchunks, 0);
+    mg_parsed_release(&p);
+    chunk("go", "package x", 9, &p);
+    ASSERT_EQ_INT(p.nchunks, 1);
+    mg_parsed_release(&p);
+}

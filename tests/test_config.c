@@ -1,0 +1,81 @@
+/* test_config.c — settings parsing (util/config.h). */
+#include "test.h"
+#include "util/config.h"
+
+TEST(config_parse_sizes)
+{
+    size_t v;
+    ASSERT_EQ_INT(mg_parse_size("4096", &v), 0);
+    ASSERT_EQ_INT(v, 4096);
+    ASSERT_EQ_INT(mg_parse_size("512k", &v), 0);
+    ASSERT_EQ_INT(v, 512 * 1024);
+    ASSERT_EQ_INT(mg_parse_size("1M", &v), 0);
+    ASSERT_EQ_INT(v, 1 << 20);
+    ASSERT_EQ_INT(mg_parse_size("2GiB", &v), 0);
+    ASSERT_EQ_INT(v, 2LL << 30);
+    ASSERT_EQ_INT(mg_parse_size("1.5M", &v), -1);
+    ASSERT_EQ_INT(mg_parse_size("-1", &v), -1);
+    ASSERT_EQ_INT(mg_parse_size("", &v), -1);
+    ASSERT_EQ_INT(mg_parse_size("99999999999999999999", &v), -1);
+}
+
+TEST(config_file_keys_comments_errors)
+{
+    struct mg_config c;
+    struct mg_err err = {0};
+    mg_config_defaults(&c);
+    const char *ok = "# comment\n\nmax_file_size = 2M  # trailing\n  search_limit=7\n";
+    ASSERT_EQ_INT(mg_config_parse(&c, ok, strlen(ok), "cfg", &err), 0);
+    ASSERT_EQ_INT(c.max_file_size, 2 << 20);
+    ASSERT_EQ_INT(c.search_limit, 7);
+
+    const char *unknown = "max_file_size = 1M\nmax_flie_size = 2M\n";
+    ASSERT_EQ_INT(mg_config_parse(&c, unknown, strlen(unknown), "cfg", &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_CONFIG);
+    ASSERT_CONTAINS(err.msg, "cfg:2");
+    ASSERT_CONTAINS(err.msg, "max_flie_size");
+
+    const char *range = "search_limit = 0\n";
+    ASSERT_EQ_INT(mg_config_parse(&c, range, strlen(range), "cfg", &err), -1);
+    ASSERT_CONTAINS(err.msg, "out of range");
+
+    const char *noeq = "just words\n";
+    ASSERT_EQ_INT(mg_config_parse(&c, noeq, strlen(noeq), "cfg", &err), -1);
+    ASSERT_CONTAINS(err.msg, "expected 'key = value'");
+
+    const char *noval = "search_limit =\n";
+    ASSERT_EQ_INT(mg_config_parse(&c, noval, strlen(noval), "cfg", &err), -1);
+    ASSERT_CONTAINS(err.msg, "no value");
+
+    char nul[] = "search_limit = 5\0x\n";
+    ASSERT_EQ_INT(mg_config_parse(&c, nul, sizeof(nul) - 1, "cfg", &err), -1);
+    ASSERT_CONTAINS(err.msg, "NUL");
+
+    char *huge = malloc(MG_CONFIG_MAX_BYTES + 2);
+    memset(huge, '#', MG_CONFIG_MAX_BYTES + 1);
+    ASSERT_EQ_INT(mg_config_parse(&c, huge, MG_CONFIG_MAX_BYTES + 1, "cfg", &err), -1);
+    ASSERT_CONTAINS(err.msg, "limit");
+    free(huge);
+}
+
+TEST(config_load_order_file_then_env)
+{
+    char *home = mg_t_tmpdir();
+    mg_t_write_str(home, "config", "max_query_bytes = 100\nsearch_limit = 3\n");
+    setenv("MEMGATE_HOME", home, 1);
+    setenv("MEMGATE_SEARCH_LIMIT", "9", 1);
+    unsetenv("MEMGATE_CONFIG");
+    struct mg_config c;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_config_load(&c, &err), 0);
+    ASSERT_EQ_STR(c.home, home);
+    ASSERT_EQ_INT(c.max_query_bytes, 100);
+    ASSERT_EQ_INT(c.search_limit, 9); /* environment wins over the file */
+    setenv("MEMGATE_MAX_FILE_SIZE", "lots", 1);
+    ASSERT_EQ_INT(mg_config_load(&c, &err), -1);
+    ASSERT_CONTAINS(err.msg, "MEMGATE_MAX_FILE_SIZE");
+    unsetenv("MEMGATE_MAX_FILE_SIZE");
+    setenv("MEMGATE_CONFIG", "/nonexistent/memgate.conf", 1);
+    ASSERT_EQ_INT(mg_config_load(&c, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_CONFIG);
+}

@@ -1,0 +1,150 @@
+/* test_trigram.c — trigram extraction, segments, candidates, compaction. */
+#include "test.h"
+#include "search/rxlit.h"
+#include "store/db.h"
+#include "store/trigram.h"
+
+static int has_key(const uint32_t *k, size_t n, uint32_t key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (k[i] == key) return 1;
+    return 0;
+}
+
+TEST(trigram_extract_distinct_folded)
+{
+    struct mg_tri_scratch s;
+    ASSERT_EQ_INT(mg_tri_scratch_init(&s), 0);
+    const char *t = "AbcABCabc";
+    size_t n = mg_tri_extract(&s, t, strlen(t));
+    /* abc bca cab (case folded, distinct) */
+    ASSERT_EQ_INT(n, 3);
+    ASSERT(has_key(s.keys, n, mg_tri_key((const unsigned char *)"abc")));
+    ASSERT(has_key(s.keys, n, mg_tri_key((const unsigned char *)"bca")));
+    ASSERT(has_key(s.keys, n, mg_tri_key((const unsigned char *)"cab")));
+    /* the scratch set is clean again: a second text is independent */
+    n = mg_tri_extract(&s, "xyz", 3);
+    ASSERT_EQ_INT(n, 1);
+    ASSERT_EQ_INT(mg_tri_extract(&s, "ab", 2), 0);
+    /* brute force on a pseudo-random text */
+    char buf[5000];
+    unsigned x = 12345;
+    for (size_t i = 0; i < sizeof(buf); i++) buf[i] = "aAbB c_(\xc3\xa9"[(x = x * 1103515245 + 12345) >> 16 & 7];
+    n = mg_tri_extract(&s, buf, sizeof(buf));
+    size_t distinct = 0;
+    for (size_t i = 0; i + 3 <= sizeof(buf); i++) {
+        uint32_t k = mg_tri_key((const unsigned char *)buf + i);
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++) seen = mg_tri_key((const unsigned char *)buf + j) == k;
+        if (!seen) {
+            distinct++;
+            ASSERT(has_key(s.keys, n, k));
+        }
+    }
+    ASSERT_EQ_INT(n, distinct);
+    mg_tri_scratch_release(&s);
+}
+
+static struct mg_db *fresh_db(void)
+{
+    char *dir = mg_t_tmpdir(), path[4200];
+    snprintf(path, sizeof(path), "%s/t.db", dir);
+    struct mg_db *d;
+    struct mg_err err = {0};
+    if (mg_db_open(path, MG_DB_CREATE, &d, &err) != 0) FAIL("open: %s", err.msg);
+    free(dir);
+    return d;
+}
+
+static void add_file(struct mg_db *d, struct mg_tri_builder *b, struct mg_tri_scratch *s, int64_t id, const char *text)
+{
+    char sql[256];
+    snprintf(sql, sizeof(sql),
+             "INSERT INTO files(id, path, lang, size, hash, mtime, lines, chunk_lo, chunk_hi, sym_lo, sym_hi, content) "
+             "VALUES(%lld, 'f%lld', 'text', 0, 0, 0, 1, 1, 0, 1, 0, x'')",
+             (long long)id, (long long)id);
+    if (sqlite3_exec(d->db, sql, NULL, NULL, NULL) != SQLITE_OK) FAIL("insert: %s", sqlite3_errmsg(d->db));
+    size_t n = mg_tri_extract(s, text, strlen(text));
+    ASSERT_EQ_INT(mg_tri_builder_add(b, id, s->keys, n), 0);
+}
+
+static struct mg_ids cands(struct mg_db *d, const char *pattern)
+{
+    struct mg_rx_node *f;
+    struct mg_err err = {0};
+    struct mg_ids ids;
+    if (mg_rxlit_analyze(pattern, strlen(pattern), 0, &f, &err) != 0) FAIL("rxlit: %s", err.msg);
+    if (mg_tri_candidates(d, f, &ids, &err) != 0) FAIL("candidates: %s", err.msg);
+    mg_rxlit_free(&f);
+    return ids;
+}
+
+#define ASSERT_IDS(ids, ...)                                                \
+    do {                                                                    \
+        int64_t want_[] = {__VA_ARGS__};                                    \
+        size_t nw_ = sizeof(want_) / sizeof(want_[0]);                      \
+        ASSERT(!(ids).all);                                                 \
+        ASSERT_EQ_INT((ids).n, nw_);                                        \
+        for (size_t i_ = 0; i_ < nw_; i_++) ASSERT_EQ_INT((ids).v[i_], want_[i_]); \
+    } while (0)
+
+TEST(trigram_segments_candidates_compaction)
+{
+    struct mg_db *d = fresh_db();
+    struct mg_err err = {0};
+    struct mg_tri_scratch s;
+    ASSERT_EQ_INT(mg_tri_scratch_init(&s), 0);
+    struct mg_tri_builder *b = mg_tri_builder_new();
+    ASSERT_EQ_INT(mg_db_exec(d, "BEGIN", &err), 0);
+    add_file(d, b, &s, 1, "spin_lock_irqsave(&l, f);");
+    add_file(d, b, &s, 2, "mutex_lock(&m);");
+    add_file(d, b, &s, 3, "SPIN_LOCK_IRQSAVE in caps");
+    ASSERT_EQ_INT(mg_tri_builder_flush(b, d, &err), 0);
+    ASSERT_EQ_INT(mg_db_meta_int(d, "tri_upto", 0), 3);
+    /* a second segment, as an incremental run writes it */
+    add_file(d, b, &s, 7, "spin_unlock(&l); mutex_lock(&m2);");
+    ASSERT_EQ_INT(mg_tri_builder_flush(b, d, &err), 0);
+    ASSERT_EQ_INT(mg_db_exec(d, "COMMIT", &err), 0);
+
+    struct mg_ids ids = cands(d, "spin_lock_irqsave");
+    ASSERT_IDS(ids, 1, 3); /* case-folded index: 3 is a candidate, PCRE2 decides */
+    mg_ids_release(&ids);
+    ids = cands(d, "mutex_lock|spin_unlock");
+    ASSERT_IDS(ids, 2, 7);
+    mg_ids_release(&ids);
+    ids = cands(d, "nothing_like_this");
+    ASSERT(!ids.all);
+    ASSERT_EQ_INT(ids.n, 0);
+    mg_ids_release(&ids);
+    ids = cands(d, "\\w+"); /* nothing to require: every file */
+    ASSERT(ids.all);
+    mg_ids_release(&ids);
+
+    /* a file committed without postings (an interrupted run) is a candidate */
+    ASSERT_EQ_INT(mg_db_exec(d, "INSERT INTO files(id, path, lang, size, hash, mtime, lines, chunk_lo, chunk_hi, "
+                                "sym_lo, sym_hi, content) VALUES(9, 'f9', 'text', 0, 0, 0, 1, 1, 0, 1, 0, x'')",
+                             &err), 0);
+    ids = cands(d, "spin_lock_irqsave");
+    ASSERT_IDS(ids, 1, 3, 9);
+    mg_ids_release(&ids);
+
+    /* compaction: one segment, dead ids gone */
+    ASSERT_EQ_INT(mg_db_exec(d, "BEGIN; DELETE FROM files WHERE id IN (1, 9)", &err), 0);
+    ASSERT_EQ_INT(mg_tri_compact(d, &err), 0);
+    ASSERT_EQ_INT(mg_db_exec(d, "COMMIT", &err), 0);
+    sqlite3_stmt *st;
+    ASSERT_EQ_INT(sqlite3_prepare_v2(d->db, "SELECT count(DISTINCT seg) FROM trigrams", -1, &st, NULL), SQLITE_OK);
+    ASSERT_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+    ASSERT_EQ_INT(sqlite3_column_int(st, 0), 1);
+    sqlite3_finalize(st);
+    ids = cands(d, "spin_lock_irqsave");
+    ASSERT_IDS(ids, 3);
+    mg_ids_release(&ids);
+    ids = cands(d, "mutex_lock");
+    ASSERT_IDS(ids, 2, 7);
+    mg_ids_release(&ids);
+
+    mg_tri_builder_free(&b);
+    mg_tri_scratch_release(&s);
+    mg_db_close(&d);
+}
