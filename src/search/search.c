@@ -424,22 +424,44 @@ static int line_of_off(const char *t, size_t off, size_t from, int from_line)
 
 /* Confirm one file: append a hit per chunk with matches. */
 struct rfile {
-    int64_t id, chunk_lo, chunk_hi;
+    int64_t id, chunk_lo, chunk_hi, sym_lo, sym_hi;
     const char *path, *lang;
 };
 
+#define RFILE_COLS "path, lang, chunk_lo, chunk_hi, sym_lo, sym_hi"
+
 static void rfile_from(struct rfile *f, sqlite3_stmt *st, int64_t id)
 {
-    /* columns: path, lang, chunk_lo, chunk_hi */
     f->id = id;
     f->path = (const char *)sqlite3_column_text(st, 0);
     f->lang = (const char *)sqlite3_column_text(st, 1);
     f->chunk_lo = sqlite3_column_int64(st, 2);
     f->chunk_hi = sqlite3_column_int64(st, 3);
+    f->sym_lo = sqlite3_column_int64(st, 4);
+    f->sym_hi = sqlite3_column_int64(st, 5);
+}
+
+/* The innermost definition of the file (symbols lo..hi) around `line`:
+ * symbol and kind into h (a regex hit names the function a line is in,
+ * where its chunk may be a whole class). */
+static void innermost_symbol(sqlite3_stmt *st, const struct rfile *f, int line, struct mg_hit *h)
+{
+    if (f->sym_lo > f->sym_hi) return;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, f->sym_lo);
+    sqlite3_bind_int64(st, 2, f->sym_hi);
+    sqlite3_bind_int(st, 3, line);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        free(h->symbol);
+        free(h->kind);
+        h->symbol = dup_col(st, 0);
+        h->kind = dup_col(st, 1);
+    }
+    sqlite3_reset(st);
 }
 
 static int regex_file(struct ctx *c, pcre2_code *re, pcre2_match_data *md, pcre2_match_context *mc,
-                      sqlite3_stmt *chunks_st, const struct rfile *rf, int limit)
+                      sqlite3_stmt *chunks_st, sqlite3_stmt *syms_st, const struct rfile *rf, int limit)
 {
     int64_t fid = rf->id;
     const char *path = rf->path, *lang = rf->lang;
@@ -497,6 +519,7 @@ static int regex_file(struct ctx *c, pcre2_code *re, pcre2_match_data *md, pcre2
             } else {
                 h->start_line = h->end_line = line;
             }
+            innermost_symbol(syms_st, rf, line, h);
             /* the matching line(s): up to three lines from the match start */
             int mlast = line_of_off(t, me > ms ? me - 1 : ms, ms, line);
             if (mlast > line + 2) mlast = line + 2;
@@ -518,8 +541,9 @@ static int search_regex(struct ctx *c, const char *pattern, bool fixed, bool cas
 {
     int ec;
     PCRE2_SIZE eo;
-    uint32_t opts = PCRE2_UTF | PCRE2_MULTILINE | PCRE2_MATCH_INVALID_UTF | (caseless ? PCRE2_CASELESS : 0) |
-                    (fixed ? PCRE2_LITERAL : 0);
+    /* (PCRE2_LITERAL refuses PCRE2_MULTILINE, which a literal does not need) */
+    uint32_t opts = PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | (caseless ? PCRE2_CASELESS : 0) |
+                    (fixed ? PCRE2_LITERAL : PCRE2_MULTILINE);
     pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, opts, &ec, &eo, NULL);
     if (!re) {
         PCRE2_UCHAR msg[256];
@@ -532,7 +556,7 @@ static int search_regex(struct ctx *c, const char *pattern, bool fixed, bool cas
     pcre2_match_context *mc = pcre2_match_context_create(NULL);
     struct mg_rx_node *f = NULL;
     struct mg_ids ids = {0};
-    sqlite3_stmt *files_st = NULL, *chunks_st = NULL;
+    sqlite3_stmt *files_st = NULL, *chunks_st = NULL, *syms_st = NULL;
     int rc = -1;
     if (!md || !mc) {
         mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
@@ -545,22 +569,25 @@ static int search_regex(struct ctx *c, const char *pattern, bool fixed, bool cas
         goto out;
     if (mg_tri_candidates(c->d, f, &ids, c->err) != 0) goto out;
     if (mg_db_prepare(c->d, "SELECT start_byte, end_byte, start_line, end_line, symbol, kind FROM chunks "
-                            "WHERE id BETWEEN ? AND ? ORDER BY id", &chunks_st, c->err) != 0)
+                            "WHERE id BETWEEN ? AND ? ORDER BY id", &chunks_st, c->err) != 0 ||
+        mg_db_prepare(c->d, "SELECT name, kind FROM symbols WHERE id BETWEEN ?1 AND ?2 AND start_line <= ?3 "
+                            "AND end_line >= ?3 AND kind <> 'macro' ORDER BY end_line - start_line, id DESC LIMIT 1",
+                      &syms_st, c->err) != 0)
         goto out;
     struct rfile rf;
     if (ids.all) {
-        if (mg_db_prepare(c->d, "SELECT path, lang, chunk_lo, chunk_hi, id FROM files "
-                                "WHERE mg_scope_ok(?1, path, lang) ORDER BY id", &files_st, c->err) != 0)
+        if (mg_db_prepare(c->d, "SELECT " RFILE_COLS ", id FROM files WHERE mg_scope_ok(?1, path, lang) ORDER BY id",
+                          &files_st, c->err) != 0)
             goto out;
         sqlite3_bind_pointer(files_st, 1, &c->filter, "mg_filter", NULL);
         while (c->out->n - c->base < (size_t)limit && sqlite3_step(files_st) == SQLITE_ROW) {
             c->out->candidates++;
-            rfile_from(&rf, files_st, sqlite3_column_int64(files_st, 4));
-            if (regex_file(c, re, md, mc, chunks_st, &rf, limit) != 0) goto out;
+            rfile_from(&rf, files_st, sqlite3_column_int64(files_st, 6));
+            if (regex_file(c, re, md, mc, chunks_st, syms_st, &rf, limit) != 0) goto out;
         }
     } else {
-        if (mg_db_prepare(c->d, "SELECT path, lang, chunk_lo, chunk_hi FROM files "
-                                "WHERE id=?2 AND mg_scope_ok(?1, path, lang)", &files_st, c->err) != 0)
+        if (mg_db_prepare(c->d, "SELECT " RFILE_COLS " FROM files WHERE id=?2 AND mg_scope_ok(?1, path, lang)",
+                          &files_st, c->err) != 0)
             goto out;
         sqlite3_bind_pointer(files_st, 1, &c->filter, "mg_filter", NULL);
         for (size_t i = 0; i < ids.n && c->out->n - c->base < (size_t)limit; i++) {
@@ -569,13 +596,14 @@ static int search_regex(struct ctx *c, const char *pattern, bool fixed, bool cas
             if (sqlite3_step(files_st) != SQLITE_ROW) continue; /* deleted, or out of scope */
             c->out->candidates++;
             rfile_from(&rf, files_st, ids.v[i]);
-            if (regex_file(c, re, md, mc, chunks_st, &rf, limit) != 0) goto out;
+            if (regex_file(c, re, md, mc, chunks_st, syms_st, &rf, limit) != 0) goto out;
         }
     }
     rc = 0;
 out:
     sqlite3_finalize(files_st);
     sqlite3_finalize(chunks_st);
+    sqlite3_finalize(syms_st);
     mg_ids_release(&ids);
     mg_rxlit_free(&f);
     pcre2_match_context_free(mc);
@@ -672,10 +700,14 @@ static int search_symbol(struct ctx *c, int limit)
         mg_buf_adds(&like, "symbol : ");
         if (mg_fts_query(q, strlen(q), 0, &like) > 0) {
             sqlite3_stmt *names, *byname;
-            if (mg_db_prepare(c->d, "SELECT c.symbol, min(mgrank(chunks_fts, 0.0, 1.0, 0.0)) AS r "
+            /* (an FTS5 ranking function may not sit inside an aggregate:
+             * rank in a materialized CTE, group outside it) */
+            if (mg_db_prepare(c->d, "WITH m AS MATERIALIZED (SELECT c.symbol AS symbol, "
+                                    "mgrank(chunks_fts, 0.0, 1.0, 0.0) AS r "
                                     "FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
-                                    "WHERE chunks_fts MATCH ?1 AND c.symbol IS NOT NULL "
-                                    "GROUP BY c.symbol ORDER BY r, length(c.symbol) LIMIT ?2",
+                                    "WHERE chunks_fts MATCH ?1 AND c.symbol IS NOT NULL) "
+                                    "SELECT symbol, min(r) AS r FROM m GROUP BY symbol ORDER BY r, length(symbol) "
+                                    "LIMIT ?2",
                               &names, c->err) != 0)
                 goto out;
             mg_buf_reset(&sql);
@@ -691,8 +723,8 @@ static int search_symbol(struct ctx *c, int limit)
             sqlite3_bind_text(names, 1, like.p, -1, SQLITE_STATIC);
             sqlite3_bind_int(names, 2, limit * 4);
             sqlite3_bind_pointer(byname, 2, &c->filter, "mg_filter", NULL);
-            int bad = 0;
-            while (!bad && found < limit && sqlite3_step(names) == SQLITE_ROW) {
+            int bad = 0, step_names;
+            while (!bad && found < limit && (step_names = sqlite3_step(names)) == SQLITE_ROW) {
                 double b = -sqlite3_column_double(names, 1); /* bm25 is negative; map into (0, 0.7) */
                 sqlite3_reset(byname);
                 sqlite3_bind_text(byname, 1, (const char *)sqlite3_column_text(names, 0), -1, SQLITE_TRANSIENT);
@@ -705,6 +737,7 @@ static int search_symbol(struct ctx *c, int limit)
                     found += r;
                 }
             }
+            if (!bad && found < limit && step_names != SQLITE_DONE) bad = mg_db_error(c->d, "symbol search", c->err);
             sqlite3_finalize(names);
             sqlite3_finalize(byname);
             if (bad) goto out;
@@ -751,14 +784,21 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
     double t0 = now_ms();
     if (mg_search_validate(cfg, q, err) != 0) return -1;
     int limit = q->limit > 0 ? q->limit : cfg->search_limit;
+    /* languages by their canonical names ("ts" and "tsx" are "typescript") */
+    const char **langs = q->nlangs ? calloc(q->nlangs, sizeof(char *)) : NULL;
+    if (q->nlangs && !langs) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < q->nlangs; i++) langs[i] = mg_lang_by_name(q->langs[i])->name;
     out->mode = q->mode == MG_MODE_REGEX ? (q->fixed ? "fixed" : "regex") : q->mode == MG_MODE_SYMBOL ? "symbol" : "lexical";
     struct mg_globset *globs = NULL;
-    if (mg_globset_new(q->globs, q->nglobs, q->excludes, q->nexcludes, &globs, err) != 0) return -1;
+    if (mg_globset_new(q->globs, q->nglobs, q->excludes, q->nexcludes, &globs, err) != 0) {
+        free(langs);
+        return -1;
+    }
     int rc = 0;
     for (size_t i = 0; i < nrepos && rc == 0; i++) {
         struct ctx c = {.cfg = cfg, .repo = &repos[i], .q = q, .out = out, .err = err};
         c.filter.globs = globs;
-        c.filter.langs = q->langs;
+        c.filter.langs = langs;
         c.filter.nlangs = (int)q->nlangs;
         if (mg_db_open(repos[i].dbpath, MG_DB_READONLY, &c.d, err) != 0) {
             rc = -1;
@@ -778,6 +818,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
         mg_db_close(&c.d);
     }
     mg_globset_free(&globs);
+    free(langs);
     if (rc != 0) {
         mg_results_release(out);
         return -1;
