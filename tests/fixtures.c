@@ -131,7 +131,6 @@ void mg_fx_polyglot(const char *dir)
     if (symlink(target, link) != 0) FAIL("symlink: %s", strerror(errno));
     snprintf(link, sizeof(link), "%s/linked_dir", dir);
     if (symlink(outside, link) != 0) FAIL("symlink: %s", strerror(errno));
-    free(outside);
     /* git: most files committed, one left untracked (still indexed) */
     mg_t_sh(dir, "git init -q . && git add -A . && git reset -q -- py/bucket.py && "
                  "git -c user.email=t@t -c user.name=t commit -qm init");

@@ -24,8 +24,11 @@ static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw
 
 static void cleanup_tmpdirs(void)
 {
-    if (getenv("MG_KEEP_TMP")) return;
-    for (int i = 0; i < ntmpdirs; i++) nftw(tmpdirs[i], rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+    for (int i = 0; i < ntmpdirs; i++) {
+        if (!getenv("MG_KEEP_TMP")) nftw(tmpdirs[i], rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+        free(tmpdirs[i]);
+    }
+    ntmpdirs = 0;
 }
 
 char *mg_t_tmpdir(void)
@@ -36,8 +39,8 @@ char *mg_t_tmpdir(void)
     char *d = mkdtemp(tmpl);
     if (!d) FAIL("mkdtemp: %s", strerror(errno));
     if (ntmpdirs == 0) atexit(cleanup_tmpdirs);
-    if (ntmpdirs < 64) tmpdirs[ntmpdirs++] = strdup(d);
-    return strdup(d);
+    if (ntmpdirs == 64) FAIL("too many temporary directories in one test");
+    return tmpdirs[ntmpdirs++] = strdup(d);
 }
 
 static void mkdirs_for(char *path)

@@ -29,6 +29,7 @@ struct test {
 static struct test *tests;
 static size_t ntests, captests;
 
+
 void mg_test_register(const char *name, mg_test_fn fn, const char *file, int timeout_s)
 {
     if (ntests == captests) {
@@ -65,6 +66,12 @@ struct slot {
     int killed;
     char logpath[64];
 };
+
+/* the runner's own tables, global so a test process exiting with them
+ * alive is not a leak to LeakSanitizer */
+static size_t *run;
+static struct slot *slots;
+static char **failed_names;
 
 static double now_s(void)
 {
@@ -106,7 +113,8 @@ int main(int argc, char **argv)
     if (jobs < 1) jobs = 1;
     qsort(tests, ntests, sizeof(*tests), cmp_test);
 
-    size_t *run = calloc(ntests + 1, sizeof(*run)), nrun = 0;
+    run = calloc(ntests + 1, sizeof(*run));
+    size_t nrun = 0;
     for (size_t i = 0; i < ntests; i++)
         if (selected(tests[i].name, argc - optind, argv + optind)) run[nrun++] = i;
     if (list) {
@@ -118,9 +126,9 @@ int main(int argc, char **argv)
 
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("1..%zu\n", nrun);
-    struct slot *slots = calloc((size_t)jobs, sizeof(*slots));
+    slots = calloc((size_t)jobs, sizeof(*slots));
     size_t next = 0, done = 0, passed = 0, failed = 0;
-    char **failed_names = calloc(nrun + 1, sizeof(char *));
+    failed_names = calloc(nrun + 1, sizeof(char *));
 
     while (done < nrun) {
         for (long s = 0; s < jobs && next < nrun; s++) {

@@ -85,7 +85,8 @@ void mg_t_fail(const char *file, int line, const char *fmt, ...)
 
 /* ---- helpers (tests/helpers.c) ---- */
 
-/* A fresh directory under $TMPDIR, removed at test-process exit. */
+/* A fresh directory under $TMPDIR, removed at test-process exit; the string
+ * is the helpers' (do not free it). */
 char *mg_t_tmpdir(void);
 /* Write a file (creating parent directories); mode 0644. */
 void mg_t_write(const char *dir, const char *rel, const char *data, size_t len);

@@ -52,7 +52,6 @@ static struct mg_db *fresh_db(void)
     struct mg_db *d;
     struct mg_err err = {0};
     if (mg_db_open(path, MG_DB_CREATE, &d, &err) != 0) FAIL("open: %s", err.msg);
-    free(dir);
     return d;
 }
 

@@ -41,6 +41,15 @@ volatile int mg_index_interrupted;
  * loses at most this much work. */
 #define COMMIT_BYTES   (256u << 20) /* commit after this much new text ... */
 #define COMMIT_SECONDS 30.0         /* ... or this long */
+
+/* Test seam: MEMGATE_TEST_COMMIT_BYTES makes batches small, so the crash
+ * tests can kill a run between commits. */
+static uint64_t commit_bytes(void)
+{
+    const char *e = getenv("MEMGATE_TEST_COMMIT_BYTES");
+    uint64_t v = e ? strtoull(e, NULL, 10) : 0;
+    return v ? v : COMMIT_BYTES;
+}
 #define QUEUE_ITEMS    256
 #define QUEUE_BYTES    (96u << 20) /* text held between workers and writer */
 #define TRI_FLUSH_BYTES (192u << 20) /* trigram builder memory before a flush */
@@ -962,6 +971,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
 
     /* the writer loop */
     double last_commit = now_s(), last_draw = 0;
+    uint64_t batch = commit_bytes();
     uint64_t since_commit = 0;
     int werr = 0;
     for (;;) {
@@ -977,7 +987,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         }
         result_free(r);
         double t = now_s();
-        if (!werr && (since_commit >= COMMIT_BYTES || (since_commit && t - last_commit >= COMMIT_SECONDS))) {
+        if (!werr && (since_commit >= batch || (since_commit && t - last_commit >= COMMIT_SECONDS))) {
             if (mg_tri_builder_bytes(w.tri) >= TRI_FLUSH_BYTES && mg_tri_builder_flush(w.tri, d, err) != 0) werr = 1;
             if (!werr && (mg_db_exec(d, "COMMIT", err) != 0 || mg_db_exec(d, "BEGIN IMMEDIATE", err) != 0)) werr = 1;
             if (werr) __atomic_store_n(&R.failed, 1, __ATOMIC_RELAXED);

@@ -288,7 +288,7 @@ int mg_walk(const char *root, uint64_t max, struct mg_walk *w, struct mg_err *er
         mg_walk_release(w);
         return -1;
     }
-    qsort(w->v, w->n, sizeof(*w->v), cmp_entry);
+    if (w->n) qsort(w->v, w->n, sizeof(*w->v), cmp_entry);
     return 0;
 }
 

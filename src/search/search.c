@@ -825,7 +825,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
     }
     /* regex and fixed-string hits read best in file order; ranked ones by score */
     bool positional = strcmp(out->mode, "regex") == 0 || strcmp(out->mode, "fixed") == 0;
-    qsort(out->v, out->n, sizeof(*out->v), positional ? cmp_position : cmp_score);
+    if (out->n) qsort(out->v, out->n, sizeof(*out->v), positional ? cmp_position : cmp_score);
     while (out->n > (size_t)limit) hit_free(&out->v[--out->n]);
     out->took_ms = now_ms() - t0;
     return 0;

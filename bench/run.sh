@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# bench/run.sh — the index and search benchmark (run by `make bench`).
+#
+# Corpus: the Linux 6.1 source from Debian's linux-source-6.1 package,
+# fetched with apt-get download and unpacked once into the cache directory
+# ($MEMGATE_BENCH_CACHE, default ~/.cache/memgate-bench), outside the repo.
+#
+# Measures, with a fresh data directory per run:
+#   - full index: seconds, files/s, MB/s, peak RSS, index size / corpus size
+#     (BENCH_RUNS runs, default 3: median, min and max, as the machine is noisy)
+#   - re-index with no change, and after editing one file
+#   - the 50 queries of bench/queries.tsv: memgate in process (20 timed runs
+#     each, p50/p99 per mode) and rg on the same tree (3 runs each, median),
+#     and the ratio
+# Prints a report in Markdown; docs/benchmarks.md keeps the figures.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+BIN=$here/build/memgate
+QBIN=$here/build/memgate-bench
+CACHE=${MEMGATE_BENCH_CACHE:-$HOME/.cache/memgate-bench}
+RUNS=${BENCH_RUNS:-3}
+QRUNS=${BENCH_QUERY_RUNS:-20}
+K=$CACHE/linux-source-6.1
+
+for b in "$BIN" "$QBIN"; do [ -x "$b" ] || { echo "bench: $b is missing; run 'make bench'" >&2; exit 1; }; done
+command -v rg >/dev/null || { echo "bench: rg (ripgrep) is missing; run 'scripts/setup.sh --bench'" >&2; exit 1; }
+
+# ---- corpus ------------------------------------------------------------------
+if [ ! -f "$K/MAINTAINERS" ]; then
+  echo "bench: fetching linux-source-6.1 into $CACHE (once)" >&2
+  mkdir -p "$CACHE"
+  (
+    cd "$CACHE"
+    rm -rf linux-source-6.1 usr ./*.deb
+    apt-get download linux-source-6.1 >/dev/null
+    deb=$(ls linux-source-6.1_*.deb | head -1)
+    dpkg-deb -f "$deb" Version > VERSION
+    dpkg-deb --fsys-tarfile "$deb" | tar x ./usr/src/linux-source-6.1.tar.xz
+    tar xJf usr/src/linux-source-6.1.tar.xz
+    rm -rf usr "$deb"
+  )
+fi
+version=$(cat "$CACHE/VERSION" 2>/dev/null || echo unknown)
+corpus_files=$(find "$K" -type f | wc -l)
+corpus_bytes=$(find "$K" -type f -printf '%s\n' | awk '{s += $1} END {printf "%d", s}')
+capped_bytes=$(find "$K" -type f -size -1025k -printf '%s\n' | awk '{s += $1} END {printf "%d", s}')
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/memgate-bench.XXXXXX")
+edited=""
+cleanup() {
+  [ -n "$edited" ] && [ -f "$work/edited.orig" ] && cp "$work/edited.orig" "$edited"
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+num() { sed -n "s/.*\"$1\":\([0-9.e+-]*\).*/\1/p"; }
+median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+minmax() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%s–%s", lo, hi}'; }
+ms() { date +%s%N; }
+mb() { awk -v b="$1" 'BEGIN {printf "%.1f", b / 1e6}'; }
+
+# ---- full index ----------------------------------------------------------------
+echo "bench: full index of linux-6.1, $RUNS runs" >&2
+: > "$work/index.tsv"
+for i in $(seq "$RUNS"); do
+  home="$work/home$i"
+  rm -rf "$home"
+  /usr/bin/time -f '%M' -o "$work/rss" env MEMGATE_HOME="$home" "$BIN" index "$K" --name linux --json > "$work/index.json"
+  s=$(num seconds < "$work/index.json")
+  rss=$(cat "$work/rss")
+  size=$(du -sb "$home/repos" | cut -f1)
+  printf '%s\t%s\t%s\n' "$s" "$rss" "$size" >> "$work/index.tsv"
+  echo "bench:   run $i: ${s}s, peak RSS $((rss / 1024)) MB" >&2
+  [ "$i" -lt "$RUNS" ] && rm -rf "$home"
+done
+home="$work/home$RUNS"
+files=$(num total_files < "$work/index.json")
+tbytes=$(num total_bytes < "$work/index.json")
+chunks=$(num chunks < "$work/index.json")
+symbols=$(num symbols < "$work/index.json")
+cpu_w=$(sed -n 's/.*"workers":\([0-9.]*\).*/\1/p' "$work/index.json")
+cpu_x=$(sed -n 's/.*"writer":\([0-9.]*\).*/\1/p' "$work/index.json")
+t_med=$(cut -f1 "$work/index.tsv" | median)
+t_rng=$(cut -f1 "$work/index.tsv" | minmax)
+rss_max=$(cut -f2 "$work/index.tsv" | sort -n | tail -1)
+size=$(cut -f3 "$work/index.tsv" | tail -1)
+
+# ---- re-index -------------------------------------------------------------------
+echo "bench: re-index with no change" >&2
+: > "$work/re.tsv"
+for i in 1 2 3; do
+  MEMGATE_HOME="$home" "$BIN" index "$K" --json | num seconds >> "$work/re.tsv"
+done
+re_med=$(median < "$work/re.tsv")
+edited="$K/kernel/sched/core.c"
+cp "$edited" "$work/edited.orig"
+printf '\n/* memgate bench edit %s */\n' "$(date +%s)" >> "$edited"
+MEMGATE_HOME="$home" "$BIN" index "$K" --json > "$work/edit.json"
+edit_s=$(num seconds < "$work/edit.json")
+edit_changed=$(sed -n 's/.*"changed":\([0-9]*\).*/\1/p' "$work/edit.json")
+cp "$work/edited.orig" "$edited"
+edited=""
+MEMGATE_HOME="$home" "$BIN" index "$K" --quiet
+
+# ---- queries --------------------------------------------------------------------
+echo "bench: 50 queries, memgate ($QRUNS runs each)" >&2
+MEMGATE_HOME="$home" "$QBIN" "$here/bench/queries.tsv" --runs "$QRUNS" > "$work/mg.tsv"
+echo "bench: the same 50 queries with rg (3 runs each)" >&2
+: > "$work/rg.tsv"
+grep -v '^#' "$here/bench/queries.tsv" | while IFS=$'\t' read -r mode q rgflags rgpat; do
+  [ -n "$mode" ] || continue
+  [ "$rgflags" = "-" ] && rgflags=""
+  : > "$work/one"
+  for r in 1 2 3; do
+    t0=$(ms)
+    # shellcheck disable=SC2086 # the flags are words
+    (cd "$K" && rg -n --no-heading --color never $rgflags -e "$rgpat" . > /dev/null || true)
+    t1=$(ms)
+    echo $(( (t1 - t0) / 1000 )) >> "$work/one"
+  done
+  printf '%s\t%s\n' "$mode" "$(median < "$work/one" | awk '{printf "%.1f", $1 / 1000}')" >> "$work/rg.tsv"
+done
+
+rg_p50=$(cut -f2 "$work/rg.tsv" | median)
+mg_line() { grep "^# $1 " "$work/mg.tsv" | sed 's/^# *//'; }
+lexsym=$(grep '^# lex+sym' "$work/mg.tsv")
+mg_ls_p50=$(echo "$lexsym" | awk '{print $4}')
+mg_ls_p99=$(echo "$lexsym" | awk '{print $7}')
+allq=$(grep '^# all' "$work/mg.tsv")
+mg_all_p50=$(echo "$allq" | awk '{print $4}')
+# per-query speedup (rg median / memgate median), geometric mean
+ratio=$(paste <(grep -v '^#' "$work/mg.tsv" | cut -f3) <(cut -f2 "$work/rg.tsv") |
+        awk '{ if ($1 > 0) { s += log($2 / $1); n++ } } END {printf "%.0f", exp(s / n)}')
+ratio_min=$(paste <(grep -v '^#' "$work/mg.tsv" | cut -f3) <(cut -f2 "$work/rg.tsv") |
+        awk 'BEGIN {m = 1e18} { if ($1 > 0 && $2 / $1 < m) m = $2 / $1 } END {printf "%.0f", m}')
+
+# ---- report ---------------------------------------------------------------------
+cat <<EOF
+
+## memgate benchmark — $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m)
+
+Corpus: linux-source-6.1 $version: $corpus_files files, $(mb "$corpus_bytes") MB
+($(mb "$capped_bytes") MB in files under the 1 MiB cap).
+
+### Index
+
+| measure | value |
+| --- | --- |
+| full index (median of $RUNS, range) | ${t_med} s ($t_rng s) |
+| files indexed | $files ($(awk -v f="$files" -v t="$t_med" 'BEGIN {printf "%.0f", f / t}') files/s) |
+| text indexed | $(mb "$tbytes") MB ($(awk -v b="$tbytes" -v t="$t_med" 'BEGIN {printf "%.1f", b / t / 1e6}') MB/s) |
+| chunks / symbols | $chunks / $symbols |
+| CPU seconds (last run): parser threads / writer | $cpu_w / $cpu_x |
+| peak RSS (max of runs) | $((rss_max / 1024)) MB |
+| index size | $(mb "$size") MB = $(awk -v a="$size" -v b="$corpus_bytes" 'BEGIN {printf "%.2f", a / b}')x the corpus, $(awk -v a="$size" -v b="$tbytes" 'BEGIN {printf "%.2f", a / b}')x the text indexed |
+| re-index, no change (median of 3) | ${re_med} s |
+| re-index after editing one file | ${edit_s} s ($edit_changed file changed) |
+
+### Search: 50 fixed queries (bench/queries.tsv)
+
+memgate: in process, $QRUNS timed runs per query, limit 10. rg: whole process,
+median of 3 runs per query, every matching line to /dev/null.
+
+| | p50 | p99 |
+| --- | --- | --- |
+| $(mg_line lexical | awk '{printf "memgate lexical | %s ms | %s ms", $3, $6}') |
+| $(mg_line symbol | awk '{printf "memgate symbol | %s ms | %s ms", $3, $6}') |
+| $(mg_line regex | awk '{printf "memgate regex | %s ms | %s ms", $3, $6}') |
+| memgate lexical + symbol | $mg_ls_p50 ms | $mg_ls_p99 ms |
+| memgate, all 50 | $mg_all_p50 ms | |
+| rg, all 50 (medians) | $rg_p50 ms | |
+
+Speed-up over rg per query (rg median / memgate median): geometric mean ${ratio}x, lowest ${ratio_min}x.
+
+<details><summary>per query</summary>
+
+| mode | query | results | memgate median ms | rg median ms |
+| --- | --- | --- | --- | --- |
+$(paste <(grep -v '^#' "$work/mg.tsv") <(cut -f2 "$work/rg.tsv") | awk -F'\t' '{printf "| %s | `%s` | %s | %s | %s |\n", $1, $5, $2, $3, $7}')
+
+</details>
+EOF
