@@ -21,7 +21,8 @@ SANFLAGS :=
 endif
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-           -Wformat=2 -Wno-format-truncation -Wno-unused-parameter -Wvla
+           -Wformat=2 -Wno-format-truncation -Wno-unused-parameter -Wvla \
+           $(if $(findstring clang,$(CC)),-Wno-unknown-warning-option)
 CFLAGS  += -std=gnu11 $(OPT) -g -pthread -D_GNU_SOURCE -Isrc -I$(TSRT)/include $(WARN) $(SANFLAGS) \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
@@ -114,22 +115,28 @@ bench: deps
 build/memgate-bench: build/obj/bench/search_bench.o build/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# libFuzzer builds (clang). FUZZ_SECONDS per target; corpora grow in fuzz/corpus/.
+# libFuzzer builds (clang). Each target runs FUZZ_SECONDS, growing a working
+# corpus in build/fuzz/corpus/<target> seeded from fuzz/corpus/<target>;
+# crashes land in build/fuzz/. Copy an input that found a bug into
+# fuzz/corpus/<target>/ and `make test` replays it from then on.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := $(patsubst fuzz/fuzz_%.c,%,$(FUZZ_SRC))
 fuzz: deps
 	@$(MAKE) --no-print-directory $(GRAMMAR_OBJ)
 	@$(MAKE) --no-print-directory CC=clang OUT=build/fuzz \
 	    SANFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" \
-	    build/fuzz/libmemgate.a $(FUZZ_SRC:%.c=build/fuzz/obj/%.o)
+	    build/fuzz/libmemgate.a $(FUZZ_SRC:%.c=build/fuzz/obj/%.o) build/fuzz/obj/fuzz/registry.o
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  clang -g -fsanitize=fuzzer,address,undefined -DMG_FUZZ_MAIN=$$t -Isrc \
-	    fuzz/libfuzzer_main.c build/fuzz/obj/fuzz/fuzz_$$t.o build/fuzz/libmemgate.a \
+	    fuzz/libfuzzer_main.c build/fuzz/obj/fuzz/fuzz_$$t.o build/fuzz/obj/fuzz/registry.o build/fuzz/libmemgate.a \
 	    $(GRAMMAR_OBJ) $(LDLIBS) -o build/fuzz/fuzz_$$t; \
-	  mkdir -p fuzz/corpus/$$t; \
+	  mkdir -p build/fuzz/corpus/$$t; \
 	  echo "fuzz: $$t for $(FUZZ_SECONDS)s"; \
-	  build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-	    -print_final_stats=1 fuzz/corpus/$$t 2>&1 | tail -4; \
+	  build/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -artifact_prefix=build/fuzz/ \
+	    -print_final_stats=1 build/fuzz/corpus/$$t fuzz/corpus/$$t 2>&1 \
+	    | grep -E 'Done|number_of_executed_units|ERROR|SUMMARY' || true; \
+	  if ls build/fuzz/crash-* build/fuzz/leak-* build/fuzz/timeout-* >/dev/null 2>&1; then \
+	    echo "fuzz: $$t found a failure; inputs in build/fuzz/" >&2; exit 1; fi; \
 	done
 
 clean:

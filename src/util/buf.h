@@ -24,7 +24,7 @@ int mg_buf_add(struct mg_buf *b, const void *data, size_t n);
 int mg_buf_addc(struct mg_buf *b, char c);
 int mg_buf_adds(struct mg_buf *b, const char *s);
 int mg_buf_addf(struct mg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int mg_buf_vaddf(struct mg_buf *b, const char *fmt, va_list ap);
+int mg_buf_vaddf(struct mg_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 void mg_buf_reset(struct mg_buf *b); /* len = 0, keeps memory */
 /* Hand the contents to the caller (who frees them); the buffer is emptied. */
 char *mg_buf_detach(struct mg_buf *b, size_t *len);
