@@ -55,6 +55,7 @@ cleanup() {
 trap cleanup EXIT
 
 num() { sed -n "s/.*\"$1\":\([0-9.e+-]*\).*/\1/p"; }
+round1() { awk '{printf "%.1f\n", $1}'; }
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 minmax() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%s–%s", lo, hi}'; }
 ms() { date +%s%N; }
@@ -71,7 +72,7 @@ for i in $(seq "$RUNS"); do
   rss=$(cat "$work/rss")
   size=$(du -sb "$home/repos" | cut -f1)
   printf '%s\t%s\t%s\n' "$s" "$rss" "$size" >> "$work/index.tsv"
-  echo "bench:   run $i: ${s}s, peak RSS $((rss / 1024)) MB" >&2
+  echo "bench:   run $i: $(echo "$s" | round1) s, peak RSS $((rss / 1024)) MB" >&2
   [ "$i" -lt "$RUNS" ] && rm -rf "$home"
 done
 home="$work/home$RUNS"
@@ -79,10 +80,10 @@ files=$(num total_files < "$work/index.json")
 tbytes=$(num total_bytes < "$work/index.json")
 chunks=$(num chunks < "$work/index.json")
 symbols=$(num symbols < "$work/index.json")
-cpu_w=$(sed -n 's/.*"workers":\([0-9.]*\).*/\1/p' "$work/index.json")
-cpu_x=$(sed -n 's/.*"writer":\([0-9.]*\).*/\1/p' "$work/index.json")
-t_med=$(cut -f1 "$work/index.tsv" | median)
-t_rng=$(cut -f1 "$work/index.tsv" | minmax)
+cpu_w=$(sed -n 's/.*"workers":\([0-9.]*\).*/\1/p' "$work/index.json" | round1)
+cpu_x=$(sed -n 's/.*"writer":\([0-9.]*\).*/\1/p' "$work/index.json" | round1)
+t_med=$(cut -f1 "$work/index.tsv" | median | round1)
+t_rng=$(cut -f1 "$work/index.tsv" | round1 | minmax)
 rss_max=$(cut -f2 "$work/index.tsv" | sort -n | tail -1)
 size=$(cut -f3 "$work/index.tsv" | tail -1)
 
@@ -92,12 +93,12 @@ echo "bench: re-index with no change" >&2
 for i in 1 2 3; do
   MEMGATE_HOME="$home" "$BIN" index "$K" --json | num seconds >> "$work/re.tsv"
 done
-re_med=$(median < "$work/re.tsv")
+re_med=$(median < "$work/re.tsv" | awk '{printf "%.2f", $1}')
 edited="$K/kernel/sched/core.c"
 cp "$edited" "$work/edited.orig"
 printf '\n/* memgate bench edit %s */\n' "$(date +%s)" >> "$edited"
 MEMGATE_HOME="$home" "$BIN" index "$K" --json > "$work/edit.json"
-edit_s=$(num seconds < "$work/edit.json")
+edit_s=$(num seconds < "$work/edit.json" | awk '{printf "%.2f", $1}')
 edit_changed=$(sed -n 's/.*"changed":\([0-9]*\).*/\1/p' "$work/edit.json")
 cp "$work/edited.orig" "$edited"
 edited=""
@@ -133,7 +134,7 @@ mg_all_p50=$(echo "$allq" | awk '{print $4}')
 ratio=$(paste <(grep -v '^#' "$work/mg.tsv" | cut -f3) <(cut -f2 "$work/rg.tsv") |
         awk '{ if ($1 > 0) { s += log($2 / $1); n++ } } END {printf "%.0f", exp(s / n)}')
 ratio_min=$(paste <(grep -v '^#' "$work/mg.tsv" | cut -f3) <(cut -f2 "$work/rg.tsv") |
-        awk 'BEGIN {m = 1e18} { if ($1 > 0 && $2 / $1 < m) m = $2 / $1 } END {printf "%.0f", m}')
+        awk 'BEGIN {m = 1e18} { if ($1 > 0 && $2 / $1 < m) m = $2 / $1 } END {printf "%.1f", m}')
 
 # ---- report ---------------------------------------------------------------------
 cat <<EOF
@@ -177,7 +178,7 @@ Speed-up over rg per query (rg median / memgate median): geometric mean ${ratio}
 
 | mode | query | results | memgate median ms | rg median ms |
 | --- | --- | --- | --- | --- |
-$(paste <(grep -v '^#' "$work/mg.tsv") <(cut -f2 "$work/rg.tsv") | awk -F'\t' '{printf "| %s | `%s` | %s | %s | %s |\n", $1, $5, $2, $3, $7}')
+$(paste <(grep -v '^#' "$work/mg.tsv") <(cut -f2 "$work/rg.tsv") | awk -F'\t' '{printf "| %s | `%s` | %s | %s | %s |\n", $1, $5, $2, $3, $6}')
 
 </details>
 EOF

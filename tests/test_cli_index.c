@@ -1,10 +1,12 @@
 /* test_cli_index.c — `memgate index` on fixture repos: what is indexed, what
  * is skipped and why, incremental runs, bad input, file modes. */
 #include <fcntl.h>
+#include <pty.h>
 #include <sqlite3.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fixtures.h"
@@ -374,4 +376,89 @@ TEST(index_busy_when_another_run_holds_the_repo)
     o = MG_RUN(NULL, home, "index", repo);
     ASSERT_EQ_INT(o.status, 0);
     mg_t_out_free(&o);
+}
+
+TEST(index_progress_on_a_tty_only)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    mg_fx_polyglot(repo);
+    /* not a terminal: stderr stays empty */
+    struct mg_t_out o = MG_RUN(NULL, home, "index", repo);
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_EQ_STR(o.err, "");
+    mg_t_out_free(&o);
+    /* a terminal: the progress line, ending with the totals */
+    int master;
+    pid_t pid = forkpty(&master, NULL, NULL, NULL);
+    ASSERT(pid >= 0);
+    if (pid == 0) {
+        char *home2 = mg_t_tmpdir();
+        setenv("MEMGATE_HOME", home2, 1);
+        const char *bin = getenv("MEMGATE_BIN");
+        execl(bin ? bin : "build/memgate", "memgate", "index", repo, (char *)NULL);
+        _exit(127);
+    }
+    char buf[65536];
+    size_t n = 0;
+    for (;;) {
+        ssize_t r = read(master, buf + n, sizeof(buf) - 1 - n);
+        if (r <= 0) break;
+        n += (size_t)r;
+    }
+    buf[n] = 0;
+    int status;
+    waitpid(pid, &status, 0);
+    ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ASSERT_CONTAINS(buf, "indexing mgtest");
+    ASSERT_CONTAINS(buf, "15/15 files"); /* every candidate the walk found */
+    ASSERT_CONTAINS(buf, "MB/s");
+    ASSERT_CONTAINS(buf, "ETA");
+    close(master);
+}
+
+TEST(index_plain_directory_default_ignores)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    mg_t_write_str(repo, "app.js", "function kept_symbol() {}\n");
+    mg_t_write_str(repo, "node_modules/lib/index.js", "function dependency_symbol() {}\n");
+    mg_t_write_str(repo, "sub/__pycache__/x.py", "def cached_symbol(): pass\n");
+    mg_t_write_str(repo, ".git/config", "vcs_config_marker\n");
+    mg_t_write_str(repo, ".venv/lib/site.py", "def venv_symbol(): pass\n");
+    mg_t_write_str(repo, ".github/workflows/ci.yml", "name: ci_workflow_marker\n");
+    json_t *j = mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--json", NULL});
+    ASSERT(json_is_false(json_object_get(j, "git")));
+    ASSERT_EQ_INT(mg_fx_int(j, "total_files"), 2);
+    json_decref(j);
+    j = mg_fx_search(repo, home, "ci_workflow_marker", "lexical", 5);
+    ASSERT(mg_fx_has_hit(j, ".github/workflows/ci.yml", NULL));
+    json_decref(j);
+    static const char *absent[] = {"dependency_symbol", "cached_symbol", "vcs_config_marker", "venv_symbol"};
+    for (size_t i = 0; i < 4; i++) {
+        j = mg_fx_search(repo, home, absent[i], "lexical", 5);
+        if (json_array_size(json_object_get(j, "results"))) FAIL("'%s' is indexed", absent[i]);
+        json_decref(j);
+    }
+}
+
+TEST(index_subdirectory_of_a_git_work_tree)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    mg_t_write_str(repo, ".gitignore", "*.tmp\n");
+    mg_t_write_str(repo, "top.c", "int top_level_symbol;\n");
+    mg_t_write_str(repo, "lib/core.c", "int core_symbol(void) { return 1; }\n");
+    mg_t_write_str(repo, "lib/scratch.tmp", "scratch_marker\n");
+    mg_t_write_str(repo, "lib/new.c", "int untracked_symbol(void) { return 2; }\n");
+    mg_t_sh(repo, "git init -q . && git add .gitignore top.c lib/core.c && "
+                  "git -c user.email=t@t -c user.name=t commit -qm init");
+    char sub[4200];
+    snprintf(sub, sizeof(sub), "%s/lib", repo);
+    json_t *j = mg_fx_run_json(NULL, home, (const char *const[]){"index", sub, "--json", NULL});
+    ASSERT(json_is_true(json_object_get(j, "git")));
+    ASSERT_EQ_INT(mg_fx_int(j, "total_files"), 2);
+    json_decref(j);
+    j = mg_fx_search(sub, home, "core_symbol|untracked_symbol|top_level_symbol|scratch_marker", "regex", 10);
+    ASSERT_EQ_INT(json_array_size(json_object_get(j, "results")), 2);
+    ASSERT(mg_fx_has_hit(j, "core.c", "core_symbol"));      /* paths relative to the indexed root */
+    ASSERT(mg_fx_has_hit(j, "new.c", "untracked_symbol"));
+    json_decref(j);
 }

@@ -177,6 +177,10 @@ TEST(search_hostile_queries)
     ASSERT_EQ_INT(o.status, 1);
     ASSERT_CONTAINS(o.err, "error[query_empty]");
     mg_t_out_free(&o);
+    o = MG_RUN(repo, home, "search", "caf\xe9");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.err, "error[query_invalid]");
+    mg_t_out_free(&o);
     o = MG_RUN(repo, home, "search", "x", "--limit", "0");
     ASSERT_EQ_INT(o.status, 2);
     mg_t_out_free(&o);

@@ -71,7 +71,7 @@ static void print_summary(const struct mg_index_stats *s)
            (unsigned long long)s->skipped_unreadable,
            (unsigned long long)(s->skipped_special + s->skipped_bad_name));
     if (s->repaired_utf8 || s->parse_failed)
-        printf("  %llu files had invalid UTF-8 (replaced with U+FFFD), %llu could not be parsed (line windows)\n",
+        printf("  repaired: %llu with invalid UTF-8 (now U+FFFD); unparsable: %llu (cut in line windows)\n",
                (unsigned long long)s->repaired_utf8, (unsigned long long)s->parse_failed);
     printf("  index: %llu files, %llu chunks, %llu symbols, %s of text (%s walk)\n",
            (unsigned long long)s->total_files, (unsigned long long)s->chunks, (unsigned long long)s->symbols,

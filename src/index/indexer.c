@@ -1061,11 +1061,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
 rollback:
     if (d) sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
 out:
-    if (th) {
-        /* only reached with live threads on the early-failure paths above,
-         * which never start them */
-        free(th);
-    }
+    free(th); /* every started thread was joined above */
     writer_finalize(&w);
     {
         /* drain anything left in the queue after a failure */

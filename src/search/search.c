@@ -52,7 +52,7 @@ int mg_search_validate(const struct mg_config *c, const struct mg_search_req *q,
         return mg_err_set(err, MG_E_QUERY_TOO_LONG, "the query is %zu bytes; the limit is %zu (max_query_bytes)", n,
                           c->max_query_bytes);
     if (mg_utf8_valid_prefix(q->query, n) != n)
-        return mg_err_set(err, MG_E_QUERY_EMPTY, "the query is not valid UTF-8");
+        return mg_err_set(err, MG_E_QUERY_INVALID, "the query is not valid UTF-8; search for UTF-8 text");
     for (size_t i = 0; i < q->nlangs; i++) {
         if (!mg_lang_by_name(q->langs[i])) {
             struct mg_buf b;
@@ -692,10 +692,12 @@ static int search_symbol(struct ctx *c, int limit)
         mg_db_error(c->d, "symbol search", c->err);
         goto out;
     }
-    /* 4: sub-word matches. The symbol column of chunks_fts holds every
-     * chunk-worthy definition's name split into parts; the best names found
-     * there are looked up in the symbols table like exact names. */
-    if (found < limit) {
+    /* 4: sub-word matches, when no name matched: the symbol column of
+     * chunks_fts holds definition names split into parts; the best names
+     * found there are looked up in the symbols table like exact names. (Not
+     * to pad a short list of exact matches: it costs a pass over every chunk
+     * holding a common part such as "read".) */
+    if (found == 0) {
         mg_buf_reset(&like);
         mg_buf_adds(&like, "symbol : ");
         if (mg_fts_query(q, strlen(q), 0, &like) > 0) {

@@ -193,7 +193,7 @@ int mg_tri_builder_flush(struct mg_tri_builder *b, struct mg_db *d, struct mg_er
     for (size_t i = 0; i < b->nslots; i++)
         if (b->slots[i].key1) order[n++] = (uint32_t)i;
     struct plist *slots = b->slots;
-    /* sort slot indexes by key (insertion sort would be quadratic; use qsort_r-free radix on keys) */
+    /* slot indexes sorted by key: an LSD radix sort over the key's 3 bytes */
     uint32_t *tmp = malloc((n + 1) * sizeof(uint32_t));
     if (!tmp) {
         free(order);

@@ -27,6 +27,7 @@
 #define MG_E_NAME_INVALID   "name_invalid"    /* --name not [a-z0-9._-]{1,64} */
 #define MG_E_QUERY_EMPTY    "query_empty"
 #define MG_E_QUERY_TOO_LONG "query_too_long"  /* over max_query_bytes */
+#define MG_E_QUERY_INVALID  "query_invalid"   /* not valid UTF-8 */
 #define MG_E_BAD_REGEX      "invalid_regex"
 #define MG_E_BAD_GLOB       "invalid_glob"
 #define MG_E_BAD_LANG       "invalid_language"
