@@ -60,8 +60,8 @@ static void add_file(struct mg_db *d, struct mg_tri_builder *b, struct mg_tri_sc
     char sql[256];
     snprintf(sql, sizeof(sql),
              "INSERT INTO files(id, path, lang, size, hash, mtime, lines, chunk_lo, chunk_hi, sym_lo, sym_hi, content) "
-             "VALUES(%lld, 'f%lld', 'text', 0, 0, 0, 1, 1, 0, 1, 0, x'')",
-             (long long)id, (long long)id);
+             "VALUES(%lld, 'f%lld', 'text', 0, 0, 0, 1, 1, 0, 1, 0, x''); INSERT INTO tri_pending VALUES(%lld)",
+             (long long)id, (long long)id, (long long)id);
     if (sqlite3_exec(d->db, sql, NULL, NULL, NULL) != SQLITE_OK) FAIL("insert: %s", sqlite3_errmsg(d->db));
     size_t n = mg_tri_extract(s, text, strlen(text));
     ASSERT_EQ_INT(mg_tri_builder_add(b, id, s->keys, n), 0);
@@ -99,7 +99,11 @@ TEST(trigram_segments_candidates_compaction)
     add_file(d, b, &s, 2, "mutex_lock(&m);");
     add_file(d, b, &s, 3, "SPIN_LOCK_IRQSAVE in caps");
     ASSERT_EQ_INT(mg_tri_builder_flush(b, d, &err), 0);
-    ASSERT_EQ_INT(mg_db_meta_int(d, "tri_upto", 0), 3);
+    sqlite3_stmt *st;
+    ASSERT_EQ_INT(sqlite3_prepare_v2(d->db, "SELECT count(*) FROM tri_pending", -1, &st, NULL), SQLITE_OK);
+    ASSERT_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+    ASSERT_EQ_INT(sqlite3_column_int(st, 0), 0); /* flushed files are no longer pending */
+    sqlite3_finalize(st);
     /* a second segment, as an incremental run writes it */
     add_file(d, b, &s, 7, "spin_unlock(&l); mutex_lock(&m2);");
     ASSERT_EQ_INT(mg_tri_builder_flush(b, d, &err), 0);
@@ -119,19 +123,19 @@ TEST(trigram_segments_candidates_compaction)
     ASSERT(ids.all);
     mg_ids_release(&ids);
 
-    /* a file committed without postings (an interrupted run) is a candidate */
+    /* a file stored but not yet flushed (a killed run) is a candidate */
     ASSERT_EQ_INT(mg_db_exec(d, "INSERT INTO files(id, path, lang, size, hash, mtime, lines, chunk_lo, chunk_hi, "
-                                "sym_lo, sym_hi, content) VALUES(9, 'f9', 'text', 0, 0, 0, 1, 1, 0, 1, 0, x'')",
+                                "sym_lo, sym_hi, content) VALUES(9, 'f9', 'text', 0, 0, 0, 1, 1, 0, 1, 0, x''); "
+                                "INSERT INTO tri_pending VALUES(9)",
                              &err), 0);
     ids = cands(d, "spin_lock_irqsave");
     ASSERT_IDS(ids, 1, 3, 9);
     mg_ids_release(&ids);
 
     /* compaction: one segment, dead ids gone */
-    ASSERT_EQ_INT(mg_db_exec(d, "BEGIN; DELETE FROM files WHERE id IN (1, 9)", &err), 0);
+    ASSERT_EQ_INT(mg_db_exec(d, "BEGIN; DELETE FROM files WHERE id IN (1, 9); DELETE FROM tri_pending", &err), 0);
     ASSERT_EQ_INT(mg_tri_compact(d, &err), 0);
     ASSERT_EQ_INT(mg_db_exec(d, "COMMIT", &err), 0);
-    sqlite3_stmt *st;
     ASSERT_EQ_INT(sqlite3_prepare_v2(d->db, "SELECT count(DISTINCT seg) FROM trigrams", -1, &st, NULL), SQLITE_OK);
     ASSERT_EQ_INT(sqlite3_step(st), SQLITE_ROW);
     ASSERT_EQ_INT(sqlite3_column_int(st, 0), 1);

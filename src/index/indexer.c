@@ -52,7 +52,7 @@ static uint64_t commit_bytes(void)
 }
 #define QUEUE_ITEMS    256
 #define QUEUE_BYTES    (96u << 20) /* text held between workers and writer */
-#define TRI_FLUSH_BYTES (192u << 20) /* trigram builder memory before a flush */
+#define TRI_FLUSH_BYTES (192u << 20) /* trigram postings held by all parser threads */
 
 static double thread_cpu_s(void)
 {
@@ -148,8 +148,11 @@ static void known_release(struct known_map *m)
 
 /* ---- 2. the result queue -------------------------------------------------- */
 
-/* One file ready to be written. */
+/* One file ready to be written; or, with tri set, a parser thread's
+ * trigram postings to flush (after the files they cover, by queue order). */
 struct result {
+    struct mg_tri_builder *tri_batch;
+    int64_t fid;            /* the file's id: the run's base id + walk index */
     const char *path;       /* borrowed from the walk */
     const char *lang;
     int64_t old_id;         /* row to replace, or 0 */
@@ -161,8 +164,6 @@ struct result {
     void *blob;             /* compressed text */
     size_t bloblen;
     struct mg_parsed parsed;
-    uint32_t *tri;          /* distinct trigram keys */
-    size_t ntri;
     char *fts;              /* FTS5 token streams: the path, then per chunk */
     uint32_t *fts_off;      /* its symbol column and its body; segment k is
                              * fts[fts_off[k] .. fts_off[k + 1]) */
@@ -227,7 +228,7 @@ static void result_free(struct result *r)
     if (!r) return;
     free(r->text);
     free(r->blob);
-    free(r->tri);
+    mg_tri_builder_free(&r->tri_batch);
     free(r->fts);
     free(r->fts_off);
     mg_parsed_release(&r->parsed);
@@ -334,6 +335,8 @@ struct run {
     struct known_map known;
     struct queue q;
     size_t next;                  /* next walk entry to take (atomic) */
+    int64_t base_id;              /* walk entry i becomes file id base_id + i */
+    size_t tri_batch_bytes;       /* a parser thread hands its postings over past this */
     struct mg_index_stats *st;    /* counters updated atomically */
     uint64_t bytes_done;          /* bytes read by workers (atomic) */
     uint64_t files_done;
@@ -353,9 +356,10 @@ static void worker_fail(struct run *R, const struct mg_err *e)
 }
 
 /* Process one entry; returns a result to write, or NULL (skipped/unchanged). */
-static struct result *process(struct run *R, const struct mg_walk_entry *e, TSParser *parser,
-                              struct mg_tri_scratch *scratch, struct mg_token_set *ts, struct mg_buf *tmp)
+static struct result *process(struct run *R, size_t idx, TSParser *parser, struct mg_tri_scratch *scratch,
+                              struct mg_tri_builder *tb, struct mg_token_set *ts, struct mg_buf *tmp)
 {
+    const struct mg_walk_entry *e = &R->walk.v[idx];
     struct mg_err err = {0};
     char *buf;
     size_t len;
@@ -383,6 +387,7 @@ static struct result *process(struct run *R, const struct mg_walk_entry *e, TSPa
     }
     struct result *r = calloc(1, sizeof(*r));
     if (!r) goto nomem;
+    r->fid = R->base_id + (int64_t)idx;
     r->path = e->path;
     r->old_id = k ? k->id : 0;
     r->hash = hash;
@@ -409,13 +414,7 @@ static struct result *process(struct run *R, const struct mg_walk_entry *e, TSPa
     if (mg_chunk_file(lang, r->text, r->len, &co, parser, &r->parsed) != 0) goto nomem;
     if (r->parsed.parse_failed) ADD(R->st->parse_failed, 1);
     size_t nt = mg_tri_extract(scratch, r->text, r->len);
-    if (nt == (size_t)-1) goto nomem;
-    if (nt) {
-        r->tri = malloc(nt * sizeof(uint32_t));
-        if (!r->tri) goto nomem;
-        memcpy(r->tri, scratch->keys, nt * sizeof(uint32_t));
-    }
-    r->ntri = nt;
+    if (nt == (size_t)-1 || mg_tri_builder_add(tb, r->fid, scratch->keys, nt) != 0) goto nomem;
     if (mg_content_pack(r->text, r->len, &r->blob, &r->bloblen) != 0) goto nomem;
     if (result_streams(r, ts, tmp) != 0) goto nomem;
     if (k) ADD(R->st->changed, 1);
@@ -430,6 +429,26 @@ nomem:
     return NULL;
 }
 
+/* Queue a thread's trigram postings for the writer to flush; a fresh
+ * builder takes its place (NULL when memory runs out: the run fails). */
+static void hand_over(struct run *R, struct mg_tri_builder **tb)
+{
+    if (!*tb || mg_tri_builder_files(*tb) == 0) return;
+    struct result *r = calloc(1, sizeof(*r));
+    struct mg_tri_builder *fresh = mg_tri_builder_new();
+    if (!r || !fresh) {
+        struct mg_err e;
+        mg_err_set(&e, MG_E_NO_MEMORY, "out of memory building trigrams");
+        worker_fail(R, &e);
+        free(r);
+        mg_tri_builder_free(&fresh);
+        return;
+    }
+    r->tri_batch = *tb;
+    *tb = fresh;
+    queue_push(&R->q, r);
+}
+
 static void *worker_main(void *arg)
 {
     struct run *R = arg;
@@ -439,27 +458,32 @@ static void *worker_main(void *arg)
     TSParser *parser = ts_parser_new();
     struct mg_tri_scratch scratch;
     struct mg_token_set *ts = mg_token_set_new();
+    struct mg_tri_builder *tb = mg_tri_builder_new();
     struct mg_buf tmp;
     mg_buf_init(&tmp, 1 << 20);
-    if (!parser || !ts || mg_tri_scratch_init(&scratch) != 0) {
+    if (!parser || !ts || !tb || mg_tri_scratch_init(&scratch) != 0) {
         struct mg_err e;
         mg_err_set(&e, MG_E_NO_MEMORY, "out of memory starting an index worker");
         worker_fail(R, &e);
         if (parser) ts_parser_delete(parser);
         mg_token_set_free(&ts);
+        mg_tri_builder_free(&tb);
         goto done;
     }
     for (;;) {
         if (mg_index_interrupted || __atomic_load_n(&R->failed, __ATOMIC_RELAXED)) break;
         size_t i = __atomic_fetch_add(&R->next, 1, __ATOMIC_RELAXED);
         if (i >= R->walk.n) break;
-        struct result *r = process(R, &R->walk.v[i], parser, &scratch, ts, &tmp);
+        struct result *r = process(R, i, parser, &scratch, tb, ts, &tmp);
         ADD(R->files_done, 1);
         if (r) queue_push(&R->q, r);
+        if (mg_tri_builder_bytes(tb) > R->tri_batch_bytes) hand_over(R, &tb);
     }
+    hand_over(R, &tb); /* what is left, also after an interruption */
     ts_parser_delete(parser);
     mg_tri_scratch_release(&scratch);
     mg_token_set_free(&ts);
+    mg_tri_builder_free(&tb);
     mg_buf_release(&tmp);
     double cpu = thread_cpu_s();
     pthread_mutex_lock(&R->err_mu);
@@ -478,9 +502,8 @@ done:
 
 struct writer {
     struct mg_db *d;
-    sqlite3_stmt *ins_file, *ins_chunk, *ins_chunk_fts, *ins_sym;
+    sqlite3_stmt *ins_file, *ins_chunk, *ins_chunk_fts, *ins_sym, *ins_pending, *del_pending;
     sqlite3_stmt *sel_file, *sel_chunks, *sel_syms, *del_chunk_fts, *del_chunks, *del_syms, *del_file;
-    struct mg_tri_builder *tri;
     int64_t next_chunk, next_sym; /* chunk sequence and symbol id to give next: a
                                    * file's rows get one id range */
     uint64_t dead_bytes;          /* text of removed or replaced files (trigram garbage) */
@@ -502,7 +525,9 @@ static int writer_prepare(struct writer *w, struct mg_err *err)
 {
     struct { sqlite3_stmt **st; const char *sql; } s[] = {
         {&w->ins_file, "INSERT INTO files(path, lang, size, hash, mtime, lines, flags, chunk_lo, chunk_hi, "
-                       "sym_lo, sym_hi, content) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+                       "sym_lo, sym_hi, content, id) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+        {&w->ins_pending, "INSERT INTO tri_pending(file_id) VALUES(?)"},
+        {&w->del_pending, "DELETE FROM tri_pending WHERE file_id = ?"},
         {&w->ins_chunk, "INSERT INTO chunks(id, file_id, start_line, end_line, start_byte, end_byte, symbol, kind, "
                         "container) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)"},
         {&w->ins_chunk_fts, "INSERT INTO chunks_fts(rowid, path, symbol, body) VALUES(?, ?, ?, ?)"},
@@ -527,10 +552,10 @@ static int writer_prepare(struct writer *w, struct mg_err *err)
 
 static void writer_finalize(struct writer *w)
 {
-    sqlite3_stmt *all[] = {w->ins_file, w->ins_chunk, w->ins_chunk_fts, w->ins_sym, w->sel_file, w->sel_chunks,
-                           w->sel_syms, w->del_chunk_fts, w->del_chunks, w->del_syms, w->del_file};
+    sqlite3_stmt *all[] = {w->ins_file, w->ins_chunk, w->ins_chunk_fts, w->ins_sym, w->ins_pending, w->del_pending,
+                           w->sel_file, w->sel_chunks, w->sel_syms, w->del_chunk_fts, w->del_chunks, w->del_syms,
+                           w->del_file};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) sqlite3_finalize(all[i]);
-    mg_tri_builder_free(&w->tri);
     mg_token_set_free(&w->ts);
     mg_buf_release(&w->tmp);
     mg_buf_release(&w->streams);
@@ -654,6 +679,10 @@ static int delete_file(struct writer *w, int64_t id, struct mg_err *err)
     if (rc == 0) rc = delete_range(w, w->del_chunks, clo, chi, "delete chunks", err);
     if (rc == 0) rc = delete_range(w, w->del_syms, slo, shi, "delete symbols", err);
     if (rc == 0) {
+        sqlite3_bind_int64(w->del_pending, 1, id);
+        rc = step_done(w, w->del_pending, "delete file", err);
+    }
+    if (rc == 0) {
         sqlite3_bind_int64(w->del_file, 1, id);
         rc = step_done(w, w->del_file, "delete file", err);
     }
@@ -701,11 +730,13 @@ static int write_result(struct writer *w, struct result *r, struct mg_index_stat
     sqlite3_bind_int64(f, 10, slo);
     sqlite3_bind_int64(f, 11, slo + (int64_t)p->defs.n - 1);
     sqlite3_bind_blob(f, 12, r->blob, (int)r->bloblen, SQLITE_STATIC);
-    if (step_done(w, f, "insert file", err) != 0) {
+    sqlite3_bind_int64(f, 13, r->fid);
+    sqlite3_bind_int64(w->ins_pending, 1, r->fid);
+    if (step_done(w, f, "insert file", err) != 0 || step_done(w, w->ins_pending, "insert file", err) != 0) {
         free(cids);
         return -1;
     }
-    int64_t fid = sqlite3_last_insert_rowid(w->d->db);
+    int64_t fid = r->fid;
     int rc = -1;
 
     for (size_t i = 0; i < p->nchunks; i++) {
@@ -745,26 +776,25 @@ static int write_result(struct writer *w, struct result *r, struct mg_index_stat
     }
     st->chunks_written += p->nchunks;
     st->symbols_written += p->defs.n;
-    if (mg_tri_builder_add(w->tri, fid, r->tri, r->ntri) != 0) {
-        mg_err_set(err, MG_E_NO_MEMORY, "out of memory building trigrams");
-        goto out;
-    }
     rc = 0;
 out:
     free(cids);
     return rc;
 }
 
-/* Trigrams of files committed by an earlier, interrupted run (id > tri_upto). */
+/* Trigrams of files an earlier run stored but was killed before it flushed
+ * their postings (tri_pending): rebuilt from the stored text. */
 static int add_pending_trigrams(struct writer *w, struct mg_err *err)
 {
-    int64_t upto = mg_db_meta_int(w->d, "tri_upto", 0);
     sqlite3_stmt *st;
-    if (mg_db_prepare(w->d, "SELECT id, content, size FROM files WHERE id > ? ORDER BY id", &st, err) != 0) return -1;
-    sqlite3_bind_int64(st, 1, upto);
+    if (mg_db_prepare(w->d, "SELECT f.id, f.content, f.size FROM tri_pending p JOIN files f ON f.id = p.file_id "
+                            "ORDER BY f.id", &st, err) != 0)
+        return -1;
     struct mg_tri_scratch sc;
-    if (mg_tri_scratch_init(&sc) != 0) {
+    struct mg_tri_builder *b = mg_tri_builder_new();
+    if (!b || mg_tri_scratch_init(&sc) != 0) {
         sqlite3_finalize(st);
+        mg_tri_builder_free(&b);
         return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
     }
     int rc = 0;
@@ -777,12 +807,14 @@ static int add_pending_trigrams(struct writer *w, struct mg_err *err)
             break;
         }
         size_t n = mg_tri_extract(&sc, text, len);
-        if (n == (size_t)-1 || mg_tri_builder_add(w->tri, sqlite3_column_int64(st, 0), sc.keys, n) != 0)
+        if (n == (size_t)-1 || mg_tri_builder_add(b, sqlite3_column_int64(st, 0), sc.keys, n) != 0)
             rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
         free(text);
     }
     sqlite3_finalize(st);
     mg_tri_scratch_release(&sc);
+    if (rc == 0) rc = mg_tri_builder_flush(b, w->d, err);
+    mg_tri_builder_free(&b);
     return rc;
 }
 
@@ -931,9 +963,8 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     if (known_load(d, &R.known, err) != 0) goto out;
 
     w.d = d;
-    w.tri = mg_tri_builder_new();
     w.ts = mg_token_set_new();
-    if (!w.tri || !w.ts) {
+    if (!w.ts) {
         mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
         goto out;
     }
@@ -948,6 +979,9 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     if (add_pending_trigrams(&w, err) != 0) goto rollback;
 
     nth = c->index_threads;
+    R.base_id = next_id(d, "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'files'), 0), "
+                           "coalesce((SELECT max(id) FROM files), 0)) + 1");
+    R.tri_batch_bytes = TRI_FLUSH_BYTES / (size_t)nth;
     th = calloc((size_t)nth, sizeof(*th));
     if (!th) {
         mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
@@ -979,7 +1013,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         struct result *r = queue_pop(&R.q, 100, &timed_out);
         if (!r && !timed_out) break;
         if (r && !werr) {
-            if (write_result(&w, r, st, err) != 0) {
+            if ((r->tri_batch ? mg_tri_builder_flush(r->tri_batch, d, err) : write_result(&w, r, st, err)) != 0) {
                 werr = 1;
                 __atomic_store_n(&R.failed, 1, __ATOMIC_RELAXED);
             }
@@ -988,8 +1022,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         result_free(r);
         double t = now_s();
         if (!werr && (since_commit >= batch || (since_commit && t - last_commit >= COMMIT_SECONDS))) {
-            if (mg_tri_builder_bytes(w.tri) >= TRI_FLUSH_BYTES && mg_tri_builder_flush(w.tri, d, err) != 0) werr = 1;
-            if (!werr && (mg_db_exec(d, "COMMIT", err) != 0 || mg_db_exec(d, "BEGIN IMMEDIATE", err) != 0)) werr = 1;
+            if (mg_db_exec(d, "COMMIT", err) != 0 || mg_db_exec(d, "BEGIN IMMEDIATE", err) != 0) werr = 1;
             if (werr) __atomic_store_n(&R.failed, 1, __ATOMIC_RELAXED);
             since_commit = 0;
             last_commit = t;
@@ -1010,8 +1043,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
 
     if (mg_index_interrupted) {
         /* keep what is done; the vanished-file sweep needs a complete walk */
-        if (mg_tri_builder_flush(w.tri, d, err) != 0 ||
-            mg_db_exec(d, "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name COLLATE NOCASE)", err) != 0 ||
+        if (mg_db_exec(d, "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name COLLATE NOCASE)", err) != 0 ||
             mg_db_exec(d, "COMMIT", err) != 0)
             goto rollback;
         mg_err_set(err, MG_E_INTERRUPTED, "interrupted after %llu of %zu files; what was indexed is kept, run "
@@ -1025,7 +1057,6 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         if (delete_file(&w, R.known.v[i].id, err) != 0) goto rollback;
         st->removed++;
     }
-    if (mg_tri_builder_flush(w.tri, d, err) != 0) goto rollback;
     /* SQLite may sort with helper threads: the index of a first run is
      * millions of names */
     sqlite3_exec(d->db, "PRAGMA threads=4", NULL, NULL, NULL);

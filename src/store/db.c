@@ -46,12 +46,13 @@ static const char *const migrations[] = {
     /* detail=column: no positions. Queries never need phrases (identifier
      * parts are ANDed), and indexing runs ~1.6x faster than with detail=full */
     "CREATE VIRTUAL TABLE chunks_fts USING fts5(path, symbol, body,"
-    "  content='', detail=column, tokenize='mgcode');"
+    "  content='', detail=column, columnsize=0, tokenize='mgcode');"
     /* flush FTS5's pending terms every 64 MiB rather than 1 MiB: 64x fewer
      * level-0 segments to merge during a large index run */
     "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('hashsize', 67108864);"
     "CREATE TABLE trigrams(tri INTEGER NOT NULL, seg INTEGER NOT NULL, ids BLOB NOT NULL,"
-    "  PRIMARY KEY(tri, seg)) WITHOUT ROWID;",
+    "  PRIMARY KEY(tri, seg)) WITHOUT ROWID;"
+    "CREATE TABLE tri_pending(file_id INTEGER PRIMARY KEY);",
 };
 
 int mg_db_error(struct mg_db *d, const char *what, struct mg_err *err)

@@ -20,6 +20,7 @@
  *   chunks_fts(path, symbol, body)   FTS5, contentless, tokenizer "mgcode";
  *                              rowid = chunks.id
  *   trigrams(tri, seg, ids)    trigram posting lists (trigram.h)
+ *   tri_pending(file_id)       files stored but not yet in a trigram segment
  *
  * SQL functions registered on every handle:
  *   mg_scope_ok(filter, path, lang)   filter is a struct mg_filter bound with

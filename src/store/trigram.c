@@ -99,7 +99,8 @@ struct mg_tri_builder {
     struct plist *slots;
     size_t nslots, used;
     size_t bytes;       /* posting bytes held */
-    int64_t max_id;
+    int64_t *ids;       /* the files added, ascending */
+    size_t nids, capids;
 };
 
 struct mg_tri_builder *mg_tri_builder_new(void)
@@ -161,13 +162,25 @@ int mg_tri_builder_add(struct mg_tri_builder *b, int64_t id, const uint32_t *key
         p->len += (uint32_t)put_varint(p->buf + p->len, (uint64_t)(id - p->last));
         p->last = id;
     }
-    if (id > b->max_id) b->max_id = id;
+    if (b->nids == b->capids) {
+        size_t cap = b->capids ? b->capids * 2 : 256;
+        int64_t *v = realloc(b->ids, cap * sizeof(int64_t));
+        if (!v) return -1;
+        b->ids = v;
+        b->capids = cap;
+    }
+    b->ids[b->nids++] = id;
     return 0;
 }
 
 size_t mg_tri_builder_bytes(const struct mg_tri_builder *b)
 {
-    return b->bytes + b->nslots * sizeof(struct plist);
+    return b->bytes + b->nslots * sizeof(struct plist) + b->capids * sizeof(int64_t);
+}
+
+size_t mg_tri_builder_files(const struct mg_tri_builder *b)
+{
+    return b->nids;
 }
 
 static void builder_clear(struct mg_tri_builder *b)
@@ -176,11 +189,12 @@ static void builder_clear(struct mg_tri_builder *b)
     memset(b->slots, 0, b->nslots * sizeof(struct plist));
     b->used = 0;
     b->bytes = 0;
+    b->nids = 0;
 }
 
 int mg_tri_builder_flush(struct mg_tri_builder *b, struct mg_db *d, struct mg_err *err)
 {
-    if (b->used == 0 && b->max_id == 0) return 0;
+    if (b->nids == 0) return 0;
     sqlite3_stmt *st;
     int64_t seg = 0;
     if (mg_db_prepare(d, "SELECT coalesce(max(seg), 0) + 1 FROM trigrams", &st, err) != 0) return -1;
@@ -225,7 +239,17 @@ int mg_tri_builder_flush(struct mg_tri_builder *b, struct mg_db *d, struct mg_er
     }
     sqlite3_finalize(st);
     free(order);
-    if (rc == 0) rc = mg_db_meta_set_int(d, "tri_upto", b->max_id, err);
+    /* these files have postings now */
+    if (rc == 0 && mg_db_prepare(d, "DELETE FROM tri_pending WHERE file_id = ?", &st, err) == 0) {
+        for (size_t i = 0; i < b->nids && rc == 0; i++) {
+            sqlite3_bind_int64(st, 1, b->ids[i]);
+            if (sqlite3_step(st) != SQLITE_DONE) rc = mg_db_error(d, "write trigrams", err);
+            sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+    } else if (rc == 0) {
+        rc = -1;
+    }
     builder_clear(b);
     return rc;
 }
@@ -236,6 +260,7 @@ void mg_tri_builder_free(struct mg_tri_builder **pb)
     if (!b) return;
     builder_clear(b);
     free(b->slots);
+    free(b->ids);
     free(b);
     *pb = NULL;
 }
@@ -436,16 +461,19 @@ int mg_tri_candidates(struct mg_db *d, const struct mg_rx_node *f, struct mg_ids
     sqlite3_finalize(c.st);
     if (rc != 0 || out->all) return rc;
     /* files not yet in any segment are candidates too */
-    int64_t upto = mg_db_meta_int(d, "tri_upto", 0);
+    struct mg_ids pending = {0};
     sqlite3_stmt *st;
-    if (mg_db_prepare(d, "SELECT id FROM files WHERE id > ? ORDER BY id", &st, err) != 0) return -1;
-    sqlite3_bind_int64(st, 1, upto);
-    while (sqlite3_step(st) == SQLITE_ROW)
-        if (ids_push(out, sqlite3_column_int64(st, 0)) != 0) {
-            rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-            break;
-        }
+    if (mg_db_prepare(d, "SELECT file_id FROM tri_pending ORDER BY file_id", &st, err) != 0) return -1;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW)
+        if (ids_push(&pending, sqlite3_column_int64(st, 0)) != 0) rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
     sqlite3_finalize(st);
+    if (rc == 0 && pending.n) {
+        struct mg_ids u = {0};
+        if (ids_union(out, &pending, &u) != 0) rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        mg_ids_release(out);
+        *out = u;
+    }
+    mg_ids_release(&pending);
     return rc;
 }
 

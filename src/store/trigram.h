@@ -48,8 +48,9 @@ struct mg_tri_builder *mg_tri_builder_new(void);
 /* Record that file `id` (ids must be added in ascending order) contains keys. */
 int mg_tri_builder_add(struct mg_tri_builder *b, int64_t id, const uint32_t *keys, size_t n);
 size_t mg_tri_builder_bytes(const struct mg_tri_builder *b);
-/* Write a new segment inside the caller's transaction, set meta tri_upto to
- * the highest id added, and empty the builder. */
+size_t mg_tri_builder_files(const struct mg_tri_builder *b);
+/* Write a new segment inside the caller's transaction, take its files off
+ * tri_pending, and empty the builder. */
 int mg_tri_builder_flush(struct mg_tri_builder *b, struct mg_db *d, struct mg_err *err);
 void mg_tri_builder_free(struct mg_tri_builder **b);
 
@@ -63,7 +64,7 @@ void mg_ids_release(struct mg_ids *ids);
 bool mg_ids_contains(const struct mg_ids *ids, int64_t id);
 
 /* Files that may satisfy the formula: postings for LITs, intersected for
- * AND, united for OR; plus every file above tri_upto. */
+ * AND, united for OR; plus every file in tri_pending. */
 int mg_tri_candidates(struct mg_db *d, const struct mg_rx_node *f, struct mg_ids *out, struct mg_err *err);
 
 /* Merge all segments into one and drop ids no longer in `files`. */
