@@ -46,6 +46,20 @@ corpus_files=$(find "$K" -type f | wc -l)
 corpus_bytes=$(find "$K" -type f -printf '%s\n' | awk '{s += $1} END {printf "%d", s}')
 capped_bytes=$(find "$K" -type f -size -1025k -printf '%s\n' | awk '{s += $1} END {printf "%d", s}')
 
+# ---- machine reference -------------------------------------------------------------
+# This VM's speed varies a lot from hour to hour; two reference figures taken
+# in the same run let readers scale the results: one core hashing, and one rg
+# pass over the whole tree reading every file.
+t0=$(date +%s%N)
+head -c 268435456 /dev/zero | sha256sum > /dev/null
+t1=$(date +%s%N)
+ref_sha=$(awk -v ns=$((t1 - t0)) 'BEGIN {printf "%.0f", 268.435456 / (ns / 1e9)}')
+(cd "$K" && rg -c --no-messages 'zq9xv7memgate' . > /dev/null || true)   # warm the page cache
+t0=$(date +%s%N)
+(cd "$K" && rg -c --no-messages 'zq9xv7memgate' . > /dev/null || true)
+t1=$(date +%s%N)
+ref_rg=$(awk -v ns=$((t1 - t0)) 'BEGIN {printf "%.2f", ns / 1e9}')
+
 work=$(mktemp -d "${TMPDIR:-/tmp}/memgate-bench.XXXXXX")
 edited=""
 cleanup() {
@@ -143,6 +157,9 @@ cat <<EOF
 
 Corpus: linux-source-6.1 $version: $corpus_files files, $(mb "$corpus_bytes") MB
 ($(mb "$capped_bytes") MB in files under the 1 MiB cap).
+
+Machine reference (same run): sha256 on one core ${ref_sha} MB/s; one rg pass
+over the whole tree (no match, warm cache) ${ref_rg} s.
 
 ### Index
 
