@@ -9,7 +9,7 @@
 #   make deps                 only install dependencies (scripts/setup.sh)
 
 CC      ?= cc
-PKGS    := sqlite3 jansson libpcre2-8 libgit2 libxxhash libzstd
+PKGS    := sqlite3 jansson libpcre2-8 libgit2 libxxhash libzstd libsodium libmicrohttpd libcurl
 OPT     ?= -O2
 
 ifdef SANITIZE
@@ -98,10 +98,34 @@ $(OUT)/memgate-test: $(TEST_OBJ) $(FUZZ_OBJ) $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The whole suite: unit tests, CLI tests on fixture repos the tests build,
-# and every fuzz target replayed over its kept corpus. Ends with "N passed, N failed".
+# and every fuzz target replayed over its kept corpus (memgate-test); then the
+# real-client tests in tests/node (scripts/node-tests.sh: the official MCP SDK
+# over stdio and HTTP, isolation under concurrent load, session expiry, the MCP
+# conformance suite). Each part prints "N passed, N failed"; the last line is
+# their sum, and the target fails if either part does. NODE_TESTS="stdio http"
+# (names under tests/node) runs only those node test files.
+# Under SANITIZE the node tests all run too, in full, against the sanitized
+# binary: they take about a minute there (the 3000-call isolation storm 11 s),
+# and they check that every memgate process exits 0, so a leak or UB report in
+# the servers fails the suite.
 test: deps
 	@$(MAKE) --no-print-directory $(OUT)/memgate $(OUT)/memgate-test
-	MEMGATE_BIN=$(abspath $(OUT)/memgate) $(OUT)/memgate-test
+	@d=$$(mktemp -d); \
+	echo "MEMGATE_BIN=$(abspath $(OUT)/memgate) $(OUT)/memgate-test"; \
+	{ MEMGATE_BIN=$(abspath $(OUT)/memgate) $(OUT)/memgate-test; echo $$? > $$d/c.rc; } 2>&1 | tee $$d/c.log; \
+	echo "scripts/node-tests.sh $(OUT)/memgate $(NODE_TESTS)"; \
+	{ scripts/node-tests.sh $(OUT)/memgate $(NODE_TESTS); echo $$? > $$d/n.rc; } 2>&1 | tee $$d/n.log; \
+	p=0; f=0; \
+	for part in c n; do \
+	  line=$$(grep -E '^[0-9]+ passed, [0-9]+ failed$$' $$d/$$part.log | tail -1); \
+	  if [ -n "$$line" ]; then \
+	    p=$$((p + $$(echo "$$line" | cut -d' ' -f1))); f=$$((f + $$(echo "$$line" | cut -d' ' -f3))); \
+	  elif [ "$$(cat $$d/$$part.rc)" != 0 ]; then f=$$((f + 1)); fi; \
+	done; \
+	rc=0; [ "$$(cat $$d/c.rc)" = 0 ] && [ "$$(cat $$d/n.rc)" = 0 ] && [ $$f = 0 ] || rc=1; \
+	rm -rf $$d; \
+	echo "$$p passed, $$f failed"; \
+	exit $$rc
 
 run: deps
 	@$(MAKE) --no-print-directory $(OUT)/memgate
@@ -109,10 +133,13 @@ run: deps
 
 bench: deps
 	@scripts/setup.sh --bench
-	@$(MAKE) --no-print-directory OPT=-O2 build/memgate build/memgate-bench
+	@$(MAKE) --no-print-directory OPT=-O2 build/memgate build/memgate-bench build/memgate-mcpload
 	bench/run.sh
 
 build/memgate-bench: build/obj/bench/search_bench.o build/libmemgate.a $(GRAMMAR_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+build/memgate-mcpload: build/obj/bench/mcp_load.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # libFuzzer builds (clang). Each target runs FUZZ_SECONDS, growing a working

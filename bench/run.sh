@@ -18,12 +18,15 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$here/build/memgate
 QBIN=$here/build/memgate-bench
+LBIN=$here/build/memgate-mcpload
+MCP_SESSIONS=${BENCH_MCP_SESSIONS:-256}
+MCP_SECONDS=${BENCH_MCP_SECONDS:-30}
 CACHE=${MEMGATE_BENCH_CACHE:-$HOME/.cache/memgate-bench}
 RUNS=${BENCH_RUNS:-3}
 QRUNS=${BENCH_QUERY_RUNS:-20}
 K=$CACHE/linux-source-6.1
 
-for b in "$BIN" "$QBIN"; do [ -x "$b" ] || { echo "bench: $b is missing; run 'make bench'" >&2; exit 1; }; done
+for b in "$BIN" "$QBIN" "$LBIN"; do [ -x "$b" ] || { echo "bench: $b is missing; run 'make bench'" >&2; exit 1; }; done
 command -v rg >/dev/null || { echo "bench: rg (ripgrep) is missing; run 'scripts/setup.sh --bench'" >&2; exit 1; }
 
 # ---- corpus ------------------------------------------------------------------
@@ -137,6 +140,23 @@ grep -v '^#' "$here/bench/queries.tsv" | while IFS=$'\t' read -r mode q rgflags 
   printf '%s\t%s\n' "$mode" "$(median < "$work/one" | awk '{printf "%.1f", $1 / 1000}')" >> "$work/rg.tsv"
 done
 
+# ---- MCP over HTTP ------------------------------------------------------------------
+serve() { # start `memgate serve` on a free port; sets srv_pid and srv_url
+  MEMGATE_HOME="$home" "$BIN" serve --listen 127.0.0.1:0 --json > "$work/serve.out" 2> "$work/serve.err" &
+  srv_pid=$!
+  for _ in $(seq 100); do grep -q port "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
+  srv_url="http://127.0.0.1:$(num port < "$work/serve.out")/mcp"
+}
+echo "bench: $MCP_SESSIONS concurrent MCP sessions over HTTP, ${MCP_SECONDS} s of search_code" >&2
+serve
+"$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions "$MCP_SESSIONS" --seconds "$MCP_SECONDS" --repo linux > "$work/load.txt"
+kill "$srv_pid"; wait "$srv_pid" 2>/dev/null || true
+echo "bench: 10,000 idle MCP sessions" >&2
+serve
+"$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions 0 --idle 10000 --pid "$srv_pid" > "$work/idle.txt"
+kill "$srv_pid"; wait "$srv_pid" 2>/dev/null || true
+kv() { awk -v k="$1" '$1 == k {print $2}' "$2"; }
+
 rg_p50=$(cut -f2 "$work/rg.tsv" | median)
 mg_line() { grep "^# $1 " "$work/mg.tsv" | sed 's/^# *//'; }
 lexsym=$(grep '^# lex+sym' "$work/mg.tsv")
@@ -190,6 +210,19 @@ median of 3 runs per query, every matching line to /dev/null.
 | rg, all 50 (medians) | $rg_p50 ms | |
 
 Speed-up over rg per query (rg median / memgate median): geometric mean ${ratio}x, lowest ${ratio_min}x.
+
+### MCP over Streamable HTTP
+
+$(kv sessions "$work/load.txt") concurrent MCP sessions (one client thread and keep-alive connection each,
+\`bench/mcp_load.c\`) call \`search_code\` with the lexical queries above in turn for
+$(kv seconds "$work/load.txt") s against \`memgate serve\` on the same index:
+
+| measure | value |
+| --- | --- |
+| requests | $(kv requests "$work/load.txt") ($(kv rps "$work/load.txt") per second) |
+| latency p50 / p99 | $(kv p50_ms "$work/load.txt") ms / $(kv p99_ms "$work/load.txt") ms |
+| errors | $(kv errors "$work/load.txt") |
+| idle sessions: server RSS growth for $(kv idle_ok "$work/idle.txt") sessions | $(( ($(kv rss_after_kb "$work/idle.txt") - $(kv rss_before_kb "$work/idle.txt")) / 1024 )) MB, $(kv bytes_per_session "$work/idle.txt") bytes per session |
 
 <details><summary>per query</summary>
 

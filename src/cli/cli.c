@@ -17,6 +17,8 @@ static const struct {
     {"search", mg_cmd_search, "search indexed code: lexical, regex or symbol"},
     {"repos", mg_cmd_repos, "list indexed repositories, or remove one"},
     {"status", mg_cmd_status, "show the data directory, settings and index sizes"},
+    {"mcp", mg_cmd_mcp, "serve MCP over stdio to one client"},
+    {"serve", mg_cmd_serve, "serve MCP (Streamable HTTP) and the HTTP API"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -1004,7 +1004,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     }
 
     /* the writer loop */
-    double last_commit = now_s(), last_draw = 0;
+    double last_commit = now_s(), last_draw = 0, last_cb = 0;
     uint64_t batch = commit_bytes();
     uint64_t since_commit = 0;
     int werr = 0;
@@ -1031,6 +1031,11 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
             progress(&R, t0, false);
             last_draw = t;
         }
+        if (o->on_progress && t - last_cb >= 0.5) {
+            o->on_progress(o->progress_ud, __atomic_load_n(&R.files_done, __ATOMIC_RELAXED), R.walk.n,
+                           __atomic_load_n(&R.bytes_done, __ATOMIC_RELAXED), R.walk.total_bytes);
+            last_cb = t;
+        }
     }
     for (int i = 0; i < nth; i++) pthread_join(th[i], NULL);
     if (werr) goto rollback;
@@ -1039,6 +1044,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         goto rollback;
     }
     if (o->progress) progress(&R, t0, true);
+    if (o->on_progress) o->on_progress(o->progress_ud, R.files_done, R.walk.n, R.bytes_done, R.walk.total_bytes);
     st->bytes_read = R.bytes_done;
 
     if (mg_index_interrupted) {

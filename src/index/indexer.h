@@ -27,6 +27,11 @@ struct mg_index_opts {
     const char *path;  /* the directory to index, as given */
     const char *name;  /* --name, or NULL to derive the id from the path */
     bool progress;     /* draw a progress line on stderr */
+    /* Called from the writer thread about twice a second and at the end of
+     * the walk-and-parse phase (NULL: not called). */
+    void (*on_progress)(void *ud, uint64_t files_done, uint64_t files_total, uint64_t bytes_done,
+                        uint64_t bytes_total);
+    void *progress_ud;
 };
 
 struct mg_index_stats {

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum ktype { K_SIZE, K_INT };
+enum ktype { K_SIZE, K_INT, K_STR };
 
 static const struct key {
     const char *name;
@@ -25,6 +25,12 @@ static const struct key {
     {"chunk_max_bytes", K_SIZE, offsetof(struct mg_config, chunk_max_bytes), 512, 1 << 20},
     {"search_limit", K_INT, offsetof(struct mg_config, search_limit), 1, 10000},
     {"search_max_limit", K_INT, offsetof(struct mg_config, search_max_limit), 1, 100000},
+    {"listen", K_STR, offsetof(struct mg_config, listen), 1, sizeof(((struct mg_config *)0)->listen) - 1},
+    {"allowed_origins", K_STR, offsetof(struct mg_config, allowed_origins), 0,
+     sizeof(((struct mg_config *)0)->allowed_origins) - 1},
+    {"http_max_body", K_SIZE, offsetof(struct mg_config, http_max_body), 1024, 1 << 30},
+    {"session_ttl", K_INT, offsetof(struct mg_config, session_ttl), 0, 365 * 86400},
+    {"session_prune_interval", K_INT, offsetof(struct mg_config, session_prune_interval), 1, 86400},
 };
 
 int mg_parse_size(const char *s, size_t *out)
@@ -68,6 +74,10 @@ void mg_config_defaults(struct mg_config *c)
     c->chunk_max_bytes = 12 * 1024;
     c->search_limit = 20;
     c->search_max_limit = 1000;
+    snprintf(c->listen, sizeof(c->listen), "%s", MG_DEFAULT_LISTEN);
+    c->http_max_body = 1 << 20;
+    c->session_ttl = 3600;
+    c->session_prune_interval = 600;
     const char *h = getenv("MEMGATE_HOME"), *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
     if (h && *h) snprintf(c->home, sizeof(c->home), "%s", h);
     else if (x && *x) snprintf(c->home, sizeof(c->home), "%s/memgate", x);
@@ -80,6 +90,14 @@ int mg_config_set(struct mg_config *c, const char *key, const char *value, const
         const struct key *k = &keys[i];
         if (strcmp(k->name, key) != 0) continue;
         long long v;
+        if (k->type == K_STR) {
+            size_t n = strlen(value);
+            if ((long long)n < k->min || (long long)n > k->max)
+                return mg_err_set(err, MG_E_CONFIG, "%s: %s must be %lld to %lld characters long", origin, key,
+                                  k->min, k->max);
+            memcpy((char *)c + k->off, value, n + 1);
+            return 0;
+        }
         if (k->type == K_SIZE) {
             size_t sz;
             if (mg_parse_size(value, &sz) != 0)

@@ -17,6 +17,7 @@
 #include "util/err.h"
 
 #define MG_CONFIG_MAX_BYTES (64 * 1024) /* the config file cap */
+#define MG_DEFAULT_LISTEN "127.0.0.1:7077"
 
 struct mg_config {
     char home[PATH_MAX];     /* data directory                                  */
@@ -27,6 +28,11 @@ struct mg_config {
     size_t chunk_max_bytes;  /* ... or larger than this (default 12 KiB)        */
     int search_limit;        /* default result count (default 20)               */
     int search_max_limit;    /* the most results one search returns (default 1000) */
+    char listen[128];        /* `memgate serve` address (default 127.0.0.1:7077) */
+    char allowed_origins[1024]; /* extra Origin values allowed on HTTP, comma-separated */
+    size_t http_max_body;    /* largest HTTP request body (default 1 MiB) */
+    int session_ttl;         /* seconds a session may idle before it expires (default 3600; 0 never) */
+    int session_prune_interval; /* seconds between prunes of expired sessions (default 600) */
 };
 
 /* Fill c: defaults, the config file, the environment. */

@@ -35,6 +35,31 @@
 #define MG_E_CONFIG         "invalid_config"  /* config file or MEMGATE_* value */
 #define MG_E_LOCKED         "index_busy"      /* another index run holds the repo */
 #define MG_E_INTERRUPTED    "interrupted"
+#define MG_E_BAD_ARG        "invalid_argument" /* a tool or API argument has the wrong type or value */
+#define MG_E_SESSION_EXISTS "session_exists"  /* a chosen session id is taken */
+#define MG_E_SESSION_NOT_FOUND "session_not_found" /* unknown session id */
+#define MG_E_SESSION_EXPIRED "session_expired" /* the session idled past session_ttl */
+#define MG_E_NOT_INITIALIZED "not_initialized" /* an MCP request before initialize */
+#define MG_E_FILE_NOT_FOUND "file_not_found"  /* read_file: no such file in the repo */
+#define MG_E_PATH_OUTSIDE   "path_outside_repo" /* read_file: '..', absolute, or a symlink out of the root */
+#define MG_E_SECRET_FILE    "secret_file"     /* read_file: a secret file (.env, keys, ...) is never served */
+#define MG_E_NOT_TEXT       "not_text"        /* read_file: binary or too large */
+#define MG_E_UNSUPPORTED    "unsupported"     /* the client or channel cannot do what was asked */
+#define MG_E_TIMEOUT        "timeout"         /* the client did not answer in time */
+#define MG_E_CLIENT_ERROR   "client_error"    /* the client answered a server request with an error */
+/* memgate serve (src/server/http.c) */
+#define MG_E_LISTEN_REFUSED "listen_refused"  /* serve: a non-loopback address (needs tokens, not there yet) */
+#define MG_E_LISTEN_FAILED  "listen_failed"   /* serve: cannot bind or start (port in use, ...) */
+#define MG_E_HOST_FORBIDDEN "host_forbidden"  /* HTTP: Host is not a loopback name (DNS rebinding) */
+#define MG_E_ORIGIN_FORBIDDEN "origin_forbidden" /* HTTP: Origin is not loopback nor in allowed_origins */
+#define MG_E_BODY_TOO_LARGE "body_too_large"  /* HTTP: request body over http_max_body */
+#define MG_E_ROUTE_NOT_FOUND "route_not_found" /* HTTP: no such path */
+#define MG_E_METHOD_NOT_ALLOWED "method_not_allowed" /* HTTP: the path does not take that method */
+#define MG_E_UNSUPPORTED_MEDIA "unsupported_media_type" /* HTTP: a body that is not Content-Type: application/json */
+#define MG_E_NOT_ACCEPTABLE "not_acceptable"  /* HTTP: Accept allows neither JSON nor SSE */
+#define MG_E_SESSION_REQUIRED "session_required" /* /mcp: no Mcp-Session-Id after initialize */
+#define MG_E_PROTOCOL_VERSION "unsupported_protocol_version" /* /mcp: MCP-Protocol-Version not supported */
+#define MG_E_SHUTTING_DOWN  "shutting_down"   /* HTTP: the server is stopping */
 #define MG_E_INTERNAL       "internal"
 
 struct mg_err {

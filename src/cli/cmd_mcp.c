@@ -1,0 +1,97 @@
+/* cmd_mcp.c — `memgate mcp`: MCP over stdio for one client. */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "mcp/rpc.h"
+#include "server/session.h"
+
+static const char *HELP =
+    "usage: memgate mcp [--repo PATH|ID]\n"
+    "\n"
+    "Serve the Model Context Protocol over stdin/stdout to one client (protocol\n"
+    "versions 2025-03-26, 2025-06-18, 2025-11-25). Each process is its own\n"
+    "instance and session; nothing is shared with other clients but the index.\n"
+    "\n"
+    "The session's repo: the `repo` argument of a call wins; else --repo; else the\n"
+    "client's first root (asked with roots/list when the client has roots, or\n"
+    "rootUri/rootPath in initialize), indexed on first use if it is not yet; else\n"
+    "the only indexed repo; else calls fail with repo_required and the list of ids.\n"
+    "\n"
+    "options:\n"
+    "  --repo PATH|ID  bind this session to a repo: an indexed repo's id, or a\n"
+    "                  directory (indexed on first use if needed)\n"
+    "  -h, --help      this help\n"
+    "\n"
+    "environment:\n"
+    "  MEMGATE_INSTANCE_ID  name this instance (default: a random id)\n"
+    "  MEMGATE_VERBOSE=1    add _meta {instance, session, repo, time} to tool results\n"
+    "\n"
+    "Client set-up (Claude Code): claude mcp add memgate -- memgate mcp\n"
+    "Logs go to stderr; stdout carries only protocol messages.\n";
+
+int mg_cmd_mcp(int argc, char **argv)
+{
+    static const struct option opts[] = {{"repo", required_argument, NULL, 'r'}, {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *repo = NULL;
+    int ch;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'r': repo = optarg; break;
+        case 'h': fputs(HELP, stdout); return 0;
+        case ':': return mg_cli_usage("mcp", "option '%s' needs a value", argv[optind - 1]);
+        default: return mg_cli_usage("mcp", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return mg_cli_usage("mcp", "unexpected argument '%s'", argv[optind]);
+
+    struct mg_server srv = {0};
+    int rc = mg_cli_config(&srv.cfg);
+    if (rc) return rc;
+    const char *v = getenv("MEMGATE_VERBOSE");
+    srv.verbose = v && strcmp(v, "1") == 0;
+    struct mg_err err = {0};
+    srv.sessions = mg_sessions_new(0);
+    if (!srv.sessions) {
+        mg_err_set(&err, MG_E_NO_MEMORY, "out of memory");
+        return mg_cli_fail(&err);
+    }
+    const char *inst = getenv("MEMGATE_INSTANCE_ID");
+    struct mg_session *s = mg_sessions_create(srv.sessions, MG_SESSION_MCP, NULL, inst && *inst ? inst : NULL, &err);
+    if (!s) {
+        mg_sessions_free(srv.sessions);
+        return mg_cli_fail(&err);
+    }
+    if (repo) {
+        struct stat sb;
+        char canon[PATH_MAX];
+        if (stat(repo, &sb) == 0 && S_ISDIR(sb.st_mode) && realpath(repo, canon)) {
+            s->root = strdup(canon);
+            s->roots = MG_ROOTS_KNOWN;
+        } else {
+            struct mg_repo r;
+            if (mg_catalog_get(&srv.cfg, repo, &r, &err) != 0) {
+                mg_err_set(&err, MG_E_REPO_NOT_FOUND,
+                           "--repo '%s' is neither a directory nor an indexed repo id; `memgate repos` lists the ids",
+                           repo);
+                mg_session_put(srv.sessions, s);
+                mg_sessions_free(srv.sessions);
+                return mg_cli_fail(&err);
+            }
+            snprintf(s->repo, sizeof(s->repo), "%s", r.id);
+            s->roots = MG_ROOTS_KNOWN;
+        }
+    }
+    rc = mg_mcp_stdio(&srv, s, 0, 1);
+    mg_session_put(srv.sessions, s);
+    mg_sessions_free(srv.sessions);
+    return rc;
+}

@@ -1,0 +1,136 @@
+/* cmd_serve.c — `memgate serve`: the HTTP daemon (src/server/http.c). */
+#include <getopt.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/cli.h"
+#include "index/indexer.h"
+#include "server/http.h"
+#include "server/server.h"
+#include "server/session.h"
+
+static const char *HELP =
+    "usage: memgate serve [--listen ADDR] [--conformance-fixtures] [--json]\n"
+    "\n"
+    "Serve MCP over Streamable HTTP at /mcp, the HTTP API under /v1/, /healthz\n"
+    "and /metrics (Prometheus text), until SIGINT or SIGTERM. docs/http.md has\n"
+    "the routes.\n"
+    "\n"
+    "Only loopback addresses are served for now (access tokens come later), and\n"
+    "requests whose Host or Origin is not loopback are refused (403) against DNS\n"
+    "rebinding; the allowed_origins setting adds origins.\n"
+    "\n"
+    "options:\n"
+    "  --listen ADDR           HOST:PORT to listen on (default 127.0.0.1:7077;\n"
+    "                          config listen). [::1]:PORT for IPv6; port 0 picks a\n"
+    "                          free one\n"
+    "  --conformance-fixtures  add the test tools, resources and prompts the MCP\n"
+    "                          conformance suite calls (testing only)\n"
+    "  --json                  print {\"listen\":\"HOST:PORT\",\"port\":N} on stdout once\n"
+    "                          listening\n"
+    "  -h, --help              this help\n"
+    "\n"
+    "Settings: http_max_body, allowed_origins, session_ttl, session_prune_interval\n"
+    "(docs/config.md). MEMGATE_VERBOSE=1 adds _meta (instance, session, repo, time)\n"
+    "to tool results and logs libmicrohttpd's errors.\n";
+
+/* The host part of a listen address, for printing ("127.0.0.1", "[::1]"). */
+static void host_of(const char *addr, char *out, size_t cap)
+{
+    const char *colon = strrchr(addr, ':');
+    size_t n = colon ? (size_t)(colon - addr) : strlen(addr);
+    if (n >= cap) n = cap - 1;
+    memcpy(out, addr, n);
+    out[n] = 0;
+}
+
+int mg_cmd_serve(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"listen", required_argument, NULL, 'l'},
+        {"conformance-fixtures", no_argument, NULL, 'F'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *listen_at = NULL;
+    bool json = false, fixtures = false;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "hj", opts, NULL)) != -1) {
+        switch (c) {
+        case 'l': listen_at = optarg; break;
+        case 'F': fixtures = true; break;
+        case 'j': json = true; break;
+        case 'h': fputs(HELP, stdout); return 0;
+        default: return mg_cli_usage("serve", "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc) return mg_cli_usage("serve", "unexpected argument '%s'", argv[optind]);
+
+    struct mg_server srv = {0};
+    int rc = mg_cli_config(&srv.cfg);
+    if (rc) return rc;
+    struct mg_err err = {0};
+    if (listen_at && mg_config_set(&srv.cfg, "listen", listen_at, "--listen", &err) != 0) {
+        err.code = MG_E_USAGE;
+        return mg_cli_fail(&err);
+    }
+    srv.fixtures = fixtures;
+    const char *verbose = getenv("MEMGATE_VERBOSE");
+    srv.verbose = verbose && strcmp(verbose, "1") == 0;
+
+    /* SIGINT and SIGTERM are taken by sigwait below: block them before any
+     * thread starts so that every thread inherits the mask. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    srv.sessions = mg_sessions_new((int64_t)srv.cfg.session_ttl * 1000);
+    if (!srv.sessions) {
+        mg_err_set(&err, MG_E_NO_MEMORY, "out of memory creating the session registry");
+        return mg_cli_fail(&err);
+    }
+    if (mg_sessions_start_pruner(srv.sessions, (int64_t)srv.cfg.session_prune_interval * 1000, &err) != 0) {
+        mg_sessions_free(srv.sessions);
+        return mg_cli_fail(&err);
+    }
+    struct mg_http *h = mg_http_start(&srv, srv.cfg.listen, &err);
+    if (!h) {
+        mg_sessions_free(srv.sessions);
+        return mg_cli_fail(&err);
+    }
+    int port = mg_http_port(h);
+    char host[sizeof(srv.cfg.listen)];
+    host_of(srv.cfg.listen, host, sizeof(host));
+    if (!strcasecmp(host, "localhost")) snprintf(host, sizeof(host), "127.0.0.1");
+    fprintf(stderr, "memgate serving on http://%s:%d (mcp: /mcp, api: /v1/)\n", host, port);
+    if (json) {
+        char where[sizeof(host) + 16];
+        snprintf(where, sizeof(where), "%s:%d", host, port);
+        json_t *j = json_pack("{s:s, s:i}", "listen", where, "port", port);
+        char *s = json_dumps(j, JSON_COMPACT);
+        if (s) puts(s);
+        free(s);
+        json_decref(j);
+    }
+    fflush(stdout);
+    fflush(stderr);
+
+    int sig = 0;
+    while (sigwait(&stop, &sig) != 0) {}
+    mg_index_interrupted = 1; /* a running index_repo stops at its next file */
+    fprintf(stderr, "memgate: %s received, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    mg_http_stop(h);
+    mg_sessions_free(srv.sessions);
+    return 0;
+}

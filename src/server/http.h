@@ -1,0 +1,30 @@
+/* http.h — `memgate serve`: MCP Streamable HTTP at /mcp, the HTTP API under
+ * /v1/, /healthz and /metrics, on GNU libmicrohttpd.
+ *
+ * /mcp      POST: one JSON-RPC message (or a 2025-03-26 batch); answered with
+ *           application/json, or text/event-stream when the client accepts it
+ *           and the request may send notifications or server requests before
+ *           its response (tools/call). Notifications and responses alone: 202.
+ *           GET: an SSE stream for server messages outside a request.
+ *           DELETE: ends the session. `Mcp-Session-Id` is issued at initialize
+ *           (libsodium random) and required after it: missing 400, unknown or
+ *           expired 404. `MCP-Protocol-Version`: unsupported 400.
+ * Every route: Host and Origin are checked against DNS rebinding (403); bodies
+ * over http_max_body get 413. Default bind 127.0.0.1 (config `listen`).
+ */
+#ifndef MG_HTTP_H
+#define MG_HTTP_H
+
+#include "server/server.h"
+#include "util/err.h"
+
+struct mg_http;
+
+/* Start listening on addr ("HOST:PORT", "[::1]:PORT" or ":PORT"; port 0
+ * picks a free one). Threads serve requests until mg_http_stop. */
+struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg_err *err);
+/* The port actually bound. */
+int mg_http_port(const struct mg_http *h);
+void mg_http_stop(struct mg_http *h);
+
+#endif

@@ -1,0 +1,33 @@
+/* metrics.h — process-wide counters, rendered in Prometheus text format.
+ *
+ * Counters are atomics, safe from any thread. /metrics (http.c) renders:
+ *   memgate_http_requests_total{route,status}
+ *   memgate_tool_calls_total{tool,result}          result: ok | error
+ *   memgate_sessions_active, memgate_instances_active (gauges, from the registry)
+ *   memgate_sessions_created_total, memgate_sessions_pruned_total
+ *   memgate_isolation_drops_total{kind}            kind: code (more later)
+ * A drop is a bug elsewhere: tests assert it stays 0.
+ */
+#ifndef MG_METRICS_H
+#define MG_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+struct mg_sessions;
+
+/* Route labels are a fixed set so a hostile client cannot grow the table:
+ * an unknown path counts as "other". */
+void mg_metrics_http(const char *route, int status);
+void mg_metrics_tool(const char *tool, int ok);
+void mg_metrics_session_created(void);
+void mg_metrics_sessions_pruned(size_t n);
+void mg_metrics_isolation_drop(const char *kind, size_t n);
+uint64_t mg_metrics_isolation_drops(void); /* all kinds */
+
+/* Append the exposition text; sessions may be NULL. 0, or -1 out of memory. */
+int mg_metrics_render(struct mg_buf *out, struct mg_sessions *sessions);
+
+#endif

@@ -1,0 +1,464 @@
+/* session.c — see session.h. */
+#include "server/session.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sodium.h>
+
+#include "index/lang.h"
+#include "server/metrics.h"
+#include "util/glob.h"
+
+#define NBUCKETS 1024
+#define EXPIRED_RING 4096
+
+struct mg_sessions {
+    pthread_mutex_t mu;
+    struct mg_session *b[NBUCKETS];
+    size_t n;
+    int64_t ttl_ms;
+    uint64_t expired[EXPIRED_RING]; /* hashes of recently expired ids */
+    size_t expired_next;
+    pthread_t pruner;
+    bool pruning;
+    int64_t prune_ms;
+    pthread_cond_t stop_cv;
+    bool stop;
+};
+
+int64_t mg_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void mg_random_id(char out[MG_SID_LEN + 1])
+{
+    unsigned char r[MG_SID_LEN / 2];
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, (void (*)(void))sodium_init);
+    randombytes_buf(r, sizeof(r));
+    sodium_bin2hex(out, MG_SID_LEN + 1, r, sizeof(r));
+}
+
+static uint64_t hash_id(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h ? h : 1;
+}
+
+/* ---- scope ------------------------------------------------------------------------ */
+
+static void strv_free(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) free(v[i]);
+    free(v);
+}
+
+void mg_scope_release(struct mg_scope *s)
+{
+    strv_free(s->globs, s->nglobs);
+    strv_free(s->excludes, s->nexcludes);
+    strv_free(s->langs, s->nlangs);
+    strv_free(s->repos, s->nrepos);
+    memset(s, 0, sizeof(*s));
+}
+
+bool mg_scope_empty(const struct mg_scope *s)
+{
+    return !s->nglobs && !s->nexcludes && !s->nlangs && !s->nrepos;
+}
+
+static int strv_copy(char ***dst, char *const *src, size_t n)
+{
+    *dst = NULL;
+    if (!n) return 0;
+    char **v = calloc(n, sizeof(*v));
+    if (!v) return -1;
+    for (size_t i = 0; i < n; i++)
+        if (!(v[i] = strdup(src[i]))) {
+            strv_free(v, i);
+            return -1;
+        }
+    *dst = v;
+    return 0;
+}
+
+int mg_scope_copy(struct mg_scope *dst, const struct mg_scope *src)
+{
+    memset(dst, 0, sizeof(*dst));
+    if (strv_copy(&dst->globs, src->globs, src->nglobs) != 0) goto fail;
+    dst->nglobs = src->nglobs;
+    if (strv_copy(&dst->excludes, src->excludes, src->nexcludes) != 0) goto fail;
+    dst->nexcludes = src->nexcludes;
+    if (strv_copy(&dst->langs, src->langs, src->nlangs) != 0) goto fail;
+    dst->nlangs = src->nlangs;
+    if (strv_copy(&dst->repos, src->repos, src->nrepos) != 0) goto fail;
+    dst->nrepos = src->nrepos;
+    return 0;
+fail:
+    mg_scope_release(dst);
+    return -1;
+}
+
+static json_t *strv_json(char *const *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_string(v[i]));
+    return a;
+}
+
+json_t *mg_scope_to_json(const struct mg_scope *s)
+{
+    return json_pack("{s:o, s:o, s:o, s:o}", "globs", strv_json(s->globs, s->nglobs), "exclude_globs",
+                     strv_json(s->excludes, s->nexcludes), "languages", strv_json(s->langs, s->nlangs), "repos",
+                     strv_json(s->repos, s->nrepos));
+}
+
+/* One list of the scope: an array of non-empty strings (or absent / null). */
+static int list_from_json(json_t *j, const char *key, int kind, char ***out, uint8_t *n, struct mg_err *err)
+{
+    json_t *a = json_object_get(j, key);
+    if (!a || json_is_null(a)) return 0;
+    if (!json_is_array(a)) return mg_err_set(err, MG_E_BAD_ARG, "'%s' must be an array of strings", key);
+    if (json_array_size(a) > MG_SCOPE_MAX_ITEMS)
+        return mg_err_set(err, MG_E_BAD_ARG, "'%s' has %zu items; the most is %d", key, json_array_size(a),
+                          MG_SCOPE_MAX_ITEMS);
+    size_t cnt = json_array_size(a);
+    if (!cnt) return 0;
+    char **v = calloc(cnt, sizeof(*v));
+    if (!v) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < cnt; i++) {
+        json_t *e = json_array_get(a, i);
+        const char *s = json_string_value(e);
+        int bad = 0;
+        if (!s || !*s || strlen(s) > 1024) {
+            mg_err_set(err, MG_E_BAD_ARG, "'%s' item %zu must be a non-empty string of at most 1024 bytes", key, i);
+            bad = 1;
+        } else if (kind == 'g') {
+            struct mg_globset *g = NULL;
+            if (mg_globset_new(&s, 1, NULL, 0, &g, err) != 0) bad = 1;
+            mg_globset_free(&g);
+        } else if (kind == 'l' && !mg_lang_by_name(s)) {
+            mg_err_set(err, MG_E_BAD_LANG, "unknown language '%s' in '%s'; see `memgate search --help` for the list",
+                       s, key);
+            bad = 1;
+        }
+        if (bad || !(v[i] = strdup(s))) {
+            if (!bad) mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            strv_free(v, i);
+            return -1;
+        }
+    }
+    *out = v;
+    *n = (uint8_t)cnt;
+    return 0;
+}
+
+int mg_scope_from_json(json_t *j, struct mg_scope *out, struct mg_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (!json_is_object(j)) return mg_err_set(err, MG_E_BAD_ARG, "the scope must be an object");
+    const char *key;
+    json_t *v;
+    json_object_foreach(j, key, v)
+    {
+        if (strcmp(key, "globs") && strcmp(key, "exclude_globs") && strcmp(key, "languages") &&
+            strcmp(key, "repos"))
+            return mg_err_set(err, MG_E_BAD_ARG,
+                              "unknown scope field '%s'; the fields are globs, exclude_globs, languages, repos",
+                              key);
+    }
+    if (list_from_json(j, "globs", 'g', &out->globs, &out->nglobs, err) != 0 ||
+        list_from_json(j, "exclude_globs", 'g', &out->excludes, &out->nexcludes, err) != 0 ||
+        list_from_json(j, "languages", 'l', &out->langs, &out->nlangs, err) != 0 ||
+        list_from_json(j, "repos", 'r', &out->repos, &out->nrepos, err) != 0) {
+        mg_scope_release(out);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- registry ------------------------------------------------------------------- */
+
+struct mg_sessions *mg_sessions_new(int64_t ttl_ms)
+{
+    struct mg_sessions *r = calloc(1, sizeof(*r));
+    if (!r) return NULL;
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->stop_cv, NULL);
+    r->ttl_ms = ttl_ms;
+    return r;
+}
+
+static void session_free(struct mg_session *s)
+{
+    mg_scope_release(&s->scope);
+    free(s->root);
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv);
+    free(s);
+}
+
+static size_t bucket(const char *id) { return hash_id(id) % NBUCKETS; }
+
+static bool id_ok(const char *id)
+{
+    size_t n = strlen(id);
+    if (n < 8 || n > MG_SID_MAX) return false;
+    for (const char *p = id; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_' && *p != ':' && *p != '-') return false;
+    return true;
+}
+
+static struct mg_session *find_locked(struct mg_sessions *r, const char *id, struct mg_session ***link)
+{
+    struct mg_session **pp = &r->b[bucket(id)];
+    for (; *pp; pp = &(*pp)->next)
+        if (strcmp((*pp)->id, id) == 0) {
+            if (link) *link = pp;
+            return *pp;
+        }
+    return NULL;
+}
+
+struct mg_session *mg_sessions_create(struct mg_sessions *r, enum mg_session_kind kind, const char *id,
+                                      const char *instance, struct mg_err *err)
+{
+    if (id && !id_ok(id)) {
+        mg_err_set(err, MG_E_BAD_ARG, "session id must be 8 to %d characters of [A-Za-z0-9._:-]", MG_SID_MAX);
+        return NULL;
+    }
+    if (instance && (!*instance || strlen(instance) > MG_INSTANCE_MAX)) {
+        mg_err_set(err, MG_E_BAD_ARG, "instance id must be 1 to %d characters", MG_INSTANCE_MAX);
+        return NULL;
+    }
+    struct mg_session *s = calloc(1, sizeof(*s));
+    if (!s) {
+        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    s->kind = kind;
+    snprintf(s->tenant, sizeof(s->tenant), "local");
+    s->log_level = 6; /* info */
+    s->next_request_id = 1;
+    s->refs = 1;
+    s->last_use_ms = mg_now_ms();
+    if (instance) snprintf(s->instance, sizeof(s->instance), "%s", instance);
+    else mg_random_id(s->instance);
+    pthread_mutex_lock(&r->mu);
+    for (int tries = 0;; tries++) {
+        if (id) snprintf(s->id, sizeof(s->id), "%s", id);
+        else mg_random_id(s->id);
+        if (!find_locked(r, s->id, NULL)) break;
+        if (id || tries > 8) {
+            pthread_mutex_unlock(&r->mu);
+            session_free(s);
+            mg_err_set(err, MG_E_SESSION_EXISTS, "session '%s' already exists", id ? id : "(random)");
+            return NULL;
+        }
+    }
+    size_t b = bucket(s->id);
+    s->next = r->b[b];
+    r->b[b] = s;
+    r->n++;
+    s->refs++; /* the registry's own reference */
+    pthread_mutex_unlock(&r->mu);
+    mg_metrics_session_created();
+    return s;
+}
+
+/* Unlink s (under r->mu); drops the registry's reference. Returns true when
+ * the caller must free it. */
+static bool unlink_locked(struct mg_sessions *r, struct mg_session **link)
+{
+    struct mg_session *s = *link;
+    *link = s->next;
+    s->next = NULL;
+    s->removed = true;
+    r->n--;
+    return --s->refs == 0;
+}
+
+static void remember_expired(struct mg_sessions *r, const char *id)
+{
+    r->expired[r->expired_next] = hash_id(id);
+    r->expired_next = (r->expired_next + 1) % EXPIRED_RING;
+}
+
+static bool idle_past(const struct mg_sessions *r, const struct mg_session *s, int64_t now)
+{
+    return r->ttl_ms > 0 && s->refs == 1 && now - s->last_use_ms > r->ttl_ms;
+}
+
+struct mg_session *mg_sessions_get(struct mg_sessions *r, const char *id, enum mg_lookup *how)
+{
+    struct mg_session **link, *s, *dead = NULL;
+    enum mg_lookup h = MG_SESSION_UNKNOWN;
+    int64_t now = mg_now_ms();
+    pthread_mutex_lock(&r->mu);
+    s = find_locked(r, id, &link);
+    if (s && idle_past(r, s, now)) {
+        remember_expired(r, id);
+        if (unlink_locked(r, link)) dead = s;
+        s = NULL;
+        h = MG_SESSION_EXPIRED;
+    } else if (s) {
+        s->refs++;
+        s->last_use_ms = now;
+        h = MG_SESSION_FOUND;
+    } else {
+        uint64_t hv = hash_id(id);
+        for (size_t i = 0; i < EXPIRED_RING; i++)
+            if (r->expired[i] == hv) {
+                h = MG_SESSION_EXPIRED;
+                break;
+            }
+    }
+    pthread_mutex_unlock(&r->mu);
+    if (dead) {
+        session_free(dead);
+        mg_metrics_sessions_pruned(1);
+    }
+    if (how) *how = h;
+    return s;
+}
+
+void mg_session_put(struct mg_sessions *r, struct mg_session *s)
+{
+    if (!s) return;
+    pthread_mutex_lock(&r->mu);
+    s->last_use_ms = mg_now_ms();
+    bool last = --s->refs == 0;
+    pthread_mutex_unlock(&r->mu);
+    if (last) session_free(s);
+}
+
+int mg_sessions_remove(struct mg_sessions *r, const char *id)
+{
+    struct mg_session **link, *s;
+    bool dead = false;
+    pthread_mutex_lock(&r->mu);
+    s = find_locked(r, id, &link);
+    if (s) dead = unlink_locked(r, link);
+    pthread_mutex_unlock(&r->mu);
+    if (dead) session_free(s);
+    return s ? 0 : -1;
+}
+
+size_t mg_sessions_prune(struct mg_sessions *r, int64_t now_ms)
+{
+    struct mg_session *dead = NULL;
+    size_t n = 0;
+    pthread_mutex_lock(&r->mu);
+    for (size_t b = 0; b < NBUCKETS; b++) {
+        struct mg_session **link = &r->b[b];
+        while (*link) {
+            struct mg_session *s = *link;
+            if (idle_past(r, s, now_ms)) {
+                remember_expired(r, s->id);
+                if (unlink_locked(r, link)) {
+                    s->next = dead;
+                    dead = s;
+                }
+                n++;
+            } else {
+                link = &s->next;
+            }
+        }
+    }
+    pthread_mutex_unlock(&r->mu);
+    while (dead) {
+        struct mg_session *nx = dead->next;
+        session_free(dead);
+        dead = nx;
+    }
+    if (n) mg_metrics_sessions_pruned(n);
+    return n;
+}
+
+size_t mg_sessions_count(struct mg_sessions *r)
+{
+    pthread_mutex_lock(&r->mu);
+    size_t n = r->n;
+    pthread_mutex_unlock(&r->mu);
+    return n;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+size_t mg_sessions_instances(struct mg_sessions *r)
+{
+    size_t distinct = 0, n = 0;
+    pthread_mutex_lock(&r->mu);
+    const char **v = malloc((r->n ? r->n : 1) * sizeof(*v));
+    if (v) {
+        for (size_t b = 0; b < NBUCKETS; b++)
+            for (struct mg_session *s = r->b[b]; s; s = s->next) v[n++] = s->instance;
+        qsort(v, n, sizeof(*v), cmp_str);
+        for (size_t i = 0; i < n; i++)
+            if (i == 0 || strcmp(v[i], v[i - 1]) != 0) distinct++;
+    }
+    pthread_mutex_unlock(&r->mu);
+    free(v);
+    return distinct;
+}
+
+static void *pruner_main(void *arg)
+{
+    struct mg_sessions *r = arg;
+    pthread_mutex_lock(&r->mu);
+    while (!r->stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        int64_t ns = ts.tv_nsec + (r->prune_ms % 1000) * 1000000;
+        ts.tv_sec += r->prune_ms / 1000 + ns / 1000000000;
+        ts.tv_nsec = ns % 1000000000;
+        pthread_cond_timedwait(&r->stop_cv, &r->mu, &ts);
+        if (r->stop) break;
+        pthread_mutex_unlock(&r->mu);
+        mg_sessions_prune(r, mg_now_ms());
+        pthread_mutex_lock(&r->mu);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+int mg_sessions_start_pruner(struct mg_sessions *r, int64_t interval_ms, struct mg_err *err)
+{
+    r->prune_ms = interval_ms > 0 ? interval_ms : 1000;
+    if (pthread_create(&r->pruner, NULL, pruner_main, r) != 0)
+        return mg_err_set(err, MG_E_INTERNAL, "cannot start the session pruner thread");
+    r->pruning = true;
+    return 0;
+}
+
+void mg_sessions_free(struct mg_sessions *r)
+{
+    if (!r) return;
+    if (r->pruning) {
+        pthread_mutex_lock(&r->mu);
+        r->stop = true;
+        pthread_cond_signal(&r->stop_cv);
+        pthread_mutex_unlock(&r->mu);
+        pthread_join(r->pruner, NULL);
+    }
+    for (size_t b = 0; b < NBUCKETS; b++) {
+        struct mg_session *s = r->b[b];
+        while (s) {
+            struct mg_session *nx = s->next;
+            session_free(s);
+            s = nx;
+        }
+    }
+    pthread_mutex_destroy(&r->mu);
+    pthread_cond_destroy(&r->stop_cv);
+    free(r);
+}

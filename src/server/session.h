@@ -1,0 +1,133 @@
+/* session.h — the session registry.
+ *
+ * A session is one conversation with one client: an MCP session (one stdio
+ * process, or one HTTP `Mcp-Session-Id`), or an HTTP API session named by
+ * `X-Session-Id`. It holds what DESIGN.md's request context needs beyond the
+ * transport: the bound repo, the scope, the instance id and the MCP state.
+ * Nothing here is process-wide: two sessions never share a binding or a scope.
+ *
+ * Ids are 32 hex digits from libsodium's CSPRNG (128 bits), so unguessable.
+ * The registry is a hash table under one mutex; sessions are reference
+ * counted (get takes a reference, put drops it) so a pruned or deleted
+ * session stays valid for the requests still using it. A session idle for
+ * longer than the ttl is expired: lookups report it as such and the prune
+ * task (mg_sessions_start_pruner) frees it. Recently expired ids are
+ * remembered (a small ring of hashes) so a client hears "expired" rather
+ * than "unknown" for a while after pruning.
+ *
+ * An idle session costs about 1 KB (measured in `make bench`).
+ */
+#ifndef MG_SESSION_H
+#define MG_SESSION_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "store/catalog.h"
+#include "util/err.h"
+
+#define MG_SID_LEN 32          /* hex digits of a generated id */
+#define MG_SID_MAX 128         /* longest id a client may choose (X-Session-Id) */
+#define MG_INSTANCE_MAX 64
+#define MG_SCOPE_MAX_ITEMS 64  /* globs, excludes, languages or repos in one scope */
+
+enum mg_session_kind { MG_SESSION_MCP, MG_SESSION_API };
+
+/* Path globs, exclude globs, languages and repo ids; each list malloc'd,
+ * NULL when empty. */
+struct mg_scope {
+    char **globs;
+    char **excludes;
+    char **langs;
+    char **repos;
+    uint8_t nglobs, nexcludes, nlangs, nrepos;
+};
+
+void mg_scope_release(struct mg_scope *s);
+/* Deep copy; -1 on allocation failure (dst left empty). */
+int mg_scope_copy(struct mg_scope *dst, const struct mg_scope *src);
+bool mg_scope_empty(const struct mg_scope *s);
+/* {"globs":[..],"exclude_globs":[..],"languages":[..],"repos":[..]} */
+json_t *mg_scope_to_json(const struct mg_scope *s);
+/* From the same shape (any key may be absent; unknown keys are invalid_argument;
+ * each item a non-empty string; globs compile; languages known; at most
+ * MG_SCOPE_MAX_ITEMS per list). */
+int mg_scope_from_json(json_t *j, struct mg_scope *out, struct mg_err *err);
+
+/* Roots state of an MCP session (see docs/binding.md). */
+enum mg_roots_state {
+    MG_ROOTS_NONE,     /* the client has no roots capability, or gave none */
+    MG_ROOTS_UNKNOWN,  /* the client has roots; not asked yet (or they changed) */
+    MG_ROOTS_KNOWN     /* asked; `root` holds the first usable one, if any */
+};
+
+struct mg_pending; /* a server-to-client request waiting for its response (rpc.c) */
+
+struct mg_session {
+    char id[MG_SID_MAX + 1];
+    char instance[MG_INSTANCE_MAX + 1];
+    enum mg_session_kind kind;
+    char tenant[32];            /* "local" until tokens exist */
+
+    /* Everything below is guarded by mu. */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;          /* signalled when a pending response arrives */
+    char repo[MG_ID_MAX + 1];   /* the bound repo id; "" when unbound */
+    char *root;                 /* a bound root not indexed yet (indexed on first use), or NULL */
+    struct mg_scope scope;
+    enum mg_roots_state roots;
+    bool binding;               /* a call is resolving the binding (asking roots, indexing); others wait on cv */
+    /* MCP lifecycle */
+    char protocol[16];          /* negotiated version; "" before initialize */
+    bool initialized;           /* initialize answered */
+    bool ready;                 /* notifications/initialized received */
+    int log_level;              /* index into the syslog-style levels of rpc.c; default "info" */
+    int64_t next_request_id;    /* ids of server-to-client requests */
+    struct mg_pending *pending;
+
+    /* Registry-private. */
+    int refs;
+    int64_t last_use_ms;
+    bool removed;
+    struct mg_session *next;
+};
+
+struct mg_sessions;
+
+/* ttl_ms: idle time after which a session expires (0: never). */
+struct mg_sessions *mg_sessions_new(int64_t ttl_ms);
+/* Stops the pruner, frees every session (callers must hold no references). */
+void mg_sessions_free(struct mg_sessions *r);
+
+/* A new session with a fresh random id (or `id` when given: an API client's
+ * X-Session-Id, which must match [A-Za-z0-9._:-]{8,128}). instance: the
+ * instance id to use, or NULL for a fresh random one (MCP sessions: each its
+ * own instance). Returns it with one reference held, or NULL with err set
+ * (invalid_argument for a bad id, session_exists if taken). */
+struct mg_session *mg_sessions_create(struct mg_sessions *r, enum mg_session_kind kind, const char *id,
+                                      const char *instance, struct mg_err *err);
+
+enum mg_lookup { MG_SESSION_FOUND, MG_SESSION_UNKNOWN, MG_SESSION_EXPIRED };
+/* Look a session up and take a reference, touching its last use. An idle one
+ * past the ttl is removed and reported as MG_SESSION_EXPIRED. */
+struct mg_session *mg_sessions_get(struct mg_sessions *r, const char *id, enum mg_lookup *how);
+void mg_session_put(struct mg_sessions *r, struct mg_session *s);
+/* Remove (HTTP DELETE): later lookups fail with UNKNOWN. 0, or -1 if absent. */
+int mg_sessions_remove(struct mg_sessions *r, const char *id);
+/* Free every session idle past the ttl at now_ms; returns how many. */
+size_t mg_sessions_prune(struct mg_sessions *r, int64_t now_ms);
+size_t mg_sessions_count(struct mg_sessions *r);
+/* Distinct instance ids among live sessions. */
+size_t mg_sessions_instances(struct mg_sessions *r);
+/* A background thread pruning every interval_ms. */
+int mg_sessions_start_pruner(struct mg_sessions *r, int64_t interval_ms, struct mg_err *err);
+
+/* 32 hex digits of CSPRNG output into out[33]. */
+void mg_random_id(char out[MG_SID_LEN + 1]);
+int64_t mg_now_ms(void);  /* CLOCK_MONOTONIC milliseconds */
+
+#endif

@@ -1,0 +1,143 @@
+// conformance.test.mjs — the MCP conformance suite
+// (@modelcontextprotocol/conformance, pinned in package-lock.json) against
+// `memgate serve --conformance-fixtures`: one node:test test per server
+// scenario, so the TAP counts say which scenario passed.
+//
+// Every scenario of the pinned suite runs, the "pending" ones included
+// (json-schema-2020-12, server-sse-polling). A scenario passes when the
+// conformance CLI exits 0 with conformance-expected-failures.yml as its
+// baseline — which counts a WARNING check as a failure, so "passes" means
+// every check is SUCCESS or INFO. The baseline lists only scenarios that
+// cannot apply to memgate, each with its reason.
+//
+// Run alone: node --test tests/node/conformance.test.mjs (MEMGATE_BIN=...).
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { NODE22, NODE_DIR, makeWorld, shutdown, startServe } from './lib/harness.mjs';
+
+const CLI = path.join(NODE_DIR, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const BASELINE = path.join(NODE_DIR, 'conformance-expected-failures.yml');
+
+// The server scenarios of conformance@0.1.16 (`conformance list`).
+const SCENARIOS = [
+  'server-initialize',
+  'logging-set-level',
+  'ping',
+  'completion-complete',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-with-logging',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'tools-call-sampling',
+  'tools-call-elicitation',
+  'json-schema-2020-12',
+  'elicitation-sep1034-defaults',
+  'server-sse-polling',
+  'server-sse-multiple-streams',
+  'elicitation-sep1330-enums',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'resources-subscribe',
+  'resources-unsubscribe',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+  'dns-rebinding-protection',
+];
+
+function run(args, timeout = 120000) {
+  return new Promise((resolve) => {
+    execFile(NODE22, [CLI, ...args], { cwd: NODE_DIR, timeout, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr, err });
+    });
+  });
+}
+
+let world;
+let serve;
+let outDir;
+const open = []; // no clients of our own; shutdown() checks serve
+
+before(async () => {
+  world = makeWorld('conformance');
+  outDir = path.join(world.dir, 'results');
+  serve = await startServe(world, ['--conformance-fixtures']);
+});
+
+after(async () => {
+  if (serve) await serve.stop();
+  world?.cleanup();
+});
+
+test('the pinned suite has exactly the server scenarios listed here', async () => {
+  const { code, stdout, stderr } = await run(['list'], 30000);
+  assert.equal(code, 0, stderr);
+  const section = stdout.split(/Client scenarios/)[0];
+  const listed = [...section.matchAll(/^\s*-\s+(\S+)/gm)].map((m) => m[1]);
+  assert.deepEqual([...listed].sort(), [...SCENARIOS].sort());
+});
+
+for (const scenario of SCENARIOS) {
+  test(`conformance: ${scenario}`, async (t) => {
+    const { code, stdout, stderr } = await run([
+      'server',
+      '--url',
+      serve.mcpUrl,
+      '--scenario',
+      scenario,
+      '--expected-failures',
+      BASELINE,
+      '-o',
+      outDir,
+    ]);
+    // The checks the run saved, for a readable failure.
+    let checks = [];
+    const dir = fs.existsSync(outDir)
+      ? fs
+          .readdirSync(outDir)
+          .filter((d) => d.startsWith(`server-${scenario}-`) && /^\d{4}-/.test(d.slice(`server-${scenario}-`.length)))
+          .sort()
+          .pop()
+      : undefined;
+    if (dir) checks = JSON.parse(fs.readFileSync(path.join(outDir, dir, 'checks.json'), 'utf8'));
+    const bad = checks
+      .filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')
+      .map((c) => `${c.status} ${c.id}: ${c.errorMessage ?? ''} ${c.details ? JSON.stringify(c.details).slice(0, 600) : ''}`);
+    if (bad.length) t.diagnostic(bad.join('\n'));
+    assert.ok(
+      checks.some((c) => c.status === 'SUCCESS'),
+      `conformance ${scenario}: no SUCCESS check (ran at all?)\n${stdout.slice(-3000)}\n${stderr.slice(-2000)}`,
+    );
+    assert.equal(
+      code,
+      0,
+      `conformance ${scenario} exited ${code}\n${bad.join('\n')}\n--- stdout tail ---\n${stdout.slice(-3000)}\n${stderr.slice(-2000)}`,
+    );
+  });
+}
+
+test('serve is still healthy after the whole suite', async () => {
+  const res = await fetch(`${serve.url}/healthz`);
+  assert.equal(res.status, 200);
+  assert.equal(serve.child.exitCode, null, serve.stderr());
+});
+
+test('every memgate process exits cleanly (status 0, no sanitizer report)', async () => {
+  const clients = open.splice(0);
+  const s = serve;
+  serve = null;
+  await shutdown(clients, s);
+});

@@ -1,0 +1,570 @@
+/* test_mcp_core.c — the session registry, scope rules and the MCP dispatcher,
+ * in process (rpc.c, session.c, tools.c). Transports are tested through the
+ * real binary elsewhere (test_http.c, tests/node/). */
+#include <unistd.h>
+
+#include "fixtures.h"
+#include "mcp/rpc.h"
+#include "server/metrics.h"
+#include "server/session.h"
+#include "test.h"
+
+/* ---- registry ------------------------------------------------------------------- */
+
+TEST(session_ids_random_and_distinct)
+{
+    struct mg_sessions *r = mg_sessions_new(0);
+    struct mg_err err = {0};
+    struct mg_session *a = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, &err);
+    struct mg_session *b = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, &err);
+    ASSERT(a && b);
+    ASSERT_EQ_INT(strlen(a->id), 32);
+    ASSERT_EQ_INT(strspn(a->id, "0123456789abcdef"), 32);
+    ASSERT(strcmp(a->id, b->id) != 0);
+    ASSERT(strcmp(a->instance, b->instance) != 0); /* each MCP session its own instance */
+    ASSERT_EQ_INT(mg_sessions_count(r), 2);
+    ASSERT_EQ_INT(mg_sessions_instances(r), 2);
+    /* a named instance shared by two sessions counts once */
+    struct mg_session *c = mg_sessions_create(r, MG_SESSION_API, "client-chosen-1", "inst-x", &err);
+    struct mg_session *d = mg_sessions_create(r, MG_SESSION_API, "client-chosen-2", "inst-x", &err);
+    ASSERT(c && d);
+    ASSERT_EQ_INT(mg_sessions_instances(r), 3);
+    ASSERT(!mg_sessions_create(r, MG_SESSION_API, "client-chosen-1", NULL, &err));
+    ASSERT_EQ_STR(err.code, "session_exists");
+    ASSERT(!mg_sessions_create(r, MG_SESSION_API, "bad id!", NULL, &err));
+    ASSERT_EQ_STR(err.code, "invalid_argument");
+    ASSERT(!mg_sessions_create(r, MG_SESSION_API, "short", NULL, &err));
+    mg_session_put(r, a);
+    mg_session_put(r, b);
+    mg_session_put(r, c);
+    mg_session_put(r, d);
+    mg_sessions_free(r);
+}
+
+TEST(session_get_remove_and_refcount)
+{
+    struct mg_sessions *r = mg_sessions_new(0);
+    struct mg_err err = {0};
+    struct mg_session *a = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, &err);
+    char id[MG_SID_MAX + 1];
+    snprintf(id, sizeof(id), "%s", a->id);
+    enum mg_lookup how;
+    struct mg_session *g = mg_sessions_get(r, id, &how);
+    ASSERT(g == a);
+    ASSERT_EQ_INT(how, MG_SESSION_FOUND);
+    ASSERT_EQ_INT(mg_sessions_remove(r, id), 0);
+    ASSERT(!mg_sessions_get(r, id, &how));
+    ASSERT_EQ_INT(how, MG_SESSION_UNKNOWN);
+    ASSERT_EQ_INT(mg_sessions_remove(r, id), -1);
+    /* the removed session stays valid for its holders */
+    snprintf(g->repo, sizeof(g->repo), "still-usable");
+    mg_session_put(r, g);
+    mg_session_put(r, a); /* the last reference frees it (ASan checks) */
+    ASSERT(!mg_sessions_get(r, "0123456789abcdef0123456789abcdef", &how));
+    ASSERT_EQ_INT(how, MG_SESSION_UNKNOWN);
+    mg_sessions_free(r);
+}
+
+TEST(session_expiry_and_prune)
+{
+    struct mg_sessions *r = mg_sessions_new(50); /* 50 ms ttl */
+    struct mg_err err = {0};
+    struct mg_session *a = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, &err);
+    struct mg_session *b = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, &err);
+    struct mg_session *c = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, &err);
+    char ida[MG_SID_MAX + 1], idb[MG_SID_MAX + 1], idc[MG_SID_MAX + 1];
+    snprintf(ida, sizeof(ida), "%s", a->id);
+    snprintf(idb, sizeof(idb), "%s", b->id);
+    snprintf(idc, sizeof(idc), "%s", c->id);
+    mg_session_put(r, a);
+    mg_session_put(r, b);
+    /* c stays in use: a session with a request in flight never expires */
+    usleep(120 * 1000);
+    enum mg_lookup how;
+    ASSERT(!mg_sessions_get(r, ida, &how)); /* found idle past the ttl: expired on lookup */
+    ASSERT_EQ_INT(how, MG_SESSION_EXPIRED);
+    ASSERT_EQ_INT(mg_sessions_prune(r, mg_now_ms()), 1); /* b */
+    ASSERT(!mg_sessions_get(r, idb, &how));
+    ASSERT_EQ_INT(how, MG_SESSION_EXPIRED); /* remembered after pruning */
+    struct mg_session *g = mg_sessions_get(r, idc, &how);
+    ASSERT(g == c);
+    ASSERT_EQ_INT(how, MG_SESSION_FOUND);
+    mg_session_put(r, g);
+    mg_session_put(r, c);
+    ASSERT_EQ_INT(mg_sessions_count(r), 1);
+    /* a touched session lives on */
+    for (int i = 0; i < 4; i++) {
+        usleep(20 * 1000);
+        g = mg_sessions_get(r, idc, &how);
+        ASSERT(g);
+        mg_session_put(r, g);
+    }
+    /* the background pruner */
+    struct mg_err e2 = {0};
+    ASSERT_EQ_INT(mg_sessions_start_pruner(r, 20, &e2), 0);
+    usleep(200 * 1000);
+    ASSERT_EQ_INT(mg_sessions_count(r), 0);
+    mg_sessions_free(r);
+}
+
+TEST(session_idle_memory_is_about_1kb)
+{
+    ASSERT(sizeof(struct mg_session) <= 1024);
+}
+
+TEST(scope_json_validation)
+{
+    struct mg_scope s;
+    struct mg_err err = {0};
+    json_t *j = json_pack("{s:[s,s], s:[s], s:[s]}", "globs", "src/**", "*.c", "exclude_globs", "**/test/**",
+                          "languages", "c");
+    ASSERT_EQ_INT(mg_scope_from_json(j, &s, &err), 0);
+    ASSERT_EQ_INT(s.nglobs, 2);
+    ASSERT_EQ_INT(s.nexcludes, 1);
+    ASSERT_EQ_INT(s.nlangs, 1);
+    json_t *back = mg_scope_to_json(&s);
+    char *t = json_dumps(back, JSON_COMPACT | JSON_SORT_KEYS);
+    ASSERT_EQ_STR(t, "{\"exclude_globs\":[\"**/test/**\"],\"globs\":[\"src/**\",\"*.c\"],\"languages\":[\"c\"],"
+                     "\"repos\":[]}");
+    free(t);
+    json_decref(back);
+    struct mg_scope c;
+    ASSERT_EQ_INT(mg_scope_copy(&c, &s), 0);
+    ASSERT_EQ_STR(c.globs[1], "*.c");
+    mg_scope_release(&c);
+    mg_scope_release(&s);
+    json_decref(j);
+
+    static const char *const bad[][2] = {
+        {"{\"globs\":\"*.c\"}", "invalid_argument"},        {"{\"globs\":[1]}", "invalid_argument"},
+        {"{\"globs\":[\"\"]}", "invalid_argument"},         {"{\"languages\":[\"klingon\"]}", "invalid_language"},
+        {"{\"globs\":[\"src/[a\"]}", "invalid_glob"},       {"{\"paths\":[\"x\"]}", "invalid_argument"},
+        {"[]", "invalid_argument"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        json_t *b = json_loads(bad[i][0], 0, NULL);
+        ASSERT(b);
+        memset(&err, 0, sizeof(err));
+        ASSERT_EQ_INT(mg_scope_from_json(b, &s, &err), -1);
+        ASSERT_EQ_STR(err.code, bad[i][1]);
+        json_decref(b);
+    }
+}
+
+/* ---- the dispatcher ------------------------------------------------------------- */
+
+struct h {
+    struct mg_server srv;
+    struct mg_session *s;
+    struct mg_ctx x;
+};
+
+static void h_init(struct h *h, const char *home)
+{
+    memset(h, 0, sizeof(*h));
+    mg_config_defaults(&h->srv.cfg);
+    snprintf(h->srv.cfg.home, sizeof(h->srv.cfg.home), "%s", home);
+    h->srv.sessions = mg_sessions_new(0);
+    struct mg_err err = {0};
+    h->s = mg_sessions_create(h->srv.sessions, MG_SESSION_MCP, NULL, NULL, &err);
+    ASSERT(h->s);
+    h->x = (struct mg_ctx){.srv = &h->srv, .session = h->s, .tenant = "local"};
+}
+
+static void h_free(struct h *h)
+{
+    mg_session_put(h->srv.sessions, h->s);
+    mg_sessions_free(h->srv.sessions);
+}
+
+/* Send text, return the reply (or NULL). */
+static json_t *rpc(struct h *h, const char *text)
+{
+    json_t *reply = NULL;
+    json_t *m = mg_rpc_parse(text, strlen(text), &reply);
+    if (m) {
+        mg_rpc_handle(&h->x, m, &reply);
+        json_decref(m);
+    }
+    return reply;
+}
+
+static long long err_code(json_t *r) { return json_integer_value(json_object_get(json_object_get(r, "error"), "code")); }
+
+static void initialize(struct h *h, const char *version, const char *extra)
+{
+    char buf[512];
+    snprintf(buf, sizeof(buf),
+             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"%s\","
+             "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}%s}}",
+             version, extra ? extra : "");
+    json_t *r = rpc(h, buf);
+    ASSERT(json_object_get(r, "result"));
+    json_decref(r);
+}
+
+/* tools/call name args -> the result object (isError or not) */
+static json_t *call(struct h *h, const char *name, const char *args)
+{
+    char buf[2048];
+    snprintf(buf, sizeof(buf),
+             "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}",
+             name, args);
+    json_t *r = rpc(h, buf);
+    json_t *res = json_incref(json_object_get(r, "result"));
+    if (!res) FAIL("tools/call %s: %s", name, json_dumps(r, JSON_COMPACT));
+    json_decref(r);
+    return res;
+}
+
+static const char *tool_err(json_t *res)
+{
+    if (!json_is_true(json_object_get(res, "isError"))) return NULL;
+    return json_string_value(json_object_get(json_object_get(json_object_get(res, "structuredContent"), "error"),
+                                             "code"));
+}
+
+TEST(rpc_lifecycle_and_versions)
+{
+    struct h h;
+    h_init(&h, mg_t_tmpdir());
+    json_t *r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+    ASSERT_EQ_INT(err_code(r), -32600); /* before initialize */
+    ASSERT_CONTAINS(json_string_value(json_object_get(json_object_get(r, "error"), "message")), "not initialized");
+    json_decref(r);
+    r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"); /* ping is always allowed */
+    ASSERT(json_is_object(json_object_get(r, "result")));
+    json_decref(r);
+    r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}");
+    ASSERT_EQ_INT(err_code(r), -32602);
+    json_decref(r);
+    /* an unknown version is answered with the newest */
+    r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                "\"2024-11-05\",\"capabilities\":{}}}");
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(r, "result"), "protocolVersion")), "2025-11-25");
+    ASSERT_EQ_STR(json_string_value(json_object_get(r, "id")), "x");
+    json_decref(r);
+    r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                "\"2025-06-18\"}}");
+    ASSERT_EQ_INT(err_code(r), -32600); /* already initialized */
+    json_decref(r);
+    ASSERT(!rpc(&h, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"));
+    ASSERT(h.s->ready);
+    /* batches: not with 2025-11-25 */
+    r = rpc(&h, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]");
+    ASSERT_EQ_INT(err_code(r), -32600);
+    json_decref(r);
+    h_free(&h);
+
+    for (int i = 0; i < 3; i++) { /* each supported version is kept */
+        h_init(&h, mg_t_tmpdir());
+        char buf[256];
+        snprintf(buf, sizeof(buf), "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+                                   "\"protocolVersion\":\"%s\"}}", mg_mcp_versions[i]);
+        r = rpc(&h, buf);
+        ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(r, "result"), "protocolVersion")),
+                      mg_mcp_versions[i]);
+        json_decref(r);
+        h_free(&h);
+    }
+}
+
+TEST(rpc_batches_2025_03_26)
+{
+    struct h h;
+    h_init(&h, mg_t_tmpdir());
+    initialize(&h, "2025-03-26", NULL);
+    json_t *r = rpc(&h, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+                        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
+                        "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"nope\"}, 7]");
+    ASSERT(json_is_array(r));
+    ASSERT_EQ_INT(json_array_size(r), 3); /* the notification gets no answer */
+    ASSERT(json_object_get(json_array_get(r, 0), "result"));
+    ASSERT_EQ_INT(err_code(json_array_get(r, 1)), -32601);
+    ASSERT_EQ_INT(err_code(json_array_get(r, 2)), -32600);
+    json_decref(r);
+    ASSERT(!rpc(&h, "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]"));
+    r = rpc(&h, "[]");
+    ASSERT_EQ_INT(err_code(r), -32600);
+    json_decref(r);
+    h_free(&h);
+}
+
+TEST(rpc_protocol_errors)
+{
+    struct h h;
+    h_init(&h, mg_t_tmpdir());
+    initialize(&h, "2025-06-18", NULL);
+    static const struct {
+        const char *in;
+        int code;
+    } cases[] = {
+        {"{", -32700},
+        {"", -32700},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\",\"method\":\"b\"}", -32700}, /* duplicate key */
+        {"{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}", -32600},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":5}", -32600},
+        {"{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", -32600},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":3}", -32600},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/list\"}", -32601},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{}}", -32602},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"nope\"}}", -32602},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"list_repos\","
+         "\"arguments\":[1]}}", -32602},
+        {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"loud\"}}", -32602},
+        {"\"just a string\"", -32600},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *r = rpc(&h, cases[i].in);
+        if (!r || err_code(r) != cases[i].code)
+            FAIL("case %zu (%s): got %s, expected code %d", i, cases[i].in, r ? json_dumps(r, 0) : "nothing",
+                 cases[i].code);
+        json_decref(r);
+    }
+    /* nesting deeper than the cap is a parse error, not a stack overflow */
+    char deep[4096];
+    size_t n = 0;
+    for (int i = 0; i < 1000; i++) deep[n++] = '[';
+    for (int i = 0; i < 1000; i++) deep[n++] = ']';
+    deep[n] = 0;
+    json_t *r = rpc(&h, deep);
+    ASSERT_EQ_INT(err_code(r), -32700);
+    json_decref(r);
+    r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"error\"}}");
+    ASSERT(json_object_get(r, "result"));
+    ASSERT_EQ_INT(h.s->log_level, 3);
+    json_decref(r);
+    h_free(&h);
+}
+
+TEST(rpc_tools_list_schemas)
+{
+    struct h h;
+    h_init(&h, mg_t_tmpdir());
+    initialize(&h, "2025-11-25", NULL);
+    json_t *r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+    json_t *tools = json_object_get(json_object_get(r, "result"), "tools");
+    static const char *const want[] = {"search_code", "search_symbols", "read_file", "list_files", "list_repos",
+                                       "index_repo",  "index_status",   "set_scope", "get_scope",  "clear_scope"};
+    ASSERT_EQ_INT(json_array_size(tools), sizeof(want) / sizeof(want[0]));
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        json_t *t = json_array_get(tools, i);
+        ASSERT_EQ_STR(json_string_value(json_object_get(t, "name")), want[i]);
+        ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(t, "inputSchema"), "type")), "object");
+        ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(t, "outputSchema"), "type")), "object");
+        ASSERT(json_string_length(json_object_get(t, "description")) > 20);
+    }
+    json_decref(r);
+    h_free(&h);
+}
+
+static void two_repos(char **home, char **a, char **b)
+{
+    *home = mg_t_tmpdir();
+    *a = mg_t_tmpdir();
+    *b = mg_t_tmpdir();
+    mg_t_write_str(*a, "src/alpha.c", "int alpha_canary(void) { return 1; }\n");
+    mg_t_write_str(*a, "docs/alpha.md", "# alpha_canary notes\n");
+    mg_t_write_str(*b, "lib/beta.py", "def beta_canary():\n    return 2\n");
+    struct mg_t_out o = MG_RUN(*a, *home, "index", *a, "--name", "alpha", "--quiet");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+}
+
+static void index_b(const char *home, const char *b)
+{
+    struct mg_t_out o = MG_RUN(b, home, "index", b, "--name", "beta", "--quiet");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+}
+
+TEST(resolve_single_repo_then_repo_required)
+{
+    char *home, *a, *b;
+    two_repos(&home, &a, &b);
+    struct h h;
+    h_init(&h, home);
+    initialize(&h, "2025-06-18", NULL);
+    /* one repo: it just works */
+    json_t *res = call(&h, "search_code", "{\"query\":\"alpha_canary\"}");
+    ASSERT(!tool_err(res));
+    json_t *sc = json_object_get(res, "structuredContent");
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(sc, "results"), 0), "repo")),
+                  "alpha");
+    json_decref(res);
+    /* two repos, no binding: repo_required, listing both */
+    index_b(home, b);
+    res = call(&h, "search_code", "{\"query\":\"alpha_canary\"}");
+    ASSERT_EQ_STR(tool_err(res), "repo_required");
+    json_t *repos = json_object_get(json_object_get(json_object_get(res, "structuredContent"), "error"), "repos");
+    ASSERT_EQ_INT(json_array_size(repos), 2);
+    ASSERT_EQ_STR(json_string_value(json_array_get(repos, 0)), "alpha");
+    ASSERT_EQ_STR(json_string_value(json_array_get(repos, 1)), "beta");
+    ASSERT_CONTAINS(json_string_value(json_object_get(json_array_get(json_object_get(res, "content"), 0), "text")),
+                    "error[repo_required]");
+    json_decref(res);
+    /* explicit wins; X-Memgate-Repo too */
+    res = call(&h, "search_code", "{\"query\":\"beta_canary\",\"repo\":\"beta\"}");
+    ASSERT(!tool_err(res));
+    json_decref(res);
+    h.x.repo_header = "beta";
+    res = call(&h, "search_code", "{\"query\":\"beta_canary\"}");
+    ASSERT(!tool_err(res));
+    json_decref(res);
+    res = call(&h, "search_code", "{\"query\":\"x\",\"repo\":\"gamma\"}");
+    ASSERT_EQ_STR(tool_err(res), "repo_not_found");
+    json_decref(res);
+    h_free(&h);
+
+    /* rootUri at initialize binds the session, per session */
+    struct h h2;
+    h_init(&h2, home);
+    char extra[1024];
+    snprintf(extra, sizeof(extra), ",\"rootUri\":\"file://%s/src\"", a); /* a subdirectory of alpha */
+    initialize(&h2, "2025-06-18", extra);
+    res = call(&h2, "search_code", "{\"query\":\"alpha_canary\"}");
+    ASSERT(!tool_err(res));
+    json_decref(res);
+    ASSERT_EQ_STR(h2.s->repo, "alpha");
+    res = call(&h2, "list_repos", "{}");
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(res, "structuredContent"), "bound")), "alpha");
+    json_decref(res);
+    h_free(&h2);
+}
+
+TEST(scope_merge_rules)
+{
+    char *home, *a, *b;
+    two_repos(&home, &a, &b);
+    struct h h;
+    h_init(&h, home);
+    initialize(&h, "2025-06-18", NULL);
+    json_t *res = call(&h, "set_scope", "{\"globs\":[\"docs/**\"],\"languages\":[\"markdown\"]}");
+    ASSERT(!tool_err(res));
+    json_decref(res);
+    /* the scope applies */
+    res = call(&h, "search_code", "{\"query\":\"alpha_canary\"}");
+    json_t *sc = json_object_get(res, "structuredContent");
+    json_t *hits = json_object_get(sc, "results");
+    ASSERT_EQ_INT(json_array_size(hits), 1);
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_array_get(hits, 0), "path")), "docs/alpha.md");
+    char *echo = json_dumps(json_object_get(sc, "scope"), JSON_COMPACT | JSON_SORT_KEYS);
+    ASSERT_EQ_STR(echo, "{\"exclude_globs\":[],\"globs\":[\"docs/**\"],\"languages\":[\"markdown\"],\"repos\":"
+                        "[\"alpha\"]}");
+    free(echo);
+    json_decref(res);
+    /* explicit arguments win field by field: globs replaced, languages kept */
+    res = call(&h, "search_code", "{\"query\":\"alpha_canary\",\"globs\":[\"src/**\"]}");
+    sc = json_object_get(res, "structuredContent");
+    ASSERT_EQ_INT(json_array_size(json_object_get(sc, "results")), 0); /* src/ is C, scope says markdown */
+    echo = json_dumps(json_object_get(sc, "scope"), JSON_COMPACT | JSON_SORT_KEYS);
+    ASSERT_EQ_STR(echo, "{\"exclude_globs\":[],\"globs\":[\"src/**\"],\"languages\":[\"markdown\"],\"repos\":"
+                        "[\"alpha\"]}");
+    free(echo);
+    json_decref(res);
+    res = call(&h, "search_code", "{\"query\":\"alpha_canary\",\"globs\":[\"src/**\"],\"languages\":[]}");
+    hits = json_object_get(json_object_get(res, "structuredContent"), "results");
+    ASSERT_EQ_INT(json_array_size(hits), 1);
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_array_get(hits, 0), "path")), "src/alpha.c");
+    json_decref(res);
+    /* listing applies it too */
+    res = call(&h, "list_files", "{}");
+    json_t *files = json_object_get(json_object_get(res, "structuredContent"), "files");
+    ASSERT_EQ_INT(json_array_size(files), 1);
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_array_get(files, 0), "path")), "docs/alpha.md");
+    json_decref(res);
+    /* scope repos select repos; an unknown one is refused */
+    index_b(home, b);
+    res = call(&h, "set_scope", "{\"repos\":[\"nope\"]}");
+    ASSERT_EQ_STR(tool_err(res), "repo_not_found");
+    json_decref(res);
+    res = call(&h, "set_scope", "{\"repos\":[\"beta\"]}");
+    json_decref(res);
+    res = call(&h, "search_code", "{\"query\":\"beta_canary\"}");
+    ASSERT(!tool_err(res));
+    hits = json_object_get(json_object_get(res, "structuredContent"), "results");
+    ASSERT_EQ_INT(json_array_size(hits), 1);
+    json_decref(res);
+    /* get / clear */
+    res = call(&h, "clear_scope", "{}");
+    echo = json_dumps(json_object_get(json_object_get(res, "structuredContent"), "scope"), JSON_COMPACT);
+    ASSERT_EQ_STR(echo, "{\"globs\":[],\"exclude_globs\":[],\"languages\":[],\"repos\":[]}");
+    free(echo);
+    json_decref(res);
+    res = call(&h, "search_code", "{\"query\":\"beta_canary\"}");
+    ASSERT_EQ_STR(tool_err(res), "repo_required");
+    json_decref(res);
+    /* another session never sees this one's scope */
+    struct h h2;
+    h_init(&h2, home);
+    initialize(&h2, "2025-06-18", NULL);
+    res = call(&h, "set_scope", "{\"globs\":[\"docs/**\"]}");
+    json_decref(res);
+    res = call(&h2, "get_scope", "{}");
+    echo = json_dumps(json_object_get(json_object_get(res, "structuredContent"), "scope"), JSON_COMPACT);
+    ASSERT_EQ_STR(echo, "{\"globs\":[],\"exclude_globs\":[],\"languages\":[],\"repos\":[]}");
+    free(echo);
+    json_decref(res);
+    h_free(&h2);
+    h_free(&h);
+}
+
+TEST(read_file_confinement)
+{
+    char *home = mg_t_tmpdir(), *a = mg_t_tmpdir(), *outside = mg_t_tmpdir();
+    mg_t_write_str(a, "src/main.c", "line1\nline2\nline3\n");
+    mg_t_write_str(a, ".env", "TOKEN=abc\n");
+    mg_t_write_str(outside, "secret.txt", "outside the root\n");
+    mg_t_sh(a, "ln -s %s/secret.txt src/link.txt", outside);
+    struct mg_t_out o = MG_RUN(a, home, "index", a, "--name", "alpha", "--quiet");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+    struct h h;
+    h_init(&h, home);
+    initialize(&h, "2025-06-18", NULL);
+    json_t *res = call(&h, "read_file", "{\"path\":\"src/main.c\",\"start_line\":2,\"end_line\":3}");
+    json_t *sc = json_object_get(res, "structuredContent");
+    ASSERT_EQ_STR(json_string_value(json_object_get(sc, "text")), "line2\nline3\n");
+    ASSERT_EQ_INT(json_integer_value(json_object_get(sc, "total_lines")), 3);
+    ASSERT_EQ_INT(json_integer_value(json_object_get(sc, "end_line")), 3);
+    json_decref(res);
+    static const char *const cases[][2] = {
+        {"{\"path\":\"../outside\"}", "path_outside_repo"},
+        {"{\"path\":\"src/../../x\"}", "path_outside_repo"},
+        {"{\"path\":\"/etc/passwd\"}", "path_outside_repo"},
+        {"{\"path\":\".env\"}", "secret_file"},
+        {"{\"path\":\"src/link.txt\"}", "file_not_found"}, /* never indexed: a symlink out of the root */
+        {"{\"path\":\"nope.c\"}", "file_not_found"},
+        {"{\"path\":\"src/main.c\",\"start_line\":9}", "invalid_argument"},
+        {"{\"path\":\"src/main.c\",\"start_line\":3,\"end_line\":2}", "invalid_argument"},
+        {"{\"path\":7}", "invalid_argument"},
+        {"{\"path\":\"src/main.c\",\"bogus\":1}", "invalid_argument"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        res = call(&h, "read_file", cases[i][0]);
+        const char *code = tool_err(res);
+        if (!code || strcmp(code, cases[i][1]) != 0)
+            FAIL("read_file %s: got %s, expected %s", cases[i][0], code ? code : "success", cases[i][1]);
+        json_decref(res);
+    }
+    /* a file replaced by a symlink out of the root after indexing */
+    mg_t_sh(a, "rm src/main.c && ln -s %s/secret.txt src/main.c", outside);
+    res = call(&h, "read_file", "{\"path\":\"src/main.c\"}");
+    ASSERT_EQ_STR(tool_err(res), "path_outside_repo");
+    json_decref(res);
+    h_free(&h);
+}
+
+TEST(guardrail_metric_starts_at_zero)
+{
+    ASSERT_EQ_INT(mg_metrics_isolation_drops(), 0);
+    struct mg_buf b;
+    mg_buf_init(&b, 1 << 20);
+    ASSERT_EQ_INT(mg_metrics_render(&b, NULL), 0);
+    ASSERT_CONTAINS(b.p, "memgate_isolation_drops_total{kind=\"code\"} 0\n");
+    mg_metrics_isolation_drop("code", 2);
+    mg_buf_reset(&b);
+    mg_metrics_render(&b, NULL);
+    ASSERT_CONTAINS(b.p, "memgate_isolation_drops_total{kind=\"code\"} 2\n");
+    mg_buf_release(&b);
+}
