@@ -2,7 +2,7 @@
 #
 #   make                      build build/memgate
 #   make test                 install what is missing, build, run every test
-#   make run                  install, build, index this checkout, show it
+#   make run                  install, build, index this checkout, serve it (MCP + HTTP API)
 #   make SANITIZE=address,undefined test   the same under sanitizers (build/san/)
 #   make bench                index the Linux kernel and compare with rg (slow)
 #   make fuzz                 run every libFuzzer target for FUZZ_SECONDS each

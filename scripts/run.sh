@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run.sh — what `make run` does once memgate is built: index this checkout
-# into the data directory and show what it holds, then a few searches.
-# (The MCP and HTTP servers come with later work; this is the engine.)
+# into the data directory, show what it holds and a few searches, then serve
+# MCP (Streamable HTTP) and the HTTP API until Ctrl-C.
 set -euo pipefail
 bin=${1:-build/memgate}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,9 +18,12 @@ echo "\$ memgate search 'mg_\\w+_free\\(' --mode regex --limit 3"
 (cd "$root" && "$bin" search 'mg_\w+_free\(' --mode regex --limit 3) || true
 cat <<MSG
 
-memgate is built at $bin. Try:
+memgate is built at $bin. Try, from another terminal:
   $bin search QUERY [--mode lexical|regex|symbol] [--glob G] [--lang L] [--json]
   $bin index PATH       (any other repository; re-run it to update)
-  $bin repos            (what is indexed)
-  $bin --help
+  claude mcp add --transport http memgate http://127.0.0.1:7077/mcp
+  curl 'http://127.0.0.1:7077/v1/search?q=mg_index_run'
+
+Serving until Ctrl-C (MEMGATE_LISTEN or --listen moves it):
 MSG
+exec "$bin" serve

@@ -77,7 +77,7 @@ int mg_err_http_status(const char *code)
         int status;
     } map[] = {
         {MG_E_USAGE, 400},           {MG_E_REPO_REQUIRED, 400},     {MG_E_NAME_INVALID, 400},
-        {MG_E_NOT_A_DIR, 400},       {MG_E_NOT_INITIALIZED, 400},   {MG_E_NOT_TEXT, 400},
+        {MG_E_NOT_A_DIR, 400},       {MG_E_NOT_TEXT, 400},
         {MG_E_SESSION_REQUIRED, 400}, {MG_E_PROTOCOL_VERSION, 400}, {MG_E_BAD_ARG, 400},
         {MG_E_UNSUPPORTED, 400},
         {MG_E_REPO_NOT_FOUND, 404},  {MG_E_PATH_NOT_FOUND, 404},    {MG_E_FILE_NOT_FOUND, 404},
@@ -88,7 +88,7 @@ int mg_err_http_status(const char *code)
         {MG_E_LOCKED, 409},          {MG_E_REPO_EXISTS, 409},       {MG_E_SESSION_EXISTS, 409},
         {MG_E_BODY_TOO_LARGE, 413},  {MG_E_UNSUPPORTED_MEDIA, 415},
         {MG_E_INTERRUPTED, 503},       {MG_E_SHUTTING_DOWN, 503},
-        {MG_E_TIMEOUT, 504},
+        {MG_E_TIMEOUT, 504},          {MG_E_CLIENT_ERROR, 502},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(map[i].code, code) == 0) return map[i].status;

@@ -39,7 +39,6 @@
 #define MG_E_SESSION_EXISTS "session_exists"  /* a chosen session id is taken */
 #define MG_E_SESSION_NOT_FOUND "session_not_found" /* unknown session id */
 #define MG_E_SESSION_EXPIRED "session_expired" /* the session idled past session_ttl */
-#define MG_E_NOT_INITIALIZED "not_initialized" /* an MCP request before initialize */
 #define MG_E_FILE_NOT_FOUND "file_not_found"  /* read_file: no such file in the repo */
 #define MG_E_PATH_OUTSIDE   "path_outside_repo" /* read_file: '..', absolute, or a symlink out of the root */
 #define MG_E_SECRET_FILE    "secret_file"     /* read_file: a secret file (.env, keys, ...) is never served */
