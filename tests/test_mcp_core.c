@@ -568,3 +568,32 @@ TEST(guardrail_metric_starts_at_zero)
     ASSERT_CONTAINS(b.p, "memgate_isolation_drops_total{kind=\"code\"} 2\n");
     mg_buf_release(&b);
 }
+
+TEST(root_uri_percent_decoded_and_indexed_on_first_use)
+{
+    char *home = mg_t_tmpdir(), *base = mg_t_tmpdir();
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s/my repo", base);
+    mg_t_write_str(dir, "lib/gamma.go", "package lib\n\nfunc GammaCanary() int { return 3 }\n");
+    char *u = mg_uri_to_path("file:///a%20b/c%2Fd");
+    ASSERT_EQ_STR(u, "/a b/c/d");
+    free(u);
+    ASSERT(!mg_uri_to_path("https://example.com/x"));
+    ASSERT(!mg_uri_to_path("file:///a%zz"));
+    ASSERT(!mg_uri_to_path("file:///a%00b"));
+    struct h h;
+    h_init(&h, home);
+    char extra[4200];
+    snprintf(extra, sizeof(extra), ",\"rootUri\":\"file://%s/my%%20repo\"", base);
+    initialize(&h, "2025-06-18", extra);
+    /* nothing is indexed: the root is indexed by this first call, then bound */
+    json_t *res = call(&h, "search_symbols", "{\"query\":\"GammaCanary\"}");
+    if (tool_err(res)) FAIL("%s", json_dumps(res, 0));
+    json_t *hits = json_object_get(json_object_get(res, "structuredContent"), "results");
+    ASSERT_EQ_INT(json_array_size(hits), 1);
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_array_get(hits, 0), "path")), "lib/gamma.go");
+    json_decref(res);
+    ASSERT_EQ_INT(strncmp(h.s->repo, "my-repo-", 8), 0); /* bound to the repo just indexed */
+    ASSERT(!h.s->root);
+    h_free(&h);
+}

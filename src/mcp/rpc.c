@@ -302,9 +302,9 @@ static json_t *m_initialize(struct call *c)
     snprintf(s->protocol, sizeof(s->protocol), "%s", ver);
     s->initialized = true;
     if (!s->repo[0] && !s->root) { /* `memgate mcp --repo` binds before initialize and wins */
-        if (root) {
-            const char *path = strncmp(root, "file://", 7) == 0 ? root + 7 : root;
-            s->root = strdup(path);
+        char *path = root ? mg_uri_to_path(root) : NULL;
+        if (path) {
+            s->root = path;
             s->roots = MG_ROOTS_KNOWN;
         } else {
             s->roots = roots ? MG_ROOTS_UNKNOWN : MG_ROOTS_NONE;

@@ -94,6 +94,10 @@ int mg_resolve_repos(struct mg_ctx *x, const char *explicit_repo, struct mg_repo
  * and repo_not_found so the client can choose. */
 json_t *mg_err_to_json(struct mg_server *srv, const struct mg_err *err);
 
+/* A root URI as a path: file:///a%20b -> "/a b" (malloc'd); a plain absolute
+ * path is accepted as is. NULL for another scheme or a bad escape. */
+char *mg_uri_to_path(const char *uri);
+
 /* HTTP status for an error code (400, 404, 409, 413, 500, ...). */
 int mg_err_http_status(const char *code);
 

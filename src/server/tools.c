@@ -128,8 +128,7 @@ static int repo_containing(const struct mg_config *c, const char *path, struct m
 
 static int hex(int c) { return c >= '0' && c <= '9' ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : -1; }
 
-/* file:///a%20b -> /a b; NULL for another scheme or a bad escape. */
-static char *uri_to_path(const char *uri)
+char *mg_uri_to_path(const char *uri)
 {
     if (strncmp(uri, "file://", 7) == 0) {
         uri += 7;
@@ -195,7 +194,7 @@ static void fetch_roots(struct mg_ctx *x)
         json_array_foreach(roots, i, e)
         {
             const char *uri = json_string_value(json_object_get(e, "uri"));
-            char *p = uri ? uri_to_path(uri) : NULL;
+            char *p = uri ? mg_uri_to_path(uri) : NULL;
             if (!p) continue;
             free(s->root);
             s->root = p;
