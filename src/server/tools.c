@@ -112,18 +112,12 @@ json_t *mg_err_to_json(struct mg_server *srv, const struct mg_err *err)
 static int repo_containing(const struct mg_config *c, const char *path, struct mg_repo *out, struct mg_err *err)
 {
     struct mg_repo *all;
-    size_t n, best = 0, bestlen = 0;
+    size_t n;
     if (mg_catalog_list(c, &all, &n, err) != 0) return -1;
-    for (size_t i = 0; i < n; i++) {
-        size_t rl = strlen(all[i].root);
-        if (strncmp(path, all[i].root, rl) == 0 && (path[rl] == 0 || path[rl] == '/' || rl == 1) && rl > bestlen) {
-            best = i;
-            bestlen = rl;
-        }
-    }
-    if (bestlen) *out = all[best];
+    int i = mg_catalog_containing(all, n, path);
+    if (i >= 0) *out = all[i];
     free(all);
-    return bestlen ? 1 : 0;
+    return i >= 0;
 }
 
 static int hex(int c) { return c >= '0' && c <= '9' ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : -1; }
@@ -333,11 +327,7 @@ int mg_resolve_repos(struct mg_ctx *x, const char *explicit_repo, struct mg_repo
                           "no repo is indexed yet; call index_repo with the repo's path (or run `memgate index PATH`)");
     }
     char list[600];
-    size_t used = 0;
-    list[0] = 0;
-    for (size_t i = 0; i < na && used < sizeof(list) - 80; i++)
-        used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", all[i].id);
-    if (used >= sizeof(list) - 80) snprintf(list + used, sizeof(list) - used, ", ...");
+    mg_repo_id_list(all, na, list, sizeof(list));
     free(all);
     return mg_err_set(err, MG_E_REPO_REQUIRED, /* 4. */
                       "%zu repos are indexed (%s) and this session is bound to none; pass `repo` with one of these "

@@ -174,13 +174,28 @@ int mg_catalog_list(const struct mg_config *c, struct mg_repo **out, size_t *n, 
 }
 
 /* "a, b, c" (or "none") into buf. */
-static void id_list(const struct mg_repo *v, size_t n, char *buf, size_t cap)
+void mg_repo_id_list(const struct mg_repo *v, size_t n, char *buf, size_t cap)
 {
     struct mg_buf b;
-    mg_buf_init(&b, cap - 1);
-    for (size_t i = 0; i < n; i++) mg_buf_addf(&b, "%s%s", i ? ", " : "", v[i].id);
-    snprintf(buf, cap, "%s", n ? b.p : "none");
+    mg_buf_init(&b, cap > 6 ? cap - 6 : 1); /* room for ", ..." */
+    size_t i = 0;
+    while (i < n && mg_buf_addf(&b, "%s%s", i ? ", " : "", v[i].id) == 0) i++;
+    snprintf(buf, cap, "%s%s", n ? (b.p ? b.p : "") : "none", i < n ? ", ..." : "");
     mg_buf_release(&b);
+}
+
+int mg_catalog_containing(const struct mg_repo *v, size_t n, const char *path)
+{
+    int best = -1;
+    size_t bestlen = 0;
+    for (size_t i = 0; path && i < n; i++) {
+        size_t rl = strlen(v[i].root);
+        if (strncmp(path, v[i].root, rl) == 0 && (path[rl] == 0 || path[rl] == '/' || rl == 1) && rl > bestlen) {
+            best = (int)i;
+            bestlen = rl;
+        }
+    }
+    return best;
 }
 
 int mg_catalog_get(const struct mg_config *c, const char *id, struct mg_repo *out, struct mg_err *err)
@@ -194,7 +209,7 @@ int mg_catalog_get(const struct mg_config *c, const char *id, struct mg_repo *ou
     size_t n;
     if (mg_catalog_list(c, &all, &n, err) != 0) return -1;
     char ids[512];
-    id_list(all, n, ids, sizeof(ids));
+    mg_repo_id_list(all, n, ids, sizeof(ids));
     free(all);
     return mg_err_set(err, MG_E_REPO_NOT_FOUND, "no indexed repo has id '%s' (indexed: %s); see `memgate repos`",
                       id, ids);
@@ -255,20 +270,11 @@ int mg_catalog_resolve(const struct mg_config *c, const char *const *ids, size_t
         return mg_err_set(err, MG_E_REPO_NOT_FOUND, "no repos are indexed in '%s'; run `memgate index PATH` first",
                           c->home);
     }
-    /* the innermost root that contains cwd */
-    ssize_t best = -1;
-    size_t bestlen = 0;
-    for (size_t i = 0; cwd && i < na; i++) {
-        size_t rl = strlen(all[i].root);
-        if (strncmp(cwd, all[i].root, rl) == 0 && (cwd[rl] == 0 || cwd[rl] == '/' || rl == 1) && rl > bestlen) {
-            best = (ssize_t)i;
-            bestlen = rl;
-        }
-    }
+    int best = mg_catalog_containing(all, na, cwd);
     if (best < 0 && na == 1) best = 0;
     if (best < 0) {
         char list[512];
-        id_list(all, na, list, sizeof(list));
+        mg_repo_id_list(all, na, list, sizeof(list));
         free(all);
         return mg_err_set(err, MG_E_REPO_REQUIRED, "%zu repos are indexed (%s) and the current directory is in none "
                           "of them; pass --repo ID", na, list);

@@ -51,6 +51,12 @@ int mg_catalog_remove(const struct mg_config *c, const char *id, struct mg_err *
 int mg_catalog_resolve(const struct mg_config *c, const char *const *ids, size_t nids, const char *cwd,
                        struct mg_repo **out, size_t *n, struct mg_err *err);
 
+/* The index of the repo with the innermost root containing path (a
+ * canonical path; the root itself counts), or -1. */
+int mg_catalog_containing(const struct mg_repo *v, size_t n, const char *path);
+/* "a, b, c" (", ..." when cap runs out; "none" for n == 0) into buf. */
+void mg_repo_id_list(const struct mg_repo *v, size_t n, char *buf, size_t cap);
+
 void mg_repo_derive_id(const char *root, char *out, size_t cap);
 int mg_repo_check_name(const char *name, struct mg_err *err);
 void mg_repo_fingerprint(const char *root, char out[33]);
