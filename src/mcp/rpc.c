@@ -10,7 +10,6 @@
 
 #include "mcp/fixtures.h"
 #include "server/metrics.h"
-#include "util/utf8.h"
 #include "util/version.h"
 
 const char *const mg_mcp_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", NULL};
@@ -35,22 +34,9 @@ static int level_index(const char *name)
 
 /* ---- messages ------------------------------------------------------------------------ */
 
-/* A JSON string of s, with invalid UTF-8 (quoted hostile input) repaired. */
-static json_t *text_json(const char *s)
-{
-    json_t *j = json_string(s);
-    if (j) return j;
-    char *fixed = NULL;
-    size_t n = 0;
-    mg_utf8_repair(s, strlen(s), &fixed, &n);
-    j = fixed ? json_stringn(fixed, n) : NULL;
-    free(fixed);
-    return j ? j : json_string("(message not valid UTF-8)");
-}
-
 json_t *mg_rpc_error(json_t *id, int code, const char *message, json_t *data)
 {
-    json_t *e = json_pack("{s:i, s:o}", "code", code, "message", text_json(message));
+    json_t *e = json_pack("{s:i, s:o}", "code", code, "message", mg_json_text(message));
     if (data) json_object_set_new(e, "data", data);
     return json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id ? id : json_null(), "error", e);
 }
@@ -405,7 +391,7 @@ static json_t *m_tools_call(struct call *c)
         char *text = NULL;
         if (asprintf(&text, "error[%s]: %s", err.code ? err.code : MG_E_INTERNAL, err.msg) < 0) text = NULL;
         res = json_pack("{s:[{s:s, s:o}], s:{s:o}, s:b}", "content", "type", "text", "text",
-                        text_json(text ? text : "error"), "structuredContent", "error", e, "isError", 1);
+                        mg_json_text(text ? text : "error"), "structuredContent", "error", e, "isError", 1);
         free(text);
     } else if (json_is_array(json_object_get(result, "content"))) {
         res = json_incref(result); /* a result made of content blocks (fixtures) */

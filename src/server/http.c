@@ -310,7 +310,7 @@ static enum MHD_Result respond_error(struct MHD_Connection *c, struct req *r, in
     va_end(ap);
     json_t *j;
     if (r->api == A_MCP) j = mg_rpc_error(NULL, -32000, msg, json_pack("{s:s}", "code", code));
-    else j = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg);
+    else j = json_pack("{s:{s:s, s:o}}", "error", "code", code, "message", mg_json_text(msg));
     if (status == 405) {
         const char *allow = r->api == A_MCP ? "GET, POST, DELETE" : NULL;
         return respond_json_h(c, r, status, j, "Allow", allow, NULL, NULL);
@@ -960,7 +960,7 @@ static enum MHD_Result v1(struct mg_http *h, struct MHD_Connection *c, struct re
         allow_of(rt, allow, sizeof(allow));
         char msg[256];
         snprintf(msg, sizeof(msg), "method %.16s is not allowed on %s; use %s", method, rt->path, allow);
-        json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code", MG_E_METHOD_NOT_ALLOWED, "message", msg);
+        json_t *j = json_pack("{s:{s:s, s:o}}", "error", "code", MG_E_METHOD_NOT_ALLOWED, "message", mg_json_text(msg));
         return respond_json_h(c, r, 405, j, "Allow", allow, NULL, NULL);
     }
     const struct mg_tool *t = mg_tool_find(h->srv, tool);

@@ -90,6 +90,10 @@ const struct mg_tool *mg_fixture_tools(size_t *n);
 int mg_resolve_repos(struct mg_ctx *x, const char *explicit_repo, struct mg_repo **out, size_t *n,
                      struct mg_err *err);
 
+/* A JSON string of s; invalid UTF-8 (say, quoted hostile input, or a
+ * message cut mid-character) is repaired with U+FFFD rather than lost. */
+json_t *mg_json_text(const char *s);
+
 /* {"code","message"} for an error, plus "repos" (the ids) for repo_required
  * and repo_not_found so the client can choose. */
 json_t *mg_err_to_json(struct mg_server *srv, const struct mg_err *err);

@@ -81,17 +81,22 @@ static int known_keys(json_t *args, const char *const *keys, struct mg_err *err)
 
 /* ---- errors -------------------------------------------------------------------- */
 
+json_t *mg_json_text(const char *s)
+{
+    json_t *j = json_string(s);
+    if (j) return j;
+    char *fixed = NULL;
+    size_t n = 0;
+    mg_utf8_repair(s, strlen(s), &fixed, &n);
+    j = fixed ? json_stringn(fixed, n) : NULL;
+    free(fixed);
+    return j ? j : json_string("(message not valid UTF-8)");
+}
+
 json_t *mg_err_to_json(struct mg_server *srv, const struct mg_err *err)
 {
-    json_t *msg = json_string(err->msg);
-    if (!msg) { /* quoted input that is not UTF-8 */
-        char *fixed = NULL;
-        size_t n = 0;
-        mg_utf8_repair(err->msg, strlen(err->msg), &fixed, &n);
-        msg = fixed ? json_stringn(fixed, n) : json_string("(message not valid UTF-8)");
-        free(fixed);
-    }
-    json_t *e = json_pack("{s:s, s:o}", "code", err->code ? err->code : MG_E_INTERNAL, "message", msg);
+    json_t *e = json_pack("{s:s, s:o}", "code", err->code ? err->code : MG_E_INTERNAL, "message",
+                          mg_json_text(err->msg));
     if (err->code && (!strcmp(err->code, MG_E_REPO_REQUIRED) || !strcmp(err->code, MG_E_REPO_NOT_FOUND))) {
         struct mg_repo *all;
         size_t n;
