@@ -346,8 +346,7 @@ int mg_resolve_repos(struct mg_ctx *x, const char *explicit_repo, struct mg_repo
 struct eff {
     struct mg_scope session;     /* a copy */
     const char **globs, **excludes, **langs;
-    size_t nglobs, nexcludes, nlangs;
-    char **own;                  /* strings borrowed from args need no copy; arrays do */
+    size_t nglobs, nexcludes, nlangs; /* the arrays are ours; the strings are args' or session's */
 };
 
 static int list_arg(json_t *args, const char *key, const char ***out, size_t *n, bool *given, struct mg_err *err)
@@ -390,6 +389,20 @@ static void eff_release(struct eff *e)
     free(e->langs);
 }
 
+/* One field of the effective scope: the argument when given, else the
+ * session's list. Out of memory is an error, never a silently wider scope. */
+static int merge_field(json_t *args, const char *key, char **session, size_t nsession, const char ***out,
+                       size_t *n, struct mg_err *err)
+{
+    bool given;
+    if (list_arg(args, key, out, n, &given, err) != 0) return -1;
+    if (given || !nsession) return 0;
+    if (!(*out = malloc(nsession * sizeof(char *)))) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    memcpy(*out, session, nsession * sizeof(char *));
+    *n = nsession;
+    return 0;
+}
+
 static int eff_build(struct mg_ctx *x, json_t *args, struct eff *e, struct mg_err *err)
 {
     memset(e, 0, sizeof(*e));
@@ -397,27 +410,12 @@ static int eff_build(struct mg_ctx *x, json_t *args, struct eff *e, struct mg_er
     int cp = mg_scope_copy(&e->session, &x->session->scope);
     pthread_mutex_unlock(&x->session->mu);
     if (cp != 0) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-    bool g1, g2, g3;
-    if (list_arg(args, "globs", &e->globs, &e->nglobs, &g1, err) != 0 ||
-        list_arg(args, "exclude_globs", &e->excludes, &e->nexcludes, &g2, err) != 0 ||
-        list_arg(args, "languages", &e->langs, &e->nlangs, &g3, err) != 0) {
+    const struct mg_scope *sc = &e->session;
+    if (merge_field(args, "globs", sc->globs, sc->nglobs, &e->globs, &e->nglobs, err) != 0 ||
+        merge_field(args, "exclude_globs", sc->excludes, sc->nexcludes, &e->excludes, &e->nexcludes, err) != 0 ||
+        merge_field(args, "languages", sc->langs, sc->nlangs, &e->langs, &e->nlangs, err) != 0) {
         eff_release(e);
         return -1;
-    }
-    if (!g1 && e->session.nglobs) {
-        e->globs = malloc(e->session.nglobs * sizeof(char *));
-        if (e->globs) memcpy(e->globs, e->session.globs, e->session.nglobs * sizeof(char *));
-        e->nglobs = e->globs ? e->session.nglobs : 0;
-    }
-    if (!g2 && e->session.nexcludes) {
-        e->excludes = malloc(e->session.nexcludes * sizeof(char *));
-        if (e->excludes) memcpy(e->excludes, e->session.excludes, e->session.nexcludes * sizeof(char *));
-        e->nexcludes = e->excludes ? e->session.nexcludes : 0;
-    }
-    if (!g3 && e->session.nlangs) {
-        e->langs = malloc(e->session.nlangs * sizeof(char *));
-        if (e->langs) memcpy(e->langs, e->session.langs, e->session.nlangs * sizeof(char *));
-        e->nlangs = e->langs ? e->session.nlangs : 0;
     }
     return 0;
 }
