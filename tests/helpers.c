@@ -111,15 +111,21 @@ struct mg_t_out mg_t_run(const char *cwd, const char *home, const char *const ar
         dup2(efd, 2);
         if (cwd && chdir(cwd) != 0) _exit(126);
         if (home) setenv("MEMGATE_HOME", home, 1);
-        if (getenv("MG_T_RUN_AS_NOBODY") && getuid() == 0) {
-            /* tests that need permissions to bite run memgate unprivileged */
-            if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(125);
-        }
         int n = 0;
         while (argv[n]) n++;
         char **av = calloc((size_t)n + 2, sizeof(char *));
         av[0] = (char *)bin;
         for (int i = 0; i < n; i++) av[i + 1] = (char *)argv[i];
+        if (getenv("MG_T_RUN_AS_NOBODY") && getuid() == 0) {
+            /* tests that need permissions to bite run memgate unprivileged;
+             * open the binary first, as nobody may not reach it (a checkout
+             * in a 0700 directory) */
+            int bfd = open(bin, O_RDONLY | O_CLOEXEC);
+            if (bfd < 0) _exit(127);
+            if (setgroups(0, NULL) != 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(125);
+            fexecve(bfd, av, environ);
+            _exit(127);
+        }
         execv(bin, av);
         _exit(127);
     }
