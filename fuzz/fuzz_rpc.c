@@ -45,7 +45,7 @@ MG_FUZZ_TARGET(rpc)
     struct mg_session *s = mg_sessions_create(srv.sessions, MG_SESSION_MCP, NULL, "fuzz", &err);
     if (!s) abort();
     struct mg_out out = {.send = out_send};
-    struct mg_ctx x = {.srv = &srv, .session = s, .tenant = "local", .out = &out};
+    struct mg_ctx x = {.srv = &srv, .session = s, .who = &mg_principal_local, .out = &out};
     json_t *reply = NULL;
     if (size && (data[0] & 1)) {
         static const char init[] = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"

@@ -168,7 +168,7 @@ static void h_init(struct h *h, const char *home)
     struct mg_err err = {0};
     h->s = mg_sessions_create(h->srv.sessions, MG_SESSION_MCP, NULL, NULL, &err);
     ASSERT(h->s);
-    h->x = (struct mg_ctx){.srv = &h->srv, .session = h->s, .tenant = "local"};
+    h->x = (struct mg_ctx){.srv = &h->srv, .session = h->s, .who = &mg_principal_local};
 }
 
 static void h_free(struct h *h)

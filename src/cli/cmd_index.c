@@ -11,7 +11,7 @@
 #include "index/indexer.h"
 
 static const char *HELP =
-    "usage: memgate index PATH [--name NAME] [--max-file-size SIZE] [--threads N] [--json] [--quiet]\n"
+    "usage: memgate index PATH [--name NAME] [--tenant T] [--max-file-size SIZE] [--threads N] [--json] [--quiet]\n"
     "\n"
     "Index the repository at PATH into its own database in the data directory.\n"
     "Running it again is incremental: only files whose content changed are\n"
@@ -25,6 +25,8 @@ static const char *HELP =
     "\n"
     "options:\n"
     "  --name NAME          repo id to use (default: derived from PATH, e.g. linux-3fa2c1)\n"
+    "  --tenant T           the tenant that owns a new repo (default local); only that tenant's tokens\n"
+    "                       see it, and only it may re-index it\n"
     "  --max-file-size SIZE skip larger files (default 1M; config max_file_size)\n"
     "  --threads N          parser threads (default: CPUs; config index_threads)\n"
     "  --json               print the summary as JSON\n"
@@ -81,7 +83,7 @@ static void print_summary(const struct mg_index_stats *s)
 int mg_cmd_index(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"name", required_argument, NULL, 'n'}, {"max-file-size", required_argument, NULL, 'm'},
+        {"name", required_argument, NULL, 'n'}, {"tenant", required_argument, NULL, 'T'}, {"max-file-size", required_argument, NULL, 'm'},
         {"threads", required_argument, NULL, 't'}, {"json", no_argument, NULL, 'j'},
         {"quiet", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -96,6 +98,7 @@ int mg_cmd_index(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "hjq", opts, NULL)) != -1) {
         switch (c) {
         case 'n': o.name = optarg; break;
+        case 'T': o.tenant = optarg; break;
         case 'm': maxsize = optarg; break;
         case 't': threads = optarg; break;
         case 'j': json = true; break;
@@ -105,6 +108,8 @@ int mg_cmd_index(int argc, char **argv)
         }
     }
     if (optind != argc - 1) return mg_cli_usage("index", "give exactly one PATH to index");
+    struct mg_err terr = {0};
+    if (o.tenant && mg_tenant_check(o.tenant, &terr) != 0) return mg_cli_fail(&terr);
     o.path = argv[optind];
     int rc = mg_cli_config(&cfg);
     if (rc) return rc;

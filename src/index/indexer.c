@@ -870,6 +870,10 @@ static int open_repo(const struct mg_config *c, const struct mg_index_opts *o, s
     struct mg_repo existing;
     int found = mg_catalog_find_root(c, st->root, &existing, err);
     if (found < 0) return -1;
+    const char *tenant = o->tenant ? o->tenant : "local";
+    if (found && strcmp(existing.tenant, tenant) != 0)
+        return mg_err_set(err, MG_E_REPO_FORBIDDEN, "'%s' is indexed by another tenant; a tenant can only index and "
+                          "re-index its own repos", st->root);
     if (found && o->name && strcmp(o->name, existing.id) != 0)
         return mg_err_set(err, MG_E_REPO_EXISTS, "'%s' is already indexed as '%s'; use that id, or run "
                           "`memgate repos rm %s` first", st->root, existing.id, existing.id);
@@ -884,7 +888,7 @@ static int open_repo(const struct mg_config *c, const struct mg_index_opts *o, s
         struct mg_repo other;
         if (mg_catalog_get(c, st->id, &other, NULL) == 0 && strcmp(other.root, st->root) != 0)
             return mg_err_set(err, MG_E_REPO_EXISTS, "repo id '%s' is taken by '%s'; choose another with --name",
-                              st->id, other.root);
+                              st->id, strcmp(other.tenant, tenant) == 0 ? other.root : "another tenant");
     }
     st->created = !found;
     if (mg_db_open(path, MG_DB_CREATE, d, err) != 0) return -1;
@@ -894,7 +898,7 @@ static int open_repo(const struct mg_config *c, const struct mg_index_opts *o, s
     char have[PATH_MAX];
     if (mg_db_meta_get(*d, "id", have, sizeof(have)) != 0) {
         if (mg_db_meta_set(*d, "id", st->id, err) != 0 || mg_db_meta_set(*d, "root", st->root, err) != 0 ||
-            mg_db_meta_set(*d, "fingerprint", fp, err) != 0 ||
+            mg_db_meta_set(*d, "fingerprint", fp, err) != 0 || mg_db_meta_set(*d, "tenant", tenant, err) != 0 ||
             mg_db_meta_set_int(*d, "created_at", (int64_t)time(NULL), err) != 0)
             goto fail;
     }

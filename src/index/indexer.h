@@ -26,6 +26,7 @@
 struct mg_index_opts {
     const char *path;  /* the directory to index, as given */
     const char *name;  /* --name, or NULL to derive the id from the path */
+    const char *tenant; /* the owning tenant of a new repo, and the only one that may re-index it (NULL: "local") */
     bool progress;     /* draw a progress line on stderr */
     /* Called from the writer thread about twice a second and at the end of
      * the walk-and-parse phase (NULL: not called). */

@@ -271,40 +271,40 @@ static int t_reconnection(struct mg_ctx *x, json_t *args, json_t **result, struc
 
 static const struct mg_tool fixture_tools[] = {
     {"test_simple_text", "Simple text", "Returns a simple text response (conformance fixture).", NOARGS, NULL,
-     t_simple_text},
-    {"test_image_content", "Image content", "Returns a 1x1 PNG image (conformance fixture).", NOARGS, NULL, t_image},
-    {"test_audio_content", "Audio content", "Returns a tiny WAV clip (conformance fixture).", NOARGS, NULL, t_audio},
+     t_simple_text, MG_LEVEL_READ},
+    {"test_image_content", "Image content", "Returns a 1x1 PNG image (conformance fixture).", NOARGS, NULL, t_image, MG_LEVEL_READ},
+    {"test_audio_content", "Audio content", "Returns a tiny WAV clip (conformance fixture).", NOARGS, NULL, t_audio, MG_LEVEL_READ},
     {"test_embedded_resource", "Embedded resource", "Returns an embedded text resource (conformance fixture).",
-     NOARGS, NULL, t_embedded_resource},
+     NOARGS, NULL, t_embedded_resource, MG_LEVEL_READ},
     {"test_multiple_content_types", "Mixed content",
-     "Returns text, image and resource content together (conformance fixture).", NOARGS, NULL, t_mixed},
+     "Returns text, image and resource content together (conformance fixture).", NOARGS, NULL, t_mixed, MG_LEVEL_READ},
     {"test_tool_with_logging", "Logging", "Sends three info log messages while it runs (conformance fixture).",
-     NOARGS, NULL, t_logging},
-    {"test_error_handling", "Error", "Always returns a tool error (conformance fixture).", NOARGS, NULL, t_error},
+     NOARGS, NULL, t_logging, MG_LEVEL_READ},
+    {"test_error_handling", "Error", "Always returns a tool error (conformance fixture).", NOARGS, NULL, t_error, MG_LEVEL_READ},
     {"test_tool_with_progress", "Progress", "Reports progress 0, 50 and 100 of 100 (conformance fixture).", NOARGS,
-     NULL, t_progress},
+     NULL, t_progress, MG_LEVEL_READ},
     {"test_sampling", "Sampling", "Asks the client's LLM to answer a prompt (conformance fixture).",
      "{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\","
      "\"description\":\"The prompt to send to the LLM\"}},\"required\":[\"prompt\"]}",
-     NULL, t_sampling},
+     NULL, t_sampling, MG_LEVEL_READ},
     {"test_elicitation", "Elicitation", "Asks the user for a username and email (conformance fixture).",
      "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\","
      "\"description\":\"The message to show the user\"}},\"required\":[\"message\"]}",
-     NULL, t_elicitation},
+     NULL, t_elicitation, MG_LEVEL_READ},
     {"test_elicitation_sep1034_defaults", "Elicitation defaults",
      "Elicits fields of every primitive type with defaults (SEP-1034; conformance fixture).", NOARGS, NULL,
-     t_elicitation_defaults},
+     t_elicitation_defaults, MG_LEVEL_READ},
     {"test_elicitation_sep1330_enums", "Elicitation enums",
-     "Elicits the five enum schema variants (SEP-1330; conformance fixture).", NOARGS, NULL, t_elicitation_enums},
+     "Elicits the five enum schema variants (SEP-1330; conformance fixture).", NOARGS, NULL, t_elicitation_enums, MG_LEVEL_READ},
     {"json_schema_2020_12_tool", "JSON Schema 2020-12", "Tool with JSON Schema 2020-12 features",
      "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\","
      "\"$defs\":{\"address\":{\"type\":\"object\",\"properties\":{\"street\":{\"type\":\"string\"},"
      "\"city\":{\"type\":\"string\"}}}},"
      "\"properties\":{\"name\":{\"type\":\"string\"},\"address\":{\"$ref\":\"#/$defs/address\"}},"
      "\"additionalProperties\":false}",
-     NULL, t_json_schema},
+     NULL, t_json_schema, MG_LEVEL_READ},
     {"test_reconnection", "Reconnection", "A short call answered on the request's SSE stream (conformance fixture).",
-     NOARGS, NULL, t_reconnection},
+     NOARGS, NULL, t_reconnection, MG_LEVEL_READ},
 };
 
 const struct mg_tool *mg_fixture_tools(size_t *n)

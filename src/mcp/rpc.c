@@ -380,14 +380,14 @@ static json_t *m_tools_call(struct call *c)
     json_t *own = args && json_is_object(args) ? json_incref(args) : json_object();
     json_t *result = NULL;
     struct mg_err err = {0};
-    int rc = t->call(c->x, own, &result, &err);
+    int rc = mg_gate_call(c->x, t, own, &result, &err);
     json_decref(own);
     c->x->progress_token = NULL;
     mg_metrics_tool(name, rc == 0 && !json_is_true(json_object_get(result, "isError")));
 
     json_t *res;
     if (rc != 0) {
-        json_t *e = mg_err_to_json(c->x->srv, &err);
+        json_t *e = mg_err_to_json(c->x, &err);
         char *text = NULL;
         if (asprintf(&text, "error[%s]: %s", err.code ? err.code : MG_E_INTERNAL, err.msg) < 0) text = NULL;
         res = json_pack("{s:[{s:s, s:o}], s:{s:o}, s:b}", "content", "type", "text", "text",

@@ -61,7 +61,7 @@ static int send_msg(struct mg_out *o, json_t *msg)
 
 static void serve(struct io *io, json_t *msg)
 {
-    struct mg_ctx x = {.srv = io->srv, .session = io->s, .tenant = "local", .out = &io->out};
+    struct mg_ctx x = {.srv = io->srv, .session = io->s, .who = &mg_principal_local, .out = &io->out};
     json_t *reply = NULL;
     mg_rpc_handle(&x, msg, &reply);
     if (reply) send_msg(&io->out, reply);

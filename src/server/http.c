@@ -550,7 +550,7 @@ static void *sse_worker(void *arg)
 {
     struct sse *s = arg;
     struct mg_http *h = s->h;
-    struct mg_ctx x = {.srv = h->srv, .session = s->session, .tenant = "local", .repo_header = s->repo_header,
+    struct mg_ctx x = {.srv = h->srv, .session = s->session, .who = &mg_principal_local, .repo_header = s->repo_header,
                        .out = &s->out};
     json_t *reply = NULL;
     mg_rpc_handle(&x, s->msg, &reply);
@@ -684,7 +684,7 @@ static enum MHD_Result mcp_post(struct mg_http *h, struct MHD_Connection *c, str
             return respond_error(c, r, mg_err_http_status(err.code), err.code ? err.code : MG_E_INTERNAL, "%s",
                                  err.msg);
         }
-        struct mg_ctx x = {.srv = h->srv, .session = s, .tenant = "local", .repo_header = rh, .out = &json_out};
+        struct mg_ctx x = {.srv = h->srv, .session = s, .who = &mg_principal_local, .repo_header = rh, .out = &json_out};
         mg_rpc_handle(&x, msg, &reply);
         json_decref(msg);
         bool ok = reply && json_object_get(reply, "result");
@@ -711,7 +711,7 @@ static enum MHD_Result mcp_post(struct mg_http *h, struct MHD_Connection *c, str
     }
     if (k.requests == 0) {
         /* notifications and responses only */
-        struct mg_ctx x = {.srv = h->srv, .session = s, .tenant = "local", .repo_header = rh, .out = &json_out};
+        struct mg_ctx x = {.srv = h->srv, .session = s, .who = &mg_principal_local, .repo_header = rh, .out = &json_out};
         mg_rpc_handle(&x, msg, &reply);
         json_decref(msg);
         mg_session_put(reg, s);
@@ -726,7 +726,7 @@ static enum MHD_Result mcp_post(struct mg_http *h, struct MHD_Connection *c, str
         }
         return mcp_post_sse(h, c, r, s, msg);
     }
-    struct mg_ctx x = {.srv = h->srv, .session = s, .tenant = "local", .repo_header = rh, .out = &json_out};
+    struct mg_ctx x = {.srv = h->srv, .session = s, .who = &mg_principal_local, .repo_header = rh, .out = &json_out};
     mg_rpc_handle(&x, msg, &reply);
     json_decref(msg);
     mg_session_put(reg, s);
@@ -1002,11 +1002,11 @@ static enum MHD_Result v1(struct mg_http *h, struct MHD_Connection *c, struct re
     }
     char sid[MG_SID_MAX + 1];
     snprintf(sid, sizeof(sid), "%s", s->id);
-    struct mg_ctx x = {.srv = h->srv, .session = s, .tenant = "local", .repo_header = header(c, "X-Memgate-Repo"),
+    struct mg_ctx x = {.srv = h->srv, .session = s, .who = &mg_principal_local, .repo_header = header(c, "X-Memgate-Repo"),
                        .out = NULL};
     json_t *result = NULL;
     struct mg_err err = {0};
-    int ok = t->call(&x, q.args, &result, &err) == 0;
+    int ok = mg_gate_call(&x, t, q.args, &result, &err) == 0;
     mg_metrics_tool(tool, ok);
     json_decref(q.args);
     json_t *body;
@@ -1017,7 +1017,7 @@ static enum MHD_Result v1(struct mg_http *h, struct MHD_Connection *c, struct re
         json_decref(result);
         if (!err.code) err.code = MG_E_INTERNAL;
         status = mg_err_http_status(err.code);
-        body = json_pack("{s:o}", "error", mg_err_to_json(h->srv, &err));
+        body = json_pack("{s:o}", "error", mg_err_to_json(&x, &err));
     }
     mg_session_put(h->srv->sessions, s);
     return respond_json_h(c, r, status, body, "X-Session-Id", sid, NULL, NULL);

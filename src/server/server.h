@@ -27,6 +27,7 @@
 
 #include <jansson.h>
 
+#include "security/gate.h"
 #include "server/session.h"
 #include "util/config.h"
 #include "util/err.h"
@@ -50,7 +51,7 @@ struct mg_out {
 struct mg_ctx {
     struct mg_server *srv;
     struct mg_session *session;  /* never NULL */
-    const char *tenant;          /* "local" */
+    const struct mg_principal *who; /* the caller: tenant, level, repo allowlist (never NULL) */
     const char *repo_header;     /* X-Memgate-Repo, or NULL */
     struct mg_out *out;          /* may be NULL */
     json_t *progress_token;      /* the request's _meta.progressToken, or NULL (borrowed) */
@@ -75,6 +76,7 @@ struct mg_tool {
     const char *output_schema;  /* JSON Schema text, or NULL */
     /* *result: the structured result (new reference) on success. */
     int (*call)(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err);
+    int level;                  /* MG_LEVEL_* the caller needs; 0 = read */
 };
 
 /* The tools of this server (memgate's, plus the fixtures when enabled). */
@@ -96,7 +98,7 @@ json_t *mg_json_text(const char *s);
 
 /* {"code","message"} for an error, plus "repos" (the ids) for repo_required
  * and repo_not_found so the client can choose. */
-json_t *mg_err_to_json(struct mg_server *srv, const struct mg_err *err);
+json_t *mg_err_to_json(struct mg_ctx *x, const struct mg_err *err);
 
 /* A root URI as a path: file:///a%20b -> "/a b" (malloc'd); a plain absolute
  * path is accepted as is. NULL for another scheme or a bad escape. */

@@ -71,7 +71,7 @@ struct mg_session {
     char id[MG_SID_MAX + 1];
     char instance[MG_INSTANCE_MAX + 1];
     enum mg_session_kind kind;
-    char tenant[32];            /* "local" until tokens exist */
+    char tenant[65];            /* the tenant that created it; a request of another tenant cannot use it */
 
     /* Everything below is guarded by mu. */
     pthread_mutex_t mu;

@@ -21,7 +21,6 @@
 #include "util/utf8.h"
 
 #define READ_MAX_LINES 2000      /* read_file: most lines per call */
-#define READ_MAX_BYTES (256 * 1024)
 #define LIST_MAX 10000           /* list_files: most paths per call */
 #define ROOTS_TIMEOUT_MS 10000
 
@@ -93,7 +92,41 @@ json_t *mg_json_text(const char *s)
     return j ? j : json_string("(message not valid UTF-8)");
 }
 
-json_t *mg_err_to_json(struct mg_server *srv, const struct mg_err *err)
+/* The repos this caller may see: the catalog filtered by the gate (tenant,
+ * token allowlist). Nothing here ever names a repo the caller cannot see. */
+static int visible_list(struct mg_ctx *x, struct mg_repo **out, size_t *n, struct mg_err *err)
+{
+    if (mg_catalog_list(&x->srv->cfg, out, n, err) != 0) return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < *n; i++)
+        if (mg_gate_repo_visible(x, &(*out)[i])) (*out)[k++] = (*out)[i];
+    *n = k;
+    return 0;
+}
+
+/* One repo the caller named: repo_not_found (listing only visible ids) or
+ * the gate's repo_forbidden. */
+static int visible_get(struct mg_ctx *x, const char *id, struct mg_repo *out, struct mg_err *err)
+{
+    struct mg_err e = {0};
+    if (mg_catalog_get(&x->srv->cfg, id, out, &e) == 0) {
+        size_t one = 1;
+        return mg_gate_repos(x, out, &one, true, err);
+    }
+    if (!e.code || strcmp(e.code, MG_E_REPO_NOT_FOUND) != 0) {
+        *err = e;
+        return -1;
+    }
+    struct mg_repo *all;
+    size_t n;
+    if (visible_list(x, &all, &n, err) != 0) return -1;
+    char list[600];
+    mg_repo_id_list(all, n, list, sizeof(list));
+    free(all);
+    return mg_err_set(err, MG_E_REPO_NOT_FOUND, "no repo '%s' is indexed; the repos you can use: %s", id, list);
+}
+
+json_t *mg_err_to_json(struct mg_ctx *x, const struct mg_err *err)
 {
     json_t *e = json_pack("{s:s, s:o}", "code", err->code ? err->code : MG_E_INTERNAL, "message",
                           mg_json_text(err->msg));
@@ -101,7 +134,7 @@ json_t *mg_err_to_json(struct mg_server *srv, const struct mg_err *err)
         struct mg_repo *all;
         size_t n;
         struct mg_err e2 = {0};
-        if (mg_catalog_list(&srv->cfg, &all, &n, &e2) == 0) {
+        if (visible_list(x, &all, &n, &e2) == 0) {
             json_t *a = json_array();
             for (size_t i = 0; i < n; i++) json_array_append_new(a, json_string(all[i].id));
             json_object_set_new(e, "repos", a);
@@ -114,11 +147,11 @@ json_t *mg_err_to_json(struct mg_server *srv, const struct mg_err *err)
 /* ---- repo resolution ------------------------------------------------------------ */
 
 /* The innermost indexed repo whose root contains path: 1, 0 none, -1 error. */
-static int repo_containing(const struct mg_config *c, const char *path, struct mg_repo *out, struct mg_err *err)
+static int repo_containing(struct mg_ctx *x, const char *path, struct mg_repo *out, struct mg_err *err)
 {
     struct mg_repo *all;
     size_t n;
-    if (mg_catalog_list(c, &all, &n, err) != 0) return -1;
+    if (visible_list(x, &all, &n, err) != 0) return -1;
     int i = mg_catalog_containing(all, n, path);
     if (i >= 0) *out = all[i];
     free(all);
@@ -165,7 +198,8 @@ static void on_index_progress(void *ud, uint64_t files, uint64_t total, uint64_t
 static int index_path(struct mg_ctx *x, const char *path, const char *name, struct mg_index_stats *st,
                       struct mg_err *err)
 {
-    struct mg_index_opts o = {.path = path, .name = name, .on_progress = on_index_progress, .progress_ud = x};
+    struct mg_index_opts o = {.path = path, .name = name, .tenant = x->who->tenant, .on_progress = on_index_progress,
+                              .progress_ud = x};
     memset(st, 0, sizeof(*st));
     mg_ctx_log(x, "info", "indexing %s", path);
     mg_ctx_progress(x, 0, 0, "walking the repository");
@@ -217,7 +251,7 @@ static int bound_repo(struct mg_ctx *x, struct mg_repo *out, struct mg_err *err)
         snprintf(id, sizeof(id), "%s", s->repo);
         pthread_mutex_unlock(&s->mu);
         if (!id[0]) return 0;
-        if (mg_catalog_get(&x->srv->cfg, id, out, err) != 0) {
+        if (visible_get(x, id, out, err) != 0) {
             if (err->code && strcmp(err->code, MG_E_REPO_NOT_FOUND) == 0)
                 mg_err_set(err, MG_E_REPO_NOT_FOUND,
                            "this session is bound to repo '%s', which is no longer indexed; index it again "
@@ -241,11 +275,14 @@ static int bound_repo(struct mg_ctx *x, struct mg_repo *out, struct mg_err *err)
                             "the client's root '%s' does not exist here (%s); pass `repo` to choose an indexed repo",
                             root, strerror(errno));
         } else {
-            rc = repo_containing(&x->srv->cfg, canon, out, err);
-            if (rc == 0) { /* not indexed yet: index it now */
+            rc = repo_containing(x, canon, out, err);
+            if (rc == 0 && x->who->level < MG_LEVEL_ADMIN) {
+                rc = mg_err_set(err, MG_E_SCOPE_FORBIDDEN, "the client's root '%s' is not indexed, and indexing a "
+                                "new directory needs an admin token; pass `repo` to choose an indexed repo", canon);
+            } else if (rc == 0) { /* not indexed yet: index it now */
                 struct mg_index_stats st;
                 if (index_path(x, canon, NULL, &st, err) != 0) rc = -1;
-                else rc = mg_catalog_get(&x->srv->cfg, st.id, out, err) == 0 ? 1 : -1;
+                else rc = visible_get(x, st.id, out, err) == 0 ? 1 : -1;
             }
         }
     }
@@ -270,14 +307,13 @@ static int bound_repo(struct mg_ctx *x, struct mg_repo *out, struct mg_err *err)
 int mg_resolve_repos(struct mg_ctx *x, const char *explicit_repo, struct mg_repo **out, size_t *n,
                      struct mg_err *err)
 {
-    const struct mg_config *c = &x->srv->cfg;
     *out = NULL;
     *n = 0;
     const char *id = explicit_repo ? explicit_repo : x->repo_header;
     struct mg_repo *v = NULL;
     if (id) { /* 1. explicit */
         if (!(v = malloc(sizeof(*v)))) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-        if (mg_catalog_get(c, id, v, err) != 0) {
+        if (visible_get(x, id, v, err) != 0) {
             free(v);
             return -1;
         }
@@ -294,9 +330,10 @@ int mg_resolve_repos(struct mg_ctx *x, const char *explicit_repo, struct mg_repo
     if (sc.nrepos) {
         v = calloc(sc.nrepos, sizeof(*v));
         int rc = v ? 0 : mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-        for (size_t i = 0; rc == 0 && i < sc.nrepos; i++) rc = mg_catalog_get(c, sc.repos[i], &v[i], err);
+        for (size_t i = 0; rc == 0 && i < sc.nrepos; i++) rc = visible_get(x, sc.repos[i], &v[i], err);
         size_t nr = sc.nrepos;
         mg_scope_release(&sc);
+        if (rc == 0) rc = mg_gate_repos(x, v, &nr, true, err); /* the cross-repo policy */
         if (rc != 0) {
             free(v);
             return -1;
@@ -320,7 +357,7 @@ int mg_resolve_repos(struct mg_ctx *x, const char *explicit_repo, struct mg_repo
     free(v);
     struct mg_repo *all; /* 3. the only repo */
     size_t na;
-    if (mg_catalog_list(c, &all, &na, err) != 0) return -1;
+    if (visible_list(x, &all, &na, err) != 0) return -1;
     if (na == 1) {
         *out = all;
         *n = 1;
@@ -496,9 +533,7 @@ static int do_search(struct mg_ctx *x, json_t *args, enum mg_mode mode, bool mod
                            h->snippet ? h->snippet : ""));
     }
     if (dropped) {
-        mg_metrics_isolation_drop("code", dropped);
-        fprintf(stderr, "memgate: warning: dropped %zu search results from outside the request's repos "
-                        "(session %s)\n", dropped, x->session->id);
+        mg_gate_drop(x, "code", dropped);
     }
     *result = json_pack("{s:o, s:f, s:s, s:o}", "results", arr, "took_ms", res.took_ms, "mode",
                         res.mode ? res.mode : "lexical", "scope", eff_json(&e, repos, nrepos));
@@ -625,7 +660,9 @@ static int t_read_file(struct mg_ctx *x, json_t *args, json_t **result, struct m
         return mg_err_set(err, MG_E_NOT_TEXT, "'%s' now holds binary data; not served", path);
     }
     buf[got] = 0;
-    /* lines [from, to], at most READ_MAX_LINES lines or READ_MAX_BYTES */
+    /* lines [from, to], at most READ_MAX_LINES lines or max_chunk_bytes (the gate's cap on one item, so the
+     * cut falls on a line end and end_line says where to continue) */
+    const ptrdiff_t max_bytes = (ptrdiff_t)x->srv->cfg.max_chunk_bytes;
     const char *e = buf + got, *p = buf;
     long long total = 0;
     for (const char *q = buf; q < e; q++) total += *q == '\n';
@@ -647,9 +684,9 @@ static int t_read_file(struct mg_ctx *x, json_t *args, json_t **result, struct m
     while (last < want && end < e) {
         const char *nl = memchr(end, '\n', (size_t)(e - end));
         const char *ne = nl ? nl + 1 : e;
-        if (ne - start > READ_MAX_BYTES) {
+        if (ne - start > max_bytes) {
             if (last < from) { /* one huge line: cut it on a character boundary */
-                end = start + READ_MAX_BYTES;
+                end = start + max_bytes;
                 while (end > start && ((unsigned char)*end & 0xC0) == 0x80) end--;
                 last = from;
             }
@@ -750,7 +787,7 @@ static int t_list_repos(struct mg_ctx *x, json_t *args, json_t **result, struct 
     if (known_keys(args, keys, err) != 0) return -1;
     struct mg_repo *all;
     size_t n;
-    if (mg_catalog_list(&x->srv->cfg, &all, &n, err) != 0) return -1;
+    if (visible_list(x, &all, &n, err) != 0) return -1;
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++) json_array_append_new(a, repo_json(&all[i]));
     free(all);
@@ -779,6 +816,13 @@ static int t_index_repo(struct mg_ctx *x, json_t *args, json_t **result, struct 
     } else if (path[0] != '/') {
         return mg_err_set(err, MG_E_BAD_ARG, "'path' must be absolute (the server's working directory is not the "
                           "client's)");
+    } else if (x->who->level < MG_LEVEL_ADMIN) { /* write re-indexes the caller's repos; admin adds new ones */
+        char canon[PATH_MAX];
+        int in = realpath(path, canon) ? repo_containing(x, canon, &r, err) : 0;
+        if (in < 0) return -1;
+        if (!in || strcmp(r.root, canon) != 0)
+            return mg_err_set(err, MG_E_SCOPE_FORBIDDEN, "'%s' is not one of your indexed repos; indexing a new "
+                              "directory needs an admin token", path);
     }
     struct mg_index_stats st;
     if (index_path(x, path, name, &st, err) != 0) return -1;
@@ -824,7 +868,7 @@ static int t_set_scope(struct mg_ctx *x, json_t *args, json_t **result, struct m
     if (mg_scope_from_json(args, &sc, err) != 0) return -1;
     for (size_t i = 0; i < sc.nrepos; i++) {
         struct mg_repo r;
-        if (mg_catalog_get(&x->srv->cfg, sc.repos[i], &r, err) != 0) {
+        if (visible_get(x, sc.repos[i], &r, err) != 0) {
             mg_scope_release(&sc);
             return -1;
         }
@@ -901,17 +945,17 @@ static const struct mg_tool tools[] = {
      "\"ignore_case\":{\"type\":\"boolean\",\"description\":\"regex mode: case-insensitive\"}," S_FILTERS
      "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"most results (default 20)\"}},"
      "\"required\":[\"query\"],\"additionalProperties\":false}",
-     S_HITS, t_search_code},
+     S_HITS, t_search_code, MG_LEVEL_READ},
     {"search_symbols", "Search symbols",
      "Find definitions (functions, methods, classes, structs, types, macros) by name: exact, any case, prefix, "
      "then sub-word (HttpHeader finds parseHttpHeader).",
      "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"a name or the start "
      "of one\"}," S_FILTERS "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"query\"],"
      "\"additionalProperties\":false}",
-     S_HITS, t_search_symbols},
+     S_HITS, t_search_symbols, MG_LEVEL_READ},
     {"read_file", "Read a file",
      "Read lines of an indexed file of the repo. path is relative to the repo root; '..', absolute paths, "
-     "symlinks out of the root and secret files are refused. At most 2000 lines or 256 KB per call.",
+     "symlinks out of the root and secret files are refused. At most 2000 lines or max_chunk_bytes (8 KB by default) per call; continue from end_line + 1 when truncated.",
      "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"start_line\":{\"type\":\"integer\","
      "\"minimum\":1},\"end_line\":{\"type\":\"integer\",\"minimum\":1}," S_REPO "},\"required\":[\"path\"],"
      "\"additionalProperties\":false}",
@@ -919,7 +963,7 @@ static const struct mg_tool tools[] = {
      "\"language\":{\"type\":\"string\"},\"start_line\":{\"type\":\"integer\"},\"end_line\":{\"type\":"
      "\"integer\"},\"total_lines\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"},\"text\":{\"type\":"
      "\"string\"}},\"required\":[\"repo\",\"path\",\"start_line\",\"end_line\",\"total_lines\",\"text\"]}",
-     t_read_file},
+     t_read_file, MG_LEVEL_READ},
     {"list_files", "List files",
      "List the indexed files of the repo, filtered by globs and languages (and the session scope), sorted by path.",
      "{\"type\":\"object\",\"properties\":{" S_FILTERS "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1,"
@@ -930,11 +974,11 @@ static const struct mg_tool tools[] = {
      "\"string\"},\"bytes\":{\"type\":\"integer\"},\"lines\":{\"type\":\"integer\"}},\"required\":[\"repo\","
      "\"path\"]}},\"total\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"}," S_SCOPE_OUT "},"
      "\"required\":[\"files\",\"total\",\"scope\"]}",
-     t_list_files},
+     t_list_files, MG_LEVEL_READ},
     {"list_repos", "List repos", "List the indexed repos and the one this session is bound to.", S_NOARGS,
      "{\"type\":\"object\",\"properties\":{\"repos\":{\"type\":\"array\",\"items\":" S_REPO_OBJ "},\"bound\":"
      S_NSTR "},\"required\":[\"repos\"]}",
-     t_list_repos},
+     t_list_repos, MG_LEVEL_READ},
     {"index_repo", "Index a repo",
      "Index (or re-index, incrementally) a directory on the server's machine. Without path: re-index the "
      "session's repo. Sends progress notifications when the call carries a progressToken.",
@@ -946,22 +990,22 @@ static const struct mg_tool tools[] = {
      "\"changed\":{\"type\":\"integer\"},\"unchanged\":{\"type\":\"integer\"},\"removed\":{\"type\":\"integer\"},"
      "\"chunks\":{\"type\":\"integer\"},\"symbols\":{\"type\":\"integer\"},\"bytes\":{\"type\":\"integer\"},"
      "\"seconds\":{\"type\":\"number\"}},\"required\":[\"repo\",\"root\",\"files\"]}",
-     t_index_repo},
+     t_index_repo, MG_LEVEL_WRITE},
     {"index_status", "Index status", "Sizes and times of the session's repo index (or the given repo's).",
      "{\"type\":\"object\",\"properties\":{" S_REPO "},\"additionalProperties\":false}",
      "{\"type\":\"object\",\"properties\":{\"repos\":{\"type\":\"array\",\"items\":" S_REPO_OBJ "}},"
      "\"required\":[\"repos\"]}",
-     t_index_status},
+     t_index_status, MG_LEVEL_READ},
     {"set_scope", "Set the session scope",
      "Store path globs, exclude globs, languages and repos for this session; every later search and listing "
      "applies them, and explicit arguments of a call win field by field. Replaces the previous scope.",
      "{\"type\":\"object\",\"properties\":{\"globs\":" S_STRS ",\"exclude_globs\":" S_STRS ",\"languages\":"
      S_STRS ",\"repos\":" S_STRS "},\"additionalProperties\":false}",
-     S_SCOPE_RESULT, t_set_scope},
+     S_SCOPE_RESULT, t_set_scope, MG_LEVEL_READ},
     {"get_scope", "Get the session scope", "The scope stored for this session.", S_NOARGS, S_SCOPE_RESULT,
-     t_get_scope},
+     t_get_scope, MG_LEVEL_READ},
     {"clear_scope", "Clear the session scope", "Remove the scope stored for this session.", S_NOARGS,
-     S_SCOPE_RESULT, t_clear_scope},
+     S_SCOPE_RESULT, t_clear_scope, MG_LEVEL_READ},
 };
 #define NTOOLS (sizeof(tools) / sizeof(tools[0]))
 

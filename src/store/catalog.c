@@ -82,7 +82,7 @@ void mg_repo_derive_id(const char *root, char *out, size_t cap)
     snprintf(out, cap, "%s%s%06llx", *nm ? nm : "repo", "-", (unsigned long long)(h & 0xffffff));
 }
 
-int mg_repo_check_name(const char *name, struct mg_err *err)
+static bool name_ok(const char *name)
 {
     size_t n = strlen(name);
     bool ok = n >= 1 && n <= MG_ID_MAX && ((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= '0' && name[0] <= '9'));
@@ -90,7 +90,20 @@ int mg_repo_check_name(const char *name, struct mg_err *err)
         char ch = name[i];
         ok = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
     }
-    if (!ok)
+    return ok;
+}
+
+int mg_tenant_check(const char *name, struct mg_err *err)
+{
+    if (!name_ok(name))
+        return mg_err_set(err, MG_E_NAME_INVALID, "tenant name '%s' is not valid: use 1-%d characters of a-z, 0-9, "
+                          "'.', '_', '-', starting with a letter or digit", name, MG_ID_MAX);
+    return 0;
+}
+
+int mg_repo_check_name(const char *name, struct mg_err *err)
+{
+    if (!name_ok(name))
         return mg_err_set(err, MG_E_NAME_INVALID, "repo name '%s' is not valid: use 1-%d characters of a-z, 0-9, "
                           "'.', '_', '-', starting with a letter or digit", name, MG_ID_MAX);
     return 0;
@@ -114,6 +127,7 @@ static int read_repo(const char *dbpath, struct mg_repo *r, struct mg_err *err)
         rc = mg_err_set(err, MG_E_DB, "index '%s' has no repo id; remove it and index again", dbpath);
     } else {
         mg_db_meta_get(d, "fingerprint", r->fingerprint, sizeof(r->fingerprint));
+        if (mg_db_meta_get(d, "tenant", r->tenant, sizeof(r->tenant)) != 0) snprintf(r->tenant, sizeof(r->tenant), "local");
         r->files = mg_db_meta_int(d, "files", 0);
         r->chunks = mg_db_meta_int(d, "chunks", 0);
         r->symbols = mg_db_meta_int(d, "symbols", 0);

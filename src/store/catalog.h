@@ -25,6 +25,7 @@ struct mg_repo {
     char id[MG_ID_MAX + 1];
     char root[PATH_MAX];
     char fingerprint[33];
+    char tenant[65];                       /* the owning tenant ("local" for repos indexed before tenants) */
     char dbpath[PATH_MAX];
     int64_t files, chunks, symbols, bytes; /* as of the last index run */
     int64_t created_at, indexed_at;        /* unix seconds; 0 = never finished */
@@ -59,6 +60,8 @@ void mg_repo_id_list(const struct mg_repo *v, size_t n, char *buf, size_t cap);
 
 void mg_repo_derive_id(const char *root, char *out, size_t cap);
 int mg_repo_check_name(const char *name, struct mg_err *err);
+/* Tenant names follow the same rule as repo ids. */
+int mg_tenant_check(const char *name, struct mg_err *err);
 void mg_repo_fingerprint(const char *root, char out[33]);
 
 #endif

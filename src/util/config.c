@@ -2,6 +2,7 @@
 #include "util/config.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +12,14 @@
 #include <unistd.h>
 
 enum ktype { K_SIZE, K_INT, K_STR };
+
+/* The allowed values of a K_STR key that takes one of a few words, or NULL. */
+static const char *key_choices(const char *name)
+{
+    if (strcmp(name, "secret_action_high") == 0) return "redact|exclude";
+    if (strncmp(name, "secret_action_", 14) == 0) return "redact|exclude|keep";
+    return NULL;
+}
 
 static const struct key {
     const char *name;
@@ -31,6 +40,12 @@ static const struct key {
     {"http_max_body", K_SIZE, offsetof(struct mg_config, http_max_body), 1024, 1 << 30},
     {"session_ttl", K_INT, offsetof(struct mg_config, session_ttl), 0, 365 * 86400},
     {"session_prune_interval", K_INT, offsetof(struct mg_config, session_prune_interval), 1, 86400},
+    {"max_chunk_bytes", K_SIZE, offsetof(struct mg_config, max_chunk_bytes), 256, 1 << 24},
+    {"max_context_bytes", K_SIZE, offsetof(struct mg_config, max_context_bytes), 1024, 1 << 26},
+    {"cross_repo", K_INT, offsetof(struct mg_config, cross_repo), 0, 1},
+    {"secret_action_high", K_STR, offsetof(struct mg_config, secret_action_high), 1, 15},
+    {"secret_action_medium", K_STR, offsetof(struct mg_config, secret_action_medium), 1, 15},
+    {"secret_action_low", K_STR, offsetof(struct mg_config, secret_action_low), 1, 15},
 };
 
 int mg_parse_size(const char *s, size_t *out)
@@ -78,6 +93,12 @@ void mg_config_defaults(struct mg_config *c)
     c->http_max_body = 1 << 20;
     c->session_ttl = 3600;
     c->session_prune_interval = 600;
+    c->max_chunk_bytes = 8 << 10;
+    c->max_context_bytes = 32 << 10;
+    c->cross_repo = 0;
+    snprintf(c->secret_action_high, sizeof(c->secret_action_high), "redact");
+    snprintf(c->secret_action_medium, sizeof(c->secret_action_medium), "redact");
+    snprintf(c->secret_action_low, sizeof(c->secret_action_low), "keep");
     const char *h = getenv("MEMGATE_HOME"), *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
     if (h && *h) snprintf(c->home, sizeof(c->home), "%s", h);
     else if (x && *x) snprintf(c->home, sizeof(c->home), "%s/memgate", x);
@@ -95,6 +116,18 @@ int mg_config_set(struct mg_config *c, const char *key, const char *value, const
             if ((long long)n < k->min || (long long)n > k->max)
                 return mg_err_set(err, MG_E_CONFIG, "%s: %s must be %lld to %lld characters long", origin, key,
                                   k->min, k->max);
+            const char *choices = key_choices(key);
+            if (choices) {
+                bool ok = false;
+                for (const char *p = choices; *p;) {
+                    size_t l = strcspn(p, "|");
+                    ok |= l == n && memcmp(p, value, n) == 0;
+                    p += l + (p[l] == '|');
+                }
+                if (!ok)
+                    return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for %s is not one of %s", origin, value, key,
+                                      choices);
+            }
             memcpy((char *)c + k->off, value, n + 1);
             return 0;
         }

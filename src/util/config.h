@@ -33,6 +33,13 @@ struct mg_config {
     size_t http_max_body;    /* largest HTTP request body (default 1 MiB) */
     int session_ttl;         /* seconds a session may idle before it expires (default 3600; 0 never) */
     int session_prune_interval; /* seconds between prunes of expired sessions (default 600) */
+    /* SecurityGate (src/security/gate.h) */
+    size_t max_chunk_bytes;  /* largest piece of text one result item returns (default 8 KiB) */
+    size_t max_context_bytes;/* largest total of text one response returns (default 32 KiB) */
+    int cross_repo;          /* 1: a request may span several repos (default 0) */
+    char secret_action_high[16];   /* redact | exclude (default redact) */
+    char secret_action_medium[16]; /* redact | exclude | keep (default redact) */
+    char secret_action_low[16];    /* redact | exclude | keep (default keep) */
 };
 
 /* Fill c: defaults, the config file, the environment. */

@@ -59,6 +59,13 @@
 #define MG_E_SESSION_REQUIRED "session_required" /* /mcp: no Mcp-Session-Id after initialize */
 #define MG_E_PROTOCOL_VERSION "unsupported_protocol_version" /* /mcp: MCP-Protocol-Version not supported */
 #define MG_E_SHUTTING_DOWN  "shutting_down"   /* HTTP: the server is stopping */
+/* SecurityGate and authentication (src/security) */
+#define MG_E_UNAUTHORIZED   "unauthorized"    /* HTTP: no bearer token where one is required (401) */
+#define MG_E_SCOPE_FORBIDDEN "scope_forbidden" /* the token's scope (read/write/admin) is below the operation's (403) */
+#define MG_E_REPO_FORBIDDEN "repo_forbidden"  /* the token's repo list does not include the repo (403) */
+#define MG_E_CROSS_REPO     "cross_repo_denied" /* a request spans several repos while cross_repo is off (403) */
+#define MG_E_RATE_LIMITED   "rate_limited"    /* the token's request rate is over its limit (429) */
+#define MG_E_TOKEN_IN_QUERY "token_in_query"  /* a token in the URL query string: never accepted (400) */
 #define MG_E_INTERNAL       "internal"
 
 struct mg_err {

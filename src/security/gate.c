@@ -1,0 +1,266 @@
+/* gate.c — the SecurityGate (gate.h). */
+#include "security/gate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "security/sanitize.h"
+#include "server/metrics.h"
+#include "server/server.h"
+#include "util/buf.h"
+#include "util/utf8.h"
+
+const struct mg_principal mg_principal_local = {.tenant = "local", .level = MG_LEVEL_ADMIN};
+
+static const char *level_name(int l)
+{
+    return l >= MG_LEVEL_ADMIN ? "admin" : l == MG_LEVEL_WRITE ? "write" : "read";
+}
+
+/* ---- repo access -------------------------------------------------------------------- */
+
+static bool in_list(char *const *v, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i], s) == 0) return true;
+    return false;
+}
+
+bool mg_gate_repo_visible(const struct mg_ctx *x, const struct mg_repo *r)
+{
+    const struct mg_principal *p = x->who;
+    if (strcmp(r->tenant, p->tenant) != 0) return false;
+    return p->nrepos == 0 || in_list(p->repos, p->nrepos, r->id);
+}
+
+int mg_gate_repos(struct mg_ctx *x, struct mg_repo *v, size_t *n, bool explicit_repo, struct mg_err *err)
+{
+    const struct mg_principal *p = x->who;
+    size_t k = 0;
+    for (size_t i = 0; i < *n; i++) {
+        if (strcmp(v[i].tenant, p->tenant) != 0) {
+            if (explicit_repo) /* another tenant's repo does not exist for this caller */
+                return mg_err_set(err, MG_E_REPO_NOT_FOUND, "no repo '%s' is indexed for tenant '%s'; list_repos "
+                                  "shows the repos you can use", v[i].id, p->tenant);
+            continue;
+        }
+        if (p->nrepos && !in_list(p->repos, p->nrepos, v[i].id)) {
+            if (explicit_repo)
+                return mg_err_set(err, MG_E_REPO_FORBIDDEN, "this token may not use repo '%s'; ask for a token "
+                                  "that lists it (memgate token create --repos ...)", v[i].id);
+            continue;
+        }
+        if (k != i) v[k] = v[i];
+        k++;
+    }
+    *n = k;
+    if (k > 1 && !x->srv->cfg.cross_repo) {
+        char list[400];
+        mg_repo_id_list(v, k, list, sizeof(list));
+        return mg_err_set(err, MG_E_CROSS_REPO, "this request spans %zu repos (%s) and cross-repo queries are off; "
+                          "name one repo, or set cross_repo = 1 in the config", k, list);
+    }
+    return 0;
+}
+
+void mg_gate_drop(struct mg_ctx *x, const char *kind, size_t n)
+{
+    if (!n) return;
+    mg_metrics_isolation_drop(kind, n);
+    fprintf(stderr, "memgate: warning: dropped %zu %s rows from outside the request's scope (session %s)\n", n,
+            kind, x->session->id);
+    mg_gate_audit_event(x, "isolation_drop", NULL, NULL, (long long)n, 0, kind, NULL);
+}
+
+/* ---- result filtering ---------------------------------------------------------------- */
+
+/* String members that carry retrieved text. */
+static const char *const content_fields[] = {"snippet", "text", "value", "summary", "block", NULL};
+
+struct filt {
+    struct mg_ctx *x;
+    size_t left;     /* bytes of text the response may still carry */
+    int redactions;
+    unsigned flags;
+    size_t omitted;  /* items dropped for the response cap */
+    bool any;        /* the result carried text at all */
+};
+
+static const char *content_field(json_t *o)
+{
+    for (const char *const *f = content_fields; *f; f++)
+        if (json_is_string(json_object_get(o, *f))) return *f;
+    return NULL;
+}
+
+/* Filter the text member `field` of item o. */
+static void filter_item(struct filt *F, json_t *o, const char *field)
+{
+    json_t *sv = json_object_get(o, field);
+    const char *s = json_string_value(sv);
+    size_t n = json_string_length(sv);
+    F->any = true;
+    bool inj = mg_injection(s, n);
+    struct mg_buf red, out;
+    mg_buf_init(&red, (size_t)1 << 30);
+    mg_buf_init(&out, (size_t)1 << 30);
+    int nred = 0;
+    if (mg_gate_redact(F->x, s, n, &red, &nred) == 0 && nred) {
+        s = red.p;
+        n = red.len;
+        F->redactions += nred;
+    }
+    unsigned found = 0;
+    if (mg_sanitize(s, n, &out, &found) != 0) {
+        mg_buf_reset(&out); /* out of memory: serve nothing rather than unfiltered text */
+        found = 0;
+    }
+    if (found & MG_SAN_HIDDEN) F->flags |= MG_GATE_F_HIDDEN;
+    if (found & (MG_SAN_ESCAPES | MG_SAN_MARKERS)) F->flags |= MG_GATE_F_ESCAPES;
+    size_t cap = F->x->srv->cfg.max_chunk_bytes;
+    if (cap > F->left) cap = F->left;
+    size_t keep = out.len > cap ? mg_utf8_cut(out.p, out.len, cap) : out.len;
+    if (keep < out.len) {
+        F->flags |= MG_GATE_F_TRUNCATED;
+        json_object_set_new(o, "truncated", json_true());
+    }
+    F->left -= keep;
+    json_object_set_new(o, field, json_stringn(out.p ? out.p : "", keep));
+    if (inj) {
+        F->flags |= MG_GATE_F_INJECTION;
+        json_t *fl = json_object_get(o, "flags");
+        if (!json_is_array(fl)) json_object_set_new(o, "flags", fl = json_array());
+        json_array_append_new(fl, json_string("prompt_injection"));
+    }
+    if (nred) json_object_set_new(o, "redactions", json_integer(nred));
+    const char *path = json_string_value(json_object_get(o, "path"));
+    if (path) { /* attribution: [source: path:line] */
+        json_int_t line = json_integer_value(json_object_get(o, "line"));
+        if (!line) line = json_integer_value(json_object_get(o, "start_line"));
+        char src[4200];
+        snprintf(src, sizeof(src), "%s:%lld", path, (long long)(line ? line : 1));
+        json_object_set_new(o, "source", mg_json_text(src));
+    }
+    mg_buf_release(&red);
+    mg_buf_release(&out);
+}
+
+static void filter_value(struct filt *F, json_t *v, int depth);
+
+static void filter_array(struct filt *F, json_t *a, int depth)
+{
+    for (size_t i = 0; i < json_array_size(a);) {
+        json_t *e = json_array_get(a, i);
+        if (json_is_object(e) && content_field(e) && F->left == 0) {
+            json_array_remove(a, i); /* over the response cap: the rest of the list goes */
+            F->omitted++;
+            F->flags |= MG_GATE_F_TRUNCATED;
+            continue;
+        }
+        filter_value(F, e, depth + 1);
+        i++;
+    }
+}
+
+static void filter_value(struct filt *F, json_t *v, int depth)
+{
+    if (depth > 16) return;
+    if (json_is_array(v)) {
+        filter_array(F, v, depth);
+        return;
+    }
+    if (!json_is_object(v)) return;
+    const char *f = content_field(v);
+    if (f) filter_item(F, v, f);
+    const char *k;
+    json_t *m;
+    json_object_foreach(v, k, m)
+    {
+        if (json_is_array(m) || json_is_object(m)) filter_value(F, m, depth + 1);
+    }
+}
+
+void mg_gate_filter(struct mg_ctx *x, json_t *result, int *redactions, unsigned *flags)
+{
+    struct filt F = {.x = x, .left = x->srv->cfg.max_context_bytes};
+    filter_value(&F, result, 0);
+    if (F.any && json_is_object(result)) {
+        json_t *fl = json_array();
+        if (F.flags & MG_GATE_F_INJECTION) json_array_append_new(fl, json_string("prompt_injection"));
+        if (F.flags & MG_GATE_F_HIDDEN) json_array_append_new(fl, json_string("hidden_text"));
+        if (F.flags & MG_GATE_F_ESCAPES) json_array_append_new(fl, json_string("control_sequences"));
+        if (F.flags & MG_GATE_F_TRUNCATED) json_array_append_new(fl, json_string("truncated"));
+        json_object_set_new(result, "gate", json_pack("{s:i, s:o, s:I}", "redactions", F.redactions, "flags", fl,
+                                                      "omitted", (json_int_t)F.omitted));
+    }
+    if (redactions) *redactions += F.redactions;
+    if (flags) *flags |= F.flags;
+}
+
+/* ---- the call ------------------------------------------------------------------------- */
+
+/* The text an audit event quotes for a call: the query, else the path. */
+static const char *call_subject(json_t *args)
+{
+    static const char *const keys[] = {"query", "prompt", "path", "key", NULL};
+    for (const char *const *k = keys; *k; k++) {
+        const char *s = json_string_value(json_object_get(args, *k));
+        if (s) return s;
+    }
+    return NULL;
+}
+
+static long long result_count(json_t *r)
+{
+    static const char *const keys[] = {"results", "files", "repos", "notes", "items", NULL};
+    for (const char *const *k = keys; *k; k++) {
+        json_t *a = json_object_get(r, *k);
+        if (json_is_array(a)) return (long long)json_array_size(a);
+    }
+    return json_is_string(json_object_get(r, "text")) ? 1 : 0;
+}
+
+int mg_gate_call(struct mg_ctx *x, const struct mg_tool *t, json_t *args, json_t **result, struct mg_err *err)
+{
+    *result = NULL;
+    const char *repo = json_string_value(json_object_get(args, "repo"));
+    if (!repo) repo = json_string_value(json_object_get(args, "repo_id"));
+    if (!repo) repo = x->repo_header;
+    int need = t->level ? t->level : MG_LEVEL_READ;
+    if (x->who->level < need) {
+        mg_err_set(err, MG_E_SCOPE_FORBIDDEN, "%s needs a token with scope '%s'; this one has '%s'", t->name,
+                   level_name(need), level_name(x->who->level));
+        mg_gate_audit_event(x, t->name, repo, call_subject(args), 0, 0, NULL, err->code);
+        return -1;
+    }
+    int rc = t->call(x, args, result, err);
+    if (rc != 0) {
+        json_decref(*result);
+        *result = NULL;
+        mg_gate_audit_event(x, t->name, repo, call_subject(args), 0, 0, NULL, err->code ? err->code : MG_E_INTERNAL);
+        return -1;
+    }
+    int nred = 0;
+    unsigned flags = 0;
+    if (*result && !json_is_array(json_object_get(*result, "content"))) /* content-block results are fixtures */
+        mg_gate_filter(x, *result, &nred, &flags);
+    const char *r_repo = json_string_value(json_object_get(*result, "repo"));
+    mg_gate_audit_event(x, t->name, r_repo ? r_repo : repo, call_subject(args), result_count(*result), nred,
+                        flags & MG_GATE_F_INJECTION ? "prompt_injection" : NULL, NULL);
+    return 0;
+}
+
+/* ---- pending merges (scanner, audit) ---- */
+int mg_gate_redact(const struct mg_ctx *x, const char *s, size_t n, struct mg_buf *out, int *nred)
+{
+    (void)x; (void)s; (void)n; (void)out;
+    *nred = 0;
+    return 0;
+}
+
+void mg_gate_audit_event(struct mg_ctx *x, const char *op, const char *repo, const char *query, long long results,
+                         int redactions, const char *flag, const char *code)
+{
+    (void)x; (void)op; (void)repo; (void)query; (void)results; (void)redactions; (void)flag; (void)code;
+}
