@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum ktype { K_SIZE, K_INT, K_STR };
+enum ktype { K_SIZE, K_INT, K_STR, K_ENUM };
 
 static const struct key {
     const char *name;
@@ -31,7 +31,22 @@ static const struct key {
     {"http_max_body", K_SIZE, offsetof(struct mg_config, http_max_body), 1024, 1 << 30},
     {"session_ttl", K_INT, offsetof(struct mg_config, session_ttl), 0, 365 * 86400},
     {"session_prune_interval", K_INT, offsetof(struct mg_config, session_prune_interval), 1, 86400},
+    {"token_rate_limit", K_INT, offsetof(struct mg_config, token_rate_limit), 0, 1000000},
+    {"require_tokens", K_ENUM, offsetof(struct mg_config, require_tokens), 1,
+     sizeof(((struct mg_config *)0)->require_tokens) - 1},
+    {"audit_max_bytes", K_SIZE, offsetof(struct mg_config, audit_max_bytes), 4096, 1LL << 40},
+    {"audit_keep", K_INT, offsetof(struct mg_config, audit_keep), 1, 1000},
+    {"audit_fsync", K_ENUM, offsetof(struct mg_config, audit_fsync), 1,
+     sizeof(((struct mg_config *)0)->audit_fsync) - 1},
 };
+
+/* The values a K_ENUM key takes (each shorter than its field). */
+static const char *const *enum_choices(const char *key)
+{
+    static const char *const require_tokens[] = {"auto", "always", "never", NULL};
+    static const char *const audit_fsync[] = {"event", "off", NULL};
+    return strcmp(key, "require_tokens") == 0 ? require_tokens : audit_fsync;
+}
 
 int mg_parse_size(const char *s, size_t *out)
 {
@@ -78,6 +93,11 @@ void mg_config_defaults(struct mg_config *c)
     c->http_max_body = 1 << 20;
     c->session_ttl = 3600;
     c->session_prune_interval = 600;
+    c->token_rate_limit = 600;
+    snprintf(c->require_tokens, sizeof(c->require_tokens), "auto");
+    c->audit_max_bytes = 64 << 20;
+    c->audit_keep = 8;
+    snprintf(c->audit_fsync, sizeof(c->audit_fsync), "event");
     const char *h = getenv("MEMGATE_HOME"), *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
     if (h && *h) snprintf(c->home, sizeof(c->home), "%s", h);
     else if (x && *x) snprintf(c->home, sizeof(c->home), "%s/memgate", x);
@@ -90,6 +110,18 @@ int mg_config_set(struct mg_config *c, const char *key, const char *value, const
         const struct key *k = &keys[i];
         if (strcmp(k->name, key) != 0) continue;
         long long v;
+        if (k->type == K_ENUM) {
+            char list[128] = "";
+            const char *const *choices = enum_choices(k->name);
+            for (size_t j = 0; choices[j]; j++) {
+                if (strcmp(choices[j], value) == 0) {
+                    memcpy((char *)c + k->off, value, strlen(value) + 1);
+                    return 0;
+                }
+                snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", j ? ", " : "", choices[j]);
+            }
+            return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for %s is not one of: %s", origin, value, key, list);
+        }
         if (k->type == K_STR) {
             size_t n = strlen(value);
             if ((long long)n < k->min || (long long)n > k->max)

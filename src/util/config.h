@@ -33,6 +33,12 @@ struct mg_config {
     size_t http_max_body;    /* largest HTTP request body (default 1 MiB) */
     int session_ttl;         /* seconds a session may idle before it expires (default 3600; 0 never) */
     int session_prune_interval; /* seconds between prunes of expired sessions (default 600) */
+    /* security (src/security/, docs/security.md) */
+    int token_rate_limit;    /* requests/min per token unless the token sets its own (default 600; 0 unlimited) */
+    char require_tokens[8];  /* "auto" (default), "always" or "never" (loopback only) */
+    size_t audit_max_bytes;  /* audit.log is rotated when it would grow past this (default 64 MiB) */
+    int audit_keep;          /* rotated audit files kept: audit.log.1 .. .N (default 8) */
+    char audit_fsync[8];     /* "event" (default: fdatasync after each event) or "off" */
 };
 
 /* Fill c: defaults, the config file, the environment. */

@@ -59,6 +59,13 @@
 #define MG_E_SESSION_REQUIRED "session_required" /* /mcp: no Mcp-Session-Id after initialize */
 #define MG_E_PROTOCOL_VERSION "unsupported_protocol_version" /* /mcp: MCP-Protocol-Version not supported */
 #define MG_E_SHUTTING_DOWN  "shutting_down"   /* HTTP: the server is stopping */
+/* tokens and audit log (src/security/) */
+#define MG_E_TOKEN_INVALID  "token_invalid"   /* malformed, unknown or wrong bearer token */
+#define MG_E_TOKEN_REVOKED  "token_revoked"   /* the token was revoked */
+#define MG_E_TOKEN_EXPIRED  "token_expired"   /* the token is past its expiry */
+#define MG_E_TOKEN_NOT_FOUND "token_not_found" /* token revoke: no token has that id */
+#define MG_E_RATE_LIMITED   "rate_limited"    /* the token's requests/min are used up */
+#define MG_E_AUDIT_INVALID  "audit_invalid"   /* audit --verify: a line is edited, removed, reordered or torn */
 #define MG_E_INTERNAL       "internal"
 
 struct mg_err {
