@@ -366,11 +366,23 @@ static int resync(struct mg_audit *a, struct mg_err *err)
     return 0;
 }
 
+static int rotated_files(const char *dir, int **out, size_t *n);
+
 static int rotate(struct mg_audit *a, struct mg_err *err)
 {
     char from[PATH_MAX + 32], to[PATH_MAX + 32];
-    snprintf(to, sizeof(to), "%s.%d", a->path, a->keep);
-    if (unlink(to) != 0 && errno != ENOENT) return io_err(err, "remove", to);
+    /* drop the oldest, and any beyond audit_keep (it may have been lowered) */
+    int *rot;
+    size_t nrot;
+    if (rotated_files(a->dir, &rot, &nrot) != 0) return io_err(err, "list", a->dir);
+    for (size_t i = 0; i < nrot && rot[i] >= a->keep; i++) {
+        snprintf(to, sizeof(to), "%s.%d", a->path, rot[i]);
+        if (unlink(to) != 0 && errno != ENOENT) {
+            free(rot);
+            return io_err(err, "remove", to);
+        }
+    }
+    free(rot);
     for (int i = a->keep - 1; i >= 1; i--) {
         snprintf(from, sizeof(from), "%s.%d", a->path, i);
         snprintf(to, sizeof(to), "%s.%d", a->path, i + 1);

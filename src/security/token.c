@@ -41,7 +41,7 @@ static const char *const migrations[] = {
     "  expires INTEGER NOT NULL DEFAULT 0,"   /* unix seconds; 0 never */
     "  last_used INTEGER NOT NULL DEFAULT 0,"
     "  revoked INTEGER NOT NULL DEFAULT 0"    /* unix seconds of the revocation; 0 active */
-    ") WITHOUT ROWID;",
+    ");",
 };
 
 struct mg_tokens {
@@ -476,7 +476,7 @@ int mg_tokens_list(struct mg_tokens *t, struct mg_token **out, size_t *n, struct
     pthread_mutex_lock(&t->mu);
     if (sqlite3_prepare_v2(t->db,
                            "SELECT id, tenant, repos, scope, name, rate, created, expires, last_used, revoked "
-                           "FROM tokens ORDER BY created, id",
+                           "FROM tokens ORDER BY created, rowid",
                            -1, &st, NULL) != SQLITE_OK) {
         rc = dberr(t, "list tokens", err);
         pthread_mutex_unlock(&t->mu);
