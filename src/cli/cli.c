@@ -19,6 +19,8 @@ static const struct {
     {"status", mg_cmd_status, "show the data directory, settings and index sizes"},
     {"mcp", mg_cmd_mcp, "serve MCP over stdio to one client"},
     {"serve", mg_cmd_serve, "serve MCP (Streamable HTTP) and the HTTP API"},
+    {"token", mg_cmd_token, "create, list or revoke access tokens for the HTTP API"},
+    {"audit", mg_cmd_audit, "show, follow or verify the audit log"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

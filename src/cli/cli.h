@@ -22,6 +22,8 @@ int mg_cmd_repos(int argc, char **argv);
 int mg_cmd_status(int argc, char **argv);
 int mg_cmd_mcp(int argc, char **argv);
 int mg_cmd_serve(int argc, char **argv);
+int mg_cmd_token(int argc, char **argv);
+int mg_cmd_audit(int argc, char **argv);
 
 /* ---- shared helpers (cli.c) ---- */
 

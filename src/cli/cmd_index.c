@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "index/indexer.h"
+#include "security/common.h"
 
 static const char *HELP =
     "usage: memgate index PATH [--name NAME] [--tenant T] [--max-file-size SIZE] [--threads N] [--json] [--quiet]\n"

@@ -93,14 +93,6 @@ static bool name_ok(const char *name)
     return ok;
 }
 
-int mg_tenant_check(const char *name, struct mg_err *err)
-{
-    if (!name_ok(name))
-        return mg_err_set(err, MG_E_NAME_INVALID, "tenant name '%s' is not valid: use 1-%d characters of a-z, 0-9, "
-                          "'.', '_', '-', starting with a letter or digit", name, MG_ID_MAX);
-    return 0;
-}
-
 int mg_repo_check_name(const char *name, struct mg_err *err)
 {
     if (!name_ok(name))

@@ -60,8 +60,6 @@ void mg_repo_id_list(const struct mg_repo *v, size_t n, char *buf, size_t cap);
 
 void mg_repo_derive_id(const char *root, char *out, size_t cap);
 int mg_repo_check_name(const char *name, struct mg_err *err);
-/* Tenant names follow the same rule as repo ids. */
-int mg_tenant_check(const char *name, struct mg_err *err);
 void mg_repo_fingerprint(const char *root, char out[33]);
 
 #endif

@@ -2,7 +2,6 @@
 #include "util/config.h"
 
 #include <ctype.h>
-#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,15 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum ktype { K_SIZE, K_INT, K_STR };
-
-/* The allowed values of a K_STR key that takes one of a few words, or NULL. */
-static const char *key_choices(const char *name)
-{
-    if (strcmp(name, "secret_action_high") == 0) return "redact|exclude";
-    if (strncmp(name, "secret_action_", 14) == 0) return "redact|exclude|keep";
-    return NULL;
-}
+enum ktype { K_SIZE, K_INT, K_STR, K_ENUM };
 
 static const struct key {
     const char *name;
@@ -43,10 +34,30 @@ static const struct key {
     {"max_chunk_bytes", K_SIZE, offsetof(struct mg_config, max_chunk_bytes), 256, 1 << 24},
     {"max_context_bytes", K_SIZE, offsetof(struct mg_config, max_context_bytes), 1024, 1 << 26},
     {"cross_repo", K_INT, offsetof(struct mg_config, cross_repo), 0, 1},
-    {"secret_action_high", K_STR, offsetof(struct mg_config, secret_action_high), 1, 15},
-    {"secret_action_medium", K_STR, offsetof(struct mg_config, secret_action_medium), 1, 15},
-    {"secret_action_low", K_STR, offsetof(struct mg_config, secret_action_low), 1, 15},
+    {"secret_action_high", K_ENUM, offsetof(struct mg_config, secret_action_high), 1, 15},
+    {"secret_action_medium", K_ENUM, offsetof(struct mg_config, secret_action_medium), 1, 15},
+    {"secret_action_low", K_ENUM, offsetof(struct mg_config, secret_action_low), 1, 15},
+    {"token_rate_limit", K_INT, offsetof(struct mg_config, token_rate_limit), 0, 1000000},
+    {"require_tokens", K_ENUM, offsetof(struct mg_config, require_tokens), 1,
+     sizeof(((struct mg_config *)0)->require_tokens) - 1},
+    {"audit_max_bytes", K_SIZE, offsetof(struct mg_config, audit_max_bytes), 4096, 1LL << 40},
+    {"audit_keep", K_INT, offsetof(struct mg_config, audit_keep), 1, 1000},
+    {"audit_fsync", K_ENUM, offsetof(struct mg_config, audit_fsync), 1,
+     sizeof(((struct mg_config *)0)->audit_fsync) - 1},
 };
+
+/* The values a K_ENUM key takes (each shorter than its field). */
+static const char *const *enum_choices(const char *key)
+{
+    static const char *const require_tokens[] = {"auto", "always", "never", NULL};
+    static const char *const audit_fsync[] = {"event", "off", NULL};
+    static const char *const action_high[] = {"redact", "exclude", NULL};
+    static const char *const action[] = {"redact", "exclude", "keep", NULL};
+    if (strcmp(key, "require_tokens") == 0) return require_tokens;
+    if (strcmp(key, "secret_action_high") == 0) return action_high;
+    if (strncmp(key, "secret_action_", 14) == 0) return action;
+    return audit_fsync;
+}
 
 int mg_parse_size(const char *s, size_t *out)
 {
@@ -99,6 +110,11 @@ void mg_config_defaults(struct mg_config *c)
     snprintf(c->secret_action_high, sizeof(c->secret_action_high), "redact");
     snprintf(c->secret_action_medium, sizeof(c->secret_action_medium), "redact");
     snprintf(c->secret_action_low, sizeof(c->secret_action_low), "keep");
+    c->token_rate_limit = 600;
+    snprintf(c->require_tokens, sizeof(c->require_tokens), "auto");
+    c->audit_max_bytes = 64 << 20;
+    c->audit_keep = 8;
+    snprintf(c->audit_fsync, sizeof(c->audit_fsync), "event");
     const char *h = getenv("MEMGATE_HOME"), *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
     if (h && *h) snprintf(c->home, sizeof(c->home), "%s", h);
     else if (x && *x) snprintf(c->home, sizeof(c->home), "%s/memgate", x);
@@ -111,23 +127,23 @@ int mg_config_set(struct mg_config *c, const char *key, const char *value, const
         const struct key *k = &keys[i];
         if (strcmp(k->name, key) != 0) continue;
         long long v;
+        if (k->type == K_ENUM) {
+            char list[128] = "";
+            const char *const *choices = enum_choices(k->name);
+            for (size_t j = 0; choices[j]; j++) {
+                if (strcmp(choices[j], value) == 0) {
+                    memcpy((char *)c + k->off, value, strlen(value) + 1);
+                    return 0;
+                }
+                snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", j ? ", " : "", choices[j]);
+            }
+            return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for %s is not one of: %s", origin, value, key, list);
+        }
         if (k->type == K_STR) {
             size_t n = strlen(value);
             if ((long long)n < k->min || (long long)n > k->max)
                 return mg_err_set(err, MG_E_CONFIG, "%s: %s must be %lld to %lld characters long", origin, key,
                                   k->min, k->max);
-            const char *choices = key_choices(key);
-            if (choices) {
-                bool ok = false;
-                for (const char *p = choices; *p;) {
-                    size_t l = strcspn(p, "|");
-                    ok |= l == n && memcmp(p, value, n) == 0;
-                    p += l + (p[l] == '|');
-                }
-                if (!ok)
-                    return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for %s is not one of %s", origin, value, key,
-                                      choices);
-            }
             memcpy((char *)c + k->off, value, n + 1);
             return 0;
         }

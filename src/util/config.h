@@ -40,6 +40,12 @@ struct mg_config {
     char secret_action_high[16];   /* redact | exclude (default redact) */
     char secret_action_medium[16]; /* redact | exclude | keep (default redact) */
     char secret_action_low[16];    /* redact | exclude | keep (default keep) */
+    /* security (src/security/, docs/security.md) */
+    int token_rate_limit;    /* requests/min per token unless the token sets its own (default 600; 0 unlimited) */
+    char require_tokens[8];  /* "auto" (default), "always" or "never" (loopback only) */
+    size_t audit_max_bytes;  /* audit.log is rotated when it would grow past this (default 64 MiB) */
+    int audit_keep;          /* rotated audit files kept: audit.log.1 .. .N (default 8) */
+    char audit_fsync[8];     /* "event" (default: fdatasync after each event) or "off" */
 };
 
 /* Fill c: defaults, the config file, the environment. */

@@ -66,6 +66,13 @@
 #define MG_E_CROSS_REPO     "cross_repo_denied" /* a request spans several repos while cross_repo is off (403) */
 #define MG_E_RATE_LIMITED   "rate_limited"    /* the token's request rate is over its limit (429) */
 #define MG_E_TOKEN_IN_QUERY "token_in_query"  /* a token in the URL query string: never accepted (400) */
+/* tokens and audit log (src/security/) */
+#define MG_E_TOKEN_INVALID  "token_invalid"   /* malformed, unknown or wrong bearer token */
+#define MG_E_TOKEN_REVOKED  "token_revoked"   /* the token was revoked */
+#define MG_E_TOKEN_EXPIRED  "token_expired"   /* the token is past its expiry */
+#define MG_E_TOKEN_NOT_FOUND "token_not_found" /* token revoke: no token has that id */
+#define MG_E_RATE_LIMITED   "rate_limited"    /* the token's requests/min are used up */
+#define MG_E_AUDIT_INVALID  "audit_invalid"   /* audit --verify: a line is edited, removed, reordered or torn */
 #define MG_E_INTERNAL       "internal"
 
 struct mg_err {

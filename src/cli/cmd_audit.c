@@ -1,0 +1,260 @@
+/* cmd_audit.c — `memgate audit`: show, follow and verify the audit log. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "security/audit.h"
+#include "security/common.h"
+
+static const char *HELP =
+    "usage: memgate audit [--tenant T] [--op OP] [--since TIME] [--limit N] [--json] [--follow]\n"
+    "       memgate audit --verify [--json]\n"
+    "\n"
+    "Show the audit log (<data dir>/audit/audit.log and its rotated files):\n"
+    "time (UTC), tenant, op, repo, session, results, query and flags of each\n"
+    "event, oldest first. --verify checks the hash chain instead.\n"
+    "\n"
+    "options:\n"
+    "  --tenant T     only this tenant's events\n"
+    "  --op OP        only this op (search, read_file, auth_fail, token_create, ...)\n"
+    "  --since TIME   only events at or after TIME: a duration back from now (90m,\n"
+    "                 12h, 7d), a date (2025-01-31, UTC) or 2025-01-31T12:00:00Z\n"
+    "  --limit N      the newest N matching events (default 100; 0 = all)\n"
+    "  --json         print the events' JSON lines as they are in the file\n"
+    "  -f, --follow   after the newest events, keep printing new ones as they are\n"
+    "                 written (across rotations) until interrupted\n"
+    "  --verify       check every line: it parses, seq is contiguous, each prev is\n"
+    "                 the hash of the event before it, each hash recomputes. Exit 0\n"
+    "                 with a summary when intact; else exit 1 naming the file, the\n"
+    "                 first bad line and what is wrong (edited, removed, reordered,\n"
+    "                 replaced, torn). With --json: {\"ok\",\"events\",\"files\",\n"
+    "                 \"first_seq\",\"last_seq\",\"first_time\",\"last_time\",\"complete\",\n"
+    "                 \"torn_recovered\",\"error\":{\"file\",\"line\",\"problem\",\"message\"}}\n"
+    "  -h, --help     this help\n";
+
+static void print_row(const char *line, bool json)
+{
+    if (json) {
+        puts(line);
+        return;
+    }
+    json_t *o = json_loads(line, 0, NULL);
+    if (!o) return;
+    char t[32] = "", flags[256] = "", q[64] = "";
+    const char *time = json_string_value(json_object_get(o, "time"));
+    if (time) {
+        snprintf(t, sizeof(t), "%.19s", time);
+        if (t[10] == 'T') t[10] = ' ';
+    }
+    json_t *fl = json_object_get(o, "flags");
+    size_t k = 0;
+    for (size_t i = 0; i < json_array_size(fl) && k < sizeof(flags); i++)
+        k += (size_t)snprintf(flags + k, sizeof(flags) - k, "%s%s", i ? "," : "",
+                              json_string_value(json_array_get(fl, i)));
+    const char *query = json_string_value(json_object_get(o, "query"));
+    if (query) {
+        size_t n = strlen(query);
+        snprintf(q, sizeof(q), "%.*s%s", n > 40 ? 40 : (int)n, query, n > 40 ? "..." : "");
+        for (char *p = q; *p; p++)
+            if ((unsigned char)*p < 0x20) *p = ' ';
+    }
+    const char *tenant = json_string_value(json_object_get(o, "tenant"));
+    const char *op = json_string_value(json_object_get(o, "op"));
+    const char *repo = json_string_value(json_object_get(o, "repo"));
+    const char *session = json_string_value(json_object_get(o, "session"));
+    const char *code = json_string_value(json_object_get(o, "code"));
+    printf("%-19s  %-12s  %-14s  %-20s  %-8.8s  %7lld  %-40s  %s%s%s\n", t, tenant ? tenant : "-", op ? op : "-",
+           repo ? repo : "-", session ? session : "-", (long long)json_integer_value(json_object_get(o, "results")),
+           q, flags, code && *flags ? " " : "", code ? code : "");
+    json_decref(o);
+}
+
+static void header(void)
+{
+    printf("%-19s  %-12s  %-14s  %-20s  %-8s  %7s  %-40s  %s\n", "TIME (UTC)", "TENANT", "OP", "REPO", "SESSION",
+           "RESULTS", "QUERY", "FLAGS");
+}
+
+static long long line_seq(const char *line)
+{
+    long long seq = 0;
+    if (sscanf(line, "{\"seq\":%lld,", &seq) != 1) return 0;
+    return seq;
+}
+
+/* Print new matching lines of audit.log as they come: lines with a seq above
+ * `after` (what was printed already). Re-opens the file after a rotation. */
+static int follow(const struct mg_config *cfg, const struct mg_audit_filter *f, bool json, long long after)
+{
+    char path[PATH_MAX + 32];
+    mg_audit_path(cfg, 0, path, sizeof(path));
+    int fd = -1;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    const struct timespec nap = {0, 200 * 1000000};
+    for (;;) {
+        if (fd < 0) {
+            fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0) {
+                nanosleep(&nap, NULL);
+                continue;
+            }
+            len = 0;
+        }
+        if (cap - len < 65536) {
+            char *nb = realloc(buf, cap = cap ? cap * 2 : 131072);
+            if (!nb) {
+                fprintf(stderr, "error[%s]: out of memory following the audit log\n", MG_E_NO_MEMORY);
+                free(buf);
+                close(fd);
+                return 1;
+            }
+            buf = nb;
+        }
+        ssize_t r = read(fd, buf + len, cap - len);
+        if (r < 0 && errno == EINTR) continue;
+        if (r > 0) {
+            len += (size_t)r;
+            size_t start = 0;
+            for (size_t i = 0; i < len; i++) {
+                if (buf[i] != '\n') continue;
+                buf[i] = 0;
+                const char *line = buf + start;
+                long long seq = line_seq(line);
+                if (seq > after) {
+                    json_t *o = json_loads(line, 0, NULL);
+                    if (o && mg_audit_match(f, o)) print_row(line, json);
+                    if (o) json_decref(o);
+                    after = seq;
+                }
+                start = i + 1;
+            }
+            memmove(buf, buf + start, len - start);
+            len -= start;
+            fflush(stdout);
+            continue;
+        }
+        /* at the end: rotated away? then the new file, from its start */
+        struct stat a, b;
+        if (stat(path, &a) == 0 && fstat(fd, &b) == 0 && (a.st_ino != b.st_ino || a.st_dev != b.st_dev)) {
+            close(fd);
+            fd = -1;
+            continue;
+        }
+        nanosleep(&nap, NULL);
+    }
+}
+
+static int verify(const struct mg_config *cfg, bool json)
+{
+    struct mg_audit_report r;
+    struct mg_err err = {0};
+    int rc = mg_audit_verify(cfg, &r, &err);
+    if (rc != 0 && !r.problem) return mg_cli_fail(&err); /* could not read */
+    if (json) {
+        json_t *o = json_pack("{s:b, s:I, s:i, s:I, s:I, s:s, s:s, s:b, s:i}", "ok", r.ok, "events", (json_int_t)r.events,
+                              "files", r.files, "first_seq", (json_int_t)r.first_seq, "last_seq",
+                              (json_int_t)r.last_seq, "first_time", r.first_time, "last_time", r.last_time, "complete",
+                              r.complete, "torn_recovered", r.torn_recovered);
+        if (!r.ok)
+            json_object_set_new(o, "error", json_pack("{s:s, s:I, s:s, s:s}", "file", r.file, "line",
+                                                      (json_int_t)r.line, "problem", r.problem, "message", r.what));
+        char *s = json_dumps(o, JSON_COMPACT);
+        puts(s);
+        free(s);
+        json_decref(o);
+    }
+    if (!r.ok) return mg_cli_fail(&err);
+    if (!json) {
+        if (r.events == 0) {
+            printf("audit log intact: no events yet\n");
+        } else {
+            printf("audit log intact: %lld events (seq %lld-%lld) in %d file%s, %s to %s\n", r.events, r.first_seq,
+                   r.last_seq, r.files, r.files == 1 ? "" : "s", r.first_time, r.last_time);
+            if (!r.complete)
+                printf("older files were rotated away: the retained chain starts at seq %lld, whose prev is %.16s...\n",
+                       r.first_seq, r.first_prev);
+            if (r.torn_recovered)
+                printf("%d torn line(s) from interrupted writes were closed and recorded (warnings above)\n",
+                       r.torn_recovered);
+        }
+    }
+    return 0;
+}
+
+int mg_cmd_audit(int argc, char **argv)
+{
+    static const struct option opts[] = {{"tenant", required_argument, NULL, 't'},
+                                         {"op", required_argument, NULL, 'o'},
+                                         {"since", required_argument, NULL, 's'},
+                                         {"limit", required_argument, NULL, 'l'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"follow", no_argument, NULL, 'f'},
+                                         {"verify", no_argument, NULL, 'v'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    bool json = false, fol = false, ver = false;
+    struct mg_audit_filter f = {.limit = 100};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "hjf", opts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            if (!mg_tenant_ok(optarg)) return mg_cli_usage("audit", "--tenant '%s' is not a tenant name", optarg);
+            f.tenant = optarg;
+            break;
+        case 'o': f.op = optarg; break;
+        case 's':
+            if (mg_parse_time(optarg, mg_wall_ms(), &f.since_ms) != 0)
+                return mg_cli_usage("audit", "--since takes 90m, 12h, 7d, 2025-01-31 or 2025-01-31T12:00:00Z, not "
+                                    "'%s'", optarg);
+            break;
+        case 'l': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || v < 0) return mg_cli_usage("audit", "--limit takes a count, not '%s'", optarg);
+            f.limit = (size_t)v;
+            break;
+        }
+        case 'j': json = true; break;
+        case 'f': fol = true; break;
+        case 'v': ver = true; break;
+        case 'h': fputs(HELP, stdout); return 0;
+        default:
+            if (optopt) return mg_cli_usage("audit", "option '%s' needs a value", argv[optind - 1]);
+            return mg_cli_usage("audit", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return mg_cli_usage("audit", "unexpected argument '%s'", argv[optind]);
+    if (ver && (fol || f.tenant || f.op || f.since_ms))
+        return mg_cli_usage("audit", "--verify checks the whole log; it takes no filters nor --follow");
+    struct mg_config cfg;
+    int rc = mg_cli_config(&cfg);
+    if (rc) return rc;
+    if (ver) return verify(&cfg, json);
+    struct mg_err err = {0};
+    char **lines;
+    size_t n;
+    if (mg_audit_query_lines(&cfg, &f, &lines, &n, &err) != 0) return mg_cli_fail(&err);
+    if (!json && (n || fol)) header();
+    long long last = 0;
+    for (size_t i = 0; i < n; i++) {
+        print_row(lines[i], json);
+        long long s = line_seq(lines[i]);
+        if (s > last) last = s;
+    }
+    mg_audit_lines_free(lines, n);
+    if (!fol && n == 0 && !json) fprintf(stderr, "no audit events match\n");
+    fflush(stdout);
+    if (fol) return follow(&cfg, &f, json, last);
+    return 0;
+}

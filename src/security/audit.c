@@ -1,0 +1,933 @@
+/* audit.c — see audit.h. */
+#include "security/audit.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "security/common.h"
+#include "util/utf8.h"
+
+#define HASH_MEMBER ",\"hash\":\""
+#define HASH_MEMBER_LEN 9
+#define SUFFIX_LEN (HASH_MEMBER_LEN + 64 + 2) /* ,"hash":"<64 hex>"} */
+#define TAIL_WINDOW (64 * 1024)
+
+struct mg_audit {
+    pthread_mutex_t mu;
+    char dir[PATH_MAX], path[PATH_MAX + 16];
+    int lockfd;
+    int fd;      /* audit.log, O_APPEND; -1 until opened */
+    dev_t dev;   /* audit.log as of this handle's last write */
+    ino_t ino;
+    off_t size;
+    bool known;  /* seq and hash below are the log's tail */
+    long long seq;
+    char hash[65];
+    size_t max_bytes;
+    int keep;
+    bool sync;
+};
+
+void mg_audit_path(const struct mg_config *c, int n, char *out, size_t cap)
+{
+    if (n == 0) snprintf(out, cap, "%s/audit/audit.log", c->home);
+    else snprintf(out, cap, "%s/audit/audit.log.%d", c->home, n);
+}
+
+/* ---- one line ------------------------------------------------------------------------ */
+
+static bool is_hex64(const char *s)
+{
+    for (int i = 0; i < 64; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return false;
+    return s[64] == 0;
+}
+
+static void chain_hash(const char *prev_hex, const char *bytes, size_t n, char out[65])
+{
+    unsigned char prev[32], h[32];
+    size_t bin = 0;
+    if (sodium_hex2bin(prev, sizeof(prev), prev_hex, 64, NULL, &bin, NULL) != 0 || bin != 32)
+        memset(prev, 0, sizeof(prev));
+    crypto_generichash_state s;
+    crypto_generichash_init(&s, NULL, 0, sizeof(h));
+    crypto_generichash_update(&s, prev, sizeof(prev));
+    crypto_generichash_update(&s, (const unsigned char *)bytes, n);
+    crypto_generichash_final(&s, h, sizeof(h));
+    sodium_bin2hex(out, 65, h, sizeof(h));
+}
+
+void mg_audit_line_release(struct mg_audit_line *l)
+{
+    if (l->obj) json_decref(l->obj);
+    memset(l, 0, sizeof(*l));
+}
+
+static bool str_or_null(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return v && (json_is_string(v) || json_is_null(v));
+}
+
+enum mg_audit_bad mg_audit_parse_line(const char *line, size_t len, struct mg_audit_line *out, char *why,
+                                      size_t whycap)
+{
+    memset(out, 0, sizeof(*out));
+    json_error_t je;
+    json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+    if (!o || !json_is_object(o)) {
+        if (o) json_decref(o);
+        snprintf(why, whycap, "not a JSON object (%s)", o ? "another JSON value" : je.text);
+        return MG_AUDIT_NOT_JSON;
+    }
+    json_t *seq = json_object_get(o, "seq"), *time = json_object_get(o, "time"), *op = json_object_get(o, "op"),
+           *prev = json_object_get(o, "prev"), *hash = json_object_get(o, "hash"),
+           *flags = json_object_get(o, "flags");
+    const char *bad = NULL;
+    if (!json_is_integer(seq) || json_integer_value(seq) < 1) bad = "seq";
+    else if (!json_is_string(time) || mg_parse_time(json_string_value(time), 0, &out->time_ms) != 0) bad = "time";
+    else if (!json_is_string(op) || json_string_length(op) == 0) bad = "op";
+    else if (!json_is_string(prev) || !is_hex64(json_string_value(prev))) bad = "prev";
+    else if (!json_is_string(hash) || !is_hex64(json_string_value(hash))) bad = "hash";
+    else if (!json_is_integer(json_object_get(o, "results"))) bad = "results";
+    else if (!json_is_integer(json_object_get(o, "redactions"))) bad = "redactions";
+    else if (!json_is_array(flags)) bad = "flags";
+    else if (!str_or_null(o, "tenant")) bad = "tenant";
+    else if (!str_or_null(o, "instance")) bad = "instance";
+    else if (!str_or_null(o, "session")) bad = "session";
+    else if (!str_or_null(o, "repo")) bad = "repo";
+    else if (!str_or_null(o, "query")) bad = "query";
+    for (size_t i = 0; !bad && json_is_array(flags) && i < json_array_size(flags); i++)
+        if (!json_is_string(json_array_get(flags, i))) bad = "flags";
+    if (bad) {
+        json_decref(o);
+        snprintf(why, whycap, "the field \"%s\" is missing or has the wrong type", bad);
+        return MG_AUDIT_BAD_FIELDS;
+    }
+    /* the hash member must be the last bytes of the line, as written */
+    if (len < SUFFIX_LEN + 2 || memcmp(line + len - SUFFIX_LEN, HASH_MEMBER, HASH_MEMBER_LEN) != 0 ||
+        memcmp(line + len - 2 - 64, json_string_value(hash), 64) != 0 || memcmp(line + len - 2, "\"}", 2) != 0) {
+        json_decref(o);
+        snprintf(why, whycap, "the line does not end with its \"hash\" member");
+        return MG_AUDIT_BAD_FIELDS;
+    }
+    char h[65];
+    chain_hash(json_string_value(prev), line, len - SUFFIX_LEN, h);
+    if (strcmp(h, json_string_value(hash)) != 0) {
+        json_decref(o);
+        snprintf(why, whycap, "the hash does not match the line's content");
+        return MG_AUDIT_BAD_HASH;
+    }
+    out->obj = o;
+    out->seq = (long long)json_integer_value(seq);
+    out->op = json_string_value(op);
+    memcpy(out->prev, json_string_value(prev), 65);
+    memcpy(out->hash, json_string_value(hash), 65);
+    return MG_AUDIT_OK;
+}
+
+/* ---- writing ------------------------------------------------------------------------- */
+
+static bool op_ok(const char *op)
+{
+    size_t n = op ? strlen(op) : 0;
+    if (n < 1 || n > MG_AUDIT_OP_MAX) return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = op[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-')) return false;
+    }
+    return true;
+}
+
+/* A JSON string of at most max bytes of s (cut on a character boundary,
+ * invalid UTF-8 replaced), or null. */
+static json_t *jstr(const char *s, size_t max)
+{
+    if (!s) return json_null();
+    size_t n = strlen(s);
+    char *fixed = NULL;
+    size_t flen = n;
+    if (mg_utf8_valid_prefix(s, n) != n) {
+        if (mg_utf8_repair(s, n, &fixed, &flen) == (size_t)-1) return NULL;
+        s = fixed;
+    }
+    json_t *j = json_stringn(s, mg_utf8_cut(s, flen, max));
+    free(fixed);
+    return j;
+}
+
+/* The line for ev without its hash member: `{"seq":..,...,"prev":".."`
+ * (malloc'd, *len set), or NULL when out of memory. */
+static char *event_body(const struct mg_audit_event *ev, long long seq, const char *prev, size_t *len)
+{
+    char when[32];
+    mg_rfc3339_ms(mg_wall_ms(), when);
+    json_t *o = json_object(), *flags = json_array();
+    if (!o || !flags) goto oom;
+    json_object_set_new(o, "seq", json_integer(seq));
+    json_object_set_new(o, "time", json_string(when));
+    json_object_set_new(o, "tenant", jstr(ev->tenant, MG_AUDIT_FIELD_MAX));
+    json_object_set_new(o, "instance", jstr(ev->instance, MG_AUDIT_FIELD_MAX));
+    json_object_set_new(o, "session", jstr(ev->session, MG_AUDIT_FIELD_MAX));
+    json_object_set_new(o, "repo", jstr(ev->repo, MG_AUDIT_FIELD_MAX));
+    json_object_set_new(o, "op", json_string(ev->op));
+    json_object_set_new(o, "query", jstr(ev->query, MG_AUDIT_QUERY_MAX));
+    json_object_set_new(o, "results", json_integer(ev->results));
+    json_object_set_new(o, "redactions", json_integer(ev->redactions));
+    for (size_t i = 0; i < ev->nflags && i < MG_AUDIT_FLAGS_MAX; i++)
+        if (ev->flags[i]) json_array_append_new(flags, jstr(ev->flags[i], 64));
+    json_object_set_new(o, "flags", flags);
+    flags = NULL;
+    if (ev->code) json_object_set_new(o, "code", jstr(ev->code, MG_AUDIT_FIELD_MAX));
+    if (ev->status) json_object_set_new(o, "status", jstr(ev->status, MG_AUDIT_FIELD_MAX));
+    json_object_set_new(o, "prev", json_string(prev));
+    if (json_object_size(o) != 12u + (ev->code != NULL) + (ev->status != NULL)) goto oom; /* a set failed */
+    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (!s) return NULL;
+    *len = strlen(s) - 1; /* drop the closing brace */
+    s[*len] = 0;
+    return s;
+oom:
+    if (o) json_decref(o);
+    if (flags) json_decref(flags);
+    return NULL;
+}
+
+static int lock_fd(int fd, int how)
+{
+    while (flock(fd, how) != 0)
+        if (errno != EINTR) return -1;
+    return 0;
+}
+
+/* Read up to TAIL_WINDOW bytes ending at size; find the last line that
+ * parses. *torn: bytes of an unterminated fragment at the end; *bad: complete
+ * lines after the last good one that do not parse; *needs_nl: the last line
+ * is good but lacks its newline. 1 found (seq, hash), 0 none, -1 error. */
+static int read_tail(int fd, off_t size, long long *seq, char hash[65], size_t *torn, int *bad, bool *needs_nl)
+{
+    *torn = 0;
+    *bad = 0;
+    *needs_nl = false;
+    if (size <= 0) return 0;
+    size_t want = size > TAIL_WINDOW ? TAIL_WINDOW : (size_t)size;
+    char *buf = malloc(want + 1);
+    if (!buf) return -1;
+    size_t got = 0;
+    while (got < want) {
+        ssize_t r = pread(fd, buf + got, want - got, size - (off_t)want + (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    if (got != want) {
+        free(buf);
+        return -1;
+    }
+    size_t end = want;
+    int found = 0;
+    bool last = true;
+    while (end > 0 && !found) {
+        size_t stop = end; /* the line is buf[start..stop) */
+        bool terminated = buf[end - 1] == '\n';
+        if (terminated) stop = end - 1;
+        size_t start = stop;
+        while (start > 0 && buf[start - 1] != '\n') start--;
+        if (start == 0 && want < (size_t)size) break; /* the window cut this line */
+        struct mg_audit_line l;
+        char why[128];
+        if (mg_audit_parse_line(buf + start, stop - start, &l, why, sizeof(why)) == MG_AUDIT_OK) {
+            *seq = l.seq;
+            memcpy(hash, l.hash, 65);
+            mg_audit_line_release(&l);
+            if (last && !terminated) *needs_nl = true;
+            found = 1;
+        } else if (last && !terminated) {
+            *torn = stop - start;
+        } else if (stop > start || terminated) {
+            (*bad)++;
+        }
+        last = false;
+        end = start;
+    }
+    free(buf);
+    return found;
+}
+
+static int io_err(struct mg_err *err, const char *what, const char *path)
+{
+    int e = errno;
+    if (e == ENOSPC) return mg_err_set(err, MG_E_IO, "the disk is full %s '%s'; free space", what, path);
+    return mg_err_set(err, e == EACCES ? MG_E_PERMISSION : MG_E_IO, "cannot %s '%s': %s", what, path, strerror(e));
+}
+
+static int open_log(struct mg_audit *a, struct mg_err *err)
+{
+    if (a->fd >= 0) close(a->fd);
+    a->fd = open(a->path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (a->fd < 0) return io_err(err, "open the audit log", a->path);
+    return 0;
+}
+
+static void sync_dir(const char *dir)
+{
+    int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d >= 0) {
+        fsync(d);
+        close(d);
+    }
+}
+
+static int write_all_once(struct mg_audit *a, const char *s, size_t n, struct mg_err *err)
+{
+    struct stat st;
+    if (fstat(a->fd, &st) != 0) return io_err(err, "stat", a->path);
+    ssize_t w;
+    do w = write(a->fd, s, n);
+    while (w < 0 && errno == EINTR);
+    if (w != (ssize_t)n) {
+        int e = w < 0 ? errno : ENOSPC;
+        if (w > 0) (void)!ftruncate(a->fd, st.st_size); /* leave no torn line behind, if we can */
+        errno = e;
+        return io_err(err, "append to", a->path);
+    }
+    if (a->sync && fdatasync(a->fd) != 0) return io_err(err, "sync", a->path);
+    a->size = st.st_size + (off_t)n;
+    a->dev = st.st_dev;
+    a->ino = st.st_ino;
+    return 0;
+}
+
+/* Append one event line (the lock is held, the tail known). */
+static int append(struct mg_audit *a, const struct mg_audit_event *ev, struct mg_err *err);
+
+/* Bring the tail state up to date with the file (the lock is held): reopen
+ * after a rotation by someone else, re-read the last line after someone
+ * else's append, repair a torn tail. */
+static int resync(struct mg_audit *a, struct mg_err *err)
+{
+    struct stat st;
+    bool exists = stat(a->path, &st) == 0;
+    if (a->fd >= 0 && a->known && exists && st.st_dev == a->dev && st.st_ino == a->ino && st.st_size == a->size)
+        return 0;
+    if (a->fd < 0 || !exists || st.st_dev != a->dev || st.st_ino != a->ino)
+        if (open_log(a, err) != 0) return -1;
+    if (fstat(a->fd, &st) != 0) return io_err(err, "stat", a->path);
+    size_t torn;
+    int bad;
+    bool needs_nl;
+    int found = read_tail(a->fd, st.st_size, &a->seq, a->hash, &torn, &bad, &needs_nl);
+    if (found < 0) return io_err(err, "read the end of", a->path);
+    if (!found) {
+        /* nothing (valid) here: chain from the newest rotated file, if any */
+        char p1[PATH_MAX + 16];
+        snprintf(p1, sizeof(p1), "%s.1", a->path);
+        int fd1 = open(p1, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        struct stat st1;
+        size_t t1;
+        int b1;
+        bool n1;
+        if (fd1 >= 0 && fstat(fd1, &st1) == 0 && read_tail(fd1, st1.st_size, &a->seq, a->hash, &t1, &b1, &n1) == 1)
+            found = 1;
+        if (fd1 >= 0) close(fd1);
+        if (!found) {
+            a->seq = 0;
+            memcpy(a->hash, MG_AUDIT_GENESIS, 65);
+        }
+    }
+    a->dev = st.st_dev;
+    a->ino = st.st_ino;
+    a->size = st.st_size;
+    a->known = true;
+    if (needs_nl || torn) {
+        if (write_all_once(a, "\n", 1, err) != 0) return -1;
+    }
+    if (torn || bad) {
+        char status[160];
+        if (torn) snprintf(status, sizeof(status), "closed a torn line of %zu bytes (a write cut off by a crash)", torn);
+        else snprintf(status, sizeof(status), "%d line(s) after seq %lld do not verify; chained on from seq %lld", bad,
+                      a->seq, a->seq);
+        const char *flag = torn ? "torn_line" : "bad_tail";
+        struct mg_audit_event rec = {.op = "audit_recovered", .flags = &flag, .nflags = 1, .status = status};
+        if (append(a, &rec, err) != 0) return -1;
+    }
+    return 0;
+}
+
+static int rotated_files(const char *dir, int **out, size_t *n);
+
+static int rotate(struct mg_audit *a, struct mg_err *err)
+{
+    char from[PATH_MAX + 32], to[PATH_MAX + 32];
+    /* drop the oldest, and any beyond audit_keep (it may have been lowered) */
+    int *rot;
+    size_t nrot;
+    if (rotated_files(a->dir, &rot, &nrot) != 0) return io_err(err, "list", a->dir);
+    for (size_t i = 0; i < nrot && rot[i] >= a->keep; i++) {
+        snprintf(to, sizeof(to), "%s.%d", a->path, rot[i]);
+        if (unlink(to) != 0 && errno != ENOENT) {
+            free(rot);
+            return io_err(err, "remove", to);
+        }
+    }
+    free(rot);
+    for (int i = a->keep - 1; i >= 1; i--) {
+        snprintf(from, sizeof(from), "%s.%d", a->path, i);
+        snprintf(to, sizeof(to), "%s.%d", a->path, i + 1);
+        if (rename(from, to) != 0 && errno != ENOENT) return io_err(err, "rotate", from);
+    }
+    snprintf(to, sizeof(to), "%s.1", a->path);
+    if (rename(a->path, to) != 0) return io_err(err, "rotate", a->path);
+    sync_dir(a->dir);
+    if (open_log(a, err) != 0) return -1;
+    struct stat st;
+    if (fstat(a->fd, &st) != 0) return io_err(err, "stat", a->path);
+    a->dev = st.st_dev;
+    a->ino = st.st_ino;
+    a->size = st.st_size;
+    return 0;
+}
+
+static int append(struct mg_audit *a, const struct mg_audit_event *ev, struct mg_err *err)
+{
+    size_t blen;
+    char *body = event_body(ev, a->seq + 1, a->hash, &blen);
+    if (!body) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory writing an audit event");
+    char h[65];
+    chain_hash(a->hash, body, blen, h);
+    size_t n = blen + SUFFIX_LEN + 1;
+    char *line = malloc(n + 1);
+    if (!line) {
+        free(body);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory writing an audit event");
+    }
+    memcpy(line, body, blen);
+    snprintf(line + blen, n + 1 - blen, HASH_MEMBER "%s\"}\n", h);
+    free(body);
+    int rc = 0;
+    if (a->size > 0 && (size_t)a->size + n > a->max_bytes) rc = rotate(a, err);
+    if (rc == 0) rc = write_all_once(a, line, n, err);
+    free(line);
+    if (rc == 0) {
+        a->seq++;
+        memcpy(a->hash, h, 65);
+    }
+    return rc;
+}
+
+int mg_audit_emit(struct mg_audit *a, const struct mg_audit_event *ev, struct mg_err *err)
+{
+    if (!op_ok(ev->op))
+        return mg_err_set(err, MG_E_BAD_ARG, "audit op '%.80s' is not valid: use 1-%d characters of a-z, 0-9, "
+                          "'_', '.', '-'", ev->op ? ev->op : "", MG_AUDIT_OP_MAX);
+    pthread_mutex_lock(&a->mu);
+    int rc = -1;
+    if (lock_fd(a->lockfd, LOCK_EX) != 0) {
+        io_err(err, "lock", a->dir);
+    } else {
+        rc = resync(a, err);
+        if (rc == 0) rc = append(a, ev, err);
+        if (rc != 0) a->known = false; /* re-read the file next time */
+        lock_fd(a->lockfd, LOCK_UN);
+    }
+    pthread_mutex_unlock(&a->mu);
+    return rc;
+}
+
+void mg_audit_close(struct mg_audit *a)
+{
+    if (!a) return;
+    if (a->fd >= 0) close(a->fd);
+    if (a->lockfd >= 0) close(a->lockfd);
+    pthread_mutex_destroy(&a->mu);
+    free(a);
+}
+
+static int open_lock(const char *dir, struct mg_err *err)
+{
+    char p[PATH_MAX + 16];
+    snprintf(p, sizeof(p), "%s/audit.lock", dir);
+    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) io_err(err, "open", p);
+    return fd;
+}
+
+int mg_audit_open(const struct mg_config *c, struct mg_audit **out, struct mg_err *err)
+{
+    *out = NULL;
+    mg_sodium_ready();
+    struct mg_audit *a = calloc(1, sizeof(*a));
+    if (!a) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory opening the audit log");
+    pthread_mutex_init(&a->mu, NULL);
+    a->fd = a->lockfd = -1;
+    a->max_bytes = c->audit_max_bytes;
+    a->keep = c->audit_keep > 0 ? c->audit_keep : 1;
+    a->sync = strcmp(c->audit_fsync, "off") != 0;
+    snprintf(a->dir, sizeof(a->dir), "%s/audit", c->home);
+    snprintf(a->path, sizeof(a->path), "%s/audit.log", a->dir);
+    if (mg_mkdirs_0700(a->dir, err) != 0 || (a->lockfd = open_lock(a->dir, err)) < 0) goto fail;
+    if (lock_fd(a->lockfd, LOCK_EX) != 0) {
+        io_err(err, "lock", a->dir);
+        goto fail;
+    }
+    int rc = resync(a, err);
+    lock_fd(a->lockfd, LOCK_UN);
+    if (rc != 0) goto fail;
+    *out = a;
+    return 0;
+fail:
+    mg_audit_close(a);
+    return -1;
+}
+
+/* ---- files --------------------------------------------------------------------------- */
+
+/* The rotated numbers present (audit.log.<n>), sorted descending (oldest first). */
+static int rotated_files(const char *dir, int **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d) return errno == ENOENT ? 0 : -1;
+    size_t cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (strncmp(de->d_name, "audit.log.", 10) != 0) continue;
+        char *end;
+        long v = strtol(de->d_name + 10, &end, 10);
+        if (*end || v < 1 || v > 1000000 || de->d_name[10] == '0') continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            int *nv = realloc(*out, cap * sizeof(int));
+            if (!nv) {
+                closedir(d);
+                return -1;
+            }
+            *out = nv;
+        }
+        (*out)[(*n)++] = (int)v;
+    }
+    closedir(d);
+    for (size_t i = 1; i < *n; i++) /* insertion sort, descending */
+        for (size_t j = i; j > 0 && (*out)[j - 1] < (*out)[j]; j--) {
+            int t = (*out)[j];
+            (*out)[j] = (*out)[j - 1];
+            (*out)[j - 1] = t;
+        }
+    return 0;
+}
+
+static int shared_lock(const struct mg_config *c, struct mg_err *err)
+{
+    char dir[PATH_MAX + 8];
+    snprintf(dir, sizeof(dir), "%s/audit", c->home);
+    struct stat st;
+    if (stat(dir, &st) != 0) return -2; /* no audit log yet */
+    int fd = open_lock(dir, err);
+    if (fd < 0) return -1;
+    if (lock_fd(fd, LOCK_SH) != 0) {
+        io_err(err, "lock", dir);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* ---- query --------------------------------------------------------------------------- */
+
+bool mg_audit_match(const struct mg_audit_filter *f, json_t *ev)
+{
+    if (!f) return true;
+    if (f->tenant) {
+        const char *t = json_string_value(json_object_get(ev, "tenant"));
+        if (!t || strcmp(t, f->tenant) != 0) return false;
+    }
+    if (f->op) {
+        const char *o = json_string_value(json_object_get(ev, "op"));
+        if (!o || strcmp(o, f->op) != 0) return false;
+    }
+    if (f->since_ms) {
+        int64_t ms;
+        const char *t = json_string_value(json_object_get(ev, "time"));
+        if (!t || mg_parse_time(t, 0, &ms) != 0 || ms < f->since_ms) return false;
+    }
+    return true;
+}
+
+/* The newest `limit` (0: all) matching lines of one file, in order. */
+struct hits {
+    char **v;
+    size_t n, cap, start; /* a ring when limit > 0 */
+    size_t limit;
+    bool older_than_since; /* the file has an event before since */
+};
+
+static int hits_push(struct hits *h, char *line)
+{
+    if (h->limit && h->n == h->limit) {
+        free(h->v[h->start]);
+        h->v[h->start] = line;
+        h->start = (h->start + 1) % h->limit;
+        return 0;
+    }
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 64;
+        if (h->limit && cap > h->limit) cap = h->limit;
+        char **v = realloc(h->v, cap * sizeof(char *));
+        if (!v) return -1;
+        h->v = v;
+        h->cap = cap;
+    }
+    h->v[h->n++] = line;
+    return 0;
+}
+
+static char *hits_at(const struct hits *h, size_t i)
+{
+    return h->v[(h->start + i) % (h->limit && h->n == h->limit ? h->limit : h->cap ? h->cap : 1)];
+}
+
+static void hits_free(struct hits *h)
+{
+    for (size_t i = 0; i < h->n; i++) free(h->v[i]);
+    free(h->v);
+}
+
+static int scan_file(const char *path, const struct mg_audit_filter *f, struct hits *h)
+{
+    FILE *fp = fopen(path, "re");
+    if (!fp) return errno == ENOENT ? 0 : -1;
+    char *line = NULL, pat_t[MG_TENANT_MAX + 16] = "", pat_o[MG_AUDIT_OP_MAX + 16] = "";
+    /* tenants and ops need no JSON escaping, so a substring test skips most
+     * lines without parsing them */
+    if (f->tenant && mg_tenant_ok(f->tenant)) snprintf(pat_t, sizeof(pat_t), "\"tenant\":\"%s\"", f->tenant);
+    if (f->op && op_ok(f->op)) snprintf(pat_o, sizeof(pat_o), "\"op\":\"%s\"", f->op);
+    size_t cap = 0;
+    ssize_t len;
+    int rc = 0;
+    while ((len = getline(&line, &cap, fp)) > 0) {
+        if (line[len - 1] != '\n') break; /* a line being written, or torn */
+        line[--len] = 0;
+        if (f->since_ms && !h->older_than_since) {
+            /* "time" is the second member: {"seq":N,"time":"..." */
+            const char *t = strstr(line, "\"time\":\"");
+            int64_t ms;
+            char buf[32];
+            if (t && sscanf(t + 8, "%31[^\"]", buf) == 1 && mg_parse_time(buf, 0, &ms) == 0 && ms < f->since_ms)
+                h->older_than_since = true;
+        }
+        if ((*pat_t && !strstr(line, pat_t)) || (*pat_o && !strstr(line, pat_o))) continue;
+        json_t *o = json_loadb(line, (size_t)len, 0, NULL);
+        bool m = o && json_is_object(o) && mg_audit_match(f, o);
+        if (o) json_decref(o);
+        if (!m) continue;
+        char *copy = strdup(line);
+        if (!copy || hits_push(h, copy) != 0) {
+            free(copy);
+            rc = -1;
+            break;
+        }
+    }
+    free(line);
+    fclose(fp);
+    return rc;
+}
+
+int mg_audit_query_lines(const struct mg_config *c, const struct mg_audit_filter *f, char ***lines, size_t *n,
+                         struct mg_err *err)
+{
+    static const struct mg_audit_filter all = {0};
+    if (!f) f = &all;
+    *lines = NULL;
+    *n = 0;
+    int lk = shared_lock(c, err);
+    if (lk == -2) return 0;
+    if (lk < 0) return -1;
+    char dir[PATH_MAX + 8], path[PATH_MAX + 32];
+    snprintf(dir, sizeof(dir), "%s/audit", c->home);
+    int *rot;
+    size_t nrot;
+    int rc = 0;
+    if (rotated_files(dir, &rot, &nrot) != 0) {
+        close(lk);
+        return io_err(err, "list", dir);
+    }
+    /* newest file first, until limit matches or events before since */
+    struct hits *per = calloc(nrot + 1, sizeof(struct hits));
+    size_t nfiles = 0, total = 0;
+    if (!per) rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading the audit log");
+    for (size_t i = 0; rc == 0 && i <= nrot; i++) {
+        if (i == 0) mg_audit_path(c, 0, path, sizeof(path));
+        else mg_audit_path(c, rot[nrot - i], path, sizeof(path));
+        struct hits *h = &per[nfiles++];
+        h->limit = f->limit ? f->limit - total : 0;
+        if (scan_file(path, f, h) != 0) {
+            rc = io_err(err, "read", path);
+            break;
+        }
+        total += h->n;
+        if ((f->limit && total >= f->limit) || h->older_than_since) break;
+    }
+    char **v = NULL;
+    if (rc == 0 && total && !(v = malloc(total * sizeof(char *))))
+        rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading the audit log");
+    size_t k = 0;
+    for (size_t i = nfiles; rc == 0 && i-- > 0;) {
+        for (size_t j = 0; j < per[i].n; j++) v[k++] = hits_at(&per[i], j);
+        free(per[i].v);
+        per[i].v = NULL;
+        per[i].n = 0;
+    }
+    for (size_t i = 0; i < nfiles; i++) hits_free(&per[i]);
+    free(per);
+    free(rot);
+    close(lk);
+    if (rc != 0) {
+        free(v);
+        return -1;
+    }
+    *lines = v;
+    *n = total;
+    return 0;
+}
+
+void mg_audit_lines_free(char **lines, size_t n)
+{
+    for (size_t i = 0; i < n; i++) free(lines[i]);
+    free(lines);
+}
+
+int mg_audit_query(const struct mg_config *c, const struct mg_audit_filter *f, json_t **out_array,
+                   struct mg_err *err)
+{
+    *out_array = NULL;
+    char **lines;
+    size_t n;
+    if (mg_audit_query_lines(c, f, &lines, &n, err) != 0) return -1;
+    json_t *arr = json_array();
+    int rc = arr ? 0 : mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading the audit log");
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        json_t *o = json_loads(lines[i], 0, NULL);
+        if (o && json_array_append_new(arr, o) != 0) rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    }
+    mg_audit_lines_free(lines, n);
+    if (rc != 0) {
+        json_decref(arr);
+        return -1;
+    }
+    *out_array = arr;
+    return 0;
+}
+
+/* ---- verify -------------------------------------------------------------------------- */
+
+static int fail_at(struct mg_audit_report *r, const char *path, long long line, const char *problem,
+                   struct mg_err *err, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static int fail_at(struct mg_audit_report *r, const char *path, long long line, const char *problem,
+                   struct mg_err *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->what, sizeof(r->what), fmt, ap);
+    va_end(ap);
+    r->ok = false;
+    snprintf(r->file, sizeof(r->file), "%s", path);
+    r->line = line;
+    r->problem = problem;
+    return mg_err_set(err, MG_E_AUDIT_INVALID, "%s line %lld: %s", path, line, r->what);
+}
+
+static bool has_flag(json_t *o, const char *flag)
+{
+    json_t *fl = json_object_get(o, "flags");
+    for (size_t i = 0; i < json_array_size(fl); i++)
+        if (strcmp(json_string_value(json_array_get(fl, i)), flag) == 0) return true;
+    return false;
+}
+
+/* Is seq found further on in fp (from its current position)? Restores nothing:
+ * the caller stops reading after this. */
+static long long find_seq_later(FILE *fp, long long seq, long long lineno)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    long long found = 0;
+    while (!found && (len = getline(&line, &cap, fp)) > 0) {
+        lineno++;
+        json_t *o = json_loadb(line, (size_t)len, 0, NULL);
+        if (o && json_integer_value(json_object_get(o, "seq")) == seq) found = lineno;
+        if (o) json_decref(o);
+    }
+    free(line);
+    return found;
+}
+
+struct vstate {
+    bool started;
+    long long seq;
+    char hash[65];
+    /* a bad line waiting for the next one to tell whether it is a recorded torn line */
+    bool pending;
+    long long pending_line;
+    enum mg_audit_bad pending_kind;
+    char pending_why[160];
+};
+
+static int pending_fail(struct mg_audit_report *r, struct vstate *v, const char *path, struct mg_err *err)
+{
+    const char *problem = v->pending_kind == MG_AUDIT_NOT_JSON ? "invalid" : "edited";
+    return fail_at(r, path, v->pending_line, problem, err, "%s: the line was %s", v->pending_why,
+                   v->pending_kind == MG_AUDIT_NOT_JSON ? "edited or cut" : "edited");
+}
+
+static int verify_file(const char *path, bool last_file, struct vstate *v, struct mg_audit_report *r,
+                       struct mg_err *err)
+{
+    FILE *fp = fopen(path, "re");
+    if (!fp) return io_err(err, "open", path);
+    r->files++;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    long long lineno = 0;
+    int rc = 0;
+    while (rc == 0 && (len = getline(&line, &cap, fp)) > 0) {
+        lineno++;
+        bool nl = line[len - 1] == '\n';
+        if (!nl) {
+            rc = fail_at(r, path, lineno, "torn", err, "the %s line is cut off (%zd bytes, no newline): a write "
+                         "was interrupted, e.g. by a crash; the next append closes it and records the loss",
+                         last_file ? "last" : "file's last", len);
+            break;
+        }
+        struct mg_audit_line l;
+        char why[160];
+        enum mg_audit_bad b = mg_audit_parse_line(line, (size_t)len - 1, &l, why, sizeof(why));
+        if (b != MG_AUDIT_OK) {
+            if (v->pending) {
+                rc = pending_fail(r, v, path, err);
+                break;
+            }
+            v->pending = true;
+            v->pending_line = lineno;
+            v->pending_kind = b;
+            snprintf(v->pending_why, sizeof(v->pending_why), "%s", why);
+            continue;
+        }
+        if (v->pending) {
+            bool recorded = strcmp(l.op, "audit_recovered") == 0 && has_flag(l.obj, "torn_line") &&
+                            v->pending_kind == MG_AUDIT_NOT_JSON && v->started && l.seq == v->seq + 1 &&
+                            strcmp(l.prev, v->hash) == 0;
+            if (!recorded) {
+                mg_audit_line_release(&l);
+                rc = pending_fail(r, v, path, err);
+                break;
+            }
+            r->torn_recovered++;
+            fprintf(stderr, "warning: %s line %lld: a torn line (a write cut off by a crash, never acknowledged); "
+                    "the writer closed it and recorded it at line %lld\n", path, v->pending_line, lineno);
+            v->pending = false;
+        }
+        if (!v->started) {
+            v->started = true;
+            r->complete = strcmp(l.prev, MG_AUDIT_GENESIS) == 0;
+            snprintf(r->first_prev, sizeof(r->first_prev), "%s", l.prev);
+            r->first_seq = l.seq;
+            snprintf(r->first_time, sizeof(r->first_time), "%s",
+                     json_string_value(json_object_get(l.obj, "time")));
+            if (r->complete && l.seq != 1) {
+                rc = fail_at(r, path, lineno, "removed", err, "the first event chains from the genesis but has seq "
+                             "%lld, not 1: events before it were removed", l.seq);
+            }
+        } else if (l.seq != v->seq + 1) {
+            if (l.seq > v->seq + 1) {
+                long long later = find_seq_later(fp, v->seq + 1, lineno);
+                if (later)
+                    rc = fail_at(r, path, lineno, "reordered", err, "seq %lld follows seq %lld, and seq %lld comes "
+                                 "later (line %lld): lines were reordered", l.seq, v->seq, v->seq + 1, later);
+                else
+                    rc = fail_at(r, path, lineno, "removed", err, "seq %lld follows seq %lld: %lld event(s) before "
+                                 "this line were removed", l.seq, v->seq, l.seq - v->seq - 1);
+            } else {
+                rc = fail_at(r, path, lineno, "reordered", err, "seq %lld follows seq %lld: lines were reordered "
+                             "or repeated", l.seq, v->seq);
+            }
+        } else if (strcmp(l.prev, v->hash) != 0) {
+            rc = fail_at(r, path, lineno, "replaced", err, "its prev does not match the hash of seq %lld before "
+                         "it: an event was replaced or the chain was rewritten", v->seq);
+        }
+        if (rc == 0) {
+            v->seq = l.seq;
+            memcpy(v->hash, l.hash, 65);
+            r->events++;
+            r->last_seq = l.seq;
+            snprintf(r->last_time, sizeof(r->last_time), "%s", json_string_value(json_object_get(l.obj, "time")));
+        }
+        mg_audit_line_release(&l);
+    }
+    if (rc == 0 && v->pending) rc = pending_fail(r, v, path, err);
+    free(line);
+    fclose(fp);
+    return rc;
+}
+
+int mg_audit_verify(const struct mg_config *c, struct mg_audit_report *r, struct mg_err *err)
+{
+    memset(r, 0, sizeof(*r));
+    mg_sodium_ready();
+    r->ok = true;
+    int lk = shared_lock(c, err);
+    if (lk == -2) {
+        r->complete = true;
+        return 0;
+    }
+    if (lk < 0) return -1;
+    char dir[PATH_MAX + 8], path[PATH_MAX + 32];
+    snprintf(dir, sizeof(dir), "%s/audit", c->home);
+    int *rot;
+    size_t nrot;
+    if (rotated_files(dir, &rot, &nrot) != 0) {
+        close(lk);
+        return io_err(err, "list", dir);
+    }
+    struct vstate v = {0};
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < nrot; i++) {
+        if (i > 0 && rot[i] != rot[i - 1] - 1) {
+            mg_audit_path(c, rot[i] + 1, path, sizeof(path));
+            rc = fail_at(r, path, 0, "removed", err, "this rotated file is missing between audit.log.%d and "
+                         "audit.log.%d", rot[i - 1], rot[i]);
+            break;
+        }
+        mg_audit_path(c, rot[i], path, sizeof(path));
+        rc = verify_file(path, false, &v, r, err);
+    }
+    if (rc == 0 && nrot > 0 && rot[nrot - 1] != 1) {
+        mg_audit_path(c, 1, path, sizeof(path));
+        rc = fail_at(r, path, 0, "removed", err, "the newest rotated file audit.log.1 is missing");
+    }
+    mg_audit_path(c, 0, path, sizeof(path));
+    if (rc == 0 && access(path, F_OK) == 0) rc = verify_file(path, true, &v, r, err);
+    free(rot);
+    close(lk);
+    if (rc != 0) {
+        r->ok = false;
+        return -1;
+    }
+    if (!v.started) r->complete = true;
+    return 0;
+}

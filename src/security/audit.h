@@ -1,0 +1,137 @@
+/* audit.h — the audit log: an append-only, hash-chained JSON Lines file.
+ *
+ * <data dir>/audit/audit.log (directory 0700, files 0600), one event per line:
+ *
+ *   {"seq":7,"time":"2025-01-31T12:00:00.123Z","tenant":"acme","instance":"..",
+ *    "session":"..","repo":"api-3fa2c1","op":"search","query":"parse_config",
+ *    "results":12,"redactions":0,"flags":[],"code":"..","status":"..",
+ *    "prev":"<64 hex>","hash":"<64 hex>"}
+ *
+ * Keys come in that order; code and status only when set; tenant, instance,
+ * session, repo and query are null when unknown. seq counts from 1 over the
+ * whole history, rotations included. The hash chain:
+ *
+ *   hash = hex(BLAKE2b-256(unhex(prev) || E))
+ *
+ * where E is the line's bytes up to, not including, `,"hash":` (so verify
+ * hashes exactly what was written, with no re-serialisation), and prev is the
+ * previous event's hash; the very first event's prev is MG_AUDIT_GENESIS
+ * (64 zeros). See docs/security.md, "Audit log".
+ *
+ * Writers: any number of threads and processes (a server and CLI commands)
+ * may append at once. Each append takes flock(LOCK_EX) on audit/audit.lock,
+ * re-reads the last line if audit.log changed since this handle last wrote
+ * (inode or size), rotates if needed, writes the whole line with one
+ * write(2), fdatasyncs (audit_fsync = event), and unlocks. A torn last line
+ * (a crash mid-write) is closed with a newline and followed by an event with
+ * op "audit_recovered" and flag "torn_line", which --verify reports.
+ *
+ * Rotation: when a line would take audit.log past audit_max_bytes, it becomes
+ * audit.log.1 (.1 -> .2, ..., keeping audit_keep files) and the new file's
+ * first event chains from the last hash of the old one.
+ */
+#ifndef MG_AUDIT_H
+#define MG_AUDIT_H
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/config.h"
+#include "util/err.h"
+
+#define MG_AUDIT_GENESIS "0000000000000000000000000000000000000000000000000000000000000000"
+#define MG_AUDIT_QUERY_MAX 256 /* bytes of query kept (cut on a UTF-8 character boundary) */
+#define MG_AUDIT_FIELD_MAX 128 /* bytes kept of tenant, instance, session, repo, code, status */
+#define MG_AUDIT_FLAGS_MAX 16  /* flags kept, each cut to 64 bytes */
+#define MG_AUDIT_OP_MAX 64
+
+struct mg_audit_event {
+    const char *tenant, *instance, *session, *repo; /* NULL: null */
+    const char *op;                                 /* required: [a-z0-9_.-]{1,64} */
+    const char *query;                              /* NULL: null */
+    long long results, redactions;
+    const char *const *flags;
+    size_t nflags;
+    const char *code, *status; /* NULL: left out */
+};
+
+struct mg_audit;
+
+/* Create <data dir>/audit and open the log for appending; repairs a torn last
+ * line (see above). */
+int mg_audit_open(const struct mg_config *c, struct mg_audit **out, struct mg_err *err);
+/* Append one event; returns when it is written (and synced, with
+ * audit_fsync = event). Thread-safe. */
+int mg_audit_emit(struct mg_audit *a, const struct mg_audit_event *ev, struct mg_err *err);
+void mg_audit_close(struct mg_audit *a);
+
+/* <data dir>/audit/audit.log (n = 0) or audit.log.<n>. */
+void mg_audit_path(const struct mg_config *c, int n, char *out, size_t cap);
+
+/* ---- reading ---- */
+
+/* One line parsed and checked on its own: JSON object, the fields and types
+ * above, the hash member last, and the hash recomputed from prev and the
+ * bytes. len excludes the newline. */
+struct mg_audit_line {
+    json_t *obj; /* the event (owned; NULL unless parsed) */
+    long long seq;
+    int64_t time_ms;
+    char prev[65], hash[65];
+    const char *op; /* inside obj */
+};
+enum mg_audit_bad {
+    MG_AUDIT_OK = 0,
+    MG_AUDIT_NOT_JSON,   /* not a JSON object (edited or torn) */
+    MG_AUDIT_BAD_FIELDS, /* a field is missing or has the wrong type */
+    MG_AUDIT_BAD_HASH,   /* the hash does not match the bytes (edited) */
+};
+/* MG_AUDIT_OK with *out filled (release it), or what is wrong, with a
+ * sentence in why. */
+enum mg_audit_bad mg_audit_parse_line(const char *line, size_t len, struct mg_audit_line *out, char *why,
+                                      size_t whycap);
+void mg_audit_line_release(struct mg_audit_line *l);
+
+struct mg_audit_filter {
+    const char *tenant; /* NULL: every tenant */
+    const char *op;     /* NULL: every op */
+    int64_t since_ms;   /* unix ms; 0: from the start */
+    size_t limit;       /* the newest this many; 0: all (callers serving HTTP should cap it) */
+};
+/* Matching events of the retained files, oldest first (newest last), as a
+ * JSON array of event objects (*out_array, new reference). Lines that do not
+ * parse are skipped (--verify reports them). */
+int mg_audit_query(const struct mg_config *c, const struct mg_audit_filter *f, json_t **out_array,
+                   struct mg_err *err);
+/* The same as the raw lines (without newline), oldest first; free with
+ * mg_audit_lines_free. */
+int mg_audit_query_lines(const struct mg_config *c, const struct mg_audit_filter *f, char ***lines, size_t *n,
+                         struct mg_err *err);
+void mg_audit_lines_free(char **lines, size_t n);
+/* Does the parsed event pass the filter? */
+bool mg_audit_match(const struct mg_audit_filter *f, json_t *ev);
+
+struct mg_audit_report {
+    bool ok;
+    long long events;       /* valid events read */
+    int files;              /* files read */
+    long long first_seq, last_seq;
+    char first_time[32], last_time[32];
+    bool complete;          /* the chain starts at the genesis (nothing rotated away) */
+    char first_prev[65];    /* the first retained event's prev */
+    int torn_recovered;     /* torn lines the writer closed and recorded */
+    /* the first problem, when !ok */
+    char file[PATH_MAX];
+    long long line;         /* 1-based line number in file */
+    const char *problem;    /* "edited", "removed", "reordered", "replaced", "torn", "invalid" */
+    char what[512];
+};
+/* Verify every retained file: 0 and r->ok when intact; -1 with audit_invalid
+ * (r says where and what) or an I/O error. Takes a shared lock, so it sees no
+ * half-written line. */
+int mg_audit_verify(const struct mg_config *c, struct mg_audit_report *r, struct mg_err *err);
+
+#endif

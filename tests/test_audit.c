@@ -1,0 +1,409 @@
+/* test_audit.c — the hash-chained audit log (security/audit.h) and `memgate audit`. */
+#include "test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "security/audit.h"
+#include "security/common.h"
+#include "util/utf8.h"
+
+static void cfg_for(struct mg_config *c, const char *home)
+{
+    mg_config_defaults(c);
+    snprintf(c->home, sizeof(c->home), "%s", home);
+}
+
+static void emit_n(const struct mg_config *c, int n, const char *tenant, const char *op)
+{
+    struct mg_audit *a;
+    struct mg_err err = {0};
+    if (mg_audit_open(c, &a, &err) != 0) FAIL("audit open: %s", err.msg);
+    for (int i = 0; i < n; i++) {
+        char q[64];
+        snprintf(q, sizeof(q), "query number %d", i);
+        const char *flags[] = {"injection_flag"};
+        struct mg_audit_event ev = {.tenant = tenant, .instance = "inst-1", .session = "sess-abcdef123",
+                                    .repo = "api-1", .op = op, .query = q, .results = i, .redactions = i % 2,
+                                    .flags = flags, .nflags = (size_t)(i % 2)};
+        if (mg_audit_emit(a, &ev, &err) != 0) FAIL("emit: %s", err.msg);
+    }
+    mg_audit_close(a);
+}
+
+/* The lines of a file (without newlines), and a writer back. */
+static char **read_lines(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) FAIL("open %s", path);
+    char **v = NULL, *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    *n = 0;
+    while ((len = getline(&line, &cap, f)) > 0) {
+        v = realloc(v, (*n + 1) * sizeof(char *));
+        if (line[len - 1] == '\n') line[len - 1] = 0;
+        v[(*n)++] = strdup(line);
+    }
+    free(line);
+    fclose(f);
+    return v;
+}
+
+static void write_lines(const char *path, char **v, size_t n)
+{
+    FILE *f = fopen(path, "w");
+    for (size_t i = 0; i < n; i++) fprintf(f, "%s\n", v[i]);
+    fclose(f);
+}
+
+static struct mg_audit_report verify_fails(const struct mg_config *c, const char *problem, long long line)
+{
+    struct mg_audit_report r;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_audit_verify(c, &r, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_AUDIT_INVALID);
+    ASSERT(!r.ok);
+    ASSERT_EQ_STR(r.problem, problem);
+    ASSERT_EQ_INT(r.line, line);
+    return r;
+}
+
+TEST(audit_chain_verify_and_tamper)
+{
+    char *home = mg_t_tmpdir();
+    struct mg_config c;
+    cfg_for(&c, home);
+    emit_n(&c, 10, "acme", "search");
+    char path[8192];
+    mg_audit_path(&c, 0, path, sizeof(path));
+    struct stat st;
+    ASSERT_EQ_INT(stat(path, &st), 0);
+    ASSERT_EQ_INT(st.st_mode & 0777, 0600);
+
+    size_t n;
+    char **orig = read_lines(path, &n);
+    ASSERT_EQ_INT(n, 10);
+    json_t *first = mg_t_json(orig[0]);
+    ASSERT_EQ_STR(json_string_value(json_object_get(first, "prev")), MG_AUDIT_GENESIS);
+    ASSERT_EQ_INT(json_integer_value(json_object_get(first, "seq")), 1);
+    json_decref(first);
+    ASSERT_CONTAINS(orig[0], "{\"seq\":1,\"time\":\"");
+    ASSERT_CONTAINS(orig[1], "\"flags\":[\"injection_flag\"]");
+
+    struct mg_audit_report r;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
+    ASSERT(r.ok && r.complete);
+    ASSERT_EQ_INT(r.events, 10);
+    ASSERT_EQ_INT(r.last_seq, 10);
+    struct mg_t_out o = MG_RUN(NULL, home, "audit", "--verify");
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_CONTAINS(o.out, "intact: 10 events");
+
+    /* one byte edited in line 5 */
+    char **v = read_lines(path, &n);
+    char *q = strstr(v[4], "query number");
+    q[0] = 'Q';
+    write_lines(path, v, n);
+    verify_fails(&c, "edited", 5);
+    o = MG_RUN(NULL, home, "audit", "--verify");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.err, "error[audit_invalid]");
+    ASSERT_CONTAINS(o.err, "line 5");
+    o = MG_RUN(NULL, home, "audit", "--verify", "--json");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.out, "\"problem\":\"edited\"");
+    /* the hash itself edited */
+    write_lines(path, orig, n);
+    free(v[4]);
+    v[4] = strdup(orig[4]);
+    char *h = strstr(v[4], "\"hash\":\"") + 8;
+    h[0] = h[0] == 'a' ? 'b' : 'a';
+    write_lines(path, v, n);
+    verify_fails(&c, "edited", 5);
+
+    /* line 5 removed */
+    char *removed[9];
+    for (size_t i = 0, k = 0; i < 10; i++)
+        if (i != 4) removed[k++] = orig[i];
+    write_lines(path, removed, 9);
+    struct mg_audit_report rr = verify_fails(&c, "removed", 5);
+    ASSERT_CONTAINS(rr.what, "removed");
+
+    /* lines 5 and 6 swapped */
+    char *swapped[10];
+    memcpy(swapped, orig, sizeof(swapped));
+    swapped[4] = orig[5];
+    swapped[5] = orig[4];
+    write_lines(path, swapped, 10);
+    verify_fails(&c, "reordered", 5);
+
+    /* the last line cut mid-way (a crash during a write) */
+    write_lines(path, orig, 10);
+    ASSERT_EQ_INT(stat(path, &st), 0);
+    ASSERT_EQ_INT(truncate(path, st.st_size - 40), 0);
+    verify_fails(&c, "torn", 10);
+    o = MG_RUN(NULL, home, "audit", "--verify");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.err, "cut off");
+
+    /* the next writer closes the torn line and records it; verify then
+     * passes with a warning, and the chain runs on from seq 9 */
+    emit_n(&c, 1, "acme", "search");
+    ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
+    ASSERT_EQ_INT(r.torn_recovered, 1);
+    ASSERT_EQ_INT(r.last_seq, 11); /* 9 kept, audit_recovered = 10, the new event = 11 */
+    o = MG_RUN(NULL, home, "audit", "--verify");
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_CONTAINS(o.err, "torn line");
+    o = MG_RUN(NULL, home, "audit", "--json", "--op", "audit_recovered");
+    ASSERT_CONTAINS(o.out, "\"torn_line\"");
+
+    for (size_t i = 0; i < n; i++) free(orig[i]), free(v[i]);
+    free(orig);
+    free(v);
+}
+
+TEST(audit_rotation_keeps_the_chain)
+{
+    char *home = mg_t_tmpdir();
+    struct mg_config c;
+    cfg_for(&c, home);
+    c.audit_max_bytes = 4096;
+    c.audit_keep = 100;
+    emit_n(&c, 60, "acme", "search");
+    struct mg_audit_report r;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
+    ASSERT(r.complete);
+    ASSERT_EQ_INT(r.events, 60);
+    ASSERT(r.files >= 4);
+    char path[8192];
+    struct stat st;
+    for (int i = 0; i <= 3; i++) {
+        mg_audit_path(&c, i, path, sizeof(path));
+        ASSERT_EQ_INT(stat(path, &st), 0);
+        ASSERT((size_t)st.st_size <= 4096);
+        ASSERT_EQ_INT(st.st_mode & 0777, 0600);
+    }
+    /* the first line of audit.log chains from the last of audit.log.1 */
+    size_t n0, n1;
+    mg_audit_path(&c, 0, path, sizeof(path));
+    char **l0 = read_lines(path, &n0);
+    mg_audit_path(&c, 1, path, sizeof(path));
+    char **l1 = read_lines(path, &n1);
+    json_t *a = mg_t_json(l0[0]), *b = mg_t_json(l1[n1 - 1]);
+    ASSERT_EQ_STR(json_string_value(json_object_get(a, "prev")), json_string_value(json_object_get(b, "hash")));
+    json_decref(a);
+    json_decref(b);
+
+    /* only 3 retained files: verify starts from the first retained prev */
+    c.audit_keep = 3;
+    emit_n(&c, 40, "acme", "search");
+    ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
+    ASSERT(!r.complete);
+    ASSERT(r.first_seq > 1);
+    ASSERT_EQ_INT(r.last_seq, 100);
+    ASSERT_EQ_INT(r.files, 4);
+    struct mg_t_out o = MG_RUN(NULL, home, "audit", "--verify");
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_CONTAINS(o.out, "rotated away");
+    /* query spans the files, newest last */
+    struct mg_audit_filter f = {.limit = 30};
+    json_t *arr;
+    ASSERT_EQ_INT(mg_audit_query(&c, &f, &arr, &err), 0);
+    ASSERT_EQ_INT(json_array_size(arr), 30);
+    ASSERT_EQ_INT(json_integer_value(json_object_get(json_array_get(arr, 0), "seq")), 71);
+    ASSERT_EQ_INT(json_integer_value(json_object_get(json_array_get(arr, 29), "seq")), 100);
+    json_decref(arr);
+    /* a rotated file removed from the middle is reported */
+    mg_audit_path(&c, 2, path, sizeof(path));
+    ASSERT_EQ_INT(unlink(path), 0);
+    struct mg_audit_report rr;
+    ASSERT_EQ_INT(mg_audit_verify(&c, &rr, &err), -1);
+    ASSERT_EQ_STR(rr.problem, "removed");
+    for (size_t i = 0; i < n0; i++) free(l0[i]);
+    for (size_t i = 0; i < n1; i++) free(l1[i]);
+    free(l0);
+    free(l1);
+}
+
+TEST(audit_concurrent_processes)
+{
+    char *home = mg_t_tmpdir();
+    struct mg_config c;
+    cfg_for(&c, home);
+    c.audit_max_bytes = 64 * 1024; /* rotate under contention too */
+    c.audit_keep = 100;
+    pid_t kids[2];
+    for (int k = 0; k < 2; k++) {
+        kids[k] = fork();
+        if (kids[k] == 0) {
+            emit_n(&c, 200, k ? "b" : "a", "search");
+            _exit(0);
+        }
+    }
+    /* and a third writer in this process, on two threads' worth of handles */
+    emit_n(&c, 50, "c", "recall");
+    for (int k = 0; k < 2; k++) {
+        int st;
+        ASSERT_EQ_INT(waitpid(kids[k], &st, 0), kids[k]);
+        ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    struct mg_audit_report r;
+    struct mg_err err = {0};
+    if (mg_audit_verify(&c, &r, &err) != 0) FAIL("verify: %s", err.msg);
+    ASSERT(r.complete);
+    ASSERT_EQ_INT(r.events, 450);
+    ASSERT_EQ_INT(r.last_seq, 450);
+    struct mg_audit_filter f = {.tenant = "b"};
+    json_t *arr;
+    ASSERT_EQ_INT(mg_audit_query(&c, &f, &arr, &err), 0);
+    ASSERT_EQ_INT(json_array_size(arr), 200);
+    json_decref(arr);
+}
+
+TEST(audit_query_filters_and_fields)
+{
+    char *home = mg_t_tmpdir();
+    struct mg_config c;
+    cfg_for(&c, home);
+    struct mg_err err = {0};
+    json_t *arr;
+    struct mg_audit_filter none = {0};
+    ASSERT_EQ_INT(mg_audit_query(&c, &none, &arr, &err), 0); /* no log yet: empty */
+    ASSERT_EQ_INT(json_array_size(arr), 0);
+    json_decref(arr);
+    emit_n(&c, 3, "a", "search");
+    emit_n(&c, 2, "b", "read_file");
+    emit_n(&c, 1, "a", "auth_fail");
+
+    struct mg_audit_filter f = {.tenant = "a"};
+    ASSERT_EQ_INT(mg_audit_query(&c, &f, &arr, &err), 0);
+    ASSERT_EQ_INT(json_array_size(arr), 4);
+    json_decref(arr);
+    f = (struct mg_audit_filter){.op = "read_file"};
+    ASSERT_EQ_INT(mg_audit_query(&c, &f, &arr, &err), 0);
+    ASSERT_EQ_INT(json_array_size(arr), 2);
+    json_decref(arr);
+    f = (struct mg_audit_filter){.tenant = "a", .limit = 2};
+    ASSERT_EQ_INT(mg_audit_query(&c, &f, &arr, &err), 0);
+    ASSERT_EQ_INT(json_array_size(arr), 2);
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_array_get(arr, 1), "op")), "auth_fail");
+    json_decref(arr);
+    f = (struct mg_audit_filter){.since_ms = mg_wall_ms() + 60000};
+    ASSERT_EQ_INT(mg_audit_query(&c, &f, &arr, &err), 0);
+    ASSERT_EQ_INT(json_array_size(arr), 0);
+    json_decref(arr);
+
+    /* the CLI: table, filters, since */
+    struct mg_t_out o = MG_RUN(NULL, home, "audit", "--tenant", "b");
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_CONTAINS(o.out, "read_file");
+    ASSERT_NOT_CONTAINS(o.out, "search");
+    ASSERT_CONTAINS(o.out, "sess-abc");
+    o = MG_RUN(NULL, home, "audit", "--json", "--since", "1h", "--limit", "1");
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_CONTAINS(o.out, "\"op\":\"auth_fail\"");
+    ASSERT_NOT_CONTAINS(o.out, "\"op\":\"search\"");
+    o = MG_RUN(NULL, home, "audit", "--since", "yesterday-ish");
+    ASSERT_EQ_INT(o.status, 2);
+    o = MG_RUN(NULL, home, "audit", "--verify", "--tenant", "a");
+    ASSERT_EQ_INT(o.status, 2);
+
+    /* query capped at 256 bytes on a character boundary; invalid UTF-8 repaired; bad op refused */
+    char big[601];
+    for (int i = 0; i < 300; i++) memcpy(big + 2 * i, "\xc3\xa9", 2);
+    big[600] = 0;
+    struct mg_audit *a;
+    ASSERT_EQ_INT(mg_audit_open(&c, &a, &err), 0);
+    struct mg_audit_event ev = {.op = "search", .query = big, .code = "repo_forbidden", .status = "403"};
+    ASSERT_EQ_INT(mg_audit_emit(a, &ev, &err), 0);
+    ev = (struct mg_audit_event){.op = "search", .tenant = "x\xff" "y"};
+    ASSERT_EQ_INT(mg_audit_emit(a, &ev, &err), 0);
+    ev = (struct mg_audit_event){.op = "Bad Op"};
+    ASSERT_EQ_INT(mg_audit_emit(a, &ev, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_BAD_ARG);
+    mg_audit_close(a);
+    f = (struct mg_audit_filter){.limit = 2};
+    ASSERT_EQ_INT(mg_audit_query(&c, &f, &arr, &err), 0);
+    const char *stored = json_string_value(json_object_get(json_array_get(arr, 0), "query"));
+    ASSERT_EQ_INT(strlen(stored), 256);
+    ASSERT_EQ_INT(mg_utf8_valid_prefix(stored, 256), 256);
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_array_get(arr, 0), "code")), "repo_forbidden");
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_array_get(arr, 1), "tenant")), "x\xef\xbf\xbdy");
+    ASSERT(json_is_null(json_object_get(json_array_get(arr, 1), "query")));
+    json_decref(arr);
+    struct mg_audit_report r;
+    ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
+    ASSERT_EQ_INT(r.events, 8);
+}
+
+/* Read from fd until buf holds needle or the deadline passes. */
+static bool read_until(int fd, char *buf, size_t cap, size_t *len, const char *needle, int ms)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        buf[*len] = 0;
+        if (strstr(buf, needle)) return true;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        long el = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+        if (el >= ms) return false;
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, (int)(ms - el)) <= 0) continue;
+        ssize_t r = read(fd, buf + *len, cap - *len - 1);
+        if (r <= 0) return false;
+        *len += (size_t)r;
+    }
+}
+
+TEST(audit_follow_prints_new_events)
+{
+    char *home = mg_t_tmpdir();
+    struct mg_config c;
+    cfg_for(&c, home);
+    c.audit_max_bytes = 4096;
+    emit_n(&c, 1, "acme", "search");
+    int pfd[2];
+    ASSERT_EQ_INT(pipe(pfd), 0);
+    const char *bin = getenv("MEMGATE_BIN");
+    if (!bin) bin = "build/memgate";
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pfd[1], 1);
+        close(pfd[0]);
+        setenv("MEMGATE_HOME", home, 1);
+        execl(bin, bin, "audit", "--follow", "--json", "--tenant", "acme", (char *)NULL);
+        _exit(127);
+    }
+    close(pfd[1]);
+    static char buf[1 << 20];
+    size_t len = 0;
+    bool first = read_until(pfd[0], buf, sizeof(buf), &len, "\"seq\":1,", 10000);
+    if (first) {
+        emit_n(&c, 1, "other", "search"); /* filtered out */
+        emit_n(&c, 1, "acme", "note_write");
+    }
+    bool second = first && read_until(pfd[0], buf, sizeof(buf), &len, "\"op\":\"note_write\"", 10000);
+    /* across a rotation: enough events to roll audit.log over */
+    if (second) emit_n(&c, 20, "acme", "recall");
+    bool third = second && read_until(pfd[0], buf, sizeof(buf), &len, "\"seq\":23,", 10000);
+    kill(pid, SIGTERM);
+    waitpid(pid, NULL, 0);
+    close(pfd[0]);
+    ASSERT(first);
+    ASSERT(second);
+    ASSERT(third);
+    ASSERT_NOT_CONTAINS(buf, "\"tenant\":\"other\"");
+    int ones = 0;
+    for (const char *p = buf; (p = strstr(p, "{\"seq\":1,")); p++) ones++;
+    ASSERT_EQ_INT(ones, 1); /* the first event printed once, not again when following */
+}
