@@ -64,9 +64,14 @@ int mg_cmd_mcp(int argc, char **argv)
         mg_err_set(&err, MG_E_NO_MEMORY, "out of memory");
         return mg_cli_fail(&err);
     }
+    if (mg_gate_open(&srv, false, &err) != 0) { /* stdio: the local principal, audited */
+        mg_sessions_free(srv.sessions);
+        return mg_cli_fail(&err);
+    }
     const char *inst = getenv("MEMGATE_INSTANCE_ID");
     struct mg_session *s = mg_sessions_create(srv.sessions, MG_SESSION_MCP, NULL, inst && *inst ? inst : NULL, &err);
     if (!s) {
+        mg_gate_close(&srv);
         mg_sessions_free(srv.sessions);
         return mg_cli_fail(&err);
     }
@@ -84,6 +89,7 @@ int mg_cmd_mcp(int argc, char **argv)
                            repo);
                 mg_session_put(srv.sessions, s);
                 mg_sessions_free(srv.sessions);
+                mg_gate_close(&srv);
                 return mg_cli_fail(&err);
             }
             snprintf(s->repo, sizeof(s->repo), "%s", r.id);
@@ -93,5 +99,6 @@ int mg_cmd_mcp(int argc, char **argv)
     rc = mg_mcp_stdio(&srv, s, 0, 1);
     mg_session_put(srv.sessions, s);
     mg_sessions_free(srv.sessions);
+    mg_gate_close(&srv);
     return rc;
 }

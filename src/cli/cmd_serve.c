@@ -100,12 +100,15 @@ int mg_cmd_serve(int argc, char **argv)
         mg_err_set(&err, MG_E_NO_MEMORY, "out of memory creating the session registry");
         return mg_cli_fail(&err);
     }
-    if (mg_sessions_start_pruner(srv.sessions, (int64_t)srv.cfg.session_prune_interval * 1000, &err) != 0) {
+    if (mg_gate_open(&srv, true, &err) != 0 ||
+        mg_sessions_start_pruner(srv.sessions, (int64_t)srv.cfg.session_prune_interval * 1000, &err) != 0) {
+        mg_gate_close(&srv);
         mg_sessions_free(srv.sessions);
         return mg_cli_fail(&err);
     }
     struct mg_http *h = mg_http_start(&srv, srv.cfg.listen, &err);
     if (!h) {
+        mg_gate_close(&srv);
         mg_sessions_free(srv.sessions);
         return mg_cli_fail(&err);
     }
@@ -132,5 +135,6 @@ int mg_cmd_serve(int argc, char **argv)
     fprintf(stderr, "memgate: %s received, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
     mg_http_stop(h);
     mg_sessions_free(srv.sessions);
+    mg_gate_close(&srv);
     return 0;
 }

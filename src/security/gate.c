@@ -5,13 +5,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "security/audit.h"
 #include "security/sanitize.h"
+#include "security/token.h"
 #include "server/metrics.h"
 #include "server/server.h"
 #include "util/buf.h"
 #include "util/utf8.h"
 
 const struct mg_principal mg_principal_local = {.tenant = "local", .level = MG_LEVEL_ADMIN};
+
+int mg_principal_copy(struct mg_principal *dst, const struct mg_principal *src)
+{
+    *dst = *src;
+    dst->repos = NULL;
+    dst->nrepos = 0;
+    if (!src->nrepos) return 0;
+    if (!(dst->repos = calloc(src->nrepos, sizeof(char *)))) goto fail;
+    for (size_t i = 0; i < src->nrepos; i++, dst->nrepos++)
+        if (!(dst->repos[i] = strdup(src->repos[i]))) goto fail;
+    return 0;
+fail:
+    mg_principal_release(dst);
+    memset(dst, 0, sizeof(*dst)); /* level 0: can do nothing */
+    return -1;
+}
+
+void mg_principal_release(struct mg_principal *p)
+{
+    for (size_t i = 0; i < p->nrepos; i++) free(p->repos[i]);
+    free(p->repos);
+    p->repos = NULL;
+    p->nrepos = 0;
+}
 
 static const char *level_name(int l)
 {
@@ -245,22 +271,90 @@ int mg_gate_call(struct mg_ctx *x, const struct mg_tool *t, json_t *args, json_t
     unsigned flags = 0;
     if (*result && !json_is_array(json_object_get(*result, "content"))) /* content-block results are fixtures */
         mg_gate_filter(x, *result, &nred, &flags);
+    /* the repo the call worked on: the result's, else the effective scope's (ids joined with ',') */
+    char used[512] = "";
     const char *r_repo = json_string_value(json_object_get(*result, "repo"));
-    mg_gate_audit_event(x, t->name, r_repo ? r_repo : repo, call_subject(args), result_count(*result), nred,
-                        flags & MG_GATE_F_INJECTION ? "prompt_injection" : NULL, NULL);
+    json_t *sr = json_object_get(json_object_get(*result, "scope"), "repos"), *e;
+    size_t i;
+    json_array_foreach(sr, i, e)
+    {
+        size_t l = strlen(used);
+        snprintf(used + l, sizeof(used) - l, "%s%s", l ? "," : "", json_string_value(e) ? json_string_value(e) : "");
+    }
+    mg_gate_audit_event(x, t->name, r_repo ? r_repo : used[0] ? used : repo, call_subject(args),
+                        result_count(*result), nred, flags & MG_GATE_F_INJECTION ? "prompt_injection" : NULL, NULL);
     return 0;
 }
 
-/* ---- pending merges (scanner, audit) ---- */
+/* ---- setup ------------------------------------------------------------------------------ */
+
+int mg_gate_open(struct mg_server *srv, bool with_tokens, struct mg_err *err)
+{
+    if (mg_audit_open(&srv->cfg, &srv->audit, err) != 0) return -1;
+    if (!with_tokens) return 0;
+    if (mg_tokens_open(&srv->cfg, &srv->tokens, err) != 0 ||
+        !(srv->ratelimit = mg_ratelimit_new(NULL, NULL, 0))) {
+        if (!err->code) mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the rate limiter");
+        mg_gate_close(srv);
+        return -1;
+    }
+    return 0;
+}
+
+void mg_gate_close(struct mg_server *srv)
+{
+    mg_ratelimit_free(srv->ratelimit);
+    mg_tokens_close(srv->tokens);
+    mg_audit_close(srv->audit);
+    srv->ratelimit = NULL;
+    srv->tokens = NULL;
+    srv->audit = NULL;
+}
+
+/* ---- audit ------------------------------------------------------------------------------ */
+
+void mg_gate_audit_event(struct mg_ctx *x, const char *op, const char *repo, const char *query, long long results,
+                         int redactions, const char *flag, const char *code)
+{
+    if (!x->srv->audit) return;
+    const char *flags[1] = {flag};
+    struct mg_audit_event ev = {
+        .tenant = x->who && x->who->tenant[0] ? x->who->tenant : NULL,
+        .instance = x->session ? x->session->instance : NULL,
+        .session = x->session ? x->session->id : NULL,
+        .repo = repo,
+        .op = op,
+        .query = query,
+        .results = results,
+        .redactions = redactions,
+        .flags = flag ? flags : NULL,
+        .nflags = flag ? 1 : 0,
+        .code = code,
+        .status = code ? "error" : "ok",
+    };
+    struct mg_err err = {0};
+    if (mg_audit_emit(x->srv->audit, &ev, &err) != 0)
+        fprintf(stderr, "memgate: warning: audit event '%s' not written: error[%s]: %s\n", op,
+                err.code ? err.code : MG_E_INTERNAL, err.msg);
+}
+
+int mg_gate_audit_query(struct mg_ctx *x, const struct mg_audit_filter *f, json_t **out, struct mg_err *err)
+{
+    if (x->who->level < MG_LEVEL_ADMIN) {
+        mg_gate_audit_event(x, "audit_read", NULL, NULL, 0, 0, NULL, MG_E_SCOPE_FORBIDDEN);
+        return mg_err_set(err, MG_E_SCOPE_FORBIDDEN, "reading the audit log needs an admin token");
+    }
+    struct mg_audit_filter g = *f;
+    if (x->who->token_id[0]) g.tenant = x->who->tenant; /* a token's admin sees its own tenant only */
+    if (mg_audit_query(&x->srv->cfg, &g, out, err) != 0) return -1;
+    mg_gate_audit_event(x, "audit_read", NULL, g.op, (long long)json_array_size(*out), 0, NULL, NULL);
+    return 0;
+}
+
+/* ---- pending merge (scanner) ---- */
 int mg_gate_redact(const struct mg_ctx *x, const char *s, size_t n, struct mg_buf *out, int *nred)
 {
     (void)x; (void)s; (void)n; (void)out;
     *nred = 0;
     return 0;
-}
-
-void mg_gate_audit_event(struct mg_ctx *x, const char *op, const char *repo, const char *query, long long results,
-                         int redactions, const char *flag, const char *code)
-{
-    (void)x; (void)op; (void)repo; (void)query; (void)results; (void)redactions; (void)flag; (void)code;
 }

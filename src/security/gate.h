@@ -51,6 +51,16 @@ struct mg_principal {
 /* Tenant "local", admin, every repo. */
 extern const struct mg_principal mg_principal_local;
 
+/* A deep copy (repos duplicated); -1 when out of memory (dst left local-less
+ * and empty: level 0, no tenant). Release copies with mg_principal_release. */
+int mg_principal_copy(struct mg_principal *dst, const struct mg_principal *src);
+void mg_principal_release(struct mg_principal *p);
+
+/* Open what the gate needs for a server: the audit log, and with_tokens
+ * (HTTP) the token store and the rate limiter. mg_gate_close releases them. */
+int mg_gate_open(struct mg_server *srv, bool with_tokens, struct mg_err *err);
+void mg_gate_close(struct mg_server *srv);
+
 /* Run tool t for the request x (the only way transports run tools). On
  * success *result is the filtered result. Errors are the tool's, or
  * scope_forbidden. Always audited. */
@@ -88,5 +98,10 @@ int mg_gate_redact(const struct mg_ctx *x, const char *s, size_t n, struct mg_bu
  * result and redaction counts, one flag or NULL, an error code or NULL. */
 void mg_gate_audit_event(struct mg_ctx *x, const char *op, const char *repo, const char *query, long long results,
                          int redactions, const char *flag, const char *code);
+
+/* The audit log for /v1/audit: admin only; a token's admin sees only its
+ * own tenant's events (the local principal sees all). Itself audited. */
+struct mg_audit_filter;
+int mg_gate_audit_query(struct mg_ctx *x, const struct mg_audit_filter *f, json_t **out, struct mg_err *err);
 
 #endif

@@ -40,6 +40,9 @@
 #include <microhttpd.h>
 
 #include "mcp/rpc.h"
+#include "security/audit.h"
+#include "security/common.h"
+#include "security/token.h"
 #include "server/metrics.h"
 #include "store/content.h"
 #include "util/buf.h"
@@ -89,6 +92,9 @@ int mg_err_http_status(const char *code)
         {MG_E_BODY_TOO_LARGE, 413},  {MG_E_UNSUPPORTED_MEDIA, 415},
         {MG_E_INTERRUPTED, 503},       {MG_E_SHUTTING_DOWN, 503},
         {MG_E_TIMEOUT, 504},          {MG_E_CLIENT_ERROR, 502},
+        {MG_E_TOKEN_IN_QUERY, 400},   {MG_E_UNAUTHORIZED, 401},      {MG_E_TOKEN_INVALID, 401},
+        {MG_E_TOKEN_REVOKED, 401},    {MG_E_TOKEN_EXPIRED, 401},     {MG_E_CROSS_REPO, 403},
+        {MG_E_RATE_LIMITED, 429},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(map[i].code, code) == 0) return map[i].status;
@@ -233,12 +239,13 @@ struct req {
     size_t discarded;      /* bytes dropped after the body passed the cap */
     bool too_large;
     bool answered;         /* a response is queued */
+    struct mg_principal who; /* the caller (owned copy): from the bearer token, or the local principal */
 };
 
 static const char *route_label(const char *url, enum api *api)
 {
     static const char *const v1[] = {"/v1/repos", "/v1/search", "/v1/symbols", "/v1/files", "/v1/file",
-                                     "/v1/scope", "/v1/index"};
+                                     "/v1/scope", "/v1/index", "/v1/audit"};
     *api = A_NONE;
     if (strcmp(url, "/mcp") == 0) return *api = A_MCP, "/mcp";
     if (strcmp(url, "/healthz") == 0) return *api = A_HEALTHZ, "/healthz";
@@ -339,6 +346,7 @@ struct sse {
     struct mg_session *session;
     json_t *msg;
     char *repo_header;
+    struct mg_principal who;    /* the request's caller (owned copy) */
 };
 
 /* Drop a reference; the last one unlinks the stream from the registry and frees it. */
@@ -357,6 +365,7 @@ static void sse_unref(struct sse *s)
     pthread_cond_destroy(&s->cv);
     mg_buf_release(&s->q);
     free(s->repo_header);
+    mg_principal_release(&s->who);
     free(s);
 }
 
@@ -529,7 +538,8 @@ static struct mg_session *mcp_session(struct mg_http *h, struct MHD_Connection *
     }
     enum mg_lookup how;
     struct mg_session *s = mg_sessions_get(h->srv->sessions, sid, &how);
-    if (s && s->kind != MG_SESSION_MCP) {
+    if (s && (s->kind != MG_SESSION_MCP || strcmp(s->tenant, r->who.tenant) != 0)) {
+        /* another tenant's session does not exist for this caller */
         mg_session_put(h->srv->sessions, s);
         s = NULL;
         how = MG_SESSION_UNKNOWN;
@@ -550,7 +560,7 @@ static void *sse_worker(void *arg)
 {
     struct sse *s = arg;
     struct mg_http *h = s->h;
-    struct mg_ctx x = {.srv = h->srv, .session = s->session, .who = &mg_principal_local, .repo_header = s->repo_header,
+    struct mg_ctx x = {.srv = h->srv, .session = s->session, .who = &s->who, .repo_header = s->repo_header,
                        .out = &s->out};
     json_t *reply = NULL;
     mg_rpc_handle(&x, s->msg, &reply);
@@ -608,6 +618,7 @@ static enum MHD_Result mcp_post_sse(struct mg_http *h, struct MHD_Connection *c,
     }
     const char *rh = header(c, "X-Memgate-Repo");
     s->repo_header = rh ? strdup(rh) : NULL;
+    mg_principal_copy(&s->who, &r->who); /* on failure: level 0, which may do nothing */
     s->session = sess;
     s->msg = msg;
     if (wants_priming(sess)) {
@@ -684,7 +695,8 @@ static enum MHD_Result mcp_post(struct mg_http *h, struct MHD_Connection *c, str
             return respond_error(c, r, mg_err_http_status(err.code), err.code ? err.code : MG_E_INTERNAL, "%s",
                                  err.msg);
         }
-        struct mg_ctx x = {.srv = h->srv, .session = s, .who = &mg_principal_local, .repo_header = rh, .out = &json_out};
+        snprintf(s->tenant, sizeof(s->tenant), "%s", r->who.tenant);
+        struct mg_ctx x = {.srv = h->srv, .session = s, .who = &r->who, .repo_header = rh, .out = &json_out};
         mg_rpc_handle(&x, msg, &reply);
         json_decref(msg);
         bool ok = reply && json_object_get(reply, "result");
@@ -711,7 +723,7 @@ static enum MHD_Result mcp_post(struct mg_http *h, struct MHD_Connection *c, str
     }
     if (k.requests == 0) {
         /* notifications and responses only */
-        struct mg_ctx x = {.srv = h->srv, .session = s, .who = &mg_principal_local, .repo_header = rh, .out = &json_out};
+        struct mg_ctx x = {.srv = h->srv, .session = s, .who = &r->who, .repo_header = rh, .out = &json_out};
         mg_rpc_handle(&x, msg, &reply);
         json_decref(msg);
         mg_session_put(reg, s);
@@ -726,7 +738,7 @@ static enum MHD_Result mcp_post(struct mg_http *h, struct MHD_Connection *c, str
         }
         return mcp_post_sse(h, c, r, s, msg);
     }
-    struct mg_ctx x = {.srv = h->srv, .session = s, .who = &mg_principal_local, .repo_header = rh, .out = &json_out};
+    struct mg_ctx x = {.srv = h->srv, .session = s, .who = &r->who, .repo_header = rh, .out = &json_out};
     mg_rpc_handle(&x, msg, &reply);
     json_decref(msg);
     mg_session_put(reg, s);
@@ -905,7 +917,14 @@ static struct mg_session *api_session(struct mg_http *h, struct MHD_Connection *
         if (sid) {
             enum mg_lookup how;
             struct mg_session *s = mg_sessions_get(reg, sid, &how);
-            if (s && s->kind == MG_SESSION_API) return s;
+            if (s && s->kind == MG_SESSION_API && strcmp(s->tenant, r->who.tenant) == 0) return s;
+            if (s && strcmp(s->tenant, r->who.tenant) != 0) {
+                mg_session_put(reg, s);
+                *rc = respond_error(c, r, 404, MG_E_SESSION_NOT_FOUND,
+                                    "X-Session-Id names a session this token cannot use; leave the header out to "
+                                    "get a new one");
+                return NULL;
+            }
             if (s) {
                 mg_session_put(reg, s);
                 *rc = respond_error(c, r, 404, MG_E_SESSION_NOT_FOUND,
@@ -921,7 +940,10 @@ static struct mg_session *api_session(struct mg_http *h, struct MHD_Connection *
             }
         }
         struct mg_session *s = mg_sessions_create(reg, MG_SESSION_API, sid, inst, &err);
-        if (s) return s;
+        if (s) {
+            snprintf(s->tenant, sizeof(s->tenant), "%s", r->who.tenant);
+            return s;
+        }
         if (!err.code || strcmp(err.code, MG_E_SESSION_EXISTS) != 0) break; /* lost a race: look again */
     }
     const char *code = err.code ? err.code : MG_E_INTERNAL;
@@ -938,16 +960,50 @@ static const char *allow_of(const struct v1route *rt, char *buf, size_t cap)
     return buf;
 }
 
+/* GET /v1/audit?tenant=&op=&since=&limit= : audit events, newest last (admin). */
+static enum MHD_Result v1_audit(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *method)
+{
+    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+        json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code", MG_E_METHOD_NOT_ALLOWED, "message",
+                              "only GET is allowed on /v1/audit");
+        return respond_json_h(c, r, 405, j, "Allow", "GET, HEAD", NULL, NULL);
+    }
+    struct mg_audit_filter f = {.tenant = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tenant"),
+                                .op = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "op"),
+                                .limit = 100};
+    const char *since = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "since");
+    const char *limit = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
+    if (since && mg_parse_time(since, mg_wall_ms(), &f.since_ms) != 0)
+        return respond_error(c, r, 400, MG_E_BAD_ARG, "'since' must be a duration (2h) or a time (2025-01-31, "
+                             "2025-01-31T12:00:00Z)");
+    if (limit) {
+        char *end;
+        long long n = strtoll(limit, &end, 10);
+        if (*end || n < 1 || n > 10000)
+            return respond_error(c, r, 400, MG_E_BAD_ARG, "'limit' must be a whole number from 1 to 10000");
+        f.limit = (size_t)n;
+    }
+    struct mg_ctx x = {.srv = h->srv, .who = &r->who};
+    json_t *events = NULL;
+    struct mg_err err = {0};
+    if (mg_gate_audit_query(&x, &f, &events, &err) != 0) {
+        const char *code = err.code ? err.code : MG_E_INTERNAL;
+        return respond_error(c, r, mg_err_http_status(code), code, "%s", err.msg);
+    }
+    return respond_json(c, r, 200, json_pack("{s:o}", "events", events));
+}
+
 static enum MHD_Result v1(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *url,
                           const char *method)
 {
+    if (strcmp(url, "/v1/audit") == 0) return v1_audit(h, c, r, method);
     const struct v1route *rt = NULL;
     for (size_t i = 0; i < sizeof(v1routes) / sizeof(v1routes[0]); i++)
         if (strcmp(v1routes[i].path, url) == 0) rt = &v1routes[i];
     if (!rt)
         return respond_error(c, r, 404, MG_E_ROUTE_NOT_FOUND,
                              "no route %.200s; the API has /v1/repos, /v1/search, /v1/symbols, /v1/files, /v1/file, "
-                             "/v1/scope, /v1/index and /v1/index/status (see docs/http.md)",
+                             "/v1/scope, /v1/index, /v1/index/status and /v1/audit (see docs/http.md)",
                              url);
     bool is_get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
     const char *tool = is_get ? rt->get
@@ -1002,7 +1058,7 @@ static enum MHD_Result v1(struct mg_http *h, struct MHD_Connection *c, struct re
     }
     char sid[MG_SID_MAX + 1];
     snprintf(sid, sizeof(sid), "%s", s->id);
-    struct mg_ctx x = {.srv = h->srv, .session = s, .who = &mg_principal_local, .repo_header = header(c, "X-Memgate-Repo"),
+    struct mg_ctx x = {.srv = h->srv, .session = s, .who = &r->who, .repo_header = header(c, "X-Memgate-Repo"),
                        .out = NULL};
     json_t *result = NULL;
     struct mg_err err = {0};
@@ -1046,10 +1102,14 @@ static enum MHD_Result metrics(struct mg_http *h, struct MHD_Connection *c, stru
 }
 
 /* Host and Origin against DNS rebinding; 0 when fine, else a response is queued. */
-static int check_origin(struct mg_http *h, struct MHD_Connection *c, struct req *r, enum MHD_Result *rc)
+/* check_host: Host must name loopback (DNS rebinding protection) — on a
+ * loopback listener serving without tokens; with tokens a page that
+ * rebinds a name to us has no token to send. */
+static int check_origin(struct mg_http *h, struct MHD_Connection *c, struct req *r, bool check_host,
+                        enum MHD_Result *rc)
 {
     const char *host = header(c, MHD_HTTP_HEADER_HOST);
-    if (h->loopback && host && !loopback_hostport(host, strlen(host))) {
+    if (check_host && h->loopback && host && !loopback_hostport(host, strlen(host))) {
         *rc = respond_error(c, r, 403, MG_E_HOST_FORBIDDEN,
                             "forbidden: Host '%.128s' is not a loopback name; this server only answers "
                             "http://localhost, 127.0.0.1 or [::1] (DNS rebinding protection)",
@@ -1062,6 +1122,110 @@ static int check_origin(struct mg_http *h, struct MHD_Connection *c, struct req 
                             "forbidden: Origin '%.128s' is not allowed; only loopback origins are, plus those in "
                             "the allowed_origins setting",
                             origin);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- 8b. authentication -------------------------------------------------------------- */
+
+/* Audit an HTTP-level refusal (no tool ran): auth failures, rate limits. */
+static void audit_refusal(struct mg_http *h, struct req *r, const char *op, const char *code, const char *tenant)
+{
+    struct mg_principal who = {0};
+    snprintf(who.tenant, sizeof(who.tenant), "%s", tenant ? tenant : "");
+    struct mg_ctx x = {.srv = h->srv, .who = &who};
+    mg_gate_audit_event(&x, op, NULL, r->label, 0, 0, NULL, code);
+}
+
+static enum MHD_Result q_token_iter(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    bool *found = cls;
+    static const char *const names[] = {"access_token", "token", "bearer", "auth", "authorization", "api_key",
+                                        NULL};
+    for (const char *const *n = names; *n; n++)
+        if (strcasecmp(key, *n) == 0) *found = true;
+    if (value && strncmp(value, "mgt_", 4) == 0) *found = true;
+    return *found ? MHD_NO : MHD_YES;
+}
+
+static enum MHD_Result respond_401(struct MHD_Connection *c, struct req *r, const char *code, const char *why,
+                                   const char *challenge)
+{
+    json_t *j = r->api == A_MCP ? mg_rpc_error(NULL, -32001, why, json_pack("{s:s}", "code", code))
+                                : json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", why);
+    return respond_json_h(c, r, 401, j, "WWW-Authenticate", challenge, NULL, NULL);
+}
+
+/* Who is calling: r->who from the bearer token, or the local principal when
+ * no token is required and none is given. 0, or -1 with the response queued
+ * in *rc (400 token in the query string, 401, 403, 429) and an audit event. */
+static int authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r, bool *required,
+                        enum MHD_Result *rc)
+{
+    struct mg_server *srv = h->srv;
+    mg_principal_copy(&r->who, &mg_principal_local);
+    *required = false;
+    if (r->api == A_HEALTHZ) return 0;
+    bool in_query = false;
+    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, q_token_iter, &in_query);
+    if (in_query) {
+        audit_refusal(h, r, "auth_fail", MG_E_TOKEN_IN_QUERY, NULL);
+        *rc = respond_error(c, r, 400, MG_E_TOKEN_IN_QUERY,
+                            "bad request: a token in the URL is never accepted (URLs end up in logs and histories); "
+                            "send it in the Authorization: Bearer header, and revoke this one (memgate token revoke)");
+        return -1;
+    }
+    struct mg_err err = {0};
+    bool any = srv->tokens && mg_tokens_any(srv->tokens);
+    if (mg_tokens_required(&srv->cfg, h->loopback, any, required, &err) != 0) {
+        *rc = respond_error(c, r, 500, err.code ? err.code : MG_E_INTERNAL, "%s", err.msg);
+        return -1;
+    }
+    const char *auth = header(c, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (!auth) {
+        if (!*required) return 0;
+        audit_refusal(h, r, "auth_fail", MG_E_UNAUTHORIZED, NULL);
+        *rc = respond_401(c, r, MG_E_UNAUTHORIZED,
+                          "unauthorized: this server needs a token; send Authorization: Bearer <token> (create one "
+                          "with `memgate token create --tenant T`)",
+                          "Bearer realm=\"memgate\"");
+        return -1;
+    }
+    struct mg_token tok;
+    if (strncasecmp(auth, "Bearer ", 7) != 0 || !srv->tokens || mg_tokens_check(srv->tokens, auth + 7, &tok, &err) != 0) {
+        const char *code = err.code ? err.code : MG_E_UNAUTHORIZED;
+        audit_refusal(h, r, "auth_fail", code, NULL);
+        char why[1100];
+        snprintf(why, sizeof(why), "unauthorized: %s",
+                 err.code ? err.msg : "the Authorization header must be 'Bearer <token>'");
+        *rc = respond_401(c, r, code, why, "Bearer realm=\"memgate\", error=\"invalid_token\"");
+        return -1;
+    }
+    struct mg_principal p = {.level = (int)tok.scope, .repos = tok.repos, .nrepos = tok.nrepos};
+    snprintf(p.tenant, sizeof(p.tenant), "%s", tok.tenant);
+    snprintf(p.token_id, sizeof(p.token_id), "%s", tok.id);
+    mg_principal_release(&r->who);
+    mg_principal_copy(&r->who, &p);
+    int retry = 1, rate = tok.rate_per_min;
+    bool ok = mg_rate_take(srv->ratelimit, tok.id, rate, &retry);
+    mg_token_release(&tok);
+    if (!ok) {
+        audit_refusal(h, r, "rate_limited", MG_E_RATE_LIMITED, r->who.tenant);
+        char ra[16];
+        snprintf(ra, sizeof(ra), "%d", retry);
+        char why[200];
+        snprintf(why, sizeof(why), "too many requests: this token's limit is %d per minute; retry in %d s",
+                 rate, retry);
+        json_t *j = r->api == A_MCP ? mg_rpc_error(NULL, -32002, why, json_pack("{s:s}", "code", MG_E_RATE_LIMITED))
+                                    : json_pack("{s:{s:s, s:s}}", "error", "code", MG_E_RATE_LIMITED, "message", why);
+        *rc = respond_json_h(c, r, 429, j, "Retry-After", ra, NULL, NULL);
+        return -1;
+    }
+    if (r->api == A_METRICS && r->who.level < MG_LEVEL_ADMIN) {
+        audit_refusal(h, r, "auth_fail", MG_E_SCOPE_FORBIDDEN, r->who.tenant);
+        *rc = respond_error(c, r, 403, MG_E_SCOPE_FORBIDDEN, "forbidden: /metrics needs an admin token");
         return -1;
     }
     return 0;
@@ -1084,7 +1248,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         r->label = route_label(url, &r->api);
         mg_buf_init(&r->body, h->srv->cfg.http_max_body);
         enum MHD_Result rc;
-        if (check_origin(h, c, r, &rc) != 0) return rc;
+        bool required;
+        if (authenticate(h, c, r, &required, &rc) != 0) return rc;
+        if (check_origin(h, c, r, !required, &rc) != 0) return rc;
         const char *cl = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl) {
             char *end;
@@ -1159,6 +1325,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     struct req *r = *con_cls;
     if (!r) return;
     mg_buf_release(&r->body);
+    mg_principal_release(&r->who);
     free(r);
     *con_cls = NULL;
 }
@@ -1179,13 +1346,16 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
     union mg_sa sa;
     socklen_t salen;
     if (parse_listen(addr, &sa, &salen, err) != 0) return NULL;
-    if (!sa_loopback(&sa)) {
+    bool loopback = sa_loopback(&sa), required;
+    if (!loopback && !(srv->tokens && mg_tokens_any(srv->tokens))) {
         mg_err_set(err, MG_E_LISTEN_REFUSED,
                    "refusing to listen on '%s': it is not a loopback address, and serving other hosts needs access "
-                   "tokens, which this version does not have yet; listen on 127.0.0.1 or [::1]",
+                   "tokens; create one first (memgate token create --tenant T), or listen on 127.0.0.1 or [::1]",
                    addr);
         return NULL;
     }
+    if (mg_tokens_required(&srv->cfg, loopback, srv->tokens && mg_tokens_any(srv->tokens), &required, err) != 0)
+        return NULL;
     int fd = socket(sa.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         mg_err_set(err, MG_E_LISTEN_FAILED, "cannot create a socket for '%s': %s", addr, strerror(errno));
@@ -1214,7 +1384,7 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
         return NULL;
     }
     h->srv = srv;
-    h->loopback = true;
+    h->loopback = loopback;
     h->port = ntohs(bound.sa.sa_family == AF_INET ? bound.in4.sin_port : bound.in6.sin6_port);
     atomic_init(&h->stopping, false);
     pthread_mutex_init(&h->mu, NULL);

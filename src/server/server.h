@@ -32,9 +32,16 @@
 #include "util/config.h"
 #include "util/err.h"
 
+struct mg_tokens;
+struct mg_ratelimit;
+struct mg_audit;
+
 struct mg_server {
     struct mg_config cfg;
     struct mg_sessions *sessions;
+    struct mg_tokens *tokens;       /* the token store (serve); NULL: no tokens (stdio, tests) */
+    struct mg_ratelimit *ratelimit; /* per-token request rates (serve) */
+    struct mg_audit *audit;         /* the audit log; NULL: not audited (unit tests) */
     bool fixtures;      /* --conformance-fixtures: register the conformance suite's test tools */
     bool verbose;       /* MEMGATE_VERBOSE=1: _meta with instance, session, repo, time on every tool result */
 };
