@@ -59,6 +59,9 @@
 #define MG_E_SESSION_REQUIRED "session_required" /* /mcp: no Mcp-Session-Id after initialize */
 #define MG_E_PROTOCOL_VERSION "unsupported_protocol_version" /* /mcp: MCP-Protocol-Version not supported */
 #define MG_E_SHUTTING_DOWN  "shutting_down"   /* HTTP: the server is stopping */
+/* secret scanner (src/security/scan.c) */
+#define MG_E_BAD_RULES      "invalid_rules"   /* a secret rules file has an error; the sentence gives the line */
+#define MG_E_TOO_LARGE      "input_too_large" /* the scanner was given more than it accepts in one call */
 #define MG_E_INTERNAL       "internal"
 
 struct mg_err {
