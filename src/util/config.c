@@ -31,6 +31,8 @@ static const struct key {
     {"http_max_body", K_SIZE, offsetof(struct mg_config, http_max_body), 1024, 1 << 30},
     {"session_ttl", K_INT, offsetof(struct mg_config, session_ttl), 0, 365 * 86400},
     {"session_prune_interval", K_INT, offsetof(struct mg_config, session_prune_interval), 1, 86400},
+    {"secret_rules", K_STR, offsetof(struct mg_config, secret_rules), 0,
+     sizeof(((struct mg_config *)0)->secret_rules) - 1},
 };
 
 int mg_parse_size(const char *s, size_t *out)

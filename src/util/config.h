@@ -33,6 +33,7 @@ struct mg_config {
     size_t http_max_body;    /* largest HTTP request body (default 1 MiB) */
     int session_ttl;         /* seconds a session may idle before it expires (default 3600; 0 never) */
     int session_prune_interval; /* seconds between prunes of expired sessions (default 600) */
+    char secret_rules[PATH_MAX]; /* secret-scanner rules file; empty = the built-in rules */
 };
 
 /* Fill c: defaults, the config file, the environment. */
