@@ -92,7 +92,8 @@ struct rule {
     char *pattern;
     unsigned pattern_line; /* where `pattern` was, for errors */
     unsigned line;       /* where the rule began */
-    int group;           /* the secret's capture group; 0 = the whole match */
+    int group[4];        /* the secret: the first of these capture groups that is set */
+    int ngroup;          /* 0 = the whole match */
     double entropy;      /* minimum Shannon entropy of the secret, bits/byte */
     int lines;           /* how many lines a match may span (window size) */
     pcre2_code *re;
@@ -251,9 +252,11 @@ static int finish_rule(struct parser *p)
             }
     }
     uint32_t cap;
-    if (pcre2_pattern_info(r->re, PCRE2_INFO_CAPTURECOUNT, &cap) == 0 && (uint32_t)r->group > cap)
-        return RULES_ERR(p, "rules line %u: rule '%s' has group = %d but its pattern has %u capture group%s", r->line, r->id,
-                         r->group, cap, cap == 1 ? "" : "s");
+    if (pcre2_pattern_info(r->re, PCRE2_INFO_CAPTURECOUNT, &cap) != 0) cap = 0;
+    for (int i = 0; i < r->ngroup; i++)
+        if ((uint32_t)r->group[i] > cap)
+            return RULES_ERR(p, "rules line %u: rule '%s' has group %d but its pattern has %u capture group%s", r->line,
+                             r->id, r->group[i], cap, cap == 1 ? "" : "s");
     return 0;
 }
 
@@ -335,9 +338,12 @@ static int rule_field(struct parser *p, const char *key, char *val)
         if (!(r->pattern = strdup(val))) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
         r->pattern_line = p->lineno;
     } else if (strcmp(key, "group") == 0) {
-        if (parse_number(val, 0, 99, &d) != 0 || d != (int)d)
-            return RULES_ERR(p, "rules line %u: group '%s' is not a whole number from 0 to 99", p->lineno, val);
-        r->group = (int)d;
+        r->ngroup = 0;
+        for (char *save = NULL, *w = strtok_r(val, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+            if (r->ngroup == 4 || parse_number(w, 0, 99, &d) != 0 || d != (int)d)
+                return RULES_ERR(p, "rules line %u: group wants 1 to 4 whole numbers from 0 to 99, got '%s'", p->lineno, w);
+            r->group[r->ngroup++] = (int)d;
+        }
     } else if (strcmp(key, "entropy") == 0) {
         if (parse_number(val, 0, 8, &d) != 0)
             return RULES_ERR(p, "rules line %u: entropy '%s' is not a number from 0 to 8 (bits per byte)", p->lineno, val);
@@ -694,8 +700,11 @@ static int on_hs_match(unsigned int id, unsigned long long from, unsigned long l
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
         size_t m0 = ov[0], m1 = ov[1];
         off = m1 > m0 ? m1 : m1 + 1;
-        if (rc <= r->group || ov[2 * r->group] == PCRE2_UNSET) continue;
-        size_t a = ws + ov[2 * r->group], b = ws + ov[2 * r->group + 1];
+        int g = 0;
+        for (int i = 0; i < r->ngroup && !g; i++)
+            if (r->group[i] < rc && ov[2 * r->group[i]] != PCRE2_UNSET) g = r->group[i];
+        if (r->ngroup && !g && r->group[0] != 0) continue; /* none of the groups took part */
+        size_t a = ws + ov[2 * g], b = ws + ov[2 * g + 1];
         if (b <= a) continue;
         bool kw = false;
         for (size_t k = 0; k < r->nkw && !kw; k++) kw = has_word(w + m0, m1 - m0, r->kw[k]);
