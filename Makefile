@@ -9,7 +9,7 @@
 #   make deps                 only install dependencies (scripts/setup.sh)
 
 CC      ?= cc
-PKGS    := sqlite3 jansson libpcre2-8 libgit2 libxxhash libzstd libsodium libmicrohttpd libcurl
+PKGS    := sqlite3 jansson libpcre2-8 libgit2 libxxhash libzstd libsodium libmicrohttpd libcurl libhs
 OPT     ?= -O2
 
 ifdef SANITIZE
@@ -29,7 +29,8 @@ LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 LDFLAGS += $(SANFLAGS)
 
 LIB_SRC  := $(sort $(wildcard src/*/*.c))
-LIB_OBJ  := $(LIB_SRC:%.c=$(OUT)/obj/%.o)
+# data/secrets.rules is compiled in as a byte array (generated C, below)
+LIB_OBJ  := $(LIB_SRC:%.c=$(OUT)/obj/%.o) $(OUT)/obj/gen/secrets_rules.o
 TEST_SRC := $(sort $(wildcard tests/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(OUT)/obj/%.o)
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
@@ -86,6 +87,23 @@ $(foreach g,$(GRAMMARS),$(eval $(call grammar_rules,$(g))))
 $(OUT)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# The built-in secret rules (src/security/scan.c): data/secrets.rules as a
+# NUL-terminated byte array, written with od so no extra tool is needed.
+$(OUT)/gen/secrets_rules.c: data/secrets.rules
+	@mkdir -p $(dir $@)
+	@{ echo '/* generated from data/secrets.rules by the Makefile; do not edit */'; \
+	  echo '#include <stddef.h>'; \
+	  echo 'extern const char mg_secrets_rules_data[];'; \
+	  echo 'extern const size_t mg_secrets_rules_len;'; \
+	  echo 'const char mg_secrets_rules_data[] = {'; \
+	  od -An -v -tx1 $< | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0};'; \
+	  echo 'const size_t mg_secrets_rules_len = sizeof(mg_secrets_rules_data) - 1;'; } > $@.tmp && mv $@.tmp $@
+
+$(OUT)/obj/gen/secrets_rules.o: $(OUT)/gen/secrets_rules.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
 
 $(OUT)/libmemgate.a: $(LIB_OBJ)
 	@rm -f $@

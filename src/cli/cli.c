@@ -16,6 +16,7 @@ static const struct {
     {"index", mg_cmd_index, "index a repository (incremental)"},
     {"search", mg_cmd_search, "search indexed code: lexical, regex or symbol"},
     {"repos", mg_cmd_repos, "list indexed repositories, or remove one"},
+    {"scan", mg_cmd_scan, "find secrets (keys, tokens, passwords) in files; exit 1 if any"},
     {"status", mg_cmd_status, "show the data directory, settings and index sizes"},
     {"mcp", mg_cmd_mcp, "serve MCP over stdio to one client"},
     {"serve", mg_cmd_serve, "serve MCP (Streamable HTTP) and the HTTP API"},

@@ -20,6 +20,7 @@ int mg_cmd_index(int argc, char **argv);
 int mg_cmd_search(int argc, char **argv);
 int mg_cmd_repos(int argc, char **argv);
 int mg_cmd_status(int argc, char **argv);
+int mg_cmd_scan(int argc, char **argv);
 int mg_cmd_mcp(int argc, char **argv);
 int mg_cmd_serve(int argc, char **argv);
 int mg_cmd_token(int argc, char **argv);

@@ -84,7 +84,7 @@ static const char *base_name(const char *p)
 static int consider(struct mg_walk *w, const char *rel, const struct stat *st, uint64_t max)
 {
     w->st.seen++;
-    if (mg_is_secret_name(base_name(rel))) { w->st.secret++; return 0; }
+    if (!(w->flags & MG_WALK_SECRET_FILES) && mg_is_secret_name(base_name(rel))) { w->st.secret++; return 0; }
     if (!good_name(rel)) { w->st.bad_name++; return 0; }
     if (S_ISLNK(st->st_mode)) { w->st.symlink++; return 0; }
     if (!S_ISREG(st->st_mode)) { w->st.special++; return 0; }
@@ -276,7 +276,13 @@ static int walk_plain(int rootfd, uint64_t max, struct mg_walk *w, struct mg_err
 
 int mg_walk(const char *root, uint64_t max, struct mg_walk *w, struct mg_err *err)
 {
+    return mg_walk_ex(root, max, 0, w, err);
+}
+
+int mg_walk_ex(const char *root, uint64_t max, unsigned flags, struct mg_walk *w, struct mg_err *err)
+{
     memset(w, 0, sizeof(*w));
+    w->flags = flags;
     int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (rootfd < 0)
         return mg_err_set(err, errno == EACCES ? MG_E_PERMISSION : errno == ENOTDIR ? MG_E_NOT_A_DIR : MG_E_PATH_NOT_FOUND,

@@ -41,11 +41,17 @@ struct mg_walk {
     size_t n, cap;
     uint64_t total_bytes;    /* sum of sizes of v */
     bool git;                /* walked with git rules */
+    unsigned flags;          /* MG_WALK_* the walk was made with */
     struct mg_walk_stats st;
 };
 
+/* mg_walk_ex flags */
+#define MG_WALK_SECRET_FILES 1u /* also list secret files (for `memgate scan`, which must read them) */
+
 /* Walk the canonical directory `root`. Returns 0 or -1 (err set). */
 int mg_walk(const char *root, uint64_t max_file_size, struct mg_walk *out, struct mg_err *err);
+/* The same with MG_WALK_* flags; mg_walk is mg_walk_ex with 0. */
+int mg_walk_ex(const char *root, uint64_t max_file_size, unsigned flags, struct mg_walk *out, struct mg_err *err);
 void mg_walk_release(struct mg_walk *w);
 
 /* Is this file name (the last path component) a secret file that must never

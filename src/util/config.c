@@ -44,6 +44,8 @@ static const struct key {
     {"audit_keep", K_INT, offsetof(struct mg_config, audit_keep), 1, 1000},
     {"audit_fsync", K_ENUM, offsetof(struct mg_config, audit_fsync), 1,
      sizeof(((struct mg_config *)0)->audit_fsync) - 1},
+    {"secret_rules", K_STR, offsetof(struct mg_config, secret_rules), 0,
+     sizeof(((struct mg_config *)0)->secret_rules) - 1},
 };
 
 /* The values a K_ENUM key takes (each shorter than its field). */

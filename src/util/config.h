@@ -46,6 +46,7 @@ struct mg_config {
     size_t audit_max_bytes;  /* audit.log is rotated when it would grow past this (default 64 MiB) */
     int audit_keep;          /* rotated audit files kept: audit.log.1 .. .N (default 8) */
     char audit_fsync[8];     /* "event" (default: fdatasync after each event) or "off" */
+    char secret_rules[PATH_MAX]; /* secret-scanner rules file; empty = the built-in rules */
 };
 
 /* Fill c: defaults, the config file, the environment. */

@@ -71,8 +71,10 @@
 #define MG_E_TOKEN_REVOKED  "token_revoked"   /* the token was revoked */
 #define MG_E_TOKEN_EXPIRED  "token_expired"   /* the token is past its expiry */
 #define MG_E_TOKEN_NOT_FOUND "token_not_found" /* token revoke: no token has that id */
-#define MG_E_RATE_LIMITED   "rate_limited"    /* the token's requests/min are used up */
 #define MG_E_AUDIT_INVALID  "audit_invalid"   /* audit --verify: a line is edited, removed, reordered or torn */
+/* secret scanner (src/security/scan.c) */
+#define MG_E_BAD_RULES      "invalid_rules"   /* a secret rules file has an error; the sentence gives the line */
+#define MG_E_TOO_LARGE      "input_too_large" /* the scanner was given more than it accepts in one call */
 #define MG_E_INTERNAL       "internal"
 
 struct mg_err {

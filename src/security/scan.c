@@ -1,0 +1,832 @@
+/* scan.c — the secret scanner (see scan.h; the rules format is in
+ * docs/security.md and at the top of data/secrets.rules).
+ *
+ * Sections:
+ *   1. small helpers: severity names, entropy, masking
+ *   2. the rule set in memory
+ *   3. the rules-file parser
+ *   4. compiling: PCRE2 per rule, one Vectorscan database for all
+ *   5. the pool of per-scan state (Vectorscan scratch, PCRE2 match data)
+ *   6. scanning: Vectorscan hit -> window -> PCRE2 -> keyword, entropy, allowlists
+ *   7. overlaps, reporting, redaction
+ *   8. the built-in rule set
+ */
+#include "security/scan.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <hs/hs.h>
+#include <math.h>
+#include <pcre2.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- 1. small helpers ------------------------------------------------------ */
+
+const char *mg_sev_name(enum mg_sev s)
+{
+    return s == MG_SEV_HIGH ? "high" : s == MG_SEV_MEDIUM ? "medium" : "low";
+}
+
+int mg_sev_parse(const char *s, enum mg_sev *out)
+{
+    if (strcmp(s, "high") == 0) *out = MG_SEV_HIGH;
+    else if (strcmp(s, "medium") == 0) *out = MG_SEV_MEDIUM;
+    else if (strcmp(s, "low") == 0) *out = MG_SEV_LOW;
+    else return -1;
+    return 0;
+}
+
+double mg_shannon_entropy(const char *s, size_t n)
+{
+    if (n == 0) return 0;
+    size_t count[256] = {0};
+    for (size_t i = 0; i < n; i++) count[(unsigned char)s[i]]++;
+    double h = 0;
+    for (int c = 0; c < 256; c++) {
+        if (!count[c]) continue;
+        double p = (double)count[c] / (double)n;
+        h -= p * log2(p);
+    }
+    return h;
+}
+
+char *mg_secret_mask(const char *secret, size_t n, char *out, size_t cap)
+{
+    if (cap == 0) return out;
+    size_t show = n >= 16 ? 4 : n / 4;
+    char head[5];
+    for (size_t i = 0; i < show; i++) {
+        unsigned char c = (unsigned char)secret[i];
+        head[i] = c >= 0x21 && c < 0x7f ? (char)c : '?';
+    }
+    head[show] = 0;
+    snprintf(out, cap, "%s\u2026(%zu)", head, n);
+    return out;
+}
+
+/* ---- 2. the rule set in memory ------------------------------------------- */
+
+/* Allowlist regexes: `allow` tests the secret, `allow_line` its whole line. */
+struct alist {
+    char *name;          /* NULL for a rule's own list */
+    pcre2_code **sec;    /* on the secret */
+    size_t nsec;
+    pcre2_code **line;   /* on the line holding the secret's start */
+    size_t nline;
+};
+
+struct rule {
+    char *id;
+    char *desc;
+    enum mg_sev sev;
+    char **kw;           /* keywords, lower-case */
+    size_t nkw;
+    char *pattern;
+    unsigned pattern_line; /* where `pattern` was, for errors */
+    unsigned line;       /* where the rule began */
+    int group[4];        /* the secret: the first of these capture groups that is set */
+    int ngroup;          /* 0 = the whole match */
+    double entropy;      /* minimum Shannon entropy of the secret, bits/byte */
+    int lines;           /* how many lines a match may span (window size) */
+    pcre2_code *re;
+    struct alist own;
+    struct alist **uses; /* named allowlists this rule also applies */
+    size_t nuses;
+    bool uses_set;       /* an `allowlists` field was given */
+};
+
+struct slot {
+    struct slot *next;
+    hs_scratch_t *scratch;
+    pcre2_match_data *md;
+    size_t *covered;     /* per rule: window end already confirmed */
+};
+
+struct mg_scanner {
+    struct rule *rules;
+    size_t nrules;
+    struct alist *lists; /* named allowlists */
+    size_t nlists;
+    hs_database_t *db;
+    hs_scratch_t *proto; /* scratch prototype, cloned into the pool */
+    pcre2_match_context *mctx;
+    pthread_mutex_t mu;
+    struct slot *pool;   /* free per-scan states */
+};
+
+static void alist_release(struct alist *a)
+{
+    for (size_t i = 0; i < a->nsec; i++) pcre2_code_free(a->sec[i]);
+    for (size_t i = 0; i < a->nline; i++) pcre2_code_free(a->line[i]);
+    free(a->sec);
+    free(a->line);
+    free(a->name);
+    memset(a, 0, sizeof(*a));
+}
+
+static void rule_release(struct rule *r)
+{
+    free(r->id);
+    free(r->desc);
+    for (size_t i = 0; i < r->nkw; i++) free(r->kw[i]);
+    free(r->kw);
+    free(r->pattern);
+    pcre2_code_free(r->re);
+    alist_release(&r->own);
+    free(r->uses);
+    memset(r, 0, sizeof(*r));
+}
+
+void mg_scanner_free(struct mg_scanner *s)
+{
+    if (!s) return;
+    for (size_t i = 0; i < s->nrules; i++) rule_release(&s->rules[i]);
+    free(s->rules);
+    for (size_t i = 0; i < s->nlists; i++) alist_release(&s->lists[i]);
+    free(s->lists);
+    while (s->pool) {
+        struct slot *n = s->pool->next;
+        hs_free_scratch(s->pool->scratch);
+        pcre2_match_data_free(s->pool->md);
+        free(s->pool->covered);
+        free(s->pool);
+        s->pool = n;
+    }
+    if (s->proto) hs_free_scratch(s->proto);
+    if (s->db) hs_free_database(s->db);
+    pcre2_match_context_free(s->mctx);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+size_t mg_scanner_rule_count(const struct mg_scanner *s) { return s ? s->nrules : 0; }
+
+/* ---- 3. the rules-file parser -------------------------------------------- */
+
+struct parser {
+    struct mg_scanner *s;
+    unsigned lineno;
+    enum { B_NONE, B_RULE, B_LIST } block;
+    struct mg_err *err;
+};
+
+#define RULES_ERR(p, ...) mg_err_set((p)->err, MG_E_BAD_RULES, __VA_ARGS__)
+
+static int grow(void **v, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap) return 0;
+    size_t c = *cap ? *cap * 2 : 8;
+    void *nv = realloc(*v, c * size);
+    if (!nv) return -1;
+    *v = nv;
+    *cap = c;
+    return 0;
+}
+
+static bool valid_id(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 64 || !(islower((unsigned char)s[0]) || isdigit((unsigned char)s[0]))) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!(islower((unsigned char)s[i]) || isdigit((unsigned char)s[i]) || s[i] == '-' || s[i] == '_' || s[i] == '.'))
+            return false;
+    return true;
+}
+
+static pcre2_code *compile_re(struct parser *p, const char *pat, const char *what)
+{
+    int ec;
+    PCRE2_SIZE off;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE | PCRE2_NEVER_UTF | PCRE2_NEVER_UCP,
+                                   &ec, &off, NULL);
+    if (!re) {
+        char msg[256];
+        pcre2_get_error_message(ec, (PCRE2_UCHAR *)msg, sizeof(msg));
+        RULES_ERR(p, "rules line %u: %s does not compile at offset %zu: %s; fix the regex (PCRE2 syntax)", p->lineno,
+                  what, (size_t)off, msg);
+        return NULL;
+    }
+    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* without JIT (unsupported CPU) pcre2_match interprets */
+    return re;
+}
+
+static struct alist *cur_alist(struct parser *p)
+{
+    return p->block == B_RULE ? &p->s->rules[p->s->nrules - 1].own : &p->s->lists[p->s->nlists - 1];
+}
+
+static int add_allow(struct parser *p, bool line, const char *val)
+{
+    struct alist *a = cur_alist(p);
+    pcre2_code ***v = line ? &a->line : &a->sec;
+    size_t *n = line ? &a->nline : &a->nsec;
+    pcre2_code **nv = realloc(*v, (*n + 1) * sizeof(**v));
+    if (!nv) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
+    *v = nv;
+    if (!((*v)[*n] = compile_re(p, val, line ? "allow_line regex" : "allow regex"))) return -1;
+    (*n)++;
+    return 0;
+}
+
+/* The rule that just ended must have its required fields. */
+static int finish_rule(struct parser *p)
+{
+    if (p->block != B_RULE) return 0;
+    struct rule *r = &p->s->rules[p->s->nrules - 1];
+    const char *missing = !r->desc ? "description" : !r->kw ? "keywords" : !r->pattern ? "pattern" : NULL;
+    if (missing) return RULES_ERR(p, "rules line %u: rule '%s' has no %s; add a '%s = ...' line", r->line, r->id, missing, missing);
+    if (!r->uses_set) { /* default: the allowlist named "common", if there is one */
+        for (size_t i = 0; i < p->s->nlists; i++)
+            if (strcmp(p->s->lists[i].name, "common") == 0) {
+                if (!(r->uses = malloc(sizeof(*r->uses)))) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory");
+                r->uses[0] = &p->s->lists[i];
+                r->nuses = 1;
+            }
+    }
+    uint32_t cap;
+    if (pcre2_pattern_info(r->re, PCRE2_INFO_CAPTURECOUNT, &cap) != 0) cap = 0;
+    for (int i = 0; i < r->ngroup; i++)
+        if ((uint32_t)r->group[i] > cap)
+            return RULES_ERR(p, "rules line %u: rule '%s' has group %d but its pattern has %u capture group%s", r->line,
+                             r->id, r->group[i], cap, cap == 1 ? "" : "s");
+    return 0;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t') s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = 0;
+    return s;
+}
+
+static int parse_keywords(struct parser *p, struct rule *r, char *val)
+{
+    for (char *save = NULL, *w = strtok_r(val, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        w = trim(w);
+        if (!*w) continue;
+        if (strlen(w) > 64) return RULES_ERR(p, "rules line %u: keyword '%.64s...' is longer than 64 bytes", p->lineno, w);
+        char **nv = realloc(r->kw, (r->nkw + 1) * sizeof(char *));
+        if (!nv) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
+        r->kw = nv;
+        if (!(r->kw[r->nkw] = strdup(w))) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
+        for (char *c = r->kw[r->nkw]; *c; c++) *c = (char)tolower((unsigned char)*c);
+        r->nkw++;
+    }
+    if (!r->nkw) return RULES_ERR(p, "rules line %u: keywords is empty; give at least one word the match contains", p->lineno);
+    return 0;
+}
+
+static int parse_uses(struct parser *p, struct rule *r, char *val)
+{
+    free(r->uses);
+    r->uses = NULL;
+    r->nuses = 0;
+    r->uses_set = true;
+    for (char *save = NULL, *w = strtok_r(val, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+        if (strcmp(w, "none") == 0) continue;
+        struct alist *found = NULL;
+        for (size_t i = 0; i < p->s->nlists; i++)
+            if (strcmp(p->s->lists[i].name, w) == 0) found = &p->s->lists[i];
+        if (!found) return RULES_ERR(p, "rules line %u: no allowlist named '%s' above this rule; define it first", p->lineno, w);
+        struct alist **nv = realloc(r->uses, (r->nuses + 1) * sizeof(*nv));
+        if (!nv) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
+        r->uses = nv;
+        r->uses[r->nuses++] = found;
+    }
+    return 0;
+}
+
+static int parse_number(const char *val, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(val, &end);
+    if (errno || end == val || *end || !(v >= lo && v <= hi)) return -1;
+    *out = v;
+    return 0;
+}
+
+static int rule_field(struct parser *p, const char *key, char *val)
+{
+    struct rule *r = &p->s->rules[p->s->nrules - 1];
+    double d;
+#define ONCE(f)                                                                                                       \
+    if (f) return RULES_ERR(p, "rules line %u: rule '%s' has a second '%s'; keep one", p->lineno, r->id, key)
+    if (strcmp(key, "description") == 0) {
+        ONCE(r->desc);
+        if (!(r->desc = strdup(val))) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
+    } else if (strcmp(key, "severity") == 0) {
+        if (mg_sev_parse(val, &r->sev) != 0)
+            return RULES_ERR(p, "rules line %u: severity '%s' is not high, medium or low", p->lineno, val);
+    } else if (strcmp(key, "keywords") == 0) {
+        ONCE(r->kw);
+        return parse_keywords(p, r, val);
+    } else if (strcmp(key, "pattern") == 0) {
+        ONCE(r->pattern);
+        char what[128];
+        snprintf(what, sizeof(what), "the pattern of rule '%s'", r->id);
+        if (!(r->re = compile_re(p, val, what))) return -1;
+        if (!(r->pattern = strdup(val))) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
+        r->pattern_line = p->lineno;
+    } else if (strcmp(key, "group") == 0) {
+        r->ngroup = 0;
+        for (char *save = NULL, *w = strtok_r(val, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+            if (r->ngroup == 4 || parse_number(w, 0, 99, &d) != 0 || d != (int)d)
+                return RULES_ERR(p, "rules line %u: group wants 1 to 4 whole numbers from 0 to 99, got '%s'", p->lineno, w);
+            r->group[r->ngroup++] = (int)d;
+        }
+    } else if (strcmp(key, "entropy") == 0) {
+        if (parse_number(val, 0, 8, &d) != 0)
+            return RULES_ERR(p, "rules line %u: entropy '%s' is not a number from 0 to 8 (bits per byte)", p->lineno, val);
+        r->entropy = d;
+    } else if (strcmp(key, "lines") == 0) {
+        if (parse_number(val, 1, 1000, &d) != 0 || d != (int)d)
+            return RULES_ERR(p, "rules line %u: lines '%s' is not a whole number from 1 to 1000", p->lineno, val);
+        r->lines = (int)d;
+    } else if (strcmp(key, "allowlists") == 0) {
+        return parse_uses(p, r, val);
+    } else if (strcmp(key, "allow") == 0 || strcmp(key, "allow_line") == 0) {
+        return add_allow(p, key[5] == '_', val);
+    } else {
+        return RULES_ERR(p, "rules line %u: unknown field '%s'; rules have description, severity, keywords, pattern, "
+                            "group, entropy, lines, allowlists, allow, allow_line", p->lineno, key);
+    }
+#undef ONCE
+    return 0;
+}
+
+static int parse_line(struct parser *p, char *line, size_t *rcap)
+{
+    char *t = trim(line);
+    if (!*t || *t == '#') return 0;
+    struct mg_scanner *s = p->s;
+    if (strncmp(t, "rule", 4) == 0 && (t[4] == ' ' || t[4] == '\t')) {
+        if (finish_rule(p) != 0) return -1;
+        char *id = trim(t + 5);
+        if (!valid_id(id)) return RULES_ERR(p, "rules line %u: rule id '%.80s' is not 1-64 of a-z 0-9 . _ -", p->lineno, id);
+        for (size_t i = 0; i < s->nrules; i++)
+            if (strcmp(s->rules[i].id, id) == 0)
+                return RULES_ERR(p, "rules line %u: rule id '%s' is already used at line %u", p->lineno, id, s->rules[i].line);
+        if (s->nrules == MG_RULES_MAX_RULES)
+            return RULES_ERR(p, "rules line %u: more than %d rules", p->lineno, MG_RULES_MAX_RULES);
+        if (grow((void **)&s->rules, s->nrules, rcap, sizeof(struct rule)) != 0)
+            return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
+        struct rule *r = &s->rules[s->nrules++];
+        memset(r, 0, sizeof(*r));
+        r->line = p->lineno;
+        r->sev = MG_SEV_HIGH;
+        r->lines = 1;
+        if (!(r->id = strdup(id))) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
+        p->block = B_RULE;
+        return 0;
+    }
+    if (strncmp(t, "allowlist", 9) == 0 && (t[9] == ' ' || t[9] == '\t')) {
+        if (finish_rule(p) != 0) return -1;
+        char *name = trim(t + 10);
+        if (!valid_id(name))
+            return RULES_ERR(p, "rules line %u: allowlist name '%.80s' is not 1-64 of a-z 0-9 . _ -", p->lineno, name);
+        if (s->nrules)
+            return RULES_ERR(p, "rules line %u: allowlist '%s' comes after a rule; define allowlists before the first rule",
+                             p->lineno, name);
+        for (size_t i = 0; i < s->nlists; i++)
+            if (strcmp(s->lists[i].name, name) == 0)
+                return RULES_ERR(p, "rules line %u: allowlist '%s' is defined twice", p->lineno, name);
+        if (s->nlists == 64) return RULES_ERR(p, "rules line %u: more than 64 allowlists", p->lineno);
+        /* rules point into lists: it must never move, so it is allocated whole */
+        if (!s->lists && !(s->lists = calloc(64, sizeof(struct alist))))
+            return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
+        struct alist *a = &s->lists[s->nlists++];
+        if (!(a->name = strdup(name))) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
+        p->block = B_LIST;
+        return 0;
+    }
+    char *eq = strchr(t, '=');
+    if (!eq) return RULES_ERR(p, "rules line %u: expected 'rule ID', 'allowlist NAME' or 'field = value'", p->lineno);
+    *eq = 0;
+    char *key = trim(t), *val = trim(eq + 1);
+    if (p->block == B_NONE)
+        return RULES_ERR(p, "rules line %u: field '%s' outside a rule or allowlist; start one with 'rule ID'", p->lineno, key);
+    if (!*val) return RULES_ERR(p, "rules line %u: field '%s' has no value", p->lineno, key);
+    if (p->block == B_LIST) {
+        if (strcmp(key, "allow") == 0 || strcmp(key, "allow_line") == 0) return add_allow(p, key[5] == '_', val);
+        return RULES_ERR(p, "rules line %u: unknown allowlist field '%s'; allowlists have allow and allow_line", p->lineno, key);
+    }
+    return rule_field(p, key, val);
+}
+
+static int parse_rules(struct mg_scanner *s, const char *text, size_t len, struct mg_err *err)
+{
+    struct parser p = {.s = s, .err = err};
+    size_t rcap = 0;
+    char *line = malloc(MG_RULES_MAX_LINE + 1);
+    if (!line) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory loading the rules");
+    int rc = 0;
+    size_t i = 0;
+    while (i < len && rc == 0) {
+        p.lineno++;
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t n = (nl ? (size_t)(nl - text) : len) - i;
+        if (n > MG_RULES_MAX_LINE) {
+            rc = RULES_ERR(&p, "rules line %u: longer than %d bytes", p.lineno, MG_RULES_MAX_LINE);
+            break;
+        }
+        if (memchr(text + i, 0, n)) {
+            rc = RULES_ERR(&p, "rules line %u: contains a NUL byte; a rules file is text", p.lineno);
+            break;
+        }
+        memcpy(line, text + i, n);
+        line[n] = 0;
+        rc = parse_line(&p, line, &rcap);
+        i += n + 1;
+    }
+    if (rc == 0) rc = finish_rule(&p);
+    if (rc == 0 && s->nrules == 0) rc = RULES_ERR(&p, "rules line %u: no rules; a rules file needs at least one 'rule ID' block", p.lineno);
+    free(line);
+    return rc;
+}
+
+/* ---- 4. compiling ---------------------------------------------------------- */
+
+static int compile_db(struct mg_scanner *s, struct mg_err *err)
+{
+    const char **pats = calloc(s->nrules, sizeof(char *));
+    unsigned *flags = calloc(s->nrules, sizeof(unsigned)), *ids = calloc(s->nrules, sizeof(unsigned));
+    int rc = -1;
+    if (!pats || !flags || !ids) {
+        mg_err_set(err, MG_E_NO_MEMORY, "out of memory compiling the rules");
+        goto out_free;
+    }
+    for (size_t i = 0; i < s->nrules; i++) {
+        pats[i] = s->rules[i].pattern;
+        flags[i] = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE;
+        ids[i] = (unsigned)i;
+    }
+    hs_compile_error_t *ce = NULL;
+    if (hs_compile_multi(pats, flags, ids, (unsigned)s->nrules, HS_MODE_BLOCK, NULL, &s->db, &ce) != HS_SUCCESS) {
+        if (ce && ce->expression >= 0 && (size_t)ce->expression < s->nrules) {
+            const struct rule *r = &s->rules[ce->expression];
+            mg_err_set(err, MG_E_BAD_RULES, "rules line %u: rule '%s': Vectorscan cannot compile the pattern: %s; simplify it",
+                       r->pattern_line, r->id, ce->message);
+        } else {
+            mg_err_set(err, MG_E_BAD_RULES, "rules line 0: Vectorscan cannot compile the rule set: %s",
+                       ce ? ce->message : "unknown error");
+        }
+        hs_free_compile_error(ce);
+        goto out_free;
+    }
+    if (hs_alloc_scratch(s->db, &s->proto) != HS_SUCCESS) {
+        mg_err_set(err, MG_E_NO_MEMORY, "out of memory allocating Vectorscan scratch space");
+        goto out_free;
+    }
+    rc = 0;
+out_free:
+    free(pats);
+    free(flags);
+    free(ids);
+    return rc;
+}
+
+int mg_scanner_new(const char *text, size_t len, struct mg_scanner **out, struct mg_err *err)
+{
+    *out = NULL;
+    if (!text) text = mg_scanner_builtin_rules(&len);
+    if (len > MG_RULES_MAX_BYTES)
+        return mg_err_set(err, MG_E_BAD_RULES, "rules line 0: the rules are %zu bytes, over the %u-byte cap", len,
+                          MG_RULES_MAX_BYTES);
+    struct mg_scanner *s = calloc(1, sizeof(*s));
+    if (!s) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory loading the rules");
+    pthread_mutex_init(&s->mu, NULL);
+    if (parse_rules(s, text, len, err) != 0 || compile_db(s, err) != 0) {
+        mg_scanner_free(s);
+        return -1;
+    }
+    /* bound the work of one confirmation: a pathological regex gives up, it does not hang */
+    if (!(s->mctx = pcre2_match_context_create(NULL))) {
+        mg_scanner_free(s);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory loading the rules");
+    }
+    pcre2_set_match_limit(s->mctx, 200000);
+    pcre2_set_depth_limit(s->mctx, 10000);
+    *out = s;
+    return 0;
+}
+
+int mg_scanner_load(const char *path, struct mg_scanner **out, struct mg_err *err)
+{
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return mg_err_set(err, errno == ENOENT ? MG_E_PATH_NOT_FOUND : errno == EACCES ? MG_E_PERMISSION : MG_E_IO,
+                          "cannot open rules file '%s': %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return mg_err_set(err, MG_E_BAD_RULES, "rules file '%s' is not a regular file", path);
+    }
+    if ((uint64_t)st.st_size > MG_RULES_MAX_BYTES) {
+        close(fd);
+        return mg_err_set(err, MG_E_BAD_RULES, "rules file '%s' is over the %u-byte cap", path, MG_RULES_MAX_BYTES);
+    }
+    size_t n = (size_t)st.st_size, got = 0;
+    char *text = malloc(n + 1);
+    if (!text) {
+        close(fd);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading '%s'", path);
+    }
+    while (got < n) {
+        ssize_t r = read(fd, text + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    close(fd);
+    int rc = mg_scanner_new(text, got, out, err);
+    free(text);
+    if (rc != 0 && err && err->code && strcmp(err->code, MG_E_BAD_RULES) == 0) {
+        char m[sizeof(err->msg)];
+        snprintf(m, sizeof(m), "%s", err->msg);
+        mg_err_set(err, MG_E_BAD_RULES, "%s: %s", path, m);
+    }
+    return rc;
+}
+
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+static struct mg_scanner *default_scanner;
+
+static void default_init(void)
+{
+    struct mg_err err = {0};
+    if (mg_scanner_new(NULL, 0, &default_scanner, &err) != 0) {
+        default_scanner = NULL;
+        mg_err_print(&err);
+    }
+}
+
+const struct mg_scanner *mg_scanner_default(void)
+{
+    pthread_once(&default_once, default_init);
+    return default_scanner;
+}
+
+/* ---- 5. the pool of per-scan state ----------------------------------------- */
+
+static struct slot *slot_get(const struct mg_scanner *cs)
+{
+    struct mg_scanner *s = (struct mg_scanner *)cs; /* the pool is the only mutable part */
+    pthread_mutex_lock(&s->mu);
+    struct slot *sl = s->pool;
+    if (sl) s->pool = sl->next;
+    pthread_mutex_unlock(&s->mu);
+    if (sl) return sl;
+    if (!(sl = calloc(1, sizeof(*sl)))) return NULL;
+    if (hs_clone_scratch(s->proto, &sl->scratch) != HS_SUCCESS) sl->scratch = NULL;
+    sl->md = pcre2_match_data_create(100, NULL);
+    sl->covered = calloc(s->nrules, sizeof(size_t));
+    if (!sl->scratch || !sl->md || !sl->covered) {
+        if (sl->scratch) hs_free_scratch(sl->scratch);
+        pcre2_match_data_free(sl->md);
+        free(sl->covered);
+        free(sl);
+        return NULL;
+    }
+    return sl;
+}
+
+static void slot_put(const struct mg_scanner *cs, struct slot *sl)
+{
+    struct mg_scanner *s = (struct mg_scanner *)cs;
+    pthread_mutex_lock(&s->mu);
+    sl->next = s->pool;
+    s->pool = sl;
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* ---- 6. scanning ------------------------------------------------------------- */
+
+struct hit {
+    uint32_t rule;
+    size_t start, end;
+};
+
+struct scan {
+    const struct mg_scanner *s;
+    const char *buf;
+    size_t len;
+    struct slot *sl;
+    struct hit *v;
+    size_t n, cap;
+    bool oom;
+};
+
+/* Case-insensitive: does [p, p+n) contain the lower-case word kw? */
+static bool has_word(const char *p, size_t n, const char *kw)
+{
+    size_t k = strlen(kw);
+    if (k > n) return false;
+    for (size_t i = 0; i + k <= n; i++) {
+        if (tolower((unsigned char)p[i]) != kw[0]) continue;
+        size_t j = 1;
+        while (j < k && tolower((unsigned char)p[i + j]) == kw[j]) j++;
+        if (j == k) return true;
+    }
+    return false;
+}
+
+static bool any_match(pcre2_code *const *v, size_t n, const char *p, size_t len, struct scan *sc)
+{
+    for (size_t i = 0; i < n; i++)
+        if (pcre2_match(v[i], (PCRE2_SPTR)p, len, 0, 0, sc->sl->md, sc->s->mctx) >= 0) return true;
+    return false;
+}
+
+static bool allowed(struct scan *sc, const struct rule *r, size_t a, size_t b)
+{
+    size_t ls = a, le = b;
+    while (ls > 0 && a - ls < MG_SCAN_WINDOW_MAX && sc->buf[ls - 1] != '\n') ls--;
+    while (le < sc->len && le - b < MG_SCAN_WINDOW_MAX && sc->buf[le] != '\n') le++;
+    const char *sec = sc->buf + a, *line = sc->buf + ls;
+    if (any_match(r->own.sec, r->own.nsec, sec, b - a, sc) || any_match(r->own.line, r->own.nline, line, le - ls, sc))
+        return true;
+    for (size_t i = 0; i < r->nuses; i++)
+        if (any_match(r->uses[i]->sec, r->uses[i]->nsec, sec, b - a, sc) ||
+            any_match(r->uses[i]->line, r->uses[i]->nline, line, le - ls, sc))
+            return true;
+    return false;
+}
+
+static int add_hit(struct scan *sc, uint32_t rule, size_t a, size_t b)
+{
+    if (grow((void **)&sc->v, sc->n, &sc->cap, sizeof(struct hit)) != 0) {
+        sc->oom = true;
+        return -1;
+    }
+    sc->v[sc->n++] = (struct hit){rule, a, b};
+    return 0;
+}
+
+/* Confirm rule `id` around a Vectorscan hit ending at `to`. */
+static int on_hs_match(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags, void *ctx)
+{
+    (void)from;
+    (void)flags;
+    struct scan *sc = ctx;
+    const struct rule *r = &sc->s->rules[id];
+    size_t end = (size_t)to;
+    if (end <= sc->sl->covered[id]) return 0;
+    /* the window: `lines` lines ending with the hit's line, at most MG_SCAN_WINDOW_MAX bytes */
+    size_t lo = end > MG_SCAN_WINDOW_MAX ? end - MG_SCAN_WINDOW_MAX : 0;
+    size_t ws = end ? end - 1 : 0;
+    for (int nl = 0; ws > lo; ws--)
+        if (sc->buf[ws - 1] == '\n' && ++nl == r->lines) break;
+    size_t we = end, hi = end + 256 < sc->len ? end + 256 : sc->len;
+    while (we < hi && sc->buf[we] != '\n') we++;
+    sc->sl->covered[id] = we;
+
+    const char *w = sc->buf + ws;
+    size_t wlen = we - ws, off = 0;
+    pcre2_match_data *md = sc->sl->md;
+    while (off <= wlen) {
+        int rc = pcre2_match(r->re, (PCRE2_SPTR)w, wlen, off, 0, md, sc->s->mctx);
+        if (rc < 0) break; /* no (more) matches, or a limit hit: give up on this window */
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+        size_t m0 = ov[0], m1 = ov[1];
+        off = m1 > m0 ? m1 : m1 + 1;
+        int g = 0;
+        for (int i = 0; i < r->ngroup && !g; i++)
+            if (r->group[i] < rc && ov[2 * r->group[i]] != PCRE2_UNSET) g = r->group[i];
+        if (r->ngroup && !g && r->group[0] != 0) continue; /* none of the groups took part */
+        size_t a = ws + ov[2 * g], b = ws + ov[2 * g + 1];
+        if (b <= a) continue;
+        bool kw = false;
+        for (size_t k = 0; k < r->nkw && !kw; k++) kw = has_word(w + m0, m1 - m0, r->kw[k]);
+        if (!kw) continue;
+        if (r->entropy > 0 && mg_shannon_entropy(sc->buf + a, b - a) < r->entropy) continue;
+        if (allowed(sc, r, a, b)) continue;
+        if (add_hit(sc, id, a, b) != 0) return 1; /* stops the scan */
+    }
+    return 0;
+}
+
+/* ---- 7. overlaps, reporting, redaction ------------------------------------- */
+
+static int cmp_hit(const void *x, const void *y)
+{
+    const struct hit *a = x, *b = y;
+    if (a->start != b->start) return a->start < b->start ? -1 : 1;
+    if (a->end != b->end) return a->end > b->end ? -1 : 1;
+    return a->rule < b->rule ? -1 : a->rule > b->rule;
+}
+
+/* Is a a better finding than b (they overlap)? */
+static bool better(const struct mg_scanner *s, const struct hit *a, const struct hit *b)
+{
+    size_t la = a->end - a->start, lb = b->end - b->start;
+    if (la != lb) return la > lb;
+    if (s->rules[a->rule].sev != s->rules[b->rule].sev) return s->rules[a->rule].sev > s->rules[b->rule].sev;
+    return a->rule < b->rule;
+}
+
+/* Run the scan; leaves sc->v sorted, without overlaps. */
+static int scan_run(const struct mg_scanner *s, const char *buf, size_t len, struct scan *sc, struct mg_err *err)
+{
+    memset(sc, 0, sizeof(*sc));
+    if (!s) return mg_err_set(err, MG_E_INTERNAL, "no secret scanner (the rules did not load); see the error above");
+    if (len > MG_SCAN_MAX_BYTES)
+        return mg_err_set(err, MG_E_TOO_LARGE, "input of %zu bytes is over the scanner's %u-byte cap; scan it in parts", len,
+                          MG_SCAN_MAX_BYTES);
+    sc->s = s;
+    sc->buf = buf;
+    sc->len = len;
+    if (len == 0) return 0;
+    if (!(sc->sl = slot_get(s))) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory for scanner scratch space");
+    memset(sc->sl->covered, 0, s->nrules * sizeof(size_t));
+    hs_error_t he = hs_scan(s->db, buf, (unsigned int)len, 0, sc->sl->scratch, on_hs_match, sc);
+    slot_put(s, sc->sl);
+    sc->sl = NULL;
+    if (sc->oom) {
+        free(sc->v);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory collecting scanner findings");
+    }
+    if (he != HS_SUCCESS && he != HS_SCAN_TERMINATED) {
+        free(sc->v);
+        return mg_err_set(err, MG_E_INTERNAL, "Vectorscan scan failed (error %d)", (int)he);
+    }
+    if (sc->n == 0) return 0;
+    qsort(sc->v, sc->n, sizeof(*sc->v), cmp_hit);
+    size_t k = 0;
+    for (size_t i = 0; i < sc->n; i++) {
+        struct hit *h = &sc->v[i];
+        if (k > 0 && h->start < sc->v[k - 1].end) {
+            if (better(s, h, &sc->v[k - 1])) sc->v[k - 1] = *h;
+            continue;
+        }
+        sc->v[k++] = *h;
+    }
+    sc->n = k;
+    return 0;
+}
+
+int mg_scan(const struct mg_scanner *s, const char *buf, size_t len, int (*cb)(const struct mg_finding *, void *), void *ud,
+            struct mg_err *err)
+{
+    struct scan sc;
+    if (scan_run(s, buf, len, &sc, err) != 0) return -1;
+    unsigned line = 1;
+    size_t pos = 0;
+    int n = 0;
+    for (size_t i = 0; i < sc.n; i++) {
+        const struct hit *h = &sc.v[i];
+        for (; pos < h->start; pos++)
+            if (buf[pos] == '\n') line++;
+        const struct rule *r = &s->rules[h->rule];
+        struct mg_finding f = {r->id, r->desc, r->sev, h->start, h->end, line};
+        n++;
+        if (cb && cb(&f, ud)) break;
+    }
+    free(sc.v);
+    return n;
+}
+
+int mg_redact(const struct mg_scanner *s, const char *buf, size_t len, enum mg_sev min_sev, struct mg_buf *out, int *nred,
+              struct mg_err *err)
+{
+    struct scan sc;
+    if (nred) *nred = 0;
+    if (scan_run(s, buf, len, &sc, err) != 0) return -1;
+    size_t pos = 0;
+    int n = 0, rc = 0;
+    for (size_t i = 0; i < sc.n && rc == 0; i++) {
+        const struct hit *h = &sc.v[i];
+        const struct rule *r = &s->rules[h->rule];
+        if (r->sev < min_sev) continue;
+        if (mg_buf_add(out, buf + pos, h->start - pos) != 0 || mg_buf_addf(out, "[REDACTED:%s]", r->id) != 0) rc = -1;
+        pos = h->end;
+        n++;
+    }
+    if (rc == 0 && mg_buf_add(out, buf + pos, len - pos) != 0) rc = -1;
+    free(sc.v);
+    if (rc != 0) return mg_err_set(err, MG_E_TOO_LARGE, "the redacted text does not fit its buffer (%zu bytes at most)", out->max);
+    if (nred) *nred = n;
+    return 0;
+}
+
+/* ---- 8. the built-in rule set ------------------------------------------------- */
+
+/* Generated from data/secrets.rules by the Makefile ($(OUT)/gen/secrets_rules.c). */
+extern const char mg_secrets_rules_data[];
+extern const size_t mg_secrets_rules_len;
+
+const char *mg_scanner_builtin_rules(size_t *len)
+{
+    if (len) *len = mg_secrets_rules_len;
+    return mg_secrets_rules_data;
+}

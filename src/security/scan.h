@@ -1,0 +1,92 @@
+/* scan.h — the secret scanner: find API keys, tokens, private keys and
+ * passwords in text, and redact them.
+ *
+ * Rules come from a line-oriented file (data/secrets.rules, embedded in the
+ * binary at build time; docs/security.md documents the format). All rule
+ * patterns are compiled into one Vectorscan database in prefilter mode; each
+ * Vectorscan hit is confirmed with the rule's PCRE2 pattern (JIT) on a bounded
+ * window around it (the hit's line, or the rule's `lines` lines before it, at
+ * most MG_SCAN_WINDOW_MAX bytes), which also extracts the secret group. A
+ * confirmed match is then kept only if one of the rule's keywords occurs in
+ * the match (case-insensitive), the secret's Shannon entropy reaches the
+ * rule's minimum, and no allowlist regex of the rule (or of the allowlists it
+ * uses) matches the secret or its line.
+ *
+ * Thread safety: a scanner is immutable after mg_scanner_new; any number of
+ * threads may call mg_scan / mg_redact on it at once. Vectorscan scratch space
+ * and PCRE2 match data come from a small pool inside the scanner, so callers
+ * manage nothing. mg_scanner_free must not race with a scan.
+ */
+#ifndef MG_SCAN_H
+#define MG_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/buf.h"
+#include "util/err.h"
+
+#define MG_SCAN_MAX_BYTES    (1u << 30)        /* largest buffer one mg_scan accepts (the max_file_size cap) */
+#define MG_RULES_MAX_BYTES   (4u << 20)        /* largest rules file */
+#define MG_RULES_MAX_LINE    8192              /* longest line of a rules file */
+#define MG_RULES_MAX_RULES   4096
+#define MG_SCAN_WINDOW_MAX   (16u << 10)       /* confirmation window cap, bytes */
+
+enum mg_sev { MG_SEV_LOW, MG_SEV_MEDIUM, MG_SEV_HIGH };
+
+struct mg_scanner;
+
+/* Compile a rule set. rules_text NULL = the built-in rule set
+ * (data/secrets.rules). Returns 0, or -1 with err: invalid_rules with
+ * "rules line N: ..." for a syntax error, an unknown field, a bad value, a
+ * pattern PCRE2 or Vectorscan cannot compile (naming the rule id), or a file
+ * over the caps above. */
+int mg_scanner_new(const char *rules_text, size_t len, struct mg_scanner **out, struct mg_err *err);
+/* Compile a rules file from disk (the `secret_rules` setting, `--rules`). */
+int mg_scanner_load(const char *path, struct mg_scanner **out, struct mg_err *err);
+/* The built-in rule set, compiled once (pthread_once) and kept for the life
+ * of the process. NULL if it failed to compile, which a test catches. */
+const struct mg_scanner *mg_scanner_default(void);
+void mg_scanner_free(struct mg_scanner *s);
+size_t mg_scanner_rule_count(const struct mg_scanner *s);
+
+/* The built-in rules text (data/secrets.rules as embedded at build time). */
+const char *mg_scanner_builtin_rules(size_t *len);
+
+struct mg_finding {
+    const char *rule;        /* rule id; lives as long as the scanner */
+    const char *description; /* rule description; same lifetime */
+    enum mg_sev sev;
+    size_t start, end;       /* byte range of the secret itself in buf */
+    unsigned line;           /* 1-based line of start */
+};
+
+/* Scan buf. Calls cb for each finding in buffer order; findings never
+ * overlap (on overlap the longer one wins, then the higher severity, then the
+ * earlier rule). cb returns nonzero to stop the scan. Returns the number of
+ * findings reported, or -1 with err (input_too_large over MG_SCAN_MAX_BYTES,
+ * out_of_memory, internal). Any bytes are accepted, NUL included; cb is never
+ * called after an error. */
+int mg_scan(const struct mg_scanner *s, const char *buf, size_t len, int (*cb)(const struct mg_finding *, void *),
+            void *ud, struct mg_err *err);
+
+/* Copy buf into out (which the caller has initialised with its own max),
+ * replacing each finding of severity >= min_sev by "[REDACTED:<rule>]".
+ * *nred (may be NULL) receives the count. Returns 0 or -1 with err; out's
+ * contents are then unspecified. */
+int mg_redact(const struct mg_scanner *s, const char *buf, size_t len, enum mg_sev min_sev, struct mg_buf *out,
+              int *nred, struct mg_err *err);
+
+/* A secret for display, never the whole of it: its first 4 bytes (fewer for
+ * a short one: a quarter of its length), "…", and its length in bytes, e.g.
+ * "ghp_…(40)". Bytes that are not printable ASCII show as '?'. Returns out. */
+char *mg_secret_mask(const char *secret, size_t n, char *out, size_t cap);
+
+/* "high", "medium", "low"; and back (0, or -1 for another word). */
+const char *mg_sev_name(enum mg_sev s);
+int mg_sev_parse(const char *s, enum mg_sev *out);
+
+/* Shannon entropy of the bytes, in bits per byte (0..8). */
+double mg_shannon_entropy(const char *s, size_t n);
+
+#endif

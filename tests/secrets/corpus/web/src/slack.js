@@ -1,0 +1,22 @@
+import { WebClient } from '@slack/web-api';
+const bot = new WebClient('xoxb-429563393788-8112172574187-c6ttHSWdtAJZR0VdefqRaIO3');
+const user = new WebClient('xoxp-305350124188-331189696981-1937886327708-CkZcvRVzHmzCH6BZMQXZQcJ0XKWfInii');
+const socket = 'xapp-1-AMLYVBQQD04-9106839931677-28ce17ddb5f18f91b4cda6b7401b9e4772c1f3ef9dcd81d27c2f426b44d3629b';
+const legacy = 'xoxs-1956038093-124615698525-O8VBZvjgtMfYfBT4PUKEORpEb49BKlO9E6KFUzMR';
+const cfg = 'xoxe.xoxp-1-I28L2DKHG1WX8IQKG985N6BEXDRXLV0O6ZIP0H7LVUI7GZX6WXIEF4AC8XYR7FRLHLQDYC8OSU4XLW8NDYPVBSORHUHHIH1GZSHS0SW9I6LH1ESW0W046WMQ2TM3697G3YO5IPRIL529KOE8FJLJGW';
+const hook = 'https://hooks.slack.com/services/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';
+const discordHook = 'https://discord.com/api/webhooks/021766363796333928/mnz9FXexcEQdvHJToQHVtQ3Li08_VC0EhXOqWnh9fg2C98aKuX_hY68xfr-U2Iq8531T';
+const DISCORD_BOT_TOKEN = 'MSsi6M1LGILL4vO6E-UeZpRHD4.FL-9lz.VS40LHGod-q4y4fvzxgBzEVW8rM7dkpsiuZDiP';
+const telegram = '6714311419:AAKCA68bPSX9rYyWSiWpS4cFd0OhN3ijCkI';
+const teams = 'https://contoso.webhook.office.com/webhookb2/143d6caa-8b4e-85cb-8ed9-ac27aea73303@8a367037-9962-5d88-5999-e5f219269511/IncomingWebhook/327630b98bc0b780499021fefb8c6d7e/53766787-e58c-2617-8c88-cbfd8fcb3e37';
+const gchat = 'https://chat.googleapis.com/v1/spaces/AAAA1-hfUK8/messages?key=vrf7h7fmxDuTMxUWLMk-rXACV1YYxXugHWg9Twx&token=AShlyqVIjMpRyuwRjFHPrvVjymKkEOMEUfHUm61et3s%3D';
+const zap = 'https://hooks.zapier.com/hooks/catch/9753882/nubgwv6/';
+const MATTERMOST_TOKEN = 'oq1zwjx6021qv5qe8sptjghvi7';
+const twitterBearer = 'AAAAAAAAAAAAAAAAAAAAAoFU22iZycpqY%W39JTFDLGEEmtB3ZOa%zMf3VfmVnNguxTxhyQh2d6D9QxdKFx0vo6N0Qfa7hiZb6IdL';
+const TWITTER_API_SECRET = '1neBkx4YvEnG5V87OhtlZmx3orhw1aNcIXEndUWJZ9tqi6o5CR';
+const fbToken = 'EAAGDMn8TbZDRdvMkWbky3JFCIY4iSGhRmgnCtt5xwn9jqH3AnYdddhigZqh6hmWuxFn6Gt31drfzSlNSEI2NOD4nhuOcvY0umJXXReKEHtxDs5uz2BreQQoakhiw2y1jHAm';
+const FACEBOOK_APP_SECRET = 'cda02b08b4515c476d3a7d82f5af17e6';
+const LINKEDIN_CLIENT_SECRET = 'CAtX4wcY9Pj36tQY';
+// negatives
+const channel = '#deployments';
+const url = `https://hooks.slack.com/services/${process.env.SLACK_HOOK}`;
