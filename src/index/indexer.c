@@ -27,6 +27,7 @@
 #include "index/chunk.h"
 #include "index/lang.h"
 #include "index/walk.h"
+#include "security/secrets.h"
 #include "store/content.h"
 #include "store/db.h"
 #include "store/rank.h"
@@ -343,6 +344,8 @@ struct run {
     int failed;                   /* a worker hit a fatal error */
     struct mg_err worker_err;
     pthread_mutex_t err_mu;
+    const struct mg_scanner *scanner; /* secrets: redacted or excluded before anything is stored */
+    struct mg_secret_policy policy;
 };
 
 #define ADD(field, v) __atomic_add_fetch(&(field), (v), __ATOMIC_RELAXED)
@@ -402,6 +405,32 @@ static struct result *process(struct run *R, size_t idx, TSParser *parser, struc
         r->flags |= MG_FILE_REPAIRED;
         ADD(R->st->repaired_utf8, 1);
     }
+    /* secrets, before the text reaches chunks, FTS, trigrams or the content
+     * store (security/secrets.h) */
+    struct mg_buf red;
+    mg_buf_init(&red, SIZE_MAX / 2);
+    int nred = 0;
+    struct mg_secret_excl *excl = NULL;
+    size_t nexcl = 0;
+    struct mg_err serr = {0};
+    if (mg_secrets_apply(R->scanner, &R->policy, buf, len, &red, &nred, &excl, &nexcl, &serr) != 0) {
+        mg_buf_release(&red);
+        free(buf);
+        result_free(r);
+        worker_fail(R, &serr);
+        return NULL;
+    }
+    if (nred || nexcl) {
+        free(buf);
+        buf = mg_buf_detach(&red, &len);
+        if (!buf) {
+            free(excl);
+            goto nomem;
+        }
+        ADD(R->st->secrets_redacted, (uint64_t)nred);
+    } else {
+        mg_buf_release(&red);
+    }
     r->text = buf;
     r->len = len;
     buf = NULL;
@@ -411,8 +440,20 @@ static struct result *process(struct run *R, size_t idx, TSParser *parser, struc
      * pathological and gets line windows instead */
     struct mg_chunk_opts co = {R->cfg->chunk_max_lines, R->cfg->chunk_max_bytes,
                                1000000 + (uint64_t)r->len * 4};
-    if (mg_chunk_file(lang, r->text, r->len, &co, parser, &r->parsed) != 0) goto nomem;
+    if (mg_chunk_file(lang, r->text, r->len, &co, parser, &r->parsed) != 0) {
+        free(excl);
+        goto nomem;
+    }
     if (r->parsed.parse_failed) ADD(R->st->parse_failed, 1);
+    for (size_t i = 0, ci = 0; i < nexcl; i++) { /* blank each chunk holding a secret to exclude */
+        while (ci < r->parsed.nchunks && r->parsed.chunks[ci].end_byte <= excl[i].off) ci++;
+        if (ci == r->parsed.nchunks) break;
+        const struct mg_chunk *c = &r->parsed.chunks[ci];
+        if (excl[i].off < c->start_byte) continue;
+        if (i == 0 || excl[i - 1].off < c->start_byte) ADD(R->st->chunks_excluded, 1);
+        mg_secrets_blank(r->text, c->start_byte, c->end_byte, excl[i].rule);
+    }
+    free(excl);
     size_t nt = mg_tri_extract(scratch, r->text, r->len);
     if (nt == (size_t)-1 || mg_tri_builder_add(tb, r->fid, scratch->keys, nt) != 0) goto nomem;
     if (mg_content_pack(r->text, r->len, &r->blob, &r->bloblen) != 0) goto nomem;
@@ -946,6 +987,8 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
 
     R.cfg = c;
     R.root = st->root;
+    mg_secret_policy(c, &R.policy);
+    if (!(R.scanner = mg_secrets_scanner(c, err))) goto out;
     R.st = st;
     pthread_mutex_init(&R.err_mu, NULL);
     pthread_mutex_init(&R.q.mu, NULL);

@@ -46,6 +46,8 @@ struct mg_index_stats {
     uint64_t skipped_special, skipped_bad_name, skipped_unreadable;
     uint64_t repaired_utf8; /* files with invalid UTF-8 replaced by U+FFFD */
     uint64_t parse_failed;  /* grammar files chunked in windows (parser gave up) */
+    uint64_t secrets_redacted; /* secrets replaced by [REDACTED:rule] in added and changed files */
+    uint64_t chunks_excluded;  /* chunks blanked because they held a secret to exclude */
     uint64_t bytes_read;    /* bytes of all candidate files read and hashed */
     uint64_t bytes_indexed; /* bytes of added and changed files */
     uint64_t chunks, symbols;   /* totals in the index after the run */

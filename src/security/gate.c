@@ -7,6 +7,7 @@
 
 #include "security/audit.h"
 #include "security/sanitize.h"
+#include "security/secrets.h"
 #include "security/token.h"
 #include "server/metrics.h"
 #include "server/server.h"
@@ -132,7 +133,11 @@ static void filter_item(struct filt *F, json_t *o, const char *field)
     mg_buf_init(&red, (size_t)1 << 30);
     mg_buf_init(&out, (size_t)1 << 30);
     int nred = 0;
-    if (mg_gate_redact(F->x, s, n, &red, &nred) == 0 && nred) {
+    if (mg_gate_redact(F->x, s, n, &red, &nred) != 0) { /* never serve text that could not be scanned */
+        s = "";
+        n = 0;
+        F->flags |= MG_GATE_F_TRUNCATED;
+    } else if (nred) {
         s = red.p;
         n = red.len;
         F->redactions += nred;
@@ -351,10 +356,19 @@ int mg_gate_audit_query(struct mg_ctx *x, const struct mg_audit_filter *f, json_
     return 0;
 }
 
-/* ---- pending merge (scanner) ---- */
+/* ---- redaction ------------------------------------------------------------------------- */
+
 int mg_gate_redact(const struct mg_ctx *x, const char *s, size_t n, struct mg_buf *out, int *nred)
 {
-    (void)x; (void)s; (void)n; (void)out;
+    struct mg_err err = {0};
+    struct mg_secret_policy p;
+    mg_secret_policy(&x->srv->cfg, &p);
+    const struct mg_scanner *sc = mg_secrets_scanner(&x->srv->cfg, &err);
     *nred = 0;
+    if (!sc || mg_secrets_apply(sc, &p, s, n, out, nred, NULL, NULL, &err) != 0) {
+        fprintf(stderr, "memgate: warning: secret scan failed (error[%s]: %s); the text is withheld\n",
+                err.code ? err.code : MG_E_INTERNAL, err.msg);
+        return -1;
+    }
     return 0;
 }
