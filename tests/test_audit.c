@@ -113,10 +113,12 @@ TEST(audit_chain_verify_and_tamper)
     q[0] = 'Q';
     write_lines(path, v, n);
     verify_fails(&c, "edited", 5);
+    mg_t_out_free(&o);
     o = MG_RUN(NULL, home, "audit", "--verify");
     ASSERT_EQ_INT(o.status, 1);
     ASSERT_CONTAINS(o.err, "error[audit_invalid]");
     ASSERT_CONTAINS(o.err, "line 5");
+    mg_t_out_free(&o);
     o = MG_RUN(NULL, home, "audit", "--verify", "--json");
     ASSERT_EQ_INT(o.status, 1);
     ASSERT_CONTAINS(o.out, "\"problem\":\"edited\"");
@@ -150,6 +152,7 @@ TEST(audit_chain_verify_and_tamper)
     ASSERT_EQ_INT(stat(path, &st), 0);
     ASSERT_EQ_INT(truncate(path, st.st_size - 40), 0);
     verify_fails(&c, "torn", 10);
+    mg_t_out_free(&o);
     o = MG_RUN(NULL, home, "audit", "--verify");
     ASSERT_EQ_INT(o.status, 1);
     ASSERT_CONTAINS(o.err, "cut off");
@@ -160,12 +163,15 @@ TEST(audit_chain_verify_and_tamper)
     ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
     ASSERT_EQ_INT(r.torn_recovered, 1);
     ASSERT_EQ_INT(r.last_seq, 11); /* 9 kept, audit_recovered = 10, the new event = 11 */
+    mg_t_out_free(&o);
     o = MG_RUN(NULL, home, "audit", "--verify");
     ASSERT_EQ_INT(o.status, 0);
     ASSERT_CONTAINS(o.err, "torn line");
+    mg_t_out_free(&o);
     o = MG_RUN(NULL, home, "audit", "--json", "--op", "audit_recovered");
     ASSERT_CONTAINS(o.out, "\"torn_line\"");
 
+    mg_t_out_free(&o);
     for (size_t i = 0; i < n; i++) free(orig[i]), free(v[i]);
     free(orig);
     free(v);
@@ -215,6 +221,7 @@ TEST(audit_rotation_keeps_the_chain)
     struct mg_t_out o = MG_RUN(NULL, home, "audit", "--verify");
     ASSERT_EQ_INT(o.status, 0);
     ASSERT_CONTAINS(o.out, "rotated away");
+    mg_t_out_free(&o);
     /* query spans the files, newest last */
     struct mg_audit_filter f = {.limit = 30};
     json_t *arr;
@@ -309,12 +316,15 @@ TEST(audit_query_filters_and_fields)
     ASSERT_CONTAINS(o.out, "read_file");
     ASSERT_NOT_CONTAINS(o.out, "search");
     ASSERT_CONTAINS(o.out, "sess-abc");
+    mg_t_out_free(&o);
     o = MG_RUN(NULL, home, "audit", "--json", "--since", "1h", "--limit", "1");
     ASSERT_EQ_INT(o.status, 0);
     ASSERT_CONTAINS(o.out, "\"op\":\"auth_fail\"");
     ASSERT_NOT_CONTAINS(o.out, "\"op\":\"search\"");
+    mg_t_out_free(&o);
     o = MG_RUN(NULL, home, "audit", "--since", "yesterday-ish");
     ASSERT_EQ_INT(o.status, 2);
+    mg_t_out_free(&o);
     o = MG_RUN(NULL, home, "audit", "--verify", "--tenant", "a");
     ASSERT_EQ_INT(o.status, 2);
 
@@ -344,6 +354,7 @@ TEST(audit_query_filters_and_fields)
     struct mg_audit_report r;
     ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
     ASSERT_EQ_INT(r.events, 8);
+    mg_t_out_free(&o);
 }
 
 /* Read from fd until buf holds needle or the deadline passes. */

@@ -130,6 +130,21 @@ TEST(token_cli_create_list_revoke)
     ASSERT_CONTAINS(u5.out, "usage: memgate token");
     json_decref(j);
     json_decref(arr);
+    mg_t_out_free(&o);
+    mg_t_out_free(&p);
+    mg_t_out_free(&l);
+    mg_t_out_free(&lh);
+    mg_t_out_free(&r);
+    mg_t_out_free(&r2);
+    mg_t_out_free(&r3);
+    mg_t_out_free(&l2);
+    mg_t_out_free(&a);
+    mg_t_out_free(&a2);
+    mg_t_out_free(&u1);
+    mg_t_out_free(&u2);
+    mg_t_out_free(&u3);
+    mg_t_out_free(&u4);
+    mg_t_out_free(&u5);
 }
 
 static void expect_code(struct mg_tokens *t, const char *bearer, const char *code)
