@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "index/indexer.h"
 #include "security/common.h"
+#include "server/server.h"
 
 static const char *HELP =
     "usage: memgate index PATH [--name NAME] [--tenant T] [--max-file-size SIZE] [--threads N] [--json] [--quiet]\n"
@@ -45,7 +46,8 @@ static void on_signal(int sig)
 static json_t *stats_json(const struct mg_index_stats *s)
 {
     return json_pack("{s:s, s:s, s:b, s:b, s:{s:I, s:I, s:I, s:I, s:I}, "
-                     "s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:{s:f, s:f}}",
+                     "s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, "
+                     "s:{s:f, s:f}}",
                      "repo", s->id, "root", s->root, "git", s->git, "created", s->created,
                      "files", "seen", (json_int_t)s->files, "added", (json_int_t)s->added, "changed",
                      (json_int_t)s->changed, "unchanged", (json_int_t)s->unchanged, "removed", (json_int_t)s->removed,
@@ -54,6 +56,8 @@ static json_t *stats_json(const struct mg_index_stats *s)
                      (json_int_t)s->skipped_special, "bad_name", (json_int_t)s->skipped_bad_name, "unreadable",
                      (json_int_t)s->skipped_unreadable,
                      "repaired_utf8", (json_int_t)s->repaired_utf8, "parse_failed", (json_int_t)s->parse_failed,
+                     "secrets_redacted", (json_int_t)s->secrets_redacted, "chunks_excluded",
+                     (json_int_t)s->chunks_excluded,
                      "bytes_read", (json_int_t)s->bytes_read, "bytes_indexed", (json_int_t)s->bytes_indexed,
                      "total_files", (json_int_t)s->total_files, "total_bytes", (json_int_t)s->total_bytes,
                      "chunks", (json_int_t)s->chunks, "symbols", (json_int_t)s->symbols, "seconds", s->seconds,
@@ -76,9 +80,31 @@ static void print_summary(const struct mg_index_stats *s)
     if (s->repaired_utf8 || s->parse_failed)
         printf("  repaired: %llu with invalid UTF-8 (now U+FFFD); unparsable: %llu (cut in line windows)\n",
                (unsigned long long)s->repaired_utf8, (unsigned long long)s->parse_failed);
+    if (s->secrets_redacted || s->chunks_excluded)
+        printf("  secrets: %llu redacted, %llu chunks excluded (never stored; `memgate scan` lists them)\n",
+               (unsigned long long)s->secrets_redacted, (unsigned long long)s->chunks_excluded);
     printf("  index: %llu files, %llu chunks, %llu symbols, %s of text (%s walk)\n",
            (unsigned long long)s->total_files, (unsigned long long)s->chunks, (unsigned long long)s->symbols,
            mg_human_bytes((double)s->total_bytes, b1, sizeof(b1)), s->git ? "git" : "plain");
+}
+
+/* One audit event for the run (the CLI is the local principal). */
+static void audit_index(const struct mg_config *cfg, const struct mg_index_opts *o, const struct mg_index_stats *st,
+                        const struct mg_err *failed)
+{
+    struct mg_server srv = {.cfg = *cfg};
+    struct mg_err err = {0};
+    if (mg_gate_open(&srv, false, &err) != 0) {
+        fprintf(stderr, "memgate: warning: audit log not written: error[%s]: %s\n", err.code, err.msg);
+        return;
+    }
+    struct mg_principal who = mg_principal_local;
+    if (o->tenant) snprintf(who.tenant, sizeof(who.tenant), "%s", o->tenant);
+    struct mg_ctx x = {.srv = &srv, .who = &who};
+    mg_gate_audit_event(&x, "index", st->id[0] ? st->id : NULL, st->root[0] ? st->root : o->path,
+                        (long long)st->total_files, (int)st->secrets_redacted,
+                        st->chunks_excluded ? "chunks_excluded" : NULL, failed ? failed->code : NULL);
+    mg_gate_close(&srv);
 }
 
 int mg_cmd_index(int argc, char **argv)
@@ -128,7 +154,9 @@ int mg_cmd_index(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
 
     struct mg_index_stats st;
-    if (mg_index_run(&cfg, &o, &st, &err) != 0) return mg_cli_fail(&err);
+    rc = mg_index_run(&cfg, &o, &st, &err);
+    audit_index(&cfg, &o, &st, rc == 0 ? NULL : &err);
+    if (rc != 0) return mg_cli_fail(&err);
     if (json) {
         json_t *j = stats_json(&st);
         char *s = json_dumps(j, JSON_COMPACT);

@@ -322,6 +322,11 @@ void mg_gate_audit_event(struct mg_ctx *x, const char *op, const char *repo, con
                          int redactions, const char *flag, const char *code)
 {
     if (!x->srv->audit) return;
+    struct mg_buf red; /* a query may quote a secret: the log keeps it redacted */
+    mg_buf_init(&red, 1 << 20);
+    int nq = 0;
+    if (query && mg_gate_redact(x, query, strlen(query), &red, &nq) != 0) query = "[unscanned]";
+    else if (nq) query = red.p;
     const char *flags[1] = {flag};
     struct mg_audit_event ev = {
         .tenant = x->who && x->who->tenant[0] ? x->who->tenant : NULL,
@@ -341,6 +346,7 @@ void mg_gate_audit_event(struct mg_ctx *x, const char *op, const char *repo, con
     if (mg_audit_emit(x->srv->audit, &ev, &err) != 0)
         fprintf(stderr, "memgate: warning: audit event '%s' not written: error[%s]: %s\n", op,
                 err.code ? err.code : MG_E_INTERNAL, err.msg);
+    mg_buf_release(&red);
 }
 
 int mg_gate_audit_query(struct mg_ctx *x, const struct mg_audit_filter *f, json_t **out, struct mg_err *err)

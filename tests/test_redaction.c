@@ -1,0 +1,241 @@
+/* test_redaction.c — no secret reaches the data directory: index a repo full
+ * of planted secrets, then look for every one of them in every file under
+ * the data directory (raw bytes), in the decompressed file contents, in the
+ * FTS vocabulary and in the audit log; and serve it back through the gate. */
+#include <dirent.h>
+#include <sqlite3.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "security/gate.h"
+#include "server/server.h"
+#include "store/content.h"
+#include "store/db.h"
+#include "test.h"
+
+/* Fake but format-valid secrets; random-looking so entropy rules accept them. */
+static char secrets[16][160];
+static const char *const families[] = {"aws-id", "aws-secret", "github", "slack", "stripe", "postgres",
+                                       "openai", "npm", "password", "gitlab", "private-key"};
+#define NSECRETS (sizeof(families) / sizeof(families[0]))
+
+static void rnd(char *out, size_t n, const char *al, unsigned *seed)
+{
+    size_t k = strlen(al);
+    for (size_t i = 0; i < n; i++) {
+        *seed = *seed * 1103515245u + 12345u;
+        out[i] = al[(*seed >> 16) % k];
+    }
+    out[n] = 0;
+}
+
+static const char *AN = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+static void make_secrets(void)
+{
+    unsigned seed = 424242;
+    char a[128], b[128], c[128];
+    rnd(a, 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", &seed);
+    snprintf(secrets[0], sizeof(secrets[0]), "AKIA%s", a);
+    rnd(secrets[1], 40, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/+", &seed);
+    rnd(a, 36, AN, &seed);
+    snprintf(secrets[2], sizeof(secrets[2]), "ghp_%s", a);
+    rnd(a, 12, "0123456789", &seed);
+    rnd(b, 13, "0123456789", &seed);
+    rnd(c, 24, AN, &seed);
+    snprintf(secrets[3], sizeof(secrets[3]), "xoxb-%s-%s-%s", a, b, c);
+    rnd(a, 24, AN, &seed);
+    snprintf(secrets[4], sizeof(secrets[4]), "sk_live_%s", a);
+    rnd(secrets[5], 18, AN, &seed); /* the password inside a postgres URL */
+    rnd(a, 48, AN, &seed);
+    snprintf(secrets[6], sizeof(secrets[6]), "sk-proj-%s", a);
+    rnd(a, 36, AN, &seed);
+    snprintf(secrets[7], sizeof(secrets[7]), "npm_%s", a);
+    rnd(secrets[8], 22, AN, &seed); /* a generic password (medium: its chunk is excluded here) */
+    rnd(a, 20, AN, &seed);
+    snprintf(secrets[9], sizeof(secrets[9]), "glpat-%s", a);
+    rnd(secrets[10], 64, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", &seed); /* a key line */
+}
+
+static void plant(const char *repo)
+{
+    char t[4096];
+    snprintf(t, sizeof(t),
+             "import os\n\n"
+             "AWS_ACCESS_KEY_ID = \"%s\"\n"
+             "aws_secret_access_key = \"%s\"\n"
+             "GITHUB_TOKEN = \"%s\"\n\n"
+             "def connect():\n"
+             "    return \"postgres://admin:%s@db.internal:5432/app\"\n",
+             secrets[0], secrets[1], secrets[2], secrets[5]);
+    mg_t_write_str(repo, "app/settings.py", t);
+    snprintf(t, sizeof(t),
+             "export const slack = \"%s\";\nexport const stripe = \"%s\";\n"
+             "export const openai = \"%s\";\n",
+             secrets[3], secrets[4], secrets[6]);
+    mg_t_write_str(repo, "web/keys.ts", t);
+    snprintf(t, sizeof(t), "//registry.npmjs.org/:_authToken=%s\n", secrets[7]);
+    mg_t_write_str(repo, "deploy/npmrc.txt", t);
+    snprintf(t, sizeof(t),
+             "# Service settings\n\nunrelated_marker_before: 1\n\n"
+             "## Database\n\nexcluded_neighbour_word\npassword = \"%s\"\n\n"
+             "## Git\n\ngitlab_token: %s\n",
+             secrets[8], secrets[9]);
+    mg_t_write_str(repo, "docs/setup.md", t);
+    snprintf(t, sizeof(t),
+             "-----BEGIN RSA PRIVATE KEY-----\n%s\n%s\n%s\n-----END RSA PRIVATE KEY-----\n",
+             secrets[10], secrets[10] + 8, secrets[10] + 16);
+    mg_t_write_str(repo, "certs/server.txt", t);
+}
+
+/* Fail when any secret occurs in the file's bytes. */
+static void check_bytes(const char *path, const char *what)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    ASSERT(b);
+    size_t got = fread(b, 1, (size_t)n, f);
+    fclose(f);
+    for (size_t i = 0; i < NSECRETS; i++)
+        if (memmem(b, got, secrets[i], strlen(secrets[i])))
+            FAIL("the %s secret is in %s (%s)", families[i], path, what);
+    free(b);
+}
+
+static int walk(const char *dir)
+{
+    int files = 0;
+    DIR *d = opendir(dir);
+    ASSERT(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char p[4096];
+        snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+        struct stat sb;
+        ASSERT(lstat(p, &sb) == 0);
+        if (S_ISDIR(sb.st_mode)) files += walk(p);
+        else if (S_ISREG(sb.st_mode)) check_bytes(p, "raw bytes"), files++;
+    }
+    closedir(d);
+    return files;
+}
+
+TEST_T(redaction_no_secret_reaches_the_data_dir, 300)
+{
+    make_secrets();
+    char *home = mg_t_tmpdir(), *repo = mg_t_tmpdir();
+    plant(repo);
+    mg_t_write_str(home, "config", "secret_action_medium = exclude\n");
+    /* the scanner sees every planted secret */
+    struct mg_t_out o = MG_RUN(repo, home, "scan", repo, "--json");
+    ASSERT_EQ_INT(o.status, 1);
+    for (size_t i = 0; i < NSECRETS; i++)
+        if (strstr(o.out, secrets[i])) FAIL("memgate scan printed the %s secret unmasked", families[i]);
+    mg_t_out_free(&o);
+    o = MG_RUN(repo, home, "index", repo, "--name", "planted", "--json");
+    ASSERT_EQ_INT(o.status, 0);
+    json_error_t je;
+    json_t *st = json_loads(o.out, 0, &je);
+    ASSERT(st);
+    ASSERT(json_integer_value(json_object_get(st, "secrets_redacted")) >= (json_int_t)NSECRETS - 1);
+    ASSERT_EQ_INT(json_integer_value(json_object_get(st, "chunks_excluded")), 1);
+    json_decref(st);
+    mg_t_out_free(&o);
+
+    /* serve it back through the gate: search, read_file (read from disk), a query quoting a secret */
+    struct mg_server srv = {0};
+    mg_config_defaults(&srv.cfg);
+    snprintf(srv.cfg.home, sizeof(srv.cfg.home), "%s", home);
+    srv.cfg.cross_repo = 0;
+    snprintf(srv.cfg.secret_action_medium, sizeof(srv.cfg.secret_action_medium), "exclude");
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_gate_open(&srv, false, &err), 0);
+    srv.sessions = mg_sessions_new(0);
+    struct mg_session *s = mg_sessions_create(srv.sessions, MG_SESSION_API, NULL, NULL, &err);
+    struct mg_ctx x = {.srv = &srv, .session = s, .who = &mg_principal_local};
+    static const char *const calls[][2] = {
+        {"search_code", "{\"query\":\"REDACTED\",\"limit\":50}"},
+        {"search_code", "{\"query\":\"AKIA\",\"mode\":\"regex\"}"},
+        {"read_file", "{\"path\":\"app/settings.py\"}"},
+        {"read_file", "{\"path\":\"docs/setup.md\"}"},
+        {"read_file", "{\"path\":\"certs/server.txt\"}"},
+        {"search_code", "{\"query\":\"excluded_neighbour_word\"}"},
+    };
+    int redacted_served = 0;
+    for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+        json_t *args = json_loads(calls[i][1], 0, &je), *r = NULL;
+        ASSERT_EQ_INT(mg_gate_call(&x, mg_tool_find(&srv, calls[i][0]), args, &r, &err), 0);
+        char *text = json_dumps(r, 0);
+        for (size_t k = 0; k < NSECRETS; k++)
+            if (strstr(text, secrets[k])) FAIL("%s %s served the %s secret", calls[i][0], calls[i][1], families[k]);
+        redacted_served += strstr(text, "[REDACTED:") != NULL;
+        if (i == 5) /* the excluded chunk: its words are not searchable */
+            ASSERT_EQ_INT(json_array_size(json_object_get(r, "results")), 0);
+        free(text);
+        json_decref(r);
+        json_decref(args);
+    }
+    ASSERT(redacted_served >= 4);
+    /* an agent quoting a secret in a query: the audit log keeps it redacted */
+    char q[512];
+    snprintf(q, sizeof(q), "{\"query\":\"%s\"}", secrets[2]);
+    json_t *args = json_loads(q, 0, &je), *r = NULL;
+    ASSERT_EQ_INT(mg_gate_call(&x, mg_tool_find(&srv, "search_code"), args, &r, &err), 0);
+    json_decref(r);
+    json_decref(args);
+    mg_session_put(srv.sessions, s);
+    mg_sessions_free(srv.sessions);
+    mg_gate_close(&srv);
+
+    /* 1. every byte of every file under the data directory */
+    ASSERT(walk(home) >= 3);
+    /* 2. the stored texts, decompressed */
+    char db[4200];
+    snprintf(db, sizeof(db), "%s/repos/planted.db", home);
+    struct mg_db *d; /* opened as memgate opens it: with its FTS tokenizer */
+    ASSERT_EQ_INT(mg_db_open(db, MG_DB_READONLY, &d, &err), 0);
+    sqlite3 *h = d->db;
+    sqlite3_stmt *q1;
+    ASSERT_EQ_INT(sqlite3_prepare_v2(h, "SELECT path, size, content FROM files", -1, &q1, NULL), SQLITE_OK);
+    int nfiles = 0, marked = 0;
+    while (sqlite3_step(q1) == SQLITE_ROW) {
+        char *text;
+        size_t len;
+        ASSERT_EQ_INT(mg_content_unpack(sqlite3_column_blob(q1, 2), (size_t)sqlite3_column_bytes(q1, 2),
+                                        (size_t)sqlite3_column_int64(q1, 1), &text, &len), 0);
+        for (size_t i = 0; i < NSECRETS; i++)
+            if (memmem(text, len, secrets[i], strlen(secrets[i])))
+                FAIL("the %s secret is stored in %s", families[i], (const char *)sqlite3_column_text(q1, 0));
+        marked += memmem(text, len, "[REDACTED:", 10) || memmem(text, len, "[EXCLUDED:", 10);
+        nfiles++;
+        free(text);
+    }
+    sqlite3_finalize(q1);
+    ASSERT_EQ_INT(nfiles, 5);
+    ASSERT_EQ_INT(marked, 5);
+    /* 3. the FTS vocabulary (terms are prefix-compressed on disk, so raw bytes are not enough) */
+    ASSERT_EQ_INT(sqlite3_exec(h, "CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, chunks_fts, 'row')", NULL, NULL,
+                               NULL), SQLITE_OK);
+    sqlite3_stmt *q2;
+    ASSERT_EQ_INT(sqlite3_prepare_v2(h, "SELECT term FROM temp.v", -1, &q2, NULL), SQLITE_OK);
+    int terms = 0;
+    while (sqlite3_step(q2) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(q2, 0);
+        terms++;
+        if (strlen(t) < 8) continue;
+        for (size_t i = 0; i < NSECRETS; i++) {
+            char low[160];
+            size_t n = strlen(secrets[i]);
+            for (size_t k = 0; k <= n; k++) low[k] = (char)((secrets[i][k] >= 'A' && secrets[i][k] <= 'Z') ? secrets[i][k] + 32 : secrets[i][k]);
+            if (strstr(low, t)) FAIL("FTS term '%s' is part of the %s secret", t, families[i]);
+        }
+    }
+    sqlite3_finalize(q2);
+    mg_db_close(&d);
+    ASSERT(terms > 20);
+}
