@@ -49,6 +49,10 @@
 #include "util/version.h"
 
 #define MG_HTTP_CONN_LIMIT 1024      /* concurrent connections (each a thread) */
+#define MG_HTTP_HEADER_MAX (8 << 10)  /* longest header value we read; longer: 431 */
+#define MG_HTTP_HEADERS_MAX (64 << 10) /* all headers together; longer: 431 */
+#define MG_HTTP_CONN_MEMORY (128 << 10) /* libmicrohttpd's per-connection pool: big enough that oversized
+                                         * headers reach our check (and its audit event), not its own 431 */
 #define MG_HTTP_IDLE_TIMEOUT_S 60    /* a connection idle this long is closed */
 #define MG_SSE_KEEPALIVE_MS 15000    /* a comment on an idle SSE stream this often */
 #define MG_SSE_RETRY_MS 3000         /* the `retry:` a 2025-11-25 client gets in the priming event */
@@ -94,7 +98,7 @@ int mg_err_http_status(const char *code)
         {MG_E_TIMEOUT, 504},          {MG_E_CLIENT_ERROR, 502},
         {MG_E_TOKEN_IN_QUERY, 400},   {MG_E_UNAUTHORIZED, 401},      {MG_E_TOKEN_INVALID, 401},
         {MG_E_TOKEN_REVOKED, 401},    {MG_E_TOKEN_EXPIRED, 401},     {MG_E_CROSS_REPO, 403},
-        {MG_E_RATE_LIMITED, 429},
+        {MG_E_RATE_LIMITED, 429},     {MG_E_HEADER_TOO_LARGE, 431},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(map[i].code, code) == 0) return map[i].status;
@@ -1158,6 +1162,35 @@ static enum MHD_Result respond_401(struct MHD_Connection *c, struct req *r, cons
     return respond_json_h(c, r, 401, j, "WWW-Authenticate", challenge, NULL, NULL);
 }
 
+struct hsize {
+    size_t total, longest;
+    const char *name;
+};
+
+static enum MHD_Result header_size_iter(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    struct hsize *z = cls;
+    size_t n = strlen(key) + (value ? strlen(value) : 0);
+    z->total += n;
+    if (n > z->longest) z->longest = n, z->name = key;
+    return MHD_YES;
+}
+
+/* Oversized headers: 431 and an audit event. 0 when within the caps. */
+static int check_headers(struct mg_http *h, struct MHD_Connection *c, struct req *r, enum MHD_Result *rc)
+{
+    struct hsize z = {0};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, header_size_iter, &z);
+    if (z.longest <= MG_HTTP_HEADER_MAX && z.total <= MG_HTTP_HEADERS_MAX) return 0;
+    audit_refusal(h, r, "request_refused", MG_E_HEADER_TOO_LARGE, NULL);
+    *rc = respond_error(c, r, 431, MG_E_HEADER_TOO_LARGE,
+                        "request header fields too large: header '%.64s' is %zu bytes (the limit is %d per header and "
+                        "%d in all)",
+                        z.name ? z.name : "?", z.longest, MG_HTTP_HEADER_MAX, MG_HTTP_HEADERS_MAX);
+    return -1;
+}
+
 /* Who is calling: r->who from the bearer token, or the local principal when
  * no token is required and none is given. 0, or -1 with the response queued
  * in *rc (400 token in the query string, 401, 403, 429) and an audit event. */
@@ -1249,6 +1282,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         mg_buf_init(&r->body, h->srv->cfg.http_max_body);
         enum MHD_Result rc;
         bool required;
+        if (check_headers(h, c, r, &rc) != 0) return rc;
         if (authenticate(h, c, r, &required, &rc) != 0) return rc;
         if (check_origin(h, c, r, !required, &rc) != 0) return rc;
         const char *cl = header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -1395,6 +1429,7 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
     h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
                             MHD_OPTION_LISTEN_SOCKET, fd,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)MG_HTTP_CONN_LIMIT,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MG_HTTP_CONN_MEMORY,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MG_HTTP_IDLE_TIMEOUT_S,
                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
                             MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,

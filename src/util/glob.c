@@ -53,8 +53,14 @@ int mg_glob_to_regex(const char *g, size_t len, struct mg_buf *b, struct mg_err 
     if (len == 0) return mg_err_set(err, MG_E_BAD_GLOB, "a glob is empty; give a pattern such as '*.c'");
     if (len > MG_GLOB_MAX_LEN)
         return mg_err_set(err, MG_E_BAD_GLOB, "a glob is %zu bytes long; the limit is %d", len, MG_GLOB_MAX_LEN);
-    for (size_t k = 0; k < len; k++)
+    for (size_t k = 0; k < len; k++) {
         if (g[k] == 0) return mg_err_set(err, MG_E_BAD_GLOB, "a glob contains a NUL byte");
+        /* a '..' segment: globs match paths inside the repo, never above it */
+        if (g[k] == '.' && k + 1 < len && g[k + 1] == '.' && (k == 0 || g[k - 1] == '/') &&
+            (k + 2 == len || g[k + 2] == '/'))
+            return mg_err_set(err, MG_E_BAD_GLOB, "glob '%.*s' has a '..' segment; globs match paths inside the repo "
+                              "(relative to its root), never outside it", (int)(len > 200 ? 200 : len), g);
+    }
 
     bool dir_only = len > 1 && g[len - 1] == '/';
     if (dir_only) len--;

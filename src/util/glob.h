@@ -14,8 +14,9 @@
  * directories. In an include list, a glob starting with '!' is an exclude.
  *
  * Globs are translated to one PCRE2 regex per list and matched against
- * repo-relative paths ('/'-separated, no leading '/'). Caps: 1 KiB per glob,
- * 64 globs per list.
+ * repo-relative paths ('/'-separated, no leading '/'). A '..' segment is
+ * refused: globs never reach outside the repo. Caps: 1 KiB per glob, 64
+ * globs per list.
  */
 #ifndef MG_GLOB_H
 #define MG_GLOB_H
