@@ -40,7 +40,7 @@ ref_sha=$(awk -v ns=$((t1 - t0)) 'BEGIN {printf "%.0f", 268.435456 / (ns / 1e9)}
 
 # the secret-dense corpus: the labelled corpus, copied until ~DENSE_MB MB
 dense=$work/dense
-csize=$(du -sb "$CORPUS" | cut -f1)
+csize=$(find "$CORPUS" -type f -printf '%s\n' | awk '{s += $1} END {print s}')
 copies=$(( DENSE_MB * 1000000 / csize + 1 ))
 mkdir -p "$dense"
 for i in $(seq -w 1 "$copies"); do cp -r "$CORPUS" "$dense/c$i"; done
@@ -57,7 +57,7 @@ echo "bench: scanner on the secret-dense corpus, $copies copies ($RUNS runs)" >&
 # recall and precision on the labels (file:line; a finding on an unlabelled line is a false positive)
 "$SB" "$CORPUS" --runs 1 --findings "$work/lab.tsv" > /dev/null
 pr() { # $1: findings tsv (path line rule) -> "tp fp fn recall precision"
-  awk -F'\t' 'NR == FNR { if ($0 !~ /^#/) lab[$1 ":" $2] = 1; next }
+  awk -F'\t' 'FILENAME == ARGV[1] { if ($0 !~ /^#/) lab[$1 ":" $2] = 1; next }
               { k = $1 ":" $2; if (k in seen) next; seen[k] = 1; if (k in lab) tp++; else fp++ }
               END { n = 0; for (k in lab) n++; fn = n - tp;
                     printf "%d %d %d %.3f %.3f\n", tp, fp, fn, tp / n, (tp + fp) ? tp / (tp + fp) : 0 }' "$LABELS" "$1"
@@ -74,7 +74,7 @@ if [ "$have_gl" = 1 ]; then
     sed 's/\x1b\[[0-9;]*m//g' "$work/$2.gl.log" | sed -n 's/.*scanned ~\([0-9]*\) bytes.* in \([0-9.]*\)\(m\{0,1\}s\).*/\1 \2 \3/p' | tail -1 > "$work/$2.gl.time"
   }
   overlap() { # $1 memgate tsv, $2 gitleaks tsv -> "both only_memgate only_gitleaks"
-    awk -F'\t' 'NR == FNR { a[$1 ":" $2] = 1; next } { b[$1 ":" $2] = 1 }
+    awk -F'\t' 'FILENAME == ARGV[1] { a[$1 ":" $2] = 1; next } { b[$1 ":" $2] = 1 }
                 END { for (k in a) if (k in b) both++; else om++; for (k in b) if (!(k in a)) og++;
                       printf "%d %d %d\n", both, om, og }' "$1" "$2"
   }
