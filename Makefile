@@ -4,7 +4,7 @@
 #   make test                 install what is missing, build, run every test
 #   make run                  install, build, index this checkout, serve it (MCP + HTTP API)
 #   make SANITIZE=address,undefined test   the same under sanitizers (build/san/)
-#   make bench                index the Linux kernel and compare with rg (slow)
+#   make bench                index the Linux kernel and compare with rg (slow); secret scanner vs gitleaks
 #   make fuzz                 run every libFuzzer target for FUZZ_SECONDS each
 #   make deps                 only install dependencies (scripts/setup.sh)
 
@@ -151,10 +151,14 @@ run: deps
 
 bench: deps
 	@scripts/setup.sh --bench
-	@$(MAKE) --no-print-directory OPT=-O2 build/memgate build/memgate-bench build/memgate-mcpload
+	@$(MAKE) --no-print-directory OPT=-O2 build/memgate build/memgate-bench build/memgate-mcpload build/memgate-scanbench
 	bench/run.sh
 
 build/memgate-bench: build/obj/bench/search_bench.o build/libmemgate.a $(GRAMMAR_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# secret-scanner throughput, one thread (bench/scan.sh; also run alone)
+build/memgate-scanbench: build/obj/bench/scan_bench.o build/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 build/memgate-mcpload: build/obj/bench/mcp_load.o

@@ -232,3 +232,6 @@ $(paste <(grep -v '^#' "$work/mg.tsv") <(cut -f2 "$work/rg.tsv") | awk -F'\t' '{
 
 </details>
 EOF
+
+# ---- secret scanner (bench/scan.sh runs alone too) ----------------------------------
+"$here/bench/scan.sh"

@@ -64,4 +64,17 @@ if [ "$want" != "$have" ] || [ ! -f "$g/node_modules/tree-sitter-c/src/parser.c"
   (cd "$g" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error </dev/null >/dev/null)
   echo "$want" > "$stamp"
 fi
+
+# Benchmark only: gitleaks (a WASM build from npm) to compare the secret
+# scanner with (bench/scan.sh), pinned by bench/gitleaks/package-lock.json.
+if [ "$bench" = 1 ]; then
+  b="$here/bench/gitleaks"
+  bstamp="$b/node_modules/.memgate-lock.sha"
+  bwant=$(sha256sum "$b/package-lock.json" | cut -d' ' -f1)
+  if [ "$bwant" != "$(cat "$bstamp" 2>/dev/null || true)" ] || [ ! -x "$b/node_modules/.bin/gitleaks" ]; then
+    echo "setup: installing gitleaks for the benchmark (npm ci in bench/gitleaks)" >&2
+    (cd "$b" && npm ci --no-audit --no-fund --loglevel=error </dev/null >/dev/null)
+    echo "$bwant" > "$bstamp"
+  fi
+fi
 exit 0

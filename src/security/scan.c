@@ -687,7 +687,8 @@ static int on_hs_match(unsigned int id, unsigned long long from, unsigned long l
     size_t ws = end ? end - 1 : 0;
     for (int nl = 0; ws > lo; ws--)
         if (sc->buf[ws - 1] == '\n' && ++nl == r->lines) break;
-    size_t we = end, hi = end + 256 < sc->len ? end + 256 : sc->len;
+    /* ... and on to the end of the line (capped), so the hits that follow on a long line are covered too */
+    size_t we = end, hi = sc->len - end > MG_SCAN_WINDOW_MAX ? end + MG_SCAN_WINDOW_MAX : sc->len;
     while (we < hi && sc->buf[we] != '\n') we++;
     sc->sl->covered[id] = we;
 

