@@ -101,6 +101,9 @@ int main(int argc, char **argv)
 {
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
     int list = 0, opt;
+    /* every test's memgate shares one cache of the compiled secret rules
+     * (config cache_dir), instead of compiling them once per data directory */
+    if (!getenv("MEMGATE_CACHE_DIR")) setenv("MEMGATE_CACHE_DIR", "/tmp/memgate-test-cache", 1);
     while ((opt = getopt(argc, argv, "j:lh")) != -1) {
         switch (opt) {
         case 'j': jobs = atol(optarg); break;

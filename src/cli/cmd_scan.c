@@ -215,6 +215,10 @@ int mg_cmd_scan(int argc, char **argv)
 
     struct mg_err err = {0};
     double t0 = now_s();
+    char cache[PATH_MAX + 8];
+    if (cfg.cache_dir[0]) snprintf(cache, sizeof(cache), "%s", cfg.cache_dir);
+    else snprintf(cache, sizeof(cache), "%s/cache", cfg.home);
+    mg_scanner_cache_dir(cache); /* the compiled rules, reused by the next run */
     struct mg_scanner *own = NULL;
     if (rules) {
         if (mg_scanner_load(rules, &own, &err) != 0) return mg_cli_fail(&err);

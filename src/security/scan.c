@@ -21,6 +21,7 @@
 #include <math.h>
 #include <pcre2.h>
 #include <pthread.h>
+#include <sodium.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -456,6 +457,85 @@ static int parse_rules(struct mg_scanner *s, const char *text, size_t len, struc
 
 /* ---- 4. compiling ---------------------------------------------------------- */
 
+/* The compiled Vectorscan database is cached on disk (mg_scanner_cache_dir):
+ * compiling 250 rules takes most of a second, loading the cached database a
+ * millisecond. The file name is a hash of the patterns, their flags and the
+ * Vectorscan version; a file that does not load (another CPU, a torn write)
+ * is recompiled and replaced. Written to a temporary name and renamed. */
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static char cache_dir[PATH_MAX];
+
+void mg_scanner_cache_dir(const char *dir)
+{
+    pthread_mutex_lock(&cache_mu);
+    snprintf(cache_dir, sizeof(cache_dir), "%s", dir ? dir : "");
+    pthread_mutex_unlock(&cache_mu);
+}
+
+static bool cache_path(const struct mg_scanner *s, const unsigned *flags, char *out, size_t cap)
+{
+    pthread_mutex_lock(&cache_mu);
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", cache_dir);
+    pthread_mutex_unlock(&cache_mu);
+    if (!dir[0]) return false;
+    crypto_generichash_state h;
+    unsigned char key[16];
+    crypto_generichash_init(&h, NULL, 0, sizeof(key));
+    const char *v = hs_version();
+    crypto_generichash_update(&h, (const unsigned char *)v, strlen(v) + 1);
+    for (size_t i = 0; i < s->nrules; i++) {
+        crypto_generichash_update(&h, (const unsigned char *)s->rules[i].pattern, strlen(s->rules[i].pattern) + 1);
+        crypto_generichash_update(&h, (const unsigned char *)&flags[i], sizeof(flags[i]));
+    }
+    crypto_generichash_final(&h, key, sizeof(key));
+    char hex[2 * sizeof(key) + 1];
+    sodium_bin2hex(hex, sizeof(hex), key, sizeof(key));
+    return snprintf(out, cap, "%s/secrets-%s.hsdb", dir, hex) < (int)cap;
+}
+
+static bool cache_load(const char *path, hs_database_t **db)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct stat st;
+    char *b = NULL;
+    bool ok = false;
+    if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size < (64 << 20) && (b = malloc((size_t)st.st_size))) {
+        size_t got = 0, n = (size_t)st.st_size;
+        while (got < n) {
+            ssize_t r = read(fd, b + got, n - got);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) break;
+            got += (size_t)r;
+        }
+        ok = got == n && hs_deserialize_database(b, n, db) == HS_SUCCESS;
+    }
+    free(b);
+    close(fd);
+    return ok;
+}
+
+static void cache_store(const char *path, const hs_database_t *db)
+{
+    char *b = NULL;
+    size_t n = 0;
+    if (hs_serialize_database(db, &b, &n) != HS_SUCCESS) return;
+    char dir[PATH_MAX], tmp[PATH_MAX + 32];
+    snprintf(dir, sizeof(dir), "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    mkdir(dir, 0700);
+    snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        bool ok = write(fd, b, n) == (ssize_t)n && fsync(fd) == 0;
+        close(fd);
+        if (!ok || rename(tmp, path) != 0) unlink(tmp);
+    }
+    free(b);
+}
+
 static int compile_db(struct mg_scanner *s, struct mg_err *err)
 {
     const char **pats = calloc(s->nrules, sizeof(char *));
@@ -470,8 +550,12 @@ static int compile_db(struct mg_scanner *s, struct mg_err *err)
         flags[i] = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE;
         ids[i] = (unsigned)i;
     }
+    char cpath[PATH_MAX + 64];
+    bool cache = cache_path(s, flags, cpath, sizeof(cpath));
     hs_compile_error_t *ce = NULL;
-    if (hs_compile_multi(pats, flags, ids, (unsigned)s->nrules, HS_MODE_BLOCK, NULL, &s->db, &ce) != HS_SUCCESS) {
+    if (cache && cache_load(cpath, &s->db)) {
+        /* loaded */
+    } else if (hs_compile_multi(pats, flags, ids, (unsigned)s->nrules, HS_MODE_BLOCK, NULL, &s->db, &ce) != HS_SUCCESS) {
         if (ce && ce->expression >= 0 && (size_t)ce->expression < s->nrules) {
             const struct rule *r = &s->rules[ce->expression];
             mg_err_set(err, MG_E_BAD_RULES, "rules line %u: rule '%s': Vectorscan cannot compile the pattern: %s; simplify it",
@@ -482,6 +566,8 @@ static int compile_db(struct mg_scanner *s, struct mg_err *err)
         }
         hs_free_compile_error(ce);
         goto out_free;
+    } else if (cache) {
+        cache_store(cpath, s->db);
     }
     if (hs_alloc_scratch(s->db, &s->proto) != HS_SUCCESS) {
         mg_err_set(err, MG_E_NO_MEMORY, "out of memory allocating Vectorscan scratch space");

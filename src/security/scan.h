@@ -50,6 +50,10 @@ const struct mg_scanner *mg_scanner_default(void);
 void mg_scanner_free(struct mg_scanner *s);
 size_t mg_scanner_rule_count(const struct mg_scanner *s);
 
+/* Where compiled rule databases are cached (<data dir>/cache); NULL or ""
+ * turns the cache off (the default). Call before the first scanner is made. */
+void mg_scanner_cache_dir(const char *dir);
+
 /* The built-in rules text (data/secrets.rules as embedded at build time). */
 const char *mg_scanner_builtin_rules(size_t *len);
 

@@ -111,6 +111,10 @@ static char custom_path[PATH_MAX];
 
 const struct mg_scanner *mg_secrets_scanner(const struct mg_config *c, struct mg_err *err)
 {
+    char dir[PATH_MAX + 8];
+    if (c->cache_dir[0]) snprintf(dir, sizeof(dir), "%s", c->cache_dir);
+    else snprintf(dir, sizeof(dir), "%s/cache", c->home);
+    mg_scanner_cache_dir(dir);
     if (!c->secret_rules[0]) {
         const struct mg_scanner *d = mg_scanner_default();
         if (!d) mg_err_set(err, MG_E_INTERNAL, "the built-in secret rules did not compile; this build is broken");

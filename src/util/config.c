@@ -46,6 +46,7 @@ static const struct key {
      sizeof(((struct mg_config *)0)->audit_fsync) - 1},
     {"secret_rules", K_STR, offsetof(struct mg_config, secret_rules), 0,
      sizeof(((struct mg_config *)0)->secret_rules) - 1},
+    {"cache_dir", K_STR, offsetof(struct mg_config, cache_dir), 0, sizeof(((struct mg_config *)0)->cache_dir) - 1},
 };
 
 /* The values a K_ENUM key takes (each shorter than its field). */

@@ -47,6 +47,7 @@ struct mg_config {
     int audit_keep;          /* rotated audit files kept: audit.log.1 .. .N (default 8) */
     char audit_fsync[8];     /* "event" (default: fdatasync after each event) or "off" */
     char secret_rules[PATH_MAX]; /* secret-scanner rules file; empty = the built-in rules */
+    char cache_dir[PATH_MAX];    /* compiled secret rules are cached here; empty = <home>/cache */
 };
 
 /* Fill c: defaults, the config file, the environment. */

@@ -28,7 +28,8 @@ export function makeWorld(tag) {
   fs.mkdirSync(home, { mode: 0o700 });
   const neutral = path.join(dir, 'cwd'); // a working directory inside no repo
   fs.mkdirSync(neutral);
-  const env = { ...cleanEnv(), MEMGATE_HOME: home };
+  // one cache of the compiled secret rules for every test's memgate (config cache_dir)
+  const env = { ...cleanEnv(), MEMGATE_HOME: home, MEMGATE_CACHE_DIR: path.join(os.tmpdir(), 'memgate-test-cache') };
   return {
     dir,
     home,
