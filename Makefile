@@ -151,10 +151,14 @@ run: deps
 
 bench: deps
 	@scripts/setup.sh --bench
-	@$(MAKE) --no-print-directory OPT=-O2 build/memgate build/memgate-bench build/memgate-mcpload build/memgate-scanbench
+	@$(MAKE) --no-print-directory OPT=-O2 build/memgate build/memgate-bench build/memgate-mcpload build/memgate-scanbench build/memgate-injectionbench
 	bench/run.sh
 
 build/memgate-bench: build/obj/bench/search_bench.o build/libmemgate.a $(GRAMMAR_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# prompt-injection flags on real comments and docs (bench/scan.sh)
+build/memgate-injectionbench: build/obj/bench/injection_bench.o build/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # secret-scanner throughput, one thread (bench/scan.sh; also run alone)

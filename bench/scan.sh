@@ -19,6 +19,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 SB=$here/build/memgate-scanbench
+IB=$here/build/memgate-injectionbench
+KDOC=${MEMGATE_BENCH_CACHE:-$HOME/.cache/memgate-bench}/linux-source-6.1/Documentation
 GL=$here/bench/gitleaks/node_modules/.bin/gitleaks
 RUNS=${SCAN_RUNS:-5}
 DENSE_MB=${SCAN_DENSE_MB:-50}
@@ -27,6 +29,7 @@ CORPUS=$here/tests/secrets/corpus
 LABELS=$here/tests/secrets/labels.tsv
 
 [ -x "$SB" ] || { echo "bench: $SB is missing; run 'make build/memgate-scanbench'" >&2; exit 1; }
+[ -x "$IB" ] || { echo "bench: $IB is missing; run 'make build/memgate-injectionbench'" >&2; exit 1; }
 have_gl=1
 [ -x "$GL" ] || { echo "bench: gitleaks is missing (scripts/setup.sh --bench); skipping it" >&2; have_gl=0; }
 
@@ -53,6 +56,12 @@ echo "bench: scanner on /usr/include ($RUNS runs)" >&2
 "$SB" /usr/include --runs "$RUNS" > "$work/inc.txt"
 echo "bench: scanner on the secret-dense corpus, $copies copies ($RUNS runs)" >&2
 "$SB" "$dense" --runs "$RUNS" > "$work/dense.txt"
+
+# prompt-injection flags on ordinary comments and docs (every flag is a false positive)
+inj_dirs=(/usr/include)
+[ -d "$KDOC" ] && inj_dirs+=("$KDOC")
+echo "bench: injection flags on ${inj_dirs[*]}" >&2
+"$IB" "${inj_dirs[@]}" > "$work/inj.txt"
 
 # recall and precision on the labels (file:line; a finding on an unlabelled line is a false positive)
 "$SB" "$CORPUS" --runs 1 --findings "$work/lab.tsv" > /dev/null
@@ -113,6 +122,13 @@ Labelled corpus (tests/secrets, $(grep -vc '^#' "$LABELS") planted fake secrets;
 | --- | --- | --- | --- | --- | --- |
 | memgate | $m_tp | $m_fp | $m_fn | $m_rec | $m_prec |
 $( [ "$have_gl" = 1 ] && echo "| gitleaks (default rules) | $g_tp | $g_fp | $g_fn | $g_rec | $g_prec |" )
+
+Prompt-injection flags (the gate's text filter, \`bench/injection_bench.c\`) on every line of
+${inj_dirs[*]} (.h .c .rst .md .txt) that mentions ignore, instruction, system, prompt or previous:
+
+| lines | flagged | false-positive rate | filter throughput (flag + sanitise, one thread) |
+| --- | --- | --- | --- |
+| $(kv lines "$work/inj.txt") | $(kv flagged "$work/inj.txt") | $(kv fp_rate_pct "$work/inj.txt") % | $(kv filter_mbps "$work/inj.txt") MB/s |
 REPORT
 if [ "$have_gl" = 1 ]; then
 cat <<REPORT

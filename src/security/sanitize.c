@@ -3,9 +3,13 @@
 #include "security/sanitize.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include <hs/hs.h>
+#include <limits.h>
 #include <pcre2.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Decode one UTF-8 sequence at s (n > 0 bytes left). Returns its length and
@@ -201,7 +205,7 @@ static const char *const inj_patterns[] = {
     "\\b(?:ignore|disregard|forget|override|bypass)\\s+(?:all\\s+|any\\s+|every\\s+)?(?:of\\s+)?"
     "(?:the\\s+|your\\s+|my\\s+|these\\s+|those\\s+)?(?:previous|prior|preceding|above|earlier|foregoing|"
     "original|initial|system)\\s+(?:instructions?|prompts?|rules|directions|directives|guidelines)\\b",
-    "\\byou\\s+are\\s+now\\s+(?:a|an|the|my)\\s+(?:\\w+\\s+){0,3}?(?:assistant|ai|model|chatbot|bot|agent|"
+    "\\byou\\s+are\\s+now\\s+(?:a|an|the|my)\\s+(?:\\S+\\s+){0,3}?(?:assistant|ai|model|chatbot|bot|agent|"
     "persona|character|hacker|unrestricted|unfiltered|jailbroken)\\b",
     "\\byou\\s+are\\s+now\\s+(?:dan\\b|jailbroken|unrestricted|unfiltered|free\\s+from|in\\s+developer\\s+mode|"
     "no\\s+longer\\s+(?:bound|restricted|an?\\s+ai))",
@@ -217,32 +221,40 @@ static const char *const inj_patterns[] = {
     "(?:^|\\n)[ \\t]*(?:#{1,3}[ \\t]*)?system[ \\t]*(?:prompt)?[ \\t]*:[ \\t]*you\\s+(?:are|must|will)\\b",
     "\\n\\n(?:Human|Assistant):",
     /* Spanish, French, German, Portuguese, Italian */
-    "\\b(?:ignora|ignore|olvida)\\w*\\s+(?:todas\\s+)?(?:las\\s+)?instrucciones\\s+(?:anteriores|previas)\\b",
-    "\\bahora\\s+eres\\s+(?:un|una)\\s+(?:\\w+\\s+){0,2}?(?:asistente|ia|modelo|agente)\\b",
+    "\\b(?:ignora|ignore|olvida)\\S*\\s+(?:todas\\s+)?(?:las\\s+)?instrucciones\\s+(?:anteriores|previas)\\b",
+    "\\bahora\\s+eres\\s+(?:un|una)\\s+(?:\\S+\\s+){0,2}?(?:asistente|ia|modelo|agente)\\b",
     "\\b(?:ignore[rz]?|oublie[rz]?)\\s+(?:toutes\\s+)?(?:les\\s+|vos\\s+|tes\\s+)?instructions\\s+"
     "(?:précédentes|precedentes|antérieures|anterieures|ci-dessus)",
-    "\\b(?:tu\\s+es|vous\\s+êtes)\\s+maintenant\\s+(?:un|une)\\s+(?:\\w+\\s+){0,2}?(?:assistant|ia|modèle|agent)\\b",
-    "\\b(?:ignorier|vergiss|vergesse)\\w*\\s+(?:alle\\s+)?(?:vorherigen|bisherigen|vorangegangenen|obigen)\\s+"
+    "\\b(?:tu\\s+es|vous\\s+êtes)\\s+maintenant\\s+(?:un|une)\\s+(?:\\S+\\s+){0,2}?(?:assistant|ia|modèle|agent)\\b",
+    "\\b(?:ignorier|vergiss|vergesse)\\S*\\s+(?:alle\\s+)?(?:vorherigen|bisherigen|vorangegangenen|obigen)\\s+"
     "(?:anweisungen|instruktionen)\\b",
-    "\\bdu\\s+bist\\s+(?:jetzt|nun)\\s+(?:ein|eine)\\s+(?:\\w+\\s+){0,2}?(?:assistent|ki|modell|agent)\\b",
+    "\\bdu\\s+bist\\s+(?:jetzt|nun)\\s+(?:ein|eine)\\s+(?:\\S+\\s+){0,2}?(?:assistent|ki|modell|agent)\\b",
     "\\b(?:ignore|esqueça|esqueca)\\s+(?:todas\\s+)?(?:as\\s+)?instruções\\s+anteriores\\b",
     "\\b(?:ignora|dimentica)\\s+(?:tutte\\s+)?(?:le\\s+)?istruzioni\\s+precedenti\\b",
     /* Russian, Chinese, Japanese */
-    "(?:игнорируй|игнорировать|забудь)\\w*\\s+(?:все\\s+)?(?:предыдущие|прежние|вышеуказанные)\\s+инструкции",
+    "(?:игнорируй|игнорировать|забудь)\\S*\\s+(?:все\\s+)?(?:предыдущие|прежние|вышеуказанные)\\s+инструкции",
     "忽略(?:之前|以上|先前|上面|前面)(?:的)?(?:所有)?(?:指令|指示|说明|提示)",
     "你现在是(?:一个)?(?:不受限制|没有限制)",
     "(?:以前|前|上記)の(?:すべての)?指示を無視",
     NULL,
 };
 
+/* Matching: every pattern is compiled into one Vectorscan database in
+ * prefilter mode (GB/s over ordinary text, where nothing matches), and only
+ * text that Vectorscan flags is confirmed with the PCRE2 alternation. Text
+ * that is not valid UTF-8 (Vectorscan's UTF-8 mode needs it) goes to PCRE2
+ * directly. */
 static pcre2_code *inj_re;
+static hs_database_t *inj_db;
+static hs_scratch_t *inj_proto;
 static pthread_once_t inj_once = PTHREAD_ONCE_INIT;
 
 static void inj_compile(void)
 {
     struct mg_buf b;
     mg_buf_init(&b, 1 << 20);
-    for (const char *const *p = inj_patterns; *p; p++)
+    size_t n = 0;
+    for (const char *const *p = inj_patterns; *p; p++, n++)
         if (mg_buf_adds(&b, p == inj_patterns ? "(?:" : "|(?:") != 0 || mg_buf_adds(&b, *p) != 0 ||
             mg_buf_adds(&b, ")") != 0)
             goto out;
@@ -250,16 +262,66 @@ static void inj_compile(void)
     PCRE2_SIZE eo;
     inj_re = pcre2_compile((PCRE2_SPTR)b.p, b.len, PCRE2_CASELESS | PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF,
                            &ec, &eo, NULL);
-    if (inj_re) pcre2_jit_compile(inj_re, PCRE2_JIT_COMPLETE);
+    if (!inj_re) {
+        fprintf(stderr, "memgate: bug: the prompt-injection patterns do not compile (PCRE2 error %d at %zu)\n", ec,
+                (size_t)eo);
+        goto out;
+    }
+    pcre2_jit_compile(inj_re, PCRE2_JIT_COMPLETE);
+    unsigned *flags = calloc(n, sizeof(unsigned)), *ids = calloc(n, sizeof(unsigned));
+    if (flags && ids) {
+        for (size_t i = 0; i < n; i++) {
+            /* no HS_FLAG_UCP: Unicode \\s classes make the compile take seconds; the
+             * patterns use \\S for word gaps, so ASCII classes lose nothing */
+            flags[i] = HS_FLAG_CASELESS | HS_FLAG_UTF8 | HS_FLAG_PREFILTER | HS_FLAG_SINGLEMATCH;
+            ids[i] = (unsigned)i;
+        }
+        hs_compile_error_t *ce = NULL;
+        if (hs_compile_multi(inj_patterns, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &inj_db, &ce) != HS_SUCCESS) {
+            fprintf(stderr, "memgate: bug: Vectorscan cannot compile injection pattern %d: %s\n",
+                    ce ? ce->expression : -1, ce ? ce->message : "?");
+            hs_free_compile_error(ce);
+            inj_db = NULL;
+        } else if (hs_alloc_scratch(inj_db, &inj_proto) != HS_SUCCESS) {
+            hs_free_database(inj_db);
+            inj_db = NULL;
+        }
+    }
+    free(flags);
+    free(ids);
 out:
     mg_buf_release(&b);
 }
+
+static int on_inj(unsigned int id, unsigned long long from, unsigned long long to, unsigned int fl, void *ctx)
+{
+    (void)id, (void)from, (void)to, (void)fl;
+    *(bool *)ctx = true;
+    return 1; /* one candidate is enough */
+}
+
+static bool pcre_confirms(const unsigned char *s, size_t n)
+{
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    if (!md) return false;
+    int rc = pcre2_match(inj_re, (PCRE2_SPTR)s, n, 0, 0, md, NULL);
+    pcre2_match_data_free(md);
+    return rc >= 0;
+}
+
+/* Per-thread Vectorscan scratch, cloned from the prototype on first use. */
+static __thread hs_scratch_t *inj_scratch;
+static pthread_key_t inj_key;
+static pthread_once_t inj_key_once = PTHREAD_ONCE_INIT;
+static void scratch_free(void *p) { hs_free_scratch(p); }
+static void key_init(void) { pthread_key_create(&inj_key, scratch_free); }
 
 bool mg_injection(const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
     /* hidden characters: any Unicode tag, a bidi override, or a zero-width run of 3+ */
     size_t zw = 0;
+    bool valid = true;
     for (size_t i = 0; i < n;) {
         if (s[i] < 0x80) {
             zw = 0;
@@ -268,15 +330,22 @@ bool mg_injection(const char *str, size_t n)
         }
         int32_t cp;
         i += utf8_next(s + i, n - i, &cp);
+        if (cp < 0) valid = false;
         if (is_tag(cp) || is_bidi(cp)) return true;
         zw = is_zw(cp) ? zw + 1 : 0;
         if (zw >= 3) return true;
     }
     pthread_once(&inj_once, inj_compile);
     if (!inj_re) return false;
-    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
-    if (!md) return false;
-    int rc = pcre2_match(inj_re, (PCRE2_SPTR)s, n, 0, 0, md, NULL);
-    pcre2_match_data_free(md);
-    return rc >= 0;
+    if (inj_db && valid && n <= UINT_MAX) {
+        pthread_once(&inj_key_once, key_init);
+        if (!inj_scratch && hs_clone_scratch(inj_proto, &inj_scratch) == HS_SUCCESS)
+            pthread_setspecific(inj_key, inj_scratch);
+        if (inj_scratch) {
+            bool cand = false;
+            hs_error_t e = hs_scan(inj_db, str, (unsigned)n, 0, inj_scratch, on_inj, &cand);
+            if (e == HS_SUCCESS || e == HS_SCAN_TERMINATED) return cand && pcre_confirms(s, n);
+        }
+    }
+    return pcre_confirms(s, n);
 }
