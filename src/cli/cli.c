@@ -1,5 +1,6 @@
 /* cli.c — command dispatch and shared helpers (see cli.h). */
 #include "cli/cli.h"
+#include "server/server.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -110,4 +111,20 @@ const char *mg_human_bytes(double b, char *buf, size_t cap)
     while (b >= 1000 && i < 4) b /= 1000, i++;
     snprintf(buf, cap, i ? "%.1f %s" : "%.0f %s", b, u[i]);
     return buf;
+}
+
+void mg_cli_audit(const struct mg_config *c, const char *tenant, const char *op, const char *repo, const char *query,
+                  long long results, int redactions, const char *flag, const char *code)
+{
+    struct mg_server srv = {.cfg = *c};
+    struct mg_err err = {0};
+    if (mg_gate_open(&srv, false, &err) != 0) {
+        fprintf(stderr, "memgate: warning: audit log not written: error[%s]: %s\n", err.code, err.msg);
+        return;
+    }
+    struct mg_principal who = mg_principal_local;
+    if (tenant) snprintf(who.tenant, sizeof(who.tenant), "%s", tenant);
+    struct mg_ctx x = {.srv = &srv, .who = &who};
+    mg_gate_audit_event(&x, op, repo, query, results, redactions, flag, code);
+    mg_gate_close(&srv);
 }

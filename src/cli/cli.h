@@ -34,6 +34,10 @@ int mg_cli_config(struct mg_config *c);
 int mg_cli_fail(const struct mg_err *err);
 /* Print "error[usage]: <msg>; see `memgate CMD --help`" and return 2. */
 int mg_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append one audit event as the local principal (tenant NULL: "local");
+ * a failure to write it is a warning on stderr, never the command's error. */
+void mg_cli_audit(const struct mg_config *c, const char *tenant, const char *op, const char *repo, const char *query,
+                  long long results, int redactions, const char *flag, const char *code);
 /* A growable list of strings for repeatable flags (--glob, --lang, ...). */
 struct mg_strv {
     const char **v;

@@ -10,7 +10,6 @@
 #include "cli/cli.h"
 #include "index/indexer.h"
 #include "security/common.h"
-#include "server/server.h"
 
 static const char *HELP =
     "usage: memgate index PATH [--name NAME] [--tenant T] [--max-file-size SIZE] [--threads N] [--json] [--quiet]\n"
@@ -88,25 +87,6 @@ static void print_summary(const struct mg_index_stats *s)
            mg_human_bytes((double)s->total_bytes, b1, sizeof(b1)), s->git ? "git" : "plain");
 }
 
-/* One audit event for the run (the CLI is the local principal). */
-static void audit_index(const struct mg_config *cfg, const struct mg_index_opts *o, const struct mg_index_stats *st,
-                        const struct mg_err *failed)
-{
-    struct mg_server srv = {.cfg = *cfg};
-    struct mg_err err = {0};
-    if (mg_gate_open(&srv, false, &err) != 0) {
-        fprintf(stderr, "memgate: warning: audit log not written: error[%s]: %s\n", err.code, err.msg);
-        return;
-    }
-    struct mg_principal who = mg_principal_local;
-    if (o->tenant) snprintf(who.tenant, sizeof(who.tenant), "%s", o->tenant);
-    struct mg_ctx x = {.srv = &srv, .who = &who};
-    mg_gate_audit_event(&x, "index", st->id[0] ? st->id : NULL, st->root[0] ? st->root : o->path,
-                        (long long)st->total_files, (int)st->secrets_redacted,
-                        st->chunks_excluded ? "chunks_excluded" : NULL, failed ? failed->code : NULL);
-    mg_gate_close(&srv);
-}
-
 int mg_cmd_index(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -155,7 +135,9 @@ int mg_cmd_index(int argc, char **argv)
 
     struct mg_index_stats st;
     rc = mg_index_run(&cfg, &o, &st, &err);
-    audit_index(&cfg, &o, &st, rc == 0 ? NULL : &err);
+    mg_cli_audit(&cfg, o.tenant, "index", st.id[0] ? st.id : NULL, st.root[0] ? st.root : o.path,
+                 (long long)st.total_files, (int)st.secrets_redacted, st.chunks_excluded ? "chunks_excluded" : NULL,
+                 rc == 0 ? NULL : err.code);
     if (rc != 0) return mg_cli_fail(&err);
     if (json) {
         json_t *j = stats_json(&st);

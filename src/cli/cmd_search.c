@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "security/sanitize.h"
 #include "search/search.h"
 #include "store/catalog.h"
 
@@ -76,7 +77,12 @@ static void print_human(const struct mg_results *r, bool show_repo)
         printf("%s%s%s:%d-%d", show_repo ? h->repo : "", show_repo ? ":" : "", h->path, h->start_line, h->end_line);
         if (h->symbol) printf("  %s (%s)", h->symbol, h->kind ? h->kind : "?");
         printf("  [%s]\n", h->language ? h->language : "text");
-        const char *s = h->snippet ? h->snippet : "";
+        /* indexed text may hold terminal escape sequences: never print them raw */
+        struct mg_buf clean;
+        mg_buf_init(&clean, (size_t)1 << 30);
+        const char *s = h->snippet && mg_sanitize(h->snippet, strlen(h->snippet), &clean, NULL) == 0 && clean.p
+                            ? clean.p
+                            : "";
         int line = h->snippet_line;
         while (*s) {
             const char *nl = strchr(s, '\n');
@@ -84,6 +90,7 @@ static void print_human(const struct mg_results *r, bool show_repo)
             printf("  %6d  %.*s\n", line++, n, s);
             s += n + (nl ? 1 : 0);
         }
+        mg_buf_release(&clean);
     }
     fprintf(stderr, "%zu result%s in %.1f ms\n", r->n, r->n == 1 ? "" : "s", r->took_ms);
 }
@@ -168,11 +175,15 @@ int mg_cmd_search(int argc, char **argv)
         goto out;
     }
     struct mg_results res;
+    char used[512];
+    mg_repo_id_list(rv, nr, used, sizeof(used));
     if (mg_search(&cfg, rv, nr, &q, &res, &err) != 0) {
+        mg_cli_audit(&cfg, NULL, "search", used, q.query, 0, 0, NULL, err.code);
         free(rv);
         rc = mg_cli_fail(&err);
         goto out;
     }
+    mg_cli_audit(&cfg, NULL, "search", used, q.query, (long long)res.n, 0, NULL, NULL);
     if (json) print_json(&res);
     else print_human(&res, nr > 1);
     mg_results_release(&res);
