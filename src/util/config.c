@@ -31,6 +31,15 @@ static const struct key {
     {"http_max_body", K_SIZE, offsetof(struct mg_config, http_max_body), 1024, 1 << 30},
     {"session_ttl", K_INT, offsetof(struct mg_config, session_ttl), 0, 365 * 86400},
     {"session_prune_interval", K_INT, offsetof(struct mg_config, session_prune_interval), 1, 86400},
+#define STRKEY(k, min) {#k, K_STR, offsetof(struct mg_config, k), min, sizeof(((struct mg_config *)0)->k) - 1}
+    STRKEY(embedder, 1),
+    STRKEY(embed_url, 0),
+    STRKEY(embed_model, 0),
+    STRKEY(embed_api_key, 0),
+#undef STRKEY
+    {"embed_batch", K_INT, offsetof(struct mg_config, embed_batch), 1, 2048},
+    {"embed_timeout", K_INT, offsetof(struct mg_config, embed_timeout), 1, 3600},
+    {"embed_retries", K_INT, offsetof(struct mg_config, embed_retries), 0, 10},
 };
 
 int mg_parse_size(const char *s, size_t *out)
@@ -78,6 +87,10 @@ void mg_config_defaults(struct mg_config *c)
     c->http_max_body = 1 << 20;
     c->session_ttl = 3600;
     c->session_prune_interval = 600;
+    snprintf(c->embedder, sizeof(c->embedder), "auto");
+    c->embed_batch = 64;
+    c->embed_timeout = 60;
+    c->embed_retries = 3;
     const char *h = getenv("MEMGATE_HOME"), *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
     if (h && *h) snprintf(c->home, sizeof(c->home), "%s", h);
     else if (x && *x) snprintf(c->home, sizeof(c->home), "%s/memgate", x);

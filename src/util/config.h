@@ -33,6 +33,14 @@ struct mg_config {
     size_t http_max_body;    /* largest HTTP request body (default 1 MiB) */
     int session_ttl;         /* seconds a session may idle before it expires (default 3600; 0 never) */
     int session_prune_interval; /* seconds between prunes of expired sessions (default 600) */
+    /* semantic search (src/embed/embed.h, docs/semantic.md) */
+    char embedder[16];       /* auto | builtin | openai | none (default auto) */
+    char embed_url[512];     /* OpenAI-compatible base URL, e.g. http://localhost:11434/v1 */
+    char embed_model[128];   /* model name sent to the endpoint */
+    char embed_api_key[512]; /* bearer token for the endpoint; never printed */
+    int embed_batch;         /* texts per embeddings request (default 64) */
+    int embed_timeout;       /* seconds per embeddings request (default 60) */
+    int embed_retries;       /* retries of a failed request, with backoff (default 3) */
 };
 
 /* Fill c: defaults, the config file, the environment. */

@@ -59,6 +59,13 @@
 #define MG_E_SESSION_REQUIRED "session_required" /* /mcp: no Mcp-Session-Id after initialize */
 #define MG_E_PROTOCOL_VERSION "unsupported_protocol_version" /* /mcp: MCP-Protocol-Version not supported */
 #define MG_E_SHUTTING_DOWN  "shutting_down"   /* HTTP: the server is stopping */
+/* semantic search (src/embed, src/vector) */
+#define MG_E_EMBED_UNAVAILABLE "embed_unavailable" /* the embeddings endpoint cannot be reached, times out or fails (5xx) */
+#define MG_E_EMBED_REJECTED "embed_rejected"  /* the endpoint refused the request (4xx: key, model, size) */
+#define MG_E_EMBED_BAD_RESPONSE "embed_bad_response" /* the endpoint's answer is not a valid embeddings response */
+#define MG_E_NO_EMBEDDINGS  "no_embeddings"   /* semantic search on a repo without current vectors */
+#define MG_E_VECTOR_TAMPERED "vector_tampered" /* a stored vector blob fails authentication */
+#define MG_E_KEY            "key_error"       /* the vector key file or MEMGATE_MASTER_KEY is unusable */
 #define MG_E_INTERNAL       "internal"
 
 struct mg_err {
