@@ -133,10 +133,13 @@ run: deps
 
 bench: deps
 	@scripts/setup.sh --bench
-	@$(MAKE) --no-print-directory OPT=-O2 build/memgate build/memgate-bench build/memgate-mcpload
+	@$(MAKE) --no-print-directory OPT=-O2 build/memgate build/memgate-bench build/memgate-mcpload build/memgate-quality
 	bench/run.sh
 
 build/memgate-bench: build/obj/bench/search_bench.o build/libmemgate.a $(GRAMMAR_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+build/memgate-quality: build/obj/bench/quality.o build/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 build/memgate-mcpload: build/obj/bench/mcp_load.o

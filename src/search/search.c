@@ -374,7 +374,10 @@ static int search_semantic(struct ctx *c, int limit, bool required)
     long n = mg_semantic_topk(c->cfg, c->d, c->repo->id, c->q->query, &c->filter, limit, m, &e);
     if (n < 0) {
         free(m);
-        if (!required && e.code && strcmp(e.code, MG_E_NO_EMBEDDINGS) == 0) return 1;
+        /* hybrid goes on by words when the repo has no vectors or the endpoint is down */
+        if (!required && e.code &&
+            (strcmp(e.code, MG_E_NO_EMBEDDINGS) == 0 || strcmp(e.code, MG_E_EMBED_UNAVAILABLE) == 0))
+            return 1;
         *c->err = e;
         return -1;
     }

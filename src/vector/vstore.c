@@ -391,19 +391,21 @@ static int cmp_match(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static const struct mg_vfile *find_file(const struct mg_vset *s, int64_t lo)
+/* The first file that may hold id: the last whose range starts at or
+ * before it (or the first file). */
+static const struct mg_vfile *find_file(const struct mg_vset *s, int64_t id)
 {
     size_t a = 0, b = s->nfiles;
     while (a < b) {
         size_t m = (a + b) / 2;
-        if (s->files[m].lo < lo) a = m + 1;
+        if (s->files[m].lo <= id) a = m + 1;
         else b = m;
     }
-    return a < s->nfiles && s->files[a].lo >= lo ? &s->files[a] : NULL;
+    return s->nfiles ? &s->files[a ? a - 1 : 0] : NULL;
 }
 
-/* Visit the vector indexes of the candidates: every vector, or those of
- * the files whose chunk range is given. */
+/* Visit the vector indexes of the candidates: every vector, or those whose
+ * chunk id lies in one of the ranges. */
 #define FOR_CANDIDATES(s, r, nr, i, body)                                                               \
     do {                                                                                                \
         if (!(r)) {                                                                                     \
@@ -412,7 +414,8 @@ static const struct mg_vfile *find_file(const struct mg_vset *s, int64_t lo)
             for (size_t ri_ = 0; ri_ < (nr); ri_++) {                                                   \
                 const struct mg_vfile *f_ = find_file((s), (r)[ri_].lo);                                \
                 for (; f_ && f_ < (s)->files + (s)->nfiles && f_->lo <= (r)[ri_].hi; f_++)              \
-                    for (size_t i = f_->first; i < (size_t)f_->first + f_->count; i++) body             \
+                    for (size_t i = f_->first; i < (size_t)f_->first + f_->count; i++)                  \
+                        if ((s)->ids[i] >= (r)[ri_].lo && (s)->ids[i] <= (r)[ri_].hi) body              \
             }                                                                                           \
         }                                                                                               \
     } while (0)
@@ -474,15 +477,7 @@ void mg_vset_score(const struct mg_vset *s, const float *query, const int64_t *i
     for (size_t j = 0; j < n; j++) {
         scores[j] = NAN;
         if (!s) continue;
-        const struct mg_vfile *f = NULL;
-        /* the file whose range holds the id: the last with lo <= id */
-        size_t a = 0, b = s->nfiles;
-        while (a < b) {
-            size_t m = (a + b) / 2;
-            if (s->files[m].lo <= ids[j]) a = m + 1;
-            else b = m;
-        }
-        if (a > 0) f = &s->files[a - 1];
+        const struct mg_vfile *f = find_file(s, ids[j]);
         for (size_t i = f ? f->first : 0; f && i < (size_t)f->first + f->count; i++)
             if (s->ids[i] == ids[j]) {
                 scores[j] = dot_f_i8(query, s->q + i * (size_t)s->dim, s->dim) * s->scale[i];
