@@ -193,6 +193,18 @@ static void qs_add(struct qset *s, const char *src, const char *text, struct str
     memset(rel, 0, sizeof(*rel));
 }
 
+/* First index of a sorted list whose first n bytes are >= key's. */
+static size_t lower_bound(const struct strv *v, const char *key, size_t n)
+{
+    size_t a = 0, b = v->n;
+    while (a < b) {
+        size_t m = (a + b) / 2;
+        if (strncmp(v->v[m], key, n) < 0) a = m + 1;
+        else b = m;
+    }
+    return a;
+}
+
 static void build_maintainers(const char *tree, struct strv *files, struct qset *out)
 {
     char path[4096];
@@ -208,17 +220,27 @@ static void build_maintainers(const char *tree, struct strv *files, struct qset 
         char *got = fgets(line, sizeof(line), f);
         if (got) line[strcspn(line, "\n")] = 0;
         bool tag = got && strlen(line) > 2 && isupper((unsigned char)line[0]) && line[1] == ':' && line[2] == '\t';
-        if (!got || (!tag && line[0] && !isspace((unsigned char)line[0]))) {
+        if (!started) {
+            /* entries begin after the line "Maintainers List" (and its rule and note) */
+            if (got && strncmp(line, "Maintainers List", 16) == 0) started = true;
+            if (!got) break;
+            continue;
+        }
+        if (!got || (!tag && line[0] && !isspace((unsigned char)line[0]) && line[0] != '-' && line[0] != '.')) {
             /* a new entry starts (or the file ends): finish the last one */
             if (started && title[0] && inc.n) {
                 struct strv rel = {0};
-                for (size_t i = 0; i < files->n && rel.n <= MAX_REL; i++) {
-                    const char *p = files->v[i];
-                    if (excluded_path(p)) continue;
-                    bool in = false;
-                    for (size_t k = 0; k < inc.n && !in; k++) in = pattern_match(inc.v[k], p);
-                    for (size_t k = 0; k < exc.n && in; k++) in = !pattern_match(exc.v[k], p);
-                    if (in) sv_push(&rel, p);
+                for (size_t k = 0; k < inc.n && rel.n <= MAX_REL; k++) {
+                    /* files sorted by path: only those under the pattern's literal prefix */
+                    size_t pl = strcspn(inc.v[k], "*?[");
+                    size_t i = lower_bound(files, inc.v[k], pl);
+                    for (; i < files->n && rel.n <= MAX_REL && strncmp(files->v[i], inc.v[k], pl) == 0; i++) {
+                        const char *p = files->v[i];
+                        bool in = !excluded_path(p) && pattern_match(inc.v[k], p);
+                        for (size_t x = 0; x < exc.n && in; x++) in = !pattern_match(exc.v[x], p);
+                        for (size_t d = 0; d < rel.n && in; d++) in = strcmp(rel.v[d], p) != 0;
+                        if (in) sv_push(&rel, p);
+                    }
                 }
                 char t[1024];
                 size_t j = 0;
@@ -234,12 +256,6 @@ static void build_maintainers(const char *tree, struct strv *files, struct qset 
             sv_free(&exc);
             if (!got) break;
             snprintf(title, sizeof(title), "%s", line);
-            continue;
-        }
-        if (!started) {
-            /* entries begin after the line of dashes under "Maintainers List" */
-            if (strncmp(line, "Maintainers List", 16) == 0) started = true;
-            title[0] = 0;
             continue;
         }
         if (tag && line[0] == 'F') sv_push(&inc, line + 3);
@@ -328,8 +344,8 @@ static void build_docs(const char *tree, sqlite3_stmt *defs, struct strv *indexe
             if (k) {
                 char file[1024];
                 if (sscanf(k + 15, " %1023s", file) == 1 && heading[0]) {
-                    bool known = false;
-                    for (size_t j = 0; j < indexed->n && !known; j++) known = strcmp(indexed->v[j], file) == 0;
+                    size_t at = lower_bound(indexed, file, strlen(file) + 1);
+                    bool known = at < indexed->n && strcmp(indexed->v[at], file) == 0;
                     char q[4096];
                     strip_roles(para.p ? para.p : "", &a);
                     snprintf(q, sizeof(q), "%s %s", heading, a.p ? a.p : "");
@@ -441,7 +457,7 @@ static int cmd_build(const char *tree, const char *outpath, const char *repo, si
     sqlite3_finalize(st);
     sqlite3_stmt *defs;
     if (sqlite3_prepare_v2(d->db, "SELECT DISTINCT f.path FROM symbols s JOIN files f ON f.id = s.file_id WHERE "
-                                  "s.name = ? AND s.kind IN ('function', 'macro') ORDER BY f.path", -1, &defs,
+                                  "s.name = ?1 COLLATE NOCASE AND s.name = ?1 AND s.kind IN ('function', 'macro') ORDER BY f.path", -1, &defs,
                            NULL) != SQLITE_OK)
         die("sql");
     struct qset m = {0}, fn = {0}, kd = {0};

@@ -312,7 +312,7 @@ static struct mg_vset *make_set(const unsigned char *key, int dim, int nfiles, i
                 for (int k = 0; k < dim; k++) v[k] = base[k] + 0.002f * v[k];
                 mg_vec_normalize(v, dim);
             }
-            (*ids)[i] = (int64_t)(f * 1000 + j * 3 + 7); /* ascending per file, gaps between */
+            (*ids)[i] = (int64_t)(f * 10000 + j * 3 + 7); /* ascending per file, gaps between */
         }
     }
     for (int f = 0; f < nfiles; f++) {
@@ -361,13 +361,13 @@ static size_t reference(const struct mg_vset *s, const float *q, const struct mg
     return got;
 }
 
-static void check_exact(int dim, bool clustered)
+static void check_exact(int dim, bool clustered, int nfiles, int per)
 {
     unsigned char key[MG_VKEY_BYTES];
     memset(key, 7, sizeof(key));
     float *orig;
     int64_t *ids;
-    int nfiles = 150, per = 20, k = 10;
+    int k = 10;
     struct mg_vset *s = make_set(key, dim, nfiles, per, clustered, &orig, &ids);
     ASSERT_EQ_INT(s->n, nfiles * per);
     size_t overlap = 0, total = 0;
@@ -379,7 +379,7 @@ static void check_exact(int dim, bool clustered)
         /* every vector, then a third of the files as candidate ranges */
         struct mg_vrange r[60];
         size_t nr = 0;
-        for (int f = t % 3; f < nfiles && nr < 50; f += 3) r[nr++] = (struct mg_vrange){f * 1000, f * 1000 + 999};
+        for (int f = t % 3; f < nfiles && nr < 50; f += 3) r[nr++] = (struct mg_vrange){f * 10000, f * 10000 + 9999};
         for (int pass = 0; pass < 2; pass++) {
             const struct mg_vrange *rr = pass ? r : NULL;
             long n = mg_vset_search(s, q, rr, pass ? nr : 0, k, got);
@@ -391,7 +391,7 @@ static void check_exact(int dim, bool clustered)
                     FAIL("dim %d query %d pass %d rank %zu: got id %lld (%.6f), expected %lld (%.6f)", dim, t, pass,
                          i, (long long)got[i].id, got[i].score, (long long)want[i].id, want[i].score);
                 if (fabsf(got[i].score - want[i].score) > 1e-4f) FAIL("score differs at rank %zu", i);
-                if (pass) ASSERT((got[i].id / 1000) % 3 == t % 3); /* only candidates */
+                if (pass) ASSERT((got[i].id / 10000) % 3 == t % 3); /* only candidates */
             }
             /* against the original floats: quantisation keeps nearly all of the top k */
             size_t fw = reference(s, q, rr, pass ? nr : 0, k, fl, true, orig, ids, s->n);
@@ -419,9 +419,10 @@ static void check_exact(int dim, bool clustered)
 
 TEST(vstore_exact_against_float_reference)
 {
-    check_exact(256, false);
-    check_exact(100, false); /* not a multiple of the SIMD width */
-    check_exact(64, true);   /* near-duplicates: the full float rescan path */
+    check_exact(256, false, 150, 20);
+    check_exact(100, false, 150, 20); /* not a multiple of the SIMD width */
+    check_exact(64, true, 150, 20);   /* near-duplicates: the full float rescan path */
+    check_exact(32, false, 1000, 400); /* 400,000 vectors: the scan is shared by threads */
 }
 
 TEST(vstore_int8_dot_matches_scalar)

@@ -14,6 +14,7 @@
  * approximates the TF-IDF cosine of the texts, across spellings.
  */
 #include <math.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,11 +38,42 @@ struct stats {
     uint32_t *df;
     size_t n;
     uint32_t ndocs;  /* chunks sampled */
+    /* for embedding: idf by hash, open addressing (h == 0 empty) */
+    struct idf_slot { uint64_t h; float idf; } *tab;
+    size_t mask;
+    float idf_unseen;
 };
 
 struct builtin {
     struct stats st;
 };
+
+/* The statistics a process loaded last, by database and vec_gen: a query
+ * embeds one text, and should not rebuild a table of 100,000 words for it. */
+static struct {
+    char key[4200];
+    struct stats st;
+} last;
+static pthread_mutex_t last_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int stats_copy(struct stats *dst, const struct stats *src)
+{
+    *dst = *src;
+    dst->h = NULL;
+    dst->df = NULL;
+    dst->tab = NULL;
+    if (src->tab && !(dst->tab = malloc((src->mask + 1) * sizeof(*dst->tab)))) return -1;
+    if (src->tab) memcpy(dst->tab, src->tab, (src->mask + 1) * sizeof(*dst->tab));
+    dst->n = 0; /* embedding needs only the table */
+    return 0;
+}
+
+__attribute__((destructor)) static void last_drop(void)
+{
+    free(last.st.h);
+    free(last.st.df);
+    free(last.st.tab);
+}
 
 /* ---- features ----------------------------------------------------------------- */
 
@@ -53,25 +85,34 @@ struct feat {
 
 struct fset {
     struct feat *v;  /* open addressing, h == 0 empty */
+    uint32_t *used;  /* the occupied slots, in insertion order */
     size_t cap, n;
 };
 
+static void fset_release(struct fset *s)
+{
+    free(s->v);
+    free(s->used);
+    memset(s, 0, sizeof(*s));
+}
+
+/* Empty the set, with room for about want features. Only occupied slots
+ * are cleared, so a big table costs nothing for a small text. */
 static int fset_reset(struct fset *s, size_t want)
 {
     size_t cap = 64;
     while (cap < want * 2) cap *= 2;
-    /* a fresh table when the size changes: clearing a big one for a small
-     * text would cost more than the text */
-    if (cap != s->cap) {
-        free(s->v);
+    if (cap > s->cap) {
+        fset_release(s);
         s->v = calloc(cap, sizeof(*s->v));
-        if (!s->v) {
-            s->cap = 0;
+        s->used = malloc(cap / 2 * sizeof(uint32_t));
+        if (!s->v || !s->used) {
+            fset_release(s);
             return -1;
         }
         s->cap = cap;
     } else {
-        memset(s->v, 0, s->cap * sizeof(*s->v));
+        for (size_t i = 0; i < s->n; i++) s->v[s->used[i]].h = 0;
     }
     s->n = 0;
     return 0;
@@ -83,21 +124,21 @@ static int fset_add(struct fset *s, uint64_t h, float w)
     if ((s->n + 1) * 2 > s->cap) {
         struct fset bigger = {0};
         if (fset_reset(&bigger, s->cap) != 0) return -1;
-        for (size_t i = 0; i < s->cap; i++)
-            if (s->v[i].h) {
-                size_t j = (size_t)s->v[i].h & (bigger.cap - 1);
-                while (bigger.v[j].h) j = (j + 1) & (bigger.cap - 1);
-                bigger.v[j] = s->v[i];
-            }
-        bigger.n = s->n;
-        free(s->v);
+        for (size_t i = 0; i < s->n; i++) {
+            const struct feat *f = &s->v[s->used[i]];
+            size_t j = (size_t)f->h & (bigger.cap - 1);
+            while (bigger.v[j].h) j = (j + 1) & (bigger.cap - 1);
+            bigger.v[j] = *f;
+            bigger.used[bigger.n++] = (uint32_t)j;
+        }
+        fset_release(s);
         *s = bigger;
     }
     size_t j = (size_t)h & (s->cap - 1);
     while (s->v[j].h && s->v[j].h != h) j = (j + 1) & (s->cap - 1);
     if (!s->v[j].h) {
         s->v[j] = (struct feat){h, w, 0};
-        s->n++;
+        s->used[s->n++] = (uint32_t)j;
     }
     s->v[j].tf++;
     return 0;
@@ -141,27 +182,46 @@ static int featurize(struct fset *fs, const char *text, size_t len)
 
 /* ---- document frequencies ---------------------------------------------------------- */
 
-static uint32_t df_of(const struct stats *st, uint64_t h)
+static float idf_of(const struct stats *st, uint32_t df)
 {
-    size_t lo = 0, hi = st->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (st->h[mid] < h) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < st->n && st->h[lo] == h ? st->df[lo] : 1; /* unseen: as rare as seen once */
+    double n = st->ndocs ? st->ndocs : 1;
+    return (float)(log((n + 1.0) / ((double)df + 0.5)) + 0.5);
 }
 
 static float idf(const struct stats *st, uint64_t h)
 {
-    double n = st->ndocs ? st->ndocs : 1;
-    return (float)(log((n + 1.0) / ((double)df_of(st, h) + 0.5)) + 0.5);
+    if (!st->tab) return st->idf_unseen;
+    size_t j = (size_t)h & st->mask;
+    while (st->tab[j].h) {
+        if (st->tab[j].h == h) return st->tab[j].idf;
+        j = (j + 1) & st->mask;
+    }
+    return st->idf_unseen; /* unseen: as rare as seen once */
+}
+
+/* The lookup table of idf by hash, from the sorted arrays. */
+static int stats_index(struct stats *st)
+{
+    st->idf_unseen = idf_of(st, 1);
+    size_t cap = 16;
+    while (cap < st->n * 2) cap *= 2;
+    st->tab = calloc(cap, sizeof(*st->tab));
+    if (!st->tab) return -1;
+    st->mask = cap - 1;
+    for (size_t i = 0; i < st->n; i++) {
+        uint64_t h = st->h[i] ? st->h[i] : 1;
+        size_t j = (size_t)h & st->mask;
+        while (st->tab[j].h) j = (j + 1) & st->mask;
+        st->tab[j] = (struct idf_slot){h, idf_of(st, st->df[i])};
+    }
+    return 0;
 }
 
 static void stats_release(struct stats *st)
 {
     free(st->h);
     free(st->df);
+    free(st->tab);
     memset(st, 0, sizeof(*st));
 }
 
@@ -186,6 +246,10 @@ static int stats_load(struct stats *st, const void *blob, size_t len)
     memcpy(st->df, p + 16 + n * 8, n * 4);
     st->n = n;
     st->ndocs = ndocs;
+    if (stats_index(st) != 0) {
+        stats_release(st);
+        return -1;
+    }
     return 0;
 }
 
@@ -281,8 +345,8 @@ static int stats_learn(struct mg_db *d, struct stats *st, struct mg_err *err)
                 mg_err_set(err, MG_E_NO_MEMORY, "out of memory learning embedding statistics");
                 goto out;
             }
-            for (size_t i = 0; i < fs.cap; i++)
-                if (fs.v[i].h && dfmap_add(&m, fs.v[i].h) != 0) {
+            for (size_t i = 0; i < fs.n; i++)
+                if (dfmap_add(&m, fs.v[fs.used[i]].h) != 0) {
                     free(text);
                     mg_err_set(err, MG_E_NO_MEMORY, "out of memory learning embedding statistics");
                     goto out;
@@ -314,6 +378,10 @@ static int stats_learn(struct mg_db *d, struct stats *st, struct mg_err *err)
     }
     st->n = n;
     st->ndocs = ndocs;
+    if (stats_index(st) != 0) {
+        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        goto out;
+    }
     uint32_t ver = STATS_VERSION;
     uint64_t n64 = n;
     memcpy(blob, &ver, 4);
@@ -338,7 +406,7 @@ out:
     sqlite3_finalize(chunks);
     free(m.h);
     free(m.c);
-    free(fs.v);
+    fset_release(&fs);
     free(pairs);
     free(blob);
     return rc;
@@ -350,6 +418,16 @@ static int builtin_prepare(struct mg_embedder *e, struct mg_db *d, int learn, st
 {
     struct builtin *b = e->self;
     stats_release(&b->st);
+    b->st.idf_unseen = 1.0f;
+    char key[sizeof(last.key)], gen[32] = "0";
+    mg_db_meta_get(d, "vec_gen", gen, sizeof(gen));
+    snprintf(key, sizeof(key), "%s#%s", d->path, gen);
+    if (!learn) {
+        pthread_mutex_lock(&last_mu);
+        int hit = strcmp(last.key, key) == 0 && stats_copy(&b->st, &last.st) == 0;
+        pthread_mutex_unlock(&last_mu);
+        if (hit) return 0;
+    }
     sqlite3_stmt *st;
     int found = 0;
     if (sqlite3_prepare_v2(d->db, "SELECT value FROM embed_model WHERE name = 'builtin.df'", -1, &st, NULL) ==
@@ -361,10 +439,21 @@ static int builtin_prepare(struct mg_embedder *e, struct mg_db *d, int learn, st
         }
         sqlite3_finalize(st);
     }
+    if (found == 1 && !learn) {
+        pthread_mutex_lock(&last_mu);
+        struct stats keep;
+        if (stats_copy(&keep, &b->st) == 0) {
+            free(last.st.tab);
+            last.st = keep;
+            snprintf(last.key, sizeof(last.key), "%s", key);
+        }
+        pthread_mutex_unlock(&last_mu);
+    }
     if (found == 1) return 0;
     if (!learn) {
         if (found < 0) return mg_err_set(err, MG_E_DB, "the builtin embedder's statistics in '%s' are corrupt; "
                                          "index the repo again", d->path);
+        b->st.idf_unseen = 1.0f;
         return 0; /* nothing learned yet: every word weighs alike */
     }
     return stats_learn(d, &b->st, err);
@@ -379,19 +468,18 @@ static int builtin_embed(struct mg_embedder *e, const char *const *texts, const 
         float *v = out + i * DIM;
         memset(v, 0, DIM * sizeof(float));
         if (featurize(&fs, texts[i], lens[i]) != 0) {
-            free(fs.v);
+            fset_release(&fs);
             return mg_err_set(err, MG_E_NO_MEMORY, "out of memory embedding");
         }
-        for (size_t k = 0; k < fs.cap; k++) {
-            const struct feat *f = &fs.v[k];
-            if (!f->h) continue;
-            float w = f->w * (1.0f + logf((float)f->tf)) * idf(&b->st, f->h) * 0.70710678f;
+        for (size_t k = 0; k < fs.n; k++) {
+            const struct feat *f = &fs.v[fs.used[k]];
+            float w = f->w * (f->tf == 1 ? 1.0f : 1.0f + logf((float)f->tf)) * idf(&b->st, f->h) * 0.70710678f;
             uint64_t h = f->h;
             v[h & (DIM - 1)] += (h >> 63) ? -w : w;
             v[(h >> 17) & (DIM - 1)] += ((h >> 62) & 1) ? -w : w;
         }
     }
-    free(fs.v);
+    fset_release(&fs);
     return 0;
 }
 
@@ -414,6 +502,7 @@ int mg_embedder_builtin_new(struct mg_embedder **out, struct mg_err *err)
         free(b);
         return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
     }
+    b->st.idf_unseen = 1.0f;
     snprintf(e->name, sizeof(e->name), "builtin");
     snprintf(e->model, sizeof(e->model), MODEL);
     e->dim = DIM;

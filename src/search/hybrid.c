@@ -42,6 +42,63 @@ bool mg_query_is_natural(const char *q)
     return words >= 3;
 }
 
+/* ---- content words ------------------------------------------------------------- */
+
+/* English function words: they carry no topic, match most chunks, and make
+ * the lexical half of a hybrid search slow. */
+static const char *const stopwords[] = {
+    "a", "about", "above", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "before",
+    "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during",
+    "each", "either", "etc", "every", "for", "from", "further", "had", "has", "have", "having", "here", "how",
+    "however", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "may", "might", "more", "most",
+    "much", "must", "no", "nor", "not", "now", "of", "off", "on", "once", "one", "only", "or", "other", "our",
+    "out", "over", "own", "same", "shall", "should", "so", "some", "such", "than", "that", "the", "their",
+    "them", "then", "there", "these", "they", "this", "those", "through", "thus", "to", "too", "under",
+    "until", "up", "upon", "us", "used", "uses", "using", "very", "via", "was", "we", "were", "what", "when",
+    "where", "whether", "which", "while", "who", "whom", "why", "will", "with", "within", "without", "would",
+    "you", "your",
+};
+
+static bool is_stopword(const char *w, size_t n)
+{
+    char low[16];
+    if (n >= sizeof(low)) return false;
+    for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)w[i]);
+    low[n] = 0;
+    size_t a = 0, b = sizeof(stopwords) / sizeof(stopwords[0]);
+    while (a < b) {
+        size_t m = (a + b) / 2;
+        int k = strcmp(stopwords[m], low);
+        if (k == 0) return true;
+        if (k < 0) a = m + 1;
+        else b = m;
+    }
+    return false;
+}
+
+size_t mg_query_content_words(const char *q, char *out, size_t cap)
+{
+    size_t o = 0, words = 0;
+    const char *p = q;
+    if (cap == 0) return 0;
+    while (*p) {
+        if (!(isalnum((unsigned char)*p) || (unsigned char)*p >= 0x80 || *p == '_')) {
+            p++;
+            continue;
+        }
+        const char *s = p;
+        while (*p && (isalnum((unsigned char)*p) || (unsigned char)*p >= 0x80 || *p == '_')) p++;
+        size_t n = (size_t)(p - s);
+        if (is_stopword(s, n) || o + n + 2 > cap) continue;
+        if (o) out[o++] = ' ';
+        memcpy(out + o, s, n);
+        o += n;
+        words++;
+    }
+    out[o] = 0;
+    return words;
+}
+
 /* ---- semantic ----------------------------------------------------------------------- */
 
 /* The configured embedder, prepared for this repo, and its store; 0 or -1
@@ -123,8 +180,8 @@ long mg_semantic_topk(const struct mg_config *cfg, struct mg_db *d, const char *
     if (f && (f->globs || f->nlangs > 0)) {
         /* the scope picks the candidate files before any vector is scored */
         sqlite3_stmt *st;
-        if (mg_db_prepare(d, "SELECT chunk_lo, chunk_hi FROM files WHERE chunk_lo <= chunk_hi AND "
-                             "mg_scope_ok(?1, path, lang) ORDER BY chunk_lo", &st, err) != 0)
+        if (mg_db_prepare(d, "SELECT chunk_lo, chunk_hi FROM files WHERE "
+                             "chunk_lo <= chunk_hi AND mg_scope_ok(?1, path, lang)", &st, err) != 0)
             goto out;
         sqlite3_bind_pointer(st, 1, (void *)f, "mg_filter", NULL);
         int rc;

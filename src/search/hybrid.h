@@ -32,6 +32,11 @@ struct mg_filter;
 
 bool mg_query_is_natural(const char *q);
 
+/* The query's words less English function words ("the", "of", "how", ...),
+ * space-separated, into out (cap bytes); returns how many words are left.
+ * Hybrid search gives these to its lexical half. */
+size_t mg_query_content_words(const char *q, char *out, size_t cap);
+
 /* The top k chunks of one repo by cosine with the embedded query, among the
  * chunks the filter allows (chosen in SQL before scoring; NULL filter: all).
  * Returns the count (>= 0); -1 with err set, where err is no_embeddings when

@@ -419,10 +419,23 @@ static int search_hybrid(struct ctx *c, int limit)
         return search_lexical(c, limit);
     }
     if (rc == 0) {
+        /* the lexical half searches the content words: function words of a
+         * question match most chunks and rank nothing */
         (*c->semantic_repos)++;
-        c->out = &lex;
-        rc = search_lexical(c, depth);
-        lex.mode = "lexical";
+        size_t cap = strlen(c->q->query) + 1;
+        char *words = malloc(cap);
+        if (!words) rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+        if (rc == 0) {
+            const struct mg_search_req *orig = c->q;
+            struct mg_search_req lq = *orig;
+            if (mg_query_content_words(orig->query, words, cap) > 0) lq.query = words;
+            c->q = &lq;
+            c->out = &lex;
+            rc = search_lexical(c, depth);
+            c->q = orig;
+            lex.mode = "lexical";
+        }
+        free(words);
     }
     if (rc == 0) {
         c->out = &sym;

@@ -420,6 +420,80 @@ static const struct mg_vfile *find_file(const struct mg_vset *s, int64_t id)
         }                                                                                               \
     } while (0)
 
+#define SCAN_THREADS_MAX 4
+#define SCAN_PER_THREAD 150000 /* candidates worth a thread */
+
+struct scan_job {
+    const struct mg_vset *s;
+    const int8_t *qq;
+    float qs;
+    const struct mg_vrange *r;  /* NULL: vectors [lo, hi) */
+    size_t nr, lo, hi;
+    struct heap h;
+};
+
+static void *scan_main(void *arg)
+{
+    struct scan_job *j = arg;
+    const struct mg_vset *s = j->s;
+    int dim = s->dim;
+    dot_fn dot = pick_dot();
+    if (j->r) {
+        FOR_CANDIDATES(s, j->r, j->nr, i, {
+            heap_push(&j->h, (int64_t)i, (float)dot(j->qq, s->q + i * (size_t)dim, dim) * j->qs * s->scale[i]);
+        });
+    } else {
+        for (size_t i = j->lo; i < j->hi; i++)
+            heap_push(&j->h, (int64_t)i, (float)dot(j->qq, s->q + i * (size_t)dim, dim) * j->qs * s->scale[i]);
+    }
+    return NULL;
+}
+
+/* The shortlist h (its k set) of the candidates by int8 score. */
+static int shortlist_scan(const struct mg_vset *s, const int8_t *qq, float qs, const struct mg_vrange *r, size_t nr,
+                          struct heap *h)
+{
+    size_t work = r ? 0 : s->n;
+    for (size_t i = 0; r && i < nr; i++) {
+        const struct mg_vfile *f = find_file(s, r[i].lo);
+        for (; f && f < s->files + s->nfiles && f->lo <= r[i].hi; f++) work += f->count;
+    }
+    static long cpus;
+    if (!cpus) cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t nt = work / SCAN_PER_THREAD + 1;
+    if (nt > (size_t)(cpus > 0 ? cpus : 1)) nt = (size_t)(cpus > 0 ? cpus : 1);
+    if (nt > SCAN_THREADS_MAX) nt = SCAN_THREADS_MAX;
+    if (r && nt > nr) nt = nr ? nr : 1;
+    struct scan_job jobs[SCAN_THREADS_MAX];
+    pthread_t th[SCAN_THREADS_MAX];
+    bool started[SCAN_THREADS_MAX] = {false};
+    int rc = 0;
+    for (size_t t = 0; t < nt; t++) {
+        jobs[t] = (struct scan_job){s, qq, qs, r ? r + nr * t / nt : NULL, r ? nr * (t + 1) / nt - nr * t / nt : 0,
+                                    s->n * t / nt, s->n * (t + 1) / nt, {NULL, 0, h->k}};
+        if (t == 0) {
+            jobs[0].h = *h; /* the first share goes straight into h */
+            continue;
+        }
+        jobs[t].h.v = malloc(h->k * sizeof(struct mg_vmatch));
+        if (!jobs[t].h.v) {
+            rc = -1;
+            break;
+        }
+        started[t] = pthread_create(&th[t], NULL, scan_main, &jobs[t]) == 0;
+        if (!started[t]) scan_main(&jobs[t]);
+    }
+    if (rc == 0) scan_main(&jobs[0]);
+    *h = jobs[0].h;
+    for (size_t t = 1; t < nt; t++) {
+        if (started[t]) pthread_join(th[t], NULL);
+        for (size_t i = 0; rc == 0 && jobs[t].h.v && i < jobs[t].h.n; i++)
+            heap_push(h, jobs[t].h.v[i].id, jobs[t].h.v[i].score);
+        free(jobs[t].h.v);
+    }
+    return rc;
+}
+
 long mg_vset_search(const struct mg_vset *s, const float *query, const struct mg_vrange *r, size_t nr, int k,
                     struct mg_vmatch *out)
 {
@@ -444,12 +518,14 @@ long mg_vset_search(const struct mg_vset *s, const float *query, const struct mg
         e2 += d * d;
     }
     float eps = (float)(sqrt(e2) * (s->maxnorm > 0 ? s->maxnorm : 1.0)) * 1.0001f + 1e-6f;
-    dot_fn dot = pick_dot();
-    /* 1. int8 scores of every candidate, a shortlist of the best */
-    FOR_CANDIDATES(s, r, nr, i, {
-        float approx = (float)dot(qq, s->q + i * (size_t)dim, dim) * qs * s->scale[i];
-        heap_push(&h, (int64_t)i, approx);
-    });
+    /* 1. int8 scores of every candidate, a shortlist of the best (threads
+     * share a large scan: it is bound by memory bandwidth) */
+    if (shortlist_scan(s, qq, qs, r, nr, &h) != 0) {
+        free(h.v);
+        free(top.v);
+        free(qq);
+        return -1;
+    }
     /* 2. float scores of the shortlist */
     float floor_approx = h.n == h.k ? h.v[0].score : -INFINITY;
     for (size_t j = 0; j < h.n; j++) {
@@ -557,7 +633,9 @@ int mg_vstore_schema(struct mg_db *d, struct mg_err *err)
 {
     return mg_db_exec(d, "CREATE TABLE IF NOT EXISTS vectors(file_id INTEGER PRIMARY KEY, n INTEGER NOT NULL, "
                          "blob BLOB NOT NULL);"
-                         "CREATE TABLE IF NOT EXISTS embed_model(name TEXT PRIMARY KEY, value BLOB NOT NULL);",
+                         "CREATE TABLE IF NOT EXISTS embed_model(name TEXT PRIMARY KEY, value BLOB NOT NULL);"
+                         /* scope -> candidate chunk ranges without reading the rows that hold the text */
+                         "CREATE INDEX IF NOT EXISTS files_scope ON files(path, lang, chunk_lo, chunk_hi);",
                       err);
 }
 

@@ -109,7 +109,8 @@ int mg_vstore_builtin_open(struct mg_db *d, const char *repo_id, const unsigned 
                            struct mg_vstore **out, struct mg_err *err);
 void mg_vstore_close(struct mg_vstore **s);
 
-/* Create the vectors and embed_model tables if missing. */
+/* Create the vectors and embed_model tables, and the files_scope covering
+ * index that semantic search picks candidates with, if missing. */
 int mg_vstore_schema(struct mg_db *d, struct mg_err *err);
 
 #endif
