@@ -519,6 +519,20 @@ TEST(natural_language_rule)
         if (mg_query_is_natural(no[i])) FAIL("'%s' should not be natural language", no[i]);
 }
 
+TEST(content_words_for_the_lexical_half)
+{
+    char out[256];
+    ASSERT_EQ_INT(mg_query_content_words("How does the scheduler pick the next task?", 0, out, sizeof(out)), 4);
+    ASSERT_EQ_STR(out, "scheduler pick next task");
+    /* past the cap, the longest words stay, in query order; repeats count once */
+    ASSERT_EQ_INT(mg_query_content_words("a page is freed when the page cache shrinks under memory pressure "
+                                         "from the allocator", 3, out, sizeof(out)),
+                  3);
+    ASSERT_EQ_STR(out, "shrinks pressure allocator");
+    ASSERT_EQ_INT(mg_query_content_words("the of and", 5, out, sizeof(out)), 0);
+    ASSERT_EQ_STR(out, "");
+}
+
 static void write_corpus(const char *repo)
 {
     mg_t_write_str(repo, "alpha/pool.c",

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "embed/embed.h"
 #include "store/db.h"
@@ -76,12 +77,13 @@ static bool is_stopword(const char *w, size_t n)
     return false;
 }
 
-size_t mg_query_content_words(const char *q, char *out, size_t cap)
+size_t mg_query_content_words(const char *q, size_t max, char *out, size_t cap)
 {
-    size_t o = 0, words = 0;
+    struct word { const char *s; size_t n; } w[64];
+    size_t nw = 0;
     const char *p = q;
     if (cap == 0) return 0;
-    while (*p) {
+    while (*p && nw < sizeof(w) / sizeof(w[0])) {
         if (!(isalnum((unsigned char)*p) || (unsigned char)*p >= 0x80 || *p == '_')) {
             p++;
             continue;
@@ -89,10 +91,24 @@ size_t mg_query_content_words(const char *q, char *out, size_t cap)
         const char *s = p;
         while (*p && (isalnum((unsigned char)*p) || (unsigned char)*p >= 0x80 || *p == '_')) p++;
         size_t n = (size_t)(p - s);
-        if (is_stopword(s, n) || o + n + 2 > cap) continue;
+        bool dup = false;
+        for (size_t i = 0; i < nw && !dup; i++) dup = w[i].n == n && strncasecmp(w[i].s, s, n) == 0;
+        if (!dup && !is_stopword(s, n)) w[nw++] = (struct word){s, n};
+    }
+    /* past max words, the longest stay: long words are the rare, telling ones */
+    while (max && nw > max) {
+        size_t shortest = 0;
+        for (size_t i = 1; i < nw; i++)
+            if (w[i].n < w[shortest].n) shortest = i;
+        memmove(&w[shortest], &w[shortest + 1], (nw - shortest - 1) * sizeof(w[0]));
+        nw--;
+    }
+    size_t o = 0, words = 0;
+    for (size_t i = 0; i < nw; i++) {
+        if (o + w[i].n + 2 > cap) break;
         if (o) out[o++] = ' ';
-        memcpy(out + o, s, n);
-        o += n;
+        memcpy(out + o, w[i].s, w[i].n);
+        o += w[i].n;
         words++;
     }
     out[o] = 0;

@@ -32,10 +32,13 @@ struct mg_filter;
 
 bool mg_query_is_natural(const char *q);
 
-/* The query's words less English function words ("the", "of", "how", ...),
- * space-separated, into out (cap bytes); returns how many words are left.
- * Hybrid search gives these to its lexical half. */
-size_t mg_query_content_words(const char *q, char *out, size_t cap);
+/* The query's distinct words less English function words ("the", "of",
+ * "how", ...), space-separated, into out (cap bytes); when more than max
+ * remain (max > 0), the max longest. Returns how many words are left.
+ * Hybrid search gives its lexical half all of them (max 0): capping them
+ * at 5 or 8 halved the slowest hybrid queries on Linux but cost recall
+ * (docs/benchmarks.md). */
+size_t mg_query_content_words(const char *q, size_t max, char *out, size_t cap);
 
 /* The top k chunks of one repo by cosine with the embedded query, among the
  * chunks the filter allows (chosen in SQL before scoring; NULL filter: all).

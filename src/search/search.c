@@ -428,7 +428,7 @@ static int search_hybrid(struct ctx *c, int limit)
         if (rc == 0) {
             const struct mg_search_req *orig = c->q;
             struct mg_search_req lq = *orig;
-            if (mg_query_content_words(orig->query, words, cap) > 0) lq.query = words;
+            if (mg_query_content_words(orig->query, 0, words, cap) > 0) lq.query = words;
             c->q = &lq;
             c->out = &lex;
             rc = search_lexical(c, depth);
