@@ -89,6 +89,9 @@ int mg_err_http_status(const char *code)
         {MG_E_BODY_TOO_LARGE, 413},  {MG_E_UNSUPPORTED_MEDIA, 415},
         {MG_E_INTERRUPTED, 503},       {MG_E_SHUTTING_DOWN, 503},
         {MG_E_TIMEOUT, 504},          {MG_E_CLIENT_ERROR, 502},
+        /* semantic search: the repo lacks vectors; the embeddings endpoint failed */
+        {MG_E_NO_EMBEDDINGS, 409},    {MG_E_EMBED_UNAVAILABLE, 503}, {MG_E_EMBED_REJECTED, 502},
+        {MG_E_EMBED_BAD_RESPONSE, 502},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(map[i].code, code) == 0) return map[i].status;
