@@ -151,7 +151,7 @@ run: deps
 
 bench: deps
 	@scripts/setup.sh --bench
-	@$(MAKE) --no-print-directory OPT=-O2 build/memgate build/memgate-bench build/memgate-mcpload build/memgate-scanbench build/memgate-injectionbench
+	@$(MAKE) --no-print-directory OPT=-O2 build/memgate build/memgate-bench build/memgate-mcpload build/memgate-scanbench build/memgate-injectionbench build/memgate-quality
 	bench/run.sh
 
 build/memgate-bench: build/obj/bench/search_bench.o build/libmemgate.a $(GRAMMAR_OBJ)
@@ -163,6 +163,10 @@ build/memgate-injectionbench: build/obj/bench/injection_bench.o build/libmemgate
 
 # secret-scanner throughput, one thread (bench/scan.sh; also run alone)
 build/memgate-scanbench: build/obj/bench/scan_bench.o build/libmemgate.a $(GRAMMAR_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# retrieval quality on the kernel (bench/run.sh)
+build/memgate-quality: build/obj/bench/quality.o build/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 build/memgate-mcpload: build/obj/bench/mcp_load.o

@@ -12,6 +12,9 @@
 #   - the 50 queries of bench/queries.tsv: memgate in process (20 timed runs
 #     each, p50/p99 per mode) and rg on the same tree (3 runs each, median),
 #     and the ratio
+#   - retrieval quality (bench/quality.c): queries made from MAINTAINERS and
+#     Documentation/, recall@10 and MRR of lexical, semantic, hybrid and
+#     rg-style keyword matching (BENCH_QUALITY_RG=0 skips rg, the slow part)
 # Prints a report in Markdown; docs/benchmarks.md keeps the figures.
 set -euo pipefail
 
@@ -19,6 +22,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$here/build/memgate
 QBIN=$here/build/memgate-bench
 LBIN=$here/build/memgate-mcpload
+QUAL=$here/build/memgate-quality
 MCP_SESSIONS=${BENCH_MCP_SESSIONS:-256}
 MCP_SECONDS=${BENCH_MCP_SECONDS:-30}
 CACHE=${MEMGATE_BENCH_CACHE:-$HOME/.cache/memgate-bench}
@@ -26,7 +30,7 @@ RUNS=${BENCH_RUNS:-3}
 QRUNS=${BENCH_QUERY_RUNS:-20}
 K=$CACHE/linux-source-6.1
 
-for b in "$BIN" "$QBIN" "$LBIN"; do [ -x "$b" ] || { echo "bench: $b is missing; run 'make bench'" >&2; exit 1; }; done
+for b in "$BIN" "$QBIN" "$LBIN" "$QUAL"; do [ -x "$b" ] || { echo "bench: $b is missing; run 'make bench'" >&2; exit 1; }; done
 command -v rg >/dev/null || { echo "bench: rg (ripgrep) is missing; run 'scripts/setup.sh --bench'" >&2; exit 1; }
 
 # ---- corpus ------------------------------------------------------------------
@@ -71,7 +75,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-num() { sed -n "s/.*\"$1\":\([0-9.e+-]*\).*/\1/p"; }
+num() { grep -o "\"$1\":[0-9.e+-]*" | head -1 | cut -d: -f2; } # the first occurrence (index --json ends with "vectors")
 round1() { awk '{printf "%.1f\n", $1}'; }
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 minmax() { sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%s–%s", lo, hi}'; }
@@ -140,6 +144,16 @@ grep -v '^#' "$here/bench/queries.tsv" | while IFS=$'\t' read -r mode q rgflags 
   printf '%s\t%s\n' "$mode" "$(median < "$work/one" | awk '{printf "%.1f", $1 / 1000}')" >> "$work/rg.tsv"
 done
 
+# ---- retrieval quality ------------------------------------------------------------
+echo "bench: retrieval quality: building the query set from MAINTAINERS and Documentation/" >&2
+MEMGATE_HOME="$home" "$QUAL" build "$K" "$work/quality.tsv" --repo linux
+qrg=""
+[ "${BENCH_QUALITY_RG:-1}" = 1 ] || qrg=--no-rg
+echo "bench: retrieval quality: $(grep -vc '^#' "$work/quality.tsv") queries, lexical / semantic / hybrid${qrg:+ (no rg)}${qrg:- / rg}" >&2
+MEMGATE_HOME="$home" "$QUAL" run "$work/quality.tsv" "$K" --repo linux $qrg > "$work/quality.md"
+vec_s=$(sed -n 's/.*"vectors":{[^}]*"seconds":\([0-9.]*\).*/\1/p' "$work/index.json" | round1)
+vec_e=$(sed -n 's/.*"vectors":{"embedder":"\([^"]*\)".*/\1/p' "$work/index.json")
+
 # ---- MCP over HTTP ------------------------------------------------------------------
 serve() { # start `memgate serve` on a free port; sets srv_pid and srv_url
   MEMGATE_HOME="$home" "$BIN" serve --listen 127.0.0.1:0 --json > "$work/serve.out" 2> "$work/serve.err" &
@@ -189,6 +203,7 @@ over the whole tree (no match, warm cache) ${ref_rg} s.
 | files indexed | $files ($(awk -v f="$files" -v t="$t_med" 'BEGIN {printf "%.0f", f / t}') files/s) |
 | text indexed | $(mb "$tbytes") MB ($(awk -v b="$tbytes" -v t="$t_med" 'BEGIN {printf "%.1f", b / t / 1e6}') MB/s) |
 | chunks / symbols | $chunks / $symbols |
+| of the last run: embedding pass ($vec_e) | ${vec_s} s |
 | CPU seconds (last run): parser threads / writer | $cpu_w / $cpu_x |
 | peak RSS (max of runs) | $((rss_max / 1024)) MB |
 | index size | $(mb "$size") MB = $(awk -v a="$size" -v b="$corpus_bytes" 'BEGIN {printf "%.2f", a / b}')x the corpus, $(awk -v a="$size" -v b="$tbytes" 'BEGIN {printf "%.2f", a / b}')x the text indexed |
@@ -210,6 +225,17 @@ median of 3 runs per query, every matching line to /dev/null.
 | rg, all 50 (medians) | $rg_p50 ms | |
 
 Speed-up over rg per query (rg median / memgate median): geometric mean ${ratio}x, lowest ${ratio_min}x.
+
+### Retrieval quality (bench/quality.c)
+
+Queries made from the tree's own text, answered by the files it names
+(docs/benchmarks.md, "Retrieval quality"); Documentation/ and MAINTAINERS are
+excluded from every search. recall@10: relevant files in the first 10 files
+/ min(10, relevant); MRR: 1 / rank of the first relevant file. memgate in
+process, limit 50 chunks folded to files; rg: \`rg -i -o -w\` of the query's
+words, files ranked by distinct words matched, whole process.
+
+$(cat "$work/quality.md")
 
 ### MCP over Streamable HTTP
 

@@ -1,6 +1,7 @@
 /* test_gate.c — the SecurityGate: the transport rule, tenant and token repo
  * access, levels, the cross-repo policy, and what it does to returned text. */
 #include <string.h>
+#include <unistd.h>
 
 #include "fixtures.h"
 #include "mcp/rpc.h"
@@ -233,6 +234,27 @@ TEST(gate_sanitises_flags_attributes_and_caps)
     }
     ASSERT(total <= 16 << 10);
     ASSERT(json_integer_value(json_object_get(json_object_get(r, "gate"), "omitted")) + (json_int_t)n == 40);
+    json_decref(r);
+    g_free(&g);
+}
+
+/* A repo's vectors are sealed under its own tenant's key. */
+TEST(gate_vectors_sealed_with_the_repo_tenants_key)
+{
+    char *home = mg_t_tmpdir(), *a = mg_t_tmpdir();
+    mg_t_write_str(a, "net.c", "/* open a network connection and retry on timeout */\nint connect_retry(void) { return 1; }\n");
+    index_as(home, a, "acmerepo", "acme");
+    char p[4200];
+    snprintf(p, sizeof(p), "%s/keys/acme.key", home);
+    ASSERT(access(p, F_OK) == 0);
+    snprintf(p, sizeof(p), "%s/keys/local.key", home);
+    ASSERT(access(p, F_OK) != 0);
+    char code[64];
+    struct g g;
+    g_init(&g, home, "acme", MG_LEVEL_READ);
+    json_t *r = gcall(&g, "search_code", "{\"query\":\"open a network connection\",\"mode\":\"semantic\"}", code);
+    if (!r) FAIL("semantic search as acme: %s", code);
+    ASSERT(json_array_size(json_object_get(r, "results")) >= 1);
     json_decref(r);
     g_free(&g);
 }

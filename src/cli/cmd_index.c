@@ -85,6 +85,11 @@ static void print_summary(const struct mg_index_stats *s)
     printf("  index: %llu files, %llu chunks, %llu symbols, %s of text (%s walk)\n",
            (unsigned long long)s->total_files, (unsigned long long)s->chunks, (unsigned long long)s->symbols,
            mg_human_bytes((double)s->total_bytes, b1, sizeof(b1)), s->git ? "git" : "plain");
+    printf("  vectors: %s, %llu chunks of %llu files embedded in %.2fs%s", s->vec.embedder,
+           (unsigned long long)s->vec.chunks, (unsigned long long)s->vec.files, s->vec.seconds,
+           s->vec.reembedded ? " (embedder changed: all re-embedded)" : "");
+    if (s->vec.pending) printf(", %llu files without vectors", (unsigned long long)s->vec.pending);
+    putchar('\n');
 }
 
 int mg_cmd_index(int argc, char **argv)
@@ -139,8 +144,16 @@ int mg_cmd_index(int argc, char **argv)
                  (long long)st.total_files, (int)st.secrets_redacted, st.chunks_excluded ? "chunks_excluded" : NULL,
                  rc == 0 ? NULL : err.code);
     if (rc != 0) return mg_cli_fail(&err);
+    /* an embedding failure leaves the repo keyword-only; say so, even with --quiet */
+    if (st.vec.warning[0]) fprintf(stderr, "memgate: warning: embeddings: %s\n", st.vec.warning);
     if (json) {
         json_t *j = stats_json(&st);
+        json_object_set_new(j, "vectors", json_pack("{s:s, s:I, s:I, s:I, s:b, s:f, s:s?}", "embedder",
+                                                    st.vec.embedder, "files", (json_int_t)st.vec.files, "chunks",
+                                                    (json_int_t)st.vec.chunks, "pending",
+                                                    (json_int_t)st.vec.pending, "reembedded", st.vec.reembedded,
+                                                    "seconds", st.vec.seconds, "warning",
+                                                    st.vec.warning[0] ? st.vec.warning : NULL));
         char *s = json_dumps(j, JSON_COMPACT);
         puts(s);
         free(s);

@@ -14,17 +14,21 @@
 
 static const char *HELP =
     "usage: memgate search QUERY [--repo ID]... [--glob G]... [--exclude G]... [--lang L]...\n"
-    "                      [--mode lexical|regex|symbol] [-F] [-i] [--limit N] [--json]\n"
+    "                      [--mode lexical|regex|symbol|semantic|hybrid] [-F] [-i] [--limit N] [--json]\n"
     "\n"
     "Search indexed code. Results name the repo, file, line range, enclosing\n"
     "symbol and a snippet.\n"
     "\n"
     "modes:\n"
-    "  lexical (default)  ranked word search; identifiers match across spellings:\n"
+    "  (default)          hybrid for natural language (3+ words, no code punctuation\n"
+    "                     or identifiers), else lexical\n"
+    "  lexical            ranked word search; identifiers match across spellings:\n"
     "                     parseHttpHeader, parse_http_header and \"http header\" find\n"
     "                     each other. A query without words (\"->\") is a literal search.\n"
     "  regex              PCRE2 regular expression, narrowed by a trigram index\n"
     "  symbol             definitions by name: exact, any case, prefix, sub-word\n"
+    "  semantic           chunks nearest the query by embedding (docs/semantic.md)\n"
+    "  hybrid             lexical, symbol and semantic fused by reciprocal rank\n"
     "\n"
     "options:\n"
     "  --repo ID       search this repo (repeatable). Default: the repo whose root\n"
@@ -34,7 +38,7 @@ static const char *HELP =
     "  --exclude G     leave out paths matching G (repeatable)\n"
     "  --lang L        only files of language L (repeatable): c, cpp, go, java,\n"
     "                  javascript, python, rust, typescript, markdown, ...\n"
-    "  --mode M        lexical, regex or symbol\n"
+    "  --mode M        lexical, regex, symbol, semantic, hybrid (or auto, the default)\n"
     "  -F, --fixed-strings  regex mode: the query is a literal string\n"
     "  -i, --ignore-case    regex mode: match case-insensitively\n"
     "  --limit N       at most N results (default 20; config search_limit)\n"
@@ -106,7 +110,7 @@ int mg_cmd_search(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct mg_strv repos = {0}, globs = {0}, excl = {0}, langs = {0};
-    struct mg_search_req q = {0};
+    struct mg_search_req q = {.mode = MG_MODE_AUTO};
     struct mg_err err = {0};
     bool json = false;
     int c, rc = 2;
@@ -146,7 +150,7 @@ int mg_cmd_search(int argc, char **argv)
         goto out;
     }
     if ((q.fixed || q.ignore_case) && q.mode != MG_MODE_REGEX) {
-        if (q.mode == MG_MODE_LEXICAL) q.mode = MG_MODE_REGEX; /* -F / -i imply regex mode */
+        if (q.mode == MG_MODE_LEXICAL || q.mode == MG_MODE_AUTO) q.mode = MG_MODE_REGEX; /* -F / -i imply regex */
         else {
             rc = mg_cli_usage("search", "-F and -i apply to regex mode only");
             goto out;

@@ -1138,6 +1138,8 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         mg_db_meta_set(d, "walk", st->git ? "git" : "plain", err) != 0)
         goto rollback;
     if (mg_db_exec(d, "COMMIT", err) != 0) goto rollback;
+    /* vectors for what has none, from the stored text; never fails the run */
+    mg_vec_index(c, d, st->id, o->progress, &st->vec);
     sqlite3_exec(d->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
     rc = 0;
     goto out;

@@ -22,6 +22,7 @@
 #include "store/catalog.h"
 #include "util/config.h"
 #include "util/err.h"
+#include "vector/vindex.h"
 
 struct mg_index_opts {
     const char *path;  /* the directory to index, as given */
@@ -56,6 +57,7 @@ struct mg_index_stats {
     double seconds;
     double cpu_workers;     /* CPU seconds spent by the parser threads ... */
     double cpu_writer;      /* ... and by the database writer */
+    struct mg_vec_stats vec; /* the embedding pass (vector/vindex.h) */
 };
 
 /* Set from a signal handler to stop a run at the next file. */

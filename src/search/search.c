@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "index/lang.h"
+#include "search/hybrid.h"
 #include "search/rxlit.h"
 #include "store/content.h"
 #include "store/db.h"
@@ -40,7 +41,11 @@ int mg_mode_parse(const char *s, enum mg_mode *out, struct mg_err *err)
     if (strcmp(s, "lexical") == 0) *out = MG_MODE_LEXICAL;
     else if (strcmp(s, "regex") == 0) *out = MG_MODE_REGEX;
     else if (strcmp(s, "symbol") == 0) *out = MG_MODE_SYMBOL;
-    else return mg_err_set(err, MG_E_BAD_MODE, "unknown search mode '%s'; use lexical, regex or symbol", s);
+    else if (strcmp(s, "semantic") == 0) *out = MG_MODE_SEMANTIC;
+    else if (strcmp(s, "hybrid") == 0) *out = MG_MODE_HYBRID;
+    else if (strcmp(s, "auto") == 0) *out = MG_MODE_AUTO;
+    else return mg_err_set(err, MG_E_BAD_MODE, "unknown search mode '%s'; use lexical, regex, symbol, semantic, "
+                           "hybrid or auto", s);
     return 0;
 }
 
@@ -128,6 +133,7 @@ struct ctx {
     /* lexical: query tokens for snippet scoring */
     char **qtok;
     size_t nqtok;
+    int *semantic_repos;    /* hybrid: count of repos that had vectors */
 };
 
 /* The stored text of file id (cached for consecutive hits in one file). */
@@ -356,6 +362,93 @@ static int search_lexical(struct ctx *c, int limit)
     }
     mg_buf_release(&b);
     return found < 0 ? -1 : 0;
+}
+
+/* Semantic: the top chunks by cosine, as lexical-style hits. 1 when the
+ * repo has no vectors and !required (hybrid goes on without them). */
+static int search_semantic(struct ctx *c, int limit, bool required)
+{
+    struct mg_vmatch *m = malloc((size_t)limit * sizeof(*m));
+    if (!m) return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    struct mg_err e = {0};
+    long n = mg_semantic_topk(c->cfg, c->d, c->repo->id, c->q->query, &c->filter, limit, m, &e);
+    if (n < 0) {
+        free(m);
+        /* hybrid goes on by words when the repo has no vectors or the endpoint is down */
+        if (!required && e.code &&
+            (strcmp(e.code, MG_E_NO_EMBEDDINGS) == 0 || strcmp(e.code, MG_E_EMBED_UNAVAILABLE) == 0))
+            return 1;
+        *c->err = e;
+        return -1;
+    }
+    sqlite3_stmt *row = NULL;
+    int rc = 0;
+    if (c->nqtok == 0 && mg_tokenize(c->q->query, strlen(c->q->query), qtok_cb, c) != 0)
+        rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    if (rc == 0 && n > 0 &&
+        mg_db_prepare(c->d, "SELECT " HIT_COLS " FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?",
+                      &row, c->err) != 0)
+        rc = -1;
+    for (long i = 0; rc == 0 && i < n; i++) {
+        sqlite3_reset(row);
+        sqlite3_bind_int64(row, 1, m[i].id);
+        if (sqlite3_step(row) != SQLITE_ROW) continue; /* a vector outliving its chunk: the next index prunes it */
+        rc = lexical_hit(c, row, 0, m[i].score);
+    }
+    sqlite3_finalize(row);
+    free(m);
+    return rc;
+}
+
+static int search_symbol(struct ctx *c, int limit);
+
+/* Hybrid: lexical, symbol and semantic lists fused by rank (hybrid.h). */
+static int search_hybrid(struct ctx *c, int limit)
+{
+    struct mg_results *final = c->out;
+    size_t base = c->base;
+    struct mg_results lex = {.mode = "lexical"}, sym = {.mode = "symbol"}, sem = {.mode = "semantic"};
+    int depth = limit < 20 ? 20 : limit;
+    c->base = 0;
+    c->out = &sem;
+    int rc = search_semantic(c, depth, false);
+    if (rc == 1) { /* no vectors here: this repo is searched by words only */
+        c->out = final;
+        c->base = base;
+        mg_results_release(&sem);
+        return search_lexical(c, limit);
+    }
+    if (rc == 0) {
+        /* the lexical half searches the content words: function words of a
+         * question match most chunks and rank nothing */
+        (*c->semantic_repos)++;
+        size_t cap = strlen(c->q->query) + 1;
+        char *words = malloc(cap);
+        if (!words) rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+        if (rc == 0) {
+            const struct mg_search_req *orig = c->q;
+            struct mg_search_req lq = *orig;
+            if (mg_query_content_words(orig->query, 0, words, cap) > 0) lq.query = words;
+            c->q = &lq;
+            c->out = &lex;
+            rc = search_lexical(c, depth);
+            c->q = orig;
+            lex.mode = "lexical";
+        }
+        free(words);
+    }
+    if (rc == 0) {
+        c->out = &sym;
+        rc = search_symbol(c, depth);
+    }
+    c->out = final;
+    c->base = base;
+    struct mg_results *lists[] = {&lex, &sem, &sym};
+    if (rc == 0 && mg_rrf_fuse(lists, 3, limit, final) != 0) rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    mg_results_release(&lex);
+    mg_results_release(&sym);
+    mg_results_release(&sem);
+    return rc;
 }
 
 /* ---- 4. regex ---------------------------------------------------------------------- */
@@ -786,11 +879,15 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
     double t0 = now_ms();
     if (mg_search_validate(cfg, q, err) != 0) return -1;
     int limit = q->limit > 0 ? q->limit : cfg->search_limit;
+    enum mg_mode mode = q->mode;
+    if (mode == MG_MODE_AUTO) mode = mg_query_is_natural(q->query) ? MG_MODE_HYBRID : MG_MODE_LEXICAL;
+    int semantic_repos = 0;
     /* languages by their canonical names ("ts" and "tsx" are "typescript") */
     const char **langs = q->nlangs ? calloc(q->nlangs, sizeof(char *)) : NULL;
     if (q->nlangs && !langs) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
     for (size_t i = 0; i < q->nlangs; i++) langs[i] = mg_lang_by_name(q->langs[i])->name;
-    out->mode = q->mode == MG_MODE_REGEX ? (q->fixed ? "fixed" : "regex") : q->mode == MG_MODE_SYMBOL ? "symbol" : "lexical";
+    out->mode = mode == MG_MODE_REGEX ? (q->fixed ? "fixed" : "regex") : mode == MG_MODE_SYMBOL ? "symbol"
+              : mode == MG_MODE_SEMANTIC ? "semantic" : mode == MG_MODE_HYBRID ? "hybrid" : "lexical";
     struct mg_globset *globs = NULL;
     if (mg_globset_new(q->globs, q->nglobs, q->excludes, q->nexcludes, &globs, err) != 0) {
         free(langs);
@@ -798,7 +895,8 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
     }
     int rc = 0;
     for (size_t i = 0; i < nrepos && rc == 0; i++) {
-        struct ctx c = {.cfg = cfg, .repo = &repos[i], .q = q, .out = out, .err = err};
+        struct ctx c = {.cfg = cfg, .repo = &repos[i], .q = q, .out = out, .err = err,
+                        .semantic_repos = &semantic_repos};
         c.filter.globs = globs;
         c.filter.langs = langs;
         c.filter.nlangs = (int)q->nlangs;
@@ -808,8 +906,11 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
         }
         /* each repo contributes up to `limit`; the merge keeps the best */
         c.base = out->n;
-        switch (q->mode) {
+        switch (mode) {
+        case MG_MODE_AUTO: /* resolved above */
         case MG_MODE_LEXICAL: rc = search_lexical(&c, limit); break;
+        case MG_MODE_SEMANTIC: rc = search_semantic(&c, limit, true); break;
+        case MG_MODE_HYBRID: rc = search_hybrid(&c, limit); break;
         case MG_MODE_SYMBOL: rc = search_symbol(&c, limit); break;
         case MG_MODE_REGEX: rc = search_regex(&c, q->query, q->fixed, q->ignore_case, limit); break;
         }
@@ -825,6 +926,8 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
         mg_results_release(out);
         return -1;
     }
+    /* hybrid where no repo had vectors is lexical search, and says so */
+    if (mode == MG_MODE_HYBRID && semantic_repos == 0) out->mode = "lexical";
     /* regex and fixed-string hits read best in file order; ranked ones by score */
     bool positional = strcmp(out->mode, "regex") == 0 || strcmp(out->mode, "fixed") == 0;
     if (out->n) qsort(out->v, out->n, sizeof(*out->v), positional ? cmp_position : cmp_score);

@@ -24,7 +24,13 @@
 #include "util/config.h"
 #include "util/err.h"
 
-enum mg_mode { MG_MODE_LEXICAL, MG_MODE_REGEX, MG_MODE_SYMBOL };
+/* semantic  chunks by cosine between the embedded query and their vectors
+ *           (docs/semantic.md); no_embeddings when the repo has none.
+ * hybrid    reciprocal rank fusion of lexical, symbol and semantic
+ *           (hybrid.h); lexical alone in a repo without vectors.
+ * auto      hybrid for a natural-language query (mg_query_is_natural),
+ *           else lexical: the default of `memgate search` and search_code. */
+enum mg_mode { MG_MODE_LEXICAL, MG_MODE_REGEX, MG_MODE_SYMBOL, MG_MODE_SEMANTIC, MG_MODE_HYBRID, MG_MODE_AUTO };
 
 struct mg_search_req {
     const char *query;
@@ -61,7 +67,8 @@ struct mg_results {
     unsigned long long candidates; /* regex: files confirmed with PCRE2 */
 };
 
-/* Parse "lexical" / "regex" / "symbol". -1 with invalid_mode otherwise. */
+/* Parse "lexical" / "regex" / "symbol" / "semantic" / "hybrid" / "auto".
+ * -1 with invalid_mode otherwise. */
 int mg_mode_parse(const char *s, enum mg_mode *out, struct mg_err *err);
 
 /* Validate the request (query present, under max_query_bytes, valid UTF-8;

@@ -99,6 +99,9 @@ int mg_err_http_status(const char *code)
         {MG_E_TOKEN_IN_QUERY, 400},   {MG_E_UNAUTHORIZED, 401},      {MG_E_TOKEN_INVALID, 401},
         {MG_E_TOKEN_REVOKED, 401},    {MG_E_TOKEN_EXPIRED, 401},     {MG_E_CROSS_REPO, 403},
         {MG_E_RATE_LIMITED, 429},     {MG_E_HEADER_TOO_LARGE, 431},  {MG_E_PROJECT_EXISTS, 409},
+        /* semantic search: the repo lacks vectors; the embeddings endpoint failed */
+        {MG_E_NO_EMBEDDINGS, 409},    {MG_E_EMBED_UNAVAILABLE, 503}, {MG_E_EMBED_REJECTED, 502},
+        {MG_E_EMBED_BAD_RESPONSE, 502},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(map[i].code, code) == 0) return map[i].status;

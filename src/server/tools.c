@@ -548,7 +548,7 @@ out:
 
 static int t_search_code(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
-    return do_search(x, args, MG_MODE_LEXICAL, true, result, err);
+    return do_search(x, args, MG_MODE_AUTO, true, result, err);
 }
 
 static int t_search_symbols(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
@@ -936,13 +936,15 @@ static int t_clear_scope(struct mg_ctx *x, json_t *args, json_t **result, struct
 
 static const struct mg_tool tools[] = {
     {"search_code", "Search code",
-     "Search the indexed code of a repo. mode lexical (default): ranked words; identifiers match across "
+     "Search the indexed code of a repo. Default: hybrid for a natural-language question (3+ words, no code "
+     "punctuation or identifiers), else lexical. mode lexical: ranked words; identifiers match across "
      "spellings (parseHttpHeader, parse_http_header, \"http header\"). mode regex: PCRE2 pattern (fixed: true for a "
-     "literal string). mode symbol: definitions by name. Each result has the file, line range, enclosing symbol "
+     "literal string). mode symbol: definitions by name. mode semantic: nearest chunks by embedding. mode hybrid: "
+     "lexical, symbol and semantic fused by rank. Each result has the file, line range, enclosing symbol "
      "and a snippet; the effective scope is echoed.",
      "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"words, an "
      "identifier, or a regex (mode regex)\"},\"mode\":{\"type\":\"string\",\"enum\":[\"lexical\",\"regex\","
-     "\"symbol\"]},\"fixed\":{\"type\":\"boolean\",\"description\":\"regex mode: the query is a literal string\"},"
+     "\"symbol\",\"semantic\",\"hybrid\"]},\"fixed\":{\"type\":\"boolean\",\"description\":\"regex mode: the query is a literal string\"},"
      "\"ignore_case\":{\"type\":\"boolean\",\"description\":\"regex mode: case-insensitive\"}," S_FILTERS
      "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"most results (default 20)\"}},"
      "\"required\":[\"query\"],\"additionalProperties\":false}",

@@ -47,6 +47,15 @@ static const struct key {
     {"secret_rules", K_STR, offsetof(struct mg_config, secret_rules), 0,
      sizeof(((struct mg_config *)0)->secret_rules) - 1},
     {"cache_dir", K_STR, offsetof(struct mg_config, cache_dir), 0, sizeof(((struct mg_config *)0)->cache_dir) - 1},
+#define STRKEY(k, min) {#k, K_STR, offsetof(struct mg_config, k), min, sizeof(((struct mg_config *)0)->k) - 1}
+    STRKEY(embedder, 1),
+    STRKEY(embed_url, 0),
+    STRKEY(embed_model, 0),
+    STRKEY(embed_api_key, 0),
+#undef STRKEY
+    {"embed_batch", K_INT, offsetof(struct mg_config, embed_batch), 1, 2048},
+    {"embed_timeout", K_INT, offsetof(struct mg_config, embed_timeout), 1, 3600},
+    {"embed_retries", K_INT, offsetof(struct mg_config, embed_retries), 0, 10},
 };
 
 /* The values a K_ENUM key takes (each shorter than its field). */
@@ -118,6 +127,10 @@ void mg_config_defaults(struct mg_config *c)
     c->audit_max_bytes = 64 << 20;
     c->audit_keep = 8;
     snprintf(c->audit_fsync, sizeof(c->audit_fsync), "writes");
+    snprintf(c->embedder, sizeof(c->embedder), "auto");
+    c->embed_batch = 64;
+    c->embed_timeout = 60;
+    c->embed_retries = 3;
     const char *h = getenv("MEMGATE_HOME"), *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
     if (h && *h) snprintf(c->home, sizeof(c->home), "%s", h);
     else if (x && *x) snprintf(c->home, sizeof(c->home), "%s/memgate", x);

@@ -48,6 +48,14 @@ struct mg_config {
     char audit_fsync[8];     /* "writes" (default: fdatasync after durable events), "event" (every one) or "off" */
     char secret_rules[PATH_MAX]; /* secret-scanner rules file; empty = the built-in rules */
     char cache_dir[PATH_MAX];    /* compiled secret rules are cached here; empty = <home>/cache */
+    /* semantic search (src/embed/embed.h, docs/semantic.md) */
+    char embedder[16];       /* auto | builtin | openai | none (default auto) */
+    char embed_url[512];     /* OpenAI-compatible base URL, e.g. http://localhost:11434/v1 */
+    char embed_model[128];   /* model name sent to the endpoint */
+    char embed_api_key[512]; /* bearer token for the endpoint; never printed */
+    int embed_batch;         /* texts per embeddings request (default 64) */
+    int embed_timeout;       /* seconds per embeddings request (default 60) */
+    int embed_retries;       /* retries of a failed request, with backoff (default 3) */
 };
 
 /* Fill c: defaults, the config file, the environment. */

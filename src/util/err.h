@@ -80,6 +80,13 @@
 #define MG_E_NOTE_NOT_FOUND "note_not_found"  /* get_note: no note with that key in the repo */
 #define MG_E_PROJECT_NOT_FOUND "project_not_found" /* no project of that name in the repo */
 #define MG_E_PROJECT_EXISTS "project_exists"  /* create_project: the name is taken in the repo */
+/* semantic search (src/embed, src/vector) */
+#define MG_E_EMBED_UNAVAILABLE "embed_unavailable" /* the embeddings endpoint cannot be reached, times out or fails (5xx) */
+#define MG_E_EMBED_REJECTED "embed_rejected"  /* the endpoint refused the request (4xx: key, model, size) */
+#define MG_E_EMBED_BAD_RESPONSE "embed_bad_response" /* the endpoint's answer is not a valid embeddings response */
+#define MG_E_NO_EMBEDDINGS  "no_embeddings"   /* semantic search on a repo without current vectors */
+#define MG_E_VECTOR_TAMPERED "vector_tampered" /* a stored vector blob fails authentication */
+#define MG_E_KEY            "key_error"       /* the vector key file or MEMGATE_MASTER_KEY is unusable */
 #define MG_E_INTERNAL       "internal"
 
 struct mg_err {

@@ -1,0 +1,91 @@
+/* embed.h — embedders: text in, unit-length float vectors out.
+ *
+ * An embedder is a vtable (struct mg_embedder_ops) plus its state. The
+ * registry (embed.c) builds one from the configuration:
+ *
+ *   embedder = auto | builtin | openai | none      (MEMGATE_EMBEDDER)
+ *   embed_url, embed_model, embed_api_key          (MEMGATE_EMBED_URL, ...)
+ *
+ * auto is openai when embed_url or embed_api_key is set, else builtin.
+ * none means keyword-only: mg_embedder_open() gives *out == NULL.
+ *
+ *   builtin  local and deterministic: hashed identifier sub-words and word
+ *            stems weighted by document frequencies learned from the repo's
+ *            own stored text (builtin.c). Needs mg_embedder_prepare() with
+ *            the repo's database before embedding.
+ *   openai   any OpenAI-compatible POST /v1/embeddings endpoint (OpenAI,
+ *            Ollama, llama.cpp's server, vLLM, text-embeddings-inference);
+ *            batching, timeouts, retries with backoff (openai.c). The API
+ *            key is sent as a bearer token and never appears in a message.
+ *
+ * Vectors are always L2-normalised by the registry, so a dot product is the
+ * cosine. The signature (mg_embedder_sig) names the embedder, model and
+ * dimensions; stored vectors made under another signature are stale.
+ */
+#ifndef MG_EMBED_H
+#define MG_EMBED_H
+
+#include <stddef.h>
+
+#include "util/config.h"
+#include "util/err.h"
+
+struct mg_db;
+struct mg_embedder;
+
+#define MG_EMBED_MAX_DIM 8192
+
+struct mg_embedder_ops {
+    /* Embed n texts into out (n * dim floats). 0, or -1 with err set (and
+     * out undefined). May set e->dim on the first call (openai). */
+    int (*embed)(struct mg_embedder *e, const char *const *texts, const size_t *lens, size_t n, float *out,
+                 struct mg_err *err);
+    /* Bind to a repo's database (builtin: load or learn its statistics;
+     * learn != 0 allows learning and writing them). NULL: nothing to do. */
+    int (*prepare)(struct mg_embedder *e, struct mg_db *d, int learn, struct mg_err *err);
+    void (*release)(struct mg_embedder *e);
+};
+
+struct mg_embedder {
+    const struct mg_embedder_ops *ops;
+    void *self;
+    char name[16];     /* "builtin", "openai" */
+    char model[128];   /* builtin: the algorithm version; openai: the model */
+    char url[512];     /* openai: the endpoint (no credentials) */
+    int dim;           /* 0 until known (openai learns it from the first answer) */
+    int batch;         /* texts per request */
+};
+
+/* Build the configured embedder; *out is NULL for `none`. */
+int mg_embedder_open(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err);
+void mg_embedder_free(struct mg_embedder **e);
+
+/* Bind to a repo database (see ops->prepare). */
+int mg_embedder_prepare(struct mg_embedder *e, struct mg_db *d, int learn, struct mg_err *err);
+
+/* Embed n texts (n * e->dim floats into out, each L2-normalised). */
+int mg_embed(struct mg_embedder *e, const char *const *texts, const size_t *lens, size_t n, float *out,
+             struct mg_err *err);
+
+/* The embedder's dimensions, asking the endpoint once if not known yet
+ * (openai). >0, or -1 with err set. */
+int mg_embedder_dim(struct mg_embedder *e, struct mg_err *err);
+
+/* "name:model[@url]" — stored vectors were made by this embedder iff the
+ * repo's embed_sig equals it (dimensions are checked separately). */
+void mg_embedder_sig(const struct mg_embedder *e, char *buf, size_t cap);
+
+/* Scale v to unit length (a zero vector stays zero). */
+void mg_vec_normalize(float *v, int dim);
+
+/* --- built-ins (constructors used by the registry) --- */
+int mg_embedder_builtin_new(struct mg_embedder **out, struct mg_err *err);
+int mg_embedder_openai_new(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err);
+
+/* Parse an /v1/embeddings response body: n vectors expected. On success
+ * *dim is set (and must match *dim if it was non-zero on entry) and out
+ * (malloc'd, n * dim floats, in input order) is returned. Exposed for
+ * tests and fuzzing. 0 or -1 (embed_bad_response). */
+int mg_embed_parse_response(const char *body, size_t len, size_t n, int *dim, float **out, struct mg_err *err);
+
+#endif

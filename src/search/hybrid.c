@@ -1,0 +1,350 @@
+/* hybrid.c — natural-language detection, semantic top k, rank fusion (see hybrid.h). */
+#include "search/hybrid.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "embed/embed.h"
+#include "store/db.h"
+
+/* ---- natural language ----------------------------------------------------------- */
+
+bool mg_query_is_natural(const char *q)
+{
+    static const char code_punct[] = "()[]{}<>;=*&|\\/\"'`#$@^~";
+    int words = 0;
+    const char *p = q;
+    while (*p) {
+        unsigned char ch = (unsigned char)*p;
+        if (strchr(code_punct, ch)) return false;
+        if (ch == '-' && p[1] == '>') return false;
+        if (ch == ':' && p[1] == ':') return false;
+        if (isalnum(ch) || ch >= 0x80 || ch == '_') {
+            const char *s = p;
+            bool lower_seen = false;
+            while (*p && (isalnum((unsigned char)*p) || (unsigned char)*p >= 0x80 || *p == '_')) {
+                if (*p == '_') return false;
+                if (islower((unsigned char)*p)) lower_seen = true;
+                else if (isupper((unsigned char)*p) && lower_seen) return false; /* parseHeader */
+                p++;
+            }
+            /* a dot joining two words (obj.field, file.c) is code; a full stop is not */
+            if (*p == '.' && (isalnum((unsigned char)p[1]) || p[1] == '_')) return false;
+            if (p > s) words++;
+            continue;
+        }
+        p++;
+    }
+    return words >= 3;
+}
+
+/* ---- content words ------------------------------------------------------------- */
+
+/* English function words: they carry no topic, match most chunks, and make
+ * the lexical half of a hybrid search slow. */
+static const char *const stopwords[] = {
+    "a", "about", "above", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "before",
+    "being", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done", "during",
+    "each", "either", "etc", "every", "for", "from", "further", "had", "has", "have", "having", "here", "how",
+    "however", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "may", "might", "more", "most",
+    "much", "must", "no", "nor", "not", "now", "of", "off", "on", "once", "one", "only", "or", "other", "our",
+    "out", "over", "own", "same", "shall", "should", "so", "some", "such", "than", "that", "the", "their",
+    "them", "then", "there", "these", "they", "this", "those", "through", "thus", "to", "too", "under",
+    "until", "up", "upon", "us", "used", "uses", "using", "very", "via", "was", "we", "were", "what", "when",
+    "where", "whether", "which", "while", "who", "whom", "why", "will", "with", "within", "without", "would",
+    "you", "your",
+};
+
+static bool is_stopword(const char *w, size_t n)
+{
+    char low[16];
+    if (n >= sizeof(low)) return false;
+    for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)w[i]);
+    low[n] = 0;
+    size_t a = 0, b = sizeof(stopwords) / sizeof(stopwords[0]);
+    while (a < b) {
+        size_t m = (a + b) / 2;
+        int k = strcmp(stopwords[m], low);
+        if (k == 0) return true;
+        if (k < 0) a = m + 1;
+        else b = m;
+    }
+    return false;
+}
+
+size_t mg_query_content_words(const char *q, size_t max, char *out, size_t cap)
+{
+    struct word { const char *s; size_t n; } w[64];
+    size_t nw = 0;
+    const char *p = q;
+    if (cap == 0) return 0;
+    while (*p && nw < sizeof(w) / sizeof(w[0])) {
+        if (!(isalnum((unsigned char)*p) || (unsigned char)*p >= 0x80 || *p == '_')) {
+            p++;
+            continue;
+        }
+        const char *s = p;
+        while (*p && (isalnum((unsigned char)*p) || (unsigned char)*p >= 0x80 || *p == '_')) p++;
+        size_t n = (size_t)(p - s);
+        bool dup = false;
+        for (size_t i = 0; i < nw && !dup; i++) dup = w[i].n == n && strncasecmp(w[i].s, s, n) == 0;
+        if (!dup && !is_stopword(s, n)) w[nw++] = (struct word){s, n};
+    }
+    /* past max words, the longest stay: long words are the rare, telling ones */
+    while (max && nw > max) {
+        size_t shortest = 0;
+        for (size_t i = 1; i < nw; i++)
+            if (w[i].n < w[shortest].n) shortest = i;
+        memmove(&w[shortest], &w[shortest + 1], (nw - shortest - 1) * sizeof(w[0]));
+        nw--;
+    }
+    size_t o = 0, words = 0;
+    for (size_t i = 0; i < nw; i++) {
+        if (o + w[i].n + 2 > cap) break;
+        if (o) out[o++] = ' ';
+        memcpy(out + o, w[i].s, w[i].n);
+        o += w[i].n;
+        words++;
+    }
+    out[o] = 0;
+    return words;
+}
+
+/* ---- semantic ----------------------------------------------------------------------- */
+
+/* The configured embedder, prepared for this repo, and its store; 0 or -1
+ * (no_embeddings when the repo's vectors are not the embedder's). */
+static int open_semantic(const struct mg_config *cfg, struct mg_db *d, const char *repo_id,
+                         struct mg_embedder **e, struct mg_vstore **vs, int *dim, struct mg_err *err)
+{
+    *e = NULL;
+    *vs = NULL;
+    char sig[160], have[160] = "", kid[17], have_kid[32] = "";
+    unsigned char key[MG_VKEY_BYTES];
+    if (mg_embedder_open(cfg, e, err) != 0) return -1;
+    if (!*e)
+        return mg_err_set(err, MG_E_NO_EMBEDDINGS, "semantic search is off (embedder = none); set "
+                          "MEMGATE_EMBEDDER=builtin or openai and index repo '%s' again", repo_id);
+    mg_embedder_sig(*e, sig, sizeof(sig));
+    mg_db_meta_get(d, "embed_sig", have, sizeof(have));
+    if (strcmp(have, sig) != 0) {
+        mg_err_set(err, MG_E_NO_EMBEDDINGS, "repo '%s' has no vectors from the configured embedder (%s; the repo "
+                   "has %s); run `memgate index` on it", repo_id, sig, have[0] ? have : "none");
+        goto fail;
+    }
+    sqlite3_stmt *st;
+    int any = 0;
+    if (sqlite3_prepare_v2(d->db, "SELECT 1 FROM vectors LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
+        any = sqlite3_step(st) == SQLITE_ROW;
+        sqlite3_finalize(st);
+    }
+    if (!any) {
+        mg_err_set(err, MG_E_NO_EMBEDDINGS, "repo '%s' has no vectors yet (the last `memgate index` could not "
+                   "embed it); run `memgate index` on it again", repo_id);
+        goto fail;
+    }
+    char tenant[65]; /* the repo's owner: its vectors are sealed under that tenant's key */
+    if (mg_db_meta_get(d, "tenant", tenant, sizeof(tenant)) != 0) snprintf(tenant, sizeof(tenant), "local");
+    if (mg_vkey_load(cfg, tenant, key, err) != 0) goto fail;
+    mg_vkey_id(key, kid);
+    mg_db_meta_get(d, "vec_key_id", have_kid, sizeof(have_kid));
+    if (strcmp(kid, have_kid) != 0) {
+        mg_err_set(err, MG_E_NO_EMBEDDINGS, "the vectors of repo '%s' were sealed with another key; run "
+                   "`memgate index` on it to embed it again", repo_id);
+        goto fail;
+    }
+    if (mg_embedder_prepare(*e, d, 0, err) != 0 || (*dim = mg_embedder_dim(*e, err)) < 0 ||
+        mg_vstore_builtin_open(d, repo_id, key, vs, err) != 0)
+        goto fail;
+    memset(key, 0, sizeof(key));
+    return 0;
+fail:
+    memset(key, 0, sizeof(key));
+    mg_embedder_free(e);
+    return -1;
+}
+
+static int embed_query(struct mg_embedder *e, const char *text, int dim, float **q, struct mg_err *err)
+{
+    *q = malloc((size_t)dim * sizeof(float));
+    if (!*q) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    const char *t[1] = {text};
+    size_t l[1] = {strlen(text)};
+    if (mg_embed(e, t, l, 1, *q, err) != 0) {
+        free(*q);
+        *q = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+long mg_semantic_topk(const struct mg_config *cfg, struct mg_db *d, const char *repo_id, const char *query,
+                      const struct mg_filter *f, int k, struct mg_vmatch *out, struct mg_err *err)
+{
+    struct mg_embedder *e;
+    struct mg_vstore *vs;
+    int dim;
+    if (open_semantic(cfg, d, repo_id, &e, &vs, &dim, err) != 0) return -1;
+    float *q = NULL;
+    struct mg_vrange *r = NULL;
+    size_t nr = 0, cap = 0;
+    long n = -1;
+    if (embed_query(e, query, dim, &q, err) != 0) goto out;
+    if (f && (f->globs || f->nlangs > 0)) {
+        /* the scope picks the candidate files before any vector is scored */
+        sqlite3_stmt *st;
+        if (mg_db_prepare(d, "SELECT chunk_lo, chunk_hi FROM files WHERE "
+                             "chunk_lo <= chunk_hi AND mg_scope_ok(?1, path, lang)", &st, err) != 0)
+            goto out;
+        sqlite3_bind_pointer(st, 1, (void *)f, "mg_filter", NULL);
+        int rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            if (nr == cap) {
+                cap = cap ? cap * 2 : 256;
+                struct mg_vrange *v = realloc(r, cap * sizeof(*v));
+                if (!v) {
+                    sqlite3_finalize(st);
+                    mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+                    goto out;
+                }
+                r = v;
+            }
+            r[nr++] = (struct mg_vrange){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+        }
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE) {
+            mg_db_error(d, "semantic candidates", err);
+            goto out;
+        }
+        if (nr == 0) {
+            n = 0;
+            goto out;
+        }
+        n = vs->ops->search(vs, q, dim, r, nr, k, out, err);
+    } else {
+        n = vs->ops->search(vs, q, dim, NULL, 0, k, out, err);
+    }
+out:
+    free(q);
+    free(r);
+    mg_vstore_close(&vs);
+    mg_embedder_free(&e);
+    return n;
+}
+
+int mg_semantic_score(const struct mg_config *cfg, struct mg_db *d, const char *repo_id, const char *text,
+                      const int64_t *chunk_ids, size_t n, float *scores, struct mg_err *err)
+{
+    struct mg_embedder *e;
+    struct mg_vstore *vs;
+    int dim;
+    if (open_semantic(cfg, d, repo_id, &e, &vs, &dim, err) != 0) return -1;
+    float *q = NULL;
+    int rc = embed_query(e, text, dim, &q, err);
+    if (rc == 0) rc = vs->ops->score(vs, q, dim, chunk_ids, n, scores, err);
+    free(q);
+    mg_vstore_close(&vs);
+    mg_embedder_free(&e);
+    return rc;
+}
+
+/* ---- reciprocal rank fusion --------------------------------------------------------------- */
+
+struct fused {
+    struct mg_hit h;
+    double score;
+    bool chunk;    /* h spans a chunk (lexical, semantic), not just a definition */
+};
+
+static bool same_place(const struct fused *f, const struct mg_hit *h, bool chunk)
+{
+    if (strcmp(f->h.repo, h->repo) != 0 || strcmp(f->h.path, h->path) != 0) return false;
+    if (chunk && f->chunk) return f->h.start_line == h->start_line && f->h.end_line == h->end_line;
+    if (chunk) return f->h.start_line >= h->start_line && f->h.start_line <= h->end_line;
+    if (f->chunk) return h->start_line >= f->h.start_line && h->start_line <= f->h.end_line;
+    return f->h.start_line == h->start_line;
+}
+
+static int cmp_fused(const void *a, const void *b)
+{
+    const struct fused *x = a, *y = b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    int k = strcmp(x->h.path, y->h.path);
+    return k ? k : x->h.start_line - y->h.start_line;
+}
+
+static void hit_release(struct mg_hit *h)
+{
+    free(h->path);
+    free(h->language);
+    free(h->symbol);
+    free(h->kind);
+    free(h->snippet);
+    memset(h, 0, sizeof(*h));
+}
+
+int mg_rrf_fuse(struct mg_results *const *lists, size_t nlists, int limit, struct mg_results *out)
+{
+    size_t total = 0;
+    for (size_t l = 0; l < nlists; l++) total += lists[l]->n;
+    struct fused *v = calloc(total + 1, sizeof(*v));
+    if (!v) return -1;
+    size_t n = 0;
+    for (size_t l = 0; l < nlists; l++) {
+        struct mg_results *r = lists[l];
+        /* symbol results are definitions; the others chunks */
+        bool chunk = !(r->mode && strcmp(r->mode, "symbol") == 0);
+        for (size_t i = 0; i < r->n; i++) {
+            struct mg_hit *h = &r->v[i];
+            double s = 1.0 / (MG_RRF_K + (double)(i + 1));
+            size_t j = 0;
+            while (j < n && !same_place(&v[j], h, chunk)) j++;
+            if (j < n) {
+                v[j].score += s;
+                if (chunk && !v[j].chunk) { /* the chunk reads better than the definition alone */
+                    hit_release(&v[j].h);
+                    v[j].h = *h;
+                    v[j].chunk = true;
+                    memset(h, 0, sizeof(*h));
+                } else {
+                    hit_release(h);
+                }
+            } else {
+                v[n].h = *h;
+                v[n].score = s;
+                v[n].chunk = chunk;
+                memset(h, 0, sizeof(*h));
+                n++;
+            }
+        }
+        r->n = 0;
+    }
+    qsort(v, n, sizeof(*v), cmp_fused);
+    int rc = 0;
+    for (size_t j = 0; j < n; j++) {
+        if ((int)j >= limit || rc != 0) {
+            hit_release(&v[j].h);
+            continue;
+        }
+        if (out->n == out->cap) {
+            size_t cap = out->cap ? out->cap * 2 : 32;
+            struct mg_hit *nv = realloc(out->v, cap * sizeof(*nv));
+            if (!nv) {
+                rc = -1;
+                hit_release(&v[j].h);
+                continue;
+            }
+            out->v = nv;
+            out->cap = cap;
+        }
+        v[j].h.score = v[j].score;
+        out->v[out->n++] = v[j].h;
+    }
+    free(v);
+    return rc;
+}

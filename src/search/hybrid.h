@@ -1,0 +1,60 @@
+/* hybrid.h — semantic scoring and rank fusion, for search.c and for any
+ * caller that wants "embed this text and score these rows" (memory recall,
+ * context assembly).
+ *
+ * Natural language (mg_query_is_natural): a query of at least 3 words with
+ * no code punctuation — none of ( ) [ ] { } < > ; = * & | \ / " ' ` # $ @ ^ ~
+ * and no identifier written as code (an underscore, an inner capital as in
+ * parseHeader, a word joined by "::", "->" or "."). Such queries default to
+ * hybrid search; others to lexical.
+ *
+ * Hybrid search fuses the ranked lists of lexical, symbol and semantic
+ * search by reciprocal rank fusion: score = sum over lists of
+ * 1 / (MG_RRF_K + rank), rank from 1. A symbol hit fuses with the chunk hit
+ * of the same file whose lines hold the definition.
+ */
+#ifndef MG_HYBRID_H
+#define MG_HYBRID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "search/search.h"
+#include "util/config.h"
+#include "util/err.h"
+#include "vector/vstore.h"
+
+struct mg_db;
+struct mg_filter;
+
+#define MG_RRF_K 60
+
+bool mg_query_is_natural(const char *q);
+
+/* The query's distinct words less English function words ("the", "of",
+ * "how", ...), space-separated, into out (cap bytes); when more than max
+ * remain (max > 0), the max longest. Returns how many words are left.
+ * Hybrid search gives its lexical half all of them (max 0): capping them
+ * at 5 or 8 halved the slowest hybrid queries on Linux but cost recall
+ * (docs/benchmarks.md). */
+size_t mg_query_content_words(const char *q, size_t max, char *out, size_t cap);
+
+/* The top k chunks of one repo by cosine with the embedded query, among the
+ * chunks the filter allows (chosen in SQL before scoring; NULL filter: all).
+ * Returns the count (>= 0); -1 with err set, where err is no_embeddings when
+ * the repo has no current vectors for the configured embedder. */
+long mg_semantic_topk(const struct mg_config *cfg, struct mg_db *d, const char *repo_id, const char *query,
+                      const struct mg_filter *f, int k, struct mg_vmatch *out, struct mg_err *err);
+
+/* Embed text and score the given chunks of one repo (cosine; NAN for a
+ * chunk without a vector). 0, or -1 with err set (no_embeddings as above). */
+int mg_semantic_score(const struct mg_config *cfg, struct mg_db *d, const char *repo_id, const char *text,
+                      const int64_t *chunk_ids, size_t n, float *scores, struct mg_err *err);
+
+/* Reciprocal rank fusion of nlists ranked lists (each best first) into out
+ * (appended, best first, at most limit). The hits move into out; the lists
+ * are left empty. 0, or -1 when memory runs out. */
+int mg_rrf_fuse(struct mg_results *const *lists, size_t nlists, int limit, struct mg_results *out);
+
+#endif

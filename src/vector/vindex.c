@@ -1,0 +1,353 @@
+/* vindex.c — the embedding pass (see vindex.h).
+ *
+ * The calling thread reads batches of files without vectors (their stored
+ * text and chunk ranges) and writes the sealed vectors; index_threads
+ * threads decompress and embed each batch in between.
+ */
+#include "vector/vindex.h"
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "embed/embed.h"
+#include "index/indexer.h"
+#include "store/content.h"
+#include "store/db.h"
+#include "vector/vstore.h"
+
+#define BATCH_FILES 512
+#define BATCH_BYTES (32u << 20)       /* compressed text per batch */
+#define COMMIT_EVERY 64                /* batches */
+#define MAX_FILE_TEXT (64u << 20)
+
+struct vfile {
+    int64_t id;
+    char *path;
+    void *blob;              /* compressed text */
+    size_t bloblen, size;
+    size_t n;                /* chunks */
+    int64_t *ids;
+    int64_t (*range)[2];     /* byte ranges */
+    float *vecs;             /* n * dim, filled by a thread */
+    int failed;
+};
+
+struct batch {
+    struct vfile *f;
+    size_t n;
+    struct mg_embedder *e;
+    int dim;
+    int nthreads;
+    int failed;              /* a thread hit an error (err holds the first) */
+    struct mg_err err;
+    pthread_mutex_t mu;
+};
+
+struct slice {
+    struct batch *b;
+    int t;
+};
+
+static void vfile_release(struct vfile *f)
+{
+    free(f->path);
+    free(f->blob);
+    free(f->ids);
+    free(f->range);
+    free(f->vecs);
+    memset(f, 0, sizeof(*f));
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Embed one file: "path\ntext" per chunk. */
+static int embed_file(struct batch *b, struct vfile *f, struct mg_err *err)
+{
+    char *text;
+    size_t len;
+    if (mg_content_unpack(f->blob, f->bloblen, MAX_FILE_TEXT, &text, &len) != 0)
+        return mg_err_set(err, MG_E_DB, "stored text of '%s' is corrupt; index the repo again", f->path);
+    size_t pl = strlen(f->path);
+    const char **texts = calloc(f->n + 1, sizeof(char *));
+    size_t *lens = calloc(f->n + 1, sizeof(size_t));
+    char **own = calloc(f->n + 1, sizeof(char *));
+    f->vecs = malloc((f->n + 1) * (size_t)b->dim * sizeof(float));
+    int rc = -1;
+    if (!texts || !lens || !own || !f->vecs) {
+        mg_err_set(err, MG_E_NO_MEMORY, "out of memory embedding '%s'", f->path);
+        goto out;
+    }
+    for (size_t i = 0; i < f->n; i++) {
+        size_t s = (size_t)f->range[i][0], e = (size_t)f->range[i][1];
+        if (e > len) e = len;
+        if (s > e) s = e;
+        own[i] = malloc(pl + 1 + (e - s) + 1);
+        if (!own[i]) {
+            mg_err_set(err, MG_E_NO_MEMORY, "out of memory embedding '%s'", f->path);
+            goto out;
+        }
+        memcpy(own[i], f->path, pl);
+        own[i][pl] = '\n';
+        memcpy(own[i] + pl + 1, text + s, e - s);
+        own[i][pl + 1 + e - s] = 0;
+        texts[i] = own[i];
+        lens[i] = pl + 1 + e - s;
+    }
+    rc = mg_embed(b->e, texts, lens, f->n, f->vecs, err);
+out:
+    for (size_t i = 0; own && i < f->n; i++) free(own[i]);
+    free(own);
+    free(texts);
+    free(lens);
+    free(text);
+    return rc;
+}
+
+static void *slice_main(void *arg)
+{
+    struct slice *s = arg;
+    struct batch *b = s->b;
+    for (size_t i = (size_t)s->t; i < b->n; i += (size_t)b->nthreads) {
+        if (__atomic_load_n(&b->failed, __ATOMIC_RELAXED) || mg_index_interrupted) break;
+        struct mg_err e = {0};
+        if (embed_file(b, &b->f[i], &e) != 0) {
+            b->f[i].failed = 1;
+            pthread_mutex_lock(&b->mu);
+            if (!b->failed) b->err = e;
+            b->failed = 1;
+            pthread_mutex_unlock(&b->mu);
+        }
+    }
+    mg_content_thread_done();
+    return NULL;
+}
+
+static void run_batch(struct batch *b)
+{
+    pthread_t th[64];
+    struct slice sl[64];
+    int started = 0;
+    for (int t = 1; t < b->nthreads; t++) {
+        sl[t] = (struct slice){b, t};
+        if (pthread_create(&th[t], NULL, slice_main, &sl[t]) != 0) break;
+        started = t;
+    }
+    if (started < b->nthreads - 1) {
+        /* fewer threads than planned: this thread takes the slices left */
+        for (int t = started + 1; t < b->nthreads; t++) {
+            sl[t] = (struct slice){b, t};
+            slice_main(&sl[t]);
+        }
+    }
+    sl[0] = (struct slice){b, 0};
+    slice_main(&sl[0]);
+    for (int t = 1; t <= started; t++) pthread_join(th[t], NULL);
+}
+
+static int64_t count(struct mg_db *d, const char *sql)
+{
+    sqlite3_stmt *st;
+    int64_t v = 0;
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) return 0;
+    if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Read the next batch of files without vectors, ids above *after. */
+static int read_batch(struct mg_db *d, sqlite3_stmt *files, sqlite3_stmt *chunks, int64_t *after, struct vfile *v,
+                      size_t *n, struct mg_err *err)
+{
+    *n = 0;
+    size_t bytes = 0;
+    sqlite3_reset(files);
+    sqlite3_bind_int64(files, 1, *after);
+    while (*n < BATCH_FILES && bytes < BATCH_BYTES && sqlite3_step(files) == SQLITE_ROW) {
+        struct vfile *f = &v[*n];
+        memset(f, 0, sizeof(*f));
+        f->id = sqlite3_column_int64(files, 0);
+        *after = f->id;
+        f->path = strdup((const char *)sqlite3_column_text(files, 1));
+        f->bloblen = (size_t)sqlite3_column_bytes(files, 2);
+        f->blob = malloc(f->bloblen + 1);
+        f->size = (size_t)sqlite3_column_int64(files, 3);
+        if (!f->path || !f->blob) {
+            vfile_release(f);
+            return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        }
+        memcpy(f->blob, sqlite3_column_blob(files, 2), f->bloblen);
+        (*n)++;
+        bytes += f->bloblen;
+        size_t cap = 0;
+        sqlite3_reset(chunks);
+        sqlite3_bind_int64(chunks, 1, sqlite3_column_int64(files, 4));
+        sqlite3_bind_int64(chunks, 2, sqlite3_column_int64(files, 5));
+        while (sqlite3_step(chunks) == SQLITE_ROW) {
+            if (f->n == cap) {
+                cap = cap ? cap * 2 : 16;
+                int64_t *ids = realloc(f->ids, cap * sizeof(int64_t));
+                if (ids) f->ids = ids;
+                int64_t(*r)[2] = realloc(f->range, cap * sizeof(*r));
+                if (r) f->range = r;
+                if (!ids || !r) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            }
+            f->ids[f->n] = sqlite3_column_int64(chunks, 0);
+            f->range[f->n][0] = sqlite3_column_int64(chunks, 1);
+            f->range[f->n][1] = sqlite3_column_int64(chunks, 2);
+            f->n++;
+        }
+    }
+    /* no statement stays active across the commits between batches */
+    sqlite3_reset(files);
+    sqlite3_reset(chunks);
+    return 0;
+}
+
+void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_id, bool progress,
+                  struct mg_vec_stats *st)
+{
+    memset(st, 0, sizeof(*st));
+    double t0 = now_s();
+    struct mg_err err = {0};
+    struct mg_embedder *e = NULL;
+    struct mg_vstore *vs = NULL;
+    sqlite3_stmt *files = NULL, *chunks = NULL;
+    struct vfile *v = NULL;
+    size_t nv = 0;
+    bool in_tx = false, changed = false;
+    unsigned char key[MG_VKEY_BYTES];
+    char kid[17] = "", sig[sizeof(st->embedder)], have[sizeof(st->embedder)] = "", have_kid[32] = "";
+
+    if (mg_embedder_open(c, &e, &err) != 0) goto fail;
+    mg_embedder_sig(e, sig, sizeof(sig));
+    snprintf(st->embedder, sizeof(st->embedder), "%s", sig);
+    if (mg_vstore_schema(d, &err) != 0) goto fail;
+    mg_db_meta_get(d, "embed_sig", have, sizeof(have));
+    if (!e) {
+        /* keyword-only: drop vectors made by another embedder */
+        if (strcmp(have, "none") == 0) goto done;
+        if (mg_db_exec(d, "BEGIN IMMEDIATE", &err) != 0) goto fail;
+        in_tx = true;
+        if (mg_db_exec(d, "DELETE FROM vectors; DELETE FROM embed_model", &err) != 0 ||
+            mg_db_meta_set(d, "embed_sig", "none", &err) != 0)
+            goto fail;
+        changed = true;
+        st->reembedded = have[0] != 0;
+        goto finish;
+    }
+    char tenant[65]; /* the repo's owner: its vectors are sealed under that tenant's key */
+    if (mg_db_meta_get(d, "tenant", tenant, sizeof(tenant)) != 0) snprintf(tenant, sizeof(tenant), "local");
+    if (mg_vkey_load(c, tenant, key, &err) != 0) goto fail;
+    mg_vkey_id(key, kid);
+    if (mg_vstore_builtin_open(d, repo_id, key, &vs, &err) != 0) goto fail;
+    mg_db_meta_get(d, "vec_key_id", have_kid, sizeof(have_kid));
+    if (mg_db_exec(d, "BEGIN IMMEDIATE", &err) != 0) goto fail;
+    in_tx = true;
+    int64_t nfiles = count(d, "SELECT count(*) FROM files");
+    int64_t learned = mg_db_meta_int(d, "embed_learn_files", 0);
+    bool stale = strcmp(have, sig) != 0 || strcmp(have_kid, kid) != 0 ||
+                 (strcmp(e->name, "builtin") == 0 && nfiles > 2 * learned + 100);
+    if (stale) {
+        if (vs->ops->prune(vs, 1, &err) != 0 || mg_db_exec(d, "DELETE FROM embed_model", &err) != 0 ||
+            mg_db_meta_set(d, "embed_sig", sig, &err) != 0 || mg_db_meta_set(d, "vec_key_id", kid, &err) != 0 ||
+            mg_db_meta_set_int(d, "embed_learn_files", nfiles, &err) != 0)
+            goto fail;
+        st->reembedded = have[0] && strcmp(have, "none") != 0;
+        changed = true;
+    }
+    int64_t before = count(d, "SELECT count(*) FROM vectors");
+    if (vs->ops->prune(vs, 0, &err) != 0) goto fail;
+    if (count(d, "SELECT count(*) FROM vectors") != before) changed = true;
+    if (mg_embedder_prepare(e, d, 1, &err) != 0) goto fail;
+    int dim = mg_embedder_dim(e, &err);
+    if (dim < 0) goto fail;
+    if (mg_db_prepare(d, "SELECT id, path, content, size, chunk_lo, chunk_hi FROM files f WHERE id > ? AND NOT "
+                         "EXISTS (SELECT 1 FROM vectors v WHERE v.file_id = f.id) ORDER BY id", &files, &err) != 0 ||
+        mg_db_prepare(d, "SELECT id, start_byte, end_byte FROM chunks WHERE id BETWEEN ? AND ? ORDER BY id", &chunks,
+                      &err) != 0)
+        goto fail;
+    v = calloc(BATCH_FILES, sizeof(*v));
+    if (!v) {
+        mg_err_set(&err, MG_E_NO_MEMORY, "out of memory");
+        goto fail;
+    }
+    int64_t todo = count(d, "SELECT count(*) FROM files f WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE "
+                            "v.file_id = f.id)");
+    int64_t after = 0;
+    int batches = 0;
+    struct batch b = {.e = e, .dim = dim};
+    b.nthreads = c->index_threads < 1 ? 1 : c->index_threads > 64 ? 64 : c->index_threads;
+    pthread_mutex_init(&b.mu, NULL);
+    for (;;) {
+        if (read_batch(d, files, chunks, &after, v, &nv, &err) != 0) {
+            pthread_mutex_destroy(&b.mu);
+            goto fail;
+        }
+        if (nv == 0 || mg_index_interrupted) break;
+        b.f = v;
+        b.n = nv;
+        run_batch(&b);
+        for (size_t i = 0; i < nv; i++) {
+            if (v[i].failed || !v[i].vecs) continue;
+            if (vs->ops->put(vs, v[i].id, v[i].ids, v[i].vecs, v[i].n, dim, &err) != 0) {
+                pthread_mutex_destroy(&b.mu);
+                goto fail;
+            }
+            st->files++;
+            st->chunks += v[i].n;
+            changed = true;
+        }
+        for (size_t i = 0; i < nv; i++) vfile_release(&v[i]);
+        nv = 0;
+        if (progress) {
+            fprintf(stderr, "\r\033[K  embedding %s  %llu/%lld files", repo_id, (unsigned long long)st->files,
+                    (long long)todo);
+            fflush(stderr);
+        }
+        if (b.failed) break;
+        if (++batches % COMMIT_EVERY == 0 &&
+            (mg_db_exec(d, "COMMIT", &err) != 0 || mg_db_exec(d, "BEGIN IMMEDIATE", &err) != 0)) {
+            pthread_mutex_destroy(&b.mu);
+            goto fail;
+        }
+    }
+    pthread_mutex_destroy(&b.mu);
+    if (progress && st->files) fputc('\n', stderr);
+    if (b.failed) {
+        err = b.err;
+        goto fail;
+    }
+finish:
+    if (changed && mg_db_meta_set_int(d, "vec_gen", mg_db_meta_int(d, "vec_gen", 0) + 1, &err) != 0) goto fail;
+    if (mg_db_exec(d, "COMMIT", &err) != 0) goto fail;
+    in_tx = false;
+    goto done;
+fail:
+    snprintf(st->warning, sizeof(st->warning), "%s: %s; search stays keyword-only where vectors are missing",
+             err.code ? err.code : MG_E_INTERNAL, err.msg);
+    if (in_tx) {
+        /* keep the vectors made so far */
+        if (changed) mg_db_meta_set_int(d, "vec_gen", mg_db_meta_int(d, "vec_gen", 0) + 1, NULL);
+        if (sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+            sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+    }
+done:
+    for (size_t i = 0; v && i < nv; i++) vfile_release(&v[i]);
+    free(v);
+    sqlite3_finalize(files);
+    sqlite3_finalize(chunks);
+    mg_vstore_close(&vs);
+    if (e) st->pending = (uint64_t)count(d, "SELECT count(*) FROM files f WHERE NOT EXISTS (SELECT 1 FROM vectors "
+                                            "v WHERE v.file_id = f.id)");
+    mg_embedder_free(&e);
+    st->seconds = now_s() - t0;
+}

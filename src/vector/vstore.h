@@ -1,0 +1,116 @@
+/* vstore.h — vector stores: int8 vectors by chunk id, searched exactly.
+ *
+ * A vector store is a vtable (struct mg_vstore_ops). The built-in store
+ * keeps each file's vectors in one row of the repo database's `vectors`
+ * table, sealed with XChaCha20-Poly1305 under the tenant's key (mg_vkey_load)
+ * with the repo id and file id as associated data, so a blob that was
+ * changed, or moved to another row or repo, fails to open (vector_tampered).
+ *
+ * Vectors are unit length, quantised to int8 with one float scale each.
+ * A search scores every candidate with an int8 dot product (AVX2 when the
+ * CPU has it), keeps a shortlist, rescores it with the float query against
+ * the dequantised vectors, and checks the quantisation error bound: if a
+ * vector outside the shortlist could still beat the k-th result, every
+ * candidate is rescored in float. The result is exactly the top k by
+ * float dot product over the stored (dequantised) vectors.
+ *
+ * Candidates are chunk-id ranges (a file's chunks: files.chunk_lo..chunk_hi)
+ * chosen in SQL with the query's scope before any vector is scored.
+ *
+ * Reading decrypts a repo's vectors once per process and keeps them while
+ * the repo's vec_gen (meta) is unchanged; the cache is shared by threads.
+ */
+#ifndef MG_VSTORE_H
+#define MG_VSTORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/config.h"
+#include "util/err.h"
+
+struct mg_db;
+
+#define MG_VKEY_BYTES 32
+
+/* The tenant's vector key: derived from MEMGATE_MASTER_KEY (64 hex digits)
+ * when set, else read from (or created in) <home>/keys/<tenant>.key, 0600. */
+int mg_vkey_load(const struct mg_config *c, const char *tenant, unsigned char key[MG_VKEY_BYTES],
+                 struct mg_err *err);
+/* A short public id of a key (16 hex digits), kept in the repo's meta. */
+void mg_vkey_id(const unsigned char key[MG_VKEY_BYTES], char out[17]);
+
+/* int8 quantisation of v: q[i] = round(v[i] / scale), |q[i]| <= 127. */
+void mg_vec_quantize(const float *v, int dim, int8_t *q, float *scale);
+/* dot product of two int8 vectors (SIMD when available) */
+int32_t mg_vec_dot_i8(const int8_t *a, const int8_t *b, int dim);
+
+/* Seal one file's vectors (n rows of dim floats, chunk ids ascending). */
+int mg_vblob_seal(const unsigned char key[MG_VKEY_BYTES], const char *repo_id, int64_t file_id, int dim, size_t n,
+                  const int64_t *ids, const float *vecs, void **blob, size_t *len, struct mg_err *err);
+
+/* Every vector of a repo, in memory. */
+struct mg_vset {
+    int dim;
+    size_t n, cap;
+    int64_t *ids;      /* chunk ids */
+    float *scale;
+    int8_t *q;         /* n * dim */
+    float maxnorm;     /* largest norm of a dequantised vector */
+    struct mg_vfile { int64_t lo; uint32_t first, count; } *files; /* sorted by lo */
+    size_t nfiles, fcap;
+    int refs;
+};
+
+/* Open every blob of the repo (vector_tampered names the first bad one). */
+int mg_vset_load(struct mg_db *d, const char *repo_id, const unsigned char key[MG_VKEY_BYTES], struct mg_vset **out,
+                 struct mg_err *err);
+/* Add one sealed blob (used by load, and by tests). */
+int mg_vset_add_blob(struct mg_vset *s, const unsigned char key[MG_VKEY_BYTES], const char *repo_id,
+                     int64_t file_id, const void *blob, size_t len, struct mg_err *err);
+/* Sort the file index; call after the last add. */
+void mg_vset_finish(struct mg_vset *s);
+void mg_vset_release(struct mg_vset **s);  /* drops a reference */
+
+struct mg_vrange { int64_t lo, hi; };   /* chunk ids lo..hi (one file's range) */
+struct mg_vmatch { int64_t id; float score; };
+
+/* Top k (at most) of the candidates (NULL ranges: all vectors) by dot
+ * product with the unit query; best first. Returns the count or -1. */
+long mg_vset_search(const struct mg_vset *s, const float *query, const struct mg_vrange *r, size_t nr, int k,
+                    struct mg_vmatch *out);
+/* Float scores of given chunk ids (NAN where a chunk has no vector). */
+void mg_vset_score(const struct mg_vset *s, const float *query, const int64_t *ids, size_t n, float *scores);
+
+/* ---- the store interface ---- */
+
+struct mg_vstore;
+struct mg_vstore_ops {
+    /* replace a file's vectors */
+    int (*put)(struct mg_vstore *s, int64_t file_id, const int64_t *ids, const float *vecs, size_t n, int dim,
+               struct mg_err *err);
+    /* drop vectors of files no longer in the index; all = drop every vector */
+    int (*prune)(struct mg_vstore *s, int all, struct mg_err *err);
+    /* top k among candidate ranges (NULL: all) */
+    long (*search)(struct mg_vstore *s, const float *q, int dim, const struct mg_vrange *r, size_t nr, int k,
+                   struct mg_vmatch *out, struct mg_err *err);
+    /* scores of given chunk ids (NAN: none) */
+    int (*score)(struct mg_vstore *s, const float *q, int dim, const int64_t *ids, size_t n, float *scores,
+                 struct mg_err *err);
+    void (*close)(struct mg_vstore *s);
+};
+struct mg_vstore {
+    const struct mg_vstore_ops *ops;
+    void *self;
+};
+
+/* The built-in store on a repo database (the handle stays the caller's). */
+int mg_vstore_builtin_open(struct mg_db *d, const char *repo_id, const unsigned char key[MG_VKEY_BYTES],
+                           struct mg_vstore **out, struct mg_err *err);
+void mg_vstore_close(struct mg_vstore **s);
+
+/* Create the vectors and embed_model tables, and the files_scope covering
+ * index that semantic search picks candidates with, if missing. */
+int mg_vstore_schema(struct mg_db *d, struct mg_err *err);
+
+#endif

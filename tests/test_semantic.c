@@ -1,0 +1,680 @@
+/* test_semantic.c — embedders, the vector store, hybrid search.
+ *
+ *   - the openai embedder against a loopback embeddings server started by
+ *     the test (libmicrohttpd): answers, batching, the key, errors, retries,
+ *     slow answers, malformed bodies, a closed port;
+ *   - the vector store: exact top k against a brute-force float reference,
+ *     candidate ranges, tampered and moved blobs, keys;
+ *   - natural-language detection; scope inside semantic search; keyword-only
+ *     indexing when the endpoint is down; stale vectors after a change of
+ *     embedder; a tampered blob reported by search.
+ */
+#include <math.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "embed/embed.h"
+#include "fixtures.h"
+#include "search/hybrid.h"
+#include "vector/vstore.h"
+
+/* ---- a loopback embeddings server ------------------------------------------------- */
+
+#define SRV_DIM 8
+
+static struct srv {
+    struct MHD_Daemon *d;
+    int port;
+    int requests;         /* requests answered */
+    int max_batch;        /* most inputs in one request */
+    int auth_ok;          /* every request carried the expected bearer token */
+    pthread_mutex_t mu;
+} srv = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+struct body {
+    char *p;
+    size_t n;
+};
+
+/* A deterministic vector for a text: its length and bytes spread over SRV_DIM. */
+static void fake_vec(const char *s, size_t n, double *v)
+{
+    for (int i = 0; i < SRV_DIM; i++) v[i] = 0.01 * (i + 1);
+    for (size_t i = 0; i < n; i++) v[(unsigned char)s[i] % SRV_DIM] += 1.0;
+}
+
+static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                              const char *version, const char *data, size_t *size, void **con_cls)
+{
+    struct body *b = *con_cls;
+    if (!b) {
+        *con_cls = calloc(1, sizeof(struct body));
+        return MHD_YES;
+    }
+    if (*size) {
+        b->p = realloc(b->p, b->n + *size + 1);
+        memcpy(b->p + b->n, data, *size);
+        b->n += *size;
+        b->p[b->n] = 0;
+        *size = 0;
+        return MHD_YES;
+    }
+    pthread_mutex_lock(&srv.mu);
+    int nreq = ++srv.requests;
+    const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+    if (!auth || strcmp(auth, "Bearer sekrit-key-123") != 0) srv.auth_ok = 0;
+    pthread_mutex_unlock(&srv.mu);
+    int status = 200;
+    char *text = NULL;
+    json_t *req = json_loadb(b->p ? b->p : "", b->n, 0, NULL);
+    json_t *input = json_object_get(req, "input");
+    size_t n = json_array_size(input);
+    pthread_mutex_lock(&srv.mu);
+    if ((int)n > srv.max_batch) srv.max_batch = (int)n;
+    pthread_mutex_unlock(&srv.mu);
+    if (strstr(url, "/fail500/")) {
+        status = 500;
+        text = strdup("{\"error\":{\"message\":\"model crashed\"}}");
+    } else if (strstr(url, "/flaky/") && nreq <= 2) {
+        status = 503;
+        text = strdup("overloaded");
+    } else if (strstr(url, "/unauthorized/")) {
+        status = 401;
+        text = strdup("{\"error\":{\"message\":\"Incorrect API key provided: sekrit-key-123\"}}");
+    } else if (strstr(url, "/slow/")) {
+        sleep(3);
+        text = strdup("{\"data\":[]}");
+    } else if (strstr(url, "/malformed/")) {
+        text = strdup("{\"data\": [ {\"embedding\": [1, 2,");
+    } else if (strstr(url, "/short/")) {
+        text = strdup("{\"data\":[{\"embedding\":[1,2,3],\"index\":0}]}");
+    } else if (!json_is_array(input) || strcmp(method, "POST") != 0 || !strstr(url, "/v1/embeddings")) {
+        status = 400;
+        text = strdup("{\"error\":\"bad request\"}");
+    } else {
+        json_t *arr = json_array();
+        /* answer in reverse order: clients must use "index" */
+        for (size_t i = n; i-- > 0;) {
+            const char *s = json_string_value(json_array_get(input, i));
+            double v[SRV_DIM];
+            fake_vec(s ? s : "", s ? strlen(s) : 0, v);
+            json_t *e = json_array();
+            for (int k = 0; k < SRV_DIM; k++) json_array_append_new(e, json_real(v[k]));
+            json_array_append_new(arr, json_pack("{s:o, s:I, s:s}", "embedding", e, "index", (json_int_t)i,
+                                                  "object", "embedding"));
+        }
+        json_t *top = json_pack("{s:o, s:s}", "data", arr, "model", "fake");
+        text = json_dumps(top, JSON_COMPACT);
+        json_decref(top);
+    }
+    json_decref(req);
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+    enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static void done(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode tc)
+{
+    struct body *b = *con_cls;
+    if (b) free(b->p);
+    free(b);
+    *con_cls = NULL;
+}
+
+static void srv_start(void)
+{
+    srv.auth_ok = 1;
+    srv.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL, NULL,
+                             answer, NULL, MHD_OPTION_NOTIFY_COMPLETED, done, NULL, MHD_OPTION_END);
+    ASSERT(srv.d != NULL);
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(srv.d, MHD_DAEMON_INFO_BIND_PORT);
+    srv.port = di->port;
+    ASSERT(srv.port > 0);
+}
+
+static void cfg_for(struct mg_config *c, const char *mode)
+{
+    mg_config_defaults(c);
+    snprintf(c->embedder, sizeof(c->embedder), "openai");
+    snprintf(c->embed_url, sizeof(c->embed_url), "http://127.0.0.1:%d/%s/v1", srv.port, mode);
+    snprintf(c->embed_model, sizeof(c->embed_model), "fake");
+    snprintf(c->embed_api_key, sizeof(c->embed_api_key), "sekrit-key-123");
+    c->embed_batch = 4;
+    c->embed_timeout = 1;
+    c->embed_retries = 2;
+}
+
+static int embed_texts(const char *mode, size_t n, float *out, struct mg_err *err)
+{
+    struct mg_config c;
+    cfg_for(&c, mode);
+    struct mg_embedder *e;
+    ASSERT_EQ_INT(mg_embedder_open(&c, &e, err), 0);
+    ASSERT_EQ_STR(e->name, "openai");
+    const char *texts[16];
+    size_t lens[16];
+    static const char *words[] = {"alpha", "beta gamma", "delta", "epsilon zeta eta", "theta", "iota kappa",
+                                  "lambda", "mu", "nu xi", "omicron", "pi rho", "sigma", "tau", "upsilon",
+                                  "phi", "chi"};
+    for (size_t i = 0; i < n; i++) {
+        texts[i] = words[i];
+        lens[i] = strlen(words[i]);
+    }
+    int rc = mg_embed(e, texts, lens, n, out, err);
+    if (rc == 0) ASSERT_EQ_INT(e->dim, SRV_DIM);
+    mg_embedder_free(&e);
+    return rc;
+}
+
+TEST(openai_embedder_batches_in_order_with_key)
+{
+    srv_start();
+    float out[10 * SRV_DIM];
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(embed_texts("ok", 10, out, &err), 0);
+    /* 10 texts, batches of 4: 3 requests (dimensions come with the first) */
+    ASSERT_EQ_INT(srv.requests, 3);
+    ASSERT_EQ_INT(srv.max_batch, 4);
+    ASSERT_EQ_INT(srv.auth_ok, 1);
+    static const char *words[] = {"alpha", "beta gamma", "delta", "epsilon zeta eta", "theta", "iota kappa",
+                                  "lambda", "mu", "nu xi", "omicron"};
+    for (int i = 0; i < 10; i++) {
+        double v[SRV_DIM], norm = 0;
+        fake_vec(words[i], strlen(words[i]), v);
+        for (int k = 0; k < SRV_DIM; k++) norm += v[k] * v[k];
+        for (int k = 0; k < SRV_DIM; k++)
+            if (fabs(out[i * SRV_DIM + k] - v[k] / sqrt(norm)) > 1e-5)
+                FAIL("text %d dim %d: got %f, expected %f", i, k, out[i * SRV_DIM + k], v[k] / sqrt(norm));
+    }
+}
+
+TEST(openai_embedder_errors)
+{
+    srv_start();
+    float out[4 * SRV_DIM];
+    struct mg_err err = {0};
+    char url[128];
+
+    /* 5xx: retried (2 retries), then embed_unavailable naming the URL and status */
+    ASSERT_EQ_INT(embed_texts("fail500", 2, out, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_EMBED_UNAVAILABLE);
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/fail500/v1/embeddings", srv.port);
+    ASSERT_CONTAINS(err.msg, url);
+    ASSERT_CONTAINS(err.msg, "HTTP 500");
+    ASSERT_CONTAINS(err.msg, "model crashed");
+    ASSERT_EQ_INT(srv.requests, 3);
+
+    /* a flaky endpoint: two 503s, then answers */
+    srv.requests = 0;
+    ASSERT_EQ_INT(embed_texts("flaky", 2, out, &err), 0);
+    ASSERT_EQ_INT(srv.requests, 3);
+
+    /* 401: final at once, and the key never shows, even when the endpoint echoes it */
+    srv.requests = 0;
+    mg_err_clear(&err);
+    ASSERT_EQ_INT(embed_texts("unauthorized", 2, out, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_EMBED_REJECTED);
+    ASSERT_CONTAINS(err.msg, "HTTP 401");
+    ASSERT_NOT_CONTAINS(err.msg, "sekrit");
+    ASSERT_EQ_INT(srv.requests, 1);
+
+    /* malformed and short bodies: embed_bad_response, no retry */
+    srv.requests = 0;
+    ASSERT_EQ_INT(embed_texts("malformed", 2, out, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_EMBED_BAD_RESPONSE);
+    ASSERT_EQ_INT(srv.requests, 1);
+    ASSERT_EQ_INT(embed_texts("short", 2, out, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_EMBED_BAD_RESPONSE);
+    ASSERT_CONTAINS(err.msg, "1 embeddings for 2 inputs");
+
+    /* slow: the 1 s timeout, retried, then embed_unavailable */
+    srv.requests = 0;
+    ASSERT_EQ_INT(embed_texts("slow", 1, out, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_EMBED_UNAVAILABLE);
+    ASSERT_CONTAINS(err.msg, "imed out");
+
+    /* nobody listening */
+    int port = srv.port;
+    MHD_stop_daemon(srv.d);
+    ASSERT_EQ_INT(embed_texts("ok", 1, out, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_EMBED_UNAVAILABLE);
+    snprintf(url, sizeof(url), "'http://127.0.0.1:%d/ok/v1/embeddings'", port);
+    ASSERT_CONTAINS(err.msg, url);
+}
+
+TEST(openai_response_parser)
+{
+    int dim = 0;
+    float *v;
+    struct mg_err err = {0};
+    const char *ok = "{\"data\":[{\"embedding\":[0,1],\"index\":1},{\"embedding\":[2,3],\"index\":0}]}";
+    ASSERT_EQ_INT(mg_embed_parse_response(ok, strlen(ok), 2, &dim, &v, &err), 0);
+    ASSERT_EQ_INT(dim, 2);
+    ASSERT(v[0] == 2 && v[1] == 3 && v[2] == 0 && v[3] == 1);
+    free(v);
+    static const char *bad[] = {
+        "", "[]", "{\"data\":{}}", "{\"data\":[{\"embedding\":[1,2]}]}",
+        "{\"data\":[{\"embedding\":[1,2],\"index\":0},{\"embedding\":[1],\"index\":1}]}",
+        "{\"data\":[{\"embedding\":[1,2],\"index\":0},{\"embedding\":[1,2],\"index\":0}]}",
+        "{\"data\":[{\"embedding\":[1,\"x\"],\"index\":0},{\"embedding\":[1,2],\"index\":1}]}",
+        "{\"data\":[{\"embedding\":[],\"index\":0},{\"embedding\":[],\"index\":1}]}",
+        "{\"data\":[{\"embedding\":[1e999,2],\"index\":0},{\"embedding\":[1,2],\"index\":1}]}",
+        "{\"data\":[{\"embedding\":[1,2],\"index\":7},{\"embedding\":[1,2],\"index\":1}]}",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        dim = 0;
+        if (mg_embed_parse_response(bad[i], strlen(bad[i]), 2, &dim, &v, &err) == 0) FAIL("accepted %s", bad[i]);
+        ASSERT_EQ_STR(err.code, MG_E_EMBED_BAD_RESPONSE);
+    }
+    /* the dimensions must stay what the first answer said */
+    dim = 3;
+    ASSERT_EQ_INT(mg_embed_parse_response(ok, strlen(ok), 2, &dim, &v, &err), -1);
+}
+
+/* ---- the vector store ------------------------------------------------------------------- */
+
+static uint64_t rng = 88172645463325252ULL;
+static double frand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0 * 2 - 1;
+}
+
+static void rand_unit(float *v, int dim)
+{
+    for (int i = 0; i < dim; i++) v[i] = (float)frand();
+    mg_vec_normalize(v, dim);
+}
+
+/* A set of nfiles * per vectors sealed in per-file blobs; the originals in *orig. */
+static struct mg_vset *make_set(const unsigned char *key, int dim, int nfiles, int per, bool clustered,
+                                float **orig, int64_t **ids)
+{
+    struct mg_vset *s = calloc(1, sizeof(*s));
+    s->refs = 1;
+    size_t n = (size_t)nfiles * (size_t)per;
+    *orig = malloc(n * (size_t)dim * sizeof(float));
+    *ids = malloc(n * sizeof(int64_t));
+    float base[1024];
+    rand_unit(base, dim);
+    for (int f = 0; f < nfiles; f++) {
+        for (int j = 0; j < per; j++) {
+            size_t i = (size_t)f * (size_t)per + (size_t)j;
+            float *v = *orig + i * (size_t)dim;
+            rand_unit(v, dim);
+            if (clustered) { /* nearly identical vectors: the int8 shortlist cannot decide */
+                for (int k = 0; k < dim; k++) v[k] = base[k] + 0.002f * v[k];
+                mg_vec_normalize(v, dim);
+            }
+            (*ids)[i] = (int64_t)(f * 10000 + j * 3 + 7); /* ascending per file, gaps between */
+        }
+    }
+    for (int f = 0; f < nfiles; f++) {
+        void *blob;
+        size_t len;
+        struct mg_err err = {0};
+        /* files sealed out of order: the store sorts its file index */
+        int fi = (f * 7) % nfiles;
+        ASSERT_EQ_INT(mg_vblob_seal(key, "repo1", fi, dim, (size_t)per, *ids + (size_t)fi * (size_t)per,
+                                    *orig + (size_t)fi * (size_t)per * (size_t)dim, &blob, &len, &err), 0);
+        ASSERT_EQ_INT(mg_vset_add_blob(s, key, "repo1", fi, blob, len, &err), 0);
+        free(blob);
+    }
+    mg_vset_finish(s);
+    return s;
+}
+
+/* Brute force: float dot of q with the dequantised vectors, best first. */
+static size_t reference(const struct mg_vset *s, const float *q, const struct mg_vrange *r, size_t nr, int k,
+                        struct mg_vmatch *out, bool original, const float *orig, const int64_t *ids, size_t norig)
+{
+    size_t n = original ? norig : s->n;
+    struct mg_vmatch *all = malloc(n * sizeof(*all));
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t id = original ? ids[i] : s->ids[i];
+        bool in = !r;
+        for (size_t j = 0; r && j < nr && !in; j++) in = id >= r[j].lo && id <= r[j].hi;
+        if (!in) continue;
+        double d = 0;
+        for (int x = 0; x < s->dim; x++)
+            d += (double)q[x] * (original ? orig[i * (size_t)s->dim + x]
+                                          : (double)s->q[i * (size_t)s->dim + x] * s->scale[i]);
+        all[m++] = (struct mg_vmatch){id, (float)d};
+    }
+    for (size_t a = 0; a < m; a++) /* selection of the best k */
+        for (size_t b = a + 1; b < m && a < (size_t)k; b++)
+            if (all[b].score > all[a].score) {
+                struct mg_vmatch t = all[a];
+                all[a] = all[b];
+                all[b] = t;
+            }
+    size_t got = m < (size_t)k ? m : (size_t)k;
+    memcpy(out, all, got * sizeof(*out));
+    free(all);
+    return got;
+}
+
+static void check_exact(int dim, bool clustered, int nfiles, int per)
+{
+    unsigned char key[MG_VKEY_BYTES];
+    memset(key, 7, sizeof(key));
+    float *orig;
+    int64_t *ids;
+    int k = 10;
+    struct mg_vset *s = make_set(key, dim, nfiles, per, clustered, &orig, &ids);
+    ASSERT_EQ_INT(s->n, nfiles * per);
+    size_t overlap = 0, total = 0;
+    for (int t = 0; t < 20; t++) {
+        float q[1024];
+        rand_unit(q, dim);
+        if (clustered) memcpy(q, orig + (size_t)(t * 37) * (size_t)dim, (size_t)dim * sizeof(float));
+        struct mg_vmatch got[64], want[64], fl[64];
+        /* every vector, then a third of the files as candidate ranges */
+        struct mg_vrange r[60];
+        size_t nr = 0;
+        for (int f = t % 3; f < nfiles && nr < 50; f += 3) r[nr++] = (struct mg_vrange){f * 10000, f * 10000 + 9999};
+        for (int pass = 0; pass < 2; pass++) {
+            const struct mg_vrange *rr = pass ? r : NULL;
+            long n = mg_vset_search(s, q, rr, pass ? nr : 0, k, got);
+            size_t w = reference(s, q, rr, pass ? nr : 0, k, want, false, NULL, NULL, 0);
+            ASSERT_EQ_INT(n, w);
+            for (size_t i = 0; i < w; i++) {
+                /* the same ids in the same order, but for ties within float rounding */
+                if (got[i].id != want[i].id && fabsf(got[i].score - want[i].score) > 1e-5f)
+                    FAIL("dim %d query %d pass %d rank %zu: got id %lld (%.6f), expected %lld (%.6f)", dim, t, pass,
+                         i, (long long)got[i].id, got[i].score, (long long)want[i].id, want[i].score);
+                if (fabsf(got[i].score - want[i].score) > 1e-4f) FAIL("score differs at rank %zu", i);
+                if (pass) ASSERT((got[i].id / 10000) % 3 == t % 3); /* only candidates */
+            }
+            /* against the original floats: quantisation keeps nearly all of the top k */
+            size_t fw = reference(s, q, rr, pass ? nr : 0, k, fl, true, orig, ids, s->n);
+            for (size_t i = 0; i < fw; i++)
+                for (size_t j = 0; j < w; j++)
+                    if (fl[i].id == got[j].id) overlap++;
+            total += fw;
+        }
+    }
+    if (!clustered && overlap * 10 < total * 9) FAIL("top-k overlap with float originals %zu/%zu", overlap, total);
+    /* scoring given ids */
+    int64_t some[3] = {ids[5], ids[100], 424242};
+    float sc[3], q[1024];
+    rand_unit(q, dim);
+    mg_vset_score(s, q, some, 3, sc);
+    ASSERT(!isnan(sc[0]) && !isnan(sc[1]) && isnan(sc[2]));
+    struct mg_vmatch one[1];
+    struct mg_vrange just = {ids[100], ids[100]};
+    ASSERT_EQ_INT(mg_vset_search(s, q, &just, 1, 1, one), 1);
+    ASSERT(fabsf(one[0].score - sc[1]) < 1e-5f);
+    free(orig);
+    free(ids);
+    mg_vset_release(&s);
+}
+
+TEST(vstore_exact_against_float_reference)
+{
+    check_exact(256, false, 150, 20);
+    check_exact(100, false, 150, 20); /* not a multiple of the SIMD width */
+    check_exact(64, true, 150, 20);   /* near-duplicates: the full float rescan path */
+    check_exact(32, false, 1000, 400); /* 400,000 vectors: the scan is shared by threads */
+}
+
+TEST(vstore_int8_dot_matches_scalar)
+{
+    int8_t a[301], b[301];
+    for (int i = 0; i < 301; i++) {
+        a[i] = (int8_t)((i * 37) % 255 - 127);
+        b[i] = (int8_t)((i * 91) % 255 - 127);
+    }
+    for (int dim = 1; dim <= 301; dim += 17) {
+        int32_t want = 0;
+        for (int i = 0; i < dim; i++) want += a[i] * b[i];
+        ASSERT_EQ_INT(mg_vec_dot_i8(a, b, dim), want);
+    }
+}
+
+TEST(vstore_tampered_or_moved_blob_fails)
+{
+    unsigned char key[MG_VKEY_BYTES], other[MG_VKEY_BYTES];
+    memset(key, 1, sizeof(key));
+    memset(other, 2, sizeof(other));
+    float v[2 * 32];
+    rand_unit(v, 32);
+    rand_unit(v + 32, 32);
+    int64_t ids[2] = {10, 11};
+    void *blob;
+    size_t len;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_vblob_seal(key, "r", 5, 32, 2, ids, v, &blob, &len, &err), 0);
+    struct mg_vset *s = calloc(1, sizeof(*s));
+    s->refs = 1;
+    ASSERT_EQ_INT(mg_vset_add_blob(s, key, "r", 5, blob, len, &err), 0);
+    ASSERT_EQ_INT(s->n, 2);
+    unsigned char *b = blob;
+    b[len / 2] ^= 1;
+    ASSERT_EQ_INT(mg_vset_add_blob(s, key, "r", 5, blob, len, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_VECTOR_TAMPERED);
+    b[len / 2] ^= 1;
+    ASSERT_EQ_INT(mg_vset_add_blob(s, key, "r", 6, blob, len, &err), -1);   /* another row */
+    ASSERT_EQ_STR(err.code, MG_E_VECTOR_TAMPERED);
+    ASSERT_EQ_INT(mg_vset_add_blob(s, key, "r2", 5, blob, len, &err), -1);  /* another repo */
+    ASSERT_EQ_INT(mg_vset_add_blob(s, other, "r", 5, blob, len, &err), -1); /* another key */
+    ASSERT_EQ_INT(mg_vset_add_blob(s, key, "r", 5, blob, 10, &err), -1);    /* truncated */
+    ASSERT_EQ_INT(s->n, 2);
+    free(blob);
+    mg_vset_release(&s);
+}
+
+TEST(vkey_file_and_master_key)
+{
+    struct mg_config c;
+    mg_config_defaults(&c);
+    snprintf(c.home, sizeof(c.home), "%s/home", mg_t_tmpdir());
+    unsetenv("MEMGATE_MASTER_KEY");
+    unsigned char k1[MG_VKEY_BYTES], k2[MG_VKEY_BYTES], k3[MG_VKEY_BYTES], k4[MG_VKEY_BYTES];
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_vkey_load(&c, "local", k1, &err), 0);
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/keys/local.key", c.home);
+    struct stat sb;
+    ASSERT_EQ_INT(stat(path, &sb), 0);
+    ASSERT_EQ_INT(sb.st_mode & 0777, 0600);
+    ASSERT_EQ_INT(mg_vkey_load(&c, "local", k2, &err), 0);
+    ASSERT(memcmp(k1, k2, sizeof(k1)) == 0);
+    ASSERT_EQ_INT(mg_vkey_load(&c, "acme", k3, &err), 0); /* each tenant its own */
+    ASSERT(memcmp(k1, k3, sizeof(k1)) != 0);
+    chmod(path, 0644);
+    ASSERT_EQ_INT(mg_vkey_load(&c, "local", k2, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_KEY);
+    setenv("MEMGATE_MASTER_KEY", "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", 1);
+    ASSERT_EQ_INT(mg_vkey_load(&c, "local", k2, &err), 0);
+    ASSERT_EQ_INT(mg_vkey_load(&c, "acme", k4, &err), 0);
+    ASSERT(memcmp(k1, k2, sizeof(k1)) != 0 && memcmp(k2, k4, sizeof(k2)) != 0);
+    setenv("MEMGATE_MASTER_KEY", "not-hex", 1);
+    ASSERT_EQ_INT(mg_vkey_load(&c, "local", k2, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_KEY);
+    unsetenv("MEMGATE_MASTER_KEY");
+}
+
+/* ---- natural language, hybrid and scope through the CLI ---------------------------------------- */
+
+TEST(natural_language_rule)
+{
+    static const char *yes[] = {"how are widgets counted", "where is the http header parsed?",
+                                "Free the page cache, then retry.", "memory allocation failure handling",
+                                "what does the scheduler do on idle"};
+    static const char *no[] = {"spin_lock_irqsave", "http header", "parseHttpHeader in the parser",
+                               "foo(bar) is called", "struct file_operations *ops", "a->b member access",
+                               "std::vector of ints", "read config.yaml file", "x = y + z", "#include stdio h",
+                               "two words", ""};
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+        if (!mg_query_is_natural(yes[i])) FAIL("'%s' should be natural language", yes[i]);
+    for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+        if (mg_query_is_natural(no[i])) FAIL("'%s' should not be natural language", no[i]);
+}
+
+TEST(content_words_for_the_lexical_half)
+{
+    char out[256];
+    ASSERT_EQ_INT(mg_query_content_words("How does the scheduler pick the next task?", 0, out, sizeof(out)), 4);
+    ASSERT_EQ_STR(out, "scheduler pick next task");
+    /* past the cap, the longest words stay, in query order; repeats count once */
+    ASSERT_EQ_INT(mg_query_content_words("a page is freed when the page cache shrinks under memory pressure "
+                                         "from the allocator", 3, out, sizeof(out)),
+                  3);
+    ASSERT_EQ_STR(out, "shrinks pressure allocator");
+    ASSERT_EQ_INT(mg_query_content_words("the of and", 5, out, sizeof(out)), 0);
+    ASSERT_EQ_STR(out, "");
+}
+
+static void write_corpus(const char *repo)
+{
+    mg_t_write_str(repo, "alpha/pool.c",
+                   "/* Grow the buffer pool when every buffer is in use. */\n"
+                   "int pool_grow(struct pool *p)\n{\n    return pool_alloc_buffers(p, p->count * 2);\n}\n");
+    mg_t_write_str(repo, "beta/pool.c",
+                   "/* Shrink the buffer pool when buffers sit unused. */\n"
+                   "int pool_shrink(struct pool *p)\n{\n    return pool_free_buffers(p, p->count / 2);\n}\n");
+    mg_t_write_str(repo, "gamma/net.c",
+                   "/* Send a packet on the network device queue. */\n"
+                   "int net_xmit(struct sk_buff *skb)\n{\n    return dev_queue_xmit(skb);\n}\n");
+}
+
+TEST(semantic_and_hybrid_search_with_scope)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    unsetenv("MEMGATE_EMBEDDER");
+    write_corpus(repo);
+    json_t *ix = mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "sem", "--json", NULL});
+    ASSERT_EQ_INT(mg_fx_int(ix, "vectors.chunks"), 3);
+    ASSERT_CONTAINS(json_string_value(json_object_get(json_object_get(ix, "vectors"), "embedder")), "builtin:");
+    json_decref(ix);
+
+    json_t *j = mg_fx_search(repo, home, "grow the buffer pool", "semantic", 1);
+    ASSERT_EQ_STR(json_string_value(json_object_get(j, "mode")), "semantic");
+    ASSERT(mg_fx_has_hit(j, "alpha/pool.c", "pool_grow"));
+    json_decref(j);
+    /* the scope is applied before scoring: limit 1 inside beta/ still finds beta's chunk */
+    json_t *k = mg_fx_run_json(repo, home, (const char *const[]){"search", "grow the buffer pool", "--mode",
+                                                                 "semantic", "--glob", "beta/**", "--limit", "1",
+                                                                 "--json", NULL});
+    ASSERT_EQ_INT(json_array_size(json_object_get(k, "results")), 1);
+    ASSERT(mg_fx_has_hit(k, "beta/pool.c", "pool_shrink"));
+    json_decref(k);
+    k = mg_fx_run_json(repo, home, (const char *const[]){"search", "send a packet on the network", "--mode",
+                                                         "semantic", "--exclude", "gamma/**", "--json", NULL});
+    ASSERT(!mg_fx_has_hit(k, "gamma/net.c", NULL));
+    ASSERT(json_array_size(json_object_get(k, "results")) > 0);
+    json_decref(k);
+
+    /* the default: hybrid for natural language, lexical for an identifier */
+    k = mg_fx_run_json(repo, home, (const char *const[]){"search", "send a packet on the network", "--json", NULL});
+    ASSERT_EQ_STR(json_string_value(json_object_get(k, "mode")), "hybrid");
+    json_t *first = json_array_get(json_object_get(k, "results"), 0);
+    ASSERT_EQ_STR(json_string_value(json_object_get(first, "path")), "gamma/net.c");
+    json_decref(k);
+    k = mg_fx_run_json(repo, home, (const char *const[]){"search", "pool_grow", "--json", NULL});
+    ASSERT_EQ_STR(json_string_value(json_object_get(k, "mode")), "lexical");
+    json_decref(k);
+}
+
+TEST(endpoint_down_indexes_keyword_only_then_embeds)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    write_corpus(repo);
+    srv_start();
+    setenv("MEMGATE_EMBEDDER", "openai", 1);
+    setenv("MEMGATE_EMBED_URL", "http://127.0.0.1:1/v1", 1);
+    setenv("MEMGATE_EMBED_RETRIES", "0", 1);
+    setenv("MEMGATE_EMBED_API_KEY", "sekrit-key-123", 1);
+    struct mg_t_out o = MG_RUN(NULL, home, "index", repo, "--name", "down", "--json");
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_CONTAINS(o.err, "embed_unavailable");
+    ASSERT_CONTAINS(o.err, "http://127.0.0.1:1/v1/embeddings");
+    ASSERT_CONTAINS(o.err, "keyword-only");
+    ASSERT_NOT_CONTAINS(o.err, "sekrit");
+    ASSERT_NOT_CONTAINS(o.out, "sekrit");
+    json_t *ix = mg_t_json(o.out);
+    ASSERT_EQ_INT(mg_fx_int(ix, "vectors.pending"), 3);
+    json_decref(ix);
+    mg_t_out_free(&o);
+    /* keyword search works; semantic says why it cannot */
+    json_t *j = mg_fx_search(repo, home, "pool_grow", "lexical", 5);
+    ASSERT(mg_fx_has_hit(j, "alpha/pool.c", "pool_grow"));
+    json_decref(j);
+    j = mg_fx_run_json(repo, home, (const char *const[]){"search", "grow the buffer pool", "--json", NULL});
+    ASSERT_EQ_STR(json_string_value(json_object_get(j, "mode")), "lexical");
+    json_decref(j);
+    o = MG_RUN(repo, home, "search", "grow the pool", "--mode", "semantic");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.err, "no_embeddings");
+    mg_t_out_free(&o);
+
+    /* the endpoint is back: the next index embeds what is missing */
+    char url[128];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/ok/v1", srv.port);
+    setenv("MEMGATE_EMBED_URL", url, 1);
+    ix = mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--json", NULL});
+    ASSERT_EQ_INT(mg_fx_int(ix, "vectors.files"), 3);
+    ASSERT_EQ_INT(mg_fx_int(ix, "vectors.pending"), 0);
+    json_decref(ix);
+    ASSERT_EQ_INT(srv.auth_ok, 1);
+    j = mg_fx_search(repo, home, "grow the buffer pool", "semantic", 3);
+    ASSERT_EQ_INT(json_array_size(json_object_get(j, "results")), 3);
+    json_decref(j);
+
+    /* another embedder: the vectors are stale and all are made again */
+    setenv("MEMGATE_EMBEDDER", "builtin", 1);
+    o = MG_RUN(repo, home, "search", "grow the pool", "--mode", "semantic");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.err, "no_embeddings");
+    mg_t_out_free(&o);
+    ix = mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--json", NULL});
+    ASSERT_EQ_INT(mg_fx_int(ix, "vectors.files"), 3);
+    ASSERT(json_is_true(json_object_get(json_object_get(ix, "vectors"), "reembedded")));
+    json_decref(ix);
+    /* none drops them */
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    ix = mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--json", NULL});
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(ix, "vectors"), "embedder")), "none");
+    json_decref(ix);
+    o = MG_RUN(repo, home, "search", "grow the pool", "--mode", "semantic");
+    ASSERT_CONTAINS(o.err, "no_embeddings");
+    mg_t_out_free(&o);
+    unsetenv("MEMGATE_EMBEDDER");
+    unsetenv("MEMGATE_EMBED_URL");
+    unsetenv("MEMGATE_EMBED_RETRIES");
+    unsetenv("MEMGATE_EMBED_API_KEY");
+}
+
+TEST(tampered_vector_blob_is_reported)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    unsetenv("MEMGATE_EMBEDDER");
+    write_corpus(repo);
+    json_decref(mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "tam", "--json", NULL}));
+    json_t *j = mg_fx_search(repo, home, "grow the buffer pool", "semantic", 3);
+    json_decref(j);
+    char db[4200];
+    snprintf(db, sizeof(db), "%s/repos/tam.db", home);
+    sqlite3 *h;
+    ASSERT_EQ_INT(sqlite3_open(db, &h), SQLITE_OK);
+    /* flip one byte in the middle of one file's sealed vectors */
+    ASSERT_EQ_INT(sqlite3_exec(h, "UPDATE vectors SET blob = substr(blob, 1, 40) || "
+                                  "CAST(char((unicode(substr(CAST(blob AS TEXT), 41, 1)) + 1) % 128) AS BLOB) || "
+                                  "substr(blob, 42) WHERE file_id = (SELECT min(file_id) FROM vectors)",
+                               NULL, NULL, NULL),
+                  SQLITE_OK);
+    ASSERT_EQ_INT(sqlite3_changes(h), 1);
+    sqlite3_close(h);
+    struct mg_t_out o = MG_RUN(repo, home, "search", "grow the buffer pool", "--mode", "semantic");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.err, "vector_tampered");
+    mg_t_out_free(&o);
+}
