@@ -17,6 +17,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 
 import { indexRepo, makeRepo, makeWorld, shutdown, sleep, startServe } from './lib/harness.mjs';
+import { keepAlivePool } from './lib/keepalive.mjs';
 
 const WRITERS = 8;
 const KILLS = [
@@ -39,6 +40,7 @@ before(async () => {
 });
 
 after(async () => {
+  pool?.close();
   if (serve) await serve.stop();
   world.cleanup();
 });
@@ -57,14 +59,11 @@ function integrityCheck(db) {
   return r.stdout.trim();
 }
 
+let pool;
+
 async function post(p, body, sessionId) {
-  const res = await fetch(`${serve.url}${p}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-memgate-repo': 'dura', 'x-session-id': sessionId },
-    body: JSON.stringify(body),
-  });
-  await res.text();
-  return res.status;
+  const r = await pool.request('POST', p, { headers: { 'x-memgate-repo': 'dura', 'x-session-id': sessionId }, body });
+  return r.status;
 }
 
 /** One writer until the server dies: returns how many writes were acknowledged. */
@@ -113,10 +112,8 @@ async function verify(label) {
   assert.ok(fs.existsSync(db), `${label}: no ${db}`);
   assert.equal(integrityCheck(db), 'ok', `${label}: integrity_check`);
   serve = await startServe(world);
-  const get = async (p) => {
-    const res = await fetch(`${serve.url}${p}`, { headers: { 'x-memgate-repo': 'dura', 'x-session-id': 'durability-checker' } });
-    return { status: res.status, json: await res.json().catch(() => null) };
-  };
+  pool = keepAlivePool(serve.url);
+  const get = (p) => pool.request('GET', p, { headers: { 'x-memgate-repo': 'dura', 'x-session-id': 'durability-checker' } });
   const missing = [];
   const keys = [...ackedNotes.keys()];
   // in parallel batches over keep-alive connections
@@ -148,6 +145,8 @@ async function verify(label) {
 for (const [k, [lo, hi]] of KILLS.entries()) {
   test(`kill -9 at point ${k + 1} (${lo}-${hi} ms into the writes): every acknowledged write is there, integrity_check ok`, async () => {
     if (!serve) serve = await startServe(world);
+    pool?.close();
+    pool = keepAlivePool(serve.url);
     const stop = { dead: false };
     const before = ackedNotes.size + ackedEpisodes.size;
     const running = Array.from({ length: WRITERS }, (_, w) => writer(w, k, stop));
@@ -162,6 +161,7 @@ for (const [k, [lo, hi]] of KILLS.entries()) {
     console.log(`# kill point ${k + 1}: SIGKILL after ${at} ms, ${acked} writes acknowledged this round (${ackedNotes.size} notes, ${ackedEpisodes.size} episodes in all)`);
     assert.ok(ackedNotes.size + ackedEpisodes.size > before, 'no write was acknowledged before the kill');
     serve = null;
+    pool.close();
     await verify(`kill point ${k + 1}`);
   });
 }
@@ -169,6 +169,7 @@ for (const [k, [lo, hi]] of KILLS.entries()) {
 test('the data directory after the kills: the memory database is 0600 and the server stops cleanly', async () => {
   const db = path.join(world.home, 'memory', 'local.db');
   assert.equal(fs.statSync(db).mode & 0o077, 0);
+  pool.close();
   const s = serve;
   serve = null;
   await shutdown([], s);

@@ -28,6 +28,7 @@ import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 
 import { makeRepo, makeWorld, MEMGATE_BIN, metricSum, shutdown, startServe } from './lib/harness.mjs';
+import { keepAlivePool } from './lib/keepalive.mjs';
 
 const OPS = Number(process.env.MEMGATE_MEMISO_OPS || 100000);
 const SEED = Number(process.env.MEMGATE_MEMISO_SEED || Math.floor(Math.random() * 2 ** 31));
@@ -40,6 +41,7 @@ const WORD = 'widget';
 
 let world;
 let serve;
+let pool; // keep-alive connections to serve
 let adminToken;
 const repos = []; // { t, r, name, canary, token, sessions[] }
 const problems = [];
@@ -143,16 +145,7 @@ async function req(S, method, p, body, { repoName, sessionId, token } = {}) {
     'x-memgate-repo': repoName || S.repo.name,
     'x-session-id': sessionId || S.id,
   };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${serve.url}${p}`, { method, headers, body: body !== undefined ? JSON.stringify(body) : undefined });
-  const text = await res.text();
-  let json = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    /* checked by the caller */
-  }
-  return { status: res.status, text, json };
+  return pool.request(method, p, { headers, body });
 }
 
 // ---- operations -------------------------------------------------------------------------------
@@ -352,6 +345,7 @@ before(async () => {
     }
   });
   serve = await startServe(world);
+  pool = keepAlivePool(serve.url);
   for (const repo of repos) {
     for (const p of PROJECTS) {
       const S = repo.sessions[0];
@@ -362,6 +356,7 @@ before(async () => {
 });
 
 after(async () => {
+  pool?.close();
   if (serve) await serve.stop();
   world.cleanup();
 });
@@ -423,6 +418,7 @@ test('/metrics after the storm: memgate_isolation_drops_total 0', async () => {
     if (m) values[m[1]] = Number(m[2]);
   }
   assert.equal(metricSum(values, 'memgate_isolation_drops_total'), 0, text);
+  pool.close();
   const s = serve;
   serve = null;
   await shutdown([], s);
