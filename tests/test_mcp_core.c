@@ -344,8 +344,12 @@ TEST(rpc_tools_list_schemas)
     initialize(&h, "2025-11-25", NULL);
     json_t *r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
     json_t *tools = json_object_get(json_object_get(r, "result"), "tools");
-    static const char *const want[] = {"search_code", "search_symbols", "read_file", "list_files", "list_repos",
-                                       "index_repo",  "index_status",   "set_scope", "get_scope",  "clear_scope"};
+    static const char *const want[] = {
+        "search_code",    "search_symbols", "read_file",     "list_files",      "list_repos",   "index_repo",
+        "index_status",   "set_scope",      "get_scope",     "clear_scope",     "set_note",     "get_note",
+        "list_notes",     "search_notes",   "delete_note",   "create_project",  "list_projects", "join_project",
+        "leave_project",  "delete_project", "remember",      "recall",          "add_entities", "search_entities",
+        "retag_entities", "save_preference", "get_profile",  "get_context"};
     ASSERT_EQ_INT(json_array_size(tools), sizeof(want) / sizeof(want[0]));
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
         json_t *t = json_array_get(tools, i);

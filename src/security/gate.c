@@ -149,7 +149,8 @@ static void filter_item(struct filt *F, json_t *o, const char *field)
     }
     if (found & MG_SAN_HIDDEN) F->flags |= MG_GATE_F_HIDDEN;
     if (found & (MG_SAN_ESCAPES | MG_SAN_MARKERS)) F->flags |= MG_GATE_F_ESCAPES;
-    size_t cap = F->x->srv->cfg.max_chunk_bytes;
+    /* a context block (get_context) is the whole response's text: it has the response's cap */
+    size_t cap = strcmp(field, "block") == 0 ? F->x->srv->cfg.max_context_bytes : F->x->srv->cfg.max_chunk_bytes;
     if (cap > F->left) cap = F->left;
     size_t keep = out.len > cap ? mg_utf8_cut(out.p, out.len, cap) : out.len;
     if (keep < out.len) {

@@ -98,7 +98,7 @@ int mg_err_http_status(const char *code)
         {MG_E_TIMEOUT, 504},          {MG_E_CLIENT_ERROR, 502},
         {MG_E_TOKEN_IN_QUERY, 400},   {MG_E_UNAUTHORIZED, 401},      {MG_E_TOKEN_INVALID, 401},
         {MG_E_TOKEN_REVOKED, 401},    {MG_E_TOKEN_EXPIRED, 401},     {MG_E_CROSS_REPO, 403},
-        {MG_E_RATE_LIMITED, 429},     {MG_E_HEADER_TOO_LARGE, 431},
+        {MG_E_RATE_LIMITED, 429},     {MG_E_HEADER_TOO_LARGE, 431},  {MG_E_PROJECT_EXISTS, 409},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(map[i].code, code) == 0) return map[i].status;
@@ -250,6 +250,8 @@ static const char *route_label(const char *url, enum api *api)
 {
     static const char *const v1[] = {"/v1/repos", "/v1/search", "/v1/symbols", "/v1/files", "/v1/file",
                                      "/v1/scope", "/v1/index", "/v1/audit"};
+    static const char *const mem[] = {"/v1/notes", "/v1/projects", "/v1/episodes", "/v1/entities", "/v1/profiles",
+                                      "/v1/context"};
     *api = A_NONE;
     if (strcmp(url, "/mcp") == 0) return *api = A_MCP, "/mcp";
     if (strcmp(url, "/healthz") == 0) return *api = A_HEALTHZ, "/healthz";
@@ -259,6 +261,10 @@ static const char *route_label(const char *url, enum api *api)
         if (strcmp(url, "/v1/index/status") == 0) return "/v1/index";
         for (size_t i = 0; i < sizeof(v1) / sizeof(v1[0]); i++)
             if (strcmp(url, v1[i]) == 0) return v1[i];
+        for (size_t i = 0; i < sizeof(mem) / sizeof(mem[0]); i++) {
+            size_t n = strlen(mem[i]);
+            if (strncmp(url, mem[i], n) == 0 && (url[n] == 0 || url[n] == '/')) return mem[i];
+        }
     }
     return "other";
 }
@@ -822,23 +828,66 @@ static const struct param p_files[] = {P_FILTERS, {"limit", "limit", P_INT}, {"o
                                        P_END};
 static const struct param p_file[] = {{"path", "path", P_STR}, {"start_line", "start_line", P_INT},
                                       {"end_line", "end_line", P_INT}, P_REPO, P_END};
+#define P_SESS {"session_id", "session_id", P_STR}
+static const struct param p_mem[] = {P_REPO, P_SESS, P_END};
+static const struct param p_notes[] = {{"q", "query", P_STR}, {"prefix", "prefix", P_STR}, {"limit", "limit", P_INT},
+                                       P_REPO, P_SESS, P_END};
+static const struct param p_recall[] = {{"q", "query", P_STR}, {"limit", "limit", P_INT}, P_REPO, P_SESS, P_END};
+static const struct param p_context[] = {{"prompt", "prompt", P_STR}, {"limit", "limit", P_INT}, P_REPO, P_SESS,
+                                         P_END};
 
 /* One /v1 route: the tool for each method; GET takes its arguments from the
- * query string (params), PUT/POST from a JSON object body. */
+ * query string (params), PUT/POST from a JSON object body. A '*' segment of
+ * the path matches one non-empty segment, passed as the argument `seg`.
+ * get_query: the tool for GET when the query string has `q` (a search). */
 static const struct v1route {
     const char *path;
     const char *get, *put, *post, *del;
     const struct param *params;
+    const char *seg;
+    const char *get_query;
 } v1routes[] = {
-    {"/v1/repos", "list_repos", NULL, NULL, NULL, p_none},
-    {"/v1/search", "search_code", NULL, NULL, NULL, p_search},
-    {"/v1/symbols", "search_symbols", NULL, NULL, NULL, p_symbols},
-    {"/v1/files", "list_files", NULL, NULL, NULL, p_files},
-    {"/v1/file", "read_file", NULL, NULL, NULL, p_file},
-    {"/v1/scope", "get_scope", "set_scope", "set_scope", "clear_scope", p_none},
-    {"/v1/index", NULL, NULL, "index_repo", NULL, p_none},
-    {"/v1/index/status", "index_status", NULL, NULL, NULL, p_repo},
+    {"/v1/repos", "list_repos", NULL, NULL, NULL, p_none, NULL, NULL},
+    {"/v1/search", "search_code", NULL, NULL, NULL, p_search, NULL, NULL},
+    {"/v1/symbols", "search_symbols", NULL, NULL, NULL, p_symbols, NULL, NULL},
+    {"/v1/files", "list_files", NULL, NULL, NULL, p_files, NULL, NULL},
+    {"/v1/file", "read_file", NULL, NULL, NULL, p_file, NULL, NULL},
+    {"/v1/scope", "get_scope", "set_scope", "set_scope", "clear_scope", p_none, NULL, NULL},
+    {"/v1/index", NULL, NULL, "index_repo", NULL, p_none, NULL, NULL},
+    {"/v1/index/status", "index_status", NULL, NULL, NULL, p_repo, NULL, NULL},
+    {"/v1/notes", "list_notes", NULL, "set_note", NULL, p_notes, NULL, "search_notes"},
+    {"/v1/notes/*", "get_note", NULL, NULL, "delete_note", p_mem, "key", NULL},
+    {"/v1/projects", "list_projects", NULL, "create_project", NULL, p_mem, NULL, NULL},
+    {"/v1/projects/*", NULL, NULL, NULL, "delete_project", p_mem, "project", NULL},
+    {"/v1/projects/*/join", NULL, NULL, "join_project", NULL, p_mem, "project", NULL},
+    {"/v1/projects/*/leave", NULL, NULL, "leave_project", NULL, p_mem, NULL, NULL},
+    {"/v1/episodes", "recall", NULL, "remember", NULL, p_recall, NULL, NULL},
+    {"/v1/entities", "search_entities", NULL, "add_entities", NULL, p_recall, NULL, NULL},
+    {"/v1/entities/retag", NULL, NULL, "retag_entities", NULL, p_mem, NULL, NULL},
+    {"/v1/profiles/*", "get_profile", NULL, "save_preference", NULL, p_none, "agent_id", NULL},
+    {"/v1/context", "get_context", NULL, "get_context", NULL, p_context, NULL, NULL},
 };
+
+/* Does url match the route pattern? The '*' segment's text goes to seg
+ * (NUL-terminated, at most cap-1 bytes; longer does not match). */
+static bool route_match(const char *pat, const char *url, char *seg, size_t cap)
+{
+    seg[0] = 0;
+    while (*pat && *url) {
+        if (*pat == '*') {
+            const char *e = strchr(url, '/');
+            size_t n = e ? (size_t)(e - url) : strlen(url);
+            if (n == 0 || n >= cap) return false;
+            memcpy(seg, url, n);
+            seg[n] = 0;
+            url += n;
+            pat++;
+            continue;
+        }
+        if (*pat++ != *url++) return false;
+    }
+    return !*pat && !*url;
+}
 
 struct qargs {
     const struct param *params;
@@ -1002,12 +1051,15 @@ static enum MHD_Result v1(struct mg_http *h, struct MHD_Connection *c, struct re
 {
     if (strcmp(url, "/v1/audit") == 0) return v1_audit(h, c, r, method);
     const struct v1route *rt = NULL;
-    for (size_t i = 0; i < sizeof(v1routes) / sizeof(v1routes[0]); i++)
-        if (strcmp(v1routes[i].path, url) == 0) rt = &v1routes[i];
+    char seg[1024];
+    for (size_t i = 0; i < sizeof(v1routes) / sizeof(v1routes[0]) && !rt; i++)
+        if (route_match(v1routes[i].path, url, seg, sizeof(seg))) rt = &v1routes[i];
     if (!rt)
         return respond_error(c, r, 404, MG_E_ROUTE_NOT_FOUND,
                              "no route %.200s; the API has /v1/repos, /v1/search, /v1/symbols, /v1/files, /v1/file, "
-                             "/v1/scope, /v1/index, /v1/index/status and /v1/audit (see docs/http.md)",
+                             "/v1/scope, /v1/index, /v1/index/status, /v1/audit, and the memory routes /v1/notes, "
+                             "/v1/projects, /v1/episodes, /v1/entities, /v1/profiles, /v1/context (see docs/http.md "
+                             "and docs/memory.md)",
                              url);
     bool is_get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
     const char *tool = is_get ? rt->get
@@ -1053,6 +1105,20 @@ static enum MHD_Result v1(struct mg_http *h, struct MHD_Connection *c, struct re
         json_decref(q.args);
         q.args = body;
     }
+    if (rt->seg && seg[0]) {
+        json_t *sv = json_string(seg);
+        if (!sv || json_object_get(q.args, rt->seg)) {
+            json_decref(sv);
+            json_decref(q.args);
+            return respond_error(c, r, 400, MG_E_BAD_ARG, "'%s' comes from the path; do not give it again (or it is "
+                                 "not UTF-8)", rt->seg);
+        }
+        json_object_set_new(q.args, rt->seg, sv);
+    }
+    if (is_get && rt->get_query && json_object_get(q.args, "query")) {
+        const struct mg_tool *tq = mg_tool_find(h->srv, rt->get_query);
+        if (tq) t = tq, tool = rt->get_query;
+    }
 
     enum MHD_Result rc = MHD_YES;
     struct mg_session *s = api_session(h, c, r, &rc);
@@ -1073,6 +1139,8 @@ static enum MHD_Result v1(struct mg_http *h, struct MHD_Connection *c, struct re
     int status = 200;
     if (ok) {
         body = result ? result : json_object();
+        if (strcmp(tool, "set_note") == 0 && json_is_true(json_object_get(body, "created")))
+            status = 201; /* POST /v1/notes made a new note */
     } else {
         json_decref(result);
         if (!err.code) err.code = MG_E_INTERNAL;

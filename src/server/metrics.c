@@ -7,22 +7,25 @@
 #include "server/session.h"
 
 /* Label sets are fixed and small: a hostile client cannot grow them. */
-static const char *const routes[] = {"/mcp",        "/v1/repos", "/v1/search", "/v1/symbols", "/v1/files",
-                                     "/v1/file",    "/v1/scope", "/v1/index",  "/healthz",    "/metrics",
-                                     "other"};
+static const char *const routes[] = {"/mcp",         "/v1/repos",    "/v1/search",   "/v1/symbols", "/v1/files",
+                                     "/v1/file",     "/v1/scope",    "/v1/index",    "/v1/audit",   "/v1/notes",
+                                     "/v1/projects", "/v1/episodes", "/v1/entities", "/v1/profiles", "/v1/context",
+                                     "/healthz",     "/metrics",     "other"};
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
-static const int statuses[] = {200, 201, 202, 204, 400, 401, 403, 404, 405, 406, 409, 413, 415, 429, 500, 503};
+static const int statuses[] = {200, 201, 202, 204, 400, 401, 403, 404, 405, 406, 409, 413, 415, 429, 431, 500,
+                                503};
 #define NSTATUS (sizeof(statuses) / sizeof(statuses[0]))
 static uint64_t http_count[NROUTES][NSTATUS + 1]; /* last column: any other status */
 
-#define NTOOLS 32
+#define NTOOLS 64
 static struct {
     char name[48];
     uint64_t ok, error;
 } tools[NTOOLS + 1]; /* the last slot: "other" */
 static pthread_mutex_t tools_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static const char *const drop_kinds[] = {"code", "memory", "other"};
+static const char *const drop_kinds[] = {"code",    "note",    "episode", "entity",
+                                         "session", "project", "profile", "other"};
 #define NDROPS (sizeof(drop_kinds) / sizeof(drop_kinds[0]))
 static uint64_t drops[NDROPS];
 static uint64_t sessions_created, sessions_pruned;

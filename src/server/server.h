@@ -99,6 +99,15 @@ const struct mg_tool *mg_fixture_tools(size_t *n);
 int mg_resolve_repos(struct mg_ctx *x, const char *explicit_repo, struct mg_repo **out, size_t *n,
                      struct mg_err *err);
 
+/* Tool argument helpers (invalid_argument on a wrong type or range). A
+ * missing or null argument leaves the default: NULL, dflt, false. */
+int mg_arg_str(json_t *args, const char *key, bool required, const char **out, struct mg_err *err);
+int mg_arg_int(json_t *args, const char *key, long long lo, long long hi, long long dflt, long long *out,
+               struct mg_err *err);
+int mg_arg_bool(json_t *args, const char *key, bool *out, struct mg_err *err);
+/* Refuse keys the schema does not name (keys: NULL-terminated). */
+int mg_known_keys(json_t *args, const char *const *keys, struct mg_err *err);
+
 /* A JSON string of s; invalid UTF-8 (say, quoted hostile input, or a
  * message cut mid-character) is repaired with U+FFFD rather than lost. */
 json_t *mg_json_text(const char *s);

@@ -1,6 +1,7 @@
 /* tools.c — memgate's tools, repo resolution and the result guardrail (see
  * server.h). Each tool is a function of (context, JSON arguments); MCP and
  * the HTTP API both call these, nothing else touches the search code. */
+#include "memory/memory.h"
 #include "server/server.h"
 
 #include <errno.h>
@@ -26,7 +27,7 @@
 
 /* ---- argument helpers ------------------------------------------------------------ */
 
-static int arg_str(json_t *args, const char *key, bool required, const char **out, struct mg_err *err)
+int mg_arg_str(json_t *args, const char *key, bool required, const char **out, struct mg_err *err)
 {
     json_t *v = json_object_get(args, key);
     *out = NULL;
@@ -41,7 +42,7 @@ static int arg_str(json_t *args, const char *key, bool required, const char **ou
     return 0;
 }
 
-static int arg_int(json_t *args, const char *key, long long lo, long long hi, long long dflt, long long *out,
+int mg_arg_int(json_t *args, const char *key, long long lo, long long hi, long long dflt, long long *out,
                    struct mg_err *err)
 {
     json_t *v = json_object_get(args, key);
@@ -54,7 +55,7 @@ static int arg_int(json_t *args, const char *key, long long lo, long long hi, lo
     return 0;
 }
 
-static int arg_bool(json_t *args, const char *key, bool *out, struct mg_err *err)
+int mg_arg_bool(json_t *args, const char *key, bool *out, struct mg_err *err)
 {
     json_t *v = json_object_get(args, key);
     *out = false;
@@ -65,7 +66,7 @@ static int arg_bool(json_t *args, const char *key, bool *out, struct mg_err *err
 }
 
 /* Reject keys the schema does not name, so a typo is an error, not ignored. */
-static int known_keys(json_t *args, const char *const *keys, struct mg_err *err)
+int mg_known_keys(json_t *args, const char *const *keys, struct mg_err *err)
 {
     const char *k;
     json_t *v;
@@ -495,13 +496,13 @@ static int do_search(struct mg_ctx *x, json_t *args, enum mg_mode mode, bool mod
     const char *query, *ms, *repo, *repo2;
     long long limit;
     bool fixed = false, icase = false;
-    if (known_keys(args, mode_arg ? keys : skeys, err) != 0 || arg_str(args, "query", true, &query, err) != 0 ||
-        arg_str(args, "repo", false, &repo, err) != 0 || arg_str(args, "repo_id", false, &repo2, err) != 0 ||
-        arg_int(args, "limit", 1, x->srv->cfg.search_max_limit, 0, &limit, err) != 0)
+    if (mg_known_keys(args, mode_arg ? keys : skeys, err) != 0 || mg_arg_str(args, "query", true, &query, err) != 0 ||
+        mg_arg_str(args, "repo", false, &repo, err) != 0 || mg_arg_str(args, "repo_id", false, &repo2, err) != 0 ||
+        mg_arg_int(args, "limit", 1, x->srv->cfg.search_max_limit, 0, &limit, err) != 0)
         return -1;
     if (mode_arg) {
-        if (arg_str(args, "mode", false, &ms, err) != 0 || arg_bool(args, "fixed", &fixed, err) != 0 ||
-            arg_bool(args, "ignore_case", &icase, err) != 0)
+        if (mg_arg_str(args, "mode", false, &ms, err) != 0 || mg_arg_bool(args, "fixed", &fixed, err) != 0 ||
+            mg_arg_bool(args, "ignore_case", &icase, err) != 0)
             return -1;
         if (ms && mg_mode_parse(ms, &mode, err) != 0) return -1;
     }
@@ -587,10 +588,10 @@ static int t_read_file(struct mg_ctx *x, json_t *args, json_t **result, struct m
     static const char *const keys[] = {"path", "start_line", "end_line", "repo", "repo_id", NULL};
     const char *path, *repo, *repo2;
     long long from, to;
-    if (known_keys(args, keys, err) != 0 || arg_str(args, "path", true, &path, err) != 0 ||
-        arg_str(args, "repo", false, &repo, err) != 0 || arg_str(args, "repo_id", false, &repo2, err) != 0 ||
-        arg_int(args, "start_line", 1, 1LL << 31, 1, &from, err) != 0 ||
-        arg_int(args, "end_line", 1, 1LL << 31, 0, &to, err) != 0)
+    if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "path", true, &path, err) != 0 ||
+        mg_arg_str(args, "repo", false, &repo, err) != 0 || mg_arg_str(args, "repo_id", false, &repo2, err) != 0 ||
+        mg_arg_int(args, "start_line", 1, 1LL << 31, 1, &from, err) != 0 ||
+        mg_arg_int(args, "end_line", 1, 1LL << 31, 0, &to, err) != 0)
         return -1;
     if (to && to < from) return mg_err_set(err, MG_E_BAD_ARG, "'end_line' (%lld) is before 'start_line' (%lld)", to, from);
     while (path[0] == '.' && path[1] == '/') path += 2;
@@ -714,10 +715,10 @@ static int t_list_files(struct mg_ctx *x, json_t *args, json_t **result, struct 
                                        NULL};
     const char *repo, *repo2;
     long long limit, offset;
-    if (known_keys(args, keys, err) != 0 || arg_str(args, "repo", false, &repo, err) != 0 ||
-        arg_str(args, "repo_id", false, &repo2, err) != 0 ||
-        arg_int(args, "limit", 1, LIST_MAX, 200, &limit, err) != 0 ||
-        arg_int(args, "offset", 0, 1LL << 40, 0, &offset, err) != 0)
+    if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "repo", false, &repo, err) != 0 ||
+        mg_arg_str(args, "repo_id", false, &repo2, err) != 0 ||
+        mg_arg_int(args, "limit", 1, LIST_MAX, 200, &limit, err) != 0 ||
+        mg_arg_int(args, "offset", 0, 1LL << 40, 0, &offset, err) != 0)
         return -1;
     struct eff e;
     if (eff_build(x, args, &e, err) != 0) return -1;
@@ -784,7 +785,7 @@ static json_t *repo_json(const struct mg_repo *r)
 static int t_list_repos(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
     static const char *const keys[] = {NULL};
-    if (known_keys(args, keys, err) != 0) return -1;
+    if (mg_known_keys(args, keys, err) != 0) return -1;
     struct mg_repo *all;
     size_t n;
     if (visible_list(x, &all, &n, err) != 0) return -1;
@@ -802,8 +803,8 @@ static int t_index_repo(struct mg_ctx *x, json_t *args, json_t **result, struct 
 {
     static const char *const keys[] = {"path", "name", NULL};
     const char *path, *name;
-    if (known_keys(args, keys, err) != 0 || arg_str(args, "path", false, &path, err) != 0 ||
-        arg_str(args, "name", false, &name, err) != 0)
+    if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "path", false, &path, err) != 0 ||
+        mg_arg_str(args, "name", false, &name, err) != 0)
         return -1;
     struct mg_repo r;
     if (!path) { /* the session's repo: re-index it */
@@ -839,8 +840,8 @@ static int t_index_status(struct mg_ctx *x, json_t *args, json_t **result, struc
 {
     static const char *const keys[] = {"repo", "repo_id", NULL};
     const char *repo, *repo2;
-    if (known_keys(args, keys, err) != 0 || arg_str(args, "repo", false, &repo, err) != 0 ||
-        arg_str(args, "repo_id", false, &repo2, err) != 0)
+    if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "repo", false, &repo, err) != 0 ||
+        mg_arg_str(args, "repo_id", false, &repo2, err) != 0)
         return -1;
     struct mg_repo *v;
     size_t n;
@@ -884,7 +885,7 @@ static int t_set_scope(struct mg_ctx *x, json_t *args, json_t **result, struct m
 static int t_get_scope(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
     static const char *const keys[] = {NULL};
-    if (known_keys(args, keys, err) != 0) return -1;
+    if (mg_known_keys(args, keys, err) != 0) return -1;
     *result = scope_result(x->session);
     return 0;
 }
@@ -892,7 +893,7 @@ static int t_get_scope(struct mg_ctx *x, json_t *args, json_t **result, struct m
 static int t_clear_scope(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
     static const char *const keys[] = {NULL};
-    if (known_keys(args, keys, err) != 0) return -1;
+    if (mg_known_keys(args, keys, err) != 0) return -1;
     pthread_mutex_lock(&x->session->mu);
     mg_scope_release(&x->session->scope);
     pthread_mutex_unlock(&x->session->mu);
@@ -1009,22 +1010,40 @@ static const struct mg_tool tools[] = {
 };
 #define NTOOLS (sizeof(tools) / sizeof(tools[0]))
 
+/* The code tools, then the memory tools (memory/memory.h), in one array. */
+static struct mg_tool *all_tools;
+static size_t nall;
+static pthread_once_t all_once = PTHREAD_ONCE_INIT;
+
+static void all_init(void)
+{
+    size_t nm;
+    const struct mg_tool *mem = mg_memory_tools(&nm);
+    all_tools = malloc((NTOOLS + nm) * sizeof(*all_tools));
+    if (!all_tools) abort(); /* at start-up: nothing to serve without it */
+    memcpy(all_tools, tools, NTOOLS * sizeof(*all_tools));
+    memcpy(all_tools + NTOOLS, mem, nm * sizeof(*all_tools));
+    nall = NTOOLS + nm;
+}
+
 const struct mg_tool *mg_tools(const struct mg_server *srv, size_t *n)
 {
     (void)srv;
-    *n = NTOOLS;
-    return tools;
+    pthread_once(&all_once, all_init);
+    *n = nall;
+    return all_tools;
 }
 
 const struct mg_tool *mg_tool_find(const struct mg_server *srv, const char *name)
 {
-    for (size_t i = 0; i < NTOOLS; i++)
-        if (strcmp(tools[i].name, name) == 0) return &tools[i];
+    size_t n;
+    const struct mg_tool *t = mg_tools(srv, &n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(t[i].name, name) == 0) return &t[i];
     if (srv->fixtures) {
-        size_t n;
-        const struct mg_tool *f = mg_fixture_tools(&n);
+        t = mg_fixture_tools(&n);
         for (size_t i = 0; i < n; i++)
-            if (strcmp(f[i].name, name) == 0) return &f[i];
+            if (strcmp(t[i].name, name) == 0) return &t[i];
     }
     return NULL;
 }

@@ -76,6 +76,10 @@
 /* secret scanner (src/security/scan.c) */
 #define MG_E_BAD_RULES      "invalid_rules"   /* a secret rules file has an error; the sentence gives the line */
 #define MG_E_TOO_LARGE      "input_too_large" /* the scanner was given more than it accepts in one call */
+/* agent memory (src/memory) */
+#define MG_E_NOTE_NOT_FOUND "note_not_found"  /* get_note: no note with that key in the repo */
+#define MG_E_PROJECT_NOT_FOUND "project_not_found" /* no project of that name in the repo */
+#define MG_E_PROJECT_EXISTS "project_exists"  /* create_project: the name is taken in the repo */
 #define MG_E_INTERNAL       "internal"
 
 struct mg_err {
