@@ -21,7 +21,7 @@ import { keepAlivePool } from './lib/keepalive.mjs';
 
 const WRITERS = 8;
 const KILLS = [
-  [150, 400], // early: right after the writers start
+  [0, 100], // early: right after the first acknowledged write
   [600, 1500],
   [1500, 3000],
 ];
@@ -68,6 +68,9 @@ async function post(p, body, sessionId) {
 
 /** One writer until the server dies: returns how many writes were acknowledged. */
 async function writer(w, round, stop) {
+  const ack = () => {
+    if (stop.firstAck) stop.firstAck();
+  };
   const sessionId = `durability-writer-${w}`;
   let acked = 0;
   for (let i = 0; !stop.dead; i++) {
@@ -78,6 +81,7 @@ async function writer(w, round, stop) {
         if (st >= 200 && st < 300) {
           ackedEpisodes.add(canary);
           acked++;
+          ack();
         }
       } else if (i % 3 === 1) {
         const l = latest.get(w) || { acked: -1, sent: -1 };
@@ -88,6 +92,7 @@ async function writer(w, round, stop) {
         if (st === 200 || st === 201) {
           l.acked = seq;
           acked++;
+          ack();
         }
       } else {
         const key = `dn-${round}-${w}-${i}`;
@@ -96,11 +101,13 @@ async function writer(w, round, stop) {
         if (st === 201) {
           ackedNotes.set(key, value);
           acked++;
-        }
+          ack();
+        } else stop.refused.push(st);
       }
-    } catch {
+    } catch (e) {
       // connection refused or reset: the server is gone
       if (stop.dead) break;
+      stop.errors.push(String(e));
       await sleep(5);
     }
   }
@@ -143,13 +150,19 @@ async function verify(label) {
 }
 
 for (const [k, [lo, hi]] of KILLS.entries()) {
-  test(`kill -9 at point ${k + 1} (${lo}-${hi} ms into the writes): every acknowledged write is there, integrity_check ok`, async () => {
+  test(`kill -9 at point ${k + 1} (${lo}-${hi} ms after the first acknowledged write): every acknowledged write is there, integrity_check ok`, async () => {
     if (!serve) serve = await startServe(world);
     pool?.close();
     pool = keepAlivePool(serve.url);
-    const stop = { dead: false };
+    const stop = { dead: false, refused: [], errors: [] };
+    const firstAck = new Promise((r) => (stop.firstAck = r));
     const before = ackedNotes.size + ackedEpisodes.size;
     const running = Array.from({ length: WRITERS }, (_, w) => writer(w, k, stop));
+    // the kill point is counted from the first acknowledged write of the round
+    const none = setTimeout(() => stop.firstAck('timeout'), 30000);
+    assert.notEqual(await firstAck, 'timeout', `no write acknowledged in 30 s: ${JSON.stringify(stop.refused.slice(0, 5))} ${stop.errors.slice(0, 5)}`);
+    clearTimeout(none);
+    stop.firstAck = null;
     const at = lo + Math.floor(Math.random() * (hi - lo));
     await sleep(at);
     const exited = new Promise((r) => serve.child.once('exit', (code, signal) => r({ code, signal })));
@@ -160,6 +173,8 @@ for (const [k, [lo, hi]] of KILLS.entries()) {
     const acked = (await Promise.all(running)).reduce((a, b) => a + b, 0);
     console.log(`# kill point ${k + 1}: SIGKILL after ${at} ms, ${acked} writes acknowledged this round (${ackedNotes.size} notes, ${ackedEpisodes.size} episodes in all)`);
     assert.ok(ackedNotes.size + ackedEpisodes.size > before, 'no write was acknowledged before the kill');
+    // the writers wrote nothing but new keys: a refusal is a bug, not a kill effect
+    assert.deepEqual(stop.refused, [], 'writes refused before the kill');
     serve = null;
     pool.close();
     await verify(`kill point ${k + 1}`);
