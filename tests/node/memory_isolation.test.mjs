@@ -12,7 +12,8 @@
 //   - notes: only its own tenant and repo (get_note: only that key);
 //   - episodes: those of sessions whose project, at some moment of the read,
 //     was the reader's project (null = the shared pool) — membership changes
-//     are recorded with the interval their request was in flight;
+//     are recorded with the interval their request was in flight (from
+//     before it is sent: a read racing a join may see either side of it);
 //   - entities: only those tagged, when added, with the reader's project;
 //     none outside a project;
 //   - code in get_context: only the repo's own fixture canary.
@@ -60,8 +61,11 @@ function prng(seed) {
   };
 }
 
+const problemKinds = {};
 function problem(msg) {
   bump('problems');
+  const kind = msg.split(' ')[0];
+  problemKinds[kind] = (problemKinds[kind] || 0) + 1;
   if (problems.length < 40) problems.push(msg);
 }
 
@@ -186,7 +190,10 @@ const OPS_TABLE = [
   }],
   [12, 'remember', async (S) => {
     const canary = mint(S, 'e');
-    if (expectOk(S, 'remember', await req(S, 'POST', '/v1/episodes', { summary: `${WORD} story ${canary}`, tags: ['t'] }))) S.lastEpisode = canary;
+    const r = await req(S, 'POST', '/v1/episodes', { summary: `${WORD} story ${canary}`, tags: ['t'] });
+    if (!expectOk(S, 'remember', r)) return;
+    S.lastEpisode = canary;
+    if (r.json.episode?.session !== S.id || (r.json.scope?.project ?? null) !== S.project) problem(`remember by ${S.id} in ${S.project}: answered ${r.text.slice(0, 300)}`);
   }],
   [7, 'add_entities', async (S, rnd) => {
     const n = 1 + Math.floor(rnd() * 3);
@@ -206,12 +213,18 @@ const OPS_TABLE = [
   [4, 'join_leave', async (S, rnd) => {
     const from = S.project;
     const to = from === null ? PROJECTS[Math.floor(rnd() * PROJECTS.length)] : null;
-    const a = performance.now();
+    // recorded before it is sent: a read that runs while it is in flight
+    // (b = Infinity) may see either side of it
+    const ev = { a: performance.now(), b: Infinity, from, to };
+    S.events.push(ev);
     const r = to === null ? await req(S, 'POST', '/v1/projects/leave', {}) : await req(S, 'POST', `/v1/projects/${to}/join`, {});
-    const b = performance.now();
-    // recorded even when it failed (a failure is a problem anyway)
-    S.events.push({ a, b, from, to });
-    if (expectOk(S, to === null ? 'leave_project' : 'join_project', r)) S.project = to;
+    ev.b = performance.now();
+    if (expectOk(S, to === null ? 'leave_project' : 'join_project', r)) {
+      S.project = to;
+      if (r.json.session !== S.id || (r.json.project ?? null) !== to) problem(`join_leave by ${S.id} to ${to}: answered ${r.text.slice(0, 300)}`);
+    } else {
+      ev.to = from; // refused: nothing changed
+    }
   }],
   [10, 'get_note', async (S, rnd) => {
     const key = `k${Math.floor(rnd() * NOTE_KEYS)}`;
@@ -250,7 +263,7 @@ const OPS_TABLE = [
     const r = await req(S, 'GET', `/v1/episodes?q=${WORD}&limit=50`);
     const d = performance.now();
     if (!expectOk(S, 'recall', r)) return;
-    if ((r.json.scope?.project ?? null) !== S.project) problem(`recall by ${S.id} in ${S.project}: scope ${JSON.stringify(r.json.scope)}`);
+    if ((r.json.scope?.project ?? null) !== S.project || r.json.scope?.session !== S.id) problem(`recall by ${S.id} in ${S.project}: scope ${JSON.stringify(r.json.scope)}`);
     bump(checkCanaries(r.text, S, ['e'], c, d, 'recall') ? 'read_hits' : 'read_empty');
   }],
   [4, 'recall_own', async (S) => {
@@ -388,7 +401,7 @@ test(`${OPS} random memory operations by ${TENANTS.length * REPOS_PER_TENANT * S
   console.log(`# per kind: ${JSON.stringify(counts)}`);
   console.log(`# reads: ${stats.read_hits || 0} with in-scope results, ${stats.read_empty || 0} empty; out-of-scope: ${stats.out_of_scope || 0}; problems: ${stats.problems || 0}`);
   assert.equal(stats.out_of_scope || 0, 0, problems.join('\n'));
-  assert.deepEqual(problems, [], `${stats.problems} problems`);
+  assert.deepEqual(problems, [], `${stats.problems} problems, by operation: ${JSON.stringify(problemKinds)}`);
   // the reads were not vacuous: most found something
   assert.ok((stats.read_hits || 0) > (stats.read_empty || 0), JSON.stringify(stats));
   // every kind of operation ran
