@@ -743,6 +743,100 @@ test('memgate projects create|list|delete and memgate recall, against what the s
   assert.ok(!after.includes(ME), `a deleted project's episode reached the pool: ${after}`);
 });
 
+test('a repo removed and re-created elsewhere under the same id does not inherit its memory (the fingerprint)', async () => {
+  const w2 = makeWorld('memory-refp');
+  const w3 = makeWorld('memory-refp-b');
+  try {
+    const env = w2.env;
+    const first = makeRepo(w2, 'gamma');
+    const second = makeRepo(w3, 'gamma'); // another root, the same id
+    const idx = (root) => spawnSync(MEMGATE_BIN, ['index', root, '--name', 'gamma', '--quiet'], { env, cwd: w2.cwd, encoding: 'utf8' });
+    assert.equal(idx(first.root).status, 0);
+    const a = await stdioClient(w2, { args: ['--repo', 'gamma'], name: 'refp-1' });
+    await must(a.client, 'set_note', { key: 'inherited', value: `old root ${first.canary}` });
+    await must(a.client, 'remember', { session_id: 'refp-session', summary: `old root episode ${first.canary}` });
+    await shutdown([a]);
+    const rm = spawnSync(MEMGATE_BIN, ['repos', 'rm', 'gamma'], { env, cwd: w2.cwd, encoding: 'utf8' });
+    assert.equal(rm.status, 0, rm.stderr);
+    assert.equal(idx(second.root).status, 0);
+    const s2 = await startServe(w2);
+    try {
+      const b = await httpClient(s2, { headers: { 'x-memgate-repo': 'gamma' }, name: 'refp-2' });
+      const g = await call(b.client, 'get_note', { key: 'inherited' });
+      assert.equal(g.code, 'note_not_found', `the new gamma inherited the old one's note: ${g.text}`);
+      const l = await must(b.client, 'list_notes', {});
+      assert.deepEqual(l.notes, []);
+      const set = await must(b.client, 'set_note', { key: 'inherited', value: `new root ${second.canary}` });
+      assert.equal(set.created, true, JSON.stringify(set));
+      assert.equal((await must(b.client, 'get_note', { key: 'inherited' })).note.value, `new root ${second.canary}`);
+      // the conversation id used with the old gamma: a new session of the new gamma, with no history
+      const r = await must(b.client, 'recall', { session_id: 'refp-session', query: first.canary });
+      assert.ok(!JSON.stringify(r).includes(first.canary), JSON.stringify(r));
+      await b.close();
+      // not inheriting is normal operation, not a guardrail drop
+      const m = await metrics(s2);
+      assert.equal(metricSum(m.values, 'memgate_isolation_drops_total'), 0, m.text);
+    } finally {
+      await shutdown([], s2);
+    }
+  } finally {
+    w2.cleanup();
+    w3.cleanup();
+  }
+});
+
+test('the guardrail: rows planted in the database (another tenant, another repo fingerprint) are dropped, counted by kind, never served', async () => {
+  const path = await import('node:path');
+  const db = path.join(world.home, 'memory', 'local.db');
+  const w = uniq('plant');
+  const s = sid('plant');
+  await must(c(), 'set_note', { key: `real-${w}`, value: `real note ${w}` });
+  await remember(s, `${w} real episode`);
+  const before = await metrics(serve);
+  const sql = [
+    `INSERT INTO notes(tenant, repo, repo_fp, key, value, source, trust, created_at, updated_at) SELECT 'evil', repo, repo_fp, 'planted-${w}', 'PLANTED_${w}', 'inferred', 0, 1, 1 FROM notes WHERE key = 'real-${w}';`,
+    `INSERT INTO notes(tenant, repo, repo_fp, key, value, source, trust, created_at, updated_at) SELECT tenant, repo, '00000000000000000000000000000000', 'planted2-${w}', 'PLANTED_${w}', 'inferred', 0, 9999999999, 9999999999 FROM notes WHERE key = 'real-${w}';`,
+    `INSERT INTO episodes(tenant, repo, repo_fp, session_id, summary, tags, created_at) SELECT tenant, repo, 'ffffffffffffffffffffffffffffffff', id, 'PLANTED_${w}', '', 9999999999 FROM sessions WHERE external_id = '${s}';`,
+    `INSERT INTO profiles(tenant, agent_id, key, value, updated_at) VALUES('evil', 'agent-${w}', 'k', 'PLANTED_${w}', 1);`,
+  ].join('\n');
+  const r = spawnSync('sqlite3', ['-cmd', '.timeout 10000', db], { input: sql, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const g1 = await call(c(), 'get_note', { key: `planted-${w}` });
+  assert.equal(g1.code, 'note_not_found', g1.text);
+  const g2 = await call(c(), 'get_note', { key: `planted2-${w}` });
+  assert.equal(g2.code, 'note_not_found', g2.text);
+  const l = await must(c(), 'list_notes', { limit: 1000 });
+  assert.ok(l.notes.some((n) => n.key === `real-${w}`));
+  assert.ok(!JSON.stringify(l).includes('PLANTED_'), JSON.stringify(l).slice(0, 500));
+  const ep = await must(c(), 'recall', { session_id: s, limit: 1000 }); // no query: every episode in scope
+  assert.ok(ep.episodes.some((e) => e.summary.includes(`${w} real episode`)), JSON.stringify(ep).slice(0, 500));
+  assert.ok(!JSON.stringify(ep).includes('PLANTED_'), JSON.stringify(ep).slice(0, 500));
+  const pr = await must(c(), 'get_profile', { agent_id: `agent-${w}` });
+  assert.deepEqual(pr.preferences, {}, JSON.stringify(pr));
+  // the same reads on `memgate serve` (the stdio client above is another
+  // process, with its own counters), then serve's counters
+  const hA = { 'x-memgate-repo': 'alpha', 'x-session-id': s };
+  for (const k of [`planted-${w}`, `planted2-${w}`]) {
+    const h = await api(`/v1/notes/${k}`, { headers: hA });
+    assert.equal(h.status, 404, h.text);
+    assert.equal(h.json.error.code, 'note_not_found');
+  }
+  for (const p of ['/v1/notes?limit=1000', '/v1/episodes?limit=1000', `/v1/profiles/agent-${w}`, `/v1/context?prompt=PLANTED_${w}`]) {
+    const h = await api(p, { headers: hA });
+    assert.equal(h.status, 200, `${p}: ${h.text}`);
+    assert.ok(!h.text.includes('PLANTED_'), `${p}: ${h.text.slice(0, 500)}`);
+  }
+  const after = await metrics(serve);
+  const d = (kind) => (after.values[`memgate_isolation_drops_total{kind="${kind}"}`] ?? 0) - (before.values[`memgate_isolation_drops_total{kind="${kind}"}`] ?? 0);
+  // a planted row is either left out by the query itself or dropped by the
+  // guardrail; the ones the queries select (same repo id and key, same
+  // session, same agent) are dropped and counted
+  console.log(`# guardrail drops: note ${d('note')}, episode ${d('episode')}, profile ${d('profile')}`);
+  assert.ok(d('note') >= 1, `no note drop counted:\n${after.text}`);
+  assert.ok(d('episode') >= 1, `no episode drop counted:\n${after.text}`);
+  assert.ok(d('profile') >= 1, `no profile drop counted:\n${after.text}`);
+});
+
 test('memory files are 0600 in <home>/memory, one database per tenant; every memgate process exits cleanly', async () => {
   const fs = await import('node:fs');
   const path = await import('node:path');
@@ -753,8 +847,6 @@ test('memory files are 0600 in <home>/memory, one database per tenant; every mem
     const mode = fs.statSync(path.join(dir, f)).mode & 0o777;
     assert.equal(mode & 0o077, 0, `${f} has mode ${mode.toString(8)}`);
   }
-  const m = await metrics(serve);
-  assert.equal(metricSum(m.values, 'memgate_isolation_drops_total'), 0, m.text);
   const all = open.splice(0);
   for (const x of all.filter((y) => !y.stderr)) await x.close().catch(() => {});
   const clients = all.filter((y) => y.stderr);
