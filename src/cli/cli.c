@@ -23,6 +23,9 @@ static const struct {
     {"serve", mg_cmd_serve, "serve MCP (Streamable HTTP) and the HTTP API"},
     {"token", mg_cmd_token, "create, list or revoke access tokens for the HTTP API"},
     {"audit", mg_cmd_audit, "show, follow or verify the audit log"},
+    {"notes", mg_cmd_notes, "set, get, list or remove a repo's notes"},
+    {"projects", mg_cmd_projects, "list, create, delete, join or leave memory projects"},
+    {"recall", mg_cmd_recall, "search earlier episodes of a session's scope"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -23,6 +23,9 @@ int mg_cmd_status(int argc, char **argv);
 int mg_cmd_scan(int argc, char **argv);
 int mg_cmd_mcp(int argc, char **argv);
 int mg_cmd_serve(int argc, char **argv);
+int mg_cmd_notes(int argc, char **argv);
+int mg_cmd_projects(int argc, char **argv);
+int mg_cmd_recall(int argc, char **argv);
 int mg_cmd_token(int argc, char **argv);
 int mg_cmd_audit(int argc, char **argv);
 

@@ -38,9 +38,11 @@ struct mem {
     pthread_mutex_t mu; /* one statement sequence at a time */
 };
 
+/* Handles live until mg_memory_close_all: a handle is never freed while a
+ * request may hold it. Each keeps a small page cache (1 MiB). */
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct mem *cache[64];
-static size_t ncache;
+static struct mem **cache;
+static size_t ncache, capcache;
 
 static const char *const SCHEMA =
     "CREATE TABLE IF NOT EXISTS sessions(id INTEGER PRIMARY KEY, tenant TEXT NOT NULL, repo TEXT NOT NULL,"
@@ -99,7 +101,7 @@ static int mem_open(const char *home, const char *tenant, struct mem **out, stru
     /* WAL + NORMAL: a committed transaction survives the process being
      * killed (it is in the WAL, in the OS's cache); only a power cut may
      * lose the last ones */
-    if (sqlite3_exec(m->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=OFF;", NULL,
+    if (sqlite3_exec(m->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-1024;", NULL,
                      NULL, NULL) != SQLITE_OK ||
         mg_tokenizer_register(m->db) != 0) {
         db_fail(m->db, "set up", err);
@@ -141,15 +143,16 @@ static struct mem *mem_get(struct mg_ctx *x, struct mg_err *err)
             return m;
         }
     struct mem *m = NULL;
-    if (ncache == sizeof(cache) / sizeof(cache[0])) { /* evict the oldest handle nobody holds a lock on */
-        struct mem *old = cache[0];
-        pthread_mutex_lock(&old->mu);
-        pthread_mutex_unlock(&old->mu);
-        sqlite3_close_v2(old->db);
-        pthread_mutex_destroy(&old->mu);
-        free(old);
-        memmove(cache, cache + 1, (ncache - 1) * sizeof(cache[0]));
-        ncache--;
+    if (ncache == capcache) {
+        size_t nc = capcache ? capcache * 2 : 16;
+        struct mem **v = realloc(cache, nc * sizeof(*v));
+        if (!v) {
+            pthread_mutex_unlock(&cache_mu);
+            mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            return NULL;
+        }
+        cache = v;
+        capcache = nc;
     }
     if (mem_open(home, tenant, &m, err) == 0) cache[ncache++] = m;
     pthread_mutex_unlock(&cache_mu);
@@ -164,7 +167,9 @@ void mg_memory_close_all(void)
         pthread_mutex_destroy(&cache[i]->mu);
         free(cache[i]);
     }
-    ncache = 0;
+    free(cache);
+    cache = NULL;
+    ncache = capcache = 0;
     pthread_mutex_unlock(&cache_mu);
 }
 

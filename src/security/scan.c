@@ -45,18 +45,36 @@ int mg_sev_parse(const char *s, enum mg_sev *out)
     return 0;
 }
 
+/* c * log2(c) for the small counts a secret has, filled once */
+#define CLOG_N 1024
+static double clog_tab[CLOG_N];
+static pthread_once_t clog_once = PTHREAD_ONCE_INIT;
+
+static void clog_init(void)
+{
+    for (int c = 1; c < CLOG_N; c++) clog_tab[c] = (double)c * log2((double)c);
+}
+
+/* H = -sum p log2 p = log2 n - (sum c log2 c) / n, over the byte counts c */
 double mg_shannon_entropy(const char *s, size_t n)
 {
     if (n == 0) return 0;
-    size_t count[256] = {0};
-    for (size_t i = 0; i < n; i++) count[(unsigned char)s[i]]++;
-    double h = 0;
-    for (int c = 0; c < 256; c++) {
-        if (!count[c]) continue;
-        double p = (double)count[c] / (double)n;
-        h -= p * log2(p);
+    pthread_once(&clog_once, clog_init);
+    size_t count[256];
+    unsigned char seen[256];
+    int nseen = 0;
+    memset(count, 0, sizeof(count));
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (count[c]++ == 0) seen[nseen++] = c;
     }
-    return h;
+    double sum = 0;
+    for (int i = 0; i < nseen; i++) {
+        size_t c = count[seen[i]];
+        sum += c < CLOG_N ? clog_tab[c] : (double)c * log2((double)c);
+    }
+    double h = log2((double)n) - sum / (double)n;
+    return h > 0 ? h : 0;
 }
 
 char *mg_secret_mask(const char *secret, size_t n, char *out, size_t cap)
@@ -79,9 +97,32 @@ char *mg_secret_mask(const char *secret, size_t n, char *out, size_t cap)
 struct alist {
     char *name;          /* NULL for a rule's own list */
     pcre2_code **sec;    /* on the secret */
+    char **secp;         /* their source text */
     size_t nsec;
     pcre2_code **line;   /* on the line holding the secret's start */
+    char **linep;
     size_t nline;
+};
+
+/* A PCRE2 program and whether it was JIT-compiled (then pcre2_jit_match, which
+ * skips pcre2_match's per-call checks, runs it). */
+struct rx {
+    pcre2_code *re;
+    bool jit;
+};
+
+/* The allowlist regexes one rule applies (its own and those of the lists it
+ * uses) on the secret, or on its line. A regex that can only match at the
+ * start of a line (PCRE2 tells) costs PCRE2 one attempt per line: it stays a
+ * PCRE2 program in `extra` (borrowed from its list). The others would be
+ * tried at every byte: those Vectorscan runs exactly are one Vectorscan
+ * database (`db`; any match allows), scanned once; the rest (back-references,
+ * lookarounds, ...) also stay in `extra`. Rules with the same lists share
+ * their asets. */
+struct aset {
+    hs_database_t *db;
+    struct rx *extra;
+    size_t nextra;
 };
 
 struct rule {
@@ -98,15 +139,18 @@ struct rule {
     double entropy;      /* minimum Shannon entropy of the secret, bits/byte */
     int lines;           /* how many lines a match may span (window size) */
     pcre2_code *re;
+    bool jit;            /* re was JIT-compiled */
     struct alist own;
     struct alist **uses; /* named allowlists this rule also applies */
     size_t nuses;
     bool uses_set;       /* an `allowlists` field was given */
+    const struct aset *asec, *aline; /* all of the above, merged (compile_allow) */
 };
 
 struct slot {
     struct slot *next;
     hs_scratch_t *scratch;
+    hs_scratch_t *ascratch; /* for the allowlist databases, scanned inside the main scan's callback */
     pcre2_match_data *md;
     size_t *covered;     /* per rule: window end already confirmed */
 };
@@ -116,8 +160,11 @@ struct mg_scanner {
     size_t nrules;
     struct alist *lists; /* named allowlists */
     size_t nlists;
+    struct aset *asets;  /* merged allowlists, two per distinct set of lists */
+    size_t nasets;
     hs_database_t *db;
     hs_scratch_t *proto; /* scratch prototype, cloned into the pool */
+    hs_scratch_t *aproto; /* the same for the allowlist databases (NULL: none) */
     pcre2_match_context *mctx;
     pthread_mutex_t mu;
     struct slot *pool;   /* free per-scan states */
@@ -125,10 +172,18 @@ struct mg_scanner {
 
 static void alist_release(struct alist *a)
 {
-    for (size_t i = 0; i < a->nsec; i++) pcre2_code_free(a->sec[i]);
-    for (size_t i = 0; i < a->nline; i++) pcre2_code_free(a->line[i]);
+    for (size_t i = 0; i < a->nsec; i++) {
+        pcre2_code_free(a->sec[i]);
+        free(a->secp[i]);
+    }
+    for (size_t i = 0; i < a->nline; i++) {
+        pcre2_code_free(a->line[i]);
+        free(a->linep[i]);
+    }
     free(a->sec);
+    free(a->secp);
     free(a->line);
+    free(a->linep);
     free(a->name);
     memset(a, 0, sizeof(*a));
 }
@@ -153,15 +208,22 @@ void mg_scanner_free(struct mg_scanner *s)
     free(s->rules);
     for (size_t i = 0; i < s->nlists; i++) alist_release(&s->lists[i]);
     free(s->lists);
+    for (size_t i = 0; i < s->nasets; i++) {
+        if (s->asets[i].db) hs_free_database(s->asets[i].db);
+        free(s->asets[i].extra);
+    }
+    free(s->asets);
     while (s->pool) {
         struct slot *n = s->pool->next;
         hs_free_scratch(s->pool->scratch);
+        if (s->pool->ascratch) hs_free_scratch(s->pool->ascratch);
         pcre2_match_data_free(s->pool->md);
         free(s->pool->covered);
         free(s->pool);
         s->pool = n;
     }
     if (s->proto) hs_free_scratch(s->proto);
+    if (s->aproto) hs_free_scratch(s->aproto);
     if (s->db) hs_free_database(s->db);
     pcre2_match_context_free(s->mctx);
     pthread_mutex_destroy(&s->mu);
@@ -219,6 +281,8 @@ static pcre2_code *compile_re(struct parser *p, const char *pat, const char *wha
     return re;
 }
 
+static bool jitted(const pcre2_code *re);
+
 static struct alist *cur_alist(struct parser *p)
 {
     return p->block == B_RULE ? &p->s->rules[p->s->nrules - 1].own : &p->s->lists[p->s->nlists - 1];
@@ -228,11 +292,19 @@ static int add_allow(struct parser *p, bool line, const char *val)
 {
     struct alist *a = cur_alist(p);
     pcre2_code ***v = line ? &a->line : &a->sec;
+    char ***t = line ? &a->linep : &a->secp;
     size_t *n = line ? &a->nline : &a->nsec;
     pcre2_code **nv = realloc(*v, (*n + 1) * sizeof(**v));
     if (!nv) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
     *v = nv;
-    if (!((*v)[*n] = compile_re(p, val, line ? "allow_line regex" : "allow regex"))) return -1;
+    char **nt = realloc(*t, (*n + 1) * sizeof(**t));
+    if (!nt) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
+    *t = nt;
+    if (!((*t)[*n] = strdup(val))) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
+    if (!((*v)[*n] = compile_re(p, val, line ? "allow_line regex" : "allow regex"))) {
+        free((*t)[*n]);
+        return -1;
+    }
     (*n)++;
     return 0;
 }
@@ -336,6 +408,7 @@ static int rule_field(struct parser *p, const char *key, char *val)
         char what[128];
         snprintf(what, sizeof(what), "the pattern of rule '%s'", r->id);
         if (!(r->re = compile_re(p, val, what))) return -1;
+        r->jit = jitted(r->re);
         if (!(r->pattern = strdup(val))) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
         r->pattern_line = p->lineno;
     } else if (strcmp(key, "group") == 0) {
@@ -457,6 +530,122 @@ static int parse_rules(struct mg_scanner *s, const char *text, size_t len, struc
 
 /* ---- 4. compiling ---------------------------------------------------------- */
 
+static bool cache_path(const char *const *pats, const unsigned *flags, size_t n, char *out, size_t cap);
+static bool cache_load(const char *path, hs_database_t **db);
+static void cache_store(const char *path, const hs_database_t *db);
+
+static bool jitted(const pcre2_code *re)
+{
+    size_t n = 0;
+    return pcre2_pattern_info(re, PCRE2_INFO_JITSIZE, &n) == 0 && n > 0;
+}
+
+/* One aset from the regexes (source texts and programs) of several lists.
+ * Vectorscan compiles its share in block mode, exactly (no prefilter), each
+ * with HS_FLAG_MULTILINE like PCRE2's; a regex it rejects is left to PCRE2
+ * and the rest compiled again. */
+static int build_aset(struct mg_scanner *s, struct aset *as, char *const *pats, pcre2_code *const *res, size_t n,
+                      struct mg_err *err)
+{
+    memset(as, 0, sizeof(*as));
+    if (!n) return 0;
+    const char **hp = calloc(n, sizeof(*hp));
+    unsigned *flags = calloc(n, sizeof(*flags)), *ids = calloc(n, sizeof(*ids));
+    bool *pc = calloc(n, sizeof(*pc)); /* left to PCRE2 */
+    if (!(as->extra = calloc(n, sizeof(*as->extra))) || !hp || !flags || !ids || !pc) {
+        free(hp);
+        free(flags);
+        free(ids);
+        free(pc);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory loading the rules");
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t first = 0;
+        pc[i] = pcre2_pattern_info(res[i], PCRE2_INFO_FIRSTCODETYPE, &first) == 0 && first == 2; /* starts a line */
+    }
+    for (;;) {
+        unsigned k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!pc[i]) {
+                hp[k] = pats[i];
+                flags[k] = HS_FLAG_MULTILINE | HS_FLAG_SINGLEMATCH | HS_FLAG_ALLOWEMPTY;
+                ids[k++] = (unsigned)i;
+            }
+        if (!k) break;
+        char cpath[PATH_MAX + 64]; /* cached like the rules' database (on_allow_match ignores ids) */
+        bool cache = cache_path(hp, flags, k, cpath, sizeof(cpath));
+        if (cache && cache_load(cpath, &as->db)) break;
+        hs_compile_error_t *ce = NULL;
+        if (hs_compile_multi(hp, flags, ids, k, HS_MODE_BLOCK, NULL, &as->db, &ce) == HS_SUCCESS) {
+            if (cache) cache_store(cpath, as->db);
+            break;
+        }
+        as->db = NULL;
+        if (ce && ce->expression >= 0 && (unsigned)ce->expression < k) {
+            pc[ids[ce->expression]] = true;
+        } else {
+            for (size_t i = 0; i < n; i++) pc[i] = true;
+        }
+        hs_free_compile_error(ce);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (pc[i]) as->extra[as->nextra++] = (struct rx){res[i], jitted(res[i])};
+    free(hp);
+    free(flags);
+    free(ids);
+    free(pc);
+    if (as->db && hs_alloc_scratch(as->db, &s->aproto) != HS_SUCCESS)
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory allocating Vectorscan scratch space");
+    return 0;
+}
+
+/* Fill each rule's asec and aline: its own allowlist and the lists it uses. */
+static int compile_allow(struct mg_scanner *s, struct mg_err *err)
+{
+    if (!(s->asets = calloc(2 * s->nrules, sizeof(*s->asets))))
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory loading the rules");
+    for (size_t i = 0; i < s->nrules; i++) {
+        struct rule *r = &s->rules[i];
+        bool own = r->own.nsec || r->own.nline;
+        for (size_t j = 0; j < i && !own && !r->asec; j++) { /* the same lists as an earlier rule: share */
+            const struct rule *q = &s->rules[j];
+            if (q->own.nsec || q->own.nline || q->nuses != r->nuses) continue;
+            if (r->nuses && memcmp(q->uses, r->uses, r->nuses * sizeof(*r->uses)) != 0) continue;
+            r->asec = q->asec;
+            r->aline = q->aline;
+        }
+        if (r->asec) continue;
+        for (int line = 0; line < 2; line++) {
+            size_t n = line ? r->own.nline : r->own.nsec;
+            for (size_t u = 0; u < r->nuses; u++) n += line ? r->uses[u]->nline : r->uses[u]->nsec;
+            char **pats = calloc(n + 1, sizeof(*pats));
+            pcre2_code **res = calloc(n + 1, sizeof(*res));
+            if (!pats || !res) {
+                free(pats);
+                free(res);
+                return mg_err_set(err, MG_E_NO_MEMORY, "out of memory loading the rules");
+            }
+            size_t k = 0;
+            for (size_t u = 0; u <= r->nuses; u++) {
+                const struct alist *a = u == 0 ? &r->own : r->uses[u - 1];
+                size_t m = line ? a->nline : a->nsec;
+                for (size_t x = 0; x < m; x++, k++) {
+                    pats[k] = line ? a->linep[x] : a->secp[x];
+                    res[k] = line ? a->line[x] : a->sec[x];
+                }
+            }
+            struct aset *as = &s->asets[s->nasets++];
+            int rc = build_aset(s, as, pats, res, n, err);
+            free(pats);
+            free(res);
+            if (rc != 0) return -1;
+            if (line) r->aline = as;
+            else r->asec = as;
+        }
+    }
+    return 0;
+}
+
 /* The compiled Vectorscan database is cached on disk (mg_scanner_cache_dir):
  * compiling 250 rules takes most of a second, loading the cached database a
  * millisecond. The file name is a hash of the patterns, their flags and the
@@ -472,7 +661,7 @@ void mg_scanner_cache_dir(const char *dir)
     pthread_mutex_unlock(&cache_mu);
 }
 
-static bool cache_path(const struct mg_scanner *s, const unsigned *flags, char *out, size_t cap)
+static bool cache_path(const char *const *pats, const unsigned *flags, size_t n, char *out, size_t cap)
 {
     pthread_mutex_lock(&cache_mu);
     char dir[PATH_MAX];
@@ -484,8 +673,8 @@ static bool cache_path(const struct mg_scanner *s, const unsigned *flags, char *
     crypto_generichash_init(&h, NULL, 0, sizeof(key));
     const char *v = hs_version();
     crypto_generichash_update(&h, (const unsigned char *)v, strlen(v) + 1);
-    for (size_t i = 0; i < s->nrules; i++) {
-        crypto_generichash_update(&h, (const unsigned char *)s->rules[i].pattern, strlen(s->rules[i].pattern) + 1);
+    for (size_t i = 0; i < n; i++) {
+        crypto_generichash_update(&h, (const unsigned char *)pats[i], strlen(pats[i]) + 1);
         crypto_generichash_update(&h, (const unsigned char *)&flags[i], sizeof(flags[i]));
     }
     crypto_generichash_final(&h, key, sizeof(key));
@@ -551,7 +740,7 @@ static int compile_db(struct mg_scanner *s, struct mg_err *err)
         ids[i] = (unsigned)i;
     }
     char cpath[PATH_MAX + 64];
-    bool cache = cache_path(s, flags, cpath, sizeof(cpath));
+    bool cache = cache_path(pats, flags, s->nrules, cpath, sizeof(cpath));
     hs_compile_error_t *ce = NULL;
     if (cache && cache_load(cpath, &s->db)) {
         /* loaded */
@@ -591,7 +780,7 @@ int mg_scanner_new(const char *text, size_t len, struct mg_scanner **out, struct
     struct mg_scanner *s = calloc(1, sizeof(*s));
     if (!s) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory loading the rules");
     pthread_mutex_init(&s->mu, NULL);
-    if (parse_rules(s, text, len, err) != 0 || compile_db(s, err) != 0) {
+    if (parse_rules(s, text, len, err) != 0 || compile_allow(s, err) != 0 || compile_db(s, err) != 0) {
         mg_scanner_free(s);
         return -1;
     }
@@ -675,10 +864,12 @@ static struct slot *slot_get(const struct mg_scanner *cs)
     if (sl) return sl;
     if (!(sl = calloc(1, sizeof(*sl)))) return NULL;
     if (hs_clone_scratch(s->proto, &sl->scratch) != HS_SUCCESS) sl->scratch = NULL;
+    bool aok = !s->aproto || hs_clone_scratch(s->aproto, &sl->ascratch) == HS_SUCCESS;
     sl->md = pcre2_match_data_create(100, NULL);
     sl->covered = calloc(s->nrules, sizeof(size_t));
-    if (!sl->scratch || !sl->md || !sl->covered) {
+    if (!sl->scratch || !aok || !sl->md || !sl->covered) {
         if (sl->scratch) hs_free_scratch(sl->scratch);
+        if (sl->ascratch) hs_free_scratch(sl->ascratch);
         pcre2_match_data_free(sl->md);
         free(sl->covered);
         free(sl);
@@ -727,26 +918,52 @@ static bool has_word(const char *p, size_t n, const char *kw)
     return false;
 }
 
-static bool any_match(pcre2_code *const *v, size_t n, const char *p, size_t len, struct scan *sc)
+static int on_allow_match(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags, void *ctx)
 {
-    for (size_t i = 0; i < n; i++)
-        if (pcre2_match(v[i], (PCRE2_SPTR)p, len, 0, 0, sc->sl->md, sc->s->mctx) >= 0) return true;
+    (void)id;
+    (void)from;
+    (void)to;
+    (void)flags;
+    (void)ctx;
+    return 1; /* one match allows: stop */
+}
+
+static int rx_match(const pcre2_code *re, bool jit, const char *p, size_t len, size_t off, struct scan *sc)
+{
+    if (jit) return pcre2_jit_match(re, (PCRE2_SPTR)p, len, off, 0, sc->sl->md, sc->s->mctx);
+    return pcre2_match(re, (PCRE2_SPTR)p, len, off, 0, sc->sl->md, sc->s->mctx);
+}
+
+static bool any_match(const struct aset *as, const char *p, size_t len, struct scan *sc)
+{
+    if (as->db && hs_scan(as->db, p, (unsigned int)len, 0, sc->sl->ascratch, on_allow_match, NULL) == HS_SCAN_TERMINATED)
+        return true;
+    for (size_t i = 0; i < as->nextra; i++)
+        if (rx_match(as->extra[i].re, as->extra[i].jit, p, len, 0, sc) >= 0) return true;
     return false;
+}
+
+/* The start of the line holding pos: after the last '\n' in [lo, pos), or lo. */
+static size_t line_start(const char *buf, size_t lo, size_t pos)
+{
+    const char *q = pos > lo ? memrchr(buf + lo, '\n', pos - lo) : NULL;
+    return q ? (size_t)(q - buf) + 1 : lo;
+}
+
+/* The end of the line holding pos: the first '\n' in [pos, hi), or hi. */
+static size_t line_end(const char *buf, size_t pos, size_t hi)
+{
+    const char *q = hi > pos ? memchr(buf + pos, '\n', hi - pos) : NULL;
+    return q ? (size_t)(q - buf) : hi;
 }
 
 static bool allowed(struct scan *sc, const struct rule *r, size_t a, size_t b)
 {
-    size_t ls = a, le = b;
-    while (ls > 0 && a - ls < MG_SCAN_WINDOW_MAX && sc->buf[ls - 1] != '\n') ls--;
-    while (le < sc->len && le - b < MG_SCAN_WINDOW_MAX && sc->buf[le] != '\n') le++;
-    const char *sec = sc->buf + a, *line = sc->buf + ls;
-    if (any_match(r->own.sec, r->own.nsec, sec, b - a, sc) || any_match(r->own.line, r->own.nline, line, le - ls, sc))
-        return true;
-    for (size_t i = 0; i < r->nuses; i++)
-        if (any_match(r->uses[i]->sec, r->uses[i]->nsec, sec, b - a, sc) ||
-            any_match(r->uses[i]->line, r->uses[i]->nline, line, le - ls, sc))
-            return true;
-    return false;
+    if (any_match(r->asec, sc->buf + a, b - a, sc)) return true;
+    if (!r->aline->db && !r->aline->nextra) return false;
+    size_t ls = line_start(sc->buf, a > MG_SCAN_WINDOW_MAX ? a - MG_SCAN_WINDOW_MAX : 0, a);
+    size_t le = line_end(sc->buf, b, sc->len - b > MG_SCAN_WINDOW_MAX ? b + MG_SCAN_WINDOW_MAX : sc->len);
+    return any_match(r->aline, sc->buf + ls, le - ls, sc);
 }
 
 static int add_hit(struct scan *sc, uint32_t rule, size_t a, size_t b)
@@ -770,19 +987,20 @@ static int on_hs_match(unsigned int id, unsigned long long from, unsigned long l
     if (end <= sc->sl->covered[id]) return 0;
     /* the window: `lines` lines ending with the hit's line, at most MG_SCAN_WINDOW_MAX bytes */
     size_t lo = end > MG_SCAN_WINDOW_MAX ? end - MG_SCAN_WINDOW_MAX : 0;
-    size_t ws = end ? end - 1 : 0;
-    for (int nl = 0; ws > lo; ws--)
-        if (sc->buf[ws - 1] == '\n' && ++nl == r->lines) break;
+    size_t ws = end ? end - 1 : 0; /* the hit's last byte is in the window, even a '\n' */
+    for (int nl = 0; nl < r->lines && ws > lo; nl++) {
+        ws = line_start(sc->buf, lo, ws);
+        if (ws > lo && nl + 1 < r->lines) ws--; /* onto the '\n' ending the line before */
+    }
     /* ... and on to the end of the line (capped), so the hits that follow on a long line are covered too */
-    size_t we = end, hi = sc->len - end > MG_SCAN_WINDOW_MAX ? end + MG_SCAN_WINDOW_MAX : sc->len;
-    while (we < hi && sc->buf[we] != '\n') we++;
+    size_t we = line_end(sc->buf, end, sc->len - end > MG_SCAN_WINDOW_MAX ? end + MG_SCAN_WINDOW_MAX : sc->len);
     sc->sl->covered[id] = we;
 
     const char *w = sc->buf + ws;
     size_t wlen = we - ws, off = 0;
     pcre2_match_data *md = sc->sl->md;
     while (off <= wlen) {
-        int rc = pcre2_match(r->re, (PCRE2_SPTR)w, wlen, off, 0, md, sc->s->mctx);
+        int rc = rx_match(r->re, r->jit, w, wlen, off, sc);
         if (rc < 0) break; /* no (more) matches, or a limit hit: give up on this window */
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
         size_t m0 = ov[0], m1 = ov[1];
@@ -796,7 +1014,8 @@ static int on_hs_match(unsigned int id, unsigned long long from, unsigned long l
         bool kw = false;
         for (size_t k = 0; k < r->nkw && !kw; k++) kw = has_word(w + m0, m1 - m0, r->kw[k]);
         if (!kw) continue;
-        if (r->entropy > 0 && mg_shannon_entropy(sc->buf + a, b - a) < r->entropy) continue;
+        /* (1e-9: an entropy of exactly the floor passes whatever the rounding) */
+        if (r->entropy > 0 && mg_shannon_entropy(sc->buf + a, b - a) + 1e-9 < r->entropy) continue;
         if (allowed(sc, r, a, b)) continue;
         if (add_hit(sc, id, a, b) != 0) return 1; /* stops the scan */
     }
