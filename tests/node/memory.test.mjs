@@ -677,7 +677,7 @@ function mgJson(args) {
 }
 
 test('memgate notes set|get|list|rm round trip, and the notes are the ones MCP and HTTP see', async () => {
-  const key = `cli/${rnd()}`;
+  const key = `cli-${rnd()}`; // keys with '/' over HTTP: the /v1/notes test
   const V = `cli${rnd()}`;
   const set = mgJson(['notes', 'set', '--repo', 'alpha', key, `from the command line ${V}`]);
   assert.equal(set.created, true, JSON.stringify(set));
@@ -695,7 +695,7 @@ test('memgate notes set|get|list|rm round trip, and the notes are the ones MCP a
   const http = await api(`/v1/notes/${encodeURIComponent(key)}?repo_id=alpha`);
   assert.equal(http.json?.note?.value, `replaced ${V}`, http.text);
   assert.equal(mg(['notes', 'get', '--repo', 'bravo', key]).status, 1, "bravo has alpha's note");
-  const list = mgJson(['notes', 'list', '--repo', 'alpha', '--prefix', 'cli/']);
+  const list = mgJson(['notes', 'list', '--repo', 'alpha', '--prefix', 'cli-']);
   assert.ok(list.notes.some((n) => n.key === key), JSON.stringify(list));
   assert.ok(!mgJson(['notes', 'list', '--repo', 'bravo']).notes.some((n) => n.key === key));
   const rm = mgJson(['notes', 'rm', '--repo', 'alpha', key]);
@@ -703,6 +703,15 @@ test('memgate notes set|get|list|rm round trip, and the notes are the ones MCP a
   const gone = mg(['notes', 'get', '--repo', 'alpha', key]);
   assert.equal(gone.status, 1, gone.stdout);
   assert.match(gone.stderr, /error\[note_not_found\]/);
+  // --search ranks like search_notes
+  mgJson(['notes', 'set', '--repo', 'alpha', `${key}-s`, `searchable ${V}x`]);
+  const found = mgJson(['notes', 'list', '--repo', 'alpha', '--search', `${V}x`]);
+  assert.deepEqual(found.notes.map((n) => n.key), [`${key}-s`]);
+  // another tenant (--tenant) has neither alpha nor its notes
+  const other = mg(['notes', 'list', '--repo', 'alpha', '--tenant', 'othertenant']);
+  assert.notEqual(other.status, 0, other.stdout);
+  assert.match(other.stderr, /error\[repo_not_found\]/);
+  assert.ok(!other.stdout.includes(V));
   const noRepo = mg(['notes', 'list']);
   assert.notEqual(noRepo.status, 0);
   assert.match(noRepo.stderr, /error\[repo_required\]/);
@@ -735,6 +744,18 @@ test('memgate projects create|list|delete and memgate recall, against what the s
   const plain = mg(['recall', w, '--repo', 'alpha', '--session', pool]);
   assert.equal(plain.status, 0, plain.stderr);
   assert.ok(plain.stdout.includes(PO) && !plain.stdout.includes(ME), plain.stdout);
+  // join and leave from the command line move the session's history at once
+  const cliS = sid('clijoin');
+  const CJ = `cj${rnd()}`;
+  assert.ok((await api('/v1/episodes', { method: 'POST', headers: hp(cliS), body: { summary: `${w} cli joiner ${CJ}` } })).status < 300);
+  const j = mgJson(['projects', 'join', proj, '--repo', 'alpha', '--session', cliS]);
+  assert.equal(j.project, proj, JSON.stringify(j));
+  const rj = JSON.stringify(mgJson(['recall', w, '--repo', 'alpha', '--session', member]));
+  assert.ok(rj.includes(CJ) && rj.includes(ME) && !rj.includes(PO), rj);
+  assert.ok(!JSON.stringify(mgJson(['recall', w, '--repo', 'alpha', '--session', pool])).includes(CJ));
+  const lv = mgJson(['projects', 'leave', '--repo', 'alpha', '--session', cliS]);
+  assert.equal(lv.project, null, JSON.stringify(lv));
+  assert.ok(JSON.stringify(mgJson(['recall', w, '--repo', 'alpha', '--session', pool])).includes(CJ));
   const del = mgJson(['projects', 'delete', proj, '--repo', 'alpha']);
   assert.equal(del.deleted, true, JSON.stringify(del));
   assert.equal(del.episodes, 1, JSON.stringify(del));
