@@ -27,6 +27,7 @@ pkgs=(
   libvectorscan-dev
   clang libclang-rt-14-dev
   nodejs npm
+  sqlite3   # the node tests plant rows in, and integrity-check, the memory databases
 )
 # Benchmark peers and corpus tools.
 [ "$bench" = 1 ] && pkgs+=(ripgrep xz-utils time)
