@@ -12,15 +12,22 @@
 //     another, bound by their roots, no repo or session argument) storing and
 //     recalling notes, episodes, entities and get_context: neither ever sees
 //     the other repo's canary, get_context's block included;
+//   - get_context's pieces through the gate (secrets, escapes, injection
+//     flags, the 32 KiB cap);
 //   - notes CRUD over MCP, the /v1/notes, /v1/projects, /v1/episodes and
 //     /v1/entities routes (201 then 200, repo from X-Memgate-Repo or repo_id,
-//     400 repo_required), and `memgate notes|projects|recall` round trips.
+//     400 repo_required), and `memgate notes|projects|recall` round trips;
+//   - the guardrail: rows planted with sqlite3 (another tenant, another repo
+//     fingerprint) never served, drops counted per kind; a repo re-created
+//     elsewhere under the same id inherits nothing.
 //
 // Episodes carry a word unique to their test, so tests sharing the repo's
 // non-project pool do not see each other's episodes.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 
 import {
@@ -807,7 +814,6 @@ test('a repo removed and re-created elsewhere under the same id does not inherit
 });
 
 test('the guardrail: rows planted in the database (another tenant, another repo fingerprint) are dropped, counted by kind, never served', async () => {
-  const path = await import('node:path');
   const db = path.join(world.home, 'memory', 'local.db');
   const w = uniq('plant');
   const s = sid('plant');
@@ -859,8 +865,6 @@ test('the guardrail: rows planted in the database (another tenant, another repo 
 });
 
 test('memory files are 0600 in <home>/memory, one database per tenant; every memgate process exits cleanly', async () => {
-  const fs = await import('node:fs');
-  const path = await import('node:path');
   const dir = path.join(world.home, 'memory');
   const db = path.join(dir, 'local.db');
   assert.ok(fs.existsSync(db), `no ${db}: ${fs.existsSync(dir) ? fs.readdirSync(dir) : 'no memory dir'}`);
