@@ -76,7 +76,7 @@ static void audit_token(const struct mg_config *cfg, struct mg_audit *a, const c
 {
     const char *flags[] = {flag};
     struct mg_audit_event ev = {.tenant = tenant, .instance = "cli", .op = op, .query = id, .flags = flags,
-                                .nflags = flag ? 1 : 0, .status = "ok"};
+                                .nflags = flag ? 1 : 0, .status = "ok", .durable = true};
     struct mg_err err = {0};
     if (mg_audit_emit(a, &ev, &err) != 0) {
         fprintf(stderr, "warning: the %s was done but could not be written to the audit log in %s/audit: ", op,

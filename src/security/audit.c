@@ -36,7 +36,7 @@ struct mg_audit {
     char hash[65];
     size_t max_bytes;
     int keep;
-    bool sync;
+    int sync;    /* 0 off, 1 durable events only (audit_fsync = writes), 2 every event */
 };
 
 void mg_audit_path(const struct mg_config *c, int n, char *out, size_t cap)
@@ -290,7 +290,7 @@ static void sync_dir(const char *dir)
     }
 }
 
-static int write_all_once(struct mg_audit *a, const char *s, size_t n, struct mg_err *err)
+static int write_all_once(struct mg_audit *a, const char *s, size_t n, bool sync, struct mg_err *err)
 {
     struct stat st;
     if (fstat(a->fd, &st) != 0) return io_err(err, "stat", a->path);
@@ -303,7 +303,7 @@ static int write_all_once(struct mg_audit *a, const char *s, size_t n, struct mg
         errno = e;
         return io_err(err, "append to", a->path);
     }
-    if (a->sync && fdatasync(a->fd) != 0) return io_err(err, "sync", a->path);
+    if (sync && fdatasync(a->fd) != 0) return io_err(err, "sync", a->path);
     a->size = st.st_size + (off_t)n;
     a->dev = st.st_dev;
     a->ino = st.st_ino;
@@ -352,7 +352,7 @@ static int resync(struct mg_audit *a, struct mg_err *err)
     a->size = st.st_size;
     a->known = true;
     if (needs_nl || torn) {
-        if (write_all_once(a, "\n", 1, err) != 0) return -1;
+        if (write_all_once(a, "\n", 1, a->sync != 0, err) != 0) return -1;
     }
     if (torn || bad) {
         char status[160];
@@ -418,7 +418,7 @@ static int append(struct mg_audit *a, const struct mg_audit_event *ev, struct mg
     free(body);
     int rc = 0;
     if (a->size > 0 && (size_t)a->size + n > a->max_bytes) rc = rotate(a, err);
-    if (rc == 0) rc = write_all_once(a, line, n, err);
+    if (rc == 0) rc = write_all_once(a, line, n, a->sync == 2 || (a->sync == 1 && ev->durable), err);
     free(line);
     if (rc == 0) {
         a->seq++;
@@ -474,7 +474,7 @@ int mg_audit_open(const struct mg_config *c, struct mg_audit **out, struct mg_er
     a->fd = a->lockfd = -1;
     a->max_bytes = c->audit_max_bytes;
     a->keep = c->audit_keep > 0 ? c->audit_keep : 1;
-    a->sync = strcmp(c->audit_fsync, "off") != 0;
+    a->sync = strcmp(c->audit_fsync, "off") == 0 ? 0 : strcmp(c->audit_fsync, "writes") == 0 ? 1 : 2;
     snprintf(a->dir, sizeof(a->dir), "%s/audit", c->home);
     snprintf(a->path, sizeof(a->path), "%s/audit.log", a->dir);
     if (mg_mkdirs_0700(a->dir, err) != 0 || (a->lockfd = open_lock(a->dir, err)) < 0) goto fail;

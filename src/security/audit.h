@@ -22,7 +22,10 @@
  * may append at once. Each append takes flock(LOCK_EX) on audit/audit.lock,
  * re-reads the last line if audit.log changed since this handle last wrote
  * (inode or size), rotates if needed, writes the whole line with one
- * write(2), fdatasyncs (audit_fsync = event), and unlocks. A torn last line
+ * write(2), fdatasyncs (audit_fsync = writes: durable events only, the
+ * default; event: every event), and unlocks. Every event is written before
+ * the call returns, so all survive the process being killed; the sync is
+ * what survives a power cut. A torn last line
  * (a crash mid-write) is closed with a newline and followed by an event with
  * op "audit_recovered" and flag "torn_line", which --verify reports.
  *
@@ -56,6 +59,7 @@ struct mg_audit_event {
     const char *const *flags;
     size_t nflags;
     const char *code, *status; /* NULL: left out */
+    bool durable;              /* a write or a security event: synced under audit_fsync = writes too */
 };
 
 struct mg_audit;

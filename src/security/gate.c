@@ -319,6 +319,19 @@ void mg_gate_close(struct mg_server *srv)
 
 /* ---- audit ------------------------------------------------------------------------------ */
 
+/* Successful reads: their events need not be synced to disk one by one
+ * (audit_fsync = writes); every other event is a write or a security event. */
+static bool read_op(const char *op)
+{
+    static const char *const reads[] = {"search_code", "search_symbols", "read_file", "list_files", "list_repos",
+                                        "index_status", "get_scope", "get_note", "list_notes", "search_notes",
+                                        "list_projects", "recall", "search_entities", "get_profile", "get_context",
+                                        "search", "audit_read", NULL};
+    for (const char *const *r = reads; *r; r++)
+        if (strcmp(*r, op) == 0) return true;
+    return false;
+}
+
 void mg_gate_audit_event(struct mg_ctx *x, const char *op, const char *repo, const char *query, long long results,
                          int redactions, const char *flag, const char *code)
 {
@@ -342,6 +355,7 @@ void mg_gate_audit_event(struct mg_ctx *x, const char *op, const char *repo, con
         .nflags = flag ? 1 : 0,
         .code = code,
         .status = code ? "error" : "ok",
+        .durable = code || flag || redactions || !read_op(op),
     };
     struct mg_err err = {0};
     if (mg_audit_emit(x->srv->audit, &ev, &err) != 0)

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +108,8 @@ static int64_t file_size(const char *path)
     return stat(path, &st) == 0 ? (int64_t)st.st_size : 0;
 }
 
-/* Read a repo's meta from its database. */
-static int read_repo(const char *dbpath, struct mg_repo *r, struct mg_err *err)
+/* Read a repo's meta from its database (uncached). */
+static int read_repo_db(const char *dbpath, struct mg_repo *r, struct mg_err *err)
 {
     struct mg_db *d;
     if (mg_db_open(dbpath, MG_DB_READONLY, &d, err) != 0) return -1;
@@ -133,6 +134,76 @@ static int read_repo(const char *dbpath, struct mg_repo *r, struct mg_err *err)
     }
     mg_db_close(&d);
     return rc;
+}
+
+/* Every tool call resolves its repo, and opening the repo's database for its
+ * meta costs more than most searches (the WAL's shared memory is set up each
+ * time). The meta is cached per database file, valid while the database (its
+ * inode, size and modification time) and its WAL (size and modification
+ * time) are unchanged. A stale hit could only show old counts: a repo's id,
+ * root, fingerprint and tenant never change in one database file. */
+struct meta_cache {
+    char dbpath[PATH_MAX];
+    struct timespec db_m, wal_m;
+    off_t db_size, wal_size;
+    ino_t db_ino;
+    struct mg_repo r;
+};
+static pthread_mutex_t meta_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct meta_cache meta[256];
+static size_t nmeta, next_meta;
+
+static ino_t file_sig(const char *path, struct timespec *m, off_t *size)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        *m = st.st_mtim;
+        *size = st.st_size;
+        return st.st_ino;
+    }
+    memset(m, 0, sizeof(*m));
+    *size = -1;
+    return 0;
+}
+
+static int read_repo(const char *dbpath, struct mg_repo *r, struct mg_err *err)
+{
+    char wal[PATH_MAX + 8];
+    snprintf(wal, sizeof(wal), "%s-wal", dbpath);
+    struct timespec dm, wm;
+    off_t ds, ws;
+    ino_t di = file_sig(dbpath, &dm, &ds);
+    file_sig(wal, &wm, &ws);
+    pthread_mutex_lock(&meta_mu);
+    for (size_t i = 0; i < nmeta; i++) {
+        struct meta_cache *c = &meta[i];
+        if (strcmp(c->dbpath, dbpath) == 0 && c->db_ino == di && c->db_size == ds && c->wal_size == ws && c->db_m.tv_sec == dm.tv_sec &&
+            c->db_m.tv_nsec == dm.tv_nsec && c->wal_m.tv_sec == wm.tv_sec && c->wal_m.tv_nsec == wm.tv_nsec) {
+            *r = c->r;
+            pthread_mutex_unlock(&meta_mu);
+            return 0;
+        }
+    }
+    pthread_mutex_unlock(&meta_mu);
+    if (read_repo_db(dbpath, r, err) != 0) return -1;
+    pthread_mutex_lock(&meta_mu);
+    size_t slot = nmeta;
+    for (size_t i = 0; i < nmeta; i++)
+        if (strcmp(meta[i].dbpath, dbpath) == 0) slot = i;
+    if (slot == nmeta) {
+        if (nmeta < sizeof(meta) / sizeof(meta[0])) nmeta++;
+        else slot = next_meta++ % nmeta; /* full: replace round-robin */
+    }
+    struct meta_cache *c = &meta[slot];
+    snprintf(c->dbpath, sizeof(c->dbpath), "%s", dbpath);
+    c->db_m = dm;
+    c->wal_m = wm;
+    c->db_size = ds;
+    c->wal_size = ws;
+    c->db_ino = di;
+    c->r = *r;
+    pthread_mutex_unlock(&meta_mu);
+    return 0;
 }
 
 static int cmp_repo(const void *a, const void *b)

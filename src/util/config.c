@@ -53,7 +53,7 @@ static const struct key {
 static const char *const *enum_choices(const char *key)
 {
     static const char *const require_tokens[] = {"auto", "always", "never", NULL};
-    static const char *const audit_fsync[] = {"event", "off", NULL};
+    static const char *const audit_fsync[] = {"writes", "event", "off", NULL};
     static const char *const action_high[] = {"redact", "exclude", NULL};
     static const char *const action[] = {"redact", "exclude", "keep", NULL};
     if (strcmp(key, "require_tokens") == 0) return require_tokens;
@@ -117,7 +117,7 @@ void mg_config_defaults(struct mg_config *c)
     snprintf(c->require_tokens, sizeof(c->require_tokens), "auto");
     c->audit_max_bytes = 64 << 20;
     c->audit_keep = 8;
-    snprintf(c->audit_fsync, sizeof(c->audit_fsync), "event");
+    snprintf(c->audit_fsync, sizeof(c->audit_fsync), "writes");
     const char *h = getenv("MEMGATE_HOME"), *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
     if (h && *h) snprintf(c->home, sizeof(c->home), "%s", h);
     else if (x && *x) snprintf(c->home, sizeof(c->home), "%s/memgate", x);

@@ -45,7 +45,7 @@ struct mg_config {
     char require_tokens[8];  /* "auto" (default), "always" or "never" (loopback only) */
     size_t audit_max_bytes;  /* audit.log is rotated when it would grow past this (default 64 MiB) */
     int audit_keep;          /* rotated audit files kept: audit.log.1 .. .N (default 8) */
-    char audit_fsync[8];     /* "event" (default: fdatasync after each event) or "off" */
+    char audit_fsync[8];     /* "writes" (default: fdatasync after durable events), "event" (every one) or "off" */
     char secret_rules[PATH_MAX]; /* secret-scanner rules file; empty = the built-in rules */
     char cache_dir[PATH_MAX];    /* compiled secret rules are cached here; empty = <home>/cache */
 };
