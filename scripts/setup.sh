@@ -27,6 +27,7 @@ pkgs=(
   libvectorscan-dev
   clang libclang-rt-14-dev
   nodejs npm
+  sqlite3   # the node tests plant rows in, and integrity-check, the memory databases
 )
 # Benchmark peers and corpus tools.
 [ "$bench" = 1 ] && pkgs+=(ripgrep xz-utils time)
@@ -75,6 +76,16 @@ if [ "$bench" = 1 ]; then
     echo "setup: installing gitleaks for the benchmark (npm ci in bench/gitleaks)" >&2
     (cd "$b" && npm ci --no-audit --no-fund --loglevel=error </dev/null >/dev/null)
     echo "$bwant" > "$bstamp"
+  fi
+  # the reference MCP memory server (@modelcontextprotocol/server-memory) and
+  # the MCP SDK, for bench/memory_bench.mjs, pinned by bench/memory-peer/package-lock.json
+  m="$here/bench/memory-peer"
+  mstamp="$m/node_modules/.memgate-lock.sha"
+  mwant=$(sha256sum "$m/package-lock.json" | cut -d' ' -f1)
+  if [ "$mwant" != "$(cat "$mstamp" 2>/dev/null || true)" ] || [ ! -f "$m/node_modules/@modelcontextprotocol/server-memory/dist/index.js" ]; then
+    echo "setup: installing the reference memory server for the benchmark (npm ci in bench/memory-peer)" >&2
+    (cd "$m" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error </dev/null >/dev/null)
+    echo "$mwant" > "$mstamp"
   fi
 fi
 exit 0
