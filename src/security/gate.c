@@ -245,7 +245,8 @@ static const char *call_subject(json_t *args)
 
 static long long result_count(json_t *r)
 {
-    static const char *const keys[] = {"results", "files", "repos", "notes", "items", NULL};
+    static const char *const keys[] = {"results", "files", "repos", "notes", "episodes", "entities", "projects",
+                                       "parts", NULL};
     for (const char *const *k = keys; *k; k++) {
         json_t *a = json_object_get(r, *k);
         if (json_is_array(a)) return (long long)json_array_size(a);
