@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "memory/memory.h"
 #include "store/catalog.h"
 
 static const char *HELP =
@@ -56,7 +57,11 @@ int mg_cmd_repos(int argc, char **argv)
         if (strcmp(argv[optind], "rm") != 0)
             return mg_cli_usage("repos", "unknown subcommand '%s'", argv[optind]);
         if (optind + 2 != argc) return mg_cli_usage("repos", "`repos rm` takes exactly one repo ID");
+        struct mg_repo gone;
+        if (mg_catalog_get(&cfg, argv[optind + 1], &gone, &err) != 0) return mg_cli_fail(&err);
         if (mg_catalog_remove(&cfg, argv[optind + 1], &err) != 0) return mg_cli_fail(&err);
+        /* its memory goes with it: a repo indexed later under the same id starts empty */
+        if (mg_memory_forget_repo(&cfg, gone.tenant, gone.id, &err) != 0) return mg_cli_fail(&err);
         if (json) printf("{\"removed\":\"%s\"}\n", argv[optind + 1]);
         else printf("removed %s\n", argv[optind + 1]);
         return 0;

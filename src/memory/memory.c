@@ -173,6 +173,42 @@ void mg_memory_close_all(void)
     pthread_mutex_unlock(&cache_mu);
 }
 
+int mg_memory_forget_repo(const struct mg_config *c, const char *tenant, const char *repo_id, struct mg_err *err)
+{
+    char path[PATH_MAX + 80];
+    snprintf(path, sizeof(path), "%s/memory/%s.db", c->home, tenant);
+    if (access(path, F_OK) != 0) return 0;
+    struct mem *m;
+    if (mem_open(c->home, tenant, &m, err) != 0) return -1;
+    static const char *const sql[] = {
+        "DELETE FROM notes_fts WHERE rowid IN (SELECT id FROM notes WHERE repo = ?1)",
+        "DELETE FROM episodes_fts WHERE rowid IN (SELECT id FROM episodes WHERE repo = ?1)",
+        "DELETE FROM entities_fts WHERE rowid IN (SELECT id FROM entities WHERE repo = ?1)",
+        "DELETE FROM notes WHERE repo = ?1",
+        "DELETE FROM episodes WHERE repo = ?1",
+        "DELETE FROM entities WHERE repo = ?1",
+        "DELETE FROM sessions WHERE repo = ?1",
+        "DELETE FROM projects WHERE repo = ?1",
+    };
+    int rc = sqlite3_exec(m->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ? 0 : db_fail(m->db, "begin", err);
+    for (size_t i = 0; rc == 0 && i < sizeof(sql) / sizeof(sql[0]); i++) {
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(m->db, sql[i], -1, &st, NULL) != SQLITE_OK) {
+            rc = db_fail(m->db, "forget the repo", err);
+            break;
+        }
+        sqlite3_bind_text(st, 1, repo_id, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE) rc = db_fail(m->db, "forget the repo", err);
+        sqlite3_finalize(st);
+    }
+    if (rc == 0 && sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) rc = db_fail(m->db, "commit", err);
+    if (rc != 0) sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_close_v2(m->db);
+    pthread_mutex_destroy(&m->mu);
+    free(m);
+    return rc;
+}
+
 /* ---- 2. the request's scope ----------------------------------------------------------- */
 
 struct scope {

@@ -30,6 +30,10 @@
 /* The memory tools (a static table). */
 const struct mg_tool *mg_memory_tools(size_t *n);
 
+/* Delete every memory row of repo `repo_id` from its tenant's database
+ * (`memgate repos rm`). A tenant without a memory database: nothing to do. */
+int mg_memory_forget_repo(const struct mg_config *c, const char *tenant, const char *repo_id, struct mg_err *err);
+
 /* Close every cached memory database of this process (tests, shutdown). */
 void mg_memory_close_all(void);
 

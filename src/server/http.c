@@ -861,9 +861,9 @@ static const struct v1route {
     {"/v1/notes", "list_notes", NULL, "set_note", NULL, p_notes, NULL, "search_notes"},
     {"/v1/notes/*", "get_note", NULL, NULL, "delete_note", p_mem, "key", NULL},
     {"/v1/projects", "list_projects", NULL, "create_project", NULL, p_mem, NULL, NULL},
+    {"/v1/projects/leave", NULL, NULL, "leave_project", NULL, p_mem, NULL, NULL},
     {"/v1/projects/*", NULL, NULL, NULL, "delete_project", p_mem, "project", NULL},
     {"/v1/projects/*/join", NULL, NULL, "join_project", NULL, p_mem, "project", NULL},
-    {"/v1/projects/*/leave", NULL, NULL, "leave_project", NULL, p_mem, NULL, NULL},
     {"/v1/episodes", "recall", NULL, "remember", NULL, p_recall, NULL, NULL},
     {"/v1/entities", "search_entities", NULL, "add_entities", NULL, p_recall, NULL, NULL},
     {"/v1/entities/retag", NULL, NULL, "retag_entities", NULL, p_mem, NULL, NULL},
@@ -872,13 +872,14 @@ static const struct v1route {
 };
 
 /* Does url match the route pattern? The '*' segment's text goes to seg
- * (NUL-terminated, at most cap-1 bytes; longer does not match). */
+ * (NUL-terminated, at most cap-1 bytes; longer does not match); a '*' that
+ * ends the pattern takes the rest of the path, slashes included (note keys). */
 static bool route_match(const char *pat, const char *url, char *seg, size_t cap)
 {
     seg[0] = 0;
     while (*pat && *url) {
         if (*pat == '*') {
-            const char *e = strchr(url, '/');
+            const char *e = pat[1] ? strchr(url, '/') : NULL;
             size_t n = e ? (size_t)(e - url) : strlen(url);
             if (n == 0 || n >= cap) return false;
             memcpy(seg, url, n);
@@ -1053,10 +1054,30 @@ static enum MHD_Result v1(struct mg_http *h, struct MHD_Connection *c, struct re
                           const char *method)
 {
     if (strcmp(url, "/v1/audit") == 0) return v1_audit(h, c, r, method);
+    /* the first route whose path matches and that takes the method; else the
+     * first whose path matches (405 below) */
     const struct v1route *rt = NULL;
-    char seg[1024];
-    for (size_t i = 0; i < sizeof(v1routes) / sizeof(v1routes[0]) && !rt; i++)
-        if (route_match(v1routes[i].path, url, seg, sizeof(seg))) rt = &v1routes[i];
+    char seg[1024], first_seg[1024];
+    bool get_like = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+    for (size_t i = 0; i < sizeof(v1routes) / sizeof(v1routes[0]); i++) {
+        const struct v1route *c2 = &v1routes[i];
+        if (!route_match(c2->path, url, seg, sizeof(seg))) continue;
+        const char *m = get_like ? c2->get
+                        : strcmp(method, "PUT") == 0    ? c2->put
+                        : strcmp(method, "POST") == 0   ? c2->post
+                        : strcmp(method, "DELETE") == 0 ? c2->del
+                                                        : NULL;
+        if (!rt) {
+            rt = c2;
+            snprintf(first_seg, sizeof(first_seg), "%s", seg);
+        }
+        if (m) {
+            rt = c2;
+            snprintf(first_seg, sizeof(first_seg), "%s", seg);
+            break;
+        }
+    }
+    snprintf(seg, sizeof(seg), "%s", first_seg);
     if (!rt)
         return respond_error(c, r, 404, MG_E_ROUTE_NOT_FOUND,
                              "no route %.200s; the API has /v1/repos, /v1/search, /v1/symbols, /v1/files, /v1/file, "
