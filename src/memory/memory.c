@@ -573,6 +573,27 @@ static int t_list_notes(struct mg_ctx *x, json_t *args, json_t **result, struct 
     return rc;
 }
 
+/* The repo's notes matching q, best first (none when q has no words). */
+static json_t *notes_in(struct mg_ctx *x, struct scope *s, const char *q, long long limit, struct mg_err *err)
+{
+    char *match = fts_match(q);
+    if (!match) return json_array();
+    sqlite3_stmt *st;
+    json_t *a = NULL;
+    if (prep(s->m, "SELECT n.key, n.value, n.source, n.trust, coalesce(n.session, ''), n.created_at, n.updated_at,"
+                   " n.repo, n.tenant, n.repo_fp FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid"
+                   " WHERE notes_fts MATCH ?1 AND n.repo = ?2 ORDER BY bm25(notes_fts) LIMIT ?3",
+             &st, err) == 0) {
+        sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, s->repo.id, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, limit);
+        a = collect_notes(x, s, st);
+        sqlite3_finalize(st);
+    }
+    free(match);
+    return a;
+}
+
 static int t_search_notes(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
     static const char *const keys[] = {"query", "limit", "repo", "repo_id", "session_id", NULL};
@@ -583,30 +604,12 @@ static int t_search_notes(struct mg_ctx *x, json_t *args, json_t **result, struc
         return -1;
     if (strlen(q) > x->srv->cfg.max_query_bytes)
         return mg_err_set(err, MG_E_QUERY_TOO_LONG, "the query is over max_query_bytes");
-    char *match = fts_match(q);
-    if (!match) {
-        *result = json_pack("{s:[]}", "notes");
-        return 0;
-    }
     struct scope s;
-    int rc = -1;
-    if (scope_begin(x, args, false, &s, err) == 0) {
-        sqlite3_stmt *st;
-        if (prep(s.m, "SELECT n.key, n.value, n.source, n.trust, coalesce(n.session, ''), n.created_at, n.updated_at,"
-                      " n.repo, n.tenant, n.repo_fp FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid"
-                      " WHERE notes_fts MATCH ?1 AND n.repo = ?2 ORDER BY bm25(notes_fts) LIMIT ?3",
-                 &st, err) == 0) {
-            sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
-            sqlite3_bind_text(st, 2, s.repo.id, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(st, 3, limit);
-            *result = json_pack("{s:o, s:s}", "notes", collect_notes(x, &s, st), "repo", s.repo.id);
-            sqlite3_finalize(st);
-            rc = 0;
-        }
-        scope_end(&s);
-    }
-    free(match);
-    return rc;
+    if (scope_begin(x, args, false, &s, err) != 0) return -1;
+    json_t *a = notes_in(x, &s, q, limit, err);
+    if (a) *result = json_pack("{s:o, s:s}", "notes", a, "repo", s.repo.id);
+    scope_end(&s);
+    return a ? 0 : -1;
 }
 
 static int t_delete_note(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
@@ -947,22 +950,31 @@ static json_t *recall_in(struct mg_ctx *x, struct scope *s, const char *q, long 
     return a;
 }
 
-static int t_recall(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+/* recall and search_entities: an optional query searched in the session's scope. */
+typedef json_t *(*scoped_fn)(struct mg_ctx *x, struct scope *s, const char *q, long long limit, struct mg_err *err);
+
+static int scoped_search(struct mg_ctx *x, json_t *args, long long dflt, const char *field, scoped_fn fn,
+                         json_t **result, struct mg_err *err)
 {
     static const char *const keys[] = {"query", "limit", "repo", "repo_id", "session_id", NULL};
     const char *q;
     long long limit;
     if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "query", false, &q, err) != 0 ||
-        mg_arg_int(args, "limit", 1, 1000, 10, &limit, err) != 0)
+        mg_arg_int(args, "limit", 1, 1000, dflt, &limit, err) != 0)
         return -1;
     if (q && strlen(q) > x->srv->cfg.max_query_bytes)
         return mg_err_set(err, MG_E_QUERY_TOO_LONG, "the query is over max_query_bytes");
     struct scope s;
     if (scope_begin(x, args, true, &s, err) != 0) return -1;
-    json_t *a = recall_in(x, &s, q, limit, err);
-    if (a) *result = json_pack("{s:o, s:o}", "episodes", a, "scope", scope_json(&s));
+    json_t *a = fn(x, &s, q, limit, err);
+    if (a) *result = json_pack("{s:o, s:o}", field, a, "scope", scope_json(&s));
     scope_end(&s);
     return a ? 0 : -1;
+}
+
+static int t_recall(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+{
+    return scoped_search(x, args, 10, "episodes", recall_in, result, err);
 }
 
 /* ---- 6. entities ------------------------------------------------------------------------ */
@@ -1092,20 +1104,7 @@ static json_t *entities_in(struct mg_ctx *x, struct scope *s, const char *q, lon
 
 static int t_search_entities(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
-    static const char *const keys[] = {"query", "limit", "repo", "repo_id", "session_id", NULL};
-    const char *q;
-    long long limit;
-    if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "query", false, &q, err) != 0 ||
-        mg_arg_int(args, "limit", 1, 1000, 20, &limit, err) != 0)
-        return -1;
-    if (q && strlen(q) > x->srv->cfg.max_query_bytes)
-        return mg_err_set(err, MG_E_QUERY_TOO_LONG, "the query is over max_query_bytes");
-    struct scope s;
-    if (scope_begin(x, args, true, &s, err) != 0) return -1;
-    json_t *a = entities_in(x, &s, q, limit, err);
-    if (a) *result = json_pack("{s:o, s:o}", "entities", a, "scope", scope_json(&s));
-    scope_end(&s);
-    return a ? 0 : -1;
+    return scoped_search(x, args, 20, "entities", entities_in, result, err);
 }
 
 static int t_retag_entities(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
@@ -1285,32 +1284,12 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
     bool in_project = s.project != 0;
     json_t *eps = recall_in(x, &s, prompt, limit, err);
     json_t *ents = eps ? entities_in(x, &s, prompt, limit, err) : NULL;
-    json_t *notes = NULL;
-    char *match = fts_match(prompt);
-    sqlite3_stmt *st;
-    if (ents && match &&
-        prep(s.m, "SELECT n.key, n.value, n.source, n.trust, coalesce(n.session, ''), n.created_at, n.updated_at,"
-                  " n.repo, n.tenant, n.repo_fp FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid"
-                  " WHERE notes_fts MATCH ?1 AND n.repo = ?2 ORDER BY bm25(notes_fts) LIMIT ?3",
-             &st, err) == 0) {
-        sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, s.repo.id, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 3, limit);
-        notes = collect_notes(x, &s, st);
-        sqlite3_finalize(st);
-    } else if (ents && !match) {
-        notes = json_array();
-    }
-    free(match);
+    json_t *notes = ents ? notes_in(x, &s, prompt, limit, err) : NULL;
     json_t *scope = scope_json(&s);
     scope_end(&s); /* the code search below takes no memory lock */
     json_t *code = NULL;
     if (notes) {
-        const struct mg_tool *search = NULL;
-        size_t nt;
-        const struct mg_tool *all = mg_tools(x->srv, &nt);
-        for (size_t i = 0; i < nt; i++)
-            if (strcmp(all[i].name, "search_code") == 0) search = &all[i];
+        const struct mg_tool *search = mg_tool_find(x->srv, "search_code");
         json_t *sargs = json_pack("{s:s, s:s, s:I}", "query", prompt, "repo", repo_id, "limit", (json_int_t)limit);
         struct mg_err serr = {0};
         if (search && search->call(x, sargs, &code, &serr) != 0) code = NULL; /* no code context; memory still comes */
