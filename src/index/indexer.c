@@ -1130,7 +1130,9 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         }
         if (mg_db_meta_set_int(d, "tri_dead_bytes", (int64_t)dead, err) != 0) goto rollback;
     }
-    if (mg_db_meta_set_int(d, "indexed_at", (int64_t)time(NULL), err) != 0 ||
+    /* index_gen grows with every run: it names caches of what the index holds (search/scope.h) */
+    if (mg_db_meta_set_int(d, "index_gen", mg_db_meta_int(d, "index_gen", 0) + 1, err) != 0 ||
+        mg_db_meta_set_int(d, "indexed_at", (int64_t)time(NULL), err) != 0 ||
         mg_db_meta_set_int(d, "files", (int64_t)st->total_files, err) != 0 ||
         mg_db_meta_set_int(d, "bytes", (int64_t)st->total_bytes, err) != 0 ||
         mg_db_meta_set_int(d, "chunks", (int64_t)st->chunks, err) != 0 ||

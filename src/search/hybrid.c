@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "embed/embed.h"
+#include "search/scope.h"
 #include "store/db.h"
 
 /* ---- natural language ----------------------------------------------------------- */
@@ -191,47 +192,19 @@ long mg_semantic_topk(const struct mg_config *cfg, struct mg_db *d, const char *
     int dim;
     if (open_semantic(cfg, d, repo_id, &e, &vs, &dim, err) != 0) return -1;
     float *q = NULL;
-    struct mg_vrange *r = NULL;
-    size_t nr = 0, cap = 0;
+    struct mg_scope *sc = NULL;
     long n = -1;
     if (embed_query(e, query, dim, &q, err) != 0) goto out;
     if (f && (f->globs || f->nlangs > 0)) {
         /* the scope picks the candidate files before any vector is scored */
-        sqlite3_stmt *st;
-        if (mg_db_prepare(d, "SELECT chunk_lo, chunk_hi FROM files WHERE "
-                             "chunk_lo <= chunk_hi AND mg_scope_ok(?1, path, lang)", &st, err) != 0)
-            goto out;
-        sqlite3_bind_pointer(st, 1, (void *)f, "mg_filter", NULL);
-        int rc;
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-            if (nr == cap) {
-                cap = cap ? cap * 2 : 256;
-                struct mg_vrange *v = realloc(r, cap * sizeof(*v));
-                if (!v) {
-                    sqlite3_finalize(st);
-                    mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-                    goto out;
-                }
-                r = v;
-            }
-            r[nr++] = (struct mg_vrange){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
-        }
-        sqlite3_finalize(st);
-        if (rc != SQLITE_DONE) {
-            mg_db_error(d, "semantic candidates", err);
-            goto out;
-        }
-        if (nr == 0) {
-            n = 0;
-            goto out;
-        }
-        n = vs->ops->search(vs, q, dim, r, nr, k, out, err);
+        if (mg_scope_get(d, f, &sc, err) != 0) goto out;
+        n = sc->nr ? vs->ops->search(vs, q, dim, sc->r, sc->nr, k, out, err) : 0;
     } else {
         n = vs->ops->search(vs, q, dim, NULL, 0, k, out, err);
     }
 out:
     free(q);
-    free(r);
+    mg_scope_put(sc);
     mg_vstore_close(&vs);
     mg_embedder_free(&e);
     return n;

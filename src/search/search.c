@@ -10,6 +10,7 @@
  */
 #include "search/search.h"
 
+#include <ctype.h>
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdio.h>
@@ -20,8 +21,10 @@
 #include "index/lang.h"
 #include "search/hybrid.h"
 #include "search/rxlit.h"
+#include "search/scope.h"
 #include "store/content.h"
 #include "store/db.h"
+#include "store/rank.h"
 #include "store/tokenize.h"
 #include "store/trigram.h"
 #include "util/buf.h"
@@ -134,6 +137,7 @@ struct ctx {
     char **qtok;
     size_t nqtok;
     int *semantic_repos;    /* hybrid: count of repos that had vectors */
+    struct mg_scope *scope; /* the filter's chunks, once a search needs them */
 };
 
 /* The stored text of file id (cached for consecutive hits in one file). */
@@ -274,47 +278,38 @@ static int lexical_hit(struct ctx *c, sqlite3_stmt *st, int k, double score)
     return 0;
 }
 
-/* path, symbol, body weights; the largest chunk id for sampled IDFs (rank.h) */
-#define RANK "mgrank(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM chunks))"
+/* path, symbol, body weights; the largest chunk id for sampled IDFs; the
+ * phrases scored, ?9 (0: all) (rank.h) */
+#define RANK "mgrank(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM chunks), ?9)"
 
-static int lexical_run(struct ctx *c, const char *match, int limit)
+/* The best `limit` rows of an FTS5 expression; only its first nscored
+ * phrases count in the rank (0: all). Rows out of the scope are dropped
+ * before they are ranked (scope.h); the winners are looked up after. */
+static int lexical_run(struct ctx *c, const char *match, int nscored, int limit)
 {
     sqlite3_stmt *st = NULL, *row = NULL;
     int rc, found = 0;
     bool scoped = c->filter.globs || c->filter.nlangs > 0;
-    if (scoped) {
-        /* the scope is part of the query, so the best `limit` rows in scope come back */
-        if (mg_db_prepare(c->d, "SELECT " RANK ", " HIT_COLS " FROM chunks_fts "
-                                "JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id "
-                                "WHERE chunks_fts MATCH ?1 AND mg_scope_ok(?2, f.path, f.lang) "
-                                "ORDER BY 1 LIMIT ?3", &st, c->err) != 0)
-            return -1;
-        sqlite3_bind_pointer(st, 2, &c->filter, "mg_filter", NULL);
-        sqlite3_bind_int(st, 3, limit);
-    } else {
-        /* no scope: rank inside FTS5 alone, then look up only the winners */
-        if (mg_db_prepare(c->d, "SELECT " RANK ", rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 "
-                                "ORDER BY 1 LIMIT ?2", &st, c->err) != 0 ||
-            mg_db_prepare(c->d, "SELECT " HIT_COLS " FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?",
-                          &row, c->err) != 0) {
-            sqlite3_finalize(st);
-            return -1;
-        }
-        sqlite3_bind_int(st, 2, limit);
+    if (scoped && !c->scope && mg_scope_get(c->d, &c->filter, &c->scope, c->err) != 0) return -1;
+    if (mg_db_prepare(c->d, scoped ? "SELECT " RANK ", rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 "
+                                     "AND mg_in_scope(?3, rowid) ORDER BY 1 LIMIT ?2"
+                                   : "SELECT " RANK ", rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 "
+                                     "ORDER BY 1 LIMIT ?2", &st, c->err) != 0 ||
+        mg_db_prepare(c->d, "SELECT " HIT_COLS " FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?",
+                      &row, c->err) != 0) {
+        sqlite3_finalize(st);
+        return -1;
     }
+    sqlite3_bind_int(st, 2, limit);
+    if (scoped) sqlite3_bind_pointer(st, 3, c->scope, "mg_scope", NULL);
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 9, nscored);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         double score = -sqlite3_column_double(st, 0);
-        int hr;
-        if (scoped) {
-            hr = lexical_hit(c, st, 1, score);
-        } else {
-            sqlite3_reset(row);
-            sqlite3_bind_int64(row, 1, sqlite3_column_int64(st, 1));
-            if (sqlite3_step(row) != SQLITE_ROW) continue; /* cannot happen: rows go together */
-            hr = lexical_hit(c, row, 0, score);
-        }
-        if (hr != 0) {
+        sqlite3_reset(row);
+        sqlite3_bind_int64(row, 1, sqlite3_column_int64(st, 1));
+        if (sqlite3_step(row) != SQLITE_ROW) continue; /* cannot happen: rows go together */
+        if (lexical_hit(c, row, 0, score) != 0) {
             rc = -1;
             break;
         }
@@ -328,6 +323,137 @@ static int lexical_run(struct ctx *c, const char *match, int limit)
 }
 
 static int search_regex(struct ctx *c, const char *pattern, bool fixed, bool caseless, int limit);
+
+/* The any-word query. Ranking every row that holds any of many words costs
+ * a pass over all of them: "scheduler pick next task run cpu" matches
+ * 130,000 chunks of Linux (60 ms), a long question several times that. So
+ * only the ANY_WORDS_RANKED rarest words count, and the rows ranked are
+ * those holding the rarest of them that together fit the lexical_any_rows
+ * budget (at least the rarest one), or when even the rarest word is commoner
+ * than that, those holding two of the three rarest. All the kept words rank
+ * those rows: the expression is `(w1 OR ... OR wn) AND (anchors)`, of which
+ * the first *nscored phrases count (rank.h). Words are ordered by rows
+ * counted up to DF_SAMPLE and extrapolated over the chunk ids past that, as
+ * mgrank does for IDFs; the budget is checked by counting. Appends to b; 0
+ * or -1 with c->err set. */
+#define ANY_WORDS_RANKED 10
+#define DF_SAMPLE 1000
+#define ANY_WORDS_MAX 64
+
+struct qword {
+    char *expr;
+    double df;
+};
+
+static int cmp_qword(const void *a, const void *b)
+{
+    const struct qword *x = a, *y = b;
+    return x->df < y->df ? -1 : x->df > y->df;
+}
+
+/* The rows of an FTS5 expression, counted up to max; -1 on error (c->err). */
+static long count_rows(struct ctx *c, const char *match, long max)
+{
+    sqlite3_stmt *st;
+    if (mg_db_prepare(c->d, "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT ?2)",
+                      &st, c->err) != 0)
+        return -1;
+    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, max);
+    long n = sqlite3_step(st) == SQLITE_ROW ? (long)sqlite3_column_int64(st, 0) : -1;
+    if (n < 0) mg_db_error(c->d, "lexical search", c->err);
+    sqlite3_finalize(st);
+    return n;
+}
+
+static int any_query(struct ctx *c, const char *q, struct mg_buf *b, int *nscored)
+{
+    long budget = c->cfg->lexical_any_rows;
+    struct qword w[ANY_WORDS_MAX];
+    size_t nw = 0;
+    int rc = -1;
+    *nscored = 0;
+    /* each word's own expression: its whole form or its parts */
+    for (const char *p = q; *p && nw < ANY_WORDS_MAX;) {
+        const char *s = p;
+        while (*p && (isalnum((unsigned char)*p) || *p == '_' || (unsigned char)*p >= 0x80)) p++;
+        if (p == s) {
+            p++;
+            continue;
+        }
+        struct mg_buf e;
+        mg_buf_init(&e, b->max);
+        if (mg_fts_query(s, (size_t)(p - s), 0, &e) == 0) continue;
+        if (!e.p) goto out;
+        bool dup = false;
+        for (size_t i = 0; i < nw && !dup; i++) dup = strcmp(w[i].expr, e.p) == 0;
+        if (dup) {
+            mg_buf_release(&e);
+            continue;
+        }
+        w[nw++] = (struct qword){mg_buf_detach(&e, NULL), 0};
+    }
+    sqlite3_stmt *st = NULL;
+    if (nw >= 2) {
+        if (mg_db_prepare(c->d, "SELECT count(*), max(rowid), (SELECT max(id) FROM chunks) FROM "
+                                "(SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT ?2)",
+                          &st, c->err) != 0)
+            goto out;
+        for (size_t i = 0; i < nw; i++) {
+            sqlite3_reset(st);
+            sqlite3_bind_text(st, 1, w[i].expr, -1, SQLITE_STATIC);
+            sqlite3_bind_int(st, 2, DF_SAMPLE);
+            if (sqlite3_step(st) == SQLITE_ROW) {
+                int64_t n = sqlite3_column_int64(st, 0), last = sqlite3_column_int64(st, 1);
+                int64_t maxid = sqlite3_column_int64(st, 2);
+                w[i].df = (double)n;
+                if (n >= DF_SAMPLE && last > 0)
+                    w[i].df = (double)n * (double)(mg_chunk_seq(maxid) + 1) / (double)(mg_chunk_seq(last) + 1);
+            }
+        }
+        sqlite3_finalize(st);
+        qsort(w, nw, sizeof(w[0]), cmp_qword);
+        while (nw > ANY_WORDS_RANKED) free(w[--nw].expr);
+    }
+    int bad = mg_buf_addc(b, '(');
+    for (size_t i = 0; i < nw; i++) bad |= mg_buf_adds(b, i ? " OR " : "") | mg_buf_adds(b, w[i].expr);
+    bad |= mg_buf_addc(b, ')');
+    long all = nw >= 2 && !bad ? count_rows(c, b->p, budget + 1) : 0;
+    if (all < 0) goto out;
+    if (all > budget) {
+        /* the phrases so far are the ones that rank (a token never holds '"') */
+        for (size_t i = 0; i < b->len; i++) *nscored += b->p[i] == '"';
+        *nscored /= 2;
+        /* the anchors: the rarest words while their rows, counted, stay within the budget */
+        size_t mark = b->len;
+        bad |= mg_buf_adds(b, " AND (") | mg_buf_adds(b, w[0].expr);
+        for (size_t i = 1; i < nw && !bad; i++) {
+            size_t before = b->len;
+            bad |= mg_buf_adds(b, " OR ") | mg_buf_adds(b, w[i].expr) | mg_buf_addc(b, ')');
+            long n = bad ? -1 : count_rows(c, b->p + mark + 5, budget + 1);
+            if (n < 0 && !bad) goto out;
+            b->len = before; /* (the ')' again below) */
+            b->p[b->len] = 0;
+            if (n > budget) break;
+            bad |= mg_buf_adds(b, " OR ") | mg_buf_adds(b, w[i].expr);
+        }
+        bad |= mg_buf_addc(b, ')');
+        long n = bad ? 0 : count_rows(c, b->p + mark + 5, budget + 1);
+        if (n < 0) goto out;
+        if (n > budget && nw >= 3) {
+            /* even the rarest word is common: rows holding two of the three rarest */
+            b->len = mark;
+            b->p[mark] = 0;
+            bad |= mg_buf_addf(b, " AND ((%s AND %s) OR (%s AND %s) OR (%s AND %s))", w[0].expr, w[1].expr,
+                               w[0].expr, w[2].expr, w[1].expr, w[2].expr);
+        }
+    }
+    rc = bad ? mg_err_set(c->err, MG_E_TOO_LARGE, "the query makes too long an expression; use fewer words") : 0;
+out:
+    if (rc != 0 && !c->err->code) mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < nw; i++) free(w[i].expr);
+    return rc;
+}
 
 static int search_lexical(struct ctx *c, int limit)
 {
@@ -348,17 +474,22 @@ static int search_lexical(struct ctx *c, int limit)
     /* 1. whole words: the exact identifiers. 2. if that is not enough,
      * identifier parts too (parseHttpHeader finds parse_http_header); the
      * whole-word rows come back first there as well, having more matching
-     * terms. 3. nothing at all: any word. */
-    int found = lexical_run(c, b.p, limit);
-    static const unsigned retry[] = {0, MG_FTS_ANY};
-    for (size_t k = 0; k < 2 && found >= 0 && found < limit; k++) {
-        if (retry[k] == MG_FTS_ANY && (found > 0 || words < 2)) break;
+     * terms. 3. nothing at all: any word (any_query). */
+    int found = lexical_run(c, b.p, 0, limit);
+    for (int step = 2; step <= 3 && found >= 0 && found < limit; step++) {
+        if (step == 3 && (found > 0 || words < 2)) break;
         mg_buf_reset(&b);
-        mg_fts_query(c->q->query, qlen, retry[k], &b);
+        int nscored = 0;
+        if (step == 2) {
+            mg_fts_query(c->q->query, qlen, 0, &b);
+        } else if (any_query(c, c->q->query, &b, &nscored) != 0) {
+            found = -1;
+            break;
+        }
         size_t before = c->out->n;
         for (size_t i = c->base; i < before; i++) hit_free(&c->out->v[i]);
         c->out->n = c->base;
-        found = lexical_run(c, b.p, limit);
+        found = lexical_run(c, b.p, nscored, limit);
     }
     mg_buf_release(&b);
     return found < 0 ? -1 : 0;
@@ -806,10 +937,13 @@ static int search_symbol(struct ctx *c, int limit)
                               &names, c->err) != 0)
                 goto out;
             mg_buf_reset(&sql);
+            /* (the name index is case-insensitive: `= ?1 COLLATE NOCASE` lets
+             * the search use it, where `= ?1` alone scans every symbol) */
             mg_buf_addf(&sql,
                         "SELECT s.id, s.name, s.kind, s.container, s.start_line, s.end_line, f.path, f.lang, f.id "
                         "FROM symbols s JOIN files f ON f.id = s.file_id "
-                        "WHERE s.name = ?1 AND mg_scope_ok(?2, f.path, f.lang) ORDER BY %s, f.path, s.start_line",
+                        "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 AND mg_scope_ok(?2, f.path, f.lang) "
+                        "ORDER BY %s, f.path, s.start_line",
                         KIND_ORDER_SQL);
             if (mg_db_prepare(c->d, sql.p, &byname, c->err) != 0) {
                 sqlite3_finalize(names);
@@ -893,6 +1027,13 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
         free(langs);
         return -1;
     }
+    /* the scope as text, which names it in caches (hybrid.c's candidates) */
+    struct mg_buf key;
+    mg_buf_init(&key, 1u << 20);
+    int kr = 0;
+    for (size_t i = 0; i < q->nglobs; i++) kr |= mg_buf_addf(&key, "+%s\x1f", q->globs[i]);
+    for (size_t i = 0; i < q->nexcludes; i++) kr |= mg_buf_addf(&key, "-%s\x1f", q->excludes[i]);
+    for (size_t i = 0; i < q->nlangs; i++) kr |= mg_buf_addf(&key, "=%s\x1f", langs[i]);
     int rc = 0;
     for (size_t i = 0; i < nrepos && rc == 0; i++) {
         struct ctx c = {.cfg = cfg, .repo = &repos[i], .q = q, .out = out, .err = err,
@@ -900,6 +1041,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
         c.filter.globs = globs;
         c.filter.langs = langs;
         c.filter.nlangs = (int)q->nlangs;
+        c.filter.key = key.len && kr == 0 ? key.p : NULL; /* (a key cut short would name another scope) */
         if (mg_db_open(repos[i].dbpath, MG_DB_READONLY, &c.d, err) != 0) {
             rc = -1;
             break;
@@ -915,6 +1057,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
         case MG_MODE_REGEX: rc = search_regex(&c, q->query, q->fixed, q->ignore_case, limit); break;
         }
         sqlite3_finalize(c.text_st);
+        mg_scope_put(c.scope);
         free(c.text);
         for (size_t k = 0; k < c.nqtok; k++) free(c.qtok[k]);
         free(c.qtok);
@@ -922,6 +1065,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
     }
     mg_globset_free(&globs);
     free(langs);
+    mg_buf_release(&key);
     if (rc != 0) {
         mg_results_release(out);
         return -1;

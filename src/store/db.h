@@ -54,6 +54,7 @@ struct mg_filter {
     struct mg_globset *globs;  /* NULL: all paths */
     const char *const *langs;  /* language names; NULL or nlangs == 0: all */
     int nlangs;
+    const char *key;           /* the scope as text, naming it in caches (NULL: not cached) */
 };
 
 int mg_db_open(const char *path, int flags, struct mg_db **out, struct mg_err *err);

@@ -34,11 +34,13 @@ static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *ud)
     return SQLITE_DONE; /* stops xQueryPhrase without an error */
 }
 
-static struct stats *get_stats(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_int64 maxid, int *rc)
+static struct stats *get_stats(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_int64 maxid, int nscored,
+                               int *rc)
 {
     struct stats *s = api->xGetAuxdata(fts, 0);
     if (s) return s;
     int np = api->xPhraseCount(fts), nc = api->xColumnCount(fts);
+    if (nscored > 0 && nscored < np) np = nscored;
     if (nc > MAX_COLS) nc = MAX_COLS;
     s = calloc(1, sizeof(*s) + (size_t)(np > 0 ? np : 1) * sizeof(double));
     if (!s) {
@@ -95,8 +97,9 @@ void mg_chunk_lengths(int64_t id, double *body, double *sym)
 static void mgrank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nval, sqlite3_value **val)
 {
     int rc = SQLITE_OK;
-    /* mgrank(fts, w_path, w_symbol, w_body [, max chunk id]) */
-    struct stats *s = get_stats(api, fts, nval > 3 ? sqlite3_value_int64(val[3]) : 0, &rc);
+    /* mgrank(fts, w_path, w_symbol, w_body [, max chunk id [, phrases scored]]) */
+    struct stats *s = get_stats(api, fts, nval > 3 ? sqlite3_value_int64(val[3]) : 0,
+                                nval > 4 ? sqlite3_value_int(val[4]) : 0, &rc);
     if (!s) {
         sqlite3_result_error_code(ctx, rc);
         return;

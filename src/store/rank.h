@@ -1,6 +1,6 @@
 /* rank.h — the FTS5 ranking function "mgrank".
  *
- *   mgrank(chunks_fts, w_path, w_symbol, w_body [, max_chunk_id])
+ *   mgrank(chunks_fts, w_path, w_symbol, w_body [, max_chunk_id [, nscored]])
  *
  * BM25 (k1 = 1.2, b = 0.75) for detail=column tables, where FTS5's own bm25()
  * sees no term frequencies and returns 0: each query phrase counts once per
@@ -9,7 +9,9 @@
  * come from the chunk id, below; the path column is not length-normalised).
  * Returns the negated score (lower is better, like bm25()) so
  * `ORDER BY mgrank(...)` ranks best first. With max_chunk_id, the document
- * frequency of a term in over 10,000 rows is estimated from a sample.
+ * frequency of a term in over 10,000 rows is estimated from a sample. With
+ * nscored > 0 only the query's first nscored phrases count: the rest only
+ * select rows (`(a OR b OR c) AND (a OR b)` ranks by a, b and c once).
  */
 #ifndef MG_RANK_H
 #define MG_RANK_H

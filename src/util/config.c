@@ -25,6 +25,7 @@ static const struct key {
     {"chunk_max_bytes", K_SIZE, offsetof(struct mg_config, chunk_max_bytes), 512, 1 << 20},
     {"search_limit", K_INT, offsetof(struct mg_config, search_limit), 1, 10000},
     {"search_max_limit", K_INT, offsetof(struct mg_config, search_max_limit), 1, 100000},
+    {"lexical_any_rows", K_INT, offsetof(struct mg_config, lexical_any_rows), 1, 100000000},
     {"listen", K_STR, offsetof(struct mg_config, listen), 1, sizeof(((struct mg_config *)0)->listen) - 1},
     {"allowed_origins", K_STR, offsetof(struct mg_config, allowed_origins), 0,
      sizeof(((struct mg_config *)0)->allowed_origins) - 1},
@@ -111,6 +112,7 @@ void mg_config_defaults(struct mg_config *c)
     c->chunk_max_lines = 150;
     c->chunk_max_bytes = 12 * 1024;
     c->search_limit = 20;
+    c->lexical_any_rows = 5000;
     c->search_max_limit = 1000;
     snprintf(c->listen, sizeof(c->listen), "%s", MG_DEFAULT_LISTEN);
     c->http_max_body = 1 << 20;

@@ -28,6 +28,7 @@ struct mg_config {
     size_t chunk_max_bytes;  /* ... or larger than this (default 12 KiB)        */
     int search_limit;        /* default result count (default 20)               */
     int search_max_limit;    /* the most results one search returns (default 1000) */
+    int lexical_any_rows;    /* the most rows the any-word fallback ranks (default 5000; search.c) */
     char listen[128];        /* `memgate serve` address (default 127.0.0.1:7077) */
     char allowed_origins[1024]; /* extra Origin values allowed on HTTP, comma-separated */
     size_t http_max_body;    /* largest HTTP request body (default 1 MiB) */

@@ -281,7 +281,14 @@ int mg_vset_add_blob(struct mg_vset *s, const unsigned char key[MG_VKEY_BYTES], 
         float nn = sqrtf((float)dot_i8_scalar(s->q + i * dim, s->q + i * dim, (int)dim)) * s->scale[i];
         if (nn > s->maxnorm) s->maxnorm = nn;
     }
-    if (n) s->files[s->nfiles++] = (struct mg_vfile){s->ids[s->n], (uint32_t)s->n, n};
+    if (n) {
+        int64_t lo = s->ids[s->n], min = lo, max = lo;
+        for (size_t i = s->n; i < s->n + n; i++) {
+            if (s->ids[i] < min) min = s->ids[i];
+            if (s->ids[i] > max) max = s->ids[i];
+        }
+        s->files[s->nfiles++] = (struct mg_vfile){lo, min, max, (uint32_t)s->n, n};
+    }
     s->n += n;
     free(p);
     return 0;
@@ -404,21 +411,64 @@ static const struct mg_vfile *find_file(const struct mg_vset *s, int64_t id)
     return s->nfiles ? &s->files[a ? a - 1 : 0] : NULL;
 }
 
-/* Visit the vector indexes of the candidates: every vector, or those whose
- * chunk id lies in one of the ranges. */
-#define FOR_CANDIDATES(s, r, nr, i, body)                                                               \
-    do {                                                                                                \
-        if (!(r)) {                                                                                     \
-            for (size_t i = 0; i < (s)->n; i++) body                                                    \
-        } else {                                                                                        \
-            for (size_t ri_ = 0; ri_ < (nr); ri_++) {                                                   \
-                const struct mg_vfile *f_ = find_file((s), (r)[ri_].lo);                                \
-                for (; f_ && f_ < (s)->files + (s)->nfiles && f_->lo <= (r)[ri_].hi; f_++)              \
-                    for (size_t i = f_->first; i < (size_t)f_->first + f_->count; i++)                  \
-                        if ((s)->ids[i] >= (r)[ri_].lo && (s)->ids[i] <= (r)[ri_].hi) body              \
-            }                                                                                           \
-        }                                                                                               \
-    } while (0)
+/* The candidates as runs of vector indexes [lo, hi): the vectors whose
+ * chunk ids lie in one of the ranges (all of them without ranges), adjacent
+ * runs merged. A scope leaving out a few directories is a few long runs,
+ * which scan at the speed of memory. */
+struct run {
+    size_t lo, hi;
+};
+
+static int candidate_runs(const struct mg_vset *s, const struct mg_vrange *r, size_t nr, struct run **out, size_t *n)
+{
+    size_t cap = r ? 64 : 1;
+    struct run *v = malloc(cap * sizeof(*v));
+    if (!v) return -1;
+    *n = 0;
+    if (!r) {
+        v[(*n)++] = (struct run){0, s->n};
+        *out = v;
+        return 0;
+    }
+    const struct mg_vfile *end_f = s->files + s->nfiles, *at = NULL;
+    for (size_t k = 0; k < nr; k++) {
+        /* the first file that may hold r[k].lo: walking on from the last one
+         * while the ranges ascend (a scope's do), else a binary search */
+        const struct mg_vfile *f;
+        if (at && k > 0 && r[k].lo >= r[k - 1].lo) {
+            f = at;
+            while (f + 1 < end_f && (f + 1)->lo <= r[k].lo) f++;
+        } else {
+            f = find_file(s, r[k].lo);
+        }
+        at = f;
+        for (; f && f < end_f && f->lo <= r[k].hi; f++) {
+            bool whole = f->min >= r[k].lo && f->max <= r[k].hi; /* the usual case: a range is one file's */
+            for (size_t i = f->first; i < (size_t)f->first + f->count; i++) {
+                if (!whole && (s->ids[i] < r[k].lo || s->ids[i] > r[k].hi)) continue;
+                size_t end = whole ? (size_t)f->first + f->count : i + 1;
+                if (*n && v[*n - 1].hi == i) {
+                    v[*n - 1].hi = end;
+                    i = end - 1;
+                    continue;
+                }
+                if (*n == cap) {
+                    struct run *nv = realloc(v, 2 * cap * sizeof(*v));
+                    if (!nv) {
+                        free(v);
+                        return -1;
+                    }
+                    v = nv;
+                    cap *= 2;
+                }
+                v[(*n)++] = (struct run){i, end};
+                i = end - 1;
+            }
+        }
+    }
+    *out = v;
+    return 0;
+}
 
 #define SCAN_THREADS_MAX 4
 #define SCAN_PER_THREAD 150000 /* candidates worth a thread */
@@ -427,8 +477,8 @@ struct scan_job {
     const struct mg_vset *s;
     const int8_t *qq;
     float qs;
-    const struct mg_vrange *r;  /* NULL: vectors [lo, hi) */
-    size_t nr, lo, hi;
+    const struct run *runs; /* the share: from runs[0].lo + skip to `count` vectors on */
+    size_t skip, count;
     struct heap h;
 };
 
@@ -438,39 +488,41 @@ static void *scan_main(void *arg)
     const struct mg_vset *s = j->s;
     int dim = s->dim;
     dot_fn dot = pick_dot();
-    if (j->r) {
-        FOR_CANDIDATES(s, j->r, j->nr, i, {
+    size_t left = j->count, skip = j->skip;
+    for (const struct run *u = j->runs; left > 0; u++) {
+        size_t lo = u->lo + skip, hi = u->hi - lo > left ? lo + left : u->hi;
+        skip = 0;
+        for (size_t i = lo; i < hi; i++)
             heap_push(&j->h, (int64_t)i, (float)dot(j->qq, s->q + i * (size_t)dim, dim) * j->qs * s->scale[i]);
-        });
-    } else {
-        for (size_t i = j->lo; i < j->hi; i++)
-            heap_push(&j->h, (int64_t)i, (float)dot(j->qq, s->q + i * (size_t)dim, dim) * j->qs * s->scale[i]);
+        left -= hi - lo;
     }
     return NULL;
 }
 
 /* The shortlist h (its k set) of the candidates by int8 score. */
-static int shortlist_scan(const struct mg_vset *s, const int8_t *qq, float qs, const struct mg_vrange *r, size_t nr,
+static int shortlist_scan(const struct mg_vset *s, const int8_t *qq, float qs, const struct run *runs, size_t nruns,
                           struct heap *h)
 {
-    size_t work = r ? 0 : s->n;
-    for (size_t i = 0; r && i < nr; i++) {
-        const struct mg_vfile *f = find_file(s, r[i].lo);
-        for (; f && f < s->files + s->nfiles && f->lo <= r[i].hi; f++) work += f->count;
-    }
+    size_t work = 0;
+    for (size_t i = 0; i < nruns; i++) work += runs[i].hi - runs[i].lo;
     static long cpus;
     if (!cpus) cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t nt = work / SCAN_PER_THREAD + 1;
     if (nt > (size_t)(cpus > 0 ? cpus : 1)) nt = (size_t)(cpus > 0 ? cpus : 1);
     if (nt > SCAN_THREADS_MAX) nt = SCAN_THREADS_MAX;
-    if (r && nt > nr) nt = nr ? nr : 1;
     struct scan_job jobs[SCAN_THREADS_MAX];
     pthread_t th[SCAN_THREADS_MAX];
     bool started[SCAN_THREADS_MAX] = {false};
     int rc = 0;
+    /* equal shares of the candidates: share t starts at candidate work * t / nt */
+    size_t u = 0, done = 0; /* runs[u] starts at candidate number `done` */
     for (size_t t = 0; t < nt; t++) {
-        jobs[t] = (struct scan_job){s, qq, qs, r ? r + nr * t / nt : NULL, r ? nr * (t + 1) / nt - nr * t / nt : 0,
-                                    s->n * t / nt, s->n * (t + 1) / nt, {NULL, 0, h->k}};
+        size_t from = work * t / nt, to = work * (t + 1) / nt;
+        while (u < nruns && done + (runs[u].hi - runs[u].lo) <= from) {
+            done += runs[u].hi - runs[u].lo;
+            u++;
+        }
+        jobs[t] = (struct scan_job){s, qq, qs, runs + u, from - done, to - from, {NULL, 0, h->k}};
         if (t == 0) {
             jobs[0].h = *h; /* the first share goes straight into h */
             continue;
@@ -503,7 +555,9 @@ long mg_vset_search(const struct mg_vset *s, const float *query, const struct mg
     struct heap h = {malloc(shortlist * sizeof(struct mg_vmatch)), 0, shortlist};
     struct heap top = {malloc((size_t)k * sizeof(struct mg_vmatch)), 0, (size_t)k};
     int8_t *qq = malloc((size_t)dim);
-    if (!h.v || !top.v || !qq) {
+    struct run *runs = NULL;
+    size_t nruns = 0;
+    if (!h.v || !top.v || !qq || candidate_runs(s, r, nr, &runs, &nruns) != 0) {
         free(h.v);
         free(top.v);
         free(qq);
@@ -520,10 +574,11 @@ long mg_vset_search(const struct mg_vset *s, const float *query, const struct mg
     float eps = (float)(sqrt(e2) * (s->maxnorm > 0 ? s->maxnorm : 1.0)) * 1.0001f + 1e-6f;
     /* 1. int8 scores of every candidate, a shortlist of the best (threads
      * share a large scan: it is bound by memory bandwidth) */
-    if (shortlist_scan(s, qq, qs, r, nr, &h) != 0) {
+    if (shortlist_scan(s, qq, qs, runs, nruns, &h) != 0) {
         free(h.v);
         free(top.v);
         free(qq);
+        free(runs);
         return -1;
     }
     /* 2. float scores of the shortlist */
@@ -535,9 +590,9 @@ long mg_vset_search(const struct mg_vset *s, const float *query, const struct mg
     /* 3. could a vector outside the shortlist beat the k-th? then score all in float */
     if (h.n == h.k && top.n > 0 && !(top.n == top.k && top.v[0].score > floor_approx + eps)) {
         top.n = 0;
-        FOR_CANDIDATES(s, r, nr, i, {
-            heap_push(&top, (int64_t)i, dot_f_i8(query, s->q + i * (size_t)dim, dim) * s->scale[i]);
-        });
+        for (size_t u = 0; u < nruns; u++)
+            for (size_t i = runs[u].lo; i < runs[u].hi; i++)
+                heap_push(&top, (int64_t)i, dot_f_i8(query, s->q + i * (size_t)dim, dim) * s->scale[i]);
     }
     size_t n = top.n;
     for (size_t j = 0; j < n; j++) out[j] = (struct mg_vmatch){s->ids[top.v[j].id], top.v[j].score};
@@ -545,6 +600,7 @@ long mg_vset_search(const struct mg_vset *s, const float *query, const struct mg
     free(h.v);
     free(top.v);
     free(qq);
+    free(runs);
     return (long)n;
 }
 

@@ -57,7 +57,8 @@ struct mg_vset {
     float *scale;
     int8_t *q;         /* n * dim */
     float maxnorm;     /* largest norm of a dequantised vector */
-    struct mg_vfile { int64_t lo; uint32_t first, count; } *files; /* sorted by lo */
+    /* per blob: its first id, the range of its ids, its vectors; sorted by lo */
+    struct mg_vfile { int64_t lo, min, max; uint32_t first, count; } *files;
     size_t nfiles, fcap;
     int refs;
 };

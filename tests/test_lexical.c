@@ -1,0 +1,163 @@
+/* test_lexical.c — lexical search's any-word step and the scope cache
+ * (search.c, search/scope.c), in process: the repos are indexed by the CLI,
+ * searched with mg_search, so the caches of one process are exercised. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixtures.h"
+#include "search/search.h"
+#include "store/catalog.h"
+#include "util/config.h"
+
+struct env {
+    char *repo, *home;
+    struct mg_config cfg;
+};
+
+static void index_repo(struct env *e)
+{
+    json_decref(mg_fx_run_json(NULL, e->home, (const char *const[]){"index", e->repo, "--name", "lx", "--json", NULL}));
+}
+
+static void open_env(struct env *e)
+{
+    e->repo = mg_t_tmpdir();
+    e->home = mg_t_tmpdir();
+    setenv("MEMGATE_HOME", e->home, 1);
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+}
+
+static void load_config(struct env *e)
+{
+    struct mg_err err = {0};
+    if (mg_config_load(&e->cfg, &err) != 0) FAIL("config: %s", err.msg);
+}
+
+/* The distinct paths of a search's results, sorted, joined by spaces. */
+static char *search_paths(struct env *e, const char *query, const char *const *globs, size_t nglobs)
+{
+    struct mg_err err = {0};
+    struct mg_repo *rv;
+    size_t nr;
+    const char *ids[1] = {"lx"};
+    if (mg_catalog_resolve(&e->cfg, ids, 1, NULL, &rv, &nr, &err) != 0) FAIL("resolve: %s", err.msg);
+    struct mg_search_req req = {.query = query, .mode = MG_MODE_LEXICAL, .limit = 50, .globs = globs, .nglobs = nglobs};
+    struct mg_results res;
+    if (mg_search(&e->cfg, rv, nr, &req, &res, &err) != 0) FAIL("search '%s': %s", query, err.msg);
+    const char *v[64];
+    size_t n = 0;
+    for (size_t i = 0; i < res.n && n < 64; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < n && !seen; j++) seen = strcmp(v[j], res.v[i].path) == 0;
+        if (!seen) v[n++] = res.v[i].path;
+    }
+    for (size_t i = 0; i < n; i++) /* insertion sort: a handful of paths */
+        for (size_t j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
+            const char *t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    char *out = calloc(1, 4096);
+    for (size_t i = 0; i < n; i++) {
+        if (i) strcat(out, " ");
+        strncat(out, v[i], 4096 - strlen(out) - 2);
+    }
+    mg_results_release(&res);
+    free(rv);
+    return out;
+}
+
+static void put(struct env *e, const char *path, const char *words)
+{
+    char text[512];
+    snprintf(text, sizeof(text), "/* %s */\nint f(void)\n{\n    return 0;\n}\n", words);
+    mg_t_write_str(e->repo, path, text);
+}
+
+TEST(any_word_step_ranks_the_rarest_words_rows)
+{
+    struct env e;
+    open_env(&e);
+    /* no file holds all three words; "walrus" is rare, "harbor" less so, "ocean" common */
+    put(&e, "rare.c", "walrus harbor");
+    for (int i = 0; i < 4; i++) {
+        char p[32];
+        snprintf(p, sizeof(p), "harbor%d.c", i);
+        put(&e, p, "harbor ocean");
+    }
+    for (int i = 0; i < 8; i++) {
+        char p[32];
+        snprintf(p, sizeof(p), "ocean%d.c", i);
+        put(&e, p, "ocean");
+    }
+    index_repo(&e);
+    load_config(&e);
+    /* within the budget: any word, every file holding one */
+    char *all = search_paths(&e, "walrus harbor ocean", NULL, 0);
+    ASSERT_CONTAINS(all, "rare.c");
+    ASSERT_CONTAINS(all, "harbor3.c");
+    ASSERT_CONTAINS(all, "ocean7.c");
+    free(all);
+    /* a budget of 5 rows: walrus (1) and harbor (5) together are 5 rows; ocean is left out */
+    e.cfg.lexical_any_rows = 5;
+    char *some = search_paths(&e, "walrus harbor ocean", NULL, 0);
+    ASSERT_EQ_STR(some, "harbor0.c harbor1.c harbor2.c harbor3.c rare.c");
+    free(some);
+    /* a budget of 2: walrus alone */
+    e.cfg.lexical_any_rows = 2;
+    char *one = search_paths(&e, "walrus harbor ocean", NULL, 0);
+    ASSERT_EQ_STR(one, "rare.c");
+    free(one);
+}
+
+TEST(any_word_step_with_only_common_words_takes_two_of_the_three_rarest)
+{
+    struct env e;
+    open_env(&e);
+    /* each word alone is in 4+ files; no file holds all three */
+    static const char *const files[][2] = {
+        {"ab.c", "apple banana"}, {"bc.c", "banana cherry"}, {"a1.c", "apple"}, {"a2.c", "apple"},
+        {"a3.c", "apple"},        {"b1.c", "banana"},        {"b2.c", "banana"}, {"c1.c", "cherry"},
+        {"c2.c", "cherry"},       {"c3.c", "cherry"},
+    };
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) put(&e, files[i][0], files[i][1]);
+    index_repo(&e);
+    load_config(&e);
+    e.cfg.lexical_any_rows = 3;
+    char *p = search_paths(&e, "apple banana cherry", NULL, 0);
+    ASSERT_EQ_STR(p, "ab.c bc.c");
+    free(p);
+}
+
+TEST(scope_cache_follows_a_new_index_run)
+{
+    struct env e;
+    open_env(&e);
+    put(&e, "src/one.c", "zebra");
+    put(&e, "docs/two.c", "zebra");
+    index_repo(&e);
+    load_config(&e);
+    const char *src[] = {"src/**"}, *docs[] = {"docs/**"};
+    char *p = search_paths(&e, "zebra", src, 1);
+    ASSERT_EQ_STR(p, "src/one.c");
+    free(p);
+    p = search_paths(&e, "zebra", docs, 1);
+    ASSERT_EQ_STR(p, "docs/two.c");
+    free(p);
+    /* a new file in scope, indexed while this process keeps the scope's ranges */
+    put(&e, "src/three.c", "zebra");
+    index_repo(&e);
+    p = search_paths(&e, "zebra", src, 1);
+    ASSERT_EQ_STR(p, "src/one.c src/three.c");
+    free(p);
+    /* ... and a file gone from it */
+    char gone[4096];
+    snprintf(gone, sizeof(gone), "%s/src/one.c", e.repo);
+    ASSERT_EQ_INT(unlink(gone), 0);
+    index_repo(&e);
+    p = search_paths(&e, "zebra", src, 1);
+    ASSERT_EQ_STR(p, "src/three.c");
+    free(p);
+}
