@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,30 +185,86 @@ static int embed_query(struct mg_embedder *e, const char *text, int dim, float *
     return 0;
 }
 
+struct mg_semantic_job {
+    struct mg_embedder *e;
+    struct mg_vstore *vs;
+    struct mg_scope *sc;
+    float *q;
+    int dim, k;
+    struct mg_vmatch *m; /* k */
+    long n;
+    struct mg_err err;
+    pthread_t th;
+    bool threaded;
+};
+
+static void job_free(struct mg_semantic_job *j)
+{
+    free(j->q);
+    free(j->m);
+    mg_scope_put(j->sc);
+    mg_vstore_close(&j->vs);
+    mg_embedder_free(&j->e);
+    free(j);
+}
+
+static void *job_run(void *arg)
+{
+    struct mg_semantic_job *j = arg;
+    if (j->sc && j->sc->nr == 0) j->n = 0; /* nothing in scope */
+    else j->n = j->vs->ops->search(j->vs, j->q, j->dim, j->sc ? j->sc->r : NULL, j->sc ? j->sc->nr : 0, j->k, j->m,
+                                   &j->err);
+    return NULL;
+}
+
+int mg_semantic_start(const struct mg_config *cfg, struct mg_db *d, const char *repo_id, const char *query,
+                      const struct mg_filter *f, int k, bool background, struct mg_semantic_job **out,
+                      struct mg_err *err)
+{
+    *out = NULL;
+    struct mg_semantic_job *j = calloc(1, sizeof(*j));
+    if (!j) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    j->k = k > 0 ? k : 1;
+    if (open_semantic(cfg, d, repo_id, &j->e, &j->vs, &j->dim, err) != 0) {
+        free(j);
+        return -1;
+    }
+    if (!(j->m = malloc((size_t)j->k * sizeof(*j->m)))) {
+        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        goto fail;
+    }
+    if (embed_query(j->e, query, j->dim, &j->q, err) != 0) goto fail;
+    /* the scope picks the candidate files before any vector is scored */
+    if (f && (f->globs || f->nlangs > 0) && mg_scope_get(d, f, &j->sc, err) != 0) goto fail;
+    if (background && j->vs->ops->pin) {
+        /* the scan needs memory only, once the vectors are pinned */
+        if (j->vs->ops->pin(j->vs, err) != 0) goto fail;
+        j->threaded = pthread_create(&j->th, NULL, job_run, j) == 0;
+    }
+    if (!j->threaded) job_run(j);
+    *out = j;
+    return 0;
+fail:
+    job_free(j);
+    return -1;
+}
+
+long mg_semantic_finish(struct mg_semantic_job *j, struct mg_vmatch *out, struct mg_err *err)
+{
+    if (j->threaded) pthread_join(j->th, NULL);
+    long n = j->n;
+    if (n < 0) *err = j->err;
+    else if (out && n > 0) memcpy(out, j->m, (size_t)n * sizeof(*out));
+    job_free(j);
+    return n;
+}
+
 long mg_semantic_topk(const struct mg_config *cfg, struct mg_db *d, const char *repo_id, const char *query,
                       const struct mg_filter *f, int k, struct mg_vmatch *out, struct mg_err *err)
 {
-    struct mg_embedder *e;
-    struct mg_vstore *vs;
-    int dim;
-    if (open_semantic(cfg, d, repo_id, &e, &vs, &dim, err) != 0) return -1;
-    float *q = NULL;
-    struct mg_scope *sc = NULL;
-    long n = -1;
-    if (embed_query(e, query, dim, &q, err) != 0) goto out;
-    if (f && (f->globs || f->nlangs > 0)) {
-        /* the scope picks the candidate files before any vector is scored */
-        if (mg_scope_get(d, f, &sc, err) != 0) goto out;
-        n = sc->nr ? vs->ops->search(vs, q, dim, sc->r, sc->nr, k, out, err) : 0;
-    } else {
-        n = vs->ops->search(vs, q, dim, NULL, 0, k, out, err);
-    }
-out:
-    free(q);
-    mg_scope_put(sc);
-    mg_vstore_close(&vs);
-    mg_embedder_free(&e);
-    return n;
+    struct mg_semantic_job *j;
+    if (mg_semantic_start(cfg, d, repo_id, query, f, k, false, &j, err) != 0) return -1;
+    return mg_semantic_finish(j, out, err);
 }
 
 int mg_semantic_score(const struct mg_config *cfg, struct mg_db *d, const char *repo_id, const char *text,

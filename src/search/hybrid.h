@@ -47,6 +47,18 @@ size_t mg_query_content_words(const char *q, size_t max, char *out, size_t cap);
 long mg_semantic_topk(const struct mg_config *cfg, struct mg_db *d, const char *repo_id, const char *query,
                       const struct mg_filter *f, int k, struct mg_vmatch *out, struct mg_err *err);
 
+/* The same in two steps, so that other work can run while the vectors are
+ * scanned: start does all that needs the database (the embedder, the scope,
+ * the store's vectors pinned in memory) and, with background, scans on a
+ * thread of its own; finish waits for the scan, copies its results to out
+ * (k entries) and frees the job. A started job must be finished. start: 0,
+ * or -1 with err set (as above); finish: the count, or -1 with err set. */
+struct mg_semantic_job;
+int mg_semantic_start(const struct mg_config *cfg, struct mg_db *d, const char *repo_id, const char *query,
+                      const struct mg_filter *f, int k, bool background, struct mg_semantic_job **job,
+                      struct mg_err *err);
+long mg_semantic_finish(struct mg_semantic_job *job, struct mg_vmatch *out, struct mg_err *err);
+
 /* Embed text and score the given chunks of one repo (cosine; NAN for a
  * chunk without a vector). 0, or -1 with err set (no_embeddings as above). */
 int mg_semantic_score(const struct mg_config *cfg, struct mg_db *d, const char *repo_id, const char *text,

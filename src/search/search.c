@@ -495,27 +495,32 @@ static int search_lexical(struct ctx *c, int limit)
     return found < 0 ? -1 : 0;
 }
 
-/* Semantic: the top chunks by cosine, as lexical-style hits. 1 when the
- * repo has no vectors and !required (hybrid goes on without them). */
-static int search_semantic(struct ctx *c, int limit, bool required)
+/* Semantic: the top chunks by cosine, as lexical-style hits, in two steps
+ * (hybrid runs its other searches while the vectors are scanned). start: 0,
+ * 1 when the repo has no vectors and !required (hybrid goes on without
+ * them), -1 on error. */
+static int semantic_start(struct ctx *c, int limit, bool required, bool background, struct mg_semantic_job **job)
 {
-    struct mg_vmatch *m = malloc((size_t)limit * sizeof(*m));
-    if (!m) return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
-    struct mg_err e = {0};
-    long n = mg_semantic_topk(c->cfg, c->d, c->repo->id, c->q->query, &c->filter, limit, m, &e);
-    if (n < 0) {
-        free(m);
-        /* hybrid goes on by words when the repo has no vectors or the endpoint is down */
-        if (!required && e.code &&
-            (strcmp(e.code, MG_E_NO_EMBEDDINGS) == 0 || strcmp(e.code, MG_E_EMBED_UNAVAILABLE) == 0))
-            return 1;
-        *c->err = e;
-        return -1;
-    }
-    sqlite3_stmt *row = NULL;
-    int rc = 0;
+    *job = NULL;
     if (c->nqtok == 0 && mg_tokenize(c->q->query, strlen(c->q->query), qtok_cb, c) != 0)
-        rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    struct mg_err e = {0};
+    if (mg_semantic_start(c->cfg, c->d, c->repo->id, c->q->query, &c->filter, limit, background, job, &e) == 0)
+        return 0;
+    /* hybrid goes on by words when the repo has no vectors or the endpoint is down */
+    if (!required && e.code && (strcmp(e.code, MG_E_NO_EMBEDDINGS) == 0 || strcmp(e.code, MG_E_EMBED_UNAVAILABLE) == 0))
+        return 1;
+    *c->err = e;
+    return -1;
+}
+
+static int semantic_finish(struct ctx *c, struct mg_semantic_job *job, int limit)
+{
+    struct mg_vmatch *m = malloc((size_t)(limit > 0 ? limit : 1) * sizeof(*m));
+    long n = mg_semantic_finish(job, m, c->err);
+    if (!m) return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    sqlite3_stmt *row = NULL;
+    int rc = n < 0 ? -1 : 0;
     if (rc == 0 && n > 0 &&
         mg_db_prepare(c->d, "SELECT " HIT_COLS " FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?",
                       &row, c->err) != 0)
@@ -531,9 +536,17 @@ static int search_semantic(struct ctx *c, int limit, bool required)
     return rc;
 }
 
+static int search_semantic(struct ctx *c, int limit, bool required)
+{
+    struct mg_semantic_job *job;
+    int rc = semantic_start(c, limit, required, false, &job);
+    return rc != 0 ? rc : semantic_finish(c, job, limit);
+}
+
 static int search_symbol(struct ctx *c, int limit);
 
-/* Hybrid: lexical, symbol and semantic lists fused by rank (hybrid.h). */
+/* Hybrid: lexical, symbol and semantic lists fused by rank (hybrid.h); the
+ * vectors are scanned on a thread of their own meanwhile. */
 static int search_hybrid(struct ctx *c, int limit)
 {
     struct mg_results *final = c->out;
@@ -541,12 +554,11 @@ static int search_hybrid(struct ctx *c, int limit)
     struct mg_results lex = {.mode = "lexical"}, sym = {.mode = "symbol"}, sem = {.mode = "semantic"};
     int depth = limit < 20 ? 20 : limit;
     c->base = 0;
-    c->out = &sem;
-    int rc = search_semantic(c, depth, false);
+    struct mg_semantic_job *job;
+    int rc = semantic_start(c, depth, false, true, &job);
     if (rc == 1) { /* no vectors here: this repo is searched by words only */
         c->out = final;
         c->base = base;
-        mg_results_release(&sem);
         return search_lexical(c, limit);
     }
     if (rc == 0) {
@@ -567,10 +579,16 @@ static int search_hybrid(struct ctx *c, int limit)
             lex.mode = "lexical";
         }
         free(words);
-    }
-    if (rc == 0) {
-        c->out = &sym;
-        rc = search_symbol(c, depth);
+        if (rc == 0) {
+            c->out = &sym;
+            rc = search_symbol(c, depth);
+        }
+        /* (a started scan is always waited for) */
+        struct mg_err first = *c->err;
+        c->out = &sem;
+        int sr = semantic_finish(c, job, depth);
+        if (rc == 0) rc = sr;
+        else *c->err = first;
     }
     c->out = final;
     c->base = base;
@@ -929,7 +947,7 @@ static int search_symbol(struct ctx *c, int limit)
             /* (an FTS5 ranking function may not sit inside an aggregate:
              * rank in a materialized CTE, group outside it) */
             if (mg_db_prepare(c->d, "WITH m AS MATERIALIZED (SELECT c.symbol AS symbol, "
-                                    "mgrank(chunks_fts, 0.0, 1.0, 0.0) AS r "
+                                    "mgrank(chunks_fts, 0.0, 1.0, 0.0, (SELECT max(id) FROM chunks)) AS r "
                                     "FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
                                     "WHERE chunks_fts MATCH ?1 AND c.symbol IS NOT NULL) "
                                     "SELECT symbol, min(r) AS r FROM m GROUP BY symbol ORDER BY r, length(symbol) "

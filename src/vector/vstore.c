@@ -683,6 +683,7 @@ struct builtin_store {
     char repo[128];
     unsigned char key[MG_VKEY_BYTES];
     sqlite3_stmt *put;
+    struct mg_vset *pinned; /* the vectors search uses, once pinned */
 };
 
 int mg_vstore_schema(struct mg_db *d, struct mg_err *err)
@@ -725,8 +726,9 @@ static long bs_search(struct mg_vstore *vs, const float *q, int dim, const struc
                       struct mg_vmatch *out, struct mg_err *err)
 {
     struct builtin_store *s = vs->self;
-    struct mg_vset *set;
-    if (vset_get(s->d, s->repo, s->key, &set, err) != 0) return -1;
+    struct mg_vset *set = s->pinned;
+    if (set) __atomic_add_fetch(&set->refs, 1, __ATOMIC_ACQ_REL);
+    else if (vset_get(s->d, s->repo, s->key, &set, err) != 0) return -1;
     long n = 0;
     if (set->n && set->dim != dim)
         n = mg_err_set(err, MG_E_NO_EMBEDDINGS, "the vectors of repo '%s' have %d dimensions, the query %d; index "
@@ -752,15 +754,22 @@ static int bs_score(struct mg_vstore *vs, const float *q, int dim, const int64_t
     return rc;
 }
 
+static int bs_pin(struct mg_vstore *vs, struct mg_err *err)
+{
+    struct builtin_store *s = vs->self;
+    return s->pinned ? 0 : vset_get(s->d, s->repo, s->key, &s->pinned, err);
+}
+
 static void bs_close(struct mg_vstore *vs)
 {
     struct builtin_store *s = vs->self;
+    mg_vset_release(&s->pinned);
     sqlite3_finalize(s->put);
     sodium_memzero(s->key, sizeof(s->key));
     free(s);
 }
 
-static const struct mg_vstore_ops builtin_store_ops = {bs_put, bs_prune, bs_search, bs_score, bs_close};
+static const struct mg_vstore_ops builtin_store_ops = {bs_put, bs_prune, bs_search, bs_score, bs_close, bs_pin};
 
 int mg_vstore_builtin_open(struct mg_db *d, const char *repo_id, const unsigned char key[MG_VKEY_BYTES],
                            struct mg_vstore **out, struct mg_err *err)

@@ -99,6 +99,9 @@ struct mg_vstore_ops {
     int (*score)(struct mg_vstore *s, const float *q, int dim, const int64_t *ids, size_t n, float *scores,
                  struct mg_err *err);
     void (*close)(struct mg_vstore *s);
+    /* read now what search needs from the database, so that search uses the
+     * handle no more and may run on another thread (hybrid search does) */
+    int (*pin)(struct mg_vstore *s, struct mg_err *err);
 };
 struct mg_vstore {
     const struct mg_vstore_ops *ops;
