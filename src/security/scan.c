@@ -1082,15 +1082,21 @@ struct scan {
     size_t line_s, line_e;
 };
 
+/* ASCII lower case (tolower() is a call per byte, and locale-dependent) */
+static inline unsigned char lower(unsigned char c)
+{
+    return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
+}
+
 /* Case-insensitive: does [p, p+n) contain the lower-case word kw? */
 static bool has_word(const char *p, size_t n, const char *kw)
 {
     size_t k = strlen(kw);
     if (k > n) return false;
     for (size_t i = 0; i + k <= n; i++) {
-        if (tolower((unsigned char)p[i]) != kw[0]) continue;
+        if (lower((unsigned char)p[i]) != (unsigned char)kw[0]) continue;
         size_t j = 1;
-        while (j < k && tolower((unsigned char)p[i + j]) == kw[j]) j++;
+        while (j < k && lower((unsigned char)p[i + j]) == (unsigned char)kw[j]) j++;
         if (j == k) return true;
     }
     return false;
@@ -1167,13 +1173,14 @@ static int add_hit(struct scan *sc, uint32_t rule, size_t a, size_t b)
 /* Search rule id's pattern in the window [ws, we) from where its last match
  * ended (matches of one rule never overlap); a match with the secret's group
  * and one of the rule's keywords is a candidate (finding() checks the rest
- * later, for the candidates that can be kept). The search stops after the
+ * later, for the candidates that can be kept); for a keyword hit, kw_start is
+ * where the keyword starts (stop is its end), else SIZE_MAX. The search stops after the
  * first match that ends at or after `stop`, the end of the first-pass hit: a
  * later match ends after that one, so the first pass has a hit for it still
  * to come (its keyword, or its end under the prefilter) that resumes the
  * search. A window searched to its end is remembered, and the hits that
  * follow inside it are skipped. */
-static int confirm(struct scan *sc, uint32_t id, size_t ws, size_t we, size_t stop)
+static int confirm(struct scan *sc, uint32_t id, size_t ws, size_t we, size_t stop, size_t kw_start)
 {
     const struct rule *r = &sc->s->rules[id];
     size_t *resume = &sc->sl->resume[id];
@@ -1192,7 +1199,8 @@ static int confirm(struct scan *sc, uint32_t id, size_t ws, size_t we, size_t st
             if (r->group[i] < rc && ov[2 * r->group[i]] != PCRE2_UNSET) g = r->group[i];
         size_t a = ws + ov[2 * g], b = ws + ov[2 * g + 1];
         bool keep = !(r->ngroup && !g && r->group[0] != 0) && b > a; /* else none of the groups took part */
-        if (keep) {
+        bool holds_hit = kw_start != SIZE_MAX && ws + m0 <= kw_start && stop <= ws + m1; /* the hit's keyword */
+        if (keep && !holds_hit) {
             keep = false;
             for (size_t k = 0; k < r->nkw && !keep; k++) keep = has_word(w + m0, m1 - m0, r->kw[k]);
         }
@@ -1219,7 +1227,7 @@ static int prefilter_hit(struct scan *sc, uint32_t id, size_t end)
     }
     /* ... and on to the end of the line (capped), so the hits that follow on a long line are skipped */
     size_t we = line_end(sc->buf, end, sc->len - end > MG_SCAN_WINDOW_MAX ? end + MG_SCAN_WINDOW_MAX : sc->len);
-    return confirm(sc, id, ws, we, end);
+    return confirm(sc, id, ws, we, end, SIZE_MAX);
 }
 
 /* An occurrence of keyword e ending at ke: confirm each rule (found by
@@ -1249,7 +1257,7 @@ static int keyword_hit(struct scan *sc, const struct kwent *e, size_t ke)
          * a prefilter hit), else each keyword on a long line would search the
          * next 16 KiB again */
         if (we <= sc->sl->searched[rid] || (we < sc->line_e && ke <= sc->sl->searched[rid])) continue;
-        if (confirm(sc, rid, ws, we, ke)) return 1;
+        if (confirm(sc, rid, ws, we, ke, ks)) return 1;
     }
     return 0;
 }
