@@ -160,6 +160,15 @@ struct kwent {
     size_t nrules;
 };
 
+/* A first-pass hit, kept until FP_BATCH of them are confirmed together:
+ * Vectorscan then runs with its state in the cache, not evicted by PCRE2
+ * after every hit. */
+struct fp_hit {
+    uint32_t id;
+    size_t to;
+};
+#define FP_BATCH 512
+
 struct slot {
     struct slot *next;
     hs_scratch_t *scratch;
@@ -167,6 +176,7 @@ struct slot {
     pcre2_match_data *md;
     size_t *resume;      /* per rule: where its next match may start (the end of its last one) */
     size_t *searched;    /* per rule: end of a window searched to its end from resume[] without a match */
+    struct fp_hit *fh;   /* first-pass hits not yet confirmed (FP_BATCH) */
 };
 
 struct mg_scanner {
@@ -235,6 +245,7 @@ void mg_scanner_free(struct mg_scanner *s)
         if (s->pool->ascratch) hs_free_scratch(s->pool->ascratch);
         pcre2_match_data_free(s->pool->md);
         free(s->pool->resume);
+        free(s->pool->fh);
         free(s->pool);
         s->pool = n;
     }
@@ -1043,11 +1054,13 @@ static struct slot *slot_get(const struct mg_scanner *cs)
     bool aok = !s->aproto || hs_clone_scratch(s->aproto, &sl->ascratch) == HS_SUCCESS;
     sl->md = pcre2_match_data_create(100, NULL);
     if ((sl->resume = calloc(2 * s->nrules, sizeof(size_t)))) sl->searched = sl->resume + s->nrules;
-    if (!sl->scratch || !aok || !sl->md || !sl->resume) {
+    sl->fh = malloc(FP_BATCH * sizeof(*sl->fh));
+    if (!sl->scratch || !aok || !sl->md || !sl->resume || !sl->fh) {
         if (sl->scratch) hs_free_scratch(sl->scratch);
         if (sl->ascratch) hs_free_scratch(sl->ascratch);
         pcre2_match_data_free(sl->md);
         free(sl->resume);
+        free(sl->fh);
         free(sl);
         return NULL;
     }
@@ -1078,6 +1091,7 @@ struct scan {
     struct hit *v;
     size_t n, cap;
     bool oom;
+    size_t nfh;          /* first-pass hits in sl->fh */
     bool line_ok;        /* line_s, line_e: the whole line of the last keyword hit */
     size_t line_s, line_e;
 };
@@ -1262,13 +1276,27 @@ static int keyword_hit(struct scan *sc, const struct kwent *e, size_t ke)
     return 0;
 }
 
+/* Confirm the first-pass hits kept so far, in the order they came (that of
+ * their ends). Nonzero: out of memory, stop. */
+static int flush_hits(struct scan *sc)
+{
+    for (size_t i = 0; i < sc->nfh; i++) {
+        const struct fp_hit *h = &sc->sl->fh[i];
+        int rc = h->id < sc->s->nrules ? prefilter_hit(sc, h->id, h->to)
+                                       : keyword_hit(sc, &sc->s->kws[h->id - sc->s->nrules], h->to);
+        if (rc) return rc;
+    }
+    sc->nfh = 0;
+    return 0;
+}
+
 static int on_first_pass(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags, void *ctx)
 {
     (void)from;
     (void)flags;
     struct scan *sc = ctx;
-    if (id < sc->s->nrules) return prefilter_hit(sc, id, (size_t)to);
-    return keyword_hit(sc, &sc->s->kws[id - sc->s->nrules], (size_t)to);
+    sc->sl->fh[sc->nfh++] = (struct fp_hit){id, (size_t)to};
+    return sc->nfh == FP_BATCH ? flush_hits(sc) : 0;
 }
 
 /* ---- 7. overlaps, reporting, redaction ------------------------------------- */
@@ -1305,6 +1333,7 @@ static int scan_run(const struct mg_scanner *s, const char *buf, size_t len, str
     if (!(sc->sl = slot_get(s))) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory for scanner scratch space");
     memset(sc->sl->resume, 0, 2 * s->nrules * sizeof(size_t)); /* and searched */
     hs_error_t he = hs_scan(s->db, buf, (unsigned int)len, 0, sc->sl->scratch, on_first_pass, sc);
+    if (he == HS_SUCCESS) flush_hits(sc);
     if (sc->oom || (he != HS_SUCCESS && he != HS_SCAN_TERMINATED)) {
         slot_put(s, sc->sl);
         free(sc->v);
