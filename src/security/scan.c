@@ -1187,13 +1187,13 @@ static int add_hit(struct scan *sc, uint32_t rule, size_t a, size_t b)
 /* Search rule id's pattern in the window [ws, we) from where its last match
  * ended (matches of one rule never overlap); a match with the secret's group
  * and one of the rule's keywords is a candidate (finding() checks the rest
- * later, for the candidates that can be kept); for a keyword hit, kw_start is
- * where the keyword starts (stop is its end), else SIZE_MAX. The search stops after the
+ * later, for the candidates that can be kept). The search stops after the
  * first match that ends at or after `stop`, the end of the first-pass hit: a
  * later match ends after that one, so the first pass has a hit for it still
  * to come (its keyword, or its end under the prefilter) that resumes the
  * search. A window searched to its end is remembered, and the hits that
- * follow inside it are skipped. */
+ * follow inside it are skipped. For a keyword hit, kw_start is where the
+ * keyword starts (stop is its end), else SIZE_MAX. */
 static int confirm(struct scan *sc, uint32_t id, size_t ws, size_t we, size_t stop, size_t kw_start)
 {
     const struct rule *r = &sc->s->rules[id];
@@ -1225,9 +1225,10 @@ static int confirm(struct scan *sc, uint32_t id, size_t ws, size_t we, size_t st
     return 0;
 }
 
-/* A prefilter hit of rule `id` (a rule with a common keyword) ending at `to`.
- * The window: the rule's `lines` lines ending with the hit's line, and on to
- * the end of that line, at most MG_SCAN_WINDOW_MAX bytes either side. */
+/* A prefilter hit of rule `id` (one with a common keyword, or multi-line)
+ * ending at `end`. The window: the rule's `lines` lines ending with the
+ * hit's line, and on to the end of that line, at most MG_SCAN_WINDOW_MAX
+ * bytes either side. */
 static int prefilter_hit(struct scan *sc, uint32_t id, size_t end)
 {
     const struct rule *r = &sc->s->rules[id];
