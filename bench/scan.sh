@@ -108,7 +108,7 @@ cat <<REPORT
 ## Secret scanner — $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -m)
 
 Machine reference (same run): sha256 on one core ${ref_sha} MB/s.
-One thread, built-in rules ($(kv rules "$work/inc.txt")), Vectorscan prefilter + PCRE2 confirmation,
+One thread, built-in rules ($(kv rules "$work/inc.txt")), Vectorscan first pass (keywords, prefilter) + PCRE2 confirmation,
 files read into memory first; rules compiled once in $(kv compile_ms "$work/inc.txt") ms (not in the rates).
 
 | corpus | files | MB | best MB/s | median MB/s | MB/s on CPU time | findings |

@@ -270,6 +270,147 @@ TEST(scan_entropy_and_allowlists)
     mg_scanner_free(c);
 }
 
+/* ---- the first pass: keywords and prefilter find the same ------------------------------- */
+
+/* Every finding of the corpus (rule, start, end, as text) into out. */
+static int first_pass_cb(const struct mg_finding *f, void *ud)
+{
+    mg_buf_addf(ud, "%s %zu %zu\n", f->rule, f->start, f->end);
+    return 0;
+}
+
+static void first_pass_scan(const struct mg_scanner *s, const char *buf, size_t n, struct mg_buf *out)
+{
+    struct mg_err err = {0};
+    if (mg_scan(s, buf, n, first_pass_cb, out, &err) < 0) FAIL("mg_scan: %s", err.msg);
+}
+
+static const struct mg_scanner *fp_all, *fp_pre;
+static struct mg_buf fp_a, fp_b;
+static long fp_files, fp_findings;
+
+/* A corpus file and variants of it (lines joined, CRLF, doubled) scanned by
+ * both scanners: the findings must be the same. */
+static int first_pass_walk(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)ftw;
+    if (flag != FTW_F || !S_ISREG(st->st_mode)) return 0;
+    FILE *f = fopen(p, "rb");
+    if (!f) FAIL("open %s", p);
+    size_t n = (size_t)st->st_size;
+    char *buf = malloc(3 * n + 2), *v = malloc(3 * n + 2);
+    if (fread(buf, 1, n, f) != n) FAIL("read %s", p);
+    fclose(f);
+    for (int variant = 0; variant < 4; variant++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (variant == 1 && buf[i] == '\n' && i % 3 == 0) { v[m++] = ' '; continue; } /* some lines joined */
+            if (variant == 2 && buf[i] == '\n') v[m++] = '\r';
+            v[m++] = buf[i];
+        }
+        if (variant == 3) { /* the file twice, as one line the second time */
+            v[m++] = '\n';
+            for (size_t i = 0; i < n; i++) v[m++] = buf[i] == '\n' ? ';' : buf[i];
+        }
+        mg_buf_reset(&fp_a);
+        mg_buf_reset(&fp_b);
+        first_pass_scan(fp_all, v, m, &fp_a);
+        first_pass_scan(fp_pre, v, m, &fp_b);
+        if (strcmp(fp_a.p, fp_b.p) != 0)
+            FAIL("%s (variant %d): keywords found\n%s\nthe prefilter alone found\n%s", p, variant, fp_a.p, fp_b.p);
+        for (const char *q = fp_a.p; *q; q++) fp_findings += *q == '\n';
+    }
+    fp_files++;
+    free(buf);
+    free(v);
+    return 0;
+}
+
+TEST(scan_first_pass_keywords)
+{
+    /* The built-in rules, and the same with one more keyword on every rule,
+     * a word found nowhere: used by every rule, it is common, so every rule
+     * is found by its prefiltered pattern alone (and the keyword check is
+     * unchanged). A finding the keyword pass dropped would differ. */
+    size_t len;
+    const char *text = mg_scanner_builtin_rules(&len);
+    struct mg_buf r;
+    mg_buf_init(&r, 8u << 20);
+    for (const char *l = text; l < text + len;) {
+        const char *e = memchr(l, '\n', (size_t)(text + len - l));
+        size_t k = e ? (size_t)(e - l) : (size_t)(text + len - l);
+        mg_buf_add(&r, l, k);
+        if (k > 8 && strncmp(l, "keywords", 8) == 0) mg_buf_addf(&r, ", qqnowhereqq");
+        mg_buf_add(&r, "\n", 1);
+        l += k + 1;
+    }
+    struct mg_scanner *pre = NULL;
+    struct mg_err err = {0};
+    if (mg_scanner_new(r.p, r.len, &pre, &err) != 0) FAIL("%s", err.msg);
+    mg_buf_release(&r);
+    fp_all = dflt();
+    fp_pre = pre;
+    mg_buf_init(&fp_a, 1 << 24);
+    mg_buf_init(&fp_b, 1 << 24);
+    if (nftw(corpus_root, first_pass_walk, 16, FTW_PHYS) != 0) FAIL("walking %s", corpus_root);
+    printf("first pass: %ld files x 4 variants, %ld findings, the same either way\n", fp_files, fp_findings);
+    ASSERT_GE_INT(fp_findings, 4 * 200);
+    mg_buf_release(&fp_a);
+    mg_buf_release(&fp_b);
+    mg_scanner_free(pre);
+
+    /* Rules found by keywords: a keyword two rules share; the keyword after
+     * the secret, in either case; several matches on a line; a line longer
+     * than the window cap with keywords all along it. */
+    const char *rules = "rule digits\ndescription = d\nkeywords = zork_\npattern = \\b(zork_[0-9]{6})\\b\ngroup = 1\n"
+                        "rule letters\ndescription = l\nkeywords = zork_\npattern = \\b(zork_[a-z]{6})\\b\ngroup = 1\n"
+                        "rule suffix\ndescription = s\nkeywords = _plugh\npattern = (?i)\\b([A-Z0-9]{10})_plugh\\b\ngroup = 1\n";
+    struct mg_scanner *c = NULL;
+    if (mg_scanner_new(rules, strlen(rules), &c, &err) != 0) FAIL("%s", err.msg);
+    struct got g = scan_str(c, "a zork_123456 b zork_abcdef c zork_654321\nZORK_999999 and 7GQ2KX9PLM_plugh, 7gq2kx9plm_PLUGH\n");
+    ASSERT_EQ_INT(g.n, 5); /* (the pattern is case-sensitive: ZORK_999999 has the keyword, not a match) */
+    ASSERT_EQ_STR(g.rule[0], "digits");
+    ASSERT_EQ_STR(g.rule[1], "letters");
+    ASSERT_EQ_STR(g.rule[2], "digits");
+    ASSERT_EQ_INT(g.line[3], 2);
+    ASSERT_EQ_STR(g.rule[3], "suffix");
+    ASSERT_EQ_STR(g.rule[4], "suffix");
+    size_t n = 100000;
+    char *line = malloc(n + 64);
+    for (size_t i = 0; i < n; i++) line[i] = i % 50 < 5 ? "zork_"[i % 50] : 'x'; /* a keyword every 50 bytes */
+    memcpy(line + n - 40, " zork_424242 ", 13);
+    memcpy(line + 20000, " zork_171717 ", 13);
+    line[n] = 0;
+    g = scan_str(c, line);
+    ASSERT_EQ_INT(g.n, 2);
+    ASSERT_EQ_INT(g.start[0], 20001);
+    ASSERT_EQ_INT(g.start[1], n - 39);
+    free(line);
+    mg_scanner_free(c);
+
+    /* Built-in multi-line rules keep their prefilter: a PuTTY key (its
+     * keyword on its first line only), and a PEM key after a comment that
+     * names it a few lines before. */
+    const struct mg_scanner *s = dflt();
+    g = scan_str(s, "# the rsa private key below is a fixture\n\n"
+                    "-----BEGIN RSA PRIVATE KEY-----\n"
+                    "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n"
+                    "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n"
+                    "-----END RSA PRIVATE KEY-----\n");
+    ASSERT_EQ_INT(g.n, 1);
+    ASSERT_EQ_STR(g.rule[0], "private-key-rsa");
+    ASSERT_EQ_INT(g.line[0], 3);
+    FILE *f = fopen("tests/secrets/corpus/keys/jumphost.ppk", "rb");
+    if (!f) FAIL("tests/secrets/corpus/keys/jumphost.ppk is missing");
+    char ppk[4096];
+    size_t k = fread(ppk, 1, sizeof(ppk) - 1, f);
+    fclose(f);
+    ppk[k] = 0;
+    g = scan_str(s, ppk);
+    ASSERT_EQ_INT(g.n, 1);
+    ASSERT_EQ_STR(g.rule[0], "private-key-putty");
+}
+
 /* ---- overlaps --------------------------------------------------------------------------- */
 
 TEST(scan_overlaps)

@@ -5,10 +5,13 @@
  *   1. small helpers: severity names, entropy, masking
  *   2. the rule set in memory
  *   3. the rules-file parser
- *   4. compiling: PCRE2 per rule, one Vectorscan database for all
+ *   4. compiling: PCRE2 per rule; the first pass, one Vectorscan database of
+ *      the rules' keywords (literals) and of the patterns (prefilter) of the
+ *      rules whose keywords are too common to go by
  *   5. the pool of per-scan state (Vectorscan scratch, PCRE2 match data)
- *   6. scanning: Vectorscan hit -> window -> PCRE2 -> keyword, entropy, allowlists
- *   7. overlaps, reporting, redaction
+ *   6. scanning: first-pass hit -> window -> PCRE2 -> keyword -> candidate
+ *   7. overlaps (entropy and allowlists checked on the candidates that can
+ *      be kept), reporting, redaction
  *   8. the built-in rule set
  */
 #include "security/scan.h"
@@ -61,12 +64,13 @@ double mg_shannon_entropy(const char *s, size_t n)
     if (n == 0) return 0;
     pthread_once(&clog_once, clog_init);
     size_t count[256];
-    unsigned char seen[256];
+    unsigned char seen[257];
     int nseen = 0;
     memset(count, 0, sizeof(count));
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) { /* without a branch: a random secret would mispredict it */
         unsigned char c = (unsigned char)s[i];
-        if (count[c]++ == 0) seen[nseen++] = c;
+        seen[nseen] = c;
+        nseen += count[c]++ == 0;
     }
     double sum = 0;
     for (int i = 0; i < nseen; i++) {
@@ -112,13 +116,12 @@ struct rx {
 };
 
 /* The allowlist regexes one rule applies (its own and those of the lists it
- * uses) on the secret, or on its line. A regex that can only match at the
- * start of a line (PCRE2 tells) costs PCRE2 one attempt per line: it stays a
- * PCRE2 program in `extra` (borrowed from its list). The others would be
- * tried at every byte: those Vectorscan runs exactly are one Vectorscan
- * database (`db`; any match allows), scanned once; the rest (back-references,
- * lookarounds, ...) also stay in `extra`. Rules with the same lists share
- * their asets. */
+ * uses) on the secret, or on its line. Those Vectorscan runs exactly are one
+ * Vectorscan database (`db`; any match allows), scanned once: anchored ones
+ * (^...) too, as one PCRE2 call costs about what one scan of the whole
+ * database does. The rest (back-references, lookarounds, ...) stay PCRE2
+ * programs in `extra` (borrowed from their lists). Rules with the same lists
+ * share their asets. */
 struct aset {
     hs_database_t *db;
     struct rx *extra;
@@ -138,6 +141,7 @@ struct rule {
     int ngroup;          /* 0 = the whole match */
     double entropy;      /* minimum Shannon entropy of the secret, bits/byte */
     int lines;           /* how many lines a match may span (window size) */
+    bool bykw;           /* first pass: its keywords (else its pattern, prefiltered) */
     pcre2_code *re;
     bool jit;            /* re was JIT-compiled */
     struct alist own;
@@ -147,12 +151,32 @@ struct rule {
     const struct aset *asec, *aline; /* all of the above, merged (compile_allow) */
 };
 
+/* One keyword of the first pass and the rules (found by their keywords)
+ * that list it. */
+struct kwent {
+    const char *kw;      /* a rule's, lower-case */
+    size_t len;
+    uint32_t *rules;
+    size_t nrules;
+};
+
+/* A first-pass hit, kept until FP_BATCH of them are confirmed together:
+ * Vectorscan then runs with its state in the cache, not evicted by PCRE2
+ * after every hit. */
+struct fp_hit {
+    uint32_t id;
+    size_t to;
+};
+#define FP_BATCH 512
+
 struct slot {
     struct slot *next;
     hs_scratch_t *scratch;
-    hs_scratch_t *ascratch; /* for the allowlist databases, scanned inside the main scan's callback */
+    hs_scratch_t *ascratch; /* for the allowlist databases */
     pcre2_match_data *md;
-    size_t *covered;     /* per rule: window end already confirmed */
+    size_t *resume;      /* per rule: where its next match may start (the end of its last one) */
+    size_t *searched;    /* per rule: end of a window searched to its end from resume[] without a match */
+    struct fp_hit *fh;   /* first-pass hits not yet confirmed (FP_BATCH) */
 };
 
 struct mg_scanner {
@@ -162,7 +186,9 @@ struct mg_scanner {
     size_t nlists;
     struct aset *asets;  /* merged allowlists, two per distinct set of lists */
     size_t nasets;
-    hs_database_t *db;
+    hs_database_t *db;   /* the first pass (compile_db) */
+    struct kwent *kws;   /* its keywords: id nrules + i is kws[i] */
+    size_t nkws;
     hs_scratch_t *proto; /* scratch prototype, cloned into the pool */
     hs_scratch_t *aproto; /* the same for the allowlist databases (NULL: none) */
     pcre2_match_context *mctx;
@@ -218,13 +244,16 @@ void mg_scanner_free(struct mg_scanner *s)
         hs_free_scratch(s->pool->scratch);
         if (s->pool->ascratch) hs_free_scratch(s->pool->ascratch);
         pcre2_match_data_free(s->pool->md);
-        free(s->pool->covered);
+        free(s->pool->resume);
+        free(s->pool->fh);
         free(s->pool);
         s->pool = n;
     }
     if (s->proto) hs_free_scratch(s->proto);
     if (s->aproto) hs_free_scratch(s->aproto);
     if (s->db) hs_free_database(s->db);
+    for (size_t i = 0; i < s->nkws; i++) free(s->kws[i].rules);
+    free(s->kws);
     pcre2_match_context_free(s->mctx);
     pthread_mutex_destroy(&s->mu);
     free(s);
@@ -530,7 +559,8 @@ static int parse_rules(struct mg_scanner *s, const char *text, size_t len, struc
 
 /* ---- 4. compiling ---------------------------------------------------------- */
 
-static bool cache_path(const char *const *pats, const unsigned *flags, size_t n, char *out, size_t cap);
+static bool cache_path(const char *kind, const char *const *pats, const unsigned *flags, size_t n, const char *const *extra,
+                       size_t nextra, char *out, size_t cap);
 static bool cache_load(const char *path, hs_database_t **db);
 static void cache_store(const char *path, const hs_database_t *db);
 
@@ -551,7 +581,7 @@ static int build_aset(struct mg_scanner *s, struct aset *as, char *const *pats, 
     if (!n) return 0;
     const char **hp = calloc(n, sizeof(*hp));
     unsigned *flags = calloc(n, sizeof(*flags)), *ids = calloc(n, sizeof(*ids));
-    bool *pc = calloc(n, sizeof(*pc)); /* left to PCRE2 */
+    bool *pc = calloc(n, sizeof(*pc)); /* left to PCRE2: those Vectorscan rejects */
     if (!(as->extra = calloc(n, sizeof(*as->extra))) || !hp || !flags || !ids || !pc) {
         free(hp);
         free(flags);
@@ -559,21 +589,19 @@ static int build_aset(struct mg_scanner *s, struct aset *as, char *const *pats, 
         free(pc);
         return mg_err_set(err, MG_E_NO_MEMORY, "out of memory loading the rules");
     }
-    for (size_t i = 0; i < n; i++) {
-        uint32_t first = 0;
-        pc[i] = pcre2_pattern_info(res[i], PCRE2_INFO_FIRSTCODETYPE, &first) == 0 && first == 2; /* starts a line */
-    }
     for (;;) {
         unsigned k = 0;
         for (size_t i = 0; i < n; i++)
             if (!pc[i]) {
                 hp[k] = pats[i];
-                flags[k] = HS_FLAG_MULTILINE | HS_FLAG_SINGLEMATCH | HS_FLAG_ALLOWEMPTY;
+                /* (not HS_FLAG_SINGLEMATCH: the first match stops the scan anyway, and it
+                 * makes every scan of these short texts ~1.5x slower) */
+                flags[k] = HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
                 ids[k++] = (unsigned)i;
             }
         if (!k) break;
         char cpath[PATH_MAX + 64]; /* cached like the rules' database (on_allow_match ignores ids) */
-        bool cache = cache_path(hp, flags, k, cpath, sizeof(cpath));
+        bool cache = cache_path("allow", hp, flags, k, NULL, 0, cpath, sizeof(cpath));
         if (cache && cache_load(cpath, &as->db)) break;
         hs_compile_error_t *ce = NULL;
         if (hs_compile_multi(hp, flags, ids, k, HS_MODE_BLOCK, NULL, &as->db, &ce) == HS_SUCCESS) {
@@ -661,7 +689,8 @@ void mg_scanner_cache_dir(const char *dir)
     pthread_mutex_unlock(&cache_mu);
 }
 
-static bool cache_path(const char *const *pats, const unsigned *flags, size_t n, char *out, size_t cap)
+static bool cache_path(const char *kind, const char *const *pats, const unsigned *flags, size_t n, const char *const *extra,
+                       size_t nextra, char *out, size_t cap)
 {
     pthread_mutex_lock(&cache_mu);
     char dir[PATH_MAX];
@@ -673,10 +702,12 @@ static bool cache_path(const char *const *pats, const unsigned *flags, size_t n,
     crypto_generichash_init(&h, NULL, 0, sizeof(key));
     const char *v = hs_version();
     crypto_generichash_update(&h, (const unsigned char *)v, strlen(v) + 1);
+    crypto_generichash_update(&h, (const unsigned char *)kind, strlen(kind) + 1);
     for (size_t i = 0; i < n; i++) {
         crypto_generichash_update(&h, (const unsigned char *)pats[i], strlen(pats[i]) + 1);
         crypto_generichash_update(&h, (const unsigned char *)&flags[i], sizeof(flags[i]));
     }
+    for (size_t i = 0; i < nextra; i++) crypto_generichash_update(&h, (const unsigned char *)extra[i], strlen(extra[i]) + 1);
     crypto_generichash_final(&h, key, sizeof(key));
     char hex[2 * sizeof(key) + 1];
     sodium_bin2hex(hex, sizeof(hex), key, sizeof(key));
@@ -725,48 +756,204 @@ static void cache_store(const char *path, const hs_database_t *db)
     free(b);
 }
 
+/* A keyword too common to trigger on: listed by 3 or more rules ("token",
+ * "secret", "key"), or of 2 bytes, or of 3 that are all letters or hold none
+ * ("pat", "hex", "://"). Such words are all over ordinary code and config;
+ * confirming every rule that lists one wherever it occurs costs more than
+ * Vectorscan running the rule's pattern. */
+static bool common_kw(const struct mg_scanner *s, const char *kw)
+{
+    size_t n = strlen(kw), users = 0;
+    if (n <= 2) return true;
+    if (n == 3) {
+        size_t alpha = 0, alnum = 0;
+        for (size_t i = 0; i < n; i++) {
+            alpha += isalpha((unsigned char)kw[i]) != 0;
+            alnum += isalnum((unsigned char)kw[i]) != 0;
+        }
+        if (alpha == n || alnum == 0) return true;
+    }
+    for (size_t i = 0; i < s->nrules && users < 3; i++)
+        for (size_t k = 0; k < s->rules[i].nkw; k++)
+            if (strcmp(s->rules[i].kw[k], kw) == 0) {
+                users++;
+                break;
+            }
+    return users >= 3;
+}
+
+static int bad_pattern(const struct rule *r, const char *msg, struct mg_err *err)
+{
+    return mg_err_set(err, MG_E_BAD_RULES, "rules line %u: rule '%s': Vectorscan cannot compile the pattern: %s; simplify it",
+                      r->pattern_line, r->id, msg);
+}
+
+/* The pattern as the prefilter compiles it: a bounded repeat {m,n} with n
+ * more than m + 16 becomes {m,}. The language only grows (prefilter mode
+ * matches a superset anyway), so every end of a real match is still a hit;
+ * Vectorscan runs a long bounded repeat much slower than an open one (the
+ * generic rules' {16,200}: 2x on secret-dense text). Escapes, classes,
+ * \Q...\E and (?#...) comments are copied as they are. NULL: out of memory. */
+static char *relax_repeats(const char *p)
+{
+    size_t n = strlen(p), i = 0;
+    char *out = malloc(n + 1), *o = out;
+    if (!out) return NULL;
+    bool cls = false;
+    while (i < n) {
+        size_t skip = 1; /* bytes to copy as they are */
+        if (p[i] == '\\' && p[i + 1] == 'Q') {
+            const char *e = strstr(p + i + 2, "\\E");
+            skip = e ? (size_t)(e - p) + 2 - i : n - i;
+        } else if (p[i] == '\\') {
+            skip = i + 1 < n ? 2 : 1;
+        } else if (cls) {
+            if (p[i] == '[' && p[i + 1] == ':') { /* [:alpha:] */
+                const char *e = strstr(p + i + 2, ":]");
+                skip = e ? (size_t)(e - p) + 2 - i : 1;
+            } else if (p[i] == ']') {
+                cls = false;
+            }
+        } else if (p[i] == '[') {
+            cls = true;
+            skip += p[i + skip] == '^';
+            skip += p[i + skip] == ']'; /* a ']' first is a member */
+        } else if (p[i] == '(' && p[i + 1] == '?' && p[i + 2] == '#') {
+            const char *e = strchr(p + i, ')');
+            skip = e ? (size_t)(e - p) + 1 - i : n - i;
+        } else if (p[i] == '{' && isdigit((unsigned char)p[i + 1])) {
+            char *e1, *e2;
+            unsigned long m = strtoul(p + i + 1, &e1, 10), x;
+            if (*e1 == ',' && isdigit((unsigned char)e1[1]) && (x = strtoul(e1 + 1, &e2, 10), *e2 == '}') && x > m + 16) {
+                o += sprintf(o, "{%lu,}", m); /* shorter than what it replaces */
+                i = (size_t)(e2 - p) + 1;
+                continue;
+            }
+        }
+        memcpy(o, p + i, skip);
+        o += skip;
+        i += skip;
+    }
+    *o = 0;
+    return out;
+}
+
+/* The first pass, one Vectorscan database. Every rule needs one of its
+ * keywords inside a match, so the keywords are an exact filter: a rule of one
+ * line (`lines` 1) none of whose keywords is common (common_kw) is confirmed
+ * only on the lines where one of its keywords occurs; the keywords are
+ * caseless literals in the database (ids from nrules: kws[id - nrules]). The
+ * other rules' patterns are in it in prefilter mode, relaxed
+ * (relax_repeats): common keywords occur far more often than these patterns
+ * match, and a multi-line rule's window (its `lines` lines ending with the
+ * hit's line) is anchored at the end of a match, which a keyword does not
+ * give. One database, not two: on ordinary code Vectorscan's literal matcher
+ * then runs over the text once. Every rule's pattern must be one
+ * Vectorscan accepts (the rules format says so, and which rules are found by
+ * keywords depends on the whole set): those not in the database are checked
+ * with hs_expression_info when it is compiled (not when it is cached: the
+ * cache key holds them). */
 static int compile_db(struct mg_scanner *s, struct mg_err *err)
 {
-    const char **pats = calloc(s->nrules, sizeof(char *));
-    unsigned *flags = calloc(s->nrules, sizeof(unsigned)), *ids = calloc(s->nrules, sizeof(unsigned));
+    size_t nkw = 0;
+    for (size_t i = 0; i < s->nrules; i++) nkw += s->rules[i].nkw;
+    size_t cap = s->nrules + nkw;
+    const char **pats = calloc(cap, sizeof(char *)), **extra = calloc(s->nrules, sizeof(char *));
+    char **owned = calloc(cap, sizeof(char *)); /* the relaxed patterns and escaped keywords */
+    unsigned *flags = calloc(cap, sizeof(unsigned)), *ids = calloc(cap, sizeof(unsigned));
+    uint32_t *rule_of = calloc(cap, sizeof(uint32_t)); /* expression -> the rule an error names */
+    size_t n = 0, nx = 0;
     int rc = -1;
-    if (!pats || !flags || !ids) {
-        mg_err_set(err, MG_E_NO_MEMORY, "out of memory compiling the rules");
-        goto out_free;
-    }
+    if (!pats || !extra || !owned || !flags || !ids || !rule_of || !(s->kws = calloc(nkw ? nkw : 1, sizeof(*s->kws))))
+        goto oom;
     for (size_t i = 0; i < s->nrules; i++) {
-        pats[i] = s->rules[i].pattern;
-        flags[i] = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE;
-        ids[i] = (unsigned)i;
+        struct rule *r = &s->rules[i];
+        r->bykw = r->lines == 1;
+        for (size_t k = 0; k < r->nkw && r->bykw; k++) r->bykw = !common_kw(s, r->kw[k]);
+        if (!r->bykw) {
+            if (!(owned[n] = relax_repeats(r->pattern))) goto oom;
+            pats[n] = owned[n];
+            flags[n] = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE;
+            ids[n] = (unsigned)i;
+            rule_of[n++] = (uint32_t)i;
+            continue;
+        }
+        extra[nx++] = r->pattern;
+        for (size_t k = 0; k < r->nkw; k++) {
+            size_t j = 0;
+            while (j < s->nkws && strcmp(s->kws[j].kw, r->kw[k]) != 0) j++;
+            struct kwent *e = &s->kws[j];
+            if (j == s->nkws) {
+                e->kw = r->kw[k];
+                e->len = strlen(e->kw);
+                s->nkws++;
+            }
+            if (e->nrules && e->rules[e->nrules - 1] == (uint32_t)i) continue; /* listed twice */
+            uint32_t *nv = realloc(e->rules, (e->nrules + 1) * sizeof(*nv));
+            if (!nv) goto oom;
+            e->rules = nv;
+            e->rules[e->nrules++] = (uint32_t)i;
+        }
+    }
+    for (size_t j = 0; j < s->nkws; j++) { /* a keyword as a pattern: every byte \xHH */
+        const struct kwent *e = &s->kws[j];
+        if (!(owned[n] = malloc(4 * e->len + 1))) goto oom;
+        for (size_t b = 0; b < e->len; b++) sprintf(owned[n] + 4 * b, "\\x%02x", (unsigned char)e->kw[b]);
+        pats[n] = owned[n];
+        flags[n] = HS_FLAG_CASELESS;
+        ids[n] = (unsigned)(s->nrules + j);
+        rule_of[n++] = e->rules[0];
     }
     char cpath[PATH_MAX + 64];
-    bool cache = cache_path(pats, flags, s->nrules, cpath, sizeof(cpath));
-    hs_compile_error_t *ce = NULL;
-    if (cache && cache_load(cpath, &s->db)) {
-        /* loaded */
-    } else if (hs_compile_multi(pats, flags, ids, (unsigned)s->nrules, HS_MODE_BLOCK, NULL, &s->db, &ce) != HS_SUCCESS) {
-        if (ce && ce->expression >= 0 && (size_t)ce->expression < s->nrules) {
-            const struct rule *r = &s->rules[ce->expression];
-            mg_err_set(err, MG_E_BAD_RULES, "rules line %u: rule '%s': Vectorscan cannot compile the pattern: %s; simplify it",
-                       r->pattern_line, r->id, ce->message);
-        } else {
-            mg_err_set(err, MG_E_BAD_RULES, "rules line 0: Vectorscan cannot compile the rule set: %s",
-                       ce ? ce->message : "unknown error");
+    bool cache = cache_path("first-pass", pats, flags, n, extra, nx, cpath, sizeof(cpath));
+    if (!(cache && cache_load(cpath, &s->db))) {
+        for (size_t i = 0; i < s->nrules; i++) {
+            const struct rule *r = &s->rules[i];
+            hs_expr_info_t *info = NULL;
+            hs_compile_error_t *ce = NULL;
+            if (!r->bykw) continue;
+            if (hs_expression_info(r->pattern, HS_FLAG_PREFILTER | HS_FLAG_MULTILINE, &info, &ce) != HS_SUCCESS) {
+                bad_pattern(r, ce ? ce->message : "unknown error", err);
+                hs_free_compile_error(ce);
+                goto out_free;
+            }
+            bool empty = info->min_width == 0;
+            free(info);
+            if (empty) {
+                bad_pattern(r, "it can match the empty string", err);
+                goto out_free;
+            }
         }
-        hs_free_compile_error(ce);
-        goto out_free;
-    } else if (cache) {
-        cache_store(cpath, s->db);
+        hs_compile_error_t *ce = NULL;
+        if (hs_compile_multi(pats, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &s->db, &ce) != HS_SUCCESS) {
+            s->db = NULL;
+            if (ce && ce->expression >= 0 && (size_t)ce->expression < n) {
+                bad_pattern(&s->rules[rule_of[ce->expression]], ce->message, err);
+            } else {
+                mg_err_set(err, MG_E_BAD_RULES, "rules line 0: Vectorscan cannot compile the rule set: %s",
+                           ce ? ce->message : "unknown error");
+            }
+            hs_free_compile_error(ce);
+            goto out_free;
+        }
+        if (cache) cache_store(cpath, s->db);
     }
     if (hs_alloc_scratch(s->db, &s->proto) != HS_SUCCESS) {
         mg_err_set(err, MG_E_NO_MEMORY, "out of memory allocating Vectorscan scratch space");
         goto out_free;
     }
     rc = 0;
+    goto out_free;
+oom:
+    mg_err_set(err, MG_E_NO_MEMORY, "out of memory compiling the rules");
 out_free:
+    for (size_t i = 0; i < cap && owned; i++) free(owned[i]);
+    free(owned);
     free(pats);
+    free(extra);
     free(flags);
     free(ids);
+    free(rule_of);
     return rc;
 }
 
@@ -866,12 +1053,14 @@ static struct slot *slot_get(const struct mg_scanner *cs)
     if (hs_clone_scratch(s->proto, &sl->scratch) != HS_SUCCESS) sl->scratch = NULL;
     bool aok = !s->aproto || hs_clone_scratch(s->aproto, &sl->ascratch) == HS_SUCCESS;
     sl->md = pcre2_match_data_create(100, NULL);
-    sl->covered = calloc(s->nrules, sizeof(size_t));
-    if (!sl->scratch || !aok || !sl->md || !sl->covered) {
+    if ((sl->resume = calloc(2 * s->nrules, sizeof(size_t)))) sl->searched = sl->resume + s->nrules;
+    sl->fh = malloc(FP_BATCH * sizeof(*sl->fh));
+    if (!sl->scratch || !aok || !sl->md || !sl->resume || !sl->fh) {
         if (sl->scratch) hs_free_scratch(sl->scratch);
         if (sl->ascratch) hs_free_scratch(sl->ascratch);
         pcre2_match_data_free(sl->md);
-        free(sl->covered);
+        free(sl->resume);
+        free(sl->fh);
         free(sl);
         return NULL;
     }
@@ -902,7 +1091,16 @@ struct scan {
     struct hit *v;
     size_t n, cap;
     bool oom;
+    size_t nfh;          /* first-pass hits in sl->fh */
+    bool line_ok;        /* line_s, line_e: the whole line of the last keyword hit */
+    size_t line_s, line_e;
 };
+
+/* ASCII lower case (tolower() is a call per byte, and locale-dependent) */
+static inline unsigned char lower(unsigned char c)
+{
+    return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
+}
 
 /* Case-insensitive: does [p, p+n) contain the lower-case word kw? */
 static bool has_word(const char *p, size_t n, const char *kw)
@@ -910,9 +1108,9 @@ static bool has_word(const char *p, size_t n, const char *kw)
     size_t k = strlen(kw);
     if (k > n) return false;
     for (size_t i = 0; i + k <= n; i++) {
-        if (tolower((unsigned char)p[i]) != kw[0]) continue;
+        if (lower((unsigned char)p[i]) != (unsigned char)kw[0]) continue;
         size_t j = 1;
-        while (j < k && tolower((unsigned char)p[i + j]) == kw[j]) j++;
+        while (j < k && lower((unsigned char)p[i + j]) == (unsigned char)kw[j]) j++;
         if (j == k) return true;
     }
     return false;
@@ -966,6 +1164,16 @@ static bool allowed(struct scan *sc, const struct rule *r, size_t a, size_t b)
     return any_match(r->aline, sc->buf + ls, le - ls, sc);
 }
 
+/* Is a candidate a finding: its secret reaches the rule's entropy floor and
+ * no allowlist of the rule matches it or its line? */
+static bool finding(struct scan *sc, const struct hit *h)
+{
+    const struct rule *r = &sc->s->rules[h->rule];
+    /* (1e-9: an entropy of exactly the floor passes whatever the rounding) */
+    if (r->entropy > 0 && mg_shannon_entropy(sc->buf + h->start, h->end - h->start) + 1e-9 < r->entropy) return false;
+    return !allowed(sc, r, h->start, h->end);
+}
+
 static int add_hit(struct scan *sc, uint32_t rule, size_t a, size_t b)
 {
     if (grow((void **)&sc->v, sc->n, &sc->cap, sizeof(struct hit)) != 0) {
@@ -976,28 +1184,22 @@ static int add_hit(struct scan *sc, uint32_t rule, size_t a, size_t b)
     return 0;
 }
 
-/* Confirm rule `id` around a Vectorscan hit ending at `to`. */
-static int on_hs_match(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags, void *ctx)
+/* Search rule id's pattern in the window [ws, we) from where its last match
+ * ended (matches of one rule never overlap); a match with the secret's group
+ * and one of the rule's keywords is a candidate (finding() checks the rest
+ * later, for the candidates that can be kept). The search stops after the
+ * first match that ends at or after `stop`, the end of the first-pass hit: a
+ * later match ends after that one, so the first pass has a hit for it still
+ * to come (its keyword, or its end under the prefilter) that resumes the
+ * search. A window searched to its end is remembered, and the hits that
+ * follow inside it are skipped. For a keyword hit, kw_start is where the
+ * keyword starts (stop is its end), else SIZE_MAX. */
+static int confirm(struct scan *sc, uint32_t id, size_t ws, size_t we, size_t stop, size_t kw_start)
 {
-    (void)from;
-    (void)flags;
-    struct scan *sc = ctx;
     const struct rule *r = &sc->s->rules[id];
-    size_t end = (size_t)to;
-    if (end <= sc->sl->covered[id]) return 0;
-    /* the window: `lines` lines ending with the hit's line, at most MG_SCAN_WINDOW_MAX bytes */
-    size_t lo = end > MG_SCAN_WINDOW_MAX ? end - MG_SCAN_WINDOW_MAX : 0;
-    size_t ws = end ? end - 1 : 0; /* the hit's last byte is in the window, even a '\n' */
-    for (int nl = 0; nl < r->lines && ws > lo; nl++) {
-        ws = line_start(sc->buf, lo, ws);
-        if (ws > lo && nl + 1 < r->lines) ws--; /* onto the '\n' ending the line before */
-    }
-    /* ... and on to the end of the line (capped), so the hits that follow on a long line are covered too */
-    size_t we = line_end(sc->buf, end, sc->len - end > MG_SCAN_WINDOW_MAX ? end + MG_SCAN_WINDOW_MAX : sc->len);
-    sc->sl->covered[id] = we;
-
+    size_t *resume = &sc->sl->resume[id];
     const char *w = sc->buf + ws;
-    size_t wlen = we - ws, off = 0;
+    size_t wlen = we - ws, off = *resume > ws ? *resume - ws : 0;
     pcre2_match_data *md = sc->sl->md;
     while (off <= wlen) {
         int rc = rx_match(r->re, r->jit, w, wlen, off, sc);
@@ -1005,21 +1207,97 @@ static int on_hs_match(unsigned int id, unsigned long long from, unsigned long l
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
         size_t m0 = ov[0], m1 = ov[1];
         off = m1 > m0 ? m1 : m1 + 1;
+        *resume = ws + off;
         int g = 0;
         for (int i = 0; i < r->ngroup && !g; i++)
             if (r->group[i] < rc && ov[2 * r->group[i]] != PCRE2_UNSET) g = r->group[i];
-        if (r->ngroup && !g && r->group[0] != 0) continue; /* none of the groups took part */
         size_t a = ws + ov[2 * g], b = ws + ov[2 * g + 1];
-        if (b <= a) continue;
-        bool kw = false;
-        for (size_t k = 0; k < r->nkw && !kw; k++) kw = has_word(w + m0, m1 - m0, r->kw[k]);
-        if (!kw) continue;
-        /* (1e-9: an entropy of exactly the floor passes whatever the rounding) */
-        if (r->entropy > 0 && mg_shannon_entropy(sc->buf + a, b - a) + 1e-9 < r->entropy) continue;
-        if (allowed(sc, r, a, b)) continue;
-        if (add_hit(sc, id, a, b) != 0) return 1; /* stops the scan */
+        bool keep = !(r->ngroup && !g && r->group[0] != 0) && b > a; /* else none of the groups took part */
+        bool holds_hit = kw_start != SIZE_MAX && ws + m0 <= kw_start && stop <= ws + m1; /* the hit's keyword */
+        if (keep && !holds_hit) {
+            keep = false;
+            for (size_t k = 0; k < r->nkw && !keep; k++) keep = has_word(w + m0, m1 - m0, r->kw[k]);
+        }
+        if (keep && add_hit(sc, id, a, b) != 0) return 1; /* stops the scan */
+        if (ws + m1 >= stop) return 0;
+    }
+    sc->sl->searched[id] = we;
+    return 0;
+}
+
+/* A prefilter hit of rule `id` (one with a common keyword, or multi-line)
+ * ending at `end`. The window: the rule's `lines` lines ending with the
+ * hit's line, and on to the end of that line, at most MG_SCAN_WINDOW_MAX
+ * bytes either side. */
+static int prefilter_hit(struct scan *sc, uint32_t id, size_t end)
+{
+    const struct rule *r = &sc->s->rules[id];
+    /* a match ending here would overlap the last one, or lie in a window searched to its end */
+    if (end <= sc->sl->resume[id] || end <= sc->sl->searched[id]) return 0;
+    size_t lo = end > MG_SCAN_WINDOW_MAX ? end - MG_SCAN_WINDOW_MAX : 0;
+    size_t ws = end ? end - 1 : 0; /* the hit's last byte is in the window, even a '\n' */
+    for (int nl = 0; nl < r->lines && ws > lo; nl++) {
+        ws = line_start(sc->buf, lo, ws);
+        if (ws > lo && nl + 1 < r->lines) ws--; /* onto the '\n' ending the line before */
+    }
+    /* ... and on to the end of the line (capped), so the hits that follow on a long line are skipped */
+    size_t we = line_end(sc->buf, end, sc->len - end > MG_SCAN_WINDOW_MAX ? end + MG_SCAN_WINDOW_MAX : sc->len);
+    return confirm(sc, id, ws, we, end, SIZE_MAX);
+}
+
+/* An occurrence of keyword e ending at ke: confirm each rule (found by
+ * keywords) that lists it. A match holds the keyword and lies on one line
+ * (those rules have `lines` 1): the window is the keyword's line, at most
+ * MG_SCAN_WINDOW_MAX bytes either side of the keyword. */
+static int keyword_hit(struct scan *sc, const struct kwent *e, size_t ke)
+{
+    size_t ks = ke - e->len;
+    size_t lo = ks > MG_SCAN_WINDOW_MAX ? ks - MG_SCAN_WINDOW_MAX : 0;
+    size_t hi = sc->len - ke > MG_SCAN_WINDOW_MAX ? ke + MG_SCAN_WINDOW_MAX : sc->len;
+    bool line = false;
+    for (size_t i = 0; i < e->nrules; i++) {
+        uint32_t rid = e->rules[i];
+        if (ke <= sc->sl->resume[rid]) continue; /* inside the rule's last match */
+        if (!line) { /* the keyword's whole line; hits come in order, so a long line's ends are looked for once */
+            if (!sc->line_ok || ks < sc->line_s || ke > sc->line_e) {
+                sc->line_s = line_start(sc->buf, sc->line_ok && sc->line_e <= ks ? sc->line_e : 0, ks);
+                sc->line_e = line_end(sc->buf, ke, sc->len);
+                sc->line_ok = true;
+            }
+            line = true;
+        }
+        size_t ws = sc->line_s > lo ? sc->line_s : lo, we = sc->line_e < hi ? sc->line_e : hi;
+        /* searched to its end already: this window; or, when the window is cut
+         * at MG_SCAN_WINDOW_MAX inside a long line, the keyword itself (as for
+         * a prefilter hit), else each keyword on a long line would search the
+         * next 16 KiB again */
+        if (we <= sc->sl->searched[rid] || (we < sc->line_e && ke <= sc->sl->searched[rid])) continue;
+        if (confirm(sc, rid, ws, we, ke, ks)) return 1;
     }
     return 0;
+}
+
+/* Confirm the first-pass hits kept so far, in the order they came (that of
+ * their ends). Nonzero: out of memory, stop. */
+static int flush_hits(struct scan *sc)
+{
+    for (size_t i = 0; i < sc->nfh; i++) {
+        const struct fp_hit *h = &sc->sl->fh[i];
+        int rc = h->id < sc->s->nrules ? prefilter_hit(sc, h->id, h->to)
+                                       : keyword_hit(sc, &sc->s->kws[h->id - sc->s->nrules], h->to);
+        if (rc) return rc;
+    }
+    sc->nfh = 0;
+    return 0;
+}
+
+static int on_first_pass(unsigned int id, unsigned long long from, unsigned long long to, unsigned int flags, void *ctx)
+{
+    (void)from;
+    (void)flags;
+    struct scan *sc = ctx;
+    sc->sl->fh[sc->nfh++] = (struct fp_hit){id, (size_t)to};
+    return sc->nfh == FP_BATCH ? flush_hits(sc) : 0;
 }
 
 /* ---- 7. overlaps, reporting, redaction ------------------------------------- */
@@ -1054,30 +1332,36 @@ static int scan_run(const struct mg_scanner *s, const char *buf, size_t len, str
     sc->len = len;
     if (len == 0) return 0;
     if (!(sc->sl = slot_get(s))) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory for scanner scratch space");
-    memset(sc->sl->covered, 0, s->nrules * sizeof(size_t));
-    hs_error_t he = hs_scan(s->db, buf, (unsigned int)len, 0, sc->sl->scratch, on_hs_match, sc);
-    slot_put(s, sc->sl);
-    sc->sl = NULL;
-    if (sc->oom) {
+    memset(sc->sl->resume, 0, 2 * s->nrules * sizeof(size_t)); /* and searched */
+    hs_error_t he = hs_scan(s->db, buf, (unsigned int)len, 0, sc->sl->scratch, on_first_pass, sc);
+    if (he == HS_SUCCESS) flush_hits(sc);
+    if (sc->oom || (he != HS_SUCCESS && he != HS_SCAN_TERMINATED)) {
+        slot_put(s, sc->sl);
         free(sc->v);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory collecting scanner findings");
-    }
-    if (he != HS_SUCCESS && he != HS_SCAN_TERMINATED) {
-        free(sc->v);
+        if (sc->oom) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory collecting scanner findings");
         return mg_err_set(err, MG_E_INTERNAL, "Vectorscan scan failed (error %d)", (int)he);
     }
-    if (sc->n == 0) return 0;
+    if (sc->n == 0) {
+        slot_put(s, sc->sl);
+        return 0;
+    }
+    /* The candidates in order; of overlapping ones the better is kept. A
+     * candidate is checked (entropy, allowlists: finding()) only when it
+     * would be kept: one that loses to the finding it overlaps is dropped
+     * either way, so the result is that of checking them all first. */
     qsort(sc->v, sc->n, sizeof(*sc->v), cmp_hit);
     size_t k = 0;
     for (size_t i = 0; i < sc->n; i++) {
         struct hit *h = &sc->v[i];
         if (k > 0 && h->start < sc->v[k - 1].end) {
-            if (better(s, h, &sc->v[k - 1])) sc->v[k - 1] = *h;
+            if (better(s, h, &sc->v[k - 1]) && finding(sc, h)) sc->v[k - 1] = *h;
             continue;
         }
-        sc->v[k++] = *h;
+        if (finding(sc, h)) sc->v[k++] = *h;
     }
     sc->n = k;
+    slot_put(s, sc->sl);
+    sc->sl = NULL;
     return 0;
 }
 

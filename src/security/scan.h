@@ -2,15 +2,17 @@
  * passwords in text, and redact them.
  *
  * Rules come from a line-oriented file (data/secrets.rules, embedded in the
- * binary at build time; docs/security.md documents the format). All rule
- * patterns are compiled into one Vectorscan database in prefilter mode; each
- * Vectorscan hit is confirmed with the rule's PCRE2 pattern (JIT) on a bounded
- * window around it (the hit's line, or the rule's `lines` lines before it, at
- * most MG_SCAN_WINDOW_MAX bytes), which also extracts the secret group. A
- * confirmed match is then kept only if one of the rule's keywords occurs in
- * the match (case-insensitive), the secret's Shannon entropy reaches the
- * rule's minimum, and no allowlist regex of the rule (or of the allowlists it
- * uses) matches the secret or its line.
+ * binary at build time; docs/security.md documents the format). A first
+ * pass, one Vectorscan database, finds where a rule may match: the rule's
+ * keywords (one must occur in any match), or, for the rules whose keywords
+ * are common words and the multi-line ones, the rule's pattern in prefilter
+ * mode. Each hit is confirmed with the rule's PCRE2 pattern (JIT) on a
+ * bounded window (the keyword's line; or the hit's line, or the rule's
+ * `lines` lines before it; at most MG_SCAN_WINDOW_MAX bytes either side),
+ * which also extracts the secret group. A confirmed match is then kept only
+ * if one of the rule's keywords occurs in the match (case-insensitive), the
+ * secret's Shannon entropy reaches the rule's minimum, and no allowlist regex
+ * of the rule (or of the allowlists it uses) matches the secret or its line.
  *
  * Thread safety: a scanner is immutable after mg_scanner_new; any number of
  * threads may call mg_scan / mg_redact on it at once. Vectorscan scratch space
