@@ -478,13 +478,26 @@ static int search_lexical(struct ctx *c, int limit)
     int found = lexical_run(c, b.p, 0, limit);
     for (int step = 2; step <= 3 && found >= 0 && found < limit; step++) {
         if (step == 3 && (found > 0 || words < 2)) break;
-        mg_buf_reset(&b);
         int nscored = 0;
         if (step == 2) {
-            mg_fts_query(c->q->query, qlen, 0, &b);
-        } else if (any_query(c, c->q->query, &b, &nscored) != 0) {
-            found = -1;
-            break;
+            /* (no word with parts: the same expression again, skipped) */
+            struct mg_buf parts;
+            mg_buf_init(&parts, b.max);
+            mg_fts_query(c->q->query, qlen, 0, &parts);
+            if (!parts.p) {
+                found = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+                break;
+            }
+            bool same = strcmp(parts.p, b.p) == 0;
+            mg_buf_release(&b);
+            b = parts;
+            if (same) continue;
+        } else {
+            mg_buf_reset(&b);
+            if (any_query(c, c->q->query, &b, &nscored) != 0) {
+                found = -1;
+                break;
+            }
         }
         size_t before = c->out->n;
         for (size_t i = c->base; i < before; i++) hit_free(&c->out->v[i]);
@@ -562,27 +575,27 @@ static int search_hybrid(struct ctx *c, int limit)
         return search_lexical(c, limit);
     }
     if (rc == 0) {
-        /* the lexical half searches the content words: function words of a
-         * question match most chunks and rank nothing */
+        /* the lexical and symbol halves search the content words: function
+         * words of a question match most chunks and rank nothing */
         (*c->semantic_repos)++;
         size_t cap = strlen(c->q->query) + 1;
         char *words = malloc(cap);
+        const struct mg_search_req *orig = c->q;
+        struct mg_search_req lq = *orig;
         if (!words) rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+        else if (mg_query_content_words(orig->query, 0, words, cap) > 0) lq.query = words;
+        c->q = &lq;
         if (rc == 0) {
-            const struct mg_search_req *orig = c->q;
-            struct mg_search_req lq = *orig;
-            if (mg_query_content_words(orig->query, 0, words, cap) > 0) lq.query = words;
-            c->q = &lq;
             c->out = &lex;
             rc = search_lexical(c, depth);
-            c->q = orig;
             lex.mode = "lexical";
         }
-        free(words);
         if (rc == 0) {
             c->out = &sym;
             rc = search_symbol(c, depth);
         }
+        c->q = orig;
+        free(words);
         /* (a started scan is always waited for) */
         struct mg_err first = *c->err;
         c->out = &sem;

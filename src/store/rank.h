@@ -9,7 +9,7 @@
  * come from the chunk id, below; the path column is not length-normalised).
  * Returns the negated score (lower is better, like bm25()) so
  * `ORDER BY mgrank(...)` ranks best first. With max_chunk_id, the document
- * frequency of a term in over 10,000 rows is estimated from a sample. With
+ * frequency of a term in over 2,000 rows is estimated from a sample. With
  * nscored > 0 only the query's first nscored phrases count: the rest only
  * select rows (`(a OR b OR c) AND (a OR b)` ranks by a, b and c once).
  */
