@@ -35,7 +35,9 @@ TEST_SRC := $(sort $(wildcard tests/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(OUT)/obj/%.o)
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZ_OBJ := $(FUZZ_SRC:%.c=$(OUT)/obj/%.o) $(OUT)/obj/fuzz/registry.o
-DEPS     := $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(OUT)/obj/src/main.d
+# (bench programs too: a stale object built against an older struct layout corrupts memory)
+BENCH_OBJ := $(patsubst %.c,$(OUT)/obj/%.o,$(wildcard bench/*.c))
+DEPS     := $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(OUT)/obj/src/main.d
 
 # tree-sitter runtime and grammars (sources from the npm registry, pinned in
 # third_party/grammars/package-lock.json). Compiled once, without sanitizers:

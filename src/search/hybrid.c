@@ -195,7 +195,8 @@ struct mg_semantic_job {
     long n;
     struct mg_err err;
     pthread_t th;
-    bool threaded;
+    bool background; /* scanning on a thread of its own (set before it starts) */
+    bool threaded;   /* ... which started */
 };
 
 static void job_free(struct mg_semantic_job *j)
@@ -211,6 +212,7 @@ static void job_free(struct mg_semantic_job *j)
 static void *job_run(void *arg)
 {
     struct mg_semantic_job *j = arg;
+    if (j->background) mg_vset_scan_spare(1); /* the caller searches on meanwhile */
     if (j->sc && j->sc->nr == 0) j->n = 0; /* nothing in scope */
     else j->n = j->vs->ops->search(j->vs, j->q, j->dim, j->sc ? j->sc->r : NULL, j->sc ? j->sc->nr : 0, j->k, j->m,
                                    &j->err);
@@ -239,7 +241,9 @@ int mg_semantic_start(const struct mg_config *cfg, struct mg_db *d, const char *
     if (background && j->vs->ops->pin) {
         /* the scan needs memory only, once the vectors are pinned */
         if (j->vs->ops->pin(j->vs, err) != 0) goto fail;
+        j->background = true;
         j->threaded = pthread_create(&j->th, NULL, job_run, j) == 0;
+        if (!j->threaded) j->background = false; /* (no thread: no race) */
     }
     if (!j->threaded) job_run(j);
     *out = j;

@@ -471,6 +471,11 @@ static int candidate_runs(const struct mg_vset *s, const struct mg_vrange *r, si
 }
 
 #define SCAN_THREADS_MAX 4
+
+/* CPUs this thread's scans leave to other work (mg_vset_scan_spare) */
+static __thread int scan_spare;
+
+void mg_vset_scan_spare(int n) { scan_spare = n; }
 #define SCAN_PER_THREAD 150000 /* candidates worth a thread */
 
 struct scan_job {
@@ -507,8 +512,9 @@ static int shortlist_scan(const struct mg_vset *s, const int8_t *qq, float qs, c
     for (size_t i = 0; i < nruns; i++) work += runs[i].hi - runs[i].lo;
     static long cpus;
     if (!cpus) cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long avail = cpus - scan_spare;
     size_t nt = work / SCAN_PER_THREAD + 1;
-    if (nt > (size_t)(cpus > 0 ? cpus : 1)) nt = (size_t)(cpus > 0 ? cpus : 1);
+    if (nt > (size_t)(avail > 0 ? avail : 1)) nt = (size_t)(avail > 0 ? avail : 1);
     if (nt > SCAN_THREADS_MAX) nt = SCAN_THREADS_MAX;
     struct scan_job jobs[SCAN_THREADS_MAX];
     pthread_t th[SCAN_THREADS_MAX];

@@ -44,6 +44,10 @@ void mg_vkey_id(const unsigned char key[MG_VKEY_BYTES], char out[17]);
 void mg_vec_quantize(const float *v, int dim, int8_t *q, float *scale);
 /* dot product of two int8 vectors (SIMD when available) */
 int32_t mg_vec_dot_i8(const int8_t *a, const int8_t *b, int dim);
+/* Scans started by the calling thread use n CPUs fewer than there are (at
+ * least one): hybrid search scans on a thread of its own while its other
+ * searches need a CPU. */
+void mg_vset_scan_spare(int n);
 
 /* Seal one file's vectors (n rows of dim floats, chunk ids ascending). */
 int mg_vblob_seal(const unsigned char key[MG_VKEY_BYTES], const char *repo_id, int64_t file_id, int dim, size_t n,
