@@ -383,7 +383,10 @@ static int any_query(struct ctx *c, const char *q, struct mg_buf *b, int *nscore
         }
         struct mg_buf e;
         mg_buf_init(&e, b->max);
-        if (mg_fts_query(s, (size_t)(p - s), 0, &e) == 0) continue;
+        if (mg_fts_query(s, (size_t)(p - s), 0, &e) == 0) {
+            mg_buf_release(&e);
+            continue;
+        }
         if (!e.p) goto out;
         bool dup = false;
         for (size_t i = 0; i < nw && !dup; i++) dup = strcmp(w[i].expr, e.p) == 0;
