@@ -351,19 +351,18 @@ static int cmp_qword(const void *a, const void *b)
     return x->df < y->df ? -1 : x->df > y->df;
 }
 
-/* The rows of an FTS5 expression, counted up to max; -1 on error (c->err). */
-static long count_rows(struct ctx *c, const char *match, long max)
+/* The rows of an FTS5 expression, counted up to max, with st (prepared by
+ * any_query); *last: the last one's id, *maxid: the largest chunk id.
+ * -1 on error (c->err). */
+static long count_rows(struct ctx *c, sqlite3_stmt *st, const char *match, long max, int64_t *last, int64_t *maxid)
 {
-    sqlite3_stmt *st;
-    if (mg_db_prepare(c->d, "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT ?2)",
-                      &st, c->err) != 0)
-        return -1;
+    sqlite3_reset(st);
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, max);
-    long n = sqlite3_step(st) == SQLITE_ROW ? (long)sqlite3_column_int64(st, 0) : -1;
-    if (n < 0) mg_db_error(c->d, "lexical search", c->err);
-    sqlite3_finalize(st);
-    return n;
+    if (sqlite3_step(st) != SQLITE_ROW) return mg_db_error(c->d, "lexical search", c->err);
+    if (last) *last = sqlite3_column_int64(st, 1);
+    if (maxid) *maxid = sqlite3_column_int64(st, 2);
+    return (long)sqlite3_column_int64(st, 0);
 }
 
 static int any_query(struct ctx *c, const char *q, struct mg_buf *b, int *nscored)
@@ -371,6 +370,7 @@ static int any_query(struct ctx *c, const char *q, struct mg_buf *b, int *nscore
     long budget = c->cfg->lexical_any_rows;
     struct qword w[ANY_WORDS_MAX];
     size_t nw = 0;
+    sqlite3_stmt *st = NULL; /* the rows of an expression, counted (count_rows) */
     int rc = -1;
     *nscored = 0;
     /* each word's own expression: its whole form or its parts */
@@ -396,32 +396,26 @@ static int any_query(struct ctx *c, const char *q, struct mg_buf *b, int *nscore
         }
         w[nw++] = (struct qword){mg_buf_detach(&e, NULL), 0};
     }
-    sqlite3_stmt *st = NULL;
     if (nw >= 2) {
         if (mg_db_prepare(c->d, "SELECT count(*), max(rowid), (SELECT max(id) FROM chunks) FROM "
                                 "(SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT ?2)",
                           &st, c->err) != 0)
             goto out;
         for (size_t i = 0; i < nw; i++) {
-            sqlite3_reset(st);
-            sqlite3_bind_text(st, 1, w[i].expr, -1, SQLITE_STATIC);
-            sqlite3_bind_int(st, 2, DF_SAMPLE);
-            if (sqlite3_step(st) == SQLITE_ROW) {
-                int64_t n = sqlite3_column_int64(st, 0), last = sqlite3_column_int64(st, 1);
-                int64_t maxid = sqlite3_column_int64(st, 2);
-                w[i].df = (double)n;
-                if (n >= DF_SAMPLE && last > 0)
-                    w[i].df = (double)n * (double)(mg_chunk_seq(maxid) + 1) / (double)(mg_chunk_seq(last) + 1);
-            }
+            int64_t last, maxid;
+            long n = count_rows(c, st, w[i].expr, DF_SAMPLE, &last, &maxid);
+            if (n < 0) goto out;
+            w[i].df = (double)n;
+            if (n >= DF_SAMPLE && last > 0)
+                w[i].df = (double)n * (double)(mg_chunk_seq(maxid) + 1) / (double)(mg_chunk_seq(last) + 1);
         }
-        sqlite3_finalize(st);
         qsort(w, nw, sizeof(w[0]), cmp_qword);
         while (nw > ANY_WORDS_RANKED) free(w[--nw].expr);
     }
     int bad = mg_buf_addc(b, '(');
     for (size_t i = 0; i < nw; i++) bad |= mg_buf_adds(b, i ? " OR " : "") | mg_buf_adds(b, w[i].expr);
     bad |= mg_buf_addc(b, ')');
-    long all = nw >= 2 && !bad ? count_rows(c, b->p, budget + 1) : 0;
+    long all = nw >= 2 && !bad ? count_rows(c, st, b->p, budget + 1, NULL, NULL) : 0;
     if (all < 0) goto out;
     if (all > budget) {
         /* the phrases so far are the ones that rank (a token never holds '"') */
@@ -433,7 +427,7 @@ static int any_query(struct ctx *c, const char *q, struct mg_buf *b, int *nscore
         for (size_t i = 1; i < nw && !bad; i++) {
             size_t before = b->len;
             bad |= mg_buf_adds(b, " OR ") | mg_buf_adds(b, w[i].expr) | mg_buf_addc(b, ')');
-            long n = bad ? -1 : count_rows(c, b->p + mark + 5, budget + 1);
+            long n = bad ? -1 : count_rows(c, st, b->p + mark + 5, budget + 1, NULL, NULL);
             if (n < 0 && !bad) goto out;
             b->len = before; /* (the ')' again below) */
             b->p[b->len] = 0;
@@ -441,7 +435,7 @@ static int any_query(struct ctx *c, const char *q, struct mg_buf *b, int *nscore
             bad |= mg_buf_adds(b, " OR ") | mg_buf_adds(b, w[i].expr);
         }
         bad |= mg_buf_addc(b, ')');
-        long n = bad ? 0 : count_rows(c, b->p + mark + 5, budget + 1);
+        long n = bad ? 0 : count_rows(c, st, b->p + mark + 5, budget + 1, NULL, NULL);
         if (n < 0) goto out;
         if (n > budget && nw >= 3) {
             /* even the rarest word is common: rows holding two of the three rarest */
@@ -454,6 +448,7 @@ static int any_query(struct ctx *c, const char *q, struct mg_buf *b, int *nscore
     rc = bad ? mg_err_set(c->err, MG_E_TOO_LARGE, "the query makes too long an expression; use fewer words") : 0;
 out:
     if (rc != 0 && !c->err->code) mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    sqlite3_finalize(st);
     for (size_t i = 0; i < nw; i++) free(w[i].expr);
     return rc;
 }

@@ -728,13 +728,22 @@ static int bs_prune(struct mg_vstore *vs, int all, struct mg_err *err)
                                 : "DELETE FROM vectors WHERE file_id NOT IN (SELECT id FROM files)", err);
 }
 
+/* The repo's vectors (a reference): the pinned ones, else from the cache. */
+static int store_set(struct builtin_store *s, struct mg_vset **set, struct mg_err *err)
+{
+    if ((*set = s->pinned)) {
+        __atomic_add_fetch(&(*set)->refs, 1, __ATOMIC_ACQ_REL);
+        return 0;
+    }
+    return vset_get(s->d, s->repo, s->key, set, err);
+}
+
 static long bs_search(struct mg_vstore *vs, const float *q, int dim, const struct mg_vrange *r, size_t nr, int k,
                       struct mg_vmatch *out, struct mg_err *err)
 {
     struct builtin_store *s = vs->self;
-    struct mg_vset *set = s->pinned;
-    if (set) __atomic_add_fetch(&set->refs, 1, __ATOMIC_ACQ_REL);
-    else if (vset_get(s->d, s->repo, s->key, &set, err) != 0) return -1;
+    struct mg_vset *set;
+    if (store_set(s, &set, err) != 0) return -1;
     long n = 0;
     if (set->n && set->dim != dim)
         n = mg_err_set(err, MG_E_NO_EMBEDDINGS, "the vectors of repo '%s' have %d dimensions, the query %d; index "
@@ -750,7 +759,7 @@ static int bs_score(struct mg_vstore *vs, const float *q, int dim, const int64_t
 {
     struct builtin_store *s = vs->self;
     struct mg_vset *set;
-    if (vset_get(s->d, s->repo, s->key, &set, err) != 0) return -1;
+    if (store_set(s, &set, err) != 0) return -1;
     int rc = 0;
     if (set->n && set->dim != dim)
         rc = mg_err_set(err, MG_E_NO_EMBEDDINGS, "the vectors of repo '%s' have %d dimensions, the query %d",
