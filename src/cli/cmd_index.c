@@ -46,7 +46,7 @@ static json_t *stats_json(const struct mg_index_stats *s)
 {
     return json_pack("{s:s, s:s, s:b, s:b, s:{s:I, s:I, s:I, s:I, s:I}, "
                      "s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, "
-                     "s:{s:f, s:f}}",
+                     "s:f, s:{s:f, s:f}}",
                      "repo", s->id, "root", s->root, "git", s->git, "created", s->created,
                      "files", "seen", (json_int_t)s->files, "added", (json_int_t)s->added, "changed",
                      (json_int_t)s->changed, "unchanged", (json_int_t)s->unchanged, "removed", (json_int_t)s->removed,
@@ -60,7 +60,7 @@ static json_t *stats_json(const struct mg_index_stats *s)
                      "bytes_read", (json_int_t)s->bytes_read, "bytes_indexed", (json_int_t)s->bytes_indexed,
                      "total_files", (json_int_t)s->total_files, "total_bytes", (json_int_t)s->total_bytes,
                      "chunks", (json_int_t)s->chunks, "symbols", (json_int_t)s->symbols, "seconds", s->seconds,
-                     "cpu", "workers", s->cpu_workers, "writer", s->cpu_writer);
+                     "merge_seconds", s->merge_seconds, "cpu", "workers", s->cpu_workers, "writer", s->cpu_writer);
 }
 
 static void print_summary(const struct mg_index_stats *s)

@@ -1150,9 +1150,11 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
             fprintf(stderr, "\r\033[K  merging the word index of %s", st->id);
             fflush(stderr);
         }
+        double m0 = now_s();
         if (sqlite3_exec(d->db, "INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')", NULL, NULL, NULL) != SQLITE_OK)
             fprintf(stderr, "memgate: warning: index %s: merging the word index failed (%s); searches work, a "
                             "little slower\n", st->id, sqlite3_errmsg(d->db));
+        st->merge_seconds = now_s() - m0;
         if (o->progress) fprintf(stderr, "\r\033[K");
     }
     /* vectors for what has none, from the stored text; never fails the run */

@@ -55,6 +55,7 @@ struct mg_index_stats {
     uint64_t chunks_written, symbols_written;
     uint64_t total_files, total_bytes;  /* totals in the index after the run */
     double seconds;
+    double merge_seconds;   /* merging the word index into one segment at the end (0: not done) */
     double cpu_workers;     /* CPU seconds spent by the parser threads ... */
     double cpu_writer;      /* ... and by the database writer */
     struct mg_vec_stats vec; /* the embedding pass (vector/vindex.h) */
