@@ -337,15 +337,17 @@ static size_t reference(const struct mg_vset *s, const float *q, const struct mg
     size_t n = original ? norig : s->n;
     struct mg_vmatch *all = malloc(n * sizeof(*all));
     size_t m = 0;
+    int8_t row[1024];
     for (size_t i = 0; i < n; i++) {
         int64_t id = original ? ids[i] : s->ids[i];
         bool in = !r;
         for (size_t j = 0; r && j < nr && !in; j++) in = id >= r[j].lo && id <= r[j].hi;
         if (!in) continue;
+        if (!original) mg_vset_get(s, i, row);
         double d = 0;
         for (int x = 0; x < s->dim; x++)
             d += (double)q[x] * (original ? orig[i * (size_t)s->dim + x]
-                                          : (double)s->q[i * (size_t)s->dim + x] * s->scale[i]);
+                                          : (double)row[x] * s->scale[i]);
         all[m++] = (struct mg_vmatch){id, (float)d};
     }
     for (size_t a = 0; a < m; a++) /* selection of the best k */
@@ -375,6 +377,11 @@ static void check_exact(int dim, bool clustered, int nfiles, int per)
         float q[1024];
         rand_unit(q, dim);
         if (clustered) memcpy(q, orig + (size_t)(t * 37) * (size_t)dim, (size_t)dim * sizeof(float));
+        if (t % 2 && !clustered) { /* a query of a few words: most dimensions zero */
+            for (int x = 0; x < dim; x++)
+                if ((x * 7 + t) % 13) q[x] = 0;
+            mg_vec_normalize(q, dim);
+        }
         struct mg_vmatch got[64], want[64], fl[64];
         /* every vector, then a third of the files as candidate ranges */
         struct mg_vrange r[60];
@@ -406,7 +413,7 @@ static void check_exact(int dim, bool clustered, int nfiles, int per)
     int64_t some[3] = {ids[5], ids[100], 424242};
     float sc[3], q[1024];
     rand_unit(q, dim);
-    mg_vset_score(s, q, some, 3, sc);
+    ASSERT_EQ_INT(mg_vset_score(s, q, some, 3, sc), 0);
     ASSERT(!isnan(sc[0]) && !isnan(sc[1]) && isnan(sc[2]));
     struct mg_vmatch one[1];
     struct mg_vrange just = {ids[100], ids[100]};
@@ -425,17 +432,49 @@ TEST(vstore_exact_against_float_reference)
     check_exact(32, false, 1000, 400); /* 400,000 vectors: the scan is shared by threads */
 }
 
-TEST(vstore_int8_dot_matches_scalar)
+/* The block kernel against a scalar dot product of the rows: dense and
+ * sparse queries, pieces that start and end inside blocks. */
+TEST(vstore_int8_scores_match_rows)
 {
-    int8_t a[301], b[301];
-    for (int i = 0; i < 301; i++) {
-        a[i] = (int8_t)((i * 37) % 255 - 127);
-        b[i] = (int8_t)((i * 91) % 255 - 127);
-    }
-    for (int dim = 1; dim <= 301; dim += 17) {
-        int32_t want = 0;
-        for (int i = 0; i < dim; i++) want += a[i] * b[i];
-        ASSERT_EQ_INT(mg_vec_dot_i8(a, b, dim), want);
+    unsigned char key[MG_VKEY_BYTES];
+    memset(key, 9, sizeof(key));
+    float *orig;
+    int64_t *ids;
+    const int dims[] = {256, 100, 7};
+    for (size_t di = 0; di < sizeof(dims) / sizeof(dims[0]); di++) {
+        int dim = dims[di];
+        struct mg_vset *s = make_set(key, dim, 5, 700, false, &orig, &ids); /* 3,500 vectors: four blocks */
+        int8_t row[256], want_q[256], qq[256];
+        for (size_t i = 0; i < s->n; i += 97) { /* the layout keeps each vector */
+            size_t o = 0;
+            while (ids[o] != s->ids[i]) o++;
+            float sc;
+            mg_vec_quantize(orig + o * (size_t)dim, dim, want_q, &sc);
+            mg_vset_get(s, i, row);
+            ASSERT(memcmp(row, want_q, (size_t)dim) == 0);
+        }
+        int32_t *got = malloc(s->n * sizeof(int32_t));
+        for (int pass = 0; pass < 3; pass++) {
+            for (int x = 0; x < dim; x++) /* dense, 1 in 9 nonzero, a single dimension */
+                qq[x] = (int8_t)(pass == 0 || (pass == 1 && x % 9 == 4) || (pass == 2 && x == dim / 2)
+                                     ? (x * 53 + 11) % 255 - 127 : 0);
+            const size_t pieces[][2] = {{0, s->n}, {3, 5}, {1000, 1030}, {1023, 2049}, {17, 3333}, {3499, 3500}};
+            for (size_t p = 0; p < sizeof(pieces) / sizeof(pieces[0]); p++) {
+                size_t lo = pieces[p][0], hi = pieces[p][1];
+                ASSERT_EQ_INT(mg_vset_dot_i8(s, qq, lo, hi, got), 0);
+                for (size_t i = lo; i < hi; i++) {
+                    mg_vset_get(s, i, row);
+                    int32_t want = 0;
+                    for (int x = 0; x < dim; x++) want += (int32_t)qq[x] * row[x];
+                    if (got[i - lo] != want)
+                        FAIL("dim %d pass %d vector %zu: %d, expected %d", dim, pass, i, got[i - lo], want);
+                }
+            }
+        }
+        free(got);
+        free(orig);
+        free(ids);
+        mg_vset_release(&s);
     }
 }
 

@@ -133,7 +133,7 @@ struct ctx {
     int64_t text_id;        /* file whose text is cached */
     char *text;
     size_t text_len;
-    /* lexical: query tokens for snippet scoring */
+    /* lexical: query tokens for snippet scoring, sorted (strcmp) */
     char **qtok;
     size_t nqtok;
     int *semantic_repos;    /* hybrid: count of repos that had vectors */
@@ -205,11 +205,30 @@ struct count_ctx {
     int hits;
 };
 
+/* where tok is in the sorted query tokens, or would go; *found when there */
+static size_t qtok_find(const struct ctx *c, const char *tok, bool *found)
+{
+    size_t a = 0, b = c->nqtok;
+    while (a < b) {
+        size_t m = (a + b) / 2;
+        int d = strcmp(c->qtok[m], tok);
+        if (d == 0) {
+            *found = true;
+            return m;
+        }
+        if (d < 0) a = m + 1;
+        else b = m;
+    }
+    *found = false;
+    return a;
+}
+
 static int count_cb(void *ctx, const char *tok, size_t len, size_t s, size_t e, bool colocated)
 {
     struct count_ctx *cc = ctx;
-    for (size_t i = 0; i < cc->c->nqtok; i++)
-        if (strcmp(cc->c->qtok[i], tok) == 0) cc->hits++;
+    bool found;
+    qtok_find(cc->c, tok, &found);
+    cc->hits += found;
     return 0;
 }
 
@@ -236,12 +255,16 @@ static int best_line(struct ctx *c, const char *t, size_t s, size_t e, int sline
 static int qtok_cb(void *ctx, const char *tok, size_t len, size_t s, size_t e, bool colocated)
 {
     struct ctx *c = ctx;
-    for (size_t i = 0; i < c->nqtok; i++)
-        if (strcmp(c->qtok[i], tok) == 0) return 0;
+    bool found;
+    size_t at = qtok_find(c, tok, &found);
+    if (found) return 0;
     char **v = realloc(c->qtok, (c->nqtok + 1) * sizeof(char *));
     if (!v) return 1;
     c->qtok = v;
-    if (!(v[c->nqtok] = strdup(tok))) return 1;
+    char *dup = strdup(tok);
+    if (!dup) return 1;
+    memmove(v + at + 1, v + at, (c->nqtok - at) * sizeof(char *));
+    v[at] = dup;
     c->nqtok++;
     return 0;
 }

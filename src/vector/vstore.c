@@ -117,7 +117,7 @@ void mg_vkey_id(const unsigned char key[MG_VKEY_BYTES], char out[17])
     for (int i = 0; i < 8; i++) snprintf(out + 2 * i, 3, "%02x", h[i]);
 }
 
-/* ---- 2. quantisation and dot products ------------------------------------------------------ */
+/* ---- 2. quantisation, the block layout and the int8 scores ----------------------------------------- */
 
 void mg_vec_quantize(const float *v, int dim, int8_t *q, float *scale)
 {
@@ -131,50 +131,163 @@ void mg_vec_quantize(const float *v, int dim, int8_t *q, float *scale)
     *scale = s;
 }
 
-static int32_t dot_i8_scalar(const int8_t *a, const int8_t *b, int dim)
+#define BLK MG_VBLOCK
+
+/* the first value of dimension j in vector i's block; vector i's is at [i % BLK] */
+static inline const int8_t *column(const struct mg_vset *s, size_t i, int j)
 {
-    int32_t s = 0;
-    for (int i = 0; i < dim; i++) s += (int32_t)a[i] * b[i];
-    return s;
+    return s->q + ((i / BLK) * (size_t)s->dim + (size_t)j) * BLK;
 }
 
-#ifdef HAVE_X86
-__attribute__((target("avx2"))) static int32_t dot_i8_avx2(const int8_t *a, const int8_t *b, int dim)
+void mg_vset_get(const struct mg_vset *s, size_t i, int8_t *out)
 {
-    __m256i acc = _mm256_setzero_si256();
-    const __m256i ones = _mm256_set1_epi16(1);
-    int i = 0;
-    for (; i + 32 <= dim; i += 32) {
-        __m256i va = _mm256_loadu_si256((const __m256i *)(a + i));
-        __m256i vb = _mm256_loadu_si256((const __m256i *)(b + i));
-        /* |a| * (b * sign a): unsigned x signed pairs, no saturation since |x| <= 127 */
-        __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(va, va), _mm256_sign_epi8(vb, va));
-        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, ones));
+    for (int j = 0; j < s->dim; j++) out[j] = column(s, i, j)[i % BLK];
+}
+
+/* A query's nonzero dimensions: the int8 ones (scan) and the float ones
+ * (rescoring; a zero term adds nothing, so the sum is the full dot
+ * product's, in the same order). */
+struct qdims {
+    size_t n, nf;
+    int *j, *jf;
+    int32_t *w;
+    const float *wf; /* the query itself, indexed by jf */
+};
+
+static void qdims_free(struct qdims *d)
+{
+    free(d->j);
+    free(d->jf);
+    free(d->w);
+}
+
+static int qdims_make(const int8_t *qq, const float *q, int dim, struct qdims *d)
+{
+    *d = (struct qdims){0};
+    d->j = malloc((size_t)dim * sizeof(int));
+    d->jf = malloc((size_t)dim * sizeof(int));
+    d->w = malloc((size_t)dim * sizeof(int32_t));
+    if (!d->j || !d->jf || !d->w) {
+        qdims_free(d);
+        return -1;
     }
-    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
-    return _mm_cvtsi128_si32(s) + dot_i8_scalar(a + i, b + i, dim - i);
+    for (int j = 0; j < dim; j++) {
+        if (qq && qq[j]) {
+            d->j[d->n] = j;
+            d->w[d->n++] = qq[j];
+        }
+        if (q && q[j] != 0) d->jf[d->nf++] = j;
+    }
+    d->wf = q;
+    return 0;
+}
+
+/* acc[e] = the int8 score of the block's vector e, for e in [a, b)
+ * (multiples of 32): the query's nonzero dimensions times their columns. */
+static void block_scores_scalar(const int8_t *blk, const struct qdims *d, size_t a, size_t b, int32_t *acc)
+{
+    memset(acc + a, 0, (b - a) * sizeof(*acc));
+    for (size_t t = 0; t < d->n; t++) {
+        const int8_t *c = blk + (size_t)d->j[t] * BLK;
+        int32_t w = d->w[t];
+        for (size_t e = a; e < b; e++) acc[e] += w * c[e];
+    }
+}
+
+#ifdef HAVE_X86
+/* Four dimensions at a time, as a VNNI-style kernel without VNNI: the
+ * bytes of two columns interleaved, signed by the weights (sign) and
+ * multiplied by their magnitudes (maddubs: |w1 x1 + w2 x2| <= 2 * 127 * 127,
+ * no saturation), two such pairs interleaved and summed into int32 (madd).
+ * Within 32 values the sums come out as 0-3 16-19 | 4-7 20-23 | 8-11 24-27
+ * | 12-15 28-31 and are put back in order at the end. */
+__attribute__((target("avx2"))) static void block_scores_avx2(const int8_t *blk, const struct qdims *d, size_t a,
+                                                              size_t b, int32_t *acc)
+{
+    memset(acc + a, 0, (b - a) * sizeof(*acc));
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (size_t t = 0; t < d->n; t += 4) {
+        const int8_t *c[4];
+        uint8_t w[4];
+        for (size_t u = 0; u < 4; u++) {
+            bool have = t + u < d->n; /* past the last: a zero weight */
+            c[u] = blk + (size_t)d->j[have ? t + u : t] * BLK;
+            w[u] = have ? (uint8_t)d->w[t + u] : 0;
+        }
+        const __m256i s01 = _mm256_set1_epi16((int16_t)(w[0] | w[1] << 8));
+        const __m256i s23 = _mm256_set1_epi16((int16_t)(w[2] | w[3] << 8));
+        const __m256i m01 = _mm256_abs_epi8(s01), m23 = _mm256_abs_epi8(s23);
+        for (size_t e = a; e < b; e += 32) {
+            __m256i x0 = _mm256_loadu_si256((const __m256i *)(c[0] + e));
+            __m256i x1 = _mm256_loadu_si256((const __m256i *)(c[1] + e));
+            __m256i x2 = _mm256_loadu_si256((const __m256i *)(c[2] + e));
+            __m256i x3 = _mm256_loadu_si256((const __m256i *)(c[3] + e));
+            __m256i p01l = _mm256_maddubs_epi16(m01, _mm256_sign_epi8(_mm256_unpacklo_epi8(x0, x1), s01));
+            __m256i p01h = _mm256_maddubs_epi16(m01, _mm256_sign_epi8(_mm256_unpackhi_epi8(x0, x1), s01));
+            __m256i p23l = _mm256_maddubs_epi16(m23, _mm256_sign_epi8(_mm256_unpacklo_epi8(x2, x3), s23));
+            __m256i p23h = _mm256_maddubs_epi16(m23, _mm256_sign_epi8(_mm256_unpackhi_epi8(x2, x3), s23));
+            __m256i *p = (__m256i *)(acc + e);
+            __m256i sums[4] = {_mm256_madd_epi16(_mm256_unpacklo_epi16(p01l, p23l), ones),
+                               _mm256_madd_epi16(_mm256_unpackhi_epi16(p01l, p23l), ones),
+                               _mm256_madd_epi16(_mm256_unpacklo_epi16(p01h, p23h), ones),
+                               _mm256_madd_epi16(_mm256_unpackhi_epi16(p01h, p23h), ones)};
+            for (int r = 0; r < 4; r++)
+                _mm256_storeu_si256(p + r, _mm256_add_epi32(_mm256_loadu_si256(p + r), sums[r]));
+        }
+    }
+    for (size_t e = a; e < b; e += 32) {
+        __m256i *p = (__m256i *)(acc + e);
+        __m256i r0 = _mm256_loadu_si256(p), r1 = _mm256_loadu_si256(p + 1);
+        __m256i r2 = _mm256_loadu_si256(p + 2), r3 = _mm256_loadu_si256(p + 3);
+        _mm256_storeu_si256(p, _mm256_permute2x128_si256(r0, r1, 0x20));
+        _mm256_storeu_si256(p + 1, _mm256_permute2x128_si256(r2, r3, 0x20));
+        _mm256_storeu_si256(p + 2, _mm256_permute2x128_si256(r0, r1, 0x31));
+        _mm256_storeu_si256(p + 3, _mm256_permute2x128_si256(r2, r3, 0x31));
+    }
 }
 #endif
 
-typedef int32_t (*dot_fn)(const int8_t *, const int8_t *, int);
+typedef void (*block_fn)(const int8_t *, const struct qdims *, size_t, size_t, int32_t *);
 
-static dot_fn pick_dot(void)
+static block_fn pick_block(void)
 {
 #ifdef HAVE_X86
-    if (__builtin_cpu_supports("avx2")) return dot_i8_avx2;
+    if (__builtin_cpu_supports("avx2")) return block_scores_avx2;
 #endif
-    return dot_i8_scalar;
+    return block_scores_scalar;
 }
 
-int32_t mg_vec_dot_i8(const int8_t *a, const int8_t *b, int dim) { return pick_dot()(a, b, dim); }
-
-static float dot_f_i8(const float *q, const int8_t *v, int dim)
+/* The int8 scores of the vectors from `from` on, up to hi but within one
+ * block, in acc[i % BLK]; returns where the piece ends. */
+static size_t piece_scores(const struct mg_vset *s, const struct qdims *d, block_fn kernel, size_t from, size_t hi,
+                           int32_t *acc)
 {
-    float s = 0;
-    for (int i = 0; i < dim; i++) s += q[i] * (float)v[i];
-    return s;
+    size_t base = from / BLK * BLK, to = hi - base < BLK ? hi : base + BLK;
+    kernel(column(s, from, 0), d, (from - base) & ~(size_t)31, (to - base + 31) & ~(size_t)31, acc);
+    return to;
+}
+
+int mg_vset_dot_i8(const struct mg_vset *s, const int8_t *qq, size_t lo, size_t hi, int32_t *out)
+{
+    struct qdims d;
+    if (qdims_make(qq, NULL, s->dim, &d) != 0) return -1;
+    int32_t acc[BLK] __attribute__((aligned(32)));
+    block_fn kernel = pick_block();
+    for (size_t from = lo; from < hi;) {
+        size_t to = piece_scores(s, &d, kernel, from, hi, acc);
+        for (size_t i = from; i < to; i++) out[i - lo] = acc[i % BLK];
+        from = to;
+    }
+    qdims_free(&d);
+    return 0;
+}
+
+/* the float dot product of the query with vector i (unscaled) */
+static float dot_f(const struct mg_vset *s, const struct qdims *d, size_t i)
+{
+    float sum = 0;
+    for (size_t t = 0; t < d->nf; t++) sum += d->wf[d->jf[t]] * (float)column(s, i, d->jf[t])[i % BLK];
+    return sum;
 }
 
 /* ---- 3. sealed blobs ---------------------------------------------------------------------------- */
@@ -225,7 +338,7 @@ int mg_vblob_seal(const unsigned char key[MG_VKEY_BYTES], const char *repo_id, i
 static int vset_grow(struct mg_vset *s, size_t more)
 {
     if (s->n + more > s->cap) {
-        size_t cap = s->cap ? s->cap : 1024;
+        size_t cap = s->cap ? s->cap : BLK; /* whole blocks */
         while (cap < s->n + more) cap *= 2;
         int64_t *ids = realloc(s->ids, cap * sizeof(int64_t));
         if (ids) s->ids = ids;
@@ -244,6 +357,69 @@ static int vset_grow(struct mg_vset *s, size_t more)
         s->fcap = cap;
     }
     return 0;
+}
+
+#ifdef __SSE2__
+/* 16 rows of 16 bytes (src, a row every sstride bytes) into 16 columns
+ * (dst, a column every dstride bytes): unpacks of 8, 16, 32 and 64 bits,
+ * each doubling the run of one column's bytes. */
+static void transpose16(const int8_t *src, size_t sstride, int8_t *dst, size_t dstride)
+{
+    __m128i r[16], a[16], b[16], c[16];
+    for (int i = 0; i < 16; i++) r[i] = _mm_loadu_si128((const __m128i *)(src + (size_t)i * sstride));
+    for (int k = 0; k < 8; k++) { /* a[k]: rows 2k, 2k+1 of columns 0-7; a[8 + k]: of 8-15 */
+        a[k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
+        a[8 + k] = _mm_unpackhi_epi8(r[2 * k], r[2 * k + 1]);
+    }
+    for (int h = 0; h < 2; h++) /* b[4g + k]: rows 4k..4k+3 of columns 4g..4g+3 */
+        for (int k = 0; k < 4; k++) {
+            b[4 * (2 * h) + k] = _mm_unpacklo_epi16(a[8 * h + 2 * k], a[8 * h + 2 * k + 1]);
+            b[4 * (2 * h + 1) + k] = _mm_unpackhi_epi16(a[8 * h + 2 * k], a[8 * h + 2 * k + 1]);
+        }
+    for (int g = 0; g < 4; g++) /* c[2q + p]: rows 8p..8p+7 of columns 2q, 2q+1 */
+        for (int p = 0; p < 2; p++) {
+            c[2 * (2 * g) + p] = _mm_unpacklo_epi32(b[4 * g + 2 * p], b[4 * g + 2 * p + 1]);
+            c[2 * (2 * g + 1) + p] = _mm_unpackhi_epi32(b[4 * g + 2 * p], b[4 * g + 2 * p + 1]);
+        }
+    for (int q = 0; q < 8; q++) {
+        _mm_storeu_si128((__m128i *)(dst + (size_t)(2 * q) * dstride), _mm_unpacklo_epi64(c[2 * q], c[2 * q + 1]));
+        _mm_storeu_si128((__m128i *)(dst + (size_t)(2 * q + 1) * dstride),
+                         _mm_unpackhi_epi64(c[2 * q], c[2 * q + 1]));
+    }
+}
+#endif
+
+/* The staged rows (a whole block's) into the block of vector `base`. */
+static void stage_flush(struct mg_vset *s, size_t base)
+{
+    int8_t *blk = s->q + base * (size_t)s->dim;
+    size_t dim = (size_t)s->dim, j0 = 0;
+#ifdef __SSE2__
+    for (; j0 + 16 <= dim; j0 += 16)
+        for (size_t r = 0; r < BLK; r += 16) transpose16(s->stage + r * dim + j0, dim, blk + j0 * BLK + r, BLK);
+#endif
+    for (size_t j = j0; j < dim; j++)
+        for (size_t r = 0; r < BLK; r++) blk[j * BLK + r] = s->stage[r * dim + j];
+}
+
+/* sum of squares of n int8 values */
+static int32_t sumsq_i8(const int8_t *x, size_t n)
+{
+    int32_t sum = 0;
+    size_t i = 0;
+#ifdef __SSE2__
+    __m128i acc = _mm_setzero_si128();
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(x + i));
+        __m128i lo = _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8), hi = _mm_srai_epi16(_mm_unpackhi_epi8(v, v), 8);
+        acc = _mm_add_epi32(acc, _mm_add_epi32(_mm_madd_epi16(lo, lo), _mm_madd_epi16(hi, hi)));
+    }
+    int32_t part[4];
+    _mm_storeu_si128((__m128i *)part, acc);
+    sum = part[0] + part[1] + part[2] + part[3];
+#endif
+    for (; i < n; i++) sum += (int32_t)x[i] * x[i];
+    return sum;
 }
 
 int mg_vset_add_blob(struct mg_vset *s, const unsigned char key[MG_VKEY_BYTES], const char *repo_id,
@@ -276,10 +452,21 @@ int mg_vset_add_blob(struct mg_vset *s, const unsigned char key[MG_VKEY_BYTES], 
     }
     memcpy(s->ids + s->n, p + 8, (size_t)n * 8);
     memcpy(s->scale + s->n, p + 8 + (size_t)n * 8, (size_t)n * 4);
-    memcpy(s->q + s->n * dim, p + 8 + (size_t)n * 12, (size_t)n * dim);
-    for (size_t i = s->n; i < s->n + n; i++) {
-        float nn = sqrtf((float)dot_i8_scalar(s->q + i * dim, s->q + i * dim, (int)dim)) * s->scale[i];
+    const int8_t *rows = (const int8_t *)p + 8 + (size_t)n * 12;
+    for (size_t r = 0; r < n; r++) {
+        float nn = sqrtf((float)sumsq_i8(rows + r * dim, dim)) * s->scale[s->n + r];
         if (nn > s->maxnorm) s->maxnorm = nn;
+    }
+    /* rows gather in the stage until their block is full, then go in by columns */
+    if (!s->stage && !(s->stage = malloc((size_t)BLK * dim))) {
+        free(p);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory loading vectors");
+    }
+    for (size_t r = 0; r < n;) {
+        size_t i = s->n + r, take = BLK - i % BLK < n - r ? BLK - i % BLK : n - r;
+        memcpy(s->stage + i % BLK * dim, rows + r * dim, take * dim);
+        r += take;
+        if ((i + take) % BLK == 0) stage_flush(s, i + take - BLK);
     }
     if (n) {
         int64_t lo = s->ids[s->n], min = lo, max = lo;
@@ -304,7 +491,16 @@ static int cmp_vfile(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-void mg_vset_finish(struct mg_vset *s) { qsort(s->files, s->nfiles, sizeof(*s->files), cmp_vfile); }
+void mg_vset_finish(struct mg_vset *s)
+{
+    if (s->stage && s->n % BLK) { /* the last block, zeros after its last vector */
+        memset(s->stage + s->n % BLK * (size_t)s->dim, 0, (BLK - s->n % BLK) * (size_t)s->dim);
+        stage_flush(s, s->n / BLK * BLK);
+    }
+    free(s->stage);
+    s->stage = NULL;
+    qsort(s->files, s->nfiles, sizeof(*s->files), cmp_vfile);
+}
 
 void mg_vset_release(struct mg_vset **ps)
 {
@@ -314,6 +510,7 @@ void mg_vset_release(struct mg_vset **ps)
     free(s->ids);
     free(s->scale);
     free(s->q);
+    free(s->stage);
     free(s->files);
     free(s);
 }
@@ -326,7 +523,11 @@ int mg_vset_load(struct mg_db *d, const char *repo_id, const unsigned char key[M
     if (!s) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
     s->refs = 1;
     sqlite3_stmt *st;
-    if (mg_db_prepare(d, "SELECT file_id, blob FROM vectors", &st, err) != 0) {
+    /* in chunk order, the order scopes' ranges come in: a scope's candidates
+     * are then long runs of the set (vectors of files no longer indexed are
+     * left out; the next index run prunes them) */
+    if (mg_db_prepare(d, "SELECT v.file_id, v.blob FROM vectors v JOIN files f ON f.id = v.file_id "
+                         "ORDER BY f.chunk_lo", &st, err) != 0) {
         mg_vset_release(&s);
         return -1;
     }
@@ -476,11 +677,11 @@ static int candidate_runs(const struct mg_vset *s, const struct mg_vrange *r, si
 static __thread int scan_spare;
 
 void mg_vset_scan_spare(int n) { scan_spare = n; }
-#define SCAN_PER_THREAD 150000 /* candidates worth a thread */
+#define SCAN_PER_THREAD (150000 * 256) /* bytes read (candidates * the query's dimensions) worth a thread */
 
 struct scan_job {
     const struct mg_vset *s;
-    const int8_t *qq;
+    const struct qdims *d;
     float qs;
     const struct run *runs; /* the share: from runs[0].lo + skip to `count` vectors on */
     size_t skip, count;
@@ -491,29 +692,35 @@ static void *scan_main(void *arg)
 {
     struct scan_job *j = arg;
     const struct mg_vset *s = j->s;
-    int dim = s->dim;
-    dot_fn dot = pick_dot();
+    block_fn kernel = pick_block();
+    int32_t acc[BLK] __attribute__((aligned(32)));
     size_t left = j->count, skip = j->skip;
     for (const struct run *u = j->runs; left > 0; u++) {
         size_t lo = u->lo + skip, hi = u->hi - lo > left ? lo + left : u->hi;
         skip = 0;
-        for (size_t i = lo; i < hi; i++)
-            heap_push(&j->h, (int64_t)i, (float)dot(j->qq, s->q + i * (size_t)dim, dim) * j->qs * s->scale[i]);
+        for (size_t from = lo; from < hi;) {
+            size_t to = piece_scores(s, j->d, kernel, from, hi, acc);
+            for (size_t i = from; i < to; i++) {
+                float score = (float)acc[i % BLK] * j->qs * s->scale[i];
+                if (j->h.n < j->h.k || score >= j->h.v[0].score) heap_push(&j->h, (int64_t)i, score);
+            }
+            from = to;
+        }
         left -= hi - lo;
     }
     return NULL;
 }
 
 /* The shortlist h (its k set) of the candidates by int8 score. */
-static int shortlist_scan(const struct mg_vset *s, const int8_t *qq, float qs, const struct run *runs, size_t nruns,
-                          struct heap *h)
+static int shortlist_scan(const struct mg_vset *s, const struct qdims *d, float qs, const struct run *runs,
+                          size_t nruns, struct heap *h)
 {
     size_t work = 0;
     for (size_t i = 0; i < nruns; i++) work += runs[i].hi - runs[i].lo;
     static long cpus;
     if (!cpus) cpus = sysconf(_SC_NPROCESSORS_ONLN);
     long avail = cpus - scan_spare;
-    size_t nt = work / SCAN_PER_THREAD + 1;
+    size_t nt = work * (d->n ? d->n : 1) / SCAN_PER_THREAD + 1;
     if (nt > (size_t)(avail > 0 ? avail : 1)) nt = (size_t)(avail > 0 ? avail : 1);
     if (nt > SCAN_THREADS_MAX) nt = SCAN_THREADS_MAX;
     struct scan_job jobs[SCAN_THREADS_MAX];
@@ -528,7 +735,7 @@ static int shortlist_scan(const struct mg_vset *s, const int8_t *qq, float qs, c
             done += runs[u].hi - runs[u].lo;
             u++;
         }
-        jobs[t] = (struct scan_job){s, qq, qs, runs + u, from - done, to - from, {NULL, 0, h->k}};
+        jobs[t] = (struct scan_job){s, d, qs, runs + u, from - done, to - from, {NULL, 0, h->k}};
         if (t == 0) {
             jobs[0].h = *h; /* the first share goes straight into h */
             continue;
@@ -563,42 +770,46 @@ long mg_vset_search(const struct mg_vset *s, const float *query, const struct mg
     int8_t *qq = malloc((size_t)dim);
     struct run *runs = NULL;
     size_t nruns = 0;
-    if (!h.v || !top.v || !qq || candidate_runs(s, r, nr, &runs, &nruns) != 0) {
+    struct qdims d = {0};
+    float qs = 1;
+    if (qq) mg_vec_quantize(query, dim, qq, &qs);
+    if (!h.v || !top.v || !qq || qdims_make(qq, query, dim, &d) != 0 ||
+        candidate_runs(s, r, nr, &runs, &nruns) != 0) {
         free(h.v);
         free(top.v);
         free(qq);
+        qdims_free(&d);
         return -1;
     }
-    float qs;
-    mg_vec_quantize(query, dim, qq, &qs);
     /* the error of an int8 score against the float one: |(q - qs*qq) . v| <= |q - qs*qq| * |v| */
     double e2 = 0;
     for (int i = 0; i < dim; i++) {
-        double d = query[i] - qs * qq[i];
-        e2 += d * d;
+        double x = query[i] - qs * qq[i];
+        e2 += x * x;
     }
     float eps = (float)(sqrt(e2) * (s->maxnorm > 0 ? s->maxnorm : 1.0)) * 1.0001f + 1e-6f;
     /* 1. int8 scores of every candidate, a shortlist of the best (threads
      * share a large scan: it is bound by memory bandwidth) */
-    if (shortlist_scan(s, qq, qs, runs, nruns, &h) != 0) {
+    if (shortlist_scan(s, &d, qs, runs, nruns, &h) != 0) {
         free(h.v);
         free(top.v);
         free(qq);
         free(runs);
+        qdims_free(&d);
         return -1;
     }
     /* 2. float scores of the shortlist */
     float floor_approx = h.n == h.k ? h.v[0].score : -INFINITY;
     for (size_t j = 0; j < h.n; j++) {
         size_t i = (size_t)h.v[j].id;
-        heap_push(&top, (int64_t)i, dot_f_i8(query, s->q + i * (size_t)dim, dim) * s->scale[i]);
+        heap_push(&top, (int64_t)i, dot_f(s, &d, i) * s->scale[i]);
     }
     /* 3. could a vector outside the shortlist beat the k-th? then score all in float */
     if (h.n == h.k && top.n > 0 && !(top.n == top.k && top.v[0].score > floor_approx + eps)) {
         top.n = 0;
         for (size_t u = 0; u < nruns; u++)
             for (size_t i = runs[u].lo; i < runs[u].hi; i++)
-                heap_push(&top, (int64_t)i, dot_f_i8(query, s->q + i * (size_t)dim, dim) * s->scale[i]);
+                heap_push(&top, (int64_t)i, dot_f(s, &d, i) * s->scale[i]);
     }
     size_t n = top.n;
     for (size_t j = 0; j < n; j++) out[j] = (struct mg_vmatch){s->ids[top.v[j].id], top.v[j].score};
@@ -607,21 +818,26 @@ long mg_vset_search(const struct mg_vset *s, const float *query, const struct mg
     free(top.v);
     free(qq);
     free(runs);
+    qdims_free(&d);
     return (long)n;
 }
 
-void mg_vset_score(const struct mg_vset *s, const float *query, const int64_t *ids, size_t n, float *scores)
+int mg_vset_score(const struct mg_vset *s, const float *query, const int64_t *ids, size_t n, float *scores)
 {
+    struct qdims d = {0};
+    if (s && qdims_make(NULL, query, s->dim, &d) != 0) return -1;
     for (size_t j = 0; j < n; j++) {
         scores[j] = NAN;
         if (!s) continue;
         const struct mg_vfile *f = find_file(s, ids[j]);
         for (size_t i = f ? f->first : 0; f && i < (size_t)f->first + f->count; i++)
             if (s->ids[i] == ids[j]) {
-                scores[j] = dot_f_i8(query, s->q + i * (size_t)s->dim, s->dim) * s->scale[i];
+                scores[j] = dot_f(s, &d, i) * s->scale[i];
                 break;
             }
     }
+    qdims_free(&d);
+    return 0;
 }
 
 /* ---- 5. the cache and the store -------------------------------------------------------------------- */
@@ -764,7 +980,8 @@ static int bs_score(struct mg_vstore *vs, const float *q, int dim, const int64_t
     if (set->n && set->dim != dim)
         rc = mg_err_set(err, MG_E_NO_EMBEDDINGS, "the vectors of repo '%s' have %d dimensions, the query %d",
                         s->repo, set->dim, dim);
-    else mg_vset_score(set, q, ids, n, scores);
+    else if (mg_vset_score(set, q, ids, n, scores) != 0)
+        rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
     mg_vset_release(&set);
     return rc;
 }

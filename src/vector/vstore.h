@@ -6,13 +6,17 @@
  * with the repo id and file id as associated data, so a blob that was
  * changed, or moved to another row or repo, fails to open (vector_tampered).
  *
- * Vectors are unit length, quantised to int8 with one float scale each.
- * A search scores every candidate with an int8 dot product (AVX2 when the
- * CPU has it), keeps a shortlist, rescores it with the float query against
- * the dequantised vectors, and checks the quantisation error bound: if a
- * vector outside the shortlist could still beat the k-th result, every
- * candidate is rescored in float. The result is exactly the top k by
- * float dot product over the stored (dequantised) vectors.
+ * Vectors are unit length, quantised to int8 with one float scale each,
+ * and kept in memory in blocks of MG_VBLOCK vectors, dimension by
+ * dimension. A search scores every candidate with an int8 dot product
+ * that reads only the columns of the query's nonzero dimensions (AVX2 when
+ * the CPU has it): a builtin query embeds a few words, about 20 of 256
+ * dimensions, so it reads a tenth of the vectors' bytes. It keeps a
+ * shortlist, rescores it with the float query against the dequantised
+ * vectors, and checks the quantisation error bound: if a vector outside
+ * the shortlist could still beat the k-th result, every candidate is
+ * rescored in float. The result is exactly the top k by float dot product
+ * over the stored (dequantised) vectors.
  *
  * Candidates are chunk-id ranges (a file's chunks: files.chunk_lo..chunk_hi)
  * chosen in SQL with the query's scope before any vector is scored.
@@ -42,8 +46,6 @@ void mg_vkey_id(const unsigned char key[MG_VKEY_BYTES], char out[17]);
 
 /* int8 quantisation of v: q[i] = round(v[i] / scale), |q[i]| <= 127. */
 void mg_vec_quantize(const float *v, int dim, int8_t *q, float *scale);
-/* dot product of two int8 vectors (SIMD when available) */
-int32_t mg_vec_dot_i8(const int8_t *a, const int8_t *b, int dim);
 /* Scans started by the calling thread use n CPUs fewer than there are (at
  * least one): hybrid search scans on a thread of its own while its other
  * searches need a CPU. */
@@ -53,13 +55,17 @@ void mg_vset_scan_spare(int n);
 int mg_vblob_seal(const unsigned char key[MG_VKEY_BYTES], const char *repo_id, int64_t file_id, int dim, size_t n,
                   const int64_t *ids, const float *vecs, void **blob, size_t *len, struct mg_err *err);
 
+#define MG_VBLOCK 4096
+
 /* Every vector of a repo, in memory. */
 struct mg_vset {
     int dim;
-    size_t n, cap;
+    size_t n, cap;     /* cap: whole blocks */
     int64_t *ids;      /* chunk ids */
     float *scale;
-    int8_t *q;         /* n * dim */
+    /* cap * dim: value j of vector i at [(i / MG_VBLOCK * dim + j) * MG_VBLOCK + i % MG_VBLOCK] */
+    int8_t *q;
+    int8_t *stage;     /* while adding: the last block's rows, as they come */
     float maxnorm;     /* largest norm of a dequantised vector */
     /* per blob: its first id, the range of its ids, its vectors; sorted by lo */
     struct mg_vfile { int64_t lo, min, max; uint32_t first, count; } *files;
@@ -73,9 +79,16 @@ int mg_vset_load(struct mg_db *d, const char *repo_id, const unsigned char key[M
 /* Add one sealed blob (used by load, and by tests). */
 int mg_vset_add_blob(struct mg_vset *s, const unsigned char key[MG_VKEY_BYTES], const char *repo_id,
                      int64_t file_id, const void *blob, size_t len, struct mg_err *err);
-/* Sort the file index; call after the last add. */
+/* Put the last rows in their block and sort the file index; call after the
+ * last add, before any search. */
 void mg_vset_finish(struct mg_vset *s);
 void mg_vset_release(struct mg_vset **s);  /* drops a reference */
+
+/* vector i (an index into the set) as dim int8 values */
+void mg_vset_get(const struct mg_vset *s, size_t i, int8_t *out);
+/* int8 dot products of qq with vectors lo..hi-1: out[i - lo] (the scan's
+ * kernel; -1 when out of memory) */
+int mg_vset_dot_i8(const struct mg_vset *s, const int8_t *qq, size_t lo, size_t hi, int32_t *out);
 
 struct mg_vrange { int64_t lo, hi; };   /* chunk ids lo..hi (one file's range) */
 struct mg_vmatch { int64_t id; float score; };
@@ -84,8 +97,9 @@ struct mg_vmatch { int64_t id; float score; };
  * product with the unit query; best first. Returns the count or -1. */
 long mg_vset_search(const struct mg_vset *s, const float *query, const struct mg_vrange *r, size_t nr, int k,
                     struct mg_vmatch *out);
-/* Float scores of given chunk ids (NAN where a chunk has no vector). */
-void mg_vset_score(const struct mg_vset *s, const float *query, const int64_t *ids, size_t n, float *scores);
+/* Float scores of given chunk ids (NAN where a chunk has no vector); -1
+ * when out of memory. */
+int mg_vset_score(const struct mg_vset *s, const float *query, const int64_t *ids, size_t n, float *scores);
 
 /* ---- the store interface ---- */
 
