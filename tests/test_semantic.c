@@ -443,7 +443,7 @@ TEST(vstore_int8_scores_match_rows)
     const int dims[] = {256, 100, 7};
     for (size_t di = 0; di < sizeof(dims) / sizeof(dims[0]); di++) {
         int dim = dims[di];
-        struct mg_vset *s = make_set(key, dim, 5, 700, false, &orig, &ids); /* 3,500 vectors: four blocks */
+        struct mg_vset *s = make_set(key, dim, 5, 1700, false, &orig, &ids); /* 8,500 vectors: three blocks */
         int8_t row[256], want_q[256], qq[256];
         for (size_t i = 0; i < s->n; i += 97) { /* the layout keeps each vector */
             size_t o = 0;
@@ -458,7 +458,9 @@ TEST(vstore_int8_scores_match_rows)
             for (int x = 0; x < dim; x++) /* dense, 1 in 9 nonzero, a single dimension */
                 qq[x] = (int8_t)(pass == 0 || (pass == 1 && x % 9 == 4) || (pass == 2 && x == dim / 2)
                                      ? (x * 53 + 11) % 255 - 127 : 0);
-            const size_t pieces[][2] = {{0, s->n}, {3, 5}, {1000, 1030}, {1023, 2049}, {17, 3333}, {3499, 3500}};
+            const size_t B = MG_VBLOCK, n = s->n;
+            ASSERT(n > 2 * B + 1);
+            const size_t pieces[][2] = {{0, n}, {3, 5}, {B - 20, B + 10}, {B - 1, 2 * B + 1}, {17, n - 167}, {n - 1, n}};
             for (size_t p = 0; p < sizeof(pieces) / sizeof(pieces[0]); p++) {
                 size_t lo = pieces[p][0], hi = pieces[p][1];
                 ASSERT_EQ_INT(mg_vset_dot_i8(s, qq, lo, hi, got), 0);

@@ -677,7 +677,8 @@ static int candidate_runs(const struct mg_vset *s, const struct mg_vrange *r, si
 static __thread int scan_spare;
 
 void mg_vset_scan_spare(int n) { scan_spare = n; }
-#define SCAN_PER_THREAD (150000 * 256) /* bytes read (candidates * the query's dimensions) worth a thread */
+/* bytes read (candidates * the query's nonzero dimensions) worth a thread: about a millisecond */
+#define SCAN_PER_THREAD (8u << 20)
 
 struct scan_job {
     const struct mg_vset *s;
