@@ -522,32 +522,57 @@ int mg_vset_load(struct mg_db *d, const char *repo_id, const unsigned char key[M
     struct mg_vset *s = calloc(1, sizeof(*s));
     if (!s) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
     s->refs = 1;
-    sqlite3_stmt *st;
-    /* in chunk order, the order scopes' ranges come in: a scope's candidates
-     * are then long runs of the set (vectors of files no longer indexed are
-     * left out; the next index run prunes them) */
-    if (mg_db_prepare(d, "SELECT v.file_id, v.blob FROM vectors v JOIN files f ON f.id = v.file_id "
-                         "ORDER BY f.chunk_lo", &st, err) != 0) {
-        mg_vset_release(&s);
-        return -1;
-    }
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (mg_vset_add_blob(s, key, repo_id, sqlite3_column_int64(st, 0), sqlite3_column_blob(st, 1),
-                             (size_t)sqlite3_column_bytes(st, 1), err) != 0) {
-            sqlite3_finalize(st);
-            mg_vset_release(&s);
-            return -1;
+    /* In chunk order, the order scopes' ranges come in: a scope's candidates
+     * are then long runs of the set. The file ids are sorted first, then each
+     * file's blob is read (sorting the rows would carry the blobs through a
+     * temporary b-tree). Vectors of files no longer indexed are left out;
+     * the next index run prunes them. */
+    sqlite3_stmt *order = NULL, *get = NULL;
+    int64_t *fid = NULL;
+    size_t nf = 0, cap = 0;
+    int rc = -1;
+    if (mg_db_prepare(d, "SELECT v.file_id FROM vectors v JOIN files f ON f.id = v.file_id ORDER BY f.chunk_lo",
+                      &order, err) != 0 ||
+        mg_db_prepare(d, "SELECT blob FROM vectors WHERE file_id = ?", &get, err) != 0)
+        goto out;
+    int step;
+    while ((step = sqlite3_step(order)) == SQLITE_ROW) {
+        if (nf == cap) {
+            int64_t *v = realloc(fid, (cap = cap ? 2 * cap : 1024) * sizeof(*fid));
+            if (!v) {
+                mg_err_set(err, MG_E_NO_MEMORY, "out of memory loading vectors");
+                goto out;
+            }
+            fid = v;
         }
+        fid[nf++] = sqlite3_column_int64(order, 0);
     }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        mg_vset_release(&s);
-        return mg_db_error(d, "read vectors", err);
+    if (step != SQLITE_DONE) {
+        mg_db_error(d, "read vectors", err);
+        goto out;
+    }
+    for (size_t i = 0; i < nf; i++) {
+        sqlite3_reset(get);
+        sqlite3_bind_int64(get, 1, fid[i]);
+        if ((step = sqlite3_step(get)) == SQLITE_DONE) continue; /* (gone meanwhile: a reader sees one snapshot) */
+        if (step != SQLITE_ROW) {
+            mg_db_error(d, "read vectors", err);
+            goto out;
+        }
+        if (mg_vset_add_blob(s, key, repo_id, fid[i], sqlite3_column_blob(get, 0),
+                             (size_t)sqlite3_column_bytes(get, 0), err) != 0)
+            goto out;
     }
     mg_vset_finish(s);
     *out = s;
-    return 0;
+    s = NULL;
+    rc = 0;
+out:
+    sqlite3_finalize(order);
+    sqlite3_finalize(get);
+    free(fid);
+    mg_vset_release(&s);
+    return rc;
 }
 
 /* ---- 4. exact search ------------------------------------------------------------------------------------ */
