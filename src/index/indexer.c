@@ -1142,9 +1142,10 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     if (mg_db_exec(d, "COMMIT", err) != 0) goto rollback;
     /* A run that wrote much of the index leaves FTS5 many segments, and each
      * query term then reads a doclist from every one: merge them into one
-     * (10 s after Linux's first run; lexical search p50 11 -> 6.5 ms, hybrid
-     * p99 51 -> 39 ms on bench/quality.c). Small runs leave it to FTS5's
-     * automerge. Its own transaction: a failure leaves the index as it was. */
+     * (merge_seconds: 10.5-14.7 s after Linux's first run; lexical p50 9-11
+     * -> 7-9 ms on bench/quality.c, docs/benchmarks.md). Small runs leave it
+     * to FTS5's automerge. Its own transaction: a failure leaves the index as
+     * it was. */
     if (st->chunks_written > 0 && st->chunks_written * 4 >= st->chunks) {
         if (o->progress) {
             fprintf(stderr, "\r\033[K  merging the word index of %s", st->id);
