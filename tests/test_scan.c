@@ -411,6 +411,66 @@ TEST(scan_first_pass_keywords)
     ASSERT_EQ_STR(g.rule[0], "private-key-putty");
 }
 
+/* Prefilter patterns that end in an open repeat are compiled with it cut
+ * (X+ -> X, X{m,} -> X{m}), so a long value gives one first-pass hit, not
+ * one per byte. The matches must not change: the whole value, wherever it
+ * ends on the line; in each alternative; values one after another; and
+ * where nothing is cut: a repeat before more pattern, in a repeated group,
+ * of a class that can match '\n'. */
+TEST(scan_prefilter_open_repeats)
+{
+    const char *rules = /* "zz" and "qq" have 2 bytes: common, so these go by their patterns */
+        "rule plus\ndescription = p\nkeywords = zz\npattern = zz=([a-z0-9]+)\ngroup = 1\n"
+        "rule alts\ndescription = a\nkeywords = qq\npattern = (?i)qq(?::([0-9]{4,})|#([a-f]{3,9})|@((?:ab+){2}))\ngroup = 1, 2, 3\n"
+        "rule mid\ndescription = m\nkeywords = ww\npattern = ww=([a-z]+);\ngroup = 1\n"
+        "rule nl\ndescription = n\nkeywords = yy\npattern = yy<([^>]{3,})>\ngroup = 1\n";
+    struct mg_scanner *c = NULL;
+    struct mg_err err = {0};
+    if (mg_scanner_new(rules, strlen(rules), &c, &err) != 0) FAIL("%s", err.msg);
+    const char *t = "x zz=abc123 zz=q, QQ:12345678 qq#abcdefabc qq@abbabbb. ww=abcdef;\nyy<one\ntwo> zz=end";
+    struct got g = scan_str(c, t);
+    ASSERT_EQ_INT(g.n, 7);
+    const char *want[][2] = {{"plus", "abc123"}, {"plus", "q"},   {"alts", "12345678"}, {"alts", "abcdefabc"},
+                             {"alts", "abbabbb"}, {"mid", "abcdef"}, {"plus", "end"}};
+    for (int i = 0; i < 7; i++) {
+        ASSERT_EQ_STR(g.rule[i], want[i][0]);
+        const char *at = strstr(t + (i ? g.end[i - 1] : 0), want[i][1]);
+        if (!at) FAIL("'%s' not in the text after finding %d", want[i][1], i);
+        ASSERT_EQ_INT(g.start[i], (size_t)(at - t));
+        ASSERT_EQ_INT(g.end[i], g.start[i] + strlen(want[i][1]));
+    }
+    /* (yy<...> spans two lines: with lines = 1 it is no match either way) */
+
+    /* a 12,000-byte value, then another on the same line, and the built-in
+     * aws-session-token after it: each found whole */
+    size_t n = 12000;
+    char *line = malloc(3 * n + 200);
+    strcpy(line, "zz=");
+    for (size_t i = 0; i < n; i++) line[3 + i] = "abcdefgh0123"[i % 12];
+    strcpy(line + 3 + n, " zz=");
+    for (size_t i = 0; i < n; i++) line[7 + n + i] = "q9"[i % 2];
+    line[7 + 2 * n] = 0;
+    g = scan_str(c, line);
+    ASSERT_EQ_INT(g.n, 2);
+    ASSERT_EQ_INT(g.start[0], 3);
+    ASSERT_EQ_INT(g.end[0], 3 + n);
+    ASSERT_EQ_INT(g.start[1], 7 + n);
+    ASSERT_EQ_INT(g.end[1], 7 + 2 * n);
+    mg_scanner_free(c);
+
+    const char *b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    strcpy(line, "export AWS_SESSION_TOKEN=");
+    size_t h = strlen(line);
+    for (size_t i = 0; i < 3000; i++) line[h + i] = b64[(i * 7 + i / 64) % 64];
+    strcpy(line + h + 3000, "\nnext line\n");
+    g = scan_str(dflt(), line);
+    ASSERT_EQ_INT(g.n, 1);
+    ASSERT_EQ_STR(g.rule[0], "aws-session-token");
+    ASSERT_EQ_INT(g.start[0], h);
+    ASSERT_EQ_INT(g.end[0], h + 3000);
+    free(line);
+}
+
 /* ---- overlaps --------------------------------------------------------------------------- */
 
 TEST(scan_overlaps)

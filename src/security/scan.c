@@ -838,6 +838,173 @@ static char *relax_repeats(const char *p)
     return out;
 }
 
+/* Can the one-character atom p[0..n) (a class, an escape, '.' or a literal)
+ * match "\n"? Asked of PCRE2, which knows every class syntax; an atom it
+ * does not compile is taken to match. */
+static bool atom_matches_newline(const char *p, size_t n)
+{
+    int ec;
+    PCRE2_SIZE off;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)p, n, PCRE2_NEVER_UTF | PCRE2_NEVER_UCP, &ec, &off, NULL);
+    if (!re) return true;
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+    bool m = !md || pcre2_match(re, (PCRE2_SPTR) "\n", 1, 0, PCRE2_ANCHORED, md, NULL) >= 0;
+    pcre2_match_data_free(md);
+    pcre2_code_free(re);
+    return m;
+}
+
+/* The length of the quantifier {m}, {m,} or {m,n} at p (0: p is not one,
+ * and PCRE2 takes the '{' as a literal). *cut: m when it is {m,} or {m,n}
+ * with m >= 1, what the quantifier can be cut to; else 0. */
+static size_t brace_quant(const char *p, unsigned long *cut)
+{
+    size_t i = 1;
+    unsigned long m = 0;
+    *cut = 0;
+    if (!isdigit((unsigned char)p[i])) return 0;
+    for (; isdigit((unsigned char)p[i]); i++)
+        if (m < 100000) m = m * 10 + (unsigned long)(p[i] - '0'); /* (PCRE2 allows at most 65535) */
+    bool open = p[i] == ',';
+    if (open) {
+        i++;
+        while (isdigit((unsigned char)p[i])) i++;
+    }
+    if (p[i] != '}') return 0;
+    if (open && m >= 1) *cut = m;
+    return i + 1;
+}
+
+/* Cut the repeats a prefilter pattern ends with: X+ becomes X and X{m,} or
+ * X{m,n} becomes X{m} (m >= 1) where the repeat ends the pattern, or ends an
+ * alternative that does, and X is one character that is never '\n'.
+ * Vectorscan reports every end of every match, so a pattern ending in
+ * [A-Za-z0-9/+=]{100,} gave a hit for each byte of a long base64 value (a
+ * third of the first pass's hits on secret-dense text, each skipped after
+ * Vectorscan had made it). Every match of the pattern still has a match of
+ * the cut pattern ending inside it, on the same line (the bytes cut are X's,
+ * not '\n'), so that hit has the same window and the search from the rule's
+ * last match finds it. Patterns with groups other than (...), (?:...) and
+ * (?i:...), with inline flags other than (?i), with back-references, or
+ * with escapes longer than two bytes (\x41, \p{L}, ...) are left as they
+ * are. In place. */
+static void cut_tail(char *p)
+{
+    size_t n = strlen(p);
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (p[i] == '\\') {
+            if (strchr("0123456789gkxopPcNu", p[i + 1])) return;
+            i++;
+        } else if (p[i] == '(' && p[i + 1] == '?' && p[i + 2] != ':' && p[i + 2] != '#' &&
+                   !(p[i + 2] == 'i' && (p[i + 3] == ')' || p[i + 3] == ':'))) {
+            return;
+        }
+    }
+    /* the syntax: kind of each byte; for '(' and ')' the other one, for '|'
+     * its group's ')' (n at the top); for an atom, its end */
+    enum { K_NONE, K_OPEN, K_CLOSE, K_ALT, K_QUANT, K_ATOM };
+    unsigned char *kind = calloc(n + 1, 1);
+    size_t *match = calloc(2 * (n + 1), sizeof(size_t)), *stack = match ? match + n + 1 : NULL, depth = 0;
+    size_t *cut = calloc(2 * (n + 1), sizeof(size_t)), ncut = 0; /* pairs: quantifier start, end */
+    unsigned long *rep = calloc(n + 1, sizeof(unsigned long));
+    if (!kind || !match || !cut || !rep) goto out;
+    for (size_t i = 0; i < n;) {
+        size_t skip = 1;
+        if (p[i] == '\\' && p[i + 1] == 'Q') {
+            const char *e = strstr(p + i + 2, "\\E");
+            skip = e ? (size_t)(e - p) + 2 - i : n - i;
+        } else if (p[i] == '\\') {
+            if (i + 1 >= n) goto out;
+            skip = 2;
+            if (!isalnum((unsigned char)p[i + 1]) || strchr("dDsSwWtnr", p[i + 1])) kind[i] = K_ATOM; /* else \b, \A, ... */
+        } else if (p[i] == '[') {
+            size_t j = i + 1;
+            j += p[j] == '^';
+            j += p[j] == ']';
+            while (j < n && p[j] != ']') {
+                if (p[j] == '[' && p[j + 1] == ':') {
+                    const char *e = strstr(p + j + 2, ":]");
+                    j = e ? (size_t)(e - p) + 2 : n;
+                } else {
+                    j += p[j] == '\\' ? 2 : 1;
+                }
+            }
+            if (j >= n) goto out;
+            kind[i] = K_ATOM;
+            skip = j + 1 - i;
+        } else if (p[i] == '(' && p[i + 1] == '?' && p[i + 2] == '#') {
+            const char *e = strchr(p + i, ')');
+            skip = e ? (size_t)(e - p) + 1 - i : n - i;
+        } else if (p[i] == '(' && p[i + 1] == '?' && p[i + 2] == 'i' && p[i + 3] == ')') {
+            skip = 4; /* a flag, not a group */
+        } else if (p[i] == '(') {
+            kind[i] = K_OPEN;
+            stack[depth++] = i;
+            skip = p[i + 1] != '?' ? 1 : p[i + 2] == ':' ? 3 : 4; /* (?: (?i: */
+        } else if (p[i] == ')') {
+            if (!depth) goto out;
+            kind[i] = K_CLOSE;
+            match[i] = stack[--depth];
+            match[match[i]] = i;
+        } else if (p[i] == '|') {
+            kind[i] = K_ALT;
+        } else if (p[i] == '+' || p[i] == '*' || p[i] == '?') {
+            kind[i] = K_QUANT;
+            rep[i] = p[i] == '+';
+        } else if (p[i] == '{' && (skip = brace_quant(p + i, &rep[i]))) {
+            kind[i] = K_QUANT;
+        } else if (p[i] != '^' && p[i] != '$') {
+            skip = 1;
+            kind[i] = K_ATOM; /* '.' or a literal */
+        }
+        if (kind[i] == K_ATOM) match[i] = i + skip;
+        i += skip;
+    }
+    if (depth) goto out;
+    for (size_t k = 0; k < n; k++)
+        if (kind[k] == K_ALT) {
+            size_t d = 0, j = k + 1;
+            for (; j < n; j++) {
+                if (kind[j] == K_OPEN) d++;
+                else if (kind[j] == K_CLOSE && d-- == 0) break;
+            }
+            match[k] = j;
+        }
+    for (size_t a = n; a-- > 0;) { /* from the end: the cuts come out last first */
+        if (kind[a] != K_ATOM) continue;
+        size_t q = match[a];
+        if (q >= n || kind[q] != K_QUANT || rep[q] == 0) continue;
+        unsigned long m;
+        size_t qe = q + (p[q] == '{' ? brace_quant(p + q, &m) : 1);
+        qe += qe < n && p[qe] == '?'; /* lazy */
+        bool tail = true;
+        for (size_t k = qe; k < n && tail;) {
+            if (kind[k] == K_ALT) {
+                k = match[k];
+            } else if (kind[k] == K_CLOSE) {
+                k++; /* (a repeated group: its quantifier ends the walk) */
+            } else {
+                tail = false;
+            }
+        }
+        if (!tail || atom_matches_newline(p + a, q - a)) continue;
+        cut[2 * ncut] = q;
+        cut[2 * ncut++ + 1] = qe;
+    }
+    for (size_t c = 0; c < ncut; c++) { /* last first: a cut moves only what follows it */
+        size_t q = cut[2 * c], qe = cut[2 * c + 1];
+        char r[24];
+        int rl = p[q] == '+' ? 0 : snprintf(r, sizeof(r), "{%lu}", rep[q]);
+        memmove(p + q + rl, p + qe, strlen(p + qe) + 1);
+        memcpy(p + q, r, (size_t)rl);
+    }
+out:
+    free(kind);
+    free(match);
+    free(cut);
+    free(rep);
+}
+
 /* The first pass, one Vectorscan database. Every rule needs one of its
  * keywords inside a match, so the keywords are an exact filter: a rule of one
  * line (`lines` 1) none of whose keywords is common (common_kw) is confirmed
@@ -872,6 +1039,7 @@ static int compile_db(struct mg_scanner *s, struct mg_err *err)
         for (size_t k = 0; k < r->nkw && r->bykw; k++) r->bykw = !common_kw(s, r->kw[k]);
         if (!r->bykw) {
             if (!(owned[n] = relax_repeats(r->pattern))) goto oom;
+            cut_tail(owned[n]);
             pats[n] = owned[n];
             flags[n] = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE;
             ids[n] = (unsigned)i;
