@@ -411,13 +411,13 @@ TEST(scan_first_pass_keywords)
     ASSERT_EQ_STR(g.rule[0], "private-key-putty");
 }
 
-/* Prefilter patterns that end in an open repeat are compiled with it cut
- * (X+ -> X, X{m,} -> X{m}), so a long value gives one first-pass hit, not
- * one per byte. The matches must not change: the whole value, wherever it
+/* The first pass's forms of prefilter patterns. Patterns that end in an
+ * open repeat are compiled with it cut (X+ -> X, X{m,} -> X{m}), so a long
+ * value gives one first-pass hit, not one per byte. The matches must not change: the whole value, wherever it
  * ends on the line; in each alternative; values one after another; and
  * where nothing is cut: a repeat before more pattern, in a repeated group,
  * of a class that can match '\n'. */
-TEST(scan_prefilter_open_repeats)
+TEST(scan_prefilter_forms)
 {
     const char *rules = /* "zz" and "qq" have 2 bytes: common, so these go by their patterns */
         "rule plus\ndescription = p\nkeywords = zz\npattern = zz=([a-z0-9]+)\ngroup = 1\n"
@@ -469,6 +469,28 @@ TEST(scan_prefilter_open_repeats)
     ASSERT_EQ_INT(g.start[0], h);
     ASSERT_EQ_INT(g.end[0], h + 3000);
     free(line);
+
+    /* A pattern whose matches all end with a literal holding a keyword goes
+     * by that literal (a PEM key's END line): found, in any case under a
+     * leading (?i); not when the literal ends one alternative only. */
+    const char *lrules = "rule blk\ndescription = b\nkeywords = end-of-blk\nlines = 5\npattern = (BEGIN-BLK\\n[a-z\\n]+?END-OF-BLK)\n"
+                         "rule ci\ndescription = c\nkeywords = done-mark\nlines = 2\npattern = (?i)(start:[0-9]+\\s+DONE-MARK)\n"
+                         "rule alt\ndescription = a\nkeywords = zzend\nlines = 2\n"
+                         "pattern = (?:foo:([a-z]+)ZZEND-ONE|bar:([0-9]+)ZZEND-TWO)\ngroup = 1, 2\n";
+    if (mg_scanner_new(lrules, strlen(lrules), &c, &err) != 0) FAIL("%s", err.msg);
+    t = "END-OF-BLK\nBEGIN-BLK\nabc\ndef\nEND-OF-BLK and END-OF-BLK\nSTART:42\ndone-mark foo:abcZZEND-ONE\n\n\nbar:7ZZEND-TWO\n";
+    g = scan_str(c, t);
+    ASSERT_EQ_INT(g.n, 4);
+    ASSERT_EQ_STR(g.rule[0], "blk");
+    ASSERT_EQ_INT(g.start[0], 11);
+    ASSERT_EQ_INT(g.end[0], 11 + strlen("BEGIN-BLK\nabc\ndef\nEND-OF-BLK"));
+    ASSERT_EQ_STR(g.rule[1], "ci");
+    ASSERT_EQ_INT(g.line[1], 6);
+    ASSERT_EQ_STR(g.rule[2], "alt");
+    ASSERT_EQ_INT(g.end[2] - g.start[2], 3);
+    ASSERT_EQ_STR(g.rule[3], "alt");
+    ASSERT_EQ_INT(g.end[3] - g.start[3], 1);
+    mg_scanner_free(c);
 }
 
 /* ---- overlaps --------------------------------------------------------------------------- */

@@ -875,48 +875,64 @@ static size_t brace_quant(const char *p, unsigned long *cut)
     return i + 1;
 }
 
-/* Cut the repeats a prefilter pattern ends with: X+ becomes X and X{m,} or
- * X{m,n} becomes X{m} (m >= 1) where the repeat ends the pattern, or ends an
- * alternative that does, and X is one character that is never '\n'.
- * Vectorscan reports every end of every match, so a pattern ending in
- * [A-Za-z0-9/+=]{100,} gave a hit for each byte of a long base64 value (a
- * third of the first pass's hits on secret-dense text, each skipped after
- * Vectorscan had made it). Every match of the pattern still has a match of
- * the cut pattern ending inside it, on the same line (the bytes cut are X's,
- * not '\n'), so that hit has the same window and the search from the rule's
- * last match finds it. Patterns with groups other than (...), (?:...) and
- * (?i:...), with inline flags other than (?i), with back-references, or
- * with escapes longer than two bytes (\x41, \p{L}, ...) are left as they
- * are. In place. */
-static void cut_tail(char *p)
+/* The syntax of a pattern, as far as the first pass's rewriting needs it:
+ * for each byte that starts a token its kind, and for each token's last
+ * byte where the token starts. '(' and ')' point at each other (match[]),
+ * a '|' at its group's ')' (n at the top), an atom at its end, a quantifier
+ * holds what it can be cut to (rep[]: 1 for '+', m for {m,} and {m,n}).
+ * Only patterns of plain groups: syn_parse fails (-1) on lookarounds,
+ * conditionals, named groups, inline flags other than (?i), back-references
+ * and escapes longer than two bytes (\x41, \p{L}, ...), and on no memory. */
+enum { K_NONE, K_OPEN, K_CLOSE, K_ALT, K_QUANT, K_ATOM };
+struct syn {
+    size_t n;
+    unsigned char *kind;
+    size_t *match, *start;
+    unsigned long *rep;
+    bool caseless;       /* (?i) first, and no other (?i */
+    bool mixed;          /* a (?i) or (?i: elsewhere */
+};
+
+static void syn_free(struct syn *y)
 {
-    size_t n = strlen(p);
+    free(y->kind);
+    free(y->match);
+    free(y->start);
+    free(y->rep);
+}
+
+static int syn_parse(const char *p, struct syn *y)
+{
+    size_t n = strlen(p), nflags = 0;
+    memset(y, 0, sizeof(*y));
     for (size_t i = 0; i + 1 < n; i++) {
         if (p[i] == '\\') {
-            if (strchr("0123456789gkxopPcNu", p[i + 1])) return;
+            if (strchr("0123456789gkxopPcNu", p[i + 1])) return -1;
             i++;
-        } else if (p[i] == '(' && p[i + 1] == '?' && p[i + 2] != ':' && p[i + 2] != '#' &&
-                   !(p[i + 2] == 'i' && (p[i + 3] == ')' || p[i + 3] == ':'))) {
-            return;
+        } else if (p[i] == '(' && p[i + 1] == '?') {
+            if (p[i + 2] == 'i' && (p[i + 3] == ')' || p[i + 3] == ':')) nflags++;
+            else if (p[i + 2] != ':' && p[i + 2] != '#') return -1;
         }
     }
-    /* the syntax: kind of each byte; for '(' and ')' the other one, for '|'
-     * its group's ')' (n at the top); for an atom, its end */
-    enum { K_NONE, K_OPEN, K_CLOSE, K_ALT, K_QUANT, K_ATOM };
-    unsigned char *kind = calloc(n + 1, 1);
-    size_t *match = calloc(2 * (n + 1), sizeof(size_t)), *stack = match ? match + n + 1 : NULL, depth = 0;
-    size_t *cut = calloc(2 * (n + 1), sizeof(size_t)), ncut = 0; /* pairs: quantifier start, end */
-    unsigned long *rep = calloc(n + 1, sizeof(unsigned long));
-    if (!kind || !match || !cut || !rep) goto out;
+    y->n = n;
+    y->caseless = nflags == 1 && strncmp(p, "(?i)", 4) == 0;
+    y->mixed = nflags && !y->caseless;
+    y->kind = calloc(n + 1, 1);
+    y->match = calloc(n + 1, sizeof(size_t));
+    y->start = calloc(n + 1, sizeof(size_t));
+    y->rep = calloc(n + 1, sizeof(unsigned long));
+    size_t *stack = calloc(n + 1, sizeof(size_t)), depth = 0;
+    if (!y->kind || !y->match || !y->start || !y->rep || !stack) goto fail;
     for (size_t i = 0; i < n;) {
         size_t skip = 1;
+        unsigned char k = K_NONE;
         if (p[i] == '\\' && p[i + 1] == 'Q') {
             const char *e = strstr(p + i + 2, "\\E");
             skip = e ? (size_t)(e - p) + 2 - i : n - i;
         } else if (p[i] == '\\') {
-            if (i + 1 >= n) goto out;
+            if (i + 1 >= n) goto fail;
             skip = 2;
-            if (!isalnum((unsigned char)p[i + 1]) || strchr("dDsSwWtnr", p[i + 1])) kind[i] = K_ATOM; /* else \b, \A, ... */
+            if (!isalnum((unsigned char)p[i + 1]) || strchr("dDsSwWtnr", p[i + 1])) k = K_ATOM; /* else \b, \A, ... */
         } else if (p[i] == '[') {
             size_t j = i + 1;
             j += p[j] == '^';
@@ -929,8 +945,8 @@ static void cut_tail(char *p)
                     j += p[j] == '\\' ? 2 : 1;
                 }
             }
-            if (j >= n) goto out;
-            kind[i] = K_ATOM;
+            if (j >= n) goto fail;
+            k = K_ATOM;
             skip = j + 1 - i;
         } else if (p[i] == '(' && p[i + 1] == '?' && p[i + 2] == '#') {
             const char *e = strchr(p + i, ')');
@@ -938,54 +954,109 @@ static void cut_tail(char *p)
         } else if (p[i] == '(' && p[i + 1] == '?' && p[i + 2] == 'i' && p[i + 3] == ')') {
             skip = 4; /* a flag, not a group */
         } else if (p[i] == '(') {
-            kind[i] = K_OPEN;
+            k = K_OPEN;
             stack[depth++] = i;
             skip = p[i + 1] != '?' ? 1 : p[i + 2] == ':' ? 3 : 4; /* (?: (?i: */
         } else if (p[i] == ')') {
-            if (!depth) goto out;
-            kind[i] = K_CLOSE;
-            match[i] = stack[--depth];
-            match[match[i]] = i;
+            if (!depth) goto fail;
+            k = K_CLOSE;
+            y->match[i] = stack[--depth];
+            y->match[y->match[i]] = i;
         } else if (p[i] == '|') {
-            kind[i] = K_ALT;
+            k = K_ALT;
         } else if (p[i] == '+' || p[i] == '*' || p[i] == '?') {
-            kind[i] = K_QUANT;
-            rep[i] = p[i] == '+';
-        } else if (p[i] == '{' && (skip = brace_quant(p + i, &rep[i]))) {
-            kind[i] = K_QUANT;
-        } else if (p[i] != '^' && p[i] != '$') {
+            k = K_QUANT;
+            y->rep[i] = p[i] == '+';
+        } else if (p[i] == '{' && (skip = brace_quant(p + i, &y->rep[i]))) {
+            k = K_QUANT;
+        } else {
             skip = 1;
-            kind[i] = K_ATOM; /* '.' or a literal */
+            if (p[i] != '^' && p[i] != '$') k = K_ATOM; /* '.' or a literal */
         }
-        if (kind[i] == K_ATOM) match[i] = i + skip;
+        y->kind[i] = k;
+        if (k == K_ATOM) y->match[i] = i + skip;
+        if (skip > n - i) skip = n - i;
+        y->start[i + skip - 1] = i;
         i += skip;
     }
-    if (depth) goto out;
+    if (depth) goto fail;
     for (size_t k = 0; k < n; k++)
-        if (kind[k] == K_ALT) {
+        if (y->kind[k] == K_ALT) {
             size_t d = 0, j = k + 1;
             for (; j < n; j++) {
-                if (kind[j] == K_OPEN) d++;
-                else if (kind[j] == K_CLOSE && d-- == 0) break;
+                if (y->kind[j] == K_OPEN) d++;
+                else if (y->kind[j] == K_CLOSE && d-- == 0) break;
             }
-            match[k] = j;
+            y->match[k] = j;
         }
+    free(stack);
+    return 0;
+fail:
+    free(stack);
+    syn_free(y);
+    return -1;
+}
+
+/* The literal every match of the pattern ends with (the END line of a PEM
+ * key): its plain characters and escaped punctuation after the last token
+ * that is neither, under closing parentheses of groups without
+ * alternatives; into out (at most cap bytes, NUL-terminated). Returns its
+ * length; 0: none, or a (?i: group or a late (?i) makes its case unsure. */
+static size_t literal_suffix(const char *p, char *out, size_t cap, bool *caseless)
+{
+    struct syn y;
+    if (syn_parse(p, &y) != 0) return 0;
+    size_t j = y.n, len = 0;
+    bool ok = !y.mixed;
+    while (ok && j > 0 && y.kind[y.start[j - 1]] == K_CLOSE) { /* a group closed at the end: no '|' of its own */
+        for (size_t k = y.match[j - 1] + 1; k < j - 1 && ok; k++) ok = !(y.kind[k] == K_ALT && y.match[k] == j - 1);
+        j--;
+    }
+    size_t end = j = ok ? j : 0;
+    while (j > 0 && len + 1 < cap) {
+        size_t i = y.start[j - 1];
+        if (y.kind[i] != K_ATOM || !(i + 1 == j ? p[i] != '.' : i + 2 == j && p[i] == '\\' && !isalnum((unsigned char)p[i + 1])))
+            break;
+        j = i;
+        len++;
+    }
+    size_t o = 0;
+    for (size_t i = j; i < end; i = y.match[i]) out[o++] = p[i + (p[i] == '\\')];
+    out[o] = 0;
+    *caseless = y.caseless;
+    syn_free(&y);
+    return o;
+}
+
+/* Cut the repeats a prefilter pattern ends with: X+ becomes X and X{m,} or
+ * X{m,n} becomes X{m} (m >= 1) where the repeat ends the pattern, or ends an
+ * alternative that does, and X is one character that is never '\n'.
+ * Vectorscan reports every end of every match, so a pattern ending in
+ * [A-Za-z0-9/+=]{100,} gave a hit for each byte of a long base64 value (a
+ * third of the first pass's hits on secret-dense text, each skipped after
+ * Vectorscan had made it). The cut pattern's shortest match is the
+ * original's, on the same line (the bytes cut are X's, not '\n'), so each
+ * match's first hit, and its window, is where it was; what goes is the
+ * later ends of matches already found. Patterns syn_parse does not take
+ * are left as they are. In place. */
+static void cut_tail(char *p)
+{
+    struct syn y;
+    if (syn_parse(p, &y) != 0) return;
+    size_t n = y.n, ncut = 0, *cut = calloc(2 * (n + 1), sizeof(size_t)); /* pairs: quantifier start, end */
+    if (!cut) goto out;
     for (size_t a = n; a-- > 0;) { /* from the end: the cuts come out last first */
-        if (kind[a] != K_ATOM) continue;
-        size_t q = match[a];
-        if (q >= n || kind[q] != K_QUANT || rep[q] == 0) continue;
+        if (y.kind[a] != K_ATOM) continue;
+        size_t q = y.match[a];
+        if (q >= n || y.kind[q] != K_QUANT || y.rep[q] == 0) continue;
         unsigned long m;
-        size_t qe = q + (p[q] == '{' ? brace_quant(p + q, &m) : 1);
+        size_t qe = p[q] == '{' ? q + brace_quant(p + q, &m) : q + 1;
         qe += qe < n && p[qe] == '?'; /* lazy */
         bool tail = true;
         for (size_t k = qe; k < n && tail;) {
-            if (kind[k] == K_ALT) {
-                k = match[k];
-            } else if (kind[k] == K_CLOSE) {
-                k++; /* (a repeated group: its quantifier ends the walk) */
-            } else {
-                tail = false;
-            }
+            if (y.kind[k] == K_ALT) k = y.match[k];
+            else if (y.kind[k] == K_CLOSE) k++; /* (a repeated group: its quantifier ends the walk) */
+            else tail = false;
         }
         if (!tail || atom_matches_newline(p + a, q - a)) continue;
         cut[2 * ncut] = q;
@@ -994,15 +1065,41 @@ static void cut_tail(char *p)
     for (size_t c = 0; c < ncut; c++) { /* last first: a cut moves only what follows it */
         size_t q = cut[2 * c], qe = cut[2 * c + 1];
         char r[24];
-        int rl = p[q] == '+' ? 0 : snprintf(r, sizeof(r), "{%lu}", rep[q]);
+        int rl = p[q] == '+' ? 0 : snprintf(r, sizeof(r), "{%lu}", y.rep[q]);
         memmove(p + q + rl, p + qe, strlen(p + qe) + 1);
         memcpy(p + q, r, (size_t)rl);
     }
 out:
-    free(kind);
-    free(match);
     free(cut);
-    free(rep);
+    syn_free(&y);
+}
+
+static bool has_word(const char *p, size_t n, const char *kw);
+
+/* A prefilter rule's pattern as the first pass compiles it, and its flags:
+ * the literal all its matches end with, when it has one that holds one of
+ * the rule's keywords (so it occurs no more often than the keyword): a hit
+ * where it occurs, at the end of the match as the pattern's would be, and no
+ * automaton kept running over a key block from its BEGIN line. Else the
+ * pattern relaxed (relax_repeats) and cut (cut_tail), in prefilter mode.
+ * NULL: no memory. */
+static char *prefilter_form(const struct rule *r, unsigned *flags)
+{
+    char lit[256];
+    bool caseless = false;
+    size_t n = literal_suffix(r->pattern, lit, sizeof(lit), &caseless);
+    bool kw = false;
+    for (size_t k = 0; k < r->nkw && !kw; k++) kw = has_word(lit, n, r->kw[k]);
+    char *p;
+    if (kw) {
+        if ((p = malloc(4 * n + 1)))
+            for (size_t b = 0; b < n; b++) sprintf(p + 4 * b, "\\x%02x", (unsigned char)lit[b]);
+        *flags = caseless ? HS_FLAG_CASELESS : 0;
+        return p;
+    }
+    if ((p = relax_repeats(r->pattern))) cut_tail(p);
+    *flags = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE;
+    return p;
 }
 
 /* The first pass, one Vectorscan database. Every rule needs one of its
@@ -1010,8 +1107,9 @@ out:
  * line (`lines` 1) none of whose keywords is common (common_kw) is confirmed
  * only on the lines where one of its keywords occurs; the keywords are
  * caseless literals in the database (ids from nrules: kws[id - nrules]). The
- * other rules' patterns are in it in prefilter mode, relaxed
- * (relax_repeats): common keywords occur far more often than these patterns
+ * other rules' patterns are in it in prefilter mode, relaxed and cut, or as
+ * the literal they end with (prefilter_form): common keywords occur far
+ * more often than these patterns
  * match, and a multi-line rule's window (its `lines` lines ending with the
  * hit's line) is anchored at the end of a match, which a keyword does not
  * give. One database, not two: on ordinary code Vectorscan's literal matcher
@@ -1038,10 +1136,8 @@ static int compile_db(struct mg_scanner *s, struct mg_err *err)
         r->bykw = r->lines == 1;
         for (size_t k = 0; k < r->nkw && r->bykw; k++) r->bykw = !common_kw(s, r->kw[k]);
         if (!r->bykw) {
-            if (!(owned[n] = relax_repeats(r->pattern))) goto oom;
-            cut_tail(owned[n]);
+            if (!(owned[n] = prefilter_form(r, &flags[n]))) goto oom;
             pats[n] = owned[n];
-            flags[n] = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE;
             ids[n] = (unsigned)i;
             rule_of[n++] = (uint32_t)i;
             continue;
