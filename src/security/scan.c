@@ -58,26 +58,34 @@ static void clog_init(void)
     for (int c = 1; c < CLOG_N; c++) clog_tab[c] = (double)c * log2((double)c);
 }
 
+/* The byte counts of mg_shannon_entropy, all zero between calls: a call
+ * sets back to zero the ones it used, instead of clearing 256 of them. */
+static _Thread_local uint32_t ent_count[256];
+
+static inline double c_log2_c(size_t c)
+{
+    return c < CLOG_N ? clog_tab[c] : (double)c * log2((double)c);
+}
+
 /* H = -sum p log2 p = log2 n - (sum c log2 c) / n, over the byte counts c */
 double mg_shannon_entropy(const char *s, size_t n)
 {
     if (n == 0) return 0;
     pthread_once(&clog_once, clog_init);
-    size_t count[256];
+    uint32_t *count = ent_count;
     unsigned char seen[257];
     int nseen = 0;
-    memset(count, 0, sizeof(count));
     for (size_t i = 0; i < n; i++) { /* without a branch: a random secret would mispredict it */
         unsigned char c = (unsigned char)s[i];
         seen[nseen] = c;
-        nseen += count[c]++ == 0;
+        nseen += count[c]++ == 0; /* (n is at most MG_SCAN_MAX_BYTES: no overflow) */
     }
     double sum = 0;
     for (int i = 0; i < nseen; i++) {
-        size_t c = count[seen[i]];
-        sum += c < CLOG_N ? clog_tab[c] : (double)c * log2((double)c);
+        sum += c_log2_c(count[seen[i]]);
+        count[seen[i]] = 0;
     }
-    double h = log2((double)n) - sum / (double)n;
+    double h = c_log2_c(n) / (double)n - sum / (double)n;
     return h > 0 ? h : 0;
 }
 
@@ -1629,6 +1637,22 @@ static int scan_run(const struct mg_scanner *s, const char *buf, size_t len, str
     return 0;
 }
 
+/* The '\n' bytes in [p, p+n), eight at a time: in x = word ^ "\n\n...", a
+ * byte's top bit of ((x & 0x7f..) + 0x7f..) | x is set unless the byte is 0. */
+static size_t count_nl(const char *p, size_t n)
+{
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL, nl = 0x0a0a0a0a0a0a0a0aULL;
+    size_t c = 0, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, p + i, 8);
+        x ^= nl;
+        c += 8 - (size_t)__builtin_popcountll((((x & low7) + low7) | x) & ~low7);
+    }
+    for (; i < n; i++) c += p[i] == '\n';
+    return c;
+}
+
 int mg_scan(const struct mg_scanner *s, const char *buf, size_t len, int (*cb)(const struct mg_finding *, void *), void *ud,
             struct mg_err *err)
 {
@@ -1639,8 +1663,8 @@ int mg_scan(const struct mg_scanner *s, const char *buf, size_t len, int (*cb)(c
     int n = 0;
     for (size_t i = 0; i < sc.n; i++) {
         const struct hit *h = &sc.v[i];
-        for (; pos < h->start; pos++)
-            if (buf[pos] == '\n') line++;
+        line += count_nl(buf + pos, h->start - pos);
+        pos = h->start;
         const struct rule *r = &s->rules[h->rule];
         struct mg_finding f = {r->id, r->desc, r->sev, h->start, h->end, line};
         n++;
