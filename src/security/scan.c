@@ -1582,6 +1582,23 @@ static int cmp_hit(const void *x, const void *y)
     return a->rule < b->rule ? -1 : a->rule > b->rule;
 }
 
+/* The candidates come almost in order (that of the first pass's hits):
+ * insertion sort, unless it has to move more than 4 per candidate. */
+static void sort_hits(struct hit *v, size_t n)
+{
+    size_t moves = 0;
+    for (size_t i = 1; i < n; i++) {
+        struct hit x = v[i];
+        size_t j = i;
+        for (; j > 0 && cmp_hit(&v[j - 1], &x) > 0 && moves <= 4 * n; j--, moves++) v[j] = v[j - 1];
+        v[j] = x;
+        if (moves > 4 * n) {
+            qsort(v, n, sizeof(*v), cmp_hit);
+            return;
+        }
+    }
+}
+
 /* Is a a better finding than b (they overlap)? */
 static bool better(const struct mg_scanner *s, const struct hit *a, const struct hit *b)
 {
@@ -1621,7 +1638,7 @@ static int scan_run(const struct mg_scanner *s, const char *buf, size_t len, str
      * candidate is checked (entropy, allowlists: finding()) only when it
      * would be kept: one that loses to the finding it overlaps is dropped
      * either way, so the result is that of checking them all first. */
-    qsort(sc->v, sc->n, sizeof(*sc->v), cmp_hit);
+    sort_hits(sc->v, sc->n);
     size_t k = 0;
     for (size_t i = 0; i < sc->n; i++) {
         struct hit *h = &sc->v[i];
