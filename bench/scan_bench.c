@@ -1,15 +1,15 @@
 /* scan_bench.c — secret-scanner throughput, one thread (build/memgate-scanbench).
  *
- *   memgate-scanbench DIR [--runs N] [--findings FILE]
+ *   memgate-scanbench DIR... [--runs N] [--findings FILE]
  *
- * Lists DIR like `memgate scan` (the index walker, secret files included),
+ * Lists each DIR like `memgate scan` (the index walker, secret files included),
  * reads every text file of at most 1 MiB into memory, then scans them all
  * N times (default 5) on this one thread with the built-in rules,
  * confirmation included. Only the scanning is timed (not the walk, the reads
  * or the rules' compilation, which is reported apart). Prints key-value
  * lines: files, bytes, compile_ms, best_mbps, median_mbps, cpu_mbps (best run,
  * thread CPU time), findings. --findings writes "path<TAB>line<TAB>rule" of
- * each finding (paths relative to DIR), for comparing with other scanners.
+ * each finding (paths relative to their DIR), for comparing with other scanners.
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -51,50 +51,55 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+#define MAX_DIRS 16
+
 int main(int argc, char **argv)
 {
-    const char *dir = NULL, *fpath = NULL;
-    int runs = 5;
+    const char *dirs[MAX_DIRS], *fpath = NULL;
+    int ndirs = 0, runs = 5;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--findings") == 0 && i + 1 < argc) fpath = argv[++i];
-        else if (!dir) dir = argv[i];
+        else if (argv[i][0] != '-' && ndirs < MAX_DIRS) dirs[ndirs++] = argv[i];
         else {
-            fprintf(stderr, "usage: memgate-scanbench DIR [--runs N] [--findings FILE]\n");
+            fprintf(stderr, "usage: memgate-scanbench DIR... [--runs N] [--findings FILE]\n");
             return 2;
         }
     }
-    if (!dir || runs < 1 || runs > 1000) {
-        fprintf(stderr, "usage: memgate-scanbench DIR [--runs N] [--findings FILE]\n");
+    if (!ndirs || runs < 1 || runs > 1000) {
+        fprintf(stderr, "usage: memgate-scanbench DIR... [--runs N] [--findings FILE]\n");
         return 2;
     }
-    char root[PATH_MAX];
-    if (!realpath(dir, root)) {
-        perror(dir);
-        return 1;
-    }
     struct mg_err err = {0};
-    struct mg_walk w;
-    if (mg_walk_ex(root, 1 << 20, MG_WALK_SECRET_FILES, &w, &err) != 0) {
-        mg_err_print(&err);
-        return 1;
-    }
-    int rootfd = open(root, O_RDONLY | O_DIRECTORY);
-    struct file *fv = calloc(w.n ? w.n : 1, sizeof(*fv));
+    struct mg_walk w[MAX_DIRS];
+    struct file *fv = NULL;
     size_t nf = 0, bytes = 0;
-    for (size_t i = 0; i < w.n; i++) {
-        char *buf;
-        size_t len;
-        int64_t mt;
-        if (mg_read_beneath(rootfd, root, w.v[i].path, 1 << 20, &buf, &len, &mt, &err) != 0) continue;
-        if (memchr(buf, 0, len < 8000 ? len : 8000)) { /* binary, as `memgate scan` skips it */
-            free(buf);
-            continue;
+    for (int d = 0; d < ndirs; d++) {
+        char root[PATH_MAX];
+        if (!realpath(dirs[d], root)) {
+            perror(dirs[d]);
+            return 1;
         }
-        fv[nf++] = (struct file){w.v[i].path, buf, len};
-        bytes += len;
+        if (mg_walk_ex(root, 1 << 20, MG_WALK_SECRET_FILES, &w[d], &err) != 0) {
+            mg_err_print(&err);
+            return 1;
+        }
+        int rootfd = open(root, O_RDONLY | O_DIRECTORY);
+        if (!(fv = realloc(fv, (nf + w[d].n + 1) * sizeof(*fv)))) return 1;
+        for (size_t i = 0; i < w[d].n; i++) {
+            char *buf;
+            size_t len;
+            int64_t mt;
+            if (mg_read_beneath(rootfd, root, w[d].v[i].path, 1 << 20, &buf, &len, &mt, &err) != 0) continue;
+            if (memchr(buf, 0, len < 8000 ? len : 8000)) { /* binary, as `memgate scan` skips it */
+                free(buf);
+                continue;
+            }
+            fv[nf++] = (struct file){w[d].v[i].path, buf, len};
+            bytes += len;
+        }
+        close(rootfd);
     }
-    close(rootfd);
 
     double t0 = clk(CLOCK_MONOTONIC);
     const struct mg_scanner *s = mg_scanner_default();
@@ -130,6 +135,6 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < nf; i++) free(fv[i].buf);
     free(fv);
     free(wall);
-    mg_walk_release(&w);
+    for (int d = 0; d < ndirs; d++) mg_walk_release(&w[d]);
     return 0;
 }
