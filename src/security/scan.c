@@ -78,7 +78,7 @@ double mg_shannon_entropy(const char *s, size_t n)
     for (size_t i = 0; i < n; i++) { /* without a branch: a random secret would mispredict it */
         unsigned char c = (unsigned char)s[i];
         seen[nseen] = c;
-        nseen += count[c]++ == 0; /* (n is at most MG_SCAN_MAX_BYTES: no overflow) */
+        nseen += count[c]++ == 0; /* (n is under 4 GiB: scan.h) */
     }
     double sum = 0;
     for (int i = 0; i < nseen; i++) {

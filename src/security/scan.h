@@ -92,7 +92,7 @@ char *mg_secret_mask(const char *secret, size_t n, char *out, size_t cap);
 const char *mg_sev_name(enum mg_sev s);
 int mg_sev_parse(const char *s, enum mg_sev *out);
 
-/* Shannon entropy of the bytes, in bits per byte (0..8). */
+/* Shannon entropy of the n bytes (n under 4 GiB), in bits per byte (0..8). */
 double mg_shannon_entropy(const char *s, size_t n);
 
 #endif
