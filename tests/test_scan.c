@@ -413,10 +413,11 @@ TEST(scan_first_pass_keywords)
 
 /* The first pass's forms of prefilter patterns. Patterns that end in an
  * open repeat are compiled with it cut (X+ -> X, X{m,} -> X{m}), so a long
- * value gives one first-pass hit, not one per byte. The matches must not change: the whole value, wherever it
- * ends on the line; in each alternative; values one after another; and
- * where nothing is cut: a repeat before more pattern, in a repeated group,
- * of a class that can match '\n'. */
+ * value gives one first-pass hit, not one per byte. The matches must not
+ * change: the whole value, wherever it ends on the line; in each
+ * alternative; values one after another; and where nothing is cut: a
+ * repeat before more pattern, in a repeated group, of a class that can
+ * match '\n'. */
 TEST(scan_prefilter_forms)
 {
     const char *rules = /* "zz" and "qq" have 2 bytes: common, so these go by their patterns */
