@@ -796,56 +796,6 @@ static int bad_pattern(const struct rule *r, const char *msg, struct mg_err *err
                       r->pattern_line, r->id, msg);
 }
 
-/* The pattern as the prefilter compiles it: a bounded repeat {m,n} with n
- * more than m + 16 becomes {m,}. The language only grows (prefilter mode
- * matches a superset anyway), so every end of a real match is still a hit;
- * Vectorscan runs a long bounded repeat much slower than an open one (the
- * generic rules' {16,200}: 2x on secret-dense text). Escapes, classes,
- * \Q...\E and (?#...) comments are copied as they are. NULL: out of memory. */
-static char *relax_repeats(const char *p)
-{
-    size_t n = strlen(p), i = 0;
-    char *out = malloc(n + 1), *o = out;
-    if (!out) return NULL;
-    bool cls = false;
-    while (i < n) {
-        size_t skip = 1; /* bytes to copy as they are */
-        if (p[i] == '\\' && p[i + 1] == 'Q') {
-            const char *e = strstr(p + i + 2, "\\E");
-            skip = e ? (size_t)(e - p) + 2 - i : n - i;
-        } else if (p[i] == '\\') {
-            skip = i + 1 < n ? 2 : 1;
-        } else if (cls) {
-            if (p[i] == '[' && p[i + 1] == ':') { /* [:alpha:] */
-                const char *e = strstr(p + i + 2, ":]");
-                skip = e ? (size_t)(e - p) + 2 - i : 1;
-            } else if (p[i] == ']') {
-                cls = false;
-            }
-        } else if (p[i] == '[') {
-            cls = true;
-            skip += p[i + skip] == '^';
-            skip += p[i + skip] == ']'; /* a ']' first is a member */
-        } else if (p[i] == '(' && p[i + 1] == '?' && p[i + 2] == '#') {
-            const char *e = strchr(p + i, ')');
-            skip = e ? (size_t)(e - p) + 1 - i : n - i;
-        } else if (p[i] == '{' && isdigit((unsigned char)p[i + 1])) {
-            char *e1, *e2;
-            unsigned long m = strtoul(p + i + 1, &e1, 10), x;
-            if (*e1 == ',' && isdigit((unsigned char)e1[1]) && (x = strtoul(e1 + 1, &e2, 10), *e2 == '}') && x > m + 16) {
-                o += sprintf(o, "{%lu,}", m); /* shorter than what it replaces */
-                i = (size_t)(e2 - p) + 1;
-                continue;
-            }
-        }
-        memcpy(o, p + i, skip);
-        o += skip;
-        i += skip;
-    }
-    *o = 0;
-    return out;
-}
-
 /* Can the one-character atom p[0..n) (a class, an escape, '.' or a literal)
  * match "\n"? Asked of PCRE2, which knows every class syntax; an atom it
  * does not compile is taken to match. */
@@ -883,20 +833,23 @@ static size_t brace_quant(const char *p, unsigned long *cut)
     return i + 1;
 }
 
-/* The syntax of a pattern, as far as the first pass's rewriting needs it:
- * for each byte that starts a token its kind, and for each token's last
- * byte where the token starts. '(' and ')' point at each other (match[]),
- * a '|' at its group's ')' (n at the top), an atom at its end, a quantifier
- * holds what it can be cut to (rep[]: 1 for '+', m for {m,} and {m,n}).
- * Only patterns of plain groups: syn_parse fails (-1) on lookarounds,
- * conditionals, named groups, inline flags other than (?i), back-references
- * and escapes longer than two bytes (\x41, \p{L}, ...), and on no memory. */
+/* The tokens of a pattern, as far as the first pass's rewriting needs them:
+ * for each byte that starts a token its kind and its end (end[]), and for
+ * each token's last byte where the token starts (start[]). Escapes, classes,
+ * \Q...\E and (?#...) comments are single tokens. In a `simple` pattern, '('
+ * and ')' point at each other (match[]) and a '|' at its group's ')' (n at
+ * the top); a quantifier holds what it can be cut to (rep[]: 1 for '+', m
+ * for {m,} and {m,n}). Not simple: lookarounds, conditionals, named groups,
+ * inline flags other than (?i), back-references, escapes longer than two
+ * bytes (\x41, \p{L}, ...); those are tokenised only far enough to find
+ * their bounded repeats. -1: no memory. */
 enum { K_NONE, K_OPEN, K_CLOSE, K_ALT, K_QUANT, K_ATOM };
 struct syn {
     size_t n;
     unsigned char *kind;
-    size_t *match, *start;
+    size_t *end, *start, *match;
     unsigned long *rep;
+    bool simple;
     bool caseless;       /* (?i) first, and no other (?i */
     bool mixed;          /* a (?i) or (?i: elsewhere */
 };
@@ -904,8 +857,9 @@ struct syn {
 static void syn_free(struct syn *y)
 {
     free(y->kind);
-    free(y->match);
+    free(y->end);
     free(y->start);
+    free(y->match);
     free(y->rep);
 }
 
@@ -913,24 +867,30 @@ static int syn_parse(const char *p, struct syn *y)
 {
     size_t n = strlen(p), nflags = 0;
     memset(y, 0, sizeof(*y));
+    y->n = n;
+    y->simple = true;
     for (size_t i = 0; i + 1 < n; i++) {
         if (p[i] == '\\') {
-            if (strchr("0123456789gkxopPcNu", p[i + 1])) return -1;
+            if (strchr("0123456789gkxopPcNu", p[i + 1])) y->simple = false;
             i++;
         } else if (p[i] == '(' && p[i + 1] == '?') {
             if (p[i + 2] == 'i' && (p[i + 3] == ')' || p[i + 3] == ':')) nflags++;
-            else if (p[i + 2] != ':' && p[i + 2] != '#') return -1;
+            else if (p[i + 2] != ':' && p[i + 2] != '#') y->simple = false;
         }
     }
-    y->n = n;
     y->caseless = nflags == 1 && strncmp(p, "(?i)", 4) == 0;
     y->mixed = nflags && !y->caseless;
     y->kind = calloc(n + 1, 1);
-    y->match = calloc(n + 1, sizeof(size_t));
+    y->end = calloc(n + 1, sizeof(size_t));
     y->start = calloc(n + 1, sizeof(size_t));
+    y->match = calloc(n + 1, sizeof(size_t));
     y->rep = calloc(n + 1, sizeof(unsigned long));
     size_t *stack = calloc(n + 1, sizeof(size_t)), depth = 0;
-    if (!y->kind || !y->match || !y->start || !y->rep || !stack) goto fail;
+    if (!y->kind || !y->end || !y->start || !y->match || !y->rep || !stack) {
+        free(stack);
+        syn_free(y);
+        return -1;
+    }
     for (size_t i = 0; i < n;) {
         size_t skip = 1;
         unsigned char k = K_NONE;
@@ -938,24 +898,25 @@ static int syn_parse(const char *p, struct syn *y)
             const char *e = strstr(p + i + 2, "\\E");
             skip = e ? (size_t)(e - p) + 2 - i : n - i;
         } else if (p[i] == '\\') {
-            if (i + 1 >= n) goto fail;
-            skip = 2;
-            if (!isalnum((unsigned char)p[i + 1]) || strchr("dDsSwWtnr", p[i + 1])) k = K_ATOM; /* else \b, \A, ... */
+            skip = i + 1 < n ? 2 : 1;
+            y->simple = y->simple && skip == 2; /* (a '\' last: PCRE2 rejected it already) */
+            if (skip == 2 && (!isalnum((unsigned char)p[i + 1]) || strchr("dDsSwWtnr", p[i + 1]))) k = K_ATOM; /* else \b, \A, ... */
         } else if (p[i] == '[') {
             size_t j = i + 1;
             j += p[j] == '^';
-            j += p[j] == ']';
+            j += p[j] == ']'; /* a ']' first is a member */
             while (j < n && p[j] != ']') {
-                if (p[j] == '[' && p[j + 1] == ':') {
+                if (p[j] == '[' && p[j + 1] == ':') { /* [:alpha:] */
                     const char *e = strstr(p + j + 2, ":]");
-                    j = e ? (size_t)(e - p) + 2 : n;
+                    y->simple = y->simple && e; /* (without ":]" PCRE2 decides what it is) */
+                    j = e ? (size_t)(e - p) + 2 : j + 1;
                 } else {
                     j += p[j] == '\\' ? 2 : 1;
                 }
             }
-            if (j >= n) goto fail;
-            k = K_ATOM;
-            skip = j + 1 - i;
+            k = j < n ? K_ATOM : K_NONE; /* (unterminated: PCRE2 rejected it already) */
+            y->simple = y->simple && j < n;
+            skip = (j < n ? j + 1 : n) - i;
         } else if (p[i] == '(' && p[i + 1] == '?' && p[i + 2] == '#') {
             const char *e = strchr(p + i, ')');
             skip = e ? (size_t)(e - p) + 1 - i : n - i;
@@ -964,12 +925,15 @@ static int syn_parse(const char *p, struct syn *y)
         } else if (p[i] == '(') {
             k = K_OPEN;
             stack[depth++] = i;
-            skip = p[i + 1] != '?' ? 1 : p[i + 2] == ':' ? 3 : 4; /* (?: (?i: */
+            if (y->simple && p[i + 1] == '?') skip = p[i + 2] == ':' ? 3 : 4; /* (?: (?i: */
         } else if (p[i] == ')') {
-            if (!depth) goto fail;
             k = K_CLOSE;
-            y->match[i] = stack[--depth];
-            y->match[y->match[i]] = i;
+            if (depth) {
+                y->match[i] = stack[--depth];
+                y->match[y->match[i]] = i;
+            } else {
+                y->simple = false;
+            }
         } else if (p[i] == '|') {
             k = K_ALT;
         } else if (p[i] == '+' || p[i] == '*' || p[i] == '?') {
@@ -981,14 +945,14 @@ static int syn_parse(const char *p, struct syn *y)
             skip = 1;
             if (p[i] != '^' && p[i] != '$') k = K_ATOM; /* '.' or a literal */
         }
-        y->kind[i] = k;
-        if (k == K_ATOM) y->match[i] = i + skip;
         if (skip > n - i) skip = n - i;
+        y->kind[i] = k;
+        y->end[i] = i + skip;
         y->start[i + skip - 1] = i;
         i += skip;
     }
-    if (depth) goto fail;
-    for (size_t k = 0; k < n; k++)
+    if (depth) y->simple = false;
+    for (size_t k = 0; k < n && y->simple; k++)
         if (y->kind[k] == K_ALT) {
             size_t d = 0, j = k + 1;
             for (; j < n; j++) {
@@ -999,23 +963,79 @@ static int syn_parse(const char *p, struct syn *y)
         }
     free(stack);
     return 0;
-fail:
-    free(stack);
-    syn_free(y);
-    return -1;
+}
+
+/* Does the repeat ending at qe end the pattern, or an alternative that
+ * does? (Past ')' and '|' only; a repeated group's quantifier ends the walk.) */
+static bool at_tail(const struct syn *y, size_t qe)
+{
+    for (size_t k = qe; k < y->n;) {
+        if (y->kind[k] == K_ALT) k = y->match[k];
+        else if (y->kind[k] == K_CLOSE) k++;
+        else return false;
+    }
+    return true;
+}
+
+/* The pattern as the prefilter compiles it. NULL: out of memory.
+ * - A bounded repeat {m,n} with n more than m + 16 becomes {m,}. The
+ *   language only grows (prefilter mode matches a superset anyway), so every
+ *   end of a real match is still a hit; Vectorscan runs a long bounded
+ *   repeat much slower than an open one (the generic rules' {16,200}: 2x on
+ *   secret-dense text).
+ * - In a simple pattern (syn_parse), a repeat that ends the pattern, or an
+ *   alternative that does, of one character that is never '\n', is cut to
+ *   its minimum: X+ becomes X, X{m,} and X{m,n} become X{m} (m >= 1).
+ *   Vectorscan reports every end of every match, so a pattern ending in
+ *   [A-Za-z0-9/+=]{100,} gave a hit for each byte of a long base64 value (a
+ *   third of the first pass's hits on secret-dense text, each skipped after
+ *   Vectorscan had made it). The cut pattern's shortest match is the
+ *   original's, on the same line (the bytes cut are X's, not '\n'), so each
+ *   match's first hit, and its window, is where it was; what goes is the
+ *   later ends of matches already found. */
+static char *prefilter_pattern(const char *p)
+{
+    struct syn y;
+    if (syn_parse(p, &y) != 0) return NULL;
+    char *out = malloc(y.n + 1), *o = out; /* (every rewrite is shorter than what it replaces) */
+    for (size_t i = 0; out && i < y.n;) {
+        size_t e = y.end[i];
+        if (y.kind[i] == K_QUANT && y.rep[i] && y.simple && i > 0 && y.kind[y.start[i - 1]] == K_ATOM) {
+            size_t a = y.start[i - 1], qe = e + (e < y.n && p[e] == '?'); /* (a lazy one too) */
+            if (at_tail(&y, qe) && !atom_matches_newline(p + a, i - a)) {
+                if (p[i] == '{') o += sprintf(o, "{%lu}", y.rep[i]);
+                i = qe;
+                continue;
+            }
+        }
+        char *e1;
+        unsigned long m;
+        if (y.kind[i] == K_QUANT && p[i] == '{' && (m = strtoul(p + i + 1, &e1, 10), *e1 == ',') &&
+            isdigit((unsigned char)e1[1]) && strtoul(e1 + 1, NULL, 10) > m + 16) {
+            o += sprintf(o, "{%lu,}", m);
+        } else {
+            memcpy(o, p + i, e - i);
+            o += e - i;
+        }
+        i = e;
+    }
+    if (out) *o = 0;
+    syn_free(&y);
+    return out;
 }
 
 /* The literal every match of the pattern ends with (the END line of a PEM
  * key): its plain characters and escaped punctuation after the last token
  * that is neither, under closing parentheses of groups without
  * alternatives; into out (at most cap bytes, NUL-terminated). Returns its
- * length; 0: none, or a (?i: group or a late (?i) makes its case unsure. */
+ * length; 0: none, the pattern is not simple, or a (?i: group or a late
+ * (?i) makes its case unsure. */
 static size_t literal_suffix(const char *p, char *out, size_t cap, bool *caseless)
 {
     struct syn y;
     if (syn_parse(p, &y) != 0) return 0;
     size_t j = y.n, len = 0;
-    bool ok = !y.mixed;
+    bool ok = y.simple && !y.mixed;
     while (ok && j > 0 && y.kind[y.start[j - 1]] == K_CLOSE) { /* a group closed at the end: no '|' of its own */
         for (size_t k = y.match[j - 1] + 1; k < j - 1 && ok; k++) ok = !(y.kind[k] == K_ALT && y.match[k] == j - 1);
         j--;
@@ -1029,57 +1049,11 @@ static size_t literal_suffix(const char *p, char *out, size_t cap, bool *caseles
         len++;
     }
     size_t o = 0;
-    for (size_t i = j; i < end; i = y.match[i]) out[o++] = p[i + (p[i] == '\\')];
+    for (size_t i = j; i < end; i = y.end[i]) out[o++] = p[i + (p[i] == '\\')];
     out[o] = 0;
     *caseless = y.caseless;
     syn_free(&y);
     return o;
-}
-
-/* Cut the repeats a prefilter pattern ends with: X+ becomes X and X{m,} or
- * X{m,n} becomes X{m} (m >= 1) where the repeat ends the pattern, or ends an
- * alternative that does, and X is one character that is never '\n'.
- * Vectorscan reports every end of every match, so a pattern ending in
- * [A-Za-z0-9/+=]{100,} gave a hit for each byte of a long base64 value (a
- * third of the first pass's hits on secret-dense text, each skipped after
- * Vectorscan had made it). The cut pattern's shortest match is the
- * original's, on the same line (the bytes cut are X's, not '\n'), so each
- * match's first hit, and its window, is where it was; what goes is the
- * later ends of matches already found. Patterns syn_parse does not take
- * are left as they are. In place. */
-static void cut_tail(char *p)
-{
-    struct syn y;
-    if (syn_parse(p, &y) != 0) return;
-    size_t n = y.n, ncut = 0, *cut = calloc(2 * (n + 1), sizeof(size_t)); /* pairs: quantifier start, end */
-    if (!cut) goto out;
-    for (size_t a = n; a-- > 0;) { /* from the end: the cuts come out last first */
-        if (y.kind[a] != K_ATOM) continue;
-        size_t q = y.match[a];
-        if (q >= n || y.kind[q] != K_QUANT || y.rep[q] == 0) continue;
-        unsigned long m;
-        size_t qe = p[q] == '{' ? q + brace_quant(p + q, &m) : q + 1;
-        qe += qe < n && p[qe] == '?'; /* lazy */
-        bool tail = true;
-        for (size_t k = qe; k < n && tail;) {
-            if (y.kind[k] == K_ALT) k = y.match[k];
-            else if (y.kind[k] == K_CLOSE) k++; /* (a repeated group: its quantifier ends the walk) */
-            else tail = false;
-        }
-        if (!tail || atom_matches_newline(p + a, q - a)) continue;
-        cut[2 * ncut] = q;
-        cut[2 * ncut++ + 1] = qe;
-    }
-    for (size_t c = 0; c < ncut; c++) { /* last first: a cut moves only what follows it */
-        size_t q = cut[2 * c], qe = cut[2 * c + 1];
-        char r[24];
-        int rl = p[q] == '+' ? 0 : snprintf(r, sizeof(r), "{%lu}", y.rep[q]);
-        memmove(p + q + rl, p + qe, strlen(p + qe) + 1);
-        memcpy(p + q, r, (size_t)rl);
-    }
-out:
-    free(cut);
-    syn_free(&y);
 }
 
 static bool has_word(const char *p, size_t n, const char *kw);
@@ -1089,8 +1063,8 @@ static bool has_word(const char *p, size_t n, const char *kw);
  * the rule's keywords (so it occurs no more often than the keyword): a hit
  * where it occurs, at the end of the match as the pattern's would be, and no
  * automaton kept running over a key block from its BEGIN line. Else the
- * pattern relaxed (relax_repeats) and cut (cut_tail), in prefilter mode.
- * NULL: no memory. */
+ * pattern rewritten by prefilter_pattern, in prefilter mode. NULL: no
+ * memory. */
 static char *prefilter_form(const struct rule *r, unsigned *flags)
 {
     char lit[256];
@@ -1105,9 +1079,8 @@ static char *prefilter_form(const struct rule *r, unsigned *flags)
         *flags = caseless ? HS_FLAG_CASELESS : 0;
         return p;
     }
-    if ((p = relax_repeats(r->pattern))) cut_tail(p);
     *flags = HS_FLAG_PREFILTER | HS_FLAG_MULTILINE;
-    return p;
+    return prefilter_pattern(r->pattern);
 }
 
 /* The first pass, one Vectorscan database. Every rule needs one of its
