@@ -52,6 +52,15 @@ static const struct mg_scanner *dflt(void)
     return s;
 }
 
+/* A scanner of these rules; the test fails when they do not load. */
+static struct mg_scanner *custom(const char *rules)
+{
+    struct mg_scanner *s = NULL;
+    struct mg_err err = {0};
+    if (mg_scanner_new(rules, strlen(rules), &s, &err) != 0) FAIL("%s", err.msg);
+    return s;
+}
+
 /* ---- the corpus: recall and precision ------------------------------------------ */
 
 #define MAXF 4096
@@ -255,9 +264,7 @@ TEST(scan_entropy_and_allowlists)
                         "allow_line = (?i)fixture\nentropy = 2\n"
                         "rule block\ndescription = a block\nkeywords = begin\npattern = (BEGIN\\n[a-z\\n]{10,}?END)\nlines = 10\n"
                         "rule kw\ndescription = keyword check\nkeywords = zzz\npattern = qq[0-9]{6}\n";
-    struct mg_scanner *c = NULL;
-    struct mg_err err = {0};
-    if (mg_scanner_new(rules, strlen(rules), &c, &err) != 0) FAIL("%s", err.msg);
+    struct mg_scanner *c = custom(rules);
     ASSERT_EQ_INT(scan_str(c, "x tok_a1b2c3d4 y\n").n, 1);
     ASSERT_EQ_INT(scan_str(c, "x tok_00000000 y\n").n, 0);     /* common allowlist */
     ASSERT_EQ_INT(scan_str(c, "fixture: tok_a1b2c3d4\n").n, 0); /* allow_line */
@@ -365,8 +372,7 @@ TEST(scan_first_pass_keywords)
     const char *rules = "rule digits\ndescription = d\nkeywords = zork_\npattern = \\b(zork_[0-9]{6})\\b\ngroup = 1\n"
                         "rule letters\ndescription = l\nkeywords = zork_\npattern = \\b(zork_[a-z]{6})\\b\ngroup = 1\n"
                         "rule suffix\ndescription = s\nkeywords = _plugh\npattern = (?i)\\b([A-Z0-9]{10})_plugh\\b\ngroup = 1\n";
-    struct mg_scanner *c = NULL;
-    if (mg_scanner_new(rules, strlen(rules), &c, &err) != 0) FAIL("%s", err.msg);
+    struct mg_scanner *c = custom(rules);
     struct got g = scan_str(c, "a zork_123456 b zork_abcdef c zork_654321\nZORK_999999 and 7GQ2KX9PLM_plugh, 7gq2kx9plm_PLUGH\n");
     ASSERT_EQ_INT(g.n, 5); /* (the pattern is case-sensitive: ZORK_999999 has the keyword, not a match) */
     ASSERT_EQ_STR(g.rule[0], "digits");
@@ -425,9 +431,7 @@ TEST(scan_prefilter_forms)
         "rule alts\ndescription = a\nkeywords = qq\npattern = (?i)qq(?::([0-9]{4,})|#([a-f]{3,9})|@((?:ab+){2}))\ngroup = 1, 2, 3\n"
         "rule mid\ndescription = m\nkeywords = ww\npattern = ww=([a-z]+);\ngroup = 1\n"
         "rule nl\ndescription = n\nkeywords = yy\npattern = yy<([^>]{3,})>\ngroup = 1\n";
-    struct mg_scanner *c = NULL;
-    struct mg_err err = {0};
-    if (mg_scanner_new(rules, strlen(rules), &c, &err) != 0) FAIL("%s", err.msg);
+    struct mg_scanner *c = custom(rules);
     const char *t = "x zz=abc123 zz=q, QQ:12345678 qq#abcdefabc qq@abbabbb. ww=abcdef;\nyy<one\ntwo> zz=end";
     struct got g = scan_str(c, t);
     ASSERT_EQ_INT(g.n, 7);
@@ -478,7 +482,7 @@ TEST(scan_prefilter_forms)
                          "rule ci\ndescription = c\nkeywords = done-mark\nlines = 2\npattern = (?i)(start:[0-9]+\\s+DONE-MARK)\n"
                          "rule alt\ndescription = a\nkeywords = zzend\nlines = 2\n"
                          "pattern = (?:foo:([a-z]+)ZZEND-ONE|bar:([0-9]+)ZZEND-TWO)\ngroup = 1, 2\n";
-    if (mg_scanner_new(lrules, strlen(lrules), &c, &err) != 0) FAIL("%s", err.msg);
+    c = custom(lrules);
     t = "END-OF-BLK\nBEGIN-BLK\nabc\ndef\nEND-OF-BLK and END-OF-BLK\nSTART:42\ndone-mark foo:abcZZEND-ONE\n\n\nbar:7ZZEND-TWO\n";
     g = scan_str(c, t);
     ASSERT_EQ_INT(g.n, 4);
@@ -502,9 +506,7 @@ TEST(scan_overlaps)
                         "rule long\ndescription = l\nseverity = low\nkeywords = key\npattern = key[0-9]{4}[a-z]{4}\n"
                         "rule same-low\ndescription = a\nseverity = low\nkeywords = pfx\npattern = pfx[0-9]{6}\n"
                         "rule same-high\ndescription = b\nseverity = high\nkeywords = pfx\npattern = pfx[0-9]{6}\n";
-    struct mg_scanner *c = NULL;
-    struct mg_err err = {0};
-    if (mg_scanner_new(rules, strlen(rules), &c, &err) != 0) FAIL("%s", err.msg);
+    struct mg_scanner *c = custom(rules);
     struct got g = scan_str(c, "a key1234abcd b pfx123456 c key9999 d\n");
     ASSERT_EQ_INT(g.n, 3);
     ASSERT_EQ_STR(g.rule[0], "long");      /* the longer of two overlapping */
