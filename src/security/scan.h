@@ -7,8 +7,9 @@
  * keywords (one must occur in any match), or, for the rules whose keywords
  * are common words and the multi-line ones, the rule's pattern in prefilter
  * mode. Each hit is confirmed with the rule's PCRE2 pattern (JIT) on a
- * bounded window (the keyword's line; or the hit's line, or the rule's
- * `lines` lines before it; at most MG_SCAN_WINDOW_MAX bytes either side),
+ * bounded window (the keyword's line, or the hit's line, at most
+ * MG_SCAN_WINDOW_MAX bytes either side; for a multi-line rule, its `lines`
+ * lines ending with the hit's line, at most MG_SCAN_BLOCK_MAX bytes),
  * which also extracts the secret group. A confirmed match is then kept only
  * if one of the rule's keywords occurs in the match (case-insensitive), the
  * secret's Shannon entropy reaches the rule's minimum, and no allowlist regex
@@ -32,7 +33,8 @@
 #define MG_RULES_MAX_BYTES   (4u << 20)        /* largest rules file */
 #define MG_RULES_MAX_LINE    8192              /* longest line of a rules file */
 #define MG_RULES_MAX_RULES   4096
-#define MG_SCAN_WINDOW_MAX   (16u << 10)       /* confirmation window cap, bytes */
+#define MG_SCAN_WINDOW_MAX   (16u << 10)       /* confirmation window cap, bytes either side of a one-line hit */
+#define MG_SCAN_BLOCK_MAX    (1u << 20)        /* a multi-line rule's window cap, bytes before its hit */
 
 enum mg_sev { MG_SEV_LOW, MG_SEV_MEDIUM, MG_SEV_HIGH };
 
