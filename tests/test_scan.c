@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "security/scan.h"
+#include "security/secrets.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -591,27 +592,41 @@ TEST(scan_overlaps)
 TEST(scan_redact)
 {
     const struct mg_scanner *s = dflt();
+    const struct mg_secret_policy all = {{MG_SECRET_REDACT, MG_SECRET_REDACT, MG_SECRET_REDACT}},
+                                  high = {{MG_SECRET_KEEP, MG_SECRET_KEEP, MG_SECRET_REDACT}};
     const char *in = "gh = \"ghp_Zq3Rk8Lm2Nx7Pv4Tw9Yb1Cd5Fg6Hj0KsA2Eu\"\njwt = \"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4Y3Z6In0.Qm9Hd3pLcXJ0U2lnbmF0dXJl\"\nok\n";
     struct mg_buf out;
     mg_buf_init(&out, 1 << 20);
     struct mg_err err = {0};
     int n = -1;
-    ASSERT_EQ_INT(mg_redact(s, in, strlen(in), MG_SEV_LOW, &out, &n, &err), 0);
+    ASSERT_EQ_INT(mg_secrets_apply(s, &all, in, strlen(in), &out, &n, NULL, NULL, &err), 0);
     ASSERT_EQ_INT(n, 2);
     ASSERT_EQ_STR(out.p, "gh = \"[REDACTED:github-pat]\"\njwt = \"[REDACTED:jwt]\"\nok\n");
     mg_buf_reset(&out);
-    ASSERT_EQ_INT(mg_redact(s, in, strlen(in), MG_SEV_HIGH, &out, &n, &err), 0); /* the JWT is medium */
+    ASSERT_EQ_INT(mg_secrets_apply(s, &high, in, strlen(in), &out, &n, NULL, NULL, &err), 0); /* the JWT is medium */
     ASSERT_EQ_INT(n, 1);
     ASSERT_CONTAINS(out.p, "[REDACTED:github-pat]");
     ASSERT_CONTAINS(out.p, "eyJhbGciOiJIUzI1NiJ9");
     mg_buf_reset(&out);
-    ASSERT_EQ_INT(mg_redact(s, "", 0, MG_SEV_LOW, &out, &n, &err), 0);
+    ASSERT_EQ_INT(mg_secrets_apply(s, &all, "", 0, &out, &n, NULL, NULL, &err), 0);
     ASSERT_EQ_INT(n, 0);
-    ASSERT_EQ_STR(out.p, "");
+    ASSERT_EQ_STR(out.p ? out.p : "", "");
+    /* a key block: its newlines stay, so the lines after it keep their numbers */
+    char *key = key_block("RSA PRIVATE KEY", 30, 3), *t = malloc(strlen(key) + 32);
+    sprintf(t, "a\n%sb\n", key);
+    mg_buf_reset(&out);
+    ASSERT_EQ_INT(mg_secrets_apply(s, &all, t, strlen(t), &out, &n, NULL, NULL, &err), 0);
+    ASSERT_EQ_INT(n, 1);
+    char want[128] = "a\n[REDACTED:private-key-rsa]";
+    for (int i = 0; i < 31; i++) strcat(want, "\n");
+    strcat(want, "\nb\n");
+    ASSERT_EQ_STR(out.p, want);
+    free(key);
+    free(t);
     mg_buf_release(&out);
     /* an output buffer too small is an error, not a truncated copy */
     mg_buf_init(&out, 10);
-    ASSERT_EQ_INT(mg_redact(s, in, strlen(in), MG_SEV_LOW, &out, &n, &err), -1);
+    ASSERT_EQ_INT(mg_secrets_apply(s, &all, in, strlen(in), &out, &n, NULL, NULL, &err), -1);
     ASSERT_EQ_STR(err.code, "input_too_large");
     mg_buf_release(&out);
 

@@ -1688,29 +1688,6 @@ int mg_scan(const struct mg_scanner *s, const char *buf, size_t len, int (*cb)(c
     return n;
 }
 
-int mg_redact(const struct mg_scanner *s, const char *buf, size_t len, enum mg_sev min_sev, struct mg_buf *out, int *nred,
-              struct mg_err *err)
-{
-    struct scan sc;
-    if (nred) *nred = 0;
-    if (scan_run(s, buf, len, &sc, err) != 0) return -1;
-    size_t pos = 0;
-    int n = 0, rc = 0;
-    for (size_t i = 0; i < sc.n && rc == 0; i++) {
-        const struct hit *h = &sc.v[i];
-        const struct rule *r = &s->rules[h->rule];
-        if (r->sev < min_sev) continue;
-        if (mg_buf_add(out, buf + pos, h->start - pos) != 0 || mg_buf_addf(out, "[REDACTED:%s]", r->id) != 0) rc = -1;
-        pos = h->end;
-        n++;
-    }
-    if (rc == 0 && mg_buf_add(out, buf + pos, len - pos) != 0) rc = -1;
-    free(sc.v);
-    if (rc != 0) return mg_err_set(err, MG_E_TOO_LARGE, "the redacted text does not fit its buffer (%zu bytes at most)", out->max);
-    if (nred) *nred = n;
-    return 0;
-}
-
 /* ---- 8. the built-in rule set ------------------------------------------------- */
 
 /* Generated from data/secrets.rules by the Makefile ($(OUT)/gen/secrets_rules.c). */

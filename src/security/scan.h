@@ -15,10 +15,12 @@
  * secret's Shannon entropy reaches the rule's minimum, and no allowlist regex
  * of the rule (or of the allowlists it uses) matches the secret or its line.
  *
+ * Redaction (security/secrets.h) is built on mg_scan.
+ *
  * Thread safety: a scanner is immutable after mg_scanner_new; any number of
- * threads may call mg_scan / mg_redact on it at once. Vectorscan scratch space
- * and PCRE2 match data come from a small pool inside the scanner, so callers
- * manage nothing. mg_scanner_free must not race with a scan.
+ * threads may call mg_scan on it at once. Vectorscan scratch space and PCRE2
+ * match data come from a small pool inside the scanner, so callers manage
+ * nothing. mg_scanner_free must not race with a scan.
  */
 #ifndef MG_SCAN_H
 #define MG_SCAN_H
@@ -26,7 +28,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "util/buf.h"
 #include "util/err.h"
 
 #define MG_SCAN_MAX_BYTES    (1u << 30)        /* largest buffer one mg_scan accepts (the max_file_size cap) */
@@ -77,13 +78,6 @@ struct mg_finding {
  * called after an error. */
 int mg_scan(const struct mg_scanner *s, const char *buf, size_t len, int (*cb)(const struct mg_finding *, void *),
             void *ud, struct mg_err *err);
-
-/* Copy buf into out (which the caller has initialised with its own max),
- * replacing each finding of severity >= min_sev by "[REDACTED:<rule>]".
- * *nred (may be NULL) receives the count. Returns 0 or -1 with err; out's
- * contents are then unspecified. */
-int mg_redact(const struct mg_scanner *s, const char *buf, size_t len, enum mg_sev min_sev, struct mg_buf *out,
-              int *nred, struct mg_err *err);
 
 /* A secret for display, never the whole of it: its first 4 bytes (fewer for
  * a short one: a quarter of its length), "…", and its length in bytes, e.g.

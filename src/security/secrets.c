@@ -56,6 +56,10 @@ static int on_finding(const struct mg_finding *f, void *ud)
     if (mg_buf_add(A->out, A->buf + A->done, f->start - A->done) != 0 ||
         mg_buf_addf(A->out, "[REDACTED:%s]", f->rule) != 0)
         return A->failed = 1;
+    /* the newlines of a secret spanning lines (a key block) stay, so every
+     * line after it keeps its number */
+    for (const char *q = A->buf + f->start, *e = A->buf + f->end; (q = memchr(q, '\n', (size_t)(e - q))); q++)
+        if (mg_buf_addc(A->out, '\n') != 0) return A->failed = 1;
     A->done = f->end;
     A->nred++;
     return 0;
@@ -76,6 +80,9 @@ int mg_secrets_apply(const struct mg_scanner *s, const struct mg_secret_policy *
     }
     if (A.failed || mg_buf_add(out, buf + A.done, len - A.done) != 0) {
         free(A.excl);
+        if (out->len + (len - A.done) + 64 > out->max)
+            return mg_err_set(err, MG_E_TOO_LARGE, "the redacted text does not fit its buffer (%zu bytes at most)",
+                              out->max);
         return mg_err_set(err, MG_E_NO_MEMORY, "out of memory redacting secrets");
     }
     *nred = A.nred;

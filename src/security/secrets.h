@@ -1,7 +1,8 @@
 /* secrets.h — what memgate does with the secrets the scanner (scan.h) finds.
  *
  * The policy is per severity (config secret_action_high / _medium / _low):
- *   redact   the secret is replaced by "[REDACTED:<rule>]";
+ *   redact   the secret is replaced by "[REDACTED:<rule>]" and the newlines
+ *            it spanned (a key block), so line numbers hold;
  *   exclude  (indexing) the whole chunk holding it is blanked: its bytes become
  *            spaces (newlines kept, so line numbers hold) behind an
  *            "[EXCLUDED:<rule>]" marker, so nothing of it reaches the FTS
@@ -44,9 +45,10 @@ struct mg_secret_excl {
 };
 
 /* Copy buf into out with every secret whose action is redact replaced by
- * "[REDACTED:<rule>]". Secrets to exclude are left in place and listed in
- * *excl (malloc'd; *nexcl entries; offsets in out) when excl is not NULL,
- * else redacted too. *nred counts the redactions. 0, or -1 with err. */
+ * "[REDACTED:<rule>]" and its newlines. Secrets to exclude are left in place
+ * and listed in *excl (malloc'd; *nexcl entries; offsets in out) when excl
+ * is not NULL, else redacted too. *nred counts the redactions. 0, or -1
+ * with err (input_too_large when out's maximum is too small). */
 int mg_secrets_apply(const struct mg_scanner *s, const struct mg_secret_policy *p, const char *buf, size_t len,
                      struct mg_buf *out, int *nred, struct mg_secret_excl **excl, size_t *nexcl, struct mg_err *err);
 
