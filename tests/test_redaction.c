@@ -16,7 +16,8 @@
 /* Fake but format-valid secrets; random-looking so entropy rules accept them. */
 static char secrets[16][160];
 static const char *const families[] = {"aws-id", "aws-secret", "github", "slack", "stripe", "postgres",
-                                       "openai", "npm", "password", "gitlab", "private-key"};
+                                       "openai", "npm", "password", "gitlab", "private-key",
+                                       "big-pgp-key-first-line", "big-pgp-key-last-line"};
 #define NSECRETS (sizeof(families) / sizeof(families[0]))
 
 static void rnd(char *out, size_t n, const char *al, unsigned *seed)
@@ -30,6 +31,8 @@ static void rnd(char *out, size_t n, const char *al, unsigned *seed)
 }
 
 static const char *AN = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+static const char *B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 static void make_secrets(void)
 {
@@ -54,7 +57,9 @@ static void make_secrets(void)
     rnd(secrets[8], 22, AN, &seed); /* a generic password (medium: its chunk is excluded here) */
     rnd(a, 20, AN, &seed);
     snprintf(secrets[9], sizeof(secrets[9]), "glpat-%s", a);
-    rnd(secrets[10], 64, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", &seed); /* a key line */
+    rnd(secrets[10], 64, B64, &seed); /* a key line */
+    rnd(secrets[11], 64, B64, &seed); /* the first and last lines of a key block over 16 KiB */
+    rnd(secrets[12], 64, B64, &seed);
 }
 
 static void plant(const char *repo)
@@ -86,6 +91,18 @@ static void plant(const char *repo)
              "-----BEGIN RSA PRIVATE KEY-----\n%s\n%s\n%s\n-----END RSA PRIVATE KEY-----\n",
              secrets[10], secrets[10] + 8, secrets[10] + 16);
     mg_t_write_str(repo, "certs/server.txt", t);
+    /* a PGP key with subkeys and a photo, 400 lines, 26 KB (in a .txt: a .asc file is never read) */
+    char *big = malloc(400 * 65 + 128), *e = big;
+    unsigned seed = 777;
+    e += sprintf(e, "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n%s\n", secrets[11]);
+    for (int i = 0; i < 398; i++) {
+        rnd(e, 64, B64, &seed);
+        e += 64;
+        *e++ = '\n';
+    }
+    sprintf(e, "%s\n=AbCd\n-----END PGP PRIVATE KEY BLOCK-----\n", secrets[12]);
+    mg_t_write_str(repo, "docs/release-key.txt", big);
+    free(big);
 }
 
 /* Fail when any secret occurs in the file's bytes. */
@@ -142,7 +159,8 @@ TEST_T(redaction_no_secret_reaches_the_data_dir, 300)
     json_error_t je;
     json_t *st = json_loads(o.out, 0, &je);
     ASSERT(st);
-    ASSERT(json_integer_value(json_object_get(st, "secrets_redacted")) >= (json_int_t)NSECRETS - 1);
+    /* (the password's chunk is excluded; the big key's two lines are one finding) */
+    ASSERT(json_integer_value(json_object_get(st, "secrets_redacted")) >= (json_int_t)NSECRETS - 2);
     ASSERT_EQ_INT(json_integer_value(json_object_get(st, "chunks_excluded")), 1);
     json_decref(st);
     mg_t_out_free(&o);
@@ -164,7 +182,12 @@ TEST_T(redaction_no_secret_reaches_the_data_dir, 300)
         {"read_file", "{\"path\":\"app/settings.py\"}"},
         {"read_file", "{\"path\":\"docs/setup.md\"}"},
         {"read_file", "{\"path\":\"certs/server.txt\"}"},
+        {"read_file", "{\"path\":\"docs/release-key.txt\"}"},
         {"search_code", "{\"query\":\"excluded_neighbour_word\"}"},
+        /* lines inside a key (no BEGIN line among them), and lines of the big key */
+        {"read_file", "{\"path\":\"certs/server.txt\",\"start_line\":2,\"end_line\":3}"},
+        {"read_file", "{\"path\":\"docs/release-key.txt\",\"start_line\":3,\"end_line\":4}"},
+        {"read_file", "{\"path\":\"docs/release-key.txt\",\"start_line\":399}"},
     };
     int redacted_served = 0;
     for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
@@ -174,13 +197,17 @@ TEST_T(redaction_no_secret_reaches_the_data_dir, 300)
         for (size_t k = 0; k < NSECRETS; k++)
             if (strstr(text, secrets[k])) FAIL("%s %s served the %s secret", calls[i][0], calls[i][1], families[k]);
         redacted_served += strstr(text, "[REDACTED:") != NULL;
-        if (i == 5) /* the excluded chunk: its words are not searchable */
+        if (i == 6) /* the excluded chunk: its words are not searchable */
             ASSERT_EQ_INT(json_array_size(json_object_get(r, "results")), 0);
+        if (i > 6) { /* redacted, counted, and the lines numbered as on disk */
+            ASSERT_EQ_INT(json_integer_value(json_object_get(r, "redactions")), 1);
+            ASSERT_EQ_INT(json_integer_value(json_object_get(r, "total_lines")), i == 7 ? 5 : 404);
+        }
         free(text);
         json_decref(r);
         json_decref(args);
     }
-    ASSERT(redacted_served >= 4);
+    ASSERT(redacted_served >= 5);
     /* an agent quoting a secret in a query: the audit log keeps it redacted */
     char q[512];
     snprintf(q, sizeof(q), "{\"query\":\"%s\"}", secrets[2]);
@@ -216,8 +243,8 @@ TEST_T(redaction_no_secret_reaches_the_data_dir, 300)
         free(text);
     }
     sqlite3_finalize(q1);
-    ASSERT_EQ_INT(nfiles, 5);
-    ASSERT_EQ_INT(marked, 5);
+    ASSERT_EQ_INT(nfiles, 6);
+    ASSERT_EQ_INT(marked, 6);
     /* 3. the FTS vocabulary (terms are prefix-compressed on disk, so raw bytes are not enough) */
     ASSERT_EQ_INT(sqlite3_exec(h, "CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, chunks_fts, 'row')", NULL, NULL,
                                NULL), SQLITE_OK);

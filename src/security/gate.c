@@ -128,20 +128,23 @@ static void filter_item(struct filt *F, json_t *o, const char *field)
     const char *s = json_string_value(sv);
     size_t n = json_string_length(sv);
     F->any = true;
+    /* redactions a provider made before cutting the item from a larger text (read_file: the whole file) */
+    int nred = (int)json_integer_value(json_object_get(o, "redactions"));
     bool inj = mg_injection(s, n);
     struct mg_buf red, out;
     mg_buf_init(&red, (size_t)1 << 30);
     mg_buf_init(&out, (size_t)1 << 30);
-    int nred = 0;
-    if (mg_gate_redact(F->x, s, n, &red, &nred) != 0) { /* never serve text that could not be scanned */
+    int here = 0;
+    if (mg_gate_redact(F->x, s, n, &red, &here) != 0) { /* never serve text that could not be scanned */
         s = "";
         n = 0;
         F->flags |= MG_GATE_F_TRUNCATED;
-    } else if (nred) {
+    } else if (here) {
         s = red.p;
         n = red.len;
-        F->redactions += nred;
     }
+    nred += here;
+    F->redactions += nred;
     unsigned found = 0;
     if (mg_sanitize(s, n, &out, &found) != 0) {
         mg_buf_reset(&out); /* out of memory: serve nothing rather than unfiltered text */

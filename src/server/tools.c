@@ -583,6 +583,27 @@ static int check_rel_path(const char *p, struct mg_err *err)
     return 0;
 }
 
+/* Lines [from, last] (1-based) of p[0..n): *s, *e. */
+static void line_span(const char *p, size_t n, long long from, long long last, const char **s, const char **e)
+{
+    const char *q = p, *end = p + n;
+    *s = end;
+    for (long long line = 1; line <= last && q < end; line++) {
+        if (line == from) *s = q;
+        const char *nl = memchr(q, '\n', (size_t)(end - q));
+        q = nl ? nl + 1 : end;
+    }
+    *e = q;
+    if (*s > *e) *s = *e;
+}
+
+static long long count_markers(const char *p, size_t n)
+{
+    long long c = 0;
+    for (const char *q = p, *e = p + n; (q = memmem(q, (size_t)(e - q), "[REDACTED:", 10)); q += 10) c++;
+    return c;
+}
+
 static int t_read_file(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
     static const char *const keys[] = {"path", "start_line", "end_line", "repo", "repo_id", NULL};
@@ -661,6 +682,26 @@ static int t_read_file(struct mg_ctx *x, json_t *args, json_t **result, struct m
         return mg_err_set(err, MG_E_NOT_TEXT, "'%s' now holds binary data; not served", path);
     }
     buf[got] = 0;
+    /* secrets: the whole file is redacted before its lines are cut (a key block cut in two is found in
+     * neither half, and lines 2-9 of a key file hold no BEGIN line); redaction keeps line numbers */
+    struct mg_buf red;
+    mg_buf_init(&red, (size_t)got * 2 + 4096);
+    int nred = 0;
+    if (mg_gate_redact(x, buf, (size_t)got, &red, &nred) != 0) {
+        free(buf);
+        mg_buf_release(&red);
+        return mg_err_set(err, MG_E_INTERNAL, "the secret scan of '%s' failed, so it is not served (see the log)", path);
+    }
+    char *orig = buf; /* to tell the markers redaction put in the served lines from any the file holds */
+    size_t olen = (size_t)got;
+    if (nred) {
+        size_t rlen;
+        buf = mg_buf_detach(&red, &rlen);
+        got = (ssize_t)rlen;
+    } else {
+        mg_buf_release(&red);
+        orig = NULL;
+    }
     /* lines [from, to], at most READ_MAX_LINES lines or max_chunk_bytes (the gate's cap on one item, so the
      * cut falls on a line end and end_line says where to continue) */
     const ptrdiff_t max_bytes = (ptrdiff_t)x->srv->cfg.max_chunk_bytes;
@@ -698,12 +739,24 @@ static int t_read_file(struct mg_ctx *x, json_t *args, json_t **result, struct m
         last++;
     }
     if (last < (to ? (to < total ? to : total) : total)) truncated = true;
+    long long served_red = 0; /* the gate adds these to what it redacts in the text (none: done here) */
+    if (orig) { /* markers in the served lines, less those the same lines of the file hold, and one more
+                 * when the first line is inside a key block redacted from a line before */
+        const char *os, *oe;
+        line_span(orig, olen, from, last < from ? from : last, &os, &oe);
+        served_red = count_markers(start, (size_t)(end - start)) - count_markers(os, (size_t)(oe - os));
+        const char *rn = memchr(start, '\n', (size_t)(end - start)), *on = memchr(os, '\n', (size_t)(oe - os));
+        size_t r1 = rn ? (size_t)(rn - start) : (size_t)(end - start), o1 = on ? (size_t)(on - os) : (size_t)(oe - os);
+        if ((r1 != o1 || memcmp(start, os, r1) != 0) && !count_markers(start, r1)) served_red++;
+        free(orig);
+    }
     json_t *text = json_stringn(start, (size_t)(end - start));
     free(buf);
     if (!text) return mg_err_set(err, MG_E_NOT_TEXT, "'%s' is not valid UTF-8 on disk now; re-index it", path);
     *result = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:b, s:o}", "repo", r.id, "path", path, "language", lang,
                         "start_line", (json_int_t)from, "end_line", (json_int_t)(last < from ? from : last),
                         "total_lines", (json_int_t)total, "truncated", truncated, "text", text);
+    if (served_red > 0) json_object_set_new(*result, "redactions", json_integer(served_red));
     return 0;
 }
 
