@@ -208,6 +208,11 @@ TEST_T(redaction_no_secret_reaches_the_data_dir, 300)
         json_decref(args);
     }
     ASSERT(redacted_served >= 5);
+    /* a start_line past the end of a file with a secret: the error, and nothing leaked (ASan) */
+    json_t *past = json_loads("{\"path\":\"certs/server.txt\",\"start_line\":99}", 0, &je), *none = NULL;
+    ASSERT(mg_gate_call(&x, mg_tool_find(&srv, "read_file"), past, &none, &err) != 0);
+    ASSERT_EQ_STR(err.code, MG_E_BAD_ARG);
+    json_decref(past);
     /* an agent quoting a secret in a query: the audit log keeps it redacted */
     char q[512];
     snprintf(q, sizeof(q), "{\"query\":\"%s\"}", secrets[2]);

@@ -685,7 +685,7 @@ static int t_read_file(struct mg_ctx *x, json_t *args, json_t **result, struct m
     /* secrets: the whole file is redacted before its lines are cut (a key block cut in two is found in
      * neither half, and lines 2-9 of a key file hold no BEGIN line); redaction keeps line numbers */
     struct mg_buf red;
-    mg_buf_init(&red, (size_t)got * 2 + 4096);
+    mg_buf_init(&red, SIZE_MAX / 2);
     int nred = 0;
     if (mg_gate_redact(x, buf, (size_t)got, &red, &nred) != 0) {
         free(buf);
@@ -696,7 +696,10 @@ static int t_read_file(struct mg_ctx *x, json_t *args, json_t **result, struct m
     size_t olen = (size_t)got;
     if (nred) {
         size_t rlen;
-        buf = mg_buf_detach(&red, &rlen);
+        if (!(buf = mg_buf_detach(&red, &rlen))) {
+            free(orig);
+            return mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading '%s'", path);
+        }
         got = (ssize_t)rlen;
     } else {
         mg_buf_release(&red);
@@ -711,6 +714,7 @@ static int t_read_file(struct mg_ctx *x, json_t *args, json_t **result, struct m
     if (got > 0 && e[-1] != '\n') total++;
     if (from > total && !(from == 1 && total == 0)) {
         free(buf);
+        free(orig);
         return mg_err_set(err, MG_E_BAD_ARG, "'start_line' %lld is past the end of '%s' (%lld lines)", from, path,
                           total);
     }
