@@ -80,7 +80,9 @@ int mg_secrets_apply(const struct mg_scanner *s, const struct mg_secret_policy *
     }
     if (A.failed || mg_buf_add(out, buf + A.done, len - A.done) != 0) {
         free(A.excl);
-        if (out->len + (len - A.done) + 64 > out->max)
+        /* what was left to copy, with the longest marker ("[REDACTED:" + a 64-byte rule id + "]"),
+         * passes out's maximum: the cap, not memory */
+        if (out->len + (len - A.done) + 75 > out->max)
             return mg_err_set(err, MG_E_TOO_LARGE, "the redacted text does not fit its buffer (%zu bytes at most)",
                               out->max);
         return mg_err_set(err, MG_E_NO_MEMORY, "out of memory redacting secrets");

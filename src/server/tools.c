@@ -583,18 +583,14 @@ static int check_rel_path(const char *p, struct mg_err *err)
     return 0;
 }
 
-/* Lines [from, last] (1-based) of p[0..n): *s, *e. */
-static void line_span(const char *p, size_t n, long long from, long long last, const char **s, const char **e)
+/* Past the next k lines of [p, e): the start of the line after them, or e. */
+static const char *skip_lines(const char *p, const char *e, long long k)
 {
-    const char *q = p, *end = p + n;
-    *s = end;
-    for (long long line = 1; line <= last && q < end; line++) {
-        if (line == from) *s = q;
-        const char *nl = memchr(q, '\n', (size_t)(end - q));
-        q = nl ? nl + 1 : end;
+    for (; k > 0 && p < e; k--) {
+        const char *nl = memchr(p, '\n', (size_t)(e - p));
+        p = nl ? nl + 1 : e;
     }
-    *e = q;
-    if (*s > *e) *s = *e;
+    return p;
 }
 
 static long long count_markers(const char *p, size_t n)
@@ -718,10 +714,7 @@ static int t_read_file(struct mg_ctx *x, json_t *args, json_t **result, struct m
         return mg_err_set(err, MG_E_BAD_ARG, "'start_line' %lld is past the end of '%s' (%lld lines)", from, path,
                           total);
     }
-    for (long long line = 1; line < from && p < e; line++) {
-        const char *nl = memchr(p, '\n', (size_t)(e - p));
-        p = nl ? nl + 1 : e;
-    }
+    p = skip_lines(p, e, from - 1);
     const char *start = p, *end = p;
     long long want = to ? (to < total ? to : total) : total;
     if (want - from + 1 > READ_MAX_LINES) want = from + READ_MAX_LINES - 1;
@@ -746,8 +739,8 @@ static int t_read_file(struct mg_ctx *x, json_t *args, json_t **result, struct m
     long long served_red = 0; /* the gate adds these to what it redacts in the text (none: done here) */
     if (orig) { /* markers in the served lines, less those the same lines of the file hold, and one more
                  * when the first line is inside a key block redacted from a line before */
-        const char *os, *oe;
-        line_span(orig, olen, from, last < from ? from : last, &os, &oe);
+        const char *os = skip_lines(orig, orig + olen, from - 1);
+        const char *oe = skip_lines(os, orig + olen, (last < from ? from : last) - from + 1);
         served_red = count_markers(start, (size_t)(end - start)) - count_markers(os, (size_t)(oe - os));
         const char *rn = memchr(start, '\n', (size_t)(end - start)), *on = memchr(os, '\n', (size_t)(oe - os));
         size_t r1 = rn ? (size_t)(rn - start) : (size_t)(end - start), o1 = on ? (size_t)(on - os) : (size_t)(oe - os);
