@@ -220,7 +220,8 @@ static json_t *call(struct h *h, const char *name, const char *args)
 static const char *tool_err(json_t *res)
 {
     if (!json_is_true(json_object_get(res, "isError"))) return NULL;
-    return json_string_value(json_object_get(json_object_get(json_object_get(res, "structuredContent"), "error"),
+    ASSERT(!json_object_get(res, "structuredContent")); /* clients check it against the outputSchema */
+    return json_string_value(json_object_get(json_object_get(json_object_get(res, "_meta"), MG_MCP_ERROR_META),
                                              "code"));
 }
 
@@ -400,7 +401,7 @@ TEST(resolve_single_repo_then_repo_required)
     index_b(home, b);
     res = call(&h, "search_code", "{\"query\":\"alpha_canary\"}");
     ASSERT_EQ_STR(tool_err(res), "repo_required");
-    json_t *repos = json_object_get(json_object_get(json_object_get(res, "structuredContent"), "error"), "repos");
+    json_t *repos = json_object_get(json_object_get(json_object_get(res, "_meta"), MG_MCP_ERROR_META), "repos");
     ASSERT_EQ_INT(json_array_size(repos), 2);
     ASSERT_EQ_STR(json_string_value(json_array_get(repos, 0)), "alpha");
     ASSERT_EQ_STR(json_string_value(json_array_get(repos, 1)), "beta");

@@ -357,11 +357,14 @@ static void add_meta(struct mg_ctx *x, json_t *res)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    json_t *meta = json_object_get(res, "_meta");
+    if (!json_is_object(meta)) json_object_set_new(res, "_meta", meta = json_object());
     pthread_mutex_lock(&s->mu);
-    json_t *meta = json_pack("{s:s, s:s, s:s, s:s}", "instance", s->instance, "session", s->id, "repo", s->repo,
-                             "time", when);
+    json_t *v = json_pack("{s:s, s:s, s:s, s:s}", "instance", s->instance, "session", s->id, "repo", s->repo, "time",
+                          when);
     pthread_mutex_unlock(&s->mu);
-    json_object_set_new(res, "_meta", meta);
+    json_object_update(meta, v);
+    json_decref(v);
 }
 
 static json_t *m_tools_call(struct call *c)
@@ -387,11 +390,15 @@ static json_t *m_tools_call(struct call *c)
 
     json_t *res;
     if (rc != 0) {
+        /* No structuredContent: clients validate it against the tool's
+         * outputSchema (the TypeScript SDK throws -32602 when it does not
+         * match), so the agent would never see the error. The code and the
+         * sentence are in the text; the same as data in _meta. */
         json_t *e = mg_err_to_json(c->x, &err);
         char *text = NULL;
         if (asprintf(&text, "error[%s]: %s", err.code ? err.code : MG_E_INTERNAL, err.msg) < 0) text = NULL;
-        res = json_pack("{s:[{s:s, s:o}], s:{s:o}, s:b}", "content", "type", "text", "text",
-                        mg_json_text(text ? text : "error"), "structuredContent", "error", e, "isError", 1);
+        res = json_pack("{s:[{s:s, s:o}], s:b, s:{s:o}}", "content", "type", "text", "text",
+                        mg_json_text(text ? text : "error"), "isError", 1, "_meta", MG_MCP_ERROR_META, e);
         free(text);
     } else if (json_is_array(json_object_get(result, "content"))) {
         res = json_incref(result); /* a result made of content blocks (fixtures) */

@@ -28,7 +28,13 @@
 #define MG_RPC_INVALID_PARAMS -32602
 #define MG_RPC_INTERNAL_ERROR -32603
 
-#define MG_RPC_MAX_DEPTH 64  /* deeper JSON is refused as a parse error */
+#define MG_RPC_MAX_DEPTH 64
+
+/* A failed tools/call is a result with isError: true, the text block
+ * "error[CODE]: sentence", and _meta[MG_MCP_ERROR_META] = {"code",
+ * "message", "repos"?} for programs; never structuredContent, which clients
+ * check against the tool's outputSchema. */
+#define MG_MCP_ERROR_META "memgate/error"  /* deeper JSON is refused as a parse error */
 
 extern const char *const mg_mcp_versions[]; /* newest first, NULL-terminated */
 #define MG_MCP_LATEST "2025-11-25"

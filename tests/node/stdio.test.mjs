@@ -131,7 +131,7 @@ describe('one repo indexed', () => {
       const r = await call(client, 'read_file', { path: p ?? path.join(A.root, 'src/main.c') });
       assert.equal(r.ok, false, `served ${p}: ${JSON.stringify(r.data)}`);
       assert.ok(codes.includes(r.code), `code ${r.code} not in ${codes}: ${r.text}`);
-      assert.equal(r.error?.code, r.code, 'structuredContent.error.code');
+      assert.equal(r.error?.code, r.code, '_meta["memgate/error"].code');
       assert.ok(r.text.startsWith(`error[${r.code}]`), r.text);
       assert.ok(!r.text.includes('OUTSIDE_MARKER') && !r.text.includes('SECRET_do_not_serve'), r.text);
     });

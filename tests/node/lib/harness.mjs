@@ -221,17 +221,19 @@ export async function httpClient(serve, { roots, headers, name = 'node-test-http
 
 /**
  * Call a tool and flatten the answer: { ok, data, code, raw }. data is the
- * structuredContent on success; on a tool error code is
- * structuredContent.error.code (or the error[CODE] prefix of the text).
+ * structuredContent on success; on a tool error code is the error[CODE]
+ * prefix of the text, and error is _meta["memgate/error"] ({code, message,
+ * repos?}); an error never carries structuredContent.
  */
 export async function call(client, name, args = {}, opts = {}) {
   const raw = await client.callTool({ name, arguments: args }, undefined, { timeout: 60000, ...opts });
   if (raw.isError) {
-    const sc = raw.structuredContent;
-    let code = sc?.error?.code;
+    const error = raw._meta?.['memgate/error'];
     const text = (raw.content || []).map((c) => c.text || '').join('\n');
-    if (!code) code = /^error\[([a-z_]+)\]/.exec(text)?.[1];
-    return { ok: false, code, error: sc?.error, text, raw };
+    const code = /^error\[([a-z_]+)\]/.exec(text)?.[1];
+    if (raw.structuredContent !== undefined) throw new Error(`${name}: an error result with structuredContent: ${text}`);
+    if (error && error.code !== code) throw new Error(`${name}: _meta code ${error.code} differs from the text's: ${text}`);
+    return { ok: false, code, error, text, raw };
   }
   return { ok: true, data: raw.structuredContent, raw };
 }

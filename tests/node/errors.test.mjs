@@ -1,0 +1,132 @@
+// errors.test.mjs — tool errors as an agent sees them through the official
+// TypeScript SDK. The client lists the tools first, as agents do, so the SDK
+// checks every result against the tool's outputSchema: an error must still
+// reach the agent as isError with "error[CODE]: sentence" in its text (and
+// the same as data in _meta["memgate/error"]), never as a protocol error.
+// Over stdio and Streamable HTTP, for every tool in tools/list.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { httpClient, indexRepo, makeRepo, makeWorld, shutdown, startServe, stdioClient } from './lib/harness.mjs';
+
+let world;
+let A;
+let B;
+let serve;
+const open = [];
+
+before(async () => {
+  world = makeWorld('errors');
+  A = makeRepo(world, 'alpha');
+  B = makeRepo(world, 'bravo');
+  indexRepo(world, A);
+  indexRepo(world, B); // two repos: nothing is chosen for a caller that names none
+  serve = await startServe(world);
+});
+
+after(async () => {
+  try {
+    await shutdown(open.filter((c) => c.stderr), serve);
+  } finally {
+    for (const c of open) await c.close().catch(() => {});
+    world.cleanup();
+  }
+});
+
+/** Call through the SDK (which validates structured results) and return what the agent gets. */
+async function callRaw(client, name, args) {
+  let raw;
+  try {
+    raw = await client.callTool({ name, arguments: args }, undefined, { timeout: 60000 });
+  } catch (e) {
+    assert.fail(`${name} ${JSON.stringify(args)}: the SDK threw instead of returning the tool error: ${e.message}`);
+  }
+  return raw;
+}
+
+/** The error as the agent reads it: isError, one text block "error[CODE]: sentence", _meta with the same. */
+function agentError(raw, what) {
+  assert.equal(raw.isError, true, `${what}: not isError: ${JSON.stringify(raw).slice(0, 500)}`);
+  assert.equal(raw.structuredContent, undefined, `${what}: structuredContent on an error: ${JSON.stringify(raw.structuredContent)}`);
+  const text = (raw.content || []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+  const m = /^error\[([a-z_]+)\]: (.{10,})$/s.exec(text);
+  assert.ok(m, `${what}: the text is not "error[CODE]: sentence": ${text}`);
+  const meta = raw._meta?.['memgate/error'];
+  assert.ok(meta, `${what}: no _meta["memgate/error"]: ${JSON.stringify(raw._meta)}`);
+  assert.equal(meta.code, m[1], `${what}: _meta code`);
+  assert.equal(meta.message, m[2], `${what}: _meta message`);
+  return { code: m[1], sentence: m[2], meta };
+}
+
+for (const transport of ['stdio', 'http']) {
+  describe(`over ${transport}`, () => {
+    let client;
+    let tools;
+    before(async () => {
+      const c = transport === 'stdio' ? await stdioClient(world) : await httpClient(serve);
+      open.push(c);
+      client = c.client;
+      ({ tools } = await client.listTools()); // caches the output schemas the SDK checks results with
+      assert.ok(tools.length >= 20, `only ${tools.length} tools`);
+    });
+
+    test('every tool: an unknown argument is invalid_argument with a sentence naming it', async () => {
+      for (const t of tools) {
+        const raw = await callRaw(client, t.name, { repo: A.name, no_such_argument_q9: 1 });
+        const e = agentError(raw, t.name);
+        assert.equal(e.code, 'invalid_argument', `${t.name}: ${e.sentence}`);
+        assert.ok(e.sentence.includes('no_such_argument_q9') || e.sentence.includes("'repo'"), `${t.name}: ${e.sentence}`);
+      }
+    });
+
+    test('every tool: an argument of the wrong type is invalid_argument', async () => {
+      for (const t of tools) {
+        const props = Object.keys(t.inputSchema?.properties || {});
+        if (!props.length) continue;
+        const bad = { repo: A.name };
+        // an object where the schema wants a string, a string where it wants a number or a
+        // boolean, a number where it wants an array or an object
+        const p = props.find((k) => k !== 'repo') || props[0];
+        const want = [t.inputSchema.properties[p]?.type].flat();
+        if (want.includes('string')) bad[p] = { not: 'a string' };
+        else if (want.includes('array') || want.includes('object')) bad[p] = 42;
+        else bad[p] = 'not-what-you-want';
+        const raw = await callRaw(client, t.name, bad);
+        const e = agentError(raw, `${t.name}.${p}`);
+        assert.ok(['invalid_argument', 'invalid_language', 'invalid_glob'].includes(e.code), `${t.name}.${p}: ${e.code}: ${e.sentence}`);
+      }
+    });
+
+    test('search_code with no repo bound: repo_required, the sentence and the data list the ids', async () => {
+      const e = agentError(await callRaw(client, 'search_code', { query: 'x' }), 'search_code');
+      assert.equal(e.code, 'repo_required', e.sentence);
+      for (const id of [A.name, B.name]) {
+        assert.ok(e.sentence.includes(id), `${id} missing from: ${e.sentence}`);
+        assert.ok(e.meta.repos?.includes(id), `${id} missing from _meta repos: ${JSON.stringify(e.meta)}`);
+      }
+    });
+
+    test('read_file of ../etc/passwd: path_outside_repo', async () => {
+      const e = agentError(await callRaw(client, 'read_file', { repo: A.name, path: '../etc/passwd' }), 'read_file');
+      assert.equal(e.code, 'path_outside_repo', e.sentence);
+      assert.ok(!e.sentence.includes('root:'), e.sentence);
+    });
+
+    test('a bad regex: invalid_regex', async () => {
+      const e = agentError(await callRaw(client, 'search_code', { repo: A.name, query: 'a(b', mode: 'regex' }), 'regex');
+      assert.equal(e.code, 'invalid_regex', e.sentence);
+    });
+
+    test('an unknown repo: repo_not_found', async () => {
+      const e = agentError(await callRaw(client, 'search_code', { repo: 'no-such-repo', query: 'x' }), 'unknown repo');
+      assert.equal(e.code, 'repo_not_found', e.sentence);
+      assert.ok(e.meta.repos?.includes(A.name), JSON.stringify(e.meta));
+    });
+
+    test('a successful call still validates against its outputSchema', async () => {
+      const raw = await callRaw(client, 'search_code', { repo: A.name, query: A.canary });
+      assert.ok(!raw.isError, JSON.stringify(raw).slice(0, 500));
+      assert.ok(raw.structuredContent.results.length > 0);
+    });
+  });
+}
