@@ -9,7 +9,7 @@
  *     bytes, no TRUE inside AND/OR, AND/OR with at least two children).
  */
 #include "fuzz.h"
-#include "search/rxlit.h"
+#include "store/rxlit.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

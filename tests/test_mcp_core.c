@@ -5,7 +5,7 @@
 
 #include "fixtures.h"
 #include "mcp/rpc.h"
-#include "server/metrics.h"
+#include "util/metrics.h"
 #include "server/session.h"
 #include "test.h"
 

@@ -8,7 +8,7 @@
  *   5. soundness: random patterns and subjects (fixed seed)
  */
 #include "test.h"
-#include "search/rxlit.h"
+#include "store/rxlit.h"
 
 #include <time.h>
 

@@ -1,6 +1,6 @@
 /* test_trigram.c — trigram extraction, segments, candidates, compaction. */
 #include "test.h"
-#include "search/rxlit.h"
+#include "store/rxlit.h"
 #include "store/db.h"
 #include "store/trigram.h"
 

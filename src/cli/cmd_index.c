@@ -36,10 +36,12 @@ static const char *HELP =
     "\n"
     "A progress line (files, MB, rate, ETA) is drawn on stderr when it is a terminal.\n";
 
+static volatile int stop_flag; /* SIGINT, SIGTERM: the run stops at the next file */
+
 static void on_signal(int sig)
 {
     (void)sig;
-    mg_index_interrupted = 1;
+    stop_flag = 1;
 }
 
 static json_t *stats_json(const struct mg_index_stats *s)
@@ -132,6 +134,7 @@ int mg_cmd_index(int argc, char **argv)
         return mg_cli_fail(&err);
     }
     o.progress = isatty(STDERR_FILENO) && !quiet;
+    o.stop = &stop_flag;
 
     struct sigaction sa = {0};
     sa.sa_handler = on_signal;

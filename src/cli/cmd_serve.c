@@ -131,7 +131,7 @@ int mg_cmd_serve(int argc, char **argv)
 
     int sig = 0;
     while (sigwait(&stop, &sig) != 0) {}
-    mg_index_interrupted = 1; /* a running index_repo stops at its next file */
+    srv.stopping = 1; /* a running index_repo stops at its next file */
     fprintf(stderr, "memgate: %s received, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
     mg_http_stop(h);
     mg_sessions_free(srv.sessions);

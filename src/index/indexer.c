@@ -35,7 +35,6 @@
 #include "store/trigram.h"
 #include "util/utf8.h"
 
-volatile int mg_index_interrupted;
 
 /* Each commit makes FTS5 flush its pending terms into a new segment that
  * later has to be merged; fewer, larger commits are much cheaper. A kill
@@ -345,10 +344,13 @@ struct run {
     struct mg_err worker_err;
     pthread_mutex_t err_mu;
     const struct mg_scanner *scanner; /* secrets: redacted or excluded before anything is stored */
+    const volatile int *stop;     /* the caller's stop flag (mg_index_opts.stop), or NULL */
     struct mg_secret_policy policy;
 };
 
 #define ADD(field, v) __atomic_add_fetch(&(field), (v), __ATOMIC_RELAXED)
+
+static bool stopped(const volatile int *stop) { return stop && *stop; }
 
 static void worker_fail(struct run *R, const struct mg_err *e)
 {
@@ -512,7 +514,7 @@ static void *worker_main(void *arg)
         goto done;
     }
     for (;;) {
-        if (mg_index_interrupted || __atomic_load_n(&R->failed, __ATOMIC_RELAXED)) break;
+        if (stopped(R->stop) || __atomic_load_n(&R->failed, __ATOMIC_RELAXED)) break;
         size_t i = __atomic_fetch_add(&R->next, 1, __ATOMIC_RELAXED);
         if (i >= R->walk.n) break;
         struct result *r = process(R, i, parser, &scratch, tb, ts, &tmp);
@@ -987,6 +989,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
 
     R.cfg = c;
     R.root = st->root;
+    R.stop = o->stop;
     mg_secret_policy(c, &R.policy);
     if (!(R.scanner = mg_secrets_scanner(c, err))) goto out;
     R.st = st;
@@ -1094,7 +1097,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     if (o->on_progress) o->on_progress(o->progress_ud, R.files_done, R.walk.n, R.bytes_done, R.walk.total_bytes);
     st->bytes_read = R.bytes_done;
 
-    if (mg_index_interrupted) {
+    if (stopped(R.stop)) {
         /* keep what is done; the vanished-file sweep needs a complete walk */
         if (mg_db_exec(d, "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name COLLATE NOCASE)", err) != 0 ||
             mg_db_exec(d, "COMMIT", err) != 0)
@@ -1130,7 +1133,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         }
         if (mg_db_meta_set_int(d, "tri_dead_bytes", (int64_t)dead, err) != 0) goto rollback;
     }
-    /* index_gen grows with every run: it names caches of what the index holds (search/scope.h) */
+    /* index_gen grows with every run: it names caches of what the index holds (search/chunkset.h) */
     if (mg_db_meta_set_int(d, "index_gen", mg_db_meta_int(d, "index_gen", 0) + 1, err) != 0 ||
         mg_db_meta_set_int(d, "indexed_at", (int64_t)time(NULL), err) != 0 ||
         mg_db_meta_set_int(d, "files", (int64_t)st->total_files, err) != 0 ||
@@ -1159,7 +1162,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         if (o->progress) fprintf(stderr, "\r\033[K");
     }
     /* vectors for what has none, from the stored text; never fails the run */
-    mg_vec_index(c, d, st->id, o->progress, &st->vec);
+    mg_vec_index(c, d, st->id, o->progress, o->stop, &st->vec);
     sqlite3_exec(d->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
     rc = 0;
     goto out;

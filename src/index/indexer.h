@@ -9,7 +9,8 @@
  * Crash safety: the writer commits every few seconds; each file's rows are
  * written together, so a kill leaves a consistent index that holds the files
  * committed so far, and the next run finishes the job. SIGINT/SIGTERM stop
- * the run at the next file and commit what is done (error `interrupted`).
+ * the run at the next file and commit what is done (error `interrupted`):
+ * the caller turns SIGINT/SIGTERM into its `stop` flag.
  * One index run per repo at a time (index_busy otherwise).
  */
 #ifndef MG_INDEXER_H
@@ -34,6 +35,10 @@ struct mg_index_opts {
     void (*on_progress)(void *ud, uint64_t files_done, uint64_t files_total, uint64_t bytes_done,
                         uint64_t bytes_total);
     void *progress_ud;
+    /* Read by the workers: nonzero stops the run at the next file, keeping
+     * what is done (error `interrupted`). Set it from a signal handler or
+     * another thread (NULL: never). */
+    const volatile int *stop;
 };
 
 struct mg_index_stats {
@@ -60,9 +65,6 @@ struct mg_index_stats {
     double cpu_writer;      /* ... and by the database writer */
     struct mg_vec_stats vec; /* the embedding pass (vector/vindex.h) */
 };
-
-/* Set from a signal handler to stop a run at the next file. */
-extern volatile int mg_index_interrupted;
 
 int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struct mg_index_stats *st,
                  struct mg_err *err);

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "mcp/fixtures.h"
-#include "server/metrics.h"
+#include "util/metrics.h"
 #include "util/version.h"
 
 const char *const mg_mcp_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", NULL};

@@ -16,6 +16,7 @@
 
 #include "security/common.h"
 #include "security/gate.h"
+#include "store/sqlite.h"
 #include "store/tokenize.h"
 #include "util/buf.h"
 #include "util/utf8.h"
@@ -44,7 +45,7 @@ static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct mem **cache;
 static size_t ncache, capcache;
 
-static const char *const SCHEMA =
+static const char SCHEMA[] =
     "CREATE TABLE IF NOT EXISTS sessions(id INTEGER PRIMARY KEY, tenant TEXT NOT NULL, repo TEXT NOT NULL,"
     "  repo_fp TEXT NOT NULL, external_id TEXT NOT NULL, project_id INTEGER, created_at INTEGER NOT NULL,"
     "  UNIQUE(repo, external_id));"
@@ -68,8 +69,9 @@ static const char *const SCHEMA =
     "  value TEXT NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY(agent_id, key));"
     "CREATE VIRTUAL TABLE IF NOT EXISTS notes_fts USING fts5(body, detail=column, tokenize='mgcode');"
     "CREATE VIRTUAL TABLE IF NOT EXISTS episodes_fts USING fts5(body, detail=column, tokenize='mgcode');"
-    "CREATE VIRTUAL TABLE IF NOT EXISTS entities_fts USING fts5(body, detail=column, tokenize='mgcode');"
-    "PRAGMA user_version = 1;";
+    "CREATE VIRTUAL TABLE IF NOT EXISTS entities_fts USING fts5(body, detail=column, tokenize='mgcode');";
+/* migrations[v]: schema version v -> v + 1 (store/sqlite.h) */
+static const char *const MIGRATIONS[] = {SCHEMA};
 
 static int db_fail(sqlite3 *db, const char *what, struct mg_err *err)
 {
@@ -82,45 +84,23 @@ static int mem_open(const char *home, const char *tenant, struct mem **out, stru
     snprintf(dir, sizeof(dir), "%s/memory", home);
     if (mg_mkdirs_0700(dir, err) != 0) return -1;
     snprintf(path, sizeof(path), "%s/%s.db", dir, tenant);
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0)
-        return mg_err_set(err, errno == EACCES ? MG_E_PERMISSION : MG_E_IO, "cannot create '%s': %s", path,
-                          strerror(errno));
-    close(fd);
     struct mem *m = calloc(1, sizeof(*m));
     if (!m) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
     snprintf(m->home, sizeof(m->home), "%s", home);
     snprintf(m->tenant, sizeof(m->tenant), "%s", tenant);
     pthread_mutex_init(&m->mu, NULL);
-    if (sqlite3_open_v2(path, &m->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        db_fail(m->db, "open", err);
-        goto fail;
-    }
-    sqlite3_extended_result_codes(m->db, 1);
-    sqlite3_busy_timeout(m->db, 10000);
     /* WAL + NORMAL: a committed transaction survives the process being
      * killed (it is in the WAL, in the OS's cache); only a power cut may
      * lose the last ones */
-    if (sqlite3_exec(m->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-1024;", NULL,
-                     NULL, NULL) != SQLITE_OK ||
-        mg_tokenizer_register(m->db) != 0) {
-        db_fail(m->db, "set up", err);
-        goto fail;
-    }
-    sqlite3_stmt *v;
-    int version = 0;
-    if (sqlite3_prepare_v2(m->db, "PRAGMA user_version", -1, &v, NULL) == SQLITE_OK) {
-        if (sqlite3_step(v) == SQLITE_ROW) version = sqlite3_column_int(v, 0);
-        sqlite3_finalize(v);
-    }
-    if (version > 1) {
-        mg_err_set(err, MG_E_SCHEMA, "memory database '%s' was written by a newer memgate; upgrade memgate", path);
-        goto fail;
-    }
-    if (version < 1 && sqlite3_exec(m->db, SCHEMA, NULL, NULL, NULL) != SQLITE_OK) {
-        db_fail(m->db, "create the schema", err);
-        goto fail;
-    }
+    struct mg_sqlite_spec spec = {
+        .what = "memory database",
+        .create = true,
+        .pragmas = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-1024;",
+        .setup = mg_tokenizer_register,
+        .migrations = MIGRATIONS,
+        .version = 1,
+    };
+    if (mg_sqlite_open(path, &spec, &m->db, err) != 0) goto fail;
     *out = m;
     return 0;
 fail:

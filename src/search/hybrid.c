@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "embed/embed.h"
-#include "search/scope.h"
+#include "search/chunkset.h"
 #include "store/db.h"
 
 /* ---- natural language ----------------------------------------------------------- */
@@ -188,7 +188,7 @@ static int embed_query(struct mg_embedder *e, const char *text, int dim, float *
 struct mg_semantic_job {
     struct mg_embedder *e;
     struct mg_vstore *vs;
-    struct mg_scope *sc;
+    struct mg_chunkset *sc;
     float *q;
     int dim, k;
     struct mg_vmatch *m; /* k */
@@ -203,7 +203,7 @@ static void job_free(struct mg_semantic_job *j)
 {
     free(j->q);
     free(j->m);
-    mg_scope_put(j->sc);
+    mg_chunkset_put(j->sc);
     mg_vstore_close(&j->vs);
     mg_embedder_free(&j->e);
     free(j);
@@ -213,7 +213,7 @@ static void *job_run(void *arg)
 {
     struct mg_semantic_job *j = arg;
     if (j->background) mg_vset_scan_spare(1); /* the caller searches on meanwhile */
-    if (j->sc && j->sc->nr == 0) j->n = 0; /* nothing in scope */
+    if (j->sc && j->sc->nr == 0) j->n = 0; /* nothing the filter allows */
     else j->n = j->vs->ops->search(j->vs, j->q, j->dim, j->sc ? j->sc->r : NULL, j->sc ? j->sc->nr : 0, j->k, j->m,
                                    &j->err);
     return NULL;
@@ -237,7 +237,7 @@ int mg_semantic_start(const struct mg_config *cfg, struct mg_db *d, const char *
     }
     if (embed_query(j->e, query, j->dim, &j->q, err) != 0) goto fail;
     /* the scope picks the candidate files before any vector is scored */
-    if (f && (f->globs || f->nlangs > 0) && mg_scope_get(d, f, &j->sc, err) != 0) goto fail;
+    if (f && (f->globs || f->nlangs > 0) && mg_chunkset_get(d, f, &j->sc, err) != 0) goto fail;
     if (background && j->vs->ops->pin) {
         /* the scan needs memory only, once the vectors are pinned */
         if (j->vs->ops->pin(j->vs, err) != 0) goto fail;

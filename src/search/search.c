@@ -20,8 +20,8 @@
 
 #include "index/lang.h"
 #include "search/hybrid.h"
-#include "search/rxlit.h"
-#include "search/scope.h"
+#include "store/rxlit.h"
+#include "search/chunkset.h"
 #include "store/content.h"
 #include "store/db.h"
 #include "store/rank.h"
@@ -137,7 +137,7 @@ struct ctx {
     char **qtok;
     size_t nqtok;
     int *semantic_repos;    /* hybrid: count of repos that had vectors */
-    struct mg_scope *scope; /* the filter's chunks, once a search needs them */
+    struct mg_chunkset *chunks; /* the filter's chunks, once a search needs them */
 };
 
 /* The stored text of file id (cached for consecutive hits in one file). */
@@ -307,15 +307,15 @@ static int lexical_hit(struct ctx *c, sqlite3_stmt *st, int k, double score)
 
 /* The best `limit` rows of an FTS5 expression; only its first nscored
  * phrases count in the rank (0: all). Rows out of the scope are dropped
- * before they are ranked (scope.h); the winners are looked up after. */
+ * before they are ranked (chunkset.h); the winners are looked up after. */
 static int lexical_run(struct ctx *c, const char *match, int nscored, int limit)
 {
     sqlite3_stmt *st = NULL, *row = NULL;
     int rc, found = 0;
     bool scoped = c->filter.globs || c->filter.nlangs > 0;
-    if (scoped && !c->scope && mg_scope_get(c->d, &c->filter, &c->scope, c->err) != 0) return -1;
+    if (scoped && !c->chunks && mg_chunkset_get(c->d, &c->filter, &c->chunks, c->err) != 0) return -1;
     if (mg_db_prepare(c->d, scoped ? "SELECT " RANK ", rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 "
-                                     "AND mg_in_scope(?3, rowid) ORDER BY 1 LIMIT ?2"
+                                     "AND mg_in_chunkset(?3, rowid) ORDER BY 1 LIMIT ?2"
                                    : "SELECT " RANK ", rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 "
                                      "ORDER BY 1 LIMIT ?2", &st, c->err) != 0 ||
         mg_db_prepare(c->d, "SELECT " HIT_COLS " FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?",
@@ -324,7 +324,7 @@ static int lexical_run(struct ctx *c, const char *match, int nscored, int limit)
         return -1;
     }
     sqlite3_bind_int(st, 2, limit);
-    if (scoped) sqlite3_bind_pointer(st, 3, c->scope, "mg_scope", NULL);
+    if (scoped) sqlite3_bind_pointer(st, 3, c->chunks, "mg_chunkset", NULL);
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 9, nscored);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -852,7 +852,7 @@ static int search_regex(struct ctx *c, const char *pattern, bool fixed, bool cas
         goto out;
     struct rfile rf;
     if (ids.all) {
-        if (mg_db_prepare(c->d, "SELECT " RFILE_COLS ", id FROM files WHERE mg_scope_ok(?1, path, lang) ORDER BY id",
+        if (mg_db_prepare(c->d, "SELECT " RFILE_COLS ", id FROM files WHERE mg_filter_ok(?1, path, lang) ORDER BY id",
                           &files_st, c->err) != 0)
             goto out;
         sqlite3_bind_pointer(files_st, 1, &c->filter, "mg_filter", NULL);
@@ -862,7 +862,7 @@ static int search_regex(struct ctx *c, const char *pattern, bool fixed, bool cas
             if (regex_file(c, re, md, mc, chunks_st, syms_st, &rf, limit) != 0) goto out;
         }
     } else {
-        if (mg_db_prepare(c->d, "SELECT " RFILE_COLS " FROM files WHERE id=?2 AND mg_scope_ok(?1, path, lang)",
+        if (mg_db_prepare(c->d, "SELECT " RFILE_COLS " FROM files WHERE id=?2 AND mg_filter_ok(?1, path, lang)",
                           &files_st, c->err) != 0)
             goto out;
         sqlite3_bind_pointer(files_st, 1, &c->filter, "mg_filter", NULL);
@@ -940,7 +940,7 @@ static int search_symbol(struct ctx *c, int limit)
                 "SELECT s.id, s.name, s.kind, s.container, s.start_line, s.end_line, f.path, f.lang, f.id, "
                 "CASE WHEN s.name = ?1 THEN 0 WHEN s.name = ?1 COLLATE NOCASE THEN 1 ELSE 2 END AS tier "
                 "FROM symbols s JOIN files f ON f.id = s.file_id "
-                "WHERE s.name LIKE ?2 ESCAPE '\\' AND mg_scope_ok(?3, f.path, f.lang) "
+                "WHERE s.name LIKE ?2 ESCAPE '\\' AND mg_filter_ok(?3, f.path, f.lang) "
                 "ORDER BY tier, length(s.name), %s, f.path, s.start_line LIMIT ?4",
                 KIND_ORDER_SQL);
     sqlite3_stmt *st;
@@ -994,7 +994,7 @@ static int search_symbol(struct ctx *c, int limit)
             mg_buf_addf(&sql,
                         "SELECT s.id, s.name, s.kind, s.container, s.start_line, s.end_line, f.path, f.lang, f.id "
                         "FROM symbols s JOIN files f ON f.id = s.file_id "
-                        "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 AND mg_scope_ok(?2, f.path, f.lang) "
+                        "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 AND mg_filter_ok(?2, f.path, f.lang) "
                         "ORDER BY %s, f.path, s.start_line",
                         KIND_ORDER_SQL);
             if (mg_db_prepare(c->d, sql.p, &byname, c->err) != 0) {
@@ -1109,7 +1109,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
         case MG_MODE_REGEX: rc = search_regex(&c, q->query, q->fixed, q->ignore_case, limit); break;
         }
         sqlite3_finalize(c.text_st);
-        mg_scope_put(c.scope);
+        mg_chunkset_put(c.chunks);
         free(c.text);
         for (size_t k = 0; k < c.nqtok; k++) free(c.qtok[k]);
         free(c.qtok);

@@ -11,7 +11,7 @@
  *          prefix, then sub-word matches (`HttpHeader` finds parseHttpHeader).
  *
  * Path globs, exclude globs and languages are applied inside the SQL of each
- * query (mg_scope_ok), never after it; repos are separate databases.
+ * query (mg_filter_ok), never after it; repos are separate databases.
  * Results are one per chunk (lexical, regex) or per definition (symbol).
  */
 #ifndef MG_SEARCH_H

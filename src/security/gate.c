@@ -9,7 +9,7 @@
 #include "security/sanitize.h"
 #include "security/secrets.h"
 #include "security/token.h"
-#include "server/metrics.h"
+#include "util/metrics.h"
 #include "server/server.h"
 #include "util/buf.h"
 #include "util/utf8.h"

@@ -18,6 +18,7 @@
 #include <sodium.h>
 
 #include "store/catalog.h"
+#include "store/sqlite.h"
 #include "util/utf8.h"
 
 #define SECRET_BYTES 32
@@ -58,49 +59,13 @@ struct mg_tokens {
 
 static int dberr(struct mg_tokens *t, const char *what, struct mg_err *err)
 {
-    int code = sqlite3_extended_errcode(t->db);
-    if ((code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED)
-        return mg_err_set(err, MG_E_LOCKED, "%s: '%s' stayed locked by another memgate process; try again", what,
-                          t->path);
-    if ((code & 0xff) == SQLITE_FULL)
-        return mg_err_set(err, MG_E_IO, "%s: the disk is full writing '%s'; free space and retry", what, t->path);
-    return mg_err_set(err, MG_E_DB, "%s: %s (sqlite %d) in '%s'", what, sqlite3_errmsg(t->db), code, t->path);
+    return mg_sqlite_fail(t->db, t->path, what, err);
 }
 
 static int exec(struct mg_tokens *t, const char *sql, struct mg_err *err)
 {
     if (sqlite3_exec(t->db, sql, NULL, NULL, NULL) != SQLITE_OK) return dberr(t, "tokens", err);
     return 0;
-}
-
-static int migrate(struct mg_tokens *t, struct mg_err *err)
-{
-    sqlite3_stmt *st;
-    int version = 0;
-    if (sqlite3_prepare_v2(t->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
-        return dberr(t, "read schema version", err);
-    if (sqlite3_step(st) == SQLITE_ROW) version = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    if (version > TOKENS_SCHEMA_VERSION)
-        return mg_err_set(err, MG_E_SCHEMA, "'%s' has schema version %d but this memgate knows up to %d; upgrade "
-                          "memgate", t->path, version, TOKENS_SCHEMA_VERSION);
-    if (version == TOKENS_SCHEMA_VERSION) return 0;
-    if (exec(t, "BEGIN IMMEDIATE", err) != 0) return -1;
-    /* re-read under the write lock: another process may have migrated meanwhile */
-    if (sqlite3_prepare_v2(t->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) goto fail_db;
-    if (sqlite3_step(st) == SQLITE_ROW) version = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    for (int v = version; v < TOKENS_SCHEMA_VERSION; v++)
-        if (exec(t, migrations[v], err) != 0) goto fail;
-    char sql[64];
-    snprintf(sql, sizeof(sql), "PRAGMA user_version=%d", TOKENS_SCHEMA_VERSION);
-    if (exec(t, sql, err) != 0 || exec(t, "COMMIT", err) != 0) goto fail;
-    return 0;
-fail_db:
-    dberr(t, "migrate", err);
-fail:
-    sqlite3_exec(t->db, "ROLLBACK", NULL, NULL, NULL);
-    return -1;
 }
 
 static int read_exact(const char *path, unsigned char *buf, size_t n, struct mg_err *err)
@@ -193,30 +158,19 @@ int mg_tokens_open(const struct mg_config *c, struct mg_tokens **out, struct mg_
     pthread_mutex_init(&t->mu, NULL);
     t->default_rate = c->token_rate_limit;
     snprintf(t->path, sizeof(t->path), "%s/tokens.db", c->home);
-    /* create it ourselves so it is 0600 from the first byte; SQLite gives the
-     * -wal and -shm files the same mode */
-    int fd = open(t->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) {
-        mg_err_set(err, errno == EACCES ? MG_E_PERMISSION : MG_E_IO, "cannot open '%s': %s", t->path,
-                   strerror(errno));
-        goto fail;
-    }
-    close(fd);
-    if (sqlite3_open_v2(t->path, &t->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        if (!t->db) {
-            mg_err_set(err, MG_E_NO_MEMORY, "out of memory opening '%s'", t->path);
-            goto fail;
-        }
-        dberr(t, "open", err);
-        goto fail;
-    }
-    sqlite3_extended_result_codes(t->db, 1);
-    sqlite3_busy_timeout(t->db, 5000);
     /* synchronous=FULL: in WAL mode every commit syncs the WAL, so a token
      * that `token create` printed, or a revocation it acknowledged, survives
      * a power cut. Writes are rare (create, revoke, last_used once a minute
      * per token), so the sync costs nothing that matters. */
-    if (exec(t, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;", err) != 0 || migrate(t, err) != 0) goto fail;
+    struct mg_sqlite_spec spec = {
+        .what = "token store",
+        .create = true,
+        .busy_ms = 5000,
+        .pragmas = "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
+        .migrations = migrations,
+        .version = TOKENS_SCHEMA_VERSION,
+    };
+    if (mg_sqlite_open(t->path, &spec, &t->db, err) != 0) goto fail;
     if (sqlite3_prepare_v2(t->db,
                            "SELECT hash, tenant, repos, scope, name, rate, created, expires, last_used, revoked "
                            "FROM tokens WHERE id=?",

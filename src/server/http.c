@@ -43,7 +43,7 @@
 #include "security/audit.h"
 #include "security/common.h"
 #include "security/token.h"
-#include "server/metrics.h"
+#include "util/metrics.h"
 #include "store/content.h"
 #include "util/buf.h"
 #include "util/version.h"
@@ -1188,7 +1188,8 @@ static enum MHD_Result metrics(struct mg_http *h, struct MHD_Connection *c, stru
 {
     struct mg_buf b;
     mg_buf_init(&b, 16u << 20);
-    if (mg_metrics_render(&b, h->srv->sessions) != 0) {
+    struct mg_gauges g = {mg_sessions_count(h->srv->sessions), mg_sessions_instances(h->srv->sessions)};
+    if (mg_metrics_render(&b, &g) != 0) {
         mg_buf_release(&b);
         return respond_error(c, r, 500, MG_E_NO_MEMORY, "out of memory rendering the metrics");
     }

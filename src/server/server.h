@@ -31,6 +31,7 @@
 #include "server/session.h"
 #include "util/config.h"
 #include "util/err.h"
+#include "util/json.h"
 
 struct mg_tokens;
 struct mg_ratelimit;
@@ -44,6 +45,7 @@ struct mg_server {
     struct mg_audit *audit;         /* the audit log; NULL: not audited (unit tests) */
     bool fixtures;      /* --conformance-fixtures: register the conformance suite's test tools */
     bool verbose;       /* MEMGATE_VERBOSE=1: _meta with instance, session, repo, time on every tool result */
+    volatile int stopping; /* set when the server stops: long work (an index run) ends at its next step */
 };
 
 /* Where the messages produced while serving one request go (besides its
@@ -107,10 +109,6 @@ int mg_arg_int(json_t *args, const char *key, long long lo, long long hi, long l
 int mg_arg_bool(json_t *args, const char *key, bool *out, struct mg_err *err);
 /* Refuse keys the schema does not name (keys: NULL-terminated). */
 int mg_known_keys(json_t *args, const char *const *keys, struct mg_err *err);
-
-/* A JSON string of s; invalid UTF-8 (say, quoted hostile input, or a
- * message cut mid-character) is repaired with U+FFFD rather than lost. */
-json_t *mg_json_text(const char *s);
 
 /* {"code","message"} for an error, plus "repos" (the ids) for repo_required
  * and repo_not_found so the client can choose. */

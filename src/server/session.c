@@ -9,7 +9,7 @@
 #include <sodium.h>
 
 #include "index/lang.h"
-#include "server/metrics.h"
+#include "util/metrics.h"
 #include "util/glob.h"
 
 #define NBUCKETS 1024

@@ -16,7 +16,7 @@
 #include "index/lang.h"
 #include "index/walk.h"
 #include "search/search.h"
-#include "server/metrics.h"
+#include "util/metrics.h"
 #include "store/db.h"
 #include "util/glob.h"
 #include "util/utf8.h"
@@ -80,18 +80,6 @@ int mg_known_keys(json_t *args, const char *const *keys, struct mg_err *err)
 }
 
 /* ---- errors -------------------------------------------------------------------- */
-
-json_t *mg_json_text(const char *s)
-{
-    json_t *j = json_string(s);
-    if (j) return j;
-    char *fixed = NULL;
-    size_t n = 0;
-    mg_utf8_repair(s, strlen(s), &fixed, &n);
-    j = fixed ? json_stringn(fixed, n) : NULL;
-    free(fixed);
-    return j ? j : json_string("(message not valid UTF-8)");
-}
 
 /* The repos this caller may see: the catalog filtered by the gate (tenant,
  * token allowlist). Nothing here ever names a repo the caller cannot see. */
@@ -200,7 +188,7 @@ static int index_path(struct mg_ctx *x, const char *path, const char *name, stru
                       struct mg_err *err)
 {
     struct mg_index_opts o = {.path = path, .name = name, .tenant = x->who->tenant, .on_progress = on_index_progress,
-                              .progress_ud = x};
+                              .progress_ud = x, .stop = &x->srv->stopping};
     memset(st, 0, sizeof(*st));
     mg_ctx_log(x, "info", "indexing %s", path);
     mg_ctx_progress(x, 0, 0, "walking the repository");
@@ -792,7 +780,7 @@ static int t_list_files(struct mg_ctx *x, json_t *args, json_t **result, struct 
         struct mg_db *d = NULL;
         sqlite3_stmt *st = NULL;
         if (mg_db_open(repos[i].dbpath, MG_DB_READONLY, &d, err) != 0) goto out;
-        if (mg_db_prepare(d, "SELECT path, lang, size, lines FROM files WHERE mg_scope_ok(?1, path, lang) "
+        if (mg_db_prepare(d, "SELECT path, lang, size, lines FROM files WHERE mg_filter_ok(?1, path, lang) "
                              "ORDER BY path", &st, err) != 0) {
             mg_db_close(&d);
             goto out;

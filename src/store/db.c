@@ -1,15 +1,12 @@
 /* db.c — open a repo database, migrate its schema (see db.h). */
 #include "store/db.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "store/rank.h"
+#include "store/sqlite.h"
 #include "store/tokenize.h"
 
 /* migrations[i] takes the schema from version i to i + 1. Never edit a
@@ -57,14 +54,7 @@ static const char *const migrations[] = {
 
 int mg_db_error(struct mg_db *d, const char *what, struct mg_err *err)
 {
-    int code = d && d->db ? sqlite3_extended_errcode(d->db) : 0;
-    const char *msg = d && d->db ? sqlite3_errmsg(d->db) : "no database";
-    if ((code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED)
-        return mg_err_set(err, MG_E_LOCKED, "%s: the index '%s' is busy (%s); try again when the other "
-                          "memgate process is done", what, d->path, msg);
-    if ((code & 0xff) == SQLITE_FULL)
-        return mg_err_set(err, MG_E_IO, "%s: the disk is full writing '%s'; free space and retry", what, d->path);
-    return mg_err_set(err, MG_E_DB, "%s: %s (sqlite %d) in '%s'", what, msg, code, d ? d->path : "?");
+    return mg_sqlite_fail(d ? d->db : NULL, d ? d->path : "?", what, err);
 }
 
 int mg_db_exec(struct mg_db *d, const char *sql, struct mg_err *err)
@@ -90,8 +80,8 @@ bool mg_filter_allows(const struct mg_filter *f, const char *path, size_t pathle
     return mg_globset_allows(f->globs, path, pathlen);
 }
 
-/* mg_scope_ok(filter, path, lang): 1 when the bound filter allows the row. */
-static void fn_scope_ok(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+/* mg_filter_ok(filter, path, lang): 1 when the bound filter allows the row. */
+static void fn_filter_ok(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
     const struct mg_filter *f = sqlite3_value_pointer(argv[0], "mg_filter");
     const char *path = (const char *)sqlite3_value_text(argv[1]);
@@ -100,29 +90,11 @@ static void fn_scope_ok(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_int(ctx, path && mg_filter_allows(f, path, (size_t)plen, lang));
 }
 
-static int migrate(struct mg_db *d, struct mg_err *err)
+static int setup(sqlite3 *db)
 {
-    sqlite3_stmt *st;
-    int version = 0;
-    if (mg_db_prepare(d, "PRAGMA user_version", &st, err) != 0) return -1;
-    if (sqlite3_step(st) == SQLITE_ROW) version = sqlite3_column_int(st, 0);
-    sqlite3_finalize(st);
-    if (version > MG_SCHEMA_VERSION)
-        return mg_err_set(err, MG_E_SCHEMA, "index '%s' has schema version %d but this memgate knows up to %d; "
-                          "upgrade memgate or re-index into a new data directory", d->path, version,
-                          MG_SCHEMA_VERSION);
-    if (version == MG_SCHEMA_VERSION) return 0;
-    if (mg_db_exec(d, "BEGIN IMMEDIATE", err) != 0) return -1;
-    for (int v = version; v < MG_SCHEMA_VERSION; v++) {
-        if (mg_db_exec(d, migrations[v], err) != 0) goto fail;
-    }
-    char sql[64];
-    snprintf(sql, sizeof(sql), "PRAGMA user_version=%d", MG_SCHEMA_VERSION);
-    if (mg_db_exec(d, sql, err) != 0 || mg_db_exec(d, "COMMIT", err) != 0) goto fail;
-    return 0;
-fail:
-    sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
-    return -1;
+    if (mg_tokenizer_register(db) != 0 || mg_rank_register(db) != 0) return -1;
+    return sqlite3_create_function(db, "mg_filter_ok", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, fn_filter_ok, NULL,
+                                   NULL) == SQLITE_OK ? 0 : -1;
 }
 
 int mg_db_open(const char *path, int flags, struct mg_db **out, struct mg_err *err)
@@ -131,54 +103,28 @@ int mg_db_open(const char *path, int flags, struct mg_db **out, struct mg_err *e
     struct mg_db *d = calloc(1, sizeof(*d));
     if (!d) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory opening '%s'", path);
     snprintf(d->path, sizeof(d->path), "%s", path);
-
-    if (flags & MG_DB_CREATE) {
-        /* create it ourselves so it is 0600 from the first byte; SQLite gives
-         * the -wal and -shm files the same mode */
-        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (fd < 0) {
-            mg_err_set(err, errno == EACCES ? MG_E_PERMISSION : MG_E_IO, "cannot create index '%s': %s", path,
-                       strerror(errno));
-            free(d);
-            return -1;
-        }
-        close(fd);
-    } else if (access(path, F_OK) != 0) {
-        mg_err_set(err, MG_E_REPO_NOT_FOUND, "index '%s' does not exist", path);
+    bool ro = flags & MG_DB_READONLY;
+    /* Debian builds SQLite with SECURE_DELETE, which zeroes every freed page:
+     * a cost we do not need (the file is 0600 and rewritten constantly). */
+    struct mg_sqlite_spec spec = {
+        .what = "index",
+        .create = flags & MG_DB_CREATE,
+        .readonly = ro,
+        .missing = MG_E_REPO_NOT_FOUND,
+        .pragmas = ro ? "PRAGMA secure_delete=OFF; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;"
+                        "PRAGMA mmap_size=268435456;"
+                      : "PRAGMA secure_delete=OFF; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;"
+                        "PRAGMA mmap_size=268435456; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        .setup = setup,
+        .migrations = migrations,
+        .version = MG_SCHEMA_VERSION,
+    };
+    if (mg_sqlite_open(path, &spec, &d->db, err) != 0) {
         free(d);
         return -1;
     }
-    int oflags = (flags & MG_DB_READONLY) ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
-    if (sqlite3_open_v2(path, &d->db, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-        mg_db_error(d, "open", err);
-        mg_db_close(&d);
-        return -1;
-    }
-    sqlite3_extended_result_codes(d->db, 1);
-    sqlite3_busy_timeout(d->db, 10000);
-    /* Debian builds SQLite with SECURE_DELETE, which zeroes every freed page:
-     * a cost we do not need (the file is 0600 and rewritten constantly). */
-    const char *pragmas = "PRAGMA secure_delete=OFF; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;"
-                          "PRAGMA mmap_size=268435456;";
-    if (mg_db_exec(d, pragmas, err) != 0) goto fail;
-    if (!(flags & MG_DB_READONLY)) {
-        if (mg_db_exec(d, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", err) != 0) goto fail;
-    }
-    if (mg_tokenizer_register(d->db) != 0 || mg_rank_register(d->db) != 0) {
-        mg_err_set(err, MG_E_DB, "cannot register the code tokenizer and ranking on '%s'", path);
-        goto fail;
-    }
-    if (sqlite3_create_function(d->db, "mg_scope_ok", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, fn_scope_ok,
-                                NULL, NULL) != SQLITE_OK) {
-        mg_db_error(d, "register mg_scope_ok", err);
-        goto fail;
-    }
-    if (!(flags & MG_DB_READONLY) && migrate(d, err) != 0) goto fail;
     *out = d;
     return 0;
-fail:
-    mg_db_close(&d);
-    return -1;
 }
 
 void mg_db_close(struct mg_db **pd)

@@ -23,7 +23,7 @@
  *   tri_pending(file_id)       files stored but not yet in a trigram segment
  *
  * SQL functions registered on every handle:
- *   mg_scope_ok(filter, path, lang)   filter is a struct mg_filter bound with
+ *   mg_filter_ok(filter, path, lang)   filter is a struct mg_filter bound with
  *                                     sqlite3_bind_pointer(..., "mg_filter", ...)
  */
 #ifndef MG_DB_H
@@ -49,7 +49,7 @@ struct mg_db {
     char path[4096];
 };
 
-/* The scope a query runs in, applied inside SQL via mg_scope_ok(). */
+/* The scope a query runs in, applied inside SQL via mg_filter_ok(). */
 struct mg_filter {
     struct mg_globset *globs;  /* NULL: all paths */
     const char *const *langs;  /* language names; NULL or nlangs == 0: all */
@@ -72,7 +72,7 @@ int64_t mg_db_meta_int(struct mg_db *d, const char *key, int64_t dflt);
 int mg_db_meta_set(struct mg_db *d, const char *key, const char *value, struct mg_err *err);
 int mg_db_meta_set_int(struct mg_db *d, const char *key, int64_t v, struct mg_err *err);
 
-/* Does the filter allow this path and language? (What mg_scope_ok computes.) */
+/* Does the filter allow this path and language? (What mg_filter_ok computes.) */
 bool mg_filter_allows(const struct mg_filter *f, const char *path, size_t pathlen, const char *lang);
 
 #endif

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "search/rxlit.h"
+#include "store/rxlit.h"
 #include "store/db.h"
 #include "util/err.h"
 

@@ -14,7 +14,6 @@
 #include <time.h>
 
 #include "embed/embed.h"
-#include "index/indexer.h"
 #include "store/content.h"
 #include "store/db.h"
 #include "vector/vstore.h"
@@ -43,6 +42,7 @@ struct batch {
     int dim;
     int nthreads;
     int failed;              /* a thread hit an error (err holds the first) */
+    const volatile int *stop; /* the caller's stop flag, or NULL */
     struct mg_err err;
     pthread_mutex_t mu;
 };
@@ -117,7 +117,7 @@ static void *slice_main(void *arg)
     struct slice *s = arg;
     struct batch *b = s->b;
     for (size_t i = (size_t)s->t; i < b->n; i += (size_t)b->nthreads) {
-        if (__atomic_load_n(&b->failed, __ATOMIC_RELAXED) || mg_index_interrupted) break;
+        if (__atomic_load_n(&b->failed, __ATOMIC_RELAXED) || (b->stop && *b->stop)) break;
         struct mg_err e = {0};
         if (embed_file(b, &b->f[i], &e) != 0) {
             b->f[i].failed = 1;
@@ -213,7 +213,7 @@ static int read_batch(struct mg_db *d, sqlite3_stmt *files, sqlite3_stmt *chunks
 }
 
 void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_id, bool progress,
-                  struct mg_vec_stats *st)
+                  const volatile int *stop, struct mg_vec_stats *st)
 {
     memset(st, 0, sizeof(*st));
     double t0 = now_s();
@@ -284,7 +284,7 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
                             "v.file_id = f.id)");
     int64_t after = 0;
     int batches = 0;
-    struct batch b = {.e = e, .dim = dim};
+    struct batch b = {.e = e, .dim = dim, .stop = stop};
     b.nthreads = c->index_threads < 1 ? 1 : c->index_threads > 64 ? 64 : c->index_threads;
     pthread_mutex_init(&b.mu, NULL);
     for (;;) {
@@ -292,7 +292,7 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
             pthread_mutex_destroy(&b.mu);
             goto fail;
         }
-        if (nv == 0 || mg_index_interrupted) break;
+        if (nv == 0 || (stop && *stop)) break;
         b.f = v;
         b.n = nv;
         run_batch(&b);

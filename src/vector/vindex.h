@@ -35,7 +35,8 @@ struct mg_vec_stats {
     char warning[768];     /* non-empty: what failed; search is keyword-only where vectors are missing */
 };
 
+/* stop: nonzero ends the pass after the batch in hand (NULL: never). */
 void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_id, bool progress,
-                  struct mg_vec_stats *st);
+                  const volatile int *stop, struct mg_vec_stats *st);
 
 #endif

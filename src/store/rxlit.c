@@ -27,7 +27,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem */
 #endif
-#include "search/rxlit.h"
+#include "store/rxlit.h"
 
 #include <stdint.h>
 #include <stdlib.h>

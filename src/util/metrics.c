@@ -1,10 +1,10 @@
 /* metrics.c — see metrics.h. */
-#include "server/metrics.h"
+#include "util/metrics.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "server/session.h"
 
 /* Label sets are fixed and small: a hostile client cannot grow them. */
 static const char *const routes[] = {"/mcp",         "/v1/repos",    "/v1/search",   "/v1/symbols", "/v1/files",
@@ -70,7 +70,7 @@ uint64_t mg_metrics_isolation_drops(void)
     return t;
 }
 
-int mg_metrics_render(struct mg_buf *o, struct mg_sessions *sessions)
+int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
 {
     int rc = 0;
     rc |= mg_buf_adds(o, "# HELP memgate_http_requests_total HTTP requests by route and status.\n"
@@ -100,13 +100,13 @@ int mg_metrics_render(struct mg_buf *o, struct mg_sessions *sessions)
                               (unsigned long long)tools[i].error);
     }
     pthread_mutex_unlock(&tools_mu);
-    if (sessions) {
+    if (g) {
         rc |= mg_buf_addf(o,
                           "# HELP memgate_sessions_active Sessions alive now (MCP and HTTP API).\n"
                           "# TYPE memgate_sessions_active gauge\nmemgate_sessions_active %zu\n"
                           "# HELP memgate_instances_active Distinct client instances among live sessions.\n"
                           "# TYPE memgate_instances_active gauge\nmemgate_instances_active %zu\n",
-                          mg_sessions_count(sessions), mg_sessions_instances(sessions));
+                          g->sessions, g->instances);
     }
     rc |= mg_buf_addf(o,
                       "# HELP memgate_sessions_created_total Sessions created.\n"

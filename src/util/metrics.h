@@ -5,7 +5,8 @@
  *   memgate_tool_calls_total{tool,result}          result: ok | error
  *   memgate_sessions_active, memgate_instances_active (gauges, from the registry)
  *   memgate_sessions_created_total, memgate_sessions_pruned_total
- *   memgate_isolation_drops_total{kind}            kind: code (more later)
+ *   memgate_isolation_drops_total{kind}            kind: code, note, episode, entity, ...
+ * (gauges are read by the caller, which owns the registries: struct mg_gauges)
  * A drop is a bug elsewhere: tests assert it stays 0.
  */
 #ifndef MG_METRICS_H
@@ -16,7 +17,11 @@
 
 #include "util/buf.h"
 
-struct mg_sessions;
+/* Gauges the caller reads from its own registries (the session registry). */
+struct mg_gauges {
+    size_t sessions;  /* sessions alive now */
+    size_t instances; /* distinct client instances among them */
+};
 
 /* Route labels are a fixed set so a hostile client cannot grow the table:
  * an unknown path counts as "other". */
@@ -27,7 +32,7 @@ void mg_metrics_sessions_pruned(size_t n);
 void mg_metrics_isolation_drop(const char *kind, size_t n);
 uint64_t mg_metrics_isolation_drops(void); /* all kinds */
 
-/* Append the exposition text; sessions may be NULL. 0, or -1 out of memory. */
-int mg_metrics_render(struct mg_buf *out, struct mg_sessions *sessions);
+/* Append the exposition text; g may be NULL (no gauges). 0, or -1 out of memory. */
+int mg_metrics_render(struct mg_buf *out, const struct mg_gauges *g);
 
 #endif
