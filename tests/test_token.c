@@ -169,7 +169,7 @@ TEST(token_check_codes)
     ASSERT(!mg_tokens_any(t));
 
     char *repos[] = {"api-1"};
-    struct mg_token spec = {.scope = MG_SCOPE_WRITE, .rate_own = -1, .repos = repos, .nrepos = 1};
+    struct mg_token spec = {.level = MG_LEVEL_WRITE, .rate_own = -1, .repos = repos, .nrepos = 1};
     snprintf(spec.tenant, sizeof(spec.tenant), "acme");
     char text[MG_TOKEN_LEN + 1];
     struct mg_token made;
@@ -181,7 +181,7 @@ TEST(token_check_codes)
     ASSERT_EQ_INT(mg_tokens_check(t, text, &tok, &err), 0);
     ASSERT_EQ_STR(tok.id, made.id);
     ASSERT_EQ_STR(tok.tenant, "acme");
-    ASSERT_EQ_INT(tok.scope, MG_SCOPE_WRITE);
+    ASSERT_EQ_INT(tok.level, MG_LEVEL_WRITE);
     ASSERT_EQ_INT(tok.rate_per_min, 321);
     ASSERT(tok.last_used > 0);
     ASSERT(mg_token_allows_repo(&tok, "api-1"));
@@ -260,7 +260,7 @@ TEST(token_check_codes)
     snprintf(bad.name, sizeof(bad.name), "a\nb");
     ASSERT_EQ_INT(mg_tokens_create(t, &bad, NULL, text, &err), -1);
     bad = spec;
-    bad.scope = 7;
+    bad.level = 7;
     ASSERT_EQ_INT(mg_tokens_create(t, &bad, NULL, text, &err), -1);
     ASSERT_EQ_STR(err.code, MG_E_BAD_ARG);
 

@@ -45,7 +45,7 @@ static json_t *token_json(const struct mg_token *t)
     json_t *repos = json_array();
     for (size_t i = 0; i < t->nrepos; i++) json_array_append_new(repos, json_string(t->repos[i]));
     return json_pack("{s:s, s:s, s:o, s:s, s:s, s:o, s:I, s:I, s:I, s:I}", "id", t->id, "tenant", t->tenant, "repos",
-                     repos, "scope", mg_scope_name(t->scope), "name", t->name, "rate",
+                     repos, "scope", mg_level_name(t->level), "name", t->name, "rate",
                      t->rate_own >= 0 ? json_integer(t->rate_own) : json_null(), "created", (json_int_t)t->created,
                      "expires", (json_int_t)t->expires, "last_used", (json_int_t)t->last_used, "revoked",
                      (json_int_t)t->revoked);
@@ -135,11 +135,11 @@ int mg_cmd_token(int argc, char **argv)
     if (is_revoke && optind + 2 != argc) return mg_cli_usage("token", "`token revoke` takes exactly one token ID");
     if (!is_revoke && optind + 1 != argc) return mg_cli_usage("token", "unexpected argument '%s'", argv[optind + 1]);
 
-    struct mg_token spec = {.scope = MG_SCOPE_READ, .rate_own = -1};
+    struct mg_token spec = {.level = MG_LEVEL_READ, .rate_own = -1};
     struct mg_strv repos = {0};
     if (is_create) {
         if (!tenant) return mg_cli_usage("token", "`token create` needs --tenant");
-        if (mg_scope_parse(scope_s, &spec.scope) != 0)
+        if (mg_level_parse(scope_s, &spec.level) != 0)
             return mg_cli_usage("token", "--scope must be read, write or admin, not '%s'", scope_s);
         if (expires_s) {
             int64_t secs;
@@ -194,7 +194,7 @@ int mg_cmd_token(int argc, char **argv)
         if (mg_tokens_create(t, &spec, &made, text, &err) != 0) {
             rc = mg_cli_fail(&err);
         } else {
-            audit_token(&cfg, audit, "token_create", made.tenant, made.id, mg_scope_name(made.scope));
+            audit_token(&cfg, audit, "token_create", made.tenant, made.id, mg_level_name(made.level));
             if (json) {
                 json_t *o = token_json(&made);
                 json_object_del(o, "last_used");
@@ -213,7 +213,7 @@ int mg_cmd_token(int argc, char **argv)
                 puts(text);
                 fprintf(stderr, "created token %s: tenant %s, scope %s, repos %s, expires %s, rate %s\n"
                         "This is the only time the token is shown: memgate keeps a hash of it. Store it now.\n",
-                        made.id, made.tenant, mg_scope_name(made.scope), repos_text(&made, rp, sizeof(rp)), exp,
+                        made.id, made.tenant, mg_level_name(made.level), repos_text(&made, rp, sizeof(rp)), exp,
                         rate);
             }
             fflush(stdout);
@@ -248,7 +248,7 @@ int mg_cmd_token(int argc, char **argv)
                                      : v[i].expires && now >= v[i].expires ? "expired"
                                                                            : "active";
                 printf("%-16s  %-16s  %-5s  %-7s  %-16s  %-16s  %-16s  %-20s  %s\n", v[i].id, v[i].tenant,
-                       mg_scope_name(v[i].scope), status, cr, ex, lu, rp, v[i].name);
+                       mg_level_name(v[i].level), status, cr, ex, lu, rp, v[i].name);
             }
         }
         if (rc == 0) mg_tokens_list_free(v, n);

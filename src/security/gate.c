@@ -14,81 +14,13 @@
 #include "util/buf.h"
 #include "util/utf8.h"
 
-const struct mg_principal mg_principal_local = {.tenant = "local", .level = MG_LEVEL_ADMIN};
-
-int mg_principal_copy(struct mg_principal *dst, const struct mg_principal *src)
-{
-    *dst = *src;
-    dst->repos = NULL;
-    dst->nrepos = 0;
-    if (!src->nrepos) return 0;
-    if (!(dst->repos = calloc(src->nrepos, sizeof(char *)))) goto fail;
-    for (size_t i = 0; i < src->nrepos; i++, dst->nrepos++)
-        if (!(dst->repos[i] = strdup(src->repos[i]))) goto fail;
-    return 0;
-fail:
-    mg_principal_release(dst);
-    memset(dst, 0, sizeof(*dst)); /* level 0: can do nothing */
-    return -1;
-}
-
-void mg_principal_release(struct mg_principal *p)
-{
-    for (size_t i = 0; i < p->nrepos; i++) free(p->repos[i]);
-    free(p->repos);
-    p->repos = NULL;
-    p->nrepos = 0;
-}
-
-static const char *level_name(int l)
-{
-    return l >= MG_LEVEL_ADMIN ? "admin" : l == MG_LEVEL_WRITE ? "write" : "read";
-}
-
 /* ---- repo access -------------------------------------------------------------------- */
 
-static bool in_list(char *const *v, size_t n, const char *s)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(v[i], s) == 0) return true;
-    return false;
-}
-
-bool mg_gate_repo_visible(const struct mg_ctx *x, const struct mg_repo *r)
-{
-    const struct mg_principal *p = x->who;
-    if (strcmp(r->tenant, p->tenant) != 0) return false;
-    return p->nrepos == 0 || in_list(p->repos, p->nrepos, r->id);
-}
+bool mg_gate_repo_visible(const struct mg_ctx *x, const struct mg_repo *r) { return mg_access_visible(x->who, r); }
 
 int mg_gate_repos(struct mg_ctx *x, struct mg_repo *v, size_t *n, bool explicit_repo, struct mg_err *err)
 {
-    const struct mg_principal *p = x->who;
-    size_t k = 0;
-    for (size_t i = 0; i < *n; i++) {
-        if (strcmp(v[i].tenant, p->tenant) != 0) {
-            if (explicit_repo) /* another tenant's repo does not exist for this caller */
-                return mg_err_set(err, MG_E_REPO_NOT_FOUND, "no repo '%s' is indexed for tenant '%s'; list_repos "
-                                  "shows the repos you can use", v[i].id, p->tenant);
-            continue;
-        }
-        if (p->nrepos && !in_list(p->repos, p->nrepos, v[i].id)) {
-            if (explicit_repo)
-                return mg_err_set(err, MG_E_REPO_FORBIDDEN, "this token may not use repo '%s'; ask for a token "
-                                  "that lists it (memgate token create --repos ...)", v[i].id);
-            continue;
-        }
-        if (k != i) v[k] = v[i];
-        k++;
-    }
-    *n = k;
-    if (k > 1 && !x->srv->cfg.cross_repo) {
-        char list[400];
-        mg_repo_id_list(v, k, list, sizeof(list));
-        return mg_err_set(err, MG_E_CROSS_REPO, "this request spans %zu repos (%s) and cross-repo queries are off; "
-                          "name one repo, or set cross_repo = 1 in the config", k, list);
-    }
-    return 0;
+    return mg_access_repos(x->who, x->srv->cfg.cross_repo, v, n, explicit_repo, err);
 }
 
 void mg_gate_drop(struct mg_ctx *x, const char *kind, size_t n)
@@ -264,9 +196,7 @@ int mg_gate_call(struct mg_ctx *x, const struct mg_tool *t, json_t *args, json_t
     if (!repo) repo = json_string_value(json_object_get(args, "repo_id"));
     if (!repo) repo = x->repo_header;
     int need = t->level ? t->level : MG_LEVEL_READ;
-    if (x->who->level < need) {
-        mg_err_set(err, MG_E_SCOPE_FORBIDDEN, "%s needs a token with scope '%s'; this one has '%s'", t->name,
-                   level_name(need), level_name(x->who->level));
+    if (mg_access_level(x->who, need, t->name, err) != 0) {
         mg_gate_audit_event(x, t->name, repo, call_subject(args), 0, 0, NULL, err->code);
         return -1;
     }

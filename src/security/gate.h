@@ -25,6 +25,7 @@
 
 #include <jansson.h>
 
+#include "security/access.h"
 #include "store/catalog.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -32,29 +33,6 @@
 struct mg_ctx;
 struct mg_tool;
 struct mg_server;
-
-/* Access levels of callers (a token's --scope) and of tools. */
-#define MG_LEVEL_READ  1
-#define MG_LEVEL_WRITE 2
-#define MG_LEVEL_ADMIN 3
-
-/* Who is calling: from a token, or the local principal (stdio, the CLI, and
- * HTTP on loopback while no token is required). */
-struct mg_principal {
-    char tenant[65];
-    int level;                 /* MG_LEVEL_* */
-    char **repos;              /* the token's repo allowlist; nrepos 0 = every repo of the tenant */
-    size_t nrepos;
-    char token_id[48];         /* "" for the local principal */
-};
-
-/* Tenant "local", admin, every repo. */
-extern const struct mg_principal mg_principal_local;
-
-/* A deep copy (repos duplicated); -1 when out of memory (dst left local-less
- * and empty: level 0, no tenant). Release copies with mg_principal_release. */
-int mg_principal_copy(struct mg_principal *dst, const struct mg_principal *src);
-void mg_principal_release(struct mg_principal *p);
 
 /* Open what the gate needs for a server: the audit log, and with_tokens
  * (HTTP) the token store and the rate limiter. mg_gate_close releases them. */

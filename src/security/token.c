@@ -35,7 +35,7 @@ static const char *const migrations[] = {
     "  hash BLOB NOT NULL,"             /* BLAKE2b-256(key=pepper, 'mgt1' || id || secret) */
     "  tenant TEXT NOT NULL,"
     "  repos TEXT NOT NULL DEFAULT '',"  /* comma-separated repo ids; '' = every repo of the tenant */
-    "  scope INTEGER NOT NULL,"          /* enum mg_scope_level */
+    "  scope INTEGER NOT NULL,"          /* the access level, MG_LEVEL_* (the column keeps its first name) */
     "  name TEXT NOT NULL DEFAULT '',"
     "  rate INTEGER,"                    /* requests/min; NULL follows token_rate_limit; 0 unlimited */
     "  created INTEGER NOT NULL,"        /* unix seconds */
@@ -271,7 +271,7 @@ static int row_token(struct mg_tokens *t, sqlite3_stmt *st, int col, struct mg_t
         mg_token_release(tok);
         return -1;
     }
-    tok->scope = (enum mg_scope_level)sqlite3_column_int(st, col + 2);
+    tok->level = sqlite3_column_int(st, col + 2);
     snprintf(tok->name, sizeof(tok->name), "%s", (const char *)sqlite3_column_text(st, col + 3));
     tok->rate_own = sqlite3_column_type(st, col + 4) == SQLITE_NULL ? -1 : sqlite3_column_int(st, col + 4);
     tok->rate_per_min = tok->rate_own >= 0 ? tok->rate_own : t->default_rate;
@@ -300,24 +300,6 @@ bool mg_token_allows_repo(const struct mg_token *tok, const char *repo_id)
     return false;
 }
 
-const char *mg_scope_name(enum mg_scope_level s)
-{
-    switch (s) {
-    case MG_SCOPE_READ: return "read";
-    case MG_SCOPE_WRITE: return "write";
-    case MG_SCOPE_ADMIN: return "admin";
-    }
-    return "?";
-}
-
-int mg_scope_parse(const char *s, enum mg_scope_level *out)
-{
-    if (strcmp(s, "read") == 0) *out = MG_SCOPE_READ;
-    else if (strcmp(s, "write") == 0) *out = MG_SCOPE_WRITE;
-    else if (strcmp(s, "admin") == 0) *out = MG_SCOPE_ADMIN;
-    else return -1;
-    return 0;
-}
 
 /* ---- create, list, revoke --------------------------------------------------------- */
 
@@ -329,7 +311,7 @@ static int check_spec(const struct mg_token *spec, struct mg_err *err)
                           "the tenant's repos", MG_TOKEN_MAX_REPOS);
     for (size_t i = 0; i < spec->nrepos; i++)
         if (mg_repo_check_name(spec->repos[i], err) != 0) return -1;
-    if (spec->scope < MG_SCOPE_READ || spec->scope > MG_SCOPE_ADMIN)
+    if (spec->level < MG_LEVEL_READ || spec->level > MG_LEVEL_ADMIN)
         return mg_err_set(err, MG_E_BAD_ARG, "scope must be read, write or admin");
     if (spec->expires < 0) return mg_err_set(err, MG_E_BAD_ARG, "expiry must be a time after 1970, or 0 for never");
     if (spec->rate_own < -1 || spec->rate_own > 1000000)
@@ -375,7 +357,7 @@ int mg_tokens_create(struct mg_tokens *t, const struct mg_token *spec, struct mg
         sqlite3_bind_blob(st, 2, hash, HASH_BYTES, SQLITE_STATIC);
         sqlite3_bind_text(st, 3, spec->tenant, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 4, repos, -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 5, (int)spec->scope);
+        sqlite3_bind_int(st, 5, spec->level);
         sqlite3_bind_text(st, 6, spec->name, -1, SQLITE_STATIC);
         if (spec->rate_own >= 0) sqlite3_bind_int(st, 7, spec->rate_own);
         else sqlite3_bind_null(st, 7);
@@ -399,7 +381,7 @@ int mg_tokens_create(struct mg_tokens *t, const struct mg_token *spec, struct mg
             snprintf(created->id, sizeof(created->id), "%s", id);
             snprintf(created->tenant, sizeof(created->tenant), "%s", spec->tenant);
             snprintf(created->name, sizeof(created->name), "%s", spec->name);
-            created->scope = spec->scope;
+            created->level = spec->level;
             created->expires = spec->expires;
             created->rate_own = spec->rate_own;
             created->rate_per_min = spec->rate_own >= 0 ? spec->rate_own : t->default_rate;

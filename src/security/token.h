@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "security/access.h"
 #include "security/common.h"
 #include "util/config.h"
 #include "util/err.h"
@@ -37,14 +38,12 @@
 #define MG_TOKEN_NAME_MAX 64 /* bytes of a token's label */
 #define MG_TOKEN_MAX_REPOS 256
 
-enum mg_scope_level { MG_SCOPE_READ = 1, MG_SCOPE_WRITE = 2, MG_SCOPE_ADMIN = 3 };
-
 struct mg_token {
     char id[MG_TOKEN_ID_LEN + 1];
     char tenant[MG_TENANT_MAX + 1];
     char **repos;  /* repo ids the token may use; */
     size_t nrepos; /* none: every repo of the tenant */
-    enum mg_scope_level scope;
+    int level;           /* MG_LEVEL_* (access.h); `--scope` on the command line */
     long long expires;   /* unix seconds; 0 = never */
     int rate_per_min;    /* in effect: the token's own rate, else token_rate_limit; 0 = unlimited */
     int rate_own;        /* the token's own rate, -1 when it follows token_rate_limit */
@@ -64,7 +63,7 @@ void mg_tokens_close(struct mg_tokens *t);
  * (-1: follow token_rate_limit), name. Out: *created (may be NULL) filled like
  * a check would, and the token text in token_out (shown once; the caller
  * should sodium_memzero it when done). name_invalid for a bad tenant, repo
- * id or label; invalid_argument for a bad scope, expiry or rate. Durable
+ * id or label; invalid_argument for a bad level, expiry or rate. Durable
  * when it returns 0. */
 int mg_tokens_create(struct mg_tokens *t, const struct mg_token *spec, struct mg_token *created,
                      char token_out[MG_TOKEN_LEN + 1], struct mg_err *err);
@@ -92,8 +91,6 @@ bool mg_tokens_any(struct mg_tokens *t);
 
 bool mg_token_allows_repo(const struct mg_token *tok, const char *repo_id);
 void mg_token_release(struct mg_token *tok);
-const char *mg_scope_name(enum mg_scope_level s);        /* "read", "write", "admin" */
-int mg_scope_parse(const char *s, enum mg_scope_level *out); /* 0, or -1 */
 
 /* Whether the server must require tokens: require_tokens = always -> yes;
  * auto -> when listening off loopback or any_token; never -> no, but only on

@@ -1329,7 +1329,7 @@ static int authenticate(struct mg_http *h, struct MHD_Connection *c, struct req 
         *rc = respond_401(c, r, code, why, "Bearer realm=\"memgate\", error=\"invalid_token\"");
         return -1;
     }
-    struct mg_principal p = {.level = (int)tok.scope, .repos = tok.repos, .nrepos = tok.nrepos};
+    struct mg_principal p = {.level = tok.level, .repos = tok.repos, .nrepos = tok.nrepos};
     snprintf(p.tenant, sizeof(p.tenant), "%s", tok.tenant);
     snprintf(p.token_id, sizeof(p.token_id), "%s", tok.id);
     mg_principal_release(&r->who);
