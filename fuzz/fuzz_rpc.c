@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "code/code.h"
 #include "mcp/rpc.h"
+#include "memory/memory.h"
 
 static struct mg_server srv;
 
@@ -36,16 +38,23 @@ static void check_reply(json_t *r)
 MG_FUZZ_TARGET(rpc)
 {
     if (!srv.sessions) {
-        mg_config_defaults(&srv.cfg);
-        snprintf(srv.cfg.home, sizeof(srv.cfg.home), "/nonexistent/memgate-fuzz");
-        srv.sessions = mg_sessions_new(0);
-        srv.fixtures = false;
+        struct mg_config cfg;
+        mg_config_defaults(&cfg);
+        snprintf(cfg.home, sizeof(cfg.home), "/nonexistent/memgate-fuzz");
+        struct mg_err e = {0};
+        if (mg_server_open(&srv, &cfg, MG_SERVER_NO_TTL, &e) != 0) { /* no audit log there: without one */
+            memset(&srv, 0, sizeof(srv));
+            srv.cfg = cfg;
+            srv.sessions = mg_sessions_new(0);
+            mg_code_builtin_open(&srv.cfg, &srv.providers.code, &e);
+            mg_memory_builtin_open(&srv.cfg, &srv.providers, &e);
+        }
     }
     struct mg_err err = {0};
     struct mg_session *s = mg_sessions_create(srv.sessions, MG_SESSION_MCP, NULL, "fuzz", &err);
     if (!s) abort();
     struct mg_out out = {.send = out_send};
-    struct mg_ctx x = {.srv = &srv, .session = s, .who = &mg_principal_local, .out = &out};
+    struct mg_rpc_conn x = {.srv = &srv, .session = s, .who = &mg_principal_local, .out = &out};
     json_t *reply = NULL;
     if (size && (data[0] & 1)) {
         static const char init[] = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"

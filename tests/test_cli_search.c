@@ -24,11 +24,14 @@ TEST(search_json_shape)
     ASSERT_EQ_STR(json_string_value(json_object_get(j, "mode")), "lexical");
     json_t *h = json_array_get(json_object_get(j, "results"), 0);
     ASSERT(h != NULL);
+    /* search_code's result, as MCP and /v1 give it */
     static const char *keys[] = {"repo", "path", "start_line", "end_line", "language", "symbol", "kind", "score",
-                                 "snippet", "line"};
+                                 "snippet", "line", "snippet_line", "source"};
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         if (!json_object_get(h, keys[i])) FAIL("result has no '%s'", keys[i]);
     ASSERT_EQ_INT(json_object_size(h), sizeof(keys) / sizeof(keys[0]));
+    ASSERT_EQ_STR(json_string_value(json_object_get(h, "source")), "src/http.c:5");
+    ASSERT(json_object_get(j, "scope") && json_object_get(j, "gate"));
     /* the definition comes first, with its doc comment */
     ASSERT_EQ_STR(json_string_value(json_object_get(h, "repo")), "poly");
     ASSERT_EQ_STR(json_string_value(json_object_get(h, "path")), "src/http.c");
@@ -253,10 +256,20 @@ TEST(search_repo_resolution)
     j = mg_fx_search(sub, home, "only_in_other", "lexical", 5);
     ASSERT_EQ_INT(json_array_size(json_object_get(j, "results")), 0);
     json_decref(j);
-    /* explicit, several, unknown */
+    /* explicit, several (with cross_repo = 1: the policy holds for the command line too), unknown */
     j = mg_fx_run_json(elsewhere, home, (const char *const[]){"search", "only_in_other", "--repo", "other", "--json", NULL});
     ASSERT(mg_fx_has_hit(j, "only_here.c", NULL));
     json_decref(j);
+    o = MG_RUN(elsewhere, home, "search", "int", "--repo", "other", "--repo", "poly");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.err, "error[cross_repo_denied]");
+    mg_t_out_free(&o);
+    char cfgfile[4200];
+    snprintf(cfgfile, sizeof(cfgfile), "%s/config", home);
+    FILE *cf = fopen(cfgfile, "w");
+    ASSERT(cf);
+    fputs("cross_repo = 1\n", cf);
+    fclose(cf);
     j = mg_fx_run_json(elsewhere, home, (const char *const[]){"search", "int", "--repo", "other", "--repo", "poly",
                                                               "--mode", "symbol", "--json", NULL});
     json_decref(j);

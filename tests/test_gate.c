@@ -4,78 +4,24 @@
 #include <unistd.h>
 
 #include "fixtures.h"
-#include "mcp/rpc.h"
-#include "security/gate.h"
-#include "server/server.h"
+#include "inproc.h"
 #include "test.h"
 
-/* The grep-able rule: no transport calls a provider or a tool function. */
-TEST(transports_never_call_providers)
-{
-    static const char *const transports[] = {"src/mcp/rpc.c", "src/mcp/stdio.c", "src/server/http.c", NULL};
-    static const char *const forbidden[] = {"->call(", "mg_search(", "mg_db_", "mg_catalog_", "mg_index_run(",
-                                            "mg_resolve_repos(", "mg_content_pack", "mg_content_unpack", NULL};
-    for (const char *const *t = transports; *t; t++) {
-        FILE *f = fopen(*t, "r");
-        if (!f) FAIL("cannot open %s (run the tests from the repo root)", *t);
-        char line[4096];
-        int no = 0;
-        while (fgets(line, sizeof(line), f)) {
-            no++;
-            for (const char *const *w = forbidden; *w; w++)
-                if (strstr(line, *w)) FAIL("%s:%d calls a provider directly (%s); go through mg_gate_call", *t, no, *w);
-        }
-        fclose(f);
-    }
-}
-
 struct g {
-    struct mg_server srv;
-    struct mg_session *s;
-    struct mg_ctx x;
-    struct mg_principal who;
+    struct mg_t_srv t;
 };
 
 static void g_init(struct g *g, const char *home, const char *tenant, int level)
 {
-    memset(g, 0, sizeof(*g));
-    mg_config_defaults(&g->srv.cfg);
-    snprintf(g->srv.cfg.home, sizeof(g->srv.cfg.home), "%s", home);
-    g->srv.sessions = mg_sessions_new(0);
-    struct mg_err err = {0};
-    g->s = mg_sessions_create(g->srv.sessions, MG_SESSION_API, NULL, NULL, &err);
-    ASSERT(g->s);
-    snprintf(g->who.tenant, sizeof(g->who.tenant), "%s", tenant);
-    g->who.level = level;
-    g->x = (struct mg_ctx){.srv = &g->srv, .session = g->s, .who = &g->who};
+    mg_t_srv_open(&g->t, home, tenant, level);
 }
 
-static void g_free(struct g *g)
-{
-    mg_session_put(g->srv.sessions, g->s);
-    mg_sessions_free(g->srv.sessions);
-}
+static void g_free(struct g *g) { mg_t_srv_close(&g->t); }
 
-/* Call a tool through the gate: the result, or NULL with *code set. */
+/* Call a tool through the pipeline: the result, or NULL with *code set. */
 static json_t *gcall(struct g *g, const char *tool, const char *args, char *code)
 {
-    const struct mg_tool *t = mg_tool_find(&g->srv, tool);
-    ASSERT(t);
-    json_error_t je;
-    json_t *a = json_loads(args, 0, &je);
-    ASSERT(a);
-    json_t *r = NULL;
-    struct mg_err err = {0};
-    int rc = mg_gate_call(&g->x, t, a, &r, &err);
-    json_decref(a);
-    code[0] = 0;
-    if (rc != 0) {
-        snprintf(code, 64, "%s", err.code ? err.code : "?");
-        ASSERT(r == NULL);
-        return NULL;
-    }
-    ASSERT(r != NULL);
-    return r;
+    return mg_t_call(&g->t, tool, args, code);
 }
 
 static void index_as(const char *home, const char *dir, const char *name, const char *tenant)
@@ -116,13 +62,17 @@ TEST(gate_tenants_never_see_each_other)
     ASSERT_EQ_STR(code, "repo_not_found");
     ASSERT(!gcall(&g, "set_scope", "{\"repos\":[\"alpha\"]}", code));
     ASSERT_EQ_STR(code, "repo_not_found");
-    g.x.repo_header = "alpha";
+    g.t.repo_header = "alpha";
     ASSERT(!gcall(&g, "search_symbols", "{\"query\":\"shared_word_alpha\"}", code));
     ASSERT_EQ_STR(code, "repo_not_found");
-    g.x.repo_header = NULL;
+    g.t.repo_header = NULL;
     struct mg_err e = {0};
     mg_err_set(&e, MG_E_REPO_NOT_FOUND, "x");
-    json_t *ej = mg_err_to_json(&g.x, &e);
+    struct mg_request_spec spec = {.srv = &g.t.srv, .who = &g.t.who, .session = g.t.s};
+    struct mg_ctx x;
+    ASSERT_EQ_INT(mg_request_init(&x, &spec, &e), 0);
+    json_t *ej = mg_tools_error_json(&x, &e);
+    mg_request_release(&x);
     ASSERT_EQ_INT(json_array_size(json_object_get(ej, "repos")), 1); /* the error lists only beta */
     json_decref(ej);
     /* a read token cannot index; a write token re-indexes its own repo but not a new directory */
@@ -130,7 +80,7 @@ TEST(gate_tenants_never_see_each_other)
     snprintf(args, sizeof(args), "{\"path\":\"%s\"}", b);
     ASSERT(!gcall(&g, "index_repo", args, code));
     ASSERT_EQ_STR(code, "scope_forbidden");
-    g.who.level = MG_LEVEL_WRITE;
+    g.t.who.level = MG_LEVEL_WRITE;
     r = gcall(&g, "index_repo", args, code);
     ASSERT(r);
     json_decref(r);
@@ -139,7 +89,7 @@ TEST(gate_tenants_never_see_each_other)
     ASSERT(!gcall(&g, "index_repo", args, code));
     ASSERT_EQ_STR(code, "scope_forbidden");
     /* not even an admin of acme may re-index local's repo */
-    g.who.level = MG_LEVEL_ADMIN;
+    g.t.who.level = MG_LEVEL_ADMIN;
     snprintf(args, sizeof(args), "{\"path\":\"%s\"}", a);
     ASSERT(!gcall(&g, "index_repo", args, code));
     ASSERT_EQ_STR(code, "repo_forbidden");
@@ -149,13 +99,15 @@ TEST(gate_tenants_never_see_each_other)
     struct g l;
     g_init(&l, home, "local", MG_LEVEL_READ);
     char *only[] = {"gamma"};
-    l.who.repos = only;
-    l.who.nrepos = 1;
+    l.t.who.repos = only;
+    l.t.who.nrepos = 1;
     ASSERT(!gcall(&l, "search_code", "{\"query\":\"x\",\"repo\":\"alpha\"}", code));
     ASSERT_EQ_STR(code, "repo_forbidden");
     r = gcall(&l, "list_repos", "{}", code);
     ASSERT_EQ_INT(json_array_size(json_object_get(r, "repos")), 0);
     json_decref(r);
+    l.t.who.repos = NULL;
+    l.t.who.nrepos = 0;
     g_free(&l);
 }
 
@@ -174,7 +126,7 @@ TEST(gate_cross_repo_policy)
     json_decref(r);
     ASSERT(!gcall(&g, "search_code", "{\"query\":\"cross_canary\"}", code));
     ASSERT_EQ_STR(code, "cross_repo_denied");
-    g.srv.cfg.cross_repo = 1;
+    g.t.srv.cfg.cross_repo = 1;
     r = gcall(&g, "search_code", "{\"query\":\"cross_canary\"}", code);
     ASSERT(r);
     ASSERT_EQ_INT(json_array_size(json_object_get(r, "results")), 2);
@@ -222,8 +174,8 @@ TEST(gate_sanitises_flags_attributes_and_caps)
     ASSERT_EQ_STR(json_string_value(json_object_get(r, "source")), "evil.md:1");
     json_decref(r);
     /* the response cap: 40 hits of 3 KB with a 16 KB cap and 1 KB per item */
-    g.srv.cfg.max_context_bytes = 16 << 10;
-    g.srv.cfg.max_chunk_bytes = 1 << 10;
+    g.t.srv.cfg.max_context_bytes = 16 << 10;
+    g.t.srv.cfg.max_chunk_bytes = 1 << 10;
     r = gcall(&g, "search_code", "{\"query\":\"bulk_canary\",\"limit\":100}", code);
     ASSERT(r);
     size_t total = 0, n = json_array_size(json_object_get(r, "results"));

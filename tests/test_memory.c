@@ -6,42 +6,21 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "inproc.h"
 #include "memory/memory.h"
-#include "security/gate.h"
-#include "util/metrics.h"
-#include "server/server.h"
 #include "store/tokenize.h"
 #include "test.h"
+#include "util/metrics.h"
 
 struct m {
-    struct mg_server srv;
-    struct mg_session *s;
-    struct mg_ctx x;
-    struct mg_principal who;
+    struct mg_t_srv t;
 };
 
-static void m_init(struct m *m, const char *home, const char *tenant)
-{
-    memset(m, 0, sizeof(*m));
-    mg_config_defaults(&m->srv.cfg);
-    snprintf(m->srv.cfg.home, sizeof(m->srv.cfg.home), "%s", home);
-    m->srv.sessions = mg_sessions_new(0);
-    struct mg_err err = {0};
-    m->s = mg_sessions_create(m->srv.sessions, MG_SESSION_API, NULL, NULL, &err);
-    ASSERT(m->s);
-    snprintf(m->who.tenant, sizeof(m->who.tenant), "%s", tenant);
-    m->who.level = MG_LEVEL_ADMIN;
-    m->x = (struct mg_ctx){.srv = &m->srv, .session = m->s, .who = &m->who};
-}
+static void m_init(struct m *m, const char *home, const char *tenant) { mg_t_srv_open(&m->t, home, tenant, MG_LEVEL_ADMIN); }
 
-static void m_free(struct m *m)
-{
-    mg_session_put(m->srv.sessions, m->s);
-    mg_sessions_free(m->srv.sessions);
-}
+static void m_free(struct m *m) { mg_t_srv_close(&m->t); }
 
-/* Call a tool through the gate with printf-built JSON args: the result, or
- * NULL with code set. */
+/* Call a tool with printf-built JSON args: the result, or NULL with code set. */
 static json_t *mc(struct m *m, char *code, const char *tool, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static json_t *mc(struct m *m, char *code, const char *tool, const char *fmt, ...)
 {
@@ -50,21 +29,7 @@ static json_t *mc(struct m *m, char *code, const char *tool, const char *fmt, ..
     va_start(ap, fmt);
     vsnprintf(args, sizeof(args), fmt, ap);
     va_end(ap);
-    json_error_t je;
-    json_t *a = json_loads(args, 0, &je);
-    if (!a) FAIL("bad test JSON %s: %s", args, je.text);
-    const struct mg_tool *t = mg_tool_find(&m->srv, tool);
-    ASSERT(t);
-    json_t *r = NULL;
-    struct mg_err err = {0};
-    int rc = mg_gate_call(&m->x, t, a, &r, &err);
-    json_decref(a);
-    code[0] = 0;
-    if (rc != 0) {
-        snprintf(code, 64, "%s", err.code ? err.code : "?");
-        return NULL;
-    }
-    return r;
+    return mg_t_call(&m->t, tool, args, code);
 }
 
 static json_t *ok(struct m *m, const char *tool, const char *args)
@@ -113,7 +78,7 @@ TEST(memory_notes_crud_sources_and_secrets)
     json_t *n = json_object_get(r, "note");
     ASSERT_EQ_STR(json_string_value(json_object_get(n, "value")), "run make test twice");
     ASSERT(json_real_value(json_object_get(n, "trust")) < 0.5);
-    ASSERT_EQ_STR(json_string_value(json_object_get(n, "session")), m.s->id);
+    ASSERT_EQ_STR(json_string_value(json_object_get(n, "session")), m.t.s->id);
     json_decref(r);
     okv(&m, "set_note", "{\"key\":\"deploy\",\"value\":\"the staging host is flaky on uploads\",\"source\":\"llm_extracted\"}");
     r = ok(&m, "search_notes", "{\"query\":\"flaky uploads\"}");
@@ -260,7 +225,7 @@ TEST(memory_profiles_are_global_and_context_is_one_block)
     ASSERT_CONTAINS(block, "[note: flaky]");
     ASSERT_CONTAINS(block, "[episode: s1, ");
     ASSERT_CONTAINS(block, "[entity: upload (test)]");
-    ASSERT(strlen(block) <= m.srv.cfg.max_context_bytes);
+    ASSERT(strlen(block) <= m.t.srv.cfg.max_context_bytes);
     ASSERT(count(r, "parts") >= 4);
     ASSERT(json_object_get(r, "gate"));
     json_decref(r);

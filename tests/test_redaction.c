@@ -7,8 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "security/gate.h"
-#include "server/server.h"
+#include "inproc.h"
 #include "store/content.h"
 #include "store/db.h"
 #include "test.h"
@@ -166,16 +165,12 @@ TEST_T(redaction_no_secret_reaches_the_data_dir, 300)
     mg_t_out_free(&o);
 
     /* serve it back through the gate: search, read_file (read from disk), a query quoting a secret */
-    struct mg_server srv = {0};
-    mg_config_defaults(&srv.cfg);
-    snprintf(srv.cfg.home, sizeof(srv.cfg.home), "%s", home);
-    srv.cfg.cross_repo = 0;
-    snprintf(srv.cfg.secret_action_medium, sizeof(srv.cfg.secret_action_medium), "exclude");
+    struct mg_t_srv srv;
+    mg_t_srv_open(&srv, home, "local", MG_LEVEL_ADMIN);
+    srv.srv.cfg.cross_repo = 0;
+    snprintf(srv.srv.cfg.secret_action_medium, sizeof(srv.srv.cfg.secret_action_medium), "exclude");
+    char code[64];
     struct mg_err err = {0};
-    ASSERT_EQ_INT(mg_gate_open(&srv, false, &err), 0);
-    srv.sessions = mg_sessions_new(0);
-    struct mg_session *s = mg_sessions_create(srv.sessions, MG_SESSION_API, NULL, NULL, &err);
-    struct mg_ctx x = {.srv = &srv, .session = s, .who = &mg_principal_local};
     static const char *const calls[][2] = {
         {"search_code", "{\"query\":\"REDACTED\",\"limit\":50}"},
         {"search_code", "{\"query\":\"AKIA\",\"mode\":\"regex\"}"},
@@ -191,8 +186,8 @@ TEST_T(redaction_no_secret_reaches_the_data_dir, 300)
     };
     int redacted_served = 0;
     for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
-        json_t *args = json_loads(calls[i][1], 0, &je), *r = NULL;
-        ASSERT_EQ_INT(mg_gate_call(&x, mg_tool_find(&srv, calls[i][0]), args, &r, &err), 0);
+        json_t *r = mg_t_call(&srv, calls[i][0], calls[i][1], code);
+        if (!r) FAIL("%s %s: %s", calls[i][0], calls[i][1], code);
         char *text = json_dumps(r, 0);
         for (size_t k = 0; k < NSECRETS; k++)
             if (strstr(text, secrets[k])) FAIL("%s %s served the %s secret", calls[i][0], calls[i][1], families[k]);
@@ -205,24 +200,18 @@ TEST_T(redaction_no_secret_reaches_the_data_dir, 300)
         }
         free(text);
         json_decref(r);
-        json_decref(args);
     }
     ASSERT(redacted_served >= 5);
     /* a start_line past the end of a file with a secret: the error, and nothing leaked (ASan) */
-    json_t *past = json_loads("{\"path\":\"certs/server.txt\",\"start_line\":99}", 0, &je), *none = NULL;
-    ASSERT(mg_gate_call(&x, mg_tool_find(&srv, "read_file"), past, &none, &err) != 0);
-    ASSERT_EQ_STR(err.code, MG_E_BAD_ARG);
-    json_decref(past);
+    ASSERT(!mg_t_call(&srv, "read_file", "{\"path\":\"certs/server.txt\",\"start_line\":99}", code));
+    ASSERT_EQ_STR(code, MG_E_BAD_ARG);
     /* an agent quoting a secret in a query: the audit log keeps it redacted */
     char q[512];
     snprintf(q, sizeof(q), "{\"query\":\"%s\"}", secrets[2]);
-    json_t *args = json_loads(q, 0, &je), *r = NULL;
-    ASSERT_EQ_INT(mg_gate_call(&x, mg_tool_find(&srv, "search_code"), args, &r, &err), 0);
+    json_t *r = mg_t_call(&srv, "search_code", q, code);
+    ASSERT(r);
     json_decref(r);
-    json_decref(args);
-    mg_session_put(srv.sessions, s);
-    mg_sessions_free(srv.sessions);
-    mg_gate_close(&srv);
+    mg_t_srv_close(&srv);
 
     /* 1. every byte of every file under the data directory */
     ASSERT(walk(home) >= 3);

@@ -1,12 +1,17 @@
 /* cli.c — command dispatch and shared helpers (see cli.h). */
 #include "cli/cli.h"
-#include "server/server.h"
 
+#include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "memory/memory.h"
+#include "security/common.h"
+#include "tools/tools.h"
 #include "util/version.h"
 
 static const struct {
@@ -116,18 +121,79 @@ const char *mg_human_bytes(double b, char *buf, size_t cap)
     return buf;
 }
 
-void mg_cli_audit(const struct mg_config *c, const char *tenant, const char *op, const char *repo, const char *query,
-                  long long results, int redactions, const char *flag, const char *code)
+/* ---- one command's request ---- */
+
+static struct mg_server *active; /* for the signal handler */
+
+static void on_signal(int sig)
 {
-    struct mg_server srv = {.cfg = *c};
-    struct mg_err err = {0};
-    if (mg_gate_open(&srv, false, &err) != 0) {
-        fprintf(stderr, "memgate: warning: audit log not written: error[%s]: %s\n", err.code, err.msg);
-        return;
-    }
+    (void)sig;
+    if (active) active->stopping = 1;
+}
+
+static void cli_progress(struct mg_channel *ch, double done, double total, const char *message)
+{
+    struct mg_cli_req *q = (struct mg_cli_req *)((char *)ch - offsetof(struct mg_cli_req, ch));
+    if (!q->progress) return;
+    fprintf(stderr, "\r\033[K  %s", message ? message : "");
+    fflush(stderr);
+    q->drawn = true;
+}
+
+int mg_cli_begin(struct mg_cli_req *q, const struct mg_config *cfg, const char *tenant, const char *op, bool progress,
+                 struct mg_err *err)
+{
+    memset(q, 0, sizeof(*q));
     struct mg_principal who = mg_principal_local;
-    if (tenant) snprintf(who.tenant, sizeof(who.tenant), "%s", tenant);
-    struct mg_ctx x = {.srv = &srv, .who = &who};
-    mg_gate_audit_event(&x, op, repo, query, results, redactions, flag, code);
-    mg_gate_close(&srv);
+    if (tenant) {
+        if (mg_tenant_check(tenant, err) != 0) return -1;
+        snprintf(who.tenant, sizeof(who.tenant), "%s", tenant);
+    }
+    if (mg_server_open(&q->srv, cfg, MG_SERVER_NO_TTL, err) != 0) return -1;
+    q->progress = progress && isatty(STDERR_FILENO);
+    q->ch.progress = cli_progress;
+    char cwd[PATH_MAX];
+    struct mg_request_spec spec = {.srv = &q->srv, .who = &who, .cwd = getcwd(cwd, sizeof(cwd)) ? cwd : NULL,
+                                   .channel = &q->ch, .op = op};
+    if (mg_request_init(&q->x, &spec, err) != 0) {
+        mg_server_close(&q->srv);
+        return -1;
+    }
+    if (progress) { /* long work: Ctrl-C stops it at its next step, keeping what is done */
+        active = &q->srv;
+        struct sigaction sa = {0};
+        sa.sa_handler = on_signal;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+    }
+    return 0;
+}
+
+void mg_cli_end(struct mg_cli_req *q)
+{
+    if (q->drawn) fputs("\r\033[K", stderr);
+    if (active) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        active = NULL;
+    }
+    mg_request_release(&q->x);
+    mg_server_close(&q->srv);
+    mg_memory_close_all();
+}
+
+int mg_cli_tool(struct mg_cli_req *q, const char *name, json_t *args, json_t **result, struct mg_err *err)
+{
+    const struct mg_tool *t = mg_tool_find(name);
+    int rc = t ? mg_tools_call(&q->x, t, args, result, err)
+               : mg_err_set(err, MG_E_INTERNAL, "tool '%s' is missing from this build", name);
+    json_decref(args);
+    return rc;
+}
+
+void mg_cli_print_json(json_t *j)
+{
+    char *s = json_dumps(j, JSON_COMPACT);
+    if (s) puts(s);
+    free(s);
 }

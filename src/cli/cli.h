@@ -11,6 +11,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
+#include "request/ctx.h"
 #include "util/config.h"
 #include "util/err.h"
 
@@ -37,10 +40,27 @@ int mg_cli_config(struct mg_config *c);
 int mg_cli_fail(const struct mg_err *err);
 /* Print "error[usage]: <msg>; see `memgate CMD --help`" and return 2. */
 int mg_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Append one audit event as the local principal (tenant NULL: "local");
- * a failure to write it is a warning on stderr, never the command's error. */
-void mg_cli_audit(const struct mg_config *c, const char *tenant, const char *op, const char *repo, const char *query,
-                  long long results, int redactions, const char *flag, const char *code);
+/* One command's request (request/ctx.h): the process's server (providers,
+ * audit, sessions without expiry) and a request context acting as `tenant`
+ * (NULL: local) at admin level, in the current directory. `progress`: the
+ * command does long work (indexing): a progress line on stderr when it is a
+ * terminal, and SIGINT or SIGTERM set srv.stopping so the work stops at its
+ * next step, keeping what is done. The command runs tools (mg_cli_tool) or
+ * gate operations in the request; mg_cli_end releases it. */
+struct mg_cli_req {
+    struct mg_server srv;
+    struct mg_ctx x;
+    struct mg_channel ch;
+    bool progress, drawn;
+};
+int mg_cli_begin(struct mg_cli_req *q, const struct mg_config *cfg, const char *tenant, const char *op, bool progress,
+                 struct mg_err *err);
+void mg_cli_end(struct mg_cli_req *q);
+/* Run the tool `name` in q's request with args (taken): 0 and *result, or
+ * -1 with err (its audit event is written either way). */
+int mg_cli_tool(struct mg_cli_req *q, const char *name, json_t *args, json_t **result, struct mg_err *err);
+/* Print a JSON value on stdout, compact, one line. */
+void mg_cli_print_json(json_t *j);
 /* A growable list of strings for repeatable flags (--glob, --lang, ...). */
 struct mg_strv {
     const char **v;

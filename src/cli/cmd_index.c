@@ -1,14 +1,13 @@
 /* cmd_index.c — `memgate index PATH`. */
 #include <getopt.h>
 #include <jansson.h>
-#include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "index/indexer.h"
 #include "security/common.h"
 
 static const char *HELP =
@@ -36,61 +35,61 @@ static const char *HELP =
     "\n"
     "A progress line (files, MB, rate, ETA) is drawn on stderr when it is a terminal.\n";
 
-static volatile int stop_flag; /* SIGINT, SIGTERM: the run stops at the next file */
+#define I(key) ((json_int_t)json_integer_value(json_object_get(r, key)))
+#define R(key) json_real_value(json_object_get(r, key))
+#define S(key) json_string_value(json_object_get(r, key))
+#define B(key) json_is_true(json_object_get(r, key))
 
-static void on_signal(int sig)
+/* The summary as `index --json` has always printed it, from index_repo's result. */
+static json_t *stats_json(json_t *r)
 {
-    (void)sig;
-    stop_flag = 1;
+    json_t *j = json_pack("{s:s?, s:s?, s:b, s:b, s:{s:I, s:I, s:I, s:I, s:I}, "
+                          "s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, "
+                          "s:f, s:{s:f, s:f}}",
+                          "repo", S("repo"), "root", S("root"), "git", B("git"), "created", B("created"),
+                          "files", "seen", I("seen"), "added", I("added"), "changed", I("changed"), "unchanged",
+                          I("unchanged"), "removed", I("removed"),
+                          "skipped", "binary", I("skipped_binary"), "too_large", I("skipped_too_large"), "secret",
+                          I("skipped_secret"), "symlink", I("skipped_symlink"), "unreadable", I("skipped_unreadable"),
+                          "other", I("skipped_other"),
+                          "repaired_utf8", I("repaired_utf8"), "parse_failed", I("parse_failed"), "secrets_redacted",
+                          I("secrets_redacted"), "chunks_excluded", I("chunks_excluded"), "bytes_read",
+                          I("bytes_read"), "bytes_indexed", I("bytes_indexed"), "total_files", I("files"),
+                          "total_bytes", I("bytes"), "chunks", I("chunks"), "symbols", I("symbols"), "seconds",
+                          R("seconds"), "merge_seconds", R("merge_seconds"), "cpu", "workers", R("cpu_workers"),
+                          "writer", R("cpu_writer"));
+    json_object_set_new(j, "vectors", json_pack("{s:s?, s:I, s:I, s:I, s:b, s:f, s:s?}", "embedder", S("embedder"),
+                                                "files", I("vec_files"), "chunks", I("vec_chunks"), "pending",
+                                                I("vec_pending"), "reembedded", B("vec_reembedded"), "seconds",
+                                                R("vec_seconds"), "warning", S("warning")));
+    return j;
 }
 
-static json_t *stats_json(const struct mg_index_stats *s)
-{
-    return json_pack("{s:s, s:s, s:b, s:b, s:{s:I, s:I, s:I, s:I, s:I}, "
-                     "s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, "
-                     "s:f, s:{s:f, s:f}}",
-                     "repo", s->id, "root", s->root, "git", s->git, "created", s->created,
-                     "files", "seen", (json_int_t)s->files, "added", (json_int_t)s->added, "changed",
-                     (json_int_t)s->changed, "unchanged", (json_int_t)s->unchanged, "removed", (json_int_t)s->removed,
-                     "skipped", "binary", (json_int_t)s->skipped_binary, "too_large", (json_int_t)s->skipped_too_large,
-                     "secret", (json_int_t)s->skipped_secret, "symlink", (json_int_t)s->skipped_symlink, "special",
-                     (json_int_t)s->skipped_special, "bad_name", (json_int_t)s->skipped_bad_name, "unreadable",
-                     (json_int_t)s->skipped_unreadable,
-                     "repaired_utf8", (json_int_t)s->repaired_utf8, "parse_failed", (json_int_t)s->parse_failed,
-                     "secrets_redacted", (json_int_t)s->secrets_redacted, "chunks_excluded",
-                     (json_int_t)s->chunks_excluded,
-                     "bytes_read", (json_int_t)s->bytes_read, "bytes_indexed", (json_int_t)s->bytes_indexed,
-                     "total_files", (json_int_t)s->total_files, "total_bytes", (json_int_t)s->total_bytes,
-                     "chunks", (json_int_t)s->chunks, "symbols", (json_int_t)s->symbols, "seconds", s->seconds,
-                     "merge_seconds", s->merge_seconds, "cpu", "workers", s->cpu_workers, "writer", s->cpu_writer);
-}
-
-static void print_summary(const struct mg_index_stats *s)
+static void print_summary(json_t *r)
 {
     char b1[32], b2[32];
-    printf("indexed %s (%s) in %.2fs: %llu files, %s read at %s/s\n", s->id, s->root, s->seconds,
-           (unsigned long long)s->files, mg_human_bytes((double)s->bytes_read, b1, sizeof(b1)),
-           mg_human_bytes(s->seconds > 0 ? s->bytes_read / s->seconds : 0, b2, sizeof(b2)));
-    printf("  %llu added, %llu changed, %llu unchanged, %llu removed\n", (unsigned long long)s->added,
-           (unsigned long long)s->changed, (unsigned long long)s->unchanged, (unsigned long long)s->removed);
-    printf("  skipped: %llu binary, %llu too large, %llu secret, %llu symlinks, %llu unreadable, %llu other\n",
-           (unsigned long long)s->skipped_binary, (unsigned long long)s->skipped_too_large,
-           (unsigned long long)s->skipped_secret, (unsigned long long)s->skipped_symlink,
-           (unsigned long long)s->skipped_unreadable,
-           (unsigned long long)(s->skipped_special + s->skipped_bad_name));
-    if (s->repaired_utf8 || s->parse_failed)
-        printf("  repaired: %llu with invalid UTF-8 (now U+FFFD); unparsable: %llu (cut in line windows)\n",
-               (unsigned long long)s->repaired_utf8, (unsigned long long)s->parse_failed);
-    if (s->secrets_redacted || s->chunks_excluded)
-        printf("  secrets: %llu redacted, %llu chunks excluded (never stored; `memgate scan` lists them)\n",
-               (unsigned long long)s->secrets_redacted, (unsigned long long)s->chunks_excluded);
-    printf("  index: %llu files, %llu chunks, %llu symbols, %s of text (%s walk)\n",
-           (unsigned long long)s->total_files, (unsigned long long)s->chunks, (unsigned long long)s->symbols,
-           mg_human_bytes((double)s->total_bytes, b1, sizeof(b1)), s->git ? "git" : "plain");
-    printf("  vectors: %s, %llu chunks of %llu files embedded in %.2fs%s", s->vec.embedder,
-           (unsigned long long)s->vec.chunks, (unsigned long long)s->vec.files, s->vec.seconds,
-           s->vec.reembedded ? " (embedder changed: all re-embedded)" : "");
-    if (s->vec.pending) printf(", %llu files without vectors", (unsigned long long)s->vec.pending);
+    double secs = R("seconds");
+    printf("indexed %s (%s) in %.2fs: %lld files, %s read at %s/s\n", S("repo"), S("root"), secs, (long long)I("seen"),
+           mg_human_bytes((double)I("bytes_read"), b1, sizeof(b1)),
+           mg_human_bytes(secs > 0 ? I("bytes_read") / secs : 0, b2, sizeof(b2)));
+    printf("  %lld added, %lld changed, %lld unchanged, %lld removed\n", (long long)I("added"), (long long)I("changed"),
+           (long long)I("unchanged"), (long long)I("removed"));
+    printf("  skipped: %lld binary, %lld too large, %lld secret, %lld symlinks, %lld unreadable, %lld other\n",
+           (long long)I("skipped_binary"), (long long)I("skipped_too_large"), (long long)I("skipped_secret"),
+           (long long)I("skipped_symlink"), (long long)I("skipped_unreadable"), (long long)I("skipped_other"));
+    if (I("repaired_utf8") || I("parse_failed"))
+        printf("  repaired: %lld with invalid UTF-8 (now U+FFFD); unparsable: %lld (cut in line windows)\n",
+               (long long)I("repaired_utf8"), (long long)I("parse_failed"));
+    if (I("secrets_redacted") || I("chunks_excluded"))
+        printf("  secrets: %lld redacted, %lld chunks excluded (never stored; `memgate scan` lists them)\n",
+               (long long)I("secrets_redacted"), (long long)I("chunks_excluded"));
+    printf("  index: %lld files, %lld chunks, %lld symbols, %s of text (%s walk)\n", (long long)I("files"),
+           (long long)I("chunks"), (long long)I("symbols"), mg_human_bytes((double)I("bytes"), b1, sizeof(b1)),
+           B("git") ? "git" : "plain");
+    printf("  vectors: %s, %lld chunks of %lld files embedded in %.2fs%s", S("embedder") ? S("embedder") : "none",
+           (long long)I("vec_chunks"), (long long)I("vec_files"), R("vec_seconds"),
+           B("vec_reembedded") ? " (embedder changed: all re-embedded)" : "");
+    if (I("vec_pending")) printf(", %lld files without vectors", (long long)I("vec_pending"));
     putchar('\n');
 }
 
@@ -103,16 +102,15 @@ int mg_cmd_index(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct mg_config cfg;
-    struct mg_index_opts o = {0};
-    const char *maxsize = NULL, *threads = NULL;
+    const char *maxsize = NULL, *threads = NULL, *name = NULL, *tenant = NULL;
     bool json = false, quiet = false;
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "hjq", opts, NULL)) != -1) {
         switch (c) {
-        case 'n': o.name = optarg; break;
-        case 'T': o.tenant = optarg; break;
+        case 'n': name = optarg; break;
+        case 'T': tenant = optarg; break;
         case 'm': maxsize = optarg; break;
         case 't': threads = optarg; break;
         case 'j': json = true; break;
@@ -122,47 +120,40 @@ int mg_cmd_index(int argc, char **argv)
         }
     }
     if (optind != argc - 1) return mg_cli_usage("index", "give exactly one PATH to index");
-    struct mg_err terr = {0};
-    if (o.tenant && mg_tenant_check(o.tenant, &terr) != 0) return mg_cli_fail(&terr);
-    o.path = argv[optind];
+    struct mg_err err = {0};
+    if (tenant && mg_tenant_check(tenant, &err) != 0) return mg_cli_fail(&err);
     int rc = mg_cli_config(&cfg);
     if (rc) return rc;
-    struct mg_err err = {0};
     if ((maxsize && mg_config_set(&cfg, "max_file_size", maxsize, "--max-file-size", &err) != 0) ||
         (threads && mg_config_set(&cfg, "index_threads", threads, "--threads", &err) != 0)) {
         err.code = MG_E_USAGE;
         return mg_cli_fail(&err);
     }
-    o.progress = isatty(STDERR_FILENO) && !quiet;
-    o.stop = &stop_flag;
-
-    struct sigaction sa = {0};
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-
-    struct mg_index_stats st;
-    rc = mg_index_run(&cfg, &o, &st, &err);
-    mg_cli_audit(&cfg, o.tenant, "index", st.id[0] ? st.id : NULL, st.root[0] ? st.root : o.path,
-                 (long long)st.total_files, (int)st.secrets_redacted, st.chunks_excluded ? "chunks_excluded" : NULL,
-                 rc == 0 ? NULL : err.code);
+    /* index_repo takes an absolute path: the server's directory is not the client's */
+    char path[PATH_MAX * 2], cwd[PATH_MAX];
+    const char *given = argv[optind];
+    if (given[0] == '/' || !getcwd(cwd, sizeof(cwd))) snprintf(path, sizeof(path), "%s", given);
+    else snprintf(path, sizeof(path), "%s/%s", cwd, given);
+    json_t *args = json_pack("{s:s}", "path", path);
+    if (name) json_object_set_new(args, "name", json_string(name));
+    struct mg_cli_req q;
+    if (mg_cli_begin(&q, &cfg, tenant, "index", !quiet, &err) != 0) {
+        json_decref(args);
+        return mg_cli_fail(&err);
+    }
+    json_t *r = NULL;
+    rc = mg_cli_tool(&q, "index_repo", args, &r, &err);
+    mg_cli_end(&q);
     if (rc != 0) return mg_cli_fail(&err);
     /* an embedding failure leaves the repo keyword-only; say so, even with --quiet */
-    if (st.vec.warning[0]) fprintf(stderr, "memgate: warning: embeddings: %s\n", st.vec.warning);
+    if (S("warning")) fprintf(stderr, "memgate: warning: embeddings: %s\n", S("warning"));
     if (json) {
-        json_t *j = stats_json(&st);
-        json_object_set_new(j, "vectors", json_pack("{s:s, s:I, s:I, s:I, s:b, s:f, s:s?}", "embedder",
-                                                    st.vec.embedder, "files", (json_int_t)st.vec.files, "chunks",
-                                                    (json_int_t)st.vec.chunks, "pending",
-                                                    (json_int_t)st.vec.pending, "reembedded", st.vec.reembedded,
-                                                    "seconds", st.vec.seconds, "warning",
-                                                    st.vec.warning[0] ? st.vec.warning : NULL));
-        char *s = json_dumps(j, JSON_COMPACT);
-        puts(s);
-        free(s);
+        json_t *j = stats_json(r);
+        mg_cli_print_json(j);
         json_decref(j);
     } else if (!quiet) {
-        print_summary(&st);
+        print_summary(r);
     }
+    json_decref(r);
     return 0;
 }

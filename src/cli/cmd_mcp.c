@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "mcp/rpc.h"
-#include "server/session.h"
+#include "mcp/stdio.h"
+#include "request/server.h"
 
 static const char *HELP =
     "usage: memgate mcp [--repo PATH|ID]\n"
@@ -21,7 +21,8 @@ static const char *HELP =
     "The session's repo: the `repo` argument of a call wins; else --repo; else the\n"
     "client's first root (asked with roots/list when the client has roots, or\n"
     "rootUri/rootPath in initialize), indexed on first use if it is not yet; else\n"
-    "the only indexed repo; else calls fail with repo_required and the list of ids.\n"
+    "the indexed repo holding the directory memgate mcp runs in; else the only\n"
+    "indexed repo; else calls fail with repo_required and the list of ids.\n"
     "\n"
     "options:\n"
     "  --repo PATH|ID  bind this session to a repo: an indexed repo's id, or a\n"
@@ -53,26 +54,18 @@ int mg_cmd_mcp(int argc, char **argv)
     }
     if (optind < argc) return mg_cli_usage("mcp", "unexpected argument '%s'", argv[optind]);
 
-    struct mg_server srv = {0};
-    int rc = mg_cli_config(&srv.cfg);
+    struct mg_config cfg;
+    int rc = mg_cli_config(&cfg);
     if (rc) return rc;
+    struct mg_err err = {0};
+    struct mg_server srv;
+    if (mg_server_open(&srv, &cfg, MG_SERVER_NO_TTL, &err) != 0) return mg_cli_fail(&err);
     const char *v = getenv("MEMGATE_VERBOSE");
     srv.verbose = v && strcmp(v, "1") == 0;
-    struct mg_err err = {0};
-    srv.sessions = mg_sessions_new(0);
-    if (!srv.sessions) {
-        mg_err_set(&err, MG_E_NO_MEMORY, "out of memory");
-        return mg_cli_fail(&err);
-    }
-    if (mg_gate_open(&srv, false, &err) != 0) { /* stdio: the local principal, audited */
-        mg_sessions_free(srv.sessions);
-        return mg_cli_fail(&err);
-    }
     const char *inst = getenv("MEMGATE_INSTANCE_ID");
     struct mg_session *s = mg_sessions_create(srv.sessions, MG_SESSION_MCP, NULL, inst && *inst ? inst : NULL, &err);
     if (!s) {
-        mg_gate_close(&srv);
-        mg_sessions_free(srv.sessions);
+        mg_server_close(&srv);
         return mg_cli_fail(&err);
     }
     if (repo) {
@@ -88,17 +81,17 @@ int mg_cmd_mcp(int argc, char **argv)
                            "--repo '%s' is neither a directory nor an indexed repo id; `memgate repos` lists the ids",
                            repo);
                 mg_session_put(srv.sessions, s);
-                mg_sessions_free(srv.sessions);
-                mg_gate_close(&srv);
+                mg_server_close(&srv);
                 return mg_cli_fail(&err);
             }
             snprintf(s->repo, sizeof(s->repo), "%s", r.id);
             s->roots = MG_ROOTS_KNOWN;
         }
     }
-    rc = mg_mcp_stdio(&srv, s, 0, 1);
+    /* started inside a repo: that repo, when the client states no root (request/resolve.h) */
+    char cwd[PATH_MAX];
+    rc = mg_mcp_stdio(&srv, s, getcwd(cwd, sizeof(cwd)) ? cwd : NULL, 0, 1);
     mg_session_put(srv.sessions, s);
-    mg_sessions_free(srv.sessions);
-    mg_gate_close(&srv);
+    mg_server_close(&srv);
     return rc;
 }

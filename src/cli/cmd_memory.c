@@ -1,16 +1,14 @@
 /* cmd_memory.c — `memgate notes`, `memgate projects`, `memgate recall`: the
- * memory tools from the shell. Each runs the tool through the SecurityGate
- * as the local principal (or --tenant), so the CLI and the servers store
- * and read the same way and every call is audited. */
+ * memory tools from the shell. Each runs the tool as the local principal (or
+ * --tenant) through the same pipeline as MCP and /v1 (cli.h, mg_cli_tool),
+ * so the CLI and the servers store and read the same way and every call is
+ * audited. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "memory/memory.h"
-#include "security/common.h"
-#include "server/server.h"
 
 static const char *NOTES_HELP =
     "usage: memgate notes set --repo ID KEY VALUE [--source user_stated|llm_extracted|inferred] [--json]\n"
@@ -96,64 +94,34 @@ static int words(int argc, char **argv, const char *cmd, const char *help, struc
     return -1;
 }
 
-/* Run one tool through the gate as the CLI's principal; print the result. */
+/* Run one tool as the command line's principal (local, or --tenant); print
+ * its result (JSON, or human for `human`). The repo: --repo, else the one
+ * holding the current directory, else the only one (request/resolve.h). */
 static int run_tool(const struct opts *o, const char *tool, json_t *args, void (*human)(json_t *))
 {
-    struct mg_server srv = {0};
-    int rc = mg_cli_config(&srv.cfg);
+    struct mg_config cfg;
+    int rc = mg_cli_config(&cfg);
     if (rc) {
         json_decref(args);
         return rc;
     }
-    struct mg_err err = {0};
-    struct mg_principal who = mg_principal_local;
-    if (o->tenant) {
-        if (mg_tenant_check(o->tenant, &err) != 0) {
-            json_decref(args);
-            return mg_cli_fail(&err);
-        }
-        snprintf(who.tenant, sizeof(who.tenant), "%s", o->tenant);
-    }
     if (o->repo) json_object_set_new(args, "repo", json_string(o->repo));
-    if (o->session) json_object_set_new(args, "session_id", json_string(o->session));
-    srv.sessions = mg_sessions_new(0);
-    struct mg_session *s = srv.sessions ? mg_sessions_create(srv.sessions, MG_SESSION_API, "cli-session", "cli", &err)
-                                        : NULL;
-    if (!s || mg_gate_open(&srv, false, &err) != 0) {
-        if (s) mg_session_put(srv.sessions, s);
-        mg_sessions_free(srv.sessions);
+    /* the conversation: --session, else "cli" (every command line run shares it) */
+    json_object_set_new(args, "session_id", json_string(o->session ? o->session : "cli"));
+    struct mg_err err = {0};
+    struct mg_cli_req q;
+    if (mg_cli_begin(&q, &cfg, o->tenant, tool, false, &err) != 0) {
         json_decref(args);
-        if (!err.code) mg_err_set(&err, MG_E_NO_MEMORY, "out of memory");
         return mg_cli_fail(&err);
     }
-    if (!o->session) json_object_set_new(args, "session_id", json_string("cli"));
-    struct mg_ctx x = {.srv = &srv, .session = s, .who = &who};
-    /* the repo holding the current directory, when none is named (as `memgate search` does) */
-    char cwd[PATH_MAX], real[PATH_MAX];
-    struct mg_repo *rv = NULL;
-    size_t nr = 0;
-    if (!o->repo && getcwd(cwd, sizeof(cwd)) && realpath(cwd, real) &&
-        mg_catalog_resolve(&srv.cfg, NULL, 0, real, &rv, &nr, NULL) == 0 && nr == 1)
-        json_object_set_new(args, "repo", json_string(rv[0].id));
-    free(rv);
     json_t *result = NULL;
-    rc = mg_gate_call(&x, mg_tool_find(&srv, tool), args, &result, &err);
-    json_decref(args);
-    if (rc == 0) {
-        if (o->json || !human) {
-            char *t = json_dumps(result, JSON_COMPACT);
-            if (t) puts(t);
-            free(t);
-        } else {
-            human(result);
-        }
-    }
+    rc = mg_cli_tool(&q, tool, args, &result, &err);
+    mg_cli_end(&q);
+    if (rc != 0) return mg_cli_fail(&err);
+    if (o->json || !human) mg_cli_print_json(result);
+    else human(result);
     json_decref(result);
-    mg_session_put(srv.sessions, s);
-    mg_sessions_free(srv.sessions);
-    mg_gate_close(&srv);
-    mg_memory_close_all();
-    return rc == 0 ? 0 : mg_cli_fail(&err);
+    return 0;
 }
 
 static void print_note(json_t *n)

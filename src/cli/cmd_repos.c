@@ -7,89 +7,107 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "memory/memory.h"
-#include "store/catalog.h"
+#include "request/ops.h"
 
 static const char *HELP =
-    "usage: memgate repos [--json]\n"
-    "       memgate repos rm ID\n"
+    "usage: memgate repos [--tenant T] [--json]\n"
+    "       memgate repos rm ID [--tenant T] [--json]\n"
     "\n"
-    "List the indexed repositories of the data directory (id, files, chunks,\n"
-    "index size, last indexed, root), or remove one: `rm` deletes its index\n"
-    "database; the repository itself is not touched.\n"
+    "List the repositories indexed for a tenant (default local): id, files,\n"
+    "chunks, index size, last indexed, root. Or remove one: `rm` deletes its\n"
+    "index database and its memory (notes, sessions, episodes, projects,\n"
+    "entities); the repository itself is not touched.\n"
     "\n"
     "options:\n"
+    "  --tenant T  act as tenant T (default local)\n"
     "  --json      print [{\"id\",\"root\",\"fingerprint\",\"files\",\"chunks\",\"symbols\",\n"
-    "              \"bytes\",\"db_bytes\",\"indexed_at\",\"created_at\"}]\n"
+    "              \"bytes\",\"db_bytes\",\"created_at\",\"indexed_at\"}] (rm: {\"removed\":ID})\n"
     "  -h, --help  this help\n";
 
-json_t *mg_repo_json(const struct mg_repo *r);
-
-json_t *mg_repo_json(const struct mg_repo *r)
+/* Forget the repo's memory, then delete its index: gate operations of one
+ * request, resolved once (before the index goes), audited once. */
+static int remove_repo(struct mg_cli_req *q, const char *id, struct mg_err *err)
 {
-    return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "id", r->id, "root", r->root,
-                     "fingerprint", r->fingerprint, "files", (json_int_t)r->files, "chunks", (json_int_t)r->chunks,
-                     "symbols", (json_int_t)r->symbols, "bytes", (json_int_t)r->bytes, "db_bytes",
-                     (json_int_t)r->db_bytes, "indexed_at", (json_int_t)r->indexed_at, "created_at",
-                     (json_int_t)r->created_at);
+    static const struct mg_op *const ops[] = {&mg_op_notes_forget, &mg_op_sessions_forget, &mg_op_entities_forget,
+                                              &mg_op_code_remove};
+    struct mg_target t = {.repo = id};
+    struct mg_mem_args none = {0};
+    mg_gate_subject(&q->x, id);
+    int rc = mg_gate_resolve(&q->x, &t, MG_REPOS_ONE, err);
+    for (size_t i = 0; rc == 0 && i < sizeof(ops) / sizeof(ops[0]); i++) {
+        struct mg_items items;
+        rc = mg_gate_run(&q->x, ops[i], &t, &none, &items, err);
+        mg_items_release(&items);
+    }
+    mg_gate_finish(&q->x, rc, err);
+    return rc;
 }
 
 int mg_cmd_repos(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+                                         {"tenant", required_argument, NULL, 'T'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     bool json = false;
+    const char *tenant = NULL;
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "hj", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
+        case 'T': tenant = optarg; break;
         case 'h': fputs(HELP, stdout); return 0;
-        default: return mg_cli_usage("repos", "unknown option '%s'", argv[optind - 1]);
+        default: return mg_cli_usage("repos", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
+    }
+    const char *rm = NULL;
+    if (optind < argc) {
+        if (strcmp(argv[optind], "rm") != 0) return mg_cli_usage("repos", "unknown subcommand '%s'", argv[optind]);
+        if (optind + 2 != argc) return mg_cli_usage("repos", "`repos rm` takes exactly one repo ID");
+        rm = argv[optind + 1];
     }
     struct mg_config cfg;
     int rc = mg_cli_config(&cfg);
     if (rc) return rc;
     struct mg_err err = {0};
-    if (optind < argc) {
-        if (strcmp(argv[optind], "rm") != 0)
-            return mg_cli_usage("repos", "unknown subcommand '%s'", argv[optind]);
-        if (optind + 2 != argc) return mg_cli_usage("repos", "`repos rm` takes exactly one repo ID");
-        struct mg_repo gone;
-        if (mg_catalog_get(&cfg, argv[optind + 1], &gone, &err) != 0) return mg_cli_fail(&err);
-        if (mg_catalog_remove(&cfg, argv[optind + 1], &err) != 0) return mg_cli_fail(&err);
-        /* its memory goes with it: a repo indexed later under the same id starts empty */
-        if (mg_memory_forget_repo(&cfg, gone.tenant, gone.id, &err) != 0) return mg_cli_fail(&err);
-        if (json) printf("{\"removed\":\"%s\"}\n", argv[optind + 1]);
-        else printf("removed %s\n", argv[optind + 1]);
+    struct mg_cli_req q;
+    if (mg_cli_begin(&q, &cfg, tenant, rm ? "repo_remove" : "list_repos", false, &err) != 0) return mg_cli_fail(&err);
+    json_t *res = NULL;
+    if (rm) {
+        rc = remove_repo(&q, rm, &err);
+    } else {
+        rc = mg_cli_tool(&q, "list_repos", json_object(), &res, &err);
+    }
+    mg_cli_end(&q);
+    if (rc != 0) return mg_cli_fail(&err);
+    if (rm) {
+        if (json) printf("{\"removed\":\"%s\"}\n", rm);
+        else printf("removed %s\n", rm);
         return 0;
     }
-    struct mg_repo *v;
-    size_t n;
-    if (mg_catalog_list(&cfg, &v, &n, &err) != 0) return mg_cli_fail(&err);
+    json_t *v = json_object_get(res, "repos"), *r;
+    size_t i;
     if (json) {
-        json_t *arr = json_array();
-        for (size_t i = 0; i < n; i++) json_array_append_new(arr, mg_repo_json(&v[i]));
-        char *s = json_dumps(arr, JSON_COMPACT);
-        puts(s);
-        free(s);
-        json_decref(arr);
-    } else if (n == 0) {
-        fprintf(stderr, "no repos indexed in %s; run `memgate index PATH`\n", cfg.home);
+        mg_cli_print_json(v);
+    } else if (json_array_size(v) == 0) {
+        fprintf(stderr, "no repos indexed in %s%s%s; run `memgate index PATH`\n", cfg.home, tenant ? " for tenant " : "",
+                tenant ? tenant : "");
     } else {
         printf("%-28s %9s %9s %10s  %-16s  %s\n", "ID", "FILES", "CHUNKS", "INDEX", "INDEXED", "ROOT");
-        for (size_t i = 0; i < n; i++) {
+        json_array_foreach(v, i, r)
+        {
             char size[32], when[32] = "never";
-            if (v[i].indexed_at) {
-                time_t t = (time_t)v[i].indexed_at;
-                strftime(when, sizeof(when), "%Y-%m-%d %H:%M", localtime(&t));
-            }
-            printf("%-28s %9lld %9lld %10s  %-16s  %s\n", v[i].id, (long long)v[i].files, (long long)v[i].chunks,
-                   mg_human_bytes((double)v[i].db_bytes, size, sizeof(size)), when, v[i].root);
+            time_t t = (time_t)json_integer_value(json_object_get(r, "indexed_at"));
+            if (t) strftime(when, sizeof(when), "%Y-%m-%d %H:%M", localtime(&t));
+            printf("%-28s %9lld %9lld %10s  %-16s  %s\n", json_string_value(json_object_get(r, "id")),
+                   (long long)json_integer_value(json_object_get(r, "files")),
+                   (long long)json_integer_value(json_object_get(r, "chunks")),
+                   mg_human_bytes((double)json_integer_value(json_object_get(r, "db_bytes")), size, sizeof(size)), when,
+                   json_string_value(json_object_get(r, "root")));
         }
     }
-    free(v);
+    json_decref(res);
     return 0;
 }

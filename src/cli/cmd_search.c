@@ -8,13 +8,12 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "security/sanitize.h"
 #include "search/search.h"
-#include "store/catalog.h"
 
 static const char *HELP =
     "usage: memgate search QUERY [--repo ID]... [--glob G]... [--exclude G]... [--lang L]...\n"
-    "                      [--mode lexical|regex|symbol|semantic|hybrid] [-F] [-i] [--limit N] [--json]\n"
+    "                      [--mode lexical|regex|symbol|semantic|hybrid] [-F] [-i] [--limit N]\n"
+    "                      [--tenant T] [--json]\n"
     "\n"
     "Search indexed code. Results name the repo, file, line range, enclosing\n"
     "symbol and a snippet.\n"
@@ -31,8 +30,9 @@ static const char *HELP =
     "  hybrid             lexical, symbol and semantic fused by reciprocal rank\n"
     "\n"
     "options:\n"
-    "  --repo ID       search this repo (repeatable). Default: the repo whose root\n"
-    "                  contains the current directory, else the only repo\n"
+    "  --repo ID       search this repo (repeatable: several need cross_repo = 1).\n"
+    "                  Default: the repo whose root contains the current directory,\n"
+    "                  else the only repo\n"
     "  --glob G        only paths matching G (repeatable; '!G' excludes), e.g. '*.c',\n"
     "                  'drivers/net/**', 'src/{a,b}/*.go'\n"
     "  --exclude G     leave out paths matching G (repeatable)\n"
@@ -42,61 +42,48 @@ static const char *HELP =
     "  -F, --fixed-strings  regex mode: the query is a literal string\n"
     "  -i, --ignore-case    regex mode: match case-insensitively\n"
     "  --limit N       at most N results (default 20; config search_limit)\n"
-    "  --json          {\"results\":[{repo,path,start_line,end_line,language,symbol,kind,\n"
-    "                  score,snippet,line}],\"took_ms\":N,\"mode\":M}\n"
+    "  --tenant T      search as tenant T (default local)\n"
+    "  --json          search_code's result: {\"results\":[{repo,path,start_line,\n"
+    "                  end_line,line,language,symbol,kind,score,snippet,snippet_line,\n"
+    "                  source,flags?}],\"took_ms\":N,\"mode\":M,\"scope\":{..},\"gate\":{..}}\n"
     "  -h, --help      this help\n";
 
-static json_t *jstr(const char *s) { return s ? json_string(s) : json_null(); }
-
-static void print_json(const struct mg_results *r)
+static void print_human(json_t *res, bool show_repo)
 {
-    json_t *arr = json_array();
-    for (size_t i = 0; i < r->n; i++) {
-        const struct mg_hit *h = &r->v[i];
-        json_t *o = json_object();
-        json_object_set_new(o, "repo", json_string(h->repo));
-        json_object_set_new(o, "path", jstr(h->path));
-        json_object_set_new(o, "start_line", json_integer(h->start_line));
-        json_object_set_new(o, "end_line", json_integer(h->end_line));
-        json_object_set_new(o, "language", jstr(h->language));
-        json_object_set_new(o, "symbol", jstr(h->symbol));
-        json_object_set_new(o, "kind", jstr(h->kind));
-        json_object_set_new(o, "score", json_real((double)(long long)(h->score * 1000 + 0.5) / 1000));
-        json_object_set_new(o, "snippet", jstr(h->snippet ? h->snippet : ""));
-        json_object_set_new(o, "line", json_integer(h->line));
-        json_array_append_new(arr, o);
-    }
-    json_t *top = json_pack("{s:o, s:f, s:s}", "results", arr, "took_ms",
-                            (double)(long long)(r->took_ms * 1000 + 0.5) / 1000, "mode", r->mode);
-    char *s = json_dumps(top, JSON_COMPACT);
-    puts(s);
-    free(s);
-    json_decref(top);
-}
-
-static void print_human(const struct mg_results *r, bool show_repo)
-{
-    for (size_t i = 0; i < r->n; i++) {
-        const struct mg_hit *h = &r->v[i];
-        printf("%s%s%s:%d-%d", show_repo ? h->repo : "", show_repo ? ":" : "", h->path, h->start_line, h->end_line);
-        if (h->symbol) printf("  %s (%s)", h->symbol, h->kind ? h->kind : "?");
-        printf("  [%s]\n", h->language ? h->language : "text");
-        /* indexed text may hold terminal escape sequences: never print them raw */
-        struct mg_buf clean;
-        mg_buf_init(&clean, (size_t)1 << 30);
-        const char *s = h->snippet && mg_sanitize(h->snippet, strlen(h->snippet), &clean, NULL) == 0 && clean.p
-                            ? clean.p
-                            : "";
-        int line = h->snippet_line;
-        while (*s) {
+    json_t *hits = json_object_get(res, "results"), *h;
+    size_t i;
+    json_array_foreach(hits, i, h)
+    {
+        const char *sym = json_string_value(json_object_get(h, "symbol"));
+        const char *kind = json_string_value(json_object_get(h, "kind"));
+        const char *lang = json_string_value(json_object_get(h, "language"));
+        printf("%s%s%s:%lld-%lld", show_repo ? json_string_value(json_object_get(h, "repo")) : "", show_repo ? ":" : "",
+               json_string_value(json_object_get(h, "path")), (long long)json_integer_value(json_object_get(h, "start_line")),
+               (long long)json_integer_value(json_object_get(h, "end_line")));
+        if (sym) printf("  %s (%s)", sym, kind ? kind : "?");
+        printf("  [%s]", lang ? lang : "text");
+        json_t *fl = json_object_get(h, "flags");
+        if (json_array_size(fl)) printf("  {%s}", json_string_value(json_array_get(fl, 0)));
+        putchar('\n');
+        /* the snippet passed the gate: secrets redacted, escape sequences and hidden characters removed */
+        const char *s = json_string_value(json_object_get(h, "snippet"));
+        long long line = json_integer_value(json_object_get(h, "snippet_line"));
+        while (s && *s) {
             const char *nl = strchr(s, '\n');
             int n = nl ? (int)(nl - s) : (int)strlen(s);
-            printf("  %6d  %.*s\n", line++, n, s);
+            printf("  %6lld  %.*s\n", line++, n, s);
             s += n + (nl ? 1 : 0);
         }
-        mg_buf_release(&clean);
     }
-    fprintf(stderr, "%zu result%s in %.1f ms\n", r->n, r->n == 1 ? "" : "s", r->took_ms);
+    size_t n = json_array_size(hits);
+    fprintf(stderr, "%zu result%s in %.1f ms\n", n, n == 1 ? "" : "s", json_real_value(json_object_get(res, "took_ms")));
+}
+
+static json_t *strs(const struct mg_strv *v)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < v->n; i++) json_array_append_new(a, json_string(v->v[i]));
+    return a;
 }
 
 int mg_cmd_search(int argc, char **argv)
@@ -106,13 +93,15 @@ int mg_cmd_search(int argc, char **argv)
         {"exclude", required_argument, NULL, 'x'}, {"lang", required_argument, NULL, 'l'},
         {"mode", required_argument, NULL, 'm'},   {"limit", required_argument, NULL, 'n'},
         {"json", no_argument, NULL, 'j'},         {"fixed-strings", no_argument, NULL, 'F'},
-        {"ignore-case", no_argument, NULL, 'i'},  {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"ignore-case", no_argument, NULL, 'i'},  {"tenant", required_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     struct mg_strv repos = {0}, globs = {0}, excl = {0}, langs = {0};
-    struct mg_search_req q = {.mode = MG_MODE_AUTO};
+    enum mg_mode mode = MG_MODE_AUTO;
+    const char *mode_s = NULL, *tenant = NULL;
+    long limit = 0;
     struct mg_err err = {0};
-    bool json = false;
+    bool json = false, fixed = false, icase = false;
     int c, rc = 2;
     optind = 1;
     opterr = 0;
@@ -122,25 +111,26 @@ int mg_cmd_search(int argc, char **argv)
         case 'g': mg_strv_push(&globs, optarg); break;
         case 'x': mg_strv_push(&excl, optarg); break;
         case 'l': mg_strv_push(&langs, optarg); break;
+        case 'T': tenant = optarg; break;
         case 'm':
-            if (mg_mode_parse(optarg, &q.mode, &err) != 0) {
+            if (mg_mode_parse(optarg, &mode, &err) != 0) {
                 rc = mg_cli_fail(&err);
                 goto out;
             }
+            mode_s = optarg;
             break;
         case 'n': {
             char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || end == optarg || v < 1 || v > INT_MAX) {
+            limit = strtol(optarg, &end, 10);
+            if (*end || end == optarg || limit < 1 || limit > INT_MAX) {
                 rc = mg_cli_usage("search", "--limit wants a positive number, got '%s'", optarg);
                 goto out;
             }
-            q.limit = (int)v;
             break;
         }
         case 'j': json = true; break;
-        case 'F': q.fixed = true; break;
-        case 'i': q.ignore_case = true; break;
+        case 'F': fixed = true; break;
+        case 'i': icase = true; break;
         case 'h': fputs(HELP, stdout); rc = 0; goto out;
         default: rc = mg_cli_usage("search", "unknown or incomplete option '%s'", argv[optind - 1]); goto out;
         }
@@ -149,50 +139,50 @@ int mg_cmd_search(int argc, char **argv)
         rc = mg_cli_usage("search", "give exactly one QUERY (quote it if it has spaces)");
         goto out;
     }
-    if ((q.fixed || q.ignore_case) && q.mode != MG_MODE_REGEX) {
-        if (q.mode == MG_MODE_LEXICAL || q.mode == MG_MODE_AUTO) q.mode = MG_MODE_REGEX; /* -F / -i imply regex */
+    if ((fixed || icase) && mode != MG_MODE_REGEX) {
+        if (mode == MG_MODE_LEXICAL || mode == MG_MODE_AUTO) mode_s = "regex"; /* -F / -i imply regex */
         else {
             rc = mg_cli_usage("search", "-F and -i apply to regex mode only");
             goto out;
         }
     }
-    q.query = argv[optind];
-    q.globs = globs.v;
-    q.nglobs = globs.n;
-    q.excludes = excl.v;
-    q.nexcludes = excl.n;
-    q.langs = langs.v;
-    q.nlangs = langs.n;
+    if (mode_s && strcmp(mode_s, "auto") == 0) mode_s = NULL;
 
     struct mg_config cfg;
     if ((rc = mg_cli_config(&cfg)) != 0) goto out;
-    if (mg_search_validate(&cfg, &q, &err) != 0) {
+    json_t *qj = json_string(argv[optind]);
+    if (!qj) {
+        mg_err_set(&err, MG_E_QUERY_INVALID, "the query is not valid UTF-8; search for UTF-8 text");
         rc = mg_cli_fail(&err);
         goto out;
     }
-    char cwd[PATH_MAX], real[PATH_MAX];
-    const char *where = getcwd(cwd, sizeof(cwd)) && realpath(cwd, real) ? real : NULL;
-    struct mg_repo *rv;
-    size_t nr;
-    if (mg_catalog_resolve(&cfg, repos.v, repos.n, where, &rv, &nr, &err) != 0) {
+    json_t *args = json_pack("{s:o}", "query", qj);
+    if (mode_s) json_object_set_new(args, "mode", json_string(mode_s));
+    if (fixed) json_object_set_new(args, "fixed", json_true());
+    if (icase) json_object_set_new(args, "ignore_case", json_true());
+    if (limit) json_object_set_new(args, "limit", json_integer(limit));
+    if (globs.n) json_object_set_new(args, "globs", strs(&globs));
+    if (excl.n) json_object_set_new(args, "exclude_globs", strs(&excl));
+    if (langs.n) json_object_set_new(args, "languages", strs(&langs));
+    if (repos.n == 1) json_object_set_new(args, "repo", json_string(repos.v[0]));
+    struct mg_cli_req q;
+    if (mg_cli_begin(&q, &cfg, tenant, "search_code", false, &err) != 0) {
+        json_decref(args);
         rc = mg_cli_fail(&err);
         goto out;
     }
-    struct mg_results res;
-    char used[512];
-    mg_repo_id_list(rv, nr, used, sizeof(used));
-    if (mg_search(&cfg, rv, nr, &q, &res, &err) != 0) {
-        mg_cli_audit(&cfg, NULL, "search", used, q.query, 0, 0, NULL, err.code);
-        free(rv);
+    /* several --repo: this command's own session scope names them (the cross-repo policy applies) */
+    for (size_t i = 0; repos.n > 1 && i < repos.n; i++) mg_scope_push(&q.x.session->scope.repos, &q.x.session->scope.nrepos, repos.v[i]);
+    json_t *res = NULL;
+    if (mg_cli_tool(&q, "search_code", args, &res, &err) != 0) {
         rc = mg_cli_fail(&err);
-        goto out;
+    } else {
+        if (json) mg_cli_print_json(res);
+        else print_human(res, json_array_size(json_object_get(json_object_get(res, "scope"), "repos")) > 1);
+        rc = 0;
     }
-    mg_cli_audit(&cfg, NULL, "search", used, q.query, (long long)res.n, 0, NULL, NULL);
-    if (json) print_json(&res);
-    else print_human(&res, nr > 1);
-    mg_results_release(&res);
-    free(rv);
-    rc = 0;
+    json_decref(res);
+    mg_cli_end(&q);
 out:
     mg_strv_release(&repos);
     mg_strv_release(&globs);

@@ -9,10 +9,8 @@
 #include <strings.h>
 
 #include "cli/cli.h"
-#include "index/indexer.h"
-#include "server/http.h"
-#include "server/server.h"
-#include "server/session.h"
+#include "http/http.h"
+#include "request/server.h"
 
 static const char *HELP =
     "usage: memgate serve [--listen ADDR] [--conformance-fixtures] [--json]\n"
@@ -74,17 +72,14 @@ int mg_cmd_serve(int argc, char **argv)
     }
     if (optind != argc) return mg_cli_usage("serve", "unexpected argument '%s'", argv[optind]);
 
-    struct mg_server srv = {0};
-    int rc = mg_cli_config(&srv.cfg);
+    struct mg_config cfg;
+    int rc = mg_cli_config(&cfg);
     if (rc) return rc;
     struct mg_err err = {0};
-    if (listen_at && mg_config_set(&srv.cfg, "listen", listen_at, "--listen", &err) != 0) {
+    if (listen_at && mg_config_set(&cfg, "listen", listen_at, "--listen", &err) != 0) {
         err.code = MG_E_USAGE;
         return mg_cli_fail(&err);
     }
-    srv.fixtures = fixtures;
-    const char *verbose = getenv("MEMGATE_VERBOSE");
-    srv.verbose = verbose && strcmp(verbose, "1") == 0;
 
     /* SIGINT and SIGTERM are taken by sigwait below: block them before any
      * thread starts so that every thread inherits the mask. */
@@ -95,21 +90,18 @@ int mg_cmd_serve(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    srv.sessions = mg_sessions_new((int64_t)srv.cfg.session_ttl * 1000);
-    if (!srv.sessions) {
-        mg_err_set(&err, MG_E_NO_MEMORY, "out of memory creating the session registry");
-        return mg_cli_fail(&err);
-    }
-    if (mg_gate_open(&srv, true, &err) != 0 ||
-        mg_sessions_start_pruner(srv.sessions, (int64_t)srv.cfg.session_prune_interval * 1000, &err) != 0) {
-        mg_gate_close(&srv);
-        mg_sessions_free(srv.sessions);
+    struct mg_server srv;
+    if (mg_server_open(&srv, &cfg, MG_SERVER_TOKENS, &err) != 0) return mg_cli_fail(&err);
+    srv.fixtures = fixtures;
+    const char *verbose = getenv("MEMGATE_VERBOSE");
+    srv.verbose = verbose && strcmp(verbose, "1") == 0;
+    if (mg_sessions_start_pruner(srv.sessions, (int64_t)srv.cfg.session_prune_interval * 1000, &err) != 0) {
+        mg_server_close(&srv);
         return mg_cli_fail(&err);
     }
     struct mg_http *h = mg_http_start(&srv, srv.cfg.listen, &err);
     if (!h) {
-        mg_gate_close(&srv);
-        mg_sessions_free(srv.sessions);
+        mg_server_close(&srv);
         return mg_cli_fail(&err);
     }
     int port = mg_http_port(h);
@@ -134,7 +126,6 @@ int mg_cmd_serve(int argc, char **argv)
     srv.stopping = 1; /* a running index_repo stops at its next file */
     fprintf(stderr, "memgate: %s received, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
     mg_http_stop(h);
-    mg_sessions_free(srv.sessions);
-    mg_gate_close(&srv);
+    mg_server_close(&srv);
     return 0;
 }

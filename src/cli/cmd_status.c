@@ -6,25 +6,26 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "store/catalog.h"
 #include "util/version.h"
 
 static const char *HELP =
-    "usage: memgate status [--json]\n"
+    "usage: memgate status [--tenant T] [--json]\n"
     "\n"
     "Show the version, the data directory, the settings in effect (defaults,\n"
-    "config file, MEMGATE_* variables) and a summary of the indexed repos.\n"
+    "config file, MEMGATE_* variables) and a summary of a tenant's indexed\n"
+    "repos (default local).\n"
     "\n"
     "options:\n"
+    "  --tenant T  the repos of tenant T\n"
     "  --json      print it as JSON\n"
     "  -h, --help  this help\n";
-
-json_t *mg_repo_json(const struct mg_repo *r);
 
 int mg_cmd_status(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+        {"json", no_argument, NULL, 'j'}, {"tenant", required_argument, NULL, 'T'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *tenant = NULL;
     bool json = false;
     int c;
     optind = 1;
@@ -32,6 +33,7 @@ int mg_cmd_status(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "hj", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
+        case 'T': tenant = optarg; break;
         case 'h': fputs(HELP, stdout); return 0;
         default: return mg_cli_usage("status", "unknown option '%s'", argv[optind - 1]);
         }
@@ -41,16 +43,23 @@ int mg_cmd_status(int argc, char **argv)
     int rc = mg_cli_config(&cfg);
     if (rc) return rc;
     struct mg_err err = {0};
-    struct mg_repo *v;
-    size_t n;
-    if (mg_catalog_list(&cfg, &v, &n, &err) != 0) return mg_cli_fail(&err);
+    struct mg_cli_req q;
+    if (mg_cli_begin(&q, &cfg, tenant, "list_repos", false, &err) != 0) return mg_cli_fail(&err);
+    json_t *res = NULL;
+    rc = mg_cli_tool(&q, "list_repos", json_object(), &res, &err);
+    mg_cli_end(&q);
+    if (rc != 0) return mg_cli_fail(&err);
+    json_t *repos = json_incref(json_object_get(res, "repos")), *r;
+    json_decref(res);
+    size_t n = json_array_size(repos), i;
     long long files = 0, chunks = 0, symbols = 0, bytes = 0, dbb = 0;
-    for (size_t i = 0; i < n; i++) {
-        files += v[i].files;
-        chunks += v[i].chunks;
-        symbols += v[i].symbols;
-        bytes += v[i].bytes;
-        dbb += v[i].db_bytes;
+    json_array_foreach(repos, i, r)
+    {
+        files += json_integer_value(json_object_get(r, "files"));
+        chunks += json_integer_value(json_object_get(r, "chunks"));
+        symbols += json_integer_value(json_object_get(r, "symbols"));
+        bytes += json_integer_value(json_object_get(r, "bytes"));
+        dbb += json_integer_value(json_object_get(r, "db_bytes"));
     }
     const char *cfgfile = getenv("MEMGATE_CONFIG");
     char cfgpath[PATH_MAX + 16];
@@ -59,15 +68,13 @@ int mg_cmd_status(int argc, char **argv)
         cfgfile = cfgpath;
     }
     if (json) {
-        json_t *repos = json_array();
-        for (size_t i = 0; i < n; i++) json_array_append_new(repos, mg_repo_json(&v[i]));
         json_t *o = json_pack(
             "{s:s, s:s, s:s, s:{s:I, s:I, s:i, s:i, s:I, s:i, s:i}, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
             "version", MG_VERSION, "home", cfg.home, "config_file", cfgfile, "config", "max_file_size",
             (json_int_t)cfg.max_file_size, "max_query_bytes", (json_int_t)cfg.max_query_bytes, "index_threads",
             cfg.index_threads, "chunk_max_lines", cfg.chunk_max_lines, "chunk_max_bytes",
             (json_int_t)cfg.chunk_max_bytes, "search_limit", cfg.search_limit, "search_max_limit",
-            cfg.search_max_limit, "repos", repos, "totals", "repos", (json_int_t)n, "files", (json_int_t)files,
+            cfg.search_max_limit, "repos", json_incref(repos), "totals", "repos", (json_int_t)n, "files", (json_int_t)files,
             "chunks", (json_int_t)chunks, "symbols", (json_int_t)symbols, "bytes", (json_int_t)bytes, "db_bytes",
             (json_int_t)dbb);
         char *s = json_dumps(o, JSON_COMPACT);
@@ -86,8 +93,9 @@ int mg_cmd_status(int argc, char **argv)
         printf("repos:          %zu (%lld files, %lld chunks, %lld symbols, %s of text, %s of index)\n", n, files,
                chunks, symbols, mg_human_bytes((double)bytes, b2, sizeof(b2)),
                mg_human_bytes((double)dbb, b3, sizeof(b3)));
-        for (size_t i = 0; i < n; i++) printf("  %-28s %s\n", v[i].id, v[i].root);
+        json_array_foreach(repos, i, r) printf("  %-28s %s\n", json_string_value(json_object_get(r, "id")),
+                                             json_string_value(json_object_get(r, "root")));
     }
-    free(v);
+    json_decref(repos);
     return 0;
 }

@@ -9,7 +9,7 @@
 #include <sodium.h>
 
 #include "cli/cli.h"
-#include "security/audit.h"
+#include "request/gate.h"
 #include "security/token.h"
 
 static const char *HELP =
@@ -71,18 +71,24 @@ static const char *repos_text(const struct mg_token *t, char *buf, size_t cap)
     return buf;
 }
 
-static void audit_token(const struct mg_config *cfg, struct mg_audit *a, const char *op, const char *tenant,
-                        const char *id, const char *flag)
+/* The token store is no provider: the command records what it did as a
+ * request of the token's tenant (audited like every request). */
+static void audit_token(const struct mg_config *cfg, const char *op, const char *tenant, const char *id,
+                        const char *flag)
 {
-    const char *flags[] = {flag};
-    struct mg_audit_event ev = {.tenant = tenant, .instance = "cli", .op = op, .query = id, .flags = flags,
-                                .nflags = flag ? 1 : 0, .status = "ok", .durable = true};
     struct mg_err err = {0};
-    if (mg_audit_emit(a, &ev, &err) != 0) {
+    struct mg_cli_req q;
+    if (mg_cli_begin(&q, cfg, tenant, op, false, &err) != 0) {
         fprintf(stderr, "warning: the %s was done but could not be written to the audit log in %s/audit: ", op,
                 cfg->home);
         mg_err_print(&err);
+        return;
     }
+    mg_gate_subject(&q.x, id);
+    q.x.audit.write = true;
+    q.x.audit.flag = flag;
+    mg_gate_finish(&q.x, 0, NULL);
+    mg_cli_end(&q);
 }
 
 static int split_csv(char *s, struct mg_strv *v)
@@ -181,8 +187,7 @@ int mg_cmd_token(int argc, char **argv)
     }
     struct mg_err err = {0};
     struct mg_tokens *t = NULL;
-    struct mg_audit *audit = NULL;
-    if (mg_tokens_open(&cfg, &t, &err) != 0 || (!is_list && mg_audit_open(&cfg, &audit, &err) != 0)) {
+    if (mg_tokens_open(&cfg, &t, &err) != 0) {
         mg_tokens_close(t);
         mg_strv_release(&repos);
         return mg_cli_fail(&err);
@@ -194,7 +199,7 @@ int mg_cmd_token(int argc, char **argv)
         if (mg_tokens_create(t, &spec, &made, text, &err) != 0) {
             rc = mg_cli_fail(&err);
         } else {
-            audit_token(&cfg, audit, "token_create", made.tenant, made.id, mg_level_name(made.level));
+            audit_token(&cfg, "token_create", made.tenant, made.id, mg_level_name(made.level));
             if (json) {
                 json_t *o = token_json(&made);
                 json_object_del(o, "last_used");
@@ -261,12 +266,11 @@ int mg_cmd_token(int argc, char **argv)
         } else {
             char idonly[MG_TOKEN_ID_LEN + 1];
             snprintf(idonly, sizeof(idonly), "%s", strncmp(id, "mgt_", 4) == 0 ? id + 4 : id);
-            if (!was) audit_token(&cfg, audit, "token_revoke", tenant_of, idonly, NULL);
+            if (!was) audit_token(&cfg, "token_revoke", tenant_of, idonly, NULL);
             if (json) printf("{\"revoked\":\"%s\",\"already\":%s}\n", idonly, was ? "true" : "false");
             else printf(was ? "token %s was already revoked\n" : "revoked token %s\n", idonly);
         }
     }
-    mg_audit_close(audit);
     mg_tokens_close(t);
     mg_strv_release(&repos);
     return rc;

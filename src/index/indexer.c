@@ -5,7 +5,7 @@
  *   2. the result queue between workers and the writer
  *   3. workers: read, hash, repair, chunk, extract, compress
  *   4. the writer: delete old rows, insert new ones, commit in batches
- *   5. progress line
+ *   5. progress
  *   6. mg_index_run: lock, walk, run, finish, stats
  */
 #include "index/indexer.h"
@@ -861,26 +861,21 @@ static int add_pending_trigrams(struct writer *w, struct mg_err *err)
     return rc;
 }
 
-/* ---- 5. progress line --------------------------------------------------------- */
+/* ---- 5. progress ------------------------------------------------------------------ */
 
-static void fmt_eta(char *b, size_t n, double s)
+static void report(const struct mg_index_opts *o, struct run *R, double t0, bool final)
 {
-    if (s < 0 || s > 1e6) snprintf(b, n, "--");
-    else if (s < 60) snprintf(b, n, "%.0fs", s);
-    else snprintf(b, n, "%.0fm%02.0fs", s / 60 - 0.5, (double)((int)s % 60));
-}
-
-static void progress(struct run *R, double t0, bool final)
-{
-    uint64_t files = __atomic_load_n(&R->files_done, __ATOMIC_RELAXED);
-    uint64_t bytes = __atomic_load_n(&R->bytes_done, __ATOMIC_RELAXED);
-    double el = now_s() - t0, rate = el > 0 ? bytes / el : 0;
-    char eta[32];
-    fmt_eta(eta, sizeof(eta), rate > 0 ? (double)(R->walk.total_bytes - bytes) / rate : -1);
-    fprintf(stderr, "\r\033[K  indexing %s  %llu/%zu files  %.1f/%.1f MB  %.1f MB/s  ETA %s%s", R->st->id,
-            (unsigned long long)files, R->walk.n, bytes / 1e6, R->walk.total_bytes / 1e6, rate / 1e6,
-            final ? "0s" : eta, final ? "\n" : "");
-    fflush(stderr);
+    struct mg_index_progress p = {
+        .repo = R->st->id,
+        .phase = "index",
+        .done = __atomic_load_n(&R->files_done, __ATOMIC_RELAXED),
+        .total = R->walk.n,
+        .bytes = __atomic_load_n(&R->bytes_done, __ATOMIC_RELAXED),
+        .total_bytes = R->walk.total_bytes,
+        .seconds = now_s() - t0,
+        .final = final,
+    };
+    o->on_progress(o->progress_ud, &p);
 }
 
 /* ---- 6. mg_index_run ----------------------------------------------------------- */
@@ -1054,7 +1049,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     }
 
     /* the writer loop */
-    double last_commit = now_s(), last_draw = 0, last_cb = 0;
+    double last_commit = now_s(), last_report = 0;
     uint64_t batch = commit_bytes();
     uint64_t since_commit = 0;
     int werr = 0;
@@ -1077,14 +1072,9 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
             since_commit = 0;
             last_commit = t;
         }
-        if (o->progress && t - last_draw >= 0.1) {
-            progress(&R, t0, false);
-            last_draw = t;
-        }
-        if (o->on_progress && t - last_cb >= 0.5) {
-            o->on_progress(o->progress_ud, __atomic_load_n(&R.files_done, __ATOMIC_RELAXED), R.walk.n,
-                           __atomic_load_n(&R.bytes_done, __ATOMIC_RELAXED), R.walk.total_bytes);
-            last_cb = t;
+        if (o->on_progress && t - last_report >= 0.2) {
+            report(o, &R, t0, false);
+            last_report = t;
         }
     }
     for (int i = 0; i < nth; i++) pthread_join(th[i], NULL);
@@ -1093,8 +1083,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         *err = R.worker_err;
         goto rollback;
     }
-    if (o->progress) progress(&R, t0, true);
-    if (o->on_progress) o->on_progress(o->progress_ud, R.files_done, R.walk.n, R.bytes_done, R.walk.total_bytes);
+    if (o->on_progress) report(o, &R, t0, true);
     st->bytes_read = R.bytes_done;
 
     if (stopped(R.stop)) {
@@ -1150,19 +1139,18 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
      * to FTS5's automerge. Its own transaction: a failure leaves the index as
      * it was. */
     if (st->chunks_written > 0 && st->chunks_written * 4 >= st->chunks) {
-        if (o->progress) {
-            fprintf(stderr, "\r\033[K  merging the word index of %s", st->id);
-            fflush(stderr);
-        }
         double m0 = now_s();
+        if (o->on_progress) {
+            struct mg_index_progress p = {.repo = st->id, .phase = "merge"};
+            o->on_progress(o->progress_ud, &p);
+        }
         if (sqlite3_exec(d->db, "INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')", NULL, NULL, NULL) != SQLITE_OK)
             fprintf(stderr, "memgate: warning: index %s: merging the word index failed (%s); searches work, a "
                             "little slower\n", st->id, sqlite3_errmsg(d->db));
         st->merge_seconds = now_s() - m0;
-        if (o->progress) fprintf(stderr, "\r\033[K");
     }
     /* vectors for what has none, from the stored text; never fails the run */
-    mg_vec_index(c, d, st->id, o->progress, o->stop, &st->vec);
+    mg_vec_index(c, d, st->id, o->on_progress, o->progress_ud, o->stop, &st->vec);
     sqlite3_exec(d->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
     rc = 0;
     goto out;

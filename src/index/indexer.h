@@ -25,15 +25,23 @@
 #include "util/err.h"
 #include "vector/vindex.h"
 
+/* Where a run is (mg_index_opts.on_progress). */
+struct mg_index_progress {
+    const char *repo;        /* the repo id */
+    const char *phase;       /* "index" (walk, read, parse, store), "merge" (the word index), "embed" */
+    uint64_t done, total;    /* files (index, embed) */
+    uint64_t bytes, total_bytes; /* index: bytes read of the walk's */
+    double seconds;          /* since the phase began */
+    bool final;              /* the phase's last report */
+};
+
 struct mg_index_opts {
     const char *path;  /* the directory to index, as given */
     const char *name;  /* --name, or NULL to derive the id from the path */
     const char *tenant; /* the owning tenant of a new repo, and the only one that may re-index it (NULL: "local") */
-    bool progress;     /* draw a progress line on stderr */
-    /* Called from the writer thread about twice a second and at the end of
-     * the walk-and-parse phase (NULL: not called). */
-    void (*on_progress)(void *ud, uint64_t files_done, uint64_t files_total, uint64_t bytes_done,
-                        uint64_t bytes_total);
+    /* Progress of the run, for whoever shows it (NULL: nobody): called from
+     * the writer thread about five times a second, and at each phase's end. */
+    void (*on_progress)(void *ud, const struct mg_index_progress *p);
     void *progress_ud;
     /* Read by the workers: nonzero stops the run at the next file, keeping
      * what is done (error `interrupted`). Set it from a signal handler or

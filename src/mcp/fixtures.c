@@ -9,8 +9,9 @@
  * Tools return a CallToolResult-shaped object ({"content":[...]} and, for a
  * tool error, "isError":true); rpc.c passes any tool result with a top-level
  * "content" array through verbatim instead of wrapping it as
- * structuredContent. Logging and progress go through mg_ctx_log and
- * mg_ctx_progress; sampling and elicitation through mg_ctx_request.
+ * structuredContent. Logging, progress, sampling and elicitation go
+ * through the struct mg_fixture_io rpc.c hands them (fixtures.h). They touch
+ * no repo and no memory, so they do not pass the gate and are not audited.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -19,7 +20,7 @@
 #include <time.h>
 
 #include "mcp/fixtures.h"
-#include "mcp/rpc.h"
+#include "mcp/jsonrpc.h"
 
 /* A 1x1 red PNG and a 1 ms, 8 kHz, 8-bit mono WAV of silence. */
 static const char PNG_B64[] =
@@ -60,25 +61,25 @@ static const char *str_arg(json_t *args, const char *key)
 
 /* ---- tools ---- */
 
-static int t_simple_text(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+static int t_simple_text(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     *result = text_result("This is a simple text response for testing.");
     return 0;
 }
 
-static int t_image(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+static int t_image(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     *result = json_pack("{s:[{s:s, s:s, s:s}]}", "content", "type", "image", "data", PNG_B64, "mimeType", "image/png");
     return 0;
 }
 
-static int t_audio(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+static int t_audio(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     *result = json_pack("{s:[{s:s, s:s, s:s}]}", "content", "type", "audio", "data", WAV_B64, "mimeType", "audio/wav");
     return 0;
 }
 
-static int t_embedded_resource(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+static int t_embedded_resource(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     *result = json_pack("{s:[{s:s, s:{s:s, s:s, s:s}}]}", "content", "type", "resource", "resource", "uri",
                         "test://embedded-resource", "mimeType", "text/plain", "text",
@@ -86,7 +87,7 @@ static int t_embedded_resource(struct mg_ctx *x, json_t *args, json_t **result, 
     return 0;
 }
 
-static int t_mixed(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+static int t_mixed(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     *result = json_pack("{s:[o, {s:s, s:s, s:s}, {s:s, s:{s:s, s:s, s:s}}]}", "content",
                         text_block("Multiple content types test:"), "type", "image", "data", PNG_B64, "mimeType",
@@ -95,39 +96,39 @@ static int t_mixed(struct mg_ctx *x, json_t *args, json_t **result, struct mg_er
     return 0;
 }
 
-static int t_logging(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+static int t_logging(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
-    mg_ctx_log(x, "info", "Tool execution started");
+    io->log(io, "info", "Tool execution started");
     sleep_ms(50);
-    mg_ctx_log(x, "info", "Tool processing data");
+    io->log(io, "info", "Tool processing data");
     sleep_ms(50);
-    mg_ctx_log(x, "info", "Tool execution completed");
+    io->log(io, "info", "Tool execution completed");
     *result = text_result("Tool with logging executed successfully");
     return 0;
 }
 
-static int t_error(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+static int t_error(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     *result = error_result("This tool intentionally returns an error for testing");
     return 0;
 }
 
-static int t_progress(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+static int t_progress(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
-    mg_ctx_progress(x, 0, 100, "starting");
+    io->progress(io, 0, 100, "starting");
     sleep_ms(50);
-    mg_ctx_progress(x, 50, 100, "halfway");
+    io->progress(io, 50, 100, "halfway");
     sleep_ms(50);
-    mg_ctx_progress(x, 100, 100, "done");
+    io->progress(io, 100, 100, "done");
     *result = text_result("Tool with progress executed successfully");
     return 0;
 }
 
 /* Send a server-to-client request; on failure *result is a tool error. */
-static json_t *ask_client(struct mg_ctx *x, const char *method, json_t *params, json_t **result)
+static json_t *ask_client(struct mg_fixture_io *io, const char *method, json_t *params, json_t **result)
 {
     struct mg_err e = {0};
-    json_t *r = mg_ctx_request(x, method, params, REQUEST_TIMEOUT_MS, &e);
+    json_t *r = io->request(io, method, params, REQUEST_TIMEOUT_MS, &e);
     json_decref(params);
     if (!r) {
         char msg[1200];
@@ -138,7 +139,7 @@ static json_t *ask_client(struct mg_ctx *x, const char *method, json_t *params, 
     return r;
 }
 
-static int t_sampling(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+static int t_sampling(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     const char *prompt = str_arg(args, "prompt");
     if (!prompt) {
@@ -147,7 +148,7 @@ static int t_sampling(struct mg_ctx *x, json_t *args, json_t **result, struct mg
     }
     json_t *params = json_pack("{s:[{s:s, s:{s:s, s:s}}], s:i}", "messages", "role", "user", "content", "type",
                                "text", "text", prompt, "maxTokens", 100);
-    json_t *r = ask_client(x, "sampling/createMessage", params, result);
+    json_t *r = ask_client(io, "sampling/createMessage", params, result);
     if (!r) return 0;
     json_t *content = json_object_get(r, "content");
     const char *text = NULL;
@@ -181,7 +182,7 @@ static json_t *elicitation_text(const char *prefix, json_t *r)
     return res;
 }
 
-static int t_elicitation(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+static int t_elicitation(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     const char *message = str_arg(args, "message");
     if (!message) {
@@ -192,14 +193,14 @@ static int t_elicitation(struct mg_ctx *x, json_t *args, json_t **result, struct
         "{s:s, s:{s:s, s:{s:{s:s, s:s}, s:{s:s, s:s}}, s:[s, s]}}", "message", message, "requestedSchema", "type",
         "object", "properties", "username", "type", "string", "description", "User's response", "email", "type",
         "string", "description", "User's email address", "required", "username", "email");
-    json_t *r = ask_client(x, "elicitation/create", params, result);
+    json_t *r = ask_client(io, "elicitation/create", params, result);
     if (!r) return 0;
     *result = elicitation_text("User response:", r);
     json_decref(r);
     return 0;
 }
 
-static int t_elicitation_defaults(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+static int t_elicitation_defaults(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     json_t *params = json_loads(
         "{\"message\":\"Test client default value handling - please accept with defaults\","
@@ -212,14 +213,14 @@ static int t_elicitation_defaults(struct mg_ctx *x, json_t *args, json_t **resul
         "\"verified\":{\"type\":\"boolean\",\"description\":\"Verification status\",\"default\":true}},"
         "\"required\":[]}}",
         0, NULL);
-    json_t *r = ask_client(x, "elicitation/create", params, result);
+    json_t *r = ask_client(io, "elicitation/create", params, result);
     if (!r) return 0;
     *result = elicitation_text("Elicitation completed:", r);
     json_decref(r);
     return 0;
 }
 
-static int t_elicitation_enums(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+static int t_elicitation_enums(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     json_t *params = json_loads(
         "{\"message\":\"Test enum schema variants (SEP-1330)\","
@@ -238,14 +239,14 @@ static int t_elicitation_enums(struct mg_ctx *x, json_t *args, json_t **result, 
         "{\"const\":\"value3\",\"title\":\"Third Choice\"}]}}},"
         "\"required\":[]}}",
         0, NULL);
-    json_t *r = ask_client(x, "elicitation/create", params, result);
+    json_t *r = ask_client(io, "elicitation/create", params, result);
     if (!r) return 0;
     *result = elicitation_text("Elicitation completed:", r);
     json_decref(r);
     return 0;
 }
 
-static int t_json_schema(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+static int t_json_schema(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     char *a = args ? json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     size_t n = strlen(a ? a : "{}") + 32;
@@ -260,7 +261,7 @@ static int t_json_schema(struct mg_ctx *x, json_t *args, json_t **result, struct
 /* server-sse-polling calls it: a short call whose result arrives on the POST
  * stream (closing the stream mid-call to test resumption would be the
  * transport's business; the scenario accepts the result on the POST stream). */
-static int t_reconnection(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+static int t_reconnection(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     sleep_ms(100);
     *result = text_result("Reconnection test completed successfully");
@@ -269,45 +270,45 @@ static int t_reconnection(struct mg_ctx *x, json_t *args, json_t **result, struc
 
 #define NOARGS "{\"type\":\"object\",\"properties\":{}}"
 
-static const struct mg_tool fixture_tools[] = {
+static const struct mg_fixture_tool fixture_tools[] = {
     {"test_simple_text", "Simple text", "Returns a simple text response (conformance fixture).", NOARGS, NULL,
-     t_simple_text, MG_LEVEL_READ},
-    {"test_image_content", "Image content", "Returns a 1x1 PNG image (conformance fixture).", NOARGS, NULL, t_image, MG_LEVEL_READ},
-    {"test_audio_content", "Audio content", "Returns a tiny WAV clip (conformance fixture).", NOARGS, NULL, t_audio, MG_LEVEL_READ},
+     t_simple_text},
+    {"test_image_content", "Image content", "Returns a 1x1 PNG image (conformance fixture).", NOARGS, NULL, t_image},
+    {"test_audio_content", "Audio content", "Returns a tiny WAV clip (conformance fixture).", NOARGS, NULL, t_audio},
     {"test_embedded_resource", "Embedded resource", "Returns an embedded text resource (conformance fixture).",
-     NOARGS, NULL, t_embedded_resource, MG_LEVEL_READ},
+     NOARGS, NULL, t_embedded_resource},
     {"test_multiple_content_types", "Mixed content",
-     "Returns text, image and resource content together (conformance fixture).", NOARGS, NULL, t_mixed, MG_LEVEL_READ},
+     "Returns text, image and resource content together (conformance fixture).", NOARGS, NULL, t_mixed},
     {"test_tool_with_logging", "Logging", "Sends three info log messages while it runs (conformance fixture).",
-     NOARGS, NULL, t_logging, MG_LEVEL_READ},
-    {"test_error_handling", "Error", "Always returns a tool error (conformance fixture).", NOARGS, NULL, t_error, MG_LEVEL_READ},
+     NOARGS, NULL, t_logging},
+    {"test_error_handling", "Error", "Always returns a tool error (conformance fixture).", NOARGS, NULL, t_error},
     {"test_tool_with_progress", "Progress", "Reports progress 0, 50 and 100 of 100 (conformance fixture).", NOARGS,
-     NULL, t_progress, MG_LEVEL_READ},
+     NULL, t_progress},
     {"test_sampling", "Sampling", "Asks the client's LLM to answer a prompt (conformance fixture).",
      "{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\","
      "\"description\":\"The prompt to send to the LLM\"}},\"required\":[\"prompt\"]}",
-     NULL, t_sampling, MG_LEVEL_READ},
+     NULL, t_sampling},
     {"test_elicitation", "Elicitation", "Asks the user for a username and email (conformance fixture).",
      "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\","
      "\"description\":\"The message to show the user\"}},\"required\":[\"message\"]}",
-     NULL, t_elicitation, MG_LEVEL_READ},
+     NULL, t_elicitation},
     {"test_elicitation_sep1034_defaults", "Elicitation defaults",
      "Elicits fields of every primitive type with defaults (SEP-1034; conformance fixture).", NOARGS, NULL,
-     t_elicitation_defaults, MG_LEVEL_READ},
+     t_elicitation_defaults},
     {"test_elicitation_sep1330_enums", "Elicitation enums",
-     "Elicits the five enum schema variants (SEP-1330; conformance fixture).", NOARGS, NULL, t_elicitation_enums, MG_LEVEL_READ},
+     "Elicits the five enum schema variants (SEP-1330; conformance fixture).", NOARGS, NULL, t_elicitation_enums},
     {"json_schema_2020_12_tool", "JSON Schema 2020-12", "Tool with JSON Schema 2020-12 features",
      "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\","
      "\"$defs\":{\"address\":{\"type\":\"object\",\"properties\":{\"street\":{\"type\":\"string\"},"
      "\"city\":{\"type\":\"string\"}}}},"
      "\"properties\":{\"name\":{\"type\":\"string\"},\"address\":{\"$ref\":\"#/$defs/address\"}},"
      "\"additionalProperties\":false}",
-     NULL, t_json_schema, MG_LEVEL_READ},
+     NULL, t_json_schema},
     {"test_reconnection", "Reconnection", "A short call answered on the request's SSE stream (conformance fixture).",
-     NOARGS, NULL, t_reconnection, MG_LEVEL_READ},
+     NOARGS, NULL, t_reconnection},
 };
 
-const struct mg_tool *mg_fixture_tools(size_t *n)
+const struct mg_fixture_tool *mg_fixture_tools(size_t *n)
 {
     *n = sizeof(fixture_tools) / sizeof(fixture_tools[0]);
     return fixture_tools;
@@ -515,7 +516,7 @@ static int complete(json_t *params, json_t **result, int *code, const char **mes
     return 1;
 }
 
-int mg_fixtures_handle(struct mg_ctx *x, const char *method, json_t *params, json_t **result, int *code,
+int mg_fixtures_handle(const char *method, json_t *params, json_t **result, int *code,
                        const char **message)
 {
     *result = NULL;

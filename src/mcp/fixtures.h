@@ -1,21 +1,45 @@
 /* fixtures.h — the conformance suite's fixtures (`memgate serve
  * --conformance-fixtures`): the test tools, resources, prompts and
  * completions that @modelcontextprotocol/conformance's server scenarios call.
- * Off by default; never part of a normal server.
+ * Off by default; never part of a normal server. They read no repo and no
+ * memory, so they are MCP-level only: rpc.c runs them itself, with the I/O
+ * below, not through the gate.
  */
 #ifndef MG_FIXTURES_H
 #define MG_FIXTURES_H
 
+#include <stddef.h>
+
 #include <jansson.h>
 
-#include "server/server.h"
+#include "util/err.h"
+
+/* What a fixture tool may send while it runs (rpc.c provides it). */
+struct mg_fixture_io {
+    void (*log)(struct mg_fixture_io *io, const char *level, const char *message);
+    void (*progress)(struct mg_fixture_io *io, double done, double total, const char *message);
+    /* a server-to-client request: its result (new reference), or NULL with err */
+    json_t *(*request)(struct mg_fixture_io *io, const char *method, json_t *params, int timeout_ms,
+                       struct mg_err *err);
+};
+
+struct mg_fixture_tool {
+    const char *name;
+    const char *title;
+    const char *description;
+    const char *input_schema;  /* JSON Schema text */
+    const char *output_schema; /* NULL: none */
+    /* *result: a CallToolResult ({"content":[...]}, "isError" for a tool error) */
+    int (*call)(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err);
+};
+
+const struct mg_fixture_tool *mg_fixture_tools(size_t *n);
 
 /* Handle a fixture-only method (resources/..., prompts/..., completion/...).
  * Returns 1 when handled: *result (new reference) or, on failure, *code and
  * *message (static) for a JSON-RPC error. Returns 0 for a method it does not
  * know. */
-int mg_fixtures_handle(struct mg_ctx *x, const char *method, json_t *params, json_t **result, int *code,
-                       const char **message);
+int mg_fixtures_handle(const char *method, json_t *params, json_t **result, int *code, const char **message);
 /* Capabilities the fixtures add to initialize's result (resources, prompts,
  * completions), merged into caps. */
 void mg_fixtures_capabilities(json_t *caps);

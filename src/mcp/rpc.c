@@ -1,4 +1,12 @@
-/* rpc.c — see rpc.h. */
+/* rpc.c — the MCP lifecycle and methods (rpc.h).
+ *
+ * Sections:
+ *   1. versions, log levels, root URIs
+ *   2. server-to-client requests and notifications
+ *   3. the channel a tool call gets (progress, log, roots) and the fixtures' I/O
+ *   4. methods
+ *   5. dispatch: one message, a batch
+ */
 #include "mcp/rpc.h"
 
 #include <errno.h>
@@ -9,8 +17,14 @@
 #include <time.h>
 
 #include "mcp/fixtures.h"
+#include "tools/tools.h"
+#include "util/json.h"
 #include "util/metrics.h"
 #include "util/version.h"
+
+#define ROOTS_TIMEOUT_MS 10000
+
+/* ---- 1. versions, log levels, root URIs ----------------------------------------------------- */
 
 const char *const mg_mcp_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", NULL};
 
@@ -32,88 +46,35 @@ static int level_index(const char *name)
     return -1;
 }
 
-/* ---- messages ------------------------------------------------------------------------ */
+static int hex(int c) { return c >= '0' && c <= '9' ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : -1; }
 
-json_t *mg_rpc_error(json_t *id, int code, const char *message, json_t *data)
+char *mg_uri_to_path(const char *uri)
 {
-    json_t *e = json_pack("{s:i, s:o}", "code", code, "message", mg_json_text(message));
-    if (data) json_object_set_new(e, "data", data);
-    return json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id ? id : json_null(), "error", e);
-}
-
-static json_t *result_msg(json_t *id, json_t *result)
-{
-    return json_pack("{s:s, s:O, s:O}", "jsonrpc", "2.0", "id", id, "result", result);
-}
-
-/* Nesting depth of JSON text, outside strings; stops early past max. */
-static int too_deep(const char *t, size_t n, int max)
-{
-    int depth = 0;
-    bool str = false;
-    for (size_t i = 0; i < n; i++) {
-        char c = t[i];
-        if (str) {
-            if (c == '\\') i++;
-            else if (c == '"') str = false;
-        } else if (c == '"') {
-            str = true;
-        } else if (c == '[' || c == '{') {
-            if (++depth > max) return 1;
-        } else if (c == ']' || c == '}') {
-            depth--;
-        }
+    if (strncmp(uri, "file://", 7) == 0) {
+        uri += 7;
+        if (strncmp(uri, "localhost/", 10) == 0) uri += 9;
     }
-    return 0;
-}
-
-json_t *mg_rpc_parse(const char *text, size_t len, json_t **reply)
-{
-    *reply = NULL;
-    if (too_deep(text, len, MG_RPC_MAX_DEPTH)) {
-        char m[96];
-        snprintf(m, sizeof(m), "parse error: JSON nested deeper than %d levels", MG_RPC_MAX_DEPTH);
-        *reply = mg_rpc_error(NULL, MG_RPC_PARSE_ERROR, m, NULL);
-        return NULL;
-    }
-    json_error_t je;
-    json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
-    if (!j) {
-        char m[256];
-        snprintf(m, sizeof(m), "parse error: %s at line %d column %d", je.text, je.line, je.column);
-        *reply = mg_rpc_error(NULL, MG_RPC_PARSE_ERROR, m, NULL);
-        return NULL;
-    }
-    return j;
-}
-
-static bool id_valid(json_t *id) { return json_is_string(id) || json_is_integer(id); }
-
-void mg_rpc_classify(json_t *msg, struct mg_rpc_kind *k)
-{
-    memset(k, 0, sizeof(*k));
-    k->batch = json_is_array(msg);
-    size_t n = k->batch ? json_array_size(msg) : 1;
-    for (size_t i = 0; i < n; i++) {
-        json_t *m = k->batch ? json_array_get(msg, i) : msg;
-        json_t *method = json_object_get(m, "method");
-        json_t *id = json_object_get(m, "id");
-        if (json_is_string(method)) {
-            if (id) {
-                k->requests++;
-                if (strcmp(json_string_value(method), "initialize") == 0) k->initialize = true;
-            } else {
-                k->notifications++;
+    if (*uri != '/') return NULL;
+    char *p = malloc(strlen(uri) + 1), *o = p;
+    if (!p) return NULL;
+    for (const char *s = uri; *s; s++) {
+        if (*s == '%') {
+            int h = hex(s[1]), l = h < 0 ? -1 : hex(s[2]);
+            if (h < 0 || l < 0 || (h == 0 && l == 0)) {
+                free(p);
+                return NULL;
             }
-        } else if (json_object_get(m, "result") || json_object_get(m, "error")) {
-            k->responses++;
+            *o++ = (char)(h * 16 + l);
+            s += 2;
         } else {
-            k->requests++; /* invalid: it will be answered with -32600 */
+            *o++ = *s;
         }
     }
+    *o = 0;
+    return p;
 }
 
-/* ---- server-to-client requests ------------------------------------------------------ */
+/* ---- 2. server-to-client requests and notifications ------------------------------------------------ */
 
 struct mg_pending {
     int64_t id;
@@ -151,10 +112,14 @@ void mg_rpc_cancel_pending(struct mg_session *s)
     pthread_mutex_unlock(&s->mu);
 }
 
-json_t *mg_ctx_request(struct mg_ctx *x, const char *method, json_t *params, int timeout_ms, struct mg_err *err)
+/* Send a request to the client and wait for its result (new reference), or
+ * NULL with err: unsupported (the channel cannot carry it), timeout, or the
+ * client's error. */
+static json_t *request(const struct mg_rpc_conn *c, const char *method, json_t *params, int timeout_ms,
+                       struct mg_err *err)
 {
-    struct mg_session *s = x->session;
-    if (!x->out) {
+    struct mg_session *s = c->session;
+    if (!c->out) {
         mg_err_set(err, MG_E_UNSUPPORTED, "this transport cannot send '%s' to the client", method);
         return NULL;
     }
@@ -167,7 +132,7 @@ json_t *mg_ctx_request(struct mg_ctx *x, const char *method, json_t *params, int
 
     json_t *msg = json_pack("{s:s, s:I, s:s}", "jsonrpc", "2.0", "id", (json_int_t)p.id, "method", method);
     if (params) json_object_set(msg, "params", params);
-    int sent = x->out->send(x->out, msg);
+    int sent = c->out->send(c->out, msg);
     json_decref(msg);
 
     pthread_mutex_lock(&s->mu);
@@ -209,46 +174,108 @@ json_t *mg_ctx_request(struct mg_ctx *x, const char *method, json_t *params, int
     return p.result;
 }
 
-static void notify(struct mg_ctx *x, const char *method, json_t *params)
+static void notify(const struct mg_rpc_conn *c, const char *method, json_t *params)
 {
-    if (!x->out) {
+    if (!c->out) {
         json_decref(params);
         return;
     }
     json_t *m = json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method", method, "params", params);
-    x->out->send(x->out, m);
+    c->out->send(c->out, m);
     json_decref(m);
 }
 
-void mg_ctx_progress(struct mg_ctx *x, double progress, double total, const char *message)
+static void progress(const struct mg_rpc_conn *c, json_t *token, double done, double total, const char *message)
 {
-    if (!x->progress_token) return;
-    json_t *p = json_pack("{s:O, s:f}", "progressToken", x->progress_token, "progress", progress);
+    if (!token) return;
+    json_t *p = json_pack("{s:O, s:f}", "progressToken", token, "progress", done);
     if (total > 0) json_object_set_new(p, "total", json_real(total));
     if (message) json_object_set_new(p, "message", json_string(message));
-    notify(x, "notifications/progress", p);
+    notify(c, "notifications/progress", p);
 }
 
-void mg_ctx_log(struct mg_ctx *x, const char *level, const char *fmt, ...)
+static void log_line(const struct mg_rpc_conn *c, const char *level, const char *message)
 {
     int lv = level_index(level);
-    pthread_mutex_lock(&x->session->mu);
-    int want = x->session->log_level;
-    pthread_mutex_unlock(&x->session->mu);
+    pthread_mutex_lock(&c->session->mu);
+    int want = c->session->log_level;
+    pthread_mutex_unlock(&c->session->mu);
     if (lv < 0 || lv > want) return;
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    notify(x, "notifications/message", json_pack("{s:s, s:s, s:s}", "level", levels[lv], "logger", "memgate",
-                                                 "data", buf));
+    notify(c, "notifications/message",
+           json_pack("{s:s, s:s, s:o}", "level", levels[lv], "logger", "memgate", "data", mg_json_text(message)));
 }
 
-/* ---- methods ------------------------------------------------------------------------ */
+/* ---- 3. the channel of a tool call, the fixtures' I/O ---------------------------------------------- */
+
+struct channel {
+    struct mg_channel ch;          /* first: the request's channel */
+    struct mg_fixture_io io;       /* the fixtures' */
+    const struct mg_rpc_conn *c;
+    json_t *token;                 /* the call's _meta.progressToken, or NULL (borrowed) */
+    double last;                   /* the last progress sent: each must be greater (MCP) */
+    bool sent;
+};
+
+static struct channel *of_ch(struct mg_channel *ch) { return (struct channel *)ch; }
+static struct channel *of_io(struct mg_fixture_io *io)
+{
+    return (struct channel *)((char *)io - offsetof(struct channel, io));
+}
+
+static void ch_progress(struct mg_channel *ch, double done, double total, const char *message)
+{
+    struct channel *c = of_ch(ch);
+    if (c->sent && done <= c->last) return; /* progress must increase with each notification */
+    c->sent = true;
+    c->last = done;
+    progress(c->c, c->token, done, total, message);
+}
+
+static void ch_log(struct mg_channel *ch, const char *level, const char *message)
+{
+    log_line(of_ch(ch)->c, level, message);
+}
+
+static int ch_roots(struct mg_channel *ch, char ***paths, size_t *n, struct mg_err *err)
+{
+    *paths = NULL;
+    *n = 0;
+    json_t *r = request(of_ch(ch)->c, "roots/list", NULL, ROOTS_TIMEOUT_MS, err);
+    if (!r) return -1;
+    json_t *roots = json_object_get(r, "roots"), *e;
+    size_t i;
+    char **v = calloc(json_array_size(roots) + 1, sizeof(char *));
+    json_array_foreach(roots, i, e)
+    {
+        const char *uri = json_string_value(json_object_get(e, "uri"));
+        char *p = uri && v ? mg_uri_to_path(uri) : NULL;
+        if (p) v[(*n)++] = p;
+    }
+    json_decref(r);
+    *paths = v;
+    return v ? 0 : mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+}
+
+static void io_log(struct mg_fixture_io *io, const char *level, const char *message)
+{
+    log_line(of_io(io)->c, level, message);
+}
+
+static void io_progress(struct mg_fixture_io *io, double done, double total, const char *message)
+{
+    progress(of_io(io)->c, of_io(io)->token, done, total, message);
+}
+
+static json_t *io_request(struct mg_fixture_io *io, const char *method, json_t *params, int timeout_ms,
+                          struct mg_err *err)
+{
+    return request(of_io(io)->c, method, params, timeout_ms, err);
+}
+
+/* ---- 4. methods ----------------------------------------------------------------------------------- */
 
 struct call {
-    struct mg_ctx *x;
+    const struct mg_rpc_conn *c;
     json_t *id, *params;
     const char *method;
     int code;            /* JSON-RPC error, when set */
@@ -269,7 +296,7 @@ static json_t *fail(struct call *c, int code, const char *fmt, ...)
 
 static json_t *m_initialize(struct call *c)
 {
-    struct mg_session *s = c->x->session;
+    struct mg_session *s = c->c->session;
     json_t *p = c->params;
     const char *want = json_string_value(json_object_get(p, "protocolVersion"));
     if (!want) return fail(c, MG_RPC_INVALID_PARAMS, "initialize needs params.protocolVersion (a string)");
@@ -299,7 +326,7 @@ static json_t *m_initialize(struct call *c)
     pthread_mutex_unlock(&s->mu);
 
     json_t *scaps = json_pack("{s:{s:b}, s:{}}", "tools", "listChanged", 0, "logging");
-    if (c->x->srv->fixtures) mg_fixtures_capabilities(scaps);
+    if (c->c->srv->fixtures) mg_fixtures_capabilities(scaps);
     return json_pack("{s:s, s:o, s:{s:s, s:s, s:s}, s:s}", "protocolVersion", ver, "capabilities", scaps,
                      "serverInfo", "name", "memgate", "title", "memgate code search", "version", MG_VERSION,
                      "instructions",
@@ -315,21 +342,22 @@ static json_t *m_set_level(struct call *c)
     if (lv < 0)
         return fail(c, MG_RPC_INVALID_PARAMS,
                     "params.level must be one of debug, info, notice, warning, error, critical, alert, emergency");
-    pthread_mutex_lock(&c->x->session->mu);
-    c->x->session->log_level = lv;
-    pthread_mutex_unlock(&c->x->session->mu);
+    pthread_mutex_lock(&c->c->session->mu);
+    c->c->session->log_level = lv;
+    pthread_mutex_unlock(&c->c->session->mu);
     return json_object();
 }
 
-static json_t *tool_json(const struct mg_tool *t)
+static json_t *tool_json(const char *name, const char *title, const char *description, const char *input,
+                         const char *output)
 {
     json_error_t je;
-    json_t *o = json_pack("{s:s, s:s}", "name", t->name, "description", t->description);
-    if (t->title) json_object_set_new(o, "title", json_string(t->title));
-    json_t *in = json_loads(t->input_schema, 0, &je);
+    json_t *o = json_pack("{s:s, s:s}", "name", name, "description", description);
+    if (title) json_object_set_new(o, "title", json_string(title));
+    json_t *in = json_loads(input, 0, &je);
     json_object_set_new(o, "inputSchema", in ? in : json_pack("{s:s}", "type", "object"));
-    if (t->output_schema) {
-        json_t *out = json_loads(t->output_schema, 0, &je);
+    if (output) {
+        json_t *out = json_loads(output, 0, &je);
         if (out) json_object_set_new(o, "outputSchema", out);
     }
     return o;
@@ -338,20 +366,34 @@ static json_t *tool_json(const struct mg_tool *t)
 static json_t *m_tools_list(struct call *c)
 {
     size_t n;
-    const struct mg_tool *t = mg_tools(c->x->srv, &n);
+    const struct mg_tool *t = mg_tools(&n);
     json_t *a = json_array();
-    for (size_t i = 0; i < n; i++) json_array_append_new(a, tool_json(&t[i]));
-    if (c->x->srv->fixtures) {
-        const struct mg_tool *f = mg_fixture_tools(&n);
-        for (size_t i = 0; i < n; i++) json_array_append_new(a, tool_json(&f[i]));
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, tool_json(t[i].name, t[i].title, t[i].description, t[i].input_schema,
+                                           t[i].output_schema));
+    if (c->c->srv->fixtures) {
+        const struct mg_fixture_tool *f = mg_fixture_tools(&n);
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(a, tool_json(f[i].name, f[i].title, f[i].description, f[i].input_schema,
+                                               f[i].output_schema));
     }
     return json_pack("{s:o}", "tools", a);
 }
 
-static void add_meta(struct mg_ctx *x, json_t *res)
+static const struct mg_fixture_tool *fixture_find(const struct mg_server *srv, const char *name)
 {
-    if (!x->srv->verbose) return;
-    struct mg_session *s = x->session;
+    if (!srv->fixtures) return NULL;
+    size_t n;
+    const struct mg_fixture_tool *f = mg_fixture_tools(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(f[i].name, name) == 0) return &f[i];
+    return NULL;
+}
+
+static void add_meta(const struct mg_rpc_conn *c, json_t *res)
+{
+    if (!c->srv->verbose) return;
+    struct mg_session *s = c->session;
     char when[32];
     time_t now = time(NULL);
     struct tm tm;
@@ -367,41 +409,63 @@ static void add_meta(struct mg_ctx *x, json_t *res)
     json_decref(v);
 }
 
+/* The CallToolResult of a failed call: no structuredContent (see rpc.h). */
+static json_t *error_result(const struct mg_err *err, json_t *data)
+{
+    char *text = NULL;
+    if (asprintf(&text, "error[%s]: %s", err->code ? err->code : MG_E_INTERNAL, err->msg) < 0) text = NULL;
+    json_t *res = json_pack("{s:[{s:s, s:o}], s:b}", "content", "type", "text", "text",
+                            mg_json_text(text ? text : "error"), "isError", 1);
+    free(text);
+    if (data) json_object_set_new(res, "_meta", json_pack("{s:o}", MG_MCP_ERROR_META, data));
+    return res;
+}
+
 static json_t *m_tools_call(struct call *c)
 {
     const char *name = json_string_value(json_object_get(c->params, "name"));
     if (!name) return fail(c, MG_RPC_INVALID_PARAMS, "tools/call needs params.name (a string)");
-    const struct mg_tool *t = mg_tool_find(c->x->srv, name);
-    if (!t) return fail(c, MG_RPC_INVALID_PARAMS, "unknown tool '%s'; tools/list shows the tools", name);
+    const struct mg_tool *t = mg_tool_find(name);
+    const struct mg_fixture_tool *ft = t ? NULL : fixture_find(c->c->srv, name);
+    if (!t && !ft) return fail(c, MG_RPC_INVALID_PARAMS, "unknown tool '%s'; tools/list shows the tools", name);
     json_t *args = json_object_get(c->params, "arguments");
     if (args && !json_is_object(args) && !json_is_null(args))
         return fail(c, MG_RPC_INVALID_PARAMS, "params.arguments must be an object");
-    json_t *meta = json_object_get(c->params, "_meta");
-    json_t *tok = json_object_get(meta, "progressToken");
-    c->x->progress_token = (json_is_string(tok) || json_is_integer(tok)) ? tok : NULL;
+    if (!json_is_object(args)) args = NULL;
+    json_t *tok = json_object_get(json_object_get(c->params, "_meta"), "progressToken");
+    struct channel ch = {
+        .ch = {ch_progress, ch_log, ch_roots},
+        .io = {io_log, io_progress, io_request},
+        .c = c->c,
+        .token = (json_is_string(tok) || json_is_integer(tok)) ? tok : NULL,
+    };
 
-    json_t *own = args && json_is_object(args) ? json_incref(args) : json_object();
-    json_t *result = NULL;
+    json_t *result = NULL, *res;
     struct mg_err err = {0};
-    int rc = mg_gate_call(c->x, t, own, &result, &err);
-    json_decref(own);
-    c->x->progress_token = NULL;
-    mg_metrics_tool(name, rc == 0 && !json_is_true(json_object_get(result, "isError")));
-
-    json_t *res;
-    if (rc != 0) {
-        /* No structuredContent: clients validate it against the tool's
-         * outputSchema (the TypeScript SDK throws -32602 when it does not
-         * match), so the agent would never see the error. The code and the
-         * sentence are in the text; the same as data in _meta. */
-        json_t *e = mg_err_to_json(c->x, &err);
-        char *text = NULL;
-        if (asprintf(&text, "error[%s]: %s", err.code ? err.code : MG_E_INTERNAL, err.msg) < 0) text = NULL;
-        res = json_pack("{s:[{s:s, s:o}], s:b, s:{s:o}}", "content", "type", "text", "text",
-                        mg_json_text(text ? text : "error"), "isError", 1, "_meta", MG_MCP_ERROR_META, e);
-        free(text);
-    } else if (json_is_array(json_object_get(result, "content"))) {
-        res = json_incref(result); /* a result made of content blocks (fixtures) */
+    if (ft) { /* a conformance fixture: MCP-level, no repo, no memory */
+        json_t *own = args ? json_incref(args) : json_object();
+        int rc = ft->call(&ch.io, own, &result, &err);
+        json_decref(own);
+        mg_metrics_tool(name, rc == 0 && !json_is_true(json_object_get(result, "isError")));
+        res = rc == 0 ? result : error_result(&err, NULL);
+        if (rc != 0) json_decref(result);
+        add_meta(c->c, res);
+        return res;
+    }
+    struct mg_request_spec spec = {
+        .srv = c->c->srv,
+        .who = c->c->who,
+        .session = c->c->session,
+        .repo_header = c->c->repo_header,
+        .cwd = c->c->cwd,
+        .channel = &ch.ch,
+        .op = t->name,
+    };
+    struct mg_ctx x;
+    if (mg_request_init(&x, &spec, &err) != 0) {
+        res = error_result(&err, NULL);
+    } else if (mg_tools_call(&x, t, args, &result, &err) != 0) {
+        res = error_result(&err, mg_tools_error_json(&x, &err));
     } else {
         char *text = json_dumps(result, JSON_COMPACT);
         res = json_pack("{s:[{s:s, s:s}], s:O}", "content", "type", "text", "text", text ? text : "{}",
@@ -409,13 +473,14 @@ static json_t *m_tools_call(struct call *c)
         free(text);
     }
     json_decref(result);
-    add_meta(c->x, res);
+    if (x.srv) mg_request_release(&x);
+    add_meta(c->c, res);
     return res;
 }
 
 static json_t *dispatch(struct call *c)
 {
-    struct mg_session *s = c->x->session;
+    struct mg_session *s = c->c->session;
     const char *m = c->method;
     if (strcmp(m, "ping") == 0) return json_object();
     if (strcmp(m, "initialize") == 0) return m_initialize(c);
@@ -426,11 +491,11 @@ static json_t *dispatch(struct call *c)
     if (strcmp(m, "logging/setLevel") == 0) return m_set_level(c);
     if (strcmp(m, "tools/list") == 0) return m_tools_list(c);
     if (strcmp(m, "tools/call") == 0) return m_tools_call(c);
-    if (c->x->srv->fixtures) {
+    if (c->c->srv->fixtures) {
         json_t *r = NULL;
         int code = 0;
         const char *msg = NULL;
-        if (mg_fixtures_handle(c->x, m, c->params, &r, &code, &msg)) {
+        if (mg_fixtures_handle(m, c->params, &r, &code, &msg)) {
             if (r) return r;
             return fail(c, code ? code : MG_RPC_INTERNAL_ERROR, "%s", msg ? msg : "fixture failed");
         }
@@ -438,9 +503,11 @@ static json_t *dispatch(struct call *c)
     return fail(c, MG_RPC_METHOD_NOT_FOUND, "method '%s' not found", m);
 }
 
-static void notification(struct mg_ctx *x, const char *m)
+/* ---- 5. dispatch ------------------------------------------------------------------------------------ */
+
+static void notification(const struct mg_rpc_conn *c, const char *m)
 {
-    struct mg_session *s = x->session;
+    struct mg_session *s = c->session;
     pthread_mutex_lock(&s->mu);
     if (strcmp(m, "notifications/initialized") == 0) {
         s->ready = true;
@@ -451,8 +518,10 @@ static void notification(struct mg_ctx *x, const char *m)
     /* notifications/cancelled and others: nothing to do */
 }
 
+static bool id_valid(json_t *id) { return json_is_string(id) || json_is_integer(id); }
+
 /* One message of a batch or alone. Returns the response, or NULL. */
-static json_t *handle_one(struct mg_ctx *x, json_t *m)
+static json_t *handle_one(const struct mg_rpc_conn *c, json_t *m)
 {
     if (!json_is_object(m))
         return mg_rpc_error(NULL, MG_RPC_INVALID_REQUEST, "invalid request: a message must be a JSON object", NULL);
@@ -460,7 +529,7 @@ static json_t *handle_one(struct mg_ctx *x, json_t *m)
     json_t *method = json_object_get(m, "method");
     const char *ver = json_string_value(json_object_get(m, "jsonrpc"));
     if (!method && (json_object_get(m, "result") || json_object_get(m, "error"))) {
-        deliver(x->session, m);
+        deliver(c->session, m);
         return NULL;
     }
     if (!ver || strcmp(ver, "2.0") != 0)
@@ -474,7 +543,7 @@ static json_t *handle_one(struct mg_ctx *x, json_t *m)
         return mg_rpc_error(id_valid(id) ? id : NULL, MG_RPC_INVALID_REQUEST,
                             "invalid request: \"params\" must be an object", NULL);
     if (!id) {
-        notification(x, json_string_value(method));
+        notification(c, json_string_value(method));
         return NULL;
     }
     if (!id_valid(id))
@@ -482,31 +551,30 @@ static json_t *handle_one(struct mg_ctx *x, json_t *m)
                             NULL);
     if (params && !json_is_object(params))
         return mg_rpc_error(id, MG_RPC_INVALID_PARAMS, "\"params\" must be an object", NULL);
-    struct call c = {.x = x, .id = id, .params = params ? params : NULL, .method = json_string_value(method)};
+    struct call call = {.c = c, .id = id, .params = params, .method = json_string_value(method)};
     json_t *empty = NULL;
-    if (!c.params) c.params = empty = json_object();
-    json_t *r = dispatch(&c);
+    if (!call.params) call.params = empty = json_object();
+    json_t *r = dispatch(&call);
     json_decref(empty);
-    if (!r) return mg_rpc_error(id, c.code, c.message, c.data);
-    json_t *resp = result_msg(id, r);
-    json_decref(r);
+    if (!r) return mg_rpc_error(id, call.code, call.message, call.data);
+    json_t *resp = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id, "result", r);
     return resp;
 }
 
-void mg_rpc_handle(struct mg_ctx *x, json_t *msg, json_t **reply)
+void mg_rpc_handle(const struct mg_rpc_conn *c, json_t *msg, json_t **reply)
 {
     *reply = NULL;
     if (!json_is_array(msg)) {
-        *reply = handle_one(x, msg);
+        *reply = handle_one(c, msg);
         return;
     }
     if (json_array_size(msg) == 0) {
         *reply = mg_rpc_error(NULL, MG_RPC_INVALID_REQUEST, "invalid request: an empty batch", NULL);
         return;
     }
-    pthread_mutex_lock(&x->session->mu);
-    bool batches = strcmp(x->session->protocol, "2025-03-26") == 0;
-    pthread_mutex_unlock(&x->session->mu);
+    pthread_mutex_lock(&c->session->mu);
+    bool batches = strcmp(c->session->protocol, "2025-03-26") == 0;
+    pthread_mutex_unlock(&c->session->mu);
     if (!batches) {
         *reply = mg_rpc_error(NULL, MG_RPC_INVALID_REQUEST,
                               "invalid request: batches are only allowed with protocol version 2025-03-26", NULL);
@@ -517,7 +585,7 @@ void mg_rpc_handle(struct mg_ctx *x, json_t *msg, json_t **reply)
     json_t *m;
     json_array_foreach(msg, i, m)
     {
-        json_t *r = handle_one(x, m);
+        json_t *r = handle_one(c, m);
         if (r) json_array_append_new(out, r);
     }
     if (json_array_size(out) == 0) json_decref(out);

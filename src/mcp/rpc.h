@@ -1,4 +1,4 @@
-/* rpc.h — JSON-RPC 2.0 and the MCP lifecycle, independent of transport.
+/* rpc.h — the MCP lifecycle and methods, independent of transport.
  *
  * Protocol versions 2025-03-26, 2025-06-18 and 2025-11-25. `initialize`
  * answers the client's version when supported, else the newest. Batches
@@ -8,9 +8,14 @@
  * is -32601. Before initialize every request but ping is refused (-32600,
  * "not initialized").
  *
- * Transports (stdio.c, http.c) parse a message with mg_rpc_parse, look at it
- * with mg_rpc_classify, and hand it to mg_rpc_handle with a context; the
- * reply (if any) is theirs to write.
+ * tools/call builds the request context (request/ctx.h) from the
+ * connection, with a channel for progress, log lines and roots/list, and
+ * runs the tool through mg_tools_call (tools/tools.h): this file never
+ * reaches the gate or a provider itself.
+ *
+ * Transports (stdio.c, http/mcp.c) parse a message with mg_rpc_parse,
+ * look at it with mg_rpc_classify (jsonrpc.h), and hand it to mg_rpc_handle
+ * with their connection; the reply (if any) is theirs to write.
  */
 #ifndef MG_RPC_H
 #define MG_RPC_H
@@ -20,57 +25,49 @@
 
 #include <jansson.h>
 
-#include "server/server.h"
-
-#define MG_RPC_PARSE_ERROR -32700
-#define MG_RPC_INVALID_REQUEST -32600
-#define MG_RPC_METHOD_NOT_FOUND -32601
-#define MG_RPC_INVALID_PARAMS -32602
-#define MG_RPC_INTERNAL_ERROR -32603
-
-#define MG_RPC_MAX_DEPTH 64
+#include "mcp/jsonrpc.h"
+#include "request/server.h"
+#include "security/access.h"
 
 /* A failed tools/call is a result with isError: true, the text block
  * "error[CODE]: sentence", and _meta[MG_MCP_ERROR_META] = {"code",
  * "message", "repos"?} for programs; never structuredContent, which clients
  * check against the tool's outputSchema. */
-#define MG_MCP_ERROR_META "memgate/error"  /* deeper JSON is refused as a parse error */
+#define MG_MCP_ERROR_META "memgate/error"
 
 extern const char *const mg_mcp_versions[]; /* newest first, NULL-terminated */
 #define MG_MCP_LATEST "2025-11-25"
 bool mg_mcp_version_supported(const char *v);
 
-/* Parse one message (object or batch array). On failure *reply gets the
- * JSON-RPC error to send (-32700, id null) and NULL is returned. Refuses
- * nesting deeper than MG_RPC_MAX_DEPTH. */
-json_t *mg_rpc_parse(const char *text, size_t len, json_t **reply);
-
-struct mg_rpc_kind {
-    bool batch;
-    size_t requests;       /* messages with a method and an id */
-    size_t notifications;  /* a method, no id */
-    size_t responses;      /* result or error, no method */
-    bool initialize;       /* one of the requests is `initialize` */
+/* Where the messages produced while serving one request go (besides its
+ * response): notifications and server-to-client requests. */
+struct mg_out {
+    /* Send one message (borrowed). 0 sent; -1 this channel cannot carry it
+     * (an HTTP request answered with plain JSON). */
+    int (*send)(struct mg_out *o, json_t *msg);
 };
-void mg_rpc_classify(json_t *msg, struct mg_rpc_kind *k);
+
+/* One MCP connection as its transport hands it over, for one message. */
+struct mg_rpc_conn {
+    struct mg_server *srv;
+    struct mg_session *session;      /* the transport holds a reference for the call */
+    const struct mg_principal *who;  /* the caller */
+    const char *repo_header;         /* X-Memgate-Repo, or NULL */
+    const char *cwd;                 /* stdio: the directory `memgate mcp` runs in; NULL otherwise */
+    struct mg_out *out;              /* may be NULL */
+};
 
 /* Handle a parsed message. Requests are answered in *reply (an object, or
  * an array for a batch; NULL when nothing is to be answered). Responses to
- * server-to-client requests are delivered to the waiting mg_ctx_request. */
-void mg_rpc_handle(struct mg_ctx *x, json_t *msg, json_t **reply);
+ * server-to-client requests are delivered to the request waiting for them. */
+void mg_rpc_handle(const struct mg_rpc_conn *c, json_t *msg, json_t **reply);
 
-/* A JSON-RPC error response (new reference); id may be NULL for null. */
-json_t *mg_rpc_error(json_t *id, int code, const char *message, json_t *data);
-
-/* stdio transport (stdio.c): newline-delimited JSON-RPC on in_fd/out_fd for
- * one client and one session until end of input. tools/call runs on worker
- * threads so the reader stays free for the client's answers to roots/list;
- * everything else is answered in order. Lines over MG_STDIO_MAX_LINE are
- * refused (-32700) and skipped. Returns 0 at end of input. */
-#define MG_STDIO_MAX_LINE (4 << 20)
-int mg_mcp_stdio(struct mg_server *srv, struct mg_session *s, int in_fd, int out_fd);
-
-/* Wake every mg_ctx_request of the session with an error (session ending). */
+/* Wake every server-to-client request of the session with an error (the
+ * session is ending). */
 void mg_rpc_cancel_pending(struct mg_session *s);
+
+/* A root URI as a path: file:///a%20b -> "/a b" (malloc'd); a plain absolute
+ * path is accepted as is. NULL for another scheme or a bad escape. */
+char *mg_uri_to_path(const char *uri);
 
 #endif

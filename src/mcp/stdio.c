@@ -1,10 +1,12 @@
-/* stdio.c — MCP over stdin/stdout (see rpc.h, mg_mcp_stdio). */
+/* stdio.c — MCP over stdin/stdout (stdio.h). */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "mcp/stdio.h"
 
 #include "mcp/rpc.h"
 #include "store/content.h"
@@ -18,8 +20,7 @@ struct job {
 
 struct io {
     struct mg_out out;          /* first: the send callback gets this */
-    struct mg_server *srv;
-    struct mg_session *s;
+    struct mg_rpc_conn conn;    /* every message's connection */
     int out_fd;
     pthread_mutex_t wmu;        /* one writer at a time */
     bool dead;                  /* stdout is gone */
@@ -61,9 +62,8 @@ static int send_msg(struct mg_out *o, json_t *msg)
 
 static void serve(struct io *io, json_t *msg)
 {
-    struct mg_ctx x = {.srv = io->srv, .session = io->s, .who = &mg_principal_local, .out = &io->out};
     json_t *reply = NULL;
-    mg_rpc_handle(&x, msg, &reply);
+    mg_rpc_handle(&io->conn, msg, &reply);
     if (reply) send_msg(&io->out, reply);
     json_decref(reply);
 }
@@ -126,10 +126,11 @@ static void line(struct io *io, const char *p, size_t n)
     json_decref(msg);
 }
 
-int mg_mcp_stdio(struct mg_server *srv, struct mg_session *s, int in_fd, int out_fd)
+int mg_mcp_stdio(struct mg_server *srv, struct mg_session *s, const char *cwd, int in_fd, int out_fd)
 {
     signal(SIGPIPE, SIG_IGN);
-    struct io io = {.out = {.send = send_msg}, .srv = srv, .s = s, .out_fd = out_fd};
+    struct io io = {.out = {.send = send_msg}, .out_fd = out_fd};
+    io.conn = (struct mg_rpc_conn){.srv = srv, .session = s, .who = &mg_principal_local, .cwd = cwd, .out = &io.out};
     pthread_mutex_init(&io.wmu, NULL);
     pthread_mutex_init(&io.qmu, NULL);
     pthread_cond_init(&io.qcv, NULL);

@@ -1,15 +1,13 @@
-/* memory.h — agent memory: notes, sessions, projects, episodes, entities,
- * profiles and get_context (docs/memory.md).
+/* memory.h — the built-in memory providers: notes, session memory (episodes
+ * and projects), entities and profiles, in one SQLite database per tenant.
  *
- * Storage: one SQLite database per tenant, <data dir>/memory/<tenant>.db
- * (WAL, synchronous=NORMAL, 0600), opened once per process and shared by
- * its threads behind a mutex. Every row carries tenant, repo id, repo
- * fingerprint and (where it applies) project; every read re-checks them
- * against the request (the guardrail: mismatches are dropped, logged and
- * counted, kind "note", "episode", "entity", "session", "profile").
- *
- * The tools are ordinary server tools (server.h): the transports reach them
- * through the SecurityGate only, which redacts and sanitises their text.
+ * Storage: <data dir>/memory/<tenant>.db (WAL, synchronous=NORMAL, 0600),
+ * opened once per process and shared by its threads behind a mutex. Every
+ * row carries tenant, repo id, repo fingerprint and (where it applies)
+ * project; the providers report them as each item's owner, and the gate
+ * drops and counts any item that is not the request's (docs/memory.md).
+ * Text is stored after the index's secret policy (redacted), so a secret
+ * told to memory never reaches the database.
  *
  * Schema (PRAGMA user_version 1):
  *   sessions(id, tenant, repo, repo_fp, external_id, project_id, created_at)
@@ -23,18 +21,28 @@
 #ifndef MG_MEMORY_H
 #define MG_MEMORY_H
 
-#include <stddef.h>
+#include "provider/provider.h"
 
-#include "server/server.h"
+/* Limits of what the built-in providers store (tools check them first). */
+#define MG_NOTE_KEY_MAX 256
+#define MG_NOTE_VALUE_MAX (64 << 10)
+#define MG_SUMMARY_MAX (16 << 10)
+#define MG_TAGS_MAX 16
+#define MG_TAG_MAX 64
+#define MG_ENTITY_NAME_MAX 256
+#define MG_ENTITY_TYPE_MAX 64
+#define MG_ENTITY_NOTES_MAX (16 << 10)
+#define MG_ENTITIES_MAX 1000
+#define MG_SESSION_ID_MAX 128
 
-/* The memory tools (a static table). */
-const struct mg_tool *mg_memory_tools(size_t *n);
-
-/* Delete every memory row of repo `repo_id` from its tenant's database
- * (`memgate repos rm`). A tenant without a memory database: nothing to do. */
-int mg_memory_forget_repo(const struct mg_config *c, const char *tenant, const char *repo_id, struct mg_err *err);
+/* Fill p's notes, sessions, entities and profiles with the built-in
+ * providers for cfg (borrowed: it must outlive them). 0, or -1 with err. */
+int mg_memory_builtin_open(const struct mg_config *cfg, struct mg_providers *p, struct mg_err *err);
 
 /* Close every cached memory database of this process (tests, shutdown). */
 void mg_memory_close_all(void);
+
+/* 1-128 characters of A-Z a-z 0-9 . _ : - (session ids and agent ids). */
+bool mg_memory_id_ok(const char *s);
 
 #endif

@@ -189,10 +189,18 @@ static char *event_body(const struct mg_audit_event *ev, long long seq, const ch
         if (ev->flags[i]) json_array_append_new(flags, jstr(ev->flags[i], 64));
     json_object_set_new(o, "flags", flags);
     flags = NULL;
+    if (ev->nparts) {
+        json_t *parts = json_object();
+        for (size_t i = 0; parts && i < ev->nparts && i < MG_AUDIT_FLAGS_MAX; i++)
+            if (op_ok(ev->parts[i].op)) json_object_set_new(parts, ev->parts[i].op, json_integer(ev->parts[i].results));
+        if (!parts) goto oom;
+        json_object_set_new(o, "parts", parts);
+    }
     if (ev->code) json_object_set_new(o, "code", jstr(ev->code, MG_AUDIT_FIELD_MAX));
     if (ev->status) json_object_set_new(o, "status", jstr(ev->status, MG_AUDIT_FIELD_MAX));
     json_object_set_new(o, "prev", json_string(prev));
-    if (json_object_size(o) != 12u + (ev->code != NULL) + (ev->status != NULL)) goto oom; /* a set failed */
+    if (json_object_size(o) != 12u + (ev->nparts != 0) + (ev->code != NULL) + (ev->status != NULL))
+        goto oom; /* a set failed */
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!s) return NULL;

@@ -4,10 +4,11 @@
  *
  *   {"seq":7,"time":"2025-01-31T12:00:00.123Z","tenant":"acme","instance":"..",
  *    "session":"..","repo":"api-3fa2c1","op":"search","query":"parse_config",
- *    "results":12,"redactions":0,"flags":[],"code":"..","status":"..",
+ *    "results":12,"redactions":0,"flags":[],"parts":{..},"code":"..","status":"..",
  *    "prev":"<64 hex>","hash":"<64 hex>"}
  *
- * Keys come in that order; code and status only when set; tenant, instance,
+ * Keys come in that order; parts, code and status only when set (parts: a
+ * composed request's operations and their result counts); tenant, instance,
  * session, repo and query are null when unknown. seq counts from 1 over the
  * whole history, rotations included. The hash chain:
  *
@@ -51,6 +52,13 @@
 #define MG_AUDIT_FLAGS_MAX 16  /* flags kept, each cut to 64 bytes */
 #define MG_AUDIT_OP_MAX 64
 
+/* One part of a composed request (get_context): the operation and how many
+ * items it gave. */
+struct mg_audit_part {
+    const char *op;
+    long long results;
+};
+
 struct mg_audit_event {
     const char *tenant, *instance, *session, *repo; /* NULL: null */
     const char *op;                                 /* required: [a-z0-9_.-]{1,64} */
@@ -58,6 +66,8 @@ struct mg_audit_event {
     long long results, redactions;
     const char *const *flags;
     size_t nflags;
+    const struct mg_audit_part *parts; /* NULL: left out; else "parts":{"op":results,...} */
+    size_t nparts;
     const char *code, *status; /* NULL: left out */
     bool durable;              /* a write or a security event: synced under audit_fsync = writes too */
 };

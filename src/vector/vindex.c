@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "embed/embed.h"
+#include "index/indexer.h"
 #include "store/content.h"
 #include "store/db.h"
 #include "vector/vstore.h"
@@ -212,7 +213,8 @@ static int read_batch(struct mg_db *d, sqlite3_stmt *files, sqlite3_stmt *chunks
     return 0;
 }
 
-void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_id, bool progress,
+void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_id,
+                  void (*on_progress)(void *ud, const struct mg_index_progress *p), void *progress_ud,
                   const volatile int *stop, struct mg_vec_stats *st)
 {
     memset(st, 0, sizeof(*st));
@@ -308,10 +310,10 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
         }
         for (size_t i = 0; i < nv; i++) vfile_release(&v[i]);
         nv = 0;
-        if (progress) {
-            fprintf(stderr, "\r\033[K  embedding %s  %llu/%lld files", repo_id, (unsigned long long)st->files,
-                    (long long)todo);
-            fflush(stderr);
+        if (on_progress) {
+            struct mg_index_progress p = {.repo = repo_id, .phase = "embed", .done = st->files,
+                                          .total = (uint64_t)todo, .seconds = now_s() - t0};
+            on_progress(progress_ud, &p);
         }
         if (b.failed) break;
         if (++batches % COMMIT_EVERY == 0 &&
@@ -321,7 +323,11 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
         }
     }
     pthread_mutex_destroy(&b.mu);
-    if (progress && st->files) fputc('\n', stderr);
+    if (on_progress && st->files) {
+        struct mg_index_progress p = {.repo = repo_id, .phase = "embed", .done = st->files, .total = (uint64_t)todo,
+                                      .seconds = now_s() - t0, .final = true};
+        on_progress(progress_ud, &p);
+    }
     if (b.failed) {
         err = b.err;
         goto fail;

@@ -35,8 +35,12 @@ struct mg_vec_stats {
     char warning[768];     /* non-empty: what failed; search is keyword-only where vectors are missing */
 };
 
-/* stop: nonzero ends the pass after the batch in hand (NULL: never). */
-void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_id, bool progress,
+/* stop: nonzero ends the pass after the batch in hand (NULL: never).
+ * on_progress (may be NULL): files embedded of those to do, after each
+ * batch (phase "embed" of struct mg_index_progress, index/indexer.h). */
+struct mg_index_progress;
+void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_id,
+                  void (*on_progress)(void *ud, const struct mg_index_progress *p), void *progress_ud,
                   const volatile int *stop, struct mg_vec_stats *st);
 
 #endif

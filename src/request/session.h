@@ -25,38 +25,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
+#include "provider/scope.h"
 #include "store/catalog.h"
 #include "util/err.h"
 
 #define MG_SID_LEN 32          /* hex digits of a generated id */
 #define MG_SID_MAX 128         /* longest id a client may choose (X-Session-Id) */
 #define MG_INSTANCE_MAX 64
-#define MG_SCOPE_MAX_ITEMS 64  /* globs, excludes, languages or repos in one scope */
 
-enum mg_session_kind { MG_SESSION_MCP, MG_SESSION_API };
-
-/* Path globs, exclude globs, languages and repo ids; each list malloc'd,
- * NULL when empty. */
-struct mg_scope {
-    char **globs;
-    char **excludes;
-    char **langs;
-    char **repos;
-    uint8_t nglobs, nexcludes, nlangs, nrepos;
-};
-
-void mg_scope_release(struct mg_scope *s);
-/* Deep copy; -1 on allocation failure (dst left empty). */
-int mg_scope_copy(struct mg_scope *dst, const struct mg_scope *src);
-bool mg_scope_empty(const struct mg_scope *s);
-/* {"globs":[..],"exclude_globs":[..],"languages":[..],"repos":[..]} */
-json_t *mg_scope_to_json(const struct mg_scope *s);
-/* From the same shape (any key may be absent; unknown keys are invalid_argument;
- * each item a non-empty string; globs compile; languages known; at most
- * MG_SCOPE_MAX_ITEMS per list). */
-int mg_scope_from_json(json_t *j, struct mg_scope *out, struct mg_err *err);
+/* MCP: one MCP connection (stdio process or Mcp-Session-Id); API: an
+ * X-Session-Id of the HTTP API; CLI: one command line invocation. */
+enum mg_session_kind { MG_SESSION_MCP, MG_SESSION_API, MG_SESSION_CLI };
 
 /* Roots state of an MCP session (see docs/binding.md). */
 enum mg_roots_state {
@@ -78,7 +57,7 @@ struct mg_session {
     pthread_cond_t cv;          /* signalled when a pending response arrives */
     char repo[MG_ID_MAX + 1];   /* the bound repo id; "" when unbound */
     char *root;                 /* a bound root not indexed yet (indexed on first use), or NULL */
-    struct mg_scope scope;
+    struct mg_scope scope;      /* set_scope's; the effective scope of a call starts from it */
     enum mg_roots_state roots;
     bool binding;               /* a call is resolving the binding (asking roots, indexing); others wait on cv */
     /* MCP lifecycle */
@@ -116,6 +95,8 @@ enum mg_lookup { MG_SESSION_FOUND, MG_SESSION_UNKNOWN, MG_SESSION_EXPIRED };
  * past the ttl is removed and reported as MG_SESSION_EXPIRED. */
 struct mg_session *mg_sessions_get(struct mg_sessions *r, const char *id, enum mg_lookup *how);
 void mg_session_put(struct mg_sessions *r, struct mg_session *s);
+/* Take one more reference on a session the caller holds one on. */
+void mg_session_ref(struct mg_sessions *r, struct mg_session *s);
 /* Remove (HTTP DELETE): later lookups fail with UNKNOWN. 0, or -1 if absent. */
 int mg_sessions_remove(struct mg_sessions *r, const char *id);
 /* Free every session idle past the ttl at now_ms; returns how many. */

@@ -1,5 +1,5 @@
 /* session.c — see session.h. */
-#include "server/session.h"
+#include "request/session.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -8,9 +8,7 @@
 
 #include <sodium.h>
 
-#include "index/lang.h"
 #include "util/metrics.h"
-#include "util/glob.h"
 
 #define NBUCKETS 1024
 #define EXPIRED_RING 4096
@@ -57,138 +55,6 @@ static uint64_t hash_id(const char *s)
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
     for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     return h ? h : 1;
-}
-
-/* ---- scope ------------------------------------------------------------------------ */
-
-static void strv_free(char **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++) free(v[i]);
-    free(v);
-}
-
-void mg_scope_release(struct mg_scope *s)
-{
-    strv_free(s->globs, s->nglobs);
-    strv_free(s->excludes, s->nexcludes);
-    strv_free(s->langs, s->nlangs);
-    strv_free(s->repos, s->nrepos);
-    memset(s, 0, sizeof(*s));
-}
-
-bool mg_scope_empty(const struct mg_scope *s)
-{
-    return !s->nglobs && !s->nexcludes && !s->nlangs && !s->nrepos;
-}
-
-static int strv_copy(char ***dst, char *const *src, size_t n)
-{
-    *dst = NULL;
-    if (!n) return 0;
-    char **v = calloc(n, sizeof(*v));
-    if (!v) return -1;
-    for (size_t i = 0; i < n; i++)
-        if (!(v[i] = strdup(src[i]))) {
-            strv_free(v, i);
-            return -1;
-        }
-    *dst = v;
-    return 0;
-}
-
-int mg_scope_copy(struct mg_scope *dst, const struct mg_scope *src)
-{
-    memset(dst, 0, sizeof(*dst));
-    if (strv_copy(&dst->globs, src->globs, src->nglobs) != 0) goto fail;
-    dst->nglobs = src->nglobs;
-    if (strv_copy(&dst->excludes, src->excludes, src->nexcludes) != 0) goto fail;
-    dst->nexcludes = src->nexcludes;
-    if (strv_copy(&dst->langs, src->langs, src->nlangs) != 0) goto fail;
-    dst->nlangs = src->nlangs;
-    if (strv_copy(&dst->repos, src->repos, src->nrepos) != 0) goto fail;
-    dst->nrepos = src->nrepos;
-    return 0;
-fail:
-    mg_scope_release(dst);
-    return -1;
-}
-
-static json_t *strv_json(char *const *v, size_t n)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < n; i++) json_array_append_new(a, json_string(v[i]));
-    return a;
-}
-
-json_t *mg_scope_to_json(const struct mg_scope *s)
-{
-    return json_pack("{s:o, s:o, s:o, s:o}", "globs", strv_json(s->globs, s->nglobs), "exclude_globs",
-                     strv_json(s->excludes, s->nexcludes), "languages", strv_json(s->langs, s->nlangs), "repos",
-                     strv_json(s->repos, s->nrepos));
-}
-
-/* One list of the scope: an array of non-empty strings (or absent / null). */
-static int list_from_json(json_t *j, const char *key, int kind, char ***out, uint8_t *n, struct mg_err *err)
-{
-    json_t *a = json_object_get(j, key);
-    if (!a || json_is_null(a)) return 0;
-    if (!json_is_array(a)) return mg_err_set(err, MG_E_BAD_ARG, "'%s' must be an array of strings", key);
-    if (json_array_size(a) > MG_SCOPE_MAX_ITEMS)
-        return mg_err_set(err, MG_E_BAD_ARG, "'%s' has %zu items; the most is %d", key, json_array_size(a),
-                          MG_SCOPE_MAX_ITEMS);
-    size_t cnt = json_array_size(a);
-    if (!cnt) return 0;
-    char **v = calloc(cnt, sizeof(*v));
-    if (!v) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-    for (size_t i = 0; i < cnt; i++) {
-        json_t *e = json_array_get(a, i);
-        const char *s = json_string_value(e);
-        int bad = 0;
-        if (!s || !*s || strlen(s) > 1024) {
-            mg_err_set(err, MG_E_BAD_ARG, "'%s' item %zu must be a non-empty string of at most 1024 bytes", key, i);
-            bad = 1;
-        } else if (kind == 'g') {
-            struct mg_globset *g = NULL;
-            if (mg_globset_new(&s, 1, NULL, 0, &g, err) != 0) bad = 1;
-            mg_globset_free(&g);
-        } else if (kind == 'l' && !mg_lang_by_name(s)) {
-            mg_err_set(err, MG_E_BAD_LANG, "unknown language '%s' in '%s'; see `memgate search --help` for the list",
-                       s, key);
-            bad = 1;
-        }
-        if (bad || !(v[i] = strdup(s))) {
-            if (!bad) mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-            strv_free(v, i);
-            return -1;
-        }
-    }
-    *out = v;
-    *n = (uint8_t)cnt;
-    return 0;
-}
-
-int mg_scope_from_json(json_t *j, struct mg_scope *out, struct mg_err *err)
-{
-    memset(out, 0, sizeof(*out));
-    if (!json_is_object(j)) return mg_err_set(err, MG_E_BAD_ARG, "the scope must be an object");
-    const char *key;
-    json_t *v;
-    json_object_foreach(j, key, v)
-    {
-        if (strcmp(key, "globs") && strcmp(key, "exclude_globs") && strcmp(key, "languages") &&
-            strcmp(key, "repos"))
-            return mg_err_set(err, MG_E_BAD_ARG,
-                              "unknown scope field '%s'; the fields are globs, exclude_globs, languages, repos",
-                              key);
-    }
-    if (list_from_json(j, "globs", 'g', &out->globs, &out->nglobs, err) != 0 ||
-        list_from_json(j, "exclude_globs", 'g', &out->excludes, &out->nexcludes, err) != 0 ||
-        list_from_json(j, "languages", 'l', &out->langs, &out->nlangs, err) != 0 ||
-        list_from_json(j, "repos", 'r', &out->repos, &out->nrepos, err) != 0) {
-        mg_scope_release(out);
-        return -1;
-    }
-    return 0;
 }
 
 /* ---- registry ------------------------------------------------------------------- */
@@ -346,6 +212,13 @@ void mg_session_put(struct mg_sessions *r, struct mg_session *s)
     bool last = --s->refs == 0;
     pthread_mutex_unlock(&r->mu);
     if (last) session_free(s);
+}
+
+void mg_session_ref(struct mg_sessions *r, struct mg_session *s)
+{
+    pthread_mutex_lock(&r->mu);
+    s->refs++;
+    pthread_mutex_unlock(&r->mu);
 }
 
 int mg_sessions_remove(struct mg_sessions *r, const char *id)

@@ -9,13 +9,14 @@
  *           DELETE: ends the session. `Mcp-Session-Id` is issued at initialize
  *           (libsodium random) and required after it: missing 400, unknown or
  *           expired 404. `MCP-Protocol-Version`: unsupported 400.
+ * /v1/...   the tools as REST routes (api.c; docs/http.md).
  * Every route: Host and Origin are checked against DNS rebinding (403); bodies
  * over http_max_body get 413. Default bind 127.0.0.1 (config `listen`).
  */
 #ifndef MG_HTTP_H
 #define MG_HTTP_H
 
-#include "server/server.h"
+#include "request/server.h"
 #include "util/err.h"
 
 struct mg_http;
@@ -26,5 +27,8 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
 /* The port actually bound. */
 int mg_http_port(const struct mg_http *h);
 void mg_http_stop(struct mg_http *h);
+
+/* HTTP status for an error code (400, 404, 409, 413, 500, ...). */
+int mg_err_http_status(const char *code);
 
 #endif

@@ -1,0 +1,30 @@
+/* code.h — the built-in code provider: the repos memgate indexed itself.
+ *
+ * search, symbols  search/search.h over each resolved repo's index database
+ * read             a file of the index, read from disk (so it is current),
+ *                  with the index's secret policy applied to the whole file
+ *                  before its lines are cut (read.c)
+ * list             the files table, filtered by the scope in SQL
+ * repos            what each index holds (store/catalog.h)
+ * index            index/indexer.h, with the request's progress and stop
+ * remove           the repo's index database and its files
+ *
+ * See provider/provider.h for the rules every provider keeps.
+ */
+#ifndef MG_CODE_H
+#define MG_CODE_H
+
+#include "provider/provider.h"
+
+/* The built-in code provider for cfg (borrowed: it must outlive the
+ * provider). 0, or -1 with err set. */
+int mg_code_builtin_open(const struct mg_config *cfg, struct mg_code_provider *out, struct mg_err *err);
+
+/* The read operation (read.c). */
+int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_query *q, struct mg_items *out,
+                 struct mg_err *err);
+
+/* Set a code item's owner from the repo it came from. */
+void mg_code_owner(struct mg_item *it, const struct mg_repo *r);
+
+#endif

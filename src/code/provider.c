@@ -1,0 +1,298 @@
+/* provider.c — the built-in code provider (code.h): search, symbols, list,
+ * repos, index and remove; read is in read.c. */
+#include "code/code.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index/indexer.h"
+#include "search/search.h"
+#include "store/db.h"
+#include "util/glob.h"
+
+void mg_code_owner(struct mg_item *it, const struct mg_repo *r)
+{
+    snprintf(it->own.tenant, sizeof(it->own.tenant), "%s", r->tenant);
+    snprintf(it->own.repo, sizeof(it->own.repo), "%s", r->id);
+    snprintf(it->own.fp, sizeof(it->own.fp), "%s", r->fingerprint);
+}
+
+static const struct mg_repo *repo_of(const struct mg_pcall *pc, const char *id)
+{
+    for (size_t i = 0; i < pc->nrepos; i++)
+        if (strcmp(pc->repos[i].id, id) == 0) return &pc->repos[i];
+    return NULL;
+}
+
+static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
+
+/* ---- search, symbols ------------------------------------------------------------------------ */
+
+static int run_search(const struct mg_pcall *pc, const struct mg_code_query *q, enum mg_mode mode,
+                      struct mg_items *out, struct mg_err *err)
+{
+    const struct mg_scope *sc = pc->scope;
+    struct mg_search_req req = {
+        .query = q->query, .mode = mode, .limit = q->limit, .fixed = q->fixed, .ignore_case = q->ignore_case,
+        .globs = (const char *const *)sc->globs, .nglobs = sc->nglobs,
+        .excludes = (const char *const *)sc->excludes, .nexcludes = sc->nexcludes,
+        .langs = (const char *const *)sc->langs, .nlangs = sc->nlangs,
+    };
+    struct mg_results res;
+    if (mg_search(pc->cfg, pc->repos, pc->nrepos, &req, &res, err) != 0) return -1;
+    out->took_ms = res.took_ms;
+    out->mode = res.mode ? res.mode : "lexical";
+    bool failed = false;
+    for (size_t i = 0; i < res.n && !failed; i++) {
+        const struct mg_hit *h = &res.v[i];
+        struct mg_code_hit *it = mg_items_add(out, &mg_item_code_hit);
+        if (!it) {
+            failed = true;
+            break;
+        }
+        const struct mg_repo *r = repo_of(pc, h->repo);
+        if (r) mg_code_owner(&it->base, r);
+        else snprintf(it->base.own.repo, sizeof(it->base.own.repo), "%s", h->repo); /* the guardrail drops it */
+        it->repo = mg_item_dup(h->repo, &failed);
+        it->path = mg_item_dup(h->path, &failed);
+        it->language = mg_item_dup(h->language, &failed);
+        it->symbol = mg_item_dup(h->symbol, &failed);
+        it->kind = mg_item_dup(h->kind, &failed);
+        it->snippet = mg_item_dup(h->snippet ? h->snippet : "", &failed);
+        it->start_line = h->start_line;
+        it->end_line = h->end_line;
+        it->line = h->line;
+        it->snippet_line = h->snippet_line;
+        it->score = (double)(long long)(h->score * 1000 + 0.5) / 1000;
+    }
+    mg_results_release(&res);
+    return failed ? oom(err) : 0;
+}
+
+static int op_search(void *self, const struct mg_pcall *pc, const struct mg_code_query *q, struct mg_items *out,
+                     struct mg_err *err)
+{
+    enum mg_mode mode = MG_MODE_AUTO;
+    if (q->mode && mg_mode_parse(q->mode, &mode, err) != 0) return -1;
+    return run_search(pc, q, mode, out, err);
+}
+
+static int op_symbols(void *self, const struct mg_pcall *pc, const struct mg_code_query *q, struct mg_items *out,
+                      struct mg_err *err)
+{
+    return run_search(pc, q, MG_MODE_SYMBOL, out, err);
+}
+
+/* ---- list ---------------------------------------------------------------------------------- */
+
+static int op_list(void *self, const struct mg_pcall *pc, const struct mg_list_query *q, struct mg_items *out,
+                   struct mg_err *err)
+{
+    const struct mg_scope *sc = pc->scope;
+    struct mg_filter f = {.langs = (const char *const *)sc->langs, .nlangs = (int)sc->nlangs};
+    if (mg_globset_new((const char *const *)sc->globs, sc->nglobs, (const char *const *)sc->excludes, sc->nexcludes,
+                       &f.globs, err) != 0)
+        return -1;
+    int rc = 0;
+    int64_t total = 0;
+    bool failed = false;
+    for (size_t i = 0; i < pc->nrepos && rc == 0; i++) {
+        struct mg_db *d = NULL;
+        sqlite3_stmt *st = NULL;
+        if (mg_db_open(pc->repos[i].dbpath, MG_DB_READONLY, &d, err) != 0 ||
+            mg_db_prepare(d, "SELECT path, lang, size, lines FROM files WHERE mg_filter_ok(?1, path, lang) "
+                             "ORDER BY path", &st, err) != 0) {
+            mg_db_close(&d);
+            rc = -1;
+            break;
+        }
+        sqlite3_bind_pointer(st, 1, &f, "mg_filter", NULL);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            total++;
+            if (total <= q->offset || (int64_t)out->n >= q->limit || failed) continue;
+            struct mg_file_entry *it = mg_items_add(out, &mg_item_file_entry);
+            if (!it) {
+                failed = true;
+                continue;
+            }
+            mg_code_owner(&it->base, &pc->repos[i]);
+            it->repo = mg_item_dup(pc->repos[i].id, &failed);
+            it->path = mg_item_dup((const char *)sqlite3_column_text(st, 0), &failed);
+            it->language = mg_item_dup((const char *)sqlite3_column_text(st, 1), &failed);
+            it->bytes = sqlite3_column_int64(st, 2);
+            it->lines = sqlite3_column_int64(st, 3);
+        }
+        sqlite3_finalize(st);
+        mg_db_close(&d);
+    }
+    mg_globset_free(&f.globs);
+    if (rc == 0 && failed) rc = oom(err);
+    out->total = total;
+    return rc;
+}
+
+/* ---- repos, index, remove --------------------------------------------------------------------- */
+
+static int repo_item(struct mg_items *out, const struct mg_repo *r, struct mg_err *err)
+{
+    struct mg_repo_info *it = mg_items_add(out, &mg_item_repo_info);
+    if (!it) return oom(err);
+    bool failed = false;
+    mg_code_owner(&it->base, r);
+    it->id = mg_item_dup(r->id, &failed);
+    it->root = mg_item_dup(r->root, &failed);
+    it->fingerprint = mg_item_dup(r->fingerprint, &failed);
+    it->files = r->files;
+    it->chunks = r->chunks;
+    it->symbols = r->symbols;
+    it->bytes = r->bytes;
+    it->db_bytes = r->db_bytes;
+    it->created_at = r->created_at;
+    it->indexed_at = r->indexed_at;
+    return failed ? oom(err) : 0;
+}
+
+static int op_repos(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err)
+{
+    for (size_t i = 0; i < pc->nrepos; i++)
+        if (repo_item(out, &pc->repos[i], err) != 0) return -1;
+    return 0;
+}
+
+static void fmt_eta(char *b, size_t n, double s)
+{
+    if (s < 0 || s > 1e6) snprintf(b, n, "--");
+    else if (s < 60) snprintf(b, n, "%.0fs", s);
+    else snprintf(b, n, "%.0fm%02.0fs", s / 60 - 0.5, (double)((int)s % 60));
+}
+
+/* An index run's progress as one line for the client (the CLI draws it on
+ * the terminal, MCP sends it as notifications/progress), on one scale that
+ * only grows: the files indexed, then those embedded after them. */
+struct index_progress {
+    const struct mg_pcall *pc;
+    uint64_t files;    /* the walk's files, once known */
+};
+
+static void on_index_progress(void *ud, const struct mg_index_progress *p)
+{
+    struct index_progress *ip = ud;
+    const struct mg_pcall *pc = ip->pc;
+    double done = (double)p->done, total = (double)p->total;
+    if (strcmp(p->phase, "index") == 0) ip->files = p->total;
+    else if (strcmp(p->phase, "merge") == 0) done = total = (double)ip->files;
+    else done += (double)ip->files, total += (double)ip->files;
+    char m[300];
+    if (strcmp(p->phase, "index") == 0) {
+        double rate = p->seconds > 0 ? p->bytes / p->seconds : 0;
+        char eta[32];
+        fmt_eta(eta, sizeof(eta), p->final ? 0 : rate > 0 ? (double)(p->total_bytes - p->bytes) / rate : -1);
+        snprintf(m, sizeof(m), "indexing %s  %llu/%llu files  %.1f/%.1f MB  %.1f MB/s  ETA %s", p->repo,
+                 (unsigned long long)p->done, (unsigned long long)p->total, p->bytes / 1e6, p->total_bytes / 1e6,
+                 rate / 1e6, eta);
+    } else if (strcmp(p->phase, "merge") == 0) {
+        snprintf(m, sizeof(m), "merging the word index of %s", p->repo);
+    } else {
+        snprintf(m, sizeof(m), "embedding %s  %llu/%llu files", p->repo, (unsigned long long)p->done,
+                 (unsigned long long)p->total);
+    }
+    pc->progress(pc->progress_ud, done, total, m);
+}
+
+static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index_query *q, struct mg_items *out,
+                    struct mg_err *err)
+{
+    const char *path = q->path;
+    if (!path) {
+        if (pc->nrepos != 1)
+            return mg_err_set(err, MG_E_REPO_REQUIRED, "re-indexing works on one repo; name it with `repo`");
+        path = pc->repos[0].root;
+    }
+    struct index_progress ip = {.pc = pc};
+    struct mg_index_opts o = {.path = path, .name = q->name, .tenant = pc->tenant, .stop = pc->stop,
+                              .on_progress = pc->progress ? on_index_progress : NULL, .progress_ud = &ip};
+    struct mg_index_stats st;
+    if (pc->progress) pc->progress(pc->progress_ud, 0, 0, "walking the repository");
+    if (mg_index_run(pc->cfg, &o, &st, err) != 0) return -1;
+    struct mg_index_run *it = mg_items_add(out, &mg_item_index_run);
+    if (!it) return oom(err);
+    bool failed = false;
+    snprintf(it->base.own.tenant, sizeof(it->base.own.tenant), "%s", pc->tenant);
+    snprintf(it->base.own.repo, sizeof(it->base.own.repo), "%s", st.id);
+    mg_repo_fingerprint(st.root, it->base.own.fp);
+    it->repo = mg_item_dup(st.id, &failed);
+    it->root = mg_item_dup(st.root, &failed);
+    it->created = st.created;
+    it->git = st.git;
+    it->files = (int64_t)st.files;
+    it->added = (int64_t)st.added;
+    it->changed = (int64_t)st.changed;
+    it->unchanged = (int64_t)st.unchanged;
+    it->removed = (int64_t)st.removed;
+    it->skipped_binary = (int64_t)st.skipped_binary;
+    it->skipped_too_large = (int64_t)st.skipped_too_large;
+    it->skipped_secret = (int64_t)st.skipped_secret;
+    it->skipped_symlink = (int64_t)st.skipped_symlink;
+    it->skipped_unreadable = (int64_t)st.skipped_unreadable;
+    it->skipped_other = (int64_t)(st.skipped_special + st.skipped_bad_name);
+    it->repaired_utf8 = (int64_t)st.repaired_utf8;
+    it->parse_failed = (int64_t)st.parse_failed;
+    it->secrets_redacted = (int64_t)st.secrets_redacted;
+    it->chunks_excluded = (int64_t)st.chunks_excluded;
+    it->bytes_read = (int64_t)st.bytes_read;
+    it->bytes_indexed = (int64_t)st.bytes_indexed;
+    it->total_files = (int64_t)st.total_files;
+    it->total_bytes = (int64_t)st.total_bytes;
+    it->chunks = (int64_t)st.chunks;
+    it->symbols = (int64_t)st.symbols;
+    it->seconds = st.seconds;
+    it->merge_seconds = st.merge_seconds;
+    it->cpu_workers = st.cpu_workers;
+    it->cpu_writer = st.cpu_writer;
+    it->embedder = mg_item_dup(st.vec.embedder, &failed);
+    it->vec_files = (int64_t)st.vec.files;
+    it->vec_chunks = (int64_t)st.vec.chunks;
+    it->vec_pending = (int64_t)st.vec.pending;
+    it->vec_reembedded = st.vec.reembedded;
+    it->vec_seconds = st.vec.seconds;
+    it->warning = st.vec.warning[0] ? mg_item_dup(st.vec.warning, &failed) : NULL;
+    it->base.redactions = (int)st.secrets_redacted; /* secrets the run kept out of the index */
+    return failed ? oom(err) : 0;
+}
+
+static int op_remove(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err)
+{
+    if (pc->nrepos != 1) return mg_err_set(err, MG_E_REPO_REQUIRED, "removing works on one repo; name it");
+    const struct mg_config *cfg = self;
+    if (mg_catalog_remove(cfg, pc->repos[0].id, err) != 0) return -1;
+    struct mg_removed *it = mg_items_add(out, &mg_item_removed);
+    if (!it) return oom(err);
+    bool failed = false;
+    mg_code_owner(&it->base, &pc->repos[0]);
+    it->repo = mg_item_dup(pc->repos[0].id, &failed);
+    it->removed = true;
+    return failed ? oom(err) : 0;
+}
+
+static void op_close(void *self) { (void)self; }
+
+static const struct mg_code_ops builtin_ops = {
+    .search = op_search,
+    .symbols = op_symbols,
+    .read = mg_code_read,
+    .list = op_list,
+    .repos = op_repos,
+    .index = op_index,
+    .remove = op_remove,
+    .close = op_close,
+};
+
+int mg_code_builtin_open(const struct mg_config *cfg, struct mg_code_provider *out, struct mg_err *err)
+{
+    (void)err;
+    out->ops = &builtin_ops;
+    out->self = (void *)cfg;
+    snprintf(out->name, sizeof(out->name), "builtin");
+    return 0;
+}

@@ -1,0 +1,195 @@
+/* auth.c — who may call, and from where: header caps, Host and Origin (DNS
+ * rebinding), bearer tokens, rate limits (internal.h). Every refusal is
+ * audited (request/gate.h, mg_gate_refusal). */
+#include "http/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "request/gate.h"
+#include "security/token.h"
+
+/* "localhost", "127.0.0.1" or "[::1]", then nothing or ":digits"; the name
+ * part is n bytes of s. */
+static bool loopback_hostport(const char *s, size_t n)
+{
+    static const char *const names[] = {"localhost", "127.0.0.1", "[::1]"};
+    for (size_t i = 0; i < 3; i++) {
+        size_t k = strlen(names[i]);
+        if (n < k || strncasecmp(s, names[i], k) != 0) continue;
+        if (n == k) return true;
+        if (s[k] != ':' || n == k + 1 || n > k + 6) continue;
+        bool digits = true;
+        for (size_t j = k + 1; j < n; j++)
+            if (s[j] < '0' || s[j] > '9') digits = false;
+        if (digits) return true;
+    }
+    return false;
+}
+
+static bool origin_allowed(const struct mg_config *cfg, const char *o)
+{
+    size_t n = strlen(o);
+    if (strncasecmp(o, "http://", 7) == 0 && loopback_hostport(o + 7, n - 7)) return true;
+    if (strncasecmp(o, "https://", 8) == 0 && loopback_hostport(o + 8, n - 8)) return true;
+    /* allowed_origins: comma-separated, spaces around items ignored */
+    const char *p = cfg->allowed_origins;
+    while (*p) {
+        while (*p == ' ' || *p == ',') p++;
+        const char *e = p;
+        while (*e && *e != ',') e++;
+        const char *t = e;
+        while (t > p && t[-1] == ' ') t--;
+        if (t > p && (size_t)(t - p) == n && strncasecmp(p, o, n) == 0) return true;
+        p = e;
+    }
+    return false;
+}
+
+int mg__check_origin(struct mg_http *h, struct MHD_Connection *c, struct req *r, bool check_host,
+                        enum MHD_Result *rc)
+{
+    const char *host = mg__header(c, MHD_HTTP_HEADER_HOST);
+    if (check_host && h->loopback && host && !loopback_hostport(host, strlen(host))) {
+        *rc = mg__respond_error(c, r, 403, MG_E_HOST_FORBIDDEN,
+                            "forbidden: Host '%.128s' is not a loopback name; this server only answers "
+                            "http://localhost, 127.0.0.1 or [::1] (DNS rebinding protection)",
+                            host);
+        return -1;
+    }
+    const char *origin = mg__header(c, "Origin");
+    if (origin && !origin_allowed(&h->srv->cfg, origin)) {
+        *rc = mg__respond_error(c, r, 403, MG_E_ORIGIN_FORBIDDEN,
+                            "forbidden: Origin '%.128s' is not allowed; only loopback origins are, plus those in "
+                            "the allowed_origins setting",
+                            origin);
+        return -1;
+    }
+    return 0;
+}
+/* Audit an HTTP-level refusal (no tool ran): auth failures, rate limits. */
+static void audit_refusal(struct mg_http *h, struct req *r, const char *op, const char *code, const char *tenant)
+{
+    mg_gate_refusal(h->srv, tenant, op, r->label, code);
+}
+
+static enum MHD_Result q_token_iter(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    bool *found = cls;
+    static const char *const names[] = {"access_token", "token", "bearer", "auth", "authorization", "api_key",
+                                        NULL};
+    for (const char *const *n = names; *n; n++)
+        if (strcasecmp(key, *n) == 0) *found = true;
+    if (value && strncmp(value, "mgt_", 4) == 0) *found = true;
+    return *found ? MHD_NO : MHD_YES;
+}
+
+static enum MHD_Result respond_401(struct MHD_Connection *c, struct req *r, const char *code, const char *why,
+                                   const char *challenge)
+{
+    json_t *j = r->api == A_MCP ? mg_rpc_error(NULL, -32001, why, json_pack("{s:s}", "code", code))
+                                : json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", why);
+    return mg__respond_json_h(c, r, 401, j, "WWW-Authenticate", challenge, NULL, NULL);
+}
+
+struct hsize {
+    size_t total, longest;
+    const char *name;
+};
+
+static enum MHD_Result header_size_iter(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    struct hsize *z = cls;
+    size_t n = strlen(key) + (value ? strlen(value) : 0);
+    z->total += n;
+    if (n > z->longest) z->longest = n, z->name = key;
+    return MHD_YES;
+}
+
+int mg__check_headers(struct mg_http *h, struct MHD_Connection *c, struct req *r, enum MHD_Result *rc)
+{
+    struct hsize z = {0};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, header_size_iter, &z);
+    if (z.longest <= MG_HTTP_HEADER_MAX && z.total <= MG_HTTP_HEADERS_MAX) return 0;
+    audit_refusal(h, r, "request_refused", MG_E_HEADER_TOO_LARGE, NULL);
+    *rc = mg__respond_error(c, r, 431, MG_E_HEADER_TOO_LARGE,
+                        "request header fields too large: header '%.64s' is %zu bytes (the limit is %d per header and "
+                        "%d in all)",
+                        z.name ? z.name : "?", z.longest, MG_HTTP_HEADER_MAX, MG_HTTP_HEADERS_MAX);
+    return -1;
+}
+
+int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r, bool *required,
+                        enum MHD_Result *rc)
+{
+    struct mg_server *srv = h->srv;
+    mg_principal_copy(&r->who, &mg_principal_local);
+    *required = false;
+    if (r->api == A_HEALTHZ) return 0;
+    bool in_query = false;
+    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, q_token_iter, &in_query);
+    if (in_query) {
+        audit_refusal(h, r, "auth_fail", MG_E_TOKEN_IN_QUERY, NULL);
+        *rc = mg__respond_error(c, r, 400, MG_E_TOKEN_IN_QUERY,
+                            "bad request: a token in the URL is never accepted (URLs end up in logs and histories); "
+                            "send it in the Authorization: Bearer header, and revoke this one (memgate token revoke)");
+        return -1;
+    }
+    struct mg_err err = {0};
+    bool any = srv->tokens && mg_tokens_any(srv->tokens);
+    if (mg_tokens_required(&srv->cfg, h->loopback, any, required, &err) != 0) {
+        *rc = mg__respond_error(c, r, 500, err.code ? err.code : MG_E_INTERNAL, "%s", err.msg);
+        return -1;
+    }
+    const char *auth = mg__header(c, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (!auth) {
+        if (!*required) return 0;
+        audit_refusal(h, r, "auth_fail", MG_E_UNAUTHORIZED, NULL);
+        *rc = respond_401(c, r, MG_E_UNAUTHORIZED,
+                          "unauthorized: this server needs a token; send Authorization: Bearer <token> (create one "
+                          "with `memgate token create --tenant T`)",
+                          "Bearer realm=\"memgate\"");
+        return -1;
+    }
+    struct mg_token tok;
+    if (strncasecmp(auth, "Bearer ", 7) != 0 || !srv->tokens || mg_tokens_check(srv->tokens, auth + 7, &tok, &err) != 0) {
+        const char *code = err.code ? err.code : MG_E_UNAUTHORIZED;
+        audit_refusal(h, r, "auth_fail", code, NULL);
+        char why[1100];
+        snprintf(why, sizeof(why), "unauthorized: %s",
+                 err.code ? err.msg : "the Authorization header must be 'Bearer <token>'");
+        *rc = respond_401(c, r, code, why, "Bearer realm=\"memgate\", error=\"invalid_token\"");
+        return -1;
+    }
+    struct mg_principal p = {.level = tok.level, .repos = tok.repos, .nrepos = tok.nrepos};
+    snprintf(p.tenant, sizeof(p.tenant), "%s", tok.tenant);
+    snprintf(p.token_id, sizeof(p.token_id), "%s", tok.id);
+    mg_principal_release(&r->who);
+    mg_principal_copy(&r->who, &p);
+    int retry = 1, rate = tok.rate_per_min;
+    bool ok = mg_rate_take(srv->ratelimit, tok.id, rate, &retry);
+    mg_token_release(&tok);
+    if (!ok) {
+        audit_refusal(h, r, "rate_limited", MG_E_RATE_LIMITED, r->who.tenant);
+        char ra[16];
+        snprintf(ra, sizeof(ra), "%d", retry);
+        char why[200];
+        snprintf(why, sizeof(why), "too many requests: this token's limit is %d per minute; retry in %d s",
+                 rate, retry);
+        json_t *j = r->api == A_MCP ? mg_rpc_error(NULL, -32002, why, json_pack("{s:s}", "code", MG_E_RATE_LIMITED))
+                                    : json_pack("{s:{s:s, s:s}}", "error", "code", MG_E_RATE_LIMITED, "message", why);
+        *rc = mg__respond_json_h(c, r, 429, j, "Retry-After", ra, NULL, NULL);
+        return -1;
+    }
+    if (r->api == A_METRICS && r->who.level < MG_LEVEL_ADMIN) {
+        audit_refusal(h, r, "auth_fail", MG_E_SCOPE_FORBIDDEN, r->who.tenant);
+        *rc = mg__respond_error(c, r, 403, MG_E_SCOPE_FORBIDDEN, "forbidden: /metrics needs an admin token");
+        return -1;
+    }
+    return 0;
+}
+

@@ -1,0 +1,148 @@
+/* internal.h — what the files of `memgate serve` share (src/http/ only).
+ *
+ *   server.c   the daemon: listen, route, start and stop (http.h)
+ *   auth.c     headers, Host/Origin (DNS rebinding), bearer tokens, rate limits
+ *   respond.c  reading request headers, writing plain and JSON responses
+ *   sse.c      SSE streams: a queue of events drained by an MHD content reader
+ *   mcp.c      /mcp: MCP Streamable HTTP (POST, GET, DELETE)
+ *   api.c      /v1: the HTTP API over the tools
+ *
+ * Threading: MHD runs one thread per connection, so a handler may block (a
+ * long tool call, an SSE stream waiting for its next event) without stalling
+ * other clients. A POST answered as an SSE stream runs the MCP message on a
+ * worker thread whose messages are queued as SSE events; the connection's
+ * thread drains the queue from MHD's content reader, sending a comment every
+ * MG_SSE_KEEPALIVE_MS while nothing happens (which also notices a client that
+ * went away). Streams are reference counted between the worker and MHD's
+ * response; MHD's free callback drops its reference when the client is gone.
+ */
+#ifndef MG_HTTP_INTERNAL_H
+#define MG_HTTP_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+#include <microhttpd.h>
+
+#include "http/http.h"
+#include "mcp/rpc.h"
+#include "security/access.h"
+#include "util/buf.h"
+
+#define MG_HTTP_CONN_LIMIT 1024      /* concurrent connections (each a thread) */
+#define MG_HTTP_HEADER_MAX (8 << 10)  /* longest header value we read; longer: 431 */
+#define MG_HTTP_HEADERS_MAX (64 << 10) /* all headers together; longer: 431 */
+#define MG_HTTP_CONN_MEMORY (128 << 10) /* libmicrohttpd's per-connection pool: big enough that oversized
+                                         * headers reach our check (and its audit event), not its own 431 */
+#define MG_HTTP_IDLE_TIMEOUT_S 60    /* a connection idle this long is closed */
+#define MG_SSE_KEEPALIVE_MS 15000    /* a comment on an idle SSE stream this often */
+#define MG_SSE_RETRY_MS 3000         /* the `retry:` a 2025-11-25 client gets in the priming event */
+#define MG_SSE_QUEUE_MAX (256u << 20) /* bytes of events waiting to be sent on one stream */
+#define MG_DISCARD_MAX (64u << 20)   /* an over-cap chunked upload is read and dropped up to this */
+
+struct sse;
+
+struct mg_http {
+    struct MHD_Daemon *d;
+    struct mg_server *srv;
+    int port;
+    bool loopback;         /* bound to a loopback address: Host must name loopback */
+    atomic_bool stopping;
+    pthread_mutex_t mu;    /* guards the fields below */
+    pthread_cond_t cv;     /* signalled when a worker ends */
+    struct sse *streams;   /* live SSE streams */
+    int workers;           /* running POST-stream worker threads */
+    uint64_t next_stream;
+};
+
+enum api { A_NONE, A_MCP, A_V1, A_HEALTHZ, A_METRICS };
+
+/* One HTTP request, from its headers to its completion. */
+struct req {
+    enum api api;
+    const char *label;     /* the metrics route label */
+    struct mg_buf body;
+    size_t discarded;      /* bytes dropped after the body passed the cap */
+    bool too_large;
+    bool answered;         /* a response is queued */
+    struct mg_principal who; /* the caller (owned copy): from the bearer token, or the local principal */
+};
+
+/* ---- respond.c ---- */
+const char *mg__header(struct MHD_Connection *c, const char *name);
+bool mg__accepts(const char *accept, const char *type);
+bool mg__is_json_type(const char *ct);
+/* Queue `text` (malloc'd, taken) with status; headers are name, value pairs
+ * ending with NULL. */
+enum MHD_Result mg__respond(struct MHD_Connection *c, struct req *r, int status, const char *ctype, char *text,
+                            size_t len, ...);
+/* JSON body (j taken), with up to two extra headers (NULL to leave out). */
+enum MHD_Result mg__respond_json_h(struct MHD_Connection *c, struct req *r, int status, json_t *j, const char *h1,
+                                   const char *v1, const char *h2, const char *v2);
+enum MHD_Result mg__respond_json(struct MHD_Connection *c, struct req *r, int status, json_t *j);
+/* {"error":{"code","message"}} for the API routes; a JSON-RPC error with id
+ * null for /mcp (data.code carries the memgate code). */
+enum MHD_Result mg__respond_error(struct MHD_Connection *c, struct req *r, int status, const char *code,
+                                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* ---- auth.c ---- */
+/* Oversized headers: 431 and an audit event. 0 when within the caps. */
+int mg__check_headers(struct mg_http *h, struct MHD_Connection *c, struct req *r, enum MHD_Result *rc);
+/* Who is calling: r->who from the bearer token, or the local principal when
+ * no token is required and none is given. 0, or -1 with the response queued
+ * in *rc (400 token in the query string, 401, 403, 429) and an audit event. */
+int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r, bool *required, enum MHD_Result *rc);
+/* Host and Origin against DNS rebinding; 0 when fine, else a response is
+ * queued. check_host: Host must name loopback (a loopback listener serving
+ * without tokens; with tokens a page that rebinds a name to us has no
+ * token to send). */
+int mg__check_origin(struct mg_http *h, struct MHD_Connection *c, struct req *r, bool check_host,
+                     enum MHD_Result *rc);
+
+/* ---- sse.c ---- */
+struct sse {
+    struct mg_out out;          /* first: mg_out -> sse */
+    struct mg_http *h;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct mg_buf q;            /* event bytes not yet handed to MHD */
+    size_t qoff;                /* of q, bytes already handed to MHD */
+    bool done;                  /* the producer is finished: end after the queue drains */
+    bool ended;                 /* the server ends it now (DELETE, stop) */
+    bool gone;                  /* MHD freed the response: nobody reads any more */
+    int refs;
+    uint64_t serial, next_event;
+    char sid[MG_SID_MAX + 1];
+    bool get;                   /* a GET stream (no worker) */
+    struct sse *next, **pprev;  /* h->streams, under h->mu; unlinked by the last unref */
+    /* the worker's request (mcp.c) */
+    struct mg_session *session;
+    json_t *msg;
+    char *repo_header;
+    struct mg_principal who;    /* the request's caller (owned copy) */
+};
+/* A new stream of session sid (one reference, the caller's); NULL out of memory. */
+struct sse *mg__sse_new(struct mg_http *h, const char *sid, bool get);
+/* Drop a reference; the last one unlinks the stream and frees it. */
+void mg__sse_unref(struct sse *s);
+/* Append one event (s->mu held). data NULL: a priming event. 0, or -1 when
+ * the stream is gone or full. */
+int mg__sse_push_locked(struct sse *s, const char *data, bool priming);
+/* End every stream of a session (DELETE), or every stream (sid NULL). */
+void mg__sse_end_all(struct mg_http *h, const char *sid);
+/* A response that streams s (the response takes one reference). */
+enum MHD_Result mg__respond_sse(struct MHD_Connection *c, struct req *r, struct sse *s);
+
+/* ---- mcp.c ---- */
+enum MHD_Result mg__mcp_post(struct mg_http *h, struct MHD_Connection *c, struct req *r);
+enum MHD_Result mg__mcp_get(struct mg_http *h, struct MHD_Connection *c, struct req *r);
+enum MHD_Result mg__mcp_delete(struct mg_http *h, struct MHD_Connection *c, struct req *r);
+
+/* ---- api.c ---- */
+enum MHD_Result mg__v1(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *url,
+                       const char *method);
+
+#endif

@@ -1,0 +1,297 @@
+/* mcp.c — /mcp, MCP Streamable HTTP (http.h): sessions by Mcp-Session-Id,
+ * POST answered as JSON or as an SSE stream run by a worker thread, GET
+ * streams, DELETE. Messages go to mcp/rpc.c with the connection they came
+ * on; this file runs no tool itself. */
+#include "http/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/content.h"
+
+static int json_out_send(struct mg_out *o, json_t *msg)
+{
+    (void)o;
+    (void)msg;
+    return -1; /* a plain JSON response carries nothing but the reply */
+}
+static struct mg_out json_out = {json_out_send};
+
+static bool has_method(json_t *msg, const char *name)
+{
+    size_t n = json_is_array(msg) ? json_array_size(msg) : 1;
+    for (size_t i = 0; i < n; i++) {
+        json_t *m = json_is_array(msg) ? json_array_get(msg, i) : msg;
+        const char *meth = json_string_value(json_object_get(m, "method"));
+        if (meth && json_object_get(m, "id") && strcmp(meth, name) == 0) return true;
+    }
+    return false;
+}
+
+/* The session named by Mcp-Session-Id, with a reference; or NULL after an error response. */
+static struct mg_session *mcp_session(struct mg_http *h, struct MHD_Connection *c, struct req *r,
+                                      enum MHD_Result *rc)
+{
+    const char *sid = mg__header(c, "Mcp-Session-Id");
+    if (!sid || !*sid) {
+        *rc = mg__respond_error(c, r, 400, MG_E_SESSION_REQUIRED,
+                            "bad request: the Mcp-Session-Id header is required; send initialize first to get one");
+        return NULL;
+    }
+    enum mg_lookup how;
+    struct mg_session *s = mg_sessions_get(h->srv->sessions, sid, &how);
+    if (s && (s->kind != MG_SESSION_MCP || strcmp(s->tenant, r->who.tenant) != 0)) {
+        /* another tenant's session does not exist for this caller */
+        mg_session_put(h->srv->sessions, s);
+        s = NULL;
+        how = MG_SESSION_UNKNOWN;
+    }
+    if (s) return s;
+    if (how == MG_SESSION_EXPIRED)
+        *rc = mg__respond_error(c, r, 404, MG_E_SESSION_EXPIRED,
+                            "session expired after idling longer than session_ttl; send initialize again to start a "
+                            "new session");
+    else
+        *rc = mg__respond_error(c, r, 404, MG_E_SESSION_NOT_FOUND,
+                            "session not found (it ended or never existed); send initialize again to start a new "
+                            "session");
+    return NULL;
+}
+
+static void *sse_worker(void *arg)
+{
+    struct sse *s = arg;
+    struct mg_http *h = s->h;
+    struct mg_rpc_conn conn = {.srv = h->srv, .session = s->session, .who = &s->who, .repo_header = s->repo_header,
+                               .out = &s->out};
+    json_t *reply = NULL;
+    mg_rpc_handle(&conn, s->msg, &reply);
+    mg_content_thread_done(); /* this thread's zstd contexts, before it exits */
+    if (reply) {
+        char *text = json_dumps(reply, JSON_COMPACT);
+        pthread_mutex_lock(&s->mu);
+        if (!text || mg__sse_push_locked(s, text, false) != 0) {
+            /* too big for the queue, or out of memory: say so rather than hang the client */
+            json_t *id = json_is_object(reply) ? json_object_get(reply, "id") : NULL;
+            json_t *e = mg_rpc_error(id, MG_RPC_INTERNAL_ERROR, "the response could not be sent", NULL);
+            char *t2 = json_dumps(e, JSON_COMPACT);
+            if (t2) mg__sse_push_locked(s, t2, false);
+            free(t2);
+            json_decref(e);
+        }
+        pthread_mutex_unlock(&s->mu);
+        free(text);
+        json_decref(reply);
+    }
+    pthread_mutex_lock(&s->mu);
+    s->done = true;
+    struct mg_session *sess = s->session;
+    s->session = NULL;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    json_decref(s->msg);
+    s->msg = NULL;
+    mg_session_put(h->srv->sessions, sess);
+    mg__sse_unref(s);
+    pthread_mutex_lock(&h->mu);
+    h->workers--;
+    pthread_cond_broadcast(&h->cv);
+    pthread_mutex_unlock(&h->mu);
+    return NULL;
+}
+
+static bool wants_priming(struct mg_session *s)
+{
+    pthread_mutex_lock(&s->mu);
+    bool yes = strcmp(s->protocol, "2025-11-25") >= 0;
+    pthread_mutex_unlock(&s->mu);
+    return yes;
+}
+
+/* Answer msg on an SSE stream; takes msg and the session reference. */
+static enum MHD_Result mcp_post_sse(struct mg_http *h, struct MHD_Connection *c, struct req *r,
+                                    struct mg_session *sess, json_t *msg)
+{
+    struct sse *s = mg__sse_new(h, sess->id, false);
+    if (!s) {
+        json_decref(msg);
+        mg_session_put(h->srv->sessions, sess);
+        return mg__respond_error(c, r, 500, MG_E_NO_MEMORY, "out of memory");
+    }
+    const char *rh = mg__header(c, "X-Memgate-Repo");
+    s->repo_header = rh ? strdup(rh) : NULL;
+    mg_principal_copy(&s->who, &r->who); /* on failure: level 0, which may do nothing */
+    s->session = sess;
+    s->msg = msg;
+    if (wants_priming(sess)) {
+        pthread_mutex_lock(&s->mu);
+        mg__sse_push_locked(s, NULL, true);
+        pthread_mutex_unlock(&s->mu);
+    }
+    /* the worker's reference */
+    pthread_mutex_lock(&s->mu);
+    s->refs++;
+    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_lock(&h->mu);
+    h->workers++;
+    pthread_mutex_unlock(&h->mu);
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    pthread_t t;
+    int e = pthread_create(&t, &a, sse_worker, s);
+    pthread_attr_destroy(&a);
+    if (e != 0) {
+        pthread_mutex_lock(&h->mu);
+        h->workers--;
+        pthread_mutex_unlock(&h->mu);
+        pthread_mutex_lock(&s->mu);
+        s->refs--;
+        s->session = NULL;
+        s->msg = NULL;
+        pthread_mutex_unlock(&s->mu);
+        json_decref(msg);
+        mg_session_put(h->srv->sessions, sess);
+        mg__sse_unref(s); /* the creation reference: frees it */
+        return mg__respond_error(c, r, 503, MG_E_SHUTTING_DOWN, "cannot start a thread for this request (%s); retry later",
+                             strerror(e));
+    }
+    enum MHD_Result rc = mg__respond_sse(c, r, s);
+    mg__sse_unref(s); /* the creation reference; the worker and the response hold theirs */
+    return rc;
+}
+
+enum MHD_Result mg__mcp_post(struct mg_http *h, struct MHD_Connection *c, struct req *r)
+{
+    const char *accept = mg__header(c, MHD_HTTP_HEADER_ACCEPT);
+    bool any = !accept || mg__accepts(accept, "*/*");
+    bool json_ok = any || mg__accepts(accept, "application/json") || mg__accepts(accept, "application/*");
+    bool sse_ok = mg__accepts(accept, "text/event-stream");
+    if (!json_ok && !sse_ok)
+        return mg__respond_error(c, r, 406, MG_E_NOT_ACCEPTABLE,
+                             "not acceptable: the Accept header must allow application/json and text/event-stream");
+    if (!mg__is_json_type(mg__header(c, MHD_HTTP_HEADER_CONTENT_TYPE)))
+        return mg__respond_error(c, r, 415, MG_E_UNSUPPORTED_MEDIA,
+                             "unsupported media type: send the JSON-RPC message with Content-Type: application/json");
+    json_t *reply = NULL;
+    json_t *msg = mg_rpc_parse(r->body.p ? r->body.p : "", r->body.len, &reply);
+    if (!msg) return mg__respond_json(c, r, 400, reply);
+    struct mg_rpc_kind k;
+    mg_rpc_classify(msg, &k);
+    enum MHD_Result rc = MHD_YES;
+    struct mg_sessions *reg = h->srv->sessions;
+    const char *rh = mg__header(c, "X-Memgate-Repo");
+
+    if (k.initialize) {
+        if (k.batch) {
+            json_decref(msg);
+            return mg__respond_json(c, r, 400,
+                                mg_rpc_error(NULL, MG_RPC_INVALID_REQUEST,
+                                             "invalid request: initialize must be sent alone, not in a batch", NULL));
+        }
+        struct mg_err err = {0};
+        const char *inst = getenv("MEMGATE_INSTANCE_ID");
+        struct mg_session *s = mg_sessions_create(reg, MG_SESSION_MCP, NULL, inst && *inst ? inst : NULL, &err);
+        if (!s) {
+            json_decref(msg);
+            return mg__respond_error(c, r, mg_err_http_status(err.code), err.code ? err.code : MG_E_INTERNAL, "%s",
+                                 err.msg);
+        }
+        snprintf(s->tenant, sizeof(s->tenant), "%s", r->who.tenant);
+        struct mg_rpc_conn conn = {.srv = h->srv, .session = s, .who = &r->who, .repo_header = rh, .out = &json_out};
+        mg_rpc_handle(&conn, msg, &reply);
+        json_decref(msg);
+        bool ok = reply && json_object_get(reply, "result");
+        char sid[MG_SID_MAX + 1];
+        snprintf(sid, sizeof(sid), "%s", s->id);
+        mg_session_put(reg, s);
+        if (!ok) mg_sessions_remove(reg, sid);
+        if (!reply) return mg__respond(c, r, 202, NULL, NULL, 0, NULL);
+        return mg__respond_json_h(c, r, 200, reply, "Mcp-Session-Id", ok ? sid : NULL, NULL, NULL);
+    }
+
+    const char *pv = mg__header(c, "MCP-Protocol-Version");
+    if (pv && !mg_mcp_version_supported(pv)) {
+        json_decref(msg);
+        return mg__respond_error(c, r, 400, MG_E_PROTOCOL_VERSION,
+                             "bad request: unsupported MCP-Protocol-Version '%.64s'; supported: 2025-11-25, "
+                             "2025-06-18, 2025-03-26",
+                             pv);
+    }
+    struct mg_session *s = mcp_session(h, c, r, &rc);
+    if (!s) {
+        json_decref(msg);
+        return rc;
+    }
+    if (k.requests == 0) {
+        /* notifications and responses only */
+        struct mg_rpc_conn conn = {.srv = h->srv, .session = s, .who = &r->who, .repo_header = rh, .out = &json_out};
+        mg_rpc_handle(&conn, msg, &reply);
+        json_decref(msg);
+        mg_session_put(reg, s);
+        if (reply) return mg__respond_json(c, r, 400, reply);
+        return mg__respond(c, r, 202, NULL, NULL, 0, NULL);
+    }
+    if (sse_ok && (has_method(msg, "tools/call") || !json_ok)) {
+        if (atomic_load(&h->stopping)) {
+            json_decref(msg);
+            mg_session_put(reg, s);
+            return mg__respond_error(c, r, 503, MG_E_SHUTTING_DOWN, "the server is stopping; retry later");
+        }
+        return mcp_post_sse(h, c, r, s, msg);
+    }
+    struct mg_rpc_conn conn = {.srv = h->srv, .session = s, .who = &r->who, .repo_header = rh, .out = &json_out};
+    mg_rpc_handle(&conn, msg, &reply);
+    json_decref(msg);
+    mg_session_put(reg, s);
+    if (!reply) return mg__respond(c, r, 202, NULL, NULL, 0, NULL);
+    return mg__respond_json(c, r, 200, reply);
+}
+
+enum MHD_Result mg__mcp_get(struct mg_http *h, struct MHD_Connection *c, struct req *r)
+{
+    if (!mg__accepts(mg__header(c, MHD_HTTP_HEADER_ACCEPT), "text/event-stream"))
+        return mg__respond_error(c, r, 405, MG_E_METHOD_NOT_ALLOWED,
+                             "method not allowed: GET /mcp opens an SSE stream and needs Accept: text/event-stream; "
+                             "send JSON-RPC messages with POST");
+    const char *pv = mg__header(c, "MCP-Protocol-Version");
+    if (pv && !mg_mcp_version_supported(pv))
+        return mg__respond_error(c, r, 400, MG_E_PROTOCOL_VERSION,
+                             "bad request: unsupported MCP-Protocol-Version '%.64s'; supported: 2025-11-25, "
+                             "2025-06-18, 2025-03-26",
+                             pv);
+    enum MHD_Result rc = MHD_YES;
+    struct mg_session *sess = mcp_session(h, c, r, &rc);
+    if (!sess) return rc;
+    if (atomic_load(&h->stopping)) {
+        mg_session_put(h->srv->sessions, sess);
+        return mg__respond_error(c, r, 503, MG_E_SHUTTING_DOWN, "the server is stopping; retry later");
+    }
+    struct sse *s = mg__sse_new(h, sess->id, true);
+    bool prime = wants_priming(sess);
+    mg_session_put(h->srv->sessions, sess);
+    if (!s) return mg__respond_error(c, r, 500, MG_E_NO_MEMORY, "out of memory");
+    if (prime) {
+        pthread_mutex_lock(&s->mu);
+        mg__sse_push_locked(s, NULL, true);
+        pthread_mutex_unlock(&s->mu);
+    }
+    rc = mg__respond_sse(c, r, s);
+    mg__sse_unref(s);
+    return rc;
+}
+
+enum MHD_Result mg__mcp_delete(struct mg_http *h, struct MHD_Connection *c, struct req *r)
+{
+    enum MHD_Result rc = MHD_YES;
+    struct mg_session *s = mcp_session(h, c, r, &rc);
+    if (!s) return rc;
+    char sid[MG_SID_MAX + 1];
+    snprintf(sid, sizeof(sid), "%s", s->id);
+    mg_rpc_cancel_pending(s);
+    mg_session_put(h->srv->sessions, s);
+    mg_sessions_remove(h->srv->sessions, sid);
+    mg__sse_end_all(h, sid);
+    return mg__respond(c, r, 204, NULL, NULL, 0, NULL);
+}

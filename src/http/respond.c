@@ -1,0 +1,126 @@
+/* respond.c — reading request headers, writing responses (internal.h). */
+#include "http/internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/json.h"
+#include "util/metrics.h"
+
+int mg_err_http_status(const char *code)
+{
+    if (!code) return 500;
+    static const struct {
+        const char *code;
+        int status;
+    } map[] = {
+        {MG_E_USAGE, 400},           {MG_E_REPO_REQUIRED, 400},     {MG_E_NAME_INVALID, 400},
+        {MG_E_NOT_A_DIR, 400},       {MG_E_NOT_TEXT, 400},
+        {MG_E_SESSION_REQUIRED, 400}, {MG_E_PROTOCOL_VERSION, 400}, {MG_E_BAD_ARG, 400},
+        {MG_E_UNSUPPORTED, 400},
+        {MG_E_REPO_NOT_FOUND, 404},  {MG_E_PATH_NOT_FOUND, 404},    {MG_E_FILE_NOT_FOUND, 404},
+        {MG_E_SESSION_NOT_FOUND, 404}, {MG_E_SESSION_EXPIRED, 404}, {MG_E_ROUTE_NOT_FOUND, 404},
+        {MG_E_PATH_OUTSIDE, 403},    {MG_E_SECRET_FILE, 403},       {MG_E_HOST_FORBIDDEN, 403},
+        {MG_E_ORIGIN_FORBIDDEN, 403},
+        {MG_E_METHOD_NOT_ALLOWED, 405}, {MG_E_NOT_ACCEPTABLE, 406},
+        {MG_E_LOCKED, 409},          {MG_E_REPO_EXISTS, 409},       {MG_E_SESSION_EXISTS, 409},
+        {MG_E_BODY_TOO_LARGE, 413},  {MG_E_UNSUPPORTED_MEDIA, 415},
+        {MG_E_INTERRUPTED, 503},       {MG_E_SHUTTING_DOWN, 503},
+        {MG_E_TIMEOUT, 504},          {MG_E_CLIENT_ERROR, 502},
+        {MG_E_TOKEN_IN_QUERY, 400},   {MG_E_UNAUTHORIZED, 401},      {MG_E_TOKEN_INVALID, 401},
+        {MG_E_TOKEN_REVOKED, 401},    {MG_E_TOKEN_EXPIRED, 401},     {MG_E_CROSS_REPO, 403},
+        {MG_E_RATE_LIMITED, 429},     {MG_E_HEADER_TOO_LARGE, 431},  {MG_E_PROJECT_EXISTS, 409},
+        /* semantic search: the repo lacks vectors; the embeddings endpoint failed */
+        {MG_E_NO_EMBEDDINGS, 409},    {MG_E_EMBED_UNAVAILABLE, 503}, {MG_E_EMBED_REJECTED, 502},
+        {MG_E_EMBED_BAD_RESPONSE, 502},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        if (strcmp(map[i].code, code) == 0) return map[i].status;
+    /* families: invalid_*, query_*, *_forbidden, *_not_found, *_too_large */
+    size_t n = strlen(code);
+    if (strncmp(code, "invalid_", 8) == 0 || strncmp(code, "query_", 6) == 0) return 400;
+    if (n > 10 && strcmp(code + n - 10, "_forbidden") == 0) return 403;
+    if (strcmp(code, "not_found") == 0 || (n > 10 && strcmp(code + n - 10, "_not_found") == 0)) return 404;
+    if (n > 10 && strcmp(code + n - 10, "_too_large") == 0) return 413;
+    return 500;
+}
+
+const char * mg__header(struct MHD_Connection *c, const char *name)
+{
+    return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+bool mg__accepts(const char *accept, const char *type)
+{
+    return accept && strcasestr(accept, type) != NULL;
+}
+
+bool mg__is_json_type(const char *ct)
+{
+    if (!ct) return false;
+    while (*ct == ' ') ct++;
+    if (strncasecmp(ct, "application/json", 16) != 0) return false;
+    char c = ct[16];
+    return c == 0 || c == ';' || c == ' ';
+}
+enum MHD_Result mg__respond(struct MHD_Connection *c, struct req *r, int status, const char *ctype, char *text,
+                               size_t len, ...)
+{
+    struct MHD_Response *resp = MHD_create_response_from_buffer(
+        len, text ? text : (char *)"", text ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+    if (!resp) {
+        free(text);
+        return MHD_NO;
+    }
+    if (ctype) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    va_list ap;
+    va_start(ap, len);
+    for (const char *k; (k = va_arg(ap, const char *)) != NULL;) {
+        const char *v = va_arg(ap, const char *);
+        if (v) MHD_add_response_header(resp, k, v);
+    }
+    va_end(ap);
+    enum MHD_Result rc = MHD_queue_response(c, (unsigned)status, resp);
+    MHD_destroy_response(resp);
+    if (rc == MHD_YES) {
+        r->answered = true;
+        mg_metrics_http(r->label, status);
+    }
+    return rc;
+}
+
+enum MHD_Result mg__respond_json_h(struct MHD_Connection *c, struct req *r, int status, json_t *j,
+                                      const char *h1, const char *v1, const char *h2, const char *v2)
+{
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    json_decref(j);
+    if (!text) return mg__respond(c, r, 500, "text/plain", strdup("out of memory\n"), 14, NULL);
+    return mg__respond(c, r, status, "application/json", text, strlen(text), h1, v1, h2, v2, NULL);
+}
+
+enum MHD_Result mg__respond_json(struct MHD_Connection *c, struct req *r, int status, json_t *j)
+{
+    return mg__respond_json_h(c, r, status, j, NULL, NULL, NULL, NULL);
+}
+
+enum MHD_Result mg__respond_error(struct MHD_Connection *c, struct req *r, int status, const char *code,
+                                     const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    json_t *j;
+    if (r->api == A_MCP) j = mg_rpc_error(NULL, -32000, msg, json_pack("{s:s}", "code", code));
+    else j = json_pack("{s:{s:s, s:o}}", "error", "code", code, "message", mg_json_text(msg));
+    if (status == 405) {
+        const char *allow = r->api == A_MCP ? "GET, POST, DELETE" : NULL;
+        return mg__respond_json_h(c, r, status, j, "Allow", allow, NULL, NULL);
+    }
+    return mg__respond_json(c, r, status, j);
+}

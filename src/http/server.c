@@ -1,0 +1,376 @@
+/* server.c — `memgate serve`'s daemon (http.h): the listen address, routes,
+ * /healthz and /metrics, the life of one request, start and stop.
+ *
+ * Sections:
+ *   1. listen address
+ *   2. routes
+ *   3. /healthz, /metrics, each request
+ *   4. start and stop
+ */
+#include "http/internal.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "security/token.h"
+#include "store/content.h"
+#include "util/metrics.h"
+#include "util/version.h"
+
+/* ---- 1. listen address --------------------------------------------------------------- */
+
+union mg_sa {
+    struct sockaddr sa;
+    struct sockaddr_in in4;
+    struct sockaddr_in6 in6;
+};
+
+/* "HOST:PORT", "[V6]:PORT" or ":PORT" (every IPv4 interface). HOST is an IPv4
+ * or IPv6 literal or "localhost" (127.0.0.1). */
+static int parse_listen(const char *addr, union mg_sa *sa, socklen_t *len, struct mg_err *err)
+{
+    char host[128];
+    const char *colon, *port;
+    memset(sa, 0, sizeof(*sa));
+    if (addr[0] == '[') {
+        const char *end = strchr(addr, ']');
+        if (!end || end[1] != ':' || (size_t)(end - addr - 1) >= sizeof(host)) goto bad;
+        memcpy(host, addr + 1, (size_t)(end - addr - 1));
+        host[end - addr - 1] = 0;
+        port = end + 2;
+    } else {
+        colon = strrchr(addr, ':');
+        if (!colon || (size_t)(colon - addr) >= sizeof(host) || memchr(addr, ':', (size_t)(colon - addr))) goto bad;
+        memcpy(host, addr, (size_t)(colon - addr));
+        host[colon - addr] = 0;
+        port = colon + 1;
+    }
+    char *end;
+    errno = 0;
+    long p = strtol(port, &end, 10);
+    if (!*port || *end || errno || p < 0 || p > 65535) goto bad;
+    if (!host[0] || strcmp(host, "0.0.0.0") == 0) {
+        sa->in4.sin_family = AF_INET;
+        sa->in4.sin_addr.s_addr = htonl(INADDR_ANY);
+        sa->in4.sin_port = htons((uint16_t)p);
+        *len = sizeof(sa->in4);
+    } else if (strcasecmp(host, "localhost") == 0 || inet_pton(AF_INET, host, &sa->in4.sin_addr) == 1) {
+        if (strcasecmp(host, "localhost") == 0) sa->in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        sa->in4.sin_family = AF_INET;
+        sa->in4.sin_port = htons((uint16_t)p);
+        *len = sizeof(sa->in4);
+    } else if (inet_pton(AF_INET6, host, &sa->in6.sin6_addr) == 1) {
+        sa->in6.sin6_family = AF_INET6;
+        sa->in6.sin6_port = htons((uint16_t)p);
+        *len = sizeof(sa->in6);
+    } else {
+        goto bad;
+    }
+    return 0;
+bad:
+    return mg_err_set(err, MG_E_USAGE,
+                      "invalid listen address '%s'; give HOST:PORT with an IP address or localhost, e.g. "
+                      "127.0.0.1:7077 or [::1]:7077 (port 0 picks a free one)",
+                      addr);
+}
+
+static bool sa_loopback(const union mg_sa *sa)
+{
+    if (sa->sa.sa_family == AF_INET) return (ntohl(sa->in4.sin_addr.s_addr) >> 24) == 127;
+    return IN6_IS_ADDR_LOOPBACK(&sa->in6.sin6_addr);
+}
+
+/* ---- 2. routes ---------------------------------------------------------------------- */
+
+static const char *route_label(const char *url, enum api *api)
+{
+    static const char *const v1[] = {"/v1/repos", "/v1/search", "/v1/symbols", "/v1/files", "/v1/file",
+                                     "/v1/scope", "/v1/index", "/v1/audit"};
+    static const char *const mem[] = {"/v1/notes", "/v1/projects", "/v1/episodes", "/v1/entities", "/v1/profiles",
+                                      "/v1/context"};
+    *api = A_NONE;
+    if (strcmp(url, "/mcp") == 0) return *api = A_MCP, "/mcp";
+    if (strcmp(url, "/healthz") == 0) return *api = A_HEALTHZ, "/healthz";
+    if (strcmp(url, "/metrics") == 0) return *api = A_METRICS, "/metrics";
+    if (strncmp(url, "/v1/", 4) == 0) {
+        *api = A_V1;
+        if (strcmp(url, "/v1/index/status") == 0) return "/v1/index";
+        for (size_t i = 0; i < sizeof(v1) / sizeof(v1[0]); i++)
+            if (strcmp(url, v1[i]) == 0) return v1[i];
+        for (size_t i = 0; i < sizeof(mem) / sizeof(mem[0]); i++) {
+            size_t n = strlen(mem[i]);
+            if (strncmp(url, mem[i], n) == 0 && (url[n] == 0 || url[n] == '/')) return mem[i];
+        }
+    }
+    return "other";
+}
+
+/* ---- 3. /healthz, /metrics, each request ------------------------------------------------ */
+
+static enum MHD_Result healthz(struct mg_http *h, struct MHD_Connection *c, struct req *r)
+{
+    json_t *j = json_pack("{s:s, s:s, s:I}", "status", "ok", "version", MG_VERSION, "sessions",
+                          (json_int_t)mg_sessions_count(h->srv->sessions));
+    return mg__respond_json(c, r, 200, j);
+}
+
+static enum MHD_Result metrics(struct mg_http *h, struct MHD_Connection *c, struct req *r)
+{
+    struct mg_buf b;
+    mg_buf_init(&b, 16u << 20);
+    struct mg_gauges g = {mg_sessions_count(h->srv->sessions), mg_sessions_instances(h->srv->sessions)};
+    if (mg_metrics_render(&b, &g) != 0) {
+        mg_buf_release(&b);
+        return mg__respond_error(c, r, 500, MG_E_NO_MEMORY, "out of memory rendering the metrics");
+    }
+    size_t len;
+    char *text = mg_buf_detach(&b, &len);
+    return mg__respond(c, r, 200, "text/plain; version=0.0.4; charset=utf-8", text, text ? len : 0, NULL);
+}
+
+static enum MHD_Result dispatch(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *url,
+                                const char *method);
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload, size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    struct mg_http *h = cls;
+    struct req *r = *con_cls;
+    if (!r) {
+        /* first call: the headers are in, the body is not */
+        r = calloc(1, sizeof(*r));
+        if (!r) return MHD_NO;
+        *con_cls = r;
+        r->label = route_label(url, &r->api);
+        mg_buf_init(&r->body, h->srv->cfg.http_max_body);
+        enum MHD_Result rc;
+        bool required;
+        if (mg__check_headers(h, c, r, &rc) != 0) return rc;
+        if (mg__authenticate(h, c, r, &required, &rc) != 0) return rc;
+        if (mg__check_origin(h, c, r, !required, &rc) != 0) return rc;
+        const char *cl = mg__header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl) {
+            char *end;
+            errno = 0;
+            unsigned long long n = strtoull(cl, &end, 10);
+            if (errno || *end || n > h->srv->cfg.http_max_body)
+                return mg__respond_error(c, r, 413, MG_E_BODY_TOO_LARGE,
+                                     "request body too large: the limit is %zu bytes (setting http_max_body)",
+                                     h->srv->cfg.http_max_body);
+        }
+        return MHD_YES;
+    }
+    if (r->answered) {
+        *upload_size = 0; /* an early response is queued; drop the rest */
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        if (!r->too_large && mg_buf_add(&r->body, upload, *upload_size) != 0) {
+            r->too_large = true;
+            mg_buf_release(&r->body);
+        }
+        if (r->too_large) {
+            r->discarded += *upload_size;
+            if (r->discarded > MG_DISCARD_MAX) return MHD_NO; /* hang up on an endless upload */
+        }
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (r->too_large)
+        return mg__respond_error(c, r, 413, MG_E_BODY_TOO_LARGE,
+                             "request body too large: the limit is %zu bytes (setting http_max_body)",
+                             h->srv->cfg.http_max_body);
+
+    enum MHD_Result rc = dispatch(h, c, r, url, method);
+    /* Tools leave per-thread zstd contexts behind (store/content.c); MHD's
+     * connection threads end without telling us, so free them after every
+     * request (cheap next to a request). */
+    mg_content_thread_done();
+    return rc;
+}
+
+static enum MHD_Result dispatch(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *url,
+                                const char *method)
+{
+    switch (r->api) {
+    case A_MCP:
+        if (strcmp(method, "POST") == 0) return mg__mcp_post(h, c, r);
+        if (strcmp(method, "GET") == 0) return mg__mcp_get(h, c, r);
+        if (strcmp(method, "DELETE") == 0) return mg__mcp_delete(h, c, r);
+        return mg__respond_error(c, r, 405, MG_E_METHOD_NOT_ALLOWED,
+                             "method %.16s is not allowed on /mcp; use POST, GET or DELETE", method);
+    case A_V1: return mg__v1(h, c, r, url, method);
+    case A_HEALTHZ:
+    case A_METRICS:
+        if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+            json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code", MG_E_METHOD_NOT_ALLOWED, "message",
+                                  "only GET is allowed here");
+            return mg__respond_json_h(c, r, 405, j, "Allow", "GET, HEAD", NULL, NULL);
+        }
+        return r->api == A_HEALTHZ ? healthz(h, c, r) : metrics(h, c, r);
+    default:
+        return mg__respond_error(c, r, 404, MG_E_ROUTE_NOT_FOUND,
+                             "no route %.200s; memgate serves /mcp, /v1/..., /healthz and /metrics", url);
+    }
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    (void)cls;
+    (void)c;
+    (void)toe;
+    struct req *r = *con_cls;
+    if (!r) return;
+    mg_buf_release(&r->body);
+    mg_principal_release(&r->who);
+    free(r);
+    *con_cls = NULL;
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    struct mg_http *h = cls;
+    if (!h->srv->verbose) return;
+    fputs("memgate serve: libmicrohttpd: ", stderr);
+    vfprintf(stderr, fmt, ap);
+}
+
+/* ---- 4. start and stop --------------------------------------------------------------- */
+
+struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg_err *err)
+{
+    union mg_sa sa;
+    socklen_t salen;
+    if (parse_listen(addr, &sa, &salen, err) != 0) return NULL;
+    bool loopback = sa_loopback(&sa), required;
+    if (!loopback && !(srv->tokens && mg_tokens_any(srv->tokens))) {
+        mg_err_set(err, MG_E_LISTEN_REFUSED,
+                   "refusing to listen on '%s': it is not a loopback address, and serving other hosts needs access "
+                   "tokens; create one first (memgate token create --tenant T), or listen on 127.0.0.1 or [::1]",
+                   addr);
+        return NULL;
+    }
+    if (mg_tokens_required(&srv->cfg, loopback, srv->tokens && mg_tokens_any(srv->tokens), &required, err) != 0)
+        return NULL;
+    int fd = socket(sa.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        mg_err_set(err, MG_E_LISTEN_FAILED, "cannot create a socket for '%s': %s", addr, strerror(errno));
+        return NULL;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (sa.sa.sa_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+    if (bind(fd, &sa.sa, salen) != 0 || listen(fd, 128) != 0) {
+        int e = errno;
+        close(fd);
+        mg_err_set(err, MG_E_LISTEN_FAILED, "cannot listen on '%s': %s%s", addr, strerror(e),
+                   e == EADDRINUSE ? "; another program (another memgate serve?) has the port: choose another with "
+                                     "--listen or the listen setting"
+                                   : "");
+        return NULL;
+    }
+    union mg_sa bound;
+    socklen_t blen = sizeof(bound);
+    getsockname(fd, &bound.sa, &blen);
+
+    struct mg_http *h = calloc(1, sizeof(*h));
+    if (!h) {
+        close(fd);
+        mg_err_set(err, MG_E_NO_MEMORY, "out of memory starting the HTTP server");
+        return NULL;
+    }
+    h->srv = srv;
+    h->loopback = loopback;
+    h->port = ntohs(bound.sa.sa_family == AF_INET ? bound.in4.sin_port : bound.in6.sin6_port);
+    atomic_init(&h->stopping, false);
+    pthread_mutex_init(&h->mu, NULL);
+    pthread_cond_init(&h->cv, NULL);
+
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+                     MHD_USE_ERROR_LOG | (sa.sa.sa_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+    h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
+                            MHD_OPTION_LISTEN_SOCKET, fd,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)MG_HTTP_CONN_LIMIT,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MG_HTTP_CONN_MEMORY,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MG_HTTP_IDLE_TIMEOUT_S,
+                            MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+                            MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
+                            MHD_OPTION_END);
+    if (!h->d) {
+        close(fd);
+        pthread_mutex_destroy(&h->mu);
+        pthread_cond_destroy(&h->cv);
+        free(h);
+        mg_err_set(err, MG_E_LISTEN_FAILED, "cannot start the HTTP server on '%s' (libmicrohttpd failed: %s)", addr,
+                   strerror(errno));
+        return NULL;
+    }
+    return h;
+}
+
+int mg_http_port(const struct mg_http *h) { return h->port; }
+
+void mg_http_stop(struct mg_http *h)
+{
+    if (!h) return;
+    atomic_store(&h->stopping, true);
+    /* wake every stream, and every worker waiting on its client */
+    size_t n = 0, cap = 0;
+    char (*sids)[MG_SID_MAX + 1] = NULL;
+    pthread_mutex_lock(&h->mu);
+    for (struct sse *s = h->streams; s; s = s->next) {
+        pthread_mutex_lock(&s->mu);
+        s->ended = true;
+        pthread_cond_broadcast(&s->cv);
+        bool worker = s->session != NULL;
+        pthread_mutex_unlock(&s->mu);
+        if (!worker) continue;
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 16;
+            void *p = realloc(sids, nc * sizeof(*sids));
+            if (!p) continue;
+            sids = p;
+            cap = nc;
+        }
+        memcpy(sids[n++], s->sid, sizeof(sids[0]));
+    }
+    pthread_mutex_unlock(&h->mu);
+    for (size_t i = 0; i < n; i++) {
+        enum mg_lookup how;
+        struct mg_session *s = mg_sessions_get(h->srv->sessions, sids[i], &how);
+        if (!s) continue;
+        mg_rpc_cancel_pending(s);
+        mg_session_put(h->srv->sessions, s);
+    }
+    free(sids);
+    /* Let the connections send the end of their streams (the last chunk)
+     * before the daemon shuts their sockets: up to 2 s. */
+    for (int i = 0; i < 200; i++) {
+        bool open = false;
+        pthread_mutex_lock(&h->mu);
+        for (struct sse *s = h->streams; s && !open; s = s->next) {
+            pthread_mutex_lock(&s->mu);
+            open = !s->gone;
+            pthread_mutex_unlock(&s->mu);
+        }
+        pthread_mutex_unlock(&h->mu);
+        if (!open) break;
+        usleep(10000);
+    }
+    MHD_stop_daemon(h->d); /* joins the connection threads */
+    pthread_mutex_lock(&h->mu);
+    while (h->workers > 0) pthread_cond_wait(&h->cv, &h->mu);
+    pthread_mutex_unlock(&h->mu);
+    pthread_mutex_destroy(&h->mu);
+    pthread_cond_destroy(&h->cv);
+    free(h);
+}

@@ -1,0 +1,319 @@
+/* sessions.c — the built-in session-memory provider: episodes (what a
+ * conversation did), and projects, the named groups of conversations that
+ * share their episodes and entities (seed 001).
+ *
+ * A conversation in a project recalls every episode of every conversation
+ * of that project (in the repo); one in no project recalls the repo's
+ * shared pool: the episodes of conversations in no project. Membership is
+ * read at every call, so joining or leaving takes effect at once.
+ */
+#include "memory/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
+
+/* "a,b" -> the item's tags */
+static void split_tags(struct mg_episode *e, const char *t, bool *failed)
+{
+    size_t n = *t ? 1 : 0;
+    for (const char *c = t; *c; c++) n += *c == ',';
+    if (!n) return;
+    if (!(e->tags = calloc(n, sizeof(char *)))) {
+        *failed = true;
+        return;
+    }
+    while (*t) {
+        const char *c = strchr(t, ',');
+        size_t k = c ? (size_t)(c - t) : strlen(t);
+        e->tags[e->ntags++] = mg_item_dupn(t, k, failed);
+        t += k + (c ? 1 : 0);
+    }
+}
+
+/* ---- episodes ------------------------------------------------------------------------------- */
+
+static int s_remember(void *self, const struct mg_pcall *pc, const char *session, const char *summary,
+                      const char *const *tags, size_t ntags, struct mg_items *out, struct mg_err *err)
+{
+    struct mg_buf tb;
+    mg_buf_init(&tb, 1 << 16);
+    for (size_t i = 0; i < ntags; i++) mg_buf_addf(&tb, "%s%s", i ? "," : "", tags[i]);
+    const char *tagstr = tb.p ? tb.p : "";
+    struct place p;
+    if (mg_place_begin(pc, session, &p, err) != 0) {
+        mg_buf_release(&tb);
+        return -1;
+    }
+    struct mg_buf v;
+    mg_buf_init(&v, (size_t)1 << 26);
+    int nred = 0, rc = -1;
+    char *stream = NULL;
+    sqlite3_stmt *st;
+    if (mg_mem_clean(pc->cfg, summary, &v, &nred, err) == 0 && mg_mem_begin(p.m, err) == 0) {
+        int64_t t = mg_now_s(), id = 0;
+        if (mg_mem_prep(p.m, "INSERT INTO episodes(tenant, repo, repo_fp, session_id, summary, tags, created_at) "
+                             "VALUES(?,?,?,?,?,?,?) RETURNING id", &st, err) == 0) {
+            sqlite3_bind_text(st, 1, pc->tenant, -1, SQLITE_STATIC);
+            sqlite3_bind_text(st, 2, p.repo->id, -1, SQLITE_STATIC);
+            sqlite3_bind_text(st, 3, p.repo->fingerprint, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(st, 4, p.sid);
+            sqlite3_bind_text(st, 5, v.p, (int)v.len, SQLITE_STATIC);
+            sqlite3_bind_text(st, 6, tagstr, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(st, 7, t);
+            id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+            sqlite3_finalize(st);
+        }
+        stream = id ? mg_fts_stream(v.p, tagstr, NULL) : NULL;
+        if (id && mg_fts_put(p.m, "episodes_fts", id, stream, err) == 0 && mg_mem_commit(p.m, err) == 0) {
+            struct mg_episode *e = mg_items_add(out, &mg_item_episode);
+            bool failed = !e;
+            if (e) {
+                mg_row_owner(&e->base, pc->tenant, p.repo->id, p.repo->fingerprint, p.project);
+                e->base.redactions = nred;
+                e->id = id;
+                e->session = mg_item_dup(p.ext, &failed);
+                e->summary = mg_item_dupn(v.p, v.len, &failed);
+                split_tags(e, tagstr, &failed);
+                e->created_at = t;
+            }
+            rc = failed || mg_place_report(&p, out, err) != 0 ? (failed ? oom(err) : -1) : 0;
+        } else {
+            if (!id) mg_mem_fail(p.m, "store the episode", err);
+            mg_mem_rollback(p.m);
+        }
+    }
+    free(stream);
+    mg_buf_release(&v);
+    mg_buf_release(&tb);
+    mg_place_end(&p);
+    return rc;
+}
+
+static int s_recall(void *self, const struct mg_pcall *pc, const char *session, const char *query, int limit,
+                    struct mg_items *out, struct mg_err *err)
+{
+    struct place p;
+    if (mg_place_begin(pc, session, &p, err) != 0) return -1;
+    char *match = query ? mg_fts_match(query) : NULL; /* NULL (no query, or no words in it): the newest */
+    const char *sql_match =
+        "SELECT e.id, e.summary, e.tags, e.created_at, s.external_id, e.tenant, e.repo_fp, coalesce(s.project_id, 0),"
+        " -bm25(episodes_fts), e.repo FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid"
+        " JOIN sessions s ON s.id = e.session_id"
+        " WHERE episodes_fts MATCH ?1 AND e.repo = ?2 AND s.project_id IS ?3 ORDER BY bm25(episodes_fts) LIMIT ?4";
+    const char *sql_all =
+        "SELECT e.id, e.summary, e.tags, e.created_at, s.external_id, e.tenant, e.repo_fp, coalesce(s.project_id, 0),"
+        " 0.0, e.repo FROM episodes e JOIN sessions s ON s.id = e.session_id"
+        " WHERE ?1 IS NULL AND e.repo = ?2 AND s.project_id IS ?3 ORDER BY e.created_at DESC, e.id DESC LIMIT ?4";
+    sqlite3_stmt *st;
+    int rc = -1;
+    if (mg_mem_prep(p.m, match ? sql_match : sql_all, &st, err) != 0) goto out;
+    if (match) sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, p.repo->id, -1, SQLITE_STATIC);
+    if (p.project) sqlite3_bind_int64(st, 3, p.project);
+    else sqlite3_bind_null(st, 3);
+    sqlite3_bind_int64(st, 4, limit);
+    bool failed = false;
+    while (!failed && sqlite3_step(st) == SQLITE_ROW) {
+        struct mg_episode *e = mg_items_add(out, &mg_item_episode);
+        if (!e) {
+            failed = true;
+            break;
+        }
+        mg_row_owner(&e->base, mg_col(st, 5), mg_col(st, 9), mg_col(st, 6), sqlite3_column_int64(st, 7));
+        e->id = sqlite3_column_int64(st, 0);
+        e->summary = mg_item_dup(mg_col(st, 1), &failed);
+        split_tags(e, mg_col(st, 2), &failed);
+        e->created_at = sqlite3_column_int64(st, 3);
+        e->session = mg_item_dup(mg_col(st, 4), &failed);
+        e->score = sqlite3_column_double(st, 8);
+    }
+    sqlite3_finalize(st);
+    rc = failed ? oom(err) : mg_place_report(&p, out, err);
+out:
+    free(match);
+    mg_place_end(&p);
+    return rc;
+}
+
+/* ---- projects --------------------------------------------------------------------------------- */
+
+static int s_project_create(void *self, const struct mg_pcall *pc, const char *name, struct mg_items *out,
+                            struct mg_err *err)
+{
+    struct place p;
+    if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
+    sqlite3_stmt *st;
+    int rc = -1;
+    if (mg_mem_prep(p.m, "INSERT INTO projects(tenant, repo, repo_fp, name, isolated, created_at) VALUES(?,?,?,?,1,?) "
+                         "ON CONFLICT(repo, name) DO NOTHING RETURNING id, created_at", &st, err) == 0) {
+        sqlite3_bind_text(st, 1, pc->tenant, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, p.repo->id, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, p.repo->fingerprint, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, name, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 5, mg_now_s());
+        int r = sqlite3_step(st);
+        if (r == SQLITE_ROW) {
+            struct mg_project *pr = mg_items_add(out, &mg_item_project);
+            bool failed = !pr;
+            if (pr) {
+                mg_row_owner(&pr->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
+                pr->name = mg_item_dup(name, &failed);
+                pr->repo = mg_item_dup(p.repo->id, &failed);
+                pr->id = sqlite3_column_int64(st, 0);
+                pr->created_at = sqlite3_column_int64(st, 1);
+                pr->isolated = true;
+            }
+            rc = failed ? oom(err) : 0;
+        } else if (r == SQLITE_DONE) {
+            mg_err_set(err, MG_E_PROJECT_EXISTS, "project '%s' already exists in repo '%s'", name, p.repo->id);
+        } else {
+            mg_mem_fail(p.m, "create the project", err);
+        }
+        sqlite3_finalize(st);
+    }
+    mg_place_end(&p);
+    return rc;
+}
+
+static int s_project_list(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err)
+{
+    struct place p;
+    if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
+    sqlite3_stmt *st;
+    int rc = -1;
+    if (mg_mem_prep(p.m, "SELECT p.name, p.id, p.created_at, p.tenant, p.repo_fp,"
+                         " (SELECT count(*) FROM sessions WHERE project_id = p.id), p.repo FROM projects p"
+                         " WHERE p.repo = ? ORDER BY p.name", &st, err) == 0) {
+        sqlite3_bind_text(st, 1, p.repo->id, -1, SQLITE_STATIC);
+        bool failed = false;
+        while (!failed && sqlite3_step(st) == SQLITE_ROW) {
+            struct mg_project *pr = mg_items_add(out, &mg_item_project);
+            if (!pr) {
+                failed = true;
+                break;
+            }
+            mg_row_owner(&pr->base, mg_col(st, 3), mg_col(st, 6), mg_col(st, 4), 0);
+            pr->name = mg_item_dup(mg_col(st, 0), &failed);
+            pr->id = sqlite3_column_int64(st, 1);
+            pr->created_at = sqlite3_column_int64(st, 2);
+            pr->sessions = sqlite3_column_int64(st, 5);
+            pr->repo = mg_item_dup(mg_col(st, 6), &failed);
+            pr->isolated = true;
+        }
+        sqlite3_finalize(st);
+        rc = failed ? oom(err) : 0;
+    }
+    mg_place_end(&p);
+    return rc;
+}
+
+static int s_project_join(void *self, const struct mg_pcall *pc, const char *session, const char *name,
+                          struct mg_items *out, struct mg_err *err)
+{
+    struct place p;
+    if (mg_place_begin(pc, session, &p, err) != 0) return -1;
+    int rc = -1;
+    int64_t pid = name ? mg_project_id(&p, name, err) : 0;
+    sqlite3_stmt *st;
+    if ((!name || pid) && mg_mem_prep(p.m, "UPDATE sessions SET project_id = ? WHERE id = ?", &st, err) == 0) {
+        if (pid) sqlite3_bind_int64(st, 1, pid);
+        else sqlite3_bind_null(st, 1);
+        sqlite3_bind_int64(st, 2, p.sid);
+        if (sqlite3_step(st) == SQLITE_DONE) {
+            struct mg_membership *m = mg_items_add(out, &mg_item_membership);
+            bool failed = !m;
+            if (m) {
+                mg_row_owner(&m->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
+                m->session = mg_item_dup(p.ext, &failed);
+                m->project = mg_item_dup(name, &failed);
+                m->repo = mg_item_dup(p.repo->id, &failed);
+            }
+            rc = failed ? oom(err) : 0;
+        } else {
+            mg_mem_fail(p.m, "change the session's project", err);
+        }
+        sqlite3_finalize(st);
+    }
+    mg_place_end(&p);
+    return rc;
+}
+
+static int exec_count(struct mem *m, const char *sql, int64_t a, int64_t *count, struct mg_err *err)
+{
+    sqlite3_stmt *st;
+    if (mg_mem_prep(m, sql, &st, err) != 0) return -1;
+    sqlite3_bind_int64(st, 1, a);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return mg_mem_fail(m, "delete", err);
+    if (count) *count = sqlite3_changes(m->db);
+    return 0;
+}
+
+static int s_project_delete(void *self, const struct mg_pcall *pc, const char *name, struct mg_items *out,
+                            struct mg_err *err)
+{
+    struct place p;
+    if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
+    int rc = -1;
+    int64_t pid = mg_project_id(&p, name, err), ne = 0, nn = 0, ns = 0;
+    /* the project's memory goes with it: never released into the shared pool */
+    if (pid && mg_mem_begin(p.m, err) == 0) {
+        if (exec_count(p.m, "DELETE FROM episodes_fts WHERE rowid IN (SELECT e.id FROM episodes e JOIN sessions s"
+                            " ON s.id = e.session_id WHERE s.project_id = ?)", pid, NULL, err) == 0 &&
+            exec_count(p.m, "DELETE FROM episodes WHERE session_id IN (SELECT id FROM sessions WHERE project_id = ?)",
+                       pid, &ne, err) == 0 &&
+            exec_count(p.m, "DELETE FROM entities_fts WHERE rowid IN (SELECT id FROM entities WHERE project_id = ?)",
+                       pid, NULL, err) == 0 &&
+            exec_count(p.m, "DELETE FROM entities WHERE project_id = ?", pid, &nn, err) == 0 &&
+            exec_count(p.m, "UPDATE sessions SET project_id = NULL WHERE project_id = ?", pid, &ns, err) == 0 &&
+            exec_count(p.m, "DELETE FROM projects WHERE id = ?", pid, NULL, err) == 0 && mg_mem_commit(p.m, err) == 0) {
+            struct mg_membership *m = mg_items_add(out, &mg_item_project_deleted);
+            bool failed = !m;
+            if (m) {
+                mg_row_owner(&m->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
+                m->project = mg_item_dup(name, &failed);
+                m->deleted = true;
+                m->sessions = ns;
+                m->episodes = ne;
+                m->entities = nn;
+            }
+            rc = failed ? oom(err) : 0;
+        } else {
+            mg_mem_rollback(p.m);
+        }
+    }
+    mg_place_end(&p);
+    return rc;
+}
+
+static int s_forget(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err)
+{
+    static const char *const sql[] = {
+        "DELETE FROM episodes_fts WHERE rowid IN (SELECT id FROM episodes WHERE repo = ?1)",
+        "DELETE FROM episodes WHERE repo = ?1",
+        "DELETE FROM sessions WHERE repo = ?1",
+        "DELETE FROM projects WHERE repo = ?1",
+        NULL,
+    };
+    int64_t rows;
+    if (mg_mem_forget(pc, sql, &rows, err) != 0) return -1;
+    out->total = rows;
+    return 0;
+}
+
+static void s_close(void *self) { (void)self; }
+
+const struct mg_sessions_ops mg_sessions_builtin_ops = {
+    .remember = s_remember,
+    .recall = s_recall,
+    .project_create = s_project_create,
+    .project_list = s_project_list,
+    .project_join = s_project_join,
+    .project_delete = s_project_delete,
+    .forget = s_forget,
+    .close = s_close,
+};

@@ -1,0 +1,134 @@
+/* item.c — see item.h. */
+#include "provider/item.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct mg_field place_fields[] = {
+    MG_FIELD(struct mg_place, repo, MG_F_LABEL),
+    MG_FIELD(struct mg_place, session, MG_F_LABEL),
+    MG_FIELD_F(struct mg_place, project, MG_F_LABEL, MG_F_NULL),
+};
+const struct mg_item_type mg_item_place = {
+    .name = "place",
+    .size = sizeof(struct mg_place),
+    .fields = place_fields,
+    .nfields = sizeof(place_fields) / sizeof(place_fields[0]),
+    .owner = MG_OWN_TENANT | MG_OWN_REPO,
+    .source_field = -1,
+    .line_field = -1,
+};
+
+void mg_items_init(struct mg_items *l)
+{
+    memset(l, 0, sizeof(*l));
+    l->total = -1;
+}
+
+static void *item_new(const struct mg_item_type *t)
+{
+    struct mg_item *it = calloc(1, t->size);
+    if (it) it->type = t;
+    return it;
+}
+
+void *mg_items_add(struct mg_items *l, const struct mg_item_type *t)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        struct mg_item **v = realloc(l->v, cap * sizeof(*v));
+        if (!v) return NULL;
+        l->v = v;
+        l->cap = cap;
+    }
+    struct mg_item *it = item_new(t);
+    if (it) l->v[l->n++] = it;
+    return it;
+}
+
+struct mg_place *mg_items_place(struct mg_items *l)
+{
+    if (!l->place) l->place = item_new(&mg_item_place);
+    return l->place;
+}
+
+char **mg_item_text(struct mg_item *it, const struct mg_field *f)
+{
+    return (char **)((char *)it + f->off);
+}
+
+char ***mg_item_tags(struct mg_item *it, const struct mg_field *f, size_t **n)
+{
+    *n = (size_t *)((char *)it + f->count_off);
+    return (char ***)((char *)it + f->off);
+}
+
+int64_t mg_item_int(const struct mg_item *it, const struct mg_field *f)
+{
+    int64_t v;
+    memcpy(&v, (const char *)it + f->off, sizeof(v));
+    return v;
+}
+
+double mg_item_real(const struct mg_item *it, const struct mg_field *f)
+{
+    double v;
+    memcpy(&v, (const char *)it + f->off, sizeof(v));
+    return v;
+}
+
+bool mg_item_bool(const struct mg_item *it, const struct mg_field *f)
+{
+    bool v;
+    memcpy(&v, (const char *)it + f->off, sizeof(v));
+    return v;
+}
+
+void mg_item_free(struct mg_item *it)
+{
+    if (!it) return;
+    const struct mg_item_type *t = it->type;
+    for (size_t i = 0; i < t->nfields; i++) {
+        const struct mg_field *f = &t->fields[i];
+        if (f->kind == MG_F_TEXT || f->kind == MG_F_LABEL) {
+            free(*mg_item_text(it, f));
+        } else if (f->kind == MG_F_TAGS) {
+            size_t *n;
+            char ***v = mg_item_tags(it, f, &n);
+            for (size_t k = 0; k < *n; k++) free((*v)[k]);
+            free(*v);
+        }
+    }
+    free(it->source);
+    free(it);
+}
+
+void mg_items_remove(struct mg_items *l, size_t i)
+{
+    mg_item_free(l->v[i]);
+    memmove(&l->v[i], &l->v[i + 1], (l->n - i - 1) * sizeof(l->v[0]));
+    l->n--;
+}
+
+void mg_items_release(struct mg_items *l)
+{
+    for (size_t i = 0; i < l->n; i++) mg_item_free(l->v[i]);
+    free(l->v);
+    if (l->place) mg_item_free(&l->place->base);
+    mg_items_init(l);
+}
+
+char *mg_item_dupn(const char *s, size_t n, bool *failed)
+{
+    if (!s) return NULL;
+    char *d = malloc(n + 1);
+    if (!d) {
+        *failed = true;
+        return NULL;
+    }
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+char *mg_item_dup(const char *s, bool *failed) { return s ? mg_item_dupn(s, strlen(s), failed) : NULL; }

@@ -1,0 +1,157 @@
+/* item.h — what providers return: items whose fields are declared by their
+ * type.
+ *
+ * A provider answers with a list of items (struct mg_items). Each item is a
+ * C struct whose first member is a struct mg_item; its type (struct
+ * mg_item_type) declares every field the item shows: the JSON name, the
+ * kind, and where the field lives in the struct. Two promises follow:
+ *
+ *   - the gate cleans every text field of every item (request/gate.h):
+ *     secrets redacted, control sequences and hidden characters stripped,
+ *     prompt injection flagged, the length capped; it never guesses by name;
+ *   - tools render items from the declaration only (tools/render.h), so a
+ *     field that is not declared is never shown, and a text field is shown
+ *     only after the gate has cleaned it.
+ *
+ * Kinds:
+ *   MG_F_TEXT    char *: retrieved text (a snippet, a file's lines, a note's
+ *                value); capped at max_chunk_bytes, and counted against the
+ *                response's max_context_bytes.
+ *   MG_F_LABEL   char *: a name, a key, a path, an id; capped at MG_LABEL_MAX.
+ *   MG_F_TAGS    char ** with a size_t count: a list of labels.
+ *   MG_F_INT     int64_t
+ *   MG_F_REAL    double
+ *   MG_F_BOOL    bool
+ * Text, label and tags fields are owned by the item (malloc'd); mg_items
+ * frees them. Flag MG_F_NULL renders a NULL text as null (otherwise NULL is
+ * left out); MG_F_OMIT0 leaves a zero number or false out.
+ *
+ * Ownership (the guardrail): every item says whose it is in its header:
+ * tenant, repo id, repo fingerprint, project. The gate drops and counts an
+ * item whose owner is not the request's (type->owner says which of these
+ * the type carries).
+ *
+ * Attribution: the gate sets item->source from the type's source field and
+ * line field ("path:line"), or "<prefix>:<label>" ("note:deploy-steps").
+ */
+#ifndef MG_ITEM_H
+#define MG_ITEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MG_LABEL_MAX 4096 /* the cap on one label (a path, a key, a name) */
+
+enum mg_fkind { MG_F_TEXT, MG_F_LABEL, MG_F_TAGS, MG_F_INT, MG_F_REAL, MG_F_BOOL };
+
+#define MG_F_NULL  0x1u /* a NULL text renders as null (default: left out) */
+#define MG_F_OMIT0 0x2u /* a zero number or false is left out */
+
+struct mg_field {
+    const char *name;   /* the JSON member */
+    uint8_t kind;       /* enum mg_fkind */
+    uint8_t flags;      /* MG_F_NULL, MG_F_OMIT0 */
+    uint16_t off;       /* offsetof the field in the item struct */
+    uint16_t count_off; /* MG_F_TAGS: offsetof its size_t count */
+};
+
+#define MG_FIELD(T, member, kind) {#member, (kind), 0, (uint16_t)offsetof(T, member), 0}
+#define MG_FIELD_F(T, member, kind, flags) {#member, (kind), (flags), (uint16_t)offsetof(T, member), 0}
+#define MG_FIELD_AS(T, member, json, kind) {(json), (kind), 0, (uint16_t)offsetof(T, member), 0}
+#define MG_FIELD_TAGS(T, member, count) {#member, MG_F_TAGS, 0, (uint16_t)offsetof(T, member), (uint16_t)offsetof(T, count)}
+
+/* What the guardrail checks for items of a type (type->owner). */
+#define MG_OWN_TENANT  0x1u /* own.tenant is the request's tenant */
+#define MG_OWN_REPO    0x2u /* own.repo is one of the request's repos, own.fp its fingerprint when set */
+#define MG_OWN_PROJECT 0x4u /* own.project is the request's memory project (mg_items.place) */
+
+struct mg_item_type {
+    const char *name;              /* "code", "note", ...: the guardrail's and the audit's kind */
+    size_t size;                   /* sizeof the item struct */
+    const struct mg_field *fields;
+    size_t nfields;
+    unsigned owner;                /* MG_OWN_* */
+    int source_field;              /* index of the label that names the item's source, or -1 */
+    int line_field;                /* index of an int field: the line of source (path:line), or -1 */
+    const char *source_prefix;     /* NULL: "path:line"; else "<prefix>:<label>" */
+};
+
+struct mg_owner {
+    char tenant[65];
+    char repo[65];                 /* "" when the type has no repo */
+    char fp[33];                   /* the repo's fingerprint, "" when not recorded */
+    int64_t project;               /* 0: none */
+};
+
+/* Set by the gate on every item it lets through. */
+#define MG_ITEM_INJECTION 0x1u /* text reads like an instruction to the model */
+#define MG_ITEM_HIDDEN    0x2u /* hidden characters were removed */
+#define MG_ITEM_ESCAPES   0x4u /* control sequences or model markers were removed */
+#define MG_ITEM_TRUNCATED 0x8u /* a field was cut at its cap */
+
+struct mg_item {
+    const struct mg_item_type *type;
+    struct mg_owner own;
+    /* the gate's */
+    char *source;                  /* attribution, or NULL */
+    unsigned flags;                /* MG_ITEM_* */
+    int redactions;                /* secrets replaced in this item's fields (providers may add theirs) */
+    bool gated;                    /* cleaned by the gate */
+};
+
+/* Where a memory request ran: the repo, the conversation and its project
+ * (set by memory providers; the gate checks items against it and cleans
+ * its labels like any item's). */
+struct mg_place {
+    struct mg_item base;
+    char *repo, *session, *project; /* labels; project NULL: none */
+};
+extern const struct mg_item_type mg_item_place;
+
+/* A list of items, owned: mg_items_release frees every item and its fields. */
+struct mg_items {
+    struct mg_item **v;
+    size_t n, cap;
+    struct mg_place *place;        /* memory requests: where they ran (NULL otherwise) */
+    /* the gate's account of the list */
+    size_t omitted;                /* items left out for the response's cap */
+    size_t dropped;                /* items dropped by the guardrail */
+    /* rows a provider met while working that belong to another request and
+     * that it did not return (a planted session row, say): the gate counts
+     * them with the items it drops */
+    size_t foreign;
+    const char *foreign_kind;      /* a static string: "session", "project", ... */
+    int redactions;
+    unsigned flags;                /* MG_ITEM_* of any item */
+    /* what the provider says beyond the items (not text: numbers and fixed words) */
+    double took_ms;
+    const char *mode;              /* a static string: the search mode that ran, or NULL */
+    int64_t total;                 /* list operations: matches before the limit (-1: not counted) */
+};
+
+void mg_items_init(struct mg_items *l);
+/* A new zeroed item of type t appended to l (its type set), or NULL when
+ * memory runs out. */
+void *mg_items_add(struct mg_items *l, const struct mg_item_type *t);
+/* The place of a memory request (made on first call; NULL out of memory). */
+struct mg_place *mg_items_place(struct mg_items *l);
+/* Remove item i (freeing it), keeping the order. */
+void mg_items_remove(struct mg_items *l, size_t i);
+void mg_items_release(struct mg_items *l);
+/* Free one item and its declared fields. */
+void mg_item_free(struct mg_item *it);
+
+/* Field access by declaration (for the gate and the renderer). */
+char **mg_item_text(struct mg_item *it, const struct mg_field *f);           /* TEXT, LABEL */
+char ***mg_item_tags(struct mg_item *it, const struct mg_field *f, size_t **n); /* TAGS */
+int64_t mg_item_int(const struct mg_item *it, const struct mg_field *f);
+double mg_item_real(const struct mg_item *it, const struct mg_field *f);
+bool mg_item_bool(const struct mg_item *it, const struct mg_field *f);
+
+/* strdup for providers filling items: NULL in, NULL out; when memory runs
+ * out, NULL and *failed set (so one check after many copies will do). */
+char *mg_item_dup(const char *s, bool *failed);
+char *mg_item_dupn(const char *s, size_t n, bool *failed);
+
+#endif

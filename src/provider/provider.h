@@ -1,0 +1,369 @@
+/* provider.h — the provider interfaces (seed 003 §2.1): one vtable per
+ * concern, each a struct of function pointers over a `void *self`.
+ *
+ *   code       search, symbols, read, list, repos, index, remove (a repo's code)
+ *   notes      durable key/value knowledge per repo
+ *   sessions   session memory: episodes, and the projects that group sessions
+ *   entities   named things of a project
+ *   profiles   an agent's preferences (per tenant, global by design)
+ *
+ * (The engines below the gate have their own plug-in points: chunkers in
+ * index/chunker.h, vector stores in vector/vstore.h.)
+ *
+ * The rules every provider keeps, built in or external:
+ *   - it is called by the gate only (request/gate.h), with a struct mg_pcall
+ *     that carries the caller's tenant, the repos the gate resolved and the
+ *     effective scope; it answers for those and nothing else, and applies
+ *     the scope inside its queries, not after them;
+ *   - it returns items (item.h) whose owner it fills honestly (tenant, repo,
+ *     fingerprint, project): the gate drops and counts any that are not the
+ *     request's, and cleans every declared text field before anyone sees it;
+ *   - it never calls the gate, a tool, or another provider, and never builds
+ *     JSON for a transport;
+ *   - on failure it returns -1 with err set (a stable code and a sentence),
+ *     and whatever it appended to out is discarded by the caller.
+ * Functions of one provider may be called from several threads at once.
+ */
+#ifndef MG_PROVIDER_H
+#define MG_PROVIDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "provider/item.h"
+#include "provider/scope.h"
+#include "store/catalog.h"
+#include "util/config.h"
+#include "util/err.h"
+
+/* ---- one call ------------------------------------------------------------------------------- */
+
+struct mg_pcall {
+    const struct mg_config *cfg;
+    const char *tenant;               /* the caller's tenant */
+    const struct mg_repo *repos;      /* the repos the gate resolved (none for some operations) */
+    size_t nrepos;
+    const struct mg_scope *scope;     /* the effective scope (globs, excludes, languages); never NULL */
+    int64_t deadline_ms;              /* CLOCK_MONOTONIC milliseconds; 0: none */
+    const volatile int *stop;         /* nonzero: stop early (the server is stopping); may be NULL */
+    /* progress of long work (indexing); may be NULL */
+    void (*progress)(void *ud, double done, double total, const char *message);
+    void *progress_ud;
+};
+
+/* ---- code --------------------------------------------------------------------------------- */
+
+/* A search hit: one chunk (lexical, regex, semantic, hybrid) or one definition (symbol). */
+struct mg_code_hit {
+    struct mg_item base;               /* owner: tenant, repo, fingerprint */
+    char *repo, *path, *language, *symbol, *kind; /* labels (language, symbol, kind may be NULL) */
+    int64_t start_line, end_line;      /* the chunk's (or definition's) lines */
+    int64_t line;                      /* the line the snippet centres on */
+    double score;                      /* higher is better, rounded to 3 decimals */
+    char *snippet;                     /* text: a few lines ... */
+    int64_t snippet_line;              /* ... starting at this line */
+};
+extern const struct mg_item_type mg_item_code_hit;
+
+/* Lines of one file (read). */
+struct mg_file_text {
+    struct mg_item base;
+    char *repo, *path, *language;      /* labels */
+    int64_t start_line, end_line, total_lines;
+    bool truncated;                    /* more lines follow: continue from end_line + 1 */
+    char *text;                        /* text */
+};
+extern const struct mg_item_type mg_item_file_text;
+
+/* One file of a listing. */
+struct mg_file_entry {
+    struct mg_item base;
+    char *repo, *path, *language;      /* labels */
+    int64_t bytes, lines;
+};
+extern const struct mg_item_type mg_item_file_entry;
+
+/* What an index holds (repos). */
+struct mg_repo_info {
+    struct mg_item base;
+    char *id, *root, *fingerprint;     /* labels */
+    int64_t files, chunks, symbols, bytes, db_bytes, created_at, indexed_at;
+};
+extern const struct mg_item_type mg_item_repo_info;
+
+/* One index run (index). */
+struct mg_index_run {
+    struct mg_item base;
+    char *repo, *root;                 /* labels */
+    bool created, git;
+    int64_t files, added, changed, unchanged, removed;            /* this run's files */
+    int64_t skipped_binary, skipped_too_large, skipped_secret, skipped_symlink, skipped_unreadable,
+        skipped_other;
+    int64_t repaired_utf8, parse_failed, secrets_redacted, chunks_excluded;
+    int64_t bytes_read, bytes_indexed;
+    int64_t total_files, total_bytes, chunks, symbols;            /* the index after the run */
+    double seconds, merge_seconds, cpu_workers, cpu_writer;
+    char *embedder;                    /* label: the embedder's signature, or "none" */
+    int64_t vec_files, vec_chunks, vec_pending;
+    bool vec_reembedded;
+    double vec_seconds;
+    char *warning;                     /* label: what failed while embedding, or NULL */
+};
+extern const struct mg_item_type mg_item_index_run;
+
+/* A repo's index removed (remove). */
+struct mg_removed {
+    struct mg_item base;
+    char *repo;                        /* label */
+    bool removed;
+    int64_t rows;                      /* memory rows removed with it (memory providers' forget) */
+};
+extern const struct mg_item_type mg_item_removed;
+
+struct mg_code_query {
+    const char *query;
+    const char *mode;  /* "lexical", "regex", "symbol", "semantic", "hybrid", or NULL for the default */
+    bool fixed;        /* regex: the query is a literal string */
+    bool ignore_case;  /* regex: case-insensitive */
+    int limit;         /* most hits; 0: the configured default */
+};
+
+struct mg_read_query {
+    const char *path;  /* relative to the repo root */
+    int64_t start_line, end_line; /* 1-based; end 0: to the end */
+    int max_lines;     /* most lines served */
+    size_t max_bytes;  /* most bytes served (cut at a line end) */
+};
+
+struct mg_list_query {
+    int64_t limit, offset;
+};
+
+struct mg_index_query {
+    const char *path;  /* the directory; NULL: re-index the resolved repo */
+    const char *name;  /* the repo id to use for a new repo, or NULL */
+};
+
+struct mg_code_ops {
+    /* hits in pcall's repos and scope, best first (out->took_ms, out->mode) */
+    int (*search)(void *self, const struct mg_pcall *pc, const struct mg_code_query *q, struct mg_items *out,
+                  struct mg_err *err);
+    /* definitions by name (q->mode is ignored) */
+    int (*symbols)(void *self, const struct mg_pcall *pc, const struct mg_code_query *q, struct mg_items *out,
+                   struct mg_err *err);
+    /* lines of one file of pcall's one repo: a mg_file_text */
+    int (*read)(void *self, const struct mg_pcall *pc, const struct mg_read_query *q, struct mg_items *out,
+                struct mg_err *err);
+    /* files in pcall's repos and scope, by path (out->total) */
+    int (*list)(void *self, const struct mg_pcall *pc, const struct mg_list_query *q, struct mg_items *out,
+                struct mg_err *err);
+    /* what the index of each of pcall's repos holds: mg_repo_info */
+    int (*repos)(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err);
+    /* index a directory for pcall's tenant (or re-index pcall's one repo): a mg_index_run */
+    int (*index)(void *self, const struct mg_pcall *pc, const struct mg_index_query *q, struct mg_items *out,
+                 struct mg_err *err);
+    /* delete the index of pcall's one repo: a mg_removed */
+    int (*remove)(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err);
+    void (*close)(void *self);
+};
+
+/* ---- notes -------------------------------------------------------------------------------- */
+
+struct mg_note {
+    struct mg_item base;               /* owner: tenant, repo, fingerprint */
+    char *repo, *key, *source, *session; /* labels */
+    char *value;                       /* text */
+    double trust;
+    int64_t created_at, updated_at;
+    bool created;                      /* set: this call made it (rendered by set_note only) */
+};
+extern const struct mg_item_type mg_item_note;
+
+/* A note deleted (or not there): key and whether a row went. */
+struct mg_note_gone {
+    struct mg_item base;
+    char *key;                         /* label */
+    bool deleted;
+};
+extern const struct mg_item_type mg_item_note_gone;
+
+struct mg_note_in {
+    const char *key, *value;
+    const char *source;                /* user_stated, llm_extracted, inferred */
+    double trust;                      /* 0..1 */
+    const char *session;               /* the conversation that wrote it */
+};
+
+/* Memory is per tenant and per repo: pcall names one repo (nrepos == 1). */
+struct mg_notes_ops {
+    int (*set)(void *self, const struct mg_pcall *pc, const struct mg_note_in *in, struct mg_items *out,
+               struct mg_err *err);
+    int (*get)(void *self, const struct mg_pcall *pc, const char *key, struct mg_items *out, struct mg_err *err);
+    /* newest first, keys starting with prefix (NULL: all) */
+    int (*list)(void *self, const struct mg_pcall *pc, const char *prefix, int limit, struct mg_items *out,
+                struct mg_err *err);
+    /* ranked by relevance to query */
+    int (*search)(void *self, const struct mg_pcall *pc, const char *query, int limit, struct mg_items *out,
+                  struct mg_err *err);
+    int (*remove)(void *self, const struct mg_pcall *pc, const char *key, struct mg_items *out, struct mg_err *err);
+    /* every note of pcall's repo (the repo's index is going): out->total rows */
+    int (*forget)(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err);
+    void (*close)(void *self);
+};
+
+/* ---- session memory: episodes and projects ----------------------------------------------- */
+
+struct mg_episode {
+    struct mg_item base;               /* owner: tenant, repo, fingerprint, project */
+    int64_t id;
+    char *session;                     /* label: the conversation that stored it */
+    char *summary;                     /* text */
+    char **tags;                       /* labels */
+    size_t ntags;
+    int64_t created_at;
+    double score;
+};
+extern const struct mg_item_type mg_item_episode;
+
+struct mg_project {
+    struct mg_item base;               /* owner: tenant, repo, fingerprint */
+    char *name, *repo;                 /* labels */
+    int64_t id, sessions, created_at;
+    bool isolated;
+};
+extern const struct mg_item_type mg_item_project;
+
+/* A session's project changed (join, leave) or a project deleted. */
+struct mg_membership {
+    struct mg_item base;
+    char *session, *project, *repo;    /* labels (project NULL: none) */
+    bool deleted;                      /* delete: the project went, with... */
+    int64_t sessions, episodes, entities; /* ... these counts */
+};
+extern const struct mg_item_type mg_item_membership;
+extern const struct mg_item_type mg_item_project_deleted;
+
+/* Every call names the conversation (session: its durable id); the
+ * provider keeps which project it is in, and fills out->place. */
+struct mg_sessions_ops {
+    int (*remember)(void *self, const struct mg_pcall *pc, const char *session, const char *summary,
+                    const char *const *tags, size_t ntags, struct mg_items *out, struct mg_err *err);
+    /* the session's pool (its project's, or the shared one), best first;
+     * query NULL: the newest */
+    int (*recall)(void *self, const struct mg_pcall *pc, const char *session, const char *query, int limit,
+                  struct mg_items *out, struct mg_err *err);
+    int (*project_create)(void *self, const struct mg_pcall *pc, const char *name, struct mg_items *out,
+                          struct mg_err *err);
+    int (*project_list)(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err);
+    /* put the session in project `name`, or in none (NULL) */
+    int (*project_join)(void *self, const struct mg_pcall *pc, const char *session, const char *name,
+                        struct mg_items *out, struct mg_err *err);
+    /* the project with its entities and its sessions' episodes */
+    int (*project_delete)(void *self, const struct mg_pcall *pc, const char *name, struct mg_items *out,
+                          struct mg_err *err);
+    int (*forget)(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err);
+    void (*close)(void *self);
+};
+
+/* ---- entities ----------------------------------------------------------------------------- */
+
+struct mg_entity {
+    struct mg_item base;               /* owner: tenant, repo, fingerprint, project */
+    int64_t id;
+    char *name, *type;                 /* labels */
+    char *notes;                       /* text */
+    char *project;                     /* label, NULL: none */
+    int64_t created_at;
+    double score;
+};
+extern const struct mg_item_type mg_item_entity;
+
+struct mg_retagged {
+    struct mg_item base;
+    int64_t retagged;
+    char *project;                     /* label, NULL: none */
+};
+extern const struct mg_item_type mg_item_retagged;
+
+struct mg_entity_in {
+    const char *name, *type, *notes;
+};
+
+struct mg_entities_ops {
+    /* tagged with the session's project at this moment */
+    int (*add)(void *self, const struct mg_pcall *pc, const char *session, const struct mg_entity_in *v, size_t n,
+               struct mg_items *out, struct mg_err *err);
+    /* the session's project's entities (none outside a project); query NULL: the newest */
+    int (*search)(void *self, const struct mg_pcall *pc, const char *session, const char *query, int limit,
+                  struct mg_items *out, struct mg_err *err);
+    /* move entities to project `name` (NULL: none) */
+    int (*retag)(void *self, const struct mg_pcall *pc, const int64_t *ids, size_t n, const char *name,
+                 struct mg_items *out, struct mg_err *err);
+    int (*forget)(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err);
+    void (*close)(void *self);
+};
+
+/* ---- profiles ----------------------------------------------------------------------------- */
+
+struct mg_pref {
+    struct mg_item base;               /* owner: tenant */
+    char *agent_id, *key;              /* labels */
+    char *value;                       /* text */
+};
+extern const struct mg_item_type mg_item_pref;
+
+/* An agent's profile: one mg_profile, then its mg_pref items. */
+struct mg_profile {
+    struct mg_item base;
+    char *agent_id;                    /* label */
+};
+extern const struct mg_item_type mg_item_profile;
+
+/* Profiles are global to the tenant: pcall names no repo. */
+struct mg_profiles_ops {
+    int (*save)(void *self, const struct mg_pcall *pc, const char *agent, const char *key, const char *value,
+                struct mg_items *out, struct mg_err *err);
+    int (*get)(void *self, const struct mg_pcall *pc, const char *agent, struct mg_items *out, struct mg_err *err);
+    void (*close)(void *self);
+};
+
+/* ---- the set a server runs with ------------------------------------------------------------ */
+
+#define MG_PROVIDER_NAME_MAX 32
+
+struct mg_code_provider {
+    const struct mg_code_ops *ops;
+    void *self;
+    char name[MG_PROVIDER_NAME_MAX];
+};
+struct mg_notes_provider {
+    const struct mg_notes_ops *ops;
+    void *self;
+    char name[MG_PROVIDER_NAME_MAX];
+};
+struct mg_sessions_provider {
+    const struct mg_sessions_ops *ops;
+    void *self;
+    char name[MG_PROVIDER_NAME_MAX];
+};
+struct mg_entities_provider {
+    const struct mg_entities_ops *ops;
+    void *self;
+    char name[MG_PROVIDER_NAME_MAX];
+};
+struct mg_profiles_provider {
+    const struct mg_profiles_ops *ops;
+    void *self;
+    char name[MG_PROVIDER_NAME_MAX];
+};
+
+struct mg_providers {
+    struct mg_code_provider code;
+    struct mg_notes_provider notes;
+    struct mg_sessions_provider sessions;
+    struct mg_entities_provider entities;
+    struct mg_profiles_provider profiles;
+};
+
+#endif

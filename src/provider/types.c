@@ -1,0 +1,191 @@
+/* types.c — the item types of provider.h: what each declares (the JSON
+ * names, the kinds, where the owner is checked, how items are attributed).
+ * A field that is not here is never shown. */
+#include "provider/provider.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define CODE_OWNER (MG_OWN_TENANT | MG_OWN_REPO)
+
+/* ---- code ---- */
+
+static const struct mg_field code_hit_fields[] = {
+    MG_FIELD(struct mg_code_hit, repo, MG_F_LABEL),
+    MG_FIELD(struct mg_code_hit, path, MG_F_LABEL),
+    MG_FIELD(struct mg_code_hit, start_line, MG_F_INT),
+    MG_FIELD(struct mg_code_hit, end_line, MG_F_INT),
+    MG_FIELD(struct mg_code_hit, line, MG_F_INT),
+    MG_FIELD_F(struct mg_code_hit, language, MG_F_LABEL, MG_F_NULL),
+    MG_FIELD_F(struct mg_code_hit, symbol, MG_F_LABEL, MG_F_NULL),
+    MG_FIELD_F(struct mg_code_hit, kind, MG_F_LABEL, MG_F_NULL),
+    MG_FIELD(struct mg_code_hit, score, MG_F_REAL),
+    MG_FIELD(struct mg_code_hit, snippet, MG_F_TEXT),
+    MG_FIELD(struct mg_code_hit, snippet_line, MG_F_INT),
+};
+const struct mg_item_type mg_item_code_hit = {"code", sizeof(struct mg_code_hit), code_hit_fields,
+                                              N(code_hit_fields), CODE_OWNER, 1, 4, NULL};
+
+static const struct mg_field file_text_fields[] = {
+    MG_FIELD(struct mg_file_text, repo, MG_F_LABEL),
+    MG_FIELD(struct mg_file_text, path, MG_F_LABEL),
+    MG_FIELD(struct mg_file_text, language, MG_F_LABEL),
+    MG_FIELD(struct mg_file_text, start_line, MG_F_INT),
+    MG_FIELD(struct mg_file_text, end_line, MG_F_INT),
+    MG_FIELD(struct mg_file_text, total_lines, MG_F_INT),
+    MG_FIELD(struct mg_file_text, truncated, MG_F_BOOL),
+    MG_FIELD(struct mg_file_text, text, MG_F_TEXT),
+};
+const struct mg_item_type mg_item_file_text = {"file", sizeof(struct mg_file_text), file_text_fields,
+                                               N(file_text_fields), CODE_OWNER, 1, 3, NULL};
+
+static const struct mg_field file_entry_fields[] = {
+    MG_FIELD(struct mg_file_entry, repo, MG_F_LABEL),
+    MG_FIELD(struct mg_file_entry, path, MG_F_LABEL),
+    MG_FIELD(struct mg_file_entry, language, MG_F_LABEL),
+    MG_FIELD(struct mg_file_entry, bytes, MG_F_INT),
+    MG_FIELD(struct mg_file_entry, lines, MG_F_INT),
+};
+const struct mg_item_type mg_item_file_entry = {"file", sizeof(struct mg_file_entry), file_entry_fields,
+                                                N(file_entry_fields), CODE_OWNER, 1, -1, NULL};
+
+static const struct mg_field repo_info_fields[] = {
+    MG_FIELD(struct mg_repo_info, id, MG_F_LABEL),
+    MG_FIELD(struct mg_repo_info, root, MG_F_LABEL),
+    MG_FIELD(struct mg_repo_info, fingerprint, MG_F_LABEL),
+    MG_FIELD(struct mg_repo_info, files, MG_F_INT),
+    MG_FIELD(struct mg_repo_info, chunks, MG_F_INT),
+    MG_FIELD(struct mg_repo_info, symbols, MG_F_INT),
+    MG_FIELD(struct mg_repo_info, bytes, MG_F_INT),
+    MG_FIELD(struct mg_repo_info, db_bytes, MG_F_INT),
+    MG_FIELD(struct mg_repo_info, created_at, MG_F_INT),
+    MG_FIELD(struct mg_repo_info, indexed_at, MG_F_INT),
+};
+const struct mg_item_type mg_item_repo_info = {"repo", sizeof(struct mg_repo_info), repo_info_fields,
+                                               N(repo_info_fields), CODE_OWNER, 0, -1, "repo"};
+
+#define IR(member, kind) MG_FIELD(struct mg_index_run, member, kind)
+static const struct mg_field index_run_fields[] = {
+    IR(repo, MG_F_LABEL), IR(root, MG_F_LABEL), IR(created, MG_F_BOOL), IR(git, MG_F_BOOL),
+    /* files: what the index holds after the run (as index_status says); seen: what this run walked */
+    MG_FIELD_AS(struct mg_index_run, total_files, "files", MG_F_INT), MG_FIELD_AS(struct mg_index_run, files, "seen", MG_F_INT),
+    IR(added, MG_F_INT), IR(changed, MG_F_INT), IR(unchanged, MG_F_INT), IR(removed, MG_F_INT),
+    IR(skipped_binary, MG_F_INT), IR(skipped_too_large, MG_F_INT), IR(skipped_secret, MG_F_INT),
+    IR(skipped_symlink, MG_F_INT), IR(skipped_unreadable, MG_F_INT), IR(skipped_other, MG_F_INT),
+    IR(repaired_utf8, MG_F_INT), IR(parse_failed, MG_F_INT), IR(secrets_redacted, MG_F_INT),
+    IR(chunks_excluded, MG_F_INT), IR(bytes_read, MG_F_INT), IR(bytes_indexed, MG_F_INT),
+    MG_FIELD_AS(struct mg_index_run, total_bytes, "bytes", MG_F_INT), IR(chunks, MG_F_INT), IR(symbols, MG_F_INT),
+    IR(seconds, MG_F_REAL), IR(merge_seconds, MG_F_REAL), IR(cpu_workers, MG_F_REAL), IR(cpu_writer, MG_F_REAL),
+    IR(embedder, MG_F_LABEL), IR(vec_files, MG_F_INT), IR(vec_chunks, MG_F_INT), IR(vec_pending, MG_F_INT),
+    IR(vec_reembedded, MG_F_BOOL), IR(vec_seconds, MG_F_REAL), IR(warning, MG_F_LABEL),
+};
+#undef IR
+const struct mg_item_type mg_item_index_run = {"index", sizeof(struct mg_index_run), index_run_fields,
+                                               N(index_run_fields), CODE_OWNER, 1, -1, "index"};
+
+static const struct mg_field removed_fields[] = {
+    MG_FIELD(struct mg_removed, repo, MG_F_LABEL),
+    MG_FIELD(struct mg_removed, removed, MG_F_BOOL),
+    MG_FIELD_F(struct mg_removed, rows, MG_F_INT, MG_F_OMIT0),
+};
+const struct mg_item_type mg_item_removed = {"removed", sizeof(struct mg_removed), removed_fields, N(removed_fields),
+                                             CODE_OWNER, 0, -1, "repo"};
+
+/* ---- notes ---- */
+
+static const struct mg_field note_fields[] = {
+    MG_FIELD(struct mg_note, key, MG_F_LABEL),
+    MG_FIELD(struct mg_note, value, MG_F_TEXT),
+    MG_FIELD(struct mg_note, source, MG_F_LABEL),
+    MG_FIELD(struct mg_note, trust, MG_F_REAL),
+    MG_FIELD(struct mg_note, session, MG_F_LABEL),
+    MG_FIELD(struct mg_note, repo, MG_F_LABEL),
+    MG_FIELD(struct mg_note, created_at, MG_F_INT),
+    MG_FIELD(struct mg_note, updated_at, MG_F_INT),
+};
+const struct mg_item_type mg_item_note = {"note", sizeof(struct mg_note), note_fields, N(note_fields), CODE_OWNER, 0,
+                                          -1, "note"};
+
+static const struct mg_field note_gone_fields[] = {
+    MG_FIELD(struct mg_note_gone, key, MG_F_LABEL),
+    MG_FIELD(struct mg_note_gone, deleted, MG_F_BOOL),
+};
+const struct mg_item_type mg_item_note_gone = {"note", sizeof(struct mg_note_gone), note_gone_fields,
+                                               N(note_gone_fields), CODE_OWNER, 0, -1, "note"};
+
+/* ---- session memory ---- */
+
+static const struct mg_field episode_fields[] = {
+    MG_FIELD(struct mg_episode, id, MG_F_INT),
+    MG_FIELD(struct mg_episode, session, MG_F_LABEL),
+    MG_FIELD(struct mg_episode, summary, MG_F_TEXT),
+    MG_FIELD_TAGS(struct mg_episode, tags, ntags),
+    MG_FIELD(struct mg_episode, created_at, MG_F_INT),
+    MG_FIELD(struct mg_episode, score, MG_F_REAL),
+};
+const struct mg_item_type mg_item_episode = {"episode", sizeof(struct mg_episode), episode_fields,
+                                             N(episode_fields), CODE_OWNER | MG_OWN_PROJECT, 1, -1, "episode"};
+
+static const struct mg_field project_fields[] = {
+    MG_FIELD(struct mg_project, name, MG_F_LABEL),
+    MG_FIELD(struct mg_project, id, MG_F_INT),
+    MG_FIELD(struct mg_project, isolated, MG_F_BOOL),
+    MG_FIELD(struct mg_project, sessions, MG_F_INT),
+    MG_FIELD(struct mg_project, repo, MG_F_LABEL),
+    MG_FIELD(struct mg_project, created_at, MG_F_INT),
+};
+const struct mg_item_type mg_item_project = {"project", sizeof(struct mg_project), project_fields,
+                                             N(project_fields), CODE_OWNER, 0, -1, "project"};
+
+static const struct mg_field membership_fields[] = {
+    MG_FIELD(struct mg_membership, session, MG_F_LABEL),
+    MG_FIELD_F(struct mg_membership, project, MG_F_LABEL, MG_F_NULL),
+    MG_FIELD(struct mg_membership, repo, MG_F_LABEL),
+};
+const struct mg_item_type mg_item_membership = {"session", sizeof(struct mg_membership), membership_fields,
+                                                N(membership_fields), CODE_OWNER, 0, -1, "session"};
+
+static const struct mg_field project_deleted_fields[] = {
+    MG_FIELD_F(struct mg_membership, project, MG_F_LABEL, MG_F_NULL),
+    MG_FIELD(struct mg_membership, deleted, MG_F_BOOL),
+    MG_FIELD(struct mg_membership, sessions, MG_F_INT),
+    MG_FIELD(struct mg_membership, episodes, MG_F_INT),
+    MG_FIELD(struct mg_membership, entities, MG_F_INT),
+};
+const struct mg_item_type mg_item_project_deleted = {"project", sizeof(struct mg_membership), project_deleted_fields,
+                                                     N(project_deleted_fields), CODE_OWNER, 0, -1, "project"};
+
+/* ---- entities ---- */
+
+static const struct mg_field entity_fields[] = {
+    MG_FIELD(struct mg_entity, id, MG_F_INT),
+    MG_FIELD(struct mg_entity, name, MG_F_LABEL),
+    MG_FIELD(struct mg_entity, type, MG_F_LABEL),
+    MG_FIELD(struct mg_entity, notes, MG_F_TEXT),
+    MG_FIELD_F(struct mg_entity, project, MG_F_LABEL, MG_F_NULL),
+    MG_FIELD_F(struct mg_entity, created_at, MG_F_INT, MG_F_OMIT0),
+    MG_FIELD_F(struct mg_entity, score, MG_F_REAL, MG_F_OMIT0),
+};
+const struct mg_item_type mg_item_entity = {"entity", sizeof(struct mg_entity), entity_fields, N(entity_fields),
+                                            CODE_OWNER | MG_OWN_PROJECT, 1, -1, "entity"};
+
+static const struct mg_field retagged_fields[] = {
+    MG_FIELD(struct mg_retagged, retagged, MG_F_INT),
+    MG_FIELD_F(struct mg_retagged, project, MG_F_LABEL, MG_F_NULL),
+};
+const struct mg_item_type mg_item_retagged = {"entity", sizeof(struct mg_retagged), retagged_fields,
+                                              N(retagged_fields), CODE_OWNER, -1, -1, NULL};
+
+/* ---- profiles ---- */
+
+static const struct mg_field pref_fields[] = {
+    MG_FIELD(struct mg_pref, agent_id, MG_F_LABEL),
+    MG_FIELD(struct mg_pref, key, MG_F_LABEL),
+    MG_FIELD(struct mg_pref, value, MG_F_TEXT),
+};
+const struct mg_item_type mg_item_pref = {"profile", sizeof(struct mg_pref), pref_fields, N(pref_fields),
+                                          MG_OWN_TENANT, 1, -1, "preference"};
+
+static const struct mg_field profile_fields[] = {
+    MG_FIELD(struct mg_profile, agent_id, MG_F_LABEL),
+};
+const struct mg_item_type mg_item_profile = {"profile", sizeof(struct mg_profile), profile_fields,
+                                             N(profile_fields), MG_OWN_TENANT, 0, -1, "profile"};

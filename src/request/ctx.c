@@ -1,0 +1,79 @@
+/* ctx.c — the request context (ctx.h). */
+#include "request/ctx.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mg_request_init(struct mg_ctx *x, const struct mg_request_spec *spec, struct mg_err *err)
+{
+    memset(x, 0, sizeof(*x));
+    x->srv = spec->srv;
+    pthread_mutex_init(&x->mu, NULL);
+    if (mg_principal_copy(&x->who, spec->who ? spec->who : &mg_principal_local) != 0) {
+        memset(x, 0, sizeof(*x));
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    }
+    if (spec->session) {
+        x->session = spec->session; /* the caller holds a reference; the request takes its own */
+        mg_session_ref(spec->srv->sessions, x->session);
+    } else {
+        x->session = mg_sessions_create(spec->srv->sessions, MG_SESSION_CLI, NULL, "cli", err);
+        if (!x->session) {
+            mg_principal_release(&x->who);
+            memset(x, 0, sizeof(*x));
+            return -1;
+        }
+        /* the registry keeps a reference until the session is removed: one request, one session */
+        mg_sessions_remove(spec->srv->sessions, x->session->id);
+        snprintf(x->session->tenant, sizeof(x->session->tenant), "%s", x->who.tenant);
+    }
+    x->instance = x->session->instance;
+    if (spec->repo_header && !(x->repo_header = strdup(spec->repo_header))) {
+        mg_request_release(x);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    }
+    if (spec->cwd && !realpath(spec->cwd, x->cwd)) snprintf(x->cwd, sizeof(x->cwd), "%s", spec->cwd);
+    x->channel = spec->channel;
+    x->deadline_ms = spec->timeout_ms > 0 ? mg_now_ms() + spec->timeout_ms : 0;
+    x->stop = &spec->srv->stopping;
+    if (spec->op) snprintf(x->audit.op, sizeof(x->audit.op), "%s", spec->op);
+    return 0;
+}
+
+void mg_request_release(struct mg_ctx *x)
+{
+    if (!x->srv) return;
+    mg_session_put(x->srv->sessions, x->session);
+    mg_principal_release(&x->who);
+    free(x->repo_header);
+    free(x->repos);
+    mg_scope_release(&x->scope);
+    free(x->audit.subject);
+    pthread_mutex_destroy(&x->mu);
+    memset(x, 0, sizeof(*x));
+}
+
+void mg_request_progress(struct mg_ctx *x, double done, double total, const char *message)
+{
+    if (x->channel && x->channel->progress) x->channel->progress(x->channel, done, total, message);
+}
+
+void mg_request_log(struct mg_ctx *x, const char *level, const char *fmt, ...)
+{
+    if (!x->channel || !x->channel->log) return;
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    x->channel->log(x->channel, level, buf);
+}
+
+const char *mg_request_memory_session(const struct mg_ctx *x, const char *arg) { return arg ? arg : x->session->id; }
+
+bool mg_request_expired(const struct mg_ctx *x)
+{
+    return (x->stop && *x->stop) || (x->deadline_ms && mg_now_ms() > x->deadline_ms);
+}

@@ -1,0 +1,645 @@
+/* gate.c — the SecurityGate (gate.h).
+ *
+ * Sections:
+ *   1. binding: the client's roots and a bound root indexed on first use
+ *   2. resolution: repos and the effective scope into the context
+ *   3. the guardrail
+ *   4. cleaning the items: redaction, sanitisation, flags, caps, attribution
+ *   5. running an operation
+ *   6. audit
+ */
+#include "request/gate.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "request/ops.h"
+#include "request/resolve.h"
+#include "security/audit.h"
+#include "security/sanitize.h"
+#include "security/secrets.h"
+#include "util/buf.h"
+#include "util/metrics.h"
+#include "util/utf8.h"
+
+static void record_part(struct mg_ctx *x, const struct mg_op *op, const struct mg_items *out);
+
+/* ---- 1. binding ----------------------------------------------------------------------------------- */
+
+/* Ask the client for its roots (once per session, again after
+ * roots/list_changed) and keep the first one as the root to bind. */
+static void ask_roots(struct mg_ctx *x)
+{
+    struct mg_session *s = x->session;
+    struct mg_err err = {0};
+    char **paths = NULL;
+    size_t n = 0;
+    int rc = x->channel->roots(x->channel, &paths, &n, &err);
+    pthread_mutex_lock(&s->mu);
+    if (rc != 0) {
+        /* a channel that cannot ask now (plain JSON over HTTP): try again on the next call */
+        s->roots = err.code && strcmp(err.code, MG_E_UNSUPPORTED) == 0 ? MG_ROOTS_UNKNOWN : MG_ROOTS_NONE;
+    } else {
+        s->roots = MG_ROOTS_KNOWN;
+        if (n > 0) {
+            free(s->root);
+            s->root = paths[0];
+            paths[0] = NULL;
+            s->repo[0] = 0;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    for (size_t i = 0; i < n; i++) free(paths[i]);
+    free(paths);
+}
+
+/* The session's root as a repo the caller can see, indexing it first when it
+ * is not indexed yet: 0 and out filled, -1 with err. */
+static int bind_root(struct mg_ctx *x, const char *root, struct mg_repo *out, struct mg_err *err)
+{
+    char canon[PATH_MAX];
+    if (!realpath(root, canon))
+        return mg_err_set(err, MG_E_PATH_NOT_FOUND, "the client's root '%s' does not exist here (%s); pass `repo` to "
+                          "choose an indexed repo", root, strerror(errno));
+    int in = mg_resolve_containing(x, canon, out, err);
+    if (in != 0) return in < 0 ? -1 : 0;
+    if (x->who.level < MG_LEVEL_ADMIN)
+        return mg_err_set(err, MG_E_SCOPE_FORBIDDEN, "the client's root '%s' is not indexed, and indexing a new "
+                          "directory needs an admin token; pass `repo` to choose an indexed repo", canon);
+    mg_request_log(x, "info", "indexing %s", canon);
+    struct mg_index_query q = {.path = canon};
+    struct mg_items items;
+    struct mg_target none = {0};
+    if (mg_gate_run(x, &mg_op_code_index, &none, &q, &items, err) != 0) return -1;
+    int rc = -1;
+    if (items.n == 1) {
+        const struct mg_index_run *r = (const struct mg_index_run *)items.v[0];
+        mg_request_log(x, "info", "indexed %s as %s: %lld files in %.1f s", canon, r->base.own.repo,
+                       (long long)r->total_files, r->seconds);
+        rc = mg_resolve_named(x, r->base.own.repo, out, err);
+    } else {
+        mg_err_set(err, MG_E_INTERNAL, "indexing '%s' answered no index run", canon);
+    }
+    mg_items_release(&items);
+    return rc;
+}
+
+/* Settle the session's binding before resolving: ask for roots when they
+ * are unknown and the channel can ask, and bind a root not bound yet.
+ * Other calls of the same session wait meanwhile (they need the binding);
+ * no lock is held while the client answers or the root is indexed. */
+static int settle(struct mg_ctx *x, struct mg_err *err)
+{
+    struct mg_session *s = x->session;
+    pthread_mutex_lock(&s->mu);
+    while (s->binding) pthread_cond_wait(&s->cv, &s->mu);
+    bool ask = s->roots == MG_ROOTS_UNKNOWN && x->channel && x->channel->roots;
+    if (!ask && !s->root) {
+        pthread_mutex_unlock(&s->mu);
+        return 0;
+    }
+    s->binding = true;
+    pthread_mutex_unlock(&s->mu);
+
+    if (ask) ask_roots(x);
+    pthread_mutex_lock(&s->mu);
+    char *root = s->root ? strdup(s->root) : NULL;
+    pthread_mutex_unlock(&s->mu);
+    int rc = 0;
+    struct mg_repo r;
+    if (root) rc = bind_root(x, root, &r, err);
+    pthread_mutex_lock(&s->mu);
+    if (root && rc == 0) snprintf(s->repo, sizeof(s->repo), "%s", r.id);
+    if (root) { /* bound, or unusable: either way the root is settled (a failure is reported once) */
+        free(s->root);
+        s->root = NULL;
+    }
+    s->binding = false;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    free(root);
+    return rc;
+}
+
+/* ---- 2. resolution ----------------------------------------------------------------------------------- */
+
+static int scope_list_copy(char ***dst, size_t *dn, char *const *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (mg_scope_push(dst, dn, src[i]) != 0) return -1;
+    return 0;
+}
+
+/* The effective scope: the session's lists, each replaced by the call's own
+ * when it gave one; the repos are the resolved ones. */
+static int effective_scope(struct mg_ctx *x, const struct mg_target *t, struct mg_err *err)
+{
+    struct mg_scope sess, *e = &x->scope;
+    pthread_mutex_lock(&x->session->mu);
+    int cp = mg_scope_copy(&sess, &x->session->scope);
+    pthread_mutex_unlock(&x->session->mu);
+    if (cp != 0) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    const struct mg_scope *a = t ? t->scope : NULL;
+    unsigned given = a ? t->given : 0;
+    int rc = 0;
+    rc |= given & MG_GIVEN_GLOBS ? scope_list_copy(&e->globs, &e->nglobs, a->globs, a->nglobs)
+                                 : scope_list_copy(&e->globs, &e->nglobs, sess.globs, sess.nglobs);
+    rc |= given & MG_GIVEN_EXCLUDES ? scope_list_copy(&e->excludes, &e->nexcludes, a->excludes, a->nexcludes)
+                                    : scope_list_copy(&e->excludes, &e->nexcludes, sess.excludes, sess.nexcludes);
+    rc |= given & MG_GIVEN_LANGS ? scope_list_copy(&e->langs, &e->nlangs, a->langs, a->nlangs)
+                                 : scope_list_copy(&e->langs, &e->nlangs, sess.langs, sess.nlangs);
+    for (size_t i = 0; i < x->nrepos; i++) rc |= mg_scope_push(&e->repos, &e->nrepos, x->repos[i].id);
+    mg_scope_release(&sess);
+    return rc ? mg_err_set(err, MG_E_NO_MEMORY, "out of memory") : 0;
+}
+
+static void record_repos(struct mg_ctx *x)
+{
+    char *p = x->audit.repo;
+    size_t cap = sizeof(x->audit.repo), len = 0;
+    p[0] = 0;
+    for (size_t i = 0; i < x->nrepos && len + 1 < cap; i++) {
+        int w = snprintf(p + len, cap - len, "%s%s", i ? "," : "", x->repos[i].id);
+        if (w < 0) break;
+        len += (size_t)w;
+    }
+}
+
+int mg_gate_resolve(struct mg_ctx *x, const struct mg_target *t, enum mg_op_repos want, struct mg_err *err)
+{
+    if (!x->resolved) {
+        const char *repo = t ? t->repo : NULL;
+        struct mg_session *s = x->session;
+        pthread_mutex_lock(&s->mu);
+        bool scoped = s->scope.nrepos > 0;
+        pthread_mutex_unlock(&s->mu);
+        if (!repo && !x->repo_header && !scoped && settle(x, err) != 0) return -1;
+        bool named;
+        if (mg_resolve(x, repo, &x->repos, &x->nrepos, &named, err) != 0) return -1;
+        /* the cross-repo policy (tenant and allowlist were applied while resolving) */
+        if (mg_access_repos(&x->who, x->srv->cfg.cross_repo, x->repos, &x->nrepos, named, err) != 0) {
+            free(x->repos);
+            x->repos = NULL;
+            x->nrepos = 0;
+            return -1;
+        }
+        if (effective_scope(x, t, err) != 0) return -1;
+        x->resolved = true;
+        record_repos(x);
+    }
+    if (want == MG_REPOS_ONE && x->nrepos != 1)
+        return mg_err_set(err, MG_E_REPO_REQUIRED, "this needs one repo and the session scope names %zu; pass `repo`",
+                          x->nrepos);
+    return 0;
+}
+
+/* ---- 3. the guardrail ---------------------------------------------------------------------------------- */
+
+static const struct mg_repo *find_repo(const struct mg_repo *v, size_t n, const char *id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(v[i].id, id) == 0) return &v[i];
+    return NULL;
+}
+
+/* Is the item the request's? */
+static bool owned(const struct mg_ctx *x, const struct mg_item *it, const struct mg_repo *repos, size_t nrepos,
+                  bool check_repo, const struct mg_place *place)
+{
+    unsigned own = it->type->owner;
+    if ((own & MG_OWN_TENANT) && strcmp(it->own.tenant, x->who.tenant) != 0) return false;
+    if ((own & MG_OWN_REPO) && check_repo) {
+        const struct mg_repo *r = find_repo(repos, nrepos, it->own.repo);
+        if (!r) return false;
+        if (it->own.fp[0] && strcmp(it->own.fp, r->fingerprint) != 0) return false;
+    }
+    if ((own & MG_OWN_PROJECT) && place && it->own.project != place->base.own.project) return false;
+    return true;
+}
+
+static void drop(struct mg_ctx *x, const char *kind, size_t n)
+{
+    if (!n) return;
+    mg_metrics_isolation_drop(kind, n);
+    fprintf(stderr, "memgate: warning: dropped %zu %s rows from outside the request's scope (session %s)\n", n, kind,
+            x->session->id);
+    /* its own durable security event, besides the request's */
+    const char *flags[1] = {kind};
+    struct mg_audit_event ev = {.tenant = x->who.tenant, .instance = x->instance, .session = x->session->id,
+                                .op = "isolation_drop", .results = (long long)n, .flags = flags, .nflags = 1,
+                                .status = "ok", .durable = true};
+    struct mg_err err = {0};
+    if (x->srv->audit && mg_audit_emit(x->srv->audit, &ev, &err) != 0)
+        fprintf(stderr, "memgate: warning: audit event 'isolation_drop' not written: %s\n", err.msg);
+}
+
+static void guardrail(struct mg_ctx *x, const struct mg_repo *repos, size_t nrepos, bool check_repo,
+                      struct mg_items *out)
+{
+    if (out->place && !owned(x, &out->place->base, repos, nrepos, check_repo, NULL)) {
+        /* the place is the provider's own account of the request: if it is not the request's, nothing is */
+        drop(x, "place", 1);
+        out->dropped += out->n;
+        while (out->n) mg_items_remove(out, out->n - 1);
+        return;
+    }
+    for (size_t i = 0; i < out->n;) {
+        const struct mg_item *it = out->v[i];
+        if (owned(x, it, repos, nrepos, check_repo, out->place)) {
+            i++;
+            continue;
+        }
+        drop(x, it->type->name, 1);
+        out->dropped++;
+        mg_items_remove(out, i);
+    }
+    if (out->foreign) {
+        drop(x, out->foreign_kind ? out->foreign_kind : "other", out->foreign);
+        out->dropped += out->foreign;
+    }
+}
+
+/* ---- 4. cleaning ---------------------------------------------------------------------------------------- */
+
+int mg_gate_redact(const struct mg_config *cfg, const char *s, size_t n, struct mg_buf *out, int *nred)
+{
+    struct mg_err err = {0};
+    struct mg_secret_policy p;
+    mg_secret_policy(cfg, &p);
+    const struct mg_scanner *sc = mg_secrets_scanner(cfg, &err);
+    *nred = 0;
+    if (!sc || mg_secrets_apply(sc, &p, s, n, out, nred, NULL, NULL, &err) != 0) {
+        fprintf(stderr, "memgate: warning: secret scan failed (error[%s]: %s); the text is withheld\n",
+                err.code ? err.code : MG_E_INTERNAL, err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+struct clean {
+    struct mg_ctx *x;
+    size_t left;        /* bytes of text the response may still carry */
+    bool scan;          /* run the secret scan field by field (the whole response had a finding) */
+    bool inject;        /* check each field for injection (the whole response had a hit) */
+};
+
+/* Clean one string in place (*ps); cap is the most bytes it may keep. */
+static void clean_string(struct clean *C, struct mg_item *it, char **ps, size_t cap, bool text)
+{
+    char *s = *ps;
+    size_t n = strlen(s);
+    if (C->inject && mg_injection(s, n)) it->flags |= MG_ITEM_INJECTION;
+    struct mg_buf red, out;
+    mg_buf_init(&red, (size_t)1 << 30);
+    mg_buf_init(&out, (size_t)1 << 30);
+    const char *src = s;
+    size_t srcn = n;
+    if (C->scan) {
+        int here = 0;
+        if (mg_gate_redact(&C->x->srv->cfg, s, n, &red, &here) != 0) { /* never serve text that was not scanned */
+            srcn = 0;
+            it->flags |= MG_ITEM_TRUNCATED;
+        } else if (here) {
+            src = red.p;
+            srcn = red.len;
+            it->redactions += here;
+        }
+    }
+    unsigned found = 0;
+    if (mg_sanitize(src, srcn, &out, &found) != 0) { /* out of memory: serve nothing rather than unfiltered text */
+        mg_buf_reset(&out);
+        found = 0;
+    }
+    if (found & MG_SAN_HIDDEN) it->flags |= MG_ITEM_HIDDEN;
+    if (found & (MG_SAN_ESCAPES | MG_SAN_MARKERS)) it->flags |= MG_ITEM_ESCAPES;
+    if (text && cap > C->left) cap = C->left;
+    size_t keep = out.len > cap ? mg_utf8_cut(out.p, out.len, cap) : out.len;
+    if (keep < out.len) it->flags |= MG_ITEM_TRUNCATED;
+    if (text) C->left -= keep;
+    char *clean = malloc(keep + 1);
+    if (clean) {
+        memcpy(clean, out.p ? out.p : "", keep);
+        clean[keep] = 0;
+        free(s);
+        *ps = clean;
+    } else { /* no memory for the copy: cut the original in place (it is not clean: serve nothing) */
+        s[0] = 0;
+        it->flags |= MG_ITEM_TRUNCATED;
+    }
+    mg_buf_release(&red);
+    mg_buf_release(&out);
+}
+
+static bool has_text(const struct mg_item_type *t)
+{
+    for (size_t i = 0; i < t->nfields; i++)
+        if (t->fields[i].kind == MG_F_TEXT) return true;
+    return false;
+}
+
+/* "path:line", "note:KEY", "episode:42" */
+static void attribute(struct mg_item *it)
+{
+    const struct mg_item_type *t = it->type;
+    if (t->source_field < 0 || !has_text(t)) return;
+    const struct mg_field *f = &t->fields[t->source_field];
+    char buf[MG_LABEL_MAX + 96];
+    char what[MG_LABEL_MAX + 32] = "";
+    if (f->kind == MG_F_INT) snprintf(what, sizeof(what), "%lld", (long long)mg_item_int(it, f));
+    else if (f->kind == MG_F_LABEL && *mg_item_text(it, f)) snprintf(what, sizeof(what), "%s", *mg_item_text(it, f));
+    if (t->source_prefix) {
+        snprintf(buf, sizeof(buf), "%s:%s", t->source_prefix, what);
+    } else {
+        long long line = t->line_field >= 0 ? (long long)mg_item_int(it, &t->fields[t->line_field]) : 1;
+        snprintf(buf, sizeof(buf), "%s:%lld", what, line > 0 ? line : 1);
+    }
+    free(it->source);
+    it->source = strdup(buf);
+}
+
+static void clean_item(struct clean *C, struct mg_item *it)
+{
+    const struct mg_item_type *t = it->type;
+    for (size_t i = 0; i < t->nfields; i++) {
+        const struct mg_field *f = &t->fields[i];
+        if (f->kind == MG_F_TEXT || f->kind == MG_F_LABEL) {
+            char **ps = mg_item_text(it, f);
+            if (*ps) clean_string(C, it, ps, f->kind == MG_F_TEXT ? C->x->srv->cfg.max_chunk_bytes : MG_LABEL_MAX,
+                                  f->kind == MG_F_TEXT);
+        } else if (f->kind == MG_F_TAGS) {
+            size_t *n;
+            char ***v = mg_item_tags(it, f, &n);
+            for (size_t k = 0; k < *n; k++)
+                if ((*v)[k]) clean_string(C, it, &(*v)[k], MG_LABEL_MAX, false);
+        }
+    }
+    attribute(it);
+    it->gated = true;
+}
+
+/* Append every string of the items to b, one per line (for the pre-scans). */
+static void gather(struct mg_buf *b, struct mg_item *it)
+{
+    const struct mg_item_type *t = it->type;
+    for (size_t i = 0; i < t->nfields; i++) {
+        const struct mg_field *f = &t->fields[i];
+        if ((f->kind == MG_F_TEXT || f->kind == MG_F_LABEL) && *mg_item_text(it, f)) {
+            mg_buf_adds(b, *mg_item_text(it, f));
+            mg_buf_adds(b, "\n\n");
+        } else if (f->kind == MG_F_TAGS) {
+            size_t *n;
+            char ***v = mg_item_tags(it, f, &n);
+            for (size_t k = 0; k < *n; k++) {
+                if ((*v)[k]) mg_buf_adds(b, (*v)[k]);
+                mg_buf_adds(b, "\n\n");
+            }
+        }
+    }
+}
+
+/* Redaction and the injection check cost a scan each; one scan of all the
+ * response's strings, one per line, says whether any field needs its own. */
+static void prescan(struct clean *C, struct mg_items *l)
+{
+    struct mg_buf all;
+    mg_buf_init(&all, (size_t)1 << 30);
+    if (l->place) gather(&all, &l->place->base);
+    for (size_t i = 0; i < l->n; i++) gather(&all, l->v[i]);
+    C->scan = C->inject = true; /* when in doubt (out of memory), field by field */
+    if (all.p) {
+        struct mg_buf red;
+        mg_buf_init(&red, (size_t)1 << 30);
+        int n = 0;
+        if (mg_gate_redact(&C->x->srv->cfg, all.p, all.len, &red, &n) == 0) C->scan = n > 0;
+        mg_buf_release(&red);
+        C->inject = mg_injection(all.p, all.len);
+    }
+    mg_buf_release(&all);
+}
+
+static void clean_items(struct mg_ctx *x, struct mg_items *l)
+{
+    struct clean C = {.x = x, .left = x->srv->cfg.max_context_bytes};
+    prescan(&C, l);
+    if (l->place) clean_item(&C, &l->place->base);
+    for (size_t i = 0; i < l->n;) {
+        struct mg_item *it = l->v[i];
+        if (C.left == 0 && has_text(it->type)) { /* over the response's cap: the rest of the list goes */
+            mg_items_remove(l, i);
+            l->omitted++;
+            l->flags |= MG_ITEM_TRUNCATED;
+            continue;
+        }
+        clean_item(&C, it);
+        l->redactions += it->redactions;
+        l->flags |= it->flags;
+        i++;
+    }
+}
+
+void mg_gate_clean(struct mg_ctx *x, struct mg_items *items) { clean_items(x, items); }
+
+/* ---- 5. running an operation ------------------------------------------------------------------------------ */
+
+static void pc_progress(void *ud, double done, double total, const char *message)
+{
+    mg_request_progress(ud, done, total, message);
+}
+
+int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target *t, const void *args,
+                struct mg_items *out, struct mg_err *err)
+{
+    mg_items_init(out);
+    if (mg_access_level(&x->who, op->level, op->name, err) != 0) return -1;
+    if (op->allow && op->allow(x, args, err) != 0) return -1;
+    if (mg_request_expired(x))
+        return mg_err_set(err, *x->stop ? MG_E_SHUTTING_DOWN : MG_E_TIMEOUT, "the request ran out of time before %s; "
+                          "retry", op->name);
+    static const struct mg_scope no_scope;
+    struct mg_repo *visible = NULL;
+    const struct mg_repo *repos = NULL;
+    size_t nrepos = 0;
+    switch (op->repos) {
+    case MG_REPOS_NONE: break;
+    case MG_REPOS_ONE:
+    case MG_REPOS_SCOPE:
+        if (mg_gate_resolve(x, t, op->repos, err) != 0) return -1;
+        repos = x->repos;
+        nrepos = x->nrepos;
+        break;
+    case MG_REPOS_VISIBLE:
+        if (mg_resolve_visible(x, &visible, &nrepos, err) != 0) return -1;
+        repos = visible;
+        break;
+    }
+    struct mg_pcall pc = {
+        .cfg = &x->srv->cfg,
+        .tenant = x->who.tenant,
+        .repos = repos,
+        .nrepos = nrepos,
+        .scope = x->resolved ? &x->scope : &no_scope,
+        .deadline_ms = x->deadline_ms,
+        .stop = x->stop,
+        .progress = x->channel && x->channel->progress ? pc_progress : NULL,
+        .progress_ud = x,
+    };
+    int rc = op->run(&x->srv->providers, &pc, args, out, err);
+    if (rc != 0) {
+        mg_items_release(out);
+        free(visible);
+        if (!err->code) mg_err_set(err, MG_E_INTERNAL, "%s failed without saying why", op->name);
+        return -1;
+    }
+    guardrail(x, repos, nrepos, op->repos != MG_REPOS_NONE, out);
+    free(visible);
+    clean_items(x, out);
+    record_part(x, op, out);
+    return 0;
+}
+
+/* ---- 6. audit -------------------------------------------------------------------------------------------- */
+
+static void record_part(struct mg_ctx *x, const struct mg_op *op, const struct mg_items *out)
+{
+    pthread_mutex_lock(&x->mu);
+    struct mg_audit_rec *a = &x->audit;
+    a->results += (long long)out->n;
+    a->redactions += out->redactions;
+    a->flags |= out->flags;
+    a->dropped += out->dropped;
+    a->write |= op->write;
+    if (!a->repo[0] && out->n && out->v[0]->own.repo[0]) /* an index run: the repo it made */
+        snprintf(a->repo, sizeof(a->repo), "%s", out->v[0]->own.repo);
+    if (a->nparts < MG_AUDIT_PARTS_MAX) {
+        a->parts[a->nparts].name = op->name;
+        a->parts[a->nparts].results = (long long)out->n;
+        a->nparts++;
+    }
+    pthread_mutex_unlock(&x->mu);
+}
+
+void mg_gate_subject(struct mg_ctx *x, const char *subject)
+{
+    pthread_mutex_lock(&x->mu);
+    free(x->audit.subject);
+    x->audit.subject = subject ? strdup(subject) : NULL;
+    pthread_mutex_unlock(&x->mu);
+}
+
+/* Successful reads: their events need not be synced to disk one by one
+ * (audit_fsync = writes); every other event is a write or a security event. */
+static void emit(struct mg_server *srv, struct mg_audit_event *ev)
+{
+    if (!srv->audit) return;
+    struct mg_buf red; /* a query may quote a secret: the log keeps it redacted */
+    mg_buf_init(&red, 1 << 20);
+    int nq = 0;
+    if (ev->query && mg_gate_redact(&srv->cfg, ev->query, strlen(ev->query), &red, &nq) != 0) ev->query = "[unscanned]";
+    else if (nq) ev->query = red.p;
+    struct mg_err err = {0};
+    if (mg_audit_emit(srv->audit, ev, &err) != 0)
+        fprintf(stderr, "memgate: warning: audit event '%s' not written: error[%s]: %s\n", ev->op,
+                err.code ? err.code : MG_E_INTERNAL, err.msg);
+    mg_buf_release(&red);
+}
+
+/* Clean an error's sentence like served text: it may quote the caller's input. */
+static void clean_error(struct mg_ctx *x, struct mg_err *err)
+{
+    size_t n = strlen(err->msg);
+    if (!n) return;
+    struct mg_buf red, out;
+    mg_buf_init(&red, sizeof(err->msg) * 4);
+    mg_buf_init(&out, sizeof(err->msg) * 4);
+    int nred = 0;
+    const char *s = err->msg;
+    size_t sn = n;
+    if (mg_gate_redact(&x->srv->cfg, s, n, &red, &nred) != 0) {
+        s = "(the error's text could not be scanned)";
+        sn = strlen(s);
+    } else if (nred) {
+        s = red.p;
+        sn = red.len;
+    }
+    if (mg_sanitize(s, sn, &out, NULL) == 0 && out.p) {
+        size_t keep = mg_utf8_cut(out.p, out.len, sizeof(err->msg) - 1);
+        memcpy(err->msg, out.p, keep);
+        err->msg[keep] = 0;
+    }
+    mg_buf_release(&red);
+    mg_buf_release(&out);
+}
+
+void mg_gate_finish(struct mg_ctx *x, int rc, struct mg_err *err)
+{
+    if (rc != 0 && err) {
+        if (!err->code) err->code = MG_E_INTERNAL;
+        clean_error(x, err);
+    }
+    pthread_mutex_lock(&x->mu);
+    struct mg_audit_rec *a = &x->audit;
+    if (a->done) {
+        pthread_mutex_unlock(&x->mu);
+        return;
+    }
+    a->done = true;
+    const char *flags[6];
+    size_t nf = 0;
+    if (a->flag) flags[nf++] = a->flag;
+    if (a->flags & MG_ITEM_INJECTION) flags[nf++] = "prompt_injection";
+    if (a->flags & MG_ITEM_HIDDEN) flags[nf++] = "hidden_text";
+    if (a->flags & MG_ITEM_ESCAPES) flags[nf++] = "control_sequences";
+    if (a->flags & MG_ITEM_TRUNCATED) flags[nf++] = "truncated";
+    if (a->dropped) flags[nf++] = "isolation_drop";
+    struct mg_audit_part parts[MG_AUDIT_PARTS_MAX];
+    for (size_t i = 0; i < a->nparts; i++) parts[i] = (struct mg_audit_part){a->parts[i].name, a->parts[i].results};
+    const char *code = rc != 0 ? (err && err->code ? err->code : MG_E_INTERNAL) : NULL;
+    struct mg_audit_event ev = {
+        .tenant = x->who.tenant[0] ? x->who.tenant : NULL,
+        .instance = x->instance,
+        .session = x->session->id,
+        .repo = a->repo[0] ? a->repo : NULL,
+        .op = a->op[0] ? a->op : "request",
+        .query = a->subject,
+        .results = a->results,
+        .redactions = a->redactions,
+        .flags = nf ? flags : NULL,
+        .nflags = nf,
+        .parts = a->nparts > 1 ? parts : NULL,
+        .nparts = a->nparts > 1 ? a->nparts : 0,
+        .code = code,
+        .status = code ? "error" : "ok",
+        .durable = code || nf || a->redactions || a->write,
+    };
+    pthread_mutex_unlock(&x->mu);
+    emit(x->srv, &ev);
+}
+
+void mg_gate_refusal(struct mg_server *srv, const char *tenant, const char *op, const char *what, const char *code)
+{
+    struct mg_audit_event ev = {.tenant = tenant && *tenant ? tenant : NULL, .op = op, .query = what, .code = code,
+                                .status = "error", .durable = true};
+    emit(srv, &ev);
+}
+
+int mg_gate_audit_query(struct mg_ctx *x, const struct mg_audit_filter *f, json_t **out, struct mg_err *err)
+{
+    snprintf(x->audit.op, sizeof(x->audit.op), "audit_read");
+    if (mg_access_level(&x->who, MG_LEVEL_ADMIN, "reading the audit log", err) != 0) {
+        mg_gate_finish(x, -1, err);
+        return -1;
+    }
+    struct mg_audit_filter g = *f;
+    if (x->who.token_id[0]) g.tenant = x->who.tenant; /* a token's admin sees its own tenant only */
+    if (mg_audit_query(&x->srv->cfg, &g, out, err) != 0) {
+        mg_gate_finish(x, -1, err);
+        return -1;
+    }
+    mg_gate_subject(x, g.op);
+    x->audit.results = (long long)json_array_size(*out);
+    mg_gate_finish(x, 0, NULL);
+    return 0;
+}

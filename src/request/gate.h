@@ -1,0 +1,119 @@
+/* gate.h — the SecurityGate: the one way to a provider.
+ *
+ * Tools ask the gate to run an operation (struct mg_op: a provider call with
+ * the access it needs); the gate
+ *
+ *   1. checks the caller's access level against the operation's, and the
+ *      operation's own rule when it has one (indexing a new directory);
+ *   2. resolves the request's repos and effective scope into the context
+ *      (request/resolve.h): first it settles the session's binding, as
+ *      explicit steps with progress (it asks the client for its roots when
+ *      they are unknown; it indexes a bound root on first use, itself an
+ *      operation through this gate), then applies the tenant, allowlist and
+ *      cross-repo rules;
+ *   3. calls the provider with a struct mg_pcall built from the context;
+ *   4. the guardrail: drops, logs and counts (memgate_isolation_drops_total)
+ *      every item whose owner is not the request's: another tenant, a repo
+ *      outside the resolved ones or with another fingerprint, another
+ *      project; a drop is a bug below the gate;
+ *   5. cleans every declared text field of every item (provider/item.h):
+ *      secrets redacted, control sequences, model markers and hidden
+ *      characters stripped, prompt injection flagged, each field capped
+ *      (text at max_chunk_bytes, labels at MG_LABEL_MAX) and the response's
+ *      text at max_context_bytes (items past it are left out and counted),
+ *      and attributes each item (its `source`);
+ *   6. records the operation in the context's audit record.
+ *
+ * mg_gate_finish writes the request's one audit event from that record
+ * (success or failure, its parts, its counts, its flags): the dispatcher of
+ * tools calls it once per request. Nothing here guesses the repo from the
+ * arguments or the result.
+ *
+ * Thread safety: several operations of one request may run at once
+ * (get_context runs its parts in parallel) once the request is resolved
+ * (mg_gate_resolve first).
+ */
+#ifndef MG_GATE_H
+#define MG_GATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "provider/provider.h"
+#include "request/ctx.h"
+#include "util/buf.h"
+
+/* Which repos an operation works on. */
+enum mg_op_repos {
+    MG_REPOS_NONE,    /* none: the tenant's (profiles), or a new directory (index) */
+    MG_REPOS_ONE,     /* exactly one (read, memory) */
+    MG_REPOS_SCOPE,   /* the resolved ones, several if the scope names several (search, list) */
+    MG_REPOS_VISIBLE, /* every repo the caller can see (list_repos) */
+};
+
+/* An operation of a provider: what it needs and how to call it. */
+struct mg_op {
+    const char *name;          /* "code.search", "notes.set", ...: the part in the audit record */
+    int level;                 /* MG_LEVEL_* the caller needs */
+    enum mg_op_repos repos;
+    bool write;                /* changes stored state (audited durably) */
+    /* an access rule on the arguments, after the level check (may be NULL) */
+    int (*allow)(struct mg_ctx *x, const void *args, struct mg_err *err);
+    /* the provider call */
+    int (*run)(const struct mg_providers *p, const struct mg_pcall *pc, const void *args, struct mg_items *out,
+               struct mg_err *err);
+};
+
+/* What the call named: its repo argument (NULL: none) and its scope lists
+ * (each list given in the call replaces the session's: `given` says which;
+ * see MG_SCOPE_GIVEN_*). */
+#define MG_GIVEN_GLOBS    0x1u
+#define MG_GIVEN_EXCLUDES 0x2u
+#define MG_GIVEN_LANGS    0x4u
+struct mg_target {
+    const char *repo;
+    const struct mg_scope *scope; /* may be NULL */
+    unsigned given;
+};
+
+/* Resolve the request for target t (step 2 above), once: later operations
+ * of the request use the same repos and scope. ONE insists on a single
+ * repo. 0, or -1 with err. */
+int mg_gate_resolve(struct mg_ctx *x, const struct mg_target *t, enum mg_op_repos want, struct mg_err *err);
+
+/* Run op for the request (steps 1-6). On success out holds the gated items
+ * (the caller releases them; out is initialised here); on failure out is
+ * empty and err set. */
+int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target *t, const void *args,
+                struct mg_items *out, struct mg_err *err);
+
+/* Clean items that did not come from a provider but carry the request's own
+ * text back to the client (the effective scope echoed, say): step 5 only. */
+void mg_gate_clean(struct mg_ctx *x, struct mg_items *items);
+
+/* The subject the audit event quotes (a query, a path, a key). */
+void mg_gate_subject(struct mg_ctx *x, const char *subject);
+
+/* Write the request's audit event (once; later calls do nothing): op, the
+ * repos it worked on, the subject (redacted), counts, flags, the parts, and
+ * err's code on failure. err's message is cleaned like served text (a
+ * sentence quoting the caller's input never carries a secret back). */
+void mg_gate_finish(struct mg_ctx *x, int rc, struct mg_err *err);
+
+/* An audit event for a refusal before any request context exists (HTTP
+ * authentication, rate limits, oversized headers). */
+void mg_gate_refusal(struct mg_server *srv, const char *tenant, const char *op, const char *what, const char *code);
+
+/* Redact secrets in s[0..n) with the index's policy: out receives the text,
+ * *nred the count. -1 when the scan fails (then serve nothing). */
+int mg_gate_redact(const struct mg_config *cfg, const char *s, size_t n, struct mg_buf *out, int *nred);
+
+/* The audit log for /v1/audit and `memgate audit`: admin only; a token's
+ * admin sees only its own tenant's events (the local principal sees all).
+ * Itself audited (op audit_read). */
+struct mg_audit_filter;
+int mg_gate_audit_query(struct mg_ctx *x, const struct mg_audit_filter *f, json_t **out, struct mg_err *err);
+
+#endif

@@ -1,0 +1,54 @@
+/* ops.h — the operations the gate runs on providers: for each, the access
+ * level it needs, which repos it works on, whether it writes, and the
+ * provider call (request/gate.h runs them). A tool names an operation and
+ * its arguments; it never reaches a provider otherwise.
+ *
+ *   operation            level  repos    arguments
+ *   code.search          read   scope    struct mg_code_query
+ *   code.symbols         read   scope    struct mg_code_query
+ *   code.read            read   one      struct mg_read_query
+ *   code.list            read   scope    struct mg_list_query
+ *   code.repos           read   visible  (none)
+ *   code.status          read   scope    (none)
+ *   code.index           write  none     struct mg_index_query (path set; a new directory needs admin)
+ *   code.reindex         write  one      struct mg_index_query (path NULL)
+ *   code.remove          admin  one      (none)
+ *   notes.*, sessions.*, entities.*      struct mg_mem_args (the fields each uses below)
+ *   profiles.save, profiles.get          struct mg_mem_args; no repo (profiles are the tenant's)
+ */
+#ifndef MG_OPS_H
+#define MG_OPS_H
+
+#include "request/gate.h"
+
+extern const struct mg_op mg_op_code_search, mg_op_code_symbols, mg_op_code_read, mg_op_code_list, mg_op_code_repos,
+    mg_op_code_status, mg_op_code_index, mg_op_code_reindex, mg_op_code_remove;
+
+/* Arguments of the memory operations; each uses the fields named. */
+struct mg_mem_args {
+    const char *session;                /* the conversation's durable id: sessions.*, entities.add/search */
+    const char *key;                    /* notes.get/remove, profiles.save */
+    const char *query;                  /* notes.search, sessions.recall, entities.search (NULL: the newest) */
+    const char *prefix;                 /* notes.list */
+    const char *name;                   /* a project: sessions.project_*, entities.retag (NULL: none) */
+    const char *agent;                  /* profiles.* */
+    const char *value;                  /* profiles.save */
+    const char *summary;                /* sessions.remember */
+    const char *const *tags;            /* sessions.remember */
+    size_t ntags;
+    const struct mg_note_in *note;      /* notes.set */
+    const struct mg_entity_in *entities; /* entities.add */
+    size_t nentities;
+    const int64_t *ids;                 /* entities.retag */
+    size_t nids;
+    int limit;
+};
+
+extern const struct mg_op mg_op_notes_set, mg_op_notes_get, mg_op_notes_list, mg_op_notes_search, mg_op_notes_remove,
+    mg_op_notes_forget;
+extern const struct mg_op mg_op_sessions_remember, mg_op_sessions_recall, mg_op_sessions_project_create,
+    mg_op_sessions_project_list, mg_op_sessions_project_join, mg_op_sessions_project_delete, mg_op_sessions_forget;
+extern const struct mg_op mg_op_entities_add, mg_op_entities_search, mg_op_entities_retag, mg_op_entities_forget;
+extern const struct mg_op mg_op_profiles_save, mg_op_profiles_get;
+
+#endif

@@ -1,0 +1,58 @@
+/* server.c — see server.h. */
+#include "request/server.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "code/code.h"
+#include "memory/memory.h"
+#include "security/audit.h"
+#include "security/token.h"
+
+static void close_providers(struct mg_providers *p)
+{
+    if (p->code.ops) p->code.ops->close(p->code.self);
+    if (p->notes.ops) p->notes.ops->close(p->notes.self);
+    if (p->sessions.ops) p->sessions.ops->close(p->sessions.self);
+    if (p->entities.ops) p->entities.ops->close(p->entities.self);
+    if (p->profiles.ops) p->profiles.ops->close(p->profiles.self);
+    memset(p, 0, sizeof(*p));
+}
+
+int mg_server_open(struct mg_server *srv, const struct mg_config *cfg, unsigned flags, struct mg_err *err)
+{
+    memset(srv, 0, sizeof(*srv));
+    srv->cfg = *cfg;
+    int64_t ttl = flags & MG_SERVER_NO_TTL ? 0 : (int64_t)cfg->session_ttl * 1000;
+    if (!(srv->sessions = mg_sessions_new(ttl))) {
+        mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the session registry");
+        goto fail;
+    }
+    if (mg_code_builtin_open(&srv->cfg, &srv->providers.code, err) != 0 ||
+        mg_memory_builtin_open(&srv->cfg, &srv->providers, err) != 0 || mg_audit_open(&srv->cfg, &srv->audit, err) != 0)
+        goto fail;
+    if (flags & MG_SERVER_TOKENS) {
+        if (mg_tokens_open(&srv->cfg, &srv->tokens, err) != 0) goto fail;
+        if (!(srv->ratelimit = mg_ratelimit_new(NULL, NULL, 0))) {
+            mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the rate limiter");
+            goto fail;
+        }
+    }
+    return 0;
+fail:
+    mg_server_close(srv);
+    return -1;
+}
+
+void mg_server_close(struct mg_server *srv)
+{
+    mg_ratelimit_free(srv->ratelimit);
+    mg_tokens_close(srv->tokens);
+    mg_audit_close(srv->audit);
+    close_providers(&srv->providers);
+    mg_sessions_free(srv->sessions);
+    srv->ratelimit = NULL;
+    srv->tokens = NULL;
+    srv->audit = NULL;
+    srv->sessions = NULL;
+}

@@ -1,0 +1,45 @@
+/* server.h — what every request of one process shares: the configuration,
+ * the providers, the session registry, the audit log and (HTTP) the token
+ * store. One per `memgate serve`, `memgate mcp` or command line run.
+ *
+ * Threads: the struct is read-only once open, apart from `stopping`; every
+ * member is thread-safe on its own.
+ */
+#ifndef MG_SERVER_H
+#define MG_SERVER_H
+
+#include <stdbool.h>
+
+#include "provider/provider.h"
+#include "request/session.h"
+#include "util/config.h"
+#include "util/err.h"
+
+struct mg_tokens;
+struct mg_ratelimit;
+struct mg_audit;
+
+struct mg_server {
+    struct mg_config cfg;
+    struct mg_providers providers;  /* built in unless the config says otherwise */
+    struct mg_sessions *sessions;   /* every session of this process */
+    struct mg_audit *audit;         /* the audit log */
+    struct mg_tokens *tokens;       /* MG_SERVER_TOKENS: the token store; else NULL */
+    struct mg_ratelimit *ratelimit; /* MG_SERVER_TOKENS: per-token request rates; else NULL */
+    bool fixtures;      /* --conformance-fixtures: the conformance suite's test tools and methods */
+    bool verbose;       /* MEMGATE_VERBOSE=1: _meta with instance, session, repo, time on every tool result */
+    volatile int stopping; /* set when the process stops: long work (an index run) ends at its next step */
+};
+
+#define MG_SERVER_TOKENS 0x1u /* open the token store and the rate limiter (HTTP) */
+
+/* Open srv for cfg (copied): providers, a session registry whose sessions
+ * idle out after cfg's session_ttl (0 for none: stdio and the command line
+ * pass MG_SERVER_NO_TTL), the audit log, and with MG_SERVER_TOKENS the
+ * token store. 0, or -1 with err (nothing left open). */
+#define MG_SERVER_NO_TTL 0x2u
+int mg_server_open(struct mg_server *srv, const struct mg_config *cfg, unsigned flags, struct mg_err *err);
+/* Close what mg_server_open opened; callers hold no session references. */
+void mg_server_close(struct mg_server *srv);
+
+#endif

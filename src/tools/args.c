@@ -1,0 +1,182 @@
+/* args.c — see args.h. */
+#include "tools/args.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index/lang.h"
+#include "util/buf.h"
+#include "util/glob.h"
+#include "util/utf8.h"
+
+int mg_arg_str(json_t *args, const char *key, bool required, const char **out, struct mg_err *err)
+{
+    json_t *v = json_object_get(args, key);
+    *out = NULL;
+    if (!v || json_is_null(v)) {
+        if (required) return mg_err_set(err, MG_E_BAD_ARG, "'%s' is required (a string)", key);
+        return 0;
+    }
+    if (!json_is_string(v)) return mg_err_set(err, MG_E_BAD_ARG, "'%s' must be a string", key);
+    if (strlen(json_string_value(v)) != json_string_length(v))
+        return mg_err_set(err, MG_E_BAD_ARG, "'%s' must not contain NUL characters", key);
+    *out = json_string_value(v);
+    return 0;
+}
+
+int mg_arg_int(json_t *args, const char *key, long long lo, long long hi, long long dflt, long long *out,
+               struct mg_err *err)
+{
+    json_t *v = json_object_get(args, key);
+    *out = dflt;
+    if (!v || json_is_null(v)) return 0;
+    if (!json_is_integer(v)) return mg_err_set(err, MG_E_BAD_ARG, "'%s' must be an integer", key);
+    long long x = json_integer_value(v);
+    if (x < lo || x > hi) return mg_err_set(err, MG_E_BAD_ARG, "'%s' must be between %lld and %lld", key, lo, hi);
+    *out = x;
+    return 0;
+}
+
+int mg_arg_bool(json_t *args, const char *key, bool *out, struct mg_err *err)
+{
+    json_t *v = json_object_get(args, key);
+    *out = false;
+    if (!v || json_is_null(v)) return 0;
+    if (!json_is_boolean(v)) return mg_err_set(err, MG_E_BAD_ARG, "'%s' must be true or false", key);
+    *out = json_is_true(v);
+    return 0;
+}
+
+int mg_known_keys(json_t *args, const char *const *keys, struct mg_err *err)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(args, k, v)
+    {
+        bool ok = false;
+        for (size_t i = 0; keys[i] && !ok; i++) ok = strcmp(keys[i], k) == 0;
+        if (!ok) return mg_err_set(err, MG_E_BAD_ARG, "unknown argument '%s'; tools/list shows the input schema", k);
+    }
+    return 0;
+}
+
+int mg_arg_query(const struct mg_config *cfg, json_t *args, const char *key, bool required, const char **out,
+                 struct mg_err *err)
+{
+    if (mg_arg_str(args, key, required, out, err) != 0) return -1;
+    if (!*out) return 0;
+    size_t n = strlen(*out);
+    if (n == 0) return mg_err_set(err, MG_E_QUERY_EMPTY, "the %s is empty; give the text to search for", key);
+    if (n > cfg->max_query_bytes)
+        return mg_err_set(err, MG_E_QUERY_TOO_LONG, "the %s is %zu bytes; the limit is %zu (max_query_bytes)", key, n,
+                          cfg->max_query_bytes);
+    if (mg_utf8_valid_prefix(*out, n) != n)
+        return mg_err_set(err, MG_E_QUERY_INVALID, "the %s is not valid UTF-8; search for UTF-8 text", key);
+    return 0;
+}
+
+/* ---- scope lists --------------------------------------------------------------------------------- */
+
+static int unknown_lang(const char *name, struct mg_err *err)
+{
+    struct mg_buf b;
+    mg_buf_init(&b, 2048);
+    size_t nl;
+    const struct mg_lang *all = mg_lang_all(&nl);
+    for (size_t k = 0; k < nl; k++)
+        if (k == 0 || strcmp(all[k].name, all[k - 1].name) != 0) mg_buf_addf(&b, "%s%s", k ? ", " : "", all[k].name);
+    mg_err_set(err, MG_E_BAD_LANG, "unknown language '%s'; known: %s", name, b.p ? b.p : "");
+    mg_buf_release(&b);
+    return -1;
+}
+
+/* One list: absent or null (not given), a string (a list of one), or an
+ * array of non-empty strings. kind 'g' globs, 'l' languages, 'r' repos. */
+static int list_arg(json_t *args, const char *key, int kind, char ***v, size_t *n, bool *given, struct mg_err *err)
+{
+    json_t *a = json_object_get(args, key);
+    *given = false;
+    if (!a || json_is_null(a)) return 0;
+    json_t *one = NULL;
+    if (json_is_string(a)) { /* a single value is accepted for convenience */
+        one = json_pack("[O]", a);
+        a = one;
+    }
+    int rc = 0;
+    if (!json_is_array(a)) {
+        rc = mg_err_set(err, MG_E_BAD_ARG, "'%s' must be an array of strings", key);
+    } else if (json_array_size(a) > MG_SCOPE_MAX_ITEMS) {
+        rc = mg_err_set(err, MG_E_BAD_ARG, "'%s' has %zu items; the most is %d", key, json_array_size(a),
+                        MG_SCOPE_MAX_ITEMS);
+    }
+    for (size_t i = 0; rc == 0 && i < json_array_size(a); i++) {
+        const char *s = json_string_value(json_array_get(a, i));
+        if (!s || !*s || strlen(s) > 1024 || strlen(s) != json_string_length(json_array_get(a, i))) {
+            rc = mg_err_set(err, MG_E_BAD_ARG, "'%s' item %zu must be a non-empty string of at most 1024 bytes", key,
+                            i);
+        } else if (kind == 'g') {
+            struct mg_globset *g = NULL;
+            rc = mg_globset_new(&s, 1, NULL, 0, &g, err);
+            mg_globset_free(&g);
+        } else if (kind == 'l' && !mg_lang_by_name(s)) {
+            rc = unknown_lang(s, err);
+        }
+        if (rc == 0 && mg_scope_push(v, n, s) != 0) rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    }
+    json_decref(one);
+    if (rc == 0) *given = true;
+    return rc;
+}
+
+int mg_arg_target(json_t *args, bool with_scope, struct mg_target_args *out, struct mg_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    const char *repo, *repo2;
+    if (mg_arg_str(args, "repo", false, &repo, err) != 0 || mg_arg_str(args, "repo_id", false, &repo2, err) != 0)
+        return -1;
+    out->t.repo = repo ? repo : repo2;
+    out->t.scope = &out->scope;
+    if (!with_scope) return 0;
+    bool g;
+    struct mg_scope *s = &out->scope;
+    if (list_arg(args, "globs", 'g', &s->globs, &s->nglobs, &g, err) != 0) goto fail;
+    if (g) out->t.given |= MG_GIVEN_GLOBS;
+    if (list_arg(args, "exclude_globs", 'g', &s->excludes, &s->nexcludes, &g, err) != 0) goto fail;
+    if (g) out->t.given |= MG_GIVEN_EXCLUDES;
+    if (list_arg(args, "languages", 'l', &s->langs, &s->nlangs, &g, err) != 0) goto fail;
+    if (g) out->t.given |= MG_GIVEN_LANGS;
+    return 0;
+fail:
+    mg_target_release(out);
+    return -1;
+}
+
+void mg_target_release(struct mg_target_args *t)
+{
+    mg_scope_release(&t->scope);
+    memset(t, 0, sizeof(*t));
+}
+
+int mg_arg_scope(json_t *j, struct mg_scope *out, struct mg_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (!json_is_object(j)) return mg_err_set(err, MG_E_BAD_ARG, "the scope must be an object");
+    const char *key;
+    json_t *v;
+    json_object_foreach(j, key, v)
+    {
+        if (strcmp(key, "globs") && strcmp(key, "exclude_globs") && strcmp(key, "languages") && strcmp(key, "repos"))
+            return mg_err_set(err, MG_E_BAD_ARG,
+                              "unknown scope field '%s'; the fields are globs, exclude_globs, languages, repos", key);
+    }
+    bool given;
+    if (list_arg(j, "globs", 'g', &out->globs, &out->nglobs, &given, err) != 0 ||
+        list_arg(j, "exclude_globs", 'g', &out->excludes, &out->nexcludes, &given, err) != 0 ||
+        list_arg(j, "languages", 'l', &out->langs, &out->nlangs, &given, err) != 0 ||
+        list_arg(j, "repos", 'r', &out->repos, &out->nrepos, &given, err) != 0) {
+        mg_scope_release(out);
+        return -1;
+    }
+    return 0;
+}

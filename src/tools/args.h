@@ -1,0 +1,46 @@
+/* args.h — tool arguments: types and ranges checked, unknown names refused.
+ *
+ * Every helper fails with invalid_argument and a sentence naming the
+ * argument. A missing or null argument leaves the default (NULL, dflt,
+ * false). Strings are borrowed from args.
+ */
+#ifndef MG_ARGS_H
+#define MG_ARGS_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "provider/scope.h"
+#include "request/gate.h"
+#include "util/config.h"
+#include "util/err.h"
+
+int mg_arg_str(json_t *args, const char *key, bool required, const char **out, struct mg_err *err);
+int mg_arg_int(json_t *args, const char *key, long long lo, long long hi, long long dflt, long long *out,
+               struct mg_err *err);
+int mg_arg_bool(json_t *args, const char *key, bool *out, struct mg_err *err);
+/* Refuse keys not in keys (NULL-terminated): a typo is an error, not ignored. */
+int mg_known_keys(json_t *args, const char *const *keys, struct mg_err *err);
+/* A query: present, 1 to max_query_bytes bytes, valid UTF-8 (query_* codes). */
+int mg_arg_query(const struct mg_config *cfg, json_t *args, const char *key, bool required, const char **out,
+                 struct mg_err *err);
+
+/* The call's repo (`repo`, or its alias `repo_id`) and scope lists
+ * (`globs`, `exclude_globs`, `languages`; a single string is taken as a
+ * list of one) into a target for the gate. Globs must compile, languages
+ * must be known (invalid_glob, invalid_language), at most
+ * MG_SCOPE_MAX_ITEMS each. Release with mg_target_release. */
+struct mg_target_args {
+    struct mg_target t;
+    struct mg_scope scope;
+};
+int mg_arg_target(json_t *args, bool with_scope, struct mg_target_args *out, struct mg_err *err);
+void mg_target_release(struct mg_target_args *t);
+
+/* A scope from {"globs","exclude_globs","languages","repos"} (set_scope):
+ * unknown fields refused, each item a non-empty string of at most 1024
+ * bytes, globs compile, languages known. */
+int mg_arg_scope(json_t *j, struct mg_scope *out, struct mg_err *err);
+
+#endif

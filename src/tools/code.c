@@ -1,0 +1,177 @@
+/* code.c — the code tools: search_code, search_symbols, read_file,
+ * list_files. */
+#include "tools/family.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "request/ops.h"
+#include "tools/args.h"
+#include "tools/render.h"
+
+#define READ_MAX_LINES 2000 /* read_file: most lines per call */
+#define LIST_MAX 10000      /* list_files: most paths per call */
+
+/* {"results", "took_ms", "mode", "scope", "gate"} */
+static int do_search(struct mg_ctx *x, json_t *args, bool symbols, json_t **result, struct mg_err *err)
+{
+    static const char *const keys[] = {"query", "mode", "globs", "exclude_globs", "languages", "repo", "repo_id",
+                                       "limit", "fixed", "ignore_case", NULL};
+    static const char *const skeys[] = {"query", "globs", "exclude_globs", "languages", "repo", "repo_id", "limit",
+                                        NULL};
+    const struct mg_config *cfg = &x->srv->cfg;
+    struct mg_code_query q = {0};
+    long long limit;
+    if (mg_known_keys(args, symbols ? skeys : keys, err) != 0 || mg_arg_query(cfg, args, "query", true, &q.query, err) != 0 ||
+        mg_arg_int(args, "limit", 1, cfg->search_max_limit, 0, &limit, err) != 0)
+        return -1;
+    q.limit = (int)limit;
+    if (!symbols && (mg_arg_str(args, "mode", false, &q.mode, err) != 0 ||
+                     mg_arg_bool(args, "fixed", &q.fixed, err) != 0 ||
+                     mg_arg_bool(args, "ignore_case", &q.ignore_case, err) != 0))
+        return -1;
+    struct mg_target_args ta;
+    if (mg_arg_target(args, true, &ta, err) != 0) return -1;
+    mg_gate_subject(x, q.query);
+    struct mg_items items;
+    int rc = mg_gate_run(x, symbols ? &mg_op_code_symbols : &mg_op_code_search, &ta.t, &q, &items, err);
+    mg_target_release(&ta);
+    if (rc != 0) return -1;
+    *result = json_pack("{s:o, s:f, s:s, s:o, s:o}", "results", mg_render_items(&items), "took_ms",
+                        (double)(long long)(items.took_ms * 1000 + 0.5) / 1000, "mode",
+                        items.mode ? items.mode : "lexical", "scope", mg_render_scope(x, &x->scope), "gate",
+                        mg_render_gate(&items));
+    mg_items_release(&items);
+    return 0;
+}
+
+static int t_search_code(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+{
+    return do_search(x, args, false, result, err);
+}
+
+static int t_search_symbols(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+{
+    return do_search(x, args, true, result, err);
+}
+
+static int t_read_file(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+{
+    static const char *const keys[] = {"path", "start_line", "end_line", "repo", "repo_id", NULL};
+    struct mg_read_query q = {.max_lines = READ_MAX_LINES, .max_bytes = x->srv->cfg.max_chunk_bytes};
+    long long from, to;
+    if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "path", true, &q.path, err) != 0 ||
+        mg_arg_int(args, "start_line", 1, 1LL << 31, 1, &from, err) != 0 ||
+        mg_arg_int(args, "end_line", 1, 1LL << 31, 0, &to, err) != 0)
+        return -1;
+    if (to && to < from)
+        return mg_err_set(err, MG_E_BAD_ARG, "'end_line' (%lld) is before 'start_line' (%lld)", to, from);
+    q.start_line = from;
+    q.end_line = to;
+    struct mg_target_args ta;
+    if (mg_arg_target(args, false, &ta, err) != 0) return -1;
+    mg_gate_subject(x, q.path);
+    struct mg_items items;
+    int rc = mg_gate_run(x, &mg_op_code_read, &ta.t, &q, &items, err);
+    mg_target_release(&ta);
+    if (rc != 0) return -1;
+    if (items.n != 1) {
+        mg_items_release(&items);
+        return mg_err_set(err, MG_E_FILE_NOT_FOUND, "'%s' is not served (it did not pass the checks on its way out)",
+                          q.path);
+    }
+    *result = mg_render_gated(mg_render_item(items.v[0]), &items);
+    mg_items_release(&items);
+    return 0;
+}
+
+static int t_list_files(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+{
+    static const char *const keys[] = {"globs", "exclude_globs", "languages", "repo", "repo_id", "limit", "offset",
+                                       NULL};
+    long long limit, offset;
+    if (mg_known_keys(args, keys, err) != 0 || mg_arg_int(args, "limit", 1, LIST_MAX, 200, &limit, err) != 0 ||
+        mg_arg_int(args, "offset", 0, 1LL << 40, 0, &offset, err) != 0)
+        return -1;
+    struct mg_list_query q = {.limit = limit, .offset = offset};
+    struct mg_target_args ta;
+    if (mg_arg_target(args, true, &ta, err) != 0) return -1;
+    struct mg_items items;
+    int rc = mg_gate_run(x, &mg_op_code_list, &ta.t, &q, &items, err);
+    mg_target_release(&ta);
+    if (rc != 0) return -1;
+    *result = json_pack("{s:o, s:I, s:b, s:o}", "files", mg_render_items(&items), "total", (json_int_t)items.total,
+                        "truncated", offset + (long long)items.n < items.total, "scope", mg_render_scope(x, &x->scope));
+    mg_items_release(&items);
+    return 0;
+}
+
+/* ---- schemas ---- */
+
+
+#define S_NSTR "{\"type\":[\"string\",\"null\"]}"
+#define S_REPO "\"repo\":{\"type\":\"string\",\"description\":\"repo id (list_repos); default: the session's repo\"}"
+#define S_FILTERS                                                                                                   \
+    "\"globs\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"only paths matching one of "  \
+    "these globs (e.g. src/**/*.c); overrides the session scope\"},"                                                \
+    "\"exclude_globs\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"leave out paths "     \
+    "matching these globs\"},"                                                                                      \
+    "\"languages\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"only these languages "    \
+    "(c, cpp, go, java, javascript, python, rust, typescript, markdown, ...)\"}"
+#define S_HITS                                                                                                      \
+    "{\"type\":\"object\",\"properties\":{\"results\":{\"type\":\"array\",\"items\":{\"type\":\"object\","         \
+    "\"properties\":{\"repo\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"start_line\":{\"type\":"      \
+    "\"integer\"},\"end_line\":{\"type\":\"integer\"},\"line\":{\"type\":\"integer\"},\"language\":" S_NSTR        \
+    ",\"symbol\":" S_NSTR ",\"kind\":" S_NSTR ",\"score\":{\"type\":\"number\"},\"snippet\":{\"type\":"           \
+    "\"string\"},\"snippet_line\":{\"type\":\"integer\"},\"source\":{\"type\":\"string\"}},\"required\":[\"repo\"," \
+    "\"path\",\"start_line\",\"end_line\",\"snippet\"]}},\"took_ms\":{\"type\":\"number\"},\"mode\":{\"type\":"    \
+    "\"string\"}," MG_SCHEMA_SCOPE_OUT "},\"required\":[\"results\",\"took_ms\",\"scope\"]}"
+
+const struct mg_tool mg_tools_code[] = {
+    {"search_code", "Search code",
+     "Search the indexed code of a repo. Default: hybrid for a natural-language question (3+ words, no code "
+     "punctuation or identifiers), else lexical. mode lexical: ranked words; identifiers match across "
+     "spellings (parseHttpHeader, parse_http_header, \"http header\"). mode regex: PCRE2 pattern (fixed: true for a "
+     "literal string). mode symbol: definitions by name. mode semantic: nearest chunks by embedding. mode hybrid: "
+     "lexical, symbol and semantic fused by rank. Each result has the file, line range, enclosing symbol "
+     "and a snippet; the effective scope is echoed.",
+     "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"words, an "
+     "identifier, or a regex (mode regex)\"},\"mode\":{\"type\":\"string\",\"enum\":[\"lexical\",\"regex\","
+     "\"symbol\",\"semantic\",\"hybrid\"]},\"fixed\":{\"type\":\"boolean\",\"description\":\"regex mode: the query "
+     "is a literal string\"},\"ignore_case\":{\"type\":\"boolean\",\"description\":\"regex mode: "
+     "case-insensitive\"}," S_FILTERS "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":"
+     "\"most results (default 20)\"}},\"required\":[\"query\"],\"additionalProperties\":false}",
+     S_HITS, t_search_code},
+    {"search_symbols", "Search symbols",
+     "Find definitions (functions, methods, classes, structs, types, macros) by name: exact, any case, prefix, "
+     "then sub-word (HttpHeader finds parseHttpHeader).",
+     "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"a name or the start "
+     "of one\"}," S_FILTERS "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"query\"],"
+     "\"additionalProperties\":false}",
+     S_HITS, t_search_symbols},
+    {"read_file", "Read a file",
+     "Read lines of an indexed file of the repo. path is relative to the repo root; '..', absolute paths, "
+     "symlinks out of the root and secret files are refused. At most 2000 lines or max_chunk_bytes (8 KB by "
+     "default) per call; continue from end_line + 1 when truncated.",
+     "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"start_line\":{\"type\":\"integer\","
+     "\"minimum\":1},\"end_line\":{\"type\":\"integer\",\"minimum\":1}," S_REPO "},\"required\":[\"path\"],"
+     "\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"properties\":{\"repo\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"
+     "\"language\":{\"type\":\"string\"},\"start_line\":{\"type\":\"integer\"},\"end_line\":{\"type\":"
+     "\"integer\"},\"total_lines\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"},\"text\":{\"type\":"
+     "\"string\"},\"source\":{\"type\":\"string\"}},\"required\":[\"repo\",\"path\",\"start_line\",\"end_line\","
+     "\"total_lines\",\"text\"]}",
+     t_read_file},
+    {"list_files", "List files",
+     "List the indexed files of the repo, filtered by globs and languages (and the session scope), sorted by path.",
+     "{\"type\":\"object\",\"properties\":{" S_FILTERS "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1,"
+     "\"maximum\":10000,\"description\":\"default 200\"},\"offset\":{\"type\":\"integer\",\"minimum\":0}},"
+     "\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+     "\"properties\":{\"repo\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"language\":{\"type\":"
+     "\"string\"},\"bytes\":{\"type\":\"integer\"},\"lines\":{\"type\":\"integer\"}},\"required\":[\"repo\","
+     "\"path\"]}},\"total\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"}," MG_SCHEMA_SCOPE_OUT "},"
+     "\"required\":[\"files\",\"total\",\"scope\"]}",
+     t_list_files},
+};
+const size_t mg_tools_code_n = sizeof(mg_tools_code) / sizeof(mg_tools_code[0]);

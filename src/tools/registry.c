@@ -1,0 +1,86 @@
+/* registry.c — the tools in one list, the dispatcher transports call, and
+ * tool errors as JSON (tools.h). */
+#include "tools/tools.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "request/gate.h"
+#include "request/resolve.h"
+#include "tools/family.h"
+#include "util/json.h"
+#include "util/metrics.h"
+
+static struct mg_tool *all;
+static size_t nall;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void append(const struct mg_tool *v, size_t n)
+{
+    memcpy(all + nall, v, n * sizeof(*v));
+    nall += n;
+}
+
+static void build(void)
+{
+    size_t n = mg_tools_code_n + mg_tools_repos_n + mg_tools_scope_n + mg_tools_memory_n + mg_tools_context_n;
+    if (!(all = malloc(n * sizeof(*all)))) abort(); /* at start-up: nothing to serve without it */
+    append(mg_tools_code, mg_tools_code_n);
+    append(mg_tools_repos, mg_tools_repos_n);
+    append(mg_tools_scope, mg_tools_scope_n);
+    append(mg_tools_memory, mg_tools_memory_n);
+    append(mg_tools_context, mg_tools_context_n);
+}
+
+const struct mg_tool *mg_tools(size_t *n)
+{
+    pthread_once(&once, build);
+    *n = nall;
+    return all;
+}
+
+const struct mg_tool *mg_tool_find(const char *name)
+{
+    size_t n;
+    const struct mg_tool *t = mg_tools(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(t[i].name, name) == 0) return &t[i];
+    return NULL;
+}
+
+int mg_tools_call(struct mg_ctx *x, const struct mg_tool *t, json_t *args, json_t **result, struct mg_err *err)
+{
+    *result = NULL;
+    if (!x->audit.op[0]) snprintf(x->audit.op, sizeof(x->audit.op), "%s", t->name);
+    json_t *own = args && json_is_object(args) ? json_incref(args) : json_object();
+    int rc = t->call(x, own, result, err);
+    json_decref(own);
+    if (rc != 0) {
+        json_decref(*result);
+        *result = NULL;
+    } else if (!*result) {
+        rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory building the result of %s", t->name);
+    }
+    mg_gate_finish(x, rc, err);
+    mg_metrics_tool(t->name, rc == 0);
+    return rc;
+}
+
+json_t *mg_tools_error_json(struct mg_ctx *x, const struct mg_err *err)
+{
+    json_t *e = json_pack("{s:s, s:o}", "code", err->code ? err->code : MG_E_INTERNAL, "message",
+                          mg_json_text(err->msg));
+    if (err->code && (!strcmp(err->code, MG_E_REPO_REQUIRED) || !strcmp(err->code, MG_E_REPO_NOT_FOUND))) {
+        struct mg_repo *v;
+        size_t n;
+        struct mg_err e2 = {0};
+        if (mg_resolve_visible(x, &v, &n, &e2) == 0) {
+            json_t *a = json_array();
+            for (size_t i = 0; i < n; i++) json_array_append_new(a, json_string(v[i].id));
+            json_object_set_new(e, "repos", a);
+            free(v);
+        }
+    }
+    return e;
+}

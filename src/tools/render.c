@@ -1,0 +1,142 @@
+/* render.c — see render.h. */
+#include "tools/render.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "request/gate.h"
+#include "util/json.h"
+
+static json_t *text_json(const char *s) { return mg_json_text(s); }
+
+json_t *mg_render_item(const struct mg_item *it)
+{
+    const struct mg_item_type *t = it->type;
+    json_t *o = json_object();
+    bool truncated = it->flags & MG_ITEM_TRUNCATED;
+    for (size_t i = 0; i < t->nfields; i++) {
+        const struct mg_field *f = &t->fields[i];
+        struct mg_item *m = (struct mg_item *)it; /* the accessors do not write */
+        switch (f->kind) {
+        case MG_F_TEXT:
+        case MG_F_LABEL: {
+            const char *s = *mg_item_text(m, f);
+            if (s) json_object_set_new(o, f->name, text_json(s));
+            else if (f->flags & MG_F_NULL) json_object_set_new(o, f->name, json_null());
+            break;
+        }
+        case MG_F_TAGS: {
+            size_t *n;
+            char ***v = mg_item_tags(m, f, &n);
+            json_t *a = json_array();
+            for (size_t k = 0; k < *n; k++) json_array_append_new(a, text_json((*v)[k] ? (*v)[k] : ""));
+            json_object_set_new(o, f->name, a);
+            break;
+        }
+        case MG_F_INT: {
+            int64_t v = mg_item_int(it, f);
+            if (v || !(f->flags & MG_F_OMIT0)) json_object_set_new(o, f->name, json_integer(v));
+            break;
+        }
+        case MG_F_REAL: {
+            double v = mg_item_real(it, f);
+            if (!isfinite(v)) v = 0;
+            if (v != 0 || !(f->flags & MG_F_OMIT0)) json_object_set_new(o, f->name, json_real(v));
+            break;
+        }
+        case MG_F_BOOL: {
+            bool v = mg_item_bool(it, f);
+            if (strcmp(f->name, "truncated") == 0) {
+                truncated |= v; /* the item's own "more to read" and the gate's cut are one flag */
+                break;
+            }
+            if (v || !(f->flags & MG_F_OMIT0)) json_object_set_new(o, f->name, json_boolean(v));
+            break;
+        }
+        }
+    }
+    bool has_truncated_field = false;
+    for (size_t i = 0; i < t->nfields; i++)
+        if (strcmp(t->fields[i].name, "truncated") == 0) has_truncated_field = true;
+    if (truncated || has_truncated_field) json_object_set_new(o, "truncated", json_boolean(truncated));
+    if (it->source)
+        json_object_set_new(o, json_object_get(o, "source") ? "attribution" : "source", text_json(it->source));
+    if (it->flags & (MG_ITEM_INJECTION | MG_ITEM_HIDDEN | MG_ITEM_ESCAPES)) {
+        json_t *fl = json_array();
+        if (it->flags & MG_ITEM_INJECTION) json_array_append_new(fl, json_string("prompt_injection"));
+        if (it->flags & MG_ITEM_HIDDEN) json_array_append_new(fl, json_string("hidden_text"));
+        if (it->flags & MG_ITEM_ESCAPES) json_array_append_new(fl, json_string("control_sequences"));
+        json_object_set_new(o, "flags", fl);
+    }
+    if (it->redactions > 0) json_object_set_new(o, "redactions", json_integer(it->redactions));
+    return o;
+}
+
+json_t *mg_render_items(const struct mg_items *l)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < l->n; i++) json_array_append_new(a, mg_render_item(l->v[i]));
+    return a;
+}
+
+json_t *mg_render_gate(const struct mg_items *l)
+{
+    json_t *fl = json_array();
+    if (l->flags & MG_ITEM_INJECTION) json_array_append_new(fl, json_string("prompt_injection"));
+    if (l->flags & MG_ITEM_HIDDEN) json_array_append_new(fl, json_string("hidden_text"));
+    if (l->flags & MG_ITEM_ESCAPES) json_array_append_new(fl, json_string("control_sequences"));
+    if (l->flags & MG_ITEM_TRUNCATED) json_array_append_new(fl, json_string("truncated"));
+    return json_pack("{s:i, s:o, s:I}", "redactions", l->redactions, "flags", fl, "omitted", (json_int_t)l->omitted);
+}
+
+json_t *mg_render_gated(json_t *result, const struct mg_items *l)
+{
+    bool text = l->omitted > 0;
+    for (size_t i = 0; i < l->n && !text; i++)
+        for (size_t k = 0; k < l->v[i]->type->nfields && !text; k++) text = l->v[i]->type->fields[k].kind == MG_F_TEXT;
+    if (text && result) json_object_set_new(result, "gate", mg_render_gate(l));
+    return result;
+}
+
+json_t *mg_render_place(const struct mg_items *l)
+{
+    if (!l->place) return json_null();
+    return mg_render_item(&l->place->base);
+}
+
+/* ---- the scope, echoed ---- */
+
+struct scope_item {
+    struct mg_item base;
+    char **globs, **excludes, **langs, **repos;
+    size_t nglobs, nexcludes, nlangs, nrepos;
+};
+static const struct mg_field scope_fields[] = {
+    {"globs", MG_F_TAGS, 0, offsetof(struct scope_item, globs), offsetof(struct scope_item, nglobs)},
+    {"exclude_globs", MG_F_TAGS, 0, offsetof(struct scope_item, excludes), offsetof(struct scope_item, nexcludes)},
+    {"languages", MG_F_TAGS, 0, offsetof(struct scope_item, langs), offsetof(struct scope_item, nlangs)},
+    {"repos", MG_F_TAGS, 0, offsetof(struct scope_item, repos), offsetof(struct scope_item, nrepos)},
+};
+static const struct mg_item_type scope_type = {"scope", sizeof(struct scope_item), scope_fields, 4, 0, -1, -1, NULL};
+
+json_t *mg_render_scope(struct mg_ctx *x, const struct mg_scope *s)
+{
+    struct mg_items l;
+    mg_items_init(&l);
+    struct scope_item *it = mg_items_add(&l, &scope_type);
+    struct mg_scope copy;
+    if (!it || mg_scope_copy(&copy, s) != 0) {
+        mg_items_release(&l);
+        return json_pack("{s:[], s:[], s:[], s:[]}", "globs", "exclude_globs", "languages", "repos");
+    }
+    it->globs = copy.globs, it->nglobs = copy.nglobs;
+    it->excludes = copy.excludes, it->nexcludes = copy.nexcludes;
+    it->langs = copy.langs, it->nlangs = copy.nlangs;
+    it->repos = copy.repos, it->nrepos = copy.nrepos;
+    mg_gate_clean(x, &l);
+    json_t *j = mg_render_item(&it->base);
+    json_object_del(j, "truncated");
+    mg_items_release(&l);
+    return j;
+}

@@ -1,0 +1,79 @@
+/* scope.c — the session scope tools: set_scope, get_scope, clear_scope.
+ * They change or show the session's own state; no provider is involved. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "request/resolve.h"
+#include "tools/args.h"
+#include "tools/family.h"
+#include "tools/render.h"
+
+/* {"scope", "session"} */
+static json_t *scope_result(struct mg_ctx *x)
+{
+    struct mg_scope sc;
+    pthread_mutex_lock(&x->session->mu);
+    int cp = mg_scope_copy(&sc, &x->session->scope);
+    pthread_mutex_unlock(&x->session->mu);
+    if (cp != 0) memset(&sc, 0, sizeof(sc));
+    json_t *r = json_pack("{s:o, s:s}", "scope", mg_render_scope(x, &sc), "session", x->session->id);
+    mg_scope_release(&sc);
+    return r;
+}
+
+static int t_set_scope(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+{
+    struct mg_scope sc;
+    if (mg_arg_scope(args, &sc, err) != 0) return -1;
+    for (size_t i = 0; i < sc.nrepos; i++) { /* only repos the caller can see */
+        struct mg_repo r;
+        if (mg_resolve_named(x, sc.repos[i], &r, err) != 0) {
+            mg_scope_release(&sc);
+            return -1;
+        }
+    }
+    pthread_mutex_lock(&x->session->mu);
+    mg_scope_release(&x->session->scope);
+    x->session->scope = sc;
+    pthread_mutex_unlock(&x->session->mu);
+    *result = scope_result(x);
+    return 0;
+}
+
+static int t_get_scope(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+{
+    static const char *const keys[] = {NULL};
+    if (mg_known_keys(args, keys, err) != 0) return -1;
+    *result = scope_result(x);
+    return 0;
+}
+
+static int t_clear_scope(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+{
+    static const char *const keys[] = {NULL};
+    if (mg_known_keys(args, keys, err) != 0) return -1;
+    pthread_mutex_lock(&x->session->mu);
+    mg_scope_release(&x->session->scope);
+    pthread_mutex_unlock(&x->session->mu);
+    *result = scope_result(x);
+    return 0;
+}
+
+#define S_NOARGS "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}"
+#define S_SCOPE_RESULT                                                                                              \
+    "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"}," MG_SCHEMA_SCOPE_OUT                 \
+    "},\"required\":[\"scope\",\"session\"]}"
+
+const struct mg_tool mg_tools_scope[] = {
+    {"set_scope", "Set the session scope",
+     "Store path globs, exclude globs, languages and repos for this session; every later search and listing "
+     "applies them, and explicit arguments of a call win field by field. Replaces the previous scope.",
+     "{\"type\":\"object\",\"properties\":{\"globs\":" MG_SCHEMA_STRS ",\"exclude_globs\":" MG_SCHEMA_STRS
+     ",\"languages\":" MG_SCHEMA_STRS ",\"repos\":" MG_SCHEMA_STRS "},\"additionalProperties\":false}",
+     S_SCOPE_RESULT, t_set_scope},
+    {"get_scope", "Get the session scope", "The scope stored for this session.", S_NOARGS, S_SCOPE_RESULT,
+     t_get_scope},
+    {"clear_scope", "Clear the session scope", "Remove the scope stored for this session.", S_NOARGS, S_SCOPE_RESULT,
+     t_clear_scope},
+};
+const size_t mg_tools_scope_n = sizeof(mg_tools_scope) / sizeof(mg_tools_scope[0]);

@@ -1,0 +1,48 @@
+/* tools.h — memgate's tools: what MCP's tools/list shows, what /v1 routes
+ * and command line commands run.
+ *
+ * A tool turns JSON arguments into typed requests, runs them through the
+ * gate (request/gate.h, operations in request/ops.h), and turns the gated
+ * items into its JSON result (render.h). A tool never calls another tool
+ * or a provider, and never writes to a transport; transports run tools
+ * only through mg_tools_call, which writes the request's one audit event.
+ *
+ * Files: registry.c (the table, the dispatcher), args.c (arguments),
+ * render.c (items and errors as JSON), code.c, repos.c, scope.c, memory.c,
+ * context.c (get_context, the composition root).
+ */
+#ifndef MG_TOOLS_H
+#define MG_TOOLS_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "request/ctx.h"
+
+struct mg_tool {
+    const char *name;
+    const char *title;
+    const char *description;
+    const char *input_schema;   /* JSON Schema text */
+    const char *output_schema;  /* JSON Schema text */
+    /* 0 and *result (a new reference), or -1 with err set */
+    int (*call)(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err);
+};
+
+/* Every tool, in a stable order. */
+const struct mg_tool *mg_tools(size_t *n);
+/* By name; NULL when there is none. */
+const struct mg_tool *mg_tool_find(const char *name);
+
+/* Run tool t for request x: the one way transports run a tool. args is
+ * borrowed (NULL: no arguments). On success *result is the tool's result (a
+ * new reference); on failure err is set and its sentence cleaned. Writes
+ * the audit event and counts the call in the metrics. */
+int mg_tools_call(struct mg_ctx *x, const struct mg_tool *t, json_t *args, json_t **result, struct mg_err *err);
+
+/* {"code","message"} for an error, plus "repos" (the ids the caller can
+ * see) for repo_required and repo_not_found, so the client can choose. */
+json_t *mg_tools_error_json(struct mg_ctx *x, const struct mg_err *err);
+
+#endif

@@ -1,0 +1,62 @@
+/* inproc.c — see inproc.h. */
+#include "inproc.h"
+
+#include <string.h>
+
+#include "memory/memory.h"
+#include "test.h"
+
+void mg_t_srv_open(struct mg_t_srv *t, const char *home, const char *tenant, int level)
+{
+    memset(t, 0, sizeof(*t));
+    struct mg_config cfg;
+    mg_config_defaults(&cfg);
+    snprintf(cfg.home, sizeof(cfg.home), "%s", home);
+    struct mg_err err = {0};
+    if (mg_server_open(&t->srv, &cfg, MG_SERVER_NO_TTL, &err) != 0) FAIL("server: %s", err.msg);
+    t->s = mg_sessions_create(t->srv.sessions, MG_SESSION_API, NULL, NULL, &err);
+    if (!t->s) FAIL("session: %s", err.msg);
+    snprintf(t->s->tenant, sizeof(t->s->tenant), "%s", tenant);
+    snprintf(t->who.tenant, sizeof(t->who.tenant), "%s", tenant);
+    t->who.level = level;
+}
+
+void mg_t_srv_close(struct mg_t_srv *t)
+{
+    mg_session_put(t->srv.sessions, t->s);
+    mg_server_close(&t->srv);
+    mg_memory_close_all();
+}
+
+json_t *mg_t_call_msg(struct mg_t_srv *t, const char *tool, const char *args, char *code, char *msg)
+{
+    const struct mg_tool *tl = mg_tool_find(tool);
+    if (!tl) FAIL("no tool %s", tool);
+    json_error_t je;
+    json_t *a = json_loads(args, 0, &je);
+    if (!a) FAIL("bad test JSON %s: %s", args, je.text);
+    struct mg_request_spec spec = {.srv = &t->srv, .who = &t->who, .session = t->s, .repo_header = t->repo_header,
+                                   .cwd = t->cwd, .op = tool};
+    struct mg_ctx x;
+    struct mg_err err = {0};
+    if (mg_request_init(&x, &spec, &err) != 0) FAIL("request: %s", err.msg);
+    json_t *r = NULL;
+    int rc = mg_tools_call(&x, tl, a, &r, &err);
+    json_decref(a);
+    mg_request_release(&x);
+    code[0] = 0;
+    if (msg) msg[0] = 0;
+    if (rc != 0) {
+        if (r) FAIL("%s failed and still gave a result", tool);
+        snprintf(code, 64, "%s", err.code ? err.code : "?");
+        if (msg) snprintf(msg, 1024, "%s", err.msg);
+        return NULL;
+    }
+    if (!r) FAIL("%s succeeded without a result", tool);
+    return r;
+}
+
+json_t *mg_t_call(struct mg_t_srv *t, const char *tool, const char *args, char *code)
+{
+    return mg_t_call_msg(t, tool, args, code, NULL);
+}
