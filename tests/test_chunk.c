@@ -1,6 +1,7 @@
 /* test_chunk.c — chunks along definitions (index/chunk.h). */
 #include "test.h"
 #include "index/chunk.h"
+#include "index/chunker.h"
 #include "util/buf.h"
 
 static struct mg_chunk_opts opts = {150, 12 * 1024, 0};
@@ -174,4 +175,55 @@ TEST(chunk_empty_and_tiny)
     chunk("go", "package x", 9, &p);
     ASSERT_EQ_INT(p.nchunks, 1);
     mg_parsed_release(&p);
+}
+
+/* ---- the chunker registry (index/chunker.h) ---- */
+
+/* A chunker for markdown made by the test: every "# heading" line starts a
+ * definition that runs to the next heading; "<!--" lines are comments. */
+static int md_definitions(const struct mg_chunker *c, const struct mg_lang *lang, const char *text, size_t len,
+                          const struct mg_chunk_opts *o, TSParser *parser, struct mg_defs *defs)
+{
+    struct mg_def_macro m[16];
+    size_t n = 0;
+    for (size_t i = 0; i < len && n < 16; i++) {
+        if ((i == 0 || text[i - 1] == '\n') && text[i] == '#') {
+            size_t s = i;
+            while (s < len && (text[s] == '#' || text[s] == ' ')) s++;
+            size_t e = s;
+            while (e < len && text[e] != '\n') e++;
+            if (n) m[n - 1].end = (uint32_t)i;
+            m[n++] = (struct mg_def_macro){(uint32_t)i, (uint32_t)len, (uint32_t)s, (uint32_t)(e - s)};
+        }
+    }
+    if (mg_defs_add_macros(defs, m, n, text) != 0) return -1;
+    for (size_t i = 0; i < defs->n; i++) defs->v[i].kind = "section"; /* macros are never chunks of their own */
+    return 0;
+}
+
+static bool md_comment(const struct mg_chunker *c, const char *s, size_t n) { return n >= 4 && !memcmp(s, "<!--", 4); }
+
+TEST(chunker_registry_by_language)
+{
+    const struct mg_lang *md = mg_lang_by_name("markdown"), *c = mg_lang_by_name("c");
+    ASSERT(mg_chunker_for(md) == NULL);          /* no chunker: line windows */
+    ASSERT(mg_chunker_for(c) != NULL);           /* the built-in tree-sitter one */
+    ASSERT_EQ_STR(mg_chunker_for(c)->name, "tree-sitter");
+    static const struct mg_chunker_ops ops = {md_definitions, md_comment};
+    static const struct mg_chunker mdc = {"test-markdown", &ops, NULL};
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_chunker_register("klingon", &mdc, &err), -1);
+    ASSERT_EQ_STR(err.code, "invalid_language");
+    ASSERT_EQ_INT(mg_chunker_register("md", &mdc, &err), 0); /* by any of the language's names */
+    ASSERT(mg_chunker_for(md) == &mdc);
+    const char *text = "intro line\n<!-- about setup -->\n# Setup\nrun make\n\n# Usage\nrun memgate\n";
+    struct mg_parsed p;
+    chunk("markdown", text, strlen(text), &p);
+    char *d = describe(&p);
+    /* the heading chunks, the comment above "Setup" joined to it */
+    ASSERT_EQ_STR(d, "-:-:1-1,Setup:section:2-5,Usage:section:6-7");
+    free(d);
+    mg_parsed_release(&p);
+    ASSERT_EQ_INT(mg_chunker_register("markdown", NULL, &err), 0); /* back to windows */
+    ASSERT(mg_chunker_for(md) == NULL);
 }

@@ -3,7 +3,7 @@
  * Sections:
  *   1. lines: a line-start table and byte -> line lookups
  *   2. windows: cutting a byte range into line windows under the caps
- *   3. definitions: parse (outline for C-family), map offsets, attach comments
+ *   3. definitions: the language's chunker (chunker.h) finds them; comments join them
  *   4. the recursive cut along definitions
  */
 #include "index/chunk.h"
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "index/outline.h"
+#include "index/chunker.h"
 
 /* ---- 1. lines ------------------------------------------------------------ */
 
@@ -116,31 +116,15 @@ static int windows(struct mg_parsed *p, const struct lines *L, uint32_t s, uint3
 
 /* ---- 3. definitions --------------------------------------------------------- */
 
-static bool is_comment_line(int lang, const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
-    if (i >= n) return false;
-    const char *c = s + i;
-    size_t r = n - i;
-    switch (lang) {
-    case MG_LANG_PYTHON: return c[0] == '#';
-    case MG_LANG_RUST: return (r >= 2 && c[0] == '/' && (c[1] == '/' || c[1] == '*')) || c[0] == '*' ||
-                              (r >= 2 && c[0] == '#' && c[1] == '[');
-    default: return (r >= 2 && c[0] == '/' && (c[1] == '/' || c[1] == '*')) || c[0] == '*' ||
-                    (lang != MG_LANG_C && lang != MG_LANG_CPP && c[0] == '@');
-    }
-}
-
 /* Extend a definition's start up over the comment lines right above it
  * (no blank line between), but never before `floor`. */
-static uint32_t with_comments(const struct lines *L, int lang, uint32_t start, uint32_t floor)
+static uint32_t with_comments(const struct lines *L, const struct mg_chunker *ch, uint32_t start, uint32_t floor)
 {
     uint32_t line = line_of(L, start); /* 1-based */
     uint32_t best = start;
     while (line > 1) {
         uint32_t ls = L->start[line - 2], le = L->start[line - 1];
-        if (ls < floor || !is_comment_line(lang, L->text + ls, le - ls)) break;
+        if (ls < floor || !ch->ops->comment_line(ch, L->text + ls, le - ls)) break;
         best = ls;
         line--;
     }
@@ -150,93 +134,12 @@ static uint32_t with_comments(const struct lines *L, int lang, uint32_t start, u
     return best;
 }
 
-/* tree-sitter 0.20.7 corrupts its heap when error recovery lumps 65,535 or
- * more nodes under one ERROR node, which long runs of unclosed brackets
- * cause (1 MB of '{' does it in every grammar). Such text is no code worth
- * a syntax tree: refuse it before parsing. */
-#define BRACKET_LIMIT 8192
-
-static bool parse_safe(const char *s, size_t n)
-{
-    long open[3] = {0}, depth = 0, maxdepth = 0;
-    for (size_t i = 0; i < n; i++) {
-        switch (s[i]) {
-        case '(': open[0]++; depth++; break;
-        case '[': open[1]++; depth++; break;
-        case '{': open[2]++; depth++; break;
-        case ')': open[0]--; depth--; break;
-        case ']': open[1]--; depth--; break;
-        case '}': open[2]--; depth--; break;
-        default: continue;
-        }
-        if (depth > maxdepth) maxdepth = depth;
-    }
-    for (int k = 0; k < 3; k++)
-        if (open[k] > BRACKET_LIMIT || open[k] < -BRACKET_LIMIT) return false;
-    return maxdepth <= BRACKET_LIMIT;
-}
-
-/* Parse and extract definitions with source offsets. */
-static int find_defs(const struct mg_lang *lang, const char *text, size_t len, const struct mg_chunk_opts *o,
-                     TSParser *parser, struct mg_parsed *p)
-{
-    struct mg_outline ol = {0};
-    const char *src = text;
-    size_t slen = len;
-    if (lang->outline) {
-        unsigned fl = lang->id == MG_LANG_C ? MG_OUTLINE_C | MG_OUTLINE_MACROS
-                      : lang->id == MG_LANG_CPP ? MG_OUTLINE_MACROS : 0;
-        if (mg_outline_build(text, len, fl, &ol) != 0) return -1;
-        src = ol.text;
-        slen = ol.len;
-    }
-    int rc = 0;
-    if (!parse_safe(src, slen) || !ts_parser_set_language(parser, lang->grammar())) {
-        p->parse_failed = 1;
-        goto out;
-    }
-    ts_parser_set_timeout_micros(parser, o->parse_timeout_us);
-    TSTree *tree = ts_parser_parse_string(parser, NULL, src, (uint32_t)slen);
-    if (!tree) {
-        ts_parser_reset(parser);
-        p->parse_failed = 1;
-        goto out;
-    }
-    rc = mg_defs_extract(lang, ts_tree_root_node(tree), src, slen, &p->defs);
-    ts_tree_delete(tree);
-    if (rc == 0 && lang->outline) {
-        for (size_t i = 0; i < p->defs.n; i++) {
-            struct mg_def *d = &p->defs.v[i];
-            d->start = mg_outline_to_src(&ol, d->start);
-            d->end = mg_outline_end_to_src(&ol, d->end);
-            if (d->end > len) d->end = (uint32_t)len;
-            if (d->start > d->end) d->start = d->end;
-        }
-        /* the #defines the outline listed instead of parsing */
-        if (ol.nmacros) {
-            struct mg_def_macro *m = malloc(ol.nmacros * sizeof(*m));
-            if (!m) {
-                rc = -1;
-                goto out;
-            }
-            for (size_t i = 0; i < ol.nmacros; i++)
-                m[i] = (struct mg_def_macro){ol.macros[i].start, ol.macros[i].end, ol.macros[i].name, ol.macros[i].nlen};
-            rc = mg_defs_add_macros(&p->defs, m, ol.nmacros, text);
-            free(m);
-        }
-    }
-out:
-    mg_outline_release(&ol);
-    return rc;
-}
-
 /* ---- 4. the recursive cut ---------------------------------------------------- */
 
 struct cut {
     struct mg_parsed *p;
     const struct lines *L;
     const struct mg_chunk_opts *o;
-    int lang;
     uint32_t *ext_start; /* per def: start extended over comments */
 };
 
@@ -301,8 +204,14 @@ int mg_chunk_file(const struct mg_lang *lang, const char *text, size_t len, cons
     if (len >= UINT32_MAX || lines_build(&L, text, len) != 0) return -1;
     p->nlines = len ? L.n : 0;
     int rc = -1;
-    if (lang->grammar && parser && len > 0) {
-        if (find_defs(lang, text, len, o, parser, p) != 0) goto out;
+    const struct mg_chunker *ch = len > 0 ? mg_chunker_for(lang) : NULL;
+    if (ch) {
+        int d = ch->ops->definitions(ch, lang, text, len, o, parser, &p->defs);
+        if (d < 0) goto out;
+        if (d > 0) { /* it cannot be parsed: windows only */
+            mg_defs_release(&p->defs);
+            p->parse_failed = 1;
+        }
     }
     if (p->defs.n > 0) {
         p->def_lines = malloc(p->defs.n * 2 * sizeof(uint32_t));
@@ -323,11 +232,11 @@ int mg_chunk_file(const struct mg_lang *lang, const char *text, size_t len, cons
             uint32_t floor = d->parent >= 0 ? p->defs.v[d->parent].start : 0;
             uint32_t *le = &last_end[d->parent + 1];
             if (*le <= d->start && *le > floor) floor = *le;
-            ext[i] = with_comments(&L, lang->id, d->start, floor);
+            ext[i] = with_comments(&L, ch, d->start, floor);
             if (d->end > *le) *le = d->end;
         }
         free(last_end);
-        struct cut c = {p, &L, o, lang->id, ext};
+        struct cut c = {p, &L, o, ext};
         rc = cut_range(&c, 0, (uint32_t)len, -1, -1);
         free(ext);
     } else {

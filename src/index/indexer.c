@@ -865,8 +865,8 @@ static int add_pending_trigrams(struct writer *w, struct mg_err *err)
 
 static void report(const struct mg_index_opts *o, struct run *R, double t0, bool final)
 {
-    struct mg_index_progress p = {
-        .repo = R->st->id,
+    struct mg_progress p = {
+        .what = R->st->id,
         .phase = "index",
         .done = __atomic_load_n(&R->files_done, __ATOMIC_RELAXED),
         .total = R->walk.n,
@@ -1141,7 +1141,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     if (st->chunks_written > 0 && st->chunks_written * 4 >= st->chunks) {
         double m0 = now_s();
         if (o->on_progress) {
-            struct mg_index_progress p = {.repo = st->id, .phase = "merge"};
+            struct mg_progress p = {.what = st->id, .phase = "merge"};
             o->on_progress(o->progress_ud, &p);
         }
         if (sqlite3_exec(d->db, "INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')", NULL, NULL, NULL) != SQLITE_OK)

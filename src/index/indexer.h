@@ -23,17 +23,8 @@
 #include "store/catalog.h"
 #include "util/config.h"
 #include "util/err.h"
+#include "util/progress.h"
 #include "vector/vindex.h"
-
-/* Where a run is (mg_index_opts.on_progress). */
-struct mg_index_progress {
-    const char *repo;        /* the repo id */
-    const char *phase;       /* "index" (walk, read, parse, store), "merge" (the word index), "embed" */
-    uint64_t done, total;    /* files (index, embed) */
-    uint64_t bytes, total_bytes; /* index: bytes read of the walk's */
-    double seconds;          /* since the phase began */
-    bool final;              /* the phase's last report */
-};
 
 struct mg_index_opts {
     const char *path;  /* the directory to index, as given */
@@ -41,7 +32,7 @@ struct mg_index_opts {
     const char *tenant; /* the owning tenant of a new repo, and the only one that may re-index it (NULL: "local") */
     /* Progress of the run, for whoever shows it (NULL: nobody): called from
      * the writer thread about five times a second, and at each phase's end. */
-    void (*on_progress)(void *ud, const struct mg_index_progress *p);
+    mg_progress_fn on_progress;
     void *progress_ud;
     /* Read by the workers: nonzero stops the run at the next file, keeping
      * what is done (error `interrupted`). Set it from a signal handler or

@@ -31,8 +31,7 @@ struct mg_lang {
     int id;                 /* enum mg_lang_id for grammar languages, else >= MG_LANG_FIRST_PLAIN */
     const char *name;       /* "c", "python", "markdown", ... */
     const char *const *ext; /* extensions without the dot, NULL-terminated */
-    const struct TSLanguage *(*grammar)(void); /* NULL: line windows only */
-    bool outline;           /* C-family brace syntax: parse with bodies elided (outline.h) */
+    const struct TSLanguage *(*grammar)(void); /* NULL: no syntax tree (index/chunker.h says how it is cut) */
 };
 
 /* The language of a repo-relative path (by extension or well-known file

@@ -14,7 +14,7 @@
 #include "memory/memory.h"
 #include "util/buf.h"
 
-/* One tenant's database, opened once per process (db.c). */
+/* One tenant's database, opened once per process (memory.c). */
 struct mem {
     char home[PATH_MAX];
     char tenant[65];

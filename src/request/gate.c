@@ -531,7 +531,7 @@ void mg_gate_subject(struct mg_ctx *x, const char *subject)
 
 /* Successful reads: their events need not be synced to disk one by one
  * (audit_fsync = writes); every other event is a write or a security event. */
-static void emit(struct mg_server *srv, struct mg_audit_event *ev)
+static void write_event(struct mg_server *srv, struct mg_audit_event *ev)
 {
     if (!srv->audit) return;
     struct mg_buf red; /* a query may quote a secret: the log keeps it redacted */
@@ -615,14 +615,14 @@ void mg_gate_finish(struct mg_ctx *x, int rc, struct mg_err *err)
         .durable = code || nf || a->redactions || a->write,
     };
     pthread_mutex_unlock(&x->mu);
-    emit(x->srv, &ev);
+    write_event(x->srv, &ev);
 }
 
 void mg_gate_refusal(struct mg_server *srv, const char *tenant, const char *op, const char *what, const char *code)
 {
     struct mg_audit_event ev = {.tenant = tenant && *tenant ? tenant : NULL, .op = op, .query = what, .code = code,
                                 .status = "error", .durable = true};
-    emit(srv, &ev);
+    write_event(srv, &ev);
 }
 
 int mg_gate_audit_query(struct mg_ctx *x, const struct mg_audit_filter *f, json_t **out, struct mg_err *err)

@@ -8,6 +8,7 @@
 
 #include <sodium.h>
 
+#include "security/common.h"
 #include "util/metrics.h"
 
 #define NBUCKETS 1024
@@ -34,18 +35,10 @@ int64_t mg_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void sodium_once(void)
-{
-    /* randombytes works without it (it only picks the fastest source), so a
-     * failure here changes nothing; the result is checked for the compiler */
-    if (sodium_init() < 0) return;
-}
-
 void mg_random_id(char out[MG_SID_LEN + 1])
 {
     unsigned char r[MG_SID_LEN / 2];
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, sodium_once);
+    mg_sodium_ready();
     randombytes_buf(r, sizeof(r));
     sodium_bin2hex(out, MG_SID_LEN + 1, r, sizeof(r));
 }

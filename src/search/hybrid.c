@@ -161,7 +161,7 @@ static int open_semantic(const struct mg_config *cfg, struct mg_db *d, const cha
         goto fail;
     }
     if (mg_embedder_prepare(*e, d, 0, err) != 0 || (*dim = mg_embedder_dim(*e, err)) < 0 ||
-        mg_vstore_builtin_open(d, repo_id, key, vs, err) != 0)
+        mg_vstore_open(cfg, d, repo_id, key, vs, err) != 0)
         goto fail;
     memset(key, 0, sizeof(key));
     return 0;

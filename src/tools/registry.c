@@ -16,7 +16,7 @@ static struct mg_tool *all;
 static size_t nall;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static void append(const struct mg_tool *v, size_t n)
+static void add_family(const struct mg_tool *v, size_t n)
 {
     memcpy(all + nall, v, n * sizeof(*v));
     nall += n;
@@ -26,11 +26,11 @@ static void build(void)
 {
     size_t n = mg_tools_code_n + mg_tools_repos_n + mg_tools_scope_n + mg_tools_memory_n + mg_tools_context_n;
     if (!(all = malloc(n * sizeof(*all)))) abort(); /* at start-up: nothing to serve without it */
-    append(mg_tools_code, mg_tools_code_n);
-    append(mg_tools_repos, mg_tools_repos_n);
-    append(mg_tools_scope, mg_tools_scope_n);
-    append(mg_tools_memory, mg_tools_memory_n);
-    append(mg_tools_context, mg_tools_context_n);
+    add_family(mg_tools_code, mg_tools_code_n);
+    add_family(mg_tools_repos, mg_tools_repos_n);
+    add_family(mg_tools_scope, mg_tools_scope_n);
+    add_family(mg_tools_memory, mg_tools_memory_n);
+    add_family(mg_tools_context, mg_tools_context_n);
 }
 
 const struct mg_tool *mg_tools(size_t *n)

@@ -14,7 +14,6 @@
 #include <time.h>
 
 #include "embed/embed.h"
-#include "index/indexer.h"
 #include "store/content.h"
 #include "store/db.h"
 #include "vector/vstore.h"
@@ -213,9 +212,8 @@ static int read_batch(struct mg_db *d, sqlite3_stmt *files, sqlite3_stmt *chunks
     return 0;
 }
 
-void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_id,
-                  void (*on_progress)(void *ud, const struct mg_index_progress *p), void *progress_ud,
-                  const volatile int *stop, struct mg_vec_stats *st)
+void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_id, mg_progress_fn on_progress,
+                  void *progress_ud, const volatile int *stop, struct mg_vec_stats *st)
 {
     memset(st, 0, sizeof(*st));
     double t0 = now_s();
@@ -250,7 +248,7 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
     if (mg_db_meta_get(d, "tenant", tenant, sizeof(tenant)) != 0) snprintf(tenant, sizeof(tenant), "local");
     if (mg_vkey_load(c, tenant, key, &err) != 0) goto fail;
     mg_vkey_id(key, kid);
-    if (mg_vstore_builtin_open(d, repo_id, key, &vs, &err) != 0) goto fail;
+    if (mg_vstore_open(c, d, repo_id, key, &vs, &err) != 0) goto fail;
     mg_db_meta_get(d, "vec_key_id", have_kid, sizeof(have_kid));
     if (mg_db_exec(d, "BEGIN IMMEDIATE", &err) != 0) goto fail;
     in_tx = true;
@@ -311,7 +309,7 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
         for (size_t i = 0; i < nv; i++) vfile_release(&v[i]);
         nv = 0;
         if (on_progress) {
-            struct mg_index_progress p = {.repo = repo_id, .phase = "embed", .done = st->files,
+            struct mg_progress p = {.what = repo_id, .phase = "embed", .done = st->files,
                                           .total = (uint64_t)todo, .seconds = now_s() - t0};
             on_progress(progress_ud, &p);
         }
@@ -324,7 +322,7 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
     }
     pthread_mutex_destroy(&b.mu);
     if (on_progress && st->files) {
-        struct mg_index_progress p = {.repo = repo_id, .phase = "embed", .done = st->files, .total = (uint64_t)todo,
+        struct mg_progress p = {.what = repo_id, .phase = "embed", .done = st->files, .total = (uint64_t)todo,
                                       .seconds = now_s() - t0, .final = true};
         on_progress(progress_ud, &p);
     }

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "util/config.h"
+#include "util/progress.h"
 
 struct mg_db;
 
@@ -37,10 +38,8 @@ struct mg_vec_stats {
 
 /* stop: nonzero ends the pass after the batch in hand (NULL: never).
  * on_progress (may be NULL): files embedded of those to do, after each
- * batch (phase "embed" of struct mg_index_progress, index/indexer.h). */
-struct mg_index_progress;
-void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_id,
-                  void (*on_progress)(void *ud, const struct mg_index_progress *p), void *progress_ud,
-                  const volatile int *stop, struct mg_vec_stats *st);
+ * batch (phase "embed"). */
+void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_id, mg_progress_fn on_progress,
+                  void *progress_ud, const volatile int *stop, struct mg_vec_stats *st);
 
 #endif

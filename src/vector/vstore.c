@@ -1029,8 +1029,8 @@ static void bs_close(struct mg_vstore *vs)
 
 static const struct mg_vstore_ops builtin_store_ops = {bs_put, bs_prune, bs_search, bs_score, bs_close, bs_pin};
 
-int mg_vstore_builtin_open(struct mg_db *d, const char *repo_id, const unsigned char key[MG_VKEY_BYTES],
-                           struct mg_vstore **out, struct mg_err *err)
+static int builtin_open(struct mg_db *d, const char *repo_id, const unsigned char key[MG_VKEY_BYTES],
+                        struct mg_vstore **out, struct mg_err *err)
 {
     *out = NULL;
     struct mg_vstore *vs = calloc(1, sizeof(*vs));
@@ -1056,4 +1056,11 @@ void mg_vstore_close(struct mg_vstore **ps)
     s->ops->close(s);
     free(s);
     *ps = NULL;
+}
+
+int mg_vstore_open(const struct mg_config *cfg, struct mg_db *d, const char *repo_id,
+                   const unsigned char key[MG_VKEY_BYTES], struct mg_vstore **out, struct mg_err *err)
+{
+    (void)cfg; /* one store so far: the built-in one */
+    return builtin_open(d, repo_id, key, out, err);
 }

@@ -126,9 +126,12 @@ struct mg_vstore {
     void *self;
 };
 
-/* The built-in store on a repo database (the handle stays the caller's). */
-int mg_vstore_builtin_open(struct mg_db *d, const char *repo_id, const unsigned char key[MG_VKEY_BYTES],
-                           struct mg_vstore **out, struct mg_err *err);
+/* The vector store of repo_id for cfg, on the repo's database (the handle
+ * stays the caller's) with the repo tenant's key: the only way to a store.
+ * Today the built-in one (vectors in the repo database, sealed); other
+ * stores plug in here, behind the same ops. */
+int mg_vstore_open(const struct mg_config *cfg, struct mg_db *d, const char *repo_id,
+                   const unsigned char key[MG_VKEY_BYTES], struct mg_vstore **out, struct mg_err *err);
 void mg_vstore_close(struct mg_vstore **s);
 
 /* Create the vectors and embed_model tables, and the files_scope covering

@@ -1,4 +1,4 @@
-/* db.c — the per-tenant memory database and what every memory provider
+/* memory.c — the per-tenant memory database and what every memory provider
  * shares (internal.h).
  *
  * Sections:

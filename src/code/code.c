@@ -1,4 +1,4 @@
-/* provider.c — the built-in code provider (code.h): search, symbols, list,
+/* code.c — the built-in code provider (code.h): search, symbols, list,
  * repos, index and remove; read is in read.c. */
 #include "code/code.h"
 
@@ -175,7 +175,7 @@ struct index_progress {
     uint64_t files;    /* the walk's files, once known */
 };
 
-static void on_index_progress(void *ud, const struct mg_index_progress *p)
+static void on_index_progress(void *ud, const struct mg_progress *p)
 {
     struct index_progress *ip = ud;
     const struct mg_pcall *pc = ip->pc;
@@ -188,13 +188,13 @@ static void on_index_progress(void *ud, const struct mg_index_progress *p)
         double rate = p->seconds > 0 ? p->bytes / p->seconds : 0;
         char eta[32];
         fmt_eta(eta, sizeof(eta), p->final ? 0 : rate > 0 ? (double)(p->total_bytes - p->bytes) / rate : -1);
-        snprintf(m, sizeof(m), "indexing %s  %llu/%llu files  %.1f/%.1f MB  %.1f MB/s  ETA %s", p->repo,
+        snprintf(m, sizeof(m), "indexing %s  %llu/%llu files  %.1f/%.1f MB  %.1f MB/s  ETA %s", p->what,
                  (unsigned long long)p->done, (unsigned long long)p->total, p->bytes / 1e6, p->total_bytes / 1e6,
                  rate / 1e6, eta);
     } else if (strcmp(p->phase, "merge") == 0) {
-        snprintf(m, sizeof(m), "merging the word index of %s", p->repo);
+        snprintf(m, sizeof(m), "merging the word index of %s", p->what);
     } else {
-        snprintf(m, sizeof(m), "embedding %s  %llu/%llu files", p->repo, (unsigned long long)p->done,
+        snprintf(m, sizeof(m), "embedding %s  %llu/%llu files", p->what, (unsigned long long)p->done,
                  (unsigned long long)p->total);
     }
     pc->progress(pc->progress_ud, done, total, m);
