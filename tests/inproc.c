@@ -3,7 +3,6 @@
 
 #include <string.h>
 
-#include "memory/memory.h"
 #include "test.h"
 
 void mg_t_srv_open(struct mg_t_srv *t, const char *home, const char *tenant, int level)
@@ -25,7 +24,6 @@ void mg_t_srv_close(struct mg_t_srv *t)
 {
     mg_session_put(t->srv.sessions, t->s);
     mg_server_close(&t->srv);
-    mg_memory_close_all();
 }
 
 json_t *mg_t_call_msg(struct mg_t_srv *t, const char *tool, const char *args, char *code, char *msg)

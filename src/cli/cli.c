@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "memory/memory.h"
 #include "security/common.h"
 #include "tools/tools.h"
 #include "util/version.h"
@@ -179,7 +178,6 @@ void mg_cli_end(struct mg_cli_req *q)
     }
     mg_request_release(&q->x);
     mg_server_close(&q->srv);
-    mg_memory_close_all();
 }
 
 int mg_cli_tool(struct mg_cli_req *q, const char *name, json_t *args, json_t **result, struct mg_err *err)

@@ -185,12 +185,10 @@ static int e_forget(void *self, const struct mg_pcall *pc, struct mg_items *out,
     return 0;
 }
 
-static void e_close(void *self) { (void)self; }
-
 const struct mg_entities_ops mg_entities_builtin_ops = {
     .add = e_add,
     .search = e_search,
     .retag = e_retag,
     .forget = e_forget,
-    .close = e_close,
+    .close = mg_mem_close,
 };

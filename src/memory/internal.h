@@ -75,6 +75,9 @@ int64_t mg_project_id(struct place *p, const char *name, struct mg_err *err);
  * statements taking ?1 = repo id), in one transaction; *rows counts them. */
 int mg_mem_forget(const struct mg_pcall *pc, const char *const *sql, int64_t *rows, struct mg_err *err);
 
+/* The providers' close: the tenant databases of the process go. */
+void mg_mem_close(void *self);
+
 /* The providers (notes.c, sessions.c, entities.c, profiles.c). */
 extern const struct mg_notes_ops mg_notes_builtin_ops;
 extern const struct mg_sessions_ops mg_sessions_builtin_ops;

@@ -223,19 +223,6 @@ char *mg_fts_match(const char *q)
 
 /* ---- 3. the place of a call --------------------------------------------------------------------- */
 
-bool mg_memory_id_ok(const char *s)
-{
-    size_t n = strlen(s);
-    if (n < 1 || n > MG_SESSION_ID_MAX) return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
-              c == ':' || c == '-'))
-            return false;
-    }
-    return true;
-}
-
 void mg_row_owner(struct mg_item *it, const char *tenant, const char *repo, const char *fp, int64_t project)
 {
     snprintf(it->own.tenant, sizeof(it->own.tenant), "%s", tenant);
@@ -369,6 +356,12 @@ int mg_mem_forget(const struct mg_pcall *pc, const char *const *sql, int64_t *ro
 }
 
 /* ---- 5. the providers' set ------------------------------------------------------------------------ */
+
+void mg_mem_close(void *self)
+{
+    (void)self;
+    mg_memory_close_all();
+}
 
 int mg_memory_builtin_open(const struct mg_config *cfg, struct mg_providers *p, struct mg_err *err)
 {

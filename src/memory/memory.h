@@ -23,26 +23,12 @@
 
 #include "provider/provider.h"
 
-/* Limits of what the built-in providers store (tools check them first). */
-#define MG_NOTE_KEY_MAX 256
-#define MG_NOTE_VALUE_MAX (64 << 10)
-#define MG_SUMMARY_MAX (16 << 10)
-#define MG_TAGS_MAX 16
-#define MG_TAG_MAX 64
-#define MG_ENTITY_NAME_MAX 256
-#define MG_ENTITY_TYPE_MAX 64
-#define MG_ENTITY_NOTES_MAX (16 << 10)
-#define MG_ENTITIES_MAX 1000
-#define MG_SESSION_ID_MAX 128
-
 /* Fill p's notes, sessions, entities and profiles with the built-in
  * providers for cfg (borrowed: it must outlive them). 0, or -1 with err. */
 int mg_memory_builtin_open(const struct mg_config *cfg, struct mg_providers *p, struct mg_err *err);
 
-/* Close every cached memory database of this process (tests, shutdown). */
+/* Close every cached memory database of this process (the providers'
+ * close does it: one server per process). */
 void mg_memory_close_all(void);
-
-/* 1-128 characters of A-Z a-z 0-9 . _ : - (session ids and agent ids). */
-bool mg_memory_id_ok(const char *s);
 
 #endif

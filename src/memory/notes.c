@@ -224,8 +224,6 @@ static int n_forget(void *self, const struct mg_pcall *pc, struct mg_items *out,
     return 0;
 }
 
-static void n_close(void *self) { (void)self; }
-
 const struct mg_notes_ops mg_notes_builtin_ops = {
     .set = n_set,
     .get = n_get,
@@ -233,5 +231,5 @@ const struct mg_notes_ops mg_notes_builtin_ops = {
     .search = n_search,
     .remove = n_remove,
     .forget = n_forget,
-    .close = n_close,
+    .close = mg_mem_close,
 };

@@ -81,10 +81,8 @@ static int p_get(void *self, const struct mg_pcall *pc, const char *agent, struc
     return rc;
 }
 
-static void p_close(void *self) { (void)self; }
-
 const struct mg_profiles_ops mg_profiles_builtin_ops = {
     .save = p_save,
     .get = p_get,
-    .close = p_close,
+    .close = mg_mem_close,
 };

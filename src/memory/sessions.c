@@ -305,8 +305,6 @@ static int s_forget(void *self, const struct mg_pcall *pc, struct mg_items *out,
     return 0;
 }
 
-static void s_close(void *self) { (void)self; }
-
 const struct mg_sessions_ops mg_sessions_builtin_ops = {
     .remember = s_remember,
     .recall = s_recall,
@@ -315,5 +313,5 @@ const struct mg_sessions_ops mg_sessions_builtin_ops = {
     .project_join = s_project_join,
     .project_delete = s_project_delete,
     .forget = s_forget,
-    .close = s_close,
+    .close = mg_mem_close,
 };

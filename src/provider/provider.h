@@ -212,6 +212,22 @@ struct mg_notes_ops {
     void (*close)(void *self);
 };
 
+/* What memory accepts, whatever the provider: tools check arguments against
+ * these before a provider sees them. */
+#define MG_NOTE_KEY_MAX 256
+#define MG_NOTE_VALUE_MAX (64 << 10)
+#define MG_SUMMARY_MAX (16 << 10)
+#define MG_TAGS_MAX 16
+#define MG_TAG_MAX 64
+#define MG_ENTITY_NAME_MAX 256
+#define MG_ENTITY_TYPE_MAX 64
+#define MG_ENTITY_NOTES_MAX (16 << 10)
+#define MG_ENTITIES_MAX 1000
+#define MG_SESSION_ID_MAX 128
+
+/* 1-128 characters of A-Z a-z 0-9 . _ : - (conversation ids, agent ids). */
+bool mg_memory_id_ok(const char *s);
+
 /* ---- session memory: episodes and projects ----------------------------------------------- */
 
 struct mg_episode {

@@ -3,6 +3,8 @@
  * A field that is not here is never shown. */
 #include "provider/provider.h"
 
+#include <string.h>
+
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define CODE_OWNER (MG_OWN_TENANT | MG_OWN_REPO)
 
@@ -189,3 +191,19 @@ static const struct mg_field profile_fields[] = {
 };
 const struct mg_item_type mg_item_profile = {"profile", sizeof(struct mg_profile), profile_fields,
                                              N(profile_fields), MG_OWN_TENANT, 0, -1, "profile"};
+
+/* ---- ids ---- */
+
+bool mg_memory_id_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 1 || n > MG_SESSION_ID_MAX) return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+              c == ':' || c == '-'))
+            return false;
+    }
+    return true;
+}
+

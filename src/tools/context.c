@@ -16,7 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "memory/memory.h"
 #include "request/ops.h"
 #include "tools/args.h"
 #include "tools/family.h"

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory/memory.h"
 #include "request/ops.h"
 #include "tools/args.h"
 #include "tools/family.h"
