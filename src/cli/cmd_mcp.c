@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "mcp/stdio.h"
+#include "request/resolve.h"
 #include "request/server.h"
 
 static const char *HELP =
@@ -68,25 +68,10 @@ int mg_cmd_mcp(int argc, char **argv)
         mg_server_close(&srv);
         return mg_cli_fail(&err);
     }
-    if (repo) {
-        struct stat sb;
-        char canon[PATH_MAX];
-        if (stat(repo, &sb) == 0 && S_ISDIR(sb.st_mode) && realpath(repo, canon)) {
-            s->root = strdup(canon);
-            s->roots = MG_ROOTS_KNOWN;
-        } else {
-            struct mg_repo r;
-            if (mg_catalog_get(&srv.cfg, repo, &r, &err) != 0) {
-                mg_err_set(&err, MG_E_REPO_NOT_FOUND,
-                           "--repo '%s' is neither a directory nor an indexed repo id; `memgate repos` lists the ids",
-                           repo);
-                mg_session_put(srv.sessions, s);
-                mg_server_close(&srv);
-                return mg_cli_fail(&err);
-            }
-            snprintf(s->repo, sizeof(s->repo), "%s", r.id);
-            s->roots = MG_ROOTS_KNOWN;
-        }
+    if (repo && mg_resolve_bind(&srv, s, repo, &err) != 0) {
+        mg_session_put(srv.sessions, s);
+        mg_server_close(&srv);
+        return mg_cli_fail(&err);
     }
     /* started inside a repo: that repo, when the client states no root (request/resolve.h) */
     char cwd[PATH_MAX];

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "search/search.h"
 
 static const char *HELP =
     "usage: memgate search QUERY [--repo ID]... [--glob G]... [--exclude G]... [--lang L]...\n"
@@ -97,7 +96,6 @@ int mg_cmd_search(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
     };
     struct mg_strv repos = {0}, globs = {0}, excl = {0}, langs = {0};
-    enum mg_mode mode = MG_MODE_AUTO;
     const char *mode_s = NULL, *tenant = NULL;
     long limit = 0;
     struct mg_err err = {0};
@@ -112,13 +110,7 @@ int mg_cmd_search(int argc, char **argv)
         case 'x': mg_strv_push(&excl, optarg); break;
         case 'l': mg_strv_push(&langs, optarg); break;
         case 'T': tenant = optarg; break;
-        case 'm':
-            if (mg_mode_parse(optarg, &mode, &err) != 0) {
-                rc = mg_cli_fail(&err);
-                goto out;
-            }
-            mode_s = optarg;
-            break;
+        case 'm': mode_s = optarg; break; /* the tool checks it */
         case 'n': {
             char *end;
             limit = strtol(optarg, &end, 10);
@@ -139,10 +131,11 @@ int mg_cmd_search(int argc, char **argv)
         rc = mg_cli_usage("search", "give exactly one QUERY (quote it if it has spaces)");
         goto out;
     }
-    if ((fixed || icase) && mode != MG_MODE_REGEX) {
-        if (mode == MG_MODE_LEXICAL || mode == MG_MODE_AUTO) mode_s = "regex"; /* -F / -i imply regex */
+    if ((fixed || icase) && !(mode_s && strcmp(mode_s, "regex") == 0)) {
+        /* -F / -i imply regex */
+        if (!mode_s || strcmp(mode_s, "lexical") == 0 || strcmp(mode_s, "auto") == 0) mode_s = "regex";
         else {
-            rc = mg_cli_usage("search", "-F and -i apply to regex mode only");
+            rc = mg_cli_usage("search", "-F and -i apply to regex mode only, not --mode %s", mode_s);
             goto out;
         }
     }

@@ -29,6 +29,7 @@
 
 #include "http/http.h"
 #include "mcp/rpc.h"
+#include "request/ctx.h"
 #include "security/access.h"
 #include "util/buf.h"
 

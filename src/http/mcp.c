@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/content.h"
 
 static int json_out_send(struct mg_out *o, json_t *msg)
 {
@@ -67,7 +66,7 @@ static void *sse_worker(void *arg)
                                .out = &s->out};
     json_t *reply = NULL;
     mg_rpc_handle(&conn, s->msg, &reply);
-    mg_content_thread_done(); /* this thread's zstd contexts, before it exits */
+    mg_request_thread_done(); /* this thread's zstd contexts, before it exits */
     if (reply) {
         char *text = json_dumps(reply, JSON_COMPACT);
         pthread_mutex_lock(&s->mu);

@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "security/token.h"
-#include "store/content.h"
 #include "util/metrics.h"
 #include "util/version.h"
 
@@ -193,7 +192,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     /* Tools leave per-thread zstd contexts behind (store/content.c); MHD's
      * connection threads end without telling us, so free them after every
      * request (cheap next to a request). */
-    mg_content_thread_done();
+    mg_request_thread_done();
     return rc;
 }
 

@@ -9,7 +9,7 @@
 #include "mcp/stdio.h"
 
 #include "mcp/rpc.h"
-#include "store/content.h"
+#include "request/ctx.h"
 
 #define WORKERS 4
 
@@ -81,7 +81,7 @@ static void *worker(void *arg)
         }
         pthread_mutex_unlock(&io->qmu);
         if (!j) {
-            mg_content_thread_done(); /* this thread's decompression context */
+            mg_request_thread_done(); /* this thread's decompression context */
             return NULL;
         }
         serve(io, j->msg);
@@ -188,6 +188,6 @@ int mg_mcp_stdio(struct mg_server *srv, struct mg_session *s, const char *cwd, i
     pthread_mutex_destroy(&io.wmu);
     pthread_mutex_destroy(&io.qmu);
     pthread_cond_destroy(&io.qcv);
-    mg_content_thread_done(); /* batches ran tools on this thread */
+    mg_request_thread_done(); /* batches ran tools on this thread */
     return 0;
 }

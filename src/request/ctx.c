@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/content.h"
+
 int mg_request_init(struct mg_ctx *x, const struct mg_request_spec *spec, struct mg_err *err)
 {
     memset(x, 0, sizeof(*x));
@@ -77,3 +79,5 @@ bool mg_request_expired(const struct mg_ctx *x)
 {
     return (x->stop && *x->stop) || (x->deadline_ms && mg_now_ms() > x->deadline_ms);
 }
+
+void mg_request_thread_done(void) { mg_content_thread_done(); }

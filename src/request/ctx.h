@@ -118,4 +118,8 @@ const char *mg_request_memory_session(const struct mg_ctx *x, const char *arg);
 /* The request's deadline passed, or the process is stopping. */
 bool mg_request_expired(const struct mg_ctx *x);
 
+/* Free what requests left on this thread (decompression contexts); a
+ * transport calls it on each thread that ran requests, before it exits. */
+void mg_request_thread_done(void);
+
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int mg_resolve_visible(const struct mg_ctx *x, struct mg_repo **out, size_t *n, struct mg_err *err)
 {
@@ -136,4 +137,33 @@ int mg_resolve(const struct mg_ctx *x, const char *explicit_repo, struct mg_repo
     return mg_err_set(err, MG_E_REPO_REQUIRED,
                       "%zu repos are indexed (%s) and this session is bound to none; pass `repo` with one of these "
                       "ids, or connect from a client that shares its roots", na, list);
+}
+
+int mg_resolve_bind(struct mg_server *srv, struct mg_session *s, const char *repo, struct mg_err *err)
+{
+    struct stat sb;
+    char canon[PATH_MAX];
+    if (stat(repo, &sb) == 0 && S_ISDIR(sb.st_mode) && realpath(repo, canon)) {
+        char *root = strdup(canon);
+        if (!root) return mg_err_set(err, MG_E_INTERNAL, "out of memory");
+        free(s->root);
+        s->root = root;
+        s->roots = MG_ROOTS_KNOWN;
+        return 0;
+    }
+    struct mg_ctx x;
+    struct mg_request_spec spec = {.srv = srv, .session = s, .op = "bind"};
+    if (mg_request_init(&x, &spec, err) != 0) return -1;
+    struct mg_repo r;
+    int rc = mg_resolve_named(&x, repo, &r, err);
+    mg_request_release(&x);
+    if (rc != 0) {
+        if (err->code && strcmp(err->code, MG_E_REPO_NOT_FOUND) == 0)
+            mg_err_set(err, MG_E_REPO_NOT_FOUND,
+                       "--repo '%s' is neither a directory nor an indexed repo id; `memgate repos` lists the ids", repo);
+        return -1;
+    }
+    snprintf(s->repo, sizeof(s->repo), "%s", r.id);
+    s->roots = MG_ROOTS_KNOWN;
+    return 0;
 }

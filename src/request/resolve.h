@@ -44,4 +44,9 @@ int mg_resolve_containing(const struct mg_ctx *x, const char *path, struct mg_re
 int mg_resolve(const struct mg_ctx *x, const char *explicit_repo, struct mg_repo **out, size_t *n, bool *named,
                struct mg_err *err);
 
+/* Bind session s to repo (`memgate mcp --repo`): a directory becomes its
+ * root (the gate indexes it on first use), else the id of a repo the local
+ * caller can see is its repo; repo_not_found when it is neither. */
+int mg_resolve_bind(struct mg_server *srv, struct mg_session *s, const char *repo, struct mg_err *err);
+
 #endif
