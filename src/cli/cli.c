@@ -195,3 +195,11 @@ void mg_cli_print_json(json_t *j)
     if (s) puts(s);
     free(s);
 }
+
+void mg_cli_print_flags(json_t *item)
+{
+    json_t *fl = json_object_get(item, "flags"), *f;
+    size_t i;
+    json_array_foreach(fl, i, f) printf("%s%s", i ? "," : "  {", json_string_value(f));
+    if (json_array_size(fl)) putchar('}');
+}

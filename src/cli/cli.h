@@ -61,6 +61,8 @@ void mg_cli_end(struct mg_cli_req *q);
 int mg_cli_tool(struct mg_cli_req *q, const char *name, json_t *args, json_t **result, struct mg_err *err);
 /* Print a JSON value on stdout, compact, one line. */
 void mg_cli_print_json(json_t *j);
+/* "  {prompt_injection,truncated}" when the gated item has flags, else nothing. */
+void mg_cli_print_flags(json_t *item);
 /* A growable list of strings for repeatable flags (--glob, --lang, ...). */
 struct mg_strv {
     const char **v;

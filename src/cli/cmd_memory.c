@@ -17,7 +17,8 @@ static const char *NOTES_HELP =
     "       memgate notes rm --repo ID KEY [--json]\n"
     "\n"
     "Durable notes about a repo, shared with agents over MCP and the HTTP API\n"
-    "(docs/memory.md). Values are scanned for secrets before they are stored.\n"
+    "(docs/memory.md). Values are stored with their secrets redacted; a key that\n"
+    "holds a secret is refused (secret_refused).\n"
     "\n"
     "options:\n"
     "  --repo ID       the repo (default: the repo holding the current directory, or the only one)\n"
@@ -126,9 +127,11 @@ static int run_tool(const struct opts *o, const char *tool, json_t *args, void (
 
 static void print_note(json_t *n)
 {
-    printf("%s = %s  (%s, trust %.1f)\n", json_string_value(json_object_get(n, "key")),
+    printf("%s = %s  (%s, trust %.1f)", json_string_value(json_object_get(n, "key")),
            json_string_value(json_object_get(n, "value")), json_string_value(json_object_get(n, "source")),
            json_real_value(json_object_get(n, "trust")));
+    mg_cli_print_flags(n);
+    putchar('\n');
 }
 
 static void h_note(json_t *r) { print_note(json_object_get(r, "note")); }
@@ -179,8 +182,13 @@ static void h_projects(json_t *r)
 {
     json_t *a = json_object_get(r, "projects"), *p;
     size_t i;
-    json_array_foreach(a, i, p) printf("%s  %lld sessions\n", json_string_value(json_object_get(p, "name")),
-                                       (long long)json_integer_value(json_object_get(p, "sessions")));
+    json_array_foreach(a, i, p)
+    {
+        printf("%s  %lld sessions", json_string_value(json_object_get(p, "name")),
+               (long long)json_integer_value(json_object_get(p, "sessions")));
+        mg_cli_print_flags(p);
+        putchar('\n');
+    }
     fprintf(stderr, "%zu project%s\n", json_array_size(a), json_array_size(a) == 1 ? "" : "s");
 }
 
@@ -219,8 +227,13 @@ static void h_episodes(json_t *r)
 {
     json_t *a = json_object_get(r, "episodes"), *e;
     size_t i;
-    json_array_foreach(a, i, e) printf("[%s] %s\n", json_string_value(json_object_get(e, "session")),
-                                       json_string_value(json_object_get(e, "summary")));
+    json_array_foreach(a, i, e)
+    {
+        printf("[%s] %s", json_string_value(json_object_get(e, "session")),
+               json_string_value(json_object_get(e, "summary")));
+        mg_cli_print_flags(e);
+        putchar('\n');
+    }
     json_t *p = json_object_get(json_object_get(r, "scope"), "project");
     fprintf(stderr, "%zu episode%s (%s%s)\n", json_array_size(a), json_array_size(a) == 1 ? "" : "s",
             json_is_string(p) ? "project " : "shared pool", json_is_string(p) ? json_string_value(p) : "");

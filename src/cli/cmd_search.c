@@ -61,8 +61,7 @@ static void print_human(json_t *res, bool show_repo)
                (long long)json_integer_value(json_object_get(h, "end_line")));
         if (sym) printf("  %s (%s)", sym, kind ? kind : "?");
         printf("  [%s]", lang ? lang : "text");
-        json_t *fl = json_object_get(h, "flags");
-        if (json_array_size(fl)) printf("  {%s}", json_string_value(json_array_get(fl, 0)));
+        mg_cli_print_flags(h);
         putchar('\n');
         /* the snippet passed the gate: secrets redacted, escape sequences and hidden characters removed */
         const char *s = json_string_value(json_object_get(h, "snippet"));

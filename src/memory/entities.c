@@ -26,14 +26,7 @@ static int e_add(void *self, const struct mg_pcall *pc, const char *session, con
         goto done;
     }
     for (size_t i = 0; i < n; i++) {
-        const char *type = v[i].type ? v[i].type : "";
-        struct mg_buf nb;
-        mg_buf_init(&nb, (size_t)1 << 26);
-        int r1 = 0;
-        if (mg_mem_clean(pc->cfg, v[i].notes ? v[i].notes : "", &nb, &r1, err) != 0) {
-            mg_buf_release(&nb);
-            break;
-        }
+        const char *type = v[i].type ? v[i].type : "", *notes = v[i].notes ? v[i].notes : "";
         sqlite3_reset(st);
         sqlite3_bind_text(st, 1, pc->tenant, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 2, p.repo->id, -1, SQLITE_STATIC);
@@ -43,24 +36,22 @@ static int e_add(void *self, const struct mg_pcall *pc, const char *session, con
         sqlite3_bind_int64(st, 5, p.sid);
         sqlite3_bind_text(st, 6, v[i].name, -1, SQLITE_TRANSIENT);
         sqlite3_bind_text(st, 7, type, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 8, nb.p, (int)nb.len, SQLITE_TRANSIENT);
+        sqlite3_bind_text(st, 8, notes, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(st, 9, t);
         int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-        char *stream = id ? mg_fts_stream(v[i].name, type, nb.p) : NULL;
+        char *stream = id ? mg_fts_stream(v[i].name, type, notes) : NULL;
         bool ok = id && mg_fts_put(p.m, "entities_fts", id, stream, err) == 0;
         free(stream);
         struct mg_entity *e = ok ? mg_items_add(out, &mg_item_entity) : NULL;
         bool failed = ok && !e;
         if (e) {
             mg_row_owner(&e->base, pc->tenant, p.repo->id, p.repo->fingerprint, p.project);
-            e->base.redactions = r1;
             e->id = id;
             e->name = mg_item_dup(v[i].name, &failed);
             e->type = mg_item_dup(type, &failed);
-            e->notes = mg_item_dupn(nb.p, nb.len, &failed);
+            e->notes = mg_item_dup(notes, &failed);
             e->project = p.project ? mg_item_dup(p.project_name, &failed) : NULL;
         }
-        mg_buf_release(&nb);
         if (failed) {
             oom(err);
             break;

@@ -1,6 +1,6 @@
 /* internal.h — what the memory providers share (the files of memory/ only): the
  * per-tenant database, the place of a request (its repo, conversation and
- * project), SQL and FTS helpers, and the secret policy for stored text.
+ * project), SQL and FTS helpers.
  */
 #ifndef MG_MEMORY_INTERNAL_H
 #define MG_MEMORY_INTERNAL_H
@@ -57,9 +57,6 @@ int mg_mem_commit(struct mem *m, struct mg_err *err); /* rolls back on failure *
 void mg_mem_rollback(struct mem *m);
 const char *mg_col(sqlite3_stmt *st, int i);            /* a column's text, "" for NULL */
 int64_t mg_now_s(void);
-
-/* Text to store, after the secret policy: *out (NUL-terminated), *nred. */
-int mg_mem_clean(const struct mg_config *cfg, const char *in, struct mg_buf *out, int *nred, struct mg_err *err);
 
 /* FTS: the token stream of up to three texts; an FTS5 MATCH of a query's
  * words (any may match; NULL when it has none); a row's stream stored. */

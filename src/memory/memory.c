@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "security/common.h"
-#include "security/secrets.h"
 #include "store/sqlite.h"
 #include "store/tokenize.h"
 
@@ -167,19 +166,6 @@ const char *mg_col(sqlite3_stmt *st, int i)
 }
 
 int64_t mg_now_s(void) { return (int64_t)time(NULL); }
-
-int mg_mem_clean(const struct mg_config *cfg, const char *in, struct mg_buf *out, int *nred, struct mg_err *err)
-{
-    struct mg_err serr = {0};
-    struct mg_secret_policy p;
-    mg_secret_policy(cfg, &p);
-    const struct mg_scanner *sc = mg_secrets_scanner(cfg, &serr);
-    *nred = 0;
-    if (!sc || mg_secrets_apply(sc, &p, in, strlen(in), out, nred, NULL, NULL, &serr) != 0)
-        return mg_err_set(err, MG_E_INTERNAL, "the secret scan failed (%s); nothing was stored", serr.msg);
-    if (!out->p && mg_buf_add(out, "", 0) != 0) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-    return 0;
-}
 
 char *mg_fts_stream(const char *a, const char *b, const char *c)
 {

@@ -6,8 +6,10 @@
  * row carries tenant, repo id, repo fingerprint and (where it applies)
  * project; the providers report them as each item's owner, and the gate
  * drops and counts any item that is not the request's (docs/memory.md).
- * Text is stored after the index's secret policy (redacted), so a secret
- * told to memory never reaches the database.
+ * The providers store what they are given: the gate has redacted the
+ * secrets of every string an operation stores, and refused identifiers
+ * holding one (request/gate.h), so a secret told to memory never reaches the
+ * database.
  *
  * Schema (PRAGMA user_version 1):
  *   sessions(id, tenant, repo, repo_fp, external_id, project_id, created_at)

@@ -43,12 +43,10 @@ static int n_set(void *self, const struct mg_pcall *pc, const struct mg_note_in 
 {
     struct place p;
     if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
-    struct mg_buf v;
-    mg_buf_init(&v, (size_t)1 << 26);
-    int nred = 0, rc = -1;
+    int rc = -1;
     sqlite3_stmt *st = NULL;
     char *stream = NULL;
-    if (mg_mem_clean(pc->cfg, in->value, &v, &nred, err) != 0 || mg_mem_begin(p.m, err) != 0) goto out;
+    if (mg_mem_begin(p.m, err) != 0) goto out;
     bool created = true;
     if (mg_mem_prep(p.m, "SELECT 1 FROM notes WHERE repo = ? AND key = ?", &st, err) != 0) goto fail;
     sqlite3_bind_text(st, 1, p.repo->id, -1, SQLITE_STATIC);
@@ -67,7 +65,7 @@ static int n_set(void *self, const struct mg_pcall *pc, const struct mg_note_in 
     sqlite3_bind_text(st, 2, p.repo->id, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, p.repo->fingerprint, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 4, in->key, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, v.p, (int)v.len, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, in->value, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 6, in->source, -1, SQLITE_STATIC);
     sqlite3_bind_double(st, 7, in->trust);
     sqlite3_bind_text(st, 8, in->session, -1, SQLITE_STATIC);
@@ -83,15 +81,14 @@ static int n_set(void *self, const struct mg_pcall *pc, const struct mg_note_in 
         mg_mem_fail(p.m, "store the note", err);
         goto fail;
     }
-    stream = mg_fts_stream(in->key, v.p, NULL);
+    stream = mg_fts_stream(in->key, in->value, NULL);
     if (mg_fts_put(p.m, "notes_fts", id, stream, err) != 0 || mg_mem_commit(p.m, err) != 0) goto out;
     struct mg_note *n = mg_items_add(out, &mg_item_note);
     bool failed = !n;
     if (n) {
         mg_row_owner(&n->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
-        n->base.redactions = nred;
         n->key = mg_item_dup(in->key, &failed);
-        n->value = mg_item_dupn(v.p, v.len, &failed);
+        n->value = mg_item_dup(in->value, &failed);
         n->source = mg_item_dup(in->source, &failed);
         n->trust = in->trust;
         n->session = mg_item_dup(in->session, &failed);
@@ -106,7 +103,6 @@ fail:
     mg_mem_rollback(p.m);
 out:
     free(stream);
-    mg_buf_release(&v);
     mg_place_end(&p);
     return rc;
 }

@@ -14,29 +14,25 @@ static int p_save(void *self, const struct mg_pcall *pc, const char *agent, cons
 {
     struct mem *m = mg_mem_get(pc->cfg, pc->tenant, err);
     if (!m) return -1;
-    struct mg_buf v;
-    mg_buf_init(&v, (size_t)1 << 26);
-    int nred = 0, rc = -1;
+    int rc = -1;
     pthread_mutex_lock(&m->mu);
     sqlite3_stmt *st;
-    if (mg_mem_clean(pc->cfg, value, &v, &nred, err) == 0 &&
-        mg_mem_prep(m, "INSERT INTO profiles(tenant, agent_id, key, value, updated_at) VALUES(?,?,?,?,?) "
+    if (mg_mem_prep(m, "INSERT INTO profiles(tenant, agent_id, key, value, updated_at) VALUES(?,?,?,?,?) "
                        "ON CONFLICT(agent_id, key) DO UPDATE SET tenant = excluded.tenant, value = excluded.value,"
                        " updated_at = excluded.updated_at", &st, err) == 0) {
         sqlite3_bind_text(st, 1, pc->tenant, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 2, agent, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 3, key, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 4, v.p, (int)v.len, SQLITE_STATIC);
+        sqlite3_bind_text(st, 4, value, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 5, mg_now_s());
         if (sqlite3_step(st) == SQLITE_DONE) {
             struct mg_pref *p = mg_items_add(out, &mg_item_pref);
             bool failed = !p;
             if (p) {
                 mg_row_owner(&p->base, pc->tenant, "", "", 0);
-                p->base.redactions = nred;
                 p->agent_id = mg_item_dup(agent, &failed);
                 p->key = mg_item_dup(key, &failed);
-                p->value = mg_item_dupn(v.p, v.len, &failed);
+                p->value = mg_item_dup(value, &failed);
             }
             rc = failed ? oom(err) : 0;
         } else {
@@ -45,7 +41,6 @@ static int p_save(void *self, const struct mg_pcall *pc, const char *agent, cons
         sqlite3_finalize(st);
     }
     pthread_mutex_unlock(&m->mu);
-    mg_buf_release(&v);
     return rc;
 }
 

@@ -47,12 +47,10 @@ static int s_remember(void *self, const struct mg_pcall *pc, const char *session
         mg_buf_release(&tb);
         return -1;
     }
-    struct mg_buf v;
-    mg_buf_init(&v, (size_t)1 << 26);
-    int nred = 0, rc = -1;
+    int rc = -1;
     char *stream = NULL;
     sqlite3_stmt *st;
-    if (mg_mem_clean(pc->cfg, summary, &v, &nred, err) == 0 && mg_mem_begin(p.m, err) == 0) {
+    if (mg_mem_begin(p.m, err) == 0) {
         int64_t t = mg_now_s(), id = 0;
         if (mg_mem_prep(p.m, "INSERT INTO episodes(tenant, repo, repo_fp, session_id, summary, tags, created_at) "
                              "VALUES(?,?,?,?,?,?,?) RETURNING id", &st, err) == 0) {
@@ -60,22 +58,21 @@ static int s_remember(void *self, const struct mg_pcall *pc, const char *session
             sqlite3_bind_text(st, 2, p.repo->id, -1, SQLITE_STATIC);
             sqlite3_bind_text(st, 3, p.repo->fingerprint, -1, SQLITE_STATIC);
             sqlite3_bind_int64(st, 4, p.sid);
-            sqlite3_bind_text(st, 5, v.p, (int)v.len, SQLITE_STATIC);
+            sqlite3_bind_text(st, 5, summary, -1, SQLITE_STATIC);
             sqlite3_bind_text(st, 6, tagstr, -1, SQLITE_STATIC);
             sqlite3_bind_int64(st, 7, t);
             id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
             sqlite3_finalize(st);
         }
-        stream = id ? mg_fts_stream(v.p, tagstr, NULL) : NULL;
+        stream = id ? mg_fts_stream(summary, tagstr, NULL) : NULL;
         if (id && mg_fts_put(p.m, "episodes_fts", id, stream, err) == 0 && mg_mem_commit(p.m, err) == 0) {
             struct mg_episode *e = mg_items_add(out, &mg_item_episode);
             bool failed = !e;
             if (e) {
                 mg_row_owner(&e->base, pc->tenant, p.repo->id, p.repo->fingerprint, p.project);
-                e->base.redactions = nred;
                 e->id = id;
                 e->session = mg_item_dup(p.ext, &failed);
-                e->summary = mg_item_dupn(v.p, v.len, &failed);
+                e->summary = mg_item_dup(summary, &failed);
                 split_tags(e, tagstr, &failed);
                 e->created_at = t;
             }
@@ -86,7 +83,6 @@ static int s_remember(void *self, const struct mg_pcall *pc, const char *session
         }
     }
     free(stream);
-    mg_buf_release(&v);
     mg_buf_release(&tb);
     mg_place_end(&p);
     return rc;

@@ -5,8 +5,9 @@
  *   2. resolution: repos and the effective scope into the context
  *   3. the guardrail
  *   4. cleaning the items: redaction, sanitisation, flags, caps, attribution
- *   5. running an operation
- *   6. audit
+ *   5. the inputs an operation stores
+ *   6. running an operation
+ *   7. audit
  */
 #include "request/gate.h"
 
@@ -442,14 +443,86 @@ static void clean_items(struct mg_ctx *x, struct mg_items *l)
 
 void mg_gate_clean(struct mg_ctx *x, struct mg_items *items) { clean_items(x, items); }
 
-/* ---- 5. running an operation ------------------------------------------------------------------------------ */
+/* ---- 5. the inputs an operation stores ------------------------------------------------------------------- */
+
+#define INPUTS_ITEMS_MAX 1024 /* per-item redaction counts kept (MG_ENTITIES_MAX fits) */
+
+struct inputs {
+    struct mg_ctx *x;
+    struct mg_err *err;
+    bool failed;
+    struct {
+        const char **slot;  /* an argument pointing to ... */
+        const char *orig;   /* ... instead of this, during the call ... */
+        char *copy;         /* ... this cleaned copy */
+    } *owned;
+    size_t nowned, capowned;
+    int redactions;
+    int per_item[INPUTS_ITEMS_MAX];
+    unsigned flags;
+};
+
+static void check_input(void *ud, const char **slot, enum mg_input_kind kind, const char *what, size_t item)
+{
+    struct inputs *in = ud;
+    const char *s = *slot;
+    if (in->failed || !s) return;
+    size_t n = strlen(s);
+    struct mg_buf red;
+    mg_buf_init(&red, (size_t)1 << 30);
+    int nred = 0;
+    if (mg_gate_redact(&in->x->srv->cfg, s, n, &red, &nred) != 0) {
+        in->failed = true;
+        mg_err_set(in->err, MG_E_INTERNAL, "the secret scan of `%s` failed; nothing was stored (see the server log)",
+                   what);
+    } else if (nred && kind == MG_IN_ID) {
+        in->failed = true;
+        mg_err_set(in->err, MG_E_SECRET_REFUSED, "`%s` holds what looks like a secret; memgate stores no secrets, "
+                   "and an identifier is stored as given, so it cannot be redacted: choose one without it", what);
+    } else if (nred) {
+        char *copy = mg_buf_detach(&red, NULL);
+        void *grown = in->nowned == in->capowned ? realloc(in->owned, (in->capowned * 2 + 8) * sizeof(*in->owned))
+                                                 : in->owned;
+        if (!copy || !grown) {
+            free(copy);
+            if (grown) in->owned = grown;
+            in->failed = true;
+            mg_err_set(in->err, MG_E_NO_MEMORY, "out of memory cleaning `%s`; nothing was stored", what);
+        } else {
+            if (grown != in->owned) {
+                in->owned = grown;
+                in->capowned = in->capowned * 2 + 8;
+            }
+            in->owned[in->nowned].slot = slot;
+            in->owned[in->nowned].orig = s;
+            in->owned[in->nowned++].copy = copy;
+            *slot = copy;
+            in->redactions += nred;
+            if (item < INPUTS_ITEMS_MAX) in->per_item[item] += nred;
+        }
+    }
+    if (!in->failed && mg_injection(s, n)) in->flags |= MG_ITEM_INJECTION;
+    mg_buf_release(&red);
+}
+
+/* The arguments point to the caller's strings again. */
+static void inputs_release(struct inputs *in)
+{
+    for (size_t i = in->nowned; i-- > 0;) {
+        *in->owned[i].slot = in->owned[i].orig;
+        free(in->owned[i].copy);
+    }
+    free(in->owned);
+}
+
+/* ---- 6. running an operation ------------------------------------------------------------------------------ */
 
 static void pc_progress(void *ud, double done, double total, const char *message)
 {
     mg_request_progress(ud, done, total, message);
 }
 
-int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target *t, const void *args,
+int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target *t, void *args,
                 struct mg_items *out, struct mg_err *err)
 {
     mg_items_init(out);
@@ -486,7 +559,10 @@ int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target
         .progress = x->channel && x->channel->progress ? pc_progress : NULL,
         .progress_ud = x,
     };
-    int rc = op->run(&x->srv->providers, &pc, args, out, err);
+    struct inputs in = {.x = x, .err = err};
+    if (op->inputs) op->inputs(args, check_input, &in);
+    int rc = in.failed ? -1 : op->run(&x->srv->providers, &pc, args, out, err);
+    inputs_release(&in);
     if (rc != 0) {
         mg_items_release(out);
         free(visible);
@@ -496,11 +572,15 @@ int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target
     guardrail(x, repos, nrepos, op->repos != MG_REPOS_NONE, out);
     free(visible);
     clean_items(x, out);
+    /* what the inputs lost to redaction counts on the items they became */
+    for (size_t i = 0; i < out->n && i < INPUTS_ITEMS_MAX; i++) out->v[i]->redactions += in.per_item[i];
+    out->redactions += in.redactions;
+    out->flags |= in.flags;
     record_part(x, op, out);
     return 0;
 }
 
-/* ---- 6. audit -------------------------------------------------------------------------------------------- */
+/* ---- 7. audit -------------------------------------------------------------------------------------------- */
 
 static void record_part(struct mg_ctx *x, const struct mg_op *op, const struct mg_items *out)
 {

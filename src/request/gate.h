@@ -11,7 +11,13 @@
  *      they are unknown; it indexes a bound root on first use, itself an
  *      operation through this gate), then applies the tenant, allowlist and
  *      cross-repo rules;
- *   3. calls the provider with a struct mg_pcall built from the context;
+ *   3. checks the strings the operation will store (its declared inputs):
+ *      an identifier kept as given (a note or preference key, a session or
+ *      agent id, a project) that holds a secret is refused (secret_refused);
+ *      content (a value, a summary, tags, an entity) has its secrets
+ *      redacted before the provider sees it, and an instruction-like line in
+ *      it is flagged in the audit record; so no secret reaches a store;
+ *   3b. calls the provider with a struct mg_pcall built from the context;
  *   4. the guardrail: drops, logs and counts (memgate_isolation_drops_total)
  *      every item whose owner is not the request's: another tenant, a repo
  *      outside the resolved ones or with another fingerprint, another
@@ -53,6 +59,17 @@ enum mg_op_repos {
     MG_REPOS_VISIBLE, /* every repo the caller can see (list_repos) */
 };
 
+/* The strings of an operation's arguments that it stores (step 3). */
+enum mg_input_kind {
+    MG_IN_ID,   /* an identifier, stored and looked up as given: refused when it holds a secret */
+    MG_IN_TEXT, /* content: stored with its secrets redacted */
+};
+/* what: the argument's name for an error ("key", "agent_id"); item: the
+ * index of the result item the string ends up in (its redactions count
+ * there). The gate may point *slot at a cleaned copy it owns until the call
+ * returns. */
+typedef void (*mg_input_fn)(void *ud, const char **slot, enum mg_input_kind kind, const char *what, size_t item);
+
 /* An operation of a provider: what it needs and how to call it. */
 struct mg_op {
     const char *name;          /* "code.search", "notes.set", ...: the part in the audit record */
@@ -64,6 +81,8 @@ struct mg_op {
     /* the provider call */
     int (*run)(const struct mg_providers *p, const struct mg_pcall *pc, const void *args, struct mg_items *out,
                struct mg_err *err);
+    /* calls visit for each string of args it stores (NULL: none) */
+    void (*inputs)(void *args, mg_input_fn visit, void *ud);
 };
 
 /* What the call named: its repo argument (NULL: none) and its scope lists
@@ -85,8 +104,9 @@ int mg_gate_resolve(struct mg_ctx *x, const struct mg_target *t, enum mg_op_repo
 
 /* Run op for the request (steps 1-6). On success out holds the gated items
  * (the caller releases them; out is initialised here); on failure out is
- * empty and err set. */
-int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target *t, const void *args,
+ * empty and err set. The strings of args that op declares as inputs may be
+ * repointed during the call (step 3); they are the caller's again after. */
+int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target *t, void *args,
                 struct mg_items *out, struct mg_err *err);
 
 /* Clean items that did not come from a provider but carry the request's own

@@ -65,15 +65,15 @@ static int allow_index(struct mg_ctx *x, const void *args, struct mg_err *err)
     return 0;
 }
 
-const struct mg_op mg_op_code_search = {"code.search", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_search};
-const struct mg_op mg_op_code_symbols = {"code.symbols", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_symbols};
-const struct mg_op mg_op_code_read = {"code.read", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_read};
-const struct mg_op mg_op_code_list = {"code.list", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_list};
-const struct mg_op mg_op_code_repos = {"code.repos", MG_LEVEL_READ, MG_REPOS_VISIBLE, false, NULL, r_repos};
-const struct mg_op mg_op_code_status = {"code.status", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_repos};
-const struct mg_op mg_op_code_index = {"code.index", MG_LEVEL_WRITE, MG_REPOS_NONE, true, allow_index, r_index};
-const struct mg_op mg_op_code_reindex = {"code.index", MG_LEVEL_WRITE, MG_REPOS_ONE, true, NULL, r_index};
-const struct mg_op mg_op_code_remove = {"code.remove", MG_LEVEL_ADMIN, MG_REPOS_ONE, true, NULL, r_remove};
+const struct mg_op mg_op_code_search = {"code.search", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_search, NULL};
+const struct mg_op mg_op_code_symbols = {"code.symbols", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_symbols, NULL};
+const struct mg_op mg_op_code_read = {"code.read", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_read, NULL};
+const struct mg_op mg_op_code_list = {"code.list", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_list, NULL};
+const struct mg_op mg_op_code_repos = {"code.repos", MG_LEVEL_READ, MG_REPOS_VISIBLE, false, NULL, r_repos, NULL};
+const struct mg_op mg_op_code_status = {"code.status", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_repos, NULL};
+const struct mg_op mg_op_code_index = {"code.index", MG_LEVEL_WRITE, MG_REPOS_NONE, true, allow_index, r_index, NULL};
+const struct mg_op mg_op_code_reindex = {"code.index", MG_LEVEL_WRITE, MG_REPOS_ONE, true, NULL, r_index, NULL};
+const struct mg_op mg_op_code_remove = {"code.remove", MG_LEVEL_ADMIN, MG_REPOS_ONE, true, NULL, r_remove, NULL};
 
 /* ---- memory ---- */
 
@@ -105,7 +105,30 @@ RUN(r_entities_forget, entities, forget(SELF(entities), pc, out, err))
 RUN(r_profile_save, profiles, save(SELF(profiles), pc, A->agent, A->key, A->value, out, err))
 RUN(r_profile_get, profiles, get(SELF(profiles), pc, A->agent, out, err))
 
-#define OP(var, name, level, repos, write, fn) const struct mg_op var = {name, level, repos, write, NULL, fn};
+static void mem_inputs(void *args, mg_input_fn visit, void *ud)
+{
+    struct mg_mem_args *m = args;
+    visit(ud, &m->session, MG_IN_ID, "session_id", 0);
+    visit(ud, &m->key, MG_IN_ID, "key", 0);
+    visit(ud, &m->name, MG_IN_ID, "project", 0);
+    visit(ud, &m->agent, MG_IN_ID, "agent_id", 0);
+    visit(ud, &m->value, MG_IN_TEXT, "value", 0);
+    visit(ud, &m->summary, MG_IN_TEXT, "summary", 0);
+    for (size_t i = 0; i < m->ntags; i++) visit(ud, &m->tags[i], MG_IN_TEXT, "tags", 0);
+    if (m->note) {
+        visit(ud, &m->note->key, MG_IN_ID, "key", 0);
+        visit(ud, &m->note->session, MG_IN_ID, "session_id", 0);
+        visit(ud, &m->note->value, MG_IN_TEXT, "value", 0);
+    }
+    for (size_t i = 0; i < m->nentities; i++) {
+        visit(ud, &m->entities[i].name, MG_IN_TEXT, "entities[].name", i);
+        visit(ud, &m->entities[i].type, MG_IN_TEXT, "entities[].type", i);
+        visit(ud, &m->entities[i].notes, MG_IN_TEXT, "entities[].notes", i);
+    }
+}
+
+#define OP(var, name, level, repos, write, fn) \
+    const struct mg_op var = {name, level, repos, write, NULL, fn, mem_inputs};
 OP(mg_op_notes_set, "notes.set", MG_LEVEL_WRITE, MG_REPOS_ONE, true, r_note_set)
 OP(mg_op_notes_get, "notes.get", MG_LEVEL_READ, MG_REPOS_ONE, false, r_note_get)
 OP(mg_op_notes_list, "notes.list", MG_LEVEL_READ, MG_REPOS_ONE, false, r_note_list)

@@ -15,6 +15,11 @@
  *   code.remove          admin  one      (none)
  *   notes.*, sessions.*, entities.*      struct mg_mem_args (the fields each uses below)
  *   profiles.save, profiles.get          struct mg_mem_args; no repo (profiles are the tenant's)
+ *
+ * The memory operations declare the strings of struct mg_mem_args to the
+ * gate (request/gate.h, step 3): identifiers (session, key, project name,
+ * agent id, a note's key and session) and content (value, summary, tags,
+ * each entity's name, type and notes).
  */
 #ifndef MG_OPS_H
 #define MG_OPS_H
@@ -34,10 +39,10 @@ struct mg_mem_args {
     const char *agent;                  /* profiles.* */
     const char *value;                  /* profiles.save */
     const char *summary;                /* sessions.remember */
-    const char *const *tags;            /* sessions.remember */
+    const char **tags;                  /* sessions.remember */
     size_t ntags;
-    const struct mg_note_in *note;      /* notes.set */
-    const struct mg_entity_in *entities; /* entities.add */
+    struct mg_note_in *note;            /* notes.set */
+    struct mg_entity_in *entities;      /* entities.add */
     size_t nentities;
     const int64_t *ids;                 /* entities.retag */
     size_t nids;

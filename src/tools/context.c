@@ -29,7 +29,7 @@ struct part {
     struct mg_ctx *x;
     const struct mg_op *op;
     const struct mg_target *t;
-    const void *args;
+    void *args;
     struct mg_items items;
     struct mg_err err;
     int rc;

@@ -187,15 +187,23 @@ static int t_delete_note(struct mg_ctx *x, json_t *args, json_t **result, struct
 
 /* ---- 3. projects ------------------------------------------------------------------------------- */
 
+/* A project name argument (NULL when absent and optional): name_invalid
+ * when it is not one, whichever tool names it. */
+static int project_arg(json_t *args, const char *key, bool required, const char **name, struct mg_err *err)
+{
+    if (mg_arg_str(args, key, required, name, err) != 0) return -1;
+    if (*name && mg_repo_check_name(*name, err) != 0)
+        return mg_err_set(err, MG_E_NAME_INVALID, "project name '%.64s' is not valid: 1-64 characters of a-z 0-9 . _ "
+                          "- starting with a letter or digit", *name);
+    return 0;
+}
+
 static int t_create_project(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
     static const char *const keys[] = {"name", "repo", "repo_id", "session_id", NULL};
     struct margs m;
     const char *name;
-    if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "name", true, &name, err) != 0) return -1;
-    if (mg_repo_check_name(name, err) != 0)
-        return mg_err_set(err, MG_E_NAME_INVALID, "project name '%.64s' is not valid: 1-64 characters of a-z 0-9 . _ "
-                          "- starting with a letter or digit", name);
+    if (mg_known_keys(args, keys, err) != 0 || project_arg(args, "name", true, &name, err) != 0) return -1;
     if (common(x, args, &m, err) != 0) return -1;
     m.a.name = name;
     mg_gate_subject(x, name);
@@ -226,7 +234,7 @@ static int membership(struct mg_ctx *x, json_t *args, bool join, json_t **result
     struct margs m;
     const char *name = NULL;
     if (mg_known_keys(args, join ? jkeys : lkeys, err) != 0 ||
-        (join && mg_arg_str(args, "project", true, &name, err) != 0) || common(x, args, &m, err) != 0)
+        (join && project_arg(args, "project", true, &name, err) != 0) || common(x, args, &m, err) != 0)
         return -1;
     m.a.name = name;
     mg_gate_subject(x, name);
@@ -250,7 +258,7 @@ static int t_delete_project(struct mg_ctx *x, json_t *args, json_t **result, str
     static const char *const keys[] = {"project", "repo", "repo_id", "session_id", NULL};
     struct margs m;
     const char *name;
-    if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "project", true, &name, err) != 0 ||
+    if (mg_known_keys(args, keys, err) != 0 || project_arg(args, "project", true, &name, err) != 0 ||
         common(x, args, &m, err) != 0)
         return -1;
     m.a.name = name;
@@ -389,7 +397,7 @@ static int t_retag_entities(struct mg_ctx *x, json_t *args, json_t **result, str
     static const char *const keys[] = {"ids", "project", "repo", "repo_id", "session_id", NULL};
     struct margs m;
     const char *name;
-    if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "project", false, &name, err) != 0) return -1;
+    if (mg_known_keys(args, keys, err) != 0 || project_arg(args, "project", false, &name, err) != 0) return -1;
     json_t *ids = json_object_get(args, "ids"), *v;
     size_t i;
     if (!json_is_array(ids) || json_array_size(ids) == 0 || json_array_size(ids) > MG_ENTITIES_MAX)
