@@ -7,7 +7,8 @@
  *    keep-alive connection each) initialize, then call tools/call
  *    search_code with the lexical queries of QUERIES.tsv in turn for S
  *    seconds. Prints requests/s, p50/p99 latency and errors (an HTTP status
- *    other than 200, a JSON-RPC error or an isError result).
+ *    other than 200, a JSON-RPC error or an isError result); with --pid,
+ *    the server's CPU time per call (from /proc/PID/stat).
  * 2. With --idle N and --pid PID: opens N more sessions (initialize only),
  *    and prints the server's RSS growth per session (from /proc/PID/status).
  *
@@ -189,6 +190,23 @@ static long rss_kb(int pid)
     return kb;
 }
 
+/* The CPU seconds (user + system) process pid has used. */
+static double cpu_s(int pid)
+{
+    char p[64], line[1024];
+    snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+    FILE *f = fopen(p, "r");
+    double s = -1;
+    if (f && fgets(line, sizeof(line), f)) {
+        const char *q = strrchr(line, ')'); /* after the command name: state is field 3, utime 14, stime 15 */
+        unsigned long ut = 0, st = 0;
+        if (q && sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) == 2)
+            s = (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+    }
+    if (f) fclose(f);
+    return s;
+}
+
 int main(int argc, char **argv)
 {
     int nsess = 256, idle = 0, pid = 0;
@@ -228,6 +246,7 @@ int main(int argc, char **argv)
 
     if (nsess > 0) {
         struct worker *w = calloc((size_t)nsess, sizeof(*w));
+        double cpu0 = pid > 0 ? cpu_s(pid) : -1;
         double t0 = now();
         for (int i = 0; i < nsess; i++) {
             w[i].idx = i;
@@ -240,6 +259,7 @@ int main(int argc, char **argv)
         while (now() - t0 < seconds) usleep(100 * 1000);
         stop = 1;
         double el = now() - t0;
+        double cpu1 = pid > 0 ? cpu_s(pid) : -1;
         size_t total = 0, errors = 0;
         for (int i = 0; i < nsess; i++) {
             pthread_join(w[i].th, NULL);
@@ -256,6 +276,8 @@ int main(int argc, char **argv)
         printf("sessions %d\nseconds %.1f\nrequests %zu\nrps %.1f\np50_ms %.2f\np99_ms %.2f\nerrors %zu\n", nsess,
                el, total, total / el, total ? all[total / 2] * 1e3 : 0, total ? all[(size_t)(total * 0.99)] * 1e3 : 0,
                errors);
+        if (cpu0 >= 0 && cpu1 >= 0 && total)
+            printf("server_cpu_s %.2f\ncpu_ms_per_call %.2f\n", cpu1 - cpu0, (cpu1 - cpu0) * 1e3 / (double)total);
         for (int i = 0; i < nsess; i++)
             if (w[i].errors) {
                 fprintf(stderr, "mcp_load: first error: %s\n", w[i].first_error);

@@ -15,6 +15,9 @@
 #   - retrieval quality (bench/quality.c): queries made from MAINTAINERS and
 #     Documentation/, recall@10 and MRR of lexical, semantic, hybrid and
 #     rg-style keyword matching (BENCH_QUALITY_RG=0 skips rg, the slow part)
+#   - MCP over HTTP under load (bench/mcp_load.sh; BENCH_BASELINE=REV runs the
+#     same load on memgate built at REV, in the same run), and the memory
+#     10,000 idle sessions take
 #   - then bench/scan.sh (secret scanner) and bench/memory_bench.mjs (agent
 #     memory against @modelcontextprotocol/server-memory)
 # Prints a report in Markdown; docs/benchmarks.md keeps the figures.
@@ -25,8 +28,6 @@ BIN=$here/build/memgate
 QBIN=$here/build/memgate-bench
 LBIN=$here/build/memgate-mcpload
 QUAL=$here/build/memgate-quality
-MCP_SESSIONS=${BENCH_MCP_SESSIONS:-256}
-MCP_SECONDS=${BENCH_MCP_SECONDS:-30}
 CACHE=${MEMGATE_BENCH_CACHE:-$HOME/.cache/memgate-bench}
 RUNS=${BENCH_RUNS:-3}
 QRUNS=${BENCH_QUERY_RUNS:-20}
@@ -163,10 +164,8 @@ serve() { # start `memgate serve` on a free port; sets srv_pid and srv_url
   for _ in $(seq 100); do grep -q port "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
   srv_url="http://127.0.0.1:$(num port < "$work/serve.out")/mcp"
 }
-echo "bench: $MCP_SESSIONS concurrent MCP sessions over HTTP, ${MCP_SECONDS} s of search_code" >&2
-serve
-"$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions "$MCP_SESSIONS" --seconds "$MCP_SECONDS" --repo linux > "$work/load.txt"
-kill "$srv_pid"; wait "$srv_pid" 2>/dev/null || true
+echo "bench: MCP over HTTP (bench/mcp_load.sh)${BENCH_BASELINE:+, against $BENCH_BASELINE}${BENCH_BASELINE_BIN:+, against $BENCH_BASELINE_BIN}" >&2
+BENCH_HOME="$home" MEMGATE_BIN="$BIN" "$here/bench/mcp_load.sh" > "$work/mcp.md"
 echo "bench: 10,000 idle MCP sessions" >&2
 serve
 "$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions 0 --idle 10000 --pid "$srv_pid" > "$work/idle.txt"
@@ -239,18 +238,10 @@ words, files ranked by distinct words matched, whole process.
 
 $(cat "$work/quality.md")
 
-### MCP over Streamable HTTP
+$(cat "$work/mcp.md")
 
-$(kv sessions "$work/load.txt") concurrent MCP sessions (one client thread and keep-alive connection each,
-\`bench/mcp_load.c\`) call \`search_code\` with the lexical queries above in turn for
-$(kv seconds "$work/load.txt") s against \`memgate serve\` on the same index:
-
-| measure | value |
-| --- | --- |
-| requests | $(kv requests "$work/load.txt") ($(kv rps "$work/load.txt") per second) |
-| latency p50 / p99 | $(kv p50_ms "$work/load.txt") ms / $(kv p99_ms "$work/load.txt") ms |
-| errors | $(kv errors "$work/load.txt") |
-| idle sessions: server RSS growth for $(kv idle_ok "$work/idle.txt") sessions | $(( ($(kv rss_after_kb "$work/idle.txt") - $(kv rss_before_kb "$work/idle.txt")) / 1024 )) MB, $(kv bytes_per_session "$work/idle.txt") bytes per session |
+10,000 more sessions that only initialize and stay idle: the server's RSS grows
+by $(( ($(kv rss_after_kb "$work/idle.txt") - $(kv rss_before_kb "$work/idle.txt")) / 1024 )) MB for $(kv idle_ok "$work/idle.txt") sessions, $(kv bytes_per_session "$work/idle.txt") bytes per session.
 
 <details><summary>per query</summary>
 

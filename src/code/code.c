@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "index/indexer.h"
 #include "search/search.h"
@@ -29,8 +30,8 @@ static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out
 
 /* ---- search, symbols ------------------------------------------------------------------------ */
 
-static int run_search(const struct mg_pcall *pc, const struct mg_code_query *q, enum mg_mode mode,
-                      struct mg_items *out, struct mg_err *err)
+static int run_search(struct mg_code_self *self, const struct mg_pcall *pc, const struct mg_code_query *q,
+                      enum mg_mode mode, struct mg_items *out, struct mg_err *err)
 {
     const struct mg_scope *sc = pc->scope;
     struct mg_search_req req = {
@@ -38,6 +39,7 @@ static int run_search(const struct mg_pcall *pc, const struct mg_code_query *q, 
         .globs = (const char *const *)sc->globs, .nglobs = sc->nglobs,
         .excludes = (const char *const *)sc->excludes, .nexcludes = sc->nexcludes,
         .langs = (const char *const *)sc->langs, .nlangs = sc->nlangs,
+        .pool = self->pool, .deadline_ms = pc->deadline_ms,
     };
     struct mg_results res;
     if (mg_search(pc->cfg, pc->repos, pc->nrepos, &req, &res, err) != 0) return -1;
@@ -75,20 +77,21 @@ static int op_search(void *self, const struct mg_pcall *pc, const struct mg_code
 {
     enum mg_mode mode = MG_MODE_AUTO;
     if (q->mode && mg_mode_parse(q->mode, &mode, err) != 0) return -1;
-    return run_search(pc, q, mode, out, err);
+    return run_search(self, pc, q, mode, out, err);
 }
 
 static int op_symbols(void *self, const struct mg_pcall *pc, const struct mg_code_query *q, struct mg_items *out,
                       struct mg_err *err)
 {
-    return run_search(pc, q, MG_MODE_SYMBOL, out, err);
+    return run_search(self, pc, q, MG_MODE_SYMBOL, out, err);
 }
 
 /* ---- list ---------------------------------------------------------------------------------- */
 
-static int op_list(void *self, const struct mg_pcall *pc, const struct mg_list_query *q, struct mg_items *out,
+static int op_list(void *self_, const struct mg_pcall *pc, const struct mg_list_query *q, struct mg_items *out,
                    struct mg_err *err)
 {
+    struct mg_code_self *self = self_;
     const struct mg_scope *sc = pc->scope;
     struct mg_filter f = {.langs = (const char *const *)sc->langs, .nlangs = (int)sc->nlangs};
     if (mg_globset_new((const char *const *)sc->globs, sc->nglobs, (const char *const *)sc->excludes, sc->nexcludes,
@@ -100,10 +103,10 @@ static int op_list(void *self, const struct mg_pcall *pc, const struct mg_list_q
     for (size_t i = 0; i < pc->nrepos && rc == 0; i++) {
         struct mg_db *d = NULL;
         sqlite3_stmt *st = NULL;
-        if (mg_db_open(pc->repos[i].dbpath, MG_DB_READONLY, &d, err) != 0 ||
+        if (mg_db_get(self->pool, pc->repos[i].dbpath, pc->deadline_ms, &d, err) != 0 ||
             mg_db_prepare(d, "SELECT path, lang, size, lines FROM files WHERE mg_filter_ok(?1, path, lang) "
                              "ORDER BY path", &st, err) != 0) {
-            mg_db_close(&d);
+            mg_db_put(self->pool, &d);
             rc = -1;
             break;
         }
@@ -124,7 +127,7 @@ static int op_list(void *self, const struct mg_pcall *pc, const struct mg_list_q
             it->lines = sqlite3_column_int64(st, 3);
         }
         sqlite3_finalize(st);
-        mg_db_close(&d);
+        mg_db_put(self->pool, &d);
     }
     mg_globset_free(&f.globs);
     if (rc == 0 && failed) rc = oom(err);
@@ -261,11 +264,12 @@ static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index
     return failed ? oom(err) : 0;
 }
 
-static int op_remove(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err)
+static int op_remove(void *self_, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err)
 {
+    struct mg_code_self *self = self_;
     if (pc->nrepos != 1) return mg_err_set(err, MG_E_REPO_REQUIRED, "removing works on one repo; name it");
-    const struct mg_config *cfg = self;
-    if (mg_catalog_remove(cfg, pc->repos[0].id, err) != 0) return -1;
+    mg_db_pool_drop(self->pool, pc->repos[0].dbpath); /* no reader keeps the file open */
+    if (mg_catalog_remove(self->cfg, pc->repos[0].id, err) != 0) return -1;
     struct mg_removed *it = mg_items_add(out, &mg_item_removed);
     if (!it) return oom(err);
     bool failed = false;
@@ -275,7 +279,12 @@ static int op_remove(void *self, const struct mg_pcall *pc, struct mg_items *out
     return failed ? oom(err) : 0;
 }
 
-static void op_close(void *self) { (void)self; }
+static void op_close(void *self_)
+{
+    struct mg_code_self *self = self_;
+    mg_db_pool_free(&self->pool);
+    free(self);
+}
 
 static const struct mg_code_ops builtin_ops = {
     .search = op_search,
@@ -288,11 +297,26 @@ static const struct mg_code_ops builtin_ops = {
     .close = op_close,
 };
 
+/* Read handles per repo: enough to keep the CPUs busy while some wait for
+ * the disk, few enough that requests queue for one instead of thrashing
+ * (hundreds of sessions on two cores). */
+static int readers_per_repo(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 2 ? (int)(2 * n) : 4;
+}
+
 int mg_code_builtin_open(const struct mg_config *cfg, struct mg_code_provider *out, struct mg_err *err)
 {
-    (void)err;
+    struct mg_code_self *self = calloc(1, sizeof(*self));
+    if (!self) return oom(err);
+    self->cfg = cfg;
+    if (mg_db_pool_new(readers_per_repo(), &self->pool, err) != 0) {
+        free(self);
+        return -1;
+    }
     out->ops = &builtin_ops;
-    out->self = (void *)cfg;
+    out->self = self;
     snprintf(out->name, sizeof(out->name), "builtin");
     return 0;
 }

@@ -16,6 +16,12 @@
 
 #include "provider/provider.h"
 
+/* The provider's state, shared by code.c and read.c. */
+struct mg_code_self {
+    const struct mg_config *cfg; /* borrowed */
+    struct mg_db_pool *pool;     /* read handles on the repos' index databases (store/db.h) */
+};
+
 /* The built-in code provider for cfg (borrowed: it must outlive the
  * provider). 0, or -1 with err set. */
 int mg_code_builtin_open(const struct mg_config *cfg, struct mg_code_provider *out, struct mg_err *err);

@@ -68,20 +68,21 @@ static long long count_markers(const char *p, size_t n)
 }
 
 /* The file's language, when the index holds it: 1, 0 not indexed, -1 error. */
-static int indexed(const struct mg_repo *r, const char *path, char *lang, size_t cap, struct mg_err *err)
+static int indexed(struct mg_code_self *self, const struct mg_pcall *pc, const struct mg_repo *r, const char *path,
+                   char *lang, size_t cap, struct mg_err *err)
 {
     struct mg_db *d = NULL;
     sqlite3_stmt *st = NULL;
-    if (mg_db_open(r->dbpath, MG_DB_READONLY, &d, err) != 0) return -1;
+    if (mg_db_get(self->pool, r->dbpath, pc->deadline_ms, &d, err) != 0) return -1;
     if (mg_db_prepare(d, "SELECT lang FROM files WHERE path = ?", &st, err) != 0) {
-        mg_db_close(&d);
+        mg_db_put(self->pool, &d);
         return -1;
     }
     sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
     int found = sqlite3_step(st) == SQLITE_ROW;
     if (found) snprintf(lang, cap, "%s", (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
-    mg_db_close(&d);
+    mg_db_put(self->pool, &d);
     return found;
 }
 
@@ -140,7 +141,7 @@ int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_que
                           pc->nrepos);
     const struct mg_repo *r = &pc->repos[0];
     char lang[32] = "text";
-    int in = indexed(r, path, lang, sizeof(lang), err);
+    int in = indexed(self, pc, r, path, lang, sizeof(lang), err);
     if (in < 0) return -1;
     if (!in)
         return mg_err_set(err, MG_E_FILE_NOT_FOUND,

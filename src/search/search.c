@@ -1094,7 +1094,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
         c.filter.langs = langs;
         c.filter.nlangs = (int)q->nlangs;
         c.filter.key = key.len && kr == 0 ? key.p : NULL; /* (a key cut short would name another scope) */
-        if (mg_db_open(repos[i].dbpath, MG_DB_READONLY, &c.d, err) != 0) {
+        if (mg_db_get(q->pool, repos[i].dbpath, q->deadline_ms, &c.d, err) != 0) {
             rc = -1;
             break;
         }
@@ -1113,7 +1113,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
         free(c.text);
         for (size_t k = 0; k < c.nqtok; k++) free(c.qtok[k]);
         free(c.qtok);
-        mg_db_close(&c.d);
+        mg_db_put(q->pool, &c.d);
     }
     mg_globset_free(&globs);
     free(langs);

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "store/catalog.h"
 #include "util/config.h"
@@ -30,6 +31,8 @@
  *           (hybrid.h); lexical alone in a repo without vectors.
  * auto      hybrid for a natural-language query (mg_query_is_natural),
  *           else lexical: the default of `memgate search` and search_code. */
+struct mg_db_pool;
+
 enum mg_mode { MG_MODE_LEXICAL, MG_MODE_REGEX, MG_MODE_SYMBOL, MG_MODE_SEMANTIC, MG_MODE_HYBRID, MG_MODE_AUTO };
 
 struct mg_search_req {
@@ -44,6 +47,8 @@ struct mg_search_req {
     int limit;          /* 0: config search_limit */
     bool fixed;         /* regex mode: the query is a literal string */
     bool ignore_case;   /* regex mode: case-insensitive */
+    struct mg_db_pool *pool; /* where the repos' handles come from (NULL: opened for the call) */
+    int64_t deadline_ms;     /* waiting for a handle ends then (CLOCK_MONOTONIC ms; 0: never) */
 };
 
 struct mg_hit {

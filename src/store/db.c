@@ -1,9 +1,13 @@
 /* db.c — open a repo database, migrate its schema (see db.h). */
 #include "store/db.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "store/rank.h"
 #include "store/sqlite.h"
@@ -134,6 +138,159 @@ void mg_db_close(struct mg_db **pd)
     if (d->db) sqlite3_close_v2(d->db);
     free(d);
     *pd = NULL;
+}
+
+/* ---- the pool of read-only handles ---------------------------------------------------------------- */
+
+struct pool_file {
+    char path[4096];
+    unsigned long long dev, ino; /* the file the idle handles opened */
+    unsigned long long gen;      /* bumped by mg_db_pool_drop */
+    struct mg_db **idle;
+    int nidle, out;
+    pthread_cond_t cv;           /* a handle of this file came back */
+    struct pool_file *next;
+};
+
+struct mg_db_pool {
+    pthread_mutex_t mu;
+    pthread_condattr_t ca; /* CLOCK_MONOTONIC, for the files' condition variables */
+    int per_file;
+    struct pool_file *files;
+};
+
+int mg_db_pool_new(int per_file, struct mg_db_pool **out, struct mg_err *err)
+{
+    struct mg_db_pool *p = calloc(1, sizeof(*p));
+    if (!p) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    p->per_file = per_file > 0 ? per_file : 1;
+    pthread_condattr_init(&p->ca);
+    pthread_condattr_setclock(&p->ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&p->mu, NULL);
+    *out = p;
+    return 0;
+}
+
+static void close_idle(struct pool_file *f)
+{
+    for (int i = 0; i < f->nidle; i++) mg_db_close(&f->idle[i]);
+    f->nidle = 0;
+}
+
+void mg_db_pool_free(struct mg_db_pool **pp)
+{
+    struct mg_db_pool *p = *pp;
+    if (!p) return;
+    for (struct pool_file *f = p->files, *next; f; f = next) {
+        next = f->next;
+        close_idle(f);
+        pthread_cond_destroy(&f->cv);
+        free(f->idle);
+        free(f);
+    }
+    pthread_mutex_destroy(&p->mu);
+    pthread_condattr_destroy(&p->ca);
+    free(p);
+    *pp = NULL;
+}
+
+static struct pool_file *pool_file(struct mg_db_pool *p, const char *path)
+{
+    for (struct pool_file *f = p->files; f; f = f->next)
+        if (strcmp(f->path, path) == 0) return f;
+    struct pool_file *f = calloc(1, sizeof(*f));
+    if (!f || !(f->idle = calloc((size_t)p->per_file, sizeof(*f->idle)))) {
+        free(f);
+        return NULL;
+    }
+    snprintf(f->path, sizeof(f->path), "%s", path);
+    pthread_cond_init(&f->cv, &p->ca);
+    f->next = p->files;
+    p->files = f;
+    return f;
+}
+
+int mg_db_get(struct mg_db_pool *p, const char *path, int64_t deadline_ms, struct mg_db **out, struct mg_err *err)
+{
+    *out = NULL;
+    if (!p) return mg_db_open(path, MG_DB_READONLY, out, err);
+    struct stat st;
+    if (stat(path, &st) != 0) /* gone: mg_db_open says how */
+        return mg_db_open(path, MG_DB_READONLY, out, err);
+    pthread_mutex_lock(&p->mu);
+    struct pool_file *f = pool_file(p, path);
+    if (!f) {
+        pthread_mutex_unlock(&p->mu);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    }
+    if (f->dev != (unsigned long long)st.st_dev || f->ino != (unsigned long long)st.st_ino) {
+        close_idle(f); /* another file under the same path: what is idle reads the old one */
+        f->dev = (unsigned long long)st.st_dev;
+        f->ino = (unsigned long long)st.st_ino;
+        f->gen++;
+    }
+    while (f->nidle == 0 && f->out >= p->per_file) {
+        if (!deadline_ms) {
+            pthread_cond_wait(&f->cv, &p->mu);
+            continue;
+        }
+        struct timespec ts = {.tv_sec = deadline_ms / 1000, .tv_nsec = (deadline_ms % 1000) * 1000000};
+        if (pthread_cond_timedwait(&f->cv, &p->mu, &ts) == ETIMEDOUT && f->nidle == 0 && f->out >= p->per_file) {
+            pthread_mutex_unlock(&p->mu);
+            return mg_err_set(err, MG_E_TIMEOUT, "the request ran out of time waiting for the index of '%s' (every "
+                              "reader of it is busy); retry", path);
+        }
+    }
+    f->out++;
+    struct mg_db *d = f->nidle ? f->idle[--f->nidle] : NULL;
+    unsigned long long gen = f->gen;
+    pthread_mutex_unlock(&p->mu);
+    if (!d && mg_db_open(path, MG_DB_READONLY, &d, err) != 0) {
+        pthread_mutex_lock(&p->mu);
+        f->out--;
+        pthread_cond_signal(&f->cv);
+        pthread_mutex_unlock(&p->mu);
+        return -1;
+    }
+    d->gen = gen;
+    *out = d;
+    return 0;
+}
+
+void mg_db_put(struct mg_db_pool *p, struct mg_db **pd)
+{
+    struct mg_db *d = *pd;
+    *pd = NULL;
+    if (!d) return;
+    if (!p) {
+        mg_db_close(&d);
+        return;
+    }
+    /* a statement left open would hold a read transaction: the handle would
+     * see the index as it was, and stop checkpoints; such a one is closed */
+    bool clean = sqlite3_next_stmt(d->db, NULL) == NULL && sqlite3_get_autocommit(d->db);
+    pthread_mutex_lock(&p->mu);
+    struct pool_file *f = pool_file(p, d->path);
+    bool keep = clean && f && d->gen == f->gen && f->nidle < p->per_file;
+    if (f) {
+        f->out--;
+        if (keep) f->idle[f->nidle++] = d;
+        pthread_cond_signal(&f->cv); /* one slot freed: one waiter */
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (!keep) mg_db_close(&d);
+}
+
+void mg_db_pool_drop(struct mg_db_pool *p, const char *path)
+{
+    if (!p) return;
+    pthread_mutex_lock(&p->mu);
+    for (struct pool_file *f = p->files; f; f = f->next)
+        if (strcmp(f->path, path) == 0) {
+            close_idle(f);
+            f->gen++;
+        }
+    pthread_mutex_unlock(&p->mu);
 }
 
 int mg_db_meta_get(struct mg_db *d, const char *key, char *out, size_t cap)

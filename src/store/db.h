@@ -47,6 +47,9 @@
 struct mg_db {
     sqlite3 *db;
     char path[4096];
+    /* a pooled handle (mg_db_get): the file it opened and the pool's
+     * generation of that path then */
+    unsigned long long dev, ino, gen;
 };
 
 /* The scope a query runs in, applied inside SQL via mg_filter_ok(). */
@@ -59,6 +62,27 @@ struct mg_filter {
 
 int mg_db_open(const char *path, int flags, struct mg_db **out, struct mg_err *err);
 void mg_db_close(struct mg_db **db);
+
+/* A pool of read-only handles, shared by the threads of a process: opening
+ * an index costs more than most searches (the schema, the WAL's shared
+ * memory, the map of the file, a cold page cache), so a reader takes an open
+ * handle and gives it back. At most per_file handles of one file are out at
+ * once: mg_db_get waits beyond that, which also bounds how many reads of one
+ * repo compete for the CPUs. A handle whose file was replaced (another
+ * inode) or dropped is closed instead of reused. */
+struct mg_db_pool;
+int mg_db_pool_new(int per_file, struct mg_db_pool **out, struct mg_err *err);
+/* Close every handle (none may be out). */
+void mg_db_pool_free(struct mg_db_pool **p);
+/* A read-only handle on path: an idle one, or a new one; waits while
+ * per_file are out, until deadline_ms (CLOCK_MONOTONIC ms; 0: no limit),
+ * then timeout. p NULL: a handle of its own (mg_db_open). */
+int mg_db_get(struct mg_db_pool *p, const char *path, int64_t deadline_ms, struct mg_db **out, struct mg_err *err);
+/* Give d back to p (p NULL: close it); *d becomes NULL. */
+void mg_db_put(struct mg_db_pool *p, struct mg_db **d);
+/* Close path's idle handles, and those out when they come back (the file
+ * is going away). */
+void mg_db_pool_drop(struct mg_db_pool *p, const char *path);
 
 /* Run SQL with no result rows; on failure fills err (db_error) with context. */
 int mg_db_exec(struct mg_db *d, const char *sql, struct mg_err *err);

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# bench/mcp_load.sh — MCP over Streamable HTTP under load (bench/run.sh runs
+# it; it runs alone too).
+#
+#   bench/mcp_load.sh                      index the Linux tree, then measure
+#   BENCH_HOME=DIR bench/mcp_load.sh       use DIR's index (repo id "linux")
+#   BENCH_BASELINE=REV bench/mcp_load.sh   the same load on memgate built at
+#                                          git revision REV, in the same run
+#   BENCH_BASELINE_BIN=PATH ...            ... or on that binary
+#
+# For each binary, BENCH_MCP_ROUNDS times (default 2), alternating the
+# binaries so that the machine's drift hits both alike:
+#   - BENCH_MCP_SESSIONS (256) concurrent sessions call search_code with the
+#     lexical queries of bench/queries.tsv for BENCH_MCP_SECONDS (30) s:
+#     calls per second, p50/p99 latency, errors, the server's CPU ms per call;
+#   - one session alone for 10 s: the latency of a call with no contention.
+# Prints a Markdown section with the medians and the ratio to the baseline.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${MEMGATE_BIN:-$here/build/memgate}
+LBIN=$here/build/memgate-mcpload
+SESSIONS=${BENCH_MCP_SESSIONS:-256}
+SECONDS_=${BENCH_MCP_SECONDS:-30}
+ROUNDS=${BENCH_MCP_ROUNDS:-2}
+CACHE=${MEMGATE_BENCH_CACHE:-$HOME/.cache/memgate-bench}
+K=$CACHE/linux-source-6.1
+for b in "$BIN" "$LBIN"; do [ -x "$b" ] || { echo "mcp_load: $b is missing; run 'make bench'" >&2; exit 1; }; done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/memgate-mcpload.XXXXXX")
+srv_pid=""
+cleanup() {
+  [ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# ---- the baseline ------------------------------------------------------------------
+base="${BENCH_BASELINE_BIN:-}"
+if [ -z "$base" ] && [ -n "${BENCH_BASELINE:-}" ]; then
+  rev=$(git -C "$here" rev-parse --short "$BENCH_BASELINE")
+  tree=$CACHE/baseline-$rev
+  if [ ! -x "$tree/build/memgate" ]; then
+    echo "mcp_load: building the baseline $rev in $tree (once)" >&2
+    [ -d "$tree" ] || git -C "$here" worktree add --detach "$tree" "$rev" >/dev/null
+    [ -e "$tree/third_party/grammars/node_modules" ] ||
+      ln -s "$here/third_party/grammars/node_modules" "$tree/third_party/grammars/node_modules"
+    nice make -C "$tree" -j"$(nproc)" build/memgate > "$work/base-build.log" 2>&1 ||
+      { tail -20 "$work/base-build.log" >&2; echo "mcp_load: the baseline does not build" >&2; exit 1; }
+  fi
+  base=$tree/build/memgate
+fi
+
+# ---- the index -------------------------------------------------------------------------
+home=${BENCH_HOME:-}
+if [ -z "$home" ]; then
+  [ -f "$K/MAINTAINERS" ] || { echo "mcp_load: no Linux tree in $K; run bench/run.sh once (it fetches it)" >&2; exit 1; }
+  home=$work/home
+  echo "mcp_load: indexing $K" >&2
+  MEMGATE_HOME=$home "$BIN" index "$K" --name linux > /dev/null
+fi
+
+# ---- runs --------------------------------------------------------------------------------
+serve() { # serve with binary $1; sets srv_pid and srv_url
+  : > "$work/serve.out"
+  MEMGATE_HOME="$home" "$1" serve --listen 127.0.0.1:0 --json > "$work/serve.out" 2> "$work/serve.err" &
+  srv_pid=$!
+  for _ in $(seq 100); do grep -q port "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
+  grep -q port "$work/serve.out" || { cat "$work/serve.err" >&2; echo "mcp_load: $1 serve did not start" >&2; exit 1; }
+  srv_url="http://127.0.0.1:$(grep -o '"port":[0-9]*' "$work/serve.out" | cut -d: -f2)/mcp"
+}
+stop() { kill "$srv_pid"; wait "$srv_pid" 2>/dev/null || true; srv_pid=""; }
+kv() { awk -v k="$1" '$1 == k {print $2}' "$2"; }
+
+run_one() { # name binary round
+  serve "$2"
+  echo "mcp_load: $1, round $3: $SESSIONS sessions for $SECONDS_ s" >&2
+  "$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions "$SESSIONS" --seconds "$SECONDS_" --repo linux \
+    --pid "$srv_pid" > "$work/$1.load.$3"
+  stop
+  serve "$2" # afresh: a server still working off abandoned calls would measure that
+  "$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions 1 --seconds 10 --repo linux --pid "$srv_pid" \
+    > "$work/$1.alone.$3"
+  stop
+}
+for r in $(seq "$ROUNDS"); do
+  [ -n "$base" ] && run_one baseline "$base" "$r"
+  run_one current "$BIN" "$r"
+done
+
+median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+med() { # name kind key
+  for f in "$work/$1.$2".*; do kv "$3" "$f"; done | median
+}
+sum() { for f in "$work/$1.$2".*; do kv "$3" "$f"; done | awk '{s += $1} END {print s + 0}'; }
+row() { # label kind key [unit]
+  local c b
+  c=$(med current "$2" "$3")
+  if [ -n "$base" ]; then
+    b=$(med baseline "$2" "$3")
+    printf '| %s | %s | %s | %s |\n' "$1" "$b" "$c" "$(awk -v b="$b" -v c="$c" 'BEGIN {if (b > 0) printf "%.2f×", c / b; else print "—"}')"
+  else
+    printf '| %s | %s |\n' "$1" "$c"
+  fi
+}
+
+cat <<EOF
+
+### MCP over Streamable HTTP
+
+$SESSIONS concurrent MCP sessions (one client thread and keep-alive connection
+each, \`bench/mcp_load.c\`) call \`search_code\` with the lexical queries of
+\`bench/queries.tsv\` in turn for $SECONDS_ s against \`memgate serve\` on the
+Linux index; then one session alone for 10 s. Medians of $ROUNDS rounds$([ -n "$base" ] && echo ", the baseline ($base) and this build alternating")
+(\`bench/mcp_load.sh\`).
+
+EOF
+if [ -n "$base" ]; then
+  echo "| measure | baseline | this build | ratio |"
+  echo "| --- | --- | --- | --- |"
+else
+  echo "| measure | value |"
+  echo "| --- | --- |"
+fi
+row "calls per second, $SESSIONS sessions" load rps
+row "latency p50 (ms), $SESSIONS sessions" load p50_ms
+row "latency p99 (ms), $SESSIONS sessions" load p99_ms
+row "server CPU per call (ms)" load cpu_ms_per_call
+row "latency p50 (ms), one session alone" alone p50_ms
+row "calls per second, one session alone" alone rps
+row "server CPU per call (ms), one session alone" alone cpu_ms_per_call
+echo
+echo "Errors: $(sum current load errors) (this build)$([ -n "$base" ] && echo ", $(sum baseline load errors) (baseline)")."

@@ -1,0 +1,161 @@
+/* test_db_pool.c — the pool of read-only index handles (store/db.h). */
+#include "test.h"
+
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store/db.h"
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A new index database at path with meta "mark" = mark. */
+static void make_db(const char *path, const char *mark)
+{
+    struct mg_db *d;
+    struct mg_err err = {0};
+    if (mg_db_open(path, MG_DB_CREATE, &d, &err) != 0) FAIL("create %s: %s", path, err.msg);
+    if (mg_db_meta_set(d, "mark", mark, &err) != 0) FAIL("meta: %s", err.msg);
+    mg_db_close(&d);
+}
+
+static void set_mark(const char *path, const char *mark)
+{
+    struct mg_db *d;
+    struct mg_err err = {0};
+    if (mg_db_open(path, 0, &d, &err) != 0) FAIL("open %s: %s", path, err.msg);
+    if (mg_db_meta_set(d, "mark", mark, &err) != 0) FAIL("meta: %s", err.msg);
+    mg_db_close(&d);
+}
+
+static const char *mark_of(struct mg_db *d)
+{
+    static char buf[64];
+    if (mg_db_meta_get(d, "mark", buf, sizeof(buf)) != 0) return "(none)";
+    return buf;
+}
+
+TEST(db_pool_reuses_bounds_and_times_out)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/a.db", mg_t_tmpdir());
+    make_db(path, "one");
+    struct mg_db_pool *p;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_db_pool_new(2, &p, &err), 0);
+    struct mg_db *a, *b, *c;
+    ASSERT_EQ_INT(mg_db_get(p, path, 0, &a, &err), 0);
+    ASSERT_EQ_INT(mg_db_get(p, path, 0, &b, &err), 0);
+    ASSERT(a != b);
+    /* two out: a third waits, and gives up at its deadline */
+    int64_t t0 = now_ms();
+    ASSERT_EQ_INT(mg_db_get(p, path, now_ms() + 150, &c, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_TIMEOUT);
+    ASSERT_GE_INT(now_ms() - t0, 140);
+    ASSERT(c == NULL);
+    /* one back: the next get has it, the very handle */
+    struct mg_db *keep = b;
+    mg_db_put(p, &b);
+    ASSERT(b == NULL);
+    ASSERT_EQ_INT(mg_db_get(p, path, now_ms() + 1000, &c, &err), 0);
+    ASSERT(c == keep);
+    ASSERT_EQ_STR(mark_of(c), "one");
+    mg_db_put(p, &a);
+    mg_db_put(p, &c);
+    mg_db_pool_free(&p);
+    ASSERT(p == NULL);
+}
+
+struct waiter {
+    struct mg_db_pool *p;
+    const char *path;
+    int rc;
+    struct mg_db *d;
+};
+
+static void *wait_for_one(void *arg)
+{
+    struct waiter *w = arg;
+    struct mg_err err = {0};
+    w->rc = mg_db_get(w->p, w->path, 0, &w->d, &err);
+    return NULL;
+}
+
+TEST(db_pool_a_waiter_gets_the_handle_put_back)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/w.db", mg_t_tmpdir());
+    make_db(path, "w");
+    struct mg_db_pool *p;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_db_pool_new(1, &p, &err), 0);
+    struct mg_db *a;
+    ASSERT_EQ_INT(mg_db_get(p, path, 0, &a, &err), 0);
+    struct waiter w = {p, path, -2, NULL};
+    pthread_t th;
+    pthread_create(&th, NULL, wait_for_one, &w);
+    usleep(100 * 1000);
+    ASSERT_EQ_INT(w.rc, -2); /* still waiting */
+    struct mg_db *was = a;
+    mg_db_put(p, &a);
+    pthread_join(th, NULL);
+    ASSERT_EQ_INT(w.rc, 0);
+    ASSERT(w.d == was);
+    mg_db_put(p, &w.d);
+    mg_db_pool_free(&p);
+}
+
+TEST(db_pool_sees_commits_and_a_replaced_file)
+{
+    char dir[4096], path[4096];
+    snprintf(dir, sizeof(dir), "%s", mg_t_tmpdir());
+    snprintf(path, sizeof(path), "%s/r.db", dir);
+    make_db(path, "first");
+    struct mg_db_pool *p;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_db_pool_new(2, &p, &err), 0);
+    struct mg_db *d;
+    ASSERT_EQ_INT(mg_db_get(p, path, 0, &d, &err), 0);
+    ASSERT_EQ_STR(mark_of(d), "first");
+    /* a handle put back inside a read transaction holds a snapshot: it must
+     * not be reused (it would serve the index as it was) */
+    ASSERT_EQ_INT(sqlite3_exec(d->db, "BEGIN; SELECT count(*) FROM meta;", NULL, NULL, NULL), SQLITE_OK);
+    ASSERT_EQ_STR(mark_of(d), "first");
+    mg_db_put(p, &d);
+    set_mark(path, "second");
+    ASSERT_EQ_INT(mg_db_get(p, path, 0, &d, &err), 0);
+    ASSERT_EQ_STR(mark_of(d), "second");
+    mg_db_put(p, &d);
+
+    /* an idle pooled handle sees the next commit */
+    set_mark(path, "third");
+    ASSERT_EQ_INT(mg_db_get(p, path, 0, &d, &err), 0);
+    ASSERT_EQ_STR(mark_of(d), "third");
+    mg_db_put(p, &d);
+
+    /* the file replaced under the same path (a repo removed and indexed again) */
+    char cmd[8300];
+    snprintf(cmd, sizeof(cmd), "rm -f '%s' '%s-wal' '%s-shm'", path, path, path);
+    ASSERT_EQ_INT(system(cmd), 0);
+    make_db(path, "fresh");
+    ASSERT_EQ_INT(mg_db_get(p, path, 0, &d, &err), 0);
+    ASSERT_EQ_STR(mark_of(d), "fresh");
+    /* dropped while out: closed when it comes back; the next get opens anew */
+    mg_db_pool_drop(p, path);
+    mg_db_put(p, &d);
+    ASSERT_EQ_INT(mg_db_get(p, path, 0, &d, &err), 0);
+    ASSERT_EQ_STR(mark_of(d), "fresh");
+    mg_db_put(p, &d);
+
+    /* a path that does not exist: the open's error, nothing kept */
+    char gone[4200];
+    snprintf(gone, sizeof(gone), "%s/nope.db", dir);
+    ASSERT_EQ_INT(mg_db_get(p, gone, 0, &d, &err), -1);
+    ASSERT(err.code != NULL);
+    mg_db_pool_free(&p);
+}
