@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "security/scan.h"
+
 /* Decode one UTF-8 sequence at s (n > 0 bytes left). Returns its length and
  * the code point in *cp; an invalid sequence is 1 byte with *cp = -1. */
 static size_t utf8_next(const unsigned char *s, size_t n, int32_t *cp)
@@ -268,19 +270,16 @@ static void inj_compile(void)
         goto out;
     }
     pcre2_jit_compile(inj_re, PCRE2_JIT_COMPLETE);
-    unsigned *flags = calloc(n, sizeof(unsigned)), *ids = calloc(n, sizeof(unsigned));
-    if (flags && ids) {
+    unsigned *flags = calloc(n, sizeof(unsigned));
+    if (flags) {
         for (size_t i = 0; i < n; i++) {
             /* no HS_FLAG_UCP: Unicode \\s classes make the compile take seconds; the
              * patterns use \\S for word gaps, so ASCII classes lose nothing */
             flags[i] = HS_FLAG_CASELESS | HS_FLAG_UTF8 | HS_FLAG_PREFILTER | HS_FLAG_SINGLEMATCH;
-            ids[i] = (unsigned)i;
         }
-        hs_compile_error_t *ce = NULL;
-        if (hs_compile_multi(inj_patterns, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &inj_db, &ce) != HS_SUCCESS) {
-            fprintf(stderr, "memgate: bug: Vectorscan cannot compile injection pattern %d: %s\n",
-                    ce ? ce->expression : -1, ce ? ce->message : "?");
-            hs_free_compile_error(ce);
+        char why[300];
+        if (mg_hs_compile_cached("injection", inj_patterns, flags, (unsigned)n, &inj_db, why, sizeof(why)) != 0) {
+            fprintf(stderr, "memgate: bug: Vectorscan cannot compile the injection patterns: %s\n", why);
             inj_db = NULL;
         } else if (hs_alloc_scratch(inj_db, &inj_proto) != HS_SUCCESS) {
             hs_free_database(inj_db);
@@ -288,7 +287,6 @@ static void inj_compile(void)
         }
     }
     free(flags);
-    free(ids);
 out:
     mg_buf_release(&b);
 }

@@ -767,6 +767,32 @@ static void cache_store(const char *path, const hs_database_t *db)
     free(b);
 }
 
+int mg_hs_compile_cached(const char *kind, const char *const *pats, const unsigned *flags, unsigned n,
+                         struct hs_database **db, char *why, size_t cap)
+{
+    char cpath[PATH_MAX + 64];
+    bool cache = cache_path(kind, pats, flags, n, NULL, 0, cpath, sizeof(cpath));
+    if (cache && cache_load(cpath, db)) return 0;
+    unsigned *ids = malloc((n ? n : 1) * sizeof(*ids));
+    if (!ids) {
+        snprintf(why, cap, "out of memory");
+        return -1;
+    }
+    for (unsigned i = 0; i < n; i++) ids[i] = i;
+    hs_compile_error_t *ce = NULL;
+    int rc = 0;
+    if (hs_compile_multi(pats, flags, ids, n, HS_MODE_BLOCK, NULL, db, &ce) != HS_SUCCESS) {
+        snprintf(why, cap, "pattern %d: %s", ce ? ce->expression : -1, ce ? ce->message : "?");
+        hs_free_compile_error(ce);
+        *db = NULL;
+        rc = -1;
+    } else if (cache) {
+        cache_store(cpath, *db);
+    }
+    free(ids);
+    return rc;
+}
+
 /* A keyword too common to trigger on: listed by 3 or more rules ("token",
  * "secret", "key"), or of 2 bytes, or of 3 that are all letters or hold none
  * ("pat", "hex", "://"). Such words are all over ordinary code and config;
