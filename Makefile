@@ -2,9 +2,11 @@
 #
 #   make                      build build/memgate
 #   make test                 install what is missing, build, run every test
+#   make check T=PATTERN      only the C tests and node test files whose name contains PATTERN
 #   make run                  install, build, index this checkout, serve it (MCP + HTTP API)
 #   make SANITIZE=address,undefined test   the same under sanitizers (build/san/)
-#   make bench                index the Linux kernel and compare with rg (slow); secret scanner vs gitleaks
+#   make bench                index the Linux kernel and compare with rg (slow); secret scanner vs gitleaks;
+#                             BENCH_BASELINE=REV also runs the MCP load on memgate built at REV
 #   make fuzz                 run every libFuzzer target for FUZZ_SECONDS each
 #   make deps                 only install dependencies (scripts/setup.sh)
 
@@ -60,11 +62,11 @@ gdir_tsx        := $(G)/tree-sitter-typescript/tsx/src
 GRAMMAR_OBJ := $(GOUT)/ts-runtime.o $(foreach g,$(GRAMMARS),$(GOUT)/$(g)-parser.o) \
                $(foreach g,cpp javascript python rust typescript tsx,$(GOUT)/$(g)-scanner.o)
 
-.PHONY: all deps test run bench fuzz clean help
+.PHONY: check all deps test run bench fuzz clean help
 all: $(OUT)/memgate
 
 help:
-	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/setup.sh
@@ -145,6 +147,20 @@ test: deps
 	rc=0; [ "$$(cat $$d/c.rc)" = 0 ] && [ "$$(cat $$d/n.rc)" = 0 ] && [ $$f = 0 ] || rc=1; \
 	rm -rf $$d; \
 	echo "$$p passed, $$f failed"; \
+	exit $$rc
+
+# One test, or a few: `make check T=PATTERN` runs the C tests whose name
+# contains PATTERN (memgate-test PATTERN) and the node test files whose name
+# does (tests/node/*PATTERN*.test.mjs). T= is required.
+check: deps
+	@[ -n "$(T)" ] || { echo "usage: make check T=PATTERN (a test name or part of one)" >&2; exit 2; }
+	@$(MAKE) --no-print-directory $(OUT)/memgate $(OUT)/memgate-test
+	@rc=0; \
+	echo "MEMGATE_BIN=$(abspath $(OUT)/memgate) $(OUT)/memgate-test $(T)"; \
+	MEMGATE_BIN=$(abspath $(OUT)/memgate) $(OUT)/memgate-test $(T) || rc=1; \
+	names=$$(cd tests/node && ls *.test.mjs | sed 's/\.test\.mjs$$//' | grep -F -- "$(T)" | tr '\n' ' '); \
+	if [ -n "$$names" ]; then echo "scripts/node-tests.sh $(OUT)/memgate $$names"; \
+	  scripts/node-tests.sh $(OUT)/memgate $$names || rc=1; fi; \
 	exit $$rc
 
 run: deps
