@@ -4,6 +4,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/buf.h"
+
 const struct TSLanguage *tree_sitter_c(void);
 const struct TSLanguage *tree_sitter_cpp(void);
 const struct TSLanguage *tree_sitter_go(void);
@@ -126,4 +128,17 @@ const struct mg_lang *mg_lang_all(size_t *n)
 {
     *n = NLANGS;
     return langs;
+}
+
+int mg_lang_unknown(const char *name, struct mg_err *err)
+{
+    struct mg_buf b;
+    mg_buf_init(&b, 2048);
+    size_t nl;
+    const struct mg_lang *all = mg_lang_all(&nl);
+    for (size_t k = 0; k < nl; k++)
+        if (k == 0 || strcmp(all[k].name, all[k - 1].name) != 0) mg_buf_addf(&b, "%s%s", k ? ", " : "", all[k].name);
+    mg_err_set(err, MG_E_BAD_LANG, "unknown language '%s'; known: %s", name, b.p ? b.p : "");
+    mg_buf_release(&b);
+    return -1;
 }

@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/err.h"
+
 struct TSLanguage;
 
 enum mg_lang_id {
@@ -42,5 +44,7 @@ const struct mg_lang *mg_lang_by_name(const char *name);
 const struct mg_lang *mg_lang_by_id(int id);
 /* All languages, for --help and validation. */
 const struct mg_lang *mg_lang_all(size_t *n);
+/* -1 with invalid_language: "unknown language 'NAME'; known: c, cpp, ..." */
+int mg_lang_unknown(const char *name, struct mg_err *err);
 
 #endif

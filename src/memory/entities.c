@@ -170,10 +170,7 @@ static int e_forget(void *self, const struct mg_pcall *pc, struct mg_items *out,
         "DELETE FROM entities WHERE repo = ?1",
         NULL,
     };
-    int64_t rows;
-    if (mg_mem_forget(pc, sql, &rows, err) != 0) return -1;
-    out->total = rows;
-    return 0;
+    return mg_mem_forget(pc, sql, out, err);
 }
 
 const struct mg_entities_ops mg_entities_builtin_ops = {

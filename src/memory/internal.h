@@ -68,9 +68,9 @@ int mg_fts_put(struct mem *m, const char *table, int64_t id, const char *stream,
  * project_not_found (a row of another tenant or repo is not looked at). */
 int64_t mg_project_id(struct place *p, const char *name, struct mg_err *err);
 
-/* Delete the rows of pcall's repo from `tables` (NULL-terminated SQL
- * statements taking ?1 = repo id), in one transaction; *rows counts them. */
-int mg_mem_forget(const struct mg_pcall *pc, const char *const *sql, int64_t *rows, struct mg_err *err);
+/* Delete the rows of pcall's repo with sql (NULL-terminated statements
+ * taking ?1 = repo id), in one transaction; out->total counts them. */
+int mg_mem_forget(const struct mg_pcall *pc, const char *const *sql, struct mg_items *out, struct mg_err *err);
 
 /* The providers' close: the tenant databases of the process go. */
 void mg_mem_close(void *self);

@@ -315,9 +315,9 @@ int64_t mg_project_id(struct place *p, const char *name, struct mg_err *err)
 
 /* ---- 4. forgetting a repo ------------------------------------------------------------------------- */
 
-int mg_mem_forget(const struct mg_pcall *pc, const char *const *sql, int64_t *rows, struct mg_err *err)
+int mg_mem_forget(const struct mg_pcall *pc, const char *const *sql, struct mg_items *out, struct mg_err *err)
 {
-    *rows = 0;
+    int64_t rows = 0;
     char path[PATH_MAX + 80];
     snprintf(path, sizeof(path), "%s/memory/%s.db", pc->cfg->home, pc->tenant);
     if (access(path, F_OK) != 0) return 0; /* the tenant never stored anything */
@@ -332,12 +332,13 @@ int mg_mem_forget(const struct mg_pcall *pc, const char *const *sql, int64_t *ro
         }
         sqlite3_bind_text(st, 1, p.repo->id, -1, SQLITE_STATIC);
         if (sqlite3_step(st) != SQLITE_DONE) rc = mg_mem_fail(p.m, "forget the repo", err);
-        else *rows += sqlite3_changes(p.m->db);
+        else rows += sqlite3_changes(p.m->db);
         sqlite3_finalize(st);
     }
     if (rc == 0) rc = mg_mem_commit(p.m, err);
     else mg_mem_rollback(p.m);
     mg_place_end(&p);
+    if (rc == 0) out->total = rows;
     return rc;
 }
 

@@ -295,10 +295,7 @@ static int s_forget(void *self, const struct mg_pcall *pc, struct mg_items *out,
         "DELETE FROM projects WHERE repo = ?1",
         NULL,
     };
-    int64_t rows;
-    if (mg_mem_forget(pc, sql, &rows, err) != 0) return -1;
-    out->total = rows;
-    return 0;
+    return mg_mem_forget(pc, sql, out, err);
 }
 
 const struct mg_sessions_ops mg_sessions_builtin_ops = {

@@ -62,17 +62,7 @@ int mg_search_validate(const struct mg_config *c, const struct mg_search_req *q,
     if (mg_utf8_valid_prefix(q->query, n) != n)
         return mg_err_set(err, MG_E_QUERY_INVALID, "the query is not valid UTF-8; search for UTF-8 text");
     for (size_t i = 0; i < q->nlangs; i++) {
-        if (!mg_lang_by_name(q->langs[i])) {
-            struct mg_buf b;
-            mg_buf_init(&b, 2048);
-            size_t nl;
-            const struct mg_lang *all = mg_lang_all(&nl);
-            for (size_t k = 0; k < nl; k++)
-                if (k == 0 || strcmp(all[k].name, all[k - 1].name) != 0) mg_buf_addf(&b, "%s%s", k ? ", " : "", all[k].name);
-            mg_err_set(err, MG_E_BAD_LANG, "unknown language '%s'; known: %s", q->langs[i], b.p);
-            mg_buf_release(&b);
-            return -1;
-        }
+        if (!mg_lang_by_name(q->langs[i])) return mg_lang_unknown(q->langs[i], err);
     }
     if (q->limit < 0 || q->limit > c->search_max_limit)
         return mg_err_set(err, MG_E_USAGE, "limit %d is out of range; use 1 to %d", q->limit, c->search_max_limit);

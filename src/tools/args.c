@@ -78,19 +78,6 @@ int mg_arg_query(const struct mg_config *cfg, json_t *args, const char *key, boo
 
 /* ---- scope lists --------------------------------------------------------------------------------- */
 
-static int unknown_lang(const char *name, struct mg_err *err)
-{
-    struct mg_buf b;
-    mg_buf_init(&b, 2048);
-    size_t nl;
-    const struct mg_lang *all = mg_lang_all(&nl);
-    for (size_t k = 0; k < nl; k++)
-        if (k == 0 || strcmp(all[k].name, all[k - 1].name) != 0) mg_buf_addf(&b, "%s%s", k ? ", " : "", all[k].name);
-    mg_err_set(err, MG_E_BAD_LANG, "unknown language '%s'; known: %s", name, b.p ? b.p : "");
-    mg_buf_release(&b);
-    return -1;
-}
-
 /* One list: absent or null (not given), a string (a list of one), or an
  * array of non-empty strings. kind 'g' globs, 'l' languages, 'r' repos. */
 static int list_arg(json_t *args, const char *key, int kind, char ***v, size_t *n, bool *given, struct mg_err *err)
@@ -120,7 +107,7 @@ static int list_arg(json_t *args, const char *key, int kind, char ***v, size_t *
             rc = mg_globset_new(&s, 1, NULL, 0, &g, err);
             mg_globset_free(&g);
         } else if (kind == 'l' && !mg_lang_by_name(s)) {
-            rc = unknown_lang(s, err);
+            rc = mg_lang_unknown(s, err);
         }
         if (rc == 0 && mg_scope_push(v, n, s) != 0) rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
     }

@@ -132,6 +132,17 @@ static int t_get_note(struct mg_ctx *x, json_t *args, json_t **result, struct mg
     return 0;
 }
 
+/* list_notes and search_notes: {notes[], repo}. */
+static int notes_result(struct mg_ctx *x, const struct mg_op *op, struct margs *m, json_t **result,
+                        struct mg_err *err)
+{
+    struct mg_items items;
+    if (run(x, op, m, &items, err) != 0) return -1;
+    *result = mg_render_gated(json_pack("{s:o, s:s}", "notes", mg_render_items(&items), "repo", repo_id(x)), &items);
+    mg_items_release(&items);
+    return 0;
+}
+
 static int t_list_notes(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
     static const char *const keys[] = {"prefix", "limit", "repo", "repo_id", "session_id", NULL};
@@ -144,11 +155,7 @@ static int t_list_notes(struct mg_ctx *x, json_t *args, json_t **result, struct 
     m.a.prefix = prefix;
     m.a.limit = (int)limit;
     mg_gate_subject(x, prefix);
-    struct mg_items items;
-    if (run(x, &mg_op_notes_list, &m, &items, err) != 0) return -1;
-    *result = mg_render_gated(json_pack("{s:o, s:s}", "notes", mg_render_items(&items), "repo", repo_id(x)), &items);
-    mg_items_release(&items);
-    return 0;
+    return notes_result(x, &mg_op_notes_list, &m, result, err);
 }
 
 static int t_search_notes(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
@@ -163,11 +170,7 @@ static int t_search_notes(struct mg_ctx *x, json_t *args, json_t **result, struc
     m.a.query = q;
     m.a.limit = (int)limit;
     mg_gate_subject(x, q);
-    struct mg_items items;
-    if (run(x, &mg_op_notes_search, &m, &items, err) != 0) return -1;
-    *result = mg_render_gated(json_pack("{s:o, s:s}", "notes", mg_render_items(&items), "repo", repo_id(x)), &items);
-    mg_items_release(&items);
-    return 0;
+    return notes_result(x, &mg_op_notes_search, &m, result, err);
 }
 
 static int t_delete_note(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
