@@ -223,8 +223,8 @@ int mg_db_get(struct mg_db_pool *p, const char *path, int64_t deadline_ms, struc
         pthread_mutex_unlock(&p->mu);
         return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
     }
-    if (f->dev != (unsigned long long)st.st_dev || f->ino != (unsigned long long)st.st_ino) {
-        close_idle(f); /* another file under the same path: what is idle reads the old one */
+    if (f->gen == 0 || f->dev != (unsigned long long)st.st_dev || f->ino != (unsigned long long)st.st_ino) {
+        close_idle(f); /* another file under the same path: what is idle reads the old one (gen > 0 from here) */
         f->dev = (unsigned long long)st.st_dev;
         f->ino = (unsigned long long)st.st_ino;
         f->gen++;
@@ -262,7 +262,7 @@ void mg_db_put(struct mg_db_pool *p, struct mg_db **pd)
     struct mg_db *d = *pd;
     *pd = NULL;
     if (!d) return;
-    if (!p) {
+    if (!p || d->gen == 0) { /* not the pool's (opened directly: its file was not there to stat) */
         mg_db_close(&d);
         return;
     }

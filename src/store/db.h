@@ -47,9 +47,9 @@
 struct mg_db {
     sqlite3 *db;
     char path[4096];
-    /* a pooled handle (mg_db_get): the file it opened and the pool's
-     * generation of that path then */
-    unsigned long long dev, ino, gen;
+    /* a pooled handle (mg_db_get): the pool's generation of its path when it
+     * was handed out (0: not the pool's) */
+    unsigned long long gen;
 };
 
 /* The scope a query runs in, applied inside SQL via mg_filter_ok(). */
