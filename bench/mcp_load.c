@@ -1,11 +1,12 @@
 /* mcp_load.c — load and session-memory benchmark for `memgate serve`.
  *
  *   memgate-mcpload URL QUERIES.tsv [--sessions N] [--seconds S] [--repo ID]
- *                   [--idle N] [--pid PID]
+ *                   [--mode M] [--idle N] [--pid PID]
  *
  * 1. N concurrent MCP sessions over Streamable HTTP (one thread and one
  *    keep-alive connection each) initialize, then call tools/call
- *    search_code with the lexical queries of QUERIES.tsv in turn for S
+ *    search_code (with mode M, else its default) with the lexical queries
+ *    of QUERIES.tsv in turn for S
  *    seconds. Prints requests/s, p50/p99 latency and errors (an HTTP status
  *    other than 200, a JSON-RPC error or an isError result); with --pid,
  *    the server's CPU time per call (from /proc/PID/stat).
@@ -23,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *url, *repo = "linux";
+static const char *url, *repo = "linux", *mode; /* mode NULL: search_code's default (auto) */
 static char **queries;
 static size_t nqueries;
 static double seconds = 20;
@@ -146,8 +147,8 @@ static void *run(void *arg)
         const char *q = queries[qi++ % nqueries];
         snprintf(body, sizeof(body),
                  "{\"jsonrpc\":\"2.0\",\"id\":%zu,\"method\":\"tools/call\",\"params\":{\"name\":\"search_code\","
-                 "\"arguments\":{\"query\":\"%s\",\"limit\":10}}}",
-                 qi, q);
+                 "\"arguments\":{\"query\":\"%s\",\"limit\":10%s%s%s}}}",
+                 qi, q, mode ? ",\"mode\":\"" : "", mode ? mode : "", mode ? "\"" : "");
         struct buf b;
         struct hdr h = {{0}};
         double t0 = now();
@@ -212,7 +213,7 @@ int main(int argc, char **argv)
     int nsess = 256, idle = 0, pid = 0;
     if (argc < 3) {
         fprintf(stderr, "usage: memgate-mcpload URL QUERIES.tsv [--sessions N] [--seconds S] [--repo ID] "
-                        "[--idle N --pid PID]\n");
+                        "[--mode M] [--idle N --pid PID]\n");
         return 2;
     }
     url = argv[1];
@@ -222,6 +223,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--repo")) repo = argv[i + 1];
         else if (!strcmp(argv[i], "--idle")) idle = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--pid")) pid = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--mode")) mode = argv[i + 1];
     }
     FILE *f = fopen(argv[2], "r");
     if (!f) {

@@ -11,8 +11,9 @@
 # For each binary, BENCH_MCP_ROUNDS times (default 2), alternating the
 # binaries so that the machine's drift hits both alike:
 #   - BENCH_MCP_SESSIONS (256) concurrent sessions call search_code with the
-#     lexical queries of bench/queries.tsv for BENCH_MCP_SECONDS (30) s:
-#     calls per second, p50/p99 latency, errors, the server's CPU ms per call;
+#     lexical queries of bench/queries.tsv for BENCH_MCP_SECONDS (30) s, in
+#     search_code's default mode, then in lexical mode: calls per second,
+#     p50/p99 latency, errors, the server's CPU ms per call;
 #   - one session alone for 10 s: the latency of a call with no contention.
 # Prints a Markdown section with the medians and the ratio to the baseline.
 set -euo pipefail
@@ -77,6 +78,9 @@ run_one() { # name binary round
   echo "mcp_load: $1, round $3: $SESSIONS sessions for $SECONDS_ s" >&2
   "$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions "$SESSIONS" --seconds "$SECONDS_" --repo linux \
     --pid "$srv_pid" > "$work/$1.load.$3"
+  echo "mcp_load: $1, round $3: $SESSIONS sessions for $SECONDS_ s, mode lexical" >&2
+  "$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions "$SESSIONS" --seconds "$SECONDS_" --repo linux \
+    --mode lexical --pid "$srv_pid" > "$work/$1.lexical.$3"
   stop
   serve "$2" # afresh: a server still working off abandoned calls would measure that
   "$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions 1 --seconds 10 --repo linux --pid "$srv_pid" \
@@ -111,7 +115,9 @@ cat <<EOF
 $SESSIONS concurrent MCP sessions (one client thread and keep-alive connection
 each, \`bench/mcp_load.c\`) call \`search_code\` with the lexical queries of
 \`bench/queries.tsv\` in turn for $SECONDS_ s against \`memgate serve\` on the
-Linux index; then one session alone for 10 s. Medians of $ROUNDS rounds$([ -n "$base" ] && echo ", the baseline ($base) and this build alternating")
+Linux index, with search_code's default mode (hybrid for the 3-word queries,
+as an agent would call it), then the same with \`mode: lexical\`; then one
+session alone for 10 s, on a fresh server. Medians of $ROUNDS rounds$([ -n "$base" ] && echo ", the baseline ($base) and this build alternating")
 (\`bench/mcp_load.sh\`).
 
 EOF
@@ -126,8 +132,13 @@ row "calls per second, $SESSIONS sessions" load rps
 row "latency p50 (ms), $SESSIONS sessions" load p50_ms
 row "latency p99 (ms), $SESSIONS sessions" load p99_ms
 row "server CPU per call (ms)" load cpu_ms_per_call
+row "calls per second, $SESSIONS sessions, mode lexical" lexical rps
+row "latency p50 (ms), $SESSIONS sessions, mode lexical" lexical p50_ms
+row "latency p99 (ms), $SESSIONS sessions, mode lexical" lexical p99_ms
+row "server CPU per call (ms), mode lexical" lexical cpu_ms_per_call
 row "latency p50 (ms), one session alone" alone p50_ms
 row "calls per second, one session alone" alone rps
 row "server CPU per call (ms), one session alone" alone cpu_ms_per_call
 echo
-echo "Errors: $(sum current load errors) (this build)$([ -n "$base" ] && echo ", $(sum baseline load errors) (baseline)")."
+errs() { echo $(( $(sum "$1" load errors) + $(sum "$1" lexical errors) + $(sum "$1" alone errors) )); }
+echo "Errors: $(errs current) (this build)$([ -n "$base" ] && echo ", $(errs baseline) (baseline)")."
