@@ -78,11 +78,13 @@ run_one() { # name binary round
   echo "mcp_load: $1, round $3: $SESSIONS sessions for $SECONDS_ s" >&2
   "$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions "$SESSIONS" --seconds "$SECONDS_" --repo linux \
     --pid "$srv_pid" > "$work/$1.load.$3"
+  stop
+  serve "$2" # each run on a fresh server: one still working off the last run's abandoned calls would measure that
   echo "mcp_load: $1, round $3: $SESSIONS sessions for $SECONDS_ s, mode lexical" >&2
   "$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions "$SESSIONS" --seconds "$SECONDS_" --repo linux \
     --mode lexical --pid "$srv_pid" > "$work/$1.lexical.$3"
   stop
-  serve "$2" # afresh: a server still working off abandoned calls would measure that
+  serve "$2"
   "$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions 1 --seconds 10 --repo linux --pid "$srv_pid" \
     > "$work/$1.alone.$3"
   stop

@@ -132,6 +132,28 @@ TEST(db_pool_sees_commits_and_a_replaced_file)
     ASSERT_EQ_STR(mark_of(d), "second");
     mg_db_put(p, &d);
 
+    /* a handle that ran a full-text query is kept (FTS5 leaves its own
+     * statements prepared, reset, on the handle): the same connection comes
+     * back, as a temporary table of its own shows */
+    ASSERT_EQ_INT(mg_db_get(p, path, 0, &d, &err), 0);
+    ASSERT_EQ_INT(sqlite3_exec(d->db, "CREATE TEMP TABLE mine(x); SELECT count(*) FROM chunks_fts WHERE chunks_fts "
+                               "MATCH 'anything'", NULL, NULL, NULL), SQLITE_OK);
+    ASSERT(sqlite3_next_stmt(d->db, NULL) != NULL);
+    mg_db_put(p, &d);
+    ASSERT_EQ_INT(mg_db_get(p, path, 0, &d, &err), 0);
+    ASSERT_EQ_INT(sqlite3_exec(d->db, "SELECT * FROM temp.mine", NULL, NULL, NULL), SQLITE_OK);
+    /* a statement stepped and not reset holds a snapshot: that handle goes */
+    sqlite3_stmt *st;
+    ASSERT_EQ_INT(sqlite3_prepare_v2(d->db, "SELECT value FROM meta", -1, &st, NULL), SQLITE_OK);
+    ASSERT_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+    mg_db_put(p, &d);
+    set_mark(path, "2b");
+    ASSERT_EQ_INT(mg_db_get(p, path, 0, &d, &err), 0);
+    ASSERT_EQ_STR(mark_of(d), "2b");
+    ASSERT(sqlite3_exec(d->db, "SELECT * FROM temp.mine", NULL, NULL, NULL) != SQLITE_OK);
+    mg_db_put(p, &d);
+    sqlite3_finalize(st); /* (its handle closes with it) */
+
     /* an idle pooled handle sees the next commit */
     set_mark(path, "third");
     ASSERT_EQ_INT(mg_db_get(p, path, 0, &d, &err), 0);

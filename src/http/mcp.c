@@ -66,7 +66,6 @@ static void *sse_worker(void *arg)
                                .out = &s->out};
     json_t *reply = NULL;
     mg_rpc_handle(&conn, s->msg, &reply);
-    mg_request_thread_done(); /* this thread's zstd contexts, before it exits */
     if (reply) {
         char *text = json_dumps(reply, JSON_COMPACT);
         pthread_mutex_lock(&s->mu);

@@ -188,12 +188,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                              "request body too large: the limit is %zu bytes (setting http_max_body)",
                              h->srv->cfg.http_max_body);
 
-    enum MHD_Result rc = dispatch(h, c, r, url, method);
-    /* Tools leave per-thread zstd contexts behind (store/content.c); MHD's
-     * connection threads end without telling us, so free them after every
-     * request (cheap next to a request). */
-    mg_request_thread_done();
-    return rc;
+    /* (what requests leave on this connection's thread is freed when the
+     * thread ends: store/content.c) */
+    return dispatch(h, c, r, url, method);
 }
 
 static enum MHD_Result dispatch(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *url,

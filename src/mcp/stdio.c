@@ -80,10 +80,7 @@ static void *worker(void *arg)
             if (!io->head) io->tail = NULL;
         }
         pthread_mutex_unlock(&io->qmu);
-        if (!j) {
-            mg_request_thread_done(); /* this thread's decompression context */
-            return NULL;
-        }
+        if (!j) return NULL;
         serve(io, j->msg);
         json_decref(j->msg);
         free(j);

@@ -118,8 +118,10 @@ const char *mg_request_memory_session(const struct mg_ctx *x, const char *arg);
 /* The request's deadline passed, or the process is stopping. */
 bool mg_request_expired(const struct mg_ctx *x);
 
-/* Free what requests left on this thread (decompression contexts); a
- * transport calls it on each thread that ran requests, before it exits. */
+/* Free what requests left on this thread (decompression contexts). Other
+ * threads free it when they exit; a transport that ran requests on the
+ * process's main thread calls this before it returns (no exit destructor runs
+ * there). */
 void mg_request_thread_done(void);
 
 #endif

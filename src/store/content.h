@@ -16,7 +16,8 @@ int mg_content_pack(const char *text, size_t len, void **out, size_t *outlen);
  * claim more than max bytes. 0 or -1 (corrupt, too large, out of memory). */
 int mg_content_unpack(const void *blob, size_t n, size_t max, char **out, size_t *len);
 
-/* Free this thread's compression contexts (call before a thread exits). */
+/* Free this thread's compression contexts now (they are freed when a thread
+ * exits anyway; the main thread, whose exit runs no destructor, calls this). */
 void mg_content_thread_done(void);
 
 #endif

@@ -266,9 +266,12 @@ void mg_db_put(struct mg_db_pool *p, struct mg_db **pd)
         mg_db_close(&d);
         return;
     }
-    /* a statement left open would hold a read transaction: the handle would
-     * see the index as it was, and stop checkpoints; such a one is closed */
-    bool clean = sqlite3_next_stmt(d->db, NULL) == NULL && sqlite3_get_autocommit(d->db);
+    /* a statement left running (stepped, not reset) holds a read transaction:
+     * the handle would see the index as it was, and stop checkpoints; such a
+     * one is closed. (FTS5 keeps statements of its own prepared on the
+     * handle, reset between queries: those are fine.) */
+    bool clean = sqlite3_get_autocommit(d->db);
+    for (sqlite3_stmt *st = NULL; clean && (st = sqlite3_next_stmt(d->db, st));) clean = !sqlite3_stmt_busy(st);
     pthread_mutex_lock(&p->mu);
     struct pool_file *f = pool_file(p, d->path);
     bool keep = clean && f && d->gen == f->gen && f->nidle < p->per_file;
