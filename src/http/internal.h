@@ -53,9 +53,17 @@ struct mg_http {
     bool loopback;         /* bound to a loopback address: Host must name loopback */
     atomic_bool stopping;
     pthread_mutex_t mu;    /* guards the fields below */
-    pthread_cond_t cv;     /* signalled when a worker ends */
+    pthread_cond_t cv;     /* signalled when a job or a worker thread ends */
     struct sse *streams;   /* live SSE streams */
-    int workers;           /* running POST-stream worker threads */
+    /* POST streams' jobs run on worker threads that stay for more
+     * (MG_WORKER_IDLE_S) rather than one thread made per call (mcp.c) */
+    pthread_cond_t work_cv; /* a job is queued, or the server stops */
+    struct sse *jobs, *jobs_tail; /* queued, not yet taken */
+    int njobs;             /* ... how many */
+    int workers;           /* jobs queued or running */
+    int threads;           /* worker threads alive ... */
+    int idle;              /* ... of which waiting for a job */
+    bool quit;             /* the workers end once the queue is empty */
     uint64_t next_stream;
 };
 
@@ -124,6 +132,7 @@ struct sse {
     json_t *msg;
     char *repo_header;
     struct mg_principal who;    /* the request's caller (owned copy) */
+    struct sse *next_job;       /* h->jobs, under h->mu */
 };
 /* A new stream of session sid (one reference, the caller's); NULL out of memory. */
 struct sse *mg__sse_new(struct mg_http *h, const char *sid, bool get);

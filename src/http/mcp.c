@@ -4,9 +4,11 @@
  * on; this file runs no tool itself. */
 #include "http/internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 
 static int json_out_send(struct mg_out *o, json_t *msg)
@@ -58,9 +60,9 @@ static struct mg_session *mcp_session(struct mg_http *h, struct MHD_Connection *
     return NULL;
 }
 
-static void *sse_worker(void *arg)
+/* Run a POST stream's request and end its stream. */
+static void sse_job(struct sse *s)
 {
-    struct sse *s = arg;
     struct mg_http *h = s->h;
     struct mg_rpc_conn conn = {.srv = h->srv, .session = s->session, .who = &s->who, .repo_header = s->repo_header,
                                .out = &s->out};
@@ -92,11 +94,68 @@ static void *sse_worker(void *arg)
     s->msg = NULL;
     mg_session_put(h->srv->sessions, sess);
     mg__sse_unref(s);
+}
+
+#define MG_WORKER_IDLE_S 10 /* a worker thread with no job for this long ends */
+
+static void *worker_main(void *arg)
+{
+    struct mg_http *h = arg;
     pthread_mutex_lock(&h->mu);
-    h->workers--;
+    for (;;) {
+        bool timed_out = false;
+        while (!h->jobs && !h->quit && !timed_out) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_sec += MG_WORKER_IDLE_S;
+            h->idle++;
+            timed_out = pthread_cond_timedwait(&h->work_cv, &h->mu, &ts) == ETIMEDOUT;
+            h->idle--;
+        }
+        struct sse *s = h->jobs;
+        if (!s) break; /* idle too long, or the server stops */
+        h->jobs = s->next_job;
+        if (!h->jobs) h->jobs_tail = NULL;
+        h->njobs--;
+        pthread_mutex_unlock(&h->mu);
+        sse_job(s);
+        pthread_mutex_lock(&h->mu);
+        h->workers--;
+        pthread_cond_broadcast(&h->cv);
+    }
+    h->threads--;
     pthread_cond_broadcast(&h->cv);
     pthread_mutex_unlock(&h->mu);
     return NULL;
+}
+
+/* Queue s's request for a worker: an idle one, else a new thread. 0, or the
+ * error of pthread_create when there is no thread to run it. */
+static int submit(struct mg_http *h, struct sse *s)
+{
+    pthread_mutex_lock(&h->mu);
+    if (h->idle <= h->njobs) { /* every idle thread has a job already */
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+        pthread_t t;
+        int e = pthread_create(&t, &a, worker_main, h);
+        pthread_attr_destroy(&a);
+        if (e == 0) h->threads++;
+        else if (h->threads == 0) {
+            pthread_mutex_unlock(&h->mu);
+            return e;
+        } /* else a running thread takes it when it is done */
+    }
+    s->next_job = NULL;
+    if (h->jobs_tail) h->jobs_tail->next_job = s;
+    else h->jobs = s;
+    h->jobs_tail = s;
+    h->njobs++;
+    h->workers++;
+    pthread_cond_signal(&h->work_cv);
+    pthread_mutex_unlock(&h->mu);
+    return 0;
 }
 
 static bool wants_priming(struct mg_session *s)
@@ -131,19 +190,8 @@ static enum MHD_Result mcp_post_sse(struct mg_http *h, struct MHD_Connection *c,
     pthread_mutex_lock(&s->mu);
     s->refs++;
     pthread_mutex_unlock(&s->mu);
-    pthread_mutex_lock(&h->mu);
-    h->workers++;
-    pthread_mutex_unlock(&h->mu);
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    pthread_t t;
-    int e = pthread_create(&t, &a, sse_worker, s);
-    pthread_attr_destroy(&a);
+    int e = submit(h, s);
     if (e != 0) {
-        pthread_mutex_lock(&h->mu);
-        h->workers--;
-        pthread_mutex_unlock(&h->mu);
         pthread_mutex_lock(&s->mu);
         s->refs--;
         s->session = NULL;

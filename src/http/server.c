@@ -290,6 +290,7 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
     atomic_init(&h->stopping, false);
     pthread_mutex_init(&h->mu, NULL);
     pthread_cond_init(&h->cv, NULL);
+    pthread_cond_init(&h->work_cv, NULL);
 
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
                      MHD_USE_ERROR_LOG | (sa.sa.sa_family == AF_INET6 ? MHD_USE_IPv6 : 0);
@@ -365,8 +366,12 @@ void mg_http_stop(struct mg_http *h)
     MHD_stop_daemon(h->d); /* joins the connection threads */
     pthread_mutex_lock(&h->mu);
     while (h->workers > 0) pthread_cond_wait(&h->cv, &h->mu);
+    h->quit = true; /* the idle worker threads end */
+    pthread_cond_broadcast(&h->work_cv);
+    while (h->threads > 0) pthread_cond_wait(&h->cv, &h->mu);
     pthread_mutex_unlock(&h->mu);
     pthread_mutex_destroy(&h->mu);
     pthread_cond_destroy(&h->cv);
+    pthread_cond_destroy(&h->work_cv);
     free(h);
 }
