@@ -18,7 +18,7 @@ static const char *NOTES_HELP =
     "\n"
     "Durable notes about a repo, shared with agents over MCP and the HTTP API\n"
     "(docs/memory.md). Values are stored with their secrets redacted; a key that\n"
-    "holds a secret is refused (secret_refused).\n"
+    "holds a secret is refused (secret_in_identifier).\n"
     "\n"
     "options:\n"
     "  --repo ID       the repo (default: the repo holding the current directory, or the only one)\n"

@@ -177,6 +177,11 @@ static struct mg_session *api_session(struct mg_http *h, struct MHD_Connection *
     const char *inst = getenv("MEMGATE_INSTANCE_ID");
     if (inst && !*inst) inst = NULL;
     struct mg_err err = {0};
+    if (sid && mg_gate_identifier(&h->srv->cfg, "X-Session-Id", sid, &err) != 0) { /* the registry keeps it as given */
+        mg_gate_refusal(h->srv, r->who.tenant, "request_refused", r->label, err.code);
+        *rc = mg__respond_error(c, r, mg_err_http_status(err.code), err.code, "%s", err.msg);
+        return NULL;
+    }
     for (int attempt = 0; attempt < 2; attempt++) {
         if (sid) {
             enum mg_lookup how;

@@ -462,12 +462,37 @@ struct inputs {
     unsigned flags;
 };
 
+int mg_gate_identifier(const struct mg_config *cfg, const char *what, const char *s, struct mg_err *err)
+{
+    struct mg_buf red;
+    mg_buf_init(&red, (size_t)1 << 30);
+    int nred = 0;
+    int rc = mg_gate_redact(cfg, s, strlen(s), &red, &nred);
+    mg_buf_release(&red);
+    if (rc != 0)
+        return mg_err_set(err, MG_E_INTERNAL, "the secret scan of `%s` failed; nothing was stored (see the server log)",
+                          what);
+    if (nred)
+        return mg_err_set(err, MG_E_SECRET_IN_IDENTIFIER, "`%s` holds what looks like a secret; memgate stores no "
+                          "secrets, and an identifier is stored as given, so it cannot be redacted: choose one "
+                          "without it", what);
+    return 0;
+}
+
 static void check_input(void *ud, const char **slot, enum mg_input_kind kind, const char *what, size_t item)
 {
     struct inputs *in = ud;
     const char *s = *slot;
     if (in->failed || !s) return;
     size_t n = strlen(s);
+    if (kind == MG_IN_ID) {
+        char named[96]; /* "entities[].name" of item 3 is entities[3].name */
+        const char *br = strstr(what, "[]");
+        if (br) snprintf(named, sizeof(named), "%.*s[%zu]%s", (int)(br - what), what, item, br + 2);
+        if (mg_gate_identifier(&in->x->srv->cfg, br ? named : what, s, in->err) != 0) in->failed = true;
+        else if (mg_injection(s, n)) in->flags |= MG_ITEM_INJECTION;
+        return;
+    }
     struct mg_buf red;
     mg_buf_init(&red, (size_t)1 << 30);
     int nred = 0;
@@ -475,10 +500,6 @@ static void check_input(void *ud, const char **slot, enum mg_input_kind kind, co
         in->failed = true;
         mg_err_set(in->err, MG_E_INTERNAL, "the secret scan of `%s` failed; nothing was stored (see the server log)",
                    what);
-    } else if (nred && kind == MG_IN_ID) {
-        in->failed = true;
-        mg_err_set(in->err, MG_E_SECRET_REFUSED, "`%s` holds what looks like a secret; memgate stores no secrets, "
-                   "and an identifier is stored as given, so it cannot be redacted: choose one without it", what);
     } else if (nred) {
         char *copy = mg_buf_detach(&red, NULL);
         void *grown = in->nowned == in->capowned ? realloc(in->owned, (in->capowned * 2 + 8) * sizeof(*in->owned))

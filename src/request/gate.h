@@ -13,8 +13,9 @@
  *      cross-repo rules;
  *   3. checks the strings the operation will store (its declared inputs):
  *      an identifier kept as given (a note or preference key, a session or
- *      agent id, a project) that holds a secret is refused (secret_refused);
- *      content (a value, a summary, tags, an entity) has its secrets
+ *      agent id, a project, a tag, an entity's name or type) that holds a
+ *      secret is refused (secret_in_identifier); content (a value, a summary,
+ *      an entity's notes) has its secrets
  *      redacted before the provider sees it, and an instruction-like line in
  *      it is flagged in the audit record; so no secret reaches a store;
  *   3b. calls the provider with a struct mg_pcall built from the context;
@@ -125,6 +126,11 @@ void mg_gate_finish(struct mg_ctx *x, int rc, struct mg_err *err);
 /* An audit event for a refusal before any request context exists (HTTP
  * authentication, rate limits, oversized headers). */
 void mg_gate_refusal(struct mg_server *srv, const char *tenant, const char *op, const char *what, const char *code);
+
+/* An identifier to be kept as given (a key, an id, a tag): 0 when it holds
+ * no secret; else -1 with secret_in_identifier (what names it in the
+ * sentence), or internal when the scan fails. */
+int mg_gate_identifier(const struct mg_config *cfg, const char *what, const char *s, struct mg_err *err);
 
 /* Redact secrets in s[0..n) with the index's policy: out receives the text,
  * *nred the count. -1 when the scan fails (then serve nothing). */

@@ -114,15 +114,15 @@ static void mem_inputs(void *args, mg_input_fn visit, void *ud)
     visit(ud, &m->agent, MG_IN_ID, "agent_id", 0);
     visit(ud, &m->value, MG_IN_TEXT, "value", 0);
     visit(ud, &m->summary, MG_IN_TEXT, "summary", 0);
-    for (size_t i = 0; i < m->ntags; i++) visit(ud, &m->tags[i], MG_IN_TEXT, "tags", 0);
+    for (size_t i = 0; i < m->ntags; i++) visit(ud, &m->tags[i], MG_IN_ID, "tags", 0);
     if (m->note) {
         visit(ud, &m->note->key, MG_IN_ID, "key", 0);
         visit(ud, &m->note->session, MG_IN_ID, "session_id", 0);
         visit(ud, &m->note->value, MG_IN_TEXT, "value", 0);
     }
     for (size_t i = 0; i < m->nentities; i++) {
-        visit(ud, &m->entities[i].name, MG_IN_TEXT, "entities[].name", i);
-        visit(ud, &m->entities[i].type, MG_IN_TEXT, "entities[].type", i);
+        visit(ud, &m->entities[i].name, MG_IN_ID, "entities[].name", i);
+        visit(ud, &m->entities[i].type, MG_IN_ID, "entities[].type", i);
         visit(ud, &m->entities[i].notes, MG_IN_TEXT, "entities[].notes", i);
     }
 }

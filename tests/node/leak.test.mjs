@@ -8,7 +8,7 @@
 // Streamable HTTP), the /v1 API and the command line where it has the
 // command, once with a secret and once with an instruction-like line. Then:
 //
-//   - an identifier holding a secret is refused (secret_refused), content
+//   - an identifier holding a secret is refused (secret_in_identifier), content
 //     holding one is stored redacted; an identifier whose characters are
 //     restricted refuses the instruction (invalid_argument);
 //   - every read tool, over the three surfaces, serves no planted secret, and
@@ -62,10 +62,10 @@ const FIELDS = [
   { tool: 'set_note', field: 'key', kind: 'id', args: (v) => ({ key: v, value: `${MARK} plain value` }) },
   { tool: 'set_note', field: 'value', kind: 'text', args: (v, t) => ({ key: `k-${t}`, value: `${MARK} ${v}` }) },
   { tool: 'remember', field: 'summary', kind: 'text', args: (v) => ({ summary: `${MARK} ${v}`, session_id: PLAIN_SESSION }) },
-  { tool: 'remember', field: 'tags', kind: 'text', args: (v) => ({ summary: `${MARK} tagged`, tags: [v], session_id: PLAIN_SESSION }) },
+  { tool: 'remember', field: 'tags', kind: 'id', args: (v) => ({ summary: `${MARK} tagged`, tags: [v], session_id: PLAIN_SESSION }) },
   { tool: 'remember', field: 'session_id', kind: 'id', restricted: true, args: (v) => ({ summary: `${MARK} s`, session_id: v }) },
-  { tool: 'add_entities', field: 'name', kind: 'text', args: (v) => ({ entities: [{ name: v, type: 'thing', notes: MARK }], session_id: PLAIN_SESSION }) },
-  { tool: 'add_entities', field: 'type', kind: 'text', args: (v) => ({ entities: [{ name: `${MARK} n`, type: v, notes: MARK }], session_id: PLAIN_SESSION }) },
+  { tool: 'add_entities', field: 'name', kind: 'id', args: (v) => ({ entities: [{ name: v, type: 'thing', notes: MARK }], session_id: PLAIN_SESSION }) },
+  { tool: 'add_entities', field: 'type', kind: 'id', args: (v) => ({ entities: [{ name: `${MARK} n`, type: v, notes: MARK }], session_id: PLAIN_SESSION }) },
   { tool: 'add_entities', field: 'notes', kind: 'text', args: (v) => ({ entities: [{ name: `${MARK} n`, type: 'thing', notes: `${MARK} ${v}` }], session_id: PLAIN_SESSION }) },
   { tool: 'create_project', field: 'name', kind: 'id', restricted: true, args: (v) => ({ name: v }) },
   { tool: 'join_project', field: 'project', kind: 'id', restricted: true, args: (v, t) => ({ project: v, session_id: `j-${t}` }) },
@@ -188,7 +188,7 @@ test('writes: an identifier with a secret is refused, content with one is stored
         outcomes.push({ surface, tool: f.tool, field: f.field, payload, args, ...r });
         const what = `${surface} ${f.tool}.${f.field} with ${payload}: ${r.text.slice(0, 400)}`;
         if (payload === 'secret' && f.kind === 'id') {
-          assert.equal(r.code, 'secret_refused', what);
+          assert.equal(r.code, 'secret_in_identifier', what);
         } else if (payload === 'injection' && f.restricted) {
           assert.match(r.code || '', /^(invalid_argument|name_invalid)$/, what);
         } else if (f.tool === 'delete_note' || f.tool === 'retag_entities' || f.tool === 'leave_project' ||
@@ -203,6 +203,18 @@ test('writes: an identifier with a secret is refused, content with one is stored
       }
     }
   }
+});
+
+test('an X-Session-Id holding a secret is refused, audited, and kept nowhere', async () => {
+  const sid = secret('id'); // fits the id's characters [A-Za-z0-9._:-]
+  const res = await fetch(`${serve.url}/v1/notes`, { headers: { 'x-memgate-repo': 'alpha', 'x-session-id': sid } });
+  const body = await res.json();
+  assert.equal(res.status, 400, JSON.stringify(body));
+  assert.equal(body.error.code, 'secret_in_identifier');
+  assert.ok(!JSON.stringify(body).includes(sid), 'the error quotes the secret');
+  const a = mg(['audit', '--json', '--limit', '0']);
+  const events = a.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  assert.ok(events.some((e) => e.code === 'secret_in_identifier' && e.op === 'request_refused'), 'the refusal is not audited');
 });
 
 test('reads over MCP, /v1 and the command line serve no secret, and flag every instruction they carry', async () => {
@@ -290,7 +302,7 @@ test('each refusal, redaction and flag is audited', () => {
   const events = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
   const expect = (o) => {
     const f = FIELDS.find((x) => x.tool === o.tool && x.field === o.field);
-    if (o.payload === 'secret' && f.kind === 'id') return { code: 'secret_refused' };
+    if (o.payload === 'secret' && f.kind === 'id') return { code: 'secret_in_identifier' };
     if (o.payload === 'injection' && f.restricted) return { code: o.code };
     if (!o.ok) return null;
     if (o.tool === 'set_scope') return null; // the scope is the session's, not stored text: its echo is cleaned
