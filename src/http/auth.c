@@ -69,10 +69,13 @@ int mg__check_origin(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     }
     return 0;
 }
-/* Audit an HTTP-level refusal (no tool ran): auth failures, rate limits. */
-static void audit_refusal(struct mg_http *h, struct req *r, const char *op, const char *code, const char *tenant)
+void mg__refused(struct req *r, const char *op, const char *code)
 {
-    mg_gate_refusal(h->srv, tenant, op, r->label, code);
+    if (r->audited) return;
+    r->audited = true;
+    char what[160];
+    snprintf(what, sizeof(what), "%s from %s", r->label ? r->label : "?", r->from[0] ? r->from : "?");
+    mg_gate_refusal(r->h->srv, r->who.tenant[0] ? r->who.tenant : NULL, op, what, code);
 }
 
 static enum MHD_Result q_token_iter(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
@@ -115,7 +118,7 @@ int mg__check_headers(struct mg_http *h, struct MHD_Connection *c, struct req *r
     struct hsize z = {0};
     MHD_get_connection_values(c, MHD_HEADER_KIND, header_size_iter, &z);
     if (z.longest <= MG_HTTP_HEADER_MAX && z.total <= MG_HTTP_HEADERS_MAX) return 0;
-    audit_refusal(h, r, "request_refused", MG_E_HEADER_TOO_LARGE, NULL);
+    mg__refused(r, "request_refused", MG_E_HEADER_TOO_LARGE);
     *rc = mg__respond_error(c, r, 431, MG_E_HEADER_TOO_LARGE,
                         "request header fields too large: header '%.64s' is %zu bytes (the limit is %d per header and "
                         "%d in all)",
@@ -133,7 +136,7 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     bool in_query = false;
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, q_token_iter, &in_query);
     if (in_query) {
-        audit_refusal(h, r, "auth_fail", MG_E_TOKEN_IN_QUERY, NULL);
+        mg__refused(r, "auth_fail", MG_E_TOKEN_IN_QUERY);
         *rc = mg__respond_error(c, r, 400, MG_E_TOKEN_IN_QUERY,
                             "bad request: a token in the URL is never accepted (URLs end up in logs and histories); "
                             "send it in the Authorization: Bearer header, and revoke this one (memgate token revoke)");
@@ -148,7 +151,7 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     const char *auth = mg__header(c, MHD_HTTP_HEADER_AUTHORIZATION);
     if (!auth) {
         if (!*required) return 0;
-        audit_refusal(h, r, "auth_fail", MG_E_UNAUTHORIZED, NULL);
+        mg__refused(r, "auth_fail", MG_E_UNAUTHORIZED);
         *rc = respond_401(c, r, MG_E_UNAUTHORIZED,
                           "unauthorized: this server needs a token; send Authorization: Bearer <token> (create one "
                           "with `memgate token create --tenant T`)",
@@ -158,7 +161,7 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     struct mg_token tok;
     if (strncasecmp(auth, "Bearer ", 7) != 0 || !srv->tokens || mg_tokens_check(srv->tokens, auth + 7, &tok, &err) != 0) {
         const char *code = err.code ? err.code : MG_E_UNAUTHORIZED;
-        audit_refusal(h, r, "auth_fail", code, NULL);
+        mg__refused(r, "auth_fail", code);
         char why[1100];
         snprintf(why, sizeof(why), "unauthorized: %s",
                  err.code ? err.msg : "the Authorization header must be 'Bearer <token>'");
@@ -174,7 +177,7 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     bool ok = mg_rate_take(srv->ratelimit, tok.id, rate, &retry);
     mg_token_release(&tok);
     if (!ok) {
-        audit_refusal(h, r, "rate_limited", MG_E_RATE_LIMITED, r->who.tenant);
+        mg__refused(r, "rate_limited", MG_E_RATE_LIMITED);
         char ra[16];
         snprintf(ra, sizeof(ra), "%d", retry);
         char why[200];
@@ -186,7 +189,7 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
         return -1;
     }
     if (r->api == A_METRICS && r->who.level < MG_LEVEL_ADMIN) {
-        audit_refusal(h, r, "auth_fail", MG_E_SCOPE_FORBIDDEN, r->who.tenant);
+        mg__refused(r, "auth_fail", MG_E_SCOPE_FORBIDDEN);
         *rc = mg__respond_error(c, r, 403, MG_E_SCOPE_FORBIDDEN, "forbidden: /metrics needs an admin token");
         return -1;
     }

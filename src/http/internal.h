@@ -71,6 +71,10 @@ enum api { A_NONE, A_MCP, A_V1, A_HEALTHZ, A_METRICS };
 
 /* One HTTP request, from its headers to its completion. */
 struct req {
+    struct mg_http *h;
+    char from[64];         /* the client's address */
+    bool started;          /* on_request has seen it (its headers were read) */
+    bool audited;          /* its audit event is written: a refusal's, or its request context's */
     enum api api;
     const char *label;     /* the metrics route label */
     struct mg_buf body;
@@ -98,6 +102,9 @@ enum MHD_Result mg__respond_error(struct MHD_Connection *c, struct req *r, int s
                                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* ---- auth.c ---- */
+/* Audit r's refusal (once per request; mg_gate_refusal folds floods): op,
+ * code, the route and the client's address; the tenant when authenticated. */
+void mg__refused(struct req *r, const char *op, const char *code);
 /* Oversized headers: 431 and an audit event. 0 when within the caps. */
 int mg__check_headers(struct mg_http *h, struct MHD_Connection *c, struct req *r, enum MHD_Result *rc);
 /* Who is calling: r->who from the bearer token, or the local principal when

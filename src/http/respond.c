@@ -93,9 +93,28 @@ enum MHD_Result mg__respond(struct MHD_Connection *c, struct req *r, int status,
     return rc;
 }
 
+/* The code of an error body: {"error":{"code":"..."}}, a JSON-RPC error's
+ * data.code, or its number named. */
+static const char *error_code(json_t *j)
+{
+    json_t *e = json_object_get(j, "error"), *c = json_object_get(e, "code");
+    json_t *d = json_object_get(json_object_get(e, "data"), "code");
+    if (json_is_string(c)) return json_string_value(c);
+    if (json_is_string(d)) return json_string_value(d);
+    switch (json_is_integer(c) ? json_integer_value(c) : 0) {
+    case -32700: return "rpc_parse_error";
+    case -32600: return "rpc_invalid_request";
+    case -32601: return "rpc_method_not_found";
+    case -32602: return "rpc_invalid_params";
+    default: return "rpc_error";
+    }
+}
+
 enum MHD_Result mg__respond_json_h(struct MHD_Connection *c, struct req *r, int status, json_t *j,
                                       const char *h1, const char *v1, const char *h2, const char *v2)
 {
+    /* a refusal no request context audited (the tools' are): audited here, so none is missed */
+    if (status >= 400 && r && j) mg__refused(r, "request_refused", error_code(j));
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     json_decref(j);
     if (!text) return mg__respond(c, r, 500, "text/plain", strdup("out of memory\n"), 14, NULL);

@@ -11,6 +11,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,17 +138,38 @@ static enum MHD_Result metrics(struct mg_http *h, struct MHD_Connection *c, stru
 static enum MHD_Result dispatch(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *url,
                                 const char *method);
 
+static struct req *new_req(struct mg_http *h, struct MHD_Connection *c)
+{
+    struct req *r = calloc(1, sizeof(*r));
+    if (!r) return NULL;
+    r->h = h;
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+    if (!sa || getnameinfo(sa, sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in),
+                           r->from, sizeof(r->from), NULL, 0, NI_NUMERICHOST) != 0)
+        r->from[0] = 0;
+    return r;
+}
+
+/* The request line is in: its request exists from here, so that one
+ * libmicrohttpd refuses before on_request (headers it cannot read) is seen
+ * by on_completed. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    (void)uri;
+    return new_req(cls, c);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
     (void)version;
     struct mg_http *h = cls;
     struct req *r = *con_cls;
-    if (!r) {
+    if (!r && !(r = *con_cls = new_req(h, c))) return MHD_NO;
+    if (!r->started) {
         /* first call: the headers are in, the body is not */
-        r = calloc(1, sizeof(*r));
-        if (!r) return MHD_NO;
-        *con_cls = r;
+        r->started = true;
         r->label = route_label(url, &r->api);
         mg_buf_init(&r->body, h->srv->cfg.http_max_body);
         enum MHD_Result rc;
@@ -222,9 +244,12 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
 {
     (void)cls;
     (void)c;
-    (void)toe;
     struct req *r = *con_cls;
     if (!r) return;
+    if (!r->started && toe == MHD_REQUEST_TERMINATED_WITH_ERROR) {
+        r->label = "other";
+        mg__refused(r, "request_refused", MG_E_REQUEST_MALFORMED); /* libmicrohttpd answered 400 or 431 itself */
+    }
     mg_buf_release(&r->body);
     mg_principal_release(&r->who);
     free(r);
@@ -300,6 +325,7 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MG_HTTP_CONN_MEMORY,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MG_HTTP_IDLE_TIMEOUT_S,
                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+                            MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
                             MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
                             MHD_OPTION_END);
     if (!h->d) {

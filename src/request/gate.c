@@ -13,12 +13,14 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "request/ops.h"
 #include "request/resolve.h"
+#include "request/session.h"
 #include "security/audit.h"
 #include "security/sanitize.h"
 #include "security/secrets.h"
@@ -719,11 +721,107 @@ void mg_gate_finish(struct mg_ctx *x, int rc, struct mg_err *err)
     write_event(x->srv, &ev);
 }
 
+struct refusal {
+    int64_t start;  /* its interval began (monotonic ms); 0: the slot is free */
+    int each;       /* refusals like it written one by one in the interval */
+    long long more; /* ... and counted after those */
+    char tenant[65], op[65], code[65], what[160];
+};
+
+struct mg_refusals {
+    pthread_mutex_t mu;
+    int64_t window;  /* the interval in which `written` counts */
+    int written;     /* events written at once in it */
+    struct refusal slot[MG_REFUSAL_SLOTS];
+};
+
+struct mg_refusals *mg_refusals_new(void)
+{
+    struct mg_refusals *t = calloc(1, sizeof(*t));
+    if (t) pthread_mutex_init(&t->mu, NULL);
+    return t;
+}
+
+static void refusal_write(struct mg_server *srv, const struct refusal *f, long long repeated)
+{
+    struct mg_audit_event ev = {.tenant = f->tenant[0] ? f->tenant : NULL, .op = f->op, .query = f->what,
+                                .code = f->code, .status = "error", .durable = true, .repeated = repeated};
+    write_event(srv, &ev);
+}
+
+void mg_refusals_free(struct mg_server *srv)
+{
+    struct mg_refusals *t = srv->refusals;
+    if (!t) return;
+    for (size_t i = 0; i < MG_REFUSAL_SLOTS; i++)
+        if (t->slot[i].start && t->slot[i].more) refusal_write(srv, &t->slot[i], t->slot[i].more);
+    pthread_mutex_destroy(&t->mu);
+    free(t);
+    srv->refusals = NULL;
+}
+
+static bool refusal_is(const struct refusal *f, const char *tenant, const char *op, const char *what, const char *code)
+{
+    return f->start && strcmp(f->tenant, tenant) == 0 && strcmp(f->op, op) == 0 && strcmp(f->what, what) == 0 &&
+           strcmp(f->code, code) == 0;
+}
+
 void mg_gate_refusal(struct mg_server *srv, const char *tenant, const char *op, const char *what, const char *code)
 {
-    struct mg_audit_event ev = {.tenant = tenant && *tenant ? tenant : NULL, .op = op, .query = what, .code = code,
-                                .status = "error", .durable = true};
-    write_event(srv, &ev);
+    struct mg_refusals *t = srv->refusals;
+    struct refusal now_one = {0};
+    snprintf(now_one.tenant, sizeof(now_one.tenant), "%s", tenant ? tenant : "");
+    snprintf(now_one.op, sizeof(now_one.op), "%s", op);
+    snprintf(now_one.code, sizeof(now_one.code), "%s", code ? code : MG_E_INTERNAL);
+    snprintf(now_one.what, sizeof(now_one.what), "%s", what ? what : "");
+    if (!t) {
+        refusal_write(srv, &now_one, 0);
+        return;
+    }
+    struct refusal *done = malloc(sizeof(t->slot)); /* intervals over: written outside the lock */
+    size_t ndone = 0;
+    bool write_now = false;
+    pthread_mutex_lock(&t->mu);
+    int64_t now = mg_now_ms();
+    if (now - t->window >= MG_REFUSAL_WINDOW_MS) t->window = now, t->written = 0;
+    struct refusal *hit = NULL, *free_slot = NULL, *oldest = NULL;
+    for (size_t i = 0; i < MG_REFUSAL_SLOTS; i++) {
+        struct refusal *f = &t->slot[i];
+        if (f->start && now - f->start >= MG_REFUSAL_WINDOW_MS) {
+            if (f->more && done) done[ndone++] = *f;
+            f->start = 0;
+        }
+    }
+    bool flood = t->written >= MG_REFUSAL_BURST;
+    if (flood) snprintf(now_one.what, sizeof(now_one.what), "(more sources)"), now_one.tenant[0] = 0;
+    for (size_t i = 0; i < MG_REFUSAL_SLOTS && !hit; i++) {
+        struct refusal *f = &t->slot[i];
+        if (refusal_is(f, now_one.tenant, now_one.op, now_one.what, now_one.code)) hit = f;
+        else if (!f->start && !free_slot) free_slot = f;
+        else if (f->start && (!oldest || f->start < oldest->start)) oldest = f;
+    }
+    if (hit && hit->each < MG_REFUSAL_EACH && !flood) {
+        hit->each++;
+        t->written++;
+        write_now = true;
+    } else if (hit) {
+        hit->more++;
+    } else {
+        struct refusal *f = free_slot ? free_slot : oldest;
+        if (f == oldest && f->more && done) done[ndone++] = *f; /* evicted: its count is written now */
+        *f = now_one;
+        f->start = now ? now : 1;
+        f->more = flood; /* a flood's first is counted, not written at once */
+        f->each = !flood;
+        if (!flood) {
+            t->written++;
+            write_now = true;
+        }
+    }
+    pthread_mutex_unlock(&t->mu);
+    if (write_now) refusal_write(srv, &now_one, 0);
+    for (size_t i = 0; i < ndone; i++) refusal_write(srv, &done[i], done[i].more);
+    free(done);
 }
 
 int mg_gate_audit_query(struct mg_ctx *x, const struct mg_audit_filter *f, json_t **out, struct mg_err *err)

@@ -124,8 +124,22 @@ void mg_gate_subject(struct mg_ctx *x, const char *subject);
 void mg_gate_finish(struct mg_ctx *x, int rc, struct mg_err *err);
 
 /* An audit event for a refusal before any request context exists (HTTP
- * authentication, rate limits, oversized headers). */
+ * authentication, rate limits, oversized headers, bad requests). Floods are
+ * folded: the first MG_REFUSAL_EACH refusals of a (tenant, op, code, what)
+ * in an interval of MG_REFUSAL_WINDOW_MS are written at once, the others of
+ * that interval are counted and written as one event with "repeated": N
+ * when the interval is over (at the next refusal, or when the server
+ * closes); past MG_REFUSAL_BURST events written in one interval, refusals
+ * of every key are counted together under what "(more sources)". So a flood
+ * costs a bounded number of lines per interval, and nothing goes uncounted. */
+#define MG_REFUSAL_WINDOW_MS 10000
+#define MG_REFUSAL_EACH 5
+#define MG_REFUSAL_BURST 200
+#define MG_REFUSAL_SLOTS 64
 void mg_gate_refusal(struct mg_server *srv, const char *tenant, const char *op, const char *what, const char *code);
+struct mg_refusals *mg_refusals_new(void);
+/* Write the counts srv's table holds, and free it. */
+void mg_refusals_free(struct mg_server *srv);
 
 /* An identifier to be kept as given (a key, an id, a tag): 0 when it holds
  * no secret; else -1 with secret_in_identifier (what names it in the

@@ -6,6 +6,7 @@
 
 #include "code/code.h"
 #include "memory/memory.h"
+#include "request/gate.h"
 #include "security/audit.h"
 #include "security/token.h"
 
@@ -31,6 +32,10 @@ int mg_server_open(struct mg_server *srv, const struct mg_config *cfg, unsigned 
     if (mg_code_builtin_open(&srv->cfg, &srv->providers.code, err) != 0 ||
         mg_memory_builtin_open(&srv->cfg, &srv->providers, err) != 0 || mg_audit_open(&srv->cfg, &srv->audit, err) != 0)
         goto fail;
+    if (!(srv->refusals = mg_refusals_new())) {
+        mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the refusal table");
+        goto fail;
+    }
     if (flags & MG_SERVER_TOKENS) {
         if (mg_tokens_open(&srv->cfg, &srv->tokens, err) != 0) goto fail;
         if (!(srv->ratelimit = mg_ratelimit_new(NULL, NULL, 0))) {
@@ -48,6 +53,7 @@ void mg_server_close(struct mg_server *srv)
 {
     mg_ratelimit_free(srv->ratelimit);
     mg_tokens_close(srv->tokens);
+    mg_refusals_free(srv); /* writes the counts it holds */
     mg_audit_close(srv->audit);
     close_providers(&srv->providers);
     mg_sessions_free(srv->sessions);

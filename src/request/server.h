@@ -26,6 +26,7 @@ struct mg_server {
     struct mg_audit *audit;         /* the audit log */
     struct mg_tokens *tokens;       /* MG_SERVER_TOKENS: the token store; else NULL */
     struct mg_ratelimit *ratelimit; /* MG_SERVER_TOKENS: per-token request rates; else NULL */
+    struct mg_refusals *refusals;   /* refusal floods folded (request/gate.h) */
     bool fixtures;      /* --conformance-fixtures: the conformance suite's test tools and methods */
     bool verbose;       /* MEMGATE_VERBOSE=1: _meta with instance, session, repo, time on every tool result */
     volatile int stopping; /* set when the process stops: long work (an index run) ends at its next step */

@@ -108,6 +108,7 @@ enum mg_audit_bad mg_audit_parse_line(const char *line, size_t len, struct mg_au
     else if (!str_or_null(o, "session")) bad = "session";
     else if (!str_or_null(o, "repo")) bad = "repo";
     else if (!str_or_null(o, "query")) bad = "query";
+    else if (json_object_get(o, "repeated") && !json_is_integer(json_object_get(o, "repeated"))) bad = "repeated";
     for (size_t i = 0; !bad && json_is_array(flags) && i < json_array_size(flags); i++)
         if (!json_is_string(json_array_get(flags, i))) bad = "flags";
     if (bad) {
@@ -198,8 +199,10 @@ static char *event_body(const struct mg_audit_event *ev, long long seq, const ch
     }
     if (ev->code) json_object_set_new(o, "code", jstr(ev->code, MG_AUDIT_FIELD_MAX));
     if (ev->status) json_object_set_new(o, "status", jstr(ev->status, MG_AUDIT_FIELD_MAX));
+    if (ev->repeated > 0) json_object_set_new(o, "repeated", json_integer(ev->repeated));
     json_object_set_new(o, "prev", json_string(prev));
-    if (json_object_size(o) != 12u + (ev->nparts != 0) + (ev->code != NULL) + (ev->status != NULL))
+    if (json_object_size(o) != 12u + (ev->nparts != 0) + (ev->code != NULL) + (ev->status != NULL) +
+                                (ev->repeated > 0))
         goto oom; /* a set failed */
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);

@@ -69,6 +69,7 @@ struct mg_audit_event {
     const struct mg_audit_part *parts; /* NULL: left out; else "parts":{"op":results,...} */
     size_t nparts;
     const char *code, *status; /* NULL: left out */
+    long long repeated;        /* > 0: "repeated": this many more refusals like it (gate.c folds floods); 0: left out */
     bool durable;              /* a write or a security event: synced under audit_fsync = writes too */
 };
 

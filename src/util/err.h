@@ -64,6 +64,7 @@
 #define MG_E_SCOPE_FORBIDDEN "scope_forbidden" /* the token's scope (read/write/admin) is below the operation's (403) */
 #define MG_E_REPO_FORBIDDEN "repo_forbidden"  /* the token's repo list does not include the repo (403) */
 #define MG_E_CROSS_REPO     "cross_repo_denied" /* a request spans several repos while cross_repo is off (403) */
+#define MG_E_REQUEST_MALFORMED "request_malformed" /* libmicrohttpd could not read the request's header (400/431) */
 #define MG_E_SECRET_IN_IDENTIFIER "secret_in_identifier"  /* an identifier to store (key, id, project) holds a secret (400) */
 #define MG_E_RATE_LIMITED   "rate_limited"    /* the token's request rate is over its limit (429) */
 #define MG_E_HEADER_TOO_LARGE "header_too_large" /* HTTP: a header over 8 KiB, or all over 64 KiB (431) */

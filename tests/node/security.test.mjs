@@ -31,7 +31,7 @@ function token(tenant, extra = []) {
 
 /** The audit events (JSON lines) written after `since` events. */
 function auditEvents() {
-  const r = mg(['audit', '--json']);
+  const r = mg(['audit', '--json', '--limit', '0']);
   assert.equal(r.status, 0, r.stderr);
   return r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
 }
@@ -193,17 +193,26 @@ test("a session is its tenant's: another tenant's token cannot use its id", asyn
   try {
     const sid = c.transport.sessionId;
     assert.ok(sid);
+    let n = count();
     const r = await fetch(serve.mcpUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${tok.globex}`, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'list_repos', arguments: {} } }),
     });
     assert.equal(r.status, 404);
+    assertAudited(n, 'request_refused', 'session_not_found');
+    n = count();
+    const del = await fetch(serve.mcpUrl, { method: 'DELETE', headers: { authorization: `Bearer ${tok.globex}`, 'mcp-session-id': sid } });
+    assert.equal(del.status, 404);
+    assertAudited(n, 'request_refused', 'session_not_found');
     const api1 = await api('/v1/scope', { token: tok.acmeRead, method: 'PUT', headers: { 'x-session-id': 'shared-session-id-1' }, body: { globs: ['src/**'] } });
     assert.equal(api1.status, 200, api1.text);
+    n = count();
     const api2 = await api('/v1/scope', { token: tok.globex, headers: { 'x-session-id': 'shared-session-id-1' } });
     assert.equal(api2.status, 404, api2.text);
     assert.equal(api2.json.error.code, 'session_not_found');
+    assertAudited(n, 'request_refused', 'session_not_found');
+    assert.ok(auditEvents().slice(n).some((e) => e.tenant === 'globex'), 'the probe is audited under the prober\'s tenant');
   } finally {
     await c.close();
   }

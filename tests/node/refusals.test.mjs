@@ -1,0 +1,103 @@
+// Every refusal of the HTTP server leaves an audit event (docs/http.md
+// "Protection"), whichever layer refuses: DNS-rebinding checks, body and
+// header caps (libmicrohttpd's own past 128 KiB too), bodies that are not
+// JSON objects (invalid UTF-8, NUL, nesting), unknown and repeated
+// parameters, MCP parse errors and unknown sessions. A flood of refusals is
+// folded: a few events each, then one with "repeated": N.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import net from 'node:net';
+import { after, before, test } from 'node:test';
+
+import { makeRepo, makeWorld, MEMGATE_BIN, indexRepo, shutdown, startServe } from './lib/harness.mjs';
+
+let world;
+let serve;
+
+function mg(args) {
+  return spawnSync(MEMGATE_BIN, args, { env: world.env, cwd: world.cwd, encoding: 'utf8' });
+}
+
+function events() {
+  const r = mg(['audit', '--json', '--limit', '0']);
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+/** Raw bytes to the server; resolves with the response's status code. */
+function raw(bytes) {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(serve.port, '127.0.0.1');
+    let got = '';
+    s.on('data', (d) => {
+      got += d;
+    });
+    s.on('error', (e) => (got ? resolve(Number(got.split(' ')[1])) : reject(e)));
+    s.on('close', () => resolve(Number(got.split(' ')[1])));
+    s.write(bytes);
+    setTimeout(() => s.end(), 500);
+  });
+}
+
+async function http(method, p, { headers = {}, body } = {}) {
+  const res = await fetch(`${serve.url}${p}`, { method, headers, body });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+const JSONH = { 'content-type': 'application/json' };
+const MCPH = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+
+before(async () => {
+  world = makeWorld('refusals');
+  indexRepo(world, makeRepo(world, 'alpha'));
+  serve = await startServe(world);
+});
+
+after(async () => {
+  await shutdown([], serve);
+  world.cleanup();
+});
+
+// [what, request, status, code]; each is sent once, on its own route and code
+const CASES = [
+  ['Host not loopback', () => raw('GET /v1/repos HTTP/1.1\r\nHost: evil.example\r\n\r\n'), 403, 'host_forbidden'],
+  ['Origin not allowed', () => http('GET', '/healthz', { headers: { origin: 'http://evil.example' } }), 403, 'origin_forbidden'],
+  ['body over the cap (Content-Length)', () => raw('POST /v1/notes HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\n\r\n'), 413, 'body_too_large'],
+  ['headers over 128 KiB (libmicrohttpd refuses)', () => raw(`GET /v1/scope HTTP/1.1\r\nHost: localhost\r\n${Array.from({ length: 40 }, (_, i) => `X-P${i}: ${'a'.repeat(4000)}\r\n`).join('')}\r\n`), 431, 'request_malformed'],
+  ['invalid UTF-8', () => http('POST', '/v1/notes', { headers: JSONH, body: Buffer.from('{"key":"a\xff","value":"b"}', 'latin1') }), 400, 'invalid_argument'],
+  ['a NUL in JSON', () => http('POST', '/v1/episodes', { headers: JSONH, body: '{"summary":"a\\u0000"}' }), 400, 'invalid_argument'],
+  ['JSON nested too deep', () => http('POST', '/v1/entities', { headers: JSONH, body: '['.repeat(5000) + ']'.repeat(5000) }), 400, 'invalid_argument'],
+  ['an unknown parameter', () => http('GET', '/v1/search?q=a&bogus=1'), 400, 'invalid_argument'],
+  ['a repeated parameter', () => http('GET', '/v1/symbols?q=a&q=b'), 400, 'invalid_argument'],
+  ['an unknown route', () => http('GET', '/v1/nothing'), 404, 'route_not_found'],
+  ['MCP: not JSON', () => http('POST', '/mcp', { headers: MCPH, body: '{bad' }), 400, 'rpc_parse_error'],
+  ['MCP: an unknown session', () => http('POST', '/mcp', { headers: { ...MCPH, 'mcp-session-id': 'nosuchsession000' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' }), 404, 'session_not_found'],
+  ['MCP: DELETE of an unknown session', () => http('DELETE', '/mcp', { headers: { 'mcp-session-id': 'nosuchsession001' } }), 404, 'session_not_found'],
+];
+
+for (const [what, send, status, code] of CASES) {
+  test(`audited: ${what} (${status} ${code})`, async () => {
+    const n = events().length;
+    assert.equal(await send(), status, what);
+    const ev = events().slice(n);
+    assert.ok(ev.some((e) => e.op === 'request_refused' && e.code === code && e.status === 'error'),
+      `no request_refused/${code} event among ${JSON.stringify(ev.map((e) => [e.op, e.code, e.query]))}`);
+  });
+}
+
+test('a flood of refusals is folded: five events, then one with the count, and the chain verifies', async () => {
+  const n = events().length;
+  const N = 60;
+  for (let i = 0; i < N; i++) assert.equal(await http('GET', '/healthz', { headers: { origin: 'http://flood.example' } }), 403);
+  const during = events().slice(n).filter((e) => e.code === 'origin_forbidden');
+  assert.ok(during.length <= 5, `${during.length} events for ${N} refusals`);
+  await shutdown([], serve); // the count is written when the server closes (or the interval ends)
+  const all = events().slice(n).filter((e) => e.code === 'origin_forbidden');
+  const total = all.reduce((s, e) => s + (e.repeated || 1), 0); // an event with "repeated" stands for that many
+  assert.equal(total, N, JSON.stringify(all));
+  assert.ok(all.some((e) => e.repeated > 0));
+  const v = mg(['audit', '--verify']);
+  assert.equal(v.status, 0, v.stdout + v.stderr);
+  serve = await startServe(world);
+});
