@@ -1,5 +1,6 @@
 /* test_config.c — settings parsing (util/config.h). */
 #include "test.h"
+#include "security/roots.h"
 #include "util/config.h"
 
 TEST(config_parse_sizes)
@@ -78,4 +79,38 @@ TEST(config_load_order_file_then_env)
     setenv("MEMGATE_CONFIG", "/nonexistent/memgate.conf", 1);
     ASSERT_EQ_INT(mg_config_load(&c, &err), -1);
     ASSERT_EQ_STR(err.code, MG_E_CONFIG);
+}
+
+static int collect(void *ud, const char *tenant, const char *dir)
+{
+    char *out = ud;
+    snprintf(out + strlen(out), 512 - strlen(out), "[%s|%s]", tenant, dir);
+    return 0;
+}
+
+/* index_roots: TENANT:DIR entries; bad entries name the key; paths compare by whole components. */
+TEST(config_index_roots)
+{
+    struct mg_config c;
+    struct mg_err err = {0};
+    mg_config_defaults(&c);
+    const char *ok = "index_roots = acme:/srv/acme , globex:/srv/g lobex,local:/\n";
+    ASSERT_EQ_INT(mg_config_parse(&c, ok, strlen(ok), "cfg", &err), 0);
+    char got[512] = "";
+    ASSERT_EQ_INT(mg_index_roots_each(c.index_roots, "x", collect, got, &err), 0);
+    ASSERT_EQ_STR(got, "[acme|/srv/acme][globex|/srv/g lobex][local|/]");
+    static const char *const bad[] = {"index_roots = /srv/acme\n", "index_roots = acme:srv\n",
+                                      "index_roots = Acme:/srv\n", "index_roots = :/srv\n",
+                                      "index_roots = acme:/a, b\n"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ASSERT_EQ_INT(mg_config_parse(&c, bad[i], strlen(bad[i]), "cfg", &err), -1);
+        ASSERT_EQ_STR(err.code, MG_E_CONFIG);
+        ASSERT_CONTAINS(err.msg, "index_roots");
+    }
+    ASSERT_EQ_INT(mg_path_within("/a/b", "/a/b"), 1);
+    ASSERT_EQ_INT(mg_path_within("/a/b/c", "/a/b"), 1);
+    ASSERT_EQ_INT(mg_path_within("/a/b/c", "/a/b/"), 1);
+    ASSERT_EQ_INT(mg_path_within("/a/bc", "/a/b"), 0);
+    ASSERT_EQ_INT(mg_path_within("/a", "/a/b"), 0);
+    ASSERT_EQ_INT(mg_path_within("/x", "/"), 1);
 }

@@ -11,9 +11,13 @@ struct g {
     struct mg_t_srv t;
 };
 
+/* acme may index under /tmp, where the test directories are (index_roots, security/roots.h) */
+#define ACME_ROOTS "acme:/tmp"
+
 static void g_init(struct g *g, const char *home, const char *tenant, int level)
 {
     mg_t_srv_open(&g->t, home, tenant, level);
+    snprintf(g->t.srv.cfg.index_roots, sizeof(g->t.srv.cfg.index_roots), "%s", ACME_ROOTS);
 }
 
 static void g_free(struct g *g) { mg_t_srv_close(&g->t); }
@@ -26,6 +30,7 @@ static json_t *gcall(struct g *g, const char *tool, const char *args, char *code
 
 static void index_as(const char *home, const char *dir, const char *name, const char *tenant)
 {
+    mg_t_write_str(home, "config", "index_roots = " ACME_ROOTS "\n");
     struct mg_t_out o = tenant ? MG_RUN(dir, home, "index", dir, "--name", name, "--tenant", tenant, "--quiet")
                                : MG_RUN(dir, home, "index", dir, "--name", name, "--quiet");
     if (o.status != 0) FAIL("index %s: %s", name, o.err);
@@ -88,11 +93,15 @@ TEST(gate_tenants_never_see_each_other)
     snprintf(args, sizeof(args), "{\"path\":\"%s\"}", c);
     ASSERT(!gcall(&g, "index_repo", args, code));
     ASSERT_EQ_STR(code, "scope_forbidden");
-    /* not even an admin of acme may re-index local's repo */
+    /* not even an admin of acme may re-index local's repo, nor a directory in it (roots.test.mjs has more) */
     g.t.who.level = MG_LEVEL_ADMIN;
     snprintf(args, sizeof(args), "{\"path\":\"%s\"}", a);
     ASSERT(!gcall(&g, "index_repo", args, code));
-    ASSERT_EQ_STR(code, "repo_forbidden");
+    ASSERT_EQ_STR(code, "root_forbidden");
+    mg_t_write_str(a, "sub/x.c", "int x;\n");
+    snprintf(args, sizeof(args), "{\"path\":\"%s/sub\"}", a);
+    ASSERT(!gcall(&g, "index_repo", args, code));
+    ASSERT_EQ_STR(code, "root_forbidden");
     g_free(&g);
 
     /* a token limited to some repos: the others are forbidden when named, invisible otherwise */

@@ -213,7 +213,8 @@ static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index
         path = pc->repos[0].root;
     }
     struct index_progress ip = {.pc = pc};
-    struct mg_index_opts o = {.path = path, .name = q->name, .tenant = pc->tenant, .stop = pc->stop,
+    struct mg_index_opts o = {.path = path, .stored_root = q->path ? NULL : path, .name = q->name,
+                              .tenant = pc->tenant, .token = pc->token, .stop = pc->stop,
                               .on_progress = pc->progress ? on_index_progress : NULL, .progress_ud = &ip};
     struct mg_index_stats st;
     if (pc->progress) pc->progress(pc->progress_ud, 0, 0, "walking the repository");

@@ -27,6 +27,7 @@
 #include "index/chunk.h"
 #include "index/lang.h"
 #include "index/walk.h"
+#include "security/roots.h"
 #include "security/secrets.h"
 #include "store/content.h"
 #include "store/db.h"
@@ -904,14 +905,16 @@ static int open_repo(const struct mg_config *c, const struct mg_index_opts *o, s
     if (!realpath(o->path, st->root))
         return mg_err_set(err, MG_E_IO, "cannot resolve '%s': %s", o->path, strerror(errno));
     if (o->name && mg_repo_check_name(o->name, err) != 0) return -1;
+    const char *tenant = o->tenant ? o->tenant : "local";
+    /* the one index-root policy: the tenant's roots, no other tenant's repo, not memgate's own directories */
+    if (mg_root_check(c, tenant, o->token, st->root, o->stored_root, err) != 0) return -1;
 
     struct mg_repo existing;
     int found = mg_catalog_find_root(c, st->root, &existing, err);
     if (found < 0) return -1;
-    const char *tenant = o->tenant ? o->tenant : "local";
-    if (found && strcmp(existing.tenant, tenant) != 0)
-        return mg_err_set(err, MG_E_REPO_FORBIDDEN, "'%s' is indexed by another tenant; a tenant can only index and "
-                          "re-index its own repos", st->root);
+    if (found && strcmp(existing.tenant, tenant) != 0) /* mg_root_check refused it already */
+        return mg_err_set(err, MG_E_ROOT_FORBIDDEN, "'%s' is a repo of another tenant; index a directory of your "
+                          "own", st->root);
     if (found && o->name && strcmp(o->name, existing.id) != 0)
         return mg_err_set(err, MG_E_REPO_EXISTS, "'%s' is already indexed as '%s'; use that id, or run "
                           "`memgate repos rm %s` first", st->root, existing.id, existing.id);

@@ -29,6 +29,9 @@
 struct mg_index_opts {
     const char *path;  /* the directory to index, as given */
     const char *name;  /* --name, or NULL to derive the id from the path */
+    /* re-indexing an existing repo: its stored root, which path must still resolve to (NULL: indexing a path) */
+    const char *stored_root;
+    bool token;         /* the caller holds an access token: tenant `local` is restricted like any other */
     const char *tenant; /* the owning tenant of a new repo, and the only one that may re-index it (NULL: "local") */
     /* Progress of the run, for whoever shows it (NULL: nobody): called from
      * the writer thread about five times a second, and at each phase's end. */

@@ -42,6 +42,7 @@
 struct mg_pcall {
     const struct mg_config *cfg;
     const char *tenant;               /* the caller's tenant */
+    bool token;                       /* the caller authenticated with an access token (not the local principal) */
     const struct mg_repo *repos;      /* the repos the gate resolved (none for some operations) */
     size_t nrepos;
     const struct mg_scope *scope;     /* the effective scope (globs, excludes, languages); never NULL */

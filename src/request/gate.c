@@ -574,6 +574,7 @@ int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target
     struct mg_pcall pc = {
         .cfg = &x->srv->cfg,
         .tenant = x->who.tenant,
+        .token = x->who.token_id[0] != 0,
         .repos = repos,
         .nrepos = nrepos,
         .scope = x->resolved ? &x->scope : &no_scope,

@@ -2,6 +2,7 @@
 #include "util/config.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -48,6 +49,8 @@ static const struct key {
     {"secret_rules", K_STR, offsetof(struct mg_config, secret_rules), 0,
      sizeof(((struct mg_config *)0)->secret_rules) - 1},
     {"cache_dir", K_STR, offsetof(struct mg_config, cache_dir), 0, sizeof(((struct mg_config *)0)->cache_dir) - 1},
+    {"index_roots", K_STR, offsetof(struct mg_config, index_roots), 0,
+     sizeof(((struct mg_config *)0)->index_roots) - 1},
 #define STRKEY(k, min) {#k, K_STR, offsetof(struct mg_config, k), min, sizeof(((struct mg_config *)0)->k) - 1}
     STRKEY(embedder, 1),
     STRKEY(embed_url, 0),
@@ -162,6 +165,7 @@ int mg_config_set(struct mg_config *c, const char *key, const char *value, const
             if ((long long)n < k->min || (long long)n > k->max)
                 return mg_err_set(err, MG_E_CONFIG, "%s: %s must be %lld to %lld characters long", origin, key,
                                   k->min, k->max);
+            if (strcmp(key, "index_roots") == 0 && mg_index_roots_each(value, origin, NULL, NULL, err) < 0) return -1;
             memcpy((char *)c + k->off, value, n + 1);
             return 0;
         }
@@ -186,6 +190,46 @@ int mg_config_set(struct mg_config *c, const char *key, const char *value, const
         return 0;
     }
     return mg_err_set(err, MG_E_CONFIG, "%s: unknown key '%s'; see docs/config.md for the keys", origin, key);
+}
+
+int mg_index_roots_each(const char *value, const char *origin,
+                        int (*visit)(void *ud, const char *tenant, const char *dir), void *ud, struct mg_err *err)
+{
+    const char *p = value;
+    while (*p) {
+        while (*p == ' ' || *p == '\t') p++;
+        const char *e = strchr(p, ',');
+        if (!e) e = p + strlen(p);
+        const char *end = e;
+        while (end > p && (end[-1] == ' ' || end[-1] == '\t')) end--;
+        if (end > p) {
+            char entry[PATH_MAX + 80];
+            size_t n = (size_t)(end - p);
+            if (n >= sizeof(entry))
+                return mg_err_set(err, MG_E_CONFIG, "%s: an index_roots entry is longer than %zu bytes", origin,
+                                  sizeof(entry) - 1);
+            memcpy(entry, p, n);
+            entry[n] = 0;
+            char *colon = strchr(entry, ':');
+            size_t tl = colon ? (size_t)(colon - entry) : 0;
+            bool ok = colon && tl >= 1 && tl <= 64 && isalnum((unsigned char)entry[0]) && colon[1] == '/';
+            for (size_t i = 0; ok && i < tl; i++) {
+                unsigned char ch = (unsigned char)entry[i];
+                ok = (islower(ch) || isdigit(ch) || ch == '.' || ch == '_' || ch == '-');
+            }
+            if (!ok)
+                return mg_err_set(err, MG_E_CONFIG, "%s: index_roots entry '%s' is not TENANT:/absolute/dir (a "
+                                  "tenant of a-z 0-9 . _ -, a colon, an absolute path; entries separated by commas)",
+                                  origin, entry);
+            *colon = 0;
+            if (visit) {
+                int rc = visit(ud, entry, colon + 1);
+                if (rc) return rc;
+            }
+        }
+        p = *e ? e + 1 : e;
+    }
+    return 0;
 }
 
 static char *trim(char *s, char *e)
@@ -262,10 +306,12 @@ int mg_config_load(struct mg_config *c, struct mg_err *err)
                           "to a shorter one", PATH_MAX - 128);
     const char *explicit_path = getenv("MEMGATE_CONFIG");
     char path[PATH_MAX + 16];
+    snprintf(c->config_path, sizeof(c->config_path), "%s", explicit_path && *explicit_path ? explicit_path : "");
     if (explicit_path && *explicit_path) {
         if (load_file(c, explicit_path, 1, err) != 0) return -1;
     } else {
         snprintf(path, sizeof(path), "%s/config", c->home);
+        snprintf(c->config_path, sizeof(c->config_path), "%s", path);
         if (load_file(c, path, 0, err) != 0) return -1;
     }
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {

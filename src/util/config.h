@@ -49,6 +49,10 @@ struct mg_config {
     char audit_fsync[8];     /* "writes" (default: fdatasync after durable events), "event" (every one) or "off" */
     char secret_rules[PATH_MAX]; /* secret-scanner rules file; empty = the built-in rules */
     char cache_dir[PATH_MAX];    /* compiled secret rules are cached here; empty = <home>/cache */
+    /* index roots (src/security/roots.h): "TENANT:DIR, TENANT:DIR, ..."; a tenant may index only under its
+     * own; empty: only the local tenant may index, anywhere (both minus the forbidden places) */
+    char index_roots[4096];
+    char config_path[PATH_MAX];  /* the config file read (or looked for); not a setting */
     /* semantic search (src/embed/embed.h, docs/semantic.md) */
     char embedder[16];       /* auto | builtin | openai | none (default auto) */
     char embed_url[512];     /* OpenAI-compatible base URL, e.g. http://localhost:11434/v1 */
@@ -67,6 +71,13 @@ void mg_config_defaults(struct mg_config *c);
 int mg_config_parse(struct mg_config *c, const char *text, size_t len, const char *origin, struct mg_err *err);
 /* Set one key from its text value. */
 int mg_config_set(struct mg_config *c, const char *key, const char *value, const char *origin, struct mg_err *err);
+/* Walk an index_roots value: visit(ud, tenant, dir) for each `TENANT:DIR`
+ * entry (separated by commas, spaces around them ignored) until visit returns
+ * nonzero (that value is returned). A malformed entry is -1 with err
+ * (invalid_config, naming origin): a tenant of 1-64 characters of
+ * a-z 0-9 . _ -, a colon, an absolute directory. visit may be NULL (check only). */
+int mg_index_roots_each(const char *value, const char *origin,
+                        int (*visit)(void *ud, const char *tenant, const char *dir), void *ud, struct mg_err *err);
 /* Parse "1048576", "512k", "1M", "2G" into bytes; -1 on a bad value. */
 int mg_parse_size(const char *s, size_t *out);
 

@@ -63,6 +63,7 @@
 #define MG_E_UNAUTHORIZED   "unauthorized"    /* HTTP: no bearer token where one is required (401) */
 #define MG_E_SCOPE_FORBIDDEN "scope_forbidden" /* the token's scope (read/write/admin) is below the operation's (403) */
 #define MG_E_REPO_FORBIDDEN "repo_forbidden"  /* the token's repo list does not include the repo (403) */
+#define MG_E_ROOT_FORBIDDEN "root_forbidden"  /* a directory the index-root policy refuses (security/roots.h) (403) */
 #define MG_E_CROSS_REPO     "cross_repo_denied" /* a request spans several repos while cross_repo is off (403) */
 #define MG_E_REQUEST_MALFORMED "request_malformed" /* libmicrohttpd could not read the request's header (400/431) */
 #define MG_E_SECRET_IN_IDENTIFIER "secret_in_identifier"  /* an identifier to store (key, id, project) holds a secret (400) */

@@ -343,6 +343,8 @@ function mg(args) {
 
 before(async () => {
   world = makeWorld('memiso');
+  // each tenant may index under the test directory (docs/config.md, index_roots)
+  world.env.MEMGATE_INDEX_ROOTS = TENANTS.map((t) => `${t}:${world.dir}`).join(',');
   const tokens = TENANTS.map((t) => JSON.parse(mg(['token', 'create', '--tenant', t, '--scope', 'write', '--rate', '0', '--json'])).token);
   adminToken = JSON.parse(mg(['token', 'create', '--tenant', TENANTS[0], '--scope', 'admin', '--rate', '0', '--json'])).token;
   TENANTS.forEach((t, ti) => {

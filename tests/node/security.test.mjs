@@ -71,6 +71,7 @@ async function mcpClient(t, name = 'security-test') {
 
 before(async () => {
   world = makeWorld('security');
+  world.env.MEMGATE_INDEX_ROOTS = `acme:${world.dir}, globex:${world.dir}`;
   A = makeRepo(world, 'alpha');
   B = makeRepo(world, 'globexrepo');
   execFileSync(MEMGATE_BIN, ['index', A.root, '--name', 'alpha', '--tenant', 'acme', '--quiet'], { env: world.env, cwd: world.cwd });
@@ -182,10 +183,12 @@ test('token repo allowlist and scopes: 403 repo_forbidden, scope_forbidden', asy
   assert.equal(r.status, 403);
   r = await api('/metrics', { token: tok.acmeRead });
   assert.equal(r.status, 403);
-  // an admin of acme may not index a directory that another tenant owns
+  // an admin of acme may not index a directory that another tenant owns (more in roots.test.mjs)
+  n = count();
   r = await api('/v1/index', { token: tok.acmeAdmin, method: 'POST', body: { path: B.root } });
   assert.equal(r.status, 403, r.text);
-  assert.equal(r.json.error.code, 'repo_forbidden');
+  assert.equal(r.json.error.code, 'root_forbidden');
+  assertAudited(n, 'index_repo', 'root_forbidden');
 });
 
 test("a session is its tenant's: another tenant's token cannot use its id", async () => {
