@@ -32,7 +32,7 @@ static void emit_n(const struct mg_config *c, int n, const char *tenant, const c
     for (int i = 0; i < n; i++) {
         char q[64];
         snprintf(q, sizeof(q), "query number %d", i);
-        const char *flags[] = {"injection_flag"};
+        const char *flags[] = {"prompt_injection"};
         struct mg_audit_event ev = {.tenant = tenant, .instance = "inst-1", .session = "sess-abcdef123",
                                     .repo = "api-1", .op = op, .query = q, .results = i, .redactions = i % 2,
                                     .flags = flags, .nflags = (size_t)(i % 2)};
@@ -99,7 +99,7 @@ TEST(audit_chain_verify_and_tamper)
     ASSERT_EQ_INT(json_integer_value(json_object_get(first, "seq")), 1);
     json_decref(first);
     ASSERT_CONTAINS(orig[0], "{\"seq\":1,\"time\":\"");
-    ASSERT_CONTAINS(orig[1], "\"flags\":[\"injection_flag\"]");
+    ASSERT_CONTAINS(orig[1], "\"flags\":[\"prompt_injection\"]");
 
     struct mg_audit_report r;
     struct mg_err err = {0};
@@ -417,9 +417,9 @@ TEST(audit_follow_prints_new_events)
     bool first = read_until(pfd[0], buf, sizeof(buf), &len, "\"seq\":1,", 10000);
     if (first) {
         emit_n(&c, 1, "other", "search"); /* filtered out */
-        emit_n(&c, 1, "acme", "note_write");
+        emit_n(&c, 1, "acme", "set_note");
     }
-    bool second = first && read_until(pfd[0], buf, sizeof(buf), &len, "\"op\":\"note_write\"", 10000);
+    bool second = first && read_until(pfd[0], buf, sizeof(buf), &len, "\"op\":\"set_note\"", 10000);
     /* across a rotation: enough events to roll audit.log over */
     if (second) emit_n(&c, 20, "acme", "recall");
     bool third = second && read_until(pfd[0], buf, sizeof(buf), &len, "\"seq\":23,", 10000);

@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "security/audit.h"
 #include "security/common.h"
+#include "tools/tools.h"
 
 static const char *HELP =
     "usage: memgate audit [--tenant T] [--op OP] [--since TIME] [--limit N] [--json] [--follow]\n"
@@ -24,7 +25,10 @@ static const char *HELP =
     "\n"
     "options:\n"
     "  --tenant T     only this tenant's events\n"
-    "  --op OP        only this op (search, read_file, auth_fail, token_create, ...)\n"
+    "  --op OP        only this op: a tool's name (search_code, read_file, set_note,\n"
+    "                 index_repo, ...) or auth_fail, rate_limited, request_refused,\n"
+    "                 audit_read, isolation_drop, token_create, token_revoke,\n"
+    "                 repo_remove, audit_recovered (docs/security.md, \"Ops\")\n"
     "  --since TIME   only events at or after TIME: a duration back from now (90m,\n"
     "                 12h, 7d), a date (2025-01-31, UTC) or 2025-01-31T12:00:00Z\n"
     "  --limit N      the newest N matching events (default 100; 0 = all)\n"
@@ -162,6 +166,23 @@ static int follow(const struct mg_config *cfg, const struct mg_audit_filter *f, 
     }
 }
 
+/* Is op one memgate writes? Else a hint on stderr (the filter still runs:
+ * older logs may hold other names). */
+static void check_op(const char *op)
+{
+    if (mg_tool_find(op)) return;
+    for (const char *const *o = mg_audit_other_ops; *o; o++)
+        if (strcmp(*o, op) == 0) return;
+    static const char *const renamed[][2] = {{"note_write", "set_note"},  {"scope_set", "set_scope"},
+                                             {"scope_clear", "clear_scope"}, {"index", "index_repo"},
+                                             {"search", "search_code"}};
+    const char *hint = NULL;
+    for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++)
+        if (strcmp(renamed[i][0], op) == 0) hint = renamed[i][1];
+    fprintf(stderr, "memgate: note: memgate writes no op '%s'; ops are named after the tool that ran%s%s%s (see "
+            "docs/security.md, \"Ops\")\n", op, hint ? ": did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+}
+
 /* --anchor: JSON text, or a file whose last anchor counts. */
 static int load_anchor(const char *arg, struct mg_audit_anchor *out)
 {
@@ -260,7 +281,12 @@ int mg_cmd_audit(int argc, char **argv)
             if (!mg_tenant_ok(optarg)) return mg_cli_usage("audit", "--tenant '%s' is not a tenant name", optarg);
             f.tenant = optarg;
             break;
-        case 'o': f.op = optarg; break;
+        case 'o':
+            if (!mg_audit_op_ok(optarg))
+                return mg_cli_usage("audit", "--op '%s' is not an op name: ops are 1-64 characters of a-z, 0-9, "
+                                    "'_', '.', '-'", optarg);
+            f.op = optarg;
+            break;
         case 's':
             if (mg_parse_time(optarg, mg_wall_ms(), &f.since_ms) != 0)
                 return mg_cli_usage("audit", "--since takes 90m, 12h, 7d, 2025-01-31 or 2025-01-31T12:00:00Z, not "
@@ -286,6 +312,7 @@ int mg_cmd_audit(int argc, char **argv)
     if (optind < argc) return mg_cli_usage("audit", "unexpected argument '%s'", argv[optind]);
     if (ver && (fol || f.tenant || f.op || f.since_ms))
         return mg_cli_usage("audit", "--verify checks the whole log; it takes no filters nor --follow");
+    if (f.op) check_op(f.op);
     struct mg_config cfg;
     int rc = mg_cli_config(&cfg);
     if (rc) return rc;

@@ -157,7 +157,20 @@ enum mg_audit_bad mg_audit_parse_line(const char *line, size_t len, struct mg_au
 
 /* ---- writing ------------------------------------------------------------------------- */
 
-static bool op_ok(const char *op)
+const char *const mg_audit_other_ops[] = {
+    "auth_fail",      /* http/auth.c: no, a bad, revoked or expired token; a forbidden scope */
+    "rate_limited",   /* http/auth.c: over the token's rate */
+    "request_refused",/* http/auth.c: header fields too large */
+    "audit_read",     /* request/gate.c: GET /v1/audit */
+    "isolation_drop", /* request/gate.c: rows from outside the request's scope dropped */
+    "token_create",   /* cli/cmd_token.c */
+    "token_revoke",   /* cli/cmd_token.c */
+    "repo_remove",    /* cli/cmd_repos.c: memgate repos rm */
+    "audit_recovered",/* here: a torn line, lines that do not verify, a log shorter than its anchor */
+    NULL,
+};
+
+bool mg_audit_op_ok(const char *op)
 {
     size_t n = op ? strlen(op) : 0;
     if (n < 1 || n > MG_AUDIT_OP_MAX) return false;
@@ -210,7 +223,7 @@ static char *event_body(const struct mg_audit_event *ev, long long seq, const ch
     if (ev->nparts) {
         json_t *parts = json_object();
         for (size_t i = 0; parts && i < ev->nparts && i < MG_AUDIT_FLAGS_MAX; i++)
-            if (op_ok(ev->parts[i].op)) json_object_set_new(parts, ev->parts[i].op, json_integer(ev->parts[i].results));
+            if (mg_audit_op_ok(ev->parts[i].op)) json_object_set_new(parts, ev->parts[i].op, json_integer(ev->parts[i].results));
         if (!parts) goto oom;
         json_object_set_new(o, "parts", parts);
     }
@@ -718,7 +731,7 @@ static int append(struct mg_audit *a, const struct mg_audit_event *ev, struct mg
 
 int mg_audit_emit(struct mg_audit *a, const struct mg_audit_event *ev, struct mg_err *err)
 {
-    if (!op_ok(ev->op))
+    if (!mg_audit_op_ok(ev->op))
         return mg_err_set(err, MG_E_BAD_ARG, "audit op '%.80s' is not valid: use 1-%d characters of a-z, 0-9, "
                           "'_', '.', '-'", ev->op ? ev->op : "", MG_AUDIT_OP_MAX);
     pthread_mutex_lock(&a->mu);
@@ -912,7 +925,7 @@ static int scan_file(const char *path, const struct mg_audit_filter *f, struct h
     /* tenants and ops need no JSON escaping, so a substring test skips most
      * lines without parsing them */
     if (f->tenant && mg_tenant_ok(f->tenant)) snprintf(pat_t, sizeof(pat_t), "\"tenant\":\"%s\"", f->tenant);
-    if (f->op && op_ok(f->op)) snprintf(pat_o, sizeof(pat_o), "\"op\":\"%s\"", f->op);
+    if (f->op && mg_audit_op_ok(f->op)) snprintf(pat_o, sizeof(pat_o), "\"op\":\"%s\"", f->op);
     size_t cap = 0;
     ssize_t len;
     int rc = 0;

@@ -91,6 +91,13 @@ struct mg_audit_event {
 
 struct mg_audit;
 
+/* The ops of the events no tool writes (NULL-terminated); a tool's event
+ * carries the tool's name (set_note, search_code, ...) whether it came over
+ * MCP, HTTP or the command line. docs/security.md lists both. */
+extern const char *const mg_audit_other_ops[];
+/* Is op a valid op name ([a-z0-9_.-]{1,64})? */
+bool mg_audit_op_ok(const char *op);
+
 /* Create <data dir>/audit and open the log for appending; repairs a torn last
  * line (see above). */
 int mg_audit_open(const struct mg_config *c, struct mg_audit **out, struct mg_err *err);
