@@ -8,8 +8,11 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -738,4 +741,71 @@ TEST(audit_anchor_shipped_to_hook)
     shutdown(h.lfd, SHUT_RDWR);
     close(h.lfd);
     pthread_join(th, NULL);
+}
+
+/* The anchor logged to syslog(3) (audit_anchor_syslog). Needs a /dev/log to
+ * listen on: the child takes a mount namespace of its own (private, so
+ * nothing reaches the machine's mounts) with a tmpfs on /dev; skipped where
+ * it may not (no CAP_SYS_ADMIN). */
+TEST(audit_anchor_shipped_to_syslog)
+{
+    char *home = mg_t_tmpdir();
+    struct mg_config c;
+    cfg_for(&c, home);
+    c.audit_anchor_syslog = 1;
+    int pfd[2];
+    ASSERT_EQ_INT(pipe(pfd), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(pfd[0]);
+        if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+            mount("none", "/dev", "tmpfs", 0, NULL) != 0)
+            _exit(77);
+        int s = socket(AF_UNIX, SOCK_DGRAM, 0);
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "/dev/log");
+        if (s < 0 || bind(s, (struct sockaddr *)&sa, sizeof(sa)) != 0) _exit(77);
+        emit_n(&c, 3, "acme", "search");
+        char msg[2048], all[8192] = "";
+        ssize_t n;
+        while ((n = recv(s, msg, sizeof(msg) - 1, MSG_DONTWAIT)) > 0) {
+            msg[n] = 0;
+            strncat(all, msg, sizeof(all) - strlen(all) - 2);
+            strcat(all, "\n");
+        }
+        (void)!write(pfd[1], all, strlen(all));
+        _exit(0);
+    }
+    close(pfd[1]);
+    char got[8192];
+    size_t len = 0;
+    ssize_t r;
+    while (len < sizeof(got) - 1 && (r = read(pfd[0], got + len, sizeof(got) - 1 - len)) > 0) len += (size_t)r;
+    got[len] = 0;
+    close(pfd[0]);
+    int st;
+    ASSERT_EQ_INT(waitpid(pid, &st, 0), pid);
+    ASSERT(WIFEXITED(st));
+    if (WEXITSTATUS(st) == 77) {
+        printf("# skipped: no mount namespace here for a /dev/log of the test's own\n");
+        return;
+    }
+    ASSERT_EQ_INT(WEXITSTATUS(st), 0);
+    /* authpriv.info = <86>; one line per update, the last the anchor's */
+    ASSERT_CONTAINS(got, "<86>");
+    ASSERT_CONTAINS(got, "audit anchor {\"seq\":1,");
+    ASSERT_CONTAINS(got, "audit anchor {\"seq\":3,");
+    json_t *an = anchor_json(&c);
+    ASSERT_CONTAINS(got, json_string_value(json_object_get(an, "hash")));
+    json_decref(an);
+    /* the syslog text itself serves as --anchor */
+    char sf[8200];
+    snprintf(sf, sizeof(sf), "%s/syslog.txt", home);
+    FILE *f = fopen(sf, "w");
+    fputs(got, f);
+    fclose(f);
+    struct mg_t_out o = MG_RUN(NULL, home, "audit", "--verify", "--anchor", sf);
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_CONTAINS(o.out, "and with the shipped anchor");
+    mg_t_out_free(&o);
 }

@@ -37,11 +37,13 @@
  * The anchor: audit/audit.anchor (0600) holds the chain's end outside the
  * log, one JSON line {"seq","hash","synced","boot","time"}: the last event's
  * seq and hash, the last seq known synced to disk, and the boot id of the
- * machine that wrote it. Each append rewrites it after the line (write a
- * temporary file, rename it over; when the line was fdatasynced, the
- * temporary file and the directory are synced too, after the line), under
- * the same lock, so it is never ahead of the log after kill -9 and never
- * ahead of its synced part after a power cut. Seq counts across rotations,
+ * machine that wrote it, padded to 256 bytes. Each append updates it after
+ * the line, under the same lock: in place with one pwrite(2) (fdatasynced
+ * after the line's own sync when the policy syncs the line); the file is
+ * created or replaced whole atomically (temporary file, fsync, rename, fsync
+ * of the directory) when new, replaced by someone else, or after a rotation.
+ * So it is never ahead of the log after kill -9, and never ahead of its
+ * synced part after a power cut. Seq counts across rotations,
  * so one anchor covers the chain over all the files. --verify fails with
  * audit_truncated when the chain ends before the anchor's seq or the event
  * at that seq has another hash; a writer that finds the log shorter than
