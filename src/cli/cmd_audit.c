@@ -13,10 +13,11 @@
 #include "cli/cli.h"
 #include "security/audit.h"
 #include "security/common.h"
+#include "tools/tools.h"
 
 static const char *HELP =
     "usage: memgate audit [--tenant T] [--op OP] [--since TIME] [--limit N] [--json] [--follow]\n"
-    "       memgate audit --verify [--json]\n"
+    "       memgate audit --verify [--anchor JSON|FILE] [--json]\n"
     "\n"
     "Show the audit log (<data dir>/audit/audit.log and its rotated files):\n"
     "time (UTC), tenant, op, repo, session, results, query and flags of each\n"
@@ -24,7 +25,10 @@ static const char *HELP =
     "\n"
     "options:\n"
     "  --tenant T     only this tenant's events\n"
-    "  --op OP        only this op (search, read_file, auth_fail, token_create, ...)\n"
+    "  --op OP        only this op: a tool's name (search_code, read_file, set_note,\n"
+    "                 index_repo, ...) or auth_fail, rate_limited, request_refused,\n"
+    "                 audit_read, isolation_drop, token_create, token_revoke,\n"
+    "                 repo_remove, audit_recovered (docs/security.md, \"Ops\")\n"
     "  --since TIME   only events at or after TIME: a duration back from now (90m,\n"
     "                 12h, 7d), a date (2025-01-31, UTC) or 2025-01-31T12:00:00Z\n"
     "  --limit N      the newest N matching events (default 100; 0 = all)\n"
@@ -35,9 +39,18 @@ static const char *HELP =
     "                 the hash of the event before it, each hash recomputes. Exit 0\n"
     "                 with a summary when intact; else exit 1 naming the file, the\n"
     "                 first bad line and what is wrong (edited, removed, reordered,\n"
-    "                 replaced, torn). With --json: {\"ok\",\"events\",\"files\",\n"
+    "                 replaced, torn). The chain's end is checked against its anchor\n"
+    "                 (audit/audit.anchor): exit 1 with audit_truncated when the log\n"
+    "                 ends before the anchor's seq or has another hash there.\n"
+    "                 With --json: {\"ok\",\"events\",\"files\",\n"
     "                 \"first_seq\",\"last_seq\",\"first_time\",\"last_time\",\"complete\",\n"
-    "                 \"torn_recovered\",\"error\":{\"file\",\"line\",\"problem\",\"message\"}}\n"
+    "                 \"torn_recovered\",\"anchored\",\"anchor_seq\",\"error\":{\"file\",\"line\",\n"
+    "                 \"problem\",\"message\"}}\n"
+    "  --anchor A     with --verify: also check against an anchor shipped elsewhere\n"
+    "                 (audit_anchor_url, audit_anchor_syslog): its JSON, or a file\n"
+    "                 whose last {\"seq\":..,\"hash\":..} counts (a syslog file, a\n"
+    "                 hook's log). Catches a truncation whose local anchor was\n"
+    "                 rewritten too\n"
     "  -h, --help     this help\n";
 
 static void print_row(const char *line, bool json)
@@ -153,17 +166,65 @@ static int follow(const struct mg_config *cfg, const struct mg_audit_filter *f, 
     }
 }
 
-static int verify(const struct mg_config *cfg, bool json)
+/* Is op one memgate writes? Else a hint on stderr (the filter still runs:
+ * older logs may hold other names). */
+static void check_op(const char *op)
+{
+    if (mg_tool_find(op)) return;
+    for (const char *const *o = mg_audit_other_ops; *o; o++)
+        if (strcmp(*o, op) == 0) return;
+    static const char *const renamed[][2] = {{"note_write", "set_note"},  {"scope_set", "set_scope"},
+                                             {"scope_clear", "clear_scope"}, {"index", "index_repo"},
+                                             {"search", "search_code"}};
+    const char *hint = NULL;
+    for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++)
+        if (strcmp(renamed[i][0], op) == 0) hint = renamed[i][1];
+    fprintf(stderr, "memgate: note: memgate writes no op '%s'; ops are named after the tool that ran%s%s%s (see "
+            "docs/security.md, \"Ops\")\n", op, hint ? ": did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+}
+
+/* --anchor: JSON text, or a file whose last anchor counts. */
+static int load_anchor(const char *arg, struct mg_audit_anchor *out)
+{
+    if (arg[0] == '{') {
+        if (mg_audit_anchor_parse(arg, strlen(arg), out) == 0) return 0;
+        return mg_cli_usage("audit", "--anchor takes {\"seq\":N,\"hash\":\"<64 hex>\"} or a file holding one");
+    }
+    FILE *f = fopen(arg, "re");
+    if (!f) return mg_cli_usage("audit", "--anchor: cannot open '%s': %s", arg, strerror(errno));
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 65536 > cap) {
+            cap = cap ? cap * 2 : 1 << 16;
+            char *nb = realloc(buf, cap);
+            if (!nb) break;
+            buf = nb;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        if (got == 0) break;
+        len += got;
+    }
+    fclose(f);
+    int rc = buf && mg_audit_anchor_parse(buf, len, out) == 0 ? 0 : -1;
+    free(buf);
+    if (rc != 0) return mg_cli_usage("audit", "--anchor: '%s' holds no {\"seq\":N,\"hash\":\"<64 hex>\"}", arg);
+    return 0;
+}
+
+static int verify(const struct mg_config *cfg, bool json, const struct mg_audit_anchor *shipped)
 {
     struct mg_audit_report r;
     struct mg_err err = {0};
-    int rc = mg_audit_verify(cfg, &r, &err);
+    int rc = mg_audit_verify_anchored(cfg, shipped, &r, &err);
     if (rc != 0 && !r.problem) return mg_cli_fail(&err); /* could not read */
     if (json) {
         json_t *o = json_pack("{s:b, s:I, s:i, s:I, s:I, s:s, s:s, s:b, s:i}", "ok", r.ok, "events", (json_int_t)r.events,
                               "files", r.files, "first_seq", (json_int_t)r.first_seq, "last_seq",
                               (json_int_t)r.last_seq, "first_time", r.first_time, "last_time", r.last_time, "complete",
                               r.complete, "torn_recovered", r.torn_recovered);
+        json_object_set_new(o, "anchored", json_boolean(r.anchored));
+        json_object_set_new(o, "anchor_seq", r.anchored ? json_integer(r.anchor_seq) : json_null());
         if (!r.ok)
             json_object_set_new(o, "error", json_pack("{s:s, s:I, s:s, s:s}", "file", r.file, "line",
                                                       (json_int_t)r.line, "problem", r.problem, "message", r.what));
@@ -182,6 +243,12 @@ static int verify(const struct mg_config *cfg, bool json)
             if (!r.complete)
                 printf("older files were rotated away: the retained chain starts at seq %lld, whose prev is %.16s...\n",
                        r.first_seq, r.first_prev);
+            if (r.anchored)
+                printf("the end agrees with the anchor (audit.anchor, seq %lld)%s\n", r.anchor_seq,
+                       r.shipped_checked ? " and with the shipped anchor" : "");
+            else
+                printf("no anchor (audit.anchor) yet: the next event writes one; until then a cut at the end "
+                       "cannot be seen%s\n", r.shipped_checked ? " (the shipped anchor agrees)" : "");
             if (r.torn_recovered)
                 printf("%d torn line(s) from interrupted writes were closed and recorded (warnings above)\n",
                        r.torn_recovered);
@@ -199,9 +266,11 @@ int mg_cmd_audit(int argc, char **argv)
                                          {"json", no_argument, NULL, 'j'},
                                          {"follow", no_argument, NULL, 'f'},
                                          {"verify", no_argument, NULL, 'v'},
+                                         {"anchor", required_argument, NULL, 'a'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     bool json = false, fol = false, ver = false;
+    const char *anchor_arg = NULL;
     struct mg_audit_filter f = {.limit = 100};
     int c;
     optind = 1;
@@ -212,7 +281,12 @@ int mg_cmd_audit(int argc, char **argv)
             if (!mg_tenant_ok(optarg)) return mg_cli_usage("audit", "--tenant '%s' is not a tenant name", optarg);
             f.tenant = optarg;
             break;
-        case 'o': f.op = optarg; break;
+        case 'o':
+            if (!mg_audit_op_ok(optarg))
+                return mg_cli_usage("audit", "--op '%s' is not an op name: ops are 1-64 characters of a-z, 0-9, "
+                                    "'_', '.', '-'", optarg);
+            f.op = optarg;
+            break;
         case 's':
             if (mg_parse_time(optarg, mg_wall_ms(), &f.since_ms) != 0)
                 return mg_cli_usage("audit", "--since takes 90m, 12h, 7d, 2025-01-31 or 2025-01-31T12:00:00Z, not "
@@ -228,6 +302,7 @@ int mg_cmd_audit(int argc, char **argv)
         case 'j': json = true; break;
         case 'f': fol = true; break;
         case 'v': ver = true; break;
+        case 'a': anchor_arg = optarg; break;
         case 'h': fputs(HELP, stdout); return 0;
         default:
             if (optopt) return mg_cli_usage("audit", "option '%s' needs a value", argv[optind - 1]);
@@ -237,10 +312,14 @@ int mg_cmd_audit(int argc, char **argv)
     if (optind < argc) return mg_cli_usage("audit", "unexpected argument '%s'", argv[optind]);
     if (ver && (fol || f.tenant || f.op || f.since_ms))
         return mg_cli_usage("audit", "--verify checks the whole log; it takes no filters nor --follow");
+    if (f.op) check_op(f.op);
     struct mg_config cfg;
     int rc = mg_cli_config(&cfg);
     if (rc) return rc;
-    if (ver) return verify(&cfg, json);
+    if (anchor_arg && !ver) return mg_cli_usage("audit", "--anchor goes with --verify");
+    struct mg_audit_anchor shipped;
+    if (anchor_arg && (rc = load_anchor(anchor_arg, &shipped)) != 0) return rc;
+    if (ver) return verify(&cfg, json, anchor_arg ? &shipped : NULL);
     struct mg_err err = {0};
     char **lines;
     size_t n;

@@ -137,7 +137,7 @@ int mg_cmd_index(int argc, char **argv)
     json_t *args = json_pack("{s:s}", "path", path);
     if (name) json_object_set_new(args, "name", json_string(name));
     struct mg_cli_req q;
-    if (mg_cli_begin(&q, &cfg, tenant, "index", !quiet, &err) != 0) {
+    if (mg_cli_begin(&q, &cfg, tenant, "index_repo", !quiet, &err) != 0) {
         json_decref(args);
         return mg_cli_fail(&err);
     }

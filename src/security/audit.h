@@ -33,6 +33,25 @@
  * Rotation: when a line would take audit.log past audit_max_bytes, it becomes
  * audit.log.1 (.1 -> .2, ..., keeping audit_keep files) and the new file's
  * first event chains from the last hash of the old one.
+ *
+ * The anchor: audit/audit.anchor (0600) holds the chain's end outside the
+ * log, one JSON line {"seq","hash","synced","boot","time"}: the last event's
+ * seq and hash, the last seq known synced to disk, and the boot id of the
+ * machine that wrote it, padded to 256 bytes. Each append updates it after
+ * the line, under the same lock: in place with one pwrite(2) (fdatasynced
+ * after the line's own sync when the policy syncs the line); the file is
+ * created or replaced whole atomically (temporary file, fsync, rename, fsync
+ * of the directory) when new, replaced by someone else, or after a rotation.
+ * So it is never ahead of the log after kill -9, and never ahead of its
+ * synced part after a power cut. Seq counts across rotations,
+ * so one anchor covers the chain over all the files. --verify fails with
+ * audit_truncated when the chain ends before the anchor's seq or the event
+ * at that seq has another hash; a writer that finds the log shorter than
+ * the anchor records audit_recovered with flag "truncated" (or
+ * "unsynced_lost" when the machine restarted and only unsynced events are
+ * missing). Each update can also be shipped: syslog(3) (audit_anchor_syslog)
+ * and a POST of the same JSON to audit_anchor_url (a thread sends the newest
+ * one; closing the handle waits for it, at most 5 s).
  */
 #ifndef MG_AUDIT_H
 #define MG_AUDIT_H
@@ -75,6 +94,13 @@ struct mg_audit_event {
 
 struct mg_audit;
 
+/* The ops of the events no tool writes (NULL-terminated); a tool's event
+ * carries the tool's name (set_note, search_code, ...) whether it came over
+ * MCP, HTTP or the command line. docs/security.md lists both. */
+extern const char *const mg_audit_other_ops[];
+/* Is op a valid op name ([a-z0-9_.-]{1,64})? */
+bool mg_audit_op_ok(const char *op);
+
 /* Create <data dir>/audit and open the log for appending; repairs a torn last
  * line (see above). */
 int mg_audit_open(const struct mg_config *c, struct mg_audit **out, struct mg_err *err);
@@ -85,6 +111,19 @@ void mg_audit_close(struct mg_audit *a);
 
 /* <data dir>/audit/audit.log (n = 0) or audit.log.<n>. */
 void mg_audit_path(const struct mg_config *c, int n, char *out, size_t cap);
+/* <data dir>/audit/audit.anchor. */
+void mg_audit_anchor_path(const struct mg_config *c, char *out, size_t cap);
+
+struct mg_audit_anchor {
+    long long seq;     /* the last event's seq (0: none) */
+    char hash[65];     /* its hash */
+    long long synced;  /* the last seq synced to disk when the anchor was written */
+    char boot[40];     /* the machine's boot id then ("" unknown) */
+};
+/* The anchor in text: a JSON object with "seq" and "hash" (synced and boot
+ * optional), or the last such object in the text (a syslog file, a hook's
+ * log). 0 and *out filled, or -1 when none is there. */
+int mg_audit_anchor_parse(const char *text, size_t len, struct mg_audit_anchor *out);
 
 /* ---- reading ---- */
 
@@ -136,17 +175,28 @@ struct mg_audit_report {
     long long first_seq, last_seq;
     char first_time[32], last_time[32];
     bool complete;          /* the chain starts at the genesis (nothing rotated away) */
+    bool anchored;          /* the chain's end was checked against audit.anchor */
+    long long anchor_seq;   /* the anchor's seq (when anchored) */
+    bool shipped_checked;   /* ... and against the shipped anchor given */
+    int unsynced_lost;      /* recorded losses of unsynced events in a machine restart */
     char first_prev[65];    /* the first retained event's prev */
     int torn_recovered;     /* torn lines the writer closed and recorded */
     /* the first problem, when !ok */
     char file[PATH_MAX];
     long long line;         /* 1-based line number in file */
-    const char *problem;    /* "edited", "removed", "reordered", "replaced", "torn", "invalid" */
+    const char *problem;    /* "edited", "removed", "reordered", "replaced", "torn", "invalid";
+                               audit_truncated: "truncated", "rewritten" */
     char what[512];
 };
 /* Verify every retained file: 0 and r->ok when intact; -1 with audit_invalid
  * (r says where and what) or an I/O error. Takes a shared lock, so it sees no
  * half-written line. */
 int mg_audit_verify(const struct mg_config *c, struct mg_audit_report *r, struct mg_err *err);
+/* The same, and the chain's end checked against audit.anchor and, when not
+ * NULL, an anchor shipped elsewhere: -1 with audit_truncated when the chain
+ * ends before the anchor's seq ("truncated") or its event at that seq has
+ * another hash ("rewritten"). */
+int mg_audit_verify_anchored(const struct mg_config *c, const struct mg_audit_anchor *shipped,
+                             struct mg_audit_report *r, struct mg_err *err);
 
 #endif

@@ -47,6 +47,8 @@ struct mg_config {
     size_t audit_max_bytes;  /* audit.log is rotated when it would grow past this (default 64 MiB) */
     int audit_keep;          /* rotated audit files kept: audit.log.1 .. .N (default 8) */
     char audit_fsync[8];     /* "writes" (default: fdatasync after durable events), "event" (every one) or "off" */
+    int audit_anchor_syslog; /* 1: log each update of the audit anchor to syslog(3) (default 0) */
+    char audit_anchor_url[512]; /* POST the audit anchor here when it changes (empty: not shipped) */
     char secret_rules[PATH_MAX]; /* secret-scanner rules file; empty = the built-in rules */
     char cache_dir[PATH_MAX];    /* compiled secret rules are cached here; empty = <home>/cache */
     /* index roots (src/security/roots.h): "TENANT:DIR, TENANT:DIR, ..."; a tenant may index only under its

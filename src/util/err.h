@@ -76,6 +76,7 @@
 #define MG_E_TOKEN_EXPIRED  "token_expired"   /* the token is past its expiry */
 #define MG_E_TOKEN_NOT_FOUND "token_not_found" /* token revoke: no token has that id */
 #define MG_E_AUDIT_INVALID  "audit_invalid"   /* audit --verify: a line is edited, removed, reordered or torn */
+#define MG_E_AUDIT_TRUNCATED "audit_truncated" /* audit --verify: the log ends before its anchor, or differs from it */
 /* secret scanner (src/security/scan.c) */
 #define MG_E_BAD_RULES      "invalid_rules"   /* a secret rules file has an error; the sentence gives the line */
 #define MG_E_TOO_LARGE      "input_too_large" /* the scanner was given more than it accepts in one call */
