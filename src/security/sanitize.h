@@ -41,7 +41,14 @@
 int mg_sanitize(const char *s, size_t n, struct mg_buf *out, unsigned *found);
 
 /* True when s[0..n) holds instruction-like text aimed at the model. Checks
- * the raw text (call it before mg_sanitize: hidden characters are a signal). */
+ * the raw text (call it before mg_sanitize: hidden characters are a signal),
+ * then, when that finds nothing, the text folded as an attacker would hide
+ * it: invisible characters between letters dropped, fullwidth, mathematical
+ * and look-alike (Cyrillic, Greek) letters made ASCII in words that mix
+ * them with ASCII, leetspeak undone in words that hold a letter, letters
+ * spaced out one by one joined; and its ROT13, and what its base64 runs
+ * decode to. Texts over MG_INJECTION_FOLD_MAX are checked raw only. */
+#define MG_INJECTION_FOLD_MAX (1u << 20)
 bool mg_injection(const char *s, size_t n);
 
 #endif
