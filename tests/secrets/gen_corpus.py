@@ -680,6 +680,88 @@ add("README.md",
     "Example webhook: https://hooks.slack.com/services/TXXXXXXXX/BXXXXXXXX/XXXXXXXXXXXXXXXXXXXXXXXX",
 )
 
+# ---- secrets in source (issue 16): key literals, Azure account keys, Twilio tokens ----------------------
+# (appended last: R's sequence for the files above stays the same)
+def lit_lines(open_, close, lead, kind, nlines):
+    """A PEM block as string literals, one quoted line per source line."""
+    body = [r(B64, 64) for _ in range(nlines)] + [r(B64, 40) + "=="]
+    return ([lead + open_ + "-----BEGIN %s-----\\n" % kind + close] +
+            [lead + open_ + l + "\\n" + close for l in body] +
+            [lead + open_ + "-----END %s-----\\n" % kind + open_.rstrip()])
+
+c_key = lit_lines('"', '"', "    ", "RSA PRIVATE KEY", 25)
+c_pub = lit_lines('"', '"', "    ", "PUBLIC KEY", 6)
+c_cert = lit_lines('"', '"', "    ", "CERTIFICATE", 12)
+add("src/crypto/testkeys.c",
+    "/* testkeys.c - keys for the TLS handshake tests. */",
+    '#include "crypto/testkeys.h"',
+    "",
+    "const char *const server_key_pem =",
+    S("private-key-in-literals", c_key[0]), *c_key[1:-1], c_key[-1][:-1] + '";',
+    "",
+    "/* the server's public key and certificate (public by nature) */",
+    "const char *const server_pub_pem =",
+    *c_pub[:-1], c_pub[-1][:-1] + '";',
+    "const char *const server_cert_pem =",
+    *c_cert[:-1], c_cert[-1][:-1] + '";',
+    "",
+    "/* DER bytes of a test message, base64 (not a key) */",
+    "const char *const fixture_msg_b64 =",
+    *['    "%s"' % r(B64, 64) for _ in range(6)],
+    '    "%s==";' % r(B64, 30),
+)
+go_key = lit_lines('"', '" +', "\t", "EC PRIVATE KEY", 3)
+go_cert = lit_lines('"', '" +', "\t", "CERTIFICATE", 10)
+add("cmd/tlsfixture/keys.go",
+    "package main",
+    "",
+    "// testKey signs the fixture certificates.",
+    "const testKey = \"\" +",
+    S("private-key-in-literals", go_key[0]), *go_key[1:-1], go_key[-1][:-1] + '"',
+    "",
+    "// testCert is the fixture certificate (public).",
+    "const testCert = \"\" +",
+    *go_cert[:-1], go_cert[-1][:-1] + '"',
+    "",
+    "// golden output of the encoder (base64 of random bytes, not a key)",
+    "const golden = \"\" +",
+    *['\t"%s" +' % r(B64, 64) for _ in range(4)],
+    '\t"%s=="' % r(B64, 42),
+)
+py_key = lit_lines("'", "'", "    ", "PRIVATE KEY", 16)
+py_pub = lit_lines("'", "'", "    ", "RSA PUBLIC KEY", 4)
+add("ml/signing.py",
+    '"""Signs model artifacts before upload."""',
+    "from cryptography.hazmat.primitives import serialization",
+    "",
+    "SIGNING_KEY = (",
+    S("private-key-in-literals", py_key[0]), *py_key[1:-1], py_key[-1][:-1] + "'",
+    ")",
+    "",
+    "VERIFY_KEY = (",
+    *py_pub[:-1], py_pub[-1][:-1] + "'",
+    ")",
+    "",
+    "# a pickled tokenizer vocabulary, base64 (a test fixture, not a key)",
+    "VOCAB_FIXTURE = (",
+    *["    '%s'" % r(B64, 64) for _ in range(5)],
+    ")",
+    "",
+    "def load():",
+    "    return serialization.load_pem_private_key(SIGNING_KEY.encode(), password=None)",
+)
+js_key = lit_lines("'", "' +", "  ", "RSA PRIVATE KEY", 12)
+js_cert = lit_lines("'", "' +", "  ", "CERTIFICATE", 8)
+add("web/src/jwtKeys.js",
+    "// Keys for signing session JWTs in the e2e environment.",
+    "export const privateKey =",
+    S("private-key-in-literals", js_key[0]), *js_key[1:-1], js_key[-1][:-1] + "';",
+    "",
+    "export const certificate =",
+    *js_cert[:-1], js_cert[-1][:-1] + "';",
+    "",
+    "export const doc = '-----BEGIN RSA PRIVATE KEY-----\\n...\\n-----END RSA PRIVATE KEY-----';",
+)
 # ---- write -----------------------------------------------------------------------------------------------
 if os.path.isdir(OUT):
     shutil.rmtree(OUT)
