@@ -631,6 +631,34 @@ TEST(scan_key_in_string_literals)
     ASSERT_EQ_INT(scan_str(dflt(), neg).n, 0);
 }
 
+/* An Azure storage account key (88 base64 characters ending in ==) under
+ * account_key / AccountKey, in YAML and in connection strings. */
+TEST(scan_azure_account_key)
+{
+    const char *key = "q8ZlV3mK2tRx9bNw4HcY7pJfD1sLgE6uTzA0oW5iXvQy3nMkR8hCjB2aPdF7eGsU4rLtN9wZxVbYcHm1KoIpQA==";
+    ASSERT_EQ_INT(strlen(key), 88);
+    static const char *const forms[][2] = {
+        {"storage:\n  account_name: billingprod\n  account_key: ", "\n"},
+        {"storage:\n  account_name: billingprod\n  account_key: \"", "\"\n"},
+        {"conn = \"DefaultEndpointsProtocol=https;AccountName=billingprod;AccountKey = ", ";EndpointSuffix=core.windows.net\"\n"},
+        {"{\"accountKey\": \"", "\"}\n"},
+        {"AZ_ACCOUNT_KEY=", "\n"},
+    };
+    for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+        char t[512];
+        snprintf(t, sizeof(t), "%s%s%s", forms[f][0], key, forms[f][1]);
+        struct got g = scan_str(dflt(), t);
+        if (g.n != 1) FAIL("form %zu: %d findings, want 1", f, g.n);
+        ASSERT_EQ_INT(g.start[0], (size_t)(strstr(t, key) - t));
+        ASSERT_EQ_INT(g.end[0] - g.start[0], 88);
+    }
+    /* not keys: a variable, a SHA-512 digest in base64 under another name, a short value */
+    const char *neg = "storage:\n  account_key: ${AZURE_STORAGE_KEY}\n"
+                      "  checksum: z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg==\n"
+                      "  account_key_id: 42\n";
+    ASSERT_EQ_INT(scan_str(dflt(), neg).n, 0);
+}
+
 /* ---- overlaps --------------------------------------------------------------------------- */
 
 TEST(scan_overlaps)
