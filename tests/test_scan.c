@@ -659,6 +659,32 @@ TEST(scan_azure_account_key)
     ASSERT_EQ_INT(scan_str(dflt(), neg).n, 0);
 }
 
+/* A Twilio auth token (32 hex) under auth_token, with twilio (or the
+ * account SID's name) on its line or a few lines before. */
+TEST(scan_twilio_auth_token_nearby)
+{
+    const char *tok = "9f3c1a7e5b2d48c6a0e1f7b3d9c5a2e4";
+    static const char *const forms[][2] = {
+        {"twilio:\n  account_sid: AC3d5f7a9c1e2b4d6f8a0c2e4b6d8f0a1c\n  auth_token: ", "\n"},
+        {"from twilio.rest import Client\n\naccount_sid = \"AC3d5f7a9c1e2b4d6f8a0c2e4b6d8f0a1c\"\nauth_token = \"", "\"\n"},
+        {"account_sid: AC3d5f7a9c1e2b4d6f8a0c2e4b6d8f0a1c\nauthToken: '", "'\n"},
+    };
+    for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+        char t[512];
+        snprintf(t, sizeof(t), "%s%s%s", forms[f][0], tok, forms[f][1]);
+        struct got g = scan_str(dflt(), t);
+        int hit = -1;
+        for (int i = 0; i < g.n && i < 8; i++)
+            if (g.end[i] - g.start[i] == 32 && memcmp(t + g.start[i], tok, 32) == 0) hit = i;
+        if (hit < 0) FAIL("form %zu: the auth token is not found (%d findings)", f, g.n);
+    }
+    /* not tokens: hex digests under other names, an auth_token far from twilio, a variable */
+    const char *neg = "twilio:\n  auth_token: ${TWILIO_AUTH_TOKEN}\n  media_md5: 0b4e7a1c9d3f5e2a8c6b0d4f1e3a5c7b\n"
+                      "cache:\n  etag: 5d41402abc4b2a76b9719d911017c592\n"
+                      "\n\n\n\n\n\n\n\nsession:\n  auth_token: 7c2e9a4f1b8d3e6a0c5f2b9d4e7a1c3f\n";
+    ASSERT_EQ_INT(scan_str(dflt(), neg).n, 0);
+}
+
 /* ---- overlaps --------------------------------------------------------------------------- */
 
 TEST(scan_overlaps)
