@@ -685,6 +685,47 @@ TEST(scan_twilio_auth_token_nearby)
     ASSERT_EQ_INT(scan_str(dflt(), neg).n, 0);
 }
 
+/* A secret split across adjacent string literals ("AKIA" "...", '...' +
+ * '...', lines in parentheses): found in the joined text, reported from its
+ * first piece to its last, and redacted whole. */
+TEST(scan_split_literals)
+{
+    static const struct {
+        const char *text, *first, *last, *rule;
+    } cases[] = {
+        {"const char *id = \"AKIA\" \"Q3ZL7WXN2HB5RT4K\";\n", "AKIA", "RT4K", "aws-access-key-id"},
+        {"const k = 'sk_live_' + '4eC39HqLyjWDarjtT1zdp7dc' + 'Xq8Lm2Nx';\n", "sk_live_", "Xq8Lm2Nx", "stripe-secret-key"},
+        {"TOKEN = (\n    \"ghp_Zq3Rk8Lm2Nx7\"\n    \"Pv4Tw9Yb1Cd5Fg6Hj0KsA2Eu\"\n)\n", "ghp_", "KsA2Eu", "github-pat"},
+        {"key := \"AKIA\" +\n\t\"Q3ZL\" + \"7WXN\" + \"2HB5\" + \"RT4K\"\n", "AKIA", "RT4K", "aws-access-key-id"},
+    };
+    const struct mg_secret_policy all = {{MG_SECRET_REDACT, MG_SECRET_REDACT, MG_SECRET_REDACT}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *t = cases[i].text;
+        struct got g = scan_str(dflt(), t);
+        if (g.n != 1) FAIL("case %zu: %d findings, want 1", i, g.n);
+        ASSERT_EQ_STR(g.rule[0], cases[i].rule);
+        ASSERT_EQ_INT(g.start[0], (size_t)(strstr(t, cases[i].first) - t));
+        ASSERT_EQ_INT(g.end[0], (size_t)(strstr(t, cases[i].last) - t) + strlen(cases[i].last));
+        struct mg_buf out;
+        mg_buf_init(&out, 1 << 20);
+        struct mg_err err = {0};
+        int n = -1;
+        ASSERT_EQ_INT(mg_secrets_apply(dflt(), &all, t, strlen(t), &out, &n, NULL, NULL, &err), 0);
+        ASSERT_EQ_INT(n, 1);
+        if (strstr(out.p, cases[i].first) || strstr(out.p, cases[i].last)) FAIL("case %zu: a piece is served: %s", i, out.p);
+        mg_buf_release(&out);
+    }
+    /* not joined: a comma between, a variable between; joined but no secret */
+    const char *neg = "f(\"AKIA\", \"Q3ZL7WXN2HB5RT4K\");\nk = 'sk_live_' + v + '4eC39HqLyjWDarjtT1zdp7dc';\n"
+                      "printf(\"%s\" \"\\n\", \"AKIA\" \"Q3ZL\");\nmsg = 'it' + 's' + \"don't\"\n";
+    ASSERT_EQ_INT(scan_str(dflt(), neg).n, 0);
+    /* the window: at most 8 pieces joined; a secret in the 9th and after starts a new run */
+    const char *many = "x = \"a\" \"b\" \"c\" \"d\" \"e\" \"f\" \"g\" \"h\" \"AKIA\" \"Q3ZL7WXN2HB5RT4K\"\n";
+    struct got g = scan_str(dflt(), many);
+    ASSERT_EQ_INT(g.n, 1);
+    ASSERT_EQ_INT(g.start[0], (size_t)(strstr(many, "AKIA") - many));
+}
+
 /* ---- overlaps --------------------------------------------------------------------------- */
 
 TEST(scan_overlaps)
