@@ -2,7 +2,7 @@
  *
  * The corpus test measures recall and precision against the labels of
  * tests/secrets/labels.tsv (planted fake secrets; every other line of the
- * corpus is a negative) and asserts both >= 0.95. */
+ * corpus is a negative) and asserts both >= 0.98. */
 #include "test.h"
 
 #include <ftw.h>
@@ -128,7 +128,7 @@ TEST(scan_corpus_recall_precision)
     double recall = (double)tp / nlabels, precision = nfound ? (double)tp / nfound : 0;
     printf("corpus: %d labels, %d findings, %d true (%d by the labelled rule): recall %.3f, precision %.3f\n", nlabels,
            nfound, tp, same_rule, recall, precision);
-    if (recall < 0.95 || precision < 0.95) FAIL("recall %.3f and precision %.3f must both be >= 0.95", recall, precision);
+    if (recall < 0.98 || precision < 0.98) FAIL("recall %.3f and precision %.3f must both be >= 0.98", recall, precision);
 }
 
 /* ---- the built-in rules ----------------------------------------------------------- */
@@ -567,6 +567,163 @@ TEST(scan_long_blocks)
     ASSERT_EQ_INT(g.line[0], 2);
     ASSERT_EQ_INT(g.line[1], 10);
     mg_scanner_free(c);
+}
+
+/* ---- secrets in source: key literals, Azure account keys, Twilio tokens (issue 16) ---- */
+
+/* A PEM private key written as string literals, one per source line, up
+ * to its END line: found as one block, BEGIN to END, and redacted whole. */
+TEST(scan_key_in_string_literals)
+{
+    static const char *const body[] = {
+        "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun",
+        "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK",
+        "LxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW/VDL5AaWTg0nLVkjRo",
+        "9z+40RQzuVaE8AkAFmxZzow3x+VJYKdjykkJ0iT9wCS0DRTXu269V264Vf/3jvre",
+        "dZJ1mp+OodyD7H7uEu0OhtHO7GmWR3Jrz4gaaZVd8pW0nJoEBv6W3ZcVBUkHO6yY",
+        "QwIDAQABAoIBAHrBq3c4MqM5C4nRkE8eJxF1HrX2r8Gq0pZsMl9SpQLdWhvI6bTu",
+        "t9aEy2RW0fN7Kq5LXcP4sJYH1zVd3oUAb8mIg6xTe0wGnQkCr2jFhM5ViOp=="};
+    const struct {
+        const char *open, *close, *lead, *lang;
+    } forms[] = {
+        {"\"", "\\n\"", "    ", "c"},        /* C: "...\n" on each line, the literals concatenated */
+        {"\"", "\\n\" +", "\t", "go"},       /* Go: "...\n" + */
+        {"'", "\\n'", "    ", "python"},     /* Python: '...\n' lines in parentheses */
+        {"'", "\\n' +", "  ", "js"},         /* JavaScript: '...\n' + */
+    };
+    const struct mg_secret_policy all = {{MG_SECRET_REDACT, MG_SECRET_REDACT, MG_SECRET_REDACT}};
+    for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+        char t[2048], *p = t;
+        p += sprintf(p, "// %s\nconst key = (\n%s%s-----BEGIN RSA PRIVATE KEY-----%s\n", forms[f].lang, forms[f].lead,
+                     forms[f].open, forms[f].close);
+        for (size_t i = 0; i < sizeof(body) / sizeof(body[0]); i++)
+            p += sprintf(p, "%s%s%s%s\n", forms[f].lead, forms[f].open, body[i], forms[f].close);
+        p += sprintf(p, "%s%s-----END RSA PRIVATE KEY-----\\n%s)\nint after = 1;\n", forms[f].lead, forms[f].open,
+                     forms[f].open);
+        struct got g = scan_str(dflt(), t);
+        if (g.n != 1) FAIL("%s: %d findings, want 1", forms[f].lang, g.n);
+        ASSERT_EQ_STR(g.rule[0], "private-key-in-literals");
+        ASSERT_EQ_INT(g.line[0], 3);
+        ASSERT_EQ_INT(g.start[0], (size_t)(strstr(t, "-----BEGIN") - t));
+        ASSERT_EQ_INT(g.end[0], (size_t)(strstr(t, "-----END RSA PRIVATE KEY-----") - t) + 29);
+        struct mg_buf out;
+        mg_buf_init(&out, 1 << 20);
+        struct mg_err err = {0};
+        int n = -1;
+        ASSERT_EQ_INT(mg_secrets_apply(dflt(), &all, t, strlen(t), &out, &n, NULL, NULL, &err), 0);
+        ASSERT_EQ_INT(n, 1);
+        ASSERT_CONTAINS(out.p, "[REDACTED:private-key-in-literals]");
+        for (size_t i = 0; i < sizeof(body) / sizeof(body[0]); i++)
+            if (strstr(out.p, body[i])) FAIL("%s: key line %zu served after redaction", forms[f].lang, i);
+        ASSERT_CONTAINS(out.p, "int after = 1;");
+        mg_buf_release(&out);
+    }
+    /* not keys: a public key and a certificate in literals, a short doc snippet */
+    const char *neg = "const char *pub =\n    \"-----BEGIN PUBLIC KEY-----\\n\"\n"
+                      "    \"MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo\\n\"\n"
+                      "    \"4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u\\n\"\n"
+                      "    \"-----END PUBLIC KEY-----\\n\";\n"
+                      "const cert = '-----BEGIN CERTIFICATE-----\\n' +\n"
+                      "  'MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\\n' +\n"
+                      "  'RTESMBAGA1UEChMJQmFsdGltb3JlMRMwEQYDVQQLEwpDeWJlclRydXN0MSIwIAYD\\n' +\n"
+                      "  '-----END CERTIFICATE-----\\n';\n"
+                      "doc = (\"-----BEGIN RSA PRIVATE KEY-----\\n\" \"...\\n\" \"-----END RSA PRIVATE KEY-----\\n\")\n";
+    ASSERT_EQ_INT(scan_str(dflt(), neg).n, 0);
+}
+
+/* An Azure storage account key (88 base64 characters ending in ==) under
+ * account_key / AccountKey, in YAML and in connection strings. */
+TEST(scan_azure_account_key)
+{
+    const char *key = "q8ZlV3mK2tRx9bNw4HcY7pJfD1sLgE6uTzA0oW5iXvQy3nMkR8hCjB2aPdF7eGsU4rLtN9wZxVbYcHm1KoIpQA==";
+    ASSERT_EQ_INT(strlen(key), 88);
+    static const char *const forms[][2] = {
+        {"storage:\n  account_name: billingprod\n  account_key: ", "\n"},
+        {"storage:\n  account_name: billingprod\n  account_key: \"", "\"\n"},
+        {"conn = \"DefaultEndpointsProtocol=https;AccountName=billingprod;AccountKey = ", ";EndpointSuffix=core.windows.net\"\n"},
+        {"{\"accountKey\": \"", "\"}\n"},
+        {"AZ_ACCOUNT_KEY=", "\n"},
+    };
+    for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+        char t[512];
+        snprintf(t, sizeof(t), "%s%s%s", forms[f][0], key, forms[f][1]);
+        struct got g = scan_str(dflt(), t);
+        if (g.n != 1) FAIL("form %zu: %d findings, want 1", f, g.n);
+        ASSERT_EQ_INT(g.start[0], (size_t)(strstr(t, key) - t));
+        ASSERT_EQ_INT(g.end[0] - g.start[0], 88);
+    }
+    /* not keys: a variable, a SHA-512 digest in base64 under another name, a short value */
+    const char *neg = "storage:\n  account_key: ${AZURE_STORAGE_KEY}\n"
+                      "  checksum: z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg==\n"
+                      "  account_key_id: 42\n";
+    ASSERT_EQ_INT(scan_str(dflt(), neg).n, 0);
+}
+
+/* A Twilio auth token (32 hex) under auth_token, with twilio (or the
+ * account SID's name) on its line or a few lines before. */
+TEST(scan_twilio_auth_token_nearby)
+{
+    const char *tok = "9f3c1a7e5b2d48c6a0e1f7b3d9c5a2e4";
+    static const char *const forms[][2] = {
+        {"twilio:\n  account_sid: AC3d5f7a9c1e2b4d6f8a0c2e4b6d8f0a1c\n  auth_token: ", "\n"},
+        {"from twilio.rest import Client\n\naccount_sid = \"AC3d5f7a9c1e2b4d6f8a0c2e4b6d8f0a1c\"\nauth_token = \"", "\"\n"},
+        {"account_sid: AC3d5f7a9c1e2b4d6f8a0c2e4b6d8f0a1c\nauthToken: '", "'\n"},
+    };
+    for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+        char t[512];
+        snprintf(t, sizeof(t), "%s%s%s", forms[f][0], tok, forms[f][1]);
+        struct got g = scan_str(dflt(), t);
+        int hit = -1;
+        for (int i = 0; i < g.n && i < 8; i++)
+            if (g.end[i] - g.start[i] == 32 && memcmp(t + g.start[i], tok, 32) == 0) hit = i;
+        if (hit < 0) FAIL("form %zu: the auth token is not found (%d findings)", f, g.n);
+    }
+    /* not tokens: hex digests under other names, an auth_token far from twilio, a variable */
+    const char *neg = "twilio:\n  auth_token: ${TWILIO_AUTH_TOKEN}\n  media_md5: 0b4e7a1c9d3f5e2a8c6b0d4f1e3a5c7b\n"
+                      "cache:\n  etag: 5d41402abc4b2a76b9719d911017c592\n"
+                      "\n\n\n\n\n\n\n\nsession:\n  auth_token: 7c2e9a4f1b8d3e6a0c5f2b9d4e7a1c3f\n";
+    ASSERT_EQ_INT(scan_str(dflt(), neg).n, 0);
+}
+
+/* A secret split across adjacent string literals ("AKIA" "...", '...' +
+ * '...', lines in parentheses): found in the joined text, reported from its
+ * first piece to its last, and redacted whole. */
+TEST(scan_split_literals)
+{
+    static const struct {
+        const char *text, *first, *last, *rule;
+    } cases[] = {
+        {"const char *id = \"AKIA\" \"Q3ZL7WXN2HB5RT4K\";\n", "AKIA", "RT4K", "aws-access-key-id"},
+        {"const k = 'sk_live_' + '4eC39HqLyjWDarjtT1zdp7dc' + 'Xq8Lm2Nx';\n", "sk_live_", "Xq8Lm2Nx", "stripe-secret-key"},
+        {"TOKEN = (\n    \"ghp_Zq3Rk8Lm2Nx7\"\n    \"Pv4Tw9Yb1Cd5Fg6Hj0KsA2Eu\"\n)\n", "ghp_", "KsA2Eu", "github-pat"},
+        {"key := \"AKIA\" +\n\t\"Q3ZL\" + \"7WXN\" + \"2HB5\" + \"RT4K\"\n", "AKIA", "RT4K", "aws-access-key-id"},
+    };
+    const struct mg_secret_policy all = {{MG_SECRET_REDACT, MG_SECRET_REDACT, MG_SECRET_REDACT}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *t = cases[i].text;
+        struct got g = scan_str(dflt(), t);
+        if (g.n != 1) FAIL("case %zu: %d findings, want 1", i, g.n);
+        ASSERT_EQ_STR(g.rule[0], cases[i].rule);
+        ASSERT_EQ_INT(g.start[0], (size_t)(strstr(t, cases[i].first) - t));
+        ASSERT_EQ_INT(g.end[0], (size_t)(strstr(t, cases[i].last) - t) + strlen(cases[i].last));
+        struct mg_buf out;
+        mg_buf_init(&out, 1 << 20);
+        struct mg_err err = {0};
+        int n = -1;
+        ASSERT_EQ_INT(mg_secrets_apply(dflt(), &all, t, strlen(t), &out, &n, NULL, NULL, &err), 0);
+        ASSERT_EQ_INT(n, 1);
+        if (strstr(out.p, cases[i].first) || strstr(out.p, cases[i].last)) FAIL("case %zu: a piece is served: %s", i, out.p);
+        mg_buf_release(&out);
+    }
+    /* not joined: a comma between, a variable between; joined but no secret */
+    const char *neg = "f(\"AKIA\", \"Q3ZL7WXN2HB5RT4K\");\nk = 'sk_live_' + v + '4eC39HqLyjWDarjtT1zdp7dc';\n"
+                      "printf(\"%s\" \"\\n\", \"AKIA\" \"Q3ZL\");\nmsg = 'it' + 's' + \"don't\"\n";
+    ASSERT_EQ_INT(scan_str(dflt(), neg).n, 0);
+    /* the window: at most 8 pieces joined; a secret in the 9th and after starts a new run */
+    const char *many = "x = \"a\" \"b\" \"c\" \"d\" \"e\" \"f\" \"g\" \"h\" \"AKIA\" \"Q3ZL7WXN2HB5RT4K\"\n";
+    struct got g = scan_str(dflt(), many);
+    ASSERT_EQ_INT(g.n, 1);
+    ASSERT_EQ_INT(g.start[0], (size_t)(strstr(many, "AKIA") - many));
 }
 
 /* ---- overlaps --------------------------------------------------------------------------- */

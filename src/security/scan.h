@@ -14,6 +14,9 @@
  * if one of the rule's keywords occurs in the match (case-insensitive), the
  * secret's Shannon entropy reaches the rule's minimum, and no allowlist regex
  * of the rule (or of the allowlists it uses) matches the secret or its line.
+ * Then runs of 2 to 8 adjacent string literals ("AKIA" "...", '...' + '...')
+ * are joined (at most 512 bytes of contents a run) and scanned again; a
+ * finding that spans a join is reported from its first piece to its last.
  *
  * Redaction (security/secrets.h) is built on mg_scan.
  *

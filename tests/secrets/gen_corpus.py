@@ -680,6 +680,198 @@ add("README.md",
     "Example webhook: https://hooks.slack.com/services/TXXXXXXXX/BXXXXXXXX/XXXXXXXXXXXXXXXXXXXXXXXX",
 )
 
+# ---- secrets in source (issue 16): key literals, Azure account keys, Twilio tokens ----------------------
+# (appended last: R's sequence for the files above stays the same)
+def lit_lines(open_, close, lead, kind, nlines):
+    """A PEM block as string literals, one quoted line per source line."""
+    body = [r(B64, 64) for _ in range(nlines)] + [r(B64, 40) + "=="]
+    return ([lead + open_ + "-----BEGIN %s-----\\n" % kind + close] +
+            [lead + open_ + l + "\\n" + close for l in body] +
+            [lead + open_ + "-----END %s-----\\n" % kind + open_.rstrip()])
+
+c_key = lit_lines('"', '"', "    ", "RSA PRIVATE KEY", 25)
+c_pub = lit_lines('"', '"', "    ", "PUBLIC KEY", 6)
+c_cert = lit_lines('"', '"', "    ", "CERTIFICATE", 12)
+add("src/crypto/testkeys.c",
+    "/* testkeys.c - keys for the TLS handshake tests. */",
+    '#include "crypto/testkeys.h"',
+    "",
+    "const char *const server_key_pem =",
+    S("private-key-in-literals", c_key[0]), *c_key[1:-1], c_key[-1][:-1] + '";',
+    "",
+    "/* the server's public key and certificate (public by nature) */",
+    "const char *const server_pub_pem =",
+    *c_pub[:-1], c_pub[-1][:-1] + '";',
+    "const char *const server_cert_pem =",
+    *c_cert[:-1], c_cert[-1][:-1] + '";',
+    "",
+    "/* DER bytes of a test message, base64 (not a key) */",
+    "const char *const fixture_msg_b64 =",
+    *['    "%s"' % r(B64, 64) for _ in range(6)],
+    '    "%s==";' % r(B64, 30),
+)
+go_key = lit_lines('"', '" +', "\t", "EC PRIVATE KEY", 3)
+go_cert = lit_lines('"', '" +', "\t", "CERTIFICATE", 10)
+add("cmd/tlsfixture/keys.go",
+    "package main",
+    "",
+    "// testKey signs the fixture certificates.",
+    "const testKey = \"\" +",
+    S("private-key-in-literals", go_key[0]), *go_key[1:-1], go_key[-1][:-1] + '"',
+    "",
+    "// testCert is the fixture certificate (public).",
+    "const testCert = \"\" +",
+    *go_cert[:-1], go_cert[-1][:-1] + '"',
+    "",
+    "// golden output of the encoder (base64 of random bytes, not a key)",
+    "const golden = \"\" +",
+    *['\t"%s" +' % r(B64, 64) for _ in range(4)],
+    '\t"%s=="' % r(B64, 42),
+)
+py_key = lit_lines("'", "'", "    ", "PRIVATE KEY", 16)
+py_pub = lit_lines("'", "'", "    ", "RSA PUBLIC KEY", 4)
+add("ml/signing.py",
+    '"""Signs model artifacts before upload."""',
+    "from cryptography.hazmat.primitives import serialization",
+    "",
+    "SIGNING_KEY = (",
+    S("private-key-in-literals", py_key[0]), *py_key[1:-1], py_key[-1][:-1] + "'",
+    ")",
+    "",
+    "VERIFY_KEY = (",
+    *py_pub[:-1], py_pub[-1][:-1] + "'",
+    ")",
+    "",
+    "# a pickled tokenizer vocabulary, base64 (a test fixture, not a key)",
+    "VOCAB_FIXTURE = (",
+    *["    '%s'" % r(B64, 64) for _ in range(5)],
+    ")",
+    "",
+    "def load():",
+    "    return serialization.load_pem_private_key(SIGNING_KEY.encode(), password=None)",
+)
+js_key = lit_lines("'", "' +", "  ", "RSA PRIVATE KEY", 12)
+js_cert = lit_lines("'", "' +", "  ", "CERTIFICATE", 8)
+add("web/src/jwtKeys.js",
+    "// Keys for signing session JWTs in the e2e environment.",
+    "export const privateKey =",
+    S("private-key-in-literals", js_key[0]), *js_key[1:-1], js_key[-1][:-1] + "';",
+    "",
+    "export const certificate =",
+    *js_cert[:-1], js_cert[-1][:-1] + "';",
+    "",
+    "export const doc = '-----BEGIN RSA PRIVATE KEY-----\\n...\\n-----END RSA PRIVATE KEY-----';",
+)
+add("deploy/azure-storage.yaml",
+    "# blob storage for invoices",
+    "storage:",
+    "  account_name: billinginvoices",
+    S("azure-storage-account-key-name", "  account_key: %s" % b64(64)),
+    "  container: invoices",
+    "  # the same account, read through the key vault in production",
+    "  prod_account_key: ${AZURE_STORAGE_KEY}",
+    "  account_key_id: 2",
+    "artifacts:",
+    "  checksum_sha512: %s" % b64(64),
+    "  manifest_digest: %s" % b64(64),
+    "",
+    "backup:",
+    "  account_name: billingbackup",
+    S("azure-storage-account-key-name", '  account_key: "%s"' % b64(64)),
+)
+add("app/appsettings.Production.json",
+    "{",
+    '  "Storage": {',
+    S("azure-storage-account-key-name", '    "AccountKey": "%s",' % b64(64)),
+    '    "AccountName": "billingreports"',
+    "  },",
+    '  "Legacy": {',
+    S("azure-storage-account-key-name", '    "ConnectionString": "DefaultEndpointsProtocol=https;AccountName=billinglegacy;AccountKey = %s;EndpointSuffix=core.windows.net"' % b64(64)),
+    "  },",
+    '  "Cache": { "ContentHash": "%s" }' % b64(64),
+    "}",
+)
+add("config/notify.yaml",
+    "# SMS and voice notifications",
+    "twilio:",
+    "  account_sid: AC%s" % r(HEX, 32),
+    S("twilio-auth-token-nearby", "  auth_token: %s" % r(HEX, 32)),
+    "  from_number: '+15005550006'",
+    "  auth_token_sha1: %s" % r(HEX, 40),
+    "  status_callback_hash: %s" % r(HEX, 32),
+    "cache:",
+    "  etag: %s" % r(HEX, 32),
+    "  content_md5: %s" % r(HEX, 32),
+    "",
+    "",
+    "",
+    "",
+    "",
+    "session:",
+    "  auth_token: %s" % r(HEX, 32),
+)
+add("app/sms.py",
+    '"""Sends order notifications by SMS."""',
+    "import hashlib",
+    "import os",
+    "",
+    "from twilio.rest import Client",
+    "",
+    "account_sid = 'AC%s'" % r(HEX, 32),
+    S("twilio-auth-token-nearby", "auth_token = '%s'" % r(HEX, 32)),
+    "client = Client(account_sid, auth_token)",
+    "",
+    "staging_auth_token = os.environ['TWILIO_STAGING_AUTH_TOKEN']",
+    "TEMPLATE_DIGEST = '%s'  # md5 of templates/sms.txt" % r(HEX, 32),
+    "order_hash = '%s'" % r(HEX, 32),
+    "",
+    "def send(to, body):",
+    "    return client.messages.create(to=to, from_='+15005550006', body=body)",
+)
+
+# secrets split across adjacent string literals (joined before matching)
+aws_id = "AKIA" + r("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16)
+add("src/net/s3client.c",
+    "/* s3client.c - uploads crash dumps (the key is rotated by ops/rotate.sh). */",
+    '#include <stdio.h>',
+    "",
+    S("aws-access-key-id", 'static const char *access_key_id = "%s" "%s";' % (aws_id[:4], aws_id[4:])),
+    'static const char *user_agent = "crashdump/" "1.4" " (linux)";',
+    'static const char *fmt = "%s: uploading %zu bytes" "\\n";',
+    'static const char *region = "eu-" "west-" "1";',
+    "",
+    "/* a digest split to fit the line, not a secret */",
+    'static const char *build_id = "%s" "%s";' % (r(HEX, 20), r(HEX, 20)),
+)
+stripe = "sk_live_" + r(AN, 40)
+gh = "ghp_" + r(AN, 36)
+add("web/src/billing/client.js",
+    "// Billing client for the admin console.",
+    S("stripe-secret-key", "const stripeKey = '%s' + '%s' +" % (stripe[:8], stripe[8:28])),
+    "  '%s';" % stripe[28:],
+    "const header = 'Content-' + 'Type';",
+    "const url = 'https://api.' + host + '/v1/' + 'charges';",
+    "const banner = 'Billing ' + 'console ' + 'v2';",
+    "const pixel = 'iVBORw0KGgo' + '%s';  // 1x1 PNG for the tests" % r(B64, 40),
+)
+add("ml/fetch_weights.py",
+    '"""Downloads model weights from the private release."""',
+    "import requests",
+    "",
+    "GITHUB_TOKEN = (",
+    S("github-pat", '    "%s"' % gh[:18]),
+    '    "%s"' % gh[18:],
+    ")",
+    "RELEASE = (",
+    '    "https://api.github.com/repos/"',
+    '    "acme/models/releases/latest"',
+    ")",
+    "SHA = (",
+    '    "%s"' % r(HEX, 32),
+    '    "%s"' % r(HEX, 32),
+    ")",
+)
+
 # ---- write -----------------------------------------------------------------------------------------------
 if os.path.isdir(OUT):
     shutil.rmtree(OUT)
