@@ -1,6 +1,6 @@
 /* auth.c — who may call, and from where: header caps, Host and Origin (DNS
  * rebinding), bearer tokens, rate limits (internal.h). Every refusal is
- * audited (request/gate.h, mg_gate_refusal). */
+ * audited (mg__refused, respond.c). */
 #include "http/internal.h"
 
 #include <stdio.h>
@@ -8,7 +8,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "request/gate.h"
 #include "security/token.h"
 
 /* "localhost", "127.0.0.1" or "[::1]", then nothing or ":digits"; the name
@@ -69,15 +68,6 @@ int mg__check_origin(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     }
     return 0;
 }
-void mg__refused(struct req *r, const char *op, const char *code)
-{
-    if (r->audited) return;
-    r->audited = true;
-    char what[160];
-    snprintf(what, sizeof(what), "%s from %s", r->label ? r->label : "?", r->from[0] ? r->from : "?");
-    mg_gate_refusal(r->h->srv, r->who.tenant[0] ? r->who.tenant : NULL, op, what, code);
-}
-
 static enum MHD_Result q_token_iter(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
     (void)kind;

@@ -100,11 +100,12 @@ enum MHD_Result mg__respond_json(struct MHD_Connection *c, struct req *r, int st
  * null for /mcp (data.code carries the memgate code). */
 enum MHD_Result mg__respond_error(struct MHD_Connection *c, struct req *r, int status, const char *code,
                                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Audit r's refusal (once per request; mg_gate_refusal folds floods): op,
+ * code, the route and the client's address; the tenant when authenticated.
+ * An error answer no tool call audited is audited here. */
+void mg__refused(struct req *r, const char *op, const char *code);
 
 /* ---- auth.c ---- */
-/* Audit r's refusal (once per request; mg_gate_refusal folds floods): op,
- * code, the route and the client's address; the tenant when authenticated. */
-void mg__refused(struct req *r, const char *op, const char *code);
 /* Oversized headers: 431 and an audit event. 0 when within the caps. */
 int mg__check_headers(struct mg_http *h, struct MHD_Connection *c, struct req *r, enum MHD_Result *rc);
 /* Who is calling: r->who from the bearer token, or the local principal when

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "request/gate.h"
 #include "util/json.h"
 #include "util/metrics.h"
 
@@ -91,6 +92,15 @@ enum MHD_Result mg__respond(struct MHD_Connection *c, struct req *r, int status,
         mg_metrics_http(r->label, status);
     }
     return rc;
+}
+
+void mg__refused(struct req *r, const char *op, const char *code)
+{
+    if (r->audited) return;
+    r->audited = true;
+    char what[160];
+    snprintf(what, sizeof(what), "%s from %s", r->label ? r->label : "?", r->from[0] ? r->from : "?");
+    mg_gate_refusal(r->h->srv, r->who.tenant[0] ? r->who.tenant : NULL, op, what, code);
 }
 
 /* The code of an error body: {"error":{"code":"..."}}, a JSON-RPC error's
