@@ -592,12 +592,14 @@ TEST(audit_anchor_across_rotation)
     /* audit.log removed whole: the chain ends in audit.log.1, before the anchor */
     char path[8192];
     mg_audit_path(&c, 0, path, sizeof(path));
-    size_t n;
-    char **l0 = read_lines(path, &n);
+    size_t n0, n;
+    char **l0 = read_lines(path, &n0);
     ASSERT_EQ_INT(unlink(path), 0);
     verify_truncated(&c, home, "truncated");
     /* back, and rotating on: still verifies */
-    write_lines(path, l0, n);
+    write_lines(path, l0, n0);
+    for (size_t i = 0; i < n0; i++) free(l0[i]);
+    free(l0);
     ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
     emit_n(&c, 40, "acme", "search");
     ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
