@@ -168,12 +168,17 @@ TEST(gate_sanitises_flags_attributes_and_caps)
     ASSERT(snip && !strchr(snip, 0x1b) && !strchr(snip, 0x07));
     ASSERT_CONTAINS(snip, "colour");
     ASSERT_EQ_STR(json_string_value(json_array_get(json_object_get(hit, "flags"), 0)), "prompt_injection");
+    /* with a score and the reasons */
+    json_t *inj = json_object_get(hit, "injection");
+    ASSERT_EQ_INT(json_integer_value(json_object_get(inj, "score")), 90);
+    ASSERT_EQ_STR(json_string_value(json_array_get(json_object_get(inj, "reasons"), 0)), "instruction_override");
     ASSERT_CONTAINS(json_string_value(json_object_get(hit, "source")), "evil.md:");
     json_t *gate = json_object_get(r, "gate");
     char *flags = json_dumps(json_object_get(gate, "flags"), JSON_COMPACT);
     ASSERT_CONTAINS(flags, "prompt_injection");
     ASSERT_CONTAINS(flags, "control_sequences");
     free(flags);
+    ASSERT_EQ_INT(json_integer_value(json_object_get(json_object_get(gate, "injection"), "score")), 90);
     json_decref(r);
     /* read_file: the same filter on the file text */
     r = gcall(&g, "read_file", "{\"path\":\"evil.md\"}", code);

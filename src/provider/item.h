@@ -90,12 +90,25 @@ struct mg_owner {
 #define MG_ITEM_ESCAPES   0x4u /* control sequences or model markers were removed */
 #define MG_ITEM_TRUNCATED 0x8u /* a field was cut at its cap */
 
+/* What the prompt-injection check found in the texts a record covers
+ * (security/sanitize.h): the highest score and every reason (MG_INJ_*). */
+struct mg_injinfo {
+    int score;
+    unsigned reasons;
+};
+static inline void mg_injinfo_add(struct mg_injinfo *to, const struct mg_injinfo *from)
+{
+    if (from->score > to->score) to->score = from->score;
+    to->reasons |= from->reasons;
+}
+
 struct mg_item {
     const struct mg_item_type *type;
     struct mg_owner own;
     /* the gate's */
     char *source;                  /* attribution, or NULL */
     unsigned flags;                /* MG_ITEM_* */
+    struct mg_injinfo inj;         /* with MG_ITEM_INJECTION: its score and reasons */
     int redactions;                /* secrets replaced in this item's fields (providers may add theirs) */
     bool gated;                    /* cleaned by the gate */
 };
@@ -124,6 +137,7 @@ struct mg_items {
     const char *foreign_kind;      /* a static string: "session", "project", ... */
     int redactions;
     unsigned flags;                /* MG_ITEM_* of any item */
+    struct mg_injinfo inj;         /* the items' and the inputs' */
     /* what the provider says beyond the items (not text: numbers and fixed words) */
     double took_ms;
     const char *mode;              /* a static string: the search mode that ran, or NULL */

@@ -61,6 +61,7 @@ struct mg_audit_rec {
     long long results;
     int redactions;
     unsigned flags;                  /* MG_ITEM_* of what it served */
+    struct mg_injinfo inj;           /* with MG_ITEM_INJECTION: the highest score, every reason */
     size_t dropped;                  /* items the guardrail dropped */
     struct {
         const char *name;            /* an operation's name (static) */

@@ -294,7 +294,11 @@ static void clean_string(struct clean *C, struct mg_item *it, char **ps, size_t 
 {
     char *s = *ps;
     size_t n = strlen(s);
-    if (C->inject && mg_injection(s, n)) it->flags |= MG_ITEM_INJECTION;
+    struct mg_inj r;
+    if (C->inject && mg_injection_check(s, n, &r) >= MG_INJ_FLAG) {
+        it->flags |= MG_ITEM_INJECTION;
+        mg_injinfo_add(&it->inj, &(struct mg_injinfo){r.score, r.reasons});
+    }
     struct mg_buf red, out;
     mg_buf_init(&red, (size_t)1 << 30);
     mg_buf_init(&out, (size_t)1 << 30);
@@ -439,6 +443,7 @@ static void clean_items(struct mg_ctx *x, struct mg_items *l)
         clean_item(&C, it);
         l->redactions += it->redactions;
         l->flags |= it->flags;
+        mg_injinfo_add(&l->inj, &it->inj);
         i++;
     }
 }
@@ -462,7 +467,17 @@ struct inputs {
     int redactions;
     int per_item[INPUTS_ITEMS_MAX];
     unsigned flags;
+    struct mg_injinfo inj;
 };
+
+/* An argument that reads like an instruction to the model: flagged, kept. */
+static void input_injection(struct inputs *in, const char *s, size_t n)
+{
+    struct mg_inj r;
+    if (mg_injection_check(s, n, &r) < MG_INJ_FLAG) return;
+    in->flags |= MG_ITEM_INJECTION;
+    mg_injinfo_add(&in->inj, &(struct mg_injinfo){r.score, r.reasons});
+}
 
 int mg_gate_identifier(const struct mg_config *cfg, const char *what, const char *s, struct mg_err *err)
 {
@@ -492,7 +507,7 @@ static void check_input(void *ud, const char **slot, enum mg_input_kind kind, co
         const char *br = strstr(what, "[]");
         if (br) snprintf(named, sizeof(named), "%.*s[%zu]%s", (int)(br - what), what, item, br + 2);
         if (mg_gate_identifier(&in->x->srv->cfg, br ? named : what, s, in->err) != 0) in->failed = true;
-        else if (mg_injection(s, n)) in->flags |= MG_ITEM_INJECTION;
+        else input_injection(in, s, n);
         return;
     }
     struct mg_buf red;
@@ -524,7 +539,7 @@ static void check_input(void *ud, const char **slot, enum mg_input_kind kind, co
             if (item < INPUTS_ITEMS_MAX) in->per_item[item] += nred;
         }
     }
-    if (!in->failed && mg_injection(s, n)) in->flags |= MG_ITEM_INJECTION;
+    if (!in->failed) input_injection(in, s, n);
     mg_buf_release(&red);
 }
 
@@ -600,6 +615,7 @@ int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target
     for (size_t i = 0; i < out->n && i < INPUTS_ITEMS_MAX; i++) out->v[i]->redactions += in.per_item[i];
     out->redactions += in.redactions;
     out->flags |= in.flags;
+    mg_injinfo_add(&out->inj, &in.inj);
     record_part(x, op, out);
     return 0;
 }
@@ -613,6 +629,7 @@ static void record_part(struct mg_ctx *x, const struct mg_op *op, const struct m
     a->results += (long long)out->n;
     a->redactions += out->redactions;
     a->flags |= out->flags;
+    mg_injinfo_add(&a->inj, &out->inj);
     a->dropped += out->dropped;
     a->write |= op->write;
     if (!a->repo[0] && out->n && out->v[0]->own.repo[0]) /* an index run: the repo it made */
@@ -698,6 +715,8 @@ void mg_gate_finish(struct mg_ctx *x, int rc, struct mg_err *err)
     if (a->flags & MG_ITEM_ESCAPES) flags[nf++] = "control_sequences";
     if (a->flags & MG_ITEM_TRUNCATED) flags[nf++] = "truncated";
     if (a->dropped) flags[nf++] = "isolation_drop";
+    const char *why[16];
+    size_t nwhy = (a->flags & MG_ITEM_INJECTION) ? mg_inj_reason_names(a->inj.reasons, why, 16) : 0;
     struct mg_audit_part parts[MG_AUDIT_PARTS_MAX];
     for (size_t i = 0; i < a->nparts; i++) parts[i] = (struct mg_audit_part){a->parts[i].name, a->parts[i].results};
     const char *code = rc != 0 ? (err && err->code ? err->code : MG_E_INTERNAL) : NULL;
@@ -716,6 +735,9 @@ void mg_gate_finish(struct mg_ctx *x, int rc, struct mg_err *err)
         .nparts = a->nparts > 1 ? a->nparts : 0,
         .code = code,
         .status = code ? "error" : "ok",
+        .injection_score = (a->flags & MG_ITEM_INJECTION) ? a->inj.score : 0,
+        .injection_reasons = why,
+        .ninjection_reasons = nwhy,
         .durable = code || nf || a->redactions || a->write,
     };
     pthread_mutex_unlock(&x->mu);
@@ -842,4 +864,9 @@ int mg_gate_audit_query(struct mg_ctx *x, const struct mg_audit_filter *f, json_
     x->audit.results = (long long)json_array_size(*out);
     mg_gate_finish(x, 0, NULL);
     return 0;
+}
+
+size_t mg_gate_injection_reasons(unsigned why, const char **names, size_t cap)
+{
+    return mg_inj_reason_names(why, names, cap);
 }

@@ -156,4 +156,9 @@ int mg_gate_redact(const struct mg_config *cfg, const char *s, size_t n, struct 
 struct mg_audit_filter;
 int mg_gate_audit_query(struct mg_ctx *x, const struct mg_audit_filter *f, json_t **out, struct mg_err *err);
 
+/* The names of the prompt-injection reasons in why (MG_INJ_* bits of an
+ * mg_injinfo: "instruction_override", "leetspeak", ...), at most cap into
+ * names; returns how many. */
+size_t mg_gate_injection_reasons(unsigned why, const char **names, size_t cap);
+
 #endif

@@ -231,9 +231,16 @@ static char *event_body(const struct mg_audit_event *ev, long long seq, const ch
     if (ev->code) json_object_set_new(o, "code", jstr(ev->code, MG_AUDIT_FIELD_MAX));
     if (ev->status) json_object_set_new(o, "status", jstr(ev->status, MG_AUDIT_FIELD_MAX));
     if (ev->repeated > 0) json_object_set_new(o, "repeated", json_integer(ev->repeated));
+    if (ev->injection_score > 0) {
+        json_t *why = json_array();
+        for (size_t i = 0; why && i < ev->ninjection_reasons && i < MG_AUDIT_FLAGS_MAX; i++)
+            json_array_append_new(why, jstr(ev->injection_reasons[i], 64));
+        if (!why) goto oom;
+        json_object_set_new(o, "injection", json_pack("{s:i, s:o}", "score", ev->injection_score, "reasons", why));
+    }
     json_object_set_new(o, "prev", json_string(prev));
     if (json_object_size(o) != 12u + (ev->nparts != 0) + (ev->code != NULL) + (ev->status != NULL) +
-                                (ev->repeated > 0))
+                                (ev->repeated > 0) + (ev->injection_score > 0))
         goto oom; /* a set failed */
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);

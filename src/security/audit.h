@@ -89,6 +89,9 @@ struct mg_audit_event {
     size_t nparts;
     const char *code, *status; /* NULL: left out */
     long long repeated;        /* > 0: "repeated": this many more refusals like it (gate.c folds floods); 0: left out */
+    int injection_score;       /* > 0: "injection": {"score", "reasons"} of what it served (sanitize.h); 0: left out */
+    const char *const *injection_reasons;
+    size_t ninjection_reasons;
     bool durable;              /* a write or a security event: synced under audit_fsync = writes too */
 };
 

@@ -102,6 +102,22 @@ static size_t marker_len(const unsigned char *s, size_t n)
     return 0;
 }
 
+/* Eight bytes at p that mg_sanitize keeps as they are: printable ASCII
+ * other than '<', '[' and '#' (where markers start). Word-at-a-time tests:
+ * a byte with the high bit, a byte under 0x20, a byte equal to one of four. */
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+#define HAS_ZERO(x) (((x) - ONES) & ~(x) & HIGHS)
+static inline bool plain8(const unsigned char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    if (w & HIGHS) return false;
+    if ((w - 0x20 * ONES) & ~w & HIGHS) return false; /* exact for bytes under 0x80 */
+    return !(HAS_ZERO(w ^ (0x7F * ONES)) | HAS_ZERO(w ^ ('<' * ONES)) | HAS_ZERO(w ^ ('[' * ONES)) |
+             HAS_ZERO(w ^ ('#' * ONES)));
+}
+
 int mg_sanitize(const char *str, size_t n, struct mg_buf *out, unsigned *found)
 {
     const unsigned char *s = (const unsigned char *)str;
@@ -112,8 +128,12 @@ int mg_sanitize(const char *str, size_t n, struct mg_buf *out, unsigned *found)
         if ((upto) > run && mg_buf_add(out, s + run, (upto) - run) != 0) return -1;                         \
     } while (0)
     while (i < n) {
+        if (i + 8 <= n && plain8(s + i)) { /* the common case, eight bytes at a time */
+            i += 8;
+            continue;
+        }
         unsigned char c = s[i];
-        if (c >= 0x20 && c < 0x7F && c != '<' && c != '[' && c != '#') { /* the common case */
+        if (c >= 0x20 && c < 0x7F && c != '<' && c != '[' && c != '#') {
             i++;
             continue;
         }
@@ -202,84 +222,181 @@ int mg_sanitize(const char *str, size_t n, struct mg_buf *out, unsigned *found)
 
 /* ---- injection patterns ------------------------------------------------------------ */
 
-/* One alternation, compiled once (caseless, UTF, Unicode properties). Each
- * branch needs the instruction and its object together: "ignore" or
- * "system" alone are everyday words in code and docs. */
-static const char *const inj_patterns[] = {
-    /* English */
-    "\\b(?:ignore|disregard|forget|override|bypass)\\s+(?:all\\s+|any\\s+|every\\s+)?(?:of\\s+)?"
-    "(?:the\\s+|your\\s+|my\\s+|these\\s+|those\\s+)?(?:previous|prior|preceding|above|earlier|foregoing|"
-    "original|initial|system)\\s+(?:instructions?|prompts?|rules|directions|directives|guidelines)\\b",
-    "\\byou\\s+are\\s+now\\s+(?:a|an|the|my)\\s+(?:\\S+\\s+){0,3}?(?:assistant|ai|model|chatbot|bot|agent|"
-    "persona|character|hacker|unrestricted|unfiltered|jailbroken)\\b",
-    "\\byou\\s+are\\s+now\\s+(?:dan\\b|jailbroken|unrestricted|unfiltered|free\\s+from|in\\s+developer\\s+mode|"
-    "no\\s+longer\\s+(?:bound|restricted|an?\\s+ai))",
-    "\\b(?:from\\s+now\\s+on|henceforth),?\\s+you\\s+(?:are|will|must|shall|should)\\b",
-    "\\b(?:new|updated|real|true|secret)\\s+(?:system\\s+)?(?:instructions|prompt)\\s*:",
-    "\\b(?:reveal|print|show|output|repeat|leak)\\s+(?:me\\s+)?(?:your|the)\\s+(?:system\\s+prompt|"
-    "(?:initial|hidden|original|secret)\\s+(?:instructions|prompt))\\b",
-    "\\bdo\\s+not\\s+(?:tell|inform|alert|warn)\\s+the\\s+user\\b",
-    "\\bact\\s+as\\s+(?:if\\s+you\\s+(?:are|were)\\s+)?(?:an?\\s+)?(?:unrestricted|unfiltered|jailbroken|dan)\\b",
-    "\\b(?:stop|quit|cease)\\s+(?:following|obeying|applying)\\s+(?:all\\s+)?(?:of\\s+)?(?:your|the|these|those|any)\\s+"
-    "(?:previous\\s+|prior\\s+|earlier\\s+|original\\s+|initial\\s+|system\\s+)?(?:instructions|rules|guidelines|"
-    "directives|programming)\\b",
-    "\\b(?:forget|ignore|disregard)\\s+(?:everything|all|anything|whatever)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|"
-    "had\\s+been)\\s+(?:told|taught|instructed|given|programmed)|(?:written\\s+|said\\s+|stated\\s+)?(?:above|before\\s+this|"
-    "so\\s+far|prior\\s+to\\s+this))",
-    /* role and template markers */
-    "<\\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\\|>",
-    "\\[/?INST\\]|<</?SYS>>|<(?:start|end)_of_turn>",
-    "(?:^|\\n)[ \\t]*(?:#{1,3}[ \\t]*)?system[ \\t]*(?:prompt)?[ \\t]*:[ \\t]*you\\s+(?:are|must|will)\\b",
-    "\\n\\n(?:Human|Assistant):",
-    "<\\s*system\\s*>\\s*(?:you|ignore|forget|disregard|always|never|do\\s+not|send)\\b",
-    "(?:^|\\n)[ \\t]*#{1,6}[ \\t]*(?:system|assistant)[ \\t]*(?:message|prompt)?[ \\t]*:[ \\t]*\\n?[ \\t]*you\\s+"
-    "(?:are|must|will|have)\\b",
-    /* Spanish, French, German, Portuguese, Italian */
-    "\\b(?:ignora|ignore|olvida)\\S*\\s+(?:todas\\s+)?(?:las\\s+)?instrucciones\\s+(?:anteriores|previas)\\b",
-    "\\bahora\\s+eres\\s+(?:un|una)\\s+(?:\\S+\\s+){0,2}?(?:asistente|ia|modelo|agente)\\b",
-    "\\b(?:ignore[rz]?|oublie[rz]?)\\s+(?:toutes\\s+)?(?:les\\s+|vos\\s+|tes\\s+)?instructions\\s+"
-    "(?:précédentes|precedentes|antérieures|anterieures|ci-dessus)",
-    "\\b(?:tu\\s+es|vous\\s+êtes)\\s+maintenant\\s+(?:un|une)\\s+(?:\\S+\\s+){0,2}?(?:assistant|ia|modèle|agent)\\b",
-    "\\b(?:ignorier|vergiss|vergesse)\\S*\\s+(?:alle\\s+)?(?:vorherigen|bisherigen|vorangegangenen|obigen)\\s+"
-    "(?:anweisungen|instruktionen)\\b",
-    "\\bdu\\s+bist\\s+(?:jetzt|nun)\\s+(?:ein|eine)\\s+(?:\\S+\\s+){0,2}?(?:assistent|ki|modell|agent)\\b",
-    "\\b(?:ignore|esqueça|esqueca)\\s+(?:todas\\s+)?(?:as\\s+)?instruções\\s+anteriores\\b",
-    "\\b(?:ignora|dimentica)\\s+(?:tutte\\s+)?(?:le\\s+)?istruzioni\\s+precedenti\\b",
-    /* Russian, Chinese, Japanese */
-    "(?:игнорируй|игнорировать|забудь)\\S*\\s+(?:все\\s+)?(?:предыдущие|прежние|вышеуказанные)\\s+инструкции",
-    "忽略(?:之前|以上|先前|上面|前面)(?:的)?(?:所有)?(?:指令|指示|说明|提示)",
-    "你现在是(?:一个)?(?:不受限制|没有限制)",
-    "(?:以前|前|上記)の(?:すべての)?指示を無視",
-    /* Dutch, Polish, Turkish, Korean, Arabic, Hindi */
-    "\\bnegeer\\s+(?:alle\\s+)?(?:de\\s+)?(?:vorige|eerdere|voorgaande|bovenstaande)\\s+(?:instructies|aanwijzingen)\\b",
-    "\\b(?:zignoruj|ignoruj|zapomnij)\\S*\\s+(?:o\\s+)?(?:wszystkie\\s+|wszystkich\\s+)?(?:poprzednie|poprzednich|"
-    "wcześniejsze|wcześniejszych)\\s+(?:instrukcje|instrukcji|polecenia|poleceń)",
-    "(?:önceki|yukarıdaki)\\s+(?:tüm\\s+|bütün\\s+)?talimatları\\s+(?:yok\\s+say|görmezden\\s+gel|unut)",
-    "이전(?:의)?\\s*(?:모든\\s*)?(?:지시|지침|명령)(?:를|을|사항을|들을)?\\s*(?:무시|잊)",
-    "(?:تجاهل|انس)\\s+(?:جميع\\s+|كل\\s+)?(?:التعليمات|الأوامر|التوجيهات)\\s+(?:السابقة)",
-    "(?:पिछले|पहले\\s+के)\\s+(?:सभी\\s+)?(?:निर्देशों|निर्देश)\\s+(?:को\\s+)?(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल)",
-    NULL,
+/* Each pattern needs the instruction and its object together: "ignore" or
+ * "system" alone are everyday words in code and docs. They are compiled
+ * into one PCRE2 alternation (caseless, UTF, Unicode properties) where each
+ * branch leaves a (*MARK) naming its index, so a match says why. */
+struct inj_pat {
+    unsigned why; /* MG_INJ_* */
+    const char *re;
 };
+static const struct inj_pat inj_patterns[] = {
+    /* English */
+    {MG_INJ_OVERRIDE,
+     "\\b(?:ignore|disregard|forget|override|bypass)\\s+(?:all\\s+|any\\s+|every\\s+)?(?:of\\s+)?"
+     "(?:the\\s+|your\\s+|my\\s+|these\\s+|those\\s+)?(?:previous|prior|preceding|above|earlier|foregoing|"
+     "original|initial|system)\\s+(?:instructions?|prompts?|rules|directions|directives|guidelines)\\b"},
+    {MG_INJ_PERSONA,
+     "\\byou\\s+are\\s+now\\s+(?:a|an|the|my)\\s+(?:\\S+\\s+){0,3}?(?:assistant|ai|model|chatbot|bot|agent|"
+     "persona|character|hacker|unrestricted|unfiltered|jailbroken)\\b"},
+    {MG_INJ_PERSONA,
+     "\\byou\\s+are\\s+now\\s+(?:dan\\b|jailbroken|unrestricted|unfiltered|free\\s+from|in\\s+developer\\s+mode|"
+     "no\\s+longer\\s+(?:bound|restricted|an?\\s+ai))"},
+    {MG_INJ_PERSONA, "\\b(?:from\\s+now\\s+on|henceforth),?\\s+you\\s+(?:are|will|must|shall|should)\\b"},
+    {MG_INJ_OVERRIDE, "\\b(?:new|updated|real|true|secret)\\s+(?:system\\s+)?(?:instructions|prompt)\\s*:"},
+    {MG_INJ_EXFIL,
+     "\\b(?:reveal|print|show|output|repeat|leak)\\s+(?:me\\s+)?(?:your|the)\\s+(?:system\\s+prompt|"
+     "(?:initial|hidden|original|secret)\\s+(?:instructions|prompt))\\b"},
+    {MG_INJ_EXFIL, "\\bdo\\s+not\\s+(?:tell|inform|alert|warn)\\s+the\\s+user\\b"},
+    {MG_INJ_PERSONA,
+     "\\bact\\s+as\\s+(?:if\\s+you\\s+(?:are|were)\\s+)?(?:an?\\s+)?(?:unrestricted|unfiltered|jailbroken|dan)\\b"},
+    {MG_INJ_OVERRIDE,
+     "\\b(?:stop|quit|cease)\\s+(?:following|obeying|applying)\\s+(?:all\\s+)?(?:of\\s+)?(?:your|the|these|those|"
+     "any)\\s+(?:previous\\s+|prior\\s+|earlier\\s+|original\\s+|initial\\s+|system\\s+)?(?:instructions|rules|"
+     "guidelines|directives|programming)\\b"},
+    {MG_INJ_OVERRIDE,
+     "\\b(?:forget|ignore|disregard)\\s+(?:everything|all|anything|whatever)\\s+(?:that\\s+)?(?:you\\s+(?:were|"
+     "have\\s+been|had\\s+been)\\s+(?:told|taught|instructed|given|programmed)|(?:written\\s+|said\\s+|stated\\s+)?"
+     "(?:above|before\\s+this|so\\s+far|prior\\s+to\\s+this))"},
+    /* role and template markers */
+    {MG_INJ_ROLE, "<\\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\\|>"},
+    {MG_INJ_ROLE, "\\[/?INST\\]|<</?SYS>>|<(?:start|end)_of_turn>"},
+    {MG_INJ_ROLE, "(?:^|\\n)[ \\t]*(?:#{1,3}[ \\t]*)?system[ \\t]*(?:prompt)?[ \\t]*:[ \\t]*you\\s+(?:are|must|will)\\b"},
+    {MG_INJ_ROLE, "\\n\\n(?:Human|Assistant):"},
+    {MG_INJ_ROLE, "<\\s*system\\s*>\\s*(?:you|ignore|forget|disregard|always|never|do\\s+not|send)\\b"},
+    {MG_INJ_ROLE,
+     "(?:^|\\n)[ \\t]*#{1,6}[ \\t]*(?:system|assistant)[ \\t]*(?:message|prompt)?[ \\t]*:[ \\t]*\\n?[ \\t]*you\\s+"
+     "(?:are|must|will|have)\\b"},
+    /* Spanish, French, German, Portuguese, Italian */
+    {MG_INJ_OVERRIDE, "\\b(?:ignora|ignore|olvida)\\S*\\s+(?:todas\\s+)?(?:las\\s+)?instrucciones\\s+(?:anteriores|previas)\\b"},
+    {MG_INJ_PERSONA, "\\bahora\\s+eres\\s+(?:un|una)\\s+(?:\\S+\\s+){0,2}?(?:asistente|ia|modelo|agente)\\b"},
+    {MG_INJ_OVERRIDE,
+     "\\b(?:ignore[rz]?|oublie[rz]?)\\s+(?:toutes\\s+)?(?:les\\s+|vos\\s+|tes\\s+)?instructions\\s+"
+     "(?:précédentes|precedentes|antérieures|anterieures|ci-dessus)"},
+    {MG_INJ_PERSONA,
+     "\\b(?:tu\\s+es|vous\\s+êtes)\\s+maintenant\\s+(?:un|une)\\s+(?:\\S+\\s+){0,2}?(?:assistant|ia|modèle|agent)\\b"},
+    {MG_INJ_OVERRIDE,
+     "\\b(?:ignorier|vergiss|vergesse)\\S*\\s+(?:alle\\s+)?(?:vorherigen|bisherigen|vorangegangenen|obigen)\\s+"
+     "(?:anweisungen|instruktionen)\\b"},
+    {MG_INJ_PERSONA, "\\bdu\\s+bist\\s+(?:jetzt|nun)\\s+(?:ein|eine)\\s+(?:\\S+\\s+){0,2}?(?:assistent|ki|modell|agent)\\b"},
+    {MG_INJ_OVERRIDE, "\\b(?:ignore|esqueça|esqueca)\\s+(?:todas\\s+)?(?:as\\s+)?instruções\\s+anteriores\\b"},
+    {MG_INJ_OVERRIDE, "\\b(?:ignora|dimentica)\\s+(?:tutte\\s+)?(?:le\\s+)?istruzioni\\s+precedenti\\b"},
+    /* Russian, Chinese, Japanese */
+    {MG_INJ_OVERRIDE, "(?:игнорируй|игнорировать|забудь)\\S*\\s+(?:все\\s+)?(?:предыдущие|прежние|вышеуказанные)\\s+инструкции"},
+    {MG_INJ_OVERRIDE, "忽略(?:之前|以上|先前|上面|前面)(?:的)?(?:所有)?(?:指令|指示|说明|提示)"},
+    {MG_INJ_PERSONA, "你现在是(?:一个)?(?:不受限制|没有限制)"},
+    {MG_INJ_OVERRIDE, "(?:以前|前|上記)の(?:すべての)?指示を無視"},
+    /* Dutch, Polish, Turkish, Korean, Arabic, Hindi */
+    {MG_INJ_OVERRIDE,
+     "\\bnegeer\\s+(?:alle\\s+)?(?:de\\s+)?(?:vorige|eerdere|voorgaande|bovenstaande)\\s+(?:instructies|aanwijzingen)\\b"},
+    {MG_INJ_OVERRIDE,
+     "\\b(?:zignoruj|ignoruj|zapomnij)\\S*\\s+(?:o\\s+)?(?:wszystkie\\s+|wszystkich\\s+)?(?:poprzednie|poprzednich|"
+     "wcześniejsze|wcześniejszych)\\s+(?:instrukcje|instrukcji|polecenia|poleceń)"},
+    {MG_INJ_OVERRIDE, "(?:önceki|yukarıdaki)\\s+(?:tüm\\s+|bütün\\s+)?talimatları\\s+(?:yok\\s+say|görmezden\\s+gel|unut)"},
+    {MG_INJ_OVERRIDE, "이전(?:의)?\\s*(?:모든\\s*)?(?:지시|지침|명령)(?:를|을|사항을|들을)?\\s*(?:무시|잊)"},
+    {MG_INJ_OVERRIDE, "(?:تجاهل|انس)\\s+(?:جميع\\s+|كل\\s+)?(?:التعليمات|الأوامر|التوجيهات)\\s+(?:السابقة)"},
+    {MG_INJ_OVERRIDE, "(?:पिछले|पहले\\s+के)\\s+(?:सभी\\s+)?(?:निर्देशों|निर्देश)\\s+(?:को\\s+)?(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल)"},
+};
+#define N_PATTERNS (sizeof(inj_patterns) / sizeof(inj_patterns[0]))
 
-/* Matching: every pattern is compiled into one Vectorscan database in
- * prefilter mode (GB/s over ordinary text, where nothing matches), and only
- * text that Vectorscan flags is confirmed with the PCRE2 alternation. Text
- * that is not valid UTF-8 (Vectorscan's UTF-8 mode needs it) goes to PCRE2
- * directly. */
+/* The words of the patterns an attacker writes in leetspeak. */
+static const char *const attack_words[] = {
+    "ignore", "ignoring", "disregard", "forget", "override", "bypass", "all", "any", "every", "previous",
+    "prior", "preceding", "above", "earlier", "original", "initial", "system", "instruction", "instructions",
+    "prompt", "prompts", "rules", "guidelines", "directions", "directives", "you", "are", "now", "act", "as",
+    "reveal", "print", "show", "output", "repeat", "leak", "secret", "hidden", "new", "updated", "real",
+    "true", "unrestricted", "unfiltered", "jailbroken", "dan", "developer", "mode", "from", "on", "henceforth",
+    "will", "must", "shall", "should", "tell", "user", "not", "do", "stop", "following", "obeying",
+    "everything", "told", "the", "your", "my", "these", "those", "of", "an", "a", "assistant", "model",
+};
+#define N_WORDS (sizeof(attack_words) / sizeof(attack_words[0]))
+#define LEET_MIN 5 /* shorter leet words ("0f", "d0", "r1") are hex and register names */
+
+/* Triggers: Vectorscan patterns in the same scan as the instruction
+ * patterns (ids from N_PATTERNS on) that say the text holds something to
+ * fold or decode. Most text holds none and is matched once, as it is. */
+enum {
+    T_ROT13 = N_PATTERNS, /* "rot13", "caesar": the text asks for ROT13 to be read */
+    T_BASE64,             /* an attack word as it reads inside base64 (b64_words) */
+    T_HEX,                /* 32 hex digits (confirmed: their bytes are printable text) */
+    T_SPACED,             /* four letters or more, each alone, a spacer or three apart */
+    T_LEET,               /* T_LEET + k: attack word k spelt with leet characters (confirmed: it holds one) */
+};
+#define F_LEET 0x1u
+#define F_SPACED 0x2u
+#define F_ROT13 0x4u
+#define F_BASE64 0x8u
+#define F_HEX 0x10u
+
 static pcre2_code *inj_re;
 static hs_database_t *inj_db;
 static hs_scratch_t *inj_proto;
+static unsigned char leet_len[N_WORDS]; /* the length of the word of pattern T_LEET + j */
 static pthread_once_t inj_once = PTHREAD_ONCE_INIT;
+
+/* The Vectorscan pattern of a word with each letter that has a leet form
+ * as a class ("ignore": i[g][n][o0][r][e3] with [i1!]), into out. */
+static int leet_pattern(struct mg_buf *out, const char *w)
+{
+    static const char *const forms[26] = {['a' - 'a'] = "[a4@]", ['e' - 'a'] = "[e3]", ['i' - 'a'] = "[i1!]",
+                                          ['l' - 'a'] = "[l|]",  ['o' - 'a'] = "[o0]", ['s' - 'a'] = "[s5$]",
+                                          ['t' - 'a'] = "[t7]"};
+    for (const char *p = w; *p; p++) {
+        const char *f = forms[*p - 'a'];
+        if (f ? mg_buf_adds(out, f) : mg_buf_add(out, p, 1)) return -1;
+    }
+    return mg_buf_add(out, "", 1); /* the NUL: patterns are kept in one buffer */
+}
+
+/* T_BASE64: the words attacks are made of, as they read inside base64 at
+ * each of the three byte offsets (the characters that depend on the word's
+ * bytes only), lower case, capitalised and upper case, as one alternation
+ * of literals into out (NUL-terminated). A base64 run is decoded only when
+ * it holds one: long identifiers, hashes and keys do not. */
+static int b64_words(struct mg_buf *out)
+{
+    static const char *const words[] = {"ignore", "disregard", "forget", "instructions", "previous", "system",
+                                        "prompt", "reveal", "you are", "override", "assistant", "secret"};
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    bool first = true;
+    for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++)
+        for (int form = 0; form < 3; form++)
+            for (size_t k = 0; k < 3; k++) {
+                unsigned char bytes[24] = {0};
+                size_t l = strlen(words[w]);
+                for (size_t i = 0; i < l; i++) {
+                    unsigned char c = (unsigned char)words[w][i];
+                    bytes[k + i] = (form == 2 || (form == 1 && i == 0)) && c >= 'a' && c <= 'z' ? c - 32 : c;
+                }
+                /* character j holds bits [6j, 6j + 6); the word's are [8k, 8k + 8l) */
+                size_t from = (8 * k + 5) / 6, to = (8 * (k + l)) / 6;
+                if (to < from + 6) continue;
+                if (mg_buf_adds(out, first ? "" : "|") != 0) return -1;
+                first = false;
+                for (size_t j = from; j < to; j++) {
+                    size_t bit = 6 * j;
+                    unsigned v = ((unsigned)bytes[bit / 8] << 8 | bytes[bit / 8 + 1]) >> (10 - bit % 8) & 63;
+                    if ((b64[v] == '+' && mg_buf_add(out, "\\", 1) != 0) || mg_buf_add(out, &b64[v], 1) != 0)
+                        return -1;
+                }
+            }
+    return mg_buf_add(out, "", 1);
+}
+
+static void cls_init(void);
+static pthread_once_t cls_once;
 
 static void inj_compile(void)
 {
-    struct mg_buf b;
+    pthread_once(&cls_once, cls_init);
+    struct mg_buf b, hsb;
     mg_buf_init(&b, 1 << 20);
-    size_t n = 0;
-    for (const char *const *p = inj_patterns; *p; p++, n++)
-        if (mg_buf_adds(&b, p == inj_patterns ? "(?:" : "|(?:") != 0 || mg_buf_adds(&b, *p) != 0 ||
-            mg_buf_adds(&b, ")") != 0)
-            goto out;
+    mg_buf_init(&hsb, 1 << 20);
+    const char *pats[N_PATTERNS + 4 + N_WORDS];
+    unsigned flags[N_PATTERNS + 4 + N_WORDS];
+    size_t offs[N_WORDS];
+    for (size_t i = 0; i < N_PATTERNS; i++)
+        if (mg_buf_addf(&b, "%s(?:(*MARK:%zu)%s)", i ? "|" : "", i, inj_patterns[i].re) != 0) goto out;
     int ec;
     PCRE2_SIZE eo;
     inj_re = pcre2_compile((PCRE2_SPTR)b.p, b.len, PCRE2_CASELESS | PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF,
@@ -290,81 +407,42 @@ static void inj_compile(void)
         goto out;
     }
     pcre2_jit_compile(inj_re, PCRE2_JIT_COMPLETE);
-    unsigned *flags = calloc(n, sizeof(unsigned));
-    if (flags) {
-        for (size_t i = 0; i < n; i++) {
-            /* no HS_FLAG_UCP: Unicode \\s classes make the compile take seconds; the
-             * patterns use \\S for word gaps, so ASCII classes lose nothing */
-            flags[i] = HS_FLAG_CASELESS | HS_FLAG_UTF8 | HS_FLAG_PREFILTER; /* every end: each is confirmed */
-        }
-        char why[300];
-        if (mg_hs_compile_cached("injection", inj_patterns, flags, (unsigned)n, &inj_db, why, sizeof(why)) != 0) {
-            fprintf(stderr, "memgate: bug: Vectorscan cannot compile the injection patterns: %s\n", why);
-            inj_db = NULL;
-        } else if (hs_alloc_scratch(inj_db, &inj_proto) != HS_SUCCESS) {
-            hs_free_database(inj_db);
-            inj_db = NULL;
-        }
+    unsigned n = 0;
+    for (size_t i = 0; i < N_PATTERNS; i++) {
+        pats[n] = inj_patterns[i].re;
+        /* prefilter mode, every end reported (each is confirmed). No
+         * HS_FLAG_UCP: Unicode \\s classes make the compile take seconds; the
+         * patterns use \\S for word gaps, so ASCII classes lose nothing */
+        flags[n++] = HS_FLAG_CASELESS | HS_FLAG_UTF8 | HS_FLAG_PREFILTER;
     }
-    free(flags);
+    static const char *const trig[] = {"rot-?13|caesar", NULL, "[0-9A-Fa-f]{32}",
+                                       "\\b[a-z](?:[ \\t.\\-_*]{1,3}[a-z]){3}\\b"};
+    if (b64_words(&hsb) != 0) goto out; /* T_BASE64's: one alternation of literals */
+    for (size_t i = 0; i < 4; i++)
+        pats[n] = trig[i] ? trig[i] : hsb.p, flags[n++] = trig[i] ? HS_FLAG_CASELESS | HS_FLAG_UTF8 : HS_FLAG_UTF8;
+    unsigned nleet = 0;
+    for (size_t k = 0; k < N_WORDS; k++) {
+        size_t l = strlen(attack_words[k]);
+        if (l < LEET_MIN) continue;
+        offs[nleet] = hsb.len;
+        leet_len[nleet++] = (unsigned char)l;
+        if (leet_pattern(&hsb, attack_words[k]) != 0) goto out;
+    }
+    for (size_t j = 0; j < nleet; j++) /* hsb's final address is known now */
+        pats[n] = hsb.p + offs[j], flags[n++] = HS_FLAG_CASELESS | HS_FLAG_UTF8;
+    pats[T_BASE64] = hsb.p;
+    char why[300];
+    if (mg_hs_compile_cached("injection", pats, flags, n, &inj_db, why, sizeof(why)) != 0) {
+        fprintf(stderr, "memgate: bug: Vectorscan cannot compile the injection patterns: %s\n", why);
+        inj_db = NULL;
+    } else if (hs_alloc_scratch(inj_db, &inj_proto) != HS_SUCCESS) {
+        hs_free_database(inj_db);
+        inj_db = NULL;
+    }
 out:
     mg_buf_release(&b);
+    mg_buf_release(&hsb);
 }
-
-/* Where the prefilter saw candidates: the end offsets (a true match ends at
- * one of them), merged into windows as they come; each window is confirmed
- * with PCRE2 from CONFIRM_BACK bytes before its first end to its last
- * (a match is shorter than that), and the scan stops at the first match. */
-#define CONFIRM_BACK 2048
-struct cands {
-    const unsigned char *s;
-    size_t n;
-    size_t first, last; /* the pending window's ends; last == 0: none */
-    bool hit;
-};
-
-static bool pcre_confirms(const unsigned char *s, size_t n)
-{
-    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
-    if (!md) return false;
-    int rc = pcre2_match(inj_re, (PCRE2_SPTR)s, n, 0, 0, md, NULL);
-    pcre2_match_data_free(md);
-    return rc >= 0;
-}
-
-static bool confirm_window(const struct cands *c)
-{
-    size_t from = c->first > CONFIRM_BACK ? c->first - CONFIRM_BACK : 0;
-    size_t to = c->last + 4 <= c->n ? c->last + 4 : c->n;
-    while (from > 0 && (c->s[from] & 0xC0) == 0x80) from--; /* start on a character */
-    while (to < c->n && (c->s[to] & 0xC0) == 0x80) to++;
-    return pcre_confirms(c->s + from, to - from);
-}
-
-static int on_inj(unsigned int id, unsigned long long from, unsigned long long to, unsigned int fl, void *ctx)
-{
-    (void)id, (void)from, (void)fl;
-    struct cands *c = ctx;
-    size_t end = to < c->n ? (size_t)to : c->n;
-    if (c->last && end <= c->last + CONFIRM_BACK) { /* near the pending window: it grows */
-        if (end > c->last) c->last = end;
-        return 0;
-    }
-    if (c->last && confirm_window(c)) {
-        c->hit = true;
-        return 1;
-    }
-    c->first = c->last = end ? end : 1;
-    return 0;
-}
-
-/* Per-thread Vectorscan scratch, cloned from the prototype on first use. */
-static __thread hs_scratch_t *inj_scratch;
-static pthread_key_t inj_key;
-static pthread_once_t inj_key_once = PTHREAD_ONCE_INIT;
-static void scratch_free(void *p) { hs_free_scratch(p); }
-static void key_init(void) { pthread_key_create(&inj_key, scratch_free); }
-
 /* ---- folding obfuscated text for matching --------------------------------------------- */
 
 /* A Latin letter that code point c is drawn like (Cyrillic and Greek
@@ -436,7 +514,7 @@ static void cls_init(void)
  * fullwidth ASCII and other drawn-alike letters made ASCII when their word
  * also holds an ASCII letter (a Russian word stays Russian). Returns the
  * length written. */
-static size_t fold_chars(const unsigned char *s, size_t n, char *o)
+static size_t fold_chars(const unsigned char *s, size_t n, char *o, unsigned *how)
 {
     size_t out = 0, i = 0;
     while (i < n) {
@@ -472,10 +550,14 @@ static size_t fold_chars(const unsigned char *s, size_t n, char *o)
             int l = cp >= 0x80 ? latin_of(cp) : 0;
             if (cp < 0) o[out++] = '?';
             else if (is_zw(cp) || is_tag(cp) || is_bidi(cp) || cp == 0x00AD || (cp >= 0x0300 && cp <= 0x036F)) {
-                /* dropped */
-            } else if (cp >= 0xFF01 && cp <= 0xFF5E) o[out++] = (char)(cp - 0xFEE0);
-            else if (l && (ascii_letter || cp >= 0x1D400 || (cp >= 0x24B6 && cp <= 0x24E9))) o[out++] = (char)l;
-            else {
+                *how |= MG_INJ_INVISIBLE; /* dropped */
+            } else if (cp >= 0xFF01 && cp <= 0xFF5E) {
+                o[out++] = (char)(cp - 0xFEE0);
+                *how |= MG_INJ_LOOKALIKE;
+            } else if (l && (ascii_letter || cp >= 0x1D400 || (cp >= 0x24B6 && cp <= 0x24E9))) {
+                o[out++] = (char)l;
+                *how |= MG_INJ_LOOKALIKE;
+            } else {
                 memcpy(o + out, s + k, len);
                 out += len;
             }
@@ -486,41 +568,24 @@ static size_t fold_chars(const unsigned char *s, size_t n, char *o)
     return out;
 }
 
-/* A word that may be a piece of base64: upper and lower case letters and
- * digits, all three (words and most identifiers are not). */
-static bool b64_like(const char *w, size_t n)
-{
-    bool up = false, low = false, dig = false;
-    for (size_t i = 0; i < n && !(up && low && dig); i++)
-        up |= w[i] >= 'A' && w[i] <= 'Z', low |= w[i] >= 'a' && w[i] <= 'z', dig |= w[i] >= '0' && w[i] <= '9';
-    return up && low && dig;
-}
-
-/* The words of the patterns an attacker writes in leetspeak. */
+/* Whether w[0..n) is one of attack_words (letters only: a digit left
+ * means it is not leetspeak: uint32, md5). */
 static bool attack_word(const char *w, size_t n)
 {
-    static const char *const words[] = {
-        "ignore", "ignoring", "disregard", "forget", "override", "bypass", "all", "any", "every", "previous",
-        "prior", "preceding", "above", "earlier", "original", "initial", "system", "instruction", "instructions",
-        "prompt", "prompts", "rules", "guidelines", "directions", "directives", "you", "are", "now", "act", "as",
-        "reveal", "print", "show", "output", "repeat", "leak", "secret", "hidden", "new", "updated", "real",
-        "true", "unrestricted", "unfiltered", "jailbroken", "dan", "developer", "mode", "from", "on", "henceforth",
-        "will", "must", "shall", "should", "tell", "user", "not", "do", "stop", "following", "obeying",
-        "everything", "told", "the", "your", "my", "these", "those", "of", "an", "a", "assistant", "model",
-        NULL,
-    };
     if (n < 1 || n > 12) return false;
     for (size_t i = 0; i < n; i++)
-        if (!is_ascii_alpha((unsigned char)w[i])) return false; /* a digit left: uint32, md5 */
-    for (const char *const *p = words; *p; p++)
-        if (((*p)[0] | 0x20) == (w[0] | 0x20) && strncasecmp(*p, w, n) == 0 && (*p)[n] == 0) return true;
+        if (!is_ascii_alpha((unsigned char)w[i])) return false;
+    for (size_t k = 0; k < N_WORDS; k++)
+        if ((attack_words[k][0] | 0x20) == (w[0] | 0x20) && strncasecmp(attack_words[k], w, n) == 0 &&
+            attack_words[k][n] == 0)
+            return true;
     return false;
 }
 
 /* Pass 2 from t into o (never longer): leetspeak undone inside words that
  * hold a letter ("1gn0r3" is ignore, "1337" stays), letters spaced out one
  * by one ("i g n o r e  a l l") joined, a wider gap kept as one space. */
-static size_t fold_words(const char *t, size_t n, char *o, bool *long_word)
+static size_t fold_words(const char *t, size_t n, char *o, unsigned *how)
 {
     size_t out = 0, i = 0;
     while (i < n) {
@@ -543,6 +608,7 @@ static size_t fold_words(const char *t, size_t n, char *o, bool *long_word)
                 k = g;
             }
             if (letters >= 4) {
+                *how |= MG_INJ_SPACED;
                 for (size_t q = i; q < end; q++) {
                     if (IS(t[q], C_ALPHA)) o[out++] = t[q];
                     else if (q + 1 < end && IS(t[q + 1], C_SPACER) && !IS(t[q - 1], C_SPACER)) o[out++] = ' ';
@@ -559,174 +625,165 @@ static size_t fold_words(const char *t, size_t n, char *o, bool *long_word)
             w++;
         }
         size_t at = out;
-        if (w - i >= 20 && b64_like(t + i, w - i)) *long_word = true; /* '+' and '/' split base64 into words */
         memcpy(o + out, t + i, w - i);
         out += w - i;
         if (letter && leet) { /* undone only where that spells a word the patterns look for: r1, md5, x86 stay */
             for (size_t q = at; q < out; q++) o[q] = unleet[(unsigned char)o[q]];
             if (!attack_word(o + at, out - at)) memcpy(o + at, t + i, w - i);
+            else *how |= MG_INJ_LEET;
         }
         i = w;
     }
     return out;
 }
 
-/* What base64 runs of 24+ characters in s decode to, when that is text,
- * appended at o (room for n bytes); returns the length written. */
-static size_t add_decoded(const char *s, size_t n, char *o)
+static int hexv(unsigned char c)
 {
-    size_t out = 0;
+    if (c >= '0' && c <= '9') return c - '0';
+    c |= 0x20;
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+static bool printable(unsigned char ch) { return (ch >= 0x20 && ch < 0x7F) || ch == '\n' || ch == '\t'; }
+
+/* 2k hex digits at p whose k bytes are all printable text. */
+static bool hex_text(const unsigned char *p, size_t digits)
+{
+    for (size_t i = 0; i + 1 < digits; i += 2)
+        if (!printable((unsigned char)(hexv(p[i]) << 4 | hexv(p[i + 1])))) return false;
+    return true;
+}
+
+/* What the base64 runs of 24+ characters (F_BASE64) or the hex runs of 32+
+ * digits (F_HEX) of s[0..n) decode to, when that is text (90% printable),
+ * a line each into o (room for n bytes: decoding shrinks); returns the
+ * length written. Bytes that are not printable become spaces. */
+static size_t decode_runs(const char *s, size_t n, char *o, unsigned form)
+{
+    size_t out = 0, min = form == F_HEX ? 32 : 24;
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        while (j < n && IS(s[j], C_B64)) j++;
-        if (j - i >= 24) {
-            size_t start = out, bits = 0, printable = 0, total = 0;
+        if (form == F_HEX)
+            while (j < n && hexv((unsigned char)s[j]) >= 0) j++;
+        else
+            while (j < n && IS(s[j], C_B64)) j++;
+        if (j - i >= min) {
+            size_t start = out, bits = 0, good = 0, total = 0;
             uint32_t acc = 0;
             o[out++] = '\n';
             for (size_t q = i; q < j; q++) {
-                acc = (acc << 6) | (uint32_t)b64v[(unsigned char)s[q]];
-                bits += 6;
+                if (form == F_HEX) acc = (acc << 4) | (uint32_t)hexv((unsigned char)s[q]), bits += 4;
+                else acc = (acc << 6) | (uint32_t)b64v[(unsigned char)s[q]], bits += 6;
                 if (bits >= 8) {
                     bits -= 8;
                     unsigned char ch = (unsigned char)(acc >> bits);
                     total++;
-                    bool p = ch >= 0x20 && ch < 0x7F;
-                    printable += p || ch == '\n' || ch == '\t';
-                    o[out++] = p ? (char)ch : ' ';
+                    good += printable(ch);
+                    o[out++] = ch >= 0x20 && ch < 0x7F ? (char)ch : ' ';
                 }
             }
-            if (printable * 10 < total * 9) out = start; /* not text: left out */
+            if (good * 10 < total * 9) out = start; /* not text: left out */
         }
         i = j > i ? j : i + 1;
     }
     return out;
 }
 
-static bool matches(const char *s, size_t n, bool valid);
+/* ---- matching --------------------------------------------------------------------------- */
 
-/* Asks for ROT13 to be read ("rot13", "rot-13", "caesar"): only then is
- * the ROT13 of the text matched too. */
-static bool mentions_rot13(const char *s, size_t n)
+/* Where the prefilter saw candidates: the end offsets (a true match ends at
+ * one of them), merged into windows as they come; each window is confirmed
+ * with PCRE2 from CONFIRM_BACK bytes before its first end to its last (a
+ * match is shorter than that). Trigger ids set fold bits. */
+#define CONFIRM_BACK 2048
+struct scan {
+    const unsigned char *s;
+    size_t n;
+    size_t first, last;       /* the pending window's ends; last == 0: none */
+    unsigned why;             /* MG_INJ_* of the confirmed matches */
+    unsigned fold;            /* F_* */
+    bool triggers;            /* look at the triggers (the text as it came only) */
+    size_t hex_next;          /* the next end worth checking in a long run of hex digits */
+};
+
+/* The MG_INJ_* of the matches in s[0..n) (at most 8 looked at). */
+static unsigned pcre_why(const unsigned char *s, size_t n)
 {
-    for (const char *p = s; (p = memchr(p, 'r', (size_t)(s + n - p))) != NULL && p + 5 <= s + n; p++)
-        if ((p[1] | 0x20) == 'o' && (p[2] | 0x20) == 't' && (p[3] == '1' || (p[3] == '-' && p[4] == '1'))) return true;
-    for (const char *p = s; (p = memchr(p, 'R', (size_t)(s + n - p))) != NULL && p + 5 <= s + n; p++)
-        if ((p[1] | 0x20) == 'o' && (p[2] | 0x20) == 't' && (p[3] == '1' || (p[3] == '-' && p[4] == '1'))) return true;
-    return false;
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    if (!md) return 0;
+    unsigned why = 0;
+    size_t at = 0;
+    for (int k = 0; k < 8 && at <= n; k++) {
+        if (pcre2_match(inj_re, (PCRE2_SPTR)s, n, at, 0, md, NULL) < 0) break;
+        PCRE2_SPTR mark = pcre2_get_mark(md);
+        unsigned long i = mark ? strtoul((const char *)mark, NULL, 10) : N_PATTERNS;
+        why |= i < N_PATTERNS ? inj_patterns[i].why : MG_INJ_OVERRIDE;
+        size_t end = pcre2_get_ovector_pointer(md)[1];
+        at = end > at ? end : at + 1;
+        while (at < n && (s[at] & 0xC0) == 0x80) at++;
+    }
+    pcre2_match_data_free(md);
+    return why;
 }
 
-/* The text as the patterns should see it when an attacker hid it: folded
- * (pass 1 only when the text has non-ASCII bytes), then its ROT13 when it
- * asks for that, then what its base64 runs decode to, a line each
- * (malloc'd, *len set). NULL when that is the text itself, or out of memory. */
-/* Whether ASCII text s holds anything the folding would change or add: a
- * leetspeak word the patterns look for, four or more letters spaced out one
- * by one, a mixed-case word of 20+ characters (base64). One pass, no writes: most text
- * holds none, and is matched once, as it is. */
-static bool needs_fold(const char *s, size_t n)
+static unsigned confirm_window(const struct scan *c)
 {
-    size_t singles = 0; /* single letters in a row, a spacer or three apart */
-    for (size_t i = 0; i < n;) {
-        if (!IS(s[i], C_ALPHA | C_DIGIT | C_LEET)) {
-            i++;
-            continue;
-        }
-        size_t w = i;
-        bool letter = false, leet = false;
-        while (w < n && IS(s[w], C_ALPHA | C_DIGIT | C_LEET)) {
-            letter |= IS(s[w], C_ALPHA) != 0;
-            leet |= IS(s[w], C_LEET) != 0;
-            w++;
-        }
-        size_t len = w - i;
-        if (len >= 20 && b64_like(s + i, len)) return true;
-        if (letter && leet && len <= 16) {
-            char u[16];
-            for (size_t q = 0; q < len; q++) u[q] = unleet[(unsigned char)s[i + q]];
-            if (len >= 5 && attack_word(u, len)) return true; /* a long one: "0f" or "d0" alone is hex */
-        }
-        if (len == 1 && IS(s[i], C_ALPHA)) {
-            size_t g = w;
-            while (g < n && IS(s[g], C_SPACER) && g - w < 3) g++;
-            singles = g > w ? singles + 1 : 0;
-            if (singles >= 4) return true;
-            if (g == w) singles = 0;
-        } else {
-            singles = 0;
-        }
-        i = w;
-    }
-    return false;
+    size_t from = c->first > CONFIRM_BACK ? c->first - CONFIRM_BACK : 0;
+    size_t to = c->last + 4 <= c->n ? c->last + 4 : c->n;
+    while (from > 0 && (c->s[from] & 0xC0) == 0x80) from--; /* start on a character */
+    while (to < c->n && (c->s[to] & 0xC0) == 0x80) to++;
+    return pcre_why(c->s + from, to - from);
 }
 
-static char *fold_text(const char *s, size_t n, bool high, size_t *len)
+static void trigger(struct scan *c, unsigned id, size_t end)
 {
-    pthread_once(&cls_once, cls_init);
-    bool rot = mentions_rot13(s, n);
-    if (!high && !rot && !needs_fold(s, n)) return NULL;
-    char *a = high ? malloc(n + 1) : NULL, *b = malloc(3 * n + 3);
-    if ((high && !a) || !b) {
-        free(a);
-        free(b);
-        return NULL;
+    const unsigned char *s = c->s;
+    if (id == T_ROT13) c->fold |= F_ROT13;
+    else if (id == T_SPACED) c->fold |= F_SPACED;
+    else if (id == T_BASE64) {
+        c->fold |= F_BASE64; /* an encoded attack word: decode_runs checks the run is text */
+    } else if (id == T_HEX) {
+        if ((c->fold & F_HEX) || end < c->hex_next || end < 32) return;
+        if (hex_text(s + end - 32, 32)) c->fold |= F_HEX;
+        else c->hex_next = end + 8; /* an even step keeps the pairs aligned */
+    } else if (!(c->fold & F_LEET)) {
+        size_t l = leet_len[id - T_LEET];
+        for (size_t i = end >= l ? end - l : 0; i < end; i++)
+            if (!is_ascii_alpha(s[i])) {
+                c->fold |= F_LEET;
+                return;
+            }
     }
-    size_t an = high ? fold_chars((const unsigned char *)s, n, a) : n;
-    bool long_word = false;
-    size_t f = fold_words(high ? a : s, an, b, &long_word);
-    bool same = f == n && memcmp(b, s, n) == 0;
-    free(a);
-    size_t m = f;
-    if (rot) {
-        static const char r13[] = "nopqrstuvwxyzabcdefghijklm";
-        b[m++] = '\n';
-        for (size_t i = 0; i < f; i++) {
-            unsigned char c = (unsigned char)b[i];
-            b[m++] = IS(c, C_ALPHA) ? (char)(r13[(c | 0x20) - 'a'] & ~(c & 0x20 ? 0 : 0x20)) : (char)c;
-        }
-    }
-    size_t d = long_word ? add_decoded(s, n, b + m) : 0;
-    m += d;
-    if (same && !rot && !d) {
-        free(b);
-        return NULL;
-    }
-    *len = m;
-    return b;
 }
 
-bool mg_injection(const char *str, size_t n)
+static int on_inj(unsigned int id, unsigned long long from, unsigned long long to, unsigned int fl, void *ctx)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    /* hidden characters: any Unicode tag, a bidi override, or a zero-width run of 3+ */
-    size_t zw = 0;
-    bool valid = true, high = false;
-    for (size_t i = 0; i < n;) {
-        if (s[i] < 0x80) {
-            zw = 0;
-            i++;
-            continue;
-        }
-        high = true;
-        int32_t cp;
-        i += utf8_next(s + i, n - i, &cp);
-        if (cp < 0) valid = false;
-        if (is_tag(cp) || is_bidi(cp)) return true;
-        zw = is_zw(cp) ? zw + 1 : 0;
-        if (zw >= 3) return true;
+    (void)from, (void)fl;
+    struct scan *c = ctx;
+    size_t end = to < c->n ? (size_t)to : c->n;
+    if (id >= N_PATTERNS) {
+        if (c->triggers) trigger(c, id, end);
+        return 0;
     }
-    pthread_once(&inj_once, inj_compile);
-    if (!inj_re) return false;
-    if (matches(str, n, valid)) return true;
-    /* obfuscated: leetspeak, look-alike letters, invisible characters between
-     * letters, spaced-out letters, ROT13, base64 */
-    size_t fn = 0;
-    char *f = n <= MG_INJECTION_FOLD_MAX ? fold_text(str, n, high, &fn) : NULL;
-    bool hit = f && matches(f, fn, mg_utf8_valid_prefix(f, fn) == fn);
-    free(f);
-    return hit;
+    if (c->last && end <= c->last + CONFIRM_BACK) { /* near the pending window: it grows */
+        if (end > c->last) c->last = end;
+        return 0;
+    }
+    if (c->last) c->why |= confirm_window(c);
+    c->first = c->last = end ? end : 1;
+    return 0;
 }
 
-static bool matches(const char *str, size_t n, bool valid)
+/* Per-thread Vectorscan scratch, cloned from the prototype on first use. */
+static __thread hs_scratch_t *inj_scratch;
+static pthread_key_t inj_key;
+static pthread_once_t inj_key_once = PTHREAD_ONCE_INIT;
+static void scratch_free(void *p) { hs_free_scratch(p); }
+static void key_init(void) { pthread_key_create(&inj_key, scratch_free); }
+
+/* The MG_INJ_* of what s[0..n) matches; *fold (NULL: not wanted) gets the
+ * F_* of what it holds to fold or decode. Without Vectorscan (text that is
+ * not valid UTF-8, or no database) every form is tried. */
+static unsigned match(const char *str, size_t n, bool valid, unsigned *fold)
 {
     const unsigned char *s = (const unsigned char *)str;
     if (inj_db && valid && n <= UINT_MAX) {
@@ -734,11 +791,170 @@ static bool matches(const char *str, size_t n, bool valid)
         if (!inj_scratch && hs_clone_scratch(inj_proto, &inj_scratch) == HS_SUCCESS)
             pthread_setspecific(inj_key, inj_scratch);
         if (inj_scratch) {
-            struct cands c = {.s = s, .n = n};
-            hs_error_t e = hs_scan(inj_db, str, (unsigned)n, 0, inj_scratch, on_inj, &c);
-            if (e == HS_SCAN_TERMINATED) return c.hit;
-            if (e == HS_SUCCESS) return c.last && confirm_window(&c);
+            struct scan c = {.s = s, .n = n, .triggers = fold != NULL};
+            if (hs_scan(inj_db, str, (unsigned)n, 0, inj_scratch, on_inj, &c) == HS_SUCCESS) {
+                if (c.last) c.why |= confirm_window(&c);
+                if (fold) *fold = c.fold;
+                return c.why;
+            }
         }
     }
-    return pcre_confirms(s, n);
+    if (fold) *fold = F_LEET | F_SPACED | F_ROT13 | F_BASE64 | F_HEX;
+    return pcre_why(s, n);
+}
+
+/* What the text as it came holds (one pass; ASCII eight bytes at a time). */
+struct pre {
+    bool valid;  /* UTF-8 */
+    bool hidden; /* a Unicode tag, a bidi override, or a zero-width run of 3+ */
+    bool chars;  /* something fold_chars changes: invisible or combining characters, fullwidth,
+                  * mathematical or circled letters, a look-alike letter beside an ASCII one */
+};
+
+/* Whether the character s[i..i+l) has an ASCII letter or digit beside it
+ * (inside a Latin word, where hiding happens). */
+static bool by_letter(const unsigned char *s, size_t n, size_t i, size_t l)
+{
+    return (i > 0 && IS(s[i - 1], C_ALPHA | C_DIGIT)) || (i + l < n && IS(s[i + l], C_ALPHA | C_DIGIT));
+}
+
+static void prescan(const unsigned char *s, size_t n, struct pre *p)
+{
+    *p = (struct pre){.valid = true};
+    size_t zw = 0;
+    for (size_t i = 0; i < n;) {
+        if (s[i] < 0x80) {
+            uint64_t w;
+            if (i + 8 <= n && (memcpy(&w, s + i, 8), !(w & HIGHS))) i += 8;
+            else i++;
+            zw = 0;
+            continue;
+        }
+        int32_t cp;
+        size_t l = utf8_next(s + i, n - i, &cp);
+        if (cp < 0) p->valid = false;
+        else if (is_tag(cp) || is_bidi(cp)) p->hidden = p->chars = true;
+        else if (is_zw(cp)) {
+            p->chars |= by_letter(s, n, i, l);
+            if (++zw >= 3) p->hidden = true;
+            i += l;
+            continue;
+        } else if ((cp >= 0xFF10 && cp <= 0xFF19) || (cp >= 0xFF21 && cp <= 0xFF3A) || (cp >= 0xFF41 && cp <= 0xFF5A) ||
+                   (cp >= 0x1D400 && cp <= 0x1D6A3) || (cp >= 0x24B6 && cp <= 0x24E9))
+            p->chars = true; /* fullwidth, mathematical, circled letters (not CJK punctuation) */
+        else if (!p->chars && (cp == 0x00AD || (cp >= 0x0300 && cp <= 0x036F) || latin_of(cp)))
+            p->chars = by_letter(s, n, i, l); /* a soft hyphen, a combining mark, a look-alike */
+        zw = 0;
+        i += l;
+    }
+}
+
+size_t mg_injection_normalise(const char *s, size_t n, char *out, unsigned *how)
+{
+    pthread_once(&cls_once, cls_init);
+    unsigned h = 0;
+    char *a = malloc(n + 1);
+    if (!a) return 0;
+    size_t an = fold_chars((const unsigned char *)s, n, a, &h);
+    size_t m = fold_words(a, an, out, &h);
+    free(a);
+    if (how) *how = h;
+    return m;
+}
+
+size_t mg_injection_decode(const char *s, size_t n, char *out, unsigned how)
+{
+    pthread_once(&cls_once, cls_init);
+    return decode_runs(s, n, out, how == MG_INJ_HEX ? F_HEX : F_BASE64);
+}
+
+/* Match the text as an attacker would have hidden it: folded (invisible
+ * characters, look-alike letters, leetspeak, spaced-out letters), its ROT13
+ * when it asks for that, what its base64 and hex runs decode to. The
+ * reasons say which form matched. */
+static unsigned match_folded(const char *s, size_t n, unsigned fold)
+{
+    char *b = malloc(n + 1);
+    if (!b) return 0;
+    unsigned how = 0, why = 0;
+    size_t m = mg_injection_normalise(s, n, b, &how);
+    bool valid = mg_utf8_valid_prefix(b, m) == m;
+    if (how) why = match(b, m, valid, NULL);
+    if (why) why |= how;
+    if (!why && (fold & F_ROT13)) {
+        static const char r13[] = "nopqrstuvwxyzabcdefghijklm";
+        for (size_t i = 0; i < m; i++) {
+            unsigned char c = (unsigned char)b[i];
+            if (IS(c, C_ALPHA)) b[i] = (char)(r13[(c | 0x20) - 'a'] & ~(c & 0x20 ? 0 : 0x20));
+        }
+        why = match(b, m, valid, NULL);
+        if (why) why |= MG_INJ_ROT13 | how;
+    }
+    for (unsigned k = 0; k < 2 && !why; k++) {
+        unsigned f = k ? F_HEX : F_BASE64, reason = k ? MG_INJ_HEX : MG_INJ_BASE64;
+        if (!(fold & f)) continue;
+        size_t d = decode_runs(s, n, b, f);
+        if (d) why = match(b, d, true, NULL);
+        if (why) why |= reason;
+    }
+    free(b);
+    return why;
+}
+
+static int score_of(unsigned why)
+{
+    static const struct {
+        unsigned bit;
+        int weight;
+    } base[] = {{MG_INJ_OVERRIDE, 90}, {MG_INJ_EXFIL, 85}, {MG_INJ_PERSONA, 80},
+                {MG_INJ_TOOL, 75},     {MG_INJ_ROLE, 70},  {MG_INJ_HIDDEN, 60}};
+    int best = 0, kinds = 0;
+    for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+        if (why & base[i].bit) {
+            kinds++;
+            if (base[i].weight > best) best = base[i].weight;
+        }
+    if (!best) return 0;
+    int s = best + 5 * (kinds - 1) + ((why & MG_INJ_HOW) ? 10 : 0);
+    return s > 100 ? 100 : s;
+}
+
+int mg_injection_check(const char *str, size_t n, struct mg_inj *r)
+{
+    struct mg_inj z;
+    if (!r) r = &z;
+    *r = (struct mg_inj){0};
+    struct pre p;
+    prescan((const unsigned char *)str, n, &p);
+    if (p.hidden) r->reasons |= MG_INJ_HIDDEN;
+    pthread_once(&inj_once, inj_compile);
+    if (inj_re) {
+        unsigned fold = 0, why = match(str, n, p.valid, &fold);
+        if (!why && n <= MG_INJECTION_FOLD_MAX && (p.chars || fold)) why = match_folded(str, n, fold);
+        r->reasons |= why;
+    }
+    r->score = score_of(r->reasons);
+    return r->score;
+}
+
+bool mg_injection(const char *s, size_t n) { return mg_injection_check(s, n, NULL) >= MG_INJ_FLAG; }
+
+size_t mg_inj_reason_names(unsigned why, const char **names, size_t cap)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } all[] = {
+        {MG_INJ_OVERRIDE, "instruction_override"}, {MG_INJ_EXFIL, "exfiltration"},
+        {MG_INJ_PERSONA, "persona_change"},         {MG_INJ_TOOL, "tool_call_spoof"},
+        {MG_INJ_ROLE, "role_marker"},               {MG_INJ_HIDDEN, "hidden_characters"},
+        {MG_INJ_INVISIBLE, "invisible_characters"}, {MG_INJ_LOOKALIKE, "look_alike_letters"},
+        {MG_INJ_LEET, "leetspeak"},                 {MG_INJ_SPACED, "spaced_letters"},
+        {MG_INJ_ROT13, "rot13"},                    {MG_INJ_BASE64, "base64"},
+        {MG_INJ_HEX, "hex"},
+    };
+    size_t k = 0;
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]) && k < cap; i++)
+        if (why & all[i].bit) names[k++] = all[i].name;
+    return k;
 }

@@ -11,12 +11,14 @@
  *                 smuggling"), bidi overrides (Trojan Source) and runs of
  *                 zero-width characters. A lone ZWJ/ZWNJ (emoji, Indic
  *                 scripts) is kept. Invalid UTF-8 becomes U+FFFD.
- *   mg_injection  says whether text reads like an instruction to the model
- *                 ("ignore previous instructions", "you are now an
+ *   mg_injection_check  scores how much text reads like an instruction to
+ *                 the model ("ignore previous instructions", "you are now an
  *                 unrestricted assistant", role markers, hidden tag
- *                 characters), in English and a few other languages. The
- *                 gate marks such results `flags: ["prompt_injection"]` and
- *                 audits them; it does not drop them (the agent decides).
+ *                 characters), in English and sixteen other languages, also
+ *                 when obfuscated, and says why. The gate marks such results
+ *                 `flags: ["prompt_injection"]` with `injection: {score,
+ *                 reasons}` and audits them; it does not drop them (the
+ *                 agent decides).
  *
  * The patterns aim at a false-positive rate under 1% on ordinary code
  * comments and docs that talk about ignoring, instructions and systems
@@ -40,15 +42,63 @@
  * memory. */
 int mg_sanitize(const char *s, size_t n, struct mg_buf *out, unsigned *found);
 
-/* True when s[0..n) holds instruction-like text aimed at the model. Checks
- * the raw text (call it before mg_sanitize: hidden characters are a signal),
- * then, when that finds nothing, the text folded as an attacker would hide
- * it: invisible characters between letters dropped, fullwidth, mathematical
- * and look-alike (Cyrillic, Greek) letters made ASCII in words that mix
- * them with ASCII, leetspeak undone in words that hold a letter, letters
- * spaced out one by one joined; and its ROT13, and what its base64 runs
- * decode to. Texts over MG_INJECTION_FOLD_MAX are checked raw only. */
+/* Prompt injection: how much s[0..n) reads like an instruction aimed at the
+ * model, and why. Checks the text as it came (call it before mg_sanitize:
+ * hidden characters are a signal), then, when that finds nothing and the
+ * text holds something to fold or decode, the text as an attacker would
+ * have hidden it: invisible characters between letters dropped, fullwidth,
+ * mathematical and look-alike (Cyrillic, Greek) letters made ASCII in
+ * words that mix them with ASCII, leetspeak undone where it spells a word
+ * the patterns look for, letters spaced out one by one joined; its ROT13
+ * when it asks for that; what its base64 and hex runs decode to. Texts over
+ * MG_INJECTION_FOLD_MAX are checked as they came only. */
 #define MG_INJECTION_FOLD_MAX (1u << 20)
+
+/* What was found (bits of mg_inj.reasons). */
+#define MG_INJ_OVERRIDE   0x0001u /* ignore / forget / stop following the previous instructions */
+#define MG_INJ_EXFIL      0x0002u /* reveal the system prompt, keep it from the user */
+#define MG_INJ_PERSONA    0x0004u /* you are now ..., from now on you ..., act as ... */
+#define MG_INJ_TOOL       0x0008u /* a spoofed tool call or tool result */
+#define MG_INJ_ROLE       0x0010u /* role and chat-template markers */
+#define MG_INJ_HIDDEN     0x0020u /* Unicode tags, a bidi override, a run of zero-width characters */
+/* how it was hidden: the form in which it matched */
+#define MG_INJ_INVISIBLE  0x0100u /* invisible or combining characters between letters */
+#define MG_INJ_LOOKALIKE  0x0200u /* fullwidth, mathematical, circled or Cyrillic/Greek look-alike letters */
+#define MG_INJ_LEET       0x0400u
+#define MG_INJ_SPACED     0x0800u /* l e t t e r s  s p a c e d  o u t */
+#define MG_INJ_ROT13      0x1000u
+#define MG_INJ_BASE64     0x2000u
+#define MG_INJ_HEX        0x4000u
+#define MG_INJ_HOW        0xFF00u
+
+/* score: 0 when nothing was found, else 60..100: the strongest reason
+ * (override 90, exfiltration 85, persona 80, tool call 75, role marker 70,
+ * hidden characters 60), 5 more for each further reason, 10 more when it
+ * was hidden. The gate flags an item at MG_INJ_FLAG or more. */
+#define MG_INJ_FLAG 50
+struct mg_inj {
+    int score;
+    unsigned reasons; /* MG_INJ_* */
+};
+
+/* The score of s[0..n); *r (may be NULL) gets score and reasons. */
+int mg_injection_check(const char *s, size_t n, struct mg_inj *r);
+
+/* mg_injection_check(s, n, NULL) >= MG_INJ_FLAG. */
 bool mg_injection(const char *s, size_t n);
+
+/* The names of the reasons in why ("instruction_override", "leetspeak",
+ * ...), at most cap of them into names; returns how many. */
+size_t mg_inj_reason_names(unsigned why, const char **names, size_t cap);
+
+/* The normaliser, for tests and fuzzing: s[0..n) folded as mg_injection
+ * folds it, into out (room for n bytes: it never grows); *how gets the
+ * MG_INJ_* forms it undid. Returns the length written. */
+size_t mg_injection_normalise(const char *s, size_t n, char *out, unsigned *how);
+
+/* The decoder: what the base64 (how = MG_INJ_BASE64) or hex (MG_INJ_HEX)
+ * runs of s[0..n) decode to when that is text, a line each, into out (room
+ * for n bytes). Returns the length written. */
+size_t mg_injection_decode(const char *s, size_t n, char *out, unsigned how);
 
 #endif

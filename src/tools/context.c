@@ -49,6 +49,7 @@ struct piece {
     double rrf;
     int order;         /* tie-break: code, note, episode, entity */
     unsigned flags;
+    struct mg_injinfo inj;
 };
 
 static int cmp_piece(const void *a, const void *b)
@@ -70,10 +71,11 @@ static char *fmt(const char *f, ...)
 }
 
 static void add(struct piece *v, size_t *n, const char *kind, int order, size_t rank, char *source, const char *text,
-                unsigned flags)
+                const struct mg_item *it)
 {
     if (!source) return; /* out of memory: the piece is left out */
-    v[(*n)++] = (struct piece){kind, source, text ? text : "", 1.0 / (RRF_K + (double)rank + 1.0), order, flags};
+    v[(*n)++] = (struct piece){kind, source, text ? text : "", 1.0 / (RRF_K + (double)rank + 1.0), order, it->flags,
+                               it->inj};
 }
 
 static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
@@ -132,11 +134,11 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
     size_t np = 0;
     for (size_t i = 0; code && i < code->n; i++) {
         const struct mg_code_hit *h = (const struct mg_code_hit *)code->v[i];
-        add(pv, &np, "code", 0, i, fmt("[source: %s:%lld]", h->path, (long long)h->line), h->snippet, h->base.flags);
+        add(pv, &np, "code", 0, i, fmt("[source: %s:%lld]", h->path, (long long)h->line), h->snippet, &h->base);
     }
     for (size_t i = 0; i < notes->n; i++) {
         const struct mg_note *n = (const struct mg_note *)notes->v[i];
-        add(pv, &np, "note", 1, i, fmt("[note: %s]", n->key), n->value, n->base.flags);
+        add(pv, &np, "note", 1, i, fmt("[note: %s]", n->key), n->value, &n->base);
     }
     for (size_t i = 0; i < eps->n; i++) {
         const struct mg_episode *e = (const struct mg_episode *)eps->v[i];
@@ -145,11 +147,11 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
         char day[16];
         gmtime_r(&t, &tm);
         strftime(day, sizeof(day), "%Y-%m-%d", &tm);
-        add(pv, &np, "episode", 2, i, fmt("[episode: %s, %s]", e->session, day), e->summary, e->base.flags);
+        add(pv, &np, "episode", 2, i, fmt("[episode: %s, %s]", e->session, day), e->summary, &e->base);
     }
     for (size_t i = 0; i < ents->n; i++) {
         const struct mg_entity *e = (const struct mg_entity *)ents->v[i];
-        add(pv, &np, "entity", 3, i, fmt("[entity: %s (%s)]", e->name, e->type), e->notes, e->base.flags);
+        add(pv, &np, "entity", 3, i, fmt("[entity: %s (%s)]", e->name, e->type), e->notes, &e->base);
     }
     qsort(pv, np, sizeof(*pv), cmp_piece);
     struct mg_buf block;
@@ -162,13 +164,8 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
         if (block.len + need > budget) break; /* whole pieces only */
         mg_buf_addf(&block, "%s\n%s%s\n", pv[i].source, pv[i].text, tl && pv[i].text[tl - 1] == '\n' ? "" : "\n");
         json_t *part = json_pack("{s:s, s:s, s:f}", "kind", pv[i].kind, "source", pv[i].source, "score", pv[i].rrf);
-        if (pv[i].flags & (MG_ITEM_INJECTION | MG_ITEM_HIDDEN | MG_ITEM_ESCAPES)) {
-            json_t *fl = json_array();
-            if (pv[i].flags & MG_ITEM_INJECTION) json_array_append_new(fl, json_string("prompt_injection"));
-            if (pv[i].flags & MG_ITEM_HIDDEN) json_array_append_new(fl, json_string("hidden_text"));
-            if (pv[i].flags & MG_ITEM_ESCAPES) json_array_append_new(fl, json_string("control_sequences"));
-            json_object_set_new(part, "flags", fl);
-        }
+        if (pv[i].flags & (MG_ITEM_INJECTION | MG_ITEM_HIDDEN | MG_ITEM_ESCAPES))
+            mg_render_flags(part, pv[i].flags & ~MG_ITEM_TRUNCATED, &pv[i].inj);
         json_array_append_new(pj, part);
     }
     bool in_project = eps->place && eps->place->project;
@@ -177,6 +174,7 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
     for (int i = 0; i < NPARTS; i++) {
         all.redactions += parts[i].items.redactions;
         all.flags |= parts[i].items.flags;
+        mg_injinfo_add(&all.inj, &parts[i].items.inj);
         all.omitted += parts[i].items.omitted;
     }
     *result = json_pack("{s:s, s:o, s:o, s:b, s:o}", "block", block.p ? block.p : "", "parts", pj, "scope",

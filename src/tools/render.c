@@ -62,13 +62,8 @@ json_t *mg_render_item(const struct mg_item *it)
     if (truncated || has_truncated_field) json_object_set_new(o, "truncated", json_boolean(truncated));
     if (it->source)
         json_object_set_new(o, json_object_get(o, "source") ? "attribution" : "source", text_json(it->source));
-    if (it->flags & (MG_ITEM_INJECTION | MG_ITEM_HIDDEN | MG_ITEM_ESCAPES)) {
-        json_t *fl = json_array();
-        if (it->flags & MG_ITEM_INJECTION) json_array_append_new(fl, json_string("prompt_injection"));
-        if (it->flags & MG_ITEM_HIDDEN) json_array_append_new(fl, json_string("hidden_text"));
-        if (it->flags & MG_ITEM_ESCAPES) json_array_append_new(fl, json_string("control_sequences"));
-        json_object_set_new(o, "flags", fl);
-    }
+    if (it->flags & (MG_ITEM_INJECTION | MG_ITEM_HIDDEN | MG_ITEM_ESCAPES))
+        mg_render_flags(o, it->flags & ~MG_ITEM_TRUNCATED, &it->inj);
     if (it->redactions > 0) json_object_set_new(o, "redactions", json_integer(it->redactions));
     return o;
 }
@@ -80,14 +75,28 @@ json_t *mg_render_items(const struct mg_items *l)
     return a;
 }
 
-json_t *mg_render_gate(const struct mg_items *l)
+void mg_render_flags(json_t *o, unsigned flags, const struct mg_injinfo *inj)
 {
     json_t *fl = json_array();
-    if (l->flags & MG_ITEM_INJECTION) json_array_append_new(fl, json_string("prompt_injection"));
-    if (l->flags & MG_ITEM_HIDDEN) json_array_append_new(fl, json_string("hidden_text"));
-    if (l->flags & MG_ITEM_ESCAPES) json_array_append_new(fl, json_string("control_sequences"));
-    if (l->flags & MG_ITEM_TRUNCATED) json_array_append_new(fl, json_string("truncated"));
-    return json_pack("{s:i, s:o, s:I}", "redactions", l->redactions, "flags", fl, "omitted", (json_int_t)l->omitted);
+    if (flags & MG_ITEM_INJECTION) json_array_append_new(fl, json_string("prompt_injection"));
+    if (flags & MG_ITEM_HIDDEN) json_array_append_new(fl, json_string("hidden_text"));
+    if (flags & MG_ITEM_ESCAPES) json_array_append_new(fl, json_string("control_sequences"));
+    if (flags & MG_ITEM_TRUNCATED) json_array_append_new(fl, json_string("truncated"));
+    json_object_set_new(o, "flags", fl);
+    if (!(flags & MG_ITEM_INJECTION)) return;
+    const char *names[16];
+    size_t n = mg_gate_injection_reasons(inj->reasons, names, 16);
+    json_t *why = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(why, json_string(names[i]));
+    json_object_set_new(o, "injection", json_pack("{s:i, s:o}", "score", inj->score, "reasons", why));
+}
+
+json_t *mg_render_gate(const struct mg_items *l)
+{
+    json_t *o = json_pack("{s:i}", "redactions", l->redactions);
+    mg_render_flags(o, l->flags, &l->inj);
+    json_object_set_new(o, "omitted", json_integer((json_int_t)l->omitted));
+    return o;
 }
 
 json_t *mg_render_gated(json_t *result, const struct mg_items *l)

@@ -21,6 +21,9 @@ json_t *mg_render_item(const struct mg_item *it);
 json_t *mg_render_items(const struct mg_items *l);
 /* {"redactions","flags","omitted"}: the gate's account of the list. */
 json_t *mg_render_gate(const struct mg_items *l);
+/* o["flags"]: the names of flags' MG_ITEM_* bits; with MG_ITEM_INJECTION
+ * also o["injection"]: {"score", "reasons"} from inj. */
+void mg_render_flags(json_t *o, unsigned flags, const struct mg_injinfo *inj);
 /* result with "gate" (above) added when l served text (an item with a text
  * field, or items left out for the cap); returns result. */
 json_t *mg_render_gated(json_t *result, const struct mg_items *l);

@@ -1,0 +1,31 @@
+/* fuzz_inj_fold.c — the prompt-injection normaliser and decoders
+ * (sanitize.h) on hostile bytes: look-alike and invisible characters cut
+ * anywhere, leetspeak, spaced letters, base64 and hex runs of every length.
+ * The normaliser must never write more than it read; the decoders write
+ * printable ASCII, spaces and newlines only, never more than they read;
+ * and the full check's score is 0 or in 60..100 with reasons to match. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "security/sanitize.h"
+
+MG_FUZZ_TARGET(inj_fold)
+{
+    char *out = malloc(size + 1);
+    if (!out) return 0;
+    unsigned how = 0;
+    size_t n = mg_injection_normalise((const char *)data, size, out, &how);
+    if (n > size || (how & ~MG_INJ_HOW)) abort();
+    for (int k = 0; k < 2; k++) {
+        n = mg_injection_decode((const char *)data, size, out, k ? MG_INJ_HEX : MG_INJ_BASE64);
+        if (n > size) abort();
+        for (size_t i = 0; i < n; i++)
+            if (out[i] != '\n' && (out[i] < 0x20 || out[i] > 0x7E)) abort();
+    }
+    free(out);
+    struct mg_inj r;
+    int s = mg_injection_check((const char *)data, size, &r);
+    if (s != r.score || (s != 0 && (s < 60 || s > 100)) || (s == 0) != (r.reasons == 0)) abort();
+    return 0;
+}
