@@ -131,7 +131,15 @@ struct text {
 struct texts {
     struct text *v;
     size_t n, cap;
+    char *bufs[64]; /* the files' contents, which the texts point into */
+    int nbufs;
 };
+
+static void texts_free(struct texts *T)
+{
+    for (int i = 0; i < T->nbufs; i++) free(T->bufs[i]);
+    free(T->v);
+}
 
 /* Unescape s[0..n) in place (\\ \t \n \r); returns the new length. */
 static size_t unescape(char *s, size_t n)
@@ -148,8 +156,8 @@ static size_t unescape(char *s, size_t n)
     return o;
 }
 
-/* Append the texts of one TSV file; the buffer is kept for the program's
- * life. -1 when the file cannot be read or a line is malformed. */
+/* Append the texts of one TSV file (its buffer is kept in T). -1 when the
+ * file cannot be read or a line is malformed. */
 static int load_tsv(const char *path, int file, struct texts *T)
 {
     FILE *f = fopen(path, "rb");
@@ -157,15 +165,25 @@ static int load_tsv(const char *path, int file, struct texts *T)
         fprintf(stderr, "injectionbench: cannot open %s\n", path);
         return -1;
     }
+    if (T->nbufs == (int)(sizeof(T->bufs) / sizeof(T->bufs[0]))) {
+        fprintf(stderr, "injectionbench: too many files\n");
+        fclose(f);
+        return -1;
+    }
     size_t cap = 1 << 16, len = 0, r;
     char *b = malloc(cap);
     while (b && (r = fread(b + len, 1, cap - len - 1, f)) > 0) {
         len += r;
-        if (len + 1 == cap) b = realloc(b, cap *= 2);
+        if (len + 1 == cap) {
+            char *nb = realloc(b, cap *= 2);
+            if (!nb) free(b);
+            b = nb;
+        }
     }
     fclose(f);
     if (!b) return -1;
     b[len] = 0;
+    T->bufs[T->nbufs++] = b;
     size_t lineno = 0;
     for (char *p = b; p < b + len;) {
         char *nl = memchr(p, '\n', (size_t)(b + len - p));
@@ -184,9 +202,11 @@ static int load_tsv(const char *path, int file, struct texts *T)
             size_t n = unescape(text, strlen(text));
             text[n] = 0;
             if (T->n == T->cap) {
-                T->cap = T->cap ? T->cap * 2 : 1024;
-                T->v = realloc(T->v, T->cap * sizeof(*T->v));
-                if (!T->v) return -1;
+                size_t nc = T->cap ? T->cap * 2 : 1024;
+                struct text *nv = realloc(T->v, nc * sizeof(*T->v));
+                if (!nv) return -1;
+                T->v = nv;
+                T->cap = nc;
             }
             T->v[T->n++] = (struct text){text, n, t1 + 1, file};
         }
@@ -221,11 +241,15 @@ static void show(const char *key, const struct text *t)
 static int labelled(int argc, char **argv)
 {
     struct texts A = {0}, B = {0};
-    if (load_tsv(argv[0], -1, &A) != 0) return 1;
-    for (int i = 1; i < argc; i++)
-        if (load_tsv(argv[i], i - 1, &B) != 0) return 1;
-    if (!A.n || !B.n) {
+    int rc = load_tsv(argv[0], -1, &A);
+    for (int i = 1; i < argc && rc == 0; i++) rc = load_tsv(argv[i], i - 1, &B);
+    if (rc == 0 && (!A.n || !B.n)) {
         fprintf(stderr, "injectionbench: no attacks or no benign texts\n");
+        rc = -1;
+    }
+    if (rc != 0) {
+        texts_free(&A);
+        texts_free(&B);
         return 1;
     }
 
@@ -239,7 +263,7 @@ static int labelled(int argc, char **argv)
         if (c == ncat) {
             if (ncat == MAX_CATS) {
                 fprintf(stderr, "injectionbench: more than %d categories\n", MAX_CATS);
-                return 1;
+                exit(1);
             }
             cat[ncat++] = A.v[i].label;
         }
@@ -309,7 +333,9 @@ static int labelled(int argc, char **argv)
     free(fp);
     free(fn);
     free(ff);
-    return 0; /* the texts stay allocated until exit */
+    texts_free(&A);
+    texts_free(&B);
+    return 0;
 }
 
 int main(int argc, char **argv)
