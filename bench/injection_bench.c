@@ -2,6 +2,7 @@
  * (build/memgate-injectionbench).
  *
  *   memgate-injectionbench DIR...
+ *   memgate-injectionbench --labelled ATTACKS.tsv BENIGN.tsv [BENIGN2.tsv...]
  *
  * Reads every .h, .c, .rst, .md and .txt file under the DIRs (symlinks not
  * followed, 1 MiB cap per file) and takes each line that mentions "ignore",
@@ -11,6 +12,18 @@
  * such text is a false positive), an example of a flagged line, and the
  * throughput of the gate's text filter (mg_injection + mg_sanitize) over all
  * the files' bytes, one thread.
+ *
+ * --labelled: the labelled corpus (tests/injection/README.md). Each TSV line
+ * is id, label, text (text with \\, \t, \n, \r escaped; lines starting with
+ * '#' skipped); the label of an attack is its category, of a benign text its
+ * source. Prints key-value lines: attacks, detected, recall, and per category
+ * attacks_<c>, detected_<c>, recall_<c>; benign, flagged, fp_rate_pct, and
+ * per benign file (named by its base name without .tsv) benign_<f>,
+ * flagged_<f>; the throughput of mg_injection + mg_sanitize over all the
+ * labelled texts, one thread, repeated until at least a second has passed
+ * (labelled_mbps, labelled_bytes); then up to 5 misses per category
+ * ("miss <category> <text>") and every false positive ("fp <source> <text>"),
+ * texts escaped as in the TSV and cut at 160 bytes.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -106,10 +119,237 @@ static void walk(struct st *S, const char *dir, int depth)
     closedir(d);
 }
 
+/* ---- --labelled ---------------------------------------------------------- */
+
+struct text {
+    const char *s; /* inside the file's buffer, unescaped, NUL-terminated */
+    size_t n;
+    const char *label; /* category or source, the same */
+    int file;          /* which benign file (-1 for attacks) */
+};
+
+struct texts {
+    struct text *v;
+    size_t n, cap;
+    char *bufs[64]; /* the files' contents, which the texts point into */
+    int nbufs;
+};
+
+static void texts_free(struct texts *T)
+{
+    for (int i = 0; i < T->nbufs; i++) free(T->bufs[i]);
+    free(T->v);
+}
+
+/* Unescape s[0..n) in place (\\ \t \n \r); returns the new length. */
+static size_t unescape(char *s, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\\' && i + 1 < n) {
+            char c = s[++i];
+            s[o++] = c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c;
+        } else {
+            s[o++] = s[i];
+        }
+    }
+    return o;
+}
+
+/* Append the texts of one TSV file (its buffer is kept in T). -1 when the
+ * file cannot be read or a line is malformed. */
+static int load_tsv(const char *path, int file, struct texts *T)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "injectionbench: cannot open %s\n", path);
+        return -1;
+    }
+    if (T->nbufs == (int)(sizeof(T->bufs) / sizeof(T->bufs[0]))) {
+        fprintf(stderr, "injectionbench: too many files\n");
+        fclose(f);
+        return -1;
+    }
+    size_t cap = 1 << 16, len = 0, r;
+    char *b = malloc(cap);
+    while (b && (r = fread(b + len, 1, cap - len - 1, f)) > 0) {
+        len += r;
+        if (len + 1 == cap) {
+            char *nb = realloc(b, cap *= 2);
+            if (!nb) free(b);
+            b = nb;
+        }
+    }
+    fclose(f);
+    if (!b) return -1;
+    b[len] = 0;
+    T->bufs[T->nbufs++] = b;
+    size_t lineno = 0;
+    for (char *p = b; p < b + len;) {
+        char *nl = memchr(p, '\n', (size_t)(b + len - p));
+        char *e = nl ? nl : b + len;
+        lineno++;
+        if (e > p && e[-1] == '\r') e[-1] = 0; /* tolerate CRLF files */
+        *e = 0;
+        if (*p && *p != '#') {
+            char *t1 = strchr(p, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+            if (!t2 || t2 == t1 + 1 || !t2[1]) {
+                fprintf(stderr, "injectionbench: %s:%zu: want id<TAB>label<TAB>text\n", path, lineno);
+                return -1;
+            }
+            *t1 = *t2 = 0;
+            char *text = t2 + 1;
+            size_t n = unescape(text, strlen(text));
+            text[n] = 0;
+            if (T->n == T->cap) {
+                size_t nc = T->cap ? T->cap * 2 : 1024;
+                struct text *nv = realloc(T->v, nc * sizeof(*T->v));
+                if (!nv) return -1;
+                T->v = nv;
+                T->cap = nc;
+            }
+            T->v[T->n++] = (struct text){text, n, t1 + 1, file};
+        }
+        p = e + 1;
+    }
+    return 0;
+}
+
+/* Print "<key> <label> <text>", the text escaped and cut at 160 bytes (on a
+ * UTF-8 boundary). */
+static void show(const char *key, const struct text *t)
+{
+    size_t n = t->n;
+    if (n > 160) {
+        n = 160;
+        while (n > 0 && ((unsigned char)t->s[n] & 0xC0) == 0x80) n--;
+    }
+    printf("%s %s ", key, t->label);
+    for (size_t i = 0; i < n; i++) {
+        char c = t->s[i];
+        if (c == '\n') fputs("\\n", stdout);
+        else if (c == '\t') fputs("\\t", stdout);
+        else if (c == '\r') fputs("\\r", stdout);
+        else if (c == '\\') fputs("\\\\", stdout);
+        else putchar(c);
+    }
+    printf("%s\n", n < t->n ? "..." : "");
+}
+
+#define MAX_CATS 64
+
+static int labelled(int argc, char **argv)
+{
+    struct texts A = {0}, B = {0};
+    int rc = load_tsv(argv[0], -1, &A);
+    for (int i = 1; i < argc && rc == 0; i++) rc = load_tsv(argv[i], i - 1, &B);
+    if (rc == 0 && (!A.n || !B.n)) {
+        fprintf(stderr, "injectionbench: no attacks or no benign texts\n");
+        rc = -1;
+    }
+    if (rc != 0) {
+        texts_free(&A);
+        texts_free(&B);
+        return 1;
+    }
+
+    /* attacks: recall, overall and per category (in order of appearance) */
+    const char *cat[MAX_CATS];
+    size_t cn[MAX_CATS] = {0}, cd[MAX_CATS] = {0}, ncat = 0, detected = 0;
+    bool *hit = calloc(A.n, sizeof(*hit));
+    for (size_t i = 0; i < A.n; i++) {
+        size_t c = 0;
+        while (c < ncat && strcmp(cat[c], A.v[i].label)) c++;
+        if (c == ncat) {
+            if (ncat == MAX_CATS) {
+                fprintf(stderr, "injectionbench: more than %d categories\n", MAX_CATS);
+                exit(1);
+            }
+            cat[ncat++] = A.v[i].label;
+        }
+        cn[c]++;
+        if ((hit[i] = mg_injection(A.v[i].s, A.v[i].n))) {
+            cd[c]++;
+            detected++;
+        }
+    }
+
+    /* benign: false positives, overall and per file */
+    int nfiles = argc - 1;
+    size_t *fn = calloc((size_t)nfiles, sizeof(*fn)), *ff = calloc((size_t)nfiles, sizeof(*ff)), flagged = 0;
+    bool *fp = calloc(B.n, sizeof(*fp));
+    for (size_t i = 0; i < B.n; i++) {
+        fn[B.v[i].file]++;
+        if ((fp[i] = mg_injection(B.v[i].s, B.v[i].n))) {
+            ff[B.v[i].file]++;
+            flagged++;
+        }
+    }
+
+    /* throughput of the gate's text filter over every labelled text */
+    struct mg_buf out;
+    mg_buf_init(&out, (size_t)1 << 30);
+    size_t bytes = 0;
+    volatile size_t sink = 0;
+    double t0 = now(), secs;
+    do {
+        for (int k = 0; k < 2; k++) {
+            const struct texts *T = k ? &B : &A;
+            for (size_t i = 0; i < T->n; i++) {
+                sink += mg_injection(T->v[i].s, T->v[i].n);
+                mg_buf_reset(&out);
+                mg_sanitize(T->v[i].s, T->v[i].n, &out, NULL);
+                bytes += T->v[i].n;
+            }
+        }
+        secs = now() - t0;
+    } while (secs < 1.0);
+    mg_buf_release(&out);
+    (void)sink;
+
+    printf("attacks %zu\ndetected %zu\nrecall %.3f\n", A.n, detected, (double)detected / (double)A.n);
+    for (size_t c = 0; c < ncat; c++)
+        printf("attacks_%s %zu\ndetected_%s %zu\nrecall_%s %.3f\n", cat[c], cn[c], cat[c], cd[c], cat[c],
+               (double)cd[c] / (double)cn[c]);
+    printf("benign %zu\nflagged %zu\nfp_rate_pct %.3f\n", B.n, flagged, 100.0 * (double)flagged / (double)B.n);
+    for (int i = 0; i < nfiles; i++) {
+        const char *base = strrchr(argv[i + 1], '/');
+        base = base ? base + 1 : argv[i + 1];
+        int bl = (int)strcspn(base, ".");
+        printf("benign_%.*s %zu\nflagged_%.*s %zu\n", bl, base, fn[i], bl, base, ff[i]);
+    }
+    printf("labelled_mbps %.1f\nlabelled_bytes %zu\n", (double)bytes / secs / 1e6, bytes);
+    for (size_t c = 0; c < ncat; c++) {
+        int shown = 0;
+        for (size_t i = 0; i < A.n && shown < 5; i++)
+            if (!hit[i] && !strcmp(A.v[i].label, cat[c])) {
+                show("miss", &A.v[i]);
+                shown++;
+            }
+    }
+    for (size_t i = 0; i < B.n; i++)
+        if (fp[i]) show("fp", &B.v[i]);
+    free(hit);
+    free(fp);
+    free(fn);
+    free(ff);
+    texts_free(&A);
+    texts_free(&B);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && !strcmp(argv[1], "--labelled")) {
+        if (argc < 4) {
+            fprintf(stderr, "usage: memgate-injectionbench --labelled ATTACKS.tsv BENIGN.tsv [BENIGN2.tsv...]\n");
+            return 2;
+        }
+        return labelled(argc - 2, argv + 2);
+    }
     if (argc < 2) {
-        fprintf(stderr, "usage: memgate-injectionbench DIR...\n");
+        fprintf(stderr, "usage: memgate-injectionbench DIR...\n"
+                        "       memgate-injectionbench --labelled ATTACKS.tsv BENIGN.tsv [BENIGN2.tsv...]\n");
         return 2;
     }
     struct st S = {0};

