@@ -222,81 +222,17 @@ int mg_sanitize(const char *str, size_t n, struct mg_buf *out, unsigned *found)
 
 /* ---- injection patterns ------------------------------------------------------------ */
 
-/* Each pattern needs the instruction and its object together: "ignore" or
- * "system" alone are everyday words in code and docs. They are compiled
+/* The patterns (injection_patterns.h) are compiled
  * into one PCRE2 alternation (caseless, UTF, Unicode properties) where each
  * branch leaves a (*MARK) naming its index, so a match says why. */
 struct inj_pat {
-    unsigned why; /* MG_INJ_* */
+    unsigned why;   /* MG_INJ_* */
     const char *re;
+    const char *hs; /* what the prefilter looks for instead of re, or NULL: a part of re that every
+                     * match holds, ending at most CONFIRM_FWD bytes before the match does (a pattern
+                     * Vectorscan takes seconds to compile) */
 };
-static const struct inj_pat inj_patterns[] = {
-    /* English */
-    {MG_INJ_OVERRIDE,
-     "\\b(?:ignore|disregard|forget|override|bypass)\\s+(?:all\\s+|any\\s+|every\\s+)?(?:of\\s+)?"
-     "(?:the\\s+|your\\s+|my\\s+|these\\s+|those\\s+)?(?:previous|prior|preceding|above|earlier|foregoing|"
-     "original|initial|system)\\s+(?:instructions?|prompts?|rules|directions|directives|guidelines)\\b"},
-    {MG_INJ_PERSONA,
-     "\\byou\\s+are\\s+now\\s+(?:a|an|the|my)\\s+(?:\\S+\\s+){0,3}?(?:assistant|ai|model|chatbot|bot|agent|"
-     "persona|character|hacker|unrestricted|unfiltered|jailbroken)\\b"},
-    {MG_INJ_PERSONA,
-     "\\byou\\s+are\\s+now\\s+(?:dan\\b|jailbroken|unrestricted|unfiltered|free\\s+from|in\\s+developer\\s+mode|"
-     "no\\s+longer\\s+(?:bound|restricted|an?\\s+ai))"},
-    {MG_INJ_PERSONA, "\\b(?:from\\s+now\\s+on|henceforth),?\\s+you\\s+(?:are|will|must|shall|should)\\b"},
-    {MG_INJ_OVERRIDE, "\\b(?:new|updated|real|true|secret)\\s+(?:system\\s+)?(?:instructions|prompt)\\s*:"},
-    {MG_INJ_EXFIL,
-     "\\b(?:reveal|print|show|output|repeat|leak)\\s+(?:me\\s+)?(?:your|the)\\s+(?:system\\s+prompt|"
-     "(?:initial|hidden|original|secret)\\s+(?:instructions|prompt))\\b"},
-    {MG_INJ_EXFIL, "\\bdo\\s+not\\s+(?:tell|inform|alert|warn)\\s+the\\s+user\\b"},
-    {MG_INJ_PERSONA,
-     "\\bact\\s+as\\s+(?:if\\s+you\\s+(?:are|were)\\s+)?(?:an?\\s+)?(?:unrestricted|unfiltered|jailbroken|dan)\\b"},
-    {MG_INJ_OVERRIDE,
-     "\\b(?:stop|quit|cease)\\s+(?:following|obeying|applying)\\s+(?:all\\s+)?(?:of\\s+)?(?:your|the|these|those|"
-     "any)\\s+(?:previous\\s+|prior\\s+|earlier\\s+|original\\s+|initial\\s+|system\\s+)?(?:instructions|rules|"
-     "guidelines|directives|programming)\\b"},
-    {MG_INJ_OVERRIDE,
-     "\\b(?:forget|ignore|disregard)\\s+(?:everything|all|anything|whatever)\\s+(?:that\\s+)?(?:you\\s+(?:were|"
-     "have\\s+been|had\\s+been)\\s+(?:told|taught|instructed|given|programmed)|(?:written\\s+|said\\s+|stated\\s+)?"
-     "(?:above|before\\s+this|so\\s+far|prior\\s+to\\s+this))"},
-    /* role and template markers */
-    {MG_INJ_ROLE, "<\\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\\|>"},
-    {MG_INJ_ROLE, "\\[/?INST\\]|<</?SYS>>|<(?:start|end)_of_turn>"},
-    {MG_INJ_ROLE, "(?:^|\\n)[ \\t]*(?:#{1,3}[ \\t]*)?system[ \\t]*(?:prompt)?[ \\t]*:[ \\t]*you\\s+(?:are|must|will)\\b"},
-    {MG_INJ_ROLE, "\\n\\n(?:Human|Assistant):"},
-    {MG_INJ_ROLE, "<\\s*system\\s*>\\s*(?:you|ignore|forget|disregard|always|never|do\\s+not|send)\\b"},
-    {MG_INJ_ROLE,
-     "(?:^|\\n)[ \\t]*#{1,6}[ \\t]*(?:system|assistant)[ \\t]*(?:message|prompt)?[ \\t]*:[ \\t]*\\n?[ \\t]*you\\s+"
-     "(?:are|must|will|have)\\b"},
-    /* Spanish, French, German, Portuguese, Italian */
-    {MG_INJ_OVERRIDE, "\\b(?:ignora|ignore|olvida)\\S*\\s+(?:todas\\s+)?(?:las\\s+)?instrucciones\\s+(?:anteriores|previas)\\b"},
-    {MG_INJ_PERSONA, "\\bahora\\s+eres\\s+(?:un|una)\\s+(?:\\S+\\s+){0,2}?(?:asistente|ia|modelo|agente)\\b"},
-    {MG_INJ_OVERRIDE,
-     "\\b(?:ignore[rz]?|oublie[rz]?)\\s+(?:toutes\\s+)?(?:les\\s+|vos\\s+|tes\\s+)?instructions\\s+"
-     "(?:précédentes|precedentes|antérieures|anterieures|ci-dessus)"},
-    {MG_INJ_PERSONA,
-     "\\b(?:tu\\s+es|vous\\s+êtes)\\s+maintenant\\s+(?:un|une)\\s+(?:\\S+\\s+){0,2}?(?:assistant|ia|modèle|agent)\\b"},
-    {MG_INJ_OVERRIDE,
-     "\\b(?:ignorier|vergiss|vergesse)\\S*\\s+(?:alle\\s+)?(?:vorherigen|bisherigen|vorangegangenen|obigen)\\s+"
-     "(?:anweisungen|instruktionen)\\b"},
-    {MG_INJ_PERSONA, "\\bdu\\s+bist\\s+(?:jetzt|nun)\\s+(?:ein|eine)\\s+(?:\\S+\\s+){0,2}?(?:assistent|ki|modell|agent)\\b"},
-    {MG_INJ_OVERRIDE, "\\b(?:ignore|esqueça|esqueca)\\s+(?:todas\\s+)?(?:as\\s+)?instruções\\s+anteriores\\b"},
-    {MG_INJ_OVERRIDE, "\\b(?:ignora|dimentica)\\s+(?:tutte\\s+)?(?:le\\s+)?istruzioni\\s+precedenti\\b"},
-    /* Russian, Chinese, Japanese */
-    {MG_INJ_OVERRIDE, "(?:игнорируй|игнорировать|забудь)\\S*\\s+(?:все\\s+)?(?:предыдущие|прежние|вышеуказанные)\\s+инструкции"},
-    {MG_INJ_OVERRIDE, "忽略(?:之前|以上|先前|上面|前面)(?:的)?(?:所有)?(?:指令|指示|说明|提示)"},
-    {MG_INJ_PERSONA, "你现在是(?:一个)?(?:不受限制|没有限制)"},
-    {MG_INJ_OVERRIDE, "(?:以前|前|上記)の(?:すべての)?指示を無視"},
-    /* Dutch, Polish, Turkish, Korean, Arabic, Hindi */
-    {MG_INJ_OVERRIDE,
-     "\\bnegeer\\s+(?:alle\\s+)?(?:de\\s+)?(?:vorige|eerdere|voorgaande|bovenstaande)\\s+(?:instructies|aanwijzingen)\\b"},
-    {MG_INJ_OVERRIDE,
-     "\\b(?:zignoruj|ignoruj|zapomnij)\\S*\\s+(?:o\\s+)?(?:wszystkie\\s+|wszystkich\\s+)?(?:poprzednie|poprzednich|"
-     "wcześniejsze|wcześniejszych)\\s+(?:instrukcje|instrukcji|polecenia|poleceń)"},
-    {MG_INJ_OVERRIDE, "(?:önceki|yukarıdaki)\\s+(?:tüm\\s+|bütün\\s+)?talimatları\\s+(?:yok\\s+say|görmezden\\s+gel|unut)"},
-    {MG_INJ_OVERRIDE, "이전(?:의)?\\s*(?:모든\\s*)?(?:지시|지침|명령)(?:를|을|사항을|들을)?\\s*(?:무시|잊)"},
-    {MG_INJ_OVERRIDE, "(?:تجاهل|انس)\\s+(?:جميع\\s+|كل\\s+)?(?:التعليمات|الأوامر|التوجيهات)\\s+(?:السابقة)"},
-    {MG_INJ_OVERRIDE, "(?:पिछले|पहले\\s+के)\\s+(?:सभी\\s+)?(?:निर्देशों|निर्देश)\\s+(?:को\\s+)?(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल)"},
-};
+#include "security/injection_patterns.h"
 #define N_PATTERNS (sizeof(inj_patterns) / sizeof(inj_patterns[0]))
 
 /* The words of the patterns an attacker writes in leetspeak. */
@@ -308,6 +244,8 @@ static const char *const attack_words[] = {
     "true", "unrestricted", "unfiltered", "jailbroken", "dan", "developer", "mode", "from", "on", "henceforth",
     "will", "must", "shall", "should", "tell", "user", "not", "do", "stop", "following", "obeying",
     "everything", "told", "the", "your", "my", "these", "those", "of", "an", "a", "assistant", "model",
+    "before", "consider", "treat", "language", "obsolete", "execute", "command", "delete", "upload", "context",
+    "policy", "safety", "credentials", "password", "answer", "void", "send", "run", "and",
 };
 #define N_WORDS (sizeof(attack_words) / sizeof(attack_words[0]))
 #define LEET_MIN 5 /* shorter leet words ("0f", "d0", "r1") are hex and register names */
@@ -335,15 +273,17 @@ static unsigned char leet_len[N_WORDS]; /* the length of the word of pattern T_L
 static pthread_once_t inj_once = PTHREAD_ONCE_INIT;
 
 /* The Vectorscan pattern of a word with each letter that has a leet form
- * as a class ("ignore": i[g][n][o0][r][e3] with [i1!]), into out. */
+ * as a class ("ignore": [i1!][g9]n[o0]r[e3]) and room for one punctuation
+ * mark between letters, into out. */
 static int leet_pattern(struct mg_buf *out, const char *w)
 {
-    static const char *const forms[26] = {['a' - 'a'] = "[a4@]", ['e' - 'a'] = "[e3]", ['i' - 'a'] = "[i1!]",
-                                          ['l' - 'a'] = "[l|]",  ['o' - 'a'] = "[o0]", ['s' - 'a'] = "[s5$]",
-                                          ['t' - 'a'] = "[t7]"};
+    static const char *const forms[26] = {['a' - 'a'] = "[a4@]", ['b' - 'a'] = "[b8]",  ['e' - 'a'] = "[e3]",
+                                          ['g' - 'a'] = "[g9]",  ['i' - 'a'] = "[i1!]", ['l' - 'a'] = "[l|]",
+                                          ['o' - 'a'] = "[o0]",  ['s' - 'a'] = "[s5$]", ['t' - 'a'] = "[t7]"};
     for (const char *p = w; *p; p++) {
         const char *f = forms[*p - 'a'];
         if (f ? mg_buf_adds(out, f) : mg_buf_add(out, p, 1)) return -1;
+        if (p[1] && mg_buf_adds(out, "[.'|_]?") != 0) return -1; /* "Ignor.e", "a|b|o|v|e" */
     }
     return mg_buf_add(out, "", 1); /* the NUL: patterns are kept in one buffer */
 }
@@ -356,7 +296,8 @@ static int leet_pattern(struct mg_buf *out, const char *w)
 static int b64_words(struct mg_buf *out)
 {
     static const char *const words[] = {"ignore", "disregard", "forget", "instructions", "previous", "system",
-                                        "prompt", "reveal", "you are", "override", "assistant", "secret"};
+                                        "prompt", "reveal", "you are", "override", "assistant", "secret",
+                                        " the ", " you ", " your ", " and ", " now ", " user"};
     static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     bool first = true;
     for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++)
@@ -386,6 +327,46 @@ static int b64_words(struct mg_buf *out)
 static void cls_init(void);
 static pthread_once_t cls_once;
 
+/* re as the prefilter sees it, into out (NUL-terminated): bounded repeats
+ * ({0,40}, {1,3}) made unbounded and lazy marks dropped. Vectorscan takes
+ * minutes to compile large bounded repeats; the prefilter may match more
+ * than the pattern (PCRE2 confirms), never less. */
+static int loosen(struct mg_buf *out, const char *re)
+{
+    bool cls = false;
+    for (const char *p = re; *p; p++) {
+        if (*p == '\\' && p[1]) {
+            if (mg_buf_add(out, p, 2) != 0) return -1;
+            p++;
+            continue;
+        }
+        if (cls) cls = *p != ']';
+        else if (*p == '[') {
+            cls = true;
+            if (mg_buf_add(out, p, 1) != 0) return -1;
+            if (p[1] == '^' || p[1] == ']') { /* "[]" and "[^]": the ']' is a member */
+                if (mg_buf_add(out, ++p, 1) != 0) return -1;
+                if (*p == '^' && p[1] == ']' && mg_buf_add(out, ++p, 1) != 0) return -1;
+            }
+            continue;
+        } else if (*p == '{' && p[1] >= '0' && p[1] <= '9') {
+            char *e;
+            long lo = strtol(p + 1, &e, 10);
+            if (*e == ',' && e[1] >= '0' && e[1] <= '9') {
+                strtol(e + 1, &e, 10);
+                if (*e == '}') {
+                    if (mg_buf_adds(out, lo == 0 ? "*" : "+") != 0) return -1;
+                    p = e;
+                    if (p[1] == '?') p++;
+                    continue;
+                }
+            }
+        }
+        if (mg_buf_add(out, p, 1) != 0) return -1;
+    }
+    return mg_buf_add(out, "", 1);
+}
+
 static void inj_compile(void)
 {
     pthread_once(&cls_once, cls_init);
@@ -408,18 +389,33 @@ static void inj_compile(void)
     }
     pcre2_jit_compile(inj_re, PCRE2_JIT_COMPLETE);
     unsigned n = 0;
+    size_t loose[N_PATTERNS];
     for (size_t i = 0; i < N_PATTERNS; i++) {
-        pats[n] = inj_patterns[i].re;
+        loose[i] = hsb.len;
+        if (loosen(&hsb, inj_patterns[i].hs ? inj_patterns[i].hs : inj_patterns[i].re) != 0) goto out;
+    }
+    for (size_t i = 0; i < N_PATTERNS; i++) {
+        pats[n] = NULL; /* set below, once hsb holds everything */
         /* prefilter mode, every end reported (each is confirmed). No
          * HS_FLAG_UCP: Unicode \\s classes make the compile take seconds; the
          * patterns use \\S for word gaps, so ASCII classes lose nothing */
         flags[n++] = HS_FLAG_CASELESS | HS_FLAG_UTF8 | HS_FLAG_PREFILTER;
     }
-    static const char *const trig[] = {"rot-?13|caesar", NULL, "[0-9A-Fa-f]{32}",
-                                       "\\b[a-z](?:[ \\t.\\-_*]{1,3}[a-z]){3}\\b"};
+    size_t rot_at = hsb.len; /* T_ROT13: a mention of ROT13, or an attack word in ROT13 */
+    if (mg_buf_adds(&hsb, "rot-?13|caesar|\\b(?:") != 0) goto out;
+    for (size_t k = 0; k < N_WORDS; k++) {
+        if (strlen(attack_words[k]) < LEET_MIN) continue;
+        if (hsb.p[hsb.len - 1] != ':' && mg_buf_adds(&hsb, "|") != 0) goto out;
+        for (const char *c = attack_words[k]; *c; c++)
+            if (mg_buf_addf(&hsb, "%c", 'a' + (*c - 'a' + 13) % 26) != 0) goto out;
+    }
+    if (mg_buf_add(&hsb, ")\\b", 4) != 0) goto out;
+    static const char *const trig[] = {NULL, NULL, "[0-9A-Fa-f]{32}|(?:[0-9A-Fa-f]{2}[ :]){12}",
+                                       "\\b[a-z](?:[ \\t.\\-_*|/]{1,5}[a-z]){3}\\b"};
+    size_t b64_at = hsb.len;
     if (b64_words(&hsb) != 0) goto out; /* T_BASE64's: one alternation of literals */
     for (size_t i = 0; i < 4; i++)
-        pats[n] = trig[i] ? trig[i] : hsb.p, flags[n++] = trig[i] ? HS_FLAG_CASELESS | HS_FLAG_UTF8 : HS_FLAG_UTF8;
+        pats[n] = trig[i], flags[n++] = i + N_PATTERNS == T_BASE64 ? HS_FLAG_UTF8 : HS_FLAG_CASELESS | HS_FLAG_UTF8;
     unsigned nleet = 0;
     for (size_t k = 0; k < N_WORDS; k++) {
         size_t l = strlen(attack_words[k]);
@@ -430,7 +426,9 @@ static void inj_compile(void)
     }
     for (size_t j = 0; j < nleet; j++) /* hsb's final address is known now */
         pats[n] = hsb.p + offs[j], flags[n++] = HS_FLAG_CASELESS | HS_FLAG_UTF8;
-    pats[T_BASE64] = hsb.p;
+    pats[T_BASE64] = hsb.p + b64_at;
+    pats[T_ROT13] = hsb.p + rot_at;
+    for (size_t i = 0; i < N_PATTERNS; i++) pats[i] = hsb.p + loose[i];
     char why[300];
     if (mg_hs_compile_cached("injection", pats, flags, n, &inj_db, why, sizeof(why)) != 0) {
         fprintf(stderr, "memgate: bug: Vectorscan cannot compile the injection patterns: %s\n", why);
@@ -455,12 +453,15 @@ static int latin_of(int32_t c)
     } look[] = {
         {0x0391, 'A'}, {0x0392, 'B'}, {0x0395, 'E'}, {0x0396, 'Z'}, {0x0397, 'H'}, {0x0399, 'I'}, {0x039A, 'K'},
         {0x039C, 'M'}, {0x039D, 'N'}, {0x039F, 'O'}, {0x03A1, 'P'}, {0x03A4, 'T'}, {0x03A5, 'Y'}, {0x03A7, 'X'},
-        {0x03B1, 'a'}, {0x03B5, 'e'}, {0x03B9, 'i'}, {0x03BA, 'k'}, {0x03BD, 'v'}, {0x03BF, 'o'}, {0x03C1, 'p'},
-        {0x03C4, 't'}, {0x03C5, 'u'}, {0x03C7, 'x'}, {0x0405, 'S'}, {0x0406, 'I'}, {0x0408, 'J'}, {0x0410, 'A'},
+        {0x03B1, 'a'}, {0x03B3, 'y'}, {0x03B5, 'e'}, {0x03B7, 'n'}, {0x03B9, 'i'}, {0x03BA, 'k'}, {0x03BD, 'v'}, {0x03BF, 'o'}, {0x03C1, 'p'},
+        {0x03C4, 't'}, {0x03C5, 'u'}, {0x03C7, 'x'}, {0x03C9, 'w'}, {0x0405, 'S'}, {0x0406, 'I'}, {0x0408, 'J'}, {0x0410, 'A'},
         {0x0412, 'B'}, {0x0415, 'E'}, {0x041A, 'K'}, {0x041C, 'M'}, {0x041D, 'H'}, {0x041E, 'O'}, {0x0420, 'P'},
         {0x0421, 'C'}, {0x0422, 'T'}, {0x0425, 'X'}, {0x0430, 'a'}, {0x0435, 'e'}, {0x043E, 'o'}, {0x0440, 'p'},
         {0x0441, 'c'}, {0x0443, 'y'}, {0x0445, 'x'}, {0x0455, 's'}, {0x0456, 'i'}, {0x0458, 'j'}, {0x04BB, 'h'},
-        {0x04CF, 'l'}, {0x0501, 'd'}, {0x051B, 'q'}, {0x051D, 'w'},
+        {0x04CF, 'l'}, {0x0501, 'd'}, {0x051B, 'q'}, {0x051D, 'w'}, {0x2102, 'C'}, {0x210A, 'g'}, {0x210B, 'H'}, {0x210C, 'H'},
+        {0x210D, 'H'}, {0x210E, 'h'}, {0x2110, 'I'}, {0x2111, 'I'}, {0x2112, 'L'}, {0x2113, 'l'}, {0x2115, 'N'},
+        {0x2119, 'P'}, {0x211A, 'Q'}, {0x211B, 'R'}, {0x211C, 'R'}, {0x211D, 'R'}, {0x2124, 'Z'}, {0x212C, 'B'},
+        {0x212D, 'C'}, {0x212F, 'e'}, {0x2130, 'E'}, {0x2131, 'F'}, {0x2133, 'M'}, {0x2134, 'o'},
     };
     if (c >= 0xFF21 && c <= 0xFF3A) return 'A' + (c - 0xFF21);
     if (c >= 0xFF41 && c <= 0xFF5A) return 'a' + (c - 0xFF41);
@@ -488,6 +489,7 @@ static bool is_ascii_alpha(int c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z
 #define C_LEET 0x04u   /* stands for a letter inside a word: 0 1 3 4 5 7 @ $ ! | */
 #define C_SPACER 0x08u /* between spaced-out letters */
 #define C_B64 0x10u
+#define C_JUNK 0x20u   /* punctuation an attacker puts inside a word: . ' | _ */
 static unsigned char cls[256];
 static char unleet[256];
 static signed char b64v[256];
@@ -500,9 +502,10 @@ static void cls_init(void)
         if (is_ascii_alpha(c)) cls[c] |= C_ALPHA | C_B64;
         if (c >= '0' && c <= '9') cls[c] |= C_DIGIT | C_B64;
     }
-    static const char leet[] = "0o1i3e4a5s7t@a$s!i|l";
+    static const char leet[] = "0o1i3e4a5s7t@a$s!i|l9g8b";
     for (const char *p = leet; *p; p += 2) cls[(unsigned char)p[0]] |= C_LEET, unleet[(unsigned char)p[0]] = p[1];
-    for (const char *p = " \t.-_*"; *p; p++) cls[(unsigned char)*p] |= C_SPACER;
+    for (const char *p = " \t.-_*|/"; *p; p++) cls[(unsigned char)*p] |= C_SPACER;
+    for (const char *p = ".'|_"; *p; p++) cls[(unsigned char)*p] |= C_JUNK;
     cls['+'] |= C_B64, cls['/'] |= C_B64;
     static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     for (int i = 0; i < 64; i++) b64v[(unsigned char)b64[i]] = (signed char)i;
@@ -539,22 +542,30 @@ static size_t fold_chars(const unsigned char *s, size_t n, char *o, unsigned *ho
             i = w;
             continue;
         }
+        size_t look = 0, other = 0; /* a word of look-alikes only ("γου") is folded too */
         for (size_t k = i; k < w;) { /* fullwidth letters make the word foldable too */
             int32_t cp;
             k += utf8_next(s + k, w - k, &cp);
             if (cp >= 0xFF01 && cp <= 0xFF5E) ascii_letter = true;
+            else if (cp >= 0x80 && latin_of(cp)) look++;
+            else if (cp >= 0x80 && !is_zw(cp) && !(cp >= 0x0300 && cp <= 0x036F)) other++;
         }
+        if (look >= 2 && !other) ascii_letter = true;
         for (size_t k = i; k < w;) {
             int32_t cp;
             size_t len = utf8_next(s + k, w - k, &cp);
             int l = cp >= 0x80 ? latin_of(cp) : 0;
             if (cp < 0) o[out++] = '?';
-            else if (is_zw(cp) || is_tag(cp) || is_bidi(cp) || cp == 0x00AD || (cp >= 0x0300 && cp <= 0x036F)) {
-                *how |= MG_INJ_INVISIBLE; /* dropped */
+            else if (is_zw(cp) || is_tag(cp) || is_bidi(cp) || cp == 0x00AD || (cp >= 0x0300 && cp <= 0x036F) ||
+                     cp == 0x00B7 || cp == 0x2027) {
+                *how |= MG_INJ_INVISIBLE; /* dropped (a middle dot too: "y·our") */
+            } else if (cp == 0x3000 || cp == 0x00A0 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x202F) {
+                o[out++] = ' '; /* ideographic and other wide spaces */
             } else if (cp >= 0xFF01 && cp <= 0xFF5E) {
                 o[out++] = (char)(cp - 0xFEE0);
                 *how |= MG_INJ_LOOKALIKE;
-            } else if (l && (ascii_letter || cp >= 0x1D400 || (cp >= 0x24B6 && cp <= 0x24E9))) {
+            } else if (l && (ascii_letter || cp >= 0x1D400 || (cp >= 0x2100 && cp <= 0x214F) ||
+                             (cp >= 0x24B6 && cp <= 0x24E9))) {
                 o[out++] = (char)l;
                 *how |= MG_INJ_LOOKALIKE;
             } else {
@@ -582,9 +593,49 @@ static bool attack_word(const char *w, size_t n)
     return false;
 }
 
-/* Pass 2 from t into o (never longer): leetspeak undone inside words that
- * hold a letter ("1gn0r3" is ignore, "1337" stays), letters spaced out one
- * by one ("i g n o r e  a l l") joined, a wider gap kept as one space. */
+/* A spaced-out run at t[i]: at least 4 letters, each alone, one to five
+ * spacers apart ("i g n o r e  a l l", "D . o   n . o . t", "N.e.w
+ * i.n.s.t.r.u.c.t.i.o.n.s"). The gap seen most often is the one inside
+ * words; any other gap is a word break. Writes the letters (and a space per
+ * break) at o + *out and returns where the run ends, or 0 when there is
+ * none. */
+#define SPACED_MAX 512
+static size_t spaced_run(const char *t, size_t n, size_t i, char *o, size_t *out)
+{
+    uint32_t gap[SPACED_MAX], key[8];
+    size_t cnt[8] = {0}, nkeys = 0, ngaps = 0, k = i, letters = 0, end = i;
+    while (k < n && IS(t[k], C_ALPHA) && (k + 1 >= n || !IS(t[k + 1], C_ALPHA | C_DIGIT)) && ngaps < SPACED_MAX) {
+        letters++;
+        end = k + 1;
+        size_t g = k + 1;
+        uint32_t h = 0;
+        while (g < n && IS(t[g], C_SPACER) && g - k <= 5) h = h * 31 + (unsigned char)t[g++];
+        if (g == k + 1 || g >= n || !IS(t[g], C_ALPHA) || g - k > 5) break;
+        gap[ngaps++] = h;
+        size_t j = 0;
+        while (j < nkeys && key[j] != h) j++;
+        if (j == nkeys && nkeys < 8) key[nkeys++] = h;
+        if (j < nkeys) cnt[j]++;
+        k = g;
+    }
+    if (letters < 4) return 0;
+    size_t best = 0;
+    for (size_t j = 1; j < nkeys; j++)
+        if (cnt[j] > cnt[best]) best = j;
+    size_t g = 0;
+    for (size_t q = i; q < end; q++) {
+        if (!IS(t[q], C_ALPHA)) continue;
+        if (q > i && g < ngaps && gap[g++] != key[best]) o[(*out)++] = ' ';
+        o[(*out)++] = t[q];
+    }
+    return end;
+}
+
+/* Pass 2 from t into o (never longer): spaced-out letters joined
+ * (spaced_run); inside a word, punctuation between letters dropped
+ * ("Ignor.e", "a|b|o|v|e", "instruc.tions") and leetspeak undone where that
+ * leaves letters only ("1gn0r3", "pr3v10u5"; "x86" stays), or where a word
+ * of digits spells one of the patterns' words ("411"). */
 static size_t fold_words(const char *t, size_t n, char *o, unsigned *how)
 {
     size_t out = 0, i = 0;
@@ -597,41 +648,39 @@ static size_t fold_words(const char *t, size_t n, char *o, unsigned *how)
         }
         bool start = i == 0 || !IS(t[i - 1], C_ALPHA | C_DIGIT);
         if (start && IS(c, C_ALPHA) && i + 2 < n && IS(t[i + 1], C_SPACER) && !IS(t[i + 1], C_ALPHA)) {
-            /* a spaced-out run: at least 4 letters, each alone, one to three spacers apart */
-            size_t k = i, letters = 0, end = i;
-            while (k < n && IS(t[k], C_ALPHA) && (k + 1 >= n || !IS(t[k + 1], C_ALPHA | C_DIGIT))) {
-                letters++;
-                end = k + 1;
-                size_t g = k + 1;
-                while (g < n && IS(t[g], C_SPACER) && g - k <= 3) g++;
-                if (g == k + 1 || g >= n || !IS(t[g], C_ALPHA)) break;
-                k = g;
-            }
-            if (letters >= 4) {
+            size_t end = spaced_run(t, n, i, o, &out);
+            if (end) {
                 *how |= MG_INJ_SPACED;
-                for (size_t q = i; q < end; q++) {
-                    if (IS(t[q], C_ALPHA)) o[out++] = t[q];
-                    else if (q + 1 < end && IS(t[q + 1], C_SPACER) && !IS(t[q - 1], C_SPACER)) o[out++] = ' ';
-                }
                 i = end;
                 continue;
             }
         }
-        size_t w = i; /* a word of letters, digits and leet symbols */
-        bool letter = false, leet = false;
-        while (w < n && IS(t[w], C_ALPHA | C_DIGIT | C_LEET)) {
-            letter |= IS(t[w], C_ALPHA) != 0;
-            leet |= IS(t[w], C_LEET) != 0;
+        size_t w = i; /* a word: letters, digits, leet symbols, punctuation between two of them */
+        bool letter = false, leet = false, junk = false;
+        while (w < n) {
+            bool inside = w > i && w + 1 < n && IS(t[w - 1], C_ALPHA | C_DIGIT | C_LEET) &&
+                          IS(t[w + 1], C_ALPHA | C_DIGIT | C_LEET);
+            if (IS(t[w], C_JUNK) && inside) junk = true;
+            else if (IS(t[w], C_ALPHA | C_DIGIT | C_LEET)) {
+                letter |= IS(t[w], C_ALPHA) != 0;
+                leet |= IS(t[w], C_LEET) && !IS(t[w], C_ALPHA);
+            } else
+                break;
             w++;
         }
         size_t at = out;
-        memcpy(o + out, t + i, w - i);
-        out += w - i;
-        if (letter && leet) { /* undone only where that spells a word the patterns look for: r1, md5, x86 stay */
-            for (size_t q = at; q < out; q++) o[q] = unleet[(unsigned char)o[q]];
-            if (!attack_word(o + at, out - at)) memcpy(o + at, t + i, w - i);
-            else *how |= MG_INJ_LEET;
+        for (size_t q = i; q < w; q++)
+            if (!(IS(t[q], C_JUNK) && q > i && q + 1 < w)) o[out++] = t[q];
+        if (leet) {
+            char u[64];
+            size_t l = out - at, alpha = 0;
+            for (size_t q = 0; q < l && q < sizeof(u); q++) alpha += is_ascii_alpha(u[q] = unleet[(unsigned char)o[at + q]]);
+            if (l <= sizeof(u) && alpha == l && (letter || attack_word(u, l))) {
+                memcpy(o + at, u, l);
+                *how |= MG_INJ_LEET;
+            }
         }
+        if (junk) *how |= MG_INJ_LEET;
         i = w;
     }
     return out;
@@ -691,10 +740,12 @@ static size_t decode_runs(const char *s, size_t n, char *o, unsigned form)
 /* ---- matching --------------------------------------------------------------------------- */
 
 /* Where the prefilter saw candidates: the end offsets (a true match ends at
- * one of them), merged into windows as they come; each window is confirmed
- * with PCRE2 from CONFIRM_BACK bytes before its first end to its last (a
- * match is shorter than that). Trigger ids set fold bits. */
-#define CONFIRM_BACK 2048
+ * one of them, or at most CONFIRM_FWD bytes after it), merged into windows
+ * as they come; each window is confirmed with PCRE2 from CONFIRM_BACK bytes
+ * before its first end to CONFIRM_FWD after its last (a match is shorter
+ * than that). Trigger ids set fold bits. */
+#define CONFIRM_BACK 1024
+#define CONFIRM_FWD 256
 struct scan {
     const unsigned char *s;
     size_t n;
@@ -728,7 +779,7 @@ static unsigned pcre_why(const unsigned char *s, size_t n)
 static unsigned confirm_window(const struct scan *c)
 {
     size_t from = c->first > CONFIRM_BACK ? c->first - CONFIRM_BACK : 0;
-    size_t to = c->last + 4 <= c->n ? c->last + 4 : c->n;
+    size_t to = c->last + CONFIRM_FWD <= c->n ? c->last + CONFIRM_FWD : c->n;
     while (from > 0 && (c->s[from] & 0xC0) == 0x80) from--; /* start on a character */
     while (to < c->n && (c->s[to] & 0xC0) == 0x80) to++;
     return pcre_why(c->s + from, to - from);
@@ -743,6 +794,13 @@ static void trigger(struct scan *c, unsigned id, size_t end)
         c->fold |= F_BASE64; /* an encoded attack word: decode_runs checks the run is text */
     } else if (id == T_HEX) {
         if ((c->fold & F_HEX) || end < c->hex_next || end < 32) return;
+        if (s[end - 1] == ' ' || s[end - 1] == ':') { /* "49 67 6e ...": twelve pairs, each with its separator */
+            bool text = end >= 36;
+            for (size_t i = end - 36; text && i < end; i += 3)
+                text = hexv(s[i]) >= 0 && hexv(s[i + 1]) >= 0 && printable((unsigned char)(hexv(s[i]) << 4 | hexv(s[i + 1])));
+            if (text) c->fold |= F_HEX;
+            return;
+        }
         if (hex_text(s + end - 32, 32)) c->fold |= F_HEX;
         else c->hex_next = end + 8; /* an even step keeps the pairs aligned */
     } else if (!(c->fold & F_LEET)) {
@@ -840,9 +898,10 @@ static void prescan(const unsigned char *s, size_t n, struct pre *p)
             i += l;
             continue;
         } else if ((cp >= 0xFF10 && cp <= 0xFF19) || (cp >= 0xFF21 && cp <= 0xFF3A) || (cp >= 0xFF41 && cp <= 0xFF5A) ||
-                   (cp >= 0x1D400 && cp <= 0x1D6A3) || (cp >= 0x24B6 && cp <= 0x24E9))
-            p->chars = true; /* fullwidth, mathematical, circled letters (not CJK punctuation) */
-        else if (!p->chars && (cp == 0x00AD || (cp >= 0x0300 && cp <= 0x036F) || latin_of(cp)))
+                   (cp >= 0x1D400 && cp <= 0x1D6A3) || (cp >= 0x24B6 && cp <= 0x24E9) ||
+                   (cp >= 0x2100 && cp <= 0x214F && latin_of(cp)))
+            p->chars = true; /* fullwidth, mathematical, letterlike, circled letters (not CJK punctuation) */
+        else if (!p->chars && (cp == 0x00AD || cp == 0x00B7 || (cp >= 0x0300 && cp <= 0x036F) || latin_of(cp)))
             p->chars = by_letter(s, n, i, l); /* a soft hyphen, a combining mark, a look-alike */
         zw = 0;
         i += l;
@@ -893,7 +952,21 @@ static unsigned match_folded(const char *s, size_t n, unsigned fold)
     for (unsigned k = 0; k < 2 && !why; k++) {
         unsigned f = k ? F_HEX : F_BASE64, reason = k ? MG_INJ_HEX : MG_INJ_BASE64;
         if (!(fold & f)) continue;
-        size_t d = decode_runs(s, n, b, f);
+        size_t d;
+        if (f == F_HEX) { /* "49 67 6e" and "49:67:6e" read as "49676e" */
+            size_t m2 = 0;
+            for (size_t i = 0; i < n; i++)
+                if (!((s[i] == ' ' || s[i] == ':') && i >= 2 && i + 2 < n && hexv((unsigned char)s[i - 1]) >= 0 &&
+                      hexv((unsigned char)s[i - 2]) >= 0 && hexv((unsigned char)s[i + 1]) >= 0 &&
+                      hexv((unsigned char)s[i + 2]) >= 0))
+                    b[m2++] = s[i];
+            char *h = malloc(m2 + 1);
+            d = h ? decode_runs(b, m2, h, f) : 0;
+            if (h) memcpy(b, h, d);
+            free(h);
+        } else {
+            d = decode_runs(s, n, b, f);
+        }
         if (d) why = match(b, d, true, NULL);
         if (why) why |= reason;
     }
