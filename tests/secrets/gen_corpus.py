@@ -872,6 +872,111 @@ add("ml/fetch_weights.py",
     ")",
 )
 
+# ---- base64-wrapped secrets (decoded and scanned again) --------------------------------------------------
+def e64(text):
+    return base64.b64encode(text.encode()).decode()
+
+def pem_text(kind, nlines):
+    return "\n".join(pem(kind, nlines)) + "\n"
+
+db_url = "postgres://billing:%s@db.prod.internal:5432/billing" % r(AN, 18)
+add("k8s/billing-secret.yaml",
+    "apiVersion: v1",
+    "kind: Secret",
+    "metadata:",
+    "  name: billing",
+    "  namespace: prod",
+    "type: Opaque",
+    "data:",
+    S("postgres-url-password", "  DATABASE_URL: %s" % e64(db_url)),
+    S("aws-access-key-id", "  AWS_ACCESS_KEY_ID: %s" % e64("AKIA" + r("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16))),
+    S("github-pat", "  GH_RELEASES: %s" % e64("ghp_" + r(AN, 36) + "\n")),
+    "  LOG_LEVEL: %s" % e64("info"),
+    "  config.yaml: %s" % e64("server:\n  port: 8080\n  workers: 4\nfeatures:\n  new_billing: true\nregion: eu-west-1\n"),
+    "  settings.json: %s" % e64(json.dumps({"retries": 3, "timeout_ms": 2500, "upstream": "https://api.corp.net/v1"})),
+    "  PUBLIC_URL: %s" % e64("https://billing.corp.net/invoices?page=1"),
+    "  DATABASE_HOST_URL: %s" % e64("postgres://billing@db.prod.internal:5432/billing"),
+    "  blob: %s" % b64(48),
+    "  pixel.png: %s" % b64(90),
+)
+add("k8s/ingress-tls.yaml",
+    "apiVersion: v1",
+    "kind: Secret",
+    "metadata:",
+    "  name: ingress-tls",
+    "type: kubernetes.io/tls",
+    "data:",
+    "  tls.crt: %s" % e64(pem_text("CERTIFICATE", 14)),
+    S("private-key-rsa", "  tls.pem: %s" % e64(pem_text("RSA PRIVATE KEY", 20))),
+    "  ca.crt: %s" % e64(pem_text("CERTIFICATE", 10)),
+    "  dhparam.pem: %s" % e64(pem_text("DH PARAMETERS", 6)),
+)
+auth = base64.b64encode(("deploy:" + r(AN, 20)).encode()).decode()
+add("k8s/registry-pull.yaml",
+    "apiVersion: v1",
+    "kind: Secret",
+    "metadata:",
+    "  name: registry-pull",
+    "type: kubernetes.io/dockerconfigjson",
+    "data:",
+    S("docker-config-auth", "  .dockerconfigjson: %s" % e64(json.dumps({"auths": {"registry.corp.net": {"auth": auth}}}))),
+    "  # the public mirror needs no credentials",
+    "  mirror.json: %s" % e64(json.dumps({"registry-mirrors": ["https://mirror.corp.net"], "insecure-registries": []})),
+)
+add("scripts/bootstrap.sh",
+    "#!/bin/sh",
+    "# bootstrap a build agent",
+    "set -eu",
+    S("stripe-secret-key", "export STRIPE=$(echo %s | base64 -d)" % e64("sk_live_" + r(AN, 32))),
+    S("mongodb-url-password", "echo '%s' | base64 --decode > /etc/app/mongo.url" % e64("mongodb+srv://ops:%s@cluster0.corp.net/app" % r(AN, 16))),
+    S("npm-access-token", "echo %s | base64 -d > ~/.npmrc" % e64("//registry.npmjs.org/:_authToken=npm_%s\n" % r(AN, 36))),
+    "echo %s | base64 -d > /etc/motd" % e64("Welcome to the build agent. Builds run as user ci; logs go to /var/log/ci.\n"),
+    "echo %s | base64 -d > /tmp/seed.bin" % b64(64),
+    "echo %s | base64 -d >> ~/.ssh/known_hosts" % e64("github.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n"),
+    "echo %s | base64 -d | tar -xz -C /opt" % b64(120),
+)
+add("k8s/notify-secret.json",
+    "{",
+    '  "apiVersion": "v1",',
+    '  "kind": "Secret",',
+    '  "metadata": { "name": "notify" },',
+    '  "data": {',
+    S("slack-bot-token", '    "SLACK": "%s",' % e64("xoxb-%s-%s-%s" % (r("0123456789", 12), r("0123456789", 13), r(AN, 24)))),
+    S("sendgrid-api-key", '    "MAIL": "%s",' % e64("SG.%s.%s" % (r(URL, 22), r(URL, 43)))),
+    S("gitlab-pat", '    "GITLAB": "%s",' % e64("glpat-%s" % r(URL, 20))),
+    '    "TEMPLATE": "%s",' % e64("Hello {{name}}, your invoice {{number}} is ready."),
+    '    "CHANNELS": "%s",' % e64(json.dumps(["#billing", "#ops-alerts", "#deploys"])),
+    '    "SIGNATURE": "%s"' % b64(32),
+    "  }",
+    "}",
+)
+add("deploy/secrets.tf",
+    'resource "kubernetes_secret" "ml" {',
+    "  metadata { name = \"ml\" }",
+    "  binary_data = {",
+    S("openai-project-key", '    OPENAI = "%s"' % e64("sk-proj-" + r(URL, 64))),
+    '    MODEL_CARD = "%s"' % e64("model: gpt-4o-mini\ntemperature: 0.2\nmax_tokens: 1024\n"),
+    '    WEIGHTS_SHA = "%s"' % b64(32),
+    "  }",
+    "}",
+)
+add("web/dist/app.min.js",
+    "!function(){var e=document.getElementById('root');e&&e.setAttribute('data-ready','1')}();",
+    "//# sourceMappingURL=data:application/json;charset=utf-8;base64,%s" % e64(json.dumps({
+        "version": 3, "file": "app.min.js", "sources": ["src/app.js"],
+        "sourcesContent": ["const root = document.getElementById('root');\nif (root) root.setAttribute('data-ready', '1');\n"],
+        "names": ["root", "document", "getElementById", "setAttribute"],
+        "mappings": "AAAA,MAAMA,EAAOC,SAASC,eAAe,QACjCF,GAAMA,EAAKG,aAAa,aAAc"})),
+)
+add("web/packages.lock.json",
+    "{",
+    '  "dependencies": {',
+    *['    "%s": { "version": "2.%d.1", "integrity": "sha512-%s==" },' % (n, R.randrange(9), r(B64, 86)) for n in ("axios", "zod", "dayjs", "qs")],
+    '    "end": {}',
+    "  }",
+    "}",
+)
+
 # ---- write -----------------------------------------------------------------------------------------------
 if os.path.isdir(OUT):
     shutil.rmtree(OUT)
