@@ -1818,11 +1818,58 @@ static int merge_hits(const struct mg_scanner *s, struct scan *sc, const struct 
     return 0;
 }
 
+/* Is the quote at buf[c] followed, after only white space, '+' and '\\'
+ * (at most JOIN_MAX_GAP bytes), by another quote? (What lit_next wants,
+ * loosened: any number of '+' and '\\'.) */
+static bool quote_gap_quote(const char *buf, size_t len, size_t c)
+{
+    size_t lim = len - c - 1 > JOIN_MAX_GAP ? c + 1 + JOIN_MAX_GAP : len;
+    for (size_t j = c + 1; j < lim; j++) {
+        unsigned char ch = (unsigned char)buf[j];
+        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '+' || ch == '\\') continue;
+        return is_quote(ch);
+    }
+    return false;
+}
+
+/* Can buf hold a run at all? A run needs a literal's closing quote followed,
+ * after white space and '+' only, by the next opening quote; when no quote is
+ * (most config files: "key": "value", key = "value" at the end of a line,
+ * the next line starting with a name), join_literals is skipped. The quotes
+ * followed by such a byte or a quote are found sixteen bytes at a time with
+ * SSE2, and looked at further one by one; the first that passes ends the
+ * look (code has one early). */
+static bool join_possible(const char *buf, size_t len)
+{
+    size_t i = 0;
+#ifdef __SSE2__
+    const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\''), bq = _mm_set1_epi8('`'), sp = _mm_set1_epi8(' '),
+                  tb = _mm_set1_epi8('\t'), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), pl = _mm_set1_epi8('+'),
+                  bs = _mm_set1_epi8('\\');
+    for (; len - i >= 17; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(buf + i));
+        __m128i qx = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, dq), _mm_cmpeq_epi8(x, sq)), _mm_cmpeq_epi8(x, bq));
+        if (!_mm_movemask_epi8(qx)) continue;
+        __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(buf + i + 1));
+        __m128i qy = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(y, dq), _mm_cmpeq_epi8(y, sq)), _mm_cmpeq_epi8(y, bq));
+        __m128i gy = _mm_or_si128(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(y, sp), _mm_cmpeq_epi8(y, tb)),
+                                               _mm_or_si128(_mm_cmpeq_epi8(y, nl), _mm_cmpeq_epi8(y, cr))),
+                                  _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(y, pl), _mm_cmpeq_epi8(y, bs)), qy));
+        for (unsigned bits = (unsigned)_mm_movemask_epi8(_mm_and_si128(qx, gy)); bits; bits &= bits - 1)
+            if (quote_gap_quote(buf, len, i + (size_t)__builtin_ctz(bits))) return true;
+    }
+#endif
+    for (; i < len; i++)
+        if (is_quote((unsigned char)buf[i]) && quote_gap_quote(buf, len, i)) return true;
+    return false;
+}
+
 /* Find the runs of adjacent literals in buf, scan them joined, and merge
  * the findings that span a join into sc->v (overlaps resolved as in
  * scan_run; both sides were checked already). */
 static int join_literals(const struct mg_scanner *s, const char *buf, size_t len, struct scan *sc, struct mg_err *err)
 {
+    if (!join_possible(buf, len)) return 0;
     struct join J = {0};
     const size_t run_max = JOIN_MAX_PREFIX + 1 + JOIN_MAX_BYTES + JOIN_MAX_LIT + 2;
     int rc = 0;
