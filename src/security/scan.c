@@ -24,6 +24,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define MG_HAVE_AVX2_PATH 1
+#endif
 #include <math.h>
 #include <pcre2.h>
 #include <pthread.h>
@@ -1951,6 +1955,9 @@ static int join_literals(const struct mg_scanner *s, const char *buf, size_t len
 #define B64_MAX_SYNTH (1u << 20)  /* decoded text scanned at once */
 
 static signed char b64_val[256]; /* 0-63, or -1 */
+#ifdef MG_HAVE_AVX2_PATH
+static bool b64_avx2; /* the CPU has AVX2 */
+#endif
 static pthread_once_t b64_once = PTHREAD_ONCE_INIT;
 
 static void b64_init(void)
@@ -1958,6 +1965,10 @@ static void b64_init(void)
     static const char al[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     memset(b64_val, -1, sizeof(b64_val));
     for (int i = 0; i < 64; i++) b64_val[(unsigned char)al[i]] = (signed char)i;
+#ifdef MG_HAVE_AVX2_PATH
+    __builtin_cpu_init();
+    b64_avx2 = __builtin_cpu_supports("avx2");
+#endif
 }
 
 /* The next run of at least B64_MIN_RUN base64 characters at or after i
@@ -2006,43 +2017,84 @@ static inline uint64_t b64_mask64(const unsigned char *p)
 }
 #endif
 
+/* The search of b64_next_run, 64 bytes at a time with MASK: a mask of the
+ * base64 bytes, and of the bytes that start B64_MIN_RUN of them inside the
+ * block (shifts and ands); `carry` is the run the last block ended with. */
+#define B64_RUN_SEARCH(MASK)                                                                                          \
+    size_t carry = 0, start;                                                                                          \
+    for (; len - i >= 64; i += 64) {                                                                                  \
+        uint64_t m = MASK(u + i);                                                                                     \
+        size_t lead = m == ~0ULL ? 64 : (size_t)__builtin_ctzll(~m);                                                  \
+        if (carry + lead >= B64_MIN_RUN) {                                                                            \
+            start = i - carry;                                                                                        \
+            goto found;                                                                                               \
+        }                                                                                                             \
+        uint64_t y = m; /* bit j: bytes j..j+23 are all base64 */                                                     \
+        y &= y >> 1;                                                                                                  \
+        y &= y >> 2;                                                                                                  \
+        y &= y >> 4;                                                                                                  \
+        y &= y >> 8;                                                                                                  \
+        y &= y >> 8;                                                                                                  \
+        if (y) {                                                                                                      \
+            start = i + (size_t)__builtin_ctzll(y);                                                                   \
+            goto found;                                                                                               \
+        }                                                                                                             \
+        carry = (size_t)__builtin_clzll(~m); /* (m is not all ones here) */                                           \
+    }                                                                                                                 \
+    return b64_next_run_bytes(u, len, i - carry, rs, re);                                                             \
+    found:;                                                                                                           \
+    size_t e = start + B64_MIN_RUN;                                                                                   \
+    while (e < len && b64_val[u[e]] >= 0) e++;                                                                        \
+    *rs = start;                                                                                                      \
+    *re = e;                                                                                                          \
+    return true
+
+_Static_assert(B64_MIN_RUN == 24, "B64_RUN_SEARCH's shifts find runs of 24");
+
+#ifdef MG_HAVE_AVX2_PATH
+__attribute__((target("avx2"))) static inline uint64_t b64_mask64_avx2(const unsigned char *p)
+{
+    const __m256i a1 = _mm256_set1_epi8('a' - 1), z1 = _mm256_set1_epi8('z' + 1), d0 = _mm256_set1_epi8('0' - 1),
+                  d9 = _mm256_set1_epi8('9' + 1), pl = _mm256_set1_epi8('+'), sl = _mm256_set1_epi8('/'),
+                  c20 = _mm256_set1_epi8(0x20);
+    uint64_t m = 0;
+    for (int k = 0; k < 2; k++) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32 * k));
+        __m256i lo = _mm256_or_si256(x, c20);
+        __m256i let = _mm256_and_si256(_mm256_cmpgt_epi8(lo, a1), _mm256_cmpgt_epi8(z1, lo));
+        __m256i dig = _mm256_and_si256(_mm256_cmpgt_epi8(x, d0), _mm256_cmpgt_epi8(d9, x));
+        __m256i ok = _mm256_or_si256(_mm256_or_si256(let, dig),
+                                     _mm256_or_si256(_mm256_cmpeq_epi8(x, pl), _mm256_cmpeq_epi8(x, sl)));
+        m |= (uint64_t)(uint32_t)_mm256_movemask_epi8(ok) << (32 * k);
+    }
+    return m;
+}
+
+__attribute__((target("avx2"))) static bool b64_next_run_avx2(const unsigned char *u, size_t len, size_t i, size_t *rs,
+                                                              size_t *re)
+{
+    B64_RUN_SEARCH(b64_mask64_avx2);
+}
+#endif
+
+#ifdef __SSE2__
+static bool b64_next_run_sse2(const unsigned char *u, size_t len, size_t i, size_t *rs, size_t *re)
+{
+    B64_RUN_SEARCH(b64_mask64);
+}
+#endif
+
 /* The next run of at least B64_MIN_RUN base64 characters at or after i
- * (buf[i - 1] is not one, or i is 0): [*rs, *re). False: none. With SSE2,
- * 64 bytes at a time: a mask of the base64 bytes, and of the bytes that
- * start B64_MIN_RUN of them inside the block (shifts and ands); `carry`
- * is the run the last block ended with. */
+ * (buf[i - 1] is not one, or i is 0): [*rs, *re). False: none. 64 bytes at
+ * a time with AVX2 when the CPU has it, else SSE2, else a byte at a time. */
 static bool b64_next_run(const char *buf, size_t len, size_t i, size_t *rs, size_t *re)
 {
     const unsigned char *u = (const unsigned char *)buf;
+#ifdef MG_HAVE_AVX2_PATH
+    if (b64_avx2) return b64_next_run_avx2(u, len, i, rs, re);
+#endif
 #ifdef __SSE2__
-    _Static_assert(B64_MIN_RUN == 24, "the shifts below find runs of 24");
-    size_t carry = 0, start;
-    for (; len - i >= 64; i += 64) {
-        uint64_t m = b64_mask64(u + i);
-        size_t lead = m == ~0ULL ? 64 : (size_t)__builtin_ctzll(~m);
-        if (carry + lead >= B64_MIN_RUN) {
-            start = i - carry;
-            goto found;
-        }
-        uint64_t y = m; /* bit j: bytes j..j+23 are all base64 */
-        y &= y >> 1;
-        y &= y >> 2;
-        y &= y >> 4;
-        y &= y >> 8;
-        y &= y >> 8;
-        if (y) {
-            start = i + (size_t)__builtin_ctzll(y);
-            goto found;
-        }
-        carry = (size_t)__builtin_clzll(~m); /* (m is not all ones here) */
-    }
-    return b64_next_run_bytes(u, len, i - carry, rs, re);
-found:;
-    size_t e = start + B64_MIN_RUN;
-    while (e < len && b64_val[u[e]] >= 0) e++;
-    *rs = start;
-    *re = e;
-    return true;
+    return b64_next_run_sse2(u, len, i, rs, re);
 #else
     return b64_next_run_bytes(u, len, i, rs, re);
 #endif
