@@ -3,7 +3,12 @@
 # after `make build/memgate-scanbench` and `scripts/setup.sh --bench`).
 #
 # Measures, on one thread, with the built-in rules, confirmation included:
-#   - throughput on /usr/include (ordinary code) and on a secret-dense corpus
+#   - throughput on /usr/include (ordinary code), on the linux-6.1 source tree
+#     when scripts/setup.sh --bench fetched it (SCAN_KERNEL_RUNS runs, default
+#     3), on a config-heavy corpus (bench/gen_config_corpus.py: .env, YAML,
+#     TOML, JSON, Kubernetes manifests, docker-compose, tfvars with ~1,000
+#     fake secrets per MB, ~SCAN_CONFIG_MB MB, default 20), each against the
+#     target of 300 MB/s on one core; and on a secret-dense corpus
 #     (tests/secrets/corpus replicated to ~SCAN_DENSE_MB MB, default 50):
 #     best and median of SCAN_RUNS runs (default 5) of scanner wall time, and
 #     the best run's thread CPU time; the rules' compile time apart
@@ -31,7 +36,11 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 SB=$here/build/memgate-scanbench
 IB=$here/build/memgate-injectionbench
-KDOC=${MEMGATE_BENCH_CACHE:-$HOME/.cache/memgate-bench}/linux-source-6.1/Documentation
+KSRC=${MEMGATE_BENCH_CACHE:-$HOME/.cache/memgate-bench}/linux-source-6.1
+KDOC=$KSRC/Documentation
+KRUNS=${SCAN_KERNEL_RUNS:-3}
+CONFIG_MB=${SCAN_CONFIG_MB:-20}
+TARGET_MBPS=300
 GL=$here/bench/gitleaks/node_modules/.bin/gitleaks
 RUNS=${SCAN_RUNS:-5}
 DENSE_MB=${SCAN_DENSE_MB:-50}
@@ -65,6 +74,18 @@ for i in $(seq -w 1 "$GL_COPIES"); do cp -r "$CORPUS" "$glsample/c$i"; done
 
 echo "bench: scanner on /usr/include ($RUNS runs)" >&2
 "$SB" /usr/include --runs "$RUNS" > "$work/inc.txt"
+have_kernel=0
+if [ -d "$KSRC" ]; then
+  have_kernel=1
+  echo "bench: scanner on the linux-6.1 source ($KRUNS runs)" >&2
+  "$SB" "$KSRC" --runs "$KRUNS" > "$work/kernel.txt"
+fi
+echo "bench: generating the config-heavy corpus (~$CONFIG_MB MB)" >&2
+python3 "$here/bench/gen_config_corpus.py" "$work/config" "$CONFIG_MB" > /dev/null
+echo "bench: scanner on the config-heavy corpus ($RUNS runs)" >&2
+"$SB" "$work/config" --runs "$RUNS" > "$work/config.txt"
+echo "bench: scanner on the labelled corpus itself ($RUNS runs)" >&2
+"$SB" "$CORPUS" --runs "$RUNS" > "$work/labelled.txt"
 echo "bench: scanner on the secret-dense corpus, $copies copies ($RUNS runs)" >&2
 "$SB" "$dense" --runs "$RUNS" > "$work/dense.txt"
 
@@ -140,6 +161,18 @@ pr() { # $1: findings tsv (path line rule) -> "tp fp fn recall precision"
 }
 read -r m_tp m_fp m_fn m_rec m_prec < <(pr "$work/lab.tsv")
 
+target_row() { # $1 name, $2 scanbench output -> a row of the target table
+  printf '| %s | %s | %s | %s | %s | %s | %s |' "$1" \
+    "$(awk -v b="$(kv bytes "$2")" 'BEGIN {printf "%.1f", b / 1e6}')" \
+    "$(awk -v b="$(kv bytes "$2")" -v f="$(kv findings "$2")" 'BEGIN {printf "%.0f", f / (b / 1e6)}')" \
+    "$(kv best_mbps "$2")" "$(kv median_mbps "$2")" "$(kv cpu_mbps "$2")" \
+    "$(awk -v m="$(kv best_mbps "$2")" -v t="$TARGET_MBPS" 'BEGIN {print (m >= t) ? "met (>= " t ")" : "MISSED (< " t ")"}')"
+}
+
+target_rows=$(target_row "/usr/include" "$work/inc.txt")
+[ "$have_kernel" = 1 ] && target_rows+=$'\n'$(target_row "linux-6.1 source ($KRUNS runs)" "$work/kernel.txt")
+target_rows+=$'\n'$(target_row "config-heavy (bench/gen_config_corpus.py)" "$work/config.txt")
+
 gl_rows=""
 if [ "$have_gl" = 1 ]; then
   glrun() { # $1 dir, $2 name -> gitleaks findings as path<TAB>line, its scan seconds and bytes
@@ -184,6 +217,13 @@ files read into memory first; rules compiled once in $(kv compile_ms "$work/inc.
 | secret-dense ($copies copies of tests/secrets/corpus) | $(kv files "$work/dense.txt") | $(awk -v b="$(kv bytes "$work/dense.txt")" 'BEGIN {printf "%.1f", b / 1e6}') | $(kv best_mbps "$work/dense.txt") | $(kv median_mbps "$work/dense.txt") | $(kv cpu_mbps "$work/dense.txt") | $(kv findings "$work/dense.txt") |
 | long values (a secret-like name, then ~870 KB of base64) | $(kv files "$work/long.txt") | $(awk -v b="$(kv bytes "$work/long.txt")" 'BEGIN {printf "%.1f", b / 1e6}') | $(kv best_mbps "$work/long.txt") | $(kv median_mbps "$work/long.txt") | $(kv cpu_mbps "$work/long.txt") | $(kv findings "$work/long.txt") |
 | key blocks (a 65 KB PGP key after 25,000 END lines) | $(kv files "$work/keys.txt") | $(awk -v b="$(kv bytes "$work/keys.txt")" 'BEGIN {printf "%.1f", b / 1e6}') | $(kv best_mbps "$work/keys.txt") | $(kv median_mbps "$work/keys.txt") | $(kv cpu_mbps "$work/keys.txt") | $(kv findings "$work/keys.txt") |
+
+Against the target of ${TARGET_MBPS} MB/s on one core (best run; findings per MB for the density):
+
+| corpus | MB | findings per MB | best MB/s | median MB/s | MB/s on CPU time | target |
+| --- | --- | --- | --- | --- | --- | --- |
+$target_rows
+| labelled corpus (tests/secrets/corpus; accuracy, no target) | $(awk -v b="$(kv bytes "$work/labelled.txt")" 'BEGIN {printf "%.2f", b / 1e6}') | $(awk -v b="$(kv bytes "$work/labelled.txt")" -v f="$(kv findings "$work/labelled.txt")" 'BEGIN {printf "%.0f", f / (b / 1e6)}') | $(kv best_mbps "$work/labelled.txt") | $(kv median_mbps "$work/labelled.txt") | $(kv cpu_mbps "$work/labelled.txt") | - |
 
 Throughput against the density of secrets (the labelled corpus: one finding per 168 bytes):
 

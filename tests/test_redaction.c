@@ -260,3 +260,132 @@ TEST_T(redaction_no_secret_reaches_the_data_dir, 300)
     mg_db_close(&d);
     ASSERT(terms > 20);
 }
+
+/* standard base64 with padding */
+static void b64enc(const char *in, char *o)
+{
+    static const char al[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = strlen(in), j = 0;
+    const unsigned char *u = (const unsigned char *)in;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)u[i] << 16 | (i + 1 < n ? (unsigned)u[i + 1] << 8 : 0) | (i + 2 < n ? u[i + 2] : 0);
+        o[j++] = al[v >> 18 & 63];
+        o[j++] = al[v >> 12 & 63];
+        o[j++] = i + 1 < n ? al[v >> 6 & 63] : '=';
+        o[j++] = i + 2 < n ? al[v & 63] : '=';
+    }
+    o[j] = 0;
+}
+
+/* End to end: a PEM private key written as string literals in test code (C,
+ * Go, Python, JS: one quoted base64 line a source line), and a secret
+ * wrapped in base64 in a Kubernetes Secret (under names no plain rule
+ * knows), indexed; searching for a distinctive piece of the key body or the
+ * base64 run finds nothing, and the chunks served hold [REDACTED:...]
+ * instead. */
+TEST_T(scan_e2e_literal_keys_and_base64_secrets_not_served, 300)
+{
+    unsigned seed = 99173;
+    static const struct {
+        const char *path, *open, *close, *lead, *head, *tail, *marker;
+    } forms[] = {
+        {"src/tls_testkeys.c", "\"", "\\n\"", "    ", "const char *const c_marker_key =\n", ";\n", "c_marker_key"},
+        {"internal/tlsfix/keys.go", "\"", "\\n\" +", "\t", "const goMarkerKey = \"\" +\n", "\"\"\n", "goMarkerKey"},
+        {"tests/fixtures_keys.py", "'", "\\n'", "    ", "PY_MARKER_KEY = (\n", ")\n", "PY_MARKER_KEY"},
+        {"web/test/jwtKeys.js", "'", "\\n' +", "  ", "export const jsMarkerKey =\n", "'';\n", "jsMarkerKey"},
+    };
+    enum { NF = sizeof(forms) / sizeof(forms[0]) };
+    char body[NF][6][65], piece[NF][24];
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    for (int f = 0; f < NF; f++) {
+        char t[4096], *p = t;
+        p += sprintf(p, "// fixtures for the handshake tests\n%s%s%s-----BEGIN RSA PRIVATE KEY-----%s\n", forms[f].head,
+                     forms[f].lead, forms[f].open, forms[f].close);
+        for (int i = 0; i < 6; i++) {
+            rnd(body[f][i], 64, B64, &seed);
+            p += sprintf(p, "%s%s%s%s\n", forms[f].lead, forms[f].open, body[f][i], forms[f].close);
+        }
+        p += sprintf(p, "%s%s-----END RSA PRIVATE KEY-----\\n%s", forms[f].lead, forms[f].open, forms[f].open);
+        p += sprintf(p, "%s", f == 2 ? ")\n" : f == 0 ? ";\n" : f == 1 ? "\n" : ";\n");
+        p += sprintf(p, "\n// %s_after\n", forms[f].marker);
+        mg_t_write_str(repo, forms[f].path, t);
+        /* a distinctive piece of the key body: letters and digits only, so it is one search term */
+        size_t k = 0;
+        for (int i = 0; i < 6 && k < 16; i++)
+            for (int j = 0; j < 64 && k < 16; j++) {
+                char ch = body[f][i][j];
+                if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')) piece[f][k++] = ch;
+                else k = 0;
+            }
+        piece[f][k] = 0;
+        ASSERT_EQ_INT(k, 16);
+    }
+    /* a Kubernetes Secret: a connection URL and a token, base64, under names without password/token/secret/key */
+    char pw[32], tok[64], url[160], enc_url[256], enc_tok[128], t[2048];
+    rnd(pw, 18, AN, &seed);
+    rnd(tok, 36, AN, &seed);
+    snprintf(url, sizeof(url), "postgres://billing:%s@db.prod.internal:5432/billing", pw);
+    char ghp[64];
+    snprintf(ghp, sizeof(ghp), "ghp_%s", tok);
+    b64enc(url, enc_url);
+    b64enc(ghp, enc_tok);
+    snprintf(t, sizeof(t),
+             "apiVersion: v1\nkind: Secret\nmetadata:\n  name: billing\ntype: Opaque\ndata:\n"
+             "  # billing_marker_secret\n  DATABASE_URL: %s\n  GH_RELEASES: %s\n  LOG_LEVEL: aW5mbw==\n",
+             enc_url, enc_tok);
+    mg_t_write_str(repo, "deploy/k8s/billing-secret.yaml", t);
+
+    struct mg_t_out o = MG_RUN(repo, home, "index", repo, "--name", "e2e", "--json");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+
+    struct mg_t_srv srv;
+    mg_t_srv_open(&srv, home, "local", MG_LEVEL_ADMIN);
+    srv.srv.cfg.cross_repo = 0;
+    char code[64], q[256];
+    /* the secret pieces: the key bodies, the base64 runs, and what they decode to */
+    const char *leak[NF + 4];
+    for (int f = 0; f < NF; f++) leak[f] = piece[f];
+    leak[NF] = enc_url;
+    leak[NF + 1] = enc_tok;
+    leak[NF + 2] = pw;
+    leak[NF + 3] = tok;
+    for (int f = 0; f < NF + 2; f++) { /* searching for the secret itself finds nothing that holds it */
+        char term[40];
+        snprintf(term, sizeof(term), "%.24s", leak[f]);
+        for (char *c = term; *c; c++)
+            if (*c == '+' || *c == '/' || *c == '=') *c = 0;
+        snprintf(q, sizeof(q), "{\"query\":\"%s\",\"limit\":20}", term);
+        json_t *r = mg_t_call(&srv, "search_code", q, code);
+        if (!r) FAIL("search_code %s: %s", q, code);
+        char *text = json_dumps(r, 0);
+        for (int k = 0; k < NF + 4; k++)
+            if (strstr(text, leak[k])) FAIL("search for %s served secret piece %d: %s", term, k, text);
+        free(text);
+        json_decref(r);
+    }
+    const char *markers[NF + 1];
+    for (int f = 0; f < NF; f++) markers[f] = forms[f].marker;
+    markers[NF] = "billing_marker_secret";
+    for (int f = 0; f <= NF; f++) { /* the chunk beside it is served, redacted */
+        snprintf(q, sizeof(q), "{\"query\":\"%s\",\"limit\":20}", markers[f]);
+        json_t *r = mg_t_call(&srv, "search_code", q, code);
+        if (!r) FAIL("search_code %s: %s", q, code);
+        char *text = json_dumps(r, 0);
+        if (!strstr(text, markers[f])) FAIL("search for %s found nothing: %s", markers[f], text);
+        if (!strstr(text, "[REDACTED:")) FAIL("search for %s: no redaction marker: %s", markers[f], text);
+        for (int k = 0; k < NF + 4; k++)
+            if (strstr(text, leak[k])) FAIL("search for %s served secret piece %d: %s", markers[f], k, text);
+        free(text);
+        json_decref(r);
+    }
+    json_t *r = mg_t_call(&srv, "read_file", "{\"path\":\"deploy/k8s/billing-secret.yaml\"}", code);
+    if (!r) FAIL("read_file: %s", code);
+    char *text = json_dumps(r, 0);
+    ASSERT_CONTAINS(text, "DATABASE_URL: [REDACTED:postgres-url-password]");
+    ASSERT_CONTAINS(text, "GH_RELEASES: [REDACTED:github-pat]");
+    ASSERT_CONTAINS(text, "LOG_LEVEL: aW5mbw==");
+    free(text);
+    json_decref(r);
+    mg_t_srv_close(&srv);
+}

@@ -728,6 +728,98 @@ TEST(scan_split_literals)
 
 /* ---- overlaps --------------------------------------------------------------------------- */
 
+/* standard base64 with padding, into a static buffer */
+static const char *b64enc(const char *in)
+{
+    static const char al[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    static char out[4][8192];
+    static int k;
+    char *o = out[k++ & 3];
+    size_t n = strlen(in), j = 0;
+    const unsigned char *u = (const unsigned char *)in;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)u[i] << 16 | (i + 1 < n ? (uint32_t)u[i + 1] << 8 : 0) | (i + 2 < n ? u[i + 2] : 0);
+        o[j++] = al[v >> 18 & 63];
+        o[j++] = al[v >> 12 & 63];
+        o[j++] = i + 1 < n ? al[v >> 6 & 63] : '=';
+        o[j++] = i + 2 < n ? al[v & 63] : '=';
+    }
+    o[j] = 0;
+    return o;
+}
+
+static int count_encoded(const struct mg_finding *f, void *ud)
+{
+    int *x = ud;
+    x[0]++;
+    x[1] += f->encoded;
+    return 0;
+}
+
+/* Secrets wrapped in base64 (a Kubernetes Secret's data, echo ... | base64 -d):
+ * found by decoding the run, reported as the whole run, redacted whole. */
+TEST(scan_base64_wrapped)
+{
+    const char *url = "postgres://billing:Vq7LmR2xT9kWz4Np@db.prod.internal:5432/billing";
+    const char *dockercfg = "{\"auths\":{\"registry.corp.net\":{\"auth\":\"ZGVwbG95OlF4N2tMbTJ2UnA5d1R6NHM=\"}}}";
+    char t[8192], *p = t;
+    p += sprintf(p, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: billing\ndata:\n");
+    p += sprintf(p, "  DATABASE_URL: %s\n", b64enc(url));
+    p += sprintf(p, "  aws_id: %s\n", b64enc("AKIAQ7RZ2LMXW4KDP3TY"));
+    p += sprintf(p, "  .dockerconfigjson: %s\n", b64enc(dockercfg));
+    p += sprintf(p, "run: echo %s | base64 -d > ~/.token\n", b64enc("ghp_Zk3Lm9Qr2Xt7Vb4Nc8Wd1Ys6Hp0Jf5Ga2Ue3\n"));
+    struct got g = scan_str(dflt(), t);
+    ASSERT_EQ_INT(g.n, 4);
+    ASSERT_EQ_STR(g.rule[0], "postgres-url-password");
+    ASSERT_EQ_STR(g.rule[1], "aws-access-key-id");
+    ASSERT_EQ_STR(g.rule[2], "docker-config-auth");
+    ASSERT_EQ_STR(g.rule[3], "github-pat");
+    for (int i = 0; i < 4; i++) ASSERT_EQ_INT(g.line[i], (unsigned)(6 + i));
+    /* the whole run, padding included */
+    const char *run = strstr(t, b64enc(url));
+    ASSERT_EQ_INT(g.start[0], (size_t)(run - t));
+    ASSERT_EQ_INT(g.end[0], (size_t)(run - t) + strlen(b64enc(url)));
+    run = strstr(t, b64enc("AKIAQ7RZ2LMXW4KDP3TY"));
+    ASSERT_EQ_INT(g.end[1] - g.start[1], strlen(b64enc("AKIAQ7RZ2LMXW4KDP3TY")));
+    ASSERT_EQ_INT(g.start[1], (size_t)(run - t));
+    /* redaction replaces every run */
+    const struct mg_secret_policy all = {{MG_SECRET_REDACT, MG_SECRET_REDACT, MG_SECRET_REDACT}};
+    struct mg_buf out;
+    mg_buf_init(&out, 1 << 20);
+    struct mg_err err = {0};
+    int n = -1;
+    ASSERT_EQ_INT(mg_secrets_apply(dflt(), &all, t, strlen(t), &out, &n, NULL, NULL, &err), 0);
+    ASSERT_EQ_INT(n, 4);
+    ASSERT_CONTAINS(out.p, "  DATABASE_URL: [REDACTED:postgres-url-password]\n");
+    ASSERT_CONTAINS(out.p, "  aws_id: [REDACTED:aws-access-key-id]\n");
+    ASSERT_CONTAINS(out.p, "echo [REDACTED:github-pat] | base64 -d");
+    ASSERT(!strstr(out.p, "cG9zdGdyZXM6"));
+    mg_buf_release(&out);
+    /* the encoded flag */
+    int fl[2] = {0, 0};
+    ASSERT_EQ_INT(mg_scan(dflt(), t, strlen(t), count_encoded, fl, &err), 4);
+    ASSERT_EQ_INT(fl[0], 4);
+    ASSERT_EQ_INT(fl[1], 4);
+
+    /* not secrets: base64 of a certificate, of harmless YAML and JSON, of random bytes, integrity hashes */
+    p = t;
+    p += sprintf(p, "data:\n  tls.crt: %s\n",
+                 b64enc("-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\n"
+                        "RTESMBAGA1UEChMJQmFsdGltb3JlMRMwEQYDVQQLEwpDeWJlclRydXN0MSIwIAYD\n-----END CERTIFICATE-----\n"));
+    p += sprintf(p, "  config.yaml: %s\n", b64enc("server:\n  port: 8080\n  host: 0.0.0.0\nlog_level: info\n"));
+    p += sprintf(p, "  settings.json: %s\n", b64enc("{\"feature_flags\":{\"new_billing\":true},\"region\":\"eu-west-1\"}"));
+    p += sprintf(p, "  blob: 3q2+7wABAgMEBQYHCAkKCwwNDg8QERITFBUWFxgZGhscHR4fICEiIyQlJicoKSorLC0uLw==\n");
+    p += sprintf(p, "\"integrity\": \"sha512-%s\"\n", "xP1TJ9n9h3bRzQvWq0m8YlKc2aEoFtD5UgH7iJ6kLsN4pO3rS2tUvW1xY0zA9bC8dE7fG6hI5jK4lM3nO2pQ1rS==");
+    ASSERT_EQ_INT(scan_str(dflt(), t).n, 0);
+
+    /* the decoder: printable text, or SIZE_MAX */
+    char d[64];
+    ASSERT_EQ_INT(mg_b64_decode_text("aGVsbG8gd29ybGQ", 15, d), 11);
+    ASSERT(memcmp(d, "hello world", 11) == 0);
+    ASSERT_EQ_INT(mg_b64_decode_text("3q2+7wABAgMEBQYHCAkKCwwN", 24, d), (size_t)SIZE_MAX);
+    ASSERT_EQ_INT(mg_b64_decode_text("aGVsbG8gd29ybGQx", 16, d), 12);
+}
+
 TEST(scan_overlaps)
 {
     const char *rules = "rule short\ndescription = s\nseverity = high\nkeywords = key\npattern = key[0-9]{4}\n"

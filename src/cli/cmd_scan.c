@@ -65,9 +65,11 @@ static int on_finding(const struct mg_finding *f, void *ud)
         json_t *o = json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:I, s:I}", "path", r->path, "line", (json_int_t)f->line,
                               "rule", f->rule, "severity", mg_sev_name(f->sev), "description", f->description, "match",
                               mask, "start", (json_int_t)f->start, "end", (json_int_t)f->end);
+        if (o && f->encoded) json_object_set_new(o, "encoded", json_string("base64"));
         if (o) json_array_append_new(r->arr, o);
     } else {
-        printf("%s:%u: %s [%s] %s  %s\n", r->path, f->line, f->rule, mg_sev_name(f->sev), mask, f->description);
+        printf("%s:%u: %s%s [%s] %s  %s\n", r->path, f->line, f->rule, f->encoded ? " (base64)" : "", mg_sev_name(f->sev),
+               mask, f->description);
     }
     return 0;
 }

@@ -24,6 +24,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define MG_HAVE_AVX2_PATH 1
+#endif
 #include <math.h>
 #include <pcre2.h>
 #include <pthread.h>
@@ -1357,6 +1361,7 @@ static void slot_put(const struct mg_scanner *cs, struct slot *sl)
 
 struct hit {
     uint32_t rule;
+    bool enc;            /* found in the base64-decoded text of [start, end) (7c) */
     size_t start, end;
 };
 
@@ -1457,7 +1462,7 @@ static int add_hit(struct scan *sc, uint32_t rule, size_t a, size_t b)
         sc->oom = true;
         return -1;
     }
-    sc->v[sc->n++] = (struct hit){rule, a, b};
+    sc->v[sc->n++] = (struct hit){rule, false, a, b};
     return 0;
 }
 
@@ -1785,11 +1790,82 @@ static int join_flush(const struct mg_scanner *s, struct join *J, struct mg_err 
             rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory joining string literals");
             break;
         }
-        J->v[J->nv++] = (struct hit){in.v[i].rule, J->map[a], J->map[b] + 1};
+        J->v[J->nv++] = (struct hit){in.v[i].rule, false, J->map[a], J->map[b] + 1};
     }
     free(in.v);
     J->n = 0;
     return rc;
+}
+
+/* Merge v (nv findings, without overlaps among them) into sc->v (the same):
+ * of two that overlap the better is kept, as in scan_run (both sides were
+ * checked already). */
+static int merge_hits(const struct mg_scanner *s, struct scan *sc, const struct hit *v, size_t nv, struct mg_err *err)
+{
+    if (nv == 0) return 0;
+    for (size_t k = 0; k < nv; k++) {
+        if (grow((void **)&sc->v, sc->n, &sc->cap, sizeof(struct hit)) != 0)
+            return mg_err_set(err, MG_E_NO_MEMORY, "out of memory merging scanner findings");
+        sc->v[sc->n++] = v[k];
+    }
+    sort_hits(sc->v, sc->n);
+    size_t m = 0;
+    for (size_t k = 0; k < sc->n; k++) {
+        struct hit *h = &sc->v[k];
+        if (m > 0 && h->start < sc->v[m - 1].end) {
+            if (better(s, h, &sc->v[m - 1])) sc->v[m - 1] = *h;
+            continue;
+        }
+        sc->v[m++] = *h;
+    }
+    sc->n = m;
+    return 0;
+}
+
+/* Is the quote at buf[c] followed, after only white space, '+' and '\\'
+ * (at most JOIN_MAX_GAP bytes), by another quote? (What lit_next wants,
+ * loosened: any number of '+' and '\\'.) */
+static bool quote_gap_quote(const char *buf, size_t len, size_t c)
+{
+    size_t lim = len - c - 1 > JOIN_MAX_GAP ? c + 1 + JOIN_MAX_GAP : len;
+    for (size_t j = c + 1; j < lim; j++) {
+        unsigned char ch = (unsigned char)buf[j];
+        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '+' || ch == '\\') continue;
+        return is_quote(ch);
+    }
+    return false;
+}
+
+/* Can buf hold a run at all? A run needs a literal's closing quote followed,
+ * after white space and '+' only, by the next opening quote; when no quote is
+ * (most config files: "key": "value", key = "value" at the end of a line,
+ * the next line starting with a name), join_literals is skipped. The quotes
+ * followed by such a byte or a quote are found sixteen bytes at a time with
+ * SSE2, and looked at further one by one; the first that passes ends the
+ * look (code has one early). */
+static bool join_possible(const char *buf, size_t len)
+{
+    size_t i = 0;
+#ifdef __SSE2__
+    const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\''), bq = _mm_set1_epi8('`'), sp = _mm_set1_epi8(' '),
+                  tb = _mm_set1_epi8('\t'), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), pl = _mm_set1_epi8('+'),
+                  bs = _mm_set1_epi8('\\');
+    for (; len - i >= 17; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(buf + i));
+        __m128i qx = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, dq), _mm_cmpeq_epi8(x, sq)), _mm_cmpeq_epi8(x, bq));
+        if (!_mm_movemask_epi8(qx)) continue;
+        __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(buf + i + 1));
+        __m128i qy = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(y, dq), _mm_cmpeq_epi8(y, sq)), _mm_cmpeq_epi8(y, bq));
+        __m128i gy = _mm_or_si128(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(y, sp), _mm_cmpeq_epi8(y, tb)),
+                                               _mm_or_si128(_mm_cmpeq_epi8(y, nl), _mm_cmpeq_epi8(y, cr))),
+                                  _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(y, pl), _mm_cmpeq_epi8(y, bs)), qy));
+        for (unsigned bits = (unsigned)_mm_movemask_epi8(_mm_and_si128(qx, gy)); bits; bits &= bits - 1)
+            if (quote_gap_quote(buf, len, i + (size_t)__builtin_ctz(bits))) return true;
+    }
+#endif
+    for (; i < len; i++)
+        if (is_quote((unsigned char)buf[i]) && quote_gap_quote(buf, len, i)) return true;
+    return false;
 }
 
 /* Find the runs of adjacent literals in buf, scan them joined, and merge
@@ -1797,6 +1873,7 @@ static int join_flush(const struct mg_scanner *s, struct join *J, struct mg_err 
  * scan_run; both sides were checked already). */
 static int join_literals(const struct mg_scanner *s, const char *buf, size_t len, struct scan *sc, struct mg_err *err)
 {
+    if (!join_possible(buf, len)) return 0;
     struct join J = {0};
     const size_t run_max = JOIN_MAX_PREFIX + 1 + JOIN_MAX_BYTES + JOIN_MAX_LIT + 2;
     int rc = 0;
@@ -1852,40 +1929,330 @@ static int join_literals(const struct mg_scanner *s, const char *buf, size_t len
         free(J.v);
         return rc;
     }
-    /* merge: sc->v and J.v, both without overlaps inside; of two that overlap the better is kept */
-    for (size_t k = 0; k < J.nv && rc == 0; k++) {
-        if (grow((void **)&sc->v, sc->n, &sc->cap, sizeof(struct hit)) != 0)
-            rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory merging scanner findings");
-        else sc->v[sc->n++] = J.v[k];
-    }
+    rc = merge_hits(s, sc, J.v, J.nv, err);
     free(J.v);
-    if (rc != 0) return rc;
-    sort_hits(sc->v, sc->n);
-    size_t m = 0;
-    for (size_t k = 0; k < sc->n; k++) {
-        struct hit *h = &sc->v[k];
-        if (m > 0 && h->start < sc->v[m - 1].end) {
-            if (better(s, h, &sc->v[m - 1])) sc->v[m - 1] = *h;
-            continue;
-        }
-        sc->v[m++] = *h;
-    }
-    sc->n = m;
-    return 0;
+    return rc;
 }
 
-/* The '\n' bytes in [p, p+n), eight at a time: in x = word ^ "\n\n...", a
- * byte's top bit of ((x & 0x7f..) + 0x7f..) | x is set unless the byte is 0. */
+/* ---- 7c. secrets wrapped in base64 ------------------------------------------- */
+
+/* A Kubernetes Secret's data (base64 of a connection URL, of a key, of a
+ * .dockerconfigjson), `echo ... | base64 -d` in a script: after the scan,
+ * every run of at least B64_MIN_RUN base64 characters ([A-Za-z0-9+/], on
+ * one line; '=' padding after it) is decoded (its first B64_MAX_RUN bytes
+ * of decoded text at most), and the decoded text is kept when it is
+ * mostly printable ASCII (at most one byte in ten otherwise: images,
+ * compressed data, digests and random bytes are not). The texts kept, one
+ * a line, are scanned with the same rules (B64_MAX_SYNTH bytes at once);
+ * a finding there is reported as the whole run it came from (`encoded`),
+ * so redaction replaces every byte of the encoded secret. At most
+ * B64_BUDGET bytes are decoded per scan, so the work stays linear in the
+ * input whatever it holds. Not decoded: base64url (- and _), runs wrapped
+ * over several lines, base64 inside the decoded text (one level). */
+#define B64_MIN_RUN 24            /* 18 bytes decoded: a bare 20-byte AWS key id encodes to 28 */
+#define B64_MAX_RUN (64u << 10)   /* decoded bytes of one run */
+#define B64_BUDGET (16u << 20)    /* decoded bytes of one scan */
+#define B64_MAX_SYNTH (1u << 20)  /* decoded text scanned at once */
+
+static signed char b64_val[256]; /* 0-63, or -1 */
+#ifdef MG_HAVE_AVX2_PATH
+static bool b64_avx2; /* the CPU has AVX2 */
+#endif
+static pthread_once_t b64_once = PTHREAD_ONCE_INIT;
+
+static void b64_init(void)
+{
+    static const char al[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    memset(b64_val, -1, sizeof(b64_val));
+    for (int i = 0; i < 64; i++) b64_val[(unsigned char)al[i]] = (signed char)i;
+#ifdef MG_HAVE_AVX2_PATH
+    __builtin_cpu_init();
+    b64_avx2 = __builtin_cpu_supports("avx2");
+#endif
+}
+
+/* The next run of at least B64_MIN_RUN base64 characters at or after i
+ * (buf[i - 1] is not one, or i is 0), one byte at a time: the byte
+ * B64_MIN_RUN - 1 ahead is looked at first; when it is not base64, no run
+ * reaching that far starts before it, and the search jumps past it. */
+static bool b64_next_run_bytes(const unsigned char *u, size_t len, size_t i, size_t *rs, size_t *re)
+{
+    while (len - i >= B64_MIN_RUN) {
+        size_t p = i + B64_MIN_RUN - 1;
+        if (b64_val[u[p]] < 0) {
+            i = p + 1;
+            continue;
+        }
+        size_t q = p;
+        while (q > i && b64_val[u[q - 1]] >= 0) q--;
+        size_t e = p + 1;
+        while (e < len && b64_val[u[e]] >= 0) e++;
+        if (e - q >= B64_MIN_RUN) {
+            *rs = q;
+            *re = e;
+            return true;
+        }
+        if (e >= len) return false;
+        i = e + 1;
+    }
+    return false;
+}
+
+#ifdef __SSE2__
+/* Bit j: is p[j] a base64 character ([A-Za-z0-9+/]), for 64 bytes. */
+static inline uint64_t b64_mask64(const unsigned char *p)
+{
+    const __m128i a1 = _mm_set1_epi8('a' - 1), z1 = _mm_set1_epi8('z' + 1), d0 = _mm_set1_epi8('0' - 1),
+                  d9 = _mm_set1_epi8('9' + 1), pl = _mm_set1_epi8('+'), sl = _mm_set1_epi8('/'), c20 = _mm_set1_epi8(0x20);
+    uint64_t m = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+        __m128i lo = _mm_or_si128(x, c20); /* letters folded to lower case (bytes >= 0x80 stay negative) */
+        __m128i let = _mm_and_si128(_mm_cmpgt_epi8(lo, a1), _mm_cmplt_epi8(lo, z1));
+        __m128i dig = _mm_and_si128(_mm_cmpgt_epi8(x, d0), _mm_cmplt_epi8(x, d9));
+        __m128i ok = _mm_or_si128(_mm_or_si128(let, dig), _mm_or_si128(_mm_cmpeq_epi8(x, pl), _mm_cmpeq_epi8(x, sl)));
+        m |= (uint64_t)(unsigned)_mm_movemask_epi8(ok) << (16 * k);
+    }
+    return m;
+}
+#endif
+
+/* The search of b64_next_run, 64 bytes at a time with MASK: a mask of the
+ * base64 bytes, and of the bytes that start B64_MIN_RUN of them inside the
+ * block (shifts and ands); `carry` is the run the last block ended with. */
+#define B64_RUN_SEARCH(MASK)                                                                                          \
+    size_t carry = 0, start;                                                                                          \
+    for (; len - i >= 64; i += 64) {                                                                                  \
+        uint64_t m = MASK(u + i);                                                                                     \
+        size_t lead = m == ~0ULL ? 64 : (size_t)__builtin_ctzll(~m);                                                  \
+        if (carry + lead >= B64_MIN_RUN) {                                                                            \
+            start = i - carry;                                                                                        \
+            goto found;                                                                                               \
+        }                                                                                                             \
+        uint64_t y = m; /* bit j: bytes j..j+23 are all base64 */                                                     \
+        y &= y >> 1;                                                                                                  \
+        y &= y >> 2;                                                                                                  \
+        y &= y >> 4;                                                                                                  \
+        y &= y >> 8;                                                                                                  \
+        y &= y >> 8;                                                                                                  \
+        if (y) {                                                                                                      \
+            start = i + (size_t)__builtin_ctzll(y);                                                                   \
+            goto found;                                                                                               \
+        }                                                                                                             \
+        carry = (size_t)__builtin_clzll(~m); /* (m is not all ones here) */                                           \
+    }                                                                                                                 \
+    return b64_next_run_bytes(u, len, i - carry, rs, re);                                                             \
+    found:;                                                                                                           \
+    size_t e = start + B64_MIN_RUN;                                                                                   \
+    while (e < len && b64_val[u[e]] >= 0) e++;                                                                        \
+    *rs = start;                                                                                                      \
+    *re = e;                                                                                                          \
+    return true
+
+_Static_assert(B64_MIN_RUN == 24, "B64_RUN_SEARCH's shifts find runs of 24");
+
+#ifdef MG_HAVE_AVX2_PATH
+__attribute__((target("avx2"))) static inline uint64_t b64_mask64_avx2(const unsigned char *p)
+{
+    const __m256i a1 = _mm256_set1_epi8('a' - 1), z1 = _mm256_set1_epi8('z' + 1), d0 = _mm256_set1_epi8('0' - 1),
+                  d9 = _mm256_set1_epi8('9' + 1), pl = _mm256_set1_epi8('+'), sl = _mm256_set1_epi8('/'),
+                  c20 = _mm256_set1_epi8(0x20);
+    uint64_t m = 0;
+    for (int k = 0; k < 2; k++) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32 * k));
+        __m256i lo = _mm256_or_si256(x, c20);
+        __m256i let = _mm256_and_si256(_mm256_cmpgt_epi8(lo, a1), _mm256_cmpgt_epi8(z1, lo));
+        __m256i dig = _mm256_and_si256(_mm256_cmpgt_epi8(x, d0), _mm256_cmpgt_epi8(d9, x));
+        __m256i ok = _mm256_or_si256(_mm256_or_si256(let, dig),
+                                     _mm256_or_si256(_mm256_cmpeq_epi8(x, pl), _mm256_cmpeq_epi8(x, sl)));
+        m |= (uint64_t)(uint32_t)_mm256_movemask_epi8(ok) << (32 * k);
+    }
+    return m;
+}
+
+__attribute__((target("avx2"))) static bool b64_next_run_avx2(const unsigned char *u, size_t len, size_t i, size_t *rs,
+                                                              size_t *re)
+{
+    B64_RUN_SEARCH(b64_mask64_avx2);
+}
+#endif
+
+#ifdef __SSE2__
+static bool b64_next_run_sse2(const unsigned char *u, size_t len, size_t i, size_t *rs, size_t *re)
+{
+    B64_RUN_SEARCH(b64_mask64);
+}
+#endif
+
+/* The next run of at least B64_MIN_RUN base64 characters at or after i
+ * (buf[i - 1] is not one, or i is 0): [*rs, *re). False: none. 64 bytes at
+ * a time with AVX2 when the CPU has it, else SSE2, else a byte at a time. */
+static bool b64_next_run(const char *buf, size_t len, size_t i, size_t *rs, size_t *re)
+{
+    const unsigned char *u = (const unsigned char *)buf;
+#ifdef MG_HAVE_AVX2_PATH
+    if (b64_avx2) return b64_next_run_avx2(u, len, i, rs, re);
+#endif
+#ifdef __SSE2__
+    return b64_next_run_sse2(u, len, i, rs, re);
+#else
+    return b64_next_run_bytes(u, len, i, rs, re);
+#endif
+}
+
+/* Decode the n base64 characters at in (all valid) into out, which has room
+ * for n / 4 * 3 + 2 bytes; a lone last character is dropped. Stops early,
+ * returning SIZE_MAX, once more than a tenth of the bytes the whole run
+ * decodes to are neither printable ASCII nor white space. Else the decoded
+ * length. */
+size_t mg_b64_decode_text(const char *in, size_t n, char *out)
+{
+    pthread_once(&b64_once, b64_init);
+    const unsigned char *u = (const unsigned char *)in;
+    size_t total = n / 4 * 3 + (n % 4 == 3 ? 2 : n % 4 == 2 ? 1 : 0);
+    size_t bad_max = total / 10, bad = 0, o = 0;
+#define B64_PUT(x)                                                                                                    \
+    do {                                                                                                              \
+        unsigned char c_ = (unsigned char)(x);                                                                        \
+        out[o++] = (char)c_;                                                                                          \
+        bad += !((c_ >= 0x20 && c_ < 0x7f) || c_ == '\n' || c_ == '\r' || c_ == '\t');                                \
+    } while (0)
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        uint32_t v = (uint32_t)b64_val[u[i]] << 18 | (uint32_t)b64_val[u[i + 1]] << 12 | (uint32_t)b64_val[u[i + 2]] << 6 |
+                     (uint32_t)b64_val[u[i + 3]];
+        B64_PUT(v >> 16);
+        B64_PUT(v >> 8);
+        B64_PUT(v);
+        if (bad > bad_max) return SIZE_MAX;
+    }
+    if (n - i >= 2) {
+        uint32_t v = (uint32_t)b64_val[u[i]] << 18 | (uint32_t)b64_val[u[i + 1]] << 12 |
+                     (n - i == 3 ? (uint32_t)b64_val[u[i + 2]] << 6 : 0);
+        B64_PUT(v >> 16);
+        if (n - i == 3) B64_PUT(v >> 8);
+    }
+#undef B64_PUT
+    return bad > bad_max ? SIZE_MAX : o;
+}
+
+struct b64seg {
+    size_t t0, t1; /* its decoded text in the synthetic buffer */
+    size_t r0, r1; /* the run in the input */
+};
+
+struct b64 {
+    char *t;
+    size_t n, tcap;
+    struct b64seg *seg;
+    size_t nseg, scap;
+    struct hit *v;  /* findings, mapped to their runs */
+    size_t nv, cap;
+};
+
+/* The segment holding synthetic offset x (segments are in order). */
+static size_t b64_seg_of(const struct b64 *B, size_t x)
+{
+    size_t lo = 0, hi = B->nseg;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (B->seg[mid].t0 <= x) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static int b64_flush(const struct mg_scanner *s, struct b64 *B, struct mg_err *err)
+{
+    if (B->n == 0) return 0;
+    struct scan in;
+    if (scan_run(s, B->t, B->n, &in, err) != 0) return -1;
+    int rc = 0;
+    for (size_t i = 0; i < in.n; i++) {
+        const struct b64seg *a = &B->seg[b64_seg_of(B, in.v[i].start)], *b = &B->seg[b64_seg_of(B, in.v[i].end - 1)];
+        if (B->nv && B->v[B->nv - 1].end > a->r0) { /* a second finding in the same run: the run is reported once */
+            if (better(s, &(struct hit){in.v[i].rule, true, a->r0, b->r1}, &B->v[B->nv - 1]))
+                B->v[B->nv - 1] = (struct hit){in.v[i].rule, true, B->v[B->nv - 1].start, b->r1};
+            continue;
+        }
+        if (grow((void **)&B->v, B->nv, &B->cap, sizeof(struct hit)) != 0) {
+            rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory decoding base64");
+            break;
+        }
+        B->v[B->nv++] = (struct hit){in.v[i].rule, true, a->r0, b->r1};
+    }
+    free(in.v);
+    B->n = 0;
+    B->nseg = 0;
+    return rc;
+}
+
+/* Decode the base64 runs of buf, scan the texts, and merge their findings
+ * (each the whole of its run) into sc->v. */
+static int b64_pass(const struct mg_scanner *s, const char *buf, size_t len, struct scan *sc, struct mg_err *err)
+{
+    pthread_once(&b64_once, b64_init);
+    struct b64 B = {0};
+    size_t budget = B64_BUDGET, i = 0, rs, re;
+    int rc = 0;
+    while (budget && b64_next_run(buf, len, i, &rs, &re)) {
+        i = re;
+        size_t n = re - rs;
+        if (n / 4 * 3 > B64_MAX_RUN) n = B64_MAX_RUN / 3 * 4;
+        if (n / 4 * 3 > budget) n = budget / 3 * 4;
+        if (n < B64_MIN_RUN) break;
+        size_t need = n / 4 * 3 + 3;
+        if (B.n + need > B.tcap) {
+            size_t nc = B.tcap ? 2 * B.tcap : 4096;
+            while (nc < B.n + need) nc *= 2;
+            char *nt = realloc(B.t, nc);
+            if (!nt) {
+                rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory decoding base64");
+                break;
+            }
+            B.t = nt;
+            B.tcap = nc;
+        }
+        size_t got = mg_b64_decode_text(buf + rs, n, B.t + B.n);
+        budget -= n / 4 * 3 < budget ? n / 4 * 3 : budget;
+        if (got == SIZE_MAX) continue;
+        if (grow((void **)&B.seg, B.nseg, &B.scap, sizeof(*B.seg)) != 0) {
+            rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory decoding base64");
+            break;
+        }
+        /* the run with its padding: redaction covers it all */
+        while (re < len && re - rs < ((re - rs + 3) & ~(size_t)3) && buf[re] == '=') re++;
+        B.seg[B.nseg++] = (struct b64seg){B.n, B.n + got, rs, re};
+        B.n += got;
+        B.t[B.n++] = '\n';
+        if (B.n > B64_MAX_SYNTH && (rc = b64_flush(s, &B, err)) != 0) break;
+    }
+    if (rc == 0) rc = b64_flush(s, &B, err);
+    free(B.t);
+    free(B.seg);
+    if (rc == 0) rc = merge_hits(s, sc, B.v, B.nv, err);
+    free(B.v);
+    return rc;
+}
+
+/* The '\n' bytes in [p, p+n). With SSE2, sixteen at a time: each compare
+ * gives -1 in the bytes that match, subtracted into sixteen byte counters,
+ * which _mm_sad_epu8 adds up every 255 blocks (before a counter wraps); no
+ * popcount, which without -mpopcnt is a call per word. */
 static size_t count_nl(const char *p, size_t n)
 {
-    const uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL, nl = 0x0a0a0a0a0a0a0a0aULL;
     size_t c = 0, i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x;
-        memcpy(&x, p + i, 8);
-        x ^= nl;
-        c += 8 - (size_t)__builtin_popcountll((((x & low7) + low7) | x) & ~low7);
+#ifdef __SSE2__
+    const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+    while (n - i >= 16) {
+        __m128i acc = zero;
+        size_t stop = n - i >= 255 * 16 ? i + 255 * 16 : i + (n - i) / 16 * 16;
+        for (; i < stop; i += 16)
+            acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + i)), nl));
+        __m128i sum = _mm_sad_epu8(acc, zero);
+        c += (size_t)_mm_cvtsi128_si32(sum) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(sum, 8));
     }
+#endif
     for (; i < n; i++) c += p[i] == '\n';
     return c;
 }
@@ -1895,7 +2262,7 @@ int mg_scan(const struct mg_scanner *s, const char *buf, size_t len, int (*cb)(c
 {
     struct scan sc;
     if (scan_run(s, buf, len, &sc, err) != 0) return -1;
-    if (join_literals(s, buf, len, &sc, err) != 0) {
+    if (join_literals(s, buf, len, &sc, err) != 0 || b64_pass(s, buf, len, &sc, err) != 0) {
         free(sc.v);
         return -1;
     }
@@ -1907,7 +2274,7 @@ int mg_scan(const struct mg_scanner *s, const char *buf, size_t len, int (*cb)(c
         line += count_nl(buf + pos, h->start - pos);
         pos = h->start;
         const struct rule *r = &s->rules[h->rule];
-        struct mg_finding f = {r->id, r->desc, r->sev, h->start, h->end, line};
+        struct mg_finding f = {r->id, r->desc, r->sev, h->start, h->end, line, h->enc};
         n++;
         if (cb && cb(&f, ud)) break;
     }

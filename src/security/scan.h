@@ -17,6 +17,9 @@
  * Then runs of 2 to 8 adjacent string literals ("AKIA" "...", '...' + '...')
  * are joined (at most 512 bytes of contents a run) and scanned again; a
  * finding that spans a join is reported from its first piece to its last.
+ * Then runs of 24 or more base64 characters that decode to mostly printable
+ * text are decoded and the texts scanned again; a finding there is reported
+ * as the whole base64 run, with `encoded` set (scan.c, section 7c).
  *
  * Redaction (security/secrets.h) is built on mg_scan.
  *
@@ -80,6 +83,7 @@ struct mg_finding {
     enum mg_sev sev;
     size_t start, end;       /* byte range of the secret itself in buf */
     unsigned line;           /* 1-based line of start */
+    bool encoded;            /* found in the base64-decoded text of [start, end), a whole base64 run */
 };
 
 /* Scan buf. Calls cb for each finding in buffer order; findings never
@@ -95,6 +99,13 @@ int mg_scan(const struct mg_scanner *s, const char *buf, size_t len, int (*cb)(c
  * a short one: a quarter of its length), "…", and its length in bytes, e.g.
  * "ghp_…(40)". Bytes that are not printable ASCII show as '?'. Returns out. */
 char *mg_secret_mask(const char *secret, size_t n, char *out, size_t cap);
+
+/* Decode the n base64 characters at in ([A-Za-z0-9+/] only, no padding;
+ * a lone last one is ignored) into out (room for n / 4 * 3 + 2 bytes), as
+ * the scanner does for a run: the decoded length, or SIZE_MAX as soon as
+ * more than a tenth of the bytes the run decodes to are neither printable
+ * ASCII nor white space (then out holds part of it). */
+size_t mg_b64_decode_text(const char *in, size_t n, char *out);
 
 /* "high", "medium", "low"; and back (0, or -1 for another word). */
 const char *mg_sev_name(enum mg_sev s);
