@@ -679,15 +679,15 @@ static void *hook_main(void *p)
             }
             if (body && (long)(buf + len - body) >= clen) break;
         }
-        const char *resp = "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-        (void)!write(fd, resp, strlen(resp));
-        close(fd);
-        if (body && strncmp(buf, "POST ", 5) == 0) {
+        if (body && strncmp(buf, "POST ", 5) == 0) { /* counted before the answer: the sender returns on it */
             pthread_mutex_lock(&h->mu);
             snprintf(h->last, sizeof(h->last), "%s", body);
             h->posts++;
             pthread_mutex_unlock(&h->mu);
         }
+        const char *resp = "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+        (void)!write(fd, resp, strlen(resp));
+        close(fd);
     }
 }
 
