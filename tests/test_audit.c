@@ -811,3 +811,33 @@ TEST(audit_anchor_shipped_to_syslog)
     ASSERT_CONTAINS(o.out, "and with the shipped anchor");
     mg_t_out_free(&o);
 }
+
+/* An event of something flagged prompt_injection carries its score and
+ * reasons, and the chain over it verifies. */
+TEST(audit_event_carries_injection_score_and_reasons)
+{
+    char *home = mg_t_tmpdir();
+    struct mg_config c;
+    cfg_for(&c, home);
+    struct mg_audit *a;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_audit_open(&c, &a, &err), 0);
+    const char *flags[] = {"prompt_injection"}, *why[] = {"instruction_override", "leetspeak"};
+    struct mg_audit_event ev = {.tenant = "a", .op = "search_code", .query = "q", .flags = flags, .nflags = 1,
+                                .injection_score = 100, .injection_reasons = why, .ninjection_reasons = 2};
+    ASSERT_EQ_INT(mg_audit_emit(a, &ev, &err), 0);
+    ev = (struct mg_audit_event){.tenant = "a", .op = "search_code", .query = "plain"};
+    ASSERT_EQ_INT(mg_audit_emit(a, &ev, &err), 0);
+    mg_audit_close(a);
+    struct mg_audit_filter none = {0};
+    json_t *arr;
+    ASSERT_EQ_INT(mg_audit_query(&c, &none, &arr, &err), 0);
+    ASSERT_EQ_INT(json_array_size(arr), 2);
+    json_t *inj = json_object_get(json_array_get(arr, 0), "injection");
+    ASSERT_EQ_INT(json_integer_value(json_object_get(inj, "score")), 100);
+    ASSERT_EQ_STR(json_string_value(json_array_get(json_object_get(inj, "reasons"), 1)), "leetspeak");
+    ASSERT(!json_object_get(json_array_get(arr, 1), "injection")); /* left out when nothing was flagged */
+    json_decref(arr);
+    struct mg_audit_report r;
+    ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
+}
