@@ -332,6 +332,7 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
         close(fd);
         pthread_mutex_destroy(&h->mu);
         pthread_cond_destroy(&h->cv);
+        pthread_cond_destroy(&h->work_cv);
         free(h);
         mg_err_set(err, MG_E_LISTEN_FAILED, "cannot start the HTTP server on '%s' (libmicrohttpd failed: %s)", addr,
                    strerror(errno));
