@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { call, httpClient, makeRepo, makeWorld, MEMGATE_BIN, shutdown, startServe } from './lib/harness.mjs';
+import { call, httpClient, makeRepo, makeWorld, MEMGATE_BIN, shutdown, startServe, v1 } from './lib/harness.mjs';
 
 let world;
 let serve;
@@ -45,20 +45,7 @@ function assertAudited(n, op, code, what, tenant = 'acme') {
     `${what}: no audit event op=${op} code=${code} among ${JSON.stringify(ev.map((e) => [e.op, e.code, e.tenant]))}`);
 }
 
-async function api(p, { token: t, method = 'GET', body, headers = {} } = {}) {
-  const h = { ...headers };
-  if (t) h.authorization = `Bearer ${t}`;
-  if (body) h['content-type'] = 'application/json';
-  const res = await fetch(`${serve.url}${p}`, { method, headers: h, body: body ? JSON.stringify(body) : undefined });
-  const text = await res.text();
-  let json = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: res.status, json, text };
-}
+const api = (p, opts) => v1(serve, p, opts);
 
 /** POST /v1/index with acme's admin token must be refused with root_forbidden, audited. */
 async function refused(what, body, { t = tok.acmeAdmin, tenant = 'acme' } = {}) {

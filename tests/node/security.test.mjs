@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-import { call, makeRepo, makeWorld, MEMGATE_BIN, shutdown, sleep, startServe, stdioClient } from './lib/harness.mjs';
+import { call, makeRepo, makeWorld, MEMGATE_BIN, shutdown, sleep, startServe, stdioClient, v1 } from './lib/harness.mjs';
 
 let world;
 let serve;
@@ -45,20 +45,7 @@ function assertAudited(n, op, code) {
 
 const count = () => auditEvents().length;
 
-async function api(p, { token: t, method = 'GET', headers = {}, body } = {}) {
-  const h = { ...headers };
-  if (t) h.authorization = `Bearer ${t}`;
-  if (body) h['content-type'] = 'application/json';
-  const res = await fetch(`${serve.url}${p}`, { method, headers: h, body: body ? JSON.stringify(body) : undefined });
-  const text = await res.text();
-  let json = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: res.status, headers: res.headers, json, text };
-}
+const api = (p, opts) => v1(serve, p, opts);
 
 async function mcpClient(t, name = 'security-test') {
   const client = new Client({ name, version: '1.0.0' }, { capabilities: {} });

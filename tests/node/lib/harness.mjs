@@ -239,6 +239,22 @@ export async function call(client, name, args = {}, opts = {}) {
 }
 
 /** Prometheus text of GET /metrics as { 'name{labels}': value }. */
+/** A plain HTTP call to serve: { status, headers, json (null when the body is not JSON), text }. */
+export async function v1(serve, p, { token, method = 'GET', headers = {}, body } = {}) {
+  const h = { ...headers };
+  if (token) h.authorization = `Bearer ${token}`;
+  if (body) h['content-type'] = 'application/json';
+  const res = await fetch(`${serve.url}${p}`, { method, headers: h, body: body ? JSON.stringify(body) : undefined });
+  const text = await res.text();
+  let json = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
+
 export async function metrics(serve) {
   const res = await fetch(`${serve.url}/metrics`);
   const text = await res.text();
