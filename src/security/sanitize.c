@@ -694,10 +694,11 @@ static int hexv(unsigned char c)
 }
 static bool printable(unsigned char ch) { return (ch >= 0x20 && ch < 0x7F) || ch == '\n' || ch == '\t'; }
 
-/* 2k hex digits at p whose k bytes are all printable text. */
-static bool hex_text(const unsigned char *p, size_t digits)
+/* The k hex pairs at p, stride bytes apart (2: "49676e", 3: "49 67 6e"),
+ * are all printable text. The prefilter matched the digits. */
+static bool hex_text(const unsigned char *p, size_t k, size_t stride)
 {
-    for (size_t i = 0; i + 1 < digits; i += 2)
+    for (size_t i = 0; i < k * stride; i += stride)
         if (!printable((unsigned char)(hexv(p[i]) << 4 | hexv(p[i + 1])))) return false;
     return true;
 }
@@ -795,13 +796,10 @@ static void trigger(struct scan *c, unsigned id, size_t end)
     } else if (id == T_HEX) {
         if ((c->fold & F_HEX) || end < c->hex_next || end < 32) return;
         if (s[end - 1] == ' ' || s[end - 1] == ':') { /* "49 67 6e ...": twelve pairs, each with its separator */
-            bool text = end >= 36;
-            for (size_t i = end - 36; text && i < end; i += 3)
-                text = hexv(s[i]) >= 0 && hexv(s[i + 1]) >= 0 && printable((unsigned char)(hexv(s[i]) << 4 | hexv(s[i + 1])));
-            if (text) c->fold |= F_HEX;
+            if (end >= 36 && hex_text(s + end - 36, 12, 3)) c->fold |= F_HEX;
             return;
         }
-        if (hex_text(s + end - 32, 32)) c->fold |= F_HEX;
+        if (hex_text(s + end - 32, 16, 2)) c->fold |= F_HEX;
         else c->hex_next = end + 8; /* an even step keeps the pairs aligned */
     } else if (!(c->fold & F_LEET)) {
         size_t l = leet_len[id - T_LEET];
