@@ -241,9 +241,9 @@ $( [ "$have_gl" = 1 ] && echo "| gitleaks (default rules) | $g_tp | $g_fp | $g_f
 Prompt-injection flags (the gate's text filter, \`bench/injection_bench.c\`) on every line of
 ${inj_dirs[*]} (.h .c .rst .md .txt) that mentions ignore, instruction, system, prompt or previous:
 
-| lines | flagged | false-positive rate | filter throughput (flag + sanitise, one thread) |
-| --- | --- | --- | --- |
-| $(kv lines "$work/inj.txt") | $(kv flagged "$work/inj.txt") | $(kv fp_rate_pct "$work/inj.txt") % | $(kv filter_mbps "$work/inj.txt") MB/s |
+| lines | flagged | false-positive rate | filter throughput (flag + sanitise, one thread, CPU time) | injection check alone |
+| --- | --- | --- | --- | --- |
+| $(kv lines "$work/inj.txt") | $(kv flagged "$work/inj.txt") | $(kv fp_rate_pct "$work/inj.txt") % | $(kv filter_mbps "$work/inj.txt") MB/s | $(kv check_mbps "$work/inj.txt") MB/s |
 
 ### Prompt-injection flags on the labelled corpus
 
