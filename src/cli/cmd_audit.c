@@ -44,7 +44,7 @@ static const char *HELP =
     "                 ends before the anchor's seq or has another hash there.\n"
     "                 With --json: {\"ok\",\"events\",\"files\",\n"
     "                 \"first_seq\",\"last_seq\",\"first_time\",\"last_time\",\"complete\",\n"
-    "                 \"torn_recovered\",\"anchored\",\"anchor_seq\",\"error\":{\"file\",\"line\",\n"
+    "                 \"torn_recovered\",\"torn_tail\",\"anchored\",\"anchor_seq\",\"error\":{\"file\",\"line\",\n"
     "                 \"problem\",\"message\"}}\n"
     "  --anchor A     with --verify: also check against an anchor shipped elsewhere\n"
     "                 (audit_anchor_url, audit_anchor_syslog): its JSON, or a file\n"
@@ -223,6 +223,7 @@ static int verify(const struct mg_config *cfg, bool json, const struct mg_audit_
                               "files", r.files, "first_seq", (json_int_t)r.first_seq, "last_seq",
                               (json_int_t)r.last_seq, "first_time", r.first_time, "last_time", r.last_time, "complete",
                               r.complete, "torn_recovered", r.torn_recovered);
+        json_object_set_new(o, "torn_tail", json_boolean(r.torn_tail));
         json_object_set_new(o, "anchored", json_boolean(r.anchored));
         json_object_set_new(o, "anchor_seq", r.anchored ? json_integer(r.anchor_seq) : json_null());
         if (!r.ok)
@@ -252,6 +253,8 @@ static int verify(const struct mg_config *cfg, bool json, const struct mg_audit_
             if (r.torn_recovered)
                 printf("%d torn line(s) from interrupted writes were closed and recorded (warnings above)\n",
                        r.torn_recovered);
+            if (r.torn_tail)
+                printf("the log ends in a torn line from an interrupted write, never acknowledged (warning above)\n");
         }
     }
     return 0;

@@ -184,6 +184,7 @@ struct mg_audit_report {
     int unsynced_lost;      /* recorded losses of unsynced events in a machine restart */
     char first_prev[65];    /* the first retained event's prev */
     int torn_recovered;     /* torn lines the writer closed and recorded */
+    bool torn_tail;         /* audit.log ends in a torn line after the anchored events (a warning) */
     /* the first problem, when !ok */
     char file[PATH_MAX];
     long long line;         /* 1-based line number in file */
