@@ -266,7 +266,7 @@ enum {
 #define F_BASE64 0x8u
 #define F_HEX 0x10u
 
-static pcre2_code *inj_re;
+static pcre2_code *inj_re[N_PATTERNS]; /* each pattern alone: a window confirms the ones that fired in it */
 static hs_database_t *inj_db;
 static hs_scratch_t *inj_proto;
 static unsigned char leet_len[N_WORDS]; /* the length of the word of pattern T_LEET + j */
@@ -370,24 +370,26 @@ static int loosen(struct mg_buf *out, const char *re)
 static void inj_compile(void)
 {
     pthread_once(&cls_once, cls_init);
-    struct mg_buf b, hsb;
-    mg_buf_init(&b, 1 << 20);
+    struct mg_buf hsb;
     mg_buf_init(&hsb, 1 << 20);
     const char *pats[N_PATTERNS + 4 + N_WORDS];
     unsigned flags[N_PATTERNS + 4 + N_WORDS];
     size_t offs[N_WORDS];
-    for (size_t i = 0; i < N_PATTERNS; i++)
-        if (mg_buf_addf(&b, "%s(?:(*MARK:%zu)%s)", i ? "|" : "", i, inj_patterns[i].re) != 0) goto out;
-    int ec;
-    PCRE2_SIZE eo;
-    inj_re = pcre2_compile((PCRE2_SPTR)b.p, b.len, PCRE2_CASELESS | PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF,
-                           &ec, &eo, NULL);
-    if (!inj_re) {
-        fprintf(stderr, "memgate: bug: the prompt-injection patterns do not compile (PCRE2 error %d at %zu)\n", ec,
-                (size_t)eo);
-        goto out;
+    for (size_t i = 0; i < N_PATTERNS; i++) {
+        int ec;
+        PCRE2_SIZE eo;
+        const char *re = inj_patterns[i].re;
+        inj_re[i] = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED,
+                                  PCRE2_CASELESS | PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &ec, &eo, NULL);
+        if (!inj_re[i]) {
+            fprintf(stderr, "memgate: bug: prompt-injection pattern %zu does not compile (PCRE2 error %d at %zu)\n",
+                    i, ec, (size_t)eo);
+            while (i > 0) pcre2_code_free(inj_re[--i]);
+            inj_re[0] = NULL;
+            goto out;
+        }
+        pcre2_jit_compile(inj_re[i], PCRE2_JIT_COMPLETE);
     }
-    pcre2_jit_compile(inj_re, PCRE2_JIT_COMPLETE);
     unsigned n = 0;
     size_t loose[N_PATTERNS];
     for (size_t i = 0; i < N_PATTERNS; i++) {
@@ -438,7 +440,6 @@ static void inj_compile(void)
         inj_db = NULL;
     }
 out:
-    mg_buf_release(&b);
     mg_buf_release(&hsb);
 }
 /* ---- folding obfuscated text for matching --------------------------------------------- */
@@ -754,25 +755,20 @@ struct scan {
     unsigned why;             /* MG_INJ_* of the confirmed matches */
     unsigned fold;            /* F_* */
     bool triggers;            /* look at the triggers (the text as it came only) */
+    uint64_t ids[(N_PATTERNS + 63) / 64]; /* the patterns that fired in the pending window */
     size_t hex_next;          /* the next end worth checking in a long run of hex digits */
 };
 
-/* The MG_INJ_* of the matches in s[0..n) (at most 8 looked at). */
-static unsigned pcre_why(const unsigned char *s, size_t n)
+/* The MG_INJ_* of the patterns in ids that match s[0..n). */
+static unsigned pcre_why(const unsigned char *s, size_t n, const uint64_t *ids)
 {
     pcre2_match_data *md = pcre2_match_data_create(1, NULL);
     if (!md) return 0;
     unsigned why = 0;
-    size_t at = 0;
-    for (int k = 0; k < 8 && at <= n; k++) {
-        if (pcre2_match(inj_re, (PCRE2_SPTR)s, n, at, 0, md, NULL) < 0) break;
-        PCRE2_SPTR mark = pcre2_get_mark(md);
-        unsigned long i = mark ? strtoul((const char *)mark, NULL, 10) : N_PATTERNS;
-        why |= i < N_PATTERNS ? inj_patterns[i].why : MG_INJ_OVERRIDE;
-        size_t end = pcre2_get_ovector_pointer(md)[1];
-        at = end > at ? end : at + 1;
-        while (at < n && (s[at] & 0xC0) == 0x80) at++;
-    }
+    for (size_t i = 0; i < N_PATTERNS; i++)
+        if ((ids[i / 64] >> (i % 64) & 1) && !(why & inj_patterns[i].why) &&
+            pcre2_match(inj_re[i], (PCRE2_SPTR)s, n, 0, 0, md, NULL) >= 0)
+            why |= inj_patterns[i].why;
     pcre2_match_data_free(md);
     return why;
 }
@@ -783,7 +779,7 @@ static unsigned confirm_window(const struct scan *c)
     size_t to = c->last + CONFIRM_FWD <= c->n ? c->last + CONFIRM_FWD : c->n;
     while (from > 0 && (c->s[from] & 0xC0) == 0x80) from--; /* start on a character */
     while (to < c->n && (c->s[to] & 0xC0) == 0x80) to++;
-    return pcre_why(c->s + from, to - from);
+    return pcre_why(c->s + from, to - from, c->ids);
 }
 
 static void trigger(struct scan *c, unsigned id, size_t end)
@@ -822,10 +818,12 @@ static int on_inj(unsigned int id, unsigned long long from, unsigned long long t
     }
     if (c->last && end <= c->last + CONFIRM_BACK) { /* near the pending window: it grows */
         if (end > c->last) c->last = end;
-        return 0;
+    } else {
+        if (c->last) c->why |= confirm_window(c);
+        memset(c->ids, 0, sizeof(c->ids));
+        c->first = c->last = end ? end : 1;
     }
-    if (c->last) c->why |= confirm_window(c);
-    c->first = c->last = end ? end : 1;
+    c->ids[id / 64] |= 1ull << (id % 64);
     return 0;
 }
 
@@ -856,7 +854,9 @@ static unsigned match(const char *str, size_t n, bool valid, unsigned *fold)
         }
     }
     if (fold) *fold = F_LEET | F_SPACED | F_ROT13 | F_BASE64 | F_HEX;
-    return pcre_why(s, n);
+    uint64_t all[(N_PATTERNS + 63) / 64];
+    memset(all, 0xff, sizeof(all));
+    return pcre_why(s, n, all);
 }
 
 /* What the text as it came holds (one pass; ASCII eight bytes at a time). */
@@ -999,7 +999,7 @@ int mg_injection_check(const char *str, size_t n, struct mg_inj *r)
     prescan((const unsigned char *)str, n, &p);
     if (p.hidden) r->reasons |= MG_INJ_HIDDEN;
     pthread_once(&inj_once, inj_compile);
-    if (inj_re) {
+    if (inj_re[0]) {
         unsigned fold = 0, why = match(str, n, p.valid, &fold);
         if (!why && n <= MG_INJECTION_FOLD_MAX && (p.chars || fold)) why = match_folded(str, n, fold);
         r->reasons |= why;
