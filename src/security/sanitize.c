@@ -250,15 +250,14 @@ static const char *const attack_words[] = {
 #define N_WORDS (sizeof(attack_words) / sizeof(attack_words[0]))
 #define LEET_MIN 5 /* shorter leet words ("0f", "d0", "r1") are hex and register names */
 
-/* Triggers: Vectorscan patterns in the same scan as the instruction
- * patterns (ids from N_PATTERNS on) that say the text holds something to
- * fold or decode. Most text holds none and is matched once, as it is. */
+/* Triggers say the text holds something to fold or decode; most text holds
+ * none and is matched once, as it is. Two are Vectorscan literals in the
+ * same scan as the instruction patterns (ids from N_PATTERNS on); leetspeak,
+ * spaced-out letters and hex text are found by the byte pass (prescan),
+ * which Vectorscan runs at a third of the speed. */
 enum {
     T_ROT13 = N_PATTERNS, /* "rot13", "caesar": the text asks for ROT13 to be read */
     T_BASE64,             /* an attack word as it reads inside base64 (b64_words) */
-    T_HEX,                /* 32 hex digits (confirmed: their bytes are printable text) */
-    T_SPACED,             /* four letters or more, each alone, a spacer or three apart */
-    T_LEET,               /* T_LEET + k: attack word k spelt with leet characters (confirmed: it holds one) */
 };
 #define F_LEET 0x1u
 #define F_SPACED 0x2u
@@ -269,24 +268,7 @@ enum {
 static pcre2_code *inj_re[N_PATTERNS]; /* each pattern alone: a window confirms the ones that fired in it */
 static hs_database_t *inj_db;
 static hs_scratch_t *inj_proto;
-static unsigned char leet_len[N_WORDS]; /* the length of the word of pattern T_LEET + j */
 static pthread_once_t inj_once = PTHREAD_ONCE_INIT;
-
-/* The Vectorscan pattern of a word with each letter that has a leet form
- * as a class ("ignore": [i1!][g9]n[o0]r[e3]) and room for one punctuation
- * mark between letters, into out. */
-static int leet_pattern(struct mg_buf *out, const char *w)
-{
-    static const char *const forms[26] = {['a' - 'a'] = "[a4@]", ['b' - 'a'] = "[b8]",  ['e' - 'a'] = "[e3]",
-                                          ['g' - 'a'] = "[g9]",  ['i' - 'a'] = "[i1!]", ['l' - 'a'] = "[l|]",
-                                          ['o' - 'a'] = "[o0]",  ['s' - 'a'] = "[s5$]", ['t' - 'a'] = "[t7]"};
-    for (const char *p = w; *p; p++) {
-        const char *f = forms[*p - 'a'];
-        if (f ? mg_buf_adds(out, f) : mg_buf_add(out, p, 1)) return -1;
-        if (p[1] && mg_buf_adds(out, "[.'|_]?") != 0) return -1; /* "Ignor.e", "a|b|o|v|e" */
-    }
-    return mg_buf_add(out, "", 1); /* the NUL: patterns are kept in one buffer */
-}
 
 /* T_BASE64: the words attacks are made of, as they read inside base64 at
  * each of the three byte offsets (the characters that depend on the word's
@@ -372,9 +354,8 @@ static void inj_compile(void)
     pthread_once(&cls_once, cls_init);
     struct mg_buf hsb;
     mg_buf_init(&hsb, 1 << 20);
-    const char *pats[N_PATTERNS + 4 + N_WORDS];
-    unsigned flags[N_PATTERNS + 4 + N_WORDS];
-    size_t offs[N_WORDS];
+    const char *pats[N_PATTERNS + 2];
+    unsigned flags[N_PATTERNS + 2];
     for (size_t i = 0; i < N_PATTERNS; i++) {
         int ec;
         PCRE2_SIZE eo;
@@ -412,22 +393,10 @@ static void inj_compile(void)
             if (mg_buf_addf(&hsb, "%c", 'a' + (*c - 'a' + 13) % 26) != 0) goto out;
     }
     if (mg_buf_add(&hsb, ")\\b", 4) != 0) goto out;
-    static const char *const trig[] = {NULL, NULL, "[0-9A-Fa-f]{32}|(?:[0-9A-Fa-f]{2}[ :]){12}",
-                                       "\\b[a-z](?:[ \\t.\\-_*|/]{1,5}[a-z]){3}\\b"};
     size_t b64_at = hsb.len;
     if (b64_words(&hsb) != 0) goto out; /* T_BASE64's: one alternation of literals */
-    for (size_t i = 0; i < 4; i++)
-        pats[n] = trig[i], flags[n++] = i + N_PATTERNS == T_BASE64 ? HS_FLAG_UTF8 : HS_FLAG_CASELESS | HS_FLAG_UTF8;
-    unsigned nleet = 0;
-    for (size_t k = 0; k < N_WORDS; k++) {
-        size_t l = strlen(attack_words[k]);
-        if (l < LEET_MIN) continue;
-        offs[nleet] = hsb.len;
-        leet_len[nleet++] = (unsigned char)l;
-        if (leet_pattern(&hsb, attack_words[k]) != 0) goto out;
-    }
-    for (size_t j = 0; j < nleet; j++) /* hsb's final address is known now */
-        pats[n] = hsb.p + offs[j], flags[n++] = HS_FLAG_CASELESS | HS_FLAG_UTF8;
+    flags[n++] = HS_FLAG_CASELESS | HS_FLAG_UTF8; /* T_ROT13 */
+    flags[n++] = HS_FLAG_UTF8;                    /* T_BASE64: base64 is case-sensitive */
     pats[T_BASE64] = hsb.p + b64_at;
     pats[T_ROT13] = hsb.p + rot_at;
     for (size_t i = 0; i < N_PATTERNS; i++) pats[i] = hsb.p + loose[i];
@@ -493,6 +462,22 @@ static bool is_ascii_alpha(int c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z
 #define C_JUNK 0x20u   /* punctuation an attacker puts inside a word: . ' | _ */
 static unsigned char cls[256];
 static char unleet[256];
+static signed char leet_of[256]; /* the letter (0-25) a word character reads as in leetspeak, or -1 */
+/* the four-letter runs of the attack words of LEET_MIN letters or more, an
+ * open-addressed set (quad_key; 0 is empty) */
+static uint32_t quads[1024];
+static uint64_t tri[26 * 26 * 26 / 64 + 1]; /* their three-letter runs, a bit each */
+#define TRI(a, b, c) (tri[((a) * 676 + (b) * 26 + (c)) / 64] >> (((a) * 676 + (b) * 26 + (c)) % 64) & 1)
+static uint32_t quad_key(const int *c) { return 1u + (uint32_t)(c[0] | c[1] << 5 | c[2] << 10 | c[3] << 15); }
+static bool quad_has(uint32_t k)
+{
+    for (uint32_t h = (k * 2654435761u) >> 22;; h = (h + 1) & 1023) {
+        if (quads[h] == k) return true;
+        if (!quads[h]) return false;
+    }
+}
+/* the attack words of LEET_MIN letters or more by first letter: by_first[by_at[c] .. by_at[c + 1]) */
+static unsigned char by_first[N_WORDS], by_at[27];
 static signed char b64v[256];
 static pthread_once_t cls_once = PTHREAD_ONCE_INIT;
 static void cls_init(void)
@@ -505,9 +490,32 @@ static void cls_init(void)
     }
     static const char leet[] = "0o1i3e4a5s7t@a$s!i|l9g8b";
     for (const char *p = leet; *p; p += 2) cls[(unsigned char)p[0]] |= C_LEET, unleet[(unsigned char)p[0]] = p[1];
+    for (int c = 0; c < 256; c++) {
+        int l = unleet[c] | 0x20;
+        leet_of[c] = (signed char)(l >= 'a' && l <= 'z' && (cls[c] & (C_ALPHA | C_DIGIT | C_LEET)) ? l - 'a' : -1);
+    }
     for (const char *p = " \t.-_*|/"; *p; p++) cls[(unsigned char)*p] |= C_SPACER;
     for (const char *p = ".'|_"; *p; p++) cls[(unsigned char)*p] |= C_JUNK;
     cls['+'] |= C_B64, cls['/'] |= C_B64;
+    unsigned nb = 0;
+    for (int c = 0; c < 26; c++) {
+        by_at[c] = (unsigned char)nb;
+        for (size_t k = 0; k < N_WORDS; k++) {
+            if (attack_words[k][0] != 'a' + c || strlen(attack_words[k]) < LEET_MIN) continue;
+            by_first[nb++] = (unsigned char)k;
+            for (const char *w = attack_words[k]; w[2]; w++) {
+                int t = (w[0] - 'a') * 676 + (w[1] - 'a') * 26 + (w[2] - 'a');
+                tri[t / 64] |= 1ull << (t % 64);
+            }
+            for (const char *w = attack_words[k]; w[3]; w++) {
+                int q[4] = {w[0] - 'a', w[1] - 'a', w[2] - 'a', w[3] - 'a'};
+                uint32_t key = quad_key(q), h = (key * 2654435761u) >> 22;
+                while (quads[h] && quads[h] != key) h = (h + 1) & 1023;
+                quads[h] = key;
+            }
+        }
+    }
+    by_at[26] = (unsigned char)nb;
     static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     for (int i = 0; i < 64; i++) b64v[(unsigned char)b64[i]] = (signed char)i;
 }
@@ -756,7 +764,6 @@ struct scan {
     unsigned fold;            /* F_* */
     bool triggers;            /* look at the triggers (the text as it came only) */
     uint64_t ids[(N_PATTERNS + 63) / 64]; /* the patterns that fired in the pending window */
-    size_t hex_next;          /* the next end worth checking in a long run of hex digits */
 };
 
 /* The MG_INJ_* of the patterns in ids that match s[0..n). */
@@ -782,38 +789,13 @@ static unsigned confirm_window(const struct scan *c)
     return pcre_why(c->s + from, to - from, c->ids);
 }
 
-static void trigger(struct scan *c, unsigned id, size_t end)
-{
-    const unsigned char *s = c->s;
-    if (id == T_ROT13) c->fold |= F_ROT13;
-    else if (id == T_SPACED) c->fold |= F_SPACED;
-    else if (id == T_BASE64) {
-        c->fold |= F_BASE64; /* an encoded attack word: decode_runs checks the run is text */
-    } else if (id == T_HEX) {
-        if ((c->fold & F_HEX) || end < c->hex_next || end < 32) return;
-        if (s[end - 1] == ' ' || s[end - 1] == ':') { /* "49 67 6e ...": twelve pairs, each with its separator */
-            if (end >= 36 && hex_text(s + end - 36, 12, 3)) c->fold |= F_HEX;
-            return;
-        }
-        if (hex_text(s + end - 32, 16, 2)) c->fold |= F_HEX;
-        else c->hex_next = end + 8; /* an even step keeps the pairs aligned */
-    } else if (!(c->fold & F_LEET)) {
-        size_t l = leet_len[id - T_LEET];
-        for (size_t i = end >= l ? end - l : 0; i < end; i++)
-            if (!is_ascii_alpha(s[i])) {
-                c->fold |= F_LEET;
-                return;
-            }
-    }
-}
-
 static int on_inj(unsigned int id, unsigned long long from, unsigned long long to, unsigned int fl, void *ctx)
 {
     (void)from, (void)fl;
     struct scan *c = ctx;
     size_t end = to < c->n ? (size_t)to : c->n;
     if (id >= N_PATTERNS) {
-        if (c->triggers) trigger(c, id, end);
+        if (c->triggers) c->fold |= id == T_ROT13 ? F_ROT13 : F_BASE64;
         return 0;
     }
     if (c->last && end <= c->last + CONFIRM_BACK) { /* near the pending window: it grows */
@@ -859,12 +841,13 @@ static unsigned match(const char *str, size_t n, bool valid, unsigned *fold)
     return pcre_why(s, n, all);
 }
 
-/* What the text as it came holds (one pass; ASCII eight bytes at a time). */
+/* What the text as it came holds, in one pass over its bytes (prescan). */
 struct pre {
     bool valid;  /* UTF-8 */
     bool hidden; /* a Unicode tag, a bidi override, or a zero-width run of 3+ */
     bool chars;  /* something fold_chars changes: invisible or combining characters, fullwidth,
                   * mathematical or circled letters, a look-alike letter beside an ASCII one */
+    unsigned fold; /* F_LEET, F_SPACED, F_HEX: what fold_words or decode_runs would turn into an attack */
 };
 
 /* Whether the character s[i..i+l) has an ASCII letter or digit beside it
@@ -874,35 +857,322 @@ static bool by_letter(const unsigned char *s, size_t n, size_t i, size_t l)
     return (i > 0 && IS(s[i - 1], C_ALPHA | C_DIGIT)) || (i + l < n && IS(s[i + l], C_ALPHA | C_DIGIT));
 }
 
+/* The non-ASCII character at s[i]: what it tells p. Returns its length. */
+static size_t wide_char(const unsigned char *s, size_t n, size_t i, size_t *zw, struct pre *p)
+{
+    int32_t cp;
+    size_t l = utf8_next(s + i, n - i, &cp);
+    if (cp < 0) p->valid = false;
+    else if (is_tag(cp) || is_bidi(cp)) p->hidden = p->chars = true;
+    else if (is_zw(cp)) {
+        p->chars |= by_letter(s, n, i, l);
+        if (++*zw >= 3) p->hidden = true;
+        return l;
+    } else if ((cp >= 0xFF10 && cp <= 0xFF19) || (cp >= 0xFF21 && cp <= 0xFF3A) || (cp >= 0xFF41 && cp <= 0xFF5A) ||
+               (cp >= 0x1D400 && cp <= 0x1D6A3) || (cp >= 0x24B6 && cp <= 0x24E9) ||
+               (cp >= 0x2100 && cp <= 0x214F && latin_of(cp)))
+        p->chars = true; /* fullwidth, mathematical, letterlike, circled letters (not CJK punctuation) */
+    else if (!p->chars && (cp == 0x00AD || cp == 0x00B7 || (cp >= 0x0300 && cp <= 0x036F) || latin_of(cp)))
+        p->chars = by_letter(s, n, i, l); /* a soft hyphen, a combining mark, a look-alike */
+    *zw = 0;
+    return l;
+}
+
+#define C_WORD (C_ALPHA | C_DIGIT | C_LEET) /* what fold_words takes for a word */
+
+/* The letter s[i] reads as in leetspeak, lower case, or -1. */
+static inline int leet_letter(const unsigned char *s, size_t i) { return leet_of[s[i]]; }
+
+/* Whether u[st..e) of a word of l letters, where junk came before each
+ * letter marked in dirty, is made of whole pieces when junk is inside it:
+ * "instruc.tions" and "Over|ride" are, "lookup_load" (upload) and
+ * "unsafe_type" (safety) are identifiers, not hiding. */
+static bool pieces(const bool *dirty, size_t l, size_t st, size_t e)
+{
+    bool inside = false;
+    for (size_t k = st + 1; k < e; k++) inside |= dirty[k];
+    return !inside || ((st == 0 || dirty[st]) && (e == l || dirty[e]));
+}
+
+/* An apostrophe that starts an English ending after a word ("instruction's",
+ * "don't", "we'll"; not "outpu't" or "v'o'i'd"): the word ends there,
+ * whatever fold_words joins. */
+static bool contraction(const unsigned char *s, size_t n, size_t j)
+{
+    if (s[j] != '\'') return false;
+    size_t b0 = j; /* the word before: two letters or more, not a piece after junk ("v'o'i'd") */
+    while (b0 > 0 && IS(s[b0 - 1], C_ALPHA)) b0--;
+    if (j - b0 < 2 || (b0 > 0 && IS(s[b0 - 1], C_JUNK))) return false;
+    size_t k = j + 1;
+    while (k < n && k - j <= 3 && IS(s[k], C_ALPHA)) k++;
+    if (k < n && IS(s[k], C_WORD)) return false;
+    size_t l = k - j - 1;
+    int a = j + 1 < n ? s[j + 1] | 0x20 : 0, b = l == 2 ? s[j + 2] | 0x20 : 0;
+    return (l == 1 && (a == 's' || a == 'd' || (a == 't' && (s[j - 1] | 0x20) == 'n'))) || (l == 2 && ((a == 'l' && b == 'l') || (a == 'r' && b == 'e') || (a == 'v' && b == 'e')));
+}
+
+/* Whether the word of fold_words around s[d] (a leet character or junk
+ * between two letters) folds into an attack word that d is inside of: the
+ * word is cut where fold_words cuts it, its junk dropped and, when every
+ * character is then a letter or a leet one, its leet undone. */
+static bool leet_word(const unsigned char *s, size_t n, size_t d)
+{
+    size_t i = d, e = d;
+    while (i > 0 && d - i < 64 &&
+           (IS(s[i - 1], C_WORD) || (i >= 2 && IS(s[i - 1], C_JUNK) && IS(s[i - 2], C_WORD) && IS(s[i], C_WORD))))
+        i--;
+    while (e < n && e - i < 64 &&
+           (IS(s[e], C_WORD) || (e > i && e + 1 < n && IS(s[e], C_JUNK) && IS(s[e - 1], C_WORD) && IS(s[e + 1], C_WORD) &&
+                                 !contraction(s, n, e))))
+        e++;
+    char u[64];
+    bool dirty[64] = {false}, leet[64] = {false}, all = true;
+    size_t l = 0;
+    for (size_t q = i; q < e && l < sizeof(u); q++) {
+        if (IS(s[q], C_JUNK) && q > i && q + 1 < e) { /* dropped: the letters either side are joined */
+            dirty[l] = true;
+            continue;
+        }
+        int c = leet_letter(s, q);
+        all &= c >= 0;
+        u[l] = c >= 0 ? (char)('a' + c) : (char)s[q];
+        leet[l++] = !IS(s[q], C_ALPHA);
+    }
+    for (size_t q = 0; q < l; q++) {
+        if (!(dirty[q] || (all && leet[q]))) continue;
+        /* an attack word over q: starting at st <= q (before q when q follows dropped junk) */
+        for (size_t st = q >= 11 ? q - 11 : 0; st <= q; st++) {
+            if (dirty[q] && !leet[q] && st == q) break;
+            if (u[st] < 'a' || u[st] > 'z') continue;
+            for (unsigned j = by_at[u[st] - 'a']; j < by_at[u[st] - 'a' + 1]; j++) {
+                const char *w = attack_words[by_first[j]];
+                size_t wl = strlen(w);
+                if (st + wl <= l && st + wl > q && memcmp(u + st, w, wl) == 0 && pieces(dirty, l, st, st + wl))
+                    return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* The letters from s[i] on, one way (step -1 or 1), as fold_words joins
+ * them (leet undone, junk between two letters skipped), up to 3 into c.
+ * Returns how many. */
+static int letters_from(const unsigned char *s, size_t n, size_t i, int step, int *c)
+{
+    int k = 0;
+    while (k < 3 && i < n) { /* i wraps past 0 to SIZE_MAX */
+        int l = leet_letter(s, i);
+        if (l < 0 && IS(s[i], C_JUNK) && i + (size_t)step < n && leet_letter(s, i + (size_t)step) >= 0 && k > 0) {
+            i += (size_t)step;
+            continue;
+        }
+        if (l < 0) break;
+        c[k++] = l;
+        i += (size_t)step;
+    }
+    return k;
+}
+
+/* The letter next to s[*i] one way (step -1 or 1), as fold_words joins
+ * them: one junk character between two letters skipped; *i moves to it.
+ * -1 when there is none. */
+static inline int letter_by(const unsigned char *s, size_t n, size_t *i, int step)
+{
+    size_t j = *i + (size_t)step; /* wraps past 0 to SIZE_MAX */
+    if (j >= n) return -1;
+    int c = leet_letter(s, j);
+    if (c < 0 && IS(s[j], C_JUNK) && IS(s[*i], C_WORD) && j + (size_t)step < n) c = leet_letter(s, j += (size_t)step);
+    *i = j;
+    return c;
+}
+
+/* F_LEET when the leet character or junk at s[d] is inside a word that
+ * folds into an attack word ("1gn0r3", "Ignor.e"). Every such word has a
+ * four-letter run of an attack word over d, which tells most text apart at
+ * once ("int32_t", "foo_bar"). */
+static bool leet_at(const unsigned char *s, size_t n, size_t d)
+{
+    int left[3], right[3], seq[8];
+    bool junk = IS(s[d], C_JUNK) && !IS(s[d], C_ALPHA);
+    int c = junk ? -1 : leet_letter(s, d);
+    if ((!junk && c < 0) || contraction(s, n, d)) return false;
+    /* an attack word over d has a three-letter run over d (over both sides of junk) */
+    size_t a = d, b = d;
+    int l1 = letter_by(s, n, &a, -1), l2 = l1 >= 0 ? letter_by(s, n, &a, -1) : -1;
+    int r1 = letter_by(s, n, &b, 1), r2 = r1 >= 0 ? letter_by(s, n, &b, 1) : -1;
+    bool run = junk ? (l2 >= 0 && r1 >= 0 && TRI(l2, l1, r1)) || (l1 >= 0 && r2 >= 0 && TRI(l1, r1, r2))
+                    : (l1 >= 0 && r1 >= 0 && TRI(l1, c, r1)) || (l2 >= 0 && TRI(l2, l1, c)) || (r2 >= 0 && TRI(c, r1, r2));
+    if (!run) return false;
+    int nl = letters_from(s, n, d - 1, -1, left), nr = letters_from(s, n, d + 1, 1, right), m = 0;
+    for (int k = nl - 1; k >= 0; k--) seq[m++] = left[k];
+    if (!junk) seq[m++] = c;
+    for (int k = 0; k < nr; k++) seq[m++] = right[k];
+    /* the runs of four over d (junk: over the letters either side of it) */
+    int lo = junk ? nl - 3 : nl - 3, hi = junk ? nl - 1 : nl;
+    bool hit = false;
+    for (int st = lo < 0 ? 0 : lo; st <= hi && st + 4 <= m && !hit; st++) hit = quad_has(quad_key(seq + st));
+    if (!hit) return false;
+    return leet_word(s, n, d);
+}
+
+/* F_SPACED: four letters from s[i], each alone, one to five spacers apart,
+ * the first and the fourth at a word boundary ("i g n o r e", "D.o n.o.t"),
+ * and an attack word in the letters of the whole run ("O S Z A C P" holds
+ * none). */
+static bool spaced_at(const unsigned char *s, size_t n, size_t i)
+{
+    char run[64]; /* the run's letters, lower case: worth folding when they hold an attack word */
+    size_t m = 0;
+    for (;;) {
+        run[m++] = (char)(s[i] | 0x20);
+        if (m == 4 && i + 1 < n && (IS(s[i + 1], C_ALPHA | C_DIGIT) || s[i + 1] == '_')) return false;
+        size_t g = i + 1;
+        while (g < n && g - i <= 5 && IS(s[g], C_SPACER)) g++;
+        if (g == i + 1 || g - i > 6 || g >= n || !IS(s[g], C_ALPHA) || (g + 1 < n && IS(s[g + 1], C_ALPHA)) ||
+            m == sizeof(run))
+            break;
+        i = g;
+    }
+    if (m < 4) return false;
+    for (size_t k = 0; k < N_WORDS; k++)
+        if (strlen(attack_words[k]) >= 3 && memmem(run, m, attack_words[k], strlen(attack_words[k]))) return true;
+    return false;
+}
+
+/* F_HEX: 32 hex digits from s[i] (then every 8 on while the run lasts), or
+ * twelve pairs each with a space or a colon, whose bytes are text. */
+static bool hex_at(const unsigned char *s, size_t n, size_t i, bool spaced)
+{
+    if (spaced) return i + 36 <= n && hex_text(s + i, 12, 3);
+    size_t e = i;
+    while (e < n && hexv(s[e]) >= 0) e++;
+    for (size_t at = i; at + 32 <= e; at += 8)
+        if (hex_text(s + at, 16, 2)) return true;
+    return false;
+}
+
+/* Byte classes of 64 bytes, a bit each. */
+struct blk {
+    uint64_t alpha, digit, hex, word, leet, junk, spacer, hexsep, high;
+};
+
+#if defined(__SSE2__) && !defined(MG_NO_SIMD) /* MG_NO_SIMD: the portable classify, to test it */
+#include <emmintrin.h>
+static uint64_t mask16(__m128i m, int k) { return (uint64_t)(unsigned)_mm_movemask_epi8(m) << (16 * k); }
+#define EQ(v, c) _mm_cmpeq_epi8(v, _mm_set1_epi8(c))
+#define OR3(a, b, c) _mm_or_si128(_mm_or_si128(a, b), c)
+/* bytes in [lo, lo + len): v + (128 - lo) lands in [-128, -128 + len) as a signed byte */
+static __m128i in_range(__m128i v, int lo, int len)
+{
+    return _mm_cmplt_epi8(_mm_add_epi8(v, _mm_set1_epi8((char)(128 - lo))), _mm_set1_epi8((char)(len - 128)));
+}
+static void classify(const unsigned char *p, struct blk *b)
+{
+    *b = (struct blk){0};
+    for (int k = 0; k < 4; k++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+        __m128i low = _mm_or_si128(v, _mm_set1_epi8(0x20));
+        __m128i a = in_range(low, 'a', 26), d = in_range(v, '0', 10), bar = EQ(v, '|'), sp = EQ(v, ' ');
+        __m128i dot_und_bar = OR3(EQ(v, '.'), EQ(v, '_'), bar);
+        b->alpha |= mask16(a, k);
+        b->digit |= mask16(d, k);
+        b->hex |= mask16(_mm_or_si128(d, in_range(low, 'a', 6)), k);
+        b->word |= mask16(OR3(a, d, EQ(v, '_')), k);
+        b->leet |= mask16(_mm_or_si128(OR3(EQ(v, '@'), EQ(v, '$'), EQ(v, '!')), bar), k);
+        b->junk |= mask16(_mm_or_si128(dot_und_bar, EQ(v, '\'')), k);
+        b->spacer |= mask16(_mm_or_si128(OR3(dot_und_bar, sp, EQ(v, '\t')), OR3(EQ(v, '-'), EQ(v, '*'), EQ(v, '/'))), k);
+        b->hexsep |= mask16(_mm_or_si128(sp, EQ(v, ':')), k);
+        b->high |= mask16(v, k);
+    }
+}
+#undef EQ
+#undef OR3
+#else
+static void classify(const unsigned char *p, struct blk *b)
+{
+    *b = (struct blk){0};
+    for (int i = 0; i < 64; i++) {
+        unsigned c = p[i];
+        uint64_t bit = 1ull << i;
+        if (IS(c, C_ALPHA)) b->alpha |= bit;
+        if (IS(c, C_DIGIT)) b->digit |= bit;
+        if (hexv(c) >= 0) b->hex |= bit;
+        if (IS(c, C_ALPHA | C_DIGIT) || c == '_') b->word |= bit;
+        if (IS(c, C_LEET) && !IS(c, C_DIGIT)) b->leet |= bit;
+        if (IS(c, C_JUNK)) b->junk |= bit;
+        if (IS(c, C_SPACER)) b->spacer |= bit;
+        if (c == ' ' || c == ':') b->hexsep |= bit;
+        if (c >= 0x80) b->high |= bit;
+    }
+}
+#endif
+
+/* Runs of m set bits: bit i of the result is set when bits i, i + step, ...
+ * i + (count - 1) * step of v are all set (count a power of two). */
+static unsigned __int128 runs(unsigned __int128 v, unsigned step, unsigned count)
+{
+    for (unsigned k = 1; k < count; k *= 2) v &= v >> (k * step);
+    return v;
+}
+
+/* One pass, 64 bytes at a time: the non-ASCII characters (struct pre) and
+ * the byte triggers, each candidate the masks give checked at its place. */
 static void prescan(const unsigned char *s, size_t n, struct pre *p)
 {
     *p = (struct pre){.valid = true};
-    size_t zw = 0;
-    for (size_t i = 0; i < n;) {
-        if (s[i] < 0x80) {
-            uint64_t w;
-            if (i + 8 <= n && (memcpy(&w, s + i, 8), !(w & HIGHS))) i += 8;
-            else i++;
-            zw = 0;
-            continue;
+    size_t zw = 0, next_wide = 0, last_wide = 0; /* where the next character starts; after the last wide one */
+    struct blk prev = {0};
+    unsigned char tail[64];
+    for (size_t at = 0; at < n + 64; at += 64) { /* and an empty block after: the hex runs look back one */
+        struct blk b;
+        size_t len = at >= n ? 0 : n - at < 64 ? n - at : 64;
+        if (len < 64) {
+            memset(tail, 0, sizeof(tail));
+            if (len) memcpy(tail, s + at, len);
         }
-        int32_t cp;
-        size_t l = utf8_next(s + i, n - i, &cp);
-        if (cp < 0) p->valid = false;
-        else if (is_tag(cp) || is_bidi(cp)) p->hidden = p->chars = true;
-        else if (is_zw(cp)) {
-            p->chars |= by_letter(s, n, i, l);
-            if (++zw >= 3) p->hidden = true;
-            i += l;
-            continue;
-        } else if ((cp >= 0xFF10 && cp <= 0xFF19) || (cp >= 0xFF21 && cp <= 0xFF3A) || (cp >= 0xFF41 && cp <= 0xFF5A) ||
-                   (cp >= 0x1D400 && cp <= 0x1D6A3) || (cp >= 0x24B6 && cp <= 0x24E9) ||
-                   (cp >= 0x2100 && cp <= 0x214F && latin_of(cp)))
-            p->chars = true; /* fullwidth, mathematical, letterlike, circled letters (not CJK punctuation) */
-        else if (!p->chars && (cp == 0x00AD || cp == 0x00B7 || (cp >= 0x0300 && cp <= 0x036F) || latin_of(cp)))
-            p->chars = by_letter(s, n, i, l); /* a soft hyphen, a combining mark, a look-alike */
-        zw = 0;
-        i += l;
+        classify(len < 64 ? tail : s + at, &b);
+        for (uint64_t h = b.high; h; h &= h - 1) {
+            size_t i = at + (size_t)__builtin_ctzll(h);
+            if (i < next_wide) continue; /* inside the character before */
+            if (i > last_wide) zw = 0;   /* ASCII in between */
+            next_wide = last_wide = i + wide_char(s, n, i, &zw, p);
+        }
+        /* neighbours: bit i of prevbit(x) is x's bit for byte i - 1 */
+#define PREVBIT(f) (b.f << 1 | prev.f >> 63)
+        uint64_t wordc = b.alpha | b.digit | b.leet, wordc_prev = PREVBIT(alpha) | PREVBIT(digit) | PREVBIT(leet);
+        if (!(p->fold & F_LEET)) {
+            /* a leet character or junk with a letter or a leet one beside it */
+            uint64_t alpha_near = PREVBIT(alpha) | b.alpha >> 1 | 1ull << 63, wordc_next = wordc >> 1 | 1ull << 63;
+            for (uint64_t c = ((b.digit | b.leet) & ~b.alpha & alpha_near) | (b.junk & wordc_prev & wordc_next); c;
+                 c &= c - 1)
+                if (leet_at(s, n, at + (size_t)__builtin_ctzll(c))) {
+                    p->fold |= F_LEET;
+                    break;
+                }
+        }
+        if (!(p->fold & F_SPACED)) {
+            /* a letter after a word boundary, a spacer after it */
+            for (uint64_t c = b.alpha & ~PREVBIT(word) & (b.spacer >> 1 | 1ull << 63); c; c &= c - 1)
+                if (spaced_at(s, n, at + (size_t)__builtin_ctzll(c))) {
+                    p->fold |= F_SPACED;
+                    break;
+                }
+        }
+        if (!(p->fold & F_HEX) && (b.digit | prev.digit)) { /* text in hex holds digits */
+            unsigned __int128 hx = (unsigned __int128)b.hex << 64 | prev.hex;
+            unsigned __int128 pairs = hx & hx >> 1 & ((unsigned __int128)b.hexsep << 64 | prev.hexsep) >> 2;
+            /* starting in the block before (this one holds the rest): the
+             * start of a run of 32 (the bit before it clear), or of 12 pairs */
+            uint64_t r32 = (uint64_t)(runs(hx, 1, 32) & ~(hx << 1));
+            uint64_t r12 = (uint64_t)(runs(pairs, 3, 8) & runs(pairs, 3, 4) >> 24);
+            for (uint64_t c = r32; c && !(p->fold & F_HEX); c &= c - 1)
+                if (hex_at(s, n, at - 64 + (size_t)__builtin_ctzll(c), false)) p->fold |= F_HEX;
+            for (uint64_t c = r12; c && !(p->fold & F_HEX); c &= c - 1)
+                if (hex_at(s, n, at - 64 + (size_t)__builtin_ctzll(c), true)) p->fold |= F_HEX;
+        }
+#undef PREVBIT
+        prev = b;
     }
 }
 
@@ -995,12 +1265,13 @@ int mg_injection_check(const char *str, size_t n, struct mg_inj *r)
     struct mg_inj z;
     if (!r) r = &z;
     *r = (struct mg_inj){0};
+    pthread_once(&inj_once, inj_compile); /* the byte classes too */
     struct pre p;
     prescan((const unsigned char *)str, n, &p);
     if (p.hidden) r->reasons |= MG_INJ_HIDDEN;
-    pthread_once(&inj_once, inj_compile);
     if (inj_re[0]) {
         unsigned fold = 0, why = match(str, n, p.valid, &fold);
+        fold |= p.fold;
         if (!why && n <= MG_INJECTION_FOLD_MAX && (p.chars || fold)) why = match_folded(str, n, fold);
         r->reasons |= why;
     }
