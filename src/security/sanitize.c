@@ -908,7 +908,8 @@ static bool contraction(const unsigned char *s, size_t n, size_t j)
     if (k < n && IS(s[k], C_WORD)) return false;
     size_t l = k - j - 1;
     int a = j + 1 < n ? s[j + 1] | 0x20 : 0, b = l == 2 ? s[j + 2] | 0x20 : 0;
-    return (l == 1 && (a == 's' || a == 'd' || (a == 't' && (s[j - 1] | 0x20) == 'n'))) || (l == 2 && ((a == 'l' && b == 'l') || (a == 'r' && b == 'e') || (a == 'v' && b == 'e')));
+    return (l == 1 && (a == 's' || a == 'd' || (a == 't' && (s[j - 1] | 0x20) == 'n'))) ||
+           (l == 2 && ((a == 'l' && b == 'l') || (a == 'r' && b == 'e') || (a == 'v' && b == 'e')));
 }
 
 /* Whether the word of fold_words around s[d] (a leet character or junk
@@ -922,8 +923,8 @@ static bool leet_word(const unsigned char *s, size_t n, size_t d)
            (IS(s[i - 1], C_WORD) || (i >= 2 && IS(s[i - 1], C_JUNK) && IS(s[i - 2], C_WORD) && IS(s[i], C_WORD))))
         i--;
     while (e < n && e - i < 64 &&
-           (IS(s[e], C_WORD) || (e > i && e + 1 < n && IS(s[e], C_JUNK) && IS(s[e - 1], C_WORD) && IS(s[e + 1], C_WORD) &&
-                                 !contraction(s, n, e))))
+           (IS(s[e], C_WORD) || (e > i && e + 1 < n && IS(s[e], C_JUNK) && IS(s[e - 1], C_WORD) &&
+                                 IS(s[e + 1], C_WORD) && !contraction(s, n, e))))
         e++;
     char u[64];
     bool dirty[64] = {false}, leet[64] = {false}, all = true;
@@ -955,25 +956,6 @@ static bool leet_word(const unsigned char *s, size_t n, size_t d)
     return false;
 }
 
-/* The letters from s[i] on, one way (step -1 or 1), as fold_words joins
- * them (leet undone, junk between two letters skipped), up to 3 into c.
- * Returns how many. */
-static int letters_from(const unsigned char *s, size_t n, size_t i, int step, int *c)
-{
-    int k = 0;
-    while (k < 3 && i < n) { /* i wraps past 0 to SIZE_MAX */
-        int l = leet_letter(s, i);
-        if (l < 0 && IS(s[i], C_JUNK) && i + (size_t)step < n && leet_letter(s, i + (size_t)step) >= 0 && k > 0) {
-            i += (size_t)step;
-            continue;
-        }
-        if (l < 0) break;
-        c[k++] = l;
-        i += (size_t)step;
-    }
-    return k;
-}
-
 /* The letter next to s[*i] one way (step -1 or 1), as fold_words joins
  * them: one junk character between two letters skipped; *i moves to it.
  * -1 when there is none. */
@@ -988,32 +970,31 @@ static inline int letter_by(const unsigned char *s, size_t n, size_t *i, int ste
 }
 
 /* F_LEET when the leet character or junk at s[d] is inside a word that
- * folds into an attack word ("1gn0r3", "Ignor.e"). Every such word has a
- * four-letter run of an attack word over d, which tells most text apart at
- * once ("int32_t", "foo_bar"). */
+ * folds into an attack word ("1gn0r3", "Ignor.e"). Such a word has a run of
+ * three, and one of four, letters of an attack word over d (over both sides
+ * of junk), which tells most text apart at once ("int32_t", "foo_bar")
+ * before the word is folded. */
 static bool leet_at(const unsigned char *s, size_t n, size_t d)
 {
-    int left[3], right[3], seq[8];
     bool junk = IS(s[d], C_JUNK) && !IS(s[d], C_ALPHA);
     int c = junk ? -1 : leet_letter(s, d);
     if ((!junk && c < 0) || contraction(s, n, d)) return false;
-    /* an attack word over d has a three-letter run over d (over both sides of junk) */
+    int l[3], r[3], nl = 0, nr = 0; /* the letters either side, nearest first */
     size_t a = d, b = d;
-    int l1 = letter_by(s, n, &a, -1), l2 = l1 >= 0 ? letter_by(s, n, &a, -1) : -1;
-    int r1 = letter_by(s, n, &b, 1), r2 = r1 >= 0 ? letter_by(s, n, &b, 1) : -1;
-    bool run = junk ? (l2 >= 0 && r1 >= 0 && TRI(l2, l1, r1)) || (l1 >= 0 && r2 >= 0 && TRI(l1, r1, r2))
-                    : (l1 >= 0 && r1 >= 0 && TRI(l1, c, r1)) || (l2 >= 0 && TRI(l2, l1, c)) || (r2 >= 0 && TRI(c, r1, r2));
+    while (nl < 3 && (l[nl] = letter_by(s, n, &a, -1)) >= 0) nl++;
+    while (nr < 3 && (r[nr] = letter_by(s, n, &b, 1)) >= 0) nr++;
+    bool run = junk ? (nl >= 2 && nr >= 1 && TRI(l[1], l[0], r[0])) || (nl >= 1 && nr >= 2 && TRI(l[0], r[0], r[1]))
+                    : (nl >= 1 && nr >= 1 && TRI(l[0], c, r[0])) || (nl >= 2 && TRI(l[1], l[0], c)) ||
+                          (nr >= 2 && TRI(c, r[0], r[1]));
     if (!run) return false;
-    int nl = letters_from(s, n, d - 1, -1, left), nr = letters_from(s, n, d + 1, 1, right), m = 0;
-    for (int k = nl - 1; k >= 0; k--) seq[m++] = left[k];
+    int seq[7], m = 0;
+    for (int k = nl - 1; k >= 0; k--) seq[m++] = l[k];
     if (!junk) seq[m++] = c;
-    for (int k = 0; k < nr; k++) seq[m++] = right[k];
-    /* the runs of four over d (junk: over the letters either side of it) */
-    int lo = junk ? nl - 3 : nl - 3, hi = junk ? nl - 1 : nl;
-    bool hit = false;
-    for (int st = lo < 0 ? 0 : lo; st <= hi && st + 4 <= m && !hit; st++) hit = quad_has(quad_key(seq + st));
-    if (!hit) return false;
-    return leet_word(s, n, d);
+    for (int k = 0; k < nr; k++) seq[m++] = r[k];
+    bool hit = false; /* the runs of four that hold d, or both sides of the junk */
+    for (int st = nl - 3 < 0 ? 0 : nl - 3; st <= (junk ? nl - 1 : nl) && st + 4 <= m && !hit; st++)
+        hit = quad_has(quad_key(seq + st));
+    return hit && leet_word(s, n, d);
 }
 
 /* F_SPACED: four letters from s[i], each alone, one to five spacers apart,
@@ -1081,7 +1062,8 @@ static void classify(const unsigned char *p, struct blk *b)
         b->word |= mask16(OR3(a, d, EQ(v, '_')), k);
         b->leet |= mask16(_mm_or_si128(OR3(EQ(v, '@'), EQ(v, '$'), EQ(v, '!')), bar), k);
         b->junk |= mask16(_mm_or_si128(dot_und_bar, EQ(v, '\'')), k);
-        b->spacer |= mask16(_mm_or_si128(OR3(dot_und_bar, sp, EQ(v, '\t')), OR3(EQ(v, '-'), EQ(v, '*'), EQ(v, '/'))), k);
+        __m128i dash_star_slash = OR3(EQ(v, '-'), EQ(v, '*'), EQ(v, '/'));
+        b->spacer |= mask16(_mm_or_si128(OR3(dot_und_bar, sp, EQ(v, '\t')), dash_star_slash), k);
         b->hexsep |= mask16(_mm_or_si128(sp, EQ(v, ':')), k);
         b->high |= mask16(v, k);
     }
