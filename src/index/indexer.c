@@ -1132,7 +1132,12 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         mg_db_meta_set_int(d, "bytes", (int64_t)st->total_bytes, err) != 0 ||
         mg_db_meta_set_int(d, "chunks", (int64_t)st->chunks, err) != 0 ||
         mg_db_meta_set_int(d, "symbols", (int64_t)st->symbols, err) != 0 ||
-        mg_db_meta_set(d, "walk", st->git ? "git" : "plain", err) != 0)
+        mg_db_meta_set(d, "walk", st->git ? "git" : "plain", err) != 0 ||
+        mg_db_meta_set_int(d, "index.full_at", (int64_t)time(NULL), err) != 0 ||
+        mg_db_meta_set_int(d, "index.full_ms", (int64_t)((now_s() - t0) * 1000), err) != 0 ||
+        mg_db_meta_set_int(d, "index.redactions",
+                           mg_db_meta_int(d, "index.redactions", 0) + (int64_t)st->secrets_redacted, err) != 0 ||
+        mg_db_meta_set(d, "index.last_error", "", err) != 0)
         goto rollback;
     if (mg_db_exec(d, "COMMIT", err) != 0) goto rollback;
     /* A run that wrote much of the index leaves FTS5 many segments, and each
@@ -1161,6 +1166,14 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
 rollback:
     if (d) sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
 out:
+    /* for status: what went wrong last (best effort; another run holding the lock is no failure) */
+    if (rc != 0 && d && (!err->code || strcmp(err->code, MG_E_LOCKED) != 0)) {
+        char msg[600];
+        snprintf(msg, sizeof(msg), "%s: %s", err->code ? err->code : "error", err->msg);
+        struct mg_err ignored = {0};
+        if (mg_db_meta_set(d, "index.last_error", msg, &ignored) == 0)
+            mg_db_meta_set_int(d, "index.last_error_at", (int64_t)time(NULL), &ignored);
+    }
     free(th); /* every started thread was joined above */
     writer_finalize(&w);
     {
