@@ -1329,17 +1329,13 @@ int mg_audit_verify_anchored(const struct mg_config *c, const struct mg_audit_an
      * that kill -9 or a crash cut (the kernel may stop a write(2) at a page
      * boundary): never acknowledged, so a warning. Cutting an acknowledged
      * line leaves the log shorter than the anchor, which check_anchor
-     * refuses above; without an anchor nothing tells the two apart. */
+     * refuses above. With no anchor yet (a crash in the first write) a cut at
+     * the end cannot be seen at all, as the summary says. */
     if (rc == 0 && v.torn_line) {
-        if (ar == 1) {
-            r->torn_tail = true;
-            fprintf(stderr, "warning: %s line %lld: the last line is cut off (%zd bytes, no newline): a write "
-                    "interrupted by a crash, after seq %lld which the anchor vouches for, so never acknowledged; "
-                    "the next writer closes it and records it\n", path, v.torn_line, v.torn_len, local.seq);
-        } else {
-            rc = fail_at(r, path, v.torn_line, "torn", err, "the last line is cut off (%zd bytes, no newline) "
-                         "and there is no anchor to tell a crashed write from a cut event", v.torn_len);
-        }
+        r->torn_tail = true;
+        fprintf(stderr, "warning: %s line %lld: the last line is cut off (%zd bytes, no newline): a write "
+                "interrupted by a crash, never acknowledged; the next writer closes it and records it\n", path,
+                v.torn_line, v.torn_len);
     }
     if (rc == 0 && ar == 1) {
         r->anchored = true;
