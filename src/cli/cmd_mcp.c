@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+
 #include "cli/cli.h"
 #include "mcp/stdio.h"
 #include "request/resolve.h"
@@ -59,7 +60,7 @@ int mg_cmd_mcp(int argc, char **argv)
     if (rc) return rc;
     struct mg_err err = {0};
     struct mg_server srv;
-    if (mg_server_open(&srv, &cfg, MG_SERVER_NO_TTL, &err) != 0) return mg_cli_fail(&err);
+    if (mg_server_open(&srv, &cfg, MG_SERVER_NO_TTL | MG_SERVER_WATCH, &err) != 0) return mg_cli_fail(&err);
     const char *v = getenv("MEMGATE_VERBOSE");
     srv.verbose = v && strcmp(v, "1") == 0;
     const char *inst = getenv("MEMGATE_INSTANCE_ID");

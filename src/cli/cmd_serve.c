@@ -95,7 +95,7 @@ int mg_cmd_serve(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     struct mg_server srv;
-    if (mg_server_open(&srv, &cfg, MG_SERVER_TOKENS, &err) != 0) return mg_cli_fail(&err);
+    if (mg_server_open(&srv, &cfg, MG_SERVER_TOKENS | MG_SERVER_WATCH, &err) != 0) return mg_cli_fail(&err);
     srv.fixtures = fixtures;
     const char *verbose = getenv("MEMGATE_VERBOSE");
     srv.verbose = verbose && strcmp(verbose, "1") == 0;

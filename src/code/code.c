@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "index/indexer.h"
+#include "index/watch.h"
 #include "search/search.h"
 #include "store/db.h"
 #include "util/glob.h"
@@ -67,6 +68,7 @@ static int run_search(struct mg_code_self *self, const struct mg_pcall *pc, cons
         it->line = h->line;
         it->snippet_line = h->snippet_line;
         it->score = (double)(long long)(h->score * 1000 + 0.5) / 1000;
+        it->stale = h->stale;
     }
     mg_results_release(&res);
     return failed ? oom(err) : 0;
@@ -283,6 +285,7 @@ static int op_remove(void *self_, const struct mg_pcall *pc, struct mg_items *ou
 static void op_close(void *self_)
 {
     struct mg_code_self *self = self_;
+    mg_watcher_stop(self->watcher);
     mg_db_pool_free(&self->pool);
     free(self);
 }
@@ -307,7 +310,7 @@ static int readers_per_repo(void)
     return n > 2 ? (int)(2 * n) : 4;
 }
 
-int mg_code_builtin_open(const struct mg_config *cfg, struct mg_code_provider *out, struct mg_err *err)
+int mg_code_builtin_open(const struct mg_config *cfg, bool watch, struct mg_code_provider *out, struct mg_err *err)
 {
     struct mg_code_self *self = calloc(1, sizeof(*self));
     if (!self) return oom(err);
@@ -316,6 +319,9 @@ int mg_code_builtin_open(const struct mg_config *cfg, struct mg_code_provider *o
         free(self);
         return -1;
     }
+    struct mg_err werr = {0};
+    if (watch && mg_watcher_start(cfg, &self->watcher, &werr) != 0)
+        fprintf(stderr, "memgate: warning: %s; indexes change only when re-indexed\n", werr.msg);
     out->ops = &builtin_ops;
     out->self = self;
     snprintf(out->name, sizeof(out->name), "builtin");

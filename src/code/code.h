@@ -20,11 +20,14 @@
 struct mg_code_self {
     const struct mg_config *cfg; /* borrowed */
     struct mg_db_pool *pool;     /* read handles on the repos' index databases (store/db.h) */
+    struct mg_watcher *watcher;  /* the file watcher (index/watch.h), or NULL */
 };
 
 /* The built-in code provider for cfg (borrowed: it must outlive the
- * provider). 0, or -1 with err set. */
-int mg_code_builtin_open(const struct mg_config *cfg, struct mg_code_provider *out, struct mg_err *err);
+ * provider); with watch, a file watcher keeps the indexes of the data
+ * directory current while it is open (a watcher that cannot start is a
+ * warning on stderr). 0, or -1 with err set. */
+int mg_code_builtin_open(const struct mg_config *cfg, bool watch, struct mg_code_provider *out, struct mg_err *err);
 
 /* The read operation (read.c). */
 int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_query *q, struct mg_items *out,

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "index/walk.h"
 #include "security/secrets.h"
@@ -67,20 +68,24 @@ static long long count_markers(const char *p, size_t n)
     return c;
 }
 
-/* The file's language, when the index holds it: 1, 0 not indexed, -1 error. */
+/* The file's language and content hash, when the index holds it: 1, 0 not
+ * indexed, -1 error. */
 static int indexed(struct mg_code_self *self, const struct mg_pcall *pc, const struct mg_repo *r, const char *path,
-                   char *lang, size_t cap, struct mg_err *err)
+                   char *lang, size_t cap, uint64_t *hash, struct mg_err *err)
 {
     struct mg_db *d = NULL;
     sqlite3_stmt *st = NULL;
     if (mg_db_get(self->pool, r->dbpath, pc->deadline_ms, &d, err) != 0) return -1;
-    if (mg_db_prepare(d, "SELECT lang FROM files WHERE path = ?", &st, err) != 0) {
+    if (mg_db_prepare(d, "SELECT lang, hash FROM files WHERE path = ?", &st, err) != 0) {
         mg_db_put(self->pool, &d);
         return -1;
     }
     sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
     int found = sqlite3_step(st) == SQLITE_ROW;
-    if (found) snprintf(lang, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+    if (found) {
+        snprintf(lang, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+        *hash = (uint64_t)sqlite3_column_int64(st, 1);
+    }
     sqlite3_finalize(st);
     mg_db_put(self->pool, &d);
     return found;
@@ -141,7 +146,8 @@ int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_que
                           pc->nrepos);
     const struct mg_repo *r = &pc->repos[0];
     char lang[32] = "text";
-    int in = indexed(self, pc, r, path, lang, sizeof(lang), err);
+    uint64_t hash = 0;
+    int in = indexed(self, pc, r, path, lang, sizeof(lang), &hash, err);
     if (in < 0) return -1;
     if (!in)
         return mg_err_set(err, MG_E_FILE_NOT_FOUND,
@@ -150,6 +156,8 @@ int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_que
     char *buf;
     size_t got;
     if (load(pc, r, path, &buf, &got, err) != 0) return -1;
+    /* the indexer hashes the bytes as read (indexer.c): another hash, other lines than search saw */
+    bool changed = XXH3_64bits(buf, got) != hash;
 
     /* secrets: the whole file, before its lines are cut */
     struct mg_err serr = {0};
@@ -235,6 +243,7 @@ int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_que
         it->end_line = last < from ? from : last;
         it->total_lines = total;
         it->truncated = truncated;
+        it->changed_since_index = changed;
     }
     free(buf);
     return failed ? mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading '%s'", path) : 0;

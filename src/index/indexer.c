@@ -75,6 +75,7 @@ struct known {
     char *path;
     int64_t id;
     uint64_t hash;
+    int64_t size, mtime; /* as indexed */
     uint8_t seen; /* set by a worker: present now (unchanged or being replaced) */
 };
 
@@ -91,7 +92,7 @@ static int known_load(struct mg_db *d, struct known_map *m, struct mg_err *err)
 {
     memset(m, 0, sizeof(*m));
     sqlite3_stmt *st;
-    if (mg_db_prepare(d, "SELECT id, path, hash FROM files", &st, err) != 0) return -1;
+    if (mg_db_prepare(d, "SELECT id, path, hash, size, mtime FROM files", &st, err) != 0) return -1;
     size_t cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -105,6 +106,8 @@ static int known_load(struct mg_db *d, struct known_map *m, struct mg_err *err)
         k->id = sqlite3_column_int64(st, 0);
         k->path = strdup((const char *)sqlite3_column_text(st, 1));
         k->hash = (uint64_t)sqlite3_column_int64(st, 2);
+        k->size = sqlite3_column_int64(st, 3);
+        k->mtime = sqlite3_column_int64(st, 4);
         k->seen = 0;
         if (!k->path) goto nomem;
         m->n++;
@@ -332,6 +335,7 @@ struct run {
     const struct mg_config *cfg;
     const char *root;
     int rootfd;
+    bool trust_mtime;             /* files with their indexed size and mtime are not read (opts) */
     struct mg_walk walk;
     struct known_map known;
     struct queue q;
@@ -370,6 +374,14 @@ static struct result *process(struct run *R, size_t idx, TSParser *parser, struc
     char *buf;
     size_t len;
     int64_t mtime = e->mtime_ns;
+    if (R->trust_mtime) { /* the same size and time as indexed: taken as unchanged, not read */
+        struct known *k = known_find(&R->known, e->path);
+        if (k && k->size == (int64_t)e->size && k->mtime == e->mtime_ns) {
+            __atomic_store_n(&k->seen, 1, __ATOMIC_RELAXED);
+            ADD(R->st->unchanged, 1);
+            return NULL;
+        }
+    }
     int rc = mg_read_beneath(R->rootfd, R->root, e->path, R->cfg->max_file_size, &buf, &len, &mtime, &err);
     if (rc == 1) { ADD(R->st->skipped_special, 1); return NULL; }
     if (rc < 0) {
@@ -950,13 +962,44 @@ fail:
     return -1;
 }
 
-static int lock_repo(const char *dbpath, int *fd, struct mg_err *err)
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The paths, sorted (the strings are shared, not copied). */
+static char **sorted_copy(const char *const *paths, size_t n)
+{
+    char **v = malloc((n ? n : 1) * sizeof(*v));
+    if (!v) return NULL;
+    memcpy(v, paths, n * sizeof(*v));
+    qsort(v, n, sizeof(*v), cmp_str);
+    return v;
+}
+
+/* Whether path is one of the sorted batch paths or lies under one. */
+static bool covered(char **batch, size_t n, const char *path)
+{
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof(buf), "%s", path);
+    for (char *cut = buf + strlen(buf);;) {
+        const char *key = buf;
+        if (bsearch(&key, batch, n, sizeof(*batch), cmp_str)) return true;
+        while (cut > buf && *cut != '/') cut--;
+        if (cut == buf) return false;
+        *cut = 0; /* the directory above */
+    }
+}
+
+/* The repo's lock; another run holding it is waited for up to wait_ms (a
+ * watcher's batch takes milliseconds), then index_busy. */
+static int lock_repo(const char *dbpath, int wait_ms, int *fd, struct mg_err *err)
 {
     char p[PATH_MAX + 8];
     snprintf(p, sizeof(p), "%s.lock", dbpath);
     *fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (*fd < 0) return mg_err_set(err, MG_E_IO, "cannot create '%s': %s", p, strerror(errno));
-    if (flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+    int got;
+    for (int waited = 0; (got = flock(*fd, LOCK_EX | LOCK_NB)) != 0 && waited < wait_ms; waited += 20)
+        usleep(20000);
+    if (got != 0) {
         close(*fd);
         *fd = -1;
         return mg_err_set(err, MG_E_LOCKED, "another `memgate index` is running on this repo; wait for it to "
@@ -983,11 +1026,12 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     int nth = 0;
 
     if (open_repo(c, o, st, &d, err) != 0) goto out;
-    if (lock_repo(d->path, &lockfd, err) != 0) goto out;
+    if (lock_repo(d->path, o->lock_wait_ms ? o->lock_wait_ms : 5000, &lockfd, err) != 0) goto out;
 
     R.cfg = c;
     R.root = st->root;
     R.stop = o->stop;
+    R.trust_mtime = o->trust_mtime;
     mg_secret_policy(c, &R.policy);
     if (!(R.scanner = mg_secrets_scanner(c, err))) goto out;
     R.st = st;
@@ -1000,7 +1044,15 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         mg_err_set(err, MG_E_IO, "cannot open '%s': %s", st->root, strerror(errno));
         goto out;
     }
-    if (mg_walk(st->root, c->max_file_size, &R.walk, err) != 0) goto out;
+    if (o->paths) {
+        struct mg_walk_rules *rules;
+        if (mg_walk_rules_open(st->root, &rules, err) != 0) goto out;
+        int wrc = mg_walk_paths(rules, c->max_file_size, o->paths, o->npaths, &R.walk, err);
+        mg_walk_rules_close(rules);
+        if (wrc != 0) goto out;
+    } else if (mg_walk(st->root, c->max_file_size, &R.walk, err) != 0) {
+        goto out;
+    }
     st->git = R.walk.git;
     st->files = R.walk.n;
     st->skipped_too_large = R.walk.st.too_large;
@@ -1099,12 +1151,21 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         goto out;
     }
 
-    /* files gone from the tree (or now skipped) */
+    /* files gone from the tree (or now skipped); of an incremental run, those among its paths */
+    char **asked = o->paths ? sorted_copy(o->paths, o->npaths) : NULL;
+    if (o->paths && !asked) {
+        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        goto rollback;
+    }
     for (size_t i = 0; i < R.known.n; i++) {
-        if (R.known.v[i].seen) continue;
-        if (delete_file(&w, R.known.v[i].id, err) != 0) goto rollback;
+        if (R.known.v[i].seen || (asked && !covered(asked, o->npaths, R.known.v[i].path))) continue;
+        if (delete_file(&w, R.known.v[i].id, err) != 0) {
+            free(asked);
+            goto rollback;
+        }
         st->removed++;
     }
+    free(asked);
     /* SQLite may sort with helper threads: the index of a first run is
      * millions of names */
     sqlite3_exec(d->db, "PRAGMA threads=4", NULL, NULL, NULL);
@@ -1133,8 +1194,8 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         mg_db_meta_set_int(d, "chunks", (int64_t)st->chunks, err) != 0 ||
         mg_db_meta_set_int(d, "symbols", (int64_t)st->symbols, err) != 0 ||
         mg_db_meta_set(d, "walk", st->git ? "git" : "plain", err) != 0 ||
-        mg_db_meta_set_int(d, "index.full_at", (int64_t)time(NULL), err) != 0 ||
-        mg_db_meta_set_int(d, "index.full_ms", (int64_t)((now_s() - t0) * 1000), err) != 0 ||
+        mg_db_meta_set_int(d, o->paths ? "index.incr_at" : "index.full_at", (int64_t)time(NULL), err) != 0 ||
+        mg_db_meta_set_int(d, o->paths ? "index.incr_ms" : "index.full_ms", (int64_t)((now_s() - t0) * 1000), err) != 0 ||
         mg_db_meta_set_int(d, "index.redactions",
                            mg_db_meta_int(d, "index.redactions", 0) + (int64_t)st->secrets_redacted, err) != 0 ||
         mg_db_meta_set(d, "index.last_error", "", err) != 0)

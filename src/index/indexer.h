@@ -11,7 +11,8 @@
  * committed so far, and the next run finishes the job. SIGINT/SIGTERM stop
  * the run at the next file and commit what is done (error `interrupted`):
  * the caller turns SIGINT/SIGTERM into its `stop` flag.
- * One index run per repo at a time (index_busy otherwise).
+ * One index run per repo at a time: a run waits a little for another to
+ * finish (lock_wait_ms), then fails with index_busy.
  */
 #ifndef MG_INDEXER_H
 #define MG_INDEXER_H
@@ -41,6 +42,20 @@ struct mg_index_opts {
      * what is done (error `interrupted`). Set it from a signal handler or
      * another thread (NULL: never). */
     const volatile int *stop;
+    /* An incremental run (a watcher's batch): only these root-relative paths
+     * are looked at, each a file or a directory standing for everything
+     * under it; those the walk rules admit are indexed, and indexed files
+     * among them that are gone or no longer admitted are removed. NULL: the
+     * whole tree. */
+    const char *const *paths;
+    size_t npaths;
+    /* A file whose size and mtime are what the index holds is taken as
+     * unchanged without reading it (a watcher catching up, polling); off, every
+     * file is read and hashed. */
+    bool trust_mtime;
+    /* How long to wait for another run of the repo to finish before
+     * index_busy: 0 is 5 s, negative is not at all. */
+    int lock_wait_ms;
 };
 
 struct mg_index_stats {

@@ -140,38 +140,45 @@ static int git_add(struct mg_walk *w, int rootfd, const char *wt_path, size_t pl
     return consider(w, rel, &st, max);
 }
 
+/* The git work tree that holds root, and root's place in it: prefix gets
+ * root's path inside the work tree with a trailing '/', or "". Returns 1 and
+ * *repo, or 0 when root is in no work tree. */
+static int git_open(const char *root, git_repository **repo, char prefix[PATH_MAX])
+{
+    pthread_once(&git_once, git_init);
+    *prefix = 0;
+    if (git_repository_open_ext(repo, root, 0, NULL) != 0) {
+        git_error_clear();
+        return 0;
+    }
+    const char *wd = git_repository_workdir(*repo);
+    char wdreal[PATH_MAX];
+    if (!wd || git_repository_is_bare(*repo) || !realpath(wd, wdreal)) {
+        git_repository_free(*repo);
+        *repo = NULL;
+        return 0;
+    }
+    size_t wl = strlen(wdreal);
+    if (strcmp(root, wdreal) != 0) {
+        if (strncmp(root, wdreal, wl) != 0 || (wdreal[wl - 1] != '/' && root[wl] != '/')) {
+            git_repository_free(*repo);
+            *repo = NULL;
+            return 0;
+        }
+        snprintf(prefix, PATH_MAX, "%s/", root + wl + (wdreal[wl - 1] == '/' ? 0 : 1));
+    }
+    return 1;
+}
+
 /* 1: walked as git; 0: not a git work tree; -1: error. */
 static int walk_git(const char *root, int rootfd, uint64_t max, struct mg_walk *w, struct mg_err *err)
 {
-    pthread_once(&git_once, git_init);
     git_repository *repo = NULL;
     git_index *idx = NULL;
     git_status_list *sl = NULL;
     int rc = -1;
-    if (git_repository_open_ext(&repo, root, 0, NULL) != 0) {
-        git_error_clear();
-        return 0;
-    }
-    const char *wd = git_repository_workdir(repo);
-    if (!wd || git_repository_is_bare(repo)) {
-        git_repository_free(repo);
-        return 0;
-    }
-    char wdreal[PATH_MAX];
-    if (!realpath(wd, wdreal)) {
-        git_repository_free(repo);
-        return 0;
-    }
-    size_t wl = strlen(wdreal);
-    /* prefix of root inside the work tree, with a trailing '/', or "" */
-    char prefix[PATH_MAX] = "";
-    if (strcmp(root, wdreal) != 0) {
-        if (strncmp(root, wdreal, wl) != 0 || (wdreal[wl - 1] != '/' && root[wl] != '/')) {
-            git_repository_free(repo);
-            return 0;
-        }
-        snprintf(prefix, sizeof(prefix), "%s/", root + wl + (wdreal[wl - 1] == '/' ? 0 : 1));
-    }
+    char prefix[PATH_MAX];
+    if (!git_open(root, &repo, prefix)) return 0;
     size_t plen = strlen(prefix);
 
     if (git_repository_index(&idx, repo) != 0) {
@@ -219,6 +226,166 @@ out:
     git_index_free(idx);
     git_repository_free(repo);
     return rc;
+}
+
+/* ---- 3b. the rules one path at a time (the watcher) ------------------------ */
+
+struct mg_walk_rules {
+    char root[PATH_MAX];
+    int rootfd;
+    git_repository *repo; /* NULL: a plain directory */
+    git_index *idx;
+    char prefix[PATH_MAX]; /* root inside the work tree ("" or "dir/") */
+};
+
+int mg_walk_rules_open(const char *root, struct mg_walk_rules **out, struct mg_err *err)
+{
+    struct mg_walk_rules *r = calloc(1, sizeof(*r));
+    if (!r) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    snprintf(r->root, sizeof(r->root), "%s", root);
+    r->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (r->rootfd < 0) {
+        mg_err_set(err, errno == EACCES ? MG_E_PERMISSION : MG_E_PATH_NOT_FOUND, "cannot open directory '%s': %s",
+                   root, strerror(errno));
+        free(r);
+        return -1;
+    }
+    if (git_open(root, &r->repo, r->prefix) && git_repository_index(&r->idx, r->repo) != 0) {
+        git_fail(err, "cannot read the git index");
+        mg_walk_rules_close(r);
+        return -1;
+    }
+    *out = r;
+    return 0;
+}
+
+void mg_walk_rules_close(struct mg_walk_rules *r)
+{
+    if (!r) return;
+    git_index_free(r->idx);
+    git_repository_free(r->repo);
+    if (r->rootfd >= 0) close(r->rootfd);
+    free(r);
+}
+
+bool mg_walk_rules_git(const struct mg_walk_rules *r) { return r->repo != NULL; }
+
+/* rel as the work tree names it (prefix + rel, and a '/' for a directory). */
+static bool wt_path(const struct mg_walk_rules *r, const char *rel, bool dir, char out[PATH_MAX])
+{
+    int n = snprintf(out, PATH_MAX, "%s%s%s", r->prefix, rel, dir ? "/" : "");
+    return n > 0 && n < PATH_MAX;
+}
+
+/* Whether a component of rel is one a walk never enters (.git always; the
+ * plain walk's dependency and cache directories when not in git). */
+static bool skipped_component(const struct mg_walk_rules *r, const char *rel)
+{
+    char comp[NAME_MAX + 1];
+    for (const char *p = rel; *p;) {
+        const char *e = strchr(p, '/');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n <= NAME_MAX) {
+            memcpy(comp, p, n);
+            comp[n] = 0;
+            if (strcmp(comp, ".git") == 0 || (!r->repo && ignored_dir(comp))) return true;
+        }
+        if (!e) break;
+        p = e + 1;
+    }
+    return false;
+}
+
+bool mg_walk_rules_skip_dir(struct mg_walk_rules *r, const char *rel)
+{
+    if (!*rel) return false;
+    if (!good_name(rel) || skipped_component(r, rel)) return true;
+    if (!r->repo) return false;
+    char p[PATH_MAX];
+    int ign = 0;
+    if (!wt_path(r, rel, false, p)) return true;
+    const git_index_entry *e = git_index_get_bypath(r->idx, p, 0); /* a submodule is a gitlink */
+    if (e && (e->mode & 0170000) == 0160000) return true;
+    return !wt_path(r, rel, true, p) || (git_ignore_path_is_ignored(&ign, r->repo, p) == 0 && ign);
+}
+
+/* Whether the file rel is one the full walk lists: in git, tracked, or
+ * untracked and not ignored; plain, not under a skipped directory. */
+static bool file_listed(struct mg_walk_rules *r, const char *rel)
+{
+    if (skipped_component(r, rel)) return false;
+    if (!r->repo) return true;
+    char p[PATH_MAX];
+    if (!wt_path(r, rel, false, p)) return false;
+    const git_index_entry *e = git_index_get_bypath(r->idx, p, 0);
+    if (e) return (e->mode & 0170000) != 0160000;
+    int ign = 0;
+    return git_ignore_path_is_ignored(&ign, r->repo, p) == 0 && !ign;
+}
+
+static int add_tree(struct mg_walk_rules *r, const char *dir, uint64_t max, struct mg_walk *w);
+
+/* One path of a batch: a file, a directory (everything in it), or gone. */
+static int add_path(struct mg_walk_rules *r, const char *rel, uint64_t max, struct mg_walk *w)
+{
+    struct stat st;
+    if (!*rel || fstatat(r->rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0; /* gone: the sweep's */
+    if (S_ISDIR(st.st_mode)) return mg_walk_rules_skip_dir(r, rel) ? 0 : add_tree(r, rel, max, w);
+    if (!file_listed(r, rel)) return 0;
+    return consider(w, rel, &st, max);
+}
+
+static int add_tree(struct mg_walk_rules *r, const char *dir, uint64_t max, struct mg_walk *w)
+{
+    int fd = openat(r->rootfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        w->st.special++;
+        return 0;
+    }
+    int rc = 0;
+    struct dirent *de;
+    char rel[PATH_MAX];
+    while (rc == 0 && (de = readdir(d))) {
+        const char *nm = de->d_name;
+        if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2]))) continue;
+        int len = snprintf(rel, sizeof(rel), "%s/%s", dir, nm);
+        if (len < 0 || (size_t)len >= sizeof(rel)) {
+            w->st.bad_name++;
+            continue;
+        }
+        rc = add_path(r, rel, max, w);
+    }
+    closedir(d);
+    return rc;
+}
+
+int mg_walk_paths(struct mg_walk_rules *r, uint64_t max, const char *const *paths, size_t n, struct mg_walk *w,
+                  struct mg_err *err)
+{
+    memset(w, 0, sizeof(*w));
+    w->git = r->repo != NULL;
+    if (r->idx && git_index_read(r->idx, 0) != 0) /* a checkout or `git add` since: read it again */
+        return git_fail(err, "cannot read the git index");
+    for (size_t i = 0; i < n; i++) {
+        if (add_path(r, paths[i], max, w) != 0) {
+            mg_walk_release(w);
+            return mg_err_set(err, MG_E_NO_MEMORY, "out of memory listing files");
+        }
+    }
+    if (w->n) qsort(w->v, w->n, sizeof(*w->v), cmp_entry);
+    size_t k = 0; /* a file named twice (itself and in its directory) once */
+    for (size_t i = 0; i < w->n; i++) {
+        if (k && strcmp(w->v[k - 1].path, w->v[i].path) == 0) {
+            w->total_bytes -= w->v[i].size;
+            free(w->v[i].path);
+            continue;
+        }
+        w->v[k++] = w->v[i];
+    }
+    w->n = k;
+    return 0;
 }
 
 /* ---- 4. plain directories ------------------------------------------------ */

@@ -54,6 +54,23 @@ int mg_walk(const char *root, uint64_t max_file_size, struct mg_walk *out, struc
 int mg_walk_ex(const char *root, uint64_t max_file_size, unsigned flags, struct mg_walk *out, struct mg_err *err);
 void mg_walk_release(struct mg_walk *w);
 
+/* The walk's rules one path at a time, for a watcher's batches: a handle on
+ * the root (and its git work tree and index, when in one). Not thread-safe:
+ * one thread uses a handle. */
+struct mg_walk_rules;
+int mg_walk_rules_open(const char *root, struct mg_walk_rules **out, struct mg_err *err);
+void mg_walk_rules_close(struct mg_walk_rules *r);
+bool mg_walk_rules_git(const struct mg_walk_rules *r);
+/* Whether the walk never enters the directory rel: .git, an ignored or
+ * submodule directory in git, a dependency or cache directory when plain. */
+bool mg_walk_rules_skip_dir(struct mg_walk_rules *r, const char *rel);
+/* The entries the full walk would list among the root-relative paths given
+ * (each a file, or a directory standing for everything under it; a path
+ * that is gone lists nothing), sorted, each once. The git index is read
+ * again first. */
+int mg_walk_paths(struct mg_walk_rules *r, uint64_t max, const char *const *paths, size_t n, struct mg_walk *w,
+                  struct mg_err *err);
+
 /* Is this file name (the last path component) a secret file that must never
  * be opened: .env, .env.*, *.pem, *.key, id_rsa*, credentials*, .netrc, ... */
 bool mg_is_secret_name(const char *name);

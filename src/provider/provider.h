@@ -64,6 +64,7 @@ struct mg_code_hit {
     double score;                      /* higher is better, rounded to 3 decimals */
     char *snippet;                     /* text: a few lines ... */
     int64_t snippet_line;              /* ... starting at this line */
+    bool stale;                        /* the file changed on disk since it was indexed (shown when true) */
 };
 extern const struct mg_item_type mg_item_code_hit;
 
@@ -73,6 +74,7 @@ struct mg_file_text {
     char *repo, *path, *language;      /* labels */
     int64_t start_line, end_line, total_lines;
     bool truncated;                    /* more lines follow: continue from end_line + 1 */
+    bool changed_since_index;          /* the file on disk is not the indexed version: search lines may differ */
     char *text;                        /* text */
 };
 extern const struct mg_item_type mg_item_file_text;

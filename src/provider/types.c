@@ -22,6 +22,7 @@ static const struct mg_field code_hit_fields[] = {
     MG_FIELD(struct mg_code_hit, score, MG_F_REAL),
     MG_FIELD(struct mg_code_hit, snippet, MG_F_TEXT),
     MG_FIELD(struct mg_code_hit, snippet_line, MG_F_INT),
+    MG_FIELD_F(struct mg_code_hit, stale, MG_F_BOOL, MG_F_OMIT0),
 };
 const struct mg_item_type mg_item_code_hit = {"code", sizeof(struct mg_code_hit), code_hit_fields,
                                               N(code_hit_fields), CODE_OWNER, 1, 4, NULL};
@@ -34,6 +35,7 @@ static const struct mg_field file_text_fields[] = {
     MG_FIELD(struct mg_file_text, end_line, MG_F_INT),
     MG_FIELD(struct mg_file_text, total_lines, MG_F_INT),
     MG_FIELD(struct mg_file_text, truncated, MG_F_BOOL),
+    MG_FIELD(struct mg_file_text, changed_since_index, MG_F_BOOL),
     MG_FIELD(struct mg_file_text, text, MG_F_TEXT),
 };
 const struct mg_item_type mg_item_file_text = {"file", sizeof(struct mg_file_text), file_text_fields,

@@ -29,7 +29,7 @@ int mg_server_open(struct mg_server *srv, const struct mg_config *cfg, unsigned 
         mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the session registry");
         goto fail;
     }
-    if (mg_code_builtin_open(&srv->cfg, &srv->providers.code, err) != 0 ||
+    if (mg_code_builtin_open(&srv->cfg, flags & MG_SERVER_WATCH, &srv->providers.code, err) != 0 ||
         mg_memory_builtin_open(&srv->cfg, &srv->providers, err) != 0 || mg_audit_open(&srv->cfg, &srv->audit, err) != 0)
         goto fail;
     if (!(srv->refusals = mg_refusals_new())) {

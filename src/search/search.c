@@ -11,12 +11,15 @@
 #include "search/search.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "index/lang.h"
 #include "search/hybrid.h"
@@ -1048,6 +1051,31 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* The freshness contract: a hit whose file changed on disk since it was
+ * indexed (size or mtime, or gone) says so, so that its lines are not taken
+ * for the file's (the watcher re-indexes it within about a second). One
+ * lookup and one stat per hit. */
+static void mark_stale(struct ctx *c)
+{
+    sqlite3_stmt *st = NULL;
+    if (c->out->n == c->base || sqlite3_prepare_v2(c->d->db, "SELECT size, mtime FROM files WHERE path = ?", -1, &st,
+                                                   NULL) != SQLITE_OK)
+        return;
+    int rootfd = open(c->repo->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    for (size_t i = c->base; i < c->out->n; i++) {
+        struct mg_hit *h = &c->out->v[i];
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, h->path, -1, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_ROW) continue;
+        struct stat sb;
+        h->stale = rootfd < 0 || fstatat(rootfd, h->path, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
+                   sb.st_size != sqlite3_column_int64(st, 0) ||
+                   (int64_t)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec != sqlite3_column_int64(st, 1);
+    }
+    if (rootfd >= 0) close(rootfd);
+    sqlite3_finalize(st);
+}
+
 int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t nrepos, const struct mg_search_req *q,
               struct mg_results *out, struct mg_err *err)
 {
@@ -1103,6 +1131,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
         free(c.text);
         for (size_t k = 0; k < c.nqtok; k++) free(c.qtok[k]);
         free(c.qtok);
+        if (rc == 0) mark_stale(&c);
         mg_db_put(q->pool, &c.d);
     }
     mg_globset_free(&globs);

@@ -62,6 +62,7 @@ struct mg_hit {
     double score;             /* higher is better */
     char *snippet;            /* a few lines of text ... */
     int snippet_line;         /* ... starting at this line */
+    bool stale;               /* the file on disk is not what was indexed (size or mtime moved, or gone) */
 };
 
 struct mg_results {

@@ -63,6 +63,8 @@ static const struct key {
     {"embed_batch", K_INT, offsetof(struct mg_config, embed_batch), 1, 2048},
     {"embed_timeout", K_INT, offsetof(struct mg_config, embed_timeout), 1, 3600},
     {"embed_retries", K_INT, offsetof(struct mg_config, embed_retries), 0, 10},
+    {"watch", K_ENUM, offsetof(struct mg_config, watch), 1, sizeof(((struct mg_config *)0)->watch) - 1},
+    {"watch_poll_interval", K_INT, offsetof(struct mg_config, watch_poll_interval), 5, 86400},
 };
 
 /* The values a K_ENUM key takes (each shorter than its field). */
@@ -72,6 +74,8 @@ static const char *const *enum_choices(const char *key)
     static const char *const audit_fsync[] = {"writes", "event", "off", NULL};
     static const char *const action_high[] = {"redact", "exclude", NULL};
     static const char *const action[] = {"redact", "exclude", "keep", NULL};
+    static const char *const on_off[] = {"on", "off", NULL};
+    if (strcmp(key, "watch") == 0) return on_off;
     if (strcmp(key, "require_tokens") == 0) return require_tokens;
     if (strcmp(key, "secret_action_high") == 0) return action_high;
     if (strncmp(key, "secret_action_", 14) == 0) return action;
@@ -139,6 +143,8 @@ void mg_config_defaults(struct mg_config *c)
     c->embed_batch = 64;
     c->embed_timeout = 60;
     c->embed_retries = 3;
+    snprintf(c->watch, sizeof(c->watch), "on");
+    c->watch_poll_interval = 60;
     const char *h = getenv("MEMGATE_HOME"), *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
     if (h && *h) snprintf(c->home, sizeof(c->home), "%s", h);
     else if (x && *x) snprintf(c->home, sizeof(c->home), "%s/memgate", x);

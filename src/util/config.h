@@ -63,6 +63,9 @@ struct mg_config {
     int embed_batch;         /* texts per embeddings request (default 64) */
     int embed_timeout;       /* seconds per embeddings request (default 60) */
     int embed_retries;       /* retries of a failed request, with backoff (default 3) */
+    /* the file watcher (src/index/watch.h) */
+    char watch[4];           /* on (default) | off: repos without their own `watch` setting */
+    int watch_poll_interval; /* seconds between full runs of a repo the kernel cannot watch (default 60) */
 };
 
 /* Fill c: defaults, the config file, the environment. */

@@ -146,7 +146,9 @@ describe('one repo indexed', () => {
     const { client } = await connect({ args: ['--repo', D.root] });
     const r = await call(client, 'read_file', { path: 'docs/notes.txt' });
     assert.equal(r.ok, false, JSON.stringify(r.data));
-    assert.equal(r.code, 'path_outside_repo', r.text);
+    // path_outside_repo; or file_not_found when a watcher (of a process still
+    // open) has re-indexed the link away first: never the target's text
+    assert.ok(['path_outside_repo', 'file_not_found'].includes(r.code), r.text);
     assert.ok(!JSON.stringify(r.raw).includes('OUTSIDE_MARKER'));
   });
 
