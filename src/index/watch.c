@@ -166,19 +166,20 @@ static int watch_dir(struct mg_watcher *w, struct repo *r, const char *rel)
     return 0;
 }
 
-/* Watch rel and every directory under it the walk enters. -1 with errno. */
+/* Watch rel and every directory under it the walk enters. 0, or the errno
+ * of the failure (ENOSPC: the kernel's limit). */
 static int watch_tree(struct mg_watcher *w, struct repo *r, const char *rel)
 {
     size_t cap = 64, n = 0;
     char **stack = malloc(cap * sizeof(*stack));
     if (!stack || !(stack[n++] = strdup(rel))) {
         free(stack);
-        return -1;
+        return ENOMEM;
     }
     int rc = 0, rootfd = open(r->info.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     while (n > 0) {
         char *dir = stack[--n];
-        if (rc == 0 && watch_dir(w, r, dir) != 0) rc = -1;
+        if (rc == 0 && watch_dir(w, r, dir) != 0) rc = errno ? errno : ENOMEM;
         int dfd = rc == 0 && rootfd >= 0
                       ? (*dir ? openat(rootfd, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : dup(rootfd))
                       : -1;
@@ -198,12 +199,12 @@ static int watch_tree(struct mg_watcher *w, struct repo *r, const char *rel)
             if (n == cap) {
                 char **s = realloc(stack, (cap *= 2) * sizeof(*s));
                 if (!s) {
-                    rc = -1;
+                    rc = ENOMEM;
                     break;
                 }
                 stack = s;
             }
-            if (!(stack[n++] = strdup(sub))) rc = -1;
+            if (!(stack[n++] = strdup(sub))) rc = ENOMEM;
         }
         if (d) closedir(d);
         free(dir);
@@ -231,11 +232,11 @@ static void start_watching(struct mg_watcher *w, struct repo *r)
         r->state = OFF;
         return;
     }
-    if (watch_tree(w, r, "") == 0) {
+    int e = watch_tree(w, r, "");
+    if (e == 0) {
         r->state = WATCHING;
         return;
     }
-    int e = errno;
     stop_watching(w, r);
     r->state = POLLING;
     r->next_poll = 0; /* a run now catches what happened meanwhile */
@@ -348,7 +349,7 @@ static void on_event(struct mg_watcher *w, const struct inotify_event *ev, doubl
     if (ev->mask & IN_ISDIR) {
         if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) unwatch_all(w, r, rel); /* its files: the sweep */
         if ((ev->mask & (IN_CREATE | IN_MOVED_TO)) && !mg_walk_rules_skip_dir(r->rules, rel) &&
-            watch_tree(w, r, rel) != 0 && errno == ENOSPC) {
+            watch_tree(w, r, rel) == ENOSPC) {
             start_watching(w, r); /* -> polling, and says so */
             return;
         }
