@@ -36,8 +36,11 @@ static const char *HELP =
     "                          listening\n"
     "  -h, --help              this help\n"
     "\n"
-    "Settings: http_max_body, allowed_origins, require_tokens, session_ttl,\n"
-    "session_prune_interval\n"
+    "While it runs, the indexes follow the files: a watcher re-indexes what changes\n"
+    "(docs/index.md); search hits of a file changed since it was indexed say stale.\n"
+    "\n"
+    "Settings: watch, watch_poll_interval, http_max_body, allowed_origins,\n"
+    "require_tokens, session_ttl, session_prune_interval\n"
     "(docs/config.md). MEMGATE_VERBOSE=1 adds _meta (instance, session, repo, time)\n"
     "to tool results and logs libmicrohttpd's errors.\n";
 
