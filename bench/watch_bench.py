@@ -140,7 +140,7 @@ def count(url, q, limit):
 
 
 def meta(key):
-    out = subprocess.run(["sqlite3", os.path.join(HOME, "repos", "linux.db"), f"SELECT value FROM meta WHERE key='{key}'"],
+    out = subprocess.run(["sqlite3", "-cmd", ".timeout 10000", os.path.join(HOME, "repos", "linux.db"), f"SELECT value FROM meta WHERE key='{key}'"],
                          capture_output=True, text=True).stdout.strip()
     return out
 

@@ -88,18 +88,19 @@ struct known_map {
 
 static size_t path_slot(const char *p, size_t mask) { return (size_t)XXH3_64bits(p, strlen(p)) & mask; }
 
-static int known_load(struct mg_db *d, struct known_map *m, struct mg_err *err)
+static int cmp_known(const void *a, const void *b)
 {
-    memset(m, 0, sizeof(*m));
-    sqlite3_stmt *st;
-    if (mg_db_prepare(d, "SELECT id, path, hash, size, mtime FROM files", &st, err) != 0) return -1;
-    size_t cap = 0;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (m->n == cap) {
-            cap = cap ? cap * 2 : 1024;
-            struct known *v = realloc(m->v, cap * sizeof(*v));
-            if (!v) goto nomem;
+    return strcmp(((const struct known *)a)->path, ((const struct known *)b)->path);
+}
+
+/* Append the rows st yields (id, path, hash, size, mtime). 0, or -1 out of memory. */
+static int known_rows(sqlite3_stmt *st, struct known_map *m, size_t *cap)
+{
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (m->n == *cap) {
+            *cap = *cap ? *cap * 2 : 1024;
+            struct known *v = realloc(m->v, *cap * sizeof(*v));
+            if (!v) return -1;
             m->v = v;
         }
         struct known *k = &m->v[m->n];
@@ -109,11 +110,48 @@ static int known_load(struct mg_db *d, struct known_map *m, struct mg_err *err)
         k->size = sqlite3_column_int64(st, 3);
         k->mtime = sqlite3_column_int64(st, 4);
         k->seen = 0;
-        if (!k->path) goto nomem;
+        if (!k->path) return -1;
         m->n++;
     }
+    return 0;
+}
+
+/* The indexed files: all of them, or (paths != NULL: an incremental run)
+ * those among the paths and under them, each once. */
+static int known_load(struct mg_db *d, const char *const *paths, size_t npaths, struct known_map *m,
+                      struct mg_err *err)
+{
+    memset(m, 0, sizeof(*m));
+    sqlite3_stmt *st;
+    size_t cap = 0;
+    if (mg_db_prepare(d, paths ? "SELECT id, path, hash, size, mtime FROM files WHERE path = ?1 OR "
+                                 "(path >= ?2 AND path < ?3)"
+                               : "SELECT id, path, hash, size, mtime FROM files", &st, err) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < (paths ? npaths : 1); i++) {
+        char lo[PATH_MAX + 2], hi[PATH_MAX + 2]; /* "dir/" <= path < "dir0": everything under dir */
+        if (paths) {
+            snprintf(lo, sizeof(lo), "%s/", paths[i]);
+            snprintf(hi, sizeof(hi), "%s0", paths[i]);
+            sqlite3_reset(st);
+            sqlite3_bind_text(st, 1, paths[i], -1, SQLITE_STATIC);
+            sqlite3_bind_text(st, 2, *paths[i] ? lo : "", -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(st, 3, *paths[i] ? hi : "\x7f", -1, SQLITE_TRANSIENT);
+        }
+        rc = known_rows(st, m, &cap);
+    }
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return mg_db_error(d, "read files", err);
+    if (rc != 0) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading the index");
+    if (paths && m->n) { /* a file and its directory both in the batch: once */
+        qsort(m->v, m->n, sizeof(*m->v), cmp_known);
+        size_t k = 0;
+        for (size_t i = 0; i < m->n; i++) {
+            if (k && strcmp(m->v[k - 1].path, m->v[i].path) == 0) free(m->v[i].path);
+            else m->v[k++] = m->v[i];
+        }
+        m->n = k;
+    }
     m->nslots = 16;
     while (m->nslots < m->n * 2) m->nslots *= 2;
     m->slots = malloc(m->nslots * sizeof(int32_t));
@@ -125,9 +163,6 @@ static int known_load(struct mg_db *d, struct known_map *m, struct mg_err *err)
         m->slots[j] = (int32_t)i;
     }
     return 0;
-nomem:
-    sqlite3_finalize(st);
-    return mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading the index");
 }
 
 static struct known *known_find(const struct known_map *m, const char *path)
@@ -563,6 +598,7 @@ struct writer {
     int64_t next_chunk, next_sym; /* chunk sequence and symbol id to give next: a
                                    * file's rows get one id range */
     uint64_t dead_bytes;          /* text of removed or replaced files (trigram garbage) */
+    int64_t d_files, d_bytes, d_chunks, d_symbols; /* rows written minus rows deleted (incremental totals) */
     struct mg_token_set *ts;      /* to rebuild the streams of rows being deleted */
     struct mg_buf tmp, streams;
 };
@@ -666,11 +702,15 @@ static int delete_file(struct writer *w, int64_t id, struct mg_err *err)
         return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
     }
     w->dead_bytes += len;
+    w->d_files--;
+    w->d_bytes -= size;
 
     /* contentless FTS5 forgets a row only when given exactly what it
      * indexed: rebuild the file's token streams from its stored text */
     size_t n = clo <= chi ? (size_t)(mg_chunk_seq(chi) - mg_chunk_seq(clo) + 1) : 0, got = 0, nd = 0;
     size_t ns = slo <= shi ? (size_t)(shi - slo + 1) : 0;
+    w->d_chunks -= (int64_t)n;
+    w->d_symbols -= (int64_t)ns;
     int64_t *ids = malloc((n + 1) * sizeof(int64_t));
     uint32_t *off = malloc((2 * n + 2) * sizeof(uint32_t));
     struct stream_chunk *sc = calloc(n + 1, sizeof(*sc));
@@ -794,6 +834,10 @@ static int write_result(struct writer *w, struct result *r, struct mg_index_stat
     }
     int64_t fid = r->fid;
     int rc = -1;
+    w->d_files++;
+    w->d_bytes += (int64_t)r->len;
+    w->d_chunks += (int64_t)p->nchunks;
+    w->d_symbols += (int64_t)p->defs.n;
 
     for (size_t i = 0; i < p->nchunks; i++) {
         const struct mg_chunk *c = &p->chunks[i];
@@ -1060,7 +1104,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     st->skipped_symlink = R.walk.st.symlink;
     st->skipped_special = R.walk.st.special;
     st->skipped_bad_name = R.walk.st.bad_name;
-    if (known_load(d, &R.known, err) != 0) goto out;
+    if (known_load(d, o->paths, o->npaths, &R.known, err) != 0) goto out;
 
     w.d = d;
     w.ts = mg_token_set_new();
@@ -1171,20 +1215,36 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     sqlite3_exec(d->db, "PRAGMA threads=4", NULL, NULL, NULL);
     if (mg_db_exec(d, "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name COLLATE NOCASE)", err) != 0)
         goto rollback;
-    count_rows(d, "SELECT count(*) FROM files", &st->total_files);
-    count_rows(d, "SELECT coalesce(sum(size), 0) FROM files", &st->total_bytes);
-    count_rows(d, "SELECT count(*) FROM chunks", &st->chunks);
-    count_rows(d, "SELECT count(*) FROM symbols", &st->symbols);
+    if (o->paths) { /* what the run changed, on the last totals: counting a big index takes a second */
+        st->total_files = (uint64_t)(mg_db_meta_int(d, "files", 0) + w.d_files);
+        st->total_bytes = (uint64_t)(mg_db_meta_int(d, "bytes", 0) + w.d_bytes);
+        st->chunks = (uint64_t)(mg_db_meta_int(d, "chunks", 0) + w.d_chunks);
+        st->symbols = (uint64_t)(mg_db_meta_int(d, "symbols", 0) + w.d_symbols);
+    } else {
+        count_rows(d, "SELECT count(*) FROM files", &st->total_files);
+        count_rows(d, "SELECT coalesce(sum(size), 0) FROM files", &st->total_bytes);
+        count_rows(d, "SELECT count(*) FROM chunks", &st->chunks);
+        count_rows(d, "SELECT count(*) FROM symbols", &st->symbols);
+    }
     /* trigram garbage: compact when replaced text passes a quarter of the
      * index, or segments pile up */
     {
         uint64_t dead = (uint64_t)mg_db_meta_int(d, "tri_dead_bytes", 0) + w.dead_bytes, segs = 0;
-        count_rows(d, "SELECT count(DISTINCT seg) FROM trigrams", &segs);
-        if (dead * 4 > st->total_bytes || segs > 16) {
+        int64_t known_segs = mg_db_meta_int(d, "tri_segs", -1);
+        if (o->paths && known_segs >= 0) /* a run adds at most one segment: counted here, not in the table */
+            segs = (uint64_t)known_segs + (st->chunks_written > 0);
+        else
+            count_rows(d, "SELECT count(DISTINCT seg) FROM trigrams", &segs);
+        /* compaction rewrites the whole table (seconds on Linux): a watcher's small segments wait for
+         * the next full run, up to a backstop */
+        if (dead * 4 > st->total_bytes || segs > (o->paths ? 256u : 16u)) {
             if (mg_tri_compact(d, err) != 0) goto rollback;
             dead = 0;
+            segs = 1;
         }
-        if (mg_db_meta_set_int(d, "tri_dead_bytes", (int64_t)dead, err) != 0) goto rollback;
+        if (mg_db_meta_set_int(d, "tri_dead_bytes", (int64_t)dead, err) != 0 ||
+            mg_db_meta_set_int(d, "tri_segs", (int64_t)segs, err) != 0)
+            goto rollback;
     }
     /* index_gen grows with every run: it names caches of what the index holds (search/chunkset.h) */
     if (mg_db_meta_set_int(d, "index_gen", mg_db_meta_int(d, "index_gen", 0) + 1, err) != 0 ||

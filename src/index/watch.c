@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -309,6 +310,7 @@ static void run(struct mg_watcher *w, struct repo *r, bool full)
     }
     r->retry_at = 0;
     batch_clear(r);
+    malloc_trim(0); /* a run's buffers (the known files, the git index) go back to the system */
     if (r->rewatch && r->state == WATCHING) {
         r->rewatch = false;
         start_watching(w, r);

@@ -29,7 +29,7 @@ function git(root, ...args) {
 
 function meta(id, key) {
   const db = path.join(world.home, 'repos', `${id}.db`);
-  return execFileSync('sqlite3', [db, `SELECT value FROM meta WHERE key = '${key}'`], { encoding: 'utf8' }).trim();
+  return execFileSync('sqlite3', ['-cmd', '.timeout 10000', db, `SELECT value FROM meta WHERE key = '${key}'`], { encoding: 'utf8' }).trim();
 }
 
 async function until(what, fn, ms = DEADLINE_MS) {
@@ -212,7 +212,7 @@ describe('the watch limit', () => {
     const serve = await startServe(world, [], { MEMGATE_TEST_WATCH_LIMIT: '2', MEMGATE_WATCH_POLL_INTERVAL: '5' });
     try {
       await until('polling state', () => meta('limited', 'watch.state') === 'polling');
-      assert.match(serve.stderr(), /limited: the kernel's inotify watch limit is reached .*every 5 s/);
+      await until('the log line', () => /limited: the kernel's inotify watch limit is reached .*every 5 s/.test(serve.stderr()));
       fs.writeFileSync(path.join(root, 'c/z.c'), 'int raspberry_sixteen;\n');
       await until('the change, by polling', () => found('raspberry_sixteen', 'limited'), 20000);
     } finally {
@@ -244,7 +244,7 @@ describe('four processes, one writer', () => {
         assert.ok(r.ok && r.data.results.length === 1, JSON.stringify(r.data ?? r.text));
       }
       const db = path.join(world.home, 'repos', 'shared.db');
-      assert.equal(execFileSync('sqlite3', [db, 'PRAGMA integrity_check'], { encoding: 'utf8' }).trim(), 'ok');
+      assert.equal(execFileSync('sqlite3', ['-cmd', '.timeout 10000', db, 'PRAGMA integrity_check'], { encoding: 'utf8' }).trim(), 'ok');
       // the holder goes; another takes the lease and keeps the index current
       if (holder === serve.child.pid) await serve.stop();
       else {
