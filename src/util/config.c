@@ -33,6 +33,7 @@ static const struct key {
     {"http_max_body", K_SIZE, offsetof(struct mg_config, http_max_body), 1024, 1 << 30},
     {"session_ttl", K_INT, offsetof(struct mg_config, session_ttl), 0, 365 * 86400},
     {"session_prune_interval", K_INT, offsetof(struct mg_config, session_prune_interval), 1, 86400},
+    {"watch", K_ENUM, offsetof(struct mg_config, watch), 1, sizeof(((struct mg_config *)0)->watch) - 1},
     {"max_chunk_bytes", K_SIZE, offsetof(struct mg_config, max_chunk_bytes), 256, 1 << 24},
     {"max_context_bytes", K_SIZE, offsetof(struct mg_config, max_context_bytes), 1024, 1 << 26},
     {"cross_repo", K_INT, offsetof(struct mg_config, cross_repo), 0, 1},
@@ -72,6 +73,8 @@ static const char *const *enum_choices(const char *key)
     static const char *const audit_fsync[] = {"writes", "event", "off", NULL};
     static const char *const action_high[] = {"redact", "exclude", NULL};
     static const char *const action[] = {"redact", "exclude", "keep", NULL};
+    static const char *const on_off[] = {"on", "off", NULL};
+    if (strcmp(key, "watch") == 0) return on_off;
     if (strcmp(key, "require_tokens") == 0) return require_tokens;
     if (strcmp(key, "secret_action_high") == 0) return action_high;
     if (strncmp(key, "secret_action_", 14) == 0) return action;
@@ -124,6 +127,7 @@ void mg_config_defaults(struct mg_config *c)
     c->http_max_body = 1 << 20;
     c->session_ttl = 3600;
     c->session_prune_interval = 600;
+    snprintf(c->watch, sizeof(c->watch), "on");
     c->max_chunk_bytes = 8 << 10;
     c->max_context_bytes = 32 << 10;
     c->cross_repo = 0;
