@@ -102,6 +102,7 @@ static const char *route_label(const char *url, enum api *api)
     if (strncmp(url, "/v1/", 4) == 0) {
         *api = A_V1;
         if (strcmp(url, "/v1/index/status") == 0) return "/v1/index";
+        if (strncmp(url, "/v1/repos/", 10) == 0) return "/v1/repos"; /* a repo's settings and stats */
         for (size_t i = 0; i < sizeof(v1) / sizeof(v1[0]); i++)
             if (strcmp(url, v1[i]) == 0) return v1[i];
         for (size_t i = 0; i < sizeof(mem) / sizeof(mem[0]); i++) {
