@@ -6,7 +6,8 @@
  *   memgate_sessions_active, memgate_instances_active (gauges, from the registry)
  *   memgate_sessions_created_total, memgate_sessions_pruned_total
  *   memgate_isolation_drops_total{kind}            kind: code, note, episode, entity, ...
- * (gauges are read by the caller, which owns the registries: struct mg_gauges)
+ * (gauges are read by the caller, which owns the registries: struct mg_gauges;
+ * the per-repo gauges memgate_repo_* are http/repometrics.c's)
  * A drop is a bug elsewhere: tests assert it stays 0.
  */
 #ifndef MG_METRICS_H

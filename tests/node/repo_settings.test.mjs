@@ -1,7 +1,8 @@
 // repo_settings.test.mjs — a repo's settings and stats over HTTP
-// (GET/PATCH /v1/repos/{id}, GET /v1/repos/{id}/stats) with tokens: reading
-// needs read, changing needs admin, another tenant's repo does not exist
-// for the caller; every change and refusal is audited.
+// (GET/PATCH /v1/repos/{id}, GET /v1/repos/{id}/stats, the per-repo gauges of
+// /metrics) with tokens: reading needs read, changing needs admin, /metrics
+// admin; another tenant's repo does not exist for the caller; every change
+// and refusal is audited.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
@@ -127,4 +128,54 @@ test('changes and refusals are audited as set_repo_settings', () => {
   assert.ok(ok.some((e) => e.tenant === 'acme' && e.repo === 'alpha' && e.query === 'watch=off reindex_interval=600'), JSON.stringify(ok));
   assert.ok(events.some((e) => e.tenant === 'acme' && e.code === 'scope_forbidden'), JSON.stringify(events));
   assert.ok(events.some((e) => e.tenant === 'beta' && e.code === 'repo_not_found'), JSON.stringify(events));
+});
+
+/** /metrics as { 'name{labels}': value } for a token. */
+async function scrape(token) {
+  const r = await v1(serve, '/metrics', { token });
+  const values = {};
+  for (const line of r.text.split('\n')) {
+    const m = /^(memgate_\S+)\s+(\S+)$/.exec(line);
+    if (m) values[m[1]] = Number(m[2]);
+  }
+  return { status: r.status, text: r.text, values };
+}
+
+test('/metrics: per-repo gauges of the caller\'s tenant only, admin only', async () => {
+  const acme = await scrape(tok.acme_admin);
+  assert.equal(acme.status, 200, acme.text);
+  const stats = (await v1(serve, '/v1/repos/alpha/stats', { token: tok.acme_read })).json.repos[0];
+  const v = acme.values;
+  assert.equal(v['memgate_repo_files{repo="alpha"}'], stats.files);
+  assert.equal(v['memgate_repo_chunks{repo="alpha"}'], stats.chunks);
+  assert.equal(v['memgate_repo_symbols{repo="alpha"}'], stats.symbols);
+  assert.equal(v['memgate_repo_vectors{repo="alpha"}'], stats.vectors);
+  assert.equal(v['memgate_repo_bytes{repo="alpha"}'], stats.bytes);
+  assert.equal(v['memgate_repo_last_index_timestamp_seconds{repo="alpha",kind="full"}'], stats.full_index_at);
+  assert.equal(v['memgate_repo_last_index_duration_seconds{repo="alpha",kind="full"}'], stats.full_index_ms / 1000);
+  // no incremental run yet: no sample rather than a made-up one
+  assert.equal(v['memgate_repo_last_index_timestamp_seconds{repo="alpha",kind="incremental"}'], undefined);
+  assert.equal(v['memgate_repo_pending_changes{repo="alpha"}'], 0);
+  assert.equal(v['memgate_repo_watch_state{repo="alpha",state="off"}'], 1);
+  assert.equal(v['memgate_repo_watch_state{repo="alpha",state="watching"}'], 0);
+  assert.equal(v['memgate_repo_watch_state{repo="alpha",state="polling"}'], 0);
+  assert.equal(v['memgate_repo_watch_count{repo="alpha"}'], 0);
+  assert.equal(v['memgate_repo_redactions_total{repo="alpha"}'], stats.secrets_redacted);
+  assert.equal(v['memgate_repo_index_errors{repo="alpha"}'], 0);
+  assert.equal(v['memgate_repo_index_busy{repo="alpha"}'], 0);
+  assert.match(acme.text, /# TYPE memgate_repo_files gauge\n/);
+  assert.match(acme.text, /# TYPE memgate_repo_redactions_total counter\n/);
+  // another tenant's repo is not there, and the other way round
+  assert.ok(!acme.text.includes('repo="bravo"'), acme.text);
+  const beta = await scrape(tok.beta_admin);
+  assert.equal(beta.status, 200);
+  assert.ok(beta.values['memgate_repo_files{repo="bravo"}'] > 0, beta.text);
+  assert.ok(!beta.text.includes('repo="alpha"'), beta.text);
+  // below admin: refused, as before
+  for (const who of ['acme_read', 'acme_write']) assert.equal((await scrape(tok[who])).status, 403, who);
+  // scrapes are no sessions and no tool calls
+  const once = await scrape(tok.acme_admin);
+  const twice = await scrape(tok.acme_admin);
+  assert.equal(twice.values.memgate_sessions_created_total, once.values.memgate_sessions_created_total);
+  assert.equal(twice.values.memgate_sessions_active, once.values.memgate_sessions_active);
 });
