@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
 
-import { makeRepo, makeWorld, MEMGATE_BIN, startServe, v1 } from './lib/harness.mjs';
+import { makeRepo, makeWorld, MEMGATE_BIN, shutdown, startServe, v1 } from './lib/harness.mjs';
 
 let world;
 let serve;
@@ -34,8 +34,11 @@ before(async () => {
 });
 
 after(async () => {
-  if (serve) await serve.stop();
-  world.cleanup();
+  try {
+    await shutdown([], serve); // exit 0 after SIGTERM (under the sanitizers: no leak)
+  } finally {
+    world.cleanup();
+  }
 });
 
 test('read a repo\'s settings with read; change them with admin only', async () => {
