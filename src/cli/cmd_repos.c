@@ -70,9 +70,40 @@ static int settings_args(char **words, int n, json_t *args)
                                 words[i]);
         char key[64];
         snprintf(key, sizeof(key), "%.*s", (int)(eq - words[i]), words[i]);
+        if (strcmp(key, "repo") == 0 || strcmp(key, "repo_id") == 0)
+            return mg_cli_usage("repos", "the repo is the ID before the settings, not a setting");
         if (json_object_get(args, key)) return mg_cli_usage("repos", "'%s' is given twice", key);
-        json_object_set_new(args, key, json_string(eq + 1));
+        json_t *v = json_string(eq + 1);
+        if (!v || json_object_set_new(args, key, v) != 0)
+            return mg_cli_usage("repos", "'%s' is not valid UTF-8", words[i]);
     }
+    return 0;
+}
+
+/* The subcommand (argv[0], may be absent) into the tool to run and its
+ * arguments, or *rm for `rm`. 0, or the usage exit status. */
+static int parse_sub(int argc, char **argv, json_t *args, const char **tool, const char **rm)
+{
+    const char *sub = argc > 0 ? argv[0] : NULL;
+    *tool = "list_repos";
+    *rm = NULL;
+    if (!sub) return 0;
+    if (strcmp(sub, "rm") == 0 || strcmp(sub, "show") == 0) {
+        if (argc != 2) return mg_cli_usage("repos", "`repos %s` takes exactly one repo ID", sub);
+    } else if (strcmp(sub, "set") == 0) {
+        if (argc < 3) return mg_cli_usage("repos", "`repos set` takes a repo ID and KEY=VALUE settings");
+        int rc = settings_args(argv + 2, argc - 2, args);
+        if (rc) return rc;
+    } else {
+        return mg_cli_usage("repos", "unknown subcommand '%s'", sub);
+    }
+    if (strcmp(sub, "rm") == 0) {
+        *rm = argv[1];
+        *tool = "repo_remove";
+        return 0;
+    }
+    json_object_set_new(args, "repo", json_string(argv[1]));
+    *tool = strcmp(sub, "show") == 0 ? "get_repo_settings" : "set_repo_settings";
     return 0;
 }
 
@@ -110,28 +141,16 @@ int mg_cmd_repos(int argc, char **argv)
         default: return mg_cli_usage("repos", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
-    const char *rm = NULL, *sub = optind < argc ? argv[optind] : NULL, *tool = "list_repos";
+    const char *rm, *tool;
+    bool sub = optind < argc;
     json_t *args = json_object();
-    if (sub) {
-        int rc = 0;
-        if (strcmp(sub, "rm") == 0 || strcmp(sub, "show") == 0) {
-            if (optind + 2 != argc) rc = mg_cli_usage("repos", "`repos %s` takes exactly one repo ID", sub);
-        } else if (strcmp(sub, "set") == 0) {
-            if (optind + 3 > argc) rc = mg_cli_usage("repos", "`repos set` takes a repo ID and KEY=VALUE settings");
-            else rc = settings_args(argv + optind + 2, argc - optind - 2, args);
-        } else {
-            rc = mg_cli_usage("repos", "unknown subcommand '%s'", sub);
-        }
-        if (rc) {
-            json_decref(args);
-            return rc;
-        }
-        if (strcmp(sub, "rm") == 0) rm = argv[optind + 1];
-        else json_object_set_new(args, "repo", json_string(argv[optind + 1]));
-        tool = rm ? "repo_remove" : strcmp(sub, "show") == 0 ? "get_repo_settings" : "set_repo_settings";
+    int rc = parse_sub(argc - optind, argv + optind, args, &tool, &rm);
+    if (rc) {
+        json_decref(args);
+        return rc;
     }
     struct mg_config cfg;
-    int rc = mg_cli_config(&cfg);
+    rc = mg_cli_config(&cfg);
     struct mg_err err = {0};
     struct mg_cli_req q;
     if (rc || mg_cli_begin(&q, &cfg, tenant, tool, false, &err) != 0) {
