@@ -165,7 +165,16 @@ TEST_T(index_sigint_stops_and_keeps_work, 300)
     ASSERT_CONTAINS(buf, "error[interrupted]");
     ASSERT_CONTAINS(buf, "run `memgate index` again to finish");
     check_consistent(home);
-    json_t *j = mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--json", NULL});
+    /* the stats say so until a run finishes */
+    json_t *j = mg_fx_run_json(NULL, home, (const char *const[]){"status", "--json", NULL});
+    json_t *r = json_array_get(json_object_get(j, "repos"), 0);
+    ASSERT_CONTAINS(json_string_value(json_object_get(r, "last_error")), "interrupted: interrupted after");
+    ASSERT(json_is_integer(json_object_get(r, "last_error_at")));
+    json_decref(j);
+    j = mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--json", NULL});
     ASSERT_EQ_INT(mg_fx_int(j, "total_files"), NFILES);
+    json_decref(j);
+    j = mg_fx_run_json(NULL, home, (const char *const[]){"status", "--json", NULL});
+    ASSERT(json_is_null(json_object_get(json_array_get(json_object_get(j, "repos"), 0), "last_error")));
     json_decref(j);
 }

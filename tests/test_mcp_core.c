@@ -344,7 +344,7 @@ TEST(rpc_tools_list_schemas)
     json_t *tools = json_object_get(json_object_get(r, "result"), "tools");
     static const char *const want[] = {
         "search_code",    "search_symbols", "read_file",     "list_files",      "list_repos",   "index_repo",
-        "index_status",   "set_scope",      "get_scope",     "clear_scope",     "set_note",     "get_note",
+        "index_status",   "get_repo_settings", "set_repo_settings", "set_scope",      "get_scope",     "clear_scope",     "set_note",     "get_note",
         "list_notes",     "search_notes",   "delete_note",   "create_project",  "list_projects", "join_project",
         "leave_project",  "delete_project", "remember",      "recall",          "add_entities", "search_entities",
         "retag_entities", "save_preference", "get_profile",  "get_context"};

@@ -1,4 +1,5 @@
-/* cmd_repos.c — `memgate repos [--json]`, `memgate repos rm ID`. */
+/* cmd_repos.c — `memgate repos [--json]`, `memgate repos rm ID`,
+ * `memgate repos show ID`, `memgate repos set ID KEY=VALUE...`. */
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -12,16 +13,30 @@
 static const char *HELP =
     "usage: memgate repos [--tenant T] [--json]\n"
     "       memgate repos rm ID [--tenant T] [--json]\n"
+    "       memgate repos show ID [--tenant T] [--json]\n"
+    "       memgate repos set ID KEY=VALUE [KEY=VALUE...] [--tenant T] [--json]\n"
     "\n"
     "List the repositories indexed for a tenant (default local): id, files,\n"
     "chunks, index size, last indexed, root. Or remove one: `rm` deletes its\n"
     "index database and its memory (notes, sessions, episodes, projects,\n"
     "entities); the repository itself is not touched.\n"
     "\n"
+    "`show` prints a repo's settings, `set` changes them (the others stay):\n"
+    "  watch=on|off|default        whether `memgate serve` watches the repo for\n"
+    "                              changes (default: the config key watch, on)\n"
+    "  reindex_interval=SECONDS    `memgate serve` re-indexes the repo this often\n"
+    "                              (0: never, the default; else 60 or more)\n"
+    "  pull_on_push=on|off|default whether the push webhook pulls the repo first\n"
+    "                              (default off)\n"
+    "`default` puts a setting back to its default. Settings are kept in the\n"
+    "repo's index, so `rm` removes them too.\n"
+    "\n"
     "options:\n"
     "  --tenant T  act as tenant T (default local)\n"
     "  --json      print [{\"id\",\"root\",\"fingerprint\",\"files\",\"chunks\",\"symbols\",\n"
-    "              \"bytes\",\"db_bytes\",\"created_at\",\"indexed_at\"}] (rm: {\"removed\":ID})\n"
+    "              \"bytes\",\"db_bytes\",\"created_at\",\"indexed_at\"}] (rm: {\"removed\":ID};\n"
+    "              show, set: {\"repo\":ID,\"settings\":{\"watch\",\"watch_effective\",\n"
+    "              \"reindex_interval\",\"pull_on_push\"}})\n"
     "  -h, --help  this help\n";
 
 /* Forget the repo's memory, then delete its index: gate operations of one
@@ -43,6 +58,70 @@ static int remove_repo(struct mg_cli_req *q, const char *id, struct mg_err *err)
     return rc;
 }
 
+/* KEY=VALUE words into the set_repo_settings arguments (a value stays text:
+ * the tool checks it and says what is allowed). */
+static int settings_args(char **words, int n, json_t *args)
+{
+    for (int i = 0; i < n; i++) {
+        const char *eq = strchr(words[i], '=');
+        if (!eq || eq == words[i])
+            return mg_cli_usage("repos", "`repos set` takes KEY=VALUE, got '%s' (keys: watch, reindex_interval, "
+                                "pull_on_push)",
+                                words[i]);
+        char key[64];
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - words[i]), words[i]);
+        if (strcmp(key, "repo") == 0 || strcmp(key, "repo_id") == 0)
+            return mg_cli_usage("repos", "the repo is the ID before the settings, not a setting");
+        if (json_object_get(args, key)) return mg_cli_usage("repos", "'%s' is given twice", key);
+        json_t *v = json_string(eq + 1);
+        if (!v || json_object_set_new(args, key, v) != 0)
+            return mg_cli_usage("repos", "'%s' is not valid UTF-8", words[i]);
+    }
+    return 0;
+}
+
+/* The subcommand (argv[0], may be absent) into the tool to run and its
+ * arguments, or *rm for `rm`. 0, or the usage exit status. */
+static int parse_sub(int argc, char **argv, json_t *args, const char **tool, const char **rm)
+{
+    const char *sub = argc > 0 ? argv[0] : NULL;
+    *tool = "list_repos";
+    *rm = NULL;
+    if (!sub) return 0;
+    if (strcmp(sub, "rm") == 0 || strcmp(sub, "show") == 0) {
+        if (argc != 2) return mg_cli_usage("repos", "`repos %s` takes exactly one repo ID", sub);
+    } else if (strcmp(sub, "set") == 0) {
+        if (argc < 3) return mg_cli_usage("repos", "`repos set` takes a repo ID and KEY=VALUE settings");
+        int rc = settings_args(argv + 2, argc - 2, args);
+        if (rc) return rc;
+    } else {
+        return mg_cli_usage("repos", "unknown subcommand '%s'", sub);
+    }
+    if (strcmp(sub, "rm") == 0) {
+        *rm = argv[1];
+        *tool = "repo_remove";
+        return 0;
+    }
+    json_object_set_new(args, "repo", json_string(argv[1]));
+    *tool = strcmp(sub, "show") == 0 ? "get_repo_settings" : "set_repo_settings";
+    return 0;
+}
+
+static void print_settings(json_t *res)
+{
+    json_t *s = json_object_get(res, "settings");
+    long long every = (long long)json_integer_value(json_object_get(s, "reindex_interval"));
+    const char *watch = json_string_value(json_object_get(s, "watch"));
+    printf("repo              %s\n", json_string_value(json_object_get(res, "repo")));
+    if (watch && strcmp(watch, "default") == 0)
+        printf("watch             default (%s, from the config key watch)\n",
+               json_string_value(json_object_get(s, "watch_effective")));
+    else printf("watch             %s\n", watch ? watch : "?");
+    if (every) printf("reindex_interval  %lld s\n", every);
+    else printf("reindex_interval  0 (no scheduled re-index)\n");
+    printf("pull_on_push      %s\n", json_string_value(json_object_get(s, "pull_on_push")));
+}
+
 int mg_cmd_repos(int argc, char **argv)
 {
     static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
@@ -62,29 +141,40 @@ int mg_cmd_repos(int argc, char **argv)
         default: return mg_cli_usage("repos", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
-    const char *rm = NULL;
-    if (optind < argc) {
-        if (strcmp(argv[optind], "rm") != 0) return mg_cli_usage("repos", "unknown subcommand '%s'", argv[optind]);
-        if (optind + 2 != argc) return mg_cli_usage("repos", "`repos rm` takes exactly one repo ID");
-        rm = argv[optind + 1];
+    const char *rm, *tool;
+    bool sub = optind < argc;
+    json_t *args = json_object();
+    int rc = parse_sub(argc - optind, argv + optind, args, &tool, &rm);
+    if (rc) {
+        json_decref(args);
+        return rc;
     }
     struct mg_config cfg;
-    int rc = mg_cli_config(&cfg);
-    if (rc) return rc;
+    rc = mg_cli_config(&cfg);
     struct mg_err err = {0};
     struct mg_cli_req q;
-    if (mg_cli_begin(&q, &cfg, tenant, rm ? "repo_remove" : "list_repos", false, &err) != 0) return mg_cli_fail(&err);
+    if (rc || mg_cli_begin(&q, &cfg, tenant, tool, false, &err) != 0) {
+        json_decref(args);
+        return rc ? rc : mg_cli_fail(&err);
+    }
     json_t *res = NULL;
     if (rm) {
+        json_decref(args);
         rc = remove_repo(&q, rm, &err);
     } else {
-        rc = mg_cli_tool(&q, "list_repos", json_object(), &res, &err);
+        rc = mg_cli_tool(&q, tool, args, &res, &err);
     }
     mg_cli_end(&q);
     if (rc != 0) return mg_cli_fail(&err);
     if (rm) {
         if (json) printf("{\"removed\":\"%s\"}\n", rm);
         else printf("removed %s\n", rm);
+        return 0;
+    }
+    if (sub) { /* show, set */
+        if (json) mg_cli_print_json(res);
+        else print_settings(res);
+        json_decref(res);
         return 0;
     }
     json_t *v = json_object_get(res, "repos"), *r;

@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "http/http.h"
+#include "request/scheduler.h"
 #include "request/server.h"
 
 static const char *HELP =
@@ -38,6 +39,9 @@ static const char *HELP =
     "\n"
     "While it runs, the indexes follow the files: a watcher re-indexes what changes\n"
     "(docs/index.md); search hits of a file changed since it was indexed say stale.\n"
+    "Repos whose setting reindex_interval is set (memgate repos set ID\n"
+    "reindex_interval=SECONDS) are re-indexed that often, ±10%, by a thread of\n"
+    "the server; a repo another run holds is skipped until the next try.\n"
     "\n"
     "Settings: watch, watch_poll_interval, http_max_body, allowed_origins,\n"
     "require_tokens, session_ttl, session_prune_interval\n"
@@ -106,8 +110,10 @@ int mg_cmd_serve(int argc, char **argv)
         mg_server_close(&srv);
         return mg_cli_fail(&err);
     }
+    struct mg_scheduler *sched = NULL; /* re-indexes repos with a reindex_interval */
     struct mg_http *h = mg_http_start(&srv, srv.cfg.listen, &err);
-    if (!h) {
+    if (!h || mg_scheduler_start(&srv, &sched, &err) != 0) {
+        mg_http_stop(h);
         mg_server_close(&srv);
         return mg_cli_fail(&err);
     }
@@ -130,8 +136,9 @@ int mg_cmd_serve(int argc, char **argv)
 
     int sig = 0;
     while (sigwait(&stop, &sig) != 0) {}
-    srv.stopping = 1; /* a running index_repo stops at its next file */
+    srv.stopping = 1; /* a running index_repo, or scheduled re-index, stops at its next file */
     fprintf(stderr, "memgate: %s received, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    mg_scheduler_stop(&sched);
     mg_http_stop(h);
     mg_server_close(&srv);
     return 0;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "util/version.h"
@@ -12,13 +13,58 @@ static const char *HELP =
     "usage: memgate status [--tenant T] [--json]\n"
     "\n"
     "Show the version, the data directory, the settings in effect (defaults,\n"
-    "config file, MEMGATE_* variables) and a summary of a tenant's indexed\n"
-    "repos (default local).\n"
+    "config file, MEMGATE_* variables) and a tenant's indexed repos (default\n"
+    "local): for each, its size, its last full and incremental index run, the\n"
+    "last error, whether a run holds it now, its file watcher and its settings.\n"
     "\n"
     "options:\n"
     "  --tenant T  the repos of tenant T\n"
-    "  --json      print it as JSON\n"
+    "  --json      print it as JSON; each of \"repos\" is what the index_status\n"
+    "              tool gives (docs/cli.md lists the fields)\n"
     "  -h, --help  this help\n";
+
+static const char *when(json_t *r, const char *key, char *buf, size_t cap)
+{
+    json_t *v = json_object_get(r, key);
+    if (!json_is_integer(v)) return "never";
+    time_t t = (time_t)json_integer_value(v);
+    strftime(buf, cap, "%Y-%m-%d %H:%M:%S", localtime(&t));
+    return buf;
+}
+
+/* Two lines under the repo's id: its runs, then its watcher and settings. */
+static void print_repo(json_t *r)
+{
+    char b1[32], b2[32], b3[32];
+    json_t *s = json_object_get(r, "settings");
+    printf("  %-28s %s\n", json_string_value(json_object_get(r, "id")), json_string_value(json_object_get(r, "root")));
+    printf("    %lld files, %lld chunks, %lld symbols, ", (long long)json_integer_value(json_object_get(r, "files")),
+           (long long)json_integer_value(json_object_get(r, "chunks")),
+           (long long)json_integer_value(json_object_get(r, "symbols")));
+    json_t *vec = json_object_get(r, "vectors");
+    if (json_is_integer(vec)) printf("%lld vectors, ", (long long)json_integer_value(vec));
+    printf("%s of index; full run %s", mg_human_bytes((double)json_integer_value(json_object_get(r, "db_bytes")), b1,
+                                                      sizeof(b1)),
+           when(r, "full_index_at", b2, sizeof(b2)));
+    json_t *ms = json_object_get(r, "full_index_ms");
+    if (json_is_integer(ms)) printf(" (%.1f s)", (double)json_integer_value(ms) / 1000);
+    printf(", incremental %s", when(r, "incr_index_at", b3, sizeof(b3)));
+    ms = json_object_get(r, "incr_index_ms");
+    if (json_is_integer(ms)) printf(" (%.1f s)", (double)json_integer_value(ms) / 1000);
+    printf("%s\n", json_is_true(json_object_get(r, "index_busy")) ? "; indexing now" : "");
+    json_t *pending = json_object_get(r, "pending_changes");
+    printf("    watcher %s", json_string_value(json_object_get(r, "watch_state")));
+    if (json_integer_value(json_object_get(r, "watch_count")))
+        printf(" (%lld watched)", (long long)json_integer_value(json_object_get(r, "watch_count")));
+    if (json_is_integer(pending)) printf(", %lld pending", (long long)json_integer_value(pending));
+    printf("; settings: watch=%s reindex_interval=%lld pull_on_push=%s; %lld secrets redacted\n",
+           json_string_value(json_object_get(s, "watch")),
+           (long long)json_integer_value(json_object_get(s, "reindex_interval")),
+           json_string_value(json_object_get(s, "pull_on_push")),
+           (long long)json_integer_value(json_object_get(r, "secrets_redacted")));
+    const char *e = json_string_value(json_object_get(r, "last_error"));
+    if (e) printf("    last error (%s): %s\n", when(r, "last_error_at", b1, sizeof(b1)), e);
+}
 
 int mg_cmd_status(int argc, char **argv)
 {
@@ -44,9 +90,9 @@ int mg_cmd_status(int argc, char **argv)
     if (rc) return rc;
     struct mg_err err = {0};
     struct mg_cli_req q;
-    if (mg_cli_begin(&q, &cfg, tenant, "list_repos", false, &err) != 0) return mg_cli_fail(&err);
+    if (mg_cli_begin(&q, &cfg, tenant, "index_status", false, &err) != 0) return mg_cli_fail(&err);
     json_t *res = NULL;
-    rc = mg_cli_tool(&q, "list_repos", json_object(), &res, &err);
+    rc = mg_cli_tool(&q, "index_status", json_pack("{s:b}", "all", 1), &res, &err);
     mg_cli_end(&q);
     if (rc != 0) return mg_cli_fail(&err);
     json_t *repos = json_incref(json_object_get(res, "repos")), *r;
@@ -69,12 +115,12 @@ int mg_cmd_status(int argc, char **argv)
     }
     if (json) {
         json_t *o = json_pack(
-            "{s:s, s:s, s:s, s:{s:I, s:I, s:i, s:i, s:I, s:i, s:i}, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
+            "{s:s, s:s, s:s, s:{s:I, s:I, s:i, s:i, s:I, s:i, s:i, s:s}, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
             "version", MG_VERSION, "home", cfg.home, "config_file", cfgfile, "config", "max_file_size",
             (json_int_t)cfg.max_file_size, "max_query_bytes", (json_int_t)cfg.max_query_bytes, "index_threads",
             cfg.index_threads, "chunk_max_lines", cfg.chunk_max_lines, "chunk_max_bytes",
             (json_int_t)cfg.chunk_max_bytes, "search_limit", cfg.search_limit, "search_max_limit",
-            cfg.search_max_limit, "repos", json_incref(repos), "totals", "repos", (json_int_t)n, "files", (json_int_t)files,
+            cfg.search_max_limit, "watch", cfg.watch, "repos", json_incref(repos), "totals", "repos", (json_int_t)n, "files", (json_int_t)files,
             "chunks", (json_int_t)chunks, "symbols", (json_int_t)symbols, "bytes", (json_int_t)bytes, "db_bytes",
             (json_int_t)dbb);
         char *s = json_dumps(o, JSON_COMPACT);
@@ -87,14 +133,13 @@ int mg_cmd_status(int argc, char **argv)
         printf("data directory: %s\n", cfg.home);
         printf("config file:    %s\n", cfgfile);
         printf("settings:       max_file_size=%s max_query_bytes=%zu index_threads=%d chunk_max_lines=%d "
-               "chunk_max_bytes=%zu search_limit=%d\n",
+               "chunk_max_bytes=%zu search_limit=%d watch=%s\n",
                mg_human_bytes((double)cfg.max_file_size, b1, sizeof(b1)), cfg.max_query_bytes, cfg.index_threads,
-               cfg.chunk_max_lines, cfg.chunk_max_bytes, cfg.search_limit);
+               cfg.chunk_max_lines, cfg.chunk_max_bytes, cfg.search_limit, cfg.watch);
         printf("repos:          %zu (%lld files, %lld chunks, %lld symbols, %s of text, %s of index)\n", n, files,
                chunks, symbols, mg_human_bytes((double)bytes, b2, sizeof(b2)),
                mg_human_bytes((double)dbb, b3, sizeof(b3)));
-        json_array_foreach(repos, i, r) printf("  %-28s %s\n", json_string_value(json_object_get(r, "id")),
-                                             json_string_value(json_object_get(r, "root")));
+        json_array_foreach(repos, i, r) print_repo(r);
     }
     json_decref(repos);
     return 0;

@@ -298,6 +298,8 @@ static const struct mg_code_ops builtin_ops = {
     .repos = op_repos,
     .index = op_index,
     .remove = op_remove,
+    .stats = mg_code_stats,
+    .settings = mg_code_settings,
     .close = op_close,
 };
 

@@ -8,6 +8,8 @@
  * repos            what each index holds (store/catalog.h)
  * index            index/indexer.h, with the request's progress and stop
  * remove           the repo's index database and its files
+ * stats, settings  the repo's meta rows: its runs, its watcher, its settings
+ *                  (store/repostate.h, store/settings.h; stats.c)
  *
  * See provider/provider.h for the rules every provider keeps.
  */
@@ -32,6 +34,11 @@ int mg_code_builtin_open(const struct mg_config *cfg, bool watch, struct mg_code
 /* The read operation (read.c). */
 int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_query *q, struct mg_items *out,
                  struct mg_err *err);
+
+/* The stats and settings operations (stats.c). */
+int mg_code_stats(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err);
+int mg_code_settings(void *self, const struct mg_pcall *pc, const struct mg_settings_query *q, struct mg_items *out,
+                     struct mg_err *err);
 
 /* Set a code item's owner from the repo it came from. */
 void mg_code_owner(struct mg_item *it, const struct mg_repo *r);

@@ -28,7 +28,7 @@ struct param {
 #define P_FILTERS {"glob", "globs", P_LIST}, {"exclude", "exclude_globs", P_LIST}, {"lang", "languages", P_LIST}
 
 static const struct param p_none[] = {P_END};
-static const struct param p_repo[] = {P_REPO, P_END};
+static const struct param p_status[] = {P_REPO, {"all", "all", P_BOOL}, P_END};
 static const struct param p_search[] = {{"q", "query", P_STR},        {"mode", "mode", P_STR},
                                         {"fixed", "fixed", P_BOOL},   {"ignore_case", "ignore_case", P_BOOL},
                                         P_FILTERS,                    {"limit", "limit", P_INT},
@@ -58,13 +58,15 @@ static const struct v1route {
     const char *get_query;
 } v1routes[] = {
     {"/v1/repos", "list_repos", NULL, NULL, NULL, p_none, NULL, NULL},
+    {"/v1/repos/*/stats", "index_status", NULL, NULL, NULL, p_none, "repo", NULL},
+    {"/v1/repos/*", "get_repo_settings", NULL, NULL, NULL, p_none, "repo", NULL}, /* PATCH: v1patch */
     {"/v1/search", "search_code", NULL, NULL, NULL, p_search, NULL, NULL},
     {"/v1/symbols", "search_symbols", NULL, NULL, NULL, p_symbols, NULL, NULL},
     {"/v1/files", "list_files", NULL, NULL, NULL, p_files, NULL, NULL},
     {"/v1/file", "read_file", NULL, NULL, NULL, p_file, NULL, NULL},
     {"/v1/scope", "get_scope", "set_scope", "set_scope", "clear_scope", p_none, NULL, NULL},
     {"/v1/index", NULL, NULL, "index_repo", NULL, p_none, NULL, NULL},
-    {"/v1/index/status", "index_status", NULL, NULL, NULL, p_repo, NULL, NULL},
+    {"/v1/index/status", "index_status", NULL, NULL, NULL, p_status, NULL, NULL},
     {"/v1/notes", "list_notes", NULL, "set_note", NULL, p_notes, NULL, "search_notes"},
     {"/v1/notes/*", "get_note", NULL, NULL, "delete_note", p_mem, "key", NULL},
     {"/v1/projects", "list_projects", NULL, "create_project", NULL, p_mem, NULL, NULL},
@@ -77,6 +79,24 @@ static const struct v1route {
     {"/v1/profiles/*", "get_profile", NULL, "save_preference", NULL, p_none, "agent_id", NULL},
     {"/v1/context", "get_context", NULL, "get_context", NULL, p_context, NULL, NULL},
 };
+
+/* PATCH (a partial change) on the routes that take it. */
+static const struct {
+    const char *path, *tool;
+} v1patch[] = {{"/v1/repos/*", "set_repo_settings"}};
+
+/* The tool of route rt for method, or NULL when rt does not take it. */
+static const char *route_tool(const struct v1route *rt, const char *method)
+{
+    if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0) return rt->get;
+    if (strcmp(method, "PUT") == 0) return rt->put;
+    if (strcmp(method, "POST") == 0) return rt->post;
+    if (strcmp(method, "DELETE") == 0) return rt->del;
+    if (strcmp(method, "PATCH") == 0)
+        for (size_t i = 0; i < sizeof(v1patch) / sizeof(v1patch[0]); i++)
+            if (strcmp(v1patch[i].path, rt->path) == 0) return v1patch[i].tool;
+    return NULL;
+}
 
 /* Does url match the route pattern? The '*' segment's text goes to seg
  * (NUL-terminated, at most cap-1 bytes; longer does not match); a '*' that
@@ -221,8 +241,8 @@ static struct mg_session *api_session(struct mg_http *h, struct MHD_Connection *
 
 static const char *allow_of(const struct v1route *rt, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s%s%s%s", rt->get ? "GET, " : "", rt->put ? "PUT, " : "", rt->post ? "POST, " : "",
-             rt->del ? "DELETE, " : "");
+    snprintf(buf, cap, "%s%s%s%s%s", rt->get ? "GET, " : "", rt->put ? "PUT, " : "", rt->post ? "POST, " : "",
+             rt->del ? "DELETE, " : "", route_tool(rt, "PATCH") ? "PATCH, " : "");
     size_t n = strlen(buf);
     if (n >= 2) buf[n - 2] = 0;
     return buf;
@@ -277,15 +297,10 @@ enum MHD_Result mg__v1(struct mg_http *h, struct MHD_Connection *c, struct req *
      * first whose path matches (405 below) */
     const struct v1route *rt = NULL;
     char seg[1024], first_seg[1024];
-    bool get_like = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
     for (size_t i = 0; i < sizeof(v1routes) / sizeof(v1routes[0]); i++) {
         const struct v1route *c2 = &v1routes[i];
         if (!route_match(c2->path, url, seg, sizeof(seg))) continue;
-        const char *m = get_like ? c2->get
-                        : strcmp(method, "PUT") == 0    ? c2->put
-                        : strcmp(method, "POST") == 0   ? c2->post
-                        : strcmp(method, "DELETE") == 0 ? c2->del
-                                                        : NULL;
+        const char *m = route_tool(c2, method);
         if (!rt) {
             rt = c2;
             snprintf(first_seg, sizeof(first_seg), "%s", seg);
@@ -299,17 +314,13 @@ enum MHD_Result mg__v1(struct mg_http *h, struct MHD_Connection *c, struct req *
     snprintf(seg, sizeof(seg), "%s", first_seg);
     if (!rt)
         return mg__respond_error(c, r, 404, MG_E_ROUTE_NOT_FOUND,
-                             "no route %.200s; the API has /v1/repos, /v1/search, /v1/symbols, /v1/files, /v1/file, "
+                             "no route %.200s; the API has /v1/repos, /v1/repos/{id}, /v1/repos/{id}/stats, /v1/search, /v1/symbols, /v1/files, /v1/file, "
                              "/v1/scope, /v1/index, /v1/index/status, /v1/audit, and the memory routes /v1/notes, "
                              "/v1/projects, /v1/episodes, /v1/entities, /v1/profiles, /v1/context (see docs/http.md "
                              "and docs/memory.md)",
                              url);
     bool is_get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
-    const char *tool = is_get ? rt->get
-                       : strcmp(method, "PUT") == 0    ? rt->put
-                       : strcmp(method, "POST") == 0   ? rt->post
-                       : strcmp(method, "DELETE") == 0 ? rt->del
-                                                       : NULL;
+    const char *tool = route_tool(rt, method);
     if (!tool) {
         char allow[64];
         allow_of(rt, allow, sizeof(allow));
@@ -328,7 +339,7 @@ enum MHD_Result mg__v1(struct mg_http *h, struct MHD_Connection *c, struct req *
         json_decref(q.args);
         return mg__respond_error(c, r, 400, MG_E_BAD_ARG, "%s", q.bad);
     }
-    bool has_body = strcmp(method, "PUT") == 0 || strcmp(method, "POST") == 0;
+    bool has_body = strcmp(method, "PUT") == 0 || strcmp(method, "POST") == 0 || strcmp(method, "PATCH") == 0;
     if (has_body && r->body.len > 0) {
         if (!mg__is_json_type(mg__header(c, MHD_HTTP_HEADER_CONTENT_TYPE))) {
             json_decref(q.args);

@@ -6,6 +6,7 @@
  *   sse.c      SSE streams: a queue of events drained by an MHD content reader
  *   mcp.c      /mcp: MCP Streamable HTTP (POST, GET, DELETE)
  *   api.c      /v1: the HTTP API over the tools
+ *   repometrics.c  /metrics' per-repo gauges
  *
  * Threading: MHD runs one thread per connection, so a handler may block (a
  * long tool call, an SSE stream waiting for its next event) without stalling
@@ -65,6 +66,7 @@ struct mg_http {
     int idle;              /* ... of which waiting for a job */
     bool quit;             /* the workers end once the queue is empty */
     uint64_t next_stream;
+    struct mg_session *metrics_session; /* /metrics' per-repo gauges run in it (repometrics.c) */
 };
 
 enum api { A_NONE, A_MCP, A_V1, A_HEALTHZ, A_METRICS };
@@ -104,6 +106,10 @@ enum MHD_Result mg__respond_error(struct MHD_Connection *c, struct req *r, int s
  * code, the route and the client's address; the tenant when authenticated.
  * An error answer no tool call audited is audited here. */
 void mg__refused(struct req *r, const char *op, const char *code);
+
+/* ---- repometrics.c ---- */
+/* Append the per-repo gauges of the repos r's caller can see. 0, or -1 out of memory. */
+int mg__repo_metrics(struct mg_http *h, struct req *r, struct mg_buf *b);
 
 /* ---- auth.c ---- */
 /* Oversized headers: 431 and an audit event. 0 when within the caps. */

@@ -102,6 +102,7 @@ static const char *route_label(const char *url, enum api *api)
     if (strncmp(url, "/v1/", 4) == 0) {
         *api = A_V1;
         if (strcmp(url, "/v1/index/status") == 0) return "/v1/index";
+        if (strncmp(url, "/v1/repos/", 10) == 0) return "/v1/repos"; /* a repo's settings and stats */
         for (size_t i = 0; i < sizeof(v1) / sizeof(v1[0]); i++)
             if (strcmp(url, v1[i]) == 0) return v1[i];
         for (size_t i = 0; i < sizeof(mem) / sizeof(mem[0]); i++) {
@@ -126,7 +127,7 @@ static enum MHD_Result metrics(struct mg_http *h, struct MHD_Connection *c, stru
     struct mg_buf b;
     mg_buf_init(&b, 16u << 20);
     struct mg_gauges g = {mg_sessions_count(h->srv->sessions), mg_sessions_instances(h->srv->sessions)};
-    if (mg_metrics_render(&b, &g) != 0) {
+    if (mg_metrics_render(&b, &g) != 0 || mg__repo_metrics(h, r, &b) != 0) {
         mg_buf_release(&b);
         return mg__respond_error(c, r, 500, MG_E_NO_MEMORY, "out of memory rendering the metrics");
     }
@@ -391,6 +392,7 @@ void mg_http_stop(struct mg_http *h)
         usleep(10000);
     }
     MHD_stop_daemon(h->d); /* joins the connection threads */
+    mg_session_put(h->srv->sessions, h->metrics_session);
     pthread_mutex_lock(&h->mu);
     while (h->workers > 0) pthread_cond_wait(&h->cv, &h->mu);
     h->quit = true; /* the idle worker threads end */

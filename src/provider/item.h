@@ -23,8 +23,9 @@
  *   MG_F_REAL    double
  *   MG_F_BOOL    bool
  * Text, label and tags fields are owned by the item (malloc'd); mg_items
- * frees them. Flag MG_F_NULL renders a NULL text as null (otherwise NULL is
- * left out); MG_F_OMIT0 leaves a zero number or false out.
+ * frees them. Flag MG_F_NULL renders a NULL text, or an int of MG_INT_NULL (a
+ * number not known), as null (otherwise NULL is left out); MG_F_OMIT0 leaves
+ * a zero number or false out.
  *
  * Ownership (the guardrail): every item says whose it is in its header:
  * tenant, repo id, repo fingerprint, project. The gate drops and counts an
@@ -45,8 +46,10 @@
 
 enum mg_fkind { MG_F_TEXT, MG_F_LABEL, MG_F_TAGS, MG_F_INT, MG_F_REAL, MG_F_BOOL };
 
-#define MG_F_NULL  0x1u /* a NULL text renders as null (default: left out) */
+#define MG_F_NULL  0x1u /* a NULL text or an MG_INT_NULL int renders as null (default: left out) */
 #define MG_F_OMIT0 0x2u /* a zero number or false is left out */
+
+#define MG_INT_NULL INT64_MIN /* an MG_F_INT with MG_F_NULL: not known */
 
 struct mg_field {
     const char *name;   /* the JSON member */

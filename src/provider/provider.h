@@ -1,7 +1,8 @@
 /* provider.h — the provider interfaces (seed 003 §2.1): one vtable per
  * concern, each a struct of function pointers over a `void *self`.
  *
- *   code       search, symbols, read, list, repos, index, remove (a repo's code)
+ *   code       search, symbols, read, list, repos, index, remove, stats,
+ *              settings (a repo's code and its index)
  *   notes      durable key/value knowledge per repo
  *   sessions   session memory: episodes, and the projects that group sessions
  *   entities   named things of a project
@@ -34,6 +35,7 @@
 #include "provider/item.h"
 #include "provider/scope.h"
 #include "store/catalog.h"
+#include "store/settings.h"
 #include "util/config.h"
 #include "util/err.h"
 
@@ -95,6 +97,34 @@ struct mg_repo_info {
 };
 extern const struct mg_item_type mg_item_repo_info;
 
+/* A repo's settings (settings, configure; and with each mg_repo_stats). */
+struct mg_repo_setting_item {
+    struct mg_item base;
+    char *watch;                       /* label: on | off | default */
+    char *watch_effective;             /* label: on | off (default: the config key watch) */
+    int64_t reindex_interval;          /* seconds; 0: none */
+    char *pull_on_push;                /* label: on | off */
+};
+extern const struct mg_item_type mg_item_repo_settings;
+
+/* What an index holds and how its runs went (stats): mg_repo_info's fields,
+ * then the state of store/repostate.h; MG_INT_NULL where not known. */
+struct mg_repo_stats {
+    struct mg_item base;
+    char *id, *root, *fingerprint;     /* labels */
+    int64_t files, chunks, symbols, bytes, db_bytes, created_at, indexed_at;
+    int64_t vectors;
+    int64_t full_index_at, full_index_ms, incr_index_at, incr_index_ms;
+    int64_t pending_changes;
+    char *watch_state;                 /* label: watching | polling | off */
+    int64_t watch_count;
+    int64_t secrets_redacted;          /* by index runs so far */
+    char *last_error;                  /* label: "code: sentence" of the last run, NULL when it succeeded */
+    int64_t last_error_at;
+    bool index_busy;                   /* a run holds the repo now */
+};
+extern const struct mg_item_type mg_item_repo_stats;
+
 /* One index run (index). */
 struct mg_index_run {
     struct mg_item base;
@@ -148,6 +178,12 @@ struct mg_index_query {
     const char *name;  /* the repo id to use for a new repo, or NULL */
 };
 
+/* Changes to a repo's settings (store/settings.h); n 0: only read them. */
+struct mg_settings_query {
+    const struct mg_setting_change *v;
+    size_t n;
+};
+
 struct mg_code_ops {
     /* hits in pcall's repos and scope, best first (out->took_ms, out->mode) */
     int (*search)(void *self, const struct mg_pcall *pc, const struct mg_code_query *q, struct mg_items *out,
@@ -168,6 +204,11 @@ struct mg_code_ops {
                  struct mg_err *err);
     /* delete the index of pcall's one repo: a mg_removed */
     int (*remove)(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err);
+    /* for each of pcall's repos: an mg_repo_stats, then its mg_repo_setting_item */
+    int (*stats)(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err);
+    /* apply q's changes to pcall's one repo (all or none), then its settings: an mg_repo_setting_item */
+    int (*settings)(void *self, const struct mg_pcall *pc, const struct mg_settings_query *q, struct mg_items *out,
+                    struct mg_err *err);
     void (*close)(void *self);
 };
 

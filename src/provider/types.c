@@ -66,6 +66,32 @@ static const struct mg_field repo_info_fields[] = {
 const struct mg_item_type mg_item_repo_info = {"repo", sizeof(struct mg_repo_info), repo_info_fields,
                                                N(repo_info_fields), CODE_OWNER, 0, -1, "repo"};
 
+static const struct mg_field repo_settings_fields[] = {
+    MG_FIELD(struct mg_repo_setting_item, watch, MG_F_LABEL),
+    MG_FIELD(struct mg_repo_setting_item, watch_effective, MG_F_LABEL),
+    MG_FIELD(struct mg_repo_setting_item, reindex_interval, MG_F_INT),
+    MG_FIELD(struct mg_repo_setting_item, pull_on_push, MG_F_LABEL),
+};
+const struct mg_item_type mg_item_repo_settings = {"settings", sizeof(struct mg_repo_setting_item),
+                                                   repo_settings_fields, N(repo_settings_fields), CODE_OWNER, -1, -1,
+                                                   NULL};
+
+#define RS(member, kind) MG_FIELD(struct mg_repo_stats, member, kind)
+#define RSN(member, kind) MG_FIELD_F(struct mg_repo_stats, member, kind, MG_F_NULL)
+static const struct mg_field repo_stats_fields[] = {
+    RS(id, MG_F_LABEL), RS(root, MG_F_LABEL), RS(fingerprint, MG_F_LABEL), RS(files, MG_F_INT),
+    RS(chunks, MG_F_INT), RS(symbols, MG_F_INT), RS(bytes, MG_F_INT), RS(db_bytes, MG_F_INT),
+    RS(created_at, MG_F_INT), RS(indexed_at, MG_F_INT), RSN(vectors, MG_F_INT), RSN(full_index_at, MG_F_INT),
+    RSN(full_index_ms, MG_F_INT), RSN(incr_index_at, MG_F_INT), RSN(incr_index_ms, MG_F_INT),
+    RSN(pending_changes, MG_F_INT), RS(watch_state, MG_F_LABEL), RS(watch_count, MG_F_INT),
+    RS(secrets_redacted, MG_F_INT), RSN(last_error, MG_F_LABEL), RSN(last_error_at, MG_F_INT),
+    RS(index_busy, MG_F_BOOL),
+};
+#undef RS
+#undef RSN
+const struct mg_item_type mg_item_repo_stats = {"repo", sizeof(struct mg_repo_stats), repo_stats_fields,
+                                                N(repo_stats_fields), CODE_OWNER, 0, -1, "repo"};
+
 #define IR(member, kind) MG_FIELD(struct mg_index_run, member, kind)
 static const struct mg_field index_run_fields[] = {
     IR(repo, MG_F_LABEL), IR(root, MG_F_LABEL), IR(created, MG_F_BOOL), IR(git, MG_F_BOOL),

@@ -50,6 +50,22 @@ static int r_remove(const struct mg_providers *p, const struct mg_pcall *pc, con
     return P_CODE(remove)(SELF(code), pc, out, err);
 }
 
+static int r_stats(const struct mg_providers *p, const struct mg_pcall *pc, const void *a, struct mg_items *out,
+                   struct mg_err *err)
+{
+    return P_CODE(stats)(SELF(code), pc, out, err);
+}
+static int r_settings(const struct mg_providers *p, const struct mg_pcall *pc, const void *a, struct mg_items *out,
+                      struct mg_err *err)
+{
+    return P_CODE(settings)(SELF(code), pc, NULL, out, err);
+}
+static int r_configure(const struct mg_providers *p, const struct mg_pcall *pc, const void *a, struct mg_items *out,
+                       struct mg_err *err)
+{
+    return P_CODE(settings)(SELF(code), pc, a, out, err);
+}
+
 /* Below admin, `index` may only re-index a repo the caller already has. */
 static int allow_index(struct mg_ctx *x, const void *args, struct mg_err *err)
 {
@@ -70,7 +86,13 @@ const struct mg_op mg_op_code_symbols = {"code.symbols", MG_LEVEL_READ, MG_REPOS
 const struct mg_op mg_op_code_read = {"code.read", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_read, NULL};
 const struct mg_op mg_op_code_list = {"code.list", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_list, NULL};
 const struct mg_op mg_op_code_repos = {"code.repos", MG_LEVEL_READ, MG_REPOS_VISIBLE, false, NULL, r_repos, NULL};
-const struct mg_op mg_op_code_status = {"code.status", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_repos, NULL};
+const struct mg_op mg_op_code_status = {"code.status", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_stats, NULL};
+const struct mg_op mg_op_code_status_all = {"code.status", MG_LEVEL_READ, MG_REPOS_VISIBLE, false, NULL, r_stats,
+                                            NULL};
+const struct mg_op mg_op_code_settings = {"code.settings", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_settings,
+                                          NULL};
+const struct mg_op mg_op_code_configure = {"code.configure", MG_LEVEL_ADMIN, MG_REPOS_ONE, true, NULL, r_configure,
+                                           NULL};
 const struct mg_op mg_op_code_index = {"code.index", MG_LEVEL_WRITE, MG_REPOS_NONE, true, allow_index, r_index, NULL};
 const struct mg_op mg_op_code_reindex = {"code.index", MG_LEVEL_WRITE, MG_REPOS_ONE, true, NULL, r_index, NULL};
 const struct mg_op mg_op_code_remove = {"code.remove", MG_LEVEL_ADMIN, MG_REPOS_ONE, true, NULL, r_remove, NULL};

@@ -9,7 +9,9 @@
  *   code.read            read   one      struct mg_read_query
  *   code.list            read   scope    struct mg_list_query
  *   code.repos           read   visible  (none)
- *   code.status          read   scope    (none)
+ *   code.status          read   scope    (none); also over every visible repo (status_all)
+ *   code.settings        read   one      (none)
+ *   code.configure       admin  one      struct mg_settings_query (a repo's settings)
  *   code.index           write  none     struct mg_index_query (path set; a new directory needs admin)
  *   code.reindex         write  one      struct mg_index_query (path NULL)
  *   code.remove          admin  one      (none)
@@ -27,7 +29,8 @@
 #include "request/gate.h"
 
 extern const struct mg_op mg_op_code_search, mg_op_code_symbols, mg_op_code_read, mg_op_code_list, mg_op_code_repos,
-    mg_op_code_status, mg_op_code_index, mg_op_code_reindex, mg_op_code_remove;
+    mg_op_code_status, mg_op_code_status_all, mg_op_code_index, mg_op_code_reindex, mg_op_code_remove,
+    mg_op_code_settings, mg_op_code_configure;
 
 /* Arguments of the memory operations; each uses the fields named. */
 struct mg_mem_args {

@@ -12,6 +12,7 @@
 #include <xxhash.h>
 
 #include "store/db.h"
+#include "store/settings.h"
 #include "util/buf.h"
 
 static int mkdir_0700(const char *path, struct mg_err *err)
@@ -127,6 +128,12 @@ static int read_repo_db(const char *dbpath, struct mg_repo *r, struct mg_err *er
         r->bytes = mg_db_meta_int(d, "bytes", 0);
         r->created_at = mg_db_meta_int(d, "created_at", 0);
         r->indexed_at = mg_db_meta_int(d, "indexed_at", 0);
+        struct mg_repo_settings set; /* for the re-index scheduler, which lists the repos every few seconds */
+        char v[32];
+        mg_settings_defaults(&set);
+        if (mg_db_meta_get(d, MG_SETTING_PREFIX "reindex_interval", v, sizeof(v)) == 0)
+            mg_settings_take(&set, MG_SETTING_PREFIX "reindex_interval", v);
+        r->reindex_interval = set.reindex_interval;
         char p[PATH_MAX + 8];
         r->db_bytes = file_size(dbpath);
         snprintf(p, sizeof(p), "%s-wal", dbpath);

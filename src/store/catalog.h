@@ -30,6 +30,7 @@ struct mg_repo {
     int64_t files, chunks, symbols, bytes; /* as of the last index run */
     int64_t created_at, indexed_at;        /* unix seconds; 0 = never finished */
     int64_t db_bytes;                      /* size of the database files on disk */
+    int64_t reindex_interval;              /* its setting (store/settings.h): seconds, 0 = none */
 };
 
 /* <home>/repos, created 0700 (and <home>) when create is set. */

@@ -15,7 +15,7 @@
 
 extern const struct mg_tool mg_tools_code[];    /* code.c: search_code, search_symbols, read_file, list_files */
 extern const size_t mg_tools_code_n;
-extern const struct mg_tool mg_tools_repos[];   /* repos.c: list_repos, index_repo, index_status */
+extern const struct mg_tool mg_tools_repos[];   /* repos.c: list_repos, index_repo, index_status, {get,set}_repo_settings */
 extern const size_t mg_tools_repos_n;
 extern const struct mg_tool mg_tools_scope[];   /* scope.c: set_scope, get_scope, clear_scope */
 extern const size_t mg_tools_scope_n;

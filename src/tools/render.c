@@ -36,7 +36,11 @@ json_t *mg_render_item(const struct mg_item *it)
         }
         case MG_F_INT: {
             int64_t v = mg_item_int(it, f);
-            if (v || !(f->flags & MG_F_OMIT0)) json_object_set_new(o, f->name, json_integer(v));
+            if (v == MG_INT_NULL) {
+                if (f->flags & MG_F_NULL) json_object_set_new(o, f->name, json_null());
+            } else if (v || !(f->flags & MG_F_OMIT0)) {
+                json_object_set_new(o, f->name, json_integer(v));
+            }
             break;
         }
         case MG_F_REAL: {

@@ -1,4 +1,5 @@
-/* repos.c — the repo tools: list_repos, index_repo, index_status. */
+/* repos.c — the repo tools: list_repos, index_repo, index_status,
+ * get_repo_settings, set_repo_settings. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,21 +46,159 @@ static int t_index_repo(struct mg_ctx *x, json_t *args, json_t **result, struct 
     return 0;
 }
 
+/* Stats items, each with its repo's settings item as "settings". */
+static json_t *render_stats(const struct mg_items *items)
+{
+    json_t *a = json_array(), *last = NULL;
+    for (size_t i = 0; i < items->n; i++) {
+        const struct mg_item *it = items->v[i];
+        if (it->type == &mg_item_repo_stats) {
+            json_array_append_new(a, last = mg_render_item(it));
+        } else if (it->type == &mg_item_repo_settings && last &&
+                   strcmp(json_string_value(json_object_get(last, "id")), it->own.repo) == 0) {
+            json_object_set_new(last, "settings", mg_render_item(it));
+        }
+    }
+    return a;
+}
+
 static int t_index_status(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+{
+    static const char *const keys[] = {"repo", "repo_id", "all", NULL};
+    struct mg_target_args ta;
+    bool all = false;
+    if (mg_known_keys(args, keys, err) != 0 || mg_arg_bool(args, "all", &all, err) != 0 ||
+        mg_arg_target(args, false, &ta, err) != 0)
+        return -1;
+    if (all && ta.t.repo) {
+        mg_target_release(&ta);
+        return mg_err_set(err, MG_E_BAD_ARG, "give either 'repo' or 'all', not both");
+    }
+    struct mg_items items;
+    int rc = mg_gate_run(x, all ? &mg_op_code_status_all : &mg_op_code_status, &ta.t, NULL, &items, err);
+    mg_target_release(&ta);
+    if (rc != 0) return -1;
+    *result = json_pack("{s:o}", "repos", render_stats(&items));
+    mg_items_release(&items);
+    return 0;
+}
+
+/* {"repo": id, "settings": {...}} from a settings operation's one item. */
+static int settings_result(struct mg_items *items, json_t **result, struct mg_err *err)
+{
+    if (items->n != 1 || items->v[0]->type != &mg_item_repo_settings) {
+        mg_items_release(items);
+        return mg_err_set(err, MG_E_INTERNAL, "the settings operation answered no settings");
+    }
+    *result = json_pack("{s:s, s:o}", "repo", items->v[0]->own.repo, "settings", mg_render_item(items->v[0]));
+    mg_items_release(items);
+    return 0;
+}
+
+static int t_get_repo_settings(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
     static const char *const keys[] = {"repo", "repo_id", NULL};
     struct mg_target_args ta;
     if (mg_known_keys(args, keys, err) != 0 || mg_arg_target(args, false, &ta, err) != 0) return -1;
     struct mg_items items;
-    int rc = mg_gate_run(x, &mg_op_code_status, &ta.t, NULL, &items, err);
+    int rc = mg_gate_run(x, &mg_op_code_settings, &ta.t, NULL, &items, err);
     mg_target_release(&ta);
-    if (rc != 0) return -1;
-    *result = json_pack("{s:o}", "repos", mg_render_items(&items));
-    mg_items_release(&items);
+    return rc != 0 ? -1 : settings_result(&items, result, err);
+}
+
+/* A setting's JSON value as the text store/settings.c checks: a string as
+ * it is, a whole number in decimal, true/false as on/off, null as default. */
+static int setting_text(const char *name, json_t *v, char *out, size_t cap, struct mg_err *err)
+{
+    if (json_is_string(v)) snprintf(out, cap, "%s", json_string_value(v));
+    else if (json_is_integer(v)) snprintf(out, cap, "%lld", (long long)json_integer_value(v));
+    else if (json_is_boolean(v)) snprintf(out, cap, "%s", json_is_true(v) ? "on" : "off");
+    else if (json_is_null(v)) snprintf(out, cap, "default");
+    else
+        return mg_err_set(err, MG_E_BAD_ARG, "'%s' must be a string or a number (watch and pull_on_push: on, off "
+                          "or default; reindex_interval: seconds or default)", name);
     return 0;
 }
 
+/* The changes set_repo_settings was given, checked (an unknown name gets the
+ * sentence that lists the settings), into v[0..*n) (their text in text) and
+ * the audit subject ("watch=off reindex_interval=600"). */
+struct changes {
+    struct mg_setting_change v[MG_SETTINGS_MAX];
+    char text[MG_SETTINGS_MAX][72];
+    size_t n;
+    char subject[256];
+};
+
+static int collect_changes(json_t *args, struct changes *c, struct mg_err *err)
+{
+    static const char *const names[] = {"watch", "reindex_interval", "pull_on_push"};
+    const char *k;
+    json_t *val;
+    char ignored[32];
+    memset(c, 0, sizeof(*c));
+    json_object_foreach(args, k, val)
+    {
+        struct mg_setting_change named = {k, "default"};
+        if (strcmp(k, "repo") != 0 && strcmp(k, "repo_id") != 0 &&
+            mg_setting_check(&named, ignored, sizeof(ignored), err) != 0)
+            return -1;
+    }
+    for (size_t i = 0; i < MG_SETTINGS_MAX; i++) {
+        json_t *j = json_object_get(args, names[i]);
+        if (!j) continue;
+        if (setting_text(names[i], j, c->text[c->n], sizeof(c->text[c->n]), err) != 0) return -1;
+        c->v[c->n] = (struct mg_setting_change){names[i], c->text[c->n]};
+        if (mg_setting_check(&c->v[c->n], ignored, sizeof(ignored), err) != 0) return -1;
+        size_t used = strlen(c->subject);
+        snprintf(c->subject + used, sizeof(c->subject) - used, "%s%s=%s", c->n ? " " : "", names[i], c->text[c->n]);
+        c->n++;
+    }
+    if (c->n == 0)
+        return mg_err_set(err, MG_E_BAD_ARG, "give at least one setting to change: " MG_SETTING_NAMES
+                          " (get_repo_settings shows them)");
+    return 0;
+}
+
+static int t_set_repo_settings(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+{
+    static const char *const keys[] = {"repo", "repo_id", "watch", "reindex_interval", "pull_on_push", NULL};
+    struct changes c;
+    struct mg_target_args ta;
+    if (collect_changes(args, &c, err) != 0 || mg_known_keys(args, keys, err) != 0 ||
+        mg_arg_target(args, false, &ta, err) != 0)
+        return -1;
+    mg_gate_subject(x, c.subject);
+    struct mg_settings_query q = {c.v, c.n};
+    struct mg_items items;
+    int rc = mg_gate_run(x, &mg_op_code_configure, &ta.t, &q, &items, err);
+    mg_target_release(&ta);
+    return rc != 0 ? -1 : settings_result(&items, result, err);
+}
+
 #define S_NSTR "{\"type\":[\"string\",\"null\"]}"
+#define S_NINT "{\"type\":[\"integer\",\"null\"]}"
+#define S_SETTINGS_OBJ                                                                                              \
+    "{\"type\":\"object\",\"properties\":{\"watch\":{\"enum\":[\"on\",\"off\",\"default\"]},\"watch_effective\":"    \
+    "{\"enum\":[\"on\",\"off\"]},\"reindex_interval\":{\"type\":\"integer\"},\"pull_on_push\":{\"enum\":[\"on\","  \
+    "\"off\"]}},\"required\":[\"watch\",\"watch_effective\",\"reindex_interval\",\"pull_on_push\"]}"
+#define S_SETTINGS_RESULT                                                                                           \
+    "{\"type\":\"object\",\"properties\":{\"repo\":{\"type\":\"string\"},\"settings\":" S_SETTINGS_OBJ "},"          \
+    "\"required\":[\"repo\",\"settings\"]}"
+#define S_STATS_OBJ                                                                                                 \
+    "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"root\":{\"type\":\"string\"},"           \
+    "\"fingerprint\":{\"type\":\"string\"},\"files\":{\"type\":\"integer\"},\"chunks\":{\"type\":\"integer\"},"    \
+    "\"symbols\":{\"type\":\"integer\"},\"bytes\":{\"type\":\"integer\"},\"db_bytes\":{\"type\":\"integer\"},"     \
+    "\"created_at\":{\"type\":\"integer\"},\"indexed_at\":{\"type\":\"integer\"},\"vectors\":" S_NINT ","        \
+    "\"full_index_at\":" S_NINT ",\"full_index_ms\":" S_NINT ",\"incr_index_at\":" S_NINT ",\"incr_index_ms\":"    \
+    S_NINT ",\"pending_changes\":" S_NINT ",\"watch_state\":{\"enum\":[\"watching\",\"polling\",\"off\"]},"        \
+    "\"watch_count\":{\"type\":\"integer\"},\"secrets_redacted\":{\"type\":\"integer\"},\"last_error\":" S_NSTR     \
+    ",\"last_error_at\":" S_NINT ",\"index_busy\":{\"type\":\"boolean\"},\"settings\":" S_SETTINGS_OBJ "},"         \
+    "\"required\":[\"id\",\"root\",\"watch_state\",\"index_busy\",\"settings\"]}"
+#define S_REPO_ARG "\"repo\":{\"type\":\"string\",\"description\":\"repo id (list_repos); default: the session's repo\"}"
+#define S_ON_OFF(what)                                                                                              \
+    "{\"type\":[\"string\",\"boolean\",\"null\"],\"description\":\"" what                                         \
+    ": on, off, or default (null)\"}"
 #define S_NOARGS "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}"
 #define S_REPO_OBJ                                                                                                  \
     "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"root\":{\"type\":\"string\"},"           \
@@ -84,11 +223,26 @@ const struct mg_tool mg_tools_repos[] = {
      "\"chunks\":{\"type\":\"integer\"},\"symbols\":{\"type\":\"integer\"},\"bytes\":{\"type\":\"integer\"},"
      "\"seconds\":{\"type\":\"number\"}},\"required\":[\"repo\",\"root\",\"files\"]}",
      t_index_repo},
-    {"index_status", "Index status", "Sizes and times of the session's repo index (or the given repo's).",
-     "{\"type\":\"object\",\"properties\":{\"repo\":{\"type\":\"string\",\"description\":\"repo id (list_repos); "
-     "default: the session's repo\"}},\"additionalProperties\":false}",
-     "{\"type\":\"object\",\"properties\":{\"repos\":{\"type\":\"array\",\"items\":" S_REPO_OBJ "}},"
+    {"index_status", "Index status",
+     "Sizes, index runs (last full and incremental run, last error), vectors, file watcher and settings of the "
+     "session's repo (or the given repo, or with all: every repo you can see).",
+     "{\"type\":\"object\",\"properties\":{" S_REPO_ARG ",\"all\":{\"type\":\"boolean\",\"description\":\"every "
+     "repo you can see\"}},\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"properties\":{\"repos\":{\"type\":\"array\",\"items\":" S_STATS_OBJ "}},"
      "\"required\":[\"repos\"]}",
      t_index_status},
+    {"get_repo_settings", "Repo settings",
+     "The settings of the session's repo (or the given repo): watch, reindex_interval, pull_on_push.",
+     "{\"type\":\"object\",\"properties\":{" S_REPO_ARG "},\"additionalProperties\":false}", S_SETTINGS_RESULT,
+     t_get_repo_settings},
+    {"set_repo_settings", "Change repo settings",
+     "Change settings of the session's repo (or the given repo); settings not given stay as they are. Needs "
+     "admin. watch: whether the server's file watcher follows it; reindex_interval: seconds between scheduled "
+     "re-indexes (0: none); pull_on_push: whether the push webhook pulls it.",
+     "{\"type\":\"object\",\"properties\":{" S_REPO_ARG ",\"watch\":" S_ON_OFF("watch the repo for changes")
+     ",\"reindex_interval\":{\"type\":[\"integer\",\"string\",\"null\"],\"description\":\"seconds between "
+     "re-indexes: 0 for none, or 60 or more; or default (null)\"},\"pull_on_push\":" S_ON_OFF("pull on a push")
+     "},\"additionalProperties\":false}",
+     S_SETTINGS_RESULT, t_set_repo_settings},
 };
 const size_t mg_tools_repos_n = sizeof(mg_tools_repos) / sizeof(mg_tools_repos[0]);

@@ -33,6 +33,7 @@ static const struct key {
     {"http_max_body", K_SIZE, offsetof(struct mg_config, http_max_body), 1024, 1 << 30},
     {"session_ttl", K_INT, offsetof(struct mg_config, session_ttl), 0, 365 * 86400},
     {"session_prune_interval", K_INT, offsetof(struct mg_config, session_prune_interval), 1, 86400},
+    {"watch", K_ENUM, offsetof(struct mg_config, watch), 1, sizeof(((struct mg_config *)0)->watch) - 1},
     {"max_chunk_bytes", K_SIZE, offsetof(struct mg_config, max_chunk_bytes), 256, 1 << 24},
     {"max_context_bytes", K_SIZE, offsetof(struct mg_config, max_context_bytes), 1024, 1 << 26},
     {"cross_repo", K_INT, offsetof(struct mg_config, cross_repo), 0, 1},
@@ -63,7 +64,6 @@ static const struct key {
     {"embed_batch", K_INT, offsetof(struct mg_config, embed_batch), 1, 2048},
     {"embed_timeout", K_INT, offsetof(struct mg_config, embed_timeout), 1, 3600},
     {"embed_retries", K_INT, offsetof(struct mg_config, embed_retries), 0, 10},
-    {"watch", K_ENUM, offsetof(struct mg_config, watch), 1, sizeof(((struct mg_config *)0)->watch) - 1},
     {"watch_poll_interval", K_INT, offsetof(struct mg_config, watch_poll_interval), 5, 86400},
 };
 
@@ -128,6 +128,7 @@ void mg_config_defaults(struct mg_config *c)
     c->http_max_body = 1 << 20;
     c->session_ttl = 3600;
     c->session_prune_interval = 600;
+    snprintf(c->watch, sizeof(c->watch), "on");
     c->max_chunk_bytes = 8 << 10;
     c->max_context_bytes = 32 << 10;
     c->cross_repo = 0;
@@ -143,7 +144,6 @@ void mg_config_defaults(struct mg_config *c)
     c->embed_batch = 64;
     c->embed_timeout = 60;
     c->embed_retries = 3;
-    snprintf(c->watch, sizeof(c->watch), "on");
     c->watch_poll_interval = 60;
     const char *h = getenv("MEMGATE_HOME"), *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
     if (h && *h) snprintf(c->home, sizeof(c->home), "%s", h);

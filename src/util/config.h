@@ -34,6 +34,7 @@ struct mg_config {
     size_t http_max_body;    /* largest HTTP request body (default 1 MiB) */
     int session_ttl;         /* seconds a session may idle before it expires (default 3600; 0 never) */
     int session_prune_interval; /* seconds between prunes of expired sessions (default 600) */
+    char watch[4];           /* "on" (default) or "off": repos whose setting.watch is default follow it */
     /* SecurityGate (src/security/gate.h) */
     size_t max_chunk_bytes;  /* largest piece of text one result item returns (default 8 KiB) */
     size_t max_context_bytes;/* largest total of text one response returns (default 32 KiB) */
@@ -63,8 +64,7 @@ struct mg_config {
     int embed_batch;         /* texts per embeddings request (default 64) */
     int embed_timeout;       /* seconds per embeddings request (default 60) */
     int embed_retries;       /* retries of a failed request, with backoff (default 3) */
-    /* the file watcher (src/index/watch.h) */
-    char watch[4];           /* on (default) | off: repos without their own `watch` setting */
+    /* the file watcher (src/index/watch.h); watch above */
     int watch_poll_interval; /* seconds between full runs of a repo the kernel cannot watch (default 60) */
 };
 

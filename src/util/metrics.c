@@ -29,6 +29,9 @@ static const char *const drop_kinds[] = {"code",    "note",    "episode", "entit
 #define NDROPS (sizeof(drop_kinds) / sizeof(drop_kinds[0]))
 static uint64_t drops[NDROPS];
 static uint64_t sessions_created, sessions_pruned;
+static const char *const sched_results[] = {"ok", "error", "skipped"};
+#define NSCHED (sizeof(sched_results) / sizeof(sched_results[0]))
+static uint64_t sched_runs[NSCHED];
 
 void mg_metrics_http(const char *route, int status)
 {
@@ -61,6 +64,12 @@ void mg_metrics_isolation_drop(const char *kind, size_t n)
     for (size_t i = 0; i < NDROPS; i++)
         if (kind && strcmp(drop_kinds[i], kind) == 0) k = i;
     __atomic_add_fetch(&drops[k], n, __ATOMIC_RELAXED);
+}
+
+void mg_metrics_scheduled_index(const char *result)
+{
+    for (size_t i = 0; i < NSCHED; i++)
+        if (strcmp(sched_results[i], result) == 0) __atomic_add_fetch(&sched_runs[i], 1, __ATOMIC_RELAXED);
 }
 
 uint64_t mg_metrics_isolation_drops(void)
@@ -123,5 +132,11 @@ int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
         rc |= mg_buf_addf(o, "memgate_isolation_drops_total{kind=\"%s\"} %llu\n", drop_kinds[i],
                           (unsigned long long)v);
     }
+    rc |= mg_buf_adds(o, "# HELP memgate_scheduled_index_runs_total Re-indexes run by the scheduler of `memgate "
+                         "serve` (setting reindex_interval), by result; skipped: another run held the repo.\n"
+                         "# TYPE memgate_scheduled_index_runs_total counter\n");
+    for (size_t i = 0; i < NSCHED; i++)
+        rc |= mg_buf_addf(o, "memgate_scheduled_index_runs_total{result=\"%s\"} %llu\n", sched_results[i],
+                          (unsigned long long)__atomic_load_n(&sched_runs[i], __ATOMIC_RELAXED));
     return rc ? -1 : 0;
 }

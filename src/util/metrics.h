@@ -6,7 +6,9 @@
  *   memgate_sessions_active, memgate_instances_active (gauges, from the registry)
  *   memgate_sessions_created_total, memgate_sessions_pruned_total
  *   memgate_isolation_drops_total{kind}            kind: code, note, episode, entity, ...
- * (gauges are read by the caller, which owns the registries: struct mg_gauges)
+ *   memgate_scheduled_index_runs_total{result}     result: ok | error | skipped
+ * (gauges are read by the caller, which owns the registries: struct mg_gauges;
+ * the per-repo gauges memgate_repo_* are http/repometrics.c's)
  * A drop is a bug elsewhere: tests assert it stays 0.
  */
 #ifndef MG_METRICS_H
@@ -31,6 +33,8 @@ void mg_metrics_session_created(void);
 void mg_metrics_sessions_pruned(size_t n);
 void mg_metrics_isolation_drop(const char *kind, size_t n);
 uint64_t mg_metrics_isolation_drops(void); /* all kinds */
+/* A scheduled re-index (request/scheduler.h): "ok", "error" or "skipped" (another run held the repo). */
+void mg_metrics_scheduled_index(const char *result);
 
 /* Append the exposition text; g may be NULL (no gauges). 0, or -1 out of memory. */
 int mg_metrics_render(struct mg_buf *out, const struct mg_gauges *g);

@@ -163,6 +163,16 @@ static int64_t count(struct mg_db *d, const char *sql)
     return v;
 }
 
+/* The meta row `vectors`: how many vectors the repo holds, for stats
+ * (store/repostate.h), which must not count them on every read. Counted when
+ * they changed or the row is missing (an index from before it was kept). */
+static int note_vector_count(struct mg_db *d, bool changed, struct mg_err *err)
+{
+    char have[32];
+    if (!changed && mg_db_meta_get(d, "vectors", have, sizeof(have)) == 0) return 0;
+    return mg_db_meta_set_int(d, "vectors", count(d, "SELECT coalesce(sum(n), 0) FROM vectors"), err);
+}
+
 /* Read the next batch of files without vectors, ids above *after. */
 static int read_batch(struct mg_db *d, sqlite3_stmt *files, sqlite3_stmt *chunks, int64_t *after, struct vfile *v,
                       size_t *n, struct mg_err *err)
@@ -332,6 +342,7 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
     }
 finish:
     if (changed && mg_db_meta_set_int(d, "vec_gen", mg_db_meta_int(d, "vec_gen", 0) + 1, &err) != 0) goto fail;
+    if (note_vector_count(d, changed, &err) != 0) goto fail;
     if (mg_db_exec(d, "COMMIT", &err) != 0) goto fail;
     in_tx = false;
     goto done;
@@ -341,6 +352,7 @@ fail:
     if (in_tx) {
         /* keep the vectors made so far */
         if (changed) mg_db_meta_set_int(d, "vec_gen", mg_db_meta_int(d, "vec_gen", 0) + 1, NULL);
+        note_vector_count(d, changed, NULL);
         if (sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
             sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
     }

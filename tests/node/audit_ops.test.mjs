@@ -90,6 +90,7 @@ test('every op the docs list is written under that name and found by audit --op'
     save_preference: { agent_id: 'a1', key: 'style', value: 'terse' },
     get_profile: { agent_id: 'a1' },
     set_scope: { repos: ['alpha'] },
+    set_repo_settings: { repo: 'alpha', watch: 'off' },
   };
   const c = await stdioClient(world);
   const tools = (await c.client.listTools()).tools.map((t) => t.name);

@@ -123,6 +123,24 @@ for (const transport of ['stdio', 'http']) {
       assert.ok(e.meta.repos?.includes(A.name), JSON.stringify(e.meta));
     });
 
+    test('a repo setting with a bad value or name: invalid_argument saying what is allowed', async () => {
+      let e = agentError(await callRaw(client, 'set_repo_settings', { repo: A.name, reindex_interval: 5 }), 'interval');
+      assert.equal(e.code, 'invalid_argument', e.sentence);
+      assert.match(e.sentence, /0 for none or 60 to/);
+      e = agentError(await callRaw(client, 'set_repo_settings', { repo: A.name, watch: 'sometimes' }), 'watch');
+      assert.match(e.sentence, /use on, off or default/);
+      e = agentError(await callRaw(client, 'set_repo_settings', { repo: A.name }), 'nothing');
+      assert.match(e.sentence, /give at least one setting/);
+    });
+
+    test('index_status and the settings tools validate against their outputSchemas', async () => {
+      for (const [name, args] of [['index_status', { repo: A.name }], ['index_status', { all: true }],
+        ['get_repo_settings', { repo: A.name }], ['set_repo_settings', { repo: A.name, pull_on_push: null }]]) {
+        const raw = await callRaw(client, name, args);
+        assert.ok(!raw.isError, `${name}: ${JSON.stringify(raw).slice(0, 500)}`);
+      }
+    });
+
     test('a successful call still validates against its outputSchema', async () => {
       const raw = await callRaw(client, 'search_code', { repo: A.name, query: A.canary });
       assert.ok(!raw.isError, JSON.stringify(raw).slice(0, 500));

@@ -1,0 +1,289 @@
+/* test_repo_state.c — a repo's settings and run state in its meta table
+ * (store/settings.h, store/repostate.h), and the config key `watch`. */
+#include "test.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store/repostate.h"
+#include "store/settings.h"
+#include "util/config.h"
+
+static struct mg_db *new_db(char *path, size_t cap)
+{
+    snprintf(path, cap, "%s/r.db", mg_t_tmpdir());
+    struct mg_db *d;
+    struct mg_err err = {0};
+    if (mg_db_open(path, MG_DB_CREATE, &d, &err) != 0) FAIL("create %s: %s", path, err.msg);
+    return d;
+}
+
+static void meta(struct mg_db *d, const char *key, const char *value)
+{
+    struct mg_err err = {0};
+    if (mg_db_meta_set(d, key, value, &err) != 0) FAIL("meta %s: %s", key, err.msg);
+}
+
+static void meta_int(struct mg_db *d, const char *key, long long v)
+{
+    char b[32];
+    snprintf(b, sizeof(b), "%lld", v);
+    meta(d, key, b);
+}
+
+static struct mg_repo_state state_of(struct mg_db *d, const char *path)
+{
+    struct mg_repo_state st;
+    struct mg_err err = {0};
+    if (mg_repo_state_read(d, path, (int64_t)time(NULL), &st, &err) != 0) FAIL("state: %s", err.msg);
+    return st;
+}
+
+/* The id of a process that has exited and been reaped. */
+static pid_t dead_pid(void)
+{
+    pid_t p = fork();
+    if (p == 0) _exit(0);
+    waitpid(p, NULL, 0);
+    return p;
+}
+
+TEST(config_watch_key)
+{
+    struct mg_config c;
+    struct mg_err err = {0};
+    mg_config_defaults(&c);
+    ASSERT_EQ_STR(c.watch, "on");
+    const char *off = "watch = off\n";
+    ASSERT_EQ_INT(mg_config_parse(&c, off, strlen(off), "cfg", &err), 0);
+    ASSERT_EQ_STR(c.watch, "off");
+    const char *bad = "watch = sometimes\n";
+    ASSERT_EQ_INT(mg_config_parse(&c, bad, strlen(bad), "cfg", &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_CONFIG);
+    ASSERT_CONTAINS(err.msg, "on, off");
+}
+
+TEST(settings_check_values_and_sentences)
+{
+    unsetenv("MEMGATE_TEST_MIN_REINDEX_INTERVAL");
+    struct mg_err err = {0};
+    char out[32];
+    static const struct {
+        const char *name, *value, *stored; /* stored NULL: refused */
+    } cases[] = {
+        {"watch", "on", "on"},         {"watch", "off", "off"},          {"watch", "default", ""},
+        {"watch", "yes", NULL},        {"watch", "", NULL},              {"reindex_interval", "0", "0"},
+        {"reindex_interval", "60", "60"}, {"reindex_interval", "3600", "3600"}, {"reindex_interval", "59", NULL},
+        {"reindex_interval", "-60", NULL}, {"reindex_interval", "1h", NULL}, {"reindex_interval", "99999999999", NULL},
+        {"reindex_interval", "default", ""}, {"pull_on_push", "on", "on"}, {"pull_on_push", "off", "off"},
+        {"pull_on_push", "true", NULL}, {"pull_on_push", "default", ""}, {"colour", "red", NULL},
+        {"colour", "default", NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct mg_setting_change c = {cases[i].name, cases[i].value};
+        err.code = NULL;
+        int rc = mg_setting_check(&c, out, sizeof(out), &err);
+        if (cases[i].stored) {
+            if (rc != 0) FAIL("%s=%s refused: %s", cases[i].name, cases[i].value, err.msg);
+            ASSERT_EQ_STR(out, cases[i].stored);
+            continue;
+        }
+        if (rc == 0) FAIL("%s=%s accepted", cases[i].name, cases[i].value);
+        ASSERT_EQ_STR(err.code, MG_E_BAD_ARG);
+        /* the sentence says what is allowed */
+        if (strcmp(cases[i].name, "colour") == 0) {
+            ASSERT_CONTAINS(err.msg, "'colour'");
+            ASSERT_CONTAINS(err.msg, "watch (on, off, default)");
+            ASSERT_CONTAINS(err.msg, "reindex_interval");
+            ASSERT_CONTAINS(err.msg, "pull_on_push");
+        } else if (strcmp(cases[i].name, "reindex_interval") == 0) {
+            ASSERT_CONTAINS(err.msg, "0 for none or 60 to");
+        } else {
+            ASSERT_CONTAINS(err.msg, "use on, off or default");
+        }
+    }
+    /* the test seam lowers the minimum, and only below 60 */
+    setenv("MEMGATE_TEST_MIN_REINDEX_INTERVAL", "2", 1);
+    ASSERT_EQ_INT(mg_settings_min_interval(), 2);
+    struct mg_setting_change two = {"reindex_interval", "2"};
+    ASSERT_EQ_INT(mg_setting_check(&two, out, sizeof(out), &err), 0);
+    setenv("MEMGATE_TEST_MIN_REINDEX_INTERVAL", "600", 1);
+    ASSERT_EQ_INT(mg_settings_min_interval(), 60);
+}
+
+TEST(settings_write_read_all_or_none)
+{
+    char path[4200];
+    struct mg_db *d = new_db(path, sizeof(path));
+    struct mg_err err = {0};
+    struct mg_repo_settings s;
+    ASSERT_EQ_INT(mg_settings_read(d, &s, &err), 0);
+    ASSERT_EQ_STR(s.watch, "default");
+    ASSERT_EQ_INT(s.reindex_interval, 0);
+    ASSERT(!s.pull_on_push);
+    struct mg_config cfg;
+    mg_config_defaults(&cfg);
+    ASSERT(mg_settings_watch_on(&s, &cfg));
+    snprintf(cfg.watch, sizeof(cfg.watch), "off");
+    ASSERT(!mg_settings_watch_on(&s, &cfg));
+
+    struct mg_setting_change v[] = {{"watch", "on"}, {"reindex_interval", "3600"}, {"pull_on_push", "on"}};
+    ASSERT_EQ_INT(mg_settings_write(d, v, 3, &err), 0);
+    ASSERT_EQ_INT(mg_settings_read(d, &s, &err), 0);
+    ASSERT_EQ_STR(s.watch, "on");
+    ASSERT_EQ_INT(s.reindex_interval, 3600);
+    ASSERT(s.pull_on_push);
+    ASSERT(mg_settings_watch_on(&s, &cfg)); /* the repo's own wins over the config */
+    char raw[32];
+    ASSERT_EQ_INT(mg_db_meta_get(d, "setting.reindex_interval", raw, sizeof(raw)), 0);
+    ASSERT_EQ_STR(raw, "3600");
+
+    /* one bad change: nothing is written */
+    struct mg_setting_change bad[] = {{"watch", "off"}, {"reindex_interval", "5"}};
+    ASSERT_EQ_INT(mg_settings_write(d, bad, 2, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_BAD_ARG);
+    ASSERT_EQ_INT(mg_settings_read(d, &s, &err), 0);
+    ASSERT_EQ_STR(s.watch, "on");
+
+    /* default removes the row */
+    struct mg_setting_change dflt[] = {{"watch", "default"}, {"pull_on_push", "default"}};
+    ASSERT_EQ_INT(mg_settings_write(d, dflt, 2, &err), 0);
+    ASSERT_EQ_INT(mg_db_meta_get(d, "setting.watch", raw, sizeof(raw)), -1);
+    ASSERT_EQ_INT(mg_db_meta_get(d, "setting.pull_on_push", raw, sizeof(raw)), -1);
+    ASSERT_EQ_INT(mg_settings_read(d, &s, &err), 0);
+    ASSERT_EQ_STR(s.watch, "default");
+    ASSERT_EQ_INT(s.reindex_interval, 3600);
+
+    /* a row edited by hand into nonsense reads as the default */
+    meta(d, "setting.watch", "perhaps");
+    meta(d, "setting.reindex_interval", "7");
+    ASSERT_EQ_INT(mg_settings_read(d, &s, &err), 0);
+    ASSERT_EQ_STR(s.watch, "default");
+    ASSERT_EQ_INT(s.reindex_interval, 0);
+    mg_db_close(&d);
+}
+
+TEST(repo_state_unknown_is_unknown)
+{
+    char path[4200];
+    struct mg_db *d = new_db(path, sizeof(path));
+    struct mg_repo_state st = state_of(d, path);
+    ASSERT_EQ_INT(st.vectors, -1);
+    ASSERT_EQ_INT(st.full_at, -1);
+    ASSERT_EQ_INT(st.full_ms, -1);
+    ASSERT_EQ_INT(st.incr_at, -1);
+    ASSERT_EQ_INT(st.incr_ms, -1);
+    ASSERT_EQ_STR(st.watch_state, "off");
+    ASSERT_EQ_INT(st.watch_count, 0);
+    ASSERT_EQ_INT(st.pending, 0);
+    ASSERT_EQ_INT(st.redactions, 0);
+    ASSERT_EQ_STR(st.last_error, "");
+    ASSERT_EQ_INT(st.last_error_at, -1);
+    ASSERT(!st.busy);
+
+    /* an index from before index.full_at: indexed_at is that moment; its duration stays unknown */
+    meta_int(d, "indexed_at", 1700000000);
+    /* keyword-only: no vectors, known */
+    meta(d, "embed_sig", "none");
+    meta(d, "index.last_error", "");
+    meta_int(d, "index.last_error_at", 1600000000);
+    st = state_of(d, path);
+    ASSERT_EQ_INT(st.full_at, 1700000000);
+    ASSERT_EQ_INT(st.full_ms, -1);
+    ASSERT_EQ_INT(st.vectors, 0);
+    ASSERT_EQ_INT(st.last_error_at, -1); /* an old time without an error is no error */
+
+    meta_int(d, "index.full_at", 1700000100);
+    meta_int(d, "index.full_ms", 2500);
+    meta_int(d, "index.incr_at", 1700000200);
+    meta_int(d, "index.incr_ms", 40);
+    meta_int(d, "index.redactions", 7);
+    meta_int(d, "vectors", 123);
+    meta(d, "index.last_error", "io_error: cannot open '/x'");
+    meta_int(d, "index.last_error_at", 1700000300);
+    st = state_of(d, path);
+    ASSERT_EQ_INT(st.full_at, 1700000100);
+    ASSERT_EQ_INT(st.full_ms, 2500);
+    ASSERT_EQ_INT(st.incr_at, 1700000200);
+    ASSERT_EQ_INT(st.incr_ms, 40);
+    ASSERT_EQ_INT(st.redactions, 7);
+    ASSERT_EQ_INT(st.vectors, 123);
+    ASSERT_EQ_STR(st.last_error, "io_error: cannot open '/x'");
+    ASSERT_EQ_INT(st.last_error_at, 1700000300);
+    mg_db_close(&d);
+}
+
+TEST(repo_state_watcher_rows_and_a_dead_watcher)
+{
+    char path[4200];
+    struct mg_db *d = new_db(path, sizeof(path));
+    long long now = (long long)time(NULL);
+    meta(d, "watch.state", "watching");
+    meta_int(d, "watch.count", 12);
+    meta_int(d, "watch.pending", 3);
+    meta_int(d, "watch.pid", getpid());
+    meta_int(d, "watch.updated_at", now - 10);
+    struct mg_repo_state st = state_of(d, path);
+    ASSERT_EQ_STR(st.watch_state, "watching");
+    ASSERT_EQ_INT(st.watch_count, 12);
+    ASSERT_EQ_INT(st.pending, 3);
+
+    /* stale, but its process lives: still the watcher's word */
+    meta_int(d, "watch.updated_at", now - 600);
+    st = state_of(d, path);
+    ASSERT_EQ_STR(st.watch_state, "watching");
+
+    /* fresh, process gone: it wrote within the last two minutes; trusted until it goes stale */
+    pid_t gone = dead_pid();
+    meta_int(d, "watch.pid", gone);
+    meta_int(d, "watch.updated_at", now - 5);
+    meta(d, "watch.state", "polling");
+    st = state_of(d, path);
+    ASSERT_EQ_STR(st.watch_state, "polling");
+
+    /* stale and its process gone: off, nothing watched, its queue unknown */
+    meta_int(d, "watch.updated_at", now - MG_WATCH_STALE_S - 30);
+    st = state_of(d, path);
+    ASSERT_EQ_STR(st.watch_state, "off");
+    ASSERT_EQ_INT(st.watch_count, 0);
+    ASSERT_EQ_INT(st.pending, -1);
+
+    /* stale without a pid: off too */
+    sqlite3_exec(d->db, "DELETE FROM meta WHERE key = 'watch.pid'", NULL, NULL, NULL);
+    st = state_of(d, path);
+    ASSERT_EQ_STR(st.watch_state, "off");
+
+    /* a state the watcher does not write reads as off */
+    meta(d, "watch.state", "dreaming");
+    meta_int(d, "watch.updated_at", now);
+    st = state_of(d, path);
+    ASSERT_EQ_STR(st.watch_state, "off");
+    ASSERT_EQ_INT(st.watch_count, 0);
+    mg_db_close(&d);
+}
+
+TEST(repo_state_busy_while_the_lock_is_held)
+{
+    char path[4200], lock[4300];
+    struct mg_db *d = new_db(path, sizeof(path));
+    ASSERT(!mg_repo_busy(path)); /* no lock file yet */
+    snprintf(lock, sizeof(lock), "%s.lock", path);
+    int fd = open(lock, O_RDWR | O_CREAT, 0600);
+    ASSERT(fd >= 0);
+    ASSERT(!mg_repo_busy(path));
+    ASSERT_EQ_INT(flock(fd, LOCK_EX | LOCK_NB), 0); /* what an index run takes */
+    /* another process holds it (flock is per open file: a child of ours sees it as another's) */
+    ASSERT(mg_repo_busy(path));
+    ASSERT(state_of(d, path).busy);
+    /* the probe did not keep the lock from its holder */
+    ASSERT_EQ_INT(flock(fd, LOCK_UN), 0);
+    ASSERT(!mg_repo_busy(path));
+    ASSERT_EQ_INT(flock(fd, LOCK_EX | LOCK_NB), 0);
+    close(fd);
+    ASSERT(!state_of(d, path).busy);
+    mg_db_close(&d);
+}
