@@ -49,6 +49,7 @@ struct mg_index_opts {
      * whole tree. */
     const char *const *paths;
     size_t npaths;
+    struct mg_walk_rules *rules; /* with paths: the caller's rules handle for the root (borrowed), or NULL */
     /* A file whose size and mtime are what the index holds is taken as
      * unchanged without reading it (a watcher catching up, polling); off, every
      * file is read and hashed. */

@@ -296,6 +296,7 @@ static void run(struct mg_watcher *w, struct repo *r, bool full)
     if (!full) {
         o.paths = (const char *const *)r->batch;
         o.npaths = r->nbatch;
+        o.rules = r->rules;
     }
     struct mg_index_stats st;
     struct mg_err err = {0};
