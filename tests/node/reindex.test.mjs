@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 
 import { makeRepo, makeWorld, MEMGATE_BIN, sleep, startServe, v1 } from './lib/harness.mjs';
 
-const SEAM = { MEMGATE_TEST_MIN_REINDEX_INTERVAL: '2' };
+const SEAM = { MEMGATE_TEST_MIN_REINDEX_INTERVAL: '2', MEMGATE_WATCH: 'off' }; // the scheduler alone: a watcher would index the change first
 let world;
 let alpha;
 let serve;

@@ -23,6 +23,9 @@ function token(tenant, scope) {
 
 before(async () => {
   world = makeWorld('reposettings');
+  // config watch = off for every memgate here: this file is about settings, stats and metrics as
+  // such (tests/node/watch.test.mjs has the watcher)
+  world.env.MEMGATE_WATCH = 'off';
   world.env.MEMGATE_INDEX_ROOTS = `acme:${world.dir},beta:${world.dir}`;
   const alpha = makeRepo(world, 'alpha');
   const bravo = makeRepo(world, 'bravo');
@@ -44,7 +47,7 @@ after(async () => {
 test('read a repo\'s settings with read; change them with admin only', async () => {
   let r = await v1(serve, '/v1/repos/alpha', { token: tok.acme_read });
   assert.equal(r.status, 200, r.text);
-  assert.deepEqual(r.json, { repo: 'alpha', settings: { watch: 'default', watch_effective: 'on', reindex_interval: 0, pull_on_push: 'off' } });
+  assert.deepEqual(r.json, { repo: 'alpha', settings: { watch: 'default', watch_effective: 'off', reindex_interval: 0, pull_on_push: 'off' } });
   for (const who of ['acme_read', 'acme_write']) {
     r = await v1(serve, '/v1/repos/alpha', { token: tok[who], method: 'PATCH', body: { watch: 'off' } });
     assert.equal(r.status, 403, `${who}: ${r.text}`);
@@ -56,7 +59,7 @@ test('read a repo\'s settings with read; change them with admin only', async () 
   // a partial change keeps the others; null is default
   r = await v1(serve, '/v1/repos/alpha', { token: tok.acme_admin, method: 'PATCH', body: { pull_on_push: 'on', watch: null } });
   assert.equal(r.status, 200, r.text);
-  assert.deepEqual(r.json.settings, { watch: 'default', watch_effective: 'on', reindex_interval: 600, pull_on_push: 'on' });
+  assert.deepEqual(r.json.settings, { watch: 'default', watch_effective: 'off', reindex_interval: 600, pull_on_push: 'on' });
   r = await v1(serve, '/v1/repos/alpha', { token: tok.acme_read });
   assert.equal(r.json.settings.reindex_interval, 600);
   // the command line reads the same rows
