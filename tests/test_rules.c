@@ -30,6 +30,7 @@ static const struct {
     {"embed", "embed store util"},
     {"vector", "vector embed store util"},
     {"index", "index security store util vector"},
+    {"hook", "hook security store util"},
     {"search", "search embed index security store util vector"},
     {"provider", "provider store util"},
     {"code", "code provider embed index search security store util vector"},
