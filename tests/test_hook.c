@@ -1,5 +1,7 @@
 /* test_hook.c — push webhooks below HTTP (hook/hook.h): URL normalisation,
- * signatures, delivery ids and the replay store. */
+ * signatures, delivery ids, the replay store, and the fast-forward pull on
+ * real git repositories (a bare remote over a file path). The route itself
+ * is tested with a real server in tests/node/webhook.test.mjs. */
 #include "test.h"
 
 #include <sys/stat.h>
@@ -145,4 +147,145 @@ TEST(hook_replay_store_refuses_a_repeat_until_it_expires)
     struct stat sb;
     ASSERT_EQ_INT(stat(path, &sb), 0);
     ASSERT_EQ_INT(sb.st_mode & 0777, 0600);
+}
+
+TEST(hook_remote_urls_of_a_working_copy)
+{
+    const char *d = mg_t_tmpdir();
+    mg_t_sh(d, "git init -q wc && cd wc && git remote add origin https://GitHub.com/acme/alpha.git && "
+               "git remote add my.fork git@gitlab.example:me/alpha.git && "
+               "git remote set-url --push my.fork ssh://git@push.example:2222/me/alpha && "
+               "git remote add dup git@github.com:acme/alpha && git config remote.bad.url 'not a url' && "
+               "mkdir sub && mkdir ../plain");
+    char urls[MG_HOOK_REMOTES_MAX][MG_HOOK_NORM_MAX];
+    char root[PATH_MAX];
+    snprintf(root, sizeof(root), "%s/wc/sub", d); /* a subdirectory: the working copy around it */
+    size_t n = mg_hook_remote_urls(root, urls, MG_HOOK_REMOTES_MAX);
+    ASSERT_EQ_INT(n, 3); /* dup is origin again; bad is no URL */
+    ASSERT_EQ_STR(urls[0], "github.com/acme/alpha");
+    ASSERT_EQ_STR(urls[1], "gitlab.example/me/alpha");
+    ASSERT_EQ_STR(urls[2], "push.example:2222/me/alpha");
+    ASSERT_EQ_INT(mg_hook_remote_urls(root, urls, 1), 1); /* capped */
+    snprintf(root, sizeof(root), "%s/plain", d);
+    ASSERT_EQ_INT(mg_hook_remote_urls(root, urls, MG_HOOK_REMOTES_MAX), 0);
+}
+
+/* ---- the fast-forward pull, on real repositories ---- */
+
+#define GIT "git -c user.name=t -c user.email=t@t -c init.defaultBranch=main -c advice.detachedHead=false "
+
+/* A bare remote, a working copy cloned from it (one commit), and a second
+ * clone to push from. */
+static const char *pull_world(void)
+{
+    const char *d = mg_t_tmpdir();
+    mg_t_sh(d, GIT "init -q --bare remote.git && " GIT "clone -q remote.git wc 2>/dev/null && cd wc && "
+               "echo one > a.txt && " GIT "add . && " GIT "commit -qm one && " GIT "push -q origin main && cd .. && "
+               GIT "clone -q remote.git other");
+    return d;
+}
+
+static void push_from_other(const char *d, const char *file, const char *text)
+{
+    mg_t_sh(d, "cd other && " GIT "pull -q --ff-only && echo '%s' > %s && " GIT "add . && " GIT "commit -qm '%s' && "
+               GIT "push -q origin main", text, file, file);
+}
+
+static int pull(const char *d, char *what, size_t cap, struct mg_err *err)
+{
+    char wc[PATH_MAX];
+    snprintf(wc, sizeof(wc), "%s/wc", d);
+    mg_err_clear(err);
+    return mg_hook_pull_ff(wc, NULL, what, cap, err);
+}
+
+static bool exists(const char *d, const char *rel)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof(p), "%s/%s", d, rel);
+    struct stat sb;
+    return stat(p, &sb) == 0;
+}
+
+TEST(hook_pull_fast_forwards_the_working_copy)
+{
+    const char *d = pull_world();
+    char what[160];
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(pull(d, what, sizeof(what), &err), 0);
+    ASSERT_EQ_STR(what, "already up to date");
+    push_from_other(d, "b.txt", "two");
+    ASSERT_EQ_INT(pull(d, what, sizeof(what), &err), 0);
+    ASSERT_CONTAINS(what, "fast-forwarded main ");
+    ASSERT(exists(d, "wc/b.txt"));
+    /* the branch, the index and the tree moved together: git sees a clean copy at the remote's commit */
+    mg_t_sh(d, "cd wc && test -z \"$(git status --porcelain)\" && test \"$(git rev-parse HEAD)\" = "
+               "\"$(git -C ../remote.git rev-parse main)\"");
+    /* untracked files are no local change to tracked files */
+    mg_t_write_str(d, "wc/notes.tmp", "mine\n");
+    push_from_other(d, "c.txt", "three");
+    ASSERT_EQ_INT(pull(d, what, sizeof(what), &err), 0);
+    ASSERT(exists(d, "wc/c.txt") && exists(d, "wc/notes.tmp"));
+}
+
+TEST(hook_pull_refuses_a_diverged_branch_and_leaves_it)
+{
+    const char *d = pull_world();
+    mg_t_sh(d, "cd wc && echo mine > local.txt && " GIT "add . && " GIT "commit -qm local");
+    push_from_other(d, "b.txt", "two");
+    char what[160];
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(pull(d, what, sizeof(what), &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_PULL_REFUSED);
+    ASSERT_CONTAINS(err.msg, "not a fast-forward");
+    ASSERT(!exists(d, "wc/b.txt"));
+    mg_t_sh(d, "cd wc && test \"$(git log -1 --format=%%s)\" = local && test -z \"$(git status --porcelain)\"");
+}
+
+TEST(hook_pull_refuses_local_changes)
+{
+    const char *d = pull_world();
+    push_from_other(d, "b.txt", "two");
+    char what[160];
+    struct mg_err err = {0};
+    /* a modified tracked file, not staged */
+    mg_t_write_str(d, "wc/a.txt", "edited\n");
+    ASSERT_EQ_INT(pull(d, what, sizeof(what), &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_PULL_REFUSED);
+    ASSERT_CONTAINS(err.msg, "local changes to 1 tracked file (first: a.txt)");
+    ASSERT(!exists(d, "wc/b.txt"));
+    /* staged */
+    mg_t_sh(d, "cd wc && git add a.txt");
+    ASSERT_EQ_INT(pull(d, what, sizeof(what), &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_PULL_REFUSED);
+    mg_t_sh(d, "cd wc && git reset -q --hard");
+    /* an untracked file where the upstream adds one: never overwritten */
+    mg_t_write_str(d, "wc/b.txt", "my own b\n");
+    ASSERT_EQ_INT(pull(d, what, sizeof(what), &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_PULL_REFUSED);
+    ASSERT_CONTAINS(err.msg, "overwrite");
+    mg_t_sh(d, "cd wc && test \"$(cat b.txt)\" = 'my own b' && test \"$(git log -1 --format=%%s)\" = one");
+}
+
+TEST(hook_pull_refuses_without_a_branch_or_upstream)
+{
+    const char *d = pull_world();
+    char what[160];
+    struct mg_err err = {0};
+    mg_t_sh(d, "cd wc && git checkout -q --detach");
+    ASSERT_EQ_INT(pull(d, what, sizeof(what), &err), -1);
+    ASSERT_CONTAINS(err.msg, "detached");
+    mg_t_sh(d, "cd wc && git checkout -q -b topic");
+    ASSERT_EQ_INT(pull(d, what, sizeof(what), &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_PULL_REFUSED);
+    ASSERT_CONTAINS(err.msg, "no upstream");
+    mg_t_sh(d, "mkdir plain");
+    char plain[PATH_MAX];
+    snprintf(plain, sizeof(plain), "%s/plain", d);
+    ASSERT_EQ_INT(mg_hook_pull_ff(plain, NULL, what, sizeof(what), &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_PULL_REFUSED);
+    /* a remote that is gone: the fetch fails, nothing moves */
+    mg_t_sh(d, "cd wc && git checkout -q main && mv ../remote.git ../moved.git");
+    ASSERT_EQ_INT(pull(d, what, sizeof(what), &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_PULL_FAILED);
 }

@@ -7,6 +7,8 @@
  *   url.c      remote URLs to one comparable form (untrusted input: fuzzed)
  *   verify.c   GitHub's HMAC-SHA256 signature, GitLab's token, delivery ids
  *   replay.c   delivery ids seen in the last 7 days (<home>/hooks.db)
+ *   match.c    the payload's repository URLs; indexed repos by their remotes
+ *   pull.c     `git pull --ff-only` with libgit2, for pull_on_push
  */
 #ifndef MG_HOOK_H
 #define MG_HOOK_H
@@ -27,6 +29,7 @@
 #define MG_HOOK_NORM_MAX (MG_HOOK_URL_MAX + 8)
 #define MG_HOOK_ID_MAX 128            /* longest delivery id */
 #define MG_HOOK_URLS_MAX 12           /* repository URLs read from one payload */
+#define MG_HOOK_REMOTES_MAX 32        /* remote URLs read from one working copy */
 #define MG_HOOK_REPLAY_TTL_S (7 * 86400) /* a delivery id is remembered this long ... */
 #define MG_HOOK_REPLAY_ROWS 100000    /* ... and at most this many (the oldest go first) */
 #define MG_HOOK_SETTING_PULL "setting.pull_on_push" /* repo meta key: "on" fast-forwards before indexing */
@@ -64,5 +67,38 @@ int mg_hook_replay_open(const struct mg_config *c, struct mg_hook_replay **out, 
 int mg_hook_replay_record(struct mg_hook_replay *rp, const char *source, const char *id, int64_t now_ms,
                           struct mg_err *err);
 void mg_hook_replay_close(struct mg_hook_replay *rp);
+
+/* ---- match.c ---- */
+enum mg_hook_source { MG_HOOK_GITHUB, MG_HOOK_GITLAB };
+/* The payload's repository URLs, normalised (GitHub: repository.clone_url,
+ * ssh_url, git_url, html_url, url; GitLab: project.git_http_url, git_ssh_url,
+ * web_url, http_url, ssh_url, repository.url, git_http_url, git_ssh_url,
+ * homepage); those that do not normalise are skipped. Returns how many (at
+ * most MG_HOOK_URLS_MAX). */
+size_t mg_hook_payload_urls(json_t *payload, enum mg_hook_source src, char out[][MG_HOOK_NORM_MAX], size_t cap);
+/* The remote URLs (fetch and push) of the git working copy at root,
+ * normalised; 0 when it is no git repository or has no remote. */
+size_t mg_hook_remote_urls(const char *root, char out[][MG_HOOK_NORM_MAX], size_t cap);
+/* libgit2 initialised, once for the process. */
+void mg_hook_git_ready(void);
+/* The indexed repos (every tenant's) with a remote among urls[0..n): *out
+ * malloc'd (NULL when none), *nout of them. */
+int mg_hook_match(const struct mg_config *c, char urls[][MG_HOOK_NORM_MAX], size_t n, struct mg_repo **out,
+                  size_t *nout, struct mg_err *err);
+
+/* ---- pull.c ---- */
+/* `git pull --ff-only` in the working copy at root, with libgit2: fetch the
+ * current branch's upstream remote, then fast-forward the branch and check
+ * out its tree (safe checkout: nothing local is overwritten). Refused with
+ * pull_refused, the working copy untouched: a detached or unborn HEAD, no
+ * upstream, a merge or rebase in progress, changes to tracked files (staged
+ * or not), a branch that diverged from its upstream, untracked files the
+ * checkout would overwrite. A failed fetch or checkout is pull_failed. stop
+ * nonzero aborts the fetch. what receives what happened ("fast-forwarded
+ * main 1a2b3c4..5d6e7f8", "already up to date"). 0, or -1 with err. */
+int mg_hook_pull_ff(const char *root, const volatile int *stop, char *what, size_t cap, struct mg_err *err);
+/* Does the repo ask for it: its meta setting.pull_on_push is "on" (set by
+ * `memgate repos set ID pull_on_push=on`; absent or anything else: off)? */
+bool mg_hook_pull_wanted(const struct mg_repo *r);
 
 #endif

@@ -70,6 +70,9 @@
 #define MG_E_RATE_LIMITED   "rate_limited"    /* the token's request rate is over its limit (429) */
 #define MG_E_HEADER_TOO_LARGE "header_too_large" /* HTTP: a header over 8 KiB, or all over 64 KiB (431) */
 #define MG_E_TOKEN_IN_QUERY "token_in_query"  /* a token in the URL query string: never accepted (400) */
+/* push webhooks (src/hook/) */
+#define MG_E_PULL_REFUSED   "pull_refused"    /* pull_on_push: not a fast-forward, local changes, no upstream (409) */
+#define MG_E_PULL_FAILED    "pull_failed"     /* pull_on_push: the fetch or the checkout failed (502) */
 /* tokens and audit log (src/security/) */
 #define MG_E_TOKEN_INVALID  "token_invalid"   /* malformed, unknown or wrong bearer token */
 #define MG_E_TOKEN_REVOKED  "token_revoked"   /* the token was revoked */
