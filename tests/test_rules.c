@@ -38,7 +38,7 @@ static const struct {
     {"request", "request provider security store util"},
     {"tools", "tools request provider util"},
     {"mcp", "mcp request security tools util"},
-    {"http", "http mcp request security tools util"},
+    {"http", "http hook mcp request security tools util"},
     {"cli", "cli http mcp request security tools util"},
     {".", "cli util"}, /* main.c */
 };

@@ -9,6 +9,9 @@
  *   replay.c   delivery ids seen in the last 7 days (<home>/hooks.db)
  *   match.c    the payload's repository URLs; indexed repos by their remotes
  *   pull.c     `git pull --ff-only` with libgit2, for pull_on_push
+ *
+ * The route, the order of its checks and the background runs are the HTTP
+ * layer's (http/hook.c, http/hook_run.c): this layer knows no request.
  */
 #ifndef MG_HOOK_H
 #define MG_HOOK_H
