@@ -30,6 +30,7 @@ static const struct {
     {"embed", "embed store util"},
     {"vector", "vector embed store util"},
     {"index", "index security store util vector"},
+    {"hook", "hook security store util"},
     {"search", "search embed index security store util vector"},
     {"provider", "provider store util"},
     {"code", "code provider embed index search security store util vector"},
@@ -37,7 +38,7 @@ static const struct {
     {"request", "request provider security store util"},
     {"tools", "tools request provider util"},
     {"mcp", "mcp request security tools util"},
-    {"http", "http mcp request security tools util"},
+    {"http", "http hook mcp request security tools util"},
     {"cli", "cli http mcp request security tools util"},
     {".", "cli util"}, /* main.c */
 };

@@ -7,6 +7,8 @@
  *   mcp.c      /mcp: MCP Streamable HTTP (POST, GET, DELETE)
  *   api.c      /v1: the HTTP API over the tools
  *   repometrics.c  /metrics' per-repo gauges
+ *   hook.c     /v1/hooks/git: push webhooks (hook/hook.h), signed, not token-authenticated
+ *   hook_run.c the re-index runs pushes start, in the background
  *
  * Threading: MHD runs one thread per connection, so a handler may block (a
  * long tool call, an SSE stream waiting for its next event) without stalling
@@ -67,9 +69,10 @@ struct mg_http {
     bool quit;             /* the workers end once the queue is empty */
     uint64_t next_stream;
     struct mg_session *metrics_session; /* /metrics' per-repo gauges run in it (repometrics.c) */
+    struct mg_hooks *hooks; /* push webhooks; NULL while webhook_secret is empty */
 };
 
-enum api { A_NONE, A_MCP, A_V1, A_HEALTHZ, A_METRICS };
+enum api { A_NONE, A_MCP, A_V1, A_HEALTHZ, A_METRICS, A_HOOK };
 
 /* One HTTP request, from its headers to its completion. */
 struct req {
@@ -168,5 +171,31 @@ enum MHD_Result mg__mcp_delete(struct mg_http *h, struct MHD_Connection *c, stru
 /* ---- api.c ---- */
 enum MHD_Result mg__v1(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *url,
                        const char *method);
+
+/* ---- hook.c ---- */
+/* h->hooks: NULL (webhooks off) while webhook_secret is empty; else the
+ * delivery-id store (<home>/hooks.db) and the runner. */
+int mg__hooks_open(struct mg_http *h, struct mg_err *err);
+/* After the connections are closed: runs under way end (hook_run.c). */
+void mg__hooks_close(struct mg_http *h);
+/* POST /v1/hooks/git (r->api A_HOOK): no bearer token; the delivery's
+ * signature is its authentication (hook/hook.h). */
+enum MHD_Result mg__hook(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *method);
+
+/* ---- hook_run.c ---- */
+struct mg_hook_runner;
+int mg__hook_runner_new(struct mg_server *srv, struct mg_hook_runner **out, struct mg_err *err);
+/* Re-index repo after a push (delivery: its id for the audit, or NULL): a
+ * thread of its own pulls first when the repo's pull_on_push is on, then
+ * runs index_repo. A repo whose run is pending or under way gets one more
+ * run after it, however many pushes come meanwhile: *coalesced is set. A run
+ * that finds the repo held by another (index_busy) tries again every 2 s for
+ * up to an hour. Each run writes an audit event, op webhook_run. */
+int mg__hook_runner_push(struct mg_hook_runner *rn, const struct mg_repo *repo, const char *delivery,
+                         bool *coalesced, struct mg_err *err);
+/* Stop: naps and fetches end at once, index runs with srv->stopping (set
+ * first by `memgate serve`); pending runs are dropped. Returns once every
+ * thread has ended. */
+void mg__hook_runner_free(struct mg_hook_runner *rn);
 
 #endif

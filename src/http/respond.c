@@ -37,6 +37,9 @@ int mg_err_http_status(const char *code)
         /* semantic search: the repo lacks vectors; the embeddings endpoint failed */
         {MG_E_NO_EMBEDDINGS, 409},    {MG_E_EMBED_UNAVAILABLE, 503}, {MG_E_EMBED_REJECTED, 502},
         {MG_E_EMBED_BAD_RESPONSE, 502},
+        /* webhooks (hook/hook.h); the pull codes appear in webhook_run audit events */
+        {MG_E_WEBHOOKS_DISABLED, 404}, {MG_E_BAD_SIGNATURE, 401},   {MG_E_WEBHOOK_REPLAYED, 409},
+        {MG_E_PULL_REFUSED, 409},      {MG_E_PULL_FAILED, 502},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(map[i].code, code) == 0) return map[i].status;
@@ -98,6 +101,7 @@ void mg__refused(struct req *r, const char *op, const char *code)
 {
     if (r->audited) return;
     r->audited = true;
+    if (r->api == A_HOOK) op = "webhook"; /* every answer of the webhook route is under its own op */
     char what[160];
     snprintf(what, sizeof(what), "%s from %s", r->label ? r->label : "?", r->from[0] ? r->from : "?");
     mg_gate_refusal(r->h->srv, r->who.tenant[0] ? r->who.tenant : NULL, op, what, code);

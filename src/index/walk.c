@@ -74,7 +74,7 @@ static bool ignored_dir(const char *name)
 
 /* ---- 2. the entry list ---------------------------------------------------- */
 
-static const char *base_name(const char *p)
+const char *mg_base_name(const char *p)
 {
     const char *s = strrchr(p, '/');
     return s ? s + 1 : p;
@@ -84,7 +84,7 @@ static const char *base_name(const char *p)
 static int consider(struct mg_walk *w, const char *rel, const struct stat *st, uint64_t max)
 {
     w->st.seen++;
-    if (!(w->flags & MG_WALK_SECRET_FILES) && mg_is_secret_name(base_name(rel))) { w->st.secret++; return 0; }
+    if (!(w->flags & MG_WALK_SECRET_FILES) && mg_is_secret_name(mg_base_name(rel))) { w->st.secret++; return 0; }
     if (!good_name(rel)) { w->st.bad_name++; return 0; }
     if (S_ISLNK(st->st_mode)) { w->st.symlink++; return 0; }
     if (!S_ISREG(st->st_mode)) { w->st.special++; return 0; }

@@ -74,6 +74,8 @@ int mg_walk_paths(struct mg_walk_rules *r, uint64_t max, const char *const *path
 /* Is this file name (the last path component) a secret file that must never
  * be opened: .env, .env.*, *.pem, *.key, id_rsa*, credentials*, .netrc, ... */
 bool mg_is_secret_name(const char *name);
+/* The last component of a relative path (what follows its last '/'). */
+const char *mg_base_name(const char *p);
 
 /* Open root-relative `rel` for reading without following any symlink and
  * without leaving the root (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or a

@@ -30,6 +30,7 @@
 #include "index/walk.h"
 #include "store/catalog.h"
 #include "store/db.h"
+#include "store/settings.h"
 
 #define MASK                                                                                                     \
     (IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_ONLYDIR |             \
@@ -102,15 +103,15 @@ static void publish(struct repo *r)
 /* Whether the repo wants watching: its setting `watch`, else the config's. */
 static bool wanted(const struct mg_watcher *w, const struct repo *r)
 {
-    char v[16] = "";
+    struct mg_repo_settings s;
+    mg_settings_defaults(&s);
     struct mg_db *d;
     struct mg_err err = {0};
     if (mg_db_open(r->info.dbpath, MG_DB_READONLY, &d, &err) == 0) {
-        if (mg_db_meta_get(d, "setting.watch", v, sizeof(v)) != 0) v[0] = 0;
+        if (mg_settings_read(d, &s, &err) != 0) mg_settings_defaults(&s);
         mg_db_close(&d);
     }
-    if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0) return strcmp(v, "on") == 0;
-    return strcmp(w->cfg.watch, "on") == 0;
+    return mg_settings_watch_on(&s, &w->cfg);
 }
 
 /* ---- watches ------------------------------------------------------------------------------ */
@@ -321,12 +322,6 @@ static void run(struct mg_watcher *w, struct repo *r, bool full)
 
 /* ---- events ------------------------------------------------------------------------------- */
 
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
-
 static void on_event(struct mg_watcher *w, const struct inotify_event *ev, double t)
 {
     if (ev->mask & IN_Q_OVERFLOW) { /* events were lost: every watched repo again, whole */
@@ -359,7 +354,7 @@ static void on_event(struct mg_watcher *w, const struct inotify_event *ev, doubl
         queue(r, rel, t);
         return;
     }
-    if (strcmp(base_name(rel), ".gitignore") == 0) { /* the rules changed: all files, and the watches */
+    if (strcmp(mg_base_name(rel), ".gitignore") == 0) { /* the rules changed: all files, and the watches */
         r->full = r->rewatch = true;
         queue(r, rel, t);
         return;

@@ -667,6 +667,8 @@ static void write_event(struct mg_server *srv, struct mg_audit_event *ev)
     mg_buf_release(&red);
 }
 
+void mg_gate_audit(struct mg_server *srv, struct mg_audit_event *ev) { write_event(srv, ev); }
+
 /* Clean an error's sentence like served text: it may quote the caller's input. */
 static void clean_error(struct mg_ctx *x, struct mg_err *err)
 {

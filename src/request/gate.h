@@ -138,6 +138,10 @@ void mg_gate_finish(struct mg_ctx *x, int rc, struct mg_err *err);
 #define MG_REFUSAL_SLOTS 64
 void mg_gate_refusal(struct mg_server *srv, const char *tenant, const char *op, const char *what, const char *code);
 struct mg_refusals *mg_refusals_new(void);
+/* Write an event no request context writes (a webhook delivery, its
+ * background run): its query redacted like every event's. */
+struct mg_audit_event;
+void mg_gate_audit(struct mg_server *srv, struct mg_audit_event *ev);
 /* Write the counts srv's table holds, and free it. */
 void mg_refusals_free(struct mg_server *srv);
 

@@ -167,6 +167,8 @@ const char *const mg_audit_other_ops[] = {
     "token_create",   /* cli/cmd_token.c */
     "token_revoke",   /* cli/cmd_token.c */
     "repo_remove",    /* cli/cmd_repos.c: memgate repos rm */
+    "webhook",        /* http/hook.c: a push webhook accepted, ignored or refused */
+    "webhook_run",    /* http/hook_run.c: the pull and re-index a push started, and how it ended */
     "audit_recovered",/* here: a torn line, lines that do not verify, a log shorter than its anchor */
     NULL,
 };

@@ -11,9 +11,9 @@
  *   pull_on_push      on | off (default off): the push webhook may pull the
  *                     repo before re-indexing it
  *
- * The file watcher reads setting.watch and the webhook setting.pull_on_push
- * straight from the meta table; this file is the one place that validates
- * what is written there.
+ * The file watcher (setting.watch), the scheduler and the webhook
+ * (setting.pull_on_push) read them with mg_settings_read; this file is the
+ * one place that reads and validates what is written there.
  */
 #ifndef MG_SETTINGS_H
 #define MG_SETTINGS_H

@@ -60,6 +60,7 @@ static const struct key {
     STRKEY(embed_url, 0),
     STRKEY(embed_model, 0),
     STRKEY(embed_api_key, 0),
+    STRKEY(webhook_secret, 0),
 #undef STRKEY
     {"embed_batch", K_INT, offsetof(struct mg_config, embed_batch), 1, 2048},
     {"embed_timeout", K_INT, offsetof(struct mg_config, embed_timeout), 1, 3600},
@@ -175,6 +176,10 @@ int mg_config_set(struct mg_config *c, const char *key, const char *value, const
                 return mg_err_set(err, MG_E_CONFIG, "%s: %s must be %lld to %lld characters long", origin, key,
                                   k->min, k->max);
             if (strcmp(key, "index_roots") == 0 && mg_index_roots_each(value, origin, NULL, NULL, err) < 0) return -1;
+            if (strcmp(key, "webhook_secret") == 0 && n > 0 && n < MG_WEBHOOK_SECRET_MIN)
+                return mg_err_set(err, MG_E_CONFIG, "%s: webhook_secret must be at least %d characters (or empty to "
+                                  "turn webhooks off); make one with `openssl rand -hex 32`",
+                                  origin, MG_WEBHOOK_SECRET_MIN);
             memcpy((char *)c + k->off, value, n + 1);
             return 0;
         }

@@ -66,7 +66,11 @@ struct mg_config {
     int embed_retries;       /* retries of a failed request, with backoff (default 3) */
     /* the file watcher (src/index/watch.h); watch above */
     int watch_poll_interval; /* seconds between full runs of a repo the kernel cannot watch (default 60) */
+    /* push webhooks (src/hook/hook.h, docs/webhooks.md) */
+    char webhook_secret[256]; /* HMAC key of POST /v1/hooks/git; empty: webhooks off; never printed */
 };
+
+#define MG_WEBHOOK_SECRET_MIN 16 /* shorter secrets are refused: a signed delivery must not be brute-forced */
 
 /* Fill c: defaults, the config file, the environment. */
 int mg_config_load(struct mg_config *c, struct mg_err *err);

@@ -70,6 +70,12 @@
 #define MG_E_RATE_LIMITED   "rate_limited"    /* the token's request rate is over its limit (429) */
 #define MG_E_HEADER_TOO_LARGE "header_too_large" /* HTTP: a header over 8 KiB, or all over 64 KiB (431) */
 #define MG_E_TOKEN_IN_QUERY "token_in_query"  /* a token in the URL query string: never accepted (400) */
+/* push webhooks (src/hook/, POST /v1/hooks/git) */
+#define MG_E_WEBHOOKS_DISABLED "webhooks_disabled" /* POST /v1/hooks/git while webhook_secret is empty (404) */
+#define MG_E_BAD_SIGNATURE  "bad_signature"   /* a webhook without a valid X-Hub-Signature-256 or X-Gitlab-Token (401) */
+#define MG_E_WEBHOOK_REPLAYED "webhook_replayed" /* a webhook delivery id seen before (409) */
+#define MG_E_PULL_REFUSED   "pull_refused"    /* pull_on_push: not a fast-forward, local changes, no upstream (409) */
+#define MG_E_PULL_FAILED    "pull_failed"     /* pull_on_push: the fetch or the checkout failed (502) */
 /* tokens and audit log (src/security/) */
 #define MG_E_TOKEN_INVALID  "token_invalid"   /* malformed, unknown or wrong bearer token */
 #define MG_E_TOKEN_REVOKED  "token_revoked"   /* the token was revoked */

@@ -5,6 +5,7 @@
 // event carries an op the docs do not list.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -106,9 +107,20 @@ test('every op the docs list is written under that name and found by audit --op'
   assert.ok(listed.ok && !JSON.stringify(listed.data).includes('planted value'));
   await shutdown([c]);
 
-  // HTTP: refusals and /v1/audit
-  const serve = await startServe(world);
+  // HTTP: refusals, /v1/audit, a push webhook (webhook) and its background run (webhook_run)
+  const secret = 'audit-ops-webhook-secret-0123';
+  execFileSync('git', ['remote', 'add', 'origin', 'https://github.com/acme/alpha.git'], { cwd: A.root });
+  const serve = await startServe(world, [], { MEMGATE_WEBHOOK_SECRET: secret });
   try {
+    const push = JSON.stringify({ repository: { clone_url: 'https://github.com/acme/alpha.git' } });
+    const hook = await fetch(`${serve.url}/v1/hooks/git`, {
+      method: 'POST',
+      body: push,
+      headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-github-delivery': 'audit-ops-1',
+        'x-hub-signature-256': `sha256=${crypto.createHmac('sha256', secret).update(push).digest('hex')}` },
+    });
+    assert.equal(hook.status, 202, await hook.text());
+    for (let i = 0; i < 600 && !events(['--op', 'webhook_run']).list.length; i++) await new Promise((r) => setTimeout(r, 100));
     const get = (p, headers = {}) => fetch(`${serve.url}${p}`, { headers });
     assert.equal((await get('/v1/repos', { authorization: 'Bearer mgt_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' })).status, 401);
     let limited = false;
