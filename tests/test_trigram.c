@@ -151,3 +151,36 @@ TEST(trigram_segments_candidates_compaction)
     mg_tri_scratch_release(&s);
     mg_db_close(&d);
 }
+
+/* Two index threads each flush their own builder, so one run's segments
+ * interleave ids (thread A: 1 3, thread B: 2 4). Compaction keeps every id. */
+TEST(trigram_compaction_keeps_interleaved_segments)
+{
+    struct mg_db *d = fresh_db();
+    struct mg_err err = {0};
+    struct mg_tri_scratch s;
+    ASSERT_EQ_INT(mg_tri_scratch_init(&s), 0);
+    struct mg_tri_builder *a = mg_tri_builder_new(), *b = mg_tri_builder_new();
+    ASSERT_EQ_INT(mg_db_exec(d, "BEGIN", &err), 0);
+    add_file(d, a, &s, 1, "needle_in_one");
+    add_file(d, b, &s, 2, "needle_in_two");
+    add_file(d, a, &s, 3, "needle_in_three");
+    add_file(d, b, &s, 4, "needle_in_four");
+    ASSERT_EQ_INT(mg_tri_builder_flush(a, d, &err), 0);
+    ASSERT_EQ_INT(mg_tri_builder_flush(b, d, &err), 0);
+    struct mg_ids ids = cands(d, "needle_in");
+    ASSERT_IDS(ids, 1, 2, 3, 4);
+    mg_ids_release(&ids);
+    ASSERT_EQ_INT(mg_tri_compact(d, &err), 0);
+    ASSERT_EQ_INT(mg_db_exec(d, "COMMIT", &err), 0);
+    ids = cands(d, "needle_in");
+    ASSERT_IDS(ids, 1, 2, 3, 4);
+    mg_ids_release(&ids);
+    ids = cands(d, "needle_in_t");
+    ASSERT_IDS(ids, 2, 3);
+    mg_ids_release(&ids);
+    mg_tri_builder_free(&a);
+    mg_tri_builder_free(&b);
+    mg_tri_scratch_release(&s);
+    mg_db_close(&d);
+}

@@ -479,6 +479,12 @@ int mg_tri_candidates(struct mg_db *d, const struct mg_rx_node *f, struct mg_ids
 
 /* ---- 4. compaction ---------------------------------------------------------- */
 
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 int mg_tri_compact(struct mg_db *d, struct mg_err *err)
 {
     /* live ids as a bitmap */
@@ -502,18 +508,44 @@ int mg_tri_compact(struct mg_db *d, struct mg_err *err)
     if (mg_db_prepare(d, "SELECT tri, ids FROM trigrams ORDER BY tri, seg", &st, err) != 0) goto out;
     if (mg_db_prepare(d, "INSERT INTO tri_new(tri, ids) VALUES(?, ?)", &ins, err) != 0) goto out;
     {
+        /* one trigram's ids from all its segments: the index threads of a run
+         * flush segments whose ids interleave, so they are sorted, not
+         * concatenated */
+        struct mg_ids all = {0};
         uint8_t *buf = NULL;
-        size_t len = 0, cap = 0;
-        int64_t cur = -1, last = 0;
+        size_t cap = 0;
+        int64_t cur = -1;
         int step;
+        bool sorted = true;
         for (;;) {
             step = sqlite3_step(st);
             int64_t tri = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -2;
-            if (tri != cur && cur >= 0 && len > 0) {
+            if (tri != cur && cur >= 0 && all.n > 0) {
+                if (!sorted) qsort(all.v, all.n, sizeof(int64_t), cmp_id);
+                if (all.n * 10 > cap) {
+                    size_t ncap = all.n * 10;
+                    uint8_t *nb = realloc(buf, ncap);
+                    if (!nb) {
+                        free(buf);
+                        mg_ids_release(&all);
+                        mg_err_set(err, MG_E_NO_MEMORY, "out of memory compacting trigrams");
+                        goto out;
+                    }
+                    buf = nb;
+                    cap = ncap;
+                }
+                size_t len = 0;
+                int64_t last = 0;
+                for (size_t k = 0; k < all.n; k++) {
+                    if (all.v[k] == last) continue; /* in two segments (never written so; harmless) */
+                    len += put_varint(buf + len, (uint64_t)(all.v[k] - last));
+                    last = all.v[k];
+                }
                 sqlite3_bind_int64(ins, 1, cur);
                 sqlite3_bind_blob(ins, 2, buf, (int)len, SQLITE_STATIC);
                 if (sqlite3_step(ins) != SQLITE_DONE) {
                     free(buf);
+                    mg_ids_release(&all);
                     mg_db_error(d, "compact trigrams", err);
                     goto out;
                 }
@@ -522,8 +554,8 @@ int mg_tri_compact(struct mg_db *d, struct mg_err *err)
             if (step != SQLITE_ROW) break;
             if (tri != cur) {
                 cur = tri;
-                len = 0;
-                last = 0;
+                all.n = 0;
+                sorted = true;
             }
             const uint8_t *p = sqlite3_column_blob(st, 1);
             size_t n = (size_t)sqlite3_column_bytes(st, 1), i = 0;
@@ -531,22 +563,18 @@ int mg_tri_compact(struct mg_db *d, struct mg_err *err)
             uint64_t delta;
             while (i < n && get_varint(p, n, &i, &delta)) {
                 id += (int64_t)delta;
-                if (id > maxid || id <= last || !(live[id / 64] >> (id % 64) & 1)) continue;
-                if (len + 10 > cap) {
-                    cap = cap ? cap * 2 : 256;
-                    uint8_t *nb = realloc(buf, cap);
-                    if (!nb) {
-                        free(buf);
-                        mg_err_set(err, MG_E_NO_MEMORY, "out of memory compacting trigrams");
-                        goto out;
-                    }
-                    buf = nb;
+                if (id <= 0 || id > maxid || !(live[id / 64] >> (id % 64) & 1)) continue;
+                if (all.n && id <= all.v[all.n - 1]) sorted = false;
+                if (ids_push(&all, id) != 0) {
+                    free(buf);
+                    mg_ids_release(&all);
+                    mg_err_set(err, MG_E_NO_MEMORY, "out of memory compacting trigrams");
+                    goto out;
                 }
-                len += put_varint(buf + len, (uint64_t)(id - last));
-                last = id;
             }
         }
         free(buf);
+        mg_ids_release(&all);
         if (step != SQLITE_DONE) {
             mg_db_error(d, "compact trigrams", err);
             goto out;

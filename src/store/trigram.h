@@ -3,14 +3,15 @@
  * For every file, the set of distinct byte trigrams of its stored text
  * (ASCII letters folded to lower case, every other byte as is) is recorded as
  * posting lists: trigrams(tri, seg, ids) holds, for trigram `tri`, the file
- * ids of segment `seg` as LEB128 varint deltas. An index run appends one
- * segment; segments hold ascending, disjoint id ranges because file ids only
- * grow. Ids of files deleted since stay in old segments until compaction
- * (mg_tri_compact) and are dropped at query time by the join with `files`.
+ * ids of segment `seg` as LEB128 varint deltas, ascending. Each index
+ * thread of a run flushes segments of its own, so the ids of two segments
+ * interleave; a trigram's list is the union of its segments. Ids of files
+ * deleted since stay in old segments until compaction (mg_tri_compact) and
+ * are dropped at query time by the join with `files`.
  *
- * Files whose id is above meta `tri_upto` have no postings yet (an index run
- * was interrupted before its flush); queries treat them as candidates, and
- * the next index run adds them.
+ * Files in tri_pending have no postings yet (an index run was interrupted
+ * before its flush); queries treat them as candidates, and the next index
+ * run adds them.
  *
  * Why not FTS5's trigram tokenizer: it indexed the Linux tree at 7.6 MB/s
  * (2 minutes for the kernel on one core); this builds in seconds and the
