@@ -184,3 +184,103 @@ TEST(trigram_compaction_keeps_interleaved_segments)
     mg_tri_scratch_release(&s);
     mg_db_close(&d);
 }
+
+static int64_t count_of(struct mg_db *d, const char *sql)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) FAIL("prepare: %s", sqlite3_errmsg(d->db));
+    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    return n;
+}
+
+/* A watcher's run of one file writes a small segment: it goes to tri_recent,
+ * queries read both tables, mg_tri_tidy keeps tri_recent to a few segments
+ * and compaction folds it into trigrams. A big segment goes to trigrams. */
+TEST(trigram_small_segments_in_tri_recent)
+{
+    struct mg_db *d = fresh_db();
+    struct mg_err err = {0};
+    struct mg_tri_scratch s;
+    ASSERT_EQ_INT(mg_tri_scratch_init(&s), 0);
+    struct mg_tri_builder *b = mg_tri_builder_new();
+    ASSERT_EQ_INT(mg_db_exec(d, "BEGIN", &err), 0);
+    /* a big segment: more distinct trigrams than MG_TRI_SMALL_KEYS */
+    size_t blen = 400000;
+    char *big = malloc(blen + 32);
+    unsigned x = 7;
+    for (size_t i = 0; i < blen; i++) big[i] = (char)(1 + ((x = x * 1103515245 + 12345) >> 16) % 255);
+    strcpy(big + blen, " needle_big");
+    add_file(d, b, &s, 1, big);
+    free(big);
+    ASSERT_EQ_INT(mg_tri_builder_flush(b, d, &err), 0);
+    ASSERT_EQ_INT(count_of(d, "SELECT count(*) FROM tri_recent"), 0);
+    ASSERT(count_of(d, "SELECT count(*) FROM trigrams") > MG_TRI_SMALL_KEYS);
+    /* small ones, each tidied as an incremental run is */
+    int nsmall = MG_TRI_RECENT_SEGS_MAX + 8;
+    for (int i = 0; i < nsmall; i++) {
+        char t[64];
+        snprintf(t, sizeof(t), "needle_small %d", i);
+        add_file(d, b, &s, 10 + i, t);
+        ASSERT_EQ_INT(mg_tri_builder_flush(b, d, &err), 0);
+        ASSERT_EQ_INT(mg_tri_tidy(d, 0, 1 << 30, true, &err), 0);
+        ASSERT(count_of(d, "SELECT count(DISTINCT seg) FROM tri_recent") <= MG_TRI_RECENT_SEGS_MAX);
+    }
+    ASSERT_EQ_INT(count_of(d, "SELECT count(DISTINCT seg) FROM trigrams"), 1);
+    struct mg_ids ids = cands(d, "needle_");
+    ASSERT_EQ_INT(ids.n, (size_t)nsmall + 1);
+    ASSERT_EQ_INT(ids.v[0], 1);
+    for (int i = 0; i < nsmall; i++) ASSERT_EQ_INT(ids.v[i + 1], 10 + i);
+    mg_ids_release(&ids);
+    ids = cands(d, "needle_big");
+    ASSERT_IDS(ids, 1);
+    mg_ids_release(&ids);
+    /* compaction: everything in one segment of trigrams, tri_recent empty */
+    ASSERT_EQ_INT(mg_tri_compact(d, &err), 0);
+    ASSERT_EQ_INT(mg_db_exec(d, "COMMIT", &err), 0);
+    ASSERT_EQ_INT(count_of(d, "SELECT count(*) FROM tri_recent"), 0);
+    ASSERT_EQ_INT(count_of(d, "SELECT count(DISTINCT seg) FROM trigrams"), 1);
+    ids = cands(d, "needle_small");
+    ASSERT_EQ_INT(ids.n, (size_t)nsmall);
+    mg_ids_release(&ids);
+    mg_tri_builder_free(&b);
+    mg_tri_scratch_release(&s);
+    mg_db_close(&d);
+}
+
+/* An index from schema 1 (whose compaction lost ids) is upgraded: its
+ * postings are dropped and every file is pending, so the next index run
+ * rebuilds them, and until then every file is a candidate. */
+TEST(trigram_schema_1_postings_rebuilt)
+{
+    char *dir = mg_t_tmpdir(), path[4200];
+    snprintf(path, sizeof(path), "%s/old.db", dir);
+    struct mg_db *d;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_db_open(path, MG_DB_CREATE, &d, &err), 0);
+    struct mg_tri_scratch s;
+    ASSERT_EQ_INT(mg_tri_scratch_init(&s), 0);
+    struct mg_tri_builder *b = mg_tri_builder_new();
+    add_file(d, b, &s, 1, "needle one");
+    add_file(d, b, &s, 2, "needle two");
+    ASSERT_EQ_INT(mg_tri_builder_flush(b, d, &err), 0);
+    /* as schema 1 left it: no tri_recent, postings in trigrams (here: one id lost) */
+    ASSERT_EQ_INT(mg_db_exec(d, "INSERT INTO trigrams SELECT tri, seg, ids FROM tri_recent WHERE tri % 2 = 0; "
+                                "DROP TABLE tri_recent; PRAGMA user_version = 1", &err), 0);
+    mg_db_close(&d);
+    ASSERT_EQ_INT(mg_db_open(path, MG_DB_READONLY, &d, &err), 0); /* read-only: not migrated, still answers */
+    struct mg_ids ids = cands(d, "needle");
+    ASSERT(!ids.all);
+    mg_ids_release(&ids);
+    mg_db_close(&d);
+    ASSERT_EQ_INT(mg_db_open(path, 0, &d, &err), 0);
+    ASSERT_EQ_INT(count_of(d, "PRAGMA user_version"), MG_SCHEMA_VERSION);
+    ASSERT_EQ_INT(count_of(d, "SELECT count(*) FROM trigrams"), 0);
+    ASSERT_EQ_INT(count_of(d, "SELECT count(*) FROM tri_pending"), 2);
+    ids = cands(d, "needle");
+    ASSERT_IDS(ids, 1, 2);
+    mg_ids_release(&ids);
+    mg_tri_builder_free(&b);
+    mg_tri_scratch_release(&s);
+    mg_db_close(&d);
+}

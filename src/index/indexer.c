@@ -912,6 +912,8 @@ static int add_pending_trigrams(struct writer *w, struct mg_err *err)
         if (n == (size_t)-1 || mg_tri_builder_add(b, sqlite3_column_int64(st, 0), sc.keys, n) != 0)
             rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
         free(text);
+        /* all of a repo is pending after a schema upgrade: segments of bounded size */
+        if (rc == 0 && mg_tri_builder_bytes(b) > TRI_FLUSH_BYTES) rc = mg_tri_builder_flush(b, w->d, err);
     }
     sqlite3_finalize(st);
     mg_tri_scratch_release(&sc);
@@ -1228,26 +1230,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         count_rows(d, "SELECT count(*) FROM chunks", &st->chunks);
         count_rows(d, "SELECT count(*) FROM symbols", &st->symbols);
     }
-    /* trigram garbage: compact when replaced text passes a quarter of the
-     * index, or segments pile up */
-    {
-        uint64_t dead = (uint64_t)mg_db_meta_int(d, "tri_dead_bytes", 0) + w.dead_bytes, segs = 0;
-        int64_t known_segs = mg_db_meta_int(d, "tri_segs", -1);
-        if (o->paths && known_segs >= 0) /* a run adds at most one segment: counted here, not in the table */
-            segs = (uint64_t)known_segs + (st->chunks_written > 0);
-        else
-            count_rows(d, "SELECT count(DISTINCT seg) FROM trigrams", &segs);
-        /* compaction rewrites the whole table (seconds on Linux): a watcher's small segments wait for
-         * the next full run, up to a backstop */
-        if (dead * 4 > st->total_bytes || segs > (o->paths ? 256u : 16u)) {
-            if (mg_tri_compact(d, err) != 0) goto rollback;
-            dead = 0;
-            segs = 1;
-        }
-        if (mg_db_meta_set_int(d, "tri_dead_bytes", (int64_t)dead, err) != 0 ||
-            mg_db_meta_set_int(d, "tri_segs", (int64_t)segs, err) != 0)
-            goto rollback;
-    }
+    if (mg_tri_tidy(d, w.dead_bytes, st->total_bytes, o->paths != NULL, err) != 0) goto rollback;
     /* index_gen grows with every run: it names caches of what the index holds (search/chunkset.h) */
     if (mg_db_meta_set_int(d, "index_gen", mg_db_meta_int(d, "index_gen", 0) + 1, err) != 0 ||
         mg_db_meta_set_int(d, "indexed_at", (int64_t)time(NULL), err) != 0 ||

@@ -54,6 +54,15 @@ static const char *const migrations[] = {
     "CREATE TABLE trigrams(tri INTEGER NOT NULL, seg INTEGER NOT NULL, ids BLOB NOT NULL,"
     "  PRIMARY KEY(tri, seg)) WITHOUT ROWID;"
     "CREATE TABLE tri_pending(file_id INTEGER PRIMARY KEY);",
+    /* 1 -> 2: small segments get a table of their own (store/trigram.h).
+     * Compaction before this version dropped ids of interleaved segments:
+     * the postings are rebuilt from the stored text by the next index run
+     * (every file pending; pending files are candidates until then). */
+    "CREATE TABLE tri_recent(tri INTEGER NOT NULL, seg INTEGER NOT NULL, ids BLOB NOT NULL,"
+    "  PRIMARY KEY(tri, seg)) WITHOUT ROWID;"
+    "DELETE FROM trigrams;"
+    "DELETE FROM meta WHERE key IN ('tri_segs', 'tri_dead_bytes');"
+    "INSERT OR IGNORE INTO tri_pending(file_id) SELECT id FROM files;",
 };
 
 int mg_db_error(struct mg_db *d, const char *what, struct mg_err *err)

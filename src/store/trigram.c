@@ -8,6 +8,7 @@
  */
 #include "store/trigram.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,14 +193,28 @@ static void builder_clear(struct mg_tri_builder *b)
     b->nids = 0;
 }
 
+/* The next segment number of a table. */
+static int next_seg(struct mg_db *d, const char *table, int64_t *seg, struct mg_err *err)
+{
+    char sql[96];
+    sqlite3_stmt *st;
+    snprintf(sql, sizeof(sql), "SELECT coalesce(max(seg), 0) + 1 FROM %s", table);
+    if (mg_db_prepare(d, sql, &st, err) != 0) return -1;
+    *seg = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 1;
+    sqlite3_finalize(st);
+    return 0;
+}
+
 int mg_tri_builder_flush(struct mg_tri_builder *b, struct mg_db *d, struct mg_err *err)
 {
     if (b->nids == 0) return 0;
     sqlite3_stmt *st;
     int64_t seg = 0;
-    if (mg_db_prepare(d, "SELECT coalesce(max(seg), 0) + 1 FROM trigrams", &st, err) != 0) return -1;
-    if (sqlite3_step(st) == SQLITE_ROW) seg = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    /* a small segment's rows would land one per leaf page of the big table
+     * (0.3 s for one edited file of Linux): tri_recent takes them */
+    bool small = b->used <= MG_TRI_SMALL_KEYS;
+    const char *table = small ? "tri_recent" : "trigrams";
+    if (next_seg(d, table, &seg, err) != 0) return -1;
     /* a segment's rows are written in key order: the b-tree fills sequentially */
     uint32_t *order = malloc((b->used + 1) * sizeof(uint32_t));
     if (!order) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory writing trigrams");
@@ -225,7 +240,8 @@ int mg_tri_builder_flush(struct mg_tri_builder *b, struct mg_db *d, struct mg_er
     }
     free(tmp);
     int rc = 0;
-    if (mg_db_prepare(d, "INSERT INTO trigrams(tri, seg, ids) VALUES(?, ?, ?)", &st, err) != 0) {
+    if (mg_db_prepare(d, small ? "INSERT INTO tri_recent(tri, seg, ids) VALUES(?, ?, ?)"
+                               : "INSERT INTO trigrams(tri, seg, ids) VALUES(?, ?, ?)", &st, err) != 0) {
         free(order);
         return -1;
     }
@@ -239,6 +255,10 @@ int mg_tri_builder_flush(struct mg_tri_builder *b, struct mg_db *d, struct mg_er
     }
     sqlite3_finalize(st);
     free(order);
+    if (rc == 0 && !small) { /* the big table's segments, for mg_tri_tidy */
+        int64_t segs = mg_db_meta_int(d, "tri_segs", -1);
+        if (segs >= 0) rc = mg_db_meta_set_int(d, "tri_segs", segs + 1, err);
+    }
     /* these files have postings now */
     if (rc == 0 && mg_db_prepare(d, "DELETE FROM tri_pending WHERE file_id = ?", &st, err) == 0) {
         for (size_t i = 0; i < b->nids && rc == 0; i++) {
@@ -456,7 +476,11 @@ int mg_tri_candidates(struct mg_db *d, const struct mg_rx_node *f, struct mg_ids
         return 0;
     }
     struct evalctx c = {d, NULL, err};
-    if (mg_db_prepare(d, "SELECT ids FROM trigrams WHERE tri=? ORDER BY seg", &c.st, err) != 0) return -1;
+    /* a database from before tri_recent, opened read-only (so not migrated yet), has only trigrams */
+    if (sqlite3_prepare_v2(d->db, "SELECT ids FROM trigrams WHERE tri=?1 UNION ALL "
+                                  "SELECT ids FROM tri_recent WHERE tri=?1", -1, &c.st, NULL) != SQLITE_OK &&
+        mg_db_prepare(d, "SELECT ids FROM trigrams WHERE tri=?", &c.st, err) != 0)
+        return -1;
     int rc = eval(&c, f, out);
     sqlite3_finalize(c.st);
     if (rc != 0 || out->all) return rc;
@@ -485,7 +509,47 @@ static int cmp_id(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int mg_tri_compact(struct mg_db *d, struct mg_err *err)
+/* A table's rows in key order, one at a time. */
+struct cursor {
+    sqlite3_stmt *st;
+    int64_t tri; /* of the current row; -1 at the end */
+};
+
+static int cursor_next(struct cursor *c, struct mg_db *d, struct mg_err *err)
+{
+    c->tri = -1;
+    if (!c->st) return 0;
+    int rc = sqlite3_step(c->st);
+    if (rc == SQLITE_ROW) c->tri = sqlite3_column_int64(c->st, 0);
+    else if (rc != SQLITE_DONE) return mg_db_error(d, "compact trigrams", err);
+    return 0;
+}
+
+/* The live ids of trigram tri from the current rows of c (and the rows of tri
+ * after them), appended to all; *sorted becomes false when they are not
+ * already ascending. */
+static int take_rows(struct cursor *c, int64_t tri, const uint64_t *live, int64_t maxid, struct mg_ids *all,
+                     bool *sorted, struct mg_db *d, struct mg_err *err)
+{
+    while (c->tri == tri) {
+        const uint8_t *p = sqlite3_column_blob(c->st, 1);
+        size_t n = (size_t)sqlite3_column_bytes(c->st, 1), i = 0;
+        int64_t id = 0;
+        uint64_t delta;
+        while (i < n && get_varint(p, n, &i, &delta)) {
+            id += (int64_t)delta;
+            if (id <= 0 || id > maxid || !(live[id / 64] >> (id % 64) & 1)) continue;
+            if (all->n && id <= all->v[all->n - 1]) *sorted = false;
+            if (ids_push(all, id) != 0) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory compacting trigrams");
+        }
+        if (cursor_next(c, d, err) != 0) return -1;
+    }
+    return 0;
+}
+
+/* Merge the segments of the big table (when big) and of tri_recent into one
+ * segment of dest, dropping ids no longer in `files`. */
+static int merge_segments(struct mg_db *d, bool big, const char *dest, struct mg_err *err)
 {
     /* live ids as a bitmap */
     sqlite3_stmt *st = NULL, *ins = NULL;
@@ -495,6 +559,10 @@ int mg_tri_compact(struct mg_db *d, struct mg_err *err)
     sqlite3_finalize(st);
     uint64_t *live = calloc((size_t)maxid / 64 + 1, sizeof(uint64_t));
     if (!live) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory compacting trigrams");
+    struct cursor a = {NULL, -1}, r = {NULL, -1};
+    struct mg_ids all = {0};
+    uint8_t *buf = NULL;
+    size_t cap = 0;
     int rc = -1;
     if (mg_db_prepare(d, "SELECT id FROM files", &st, err) != 0) goto out;
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -505,92 +573,102 @@ int mg_tri_compact(struct mg_db *d, struct mg_err *err)
     st = NULL;
 
     if (mg_db_exec(d, "CREATE TEMP TABLE tri_new(tri INTEGER PRIMARY KEY, ids BLOB NOT NULL)", err) != 0) goto out;
-    if (mg_db_prepare(d, "SELECT tri, ids FROM trigrams ORDER BY tri, seg", &st, err) != 0) goto out;
-    if (mg_db_prepare(d, "INSERT INTO tri_new(tri, ids) VALUES(?, ?)", &ins, err) != 0) goto out;
-    {
-        /* one trigram's ids from all its segments: the index threads of a run
-         * flush segments whose ids interleave, so they are sorted, not
-         * concatenated */
-        struct mg_ids all = {0};
-        uint8_t *buf = NULL;
-        size_t cap = 0;
-        int64_t cur = -1;
-        int step;
+    if ((big && mg_db_prepare(d, "SELECT tri, ids FROM trigrams ORDER BY tri, seg", &a.st, err) != 0) ||
+        mg_db_prepare(d, "SELECT tri, ids FROM tri_recent ORDER BY tri, seg", &r.st, err) != 0 ||
+        mg_db_prepare(d, "INSERT INTO tri_new(tri, ids) VALUES(?, ?)", &ins, err) != 0 ||
+        cursor_next(&a, d, err) != 0 || cursor_next(&r, d, err) != 0)
+        goto out;
+    /* one trigram at a time, its ids from all its segments in both tables:
+     * the index threads of a run flush segments whose ids interleave, so
+     * they are sorted, not concatenated */
+    while (a.tri >= 0 || r.tri >= 0) {
+        int64_t tri = a.tri < 0 ? r.tri : r.tri < 0 ? a.tri : a.tri < r.tri ? a.tri : r.tri;
         bool sorted = true;
-        for (;;) {
-            step = sqlite3_step(st);
-            int64_t tri = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -2;
-            if (tri != cur && cur >= 0 && all.n > 0) {
-                if (!sorted) qsort(all.v, all.n, sizeof(int64_t), cmp_id);
-                if (all.n * 10 > cap) {
-                    size_t ncap = all.n * 10;
-                    uint8_t *nb = realloc(buf, ncap);
-                    if (!nb) {
-                        free(buf);
-                        mg_ids_release(&all);
-                        mg_err_set(err, MG_E_NO_MEMORY, "out of memory compacting trigrams");
-                        goto out;
-                    }
-                    buf = nb;
-                    cap = ncap;
-                }
-                size_t len = 0;
-                int64_t last = 0;
-                for (size_t k = 0; k < all.n; k++) {
-                    if (all.v[k] == last) continue; /* in two segments (never written so; harmless) */
-                    len += put_varint(buf + len, (uint64_t)(all.v[k] - last));
-                    last = all.v[k];
-                }
-                sqlite3_bind_int64(ins, 1, cur);
-                sqlite3_bind_blob(ins, 2, buf, (int)len, SQLITE_STATIC);
-                if (sqlite3_step(ins) != SQLITE_DONE) {
-                    free(buf);
-                    mg_ids_release(&all);
-                    mg_db_error(d, "compact trigrams", err);
-                    goto out;
-                }
-                sqlite3_reset(ins);
+        all.n = 0;
+        if (take_rows(&a, tri, live, maxid, &all, &sorted, d, err) != 0 ||
+            take_rows(&r, tri, live, maxid, &all, &sorted, d, err) != 0)
+            goto out;
+        if (all.n == 0) continue;
+        if (!sorted) qsort(all.v, all.n, sizeof(int64_t), cmp_id);
+        if (all.n * 10 > cap) {
+            uint8_t *nb = realloc(buf, all.n * 10);
+            if (!nb) {
+                mg_err_set(err, MG_E_NO_MEMORY, "out of memory compacting trigrams");
+                goto out;
             }
-            if (step != SQLITE_ROW) break;
-            if (tri != cur) {
-                cur = tri;
-                all.n = 0;
-                sorted = true;
-            }
-            const uint8_t *p = sqlite3_column_blob(st, 1);
-            size_t n = (size_t)sqlite3_column_bytes(st, 1), i = 0;
-            int64_t id = 0;
-            uint64_t delta;
-            while (i < n && get_varint(p, n, &i, &delta)) {
-                id += (int64_t)delta;
-                if (id <= 0 || id > maxid || !(live[id / 64] >> (id % 64) & 1)) continue;
-                if (all.n && id <= all.v[all.n - 1]) sorted = false;
-                if (ids_push(&all, id) != 0) {
-                    free(buf);
-                    mg_ids_release(&all);
-                    mg_err_set(err, MG_E_NO_MEMORY, "out of memory compacting trigrams");
-                    goto out;
-                }
-            }
+            buf = nb;
+            cap = all.n * 10;
         }
-        free(buf);
-        mg_ids_release(&all);
-        if (step != SQLITE_DONE) {
+        size_t len = 0;
+        int64_t last = 0;
+        for (size_t k = 0; k < all.n; k++) {
+            if (all.v[k] == last) continue; /* in two segments (never written so; harmless) */
+            len += put_varint(buf + len, (uint64_t)(all.v[k] - last));
+            last = all.v[k];
+        }
+        sqlite3_bind_int64(ins, 1, tri);
+        sqlite3_bind_blob(ins, 2, buf, (int)len, SQLITE_STATIC);
+        if (sqlite3_step(ins) != SQLITE_DONE) {
             mg_db_error(d, "compact trigrams", err);
             goto out;
         }
+        sqlite3_reset(ins);
     }
-    sqlite3_finalize(st);
+    sqlite3_finalize(a.st);
+    sqlite3_finalize(r.st);
     sqlite3_finalize(ins);
-    st = ins = NULL;
-    if (mg_db_exec(d, "DELETE FROM trigrams; INSERT INTO trigrams(tri, seg, ids) SELECT tri, 1, ids FROM tri_new;"
-                      "DROP TABLE tri_new;", err) != 0)
-        goto out;
+    a.st = r.st = ins = NULL;
+    char sql[256];
+    snprintf(sql, sizeof(sql), "%sDELETE FROM tri_recent; INSERT INTO %s(tri, seg, ids) SELECT tri, 1, ids FROM tri_new;"
+             "DROP TABLE tri_new;", big ? "DELETE FROM trigrams; " : "", dest);
+    if (mg_db_exec(d, sql, err) != 0) goto out;
     rc = 0;
 out:
     sqlite3_finalize(st);
+    sqlite3_finalize(a.st);
+    sqlite3_finalize(r.st);
     sqlite3_finalize(ins);
     if (rc != 0) sqlite3_exec(d->db, "DROP TABLE IF EXISTS temp.tri_new", NULL, NULL, NULL);
+    mg_ids_release(&all);
+    free(buf);
     free(live);
     return rc;
+}
+
+int mg_tri_compact(struct mg_db *d, struct mg_err *err)
+{
+    if (merge_segments(d, true, "trigrams", err) != 0) return -1;
+    return mg_db_meta_set_int(d, "tri_segs", 1, err);
+}
+
+static int count_segs(struct mg_db *d, const char *sql, int64_t *n, struct mg_err *err)
+{
+    sqlite3_stmt *st;
+    if (mg_db_prepare(d, sql, &st, err) != 0) return -1;
+    *n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int mg_tri_tidy(struct mg_db *d, uint64_t dead_bytes, uint64_t total_bytes, bool incremental, struct mg_err *err)
+{
+    uint64_t dead = (uint64_t)mg_db_meta_int(d, "tri_dead_bytes", 0) + dead_bytes;
+    int64_t segs = mg_db_meta_int(d, "tri_segs", -1), recent = 0;
+    if (segs < 0) { /* a database from before the count: once */
+        if (count_segs(d, "SELECT count(DISTINCT seg) FROM trigrams", &segs, err) != 0 ||
+            mg_db_meta_set_int(d, "tri_segs", segs, err) != 0)
+            return -1;
+    }
+    /* the big table is rewritten (seconds on Linux) when a quarter of the text
+     * it indexes is gone, or its segments pile up (an incremental run waits for a
+     * full one, up to a backstop) */
+    if (dead * 4 > total_bytes || segs > (incremental ? MG_TRI_SEGS_BACKSTOP : MG_TRI_SEGS_MAX)) {
+        if (mg_tri_compact(d, err) != 0) return -1;
+        dead = 0;
+    } else if (count_segs(d, "SELECT count(DISTINCT seg) FROM tri_recent", &recent, err) != 0) {
+        return -1;
+    } else if (recent > MG_TRI_RECENT_SEGS_MAX && merge_segments(d, false, "tri_recent", err) != 0) {
+        return -1;
+    }
+    return mg_db_meta_set_int(d, "tri_dead_bytes", (int64_t)dead, err);
 }

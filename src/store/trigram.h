@@ -9,6 +9,12 @@
  * deleted since stay in old segments until compaction (mg_tri_compact) and
  * are dropped at query time by the join with `files`.
  *
+ * A segment of few trigrams (a watcher's run of one edited file) goes to
+ * tri_recent, a table of the same shape: inserted into the big table, its
+ * rows would land one per leaf page (0.3 s for one file of Linux); the small
+ * table stays in the page cache. Queries read both; mg_tri_tidy keeps
+ * tri_recent to a few segments and compaction folds it into the big table.
+ *
  * Files in tri_pending have no postings yet (an index run was interrupted
  * before its flush); queries treat them as candidates, and the next index
  * run adds them.
@@ -43,6 +49,12 @@ size_t mg_tri_extract(struct mg_tri_scratch *s, const char *text, size_t len);
 /* The key of the trigram at p[0..3). */
 uint32_t mg_tri_key(const unsigned char *p);
 
+/* A flush of at most this many distinct trigrams goes to tri_recent. */
+#define MG_TRI_SMALL_KEYS 65536
+#define MG_TRI_SEGS_MAX 16
+#define MG_TRI_SEGS_BACKSTOP 256
+#define MG_TRI_RECENT_SEGS_MAX 32
+
 /* In-memory postings for files being indexed, flushed as one segment. */
 struct mg_tri_builder;
 struct mg_tri_builder *mg_tri_builder_new(void);
@@ -68,7 +80,15 @@ bool mg_ids_contains(const struct mg_ids *ids, int64_t id);
  * AND, united for OR; plus every file in tri_pending. */
 int mg_tri_candidates(struct mg_db *d, const struct mg_rx_node *f, struct mg_ids *out, struct mg_err *err);
 
-/* Merge all segments into one and drop ids no longer in `files`. */
+/* Merge all segments of both tables into one of trigrams and drop ids no
+ * longer in `files`. */
 int mg_tri_compact(struct mg_db *d, struct mg_err *err);
+/* At the end of an index run, in its transaction: add the text it replaced
+ * or removed (dead_bytes) to meta tri_dead_bytes, and compact when that
+ * passes a quarter of total_bytes or the big table has more than
+ * MG_TRI_SEGS_MAX segments (MG_TRI_SEGS_BACKSTOP after an incremental
+ * run: compacting Linux takes seconds); else merge tri_recent into one
+ * segment when it has more than MG_TRI_RECENT_SEGS_MAX. */
+int mg_tri_tidy(struct mg_db *d, uint64_t dead_bytes, uint64_t total_bytes, bool incremental, struct mg_err *err);
 
 #endif
