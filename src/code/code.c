@@ -139,10 +139,8 @@ static int op_list(void *self_, const struct mg_pcall *pc, const struct mg_list_
 
 /* ---- repos, index, remove --------------------------------------------------------------------- */
 
-static int repo_item(struct mg_items *out, const struct mg_repo *r, struct mg_err *err)
+int mg_code_repo_info(struct mg_repo_info *it, const struct mg_repo *r, struct mg_err *err)
 {
-    struct mg_repo_info *it = mg_items_add(out, &mg_item_repo_info);
-    if (!it) return oom(err);
     bool failed = false;
     mg_code_owner(&it->base, r);
     it->id = mg_item_dup(r->id, &failed);
@@ -161,7 +159,11 @@ static int repo_item(struct mg_items *out, const struct mg_repo *r, struct mg_er
 static int op_repos(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err)
 {
     for (size_t i = 0; i < pc->nrepos; i++)
-        if (repo_item(out, &pc->repos[i], err) != 0) return -1;
+    {
+        struct mg_repo_info *it = mg_items_add(out, &mg_item_repo_info);
+        if (!it) return oom(err);
+        if (mg_code_repo_info(it, &pc->repos[i], err) != 0) return -1;
+    }
     return 0;
 }
 

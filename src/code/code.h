@@ -42,5 +42,7 @@ int mg_code_settings(void *self, const struct mg_pcall *pc, const struct mg_sett
 
 /* Set a code item's owner from the repo it came from. */
 void mg_code_owner(struct mg_item *it, const struct mg_repo *r);
+/* Fill an item's repo fields (and owner) from the catalog's row (repos, stats). */
+int mg_code_repo_info(struct mg_repo_info *it, const struct mg_repo *r, struct mg_err *err);
 
 #endif

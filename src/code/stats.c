@@ -34,18 +34,8 @@ static int stats_item(struct mg_items *out, const struct mg_repo *r, const struc
 {
     struct mg_repo_stats *it = mg_items_add(out, &mg_item_repo_stats);
     if (!it) return oom(err);
+    if (mg_code_repo_info(&it->info, r, err) != 0) return -1;
     bool failed = false;
-    mg_code_owner(&it->base, r);
-    it->id = mg_item_dup(r->id, &failed);
-    it->root = mg_item_dup(r->root, &failed);
-    it->fingerprint = mg_item_dup(r->fingerprint, &failed);
-    it->files = r->files;
-    it->chunks = r->chunks;
-    it->symbols = r->symbols;
-    it->bytes = r->bytes;
-    it->db_bytes = r->db_bytes;
-    it->created_at = r->created_at;
-    it->indexed_at = r->indexed_at;
     it->vectors = known(st->vectors);
     it->full_index_at = known(st->full_at);
     it->full_index_ms = known(st->full_ms);

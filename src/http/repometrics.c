@@ -88,13 +88,13 @@ static void escape_label(const char *s, char *out, size_t cap)
 static void repo_samples(struct out *o, const struct mg_repo_stats *s)
 {
     char id[2 * MG_ID_MAX + 8];
-    escape_label(s->id, id, sizeof(id));
-    sample(o, FILES, id, NULL, s->files, false);
-    sample(o, CHUNKS, id, NULL, s->chunks, false);
-    sample(o, SYMBOLS, id, NULL, s->symbols, false);
+    escape_label(s->info.id, id, sizeof(id));
+    sample(o, FILES, id, NULL, s->info.files, false);
+    sample(o, CHUNKS, id, NULL, s->info.chunks, false);
+    sample(o, SYMBOLS, id, NULL, s->info.symbols, false);
     sample(o, VECTORS, id, NULL, s->vectors, false);
-    sample(o, BYTES, id, NULL, s->bytes, false);
-    sample(o, DB_BYTES, id, NULL, s->db_bytes, false);
+    sample(o, BYTES, id, NULL, s->info.bytes, false);
+    sample(o, DB_BYTES, id, NULL, s->info.db_bytes, false);
     sample(o, LAST_AT, id, ",kind=\"full\"", s->full_index_at, false);
     sample(o, LAST_DUR, id, ",kind=\"full\"", s->full_index_ms, true);
     sample(o, LAST_AT, id, ",kind=\"incremental\"", s->incr_index_at, false);

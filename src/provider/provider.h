@@ -107,12 +107,11 @@ struct mg_repo_setting_item {
 };
 extern const struct mg_item_type mg_item_repo_settings;
 
-/* What an index holds and how its runs went (stats): mg_repo_info's fields,
- * then the state of store/repostate.h; MG_INT_NULL where not known. */
+/* What an index holds and how its runs went (stats): an mg_repo_info (its
+ * base is this item's), then the state of store/repostate.h; MG_INT_NULL
+ * where not known. */
 struct mg_repo_stats {
-    struct mg_item base;
-    char *id, *root, *fingerprint;     /* labels */
-    int64_t files, chunks, symbols, bytes, db_bytes, created_at, indexed_at;
+    struct mg_repo_info info;
     int64_t vectors;
     int64_t full_index_at, full_index_ms, incr_index_at, incr_index_ms;
     int64_t pending_changes;

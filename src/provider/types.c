@@ -51,18 +51,14 @@ static const struct mg_field file_entry_fields[] = {
 const struct mg_item_type mg_item_file_entry = {"file", sizeof(struct mg_file_entry), file_entry_fields,
                                                 N(file_entry_fields), CODE_OWNER, 1, -1, NULL};
 
-static const struct mg_field repo_info_fields[] = {
-    MG_FIELD(struct mg_repo_info, id, MG_F_LABEL),
-    MG_FIELD(struct mg_repo_info, root, MG_F_LABEL),
-    MG_FIELD(struct mg_repo_info, fingerprint, MG_F_LABEL),
-    MG_FIELD(struct mg_repo_info, files, MG_F_INT),
-    MG_FIELD(struct mg_repo_info, chunks, MG_F_INT),
-    MG_FIELD(struct mg_repo_info, symbols, MG_F_INT),
-    MG_FIELD(struct mg_repo_info, bytes, MG_F_INT),
-    MG_FIELD(struct mg_repo_info, db_bytes, MG_F_INT),
-    MG_FIELD(struct mg_repo_info, created_at, MG_F_INT),
-    MG_FIELD(struct mg_repo_info, indexed_at, MG_F_INT),
-};
+/* mg_repo_info's fields, at its place in T (pre: "" or "info.") */
+#define REPO_INFO_FIELDS(T, pre)                                                                                      \
+    MG_FIELD_AS(T, pre id, "id", MG_F_LABEL), MG_FIELD_AS(T, pre root, "root", MG_F_LABEL),                           \
+        MG_FIELD_AS(T, pre fingerprint, "fingerprint", MG_F_LABEL), MG_FIELD_AS(T, pre files, "files", MG_F_INT),     \
+        MG_FIELD_AS(T, pre chunks, "chunks", MG_F_INT), MG_FIELD_AS(T, pre symbols, "symbols", MG_F_INT),             \
+        MG_FIELD_AS(T, pre bytes, "bytes", MG_F_INT), MG_FIELD_AS(T, pre db_bytes, "db_bytes", MG_F_INT),             \
+        MG_FIELD_AS(T, pre created_at, "created_at", MG_F_INT), MG_FIELD_AS(T, pre indexed_at, "indexed_at", MG_F_INT)
+static const struct mg_field repo_info_fields[] = {REPO_INFO_FIELDS(struct mg_repo_info, )};
 const struct mg_item_type mg_item_repo_info = {"repo", sizeof(struct mg_repo_info), repo_info_fields,
                                                N(repo_info_fields), CODE_OWNER, 0, -1, "repo"};
 
@@ -79,9 +75,7 @@ const struct mg_item_type mg_item_repo_settings = {"settings", sizeof(struct mg_
 #define RS(member, kind) MG_FIELD(struct mg_repo_stats, member, kind)
 #define RSN(member, kind) MG_FIELD_F(struct mg_repo_stats, member, kind, MG_F_NULL)
 static const struct mg_field repo_stats_fields[] = {
-    RS(id, MG_F_LABEL), RS(root, MG_F_LABEL), RS(fingerprint, MG_F_LABEL), RS(files, MG_F_INT),
-    RS(chunks, MG_F_INT), RS(symbols, MG_F_INT), RS(bytes, MG_F_INT), RS(db_bytes, MG_F_INT),
-    RS(created_at, MG_F_INT), RS(indexed_at, MG_F_INT), RSN(vectors, MG_F_INT), RSN(full_index_at, MG_F_INT),
+    REPO_INFO_FIELDS(struct mg_repo_stats, info.), RSN(vectors, MG_F_INT), RSN(full_index_at, MG_F_INT),
     RSN(full_index_ms, MG_F_INT), RSN(incr_index_at, MG_F_INT), RSN(incr_index_ms, MG_F_INT),
     RSN(pending_changes, MG_F_INT), RS(watch_state, MG_F_LABEL), RS(watch_count, MG_F_INT),
     RS(secrets_redacted, MG_F_INT), RSN(last_error, MG_F_LABEL), RSN(last_error_at, MG_F_INT),
