@@ -371,6 +371,7 @@ struct run {
     const char *root;
     int rootfd;
     bool trust_mtime;             /* files with their indexed size and mtime are not read (opts) */
+    bool incremental;             /* a run of given paths (the watcher's) */
     struct mg_walk walk;
     struct known_map known;
     struct queue q;
@@ -544,8 +545,10 @@ static void *worker_main(void *arg)
 {
     struct run *R = arg;
     /* the writer is the stage everything waits for: let it win the CPU
-     * whenever it has work, and the parsers take what is left */
-    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 5);
+     * whenever it has work, and the parsers take what is left. Not in a
+     * watcher's run of a few files: its parse is on the way from a save to
+     * search, and at nice 5 it waited behind every busy search thread */
+    if (!R->incremental) setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 5);
     TSParser *parser = ts_parser_new();
     struct mg_tri_scratch scratch;
     struct mg_token_set *ts = mg_token_set_new();
@@ -1080,6 +1083,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     R.root = st->root;
     R.stop = o->stop;
     R.trust_mtime = o->trust_mtime;
+    R.incremental = o->paths != NULL;
     mg_secret_policy(c, &R.policy);
     if (!(R.scanner = mg_secrets_scanner(c, err))) goto out;
     R.st = st;
@@ -1127,6 +1131,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     if (add_pending_trigrams(&w, err) != 0) goto rollback;
 
     nth = c->index_threads;
+    if ((size_t)nth > R.walk.n) nth = R.walk.n ? (int)R.walk.n : 1; /* a watcher's run of one file: one thread */
     R.base_id = next_id(d, "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'files'), 0), "
                            "coalesce((SELECT max(id) FROM files), 0)) + 1");
     R.tri_batch_bytes = TRI_FLUSH_BYTES / (size_t)nth;
