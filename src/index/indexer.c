@@ -890,6 +890,11 @@ out:
 static int add_pending_trigrams(struct writer *w, struct mg_err *err)
 {
     sqlite3_stmt *st;
+    bool any; /* nearly always none: then no scratch and builder (4 MiB) to set up */
+    if (mg_db_prepare(w->d, "SELECT 1 FROM tri_pending LIMIT 1", &st, err) != 0) return -1;
+    any = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    if (!any) return 0;
     /* ordered by p's key: ORDER BY f.id made SQLite scan every file to probe tri_pending (a second per
      * run on Linux, with nothing pending) */
     if (mg_db_prepare(w->d, "SELECT f.id, f.content, f.size FROM tri_pending p JOIN files f ON f.id = p.file_id "

@@ -61,7 +61,7 @@ static const char *const migrations[] = {
     "CREATE TABLE tri_recent(tri INTEGER NOT NULL, seg INTEGER NOT NULL, ids BLOB NOT NULL,"
     "  PRIMARY KEY(tri, seg)) WITHOUT ROWID;"
     "DELETE FROM trigrams;"
-    "DELETE FROM meta WHERE key IN ('tri_segs', 'tri_dead_bytes');"
+    "DELETE FROM meta WHERE key IN ('tri_segs', 'tri_dead_bytes', 'tri_recent_segs', 'tri_seg_next');"
     "INSERT OR IGNORE INTO tri_pending(file_id) SELECT id FROM files;",
 };
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* ---- 1. varints and extraction ----------------------------------------- */
 
@@ -47,16 +48,23 @@ uint32_t mg_tri_key(const unsigned char *p)
     return (uint32_t)fold(p[0]) << 16 | (uint32_t)fold(p[1]) << 8 | fold(p[2]);
 }
 
+#define SCRATCH_BITS_BYTES ((size_t)(1u << 24) / 8)
+
+/* The bit set is mapped, not calloc'ed: pages come zeroed when first
+ * touched, and a small file touches few (calloc of reused heap memory
+ * cleared all 2 MiB, twice per watcher run). */
 int mg_tri_scratch_init(struct mg_tri_scratch *s)
 {
     memset(s, 0, sizeof(*s));
-    s->bits = calloc((1u << 24) / 64, sizeof(uint64_t));
-    return s->bits ? 0 : -1;
+    void *p = mmap(NULL, SCRATCH_BITS_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return -1;
+    s->bits = p;
+    return 0;
 }
 
 void mg_tri_scratch_release(struct mg_tri_scratch *s)
 {
-    free(s->bits);
+    if (s->bits) munmap(s->bits, SCRATCH_BITS_BYTES);
     free(s->keys);
     memset(s, 0, sizeof(*s));
 }
@@ -108,7 +116,7 @@ struct mg_tri_builder *mg_tri_builder_new(void)
 {
     struct mg_tri_builder *b = calloc(1, sizeof(*b));
     if (!b) return NULL;
-    b->nslots = 1 << 16;
+    b->nslots = 1 << 12; /* grows by doubling: a watcher's run of one file needs a few thousand */
     b->slots = calloc(b->nslots, sizeof(struct plist));
     if (!b->slots) {
         free(b);
@@ -193,16 +201,38 @@ static void builder_clear(struct mg_tri_builder *b)
     b->nids = 0;
 }
 
-/* The next segment number of a table. */
-static int next_seg(struct mg_db *d, const char *table, int64_t *seg, struct mg_err *err)
+static int int_query(struct mg_db *d, const char *sql, int64_t *v, struct mg_err *err)
 {
-    char sql[96];
     sqlite3_stmt *st;
-    snprintf(sql, sizeof(sql), "SELECT coalesce(max(seg), 0) + 1 FROM %s", table);
     if (mg_db_prepare(d, sql, &st, err) != 0) return -1;
-    *seg = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 1;
+    *v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_finalize(st);
     return 0;
+}
+
+/* A new segment's number, from meta tri_seg_next: max(seg) is a scan of the
+ * table (no index on seg). Numbers only grow, from 2; compaction and the
+ * merge of tri_recent write segment 1. */
+static int take_seg(struct mg_db *d, int64_t *seg, struct mg_err *err)
+{
+    int64_t next = mg_db_meta_int(d, "tri_seg_next", -1);
+    if (next < 2) { /* not kept yet: once, above every segment there is */
+        int64_t a, b;
+        if (int_query(d, "SELECT coalesce(max(seg), 0) FROM trigrams", &a, err) != 0 ||
+            int_query(d, "SELECT coalesce(max(seg), 0) FROM tri_recent", &b, err) != 0)
+            return -1;
+        next = (a > b ? a : b) + 1;
+        if (next < 2) next = 2;
+    }
+    *seg = next;
+    return mg_db_meta_set_int(d, "tri_seg_next", next + 1, err);
+}
+
+/* meta key += 1 when it is kept (mg_tri_tidy counts it once otherwise). */
+static int count_up(struct mg_db *d, const char *key, struct mg_err *err)
+{
+    int64_t n = mg_db_meta_int(d, key, -1);
+    return n < 0 ? 0 : mg_db_meta_set_int(d, key, n + 1, err);
 }
 
 int mg_tri_builder_flush(struct mg_tri_builder *b, struct mg_db *d, struct mg_err *err)
@@ -213,8 +243,7 @@ int mg_tri_builder_flush(struct mg_tri_builder *b, struct mg_db *d, struct mg_er
     /* a small segment's rows would land one per leaf page of the big table
      * (0.3 s for one edited file of Linux): tri_recent takes them */
     bool small = b->used <= MG_TRI_SMALL_KEYS;
-    const char *table = small ? "tri_recent" : "trigrams";
-    if (next_seg(d, table, &seg, err) != 0) return -1;
+    if (take_seg(d, &seg, err) != 0 || count_up(d, small ? "tri_recent_segs" : "tri_segs", err) != 0) return -1;
     /* a segment's rows are written in key order: the b-tree fills sequentially */
     uint32_t *order = malloc((b->used + 1) * sizeof(uint32_t));
     if (!order) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory writing trigrams");
@@ -255,10 +284,6 @@ int mg_tri_builder_flush(struct mg_tri_builder *b, struct mg_db *d, struct mg_er
     }
     sqlite3_finalize(st);
     free(order);
-    if (rc == 0 && !small) { /* the big table's segments, for mg_tri_tidy */
-        int64_t segs = mg_db_meta_int(d, "tri_segs", -1);
-        if (segs >= 0) rc = mg_db_meta_set_int(d, "tri_segs", segs + 1, err);
-    }
     /* these files have postings now */
     if (rc == 0 && mg_db_prepare(d, "DELETE FROM tri_pending WHERE file_id = ?", &st, err) == 0) {
         for (size_t i = 0; i < b->nids && rc == 0; i++) {
@@ -637,38 +662,37 @@ out:
 
 int mg_tri_compact(struct mg_db *d, struct mg_err *err)
 {
-    if (merge_segments(d, true, "trigrams", err) != 0) return -1;
-    return mg_db_meta_set_int(d, "tri_segs", 1, err);
+    if (merge_segments(d, true, "trigrams", err) != 0 || mg_db_meta_set_int(d, "tri_segs", 1, err) != 0) return -1;
+    return mg_db_meta_set_int(d, "tri_recent_segs", 0, err);
 }
 
-static int count_segs(struct mg_db *d, const char *sql, int64_t *n, struct mg_err *err)
+/* A meta count of segments; counted in the table the first time. */
+static int seg_count(struct mg_db *d, const char *key, const char *table, int64_t *n, struct mg_err *err)
 {
-    sqlite3_stmt *st;
-    if (mg_db_prepare(d, sql, &st, err) != 0) return -1;
-    *n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
-    return 0;
+    *n = mg_db_meta_int(d, key, -1);
+    if (*n >= 0) return 0;
+    char sql[96];
+    snprintf(sql, sizeof(sql), "SELECT count(DISTINCT seg) FROM %s", table);
+    if (int_query(d, sql, n, err) != 0) return -1;
+    return mg_db_meta_set_int(d, key, *n, err);
 }
 
 int mg_tri_tidy(struct mg_db *d, uint64_t dead_bytes, uint64_t total_bytes, bool incremental, struct mg_err *err)
 {
     uint64_t dead = (uint64_t)mg_db_meta_int(d, "tri_dead_bytes", 0) + dead_bytes;
-    int64_t segs = mg_db_meta_int(d, "tri_segs", -1), recent = 0;
-    if (segs < 0) { /* a database from before the count: once */
-        if (count_segs(d, "SELECT count(DISTINCT seg) FROM trigrams", &segs, err) != 0 ||
-            mg_db_meta_set_int(d, "tri_segs", segs, err) != 0)
-            return -1;
-    }
+    int64_t segs, recent;
+    if (seg_count(d, "tri_segs", "trigrams", &segs, err) != 0 ||
+        seg_count(d, "tri_recent_segs", "tri_recent", &recent, err) != 0)
+        return -1;
     /* the big table is rewritten (seconds on Linux) when a quarter of the text
      * it indexes is gone, or its segments pile up (an incremental run waits for a
      * full one, up to a backstop) */
     if (dead * 4 > total_bytes || segs > (incremental ? MG_TRI_SEGS_BACKSTOP : MG_TRI_SEGS_MAX)) {
         if (mg_tri_compact(d, err) != 0) return -1;
         dead = 0;
-    } else if (count_segs(d, "SELECT count(DISTINCT seg) FROM tri_recent", &recent, err) != 0) {
-        return -1;
-    } else if (recent > MG_TRI_RECENT_SEGS_MAX && merge_segments(d, false, "tri_recent", err) != 0) {
-        return -1;
+    } else if (recent > MG_TRI_RECENT_SEGS_MAX) {
+        if (merge_segments(d, false, "tri_recent", err) != 0 || mg_db_meta_set_int(d, "tri_recent_segs", 1, err) != 0)
+            return -1;
     }
     return mg_db_meta_set_int(d, "tri_dead_bytes", (int64_t)dead, err);
 }
