@@ -86,6 +86,10 @@ describe('one serve watching a git repo', () => {
     const h = await until('appended function', () => hits('apple_added_later', id)[0]);
     assert.equal(h.path, 'src/a.c');
     assert.equal(h.line, 2);
+    // regex search narrows by trigrams: the run's small segment (tri_recent) is read too
+    const rx = hits('apple_added_l[a-z]+er', id, 'regex');
+    assert.equal(rx.length, 1, JSON.stringify(rx));
+    assert.equal(rx[0].line, 2);
   });
 
   test('30 lines inserted at the top move the hits; read_file agrees with search', async () => {
