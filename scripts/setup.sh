@@ -30,7 +30,7 @@ pkgs=(
   sqlite3   # the node tests plant rows in, and integrity-check, the memory databases
 )
 # Benchmark peers and corpus tools.
-[ "$bench" = 1 ] && pkgs+=(ripgrep xz-utils time)
+[ "$bench" = 1 ] && pkgs+=(ripgrep xz-utils time global)
 
 missing=()
 for p in "${pkgs[@]}"; do

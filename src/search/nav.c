@@ -1,0 +1,1407 @@
+/* nav.c — references, callers, callees and call paths (see nav.h).
+ *
+ * Sections:
+ *   1. The lexer          identifiers outside comments and strings, per family
+ *   2. Files              a request's cache of stored texts and their definitions
+ *   3. Definitions        by name, resolution of a called name
+ *   4. References
+ *   5. Call graph walks   callers, callees, trace
+ */
+#include "search/nav.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "store/content.h"
+#include "store/tokenize.h"
+
+#define MAX_FILE_TEXT (64u << 20)
+
+static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static bool late(double deadline) { return deadline > 0 && now_ms() > deadline; }
+
+/* ---- 1. The lexer ------------------------------------------------------------------------- */
+
+enum fam {
+    F_NONE,
+    F_C,    /* C, C++, Java, Go, Rust, C#, Kotlin, Swift, Scala, Zig, protobuf: // and block comments */
+    F_JS,   /* JavaScript, TypeScript, PHP: the same, and '...' strings and `...` templates */
+    F_PY,   /* Python: #, '...', "...", triple quotes, string prefixes */
+    F_HASH, /* Ruby, shell, Perl, R, make, CMake, awk: # comments */
+    F_LUA,  /* Lua: -- and --[[ ]] */
+};
+
+static enum fam family(const char *lang)
+{
+    static const char *const c[] = {"c", "cpp", "java", "go", "rust", "csharp", "kotlin", "swift", "scala", "zig",
+                                    "protobuf", NULL};
+    static const char *const js[] = {"javascript", "typescript", "php", NULL};
+    static const char *const hash[] = {"ruby", "shell", "perl", "r", "make", "cmake", "awk", NULL};
+    if (!lang) return F_NONE;
+    for (size_t i = 0; c[i]; i++)
+        if (strcmp(lang, c[i]) == 0) return F_C;
+    for (size_t i = 0; js[i]; i++)
+        if (strcmp(lang, js[i]) == 0) return F_JS;
+    for (size_t i = 0; hash[i]; i++)
+        if (strcmp(lang, hash[i]) == 0) return F_HASH;
+    if (strcmp(lang, "python") == 0) return F_PY;
+    if (strcmp(lang, "lua") == 0) return F_LUA;
+    return F_NONE;
+}
+
+static inline bool id_start(unsigned char c, enum fam f)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80 || (c == '$' && f == F_JS);
+}
+static inline bool id_char(unsigned char c, enum fam f)
+{
+    return id_start(c, f) || (c >= '0' && c <= '9') || (c == '$' && f == F_JS);
+}
+
+struct lexer {
+    const char *t;
+    size_t n, i;
+    int line;
+};
+
+/* Skip to the end of the line (the newline itself is left). */
+static void skip_eol(struct lexer *x)
+{
+    const char *nl = memchr(x->t + x->i, '\n', x->n - x->i);
+    x->i = nl ? (size_t)(nl - x->t) : x->n;
+}
+
+/* Skip past the first occurrence of end (counting lines), or to the end. */
+static void skip_past(struct lexer *x, const char *end)
+{
+    size_t el = strlen(end);
+    while (x->i < x->n) {
+        if (x->t[x->i] == '\n') x->line++;
+        if (x->i + el <= x->n && memcmp(x->t + x->i, end, el) == 0) {
+            x->i += el;
+            return;
+        }
+        x->i++;
+    }
+}
+
+/* A quoted string from its opening quote q; multi: may span lines. */
+static void skip_string(struct lexer *x, char q, bool multi)
+{
+    x->i++;
+    while (x->i < x->n) {
+        char c = x->t[x->i];
+        if (c == '\\') {
+            if (x->i + 1 < x->n && x->t[x->i + 1] == '\n') x->line++;
+            x->i += 2;
+            continue;
+        }
+        if (c == '\n') {
+            if (!multi) return; /* unterminated: the line ends it */
+            x->line++;
+        }
+        x->i++;
+        if (c == q) return;
+    }
+}
+
+/* C-family '...': a character literal ('a', '\n', '\x41'), else a lone quote
+ * (a Rust lifetime, an apostrophe in a macro) that is skipped alone. */
+static void skip_char(struct lexer *x)
+{
+    size_t i = x->i + 1;
+    if (i < x->n && x->t[i] == '\\') {
+        for (size_t k = i + 2; k < x->n && k < i + 12 && x->t[k] != '\n'; k++)
+            if (x->t[k] == '\'') {
+                x->i = k + 1;
+                return;
+            }
+    } else if (i + 1 < x->n && x->t[i] != '\n' && x->t[i + 1] == '\'') {
+        x->i = i + 2;
+        return;
+    } else if (i < x->n && (unsigned char)x->t[i] >= 0x80) { /* a UTF-8 character */
+        for (size_t k = i + 1; k < x->n && k < i + 5; k++)
+            if (x->t[k] == '\'') {
+                x->i = k + 1;
+                return;
+            }
+    }
+    x->i++;
+}
+
+bool mg_nav_lex(const char *lang, const char *text, size_t len, mg_nav_ident_cb cb, void *ud)
+{
+    enum fam f = family(lang);
+    if (f == F_NONE) return false;
+    struct lexer x = {text, len, 0, 1};
+    bool bol = true; /* only blanks since the line began */
+    while (x.i < x.n) {
+        unsigned char c = (unsigned char)x.t[x.i];
+        if (c == '\n') {
+            x.line++;
+            x.i++;
+            bol = true;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            x.i++;
+            continue;
+        }
+        bool at_bol = bol;
+        bol = false;
+        char n1 = x.i + 1 < x.n ? x.t[x.i + 1] : 0;
+        if ((f == F_C || f == F_JS) && c == '/' && n1 == '/') {
+            skip_eol(&x);
+        } else if ((f == F_C || f == F_JS) && c == '/' && n1 == '*') {
+            x.i += 2;
+            skip_past(&x, "*/");
+        } else if ((f == F_PY || f == F_HASH) && c == '#') {
+            skip_eol(&x);
+        } else if (f == F_LUA && c == '-' && n1 == '-') {
+            if (x.i + 3 < x.n && x.t[x.i + 2] == '[' && x.t[x.i + 3] == '[') {
+                x.i += 4;
+                skip_past(&x, "]]");
+            } else {
+                skip_eol(&x);
+            }
+        } else if (f == F_C && c == '#' && at_bol) {
+            /* a preprocessor directive: its word is no identifier; an include's file name is no use */
+            x.i++;
+            while (x.i < x.n && (x.t[x.i] == ' ' || x.t[x.i] == '\t')) x.i++;
+            size_t w = x.i;
+            while (x.i < x.n && id_char((unsigned char)x.t[x.i], f)) x.i++;
+            size_t wl = x.i - w;
+            if ((wl == 7 && memcmp(x.t + w, "include", 7) == 0) || (wl == 6 && memcmp(x.t + w, "import", 6) == 0) ||
+                (wl == 12 && memcmp(x.t + w, "include_next", 12) == 0) || (wl == 5 && memcmp(x.t + w, "error", 5) == 0) ||
+                (wl == 7 && memcmp(x.t + w, "warning", 7) == 0) || (wl == 6 && memcmp(x.t + w, "pragma", 6) == 0))
+                skip_eol(&x);
+        } else if (c == '"') {
+            if (f == F_PY && n1 == '"' && x.i + 2 < x.n && x.t[x.i + 2] == '"') {
+                x.i += 3;
+                skip_past(&x, "\"\"\"");
+            } else {
+                skip_string(&x, '"', f != F_C && f != F_JS && f != F_PY);
+            }
+        } else if (c == '\'') {
+            if (f == F_PY && n1 == '\'' && x.i + 2 < x.n && x.t[x.i + 2] == '\'') {
+                x.i += 3;
+                skip_past(&x, "'''");
+            } else if (f == F_C) {
+                skip_char(&x);
+            } else {
+                skip_string(&x, '\'', f == F_HASH);
+            }
+        } else if (c == '`' && (f == F_JS || (f == F_C && strcmp(lang, "go") == 0) || f == F_HASH)) {
+            x.i++;
+            skip_past(&x, "`");
+        } else if (c >= '0' && c <= '9') {
+            while (x.i < x.n && (id_char((unsigned char)x.t[x.i], f) || x.t[x.i] == '.')) x.i++;
+        } else if (id_start(c, f)) {
+            size_t s = x.i;
+            while (x.i < x.n && id_char((unsigned char)x.t[x.i], f)) x.i++;
+            size_t l = x.i - s;
+            /* Python string prefixes: r"...", b'...', f"...", rb"..." */
+            if (f == F_PY && l <= 2 && x.i < x.n && (x.t[x.i] == '"' || x.t[x.i] == '\'') &&
+                strspn(x.t + s, "rRbBfFuU") >= l)
+                continue;
+            size_t j = x.i;
+            while (j < x.n && (x.t[j] == ' ' || x.t[j] == '\t')) j++;
+            bool call = j < x.n && (x.t[j] == '(' || (f == F_C && x.t[j] == '!' && j + 1 < x.n && x.t[j + 1] == '('));
+            if (cb(ud, x.t, s, l, x.line, call)) return true;
+        } else {
+            x.i++;
+        }
+    }
+    return true;
+}
+
+/* Words that look like calls and are not: `if (`, `sizeof(`, ... */
+static bool keyword(const char *s, size_t n)
+{
+    static const char *const kw[] = {
+        "if", "for", "while", "switch", "return", "sizeof", "typeof", "__typeof__", "__typeof", "alignof",
+        "_Alignof", "__alignof__", "defined", "do", "else", "case", "catch", "new", "delete", "throw", "function",
+        "await", "yield", "typeid", "decltype", "static_assert", "_Static_assert", "__attribute__", "__attribute",
+        "asm", "__asm__", "__asm", "volatile", "__volatile__", "noexcept", "operator", "requires", "not", "and", "or",
+        "in", "elif", "lambda", "assert", "del", "with", "except", "raise", "def", "class", "import", "from",
+        "print", "exec", "until", "unless", "elsif", "local", "then", "end", "go", "defer", "select", "match",
+        "loop", "fn", "let", "var", "const", "void", "int", "char", "long", "short", "unsigned", "signed",
+        "float", "double", "struct", "union", "enum", "super", "this", "self", "synchronized", "using",
+        "typename", "template", "__builtin_expect", "likely", "unlikely", NULL};
+    for (size_t i = 0; kw[i]; i++)
+        if (strlen(kw[i]) == n && memcmp(kw[i], s, n) == 0) return true;
+    return false;
+}
+
+/* ---- 2. Files ----------------------------------------------------------------------------- */
+
+struct file {
+    int64_t id;
+    char *path, *lang;
+    char *text;
+    size_t len;
+    int64_t sym_lo, sym_hi;
+    struct mg_nav_def *defs; /* the file's definitions, by id; their strings owned here */
+    size_t ndefs;
+    bool allowed;            /* in the request's scope */
+    bool loaded;             /* text read */
+    bool defs_loaded;        /* defs read (file_defs) */
+};
+
+struct nav {
+    struct mg_db *d;
+    const struct mg_filter *f;
+    double deadline;
+    struct mg_err *err;
+    sqlite3_stmt *file_st, *syms_st, *byname_st, *cand_st;
+    struct file **files; /* open addressing by id */
+    size_t nfiles, capfiles;
+    struct resolved *names; /* open addressing by name */
+    size_t nnames, capnames;
+};
+
+static void def_free(struct mg_nav_def *d)
+{
+    if (!d) return;
+    free(d->path);
+    free(d->name);
+    free(d->kind);
+    free(d->container);
+}
+
+static void file_free(struct file *fl)
+{
+    if (!fl) return;
+    free(fl->path);
+    free(fl->lang);
+    free(fl->text);
+    for (size_t i = 0; i < fl->ndefs; i++) {
+        free(fl->defs[i].name);
+        free(fl->defs[i].kind);
+        free(fl->defs[i].container);
+    }
+    free(fl->defs);
+    free(fl);
+}
+
+static char *col_dup(sqlite3_stmt *st, int i, bool *failed)
+{
+    const unsigned char *s = sqlite3_column_text(st, i);
+    if (!s) return NULL;
+    char *r = strdup((const char *)s);
+    if (!r) *failed = true;
+    return r;
+}
+
+static size_t hash_id(int64_t id) { return (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ull >> 17); }
+
+static int nav_open(struct nav *v, struct mg_db *d, const struct mg_filter *f, double deadline, struct mg_err *err)
+{
+    memset(v, 0, sizeof(*v));
+    v->d = d;
+    v->f = f;
+    v->deadline = deadline;
+    v->err = err;
+    if (mg_db_prepare(d, "SELECT path, lang, content, size, sym_lo, sym_hi FROM files WHERE id = ?", &v->file_st,
+                      err) != 0 ||
+        mg_db_prepare(d, "SELECT name, kind, container, start_line, end_line FROM symbols WHERE id BETWEEN ? AND ? "
+                         "ORDER BY id", &v->syms_st, err) != 0 ||
+        mg_db_prepare(d, "SELECT s.file_id, s.id - f.sym_lo FROM symbols s JOIN files f ON f.id = s.file_id "
+                         "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY f.path, s.start_line",
+                      &v->byname_st, err) != 0 ||
+        mg_db_prepare(d, "SELECT DISTINCT c.file_id FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+                         "WHERE chunks_fts MATCH ?1 ORDER BY c.file_id", &v->cand_st, err) != 0)
+        return -1;
+    return 0;
+}
+
+struct resolved {
+    char *name;
+    size_t *idx; /* definitions as (file slot, def index) pairs flattened: file ids and def indexes */
+    int64_t *fid;
+    size_t n;
+};
+
+static void nav_close(struct nav *v)
+{
+    sqlite3_finalize(v->file_st);
+    sqlite3_finalize(v->syms_st);
+    sqlite3_finalize(v->byname_st);
+    sqlite3_finalize(v->cand_st);
+    for (size_t i = 0; i < v->capfiles; i++) file_free(v->files[i]);
+    free(v->files);
+    for (size_t i = 0; i < v->capnames; i++) {
+        free(v->names[i].name);
+        free(v->names[i].idx);
+        free(v->names[i].fid);
+    }
+    free(v->names);
+}
+
+/* A file by id, its row read (path, lang, scope); text and definitions only
+ * with load. NULL with err when reading fails; a file gone is not found
+ * (NULL, err unset). */
+static struct file *file_get(struct nav *v, int64_t id, bool load)
+{
+    if (v->nfiles * 2 >= v->capfiles) {
+        size_t cap = v->capfiles ? v->capfiles * 2 : 256;
+        struct file **t = calloc(cap, sizeof(*t));
+        if (!t) return oom(v->err), NULL;
+        for (size_t i = 0; i < v->capfiles; i++) {
+            if (!v->files[i]) continue;
+            size_t j = hash_id(v->files[i]->id) & (cap - 1);
+            while (t[j]) j = (j + 1) & (cap - 1);
+            t[j] = v->files[i];
+        }
+        free(v->files);
+        v->files = t;
+        v->capfiles = cap;
+    }
+    size_t j = hash_id(id) & (v->capfiles - 1);
+    while (v->files[j] && v->files[j]->id != id) j = (j + 1) & (v->capfiles - 1);
+    struct file *fl = v->files[j];
+    if (!fl) {
+        sqlite3_stmt *st = v->file_st;
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, id);
+        if (sqlite3_step(st) != SQLITE_ROW) {
+            sqlite3_reset(st);
+            return NULL;
+        }
+        fl = calloc(1, sizeof(*fl));
+        bool failed = !fl;
+        if (fl) {
+            fl->id = id;
+            fl->path = col_dup(st, 0, &failed);
+            fl->lang = col_dup(st, 1, &failed);
+            fl->sym_lo = sqlite3_column_int64(st, 4);
+            fl->sym_hi = sqlite3_column_int64(st, 5);
+            fl->allowed = fl->path && mg_filter_allows(v->f, fl->path, strlen(fl->path), fl->lang);
+        }
+        sqlite3_reset(st);
+        if (failed) {
+            file_free(fl);
+            return oom(v->err), NULL;
+        }
+        v->files[j] = fl;
+        v->nfiles++;
+    }
+    if (!load || fl->loaded || !fl->allowed) return fl;
+    sqlite3_stmt *st = v->file_st;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_reset(st);
+        return NULL;
+    }
+    int rc = mg_content_unpack(sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2), MAX_FILE_TEXT,
+                               &fl->text, &fl->len);
+    sqlite3_reset(st);
+    if (rc != 0)
+        return mg_err_set(v->err, MG_E_DB, "the stored text of '%s' is corrupt; index the repo again", fl->path), NULL;
+    fl->loaded = true;
+    return fl;
+}
+
+/* A loaded file's definitions, read once (most candidate files of a name
+ * turn out not to use it: their definitions are never read). */
+static int file_defs(struct nav *v, struct file *fl)
+{
+    if (fl->defs_loaded) return 0;
+    sqlite3_stmt *st = v->syms_st;
+    sqlite3_reset(st);
+    sqlite3_bind_int64(st, 1, fl->sym_lo);
+    sqlite3_bind_int64(st, 2, fl->sym_hi);
+    size_t cap = 0;
+    bool failed = false;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (fl->ndefs == cap) {
+            cap = cap ? cap * 2 : 16;
+            struct mg_nav_def *nd = realloc(fl->defs, cap * sizeof(*nd));
+            if (!nd) {
+                failed = true;
+                break;
+            }
+            fl->defs = nd;
+        }
+        struct mg_nav_def *df = &fl->defs[fl->ndefs++];
+        df->path = fl->path; /* borrowed: copies own theirs (def_copy) */
+        df->file_id = fl->id;
+        df->name = col_dup(st, 0, &failed);
+        df->kind = col_dup(st, 1, &failed);
+        df->container = col_dup(st, 2, &failed);
+        df->start_line = sqlite3_column_int(st, 3);
+        df->end_line = sqlite3_column_int(st, 4);
+    }
+    sqlite3_reset(st);
+    if (failed) return oom(v->err);
+    fl->defs_loaded = true;
+    return 0;
+}
+
+static bool function_like(const char *kind)
+{
+    return kind && (strcmp(kind, "function") == 0 || strcmp(kind, "method") == 0 ||
+                    strcmp(kind, "constructor") == 0 || strcmp(kind, "macro") == 0);
+}
+
+/* The innermost definition around line (function-like ones only, when fn). */
+static const struct mg_nav_def *enclosing(const struct file *fl, int line, bool fn)
+{
+    const struct mg_nav_def *best = NULL;
+    for (size_t i = 0; i < fl->ndefs; i++) {
+        const struct mg_nav_def *d = &fl->defs[i];
+        if (d->start_line > line || d->end_line < line || (fn && !function_like(d->kind))) continue;
+        if (!best || d->end_line - d->start_line < best->end_line - best->start_line) best = d;
+    }
+    return best;
+}
+
+/* A copy the caller owns (path too). */
+static struct mg_nav_def *def_copy(const struct mg_nav_def *d, const char *path)
+{
+    struct mg_nav_def *c = calloc(1, sizeof(*c));
+    if (!c) return NULL;
+    c->file_id = d->file_id;
+    c->path = strdup(path);
+    c->name = strdup(d->name ? d->name : "");
+    c->kind = strdup(d->kind ? d->kind : "");
+    c->container = d->container ? strdup(d->container) : NULL;
+    c->start_line = d->start_line;
+    c->end_line = d->end_line;
+    if (!c->path || !c->name || !c->kind || (d->container && !c->container)) {
+        def_free(c);
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* ---- 3. Definitions ----------------------------------------------------------------------- */
+
+static size_t hash_str(const char *s)
+{
+    size_t h = 1469598103934665603ull;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* The definitions of name in scope (every kind): (file id, def index) pairs,
+ * cached per request. NULL with err on failure. */
+static struct resolved *defs_of(struct nav *v, const char *name)
+{
+    if (v->nnames * 2 >= v->capnames) {
+        size_t cap = v->capnames ? v->capnames * 2 : 64;
+        struct resolved *t = calloc(cap, sizeof(*t));
+        if (!t) return oom(v->err), NULL;
+        for (size_t i = 0; i < v->capnames; i++) {
+            if (!v->names[i].name) continue;
+            size_t j = hash_str(v->names[i].name) & (cap - 1);
+            while (t[j].name) j = (j + 1) & (cap - 1);
+            t[j] = v->names[i];
+        }
+        free(v->names);
+        v->names = t;
+        v->capnames = cap;
+    }
+    size_t j = hash_str(name) & (v->capnames - 1);
+    while (v->names[j].name && strcmp(v->names[j].name, name) != 0) j = (j + 1) & (v->capnames - 1);
+    struct resolved *r = &v->names[j];
+    if (r->name) return r;
+    int64_t *fid = NULL;
+    size_t *idx = NULL, n = 0, cap = 0;
+    sqlite3_stmt *st = v->byname_st;
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t f = sqlite3_column_int64(st, 0), k = sqlite3_column_int64(st, 1);
+        if (k < 0) continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 4;
+            int64_t *nf = realloc(fid, cap * sizeof(*nf));
+            if (nf) fid = nf;
+            size_t *ni = realloc(idx, cap * sizeof(*ni));
+            if (ni) idx = ni;
+            if (!nf || !ni) {
+                free(fid);
+                free(idx);
+                sqlite3_reset(st);
+                return oom(v->err), NULL;
+            }
+        }
+        fid[n] = f;
+        idx[n++] = (size_t)k;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        free(fid);
+        free(idx);
+        return mg_db_error(v->d, "read symbols", v->err), NULL;
+    }
+    /* keep those in scope whose file is still there */
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct file *fl = file_get(v, fid[i], true);
+        if (!fl && v->err->code) {
+            free(fid);
+            free(idx);
+            return NULL;
+        }
+        if (fl && fl->allowed && file_defs(v, fl) != 0) {
+            free(fid);
+            free(idx);
+            return NULL;
+        }
+        if (!fl || !fl->allowed || idx[i] >= fl->ndefs) continue;
+        fid[o] = fid[i];
+        idx[o++] = idx[i];
+    }
+    r->name = strdup(name);
+    if (!r->name) {
+        free(fid);
+        free(idx);
+        return oom(v->err), NULL;
+    }
+    r->fid = fid;
+    r->idx = idx;
+    r->n = o;
+    v->nnames++;
+    return r;
+}
+
+static const struct mg_nav_def *resolved_def(struct nav *v, const struct resolved *r, size_t i, struct file **fl)
+{
+    *fl = file_get(v, r->fid[i], true);
+    return *fl ? &(*fl)->defs[r->idx[i]] : NULL;
+}
+
+/* The last part of a qualified name, checked to be an identifier. */
+static int plain_name(const char *q, char *out, size_t cap, struct mg_err *err)
+{
+    if (!q || !*q) return mg_err_set(err, MG_E_BAD_ARG, "give a symbol name, e.g. 'kmalloc' or 'Parser::parse'");
+    const char *s = q;
+    for (const char *p = q; *p; p++) {
+        if (p[0] == ':' && p[1] == ':') s = p + 2;
+        else if (p[0] == '-' && p[1] == '>') s = p + 2;
+        else if (*p == '.' || *p == '#') s = p + 1;
+    }
+    size_t n = strlen(s);
+    if (n == 0 || n >= cap)
+        return mg_err_set(err, MG_E_BAD_ARG, "'%.80s' is not a symbol name; give an identifier such as 'kmalloc'", q);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!(id_char(c, F_JS) || (i == 0 && c == '$')) || (i == 0 && c >= '0' && c <= '9'))
+            return mg_err_set(err, MG_E_BAD_ARG, "'%.80s' is not a symbol name; give an identifier such as 'kmalloc'",
+                              q);
+    }
+    memcpy(out, s, n + 1);
+    return 0;
+}
+
+/* ---- 4. References ------------------------------------------------------------------------ */
+
+struct occ {
+    size_t off;
+    int line;
+    bool call, def;
+};
+
+struct occs {
+    const char *name;
+    size_t nlen;
+    struct occ *v;
+    size_t n, cap;
+    bool failed;
+};
+
+static int on_ident(void *ud, const char *t, size_t off, size_t len, int line, bool call)
+{
+    struct occs *o = ud;
+    if (len != o->nlen || memcmp(t + off, o->name, len) != 0) return 0;
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 16;
+        struct occ *nv = realloc(o->v, cap * sizeof(*nv));
+        if (!nv) {
+            o->failed = true;
+            return 1;
+        }
+        o->v = nv;
+        o->cap = cap;
+    }
+    o->v[o->n++] = (struct occ){off, line, call, false};
+    return 0;
+}
+
+/* The occurrences of name in a loaded file; the first inside each of its
+ * definitions named so is that definition's own name. */
+static bool has_word(const char *t, size_t n, const char *w, size_t wl)
+{
+    for (const char *p = t; (p = memmem(p, n - (size_t)(p - t), w, wl)); p++) {
+        bool before = p > t && id_char((unsigned char)p[-1], F_JS);
+        bool after = (size_t)(p - t) + wl < n && id_char((unsigned char)p[wl], F_JS);
+        if (!before && !after) return true;
+    }
+    return false;
+}
+
+static int file_occs(struct nav *v, struct file *fl, const char *name, struct occs *o)
+{
+    o->name = name;
+    o->nlen = strlen(name);
+    o->n = 0;
+    o->failed = false;
+    if (!has_word(fl->text, fl->len, name, o->nlen)) return 0; /* an FTS token of other case, or a part */
+    mg_nav_lex(fl->lang, fl->text, fl->len, on_ident, o);
+    if (o->failed) return oom(v->err);
+    if (o->n && file_defs(v, fl) != 0) return -1;
+    for (size_t i = 0; i < fl->ndefs; i++) {
+        const struct mg_nav_def *d = &fl->defs[i];
+        if (!d->name || strcmp(d->name, name) != 0) continue;
+        for (size_t k = 0; k < o->n; k++)
+            if (o->v[k].line >= d->start_line && o->v[k].line <= d->end_line) {
+                o->v[k].def = true;
+                break;
+            }
+    }
+    return 0;
+}
+
+/* Line `line`'s text (trimmed, capped) in a new string. */
+static char *line_text(const struct file *fl, size_t off)
+{
+    size_t s = off, e = off;
+    while (s > 0 && fl->text[s - 1] != '\n') s--;
+    while (e < fl->len && fl->text[e] != '\n') e++;
+    while (s < e && (fl->text[s] == ' ' || fl->text[s] == '\t')) s++;
+    while (e > s && (fl->text[e - 1] == ' ' || fl->text[e - 1] == '\t' || fl->text[e - 1] == '\r')) e--;
+    if (e - s > MG_NAV_LINE_MAX) {
+        e = s + MG_NAV_LINE_MAX;
+        while (e > s && ((unsigned char)fl->text[e] & 0xc0) == 0x80) e--; /* not inside a character */
+    }
+    char *r = malloc(e - s + 1);
+    if (!r) return NULL;
+    memcpy(r, fl->text + s, e - s);
+    r[e - s] = 0;
+    return r;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+    return strcmp((*(struct file *const *)a)->path, (*(struct file *const *)b)->path);
+}
+
+/* Files whose chunks hold the name's token (a superset: case-insensitive, and
+ * parts of longer identifiers) in scope and with a lexer, by path from
+ * from_path on (NULL: all); calls fn for each, loaded, until it returns
+ * non-zero. 0 when all were seen, 1 past the deadline, 2 when fn stopped,
+ * -1 on error; *ncand: how many files there are. */
+static int candidates(struct nav *v, const char *name, const char *from_path,
+                      int (*fn)(struct nav *, struct file *, void *), void *ud, size_t *ncand)
+{
+    if (ncand) *ncand = 0;
+    char tok[MG_TOKEN_MAX + 1], q[MG_TOKEN_MAX + 3];
+    size_t n = strlen(name), k = 0;
+    for (size_t i = 0; i < n && k < MG_TOKEN_MAX; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (c == '$') continue; /* not part of a token */
+        tok[k++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    tok[k] = 0;
+    if (k == 0) return 0;
+    snprintf(q, sizeof(q), "\"%s\"", tok);
+    sqlite3_stmt *st = v->cand_st;
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, q, -1, SQLITE_TRANSIENT);
+    /* ids first: the callback reads other rows with other statements */
+    int64_t *ids = NULL;
+    size_t nids = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (nids == cap) {
+            cap = cap ? cap * 2 : 64;
+            int64_t *ni = realloc(ids, cap * sizeof(*ni));
+            if (!ni) {
+                free(ids);
+                sqlite3_reset(st);
+                return oom(v->err);
+            }
+            ids = ni;
+        }
+        ids[nids++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) {
+        free(ids);
+        return mg_db_error(v->d, "read the word index", v->err);
+    }
+    struct file **fv = nids ? malloc(nids * sizeof(*fv)) : NULL;
+    size_t nf = 0;
+    int r = nids && !fv ? oom(v->err) : 0;
+    for (size_t i = 0; i < nids && r == 0; i++) {
+        struct file *fl = file_get(v, ids[i], false);
+        if (!fl) {
+            if (v->err->code) r = -1;
+            continue;
+        }
+        if (fl->allowed && family(fl->lang) != F_NONE) fv[nf++] = fl;
+    }
+    free(ids);
+    if (nf > 1) qsort(fv, nf, sizeof(*fv), cmp_path);
+    if (ncand) *ncand = nf;
+    for (size_t i = 0; i < nf && r == 0; i++) {
+        if (from_path && strcmp(fv[i]->path, from_path) < 0) continue;
+        if (late(v->deadline)) {
+            r = 1;
+            break;
+        }
+        struct file *fl = file_get(v, fv[i]->id, true);
+        if (!fl) {
+            r = v->err->code ? -1 : 0;
+            continue;
+        }
+        r = fn(v, fl, ud);
+        if (r > 0) r = 2;
+    }
+    free(fv);
+    return r;
+}
+
+static int add_defs(struct nav *v, const char *name, struct mg_nav_def **out, size_t *n)
+{
+    struct resolved *r = defs_of(v, name);
+    if (!r) return -1;
+    *out = r->n ? calloc(r->n, sizeof(**out)) : NULL;
+    if (r->n && !*out) return oom(v->err);
+    *n = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        struct file *fl;
+        const struct mg_nav_def *d = resolved_def(v, r, i, &fl);
+        if (!d) continue;
+        struct mg_nav_def *c = def_copy(d, fl->path);
+        if (!c) return oom(v->err);
+        (*out)[(*n)++] = *c;
+        free(c);
+    }
+    return 0;
+}
+
+struct refs_run {
+    struct mg_nav_refs *out;
+    size_t limit;
+    struct occs o;
+    const char *after_path; /* the cursor: references after this one */
+    int after_line;
+};
+
+static int refs_file(struct nav *v, struct file *fl, void *ud)
+{
+    struct refs_run *rr = ud;
+    if (file_occs(v, fl, rr->o.name, &rr->o) != 0) return -1;
+    size_t here = 0;
+    bool cursor_file = rr->after_path && strcmp(fl->path, rr->after_path) == 0;
+    for (size_t k = 0; k < rr->o.n; k++) {
+        const struct occ *oc = &rr->o.v[k];
+        if (oc->def || (cursor_file && oc->line <= rr->after_line)) continue;
+        struct mg_nav_refs *o = rr->out;
+        if (o->n >= rr->limit) { /* a full page: the next starts after its last reference */
+            const struct mg_nav_site *last = &o->v[o->n - 1];
+            size_t cl = strlen(last->path) + 16;
+            if (!(o->next_cursor = malloc(cl))) return oom(v->err);
+            snprintf(o->next_cursor, cl, "%s:%d", last->path, last->line);
+            if (here) o->files++;
+            return 1;
+        }
+        here++;
+        o->total++;
+        if (o->n == o->cap) {
+            size_t cap = o->cap ? o->cap * 2 : 32;
+            struct mg_nav_site *nv = realloc(o->v, cap * sizeof(*nv));
+            if (!nv) return oom(v->err);
+            o->v = nv;
+            o->cap = cap;
+        }
+        struct mg_nav_site *s = &o->v[o->n];
+        memset(s, 0, sizeof(*s));
+        s->path = strdup(fl->path);
+        s->line = oc->line;
+        s->text = line_text(fl, oc->off);
+        s->call = oc->call;
+        const struct mg_nav_def *in = enclosing(fl, oc->line, false);
+        if (in && !(s->in = def_copy(in, fl->path))) return oom(v->err);
+        o->n++;
+        if (!s->path || !s->text) return oom(v->err);
+    }
+    if (here) rr->out->files++;
+    return 0;
+}
+
+int mg_nav_references(struct mg_db *d, const struct mg_filter *f, const char *qname, const char *cursor, size_t limit,
+                      double deadline, struct mg_nav_refs *out, struct mg_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    char name[MG_TOKEN_MAX * 4];
+    if (plain_name(qname, name, sizeof(name), err) != 0) return -1;
+    if (limit == 0) limit = 1;
+    struct refs_run rr = {out, limit, {0}, NULL, 0};
+    char *cpath = NULL;
+    if (cursor && *cursor) { /* "path:line", as next_cursor gave it */
+        const char *colon = strrchr(cursor, ':');
+        char *end;
+        long line = colon ? strtol(colon + 1, &end, 10) : -1;
+        if (!colon || colon == cursor || line < 0 || *end || line > INT32_MAX || !(cpath = strndup(cursor, (size_t)(colon - cursor))))
+            return mg_err_set(err, MG_E_BAD_ARG, "cursor '%.80s' is not one this server gave; pass next_cursor "
+                              "from the previous page, or none for the first", cursor);
+        rr.after_path = cpath;
+        rr.after_line = (int)line;
+    }
+    rr.o.name = name;
+    struct nav v;
+    int rc = nav_open(&v, d, f, deadline, err);
+    if (rc == 0 && !cursor) rc = add_defs(&v, name, &out->defs, &out->ndefs);
+    if (rc == 0) rc = candidates(&v, name, rr.after_path, refs_file, &rr, &out->candidate_files);
+    if (rc == 1) out->truncated = true;
+    out->complete = rc == 0 && !cursor;
+    if (rc > 0) rc = 0;
+    free(cpath);
+    free(rr.o.v);
+    nav_close(&v);
+    if (rc != 0) mg_nav_refs_release(out);
+    return rc;
+}
+
+void mg_nav_refs_release(struct mg_nav_refs *r)
+{
+    for (size_t i = 0; i < r->ndefs; i++) def_free(&r->defs[i]);
+    free(r->defs);
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->v[i].path);
+        free(r->v[i].text);
+        def_free(r->v[i].in);
+        free(r->v[i].in);
+    }
+    free(r->v);
+    free(r->next_cursor);
+    memset(r, 0, sizeof(*r));
+}
+
+/* ---- 5. Call graph walks ------------------------------------------------------------------ */
+
+/* A definition of the graph's pool for a file's def (one copy per def). */
+static struct mg_nav_def *pooled(struct mg_nav_graph *g, const struct mg_nav_def *d, const char *path)
+{
+    for (size_t i = g->npool; i-- > 0;) { /* recent first: walks revisit what they just added */
+        struct mg_nav_def *p = g->pool[i];
+        if (p->start_line == d->start_line && strcmp(p->path, path) == 0 && strcmp(p->name, d->name ? d->name : "") == 0)
+            return p;
+    }
+    if (g->npool == g->cappool) {
+        size_t cap = g->cappool ? g->cappool * 2 : 64;
+        struct mg_nav_def **np = realloc(g->pool, cap * sizeof(*np));
+        if (!np) return NULL;
+        g->pool = np;
+        g->cappool = cap;
+    }
+    struct mg_nav_def *c = def_copy(d, path);
+    if (c) g->pool[g->npool++] = c;
+    return c;
+}
+
+/* The whole file as a definition: what top-level code belongs to. */
+static const struct mg_nav_def *file_def(const struct file *fl, struct mg_nav_def *tmp)
+{
+    memset(tmp, 0, sizeof(*tmp));
+    tmp->name = fl->path;
+    tmp->kind = "file";
+    tmp->file_id = fl->id;
+    tmp->start_line = 1;
+    tmp->end_line = 1;
+    for (size_t i = 0; i < fl->len; i++) tmp->end_line += fl->text[i] == '\n';
+    return tmp;
+}
+
+static int add_edge(struct mg_nav_graph *g, size_t limit, int depth, struct mg_nav_def *from, struct mg_nav_def *to,
+                    const char *callee, int line, const char *confidence)
+{
+    g->total++;
+    if (g->n >= limit) {
+        g->truncated = true;
+        return 0;
+    }
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 32;
+        struct mg_nav_edge *nv = realloc(g->v, cap * sizeof(*nv));
+        if (!nv) return -1;
+        g->v = nv;
+        g->cap = cap;
+    }
+    char *c = strdup(callee);
+    if (!c) return -1;
+    g->v[g->n++] = (struct mg_nav_edge){depth, from, to, c, line, confidence};
+    return 0;
+}
+
+/* How a called name resolves from a file: its own definition there, else the
+ * repo's by name. *to is NULL when there is none. */
+static int resolve(struct nav *v, struct mg_nav_graph *g, const struct file *from, const char *name,
+                   struct mg_nav_def **to, const char **confidence)
+{
+    *to = NULL;
+    *confidence = "external";
+    for (size_t i = 0; i < from->ndefs; i++)
+        if (function_like(from->defs[i].kind) && strcmp(from->defs[i].name, name) == 0) {
+            *confidence = "file";
+            return (*to = pooled(g, &from->defs[i], from->path)) ? 0 : oom(v->err);
+        }
+    struct resolved *r = defs_of(v, name);
+    if (!r) return -1;
+    size_t nfn = 0;
+    const struct mg_nav_def *first = NULL;
+    struct file *ffirst = NULL;
+    for (size_t i = 0; i < r->n; i++) {
+        struct file *fl;
+        const struct mg_nav_def *d = resolved_def(v, r, i, &fl);
+        if (!d || !function_like(d->kind)) continue;
+        if (!first) {
+            first = d;
+            ffirst = fl;
+        }
+        nfn++;
+    }
+    if (!first) return 0;
+    *confidence = nfn == 1 ? "name" : "ambiguous";
+    return (*to = pooled(g, first, ffirst->path)) ? 0 : oom(v->err);
+}
+
+/* The function-like definitions of name, pooled, as the walk's roots. */
+static int roots(struct nav *v, struct mg_nav_graph *g, const char *name)
+{
+    struct resolved *r = defs_of(v, name);
+    if (!r) return -1;
+    g->defs = r->n ? calloc(r->n, sizeof(*g->defs)) : NULL;
+    if (r->n && !g->defs) return oom(v->err);
+    for (size_t i = 0; i < r->n; i++) {
+        struct file *fl;
+        const struct mg_nav_def *d = resolved_def(v, r, i, &fl);
+        if (!d || !function_like(d->kind)) continue;
+        if (!(g->defs[g->ndefs++] = pooled(g, d, fl->path))) return oom(v->err);
+    }
+    return 0;
+}
+
+/* --- callers --- */
+
+struct callers_run {
+    struct mg_nav_graph *g;
+    size_t limit;
+    int depth;
+    const char *name;
+    struct mg_nav_def *to;       /* the callee at depth > 1; NULL: resolve the name from each caller */
+    struct occs o;
+    struct mg_nav_def **next;    /* callers found at this depth, for the next */
+    size_t nnext, capnext;
+    size_t visited;
+};
+
+static bool seen_def(struct mg_nav_graph *g, size_t upto, const struct mg_nav_def *d)
+{
+    for (size_t i = 0; i < upto; i++)
+        if (g->v[i].from == d) return true;
+    return false;
+}
+
+static int callers_file(struct nav *v, struct file *fl, void *ud)
+{
+    struct callers_run *cr = ud;
+    if (file_occs(v, fl, cr->name, &cr->o) != 0) return -1;
+    for (size_t k = 0; k < cr->o.n; k++) {
+        const struct occ *oc = &cr->o.v[k];
+        if (oc->def || !oc->call) continue;
+        struct mg_nav_def tmp;
+        const struct mg_nav_def *in = enclosing(fl, oc->line, true);
+        if (!in) in = file_def(fl, &tmp);
+        struct mg_nav_def *from = pooled(cr->g, in, fl->path);
+        if (!from) return oom(v->err);
+        struct mg_nav_def *to = cr->to;
+        const char *conf = "name";
+        if (!to && resolve(v, cr->g, fl, cr->name, &to, &conf) != 0) return -1;
+        bool fresh = !seen_def(cr->g, cr->g->n, from);
+        if (cr->g->n >= cr->limit) {
+            cr->g->truncated = true;
+            return 1;
+        }
+        if (add_edge(cr->g, cr->limit, cr->depth, from, to, cr->name, oc->line, conf) != 0) return oom(v->err);
+        if (fresh && strcmp(from->kind, "file") != 0) {
+            if (cr->nnext == cr->capnext) {
+                size_t cap = cr->capnext ? cr->capnext * 2 : 16;
+                struct mg_nav_def **nn = realloc(cr->next, cap * sizeof(*nn));
+                if (!nn) return oom(v->err);
+                cr->next = nn;
+                cr->capnext = cap;
+            }
+            cr->next[cr->nnext++] = from;
+        }
+    }
+    return 0;
+}
+
+static int clamp_depth(int depth, struct mg_err *err)
+{
+    if (depth < 1 || depth > MG_NAV_DEPTH_MAX)
+        return mg_err_set(err, MG_E_BAD_ARG, "depth must be between 1 and %d", MG_NAV_DEPTH_MAX);
+    return 0;
+}
+
+int mg_nav_callers(struct mg_db *d, const struct mg_filter *f, const char *qname, int depth, size_t limit,
+                   double deadline, struct mg_nav_graph *out, struct mg_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    char name[MG_TOKEN_MAX * 4];
+    if (plain_name(qname, name, sizeof(name), err) != 0 || clamp_depth(depth, err) != 0) return -1;
+    struct nav v;
+    int rc = nav_open(&v, d, f, deadline, err);
+    if (rc == 0) rc = roots(&v, out, name);
+    struct callers_run cr = {.g = out, .limit = limit, .depth = 1, .name = name};
+    struct mg_nav_def **frontier = NULL;
+    size_t nfrontier = 0;
+    for (int level = 1; rc == 0 && level <= depth; level++) {
+        if (level == 1) {
+            rc = candidates(&v, name, NULL, callers_file, &cr, NULL);
+        } else {
+            for (size_t i = 0; rc == 0 && i < nfrontier; i++) {
+                if (++cr.visited > MG_NAV_NODES_MAX || out->n >= limit) {
+                    out->truncated = true;
+                    break;
+                }
+                cr.name = frontier[i]->name;
+                cr.to = frontier[i];
+                rc = candidates(&v, cr.name, NULL, callers_file, &cr, NULL);
+            }
+        }
+        free(frontier);
+        frontier = cr.next;
+        nfrontier = cr.nnext;
+        cr.next = NULL;
+        cr.nnext = cr.capnext = 0;
+        cr.depth = level + 1;
+        if (out->truncated) break;
+    }
+    free(frontier);
+    free(cr.next);
+    free(cr.o.v);
+    if (rc > 0) {
+        out->truncated = true;
+        rc = 0;
+    }
+    nav_close(&v);
+    if (rc != 0) mg_nav_graph_release(out);
+    return rc;
+}
+
+/* --- callees --- */
+
+struct callees_run {
+    const char *self; /* the definition's own name: its first occurrence is no call */
+    bool self_seen;
+    int lo, hi;       /* the definition's lines */
+    struct call { size_t off; int line; size_t len; } *v;
+    size_t n, cap;
+    bool failed;
+};
+
+static int on_call(void *ud, const char *t, size_t off, size_t len, int line, bool call)
+{
+    struct callees_run *cr = ud;
+    if (line > cr->hi) return 1;
+    if (line < cr->lo) return 0;
+    if (!cr->self_seen && strlen(cr->self) == len && memcmp(t + off, cr->self, len) == 0) {
+        cr->self_seen = true;
+        return 0;
+    }
+    if (!call || keyword(t + off, len)) return 0;
+    if (cr->n == cr->cap) {
+        size_t cap = cr->cap ? cr->cap * 2 : 32;
+        struct call *nv = realloc(cr->v, cap * sizeof(*nv));
+        if (!nv) {
+            cr->failed = true;
+            return 1;
+        }
+        cr->v = nv;
+        cr->cap = cap;
+    }
+    cr->v[cr->n++] = (struct call){off, line, len};
+    return 0;
+}
+
+/* The distinct calls inside one definition, each with its first line, as
+ * edges from it. */
+static int calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int depth, struct mg_nav_def *from,
+                    struct mg_nav_def ***found, size_t *nfound, size_t *capfound)
+{
+    struct file *fl = file_get(v, from->file_id, true);
+    if (!fl) return v->err->code ? -1 : 0;
+    if (file_defs(v, fl) != 0) return -1;
+    struct callees_run cr = {.self = from->name, .lo = from->start_line, .hi = from->end_line};
+    /* lex from the definition's first line: a definition never starts inside a comment */
+    size_t off = 0;
+    for (int line = 1; line < from->start_line && off < fl->len; off++)
+        if (fl->text[off] == '\n') line++;
+    cr.lo = 1;
+    cr.hi = from->end_line - from->start_line + 1;
+    mg_nav_lex(fl->lang, fl->text + off, fl->len - off, on_call, &cr);
+    if (cr.failed) {
+        free(cr.v);
+        return oom(v->err);
+    }
+    int rc = 0;
+    for (size_t i = 0; i < cr.n && rc == 0; i++) {
+        char name[MG_TOKEN_MAX * 4];
+        if (cr.v[i].len >= sizeof(name)) continue;
+        memcpy(name, fl->text + off + cr.v[i].off, cr.v[i].len);
+        name[cr.v[i].len] = 0;
+        bool dup = false;
+        for (size_t k = 0; k < i && !dup; k++)
+            dup = cr.v[k].len == cr.v[i].len && memcmp(fl->text + off + cr.v[k].off, name, cr.v[i].len) == 0;
+        if (dup) continue;
+        struct mg_nav_def *to;
+        const char *conf;
+        if (resolve(v, g, fl, name, &to, &conf) != 0) {
+            rc = -1;
+            break;
+        }
+        if (add_edge(g, limit, depth, from, to, name, from->start_line + cr.v[i].line - 1, conf) != 0) {
+            rc = oom(v->err);
+            break;
+        }
+        if (to && found) {
+            bool known = false;
+            for (size_t k = 0; k < *nfound && !known; k++) known = (*found)[k] == to;
+            if (!known) {
+                if (*nfound == *capfound) {
+                    size_t cap = *capfound ? *capfound * 2 : 16;
+                    struct mg_nav_def **nf = realloc(*found, cap * sizeof(*nf));
+                    if (!nf) {
+                        rc = oom(v->err);
+                        break;
+                    }
+                    *found = nf;
+                    *capfound = cap;
+                }
+                (*found)[(*nfound)++] = to;
+            }
+        }
+    }
+    free(cr.v);
+    return rc;
+}
+
+int mg_nav_callees(struct mg_db *d, const struct mg_filter *f, const char *qname, int depth, size_t limit,
+                   double deadline, struct mg_nav_graph *out, struct mg_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    char name[MG_TOKEN_MAX * 4];
+    if (plain_name(qname, name, sizeof(name), err) != 0 || clamp_depth(depth, err) != 0) return -1;
+    struct nav v;
+    int rc = nav_open(&v, d, f, deadline, err);
+    if (rc == 0) rc = roots(&v, out, name);
+    struct mg_nav_def **frontier = NULL, **next = NULL, **visited = NULL;
+    size_t nfrontier = 0, nnext = 0, capnext = 0, nvisited = 0, capvisited = 0;
+    if (rc == 0 && out->ndefs) {
+        frontier = malloc(out->ndefs * sizeof(*frontier));
+        if (!frontier) rc = oom(err);
+        else memcpy(frontier, out->defs, out->ndefs * sizeof(*frontier));
+        nfrontier = out->ndefs;
+    }
+    for (int level = 1; rc == 0 && level <= depth && nfrontier; level++) {
+        for (size_t i = 0; rc == 0 && i < nfrontier; i++) {
+            if (late(deadline) || nvisited >= MG_NAV_NODES_MAX || out->n >= limit) {
+                out->truncated = true;
+                break;
+            }
+            bool known = false;
+            for (size_t k = 0; k < nvisited && !known; k++) known = visited[k] == frontier[i];
+            if (known) continue;
+            if (nvisited == capvisited) {
+                size_t cap = capvisited ? capvisited * 2 : 64;
+                struct mg_nav_def **nv = realloc(visited, cap * sizeof(*nv));
+                if (!nv) {
+                    rc = oom(err);
+                    break;
+                }
+                visited = nv;
+                capvisited = cap;
+            }
+            visited[nvisited++] = frontier[i];
+            rc = calls_of(&v, out, limit, level, frontier[i], level < depth ? &next : NULL, &nnext, &capnext);
+        }
+        free(frontier);
+        frontier = next;
+        nfrontier = nnext;
+        next = NULL;
+        nnext = capnext = 0;
+        if (out->truncated) break;
+    }
+    free(frontier);
+    free(next);
+    free(visited);
+    nav_close(&v);
+    if (rc != 0) mg_nav_graph_release(out);
+    return rc;
+}
+
+/* --- trace --- */
+
+int mg_nav_trace(struct mg_db *d, const struct mg_filter *f, const char *qfrom, const char *qto, int max_depth,
+                 size_t max_paths, double deadline, struct mg_nav_paths *out, struct mg_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    char from[MG_TOKEN_MAX * 4], to[MG_TOKEN_MAX * 4];
+    if (plain_name(qfrom, from, sizeof(from), err) != 0 || plain_name(qto, to, sizeof(to), err) != 0 ||
+        clamp_depth(max_depth, err) != 0)
+        return -1;
+    if (max_paths == 0) max_paths = 1;
+    struct nav v;
+    struct mg_nav_graph *g = &out->g;
+    int rc = nav_open(&v, d, f, deadline, err);
+    if (rc == 0) rc = roots(&v, g, from);
+    /* breadth first over definitions; parent[i]: the edge that reached visited[i] */
+    struct mg_nav_def **visited = NULL;
+    ssize_t *parent = NULL;
+    size_t nvisited = 0, capvisited = 0, head = 0;
+    int *level = NULL;
+    for (size_t i = 0; rc == 0 && i < g->ndefs; i++) {
+        if (nvisited == capvisited) {
+            capvisited = capvisited ? capvisited * 2 : 64;
+            visited = realloc(visited, capvisited * sizeof(*visited));
+            parent = realloc(parent, capvisited * sizeof(*parent));
+            level = realloc(level, capvisited * sizeof(*level));
+            if (!visited || !parent || !level) rc = oom(err);
+        }
+        if (rc == 0) {
+            visited[nvisited] = g->defs[i];
+            parent[nvisited] = -1;
+            level[nvisited++] = 0;
+        }
+    }
+    int found_at = -1;
+    while (rc == 0 && head < nvisited) {
+        if (found_at >= 0 && level[head] >= found_at) break; /* every shortest path is in */
+        if (level[head] >= max_depth) break;
+        if (late(deadline) || head >= MG_NAV_NODES_MAX) {
+            out->truncated = true;
+            break;
+        }
+        struct mg_nav_def *node = visited[head];
+        size_t e0 = g->n;
+        if (calls_of(&v, g, SIZE_MAX, level[head] + 1, node, NULL, NULL, NULL) != 0) {
+            rc = -1;
+            break;
+        }
+        out->visited++;
+        for (size_t e = e0; e < g->n && rc == 0; e++) {
+            struct mg_nav_def *t = g->v[e].to;
+            if (!t) continue;
+            bool known = false;
+            for (size_t k = 0; k < nvisited && !known; k++) known = visited[k] == t;
+            if (known && strcmp(t->name, to) != 0) continue;
+            if (nvisited == capvisited) {
+                capvisited *= 2;
+                struct mg_nav_def **nv = realloc(visited, capvisited * sizeof(*nv));
+                ssize_t *np = realloc(parent, capvisited * sizeof(*np));
+                int *nl = realloc(level, capvisited * sizeof(*nl));
+                if (nv) visited = nv;
+                if (np) parent = np;
+                if (nl) level = nl;
+                if (!nv || !np || !nl) {
+                    rc = oom(err);
+                    break;
+                }
+            }
+            visited[nvisited] = t;
+            parent[nvisited] = (ssize_t)e;
+            level[nvisited] = level[head] + 1;
+            if (strcmp(t->name, to) == 0 && out->n < max_paths) {
+                if (found_at < 0) found_at = level[head] + 1;
+                /* the path: edges back to a root */
+                size_t len = 0;
+                for (ssize_t p = (ssize_t)e; p >= 0;) {
+                    len++;
+                    struct mg_nav_def *fr = g->v[p].from;
+                    ssize_t up = -1;
+                    for (size_t k = 0; k < nvisited; k++)
+                        if (visited[k] == fr) {
+                            up = parent[k];
+                            break;
+                        }
+                    p = up;
+                }
+                struct mg_nav_edge *path = calloc(len, sizeof(*path));
+                size_t *nl = realloc(out->len, (out->n + 1) * sizeof(*nl));
+                if (nl) out->len = nl;
+                struct mg_nav_edge **np = realloc(out->paths, (out->n + 1) * sizeof(*np));
+                if (np) out->paths = np;
+                if (!path || !nl || !np) {
+                    free(path);
+                    rc = oom(err);
+                    break;
+                }
+                size_t i = len;
+                for (ssize_t p = (ssize_t)e; p >= 0;) {
+                    path[--i] = g->v[p]; /* a copy: g->v may still move; its strings stay g's */
+                    struct mg_nav_def *fr = g->v[p].from;
+                    ssize_t up = -1;
+                    for (size_t k = 0; k < nvisited; k++)
+                        if (visited[k] == fr) {
+                            up = parent[k];
+                            break;
+                        }
+                    p = up;
+                }
+                out->paths[out->n] = path;
+                out->len[out->n++] = len;
+            }
+            nvisited++;
+        }
+        head++;
+    }
+    free(visited);
+    free(parent);
+    free(level);
+    nav_close(&v);
+    if (rc != 0) mg_nav_paths_release(out);
+    return rc;
+}
+
+void mg_nav_graph_release(struct mg_nav_graph *g)
+{
+    for (size_t i = 0; i < g->n; i++) free(g->v[i].callee);
+    free(g->v);
+    for (size_t i = 0; i < g->npool; i++) {
+        def_free(g->pool[i]);
+        free(g->pool[i]);
+    }
+    free(g->pool);
+    free(g->defs);
+    memset(g, 0, sizeof(*g));
+}
+
+void mg_nav_paths_release(struct mg_nav_paths *p)
+{
+    for (size_t i = 0; i < p->n; i++) free(p->paths[i]);
+    free(p->paths);
+    free(p->len);
+    mg_nav_graph_release(&p->g);
+    memset(p, 0, sizeof(*p));
+}

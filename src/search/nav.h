@@ -1,0 +1,125 @@
+/* nav.h — code navigation over one repo's index: where a name is used, who
+ * calls a function, what it calls, and the call paths between two functions.
+ *
+ * Everything comes from what an index run already stores, so navigation is
+ * as current as the index (a watcher's runs included) and costs an index run
+ * nothing:
+ *   - candidate files from the FTS index (a whole identifier is a token);
+ *   - their stored text, scanned by a small lexer that knows each language
+ *     family's comments and strings (a C-family parse sees an outline with
+ *     function bodies elided, index/outline.h, so call sites inside bodies
+ *     come from the lexer, not the syntax tree);
+ *   - the symbols table for enclosing definitions and for resolving a called
+ *     name to its definitions: in the same file first, then anywhere in the
+ *     repo by name (`confidence` says which, and how many candidates).
+ *
+ * A reference is a use of the name as a whole identifier outside comments and
+ * strings that is not the name of one of its definitions; a call is a
+ * reference followed by `(`. Names are matched exactly (case-sensitive);
+ * `a::b`, `a.b` and `a->b` look for the last part. Every function takes a
+ * deadline (ms, monotonic clock as in util; 0: none): past it, what was found
+ * is returned with `truncated` set.
+ */
+#ifndef MG_NAV_H
+#define MG_NAV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/db.h"
+#include "util/err.h"
+
+/* A definition. */
+struct mg_nav_def {
+    char *path, *name, *kind, *container; /* container may be NULL */
+    int start_line, end_line;
+    int64_t file_id;
+};
+
+/* A use of a name: where, the line's text, and the definition it is in. */
+struct mg_nav_site {
+    char *path;
+    int line;
+    char *text;             /* the line, trimmed, at most MG_NAV_LINE_MAX bytes */
+    bool call;              /* followed by `(` */
+    struct mg_nav_def *in;  /* the innermost definition around it; NULL at top level */
+};
+
+#define MG_NAV_LINE_MAX 200
+#define MG_NAV_DEPTH_MAX 8
+#define MG_NAV_NODES_MAX 10000 /* functions a call-graph walk visits at most */
+
+struct mg_nav_refs {
+    struct mg_nav_def *defs;  /* the name's definitions (in scope; first page only) */
+    size_t ndefs;
+    struct mg_nav_site *v;    /* references, by path then line; at most limit */
+    size_t n, cap;
+    size_t total;             /* references on this page (= n), or all of them when complete */
+    size_t files;             /* files with references on this page */
+    size_t candidate_files;   /* files whose text has the name's word: at most this many have references */
+    char *next_cursor;        /* where the next page starts; NULL: this was the last */
+    bool complete;            /* every reference is on this (first and only) page */
+    bool truncated;           /* the deadline passed first */
+};
+
+/* A page of references: at most limit, after cursor ("path:line" from a
+ * previous page's next_cursor; NULL: the first page). A page stops at its
+ * limit without reading the remaining files, so a long list costs by page. */
+int mg_nav_references(struct mg_db *d, const struct mg_filter *f, const char *name, const char *cursor, size_t limit,
+                      double deadline, struct mg_nav_refs *out, struct mg_err *err);
+void mg_nav_refs_release(struct mg_nav_refs *r);
+
+/* One edge of a call graph walk: `from` calls `to` at line `line` of from's
+ * file. Callers walks go from the name outwards (to is the name or a caller
+ * found before); callees walks from the name's definitions. `to` is NULL for a
+ * callee defined nowhere in the repo (a library function): callee names it. */
+struct mg_nav_edge {
+    int depth;                 /* 1: a direct caller or callee */
+    struct mg_nav_def *from, *to;
+    char *callee;              /* the called name */
+    int line;
+    const char *confidence;    /* static: "file" (defined in the caller's file), "name" (one definition in
+                                * the repo), "ambiguous" (several: to is the first), "external" (none) */
+};
+
+struct mg_nav_graph {
+    struct mg_nav_def **defs;  /* the roots: the name's definitions */
+    size_t ndefs;
+    struct mg_nav_edge *v;     /* breadth first: depth 1, then 2, ... at most limit */
+    size_t n, cap;
+    size_t total;              /* edges found */
+    bool truncated;            /* deadline, node cap or limit stopped the walk */
+    /* every definition the edges point at, owned here */
+    struct mg_nav_def **pool;
+    size_t npool, cappool;
+};
+
+int mg_nav_callers(struct mg_db *d, const struct mg_filter *f, const char *name, int depth, size_t limit,
+                   double deadline, struct mg_nav_graph *out, struct mg_err *err);
+int mg_nav_callees(struct mg_db *d, const struct mg_filter *f, const char *name, int depth, size_t limit,
+                   double deadline, struct mg_nav_graph *out, struct mg_err *err);
+
+/* The shortest call paths from `from` to `to` (at most max_paths, each at most
+ * max_depth calls): each path is npath edges, from's definition first. */
+struct mg_nav_paths {
+    struct mg_nav_edge **paths; /* paths[i]: len[i] edges (copies; their strings are g's) */
+    size_t *len;
+    size_t n;
+    size_t visited;             /* functions the search expanded */
+    bool truncated;
+    struct mg_nav_graph g;      /* owns the edges and definitions */
+};
+
+int mg_nav_trace(struct mg_db *d, const struct mg_filter *f, const char *from, const char *to, int max_depth,
+                 size_t max_paths, double deadline, struct mg_nav_paths *out, struct mg_err *err);
+void mg_nav_graph_release(struct mg_nav_graph *g);
+void mg_nav_paths_release(struct mg_nav_paths *p);
+
+/* For tests and fuzzing: the identifiers of text in language `lang` (a
+ * files.lang name) outside comments and strings; cb returns non-zero to stop.
+ * false when the language has no lexer (prose, data). */
+typedef int (*mg_nav_ident_cb)(void *ud, const char *text, size_t off, size_t len, int line, bool call);
+bool mg_nav_lex(const char *lang, const char *text, size_t len, mg_nav_ident_cb cb, void *ud);
+
+#endif
