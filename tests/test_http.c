@@ -732,6 +732,33 @@ TEST(http_v1_routes)
     r = GET(p, "/v1/file?path=../etc/passwd", "X-N: 1");
     ASSERT_EQ_INT(r.status, 403);
     res_free(&r);
+    r = GET(p, "/v1/outline?path=src/http.c&limit=2", "X-N: 1");
+    j = body_json(&r, 200);
+    char *defs = json_dumps(json_object_get(j, "symbols"), JSON_COMPACT);
+    ASSERT_EQ_STR(defs, "[{\"name\":\"MAX_HEADER\",\"kind\":\"macro\",\"start_line\":2,\"end_line\":2,"
+                        "\"signature\":\"#define MAX_HEADER 8192\"},{\"name\":\"parse_http_header\",\"kind\":"
+                        "\"function\",\"start_line\":5,\"end_line\":8,\"signature\":\"int parse_http_header("
+                        "const char *line, size_t n)\"}]");
+    free(defs);
+    ASSERT_EQ_INT(json_integer_value(json_object_get(j, "total")), 3);
+    ASSERT_EQ_STR(json_string_value(json_object_get(j, "next_cursor")), "2");
+    json_decref(j);
+    res_free(&r);
+    r = GET(p, "/v1/outline?path=src/http.c&cursor=2&repo_id=poly", "X-N: 1");
+    j = body_json(&r, 200);
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(j, "symbols"), 0), "name")), "conn");
+    ASSERT(json_is_null(json_object_get(j, "next_cursor")));
+    json_decref(j);
+    res_free(&r);
+    r = GET(p, "/v1/outline?path=.env", "X-N: 1");
+    expect_error(&r, 403, "secret_file");
+    res_free(&r);
+    r = GET(p, "/v1/outline?path=nope.c", "X-N: 1");
+    expect_error(&r, 404, "file_not_found");
+    res_free(&r);
+    r = GET(p, "/v1/outline?path=src/http.c&start_line=1", "X-N: 1");
+    expect_error(&r, 400, "invalid_argument");
+    res_free(&r);
     r = GET(p, "/v1/repos", "X-N: 1");
     j = body_json(&r, 200);
     ASSERT_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(j, "repos"), 0), "id")), "poly");

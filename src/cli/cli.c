@@ -20,6 +20,7 @@ static const struct {
 } commands[] = {
     {"index", mg_cmd_index, "index a repository (incremental)"},
     {"search", mg_cmd_search, "search indexed code: lexical, regex or symbol"},
+    {"outline", mg_cmd_outline, "list the definitions of one indexed file, with signatures"},
     {"repos", mg_cmd_repos, "list indexed repositories, or remove one"},
     {"scan", mg_cmd_scan, "find secrets (keys, tokens, passwords) in files; exit 1 if any"},
     {"status", mg_cmd_status, "show the data directory, settings and index sizes"},

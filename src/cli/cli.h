@@ -21,6 +21,7 @@ int mg_cli_main(int argc, char **argv);
 
 int mg_cmd_index(int argc, char **argv);
 int mg_cmd_search(int argc, char **argv);
+int mg_cmd_outline(int argc, char **argv);
 int mg_cmd_repos(int argc, char **argv);
 int mg_cmd_status(int argc, char **argv);
 int mg_cmd_scan(int argc, char **argv);

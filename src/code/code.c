@@ -1,5 +1,5 @@
 /* code.c — the built-in code provider (code.h): search, symbols, list,
- * repos, index and remove; read is in read.c. */
+ * repos, index and remove; read and outline are in read.c. */
 #include "code/code.h"
 
 #include <stdio.h>
@@ -296,6 +296,7 @@ static const struct mg_code_ops builtin_ops = {
     .search = op_search,
     .symbols = op_symbols,
     .read = mg_code_read,
+    .outline = mg_code_outline,
     .list = op_list,
     .repos = op_repos,
     .index = op_index,

@@ -4,6 +4,8 @@
  * read             a file of the index, read from disk (so it is current),
  *                  with the index's secret policy applied to the whole file
  *                  before its lines are cut (read.c)
+ * outline          a file's definitions from the index (symbols rows), each
+ *                  with a signature cut from the stored text (read.c)
  * list             the files table, filtered by the scope in SQL
  * repos            what each index holds (store/catalog.h)
  * index            index/indexer.h, with the request's progress and stop
@@ -34,6 +36,10 @@ int mg_code_builtin_open(const struct mg_config *cfg, bool watch, struct mg_code
 /* The read operation (read.c). */
 int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_query *q, struct mg_items *out,
                  struct mg_err *err);
+
+/* The outline operation (read.c). */
+int mg_code_outline(void *self, const struct mg_pcall *pc, const struct mg_outline_query *q, struct mg_items *out,
+                    struct mg_err *err);
 
 /* The stats and settings operations (stats.c). */
 int mg_code_stats(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err);

@@ -1,5 +1,5 @@
-/* read.c — the built-in code provider's read: lines of one indexed file,
- * from disk.
+/* read.c — the built-in code provider's reads of one file: read, its lines
+ * from disk; outline, its definitions from the index.
  *
  * Only files the index holds are served (ignored, binary and secret files
  * never are), only inside the repo root (no '..', no absolute path, no
@@ -8,6 +8,11 @@
  * found in neither half, and lines 2-9 of a key hold no BEGIN line.
  * Redaction keeps line numbers. At most max_lines lines or max_bytes bytes
  * are served, cut at a line end so end_line says where to continue.
+ *
+ * outline takes the same paths with the same checks, and answers from the
+ * index alone: the file's symbols rows by start line, each with a signature
+ * cut from the stored text (which the index redacted; the gate cleans it
+ * again on its way out).
  */
 #include "code/code.h"
 
@@ -23,8 +28,10 @@
 
 #include "index/walk.h"
 #include "security/secrets.h"
+#include "store/content.h"
 #include "store/db.h"
 #include "util/buf.h"
+#include "util/utf8.h"
 
 static int check_rel_path(const char *p, struct mg_err *err)
 {
@@ -66,6 +73,13 @@ static long long count_markers(const char *p, size_t n)
     long long c = 0;
     for (const char *q = p, *e = p + n; (q = memmem(q, (size_t)(e - q), "[REDACTED:", 10)); q += 10) c++;
     return c;
+}
+
+static int not_indexed(const char *path, const struct mg_repo *r, struct mg_err *err)
+{
+    return mg_err_set(err, MG_E_FILE_NOT_FOUND,
+                      "'%s' is not a file of repo '%s' (ignored, binary and secret files are not served); "
+                      "list_files shows the files", path, r->id);
 }
 
 /* The file's language and content hash, when the index holds it: 1, 0 not
@@ -149,10 +163,7 @@ int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_que
     uint64_t hash = 0;
     int in = indexed(self, pc, r, path, lang, sizeof(lang), &hash, err);
     if (in < 0) return -1;
-    if (!in)
-        return mg_err_set(err, MG_E_FILE_NOT_FOUND,
-                          "'%s' is not a file of repo '%s' (ignored, binary and secret files are not served); "
-                          "list_files shows the files", path, r->id);
+    if (!in) return not_indexed(path, r, err);
     char *buf;
     size_t got;
     if (load(pc, r, path, &buf, &got, err) != 0) return -1;
@@ -247,4 +258,160 @@ int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_que
     }
     free(buf);
     return failed ? mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading '%s'", path) : 0;
+}
+
+/* ---- outline ---- */
+
+#define SIG_MAX 200  /* bytes of a signature ("..." ends one that was cut) */
+#define SIG_LINES 8  /* most lines one spans */
+
+static bool callable(const char *kind)
+{
+    return strcmp(kind, "function") == 0 || strcmp(kind, "method") == 0 || strcmp(kind, "constructor") == 0;
+}
+
+/* The signature of a definition whose first line starts at p (text ends at
+ * e), spanning `lines` lines, into out (SIG_MAX + 1 bytes): its text up to
+ * the `{` that opens its body, or to the end of the first line that closes
+ * its brackets (a function's, once it has its parameters: a C return type on
+ * a line of its own is kept), whitespace collapsed. Decorators and
+ * attributes before it (@x(..), #[x]) are left out. */
+static void signature(const char *p, const char *e, int64_t lines, bool fn, char *out)
+{
+    char b[SIG_MAX + 2];
+    size_t n = 0;
+    int depth = 0, line = 1, used = 0;
+    bool paren = false, space = false, deco = false;
+    for (; p < e && n <= SIG_MAX; p++) {
+        char c = *p;
+        if (c == '\n') {
+            if (deco) deco = depth > 0;
+            else if (n && depth == 0 && (paren || !fn)) break;
+            if (++line > lines || (n && ++used >= SIG_LINES)) break;
+            space = n > 0;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
+            if (deco && depth == 0) deco = false; /* the end of `@Override` in `@Override void f()` */
+            space = n > 0;
+            continue;
+        }
+        if (n == 0 && !deco && (c == '@' || (c == '#' && p + 1 < e && p[1] == '['))) deco = true;
+        if (c == '(' || c == '[') {
+            depth++;
+            paren |= c == '(' && !deco;
+        } else if ((c == ')' || c == ']') && depth > 0) {
+            depth--;
+        } else if (c == '{' && depth == 0 && !deco) {
+            break;
+        }
+        if (deco) continue;
+        if (space) b[n++] = ' ';
+        space = false;
+        if (n <= SIG_MAX) b[n++] = c;
+    }
+    bool cut = n > SIG_MAX;
+    if (cut) n = mg_utf8_cut(b, n, SIG_MAX - 3);
+    while (n && (b[n - 1] == ' ' || (!cut && b[n - 1] == '\\'))) n--; /* a macro's line continuation */
+    memcpy(out, b, n);
+    strcpy(out + n, cut ? "..." : "");
+}
+
+int mg_code_outline(void *self_, const struct mg_pcall *pc, const struct mg_outline_query *q, struct mg_items *out,
+                    struct mg_err *err)
+{
+    struct mg_code_self *self = self_;
+    const char *path = q->path;
+    while (path[0] == '.' && path[1] == '/') path += 2;
+    if (check_rel_path(path, err) != 0) return -1;
+    if (pc->nrepos != 1)
+        return mg_err_set(err, MG_E_REPO_REQUIRED, "the session scope names %zu repos; pass `repo` to outline a file",
+                          pc->nrepos);
+    const struct mg_repo *r = &pc->repos[0];
+    struct mg_db *d = NULL;
+    sqlite3_stmt *fst = NULL, *sst = NULL;
+    char *text = NULL;
+    size_t tlen = 0;
+    int rc = -1;
+    bool failed = false;
+    if (mg_db_get(self->pool, r->dbpath, pc->deadline_ms, &d, err) != 0) return -1;
+    if (mg_db_prepare(d, "SELECT id, lang, size, lines, sym_lo, sym_hi, content FROM files WHERE path = ?", &fst,
+                      err) != 0)
+        goto done;
+    sqlite3_bind_text(fst, 1, path, -1, SQLITE_STATIC);
+    int step = sqlite3_step(fst);
+    if (step != SQLITE_ROW) {
+        if (step == SQLITE_DONE) not_indexed(path, r, err);
+        else mg_db_error(d, "read the files table", err);
+        goto done;
+    }
+    int64_t fid = sqlite3_column_int64(fst, 0), size = sqlite3_column_int64(fst, 2);
+    int64_t lo = sqlite3_column_int64(fst, 4), hi = sqlite3_column_int64(fst, 5);
+    struct mg_file_entry *f = mg_items_add(out, &mg_item_file_entry);
+    if (!f) goto oom;
+    mg_code_owner(&f->base, r);
+    f->repo = mg_item_dup(r->id, &failed);
+    f->path = mg_item_dup(path, &failed);
+    f->language = mg_item_dup((const char *)sqlite3_column_text(fst, 1), &failed);
+    f->bytes = size;
+    f->lines = sqlite3_column_int64(fst, 3);
+    if (failed) goto oom;
+    int64_t total = 0;
+    if (lo <= hi) {
+        if (mg_db_prepare(d, "SELECT name, kind, container, start_line, end_line FROM symbols "
+                             "WHERE id BETWEEN ?1 AND ?2 AND file_id = ?3 ORDER BY start_line, end_line DESC, id",
+                          &sst, err) != 0)
+            goto done;
+        sqlite3_bind_int64(sst, 1, lo);
+        sqlite3_bind_int64(sst, 2, hi);
+        sqlite3_bind_int64(sst, 3, fid);
+        const char *at = NULL; /* the start of line at_line of text */
+        int64_t at_line = 1;
+        while ((step = sqlite3_step(sst)) == SQLITE_ROW) {
+            total++;
+            if (total <= q->offset || (int64_t)out->n - 1 >= q->limit) continue;
+            if (!text) {
+                if (mg_content_unpack(sqlite3_column_blob(fst, 6), (size_t)sqlite3_column_bytes(fst, 6),
+                                      (size_t)size, &text, &tlen) != 0) {
+                    mg_err_set(err, MG_E_DB, "the stored text of '%s' in repo '%s' is corrupt; index the repo again",
+                               path, r->id);
+                    goto done;
+                }
+                at = text;
+            }
+            const char *kind = (const char *)sqlite3_column_text(sst, 1);
+            int64_t sl = sqlite3_column_int64(sst, 3), el = sqlite3_column_int64(sst, 4);
+            char sig[SIG_MAX + 1] = "";
+            if (sl >= at_line) { /* rows come by start line: the text is walked once */
+                at = skip_lines(at, text + tlen, sl - at_line);
+                at_line = sl;
+                signature(at, text + tlen, el >= sl ? el - sl + 1 : 1, kind && callable(kind), sig);
+            }
+            struct mg_outline_def *it = mg_items_add(out, &mg_item_outline_def);
+            if (!it) goto oom;
+            mg_code_owner(&it->base, r);
+            it->name = mg_item_dup((const char *)sqlite3_column_text(sst, 0), &failed);
+            it->kind = mg_item_dup(kind ? kind : "", &failed);
+            it->container = mg_item_dup((const char *)sqlite3_column_text(sst, 2), &failed);
+            it->start_line = sl;
+            it->end_line = el;
+            it->signature = mg_item_dup(sig, &failed);
+            if (failed) goto oom;
+        }
+        if (step != SQLITE_DONE) {
+            mg_db_error(d, "read the symbols table", err);
+            goto done;
+        }
+    }
+    out->total = total;
+    rc = 0;
+    goto done;
+oom:
+    mg_err_set(err, MG_E_NO_MEMORY, "out of memory outlining '%s'", path);
+done:
+    free(text);
+    sqlite3_finalize(sst);
+    sqlite3_finalize(fst);
+    mg_db_put(self->pool, &d);
+    return rc;
 }

@@ -331,7 +331,8 @@ static json_t *m_initialize(struct call *c)
                      "serverInfo", "name", "memgate", "title", "memgate code search", "version", MG_VERSION,
                      "instructions",
                      "memgate searches the code of indexed repositories. Use search_code for text (lexical or "
-                     "regex), search_symbols for definitions, read_file for a file's lines, list_files to browse. "
+                     "regex), search_symbols for definitions, outline for a file's definitions and signatures "
+                     "(its shape, without reading it), read_file for a file's lines, list_files to browse. "
                      "Calls act on the repo this session is bound to (from the client's roots); when several "
                      "repos are indexed and none is bound, pass `repo` (list_repos shows the ids).");
 }

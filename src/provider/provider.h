@@ -1,8 +1,8 @@
 /* provider.h — the provider interfaces (seed 003 §2.1): one vtable per
  * concern, each a struct of function pointers over a `void *self`.
  *
- *   code       search, symbols, read, list, repos, index, remove, stats,
- *              settings (a repo's code and its index)
+ *   code       search, symbols, read, outline, list, repos, index, remove,
+ *              stats, settings (a repo's code and its index)
  *   notes      durable key/value knowledge per repo
  *   sessions   session memory: episodes, and the projects that group sessions
  *   entities   named things of a project
@@ -80,6 +80,15 @@ struct mg_file_text {
     char *text;                        /* text */
 };
 extern const struct mg_item_type mg_item_file_text;
+
+/* One definition of a file's outline (outline), after the file's mg_file_entry. */
+struct mg_outline_def {
+    struct mg_item base;
+    char *name, *kind, *container;     /* labels (container NULL at top level) */
+    int64_t start_line, end_line;
+    char *signature;                   /* text: the definition's first line(s), to its `{`, whitespace collapsed */
+};
+extern const struct mg_item_type mg_item_outline_def;
 
 /* One file of a listing. */
 struct mg_file_entry {
@@ -168,6 +177,11 @@ struct mg_read_query {
     size_t max_bytes;  /* most bytes served (cut at a line end) */
 };
 
+struct mg_outline_query {
+    const char *path;  /* relative to the repo root */
+    int64_t limit, offset; /* the page: definitions offset .. offset + limit - 1, by start line */
+};
+
 struct mg_list_query {
     int64_t limit, offset;
 };
@@ -193,6 +207,10 @@ struct mg_code_ops {
     /* lines of one file of pcall's one repo: a mg_file_text */
     int (*read)(void *self, const struct mg_pcall *pc, const struct mg_read_query *q, struct mg_items *out,
                 struct mg_err *err);
+    /* the definitions of one file of pcall's one repo, as the index holds them: the file's
+     * mg_file_entry, then a page of mg_outline_def by start line (out->total: all of them) */
+    int (*outline)(void *self, const struct mg_pcall *pc, const struct mg_outline_query *q, struct mg_items *out,
+                   struct mg_err *err);
     /* files in pcall's repos and scope, by path (out->total) */
     int (*list)(void *self, const struct mg_pcall *pc, const struct mg_list_query *q, struct mg_items *out,
                 struct mg_err *err);

@@ -41,6 +41,18 @@ static const struct mg_field file_text_fields[] = {
 const struct mg_item_type mg_item_file_text = {"file", sizeof(struct mg_file_text), file_text_fields,
                                                N(file_text_fields), CODE_OWNER, 1, 3, NULL};
 
+static const struct mg_field outline_def_fields[] = {
+    MG_FIELD(struct mg_outline_def, name, MG_F_LABEL),
+    MG_FIELD(struct mg_outline_def, kind, MG_F_LABEL),
+    MG_FIELD(struct mg_outline_def, container, MG_F_LABEL),
+    MG_FIELD(struct mg_outline_def, start_line, MG_F_INT),
+    MG_FIELD(struct mg_outline_def, end_line, MG_F_INT),
+    MG_FIELD(struct mg_outline_def, signature, MG_F_TEXT),
+};
+/* no source: the result names the file once, and each definition's lines are its own */
+const struct mg_item_type mg_item_outline_def = {"code", sizeof(struct mg_outline_def), outline_def_fields,
+                                                 N(outline_def_fields), CODE_OWNER, -1, -1, NULL};
+
 static const struct mg_field file_entry_fields[] = {
     MG_FIELD(struct mg_file_entry, repo, MG_F_LABEL),
     MG_FIELD(struct mg_file_entry, path, MG_F_LABEL),

@@ -1,7 +1,8 @@
 /* code.c — the code tools: search_code, search_symbols, read_file,
- * list_files. */
+ * outline, list_files. */
 #include "tools/family.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 
 #define READ_MAX_LINES 2000 /* read_file: most lines per call */
 #define LIST_MAX 10000      /* list_files: most paths per call */
+#define OUTLINE_MAX 2000    /* outline: most definitions per call */
 
 /* {"results", "took_ms", "mode", "scope", "gate"} */
 static int do_search(struct mg_ctx *x, json_t *args, bool symbols, json_t **result, struct mg_err *err)
@@ -81,6 +83,53 @@ static int t_read_file(struct mg_ctx *x, json_t *args, json_t **result, struct m
                           q.path);
     }
     *result = mg_render_gated(mg_render_item(items.v[0]), &items);
+    mg_items_release(&items);
+    return 0;
+}
+
+/* {repo, path, language, bytes, lines, symbols, total, next_cursor, gate}. The
+ * cursor is the number of definitions already served, in decimal: opaque to
+ * clients, who pass next_cursor back as given. */
+static int t_outline(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+{
+    static const char *const keys[] = {"path", "limit", "cursor", "repo", "repo_id", NULL};
+    struct mg_outline_query q = {0};
+    const char *cursor = NULL;
+    long long limit;
+    if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "path", true, &q.path, err) != 0 ||
+        mg_arg_int(args, "limit", 1, OUTLINE_MAX, 200, &limit, err) != 0 ||
+        mg_arg_str(args, "cursor", false, &cursor, err) != 0)
+        return -1;
+    q.limit = limit;
+    if (cursor) {
+        char *end;
+        q.offset = strtoll(cursor, &end, 10);
+        if (*cursor < '0' || *cursor > '9' || *end || q.offset < 0 || q.offset > (1LL << 40))
+            return mg_err_set(err, MG_E_BAD_ARG, "'cursor' must be the next_cursor of an earlier outline call, "
+                              "given back as it came");
+    }
+    struct mg_target_args ta;
+    if (mg_arg_target(args, false, &ta, err) != 0) return -1;
+    mg_gate_subject(x, q.path);
+    struct mg_items items;
+    int rc = mg_gate_run(x, &mg_op_code_outline, &ta.t, &q, &items, err);
+    mg_target_release(&ta);
+    if (rc != 0) return -1;
+    if (items.n < 1 || items.v[0]->type != &mg_item_file_entry) {
+        mg_items_release(&items);
+        return mg_err_set(err, MG_E_FILE_NOT_FOUND, "'%s' is not served (it did not pass the checks on its way out)",
+                          q.path);
+    }
+    /* the gate may have left definitions out for the response's cap: the next page starts at the first of them */
+    int64_t next = q.offset + (int64_t)items.n - 1;
+    char nc[24];
+    snprintf(nc, sizeof(nc), "%lld", (long long)next);
+    json_t *o = mg_render_item(items.v[0]), *defs = json_array();
+    for (size_t i = 1; i < items.n; i++) json_array_append_new(defs, mg_render_item(items.v[i]));
+    json_object_set_new(o, "symbols", defs);
+    json_object_set_new(o, "total", json_integer((json_int_t)items.total));
+    json_object_set_new(o, "next_cursor", next < items.total ? json_string(nc) : json_null());
+    *result = mg_render_gated(o, &items);
     mg_items_release(&items);
     return 0;
 }
@@ -162,6 +211,24 @@ const struct mg_tool mg_tools_code[] = {
      "\"string\"},\"source\":{\"type\":\"string\"}},\"required\":[\"repo\",\"path\",\"start_line\",\"end_line\","
      "\"total_lines\",\"text\"]}",
      t_read_file},
+    {"outline", "Outline a file",
+     "The definitions of one indexed file, by start line: name, kind (function, method, class, struct, ...), "
+     "container (the enclosing class, struct or impl), start_line, end_line and a one-line signature, no bodies. "
+     "Use it to see a file's shape before reading it, then read_file the lines you need. path as for read_file "
+     "(relative to the repo root). At most `limit` (default 200) per call; when next_cursor is not null, pass it "
+     "as `cursor` for the rest; total counts them all.",
+     "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"relative to the "
+     "repo root\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2000,\"description\":\"default "
+     "200\"},\"cursor\":{\"type\":\"string\",\"description\":\"next_cursor of the previous call\"}," S_REPO "},"
+     "\"required\":[\"path\"],\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"properties\":{\"repo\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"
+     "\"language\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},\"lines\":{\"type\":\"integer\"},"
+     "\"symbols\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":"
+     "\"string\"},\"kind\":{\"type\":\"string\"},\"container\":{\"type\":\"string\"},\"start_line\":{\"type\":"
+     "\"integer\"},\"end_line\":{\"type\":\"integer\"},\"signature\":{\"type\":\"string\"}},\"required\":["
+     "\"name\",\"kind\",\"start_line\",\"end_line\",\"signature\"]}},\"total\":{\"type\":\"integer\"},"
+     "\"next_cursor\":" S_NSTR "},\"required\":[\"repo\",\"path\",\"symbols\",\"total\",\"next_cursor\"]}",
+     t_outline},
     {"list_files", "List files",
      "List the indexed files of the repo, filtered by globs and languages (and the session scope), sorted by path.",
      "{\"type\":\"object\",\"properties\":{" S_FILTERS "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1,"

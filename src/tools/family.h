@@ -13,7 +13,8 @@
     "\"scope\":{\"type\":\"object\",\"properties\":{\"globs\":" MG_SCHEMA_STRS ",\"exclude_globs\":"              \
     MG_SCHEMA_STRS ",\"languages\":" MG_SCHEMA_STRS ",\"repos\":" MG_SCHEMA_STRS "}}"
 
-extern const struct mg_tool mg_tools_code[];    /* code.c: search_code, search_symbols, read_file, list_files */
+extern const struct mg_tool mg_tools_code[];    /* code.c: search_code, search_symbols, read_file, outline,
+                                                 * list_files */
 extern const size_t mg_tools_code_n;
 extern const struct mg_tool mg_tools_repos[];   /* repos.c: list_repos, index_repo, index_status, {get,set}_repo_settings */
 extern const size_t mg_tools_repos_n;

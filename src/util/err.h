@@ -39,9 +39,9 @@
 #define MG_E_SESSION_EXISTS "session_exists"  /* a chosen session id is taken */
 #define MG_E_SESSION_NOT_FOUND "session_not_found" /* unknown session id */
 #define MG_E_SESSION_EXPIRED "session_expired" /* the session idled past session_ttl */
-#define MG_E_FILE_NOT_FOUND "file_not_found"  /* read_file: no such file in the repo */
-#define MG_E_PATH_OUTSIDE   "path_outside_repo" /* read_file: '..', absolute, or a symlink out of the root */
-#define MG_E_SECRET_FILE    "secret_file"     /* read_file: a secret file (.env, keys, ...) is never served */
+#define MG_E_FILE_NOT_FOUND "file_not_found"  /* read_file, outline: no such file in the repo */
+#define MG_E_PATH_OUTSIDE   "path_outside_repo" /* read_file, outline: '..', absolute, or a symlink out of the root */
+#define MG_E_SECRET_FILE    "secret_file"     /* read_file, outline: a secret file (.env, keys, ...) is never served */
 #define MG_E_NOT_TEXT       "not_text"        /* read_file: binary or too large */
 #define MG_E_UNSUPPORTED    "unsupported"     /* the client or channel cannot do what was asked */
 #define MG_E_TIMEOUT        "timeout"         /* the client did not answer in time */

@@ -73,6 +73,7 @@ test('every op the docs list is written under that name and found by audit --op'
     search_code: { query: 'main', repo: 'alpha' },
     search_symbols: { query: 'main', repo: 'alpha' },
     read_file: { path: 'src/main.c', repo: 'alpha' },
+    outline: { path: 'src/main.c', repo: 'alpha' },
     list_files: { repo: 'alpha' },
     get_context: { query: 'main', repo: 'alpha' },
     index_repo: { path: A.root, name: 'alpha' },

@@ -106,10 +106,25 @@ for (const transport of ['stdio', 'http']) {
       }
     });
 
-    test('read_file of ../etc/passwd: path_outside_repo', async () => {
-      const e = agentError(await callRaw(client, 'read_file', { repo: A.name, path: '../etc/passwd' }), 'read_file');
-      assert.equal(e.code, 'path_outside_repo', e.sentence);
-      assert.ok(!e.sentence.includes('root:'), e.sentence);
+    test('read_file and outline of ../etc/passwd: path_outside_repo; of a file not indexed: file_not_found', async () => {
+      for (const tool of ['read_file', 'outline']) {
+        const e = agentError(await callRaw(client, tool, { repo: A.name, path: '../etc/passwd' }), tool);
+        assert.equal(e.code, 'path_outside_repo', e.sentence);
+        assert.ok(!e.sentence.includes('root:'), e.sentence);
+        const nf = agentError(await callRaw(client, tool, { repo: A.name, path: 'no/such/file.c' }), tool);
+        assert.equal(nf.code, 'file_not_found', nf.sentence);
+      }
+    });
+
+    test('outline: a successful call validates against its outputSchema, bad cursors are invalid_argument', async () => {
+      const raw = await callRaw(client, 'outline', { repo: A.name, path: 'src/util.py', limit: 1 });
+      assert.ok(!raw.isError, JSON.stringify(raw).slice(0, 500));
+      assert.equal(raw.structuredContent.symbols.length, 1);
+      assert.equal(raw.structuredContent.next_cursor, '1');
+      const last = await callRaw(client, 'outline', { repo: A.name, path: 'src/util.py', cursor: String(raw.structuredContent.total - 1) });
+      assert.ok(!last.isError && last.structuredContent.next_cursor === null, JSON.stringify(last).slice(0, 500));
+      const e = agentError(await callRaw(client, 'outline', { repo: A.name, path: 'src/util.py', cursor: 'abc' }), 'cursor');
+      assert.equal(e.code, 'invalid_argument', e.sentence);
     });
 
     test('a bad regex: invalid_regex', async () => {

@@ -130,7 +130,8 @@ test("another tenant's repo id: not found, in every argument and header, over HT
   const ok = await api('/v1/repos', { token: tok.acmeRead });
   assert.deepEqual(ok.json.repos.map((r) => r.id), ['alpha']);
   const routes = [['/v1/search?q=canary&repo=globexrepo', 'search_code'], ['/v1/files?repo_id=globexrepo', 'list_files'],
-    ['/v1/file?path=README.md&repo=globexrepo', 'read_file'], ['/v1/index/status?repo=globexrepo', 'index_status']];
+    ['/v1/file?path=README.md&repo=globexrepo', 'read_file'], ['/v1/outline?path=src/main.c&repo=globexrepo', 'outline'],
+    ['/v1/index/status?repo=globexrepo', 'index_status']];
   for (const [p, op] of routes) {
     const n = count();
     const r = await api(p, { token: tok.acmeRead });
@@ -139,6 +140,10 @@ test("another tenant's repo id: not found, in every argument and header, over HT
     assert.ok(!r.text.includes('globexrepo",') && !JSON.stringify(r.json.error.repos || []).includes('globexrepo'), r.text);
     assertAudited(n, op, 'repo_not_found');
   }
+  const own = await api('/v1/outline?path=src/main.c', { token: tok.acmeRead });
+  assert.equal(own.status, 200, own.text);
+  assert.deepEqual(own.json.symbols.map((s) => s.name), [`${A.canary}_main`, `${A.canary}_helper`]);
+  assert.ok(!own.text.includes(B.canary), own.text);
   const h = await api('/v1/search?q=canary', { token: tok.acmeRead, headers: { 'x-memgate-repo': 'globexrepo' } });
   assert.equal(h.json.error.code, 'repo_not_found');
   const c = await mcpClient(tok.acmeRead);
@@ -161,6 +166,11 @@ test('token repo allowlist and scopes: 403 repo_forbidden, scope_forbidden', asy
   assert.equal(r.status, 403, r.text);
   assert.equal(r.json.error.code, 'repo_forbidden');
   assertAudited(n, 'search_code', 'repo_forbidden');
+  n = count();
+  r = await api('/v1/outline?path=src/main.c&repo=alpha', { token: tok.acmeOnlyOther });
+  assert.equal(r.status, 403, r.text);
+  assert.equal(r.json.error.code, 'repo_forbidden');
+  assertAudited(n, 'outline', 'repo_forbidden');
   n = count();
   r = await api('/v1/index', { token: tok.acmeRead, method: 'POST', body: { path: A.root } });
   assert.equal(r.status, 403, r.text);
@@ -218,18 +228,22 @@ test('path traversal, absolute paths, secret files and symlink escapes in every 
     ['src/../.env', 'path_outside_repo'],
     ['escape-link.txt', 'file_not_found'],
   ];
-  for (const [p, code] of bad) {
-    const n = count();
-    const r = await api(`/v1/file?path=${encodeURIComponent(p)}`, { token: tok.acmeRead });
-    assert.equal(r.json?.error?.code, code, `${p}: ${r.text}`);
-    assert.ok(!r.text.includes('OUTSIDE_MARKER') && !r.text.includes('SECRET_do_not_serve'), r.text);
-    assertAudited(n, 'read_file', code);
+  for (const [route, op] of [['/v1/file', 'read_file'], ['/v1/outline', 'outline']]) {
+    for (const [p, code] of bad) {
+      const n = count();
+      const r = await api(`${route}?path=${encodeURIComponent(p)}`, { token: tok.acmeRead });
+      assert.equal(r.json?.error?.code, code, `${route} ${p}: ${r.text}`);
+      assert.ok(!r.text.includes('OUTSIDE_MARKER') && !r.text.includes('SECRET_do_not_serve'), r.text);
+      assertAudited(n, op, code);
+    }
   }
   const c = await mcpClient(tok.acmeRead);
   try {
     for (const [p, code] of bad) {
-      const r = await call(c.client, 'read_file', { path: p });
-      assert.equal(r.code, code, p);
+      for (const tool of ['read_file', 'outline']) {
+        const r = await call(c.client, tool, { path: p });
+        assert.equal(r.code, code, `${tool} ${p}`);
+      }
     }
     const ix = await call(c.client, 'index_repo', { path: '/etc' });
     assert.equal(ix.code, 'scope_forbidden');

@@ -13,6 +13,7 @@ const MEMGATE_TOOLS = [
   'search_code',
   'search_symbols',
   'read_file',
+  'outline',
   'list_files',
   'list_repos',
   'index_repo',
