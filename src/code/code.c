@@ -303,6 +303,7 @@ static const struct mg_code_ops builtin_ops = {
     .remove = op_remove,
     .stats = mg_code_stats,
     .settings = mg_code_settings,
+    .nav = mg_code_nav,
     .close = op_close,
 };
 

@@ -43,6 +43,8 @@ int mg_code_outline(void *self, const struct mg_pcall *pc, const struct mg_outli
 
 /* The stats and settings operations (stats.c). */
 int mg_code_stats(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err);
+int mg_code_nav(void *self, const struct mg_pcall *pc, const struct mg_nav_query *q, struct mg_items *out,
+                struct mg_err *err);
 int mg_code_settings(void *self, const struct mg_pcall *pc, const struct mg_settings_query *q, struct mg_items *out,
                      struct mg_err *err);
 

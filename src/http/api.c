@@ -40,6 +40,12 @@ static const struct param p_file[] = {{"path", "path", P_STR}, {"start_line", "s
                                       {"end_line", "end_line", P_INT}, P_REPO, P_END};
 static const struct param p_outline[] = {{"path", "path", P_STR}, {"limit", "limit", P_INT},
                                          {"cursor", "cursor", P_STR}, P_REPO, P_END};
+static const struct param p_refs[] = {{"symbol", "symbol", P_STR}, {"cursor", "cursor", P_STR},
+                                      {"limit", "limit", P_INT}, P_FILTERS, P_REPO, P_END};
+static const struct param p_calls[] = {{"symbol", "symbol", P_STR}, {"depth", "depth", P_INT},
+                                       {"limit", "limit", P_INT}, P_FILTERS, P_REPO, P_END};
+static const struct param p_trace[] = {{"from", "symbol", P_STR}, {"symbol", "symbol", P_STR}, {"to", "to", P_STR},
+                                       {"depth", "depth", P_INT}, {"limit", "limit", P_INT}, P_FILTERS, P_REPO, P_END};
 #define P_SESS {"session_id", "session_id", P_STR}
 static const struct param p_mem[] = {P_REPO, P_SESS, P_END};
 static const struct param p_notes[] = {{"q", "query", P_STR}, {"prefix", "prefix", P_STR}, {"limit", "limit", P_INT},
@@ -65,6 +71,10 @@ static const struct v1route {
     {"/v1/search", "search_code", NULL, NULL, NULL, p_search, NULL, NULL},
     {"/v1/symbols", "search_symbols", NULL, NULL, NULL, p_symbols, NULL, NULL},
     {"/v1/files", "list_files", NULL, NULL, NULL, p_files, NULL, NULL},
+    {"/v1/references", "find_references", NULL, NULL, NULL, p_refs, NULL, NULL},
+    {"/v1/callers", "callers", NULL, NULL, NULL, p_calls, NULL, NULL},
+    {"/v1/callees", "callees", NULL, NULL, NULL, p_calls, NULL, NULL},
+    {"/v1/trace", "trace_path", NULL, NULL, NULL, p_trace, NULL, NULL},
     {"/v1/file", "read_file", NULL, NULL, NULL, p_file, NULL, NULL},
     {"/v1/outline", "outline", NULL, NULL, NULL, p_outline, NULL, NULL},
     {"/v1/scope", "get_scope", "set_scope", "set_scope", "clear_scope", p_none, NULL, NULL},
@@ -318,7 +328,8 @@ enum MHD_Result mg__v1(struct mg_http *h, struct MHD_Connection *c, struct req *
     if (!rt)
         return mg__respond_error(c, r, 404, MG_E_ROUTE_NOT_FOUND,
                              "no route %.200s; the API has /v1/repos, /v1/repos/{id}, /v1/repos/{id}/stats, /v1/search, /v1/symbols, /v1/files, /v1/file, /v1/outline, "
-                             "/v1/scope, /v1/index, /v1/index/status, /v1/audit, and the memory routes /v1/notes, "
+                             "/v1/scope, /v1/index, /v1/index/status, /v1/audit, /v1/references, /v1/callers, /v1/callees, "
+                             "/v1/trace, and the memory routes /v1/notes, "
                              "/v1/projects, /v1/episodes, /v1/entities, /v1/profiles, /v1/context (see docs/http.md "
                              "and docs/memory.md)",
                              url);

@@ -197,6 +197,64 @@ struct mg_settings_query {
     size_t n;
 };
 
+/* Code navigation (search/nav.h) over pcall's one repo and scope. */
+struct mg_nav_query {
+    const char *op;      /* "references", "callers", "callees", "trace" */
+    const char *symbol;  /* the name (trace: where paths start) */
+    const char *to;      /* trace: where they end */
+    int depth;           /* callers, callees: levels; trace: the longest path */
+    int limit;           /* references: per page; calls: edges; trace: paths */
+    const char *cursor;  /* references: next_cursor of the previous page */
+};
+
+/* A definition of the name asked for (references, callers, callees, trace). */
+struct mg_nav_def_item {
+    struct mg_item base;               /* owner: tenant, repo, fingerprint */
+    char *repo, *path, *name, *kind, *container; /* labels (container may be NULL) */
+    int64_t line, end_line;
+};
+extern const struct mg_item_type mg_item_nav_def;
+
+/* A use of the name: the line's text and the definition it is in. */
+struct mg_nav_ref_item {
+    struct mg_item base;
+    char *repo, *path;                 /* labels */
+    int64_t line;
+    char *text;                        /* text: the line */
+    bool call;
+    char *in_name, *in_kind;           /* labels: the enclosing definition, NULL at top level */
+    int64_t in_line;                   /* MG_INT_NULL at top level */
+};
+extern const struct mg_item_type mg_item_nav_ref;
+
+/* One call: from a definition to a name, resolved to a definition or not. */
+struct mg_nav_call_item {
+    struct mg_item base;
+    char *repo, *path;                 /* labels: the caller's file */
+    int64_t line;                      /* where the call is */
+    int64_t depth;                     /* 1: direct; trace: the call's place in its path */
+    int64_t path_index;                /* trace: which path (0, 1, ...); else 0 */
+    char *from_name, *from_kind;       /* labels: the calling definition ("file" kind: top-level code) */
+    int64_t from_line;
+    char *callee;                      /* label: the name called */
+    char *to_path, *to_kind;           /* labels: its definition; NULL when none in the repo */
+    int64_t to_line;                   /* MG_INT_NULL when none */
+    char *confidence;                  /* label: file, name, ambiguous, external */
+};
+extern const struct mg_item_type mg_item_nav_call;
+
+/* How a navigation went: the last item of every answer. */
+struct mg_nav_summary {
+    struct mg_item base;
+    char *repo, *symbol;               /* labels */
+    int64_t candidate_files;           /* references: files with the name's word (an upper bound on files) */
+    int64_t total;                     /* references of the page, or all when complete; calls found; paths */
+    int64_t visited;                   /* trace: functions expanded */
+    char *next_cursor;                 /* label: references' next page; NULL: none */
+    bool complete, truncated;
+};
+extern const struct mg_item_type mg_item_nav_summary;
+
 struct mg_code_ops {
     /* hits in pcall's repos and scope, best first (out->took_ms, out->mode) */
     int (*search)(void *self, const struct mg_pcall *pc, const struct mg_code_query *q, struct mg_items *out,
@@ -226,6 +284,9 @@ struct mg_code_ops {
     /* apply q's changes to pcall's one repo (all or none), then its settings: an mg_repo_setting_item */
     int (*settings)(void *self, const struct mg_pcall *pc, const struct mg_settings_query *q, struct mg_items *out,
                     struct mg_err *err);
+    /* code navigation: mg_nav_def_items, then mg_nav_ref_items or mg_nav_call_items, then an mg_nav_summary */
+    int (*nav)(void *self, const struct mg_pcall *pc, const struct mg_nav_query *q, struct mg_items *out,
+               struct mg_err *err);
     void (*close)(void *self);
 };
 

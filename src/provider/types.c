@@ -98,6 +98,54 @@ static const struct mg_field repo_stats_fields[] = {
 const struct mg_item_type mg_item_repo_stats = {"repo", sizeof(struct mg_repo_stats), repo_stats_fields,
                                                 N(repo_stats_fields), CODE_OWNER, 0, -1, "repo"};
 
+static const struct mg_field nav_def_fields[] = {
+    MG_FIELD(struct mg_nav_def_item, repo, MG_F_LABEL),      MG_FIELD(struct mg_nav_def_item, path, MG_F_LABEL),
+    MG_FIELD(struct mg_nav_def_item, line, MG_F_INT),        MG_FIELD(struct mg_nav_def_item, end_line, MG_F_INT),
+    MG_FIELD(struct mg_nav_def_item, name, MG_F_LABEL),      MG_FIELD(struct mg_nav_def_item, kind, MG_F_LABEL),
+    MG_FIELD_F(struct mg_nav_def_item, container, MG_F_LABEL, MG_F_NULL),
+};
+const struct mg_item_type mg_item_nav_def = {"definition", sizeof(struct mg_nav_def_item), nav_def_fields,
+                                             N(nav_def_fields), CODE_OWNER, 1, 2, NULL};
+
+static const struct mg_field nav_ref_fields[] = {
+    MG_FIELD(struct mg_nav_ref_item, repo, MG_F_LABEL),
+    MG_FIELD(struct mg_nav_ref_item, path, MG_F_LABEL),
+    MG_FIELD(struct mg_nav_ref_item, line, MG_F_INT),
+    MG_FIELD(struct mg_nav_ref_item, text, MG_F_TEXT),
+    MG_FIELD_F(struct mg_nav_ref_item, call, MG_F_BOOL, MG_F_OMIT0),
+    MG_FIELD_AS(struct mg_nav_ref_item, in_name, "in", MG_F_LABEL),
+    MG_FIELD(struct mg_nav_ref_item, in_kind, MG_F_LABEL),
+    MG_FIELD_F(struct mg_nav_ref_item, in_line, MG_F_INT, MG_F_OMIT0),
+};
+const struct mg_item_type mg_item_nav_ref = {"reference", sizeof(struct mg_nav_ref_item), nav_ref_fields,
+                                             N(nav_ref_fields), CODE_OWNER, 1, 2, NULL};
+
+#define NC(member, kind) MG_FIELD(struct mg_nav_call_item, member, kind)
+static const struct mg_field nav_call_fields[] = {
+    NC(repo, MG_F_LABEL), NC(path, MG_F_LABEL), NC(line, MG_F_INT), NC(depth, MG_F_INT),
+    MG_FIELD_F(struct mg_nav_call_item, path_index, MG_F_INT, MG_F_OMIT0), NC(from_name, MG_F_LABEL),
+    NC(from_kind, MG_F_LABEL), NC(from_line, MG_F_INT), NC(callee, MG_F_LABEL),
+    MG_FIELD_F(struct mg_nav_call_item, to_path, MG_F_LABEL, MG_F_NULL),
+    MG_FIELD_F(struct mg_nav_call_item, to_kind, MG_F_LABEL, MG_F_NULL),
+    MG_FIELD_F(struct mg_nav_call_item, to_line, MG_F_INT, MG_F_NULL), NC(confidence, MG_F_LABEL),
+};
+#undef NC
+const struct mg_item_type mg_item_nav_call = {"call", sizeof(struct mg_nav_call_item), nav_call_fields,
+                                              N(nav_call_fields), CODE_OWNER, 1, 2, NULL};
+
+static const struct mg_field nav_summary_fields[] = {
+    MG_FIELD(struct mg_nav_summary, repo, MG_F_LABEL),
+    MG_FIELD(struct mg_nav_summary, symbol, MG_F_LABEL),
+    MG_FIELD(struct mg_nav_summary, total, MG_F_INT),
+    MG_FIELD_F(struct mg_nav_summary, candidate_files, MG_F_INT, MG_F_OMIT0),
+    MG_FIELD_F(struct mg_nav_summary, visited, MG_F_INT, MG_F_OMIT0),
+    MG_FIELD_F(struct mg_nav_summary, next_cursor, MG_F_LABEL, MG_F_NULL),
+    MG_FIELD(struct mg_nav_summary, complete, MG_F_BOOL),
+    MG_FIELD(struct mg_nav_summary, truncated, MG_F_BOOL),
+};
+const struct mg_item_type mg_item_nav_summary = {"navigation", sizeof(struct mg_nav_summary), nav_summary_fields,
+                                                 N(nav_summary_fields), CODE_OWNER, -1, -1, NULL};
+
 #define IR(member, kind) MG_FIELD(struct mg_index_run, member, kind)
 static const struct mg_field index_run_fields[] = {
     IR(repo, MG_F_LABEL), IR(root, MG_F_LABEL), IR(created, MG_F_BOOL), IR(git, MG_F_BOOL),

@@ -34,6 +34,11 @@ static int r_outline(const struct mg_providers *p, const struct mg_pcall *pc, co
 {
     return P_CODE(outline)(SELF(code), pc, a, out, err);
 }
+static int r_nav(const struct mg_providers *p, const struct mg_pcall *pc, const void *a, struct mg_items *out,
+                 struct mg_err *err)
+{
+    return P_CODE(nav)(SELF(code), pc, a, out, err);
+}
 static int r_list(const struct mg_providers *p, const struct mg_pcall *pc, const void *a, struct mg_items *out,
                   struct mg_err *err)
 {
@@ -91,6 +96,7 @@ const struct mg_op mg_op_code_symbols = {"code.symbols", MG_LEVEL_READ, MG_REPOS
 const struct mg_op mg_op_code_read = {"code.read", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_read, NULL};
 const struct mg_op mg_op_code_outline = {"code.outline", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_outline,
                                          NULL};
+const struct mg_op mg_op_code_nav = {"code.nav", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_nav, NULL};
 const struct mg_op mg_op_code_list = {"code.list", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_list, NULL};
 const struct mg_op mg_op_code_repos = {"code.repos", MG_LEVEL_READ, MG_REPOS_VISIBLE, false, NULL, r_repos, NULL};
 const struct mg_op mg_op_code_status = {"code.status", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_stats, NULL};

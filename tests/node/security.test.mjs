@@ -131,6 +131,8 @@ test("another tenant's repo id: not found, in every argument and header, over HT
   assert.deepEqual(ok.json.repos.map((r) => r.id), ['alpha']);
   const routes = [['/v1/search?q=canary&repo=globexrepo', 'search_code'], ['/v1/files?repo_id=globexrepo', 'list_files'],
     ['/v1/file?path=README.md&repo=globexrepo', 'read_file'], ['/v1/outline?path=src/main.c&repo=globexrepo', 'outline'],
+    ['/v1/references?symbol=main&repo=globexrepo', 'find_references'], ['/v1/callers?symbol=main&repo=globexrepo', 'callers'],
+    ['/v1/callees?symbol=main&repo=globexrepo', 'callees'], ['/v1/trace?from=main&to=main&repo=globexrepo', 'trace_path'],
     ['/v1/index/status?repo=globexrepo', 'index_status']];
   for (const [p, op] of routes) {
     const n = count();
