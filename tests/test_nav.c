@@ -43,11 +43,14 @@ static const char C_PY[] = "def leaf_py():\n"              /* 1 */
 struct env {
     struct mg_config cfg;
     struct mg_db *d;
+    char *repo, *home;
 };
 
 static void open_env(struct env *e)
 {
     char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    e->repo = repo;
+    e->home = home;
     setenv("MEMGATE_HOME", home, 1);
     setenv("MEMGATE_EMBEDDER", "none", 1);
     mg_t_write_str(repo, "src/a.c", A_C);
@@ -218,4 +221,39 @@ TEST(nav_lexer_comments_strings_per_family)
     ASSERT_EQ_STR(lex("javascript", "const $a = 'x()' + `y()` + z(1); // w()"), "const:1 $a:1 z:1()");
     ASSERT_EQ_STR(lex("python", "x = r'''a()\nb()''' + f\"c()\" # d()\ne()"), "x:1 e:3()");
     ASSERT(!mg_nav_lex("markdown", "f()", 3, collect, NULL));
+}
+
+/* Navigation reads the index: an edited caller and a deleted callee show
+ * after the next index run (the watcher's, or this one). */
+TEST(nav_follows_incremental_index_runs)
+{
+    struct env e;
+    open_env(&e);
+    struct mg_err err = {0};
+    struct mg_nav_graph g;
+    mg_db_close(&e.d);
+    /* middle no longer calls leaf; a new caller appears in a new file */
+    mg_t_write_str(e.repo, "src/b.c", "int leaf(int y) { return y * 2; }\nint middle(int z)\n{\n\treturn z;\n}\n");
+    mg_t_write_str(e.repo, "src/c.c", "int fresh(void) { return leaf(1); }\n");
+    json_decref(mg_fx_run_json(NULL, e.home, (const char *const[]){"index", e.repo, "--name", "nav", "--json", NULL}));
+    struct mg_repo *rv;
+    size_t nr;
+    const char *ids[1] = {"nav"};
+    if (mg_catalog_resolve(&e.cfg, ids, 1, NULL, &rv, &nr, &err) != 0) FAIL("resolve: %s", err.msg);
+    ASSERT_EQ_INT(mg_db_open(rv[0].dbpath, MG_DB_READONLY, &e.d, &err), 0);
+    free(rv);
+    ASSERT_EQ_INT(mg_nav_callers(e.d, NULL, "leaf", 1, 100, 0, &g, &err), 0);
+    ASSERT_EQ_STR(edges_str(&g), "1:fresh@1->src/b.c:leaf(name)");
+    mg_nav_graph_release(&g);
+    /* leaf deleted: its callers' calls are external now */
+    mg_db_close(&e.d);
+    mg_t_write_str(e.repo, "src/b.c", "int middle(int z)\n{\n\treturn z;\n}\n");
+    json_decref(mg_fx_run_json(NULL, e.home, (const char *const[]){"index", e.repo, "--name", "nav", "--json", NULL}));
+    if (mg_catalog_resolve(&e.cfg, ids, 1, NULL, &rv, &nr, &err) != 0) FAIL("resolve: %s", err.msg);
+    ASSERT_EQ_INT(mg_db_open(rv[0].dbpath, MG_DB_READONLY, &e.d, &err), 0);
+    free(rv);
+    ASSERT_EQ_INT(mg_nav_callees(e.d, NULL, "fresh", 1, 100, 0, &g, &err), 0);
+    ASSERT_EQ_STR(edges_str(&g), "1:fresh@1->?:leaf(external)");
+    mg_nav_graph_release(&g);
+    mg_db_close(&e.d);
 }

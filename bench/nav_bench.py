@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""nav_bench.py — code navigation against GNU Global on linux-6.1 (run by
+bench/run.sh, or alone after `make bench` built build/memgate and fetched the
+kernel; `scripts/setup.sh --bench` installs Global).
+
+    bench/nav_bench.py [--queries 300] [--seed 1]
+
+The kernel source in the benchmark cache is indexed once by memgate (its own
+data directory) and by gtags (its own tag directory). --queries functions are
+drawn at random (seeded) among the C functions memgate's index defines exactly
+once and `global -x` also finds defined exactly once. For each:
+
+  - Global's references: `global -rx NAME` (every line that uses a defined
+    name and is not its definition);
+  - memgate's: GET /v1/references?symbol=NAME, all pages;
+
+compared as sets of (path, line) over .c and .h files: micro-averaged recall
+and precision against Global, with a sample of each kind of disagreement
+printed for inspection. Latency: find_references' first page (the default 50)
+and callers (depth 1) over HTTP keep-alive to `memgate serve`, p50 and p99,
+beside the time `global -rx` takes for the same queries (each a process, as
+an agent's shell would run it). Prints a Markdown report; docs/benchmarks.md
+keeps the figures.
+"""
+import argparse
+import http.client
+import json
+import os
+import random
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+import urllib.parse
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.environ.get("MEMGATE_BIN", os.path.join(HERE, "build", "memgate"))
+CACHE = os.environ.get("MEMGATE_BENCH_CACHE", os.path.expanduser("~/.cache/memgate-bench"))
+SRC = os.path.join(CACHE, "linux-source-6.1")
+WORK = os.path.join(CACHE, "nav")
+HOME = os.path.join(WORK, "home")
+GTAGS = os.path.join(WORK, "gtags")
+
+
+def log(msg):
+    print(f"bench: {msg}", file=sys.stderr, flush=True)
+
+
+def env():
+    e = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
+    e["MEMGATE_HOME"] = HOME
+    e["MEMGATE_EMBEDDER"] = "none"
+    e["MEMGATE_WATCH"] = "off"
+    return e
+
+
+def genv():
+    e = dict(os.environ)
+    e["GTAGSROOT"] = SRC
+    e["GTAGSDBPATH"] = GTAGS
+    return e
+
+
+def prepare():
+    os.makedirs(WORK, exist_ok=True)
+    if not os.path.exists(os.path.join(HOME, "repos", "linux.db")):
+        log("memgate index of linux-6.1 (once)")
+        t0 = time.monotonic()
+        subprocess.run([BIN, "index", SRC, "--name", "linux", "--quiet"], env=env(), check=True)
+        log(f"  {time.monotonic() - t0:.0f} s")
+    if not os.path.exists(os.path.join(GTAGS, "GRTAGS")):
+        log("gtags of linux-6.1 (once)")
+        os.makedirs(GTAGS, exist_ok=True)
+        t0 = time.monotonic()
+        subprocess.run(["gtags", GTAGS], cwd=SRC, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        log(f"  {time.monotonic() - t0:.0f} s")
+
+
+def c_file(p):
+    return p.endswith(".c") or p.endswith(".h")
+
+
+def global_x(args):
+    out = subprocess.run(["global", *args], cwd=SRC, env=genv(), capture_output=True, text=True).stdout
+    rows = []
+    for line in out.splitlines():
+        parts = line.split(None, 3)
+        if len(parts) >= 3 and parts[1].isdigit():
+            rows.append((parts[2], int(parts[1])))
+    return rows
+
+
+def sample(n, seed):
+    db = sqlite3.connect(f"file:{os.path.join(HOME, 'repos', 'linux.db')}?mode=ro", uri=True)
+    names = sorted(r[0] for r in db.execute(
+        "SELECT s.name FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.kind = 'function' AND f.lang = 'c' "
+        "GROUP BY s.name HAVING count(*) = 1"))
+    rnd = random.Random(seed)
+    rnd.shuffle(names)
+    out = []
+    for name in names:
+        if len(out) == n:
+            break
+        if len(global_x(["-x", name])) == 1:  # Global too sees one definition
+            out.append(name)
+    return out
+
+
+class Api:
+    def __init__(self, port):
+        self.c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+
+    def get(self, path, **q):
+        self.c.request("GET", path + "?" + urllib.parse.urlencode(q))
+        r = self.c.getresponse()
+        return json.loads(r.read())
+
+
+def pct(v, q):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(round(q * (len(v) - 1))))]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--queries", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    if not os.path.exists(os.path.join(SRC, "MAINTAINERS")):
+        raise SystemExit("bench: the kernel source is missing; run `make bench` (bench/run.sh fetches it)")
+    prepare()
+    names = sample(a.queries, a.seed)
+    log(f"{len(names)} functions")
+
+    # Global: every query as a process
+    g_refs, g_ms = {}, []
+    for name in names:
+        t0 = time.monotonic()
+        rows = global_x(["-rx", name])
+        g_ms.append((time.monotonic() - t0) * 1000)
+        g_refs[name] = {r for r in rows if c_file(r[0])}
+
+    p = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0", "--json"], env=env(), stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    try:
+        api = Api(json.loads(p.stdout.readline())["port"])
+        api.get("/v1/references", symbol=names[0])  # warm
+        m_refs, first_ms, callers_ms = {}, [], []
+        for name in names:
+            t0 = time.monotonic()
+            r = api.get("/v1/references", symbol=name)
+            first_ms.append((time.monotonic() - t0) * 1000)
+            t0 = time.monotonic()
+            api.get("/v1/callers", symbol=name)
+            callers_ms.append((time.monotonic() - t0) * 1000)
+            got = set()
+            while True:
+                for f in r.get("files", []):
+                    for ref in f["references"]:
+                        if c_file(f["path"]):
+                            got.add((f["path"], ref["line"]))
+                if not r.get("next_cursor"):
+                    break
+                r = api.get("/v1/references", symbol=name, cursor=r["next_cursor"], limit=1000)
+            m_refs[name] = got
+    finally:
+        p.terminate()
+        p.wait(timeout=60)
+
+    both = sum(len(m_refs[n] & g_refs[n]) for n in names)
+    g_total = sum(len(g_refs[n]) for n in names)
+    m_total = sum(len(m_refs[n]) for n in names)
+    recall = both / g_total if g_total else 1.0
+    precision = both / m_total if m_total else 1.0
+    only_g = [(n, x) for n in names for x in sorted(g_refs[n] - m_refs[n])]
+    only_m = [(n, x) for n in names for x in sorted(m_refs[n] - g_refs[n])]
+
+    def line_of(path, line):
+        try:
+            with open(os.path.join(SRC, path), errors="replace") as f:
+                for i, t in enumerate(f, 1):
+                    if i == line:
+                        return t.strip()[:120]
+        except OSError:
+            pass
+        return ""
+
+    print(f"""
+## Code navigation against GNU Global — {time.strftime('%Y-%m-%d', time.gmtime())}, {os.cpu_count()} cores
+
+linux-6.1, {len(names)} C functions defined once (seed {a.seed}), `bench/nav_bench.py --queries {a.queries}`;
+GNU Global {subprocess.run(['global', '--version'], capture_output=True, text=True).stdout.split(chr(10))[0].split()[-1]}
+(`global -rx`), memgate over `GET /v1/references` (all pages). References as (path, line) over .c and .h files.
+
+| measure | memgate | GNU Global |
+| --- | --- | --- |
+| references found | {m_total} | {g_total} |
+| recall against Global | {recall:.3f} | — |
+| precision against Global | {precision:.3f} | — |
+| find_references, first page (50), per query | p50 {pct(first_ms, .5):.1f} ms, p99 {pct(first_ms, .99):.1f} ms | `global -rx` p50 {pct(g_ms, .5):.1f} ms, p99 {pct(g_ms, .99):.1f} ms (a process each) |
+| callers (depth 1), per query | p50 {pct(callers_ms, .5):.1f} ms, p99 {pct(callers_ms, .99):.1f} ms | — |
+| the {len(names)} queries | {sum(first_ms) / 1000:.2f} s | {sum(g_ms) / 1000:.2f} s (ratio {sum(g_ms) / max(sum(first_ms), 1e-9):.1f}x) |
+
+Disagreements: {len(only_g)} lines only Global lists, {len(only_m)} only memgate lists. A sample of each:
+""")
+    rnd = random.Random(a.seed)
+    for title, rows in (("only Global", only_g), ("only memgate", only_m)):
+        print(f"{title}:")
+        for n, (path, line) in rnd.sample(rows, min(12, len(rows))):
+            print(f"    {n}  {path}:{line}  {line_of(path, line)}")
+        print()
+
+
+if __name__ == "__main__":
+    main()
