@@ -81,7 +81,7 @@ static json_t *nav_result(struct mg_ctx *x, struct nav_run *nr, const char *symb
     json_object_set_new(o, "symbol", json_string(symbol));
     json_object_set_new(o, "repo", s ? json_string(s->repo) : json_null());
     json_object_set_new(o, "total", json_integer(s ? (json_int_t)s->total : 0));
-    json_object_set_new(o, "complete", json_boolean(s && s->complete));
+    json_object_set_new(o, "complete", json_boolean(s && s->complete && !nr->items.omitted));
     json_object_set_new(o, "truncated", json_boolean(s && s->truncated));
     (void)x;
     json_t *r = mg_render_gated(o, &nr->items);
@@ -121,9 +121,18 @@ static int t_find_references(struct mg_ctx *x, json_t *args, json_t **result, st
     struct nav_run nr;
     if (nav_call(x, args, keys, &q, 50, &nr, err) != 0) return -1;
     const struct mg_nav_summary *s = nr.sum;
+    json_t *next = s && s->next_cursor ? json_string(s->next_cursor) : json_null();
+    if (nr.items.omitted) { /* the response's cap left references out: the next page starts after the last served */
+        const struct mg_nav_ref_item *last = NULL;
+        for (size_t i = 0; i < nr.items.n; i++)
+            if (nr.items.v[i]->type == &mg_item_nav_ref) last = (const struct mg_nav_ref_item *)nr.items.v[i];
+        if (last) {
+            json_decref(next);
+            next = json_sprintf("%s:%lld", last->path, (long long)last->line);
+        }
+    }
     json_t *o = json_pack("{s:o, s:o, s:I, s:o}", "definitions", nr.defs, "files", by_file(nr.rest),
-                          "candidate_files", (json_int_t)(s ? s->candidate_files : 0), "next_cursor",
-                          s && s->next_cursor ? json_string(s->next_cursor) : json_null());
+                          "candidate_files", (json_int_t)(s ? s->candidate_files : 0), "next_cursor", next);
     json_decref(nr.rest);
     *result = nav_result(x, &nr, q.symbol, o);
     return 0;
