@@ -23,6 +23,7 @@ void mg_items_init(struct mg_items *l)
 {
     memset(l, 0, sizeof(*l));
     l->total = -1;
+    l->total_matches = -1;
 }
 
 static void *item_new(const struct mg_item_type *t)

@@ -164,6 +164,8 @@ struct mg_items {
     double took_ms;
     const char *mode;              /* a static string: the search mode that ran, or NULL */
     int64_t total;                 /* list operations: matches before the limit (-1: not counted) */
+    int64_t total_matches;         /* regex search: the matches in scope, past the limit too (-1: not counted) */
+    bool total_matches_capped;     /* ... at least that many: counting stopped at its cap */
 };
 
 void mg_items_init(struct mg_items *l);
