@@ -335,3 +335,28 @@ TEST(search_matches_lines_pass_the_gate)
     }
     mg_t_srv_close(&t);
 }
+
+TEST(search_matches_cli_prints_every_line)
+{
+    char *home, *repo;
+    open_repo(&home, &repo);
+    mg_t_write_str(repo, "src/m.c", M_C);
+    mg_t_write_str(repo, "src/n.c", N_C);
+    index_dir(home, repo, "cl");
+    struct mg_t_out o =
+        MG_RUN(repo, home, "search", "malloc\\(\\d+\\)", "--mode", "regex", "--limit", "1", "--glob", "m.c");
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_CONTAINS(o.out, "src/m.c:");
+    ASSERT_CONTAINS(o.out, "alloc_three (function)");
+    ASSERT_CONTAINS(o.out, "\n       5:     char *a = malloc(16);\n"
+                           "       6:     char *b = malloc(32);\n"
+                           "       8:     char *c = malloc(64);\n");
+    ASSERT_NOT_CONTAINS(o.out, "malloc(1)"); /* the other hits are past the limit */
+    ASSERT_CONTAINS(o.err, "1 result, 5 matches in all");
+    mg_t_out_free(&o);
+    /* --json: the whole result */
+    json_t *j = mg_fx_run_json(repo, home, (const char *const[]){"search", "malloc(", "-F", "--json", NULL});
+    ASSERT_EQ_INT(ival(j, "total_matches"), 6);
+    ASSERT_EQ_INT(ival(json_array_get(json_object_get(j, "results"), 0), "match_count"), 3);
+    json_decref(j);
+}
