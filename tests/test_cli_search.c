@@ -26,7 +26,7 @@ TEST(search_json_shape)
     ASSERT(h != NULL);
     /* search_code's result, as MCP and /v1 give it */
     static const char *keys[] = {"repo", "path", "start_line", "end_line", "language", "symbol", "kind", "score",
-                                 "snippet", "line", "snippet_line", "source"};
+                                 "snippet", "line", "snippet_line", "match_count", "match_lines", "source"};
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         if (!json_object_get(h, keys[i])) FAIL("result has no '%s'", keys[i]);
     ASSERT_EQ_INT(json_object_size(h), sizeof(keys) / sizeof(keys[0]));
@@ -46,6 +46,11 @@ TEST(search_json_shape)
                   "int parse_http_header(const char *line, size_t n)\n"
                   "{");
     ASSERT(json_real_value(json_object_get(h, "score")) > 0);
+    /* the chunk's lines holding the identifier (the prose spells its parts apart) */
+    ASSERT_EQ_INT(json_integer_value(json_object_get(h, "match_count")), 1);
+    char *lines = json_dumps(json_object_get(h, "match_lines"), JSON_COMPACT);
+    ASSERT_EQ_STR(lines, "[{\"line\":5,\"text\":\"int parse_http_header(const char *line, size_t n)\"}]");
+    free(lines);
     json_decref(j);
 }
 

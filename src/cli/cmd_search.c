@@ -15,7 +15,8 @@ static const char *HELP =
     "                      [--tenant T] [--json]\n"
     "\n"
     "Search indexed code. Results name the repo, file, line range, enclosing\n"
-    "symbol and a snippet.\n"
+    "symbol and a snippet; lexical and regex results show every matching line of\n"
+    "their chunk (at most 20) with its number, grep-like (\"  123: text\").\n"
     "\n"
     "modes:\n"
     "  (default)          hybrid for natural language (3+ words, no code punctuation\n"
@@ -44,7 +45,9 @@ static const char *HELP =
     "  --tenant T      search as tenant T (default local)\n"
     "  --json          search_code's result: {\"results\":[{repo,path,start_line,\n"
     "                  end_line,line,language,symbol,kind,score,snippet,snippet_line,\n"
-    "                  source,flags?}],\"took_ms\":N,\"mode\":M,\"scope\":{..},\"gate\":{..}}\n"
+    "                  match_count?,match_lines?:[{line,text}],match_lines_omitted?,\n"
+    "                  source,flags?}],\"took_ms\":N,\"mode\":M,\"total_matches\"?:N,\n"
+    "                  \"total_matches_capped\"?:true,\"scope\":{..},\"gate\":{..}}\n"
     "  -h, --help      this help\n";
 
 static void print_human(json_t *res, bool show_repo)
@@ -63,7 +66,17 @@ static void print_human(json_t *res, bool show_repo)
         printf("  [%s]", lang ? lang : "text");
         mg_cli_print_flags(h);
         putchar('\n');
-        /* the snippet passed the gate: secrets redacted, escape sequences and hidden characters removed */
+        /* the text passed the gate: secrets redacted, escape sequences and hidden characters removed */
+        json_t *lines = json_object_get(h, "match_lines"), *l;
+        size_t k;
+        if (json_array_size(lines)) { /* lexical, regex: every matching line, grep-like */
+            json_array_foreach(lines, k, l)
+                printf("  %6lld: %s\n", (long long)json_integer_value(json_object_get(l, "line")),
+                       json_string_value(json_object_get(l, "text")));
+            long long more = json_integer_value(json_object_get(h, "match_lines_omitted"));
+            if (more) printf("          (%lld more matching line%s)\n", more, more == 1 ? "" : "s");
+            continue;
+        }
         const char *s = json_string_value(json_object_get(h, "snippet"));
         long long line = json_integer_value(json_object_get(h, "snippet_line"));
         while (s && *s) {
@@ -74,7 +87,15 @@ static void print_human(json_t *res, bool show_repo)
         }
     }
     size_t n = json_array_size(hits);
-    fprintf(stderr, "%zu result%s in %.1f ms\n", n, n == 1 ? "" : "s", json_real_value(json_object_get(res, "took_ms")));
+    json_t *total = json_object_get(res, "total_matches");
+    if (total)
+        fprintf(stderr, "%zu result%s, %s%lld match%s in all, in %.1f ms\n", n, n == 1 ? "" : "s",
+                json_is_true(json_object_get(res, "total_matches_capped")) ? "at least " : "",
+                (long long)json_integer_value(total), json_integer_value(total) == 1 ? "" : "es",
+                json_real_value(json_object_get(res, "took_ms")));
+    else
+        fprintf(stderr, "%zu result%s in %.1f ms\n", n, n == 1 ? "" : "s",
+                json_real_value(json_object_get(res, "took_ms")));
 }
 
 static json_t *strs(const struct mg_strv *v)

@@ -40,12 +40,14 @@ static int run_search(struct mg_code_self *self, const struct mg_pcall *pc, cons
         .globs = (const char *const *)sc->globs, .nglobs = sc->nglobs,
         .excludes = (const char *const *)sc->excludes, .nexcludes = sc->nexcludes,
         .langs = (const char *const *)sc->langs, .nlangs = sc->nlangs,
-        .pool = self->pool, .deadline_ms = pc->deadline_ms,
+        .pool = self->pool, .deadline_ms = pc->deadline_ms, .no_match_lines = q->no_match_lines,
     };
     struct mg_results res;
     if (mg_search(pc->cfg, pc->repos, pc->nrepos, &req, &res, err) != 0) return -1;
     out->took_ms = res.took_ms;
     out->mode = res.mode ? res.mode : "lexical";
+    out->total_matches = res.total_matches;
+    out->total_matches_capped = res.total_capped;
     bool failed = false;
     for (size_t i = 0; i < res.n && !failed; i++) {
         const struct mg_hit *h = &res.v[i];
@@ -69,6 +71,17 @@ static int run_search(struct mg_code_self *self, const struct mg_pcall *pc, cons
         it->snippet_line = h->snippet_line;
         it->score = (double)(long long)(h->score * 1000 + 0.5) / 1000;
         it->stale = h->stale;
+        it->match_count = h->match_count;
+        if (h->nlines && !failed) {
+            it->match_lines.v = calloc((size_t)h->nlines, sizeof(*it->match_lines.v));
+            failed = !it->match_lines.v;
+            for (int k = 0; k < h->nlines && !failed; k++) {
+                it->match_lines.v[k].line = h->lines[k].line;
+                it->match_lines.v[k].text = mg_item_dup(h->lines[k].text ? h->lines[k].text : "", &failed);
+                it->match_lines.n = (size_t)k + 1;
+            }
+        }
+        it->match_lines.omitted = h->lines_omitted;
     }
     mg_results_release(&res);
     return failed ? oom(err) : 0;

@@ -23,6 +23,7 @@ void mg_items_init(struct mg_items *l)
 {
     memset(l, 0, sizeof(*l));
     l->total = -1;
+    l->total_matches = -1;
 }
 
 static void *item_new(const struct mg_item_type *t)
@@ -63,6 +64,17 @@ char ***mg_item_tags(struct mg_item *it, const struct mg_field *f, size_t **n)
     return (char ***)((char *)it + f->off);
 }
 
+struct mg_lines *mg_item_lines(struct mg_item *it, const struct mg_field *f)
+{
+    return (struct mg_lines *)((char *)it + f->off);
+}
+
+void mg_lines_cut(struct mg_lines *l, size_t first)
+{
+    for (size_t k = first; k < l->n; k++) free(l->v[k].text);
+    if (first < l->n) l->n = first;
+}
+
 int64_t mg_item_int(const struct mg_item *it, const struct mg_field *f)
 {
     int64_t v;
@@ -97,6 +109,10 @@ void mg_item_free(struct mg_item *it)
             char ***v = mg_item_tags(it, f, &n);
             for (size_t k = 0; k < *n; k++) free((*v)[k]);
             free(*v);
+        } else if (f->kind == MG_F_LINES) {
+            struct mg_lines *l = mg_item_lines(it, f);
+            mg_lines_cut(l, 0);
+            free(l->v);
         }
     }
     free(it->source);

@@ -19,13 +19,21 @@
  *                response's max_context_bytes.
  *   MG_F_LABEL   char *: a name, a key, a path, an id; capped at MG_LABEL_MAX.
  *   MG_F_TAGS    char ** with a size_t count: a list of labels.
+ *   MG_F_LINES   struct mg_lines: numbered lines of retrieved text (a search
+ *                hit's matching lines), each cleaned like MG_F_TEXT. They
+ *                are secondary text: the gate cleans and counts them after
+ *                every item's other fields, and when the response's
+ *                max_context_bytes runs out it leaves the rest of them out
+ *                (adding them to `omitted`) rather than whole items.
+ *                Rendered as [{"line", "text"}] and, when lines were left
+ *                out, "<name>_omitted": N.
  *   MG_F_INT     int64_t
  *   MG_F_REAL    double
  *   MG_F_BOOL    bool
  * Text, label and tags fields are owned by the item (malloc'd); mg_items
- * frees them. Flag MG_F_NULL renders a NULL text, or an int of MG_INT_NULL (a
- * number not known), as null (otherwise NULL is left out); MG_F_OMIT0 leaves
- * a zero number or false out.
+ * frees them (and the texts of lines). Flag MG_F_NULL renders a NULL text, or
+ * an int of MG_INT_NULL (a number not known), as null (otherwise NULL is left
+ * out); MG_F_OMIT0 leaves a zero number, false or a list of no lines out.
  *
  * Ownership (the guardrail): every item says whose it is in its header:
  * tenant, repo id, repo fingerprint, project. The gate drops and counts an
@@ -44,7 +52,18 @@
 
 #define MG_LABEL_MAX 4096 /* the cap on one label (a path, a key, a name) */
 
-enum mg_fkind { MG_F_TEXT, MG_F_LABEL, MG_F_TAGS, MG_F_INT, MG_F_REAL, MG_F_BOOL };
+enum mg_fkind { MG_F_TEXT, MG_F_LABEL, MG_F_TAGS, MG_F_INT, MG_F_REAL, MG_F_BOOL, MG_F_LINES };
+
+/* MG_F_LINES: lines of a file, each with its number (v owned, texts owned). */
+struct mg_line {
+    int64_t line;
+    char *text;
+};
+struct mg_lines {
+    struct mg_line *v;
+    size_t n;
+    int64_t omitted;    /* lines left out: past the provider's cap, or the response's */
+};
 
 #define MG_F_NULL  0x1u /* a NULL text or an MG_INT_NULL int renders as null (default: left out) */
 #define MG_F_OMIT0 0x2u /* a zero number or false is left out */
@@ -145,6 +164,8 @@ struct mg_items {
     double took_ms;
     const char *mode;              /* a static string: the search mode that ran, or NULL */
     int64_t total;                 /* list operations: matches before the limit (-1: not counted) */
+    int64_t total_matches;         /* regex search: the matches in scope, past the limit too (-1: not counted) */
+    bool total_matches_capped;     /* ... at least that many: counting stopped at its cap */
 };
 
 void mg_items_init(struct mg_items *l);
@@ -158,10 +179,13 @@ void mg_items_remove(struct mg_items *l, size_t i);
 void mg_items_release(struct mg_items *l);
 /* Free one item and its declared fields. */
 void mg_item_free(struct mg_item *it);
+/* Free lines[first..n) and keep the first ones (n = first). */
+void mg_lines_cut(struct mg_lines *l, size_t first);
 
 /* Field access by declaration (for the gate and the renderer). */
 char **mg_item_text(struct mg_item *it, const struct mg_field *f);           /* TEXT, LABEL */
 char ***mg_item_tags(struct mg_item *it, const struct mg_field *f, size_t **n); /* TAGS */
+struct mg_lines *mg_item_lines(struct mg_item *it, const struct mg_field *f);   /* LINES */
 int64_t mg_item_int(const struct mg_item *it, const struct mg_field *f);
 double mg_item_real(const struct mg_item *it, const struct mg_field *f);
 bool mg_item_bool(const struct mg_item *it, const struct mg_field *f);

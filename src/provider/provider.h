@@ -66,6 +66,11 @@ struct mg_code_hit {
     double score;                      /* higher is better, rounded to 3 decimals */
     char *snippet;                     /* text: a few lines ... */
     int64_t snippet_line;              /* ... starting at this line */
+    /* lexical, regex and fixed-string hits: the matches in the chunk and the
+     * lines holding them (at most MG_MATCH_LINES_MAX of search/search.h;
+     * match_lines.omitted counts the rest); 0 and none for other modes */
+    int64_t match_count;
+    struct mg_lines match_lines;
     bool stale;                        /* the file changed on disk since it was indexed (shown when true) */
 };
 extern const struct mg_item_type mg_item_code_hit;
@@ -168,6 +173,7 @@ struct mg_code_query {
     bool fixed;        /* regex: the query is a literal string */
     bool ignore_case;  /* regex: case-insensitive */
     int limit;         /* most hits; 0: the configured default */
+    bool no_match_lines; /* hits without their matching lines (get_context shows the snippet alone) */
 };
 
 struct mg_read_query {
@@ -256,7 +262,8 @@ struct mg_nav_summary {
 extern const struct mg_item_type mg_item_nav_summary;
 
 struct mg_code_ops {
-    /* hits in pcall's repos and scope, best first (out->took_ms, out->mode) */
+    /* hits in pcall's repos and scope, best first (out->took_ms, out->mode;
+     * regex and fixed-string search: out->total_matches) */
     int (*search)(void *self, const struct mg_pcall *pc, const struct mg_code_query *q, struct mg_items *out,
                   struct mg_err *err);
     /* definitions by name (q->mode is ignored) */

@@ -22,6 +22,8 @@ static const struct mg_field code_hit_fields[] = {
     MG_FIELD(struct mg_code_hit, score, MG_F_REAL),
     MG_FIELD(struct mg_code_hit, snippet, MG_F_TEXT),
     MG_FIELD(struct mg_code_hit, snippet_line, MG_F_INT),
+    MG_FIELD_F(struct mg_code_hit, match_count, MG_F_INT, MG_F_OMIT0),
+    MG_FIELD_F(struct mg_code_hit, match_lines, MG_F_LINES, MG_F_OMIT0),
     MG_FIELD_F(struct mg_code_hit, stale, MG_F_BOOL, MG_F_OMIT0),
 };
 const struct mg_item_type mg_item_code_hit = {"code", sizeof(struct mg_code_hit), code_hit_fields,

@@ -343,7 +343,7 @@ static void clean_string(struct clean *C, struct mg_item *it, char **ps, size_t 
 static bool has_text(const struct mg_item_type *t)
 {
     for (size_t i = 0; i < t->nfields; i++)
-        if (t->fields[i].kind == MG_F_TEXT) return true;
+        if (t->fields[i].kind == MG_F_TEXT || t->fields[i].kind == MG_F_LINES) return true;
     return false;
 }
 
@@ -387,6 +387,32 @@ static void clean_item(struct clean *C, struct mg_item *it)
     it->gated = true;
 }
 
+/* An item's lines (MG_F_LINES): cleaned as text, after every item's other
+ * fields, so that they never crowd whole items out of the response; when
+ * the response's cap is reached the rest of them are left out and counted. */
+static void clean_lines(struct clean *C, struct mg_item *it)
+{
+    const struct mg_item_type *t = it->type;
+    for (size_t i = 0; i < t->nfields; i++) {
+        if (t->fields[i].kind != MG_F_LINES) continue;
+        struct mg_lines *l = mg_item_lines(it, &t->fields[i]);
+        for (size_t k = 0; k < l->n; k++) {
+            if (C->left == 0) {
+                l->omitted += (int64_t)(l->n - k);
+                mg_lines_cut(l, k);
+                it->flags |= MG_ITEM_TRUNCATED;
+                break;
+            }
+            if (!l->v[k].text && !(l->v[k].text = strdup(""))) {
+                l->omitted += (int64_t)(l->n - k);
+                mg_lines_cut(l, k);
+                break;
+            }
+            clean_string(C, it, &l->v[k].text, C->x->srv->cfg.max_chunk_bytes, true);
+        }
+    }
+}
+
 /* Append every string of the items to b, one per line (for the pre-scans). */
 static void gather(struct mg_buf *b, struct mg_item *it)
 {
@@ -401,6 +427,12 @@ static void gather(struct mg_buf *b, struct mg_item *it)
             char ***v = mg_item_tags(it, f, &n);
             for (size_t k = 0; k < *n; k++) {
                 if ((*v)[k]) mg_buf_adds(b, (*v)[k]);
+                mg_buf_adds(b, "\n\n");
+            }
+        } else if (f->kind == MG_F_LINES) {
+            struct mg_lines *l = mg_item_lines(it, f);
+            for (size_t k = 0; k < l->n; k++) {
+                if (l->v[k].text) mg_buf_adds(b, l->v[k].text);
                 mg_buf_adds(b, "\n\n");
             }
         }
@@ -441,10 +473,14 @@ static void clean_items(struct mg_ctx *x, struct mg_items *l)
             continue;
         }
         clean_item(&C, it);
+        i++;
+    }
+    for (size_t i = 0; i < l->n; i++) { /* the items' lines, with what budget is left */
+        struct mg_item *it = l->v[i];
+        clean_lines(&C, it);
         l->redactions += it->redactions;
         l->flags |= it->flags;
         mg_injinfo_add(&l->inj, &it->inj);
-        i++;
     }
 }
 

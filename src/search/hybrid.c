@@ -314,11 +314,7 @@ static int cmp_fused(const void *a, const void *b)
 
 static void hit_release(struct mg_hit *h)
 {
-    free(h->path);
-    free(h->language);
-    free(h->symbol);
-    free(h->kind);
-    free(h->snippet);
+    mg_hit_release(h);
     memset(h, 0, sizeof(*h));
 }
 

@@ -89,20 +89,23 @@ static struct mg_hit *hit_new(struct mg_results *r)
     return h;
 }
 
-static void hit_free(struct mg_hit *h)
+void mg_hit_release(struct mg_hit *h)
 {
     free(h->path);
     free(h->language);
     free(h->symbol);
     free(h->kind);
     free(h->snippet);
+    for (int i = 0; i < h->nlines; i++) free(h->lines[i].text);
+    free(h->lines);
 }
 
 void mg_results_release(struct mg_results *r)
 {
-    for (size_t i = 0; i < r->n; i++) hit_free(&r->v[i]);
+    for (size_t i = 0; i < r->n; i++) mg_hit_release(&r->v[i]);
     free(r->v);
     memset(r, 0, sizeof(*r));
+    r->total_matches = -1;
 }
 
 static char *dup_col(sqlite3_stmt *st, int i)
@@ -129,6 +132,11 @@ struct ctx {
     /* lexical: query tokens for snippet scoring, sorted (strcmp) */
     char **qtok;
     size_t nqtok;
+    /* lexical: list each hit's matching lines (search.h), by these words */
+    bool lines;
+    struct mword *mw;
+    size_t nmw;
+    size_t counted_bytes;   /* regex: text read past the limit, only to count (MG_COUNT_BYTES_MAX) */
     int *semantic_repos;    /* hybrid: count of repos that had vectors */
     struct mg_chunkset *chunks; /* the filter's chunks, once a search needs them */
 };
@@ -193,10 +201,116 @@ static char *snippet_lines(const char *t, size_t len, size_t from, int from_line
     return mg_buf_detach(&b, NULL);
 }
 
+/* Append line `line` of t (starting at byte ls) to h's matching lines, or
+ * count it past MG_MATCH_LINES_MAX. 0, or -1 out of memory. */
+static int hit_add_line(const struct ctx *c, struct mg_hit *h, const char *t, size_t len, size_t ls, int line)
+{
+    if (c->q->no_match_lines) return 0;
+    if (h->nlines >= MG_MATCH_LINES_MAX) {
+        h->lines_omitted++;
+        return 0;
+    }
+    if (!h->lines && !(h->lines = calloc(MG_MATCH_LINES_MAX, sizeof(*h->lines)))) return -1;
+    char *text = snippet_lines(t, len, ls, line, line, line);
+    if (!text) return -1;
+    h->lines[h->nlines++] = (struct mg_hit_line){line, text};
+    return 0;
+}
+
+/* ---- lexical match lines ---- */
+
+#define MW_WORDS_MAX 32 /* query words matched against a chunk's words */
+#define MW_PARTS_MAX 16 /* parts of one query word */
+
+/* A query word: its whole form and its parts (tokenize.h), lowercased. */
+struct mword {
+    char *whole;
+    char *parts[MW_PARTS_MAX];
+    size_t nparts;
+};
+
+static void mwords_free(struct ctx *c)
+{
+    for (size_t i = 0; i < c->nmw; i++) {
+        free(c->mw[i].whole);
+        for (size_t k = 0; k < c->mw[i].nparts; k++) free(c->mw[i].parts[k]);
+    }
+    free(c->mw);
+    c->mw = NULL;
+    c->nmw = 0;
+}
+
+struct mw_build {
+    struct ctx *c;
+    bool started, skip; /* skip: the current word is a repeat, or one too many */
+    size_t cur;         /* the current word's offset in the query */
+};
+
+static int mword_cb(void *ctx, const char *tok, size_t len, size_t s, size_t e, bool colocated)
+{
+    struct mw_build *b = ctx;
+    struct ctx *c = b->c;
+    if (b->started && s == b->cur) { /* a part of the current word */
+        struct mword *w = &c->mw[c->nmw - 1];
+        if (b->skip || w->nparts == MW_PARTS_MAX) return 0;
+        if (!(w->parts[w->nparts] = strdup(tok))) return 1;
+        w->nparts++;
+        return 0;
+    }
+    b->started = b->skip = true;
+    b->cur = s;
+    for (size_t i = 0; i < c->nmw; i++)
+        if (strcmp(c->mw[i].whole, tok) == 0) return 0;
+    if (c->nmw == MW_WORDS_MAX) return 0;
+    if (!(c->mw[c->nmw].whole = strdup(tok))) return 1;
+    c->nmw++;
+    b->skip = false;
+    return 0;
+}
+
+/* The words a lexical hit's lines are matched by: the query's, less English
+ * function words for a natural-language query (when any are left). */
+static int mwords_init(struct ctx *c)
+{
+    const char *q = c->q->query;
+    size_t n = strlen(q);
+    char *content = NULL;
+    if (mg_query_is_natural(q) && (content = malloc(n + 1)) && mg_query_content_words(q, 0, content, n + 1) > 0) {
+        q = content;
+        n = strlen(content);
+    }
+    int rc = 0;
+    struct mw_build b = {.c = c};
+    if (!(c->mw = calloc(MW_WORDS_MAX, sizeof(*c->mw))) || mg_tokenize(q, n, mword_cb, &b) != 0) {
+        mwords_free(c);
+        rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    }
+    free(content);
+    return rc;
+}
+
 struct count_ctx {
     struct ctx *c;
-    int hits;
+    int hits;               /* query tokens on the line (best_line) */
+    /* match lines: the chunk's word being read and what of each query word it holds */
+    bool lines;
+    size_t wstart;
+    uint32_t seen[MW_WORDS_MAX]; /* bit 0: the whole word, bit 1 + k: part k */
+    int words;              /* words of the line that match a query word */
 };
+
+/* The word being read ends: does it match a query word? */
+static void word_end(struct count_ctx *cc)
+{
+    const struct ctx *c = cc->c;
+    bool match = false;
+    for (size_t i = 0; i < c->nmw; i++) {
+        uint32_t parts = ((uint32_t)1 << c->mw[i].nparts) - 1;
+        if ((cc->seen[i] & 1) || (c->mw[i].nparts && (cc->seen[i] >> 1) == parts)) match = true;
+        cc->seen[i] = 0;
+    }
+    cc->words += match;
+}
 
 /* where tok is in the sorted query tokens, or would go; *found when there */
 static size_t qtok_find(const struct ctx *c, const char *tok, bool *found)
@@ -219,25 +333,47 @@ static size_t qtok_find(const struct ctx *c, const char *tok, bool *found)
 static int count_cb(void *ctx, const char *tok, size_t len, size_t s, size_t e, bool colocated)
 {
     struct count_ctx *cc = ctx;
+    const struct ctx *c = cc->c;
     bool found;
-    qtok_find(cc->c, tok, &found);
+    qtok_find(c, tok, &found);
     cc->hits += found;
+    if (cc->lines) {
+        if (s != cc->wstart) {
+            if (cc->wstart != (size_t)-1) word_end(cc);
+            cc->wstart = s;
+        }
+        if (found) /* (every query word's tokens are query tokens) */
+            for (size_t i = 0; i < c->nmw; i++) {
+                const struct mword *w = &c->mw[i];
+                if (strcmp(tok, w->whole) == 0) cc->seen[i] |= 1;
+                for (size_t k = 0; k < w->nparts; k++)
+                    if (strcmp(tok, w->parts[k]) == 0) cc->seen[i] |= (uint32_t)2 << k;
+            }
+    }
     return 0;
 }
 
-/* The line of [s, e) (which starts on line sline) with the most query tokens. */
-static int best_line(struct ctx *c, const char *t, size_t s, size_t e, int sline)
+/* The line of [s, e) (which starts on line sline) with the most query tokens;
+ * with c->lines, h's matching lines and match count too. -1 out of memory. */
+static int best_line(struct ctx *c, const char *t, size_t s, size_t e, int sline, struct mg_hit *h)
 {
     int best = sline, besthits = 0, line = sline;
     size_t i = s;
     while (i < e) {
         const char *nl = memchr(t + i, '\n', e - i);
         size_t le = nl ? (size_t)(nl - t) : e;
-        struct count_ctx cc = {c, 0};
+        struct count_ctx cc = {.c = c, .lines = c->lines && c->nmw, .wstart = (size_t)-1};
         mg_tokenize(t + i, le - i, count_cb, &cc);
         if (cc.hits > besthits) {
             besthits = cc.hits;
             best = line;
+        }
+        if (cc.lines) {
+            if (cc.wstart != (size_t)-1) word_end(&cc);
+            if (cc.words) {
+                h->match_count += cc.words;
+                if (hit_add_line(c, h, t, e, i, line) != 0) return -1;
+            }
         }
         i = le + 1;
         line++;
@@ -286,7 +422,8 @@ static int lexical_hit(struct ctx *c, sqlite3_stmt *st, int k, double score)
     size_t s = (size_t)sqlite3_column_int64(st, k + 5), e = (size_t)sqlite3_column_int64(st, k + 6);
     if (e > len) e = len;
     if (s > e) s = e;
-    h->line = best_line(c, t, s, e, h->start_line);
+    if ((h->line = best_line(c, t, s, e, h->start_line, h)) < 0)
+        return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
     int first = h->line > h->start_line ? h->line - 1 : h->line;
     int last = h->line < h->end_line ? h->line + 1 : h->line;
     h->snippet = snippet_lines(t, e, s, h->start_line, first, last);
@@ -485,6 +622,10 @@ static int search_lexical(struct ctx *c, int limit)
         mg_buf_release(&b);
         return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
     }
+    if (c->lines && !c->mw && mwords_init(c) != 0) {
+        mg_buf_release(&b);
+        return -1;
+    }
     /* 1. whole words: the exact identifiers. 2. if that is not enough,
      * identifier parts too (parseHttpHeader finds parse_http_header); the
      * whole-word rows come back first there as well, having more matching
@@ -514,7 +655,7 @@ static int search_lexical(struct ctx *c, int limit)
             }
         }
         size_t before = c->out->n;
-        for (size_t i = c->base; i < before; i++) hit_free(&c->out->v[i]);
+        for (size_t i = c->base; i < before; i++) mg_hit_release(&c->out->v[i]);
         c->out->n = c->base;
         found = lexical_run(c, b.p, nscored, limit);
     }
@@ -583,9 +724,10 @@ static int search_hybrid(struct ctx *c, int limit)
     c->base = 0;
     struct mg_semantic_job *job;
     int rc = semantic_start(c, depth, false, true, &job);
-    if (rc == 1) { /* no vectors here: this repo is searched by words only */
+    if (rc == 1) { /* no vectors here: this repo is searched by words only (and its hits list their lines) */
         c->out = final;
         c->base = base;
+        c->lines = true;
         return search_lexical(c, limit);
     }
     if (rc == 0) {
@@ -691,6 +833,19 @@ static int line_of_off(const char *t, size_t off, size_t from, int from_line)
     return line;
 }
 
+/* The line of byte off, counting from byte from on line from_line, and in
+ * *lstart the start of that line (left as is when it is from_line). */
+static int line_and_start(const char *t, size_t off, size_t from, int from_line, size_t *lstart)
+{
+    int line = from_line;
+    for (size_t i = from; i < off; i++)
+        if (t[i] == '\n') {
+            line++;
+            *lstart = i + 1;
+        }
+    return line;
+}
+
 /* Confirm one file: append a hit per chunk with matches. */
 struct rfile {
     int64_t id, chunk_lo, chunk_hi, sym_lo, sym_hi;
@@ -729,6 +884,10 @@ static void innermost_symbol(sqlite3_stmt *st, const struct rfile *f, int line, 
     sqlite3_reset(st);
 }
 
+/* Confirm one file: append a hit per chunk with matches, each listing its
+ * matching lines, until `limit` hits; past that, only count the matches
+ * (c->out->total_matches; no chunks, symbols or lines) until the count
+ * passes MG_TOTAL_MATCHES_MAX. */
 static int regex_file(struct ctx *c, pcre2_code *re, pcre2_match_data *md, pcre2_match_context *mc,
                       sqlite3_stmt *chunks_st, sqlite3_stmt *syms_st, const struct rfile *rf, int limit)
 {
@@ -742,21 +901,32 @@ static int regex_file(struct ctx *c, pcre2_code *re, pcre2_match_data *md, pcre2
     bool loaded = false;
     ssize_t cur = -2;          /* chunk of the current hit */
     struct mg_hit *h = NULL;
-    size_t off = 0, lastpos = 0;
-    int lastline = 1, matches = 0, rc = 0;
-    while (off <= len && matches < MATCHES_PER_FILE) {
+    size_t off = 0, lastpos = 0, ls = 0; /* ls: the start of line lastline */
+    int lastline = 1, hline = 0, matches = 0, rc = 0;
+    bool counting = c->out->n - c->base >= (size_t)limit; /* the hits are all there: count only */
+    struct mg_results *out = c->out;
+    if (counting) c->counted_bytes += len;
+    while (off <= len) {
         int m = pcre2_match(re, (PCRE2_SPTR)t, len, off, 0, md, mc);
         if (m == PCRE2_ERROR_NOMATCH) break;
         if (m < 0) {
-            if (m == PCRE2_ERROR_MATCHLIMIT || m == PCRE2_ERROR_DEPTHLIMIT || m == PCRE2_ERROR_HEAPLIMIT) {
+            if (m == PCRE2_ERROR_MATCHLIMIT || m == PCRE2_ERROR_DEPTHLIMIT || m == PCRE2_ERROR_HEAPLIMIT)
                 fprintf(stderr, "warning: regex too costly in '%s'; file skipped\n", path);
-                break;
-            }
+            out->total_capped = true; /* the rest of the file is not counted */
+            break;
+        }
+        if (matches == MATCHES_PER_FILE || (counting && out->total_matches >= MG_TOTAL_MATCHES_MAX)) {
+            out->total_capped = true; /* one more match than counted */
             break;
         }
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
         size_t ms = ov[0], me = ov[1];
         matches++;
+        out->total_matches++;
+        off = me > ms ? me : ms + 1;
+        /* do not start the next match inside a UTF-8 sequence */
+        while (off < len && ((unsigned char)t[off] & 0xc0) == 0x80) off++;
+        if (counting) continue;
         if (!loaded) {
             if (load_chunks(c, chunks_st, rf->chunk_lo, rf->chunk_hi, &ch, &nch) != 0) {
                 rc = -1;
@@ -764,18 +934,22 @@ static int regex_file(struct ctx *c, pcre2_code *re, pcre2_match_data *md, pcre2
             }
             loaded = true;
         }
-        int line = line_of_off(t, ms, lastpos, lastline);
+        int line = line_and_start(t, ms, lastpos, lastline, &ls);
         lastpos = ms;
         lastline = line;
         ssize_t k = chunk_at(ch, nch, (int64_t)ms);
         if (k != cur || k < 0) {
-            if (c->out->n - c->base >= (size_t)limit) break;
-            h = hit_new(c->out);
+            if (out->n - c->base >= (size_t)limit) {
+                counting = true;
+                continue;
+            }
+            h = hit_new(out);
             if (!h) {
                 rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
                 break;
             }
             cur = k;
+            hline = 0;
             snprintf(h->repo, sizeof(h->repo), "%s", c->repo->id);
             h->path = strdup(path);
             h->language = strdup(lang);
@@ -792,22 +966,38 @@ static int regex_file(struct ctx *c, pcre2_code *re, pcre2_match_data *md, pcre2
             /* the matching line(s): up to three lines from the match start */
             int mlast = line_of_off(t, me > ms ? me - 1 : ms, ms, line);
             if (mlast > line + 2) mlast = line + 2;
-            size_t ls = ms;
-            while (ls > 0 && t[ls - 1] != '\n') ls--;
             h->snippet = snippet_lines(t, len, ls, line, line, mlast);
             h->snippet_line = line;
         }
         h->score += 1;
-        off = me > ms ? me : ms + 1;
-        /* do not start the next match inside a UTF-8 sequence */
-        while (off < len && ((unsigned char)t[off] & 0xc0) == 0x80) off++;
+        h->match_count++;
+        if (line != hline) { /* each matching line once */
+            hline = line;
+            if (hit_add_line(c, h, t, len, ls, line) != 0) {
+                rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+                break;
+            }
+        }
     }
     fchunks_free(ch, nch);
     return rc;
 }
 
+/* Does the next candidate file need reading: for hits, or to count? */
+static bool regex_more(struct ctx *c, int limit)
+{
+    if (c->out->n - c->base < (size_t)limit) return true;
+    if (c->out->total_capped) return false;
+    if (c->counted_bytes >= MG_COUNT_BYTES_MAX) { /* counting past the limit has had its share */
+        c->out->total_capped = true;
+        return false;
+    }
+    return true;
+}
+
 static int search_regex(struct ctx *c, const char *pattern, bool fixed, bool caseless, int limit)
 {
+    if (c->out->total_matches < 0) c->out->total_matches = 0;
     int ec;
     PCRE2_SIZE eo;
     /* (PCRE2_LITERAL refuses PCRE2_MULTILINE, which a literal does not need) */
@@ -849,7 +1039,7 @@ static int search_regex(struct ctx *c, const char *pattern, bool fixed, bool cas
                           &files_st, c->err) != 0)
             goto out;
         sqlite3_bind_pointer(files_st, 1, &c->filter, "mg_filter", NULL);
-        while (c->out->n - c->base < (size_t)limit && sqlite3_step(files_st) == SQLITE_ROW) {
+        while (sqlite3_step(files_st) == SQLITE_ROW && regex_more(c, limit)) {
             c->out->candidates++;
             rfile_from(&rf, files_st, sqlite3_column_int64(files_st, 6));
             if (regex_file(c, re, md, mc, chunks_st, syms_st, &rf, limit) != 0) goto out;
@@ -859,7 +1049,7 @@ static int search_regex(struct ctx *c, const char *pattern, bool fixed, bool cas
                           &files_st, c->err) != 0)
             goto out;
         sqlite3_bind_pointer(files_st, 1, &c->filter, "mg_filter", NULL);
-        for (size_t i = 0; i < ids.n && c->out->n - c->base < (size_t)limit; i++) {
+        for (size_t i = 0; i < ids.n && regex_more(c, limit); i++) {
             sqlite3_reset(files_st);
             sqlite3_bind_int64(files_st, 2, ids.v[i]);
             if (sqlite3_step(files_st) != SQLITE_ROW) continue; /* deleted, or out of scope */
@@ -1080,6 +1270,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
               struct mg_results *out, struct mg_err *err)
 {
     memset(out, 0, sizeof(*out));
+    out->total_matches = -1;
     double t0 = now_ms();
     if (mg_search_validate(cfg, q, err) != 0) return -1;
     int limit = q->limit > 0 ? q->limit : cfg->search_limit;
@@ -1107,7 +1298,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
     int rc = 0;
     for (size_t i = 0; i < nrepos && rc == 0; i++) {
         struct ctx c = {.cfg = cfg, .repo = &repos[i], .q = q, .out = out, .err = err,
-                        .semantic_repos = &semantic_repos};
+                        .semantic_repos = &semantic_repos, .lines = mode == MG_MODE_LEXICAL};
         c.filter.globs = globs;
         c.filter.langs = langs;
         c.filter.nlangs = (int)q->nlangs;
@@ -1131,6 +1322,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
         free(c.text);
         for (size_t k = 0; k < c.nqtok; k++) free(c.qtok[k]);
         free(c.qtok);
+        mwords_free(&c);
         if (rc == 0) mark_stale(&c);
         mg_db_put(q->pool, &c.d);
     }
@@ -1146,7 +1338,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
     /* regex and fixed-string hits read best in file order; ranked ones by score */
     bool positional = strcmp(out->mode, "regex") == 0 || strcmp(out->mode, "fixed") == 0;
     if (out->n) qsort(out->v, out->n, sizeof(*out->v), positional ? cmp_position : cmp_score);
-    while (out->n > (size_t)limit) hit_free(&out->v[--out->n]);
+    while (out->n > (size_t)limit) mg_hit_release(&out->v[--out->n]);
     out->took_ms = now_ms() - t0;
     return 0;
 }

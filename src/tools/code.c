@@ -14,7 +14,7 @@
 #define LIST_MAX 10000      /* list_files: most paths per call */
 #define OUTLINE_MAX 2000    /* outline: most definitions per call */
 
-/* {"results", "took_ms", "mode", "scope", "gate"} */
+/* {"results", "took_ms", "mode", "total_matches"?, "total_matches_capped"?, "scope", "gate"} */
 static int do_search(struct mg_ctx *x, json_t *args, bool symbols, json_t **result, struct mg_err *err)
 {
     static const char *const keys[] = {"query", "mode", "globs", "exclude_globs", "languages", "repo", "repo_id",
@@ -43,6 +43,10 @@ static int do_search(struct mg_ctx *x, json_t *args, bool symbols, json_t **resu
                         (double)(long long)(items.took_ms * 1000 + 0.5) / 1000, "mode",
                         items.mode ? items.mode : "lexical", "scope", mg_render_scope(x, &x->scope), "gate",
                         mg_render_gate(&items));
+    if (*result && items.total_matches >= 0) { /* regex and fixed-string search count every match */
+        json_object_set_new(*result, "total_matches", json_integer((json_int_t)items.total_matches));
+        if (items.total_matches_capped) json_object_set_new(*result, "total_matches_capped", json_true());
+    }
     mg_items_release(&items);
     return 0;
 }
@@ -172,9 +176,13 @@ static int t_list_files(struct mg_ctx *x, json_t *args, json_t **result, struct 
     "\"properties\":{\"repo\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"start_line\":{\"type\":"      \
     "\"integer\"},\"end_line\":{\"type\":\"integer\"},\"line\":{\"type\":\"integer\"},\"language\":" S_NSTR        \
     ",\"symbol\":" S_NSTR ",\"kind\":" S_NSTR ",\"score\":{\"type\":\"number\"},\"snippet\":{\"type\":"           \
-    "\"string\"},\"snippet_line\":{\"type\":\"integer\"},\"source\":{\"type\":\"string\"}},\"required\":[\"repo\"," \
+    "\"string\"},\"snippet_line\":{\"type\":\"integer\"},\"match_count\":{\"type\":\"integer\"},"             \
+    "\"match_lines\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"line\":{\"type\":"       \
+    "\"integer\"},\"text\":{\"type\":\"string\"}},\"required\":[\"line\",\"text\"]}},\"match_lines_omitted\":"   \
+    "{\"type\":\"integer\"},\"source\":{\"type\":\"string\"}},\"required\":[\"repo\","                             \
     "\"path\",\"start_line\",\"end_line\",\"snippet\"]}},\"took_ms\":{\"type\":\"number\"},\"mode\":{\"type\":"    \
-    "\"string\"}," MG_SCHEMA_SCOPE_OUT "},\"required\":[\"results\",\"took_ms\",\"scope\"]}"
+    "\"string\"},\"total_matches\":{\"type\":\"integer\"},\"total_matches_capped\":{\"type\":\"boolean\"},"      \
+    MG_SCHEMA_SCOPE_OUT "},\"required\":[\"results\",\"took_ms\",\"scope\"]}"
 
 const struct mg_tool mg_tools_code[] = {
     {"search_code", "Search code",
@@ -183,7 +191,9 @@ const struct mg_tool mg_tools_code[] = {
      "spellings (parseHttpHeader, parse_http_header, \"http header\"). mode regex: PCRE2 pattern (fixed: true for a "
      "literal string). mode symbol: definitions by name. mode semantic: nearest chunks by embedding. mode hybrid: "
      "lexical, symbol and semantic fused by rank. Each result has the file, line range, enclosing symbol "
-     "and a snippet; the effective scope is echoed.",
+     "and a snippet; lexical and regex results also list the chunk's matching lines (match_lines, at most 20) "
+     "and count its matches (match_count); regex results count the matches in scope past the limit too "
+     "(total_matches; total_matches_capped: a lower bound). The effective scope is echoed.",
      "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"words, an "
      "identifier, or a regex (mode regex)\"},\"mode\":{\"type\":\"string\",\"enum\":[\"lexical\",\"regex\","
      "\"symbol\",\"semantic\",\"hybrid\"]},\"fixed\":{\"type\":\"boolean\",\"description\":\"regex mode: the query "

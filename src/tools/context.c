@@ -99,7 +99,7 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
         mg_target_release(&ta);
         return -1;
     }
-    struct mg_code_query cq = {.query = prompt, .limit = (int)limit};
+    struct mg_code_query cq = {.query = prompt, .limit = (int)limit, .no_match_lines = true};
     struct mg_mem_args ma = {.session = mg_request_memory_session(x, sess), .query = prompt, .limit = (int)limit};
     struct part parts[NPARTS] = {
         {x, &mg_op_code_search, &ta.t, &cq, {0}, {0}, 0},

@@ -2,6 +2,7 @@
 #include "tools/render.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,21 @@ json_t *mg_render_item(const struct mg_item *it)
             json_t *a = json_array();
             for (size_t k = 0; k < *n; k++) json_array_append_new(a, text_json((*v)[k] ? (*v)[k] : ""));
             json_object_set_new(o, f->name, a);
+            break;
+        }
+        case MG_F_LINES: {
+            const struct mg_lines *l = mg_item_lines(m, f);
+            if (l->n == 0 && l->omitted == 0 && (f->flags & MG_F_OMIT0)) break;
+            json_t *a = json_array();
+            for (size_t k = 0; k < l->n; k++)
+                json_array_append_new(a, json_pack("{s:I, s:o}", "line", (json_int_t)l->v[k].line, "text",
+                                                   text_json(l->v[k].text ? l->v[k].text : "")));
+            json_object_set_new(o, f->name, a);
+            if (l->omitted > 0) {
+                char key[96];
+                snprintf(key, sizeof(key), "%s_omitted", f->name);
+                json_object_set_new(o, key, json_integer((json_int_t)l->omitted));
+            }
             break;
         }
         case MG_F_INT: {
@@ -107,7 +123,8 @@ json_t *mg_render_gated(json_t *result, const struct mg_items *l)
 {
     bool text = l->omitted > 0;
     for (size_t i = 0; i < l->n && !text; i++)
-        for (size_t k = 0; k < l->v[i]->type->nfields && !text; k++) text = l->v[i]->type->fields[k].kind == MG_F_TEXT;
+        for (size_t k = 0; k < l->v[i]->type->nfields && !text; k++)
+            text = l->v[i]->type->fields[k].kind == MG_F_TEXT || l->v[i]->type->fields[k].kind == MG_F_LINES;
     if (text && result) json_object_set_new(result, "gate", mg_render_gate(l));
     return result;
 }
