@@ -257,3 +257,72 @@ TEST(nav_follows_incremental_index_runs)
     mg_nav_graph_release(&g);
     mg_db_close(&e.d);
 }
+
+#include "inproc.h"
+
+/* The tool: references grouped by file; when the response's cap on text
+ * leaves references out, next_cursor starts after the last one served, so
+ * pages put back together hold every reference. */
+TEST(nav_find_references_tool_pages_past_the_cap)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    char text[4096];
+    size_t o = 0;
+    o += (size_t)snprintf(text + o, sizeof(text) - o, "int target(int x) { return x; }\n");
+    for (int i = 0; i < 30; i++)
+        o += (size_t)snprintf(text + o, sizeof(text) - o, "int user%d(void) { return target(%d); }\n", i, i);
+    mg_t_write_str(repo, "src/t.c", text);
+    struct mg_t_out out = MG_RUN(repo, home, "index", repo, "--name", "navtool", "--quiet");
+    if (out.status != 0) FAIL("index: %s", out.err);
+    mg_t_out_free(&out);
+    struct mg_t_srv t;
+    mg_t_srv_open(&t, home, "local", MG_LEVEL_READ);
+    char code[64];
+    t.srv.cfg.max_context_bytes = 200; /* about six lines of text */
+    json_t *seen = json_object();
+    const char *cursor = NULL;
+    char next[256];
+    int pages = 0;
+    for (;;) {
+        char args[512];
+        snprintf(args, sizeof(args), "{\"symbol\":\"target\",\"repo\":\"navtool\"%s%s%s}", cursor ? ",\"cursor\":\"" : "",
+                 cursor ? cursor : "", cursor ? "\"" : "");
+        json_t *r = mg_t_call(&t, "find_references", args, code);
+        if (!r) FAIL("find_references: %s", code);
+        json_t *files = json_object_get(r, "files");
+        ASSERT_EQ_INT(json_array_size(files), 1);
+        json_t *refs = json_object_get(json_array_get(files, 0), "references"), *ref;
+        size_t i;
+        json_array_foreach(refs, i, ref)
+        {
+            char k[16];
+            snprintf(k, sizeof(k), "%lld", (long long)json_integer_value(json_object_get(ref, "line")));
+            ASSERT(!json_object_get(seen, k)); /* no line twice */
+            json_object_set_new(seen, k, json_true());
+            ASSERT(json_is_true(json_object_get(ref, "call")));
+        }
+        pages++;
+        json_t *nc = json_object_get(r, "next_cursor");
+        if (json_is_null(nc)) {
+            json_decref(r);
+            break;
+        }
+        ASSERT(!json_is_true(json_object_get(r, "complete")));
+        snprintf(next, sizeof(next), "%s", json_string_value(nc));
+        cursor = next;
+        json_decref(r);
+        ASSERT(pages < 40);
+    }
+    ASSERT_EQ_INT(json_object_size(seen), 30);
+    ASSERT(pages > 1);
+    json_decref(seen);
+    /* an unknown name: no definitions, no references, complete */
+    t.srv.cfg.max_context_bytes = 32 << 10;
+    json_t *r = mg_t_call(&t, "find_references", "{\"symbol\":\"no_such_name\",\"repo\":\"navtool\"}", code);
+    ASSERT(r);
+    ASSERT_EQ_INT(json_array_size(json_object_get(r, "definitions")), 0);
+    ASSERT_EQ_INT(json_array_size(json_object_get(r, "files")), 0);
+    ASSERT(json_is_true(json_object_get(r, "complete")));
+    json_decref(r);
+    mg_t_srv_close(&t);
+}
