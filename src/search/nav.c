@@ -554,7 +554,7 @@ static struct resolved *defs_of(struct nav *v, const char *name)
     /* keep those in scope whose file is still there */
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
-        struct file *fl = file_get(v, fid[i], true);
+        struct file *fl = file_get(v, fid[i], false); /* the definitions only: no text */
         if (!fl && v->err->code) {
             free(fid);
             free(idx);
@@ -584,8 +584,8 @@ static struct resolved *defs_of(struct nav *v, const char *name)
 
 static const struct mg_nav_def *resolved_def(struct nav *v, const struct resolved *r, size_t i, struct file **fl)
 {
-    *fl = file_get(v, r->fid[i], true);
-    return *fl ? &(*fl)->defs[r->idx[i]] : NULL;
+    *fl = file_get(v, r->fid[i], false); /* defs_of read its definitions */
+    return *fl && (*fl)->defs_loaded ? &(*fl)->defs[r->idx[i]] : NULL;
 }
 
 /* The last part of a qualified name, checked to be an identifier. */
@@ -669,7 +669,8 @@ static int file_occs(struct nav *v, struct file *fl, const char *name, struct oc
     if (o->n && file_defs(v, fl) != 0) return -1;
     for (size_t i = 0; i < fl->ndefs; i++) {
         const struct mg_nav_def *d = &fl->defs[i];
-        if (!d->name || strcmp(d->name, name) != 0) continue;
+        /* a prototype declares: its line is a use, as GNU Global counts it (it is among the definitions too) */
+        if (!d->name || strcmp(d->name, name) != 0 || (d->kind && strcmp(d->kind, "prototype") == 0)) continue;
         for (size_t k = 0; k < o->n; k++)
             if (o->v[k].line >= d->start_line && o->v[k].line <= d->end_line) {
                 o->v[k].def = true;
