@@ -100,6 +100,8 @@ TEST(search_symbols_of_every_language)
     expect_symbol("refill", "py/bucket.py", "method", 2, 3);
     expect_symbol("evict_oldest", "rs/cache.rs", "method", 6, 8);
     expect_symbol("Cache", "rs/cache.rs", "struct", 1, 3);
+    /* C fields are symbols too (the outline parses struct bodies) */
+    expect_symbol("fd", "src/http.c", "field", 11, 11);
     /* containers are reported: the method's chunk names its class */
     json_t *j = mg_fx_search(repo, home, "evict", "symbol", 5);
     ASSERT(mg_fx_has_hit(j, "rs/cache.rs", "evict_oldest"));

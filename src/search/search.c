@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "index/defs.h"
 #include "index/lang.h"
 #include "search/hybrid.h"
 #include "store/rxlit.h"
@@ -712,7 +713,8 @@ static void rfile_from(struct rfile *f, sqlite3_stmt *st, int64_t id)
 
 /* The innermost definition of the file (symbols lo..hi) around `line`:
  * symbol and kind into h (a regex hit names the function a line is in,
- * where its chunk may be a whole class). */
+ * where its chunk may be a whole class). Not a macro, and not a member: a
+ * hit on a field's line names its struct. */
 static void innermost_symbol(sqlite3_stmt *st, const struct rfile *f, int line, struct mg_hit *h)
 {
     if (f->sym_lo > f->sym_hi) return;
@@ -840,7 +842,8 @@ static int search_regex(struct ctx *c, const char *pattern, bool fixed, bool cas
     if (mg_db_prepare(c->d, "SELECT start_byte, end_byte, start_line, end_line, symbol, kind FROM chunks "
                             "WHERE id BETWEEN ? AND ? ORDER BY id", &chunks_st, c->err) != 0 ||
         mg_db_prepare(c->d, "SELECT name, kind FROM symbols WHERE id BETWEEN ?1 AND ?2 AND start_line <= ?3 "
-                            "AND end_line >= ?3 AND kind <> 'macro' ORDER BY end_line - start_line, id DESC LIMIT 1",
+                            "AND end_line >= ?3 AND kind <> 'macro' AND kind NOT IN " MG_KIND_MEMBER_SQL " "
+                            "ORDER BY end_line - start_line, id DESC LIMIT 1",
                       &syms_st, c->err) != 0)
         goto out;
     struct rfile rf;
@@ -883,11 +886,14 @@ out:
 
 /* ---- 5. symbol ------------------------------------------------------------------------ */
 
-/* Kinds that define something a reader looks for first. */
+/* Kinds that define something a reader looks for first; declarations
+ * (prototypes, variables, enumerators) with macros, after the definitions;
+ * fields, which many structs share names of, last. */
 static const char *KIND_ORDER_SQL =
     "CASE s.kind WHEN 'function' THEN 0 WHEN 'method' THEN 0 WHEN 'class' THEN 0 WHEN 'struct' THEN 0 "
     "WHEN 'interface' THEN 0 WHEN 'trait' THEN 0 WHEN 'constructor' THEN 1 WHEN 'enum' THEN 1 WHEN 'union' THEN 1 "
-    "WHEN 'type' THEN 1 WHEN 'macro' THEN 2 ELSE 3 END";
+    "WHEN 'type' THEN 1 WHEN 'macro' THEN 2 WHEN 'prototype' THEN 2 WHEN 'variable' THEN 2 "
+    "WHEN 'enumerator' THEN 2 ELSE 3 END";
 
 static int symbol_hit(struct ctx *c, sqlite3_stmt *st, double score)
 {
