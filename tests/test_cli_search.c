@@ -106,6 +106,15 @@ TEST(search_symbols_of_every_language)
     json_t *j = mg_fx_search(repo, home, "evict", "symbol", 5);
     ASSERT(mg_fx_has_hit(j, "rs/cache.rs", "evict_oldest"));
     json_decref(j);
+    /* a sub-word names the definition that has it, not the chunk it lies in
+     * (evict_oldest's chunk is `impl Cache`) */
+    j = mg_fx_search(repo, home, "oldest", "symbol", 5);
+    json_t *h = json_array_get(json_object_get(j, "results"), 0);
+    ASSERT(h != NULL);
+    ASSERT_EQ_STR(json_string_value(json_object_get(h, "symbol")), "evict_oldest");
+    ASSERT_EQ_STR(json_string_value(json_object_get(h, "kind")), "method");
+    ASSERT(!mg_fx_has_hit(j, "rs/cache.rs", "Cache"));
+    json_decref(j);
     /* any case, prefix, and sub-word */
     j = mg_fx_search(repo, home, "tokenbucket", "symbol", 5);
     ASSERT(mg_fx_has_hit(j, "py/bucket.py", "TokenBucket"));
