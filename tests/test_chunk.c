@@ -68,6 +68,44 @@ TEST(chunk_c_functions_comments_macros)
     mg_parsed_release(&p);
 }
 
+/* Declarations are symbols but never chunks of their own: a header's
+ * prototypes and variables lie in a window, a struct's fields and an enum's
+ * enumerators in its chunk. The C outline parses struct and enum bodies, so
+ * the fields and enumerators are there, with their containers. */
+TEST(chunk_c_declarations_are_symbols_not_chunks)
+{
+    const char *src = "#ifndef SSL_H\n"                                   /* 1 */
+                      "#define SSL_H\n"                                   /* 2 */
+                      "SSL_CTX *SSL_CTX_new(const SSL_METHOD *meth);\n"   /* 3 */
+                      "extern int ssl_debug;\n"                           /* 4 */
+                      "\n"                                                /* 5 */
+                      "struct ssl_st {\n"                                 /* 6 */
+                      "    int version;\n"                                /* 7 */
+                      "    union { long l; } u;\n"                        /* 8 */
+                      "};\n"                                              /* 9 */
+                      "enum ssl_state { SSL_ST_INIT, SSL_ST_OK };\n"      /* 10 */
+                      "static const struct ops o = { .f = 1, .g = 2 };\n" /* 11 */
+                      "#endif\n";                                         /* 12 */
+    struct mg_parsed p;
+    chunk("c", src, strlen(src), &p);
+    char *d = describe(&p);
+    ASSERT_EQ_STR(d, "-:-:1-5,ssl_st:struct:6-9,ssl_state:enum:10-10,-:-:11-12");
+    free(d);
+    struct mg_buf b;
+    mg_buf_init(&b, 1 << 20);
+    for (size_t i = 0; i < p.defs.n; i++) {
+        const struct mg_def *v = &p.defs.v[i];
+        mg_buf_addf(&b, "%s%s:%s:%s:%u-%u", i ? "," : "", v->name, v->kind, v->container ? v->container : "-",
+                    p.def_lines[2 * i], p.def_lines[2 * i + 1]);
+    }
+    ASSERT_EQ_STR(b.p, "SSL_H:macro:-:2-2,SSL_CTX_new:prototype:-:3-3,ssl_debug:variable:-:4-4,"
+                       "ssl_st:struct:-:6-9,version:field:ssl_st:7-7,u:field:ssl_st:8-8,l:field:u:8-8,"
+                       "ssl_state:enum:-:10-10,SSL_ST_INIT:enumerator:ssl_state:10-10,"
+                       "SSL_ST_OK:enumerator:ssl_state:10-10,o:variable:-:11-11");
+    mg_buf_release(&b);
+    mg_parsed_release(&p);
+}
+
 TEST(chunk_long_function_is_windowed)
 {
     struct mg_buf b;

@@ -105,9 +105,20 @@ TEST(search_symbols_of_every_language)
     expect_symbol("refill", "py/bucket.py", "method", 2, 3);
     expect_symbol("evict_oldest", "rs/cache.rs", "method", 6, 8);
     expect_symbol("Cache", "rs/cache.rs", "struct", 1, 3);
+    /* C fields are symbols too (the outline parses struct bodies) */
+    expect_symbol("fd", "src/http.c", "field", 11, 11);
     /* containers are reported: the method's chunk names its class */
     json_t *j = mg_fx_search(repo, home, "evict", "symbol", 5);
     ASSERT(mg_fx_has_hit(j, "rs/cache.rs", "evict_oldest"));
+    json_decref(j);
+    /* a sub-word names the definition that has it, not the chunk it lies in
+     * (evict_oldest's chunk is `impl Cache`) */
+    j = mg_fx_search(repo, home, "oldest", "symbol", 5);
+    json_t *h = json_array_get(json_object_get(j, "results"), 0);
+    ASSERT(h != NULL);
+    ASSERT_EQ_STR(json_string_value(json_object_get(h, "symbol")), "evict_oldest");
+    ASSERT_EQ_STR(json_string_value(json_object_get(h, "kind")), "method");
+    ASSERT(!mg_fx_has_hit(j, "rs/cache.rs", "Cache"));
     json_decref(j);
     /* any case, prefix, and sub-word */
     j = mg_fx_search(repo, home, "tokenbucket", "symbol", 5);

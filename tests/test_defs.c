@@ -53,7 +53,8 @@ static bool known_kind(const char *k)
     static const char *const kinds[] = {
         MG_KIND_FUNCTION, MG_KIND_METHOD, MG_KIND_CONSTRUCTOR, MG_KIND_CLASS, MG_KIND_STRUCT,
         MG_KIND_UNION,    MG_KIND_ENUM,   MG_KIND_INTERFACE,   MG_KIND_TRAIT, MG_KIND_IMPL,
-        MG_KIND_TYPE,     MG_KIND_MODULE, MG_KIND_MACRO,
+        MG_KIND_TYPE,     MG_KIND_MODULE, MG_KIND_MACRO,       MG_KIND_PROTOTYPE, MG_KIND_VARIABLE,
+        MG_KIND_FIELD,    MG_KIND_ENUMERATOR,
     };
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
         if (k && strcmp(k, kinds[i]) == 0) return true;
@@ -222,9 +223,10 @@ static size_t extract_count(int lang_id, const char *src, size_t len)
 
 /* ---- 2. Fixtures --------------------------------------------------------- */
 
-/* C: macros, a typedef of an anonymous struct, a typedef whose struct has its
- * own name (both count), a function returning a pointer, #ifdef/#else twins,
- * a prototype (no def), a function defined through a macro, a function
+/* C: macros, a typedef of an anonymous struct (its fields belong to the
+ * typedef), a typedef whose struct has its own name (both count), struct and
+ * union fields, enumerators, a function returning a pointer, #ifdef/#else
+ * twins, a prototype, a function defined through a macro, a function
  * returning a function pointer. */
 static const char c_src[] =
     "/* list.c - a small intrusive list */\n"
@@ -297,12 +299,23 @@ static const struct want c_want[] = {
     {"LIST_MAX", "macro", NULL, 4, 4, -1, 0},
     {"list_entry", "macro", NULL, 5, 5, -1, 0},
     {"foo", "struct", NULL, 7, 10, -1, 0},
+    {"value", "field", "foo", 8, 8, 2, 0},
+    {"next", "field", "foo", 9, 9, 2, 0},
     {"point_t", "type", NULL, 12, 14, -1, 0},
+    {"x", "field", "point_t", 13, 13, 5, 0},
+    {"y", "field", "point_t", 13, 13, 5, 0},
     {"node_t", "type", NULL, 16, 18, -1, 0},
     {"node", "struct", NULL, 16, 18, -1, 0},
+    {"next", "field", "node", 17, 17, 9, 0},
     {"cmp_fn", "type", NULL, 20, 20, -1, 0},
     {"color", "enum", NULL, 22, 22, -1, 0},
+    {"RED", "enumerator", "color", 22, 22, 12, 0},
+    {"GREEN", "enumerator", "color", 22, 22, 12, 0},
+    {"BLUE", "enumerator", "color", 22, 22, 12, 0},
     {"number", "union", NULL, 24, 27, -1, 0},
+    {"i", "field", "number", 25, 25, 16, 0},
+    {"d", "field", "number", 26, 26, 16, 0},
+    {"count_items", "prototype", NULL, 29, 29, -1, 0},
     {"bar", "function", NULL, 31, 35, -1, 0},
     {"dump", "function", NULL, 38, 41, -1, 0},
     {"dump", "function", NULL, 43, 43, -1, 0},
@@ -311,8 +324,231 @@ static const struct want c_want[] = {
     {"pick", "function", NULL, 61, 64, -1, 0},
 };
 
-/* C++: nested namespaces, a class with constructor, inline methods, an
- * operator, a nested struct and a member template; out-of-class destructor
+/* C declarations, as in a header: prototypes (returning a pointer, with an
+ * attribute macro before them, extern, variadic, returning a function
+ * pointer), variables (extern, array, a function pointer, several
+ * declarators, one defined through a macro), a macro call standing alone (no
+ * definition); fields of a struct with a bit field, a function pointer, an
+ * anonymous union (its members belong to the field declared with it), a
+ * nested named struct and an array; an anonymous struct's fields belong to
+ * its typedef;
+ * enumerators of a named, an anonymous and a typedef'd anonymous enum;
+ * locals of a function are none. */
+static const char c_decl_src[] =
+    "/* ssl.h */\n"
+    "#define SSL_F(x) ((x) + 1)\n"
+    "#define SSL_MAX 16\n"
+    "\n"
+    "SSL_CTX *SSL_CTX_new(const SSL_METHOD *meth);\n"
+    "int EVP_DigestInit(EVP_MD_CTX *ctx, const EVP_MD *type);\n"
+    "__owur int SSL_check(void);\n"
+    "OSSL_DEPRECATEDIN_3_0 int SSL_old(SSL *s, int n);\n"
+    "extern int ssl_debug;\n"
+    "extern void ssl_log(const char *fmt, ...);\n"
+    "static const char *const names[] = {\"a\", \"b\"};\n"
+    "int (*ssl_hook)(SSL *s);\n"
+    "int (*pick(int k))(int);\n"
+    "int a, *b, c(void);\n"
+    "EXPORT_SYMBOL(ssl_log);\n"
+    "static DEFINE_MUTEX(ssl_lock);\n"
+    "\n"
+    "struct ssl_st {\n"
+    "\tint version;\n"
+    "\tunsigned flags : 3, mode : 2;\n"
+    "\tint (*callback)(struct ssl_st *s, int where);\n"
+    "\tunion {\n"
+    "\t\tlong l;\n"
+    "\t\tvoid *p;\n"
+    "\t} u;\n"
+    "\tstruct ssl_sub {\n"
+    "\t\tint depth;\n"
+    "\t} sub;\n"
+    "\tchar name[32];\n"
+    "};\n"
+    "\n"
+    "typedef struct {\n"
+    "\tint x, y;\n"
+    "} point_t;\n"
+    "\n"
+    "enum ssl_state { SSL_ST_INIT, SSL_ST_OK = 3 };\n"
+    "enum { SSL_ANON_A, SSL_ANON_B };\n"
+    "typedef enum { TLS1, TLS2 } tls_version;\n"
+    "\n"
+    "int SSL_free(SSL *s)\n"
+    "{\n"
+    "\tint local = 0;\n"
+    "\treturn local;\n"
+    "}\n";
+
+static const struct want c_decl_want[] = {
+    /* name, kind, container, first line, last line, parent, is_container */
+    {"SSL_F", "macro", NULL, 2, 2, -1, 0},
+    {"SSL_MAX", "macro", NULL, 3, 3, -1, 0},
+    {"SSL_CTX_new", "prototype", NULL, 5, 5, -1, 0},
+    {"EVP_DigestInit", "prototype", NULL, 6, 6, -1, 0},
+    {"SSL_check", "prototype", NULL, 7, 7, -1, 0},
+    {"SSL_old", "prototype", NULL, 8, 8, -1, 0},
+    {"ssl_debug", "variable", NULL, 9, 9, -1, 0},
+    {"ssl_log", "prototype", NULL, 10, 10, -1, 0},
+    {"names", "variable", NULL, 11, 11, -1, 0},
+    {"ssl_hook", "variable", NULL, 12, 12, -1, 0},
+    {"pick", "prototype", NULL, 13, 13, -1, 0},
+    {"a", "variable", NULL, 14, 14, -1, 0},
+    {"b", "variable", NULL, 14, 14, -1, 0},
+    {"c", "prototype", NULL, 14, 14, -1, 0},
+    {"ssl_lock", "variable", NULL, 16, 16, -1, 0},
+    {"ssl_st", "struct", NULL, 18, 30, -1, 0},
+    {"version", "field", "ssl_st", 19, 19, 15, 0},
+    {"flags", "field", "ssl_st", 20, 20, 15, 0},
+    {"mode", "field", "ssl_st", 20, 20, 15, 0},
+    {"callback", "field", "ssl_st", 21, 21, 15, 0},
+    {"u", "field", "ssl_st", 22, 25, 15, 0},
+    {"l", "field", "u", 23, 23, 20, 0},
+    {"p", "field", "u", 24, 24, 20, 0},
+    {"sub", "field", "ssl_st", 26, 28, 15, 0},
+    {"ssl_sub", "struct", "ssl_st", 26, 28, 15, 0},
+    {"depth", "field", "ssl_sub", 27, 27, 24, 0},
+    {"name", "field", "ssl_st", 29, 29, 15, 0},
+    {"point_t", "type", NULL, 32, 34, -1, 0},
+    {"x", "field", "point_t", 33, 33, 27, 0},
+    {"y", "field", "point_t", 33, 33, 27, 0},
+    {"ssl_state", "enum", NULL, 36, 36, -1, 0},
+    {"SSL_ST_INIT", "enumerator", "ssl_state", 36, 36, 30, 0},
+    {"SSL_ST_OK", "enumerator", "ssl_state", 36, 36, 30, 0},
+    {"SSL_ANON_A", "enumerator", NULL, 37, 37, -1, 0},
+    {"SSL_ANON_B", "enumerator", NULL, 37, 37, -1, 0},
+    {"tls_version", "type", NULL, 38, 38, -1, 0},
+    {"TLS1", "enumerator", "tls_version", 38, 38, 35, 0},
+    {"TLS2", "enumerator", "tls_version", 38, 38, 35, 0},
+    {"SSL_free", "function", NULL, 40, 44, -1, 0},
+};
+
+/* C declarations as the kernel writes them: attribute macros where the
+ * parser wants a name (after it: `x __read_mostly`; before it: `__read_mostly
+ * u64 x`; after a struct body: `} __packed;`, `} __aligned(8);`, `}
+ * BPMP_ABI_PACKED;`) give the real name or nothing; a declaration the parser
+ * cut short (`int __must_check` and a MISSING `;` on the last line) gives
+ * nothing, not `__must_check`, and two macros in a row (`a[] __initdata
+ * __maybe_unused`) leave the name before them; names starting with
+ * `__` stay when they are names; members of an anonymous struct declared
+ * with a name belong to that name. */
+static const char c_kernel_src[] =
+    "struct sk {\n"
+    "\tspinlock_t lock ____cacheline_aligned_in_smp;\n"
+    "\tstruct queue *rx ____cacheline_aligned_in_smp;\n"
+    "\tint arr[4] __aligned(8);\n"
+    "\tstruct { int a; } __packed inner;\n"
+    "} __packed;\n"
+    "struct hw { u64 addr; } __aligned(8);\n"
+    "enum trace { T_A } __mode(byte);\n"
+    "struct fw { u32 flags; } BPMP_ABI_PACKED;\n"
+    "unsigned long tick_active __read_mostly;\n"
+    "static int __read_mostly nr_pages = 1;\n"
+    "int __must_check rose_add(int n);\n"
+    "extern asmlinkage void __init start_kernel(void);\n"
+    "void notrace __tramp_enter(struct tr *tr);\n"
+    "__read_mostly u64 __clock_offset;\n"
+    "extern int __boot_cpu_id;\n"
+    "static struct { int depth; } state;\n"
+    "EXPORT_SYMBOL(start_kernel);\n"
+    "int __must_check rose_del(const rose_address *);\n"
+    "static unsigned long pin_config[] __initdata __maybe_unused = {\n"
+    "\t1, 2 };\n"
+    "static pgd_t pgd_table[4] __initdata __aligned(PGD_SIZE);\n";
+
+static const struct want c_kernel_want[] = {
+    /* name, kind, container, first line, last line, parent, is_container */
+    {"sk", "struct", NULL, 1, 6, -1, 0},
+    {"lock", "field", "sk", 2, 2, 0, 0},
+    {"rx", "field", "sk", 3, 3, 0, 0},
+    {"arr", "field", "sk", 4, 4, 0, 0},
+    {"inner", "field", "sk", 5, 5, 0, 0},
+    {"a", "field", "inner", 5, 5, 4, 0},
+    {"hw", "struct", NULL, 7, 7, -1, 0},
+    {"addr", "field", "hw", 7, 7, 6, 0},
+    {"trace", "enum", NULL, 8, 8, -1, 0},
+    {"T_A", "enumerator", "trace", 8, 8, 8, 0},
+    {"fw", "struct", NULL, 9, 9, -1, 0},
+    {"flags", "field", "fw", 9, 9, 10, 0},
+    {"tick_active", "variable", NULL, 10, 10, -1, 0},
+    {"nr_pages", "variable", NULL, 11, 11, -1, 0},
+    {"rose_add", "prototype", NULL, 12, 12, -1, 0},
+    {"start_kernel", "prototype", NULL, 13, 13, -1, 0},
+    {"__tramp_enter", "prototype", NULL, 14, 14, -1, 0},
+    {"__clock_offset", "variable", NULL, 15, 15, -1, 0},
+    {"__boot_cpu_id", "variable", NULL, 16, 16, -1, 0},
+    {"state", "variable", NULL, 17, 17, -1, 0},
+    {"depth", "field", "state", 17, 17, 19, 0},
+    {"pin_config", "variable", NULL, 20, 20, -1, 0},
+    {"pgd_table", "variable", NULL, 22, 22, -1, 0},
+};
+
+/* C++ declarations: in a namespace (variable, prototype: container the
+ * namespace); in a class, a constructor and a destructor declared, a pure
+ * virtual (prototypes), a method defined inline, a static member and data
+ * members with an initializer (fields), a conversion operator declared, a
+ * friend (none), a nested enum (enumerators: container the enum), a member
+ * template declared (range from `template`); a static member defined out of
+ * class (variable, container the class); a struct on one line; a method
+ * defined out of class returning a reference. */
+static const char cpp_decl_src[] =
+    "namespace gfx {\n"
+    "extern int frame_count;\n"
+    "int draw(int x);\n"
+    "class Shape {\n"
+    "public:\n"
+    "    Shape(int n);\n"
+    "    virtual ~Shape();\n"
+    "    virtual double area() const = 0;\n"
+    "    int sides() const { return n_; }\n"
+    "    static int count;\n"
+    "    operator bool() const;\n"
+    "    friend bool operator==(const Shape &a, const Shape &b);\n"
+    "    enum Kind { Round, Square };\n"
+    "private:\n"
+    "    int n_ = 0, *p_;\n"
+    "    template <typename T>\n"
+    "    T as() const;\n"
+    "};\n"
+    "int Shape::count = 0;\n"
+    "}\n"
+    "struct Vec { float x, y; Vec &operator+=(const Vec &o); };\n"
+    "const int kMax = 4;\n"
+    "Vec &Vec::operator+=(const Vec &o)\n"
+    "{\n"
+    "    return *this;\n"
+    "}\n";
+
+static const struct want cpp_decl_want[] = {
+    /* name, kind, container, first line, last line, parent, is_container */
+    {"gfx", "module", NULL, 1, 20, -1, 1},
+    {"frame_count", "variable", "gfx", 2, 2, 0, 0},
+    {"draw", "prototype", "gfx", 3, 3, 0, 0},
+    {"Shape", "class", "gfx", 4, 18, 0, 1},
+    {"Shape", "prototype", "Shape", 6, 6, 3, 0},
+    {"~Shape", "prototype", "Shape", 7, 7, 3, 0},
+    {"area", "prototype", "Shape", 8, 8, 3, 0},
+    {"sides", "method", "Shape", 9, 9, 3, 0},
+    {"count", "field", "Shape", 10, 10, 3, 0},
+    {"operator bool", "prototype", "Shape", 11, 11, 3, 0},
+    {"Kind", "enum", "Shape", 13, 13, 3, 0},
+    {"Round", "enumerator", "Kind", 13, 13, 10, 0},
+    {"Square", "enumerator", "Kind", 13, 13, 10, 0},
+    {"n_", "field", "Shape", 15, 15, 3, 0},
+    {"p_", "field", "Shape", 15, 15, 3, 0},
+    {"as", "prototype", "Shape", 16, 17, 3, 0},
+    {"count", "variable", "Shape", 19, 19, 0, 0},
+    {"Vec", "struct", NULL, 21, 21, -1, 1},
+    {"x", "field", "Vec", 21, 21, 17, 0},
+    {"y", "field", "Vec", 21, 21, 17, 0},
+    {"operator+=", "prototype", "Vec", 21, 21, 17, 0},
+    {"kMax", "variable", NULL, 22, 22, -1, 0},
+    {"operator+=", "method", "Vec", 23, 26, -1, 0},
+};
+
+/* C++: nested namespaces, a class with constructor, a destructor declared
+ * (prototype), inline methods, an operator, a nested struct and a member
+ * template, data members (fields); out-of-class destructor
  * and method (container = qualifier), a fully qualified a::b::C::m, template
  * function and class (range from `template`), anonymous namespace. */
 static const char cpp_src[] =
@@ -387,19 +623,27 @@ static const struct want cpp_want[] = {
     {"net", "module", "app", 7, 31, 1, 1},
     {"Socket", "class", "net", 9, 22, 2, 1},
     {"Socket", "constructor", "Socket", 11, 11, 3, 0},
+    {"~Socket", "prototype", "Socket", 12, 12, 3, 0},
     {"fd", "method", "Socket", 13, 13, 3, 0},
     {"operator==", "method", "Socket", 14, 14, 3, 0},
     {"Stats", "struct", "Socket", 15, 18, 3, 1},
-    {"reset", "method", "Stats", 17, 17, 7, 0},
+    {"bytes", "field", "Stats", 16, 16, 8, 0},
+    {"reset", "method", "Stats", 17, 17, 8, 0},
     {"as", "method", "Socket", 19, 19, 3, 0},
+    {"fd_", "field", "Socket", 21, 21, 3, 0},
     {"~Socket", "method", "Socket", 24, 24, 2, 0},
     {"send", "method", "Socket", 26, 29, 2, 0},
     {"close", "method", "app::net::Socket", 34, 34, -1, 0},
     {"max_of", "function", NULL, 36, 40, -1, 0},
     {"Box", "class", NULL, 42, 45, -1, 1},
+    {"value", "field", "Box", 44, 44, 17, 0},
     {"Point", "struct", NULL, 47, 50, -1, 1},
-    {"operator+", "method", "Point", 49, 49, 15, 0},
+    {"x", "field", "Point", 48, 48, 19, 0},
+    {"y", "field", "Point", 48, 48, 19, 0},
+    {"operator+", "method", "Point", 49, 49, 19, 0},
     {"Mode", "enum", NULL, 52, 52, -1, 0},
+    {"Read", "enumerator", "Mode", 52, 52, 23, 0},
+    {"Write", "enumerator", "Mode", 52, 52, 23, 0},
     {"Bytes", "type", NULL, 53, 53, -1, 0},
     {"ulong_t", "type", NULL, 54, 54, -1, 0},
     {"helper", "function", NULL, 57, 57, -1, 0},
@@ -951,7 +1195,10 @@ static const struct want tsx_want[] = {
 /* ---- 3. Tests ------------------------------------------------------------ */
 
 TEST(defs_c) { EXPECT_DEFS(MG_LANG_C, c_src, c_want); }
+TEST(defs_c_declarations) { EXPECT_DEFS(MG_LANG_C, c_decl_src, c_decl_want); }
+TEST(defs_c_kernel_declarations) { EXPECT_DEFS(MG_LANG_C, c_kernel_src, c_kernel_want); }
 TEST(defs_cpp) { EXPECT_DEFS(MG_LANG_CPP, cpp_src, cpp_want); }
+TEST(defs_cpp_declarations) { EXPECT_DEFS(MG_LANG_CPP, cpp_decl_src, cpp_decl_want); }
 TEST(defs_go) { EXPECT_DEFS(MG_LANG_GO, go_src, go_want); }
 TEST(defs_java) { EXPECT_DEFS(MG_LANG_JAVA, java_src, java_want); }
 TEST(defs_javascript) { EXPECT_DEFS(MG_LANG_JAVASCRIPT, javascript_src, javascript_want); }

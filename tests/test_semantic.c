@@ -574,6 +574,47 @@ TEST(content_words_for_the_lexical_half)
     ASSERT_EQ_STR(out, "");
 }
 
+static void push_hit(struct mg_results *r, const char *path, int start, int end, const char *symbol,
+                     const char *kind)
+{
+    r->v = realloc(r->v, (r->n + 1) * sizeof(*r->v));
+    ASSERT(r->v != NULL);
+    struct mg_hit *h = &r->v[r->n++];
+    memset(h, 0, sizeof(*h));
+    snprintf(h->repo, sizeof(h->repo), "poly");
+    h->path = strdup(path);
+    h->language = strdup("python");
+    h->start_line = h->line = start;
+    h->end_line = end;
+    h->symbol = strdup(symbol);
+    h->kind = strdup(kind);
+    h->snippet = strdup("...");
+}
+
+/* A definition the symbol half found inside a chunk of another half names
+ * the fused hit, in either order: a method in its class's chunk is the
+ * method (with the chunk's lines and snippet), not the class. The best
+ * definition in the chunk names it. */
+TEST(hybrid_fusion_names_the_definition_in_a_chunk)
+{
+    for (int order = 0; order < 2; order++) {
+        struct mg_results lex = {.mode = "lexical"}, sym = {.mode = "symbol"}, out = {0};
+        push_hit(&lex, "py/bucket.py", 1, 6, "TokenBucket", "class");
+        push_hit(&sym, "py/bucket.py", 4, 6, "refill", "method");
+        if (order == 0) push_hit(&sym, "py/bucket.py", 1, 6, "TokenBucket", "class");
+        struct mg_results *lists[2] = {order ? &sym : &lex, order ? &lex : &sym};
+        ASSERT_EQ_INT(mg_rrf_fuse(lists, 2, 10, &out), 0);
+        ASSERT_EQ_INT(out.n, 1);
+        ASSERT_EQ_STR(out.v[0].symbol, "refill");
+        ASSERT_EQ_STR(out.v[0].kind, "method");
+        ASSERT_EQ_INT(out.v[0].start_line, 1);
+        ASSERT_EQ_INT(out.v[0].end_line, 6);
+        mg_results_release(&out);
+        mg_results_release(&lex);
+        mg_results_release(&sym);
+    }
+}
+
 static void write_corpus(const char *repo)
 {
     mg_t_write_str(repo, "alpha/pool.c",

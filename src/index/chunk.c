@@ -151,7 +151,7 @@ static bool fits(const struct cut *c, uint32_t s, uint32_t e)
 
 static bool chunk_worthy(const struct mg_def *d)
 {
-    return strcmp(d->kind, MG_KIND_MACRO) != 0;
+    return mg_kind_chunk_worthy(d->kind);
 }
 
 /* End of the line holding byte off-1 (just past its '\n'), capped at lim:

@@ -126,7 +126,9 @@ static bool ts_comment_line(const struct mg_chunker *c, const char *s, size_t n)
 
 static const struct mg_chunker_ops ts_ops = {ts_definitions, ts_comment_line};
 
-static const struct ts_settings s_c = {true, MG_OUTLINE_C | MG_OUTLINE_MACROS, C_SLASH};
+/* (C parses struct, union and enum bodies too, without MG_OUTLINE_C: their
+ * fields and enumerators are definitions) */
+static const struct ts_settings s_c = {true, MG_OUTLINE_MACROS, C_SLASH};
 static const struct ts_settings s_cpp = {true, MG_OUTLINE_MACROS, C_SLASH};
 static const struct ts_settings s_java = {true, 0, C_SLASH_AT};
 static const struct ts_settings s_at = {false, 0, C_SLASH_AT};

@@ -50,6 +50,9 @@ enum role {
     R_C_FUNC,      /* C/C++ function_definition */
     R_C_RECORD,    /* struct/union/class/enum specifier */
     R_C_TYPEDEF,   /* type_definition */
+    R_C_DECL,      /* declaration, field_declaration: prototypes, variables,
+                    * fields (one per declarator) */
+    R_C_FRIEND,    /* friend_declaration: no prototype of its own */
     R_GO_METHOD,   /* method_declaration: container = receiver type */
     R_GO_TYPEDECL, /* type_declaration: one spec takes the whole range */
     R_GO_TYPESPEC, /* type_spec, type_alias */
@@ -83,6 +86,7 @@ enum role {
 enum kind {
     K_NONE = 0, K_FUNCTION, K_METHOD, K_CONSTRUCTOR, K_CLASS, K_STRUCT, K_UNION,
     K_ENUM, K_INTERFACE, K_TRAIT, K_IMPL, K_TYPE, K_MODULE, K_MACRO,
+    K_PROTOTYPE, K_VARIABLE, K_FIELD, K_ENUMERATOR,
 };
 
 static const char *const kind_str[] = {
@@ -91,6 +95,8 @@ static const char *const kind_str[] = {
     [K_STRUCT] = MG_KIND_STRUCT, [K_UNION] = MG_KIND_UNION, [K_ENUM] = MG_KIND_ENUM,
     [K_INTERFACE] = MG_KIND_INTERFACE, [K_TRAIT] = MG_KIND_TRAIT, [K_IMPL] = MG_KIND_IMPL,
     [K_TYPE] = MG_KIND_TYPE, [K_MODULE] = MG_KIND_MODULE, [K_MACRO] = MG_KIND_MACRO,
+    [K_PROTOTYPE] = MG_KIND_PROTOTYPE, [K_VARIABLE] = MG_KIND_VARIABLE, [K_FIELD] = MG_KIND_FIELD,
+    [K_ENUMERATOR] = MG_KIND_ENUMERATOR,
 };
 
 /* Flags of a table entry. */
@@ -102,6 +108,11 @@ static const char *const kind_str[] = {
 #define F_SPEC        0x20 /* Go: type_spec / type_alias */
 #define F_DECLARATOR  0x40 /* JS: variable_declarator */
 #define F_BY_TYPE     0x80 /* Go type_spec: kind from its `type` (struct, interface) */
+/* Flags of declarator entries (R_D_*): what a declarator makes of the name
+ * inside it. The one nearest the name decides: `int *f(void)` declares a
+ * function, `int (*f)(void)` a pointer. */
+#define F_D_FUNC      0x01 /* function_declarator */
+#define F_D_OBJ       0x02 /* pointer, array, reference: an object */
 
 static bool class_like(int k)
 {
@@ -126,7 +137,7 @@ struct tab {
     bool ok;
     bool cpp; /* qualified names, constructors */
     struct symrole sym[MAX_SYMBOLS];
-    TSSymbol s_identifier;
+    TSSymbol s_identifier, s_type_identifier, s_paren_decl, s_pure_virtual, s_sized_type;
     TSFieldId f_name, f_declarator, f_body, f_type, f_value, f_receiver, f_scope, f_property;
     TSFieldId f_function, f_arguments;
 };
@@ -139,12 +150,14 @@ struct tab {
     E("preproc_ifdef", R_DESCEND, 0, 0), E("preproc_else", R_DESCEND, 0, 0),     \
     E("preproc_elif", R_DESCEND, 0, 0), E("preproc_elifdef", R_DESCEND, 0, 0),   \
     E("linkage_specification", R_DESCEND, 0, 0),                                 \
-    E("declaration_list", R_DESCEND, 0, 0), E("declaration", R_DESCEND, 0, 0),   \
-    E("field_declaration", R_DESCEND, 0, 0),                                     \
+    E("declaration_list", R_DESCEND, 0, 0), E("declaration", R_C_DECL, 0, 0),    \
+    E("field_declaration", R_C_DECL, K_FIELD, 0),                                \
     E("field_declaration_list", R_DESCEND, 0, 0),                                \
     E("function_definition", R_C_FUNC, 0, 0),                                    \
     E("type_definition", R_C_TYPEDEF, K_TYPE, 0),                                \
-    E("enum_specifier", R_C_RECORD, K_ENUM, 0),                                  \
+    E("enum_specifier", R_C_RECORD, K_ENUM, F_DESCEND),                          \
+    E("enumerator_list", R_DESCEND, 0, 0),                                       \
+    E("enumerator", R_NAMED, K_ENUMERATOR, 0),                                   \
     E("preproc_def", R_NAMED, K_MACRO, 0),                                       \
     E("preproc_function_def", R_NAMED, K_MACRO, 0),                              \
     E("expression_statement", R_C_CALL, 0, 0),                                   \
@@ -156,9 +169,10 @@ struct tab {
     E("attribute_specifier", R_C_SPEC, 0, 0),                                    \
     E("identifier", R_D_ID, 0, 0), E("field_identifier", R_D_ID, 0, 0),          \
     E("type_identifier", R_D_ID, 0, 0),                                          \
-    E("function_declarator", R_D_FIELD, 0, 0),                                   \
-    E("pointer_declarator", R_D_FIELD, 0, 0),                                    \
-    E("array_declarator", R_D_FIELD, 0, 0), E("init_declarator", R_D_FIELD, 0, 0), \
+    E("function_declarator", R_D_FIELD, 0, F_D_FUNC),                            \
+    E("pointer_declarator", R_D_FIELD, 0, F_D_OBJ),                              \
+    E("array_declarator", R_D_FIELD, 0, F_D_OBJ),                                \
+    E("init_declarator", R_D_FIELD, 0, 0),                                       \
     E("parenthesized_declarator", R_D_INNER, 0, 0),                              \
     E("attributed_declarator", R_D_INNER, 0, 0)
 
@@ -176,9 +190,9 @@ static const struct entry cpp_entries[] = {
     E("class_specifier", R_C_RECORD, K_CLASS, F_DESCEND | F_CONTAINER),
     E("namespace_definition", R_NAMED, K_MODULE, F_DESCEND | F_CONTAINER | F_ANON_IN),
     E("template_declaration", R_WRAP, 0, 0),
-    E("friend_declaration", R_DESCEND, 0, 0),
+    E("friend_declaration", R_C_FRIEND, 0, 0),
     E("alias_declaration", R_NAMED, K_TYPE, 0),
-    E("reference_declarator", R_D_INNER, 0, 0),
+    E("reference_declarator", R_D_INNER, 0, F_D_OBJ),
     E("qualified_identifier", R_D_QUAL, 0, 0),
     E("template_function", R_D_TFUNC, 0, 0),
     E("operator_cast", R_D_OPCAST, 0, 0),
@@ -336,6 +350,10 @@ static void tab_init(struct tab *t, int id)
         t->sym[s] = (struct symrole){e->role, e->kind, e->flags};
     }
     t->s_identifier = ts_language_symbol_for_name(t->ts, "identifier", 10, true);
+    t->s_type_identifier = ts_language_symbol_for_name(t->ts, "type_identifier", 15, true);
+    t->s_paren_decl = ts_language_symbol_for_name(t->ts, "parenthesized_declarator", 24, true);
+    t->s_pure_virtual = ts_language_symbol_for_name(t->ts, "pure_virtual_clause", 19, true);
+    t->s_sized_type = ts_language_symbol_for_name(t->ts, "sized_type_specifier", 20, true);
     t->f_name = field_id(t->ts, "name");
     t->f_declarator = field_id(t->ts, "declarator");
     t->f_body = field_id(t->ts, "body");
@@ -385,6 +403,11 @@ static const struct pending no_pending = {NONE, NONE, NONE, {{0, 0, 0, 0}, NULL,
 /* The context of the children of one node (one per cursor depth). */
 struct frame {
     int parent;                    /* enclosing definition, -1 at top level */
+    int anon;                      /* C/C++: the typedef, variable or field
+                                    * whose members an anonymous
+                                    * struct/union/enum here has (`typedef
+                                    * struct { int x; } point;`), or -1 */
+    bool friend;                   /* C++: inside a friend declaration */
     uint32_t wrap_start, wrap_end; /* range of the wrapper around the next
                                     * definition, or NONE */
     struct pending p;              /* left by the previous siblings */
@@ -561,41 +584,43 @@ static int parent_kind(const struct walker *w, const struct frame *ctx)
 
 /* ---- 4. Declarators (C/C++) ---------------------------------------------- */
 
+/* The next link of a declarator chain, or null. */
+static TSNode chain_next(const struct walker *w, TSNode n)
+{
+    TSNode next;
+    memset(&next, 0, sizeof(next));
+    switch (role_of(w->t, n).role) {
+    case R_D_FIELD: return field(w, n, w->t->f_declarator);
+    case R_D_INNER: {
+        /* first named child that continues the chain (skips attributes,
+         * calling-convention modifiers) */
+        uint32_t cnt = ts_node_named_child_count(n);
+        for (uint32_t k = 0; k < cnt && k < 8; k++) {
+            TSNode c = ts_node_named_child(n, k);
+            uint8_t cr = role_of(w->t, c).role;
+            if (cr >= R_D_ID && cr <= R_D_TEXT) return c;
+        }
+        return next;
+    }
+    default: return next;
+    }
+}
+
 /* Follow a declarator chain (pointer_declarator -> function_declarator ->
  * ...) to the node that names the thing: an identifier, a qualified name, an
- * operator. Null when the chain ends in something else. */
-static TSNode declarator_leaf(const struct walker *w, TSNode n)
+ * operator. Null when the chain ends in something else. *func (if not NULL)
+ * tells whether the declarator nearest the name is a function's. */
+static TSNode declarator_leaf(const struct walker *w, TSNode n, bool *func)
 {
+    bool f = false;
     for (int i = 0; i < CHAIN_LIMIT && !ts_node_is_null(n); i++) {
         struct symrole r = role_of(w->t, n);
-        switch (r.role) {
-        case R_D_ID:
-        case R_D_QUAL:
-        case R_D_TFUNC:
-        case R_D_OPCAST:
-        case R_D_TEXT: return n;
-        case R_D_FIELD: n = field(w, n, w->t->f_declarator); break;
-        case R_D_INNER: {
-            /* first named child that continues the chain (skips attributes,
-             * calling-convention modifiers) */
-            TSNode next;
-            memset(&next, 0, sizeof(next));
-            uint32_t cnt = ts_node_named_child_count(n);
-            for (uint32_t k = 0; k < cnt && k < 8; k++) {
-                TSNode c = ts_node_named_child(n, k);
-                uint8_t cr = role_of(w->t, c).role;
-                if (cr >= R_D_ID && cr <= R_D_TEXT) {
-                    next = c;
-                    break;
-                }
-            }
-            n = next;
-            break;
-        }
-        default: goto out;
-        }
+        if (r.flags & (F_D_FUNC | F_D_OBJ)) f = r.flags & F_D_FUNC;
+        if (func) *func = f || r.role == R_D_OPCAST;
+        if (r.role >= R_D_ID && r.role <= R_D_TEXT && r.role != R_D_FIELD && r.role != R_D_INNER)
+            return n;
+        n = chain_next(w, n);
     }
-out:;
     TSNode null;
     memset(&null, 0, sizeof(null));
     return null;
@@ -668,7 +693,9 @@ static bool same_class_name(const char *fn, const char *cls)
 
 static struct frame plain_child(int parent)
 {
-    return (struct frame){.parent = parent, .wrap_start = NONE, .wrap_end = NONE, .p = no_pending};
+    return (struct frame){
+        .parent = parent, .anon = -1, .wrap_start = NONE, .wrap_end = NONE, .p = no_pending,
+    };
 }
 
 /* Count children of n whose table flags include `flag`. */
@@ -700,11 +727,15 @@ static struct frame wrap_child(const struct walker *w, const struct frame *ctx, 
 }
 
 /* A C/C++ function: `n` gives the range (from `start` if earlier), `decl` the
- * name; `typed` says it has a return type (so it is no constructor). */
+ * name; `typed` says it has a return type (so it is no constructor). A pure
+ * virtual one (`= 0`, no body) is a prototype. */
 static void visit_c_func(struct walker *w, const struct frame *ctx, TSNode n, uint32_t start,
                          TSNode decl, bool typed)
 {
-    TSNode leaf = declarator_leaf(w, decl);
+    uint32_t nc = ts_node_named_child_count(n);
+    bool proto = w->t->s_pure_virtual && nc > 0 &&
+                 ts_node_symbol(ts_node_named_child(n, nc - 1)) == w->t->s_pure_virtual;
+    TSNode leaf = declarator_leaf(w, decl, NULL);
     if (ts_node_is_null(leaf)) return;
     uint32_t cont, last;
     uint32_t name = qualified_name(w, leaf, &cont, &last);
@@ -721,7 +752,7 @@ static void visit_c_func(struct walker *w, const struct frame *ctx, TSNode n, ui
             same_class_name(nm, arena_str(w, w->side[ctx->parent].name)))
             kind = K_CONSTRUCTOR;
     }
-    emit(w, ctx, n, start, name, cont, kind, false);
+    emit(w, ctx, n, start, name, cont, proto ? K_PROTOTYPE : kind, false);
 }
 
 static bool visit_c_record(struct walker *w, const struct frame *ctx, TSNode n, uint32_t attr,
@@ -729,7 +760,9 @@ static bool visit_c_record(struct walker *w, const struct frame *ctx, TSNode n, 
 {
     if (ts_node_is_null(field(w, n, w->t->f_body))) return false;
     TSNode nm = field(w, n, w->t->f_name);
-    *child = plain_child(ctx->parent);
+    /* an anonymous one's members belong to what it declares (typedef,
+     * variable, field), else to what holds it (a C11 anonymous member) */
+    *child = plain_child(ctx->anon >= 0 ? ctx->anon : ctx->parent);
     if (!ts_node_is_null(nm)) {
         int i = emit(w, ctx, n, attr, name_of(w, nm), NONE, r.kind, r.flags & F_CONTAINER);
         if (i < 0) return false;
@@ -738,11 +771,179 @@ static bool visit_c_record(struct walker *w, const struct frame *ctx, TSNode n, 
     return r.flags & F_DESCEND;
 }
 
-static void visit_c_typedef(struct walker *w, const struct frame *ctx, TSNode n, uint32_t attr)
+static int visit_c_typedef(struct walker *w, const struct frame *ctx, TSNode n, uint32_t attr)
 {
-    TSNode leaf = declarator_leaf(w, field(w, n, w->t->f_declarator));
-    if (ts_node_is_null(leaf)) return;
-    emit(w, ctx, n, attr, name_of(w, leaf), NONE, K_TYPE, false);
+    TSNode leaf = declarator_leaf(w, field(w, n, w->t->f_declarator), NULL);
+    if (ts_node_is_null(leaf)) return -1;
+    return emit(w, ctx, n, attr, name_of(w, leaf), NONE, K_TYPE, false);
+}
+
+/* `MACRO(x);` where a macro call stands alone: the parser takes it for a
+ * declaration of x of type MACRO (EXPORT_SYMBOL(f); module_init(f);).
+ * `static DEFINE_MUTEX(lock);`, with a specifier before the macro, stays a
+ * variable: it defines one. */
+static bool c_macro_decl(const struct walker *w, TSNode n, TSNode decl)
+{
+    TSNode ty = field(w, n, w->t->f_type);
+    return ts_node_symbol(decl) == w->t->s_paren_decl && !ts_node_is_null(ty) &&
+           ts_node_symbol(ty) == w->t->s_type_identifier && nstart(w, ty) == nstart(w, n);
+}
+
+/* The text of a name: kernel-style attribute macros start with `__`
+ * (__packed, __read_mostly, ____cacheline_aligned); macros are in capitals
+ * (BPMP_ABI_PACKED); a keyword (or NULL) is never a name (error recovery
+ * makes some). */
+enum name_look { NAME_PLAIN, NAME_ATTR, NAME_CAPS, NAME_KEYWORD };
+
+static enum name_look name_look(const struct walker *w, TSNode n)
+{
+    static const char *const kw[] = {
+        "auto", "bool", "break", "case", "char", "const", "continue", "default", "do", "double",
+        "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
+        "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
+        "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "_Bool", "NULL",
+    };
+    uint32_t s = nstart(w, n), e = nend(w, n), len = e - s;
+    const char *p = w->src + s;
+    if (len >= 2 && p[0] == '_' && p[1] == '_') return NAME_ATTR;
+    if (len <= 8 && len >= 2)
+        for (size_t i = 0; i < sizeof(kw) / sizeof(kw[0]); i++)
+            if (strlen(kw[i]) == len && memcmp(kw[i], p, len) == 0) return NAME_KEYWORD;
+    bool upper = false;
+    for (uint32_t i = 0; i < len; i++) {
+        if (p[i] >= 'a' && p[i] <= 'z') return NAME_PLAIN;
+        upper |= p[i] >= 'A' && p[i] <= 'Z';
+    }
+    return upper ? NAME_CAPS : NAME_PLAIN;
+}
+
+/* `unsigned long x __initdata;`: x taken for part of the type (as in
+ * `unsigned long int`), the macro for the name. That x, or null. */
+static TSNode c_sized_name(const struct walker *w, TSNode ty)
+{
+    TSNode id;
+    memset(&id, 0, sizeof(id));
+    if (!ts_node_is_null(ty) && ts_node_symbol(ty) == w->t->s_sized_type) {
+        id = field(w, ty, w->t->f_type);
+        if (ts_node_is_null(id) || ts_node_symbol(id) != w->t->s_type_identifier ||
+            name_look(w, id) != NAME_PLAIN)
+            memset(&id, 0, sizeof(id));
+    }
+    return id;
+}
+
+/* Kernel sources put attribute macros where the parser wants the name:
+ * `int x __read_mostly;`, `spinlock_t lock ____cacheline_aligned_in_smp;`
+ * and `static int __read_mostly n = 1;` leave the macro as the name and x (n)
+ * in an ERROR next to it; `unsigned long x __initdata;` makes x part of the
+ * type. The name is then that x: the type's identifier, or the one in the
+ * last ERROR before the macro, or else the first after it, inside the
+ * declaration (not in a function's parameters or an initializer); null if
+ * none. */
+static TSNode c_recover_name(const struct walker *w, TSNode n, TSNode d, TSNode leaf, bool *func)
+{
+    TSNode id = c_sized_name(w, field(w, n, w->t->f_type));
+    if (!ts_node_is_null(id)) return *func = false, id;
+    uint32_t at = nstart(w, leaf), after = nend(w, leaf);
+    TSNode before, next, node = n;
+    memset(&before, 0, sizeof(before));
+    next = before;
+    for (int i = 0; i < CHAIN_LIMIT && !ts_node_is_null(node) && !ts_node_eq(node, leaf); i++) {
+        uint32_t cnt = ts_node_child_count(node);
+        for (uint32_t k = 0; k < cnt; k++) {
+            TSNode c = ts_node_child(node, k);
+            if (!ts_node_is_error(c)) continue;
+            if (nend(w, c) <= at) before = c;
+            else if (nstart(w, c) >= after && ts_node_is_null(next)) next = c;
+        }
+        node = i == 0 ? d : chain_next(w, node);
+    }
+    TSNode e = ts_node_is_null(before) ? next : before, null;
+    memset(&null, 0, sizeof(null));
+    if (ts_node_is_null(e) || ts_node_named_child_count(e) == 0) return null;
+    TSNode l = declarator_leaf(w, ts_node_named_child(e, 0), func);
+    return ts_node_is_null(l) || name_look(w, l) != NAME_PLAIN ? null : l;
+}
+
+/* C/C++ declaration or field_declaration: a definition per declarator, each
+ * with the whole declaration's range. A function declarator makes a
+ * prototype, any other a field (in a struct, union or class) or a variable.
+ * A friend's declaration declares nothing of the class; in C, a function
+ * declarator in a struct is a macro call (C structs hold no functions).
+ * Right after a struct/union/enum body, a function declarator or a name
+ * that looks like a macro is an attribute (`} __packed;`, `} __aligned(8);`,
+ * `} BPMP_ABI_PACKED;`). Returns the first definition made, or -1. */
+static int visit_c_decl(struct walker *w, const struct frame *ctx, TSNode n, uint32_t attr,
+                        struct symrole r)
+{
+    int first = -1;
+    const struct tab *t = w->t;
+    int pk = parent_kind(w, ctx);
+    bool member = r.kind == K_FIELD || pk == K_CLASS || pk == K_STRUCT || pk == K_UNION ||
+                  pk == K_TYPE;
+    TSNode ty = field(w, n, t->f_type);
+    bool after_body = !ts_node_is_null(ty) && role_of(t, ty).role == R_C_RECORD &&
+                      !ts_node_is_null(field(w, ty, t->f_body));
+    bool errors = ts_node_has_error(n);
+    uint32_t nc = ts_node_child_count(n);
+    /* cut short by the parser: `int __must_check f(void);` is `int
+     * __must_check` and a MISSING `;`, `notrace u64 __weak f(void) {` is
+     * `notrace u64;`; a bare word before it is no name (an array, a pointer
+     * may be: `static long a[] __initdata __maybe_unused = {`) */
+    bool cut = errors && nc > 0 && ts_node_is_missing(ts_node_child(n, nc - 1));
+    /* `__read_mostly u64 x;`: the macro took the type's place, x is the name;
+     * in an ERROR, a keyword may pass for a type: `typedef int T;` is then a
+     * declaration of T of type `typedef`, other keywords make nonsense */
+    enum name_look ty_look = !ts_node_is_null(ty) && ts_node_symbol(ty) == t->s_type_identifier
+                                 ? name_look(w, ty) : NAME_PLAIN;
+    bool type_attr = ty_look == NAME_ATTR, is_typedef = false;
+    if (ty_look == NAME_KEYWORD) {
+        if (nend(w, ty) - nstart(w, ty) != 7 || memcmp(w->src + nstart(w, ty), "typedef", 7) != 0)
+            return -1;
+        is_typedef = true;
+    }
+    /* A declaration with errors may begin with what it is not (a MISSING
+     * type placed at the previous token, an #ifndef's name taken for the
+     * type in an ERROR): its definitions start at the line of their name
+     * (below). */
+    ts_tree_cursor_reset(&w->aux, n);
+    if (!ts_tree_cursor_goto_first_child(&w->aux)) return -1;
+    do {
+        if (ts_tree_cursor_current_field_id(&w->aux) != t->f_declarator) continue;
+        TSNode d = ts_tree_cursor_current_node(&w->aux);
+        bool func = false;
+        TSNode leaf = declarator_leaf(w, d, &func);
+        if (ts_node_is_null(leaf)) continue;
+        if (role_of(t, leaf).role == R_D_ID) {
+            enum name_look look = name_look(w, leaf);
+            if (look == NAME_KEYWORD || (cut && ts_node_eq(d, leaf))) continue;
+            /* `__initdata __maybe_unused = {`: two macros, what was before
+             * them is the declaration the parser cut short */
+            if (type_attr && look == NAME_ATTR && !errors) continue;
+            /* a macro taken for the name: for a function, one whose
+             * arguments do not parse (`int a[4] __aligned(8);`) */
+            if (look == NAME_ATTR && !type_attr &&
+                (func ? ts_node_has_error(d) : errors || !ts_node_is_null(c_sized_name(w, ty)))) {
+                leaf = c_recover_name(w, n, d, leaf, &func);
+                if (ts_node_is_null(leaf)) continue;
+            } else if (after_body && (func || look == NAME_ATTR || look == NAME_CAPS)) {
+                continue;
+            }
+        }
+        if (func ? !t->cpp && r.kind == K_FIELD : c_macro_decl(w, n, d)) continue;
+        uint32_t cont, last;
+        uint32_t name = qualified_name(w, leaf, &cont, &last);
+        int kind = is_typedef ? K_TYPE : func ? K_PROTOTYPE : member ? K_FIELD : K_VARIABLE;
+        int i = emit(w, ctx, n, attr, name, cont, kind, false);
+        if (i >= 0 && errors && !after_body) { /* (a struct in it comes next) */
+            uint32_t ls = nstart(w, leaf);
+            while (ls > 0 && w->src[ls - 1] != '\n') ls--;
+            struct mg_def *v = &w->out->v[i];
+            if (v->start < ls && ls <= v->end) v->start = ls;
+        }
+        if (first < 0) first = i;
+    } while (!w->oom && !w->full && ts_tree_cursor_goto_next_sibling(&w->aux));
+    return first;
 }
 
 /* The name of a type without `*`, `&` and generic arguments: Go receivers
@@ -872,8 +1073,15 @@ static bool visit(struct walker *w, const struct frame *ctx, TSNode n, uint32_t 
         break;
     case R_C_RECORD: return visit_c_record(w, ctx, n, attr, r, child);
     case R_C_TYPEDEF:
-        visit_c_typedef(w, ctx, n, attr);
+        child->anon = visit_c_typedef(w, ctx, n, attr);
         return true; /* a struct defined in the typedef is a def too */
+    case R_C_DECL:
+        if (ctx->friend) return false;
+        /* and a struct defined in it, whose members belong to what is
+         * declared when it has no name (`struct { int x; } v;`: v.x) */
+        child->anon = visit_c_decl(w, ctx, n, attr, r);
+        return true;
+    case R_C_FRIEND: child->friend = true; return true;
     case R_GO_METHOD:
         emit(w, ctx, n, attr, name_of(w, field(w, n, t->f_name)), go_receiver(w, n), K_METHOD,
              false);

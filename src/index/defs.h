@@ -2,8 +2,9 @@
  *
  * Given a tree-sitter tree of one file, list its definitions (functions,
  * methods, classes, structs, unions, enums, interfaces, traits, impls, types,
- * modules/namespaces, macros) with their byte ranges, names, kinds and
- * enclosing containers. The chunker (chunk.h) cuts chunks along them and the
+ * modules/namespaces, macros; in C and C++ also prototypes, variables, fields
+ * and enumerators) with their byte ranges, names, kinds and enclosing
+ * containers. The chunker (chunk.h) cuts chunks along them and the
  * symbols table stores them.
  *
  * Byte offsets are offsets into the text the tree was parsed from. For
@@ -19,9 +20,32 @@
  *               typedef and `using X = ...` (type; `typedef struct s {..} t;`
  *               gives both t and s); namespace (module); #define (macro);
  *               `MACRO(name, ...) { ... }` as the parser leaves it (function
- *               "name", e.g. SYSCALL_DEFINE1(close, ...)). Definitions inside
- *               #if blocks, extern "C" and ERROR nodes count; prototypes and
- *               anything inside function bodies do not.
+ *               "name", e.g. SYSCALL_DEFINE1(close, ...)). Declarations, one
+ *               per declarator, each with the whole declaration's range:
+ *               prototype when the declarator nearest the name is a
+ *               function's (`int f(void);`, `SSL_CTX *SSL_CTX_new(...);`, an
+ *               in-class method declaration, a pure virtual `= 0`; not
+ *               `int (*fp)(void);`), else field inside a struct/union/class
+ *               (also `static` members), else variable (file or namespace
+ *               scope, `extern` too; `int A::n = 0;` has container "A"). Not:
+ *               friends, `MACRO(x);` standing alone (EXPORT_SYMBOL(f); but
+ *               `static DEFINE_MUTEX(m);` is variable m), in C a function
+ *               declarator in a struct (a macro call), a keyword (error
+ *               recovery), and what kernel-style attribute macros make of a
+ *               declaration: `int x __read_mostly;`, `unsigned long x
+ *               __initdata;`, `static int __read_mostly x = 1;` give x, not
+ *               the macro; after a struct/union/enum body a function
+ *               declarator or a name starting with `__` or in capitals is an
+ *               attribute (`} __packed;`, `} __aligned(8);`); a declaration
+ *               the parser cut short (a MISSING `;`) gives no bare word
+ *               (`int __must_check f(const T *);` is `int __must_check`).
+ *               enumerator: container its enum. Members of an anonymous
+ *               struct/union/enum belong to what is declared with it (`union
+ *               { long l; } u;`: l has container u; `typedef struct { int x;
+ *               } point;`: x has container point), else to what holds it (a
+ *               C11 anonymous member). Definitions inside #if blocks, extern
+ *               "C" and ERROR nodes count; anything inside function bodies
+ *               does not.
  *   go          func (function), method (container: receiver type without `*`
  *               and type parameters), each type spec (struct, interface, type).
  *   java        class/record (class), interface/@interface (interface), enum,
@@ -50,6 +74,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <tree_sitter/api.h>
 
 #include "index/lang.h"
@@ -68,6 +93,30 @@
 #define MG_KIND_TYPE        "type"   /* typedef, type alias, Go type spec that is not struct/interface */
 #define MG_KIND_MODULE      "module" /* C++ namespace, Rust mod, TS namespace/module */
 #define MG_KIND_MACRO       "macro"  /* C/C++ #define, Rust macro_rules! */
+/* C/C++ declarations (never chunks of their own, see chunk.h): */
+#define MG_KIND_PROTOTYPE   "prototype"  /* a function declared without a body */
+#define MG_KIND_VARIABLE    "variable"   /* a variable declared outside functions */
+#define MG_KIND_FIELD       "field"      /* a struct/union/class data member */
+#define MG_KIND_ENUMERATOR  "enumerator" /* an enum constant */
+
+/* Prototypes, variables, fields, enumerators and macros are never chunks of
+ * their own (chunk.c): they lie in their container's chunk or in a window. */
+static inline bool mg_kind_chunk_worthy(const char *k)
+{
+    return strcmp(k, MG_KIND_MACRO) != 0 && strcmp(k, MG_KIND_PROTOTYPE) != 0 &&
+           strcmp(k, MG_KIND_VARIABLE) != 0 && strcmp(k, MG_KIND_FIELD) != 0 &&
+           strcmp(k, MG_KIND_ENUMERATOR) != 0;
+}
+
+/* Members (fields, enumerators) are left out of a chunk's FTS `symbol` column
+ * (indexer.c): its body holds their names already, and dozens of them would
+ * drown the name of the struct or enum the chunk is about. The same rule in
+ * SQL, for the rows of the symbols table. */
+static inline bool mg_kind_member(const char *k)
+{
+    return strcmp(k, MG_KIND_FIELD) == 0 || strcmp(k, MG_KIND_ENUMERATOR) == 0;
+}
+#define MG_KIND_MEMBER_SQL "('" MG_KIND_FIELD "', '" MG_KIND_ENUMERATOR "')"
 
 struct mg_def {
     uint32_t start;        /* byte range [start, end) of the whole definition,  */

@@ -279,7 +279,8 @@ static void result_free(struct result *r)
 /* Token streams of a file's FTS rows into out/off (see struct result): the
  * path, then each chunk's symbol column and body. The symbol column holds the
  * chunk's definition and container, and every definition that starts within
- * the chunk's lines (so a window of macros carries their names). The writer
+ * the chunk's lines (so a window of macros or prototypes carries their names)
+ * except members (fields, enumerators: mg_kind_member()). The writer
  * rebuilds the same streams to delete rows, so this is the one place they
  * are made, from data both sides have: chunk byte and line ranges, and
  * definitions with their start lines. */
@@ -348,14 +349,17 @@ static int result_streams(struct result *r, struct mg_token_set *ts, struct mg_b
         c[i] = (struct stream_chunk){k->start_byte, k->end_byte, k->start_line, k->end_line,
                                      d ? d->name : NULL, d ? d->container : NULL};
     }
-    for (size_t i = 0; i < p->defs.n; i++) defs[i] = (struct stream_def){p->def_lines[2 * i], p->defs.v[i].name};
+    size_t nd = 0;
+    for (size_t i = 0; i < p->defs.n; i++)
+        if (!mg_kind_member(p->defs.v[i].kind))
+            defs[nd++] = (struct stream_def){p->def_lines[2 * i], p->defs.v[i].name};
     /* stable order for equal lines: the writer reads them back by id, which is this order */
-    for (size_t i = 1; i < p->defs.n; i++)
+    for (size_t i = 1; i < nd; i++)
         if (defs[i].line < defs[i - 1].line) {
-            qsort(defs, p->defs.n, sizeof(*defs), cmp_stream_def);
+            qsort(defs, nd, sizeof(*defs), cmp_stream_def);
             break;
         }
-    struct stream_src src = {r->path, r->text, c, n, defs, p->defs.n};
+    struct stream_src src = {r->path, r->text, c, n, defs, nd};
     struct mg_buf out;
     mg_buf_init(&out, UINT32_MAX - 1);
     rc = build_streams(ts, scratch, &src, &out, r->fts_off);
@@ -631,7 +635,8 @@ static int writer_prepare(struct writer *w, struct mg_err *err)
         {&w->sel_file, "SELECT content, path, size, chunk_lo, chunk_hi, sym_lo, sym_hi FROM files WHERE id=?"},
         {&w->sel_chunks, "SELECT id, start_byte, end_byte, symbol, container, start_line, end_line FROM chunks "
                          "WHERE id BETWEEN ? AND ? ORDER BY id"},
-        {&w->sel_syms, "SELECT start_line, name FROM symbols WHERE id BETWEEN ? AND ? ORDER BY id"},
+        {&w->sel_syms, "SELECT start_line, name FROM symbols WHERE id BETWEEN ? AND ? "
+                       "AND kind NOT IN " MG_KIND_MEMBER_SQL " ORDER BY id"},
         {&w->del_chunk_fts, "INSERT INTO chunks_fts(chunks_fts, rowid, path, symbol, body) "
                             "VALUES('delete', ?, ?, ?, ?)"},
         {&w->del_chunks, "DELETE FROM chunks WHERE id BETWEEN ? AND ?"},

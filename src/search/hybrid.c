@@ -293,7 +293,22 @@ struct fused {
     struct mg_hit h;
     double score;
     bool chunk;    /* h spans a chunk (lexical, semantic), not just a definition */
+    bool named;    /* h's symbol and kind are a definition's that matched */
 };
+
+/* A chunk holding a matched definition takes its name and kind: a method
+ * found in its class's chunk is named, not the class. The first (best)
+ * definition wins. */
+static void take_name(struct fused *f, struct mg_hit *def)
+{
+    if (f->named || !def->symbol) return;
+    free(f->h.symbol);
+    free(f->h.kind);
+    f->h.symbol = def->symbol;
+    f->h.kind = def->kind;
+    def->symbol = def->kind = NULL;
+    f->named = true;
+}
 
 static bool same_place(const struct fused *f, const struct mg_hit *h, bool chunk)
 {
@@ -337,17 +352,22 @@ int mg_rrf_fuse(struct mg_results *const *lists, size_t nlists, int limit, struc
             if (j < n) {
                 v[j].score += s;
                 if (chunk && !v[j].chunk) { /* the chunk reads better than the definition alone */
-                    hit_release(&v[j].h);
+                    struct mg_hit def = v[j].h;
                     v[j].h = *h;
                     v[j].chunk = true;
+                    v[j].named = false;
                     memset(h, 0, sizeof(*h));
+                    take_name(&v[j], &def);
+                    hit_release(&def);
                 } else {
+                    if (!chunk && v[j].chunk) take_name(&v[j], h);
                     hit_release(h);
                 }
             } else {
                 v[n].h = *h;
                 v[n].score = s;
                 v[n].chunk = chunk;
+                v[n].named = !chunk;
                 memset(h, 0, sizeof(*h));
                 n++;
             }

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "index/defs.h"
 #include "index/lang.h"
 #include "search/hybrid.h"
 #include "store/rxlit.h"
@@ -867,7 +868,8 @@ static void rfile_from(struct rfile *f, sqlite3_stmt *st, int64_t id)
 
 /* The innermost definition of the file (symbols lo..hi) around `line`:
  * symbol and kind into h (a regex hit names the function a line is in,
- * where its chunk may be a whole class). */
+ * where its chunk may be a whole class). Not a macro, and not a member: a
+ * hit on a field's line names its struct. */
 static void innermost_symbol(sqlite3_stmt *st, const struct rfile *f, int line, struct mg_hit *h)
 {
     if (f->sym_lo > f->sym_hi) return;
@@ -1030,7 +1032,8 @@ static int search_regex(struct ctx *c, const char *pattern, bool fixed, bool cas
     if (mg_db_prepare(c->d, "SELECT start_byte, end_byte, start_line, end_line, symbol, kind FROM chunks "
                             "WHERE id BETWEEN ? AND ? ORDER BY id", &chunks_st, c->err) != 0 ||
         mg_db_prepare(c->d, "SELECT name, kind FROM symbols WHERE id BETWEEN ?1 AND ?2 AND start_line <= ?3 "
-                            "AND end_line >= ?3 AND kind <> 'macro' ORDER BY end_line - start_line, id DESC LIMIT 1",
+                            "AND end_line >= ?3 AND kind <> 'macro' AND kind NOT IN " MG_KIND_MEMBER_SQL " "
+                            "ORDER BY end_line - start_line, id DESC LIMIT 1",
                       &syms_st, c->err) != 0)
         goto out;
     struct rfile rf;
@@ -1073,11 +1076,70 @@ out:
 
 /* ---- 5. symbol ------------------------------------------------------------------------ */
 
-/* Kinds that define something a reader looks for first. */
+/* Kinds that define something a reader looks for first; declarations
+ * (prototypes, variables, enumerators) with macros, after the definitions;
+ * fields, which many structs share names of, last. */
 static const char *KIND_ORDER_SQL =
     "CASE s.kind WHEN 'function' THEN 0 WHEN 'method' THEN 0 WHEN 'class' THEN 0 WHEN 'struct' THEN 0 "
     "WHEN 'interface' THEN 0 WHEN 'trait' THEN 0 WHEN 'constructor' THEN 1 WHEN 'enum' THEN 1 WHEN 'union' THEN 1 "
-    "WHEN 'type' THEN 1 WHEN 'macro' THEN 2 ELSE 3 END";
+    "WHEN 'type' THEN 1 WHEN 'macro' THEN 2 WHEN 'prototype' THEN 2 WHEN 'variable' THEN 2 "
+    "WHEN 'enumerator' THEN 2 ELSE 3 END";
+
+/* A query's words, each as its whole form and its parts (as mg_fts_query
+ * spells them out), to test single names against: the sub-word pass finds
+ * chunks whose symbol column matches, and names only the definitions in them
+ * that match by themselves. */
+#define QW_MAX 32
+struct qwords {
+    size_t n;
+    char *tok[QW_MAX * 8];
+    size_t word[QW_MAX * 8]; /* the word each token belongs to (its start) */
+};
+
+static int qwords_cb(void *ctx, const char *tok, size_t len, size_t start, size_t end, bool colocated)
+{
+    struct qwords *q = ctx;
+    if (q->n == sizeof(q->tok) / sizeof(q->tok[0])) return 1;
+    if (!(q->tok[q->n] = strndup(tok, len))) return -1;
+    q->word[q->n++] = start;
+    return 0;
+}
+
+static void qwords_free(struct qwords *q)
+{
+    for (size_t i = 0; i < q->n; i++) free(q->tok[i]);
+    q->n = 0;
+}
+
+struct name_toks {
+    const struct qwords *q;
+    bool *seen; /* per query token: the name has it */
+};
+
+static int name_cb(void *ctx, const char *tok, size_t len, size_t start, size_t end, bool colocated)
+{
+    struct name_toks *t = ctx;
+    for (size_t i = 0; i < t->q->n; i++)
+        if (!t->seen[i] && strlen(t->q->tok[i]) == len && memcmp(t->q->tok[i], tok, len) == 0) t->seen[i] = true;
+    return 0;
+}
+
+/* Does the name hold every query word, whole or by all of its parts? */
+static bool name_matches(const struct qwords *q, const char *name)
+{
+    bool seen[sizeof(q->tok) / sizeof(q->tok[0])] = {false};
+    struct name_toks t = {q, seen};
+    mg_tokenize(name, strlen(name), name_cb, &t);
+    for (size_t i = 0; i < q->n;) {
+        size_t j = i + 1; /* tokens i..j-1 are one word: its whole form, then its parts */
+        while (j < q->n && q->word[j] == q->word[i]) j++;
+        bool ok = seen[i], parts = j > i + 1;
+        for (size_t k = i + 1; k < j && parts; k++) parts = seen[k];
+        if (!ok && !(j > i + 1 && parts)) return false;
+        i = j;
+    }
+    return q->n > 0;
+}
 
 static int symbol_hit(struct ctx *c, sqlite3_stmt *st, double score)
 {
@@ -1152,59 +1214,94 @@ static int search_symbol(struct ctx *c, int limit)
         goto out;
     }
     /* 4: sub-word matches, when no name matched: the symbol column of
-     * chunks_fts holds definition names split into parts; the best names
-     * found there are looked up in the symbols table like exact names. (Not
-     * to pad a short list of exact matches: it costs a pass over every chunk
-     * holding a common part such as "read".) */
+     * chunks_fts holds definition names split into parts; in the best
+     * chunks found there, the names that match by themselves (the chunk's
+     * definition, or one that starts in it: a method in its class's chunk
+     * is named, not the class) are looked up in the symbols table like exact
+     * names. (Not to pad a short list of exact matches: it costs a pass over
+     * every chunk holding a common part such as "read".) */
     if (found == 0) {
         mg_buf_reset(&like);
         mg_buf_adds(&like, "symbol : ");
-        if (mg_fts_query(q, strlen(q), 0, &like) > 0) {
-            sqlite3_stmt *names, *byname;
-            /* (an FTS5 ranking function may not sit inside an aggregate:
-             * rank in a materialized CTE, group outside it) */
-            if (mg_db_prepare(c->d, "WITH m AS MATERIALIZED (SELECT c.symbol AS symbol, "
-                                    "mgrank(chunks_fts, 0.0, 1.0, 0.0, (SELECT max(id) FROM chunks)) AS r "
-                                    "FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
-                                    "WHERE chunks_fts MATCH ?1 AND c.symbol IS NOT NULL) "
-                                    "SELECT symbol, min(r) AS r FROM m GROUP BY symbol ORDER BY r, length(symbol) "
-                                    "LIMIT ?2",
-                              &names, c->err) != 0)
-                goto out;
-            mg_buf_reset(&sql);
+        struct qwords qw = {0};
+        if (mg_fts_query(q, strlen(q), 0, &like) > 0 && mg_tokenize(q, strlen(q), qwords_cb, &qw) >= 0) {
+            sqlite3_stmt *chunks = NULL, *inner = NULL, *byname = NULL;
+            char **names = NULL;
+            size_t nnames = 0;
+            int bad = 0;
             /* (the name index is case-insensitive: `= ?1 COLLATE NOCASE` lets
              * the search use it, where `= ?1` alone scans every symbol) */
+            mg_buf_reset(&sql);
             mg_buf_addf(&sql,
                         "SELECT s.id, s.name, s.kind, s.container, s.start_line, s.end_line, f.path, f.lang, f.id "
                         "FROM symbols s JOIN files f ON f.id = s.file_id "
                         "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 AND mg_filter_ok(?2, f.path, f.lang) "
                         "ORDER BY %s, f.path, s.start_line",
                         KIND_ORDER_SQL);
-            if (mg_db_prepare(c->d, sql.p, &byname, c->err) != 0) {
-                sqlite3_finalize(names);
-                goto out;
+            if (mg_db_prepare(c->d, "SELECT c.symbol, c.start_line, c.end_line, f.sym_lo, f.sym_hi, "
+                                    "mgrank(chunks_fts, 0.0, 1.0, 0.0, (SELECT max(id) FROM chunks)) AS r "
+                                    "FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+                                    "JOIN files f ON f.id = c.file_id "
+                                    "WHERE chunks_fts MATCH ?1 ORDER BY r LIMIT ?2",
+                              &chunks, c->err) != 0 ||
+                mg_db_prepare(c->d, "SELECT name FROM symbols WHERE id BETWEEN ?1 AND ?2 AND start_line BETWEEN ?3 "
+                                    "AND ?4 AND kind NOT IN " MG_KIND_MEMBER_SQL " ORDER BY id",
+                              &inner, c->err) != 0 ||
+                mg_db_prepare(c->d, sql.p, &byname, c->err) != 0)
+                bad = 1;
+            else if (!(names = calloc((size_t)limit * 4 + 1, sizeof(*names))))
+                bad = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+            if (!bad) {
+                sqlite3_bind_text(chunks, 1, like.p, -1, SQLITE_STATIC);
+                sqlite3_bind_int(chunks, 2, limit * 4);
+                sqlite3_bind_pointer(byname, 2, &c->filter, "mg_filter", NULL);
             }
-            sqlite3_bind_text(names, 1, like.p, -1, SQLITE_STATIC);
-            sqlite3_bind_int(names, 2, limit * 4);
-            sqlite3_bind_pointer(byname, 2, &c->filter, "mg_filter", NULL);
-            int bad = 0, step_names;
-            while (!bad && found < limit && (step_names = sqlite3_step(names)) == SQLITE_ROW) {
-                double b = -sqlite3_column_double(names, 1); /* bm25 is negative; map into (0, 0.7) */
-                sqlite3_reset(byname);
-                sqlite3_bind_text(byname, 1, (const char *)sqlite3_column_text(names, 0), -1, SQLITE_TRANSIENT);
-                while (found < limit && sqlite3_step(byname) == SQLITE_ROW) {
-                    int r = symbol_hit(c, byname, 0.7 * b / (1.0 + b));
-                    if (r < 0) {
-                        bad = 1;
+            int step_chunks = SQLITE_DONE;
+            while (!bad && found < limit && (step_chunks = sqlite3_step(chunks)) == SQLITE_ROW) {
+                double b = -sqlite3_column_double(chunks, 5); /* bm25 is negative; map into (0, 0.7) */
+                /* the chunk's definition, then the definitions starting in it */
+                sqlite3_reset(inner);
+                sqlite3_bind_int64(inner, 1, sqlite3_column_int64(chunks, 3));
+                sqlite3_bind_int64(inner, 2, sqlite3_column_int64(chunks, 4));
+                sqlite3_bind_int64(inner, 3, sqlite3_column_int64(chunks, 1));
+                sqlite3_bind_int64(inner, 4, sqlite3_column_int64(chunks, 2));
+                const char *own = (const char *)sqlite3_column_text(chunks, 0);
+                for (bool first = true; !bad && found < limit; first = false) {
+                    const char *name = own;
+                    if (!first || !own) {
+                        if (sqlite3_step(inner) != SQLITE_ROW) break;
+                        name = (const char *)sqlite3_column_text(inner, 0);
+                    }
+                    if (!name || !name_matches(&qw, name)) continue;
+                    size_t k = 0;
+                    while (k < nnames && strcmp(names[k], name) != 0) k++;
+                    if (k < nnames) continue; /* named already, by a better chunk */
+                    if (nnames < (size_t)limit * 4 && !(names[nnames++] = strdup(name))) {
+                        bad = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
                         break;
                     }
-                    found += r;
+                    sqlite3_reset(byname);
+                    sqlite3_bind_text(byname, 1, name, -1, SQLITE_TRANSIENT);
+                    while (found < limit && sqlite3_step(byname) == SQLITE_ROW) {
+                        int r = symbol_hit(c, byname, 0.7 * b / (1.0 + b));
+                        if (r < 0) {
+                            bad = 1;
+                            break;
+                        }
+                        found += r;
+                    }
                 }
             }
-            if (!bad && found < limit && step_names != SQLITE_DONE) bad = mg_db_error(c->d, "symbol search", c->err);
-            sqlite3_finalize(names);
+            if (!bad && found < limit && step_chunks != SQLITE_DONE) bad = mg_db_error(c->d, "symbol search", c->err);
+            for (size_t k = 0; k < nnames; k++) free(names[k]);
+            free(names);
+            sqlite3_finalize(chunks);
+            sqlite3_finalize(inner);
             sqlite3_finalize(byname);
+            qwords_free(&qw);
             if (bad) goto out;
+        } else {
+            qwords_free(&qw);
         }
     }
     rc = 0;
