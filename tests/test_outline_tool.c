@@ -75,7 +75,7 @@ static const char *TS_FILE =
     ",\"signature\":\"" sig "\"}"
 
 static const char *C_WANT = "[" D("SQUARE", "macro", 3, 4, "#define SQUARE(x)") "," D("point", "struct", 6, 8,
-    "struct point") "," D("point_norm2", "function", 10, 14, "static int point_norm2(const struct point *p)") ","
+    "struct point") "," M("x", "field", "point", 7, 7, "int x, y;") "," M("y", "field", "point", 7, 7, "int x, y;") "," D("point_norm2", "function", 10, 14, "static int point_norm2(const struct point *p)") ","
     D("add", "function", 16, 19, "int add(int a, int b)") "," D("point_t", "type", 21, 21,
     "typedef struct point point_t;") "]";
 static const char *PY_WANT = "[" D("Store", "class", 4, 13, "class Store(dict):") "," M("put", "method", "Store", 7,
@@ -139,7 +139,7 @@ TEST(outline_tool_lists_definitions)
         const char *path, *lang;
         int lines, total;
     } files[] = {
-        {"src/shapes.c", "c", 21, 5},
+        {"src/shapes.c", "c", 21, 7},
         {"./src/store.py", "python", 19, 5},
         {"web/shape.ts", "typescript", 11, 4},
     };
