@@ -90,25 +90,6 @@ static struct mg_hit *hit_new(struct mg_results *r)
     return h;
 }
 
-void mg_hit_release(struct mg_hit *h)
-{
-    free(h->path);
-    free(h->language);
-    free(h->symbol);
-    free(h->kind);
-    free(h->snippet);
-    for (int i = 0; i < h->nlines; i++) free(h->lines[i].text);
-    free(h->lines);
-}
-
-void mg_results_release(struct mg_results *r)
-{
-    for (size_t i = 0; i < r->n; i++) mg_hit_release(&r->v[i]);
-    free(r->v);
-    memset(r, 0, sizeof(*r));
-    r->total_matches = -1;
-}
-
 static char *dup_col(sqlite3_stmt *st, int i)
 {
     const unsigned char *s = sqlite3_column_text(st, i);
