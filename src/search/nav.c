@@ -32,6 +32,18 @@ static double now_ms(void)
 
 static bool late(double deadline) { return deadline > 0 && now_ms() > deadline; }
 
+/* Room for element n of an array of *cap elements of size elem, doubling
+ * from 16: the array (moved, maybe), or NULL when memory runs out (the old
+ * array is still valid then). */
+static void *grown(void *v, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap) return v;
+    size_t c = *cap ? *cap * 2 : 16;
+    void *p = realloc(v, c * elem);
+    if (p) *cap = c;
+    return p;
+}
+
 /* ---- 1. The lexer ------------------------------------------------------------------------- */
 
 enum fam {
@@ -427,15 +439,12 @@ static int file_defs(struct nav *v, struct file *fl)
     size_t cap = 0;
     bool failed = false;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (fl->ndefs == cap) {
-            cap = cap ? cap * 2 : 16;
-            struct mg_nav_def *nd = realloc(fl->defs, cap * sizeof(*nd));
-            if (!nd) {
-                failed = true;
-                break;
-            }
-            fl->defs = nd;
+        struct mg_nav_def *nd = grown(fl->defs, fl->ndefs, &cap, sizeof(*nd));
+        if (!nd) {
+            failed = true;
+            break;
         }
+        fl->defs = nd;
         struct mg_nav_def *df = &fl->defs[fl->ndefs++];
         df->path = fl->path; /* borrowed: copies own theirs (def_copy) */
         df->file_id = fl->id;
@@ -631,16 +640,12 @@ static int on_ident(void *ud, const char *t, size_t off, size_t len, int line, b
 {
     struct occs *o = ud;
     if (len != o->nlen || memcmp(t + off, o->name, len) != 0) return 0;
-    if (o->n == o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 16;
-        struct occ *nv = realloc(o->v, cap * sizeof(*nv));
-        if (!nv) {
-            o->failed = true;
-            return 1;
-        }
-        o->v = nv;
-        o->cap = cap;
+    struct occ *nv = grown(o->v, o->n, &o->cap, sizeof(*nv));
+    if (!nv) {
+        o->failed = true;
+        return 1;
     }
+    o->v = nv;
     o->v[o->n++] = (struct occ){off, line, call, false};
     return 0;
 }
@@ -731,16 +736,13 @@ static int candidates(struct nav *v, const char *name, const char *from_path,
     size_t nids = 0, cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (nids == cap) {
-            cap = cap ? cap * 2 : 64;
-            int64_t *ni = realloc(ids, cap * sizeof(*ni));
-            if (!ni) {
-                free(ids);
-                sqlite3_reset(st);
-                return oom(v->err);
-            }
-            ids = ni;
+        int64_t *ni = grown(ids, nids, &cap, sizeof(*ni));
+        if (!ni) {
+            free(ids);
+            sqlite3_reset(st);
+            return oom(v->err);
         }
+        ids = ni;
         ids[nids++] = sqlite3_column_int64(st, 0);
     }
     sqlite3_reset(st);
@@ -827,13 +829,9 @@ static int refs_file(struct nav *v, struct file *fl, void *ud)
         }
         here++;
         o->total++;
-        if (o->n == o->cap) {
-            size_t cap = o->cap ? o->cap * 2 : 32;
-            struct mg_nav_site *nv = realloc(o->v, cap * sizeof(*nv));
-            if (!nv) return oom(v->err);
-            o->v = nv;
-            o->cap = cap;
-        }
+        struct mg_nav_site *nv = grown(o->v, o->n, &o->cap, sizeof(*nv));
+        if (!nv) return oom(v->err);
+        o->v = nv;
         struct mg_nav_site *s = &o->v[o->n];
         memset(s, 0, sizeof(*s));
         s->path = strdup(fl->path);
@@ -908,13 +906,9 @@ static struct mg_nav_def *pooled(struct mg_nav_graph *g, const struct mg_nav_def
         if (p->start_line == d->start_line && strcmp(p->path, path) == 0 && strcmp(p->name, d->name ? d->name : "") == 0)
             return p;
     }
-    if (g->npool == g->cappool) {
-        size_t cap = g->cappool ? g->cappool * 2 : 64;
-        struct mg_nav_def **np = realloc(g->pool, cap * sizeof(*np));
-        if (!np) return NULL;
-        g->pool = np;
-        g->cappool = cap;
-    }
+    struct mg_nav_def **np = grown(g->pool, g->npool, &g->cappool, sizeof(*np));
+    if (!np) return NULL;
+    g->pool = np;
     struct mg_nav_def *c = def_copy(d, path);
     if (c) g->pool[g->npool++] = c;
     return c;
@@ -941,13 +935,9 @@ static int add_edge(struct mg_nav_graph *g, size_t limit, int depth, struct mg_n
         g->truncated = true;
         return 0;
     }
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 32;
-        struct mg_nav_edge *nv = realloc(g->v, cap * sizeof(*nv));
-        if (!nv) return -1;
-        g->v = nv;
-        g->cap = cap;
-    }
+    struct mg_nav_edge *nv = grown(g->v, g->n, &g->cap, sizeof(*nv));
+    if (!nv) return -1;
+    g->v = nv;
     char *c = strdup(callee);
     if (!c) return -1;
     g->v[g->n++] = (struct mg_nav_edge){depth, from, to, c, line, confidence};
@@ -1045,13 +1035,9 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         }
         if (add_edge(cr->g, cr->limit, cr->depth, from, to, cr->name, oc->line, conf) != 0) return oom(v->err);
         if (fresh && strcmp(from->kind, "file") != 0) {
-            if (cr->nnext == cr->capnext) {
-                size_t cap = cr->capnext ? cr->capnext * 2 : 16;
-                struct mg_nav_def **nn = realloc(cr->next, cap * sizeof(*nn));
-                if (!nn) return oom(v->err);
-                cr->next = nn;
-                cr->capnext = cap;
-            }
+            struct mg_nav_def **nn = grown(cr->next, cr->nnext, &cr->capnext, sizeof(*nn));
+            if (!nn) return oom(v->err);
+            cr->next = nn;
             cr->next[cr->nnext++] = from;
         }
     }
@@ -1132,16 +1118,12 @@ static int on_call(void *ud, const char *t, size_t off, size_t len, int line, bo
         return 0;
     }
     if (!call || keyword(t + off, len)) return 0;
-    if (cr->n == cr->cap) {
-        size_t cap = cr->cap ? cr->cap * 2 : 32;
-        struct call *nv = realloc(cr->v, cap * sizeof(*nv));
-        if (!nv) {
-            cr->failed = true;
-            return 1;
-        }
-        cr->v = nv;
-        cr->cap = cap;
+    struct call *nv = grown(cr->v, cr->n, &cr->cap, sizeof(*nv));
+    if (!nv) {
+        cr->failed = true;
+        return 1;
     }
+    cr->v = nv;
     cr->v[cr->n++] = (struct call){off, line, len};
     return 0;
 }
@@ -1190,16 +1172,12 @@ static int calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int dep
             bool known = false;
             for (size_t k = 0; k < *nfound && !known; k++) known = (*found)[k] == to;
             if (!known) {
-                if (*nfound == *capfound) {
-                    size_t cap = *capfound ? *capfound * 2 : 16;
-                    struct mg_nav_def **nf = realloc(*found, cap * sizeof(*nf));
-                    if (!nf) {
-                        rc = oom(v->err);
-                        break;
-                    }
-                    *found = nf;
-                    *capfound = cap;
+                struct mg_nav_def **nf = grown(*found, *nfound, capfound, sizeof(*nf));
+                if (!nf) {
+                    rc = oom(v->err);
+                    break;
                 }
+                *found = nf;
                 (*found)[(*nfound)++] = to;
             }
         }
@@ -1234,16 +1212,12 @@ int mg_nav_callees(struct mg_db *d, const struct mg_filter *f, const char *qname
             bool known = false;
             for (size_t k = 0; k < nvisited && !known; k++) known = visited[k] == frontier[i];
             if (known) continue;
-            if (nvisited == capvisited) {
-                size_t cap = capvisited ? capvisited * 2 : 64;
-                struct mg_nav_def **nv = realloc(visited, cap * sizeof(*nv));
-                if (!nv) {
-                    rc = oom(err);
-                    break;
-                }
-                visited = nv;
-                capvisited = cap;
+            struct mg_nav_def **nv = grown(visited, nvisited, &capvisited, sizeof(*nv));
+            if (!nv) {
+                rc = oom(err);
+                break;
             }
+            visited = nv;
             visited[nvisited++] = frontier[i];
             rc = calls_of(&v, out, limit, level, frontier[i], level < depth ? &next : NULL, &nnext, &capnext);
         }
