@@ -26,6 +26,7 @@ int mg_cmd_refs(int argc, char **argv);
 int mg_cmd_callers(int argc, char **argv);
 int mg_cmd_callees(int argc, char **argv);
 int mg_cmd_trace(int argc, char **argv);
+int mg_cmd_impact(int argc, char **argv);
 int mg_cmd_repos(int argc, char **argv);
 int mg_cmd_status(int argc, char **argv);
 int mg_cmd_scan(int argc, char **argv);

@@ -1,5 +1,6 @@
 /* cmd_nav.c — `memgate refs`, `memgate callers`, `memgate callees`,
- * `memgate trace`: the navigation tools from the command line. */
+ * `memgate trace`, `memgate impact`: the navigation tools from the command
+ * line. */
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
@@ -61,6 +62,24 @@ static const char *HELP_TRACE =
     "options:\n"
     "  --depth N       the longest path, in calls (default 6, at most 8)\n"
     "  --limit N       at most N paths (default 3, at most 100)\n" COMMON_OPTS;
+
+static const char *HELP_IMPACT =
+    "usage: memgate impact [REVISIONS | --diff FILE | --path P...] [--depth N] [--limit N] [--repo ID] [--json]\n"
+    "\n"
+    "What a change touches: the definitions it modifies, adds or removes, then\n"
+    "their callers up to --depth levels, best first (score: nearer and surer\n"
+    "calls weigh more). The calls that still name a removed or renamed\n"
+    "definition are listed too: they break. The change is one of:\n"
+    "  REVISIONS       git: A..B, A...B (from their merge base), or A (A to the\n"
+    "                  work tree); default HEAD: the changes not committed yet\n"
+    "  --diff FILE     a unified diff (git diff, diff -u); - reads standard input\n"
+    "  --path P        file P changed as a whole (repeatable)\n"
+    "The index is taken to hold the new side: index the repo first (a watcher\n"
+    "does it); files whose diff does not match the index are listed as stale.\n"
+    "\n"
+    "options:\n"
+    "  --depth N       caller levels (default 2, at most 8)\n"
+    "  --limit N       at most N impacted definitions (default 50, at most 1000)\n" COMMON_OPTS;
 
 static long long num(json_t *o, const char *k) { return json_integer_value(json_object_get(o, k)); }
 static const char *str(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
@@ -141,6 +160,81 @@ static void print_paths(json_t *res)
             num(res, "visited"), json_is_true(json_object_get(res, "truncated")) ? " (stopped at a bound)" : "");
 }
 
+static void print_impact(json_t *res)
+{
+    size_t i;
+    json_t *d;
+    json_array_foreach(json_object_get(res, "changed"), i, d)
+    {
+        printf("%-8s  %s:%lld  %s %s", str(d, "change"), str(d, "path"), num(d, "line"), str(d, "kind"), str(d, "name"));
+        if (str(d, "container")) printf(" in %s", str(d, "container"));
+        putchar('\n');
+    }
+    json_array_foreach(json_object_get(res, "impacted"), i, d)
+    {
+        printf("%6.3f  %s:%lld  %s %s  (depth %lld: calls %s at line %lld, %s)\n", json_real_value(json_object_get(d, "score")),
+               str(d, "path"), num(d, "line"), str(d, "kind"), str(d, "name"), num(d, "depth"), str(d, "calls"),
+               num(d, "call_line"), str(d, "confidence"));
+    }
+    json_array_foreach(json_object_get(res, "skipped"), i, d)
+    fprintf(stderr, "skipped %s: %s\n", str(d, "path"),
+            strcmp(str(d, "reason"), "stale") == 0 ? "the diff does not match the index (index the repo again)"
+                                                  : "not in the index or the scope");
+    fprintf(stderr, "%zu definition%s changed; %lld caller%s impacted%s\n",
+            json_array_size(json_object_get(res, "changed")), json_array_size(json_object_get(res, "changed")) == 1 ? "" : "s",
+            num(res, "total"), num(res, "total") == 1 ? "" : "s",
+            json_is_true(json_object_get(res, "truncated")) ? " (stopped early: lower --depth)" : "");
+}
+
+/* A file's text (FILE, or standard input for "-"), at most max bytes. */
+static char *read_all(const char *path, size_t max, struct mg_err *err)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f) {
+        mg_err_set(err, MG_E_PATH_NOT_FOUND, "cannot open the diff '%s'", path);
+        return NULL;
+    }
+    size_t n = 0, cap = 65536;
+    char *b = malloc(cap);
+    while (b) {
+        if (n + 1 >= cap) {
+            if (cap > max) break;
+            char *nb = realloc(b, cap * 2);
+            if (!nb) {
+                free(b);
+                b = NULL;
+                break;
+            }
+            b = nb;
+            cap *= 2;
+        }
+        size_t r = fread(b + n, 1, cap - n - 1, f);
+        if (r == 0) break;
+        n += r;
+    }
+    bool ioerr = ferror(f);
+    if (f != stdin) fclose(f);
+    if (!b) {
+        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    if (n > max) {
+        free(b);
+        mg_err_set(err, MG_E_BAD_DIFF, "the diff '%s' is over %zu MiB; split it", path, max >> 20);
+        return NULL;
+    }
+    if (ioerr) {
+        free(b);
+        mg_err_set(err, MG_E_IO, "cannot read the diff '%s'", path);
+        return NULL;
+    }
+    b[n] = 0;
+    return b;
+}
+
+#define DIFF_MAX (16u << 20) /* search/impact.h's MG_DIFF_MAX_BYTES */
+
+/* nargs: the positional arguments (-1: impact's optional REVISIONS). */
 static int run_nav(const char *cmd, const char *tool, const char *help, int nargs, int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -149,9 +243,12 @@ static int run_nav(const char *cmd, const char *tool, const char *help, int narg
         {"glob", required_argument, NULL, 'g'},   {"exclude", required_argument, NULL, 'x'},
         {"lang", required_argument, NULL, 'l'},   {"tenant", required_argument, NULL, 'T'},
         {"json", no_argument, NULL, 'j'},         {"help", no_argument, NULL, 'h'},
+        {"diff", required_argument, NULL, 'D'},   {"path", required_argument, NULL, 'P'},
         {NULL, 0, NULL, 0},
     };
-    const char *repo = NULL, *cursor = NULL, *tenant = NULL;
+    bool impact = nargs < 0;
+    const char *repo = NULL, *cursor = NULL, *tenant = NULL, *diff = NULL;
+    json_t *paths = json_array();
     long limit = 0, depth = 0;
     bool json = false;
     json_t *globs = json_array(), *excl = json_array(), *langs = json_array();
@@ -162,6 +259,15 @@ static int run_nav(const char *cmd, const char *tool, const char *help, int narg
         switch (c) {
         case 'r': repo = optarg; break;
         case 'c': cursor = optarg; break; /* the tool checks it */
+        case 'D':
+        case 'P':
+            if (!impact) {
+                rc = mg_cli_usage(cmd, "unknown option '%s'", argv[optind - 1]);
+                goto out;
+            }
+            if (c == 'D') diff = optarg;
+            else json_array_append_new(paths, json_string(optarg));
+            break;
         case 'T': tenant = optarg; break;
         case 'g': json_array_append_new(globs, json_string(optarg)); break;
         case 'x': json_array_append_new(excl, json_string(optarg)); break;
@@ -182,16 +288,38 @@ static int run_nav(const char *cmd, const char *tool, const char *help, int narg
         default: rc = mg_cli_usage(cmd, "unknown or incomplete option '%s'", argv[optind - 1]); goto out;
         }
     }
-    if (argc - optind != nargs) {
-        rc = mg_cli_usage(cmd, nargs == 1 ? "give exactly one SYMBOL" : "give FROM and TO");
+    if (impact ? argc - optind > 1 || (argc - optind == 1 && (diff || json_array_size(paths))) ||
+                     (diff && json_array_size(paths))
+               : argc - optind != nargs) {
+        rc = mg_cli_usage(cmd, impact ? "name the change once: REVISIONS, --diff FILE or --path P"
+                          : nargs == 1 ? "give exactly one SYMBOL" : "give FROM and TO");
         goto out;
     }
     struct mg_config cfg;
     if ((rc = mg_cli_config(&cfg)) != 0) goto out;
     struct mg_err err = {0};
     json_t *args = json_object();
-    json_t *sym = json_string(argv[optind]), *to = nargs == 2 ? json_string(argv[optind + 1]) : NULL;
-    if (!sym || (nargs == 2 && !to)) {
+    if (impact) {
+        char *text = diff ? read_all(diff, DIFF_MAX, &err) : NULL;
+        if (diff && !text) {
+            json_decref(args);
+            rc = mg_cli_fail(&err);
+            goto out;
+        }
+        json_t *t = text ? json_stringn(text, strlen(text)) : NULL;
+        free(text);
+        if (diff && !t) {
+            json_decref(args);
+            mg_err_set(&err, MG_E_BAD_DIFF, "the diff '%s' is not valid UTF-8", diff);
+            rc = mg_cli_fail(&err);
+            goto out;
+        }
+        if (t) json_object_set_new(args, "diff", t);
+        else if (json_array_size(paths)) json_object_set(args, "paths", paths);
+        else json_object_set_new(args, "revisions", json_string(optind < argc ? argv[optind] : "HEAD"));
+    }
+    json_t *sym = impact ? NULL : json_string(argv[optind]), *to = nargs == 2 ? json_string(argv[optind + 1]) : NULL;
+    if (!impact && (!sym || (nargs == 2 && !to))) {
         json_decref(sym);
         json_decref(to);
         json_decref(args);
@@ -199,7 +327,7 @@ static int run_nav(const char *cmd, const char *tool, const char *help, int narg
         rc = mg_cli_fail(&err);
         goto out;
     }
-    json_object_set_new(args, "symbol", sym);
+    if (sym) json_object_set_new(args, "symbol", sym);
     if (to) json_object_set_new(args, "to", to);
     if (repo) json_object_set_new(args, "repo", json_string(repo));
     if (cursor) json_object_set_new(args, "cursor", json_string(cursor));
@@ -221,12 +349,14 @@ static int run_nav(const char *cmd, const char *tool, const char *help, int narg
         if (json) mg_cli_print_json(res);
         else if (strcmp(tool, "find_references") == 0) print_refs(res);
         else if (strcmp(tool, "trace_path") == 0) print_paths(res);
+        else if (impact) print_impact(res);
         else print_calls(res);
         rc = 0;
     }
     json_decref(res);
     mg_cli_end(&q);
 out:
+    json_decref(paths);
     json_decref(globs);
     json_decref(excl);
     json_decref(langs);
@@ -237,3 +367,4 @@ int mg_cmd_refs(int argc, char **argv) { return run_nav("refs", "find_references
 int mg_cmd_callers(int argc, char **argv) { return run_nav("callers", "callers", HELP_CALLERS, 1, argc, argv); }
 int mg_cmd_callees(int argc, char **argv) { return run_nav("callees", "callees", HELP_CALLEES, 1, argc, argv); }
 int mg_cmd_trace(int argc, char **argv) { return run_nav("trace", "trace_path", HELP_TRACE, 2, argc, argv); }
+int mg_cmd_impact(int argc, char **argv) { return run_nav("impact", "impact", HELP_IMPACT, -1, argc, argv); }

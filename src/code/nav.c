@@ -7,13 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index/walk.h"
+#include "search/impact.h"
 #include "search/nav.h"
 #include "store/db.h"
 #include "util/glob.h"
 
 static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
 
-static int def_item(struct mg_items *out, const struct mg_repo *r, const struct mg_nav_def *d)
+static int def_item(struct mg_items *out, const struct mg_repo *r, const struct mg_nav_def *d, const char *change)
 {
     struct mg_nav_def_item *it = mg_items_add(out, &mg_item_nav_def);
     if (!it) return -1;
@@ -26,6 +28,7 @@ static int def_item(struct mg_items *out, const struct mg_repo *r, const struct 
     it->container = d->container ? mg_item_dup(d->container, &failed) : NULL;
     it->line = d->start_line;
     it->end_line = d->end_line;
+    it->change = change ? mg_item_dup(change, &failed) : NULL;
     return failed ? -1 : 0;
 }
 
@@ -87,6 +90,62 @@ static struct mg_nav_summary *summary(struct mg_items *out, const struct mg_repo
     return it;
 }
 
+static int impact_items(struct mg_items *out, const struct mg_repo *r, const struct mg_impact *im)
+{
+    bool failed = false;
+    for (size_t i = 0; i < im->nchanged && !failed; i++)
+        failed = def_item(out, r, &im->changed[i].d, im->changed[i].change) != 0;
+    for (size_t i = 0; i < im->n && !failed; i++) {
+        const struct mg_impact_hit *h = &im->v[i];
+        struct mg_nav_impact_item *it = mg_items_add(out, &mg_item_nav_impact);
+        if (!it) return -1;
+        mg_code_owner(&it->base, r);
+        it->repo = mg_item_dup(r->id, &failed);
+        it->path = mg_item_dup(h->d.path, &failed);
+        it->name = mg_item_dup(h->d.name, &failed);
+        it->kind = mg_item_dup(h->d.kind, &failed);
+        it->container = h->d.container ? mg_item_dup(h->d.container, &failed) : NULL;
+        it->line = h->d.start_line;
+        it->end_line = h->d.end_line;
+        it->depth = h->depth;
+        it->score = h->score;
+        it->calls = mg_item_dup(h->calls, &failed);
+        it->call_line = h->call_line;
+        it->confidence = mg_item_dup(h->confidence, &failed);
+    }
+    for (size_t i = 0; i < im->nskipped && !failed; i++) {
+        struct mg_nav_skip_item *it = mg_items_add(out, &mg_item_nav_skip);
+        if (!it) return -1;
+        mg_code_owner(&it->base, r);
+        it->repo = mg_item_dup(r->id, &failed);
+        it->path = mg_item_dup(im->skipped[i].path, &failed);
+        it->reason = mg_item_dup(im->skipped[i].reason, &failed);
+    }
+    return failed ? -1 : 0;
+}
+
+/* The change an impact names, parsed: paths, a diff, or revisions (git). */
+static int change_of(const struct mg_repo *r, const struct mg_nav_query *q, struct mg_diff *diff, char **text,
+                     struct mg_err *err)
+{
+    *text = NULL;
+    int given = (q->npaths > 0) + (q->diff != NULL) + (q->revisions != NULL);
+    if (given != 1)
+        return mg_err_set(err, MG_E_BAD_ARG, "name the change with exactly one of paths, diff or revisions");
+    if (q->npaths) return mg_diff_of_paths(q->paths, q->npaths, diff, err);
+    if (q->diff) return mg_diff_parse(q->diff, strlen(q->diff), diff, err);
+    size_t len;
+    char prefix[PATH_MAX];
+    if (mg_walk_diff(r->root, q->revisions, MG_DIFF_MAX_BYTES, text, &len, prefix, err) != 0) return -1;
+    if (len == 0) { /* no change: nothing to parse */
+        memset(diff, 0, sizeof(*diff));
+        return 0;
+    }
+    if (mg_diff_parse(*text, len, diff, err) != 0) return -1;
+    mg_diff_within(diff, prefix);
+    return 0;
+}
+
 static int run(struct mg_db *d, const struct mg_filter *f, const struct mg_repo *r, const struct mg_nav_query *q,
                double deadline, struct mg_items *out, struct mg_err *err)
 {
@@ -95,7 +154,7 @@ static int run(struct mg_db *d, const struct mg_filter *f, const struct mg_repo 
     if (strcmp(q->op, "references") == 0) {
         struct mg_nav_refs res;
         if (mg_nav_references(d, f, q->symbol, q->cursor, limit, deadline, &res, err) != 0) return -1;
-        for (size_t i = 0; i < res.ndefs && !failed; i++) failed = def_item(out, r, &res.defs[i]) != 0;
+        for (size_t i = 0; i < res.ndefs && !failed; i++) failed = def_item(out, r, &res.defs[i], NULL) != 0;
         for (size_t i = 0; i < res.n && !failed; i++) failed = ref_item(out, r, &res.v[i]) != 0;
         struct mg_nav_summary *s = failed ? NULL : summary(out, r, q->symbol, &failed);
         if (s) {
@@ -108,10 +167,32 @@ static int run(struct mg_db *d, const struct mg_filter *f, const struct mg_repo 
         mg_nav_refs_release(&res);
         return failed ? oom(err) : 0;
     }
+    if (strcmp(q->op, "impact") == 0) {
+        struct mg_diff diff;
+        char *text = NULL;
+        if (change_of(r, q, &diff, &text, err) != 0) {
+            free(text);
+            return -1;
+        }
+        struct mg_impact im;
+        int rc = mg_nav_impact(d, f, &diff, q->depth, limit, deadline, &im, err);
+        mg_diff_release(&diff);
+        free(text);
+        if (rc != 0) return -1;
+        failed = impact_items(out, r, &im) != 0;
+        struct mg_nav_summary *s = failed ? NULL : summary(out, r, "", &failed);
+        if (s) {
+            s->total = (int64_t)im.total;
+            s->complete = !im.truncated && im.n == im.total;
+            s->truncated = im.truncated;
+        }
+        mg_impact_release(&im);
+        return failed ? oom(err) : 0;
+    }
     if (strcmp(q->op, "trace") == 0) {
         struct mg_nav_paths p;
         if (mg_nav_trace(d, f, q->symbol, q->to, q->depth, limit, deadline, &p, err) != 0) return -1;
-        for (size_t i = 0; i < p.g.ndefs && !failed; i++) failed = def_item(out, r, p.g.defs[i]) != 0;
+        for (size_t i = 0; i < p.g.ndefs && !failed; i++) failed = def_item(out, r, p.g.defs[i], NULL) != 0;
         for (size_t i = 0; i < p.n && !failed; i++)
             for (size_t k = 0; k < p.len[i] && !failed; k++)
                 failed = call_item(out, r, &p.paths[i][k], (int64_t)k + 1, (int64_t)i) != 0;
@@ -131,7 +212,7 @@ static int run(struct mg_db *d, const struct mg_filter *f, const struct mg_repo 
     struct mg_nav_graph g;
     if ((callers ? mg_nav_callers : mg_nav_callees)(d, f, q->symbol, q->depth, limit, deadline, &g, err) != 0)
         return -1;
-    for (size_t i = 0; i < g.ndefs && !failed; i++) failed = def_item(out, r, g.defs[i]) != 0;
+    for (size_t i = 0; i < g.ndefs && !failed; i++) failed = def_item(out, r, g.defs[i], NULL) != 0;
     for (size_t i = 0; i < g.n && !failed; i++) failed = call_item(out, r, &g.v[i], g.v[i].depth, 0) != 0;
     struct mg_nav_summary *s = failed ? NULL : summary(out, r, q->symbol, &failed);
     if (s) {

@@ -170,6 +170,83 @@ static int git_open(const char *root, git_repository **repo, char prefix[PATH_MA
     return 1;
 }
 
+static int tree_of(const git_object *obj, git_tree **tree, const char *range, struct mg_err *err)
+{
+    git_object *t = NULL;
+    if (git_object_peel(&t, obj, GIT_OBJECT_TREE) != 0) {
+        git_error_clear();
+        return mg_err_set(err, MG_E_BAD_REVISION, "'%s' does not name a commit or a tree", range);
+    }
+    *tree = (git_tree *)t;
+    return 0;
+}
+
+int mg_walk_diff(const char *root, const char *range, size_t max, char **text, size_t *len, char prefix[PATH_MAX],
+                 struct mg_err *err)
+{
+    *text = NULL;
+    *len = 0;
+    git_repository *repo = NULL;
+    if (!git_open(root, &repo, prefix))
+        return mg_err_set(err, MG_E_BAD_REVISION, "the repo at '%s' is not in a git work tree; pass a diff or paths "
+                                                  "instead of revisions", root);
+    git_revspec spec = {0};
+    git_tree *a = NULL, *b = NULL;
+    git_diff *diff = NULL;
+    git_buf buf = {0};
+    int rc = 0;
+    if (range[0] == '-' || git_revparse(&spec, repo, range) != 0) {
+        git_error_clear();
+        rc = mg_err_set(err, MG_E_BAD_REVISION, "git knows no revision or range '%s'; use A..B, A...B or A (to the "
+                                                "work tree), e.g. HEAD~1", range);
+        goto out;
+    }
+    if (spec.flags & GIT_REVSPEC_MERGE_BASE) {
+        git_oid base;
+        git_commit *c = NULL;
+        if (git_merge_base(&base, repo, git_object_id(spec.from), git_object_id(spec.to)) != 0 ||
+            git_commit_lookup(&c, repo, &base) != 0) {
+            git_error_clear();
+            rc = mg_err_set(err, MG_E_BAD_REVISION, "'%s': the two revisions have no merge base", range);
+            goto out;
+        }
+        rc = git_commit_tree(&a, c) != 0 ? git_fail(err, "read the merge base's tree") : 0;
+        git_commit_free(c);
+    } else {
+        rc = tree_of(spec.from, &a, range, err);
+    }
+    if (rc == 0 && spec.to) rc = tree_of(spec.to, &b, range, err);
+    if (rc != 0) goto out;
+    git_diff_options o;
+    git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
+    int g = spec.to ? git_diff_tree_to_tree(&diff, repo, a, b, &o) : git_diff_tree_to_workdir_with_index(&diff, repo, a, &o);
+    if (g != 0 || git_diff_find_similar(diff, NULL) != 0 || git_diff_to_buf(&buf, diff, GIT_DIFF_FORMAT_PATCH) != 0) {
+        rc = git_fail(err, "compute the diff");
+        goto out;
+    }
+    if (buf.size > max) {
+        rc = mg_err_set(err, MG_E_BAD_DIFF, "the change '%s' is %zu bytes of diff, over the %zu MiB an impact may "
+                                            "read; name a shorter range or the paths", range, buf.size, max >> 20);
+        goto out;
+    }
+    if (!(*text = malloc(buf.size + 1))) {
+        rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        goto out;
+    }
+    memcpy(*text, buf.ptr ? buf.ptr : "", buf.size);
+    (*text)[buf.size] = 0;
+    *len = buf.size;
+out:
+    git_buf_dispose(&buf);
+    git_diff_free(diff);
+    git_tree_free(a);
+    git_tree_free(b);
+    git_object_free(spec.from);
+    git_object_free(spec.to);
+    git_repository_free(repo);
+    return rc;
+}
+
 /* 1: walked as git; 0: not a git work tree; -1: error. */
 static int walk_git(const char *root, int rootfd, uint64_t max, struct mg_walk *w, struct mg_err *err)
 {

@@ -15,6 +15,7 @@
 #ifndef MG_WALK_H
 #define MG_WALK_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -70,6 +71,16 @@ bool mg_walk_rules_skip_dir(struct mg_walk_rules *r, const char *rel);
  * again first. */
 int mg_walk_paths(struct mg_walk_rules *r, uint64_t max, const char *const *paths, size_t n, struct mg_walk *w,
                   struct mg_err *err);
+
+/* The change a git revision range makes, as git's unified diff (renames
+ * found), into a malloc'd *text of at most max bytes: "A..B" (A's tree to
+ * B's), "A...B" (from their merge base to B), or "A" alone (A to the work
+ * tree as it is now, staged or not). prefix gets root's place in the work
+ * tree ("" or "dir/"): the diff's paths start with it. invalid_revision when
+ * root is in no git work tree or git does not know a revision; invalid_diff
+ * when the diff is larger than max. */
+int mg_walk_diff(const char *root, const char *range, size_t max, char **text, size_t *len, char prefix[PATH_MAX],
+                 struct mg_err *err);
 
 /* Is this file name (the last path component) a secret file that must never
  * be opened: .env, .env.*, *.pem, *.key, id_rsa*, credentials*, .netrc, ... */

@@ -335,7 +335,9 @@ static json_t *m_initialize(struct call *c)
                      "(its shape, without reading it), read_file for a file's lines, list_files to browse. "
                      "Before changing a function, find_references shows every use and callers who calls it "
                      "(depth for callers of callers); callees shows what it calls; trace_path how one function "
-                     "reaches another. "
+                     "reaches another; impact, given git revisions (\"HEAD\" for uncommitted work), a diff or "
+                     "paths, lists the definitions a change touches and their callers, ranked: run it before "
+                     "committing. "
                      "Calls act on the repo this session is bound to (from the client's roots); when several "
                      "repos are indexed and none is bound, pass `repo` (list_repos shows the ids).");
 }

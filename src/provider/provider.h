@@ -211,6 +211,11 @@ struct mg_nav_query {
     int depth;           /* callers, callees: levels; trace: the longest path */
     int limit;           /* references: per page; calls: edges; trace: paths */
     const char *cursor;  /* references: next_cursor of the previous page */
+    /* impact: the change, one of three */
+    const char *const *paths; /* files changed as a whole */
+    size_t npaths;
+    const char *diff;         /* a unified diff */
+    const char *revisions;    /* a git revision range: A..B, A...B, A (to the work tree) */
 };
 
 /* A definition of the name asked for (references, callers, callees, trace). */
@@ -218,6 +223,7 @@ struct mg_nav_def_item {
     struct mg_item base;               /* owner: tenant, repo, fingerprint */
     char *repo, *path, *name, *kind, *container; /* labels (container may be NULL) */
     int64_t line, end_line;
+    char *change;                      /* label: impact's modified, added, removed; else NULL (left out) */
 };
 extern const struct mg_item_type mg_item_nav_def;
 
@@ -248,6 +254,27 @@ struct mg_nav_call_item {
     char *confidence;                  /* label: file, name, ambiguous, external */
 };
 extern const struct mg_item_type mg_item_nav_call;
+
+/* A caller, transitively, of a changed definition (impact), ranked. */
+struct mg_nav_impact_item {
+    struct mg_item base;
+    char *repo, *path, *name, *kind, *container; /* labels: the caller */
+    int64_t line, end_line;
+    int64_t depth;                     /* 1: calls a changed definition */
+    double score;
+    char *calls;                       /* label: what it calls on its nearest way to the change */
+    int64_t call_line;
+    char *confidence;                  /* label: that call's resolution */
+};
+extern const struct mg_item_type mg_item_nav_impact;
+
+/* A file of the change that impact could not read (not indexed, out of
+ * scope, not code) or whose diff does not match the index (stale). */
+struct mg_nav_skip_item {
+    struct mg_item base;
+    char *repo, *path, *reason;        /* labels */
+};
+extern const struct mg_item_type mg_item_nav_skip;
 
 /* How a navigation went: the last item of every answer. */
 struct mg_nav_summary {

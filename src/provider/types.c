@@ -105,6 +105,7 @@ static const struct mg_field nav_def_fields[] = {
     MG_FIELD(struct mg_nav_def_item, line, MG_F_INT),        MG_FIELD(struct mg_nav_def_item, end_line, MG_F_INT),
     MG_FIELD(struct mg_nav_def_item, name, MG_F_LABEL),      MG_FIELD(struct mg_nav_def_item, kind, MG_F_LABEL),
     MG_FIELD_F(struct mg_nav_def_item, container, MG_F_LABEL, MG_F_NULL),
+    MG_FIELD(struct mg_nav_def_item, change, MG_F_LABEL),
 };
 const struct mg_item_type mg_item_nav_def = {"definition", sizeof(struct mg_nav_def_item), nav_def_fields,
                                              N(nav_def_fields), CODE_OWNER, 1, 2, NULL};
@@ -134,6 +135,25 @@ static const struct mg_field nav_call_fields[] = {
 #undef NC
 const struct mg_item_type mg_item_nav_call = {"call", sizeof(struct mg_nav_call_item), nav_call_fields,
                                               N(nav_call_fields), CODE_OWNER, 1, 2, NULL};
+
+#define NI(member, kind) MG_FIELD(struct mg_nav_impact_item, member, kind)
+static const struct mg_field nav_impact_fields[] = {
+    NI(repo, MG_F_LABEL),  NI(path, MG_F_LABEL),   NI(line, MG_F_INT),  NI(end_line, MG_F_INT),
+    NI(name, MG_F_LABEL),  NI(kind, MG_F_LABEL),   MG_FIELD_F(struct mg_nav_impact_item, container, MG_F_LABEL, MG_F_NULL),
+    NI(depth, MG_F_INT),   NI(score, MG_F_REAL),   NI(calls, MG_F_LABEL), NI(call_line, MG_F_INT),
+    NI(confidence, MG_F_LABEL),
+};
+#undef NI
+const struct mg_item_type mg_item_nav_impact = {"impacted", sizeof(struct mg_nav_impact_item), nav_impact_fields,
+                                                N(nav_impact_fields), CODE_OWNER, 1, 2, NULL};
+
+static const struct mg_field nav_skip_fields[] = {
+    MG_FIELD(struct mg_nav_skip_item, repo, MG_F_LABEL),
+    MG_FIELD(struct mg_nav_skip_item, path, MG_F_LABEL),
+    MG_FIELD(struct mg_nav_skip_item, reason, MG_F_LABEL),
+};
+const struct mg_item_type mg_item_nav_skip = {"skipped", sizeof(struct mg_nav_skip_item), nav_skip_fields,
+                                              N(nav_skip_fields), CODE_OWNER, 1, -1, NULL};
 
 static const struct mg_field nav_summary_fields[] = {
     MG_FIELD(struct mg_nav_summary, repo, MG_F_LABEL),

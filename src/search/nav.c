@@ -976,17 +976,19 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, const struct file *fro
     return (*to = pooled(g, first, ffirst->path)) ? 0 : oom(v->err);
 }
 
-/* The function-like definitions of name, pooled, as the walk's roots. */
+/* The function-like definitions of name, pooled, added to the walk's roots. */
 static int roots(struct nav *v, struct mg_nav_graph *g, const char *name)
 {
     struct resolved *r = defs_of(v, name);
     if (!r) return -1;
-    g->defs = r->n ? calloc(r->n, sizeof(*g->defs)) : NULL;
-    if (r->n && !g->defs) return oom(v->err);
+    size_t cap = g->ndefs;
     for (size_t i = 0; i < r->n; i++) {
         struct file *fl;
         const struct mg_nav_def *d = resolved_def(v, r, i, &fl);
         if (!d || !function_like(d->kind)) continue;
+        struct mg_nav_def **nd = grown(g->defs, g->ndefs, &cap, sizeof(*nd));
+        if (!nd) return oom(v->err);
+        g->defs = nd;
         if (!(g->defs[g->ndefs++] = pooled(g, d, fl->path))) return oom(v->err);
     }
     return 0;
@@ -1054,18 +1056,33 @@ static int clamp_depth(int depth, struct mg_err *err)
 int mg_nav_callers(struct mg_db *d, const struct mg_filter *f, const char *qname, int depth, size_t limit,
                    double deadline, struct mg_nav_graph *out, struct mg_err *err)
 {
+    return mg_nav_callers_of(d, f, &qname, 1, depth, limit, deadline, out, err);
+}
+
+int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *const *qnames, size_t nnames, int depth,
+                      size_t limit, double deadline, struct mg_nav_graph *out, struct mg_err *err)
+{
     memset(out, 0, sizeof(*out));
-    char name[MG_TOKEN_MAX * 4];
-    if (plain_name(qname, name, sizeof(name), err) != 0 || clamp_depth(depth, err) != 0) return -1;
+    if (clamp_depth(depth, err) != 0) return -1;
+    char(*names)[MG_TOKEN_MAX * 4] = nnames ? malloc(nnames * sizeof(*names)) : NULL;
+    if (nnames && !names) return oom(err);
+    for (size_t i = 0; i < nnames; i++)
+        if (plain_name(qnames[i], names[i], sizeof(names[i]), err) != 0) {
+            free(names);
+            return -1;
+        }
     struct nav v;
     int rc = nav_open(&v, d, f, deadline, err);
-    if (rc == 0) rc = roots(&v, out, name);
-    struct callers_run cr = {.g = out, .limit = limit, .depth = 1, .name = name};
+    for (size_t i = 0; rc == 0 && i < nnames; i++) rc = roots(&v, out, names[i]);
+    struct callers_run cr = {.g = out, .limit = limit, .depth = 1};
     struct mg_nav_def **frontier = NULL;
     size_t nfrontier = 0;
     for (int level = 1; rc == 0 && level <= depth; level++) {
         if (level == 1) {
-            rc = candidates(&v, name, NULL, callers_file, &cr, NULL);
+            for (size_t i = 0; rc == 0 && i < nnames; i++) {
+                cr.name = names[i];
+                rc = candidates(&v, cr.name, NULL, callers_file, &cr, NULL);
+            }
         } else {
             for (size_t i = 0; rc == 0 && i < nfrontier; i++) {
                 if (++cr.visited > MG_NAV_NODES_MAX || out->n >= limit) {
@@ -1088,6 +1105,7 @@ int mg_nav_callers(struct mg_db *d, const struct mg_filter *f, const char *qname
     free(frontier);
     free(cr.next);
     free(cr.o.v);
+    free(names);
     if (rc > 0) {
         out->truncated = true;
         rc = 0;

@@ -97,6 +97,10 @@ struct mg_nav_graph {
 
 int mg_nav_callers(struct mg_db *d, const struct mg_filter *f, const char *name, int depth, size_t limit,
                    double deadline, struct mg_nav_graph *out, struct mg_err *err);
+/* The callers of several names in one walk (one file cache): the roots are
+ * all their definitions, depth 1 the callers of each name. */
+int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *const *names, size_t nnames, int depth,
+                      size_t limit, double deadline, struct mg_nav_graph *out, struct mg_err *err);
 int mg_nav_callees(struct mg_db *d, const struct mg_filter *f, const char *name, int depth, size_t limit,
                    double deadline, struct mg_nav_graph *out, struct mg_err *err);
 

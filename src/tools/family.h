@@ -16,7 +16,7 @@
 extern const struct mg_tool mg_tools_code[];    /* code.c: search_code, search_symbols, read_file, outline,
                                                  * list_files */
 extern const size_t mg_tools_code_n;
-extern const struct mg_tool mg_tools_nav[];     /* nav.c: find_references, callers, callees, trace_path */
+extern const struct mg_tool mg_tools_nav[];     /* nav.c: find_references, callers, callees, trace_path, impact */
 extern const size_t mg_tools_nav_n;
 extern const struct mg_tool mg_tools_repos[];   /* repos.c: list_repos, index_repo, index_status, {get,set}_repo_settings */
 extern const size_t mg_tools_repos_n;

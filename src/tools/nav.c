@@ -45,7 +45,8 @@ static int nav_call(struct mg_ctx *x, json_t *args, const char *const *keys, str
                     struct nav_run *nr, struct mg_err *err)
 {
     long long limit = 0, depth = 0;
-    if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "symbol", true, &q->symbol, err) != 0 ||
+    bool impact = strcmp(q->op, "impact") == 0; /* the change, not a symbol, is its subject */
+    if (mg_known_keys(args, keys, err) != 0 || (!impact && mg_arg_str(args, "symbol", true, &q->symbol, err) != 0) ||
         mg_arg_int(args, "limit", 1, NAV_MAX_LIMIT, dlimit, &limit, err) != 0)
         return -1;
     if (json_object_get(args, "depth") && mg_arg_int(args, "depth", 1, NAV_DEPTH_MAX, 1, &depth, err) != 0)
@@ -54,7 +55,7 @@ static int nav_call(struct mg_ctx *x, json_t *args, const char *const *keys, str
     if (depth) q->depth = (int)depth;
     struct mg_target_args ta;
     if (mg_arg_target(args, true, &ta, err) != 0) return -1;
-    mg_gate_subject(x, q->symbol);
+    mg_gate_subject(x, impact ? (q->revisions ? q->revisions : q->npaths ? q->paths[0] : "diff") : q->symbol);
     int rc = mg_gate_run(x, &mg_op_code_nav, &ta.t, q, &nr->items, err);
     mg_target_release(&ta);
     if (rc != 0) return -1;
@@ -78,7 +79,7 @@ static int nav_call(struct mg_ctx *x, json_t *args, const char *const *keys, str
 static json_t *nav_result(struct mg_ctx *x, struct nav_run *nr, const char *symbol, json_t *o)
 {
     const struct mg_nav_summary *s = nr->sum;
-    json_object_set_new(o, "symbol", json_string(symbol));
+    if (symbol) json_object_set_new(o, "symbol", json_string(symbol));
     json_object_set_new(o, "repo", s ? json_string(s->repo) : json_null());
     json_object_set_new(o, "total", json_integer(s ? (json_int_t)s->total : 0));
     json_object_set_new(o, "complete", json_boolean(s && s->complete && !nr->items.omitted));
@@ -186,6 +187,52 @@ static int t_trace_path(struct mg_ctx *x, json_t *args, json_t **result, struct 
     return 0;
 }
 
+#define IMPACT_MAX_PATHS 1000
+
+static int t_impact(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+{
+    static const char *const keys[] = {"paths", "diff", "revisions", "depth", "limit", "repo", "repo_id", "globs",
+                                       "exclude_globs", "languages", NULL};
+    struct mg_nav_query q = {.op = "impact", .depth = 2};
+    if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "diff", false, &q.diff, err) != 0 ||
+        mg_arg_str(args, "revisions", false, &q.revisions, err) != 0)
+        return -1;
+    json_t *pj = json_object_get(args, "paths");
+    const char **paths = NULL;
+    if (pj && !json_is_null(pj)) {
+        if (!json_is_array(pj) || json_array_size(pj) == 0 || json_array_size(pj) > IMPACT_MAX_PATHS)
+            return mg_err_set(err, MG_E_BAD_ARG, "paths must be a list of 1 to %d repo-relative paths",
+                              IMPACT_MAX_PATHS);
+        if (!(paths = calloc(json_array_size(pj), sizeof(*paths)))) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        size_t i;
+        json_t *v;
+        json_array_foreach(pj, i, v) {
+            if (!json_is_string(v) || json_string_length(v) == 0) {
+                free(paths);
+                return mg_err_set(err, MG_E_BAD_ARG, "paths[%zu] must be a non-empty string", i);
+            }
+            paths[i] = json_string_value(v);
+        }
+        q.paths = paths;
+        q.npaths = json_array_size(pj);
+    }
+    struct nav_run nr;
+    int rc = nav_call(x, args, keys, &q, 50, &nr, err);
+    free(paths);
+    if (rc != 0) return -1;
+    json_t *impacted = json_array(), *skipped = json_array();
+    size_t i;
+    json_t *c;
+    json_array_foreach(nr.rest, i, c) {
+        json_array_append(json_object_get(c, "reason") ? skipped : impacted, c);
+    }
+    json_decref(nr.rest);
+    json_t *o = json_pack("{s:o, s:o, s:o, s:i}", "changed", nr.defs, "impacted", impacted, "skipped", skipped,
+                          "depth", q.depth);
+    *result = nav_result(x, &nr, NULL, o);
+    return 0;
+}
+
 #define OUT_COMMON                                                                                                  \
     "\"symbol\":{\"type\":\"string\"},\"repo\":" S_NSTR ",\"definitions\":{\"type\":\"array\",\"items\":" S_DEF  \
     "},\"total\":{\"type\":\"integer\"},\"complete\":{\"type\":\"boolean\"},\"truncated\":{\"type\":\"boolean\"}"
@@ -245,5 +292,37 @@ const struct mg_tool mg_tools_nav[] = {
      "\"integer\"},\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":" S_CALL "}}},"
      "\"required\":[\"symbol\",\"to\",\"paths\",\"total\"]}",
      t_trace_path},
+    {"impact", "Change impact",
+     "What a change touches: the definitions it modifies, adds or removes (`changed`, each with `change`), and "
+     "their callers up to `depth` levels (default 2), ranked (`impacted`: score weighs nearer and surer calls "
+     "more; `calls` is the changed or impacted name it calls, at call_line, with the call's confidence). Name the "
+     "change with exactly one of: `revisions` (git: \"A..B\", \"A...B\", or \"A\" for A to the work tree, e.g. "
+     "\"HEAD\" for uncommitted changes), `diff` (a unified diff as `git diff` or `diff -u` print it, new side as "
+     "indexed), or `paths` (files changed as a whole). A removed or renamed definition's callers are the calls "
+     "that still name it: they break. `skipped` lists files it could not read (not_indexed) or whose diff does "
+     "not match the index (stale: index again). Use it before committing, or to review a change.",
+     "{\"type\":\"object\",\"properties\":{\"revisions\":{\"type\":\"string\",\"description\":\"git revisions: "
+     "A..B, A...B, or A (A to the work tree)\"},\"diff\":{\"type\":\"string\",\"description\":\"a unified "
+     "diff\"},\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"repo-relative "
+     "files changed as a whole\"},\"depth\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":8,\"description\":"
+     "\"caller levels, default 2\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,"
+     "\"description\":\"most impacted definitions listed (default 50)\"}," S_TARGET "},"
+     "\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"properties\":{\"repo\":" S_NSTR ",\"changed\":{\"type\":\"array\",\"items\":{"
+     "\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"line\":{\"type\":\"integer\"},"
+     "\"end_line\":{\"type\":\"integer\"},\"name\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},"
+     "\"container\":" S_NSTR ",\"change\":{\"type\":\"string\",\"enum\":[\"modified\",\"added\",\"removed\"]}},"
+     "\"required\":[\"path\",\"line\",\"name\",\"kind\",\"change\"]}},\"impacted\":{\"type\":\"array\","
+     "\"items\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"line\":{\"type\":"
+     "\"integer\"},\"end_line\":{\"type\":\"integer\"},\"name\":{\"type\":\"string\"},\"kind\":{\"type\":"
+     "\"string\"},\"container\":" S_NSTR ",\"depth\":{\"type\":\"integer\"},\"score\":{\"type\":\"number\"},"
+     "\"calls\":{\"type\":\"string\"},\"call_line\":{\"type\":\"integer\"},\"confidence\":{\"type\":"
+     "\"string\"}},\"required\":[\"path\",\"line\",\"name\",\"depth\",\"score\",\"calls\"]}},\"skipped\":{"
+     "\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
+     "\"reason\":{\"type\":\"string\",\"enum\":[\"not_indexed\",\"stale\"]}},\"required\":[\"path\","
+     "\"reason\"]}},\"depth\":{\"type\":\"integer\"},\"total\":{\"type\":\"integer\"},\"complete\":{\"type\":"
+     "\"boolean\"},\"truncated\":{\"type\":\"boolean\"}},\"required\":[\"changed\",\"impacted\",\"skipped\","
+     "\"total\"]}",
+     t_impact},
 };
 const size_t mg_tools_nav_n = sizeof(mg_tools_nav) / sizeof(mg_tools_nav[0]);

@@ -35,6 +35,8 @@
 #define MG_E_CONFIG         "invalid_config"  /* config file or MEMGATE_* value */
 #define MG_E_LOCKED         "index_busy"      /* another index run holds the repo */
 #define MG_E_INTERRUPTED    "interrupted"
+#define MG_E_BAD_DIFF       "invalid_diff"    /* impact: a diff that does not parse, or over its caps */
+#define MG_E_BAD_REVISION   "invalid_revision" /* impact: a revision git does not know, or a repo without git */
 #define MG_E_BAD_ARG        "invalid_argument" /* a tool or API argument has the wrong type or value */
 #define MG_E_SESSION_EXISTS "session_exists"  /* a chosen session id is taken */
 #define MG_E_SESSION_NOT_FOUND "session_not_found" /* unknown session id */

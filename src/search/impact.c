@@ -1,0 +1,932 @@
+/* impact.c — what a change touches (see impact.h).
+ *
+ * Sections:
+ *   1. Unified diffs      parsing, paths
+ *   2. One changed file   its changed lines on both sides, the old text, the
+ *                         definitions changed, added and removed
+ *   3. Callers            one walk for every changed name, kept where it
+ *                         reaches the change, ranked
+ */
+#include "search/impact.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index/chunk.h"
+#include "index/lang.h"
+#include "store/content.h"
+
+#define MAX_FILE_TEXT (64u << 20)
+
+static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
+
+static void *grow(void *v, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap) return v;
+    size_t c = *cap ? *cap * 2 : 8;
+    void *p = realloc(v, c * elem);
+    if (p) *cap = c;
+    return p;
+}
+
+/* ---- 1. Unified diffs --------------------------------------------------------------------- */
+
+struct line {
+    const char *s;
+    size_t n;  /* without the newline */
+    size_t no; /* 1-based, in the diff */
+};
+
+static bool next_line(const char *t, size_t len, size_t *pos, size_t *no, struct line *l)
+{
+    if (*pos >= len) return false;
+    const char *s = t + *pos, *e = memchr(s, '\n', len - *pos);
+    size_t n = e ? (size_t)(e - s) : len - *pos;
+    *l = (struct line){s, n, ++*no};
+    *pos += n + (e ? 1 : 0);
+    return true;
+}
+
+static bool starts(const struct line *l, const char *p)
+{
+    size_t n = strlen(p);
+    return l->n >= n && memcmp(l->s, p, n) == 0;
+}
+
+static int bad(struct mg_err *err, size_t no, const char *what)
+{
+    return mg_err_set(err, MG_E_BAD_DIFF, "the diff is malformed at line %zu: %s; pass the output of `git diff` or "
+                                          "`diff -u` unchanged", no, what);
+}
+
+/* A path from a header (s, n): quoted ("a/x\ty", C escapes) or plain (cut at
+ * a tab: diff -u puts the time there). NULL in *out for /dev/null. */
+static int header_path(const char *s, size_t n, size_t no, char **out, struct mg_err *err)
+{
+    *out = NULL;
+    while (n && (s[n - 1] == '\r' || s[n - 1] == ' ')) n--;
+    char *p = malloc(n + 1);
+    if (!p) return oom(err);
+    size_t k = 0;
+    if (n && s[0] == '"') {
+        size_t i = 1;
+        for (; i < n && s[i] != '"'; i++) {
+            char c = s[i];
+            if (c == '\\' && i + 1 < n) {
+                c = s[++i];
+                if (c >= '0' && c <= '7') {
+                    int v = 0, d = 0;
+                    while (d < 3 && i < n && s[i] >= '0' && s[i] <= '7') v = v * 8 + (s[i++] - '0'), d++;
+                    i--;
+                    c = (char)v;
+                } else if (c == 't') c = '\t';
+                else if (c == 'n') c = '\n';
+                else if (c == 'r') c = '\r';
+                else if (c == 'a') c = '\a';
+                else if (c == 'b') c = '\b';
+                else if (c == 'f') c = '\f';
+                else if (c == 'v') c = '\v';
+            }
+            p[k++] = c;
+        }
+        if (i >= n) {
+            free(p);
+            return bad(err, no, "a quoted path has no closing quote");
+        }
+    } else {
+        const char *tab = memchr(s, '\t', n);
+        k = tab ? (size_t)(tab - s) : n;
+        memcpy(p, s, k);
+    }
+    p[k] = 0;
+    if (strcmp(p, "/dev/null") == 0) {
+        free(p);
+        return 0;
+    }
+    if (k == 0 || memchr(p, 0, k)) {
+        free(p);
+        return bad(err, no, "a file header names no path");
+    }
+    *out = p;
+    return 0;
+}
+
+/* A repo-relative path: "./" dropped; absolute, `..`, empty or too long refused. */
+static int check_path(char *p, size_t no, struct mg_err *err)
+{
+    while (p[0] == '.' && p[1] == '/') memmove(p, p + 2, strlen(p + 2) + 1);
+    size_t n = strlen(p);
+    bool dotdot = false;
+    for (const char *c = p; *c;) {
+        const char *e = strchr(c, '/');
+        size_t l = e ? (size_t)(e - c) : strlen(c);
+        if (l == 2 && c[0] == '.' && c[1] == '.') dotdot = true;
+        c += l + (e ? 1 : 0);
+    }
+    if (p[0] == '/' || dotdot || n == 0 || n >= PATH_MAX) {
+        if (no) return bad(err, no, "a path is absolute, has '..' or is too long");
+        return mg_err_set(err, MG_E_BAD_ARG, "'%s' is not a path inside the repo (absolute, '..' or too long)", p);
+    }
+    return 0;
+}
+
+static struct mg_diff_file *new_file(struct mg_diff *d, struct mg_err *err)
+{
+    if (d->n >= MG_DIFF_MAX_FILES) {
+        mg_err_set(err, MG_E_BAD_DIFF, "the diff changes more than %d files; split it", MG_DIFF_MAX_FILES);
+        return NULL;
+    }
+    struct mg_diff_file *v = grow(d->v, d->n, &d->cap, sizeof(*v));
+    if (!v) return oom(err), NULL;
+    d->v = v;
+    memset(&v[d->n], 0, sizeof(v[0]));
+    return &v[d->n++];
+}
+
+static void set_path(char **slot, char *p)
+{
+    free(*slot);
+    *slot = p;
+}
+
+/* "@@ -a[,b] +c[,d] @@": the four numbers (b and d default to 1). */
+static bool hunk_header(const struct line *l, struct mg_diff_hunk *h)
+{
+    const char *s = l->s + 3, *e = l->s + l->n;
+    long v[4] = {0, 1, 0, 1};
+    for (int side = 0; side < 2; side++) {
+        if (s >= e || *s != (side ? '+' : '-')) return false;
+        s++;
+        for (int k = 0; k < 2; k++) {
+            if (s >= e || *s < '0' || *s > '9') return false;
+            long x = 0;
+            while (s < e && *s >= '0' && *s <= '9') {
+                x = x * 10 + (*s++ - '0');
+                if (x > INT_MAX / 2) return false;
+            }
+            v[side * 2 + k] = x;
+            if (k == 0 && s < e && *s == ',') s++;
+            else break;
+        }
+        if (s < e && *s == ' ') s++;
+    }
+    if (e - s < 2 || s[0] != '@' || s[1] != '@') return false;
+    *h = (struct mg_diff_hunk){(int)v[0], (int)v[1], (int)v[2], (int)v[3], 0, 0};
+    return true;
+}
+
+/* "diff --git a/x b/x": the two paths when they are plain and alike; else
+ * the ---/+++ lines or rename lines that follow say them. */
+static int git_header(struct mg_diff_file *f, const struct line *l, struct mg_err *err)
+{
+    const char *s = l->s + 11;
+    size_t n = l->n - 11;
+    while (n && (s[n - 1] == '\r')) n--;
+    if (n < 5 || s[0] == '"' || (n - 1) % 2) return 0;
+    size_t half = (n - 1) / 2;
+    if (s[half] != ' ' || memcmp(s, "a/", 2) != 0 || memcmp(s + half + 1, "b/", 2) != 0 ||
+        memcmp(s + 2, s + half + 3, half - 2) != 0)
+        return 0;
+    char *a = strndup(s + 2, half - 2), *b = strndup(s + 2, half - 2);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return oom(err);
+    }
+    set_path(&f->old_path, a);
+    set_path(&f->new_path, b);
+    return 0;
+}
+
+static void drop_prefix(char *p, char c)
+{
+    if (p && p[0] == c && p[1] == '/') memmove(p, p + 2, strlen(p + 2) + 1);
+}
+
+int mg_diff_parse(const char *text, size_t len, struct mg_diff *out, struct mg_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    out->text = text;
+    if (len > MG_DIFF_MAX_BYTES)
+        return mg_err_set(err, MG_E_BAD_DIFF, "the diff is %zu bytes, over the %u MiB a diff may have; split it", len,
+                          MG_DIFF_MAX_BYTES >> 20);
+    size_t pos = 0, no = 0, hunks = 0;
+    struct mg_diff_file *cur = NULL;
+    bool cur_git = false, cur_headers = false; /* this file's header: diff --git; its ---/+++ seen */
+    struct line l;
+    int rc = 0;
+    while (rc == 0 && next_line(text, len, &pos, &no, &l)) {
+        if (starts(&l, "diff --git ")) {
+            if (!(cur = new_file(out, err))) rc = -1;
+            else rc = git_header(cur, &l, err);
+            cur_git = true;
+            cur_headers = false;
+        } else if (starts(&l, "--- ")) {
+            size_t p2 = pos, n2 = no;
+            struct line l2;
+            if (!next_line(text, len, &p2, &n2, &l2) || !starts(&l2, "+++ ")) continue; /* prose */
+            char *a = NULL, *b = NULL;
+            if (header_path(l.s + 4, l.n - 4, l.no, &a, err) != 0 ||
+                header_path(l2.s + 4, l2.n - 4, l2.no, &b, err) != 0) {
+                free(a);
+                rc = -1;
+                break;
+            }
+            if (!cur || !cur_git || cur_headers || cur->nh) {
+                if (!(cur = new_file(out, err))) {
+                    free(a);
+                    free(b);
+                    rc = -1;
+                    break;
+                }
+                cur_git = false;
+            }
+            bool prefixed = cur_git || ((!a || strncmp(a, "a/", 2) == 0) && (!b || strncmp(b, "b/", 2) == 0));
+            if (prefixed) {
+                drop_prefix(a, 'a');
+                drop_prefix(b, 'b');
+            }
+            set_path(&cur->old_path, a);
+            set_path(&cur->new_path, b);
+            cur_headers = true;
+            pos = p2;
+            no = n2;
+        } else if (cur && cur_git && !cur->nh && (starts(&l, "rename from ") || starts(&l, "rename to "))) {
+            bool from = starts(&l, "rename from ");
+            size_t skip = from ? 12 : 10;
+            char *p = NULL;
+            if (header_path(l.s + skip, l.n - skip, l.no, &p, err) != 0) rc = -1;
+            else set_path(from ? &cur->old_path : &cur->new_path, p);
+        } else if (starts(&l, "@@ ")) {
+            struct mg_diff_hunk h;
+            if (!cur || (!cur->old_path && !cur->new_path)) {
+                rc = bad(err, l.no, "a hunk comes before any file header (--- and +++ lines)");
+                break;
+            }
+            if (!hunk_header(&l, &h)) {
+                rc = bad(err, l.no, "a hunk header is not '@@ -start,count +start,count @@'");
+                break;
+            }
+            if (++hunks > MG_DIFF_MAX_HUNKS) {
+                rc = mg_err_set(err, MG_E_BAD_DIFF, "the diff has more than %d hunks; split it", MG_DIFF_MAX_HUNKS);
+                break;
+            }
+            int old_left = h.old_len, new_left = h.new_len;
+            h.body = pos;
+            size_t end = pos;
+            while (old_left > 0 || new_left > 0) {
+                struct line b;
+                if (!next_line(text, len, &pos, &no, &b)) {
+                    rc = bad(err, no, "the diff ends inside a hunk");
+                    break;
+                }
+                char c = b.n ? b.s[0] : ' ';
+                if (c == ' ') old_left--, new_left--;
+                else if (c == '-') old_left--;
+                else if (c == '+') new_left--;
+                else if (c != '\\') {
+                    rc = bad(err, b.no, "a hunk has fewer lines than its header counts");
+                    break;
+                }
+                if (old_left < 0 || new_left < 0) {
+                    rc = bad(err, b.no, "a hunk has more lines than its header counts");
+                    break;
+                }
+                end = pos;
+            }
+            if (rc != 0) break;
+            size_t p2 = pos, n2 = no;
+            struct line b;
+            if (next_line(text, len, &p2, &n2, &b) && starts(&b, "\\")) { /* "\ No newline at end of file" */
+                pos = end = p2;
+                no = n2;
+            }
+            h.body_len = end - h.body;
+            struct mg_diff_hunk *nh = grow(cur->h, cur->nh, &cur->caph, sizeof(*nh));
+            if (!nh) {
+                rc = oom(err);
+                break;
+            }
+            cur->h = nh;
+            cur->h[cur->nh++] = h;
+        }
+    }
+    for (size_t i = 0; rc == 0 && i < out->n; i++) {
+        struct mg_diff_file *f = &out->v[i];
+        if (!f->old_path && !f->new_path) rc = bad(err, 1, "a file has no path");
+        if (rc == 0 && f->old_path) rc = check_path(f->old_path, 1, err);
+        if (rc == 0 && f->new_path) rc = check_path(f->new_path, 1, err);
+    }
+    if (rc == 0 && out->n == 0)
+        rc = mg_err_set(err, MG_E_BAD_DIFF, "the diff changes no file (no 'diff --git' or '---'/'+++' header); pass "
+                                            "the output of `git diff` or `diff -u`");
+    if (rc != 0) mg_diff_release(out);
+    return rc;
+}
+
+int mg_diff_of_paths(const char *const *paths, size_t n, struct mg_diff *out, struct mg_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    int rc = n ? 0 : mg_err_set(err, MG_E_BAD_ARG, "name at least one path");
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        struct mg_diff_file *f = new_file(out, err);
+        if (!f) {
+            rc = -1;
+            break;
+        }
+        f->whole = true;
+        if (!(f->old_path = strdup(paths[i])) || !(f->new_path = strdup(paths[i]))) rc = oom(err);
+        else rc = check_path(f->new_path, 0, err);
+        if (rc == 0) memcpy(f->old_path, f->new_path, strlen(f->new_path) + 1);
+    }
+    if (rc != 0) mg_diff_release(out);
+    return rc;
+}
+
+/* Cut prefix from the start of each path; a side outside it becomes
+ * /dev/null, a file with neither side inside is dropped. */
+static void rebase(char **p, const char *prefix, size_t pl)
+{
+    if (!*p) return;
+    if (strncmp(*p, prefix, pl) != 0) {
+        free(*p);
+        *p = NULL;
+        return;
+    }
+    memmove(*p, *p + pl, strlen(*p + pl) + 1);
+}
+
+void mg_diff_within(struct mg_diff *d, const char *prefix)
+{
+    size_t pl = strlen(prefix), k = 0;
+    if (pl == 0) return;
+    for (size_t i = 0; i < d->n; i++) {
+        struct mg_diff_file *f = &d->v[i];
+        rebase(&f->old_path, prefix, pl);
+        rebase(&f->new_path, prefix, pl);
+        if (!f->old_path && !f->new_path) {
+            free(f->h);
+            continue;
+        }
+        d->v[k++] = *f;
+    }
+    d->n = k;
+}
+
+void mg_diff_release(struct mg_diff *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        free(d->v[i].old_path);
+        free(d->v[i].new_path);
+        free(d->v[i].h);
+    }
+    free(d->v);
+    memset(d, 0, sizeof(*d));
+}
+
+/* ---- 2. One changed file ------------------------------------------------------------------ */
+
+struct run {
+    struct mg_db *d;
+    const struct mg_filter *f;
+    struct mg_impact *out;
+    struct mg_err *err;
+    sqlite3_stmt *file_st, *syms_st;
+    TSParser *parser;
+};
+
+/* A set of line numbers, as a sorted array after finish(). */
+struct lines {
+    int *v;
+    size_t n, cap;
+};
+
+static int mark(struct lines *s, int line)
+{
+    int *v = grow(s->v, s->n, &s->cap, sizeof(*v));
+    if (!v) return -1;
+    s->v = v;
+    s->v[s->n++] = line;
+    return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+struct side {
+    char *path, *lang;
+    char *text;               /* the new side: stored; the old: rebuilt */
+    size_t len;
+    struct mg_nav_def *defs;  /* name, kind, container, lines */
+    size_t ndefs;
+    struct mg_parsed parsed;  /* the old side's parse (its names) */
+    struct lines changed;     /* lines changed on this side */
+    bool *touched;            /* per def */
+};
+
+static void side_free(struct side *s)
+{
+    free(s->path);
+    free(s->lang);
+    free(s->text);
+    if (s->parsed.defs.n == 0)
+        for (size_t i = 0; i < s->ndefs; i++) {
+            free(s->defs[i].name);
+            free(s->defs[i].kind);
+            free(s->defs[i].container);
+        }
+    free(s->defs);
+    mg_parsed_release(&s->parsed);
+    free(s->changed.v);
+    free(s->touched);
+}
+
+static char *col(sqlite3_stmt *st, int i, bool *failed)
+{
+    const unsigned char *s = sqlite3_column_text(st, i);
+    if (!s) return NULL;
+    char *r = strdup((const char *)s);
+    if (!r) *failed = true;
+    return r;
+}
+
+/* The indexed file at path (or at path without its first directory: diff -u
+ * of two trees names them old/x and new/x), in scope: 1 found, 0 not, -1 error. */
+static int load_new(struct run *R, const char *path, struct side *s)
+{
+    for (int attempt = 0; attempt < 2; attempt++) {
+        const char *p = path;
+        if (attempt == 1) {
+            const char *slash = strchr(path, '/');
+            if (!slash) return 0;
+            p = slash + 1;
+        }
+        sqlite3_stmt *st = R->file_st;
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, p, -1, SQLITE_STATIC);
+        int rc = sqlite3_step(st);
+        if (rc != SQLITE_ROW) {
+            sqlite3_reset(st);
+            if (rc != SQLITE_DONE) return mg_db_error(R->d, "read a changed file", R->err);
+            continue;
+        }
+        bool failed = false;
+        s->path = col(st, 1, &failed);
+        s->lang = col(st, 2, &failed);
+        int64_t lo = sqlite3_column_int64(st, 4), hi = sqlite3_column_int64(st, 5);
+        if (failed || !s->path) {
+            sqlite3_reset(st);
+            return oom(R->err);
+        }
+        if (!mg_filter_allows(R->f, s->path, strlen(s->path), s->lang)) {
+            sqlite3_reset(st);
+            return 0;
+        }
+        rc = mg_content_unpack(sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3), MAX_FILE_TEXT,
+                               &s->text, &s->len);
+        sqlite3_reset(st);
+        if (rc != 0)
+            return mg_err_set(R->err, MG_E_DB, "the stored text of '%s' is corrupt; index the repo again", s->path);
+        st = R->syms_st;
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, lo);
+        sqlite3_bind_int64(st, 2, hi);
+        size_t cap = 0;
+        while (!failed && sqlite3_step(st) == SQLITE_ROW) {
+            struct mg_nav_def *v = grow(s->defs, s->ndefs, &cap, sizeof(*v));
+            if (!v) {
+                failed = true;
+                break;
+            }
+            s->defs = v;
+            struct mg_nav_def *df = &s->defs[s->ndefs++];
+            *df = (struct mg_nav_def){.path = s->path};
+            df->name = col(st, 0, &failed);
+            df->kind = col(st, 1, &failed);
+            df->container = col(st, 2, &failed);
+            df->start_line = sqlite3_column_int(st, 3);
+            df->end_line = sqlite3_column_int(st, 4);
+            if (!df->name || !df->kind) failed = true;
+        }
+        sqlite3_reset(st);
+        return failed ? oom(R->err) : 1;
+    }
+    return 0;
+}
+
+/* Lines of a text: starts, and the count (a last line without newline counts). */
+struct text_lines {
+    const char **s;
+    size_t *n;
+    size_t count;
+};
+
+static int split_lines(const char *t, size_t len, struct text_lines *L)
+{
+    size_t cap = 0;
+    memset(L, 0, sizeof(*L));
+    for (size_t pos = 0; pos < len;) {
+        const char *e = memchr(t + pos, '\n', len - pos);
+        size_t n = e ? (size_t)(e - (t + pos)) : len - pos;
+        if (L->count >= cap) {
+            size_t c = cap ? cap * 2 : 256;
+            const char **s = realloc(L->s, c * sizeof(*s));
+            if (!s) return -1;
+            L->s = s;
+            size_t *nn = realloc(L->n, c * sizeof(*nn));
+            if (!nn) return -1;
+            L->n = nn;
+            cap = c;
+        }
+        L->s[L->count] = t + pos;
+        L->n[L->count++] = n;
+        pos += n + (e ? 1 : 0);
+    }
+    return 0;
+}
+
+static bool same_line(const char *a, size_t an, const char *b, size_t bn)
+{
+    if (an && a[an - 1] == '\r') an--;
+    if (bn && b[bn - 1] == '\r') bn--;
+    return an == bn && memcmp(a, b, an) == 0;
+}
+
+static int append(char **buf, size_t *n, size_t *cap, const char *s, size_t len)
+{
+    if (*n + len + 2 > *cap) {
+        size_t c = *cap ? *cap : 4096;
+        while (*n + len + 2 > c) c *= 2;
+        char *b = realloc(*buf, c);
+        if (!b) return -1;
+        *buf = b;
+        *cap = c;
+    }
+    memcpy(*buf + *n, s, len);
+    *n += len;
+    (*buf)[(*n)++] = '\n';
+    (*buf)[*n] = 0;
+    return 0;
+}
+
+/* Walk the hunks against the new text: mark changed lines on both sides and
+ * rebuild the old text. *stale when a context or added line is not the
+ * stored one (the old text is then not built). */
+static int walk_hunks(const struct mg_diff *diff, const struct mg_diff_file *df, struct side *nw, struct side *old,
+                      bool *stale)
+{
+    struct text_lines L;
+    if (split_lines(nw->text ? nw->text : "", nw->len, &L) != 0) return -1;
+    char *ob = NULL;
+    size_t on = 0, ocap = 0, at = 0; /* next new line to copy (0-based) */
+    int rc = 0;
+    *stale = false;
+    for (size_t k = 0; rc == 0 && k < df->nh; k++) {
+        const struct mg_diff_hunk *h = &df->h[k];
+        size_t before = (size_t)(h->new_len ? h->new_start - 1 : h->new_start);
+        if (before < at || before > L.count) *stale = true;
+        while (!*stale && at < before && rc == 0) rc = append(&ob, &on, &ocap, L.s[at], L.n[at]), at++;
+        int nl = h->new_start ? h->new_start : 1, ol = h->old_start ? h->old_start : 1;
+        if (!h->new_len) nl = h->new_start + 1;
+        size_t pos = h->body, no = 0;
+        struct line b;
+        bool in_del = false;
+        while (rc == 0 && pos < h->body + h->body_len && next_line(diff->text, h->body + h->body_len, &pos, &no, &b)) {
+            char c = b.n ? b.s[0] : ' ';
+            const char *s = b.n ? b.s + 1 : b.s;
+            size_t n = b.n ? b.n - 1 : 0;
+            if (c == '\\') continue;
+            if (c == '-') {
+                if (mark(&old->changed, ol) != 0) rc = -1;
+                /* a deletion changes what holds both its neighbours (nl - 1 and nl) */
+                if (!in_del && mark(&nw->changed, -nl) != 0) rc = -1;
+                in_del = true;
+                if (!*stale && append(&ob, &on, &ocap, s, n) != 0) rc = -1;
+                ol++;
+                continue;
+            }
+            in_del = false;
+            if (!*stale && (at >= L.count || !same_line(L.s[at], L.n[at], s, n))) *stale = true;
+            if (c == '+') {
+                if (mark(&nw->changed, nl) != 0) rc = -1;
+            } else {
+                if (!*stale && append(&ob, &on, &ocap, s, n) != 0) rc = -1;
+                ol++;
+            }
+            nl++;
+            at++;
+        }
+    }
+    while (rc == 0 && !*stale && at < L.count) rc = append(&ob, &on, &ocap, L.s[at], L.n[at]), at++;
+    free(L.s);
+    free(L.n);
+    if (rc == 0 && !*stale) {
+        old->text = ob;
+        old->len = on;
+    } else {
+        free(ob);
+    }
+    return rc;
+}
+
+/* The old side's definitions: parse the rebuilt text as the indexer would. */
+static int parse_old(struct run *R, struct side *old)
+{
+    const struct mg_lang *lang = mg_lang_for_path(old->path);
+    if (!old->text || !lang->grammar) return 0;
+    if (!R->parser && !(R->parser = ts_parser_new())) return oom(R->err);
+    struct mg_chunk_opts co = {200, 1u << 20, 1000000 + (uint64_t)old->len * 4};
+    if (mg_chunk_file(lang, old->text, old->len, &co, R->parser, &old->parsed) != 0) return oom(R->err);
+    const struct mg_defs *D = &old->parsed.defs;
+    old->defs = D->n ? calloc(D->n, sizeof(*old->defs)) : NULL;
+    if (D->n && !old->defs) return oom(R->err);
+    for (size_t i = 0; i < D->n; i++)
+        old->defs[old->ndefs++] = (struct mg_nav_def){old->path, (char *)D->v[i].name, (char *)D->v[i].kind,
+                                                      (char *)D->v[i].container, (int)old->parsed.def_lines[2 * i],
+                                                      (int)old->parsed.def_lines[2 * i + 1], 0};
+    return 0;
+}
+
+/* Mark the innermost definitions that hold a changed line (-n: a deletion
+ * between lines n - 1 and n, which only what holds both contains). */
+static int touch(struct side *s)
+{
+    if (s->ndefs == 0) return 0;
+    if (!(s->touched = calloc(s->ndefs, sizeof(bool)))) return -1;
+    if (s->changed.n) qsort(s->changed.v, s->changed.n, sizeof(int), cmp_int);
+    for (size_t k = 0; k < s->changed.n; k++) {
+        int ln = s->changed.v[k], lo = ln, hi = ln;
+        if (ln < 0) lo = -ln - 1, hi = -ln;
+        if (k && s->changed.v[k - 1] == ln) continue;
+        size_t best = SIZE_MAX;
+        for (size_t i = 0; i < s->ndefs; i++) {
+            const struct mg_nav_def *d = &s->defs[i];
+            if (d->start_line > lo || d->end_line < hi) continue;
+            if (best == SIZE_MAX || d->end_line - d->start_line < s->defs[best].end_line - s->defs[best].start_line ||
+                (d->end_line - d->start_line == s->defs[best].end_line - s->defs[best].start_line &&
+                 d->start_line >= s->defs[best].start_line))
+                best = i;
+        }
+        if (best != SIZE_MAX) s->touched[best] = true;
+    }
+    return 0;
+}
+
+static bool defines(const struct side *s, const char *name, const char *container)
+{
+    for (size_t i = 0; i < s->ndefs; i++)
+        if (strcmp(s->defs[i].name, name) == 0 &&
+            ((!container && !s->defs[i].container) ||
+             (container && s->defs[i].container && strcmp(container, s->defs[i].container) == 0)))
+            return true;
+    return false;
+}
+
+static int add_changed(struct run *R, const struct mg_nav_def *d, const char *change)
+{
+    struct mg_impact *o = R->out;
+    struct mg_impact_changed *v = grow(o->changed, o->nchanged, &o->capchanged, sizeof(*v));
+    if (!v) return oom(R->err);
+    o->changed = v;
+    struct mg_impact_changed *c = &o->changed[o->nchanged];
+    *c = (struct mg_impact_changed){.d = *d, .change = change};
+    c->d.path = strdup(d->path);
+    c->d.name = strdup(d->name);
+    c->d.kind = strdup(d->kind);
+    c->d.container = d->container ? strdup(d->container) : NULL;
+    o->nchanged++;
+    if (!c->d.path || !c->d.name || !c->d.kind || (d->container && !c->d.container)) return oom(R->err);
+    return 0;
+}
+
+static int add_skip(struct run *R, const char *path, const char *reason)
+{
+    struct mg_impact *o = R->out;
+    struct mg_impact_skip *v = grow(o->skipped, o->nskipped, &o->capskipped, sizeof(*v));
+    if (!v) return oom(R->err);
+    o->skipped = v;
+    if (!(o->skipped[o->nskipped].path = strdup(path))) return oom(R->err);
+    o->skipped[o->nskipped++].reason = reason;
+    return 0;
+}
+
+static int one_file(struct run *R, const struct mg_diff *diff, const struct mg_diff_file *df)
+{
+    struct side nw = {0}, old = {0};
+    int rc = 0, found = 0;
+    if (df->new_path && (found = load_new(R, df->new_path, &nw)) < 0) rc = -1;
+    if (rc == 0 && df->new_path && !found) {
+        rc = add_skip(R, df->new_path, "not_indexed");
+        goto out;
+    }
+    bool stale = false;
+    if (rc == 0 && df->whole) {
+        for (size_t i = 0; rc == 0 && i < nw.ndefs; i++) rc = add_changed(R, &nw.defs[i], "modified");
+        goto out;
+    }
+    /* the old side's definitions are reported at the file's path now (a deleted file's: its old one) */
+    if (rc == 0 && df->old_path && !(old.path = strdup(df->new_path ? nw.path : df->old_path))) rc = oom(R->err);
+    if (rc == 0 && walk_hunks(diff, df, &nw, &old, &stale) != 0) rc = oom(R->err);
+    if (rc == 0 && stale) rc = add_skip(R, nw.path ? nw.path : df->old_path, "stale");
+    if (rc == 0 && df->old_path && !stale) rc = parse_old(R, &old);
+    if (rc == 0 && (touch(&nw) != 0 || touch(&old) != 0)) rc = oom(R->err);
+    /* new side: modified, or added when the old side did not define it */
+    for (size_t i = 0; rc == 0 && i < nw.ndefs; i++) {
+        if (!nw.touched || !nw.touched[i]) continue;
+        bool added = !df->old_path || (!stale && !defines(&old, nw.defs[i].name, nw.defs[i].container));
+        rc = add_changed(R, &nw.defs[i], added ? "added" : "modified");
+    }
+    /* old side: removed when the new file does not define it (the new file's path names it) */
+    for (size_t i = 0; rc == 0 && i < old.ndefs; i++) {
+        if (!old.touched || !old.touched[i] || defines(&nw, old.defs[i].name, old.defs[i].container)) continue;
+        rc = add_changed(R, &old.defs[i], "removed");
+    }
+out:
+    side_free(&nw);
+    side_free(&old);
+    return rc;
+}
+
+/* ---- 3. Callers --------------------------------------------------------------------------- */
+
+static bool function_like(const char *kind)
+{
+    return strcmp(kind, "function") == 0 || strcmp(kind, "method") == 0 || strcmp(kind, "constructor") == 0 ||
+           strcmp(kind, "macro") == 0 || strcmp(kind, "prototype") == 0;
+}
+
+static const struct mg_impact_changed *changed_def(const struct mg_impact *o, const struct mg_nav_def *to,
+                                                   const char *callee)
+{
+    for (size_t i = 0; i < o->nchanged; i++) {
+        const struct mg_impact_changed *c = &o->changed[i];
+        if (strcmp(c->d.name, callee) != 0) continue;
+        if (!to) return c; /* a call to a name defined nowhere now: a removed definition's caller */
+        if (strcmp(c->change, "removed") != 0 && strcmp(c->d.path, to->path) == 0 &&
+            c->d.start_line == to->start_line)
+            return c;
+    }
+    return NULL;
+}
+
+static double weight(const char *confidence)
+{
+    if (strcmp(confidence, "ambiguous") == 0) return 0.5;
+    if (strcmp(confidence, "name") == 0) return 0.9;
+    return 1.0; /* file, import, external (a removed name still called) */
+}
+
+static int cmp_hit(const void *a, const void *b)
+{
+    const struct mg_impact_hit *x = a, *y = b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    if (x->depth != y->depth) return x->depth - y->depth;
+    int c = strcmp(x->d.path, y->d.path);
+    return c ? c : x->d.start_line - y->d.start_line;
+}
+
+static int cmp_changed(const void *a, const void *b)
+{
+    const struct mg_impact_changed *x = a, *y = b;
+    int c = strcmp(x->d.path, y->d.path);
+    if (c) return c;
+    if (x->d.start_line != y->d.start_line) return x->d.start_line - y->d.start_line;
+    return strcmp(x->change, y->change);
+}
+
+static bool is_changed(const struct mg_impact *o, const struct mg_nav_def *d)
+{
+    for (size_t i = 0; i < o->nchanged; i++)
+        if (strcmp(o->changed[i].change, "removed") != 0 && strcmp(o->changed[i].d.path, d->path) == 0 &&
+            o->changed[i].d.start_line == d->start_line && strcmp(o->changed[i].d.name, d->name) == 0)
+            return true;
+    return false;
+}
+
+static int callers(struct run *R, int depth, size_t limit, double deadline)
+{
+    struct mg_impact *o = R->out;
+    const char **names = o->nchanged ? calloc(o->nchanged, sizeof(*names)) : NULL;
+    size_t nn = 0;
+    if (o->nchanged && !names) return oom(R->err);
+    for (size_t i = 0; i < o->nchanged; i++) {
+        if (!function_like(o->changed[i].d.kind)) continue;
+        bool dup = false;
+        for (size_t k = 0; k < nn && !dup; k++) dup = strcmp(names[k], o->changed[i].d.name) == 0;
+        if (!dup) names[nn++] = o->changed[i].d.name;
+    }
+    struct mg_nav_graph g;
+    int rc = nn ? mg_nav_callers_of(R->d, R->f, names, nn, depth, MG_NAV_NODES_MAX, deadline, &g, R->err) : 0;
+    free(names);
+    if (rc != 0 || nn == 0) return rc;
+    o->truncated = g.truncated;
+    /* keep an edge when it reaches the change: into a changed definition at
+     * depth 1, into a kept caller after; ambiguous calls may be either */
+    bool *keep = calloc(g.n ? g.n : 1, sizeof(bool));
+    struct mg_impact_hit *hits = calloc(g.n ? g.n : 1, sizeof(*hits));
+    size_t nh = 0;
+    if (!keep || !hits) rc = oom(R->err);
+    for (size_t i = 0; rc == 0 && i < g.n; i++) {
+        const struct mg_nav_edge *e = &g.v[i];
+        bool k = false;
+        if (e->depth == 1) {
+            k = changed_def(o, e->to, e->callee) != NULL;
+            if (!k && e->to && strcmp(e->confidence, "ambiguous") == 0) k = changed_def(o, NULL, e->callee) != NULL;
+        } else {
+            for (size_t j = 0; j < i && !k; j++) k = keep[j] && g.v[j].from == e->to;
+        }
+        keep[i] = k;
+        if (!k || is_changed(o, e->from)) continue;
+        double w = weight(e->confidence) / (double)(e->depth * e->depth);
+        size_t h = 0;
+        while (h < nh && !(hits[h].d.start_line == e->from->start_line && strcmp(hits[h].d.path, e->from->path) == 0 &&
+                           strcmp(hits[h].d.name, e->from->name) == 0))
+            h++;
+        if (h == nh) {
+            hits[nh++] = (struct mg_impact_hit){.d = *e->from, .depth = e->depth, .calls = e->callee,
+                                               .call_line = e->line, .confidence = e->confidence};
+        } else if (e->depth < hits[h].depth) {
+            hits[h].depth = e->depth;
+            hits[h].calls = e->callee;
+            hits[h].call_line = e->line;
+            hits[h].confidence = e->confidence;
+        }
+        hits[h].score += w;
+    }
+    if (rc == 0) {
+        for (size_t i = 0; i < nh; i++) hits[i].score = (double)(int64_t)(hits[i].score * 1000 + 0.5) / 1000;
+        qsort(hits, nh, sizeof(*hits), cmp_hit);
+        o->total = nh;
+        size_t n = nh < limit ? nh : limit;
+        o->v = n ? calloc(n, sizeof(*o->v)) : NULL;
+        if (n && !o->v) rc = oom(R->err);
+        for (size_t i = 0; rc == 0 && i < n; i++) {
+            struct mg_impact_hit *t = &o->v[o->n++];
+            *t = hits[i];
+            t->d.path = strdup(hits[i].d.path);
+            t->d.name = strdup(hits[i].d.name);
+            t->d.kind = strdup(hits[i].d.kind);
+            t->d.container = hits[i].d.container ? strdup(hits[i].d.container) : NULL;
+            t->calls = strdup(hits[i].calls);
+            if (!t->d.path || !t->d.name || !t->d.kind || !t->calls || (hits[i].d.container && !t->d.container))
+                rc = oom(R->err);
+        }
+    }
+    free(keep);
+    free(hits);
+    mg_nav_graph_release(&g);
+    return rc;
+}
+
+int mg_nav_impact(struct mg_db *d, const struct mg_filter *f, const struct mg_diff *diff, int depth, size_t limit,
+                  double deadline, struct mg_impact *out, struct mg_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (depth < 1 || depth > MG_NAV_DEPTH_MAX)
+        return mg_err_set(err, MG_E_BAD_ARG, "depth must be between 1 and %d", MG_NAV_DEPTH_MAX);
+    struct run R = {.d = d, .f = f, .out = out, .err = err};
+    int rc = 0;
+    if (mg_db_prepare(d, "SELECT id, path, lang, content, sym_lo, sym_hi FROM files WHERE path = ?", &R.file_st,
+                      err) != 0 ||
+        mg_db_prepare(d, "SELECT name, kind, container, start_line, end_line FROM symbols WHERE id BETWEEN ? AND ? "
+                         "ORDER BY id", &R.syms_st, err) != 0)
+        rc = -1;
+    for (size_t i = 0; rc == 0 && i < diff->n; i++) rc = one_file(&R, diff, &diff->v[i]);
+    if (R.parser) ts_parser_delete(R.parser);
+    sqlite3_finalize(R.file_st);
+    sqlite3_finalize(R.syms_st);
+    if (rc == 0 && out->nchanged > 1) qsort(out->changed, out->nchanged, sizeof(*out->changed), cmp_changed);
+    if (rc == 0) rc = callers(&R, depth, limit, deadline);
+    if (rc != 0) mg_impact_release(out);
+    return rc;
+}
+
+void mg_impact_release(struct mg_impact *im)
+{
+    for (size_t i = 0; i < im->nchanged; i++) {
+        struct mg_nav_def *d = &im->changed[i].d;
+        free(d->path);
+        free(d->name);
+        free(d->kind);
+        free(d->container);
+    }
+    free(im->changed);
+    for (size_t i = 0; i < im->n; i++) {
+        struct mg_nav_def *d = &im->v[i].d;
+        free(d->path);
+        free(d->name);
+        free(d->kind);
+        free(d->container);
+        free(im->v[i].calls);
+    }
+    free(im->v);
+    for (size_t i = 0; i < im->nskipped; i++) free(im->skipped[i].path);
+    free(im->skipped);
+    memset(im, 0, sizeof(*im));
+}
