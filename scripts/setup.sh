@@ -87,5 +87,15 @@ if [ "$bench" = 1 ]; then
     (cd "$m" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error </dev/null >/dev/null)
     echo "$mwant" > "$mstamp"
   fi
+  # the TypeScript compiler, the reference of bench/nav_ts_bench.py, pinned by
+  # bench/nav-ts/package-lock.json
+  t="$here/bench/nav-ts"
+  tstamp="$t/node_modules/.memgate-lock.sha"
+  twant=$(sha256sum "$t/package-lock.json" | cut -d' ' -f1)
+  if [ "$twant" != "$(cat "$tstamp" 2>/dev/null || true)" ] || [ ! -f "$t/node_modules/typescript/package.json" ]; then
+    echo "setup: installing the TypeScript compiler for the benchmark (npm ci in bench/nav-ts)" >&2
+    (cd "$t" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error </dev/null >/dev/null)
+    echo "$twant" > "$tstamp"
+  fi
 fi
 exit 0

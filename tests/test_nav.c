@@ -223,6 +223,21 @@ TEST(nav_lexer_comments_strings_per_family)
     ASSERT(!mg_nav_lex("markdown", "f()", 3, collect, NULL));
 }
 
+/* A template's text is skipped and the code of its ${...} is read, nested
+ * templates, braces, strings and comments in it too; the lines still count. */
+TEST(nav_lexer_template_substitutions)
+{
+    ASSERT_EQ_STR(lex("typescript", "const s = `a ${f(x)} b ${ {k: g()}.k } c()`; h()"),
+                  "const:1 s:1 f:1() x:1 k:1 g:1() k:1 h:1()");
+    ASSERT_EQ_STR(lex("javascript", "`x ${`y ${inner()} z()`} w()` + after()"), "inner:1() after:1()");
+    ASSERT_EQ_STR(lex("typescript", "`a\n${b}\nc()`\nd"), "b:2 d:4");
+    ASSERT_EQ_STR(lex("javascript", "`\\${no()}` + e"), "e:1");
+    ASSERT_EQ_STR(lex("javascript", "`${ '}' + m() /* } */ }n()` + o"), "m:1() o:1");
+    ASSERT_EQ_STR(lex("javascript", "`${ q"), "q:1");
+    /* Go raw strings have no substitutions */
+    ASSERT_EQ_STR(lex("go", "s := `${f()}` + g"), "s:1 g:1");
+}
+
 /* Navigation reads the index: an edited caller and a deleted callee show
  * after the next index run (the watcher's, or this one). */
 TEST(nav_follows_incremental_index_runs)

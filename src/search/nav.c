@@ -49,7 +49,7 @@ static void *grown(void *v, size_t n, size_t *cap, size_t elem)
 enum fam {
     F_NONE,
     F_C,    /* C, C++, Java, Go, Rust, C#, Kotlin, Swift, Scala, Zig, protobuf: // and block comments */
-    F_JS,   /* JavaScript, TypeScript, PHP: the same, and '...' strings and `...` templates */
+    F_JS,   /* JavaScript, TypeScript, PHP: the same, and '...' strings and `...${code}...` templates */
     F_PY,   /* Python: #, '...', "...", triple quotes, string prefixes */
     F_HASH, /* Ruby, shell, Perl, R, make, CMake, awk: # comments */
     F_LUA,  /* Lua: -- and --[[ ]] */
@@ -153,11 +153,45 @@ static void skip_char(struct lexer *x)
     x->i++;
 }
 
+/* JavaScript and TypeScript templates: their text is no code, the ${...}
+ * substitutions in it are (`${escapeRegex(s)}`), and may hold templates in
+ * turn. n templates are open around the lexer's position, and braces[k] is
+ * how many { are still open in the substitution of template k; past
+ * TPL_DEPTH nested substitutions a ${ is read as text. */
+#define TPL_DEPTH 16
+struct tpl {
+    int n;
+    unsigned braces[TPL_DEPTH];
+};
+
+/* Template text from just past its ` or the } ending a substitution: to past
+ * the closing `, or to past the ${ of a substitution (opened in tp). */
+static void skip_template(struct lexer *x, struct tpl *tp)
+{
+    while (x->i < x->n) {
+        char c = x->t[x->i];
+        if (c == '\\') {
+            if (x->i + 1 < x->n && x->t[x->i + 1] == '\n') x->line++;
+            x->i += 2;
+            continue;
+        }
+        if (c == '\n') x->line++;
+        x->i++;
+        if (c == '`') return;
+        if (c == '$' && x->i < x->n && x->t[x->i] == '{' && tp->n < TPL_DEPTH) {
+            x->i++;
+            tp->braces[tp->n++] = 0;
+            return;
+        }
+    }
+}
+
 bool mg_nav_lex(const char *lang, const char *text, size_t len, mg_nav_ident_cb cb, void *ud)
 {
     enum fam f = family(lang);
     if (f == F_NONE) return false;
     struct lexer x = {text, len, 0, 1};
+    struct tpl tp = {0};
     bool bol = true; /* only blanks since the line began */
     while (x.i < x.n) {
         unsigned char c = (unsigned char)x.t[x.i];
@@ -215,7 +249,21 @@ bool mg_nav_lex(const char *lang, const char *text, size_t len, mg_nav_ident_cb 
             } else {
                 skip_string(&x, '\'', f == F_HASH);
             }
-        } else if (c == '`' && (f == F_JS || (f == F_C && strcmp(lang, "go") == 0) || f == F_HASH)) {
+        } else if (c == '`' && f == F_JS) {
+            x.i++;
+            skip_template(&x, &tp);
+        } else if (c == '{' && tp.n > 0) {
+            tp.braces[tp.n - 1]++;
+            x.i++;
+        } else if (c == '}' && tp.n > 0) {
+            x.i++;
+            if (tp.braces[tp.n - 1] > 0) {
+                tp.braces[tp.n - 1]--;
+            } else { /* the substitution ends: back in its template's text */
+                tp.n--;
+                skip_template(&x, &tp);
+            }
+        } else if (c == '`' && ((f == F_C && strcmp(lang, "go") == 0) || f == F_HASH)) {
             x.i++;
             skip_past(&x, "`");
         } else if (c >= '0' && c <= '9') {
