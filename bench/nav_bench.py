@@ -16,11 +16,13 @@ once and `global -x` also finds defined exactly once. For each:
 
 compared as sets of (path, line) over .c and .h files: micro-averaged recall
 and precision against Global, with a sample of each kind of disagreement
-printed for inspection. Latency: find_references' first page (the default 50)
-and callers (depth 1) over HTTP keep-alive to `memgate serve`, p50 and p99,
-beside the time `global -rx` takes for the same queries (each a process, as
-an agent's shell would run it). Prints a Markdown report; docs/benchmarks.md
-keeps the figures.
+printed for inspection. Latency: find_references' first page (the default 50),
+callers (depth 1) and outline (of the file defining each function) over HTTP
+keep-alive to `memgate serve`, p50 and p99, beside the time `global -rx` takes
+for the same queries (each a process, as an agent's shell would run it); and
+impact (POST /v1/impact) of --diffs unified diffs, each changing one line in
+one function of 20 files drawn at random, at depth 1 and 2. Prints a Markdown
+report; docs/benchmarks.md keeps the figures.
 """
 import argparse
 import http.client
@@ -111,10 +113,46 @@ class Api:
     def __init__(self, port):
         self.c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
 
-    def get(self, path, **q):
-        self.c.request("GET", path + "?" + urllib.parse.urlencode(q))
+    def get(self, route, **q):
+        self.c.request("GET", route + "?" + urllib.parse.urlencode(q))
         r = self.c.getresponse()
         return json.loads(r.read())
+
+    def post(self, path, body):
+        self.c.request("POST", path, body=json.dumps(body), headers={"Content-Type": "application/json"})
+        r = self.c.getresponse()
+        return json.loads(r.read())
+
+
+def diffs(n, files, seed):
+    """n unified diffs of `files` files each: one line of one function per
+    file, whose old text differed (the new side is the tree, as indexed)."""
+    db = sqlite3.connect(f"file:{os.path.join(HOME, 'repos', 'linux.db')}?mode=ro", uri=True)
+    rows = db.execute(
+        "SELECT f.path, s.start_line, s.end_line FROM symbols s JOIN files f ON f.id = s.file_id "
+        "WHERE s.kind = 'function' AND f.lang = 'c' AND s.end_line - s.start_line >= 4").fetchall()
+    rnd = random.Random(seed)
+    out = []
+    while len(out) < n:
+        picked, text = set(), []
+        while len(picked) < files:
+            path, lo, hi = rnd.choice(rows)
+            if path in picked:
+                continue
+            try:
+                with open(os.path.join(SRC, path), errors="strict") as f:
+                    lines = f.read().split("\n")
+            except (OSError, UnicodeDecodeError):
+                continue
+            ln = lo + 2
+            if ln > len(lines):
+                continue
+            picked.add(path)
+            cur = lines[ln - 1]
+            text.append(f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -{ln} +{ln} @@\n"
+                        f"-{cur} /* old */\n+{cur}\n")
+        out.append("".join(text))
+    return out
 
 
 def pct(v, q):
@@ -126,6 +164,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--diffs", type=int, default=20)
     a = ap.parse_args()
     if not os.path.exists(os.path.join(SRC, "MAINTAINERS")):
         raise SystemExit("bench: the kernel source is missing; run `make bench` (bench/run.sh fetches it)")
@@ -146,7 +185,7 @@ def main():
     try:
         api = Api(json.loads(p.stdout.readline())["port"])
         api.get("/v1/references", symbol=names[0])  # warm
-        m_refs, first_ms, callers_ms = {}, [], []
+        m_refs, first_ms, callers_ms, outline_ms = {}, [], [], []
         for name in names:
             t0 = time.monotonic()
             r = api.get("/v1/references", symbol=name)
@@ -164,6 +203,23 @@ def main():
                     break
                 r = api.get("/v1/references", symbol=name, cursor=r["next_cursor"], limit=1000)
             m_refs[name] = got
+            defs = r.get("definitions") or []
+            if defs:
+                t0 = time.monotonic()
+                api.get("/v1/outline", path=defs[0]["path"])
+                outline_ms.append((time.monotonic() - t0) * 1000)
+        impact_ms = {1: [], 2: []}
+        impact_n = {1: [], 2: []}
+        for text in diffs(a.diffs, 20, a.seed):
+            for depth in (1, 2):
+                t0 = time.monotonic()
+                r = api.post("/v1/impact", {"diff": text, "depth": depth, "limit": 1000})
+                impact_ms[depth].append((time.monotonic() - t0) * 1000)
+                if "error" in r:
+                    raise SystemExit(f"bench: impact failed: {r['error']}")
+                if r.get("skipped"):
+                    log(f"impact skipped {r['skipped'][:3]}")
+                impact_n[depth].append((len(r["changed"]), r["total"]))
     finally:
         p.terminate()
         p.wait(timeout=60)
@@ -200,6 +256,9 @@ GNU Global {subprocess.run(['global', '--version'], capture_output=True, text=Tr
 | precision against Global | {precision:.3f} | — |
 | find_references, first page (50), per query | p50 {pct(first_ms, .5):.1f} ms, p99 {pct(first_ms, .99):.1f} ms | `global -rx` p50 {pct(g_ms, .5):.1f} ms, p99 {pct(g_ms, .99):.1f} ms (a process each) |
 | callers (depth 1), per query | p50 {pct(callers_ms, .5):.1f} ms, p99 {pct(callers_ms, .99):.1f} ms | — |
+| outline of the defining file, per query | p50 {pct(outline_ms, .5):.1f} ms, p99 {pct(outline_ms, .99):.1f} ms | — |
+| impact of a 20-file diff, depth 1 ({a.diffs} diffs) | p50 {pct(impact_ms[1], .5):.0f} ms, p99 {pct(impact_ms[1], .99):.0f} ms; {statistics.median(c for c, _ in impact_n[1]):.0f} definitions changed, {statistics.median(t for _, t in impact_n[1]):.0f} callers (medians) | — |
+| impact of a 20-file diff, depth 2 | p50 {pct(impact_ms[2], .5):.0f} ms, p99 {pct(impact_ms[2], .99):.0f} ms; {statistics.median(t for _, t in impact_n[2]):.0f} callers (median) | — |
 | the {len(names)} queries | {sum(first_ms) / 1000:.2f} s | {sum(g_ms) / 1000:.2f} s (ratio {sum(g_ms) / max(sum(first_ms), 1e-9):.1f}x) |
 
 Disagreements: {len(only_g)} lines only Global lists, {len(only_m)} only memgate lists. A sample of each:
