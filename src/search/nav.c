@@ -239,22 +239,61 @@ bool mg_nav_lex(const char *lang, const char *text, size_t len, mg_nav_ident_cb 
     return true;
 }
 
-/* Words that look like calls and are not: `if (`, `sizeof(`, ... */
-static bool keyword(const char *s, size_t n)
+/* Whether s (n bytes) is one of the words of " a b c ". */
+static bool in_words(const char *words, const char *s, size_t n)
 {
-    static const char *const kw[] = {
-        "if", "for", "while", "switch", "return", "sizeof", "typeof", "__typeof__", "__typeof", "alignof",
-        "_Alignof", "__alignof__", "defined", "do", "else", "case", "catch", "new", "delete", "throw", "function",
-        "await", "yield", "typeid", "decltype", "static_assert", "_Static_assert", "__attribute__", "__attribute",
-        "asm", "__asm__", "__asm", "volatile", "__volatile__", "noexcept", "operator", "requires", "not", "and", "or",
-        "in", "elif", "lambda", "assert", "del", "with", "except", "raise", "def", "class", "import", "from",
-        "print", "exec", "until", "unless", "elsif", "local", "then", "end", "go", "defer", "select", "match",
-        "loop", "fn", "let", "var", "const", "void", "int", "char", "long", "short", "unsigned", "signed",
-        "float", "double", "struct", "union", "enum", "super", "this", "self", "synchronized", "using",
-        "typename", "template", "__builtin_expect", "likely", "unlikely", NULL};
-    for (size_t i = 0; kw[i]; i++)
-        if (strlen(kw[i]) == n && memcmp(kw[i], s, n) == 0) return true;
+    for (const char *at = words; (at = strchr(at, ' ')) && at[1]; at++) {
+        const char *w = at + 1, *e = strchr(w, ' ');
+        if ((size_t)(e - w) == n && memcmp(w, s, n) == 0) return true;
+    }
     return false;
+}
+
+/* Words that look like calls and are not: `if (`, `sizeof(`, ... A word is
+ * a keyword only in the languages that have it: `local(` is a C call and a
+ * Lua keyword, `print(` a Python 3 call, `select(` a C call and a Go keyword. */
+static bool keyword(const char *lang, const char *s, size_t n)
+{
+    static const char all[] = " if for while switch return do else case ";
+    static const struct { const char *langs, *kw; } per[] = {
+        {" c cpp objc ",
+         " sizeof typeof __typeof__ __typeof alignof _Alignof __alignof__ defined __attribute__ __attribute "
+         "asm __asm__ __asm volatile __volatile__ _Static_assert static_assert __builtin_expect likely "
+         "unlikely void int char long short unsigned signed float double struct union enum const catch new "
+         "delete throw typeid decltype noexcept operator requires typename template using this alignas "
+         "_Alignas _Generic "},
+        {" java csharp kotlin scala swift ",
+         " catch new throw synchronized super this assert typeof sizeof using lock nameof when try "},
+        {" go ",
+         " func go defer select range chan map interface struct "},
+        {" rust zig ",
+         " fn match loop let in as move impl where unsafe dyn mut ref const await comptime "},
+        {" javascript typescript php ",
+         " function await yield typeof new catch throw super this delete in of void instanceof import "
+         "constructor isset unset empty array list echo require include require_once include_once fn "
+         "elseif foreach declare keyof satisfies as "},
+        {" python ",
+         " not and or in is elif lambda assert del with except raise def class import from yield await "
+         "global nonlocal "},
+        {" ruby shell perl r make cmake awk ",
+         " until unless elsif then end local function not and or in my our sub defined elif fi done "},
+        {" lua ",
+         " local then end function until elseif not and or in repeat "},
+    };
+    if (in_words(all, s, n)) return true;
+    for (size_t k = 0; lang && k < sizeof(per) / sizeof(per[0]); k++)
+        if (in_words(per[k].langs, lang, strlen(lang)) && in_words(per[k].kw, s, n)) return true;
+    return false;
+}
+
+/* A name right after `.`, `->` or `::`: a member or a qualified name, which
+ * is never a keyword (`o->fn(x)`, `re.match(s)`). */
+static bool member(const char *t, size_t off)
+{
+    size_t i = off;
+    while (i > 0 && (t[i - 1] == ' ' || t[i - 1] == '\t')) i--;
+    return i > 0 && (t[i - 1] == '.' || (i > 1 && t[i - 1] == '>' && t[i - 2] == '-') ||
+                     (i > 1 && t[i - 1] == ':' && t[i - 2] == ':'));
 }
 
 /* ---- 2. Files ----------------------------------------------------------------------------- */
@@ -1100,6 +1139,7 @@ int mg_nav_callers(struct mg_db *d, const struct mg_filter *f, const char *qname
 /* --- callees --- */
 
 struct callees_run {
+    const char *lang;
     const char *self; /* the definition's own name: its first occurrence is no call */
     bool self_seen;
     int lo, hi;       /* the definition's lines */
@@ -1117,7 +1157,7 @@ static int on_call(void *ud, const char *t, size_t off, size_t len, int line, bo
         cr->self_seen = true;
         return 0;
     }
-    if (!call || keyword(t + off, len)) return 0;
+    if (!call || (!member(t, off) && keyword(cr->lang, t + off, len))) return 0;
     struct call *nv = grown(cr->v, cr->n, &cr->cap, sizeof(*nv));
     if (!nv) {
         cr->failed = true;
@@ -1136,7 +1176,7 @@ static int calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int dep
     struct file *fl = file_get(v, from->file_id, true);
     if (!fl) return v->err->code ? -1 : 0;
     if (file_defs(v, fl) != 0) return -1;
-    struct callees_run cr = {.self = from->name, .lo = from->start_line, .hi = from->end_line};
+    struct callees_run cr = {.lang = fl->lang, .self = from->name, .lo = from->start_line, .hi = from->end_line};
     /* lex from the definition's first line: a definition never starts inside a comment */
     size_t off = 0;
     for (int line = 1; line < from->start_line && off < fl->len; off++)
