@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "search/navimport.h"
 #include "store/content.h"
 #include "store/tokenize.h"
 
@@ -309,6 +310,9 @@ struct file {
     bool allowed;            /* in the request's scope */
     bool loaded;             /* text read */
     bool defs_loaded;        /* defs read (file_defs) */
+    struct imp { enum mg_nav_imp how; char *p; } *imps; /* what its imports name (file_imports) */
+    size_t nimps, capimps;
+    bool imps_loaded, imps_failed;
 };
 
 struct nav {
@@ -344,6 +348,8 @@ static void file_free(struct file *fl)
         free(fl->defs[i].container);
     }
     free(fl->defs);
+    for (size_t i = 0; i < fl->nimps; i++) free(fl->imps[i].p);
+    free(fl->imps);
     free(fl);
 }
 
@@ -983,9 +989,76 @@ static int add_edge(struct mg_nav_graph *g, size_t limit, int depth, struct mg_n
     return 0;
 }
 
+/* Languages whose functions call each other by name: C with C++ and
+ * Objective-C, JavaScript with TypeScript; any other only itself (a Python
+ * call of `norm` is no call of a Go function norm). */
+static bool same_world(const char *a, const char *b)
+{
+    static const char *const worlds[] = {" c cpp objc ", " javascript typescript "};
+    if (!a || !b || strcmp(a, b) == 0) return true;
+    for (size_t i = 0; i < sizeof(worlds) / sizeof(worlds[0]); i++)
+        if (in_words(worlds[i], a, strlen(a)) && in_words(worlds[i], b, strlen(b))) return true;
+    return false;
+}
+
+static int on_import(void *ud, enum mg_nav_imp how, const char *p)
+{
+    struct file *fl = ud;
+    struct imp *ni = grown(fl->imps, fl->nimps, &fl->capimps, sizeof(*ni));
+    char *c = ni ? strdup(p) : NULL;
+    if (ni) fl->imps = ni;
+    if (!c) {
+        fl->imps_failed = true;
+        return 1;
+    }
+    fl->imps[fl->nimps++] = (struct imp){how, c};
+    return 0;
+}
+
+/* A loaded file's imports (search/navimport.h), read once. */
+static int file_imports(struct nav *v, struct file *fl)
+{
+    if (fl->imps_loaded || !fl->loaded) return 0;
+    mg_nav_imports(fl->lang, fl->path, fl->text, fl->len, on_import, fl);
+    if (fl->imps_failed) return oom(v->err);
+    fl->imps_loaded = true;
+    return 0;
+}
+
+static bool imports(const struct file *from, const char *path)
+{
+    for (size_t i = 0; i < from->nimps; i++)
+        if (mg_nav_import_matches(from->imps[i].how, from->imps[i].p, path)) return true;
+    return false;
+}
+
+/* a/b.h and a/b.c: one path but for the extension. */
+static bool same_stem(const char *a, const char *b)
+{
+    const char *da = strrchr(a, '.'), *db = strrchr(b, '.');
+    if (!da || !db || strchr(da, '/') || strchr(db, '/')) return false;
+    return da - a == db - b && memcmp(a, b, (size_t)(da - a)) == 0;
+}
+
+/* Whether from imports the file fl of a definition of r: itself, or (C and
+ * C++) a header declaring the name whose source file fl is. */
+static bool imported(const struct file *from, struct nav *v, const struct resolved *r, const struct file *fl)
+{
+    if (imports(from, fl->path)) return true;
+    for (size_t i = 0; i < r->n; i++) {
+        struct file *hf;
+        const struct mg_nav_def *h = resolved_def(v, r, i, &hf);
+        if (h && hf != fl && h->kind && strcmp(h->kind, "prototype") == 0 && same_stem(hf->path, fl->path) &&
+            imports(from, hf->path))
+            return true;
+    }
+    return false;
+}
+
 /* How a called name resolves from a file: its own definition there, else the
- * repo's by name. *to is NULL when there is none. */
-static int resolve(struct nav *v, struct mg_nav_graph *g, const struct file *from, const char *name,
+ * repo's by name in a language that can call it; of several, those in files
+ * the caller imports come first. *to is NULL when there is none. */
+static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, const char *name,
                    struct mg_nav_def **to, const char **confidence)
 {
     *to = NULL;
@@ -998,20 +1071,38 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, const struct file *fro
     struct resolved *r = defs_of(v, name);
     if (!r) return -1;
     size_t nfn = 0;
-    const struct mg_nav_def *first = NULL;
-    struct file *ffirst = NULL;
-    for (size_t i = 0; i < r->n; i++) {
-        struct file *fl;
-        const struct mg_nav_def *d = resolved_def(v, r, i, &fl);
-        if (!d || !function_like(d->kind)) continue;
-        if (!first) {
-            first = d;
-            ffirst = fl;
+    const struct mg_nav_def *first = NULL, *ifirst = NULL;
+    struct file *ffirst = NULL, *fifirst = NULL;
+    bool ifiles = false; /* imported definitions in several files */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1 && (nfn < 2 || file_imports(v, from) != 0)) break;
+        for (size_t i = 0; i < r->n; i++) {
+            struct file *fl;
+            const struct mg_nav_def *d = resolved_def(v, r, i, &fl);
+            if (!d || !function_like(d->kind) || !same_world(from->lang, fl->lang)) continue;
+            if (pass == 0) {
+                if (!first) {
+                    first = d;
+                    ffirst = fl;
+                }
+                nfn++;
+            } else if (imported(from, v, r, fl)) {
+                if (!ifirst) {
+                    ifirst = d;
+                    fifirst = fl;
+                } else if (fl != fifirst) {
+                    ifiles = true;
+                }
+            }
         }
-        nfn++;
     }
+    if (v->err->code) return -1;
     if (!first) return 0;
-    *confidence = nfn == 1 ? "name" : "ambiguous";
+    *confidence = nfn == 1 ? "name" : ifirst && !ifiles ? "import" : "ambiguous";
+    if (ifirst) {
+        first = ifirst;
+        ffirst = fifirst;
+    }
     return (*to = pooled(g, first, ffirst->path)) ? 0 : oom(v->err);
 }
 
