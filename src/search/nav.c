@@ -719,11 +719,14 @@ static int file_occs(struct nav *v, struct file *fl, const char *name, struct oc
     if (o->n && file_defs(v, fl) != 0) return -1;
     for (size_t i = 0; i < fl->ndefs; i++) {
         const struct mg_nav_def *d = &fl->defs[i];
-        /* a prototype declares: its line is a use, as GNU Global counts it (it is among the definitions too) */
-        if (!d->name || strcmp(d->name, name) != 0 || (d->kind && strcmp(d->kind, "prototype") == 0)) continue;
+        /* a prototype declares: its line is a use, as GNU Global counts it (it is among the definitions
+         * too), and no call */
+        if (!d->name || strcmp(d->name, name) != 0) continue;
+        bool proto = d->kind && strcmp(d->kind, "prototype") == 0;
         for (size_t k = 0; k < o->n; k++)
             if (o->v[k].line >= d->start_line && o->v[k].line <= d->end_line) {
-                o->v[k].def = true;
+                if (proto) o->v[k].call = false;
+                else o->v[k].def = true;
                 break;
             }
     }
@@ -1155,10 +1158,16 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         if (!in) in = file_def(fl, &tmp);
         struct mg_nav_def *from = pooled(cr->g, in, fl->path);
         if (!from) return oom(v->err);
-        struct mg_nav_def *to = cr->to;
-        const char *conf = "name";
-        if (!to && resolve(v, cr->g, fl, cr->name, &to, &conf) != 0) return -1;
+        struct mg_nav_def *to;
+        const char *conf;
+        if (resolve(v, cr->g, fl, cr->name, &to, &conf) != 0) return -1;
+        if (cr->to && to != cr->to) { /* a caller's caller by name: not when the call is surely another's */
+            if (strcmp(conf, "file") == 0 || strcmp(conf, "import") == 0) continue;
+            to = cr->to;
+            conf = "ambiguous";
+        }
         bool fresh = !seen_def(cr->g, cr->g->n, from);
+        for (size_t r = 0; r < cr->g->ndefs && fresh; r++) fresh = cr->g->defs[r] != from; /* a root is walked */
         if (cr->g->n >= cr->limit) {
             cr->g->truncated = true;
             return 1;
