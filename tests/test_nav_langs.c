@@ -140,7 +140,8 @@ static void reopen(struct env *e)
 {
     struct mg_err err = {0};
     if (e->d) mg_db_close(&e->d);
-    json_decref(mg_fx_run_json(NULL, e->home, (const char *const[]){"index", e->repo, "--name", "langs", "--json", NULL}));
+    json_decref(
+        mg_fx_run_json(NULL, e->home, (const char *const[]){"index", e->repo, "--name", "langs", "--json", NULL}));
     struct mg_repo *rv;
     size_t nr;
     const char *ids[1] = {"langs"};
@@ -246,6 +247,21 @@ TEST(nav_langs_c)
                   "1:shared@c/ops.c:3->c/ops.c:2:local(file) 1:shared@c/other.c:2->c/other.c:1:local(file)");
     /* the prototype's line is a use; the call site a call */
     ASSERT_EQ_STR(refs(&e, "shared"), "c/main.c:8:call:run c/ops.h:2:use:shared");
+    /* a scope without ops.c: main.c's shared is other.c's, the one left */
+    struct mg_globset *gs;
+    struct mg_err err = {0};
+    const char *glob[] = {"c/main.c", "c/other.c", "c/ops.h"};
+    ASSERT_EQ_INT(mg_globset_new(glob, 3, NULL, 0, &gs, &err), 0);
+    struct mg_filter f = {.globs = gs};
+    struct mg_nav_graph g;
+    ASSERT_EQ_INT(mg_nav_callees(e.d, &f, "run", 1, 100, 0, &g, &err), 0);
+    ASSERT_EQ_INT(g.n, 4);
+    ASSERT_EQ_STR(g.v[2].callee, "shared");
+    ASSERT_EQ_STR(g.v[2].to->path, "c/other.c");
+    ASSERT_EQ_STR(g.v[2].confidence, "name");
+    ASSERT_EQ_STR(g.v[3].callee, "CALL_TWICE");
+    mg_nav_graph_release(&g);
+    mg_globset_free(&gs);
     /* a callers walk through the macro (which calls twice twice on its line: two call sites) */
     ASSERT_EQ_STR(CALLERS(&e, "twice", 2),
                   "1:CALL_TWICE@c/ops.h:3->c/ops.c:4:twice(import) 1:CALL_TWICE@c/ops.h:3->c/ops.c:4:twice(import) "
@@ -263,7 +279,8 @@ TEST(nav_langs_recursion_and_cycles)
     ASSERT_EQ_STR(CALLERS(&e, "fact", 3), "1:fact@c/cyc.c:1->c/cyc.c:1:fact(file)");
     ASSERT_EQ_STR(trace(&e, "fact", "fact"), "fact>fact");
     /* a -> b -> a: each function is expanded once */
-    ASSERT_EQ_STR(CALLEES(&e, "ping", 4), "1:ping@c/cyc.c:4->c/cyc.c:3:pong(file) 2:pong@c/cyc.c:3->c/cyc.c:4:ping(file)");
+    ASSERT_EQ_STR(CALLEES(&e, "ping", 4),
+                  "1:ping@c/cyc.c:4->c/cyc.c:3:pong(file) 2:pong@c/cyc.c:3->c/cyc.c:4:ping(file)");
     ASSERT_EQ_STR(trace(&e, "ping", "ping"), "ping>pong>ping");
     ASSERT_EQ_STR(trace(&e, "ping", "pong"), "ping>pong");
     /* a -> b -> c -> a */
@@ -328,7 +345,8 @@ TEST(nav_langs_incremental)
 {
     struct env e;
     open_env(&e);
-    mg_t_write_str(e.repo, "c/main.c", "static int inc(int x) { return x + 1; }\nint run(int v)\n{\n\treturn shared(v);\n}\n");
+    mg_t_write_str(e.repo, "c/main.c",
+                   "static int inc(int x) { return x + 1; }\nint run(int v)\n{\n\treturn shared(v);\n}\n");
     reopen(&e);
     ASSERT_EQ_STR(CALLEES(&e, "run", 1), "1:run@c/main.c:4->c/ops.c:3:shared(ambiguous) "
                                          "1:run@rs/src/lib.rs:5->rs/src/shapes.rs:7:make(import) "
@@ -339,7 +357,8 @@ TEST(nav_langs_incremental)
     snprintf(gone, sizeof(gone), "%s/py/pa/util.py", e.repo);
     ASSERT_EQ_INT(unlink(gone), 0);
     /* ping no longer calls pong */
-    mg_t_write_str(e.repo, "c/cyc.c", "int pong(int n) { return n ? ping(n - 1) : 0; }\nint ping(int n) { return n; }\n");
+    mg_t_write_str(e.repo, "c/cyc.c",
+                   "int pong(int n) { return n ? ping(n - 1) : 0; }\nint ping(int n) { return n; }\n");
     reopen(&e);
     ASSERT_EQ_STR(CALLEES(&e, "size", 1), "1:size@py/app.py:5->py/pb/util.py:1:norm(name)");
     ASSERT_EQ_STR(CALLEES(&e, "ping", 1), "");
@@ -508,7 +527,8 @@ TEST(nav_langs_import_patterns)
     ASSERT_EQ_STR(imports_of("typescript", "web/app.ts", "import { a } from './a';\nimport b from \"../lib/b.js\";\n"
                                                          "import React from 'react';\nconst c = require('./c');\n"),
                   "stem:web/a stem:web/a/index stem:lib/b stem:web/c stem:web/c/index");
-    ASSERT_EQ_STR(imports_of("go", "cmd/x/main.go", "package main\n\nimport (\n\t\"fmt\"\n\ts \"example.com/m/store\"\n)\n"
+    ASSERT_EQ_STR(imports_of("go", "cmd/x/main.go",
+                             "package main\n\nimport (\n\t\"fmt\"\n\ts \"example.com/m/store\"\n)\n"
                                                     "import \"example.com/m/util\"\n"),
                   "dir:cmd/x dir_in:fmt dir_in:example.com/m/store dir_in:example.com/m/util");
     ASSERT_EQ_STR(imports_of("java", "src/com/z/App.java", "package com.z;\nimport com.x.Box;\nimport com.y.*;\n"

@@ -1043,21 +1043,6 @@ static bool same_stem(const char *a, const char *b)
     return da - a == db - b && memcmp(a, b, (size_t)(da - a)) == 0;
 }
 
-/* Whether from imports the file fl of a definition of r: itself, or (C and
- * C++) a header declaring the name whose source file fl is. */
-static bool imported(const struct file *from, struct nav *v, const struct resolved *r, const struct file *fl)
-{
-    if (imports(from, fl->path)) return true;
-    for (size_t i = 0; i < r->n; i++) {
-        struct file *hf;
-        const struct mg_nav_def *h = resolved_def(v, r, i, &hf);
-        if (h && hf != fl && h->kind && strcmp(h->kind, "prototype") == 0 && same_stem(hf->path, fl->path) &&
-            imports(from, hf->path))
-            return true;
-    }
-    return false;
-}
-
 /* How a called name resolves from a file: its own definition there, else the
  * repo's by name in a language that can call it; of several, those in files
  * the caller imports come first. *to is NULL when there is none. */
@@ -1077,19 +1062,39 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, con
     const struct mg_nav_def *first = NULL, *ifirst = NULL;
     struct file *ffirst = NULL, *fifirst = NULL;
     bool ifiles = false; /* imported definitions in several files */
-    for (int pass = 0; pass < 2; pass++) {
+    /* headers the caller includes that declare the name: their sources count as included (at most 8) */
+    const struct file *hdr[8];
+    size_t nhdr = 0;
+    const struct file *last = NULL; /* definitions come by path: one look per file */
+    bool last_in = false;
+    for (int pass = 0; pass < 3; pass++) {
         if (pass == 1 && (nfn < 2 || file_imports(v, from) != 0)) break;
         for (size_t i = 0; i < r->n; i++) {
             struct file *fl;
             const struct mg_nav_def *d = resolved_def(v, r, i, &fl);
-            if (!d || !function_like(d->kind) || !same_world(from->lang, fl->lang)) continue;
+            if (!d || !same_world(from->lang, fl->lang)) continue;
+            if (pass == 1) {
+                if (nhdr < 8 && d->kind && strcmp(d->kind, "prototype") == 0 && (!nhdr || hdr[nhdr - 1] != fl) &&
+                    imports(from, fl->path))
+                    hdr[nhdr++] = fl;
+                continue;
+            }
+            if (!function_like(d->kind)) continue;
             if (pass == 0) {
                 if (!first) {
                     first = d;
                     ffirst = fl;
                 }
                 nfn++;
-            } else if (imported(from, v, r, fl)) {
+                continue;
+            }
+            if (fl != last) {
+                last = fl;
+                last_in = imports(from, fl->path);
+                for (size_t h = 0; h < nhdr && !last_in; h++)
+                    last_in = hdr[h] != fl && same_stem(hdr[h]->path, fl->path);
+            }
+            if (last_in) {
                 if (!ifirst) {
                     ifirst = d;
                     fifirst = fl;
