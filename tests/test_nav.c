@@ -157,7 +157,7 @@ TEST(nav_callers_callees_and_paths)
     ASSERT_EQ_INT(mg_nav_callers(e.d, NULL, "leaf", 2, 100, 0, &g, &err), 0);
     ASSERT_EQ_INT(g.ndefs, 1);
     ASSERT_EQ_STR(edges_str(&g), "1:middle@4->src/b.c:leaf(file) 1:recurse@7->src/b.c:leaf(file) "
-                                 "2:entry@12->src/b.c:middle(name) 2:recurse@7->src/b.c:recurse(name)");
+                                 "2:entry@12->src/b.c:middle(name) 2:recurse@7->src/b.c:recurse(file)");
     mg_nav_graph_release(&g);
 
     /* each helper call resolves to the helper of its own file */

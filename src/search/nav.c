@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "search/navimport.h"
 #include "store/content.h"
 #include "store/tokenize.h"
 
@@ -287,22 +288,61 @@ bool mg_nav_lex(const char *lang, const char *text, size_t len, mg_nav_ident_cb 
     return true;
 }
 
-/* Words that look like calls and are not: `if (`, `sizeof(`, ... */
-static bool keyword(const char *s, size_t n)
+/* Whether s (n bytes) is one of the words of " a b c ". */
+static bool in_words(const char *words, const char *s, size_t n)
 {
-    static const char *const kw[] = {
-        "if", "for", "while", "switch", "return", "sizeof", "typeof", "__typeof__", "__typeof", "alignof",
-        "_Alignof", "__alignof__", "defined", "do", "else", "case", "catch", "new", "delete", "throw", "function",
-        "await", "yield", "typeid", "decltype", "static_assert", "_Static_assert", "__attribute__", "__attribute",
-        "asm", "__asm__", "__asm", "volatile", "__volatile__", "noexcept", "operator", "requires", "not", "and", "or",
-        "in", "elif", "lambda", "assert", "del", "with", "except", "raise", "def", "class", "import", "from",
-        "print", "exec", "until", "unless", "elsif", "local", "then", "end", "go", "defer", "select", "match",
-        "loop", "fn", "let", "var", "const", "void", "int", "char", "long", "short", "unsigned", "signed",
-        "float", "double", "struct", "union", "enum", "super", "this", "self", "synchronized", "using",
-        "typename", "template", "__builtin_expect", "likely", "unlikely", NULL};
-    for (size_t i = 0; kw[i]; i++)
-        if (strlen(kw[i]) == n && memcmp(kw[i], s, n) == 0) return true;
+    for (const char *at = words; (at = strchr(at, ' ')) && at[1]; at++) {
+        const char *w = at + 1, *e = strchr(w, ' ');
+        if ((size_t)(e - w) == n && memcmp(w, s, n) == 0) return true;
+    }
     return false;
+}
+
+/* Words that look like calls and are not: `if (`, `sizeof(`, ... A word is
+ * a keyword only in the languages that have it: `local(` is a C call and a
+ * Lua keyword, `print(` a Python 3 call, `select(` a C call and a Go keyword. */
+static bool keyword(const char *lang, const char *s, size_t n)
+{
+    static const char all[] = " if for while switch return do else case ";
+    static const struct { const char *langs, *kw; } per[] = {
+        {" c cpp objc ",
+         " sizeof typeof __typeof__ __typeof alignof _Alignof __alignof__ defined __attribute__ __attribute "
+         "asm __asm__ __asm volatile __volatile__ _Static_assert static_assert __builtin_expect likely "
+         "unlikely void int char long short unsigned signed float double struct union enum const catch new "
+         "delete throw typeid decltype noexcept operator requires typename template using this alignas "
+         "_Alignas _Generic "},
+        {" java csharp kotlin scala swift ",
+         " catch new throw synchronized super this assert typeof sizeof using lock nameof when try "},
+        {" go ",
+         " func go defer select range chan map interface struct "},
+        {" rust zig ",
+         " fn match loop let in as move impl where unsafe dyn mut ref const await comptime "},
+        {" javascript typescript php ",
+         " function await yield typeof new catch throw super this delete in of void instanceof import "
+         "constructor isset unset empty array list echo require include require_once include_once fn "
+         "elseif foreach declare keyof satisfies as "},
+        {" python ",
+         " not and or in is elif lambda assert del with except raise def class import from yield await "
+         "global nonlocal "},
+        {" ruby shell perl r make cmake awk ",
+         " until unless elsif then end local function not and or in my our sub defined elif fi done "},
+        {" lua ",
+         " local then end function until elseif not and or in repeat "},
+    };
+    if (in_words(all, s, n)) return true;
+    for (size_t k = 0; lang && k < sizeof(per) / sizeof(per[0]); k++)
+        if (in_words(per[k].langs, lang, strlen(lang)) && in_words(per[k].kw, s, n)) return true;
+    return false;
+}
+
+/* A name right after `.`, `->` or `::`: a member or a qualified name, which
+ * is never a keyword (`o->fn(x)`, `re.match(s)`). */
+static bool member(const char *t, size_t off)
+{
+    size_t i = off;
+    while (i > 0 && (t[i - 1] == ' ' || t[i - 1] == '\t')) i--;
+    return i > 0 && (t[i - 1] == '.' || (i > 1 && t[i - 1] == '>' && t[i - 2] == '-') ||
+                     (i > 1 && t[i - 1] == ':' && t[i - 2] == ':'));
 }
 
 /* ---- 2. Files ----------------------------------------------------------------------------- */
@@ -318,6 +358,9 @@ struct file {
     bool allowed;            /* in the request's scope */
     bool loaded;             /* text read */
     bool defs_loaded;        /* defs read (file_defs) */
+    struct imp { enum mg_nav_imp how; char *p; } *imps; /* what its imports name (file_imports) */
+    size_t nimps, capimps;
+    bool imps_loaded, imps_failed;
 };
 
 struct nav {
@@ -353,6 +396,8 @@ static void file_free(struct file *fl)
         free(fl->defs[i].container);
     }
     free(fl->defs);
+    for (size_t i = 0; i < fl->nimps; i++) free(fl->imps[i].p);
+    free(fl->imps);
     free(fl);
 }
 
@@ -722,11 +767,14 @@ static int file_occs(struct nav *v, struct file *fl, const char *name, struct oc
     if (o->n && file_defs(v, fl) != 0) return -1;
     for (size_t i = 0; i < fl->ndefs; i++) {
         const struct mg_nav_def *d = &fl->defs[i];
-        /* a prototype declares: its line is a use, as GNU Global counts it (it is among the definitions too) */
-        if (!d->name || strcmp(d->name, name) != 0 || (d->kind && strcmp(d->kind, "prototype") == 0)) continue;
+        /* a prototype declares: its line is a use, as GNU Global counts it (it is among the definitions
+         * too), and no call */
+        if (!d->name || strcmp(d->name, name) != 0) continue;
+        bool proto = d->kind && strcmp(d->kind, "prototype") == 0;
         for (size_t k = 0; k < o->n; k++)
             if (o->v[k].line >= d->start_line && o->v[k].line <= d->end_line) {
-                o->v[k].def = true;
+                if (proto) o->v[k].call = false;
+                else o->v[k].def = true;
                 break;
             }
     }
@@ -992,9 +1040,61 @@ static int add_edge(struct mg_nav_graph *g, size_t limit, int depth, struct mg_n
     return 0;
 }
 
+/* Languages whose functions call each other by name: C with C++ and
+ * Objective-C, JavaScript with TypeScript; any other only itself (a Python
+ * call of `norm` is no call of a Go function norm). */
+static bool same_world(const char *a, const char *b)
+{
+    static const char *const worlds[] = {" c cpp objc ", " javascript typescript "};
+    if (!a || !b || strcmp(a, b) == 0) return true;
+    for (size_t i = 0; i < sizeof(worlds) / sizeof(worlds[0]); i++)
+        if (in_words(worlds[i], a, strlen(a)) && in_words(worlds[i], b, strlen(b))) return true;
+    return false;
+}
+
+static int on_import(void *ud, enum mg_nav_imp how, const char *p)
+{
+    struct file *fl = ud;
+    struct imp *ni = grown(fl->imps, fl->nimps, &fl->capimps, sizeof(*ni));
+    char *c = ni ? strdup(p) : NULL;
+    if (ni) fl->imps = ni;
+    if (!c) {
+        fl->imps_failed = true;
+        return 1;
+    }
+    fl->imps[fl->nimps++] = (struct imp){how, c};
+    return 0;
+}
+
+/* A loaded file's imports (search/navimport.h), read once. */
+static int file_imports(struct nav *v, struct file *fl)
+{
+    if (fl->imps_loaded || !fl->loaded) return 0;
+    mg_nav_imports(fl->lang, fl->path, fl->text, fl->len, on_import, fl);
+    if (fl->imps_failed) return oom(v->err);
+    fl->imps_loaded = true;
+    return 0;
+}
+
+static bool imports(const struct file *from, const char *path)
+{
+    for (size_t i = 0; i < from->nimps; i++)
+        if (mg_nav_import_matches(from->imps[i].how, from->imps[i].p, path)) return true;
+    return false;
+}
+
+/* a/b.h and a/b.c: one path but for the extension. */
+static bool same_stem(const char *a, const char *b)
+{
+    const char *da = strrchr(a, '.'), *db = strrchr(b, '.');
+    if (!da || !db || strchr(da, '/') || strchr(db, '/')) return false;
+    return da - a == db - b && memcmp(a, b, (size_t)(da - a)) == 0;
+}
+
 /* How a called name resolves from a file: its own definition there, else the
- * repo's by name. *to is NULL when there is none. */
-static int resolve(struct nav *v, struct mg_nav_graph *g, const struct file *from, const char *name,
+ * repo's by name in a language that can call it; of several, those in files
+ * the caller imports come first. *to is NULL when there is none. */
+static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, const char *name,
                    struct mg_nav_def **to, const char **confidence)
 {
     *to = NULL;
@@ -1007,20 +1107,58 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, const struct file *fro
     struct resolved *r = defs_of(v, name);
     if (!r) return -1;
     size_t nfn = 0;
-    const struct mg_nav_def *first = NULL;
-    struct file *ffirst = NULL;
-    for (size_t i = 0; i < r->n; i++) {
-        struct file *fl;
-        const struct mg_nav_def *d = resolved_def(v, r, i, &fl);
-        if (!d || !function_like(d->kind)) continue;
-        if (!first) {
-            first = d;
-            ffirst = fl;
+    const struct mg_nav_def *first = NULL, *ifirst = NULL;
+    struct file *ffirst = NULL, *fifirst = NULL;
+    bool ifiles = false; /* imported definitions in several files */
+    /* headers the caller includes that declare the name: their sources count as included (at most 8) */
+    const struct file *hdr[8];
+    size_t nhdr = 0;
+    const struct file *last = NULL; /* definitions come by path: one look per file */
+    bool last_in = false;
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass == 1 && (nfn < 2 || file_imports(v, from) != 0)) break;
+        for (size_t i = 0; i < r->n; i++) {
+            struct file *fl;
+            const struct mg_nav_def *d = resolved_def(v, r, i, &fl);
+            if (!d || !same_world(from->lang, fl->lang)) continue;
+            if (pass == 1) {
+                if (nhdr < 8 && d->kind && strcmp(d->kind, "prototype") == 0 && (!nhdr || hdr[nhdr - 1] != fl) &&
+                    imports(from, fl->path))
+                    hdr[nhdr++] = fl;
+                continue;
+            }
+            if (!function_like(d->kind)) continue;
+            if (pass == 0) {
+                if (!first) {
+                    first = d;
+                    ffirst = fl;
+                }
+                nfn++;
+                continue;
+            }
+            if (fl != last) {
+                last = fl;
+                last_in = imports(from, fl->path);
+                for (size_t h = 0; h < nhdr && !last_in; h++)
+                    last_in = hdr[h] != fl && same_stem(hdr[h]->path, fl->path);
+            }
+            if (last_in) {
+                if (!ifirst) {
+                    ifirst = d;
+                    fifirst = fl;
+                } else if (fl != fifirst) {
+                    ifiles = true;
+                }
+            }
         }
-        nfn++;
     }
+    if (v->err->code) return -1;
     if (!first) return 0;
-    *confidence = nfn == 1 ? "name" : "ambiguous";
+    *confidence = nfn == 1 ? "name" : ifirst && !ifiles ? "import" : "ambiguous";
+    if (ifirst) {
+        first = ifirst;
+        ffirst = fifirst;
+    }
     return (*to = pooled(g, first, ffirst->path)) ? 0 : oom(v->err);
 }
 
@@ -1075,10 +1213,16 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         if (!in) in = file_def(fl, &tmp);
         struct mg_nav_def *from = pooled(cr->g, in, fl->path);
         if (!from) return oom(v->err);
-        struct mg_nav_def *to = cr->to;
-        const char *conf = "name";
-        if (!to && resolve(v, cr->g, fl, cr->name, &to, &conf) != 0) return -1;
+        struct mg_nav_def *to;
+        const char *conf;
+        if (resolve(v, cr->g, fl, cr->name, &to, &conf) != 0) return -1;
+        if (cr->to && to != cr->to) { /* a caller's caller by name: not when the call is surely another's */
+            if (strcmp(conf, "file") == 0 || strcmp(conf, "import") == 0) continue;
+            to = cr->to;
+            conf = "ambiguous";
+        }
         bool fresh = !seen_def(cr->g, cr->g->n, from);
+        for (size_t r = 0; r < cr->g->ndefs && fresh; r++) fresh = cr->g->defs[r] != from; /* a root is walked */
         if (cr->g->n >= cr->limit) {
             cr->g->truncated = true;
             return 1;
@@ -1166,6 +1310,7 @@ int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *co
 /* --- callees --- */
 
 struct callees_run {
+    const char *lang;
     const char *self; /* the definition's own name: its first occurrence is no call */
     bool self_seen;
     int lo, hi;       /* the definition's lines */
@@ -1183,7 +1328,7 @@ static int on_call(void *ud, const char *t, size_t off, size_t len, int line, bo
         cr->self_seen = true;
         return 0;
     }
-    if (!call || keyword(t + off, len)) return 0;
+    if (!call || (!member(t, off) && keyword(cr->lang, t + off, len))) return 0;
     struct call *nv = grown(cr->v, cr->n, &cr->cap, sizeof(*nv));
     if (!nv) {
         cr->failed = true;
@@ -1202,7 +1347,7 @@ static int calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int dep
     struct file *fl = file_get(v, from->file_id, true);
     if (!fl) return v->err->code ? -1 : 0;
     if (file_defs(v, fl) != 0) return -1;
-    struct callees_run cr = {.self = from->name, .lo = from->start_line, .hi = from->end_line};
+    struct callees_run cr = {.lang = fl->lang, .self = from->name, .lo = from->start_line, .hi = from->end_line};
     /* lex from the definition's first line: a definition never starts inside a comment */
     size_t off = 0;
     for (int line = 1; line < from->start_line && off < fl->len; off++)

@@ -11,7 +11,10 @@
  *     come from the lexer, not the syntax tree);
  *   - the symbols table for enclosing definitions and for resolving a called
  *     name to its definitions: in the same file first, then anywhere in the
- *     repo by name (`confidence` says which, and how many candidates).
+ *     repo by name in a language that can call it (C with C++, JavaScript
+ *     with TypeScript), preferring, of several, those in files the caller
+ *     includes or imports (search/navimport.h: read from the caller's stored
+ *     text when asked); `confidence` says which, and how many candidates.
  *
  * A reference is a use of the name as a whole identifier outside comments and
  * strings that is not the name of one of its definitions; a call is a
@@ -80,7 +83,9 @@ struct mg_nav_edge {
     char *callee;              /* the called name */
     int line;
     const char *confidence;    /* static: "file" (defined in the caller's file), "name" (one definition in
-                                * the repo), "ambiguous" (several: to is the first), "external" (none) */
+                                * the repo), "import" (several, and the caller imports the file of to, or a
+                                * header declaring it, and no other), "ambiguous" (several: to is the first,
+                                * an imported one first), "external" (none) */
 };
 
 struct mg_nav_graph {

@@ -31,7 +31,7 @@
     "\"line\":{\"type\":\"integer\"},\"from_name\":{\"type\":\"string\"},\"from_kind\":{\"type\":\"string\"},"      \
     "\"from_line\":{\"type\":\"integer\"},\"callee\":{\"type\":\"string\"},\"to_path\":" S_NSTR ",\"to_kind\":"     \
     S_NSTR ",\"to_line\":" S_NINT ",\"confidence\":{\"type\":\"string\",\"enum\":[\"file\",\"name\","              \
-    "\"ambiguous\",\"external\"]}},\"required\":[\"path\",\"line\",\"from_name\",\"callee\",\"confidence\"]}"
+    "\"import\",\"ambiguous\",\"external\"]}},\"required\":[\"path\",\"line\",\"from_name\",\"callee\",\"confidence\"]}"
 
 /* The arguments every navigation takes, the gate run, and the items split
  * into definitions, the rest, and the summary. */
@@ -259,8 +259,8 @@ const struct mg_tool mg_tools_nav[] = {
     {"callers", "Find callers",
      "Who calls a function: each call site with the calling definition (from_name, from_kind, from_line; kind "
      "\"file\" for top-level code) and the definition called (to_path, to_line; confidence \"file\" when it is "
-     "in the caller's own file, \"name\" when the repo has one definition by that name, \"ambiguous\" for "
-     "several). depth 2 or more adds the callers of the callers (at most 8). Use it to judge the impact of a "
+     "in the caller's own file, \"name\" when the repo has one definition by that name, \"import\" for "
+     "several of which the caller imports one, \"ambiguous\" for several). depth 2 or more adds the callers of the callers (at most 8). Use it to judge the impact of a "
      "change or to find how a function is reached.",
      "{\"type\":\"object\",\"properties\":{" S_SYMBOL ",\"depth\":{\"type\":\"integer\",\"minimum\":1,"
      "\"maximum\":8,\"description\":\"default 1\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,"
@@ -271,7 +271,7 @@ const struct mg_tool mg_tools_nav[] = {
      t_callers},
     {"callees", "Find callees",
      "What a function calls: each distinct call in its body, with where it is defined (to_path, to_line) and how "
-     "sure that is (confidence: file, name, ambiguous, or external for a name the repo does not define, such as "
+     "sure that is (confidence: file, name, import, ambiguous, or external for a name the repo does not define, such as "
      "a library function). depth 2 or more follows the callees' own calls (at most 8).",
      "{\"type\":\"object\",\"properties\":{" S_SYMBOL ",\"depth\":{\"type\":\"integer\",\"minimum\":1,"
      "\"maximum\":8,\"description\":\"default 1\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,"

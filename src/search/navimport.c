@@ -1,0 +1,458 @@
+/* navimport.c — the files a source file's imports may name (see navimport.h).
+ *
+ * A line at a time over the file's first MG_NAV_IMPORT_SCAN bytes; each
+ * language's reader looks only at the lines that can import, and every name
+ * it takes is checked and normalized (normal()) before it becomes a pattern.
+ */
+#include "search/navimport.h"
+
+#include <string.h>
+
+struct emit {
+    mg_nav_import_cb cb;
+    void *ud;
+    size_t n;
+    bool stop;
+    char dir[MG_NAV_IMPORT_PATH_MAX];  /* the file's directory ("" at the root) */
+    char stem[MG_NAV_IMPORT_PATH_MAX]; /* its name without the extension */
+};
+
+static void emit(struct emit *e, enum mg_nav_imp how, const char *p)
+{
+    if (e->stop) return;
+    if (e->n >= MG_NAV_IMPORTS_MAX) {
+        e->stop = true;
+        return;
+    }
+    e->n++;
+    if (e->cb(e->ud, how, p)) e->stop = true;
+}
+
+static bool word_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
+}
+
+/* base joined with rel (n bytes; '/'-separated), "." and ".." parts resolved,
+ * into out. false when it leaves the repo, is empty or too long, or holds a
+ * control byte. */
+static bool normal(const char *base, const char *rel, size_t n, char *out)
+{
+    size_t o = 0;
+    out[0] = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const char *s = pass ? rel : base;
+        size_t len = pass ? n : strlen(base);
+        for (size_t i = 0; i < len;) {
+            size_t j = i;
+            while (j < len && s[j] != '/') {
+                if ((unsigned char)s[j] < 0x20) return false;
+                j++;
+            }
+            size_t cl = j - i;
+            if (cl == 2 && s[i] == '.' && s[i + 1] == '.') {
+                if (o == 0) return false;
+                while (o > 0 && out[o - 1] != '/') o--;
+                if (o > 0) o--; /* the slash */
+                out[o] = 0;
+            } else if (cl && !(cl == 1 && s[i] == '.')) {
+                if (o + (o ? 1 : 0) + cl + 1 > MG_NAV_IMPORT_PATH_MAX) return false;
+                if (o) out[o++] = '/';
+                memcpy(out + o, s + i, cl);
+                o += cl;
+                out[o] = 0;
+            }
+            i = j + 1;
+        }
+    }
+    return o > 0;
+}
+
+/* normal(), then the suffix sfx, then emitted as how. */
+static void emit_path(struct emit *e, enum mg_nav_imp how, const char *base, const char *rel, size_t n,
+                      const char *sfx)
+{
+    char p[MG_NAV_IMPORT_PATH_MAX];
+    if (!normal(base, rel, n, p)) return;
+    size_t pl = strlen(p), sl = strlen(sfx);
+    if (pl + sl + 1 > sizeof(p)) return;
+    memcpy(p + pl, sfx, sl + 1);
+    emit(e, how, p);
+}
+
+static const char *skip_ws(const char *s, const char *end)
+{
+    while (s < end && (*s == ' ' || *s == '\t' || *s == '\r')) s++;
+    return s;
+}
+
+/* s starts with the word w (not followed by a word character): past it, or NULL. */
+static const char *word(const char *s, const char *end, const char *w)
+{
+    size_t wl = strlen(w);
+    if ((size_t)(end - s) < wl || memcmp(s, w, wl) != 0) return NULL;
+    if (s + wl < end && word_char((unsigned char)s[wl])) return NULL;
+    return s + wl;
+}
+
+/* A dotted name (a.b.c, at most 64 parts) at s into out with '/' for '.':
+ * its end, or NULL when there is none. */
+static const char *dotted(const char *s, const char *end, char *out, size_t *olen)
+{
+    size_t o = 0;
+    int parts = 0;
+    while (s < end && word_char((unsigned char)*s)) {
+        const char *w = s;
+        while (s < end && word_char((unsigned char)*s)) s++;
+        if (o + (size_t)(s - w) + 2 > MG_NAV_IMPORT_PATH_MAX || ++parts > 64) return NULL;
+        if (o) out[o++] = '/';
+        memcpy(out + o, w, (size_t)(s - w));
+        o += (size_t)(s - w);
+        if (s + 1 < end && *s == '.' && word_char((unsigned char)s[1])) s++;
+        else break;
+    }
+    out[o] = 0;
+    *olen = o;
+    return o ? s : NULL;
+}
+
+/* ---- C and C++ ---- */
+
+static void c_line(struct emit *e, const char *s, const char *end)
+{
+    if (s >= end || *s != '#') return;
+    s = skip_ws(s + 1, end);
+    const char *w = word(s, end, "include");
+    if (!w) w = word(s, end, "import");
+    if (!w) w = word(s, end, "include_next");
+    if (!w) return;
+    s = skip_ws(w, end);
+    if (s >= end || (*s != '"' && *s != '<')) return;
+    char close = *s == '"' ? '"' : '>';
+    const char *n = ++s;
+    while (s < end && *s != close) s++;
+    if (s >= end || s == n) return;
+    size_t len = (size_t)(s - n);
+    if ((len >= 2 && memcmp(n, "./", 2) == 0) || (len >= 3 && memcmp(n, "../", 3) == 0))
+        emit_path(e, MG_NAV_IMP_EXACT, e->dir, n, len, "");
+    else
+        emit_path(e, MG_NAV_IMP_PATH, "", n, len, "");
+}
+
+/* ---- Python ---- */
+
+/* The path of module m (dotted, mlen bytes, `dots` leading dots) into out:
+ * relative to the file when dots > 0. */
+static bool py_module(struct emit *e, int dots, const char *m, size_t mlen, char *out)
+{
+    char base[MG_NAV_IMPORT_PATH_MAX];
+    memcpy(base, e->dir, sizeof(base));
+    for (int i = 1; i < dots; i++) { /* each dot past the first: the parent */
+        char *sl = strrchr(base, '/');
+        if (!base[0]) return false;
+        if (sl) *sl = 0;
+        else base[0] = 0;
+    }
+    if (dots == 0) return normal("", m, mlen, out);
+    if (mlen == 0) {
+        if (!base[0]) return false;
+        memcpy(out, base, sizeof(base));
+        return true;
+    }
+    return normal(base, m, mlen, out);
+}
+
+static void py_emit(struct emit *e, bool rel, const char *mod, const char *name)
+{
+    enum mg_nav_imp how = rel ? MG_NAV_IMP_EXACT : MG_NAV_IMP_PATH;
+    char p[MG_NAV_IMPORT_PATH_MAX];
+    size_t ml = strlen(mod), nl = name ? strlen(name) : 0;
+    if (ml + nl + 16 > sizeof(p)) return;
+    memcpy(p, mod, ml);
+    if (name) {
+        p[ml] = '/';
+        memcpy(p + ml + 1, name, nl);
+        memcpy(p + ml + 1 + nl, ".py", 4);
+        emit(e, how, p);
+        return;
+    }
+    memcpy(p + ml, ".py", 4);
+    emit(e, how, p);
+    memcpy(p + ml, "/__init__.py", 13);
+    emit(e, how, p);
+}
+
+static void py_line(struct emit *e, const char *s, const char *end)
+{
+    char m[MG_NAV_IMPORT_PATH_MAX], mod[MG_NAV_IMPORT_PATH_MAX];
+    size_t ml;
+    const char *w;
+    if ((w = word(s, end, "import"))) {
+        for (s = skip_ws(w, end); s < end;) { /* a.b [as c], d.e */
+            if (!(s = dotted(s, end, m, &ml)) || !normal("", m, ml, mod)) return;
+            py_emit(e, false, mod, NULL);
+            s = skip_ws(s, end);
+            if ((w = word(s, end, "as"))) {
+                s = skip_ws(w, end);
+                while (s < end && word_char((unsigned char)*s)) s++;
+                s = skip_ws(s, end);
+            }
+            if (s >= end || *s != ',') return;
+            s = skip_ws(s + 1, end);
+        }
+        return;
+    }
+    if (!(w = word(s, end, "from"))) return;
+    s = skip_ws(w, end);
+    int dots = 0;
+    while (s < end && *s == '.' && dots < 32) s++, dots++;
+    ml = 0;
+    m[0] = 0;
+    if (s < end && word_char((unsigned char)*s) && !word(s, end, "import") && !(s = dotted(s, end, m, &ml))) return;
+    if (!py_module(e, dots, m, ml, mod)) return;
+    if (ml) py_emit(e, dots > 0, mod, NULL);
+    s = skip_ws(s, end);
+    if (!(w = word(s, end, "import"))) return;
+    s = skip_ws(w, end);
+    if (s < end && *s == '(') s = skip_ws(s + 1, end);
+    while (s < end && word_char((unsigned char)*s)) { /* the names: each may be a module */
+        const char *n = s;
+        while (s < end && word_char((unsigned char)*s)) s++;
+        char name[MG_NAV_IMPORT_PATH_MAX];
+        size_t nl = (size_t)(s - n);
+        if (nl >= sizeof(name)) return;
+        memcpy(name, n, nl);
+        name[nl] = 0;
+        py_emit(e, dots > 0, mod, name);
+        s = skip_ws(s, end);
+        if ((w = word(s, end, "as"))) {
+            s = skip_ws(w, end);
+            while (s < end && word_char((unsigned char)*s)) s++;
+            s = skip_ws(s, end);
+        }
+        if (s >= end || *s != ',') return;
+        s = skip_ws(s + 1, end);
+    }
+}
+
+/* ---- JavaScript and TypeScript ---- */
+
+static void js_spec(struct emit *e, const char *n, size_t len)
+{
+    if (!((len >= 2 && memcmp(n, "./", 2) == 0) || (len >= 3 && memcmp(n, "../", 3) == 0))) return; /* a package */
+    static const char *const ext[] = {".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", NULL};
+    for (size_t i = 0; ext[i]; i++) { /* './x.js' is x.ts in TypeScript's ES modules */
+        size_t el = strlen(ext[i]);
+        if (len > el && memcmp(n + len - el, ext[i], el) == 0) {
+            emit_path(e, MG_NAV_IMP_STEM, e->dir, n, len - el, "");
+            return;
+        }
+    }
+    emit_path(e, MG_NAV_IMP_STEM, e->dir, n, len, "");
+    emit_path(e, MG_NAV_IMP_STEM, e->dir, n, len, "/index");
+}
+
+static void js_line(struct emit *e, const char *s, const char *end)
+{
+    for (const char *p = s; p < end; p++) {
+        if (p > s && word_char((unsigned char)p[-1])) continue;
+        const char *w = word(p, end, "from");
+        if (!w) w = word(p, end, "import");
+        if (!w) w = word(p, end, "require");
+        if (!w) continue;
+        const char *q = skip_ws(w, end);
+        if (q < end && *q == '(') q = skip_ws(q + 1, end);
+        if (q >= end || (*q != '\'' && *q != '"' && *q != '`')) continue;
+        char c = *q;
+        const char *n = ++q;
+        while (q < end && *q != c) q++;
+        if (q >= end) return;
+        js_spec(e, n, (size_t)(q - n));
+        p = q;
+    }
+}
+
+/* ---- Go ---- */
+
+static void go_spec(struct emit *e, const char *s, const char *end)
+{
+    if (s < end && (word_char((unsigned char)*s) || *s == '.')) { /* an alias: name, _ or . */
+        while (s < end && (word_char((unsigned char)*s) || *s == '.')) s++;
+        s = skip_ws(s, end);
+    }
+    if (s >= end || (*s != '"' && *s != '`')) return;
+    char c = *s;
+    const char *n = ++s;
+    while (s < end && *s != c) s++;
+    if (s >= end || s == n) return;
+    emit_path(e, MG_NAV_IMP_DIR_IN, "", n, (size_t)(s - n), "");
+}
+
+/* ---- Java ---- */
+
+static void java_line(struct emit *e, const char *s, const char *end)
+{
+    const char *w = word(s, end, "import");
+    if (!w) return;
+    s = skip_ws(w, end);
+    bool stat = false;
+    if ((w = word(s, end, "static"))) {
+        stat = true;
+        s = skip_ws(w, end);
+    }
+    char m[MG_NAV_IMPORT_PATH_MAX], p[MG_NAV_IMPORT_PATH_MAX];
+    size_t ml;
+    if (!(s = dotted(s, end, m, &ml))) return;
+    bool star = s + 1 < end && s[0] == '.' && s[1] == '*';
+    if (stat && !star) { /* import static a.b.C.m: the class a/b/C */
+        char *sl = strrchr(m, '/');
+        if (!sl) return;
+        *sl = 0;
+    }
+    if (!normal("", m, strlen(m), p)) return;
+    if (star && !stat) {
+        emit(e, MG_NAV_IMP_DIR_END, p);
+        return;
+    }
+    size_t pl = strlen(p);
+    if (pl + 6 > sizeof(p)) return;
+    memcpy(p + pl, ".java", 6);
+    emit(e, MG_NAV_IMP_PATH, p);
+}
+
+/* ---- Rust ---- */
+
+static void rust_line(struct emit *e, const char *s, const char *end)
+{
+    const char *w = word(s, end, "pub");
+    if (w) {
+        s = skip_ws(w, end);
+        if (s < end && *s == '(') { /* pub(crate) */
+            while (s < end && *s != ')') s++;
+            s = skip_ws(s + 1 < end ? s + 1 : end, end);
+        }
+    }
+    char m[MG_NAV_IMPORT_PATH_MAX];
+    if ((w = word(s, end, "mod"))) { /* mod x; (not mod x { ... }) */
+        s = skip_ws(w, end);
+        const char *n = s;
+        while (s < end && word_char((unsigned char)*s)) s++;
+        size_t nl = (size_t)(s - n);
+        if (!nl || nl + 1 > sizeof(m) || (s = skip_ws(s, end)) >= end || *s != ';') return;
+        bool own = strcmp(e->stem, "mod") == 0 || strcmp(e->stem, "lib") == 0 || strcmp(e->stem, "main") == 0;
+        char base[MG_NAV_IMPORT_PATH_MAX];
+        if (own) memcpy(base, e->dir, sizeof(base));
+        else if (!normal(e->dir, e->stem, strlen(e->stem), base)) return;
+        memcpy(m, n, nl);
+        m[nl] = 0;
+        emit_path(e, MG_NAV_IMP_EXACT, base, m, nl, ".rs");
+        emit_path(e, MG_NAV_IMP_EXACT, base, m, nl, "/mod.rs");
+        return;
+    }
+    if (!(w = word(s, end, "use"))) return;
+    s = skip_ws(w, end);
+    if (!(w = word(s, end, "crate")) || w + 2 > end || w[0] != ':' || w[1] != ':') return;
+    s = w + 2;
+    size_t o = 0;
+    for (int parts = 0; s < end && word_char((unsigned char)*s) && parts < 8; parts++) { /* a, a/b, ... */
+        const char *n = s;
+        while (s < end && word_char((unsigned char)*s)) s++;
+        size_t nl = (size_t)(s - n);
+        if (o + nl + 2 > sizeof(m)) return;
+        if (o) m[o++] = '/';
+        memcpy(m + o, n, nl);
+        o += nl;
+        emit_path(e, MG_NAV_IMP_PATH, "", m, o, ".rs");
+        emit_path(e, MG_NAV_IMP_PATH, "", m, o, "/mod.rs");
+        if (s + 2 < end && s[0] == ':' && s[1] == ':') s += 2;
+        else break;
+    }
+}
+
+/* ---- The lines ---- */
+
+enum kind { K_NONE, K_C, K_PY, K_JS, K_GO, K_JAVA, K_RUST };
+
+static enum kind kind_of(const char *lang)
+{
+    static const struct { const char *lang; enum kind k; } t[] = {
+        {"c", K_C},           {"cpp", K_C},       {"objc", K_C},         {"python", K_PY}, {"javascript", K_JS},
+        {"typescript", K_JS}, {"go", K_GO},       {"java", K_JAVA},      {"rust", K_RUST},
+    };
+    for (size_t i = 0; lang && i < sizeof(t) / sizeof(t[0]); i++)
+        if (strcmp(lang, t[i].lang) == 0) return t[i].k;
+    return K_NONE;
+}
+
+bool mg_nav_imports(const char *lang, const char *path, const char *text, size_t len, mg_nav_import_cb cb, void *ud)
+{
+    enum kind k = kind_of(lang);
+    if (k == K_NONE || !path) return false;
+    struct emit e = {.cb = cb, .ud = ud};
+    const char *sl = strrchr(path, '/');
+    const char *base = sl ? sl + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t dl = sl ? (size_t)(sl - path) : 0, bl = dot && dot > base ? (size_t)(dot - base) : strlen(base);
+    if (dl >= sizeof(e.dir) || bl >= sizeof(e.stem)) return true;
+    memcpy(e.dir, path, dl);
+    e.dir[dl] = 0;
+    memcpy(e.stem, base, bl);
+    e.stem[bl] = 0;
+    if (k == K_C && bl) { /* a.c with a.h */
+        char p[MG_NAV_IMPORT_PATH_MAX];
+        if (normal(e.dir, e.stem, bl, p)) emit(&e, MG_NAV_IMP_STEM, p);
+    }
+    if (k == K_GO || k == K_JAVA) emit(&e, MG_NAV_IMP_DIR, e.dir); /* the package */
+    if (len > MG_NAV_IMPORT_SCAN) len = MG_NAV_IMPORT_SCAN;
+    bool go_block = false;
+    for (size_t i = 0; i < len && !e.stop;) {
+        const char *s = text + i, *nl = memchr(s, '\n', len - i);
+        const char *end = nl ? nl : text + len;
+        i = (size_t)(end - text) + 1;
+        s = skip_ws(s, end);
+        switch (k) {
+        case K_C: c_line(&e, s, end); break;
+        case K_PY: py_line(&e, s, end); break;
+        case K_JS: js_line(&e, s, end); break;
+        case K_JAVA: java_line(&e, s, end); break;
+        case K_RUST: rust_line(&e, s, end); break;
+        case K_GO:
+            if (go_block) {
+                if (s < end && *s == ')') go_block = false;
+                else go_spec(&e, s, end);
+            } else if ((s = word(s, end, "import"))) {
+                s = skip_ws(s, end);
+                if (s < end && *s == '(') go_block = true;
+                else go_spec(&e, s, end);
+            }
+            break;
+        case K_NONE: break;
+        }
+    }
+    return true;
+}
+
+bool mg_nav_import_matches(enum mg_nav_imp how, const char *p, const char *path)
+{
+    size_t pl = strlen(p), n = strlen(path);
+    const char *sl = strrchr(path, '/');
+    size_t dl = sl ? (size_t)(sl - path) : 0;
+    switch (how) {
+    case MG_NAV_IMP_PATH:
+        return pl && ((n == pl && memcmp(path, p, pl) == 0) ||
+                      (n > pl && path[n - pl - 1] == '/' && memcmp(path + n - pl, p, pl) == 0));
+    case MG_NAV_IMP_EXACT: return strcmp(p, path) == 0;
+    case MG_NAV_IMP_STEM: {
+        const char *dot = strrchr(sl ? sl + 1 : path, '.');
+        return dot && dot != (sl ? sl + 1 : path) && (size_t)(dot - path) == pl && memcmp(path, p, pl) == 0;
+    }
+    case MG_NAV_IMP_DIR: return dl == pl && memcmp(path, p, pl) == 0;
+    case MG_NAV_IMP_DIR_END:
+        return pl && ((dl == pl && memcmp(path, p, pl) == 0) ||
+                      (dl > pl && path[dl - pl - 1] == '/' && memcmp(path + dl - pl, p, pl) == 0));
+    case MG_NAV_IMP_DIR_IN:
+        return dl && ((pl == dl && memcmp(p, path, dl) == 0) ||
+                      (pl > dl && p[pl - dl - 1] == '/' && memcmp(p + pl - dl, path, dl) == 0));
+    }
+    return false;
+}
