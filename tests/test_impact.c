@@ -323,3 +323,33 @@ TEST(impact_bad_input)
     ASSERT(strstr(o.err, "error[invalid_revision]") != NULL && strstr(o.err, "not in a git work tree") != NULL);
     mg_t_out_free(&o);
 }
+
+/* A C function declared static outside a header can only be called from its
+ * own file: callers (and impact) look nowhere else; a header's static inline
+ * is every includer's. */
+TEST(callers_of_a_static_function_stay_in_its_file)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    mg_t_write_str(repo, "s.c", "static int\nsecret_step(int x) { return x; }\nint run(void) { return secret_step(1); }\n");
+    mg_t_write_str(repo, "other.c", "int elsewhere(void) { return secret_step(2); } /* another library's */\n");
+    mg_t_write_str(repo, "h.h", "static inline int shared_step(int x) { return x; }\n");
+    mg_t_write_str(repo, "u.c", "#include \"h.h\"\nint use(void) { return shared_step(3); }\n");
+    reindex(repo, home);
+    struct mg_t_out o = MG_RUN(repo, home, "callers", "secret_step", "--json");
+    ASSERT_EQ_INT(o.status, 0);
+    json_t *r = mg_t_json(o.out);
+    json_t *calls = json_object_get(r, "calls");
+    ASSERT_EQ_INT(json_array_size(calls), 1);
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_array_get(calls, 0), "from_name")), "run");
+    json_decref(r);
+    mg_t_out_free(&o);
+    o = MG_RUN(repo, home, "callers", "shared_step", "--json");
+    ASSERT_EQ_INT(o.status, 0);
+    r = mg_t_json(o.out);
+    calls = json_object_get(r, "calls");
+    ASSERT_EQ_INT(json_array_size(calls), 1);
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_array_get(calls, 0), "from_name")), "use");
+    json_decref(r);
+    mg_t_out_free(&o);
+}

@@ -812,18 +812,33 @@ static bool is_changed(const struct mg_impact *o, const struct mg_nav_def *d)
 static int callers(struct run *R, int depth, size_t limit, double deadline)
 {
     struct mg_impact *o = R->out;
+    /* each changed name once; its roots only in the changed definition's file,
+     * unless it changed in several files or was removed (then all of them) */
     const char **names = o->nchanged ? calloc(o->nchanged, sizeof(*names)) : NULL;
+    const char **paths = o->nchanged ? calloc(o->nchanged, sizeof(*paths)) : NULL;
     size_t nn = 0;
-    if (o->nchanged && !names) return oom(R->err);
+    if (o->nchanged && (!names || !paths)) {
+        free(names);
+        free(paths);
+        return oom(R->err);
+    }
     for (size_t i = 0; i < o->nchanged; i++) {
-        if (!function_like(o->changed[i].d.kind)) continue;
-        bool dup = false;
-        for (size_t k = 0; k < nn && !dup; k++) dup = strcmp(names[k], o->changed[i].d.name) == 0;
-        if (!dup) names[nn++] = o->changed[i].d.name;
+        const struct mg_impact_changed *c = &o->changed[i];
+        if (!function_like(c->d.kind)) continue;
+        bool removed = strcmp(c->change, "removed") == 0;
+        size_t k = 0;
+        while (k < nn && strcmp(names[k], c->d.name) != 0) k++;
+        if (k == nn) {
+            names[nn] = c->d.name;
+            paths[nn++] = removed ? NULL : c->d.path;
+        } else if (removed || (paths[k] && strcmp(paths[k], c->d.path) != 0)) {
+            paths[k] = NULL;
+        }
     }
     struct mg_nav_graph g;
-    int rc = nn ? mg_nav_callers_of(R->d, R->f, names, nn, depth, MG_NAV_NODES_MAX, deadline, &g, R->err) : 0;
+    int rc = nn ? mg_nav_callers_of(R->d, R->f, names, paths, nn, depth, MG_NAV_NODES_MAX, deadline, &g, R->err) : 0;
     free(names);
+    free(paths);
     if (rc != 0 || nn == 0) return rc;
     o->truncated = g.truncated;
     /* keep an edge when it reaches the change: into a changed definition at

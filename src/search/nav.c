@@ -373,6 +373,8 @@ struct nav {
     size_t nfiles, capfiles;
     struct resolved *names; /* open addressing by name */
     size_t nnames, capnames;
+    const int64_t *only;    /* candidates: only these files (a file-local callee's); NULL: all */
+    size_t nonly;
 };
 
 static void def_free(struct mg_nav_def *d)
@@ -855,7 +857,9 @@ static int candidates(struct nav *v, const char *name, const char *from_path,
             if (v->err->code) r = -1;
             continue;
         }
-        if (fl->allowed && family(fl->lang) != F_NONE) fv[nf++] = fl;
+        bool in = !v->only;
+        for (size_t j = 0; j < v->nonly && !in; j++) in = v->only[j] == fl->id;
+        if (in && fl->allowed && family(fl->lang) != F_NONE) fv[nf++] = fl;
     }
     free(ids);
     if (nf > 1) qsort(fv, nf, sizeof(*fv), cmp_path);
@@ -1162,21 +1166,48 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, con
     return (*to = pooled(g, first, ffirst->path)) ? 0 : oom(v->err);
 }
 
-/* The function-like definitions of name, pooled, added to the walk's roots. */
-static int roots(struct nav *v, struct mg_nav_graph *g, const char *name)
+/* Can only its own file call d? A C or C++ function declared `static` in a
+ * file that is not a header (a header's static inline is every includer's). */
+static bool file_local(struct nav *v, const struct mg_nav_def *d)
+{
+    if (strcmp(d->kind, "function") != 0) return false;
+    struct file *fl = file_get(v, d->file_id, true);
+    if (!fl || !fl->text || (strcmp(fl->lang, "c") != 0 && strcmp(fl->lang, "cpp") != 0)) return false;
+    const char *dot = strrchr(fl->path, '.');
+    if (!dot || dot[1] == 'h' || strcmp(dot, ".inc") == 0 || strcmp(dot, ".def") == 0) return false;
+    /* the declaration's text from its first line up to the name */
+    size_t off = 0;
+    for (int line = 1; line < d->start_line && off < fl->len; off++)
+        if (fl->text[off] == '\n') line++;
+    size_t nl = strlen(d->name), end = off;
+    while (end < fl->len && end - off < 512 && !has_word(fl->text + off, end - off + 1, d->name, nl)) end++;
+    for (size_t i = off; i + 6 <= end; i++)
+        if (memcmp(fl->text + i, "static", 6) == 0 && (i == 0 || !id_char((unsigned char)fl->text[i - 1], F_C)) &&
+            (i + 6 >= fl->len || !id_char((unsigned char)fl->text[i + 6], F_C)))
+            return true;
+    return false;
+}
+
+/* The function-like definitions of name (in path only, when given), pooled,
+ * added to the walk's roots; *local (when local): all of them are file_local. */
+static int roots(struct nav *v, struct mg_nav_graph *g, const char *name, const char *path, bool *local)
 {
     struct resolved *r = defs_of(v, name);
     if (!r) return -1;
-    size_t cap = g->ndefs;
+    size_t cap = g->ndefs, n = 0;
+    bool all_local = true;
     for (size_t i = 0; i < r->n; i++) {
         struct file *fl;
         const struct mg_nav_def *d = resolved_def(v, r, i, &fl);
-        if (!d || !function_like(d->kind)) continue;
+        if (!d || !function_like(d->kind) || (path && strcmp(fl->path, path) != 0)) continue;
+        if (local && all_local && !file_local(v, d)) all_local = false;
+        n++;
         struct mg_nav_def **nd = grown(g->defs, g->ndefs, &cap, sizeof(*nd));
         if (!nd) return oom(v->err);
         g->defs = nd;
         if (!(g->defs[g->ndefs++] = pooled(g, d, fl->path))) return oom(v->err);
     }
+    if (local) *local = n > 0 && all_local;
     return 0;
 }
 
@@ -1248,11 +1279,43 @@ static int clamp_depth(int depth, struct mg_err *err)
 int mg_nav_callers(struct mg_db *d, const struct mg_filter *f, const char *qname, int depth, size_t limit,
                    double deadline, struct mg_nav_graph *out, struct mg_err *err)
 {
-    return mg_nav_callers_of(d, f, &qname, 1, depth, limit, deadline, out, err);
+    return mg_nav_callers_of(d, f, &qname, NULL, 1, depth, limit, deadline, out, err);
 }
 
-int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *const *qnames, size_t nnames, int depth,
-                      size_t limit, double deadline, struct mg_nav_graph *out, struct mg_err *err)
+/* How many function-like definitions the repo has by name. */
+static int defs_count(struct nav *v, const char *name, size_t *n)
+{
+    struct resolved *r = defs_of(v, name);
+    if (!r) return -1;
+    *n = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        struct file *fl;
+        const struct mg_nav_def *d = resolved_def(v, r, i, &fl);
+        if (d && function_like(d->kind)) ++*n;
+    }
+    return 0;
+}
+
+/* Call fn on the files that may call callee name: those of the local
+ * definitions when they are all file_local, else every candidate. */
+static int callers_in(struct nav *v, const char *name, const struct mg_nav_def *const *local, size_t nlocal,
+                      struct callers_run *cr)
+{
+    int64_t ids[64];
+    if (nlocal > 0 && nlocal <= sizeof(ids) / sizeof(ids[0])) {
+        for (size_t i = 0; i < nlocal; i++) ids[i] = local[i]->file_id;
+        v->only = ids;
+        v->nonly = nlocal;
+    }
+    int rc = candidates(v, name, NULL, callers_file, cr, NULL);
+    v->only = NULL;
+    v->nonly = 0;
+    return rc;
+}
+
+int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *const *qnames,
+                      const char *const *in_paths, size_t nnames, int depth, size_t limit, double deadline,
+                      struct mg_nav_graph *out, struct mg_err *err)
 {
     memset(out, 0, sizeof(*out));
     if (clamp_depth(depth, err) != 0) return -1;
@@ -1265,7 +1328,14 @@ int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *co
         }
     struct nav v;
     int rc = nav_open(&v, d, f, deadline, err);
-    for (size_t i = 0; rc == 0 && i < nnames; i++) rc = roots(&v, out, names[i]);
+    size_t *from = nnames ? calloc(nnames + 1, sizeof(*from)) : NULL; /* names[i]'s roots: from[i]..from[i+1] */
+    bool *local = nnames ? calloc(nnames, sizeof(*local)) : NULL;
+    if (nnames && (!from || !local)) rc = oom(err);
+    for (size_t i = 0; rc == 0 && i < nnames; i++) {
+        from[i] = out->ndefs;
+        rc = roots(&v, out, names[i], in_paths ? in_paths[i] : NULL, &local[i]);
+        from[i + 1] = out->ndefs;
+    }
     struct callers_run cr = {.g = out, .limit = limit, .depth = 1};
     struct mg_nav_def **frontier = NULL;
     size_t nfrontier = 0;
@@ -1273,7 +1343,14 @@ int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *co
         if (level == 1) {
             for (size_t i = 0; rc == 0 && i < nnames; i++) {
                 cr.name = names[i];
-                rc = candidates(&v, cr.name, NULL, callers_file, &cr, NULL);
+                size_t ndefs = 0;
+                if (in_paths && in_paths[i] && !local[i] && (rc = defs_count(&v, cr.name, &ndefs)) != 0) break;
+                if (ndefs > MG_NAV_COMMON_NAME) { /* one main among many: its callers by name are anyone's */
+                    out->truncated = true;
+                    continue;
+                }
+                rc = callers_in(&v, cr.name, (const struct mg_nav_def *const *)out->defs + from[i],
+                                local[i] ? from[i + 1] - from[i] : 0, &cr);
             }
         } else {
             for (size_t i = 0; rc == 0 && i < nfrontier; i++) {
@@ -1283,7 +1360,15 @@ int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *co
                 }
                 cr.name = frontier[i]->name;
                 cr.to = frontier[i];
-                rc = candidates(&v, cr.name, NULL, callers_file, &cr, NULL);
+                const struct mg_nav_def *self = frontier[i];
+                bool own = file_local(&v, self);
+                size_t ndefs = 0;
+                if (!own && (rc = defs_count(&v, cr.name, &ndefs)) != 0) break;
+                if (ndefs > MG_NAV_COMMON_NAME) { /* main, probe, init: a call by name is anyone's */
+                    out->truncated = true;
+                    continue;
+                }
+                rc = callers_in(&v, cr.name, &self, own ? 1 : 0, &cr);
             }
         }
         free(frontier);
@@ -1298,6 +1383,8 @@ int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *co
     free(cr.next);
     free(cr.o.v);
     free(names);
+    free(from);
+    free(local);
     if (rc > 0) {
         out->truncated = true;
         rc = 0;
@@ -1405,7 +1492,7 @@ int mg_nav_callees(struct mg_db *d, const struct mg_filter *f, const char *qname
     if (plain_name(qname, name, sizeof(name), err) != 0 || clamp_depth(depth, err) != 0) return -1;
     struct nav v;
     int rc = nav_open(&v, d, f, deadline, err);
-    if (rc == 0) rc = roots(&v, out, name);
+    if (rc == 0) rc = roots(&v, out, name, NULL, NULL);
     struct mg_nav_def **frontier = NULL, **next = NULL, **visited = NULL;
     size_t nfrontier = 0, nnext = 0, capnext = 0, nvisited = 0, capvisited = 0;
     if (rc == 0 && out->ndefs) {
@@ -1461,7 +1548,7 @@ int mg_nav_trace(struct mg_db *d, const struct mg_filter *f, const char *qfrom, 
     struct nav v;
     struct mg_nav_graph *g = &out->g;
     int rc = nav_open(&v, d, f, deadline, err);
-    if (rc == 0) rc = roots(&v, g, from);
+    if (rc == 0) rc = roots(&v, g, from, NULL, NULL);
     /* breadth first over definitions; parent[i]: the edge that reached visited[i] */
     struct mg_nav_def **visited = NULL;
     ssize_t *parent = NULL;

@@ -52,6 +52,7 @@ struct mg_nav_site {
 #define MG_NAV_LINE_MAX 200
 #define MG_NAV_DEPTH_MAX 8
 #define MG_NAV_NODES_MAX 10000 /* functions a call-graph walk visits at most */
+#define MG_NAV_COMMON_NAME 32  /* callers at depth 2+: a name defined more often is not followed */
 
 struct mg_nav_refs {
     struct mg_nav_def *defs;  /* the name's definitions (in scope; first page only) */
@@ -103,9 +104,15 @@ struct mg_nav_graph {
 int mg_nav_callers(struct mg_db *d, const struct mg_filter *f, const char *name, int depth, size_t limit,
                    double deadline, struct mg_nav_graph *out, struct mg_err *err);
 /* The callers of several names in one walk (one file cache): the roots are
- * all their definitions, depth 1 the callers of each name. */
-int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *const *names, size_t nnames, int depth,
-                      size_t limit, double deadline, struct mg_nav_graph *out, struct mg_err *err);
+ * their definitions (names[i]'s only those in in_paths[i] when in_paths and
+ * it are not NULL), depth 1 the callers of each name. A C or C++ function
+ * declared static outside a header is looked for in its own file only, at
+ * every depth. A name with more than MG_NAV_COMMON_NAME function definitions
+ * (main, probe, init) is not followed (truncated) when it is a caller found
+ * on the way, or a name whose roots in_paths narrows to one file. */
+int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *const *names,
+                      const char *const *in_paths, size_t nnames, int depth, size_t limit, double deadline,
+                      struct mg_nav_graph *out, struct mg_err *err);
 int mg_nav_callees(struct mg_db *d, const struct mg_filter *f, const char *name, int depth, size_t limit,
                    double deadline, struct mg_nav_graph *out, struct mg_err *err);
 
