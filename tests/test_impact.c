@@ -273,10 +273,12 @@ TEST(impact_of_revisions_diff_and_paths)
                                  "1:src/b.c:2:middle<-helper(file)=1.000");
     json_decref(r);
 
-    /* a diff whose new side is not what the index holds: stale; an unknown file: not_indexed */
+    /* a diff whose new side is not what the index holds: stale; an unknown file: not_indexed; a
+     * secret file: not even named */
     mg_t_write_str(aux, "stale.diff", "--- a/src/b.c\n+++ b/src/b.c\n@@ -1 +1 @@\n-int leaf(int y) { return y; }\n"
                                           "+int leaf(int y) { return y * 9; }\n"
-                                          "--- a/src/zz.c\n+++ b/src/zz.c\n@@ -1 +1 @@\n-a\n+b\n");
+                                          "--- a/src/zz.c\n+++ b/src/zz.c\n@@ -1 +1 @@\n-a\n+b\n"
+                                          "--- a/.env\n+++ b/.env\n@@ -1 +1 @@\n-KEY=1\n+KEY=2\n");
     snprintf(diffpath, sizeof(diffpath), "%s/stale.diff", aux);
     r = IMPACT(repo, home, "--diff", diffpath, "--depth", "1");
     ASSERT_EQ_STR(impact_str(r), "modified:src/b.c:1:leaf => 1:src/b.c:2:middle<-leaf(file)=1.000 "

@@ -17,6 +17,7 @@
 
 #include "index/chunk.h"
 #include "index/lang.h"
+#include "index/walk.h"
 #include "store/content.h"
 
 #define MAX_FILE_TEXT (64u << 20)
@@ -720,6 +721,14 @@ static int one_file(struct run *R, const struct mg_diff *diff, const struct mg_d
 {
     struct side nw = {0}, old = {0};
     int rc = 0, found = 0;
+    /* a secret file is never read, not even from a diff; a deleted file out
+     * of scope is not looked at either */
+    const char *any = df->new_path ? df->new_path : df->old_path;
+    if (mg_is_secret_name(mg_base_name(any)) || (df->old_path && mg_is_secret_name(mg_base_name(df->old_path))))
+        return 0;
+    if (!df->new_path && !mg_filter_allows(R->f, df->old_path, strlen(df->old_path),
+                                           mg_lang_for_path(df->old_path)->name))
+        return add_skip(R, df->old_path, "not_indexed");
     if (df->new_path && (found = load_new(R, df->new_path, &nw)) < 0) rc = -1;
     if (rc == 0 && df->new_path && !found) {
         rc = add_skip(R, df->new_path, "not_indexed");
