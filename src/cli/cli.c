@@ -25,6 +25,7 @@ static const struct {
     {"callers", mg_cmd_callers, "who calls a function (--depth for callers of callers)"},
     {"callees", mg_cmd_callees, "what a function calls, and where that is defined"},
     {"trace", mg_cmd_trace, "the shortest call paths from one function to another"},
+    {"repo-map", mg_cmd_repomap, "the repo's central files and definitions, ranked, in a token budget"},
     {"repos", mg_cmd_repos, "list indexed repositories, or remove one"},
     {"scan", mg_cmd_scan, "find secrets (keys, tokens, passwords) in files; exit 1 if any"},
     {"status", mg_cmd_status, "show the data directory, settings and index sizes"},
