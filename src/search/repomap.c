@@ -415,9 +415,12 @@ static int pagerank(const struct graph *g, const struct rank_in *in, double **ra
                 if (!in->allowed || in->allowed[f]) nr[f] += share;
             }
         }
-        double diff = 0, base = DAMPING * lost + (1 - DAMPING);
+        /* the rank of dangling files goes to every file alike, the teleport to the focus: with the teleport,
+         * a focus that uses nothing would keep all the rank to itself */
+        double diff = 0, spread = nallowed ? DAMPING * lost / (double)nallowed : 0;
         for (size_t s = 0; s < nf; s++) {
-            double v = DAMPING * nr[s] + base * tp[s];
+            bool ok = !in->allowed || in->allowed[s];
+            double v = ok ? DAMPING * nr[s] + spread + (1 - DAMPING) * tp[s] : 0;
             diff += fabs(v - r[s]);
             r[s] = v;
         }

@@ -14,7 +14,8 @@
  * not followed (`init`, `probe`: they say nothing about one file).
  * PageRank (damping 0.85) runs over the files the filter allows, with a
  * uniform teleport, or one that goes to the focus files and to the files
- * defining the focus symbols. A definition's score is the rank that flows
+ * defining the focus symbols (the rank of files that use no name goes to
+ * all files alike, focus or not). A definition's score is the rank that flows
  * into its name, shared among the name's files.
  *
  * The graph of an index generation is cached in the process (by database

@@ -19,6 +19,7 @@ const MEMGATE_TOOLS = [
   'callers',
   'callees',
   'trace_path',
+  'repo_map',
   'list_repos',
   'index_repo',
   'index_status',
