@@ -28,20 +28,25 @@ bool mg_refs_definer(const char *kind)
            strcmp(kind, MG_KIND_CONSTRUCTOR) != 0;
 }
 
-/* Words of the languages that are never a definition's name: not stored. */
+/* Words of the languages that are never a definition's name, and words
+ * that look like calls and are not (`defined(`, `likely(`): not stored. */
+const char *const mg_refs_stopwords[] = {
+    "and", "auto", "bool", "break", "case", "catch", "char", "class", "const", "continue", "default", "def",
+    "defer", "delete", "double", "elif", "else", "enum", "except", "export", "extern", "false", "False", "final",
+    "finally", "float", "for", "from", "func", "function", "goto", "import", "inline", "int", "interface", "let",
+    "long", "mut", "new", "nil", "None", "not", "null", "NULL", "nullptr", "package", "pass", "private",
+    "protected", "pub", "public", "raise", "register", "return", "self", "Self", "short", "signed", "sizeof",
+    "static", "struct", "super", "switch", "this", "throw", "true", "True", "try", "typedef", "typeof", "union",
+    "unsigned", "use", "var", "void", "volatile", "while", "with", "yield", "async", "await", "impl", "match",
+    "where", "string", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t",
+    "defined", "likely", "unlikely", "__builtin_expect", "__typeof__", "__typeof", "alignof", "_Alignof",
+    "__alignof__", "static_assert", "_Static_assert", "__attribute__", "__attribute", "asm", "__asm__", "__asm",
+    "__volatile__", "noexcept", "decltype", "operator", "typeid", "lambda", "assert", "print", NULL};
+
 static bool keyword(const char *s, size_t n)
 {
-    static const char *const kw[] = {
-        "and", "auto", "bool", "break", "case", "catch", "char", "class", "const", "continue", "default", "def",
-        "defer", "delete", "double", "elif", "else", "enum", "except", "export", "extern", "false", "False", "final",
-        "finally", "float", "for", "from", "func", "function", "goto", "import", "inline", "int", "interface", "let",
-        "long", "mut", "new", "nil", "None", "not", "null", "NULL", "nullptr", "package", "pass", "private",
-        "protected", "pub", "public", "raise", "register", "return", "self", "Self", "short", "signed", "sizeof",
-        "static", "struct", "super", "switch", "this", "throw", "true", "True", "try", "typedef", "typeof", "union",
-        "unsigned", "use", "var", "void", "volatile", "while", "with", "yield", "async", "await", "impl", "match",
-        "where", "string", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t", NULL};
-    for (size_t i = 0; kw[i]; i++)
-        if (strlen(kw[i]) == n && memcmp(kw[i], s, n) == 0) return true;
+    for (size_t i = 0; mg_refs_stopwords[i]; i++)
+        if (strlen(mg_refs_stopwords[i]) == n && memcmp(mg_refs_stopwords[i], s, n) == 0) return true;
     return false;
 }
 

@@ -34,6 +34,11 @@
 #define MG_REFS_SPECIFIC 1 /* 8 bytes or more with '_' or a lower-upper change (snake_case, camelCase) */
 #define MG_REFS_PRIVATE  2 /* starts with '_' */
 
+/* The keywords and call-like words (`defined`, `likely`) never stored as
+ * uses (NULL-terminated); a reader drops them too, for indexes made before
+ * a word was added. */
+extern const char *const mg_refs_stopwords[];
+
 uint32_t mg_refs_hash(const char *name, size_t len);
 int mg_refs_class(const char *name, size_t len);
 

@@ -21,6 +21,7 @@
 #define ITERATIONS 60
 #define EPSILON    1e-7  /* L1 change of the ranks that ends the iteration */
 #define CACHE_SLOTS 4
+#define STOP 0xff /* ncls of a stop word (index/refs.h): never followed */
 #define MAX_FILE_TEXT (64u << 20)
 
 static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory building the repo map"); }
@@ -223,6 +224,11 @@ static int graph_build(struct mg_db *d, struct graph **out, struct mg_err *err)
     for (size_t n = 0; n < g->nn; n++) g->doff[n + 1] += g->doff[n];
     free(b.pairs);
     b.pairs = NULL;
+    /* stop words are no names to follow (index/refs.h): a definition named `defined` is no hub */
+    for (size_t w = 0; mg_refs_stopwords[w]; w++) {
+        int64_t n = name_find(g, mg_refs_hash(mg_refs_stopwords[w], strlen(mg_refs_stopwords[w])));
+        if (n >= 0) g->ncls[n] = STOP;
+    }
     /* uses: the names some file defines (not too many) */
     size_t cap = 0, nu = 0;
     g->uoff = malloc((g->nf + 1) * sizeof(uint32_t));
@@ -234,7 +240,7 @@ static int graph_build(struct mg_db *d, struct graph **out, struct mg_err *err)
         uint32_t h, c;
         while (mg_refs_next(&it, &h, &c)) {
             int64_t n = name_find(g, h);
-            if (n < 0 || g->doff[n + 1] - g->doff[n] > MG_REPOMAP_DEFINERS_MAX) continue;
+            if (n < 0 || g->ncls[n] == STOP || g->doff[n + 1] - g->doff[n] > MG_REPOMAP_DEFINERS_MAX) continue;
             if (nu >= cap) {
                 size_t nc = cap ? cap * 2 : 4096;
                 uint32_t *un = realloc(g->uname, nc * sizeof(uint32_t));
