@@ -23,6 +23,15 @@ for the same queries (each a process, as an agent's shell would run it); and
 impact (POST /v1/impact) of --diffs unified diffs, each changing one line in
 one function of 20 files drawn at random, at depth 1 and 2. Prints a Markdown
 report; docs/benchmarks.md keeps the figures.
+printed for inspection. Latency: find_references' first page (the default 50)
+and callers (depth 1) over HTTP keep-alive to `memgate serve`, p50 and p99,
+beside the time `global -rx` takes for the same queries (each a process, as
+an agent's shell would run it). Prints a Markdown report; docs/benchmarks.md
+keeps the figures.
+
+    bench/nav_bench.py --repo-map [--home DIR] [--budget 1024]
+
+times repo_map instead (see repo_map() below) on the index in DIR.
 """
 import argparse
 import http.client
@@ -160,12 +169,54 @@ def pct(v, q):
     return v[min(len(v) - 1, int(round(q * (len(v) - 1))))]
 
 
+def repo_map(home, budget):
+    """repo_map on the kernel's index in `home` over HTTP: the first call of a
+    fresh server (the graph built from table refs), the same call again (the
+    cached graph and ranks), a focused call and a scoped one (the cached
+    graph, ranked again); the server's peak RSS."""
+    e = env()
+    e["MEMGATE_HOME"] = home
+    p = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0", "--json"], env=e, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    rows = []
+    try:
+        api = Api(json.loads(p.stdout.readline())["port"])
+        calls = [("first (cold)", {}), ("again (cached)", {}), ("again (cached)", {}),
+                 ("focus_file=fs/ext4/inode.c", {"focus_file": "fs/ext4/inode.c"}),
+                 ("glob=mm/**", {"glob": "mm/**"})]
+        for label, q in calls:
+            t0 = time.monotonic()
+            r = api.get("/v1/repo_map", repo="linux", budget_tokens=budget, **q)
+            ms = (time.monotonic() - t0) * 1000
+            if "error" in r:
+                raise SystemExit(f"bench: repo_map: {r['error']}")
+            rows.append((label, ms, len(r["files"]), r["tokens"], r["files"][0]["path"] if r["files"] else "-"))
+        with open(f"/proc/{p.pid}/status") as f:
+            rss = next(int(l.split()[1]) for l in f if l.startswith("VmHWM:"))
+    finally:
+        p.terminate()
+        p.wait(timeout=60)
+    print(f"## repo_map on linux-6.1 (budget {budget} tokens)\n")
+    print("| call | ms | files | tokens | first file |")
+    print("| --- | ---: | ---: | ---: | --- |")
+    for label, ms, nf, tok, first in rows:
+        print(f"| {label} | {ms:.0f} | {nf} | {tok} | {first} |")
+    print(f"\nserver peak RSS: {rss / 1024:.0f} MiB")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--diffs", type=int, default=20)
+    ap.add_argument("--repo-map", action="store_true",
+                    help="time repo_map instead (on the index in --home, made by `memgate index`)")
+    ap.add_argument("--home", default=HOME, help="the data directory for --repo-map")
+    ap.add_argument("--budget", type=int, default=1024)
     a = ap.parse_args()
+    if a.repo_map:
+        repo_map(a.home, a.budget)
+        return
     if not os.path.exists(os.path.join(SRC, "MAINTAINERS")):
         raise SystemExit("bench: the kernel source is missing; run `make bench` (bench/run.sh fetches it)")
     prepare()

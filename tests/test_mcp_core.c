@@ -343,7 +343,7 @@ TEST(rpc_tools_list_schemas)
     json_t *r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
     json_t *tools = json_object_get(json_object_get(r, "result"), "tools");
     static const char *const want[] = {
-        "search_code",    "search_symbols", "read_file",     "outline",         "list_files",   "find_references", "callers", "callees", "trace_path", "impact", "list_repos",   "index_repo",
+        "search_code",    "search_symbols", "read_file",     "outline",         "list_files",   "find_references", "callers", "callees", "trace_path", "impact", "repo_map", "list_repos",   "index_repo",
         "index_status",   "get_repo_settings", "set_repo_settings", "set_scope",      "get_scope",     "clear_scope",     "set_note",     "get_note",
         "list_notes",     "search_notes",   "delete_note",   "create_project",  "list_projects", "join_project",
         "leave_project",  "delete_project", "remember",      "recall",          "add_entities", "search_entities",

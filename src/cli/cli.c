@@ -26,6 +26,7 @@ static const struct {
     {"callees", mg_cmd_callees, "what a function calls, and where that is defined"},
     {"trace", mg_cmd_trace, "the shortest call paths from one function to another"},
     {"impact", mg_cmd_impact, "what a change touches: changed definitions and their callers, ranked"},
+    {"repo-map", mg_cmd_repomap, "the repo's central files and definitions, ranked, in a token budget"},
     {"repos", mg_cmd_repos, "list indexed repositories, or remove one"},
     {"scan", mg_cmd_scan, "find secrets (keys, tokens, passwords) in files; exit 1 if any"},
     {"status", mg_cmd_status, "show the data directory, settings and index sizes"},

@@ -22,6 +22,7 @@ int mg_cli_main(int argc, char **argv);
 int mg_cmd_index(int argc, char **argv);
 int mg_cmd_search(int argc, char **argv);
 int mg_cmd_outline(int argc, char **argv);
+int mg_cmd_repomap(int argc, char **argv);
 int mg_cmd_refs(int argc, char **argv);
 int mg_cmd_callers(int argc, char **argv);
 int mg_cmd_callees(int argc, char **argv);

@@ -317,6 +317,7 @@ static const struct mg_code_ops builtin_ops = {
     .stats = mg_code_stats,
     .settings = mg_code_settings,
     .nav = mg_code_nav,
+    .repomap = mg_code_repomap,
     .close = op_close,
 };
 

@@ -10,6 +10,7 @@
  * repos            what each index holds (store/catalog.h)
  * index            index/indexer.h, with the request's progress and stop
  * remove           the repo's index database and its files
+ * repomap          search/repomap.h over the repo's index (repomap.c)
  * stats, settings  the repo's meta rows: its runs, its watcher, its settings
  *                  (store/repostate.h, store/settings.h; stats.c)
  *
@@ -45,6 +46,9 @@ int mg_code_outline(void *self, const struct mg_pcall *pc, const struct mg_outli
 int mg_code_stats(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err);
 int mg_code_nav(void *self, const struct mg_pcall *pc, const struct mg_nav_query *q, struct mg_items *out,
                 struct mg_err *err);
+/* The repo map operation (repomap.c). */
+int mg_code_repomap(void *self, const struct mg_pcall *pc, const struct mg_repomap_query *q, struct mg_items *out,
+                    struct mg_err *err);
 int mg_code_settings(void *self, const struct mg_pcall *pc, const struct mg_settings_query *q, struct mg_items *out,
                      struct mg_err *err);
 

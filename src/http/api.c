@@ -44,6 +44,9 @@ static const struct param p_refs[] = {{"symbol", "symbol", P_STR}, {"cursor", "c
                                       {"limit", "limit", P_INT}, P_FILTERS, P_REPO, P_END};
 static const struct param p_calls[] = {{"symbol", "symbol", P_STR}, {"depth", "depth", P_INT},
                                        {"limit", "limit", P_INT}, P_FILTERS, P_REPO, P_END};
+static const struct param p_repomap[] = {{"budget_tokens", "budget_tokens", P_INT}, {"budget", "budget_tokens", P_INT},
+                                         {"focus_file", "focus_files", P_LIST}, {"focus_symbol", "focus_symbols", P_LIST},
+                                         P_FILTERS, P_REPO, P_END};
 static const struct param p_trace[] = {{"from", "symbol", P_STR}, {"symbol", "symbol", P_STR}, {"to", "to", P_STR},
                                        {"depth", "depth", P_INT}, {"limit", "limit", P_INT}, P_FILTERS, P_REPO, P_END};
 static const struct param p_impact[] = {{"revisions", "revisions", P_STR}, {"path", "paths", P_LIST},
@@ -79,6 +82,7 @@ static const struct v1route {
     {"/v1/callees", "callees", NULL, NULL, NULL, p_calls, NULL, NULL},
     {"/v1/trace", "trace_path", NULL, NULL, NULL, p_trace, NULL, NULL},
     {"/v1/impact", "impact", NULL, "impact", NULL, p_impact, NULL, NULL},
+    {"/v1/repo_map", "repo_map", NULL, "repo_map", NULL, p_repomap, NULL, NULL},
     {"/v1/file", "read_file", NULL, NULL, NULL, p_file, NULL, NULL},
     {"/v1/outline", "outline", NULL, NULL, NULL, p_outline, NULL, NULL},
     {"/v1/scope", "get_scope", "set_scope", "set_scope", "clear_scope", p_none, NULL, NULL},
@@ -333,7 +337,7 @@ enum MHD_Result mg__v1(struct mg_http *h, struct MHD_Connection *c, struct req *
         return mg__respond_error(c, r, 404, MG_E_ROUTE_NOT_FOUND,
                              "no route %.200s; the API has /v1/repos, /v1/repos/{id}, /v1/repos/{id}/stats, /v1/search, /v1/symbols, /v1/files, /v1/file, /v1/outline, "
                              "/v1/scope, /v1/index, /v1/index/status, /v1/audit, /v1/references, /v1/callers, /v1/callees, "
-                             "/v1/trace, /v1/impact, and the memory routes /v1/notes, "
+                             "/v1/trace, /v1/impact, /v1/repo_map, and the memory routes /v1/notes, "
                              "/v1/projects, /v1/episodes, /v1/entities, /v1/profiles, /v1/context (see docs/http.md "
                              "and docs/memory.md)",
                              url);

@@ -37,6 +37,8 @@ int mg_err_http_status(const char *code)
         /* semantic search: the repo lacks vectors; the embeddings endpoint failed */
         {MG_E_NO_EMBEDDINGS, 409},    {MG_E_EMBED_UNAVAILABLE, 503}, {MG_E_EMBED_REJECTED, 502},
         {MG_E_EMBED_BAD_RESPONSE, 502},
+        /* the repo map: an index made before its names; a focus it does not hold */
+        {MG_E_REPOMAP_UNAVAILABLE, 409}, {MG_E_FOCUS_NOT_FOUND, 404},
         /* webhooks (hook/hook.h); the pull codes appear in webhook_run audit events */
         {MG_E_WEBHOOKS_DISABLED, 404}, {MG_E_BAD_SIGNATURE, 401},   {MG_E_WEBHOOK_REPLAYED, 409},
         {MG_E_PULL_REFUSED, 409},      {MG_E_PULL_FAILED, 502},

@@ -95,7 +95,7 @@ static const char *route_label(const char *url, enum api *api)
     static const char *const v1[] = {"/v1/repos",   "/v1/search",     "/v1/symbols", "/v1/files",
                                      "/v1/file",    "/v1/outline",    "/v1/scope",   "/v1/index",
                                      "/v1/audit",   "/v1/references", "/v1/callers", "/v1/callees",
-                                     "/v1/trace", "/v1/impact"};
+                                     "/v1/trace", "/v1/impact", "/v1/repo_map"};
     static const char *const mem[] = {"/v1/notes", "/v1/projects", "/v1/episodes", "/v1/entities", "/v1/profiles",
                                       "/v1/context"};
     *api = A_NONE;

@@ -26,6 +26,8 @@
 
 #include "index/chunk.h"
 #include "index/lang.h"
+#include "index/lex.h"
+#include "index/refs.h"
 #include "index/walk.h"
 #include "security/roots.h"
 #include "security/secrets.h"
@@ -206,6 +208,8 @@ struct result {
     char *fts;              /* FTS5 token streams: the path, then per chunk */
     uint32_t *fts_off;      /* its symbol column and its body; segment k is
                              * fts[fts_off[k] .. fts_off[k + 1]) */
+    struct mg_refs_blobs refs; /* names defined and used (index/refs.h) */
+    bool has_refs;          /* the language has a lexer: a refs row */
     struct result *next;
 };
 
@@ -270,6 +274,7 @@ static void result_free(struct result *r)
     mg_tri_builder_free(&r->tri_batch);
     free(r->fts);
     free(r->fts_off);
+    mg_refs_blobs_release(&r->refs);
     mg_parsed_release(&r->parsed);
     free(r);
 }
@@ -405,6 +410,26 @@ static void worker_fail(struct run *R, const struct mg_err *e)
     pthread_mutex_unlock(&R->err_mu);
 }
 
+/* The names r's file defines and uses (index/refs.h). */
+static int file_refs(struct result *r)
+{
+    const struct mg_defs *d = &r->parsed.defs;
+    const char **names = malloc((d->n + 1) * sizeof(char *)), **kinds = malloc((d->n + 1) * sizeof(char *));
+    int rc = -1;
+    if (names && kinds) {
+        for (size_t i = 0; i < d->n; i++) {
+            names[i] = d->v[i].name;
+            kinds[i] = d->v[i].kind;
+        }
+        rc = mg_refs_build(r->lang, r->text, r->len, names, kinds, d->n, &r->refs);
+        r->has_refs = rc == 0;
+        if (rc == 1) rc = 0;
+    }
+    free(names);
+    free(kinds);
+    return rc;
+}
+
 /* Process one entry; returns a result to write, or NULL (skipped/unchanged). */
 static struct result *process(struct run *R, size_t idx, TSParser *parser, struct mg_tri_scratch *scratch,
                               struct mg_tri_builder *tb, struct mg_token_set *ts, struct mg_buf *tmp)
@@ -513,6 +538,7 @@ static struct result *process(struct run *R, size_t idx, TSParser *parser, struc
     if (nt == (size_t)-1 || mg_tri_builder_add(tb, r->fid, scratch->keys, nt) != 0) goto nomem;
     if (mg_content_pack(r->text, r->len, &r->blob, &r->bloblen) != 0) goto nomem;
     if (result_streams(r, ts, tmp) != 0) goto nomem;
+    if (file_refs(r) != 0) goto nomem;
     if (k) ADD(R->st->changed, 1);
     else ADD(R->st->added, 1);
     ADD(R->st->bytes_indexed, r->len);
@@ -602,6 +628,7 @@ struct writer {
     struct mg_db *d;
     sqlite3_stmt *ins_file, *ins_chunk, *ins_chunk_fts, *ins_sym, *ins_pending, *del_pending;
     sqlite3_stmt *sel_file, *sel_chunks, *sel_syms, *del_chunk_fts, *del_chunks, *del_syms, *del_file;
+    sqlite3_stmt *ins_refs, *del_refs;
     int64_t next_chunk, next_sym; /* chunk sequence and symbol id to give next: a
                                    * file's rows get one id range */
     uint64_t dead_bytes;          /* text of removed or replaced files (trigram garbage) */
@@ -642,6 +669,8 @@ static int writer_prepare(struct writer *w, struct mg_err *err)
         {&w->del_chunks, "DELETE FROM chunks WHERE id BETWEEN ? AND ?"},
         {&w->del_syms, "DELETE FROM symbols WHERE id BETWEEN ? AND ?"},
         {&w->del_file, "DELETE FROM files WHERE id=?"},
+        {&w->ins_refs, "INSERT INTO refs(file_id, defs, uses) VALUES(?, ?, ?)"},
+        {&w->del_refs, "DELETE FROM refs WHERE file_id=?"},
     };
     for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
         if (mg_db_prepare(w->d, s[i].sql, s[i].st, err) != 0) return -1;
@@ -654,7 +683,7 @@ static void writer_finalize(struct writer *w)
 {
     sqlite3_stmt *all[] = {w->ins_file, w->ins_chunk, w->ins_chunk_fts, w->ins_sym, w->ins_pending, w->del_pending,
                            w->sel_file, w->sel_chunks, w->sel_syms, w->del_chunk_fts, w->del_chunks, w->del_syms,
-                           w->del_file};
+                           w->del_file, w->ins_refs, w->del_refs};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) sqlite3_finalize(all[i]);
     mg_token_set_free(&w->ts);
     mg_buf_release(&w->tmp);
@@ -787,6 +816,10 @@ static int delete_file(struct writer *w, int64_t id, struct mg_err *err)
         rc = step_done(w, w->del_pending, "delete file", err);
     }
     if (rc == 0) {
+        sqlite3_bind_int64(w->del_refs, 1, id);
+        rc = step_done(w, w->del_refs, "delete file", err);
+    }
+    if (rc == 0) {
         sqlite3_bind_int64(w->del_file, 1, id);
         rc = step_done(w, w->del_file, "delete file", err);
     }
@@ -806,6 +839,17 @@ static void bind_opt_text(sqlite3_stmt *st, int i, const char *s)
 {
     if (s) sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
     else sqlite3_bind_null(st, i);
+}
+
+static int insert_refs(struct writer *w, int64_t fid, const struct mg_refs_blobs *b, struct mg_err *err)
+{
+    sqlite3_stmt *s = w->ins_refs;
+    sqlite3_bind_int64(s, 1, fid);
+    if (b->ndefs) sqlite3_bind_blob(s, 2, b->defs, (int)b->ndefs, SQLITE_STATIC);
+    else sqlite3_bind_null(s, 2);
+    if (b->nuses) sqlite3_bind_blob(s, 3, b->uses, (int)b->nuses, SQLITE_STATIC);
+    else sqlite3_bind_null(s, 3);
+    return step_done(w, s, "insert names", err);
 }
 
 static int write_result(struct writer *w, struct result *r, struct mg_index_stats *st, struct mg_err *err)
@@ -882,11 +926,78 @@ static int write_result(struct writer *w, struct result *r, struct mg_index_stat
         sqlite3_bind_int64(s, 7, p->def_lines[2 * i + 1]);
         if (step_done(w, s, "insert symbol", err) != 0) goto out;
     }
+    if (r->has_refs && insert_refs(w, fid, &r->refs, err) != 0) goto out;
     st->chunks_written += p->nchunks;
     st->symbols_written += p->defs.n;
     rc = 0;
 out:
     free(cids);
+    return rc;
+}
+
+/* Rows of table refs for the files an index of schema 2 holds (store/db.c):
+ * from their stored text and symbols, once; meta refs_ready says it is done. */
+static int fill_refs(struct writer *w, struct mg_err *err)
+{
+    if (mg_db_meta_int(w->d, "refs_ready", 0)) return 0;
+    sqlite3_stmt *sel = NULL, *syms = NULL;
+    int rc = -1;
+    if (mg_db_prepare(w->d, "SELECT id, lang, content, size, sym_lo, sym_hi FROM files "
+                            "WHERE NOT EXISTS (SELECT 1 FROM refs WHERE file_id = files.id)", &sel, err) != 0 ||
+        mg_db_prepare(w->d, "SELECT name, kind FROM symbols WHERE id BETWEEN ? AND ?", &syms, err) != 0)
+        goto out;
+    for (;;) {
+        int s = sqlite3_step(sel);
+        if (s == SQLITE_DONE) break;
+        if (s != SQLITE_ROW) {
+            mg_db_error(w->d, "read files", err);
+            goto out;
+        }
+        const char *lang = (const char *)sqlite3_column_text(sel, 1);
+        if (!mg_lex_known(lang)) continue;
+        int64_t id = sqlite3_column_int64(sel, 0), lo = sqlite3_column_int64(sel, 4), hi = sqlite3_column_int64(sel, 5);
+        char *text = NULL;
+        size_t len = 0;
+        if (mg_content_unpack(sqlite3_column_blob(sel, 2), (size_t)sqlite3_column_bytes(sel, 2),
+                              (size_t)sqlite3_column_int64(sel, 3), &text, &len) != 0) {
+            mg_err_set(err, MG_E_DB, "stored text of file %lld is corrupt; remove the repo and index it again",
+                       (long long)id);
+            goto out;
+        }
+        size_t n = 0, cap = lo <= hi ? (size_t)(hi - lo + 1) : 0;
+        char **names = calloc(cap + 1, sizeof(char *)), **kinds = calloc(cap + 1, sizeof(char *));
+        bool failed = !names || !kinds;
+        sqlite3_bind_int64(syms, 1, lo);
+        sqlite3_bind_int64(syms, 2, hi);
+        while (!failed && n < cap && sqlite3_step(syms) == SQLITE_ROW) {
+            names[n] = strdup((const char *)sqlite3_column_text(syms, 0));
+            kinds[n] = strdup((const char *)sqlite3_column_text(syms, 1));
+            failed = !names[n] || !kinds[n];
+            n++;
+        }
+        sqlite3_reset(syms);
+        struct mg_refs_blobs b;
+        int brc = failed ? -1 : mg_refs_build(lang, text, len, (const char *const *)names,
+                                               (const char *const *)kinds, n, &b);
+        for (size_t i = 0; i < n; i++) {
+            free(names ? names[i] : NULL);
+            free(kinds ? kinds[i] : NULL);
+        }
+        free(names);
+        free(kinds);
+        free(text);
+        if (brc < 0) {
+            mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            goto out;
+        }
+        int irc = brc == 0 ? insert_refs(w, id, &b, err) : 0;
+        mg_refs_blobs_release(&b);
+        if (irc != 0) goto out;
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(sel);
+    sqlite3_finalize(syms);
     return rc;
 }
 
@@ -1229,6 +1340,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         st->removed++;
     }
     free(asked);
+    if (!o->paths && fill_refs(&w, err) != 0) goto rollback;
     /* SQLite may sort with helper threads: the index of a first run is
      * millions of names */
     sqlite3_exec(d->db, "PRAGMA threads=4", NULL, NULL, NULL);
@@ -1254,6 +1366,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         mg_db_meta_set_int(d, "chunks", (int64_t)st->chunks, err) != 0 ||
         mg_db_meta_set_int(d, "symbols", (int64_t)st->symbols, err) != 0 ||
         mg_db_meta_set(d, "walk", st->git ? "git" : "plain", err) != 0 ||
+        (!o->paths && mg_db_meta_set_int(d, "refs_ready", 1, err) != 0) ||
         mg_db_meta_set_int(d, o->paths ? "index.incr_at" : "index.full_at", (int64_t)time(NULL), err) != 0 ||
         mg_db_meta_set_int(d, o->paths ? "index.incr_ms" : "index.full_ms", (int64_t)((now_s() - t0) * 1000), err) != 0 ||
         mg_db_meta_set_int(d, "index.redactions",

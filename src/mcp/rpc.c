@@ -330,7 +330,9 @@ static json_t *m_initialize(struct call *c)
     return json_pack("{s:s, s:o, s:{s:s, s:s, s:s}, s:s}", "protocolVersion", ver, "capabilities", scaps,
                      "serverInfo", "name", "memgate", "title", "memgate code search", "version", MG_VERSION,
                      "instructions",
-                     "memgate searches the code of indexed repositories. Use search_code for text (lexical or "
+                     "memgate searches the code of indexed repositories. In a repo you do not know yet, start "
+                     "with repo_map: its most central files and definitions in a token budget (focus_files "
+                     "ranks what relates to the files you work on first). Use search_code for text (lexical or "
                      "regex), search_symbols for definitions, outline for a file's definitions and signatures "
                      "(its shape, without reading it), read_file for a file's lines, list_files to browse. "
                      "Before changing a function, find_references shows every use and callers who calls it "

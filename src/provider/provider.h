@@ -288,6 +288,43 @@ struct mg_nav_summary {
 };
 extern const struct mg_item_type mg_item_nav_summary;
 
+/* The repo map (search/repomap.h) of pcall's one repo and scope. */
+struct mg_repomap_query {
+    int64_t budget_tokens;
+    const char *const *focus_files;    /* paths relative to the repo root */
+    size_t nfocus_files;
+    const char *const *focus_symbols;  /* names */
+    size_t nfocus_symbols;
+};
+
+/* A file of the map, best first; its definitions follow it. */
+struct mg_repomap_file_item {
+    struct mg_item base;
+    char *repo, *path, *language;      /* labels */
+    double rank;                       /* PageRank: the files in scope sum to 1 */
+};
+extern const struct mg_item_type mg_item_repomap_file;
+
+/* One of a map file's definitions, by line. */
+struct mg_repomap_def_item {
+    struct mg_item base;
+    char *repo, *path, *name, *kind;   /* labels */
+    int64_t line, end_line;
+    double score;                      /* the rank flowing into its name */
+    char *text;                        /* text: its first line, trimmed; NULL when unreadable */
+};
+extern const struct mg_item_type mg_item_repomap_def;
+
+/* How the map went: the last item. */
+struct mg_repomap_summary {
+    struct mg_item base;
+    char *repo;                        /* label */
+    int64_t budget_tokens, tokens;     /* asked; used by the rendered map (bytes / 4, rounded up) */
+    int64_t files, considered;         /* files in the map; files in scope the graph holds */
+    bool cached, truncated;            /* graph from the cache; ranked files left out for the budget */
+};
+extern const struct mg_item_type mg_item_repomap_summary;
+
 struct mg_code_ops {
     /* hits in pcall's repos and scope, best first (out->took_ms, out->mode;
      * regex and fixed-string search: out->total_matches) */
@@ -321,6 +358,9 @@ struct mg_code_ops {
     /* code navigation: mg_nav_def_items, then mg_nav_ref_items or mg_nav_call_items, then an mg_nav_summary */
     int (*nav)(void *self, const struct mg_pcall *pc, const struct mg_nav_query *q, struct mg_items *out,
                struct mg_err *err);
+    /* the repo map: per file an mg_repomap_file_item and its mg_repomap_def_items, then an mg_repomap_summary */
+    int (*repomap)(void *self, const struct mg_pcall *pc, const struct mg_repomap_query *q, struct mg_items *out,
+                   struct mg_err *err);
     void (*close)(void *self);
 };
 

@@ -168,6 +168,42 @@ static const struct mg_field nav_summary_fields[] = {
 const struct mg_item_type mg_item_nav_summary = {"navigation", sizeof(struct mg_nav_summary), nav_summary_fields,
                                                  N(nav_summary_fields), CODE_OWNER, -1, -1, NULL};
 
+static const struct mg_field repomap_file_fields[] = {
+    MG_FIELD(struct mg_repomap_file_item, repo, MG_F_LABEL),
+    MG_FIELD(struct mg_repomap_file_item, path, MG_F_LABEL),
+    MG_FIELD(struct mg_repomap_file_item, language, MG_F_LABEL),
+    MG_FIELD(struct mg_repomap_file_item, rank, MG_F_REAL),
+};
+const struct mg_item_type mg_item_repomap_file = {"map_file", sizeof(struct mg_repomap_file_item),
+                                                  repomap_file_fields, N(repomap_file_fields), CODE_OWNER, 1, -1,
+                                                  NULL};
+
+static const struct mg_field repomap_def_fields[] = {
+    MG_FIELD(struct mg_repomap_def_item, repo, MG_F_LABEL),
+    MG_FIELD(struct mg_repomap_def_item, path, MG_F_LABEL),
+    MG_FIELD(struct mg_repomap_def_item, line, MG_F_INT),
+    MG_FIELD(struct mg_repomap_def_item, end_line, MG_F_INT),
+    MG_FIELD(struct mg_repomap_def_item, name, MG_F_LABEL),
+    MG_FIELD(struct mg_repomap_def_item, kind, MG_F_LABEL),
+    MG_FIELD(struct mg_repomap_def_item, score, MG_F_REAL),
+    MG_FIELD_F(struct mg_repomap_def_item, text, MG_F_TEXT, MG_F_NULL),
+};
+const struct mg_item_type mg_item_repomap_def = {"map_definition", sizeof(struct mg_repomap_def_item),
+                                                 repomap_def_fields, N(repomap_def_fields), CODE_OWNER, 1, 2, NULL};
+
+static const struct mg_field repomap_summary_fields[] = {
+    MG_FIELD(struct mg_repomap_summary, repo, MG_F_LABEL),
+    MG_FIELD(struct mg_repomap_summary, budget_tokens, MG_F_INT),
+    MG_FIELD(struct mg_repomap_summary, tokens, MG_F_INT),
+    MG_FIELD(struct mg_repomap_summary, files, MG_F_INT),
+    MG_FIELD(struct mg_repomap_summary, considered, MG_F_INT),
+    MG_FIELD(struct mg_repomap_summary, cached, MG_F_BOOL),
+    MG_FIELD(struct mg_repomap_summary, truncated, MG_F_BOOL),
+};
+const struct mg_item_type mg_item_repomap_summary = {"repo_map", sizeof(struct mg_repomap_summary),
+                                                     repomap_summary_fields, N(repomap_summary_fields), CODE_OWNER,
+                                                     -1, -1, NULL};
+
 #define IR(member, kind) MG_FIELD(struct mg_index_run, member, kind)
 static const struct mg_field index_run_fields[] = {
     IR(repo, MG_F_LABEL), IR(root, MG_F_LABEL), IR(created, MG_F_BOOL), IR(git, MG_F_BOOL),

@@ -39,6 +39,11 @@ static int r_nav(const struct mg_providers *p, const struct mg_pcall *pc, const 
 {
     return P_CODE(nav)(SELF(code), pc, a, out, err);
 }
+static int r_repomap(const struct mg_providers *p, const struct mg_pcall *pc, const void *a, struct mg_items *out,
+                     struct mg_err *err)
+{
+    return P_CODE(repomap)(SELF(code), pc, a, out, err);
+}
 static int r_list(const struct mg_providers *p, const struct mg_pcall *pc, const void *a, struct mg_items *out,
                   struct mg_err *err)
 {
@@ -95,6 +100,8 @@ const struct mg_op mg_op_code_search = {"code.search", MG_LEVEL_READ, MG_REPOS_S
 const struct mg_op mg_op_code_symbols = {"code.symbols", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_symbols, NULL};
 const struct mg_op mg_op_code_read = {"code.read", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_read, NULL};
 const struct mg_op mg_op_code_outline = {"code.outline", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_outline,
+                                         NULL};
+const struct mg_op mg_op_code_repomap = {"code.repomap", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_repomap,
                                          NULL};
 const struct mg_op mg_op_code_nav = {"code.nav", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_nav, NULL};
 const struct mg_op mg_op_code_list = {"code.list", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_list, NULL};

@@ -9,6 +9,7 @@
  *   code.read            read   one      struct mg_read_query
  *   code.outline         read   one      struct mg_outline_query
  *   code.nav             read   one      struct mg_nav_query
+ *   code.repomap         read   one      struct mg_repomap_query
  *   code.list            read   scope    struct mg_list_query
  *   code.repos           read   visible  (none)
  *   code.status          read   scope    (none); also over every visible repo (status_all)
@@ -30,7 +31,7 @@
 
 #include "request/gate.h"
 
-extern const struct mg_op mg_op_code_nav;
+extern const struct mg_op mg_op_code_nav, mg_op_code_repomap;
 extern const struct mg_op mg_op_code_search, mg_op_code_symbols, mg_op_code_read, mg_op_code_outline, mg_op_code_list,
     mg_op_code_repos, mg_op_code_status, mg_op_code_status_all, mg_op_code_index, mg_op_code_reindex, mg_op_code_remove,
     mg_op_code_settings, mg_op_code_configure;

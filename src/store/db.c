@@ -63,6 +63,10 @@ static const char *const migrations[] = {
     "DELETE FROM trigrams;"
     "DELETE FROM meta WHERE key IN ('tri_segs', 'tri_dead_bytes', 'tri_recent_segs', 'tri_seg_next');"
     "INSERT OR IGNORE INTO tri_pending(file_id) SELECT id FROM files;",
+    /* 2 -> 3: the names each file defines and uses (index/refs.h), for the
+     * repo map. Rows of files indexed before are added by the next full run
+     * (meta refs_ready is unset until then; search/repomap.h refuses). */
+    "CREATE TABLE IF NOT EXISTS refs(file_id INTEGER PRIMARY KEY, defs BLOB, uses BLOB);",
 };
 
 int mg_db_error(struct mg_db *d, const char *what, struct mg_err *err)

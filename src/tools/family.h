@@ -18,6 +18,8 @@ extern const struct mg_tool mg_tools_code[];    /* code.c: search_code, search_s
 extern const size_t mg_tools_code_n;
 extern const struct mg_tool mg_tools_nav[];     /* nav.c: find_references, callers, callees, trace_path, impact */
 extern const size_t mg_tools_nav_n;
+extern const struct mg_tool mg_tools_repomap[]; /* repomap.c: repo_map */
+extern const size_t mg_tools_repomap_n;
 extern const struct mg_tool mg_tools_repos[];   /* repos.c: list_repos, index_repo, index_status, {get,set}_repo_settings */
 extern const size_t mg_tools_repos_n;
 extern const struct mg_tool mg_tools_scope[];   /* scope.c: set_scope, get_scope, clear_scope */

@@ -99,6 +99,9 @@
 #define MG_E_NO_EMBEDDINGS  "no_embeddings"   /* semantic search on a repo without current vectors */
 #define MG_E_VECTOR_TAMPERED "vector_tampered" /* a stored vector blob fails authentication */
 #define MG_E_KEY            "key_error"       /* the vector key file or MEMGATE_MASTER_KEY is unusable */
+/* the repo map (src/search/repomap.c) */
+#define MG_E_REPOMAP_UNAVAILABLE "repo_map_unavailable" /* the index predates the names the map needs: re-run index */
+#define MG_E_FOCUS_NOT_FOUND "focus_not_found" /* repo_map: a focus file or symbol the map does not hold */
 #define MG_E_INTERNAL       "internal"
 
 struct mg_err {

@@ -79,6 +79,7 @@ test('every op the docs list is written under that name and found by audit --op'
     callees: { symbol: 'main', repo: 'alpha' },
     trace_path: { symbol: 'main', to: 'main', repo: 'alpha' },
     impact: { paths: ['src/main.c'], repo: 'alpha' },
+    repo_map: { budget_tokens: 256, repo: 'alpha' },
     list_files: { repo: 'alpha' },
     get_context: { query: 'main', repo: 'alpha' },
     index_repo: { path: A.root, name: 'alpha' },

@@ -134,6 +134,7 @@ test("another tenant's repo id: not found, in every argument and header, over HT
     ['/v1/references?symbol=main&repo=globexrepo', 'find_references'], ['/v1/callers?symbol=main&repo=globexrepo', 'callers'],
     ['/v1/callees?symbol=main&repo=globexrepo', 'callees'], ['/v1/trace?from=main&to=main&repo=globexrepo', 'trace_path'],
     ['/v1/impact?path=src/main.c&repo=globexrepo', 'impact'],
+    ['/v1/repo_map?budget_tokens=256&repo=globexrepo', 'repo_map'],
     ['/v1/index/status?repo=globexrepo', 'index_status']];
   for (const [p, op] of routes) {
     const n = count();

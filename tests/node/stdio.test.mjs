@@ -20,6 +20,7 @@ const MEMGATE_TOOLS = [
   'callees',
   'trace_path',
   'impact',
+  'repo_map',
   'list_repos',
   'index_repo',
   'index_status',

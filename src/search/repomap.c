@@ -1,0 +1,818 @@
+/* repomap.c — the repo map (see repomap.h).
+ *
+ * Sections:
+ *   1. The graph     files, the names they define (definers) and use, from table refs
+ *   2. The cache     graphs by database and index generation, reference-counted
+ *   3. Ranking       PageRank over the files in scope, personalised to a focus
+ *   4. Rendering     the best files and definitions that fit the budget
+ */
+#include "search/repomap.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index/refs.h"
+#include "store/content.h"
+
+#define DAMPING    0.85
+#define ITERATIONS 60
+#define EPSILON    1e-7  /* L1 change of the ranks that ends the iteration */
+#define CACHE_SLOTS 4
+#define STOP 0xff /* ncls of a stop word (index/refs.h): never followed */
+#define MAX_FILE_TEXT (64u << 20)
+
+static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory building the repo map"); }
+
+static void *grown(void *v, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap) return v;
+    size_t c = *cap ? *cap * 2 : 1024;
+    void *p = realloc(v, c * elem);
+    if (p) *cap = c;
+    return p;
+}
+
+/* ---- 1. The graph ----------------------------------------------------------------------------- */
+
+struct graph {
+    char path[4096];
+    int64_t gen, at;            /* index_gen and indexed_at it was built from */
+    int refs;                   /* holders (the cache is one); under cache_mu */
+    size_t nf;                  /* files (nodes) */
+    int64_t *fid;
+    char **fpath, **flang;
+    size_t nn;                  /* names defined somewhere */
+    uint32_t *nhash;
+    uint8_t *ncls;              /* MG_REFS_* class */
+    uint32_t *doff, *dfile;     /* name n's definers: dfile[doff[n] .. doff[n + 1]) */
+    uint32_t *slot;             /* open addressing by hash: name index + 1, 0 empty */
+    size_t mask;
+    uint32_t *uoff, *uname;     /* file s's uses: uname[uoff[s] .. uoff[s + 1]), names followed */
+    uint16_t *ucnt;             /* uses << 1 | strong (index/refs.h) */
+    pthread_mutex_t mu;         /* rank0 */
+    double *rank0, *nin0;       /* ranks and name inflow of the whole repo without focus; NULL: not yet */
+};
+
+static void graph_free(struct graph *g)
+{
+    if (!g) return;
+    for (size_t i = 0; i < g->nf; i++) {
+        free(g->fpath[i]);
+        free(g->flang[i]);
+    }
+    free(g->fid);
+    free(g->fpath);
+    free(g->flang);
+    free(g->nhash);
+    free(g->ncls);
+    free(g->doff);
+    free(g->dfile);
+    free(g->slot);
+    free(g->uoff);
+    free(g->uname);
+    free(g->ucnt);
+    free(g->rank0);
+    free(g->nin0);
+    pthread_mutex_destroy(&g->mu);
+    free(g);
+}
+
+/* The index of name hash h, or -1. */
+static int64_t name_find(const struct graph *g, uint32_t h)
+{
+    for (size_t k = h & g->mask;; k = (k + 1) & g->mask) {
+        uint32_t v = g->slot[k];
+        if (!v) return -1;
+        if (g->nhash[v - 1] == h) return (int64_t)v - 1;
+    }
+}
+
+struct build {
+    size_t capf, capn, npairs, cappairs, capblob, nblob;
+    uint64_t *pairs;            /* name index << 32 | file */
+    uint8_t *blob;              /* the uses blobs, one after another */
+    size_t *boff;               /* file i's uses: blob[boff[i] .. boff[i + 1]) */
+    size_t capboff;
+};
+
+static int64_t name_add(struct graph *g, struct build *b, uint32_t h, uint8_t cls)
+{
+    if ((g->nn + 1) * 2 > g->mask + 1) { /* grow the table */
+        size_t cap = (g->mask + 1) * 2;
+        uint32_t *s = calloc(cap, sizeof(uint32_t));
+        if (!s) return -2;
+        for (size_t i = 0; i < g->nn; i++) {
+            size_t k = g->nhash[i] & (cap - 1);
+            while (s[k]) k = (k + 1) & (cap - 1);
+            s[k] = (uint32_t)i + 1;
+        }
+        free(g->slot);
+        g->slot = s;
+        g->mask = cap - 1;
+    }
+    size_t k = h & g->mask;
+    for (; g->slot[k]; k = (k + 1) & g->mask)
+        if (g->nhash[g->slot[k] - 1] == h) return g->slot[k] - 1;
+    size_t cap = b->capn;
+    uint32_t *nh = grown(g->nhash, g->nn, &cap, sizeof(uint32_t));
+    if (!nh) return -2;
+    g->nhash = nh;
+    cap = b->capn;
+    uint8_t *nc = grown(g->ncls, g->nn, &cap, 1);
+    if (!nc) return -2;
+    g->ncls = nc;
+    b->capn = cap;
+    g->nhash[g->nn] = h;
+    g->ncls[g->nn] = cls;
+    g->slot[k] = (uint32_t)g->nn + 1;
+    return (int64_t)g->nn++;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* One row of refs: the file's node, its definitions, its uses kept for later. */
+static int build_row(struct graph *g, struct build *b, sqlite3_stmt *st)
+{
+    size_t i = g->nf;
+    size_t cap = b->capf;
+    int64_t *fid = grown(g->fid, i, &cap, sizeof(int64_t));
+    if (!fid) return -1;
+    g->fid = fid;
+    cap = b->capf;
+    char **fp = grown(g->fpath, i, &cap, sizeof(char *));
+    if (!fp) return -1;
+    g->fpath = fp;
+    cap = b->capf;
+    char **fl = grown(g->flang, i, &cap, sizeof(char *));
+    if (!fl) return -1;
+    g->flang = fl;
+    b->capf = cap;
+    size_t *bo = grown(b->boff, i + 1, &b->capboff, sizeof(size_t));
+    if (!bo) return -1;
+    b->boff = bo;
+    g->fid[i] = sqlite3_column_int64(st, 0);
+    g->fpath[i] = strdup((const char *)sqlite3_column_text(st, 1));
+    g->flang[i] = strdup((const char *)sqlite3_column_text(st, 2));
+    g->nf++;
+    if (!g->fpath[i] || !g->flang[i]) return -1;
+    struct mg_refs_iter it;
+    mg_refs_iter_init(&it, sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3), false);
+    uint32_t h, x;
+    while (mg_refs_next(&it, &h, &x)) {
+        int64_t n = name_add(g, b, h, (uint8_t)x);
+        if (n < 0) return -1;
+        uint64_t *p = grown(b->pairs, b->npairs, &b->cappairs, sizeof(uint64_t));
+        if (!p) return -1;
+        b->pairs = p;
+        b->pairs[b->npairs++] = (uint64_t)n << 32 | (uint64_t)i;
+    }
+    size_t ul = (size_t)sqlite3_column_bytes(st, 4);
+    while (b->nblob + ul > b->capblob) {
+        size_t c = b->capblob ? b->capblob * 2 : (1u << 20);
+        uint8_t *p = realloc(b->blob, c);
+        if (!p) return -1;
+        b->blob = p;
+        b->capblob = c;
+    }
+    if (ul) memcpy(b->blob + b->nblob, sqlite3_column_blob(st, 4), ul);
+    b->boff[i] = b->nblob;
+    b->nblob += ul;
+    return 0;
+}
+
+static int graph_build(struct mg_db *d, struct graph **out, struct mg_err *err)
+{
+    *out = NULL;
+    struct graph *g = calloc(1, sizeof(*g));
+    if (!g) return oom(err);
+    pthread_mutex_init(&g->mu, NULL);
+    struct build b = {0};
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    g->mask = 1023;
+    if (!(g->slot = calloc(g->mask + 1, sizeof(uint32_t)))) goto nomem;
+    if (mg_db_prepare(d, "SELECT r.file_id, f.path, f.lang, r.defs, r.uses FROM refs r JOIN files f "
+                         "ON f.id = r.file_id ORDER BY r.file_id", &st, err) != 0)
+        goto out;
+    int s;
+    while ((s = sqlite3_step(st)) == SQLITE_ROW)
+        if (build_row(g, &b, st) != 0) goto nomem;
+    if (s != SQLITE_DONE) {
+        mg_db_error(d, "read the names of the index", err);
+        goto out;
+    }
+    size_t *bo = grown(b.boff, g->nf, &b.capboff, sizeof(size_t));
+    if (!bo) goto nomem;
+    b.boff = bo;
+    b.boff[g->nf] = b.nblob;
+    /* definers: pairs sorted by name, then file */
+    qsort(b.pairs, b.npairs, sizeof(uint64_t), cmp_u64);
+    g->doff = calloc(g->nn + 1, sizeof(uint32_t));
+    g->dfile = malloc((b.npairs + 1) * sizeof(uint32_t));
+    if (!g->doff || !g->dfile) goto nomem;
+    for (size_t k = 0; k < b.npairs; k++) {
+        g->doff[(b.pairs[k] >> 32) + 1]++;
+        g->dfile[k] = (uint32_t)b.pairs[k];
+    }
+    for (size_t n = 0; n < g->nn; n++) g->doff[n + 1] += g->doff[n];
+    free(b.pairs);
+    b.pairs = NULL;
+    /* stop words are no names to follow (index/refs.h): a definition named `defined` is no hub */
+    for (size_t w = 0; mg_refs_stopwords[w]; w++) {
+        int64_t n = name_find(g, mg_refs_hash(mg_refs_stopwords[w], strlen(mg_refs_stopwords[w])));
+        if (n >= 0) g->ncls[n] = STOP;
+    }
+    /* uses: the names some file defines (not too many) */
+    size_t cap = 0, nu = 0;
+    g->uoff = malloc((g->nf + 1) * sizeof(uint32_t));
+    if (!g->uoff) goto nomem;
+    for (size_t i = 0; i < g->nf; i++) {
+        g->uoff[i] = (uint32_t)nu;
+        struct mg_refs_iter it;
+        mg_refs_iter_init(&it, b.blob + b.boff[i], b.boff[i + 1] - b.boff[i], true);
+        uint32_t h, c;
+        while (mg_refs_next(&it, &h, &c)) {
+            int64_t n = name_find(g, h);
+            if (n < 0 || g->ncls[n] == STOP || g->doff[n + 1] - g->doff[n] > MG_REPOMAP_DEFINERS_MAX) continue;
+            if (nu >= cap) {
+                size_t nc = cap ? cap * 2 : 4096;
+                uint32_t *un = realloc(g->uname, nc * sizeof(uint32_t));
+                if (un) g->uname = un;
+                uint16_t *uc = un ? realloc(g->ucnt, nc * sizeof(uint16_t)) : NULL;
+                if (!uc) goto nomem;
+                g->ucnt = uc;
+                cap = nc;
+            }
+            g->uname[nu] = (uint32_t)n;
+            g->ucnt[nu++] = (uint16_t)c;
+        }
+    }
+    g->uoff[g->nf] = (uint32_t)nu;
+    rc = 0;
+    goto out;
+nomem:
+    oom(err);
+out:
+    sqlite3_finalize(st);
+    free(b.pairs);
+    free(b.blob);
+    free(b.boff);
+    if (rc == 0) *out = g;
+    else graph_free(g);
+    return rc;
+}
+
+/* ---- 2. The cache ----------------------------------------------------------------------------- */
+
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct graph *cache[CACHE_SLOTS]; /* most recent first */
+
+static void graph_put(struct graph *g)
+{
+    if (!g) return;
+    pthread_mutex_lock(&cache_mu);
+    bool last = --g->refs == 0;
+    pthread_mutex_unlock(&cache_mu);
+    if (last) graph_free(g);
+}
+
+void mg_repomap_cache_clear(void)
+{
+    pthread_mutex_lock(&cache_mu);
+    struct graph *gone[CACHE_SLOTS];
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        gone[i] = cache[i];
+        cache[i] = NULL;
+    }
+    pthread_mutex_unlock(&cache_mu);
+    for (int i = 0; i < CACHE_SLOTS; i++) graph_put(gone[i]);
+}
+
+/* The graph of d's index at (gen, at): cached, or built and cached. The
+ * caller holds a reference (graph_put). */
+static int graph_get(struct mg_db *d, int64_t gen, int64_t at, struct graph **out, bool *cached, struct mg_err *err)
+{
+    pthread_mutex_lock(&cache_mu);
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        struct graph *g = cache[i];
+        if (g && g->gen == gen && g->at == at && strcmp(g->path, d->path) == 0) {
+            g->refs++;
+            memmove(cache + 1, cache, (size_t)i * sizeof(*cache));
+            cache[0] = g;
+            pthread_mutex_unlock(&cache_mu);
+            *out = g;
+            *cached = true;
+            return 0;
+        }
+    }
+    pthread_mutex_unlock(&cache_mu);
+    *cached = false;
+    /* built outside the lock: two requests may build the same graph; the later one is cached */
+    struct graph *g;
+    if (graph_build(d, &g, err) != 0) return -1;
+    snprintf(g->path, sizeof(g->path), "%s", d->path);
+    g->gen = gen;
+    g->at = at;
+    g->refs = 2; /* the cache's and the caller's */
+    struct graph *old = NULL;
+    pthread_mutex_lock(&cache_mu);
+    for (int i = 0; i < CACHE_SLOTS; i++) /* the same repo's older graph goes first */
+        if (cache[i] && strcmp(cache[i]->path, g->path) == 0) {
+            old = cache[i];
+            memmove(cache + i, cache + i + 1, (size_t)(CACHE_SLOTS - 1 - i) * sizeof(*cache));
+            cache[CACHE_SLOTS - 1] = NULL;
+            break;
+        }
+    if (!old) old = cache[CACHE_SLOTS - 1];
+    memmove(cache + 1, cache, (CACHE_SLOTS - 1) * sizeof(*cache));
+    cache[0] = g;
+    pthread_mutex_unlock(&cache_mu);
+    graph_put(old);
+    *out = g;
+    return 0;
+}
+
+/* ---- 3. Ranking ------------------------------------------------------------------------------- */
+
+struct rank_in {
+    const uint8_t *allowed;    /* per file; NULL: all */
+    const double *teleport;    /* per file, sums to 1 over allowed files; NULL: uniform */
+    const uint8_t *focus_name; /* per name: a focus symbol; NULL: none */
+};
+
+static double class_weight(uint8_t cls)
+{
+    return cls == MG_REFS_SPECIFIC ? 10.0 : cls == MG_REFS_PRIVATE ? 0.1 : 1.0;
+}
+
+/* PageRank over g within in: rank (per file) and nin (per name: the rank
+ * flowing into it), both malloc'd. */
+static int pagerank(const struct graph *g, const struct rank_in *in, double **rank_out, double **nin_out,
+                    struct mg_err *err)
+{
+    size_t nf = g->nf, nn = g->nn, nu = g->uoff[nf];
+    uint32_t *dn = calloc(nn + 1, sizeof(uint32_t));
+    float *wn = malloc((nu + 1) * sizeof(float));
+    double *r = malloc((nf + 1) * sizeof(double)), *nr = malloc((nf + 1) * sizeof(double));
+    double *nin = calloc(nn + 1, sizeof(double)), *tp = malloc((nf + 1) * sizeof(double));
+    uint8_t *dangling = calloc(nf + 1, 1);
+    if (!dn || !wn || !r || !nr || !nin || !tp || !dangling) {
+        free(dn);
+        free(wn);
+        free(r);
+        free(nr);
+        free(nin);
+        free(tp);
+        free(dangling);
+        return oom(err);
+    }
+    size_t nallowed = 0;
+    for (size_t s = 0; s < nf; s++) nallowed += !in->allowed || in->allowed[s];
+    for (size_t n = 0; n < nn; n++) {
+        uint32_t c = 0;
+        for (uint32_t k = g->doff[n]; k < g->doff[n + 1]; k++) c += !in->allowed || in->allowed[g->dfile[k]];
+        dn[n] = c;
+    }
+    for (size_t s = 0; s < nf; s++) {
+        bool ok = !in->allowed || in->allowed[s];
+        tp[s] = !ok ? 0 : in->teleport ? in->teleport[s] : 1.0 / (double)(nallowed ? nallowed : 1);
+        r[s] = ok ? 1.0 / (double)nallowed : 0;
+        double sum = 0;
+        for (uint32_t u = g->uoff[s]; u < g->uoff[s + 1]; u++) {
+            uint32_t n = g->uname[u];
+            double w = 0;
+            if (ok && dn[n]) {
+                w = class_weight(g->ncls[n]) * sqrt((double)(g->ucnt[u] >> 1));
+                if (!(g->ucnt[u] & 1) && g->ncls[n] != MG_REFS_SPECIFIC) w = 0; /* a local's name, likely */
+                if (in->focus_name && in->focus_name[n]) w *= 10.0;
+            }
+            wn[u] = (float)w;
+            sum += w;
+        }
+        for (uint32_t u = g->uoff[s]; u < g->uoff[s + 1]; u++) wn[u] = sum > 0 ? (float)(wn[u] / sum) : 0.0f;
+        dangling[s] = ok && sum <= 0;
+    }
+    for (int iter = 0; iter <= ITERATIONS; iter++) {
+        memset(nin, 0, nn * sizeof(double));
+        double lost = 0; /* rank of files that use no followed name: spread like the teleport */
+        for (size_t s = 0; s < nf; s++) {
+            if (dangling[s]) {
+                lost += r[s];
+                continue;
+            }
+            double rs = r[s];
+            if (rs == 0) continue;
+            for (uint32_t u = g->uoff[s]; u < g->uoff[s + 1]; u++) nin[g->uname[u]] += rs * wn[u];
+        }
+        if (iter == ITERATIONS) break; /* nin of the final ranks */
+        memset(nr, 0, nf * sizeof(double));
+        for (size_t n = 0; n < nn; n++) {
+            if (nin[n] == 0) continue;
+            double share = nin[n] / dn[n];
+            for (uint32_t k = g->doff[n]; k < g->doff[n + 1]; k++) {
+                uint32_t f = g->dfile[k];
+                if (!in->allowed || in->allowed[f]) nr[f] += share;
+            }
+        }
+        /* the rank of dangling files goes to every file alike, the teleport to the focus: with the teleport,
+         * a focus that uses nothing would keep all the rank to itself */
+        double diff = 0, spread = nallowed ? DAMPING * lost / (double)nallowed : 0;
+        for (size_t s = 0; s < nf; s++) {
+            bool ok = !in->allowed || in->allowed[s];
+            double v = ok ? DAMPING * nr[s] + spread + (1 - DAMPING) * tp[s] : 0;
+            diff += fabs(v - r[s]);
+            r[s] = v;
+        }
+        if (diff < EPSILON) iter = ITERATIONS - 1; /* one more pass for nin */
+    }
+    for (size_t n = 0; n < nn; n++) nin[n] = dn[n] ? nin[n] / dn[n] : 0; /* per definer */
+    free(dn);
+    free(wn);
+    free(nr);
+    free(tp);
+    free(dangling);
+    *rank_out = r;
+    *nin_out = nin;
+    return 0;
+}
+
+/* ---- 4. Rendering ----------------------------------------------------------------------------- */
+
+struct cand {
+    char *name, *kind;
+    int line, end_line;
+    double score;
+};
+
+static int cmp_score(const void *a, const void *b)
+{
+    const struct cand *x = a, *y = b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    return x->line - y->line;
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+    return ((const struct mg_repomap_def *)a)->line - ((const struct mg_repomap_def *)b)->line;
+}
+
+/* Line `line` of text, trimmed, at most MG_REPOMAP_LINE_MAX bytes (cut at a
+ * character boundary). */
+static char *line_of(const char *text, size_t len, int line)
+{
+    size_t i = 0;
+    for (int l = 1; l < line && i < len; i++)
+        if (text[i] == '\n') l++;
+    size_t e = i;
+    while (e < len && text[e] != '\n') e++;
+    while (i < e && (text[i] == ' ' || text[i] == '\t')) i++;
+    while (e > i && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\r')) e--;
+    if (e - i > MG_REPOMAP_LINE_MAX) {
+        e = i + MG_REPOMAP_LINE_MAX;
+        while (e > i && ((unsigned char)text[e] & 0xC0) == 0x80) e--;
+    }
+    return strndup(text + i, e - i);
+}
+
+/* File node s's best definitions into fo (scored by nin). */
+static int file_defs(struct mg_db *d, const struct graph *g, const double *nin, size_t s, struct mg_repomap_file *fo,
+                     struct mg_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    struct cand *c = NULL;
+    size_t n = 0, cap = 0;
+    char *text = NULL;
+    size_t len = 0;
+    int rc = -1;
+    if (mg_db_prepare(d, "SELECT s.name, s.kind, s.start_line, s.end_line, f.content, f.size FROM files f "
+                         "JOIN symbols s ON s.id BETWEEN f.sym_lo AND f.sym_hi WHERE f.id = ? ORDER BY s.id", &st,
+                      err) != 0)
+        return -1;
+    sqlite3_bind_int64(st, 1, g->fid[s]);
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(st, 0), *kind = (const char *)sqlite3_column_text(st, 1);
+        if (!text && sqlite3_column_int64(st, 5) <= MAX_FILE_TEXT &&
+            mg_content_unpack(sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4),
+                              (size_t)sqlite3_column_int64(st, 5), &text, &len) != 0)
+            text = NULL;
+        if (!name || !kind || !mg_refs_definer(kind)) continue;
+        int64_t k = name_find(g, mg_refs_hash(name, strlen(name)));
+        double sc = k >= 0 ? nin[k] : 0;
+        if (sc <= 0) continue;
+        bool dup = false;
+        for (size_t i = 0; i < n && !dup; i++) dup = strcmp(c[i].name, name) == 0;
+        if (dup) continue;
+        struct cand *p = grown(c, n, &cap, sizeof(*c));
+        if (!p) goto nomem;
+        c = p;
+        c[n] = (struct cand){strdup(name), strdup(kind), sqlite3_column_int(st, 2), sqlite3_column_int(st, 3), sc};
+        if (!c[n].name || !c[n].kind) {
+            n++;
+            goto nomem;
+        }
+        n++;
+    }
+    if (r != SQLITE_DONE) {
+        mg_db_error(d, "read definitions", err);
+        goto out;
+    }
+    qsort(c, n, sizeof(*c), cmp_score);
+    size_t keep = n < MG_REPOMAP_DEFS_PER_FILE ? n : MG_REPOMAP_DEFS_PER_FILE;
+    fo->defs = calloc(keep + 1, sizeof(*fo->defs));
+    if (!fo->defs) goto nomem;
+    for (size_t i = 0; i < keep; i++) {
+        struct mg_repomap_def *df = &fo->defs[fo->ndefs++];
+        df->name = c[i].name;
+        df->kind = c[i].kind;
+        c[i].name = c[i].kind = NULL;
+        df->line = c[i].line;
+        df->end_line = c[i].end_line;
+        df->score = c[i].score;
+        df->text = text ? line_of(text, len, df->line) : NULL;
+        if (text && !df->text) goto nomem;
+    }
+    qsort(fo->defs, fo->ndefs, sizeof(*fo->defs), cmp_line);
+    rc = 0;
+    goto out;
+nomem:
+    oom(err);
+out:
+    for (size_t i = 0; i < n; i++) {
+        free(c[i].name);
+        free(c[i].kind);
+    }
+    free(c);
+    free(text);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static void file_release(struct mg_repomap_file *f)
+{
+    for (size_t i = 0; i < f->ndefs; i++) {
+        free(f->defs[i].name);
+        free(f->defs[i].kind);
+        free(f->defs[i].text);
+    }
+    free(f->defs);
+    free(f->path);
+    free(f->lang);
+    memset(f, 0, sizeof(*f));
+}
+
+/* The lines of fo that fit in room bytes appended to buf (a file with no
+ * definition that fits is not rendered): bytes used, 0 when none fit. */
+static size_t render_file(struct mg_repomap_file *fo, char *buf, size_t room)
+{
+    size_t used = (size_t)snprintf(buf, room, "%s\n", fo->path);
+    if (used >= room) return 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < fo->ndefs; i++) {
+        const struct mg_repomap_def *df = &fo->defs[i];
+        size_t w = df->text && *df->text ? (size_t)snprintf(buf + used, room - used, "  %d: %s\n", df->line, df->text)
+                                         : (size_t)snprintf(buf + used, room - used, "  %d: %s %s\n", df->line,
+                                                            df->kind, df->name);
+        if (w >= room - used) break;
+        used += w;
+        kept++;
+    }
+    if (!kept) return 0;
+    for (size_t i = kept; i < fo->ndefs; i++) { /* the definitions that did not fit go */
+        free(fo->defs[i].name);
+        free(fo->defs[i].kind);
+        free(fo->defs[i].text);
+    }
+    fo->ndefs = kept;
+    return used;
+}
+
+struct order {
+    const double *rank;
+    const struct graph *g;
+};
+static struct order sort_order; /* qsort has no context: under order_mu */
+static pthread_mutex_t order_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int cmp_rank(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    double rx = sort_order.rank[x], ry = sort_order.rank[y];
+    if (rx != ry) return rx > ry ? -1 : 1;
+    return strcmp(sort_order.g->fpath[x], sort_order.g->fpath[y]);
+}
+
+/* ---- the map ----------------------------------------------------------------------------------- */
+
+static int check_in(const struct mg_repomap_in *in, struct mg_err *err)
+{
+    if (in->budget_tokens < MG_REPOMAP_BUDGET_MIN || in->budget_tokens > MG_REPOMAP_BUDGET_MAX)
+        return mg_err_set(err, MG_E_BAD_ARG, "budget_tokens must be %d to %d, got %lld", MG_REPOMAP_BUDGET_MIN,
+                          MG_REPOMAP_BUDGET_MAX, (long long)in->budget_tokens);
+    if (in->nfocus_files > MG_REPOMAP_FOCUS_MAX || in->nfocus_symbols > MG_REPOMAP_FOCUS_MAX)
+        return mg_err_set(err, MG_E_BAD_ARG, "at most %d focus files and %d focus symbols", MG_REPOMAP_FOCUS_MAX,
+                          MG_REPOMAP_FOCUS_MAX);
+    return 0;
+}
+
+/* The teleport and focus names of in's focus, within allowed: NULL when
+ * there is no focus. */
+static int focus(const struct graph *g, const uint8_t *allowed, const struct mg_repomap_in *in, double **tp_out,
+                 uint8_t **fn_out, struct mg_err *err)
+{
+    *tp_out = NULL;
+    *fn_out = NULL;
+    if (!in->nfocus_files && !in->nfocus_symbols) return 0;
+    double *tp = calloc(g->nf + 1, sizeof(double));
+    uint8_t *fn = calloc(g->nn + 1, 1);
+    if (!tp || !fn) {
+        free(tp);
+        free(fn);
+        return oom(err);
+    }
+    int rc = 0;
+    for (size_t i = 0; i < in->nfocus_files && rc == 0; i++) {
+        const char *p = in->focus_files[i];
+        while (p[0] == '.' && p[1] == '/') p += 2;
+        size_t s = 0;
+        while (s < g->nf && (strcmp(g->fpath[s], p) != 0 || (allowed && !allowed[s]))) s++;
+        if (s == g->nf)
+            rc = mg_err_set(err, MG_E_FOCUS_NOT_FOUND, "focus file '%.300s' is not a source file of the repo's "
+                            "index in scope; paths are relative to the repo root (list_files shows them)",
+                            in->focus_files[i]);
+        else tp[s] += 1;
+    }
+    for (size_t i = 0; i < in->nfocus_symbols && rc == 0; i++) {
+        const char *name = in->focus_symbols[i];
+        int64_t n = name_find(g, mg_refs_hash(name, strlen(name)));
+        size_t m = 0;
+        for (uint32_t k = n >= 0 ? g->doff[n] : 0; n >= 0 && k < g->doff[n + 1]; k++)
+            m += !allowed || allowed[g->dfile[k]];
+        if (!m) {
+            rc = mg_err_set(err, MG_E_FOCUS_NOT_FOUND, "focus symbol '%.300s' has no definition in scope that the "
+                            "map knows (functions, types, macros, variables; search_symbols finds names)", name);
+            break;
+        }
+        fn[n] = 1;
+        for (uint32_t k = g->doff[n]; k < g->doff[n + 1]; k++)
+            if (!allowed || allowed[g->dfile[k]]) tp[g->dfile[k]] += 1.0 / (double)m;
+    }
+    if (rc != 0) {
+        free(tp);
+        free(fn);
+        return -1;
+    }
+    double sum = 0;
+    for (size_t s = 0; s < g->nf; s++) sum += tp[s];
+    for (size_t s = 0; s < g->nf; s++) tp[s] /= sum;
+    *tp_out = tp;
+    *fn_out = fn;
+    return 0;
+}
+
+static int render(struct mg_db *d, const struct graph *g, const uint8_t *allowed, const double *rank,
+                  const double *nin, const struct mg_repomap_in *in, struct mg_repomap *out, struct mg_err *err)
+{
+    uint32_t *ord = malloc((g->nf + 1) * sizeof(uint32_t));
+    uint8_t *has = calloc(g->nf + 1, 1); /* defines a name that rank flows into */
+    size_t room = (size_t)in->budget_tokens * 4;
+    char *buf = malloc(room + 1);
+    int rc = -1;
+    if (!ord || !has || !buf) goto nomem;
+    for (size_t n = 0; n < g->nn; n++)
+        if (nin[n] > 0)
+            for (uint32_t k = g->doff[n]; k < g->doff[n + 1]; k++) has[g->dfile[k]] = 1;
+    size_t m = 0;
+    for (size_t s = 0; s < g->nf; s++)
+        if (!allowed || allowed[s]) {
+            out->considered++;
+            if (has[s]) ord[m++] = (uint32_t)s;
+        }
+    pthread_mutex_lock(&order_mu);
+    sort_order = (struct order){rank, g};
+    qsort(ord, m, sizeof(uint32_t), cmp_rank);
+    pthread_mutex_unlock(&order_mu);
+    size_t used = 0, capf = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (room - used < 16) {
+            out->truncated = true;
+            break;
+        }
+        struct mg_repomap_file fo = {0};
+        fo.path = strdup(g->fpath[ord[i]]);
+        fo.lang = strdup(g->flang[ord[i]]);
+        fo.rank = rank[ord[i]];
+        if (!fo.path || !fo.lang) {
+            file_release(&fo);
+            goto nomem;
+        }
+        if (file_defs(d, g, nin, ord[i], &fo, err) != 0) {
+            file_release(&fo);
+            goto out;
+        }
+        size_t w = fo.ndefs ? render_file(&fo, buf + used, room + 1 - used) : 0;
+        if (!w) {
+            bool none = fo.ndefs == 0; /* nothing referenced after all: the next file may fit */
+            file_release(&fo);
+            if (none) continue;
+            out->truncated = true;
+            break;
+        }
+        struct mg_repomap_file *p = grown(out->files, out->n, &capf, sizeof(*p));
+        if (!p) {
+            file_release(&fo);
+            goto nomem;
+        }
+        out->files = p;
+        out->files[out->n++] = fo;
+        used += w;
+    }
+    buf[used] = 0;
+    out->text = buf;
+    out->len = used;
+    out->tokens = (int64_t)((used + 3) / 4);
+    buf = NULL;
+    rc = 0;
+    goto out;
+nomem:
+    oom(err);
+out:
+    free(ord);
+    free(has);
+    free(buf);
+    return rc;
+}
+
+int mg_repomap(struct mg_db *d, const struct mg_filter *f, const struct mg_repomap_in *in, struct mg_repomap *out,
+               struct mg_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (check_in(in, err) != 0) return -1;
+    /* one snapshot: the generation and the rows it names */
+    if (mg_db_exec(d, "BEGIN", err) != 0) return -1;
+    struct graph *g = NULL;
+    uint8_t *allowed = NULL, *fn = NULL;
+    double *tp = NULL, *rank = NULL, *nin = NULL;
+    int rc = -1;
+    if (!mg_db_meta_int(d, "refs_ready", 0)) {
+        mg_err_set(err, MG_E_REPOMAP_UNAVAILABLE, "the index of this repo was made before memgate recorded which "
+                   "names each file uses; run `memgate index` on the repo (or index_repo) once, then ask again");
+        goto out;
+    }
+    int64_t gen = mg_db_meta_int(d, "index_gen", 0), at = mg_db_meta_int(d, "indexed_at", 0);
+    if (graph_get(d, gen, at, &g, &out->cached, err) != 0) goto out;
+    if (!(allowed = malloc(g->nf + 1))) goto nomem;
+    bool all = true;
+    for (size_t s = 0; s < g->nf; s++) {
+        allowed[s] = mg_filter_allows(f, g->fpath[s], strlen(g->fpath[s]), g->flang[s]);
+        all = all && allowed[s];
+    }
+    if (all) {
+        free(allowed);
+        allowed = NULL;
+    }
+    if (focus(g, allowed, in, &tp, &fn, err) != 0) goto out;
+    const double *r, *ni;
+    if (!allowed && !tp) { /* the repo's own ranks: computed once per graph */
+        pthread_mutex_lock(&g->mu);
+        int prc = g->rank0 ? 0 : pagerank(g, &(struct rank_in){NULL, NULL, NULL}, &g->rank0, &g->nin0, err);
+        pthread_mutex_unlock(&g->mu);
+        if (prc != 0) goto out;
+        r = g->rank0;
+        ni = g->nin0;
+    } else {
+        if (pagerank(g, &(struct rank_in){allowed, tp, fn}, &rank, &nin, err) != 0) goto out;
+        r = rank;
+        ni = nin;
+    }
+    rc = render(d, g, allowed, r, ni, in, out, err);
+    goto out;
+nomem:
+    oom(err);
+out:
+    sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL);
+    if (rc != 0) mg_repomap_release(out);
+    graph_put(g);
+    free(allowed);
+    free(fn);
+    free(tp);
+    free(rank);
+    free(nin);
+    return rc;
+}
+
+void mg_repomap_release(struct mg_repomap *m)
+{
+    for (size_t i = 0; i < m->n; i++) file_release(&m->files[i]);
+    free(m->files);
+    free(m->text);
+    memset(m, 0, sizeof(*m));
+}

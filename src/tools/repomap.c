@@ -1,0 +1,161 @@
+/* repomap.c — the repo_map tool: code.repomap through the gate (search/
+ * repomap.h says how files and definitions are ranked). The map's text is
+ * rendered here from the gated items, so every line shown was cleaned. */
+#include "tools/family.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "request/ops.h"
+#include "tools/args.h"
+#include "tools/render.h"
+
+#define BUDGET_MIN     32    /* search/repomap.h's MG_REPOMAP_BUDGET_MIN */
+#define BUDGET_MAX     65536 /* ... MG_REPOMAP_BUDGET_MAX */
+#define BUDGET_DEFAULT 1024
+#define FOCUS_MAX      64    /* ... MG_REPOMAP_FOCUS_MAX */
+
+/* A list of at most FOCUS_MAX non-empty strings (a string: a list of one),
+ * borrowed from args into v (FOCUS_MAX + 1 slots). */
+static int focus_list(json_t *args, const char *key, const char **v, size_t *n, struct mg_err *err)
+{
+    *n = 0;
+    json_t *a = json_object_get(args, key);
+    if (!a || json_is_null(a)) return 0;
+    if (json_is_string(a)) {
+        v[(*n)++] = json_string_value(a);
+        if (!*v[0] || strlen(v[0]) > 1024 || strlen(v[0]) != json_string_length(a))
+            return mg_err_set(err, MG_E_BAD_ARG, "'%s' must be a non-empty string of at most 1024 bytes", key);
+        return 0;
+    }
+    if (!json_is_array(a)) return mg_err_set(err, MG_E_BAD_ARG, "'%s' must be an array of strings", key);
+    if (json_array_size(a) > FOCUS_MAX)
+        return mg_err_set(err, MG_E_BAD_ARG, "'%s' has %zu items; the most is %d", key, json_array_size(a),
+                          FOCUS_MAX);
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        json_t *e = json_array_get(a, i);
+        const char *s = json_string_value(e);
+        if (!s || !*s || strlen(s) > 1024 || strlen(s) != json_string_length(e))
+            return mg_err_set(err, MG_E_BAD_ARG, "'%s' item %zu must be a non-empty string of at most 1024 bytes",
+                              key, i);
+        v[(*n)++] = s;
+    }
+    return 0;
+}
+
+struct text {
+    char *p;
+    size_t n, cap; /* cap: the budget in bytes */
+};
+
+/* Append a line when it fits the budget: false when it does not. */
+static bool put_line(struct text *t, const char *line)
+{
+    size_t l = strlen(line);
+    if (t->n + l > t->cap) return false;
+    memcpy(t->p + t->n, line, l);
+    t->n += l;
+    t->p[t->n] = 0;
+    return true;
+}
+
+static int t_repo_map(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+{
+    static const char *const keys[] = {"budget_tokens", "focus_files", "focus_symbols", "repo", "repo_id", "globs",
+                                       "exclude_globs", "languages", NULL};
+    const char *ff[FOCUS_MAX + 1], *fs[FOCUS_MAX + 1];
+    long long budget;
+    struct mg_repomap_query q = {0};
+    if (mg_known_keys(args, keys, err) != 0 ||
+        mg_arg_int(args, "budget_tokens", BUDGET_MIN, BUDGET_MAX, BUDGET_DEFAULT, &budget, err) != 0 ||
+        focus_list(args, "focus_files", ff, &q.nfocus_files, err) != 0 ||
+        focus_list(args, "focus_symbols", fs, &q.nfocus_symbols, err) != 0)
+        return -1;
+    q.budget_tokens = budget;
+    q.focus_files = ff;
+    q.focus_symbols = fs;
+    struct mg_target_args ta;
+    if (mg_arg_target(args, true, &ta, err) != 0) return -1;
+    mg_gate_subject(x, q.nfocus_files ? ff[0] : q.nfocus_symbols ? fs[0] : "");
+    struct mg_items items;
+    int rc = mg_gate_run(x, &mg_op_code_repomap, &ta.t, &q, &items, err);
+    mg_target_release(&ta);
+    if (rc != 0) return -1;
+
+    struct text t = {malloc((size_t)budget * 4 + 1), 0, (size_t)budget * 4};
+    if (!t.p) {
+        mg_items_release(&items);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    }
+    t.p[0] = 0;
+    json_t *files = json_array(), *cur = NULL;
+    const struct mg_repomap_summary *s = NULL;
+    bool fits = true, cut = false;
+    char line[4096 + 64];
+    for (size_t i = 0; i < items.n; i++) {
+        const struct mg_item *it = items.v[i];
+        if (it->type == &mg_item_repomap_summary) {
+            s = (const struct mg_repomap_summary *)it;
+            continue;
+        }
+        json_t *o = mg_render_item(it);
+        json_object_del(o, "repo");
+        if (it->type == &mg_item_repomap_file) {
+            const struct mg_repomap_file_item *f = (const struct mg_repomap_file_item *)it;
+            json_object_set_new(o, "definitions", json_array());
+            cur = json_object_get(o, "definitions");
+            json_array_append_new(files, o);
+            snprintf(line, sizeof(line), "%s\n", f->path);
+            fits = put_line(&t, line);
+            cut = cut || !fits;
+            continue;
+        }
+        const struct mg_repomap_def_item *d = (const struct mg_repomap_def_item *)it;
+        json_object_del(o, "path");
+        if (cur) json_array_append_new(cur, o);
+        else json_decref(o);
+        if (d->text && *d->text) snprintf(line, sizeof(line), "  %lld: %.200s\n", (long long)d->line, d->text);
+        else snprintf(line, sizeof(line), "  %lld: %s %s\n", (long long)d->line, d->kind, d->name);
+        if (fits && !put_line(&t, line)) cut = true; /* the gate made a line longer (a redaction) */
+    }
+    json_t *o = json_pack("{s:o, s:s, s:o, s:I, s:I, s:I, s:b, s:b}", "repo", s ? json_string(s->repo) : json_null(),
+                          "map", t.p, "files", files, "budget_tokens", (json_int_t)budget, "tokens",
+                          (json_int_t)((t.n + 3) / 4), "considered", (json_int_t)(s ? s->considered : 0), "cached",
+                          s && s->cached, "truncated", (s && s->truncated) || cut || items.omitted);
+    free(t.p);
+    *result = mg_render_gated(o, &items);
+    mg_items_release(&items);
+    return 0;
+}
+
+#define S_DEF                                                                                                       \
+    "{\"type\":\"object\",\"properties\":{\"line\":{\"type\":\"integer\"},\"end_line\":{\"type\":\"integer\"},"    \
+    "\"name\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"score\":{\"type\":\"number\"},\"text\":{"      \
+    "\"type\":[\"string\",\"null\"]}},\"required\":[\"line\",\"name\",\"kind\"]}"
+
+const struct mg_tool mg_tools_repomap[] = {
+    {"repo_map", "Repo map",
+     "The repo's most central files and, under each, its most used definitions (line and first line of each), "
+     "ranked by PageRank over which files use names that other files define, cut to fit budget_tokens (about 4 "
+     "bytes a token; default 1024). Use it first in an unfamiliar repo, or before a change that spans files, to "
+     "see what matters and where; focus_files (the files you are working on) and focus_symbols rank what is "
+     "related to them first. `map` is the rendered text; `files` the same as data.",
+     "{\"type\":\"object\",\"properties\":{\"budget_tokens\":{\"type\":\"integer\",\"minimum\":32,\"maximum\":"
+     "65536,\"description\":\"size of the map (default 1024)\"},\"focus_files\":{\"type\":\"array\",\"items\":{"
+     "\"type\":\"string\"},\"maxItems\":64,\"description\":\"paths relative to the repo root\"},\"focus_symbols\":"
+     "{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":64},\"repo\":{\"type\":\"string\","
+     "\"description\":\"repo id (list_repos); default: the session's repo\"},\"globs\":{\"type\":\"array\","
+     "\"items\":{\"type\":\"string\"},\"description\":\"only these paths; overrides the session scope\"},"
+     "\"exclude_globs\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"languages\":{\"type\":\"array\","
+     "\"items\":{\"type\":\"string\"}}},\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"properties\":{\"repo\":{\"type\":[\"string\",\"null\"]},\"map\":{\"type\":"
+     "\"string\"},\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":"
+     "\"string\"},\"language\":{\"type\":\"string\"},\"rank\":{\"type\":\"number\"},\"definitions\":{\"type\":"
+     "\"array\",\"items\":" S_DEF "}},\"required\":[\"path\",\"rank\",\"definitions\"]}},\"budget_tokens\":{"
+     "\"type\":\"integer\"},\"tokens\":{\"type\":\"integer\"},\"considered\":{\"type\":\"integer\"},\"cached\":{"
+     "\"type\":\"boolean\"},\"truncated\":{\"type\":\"boolean\"}},\"required\":[\"map\",\"files\",\"tokens\","
+     "\"truncated\"]}",
+     t_repo_map},
+};
+const size_t mg_tools_repomap_n = sizeof(mg_tools_repomap) / sizeof(mg_tools_repomap[0]);

@@ -1,0 +1,373 @@
+/* test_repomap.c — the repo map (search/repomap.h): ranks, focus, budget,
+ * scope, incremental updates, an index without the names, and the tool. */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "index/refs.h"
+#include "inproc.h"
+#include "search/repomap.h"
+#include "store/catalog.h"
+#include "util/config.h"
+
+/* hub.c is used by three files; leaf.c by one; main.c by none. */
+static const char HUB_H[] = "int hub_lookup(int key);\n"
+                            "void hub_store(int key, int value);\n";
+static const char HUB_C[] = "#include \"hub.h\"\n"
+                            "static struct { int key, value; } table[16];\n"
+                            "int hub_lookup(int key) { return table[key & 15].value; }\n"
+                            "void hub_store(int key, int value)\n"
+                            "{\n"
+                            "\ttable[key & 15].value = value;\n"
+                            "}\n";
+static const char A_C[] = "#include \"hub.h\"\n"
+                          "int alpha_run(int n)\n"
+                          "{\n"
+                          "\tint e = 0;\n"
+                          "\thub_store(n, 1);\n"
+                          "\treturn hub_lookup(n) + e;\n"
+                          "}\n";
+static const char B_C[] = "int beta_run(int n)\n"
+                          "{\n"
+                          "\treturn hub_lookup(n) + leaf_helper(n);\n"
+                          "}\n";
+static const char C_C[] = "int gamma_run(int n)\n"
+                          "{\n"
+                          "\thub_store(n, 2);\n"
+                          "\treturn beta_run(n);\n"
+                          "}\n";
+static const char LEAF_C[] = "int leaf_helper(int n) { return n * 2; }\n";
+static const char MAIN_C[] = "int main(void)\n"
+                             "{\n"
+                             "\treturn alpha_run(1) + gamma_run(2);\n"
+                             "}\n";
+
+struct env {
+    struct mg_config cfg;
+    struct mg_db *d;
+    char *repo, *home, dbpath[4096];
+};
+
+static void reindex(struct env *e)
+{
+    if (e->d) mg_db_close(&e->d);
+    json_decref(mg_fx_run_json(NULL, e->home, (const char *const[]){"index", e->repo, "--name", "rmap", "--json", NULL}));
+    struct mg_err err = {0};
+    if (mg_db_open(e->dbpath, MG_DB_READONLY, &e->d, &err) != 0) FAIL("open: %s", err.msg);
+}
+
+static void open_env(struct env *e)
+{
+    memset(e, 0, sizeof(*e));
+    e->repo = mg_t_tmpdir();
+    e->home = mg_t_tmpdir();
+    setenv("MEMGATE_HOME", e->home, 1);
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    mg_t_write_str(e->repo, "src/hub.h", HUB_H);
+    mg_t_write_str(e->repo, "src/hub.c", HUB_C);
+    mg_t_write_str(e->repo, "src/a.c", A_C);
+    mg_t_write_str(e->repo, "src/b.c", B_C);
+    mg_t_write_str(e->repo, "src/c.c", C_C);
+    mg_t_write_str(e->repo, "lib/leaf.c", LEAF_C);
+    mg_t_write_str(e->repo, "main.c", MAIN_C);
+    mg_t_write_str(e->repo, "README.md", "# hub_lookup and hub_store\n");
+    json_decref(mg_fx_run_json(NULL, e->home, (const char *const[]){"index", e->repo, "--name", "rmap", "--json", NULL}));
+    struct mg_err err = {0};
+    if (mg_config_load(&e->cfg, &err) != 0) FAIL("config: %s", err.msg);
+    struct mg_repo *rv;
+    size_t nr;
+    const char *ids[1] = {"rmap"};
+    if (mg_catalog_resolve(&e->cfg, ids, 1, NULL, &rv, &nr, &err) != 0) FAIL("resolve: %s", err.msg);
+    snprintf(e->dbpath, sizeof(e->dbpath), "%s", rv[0].dbpath);
+    free(rv);
+    if (mg_db_open(e->dbpath, MG_DB_READONLY, &e->d, &err) != 0) FAIL("open: %s", err.msg);
+}
+
+/* "path(def,def) path(...)" of a map: files best first, their definitions by line. */
+static char *files_str(const struct mg_repomap *m)
+{
+    static char b[4096];
+    size_t o = 0;
+    b[0] = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        o += (size_t)snprintf(b + o, sizeof(b) - o, "%s%s(", i ? " " : "", m->files[i].path);
+        for (size_t k = 0; k < m->files[i].ndefs; k++)
+            o += (size_t)snprintf(b + o, sizeof(b) - o, "%s%s", k ? "," : "", m->files[i].defs[k].name);
+        o += (size_t)snprintf(b + o, sizeof(b) - o, ")");
+    }
+    return b;
+}
+
+static int map(struct env *e, const struct mg_filter *f, int64_t budget, const char *focus_file, const char *focus_sym,
+               struct mg_repomap *m, struct mg_err *err)
+{
+    struct mg_repomap_in in = {budget, &focus_file, focus_file != NULL, &focus_sym, focus_sym != NULL};
+    return mg_repomap(e->d, f, &in, m, err);
+}
+
+TEST(repomap_ranks_the_hub_first_and_renders_definitions)
+{
+    struct env e;
+    open_env(&e);
+    struct mg_err err = {0};
+    struct mg_repomap m;
+    ASSERT_EQ_INT(map(&e, NULL, 1024, NULL, NULL, &m, &err), 0);
+    ASSERT_EQ_STR(files_str(&m), "src/hub.c(hub_lookup,hub_store) lib/leaf.c(leaf_helper) src/b.c(beta_run) "
+                                 "src/a.c(alpha_run) src/c.c(gamma_run)");
+    ASSERT_EQ_STR(m.text, "src/hub.c\n"
+                          "  3: int hub_lookup(int key) { return table[key & 15].value; }\n"
+                          "  4: void hub_store(int key, int value)\n"
+                          "lib/leaf.c\n"
+                          "  1: int leaf_helper(int n) { return n * 2; }\n"
+                          "src/b.c\n"
+                          "  1: int beta_run(int n)\n"
+                          "src/a.c\n"
+                          "  2: int alpha_run(int n)\n"
+                          "src/c.c\n"
+                          "  1: int gamma_run(int n)\n");
+    ASSERT_EQ_INT(m.considered, 7); /* the .c and .h files; README.md has no lexer */
+    ASSERT_NOT_CONTAINS(m.text, "main.c"); /* it defines nothing that is used */
+    ASSERT(!m.truncated);
+    ASSERT(!m.cached);
+    ASSERT_EQ_INT(m.tokens, (int64_t)(m.len + 3) / 4);
+    double sum = 0;
+    for (size_t i = 0; i < m.n; i++) sum += m.files[i].rank;
+    ASSERT(sum > 0.5 && sum <= 1.0 + 1e-9);
+    ASSERT(m.files[0].rank > m.files[1].rank);
+    mg_repomap_release(&m);
+    /* the second call: the graph and the ranks from the cache, the same map */
+    ASSERT_EQ_INT(map(&e, NULL, 1024, NULL, NULL, &m, &err), 0);
+    ASSERT(m.cached);
+    ASSERT_EQ_STR(files_str(&m), "src/hub.c(hub_lookup,hub_store) lib/leaf.c(leaf_helper) src/b.c(beta_run) "
+                                 "src/a.c(alpha_run) src/c.c(gamma_run)");
+    mg_repomap_release(&m);
+    mg_db_close(&e.d);
+}
+
+TEST(repomap_focus_changes_the_order)
+{
+    struct env e;
+    open_env(&e);
+    struct mg_err err = {0};
+    struct mg_repomap m;
+    /* from main.c (the focus, defining nothing used): what it calls, and what they call, before the leaf
+     * (second without a focus) */
+    ASSERT_EQ_INT(map(&e, NULL, 1024, "main.c", NULL, &m, &err), 0);
+    ASSERT_EQ_STR(files_str(&m), "src/hub.c(hub_lookup,hub_store) src/a.c(alpha_run) src/c.c(gamma_run) "
+                                 "src/b.c(beta_run) lib/leaf.c(leaf_helper)");
+    mg_repomap_release(&m);
+    ASSERT_EQ_INT(map(&e, NULL, 1024, "./main.c", NULL, &m, &err), 0); /* ./ is the root */
+    ASSERT_EQ_STR(files_str(&m), "src/hub.c(hub_lookup,hub_store) src/a.c(alpha_run) src/c.c(gamma_run) "
+                                 "src/b.c(beta_run) lib/leaf.c(leaf_helper)");
+    mg_repomap_release(&m);
+    /* a focus symbol: its file first */
+    ASSERT_EQ_INT(map(&e, NULL, 1024, NULL, "leaf_helper", &m, &err), 0);
+    ASSERT_EQ_STR(m.files[0].path, "lib/leaf.c");
+    mg_repomap_release(&m);
+    /* unknown focus: a clear error */
+    ASSERT_EQ_INT(map(&e, NULL, 1024, "nope.c", NULL, &m, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_FOCUS_NOT_FOUND);
+    ASSERT_CONTAINS(err.msg, "'nope.c'");
+    ASSERT_EQ_INT(map(&e, NULL, 1024, "README.md", NULL, &m, &err), -1); /* no source file: not in the graph */
+    ASSERT_EQ_STR(err.code, MG_E_FOCUS_NOT_FOUND);
+    ASSERT_EQ_INT(map(&e, NULL, 1024, NULL, "no_such_name", &m, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_FOCUS_NOT_FOUND);
+    ASSERT_CONTAINS(err.msg, "'no_such_name'");
+    mg_db_close(&e.d);
+}
+
+TEST(repomap_budget_is_honoured_and_checked)
+{
+    struct env e;
+    open_env(&e);
+    struct mg_err err = {0};
+    struct mg_repomap m;
+    /* 32 tokens: 128 bytes, the hub and what else fits */
+    ASSERT_EQ_INT(map(&e, NULL, 32, NULL, NULL, &m, &err), 0);
+    ASSERT(m.len <= 128);
+    ASSERT_EQ_INT((int64_t)strlen(m.text), (int64_t)m.len);
+    ASSERT(m.tokens <= 32);
+    ASSERT(m.truncated);
+    ASSERT_EQ_STR(files_str(&m), "src/hub.c(hub_lookup,hub_store)");
+    ASSERT_EQ_STR(m.text, "src/hub.c\n  3: int hub_lookup(int key) { return table[key & 15].value; }\n"
+                          "  4: void hub_store(int key, int value)\n");
+    mg_repomap_release(&m);
+    for (int b = 32; b <= 120; b += 8) {
+        ASSERT_EQ_INT(map(&e, NULL, b, NULL, NULL, &m, &err), 0);
+        ASSERT(m.len <= (size_t)b * 4);
+        ASSERT(m.n >= 1);
+        mg_repomap_release(&m);
+    }
+    const int64_t bad[] = {0, -1, 31, 65537, INT64_MAX};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ASSERT_EQ_INT(map(&e, NULL, bad[i], NULL, NULL, &m, &err), -1);
+        ASSERT_EQ_STR(err.code, MG_E_BAD_ARG);
+        ASSERT_CONTAINS(err.msg, "budget_tokens must be 32 to 65536");
+    }
+    mg_db_close(&e.d);
+}
+
+TEST(repomap_scope_filter_excludes_files)
+{
+    struct env e;
+    open_env(&e);
+    struct mg_err err = {0};
+    struct mg_repomap m;
+    struct mg_globset *gs;
+    const char *exc[] = {"src/hub.*"};
+    ASSERT_EQ_INT(mg_globset_new(NULL, 0, exc, 1, &gs, &err), 0);
+    struct mg_filter f = {.globs = gs};
+    ASSERT_EQ_INT(map(&e, &f, 1024, NULL, NULL, &m, &err), 0);
+    ASSERT_EQ_STR(files_str(&m), "lib/leaf.c(leaf_helper) src/b.c(beta_run) src/a.c(alpha_run) src/c.c(gamma_run)");
+    ASSERT_EQ_INT(m.considered, 5);
+    ASSERT_NOT_CONTAINS(m.text, "hub");
+    mg_repomap_release(&m);
+    /* a focus outside the scope is not found, as if it did not exist */
+    ASSERT_EQ_INT(map(&e, &f, 1024, "src/hub.c", NULL, &m, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_FOCUS_NOT_FOUND);
+    ASSERT_EQ_INT(map(&e, &f, 1024, NULL, "hub_lookup", &m, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_FOCUS_NOT_FOUND);
+    mg_globset_free(&gs);
+    mg_db_close(&e.d);
+}
+
+TEST(repomap_follows_an_incremental_index)
+{
+    struct env e;
+    open_env(&e);
+    struct mg_err err = {0};
+    struct mg_repomap m;
+    ASSERT_EQ_INT(map(&e, NULL, 1024, NULL, NULL, &m, &err), 0);
+    ASSERT_EQ_STR(m.files[0].path, "src/hub.c");
+    mg_repomap_release(&m);
+    /* nobody uses the hub any more; a.c uses the leaf */
+    mg_t_write_str(e.repo, "src/a.c", "int alpha_run(int n) { return leaf_helper(n); }\n");
+    mg_t_write_str(e.repo, "src/b.c", "int beta_run(int n) { return n; }\n");
+    mg_t_write_str(e.repo, "src/c.c", "int gamma_run(int n) { return beta_run(n); }\n");
+    reindex(&e);
+    ASSERT_EQ_INT(map(&e, NULL, 1024, NULL, NULL, &m, &err), 0);
+    ASSERT(!m.cached); /* a new generation */
+    ASSERT_EQ_STR(files_str(&m), "lib/leaf.c(leaf_helper) src/b.c(beta_run) src/a.c(alpha_run) src/c.c(gamma_run)");
+    mg_repomap_release(&m);
+    mg_db_close(&e.d);
+}
+
+TEST(repomap_on_an_index_without_names_says_to_reindex)
+{
+    struct env e;
+    open_env(&e);
+    struct mg_err err = {0};
+    struct mg_repomap m;
+    ASSERT_EQ_INT(map(&e, NULL, 1024, NULL, NULL, &m, &err), 0);
+    char *want = strdup(m.text);
+    mg_repomap_release(&m);
+    mg_db_close(&e.d);
+    /* an index of schema 2: no refs table, no refs_ready */
+    sqlite3 *db;
+    ASSERT_EQ_INT(sqlite3_open(e.dbpath, &db), SQLITE_OK);
+    ASSERT_EQ_INT(sqlite3_exec(db, "DROP TABLE refs; DELETE FROM meta WHERE key = 'refs_ready'; "
+                                   "PRAGMA user_version = 2;", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    if (mg_db_open(e.dbpath, MG_DB_READONLY, &e.d, &err) != 0) FAIL("open: %s", err.msg);
+    ASSERT_EQ_INT(map(&e, NULL, 1024, NULL, NULL, &m, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_REPOMAP_UNAVAILABLE);
+    ASSERT_CONTAINS(err.msg, "run `memgate index`");
+    /* the next run migrates and fills every file's row: no file changed */
+    reindex(&e);
+    ASSERT_EQ_INT(map(&e, NULL, 1024, NULL, NULL, &m, &err), 0);
+    ASSERT_EQ_STR(m.text, want);
+    mg_repomap_release(&m);
+    free(want);
+    mg_db_close(&e.d);
+}
+
+TEST(repomap_refs_blobs_decode_what_was_built)
+{
+    const char *names[] = {"own_function", "point", "x"};
+    const char *kinds[] = {"function", "struct", "field"};
+    const char text[] = "int own_function(struct point *p) { return other_call(p->x) + own_function(0) + "
+                        "local_var + local_var; }\n/* in_comment() */\n";
+    struct mg_refs_blobs b;
+    ASSERT_EQ_INT(mg_refs_build("c", text, sizeof(text) - 1, names, kinds, 3, &b), 0);
+    struct mg_refs_iter it;
+    uint32_t h, x;
+    size_t n = 0;
+    mg_refs_iter_init(&it, b.defs, b.ndefs, false);
+    while (mg_refs_next(&it, &h, &x)) {
+        ASSERT(h == mg_refs_hash("own_function", 12) || h == mg_refs_hash("point", 5));
+        ASSERT_EQ_INT(x, h == mg_refs_hash("point", 5) ? MG_REFS_PLAIN : MG_REFS_SPECIFIC);
+        n++;
+    }
+    ASSERT_EQ_INT(n, 2); /* the field is no definer */
+    n = 0;
+    mg_refs_iter_init(&it, b.uses, b.nuses, true);
+    while (mg_refs_next(&it, &h, &x)) { /* own names, keywords, short names and comments left out */
+        if (h == mg_refs_hash("other_call", 10)) ASSERT_EQ_INT(x, 1 << 1 | 1);
+        else if (h == mg_refs_hash("local_var", 9)) ASSERT_EQ_INT(x, 2 << 1);
+        else FAIL("unexpected hash %u", h);
+        n++;
+    }
+    ASSERT_EQ_INT(n, 2);
+    /* a truncated blob ends the walk */
+    mg_refs_iter_init(&it, b.uses, b.nuses - 1, true);
+    n = 0;
+    while (mg_refs_next(&it, &h, &x)) n++;
+    ASSERT_EQ_INT(n, 1);
+    mg_refs_blobs_release(&b);
+    ASSERT_EQ_INT(mg_refs_build("markdown", text, sizeof(text) - 1, names, kinds, 3, &b), 1);
+}
+
+TEST(repomap_tool_renders_the_gated_map)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    setenv("MEMGATE_HOME", home, 1);
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    mg_t_write_str(repo, "src/hub.c", HUB_C);
+    mg_t_write_str(repo, "src/hub.h", HUB_H);
+    mg_t_write_str(repo, "src/a.c", A_C);
+    json_decref(mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "rtool", "--json", NULL}));
+    struct mg_t_srv t;
+    mg_t_srv_open(&t, home, "local", MG_LEVEL_ADMIN);
+    char code[64];
+    json_t *r = mg_t_call(&t, "repo_map", "{\"repo\":\"rtool\",\"budget_tokens\":64}", code);
+    if (!r) FAIL("repo_map: %s", code);
+    ASSERT_EQ_STR(json_string_value(json_object_get(r, "map")),
+                  "src/hub.c\n"
+                  "  3: int hub_lookup(int key) { return table[key & 15].value; }\n"
+                  "  4: void hub_store(int key, int value)\n");
+    json_t *f0 = json_array_get(json_object_get(r, "files"), 0);
+    ASSERT_EQ_STR(json_string_value(json_object_get(f0, "path")), "src/hub.c");
+    json_t *d0 = json_array_get(json_object_get(f0, "definitions"), 0);
+    ASSERT_EQ_STR(json_string_value(json_object_get(d0, "name")), "hub_lookup");
+    ASSERT_EQ_STR(json_string_value(json_object_get(d0, "kind")), "function");
+    ASSERT_EQ_INT(json_integer_value(json_object_get(d0, "line")), 3);
+    ASSERT_EQ_INT(json_integer_value(json_object_get(r, "budget_tokens")), 64);
+    ASSERT(json_integer_value(json_object_get(r, "tokens")) <= 64);
+    json_decref(r);
+    static const struct {
+        const char *args, *code;
+    } bad[] = {
+        {"{\"repo\":\"rtool\",\"budget_tokens\":0}", "invalid_argument"},
+        {"{\"repo\":\"rtool\",\"budget_tokens\":-3}", "invalid_argument"},
+        {"{\"repo\":\"rtool\",\"budget_tokens\":1000000}", "invalid_argument"},
+        {"{\"repo\":\"rtool\",\"budget_tokens\":\"many\"}", "invalid_argument"},
+        {"{\"repo\":\"rtool\",\"focus_files\":[\"nope.c\"]}", "focus_not_found"},
+        {"{\"repo\":\"rtool\",\"focus_files\":[\"\"]}", "invalid_argument"},
+        {"{\"repo\":\"rtool\",\"focus_files\":7}", "invalid_argument"},
+        {"{\"repo\":\"rtool\",\"focus_symbols\":[\"nothing_here\"]}", "focus_not_found"},
+        {"{\"repo\":\"rtool\",\"focus\":[\"src/a.c\"]}", "invalid_argument"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        json_t *x = mg_t_call(&t, "repo_map", bad[i].args, code);
+        if (x) FAIL("%s: no error", bad[i].args);
+        ASSERT_EQ_STR(code, bad[i].code);
+    }
+    r = mg_t_call(&t, "repo_map", "{\"repo\":\"rtool\",\"focus_files\":\"src/a.c\"}", code);
+    if (!r) FAIL("repo_map focus: %s", code);
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(r, "files"), 0), "path")),
+                  "src/hub.c");
+    json_decref(r);
+    mg_t_srv_close(&t);
+}
