@@ -45,11 +45,11 @@ struct graph {
     int64_t *fid;
     char **fpath, **flang;
     size_t nn;                  /* names defined somewhere */
+    size_t nused;               /* the names some use follows: indexes 0 .. nused - 1 */
     uint32_t *nhash;
-    uint8_t *ncls;              /* MG_REFS_* class */
-    uint32_t *doff, *dfile;     /* name n's definers: dfile[doff[n] .. doff[n + 1]) */
-    uint32_t *slot;             /* open addressing by hash: name index + 1, 0 empty */
-    size_t mask;
+    uint8_t *ncls;              /* MG_REFS_* class, or STOP */
+    uint32_t *doff, *dfile;     /* name n's definers: dfile[doff[n] .. doff[n + 1]), by file */
+    uint64_t *lookup;           /* hash << 32 | name index, by hash (nn of them) */
     uint32_t *uoff, *uname;     /* file s's uses: uname[uoff[s] .. uoff[s + 1]), names followed */
     uint16_t *ucnt;             /* uses << 1 | strong (index/refs.h) */
     pthread_mutex_t mu;         /* rank0 */
@@ -70,7 +70,7 @@ static void graph_free(struct graph *g)
     free(g->ncls);
     free(g->doff);
     free(g->dfile);
-    free(g->slot);
+    free(g->lookup);
     free(g->uoff);
     free(g->uname);
     free(g->ucnt);
@@ -80,83 +80,91 @@ static void graph_free(struct graph *g)
     free(g);
 }
 
-/* The index of name hash h, or -1. */
+/* The index of name hash h, or -1 (a binary search: only a focus and the
+ * rendered files look names up). */
 static int64_t name_find(const struct graph *g, uint32_t h)
 {
-    for (size_t k = h & g->mask;; k = (k + 1) & g->mask) {
-        uint32_t v = g->slot[k];
-        if (!v) return -1;
-        if (g->nhash[v - 1] == h) return (int64_t)v - 1;
+    size_t a = 0, b = g->nn;
+    while (a < b) {
+        size_t m = (a + b) / 2;
+        uint32_t x = (uint32_t)(g->lookup[m] >> 32);
+        if (x < h) a = m + 1;
+        else if (x > h) b = m;
+        else return (int64_t)(uint32_t)g->lookup[m];
     }
+    return -1;
 }
 
+/* Sort v[0..n) by the high 32 bits, stably: an LSD radix sort in passes of
+ * 11 bits (2,048 buckets stay in the cache; 65,536 missed it on every
+ * write). The join of names and uses is then sequential, where a hash table
+ * of millions of names missed the cache on every probe. */
+static int sort_by_hash(uint64_t *v, size_t n)
+{
+    enum { BITS = 11, BUCKETS = 1 << BITS };
+    uint64_t *t = malloc((n + 1) * sizeof(uint64_t));
+    size_t *cnt = malloc(BUCKETS * sizeof(size_t));
+    if (!t || !cnt) {
+        free(t);
+        free(cnt);
+        return -1;
+    }
+    uint64_t *from = v, *to = t;
+    int passes = 0;
+    for (int shift = 32; shift < 64; shift += BITS, passes++) {
+        memset(cnt, 0, BUCKETS * sizeof(size_t));
+        for (size_t i = 0; i < n; i++) cnt[(from[i] >> shift) & (BUCKETS - 1)]++;
+        size_t sum = 0;
+        for (size_t k = 0; k < BUCKETS; k++) {
+            size_t c = cnt[k];
+            cnt[k] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) to[cnt[(from[i] >> shift) & (BUCKETS - 1)]++] = from[i];
+        uint64_t *x = from;
+        from = to;
+        to = x;
+    }
+    if (passes % 2) memcpy(v, from, n * sizeof(uint64_t)); /* three passes end in t */
+    free(t);
+    free(cnt);
+    return 0;
+}
+
+/* What the rows give, before the join. */
 struct build {
-    size_t capf, capn, npairs, cappairs, capblob, nblob;
-    uint64_t *pairs;            /* name index << 32 | file */
-    uint8_t *blob;              /* the uses blobs, one after another */
-    size_t *boff;               /* file i's uses: blob[boff[i] .. boff[i + 1]) */
-    size_t capboff;
+    size_t capf, nd, capd, nu, capu;
+    uint64_t *d;                /* definitions: hash << 32 | class << 30 | file, in file order */
+    uint64_t *u;                /* uses: hash << 32 | position, in file order */
+    uint16_t *ucnt;             /* uses by position: count << 1 | strong */
+    uint32_t *ufirst;           /* file i's uses: positions ufirst[i] .. ufirst[i + 1] */
 };
 
-static int64_t name_add(struct graph *g, struct build *b, uint32_t h, uint8_t cls)
-{
-    if ((g->nn + 1) * 2 > g->mask + 1) { /* grow the table */
-        size_t cap = (g->mask + 1) * 2;
-        uint32_t *s = calloc(cap, sizeof(uint32_t));
-        if (!s) return -2;
-        for (size_t i = 0; i < g->nn; i++) {
-            size_t k = g->nhash[i] & (cap - 1);
-            while (s[k]) k = (k + 1) & (cap - 1);
-            s[k] = (uint32_t)i + 1;
-        }
-        free(g->slot);
-        g->slot = s;
-        g->mask = cap - 1;
-    }
-    size_t k = h & g->mask;
-    for (; g->slot[k]; k = (k + 1) & g->mask)
-        if (g->nhash[g->slot[k] - 1] == h) return g->slot[k] - 1;
-    size_t cap = b->capn;
-    uint32_t *nh = grown(g->nhash, g->nn, &cap, sizeof(uint32_t));
-    if (!nh) return -2;
-    g->nhash = nh;
-    cap = b->capn;
-    uint8_t *nc = grown(g->ncls, g->nn, &cap, 1);
-    if (!nc) return -2;
-    g->ncls = nc;
-    b->capn = cap;
-    g->nhash[g->nn] = h;
-    g->ncls[g->nn] = cls;
-    g->slot[k] = (uint32_t)g->nn + 1;
-    return (int64_t)g->nn++;
-}
+#define FILES_MAX (1u << 30)
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* One row of refs: the file's node, its definitions, its uses kept for later. */
+/* One row of refs: the file's node, its definitions and its uses. */
 static int build_row(struct graph *g, struct build *b, sqlite3_stmt *st)
 {
     size_t i = g->nf;
+    if (i + 1 >= FILES_MAX) return -1;
+    /* four arrays in step, each with room for i + 1 (ufirst needs one more at the end) */
     size_t cap = b->capf;
-    int64_t *fid = grown(g->fid, i, &cap, sizeof(int64_t));
+    int64_t *fid = grown(g->fid, i + 1, &cap, sizeof(int64_t));
     if (!fid) return -1;
     g->fid = fid;
     cap = b->capf;
-    char **fp = grown(g->fpath, i, &cap, sizeof(char *));
+    char **fp = grown(g->fpath, i + 1, &cap, sizeof(char *));
     if (!fp) return -1;
     g->fpath = fp;
     cap = b->capf;
-    char **fl = grown(g->flang, i, &cap, sizeof(char *));
+    char **fl = grown(g->flang, i + 1, &cap, sizeof(char *));
     if (!fl) return -1;
     g->flang = fl;
+    cap = b->capf;
+    uint32_t *uf = grown(b->ufirst, i + 1, &cap, sizeof(uint32_t));
+    if (!uf) return -1;
+    b->ufirst = uf;
     b->capf = cap;
-    size_t *bo = grown(b->boff, i + 1, &b->capboff, sizeof(size_t));
-    if (!bo) return -1;
-    b->boff = bo;
     g->fid[i] = sqlite3_column_int64(st, 0);
     g->fpath[i] = strdup((const char *)sqlite3_column_text(st, 1));
     g->flang[i] = strdup((const char *)sqlite3_column_text(st, 2));
@@ -166,25 +174,132 @@ static int build_row(struct graph *g, struct build *b, sqlite3_stmt *st)
     mg_refs_iter_init(&it, sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3), false);
     uint32_t h, x;
     while (mg_refs_next(&it, &h, &x)) {
-        int64_t n = name_add(g, b, h, (uint8_t)x);
-        if (n < 0) return -1;
-        uint64_t *p = grown(b->pairs, b->npairs, &b->cappairs, sizeof(uint64_t));
-        if (!p) return -1;
-        b->pairs = p;
-        b->pairs[b->npairs++] = (uint64_t)n << 32 | (uint64_t)i;
+        uint64_t *d = grown(b->d, b->nd, &b->capd, sizeof(uint64_t));
+        if (!d) return -1;
+        b->d = d;
+        b->d[b->nd++] = (uint64_t)h << 32 | (uint64_t)(x & 3) << 30 | (uint64_t)i;
     }
-    size_t ul = (size_t)sqlite3_column_bytes(st, 4);
-    while (b->nblob + ul > b->capblob) {
-        size_t c = b->capblob ? b->capblob * 2 : (1u << 20);
-        uint8_t *p = realloc(b->blob, c);
-        if (!p) return -1;
-        b->blob = p;
-        b->capblob = c;
+    b->ufirst[i] = (uint32_t)b->nu;
+    mg_refs_iter_init(&it, sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4), true);
+    while (mg_refs_next(&it, &h, &x)) {
+        if (b->nu >= UINT32_MAX - 1) return -1;
+        size_t cu = b->capu;
+        uint64_t *u = grown(b->u, b->nu, &cu, sizeof(uint64_t));
+        if (!u) return -1;
+        b->u = u;
+        cu = b->capu;
+        uint16_t *c = grown(b->ucnt, b->nu, &cu, sizeof(uint16_t));
+        if (!c) return -1;
+        b->ucnt = c;
+        b->capu = cu;
+        b->u[b->nu] = (uint64_t)h << 32 | (uint64_t)b->nu;
+        b->ucnt[b->nu++] = (uint16_t)x;
     }
-    if (ul) memcpy(b->blob + b->nblob, sqlite3_column_blob(st, 4), ul);
-    b->boff[i] = b->nblob;
-    b->nblob += ul;
     return 0;
+}
+
+/* The graph from the rows gathered in b: names are the distinct definition
+ * hashes; a use is joined to its name by walking both sorted by hash. Names
+ * some use follows come first (PageRank walks only them). */
+static int graph_join(struct graph *g, struct build *b)
+{
+    size_t nf = g->nf;
+    b->ufirst[nf] = (uint32_t)b->nu;
+    if (sort_by_hash(b->d, b->nd) != 0 || sort_by_hash(b->u, b->nu) != 0) return -1;
+    /* names in hash order (temporary numbering k), their definers and classes */
+    size_t nn = 0;
+    for (size_t i = 0; i < b->nd; i++) nn += i == 0 || (b->d[i] >> 32) != (b->d[i - 1] >> 32);
+    uint32_t *kdoff = malloc((nn + 1) * sizeof(uint32_t)), *kfile = malloc((b->nd + 1) * sizeof(uint32_t));
+    uint32_t *khash = malloc((nn + 1) * sizeof(uint32_t)), *kuses = calloc(nn + 1, sizeof(uint32_t));
+    uint8_t *kcls = malloc(nn + 1);
+    uint32_t *uname = malloc((b->nu + 1) * sizeof(uint32_t)); /* by position: k + 1, 0: no name */
+    int rc = -1;
+    if (!kdoff || !kfile || !khash || !kuses || !kcls || !uname) goto out;
+    size_t k = 0;
+    for (size_t i = 0; i < b->nd; i++) {
+        uint32_t h = (uint32_t)(b->d[i] >> 32), f = (uint32_t)(b->d[i] & (FILES_MAX - 1));
+        if (i == 0 || h != khash[k - 1]) {
+            khash[k] = h;
+            kcls[k] = (uint8_t)((b->d[i] >> 30) & 3);
+            kdoff[k++] = (uint32_t)i;
+        }
+        kfile[i] = f;
+    }
+    kdoff[nn] = (uint32_t)b->nd;
+    /* stop words are no names to follow (index/refs.h): a definition named `defined` is no hub */
+    for (size_t w = 0; mg_refs_stopwords[w]; w++) {
+        uint32_t h = mg_refs_hash(mg_refs_stopwords[w], strlen(mg_refs_stopwords[w]));
+        size_t lo = 0, hi = nn;
+        while (lo < hi) {
+            size_t m = (lo + hi) / 2;
+            if (khash[m] < h) lo = m + 1;
+            else hi = m;
+        }
+        if (lo < nn && khash[lo] == h) kcls[lo] = STOP;
+    }
+    /* the join: uses (by hash) against names (by hash) */
+    memset(uname, 0, (b->nu + 1) * sizeof(uint32_t));
+    for (size_t i = 0, j = 0; i < b->nu; i++) {
+        uint32_t h = (uint32_t)(b->u[i] >> 32);
+        while (j < nn && khash[j] < h) j++;
+        if (j == nn) break;
+        if (khash[j] != h || kcls[j] == STOP || kdoff[j + 1] - kdoff[j] > MG_REPOMAP_DEFINERS_MAX) continue;
+        uname[(uint32_t)b->u[i]] = (uint32_t)j + 1;
+        kuses[j]++;
+    }
+    /* final numbering: followed names first */
+    uint32_t *order = kuses; /* reused: k -> final index */
+    size_t nused = 0, next;
+    for (size_t j = 0; j < nn; j++) nused += kuses[j] > 0;
+    next = nused;
+    size_t front = 0;
+    for (size_t j = 0; j < nn; j++) order[j] = kuses[j] > 0 ? (uint32_t)front++ : (uint32_t)next++;
+    g->nn = nn;
+    g->nused = nused;
+    g->nhash = malloc((nn + 1) * sizeof(uint32_t));
+    g->ncls = malloc(nn + 1);
+    g->doff = malloc((nn + 2) * sizeof(uint32_t));
+    g->dfile = malloc((b->nd + 1) * sizeof(uint32_t));
+    g->lookup = malloc((nn + 1) * sizeof(uint64_t));
+    g->uoff = malloc((nf + 1) * sizeof(uint32_t));
+    if (!g->nhash || !g->ncls || !g->doff || !g->dfile || !g->lookup || !g->uoff) goto out;
+    uint32_t *len = (uint32_t *)g->doff; /* lengths by final index first, then offsets */
+    for (size_t j = 0; j < nn; j++) {
+        uint32_t n = order[j];
+        g->nhash[n] = khash[j];
+        g->ncls[n] = kcls[j];
+        g->lookup[j] = (uint64_t)khash[j] << 32 | n;
+        len[n + 1] = kdoff[j + 1] - kdoff[j];
+    }
+    len[0] = 0;
+    for (size_t n = 0; n < nn; n++) g->doff[n + 1] += g->doff[n];
+    for (size_t j = 0; j < nn; j++)
+        memcpy(g->dfile + g->doff[order[j]], kfile + kdoff[j], (kdoff[j + 1] - kdoff[j]) * sizeof(uint32_t));
+    /* uses in file order, only those joined */
+    size_t nu = 0;
+    for (size_t i = 0; i < b->nu; i++) nu += uname[i] != 0;
+    g->uname = malloc((nu + 1) * sizeof(uint32_t));
+    g->ucnt = malloc((nu + 1) * sizeof(uint16_t));
+    if (!g->uname || !g->ucnt) goto out;
+    size_t o = 0;
+    for (size_t s = 0; s < nf; s++) {
+        g->uoff[s] = (uint32_t)o;
+        for (uint32_t p = b->ufirst[s]; p < b->ufirst[s + 1]; p++)
+            if (uname[p]) {
+                g->uname[o] = order[uname[p] - 1];
+                g->ucnt[o++] = b->ucnt[p];
+            }
+    }
+    g->uoff[nf] = (uint32_t)o;
+    rc = 0;
+out:
+    free(kdoff);
+    free(kfile);
+    free(khash);
+    free(kuses);
+    free(kcls);
+    free(uname);
+    return rc;
 }
 
 static int graph_build(struct mg_db *d, struct graph **out, struct mg_err *err)
@@ -196,11 +311,27 @@ static int graph_build(struct mg_db *d, struct graph **out, struct mg_err *err)
     struct build b = {0};
     sqlite3_stmt *st = NULL;
     int rc = -1;
-    g->mask = 1023;
-    if (!(g->slot = calloc(g->mask + 1, sizeof(uint32_t)))) goto nomem;
     if (mg_db_prepare(d, "SELECT r.file_id, f.path, f.lang, r.defs, r.uses FROM refs r JOIN files f "
                          "ON f.id = r.file_id ORDER BY r.file_id", &st, err) != 0)
         goto out;
+    /* room for every entry at once (a varint is a byte at least, a use two):
+     * growing arrays of millions by copies cost more than the join */
+    sqlite3_stmt *sz = NULL;
+    if (mg_db_prepare(d, "SELECT count(*), sum(length(defs)), sum(length(uses)) FROM refs", &sz, err) != 0) goto out;
+    if (sqlite3_step(sz) == SQLITE_ROW) {
+        b.capf = (size_t)sqlite3_column_int64(sz, 0) + 1;
+        b.capd = (size_t)sqlite3_column_int64(sz, 1) + 1;
+        b.capu = (size_t)sqlite3_column_int64(sz, 2) / 2 + 1;
+    }
+    sqlite3_finalize(sz);
+    g->fid = malloc(b.capf * sizeof(int64_t));
+    g->fpath = malloc(b.capf * sizeof(char *));
+    g->flang = malloc(b.capf * sizeof(char *));
+    b.ufirst = malloc(b.capf * sizeof(uint32_t));
+    b.d = malloc(b.capd * sizeof(uint64_t));
+    b.u = malloc(b.capu * sizeof(uint64_t));
+    b.ucnt = malloc(b.capu * sizeof(uint16_t));
+    if (!g->fid || !g->fpath || !g->flang || !b.ufirst || !b.d || !b.u || !b.ucnt) goto nomem;
     int s;
     while ((s = sqlite3_step(st)) == SQLITE_ROW)
         if (build_row(g, &b, st) != 0) goto nomem;
@@ -208,62 +339,21 @@ static int graph_build(struct mg_db *d, struct graph **out, struct mg_err *err)
         mg_db_error(d, "read the names of the index", err);
         goto out;
     }
-    size_t *bo = grown(b.boff, g->nf, &b.capboff, sizeof(size_t));
-    if (!bo) goto nomem;
-    b.boff = bo;
-    b.boff[g->nf] = b.nblob;
-    /* definers: pairs sorted by name, then file */
-    qsort(b.pairs, b.npairs, sizeof(uint64_t), cmp_u64);
-    g->doff = calloc(g->nn + 1, sizeof(uint32_t));
-    g->dfile = malloc((b.npairs + 1) * sizeof(uint32_t));
-    if (!g->doff || !g->dfile) goto nomem;
-    for (size_t k = 0; k < b.npairs; k++) {
-        g->doff[(b.pairs[k] >> 32) + 1]++;
-        g->dfile[k] = (uint32_t)b.pairs[k];
+    if (!g->nf) { /* no source file: an empty map */
+        size_t cap = 0;
+        if (!(b.ufirst = grown(NULL, 0, &cap, sizeof(uint32_t)))) goto nomem;
     }
-    for (size_t n = 0; n < g->nn; n++) g->doff[n + 1] += g->doff[n];
-    free(b.pairs);
-    b.pairs = NULL;
-    /* stop words are no names to follow (index/refs.h): a definition named `defined` is no hub */
-    for (size_t w = 0; mg_refs_stopwords[w]; w++) {
-        int64_t n = name_find(g, mg_refs_hash(mg_refs_stopwords[w], strlen(mg_refs_stopwords[w])));
-        if (n >= 0) g->ncls[n] = STOP;
-    }
-    /* uses: the names some file defines (not too many) */
-    size_t cap = 0, nu = 0;
-    g->uoff = malloc((g->nf + 1) * sizeof(uint32_t));
-    if (!g->uoff) goto nomem;
-    for (size_t i = 0; i < g->nf; i++) {
-        g->uoff[i] = (uint32_t)nu;
-        struct mg_refs_iter it;
-        mg_refs_iter_init(&it, b.blob + b.boff[i], b.boff[i + 1] - b.boff[i], true);
-        uint32_t h, c;
-        while (mg_refs_next(&it, &h, &c)) {
-            int64_t n = name_find(g, h);
-            if (n < 0 || g->ncls[n] == STOP || g->doff[n + 1] - g->doff[n] > MG_REPOMAP_DEFINERS_MAX) continue;
-            if (nu >= cap) {
-                size_t nc = cap ? cap * 2 : 4096;
-                uint32_t *un = realloc(g->uname, nc * sizeof(uint32_t));
-                if (un) g->uname = un;
-                uint16_t *uc = un ? realloc(g->ucnt, nc * sizeof(uint16_t)) : NULL;
-                if (!uc) goto nomem;
-                g->ucnt = uc;
-                cap = nc;
-            }
-            g->uname[nu] = (uint32_t)n;
-            g->ucnt[nu++] = (uint16_t)c;
-        }
-    }
-    g->uoff[g->nf] = (uint32_t)nu;
+    if (graph_join(g, &b) != 0) goto nomem;
     rc = 0;
     goto out;
 nomem:
     oom(err);
 out:
     sqlite3_finalize(st);
-    free(b.pairs);
-    free(b.blob);
-    free(b.boff);
+    free(b.d);
+    free(b.u);
+    free(b.ucnt);
+    free(b.ufirst);
     if (rc == 0) *out = g;
     else graph_free(g);
     return rc;
@@ -357,7 +447,7 @@ static double class_weight(uint8_t cls)
 static int pagerank(const struct graph *g, const struct rank_in *in, double **rank_out, double **nin_out,
                     struct mg_err *err)
 {
-    size_t nf = g->nf, nn = g->nn, nu = g->uoff[nf];
+    size_t nf = g->nf, nn = g->nn, nu = g->uoff[nf], nused = g->nused; /* only names 0 .. nused - 1 get rank */
     uint32_t *dn = calloc(nn + 1, sizeof(uint32_t));
     float *wn = malloc((nu + 1) * sizeof(float));
     double *r = malloc((nf + 1) * sizeof(double)), *nr = malloc((nf + 1) * sizeof(double));
@@ -375,7 +465,7 @@ static int pagerank(const struct graph *g, const struct rank_in *in, double **ra
     }
     size_t nallowed = 0;
     for (size_t s = 0; s < nf; s++) nallowed += !in->allowed || in->allowed[s];
-    for (size_t n = 0; n < nn; n++) {
+    for (size_t n = 0; n < nused; n++) {
         uint32_t c = 0;
         for (uint32_t k = g->doff[n]; k < g->doff[n + 1]; k++) c += !in->allowed || in->allowed[g->dfile[k]];
         dn[n] = c;
@@ -400,7 +490,7 @@ static int pagerank(const struct graph *g, const struct rank_in *in, double **ra
         dangling[s] = ok && sum <= 0;
     }
     for (int iter = 0; iter <= ITERATIONS; iter++) {
-        memset(nin, 0, nn * sizeof(double));
+        memset(nin, 0, nused * sizeof(double));
         double lost = 0; /* rank of files that use no followed name: spread like the teleport */
         for (size_t s = 0; s < nf; s++) {
             if (dangling[s]) {
@@ -413,7 +503,7 @@ static int pagerank(const struct graph *g, const struct rank_in *in, double **ra
         }
         if (iter == ITERATIONS) break; /* nin of the final ranks */
         memset(nr, 0, nf * sizeof(double));
-        for (size_t n = 0; n < nn; n++) {
+        for (size_t n = 0; n < nused; n++) {
             if (nin[n] == 0) continue;
             double share = nin[n] / dn[n];
             for (uint32_t k = g->doff[n]; k < g->doff[n + 1]; k++) {
@@ -432,7 +522,7 @@ static int pagerank(const struct graph *g, const struct rank_in *in, double **ra
         }
         if (diff < EPSILON) iter = ITERATIONS - 1; /* one more pass for nin */
     }
-    for (size_t n = 0; n < nn; n++) nin[n] = dn[n] ? nin[n] / dn[n] : 0; /* per definer */
+    for (size_t n = 0; n < nused; n++) nin[n] = dn[n] ? nin[n] / dn[n] : 0; /* per definer */
     free(dn);
     free(wn);
     free(nr);
