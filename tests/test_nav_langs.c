@@ -128,6 +128,17 @@ static const char *const FILES[][2] = {
                          "\n"                                                    /* 6 */
                          "pub fn make() -> Circle { Circle { r: 2 } }\n"},       /* 7 */
     {"rs2/src/lib.rs", "pub fn make() -> u32 { 3 }\n"},
+    /* TypeScript: methods named like keywords; the words as keywords are no uses of them */
+    {"js/words.ts", "export class Pending {\n"                                  /* 1 */
+                    "    catch(f: number) { return f; }\n"                      /* 2 */
+                    "    get volume() { return 1; }\n"                          /* 3 */
+                    "    get(k: number) { return k; }\n"                        /* 4 */
+                    "}\n"                                                       /* 5 */
+                    "export function settle(p: Pending, m: Map<number, number>) {\n" /* 6 */
+                    "    try { p.catch(1); }\n"                                 /* 7 */
+                    "    catch (e) { return 0; }\n"                             /* 8 */
+                    "    switch (p.get(2)) { default: return m.get(3); }\n"     /* 9 */
+                    "}\n"},                                                     /* 10 */
 };
 
 struct env {
@@ -316,6 +327,10 @@ TEST(nav_langs_cpp_python_ts)
     ASSERT_EQ_STR(CALLEES(&e, "render", 1), "1:render@js/main.ts:3->js/a.ts:1:fmt(import) "
                                             "1:render@js/main.ts:3->js/a.ts:2:twice(name)");
     ASSERT_EQ_STR(CALLERS(&e, "render", 1), "1:show@js/main.ts:4->js/main.ts:3:render(file)");
+    /* a method may be named like a keyword; the keyword is no use of it (`catch (e)`, `get volume()`, `default:`) */
+    ASSERT_EQ_STR(refs(&e, "catch"), "js/words.ts:7:call:settle");
+    ASSERT_EQ_STR(refs(&e, "get"), "js/words.ts:9:call:settle js/words.ts:9:call:settle");
+    ASSERT_EQ_STR(refs(&e, "default"), "");
     mg_db_close(&e.d);
 }
 

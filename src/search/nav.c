@@ -486,27 +486,53 @@ struct occ {
     size_t off;
     int line;
     bool call, def;
+    bool keyword; /* the word as the language's keyword there (js_word), dropped unless a definition's name */
 };
 
 struct occs {
     const char *name;
     size_t nlen;
+    bool js_word;   /* a JavaScript/TypeScript reserved or contextual word: a method may be named so */
+    size_t tlen;    /* the text's length */
     struct occ *v;
     size_t n, cap;
     bool failed;
 };
 
+/* In JavaScript and TypeScript a reserved word may name a property or a
+ * method (`p.catch(f)`, `x.default`), so a method `catch` has uses; outside
+ * a member access the word is the keyword (`try {} catch`, `default:`). The
+ * contextual words are keywords when a name follows (`get size()`,
+ * `static x`, `readonly y`). */
+static bool js_reserved(const char *s, size_t n)
+{
+    return in_words(" break case catch class const continue debugger default delete do else enum export extends "
+                    "false finally for function if import in instanceof new null return super switch this throw "
+                    "true try typeof var void while with yield let static implements interface package private "
+                    "protected public await ", s, n);
+}
+
+static bool js_contextual(const char *t, size_t len, size_t off, size_t n)
+{
+    if (!in_words(" get set static async readonly declare abstract override accessor ", t + off, n)) return false;
+    size_t i = off + n;
+    while (i < len && (t[i] == ' ' || t[i] == '\t')) i++;
+    return i < len && (mg_lex_id_char((unsigned char)t[i]) || t[i] == '[' || t[i] == '#' || t[i] == '*' ||
+                       t[i] == '"' || t[i] == '\'');
+}
+
 static int on_ident(void *ud, const char *t, size_t off, size_t len, int line, bool call)
 {
     struct occs *o = ud;
     if (len != o->nlen || memcmp(t + off, o->name, len) != 0) return 0;
+    bool kw = o->js_word && !member(t, off) && (js_reserved(t + off, len) || js_contextual(t, o->tlen, off, len));
     struct occ *nv = grown(o->v, o->n, &o->cap, sizeof(*nv));
     if (!nv) {
         o->failed = true;
         return 1;
     }
     o->v = nv;
-    o->v[o->n++] = (struct occ){off, line, call, false};
+    o->v[o->n++] = (struct occ){off, line, call, false, kw};
     return 0;
 }
 
@@ -526,6 +552,10 @@ static int file_occs(struct nav *v, struct file *fl, const char *name, struct oc
 {
     o->name = name;
     o->nlen = strlen(name);
+    o->tlen = fl->len;
+    o->js_word = (strcmp(fl->lang, "javascript") == 0 || strcmp(fl->lang, "typescript") == 0) &&
+                 (js_reserved(name, o->nlen) ||
+                  in_words(" get set static async readonly declare abstract override accessor ", name, o->nlen));
     o->n = 0;
     o->failed = false;
     if (!has_word(fl->text, fl->len, name, o->nlen)) return 0; /* an FTS token of other case, or a part */
@@ -545,6 +575,10 @@ static int file_occs(struct nav *v, struct file *fl, const char *name, struct oc
                 break;
             }
     }
+    size_t kept = 0;
+    for (size_t k = 0; k < o->n; k++)
+        if (!o->v[k].keyword || o->v[k].def) o->v[kept++] = o->v[k];
+    o->n = kept;
     return 0;
 }
 
