@@ -19,19 +19,11 @@
 #include "index/lang.h"
 #include "index/walk.h"
 #include "store/content.h"
+#include "util/buf.h"
 
 #define MAX_FILE_TEXT (64u << 20)
 
 static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
-
-static void *grow(void *v, size_t n, size_t *cap, size_t elem)
-{
-    if (n < *cap) return v;
-    size_t c = *cap ? *cap * 2 : 8;
-    void *p = realloc(v, c * elem);
-    if (p) *cap = c;
-    return p;
-}
 
 /* ---- 1. Unified diffs --------------------------------------------------------------------- */
 
@@ -140,7 +132,7 @@ static struct mg_diff_file *new_file(struct mg_diff *d, struct mg_err *err)
         mg_err_set(err, MG_E_BAD_DIFF, "the diff changes more than %d files; split it", MG_DIFF_MAX_FILES);
         return NULL;
     }
-    struct mg_diff_file *v = grow(d->v, d->n, &d->cap, sizeof(*v));
+    struct mg_diff_file *v = mg_grow(d->v, d->n, &d->cap, sizeof(*v));
     if (!v) return oom(err), NULL;
     d->v = v;
     memset(&v[d->n], 0, sizeof(v[0]));
@@ -306,7 +298,7 @@ int mg_diff_parse(const char *text, size_t len, struct mg_diff *out, struct mg_e
                 no = n2;
             }
             h.body_len = end - h.body;
-            struct mg_diff_hunk *nh = grow(cur->h, cur->nh, &cur->caph, sizeof(*nh));
+            struct mg_diff_hunk *nh = mg_grow(cur->h, cur->nh, &cur->caph, sizeof(*nh));
             if (!nh) {
                 rc = oom(err);
                 break;
@@ -407,7 +399,7 @@ struct lines {
 
 static int mark(struct lines *s, int line)
 {
-    int *v = grow(s->v, s->n, &s->cap, sizeof(*v));
+    int *v = mg_grow(s->v, s->n, &s->cap, sizeof(*v));
     if (!v) return -1;
     s->v = v;
     s->v[s->n++] = line;
@@ -500,7 +492,7 @@ static int load_new(struct run *R, const char *path, struct side *s)
         sqlite3_bind_int64(st, 2, hi);
         size_t cap = 0;
         while (!failed && sqlite3_step(st) == SQLITE_ROW) {
-            struct mg_nav_def *v = grow(s->defs, s->ndefs, &cap, sizeof(*v));
+            struct mg_nav_def *v = mg_grow(s->defs, s->ndefs, &cap, sizeof(*v));
             if (!v) {
                 failed = true;
                 break;
@@ -692,7 +684,7 @@ static bool defines(const struct side *s, const char *name, const char *containe
 static int add_changed(struct run *R, const struct mg_nav_def *d, const char *change)
 {
     struct mg_impact *o = R->out;
-    struct mg_impact_changed *v = grow(o->changed, o->nchanged, &o->capchanged, sizeof(*v));
+    struct mg_impact_changed *v = mg_grow(o->changed, o->nchanged, &o->capchanged, sizeof(*v));
     if (!v) return oom(R->err);
     o->changed = v;
     struct mg_impact_changed *c = &o->changed[o->nchanged];
@@ -709,7 +701,7 @@ static int add_changed(struct run *R, const struct mg_nav_def *d, const char *ch
 static int add_skip(struct run *R, const char *path, const char *reason)
 {
     struct mg_impact *o = R->out;
-    struct mg_impact_skip *v = grow(o->skipped, o->nskipped, &o->capskipped, sizeof(*v));
+    struct mg_impact_skip *v = mg_grow(o->skipped, o->nskipped, &o->capskipped, sizeof(*v));
     if (!v) return oom(R->err);
     o->skipped = v;
     if (!(o->skipped[o->nskipped].path = strdup(path))) return oom(R->err);

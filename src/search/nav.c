@@ -20,6 +20,7 @@
 #include "search/navimport.h"
 #include "store/content.h"
 #include "store/tokenize.h"
+#include "util/buf.h"
 
 #define MAX_FILE_TEXT (64u << 20)
 
@@ -33,18 +34,6 @@ static double now_ms(void)
 }
 
 static bool late(double deadline) { return deadline > 0 && now_ms() > deadline; }
-
-/* Room for element n of an array of *cap elements of size elem, doubling
- * from 16: the array (moved, maybe), or NULL when memory runs out (the old
- * array is still valid then). */
-static void *grown(void *v, size_t n, size_t *cap, size_t elem)
-{
-    if (n < *cap) return v;
-    size_t c = *cap ? *cap * 2 : 16;
-    void *p = realloc(v, c * elem);
-    if (p) *cap = c;
-    return p;
-}
 
 /* ---- 1. The lexer (index/lex.h) ---------------------------------------------------------- */
 
@@ -299,7 +288,7 @@ static int file_defs(struct nav *v, struct file *fl)
     size_t cap = 0;
     bool failed = false;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        struct mg_nav_def *nd = grown(fl->defs, fl->ndefs, &cap, sizeof(*nd));
+        struct mg_nav_def *nd = mg_grow(fl->defs, fl->ndefs, &cap, sizeof(*nd));
         if (!nd) {
             failed = true;
             break;
@@ -526,7 +515,7 @@ static int on_ident(void *ud, const char *t, size_t off, size_t len, int line, b
     struct occs *o = ud;
     if (len != o->nlen || memcmp(t + off, o->name, len) != 0) return 0;
     bool kw = o->js_word && !member(t, off) && (js_reserved(t + off, len) || js_contextual(t, o->tlen, off, len));
-    struct occ *nv = grown(o->v, o->n, &o->cap, sizeof(*nv));
+    struct occ *nv = mg_grow(o->v, o->n, &o->cap, sizeof(*nv));
     if (!nv) {
         o->failed = true;
         return 1;
@@ -633,7 +622,7 @@ static int candidates(struct nav *v, const char *name, const char *from_path,
     size_t nids = 0, cap = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t *ni = grown(ids, nids, &cap, sizeof(*ni));
+        int64_t *ni = mg_grow(ids, nids, &cap, sizeof(*ni));
         if (!ni) {
             free(ids);
             sqlite3_reset(st);
@@ -728,7 +717,7 @@ static int refs_file(struct nav *v, struct file *fl, void *ud)
         }
         here++;
         o->total++;
-        struct mg_nav_site *nv = grown(o->v, o->n, &o->cap, sizeof(*nv));
+        struct mg_nav_site *nv = mg_grow(o->v, o->n, &o->cap, sizeof(*nv));
         if (!nv) return oom(v->err);
         o->v = nv;
         struct mg_nav_site *s = &o->v[o->n];
@@ -805,7 +794,7 @@ static struct mg_nav_def *pooled(struct mg_nav_graph *g, const struct mg_nav_def
         if (p->start_line == d->start_line && strcmp(p->path, path) == 0 && strcmp(p->name, d->name ? d->name : "") == 0)
             return p;
     }
-    struct mg_nav_def **np = grown(g->pool, g->npool, &g->cappool, sizeof(*np));
+    struct mg_nav_def **np = mg_grow(g->pool, g->npool, &g->cappool, sizeof(*np));
     if (!np) return NULL;
     g->pool = np;
     struct mg_nav_def *c = def_copy(d, path);
@@ -834,7 +823,7 @@ static int add_edge(struct mg_nav_graph *g, size_t limit, int depth, struct mg_n
         g->truncated = true;
         return 0;
     }
-    struct mg_nav_edge *nv = grown(g->v, g->n, &g->cap, sizeof(*nv));
+    struct mg_nav_edge *nv = mg_grow(g->v, g->n, &g->cap, sizeof(*nv));
     if (!nv) return -1;
     g->v = nv;
     char *c = strdup(callee);
@@ -858,7 +847,7 @@ static bool same_world(const char *a, const char *b)
 static int on_import(void *ud, enum mg_nav_imp how, const char *p)
 {
     struct file *fl = ud;
-    struct imp *ni = grown(fl->imps, fl->nimps, &fl->capimps, sizeof(*ni));
+    struct imp *ni = mg_grow(fl->imps, fl->nimps, &fl->capimps, sizeof(*ni));
     char *c = ni ? strdup(p) : NULL;
     if (ni) fl->imps = ni;
     if (!c) {
@@ -1001,7 +990,7 @@ static int roots(struct nav *v, struct mg_nav_graph *g, const char *name, const 
         if (!d || !function_like(d->kind) || (path && strcmp(fl->path, path) != 0)) continue;
         if (local && all_local && !file_local(v, d)) all_local = false;
         n++;
-        struct mg_nav_def **nd = grown(g->defs, g->ndefs, &cap, sizeof(*nd));
+        struct mg_nav_def **nd = mg_grow(g->defs, g->ndefs, &cap, sizeof(*nd));
         if (!nd) return oom(v->err);
         g->defs = nd;
         if (!(g->defs[g->ndefs++] = pooled(g, d, fl->path))) return oom(v->err);
@@ -1059,7 +1048,7 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         }
         if (add_edge(cr->g, cr->limit, cr->depth, from, to, cr->name, oc->line, conf) != 0) return oom(v->err);
         if (fresh && strcmp(from->kind, "file") != 0) {
-            struct mg_nav_def **nn = grown(cr->next, cr->nnext, &cr->capnext, sizeof(*nn));
+            struct mg_nav_def **nn = mg_grow(cr->next, cr->nnext, &cr->capnext, sizeof(*nn));
             if (!nn) return oom(v->err);
             cr->next = nn;
             cr->next[cr->nnext++] = from;
@@ -1215,7 +1204,7 @@ static int on_call(void *ud, const char *t, size_t off, size_t len, int line, bo
         return 0;
     }
     if (!call || (!member(t, off) && keyword(cr->lang, t + off, len))) return 0;
-    struct call *nv = grown(cr->v, cr->n, &cr->cap, sizeof(*nv));
+    struct call *nv = mg_grow(cr->v, cr->n, &cr->cap, sizeof(*nv));
     if (!nv) {
         cr->failed = true;
         return 1;
@@ -1269,7 +1258,7 @@ static int calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int dep
             bool known = false;
             for (size_t k = 0; k < *nfound && !known; k++) known = (*found)[k] == to;
             if (!known) {
-                struct mg_nav_def **nf = grown(*found, *nfound, capfound, sizeof(*nf));
+                struct mg_nav_def **nf = mg_grow(*found, *nfound, capfound, sizeof(*nf));
                 if (!nf) {
                     rc = oom(v->err);
                     break;
@@ -1309,7 +1298,7 @@ int mg_nav_callees(struct mg_db *d, const struct mg_filter *f, const char *qname
             bool known = false;
             for (size_t k = 0; k < nvisited && !known; k++) known = visited[k] == frontier[i];
             if (known) continue;
-            struct mg_nav_def **nv = grown(visited, nvisited, &capvisited, sizeof(*nv));
+            struct mg_nav_def **nv = mg_grow(visited, nvisited, &capvisited, sizeof(*nv));
             if (!nv) {
                 rc = oom(err);
                 break;

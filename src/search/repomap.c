@@ -16,6 +16,7 @@
 
 #include "index/refs.h"
 #include "store/content.h"
+#include "util/buf.h"
 
 #define DAMPING    0.85
 #define ITERATIONS 60
@@ -25,15 +26,6 @@
 #define MAX_FILE_TEXT (64u << 20)
 
 static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory building the repo map"); }
-
-static void *grown(void *v, size_t n, size_t *cap, size_t elem)
-{
-    if (n < *cap) return v;
-    size_t c = *cap ? *cap * 2 : 1024;
-    void *p = realloc(v, c * elem);
-    if (p) *cap = c;
-    return p;
-}
 
 /* ---- 1. The graph ----------------------------------------------------------------------------- */
 
@@ -149,19 +141,19 @@ static int build_row(struct graph *g, struct build *b, sqlite3_stmt *st)
     if (i + 1 >= FILES_MAX) return -1;
     /* four arrays in step, each with room for i + 1 (ufirst needs one more at the end) */
     size_t cap = b->capf;
-    int64_t *fid = grown(g->fid, i + 1, &cap, sizeof(int64_t));
+    int64_t *fid = mg_grow(g->fid, i + 1, &cap, sizeof(int64_t));
     if (!fid) return -1;
     g->fid = fid;
     cap = b->capf;
-    char **fp = grown(g->fpath, i + 1, &cap, sizeof(char *));
+    char **fp = mg_grow(g->fpath, i + 1, &cap, sizeof(char *));
     if (!fp) return -1;
     g->fpath = fp;
     cap = b->capf;
-    char **fl = grown(g->flang, i + 1, &cap, sizeof(char *));
+    char **fl = mg_grow(g->flang, i + 1, &cap, sizeof(char *));
     if (!fl) return -1;
     g->flang = fl;
     cap = b->capf;
-    uint32_t *uf = grown(b->ufirst, i + 1, &cap, sizeof(uint32_t));
+    uint32_t *uf = mg_grow(b->ufirst, i + 1, &cap, sizeof(uint32_t));
     if (!uf) return -1;
     b->ufirst = uf;
     b->capf = cap;
@@ -174,7 +166,7 @@ static int build_row(struct graph *g, struct build *b, sqlite3_stmt *st)
     mg_refs_iter_init(&it, sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3), false);
     uint32_t h, x;
     while (mg_refs_next(&it, &h, &x)) {
-        uint64_t *d = grown(b->d, b->nd, &b->capd, sizeof(uint64_t));
+        uint64_t *d = mg_grow(b->d, b->nd, &b->capd, sizeof(uint64_t));
         if (!d) return -1;
         b->d = d;
         b->d[b->nd++] = (uint64_t)h << 32 | (uint64_t)(x & 3) << 30 | (uint64_t)i;
@@ -184,11 +176,11 @@ static int build_row(struct graph *g, struct build *b, sqlite3_stmt *st)
     while (mg_refs_next(&it, &h, &x)) {
         if (b->nu >= UINT32_MAX - 1) return -1;
         size_t cu = b->capu;
-        uint64_t *u = grown(b->u, b->nu, &cu, sizeof(uint64_t));
+        uint64_t *u = mg_grow(b->u, b->nu, &cu, sizeof(uint64_t));
         if (!u) return -1;
         b->u = u;
         cu = b->capu;
-        uint16_t *c = grown(b->ucnt, b->nu, &cu, sizeof(uint16_t));
+        uint16_t *c = mg_grow(b->ucnt, b->nu, &cu, sizeof(uint16_t));
         if (!c) return -1;
         b->ucnt = c;
         b->capu = cu;
@@ -341,7 +333,7 @@ static int graph_build(struct mg_db *d, struct graph **out, struct mg_err *err)
     }
     if (!g->nf) { /* no source file: an empty map */
         size_t cap = 0;
-        if (!(b.ufirst = grown(NULL, 0, &cap, sizeof(uint32_t)))) goto nomem;
+        if (!(b.ufirst = mg_grow(NULL, 0, &cap, sizeof(uint32_t)))) goto nomem;
     }
     if (graph_join(g, &b) != 0) goto nomem;
     rc = 0;
@@ -600,7 +592,7 @@ static int file_defs(struct mg_db *d, const struct graph *g, const double *nin, 
         bool dup = false;
         for (size_t i = 0; i < n && !dup; i++) dup = strcmp(c[i].name, name) == 0;
         if (dup) continue;
-        struct cand *p = grown(c, n, &cap, sizeof(*c));
+        struct cand *p = mg_grow(c, n, &cap, sizeof(*c));
         if (!p) goto nomem;
         c = p;
         c[n] = (struct cand){strdup(name), strdup(kind), sqlite3_column_int(st, 2), sqlite3_column_int(st, 3), sc};
@@ -816,7 +808,7 @@ static int render(struct mg_db *d, const struct graph *g, const uint8_t *allowed
             out->truncated = true;
             break;
         }
-        struct mg_repomap_file *p = grown(out->files, out->n, &capf, sizeof(*p));
+        struct mg_repomap_file *p = mg_grow(out->files, out->n, &capf, sizeof(*p));
         if (!p) {
             file_release(&fo);
             goto nomem;

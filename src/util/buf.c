@@ -2,6 +2,7 @@
 #include "util/buf.h"
 
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,4 +81,18 @@ void mg_buf_release(struct mg_buf *b)
     free(b->p);
     b->p = NULL;
     b->len = b->cap = 0;
+}
+
+void *mg_grow(void *v, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap) return v;
+    size_t c = *cap ? *cap : 16;
+    while (c <= n) {
+        if (c > SIZE_MAX / 2) return NULL;
+        c *= 2;
+    }
+    if (elem && c > SIZE_MAX / elem) return NULL;
+    void *p = realloc(v, c * elem);
+    if (p) *cap = c;
+    return p;
 }

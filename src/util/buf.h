@@ -30,4 +30,9 @@ void mg_buf_reset(struct mg_buf *b); /* len = 0, keeps memory */
 char *mg_buf_detach(struct mg_buf *b, size_t *len);
 void mg_buf_release(struct mg_buf *b);
 
+/* Room for element n of an array v of *cap elements of elem bytes, doubling
+ * from 16: the array (moved, maybe), or NULL when memory runs out or the size
+ * would overflow (v is still valid then, *cap unchanged). */
+void *mg_grow(void *v, size_t n, size_t *cap, size_t elem);
+
 #endif
