@@ -189,6 +189,9 @@ int mg_refs_build(const char *lang, const char *text, size_t len, const char *co
     for (size_t i = 0; i < s.cap; i++) {
         const struct slot *e = &s.v[i];
         if (!e->count || owned(&s, e->hash) || keyword(text + e->off, e->len)) continue;
+        /* a plain word never called nor tagged (a local, a field, most often) weighs nothing in a map
+         * (search/repomap.c): not stored, which halves the rows */
+        if (!e->strong && mg_refs_class(text + e->off, e->len) != MG_REFS_SPECIFIC) continue;
         s.v[k++] = *e;
     }
     if (k) {

@@ -13,8 +13,9 @@
  *         MG_REFS_MIN_NAME bytes and no keyword; each gap is followed by
  *         the number of uses (at most MG_REFS_COUNT_MAX) shifted left 1
  *         bit, the bit set when one use is strong: a call (`name(`) or a
- *         type named after struct, union, enum or class. A plain name used
- *         only otherwise is most often a local variable or a field.
+ *         type named after struct, union, enum or class. A name used only
+ *         otherwise is most often a local variable or a field: it is kept
+ *         only when specific (MG_REFS_SPECIFIC), the one case a map weighs.
  * A file without a lexer (prose, data) has no row. The row is written and
  * deleted with the file's other rows, so it is as current as they are.
  */
