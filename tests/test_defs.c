@@ -1380,7 +1380,8 @@ static const struct want java_members_want[] = {
  * construct and index signatures name nothing), enum members (a quoted name
  * loses its quotes), class fields (#private, static, declare, typed without a
  * value; a computed name is skipped; an arrow value stays a method; a
- * constructor's parameter properties, not its plain parameters), program
+ * constructor's parameter properties, not its plain parameters; a method's
+ * overload signature is no definition of its own), program
  * and namespace variables (destructuring names nothing); variables of a
  * function, an IIFE or a callback are none (bundles wrap everything in one). */
 static const char typescript_members_src[] =
@@ -1405,7 +1406,8 @@ static const char typescript_members_src[] =
     "  [Symbol.iterator] = 1;\n"
     "  redraw = () => this.draw();\n"
     "  constructor(private readonly ctx: Context, @Inject() public size = 1, plain: number) {}\n"
-    "  draw(): void {}\n"
+    "  draw(full: boolean): void;\n"
+    "  draw(full?: boolean): void {}\n"
     "}\n"
     "\n"
     "export const VERSION = '1.0', BUILD = 7;\n"
@@ -1444,7 +1446,7 @@ static const struct want typescript_members_want[] = {
     {"Deep Blue", "enumerator", "Color", 11, 11, 5, 0},
     {"Flag", "enum", NULL, 12, 12, -1, 0},
     {"On", "enumerator", "Flag", 12, 12, 9, 0},
-    {"Canvas", "class", NULL, 14, 23, -1, 1},
+    {"Canvas", "class", NULL, 14, 24, -1, 1},
     {"#ctx", "field", "Canvas", 15, 15, 11, 0},
     {"count", "field", "Canvas", 16, 16, 11, 0},
     {"width", "field", "Canvas", 17, 17, 11, 0},
@@ -1453,16 +1455,16 @@ static const struct want typescript_members_want[] = {
     {"constructor", "constructor", "Canvas", 21, 21, 11, 0},
     {"ctx", "field", "Canvas", 21, 21, 11, 0},
     {"size", "field", "Canvas", 21, 21, 11, 0},
-    {"draw", "method", "Canvas", 22, 22, 11, 0},
-    {"VERSION", "variable", NULL, 25, 25, -1, 0},
-    {"BUILD", "variable", NULL, 25, 25, -1, 0},
-    {"current", "variable", NULL, 26, 26, -1, 0},
-    {"previous", "variable", NULL, 26, 26, -1, 0},
-    {"DEBUG", "variable", NULL, 28, 28, -1, 0},
-    {"Units", "module", NULL, 31, 33, -1, 1},
-    {"PX", "variable", "Units", 32, 32, 26, 0},
-    {"render", "function", NULL, 35, 37, -1, 0},
-    {"helper", "function", NULL, 41, 41, -1, 0},
+    {"draw", "method", "Canvas", 23, 23, 11, 0},
+    {"VERSION", "variable", NULL, 26, 26, -1, 0},
+    {"BUILD", "variable", NULL, 26, 26, -1, 0},
+    {"current", "variable", NULL, 27, 27, -1, 0},
+    {"previous", "variable", NULL, 27, 27, -1, 0},
+    {"DEBUG", "variable", NULL, 29, 29, -1, 0},
+    {"Units", "module", NULL, 32, 34, -1, 1},
+    {"PX", "variable", "Units", 33, 33, 26, 0},
+    {"render", "function", NULL, 36, 38, -1, 0},
+    {"helper", "function", NULL, 42, 42, -1, 0},
 };
 
 /* Python members: module-level assignments (annotated, tuple, chained, a

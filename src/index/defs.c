@@ -66,8 +66,8 @@ enum role {
                     * else variable (where frame.vars says so) */
     R_JS_EXPR,     /* expression_statement: entered at top level only (IIFE,
                     * AMD, TS namespace) */
-    R_JS_MEMBER,   /* TS property/method signature: kind from the table,
-                    * unless the name is computed */
+    R_JS_MEMBER,   /* TS property/method signature in an interface: kind
+                    * from the table, unless the name is computed */
     R_JS_ENUM_MEMBER, /* TS enum member (inside an enum only) */
     R_MEMBERS,     /* Java field/constant declaration, Go const/var spec: one
                     * definition (kind from the table) per `declarator` (Java)
@@ -1308,6 +1308,9 @@ static bool visit(struct walker *w, const struct frame *ctx, TSNode n, uint32_t 
         break;
     }
     case R_JS_MEMBER: {
+        /* in a class body a method signature is an overload of the method
+         * that follows (one definition, one chunk) */
+        if (parent_kind(w, ctx) != K_INTERFACE) break;
         TSNode nm = field(w, n, t->f_name);
         if (!ts_node_is_null(nm) && !(role_of(t, nm).flags & F_COMPUTED))
             emit(w, ctx, n, attr, name_of(w, nm), NONE, r.kind, false);
