@@ -1,5 +1,5 @@
 /* fuzz_chunk.c — parse and chunk hostile text in every grammar; the first
- * byte picks the language. Checks the chunk invariants. */
+ * byte picks the language. Checks the chunk and definition invariants. */
 #include <stdlib.h>
 
 #include "fuzz.h"
@@ -19,6 +19,15 @@ MG_FUZZ_TARGET(chunk)
     struct mg_chunk_opts o = {150, 12 * 1024, 2000000};
     struct mg_parsed p;
     if (mg_chunk_file(lang, text, len, &o, parser, &p) == 0) {
+        /* the definitions: in order, each inside its parent */
+        for (size_t i = 0; i < p.defs.n; i++) {
+            const struct mg_def *d = &p.defs.v[i];
+            if (d->start > d->end || d->end > len || (i > 0 && d->start < p.defs.v[i - 1].start) ||
+                d->parent >= (int)i || d->parent < -1)
+                abort();
+            if (d->parent >= 0 && (d->start < p.defs.v[d->parent].start || d->end > p.defs.v[d->parent].end))
+                abort();
+        }
         uint32_t pos = 0;
         for (size_t i = 0; i < p.nchunks; i++) {
             if (p.chunks[i].start_byte < pos || p.chunks[i].end_byte > len ||

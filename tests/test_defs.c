@@ -712,15 +712,20 @@ static const char go_src[] =
 static const struct want go_want[] = {
     /* name, kind, container, first line, last line, parent, is_container */
     {"Store", "struct", NULL, 10, 13, -1, 0},
+    {"mu", "field", "Store", 11, 11, 0, 0},
+    {"items", "field", "Store", 12, 12, 0, 0},
     {"Getter", "interface", NULL, 15, 17, -1, 0},
+    {"Get", "method", "Getter", 16, 16, 3, 0},
     {"ID", "type", NULL, 20, 20, -1, 0},
     {"Alias", "type", NULL, 21, 21, -1, 0},
     {"List", "struct", NULL, 24, 26, -1, 0},
+    {"items", "field", "List", 25, 25, 7, 0},
     {"New", "function", NULL, 28, 30, -1, 0},
     {"Get", "method", "Store", 32, 37, -1, 0},
     {"String", "method", "Store", 39, 41, -1, 0},
     {"Push", "method", "List", 43, 45, -1, 0},
     {"Map", "function", NULL, 47, 53, -1, 0},
+    {"handler", "variable", NULL, 55, 55, -1, 0},
 };
 
 /* Java: annotated class, constructor, nested class and enum, interface with
@@ -793,21 +798,27 @@ static const char java_src[] =
 static const struct want java_want[] = {
     /* name, kind, container, first line, last line, parent, is_container */
     {"Order", "class", NULL, 6, 36, -1, 1},
+    {"items", "field", "Order", 8, 8, 0, 0},
     {"Order", "constructor", "Order", 10, 12, 0, 0},
     {"compareTo", "method", "Order", 14, 17, 0, 0},
     {"total", "method", "Order", 19, 25, 0, 0},
     {"Item", "class", "Order", 27, 29, 0, 1},
-    {"price", "method", "Item", 28, 28, 4, 0},
+    {"price", "method", "Item", 28, 28, 5, 0},
     {"Status", "enum", "Order", 31, 35, 0, 1},
-    {"done", "method", "Status", 34, 34, 6, 0},
+    {"OPEN", "enumerator", "Status", 32, 32, 7, 0},
+    {"CLOSED", "enumerator", "Status", 32, 32, 7, 0},
+    {"done", "method", "Status", 34, 34, 7, 0},
     {"Repo", "interface", NULL, 38, 43, -1, 1},
-    {"find", "method", "Repo", 39, 39, 8, 0},
-    {"save", "method", "Repo", 41, 42, 8, 0},
+    {"find", "method", "Repo", 39, 39, 11, 0},
+    {"save", "method", "Repo", 41, 42, 11, 0},
     {"Pair", "class", NULL, 45, 51, -1, 1},
-    {"Pair", "constructor", "Pair", 46, 48, 11, 0},
-    {"joined", "method", "Pair", 50, 50, 11, 0},
+    {"a", "field", "Pair", 45, 45, 14, 0},
+    {"b", "field", "Pair", 45, 45, 14, 0},
+    {"Pair", "constructor", "Pair", 46, 48, 14, 0},
+    {"joined", "method", "Pair", 50, 50, 14, 0},
     {"Audit", "interface", NULL, 53, 55, -1, 1},
     {"Anon", "class", NULL, 57, 62, -1, 1},
+    {"r", "field", "Anon", 58, 61, 20, 0},
 };
 
 /* JavaScript: nested function, generator, arrow and function-expression
@@ -874,18 +885,21 @@ static const char javascript_src[] =
 
 static const struct want javascript_want[] = {
     /* name, kind, container, first line, last line, parent, is_container */
+    {"path", "variable", NULL, 2, 2, -1, 0},
     {"greet", "function", NULL, 4, 9, -1, 0},
-    {"shout", "function", "greet", 5, 7, 0, 0},
+    {"shout", "function", "greet", 5, 7, 1, 0},
     {"ids", "function", NULL, 11, 13, -1, 0},
     {"load", "function", NULL, 15, 17, -1, 0},
     {"add", "function", NULL, 19, 19, -1, 0},
     {"mul", "function", NULL, 20, 22, -1, 0},
+    {"config", "variable", NULL, 23, 23, -1, 0},
     {"Animal", "class", NULL, 25, 37, -1, 1},
-    {"constructor", "constructor", "Animal", 27, 30, 6, 0},
-    {"speak", "method", "Animal", 31, 33, 6, 0},
-    {"label", "method", "Animal", 34, 34, 6, 0},
-    {"create", "method", "Animal", 35, 35, 6, 0},
-    {"handle", "method", "Animal", 36, 36, 6, 0},
+    {"count", "field", "Animal", 26, 26, 8, 0},
+    {"constructor", "constructor", "Animal", 27, 30, 8, 0},
+    {"speak", "method", "Animal", 31, 33, 8, 0},
+    {"label", "method", "Animal", 34, 34, 8, 0},
+    {"create", "method", "Animal", 35, 35, 8, 0},
+    {"handle", "method", "Animal", 36, 36, 8, 0},
     {"exported", "function", NULL, 39, 41, -1, 0},
     {"arrow", "function", NULL, 43, 46, -1, 0},
     {"run", "method", NULL, 49, 49, -1, 0},
@@ -952,15 +966,18 @@ static const struct want python_want[] = {
     {"top", "function", NULL, 5, 8, -1, 0},
     {"inner", "function", "top", 6, 7, 0, 0},
     {"Base", "class", NULL, 11, 32, -1, 1},
+    {"attr", "field", "Base", 14, 14, 2, 0},
     {"__init__", "method", "Base", 16, 17, 2, 0},
     {"value", "method", "Base", 19, 21, 2, 0},
     {"cached", "method", "Base", 23, 26, 2, 0},
     {"Meta", "class", "Base", 28, 29, 2, 1},
+    {"ordering", "field", "Meta", 29, 29, 7, 0},
     {"fetch", "method", "Base", 31, 32, 2, 0},
     {"Derived", "class", NULL, 35, 38, -1, 1},
-    {"__lt__", "method", "Derived", 37, 38, 8, 0},
+    {"__lt__", "method", "Derived", 37, 38, 10, 0},
     {"conditional", "function", NULL, 42, 43, -1, 0},
     {"fast", "function", NULL, 48, 49, -1, 0},
+    {"handler", "function", NULL, 51, 51, -1, 0},
 };
 
 /* Rust: attributes are part of an item, trait with a signature and a
@@ -1041,23 +1058,30 @@ static const char rust_src[] =
 static const struct want rust_want[] = {
     /* name, kind, container, first line, last line, parent, is_container */
     {"Point", "struct", NULL, 4, 8, -1, 0},
+    {"x", "field", "Point", 6, 6, 0, 0},
+    {"y", "field", "Point", 7, 7, 0, 0},
     {"Shape", "enum", NULL, 10, 13, -1, 0},
+    {"Circle", "enumerator", "Shape", 11, 11, 3, 0},
+    {"Square", "enumerator", "Shape", 12, 12, 3, 0},
     {"Bits", "union", NULL, 15, 18, -1, 0},
+    {"i", "field", "Bits", 16, 16, 6, 0},
+    {"f", "field", "Bits", 17, 17, 6, 0},
     {"Area", "trait", NULL, 20, 25, -1, 1},
-    {"area", "method", "Area", 21, 21, 3, 0},
-    {"describe", "method", "Area", 22, 24, 3, 0},
+    {"area", "method", "Area", 21, 21, 9, 0},
+    {"describe", "method", "Area", 22, 24, 9, 0},
     {"Point", "impl", NULL, 27, 31, -1, 1},
-    {"new", "method", "Point", 28, 30, 6, 0},
+    {"new", "method", "Point", 28, 30, 12, 0},
     {"Point", "impl", NULL, 33, 37, -1, 1},
-    {"fmt", "method", "Point", 34, 36, 8, 0},
+    {"fmt", "method", "Point", 34, 36, 14, 0},
     {"Wrapper", "impl", NULL, 39, 43, -1, 1},
-    {"area", "method", "Wrapper", 40, 42, 10, 0},
+    {"area", "method", "Wrapper", 40, 42, 16, 0},
     {"Result2", "type", NULL, 45, 45, -1, 0},
     {"tests", "module", NULL, 47, 51, -1, 1},
-    {"it_works", "function", "tests", 49, 50, 13, 0},
+    {"it_works", "function", "tests", 49, 50, 19, 0},
     {"square", "macro", NULL, 55, 59, -1, 0},
     {"main", "function", NULL, 61, 64, -1, 0},
-    {"nested", "function", "main", 62, 62, 16, 0},
+    {"nested", "function", "main", 62, 62, 22, 0},
+    {"MAX", "variable", NULL, 66, 66, -1, 0},
 };
 
 /* TypeScript: exported interface/arrow function, type alias, enum,
@@ -1127,18 +1151,24 @@ static const char typescript_src[] =
 static const struct want typescript_want[] = {
     /* name, kind, container, first line, last line, parent, is_container */
     {"User", "interface", NULL, 3, 6, -1, 0},
+    {"id", "field", "User", 4, 4, 0, 0},
+    {"name", "field", "User", 5, 5, 0, 0},
     {"ID", "type", NULL, 8, 8, -1, 0},
     {"Role", "enum", NULL, 10, 13, -1, 0},
+    {"Admin", "enumerator", "Role", 11, 11, 4, 0},
+    {"Guest", "enumerator", "Role", 12, 12, 4, 0},
     {"fetchUser", "function", NULL, 15, 17, -1, 0},
     {"isAdmin", "function", NULL, 19, 21, -1, 0},
     {"UserService", "class", NULL, 23, 37, -1, 1},
-    {"constructor", "constructor", "UserService", 27, 27, 5, 0},
-    {"get", "method", "UserService", 29, 32, 5, 0},
-    {"onChange", "method", "UserService", 34, 36, 5, 0},
+    {"cache", "field", "UserService", 25, 25, 9, 0},
+    {"constructor", "constructor", "UserService", 27, 27, 9, 0},
+    {"http", "field", "UserService", 27, 27, 9, 0},
+    {"get", "method", "UserService", 29, 32, 9, 0},
+    {"onChange", "method", "UserService", 34, 36, 9, 0},
     {"Shape", "class", NULL, 39, 44, -1, 1},
-    {"describe", "method", "Shape", 41, 43, 9, 0},
+    {"describe", "method", "Shape", 41, 43, 15, 0},
     {"Geometry", "module", NULL, 46, 50, -1, 1},
-    {"dist", "function", "Geometry", 47, 49, 11, 0},
+    {"dist", "function", "Geometry", 47, 49, 17, 0},
     {"ext", "module", NULL, 52, 54, -1, 1},
     {"Handler", "type", NULL, 56, 56, -1, 0},
     {"overload", "function", NULL, 58, 58, -1, 0},
@@ -1185,13 +1215,393 @@ static const char tsx_src[] =
 static const struct want tsx_want[] = {
     /* name, kind, container, first line, last line, parent, is_container */
     {"Props", "interface", NULL, 3, 6, -1, 0},
+    {"title", "field", "Props", 4, 4, 0, 0},
+    {"onClose", "field", "Props", 5, 5, 0, 0},
     {"Dialog", "function", NULL, 8, 16, -1, 0},
     {"Button", "function", NULL, 18, 20, -1, 0},
     {"Panel", "class", NULL, 22, 32, -1, 1},
-    {"toggle", "method", "Panel", 25, 27, 3, 0},
-    {"render", "method", "Panel", 29, 31, 3, 0},
+    {"state", "field", "Panel", 23, 23, 5, 0},
+    {"toggle", "method", "Panel", 25, 27, 5, 0},
+    {"render", "method", "Panel", 29, 31, 5, 0},
     {"Theme", "type", NULL, 34, 34, -1, 0},
 };
+
+/* Go members: fields (several names, a tag, `_` padding skipped, embedded
+ * types by their name: qualified, pointer, generic; an anonymous struct's
+ * fields are not the outer one's), interface methods (embedded interfaces and
+ * type sets name nothing), top-level const (iota, several names per spec) and
+ * var (grouped; `var _ I = ...` names nothing); locals are none. */
+static const char go_members_src[] =
+    "package shapes\n"
+    "\n"
+    "import \"io\"\n"
+    "\n"
+    "// Shape is drawn.\n"
+    "type Shape struct {\n"
+    "\tX, Y   int\n"
+    "\tName   string `json:\"name\"`\n"
+    "\t_      [4]byte\n"
+    "\tio.Reader\n"
+    "\t*Base\n"
+    "\tList[int]\n"
+    "\tinner  struct {\n"
+    "\t\thidden int\n"
+    "\t}\n"
+    "}\n"
+    "\n"
+    "type Drawer interface {\n"
+    "\tio.Closer\n"
+    "\tDraw(w io.Writer) error\n"
+    "\tArea() float64\n"
+    "}\n"
+    "\n"
+    "type Number interface {\n"
+    "\t~int | ~float64\n"
+    "}\n"
+    "\n"
+    "const (\n"
+    "\tRed = iota\n"
+    "\tGreen\n"
+    "\tLo, Hi = 0, 9\n"
+    ")\n"
+    "\n"
+    "const Pi = 3.14\n"
+    "\n"
+    "var (\n"
+    "\tDefault = Shape{}\n"
+    "\tcount   int\n"
+    ")\n"
+    "\n"
+    "var _ Drawer = (*Shape)(nil)\n"
+    "\n"
+    "func (s *Shape) Draw(w io.Writer) error {\n"
+    "\tconst local = 1\n"
+    "\tvar tmp = 2\n"
+    "\treturn nil\n"
+    "}\n";
+
+static const struct want go_members_want[] = {
+    /* name, kind, container, first line, last line, parent, is_container */
+    {"Shape", "struct", NULL, 6, 16, -1, 0},
+    {"X", "field", "Shape", 7, 7, 0, 0},
+    {"Y", "field", "Shape", 7, 7, 0, 0},
+    {"Name", "field", "Shape", 8, 8, 0, 0},
+    {"Reader", "field", "Shape", 10, 10, 0, 0},
+    {"Base", "field", "Shape", 11, 11, 0, 0},
+    {"List", "field", "Shape", 12, 12, 0, 0},
+    {"inner", "field", "Shape", 13, 15, 0, 0},
+    {"Drawer", "interface", NULL, 18, 22, -1, 0},
+    {"Draw", "method", "Drawer", 20, 20, 8, 0},
+    {"Area", "method", "Drawer", 21, 21, 8, 0},
+    {"Number", "interface", NULL, 24, 26, -1, 0},
+    {"Red", "variable", NULL, 29, 29, -1, 0},
+    {"Green", "variable", NULL, 30, 30, -1, 0},
+    {"Lo", "variable", NULL, 31, 31, -1, 0},
+    {"Hi", "variable", NULL, 31, 31, -1, 0},
+    {"Pi", "variable", NULL, 34, 34, -1, 0},
+    {"Default", "variable", NULL, 37, 37, -1, 0},
+    {"count", "variable", NULL, 38, 38, -1, 0},
+    {"Draw", "method", "Shape", 43, 47, -1, 0},
+};
+
+/* Java members: fields (several declarators, an annotated one, a C-style
+ * array), enum constants (with arguments and a body: its methods are not
+ * members) and an enum's field, interface and annotation constants, record
+ * components and a record's static field, a field initialised with an
+ * anonymous class (whose members are not the class's); locals are none. */
+static const char java_members_src[] =
+    "package shapes;\n"
+    "\n"
+    "public class Shape {\n"
+    "    private int x, y = 2;\n"
+    "    @Deprecated\n"
+    "    static final String[] NAMES = {};\n"
+    "    int grid[];\n"
+    "\n"
+    "    enum Color {\n"
+    "        RED,\n"
+    "        GREEN(2) {\n"
+    "            int shade() { return 1; }\n"
+    "        };\n"
+    "\n"
+    "        private final int code;\n"
+    "    }\n"
+    "\n"
+    "    interface Limits {\n"
+    "        int MAX = 10, MIN = 0;\n"
+    "        void check();\n"
+    "    }\n"
+    "\n"
+    "    record Point(int px, int py) {\n"
+    "        static Point ORIGIN = new Point(0, 0);\n"
+    "    }\n"
+    "\n"
+    "    @interface Tag {\n"
+    "        String DEFAULT = \"x\";\n"
+    "        String value() default DEFAULT;\n"
+    "    }\n"
+    "\n"
+    "    Runnable task = new Runnable() {\n"
+    "        int ticks;\n"
+    "        public void run() {}\n"
+    "    };\n"
+    "\n"
+    "    void draw() {\n"
+    "        int local = 0;\n"
+    "    }\n"
+    "}\n";
+
+static const struct want java_members_want[] = {
+    /* name, kind, container, first line, last line, parent, is_container */
+    {"Shape", "class", NULL, 3, 40, -1, 1},
+    {"x", "field", "Shape", 4, 4, 0, 0},
+    {"y", "field", "Shape", 4, 4, 0, 0},
+    {"NAMES", "field", "Shape", 5, 6, 0, 0},
+    {"grid", "field", "Shape", 7, 7, 0, 0},
+    {"Color", "enum", "Shape", 9, 16, 0, 1},
+    {"RED", "enumerator", "Color", 10, 10, 5, 0},
+    {"GREEN", "enumerator", "Color", 11, 13, 5, 0},
+    {"code", "field", "Color", 15, 15, 5, 0},
+    {"Limits", "interface", "Shape", 18, 21, 0, 1},
+    {"MAX", "field", "Limits", 19, 19, 9, 0},
+    {"MIN", "field", "Limits", 19, 19, 9, 0},
+    {"check", "method", "Limits", 20, 20, 9, 0},
+    {"Point", "class", "Shape", 23, 25, 0, 1},
+    {"px", "field", "Point", 23, 23, 13, 0},
+    {"py", "field", "Point", 23, 23, 13, 0},
+    {"ORIGIN", "field", "Point", 24, 24, 13, 0},
+    {"Tag", "interface", "Shape", 27, 30, 0, 1},
+    {"DEFAULT", "field", "Tag", 28, 28, 17, 0},
+    {"task", "field", "Shape", 32, 35, 0, 0},
+    {"draw", "method", "Shape", 37, 39, 0, 0},
+};
+
+/* TypeScript members: interface properties and method signatures (call,
+ * construct and index signatures name nothing), enum members (a quoted name
+ * loses its quotes), class fields (#private, static, declare, typed without a
+ * value; a computed name is skipped; an arrow value stays a method; a
+ * constructor's parameter properties, not its plain parameters; a method's
+ * overload signature is no definition of its own), program
+ * and namespace variables (destructuring names nothing); variables of a
+ * function, an IIFE or a callback are none (bundles wrap everything in one). */
+static const char typescript_members_src[] =
+    "export interface Shape extends Base {\n"
+    "  readonly id: number;\n"
+    "  label?: string;\n"
+    "  draw(ctx: Context): void;\n"
+    "  (scale: number): Shape;\n"
+    "  new (id: number): Shape;\n"
+    "  [key: string]: unknown;\n"
+    "  onDraw: () => void;\n"
+    "}\n"
+    "\n"
+    "enum Color { Red, Green = 'g', 'Deep Blue' = 3 }\n"
+    "export const enum Flag { On = 1 }\n"
+    "\n"
+    "class Canvas {\n"
+    "  #ctx = null;\n"
+    "  static count: number = 0;\n"
+    "  width: number;\n"
+    "  declare height: number;\n"
+    "  [Symbol.iterator] = 1;\n"
+    "  redraw = () => this.draw();\n"
+    "  constructor(private readonly ctx: Context, @Inject() public size = 1, plain: number) {}\n"
+    "  draw(full: boolean): void;\n"
+    "  draw(full?: boolean): void {}\n"
+    "}\n"
+    "\n"
+    "export const VERSION = '1.0', BUILD = 7;\n"
+    "let current: Canvas | undefined, previous;\n"
+    "var { left, right } = sides;\n"
+    "declare const DEBUG: boolean;\n"
+    "export default VERSION;\n"
+    "\n"
+    "namespace Units {\n"
+    "  export const PX = 'px';\n"
+    "}\n"
+    "\n"
+    "function render() {\n"
+    "  const local = 1;\n"
+    "}\n"
+    "\n"
+    "(function () {\n"
+    "  var hidden = 1;\n"
+    "  function helper() {}\n"
+    "})();\n"
+    "\n"
+    "define(['dep'], function (dep) {\n"
+    "  var mod = dep;\n"
+    "});\n";
+
+static const struct want typescript_members_want[] = {
+    /* name, kind, container, first line, last line, parent, is_container */
+    {"Shape", "interface", NULL, 1, 9, -1, 0},
+    {"id", "field", "Shape", 2, 2, 0, 0},
+    {"label", "field", "Shape", 3, 3, 0, 0},
+    {"draw", "method", "Shape", 4, 4, 0, 0},
+    {"onDraw", "field", "Shape", 8, 8, 0, 0},
+    {"Color", "enum", NULL, 11, 11, -1, 0},
+    {"Red", "enumerator", "Color", 11, 11, 5, 0},
+    {"Green", "enumerator", "Color", 11, 11, 5, 0},
+    {"Deep Blue", "enumerator", "Color", 11, 11, 5, 0},
+    {"Flag", "enum", NULL, 12, 12, -1, 0},
+    {"On", "enumerator", "Flag", 12, 12, 9, 0},
+    {"Canvas", "class", NULL, 14, 24, -1, 1},
+    {"#ctx", "field", "Canvas", 15, 15, 11, 0},
+    {"count", "field", "Canvas", 16, 16, 11, 0},
+    {"width", "field", "Canvas", 17, 17, 11, 0},
+    {"height", "field", "Canvas", 18, 18, 11, 0},
+    {"redraw", "method", "Canvas", 20, 20, 11, 0},
+    {"constructor", "constructor", "Canvas", 21, 21, 11, 0},
+    {"ctx", "field", "Canvas", 21, 21, 11, 0},
+    {"size", "field", "Canvas", 21, 21, 11, 0},
+    {"draw", "method", "Canvas", 23, 23, 11, 0},
+    {"VERSION", "variable", NULL, 26, 26, -1, 0},
+    {"BUILD", "variable", NULL, 26, 26, -1, 0},
+    {"current", "variable", NULL, 27, 27, -1, 0},
+    {"previous", "variable", NULL, 27, 27, -1, 0},
+    {"DEBUG", "variable", NULL, 29, 29, -1, 0},
+    {"Units", "module", NULL, 32, 34, -1, 1},
+    {"PX", "variable", "Units", 33, 33, 26, 0},
+    {"render", "function", NULL, 36, 38, -1, 0},
+    {"helper", "function", NULL, 42, 42, -1, 0},
+};
+
+/* Python members: module-level assignments (annotated, tuple, chained, a
+ * lambda is a function; attributes, subscripts and `+=` define nothing; under
+ * if/else each one counts), class attributes (annotated without a value too;
+ * a lambda is a method); `self.x = ...` and locals are none. */
+static const char python_members_src[] =
+    "\"\"\"Shapes.\"\"\"\n"
+    "import math\n"
+    "\n"
+    "PI = 3.14\n"
+    "TAU: float = 2 * PI\n"
+    "WIDTH, HEIGHT = 640, 480\n"
+    "lo = hi = 0\n"
+    "square = lambda x: x * x\n"
+    "math.tau = TAU\n"
+    "lo += 1\n"
+    "table[\"x\"] = 1\n"
+    "\n"
+    "if DEBUG:\n"
+    "    LEVEL = 2\n"
+    "else:\n"
+    "    LEVEL = 0\n"
+    "\n"
+    "\n"
+    "class Color:\n"
+    "    RED = 1\n"
+    "    GREEN: int = 2\n"
+    "    alpha: float\n"
+    "    brighten = lambda self: self\n"
+    "\n"
+    "    def __init__(self):\n"
+    "        self.value = 0\n"
+    "        local = 1\n"
+    "\n"
+    "    class Meta:\n"
+    "        ordering = [\"RED\"]\n"
+    "\n"
+    "\n"
+    "def draw():\n"
+    "    size = 10\n"
+    "    return size\n";
+
+static const struct want python_members_want[] = {
+    /* name, kind, container, first line, last line, parent, is_container */
+    {"PI", "variable", NULL, 4, 4, -1, 0},
+    {"TAU", "variable", NULL, 5, 5, -1, 0},
+    {"WIDTH", "variable", NULL, 6, 6, -1, 0},
+    {"HEIGHT", "variable", NULL, 6, 6, -1, 0},
+    {"lo", "variable", NULL, 7, 7, -1, 0},
+    {"hi", "variable", NULL, 7, 7, -1, 0},
+    {"square", "function", NULL, 8, 8, -1, 0},
+    {"LEVEL", "variable", NULL, 14, 14, -1, 0},
+    {"LEVEL", "variable", NULL, 16, 16, -1, 0},
+    {"Color", "class", NULL, 19, 30, -1, 1},
+    {"RED", "field", "Color", 20, 20, 9, 0},
+    {"GREEN", "field", "Color", 21, 21, 9, 0},
+    {"alpha", "field", "Color", 22, 22, 9, 0},
+    {"brighten", "method", "Color", 23, 23, 9, 0},
+    {"__init__", "method", "Color", 25, 27, 9, 0},
+    {"Meta", "class", "Color", 29, 30, 9, 1},
+    {"ordering", "field", "Meta", 30, 30, 15, 0},
+    {"draw", "function", NULL, 33, 35, -1, 0},
+};
+
+/* Rust members: struct fields (attributes belong to them; a tuple struct's
+ * have no names), enum variants (a struct variant's fields are not the
+ * enum's), trait and impl associated types (type) and consts (field),
+ * const/static at top level and in a mod (variable; `const _` names nothing);
+ * a function's are none. */
+static const char rust_members_src[] =
+    "pub struct Shape<T> {\n"
+    "    /// The origin.\n"
+    "    #[serde(default)]\n"
+    "    pub origin: (i32, i32),\n"
+    "    data: T,\n"
+    "}\n"
+    "\n"
+    "pub struct Pair(i32, i32);\n"
+    "\n"
+    "pub enum Color {\n"
+    "    Red,\n"
+    "    #[default]\n"
+    "    Green(u8),\n"
+    "    Blue { shade: u8 } = 3,\n"
+    "}\n"
+    "\n"
+    "pub trait Draw {\n"
+    "    type Output;\n"
+    "    const SIDES: usize;\n"
+    "    fn draw(&self) -> Self::Output;\n"
+    "}\n"
+    "\n"
+    "impl Draw for Shape<u8> {\n"
+    "    type Output = ();\n"
+    "    const SIDES: usize = 4;\n"
+    "    fn draw(&self) {}\n"
+    "}\n"
+    "\n"
+    "pub const MAX: usize = 10;\n"
+    "static mut COUNT: u32 = 0;\n"
+    "const _: () = ();\n"
+    "\n"
+    "mod inner {\n"
+    "    pub static NAME: &str = \"x\";\n"
+    "}\n"
+    "\n"
+    "fn main() {\n"
+    "    const LOCAL: u8 = 1;\n"
+    "    static SEEN: u8 = 2;\n"
+    "}\n";
+
+static const struct want rust_members_want[] = {
+    /* name, kind, container, first line, last line, parent, is_container */
+    {"Shape", "struct", NULL, 1, 6, -1, 0},
+    {"origin", "field", "Shape", 3, 4, 0, 0},
+    {"data", "field", "Shape", 5, 5, 0, 0},
+    {"Pair", "struct", NULL, 8, 8, -1, 0},
+    {"Color", "enum", NULL, 10, 15, -1, 0},
+    {"Red", "enumerator", "Color", 11, 11, 4, 0},
+    {"Green", "enumerator", "Color", 12, 13, 4, 0},
+    {"Blue", "enumerator", "Color", 14, 14, 4, 0},
+    {"Draw", "trait", NULL, 17, 21, -1, 1},
+    {"Output", "type", "Draw", 18, 18, 8, 0},
+    {"SIDES", "field", "Draw", 19, 19, 8, 0},
+    {"draw", "method", "Draw", 20, 20, 8, 0},
+    {"Shape", "impl", NULL, 23, 27, -1, 1},
+    {"Output", "type", "Shape", 24, 24, 12, 0},
+    {"SIDES", "field", "Shape", 25, 25, 12, 0},
+    {"draw", "method", "Shape", 26, 26, 12, 0},
+    {"MAX", "variable", NULL, 29, 29, -1, 0},
+    {"COUNT", "variable", NULL, 30, 30, -1, 0},
+    {"inner", "module", NULL, 33, 35, -1, 1},
+    {"NAME", "variable", "inner", 34, 34, 18, 0},
+    {"main", "function", NULL, 37, 40, -1, 0},
+};
+
 /* ---- 3. Tests ------------------------------------------------------------ */
 
 TEST(defs_c) { EXPECT_DEFS(MG_LANG_C, c_src, c_want); }
@@ -1206,6 +1616,14 @@ TEST(defs_python) { EXPECT_DEFS(MG_LANG_PYTHON, python_src, python_want); }
 TEST(defs_rust) { EXPECT_DEFS(MG_LANG_RUST, rust_src, rust_want); }
 TEST(defs_typescript) { EXPECT_DEFS(MG_LANG_TYPESCRIPT, typescript_src, typescript_want); }
 TEST(defs_tsx) { EXPECT_DEFS(MG_LANG_TSX, tsx_src, tsx_want); }
+TEST(defs_go_members) { EXPECT_DEFS(MG_LANG_GO, go_members_src, go_members_want); }
+TEST(defs_java_members) { EXPECT_DEFS(MG_LANG_JAVA, java_members_src, java_members_want); }
+TEST(defs_typescript_members)
+{
+    EXPECT_DEFS(MG_LANG_TYPESCRIPT, typescript_members_src, typescript_members_want);
+}
+TEST(defs_python_members) { EXPECT_DEFS(MG_LANG_PYTHON, python_members_src, python_members_want); }
+TEST(defs_rust_members) { EXPECT_DEFS(MG_LANG_RUST, rust_members_src, rust_members_want); }
 
 /* The indexer parses C-family files with bodies elided; the definitions must
  * come out the same, and their ranges the same once mapped back. */
@@ -1213,6 +1631,7 @@ TEST(defs_outline_same_as_full)
 {
     static const struct { int id; const char *src; } cases[] = {
         {MG_LANG_C, c_src}, {MG_LANG_CPP, cpp_src}, {MG_LANG_JAVA, java_src},
+        {MG_LANG_JAVA, java_members_src},
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         const struct mg_lang *l = mg_lang_by_id(cases[k].id);

@@ -81,9 +81,11 @@ static const char *C_WANT = "[" D("SQUARE", "macro", 3, 4, "#define SQUARE(x)") 
 static const char *PY_WANT = "[" D("Store", "class", 4, 13, "class Store(dict):") "," M("put", "method", "Store", 7,
     9, "def put(self, key, value):") "," M("empty", "method", "Store", 11, 13, "def empty():") "," D("lookup",
     "function", 16, 19, "def lookup(store, key):") "," M("inner", "function", "lookup", 17, 18, "def inner(k):") "]";
-static const char *TS_WANT = "[" D("Shape", "interface", 1, 3, "export interface Shape") "," D("Circle", "class", 5,
-    11, "export class Circle implements Shape") "," M("constructor", "constructor", "Circle", 6, 6,
-    "constructor(private r: number)") "," M("area", "method", "Circle", 8, 10, "area(): number") "]";
+/* (an interface's method signature and a constructor's parameter property are members too) */
+static const char *TS_WANT = "[" D("Shape", "interface", 1, 3, "export interface Shape") "," M("area", "method",
+    "Shape", 2, 2, "area(): number;") "," D("Circle", "class", 5, 11, "export class Circle implements Shape") ","
+    M("constructor", "constructor", "Circle", 6, 6, "constructor(private r: number)") "," M("r", "field", "Circle", 6,
+    6, "constructor(private r: number)") "," M("area", "method", "Circle", 8, 10, "area(): number") "]";
 
 /* a token in a default argument: the signature is served redacted */
 #define TOKEN "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
@@ -141,7 +143,7 @@ TEST(outline_tool_lists_definitions)
     } files[] = {
         {"src/shapes.c", "c", 21, 7},
         {"./src/store.py", "python", 19, 5},
-        {"web/shape.ts", "typescript", 11, 4},
+        {"web/shape.ts", "typescript", 11, 6},
     };
     json_t *r;
     const char *want[] = {C_WANT, PY_WANT, TS_WANT};

@@ -54,15 +54,28 @@ enum role {
                     * fields (one per declarator) */
     R_C_FRIEND,    /* friend_declaration: no prototype of its own */
     R_GO_METHOD,   /* method_declaration: container = receiver type */
-    R_GO_TYPEDECL, /* type_declaration: one spec takes the whole range */
-    R_GO_TYPESPEC, /* type_spec, type_alias */
+    R_GO_TYPEDECL, /* type/const/var declaration: one spec takes the whole range */
+    R_GO_TYPESPEC, /* type_spec, type_alias (a struct's fields and an
+                    * interface's methods are entered) */
     R_RUST_IMPL,   /* impl_item: named after its type */
     R_JS_METHOD,   /* method_definition */
-    R_JS_FIELD,    /* class field whose value is a function */
+    R_JS_FIELD,    /* class field: method when its value is a function, else
+                    * field */
     R_JS_VARDECL,  /* lexical/variable declaration */
-    R_JS_VAR,      /* variable_declarator whose value is a function */
+    R_JS_VAR,      /* variable_declarator: function when its value is one,
+                    * else variable (where frame.vars says so) */
     R_JS_EXPR,     /* expression_statement: entered at top level only (IIFE,
                     * AMD, TS namespace) */
+    R_JS_MEMBER,   /* TS property/method signature in an interface: kind
+                    * from the table, unless the name is computed */
+    R_JS_ENUM_MEMBER, /* TS enum member (inside an enum only) */
+    R_MEMBERS,     /* Java field/constant declaration, Go const/var spec: one
+                    * definition (kind from the table) per `declarator` (Java)
+                    * or `name` (Go) */
+    R_GO_FIELD,    /* Go field_declaration: its names, or the embedded type */
+    R_PY_EXPR,     /* Python expression_statement: maybe an assignment */
+    R_RUST_CONST,  /* const/static item: field in a trait/impl, variable at
+                    * top level or in a mod, nothing in a function */
     /* C/C++ functions the parser did not see as function_definition: a head
      * (see struct frame) followed by a compound_statement sibling */
     R_C_CALL,      /* expression_statement: maybe `MACRO(name, ...)` without `;` */
@@ -81,6 +94,7 @@ enum role {
     /* type expressions (Go receivers, Rust impls): never definitions */
     R_T_INNER,     /* pointer/parenthesized type without a field: first named child */
     R_T_TYPE,      /* generic/reference type: its `type` field */
+    R_T_NAME,      /* qualified type (Go pkg.T): its `name` field */
 };
 
 enum kind {
@@ -105,9 +119,12 @@ static const char *const kind_str[] = {
 #define F_NEED_BODY   0x04 /* only a definition when it has a `body` (Rust mod) */
 #define F_ANON_IN     0x08 /* without a name, still look inside (anonymous namespace) */
 #define F_FUNCVAL     0x10 /* JS/TS: a function value (arrow_function, ...) */
-#define F_SPEC        0x20 /* Go: type_spec / type_alias */
+#define F_SPEC        0x20 /* Go: type_spec / type_alias / const_spec / var_spec */
 #define F_DECLARATOR  0x40 /* JS: variable_declarator */
 #define F_BY_TYPE     0x80 /* Go type_spec: kind from its `type` (struct, interface) */
+#define F_COMPUTED   0x100 /* JS/TS: a computed property name ([Symbol.iterator]) */
+#define F_ASSIGN     0x200 /* Python: assignment */
+#define F_TARGETS    0x400 /* Python: pattern_list, tuple_pattern (a, b = ...) */
 /* Flags of declarator entries (R_D_*): what a declarator makes of the name
  * inside it. The one nearest the name decides: `int *f(void)` declares a
  * function, `int (*f)(void)` a pointer. */
@@ -124,11 +141,13 @@ static bool class_like(int k)
 
 struct entry {
     const char *type; /* node type name */
-    uint8_t role, kind, flags;
+    uint8_t role, kind;
+    uint16_t flags;
 };
 
 struct symrole {
-    uint8_t role, kind, flags;
+    uint8_t role, kind;
+    uint16_t flags;
 };
 
 struct tab {
@@ -139,7 +158,7 @@ struct tab {
     struct symrole sym[MAX_SYMBOLS];
     TSSymbol s_identifier, s_type_identifier, s_paren_decl, s_pure_virtual, s_sized_type;
     TSFieldId f_name, f_declarator, f_body, f_type, f_value, f_receiver, f_scope, f_property;
-    TSFieldId f_function, f_arguments;
+    TSFieldId f_function, f_arguments, f_left, f_right, f_parameters, f_pattern;
 };
 
 #define E(t, r, k, f) {t, r, k, f}
@@ -208,11 +227,23 @@ static const struct entry go_entries[] = {
     E("type_declaration", R_GO_TYPEDECL, 0, 0),
     E("type_spec", R_GO_TYPESPEC, K_TYPE, F_SPEC | F_BY_TYPE),
     E("type_alias", R_GO_TYPESPEC, K_TYPE, F_SPEC),
-    E("struct_type", R_NONE, K_STRUCT, 0),
-    E("interface_type", R_NONE, K_INTERFACE, 0),
+    /* a struct's fields and an interface's methods (entered from a type_spec) */
+    E("struct_type", R_DESCEND, K_STRUCT, 0),
+    E("interface_type", R_DESCEND, K_INTERFACE, 0),
+    E("field_declaration_list", R_DESCEND, 0, 0),
+    E("field_declaration", R_GO_FIELD, K_FIELD, 0),
+    E("method_elem", R_NAMED, K_METHOD, 0),
+    E("method_spec", R_NAMED, K_METHOD, 0),
+    /* top-level const and var: one spec takes the whole range */
+    E("const_declaration", R_GO_TYPEDECL, 0, 0),
+    E("var_declaration", R_GO_TYPEDECL, 0, 0),
+    E("var_spec_list", R_DESCEND, 0, 0),
+    E("const_spec", R_MEMBERS, K_VARIABLE, F_SPEC),
+    E("var_spec", R_MEMBERS, K_VARIABLE, F_SPEC),
     E("pointer_type", R_T_INNER, 0, 0),
     E("parenthesized_type", R_T_INNER, 0, 0),
     E("generic_type", R_T_TYPE, 0, 0),
+    E("qualified_type", R_T_NAME, 0, 0),
     {0},
 };
 
@@ -231,6 +262,12 @@ static const struct entry java_entries[] = {
     E("method_declaration", R_NAMED, K_METHOD, 0),
     E("constructor_declaration", R_NAMED, K_CONSTRUCTOR, 0),
     E("compact_constructor_declaration", R_NAMED, K_CONSTRUCTOR, 0),
+    E("field_declaration", R_MEMBERS, K_FIELD, 0),
+    E("constant_declaration", R_MEMBERS, K_FIELD, 0),
+    E("enum_constant", R_NAMED, K_ENUMERATOR, 0),
+    /* record components (only a record's parameters are entered) */
+    E("formal_parameters", R_DESCEND, 0, 0),
+    E("formal_parameter", R_NAMED, K_FIELD, 0),
     {0},
 };
 
@@ -244,6 +281,11 @@ static const struct entry python_entries[] = {
     E("else_clause", R_DESCEND, 0, 0), E("try_statement", R_DESCEND, 0, 0),
     E("except_clause", R_DESCEND, 0, 0), E("except_group_clause", R_DESCEND, 0, 0),
     E("finally_clause", R_DESCEND, 0, 0), E("with_statement", R_DESCEND, 0, 0),
+    E("expression_statement", R_PY_EXPR, 0, 0),
+    E("assignment", R_NONE, 0, F_ASSIGN),
+    E("pattern_list", R_NONE, 0, F_TARGETS),
+    E("tuple_pattern", R_NONE, 0, F_TARGETS),
+    E("lambda", R_NONE, 0, F_FUNCVAL),
     {0},
 };
 
@@ -253,9 +295,16 @@ static const struct entry rust_entries[] = {
     E("block", R_DESCEND, 0, 0),
     E("function_item", R_FUNC, 0, F_DESCEND),
     E("function_signature_item", R_SIGNATURE, K_METHOD, 0),
-    E("struct_item", R_NAMED, K_STRUCT, 0),
-    E("enum_item", R_NAMED, K_ENUM, 0),
-    E("union_item", R_NAMED, K_UNION, 0),
+    E("struct_item", R_NAMED, K_STRUCT, F_DESCEND),
+    E("enum_item", R_NAMED, K_ENUM, F_DESCEND),
+    E("union_item", R_NAMED, K_UNION, F_DESCEND),
+    E("field_declaration_list", R_DESCEND, 0, 0),
+    E("field_declaration", R_NAMED, K_FIELD, 0),
+    E("enum_variant_list", R_DESCEND, 0, 0),
+    E("enum_variant", R_NAMED, K_ENUMERATOR, 0),
+    E("associated_type", R_NAMED, K_TYPE, 0),
+    E("const_item", R_RUST_CONST, 0, 0),
+    E("static_item", R_RUST_CONST, 0, 0),
     E("trait_item", R_NAMED, K_TRAIT, F_DESCEND | F_CONTAINER),
     E("impl_item", R_RUST_IMPL, K_IMPL, F_DESCEND | F_CONTAINER),
     E("type_item", R_NAMED, K_TYPE, 0),
@@ -299,10 +348,18 @@ static const struct entry js_entries[] = {
     E("generator_function", R_DESCEND, 0, F_FUNCVAL),
     E("decorator", R_ATTR, 0, 0),
     E("comment", R_COMMENT, 0, 0),
+    E("computed_property_name", R_NONE, 0, F_COMPUTED),
     /* TypeScript */
-    E("interface_declaration", R_NAMED, K_INTERFACE, 0),
+    E("interface_declaration", R_NAMED, K_INTERFACE, F_DESCEND),
+    E("interface_body", R_DESCEND, 0, 0),
+    E("property_signature", R_JS_MEMBER, K_FIELD, 0),
+    E("method_signature", R_JS_MEMBER, K_METHOD, 0),
     E("type_alias_declaration", R_NAMED, K_TYPE, 0),
-    E("enum_declaration", R_NAMED, K_ENUM, 0),
+    E("enum_declaration", R_NAMED, K_ENUM, F_DESCEND),
+    E("enum_body", R_DESCEND, 0, 0),
+    E("enum_assignment", R_JS_ENUM_MEMBER, 0, 0),
+    E("property_identifier", R_JS_ENUM_MEMBER, 0, 0),
+    E("string", R_JS_ENUM_MEMBER, 0, 0),
     E("internal_module", R_NAMED, K_MODULE, F_DESCEND | F_CONTAINER),
     E("module", R_NAMED, K_MODULE, F_DESCEND | F_CONTAINER),
     {0},
@@ -364,6 +421,10 @@ static void tab_init(struct tab *t, int id)
     t->f_property = field_id(t->ts, "property");
     t->f_function = field_id(t->ts, "function");
     t->f_arguments = field_id(t->ts, "arguments");
+    t->f_left = field_id(t->ts, "left");
+    t->f_right = field_id(t->ts, "right");
+    t->f_parameters = field_id(t->ts, "parameters");
+    t->f_pattern = field_id(t->ts, "pattern");
     t->ok = true;
 }
 
@@ -408,6 +469,9 @@ struct frame {
                                     * struct/union/enum here has (`typedef
                                     * struct { int x; } point;`), or -1 */
     bool friend;                   /* C++: inside a friend declaration */
+    bool vars;                     /* JS/TS: at program level or in a namespace
+                                    * body, where a variable is a definition
+                                    * (not in an IIFE or a callback) */
     uint32_t wrap_start, wrap_end; /* range of the wrapper around the next
                                     * definition, or NONE */
     struct pending p;              /* left by the previous siblings */
@@ -716,6 +780,7 @@ static struct frame wrap_child(const struct walker *w, const struct frame *ctx, 
                                uint32_t attr)
 {
     struct frame f = plain_child(ctx->parent);
+    f.vars = ctx->vars;
     f.wrap_start = nstart(w, n);
     f.wrap_end = nend(w, n);
     if (attr != NONE && attr < f.wrap_start) f.wrap_start = attr;
@@ -947,7 +1012,8 @@ static int visit_c_decl(struct walker *w, const struct frame *ctx, TSNode n, uin
 }
 
 /* The name of a type without `*`, `&` and generic arguments: Go receivers
- * (`*List[T]` -> List), Rust impls (`Wrapper<T>` -> Wrapper). */
+ * (`*List[T]` -> List), Go embedded fields (`*pkg.Base` -> Base), Rust impls
+ * (`Wrapper<T>` -> Wrapper). */
 static uint32_t type_name(struct walker *w, TSNode t)
 {
     for (int i = 0; i < CHAIN_LIMIT && !ts_node_is_null(t); i++) {
@@ -957,6 +1023,7 @@ static uint32_t type_name(struct walker *w, TSNode t)
             t = ts_node_named_child(t, 0);
             break;
         case R_T_TYPE: t = field(w, t, w->t->f_type); break;
+        case R_T_NAME: t = field(w, t, w->t->f_name); break;
         default: return name_of(w, t);
         }
     }
@@ -1039,6 +1106,92 @@ static bool js_toplike(const struct walker *w, const struct frame *ctx)
     return ctx->parent < 0 || w->side[ctx->parent].kind == K_MODULE;
 }
 
+/* `_`: Go's blank identifier and Rust's `const _` name nothing. */
+static bool blank_name(const struct walker *w, TSNode n)
+{
+    return nend(w, n) == nstart(w, n) + 1 && w->src[nstart(w, n)] == '_';
+}
+
+/* One definition of `kind` per child of n in field f, each with n's range:
+ * Go's `a, b int` (the names), Java's `int a, b = 2;` (the declarators, by
+ * their `name`). Returns how many. */
+static int emit_each(struct walker *w, const struct frame *ctx, TSNode n, uint32_t attr,
+                     TSFieldId f, bool by_name, int kind)
+{
+    int cnt = 0;
+    if (!f) return 0;
+    ts_tree_cursor_reset(&w->aux, n);
+    if (!ts_tree_cursor_goto_first_child(&w->aux)) return 0;
+    do {
+        if (ts_tree_cursor_current_field_id(&w->aux) != f) continue;
+        TSNode c = ts_tree_cursor_current_node(&w->aux);
+        if (!ts_node_is_named(c)) continue; /* Go gives the `,` between names the field too */
+        if (by_name) c = field(w, c, w->t->f_name);
+        if (ts_node_is_null(c) || blank_name(w, c)) continue;
+        if (emit(w, ctx, n, attr, name_of(w, c), NONE, kind, false) >= 0) cnt++;
+    } while (!w->oom && !w->full && ts_tree_cursor_goto_next_sibling(&w->aux));
+    return cnt;
+}
+
+/* TS: a constructor's parameter properties (`constructor(private r: number,
+ * readonly q?: string)`) are fields of its class, each with the parameter's
+ * range: a parameter with a modifier (accessibility, readonly, override)
+ * before its pattern. Decorators are no modifier. */
+static void js_param_fields(struct walker *w, const struct frame *ctx, TSNode ctor)
+{
+    const struct tab *t = w->t;
+    TSNode params = field(w, ctor, t->f_parameters);
+    if (ts_node_is_null(params) || !t->f_pattern) return;
+    ts_tree_cursor_reset(&w->aux, params);
+    if (!ts_tree_cursor_goto_first_child(&w->aux)) return;
+    do {
+        TSNode p = ts_tree_cursor_current_node(&w->aux), pat = field(w, p, t->f_pattern);
+        if (ts_node_is_null(pat) || ts_node_symbol(pat) != t->s_identifier) continue;
+        bool modified = false;
+        uint32_t cnt = ts_node_child_count(p);
+        for (uint32_t k = 0; k < cnt && k < 8 && !modified; k++) {
+            TSNode c = ts_node_child(p, k);
+            if (nstart(w, c) >= nstart(w, pat)) break;
+            modified = role_of(t, c).role != R_ATTR;
+        }
+        if (modified) emit(w, ctx, p, NONE, name_of(w, pat), NONE, K_FIELD, false);
+    } while (!w->oom && !w->full && ts_tree_cursor_goto_next_sibling(&w->aux));
+}
+
+/* Python: an assignment at module level (variable) or in a class body
+ * (field): `x = 1`, `x: int`, `a, b = ...`, `a = b = ...`; a lambda value
+ * makes a function (method). Not: attributes, subscripts, `x += 1`, anything
+ * in a function. */
+static void visit_py_assign(struct walker *w, const struct frame *ctx, TSNode n, uint32_t attr)
+{
+    const struct tab *t = w->t;
+    int pk = parent_kind(w, ctx);
+    if ((pk != K_NONE && pk != K_CLASS) || ts_node_named_child_count(n) != 1) return;
+    TSNode a = ts_node_named_child(n, 0), v = a;
+    if (!(role_of(t, a).flags & F_ASSIGN)) return;
+    for (int i = 0; i < CHAIN_LIMIT && !ts_node_is_null(v) && (role_of(t, v).flags & F_ASSIGN); i++)
+        v = field(w, v, t->f_right);
+    bool fn = !ts_node_is_null(v) && (role_of(t, v).flags & F_FUNCVAL);
+    int kind = pk == K_CLASS ? (fn ? K_METHOD : K_FIELD) : (fn ? K_FUNCTION : K_VARIABLE);
+    for (int i = 0; i < CHAIN_LIMIT && !ts_node_is_null(a) && (role_of(t, a).flags & F_ASSIGN);
+         i++, a = field(w, a, t->f_right)) {
+        TSNode l = field(w, a, t->f_left);
+        if (ts_node_is_null(l)) continue;
+        if (ts_node_symbol(l) == t->s_identifier) {
+            emit(w, ctx, n, attr, name_of(w, l), NONE, kind, false);
+        } else if (role_of(t, l).flags & F_TARGETS) {
+            ts_tree_cursor_reset(&w->aux, l);
+            if (!ts_tree_cursor_goto_first_child(&w->aux)) continue;
+            do {
+                TSNode c = ts_tree_cursor_current_node(&w->aux);
+                if (ts_node_symbol(c) == t->s_identifier)
+                    emit(w, ctx, n, attr, name_of(w, c), NONE, kind, false);
+            } while (!w->oom && !w->full && ts_tree_cursor_goto_next_sibling(&w->aux));
+        }
+        if (w->oom || w->full) return;
+    }
+}
+
 /* Decide about one node. `attr` is the start of attributes/decorators right
  * before it (or NONE). */
 static bool visit(struct walker *w, const struct frame *ctx, TSNode n, uint32_t attr,
@@ -1048,14 +1201,18 @@ static bool visit(struct walker *w, const struct frame *ctx, TSNode n, uint32_t 
     int i;
     *child = plain_child(ctx->parent);
     switch (r.role) {
-    case R_DESCEND: return true;
+    case R_DESCEND: child->vars = ctx->vars; return true;
     case R_WRAP: *child = wrap_child(w, ctx, n, attr); return true;
     case R_NAMED: {
         TSNode nm = field(w, n, t->f_name);
         if (ts_node_is_null(nm)) return r.flags & F_ANON_IN;
         if ((r.flags & F_NEED_BODY) && ts_node_is_null(field(w, n, t->f_body))) return false;
         i = emit(w, ctx, n, attr, name_of(w, nm), NONE, r.kind, r.flags & F_CONTAINER);
-        if (i >= 0 && (r.flags & F_DESCEND)) return child->parent = i, true;
+        if (i >= 0 && (r.flags & F_DESCEND)) {
+            child->parent = i;
+            child->vars = r.kind == K_MODULE;
+            return true;
+        }
         break;
     }
     case R_FUNC:
@@ -1095,7 +1252,32 @@ static bool visit(struct walker *w, const struct frame *ctx, TSNode n, uint32_t 
             TSNode ty = field(w, n, t->f_type);
             if (!ts_node_is_null(ty) && role_of(t, ty).kind) kind = role_of(t, ty).kind;
         }
-        emit(w, ctx, n, attr, name_of(w, field(w, n, t->f_name)), NONE, kind, false);
+        i = emit(w, ctx, n, attr, name_of(w, field(w, n, t->f_name)), NONE, kind, false);
+        /* a struct's fields, an interface's methods */
+        if (i >= 0 && (kind == K_STRUCT || kind == K_INTERFACE)) return child->parent = i, true;
+        break;
+    }
+    case R_GO_FIELD:
+        /* `a, b int`, else an embedded type named by its type: `*pkg.Base` */
+        if (ts_node_is_null(field(w, n, t->f_name)))
+            emit(w, ctx, n, attr, type_name(w, field(w, n, t->f_type)), NONE, K_FIELD, false);
+        else
+            emit_each(w, ctx, n, attr, t->f_name, false, K_FIELD);
+        break;
+    case R_MEMBERS:
+        if (!ts_node_is_null(field(w, n, t->f_declarator)))
+            emit_each(w, ctx, n, attr, t->f_declarator, true, r.kind);
+        else
+            emit_each(w, ctx, n, attr, t->f_name, false, r.kind);
+        break;
+    case R_PY_EXPR: visit_py_assign(w, ctx, n, attr); break;
+    case R_RUST_CONST: {
+        int pk = parent_kind(w, ctx);
+        int kind = pk == K_TRAIT || pk == K_IMPL ? K_FIELD
+                   : pk == K_NONE || pk == K_MODULE ? K_VARIABLE : K_NONE;
+        TSNode nm = field(w, n, t->f_name);
+        if (kind != K_NONE && !ts_node_is_null(nm) && !blank_name(w, nm))
+            emit(w, ctx, n, attr, name_of(w, nm), NONE, kind, false);
         break;
     }
     case R_RUST_IMPL:
@@ -1107,26 +1289,54 @@ static bool visit(struct walker *w, const struct frame *ctx, TSNode n, uint32_t 
         int kind = name != NONE && strcmp(arena_str(w, name), "constructor") == 0
                        ? K_CONSTRUCTOR : K_METHOD;
         i = emit(w, ctx, n, attr, name, NONE, kind, false);
+        if (i >= 0 && kind == K_CONSTRUCTOR && class_like(parent_kind(w, ctx)))
+            js_param_fields(w, ctx, n);
         if (i >= 0) return child->parent = i, true;
         break;
     }
     case R_JS_FIELD: {
-        TSNode v = field(w, n, t->f_value);
-        if (ts_node_is_null(v) || !(role_of(t, v).flags & F_FUNCVAL)) break;
-        TSNode nm = field(w, n, t->f_name);
+        TSNode v = field(w, n, t->f_value), nm = field(w, n, t->f_name);
         if (ts_node_is_null(nm)) nm = field(w, n, t->f_property);
+        if (ts_node_is_null(v) || !(role_of(t, v).flags & F_FUNCVAL)) {
+            /* a data member: `count = 0;`, `#id;`, `name: string;` */
+            if (!ts_node_is_null(nm) && !(role_of(t, nm).flags & F_COMPUTED))
+                emit(w, ctx, n, attr, name_of(w, nm), NONE, K_FIELD, false);
+            break;
+        }
         i = emit(w, ctx, n, attr, name_of(w, nm), NONE, K_METHOD, false);
         if (i >= 0) return child->parent = i, true;
+        break;
+    }
+    case R_JS_MEMBER: {
+        /* in a class body a method signature is an overload of the method
+         * that follows (one definition, one chunk) */
+        if (parent_kind(w, ctx) != K_INTERFACE) break;
+        TSNode nm = field(w, n, t->f_name);
+        if (!ts_node_is_null(nm) && !(role_of(t, nm).flags & F_COMPUTED))
+            emit(w, ctx, n, attr, name_of(w, nm), NONE, r.kind, false);
+        break;
+    }
+    case R_JS_ENUM_MEMBER: {
+        if (parent_kind(w, ctx) != K_ENUM) break;
+        TSNode nm = field(w, n, t->f_name);
+        emit(w, ctx, n, attr, name_of(w, ts_node_is_null(nm) ? n : nm), NONE, K_ENUMERATOR,
+             false);
         break;
     }
     case R_JS_VARDECL:
         if (!js_toplike(w, ctx)) return false;
         if (count_children(w, n, F_DECLARATOR) == 1) *child = wrap_child(w, ctx, n, attr);
+        child->vars = ctx->vars;
         return true;
     case R_JS_VAR: {
         TSNode v = field(w, n, t->f_value), nm = field(w, n, t->f_name);
-        if (ts_node_is_null(v) || !(role_of(t, v).flags & F_FUNCVAL)) break;
         if (ts_node_is_null(nm) || ts_node_symbol(nm) != t->s_identifier) break;
+        if (ts_node_is_null(v) || !(role_of(t, v).flags & F_FUNCVAL)) {
+            /* any other value, or none: a variable where it is one of the
+             * program or a namespace */
+            if (ctx->vars) emit(w, ctx, n, attr, name_of(w, nm), NONE, K_VARIABLE, false);
+            break;
+        }
         i = emit(w, ctx, n, attr, name_of(w, nm), NONE, K_FUNCTION, false);
         if (i >= 0) return child->parent = i, true;
         break;
@@ -1149,6 +1359,7 @@ static void walk(struct walker *w, TSNode root)
         goto out;
     }
     stack[0] = plain_child(-1);
+    stack[0].vars = true;
     if (!ts_tree_cursor_goto_first_child(&c)) goto out;
     for (;;) {
         struct frame *ctx = &stack[n - 1];

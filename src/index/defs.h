@@ -2,8 +2,8 @@
  *
  * Given a tree-sitter tree of one file, list its definitions (functions,
  * methods, classes, structs, unions, enums, interfaces, traits, impls, types,
- * modules/namespaces, macros; in C and C++ also prototypes, variables, fields
- * and enumerators) with their byte ranges, names, kinds and enclosing
+ * modules/namespaces, macros; variables, fields and enumerators; in C and C++
+ * also prototypes) with their byte ranges, names, kinds and enclosing
  * containers. The chunker (chunk.h) cuts chunks along them and the
  * symbols table stores them.
  *
@@ -48,20 +48,56 @@
  *               does not.
  *   go          func (function), method (container: receiver type without `*`
  *               and type parameters), each type spec (struct, interface, type).
+ *               A struct's fields (field, one per name; an embedded one by its
+ *               type's name: `*pkg.Base` is Base; `_` names nothing), an
+ *               interface's method specs (method, like a Rust trait's
+ *               signatures: they are the interface's methods, not declarations
+ *               of a body elsewhere; embedded interfaces and type sets name
+ *               nothing). Top-level const and var specs (variable, one per
+ *               name, constants too: each name of an iota block; a single spec
+ *               takes the whole `const X = 1`).
  *   java        class/record (class), interface/@interface (interface), enum,
  *               method (also bodiless), constructor; all types are containers.
+ *               Fields and interface/annotation constants (field, one per
+ *               declarator, each with the whole declaration), record
+ *               components (field), enum constants (enumerator; a constant's
+ *               class body holds no definitions).
  *   javascript, typescript, tsx
  *               function and generator declarations (also nested ones), class
  *               (container), method/getter/setter (constructor), a class field
  *               or a top-level const/let/var whose value is a function (method /
  *               function), TS interface, type alias, enum, namespace/module.
  *               Declarations inside top-level IIFEs and callbacks count.
+ *               Members: other class fields (field; not a computed name), TS
+ *               constructor parameter properties (`constructor(private r: T)`:
+ *               field of the class), interface property signatures (field) and
+ *               method signatures (method, as in Go), enum members
+ *               (enumerator). Other const/let/var declarators named by an
+ *               identifier (variable), only at program level or in a TS
+ *               namespace/module: not in IIFEs, callbacks or functions, so a
+ *               bundle wrapped in one adds none.
  *   python      def (method inside a class; nested defs have their function as
- *               parent), class; also under if/try/with.
+ *               parent), class; also under if/try/with. Assignments to names
+ *               (`x = 1`, `x: int`, `a, b = ...`, `a = b = ...`) at module level
+ *               (variable) and in a class body (field); a lambda value makes a
+ *               function (method). Not: attributes (self.x), subscripts, `+=`,
+ *               anything in a function.
  *   rust        fn (method inside impl/trait), trait fn signature (method),
  *               struct, enum, union, trait, impl (named after its type: "Foo"
  *               for `impl<T> Display for Foo<T>`), type, mod with a body,
- *               macro_rules!.
+ *               macro_rules!. Struct and union fields (field; a tuple struct's
+ *               have no names), enum variants (enumerator; a struct variant's
+ *               fields are not listed), associated types of a trait (type) and
+ *               consts of a trait or impl (field), const and static at top
+ *               level or in a mod (variable; `const _` names nothing), not in
+ *               a function.
+ *
+ * Members (fields, enumerators, interface and trait methods) have their
+ * struct, enum, interface, trait or class as parent and container, in every
+ * language; only classes, C++ records, Java types, Rust traits/impls and
+ * modules are containers (is_container: the chunker cuts a large one along
+ * its members), so a large Go struct or TS interface stays one chunk or
+ * windows.
  *
  * Ranges cover wrappers: template<...>, decorators, `export`, Rust #[...]
  * attributes and TS member decorators right before the item; a single
@@ -93,11 +129,12 @@
 #define MG_KIND_TYPE        "type"   /* typedef, type alias, Go type spec that is not struct/interface */
 #define MG_KIND_MODULE      "module" /* C++ namespace, Rust mod, TS namespace/module */
 #define MG_KIND_MACRO       "macro"  /* C/C++ #define, Rust macro_rules! */
-/* C/C++ declarations (never chunks of their own, see chunk.h): */
-#define MG_KIND_PROTOTYPE   "prototype"  /* a function declared without a body */
-#define MG_KIND_VARIABLE    "variable"   /* a variable declared outside functions */
-#define MG_KIND_FIELD       "field"      /* a struct/union/class data member */
-#define MG_KIND_ENUMERATOR  "enumerator" /* an enum constant */
+/* Declarations (never chunks of their own, see chunk.h): */
+#define MG_KIND_PROTOTYPE   "prototype"  /* C/C++: a function declared without a body */
+#define MG_KIND_VARIABLE    "variable"   /* a variable or constant declared outside functions */
+#define MG_KIND_FIELD       "field"      /* a struct/union/class/interface data member,
+                                          * a record component, a Rust associated const */
+#define MG_KIND_ENUMERATOR  "enumerator" /* an enum constant, a Rust enum variant */
 
 /* Prototypes, variables, fields, enumerators and macros are never chunks of
  * their own (chunk.c): they lie in their container's chunk or in a window. */

@@ -202,8 +202,8 @@ const struct mg_tool mg_tools_code[] = {
      "\"most results (default 20)\"}},\"required\":[\"query\"],\"additionalProperties\":false}",
      S_HITS, t_search_code},
     {"search_symbols", "Search symbols",
-     "Find definitions (functions, methods, classes, structs, types, macros; in C and C++ also prototypes, "
-     "variables, fields and enumerators) by name: exact, any case, prefix, then sub-word (HttpHeader finds "
+     "Find definitions (functions, methods, classes, structs, types, macros, variables, fields and "
+     "enumerators; in C and C++ also prototypes) by name: exact, any case, prefix, then sub-word (HttpHeader finds "
      "parseHttpHeader).",
      "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"a name or the start "
      "of one\"}," S_FILTERS "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"query\"],"
