@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fixtures.h"
 #include "index/refs.h"
@@ -103,7 +104,7 @@ static char *files_str(const struct mg_repomap *m)
 static int map(struct env *e, const struct mg_filter *f, int64_t budget, const char *focus_file, const char *focus_sym,
                struct mg_repomap *m, struct mg_err *err)
 {
-    struct mg_repomap_in in = {budget, &focus_file, focus_file != NULL, &focus_sym, focus_sym != NULL};
+    struct mg_repomap_in in = {budget, &focus_file, focus_file != NULL, &focus_sym, focus_sym != NULL, false};
     return mg_repomap(e->d, f, &in, m, err);
 }
 
@@ -251,6 +252,47 @@ TEST(repomap_follows_an_incremental_index)
     ASSERT(!m.cached); /* a new generation */
     ASSERT_EQ_STR(files_str(&m), "lib/leaf.c(leaf_helper) src/b.c(beta_run) src/a.c(alpha_run) src/c.c(gamma_run)");
     mg_repomap_release(&m);
+    mg_db_close(&e.d);
+}
+
+/* After the index changed, a server's call (stale_ok) is answered from the
+ * last graph at once, marked stale, while the new one is built in the
+ * background; a later call has the new generation's map. */
+TEST(repomap_answers_stale_while_the_new_graph_is_built)
+{
+    struct env e;
+    open_env(&e);
+    struct mg_err err = {0};
+    struct mg_repomap m;
+    struct mg_repomap_in in = {1024, NULL, 0, NULL, 0, true};
+    ASSERT_EQ_INT(mg_repomap(e.d, NULL, &in, &m, &err), 0);
+    ASSERT(!m.cached && !m.stale);
+    ASSERT_EQ_STR(m.files[0].path, "src/hub.c");
+    mg_repomap_release(&m);
+    mg_t_write_str(e.repo, "src/a.c", "int alpha_run(int n) { return leaf_helper(n); }\n");
+    mg_t_write_str(e.repo, "src/b.c", "int beta_run(int n) { return n; }\n");
+    mg_t_write_str(e.repo, "src/c.c", "int gamma_run(int n) { return beta_run(n); }\n");
+    reindex(&e);
+    ASSERT_EQ_INT(mg_repomap(e.d, NULL, &in, &m, &err), 0);
+    ASSERT(m.cached && m.stale);
+    ASSERT_EQ_STR(m.files[0].path, "src/hub.c"); /* the last generation's ranks */
+    mg_repomap_release(&m);
+    bool fresh = false;
+    for (int i = 0; i < 400 && !fresh; i++) { /* at most 20 s */
+        ASSERT_EQ_INT(mg_repomap(e.d, NULL, &in, &m, &err), 0);
+        fresh = !m.stale;
+        if (fresh) {
+            ASSERT(m.cached); /* built in the background */
+            ASSERT_EQ_STR(files_str(&m),
+                          "lib/leaf.c(leaf_helper) src/b.c(beta_run) src/a.c(alpha_run) src/c.c(gamma_run)");
+        }
+        mg_repomap_release(&m);
+        if (!fresh) {
+            struct timespec ts = {0, 50 * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+    }
+    ASSERT(fresh);
     mg_db_close(&e.d);
 }
 

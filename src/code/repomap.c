@@ -48,6 +48,7 @@ static int items(const struct mg_repo *r, const struct mg_repomap_query *q, cons
     s->files = (int64_t)m->n;
     s->considered = (int64_t)m->considered;
     s->cached = m->cached;
+    s->stale = m->stale;
     s->truncated = m->truncated;
     return failed ? oom(err) : 0;
 }
@@ -63,8 +64,9 @@ int mg_code_repomap(void *self_, const struct mg_pcall *pc, const struct mg_repo
     if (mg_globset_new((const char *const *)sc->globs, sc->nglobs, (const char *const *)sc->excludes, sc->nexcludes,
                        &f.globs, err) != 0)
         return -1;
+    /* a server answers from the last graph while the index's new one is built */
     struct mg_repomap_in in = {q->budget_tokens, q->focus_files, q->nfocus_files, q->focus_symbols,
-                               q->nfocus_symbols};
+                               q->nfocus_symbols, true};
     struct mg_db *d = NULL;
     int rc = mg_db_get(self->pool, r->dbpath, pc->deadline_ms, &d, err);
     if (rc == 0) {

@@ -322,6 +322,7 @@ struct mg_repomap_summary {
     int64_t budget_tokens, tokens;     /* asked; used by the rendered map (bytes / 4, rounded up) */
     int64_t files, considered;         /* files in the map; files in scope the graph holds */
     bool cached, truncated;            /* graph from the cache; ranked files left out for the budget */
+    bool stale;                        /* the graph is an older index generation's (search/repomap.h) */
 };
 extern const struct mg_item_type mg_item_repomap_summary;
 

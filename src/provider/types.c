@@ -198,6 +198,7 @@ static const struct mg_field repomap_summary_fields[] = {
     MG_FIELD(struct mg_repomap_summary, files, MG_F_INT),
     MG_FIELD(struct mg_repomap_summary, considered, MG_F_INT),
     MG_FIELD(struct mg_repomap_summary, cached, MG_F_BOOL),
+    MG_FIELD(struct mg_repomap_summary, stale, MG_F_BOOL),
     MG_FIELD(struct mg_repomap_summary, truncated, MG_F_BOOL),
 };
 const struct mg_item_type mg_item_repomap_summary = {"repo_map", sizeof(struct mg_repomap_summary),

@@ -377,32 +377,10 @@ void mg_repomap_cache_clear(void)
     for (int i = 0; i < CACHE_SLOTS; i++) graph_put(gone[i]);
 }
 
-/* The graph of d's index at (gen, at): cached, or built and cached. The
- * caller holds a reference (graph_put). */
-static int graph_get(struct mg_db *d, int64_t gen, int64_t at, struct graph **out, bool *cached, struct mg_err *err)
+/* Put g (one reference for the cache) first in the cache, in place of its
+ * repo's older graph, or of the least recent. */
+static void graph_cache(struct graph *g)
 {
-    pthread_mutex_lock(&cache_mu);
-    for (int i = 0; i < CACHE_SLOTS; i++) {
-        struct graph *g = cache[i];
-        if (g && g->gen == gen && g->at == at && strcmp(g->path, d->path) == 0) {
-            g->refs++;
-            memmove(cache + 1, cache, (size_t)i * sizeof(*cache));
-            cache[0] = g;
-            pthread_mutex_unlock(&cache_mu);
-            *out = g;
-            *cached = true;
-            return 0;
-        }
-    }
-    pthread_mutex_unlock(&cache_mu);
-    *cached = false;
-    /* built outside the lock: two requests may build the same graph; the later one is cached */
-    struct graph *g;
-    if (graph_build(d, &g, err) != 0) return -1;
-    snprintf(g->path, sizeof(g->path), "%s", d->path);
-    g->gen = gen;
-    g->at = at;
-    g->refs = 2; /* the cache's and the caller's */
     struct graph *old = NULL;
     pthread_mutex_lock(&cache_mu);
     for (int i = 0; i < CACHE_SLOTS; i++) /* the same repo's older graph goes first */
@@ -417,6 +395,111 @@ static int graph_get(struct mg_db *d, int64_t gen, int64_t at, struct graph **ou
     cache[0] = g;
     pthread_mutex_unlock(&cache_mu);
     graph_put(old);
+}
+
+/* Build the graph of the index at path as it is now, on a connection of its
+ * own; cache it. */
+static int graph_build_at(const char *path, struct graph **out, struct mg_err *err)
+{
+    struct mg_db *d = NULL;
+    if (mg_db_open(path, MG_DB_READONLY, &d, err) != 0) return -1;
+    int rc = mg_db_exec(d, "BEGIN", err);
+    struct graph *g = NULL;
+    if (rc == 0) {
+        int64_t gen = mg_db_meta_int(d, "index_gen", 0), at = mg_db_meta_int(d, "indexed_at", 0);
+        rc = graph_build(d, &g, err);
+        if (rc == 0) {
+            snprintf(g->path, sizeof(g->path), "%s", path);
+            g->gen = gen;
+            g->at = at;
+            g->refs = out ? 2 : 1; /* the cache's, and the caller's */
+        }
+        sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL);
+    }
+    mg_db_close(&d);
+    if (rc == 0) graph_cache(g);
+    if (out) *out = rc == 0 ? g : NULL;
+    return rc;
+}
+
+/* Rebuilds under way in the background, by database path (under cache_mu). */
+static char rebuilding[CACHE_SLOTS][4096];
+
+static void *rebuild_main(void *arg)
+{
+    char *path = arg;
+    struct mg_err err = {0};
+    graph_build_at(path, NULL, &err); /* a failure leaves the old graph; the next call tries again */
+    pthread_mutex_lock(&cache_mu);
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (strcmp(rebuilding[i], path) == 0) rebuilding[i][0] = 0;
+    pthread_mutex_unlock(&cache_mu);
+    free(path);
+    return NULL;
+}
+
+/* Start rebuilding the graph of path in the background, unless that is under
+ * way already (or too many are). Called with cache_mu held. */
+static void rebuild_locked(const char *path)
+{
+    int free_slot = -1;
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        if (strcmp(rebuilding[i], path) == 0) return;
+        if (!rebuilding[i][0] && free_slot < 0) free_slot = i;
+    }
+    char *p = free_slot >= 0 ? strdup(path) : NULL;
+    if (!p) return;
+    pthread_t t;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &at, rebuild_main, p) == 0) snprintf(rebuilding[free_slot], sizeof(rebuilding[0]), "%s", p);
+    else free(p);
+    pthread_attr_destroy(&at);
+}
+
+/* The graph of d's index at (gen, at): cached, or built and cached. When only
+ * an older generation's graph of the same index is cached and stale_ok, that
+ * one is returned at once (*stale) and the current one is built in the
+ * background for the next call. The caller holds a reference (graph_put). */
+static int graph_get(struct mg_db *d, int64_t gen, int64_t at, bool stale_ok, struct graph **out, bool *cached,
+                     bool *stale, struct mg_err *err)
+{
+    *stale = false;
+    pthread_mutex_lock(&cache_mu);
+    struct graph *older = NULL;
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        struct graph *g = cache[i];
+        if (!g || strcmp(g->path, d->path) != 0) continue;
+        if (g->gen == gen && g->at == at) {
+            g->refs++;
+            memmove(cache + 1, cache, (size_t)i * sizeof(*cache));
+            cache[0] = g;
+            pthread_mutex_unlock(&cache_mu);
+            *out = g;
+            *cached = true;
+            return 0;
+        }
+        older = g;
+    }
+    if (older && stale_ok && older->gen < gen) {
+        older->refs++;
+        rebuild_locked(d->path);
+        pthread_mutex_unlock(&cache_mu);
+        *out = older;
+        *cached = *stale = true;
+        return 0;
+    }
+    pthread_mutex_unlock(&cache_mu);
+    *cached = false;
+    /* built outside the lock: two requests may build the same graph; the later one is cached */
+    struct graph *g;
+    if (graph_build(d, &g, err) != 0) return -1;
+    snprintf(g->path, sizeof(g->path), "%s", d->path);
+    g->gen = gen;
+    g->at = at;
+    g->refs = 2; /* the cache's and the caller's */
+    graph_cache(g);
     *out = g;
     return 0;
 }
@@ -606,7 +689,7 @@ static int file_defs(struct mg_db *d, const struct graph *g, const double *nin, 
         mg_db_error(d, "read definitions", err);
         goto out;
     }
-    qsort(c, n, sizeof(*c), cmp_score);
+    if (n > 1) qsort(c, n, sizeof(*c), cmp_score);
     size_t keep = n < MG_REPOMAP_DEFS_PER_FILE ? n : MG_REPOMAP_DEFS_PER_FILE;
     fo->defs = calloc(keep + 1, sizeof(*fo->defs));
     if (!fo->defs) goto nomem;
@@ -850,7 +933,7 @@ int mg_repomap(struct mg_db *d, const struct mg_filter *f, const struct mg_repom
         goto out;
     }
     int64_t gen = mg_db_meta_int(d, "index_gen", 0), at = mg_db_meta_int(d, "indexed_at", 0);
-    if (graph_get(d, gen, at, &g, &out->cached, err) != 0) goto out;
+    if (graph_get(d, gen, at, in->stale_ok, &g, &out->cached, &out->stale, err) != 0) goto out;
     if (!(allowed = malloc(g->nf + 1))) goto nomem;
     bool all = true;
     for (size_t s = 0; s < g->nf; s++) {

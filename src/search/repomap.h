@@ -21,7 +21,12 @@
  * The graph of an index generation is cached in the process (by database
  * path, index_gen and indexed_at; the query handle is read-only, so nothing
  * is written to the index), with the ranks of the whole repo without focus;
- * a scoped or focused map reuses the graph and ranks again.
+ * a scoped or focused map reuses the graph and ranks again. After the index
+ * changed, a call with stale_ok is answered from the older generation's
+ * graph at once (`stale`: a changed file may show its old place or be left
+ * out; definitions and lines are read from the index as it is now) while
+ * the new graph is built in the background (in this process, on a
+ * connection of its own), for the calls after it.
  */
 #ifndef MG_REPOMAP_H
 #define MG_REPOMAP_H
@@ -46,6 +51,7 @@ struct mg_repomap_in {
     size_t nfocus_files;
     const char *const *focus_symbols;        /* names, as defined */
     size_t nfocus_symbols;
+    bool stale_ok;                           /* an older generation's cached graph may answer (below) */
 };
 
 struct mg_repomap_def {
@@ -70,6 +76,7 @@ struct mg_repomap {
     int64_t tokens;                          /* text's estimate: ceil(len / 4) */
     size_t considered;                       /* files in scope the graph holds */
     bool cached;                             /* the graph (and, unfocused, the ranks) came from the cache */
+    bool stale;                              /* it is an older generation's (stale_ok) */
     bool truncated;                          /* ranked files were left out for the budget */
 };
 

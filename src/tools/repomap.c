@@ -119,10 +119,11 @@ static int t_repo_map(struct mg_ctx *x, json_t *args, json_t **result, struct mg
         else snprintf(line, sizeof(line), "  %lld: %s %s\n", (long long)d->line, d->kind, d->name);
         if (fits && !put_line(&t, line)) cut = true; /* the gate made a line longer (a redaction) */
     }
-    json_t *o = json_pack("{s:o, s:s, s:o, s:I, s:I, s:I, s:b, s:b}", "repo", s ? json_string(s->repo) : json_null(),
-                          "map", t.p, "files", files, "budget_tokens", (json_int_t)budget, "tokens",
-                          (json_int_t)((t.n + 3) / 4), "considered", (json_int_t)(s ? s->considered : 0), "cached",
-                          s && s->cached, "truncated", (s && s->truncated) || cut || items.omitted);
+    json_t *o = json_pack("{s:o, s:s, s:o, s:I, s:I, s:I, s:b, s:b, s:b}", "repo",
+                          s ? json_string(s->repo) : json_null(), "map", t.p, "files", files, "budget_tokens",
+                          (json_int_t)budget, "tokens", (json_int_t)((t.n + 3) / 4), "considered",
+                          (json_int_t)(s ? s->considered : 0), "cached", s && s->cached, "stale", s && s->stale,
+                          "truncated", (s && s->truncated) || cut || items.omitted);
     free(t.p);
     *result = mg_render_gated(o, &items);
     mg_items_release(&items);
@@ -140,7 +141,8 @@ const struct mg_tool mg_tools_repomap[] = {
      "ranked by PageRank over which files use names that other files define, cut to fit budget_tokens (about 4 "
      "bytes a token; default 1024). Use it first in an unfamiliar repo, or before a change that spans files, to "
      "see what matters and where; focus_files (the files you are working on) and focus_symbols rank what is "
-     "related to them first. `map` is the rendered text; `files` the same as data.",
+     "related to them first. `map` is the rendered text; `files` the same as data. `stale`: the index changed "
+     "since this map's graph was built (a new one is being built; ask again for it).",
      "{\"type\":\"object\",\"properties\":{\"budget_tokens\":{\"type\":\"integer\",\"minimum\":32,\"maximum\":"
      "65536,\"description\":\"size of the map (default 1024)\"},\"focus_files\":{\"type\":\"array\",\"items\":{"
      "\"type\":\"string\"},\"maxItems\":64,\"description\":\"paths relative to the repo root\"},\"focus_symbols\":"
@@ -154,7 +156,7 @@ const struct mg_tool mg_tools_repomap[] = {
      "\"string\"},\"language\":{\"type\":\"string\"},\"rank\":{\"type\":\"number\"},\"definitions\":{\"type\":"
      "\"array\",\"items\":" S_DEF "}},\"required\":[\"path\",\"rank\",\"definitions\"]}},\"budget_tokens\":{"
      "\"type\":\"integer\"},\"tokens\":{\"type\":\"integer\"},\"considered\":{\"type\":\"integer\"},\"cached\":{"
-     "\"type\":\"boolean\"},\"truncated\":{\"type\":\"boolean\"}},\"required\":[\"map\",\"files\",\"tokens\","
+     "\"type\":\"boolean\"},\"stale\":{\"type\":\"boolean\"},\"truncated\":{\"type\":\"boolean\"}},\"required\":[\"map\",\"files\",\"tokens\","
      "\"truncated\"]}",
      t_repo_map},
 };
