@@ -20,6 +20,14 @@ void mg_code_owner(struct mg_item *it, const struct mg_repo *r)
     snprintf(it->own.fp, sizeof(it->own.fp), "%s", r->fingerprint);
 }
 
+int mg_code_filter(const struct mg_pcall *pc, struct mg_filter *f, struct mg_err *err)
+{
+    const struct mg_scope *sc = pc->scope;
+    *f = (struct mg_filter){.langs = (const char *const *)sc->langs, .nlangs = (int)sc->nlangs};
+    return mg_globset_new((const char *const *)sc->globs, sc->nglobs, (const char *const *)sc->excludes,
+                          sc->nexcludes, &f->globs, err);
+}
+
 static const struct mg_repo *repo_of(const struct mg_pcall *pc, const char *id)
 {
     for (size_t i = 0; i < pc->nrepos; i++)
@@ -107,11 +115,8 @@ static int op_list(void *self_, const struct mg_pcall *pc, const struct mg_list_
                    struct mg_err *err)
 {
     struct mg_code_self *self = self_;
-    const struct mg_scope *sc = pc->scope;
-    struct mg_filter f = {.langs = (const char *const *)sc->langs, .nlangs = (int)sc->nlangs};
-    if (mg_globset_new((const char *const *)sc->globs, sc->nglobs, (const char *const *)sc->excludes, sc->nexcludes,
-                       &f.globs, err) != 0)
-        return -1;
+    struct mg_filter f;
+    if (mg_code_filter(pc, &f, err) != 0) return -1;
     int rc = 0;
     int64_t total = 0;
     bool failed = false;

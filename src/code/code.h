@@ -52,6 +52,9 @@ int mg_code_repomap(void *self, const struct mg_pcall *pc, const struct mg_repom
 int mg_code_settings(void *self, const struct mg_pcall *pc, const struct mg_settings_query *q, struct mg_items *out,
                      struct mg_err *err);
 
+/* The filter of pc's scope (languages, globs); release with mg_globset_free(&f->globs). */
+struct mg_filter;
+int mg_code_filter(const struct mg_pcall *pc, struct mg_filter *f, struct mg_err *err);
 /* Set a code item's owner from the repo it came from. */
 void mg_code_owner(struct mg_item *it, const struct mg_repo *r);
 /* Fill an item's repo fields (and owner) from the catalog's row (repos, stats). */

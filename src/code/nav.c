@@ -230,11 +230,8 @@ int mg_code_nav(void *self_, const struct mg_pcall *pc, const struct mg_nav_quer
     struct mg_code_self *self = self_;
     if (pc->nrepos != 1) return mg_err_set(err, MG_E_INTERNAL, "navigation runs on one repo");
     const struct mg_repo *r = &pc->repos[0];
-    const struct mg_scope *sc = pc->scope;
-    struct mg_filter f = {.langs = (const char *const *)sc->langs, .nlangs = (int)sc->nlangs};
-    if (mg_globset_new((const char *const *)sc->globs, sc->nglobs, (const char *const *)sc->excludes, sc->nexcludes,
-                       &f.globs, err) != 0)
-        return -1;
+    struct mg_filter f;
+    if (mg_code_filter(pc, &f, err) != 0) return -1;
     struct mg_db *d = NULL;
     int rc = mg_db_get(self->pool, r->dbpath, pc->deadline_ms, &d, err);
     if (rc == 0) {
