@@ -58,9 +58,11 @@ def log(msg):
     print(f"bench: {msg}", file=sys.stderr, flush=True)
 
 
-def env():
+def env(home=HOME):
+    """The environment of a memgate run on the data directory home (no
+    MEMGATE_* of the caller's, no embedder, no watcher)."""
     e = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
-    e["MEMGATE_HOME"] = HOME
+    e["MEMGATE_HOME"] = home
     e["MEMGATE_EMBEDDER"] = "none"
     e["MEMGATE_WATCH"] = "off"
     return e
@@ -166,7 +168,7 @@ def diffs(n, files, seed):
 
 def pct(v, q):
     v = sorted(v)
-    return v[min(len(v) - 1, int(round(q * (len(v) - 1))))]
+    return v[min(len(v) - 1, int(round(q * (len(v) - 1))))] if v else 0.0
 
 
 def repo_map(home, budget):

@@ -30,7 +30,6 @@ the time to build it is printed apart). Prints a Markdown report;
 docs/benchmarks.md keeps the figures.
 """
 import argparse
-import http.client
 import json
 import os
 import random
@@ -40,7 +39,6 @@ import subprocess
 import sys
 import tarfile
 import time
-import urllib.parse
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("MEMGATE_BIN", os.path.join(HERE, "build", "memgate"))
@@ -53,17 +51,8 @@ SRC = os.path.join(PKG, "src")
 HOME = os.path.join(WORK, "home")
 PEER = os.path.join(HERE, "bench", "nav-ts")
 
-
-def log(msg):
-    print(f"bench: {msg}", file=sys.stderr, flush=True)
-
-
-def env():
-    e = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
-    e["MEMGATE_HOME"] = HOME
-    e["MEMGATE_EMBEDDER"] = "none"
-    e["MEMGATE_WATCH"] = "off"
-    return e
+sys.path.insert(0, os.path.join(HERE, "bench"))
+from nav_bench import Api, env, log, pct  # noqa: E402  (the C part's helpers)
 
 
 def fetch():
@@ -96,21 +85,6 @@ def sample(seed):
     return rows
 
 
-class Api:
-    def __init__(self, port):
-        self.c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-
-    def get(self, path, **q):
-        self.c.request("GET", path + "?" + urllib.parse.urlencode(q))
-        r = self.c.getresponse()
-        return json.loads(r.read())
-
-
-def pct(v, q):
-    v = sorted(v)
-    return v[min(len(v) - 1, int(round(q * (len(v) - 1))))] if v else 0.0
-
-
 def machine_ref():
     t0 = time.monotonic()
     subprocess.run("head -c 268435456 /dev/zero | sha256sum > /dev/null", shell=True, check=True)
@@ -131,7 +105,7 @@ def main():
     shutil.rmtree(HOME, ignore_errors=True)
     log(f"memgate index of {PACKAGE} {VERSION} src/")
     t0 = time.monotonic()
-    subprocess.run([BIN, "index", SRC, "--name", PACKAGE, "--quiet"], env=env(), check=True)
+    subprocess.run([BIN, "index", SRC, "--name", PACKAGE, "--quiet"], env=env(HOME), check=True)
     index_s = time.monotonic() - t0
     candidates = sample(a.seed)
 
@@ -155,7 +129,7 @@ def main():
         f"methods); {len(drawn)} drawn from memgate's index alone"
         + (f"; {len(unlocated)} the compiler could not place: {' '.join(unlocated[:5])}" if unlocated else ""))
 
-    p = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0", "--json"], env=env(), stdout=subprocess.PIPE,
+    p = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0", "--json"], env=env(HOME), stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, text=True)
     try:
         api = Api(json.loads(p.stdout.readline())["port"])
