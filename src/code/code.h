@@ -26,6 +26,7 @@ struct mg_code_self {
     const struct mg_config *cfg; /* borrowed */
     struct mg_db_pool *pool;     /* read handles on the repos' index databases (store/db.h) */
     struct mg_watcher *watcher;  /* the file watcher (index/watch.h), or NULL */
+    bool serving;                /* a long-lived server (opened with watch): work may go on in the background */
 };
 
 /* The built-in code provider for cfg (borrowed: it must outlive the
