@@ -187,6 +187,20 @@ static void py_emit(struct emit *e, bool rel, const char *mod, const char *name)
 
 static void py_names(struct emit *e, const char *s, const char *end, bool rel, const char *mod);
 
+/* After an imported name at s: past `as c` and the comma to the next name,
+ * or NULL when no comma follows. */
+static const char *py_next(const char *s, const char *end)
+{
+    const char *w;
+    s = skip_ws(s, end);
+    if ((w = word(s, end, "as"))) {
+        s = skip_ws(w, end);
+        while (s < end && word_char((unsigned char)*s)) s++;
+        s = skip_ws(s, end);
+    }
+    return s < end && *s == ',' ? skip_ws(s + 1, end) : NULL;
+}
+
 static void py_line(struct emit *e, const char *s, const char *end)
 {
     if (e->py_open) { /* the names of a `from M import (` go on */
@@ -200,14 +214,7 @@ static void py_line(struct emit *e, const char *s, const char *end)
         for (s = skip_ws(w, end); s < end;) { /* a.b [as c], d.e */
             if (!(s = dotted(s, end, m, &ml)) || !normal("", m, ml, mod)) return;
             py_emit(e, false, mod, NULL);
-            s = skip_ws(s, end);
-            if ((w = word(s, end, "as"))) {
-                s = skip_ws(w, end);
-                while (s < end && word_char((unsigned char)*s)) s++;
-                s = skip_ws(s, end);
-            }
-            if (s >= end || *s != ',') return;
-            s = skip_ws(s + 1, end);
+            if (!(s = py_next(s, end))) return;
         }
         return;
     }
@@ -236,7 +243,6 @@ static void py_line(struct emit *e, const char *s, const char *end)
  * module of M; a `)` ends an open list. */
 static void py_names(struct emit *e, const char *s, const char *end, bool rel, const char *mod)
 {
-    const char *w;
     while (s < end && word_char((unsigned char)*s)) {
         const char *n = s;
         while (s < end && word_char((unsigned char)*s)) s++;
@@ -246,14 +252,13 @@ static void py_names(struct emit *e, const char *s, const char *end, bool rel, c
         memcpy(name, n, nl);
         name[nl] = 0;
         py_emit(e, rel, mod, name);
-        s = skip_ws(s, end);
-        if ((w = word(s, end, "as"))) {
-            s = skip_ws(w, end);
-            while (s < end && word_char((unsigned char)*s)) s++;
+        const char *next = py_next(s, end);
+        if (!next) {
             s = skip_ws(s, end);
+            while (s < end && *s != ')' && *s != '#') s++; /* past `as c` */
+            break;
         }
-        if (s >= end || *s != ',') break;
-        s = skip_ws(s + 1, end);
+        s = next;
     }
     if (s < end && *s == ')') e->py_open = false;
 }
