@@ -3,7 +3,7 @@
 of a bug-fix commit, does a search find the file the fix changed? Run by
 bench/run.sh, or alone after `make` built build/memgate.
 
-    bench/bugloc.py [--project redis] [--rebuild] [--limit 50] [--queries N]
+    bench/bugloc.py [--project redis] [--rebuild] [--limit 50] [--queries N] [--modes lexical,hybrid]
 
 Data: each project's public git repository as a bare mirror, read only
 (`git clone --mirror https://github.com/redis/redis` and so on; the paths are
@@ -459,14 +459,18 @@ class Score:
             self.s10 += rank <= 10
 
 
-def run_project(name, gd, limit, nq):
+ALL_MODES = ("lexical", "semantic", "hybrid", "get_context", "rg")
+
+
+def run_project(name, gd, limit, nq, only=ALL_MODES):
     snap, qs = load_set(name)
     if nq:
         qs = qs[:nq]
     src, home, idx = prepare(name, gd, snap)
-    modes = ("lexical", "semantic", "hybrid")
-    ctxs = (("get_context", None), (f"get_context limit {CONTEXT_LIMIT}", CONTEXT_LIMIT))
-    scores = {m: Score() for m in modes + tuple(c for c, _ in ctxs) + ("rg",)}
+    modes = tuple(m for m in ("lexical", "semantic", "hybrid") if m in only)
+    ctxs = (("get_context", None), (f"get_context limit {CONTEXT_LIMIT}", CONTEXT_LIMIT)) \
+        if "get_context" in only else ()
+    scores = {m: Score() for m in modes + tuple(c for c, _ in ctxs) + (("rg",) if "rg" in only else ())}
     ctx_bytes = {c: [] for c, _ in ctxs}
     p = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0", "--json"], env=env(home), stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, text=True)
@@ -484,8 +488,9 @@ def run_project(name, gd, limit, nq):
                 files, ms, nb = get_context(api, name, q, lim)
                 scores[c].add(files, ans, ms)
                 ctx_bytes[c].append(nb)
-            files, ms = rg_rank(src, q)
-            scores["rg"].add(files, ans, ms)
+            if "rg" in only:
+                files, ms = rg_rank(src, q)
+                scores["rg"].add(files, ans, ms)
             if (i + 1) % 50 == 0:
                 log(f"{name}:   {i + 1}")
     finally:
@@ -538,7 +543,13 @@ def main():
     ap.add_argument("--rebuild", action="store_true", help="build bench/bugloc/<project>.tsv again from the mirror")
     ap.add_argument("--limit", type=int, default=50, help="chunks per search")
     ap.add_argument("--queries", type=int, default=0, help="only the first N queries of each set (a quick look)")
+    ap.add_argument("--modes", default=",".join(ALL_MODES),
+                    help="what to run, comma-separated (default: %(default)s; tuning one mode is quicker alone)")
     a = ap.parse_args()
+    only = tuple(m for m in a.modes.split(",") if m)
+    bad = [m for m in only if m not in ALL_MODES]
+    if bad:
+        raise SystemExit(f"bench: --modes: unknown {', '.join(bad)} (one of {', '.join(ALL_MODES)})")
     gds = {n: os.environ.get(f"BUGLOC_GIT_{n.upper()}", PROJECTS[n][0]) for n in PROJECTS}
     for kv in a.git_dir:
         n, _, d = kv.partition("=")
@@ -559,7 +570,7 @@ def main():
         return
     if not os.path.exists(BIN):
         raise SystemExit(f"bench: {BIN} is missing; run `make`")
-    results = {n: run_project(n, gds[n], a.limit, a.queries) for n in names}
+    results = {n: run_project(n, gds[n], a.limit, a.queries, only) for n in names}
     report(results, a.limit)
 
 

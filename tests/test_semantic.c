@@ -644,6 +644,33 @@ TEST(hybrid_fusion_names_the_definition_in_a_chunk)
     }
 }
 
+/* A path list (whole files a query's words name) raises the best chunk of
+ * each file it names by MG_RRF_PATH_WEIGHT / (K + rank), and brings in no
+ * file the other lists did not find. */
+TEST(hybrid_fusion_path_list_raises_the_files_best_chunk)
+{
+    struct mg_results lex = {.mode = "lexical"}, paths = {.mode = "path"}, out = {0};
+    push_hit(&lex, "src/a.c", 1, 5, "a_one", "function");
+    push_hit(&lex, "src/cluster.c", 10, 20, "c_two", "function");
+    push_hit(&lex, "src/cluster.c", 30, 40, "c_three", "function");
+    push_hit(&paths, "src/cluster.c", 0, 0, "-", "-");
+    push_hit(&paths, "src/other.c", 0, 0, "-", "-"); /* found by no other list */
+    struct mg_results *lists[2] = {&lex, &paths};
+    ASSERT_EQ_INT(mg_rrf_fuse(lists, 2, 10, &out), 0);
+    ASSERT_EQ_INT(out.n, 3);
+    ASSERT_EQ_STR(out.v[0].path, "src/cluster.c");
+    ASSERT_EQ_INT(out.v[0].start_line, 10); /* its best chunk, not every chunk */
+    double want = 1.0 / (MG_RRF_K + 2) + MG_RRF_PATH_WEIGHT / (MG_RRF_K + 1);
+    ASSERT(fabs(out.v[0].score - want) < 1e-12);
+    ASSERT_EQ_STR(out.v[1].path, "src/a.c");
+    ASSERT_EQ_STR(out.v[2].path, "src/cluster.c");
+    ASSERT_EQ_INT(out.v[2].start_line, 30);
+    ASSERT(fabs(out.v[2].score - 1.0 / (MG_RRF_K + 3)) < 1e-12);
+    mg_results_release(&out);
+    mg_results_release(&lex);
+    mg_results_release(&paths);
+}
+
 static void write_corpus(const char *repo)
 {
     mg_t_write_str(repo, "alpha/pool.c",

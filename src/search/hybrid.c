@@ -376,8 +376,21 @@ int mg_rrf_fuse(struct mg_results *const *lists, size_t nlists, int limit, struc
     size_t n = 0;
     for (size_t l = 0; l < nlists; l++) {
         struct mg_results *r = lists[l];
-        /* symbol results are definitions; the others chunks */
+        /* symbol results are definitions; the others chunks, but path results whole files */
         bool chunk = !(r->mode && strcmp(r->mode, "symbol") == 0);
+        if (r->mode && strcmp(r->mode, "path") == 0) {
+            for (size_t i = 0; i < r->n; i++) { /* the file's best chunk so far rises; no file comes in alone */
+                size_t best = n;
+                for (size_t j = 0; j < n; j++)
+                    if (strcmp(v[j].h.path, r->v[i].path) == 0 && strcmp(v[j].h.repo, r->v[i].repo) == 0 &&
+                        (best == n || v[j].score > v[best].score))
+                        best = j;
+                if (best < n) v[best].score += MG_RRF_PATH_WEIGHT / (MG_RRF_K + (double)(i + 1));
+                hit_release(&r->v[i]);
+            }
+            r->n = 0;
+            continue;
+        }
         for (size_t i = 0; i < r->n; i++) {
             struct mg_hit *h = &r->v[i];
             double s = 1.0 / (MG_RRF_K + (double)(i + 1));

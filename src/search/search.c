@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -695,6 +696,9 @@ static int search_semantic(struct ctx *c, int limit, bool required)
 
 static int search_symbol(struct ctx *c, int limit);
 static int search_idents(struct ctx *c, int limit);
+static int search_paths(struct ctx *c, int limit);
+#define PATH_WORDS_MAX 16 /* words of a hybrid query looked for in paths (search_paths) */
+#define PATH_FILES_MAX 10 /* files they name that count */
 
 /* Hybrid: lexical, symbol and semantic lists fused by rank (hybrid.h); the
  * vectors are scanned on a thread of their own meanwhile. The symbol list of
@@ -704,7 +708,8 @@ static int search_hybrid(struct ctx *c, int limit)
 {
     struct mg_results *final = c->out;
     size_t base = c->base;
-    struct mg_results lex = {.mode = "lexical"}, sym = {.mode = "symbol"}, sem = {.mode = "semantic"};
+    struct mg_results lex = {.mode = "lexical"}, sym = {.mode = "symbol"}, sem = {.mode = "semantic"},
+                      paths = {.mode = "path"};
     int depth = limit < 20 ? 20 : limit;
     c->base = 0;
     struct mg_semantic_job *job;
@@ -741,6 +746,12 @@ static int search_hybrid(struct ctx *c, int limit)
                 c->q = orig;
             } else if (rc > 0) rc = 0;
         }
+        if (rc == 0) {
+            c->out = &paths;
+            c->q = &lq;
+            rc = search_paths(c, PATH_FILES_MAX) < 0 ? -1 : 0;
+            c->q = orig;
+        }
         free(words);
         /* (a started scan is always waited for) */
         struct mg_err first = *c->err;
@@ -751,8 +762,9 @@ static int search_hybrid(struct ctx *c, int limit)
     }
     c->out = final;
     c->base = base;
-    struct mg_results *lists[] = {&lex, &sem, &sym};
-    if (rc == 0 && mg_rrf_fuse(lists, 3, limit, final) != 0) rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    struct mg_results *lists[] = {&lex, &sem, &sym, &paths};
+    if (rc == 0 && mg_rrf_fuse(lists, 4, limit, final) != 0) rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    mg_results_release(&paths);
     mg_results_release(&lex);
     mg_results_release(&sym);
     mg_results_release(&sem);
@@ -1339,6 +1351,108 @@ static int search_idents(struct ctx *c, int limit)
     sqlite3_finalize(st);
     if (step != SQLITE_ROW && step != SQLITE_DONE) return mg_db_error(c->d, "symbol search", c->err);
     return found;
+}
+
+/* Does word w (n bytes, any case) name a part of path p: a directory, the
+ * file's name without its extension (2), or a piece of either split at
+ * '_', '-' or '.' (1)? 0: no. */
+static int path_names(const char *p, const char *w, size_t n)
+{
+    const char *base = strrchr(p, '/');
+    base = base ? base + 1 : p;
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot && dot > base ? (size_t)(dot - base) : strlen(base);
+    if (stem == n && strncasecmp(base, w, n) == 0) return 2;
+    for (const char *s = p; *s;) {
+        size_t k = strcspn(s, "/_-.");
+        if (k == n && strncasecmp(s, w, n) == 0) return 1;
+        s += k;
+        if (*s) s++;
+    }
+    return 0;
+}
+
+struct path_cand {
+    char *path, *lang;
+    int score;
+};
+
+static int cmp_path_cand(const void *a, const void *b)
+{
+    const struct path_cand *x = a, *y = b;
+    if (x->score != y->score) return y->score - x->score;
+    size_t lx = strlen(x->path), ly = strlen(y->path);
+    return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x->path, y->path);
+}
+
+/* The files whose paths the query's words name (path_names: a file named
+ * like a word counts 2, a directory or a piece 1; words of 4 bytes or
+ * more), best first, at most limit, none that only one piece of one word
+ * names: how many, or -1. Their hits are whole files (lines 0): fusion
+ * adds their rank to the file's best chunk (hybrid.h). */
+static int search_paths(struct ctx *c, int limit)
+{
+    const char *w[PATH_WORDS_MAX];
+    size_t wl[PATH_WORDS_MAX], nw = 0;
+    for (const char *p = c->q->query; *p && nw < PATH_WORDS_MAX;) {
+        if (!(isalnum((unsigned char)*p) || *p == '_')) {
+            p++;
+            continue;
+        }
+        const char *s = p;
+        while (isalnum((unsigned char)*p) || *p == '_') p++;
+        if (p - s >= 4) {
+            w[nw] = s;
+            wl[nw++] = (size_t)(p - s);
+        }
+    }
+    if (nw == 0) return 0;
+    sqlite3_stmt *st;
+    if (mg_db_prepare(c->d, "SELECT path, lang FROM files WHERE mg_filter_ok(?1, path, lang)", &st, c->err) != 0)
+        return -1;
+    sqlite3_bind_pointer(st, 1, &c->filter, "mg_filter", NULL);
+    struct path_cand *v = NULL;
+    size_t n = 0, cap = 0;
+    int step, rc = 0;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *path = (const char *)sqlite3_column_text(st, 0);
+        int score = 0;
+        for (size_t i = 0; i < nw; i++) score += path_names(path, w[i], wl[i]);
+        if (score < 2) continue;
+        struct path_cand *nv = mg_grow(v, n, &cap, sizeof(*v));
+        if (!nv) {
+            rc = -1;
+            break;
+        }
+        v = nv;
+        v[n].path = strdup(path);
+        v[n].lang = dup_col(st, 1);
+        v[n++].score = score;
+        if (!v[n - 1].path) {
+            rc = -1;
+            break;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc == 0 && step != SQLITE_DONE) rc = mg_db_error(c->d, "path search", c->err);
+    else if (rc != 0) mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    if (rc == 0 && n > 1) qsort(v, n, sizeof(*v), cmp_path_cand);
+    int found = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct mg_hit *h = rc == 0 && found < limit ? hit_new(c->out) : NULL;
+        if (h) {
+            snprintf(h->repo, sizeof(h->repo), "%s", c->repo->id);
+            h->path = v[i].path;
+            h->language = v[i].lang;
+            h->score = v[i].score;
+            found++;
+        } else {
+            free(v[i].path);
+            free(v[i].lang);
+        }
+    }
+    free(v);
+    return rc == 0 ? found : -1;
 }
 
 /* ---- 6. mg_search ------------------------------------------------------------------------ */
