@@ -262,10 +262,10 @@ int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_que
 
 /* ---- outline ---- */
 
-#define SIG_MAX 200  /* bytes of a signature ("..." ends one that was cut) */
+#define SIG_MAX MG_CODE_SIG_MAX
 #define SIG_LINES 8  /* most lines one spans */
 
-static bool callable(const char *kind)
+bool mg_code_callable(const char *kind)
 {
     return strcmp(kind, "function") == 0 || strcmp(kind, "method") == 0 || strcmp(kind, "constructor") == 0;
 }
@@ -276,7 +276,7 @@ static bool callable(const char *kind)
  * its brackets (a function's, once it has its parameters: a C return type on
  * a line of its own is kept), whitespace collapsed. Decorators and
  * attributes before it (@x(..), #[x]) are left out. */
-static void signature(const char *p, const char *e, int64_t lines, bool fn, char *out)
+void mg_code_signature(const char *p, const char *e, int64_t lines, bool fn, char *out)
 {
     char b[SIG_MAX + 2];
     size_t n = 0;
@@ -385,7 +385,7 @@ int mg_code_outline(void *self_, const struct mg_pcall *pc, const struct mg_outl
             if (sl >= at_line) { /* rows come by start line: the text is walked once */
                 at = skip_lines(at, text + tlen, sl - at_line);
                 at_line = sl;
-                signature(at, text + tlen, el >= sl ? el - sl + 1 : 1, kind && callable(kind), sig);
+                mg_code_signature(at, text + tlen, el >= sl ? el - sl + 1 : 1, kind && mg_code_callable(kind), sig);
             }
             struct mg_outline_def *it = mg_items_add(out, &mg_item_outline_def);
             if (!it) goto oom;
