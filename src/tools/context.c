@@ -363,13 +363,14 @@ static int code_pieces(const struct mg_items *const *lists, const char *const *p
 
 /* ---- memory pieces ------------------------------------------------------------------------- */
 
-static int mem_piece(struct piece *v, size_t *n, const char *kind, int order, size_t rank, char *source,
+static int mem_piece(struct piece *v, size_t *n, const char *kind, const char *list, int order, size_t rank,
+                     char *source,
                      const char *label, const char *text, const struct mg_item *it, const struct words *w)
 {
     if (!source) return -1;
     struct mg_buf b;
     mg_buf_init(&b, 4096);
-    mg_buf_addf(&b, "%ss #%zu", kind, rank + 1);
+    mg_buf_addf(&b, "%s #%zu", list, rank + 1);
     unsigned in_label = words_in(w, label), in_text = words_in(w, text) & ~in_label;
     if (in_label) {
         mg_buf_addf(&b, "; %s matches ", order == 1 ? "key" : "name");
@@ -571,7 +572,7 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
     if (code_pieces(lists, probe, 1 + nprobe, &w, pv, &np) != 0) goto oom;
     for (size_t i = 0; i < notes->n; i++) {
         const struct mg_note *n = (const struct mg_note *)notes->v[i];
-        if (mem_piece(pv, &np, "note", 1, i, fmt("[note: %s]", n->key), n->key, n->value, &n->base, &w) != 0)
+        if (mem_piece(pv, &np, "note", "notes", 1, i, fmt("[note: %s]", n->key), n->key, n->value, &n->base, &w) != 0)
             goto oom;
     }
     for (size_t i = 0; i < eps->n; i++) {
@@ -581,13 +582,13 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
         char day[16];
         gmtime_r(&t, &tm);
         strftime(day, sizeof(day), "%Y-%m-%d", &tm);
-        if (mem_piece(pv, &np, "episode", 2, i, fmt("[episode: %s, %s]", e->session, day), "", e->summary, &e->base,
+        if (mem_piece(pv, &np, "episode", "episodes", 2, i, fmt("[episode: %s, %s]", e->session, day), "", e->summary, &e->base,
                       &w) != 0)
             goto oom;
     }
     for (size_t i = 0; i < ents->n; i++) {
         const struct mg_entity *e = (const struct mg_entity *)ents->v[i];
-        if (mem_piece(pv, &np, "entity", 3, i, fmt("[entity: %s (%s)]", e->name, e->type), e->name, e->notes,
+        if (mem_piece(pv, &np, "entity", "entities", 3, i, fmt("[entity: %s (%s)]", e->name, e->type), e->name, e->notes,
                       &e->base, &w) != 0)
             goto oom;
     }
@@ -621,9 +622,13 @@ out:
 
 const struct mg_tool mg_tools_context[] = {
     {"get_context", "Get context for a prompt",
-     "One capped, attributed block for a prompt: the relevant code, the repo's notes, earlier episodes of this "
-     "session's scope and its project's entities, fused by rank, secrets redacted, injection flagged.",
-     "{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\"},\"limit\":{\"type\":\"integer\","
+     "One attributed block for a prompt within budget_tokens (default 8000, counted over the whole result): the "
+     "relevant code as whole definitions (or a window of a long one) with name, signature and lines, the repo's "
+     "notes, earlier episodes of this session's scope and its project's entities, ordered by relevance, each with "
+     "the reason it was picked, secrets redacted, injection flagged.",
+     "{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\"},\"budget_tokens\":{\"type\":"
+     "\"integer\",\"minimum\":256,\"maximum\":65536,\"description\":\"the whole result's size, about 4 bytes a "
+     "token (default 8000)\"},\"limit\":{\"type\":\"integer\","
      "\"minimum\":1},\"repo\":{\"type\":\"string\",\"description\":\"repo id; default: the session's repo\"},"
      "\"session_id\":{\"type\":\"string\",\"description\":\"the conversation's durable id (default: this MCP "
      "session)\"}},\"required\":[\"prompt\"],\"additionalProperties\":false}",
