@@ -50,7 +50,7 @@ int mg_code_outline(void *self, const struct mg_pcall *pc, const struct mg_outli
 int mg_code_enclose(struct mg_code_self *self, const struct mg_pcall *pc, struct mg_items *out, size_t from,
                     int max_lines, struct mg_err *err);
 
-/* A definition's signature (read.c): its text from p (the start of its
+/* A definition's signature (enclose.c; the outline's too): its text from p (the start of its
  * first line; the text ends at e) up to the `{` that opens its body, or to
  * the end of the first line that closes its brackets (fn: a callable's,
  * once it has its parameters), over at most `lines` lines, whitespace
