@@ -60,6 +60,7 @@ static int run_search(struct mg_code_self *self, const struct mg_pcall *pc, cons
     out->total_matches = res.total_matches;
     out->total_matches_capped = res.total_capped;
     bool failed = false;
+    size_t first = out->n;
     for (size_t i = 0; i < res.n && !failed; i++) {
         const struct mg_hit *h = &res.v[i];
         struct mg_code_hit *it = mg_items_add(out, &mg_item_code_hit);
@@ -83,6 +84,9 @@ static int run_search(struct mg_code_self *self, const struct mg_pcall *pc, cons
         it->score = (double)(long long)(h->score * 1000 + 0.5) / 1000;
         it->stale = h->stale;
         it->match_count = h->match_count;
+        it->rank_lexical = h->rank_lexical;
+        it->rank_semantic = h->rank_semantic;
+        it->rank_symbol = h->rank_symbol;
         if (h->nlines && !failed) {
             it->match_lines.v = calloc((size_t)h->nlines, sizeof(*it->match_lines.v));
             failed = !it->match_lines.v;
@@ -95,7 +99,8 @@ static int run_search(struct mg_code_self *self, const struct mg_pcall *pc, cons
         it->match_lines.omitted = h->lines_omitted;
     }
     mg_results_release(&res);
-    return failed ? oom(err) : 0;
+    if (failed) return oom(err);
+    return q->definition_lines > 0 ? mg_code_enclose(self, pc, out, first, q->definition_lines, err) : 0;
 }
 
 static int op_search(void *self, const struct mg_pcall *pc, const struct mg_code_query *q, struct mg_items *out,

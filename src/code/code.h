@@ -11,6 +11,8 @@
  * index            index/indexer.h, with the request's progress and stop
  * remove           the repo's index database and its files
  * repomap          search/repomap.h over the repo's index (repomap.c)
+ * (search with definition_lines: each hit's enclosing definition and its
+ *  text, from the index's symbols and stored text; enclose.c)
  * stats, settings  the repo's meta rows: its runs, its watcher, its settings
  *                  (store/repostate.h, store/settings.h; stats.c)
  *
@@ -42,6 +44,22 @@ int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_que
 /* The outline operation (read.c). */
 int mg_code_outline(void *self, const struct mg_pcall *pc, const struct mg_outline_query *q, struct mg_items *out,
                     struct mg_err *err);
+
+/* Fill the enclosing definition (def_*, body) of out's code hits from index
+ * `from` on (enclose.c): max_lines is mg_code_query.definition_lines. 0, or
+ * -1 with err set. */
+int mg_code_enclose(struct mg_code_self *self, const struct mg_pcall *pc, struct mg_items *out, size_t from,
+                    int max_lines, struct mg_err *err);
+
+/* A definition's signature (enclose.c; the outline's too): its text from p (the start of its
+ * first line; the text ends at e) up to the `{` that opens its body, or to
+ * the end of the first line that closes its brackets (fn: a callable's,
+ * once it has its parameters), over at most `lines` lines, whitespace
+ * collapsed, into out (MG_CODE_SIG_MAX + 1 bytes; "..." ends one cut). */
+#define MG_CODE_SIG_MAX 200
+void mg_code_signature(const char *p, const char *e, int64_t lines, bool fn, char *out);
+/* function, method, constructor */
+bool mg_code_callable(const char *kind);
 
 /* The stats and settings operations (stats.c). */
 int mg_code_stats(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err);

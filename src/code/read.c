@@ -262,61 +262,6 @@ int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_que
 
 /* ---- outline ---- */
 
-#define SIG_MAX 200  /* bytes of a signature ("..." ends one that was cut) */
-#define SIG_LINES 8  /* most lines one spans */
-
-static bool callable(const char *kind)
-{
-    return strcmp(kind, "function") == 0 || strcmp(kind, "method") == 0 || strcmp(kind, "constructor") == 0;
-}
-
-/* The signature of a definition whose first line starts at p (text ends at
- * e), spanning `lines` lines, into out (SIG_MAX + 1 bytes): its text up to
- * the `{` that opens its body, or to the end of the first line that closes
- * its brackets (a function's, once it has its parameters: a C return type on
- * a line of its own is kept), whitespace collapsed. Decorators and
- * attributes before it (@x(..), #[x]) are left out. */
-static void signature(const char *p, const char *e, int64_t lines, bool fn, char *out)
-{
-    char b[SIG_MAX + 2];
-    size_t n = 0;
-    int depth = 0, line = 1, used = 0;
-    bool paren = false, space = false, deco = false;
-    for (; p < e && n <= SIG_MAX; p++) {
-        char c = *p;
-        if (c == '\n') {
-            if (deco) deco = depth > 0;
-            else if (n && depth == 0 && (paren || !fn)) break;
-            if (++line > lines || (n && ++used >= SIG_LINES)) break;
-            space = n > 0;
-            continue;
-        }
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
-            if (deco && depth == 0) deco = false; /* the end of `@Override` in `@Override void f()` */
-            space = n > 0;
-            continue;
-        }
-        if (n == 0 && !deco && (c == '@' || (c == '#' && p + 1 < e && p[1] == '['))) deco = true;
-        if (c == '(' || c == '[') {
-            depth++;
-            paren |= c == '(' && !deco;
-        } else if ((c == ')' || c == ']') && depth > 0) {
-            depth--;
-        } else if (c == '{' && depth == 0 && !deco) {
-            break;
-        }
-        if (deco) continue;
-        if (space) b[n++] = ' ';
-        space = false;
-        if (n <= SIG_MAX) b[n++] = c;
-    }
-    bool cut = n > SIG_MAX;
-    if (cut) n = mg_utf8_cut(b, n, SIG_MAX - 3);
-    while (n && (b[n - 1] == ' ' || (!cut && b[n - 1] == '\\'))) n--; /* a macro's line continuation */
-    memcpy(out, b, n);
-    strcpy(out + n, cut ? "..." : "");
-}
-
 int mg_code_outline(void *self_, const struct mg_pcall *pc, const struct mg_outline_query *q, struct mg_items *out,
                     struct mg_err *err)
 {
@@ -381,11 +326,11 @@ int mg_code_outline(void *self_, const struct mg_pcall *pc, const struct mg_outl
             }
             const char *kind = (const char *)sqlite3_column_text(sst, 1);
             int64_t sl = sqlite3_column_int64(sst, 3), el = sqlite3_column_int64(sst, 4);
-            char sig[SIG_MAX + 1] = "";
+            char sig[MG_CODE_SIG_MAX + 1] = "";
             if (sl >= at_line) { /* rows come by start line: the text is walked once */
                 at = skip_lines(at, text + tlen, sl - at_line);
                 at_line = sl;
-                signature(at, text + tlen, el >= sl ? el - sl + 1 : 1, kind && callable(kind), sig);
+                mg_code_signature(at, text + tlen, el >= sl ? el - sl + 1 : 1, kind && mg_code_callable(kind), sig);
             }
             struct mg_outline_def *it = mg_items_add(out, &mg_item_outline_def);
             if (!it) goto oom;

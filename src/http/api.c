@@ -57,8 +57,8 @@ static const struct param p_mem[] = {P_REPO, P_SESS, P_END};
 static const struct param p_notes[] = {{"q", "query", P_STR}, {"prefix", "prefix", P_STR}, {"limit", "limit", P_INT},
                                        P_REPO, P_SESS, P_END};
 static const struct param p_recall[] = {{"q", "query", P_STR}, {"limit", "limit", P_INT}, P_REPO, P_SESS, P_END};
-static const struct param p_context[] = {{"prompt", "prompt", P_STR}, {"limit", "limit", P_INT}, P_REPO, P_SESS,
-                                         P_END};
+static const struct param p_context[] = {{"prompt", "prompt", P_STR}, {"limit", "limit", P_INT},
+                                         {"budget_tokens", "budget_tokens", P_INT}, P_REPO, P_SESS, P_END};
 
 /* One /v1 route: the tool for each method; GET takes its arguments from the
  * query string (params), PUT/POST from a JSON object body. A '*' segment of

@@ -72,6 +72,17 @@ struct mg_code_hit {
     int64_t match_count;
     struct mg_lines match_lines;
     bool stale;                        /* the file changed on disk since it was indexed (shown when true) */
+    /* with mg_code_query.definition_lines: the innermost definition holding
+     * the hit's line (def_name NULL: none, the chunk's lines stand in), and
+     * the text of it, or of a window of it around that line (body_*) */
+    char *def_name, *def_kind, *def_container; /* labels (NULL when none) */
+    int64_t def_start_line, def_end_line;
+    char *def_signature;               /* text: its first line(s) to its `{`, whitespace collapsed */
+    char *body;                        /* text: lines body_start_line .. body_end_line of the indexed file */
+    int64_t body_start_line, body_end_line;
+    /* hybrid: the hit's place (1-based) in the lexical, semantic and symbol
+     * lists it was fused from, 0 when not in one (numbers, not rendered) */
+    int64_t rank_lexical, rank_semantic, rank_symbol;
 };
 extern const struct mg_item_type mg_item_code_hit;
 
@@ -174,6 +185,11 @@ struct mg_code_query {
     bool ignore_case;  /* regex: case-insensitive */
     int limit;         /* most hits; 0: the configured default */
     bool no_match_lines; /* hits without their matching lines (get_context shows the snippet alone) */
+    /* > 0: each hit with its enclosing definition (mg_code_hit.def_*, body):
+     * the whole of it when it spans at most this many lines, else a window
+     * of this many lines centred on the hit's line; body is cut at a line
+     * end to max_chunk_bytes, and the hit's snippet is left out */
+    int definition_lines;
 };
 
 struct mg_read_query {

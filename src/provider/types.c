@@ -25,6 +25,15 @@ static const struct mg_field code_hit_fields[] = {
     MG_FIELD_F(struct mg_code_hit, match_count, MG_F_INT, MG_F_OMIT0),
     MG_FIELD_F(struct mg_code_hit, match_lines, MG_F_LINES, MG_F_OMIT0),
     MG_FIELD_F(struct mg_code_hit, stale, MG_F_BOOL, MG_F_OMIT0),
+    MG_FIELD(struct mg_code_hit, def_name, MG_F_LABEL),
+    MG_FIELD(struct mg_code_hit, def_kind, MG_F_LABEL),
+    MG_FIELD(struct mg_code_hit, def_container, MG_F_LABEL),
+    MG_FIELD_F(struct mg_code_hit, def_start_line, MG_F_INT, MG_F_OMIT0),
+    MG_FIELD_F(struct mg_code_hit, def_end_line, MG_F_INT, MG_F_OMIT0),
+    MG_FIELD(struct mg_code_hit, def_signature, MG_F_TEXT),
+    MG_FIELD(struct mg_code_hit, body, MG_F_TEXT),
+    MG_FIELD_F(struct mg_code_hit, body_start_line, MG_F_INT, MG_F_OMIT0),
+    MG_FIELD_F(struct mg_code_hit, body_end_line, MG_F_INT, MG_F_OMIT0),
 };
 const struct mg_item_type mg_item_code_hit = {"code", sizeof(struct mg_code_hit), code_hit_fields,
                                               N(code_hit_fields), CODE_OWNER, 1, 4, NULL};

@@ -328,7 +328,17 @@ struct fused {
     double score;
     bool chunk;    /* h spans a chunk (lexical, semantic), not just a definition */
     bool named;    /* h's symbol and kind are a definition's that matched */
+    int ranks[3];  /* its place in the lexical, semantic and symbol lists (1-based; 0: not there) */
 };
+
+/* Which of struct fused's ranks a list's mode fills, or -1. */
+static int rank_slot(const char *mode)
+{
+    if (!mode) return -1;
+    if (strcmp(mode, "lexical") == 0 || strcmp(mode, "fixed") == 0) return 0;
+    if (strcmp(mode, "semantic") == 0) return 1;
+    return strcmp(mode, "symbol") == 0 ? 2 : -1;
+}
 
 /* A chunk holding a matched definition takes its name and kind: a method
  * found in its class's chunk is named, not the class. The first (best)
@@ -391,11 +401,14 @@ int mg_rrf_fuse(struct mg_results *const *lists, size_t nlists, int limit, struc
             r->n = 0;
             continue;
         }
+        int slot = rank_slot(r->mode);
         for (size_t i = 0; i < r->n; i++) {
             struct mg_hit *h = &r->v[i];
             double s = 1.0 / (MG_RRF_K + (double)(i + 1));
             size_t j = 0;
             while (j < n && !same_place(&v[j], h, chunk)) j++;
+            if (j < n && slot >= 0 && !v[j].ranks[slot]) v[j].ranks[slot] = (int)i + 1;
+            else if (j == n && slot >= 0) v[n].ranks[slot] = (int)i + 1;
             if (j < n) {
                 v[j].score += s;
                 if (chunk && !v[j].chunk) { /* the chunk reads better than the definition alone */
@@ -440,6 +453,9 @@ int mg_rrf_fuse(struct mg_results *const *lists, size_t nlists, int limit, struc
             out->cap = cap;
         }
         v[j].h.score = v[j].score;
+        v[j].h.rank_lexical = v[j].ranks[0];
+        v[j].h.rank_semantic = v[j].ranks[1];
+        v[j].h.rank_symbol = v[j].ranks[2];
         out->v[out->n++] = v[j].h;
     }
     free(v);

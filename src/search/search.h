@@ -96,6 +96,8 @@ struct mg_hit {
     struct mg_hit_line *lines; /* the matching lines, at most MG_MATCH_LINES_MAX ... */
     int nlines;
     int lines_omitted;         /* ... and how many more matched */
+    /* hybrid: the hit's place (1-based) in each list fused, 0 when not in it */
+    int rank_lexical, rank_semantic, rank_symbol;
 };
 
 struct mg_results {

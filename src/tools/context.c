@@ -1,14 +1,34 @@
 /* context.c — get_context, the composition root (seed 003's EnrichPrompt):
- * one capped, attributed block for a prompt.
+ * one attributed block for a prompt, within a token budget.
  *
  * It resolves the request once, then asks four providers through the gate
- * at the same time (code search, notes, the conversation's episodes, its
- * project's entities), fuses their ranked items by reciprocal rank, and
- * writes whole pieces into the block until max_context_bytes. Every piece
- * is gated text (redacted, sanitised, flagged, attributed); the request is
- * audited once, with each part's count. Without code (say, the repo has no
- * index of that kind) the memory still comes.
+ * at the same time (code search with each hit's enclosing definition,
+ * notes, the conversation's episodes, its project's entities). Then:
+ *
+ *   1. pieces: a code hit stands for its definition's text (whole, or a
+ *      window of a long one around the hit; provider.h definition_lines);
+ *      hits whose lines overlap in one file become one piece, at the place
+ *      of the best of them. A note, an episode, an entity is a piece each.
+ *   2. order: every piece scores 1 / (RRF_K + its rank in its own list),
+ *      times (0.5 + the share of the prompt's words it holds): a note that
+ *      says what the prompt asks goes before code that matched a little,
+ *      and one that matched one word after good code. Each piece carries a
+ *      one-line reason: the lists that found it and at which places, and
+ *      whether a definition's name matches a word of the prompt.
+ *   3. budget: pieces are taken best first (at most 2 x limit code
+ *      pieces, limit of each kind of memory) while the whole result (its
+ *      compact JSON: the block, the parts and every other member) stays
+ *      within budget_tokens (4 bytes a token, as repo_map counts); a piece
+ *      that does not fit is left out whole and counted in `omitted`.
+ *
+ * Every piece is gated text (redacted, sanitised, flagged, attributed);
+ * the request is audited once, with each part's count. Without code (say,
+ * the repo has no index of that kind) the memory still comes.
+ *
+ * Sections: the parts in parallel; prompt words; code pieces; memory
+ * pieces; the budget; the tool.
  */
+#include <ctype.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +44,13 @@
 
 #define RRF_K 60.0
 #define NPARTS 4
+#define PROBES 3            /* symbol probes: the prompt's longest words of at least PROBE_MIN letters ... */
+#define PROBE_MIN 5
+#define PROBE_LIMIT 5       /* ... each the first definitions whose names start with its stem */
+#define DEFINITION_LINES 80 /* a definition longer than this comes as a window of as many lines */
+#define BUDGET_MIN 256
+#define BUDGET_MAX 65536
+#define BUDGET_DEFAULT 8000
 
 struct part {
     struct mg_ctx *x;
@@ -43,20 +70,28 @@ static void *part_main(void *arg)
 }
 
 struct piece {
-    const char *kind;
-    char *source;      /* the attribution line */
-    const char *text;  /* gated text (borrowed from the items) */
-    double rrf;
-    int order;         /* tie-break: code, note, episode, entity */
+    const char *kind;     /* code, note, episode, entity */
+    char *source;         /* the attribution line, without the reason */
+    char *why;            /* the reason */
+    char *text;           /* gated text (owned copy) */
+    double score;
+    int order;            /* tie-break: code, note, episode, entity */
+    size_t rank;          /* its place in its own list (0-based) */
     unsigned flags;
     struct mg_injinfo inj;
+    /* code */
+    const struct mg_code_hit *h; /* the best hit of the piece */
+    const char *path;
+    int64_t start, end;   /* the lines text holds */
+    char *names;          /* the definitions it holds, ", "-separated (owned), or NULL */
 };
 
 static int cmp_piece(const void *a, const void *b)
 {
     const struct piece *x = a, *y = b;
-    if (x->rrf != y->rrf) return x->rrf > y->rrf ? -1 : 1;
-    return x->order - y->order;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    if (x->order != y->order) return x->order - y->order;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
 static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
@@ -70,21 +105,397 @@ static char *fmt(const char *f, ...)
     return s;
 }
 
-static void add(struct piece *v, size_t *n, const char *kind, int order, size_t rank, char *source, const char *text,
-                const struct mg_item *it)
+/* ---- prompt words ------------------------------------------------------------------------ */
+
+#define WORDS_MAX 16
+#define WORD_MAX 32
+
+struct words {
+    char w[WORDS_MAX][WORD_MAX]; /* lower case */
+    size_t stem[WORDS_MAX];      /* the prefix that matches: "rotat" of rotation matches rotate, rotated */
+    size_t n;
+};
+
+static bool stop_word(const char *w)
 {
-    if (!source) return; /* out of memory: the piece is left out */
-    v[(*n)++] = (struct piece){kind, source, text ? text : "", 1.0 / (RRF_K + (double)rank + 1.0), order, it->flags,
-                               it->inj};
+    static const char *const stop[] = {"the", "and", "for", "how", "does", "what", "why", "when", "where", "which",
+                                       "who", "this", "that", "these", "those", "with", "from", "into", "are", "was",
+                                       "were", "not", "can", "could", "should", "would", "will", "there", "their",
+                                       "about", "have", "has", "had", "but", "its", "our", "you", "your", "work",
+                                       "works", "use", "used", "using", "get", "make", "fix", "some", "any", "all",
+                                       "out", "than", "then", "them", "they", "been", "being", "also", "only",
+                                       NULL};
+    for (size_t i = 0; stop[i]; i++)
+        if (strcmp(w, stop[i]) == 0) return true;
+    return false;
 }
+
+static bool is_alnum(unsigned char c) { return isalnum(c) || c >= 0x80; }
+
+static void prompt_words(const char *p, struct words *w)
+{
+    w->n = 0;
+    while (*p && w->n < WORDS_MAX) {
+        while (*p && !is_alnum((unsigned char)*p)) p++;
+        const char *s = p;
+        while (*p && is_alnum((unsigned char)*p)) p++;
+        size_t n = (size_t)(p - s);
+        if (n < 3 || n >= WORD_MAX) continue;
+        char lw[WORD_MAX];
+        for (size_t i = 0; i < n; i++) lw[i] = (char)tolower((unsigned char)s[i]);
+        lw[n] = 0;
+        if (stop_word(lw)) continue;
+        bool dup = false;
+        for (size_t i = 0; i < w->n && !dup; i++) dup = strcmp(w->w[i], lw) == 0;
+        if (dup) continue;
+        memcpy(w->w[w->n], lw, n + 1);
+        w->stem[w->n] = n <= 4 ? n : n - 3 > 4 ? n - 3 : 4;
+        w->n++;
+    }
+}
+
+/* Which of the prompt's words s holds (a bit each): a word of s (split at
+ * what is not a letter or digit, and at an inner capital) that starts with
+ * the word's stem. */
+static unsigned words_in(const struct words *w, const char *s)
+{
+    unsigned found = 0, all = w->n ? (1u << w->n) - 1 : 0;
+    while (s && *s && found != all) {
+        while (*s && !is_alnum((unsigned char)*s)) s++;
+        const char *t = s;
+        s++;
+        while (*s && is_alnum((unsigned char)*s) && !(isupper((unsigned char)*s) && islower((unsigned char)s[-1])))
+            s++;
+        if (!*t) break;
+        size_t n = (size_t)(s - t);
+        for (size_t i = 0; i < w->n; i++) {
+            if (found & (1u << i) || n < w->stem[i]) continue;
+            size_t k = 0;
+            while (k < w->stem[i] && tolower((unsigned char)t[k]) == w->w[i][k]) k++;
+            if (k == w->stem[i]) found |= 1u << i;
+        }
+    }
+    return found;
+}
+
+static int popcount(unsigned v) { return __builtin_popcount(v); }
+
+/* The words of mask, quoted and comma-separated, into b. */
+static void words_list(const struct words *w, unsigned mask, struct mg_buf *b)
+{
+    bool first = true;
+    for (size_t i = 0; i < w->n; i++)
+        if (mask & (1u << i)) {
+            mg_buf_addf(b, "%s'%s'", first ? "" : ", ", w->w[i]);
+            first = false;
+        }
+}
+
+/* ---- code pieces -------------------------------------------------------------------------- */
+
+/* Lines [k, k + n) of text (0-based, n < 0: to the end): a pointer and length. */
+static const char *text_lines(const char *t, int64_t k, int64_t n, size_t *len)
+{
+    const char *p = t;
+    for (; k > 0 && *p; k--) {
+        const char *nl = strchr(p, '\n');
+        p = nl ? nl + 1 : p + strlen(p);
+    }
+    const char *e = p;
+    for (; n != 0 && *e; n--) {
+        const char *nl = strchr(e, '\n');
+        e = nl ? nl + 1 : e + strlen(e);
+    }
+    if (n < 0) e = p + strlen(p);
+    *len = (size_t)(e - p);
+    return p;
+}
+
+static char *with_newline(const char *t)
+{
+    size_t n = strlen(t);
+    return fmt("%s%s", t, n && t[n - 1] != '\n' ? "\n" : "");
+}
+
+/* A definition's name as the attribution shows it: Container.name() for a
+ * method, name() for a callable, else the name. */
+static char *def_label(const struct mg_code_hit *h)
+{
+    bool fn = h->def_kind && (strcmp(h->def_kind, "function") == 0 || strcmp(h->def_kind, "method") == 0 ||
+                              strcmp(h->def_kind, "constructor") == 0);
+    return fmt("%s%s%s%s", h->def_container ? h->def_container : "", h->def_container ? "." : "", h->def_name,
+               fn ? "()" : "");
+}
+
+/* Merge hit h (its lines [s, e] and text) into piece p, whose lines overlap
+ * them: p's text grows by h's lines before and after its own. 0, or -1 out
+ * of memory. */
+static int merge_hit(struct piece *p, const struct mg_code_hit *h, int64_t s, int64_t e, const char *text)
+{
+    if (s < p->start || e > p->end) {
+        size_t bl = 0, al = 0;
+        const char *before = s < p->start ? text_lines(text, 0, p->start - s, &bl) : "";
+        const char *after = e > p->end ? text_lines(text, p->end - s + 1, -1, &al) : "";
+        char *t = fmt("%.*s%s%.*s", (int)bl, before, p->text, (int)al, after);
+        if (!t) return -1;
+        free(p->text);
+        p->text = t;
+        if (s < p->start) p->start = s;
+        if (e > p->end) p->end = e;
+    }
+    if (h->def_name && !p->h->def_name) p->h = h; /* the attribution names the definition */
+    if (h->def_name) {
+        char *label = def_label(h);
+        if (!label) return -1;
+        bool have = false;
+        for (const char *q = p->names; q && !have; q = strstr(q, ", "), q = q ? q + 2 : NULL)
+            have = strncmp(q, label, strlen(label)) == 0 && (q[strlen(label)] == ',' || !q[strlen(label)]);
+        if (!have) {
+            char *n = p->names ? fmt("%s, %s", p->names, label) : strdup(label);
+            if (!n) {
+                free(label);
+                return -1;
+            }
+            free(p->names);
+            p->names = n;
+        }
+        free(label);
+    }
+    p->flags |= h->base.flags;
+    mg_injinfo_add(&p->inj, &h->base.inj);
+    return 0;
+}
+
+/* The lists that found code hit i of a search that ran in mode. */
+static void code_why(const struct mg_code_hit *h, size_t i, const char *mode, struct mg_buf *b)
+{
+    if (mode && strcmp(mode, "hybrid") == 0 && (h->rank_lexical || h->rank_semantic || h->rank_symbol)) {
+        const char *sep = "";
+        if (h->rank_lexical) mg_buf_addf(b, "lexical #%lld", (long long)h->rank_lexical), sep = ", ";
+        if (h->rank_semantic) mg_buf_addf(b, "%ssemantic #%lld", sep, (long long)h->rank_semantic), sep = ", ";
+        if (h->rank_symbol) mg_buf_addf(b, "%ssymbol #%lld", sep, (long long)h->rank_symbol);
+    } else {
+        mg_buf_addf(b, "%s #%zu", mode ? mode : "search", i + 1);
+    }
+}
+
+/* Code hits of nlists lists (the search, then the symbol probes, each
+ * best first) into pieces (v, *n): one per group of hits with overlapping
+ * lines in one file, at its best hit's rank. 0, or -1 out of memory. */
+static int code_pieces(const struct mg_items *const *lists, const char *const *probe, size_t nlists,
+                       const struct words *w, struct piece *v, size_t *n)
+{
+    size_t first = *n;
+    struct mg_buf why[64];
+    size_t nwhy = 0;
+    int rc = 0;
+    for (size_t l = 0; l < nlists; l++)
+    for (size_t i = 0; lists[l] && i < lists[l]->n && rc == 0; i++) {
+        const struct mg_items *code = lists[l];
+        const struct mg_code_hit *h = (const struct mg_code_hit *)code->v[i];
+        /* a probe's name that is a field or a member: its struct is not what the word asked for */
+        if (l && (!h->def_name || !h->symbol || strcmp(h->def_name, h->symbol) != 0)) continue;
+        const char *text = h->body ? h->body : h->snippet ? h->snippet : "";
+        int64_t s = h->body ? h->body_start_line : h->snippet_line;
+        size_t tl = 0;
+        text_lines(text, 0, -1, &tl);
+        int64_t nl = 0;
+        for (const char *q = text; *q; q++) nl += *q == '\n';
+        if (tl && text[tl - 1] != '\n') nl++;
+        int64_t e = s + (nl ? nl : 1) - 1;
+        size_t j = first;
+        while (j < *n && !(strcmp(v[j].path, h->path) == 0 && strcmp(v[j].h->repo, h->repo) == 0 &&
+                           s <= v[j].end && e >= v[j].start))
+            j++;
+        struct mg_buf *b;
+        if (j < *n) { /* another hit of a piece */
+            b = &why[j - first];
+            mg_buf_adds(b, "; ");
+            if (merge_hit(&v[j], h, s, e, text) != 0) rc = -1;
+            if (i < v[j].rank) v[j].rank = i;
+        } else {
+            if (nwhy == sizeof(why) / sizeof(why[0])) continue;
+            char *t = with_newline(text);
+            if (!t) {
+                rc = -1;
+                break;
+            }
+            v[*n] = (struct piece){.kind = "code", .order = 0, .rank = i, .text = t, .h = h,
+                                   .path = h->path, .start = s, .end = e, .flags = h->base.flags, .inj = h->base.inj};
+            if (h->def_name && !(v[*n].names = def_label(h))) rc = -1;
+            b = &why[nwhy++];
+            mg_buf_init(b, 4096);
+            (*n)++;
+        }
+        if (l) mg_buf_addf(b, "symbol #%zu of '%s*'", i + 1, probe[l]);
+        else code_why(h, i, code->mode, b);
+    }
+    /* the source line and the reason of each */
+    for (size_t j = first; j < *n; j++) {
+        struct piece *p = &v[j];
+        const struct mg_code_hit *h = p->h;
+        struct mg_buf src;
+        mg_buf_init(&src, 8192);
+        mg_buf_addf(&src, "[source: %s:%lld-%lld", p->path, (long long)p->start, (long long)p->end);
+        if (p->names) {
+            mg_buf_addf(&src, " %s — %s", p->names, h->def_kind ? h->def_kind : "definition");
+            if (h->def_start_line < p->start || h->def_end_line > p->end)
+                mg_buf_addf(&src, " %lld-%lld, a window", (long long)h->def_start_line, (long long)h->def_end_line);
+            if (h->def_signature && *h->def_signature && h->def_kind &&
+                (strcmp(h->def_kind, "function") == 0 || strcmp(h->def_kind, "method") == 0 ||
+                 strcmp(h->def_kind, "constructor") == 0))
+                mg_buf_addf(&src, ": %s", h->def_signature);
+        }
+        mg_buf_adds(&src, "]");
+        p->source = mg_buf_detach(&src, NULL);
+        struct mg_buf *b = &why[j - first];
+        unsigned in_name = p->names ? words_in(w, p->names) : 0;
+        if (in_name) {
+            mg_buf_adds(b, "; name matches ");
+            words_list(w, in_name, b);
+        }
+        p->why = mg_buf_detach(b, NULL);
+        if (!p->source || !p->why) rc = -1;
+    }
+    for (size_t k = *n - first; k < nwhy; k++) mg_buf_release(&why[k]);
+    return rc;
+}
+
+/* ---- memory pieces ------------------------------------------------------------------------- */
+
+static int mem_piece(struct piece *v, size_t *n, const char *kind, const char *list, int order, size_t rank,
+                     char *source,
+                     const char *label, const char *text, const struct mg_item *it, const struct words *w)
+{
+    if (!source) return -1;
+    struct mg_buf b;
+    mg_buf_init(&b, 4096);
+    mg_buf_addf(&b, "%s #%zu", list, rank + 1);
+    unsigned in_label = words_in(w, label), in_text = words_in(w, text) & ~in_label;
+    if (in_label) {
+        mg_buf_addf(&b, "; %s matches ", order == 1 ? "key" : "name");
+        words_list(w, in_label, &b);
+    }
+    if (in_text) {
+        mg_buf_adds(&b, "; text matches ");
+        words_list(w, in_text, &b);
+    }
+    char *t = with_newline(text ? text : "");
+    v[*n] = (struct piece){.kind = kind, .source = source, .why = mg_buf_detach(&b, NULL), .text = t, .order = order,
+                           .rank = rank, .flags = it->flags, .inj = it->inj};
+    (*n)++;
+    return v[*n - 1].why && t ? 0 : -1;
+}
+
+static void score_pieces(struct piece *v, size_t n, const struct words *w)
+{
+    for (size_t i = 0; i < n; i++) {
+        double share = 1.0;
+        if (w->n) share = (double)popcount(words_in(w, v[i].source) | words_in(w, v[i].text)) / (double)w->n;
+        v[i].score = (0.5 + share) / (RRF_K + (double)v[i].rank + 1.0);
+        v[i].score = (double)(long long)(v[i].score * 1e6 + 0.5) / 1e6;
+    }
+}
+
+/* ---- the budget ------------------------------------------------------------------------------ */
+
+/* Bytes s takes inside a compact JSON string. */
+static size_t json_str_len(const char *s)
+{
+    json_t *j = json_string(s);
+    char *d = j ? json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+    size_t n = d ? strlen(d) - 2 : strlen(s) * 6;
+    free(d);
+    json_decref(j);
+    return n;
+}
+
+static size_t json_len(const json_t *j)
+{
+    char *d = json_dumps(j, JSON_COMPACT);
+    size_t n = d ? strlen(d) : (size_t)-1 / 4;
+    free(d);
+    return n;
+}
+
+static json_t *part_json(const struct piece *p)
+{
+    json_t *o = json_pack("{s:s, s:s, s:s, s:f}", "kind", p->kind, "source", p->source, "reason", p->why, "score",
+                          p->score);
+    if (!o) return NULL;
+    if (p->h) {
+        json_object_set_new(o, "path", json_string(p->path));
+        json_object_set_new(o, "start_line", json_integer(p->start));
+        json_object_set_new(o, "end_line", json_integer(p->end));
+        if (p->names) {
+            json_object_set_new(o, "name", json_string(p->h->def_name));
+            json_object_set_new(o, "symbol_kind", json_string(p->h->def_kind ? p->h->def_kind : ""));
+            json_object_set_new(o, "signature", json_string(p->h->def_signature ? p->h->def_signature : ""));
+        }
+    }
+    if (p->flags & (MG_ITEM_INJECTION | MG_ITEM_HIDDEN | MG_ITEM_ESCAPES))
+        mg_render_flags(o, p->flags & ~MG_ITEM_TRUNCATED, &p->inj);
+    return o;
+}
+
+/* The result: pieces best first while the compact JSON stays within
+ * budget bytes. */
+static json_t *assemble(struct piece *pv, size_t np, long long budget_tokens, long long max_code, json_t *scope,
+                        bool in_project, json_t *gate)
+{
+    long long ncode = 0;
+    size_t budget = (size_t)budget_tokens * 4;
+    json_t *r = json_pack("{s:s, s:[], s:o, s:b, s:o, s:I, s:I, s:I}", "block", "", "parts", "scope", scope,
+                          "in_project", in_project, "gate", gate, "budget_tokens", budget_tokens, "tokens",
+                          budget_tokens, "omitted", (json_int_t)np);
+    if (!r) return NULL;
+    size_t used = json_len(r); /* tokens and omitted at their largest */
+    json_t *parts = json_object_get(r, "parts");
+    struct mg_buf block;
+    mg_buf_init(&block, (size_t)1 << 26);
+    size_t omitted = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (pv[i].h && ncode >= max_code) {
+            omitted++;
+            continue;
+        }
+        char *piece = fmt("%s (%s)\n%s", pv[i].source, pv[i].why, pv[i].text);
+        json_t *pj = piece ? part_json(&pv[i]) : NULL;
+        size_t cost = pj ? json_str_len(piece) + json_len(pj) + (json_array_size(parts) ? 1 : 0) : (size_t)-1;
+        if (pj && used + cost <= budget) {
+            mg_buf_adds(&block, piece);
+            json_array_append(parts, pj);
+            used += cost;
+            ncode += pv[i].h != NULL;
+        } else {
+            omitted++;
+        }
+        json_decref(pj);
+        free(piece);
+    }
+    json_object_set_new(r, "block", json_string(block.p ? block.p : ""));
+    mg_buf_release(&block);
+    json_object_set_new(r, "omitted", json_integer((json_int_t)omitted));
+    json_object_set_new(r, "tokens", json_integer((json_int_t)((used + 3) / 4)));
+    while (json_len(r) > budget && json_array_size(parts)) { /* never past the budget, whatever the estimate */
+        json_array_remove(parts, json_array_size(parts) - 1);
+        json_object_set_new(r, "omitted", json_integer((json_int_t)++omitted));
+    }
+    json_object_set_new(r, "tokens", json_integer((json_int_t)((json_len(r) + 3) / 4)));
+    return r;
+}
+
+/* ---- the tool ---------------------------------------------------------------------------------- */
 
 static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
-    static const char *const keys[] = {"prompt", "limit", "repo", "repo_id", "session_id", NULL};
+    static const char *const keys[] = {"prompt", "limit", "budget_tokens", "repo", "repo_id", "session_id", NULL};
     const char *prompt, *sess;
-    long long limit;
+    long long limit, budget;
     if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "prompt", true, &prompt, err) != 0 ||
-        mg_arg_int(args, "limit", 1, 50, 8, &limit, err) != 0 || mg_arg_str(args, "session_id", false, &sess, err) != 0)
+        mg_arg_int(args, "limit", 1, 50, 8, &limit, err) != 0 ||
+        mg_arg_int(args, "budget_tokens", BUDGET_MIN, BUDGET_MAX, BUDGET_DEFAULT, &budget, err) != 0 ||
+        mg_arg_str(args, "session_id", false, &sess, err) != 0)
         return -1;
     if (!*prompt || strlen(prompt) > x->srv->cfg.max_query_bytes)
         return mg_err_set(err, MG_E_BAD_ARG, "'prompt' must be 1 byte to max_query_bytes");
@@ -99,24 +510,50 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
         mg_target_release(&ta);
         return -1;
     }
-    struct mg_code_query cq = {.query = prompt, .limit = (int)limit, .no_match_lines = true};
+    /* more hits than pieces: several hits of one definition become one piece */
+    struct mg_code_query cq = {.query = prompt, .limit = (int)limit * 2, .no_match_lines = true,
+                               .definition_lines = DEFINITION_LINES};
     struct mg_mem_args ma = {.session = mg_request_memory_session(x, sess), .query = prompt, .limit = (int)limit};
-    struct part parts[NPARTS] = {
+    struct words w;
+    prompt_words(prompt, &w);
+    /* symbol probes: definitions named like the prompt's longest words ("rotation" finds rotate) */
+    char stems[PROBES][WORD_MAX];
+    const char *probe[1 + PROBES] = {NULL};
+    struct mg_code_query pq[PROBES];
+    size_t nprobe = 0;
+    bool used[WORDS_MAX] = {0};
+    for (; nprobe < PROBES; nprobe++) {
+        size_t best = w.n;
+        for (size_t i = 0; i < w.n; i++)
+            if (!used[i] && strlen(w.w[i]) >= PROBE_MIN && (best == w.n || strlen(w.w[i]) > strlen(w.w[best])))
+                best = i;
+        if (best == w.n) break;
+        used[best] = true;
+        snprintf(stems[nprobe], sizeof(stems[nprobe]), "%.*s", (int)w.stem[best], w.w[best]);
+        probe[1 + nprobe] = w.w[best];
+        pq[nprobe] = (struct mg_code_query){.query = stems[nprobe], .limit = PROBE_LIMIT, .no_match_lines = true,
+                                            .definition_lines = DEFINITION_LINES};
+    }
+    struct part parts[NPARTS + PROBES] = {
         {x, &mg_op_code_search, &ta.t, &cq, {0}, {0}, 0},
         {x, &mg_op_notes_search, &ta.t, &ma, {0}, {0}, 0},
         {x, &mg_op_sessions_recall, &ta.t, &ma, {0}, {0}, 0},
         {x, &mg_op_entities_search, &ta.t, &ma, {0}, {0}, 0},
     };
-    pthread_t th[NPARTS];
-    bool started[NPARTS] = {0};
-    for (int i = 1; i < NPARTS; i++) started[i] = pthread_create(&th[i], NULL, part_main, &parts[i]) == 0;
+    for (size_t i = 0; i < nprobe; i++) parts[NPARTS + i] = (struct part){x, &mg_op_code_symbols, &ta.t, &pq[i], {0}, {0}, 0};
+    int nparts = NPARTS + (int)nprobe;
+    pthread_t th[NPARTS + PROBES];
+    bool started[NPARTS + PROBES] = {0};
+    for (int i = 1; i < nparts; i++) started[i] = pthread_create(&th[i], NULL, part_main, &parts[i]) == 0;
     part_main(&parts[0]);
-    for (int i = 1; i < NPARTS; i++) {
+    for (int i = 1; i < nparts; i++) {
         if (started[i]) pthread_join(th[i], NULL);
         else part_main(&parts[i]); /* no thread to spare: in turn */
     }
     mg_target_release(&ta);
     int rc = -1;
+    struct piece *pv = NULL;
+    size_t np = 0;
     for (int i = 1; i < NPARTS; i++) /* memory is required; code context is best effort */
         if (parts[i].rc != 0) {
             *err = parts[i].err;
@@ -125,20 +562,18 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
 
     const struct mg_items *code = parts[0].rc == 0 ? &parts[0].items : NULL, *notes = &parts[1].items,
                           *eps = &parts[2].items, *ents = &parts[3].items;
+    const struct mg_items *lists[1 + PROBES] = {code};
     size_t cap = (code ? code->n : 0) + notes->n + eps->n + ents->n;
-    struct piece *pv = calloc(cap + 1, sizeof(*pv));
-    if (!pv) {
-        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-        goto out;
+    for (size_t i = 0; i < nprobe; i++) {
+        lists[1 + i] = parts[NPARTS + i].rc == 0 ? &parts[NPARTS + i].items : NULL;
+        cap += lists[1 + i] ? lists[1 + i]->n : 0;
     }
-    size_t np = 0;
-    for (size_t i = 0; code && i < code->n; i++) {
-        const struct mg_code_hit *h = (const struct mg_code_hit *)code->v[i];
-        add(pv, &np, "code", 0, i, fmt("[source: %s:%lld]", h->path, (long long)h->line), h->snippet, &h->base);
-    }
+    if (!(pv = calloc(cap + 1, sizeof(*pv)))) goto oom;
+    if (code_pieces(lists, probe, 1 + nprobe, &w, pv, &np) != 0) goto oom;
     for (size_t i = 0; i < notes->n; i++) {
         const struct mg_note *n = (const struct mg_note *)notes->v[i];
-        add(pv, &np, "note", 1, i, fmt("[note: %s]", n->key), n->value, &n->base);
+        if (mem_piece(pv, &np, "note", "notes", 1, i, fmt("[note: %s]", n->key), n->key, n->value, &n->base, &w) != 0)
+            goto oom;
     }
     for (size_t i = 0; i < eps->n; i++) {
         const struct mg_episode *e = (const struct mg_episode *)eps->v[i];
@@ -147,52 +582,53 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
         char day[16];
         gmtime_r(&t, &tm);
         strftime(day, sizeof(day), "%Y-%m-%d", &tm);
-        add(pv, &np, "episode", 2, i, fmt("[episode: %s, %s]", e->session, day), e->summary, &e->base);
+        if (mem_piece(pv, &np, "episode", "episodes", 2, i, fmt("[episode: %s, %s]", e->session, day), "", e->summary, &e->base,
+                      &w) != 0)
+            goto oom;
     }
     for (size_t i = 0; i < ents->n; i++) {
         const struct mg_entity *e = (const struct mg_entity *)ents->v[i];
-        add(pv, &np, "entity", 3, i, fmt("[entity: %s (%s)]", e->name, e->type), e->notes, &e->base);
+        if (mem_piece(pv, &np, "entity", "entities", 3, i, fmt("[entity: %s (%s)]", e->name, e->type), e->name, e->notes,
+                      &e->base, &w) != 0)
+            goto oom;
     }
+    score_pieces(pv, np, &w);
     qsort(pv, np, sizeof(*pv), cmp_piece);
-    struct mg_buf block;
-    mg_buf_init(&block, (size_t)1 << 26);
-    json_t *pj = json_array();
-    size_t budget = x->srv->cfg.max_context_bytes;
-    for (size_t i = 0; i < np; i++) {
-        size_t tl = strlen(pv[i].text);
-        size_t need = strlen(pv[i].source) + 1 + tl + 2;
-        if (block.len + need > budget) break; /* whole pieces only */
-        mg_buf_addf(&block, "%s\n%s%s\n", pv[i].source, pv[i].text, tl && pv[i].text[tl - 1] == '\n' ? "" : "\n");
-        json_t *part = json_pack("{s:s, s:s, s:f}", "kind", pv[i].kind, "source", pv[i].source, "score", pv[i].rrf);
-        if (pv[i].flags & (MG_ITEM_INJECTION | MG_ITEM_HIDDEN | MG_ITEM_ESCAPES))
-            mg_render_flags(part, pv[i].flags & ~MG_ITEM_TRUNCATED, &pv[i].inj);
-        json_array_append_new(pj, part);
-    }
     bool in_project = eps->place && eps->place->project;
     struct mg_items all; /* the gate's account of every part */
     mg_items_init(&all);
-    for (int i = 0; i < NPARTS; i++) {
+    for (int i = 0; i < nparts; i++) {
         all.redactions += parts[i].items.redactions;
         all.flags |= parts[i].items.flags;
         mg_injinfo_add(&all.inj, &parts[i].items.inj);
         all.omitted += parts[i].items.omitted;
     }
-    *result = json_pack("{s:s, s:o, s:o, s:b, s:o}", "block", block.p ? block.p : "", "parts", pj, "scope",
-                        mg_render_place(eps), "in_project", in_project, "gate", mg_render_gate(&all));
-    mg_buf_release(&block);
-    for (size_t i = 0; i < np; i++) free(pv[i].source);
-    free(pv);
+    if (!(*result = assemble(pv, np, budget, limit * 2, mg_render_place(eps), in_project, mg_render_gate(&all)))) goto oom;
     rc = 0;
+    goto out;
+oom:
+    mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
 out:
-    for (int i = 0; i < NPARTS; i++) mg_items_release(&parts[i].items);
+    for (size_t i = 0; i < np; i++) {
+        free(pv[i].source);
+        free(pv[i].why);
+        free(pv[i].text);
+        free(pv[i].names);
+    }
+    free(pv);
+    for (int i = 0; i < nparts; i++) mg_items_release(&parts[i].items);
     return rc;
 }
 
 const struct mg_tool mg_tools_context[] = {
     {"get_context", "Get context for a prompt",
-     "One capped, attributed block for a prompt: the relevant code, the repo's notes, earlier episodes of this "
-     "session's scope and its project's entities, fused by rank, secrets redacted, injection flagged.",
-     "{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\"},\"limit\":{\"type\":\"integer\","
+     "One attributed block for a prompt within budget_tokens (default 8000, counted over the whole result): the "
+     "relevant code as whole definitions (or a window of a long one) with name, signature and lines, the repo's "
+     "notes, earlier episodes of this session's scope and its project's entities, ordered by relevance, each with "
+     "the reason it was picked, secrets redacted, injection flagged.",
+     "{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\"},\"budget_tokens\":{\"type\":"
+     "\"integer\",\"minimum\":256,\"maximum\":65536,\"description\":\"the whole result's size, about 4 bytes a "
+     "token (default 8000)\"},\"limit\":{\"type\":\"integer\","
      "\"minimum\":1},\"repo\":{\"type\":\"string\",\"description\":\"repo id; default: the session's repo\"},"
      "\"session_id\":{\"type\":\"string\",\"description\":\"the conversation's durable id (default: this MCP "
      "session)\"}},\"required\":[\"prompt\"],\"additionalProperties\":false}",

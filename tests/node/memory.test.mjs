@@ -428,7 +428,7 @@ test('seed 000: a stdio session on alpha and an HTTP session on bravo, at once, 
   const [ga, gb] = await Promise.all([drive(a, b), drive(b, a)]);
   // the block's pieces are attributed: code, note, episode, entity
   for (const [g, repo] of [[ga, A], [gb, B]]) {
-    assert.match(g.block, /\[source: [^\]\n]+:\d+\]/, `${repo.name}: no code attribution in\n${g.block}`);
+    assert.match(g.block, /\[source: [^\]\n]+:\d+-\d+[^\]\n]*\]/, `${repo.name}: no code attribution in\n${g.block}`);
     assert.match(g.block, /\[note: design\]/);
     assert.match(g.block, /\[episode: [^\]\n]+\]/);
     assert.match(g.block, /\[entity: gateway \(service\)\]/);
