@@ -407,8 +407,13 @@ def get_context(api, repo, q, limit=None):
         raise SystemExit(f"bench: get_context {q[:60]!r}: {r['error']}")
     paths = []
     for part in r.get("parts", []):
-        m = re.match(r"\[source: (.*):\d+\]$", part.get("source", ""))
-        if part.get("kind") == "code" and m:
+        if part.get("kind") != "code":
+            continue
+        if part.get("path"):  # get_context names a code piece's file
+            paths.append(part["path"])
+            continue
+        m = re.match(r"\[source: (.*?):\d+(?:-\d+)?[\] ]", part.get("source", ""))  # older servers: the heading
+        if m:
             paths.append(m.group(1))
     return files_of(paths), ms, len(r.get("block", "").encode())
 
