@@ -14,7 +14,7 @@
 #define LIST_MAX 10000      /* list_files: most paths per call */
 #define OUTLINE_MAX 2000    /* outline: most definitions per call */
 
-/* {"results", "took_ms", "mode", "total_matches"?, "total_matches_capped"?, "scope", "gate"} */
+/* {"results", "took_ms", "mode", "total_matches"?, "total_matches_capped"?, "semantic"?, "scope", "gate"} */
 static int do_search(struct mg_ctx *x, json_t *args, bool symbols, json_t **result, struct mg_err *err)
 {
     static const char *const keys[] = {"query", "mode", "globs", "exclude_globs", "languages", "repo", "repo_id",
@@ -47,6 +47,11 @@ static int do_search(struct mg_ctx *x, json_t *args, bool symbols, json_t **resu
         json_object_set_new(*result, "total_matches", json_integer((json_int_t)items.total_matches));
         if (items.total_matches_capped) json_object_set_new(*result, "total_matches_capped", json_true());
     }
+    if (*result && items.semantic_loading) /* hybrid answered by words: the vectors are still loading */
+        json_object_set_new(*result, "semantic",
+                            json_pack("{s:s, s:I, s:I}", "state", "loading", "vectors_loaded",
+                                      (json_int_t)items.vectors_loaded, "vectors_total",
+                                      (json_int_t)items.vectors_total));
     mg_items_release(&items);
     return 0;
 }
