@@ -8,7 +8,8 @@
  *     the CLI's hybrid search (which waits for them) answers;
  *   - after a re-index the old generation's vectors are never used: the
  *     next search is answered by words while the new ones load; a tampered
- *     blob fails the search with vector_tampered once the load has met it.
+ *     blob fails the search with vector_tampered once the load has met it;
+ *   - get_context's code part says so too.
  */
 #include <sqlite3.h>
 #include <string.h>
@@ -232,9 +233,11 @@ TEST(vload_never_uses_stale_or_tampered_vectors)
     sqlite3_close(h);
     mg_t_write_str(repo, "eps/xmit.c", "/* Send a packet, the slow path. */\nint slow_xmit(void) { return 0; }\n");
     index_repo(home, repo, "vt");
-    r = search(&t, "vt", NET_Q, "hybrid", code);
+    /* get_context's code part is a hybrid search too: answered by words, and it says so */
+    r = mg_t_call(&t, "get_context", "{\"prompt\":\"" NET_Q "\",\"repo\":\"vt\"}", code);
     ASSERT(r); /* the load has not met it yet */
-    ASSERT_EQ_STR(mode_of(r), "lexical");
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(r, "semantic"), "state")), "loading");
+    ASSERT_CONTAINS(json_string_value(json_object_get(r, "block")), "gamma/net.c");
     json_decref(r);
     bool failed = false;
     for (int i = 0; i < 1000 && !failed; i++) {

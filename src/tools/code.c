@@ -47,11 +47,7 @@ static int do_search(struct mg_ctx *x, json_t *args, bool symbols, json_t **resu
         json_object_set_new(*result, "total_matches", json_integer((json_int_t)items.total_matches));
         if (items.total_matches_capped) json_object_set_new(*result, "total_matches_capped", json_true());
     }
-    if (*result && items.semantic_loading) /* hybrid answered by words: the vectors are still loading */
-        json_object_set_new(*result, "semantic",
-                            json_pack("{s:s, s:I, s:I}", "state", "loading", "vectors_loaded",
-                                      (json_int_t)items.vectors_loaded, "vectors_total",
-                                      (json_int_t)items.vectors_total));
+    mg_render_semantic(*result, &items); /* hybrid answered by words: the vectors are still loading */
     mg_items_release(&items);
     return 0;
 }
@@ -187,6 +183,8 @@ static int t_list_files(struct mg_ctx *x, json_t *args, json_t **result, struct 
     "{\"type\":\"integer\"},\"source\":{\"type\":\"string\"}},\"required\":[\"repo\","                             \
     "\"path\",\"start_line\",\"end_line\",\"snippet\"]}},\"took_ms\":{\"type\":\"number\"},\"mode\":{\"type\":"    \
     "\"string\"},\"total_matches\":{\"type\":\"integer\"},\"total_matches_capped\":{\"type\":\"boolean\"},"      \
+    "\"semantic\":{\"type\":\"object\",\"properties\":{\"state\":{\"type\":\"string\"},\"vectors_loaded\":"         \
+    "{\"type\":\"integer\"},\"vectors_total\":{\"type\":\"integer\"}},\"required\":[\"state\"]},"                  \
     MG_SCHEMA_SCOPE_OUT "},\"required\":[\"results\",\"took_ms\",\"scope\"]}"
 
 const struct mg_tool mg_tools_code[] = {

@@ -179,6 +179,7 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
     }
     *result = json_pack("{s:s, s:o, s:o, s:b, s:o}", "block", block.p ? block.p : "", "parts", pj, "scope",
                         mg_render_place(eps), "in_project", in_project, "gate", mg_render_gate(&all));
+    mg_render_semantic(*result, &parts[0].items); /* the code part was searched by words only */
     mg_buf_release(&block);
     for (size_t i = 0; i < np; i++) free(pv[i].source);
     free(pv);
