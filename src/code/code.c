@@ -356,7 +356,7 @@ static void preload_vectors(const struct mg_config *cfg)
     size_t n = 0;
     struct mg_err err = {0};
     if (mg_catalog_list(cfg, &v, &n, &err) != 0) return;
-    qsort(v, n, sizeof(*v), cmp_recent);
+    if (n > 1) qsort(v, n, sizeof(*v), cmp_recent);
     for (size_t i = 0; i < n && i < MG_VCACHE_REPOS; i++) {
         struct mg_db *d = NULL;
         if (mg_db_open(v[i].dbpath, MG_DB_READONLY, &d, &err) != 0) continue;
