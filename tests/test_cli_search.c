@@ -1,6 +1,8 @@
 /* test_cli_search.c — `memgate search` semantics on the polyglot fixture:
  * output shape, identifier forms, symbols of every language, regex, filters,
  * hostile queries, repo resolution. */
+#include <dirent.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "fixtures.h"
@@ -328,12 +330,21 @@ TEST(repos_status_and_help)
     ASSERT_EQ_INT(o.status, 1);
     ASSERT_CONTAINS(o.err, "error[repo_not_found]");
     mg_t_out_free(&o);
+    mg_t_write_str(home, "repos/poly.db.watch", ""); /* a watcher's lease (index/watch.c) */
     o = MG_RUN(NULL, home, "repos", "rm", "poly");
     ASSERT_EQ_INT(o.status, 0);
     mg_t_out_free(&o);
     j = mg_fx_run_json(NULL, home, (const char *const[]){"repos", "--json", NULL});
     ASSERT_EQ_INT(json_array_size(j), 0);
     json_decref(j);
+    /* nothing of the repo is left: the index, its WAL, locks, lease and saved map */
+    char dir[4200];
+    snprintf(dir, sizeof(dir), "%s/repos", home);
+    DIR *dp = opendir(dir);
+    ASSERT(dp != NULL);
+    for (struct dirent *de; (de = readdir(dp));)
+        if (strncmp(de->d_name, "poly.", 5) == 0) FAIL("left after repos rm: %s", de->d_name);
+    closedir(dp);
     static const char *cmds[] = {"index", "search", "repos", "status"};
     for (size_t i = 0; i < 4; i++) {
         o = MG_RUN(NULL, home, cmds[i], "--help");

@@ -535,10 +535,11 @@ TEST(nav_langs_import_patterns)
                                              "#include \"../../../out.h\"\nint x; // #include \"no.h\"\n"),
                   "stem:src/a path:b.h path:linux/slab.h exact:up.h");
     ASSERT_EQ_STR(imports_of("python", "pkg/sub/m.py", "import a.b as c, d\nfrom .x import y\nfrom .. import z\n"
-                                                       "from e.f import (g,\n  h)\n"),
+                                                       "from e.f import (g,\n  h as i,\n  # j\n)\nk, l = 1, 2\n"
+                                                       "from .m import (n)\no = p\n"),
                   "path:a/b.py path:a/b/__init__.py path:d.py path:d/__init__.py exact:pkg/sub/x.py "
                   "exact:pkg/sub/x/__init__.py exact:pkg/sub/x/y.py exact:pkg/z.py path:e/f.py path:e/f/__init__.py "
-                  "path:e/f/g.py");
+                  "path:e/f/g.py path:e/f/h.py exact:pkg/sub/m.py exact:pkg/sub/m/__init__.py exact:pkg/sub/m/n.py");
     ASSERT_EQ_STR(imports_of("typescript", "web/app.ts", "import { a } from './a';\nimport b from \"../lib/b.js\";\n"
                                                          "import React from 'react';\nconst c = require('./c');\n"),
                   "stem:web/a stem:web/a/index stem:lib/b stem:web/c stem:web/c/index");

@@ -1,12 +1,16 @@
 /* test_repomap.c — the repo map (search/repomap.h): ranks, focus, budget,
- * scope, incremental updates, an index without the names, and the tool. */
+ * scope, incremental updates, the graph saved beside the index, an index
+ * without the names, and the tool. */
 #include <sqlite3.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "fixtures.h"
+#include "index/indexer.h"
 #include "index/refs.h"
 #include "inproc.h"
 #include "search/repomap.h"
@@ -131,7 +135,7 @@ TEST(repomap_ranks_the_hub_first_and_renders_definitions)
     ASSERT_EQ_INT(m.considered, 7); /* the .c and .h files; README.md has no lexer */
     ASSERT_NOT_CONTAINS(m.text, "main.c"); /* it defines nothing that is used */
     ASSERT(!m.truncated);
-    ASSERT(!m.cached);
+    ASSERT(m.cached); /* the index run saved its graph */
     ASSERT_EQ_INT(m.tokens, (int64_t)(m.len + 3) / 4);
     double sum = 0;
     for (size_t i = 0; i < m.n; i++) sum += m.files[i].rank;
@@ -249,42 +253,146 @@ TEST(repomap_follows_an_incremental_index)
     mg_t_write_str(e.repo, "src/c.c", "int gamma_run(int n) { return beta_run(n); }\n");
     reindex(&e);
     ASSERT_EQ_INT(map(&e, NULL, 1024, NULL, NULL, &m, &err), 0);
-    ASSERT(!m.cached); /* a new generation */
+    ASSERT(m.cached && !m.stale); /* the run saved the new generation's graph */
     ASSERT_EQ_STR(files_str(&m), "lib/leaf.c(leaf_helper) src/b.c(beta_run) src/a.c(alpha_run) src/c.c(gamma_run)");
     mg_repomap_release(&m);
     mg_db_close(&e.d);
 }
 
-/* After the index changed, a server's call (stale_ok) is answered from the
- * last graph at once, marked stale, while the new one is built in the
- * background; a later call has the new generation's map. */
-TEST(repomap_answers_stale_while_the_new_graph_is_built)
+/* An incremental run of paths (a watcher's): it saves no graph. */
+static void reindex_paths(struct env *e, const char *const *paths, size_t n)
+{
+    if (e->d) mg_db_close(&e->d);
+    struct mg_index_opts o = {.path = e->repo, .name = "rmap", .stored_root = e->repo, .paths = paths, .npaths = n};
+    struct mg_index_stats st;
+    struct mg_err err = {0};
+    if (mg_index_run(&e->cfg, &o, &st, &err) != 0) FAIL("index %s: %s", paths[0], err.msg);
+    if (mg_db_open(e->dbpath, MG_DB_READONLY, &e->d, &err) != 0) FAIL("open: %s", err.msg);
+}
+
+static off_t file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? sb.st_size : -1;
+}
+
+static char *read_bytes(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) FAIL("open %s", path);
+    static char b[1 << 20];
+    *len = fread(b, 1, sizeof(b), f);
+    fclose(f);
+    char *c = malloc(*len + 1);
+    memcpy(c, b, *len);
+    return c;
+}
+
+static void write_bytes(const char *path, const char *b, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(b, 1, len, f) != len) FAIL("write %s", path);
+    fclose(f);
+}
+
+/* A full index run saves the graph and its ranks beside the index; a new
+ * process (an empty cache) reads it and maps what a build maps; a missing
+ * or damaged file is built again (and saved again); removing the repo
+ * removes it. */
+TEST(repomap_saved_graph_answers_the_first_map)
 {
     struct env e;
     open_env(&e);
+    char saved[4200];
+    snprintf(saved, sizeof(saved), "%s.map", e.dbpath);
+    ASSERT(file_size(saved) > 0);
     struct mg_err err = {0};
     struct mg_repomap m;
+    mg_repomap_cache_clear();
+    ASSERT_EQ_INT(map(&e, NULL, 1024, NULL, NULL, &m, &err), 0);
+    ASSERT(m.cached && !m.stale);
+    char *want = strdup(m.text), *want_files = strdup(files_str(&m));
+    double want_rank = m.files[0].rank;
+    mg_repomap_release(&m);
+    /* no saved graph: built, the same map, and saved again */
+    ASSERT_EQ_INT(unlink(saved), 0);
+    mg_repomap_cache_clear();
+    ASSERT_EQ_INT(map(&e, NULL, 1024, NULL, NULL, &m, &err), 0);
+    ASSERT(!m.cached);
+    ASSERT_EQ_STR(m.text, want);
+    ASSERT_EQ_STR(files_str(&m), want_files);
+    ASSERT(m.files[0].rank == want_rank);
+    mg_repomap_release(&m);
+    ASSERT(file_size(saved) > 0);
+    size_t len;
+    char *good = read_bytes(saved, &len);
+    ASSERT_EQ_INT(mg_repomap_saved_check(good, len, &err), 0);
+    /* damaged files: cut, a count changed, a use pointing past the names, garbage: each refused, built again */
+    for (int k = 0; k < 4; k++) {
+        char *bad = malloc(len);
+        memcpy(bad, good, len);
+        size_t blen = len;
+        if (k == 0) blen = len - 5;
+        if (k == 1) bad[32] ^= 0x10; /* the file count */
+        if (k == 2) memset(bad + len - 8, 0xff, 8); /* the last name's rank: not a number */
+        if (k == 3) memset(bad, 'x', len);
+        ASSERT_EQ_INT(mg_repomap_saved_check(bad, blen, &err), -1);
+        ASSERT_EQ_STR(err.code, MG_E_IO);
+        ASSERT_CONTAINS(err.msg, "damaged");
+        write_bytes(saved, bad, blen);
+        free(bad);
+        mg_repomap_cache_clear();
+        ASSERT_EQ_INT(map(&e, NULL, 1024, NULL, NULL, &m, &err), 0);
+        ASSERT(!m.cached);
+        ASSERT_EQ_STR(m.text, want);
+        mg_repomap_release(&m);
+        ASSERT_EQ_INT(file_size(saved), (off_t)len); /* saved again, whole */
+    }
+    /* a focus on the saved graph ranks again */
+    mg_repomap_cache_clear();
+    ASSERT_EQ_INT(map(&e, NULL, 1024, "main.c", NULL, &m, &err), 0);
+    ASSERT(m.cached);
+    ASSERT_EQ_STR(files_str(&m), "src/hub.c(hub_lookup,hub_store) src/a.c(alpha_run) src/c.c(gamma_run) "
+                                 "src/b.c(beta_run) lib/leaf.c(leaf_helper)");
+    mg_repomap_release(&m);
+    /* no temporary file is left beside it */
+    char dir[4200];
+    snprintf(dir, sizeof(dir), "%s", e.dbpath);
+    *strrchr(dir, '/') = 0;
+    char *ls = NULL;
+    size_t lslen = 0;
+    FILE *lf = open_memstream(&ls, &lslen);
+    char cmd[4400];
+    snprintf(cmd, sizeof(cmd), "ls -a '%s'", dir);
+    FILE *p = popen(cmd, "r");
+    char line[512];
+    while (fgets(line, sizeof(line), p)) fputs(line, lf);
+    pclose(p);
+    fclose(lf);
+    ASSERT_NOT_CONTAINS(ls, ".tmp");
+    free(ls);
+    free(good);
+    free(want);
+    free(want_files);
+    mg_db_close(&e.d);
+    json_decref(mg_fx_run_json(NULL, e.home, (const char *const[]){"repos", "rm", "rmap", "--json", NULL}));
+    ASSERT_EQ_INT(file_size(saved), -1);
+}
+
+/* Wait until a stale_ok call is answered from the current generation (the
+ * background build), and check that map. */
+static void wait_fresh(struct env *e, const char *want)
+{
     struct mg_repomap_in in = {1024, NULL, 0, NULL, 0, true};
-    ASSERT_EQ_INT(mg_repomap(e.d, NULL, &in, &m, &err), 0);
-    ASSERT(!m.cached && !m.stale);
-    ASSERT_EQ_STR(m.files[0].path, "src/hub.c");
-    mg_repomap_release(&m);
-    mg_t_write_str(e.repo, "src/a.c", "int alpha_run(int n) { return leaf_helper(n); }\n");
-    mg_t_write_str(e.repo, "src/b.c", "int beta_run(int n) { return n; }\n");
-    mg_t_write_str(e.repo, "src/c.c", "int gamma_run(int n) { return beta_run(n); }\n");
-    reindex(&e);
-    ASSERT_EQ_INT(mg_repomap(e.d, NULL, &in, &m, &err), 0);
-    ASSERT(m.cached && m.stale);
-    ASSERT_EQ_STR(m.files[0].path, "src/hub.c"); /* the last generation's ranks */
-    mg_repomap_release(&m);
+    struct mg_err err = {0};
+    struct mg_repomap m;
     bool fresh = false;
     for (int i = 0; i < 400 && !fresh; i++) { /* at most 20 s */
-        ASSERT_EQ_INT(mg_repomap(e.d, NULL, &in, &m, &err), 0);
+        ASSERT_EQ_INT(mg_repomap(e->d, NULL, &in, &m, &err), 0);
         fresh = !m.stale;
         if (fresh) {
             ASSERT(m.cached); /* built in the background */
-            ASSERT_EQ_STR(files_str(&m),
-                          "lib/leaf.c(leaf_helper) src/b.c(beta_run) src/a.c(alpha_run) src/c.c(gamma_run)");
+            ASSERT_EQ_STR(files_str(&m), want);
         }
         mg_repomap_release(&m);
         if (!fresh) {
@@ -293,6 +401,63 @@ TEST(repomap_answers_stale_while_the_new_graph_is_built)
         }
     }
     ASSERT(fresh);
+}
+
+/* After the index changed, a server's call (stale_ok) is answered from the
+ * last graph at once, marked stale, while the new one is built in the
+ * background; a later call has the new generation's map. The last graph
+ * may be in memory, or saved beside the index (a server's first call after
+ * a restart); a command (no stale_ok) builds the current one first. */
+TEST(repomap_answers_stale_while_the_new_graph_is_built)
+{
+    static const char NEW[] = "lib/leaf.c(leaf_helper) src/b.c(beta_run) src/a.c(alpha_run) src/c.c(gamma_run)";
+    struct env e;
+    open_env(&e);
+    struct mg_err err = {0};
+    struct mg_repomap m;
+    struct mg_repomap_in in = {1024, NULL, 0, NULL, 0, true};
+    ASSERT_EQ_INT(mg_repomap(e.d, NULL, &in, &m, &err), 0);
+    ASSERT(!m.stale);
+    ASSERT_EQ_STR(m.files[0].path, "src/hub.c");
+    mg_repomap_release(&m);
+    mg_t_write_str(e.repo, "src/a.c", "int alpha_run(int n) { return leaf_helper(n); }\n");
+    mg_t_write_str(e.repo, "src/b.c", "int beta_run(int n) { return n; }\n");
+    mg_t_write_str(e.repo, "src/c.c", "int gamma_run(int n) { return beta_run(n); }\n");
+    const char *changed[] = {"src/a.c", "src/b.c", "src/c.c"};
+    reindex_paths(&e, changed, 3);
+    ASSERT_EQ_INT(mg_repomap(e.d, NULL, &in, &m, &err), 0);
+    ASSERT(m.cached && m.stale);
+    ASSERT_EQ_STR(m.files[0].path, "src/hub.c"); /* the last generation's ranks */
+    mg_repomap_release(&m);
+    wait_fresh(&e, NEW);
+    /* the background build saved its graph: a new process's first call is current */
+    mg_repomap_cache_clear();
+    ASSERT_EQ_INT(mg_repomap(e.d, NULL, &in, &m, &err), 0);
+    ASSERT(m.cached && !m.stale);
+    ASSERT_EQ_STR(files_str(&m), NEW);
+    mg_repomap_release(&m);
+    /* a restarted server whose saved graph is a generation behind: stale at once, then current */
+    char saved[4200];
+    snprintf(saved, sizeof(saved), "%s.map", e.dbpath);
+    size_t len;
+    char *old = read_bytes(saved, &len);
+    mg_t_write_str(e.repo, "src/b.c", "int beta_two(int n) { return n; }\n"); /* used by none */
+    const char *b[] = {"src/b.c"};
+    reindex_paths(&e, b, 1);
+    mg_repomap_cache_clear();
+    ASSERT_EQ_INT(mg_repomap(e.d, NULL, &in, &m, &err), 0);
+    ASSERT(m.cached && m.stale);
+    ASSERT_EQ_STR(m.files[0].path, "lib/leaf.c"); /* (b.c, changed since, is left out: stale) */
+    mg_repomap_release(&m);
+    wait_fresh(&e, "lib/leaf.c(leaf_helper) src/a.c(alpha_run) src/c.c(gamma_run)");
+    /* a command (no stale_ok) with only an older saved graph builds the current one */
+    write_bytes(saved, old, len);
+    mg_repomap_cache_clear();
+    ASSERT_EQ_INT(map(&e, NULL, 1024, NULL, NULL, &m, &err), 0);
+    ASSERT(!m.cached && !m.stale);
+    ASSERT_EQ_STR(files_str(&m), "lib/leaf.c(leaf_helper) src/a.c(alpha_run) src/c.c(gamma_run)");
+    mg_repomap_release(&m);
+    free(old);
     mg_db_close(&e.d);
 }
 

@@ -549,15 +549,44 @@ TEST(natural_language_rule)
 {
     static const char *yes[] = {"how are widgets counted", "where is the http header parsed?",
                                 "Free the page cache, then retry.", "memory allocation failure handling",
-                                "what does the scheduler do on idle"};
+                                "what does the scheduler do on idle", "crash in redis 7.0.2 when saving",
+                                /* a bug report: prose that names some code */
+                                "Fix crash on RM_Call inside module load when the cluster is initialized later",
+                                "the timeout (in seconds) overflows once getTimeoutFromObjectOrReply multiplies it by a thousand"};
     static const char *no[] = {"spin_lock_irqsave", "http header", "parseHttpHeader in the parser",
                                "foo(bar) is called", "struct file_operations *ops", "a->b member access",
                                "std::vector of ints", "read config.yaml file", "x = y + z", "#include stdio h",
-                               "two words", ""};
+                               "two words", "",
+                               /* prose, but too little for the code it names */
+                               "RM_Call crashes in module load", "if (x == NULL) return -1; in the parser code",
+                               "rename parse_header to parse_http_header and read_line to http_read_line now"};
     for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
         if (!mg_query_is_natural(yes[i])) FAIL("'%s' should be natural language", yes[i]);
     for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
         if (mg_query_is_natural(no[i])) FAIL("'%s' should not be natural language", no[i]);
+}
+
+TEST(identifiers_a_query_names)
+{
+    const char *st[MG_QUERY_IDENTS_MAX];
+    size_t len[MG_QUERY_IDENTS_MAX];
+    char got[512];
+    static const struct {
+        const char *q, *want;
+    } cases[] = {
+        {"Fix crash on RM_Call when server.cluster_enabled is set, see RM_Call", "RM_Call cluster_enabled"},
+        /* (__attribute__ is the plain word it wraps) */
+        {"getTimeoutFromObjectOrReply overflows; __attribute__ and _private_thing too",
+         "getTimeoutFromObjectOrReply private_thing"},
+        {"plain words only, http2 and utf8 and a_b", ""},
+        {"a_b_c x_y ab_c9 9a_b", "a_b_c ab_c9"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t n = mg_query_identifiers(cases[i].q, st, len, MG_QUERY_IDENTS_MAX), o = 0;
+        got[0] = 0;
+        for (size_t k = 0; k < n; k++) o += (size_t)snprintf(got + o, sizeof(got) - o, "%s%.*s", k ? " " : "", (int)len[k], st[k]);
+        ASSERT_EQ_STR(got, cases[i].want);
+    }
 }
 
 TEST(content_words_for_the_lexical_half)
@@ -663,6 +692,16 @@ TEST(semantic_and_hybrid_search_with_scope)
     json_decref(k);
     k = mg_fx_run_json(repo, home, (const char *const[]){"search", "pool_grow", "--json", NULL});
     ASSERT_EQ_STR(json_string_value(json_object_get(k, "mode")), "lexical");
+    first = json_array_get(json_object_get(k, "results"), 0);
+    ASSERT_EQ_STR(json_string_value(json_object_get(first, "symbol")), "pool_grow");
+    json_decref(k);
+    /* a bug report: prose about the pool that names net_xmit; hybrid, and the definition it names first */
+    k = mg_fx_run_json(repo, home, (const char *const[]){"search", "when every buffer of the pool is in use the pool "
+                                                         "grows, and net_xmit fails", "--json", NULL});
+    ASSERT_EQ_STR(json_string_value(json_object_get(k, "mode")), "hybrid");
+    first = json_array_get(json_object_get(k, "results"), 0);
+    ASSERT_EQ_STR(json_string_value(json_object_get(first, "path")), "gamma/net.c");
+    ASSERT_EQ_STR(json_string_value(json_object_get(first, "symbol")), "net_xmit");
     json_decref(k);
 }
 

@@ -45,7 +45,7 @@ static json_t *stats_json(json_t *r)
 {
     json_t *j = json_pack("{s:s?, s:s?, s:b, s:b, s:{s:I, s:I, s:I, s:I, s:I}, "
                           "s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, "
-                          "s:f, s:{s:f, s:f}}",
+                          "s:f, s:f, s:{s:f, s:f}}",
                           "repo", S("repo"), "root", S("root"), "git", B("git"), "created", B("created"),
                           "files", "seen", I("seen"), "added", I("added"), "changed", I("changed"), "unchanged",
                           I("unchanged"), "removed", I("removed"),
@@ -56,7 +56,7 @@ static json_t *stats_json(json_t *r)
                           I("secrets_redacted"), "chunks_excluded", I("chunks_excluded"), "bytes_read",
                           I("bytes_read"), "bytes_indexed", I("bytes_indexed"), "total_files", I("files"),
                           "total_bytes", I("bytes"), "chunks", I("chunks"), "symbols", I("symbols"), "seconds",
-                          R("seconds"), "merge_seconds", R("merge_seconds"), "cpu", "workers", R("cpu_workers"),
+                          R("seconds"), "merge_seconds", R("merge_seconds"), "map_seconds", R("map_seconds"), "cpu", "workers", R("cpu_workers"),
                           "writer", R("cpu_writer"));
     json_object_set_new(j, "vectors", json_pack("{s:s?, s:I, s:I, s:I, s:b, s:f, s:s?}", "embedder", S("embedder"),
                                                 "files", I("vec_files"), "chunks", I("vec_chunks"), "pending",

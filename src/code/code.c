@@ -5,12 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "index/indexer.h"
 #include "index/watch.h"
 #include "search/hybrid.h"
+#include "search/repomap.h"
 #include "search/search.h"
+#include "store/catalog.h"
 #include "store/db.h"
 #include "util/glob.h"
 
@@ -230,6 +233,13 @@ static void on_index_progress(void *ud, const struct mg_progress *p)
     pc->progress(pc->progress_ud, done, total, m);
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index_query *q, struct mg_items *out,
                     struct mg_err *err)
 {
@@ -246,6 +256,16 @@ static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index
     struct mg_index_stats st;
     if (pc->progress) pc->progress(pc->progress_ud, 0, 0, "walking the repository");
     if (mg_index_run(pc->cfg, &o, &st, err) != 0) return -1;
+    /* the repo map's graph of this generation, saved for the first map (search/repomap.h) */
+    if (pc->progress) pc->progress(pc->progress_ud, 0, 0, "ranking files for the repo map");
+    char dbpath[PATH_MAX];
+    mg_repo_dbpath(pc->cfg, st.id, dbpath, sizeof(dbpath));
+    struct mg_err merr = {0};
+    double m0 = now_s();
+    if (mg_repomap_save(dbpath, &merr) != 0 && !st.vec.warning[0])
+        snprintf(st.vec.warning, sizeof(st.vec.warning), "the repo map's graph was not saved (%s): the first "
+                 "repo_map builds it", merr.msg);
+    double map_s = now_s() - m0;
     struct mg_index_run *it = mg_items_add(out, &mg_item_index_run);
     if (!it) return oom(err);
     bool failed = false;
@@ -277,8 +297,9 @@ static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index
     it->total_bytes = (int64_t)st.total_bytes;
     it->chunks = (int64_t)st.chunks;
     it->symbols = (int64_t)st.symbols;
-    it->seconds = st.seconds;
+    it->seconds = st.seconds + map_s;
     it->merge_seconds = st.merge_seconds;
+    it->map_seconds = map_s;
     it->cpu_workers = st.cpu_workers;
     it->cpu_writer = st.cpu_writer;
     it->embedder = mg_item_dup(st.vec.embedder, &failed);
@@ -371,6 +392,7 @@ int mg_code_builtin_open(const struct mg_config *cfg, bool watch, struct mg_code
     struct mg_code_self *self = calloc(1, sizeof(*self));
     if (!self) return oom(err);
     self->cfg = cfg;
+    self->serving = watch;
     if (mg_db_pool_new(readers_per_repo(), &self->pool, err) != 0) {
         free(self);
         return -1;
@@ -378,7 +400,6 @@ int mg_code_builtin_open(const struct mg_config *cfg, bool watch, struct mg_code
     struct mg_err werr = {0};
     if (watch && mg_watcher_start(cfg, &self->watcher, &werr) != 0)
         fprintf(stderr, "memgate: warning: %s; indexes change only when re-indexed\n", werr.msg);
-    self->serving = watch;
     if (watch) preload_vectors(cfg);
     out->ops = &builtin_ops;
     out->self = self;

@@ -26,7 +26,8 @@ struct mg_code_self {
     const struct mg_config *cfg; /* borrowed */
     struct mg_db_pool *pool;     /* read handles on the repos' index databases (store/db.h) */
     struct mg_watcher *watcher;  /* the file watcher (index/watch.h), or NULL */
-    bool serving;                /* a server (opened with watch): hybrid search does not wait for vectors */
+    bool serving;                /* a long-lived server (opened with watch): work may go on in the background
+                                  * (vectors load, hybrid search does not wait for them) */
 };
 
 /* The built-in code provider for cfg (borrowed: it must outlive the

@@ -61,9 +61,9 @@ int mg_code_repomap(void *self_, const struct mg_pcall *pc, const struct mg_repo
     const struct mg_repo *r = &pc->repos[0];
     struct mg_filter f;
     if (mg_code_filter(pc, &f, err) != 0) return -1;
-    /* a server answers from the last graph while the index's new one is built */
+    /* a server answers from the last graph while the index's new one is built; a command waits */
     struct mg_repomap_in in = {q->budget_tokens, q->focus_files, q->nfocus_files, q->focus_symbols,
-                               q->nfocus_symbols, true};
+                               q->nfocus_symbols, self->serving};
     struct mg_db *d = NULL;
     int rc = mg_db_get(self->pool, r->dbpath, pc->deadline_ms, &d, err);
     if (rc == 0) {

@@ -149,7 +149,7 @@ struct mg_index_run {
     int64_t repaired_utf8, parse_failed, secrets_redacted, chunks_excluded;
     int64_t bytes_read, bytes_indexed;
     int64_t total_files, total_bytes, chunks, symbols;            /* the index after the run */
-    double seconds, merge_seconds, cpu_workers, cpu_writer;
+    double seconds, merge_seconds, map_seconds, cpu_workers, cpu_writer;
     char *embedder;                    /* label: the embedder's signature, or "none" */
     int64_t vec_files, vec_chunks, vec_pending;
     bool vec_reembedded;

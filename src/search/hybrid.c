@@ -16,33 +16,67 @@
 
 /* ---- natural language ----------------------------------------------------------- */
 
+/* An identifier as code writes it: an underscore, or an inner capital
+ * after a small letter (parseHeader). */
+static bool code_word(const char *s, size_t n)
+{
+    if (memchr(s, '_', n)) return true;
+    for (size_t i = 1; i < n; i++)
+        if (isupper((unsigned char)s[i]) && islower((unsigned char)s[i - 1])) return true;
+    return false;
+}
+
 bool mg_query_is_natural(const char *q)
 {
     static const char code_punct[] = "()[]{}<>;=*&|\\/\"'`#$@^~";
-    int words = 0;
+    int words = 0, marks = 0; /* plain words; code punctuation and identifiers written as code */
     const char *p = q;
     while (*p) {
         unsigned char ch = (unsigned char)*p;
-        if (strchr(code_punct, ch)) return false;
-        if (ch == '-' && p[1] == '>') return false;
-        if (ch == ':' && p[1] == ':') return false;
+        if (strchr(code_punct, ch) || (ch == '-' && p[1] == '>') || (ch == ':' && p[1] == ':')) {
+            marks++;
+            p += (ch == '-' || ch == ':') ? 2 : 1;
+            continue;
+        }
         if (isalnum(ch) || ch >= 0x80 || ch == '_') {
             const char *s = p;
-            bool lower_seen = false;
-            while (*p && (isalnum((unsigned char)*p) || (unsigned char)*p >= 0x80 || *p == '_')) {
-                if (*p == '_') return false;
-                if (islower((unsigned char)*p)) lower_seen = true;
-                else if (isupper((unsigned char)*p) && lower_seen) return false; /* parseHeader */
-                p++;
+            while (*p && (isalnum((unsigned char)*p) || (unsigned char)*p >= 0x80 || *p == '_')) p++;
+            /* a dot joining two words (obj.field, file.c) is code, a version (7.0.2) or a full stop not */
+            bool joined = *p == '.' && (isalnum((unsigned char)p[1]) || p[1] == '_') && !isdigit((unsigned char)*s);
+            if (joined || code_word(s, (size_t)(p - s))) marks++;
+            else words++;
+            if (joined) { /* the rest of a.b.c is one mark */
+                while (*p == '.' || isalnum((unsigned char)*p) || *p == '_') p++;
             }
-            /* a dot joining two words (obj.field, file.c) is code; a full stop is not */
-            if (*p == '.' && (isalnum((unsigned char)p[1]) || p[1] == '_')) return false;
-            if (p > s) words++;
             continue;
         }
         p++;
     }
-    return words >= 3;
+    /* prose; or prose that names some code (a bug report): six plain words at least, three per mark */
+    return words >= 3 && (marks == 0 || (words >= 6 && words >= 3 * marks));
+}
+
+size_t mg_query_identifiers(const char *q, const char **start, size_t *len, size_t max)
+{
+    size_t n = 0;
+    for (const char *p = q; *p && n < max;) {
+        if (!(isalnum((unsigned char)*p) || *p == '_')) {
+            p++;
+            continue;
+        }
+        const char *s = p;
+        while (isalnum((unsigned char)*p) || *p == '_') p++;
+        size_t l = (size_t)(p - s);
+        while (l && s[0] == '_') s++, l--; /* _private and __attr__ name what they wrap */
+        while (l && s[l - 1] == '_') l--;
+        if (l < 4 || !code_word(s, l) || isdigit((unsigned char)*s)) continue;
+        bool dup = false;
+        for (size_t i = 0; i < n && !dup; i++) dup = len[i] == l && memcmp(start[i], s, l) == 0;
+        if (dup) continue;
+        start[n] = s;
+        len[n++] = l;
+    }
+    return n;
 }
 
 /* ---- content words ------------------------------------------------------------- */

@@ -3,10 +3,16 @@
  * context assembly).
  *
  * Natural language (mg_query_is_natural): a query of at least 3 words with
- * no code punctuation — none of ( ) [ ] { } < > ; = * & | \ / " ' ` # $ @ ^ ~
- * and no identifier written as code (an underscore, an inner capital as in
- * parseHeader, a word joined by "::", "->" or "."). Such queries default to
- * hybrid search; others to lexical.
+ * no code marks — code punctuation, one of ( ) [ ] { } < > ; = * & | \ / "
+ * ' ` # $ @ ^ ~ -> ::, or an identifier written as code (an underscore, an
+ * inner capital as in parseHeader, words joined by "." as in obj.field) —
+ * or prose that names some code, as a bug report does: at least 6 plain
+ * words and 3 for every mark. Such queries default to hybrid search;
+ * others to lexical.
+ *
+ * In hybrid search, the identifiers such prose names (mg_query_identifiers)
+ * are looked up as exact definition names: their definitions are the
+ * symbol list of the fusion.
  *
  * Hybrid search fuses the ranked lists of lexical, symbol and semantic
  * search by reciprocal rank fusion: score = sum over lists of
@@ -31,6 +37,12 @@ struct mg_filter;
 #define MG_RRF_K 60
 
 bool mg_query_is_natural(const char *q);
+
+/* The identifiers written as code in q (an underscore or an inner capital,
+ * 4 bytes or more; each word of a.b.c on its own), distinct, in order, at most max:
+ * pointers to their starts in q and their lengths. Returns how many. */
+#define MG_QUERY_IDENTS_MAX 8
+size_t mg_query_identifiers(const char *q, const char **start, size_t *len, size_t max);
 
 /* The query's distinct words less English function words ("the", "of",
  * "how", ...), space-separated, into out (cap bytes); when more than max

@@ -15,6 +15,9 @@ struct emit {
     bool stop;
     char dir[MG_NAV_IMPORT_PATH_MAX];  /* the file's directory ("" at the root) */
     char stem[MG_NAV_IMPORT_PATH_MAX]; /* its name without the extension */
+    /* Python: the module of a `from M import (` whose names go on past the line; "" and 0: none */
+    char py_mod[MG_NAV_IMPORT_PATH_MAX];
+    bool py_open, py_rel;
 };
 
 static void emit(struct emit *e, enum mg_nav_imp how, const char *p)
@@ -182,8 +185,28 @@ static void py_emit(struct emit *e, bool rel, const char *mod, const char *name)
     emit(e, how, p);
 }
 
+static void py_names(struct emit *e, const char *s, const char *end, bool rel, const char *mod);
+
+/* After an imported name at s: past `as c` and the comma to the next name,
+ * or NULL when no comma follows. */
+static const char *py_next(const char *s, const char *end)
+{
+    const char *w;
+    s = skip_ws(s, end);
+    if ((w = word(s, end, "as"))) {
+        s = skip_ws(w, end);
+        while (s < end && word_char((unsigned char)*s)) s++;
+        s = skip_ws(s, end);
+    }
+    return s < end && *s == ',' ? skip_ws(s + 1, end) : NULL;
+}
+
 static void py_line(struct emit *e, const char *s, const char *end)
 {
+    if (e->py_open) { /* the names of a `from M import (` go on */
+        if (s < end && *s != '#') py_names(e, s, end, e->py_rel, e->py_mod);
+        return;
+    }
     char m[MG_NAV_IMPORT_PATH_MAX], mod[MG_NAV_IMPORT_PATH_MAX];
     size_t ml;
     const char *w;
@@ -191,14 +214,7 @@ static void py_line(struct emit *e, const char *s, const char *end)
         for (s = skip_ws(w, end); s < end;) { /* a.b [as c], d.e */
             if (!(s = dotted(s, end, m, &ml)) || !normal("", m, ml, mod)) return;
             py_emit(e, false, mod, NULL);
-            s = skip_ws(s, end);
-            if ((w = word(s, end, "as"))) {
-                s = skip_ws(w, end);
-                while (s < end && word_char((unsigned char)*s)) s++;
-                s = skip_ws(s, end);
-            }
-            if (s >= end || *s != ',') return;
-            s = skip_ws(s + 1, end);
+            if (!(s = py_next(s, end))) return;
         }
         return;
     }
@@ -214,8 +230,20 @@ static void py_line(struct emit *e, const char *s, const char *end)
     s = skip_ws(s, end);
     if (!(w = word(s, end, "import"))) return;
     s = skip_ws(w, end);
-    if (s < end && *s == '(') s = skip_ws(s + 1, end);
-    while (s < end && word_char((unsigned char)*s)) { /* the names: each may be a module */
+    if (s < end && *s == '(') {
+        memcpy(e->py_mod, mod, sizeof(mod));
+        e->py_rel = dots > 0;
+        e->py_open = true;
+        s = skip_ws(s + 1, end);
+    }
+    py_names(e, s, end, dots > 0, mod);
+}
+
+/* The names of `from M import a, b as c` from s, each of which may be a
+ * module of M; a `)` ends an open list. */
+static void py_names(struct emit *e, const char *s, const char *end, bool rel, const char *mod)
+{
+    while (s < end && word_char((unsigned char)*s)) {
         const char *n = s;
         while (s < end && word_char((unsigned char)*s)) s++;
         char name[MG_NAV_IMPORT_PATH_MAX];
@@ -223,16 +251,16 @@ static void py_line(struct emit *e, const char *s, const char *end)
         if (nl >= sizeof(name)) return;
         memcpy(name, n, nl);
         name[nl] = 0;
-        py_emit(e, dots > 0, mod, name);
-        s = skip_ws(s, end);
-        if ((w = word(s, end, "as"))) {
-            s = skip_ws(w, end);
-            while (s < end && word_char((unsigned char)*s)) s++;
+        py_emit(e, rel, mod, name);
+        const char *next = py_next(s, end);
+        if (!next) {
             s = skip_ws(s, end);
+            while (s < end && *s != ')' && *s != '#') s++; /* past `as c` */
+            break;
         }
-        if (s >= end || *s != ',') return;
-        s = skip_ws(s + 1, end);
+        s = next;
     }
+    if (s < end && *s == ')') e->py_open = false;
 }
 
 /* ---- JavaScript and TypeScript ---- */

@@ -3,16 +3,22 @@
  * Sections:
  *   1. The graph     files, the names they define (definers) and use, from table refs
  *   2. The cache     graphs by database and index generation, reference-counted
+ *   2b. Saved graphs the graph and its ranks in a file beside the index (DB.map)
  *   3. Ranking       PageRank over the files in scope, personalised to a focus
  *   4. Rendering     the best files and definitions that fit the budget
  */
 #include "search/repomap.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "index/refs.h"
 #include "store/content.h"
@@ -28,6 +34,29 @@
 static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory building the repo map"); }
 
 /* ---- 1. The graph ----------------------------------------------------------------------------- */
+
+/* PageRank's arrays for one graph (section 3): a graph keeps one spare set
+ * for its next ranking. Tens of MB on a large repo: fresh ones cost more
+ * page faults than the ranking itself. */
+struct rank_work {
+    uint32_t *dn;               /* per name: its definers in scope */
+    float *wn;                  /* per use: its share of the file's rank */
+    double *r, *nr, *nin, *tp;  /* per file: rank, next rank; per name: inflow; per file: teleport */
+    uint8_t *dangling;          /* per file: uses no followed name */
+};
+
+static void work_free(struct rank_work *w)
+{
+    if (!w) return;
+    free(w->dn);
+    free(w->wn);
+    free(w->r);
+    free(w->nr);
+    free(w->nin);
+    free(w->tp);
+    free(w->dangling);
+    free(w);
+}
 
 struct graph {
     char path[4096];
@@ -46,11 +75,24 @@ struct graph {
     uint16_t *ucnt;             /* uses << 1 | strong (index/refs.h) */
     pthread_mutex_t mu;         /* rank0 */
     double *rank0, *nin0;       /* ranks and name inflow of the whole repo without focus; NULL: not yet */
+    struct rank_work *spare;    /* under cache_mu; NULL: none */
+    void *saved;                /* a saved graph's bytes (2b) that the arrays above point into; NULL: built */
+    size_t mapped;              /* saved is the file mapped, of this length (0: malloc'd) */
 };
 
 static void graph_free(struct graph *g)
 {
     if (!g) return;
+    work_free(g->spare);
+    if (g->saved) { /* only the path and language arrays are the graph's own */
+        free(g->fpath);
+        free(g->flang);
+        if (g->mapped) munmap(g->saved, g->mapped);
+        else free(g->saved);
+        pthread_mutex_destroy(&g->mu);
+        free(g);
+        return;
+    }
     for (size_t i = 0; i < g->nf; i++) {
         free(g->fpath[i]);
         free(g->flang[i]);
@@ -397,30 +439,310 @@ static void graph_cache(struct graph *g)
     graph_put(old);
 }
 
-/* Build the graph of the index at path as it is now, on a connection of its
- * own; cache it. */
-static int graph_build_at(const char *path, struct graph **out, struct mg_err *err)
+/* ---- 2b. Saved graphs ------------------------------------------------------------------------- */
+
+/* A full index run saves its graph, with the ranks of the whole repo, beside
+ * the index: a server's (or `memgate repo-map`'s) first map reads it instead
+ * of building (a read of tens of MB, where building takes seconds on a large
+ * repo). The file is a cache: written to a temporary name, synced and
+ * renamed; a file that is missing, damaged or of another generation is
+ * ignored or answered as stale. Layout, in the writer's byte order, every
+ * section starting at a multiple of 8 bytes:
+ *     struct saved_head
+ *     fid[nf] int64, paths and languages (strbytes: "path\0lang\0" per file),
+ *     nhash[nn] u32, ncls[nn] u8, doff[nn + 1] u32, dfile[nd] u32,
+ *     lookup[nn] u64, uoff[nf + 1] u32, uname[nu] u32, ucnt[nu] u16,
+ *     rank0[nf] double, nin0[nn] double */
+
+#define SAVED_MAGIC   "MGRMAP\r\n"
+#define SAVED_VERSION 1
+#define SAVED_ORDER   0x01020304u
+#define SAVED_MAX     ((uint64_t)4 << 30)
+
+struct saved_head {
+    char magic[8];
+    uint32_t version, order;
+    int64_t gen, at;
+    uint64_t nf, nn, nused, nd, nu, strbytes;
+};
+
+struct rank_in {
+    const uint8_t *allowed;    /* per file; NULL: all */
+    const double *teleport;    /* per file, sums to 1 over allowed files; NULL: uniform */
+    const uint8_t *focus_name; /* per name: a focus symbol; NULL: none */
+};
+
+static int rank_whole(struct graph *g, struct mg_err *err);
+static struct rank_work *work_get(struct graph *g, struct mg_err *err);
+static void work_put(struct graph *g, struct rank_work *w);
+static void pagerank(const struct graph *g, const struct rank_in *in, struct rank_work *w);
+
+static uint64_t pad8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
+
+static void saved_path(const char *dbpath, char *out, size_t cap) { snprintf(out, cap, "%s.map", dbpath); }
+
+static int damaged(const char *why, struct mg_err *err)
+{
+    return mg_err_set(err, MG_E_IO, "the saved repo map graph is damaged (%s); the next map builds it again", why);
+}
+
+/* The graph in the saved bytes b[0 .. len), which it takes (released on
+ * failure; mapped: b is the file mapped, else malloc'd): every count
+ * checked against len, every index against its array, the ranks finite. */
+static int graph_parse(void *b, size_t len, bool mapped, struct graph **out, struct mg_err *err)
+{
+    *out = NULL;
+    struct saved_head h;
+    struct graph *g = NULL;
+    if (len < sizeof(h)) {
+        if (mapped) munmap(b, len);
+        else free(b);
+        return damaged("too short", err);
+    }
+    memcpy(&h, b, sizeof(h));
+    const char *why = NULL;
+    if (memcmp(h.magic, SAVED_MAGIC, 8) != 0) why = "not a repo map graph";
+    else if (h.version != SAVED_VERSION || h.order != SAVED_ORDER) why = "another version or byte order";
+    else if (h.nf >= FILES_MAX || h.nn >= UINT32_MAX - 2 || h.nd >= UINT32_MAX - 2 || h.nu >= UINT32_MAX - 2 ||
+             h.nused > h.nn || h.strbytes > SAVED_MAX)
+        why = "counts out of range";
+    uint64_t off[13];
+    if (!why) { /* section offsets: each count < 2^32, so no sum overflows */
+        const uint64_t size[12] = {h.nf * 8, h.strbytes, h.nn * 4, h.nn, (h.nn + 1) * 4, h.nd * 4, h.nn * 8,
+                                   (h.nf + 1) * 4, h.nu * 4, h.nu * 2, h.nf * 8, h.nn * 8};
+        off[0] = pad8(sizeof(h));
+        for (int i = 0; i < 12; i++) off[i + 1] = pad8(off[i] + size[i]);
+        if (off[12] != len) why = "its size does not match its counts";
+    }
+    if (why || !(g = calloc(1, sizeof(*g)))) {
+        if (mapped) munmap(b, len);
+        else free(b);
+        return why ? damaged(why, err) : oom(err);
+    }
+    pthread_mutex_init(&g->mu, NULL);
+    g->saved = b;
+    g->mapped = mapped ? len : 0;
+    char *p = b;
+    g->gen = h.gen;
+    g->at = h.at;
+    g->nf = h.nf;
+    g->nn = h.nn;
+    g->nused = h.nused;
+    g->fid = (int64_t *)(p + off[0]);
+    g->nhash = (uint32_t *)(p + off[2]);
+    g->ncls = (uint8_t *)(p + off[3]);
+    g->doff = (uint32_t *)(p + off[4]);
+    g->dfile = (uint32_t *)(p + off[5]);
+    g->lookup = (uint64_t *)(p + off[6]);
+    g->uoff = (uint32_t *)(p + off[7]);
+    g->uname = (uint32_t *)(p + off[8]);
+    g->ucnt = (uint16_t *)(p + off[9]);
+    g->rank0 = (double *)(p + off[10]);
+    g->nin0 = (double *)(p + off[11]);
+    g->fpath = malloc((h.nf + 1) * sizeof(char *));
+    g->flang = malloc((h.nf + 1) * sizeof(char *));
+    if (!g->fpath || !g->flang) {
+        graph_free(g);
+        return oom(err);
+    }
+    /* the strings: exactly two per file, each ended */
+    char *s = p + off[1], *end = s + h.strbytes;
+    for (size_t i = 0; i < 2 * h.nf && !why; i++) {
+        char *z = s < end ? memchr(s, 0, (size_t)(end - s)) : NULL;
+        if (!z) why = "a path or language is cut";
+        else {
+            if (i % 2) g->flang[i / 2] = s;
+            else g->fpath[i / 2] = s;
+            s = z + 1;
+        }
+    }
+    if (!why && s != end) why = "bytes after the last path";
+    for (size_t n = 0; n < h.nn && !why; n++) {
+        if (g->ncls[n] > 3 && g->ncls[n] != STOP) why = "a name's class";
+        if (g->doff[n] > g->doff[n + 1]) why = "a name's definers";
+        if ((uint32_t)g->lookup[n] >= h.nn || (n && g->lookup[n] >> 32 < g->lookup[n - 1] >> 32))
+            why = "the name lookup";
+        if (!(isfinite(g->nin0[n]) && g->nin0[n] >= 0)) why = "a name's rank";
+    }
+    if (!why && (g->doff[0] != 0 || g->doff[h.nn] != h.nd)) why = "the definers' ends";
+    for (size_t k = 0; k < h.nd && !why; k++)
+        if (g->dfile[k] >= h.nf) why = "a definer's file";
+    for (size_t f = 0; f < h.nf && !why; f++) {
+        if (g->uoff[f] > g->uoff[f + 1]) why = "a file's uses";
+        if (!(isfinite(g->rank0[f]) && g->rank0[f] >= 0)) why = "a file's rank";
+    }
+    if (!why && (g->uoff[0] != 0 || g->uoff[h.nf] != h.nu)) why = "the uses' ends";
+    for (size_t u = 0; u < h.nu && !why; u++)
+        if (g->uname[u] >= h.nused) why = "a use's name";
+    if (why) {
+        graph_free(g);
+        return damaged(why, err);
+    }
+    *out = g;
+    return 0;
+}
+
+/* The graph saved beside the index at dbpath, mapped (read-only: the file
+ * is replaced by rename, never written in place): 0 and *out (one
+ * reference, not cached), or -1 when there is none or it is damaged. */
+static int graph_load(const char *dbpath, struct graph **out, struct mg_err *err)
+{
+    char path[4200];
+    saved_path(dbpath, path, sizeof(path));
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return mg_err_set(err, MG_E_IO, "cannot open '%s': %s", path, strerror(errno));
+    struct stat sb;
+    void *b = MAP_FAILED;
+    if (fstat(fd, &sb) == 0 && (uint64_t)sb.st_size <= SAVED_MAX && sb.st_size >= (off_t)sizeof(struct saved_head))
+        b = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (b == MAP_FAILED) return damaged("its size", err);
+    madvise(b, (size_t)sb.st_size, MADV_WILLNEED);
+    if (graph_parse(b, (size_t)sb.st_size, true, out, err) != 0) return -1;
+    snprintf((*out)->path, sizeof((*out)->path), "%s", dbpath);
+    (*out)->refs = 1;
+    return 0;
+}
+
+/* The zeros after a section of n bytes. */
+static int write_pad(FILE *f, uint64_t n)
+{
+    static const char zero[8];
+    return pad8(n) > n && fwrite(zero, 1, pad8(n) - n, f) != pad8(n) - n ? -1 : 0;
+}
+
+static int write_all(FILE *f, const void *p, uint64_t n)
+{
+    return (n && fwrite(p, 1, n, f) != n) || write_pad(f, n) ? -1 : 0;
+}
+
+/* g's sections into f. */
+static int write_graph(FILE *f, const struct graph *g)
+{
+    struct saved_head h = {.version = SAVED_VERSION, .order = SAVED_ORDER, .gen = g->gen, .at = g->at,
+                           .nf = g->nf, .nn = g->nn, .nused = g->nused, .nd = g->doff[g->nn],
+                           .nu = g->uoff[g->nf]};
+    memcpy(h.magic, SAVED_MAGIC, 8);
+    for (size_t i = 0; i < g->nf; i++) h.strbytes += strlen(g->fpath[i]) + strlen(g->flang[i]) + 2;
+    int bad = write_all(f, &h, sizeof(h)) || write_all(f, g->fid, h.nf * 8);
+    for (size_t i = 0; i < g->nf && !bad; i++)
+        bad = fwrite(g->fpath[i], 1, strlen(g->fpath[i]) + 1, f) != strlen(g->fpath[i]) + 1 ||
+              fwrite(g->flang[i], 1, strlen(g->flang[i]) + 1, f) != strlen(g->flang[i]) + 1;
+    return bad || write_pad(f, h.strbytes) || write_all(f, g->nhash, h.nn * 4) || write_all(f, g->ncls, h.nn) ||
+                   write_all(f, g->doff, (h.nn + 1) * 4) || write_all(f, g->dfile, h.nd * 4) ||
+                   write_all(f, g->lookup, h.nn * 8) || write_all(f, g->uoff, (h.nf + 1) * 4) ||
+                   write_all(f, g->uname, h.nu * 4) || write_all(f, g->ucnt, h.nu * 2) ||
+                   write_all(f, g->rank0, h.nf * 8) || write_all(f, g->nin0, h.nn * 8) || fflush(f) != 0 ||
+                   fsync(fileno(f)) != 0
+               ? -1
+               : 0;
+}
+
+/* Save g (with its ranks) beside the index at g->path: written as a file
+ * with no name (O_TMPFILE; a process killed meanwhile leaves nothing), named
+ * when complete, then renamed over the old one. Where the file system has
+ * no O_TMPFILE, a named temporary file. */
+static int graph_save(const struct graph *g, struct mg_err *err)
+{
+    char path[4200], tmp[4300], dir[4200];
+    saved_path(g->path, path, sizeof(path));
+    snprintf(tmp, sizeof(tmp), "%s.%ld.%lx.tmp", path, (long)getpid(), (unsigned long)pthread_self());
+    snprintf(dir, sizeof(dir), "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    else snprintf(dir, sizeof(dir), ".");
+    bool nameless = true;
+    int fd = open(slash && !*dir ? "/" : dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        nameless = false;
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    }
+    if (fd < 0) return mg_err_set(err, MG_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
+    FILE *f = fdopen(fd, "wb");
+    if (!f) close(fd);
+    int bad = !f || write_graph(f, g) != 0, e = errno;
+    if (!bad && nameless) {
+        char self[64];
+        snprintf(self, sizeof(self), "/proc/self/fd/%d", fileno(f));
+        bad = linkat(AT_FDCWD, self, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) != 0;
+        e = errno;
+    }
+    if (f && fclose(f) != 0 && !bad) {
+        bad = 1;
+        e = errno;
+    }
+    if (!bad && rename(tmp, path) != 0) {
+        bad = 1;
+        e = errno;
+    }
+    if (bad) {
+        unlink(tmp);
+        return mg_err_set(err, MG_E_IO, "cannot write '%s': %s", path, strerror(e));
+    }
+    return 0;
+}
+
+int mg_repomap_saved_check(const void *data, size_t len, struct mg_err *err)
+{
+    void *b = malloc(len ? len : 1);
+    if (!b) return oom(err);
+    memcpy(b, data, len);
+    struct graph *g;
+    if (graph_parse(b, len, false, &g, err) != 0) return -1;
+    struct rank_work *w = work_get(g, err); /* what a map does with it: rank, look names up */
+    int rc = w ? 0 : -1;
+    if (w) pagerank(g, &(struct rank_in){0}, w);
+    work_put(g, w);
+    for (size_t n = 0; n < g->nn && rc == 0; n++)
+        if (name_find(g, g->nhash[n]) < 0) rc = damaged("a name missing from the lookup", err);
+    graph_free(g);
+    return rc;
+}
+
+/* Rank g (a graph no one else holds yet) for the whole repo and save it
+ * beside its index. */
+static int graph_save_ranked(struct graph *g, struct mg_err *err)
+{
+    if (rank_whole(g, err) != 0) return -1;
+    return graph_save(g, err);
+}
+
+/* The graph of the index at path as it is now, on a connection of its own:
+ * the saved one when it is current, else built, ranked and saved (-1 when
+ * saving fails, the graph cached all the same); cached. */
+static int graph_build_at(const char *path, struct mg_err *err)
 {
     struct mg_db *d = NULL;
     if (mg_db_open(path, MG_DB_READONLY, &d, err) != 0) return -1;
     int rc = mg_db_exec(d, "BEGIN", err);
     struct graph *g = NULL;
+    bool saved = false;
     if (rc == 0) {
         int64_t gen = mg_db_meta_int(d, "index_gen", 0), at = mg_db_meta_int(d, "indexed_at", 0);
-        rc = graph_build(d, &g, err);
+        struct mg_err ignored = {0};
+        if (graph_load(path, &g, &ignored) == 0 && g->gen == gen && g->at == at) {
+            saved = true; /* another process saved it (a full index run) */
+        } else {
+            graph_put(g);
+            g = NULL;
+            rc = graph_build(d, &g, err);
+        }
         if (rc == 0) {
             snprintf(g->path, sizeof(g->path), "%s", path);
             g->gen = gen;
             g->at = at;
-            g->refs = out ? 2 : 1; /* the cache's, and the caller's */
+            g->refs = 1; /* the cache's */
         }
         sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL);
     }
     mg_db_close(&d);
-    if (rc == 0) graph_cache(g);
-    if (out) *out = rc == 0 ? g : NULL;
+    if (rc != 0) return -1;
+    if (!saved) rc = graph_save_ranked(g, err);
+    graph_cache(g);
     return rc;
 }
+
+int mg_repomap_save(const char *dbpath, struct mg_err *err) { return graph_build_at(dbpath, err); }
 
 /* Rebuilds under way in the background, by database path (under cache_mu). */
 static char rebuilding[CACHE_SLOTS][4096];
@@ -429,7 +751,7 @@ static void *rebuild_main(void *arg)
 {
     char *path = arg;
     struct mg_err err = {0};
-    graph_build_at(path, NULL, &err); /* a failure leaves the old graph; the next call tries again */
+    graph_build_at(path, &err); /* a failure leaves the old graph; the next call tries again */
     pthread_mutex_lock(&cache_mu);
     for (int i = 0; i < CACHE_SLOTS; i++)
         if (strcmp(rebuilding[i], path) == 0) rebuilding[i][0] = 0;
@@ -458,39 +780,52 @@ static void rebuild_locked(const char *path)
     pthread_attr_destroy(&at);
 }
 
-/* The graph of d's index at (gen, at): cached, or built and cached. When only
- * an older generation's graph of the same index is cached and stale_ok, that
- * one is returned at once (*stale) and the current one is built in the
- * background for the next call. The caller holds a reference (graph_put). */
+/* The graph of d's index at (gen, at): cached, saved beside the index, or
+ * built and cached. When only an older generation's graph of the same index
+ * is cached or saved and stale_ok, that one is returned at once (*stale) and
+ * the current one is built (and saved) in the background for the next
+ * call. The caller holds a reference (graph_put). */
 static int graph_get(struct mg_db *d, int64_t gen, int64_t at, bool stale_ok, struct graph **out, bool *cached,
                      bool *stale, struct mg_err *err)
 {
     *stale = false;
-    pthread_mutex_lock(&cache_mu);
-    struct graph *older = NULL;
-    for (int i = 0; i < CACHE_SLOTS; i++) {
-        struct graph *g = cache[i];
-        if (!g || strcmp(g->path, d->path) != 0) continue;
-        if (g->gen == gen && g->at == at) {
-            g->refs++;
-            memmove(cache + 1, cache, (size_t)i * sizeof(*cache));
-            cache[0] = g;
+    for (int pass = 0; pass < 2; pass++) {
+        pthread_mutex_lock(&cache_mu);
+        struct graph *older = NULL;
+        for (int i = 0; i < CACHE_SLOTS; i++) {
+            struct graph *g = cache[i];
+            if (!g || strcmp(g->path, d->path) != 0) continue;
+            if (g->gen == gen && g->at == at) {
+                g->refs++;
+                memmove(cache + 1, cache, (size_t)i * sizeof(*cache));
+                cache[0] = g;
+                pthread_mutex_unlock(&cache_mu);
+                *out = g;
+                *cached = true;
+                return 0;
+            }
+            older = g;
+        }
+        if (older && stale_ok && older->gen < gen) {
+            older->refs++;
+            rebuild_locked(d->path);
             pthread_mutex_unlock(&cache_mu);
-            *out = g;
-            *cached = true;
+            *out = older;
+            *cached = *stale = true;
             return 0;
         }
-        older = g;
-    }
-    if (older && stale_ok && older->gen < gen) {
-        older->refs++;
-        rebuild_locked(d->path);
         pthread_mutex_unlock(&cache_mu);
-        *out = older;
-        *cached = *stale = true;
-        return 0;
+        if (pass || (older && stale_ok)) break;
+        /* the saved graph, when it is this generation's (or, stale_ok and nothing cached, an older one's) */
+        struct graph *g = NULL;
+        struct mg_err ignored = {0};
+        if (graph_load(d->path, &g, &ignored) != 0) break;
+        if (!(g->gen == gen && g->at == at) && !(stale_ok && g->gen < gen)) {
+            graph_put(g);
+            break;
+        }
+        graph_cache(g);
     }
-    pthread_mutex_unlock(&cache_mu);
     *cached = false;
     /* built outside the lock: two requests may build the same graph; the later one is cached */
     struct graph *g;
@@ -499,6 +834,8 @@ static int graph_get(struct mg_db *d, int64_t gen, int64_t at, bool stale_ok, st
     g->gen = gen;
     g->at = at;
     g->refs = 2; /* the cache's and the caller's */
+    struct mg_err ignored = {0};
+    graph_save_ranked(g, &ignored); /* the next process reads it (a failure costs it the build) */
     graph_cache(g);
     *out = g;
     return 0;
@@ -506,38 +843,53 @@ static int graph_get(struct mg_db *d, int64_t gen, int64_t at, bool stale_ok, st
 
 /* ---- 3. Ranking ------------------------------------------------------------------------------- */
 
-struct rank_in {
-    const uint8_t *allowed;    /* per file; NULL: all */
-    const double *teleport;    /* per file, sums to 1 over allowed files; NULL: uniform */
-    const uint8_t *focus_name; /* per name: a focus symbol; NULL: none */
-};
 
 static double class_weight(uint8_t cls)
 {
     return cls == MG_REFS_SPECIFIC ? 10.0 : cls == MG_REFS_PRIVATE ? 0.1 : 1.0;
 }
 
-/* PageRank over g within in: rank (per file) and nin (per name: the rank
- * flowing into it), both malloc'd. */
-static int pagerank(const struct graph *g, const struct rank_in *in, double **rank_out, double **nin_out,
-                    struct mg_err *err)
+/* A set of PageRank's arrays for g: its spare, or new. */
+static struct rank_work *work_get(struct graph *g, struct mg_err *err)
 {
-    size_t nf = g->nf, nn = g->nn, nu = g->uoff[nf], nused = g->nused; /* only names 0 .. nused - 1 get rank */
-    uint32_t *dn = calloc(nn + 1, sizeof(uint32_t));
-    float *wn = malloc((nu + 1) * sizeof(float));
-    double *r = malloc((nf + 1) * sizeof(double)), *nr = malloc((nf + 1) * sizeof(double));
-    double *nin = calloc(nn + 1, sizeof(double)), *tp = malloc((nf + 1) * sizeof(double));
-    uint8_t *dangling = calloc(nf + 1, 1);
-    if (!dn || !wn || !r || !nr || !nin || !tp || !dangling) {
-        free(dn);
-        free(wn);
-        free(r);
-        free(nr);
-        free(nin);
-        free(tp);
-        free(dangling);
-        return oom(err);
+    pthread_mutex_lock(&cache_mu);
+    struct rank_work *w = g->spare;
+    g->spare = NULL;
+    pthread_mutex_unlock(&cache_mu);
+    if (w) return w;
+    size_t nf = g->nf + 1, nn = g->nn + 1, nu = g->uoff[g->nf] + 1;
+    if (!(w = calloc(1, sizeof(*w))) || !(w->dn = calloc(nn, sizeof(uint32_t))) ||
+        !(w->wn = malloc(nu * sizeof(float))) || !(w->r = malloc(nf * sizeof(double))) ||
+        !(w->nr = malloc(nf * sizeof(double))) || !(w->nin = calloc(nn, sizeof(double))) ||
+        !(w->tp = malloc(nf * sizeof(double))) || !(w->dangling = calloc(nf, 1))) {
+        work_free(w);
+        oom(err);
+        return NULL;
     }
+    return w;
+}
+
+/* Give w back as g's spare (or free it: g has one). */
+static void work_put(struct graph *g, struct rank_work *w)
+{
+    pthread_mutex_lock(&cache_mu);
+    if (!g->spare) {
+        g->spare = w;
+        w = NULL;
+    }
+    pthread_mutex_unlock(&cache_mu);
+    work_free(w);
+}
+
+/* PageRank over g within in, into w: w->r the rank per file, w->nin per name
+ * the rank flowing into it, per definer (0 beyond g->nused, as w came). */
+static void pagerank(const struct graph *g, const struct rank_in *in, struct rank_work *w)
+{
+    size_t nf = g->nf, nused = g->nused; /* only names 0 .. nused - 1 get rank */
+    uint32_t *dn = w->dn;
+    float *wn = w->wn;
+    double *r = w->r, *nr = w->nr, *nin = w->nin, *tp = w->tp;
+    uint8_t *dangling = w->dangling;
     size_t nallowed = 0;
     for (size_t s = 0; s < nf; s++) nallowed += !in->allowed || in->allowed[s];
     for (size_t n = 0; n < nused; n++) {
@@ -552,14 +904,14 @@ static int pagerank(const struct graph *g, const struct rank_in *in, double **ra
         double sum = 0;
         for (uint32_t u = g->uoff[s]; u < g->uoff[s + 1]; u++) {
             uint32_t n = g->uname[u];
-            double w = 0;
+            double x = 0;
             if (ok && dn[n]) {
-                w = class_weight(g->ncls[n]) * sqrt((double)(g->ucnt[u] >> 1));
-                if (!(g->ucnt[u] & 1) && g->ncls[n] != MG_REFS_SPECIFIC) w = 0; /* a local's name, likely */
-                if (in->focus_name && in->focus_name[n]) w *= 10.0;
+                x = class_weight(g->ncls[n]) * sqrt((double)(g->ucnt[u] >> 1));
+                if (!(g->ucnt[u] & 1) && g->ncls[n] != MG_REFS_SPECIFIC) x = 0; /* a local's name, likely */
+                if (in->focus_name && in->focus_name[n]) x *= 10.0;
             }
-            wn[u] = (float)w;
-            sum += w;
+            wn[u] = (float)x;
+            sum += x;
         }
         for (uint32_t u = g->uoff[s]; u < g->uoff[s + 1]; u++) wn[u] = sum > 0 ? (float)(wn[u] / sum) : 0.0f;
         dangling[s] = ok && sum <= 0;
@@ -598,13 +950,27 @@ static int pagerank(const struct graph *g, const struct rank_in *in, double **ra
         if (diff < EPSILON) iter = ITERATIONS - 1; /* one more pass for nin */
     }
     for (size_t n = 0; n < nused; n++) nin[n] = dn[n] ? nin[n] / dn[n] : 0; /* per definer */
-    free(dn);
-    free(wn);
-    free(nr);
-    free(tp);
-    free(dangling);
-    *rank_out = r;
-    *nin_out = nin;
+}
+
+/* g's ranks of the whole repo without focus (rank0, nin0), once. */
+static int rank_whole(struct graph *g, struct mg_err *err)
+{
+    if (g->rank0) return 0;
+    struct rank_work *w = work_get(g, err);
+    if (!w) return -1;
+    pagerank(g, &(struct rank_in){0}, w);
+    g->rank0 = malloc((g->nf + 1) * sizeof(double));
+    g->nin0 = malloc((g->nn + 1) * sizeof(double));
+    if (!g->rank0 || !g->nin0) {
+        free(g->rank0);
+        free(g->nin0);
+        g->rank0 = g->nin0 = NULL;
+        work_put(g, w);
+        return oom(err);
+    }
+    memcpy(g->rank0, w->r, (g->nf + 1) * sizeof(double));
+    memcpy(g->nin0, w->nin, (g->nn + 1) * sizeof(double));
+    work_put(g, w);
     return 0;
 }
 
@@ -925,7 +1291,8 @@ int mg_repomap(struct mg_db *d, const struct mg_filter *f, const struct mg_repom
     if (mg_db_exec(d, "BEGIN", err) != 0) return -1;
     struct graph *g = NULL;
     uint8_t *allowed = NULL, *fn = NULL;
-    double *tp = NULL, *rank = NULL, *nin = NULL;
+    double *tp = NULL;
+    struct rank_work *w = NULL;
     int rc = -1;
     if (!mg_db_meta_int(d, "refs_ready", 0)) {
         mg_err_set(err, MG_E_REPOMAP_UNAVAILABLE, "the index of this repo was made before memgate recorded which "
@@ -948,15 +1315,16 @@ int mg_repomap(struct mg_db *d, const struct mg_filter *f, const struct mg_repom
     const double *r, *ni;
     if (!allowed && !tp) { /* the repo's own ranks: computed once per graph */
         pthread_mutex_lock(&g->mu);
-        int prc = g->rank0 ? 0 : pagerank(g, &(struct rank_in){NULL, NULL, NULL}, &g->rank0, &g->nin0, err);
+        int prc = rank_whole(g, err);
         pthread_mutex_unlock(&g->mu);
         if (prc != 0) goto out;
         r = g->rank0;
         ni = g->nin0;
     } else {
-        if (pagerank(g, &(struct rank_in){allowed, tp, fn}, &rank, &nin, err) != 0) goto out;
-        r = rank;
-        ni = nin;
+        if (!(w = work_get(g, err))) goto out;
+        pagerank(g, &(struct rank_in){allowed, tp, fn}, w);
+        r = w->r;
+        ni = w->nin;
     }
     rc = render(d, g, allowed, r, ni, in, out, err);
     goto out;
@@ -965,12 +1333,11 @@ nomem:
 out:
     sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL);
     if (rc != 0) mg_repomap_release(out);
+    if (w) work_put(g, w);
     graph_put(g);
     free(allowed);
     free(fn);
     free(tp);
-    free(rank);
-    free(nin);
     return rc;
 }
 

@@ -19,14 +19,17 @@
  * into its name, shared among the name's files.
  *
  * The graph of an index generation is cached in the process (by database
- * path, index_gen and indexed_at; the query handle is read-only, so nothing
- * is written to the index), with the ranks of the whole repo without focus;
- * a scoped or focused map reuses the graph and ranks again. After the index
- * changed, a call with stale_ok is answered from the older generation's
- * graph at once (`stale`: a changed file may show its old place or be left
- * out; definitions and lines are read from the index as it is now) while
- * the new graph is built in the background (in this process, on a
- * connection of its own), for the calls after it.
+ * path, index_gen and indexed_at), with the ranks of the whole repo without
+ * focus; a scoped or focused map reuses the graph and ranks again. Every
+ * graph built is also saved, with those ranks, in a file beside the index
+ * (DB.map; nothing is written to the index itself), and a full index run
+ * saves its graph at its end (mg_repomap_save): a process's first map reads
+ * that file instead of building. After the index changed, a call with
+ * stale_ok is answered from the older generation's graph (cached or saved)
+ * at once (`stale`: a changed file may show its old place or be left out;
+ * definitions and lines are read from the index as it is now) while the new
+ * graph is built in the background (in this process, on a connection of its
+ * own) for the calls after it; without stale_ok it is built first.
  */
 #ifndef MG_REPOMAP_H
 #define MG_REPOMAP_H
@@ -51,7 +54,7 @@ struct mg_repomap_in {
     size_t nfocus_files;
     const char *const *focus_symbols;        /* names, as defined */
     size_t nfocus_symbols;
-    bool stale_ok;                           /* an older generation's cached graph may answer (below) */
+    bool stale_ok;                           /* an older generation's graph may answer (above): a server */
 };
 
 struct mg_repomap_def {
@@ -86,6 +89,16 @@ struct mg_repomap {
 int mg_repomap(struct mg_db *d, const struct mg_filter *f, const struct mg_repomap_in *in, struct mg_repomap *out,
                struct mg_err *err);
 void mg_repomap_release(struct mg_repomap *m);
+
+/* Build the graph of the index at dbpath as it is now, rank it, save it
+ * beside the index (dbpath + ".map", replacing the old one whole) and cache
+ * it: the end of a full index run. -1 when it cannot be built or saved (the
+ * maps still work: the next one builds). */
+int mg_repomap_save(const char *dbpath, struct mg_err *err);
+
+/* Whether data[0 .. len) reads as a saved graph: the checks a saved file
+ * passes before it is used (the fuzz target). */
+int mg_repomap_saved_check(const void *data, size_t len, struct mg_err *err);
 
 /* Forget every cached graph (tests). */
 void mg_repomap_cache_clear(void);

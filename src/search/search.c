@@ -704,9 +704,12 @@ static int search_semantic(struct ctx *c, int limit, bool required)
 }
 
 static int search_symbol(struct ctx *c, int limit);
+static int search_idents(struct ctx *c, int limit);
 
 /* Hybrid: lexical, symbol and semantic lists fused by rank (hybrid.h); the
- * vectors are scanned on a thread of their own meanwhile. */
+ * vectors are scanned on a thread of their own meanwhile. The symbol list of
+ * prose that names code (a bug report) is the definitions of the
+ * identifiers it names. */
 static int search_hybrid(struct ctx *c, int limit)
 {
     struct mg_results *final = c->out;
@@ -738,11 +741,16 @@ static int search_hybrid(struct ctx *c, int limit)
             rc = search_lexical(c, depth);
             lex.mode = "lexical";
         }
+        c->q = orig;
         if (rc == 0) {
             c->out = &sym;
-            rc = search_symbol(c, depth);
+            rc = search_idents(c, depth);
+            if (rc == 0) {
+                c->q = &lq;
+                rc = search_symbol(c, depth);
+                c->q = orig;
+            } else if (rc > 0) rc = 0;
         }
-        c->q = orig;
         free(words);
         /* (a started scan is always waited for) */
         struct mg_err first = *c->err;
@@ -1067,6 +1075,8 @@ out:
 
 /* ---- 5. symbol ------------------------------------------------------------------------ */
 
+#define IDENT_DEFS_MAX 4 /* definitions of one identifier a prose query names (search_idents) */
+
 /* Kinds that define something a reader looks for first; declarations
  * (prototypes, variables, enumerators) with macros, after the definitions;
  * fields, which many structs share names of, last. */
@@ -1300,6 +1310,45 @@ out:
     mg_buf_release(&sql);
     mg_buf_release(&like);
     return rc;
+}
+
+/* The definitions named by the identifiers a query writes as code
+ * (mg_query_identifiers), exact names, each identifier's in kind order, up
+ * to limit: how many (0: the query names none, or none is defined), or -1. */
+static int search_idents(struct ctx *c, int limit)
+{
+    const char *start[MG_QUERY_IDENTS_MAX];
+    size_t len[MG_QUERY_IDENTS_MAX];
+    size_t n = mg_query_identifiers(c->q->query, start, len, MG_QUERY_IDENTS_MAX);
+    if (n == 0) return 0;
+    char sql[1024];
+    snprintf(sql, sizeof(sql),
+             "SELECT s.id, s.name, s.kind, s.container, s.start_line, s.end_line, f.path, f.lang, f.id "
+             "FROM symbols s JOIN files f ON f.id = s.file_id "
+             "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 AND s.kind NOT IN " MG_KIND_MEMBER_SQL " "
+             "AND mg_filter_ok(?2, f.path, f.lang) ORDER BY %s, f.path, s.start_line LIMIT ?3",
+             KIND_ORDER_SQL);
+    sqlite3_stmt *st;
+    if (mg_db_prepare(c->d, sql, &st, c->err) != 0) return -1;
+    int found = 0, step = SQLITE_DONE;
+    for (size_t i = 0; i < n && found < limit; i++) {
+        sqlite3_reset(st);
+        sqlite3_bind_text(st, 1, start[i], (int)len[i], SQLITE_STATIC);
+        sqlite3_bind_pointer(st, 2, &c->filter, "mg_filter", NULL);
+        sqlite3_bind_int(st, 3, IDENT_DEFS_MAX);
+        while (found < limit && (step = sqlite3_step(st)) == SQLITE_ROW) {
+            int r = symbol_hit(c, st, 1.0);
+            if (r < 0) {
+                sqlite3_finalize(st);
+                return -1;
+            }
+            found += r;
+        }
+        if (step != SQLITE_ROW && step != SQLITE_DONE) break;
+    }
+    sqlite3_finalize(st);
+    if (step != SQLITE_ROW && step != SQLITE_DONE) return mg_db_error(c->d, "symbol search", c->err);
+    return found;
 }
 
 /* ---- 6. mg_search ------------------------------------------------------------------------ */
