@@ -925,8 +925,9 @@ static int slot_claim(const char *path, const char *gen)
         if (!cache[i].loading && strcmp(cache[i].path, path) == 0) slot = i;
     for (int i = 0; i < CACHE_SLOTS && slot < 0; i++)
         if (!cache[i].path[0]) slot = i;
-    for (int i = 0; i < CACHE_SLOTS; i++)
-        if (!cache[i].loading && (slot < 0 || (cache[slot].path[0] && cache[i].used < cache[slot].used))) slot = i;
+    bool lru = slot < 0; /* (no slot is empty then) */
+    for (int i = 0; lru && i < CACHE_SLOTS; i++)
+        if (!cache[i].loading && (slot < 0 || cache[i].used < cache[slot].used)) slot = i;
     if (slot < 0) return -1;
     struct cache_slot *c = &cache[slot];
     mg_vset_release(&c->vs); /* (searches holding it keep their reference) */
@@ -1068,6 +1069,7 @@ static int vset_get(struct mg_db *d, const char *repo_id, const unsigned char ke
             pthread_mutex_unlock(&cache_mu);
             return -1;
         }
+        if (c && !c->loading) c = NULL; /* (neither loaded, failed nor loading: as good as absent) */
         if (!c && (slot = slot_claim(d->path, gen)) >= 0) break;
         if (!wait) { /* loading (or every slot is) */
             if (loading)
