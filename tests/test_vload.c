@@ -9,7 +9,8 @@
  *   - after a re-index the old generation's vectors are never used: the
  *     next search is answered by words while the new ones load; a tampered
  *     blob fails the search with vector_tampered once the load has met it;
- *   - get_context's code part says so too.
+ *   - get_context's code part says so too;
+ *   - a new generation takes its own repo's place in the cache.
  */
 #include <sqlite3.h>
 #include <string.h>
@@ -258,5 +259,37 @@ TEST(vload_never_uses_stale_or_tampered_vectors)
     ASSERT(!search(&t, "vt", NET_Q, "semantic", code));
     ASSERT_EQ_STR(code, "vector_tampered");
     ASSERT_EQ_INT(mg_vcache_state(db, NULL), -1);
+    mg_t_srv_close(&t);
+}
+
+/* A new generation takes its own repo's old place in the cache (8 repos),
+ * not another repo's, even when another's is the least recently used. */
+TEST(vload_new_generation_replaces_its_own_repo_in_the_cache)
+{
+    char *home = mg_t_tmpdir(), *repo[MG_VCACHE_REPOS], id[MG_VCACHE_REPOS][8], db[MG_VCACHE_REPOS][4200];
+    unsetenv("MEMGATE_EMBEDDER");
+    struct mg_t_srv t;
+    mg_t_srv_open_serving(&t, home, "local", MG_LEVEL_ADMIN);
+    for (int i = 0; i < MG_VCACHE_REPOS; i++) {
+        repo[i] = mg_t_tmpdir();
+        corpus(repo[i]);
+        snprintf(id[i], sizeof(id[i]), "c%d", i);
+        snprintf(db[i], sizeof(db[i]), "%s/repos/%s.db", home, id[i]);
+        index_repo(home, repo[i], id[i]);
+    }
+    for (int i = 0; i < MG_VCACHE_REPOS; i++) json_decref(search_until_hybrid(&t, id[i], NET_Q));
+    json_decref(search_until_hybrid(&t, id[0], NET_Q)); /* c0 the most recent, c1 the least */
+    mg_t_write_str(repo[0], "eps/xmit.c", "/* Send a packet, the fast path. */\nint fast_xmit(void) { return 0; }\n");
+    index_repo(home, repo[0], id[0]);
+    json_decref(search_until_hybrid(&t, id[0], NET_Q));
+    for (int i = 0; i < MG_VCACHE_REPOS; i++) ASSERT_EQ_INT(mg_vcache_state(db[i], NULL), 2);
+    /* none of them was loaded again: the first search of each is a full one */
+    char code[64] = "";
+    for (int i = 1; i < MG_VCACHE_REPOS; i++) {
+        json_t *r = search(&t, id[i], NET_Q, "hybrid", code);
+        ASSERT(r);
+        ASSERT_EQ_STR(mode_of(r), "hybrid");
+        json_decref(r);
+    }
     mg_t_srv_close(&t);
 }
