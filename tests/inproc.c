@@ -5,19 +5,30 @@
 
 #include "test.h"
 
-void mg_t_srv_open(struct mg_t_srv *t, const char *home, const char *tenant, int level)
+static void srv_open(struct mg_t_srv *t, const char *home, const char *tenant, int level, unsigned flags)
 {
     memset(t, 0, sizeof(*t));
     struct mg_config cfg;
     mg_config_defaults(&cfg);
     snprintf(cfg.home, sizeof(cfg.home), "%s", home);
+    if (flags & MG_SERVER_WATCH) snprintf(cfg.watch, sizeof(cfg.watch), "off"); /* the test re-indexes */
     struct mg_err err = {0};
-    if (mg_server_open(&t->srv, &cfg, MG_SERVER_NO_TTL, &err) != 0) FAIL("server: %s", err.msg);
+    if (mg_server_open(&t->srv, &cfg, flags, &err) != 0) FAIL("server: %s", err.msg);
     t->s = mg_sessions_create(t->srv.sessions, MG_SESSION_API, NULL, NULL, &err);
     if (!t->s) FAIL("session: %s", err.msg);
     snprintf(t->s->tenant, sizeof(t->s->tenant), "%s", tenant);
     snprintf(t->who.tenant, sizeof(t->who.tenant), "%s", tenant);
     t->who.level = level;
+}
+
+void mg_t_srv_open(struct mg_t_srv *t, const char *home, const char *tenant, int level)
+{
+    srv_open(t, home, tenant, level, MG_SERVER_NO_TTL);
+}
+
+void mg_t_srv_open_serving(struct mg_t_srv *t, const char *home, const char *tenant, int level)
+{
+    srv_open(t, home, tenant, level, MG_SERVER_NO_TTL | MG_SERVER_WATCH);
 }
 
 void mg_t_srv_close(struct mg_t_srv *t)

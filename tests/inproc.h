@@ -21,6 +21,9 @@ struct mg_t_srv {
  * MG_SESSION_API, the caller `tenant` at `level`. FAILs on error. Do not
  * copy the struct (providers point into it). */
 void mg_t_srv_open(struct mg_t_srv *t, const char *home, const char *tenant, int level);
+/* The same as a long-lived server (`memgate serve`, `memgate mcp`): with
+ * MG_SERVER_WATCH (the watch setting off: tests re-index themselves). */
+void mg_t_srv_open_serving(struct mg_t_srv *t, const char *home, const char *tenant, int level);
 void mg_t_srv_close(struct mg_t_srv *t);
 /* Run tool with args (JSON text): the result (new reference), or NULL with
  * code (64 bytes) set to the error code and msg (1024 bytes, may be NULL)

@@ -10,6 +10,7 @@
 
 #include "index/indexer.h"
 #include "index/watch.h"
+#include "search/hybrid.h"
 #include "search/repomap.h"
 #include "search/search.h"
 #include "store/catalog.h"
@@ -52,6 +53,7 @@ static int run_search(struct mg_code_self *self, const struct mg_pcall *pc, cons
         .excludes = (const char *const *)sc->excludes, .nexcludes = sc->nexcludes,
         .langs = (const char *const *)sc->langs, .nlangs = sc->nlangs,
         .pool = self->pool, .deadline_ms = pc->deadline_ms, .no_match_lines = q->no_match_lines,
+        .vectors_nowait = self->serving, /* a server answers by words while vectors load */
     };
     struct mg_results res;
     if (mg_search(pc->cfg, pc->repos, pc->nrepos, &req, &res, err) != 0) return -1;
@@ -59,6 +61,9 @@ static int run_search(struct mg_code_self *self, const struct mg_pcall *pc, cons
     out->mode = res.mode ? res.mode : "lexical";
     out->total_matches = res.total_matches;
     out->total_matches_capped = res.total_capped;
+    out->semantic_loading = res.semantic_loading;
+    out->vectors_loaded = res.vectors_loaded;
+    out->vectors_total = res.vectors_total;
     bool failed = false;
     size_t first = out->n;
     for (size_t i = 0; i < res.n && !failed; i++) {
@@ -361,6 +366,32 @@ static int readers_per_repo(void)
     return n > 2 ? (int)(2 * n) : 4;
 }
 
+static int cmp_recent(const void *a, const void *b)
+{
+    const struct mg_repo *x = a, *y = b;
+    return x->indexed_at > y->indexed_at ? -1 : x->indexed_at < y->indexed_at;
+}
+
+/* A server loads the vectors of its repos (the most recently indexed first,
+ * as many as the cache holds) in the background from the start, so that
+ * the first hybrid search need not wait for them. Repos without current
+ * vectors are skipped; a failure shows again at the first search. */
+static void preload_vectors(const struct mg_config *cfg)
+{
+    struct mg_repo *v = NULL;
+    size_t n = 0;
+    struct mg_err err = {0};
+    if (mg_catalog_list(cfg, &v, &n, &err) != 0) return;
+    if (n > 1) qsort(v, n, sizeof(*v), cmp_recent);
+    for (size_t i = 0; i < n && i < MG_VCACHE_REPOS; i++) {
+        struct mg_db *d = NULL;
+        if (mg_db_open(v[i].dbpath, MG_DB_READONLY, &d, &err) != 0) continue;
+        mg_semantic_preload(cfg, d, v[i].id, &err);
+        mg_db_close(&d);
+    }
+    free(v);
+}
+
 int mg_code_builtin_open(const struct mg_config *cfg, bool watch, struct mg_code_provider *out, struct mg_err *err)
 {
     struct mg_code_self *self = calloc(1, sizeof(*self));
@@ -374,6 +405,7 @@ int mg_code_builtin_open(const struct mg_config *cfg, bool watch, struct mg_code
     struct mg_err werr = {0};
     if (watch && mg_watcher_start(cfg, &self->watcher, &werr) != 0)
         fprintf(stderr, "memgate: warning: %s; indexes change only when re-indexed\n", werr.msg);
+    if (watch) preload_vectors(cfg);
     out->ops = &builtin_ops;
     out->self = self;
     snprintf(out->name, sizeof(out->name), "builtin");

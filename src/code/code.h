@@ -28,13 +28,16 @@ struct mg_code_self {
     const struct mg_config *cfg; /* borrowed */
     struct mg_db_pool *pool;     /* read handles on the repos' index databases (store/db.h) */
     struct mg_watcher *watcher;  /* the file watcher (index/watch.h), or NULL */
-    bool serving;                /* a long-lived server (opened with watch): work may go on in the background */
+    bool serving;                /* a long-lived server (opened with watch): work may go on in the background
+                                  * (vectors load, hybrid search does not wait for them) */
 };
 
 /* The built-in code provider for cfg (borrowed: it must outlive the
- * provider); with watch, a file watcher keeps the indexes of the data
- * directory current while it is open (a watcher that cannot start is a
- * warning on stderr). 0, or -1 with err set. */
+ * provider); with watch (a server), a file watcher keeps the indexes of the
+ * data directory current while it is open (a watcher that cannot start is a
+ * warning on stderr), the repos' vectors start loading in the background at
+ * once, and a hybrid search answers by words while a repo's vectors are
+ * still loading (mg_items.semantic_loading). 0, or -1 with err set. */
 int mg_code_builtin_open(const struct mg_config *cfg, bool watch, struct mg_code_provider *out, struct mg_err *err);
 
 /* The read operation (read.c). */

@@ -166,6 +166,10 @@ struct mg_items {
     int64_t total;                 /* list operations: matches before the limit (-1: not counted) */
     int64_t total_matches;         /* regex search: the matches in scope, past the limit too (-1: not counted) */
     bool total_matches_capped;     /* ... at least that many: counting stopped at its cap */
+    /* hybrid search in a server: repos searched by words only because their
+     * vectors were still loading, and the loads' progress (vectors) */
+    int semantic_loading;
+    uint64_t vectors_loaded, vectors_total;
 };
 
 void mg_items_init(struct mg_items *l);

@@ -39,7 +39,10 @@ struct mg_server {
  * pass MG_SERVER_NO_TTL), the audit log, and with MG_SERVER_TOKENS the
  * token store. 0, or -1 with err (nothing left open). */
 #define MG_SERVER_NO_TTL 0x2u
-#define MG_SERVER_WATCH 0x4u  /* keep the indexes current with a file watcher (index/watch.h) */
+/* a long-lived server: keep the indexes current with a file watcher
+ * (index/watch.h); load the repos' vectors in the background from the start,
+ * and answer hybrid searches by words while they load (code/code.h) */
+#define MG_SERVER_WATCH 0x4u
 int mg_server_open(struct mg_server *srv, const struct mg_config *cfg, unsigned flags, struct mg_err *err);
 /* Close what mg_server_open opened; callers hold no session references. */
 void mg_server_close(struct mg_server *srv);

@@ -153,9 +153,10 @@ size_t mg_query_content_words(const char *q, size_t max, char *out, size_t cap)
 
 /* ---- semantic ----------------------------------------------------------------------- */
 
-/* The configured embedder, prepared for this repo, and its store; 0 or -1
- * (no_embeddings when the repo's vectors are not the embedder's). */
-static int open_semantic(const struct mg_config *cfg, struct mg_db *d, const char *repo_id,
+/* The configured embedder, prepared for this repo (unless !prepare: a
+ * preload embeds nothing), and its store; 0 or -1 (no_embeddings when the
+ * repo's vectors are not the embedder's). */
+static int open_semantic(const struct mg_config *cfg, struct mg_db *d, const char *repo_id, bool prepare,
                          struct mg_embedder **e, struct mg_vstore **vs, int *dim, struct mg_err *err)
 {
     *e = NULL;
@@ -194,7 +195,7 @@ static int open_semantic(const struct mg_config *cfg, struct mg_db *d, const cha
                    "`memgate index` on it to embed it again", repo_id);
         goto fail;
     }
-    if (mg_embedder_prepare(*e, d, 0, err) != 0 || (*dim = mg_embedder_dim(*e, err)) < 0 ||
+    if ((prepare && (mg_embedder_prepare(*e, d, 0, err) != 0 || (*dim = mg_embedder_dim(*e, err)) < 0)) ||
         mg_vstore_open(cfg, d, repo_id, key, vs, err) != 0)
         goto fail;
     memset(key, 0, sizeof(key));
@@ -254,17 +255,27 @@ static void *job_run(void *arg)
 }
 
 int mg_semantic_start(const struct mg_config *cfg, struct mg_db *d, const char *repo_id, const char *query,
-                      const struct mg_filter *f, int k, bool background, struct mg_semantic_job **out,
-                      struct mg_err *err)
+                      const struct mg_filter *f, int k, bool background, struct mg_vload *loading,
+                      struct mg_semantic_job **out, struct mg_err *err)
 {
     *out = NULL;
     struct mg_semantic_job *j = calloc(1, sizeof(*j));
     if (!j) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
     j->k = k > 0 ? k : 1;
-    if (open_semantic(cfg, d, repo_id, &j->e, &j->vs, &j->dim, err) != 0) {
+    /* (with loading, the embedder is prepared only once the vectors are in memory) */
+    if (open_semantic(cfg, d, repo_id, !loading, &j->e, &j->vs, &j->dim, err) != 0) {
         free(j);
         return -1;
     }
+    if (loading && j->vs->ops->pin) { /* vectors not in memory yet: the caller goes on without them */
+        int pr = j->vs->ops->pin(j->vs, false, loading, err);
+        if (pr != 0) {
+            job_free(j);
+            return pr;
+        }
+    }
+    if (loading && (mg_embedder_prepare(j->e, d, 0, err) != 0 || (j->dim = mg_embedder_dim(j->e, err)) < 0))
+        goto fail;
     if (!(j->m = malloc((size_t)j->k * sizeof(*j->m)))) {
         mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
         goto fail;
@@ -274,7 +285,7 @@ int mg_semantic_start(const struct mg_config *cfg, struct mg_db *d, const char *
     if (f && (f->globs || f->nlangs > 0) && mg_chunkset_get(d, f, &j->sc, err) != 0) goto fail;
     if (background && j->vs->ops->pin) {
         /* the scan needs memory only, once the vectors are pinned */
-        if (j->vs->ops->pin(j->vs, err) != 0) goto fail;
+        if (j->vs->ops->pin(j->vs, true, NULL, err) != 0) goto fail;
         j->background = true;
         j->threaded = pthread_create(&j->th, NULL, job_run, j) == 0;
         if (!j->threaded) j->background = false; /* (no thread: no race) */
@@ -297,11 +308,24 @@ long mg_semantic_finish(struct mg_semantic_job *j, struct mg_vmatch *out, struct
     return n;
 }
 
+int mg_semantic_preload(const struct mg_config *cfg, struct mg_db *d, const char *repo_id, struct mg_err *err)
+{
+    struct mg_embedder *e;
+    struct mg_vstore *vs;
+    int dim;
+    if (open_semantic(cfg, d, repo_id, false, &e, &vs, &dim, err) != 0) return -1;
+    struct mg_vload l;
+    int rc = vs->ops->pin ? vs->ops->pin(vs, false, &l, err) : 0;
+    mg_vstore_close(&vs);
+    mg_embedder_free(&e);
+    return rc < 0 ? -1 : 0;
+}
+
 long mg_semantic_topk(const struct mg_config *cfg, struct mg_db *d, const char *repo_id, const char *query,
                       const struct mg_filter *f, int k, struct mg_vmatch *out, struct mg_err *err)
 {
     struct mg_semantic_job *j;
-    if (mg_semantic_start(cfg, d, repo_id, query, f, k, false, &j, err) != 0) return -1;
+    if (mg_semantic_start(cfg, d, repo_id, query, f, k, false, NULL, &j, err) != 0) return -1;
     return mg_semantic_finish(j, out, err);
 }
 
@@ -311,7 +335,7 @@ int mg_semantic_score(const struct mg_config *cfg, struct mg_db *d, const char *
     struct mg_embedder *e;
     struct mg_vstore *vs;
     int dim;
-    if (open_semantic(cfg, d, repo_id, &e, &vs, &dim, err) != 0) return -1;
+    if (open_semantic(cfg, d, repo_id, true, &e, &vs, &dim, err) != 0) return -1;
     float *q = NULL;
     int rc = embed_query(e, text, dim, &q, err);
     if (rc == 0) rc = vs->ops->score(vs, q, dim, chunk_ids, n, scores, err);

@@ -72,12 +72,22 @@ long mg_semantic_topk(const struct mg_config *cfg, struct mg_db *d, const char *
  * the store's vectors pinned in memory) and, with background, scans on a
  * thread of its own; finish waits for the scan, copies its results to out
  * (k entries) and frees the job. A started job must be finished. start: 0,
- * or -1 with err set (as above); finish: the count, or -1 with err set. */
+ * or -1 with err set (as above); finish: the count, or -1 with err set.
+ * With loading (not NULL), start does not wait for vectors that are not in
+ * memory yet: it returns 1 (no job) with the load's progress in *loading,
+ * and they load in the background for the searches after it (vstore.h).
+ */
 struct mg_semantic_job;
 int mg_semantic_start(const struct mg_config *cfg, struct mg_db *d, const char *repo_id, const char *query,
-                      const struct mg_filter *f, int k, bool background, struct mg_semantic_job **job,
-                      struct mg_err *err);
+                      const struct mg_filter *f, int k, bool background, struct mg_vload *loading,
+                      struct mg_semantic_job **job, struct mg_err *err);
 long mg_semantic_finish(struct mg_semantic_job *job, struct mg_vmatch *out, struct mg_err *err);
+
+/* Start loading the repo's current vectors into this process's cache in
+ * the background, if they are not there (a server calls it for its repos
+ * when it starts). 0, or -1 with err set (no_embeddings: the repo has no
+ * current vectors; nothing to load). */
+int mg_semantic_preload(const struct mg_config *cfg, struct mg_db *d, const char *repo_id, struct mg_err *err);
 
 /* Embed text and score the given chunks of one repo (cosine; NAN for a
  * chunk without a vector). 0, or -1 with err set (no_embeddings as above). */

@@ -121,6 +121,7 @@ struct ctx {
     size_t nmw;
     size_t counted_bytes;   /* regex: text read past the limit, only to count (MG_COUNT_BYTES_MAX) */
     int *semantic_repos;    /* hybrid: count of repos that had vectors */
+    struct mg_results *top; /* the search's results (semantic_loading is counted there) */
     struct mg_chunkset *chunks; /* the filter's chunks, once a search needs them */
 };
 
@@ -648,16 +649,25 @@ static int search_lexical(struct ctx *c, int limit)
 
 /* Semantic: the top chunks by cosine, as lexical-style hits, in two steps
  * (hybrid runs its other searches while the vectors are scanned). start: 0,
- * 1 when the repo has no vectors and !required (hybrid goes on without
- * them), -1 on error. */
+ * 1 when the repo has no vectors, or (vectors_nowait) they are still
+ * loading, and !required (hybrid goes on without them), -1 on error. */
 static int semantic_start(struct ctx *c, int limit, bool required, bool background, struct mg_semantic_job **job)
 {
     *job = NULL;
     if (c->nqtok == 0 && mg_tokenize(c->q->query, strlen(c->q->query), qtok_cb, c) != 0)
         return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
     struct mg_err e = {0};
-    if (mg_semantic_start(c->cfg, c->d, c->repo->id, c->q->query, &c->filter, limit, background, job, &e) == 0)
-        return 0;
+    struct mg_vload l = {0};
+    /* hybrid in a server does not wait for vectors still loading: it answers by words and says so */
+    int rc = mg_semantic_start(c->cfg, c->d, c->repo->id, c->q->query, &c->filter, limit, background,
+                               !required && c->q->vectors_nowait ? &l : NULL, job, &e);
+    if (rc == 0) return 0;
+    if (rc == 1) {
+        c->top->semantic_loading++;
+        c->top->vectors_loaded += l.done;
+        c->top->vectors_total += l.total;
+        return 1;
+    }
     /* hybrid goes on by words when the repo has no vectors or the endpoint is down */
     if (!required && e.code && (strcmp(e.code, MG_E_NO_EMBEDDINGS) == 0 || strcmp(e.code, MG_E_EMBED_UNAVAILABLE) == 0))
         return 1;
@@ -1539,7 +1549,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
     int rc = 0;
     for (size_t i = 0; i < nrepos && rc == 0; i++) {
         struct ctx c = {.cfg = cfg, .repo = &repos[i], .q = q, .out = out, .err = err,
-                        .semantic_repos = &semantic_repos, .lines = mode == MG_MODE_LEXICAL};
+                        .semantic_repos = &semantic_repos, .top = out, .lines = mode == MG_MODE_LEXICAL};
         c.filter.globs = globs;
         c.filter.langs = langs;
         c.filter.nlangs = (int)q->nlangs;

@@ -72,6 +72,10 @@ struct mg_search_req {
     struct mg_db_pool *pool; /* where the repos' handles come from (NULL: opened for the call) */
     int64_t deadline_ms;     /* waiting for a handle ends then (CLOCK_MONOTONIC ms; 0: never) */
     bool no_match_lines;     /* hits without match_lines (the counts stay) */
+    /* hybrid: a repo whose vectors are not in memory yet is searched by words
+     * at once while they load in the background (mg_results.semantic_loading);
+     * a server sets it. Without it, the search waits for them. */
+    bool vectors_nowait;
 };
 
 struct mg_hit_line {
@@ -108,6 +112,11 @@ struct mg_results {
     unsigned long long candidates; /* regex: files confirmed with PCRE2 */
     long long total_matches;  /* regex, fixed: matches in the whole scope (-1: not counted) */
     bool total_capped;        /* ... at least that many: counting stopped early */
+    /* hybrid with vectors_nowait: repos searched by words only because their
+     * vectors were still loading, and the loads' progress (vectors loaded of
+     * the total; the total is 0 until a load has counted them) */
+    int semantic_loading;
+    unsigned long long vectors_loaded, vectors_total;
 };
 
 /* Parse "lexical" / "regex" / "symbol" / "semantic" / "hybrid" / "auto".

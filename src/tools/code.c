@@ -14,7 +14,7 @@
 #define LIST_MAX 10000      /* list_files: most paths per call */
 #define OUTLINE_MAX 2000    /* outline: most definitions per call */
 
-/* {"results", "took_ms", "mode", "total_matches"?, "total_matches_capped"?, "scope", "gate"} */
+/* {"results", "took_ms", "mode", "total_matches"?, "total_matches_capped"?, "semantic"?, "scope", "gate"} */
 static int do_search(struct mg_ctx *x, json_t *args, bool symbols, json_t **result, struct mg_err *err)
 {
     static const char *const keys[] = {"query", "mode", "globs", "exclude_globs", "languages", "repo", "repo_id",
@@ -47,6 +47,7 @@ static int do_search(struct mg_ctx *x, json_t *args, bool symbols, json_t **resu
         json_object_set_new(*result, "total_matches", json_integer((json_int_t)items.total_matches));
         if (items.total_matches_capped) json_object_set_new(*result, "total_matches_capped", json_true());
     }
+    mg_render_semantic(*result, &items); /* hybrid answered by words: the vectors are still loading */
     mg_items_release(&items);
     return 0;
 }
@@ -182,6 +183,8 @@ static int t_list_files(struct mg_ctx *x, json_t *args, json_t **result, struct 
     "{\"type\":\"integer\"},\"source\":{\"type\":\"string\"}},\"required\":[\"repo\","                             \
     "\"path\",\"start_line\",\"end_line\",\"snippet\"]}},\"took_ms\":{\"type\":\"number\"},\"mode\":{\"type\":"    \
     "\"string\"},\"total_matches\":{\"type\":\"integer\"},\"total_matches_capped\":{\"type\":\"boolean\"},"      \
+    "\"semantic\":{\"type\":\"object\",\"properties\":{\"state\":{\"type\":\"string\"},\"vectors_loaded\":"         \
+    "{\"type\":\"integer\"},\"vectors_total\":{\"type\":\"integer\"}},\"required\":[\"state\"]},"                  \
     MG_SCHEMA_SCOPE_OUT "},\"required\":[\"results\",\"took_ms\",\"scope\"]}"
 
 const struct mg_tool mg_tools_code[] = {

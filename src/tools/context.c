@@ -441,7 +441,7 @@ static json_t *part_json(const struct piece *p)
 /* The result: pieces best first while the compact JSON stays within
  * budget bytes. */
 static json_t *assemble(struct piece *pv, size_t np, long long budget_tokens, long long max_code, json_t *scope,
-                        bool in_project, json_t *gate)
+                        bool in_project, json_t *gate, const struct mg_items *code)
 {
     long long ncode = 0;
     size_t budget = (size_t)budget_tokens * 4;
@@ -449,6 +449,7 @@ static json_t *assemble(struct piece *pv, size_t np, long long budget_tokens, lo
                           "in_project", in_project, "gate", gate, "budget_tokens", budget_tokens, "tokens",
                           budget_tokens, "omitted", (json_int_t)np);
     if (!r) return NULL;
+    mg_render_semantic(r, code); /* the code part was searched by words only: vectors are loading */
     size_t used = json_len(r); /* tokens and omitted at their largest */
     json_t *parts = json_object_get(r, "parts");
     struct mg_buf block;
@@ -603,7 +604,9 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
         mg_injinfo_add(&all.inj, &parts[i].items.inj);
         all.omitted += parts[i].items.omitted;
     }
-    if (!(*result = assemble(pv, np, budget, limit * 2, mg_render_place(eps), in_project, mg_render_gate(&all)))) goto oom;
+    if (!(*result = assemble(pv, np, budget, limit * 2, mg_render_place(eps), in_project, mg_render_gate(&all),
+                             &parts[0].items)))
+        goto oom;
     rc = 0;
     goto out;
 oom:

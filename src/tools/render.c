@@ -111,6 +111,15 @@ void mg_render_flags(json_t *o, unsigned flags, const struct mg_injinfo *inj)
     json_object_set_new(o, "injection", json_pack("{s:i, s:o}", "score", inj->score, "reasons", why));
 }
 
+json_t *mg_render_semantic(json_t *result, const struct mg_items *l)
+{
+    if (result && l->semantic_loading)
+        json_object_set_new(result, "semantic",
+                            json_pack("{s:s, s:I, s:I}", "state", "loading", "vectors_loaded",
+                                      (json_int_t)l->vectors_loaded, "vectors_total", (json_int_t)l->vectors_total));
+    return result;
+}
+
 json_t *mg_render_gate(const struct mg_items *l)
 {
     json_t *o = json_pack("{s:i}", "redactions", l->redactions);

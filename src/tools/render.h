@@ -21,6 +21,10 @@ json_t *mg_render_item(const struct mg_item *it);
 json_t *mg_render_items(const struct mg_items *l);
 /* {"redactions","flags","omitted"}: the gate's account of the list. */
 json_t *mg_render_gate(const struct mg_items *l);
+/* result["semantic"] = {"state":"loading","vectors_loaded","vectors_total"}
+ * when l's hybrid search was answered by words because vectors were still
+ * loading (mg_items.semantic_loading); returns result. */
+json_t *mg_render_semantic(json_t *result, const struct mg_items *l);
 /* o["flags"]: the names of flags' MG_ITEM_* bits; with MG_ITEM_INJECTION
  * also o["injection"]: {"score", "reasons"} from inj. */
 void mg_render_flags(json_t *o, unsigned flags, const struct mg_injinfo *inj);

@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "store/db.h"
@@ -515,8 +517,8 @@ void mg_vset_release(struct mg_vset **ps)
     free(s);
 }
 
-int mg_vset_load(struct mg_db *d, const char *repo_id, const unsigned char key[MG_VKEY_BYTES], struct mg_vset **out,
-                 struct mg_err *err)
+int mg_vset_load(struct mg_db *d, const char *repo_id, const unsigned char key[MG_VKEY_BYTES], struct mg_vload *pr,
+                 struct mg_vset **out, struct mg_err *err)
 {
     *out = NULL;
     struct mg_vset *s = calloc(1, sizeof(*s));
@@ -530,9 +532,10 @@ int mg_vset_load(struct mg_db *d, const char *repo_id, const unsigned char key[M
     sqlite3_stmt *order = NULL, *get = NULL;
     int64_t *fid = NULL;
     size_t nf = 0, cap = 0;
+    uint64_t total = 0;
     int rc = -1;
-    if (mg_db_prepare(d, "SELECT v.file_id FROM vectors v JOIN files f ON f.id = v.file_id ORDER BY f.chunk_lo",
-                      &order, err) != 0 ||
+    if (mg_db_prepare(d, "SELECT v.file_id, v.n FROM vectors v JOIN files f ON f.id = v.file_id "
+                         "ORDER BY f.chunk_lo", &order, err) != 0 ||
         mg_db_prepare(d, "SELECT blob FROM vectors WHERE file_id = ?", &get, err) != 0)
         goto out;
     int step;
@@ -546,12 +549,18 @@ int mg_vset_load(struct mg_db *d, const char *repo_id, const unsigned char key[M
             fid = v;
         }
         fid[nf++] = sqlite3_column_int64(order, 0);
+        total += (uint64_t)sqlite3_column_int64(order, 1);
     }
     if (step != SQLITE_DONE) {
         mg_db_error(d, "read vectors", err);
         goto out;
     }
+    if (pr) __atomic_store_n(&pr->total, total, __ATOMIC_RELAXED);
     for (size_t i = 0; i < nf; i++) {
+        if (pr && __atomic_load_n(&pr->stop, __ATOMIC_RELAXED)) {
+            mg_err_set(err, MG_E_INTERNAL, "loading the vectors of repo '%s' was stopped", repo_id);
+            goto out;
+        }
         sqlite3_reset(get);
         sqlite3_bind_int64(get, 1, fid[i]);
         if ((step = sqlite3_step(get)) == SQLITE_DONE) continue; /* (gone meanwhile: a reader sees one snapshot) */
@@ -562,6 +571,7 @@ int mg_vset_load(struct mg_db *d, const char *repo_id, const unsigned char key[M
         if (mg_vset_add_blob(s, key, repo_id, fid[i], sqlite3_column_blob(get, 0),
                              (size_t)sqlite3_column_bytes(get, 0), err) != 0)
             goto out;
+        if (pr) __atomic_store_n(&pr->done, (uint64_t)s->n, __ATOMIC_RELAXED);
     }
     mg_vset_finish(s);
     *out = s;
@@ -868,62 +878,244 @@ int mg_vset_score(const struct mg_vset *s, const float *query, const int64_t *id
 
 /* ---- 5. the cache and the store -------------------------------------------------------------------- */
 
-#define CACHE_SLOTS 8
+#define CACHE_SLOTS MG_VCACHE_REPOS
 
+/* One repo's vectors at one generation: loaded (vs), being loaded, or
+ * failed to load (err, for the callers that waited on it). A loading slot
+ * is never taken for another repo. */
 static struct cache_slot {
     char path[4096];
     char gen[64];
     struct mg_vset *vs;
+    bool loading, failed;
+    struct mg_vload progress;
+    struct mg_err err;
     unsigned long used;
 } cache[CACHE_SLOTS];
 static unsigned long cache_clock;
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cache_cv = PTHREAD_COND_INITIALIZER; /* a load ended */
+/* One load at a time: two would share the CPUs and the disk and each end later. */
+static pthread_mutex_t load_mu = PTHREAD_MUTEX_INITIALIZER;
 
-/* The repo's vectors, from the cache when vec_gen is unchanged. */
-static int vset_get(struct mg_db *d, const char *repo_id, const unsigned char key[MG_VKEY_BYTES],
-                    struct mg_vset **out, struct mg_err *err)
+/* What names a generation of d's vectors: vec_gen and the key's id. */
+static void gen_of(struct mg_db *d, const unsigned char key[MG_VKEY_BYTES], char gen[64])
 {
-    char gen[64] = "";
-    char kid[17];
+    char kid[17], g[32] = "0";
     mg_vkey_id(key, kid);
-    char g[32] = "0";
     mg_db_meta_get(d, "vec_gen", g, sizeof(g));
-    snprintf(gen, sizeof(gen), "%s:%s", g, kid);
-    pthread_mutex_lock(&cache_mu);
+    snprintf(gen, 64, "%s:%s", g, kid);
+}
+
+/* Under cache_mu: the slot of (path, gen), or -1. */
+static int slot_find(const char *path, const char *gen)
+{
     for (int i = 0; i < CACHE_SLOTS; i++)
-        if (cache[i].vs && strcmp(cache[i].path, d->path) == 0 && strcmp(cache[i].gen, gen) == 0) {
-            cache[i].used = ++cache_clock;
-            __atomic_add_fetch(&cache[i].vs->refs, 1, __ATOMIC_ACQ_REL);
-            *out = cache[i].vs;
-            pthread_mutex_unlock(&cache_mu);
-            return 0;
-        }
-    pthread_mutex_unlock(&cache_mu);
-    struct mg_vset *s;
-    if (mg_vset_load(d, repo_id, key, &s, err) != 0) return -1;
+        if (cache[i].path[0] && strcmp(cache[i].path, path) == 0 && strcmp(cache[i].gen, gen) == 0) return i;
+    return -1;
+}
+
+/* Under cache_mu: a slot to load (path, gen) into, marked loading: the
+ * repo's older generation's (dropped now: it is stale), else an empty one,
+ * else the least recently used; -1 when every slot is loading. */
+static int slot_claim(const char *path, const char *gen)
+{
+    int slot = -1;
+    for (int i = 0; i < CACHE_SLOTS && slot < 0; i++)
+        if (!cache[i].loading && strcmp(cache[i].path, path) == 0) slot = i;
+    for (int i = 0; i < CACHE_SLOTS && slot < 0; i++)
+        if (!cache[i].path[0]) slot = i;
+    bool lru = slot < 0; /* (no slot is empty then) */
+    for (int i = 0; lru && i < CACHE_SLOTS; i++)
+        if (!cache[i].loading && (slot < 0 || cache[i].used < cache[slot].used)) slot = i;
+    if (slot < 0) return -1;
+    struct cache_slot *c = &cache[slot];
+    mg_vset_release(&c->vs); /* (searches holding it keep their reference) */
+    snprintf(c->path, sizeof(c->path), "%s", path);
+    snprintf(c->gen, sizeof(c->gen), "%s", gen);
+    c->loading = true;
+    c->failed = false;
+    c->progress = (struct mg_vload){0};
+    c->err = (struct mg_err){0};
+    c->used = ++cache_clock;
+    return slot;
+}
+
+/* Load the claimed slot from d (on the calling thread); with out, the
+ * caller gets a reference too. 0, or -1 with err set. */
+static int slot_load(int slot, struct mg_db *d, const char *repo_id, const unsigned char key[MG_VKEY_BYTES],
+                     struct mg_vset **out, struct mg_err *err)
+{
+    struct mg_vset *s = NULL;
+    struct mg_err e = {0};
+    pthread_mutex_lock(&load_mu);
+    int rc = mg_vset_load(d, repo_id, key, &cache[slot].progress, &s, &e);
+    pthread_mutex_unlock(&load_mu);
     pthread_mutex_lock(&cache_mu);
-    int slot = 0;
-    for (int i = 0; i < CACHE_SLOTS; i++) {
-        if (cache[i].vs && strcmp(cache[i].path, d->path) == 0) {
-            slot = i; /* an older generation of this repo */
-            break;
-        }
-        if (!cache[i].vs || cache[i].used < cache[slot].used) slot = i;
+    struct cache_slot *c = &cache[slot];
+    c->loading = false;
+    if (rc == 0) {
+        if (out) s->refs++; /* (not shared yet) */
+        c->vs = s;
+    } else {
+        c->failed = true;
+        c->err = e;
     }
-    mg_vset_release(&cache[slot].vs);
-    snprintf(cache[slot].path, sizeof(cache[slot].path), "%s", d->path);
-    snprintf(cache[slot].gen, sizeof(cache[slot].gen), "%s", gen);
-    cache[slot].vs = s;
-    cache[slot].used = ++cache_clock;
-    __atomic_add_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
+    pthread_cond_broadcast(&cache_cv);
     pthread_mutex_unlock(&cache_mu);
-    *out = s;
+    if (out) *out = s;
+    if (rc != 0 && err) *err = e;
+    return rc;
+}
+
+struct bg_load {
+    char path[4096], gen[64], repo[128];
+    unsigned char key[MG_VKEY_BYTES];
+    int slot;
+};
+
+/* A background load, on a read-only connection of its own, in one read
+ * transaction: the generation it loads is the one it was asked for, or it
+ * fails (and the next search starts the new one's). */
+static void *bg_main(void *arg)
+{
+    struct bg_load *j = arg;
+#ifdef SYS_gettid
+    /* searches answered meanwhile come first on a busy machine */
+    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+#endif
+    struct mg_db *d = NULL;
+    struct mg_err e = {0};
+    char gen[64];
+    if (mg_db_open(j->path, MG_DB_READONLY, &d, &e) != 0 || mg_db_exec(d, "BEGIN", &e) != 0) {
+        pthread_mutex_lock(&cache_mu);
+        cache[j->slot].loading = false;
+        cache[j->slot].failed = true;
+        cache[j->slot].err = e;
+        pthread_cond_broadcast(&cache_cv);
+        pthread_mutex_unlock(&cache_mu);
+    } else {
+        gen_of(d, j->key, gen);
+        if (strcmp(gen, j->gen) != 0) {
+            pthread_mutex_lock(&cache_mu);
+            cache[j->slot].loading = false;
+            cache[j->slot].path[0] = 0; /* changed meanwhile: the next search loads the new generation */
+            pthread_cond_broadcast(&cache_cv);
+            pthread_mutex_unlock(&cache_mu);
+        } else {
+            slot_load(j->slot, d, j->repo, j->key, NULL, &e);
+        }
+        sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL);
+    }
+    mg_db_close(&d);
+    sodium_memzero(j->key, sizeof(j->key));
+    free(j);
+    return NULL;
+}
+
+/* Start loading the claimed slot on a thread of its own; 0, or -1 when no
+ * thread could start (the slot is left claimed). */
+static int bg_start(int slot, const char *path, const char *gen, const char *repo_id,
+                    const unsigned char key[MG_VKEY_BYTES])
+{
+    struct bg_load *j = calloc(1, sizeof(*j));
+    if (!j) return -1;
+    snprintf(j->path, sizeof(j->path), "%s", path);
+    snprintf(j->gen, sizeof(j->gen), "%s", gen);
+    snprintf(j->repo, sizeof(j->repo), "%s", repo_id);
+    memcpy(j->key, key, MG_VKEY_BYTES);
+    j->slot = slot;
+    pthread_t t;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&t, &at, bg_main, j);
+    pthread_attr_destroy(&at);
+    if (rc != 0) {
+        sodium_memzero(j->key, sizeof(j->key));
+        free(j);
+        return -1;
+    }
     return 0;
 }
 
+/* The repo's vectors of the current generation (a reference): from the
+ * cache, else loaded. With wait, the caller waits for a load under way or
+ * loads them itself; without, a load is started in the background if none
+ * is under way and 1 is returned (loading: its progress). 0, 1, or -1 with
+ * err set. Vectors of another generation are never returned. */
+static int vset_get(struct mg_db *d, const char *repo_id, const unsigned char key[MG_VKEY_BYTES], bool wait,
+                    struct mg_vload *loading, struct mg_vset **out, struct mg_err *err)
+{
+    char gen[64];
+    gen_of(d, key, gen);
+    *out = NULL;
+    pthread_mutex_lock(&cache_mu);
+    int slot;
+    for (;;) {
+        int i = slot_find(d->path, gen);
+        struct cache_slot *c = i >= 0 ? &cache[i] : NULL;
+        if (c && c->vs) {
+            c->used = ++cache_clock;
+            __atomic_add_fetch(&c->vs->refs, 1, __ATOMIC_ACQ_REL);
+            *out = c->vs;
+            pthread_mutex_unlock(&cache_mu);
+            return 0;
+        }
+        if (c && c->failed) {
+            *err = c->err;
+            /* a tampered blob stays so until the vectors change; another failure may pass: try again next time */
+            if (!err->code || strcmp(err->code, MG_E_VECTOR_TAMPERED) != 0) c->path[0] = 0, c->failed = false;
+            pthread_mutex_unlock(&cache_mu);
+            return -1;
+        }
+        if (c && !c->loading) c = NULL; /* (neither loaded, failed nor loading: as good as absent) */
+        if (!c && (slot = slot_claim(d->path, gen)) >= 0) break;
+        if (!wait) { /* loading (or every slot is) */
+            if (loading)
+                *loading = c ? (struct mg_vload){__atomic_load_n(&c->progress.done, __ATOMIC_RELAXED),
+                                                 __atomic_load_n(&c->progress.total, __ATOMIC_RELAXED), 0}
+                             : (struct mg_vload){0};
+            pthread_mutex_unlock(&cache_mu);
+            return 1;
+        }
+        pthread_cond_wait(&cache_cv, &cache_mu);
+    }
+    pthread_mutex_unlock(&cache_mu);
+    if (!wait && bg_start(slot, d->path, gen, repo_id, key) == 0) {
+        if (loading) *loading = (struct mg_vload){0};
+        return 1;
+    }
+    return slot_load(slot, d, repo_id, key, out, err);
+}
+
+int mg_vcache_state(const char *dbpath, struct mg_vload *progress)
+{
+    int state = 0, best = -1;
+    pthread_mutex_lock(&cache_mu);
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (cache[i].path[0] && strcmp(cache[i].path, dbpath) == 0 && (best < 0 || cache[i].used > cache[best].used))
+            best = i;
+    if (best >= 0) {
+        struct cache_slot *c = &cache[best];
+        state = c->vs ? 2 : c->loading ? 1 : -1;
+        if (progress)
+            *progress = (struct mg_vload){__atomic_load_n(&c->progress.done, __ATOMIC_RELAXED),
+                                          __atomic_load_n(&c->progress.total, __ATOMIC_RELAXED), 0};
+    }
+    pthread_mutex_unlock(&cache_mu);
+    return state;
+}
+
+/* The process is ending: loads under way stop at their next file. */
 __attribute__((destructor)) static void cache_drop(void)
 {
-    for (int i = 0; i < CACHE_SLOTS; i++) mg_vset_release(&cache[i].vs);
+    pthread_mutex_lock(&cache_mu);
+    for (int i = 0; i < CACHE_SLOTS; i++) {
+        __atomic_store_n(&cache[i].progress.stop, 1, __ATOMIC_RELAXED);
+        if (!cache[i].loading) mg_vset_release(&cache[i].vs);
+    }
+    pthread_mutex_unlock(&cache_mu);
 }
 
 struct builtin_store {
@@ -977,7 +1169,7 @@ static int store_set(struct builtin_store *s, struct mg_vset **set, struct mg_er
         __atomic_add_fetch(&(*set)->refs, 1, __ATOMIC_ACQ_REL);
         return 0;
     }
-    return vset_get(s->d, s->repo, s->key, set, err);
+    return vset_get(s->d, s->repo, s->key, true, NULL, set, err) == 0 ? 0 : -1;
 }
 
 static long bs_search(struct mg_vstore *vs, const float *q, int dim, const struct mg_vrange *r, size_t nr, int k,
@@ -1012,10 +1204,10 @@ static int bs_score(struct mg_vstore *vs, const float *q, int dim, const int64_t
     return rc;
 }
 
-static int bs_pin(struct mg_vstore *vs, struct mg_err *err)
+static int bs_pin(struct mg_vstore *vs, bool wait, struct mg_vload *loading, struct mg_err *err)
 {
     struct builtin_store *s = vs->self;
-    return s->pinned ? 0 : vset_get(s->d, s->repo, s->key, &s->pinned, err);
+    return s->pinned ? 0 : vset_get(s->d, s->repo, s->key, wait, loading, &s->pinned, err);
 }
 
 static void bs_close(struct mg_vstore *vs)

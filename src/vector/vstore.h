@@ -23,10 +23,17 @@
  *
  * Reading decrypts a repo's vectors once per process and keeps them while
  * the repo's vec_gen (meta) is unchanged; the cache is shared by threads.
+ * A caller that must not wait (a server's hybrid search) pins without
+ * wait: when the current generation is not in memory, it is loaded on a
+ * thread of its own (one load at a time per process, on a read-only
+ * connection, in one read transaction) and the caller is told it is
+ * loading, with the progress, so that it can answer without vectors.
+ * Vectors of another generation (stale) are never used.
  */
 #ifndef MG_VSTORE_H
 #define MG_VSTORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +43,7 @@
 struct mg_db;
 
 #define MG_VKEY_BYTES 32
+#define MG_VCACHE_REPOS 8 /* repos whose vectors a process keeps in memory */
 
 /* The tenant's vector key: derived from MEMGATE_MASTER_KEY (64 hex digits)
  * when set, else read from (or created in) <home>/keys/<tenant>.key, 0600. */
@@ -73,9 +81,17 @@ struct mg_vset {
     int refs;
 };
 
-/* Open every blob of the repo (vector_tampered names the first bad one). */
-int mg_vset_load(struct mg_db *d, const char *repo_id, const unsigned char key[MG_VKEY_BYTES], struct mg_vset **out,
-                 struct mg_err *err);
+/* A load's progress: vectors loaded of the repo's total (total is 0 until
+ * it is known); stop set ends the load at its next file. */
+struct mg_vload {
+    uint64_t done, total;
+    int stop;
+};
+
+/* Open every blob of the repo (vector_tampered names the first bad one).
+ * progress (may be NULL) is updated as it goes, atomically. */
+int mg_vset_load(struct mg_db *d, const char *repo_id, const unsigned char key[MG_VKEY_BYTES],
+                 struct mg_vload *progress, struct mg_vset **out, struct mg_err *err);
 /* Add one sealed blob (used by load, and by tests). */
 int mg_vset_add_blob(struct mg_vset *s, const unsigned char key[MG_VKEY_BYTES], const char *repo_id,
                      int64_t file_id, const void *blob, size_t len, struct mg_err *err);
@@ -101,6 +117,11 @@ long mg_vset_search(const struct mg_vset *s, const float *query, const struct mg
  * when out of memory. */
 int mg_vset_score(const struct mg_vset *s, const float *query, const int64_t *ids, size_t n, float *scores);
 
+/* What this process holds of the vectors of the database at dbpath (its
+ * latest generation asked for): 0 nothing, 1 loading, 2 in memory, -1 the
+ * load failed; progress (may be NULL) as of now. */
+int mg_vcache_state(const char *dbpath, struct mg_vload *progress);
+
 /* ---- the store interface ---- */
 
 struct mg_vstore;
@@ -118,8 +139,12 @@ struct mg_vstore_ops {
                  struct mg_err *err);
     void (*close)(struct mg_vstore *s);
     /* read now what search needs from the database, so that search uses the
-     * handle no more and may run on another thread (hybrid search does) */
-    int (*pin)(struct mg_vstore *s, struct mg_err *err);
+     * handle no more and may run on another thread (hybrid search does).
+     * wait: the caller waits for the vectors (loads them, or waits for a
+     * load under way). !wait: if they are not in memory, 1 is returned at
+     * once and they load in the background (loading: the progress).
+     * 0 (pinned), 1 (loading), or -1 with err set. */
+    int (*pin)(struct mg_vstore *s, bool wait, struct mg_vload *loading, struct mg_err *err);
 };
 struct mg_vstore {
     const struct mg_vstore_ops *ops;
