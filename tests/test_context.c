@@ -202,3 +202,49 @@ TEST(context_memory_is_placed_by_relevance_among_code)
     json_decref(r);
     cx_close(&c);
 }
+
+/* The budget takes one piece of each file first, then the rest by
+ * relevance: a file whose one weaker function fits comes before a third
+ * function of the file that matches best; the parts stay in the order of
+ * relevance. */
+TEST(context_takes_one_piece_per_file_first)
+{
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    char *home = mg_t_tmpdir(), *repo = mg_t_tmpdir();
+    struct mg_buf b;
+    mg_buf_init(&b, 1 << 16);
+    for (int f = 0; f < 3; f++) { /* three long functions, each about the queue flush many times */
+        mg_buf_addf(&b, "int queue_flush_step%d(int n)\n{\n", f);
+        for (int k = 0; k < 12; k++) mg_buf_addf(&b, "    n = queue_flush_drain(n, %d); /* flush the queue */\n", k);
+        mg_buf_adds(&b, "    return n;\n}\n\n");
+    }
+    mg_t_write_str(repo, "src/queue.c", b.p);
+    mg_buf_release(&b);
+    mg_t_write_str(repo, "src/worker.c", "int worker_wake(int n) { return n; /* after a queue flush */ }\n");
+    struct mg_t_out o = MG_RUN(repo, home, "index", repo, "--name", "ctx", "--quiet");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+    struct cx c = {.home = home};
+    mg_t_srv_open(&c.t, home, "local", MG_LEVEL_ADMIN);
+    json_t *all = ctx_call(&c, "{\"prompt\":\"queue flush\"}");
+    ASSERT_EQ_INT(count_parts(all, "src/queue.c"), 3);
+    ASSERT_EQ_INT(count_parts(all, "src/worker.c"), 1);
+    long long full = json_integer_value(json_object_get(all, "tokens"));
+    json_decref(all);
+    /* room for all but one of the queue's functions */
+    char args[128];
+    snprintf(args, sizeof(args), "{\"prompt\":\"queue flush\",\"budget_tokens\":%lld}", full - 60);
+    json_t *r = ctx_call(&c, args);
+    ASSERT_EQ_INT(count_parts(r, "src/worker.c"), 1);
+    ASSERT_EQ_INT(count_parts(r, "src/queue.c"), 2);
+    ASSERT_EQ_INT(json_integer_value(json_object_get(r, "omitted")), 1);
+    json_t *parts = json_object_get(r, "parts");
+    double prev = 1e9;
+    for (size_t i = 0; i < json_array_size(parts); i++) { /* by relevance */
+        double sc = json_real_value(json_object_get(json_array_get(parts, i), "score"));
+        ASSERT(sc <= prev);
+        prev = sc;
+    }
+    json_decref(r);
+    cx_close(&c);
+}

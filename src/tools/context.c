@@ -15,8 +15,9 @@
  *      and one that matched one word after good code. Each piece carries a
  *      one-line reason: the lists that found it and at which places, and
  *      whether a definition's name matches a word of the prompt.
- *   3. budget: pieces are taken best first (at most 2 x limit code
- *      pieces, limit of each kind of memory) while the whole result (its
+ *   3. budget: pieces are taken best first, one code piece per file before
+ *      the others (at most 4 x limit code pieces, limit of each kind of
+ *      memory), and listed by relevance, while the whole result (its
  *      compact JSON: the block, the parts and every other member) stays
  *      within budget_tokens (4 bytes a token, as repo_map counts); a piece
  *      that does not fit is left out whole and counted in `omitted`.
@@ -51,6 +52,7 @@
 #define BUDGET_MIN 256
 #define BUDGET_MAX 65536
 #define BUDGET_DEFAULT 8000
+#define CODE_HITS_PER_LIMIT 4 /* code hits asked for, and code pieces at most, per unit of limit: the budget cuts */
 
 struct part {
     struct mg_ctx *x;
@@ -440,6 +442,17 @@ static json_t *part_json(const struct piece *p)
 
 /* The result: pieces best first while the compact JSON stays within
  * budget bytes. */
+/* What piece p adds to the result's JSON: its text in the block and its part; (size_t)-1 out of memory. */
+static size_t piece_cost(const struct piece *p)
+{
+    char *piece = fmt("%s (%s)\n%s", p->source, p->why, p->text);
+    json_t *pj = piece ? part_json(p) : NULL;
+    size_t cost = pj ? json_str_len(piece) + json_len(pj) : (size_t)-1;
+    json_decref(pj);
+    free(piece);
+    return cost;
+}
+
 static json_t *assemble(struct piece *pv, size_t np, long long budget_tokens, long long max_code, json_t *scope,
                         bool in_project, json_t *gate, const struct mg_items *code)
 {
@@ -455,25 +468,49 @@ static json_t *assemble(struct piece *pv, size_t np, long long budget_tokens, lo
     struct mg_buf block;
     mg_buf_init(&block, (size_t)1 << 26);
     size_t omitted = 0;
-    for (size_t i = 0; i < np; i++) {
-        if (pv[i].h && ncode >= max_code) {
-            omitted++;
-            continue;
+    /* which pieces: two passes by relevance, the first taking one code piece per file (more files, the
+     * likelier the one the task is about is among them), the second what fits of the rest; then the
+     * pieces taken, in the order of relevance */
+    uint8_t *state = calloc(np + 1, 1); /* 1: taken, 2: left out */
+    size_t taken = 0;
+    for (int pass = 0; pass < 2 && state; pass++)
+        for (size_t i = 0; i < np; i++) {
+            if (state[i]) continue;
+            if (pass == 0 && pv[i].h) {
+                bool seen = false;
+                for (size_t k = 0; k < i && !seen; k++) seen = state[k] == 1 && pv[k].h && strcmp(pv[k].path, pv[i].path) == 0;
+                if (seen) continue;
+            }
+            if (pv[i].h && ncode >= max_code) {
+                state[i] = 2;
+                continue;
+            }
+            size_t cost = piece_cost(&pv[i]);
+            if (cost != (size_t)-1 && used + cost + (taken ? 1 : 0) <= budget) {
+                cost += taken ? 1 : 0;
+                used += cost;
+                ncode += pv[i].h != NULL;
+                state[i] = 1;
+                taken++;
+            } else {
+                state[i] = 2;
+            }
         }
+    for (size_t i = 0; i < np && state; i++) {
+        if (state[i] != 1) continue;
         char *piece = fmt("%s (%s)\n%s", pv[i].source, pv[i].why, pv[i].text);
         json_t *pj = piece ? part_json(&pv[i]) : NULL;
-        size_t cost = pj ? json_str_len(piece) + json_len(pj) + (json_array_size(parts) ? 1 : 0) : (size_t)-1;
-        if (pj && used + cost <= budget) {
+        if (pj) {
             mg_buf_adds(&block, piece);
             json_array_append(parts, pj);
-            used += cost;
-            ncode += pv[i].h != NULL;
         } else {
-            omitted++;
+            state[i] = 2; /* out of memory: left out */
         }
         json_decref(pj);
         free(piece);
     }
+    for (size_t i = 0; i < np; i++) omitted += !state || state[i] != 1;
+    free(state);
     json_object_set_new(r, "block", json_string(block.p ? block.p : ""));
     mg_buf_release(&block);
     json_object_set_new(r, "omitted", json_integer((json_int_t)omitted));
@@ -512,7 +549,7 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
         return -1;
     }
     /* more hits than pieces: several hits of one definition become one piece */
-    struct mg_code_query cq = {.query = prompt, .limit = (int)limit * 2, .no_match_lines = true,
+    struct mg_code_query cq = {.query = prompt, .limit = (int)limit * CODE_HITS_PER_LIMIT, .no_match_lines = true,
                                .definition_lines = DEFINITION_LINES};
     struct mg_mem_args ma = {.session = mg_request_memory_session(x, sess), .query = prompt, .limit = (int)limit};
     struct words w;
@@ -604,7 +641,7 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
         mg_injinfo_add(&all.inj, &parts[i].items.inj);
         all.omitted += parts[i].items.omitted;
     }
-    if (!(*result = assemble(pv, np, budget, limit * 2, mg_render_place(eps), in_project, mg_render_gate(&all),
+    if (!(*result = assemble(pv, np, budget, limit * CODE_HITS_PER_LIMIT, mg_render_place(eps), in_project, mg_render_gate(&all),
                              &parts[0].items)))
         goto oom;
     rc = 0;
