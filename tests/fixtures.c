@@ -7,6 +7,8 @@
  */
 #include "fixtures.h"
 
+#include <sqlite3.h>
+
 #include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -173,4 +175,19 @@ long long mg_fx_int(json_t *j, const char *dotted)
     for (char *tok = strtok(buf, "."); tok && cur; tok = strtok(NULL, ".")) cur = json_object_get(cur, tok);
     if (!cur || !json_is_integer(cur)) FAIL("no integer at '%s'", dotted);
     return json_integer_value(cur);
+}
+
+void mg_fx_tamper_vectors(const char *home, const char *id)
+{
+    char db[4200];
+    snprintf(db, sizeof(db), "%s/repos/%s.db", home, id);
+    sqlite3 *h;
+    ASSERT_EQ_INT(sqlite3_open(db, &h), SQLITE_OK);
+    ASSERT_EQ_INT(sqlite3_exec(h, "UPDATE vectors SET blob = substr(blob, 1, 40) || "
+                                  "CASE WHEN substr(blob, 41, 1) = x'00' THEN x'01' ELSE x'00' END || "
+                                  "substr(blob, 42) WHERE file_id = (SELECT min(file_id) FROM vectors)",
+                               NULL, NULL, NULL),
+                  SQLITE_OK);
+    ASSERT_EQ_INT(sqlite3_changes(h), 1);
+    sqlite3_close(h);
 }

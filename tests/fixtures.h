@@ -14,5 +14,9 @@ json_t *mg_fx_search(const char *cwd, const char *home, const char *query, const
 int mg_fx_has_hit(json_t *res, const char *path, const char *symbol);
 /* An integer at a dotted path ("files.added"), or FAIL. */
 long long mg_fx_int(json_t *j, const char *dotted);
+/* Change one byte in the middle of one file's sealed vectors in repo id's
+ * index under home (always to another value: the bytes are random, so any
+ * fixed mapping of one byte leaves some unchanged). */
+void mg_fx_tamper_vectors(const char *home, const char *id);
 
 #endif

@@ -809,20 +809,7 @@ TEST(tampered_vector_blob_is_reported)
     json_decref(mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "tam", "--json", NULL}));
     json_t *j = mg_fx_search(repo, home, "grow the buffer pool", "semantic", 3);
     json_decref(j);
-    char db[4200];
-    snprintf(db, sizeof(db), "%s/repos/tam.db", home);
-    sqlite3 *h;
-    ASSERT_EQ_INT(sqlite3_open(db, &h), SQLITE_OK);
-    /* change one byte in the middle of one file's sealed vectors (always to
-     * another value: the bytes are random, so any fixed mapping of one byte
-     * leaves some unchanged) */
-    ASSERT_EQ_INT(sqlite3_exec(h, "UPDATE vectors SET blob = substr(blob, 1, 40) || "
-                                  "CASE WHEN substr(blob, 41, 1) = x'00' THEN x'01' ELSE x'00' END || "
-                                  "substr(blob, 42) WHERE file_id = (SELECT min(file_id) FROM vectors)",
-                               NULL, NULL, NULL),
-                  SQLITE_OK);
-    ASSERT_EQ_INT(sqlite3_changes(h), 1);
-    sqlite3_close(h);
+    mg_fx_tamper_vectors(home, "tam");
     struct mg_t_out o = MG_RUN(repo, home, "search", "grow the buffer pool", "--mode", "semantic");
     ASSERT_EQ_INT(o.status, 1);
     ASSERT_CONTAINS(o.err, "vector_tampered");

@@ -221,17 +221,9 @@ TEST(vload_never_uses_stale_or_tampered_vectors)
 
     /* one byte of one file's sealed vectors changed, then a re-index that
      * makes new vectors for another file only: the tampered blob is loaded */
+    mg_fx_tamper_vectors(home, "vt");
     char db[4200];
     snprintf(db, sizeof(db), "%s/repos/vt.db", home);
-    sqlite3 *h;
-    ASSERT_EQ_INT(sqlite3_open(db, &h), SQLITE_OK);
-    ASSERT_EQ_INT(sqlite3_exec(h, "UPDATE vectors SET blob = substr(blob, 1, 40) || "
-                                  "CASE WHEN substr(blob, 41, 1) = x'00' THEN x'01' ELSE x'00' END || "
-                                  "substr(blob, 42) WHERE file_id = (SELECT min(file_id) FROM vectors)",
-                               NULL, NULL, NULL),
-                  SQLITE_OK);
-    ASSERT_EQ_INT(sqlite3_changes(h), 1);
-    sqlite3_close(h);
     mg_t_write_str(repo, "eps/xmit.c", "/* Send a packet, the slow path. */\nint slow_xmit(void) { return 0; }\n");
     index_repo(home, repo, "vt");
     /* get_context's code part is a hybrid search too: answered by words, and it says so */
