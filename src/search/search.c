@@ -706,7 +706,7 @@ static int search_semantic(struct ctx *c, int limit, bool required)
 
 static int search_symbol(struct ctx *c, int limit);
 static int search_idents(struct ctx *c, int limit);
-static int search_paths(struct ctx *c, int limit);
+static int search_paths(struct ctx *c, const struct mg_results *const *found, size_t nfound, int limit);
 #define PATH_WORDS_MAX 16 /* words of a hybrid query looked for in paths (search_paths) */
 #define PATH_FILES_MAX 10 /* files they name that count */
 
@@ -756,19 +756,20 @@ static int search_hybrid(struct ctx *c, int limit)
                 c->q = orig;
             } else if (rc > 0) rc = 0;
         }
-        if (rc == 0) {
-            c->out = &paths;
-            c->q = &lq;
-            rc = search_paths(c, PATH_FILES_MAX) < 0 ? -1 : 0;
-            c->q = orig;
-        }
-        free(words);
         /* (a started scan is always waited for) */
         struct mg_err first = *c->err;
         c->out = &sem;
         int sr = semantic_finish(c, job, depth);
         if (rc == 0) rc = sr;
         else *c->err = first;
+        if (rc == 0) {
+            const struct mg_results *found[] = {&lex, &sem, &sym};
+            c->out = &paths;
+            c->q = &lq;
+            rc = search_paths(c, found, 3, PATH_FILES_MAX);
+            c->q = orig;
+        }
+        free(words);
     }
     c->out = final;
     c->base = base;
@@ -1383,7 +1384,7 @@ static int path_names(const char *p, const char *w, size_t n)
 }
 
 struct path_cand {
-    char *path, *lang;
+    const struct mg_hit *hit; /* the first hit of the file */
     int score;
 };
 
@@ -1391,16 +1392,17 @@ static int cmp_path_cand(const void *a, const void *b)
 {
     const struct path_cand *x = a, *y = b;
     if (x->score != y->score) return y->score - x->score;
-    size_t lx = strlen(x->path), ly = strlen(y->path);
-    return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x->path, y->path);
+    size_t lx = strlen(x->hit->path), ly = strlen(y->hit->path);
+    return lx != ly ? (lx < ly ? -1 : 1) : strcmp(x->hit->path, y->hit->path);
 }
 
-/* The files whose paths the query's words name (path_names: a file named
- * like a word counts 2, a directory or a piece 1; words of 4 bytes or
- * more), best first, at most limit, none that only one piece of one word
- * names: how many, or -1. Their hits are whole files (lines 0): fusion
- * adds their rank to the file's best chunk (hybrid.h). */
-static int search_paths(struct ctx *c, int limit)
+/* Of the files the other lists found, those whose paths the query's words
+ * name (path_names: a file named like a word counts 2, a directory or a
+ * piece 1; words of 4 bytes or more), best first, at most limit, none that
+ * only one piece of one word names: 0, or -1 out of memory. Their hits are
+ * whole files (lines 0): fusion adds their rank to the file's best chunk
+ * (hybrid.h). Only found files can rise, so only their paths are read. */
+static int search_paths(struct ctx *c, const struct mg_results *const *found, size_t nfound, int limit)
 {
     const char *w[PATH_WORDS_MAX];
     size_t wl[PATH_WORDS_MAX], nw = 0;
@@ -1417,52 +1419,38 @@ static int search_paths(struct ctx *c, int limit)
         }
     }
     if (nw == 0) return 0;
-    sqlite3_stmt *st;
-    if (mg_db_prepare(c->d, "SELECT path, lang FROM files WHERE mg_filter_ok(?1, path, lang)", &st, c->err) != 0)
-        return -1;
-    sqlite3_bind_pointer(st, 1, &c->filter, "mg_filter", NULL);
     struct path_cand *v = NULL;
     size_t n = 0, cap = 0;
-    int step, rc = 0;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *path = (const char *)sqlite3_column_text(st, 0);
-        int score = 0;
-        for (size_t i = 0; i < nw; i++) score += path_names(path, w[i], wl[i]);
-        if (score < 2) continue;
-        struct path_cand *nv = mg_grow(v, n, &cap, sizeof(*v));
-        if (!nv) {
-            rc = -1;
-            break;
+    for (size_t l = 0; l < nfound; l++)
+        for (size_t i = 0; i < found[l]->n; i++) {
+            const struct mg_hit *h = &found[l]->v[i];
+            bool dup = false;
+            for (size_t k = 0; k < n && !dup; k++) dup = strcmp(v[k].hit->path, h->path) == 0;
+            if (dup) continue;
+            int score = 0;
+            for (size_t k = 0; k < nw; k++) score += path_names(h->path, w[k], wl[k]);
+            if (score < 2) continue;
+            struct path_cand *nv = mg_grow(v, n, &cap, sizeof(*v));
+            if (!nv) {
+                free(v);
+                return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+            }
+            v = nv;
+            v[n++] = (struct path_cand){h, score};
         }
-        v = nv;
-        v[n].path = strdup(path);
-        v[n].lang = dup_col(st, 1);
-        v[n++].score = score;
-        if (!v[n - 1].path) {
-            rc = -1;
-            break;
-        }
-    }
-    sqlite3_finalize(st);
-    if (rc == 0 && step != SQLITE_DONE) rc = mg_db_error(c->d, "path search", c->err);
-    else if (rc != 0) mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
-    if (rc == 0 && n > 1) qsort(v, n, sizeof(*v), cmp_path_cand);
-    int found = 0;
-    for (size_t i = 0; i < n; i++) {
-        struct mg_hit *h = rc == 0 && found < limit ? hit_new(c->out) : NULL;
+    if (n > 1) qsort(v, n, sizeof(*v), cmp_path_cand);
+    int rc = 0;
+    for (size_t i = 0; i < n && (int)i < limit && rc == 0; i++) {
+        struct mg_hit *h = hit_new(c->out);
         if (h) {
-            snprintf(h->repo, sizeof(h->repo), "%s", c->repo->id);
-            h->path = v[i].path;
-            h->language = v[i].lang;
+            snprintf(h->repo, sizeof(h->repo), "%s", v[i].hit->repo);
+            h->path = strdup(v[i].hit->path);
             h->score = v[i].score;
-            found++;
-        } else {
-            free(v[i].path);
-            free(v[i].lang);
         }
+        if (!h || !h->path) rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
     }
     free(v);
-    return rc == 0 ? found : -1;
+    return rc;
 }
 
 /* ---- 6. mg_search ------------------------------------------------------------------------ */
