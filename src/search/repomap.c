@@ -352,6 +352,7 @@ static int graph_build(struct mg_db *d, struct graph **out, struct mg_err *err)
      * growing arrays of millions by copies cost more than the join */
     sqlite3_stmt *sz = NULL;
     if (mg_db_prepare(d, "SELECT count(*), sum(length(defs)), sum(length(uses)) FROM refs", &sz, err) != 0) goto out;
+    b.capf = b.capd = b.capu = 1; /* room for ufirst[nf] of an empty index too */
     if (sqlite3_step(sz) == SQLITE_ROW) {
         b.capf = (size_t)sqlite3_column_int64(sz, 0) + 1;
         b.capd = (size_t)sqlite3_column_int64(sz, 1) + 1;
@@ -372,10 +373,6 @@ static int graph_build(struct mg_db *d, struct graph **out, struct mg_err *err)
     if (s != SQLITE_DONE) {
         mg_db_error(d, "read the names of the index", err);
         goto out;
-    }
-    if (!g->nf) { /* no source file: an empty map */
-        size_t cap = 0;
-        if (!(b.ufirst = mg_grow(NULL, 0, &cap, sizeof(uint32_t)))) goto nomem;
     }
     if (graph_join(g, &b) != 0) goto nomem;
     rc = 0;

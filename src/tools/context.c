@@ -164,11 +164,10 @@ static unsigned words_in(const struct words *w, const char *s)
     unsigned found = 0, all = w->n ? (1u << w->n) - 1 : 0;
     while (s && *s && found != all) {
         while (*s && !is_alnum((unsigned char)*s)) s++;
-        const char *t = s;
-        s++;
+        if (!*s) break; /* (not one past the end) */
+        const char *t = s++;
         while (*s && is_alnum((unsigned char)*s) && !(isupper((unsigned char)*s) && islower((unsigned char)s[-1])))
             s++;
-        if (!*t) break;
         size_t n = (size_t)(s - t);
         for (size_t i = 0; i < w->n; i++) {
             if (found & (1u << i) || n < w->stem[i]) continue;
