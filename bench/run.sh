@@ -25,7 +25,9 @@
 #     and idle CPU, a git checkout of 1,000 files), bench/nav_bench.py (references
 #     against GNU Global: recall, precision, latency), bench/nav_ts_bench.py (the
 #     same in TypeScript, on zod's sources from npm, against the TypeScript
-#     compiler), bench/bugloc.py (bug localisation: the messages of real
+#     compiler), bench/cold_hybrid.py (a cold server's first hybrid query
+#     and the CLI's hybrid search as a whole process, against the CLI's
+#     lexical search in the same run), bench/bugloc.py (bug localisation: the messages of real
 #     bug fixes in redis, pytest, tokio and nginx against the files they
 #     changed; needs those projects' git mirrors) and bench/memory_bench.mjs
 #     (agent memory against @modelcontextprotocol/server-memory)
@@ -278,6 +280,13 @@ MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/nav_ts_benc
 # ---- what a full index costs against an older build (BENCH_INDEX_BASELINE=REV; runs alone too)
 [ -z "${BENCH_INDEX_BASELINE:-}" ] ||
   MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" "$here/bench/index_cost.sh" "$BENCH_INDEX_BASELINE"
+
+# ---- semantic search on Linux: a cold server's first hybrid query and the CLI's (runs alone too)
+echo "bench: cold hybrid and the CLI's hybrid search (bench/cold_hybrid.py)" >&2
+echo
+echo "### Semantic search on linux-6.1: a cold server, the CLI"
+echo
+python3 "$here/bench/cold_hybrid.py" --home "$home" --repo linux --bin "$BIN" --runs 2 --cli-queries 20
 
 # ---- bug localisation on real history (issue 19; runs alone too) ----------------------
 # Needs the projects' git mirrors (bench/bugloc.py --help); without them it

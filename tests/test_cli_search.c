@@ -331,6 +331,7 @@ TEST(repos_status_and_help)
     ASSERT_CONTAINS(o.err, "error[repo_not_found]");
     mg_t_out_free(&o);
     mg_t_write_str(home, "repos/poly.db.watch", ""); /* a watcher's lease (index/watch.c) */
+    mg_t_write_str(home, "repos/poly.db.vec", "");   /* the vectors' column file (vector/vstore.h) */
     o = MG_RUN(NULL, home, "repos", "rm", "poly");
     ASSERT_EQ_INT(o.status, 0);
     mg_t_out_free(&o);

@@ -512,6 +512,112 @@ TEST(vstore_tampered_or_moved_blob_fails)
     mg_vset_release(&s);
 }
 
+/* The column file answers exactly as the whole set: the same ids and
+ * scores for sparse and dense queries, with and without candidate ranges,
+ * reading only the query's columns; and every part is sealed. */
+TEST(vstore_column_file_answers_as_the_whole_set)
+{
+    unsigned char key[MG_VKEY_BYTES], other[MG_VKEY_BYTES];
+    memset(key, 3, sizeof(key));
+    memset(other, 4, sizeof(other));
+    float *orig;
+    int64_t *ids;
+    int dim = 64;
+    struct mg_vset *s = make_set(key, dim, 900, 10, false, &orig, &ids); /* 9,000 vectors: 3 blocks, the last partial */
+    char *dir = mg_t_tmpdir(), db[4200], vec[4300];
+    snprintf(db, sizeof(db), "%s/r.db", dir);
+    mg_vcols_path(db, vec, sizeof(vec));
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_vcols_write(db, "repo1", "7:abc", key, s, &err), 0);
+    char gen[64];
+    ASSERT_EQ_INT(mg_vcols_gen(db, gen, NULL), 0);
+    ASSERT_EQ_STR(gen, "7:abc");
+    struct mg_vset *part = NULL;
+    for (int t = 0; t < 12; t++) {
+        float q[64];
+        rand_unit(q, dim);
+        if (t < 8) { /* a few words: most dimensions zero */
+            for (int x = 0; x < dim; x++)
+                if ((x * 5 + t) % 11) q[x] = 0;
+            mg_vec_normalize(q, dim);
+        }
+        struct mg_vset *fresh = NULL;
+        ASSERT_EQ_INT(mg_vcols_read(db, "repo1", "7:abc", key, q, dim, &fresh, &err), 0);
+        ASSERT(fresh->have);
+        for (int x = 0; x < dim; x++) ASSERT_EQ_INT(fresh->have[x], q[x] != 0); /* only the query's columns */
+        /* and a set grown query by query */
+        ASSERT_EQ_INT(mg_vcols_read(db, "repo1", "7:abc", key, q, dim, &part, &err), 0);
+        struct mg_vrange r[40];
+        size_t nr = 0;
+        for (int f = t % 4; f < 900 && nr < 40; f += 4) r[nr++] = (struct mg_vrange){f * 10000, f * 10000 + 9999};
+        for (int pass = 0; pass < 2; pass++) {
+            struct mg_vmatch want[20], got[20], got2[20];
+            long w = mg_vset_search(s, q, pass ? r : NULL, pass ? nr : 0, 20, want);
+            ASSERT_EQ_INT(mg_vset_search(fresh, q, pass ? r : NULL, pass ? nr : 0, 20, got), w);
+            ASSERT_EQ_INT(mg_vset_search(part, q, pass ? r : NULL, pass ? nr : 0, 20, got2), w);
+            for (long i = 0; i < w; i++) {
+                ASSERT_EQ_INT(got[i].id, want[i].id);
+                ASSERT_EQ_INT(got2[i].id, want[i].id);
+                ASSERT(got[i].score == want[i].score && got2[i].score == want[i].score);
+            }
+        }
+        int64_t some[3] = {ids[5], ids[8999], 424242};
+        float a[3], b[3];
+        ASSERT_EQ_INT(mg_vset_score(s, q, some, 3, a), 0);
+        ASSERT_EQ_INT(mg_vset_score(fresh, q, some, 3, b), 0);
+        ASSERT(a[0] == b[0] && a[1] == b[1] && isnan(b[2]));
+        mg_vset_release(&fresh);
+    }
+    mg_vset_release(&part);
+
+    float dense[64];
+    rand_unit(dense, dim);
+    struct mg_vset *x = NULL;
+    /* another generation, another dimension: not this file's; the blobs answer */
+    ASSERT_EQ_INT(mg_vcols_read(db, "repo1", "8:abc", key, dense, dim, &x, &err), 1);
+    ASSERT_EQ_INT(mg_vcols_read(db, "repo1", "7:abc", key, dense, 32, &x, &err), 1);
+    ASSERT(!x);
+    /* another repo or key: every part fails */
+    ASSERT_EQ_INT(mg_vcols_read(db, "repo2", "7:abc", key, dense, dim, &x, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_VECTOR_TAMPERED);
+    ASSERT_EQ_INT(mg_vcols_read(db, "repo1", "7:abc", other, dense, dim, &x, &err), -1);
+    ASSERT(!x);
+    /* one byte of the last column changed: a query that reads it fails, one that does not still answers */
+    size_t len;
+    FILE *vf = fopen(vec, "rb");
+    ASSERT(vf);
+    fseek(vf, 0, SEEK_END);
+    len = (size_t)ftell(vf);
+    rewind(vf);
+    unsigned char *bytes = malloc(len);
+    ASSERT_EQ_INT(fread(bytes, 1, len, vf), len);
+    fclose(vf);
+    bytes[len - 20] ^= 1;
+    mg_t_write(dir, "r.db.vec", (const char *)bytes, len);
+    err = (struct mg_err){0};
+    ASSERT_EQ_INT(mg_vcols_read(db, "repo1", "7:abc", key, dense, dim, &x, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_VECTOR_TAMPERED);
+    ASSERT(!x);
+    float first[64] = {1};
+    ASSERT_EQ_INT(mg_vcols_read(db, "repo1", "7:abc", key, first, dim, &x, &err), 0);
+    mg_vset_release(&x);
+    /* the header's generation rewritten to another's: every part fails */
+    bytes[len - 20] ^= 1;
+    memcpy(memmem(bytes, 128, "7:abc", 5), "8:abc", 5);
+    mg_t_write(dir, "r.db.vec", (const char *)bytes, len);
+    ASSERT_EQ_INT(mg_vcols_read(db, "repo1", "8:abc", key, first, dim, &x, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_VECTOR_TAMPERED);
+    /* truncated */
+    mg_t_write(dir, "r.db.vec", (const char *)bytes, len - 1);
+    ASSERT_EQ_INT(mg_vcols_read(db, "repo1", "8:abc", key, first, dim, &x, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_VECTOR_TAMPERED);
+    ASSERT(!x);
+    free(bytes);
+    free(orig);
+    free(ids);
+    mg_vset_release(&s);
+}
+
 TEST(vkey_file_and_master_key)
 {
     struct mg_config c;

@@ -10,11 +10,15 @@
  *     next search is answered by words while the new ones load; a tampered
  *     blob fails the search with vector_tampered once the load has met it;
  *   - get_context's code part says so too;
- *   - a new generation takes its own repo's place in the cache.
+ *   - a new generation takes its own repo's place in the cache;
+ *   - a CLI search reads the query's columns from the column file, with
+ *     the answer of every blob, and never uses a changed one.
  */
 #include <sqlite3.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fixtures.h"
 #include "inproc.h"
@@ -252,6 +256,67 @@ TEST(vload_never_uses_stale_or_tampered_vectors)
     ASSERT_EQ_STR(code, "vector_tampered");
     ASSERT_EQ_INT(mg_vcache_state(db, NULL), -1);
     mg_t_srv_close(&t);
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* A CLI search reads the query's columns from the column file that the
+ * index run wrote: the same answer as from every blob; a missing file is
+ * written again by the process that loads the blobs; a changed one is
+ * refused, never used. */
+TEST(vload_cli_reads_the_column_file)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    unsetenv("MEMGATE_EMBEDDER");
+    corpus(repo);
+    index_repo(home, repo, "vc");
+    char vec[4200], gen[64], gen2[64];
+    snprintf(vec, sizeof(vec), "%s/repos/vc.db", home);
+    ASSERT_EQ_INT(mg_vcols_gen(vec, gen, NULL), 0); /* written by the index run */
+    strcat(vec, ".vec");
+    json_t *cols = cli_hybrid(home, repo, "vc", NET_Q);
+    json_t *sem_cols = mg_fx_run_json(repo, home, (const char *const[]){"search", "outgoing interface for a "
+                                      "destination", "--mode", "semantic", "--repo", "vc", "--json", NULL});
+    ASSERT_EQ_INT(unlink(vec), 0);
+    json_t *blobs = cli_hybrid(home, repo, "vc", NET_Q);
+    ASSERT(exists(vec)); /* the loading process wrote it again */
+    json_t *sem_blobs = mg_fx_run_json(repo, home, (const char *const[]){"search", "outgoing interface for a "
+                                       "destination", "--mode", "semantic", "--repo", "vc", "--json", NULL});
+    ASSERT_EQ_STR(mode_of(cols), "hybrid");
+    ASSERT_EQ_STR(hits(cols), hits(blobs));
+    ASSERT_CONTAINS(hits(cols), "gamma/net.c");
+    ASSERT_EQ_STR(hits(sem_cols), hits(sem_blobs));
+    ASSERT_CONTAINS(hits(sem_cols), "delta/route.c");
+    json_decref(cols);
+    json_decref(blobs);
+    json_decref(sem_cols);
+    json_decref(sem_blobs);
+
+    /* a re-index that changes the vectors writes the new generation's */
+    mg_t_write_str(repo, "eps/xmit.c", "/* Send a packet on the network device, the fast path. */\n"
+                                        "int fast_xmit(void) { return 0; }\n");
+    index_repo(home, repo, "vc");
+    vec[strlen(vec) - 4] = 0;
+    ASSERT_EQ_INT(mg_vcols_gen(vec, gen2, NULL), 0);
+    ASSERT(strcmp(gen, gen2) != 0);
+    strcat(vec, ".vec");
+
+    /* one byte of the file table changed: the search fails, it does not answer without it */
+    FILE *f = fopen(vec, "r+b");
+    ASSERT(f);
+    ASSERT_EQ_INT(fseek(f, 200, SEEK_SET), 0);
+    int c = fgetc(f);
+    ASSERT_EQ_INT(fseek(f, 200, SEEK_SET), 0);
+    fputc(c ^ 1, f);
+    fclose(f);
+    struct mg_t_out o = MG_RUN(repo, home, "search", NET_Q, "--mode", "hybrid", "--repo", "vc");
+    ASSERT(o.status != 0);
+    ASSERT_CONTAINS(o.err, "vector_tampered");
+    mg_t_out_free(&o);
 }
 
 /* A new generation takes its own repo's old place in the cache (8 repos),

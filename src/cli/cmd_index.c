@@ -58,10 +58,11 @@ static json_t *stats_json(json_t *r)
                           "total_bytes", I("bytes"), "chunks", I("chunks"), "symbols", I("symbols"), "seconds",
                           R("seconds"), "merge_seconds", R("merge_seconds"), "map_seconds", R("map_seconds"), "cpu", "workers", R("cpu_workers"),
                           "writer", R("cpu_writer"));
-    json_object_set_new(j, "vectors", json_pack("{s:s?, s:I, s:I, s:I, s:b, s:f, s:s?}", "embedder", S("embedder"),
+    json_object_set_new(j, "vectors", json_pack("{s:s?, s:I, s:I, s:I, s:b, s:f, s:f, s:s?}", "embedder", S("embedder"),
                                                 "files", I("vec_files"), "chunks", I("vec_chunks"), "pending",
                                                 I("vec_pending"), "reembedded", B("vec_reembedded"), "seconds",
-                                                R("vec_seconds"), "warning", S("warning")));
+                                                R("vec_seconds"), "columns_seconds", R("vec_columns_seconds"),
+                                                "warning", S("warning")));
     return j;
 }
 

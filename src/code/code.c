@@ -16,6 +16,7 @@
 #include "store/catalog.h"
 #include "store/db.h"
 #include "util/glob.h"
+#include "vector/vstore.h"
 
 void mg_code_owner(struct mg_item *it, const struct mg_repo *r)
 {
@@ -271,6 +272,12 @@ static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index
         snprintf(st.vec.warning, sizeof(st.vec.warning), "the repo map's graph was not saved (%s): the first "
                  "repo_map builds it", merr.msg);
     double map_s = now_s() - m0;
+    /* the vectors' column file of this generation, for one-query readers (vector/vstore.h) */
+    double c0 = now_s();
+    if (mg_vcols_update(pc->cfg, dbpath, st.id, pc->tenant, &merr) != 0 && !st.vec.warning[0])
+        snprintf(st.vec.warning, sizeof(st.vec.warning), "the vectors' column file was not written (%s): a CLI "
+                 "semantic search loads every vector", merr.msg);
+    double cols_s = now_s() - c0;
     struct mg_index_run *it = mg_items_add(out, &mg_item_index_run);
     if (!it) return oom(err);
     bool failed = false;
@@ -313,6 +320,7 @@ static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index
     it->vec_pending = (int64_t)st.vec.pending;
     it->vec_reembedded = st.vec.reembedded;
     it->vec_seconds = st.vec.seconds;
+    it->vec_columns_seconds = cols_s;
     it->warning = st.vec.warning[0] ? mg_item_dup(st.vec.warning, &failed) : NULL;
     it->base.redactions = (int)st.secrets_redacted; /* secrets the run kept out of the index */
     return failed ? oom(err) : 0;

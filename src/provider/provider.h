@@ -164,7 +164,7 @@ struct mg_index_run {
     char *embedder;                    /* label: the embedder's signature, or "none" */
     int64_t vec_files, vec_chunks, vec_pending;
     bool vec_reembedded;
-    double vec_seconds;
+    double vec_seconds, vec_columns_seconds; /* embedding; writing the column file (vector/vstore.h) */
     char *warning;                     /* label: what failed while embedding, or NULL */
 };
 extern const struct mg_item_type mg_item_index_run;

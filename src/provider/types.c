@@ -227,7 +227,7 @@ static const struct mg_field index_run_fields[] = {
     MG_FIELD_AS(struct mg_index_run, total_bytes, "bytes", MG_F_INT), IR(chunks, MG_F_INT), IR(symbols, MG_F_INT),
     IR(seconds, MG_F_REAL), IR(merge_seconds, MG_F_REAL), IR(map_seconds, MG_F_REAL), IR(cpu_workers, MG_F_REAL), IR(cpu_writer, MG_F_REAL),
     IR(embedder, MG_F_LABEL), IR(vec_files, MG_F_INT), IR(vec_chunks, MG_F_INT), IR(vec_pending, MG_F_INT),
-    IR(vec_reembedded, MG_F_BOOL), IR(vec_seconds, MG_F_REAL), IR(warning, MG_F_LABEL),
+    IR(vec_reembedded, MG_F_BOOL), IR(vec_seconds, MG_F_REAL), IR(vec_columns_seconds, MG_F_REAL), IR(warning, MG_F_LABEL),
 };
 #undef IR
 const struct mg_item_type mg_item_index_run = {"index", sizeof(struct mg_index_run), index_run_fields,

@@ -268,7 +268,7 @@ int mg_semantic_start(const struct mg_config *cfg, struct mg_db *d, const char *
         return -1;
     }
     if (loading && j->vs->ops->pin) { /* vectors not in memory yet: the caller goes on without them */
-        int pr = j->vs->ops->pin(j->vs, false, loading, err);
+        int pr = j->vs->ops->pin(j->vs, false, NULL, 0, loading, err);
         if (pr != 0) {
             job_free(j);
             return pr;
@@ -285,7 +285,7 @@ int mg_semantic_start(const struct mg_config *cfg, struct mg_db *d, const char *
     if (f && (f->globs || f->nlangs > 0) && mg_chunkset_get(d, f, &j->sc, err) != 0) goto fail;
     if (background && j->vs->ops->pin) {
         /* the scan needs memory only, once the vectors are pinned */
-        if (j->vs->ops->pin(j->vs, true, NULL, err) != 0) goto fail;
+        if (j->vs->ops->pin(j->vs, true, j->q, j->dim, NULL, err) != 0) goto fail;
         j->background = true;
         j->threaded = pthread_create(&j->th, NULL, job_run, j) == 0;
         if (!j->threaded) j->background = false; /* (no thread: no race) */
@@ -315,7 +315,7 @@ int mg_semantic_preload(const struct mg_config *cfg, struct mg_db *d, const char
     int dim;
     if (open_semantic(cfg, d, repo_id, false, &e, &vs, &dim, err) != 0) return -1;
     struct mg_vload l;
-    int rc = vs->ops->pin ? vs->ops->pin(vs, false, &l, err) : 0;
+    int rc = vs->ops->pin ? vs->ops->pin(vs, false, NULL, 0, &l, err) : 0;
     mg_vstore_close(&vs);
     mg_embedder_free(&e);
     return rc < 0 ? -1 : 0;

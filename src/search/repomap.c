@@ -23,6 +23,7 @@
 #include "index/refs.h"
 #include "store/content.h"
 #include "util/buf.h"
+#include "util/file.h"
 
 #define DAMPING    0.85
 #define ITERATIONS 60
@@ -613,9 +614,10 @@ static int write_all(FILE *f, const void *p, uint64_t n)
     return (n && fwrite(p, 1, n, f) != n) || write_pad(f, n) ? -1 : 0;
 }
 
-/* g's sections into f. */
-static int write_graph(FILE *f, const struct graph *g)
+/* g's sections into f (an mg_file_writer). */
+static int write_graph(FILE *f, void *arg)
 {
+    const struct graph *g = arg;
     struct saved_head h = {.version = SAVED_VERSION, .order = SAVED_ORDER, .gen = g->gen, .at = g->at,
                            .nf = g->nf, .nn = g->nn, .nused = g->nused, .nd = g->doff[g->nn],
                            .nu = g->uoff[g->nf]};
@@ -629,54 +631,17 @@ static int write_graph(FILE *f, const struct graph *g)
                    write_all(f, g->doff, (h.nn + 1) * 4) || write_all(f, g->dfile, h.nd * 4) ||
                    write_all(f, g->lookup, h.nn * 8) || write_all(f, g->uoff, (h.nf + 1) * 4) ||
                    write_all(f, g->uname, h.nu * 4) || write_all(f, g->ucnt, h.nu * 2) ||
-                   write_all(f, g->rank0, h.nf * 8) || write_all(f, g->nin0, h.nn * 8) || fflush(f) != 0 ||
-                   fsync(fileno(f)) != 0
+                   write_all(f, g->rank0, h.nf * 8) || write_all(f, g->nin0, h.nn * 8)
                ? -1
                : 0;
 }
 
-/* Save g (with its ranks) beside the index at g->path: written as a file
- * with no name (O_TMPFILE; a process killed meanwhile leaves nothing), named
- * when complete, then renamed over the old one. Where the file system has
- * no O_TMPFILE, a named temporary file. */
+/* Save g (with its ranks) beside the index at g->path, whole or not at all. */
 static int graph_save(const struct graph *g, struct mg_err *err)
 {
-    char path[4200], tmp[4300], dir[4200];
+    char path[4200];
     saved_path(g->path, path, sizeof(path));
-    snprintf(tmp, sizeof(tmp), "%s.%ld.%lx.tmp", path, (long)getpid(), (unsigned long)pthread_self());
-    snprintf(dir, sizeof(dir), "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = 0;
-    else snprintf(dir, sizeof(dir), ".");
-    bool nameless = true;
-    int fd = open(slash && !*dir ? "/" : dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        nameless = false;
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    }
-    if (fd < 0) return mg_err_set(err, MG_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
-    FILE *f = fdopen(fd, "wb");
-    if (!f) close(fd);
-    int bad = !f || write_graph(f, g) != 0, e = errno;
-    if (!bad && nameless) {
-        char self[64];
-        snprintf(self, sizeof(self), "/proc/self/fd/%d", fileno(f));
-        bad = linkat(AT_FDCWD, self, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) != 0;
-        e = errno;
-    }
-    if (f && fclose(f) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (!bad && rename(tmp, path) != 0) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad) {
-        unlink(tmp);
-        return mg_err_set(err, MG_E_IO, "cannot write '%s': %s", path, strerror(e));
-    }
-    return 0;
+    return mg_file_replace(path, write_graph, (void *)g, err);
 }
 
 int mg_repomap_saved_check(const void *data, size_t len, struct mg_err *err)

@@ -318,7 +318,8 @@ int mg_catalog_remove(const struct mg_config *c, const char *id, struct mg_err *
 {
     struct mg_repo r;
     if (mg_catalog_get(c, id, &r, err) != 0) return -1;
-    static const char *const suffix[] = {"", "-wal", "-shm", ".lock", ".map", ".watch"}; /* .map: search/repomap.h; .watch: index/watch.c */
+    static const char *const suffix[] = {"", "-wal", "-shm", ".lock", ".map", ".vec", ".watch"};
+    /* .map: search/repomap.h; .vec: vector/vstore.h; .watch: index/watch.c */
     for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
         char p[PATH_MAX + 8];
         snprintf(p, sizeof(p), "%s%s", r.dbpath, suffix[i]);

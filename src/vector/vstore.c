@@ -6,6 +6,8 @@
  *   3. sealed blobs
  *   4. the in-memory set and exact search
  *   5. the process cache and the store vtable
+ * The column file, a second form of the vectors for one-query readers, is
+ * in vcols.c.
  */
 #include "vector/vstore.h"
 
@@ -514,6 +516,7 @@ void mg_vset_release(struct mg_vset **ps)
     free(s->q);
     free(s->stage);
     free(s->files);
+    free(s->have);
     free(s);
 }
 
@@ -941,6 +944,23 @@ static int slot_claim(const char *path, const char *gen)
     return slot;
 }
 
+/* A process that loaded the whole set of generation gen writes the column
+ * file when it holds another generation, so that the next one-query reader
+ * (a CLI search) reads a few columns instead: at most every COLS_EVERY
+ * seconds per repo, as a watcher's re-indexing may bring new generations
+ * one after another (a full index run writes it at once: mg_vcols_update).
+ * Best effort: a reader without it loads the blobs. */
+#define COLS_EVERY 600
+static void cols_refresh(const char *dbpath, const char *repo_id, const char *gen,
+                         const unsigned char key[MG_VKEY_BYTES], const struct mg_vset *s)
+{
+    char have[64];
+    double age = 0;
+    if (mg_vcols_gen(dbpath, have, &age) == 0 && (strcmp(have, gen) == 0 || age < COLS_EVERY)) return;
+    struct mg_err ignored = {0};
+    mg_vcols_write(dbpath, repo_id, gen, key, s, &ignored);
+}
+
 /* Load the claimed slot from d (on the calling thread); with out, the
  * caller gets a reference too. 0, or -1 with err set. */
 static int slot_load(int slot, struct mg_db *d, const char *repo_id, const unsigned char key[MG_VKEY_BYTES],
@@ -961,8 +981,11 @@ static int slot_load(int slot, struct mg_db *d, const char *repo_id, const unsig
         c->failed = true;
         c->err = e;
     }
+    char gen[64];
+    snprintf(gen, sizeof(gen), "%s", c->gen);
     pthread_cond_broadcast(&cache_cv);
     pthread_mutex_unlock(&cache_mu);
+    if (rc == 0) cols_refresh(d->path, repo_id, gen, key, s);
     if (out) *out = s;
     if (rc != 0 && err) *err = e;
     return rc;
@@ -1162,14 +1185,60 @@ static int bs_prune(struct mg_vstore *vs, int all, struct mg_err *err)
                                 : "DELETE FROM vectors WHERE file_id NOT IN (SELECT id FROM files)", err);
 }
 
-/* The repo's vectors (a reference): the pinned ones, else from the cache. */
-static int store_set(struct builtin_store *s, struct mg_vset **set, struct mg_err *err)
+/* Under no lock: the current generation's whole set if this process holds
+ * it (a reference), else NULL. */
+static struct mg_vset *vset_peek(struct mg_db *d, const unsigned char key[MG_VKEY_BYTES], char gen[64])
 {
-    if ((*set = s->pinned)) {
-        __atomic_add_fetch(&(*set)->refs, 1, __ATOMIC_ACQ_REL);
+    gen_of(d, key, gen);
+    struct mg_vset *v = NULL;
+    pthread_mutex_lock(&cache_mu);
+    int i = slot_find(d->path, gen);
+    if (i >= 0 && cache[i].vs) {
+        cache[i].used = ++cache_clock;
+        v = cache[i].vs;
+        __atomic_add_fetch(&v->refs, 1, __ATOMIC_ACQ_REL);
+    }
+    pthread_mutex_unlock(&cache_mu);
+    return v;
+}
+
+/* Pin what a search for q needs: the whole set when this process holds it;
+ * else, waiting, the query's columns from the column file; else the whole
+ * set (loaded, or loading without wait). */
+static int bs_pin(struct mg_vstore *vs, bool wait, const float *q, int dim, struct mg_vload *loading,
+                  struct mg_err *err)
+{
+    struct builtin_store *s = vs->self;
+    struct mg_vset *p = s->pinned;
+    if (p && !p->have) return 0;
+    if (p && q && p->dim == dim) { /* a partial set: has it q's columns? */
+        bool all = true;
+        for (int j = 0; j < dim && all; j++) all = q[j] == 0 || p->have[j];
+        if (all) return 0;
+    }
+    char gen[64];
+    struct mg_vset *whole = vset_peek(s->d, s->key, gen);
+    if (whole) {
+        mg_vset_release(&s->pinned);
+        s->pinned = whole;
         return 0;
     }
-    return vset_get(s->d, s->repo, s->key, true, NULL, set, err) == 0 ? 0 : -1;
+    if (q && wait) {
+        int rc = mg_vcols_read(s->d->path, s->repo, gen, s->key, q, dim, &s->pinned, err);
+        if (rc <= 0) return rc;
+    }
+    mg_vset_release(&s->pinned);
+    return vset_get(s->d, s->repo, s->key, wait, loading, &s->pinned, err);
+}
+
+/* The vectors a search or scoring for q uses (a reference). */
+static int store_set(struct mg_vstore *vs, const float *q, int dim, struct mg_vset **set, struct mg_err *err)
+{
+    struct builtin_store *s = vs->self;
+    if (bs_pin(vs, true, q, dim, NULL, err) != 0) return -1;
+    *set = s->pinned;
+    __atomic_add_fetch(&(*set)->refs, 1, __ATOMIC_ACQ_REL);
+    return 0;
 }
 
 static long bs_search(struct mg_vstore *vs, const float *q, int dim, const struct mg_vrange *r, size_t nr, int k,
@@ -1177,7 +1246,7 @@ static long bs_search(struct mg_vstore *vs, const float *q, int dim, const struc
 {
     struct builtin_store *s = vs->self;
     struct mg_vset *set;
-    if (store_set(s, &set, err) != 0) return -1;
+    if (store_set(vs, q, dim, &set, err) != 0) return -1;
     long n = 0;
     if (set->n && set->dim != dim)
         n = mg_err_set(err, MG_E_NO_EMBEDDINGS, "the vectors of repo '%s' have %d dimensions, the query %d; index "
@@ -1193,7 +1262,7 @@ static int bs_score(struct mg_vstore *vs, const float *q, int dim, const int64_t
 {
     struct builtin_store *s = vs->self;
     struct mg_vset *set;
-    if (store_set(s, &set, err) != 0) return -1;
+    if (store_set(vs, q, dim, &set, err) != 0) return -1;
     int rc = 0;
     if (set->n && set->dim != dim)
         rc = mg_err_set(err, MG_E_NO_EMBEDDINGS, "the vectors of repo '%s' have %d dimensions, the query %d",
@@ -1202,12 +1271,6 @@ static int bs_score(struct mg_vstore *vs, const float *q, int dim, const int64_t
         rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
     mg_vset_release(&set);
     return rc;
-}
-
-static int bs_pin(struct mg_vstore *vs, bool wait, struct mg_vload *loading, struct mg_err *err)
-{
-    struct builtin_store *s = vs->self;
-    return s->pinned ? 0 : vset_get(s->d, s->repo, s->key, wait, loading, &s->pinned, err);
 }
 
 static void bs_close(struct mg_vstore *vs)
@@ -1255,4 +1318,37 @@ int mg_vstore_open(const struct mg_config *cfg, struct mg_db *d, const char *rep
 {
     (void)cfg; /* one store so far: the built-in one */
     return builtin_open(d, repo_id, key, out, err);
+}
+
+int mg_vcols_update(const struct mg_config *c, const char *dbpath, const char *repo_id, const char *tenant,
+                    struct mg_err *err)
+{
+    struct mg_db *d = NULL;
+    unsigned char key[MG_VKEY_BYTES];
+    char gen[64], have[64], sig[64] = "", path[4200];
+    int rc = -1;
+    if (mg_db_open(dbpath, MG_DB_READONLY, &d, err) != 0) return -1;
+    if (mg_db_exec(d, "BEGIN", err) != 0) goto out;
+    mg_db_meta_get(d, "embed_sig", sig, sizeof(sig));
+    if (!sig[0] || strcmp(sig, "none") == 0 || mg_db_meta_int(d, "vectors", 0) == 0) {
+        mg_vcols_path(dbpath, path, sizeof(path));
+        rc = unlink(path) == 0 || errno == ENOENT ? 0 : mg_err_set(err, MG_E_IO, "cannot remove '%s': %s", path,
+                                                                    strerror(errno));
+        goto out;
+    }
+    if (mg_vkey_load(c, tenant, key, err) != 0) goto out;
+    gen_of(d, key, gen);
+    if (mg_vcols_gen(dbpath, have, NULL) == 0 && strcmp(have, gen) == 0) {
+        rc = 0;
+        goto out;
+    }
+    struct mg_vset *s = vset_peek(d, key, gen);
+    if (!s && mg_vset_load(d, repo_id, key, NULL, &s, err) != 0) goto out;
+    rc = mg_vcols_write(dbpath, repo_id, gen, key, s, err);
+    mg_vset_release(&s);
+out:
+    sodium_memzero(key, sizeof(key));
+    if (d) sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL);
+    mg_db_close(&d);
+    return rc;
 }

@@ -75,6 +75,7 @@ struct mg_vset {
     int8_t *q;
     int8_t *stage;     /* while adding: the last block's rows, as they come */
     float maxnorm;     /* largest norm of a dequantised vector */
+    uint8_t *have;     /* a partial set (from the column file): have[j] when column j was read; NULL: all */
     /* per blob: its first id, the range of its ids, its vectors; sorted by lo */
     struct mg_vfile { int64_t lo, min, max; uint32_t first, count; } *files;
     size_t nfiles, fcap;
@@ -100,7 +101,8 @@ int mg_vset_add_blob(struct mg_vset *s, const unsigned char key[MG_VKEY_BYTES], 
 void mg_vset_finish(struct mg_vset *s);
 void mg_vset_release(struct mg_vset **s);  /* drops a reference */
 
-/* vector i (an index into the set) as dim int8 values */
+/* vector i (an index into the set) as dim int8 values (a partial set's
+ * unread columns read as zeros) */
 void mg_vset_get(const struct mg_vset *s, size_t i, int8_t *out);
 /* int8 dot products of qq with vectors lo..hi-1: out[i - lo] (the scan's
  * kernel; -1 when out of memory) */
@@ -140,11 +142,15 @@ struct mg_vstore_ops {
     void (*close)(struct mg_vstore *s);
     /* read now what search needs from the database, so that search uses the
      * handle no more and may run on another thread (hybrid search does).
+     * q (may be NULL: every vector whole): the one query the handle will be
+     * asked about, so that a store may read only what it needs (the
+     * built-in store: the query's columns from the column file).
      * wait: the caller waits for the vectors (loads them, or waits for a
      * load under way). !wait: if they are not in memory, 1 is returned at
      * once and they load in the background (loading: the progress).
      * 0 (pinned), 1 (loading), or -1 with err set. */
-    int (*pin)(struct mg_vstore *s, bool wait, struct mg_vload *loading, struct mg_err *err);
+    int (*pin)(struct mg_vstore *s, bool wait, const float *q, int dim, struct mg_vload *loading,
+               struct mg_err *err);
 };
 struct mg_vstore {
     const struct mg_vstore_ops *ops;
@@ -158,6 +164,42 @@ struct mg_vstore {
 int mg_vstore_open(const struct mg_config *cfg, struct mg_db *d, const char *repo_id,
                    const unsigned char key[MG_VKEY_BYTES], struct mg_vstore **out, struct mg_err *err);
 void mg_vstore_close(struct mg_vstore **s);
+
+/* ---- the column file (vcols.c) ----
+ *
+ * Loading a repo's vectors means reading and decrypting every blob (Linux:
+ * 78,489 blobs, 325 MB, seconds), though a builtin query has about 20
+ * nonzero dimensions of 256 and the exact scan reads only those columns.
+ * The column file (DBPATH.vec) holds the vectors as they sit in memory,
+ * sealed per block and column (XChaCha20-Poly1305 under the same key; the
+ * associated data names the header, repo and part), so a process that has
+ * not the vectors in memory reads only the ids, scales and the query's
+ * columns: the same values, so the same exact result. It belongs to one
+ * generation (its header names it) and is ignored for any other. */
+void mg_vcols_path(const char *dbpath, char *out, size_t cap);
+/* Write the whole set s of generation gen (the store's name for vec_gen
+ * and the key) beside the database at dbpath, whole or not at all. */
+int mg_vcols_write(const char *dbpath, const char *repo_id, const char *gen, const unsigned char key[MG_VKEY_BYTES],
+                   const struct mg_vset *s, struct mg_err *err);
+/* Read what the query q (dim floats) needs into *io: a new partial set
+ * (ids, scales, file table, q's nonzero columns) when *io is NULL, else
+ * the columns *io lacks. 0; 1 when there is no usable file (absent, another
+ * generation or dimension: the caller loads the blobs); -1 with err set
+ * (vector_tampered: a part fails authentication or the sizes disagree). */
+int mg_vcols_read(const char *dbpath, const char *repo_id, const char *gen, const unsigned char key[MG_VKEY_BYTES],
+                  const float *q, int dim, struct mg_vset **io, struct mg_err *err);
+/* The same on the file's bytes (the fuzz target's entry). */
+int mg_vcols_parse(const void *data, size_t len, const char *repo_id, const char *gen,
+                   const unsigned char key[MG_VKEY_BYTES], const float *q, int dim, struct mg_vset **io,
+                   struct mg_err *err);
+/* The generation the column file of dbpath holds, and its age in seconds
+ * (age_s may be NULL); -1 when there is none. */
+int mg_vcols_gen(const char *dbpath, char gen[64], double *age_s);
+/* Bring the column file of the repo database at dbpath up to its current
+ * vectors (written when its generation differs; removed when the repo has
+ * no vectors). Used at the end of full index runs. */
+int mg_vcols_update(const struct mg_config *c, const char *dbpath, const char *repo_id, const char *tenant,
+                    struct mg_err *err);
 
 /* Create the vectors and embed_model tables, and the files_scope covering
  * index that semantic search picks candidates with, if missing. */
