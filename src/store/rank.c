@@ -2,16 +2,21 @@
 #include "store/rank.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #define K1 1.2
 #define B  0.75
 #define MAX_COLS 8
 
-/* Per-query statistics, computed at the first row and kept as aux data. */
+/* Per-query statistics, computed at the first row and kept as aux data;
+ * with the column weights and BM25's length terms worked out once (a
+ * common word ranks hundreds of thousands of rows). */
 struct stats {
     int nphrase, ncol;
     double avgdl[MAX_COLS];
+    double w[MAX_COLS];     /* the column weights (the function's arguments) */
+    double norm[MAX_COLS];  /* K1 * B / avgdl: times a row's length, plus K1 * (1 - B) */
     double idf[]; /* per phrase */
 };
 
@@ -38,7 +43,7 @@ static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *ud)
 }
 
 static struct stats *get_stats(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_int64 maxid, int nscored,
-                               int *rc)
+                               int nval, sqlite3_value **val, int *rc)
 {
     struct stats *s = api->xGetAuxdata(fts, 0);
     if (s) return s;
@@ -59,6 +64,8 @@ static struct stats *get_stats(const Fts5ExtensionApi *api, Fts5Context *fts, sq
         sqlite3_int64 tot = 0;
         if ((*rc = api->xColumnTotalSize(fts, c, &tot)) != SQLITE_OK) goto fail;
         s->avgdl[c] = tot > 0 ? (double)tot / (double)nrow : 1.0;
+        s->w[c] = c < nval && c < 3 ? sqlite3_value_double(val[c]) : 1.0;
+        s->norm[c] = K1 * B / s->avgdl[c];
     }
     for (int p = 0; p < np; p++) {
         struct counter c = {0, 0};
@@ -91,9 +98,18 @@ int64_t mg_chunk_id(int64_t seq, uint32_t body, uint32_t sym)
 
 int64_t mg_chunk_seq(int64_t id) { return id >> MG_CHUNK_ID_BITS; }
 
+/* LOG_BASE^b - 1 for each of the 128 body length buckets */
+static double body_len[128];
+static pthread_once_t body_once = PTHREAD_ONCE_INIT;
+static void body_init(void)
+{
+    for (int b = 0; b < 128; b++) body_len[b] = pow(LOG_BASE, (double)b) - 1;
+}
+
 void mg_chunk_lengths(int64_t id, double *body, double *sym)
 {
-    *body = pow(LOG_BASE, (double)(id >> 5 & 127)) - 1;
+    pthread_once(&body_once, body_init);
+    *body = body_len[id >> 5 & 127];
     *sym = (double)(id & 31);
 }
 
@@ -102,26 +118,23 @@ static void mgrank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_contex
     int rc = SQLITE_OK;
     /* mgrank(fts, w_path, w_symbol, w_body [, max chunk id [, phrases scored]]) */
     struct stats *s = get_stats(api, fts, nval > 3 ? sqlite3_value_int64(val[3]) : 0,
-                                nval > 4 ? sqlite3_value_int(val[4]) : 0, &rc);
+                                nval > 4 ? sqlite3_value_int(val[4]) : 0, nval, val, &rc);
     if (!s) {
         sqlite3_result_error_code(ctx, rc);
         return;
     }
-    double w[MAX_COLS], dl[MAX_COLS], score = 0;
-    for (int c = 0; c < s->ncol; c++) {
-        w[c] = c < nval && c < 3 ? sqlite3_value_double(val[c]) : 1.0;
-        dl[c] = s->avgdl[c];
-    }
-    /* chunks_fts(path, symbol, body): lengths from the id */
+    /* each column's weight times BM25's length factor for this row
+     * (chunks_fts(path, symbol, body): lengths from the id) */
+    double dl[MAX_COLS], f[MAX_COLS], score = 0;
+    for (int c = 0; c < s->ncol; c++) dl[c] = s->avgdl[c];
     if (s->ncol == 3) mg_chunk_lengths(api->xRowid(fts), &dl[2], &dl[1]);
+    for (int c = 0; c < s->ncol; c++) f[c] = s->w[c] * (K1 + 1) / (1 + K1 * (1 - B) + s->norm[c] * dl[c]);
     for (int p = 0; p < s->nphrase; p++) {
         Fts5PhraseIter it;
         int col = -1;
         if (api->xPhraseFirstColumn(fts, p, &it, &col) != SQLITE_OK) continue;
-        for (; col >= 0; api->xPhraseNextColumn(fts, &it, &col)) {
-            if (col >= s->ncol) continue;
-            score += w[col] * s->idf[p] * (K1 + 1) / (1 + K1 * (1 - B + B * dl[col] / s->avgdl[col]));
-        }
+        for (; col >= 0; api->xPhraseNextColumn(fts, &it, &col))
+            if (col < s->ncol) score += s->idf[p] * f[col];
     }
     sqlite3_result_double(ctx, -score);
 }
