@@ -318,11 +318,16 @@ def load_set(name):
 # ---- the run ----------------------------------------------------------------
 
 
-def env(home):
+def env(home, weights=None):
     e = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
     e["MEMGATE_HOME"] = home
     e["MEMGATE_EMBEDDER"] = "builtin"
     e["MEMGATE_WATCH"] = "off"
+    if weights:  # "L,S,Y,P" or "L,S,Y,P:K" (config hybrid_weights, hybrid_rrf_k)
+        w, _, k = weights.partition(":")
+        e["MEMGATE_HYBRID_WEIGHTS"] = w
+        if k:
+            e["MEMGATE_HYBRID_RRF_K"] = k
     return e
 
 
@@ -467,7 +472,28 @@ class Score:
 ALL_MODES = ("lexical", "semantic", "hybrid", "get_context", "rg")
 
 
-def run_project(name, gd, limit, nq, only=ALL_MODES):
+def serve(home, weights=None):
+    p = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0", "--json"], env=env(home, weights),
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return p, Api(json.loads(p.stdout.readline())["port"])
+
+
+def run_weights(name, home, qs, limit, weights):
+    """Hybrid search again on a server whose fusion weights are `weights`
+    (config hybrid_weights: lexical,semantic,symbol,path)."""
+    s = Score()
+    p, api = serve(home, weights)
+    try:
+        for _, q, ans in qs:
+            files, ms = search(api, name, "hybrid", q, limit)
+            s.add(files, set(ans), ms)
+    finally:
+        p.terminate()
+        p.wait(timeout=60)
+    return s
+
+
+def run_project(name, gd, limit, nq, only=ALL_MODES, weights=()):
     snap, qs = load_set(name)
     if nq:
         qs = qs[:nq]
@@ -477,10 +503,8 @@ def run_project(name, gd, limit, nq, only=ALL_MODES):
         if "get_context" in only else ()
     scores = {m: Score() for m in modes + tuple(c for c, _ in ctxs) + (("rg",) if "rg" in only else ())}
     ctx_bytes = {c: [] for c, _ in ctxs}
-    p = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0", "--json"], env=env(home), stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, text=True)
+    p, api = serve(home)
     try:
-        api = Api(json.loads(p.stdout.readline())["port"])
         _, cold = api.call("GET", "/v1/search", {"q": "connection timeout handling", "mode": "hybrid",
                                                  "limit": limit, "repo_id": name})
         log(f"{name}: {len(qs)} queries (first hybrid query of the server: {cold:.0f} ms)")
@@ -501,6 +525,9 @@ def run_project(name, gd, limit, nq, only=ALL_MODES):
     finally:
         p.terminate()
         p.wait(timeout=60)
+    for w in weights:
+        log(f"{name}: hybrid with hybrid_weights={w}")
+        scores[f"hybrid, weights {w}"] = run_weights(name, home, qs, limit, w)
     return {"snap": snap, "n": len(qs), "idx": idx, "cold": cold, "scores": scores, "ctx_bytes": ctx_bytes,
             "tree_mb": sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(src) for f in fs) / 1e6}
 
@@ -550,7 +577,15 @@ def main():
     ap.add_argument("--queries", type=int, default=0, help="only the first N queries of each set (a quick look)")
     ap.add_argument("--modes", default=",".join(ALL_MODES),
                     help="what to run, comma-separated (default: %(default)s; tuning one mode is quicker alone)")
+    ap.add_argument("--weights", action="append", default=None, metavar="L,S,Y,P[:K]",
+                    help="also run hybrid with these fusion weights (config hybrid_weights: lexical, semantic, "
+                         "symbol, path; :K sets hybrid_rrf_k too; repeatable; default: 1,0,2,0.25, hybrid without "
+                         "the semantic list, "
+                         "which says what the embedder adds; --weights none: no extra run)")
     a = ap.parse_args()
+    weights = tuple(w for w in (a.weights if a.weights is not None else ["1,0,2,0.25"]) if w != "none")
+    if "hybrid" not in a.modes.split(","):
+        weights = ()
     only = tuple(m for m in a.modes.split(",") if m)
     bad = [m for m in only if m not in ALL_MODES]
     if bad:
@@ -575,7 +610,7 @@ def main():
         return
     if not os.path.exists(BIN):
         raise SystemExit(f"bench: {BIN} is missing; run `make`")
-    results = {n: run_project(n, gds[n], a.limit, a.queries, only) for n in names}
+    results = {n: run_project(n, gds[n], a.limit, a.queries, only, weights) for n in names}
     report(results, a.limit)
 
 

@@ -114,3 +114,23 @@ TEST(config_index_roots)
     ASSERT_EQ_INT(mg_path_within("/a", "/a/b"), 0);
     ASSERT_EQ_INT(mg_path_within("/x", "/"), 1);
 }
+
+TEST(config_hybrid_weights)
+{
+    struct mg_config c;
+    struct mg_err err = {0};
+    mg_config_defaults(&c);
+    ASSERT_EQ_STR(c.hybrid_weights, "1,1,2,0.25");
+    ASSERT(c.hybrid_weight[3] == 0.25 && c.hybrid_weight[1] == 1 && c.hybrid_weight[2] == 2);
+    ASSERT_EQ_INT(c.hybrid_rrf_k, 60);
+    ASSERT_EQ_INT(mg_config_set(&c, "hybrid_weights", "1,0,1.5,0.25", "test", &err), 0);
+    ASSERT(c.hybrid_weight[1] == 0 && c.hybrid_weight[2] == 1.5);
+    static const char *const bad[] = {"1,1,1", "1,1,1,11", "a,b,c,d", "1,1,1,0.25,", "1,-1,1,1", "1, 1,1,1"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ASSERT_EQ_INT(mg_config_set(&c, "hybrid_weights", bad[i], "test", &err), -1);
+        ASSERT_EQ_STR(err.code, MG_E_CONFIG);
+        ASSERT_CONTAINS(err.msg, "hybrid_weights");
+    }
+    ASSERT(c.hybrid_weight[1] == 0 && c.hybrid_weight[2] == 1.5); /* unchanged by a bad value */
+    ASSERT_EQ_INT(mg_config_set(&c, "hybrid_rrf_k", "0", "test", &err), -1);
+}

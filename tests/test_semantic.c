@@ -738,7 +738,7 @@ TEST(hybrid_fusion_names_the_definition_in_a_chunk)
         push_hit(&sym, "py/bucket.py", 4, 6, "refill", "method");
         if (order == 0) push_hit(&sym, "py/bucket.py", 1, 6, "TokenBucket", "class");
         struct mg_results *lists[2] = {order ? &sym : &lex, order ? &lex : &sym};
-        ASSERT_EQ_INT(mg_rrf_fuse(lists, 2, 10, &out), 0);
+        ASSERT_EQ_INT(mg_rrf_fuse(lists, 2, 10, NULL, 0, &out), 0);
         ASSERT_EQ_INT(out.n, 1);
         ASSERT_EQ_STR(out.v[0].symbol, "refill");
         ASSERT_EQ_STR(out.v[0].kind, "method");
@@ -762,7 +762,7 @@ TEST(hybrid_fusion_path_list_raises_the_files_best_chunk)
     push_hit(&paths, "src/cluster.c", 0, 0, "-", "-");
     push_hit(&paths, "src/other.c", 0, 0, "-", "-"); /* found by no other list */
     struct mg_results *lists[2] = {&lex, &paths};
-    ASSERT_EQ_INT(mg_rrf_fuse(lists, 2, 10, &out), 0);
+    ASSERT_EQ_INT(mg_rrf_fuse(lists, 2, 10, NULL, 0, &out), 0);
     ASSERT_EQ_INT(out.n, 3);
     ASSERT_EQ_STR(out.v[0].path, "src/cluster.c");
     ASSERT_EQ_INT(out.v[0].start_line, 10); /* its best chunk, not every chunk */
@@ -775,6 +775,32 @@ TEST(hybrid_fusion_path_list_raises_the_files_best_chunk)
     mg_results_release(&out);
     mg_results_release(&lex);
     mg_results_release(&paths);
+}
+
+/* The lists' weights (config hybrid_weights) and k: a list of weight 0 is
+ * left out (what only it found does not come in), a weight scales what its
+ * ranks add. */
+TEST(hybrid_fusion_weights_and_k)
+{
+    double w[4] = {1, 0, 2, 0.5};
+    struct mg_results lex = {.mode = "lexical"}, sem = {.mode = "semantic"}, sym = {.mode = "symbol"}, out = {0};
+    push_hit(&lex, "src/a.c", 1, 5, "a_one", "function");
+    push_hit(&lex, "src/b.c", 1, 5, "b_one", "function");
+    push_hit(&sem, "src/b.c", 1, 5, "b_one", "function");
+    push_hit(&sem, "src/only_semantic.c", 1, 5, "s", "function");
+    push_hit(&sym, "src/b.c", 2, 3, "b_one", "function");
+    struct mg_results *lists[3] = {&lex, &sem, &sym};
+    ASSERT_EQ_INT(mg_rrf_fuse(lists, 3, 10, w, 10, &out), 0);
+    ASSERT_EQ_INT(out.n, 2);
+    ASSERT_EQ_STR(out.v[0].path, "src/b.c"); /* 1/(10+2) + 2/(10+1), nothing from semantic */
+    ASSERT(fabs(out.v[0].score - (1.0 / 12 + 2.0 / 11)) < 1e-12);
+    ASSERT_EQ_INT(out.v[0].rank_semantic, 0);
+    ASSERT_EQ_STR(out.v[1].path, "src/a.c");
+    ASSERT(fabs(out.v[1].score - 1.0 / 11) < 1e-12);
+    mg_results_release(&out);
+    mg_results_release(&lex);
+    mg_results_release(&sem);
+    mg_results_release(&sym);
 }
 
 static void write_corpus(const char *repo)

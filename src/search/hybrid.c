@@ -401,8 +401,14 @@ static void hit_release(struct mg_hit *h)
     memset(h, 0, sizeof(*h));
 }
 
-int mg_rrf_fuse(struct mg_results *const *lists, size_t nlists, int limit, struct mg_results *out)
+int mg_rrf_fuse(struct mg_results *const *lists, size_t nlists, int limit, const double *w, int k,
+                struct mg_results *out)
 {
+    static const double w_default[4] = {1, 1, MG_RRF_SYMBOL_WEIGHT, MG_RRF_PATH_WEIGHT};
+    if (!w) {
+        w = w_default;
+        k = MG_RRF_K;
+    }
     size_t total = 0;
     for (size_t l = 0; l < nlists; l++) total += lists[l]->n;
     struct fused *v = calloc(total + 1, sizeof(*v));
@@ -412,23 +418,30 @@ int mg_rrf_fuse(struct mg_results *const *lists, size_t nlists, int limit, struc
         struct mg_results *r = lists[l];
         /* symbol results are definitions; the others chunks, but path results whole files */
         bool chunk = !(r->mode && strcmp(r->mode, "symbol") == 0);
-        if (r->mode && strcmp(r->mode, "path") == 0) {
+        bool path = r->mode && strcmp(r->mode, "path") == 0;
+        int slot = rank_slot(r->mode);
+        double weight = path ? w[3] : slot >= 0 ? w[slot] : 1;
+        if (weight <= 0) { /* left out */
+            for (size_t i = 0; i < r->n; i++) hit_release(&r->v[i]);
+            r->n = 0;
+            continue;
+        }
+        if (path) {
             for (size_t i = 0; i < r->n; i++) { /* the file's best chunk so far rises; no file comes in alone */
                 size_t best = n;
                 for (size_t j = 0; j < n; j++)
                     if (strcmp(v[j].h.path, r->v[i].path) == 0 && strcmp(v[j].h.repo, r->v[i].repo) == 0 &&
                         (best == n || v[j].score > v[best].score))
                         best = j;
-                if (best < n) v[best].score += MG_RRF_PATH_WEIGHT / (MG_RRF_K + (double)(i + 1));
+                if (best < n) v[best].score += weight / (k + (double)(i + 1));
                 hit_release(&r->v[i]);
             }
             r->n = 0;
             continue;
         }
-        int slot = rank_slot(r->mode);
         for (size_t i = 0; i < r->n; i++) {
             struct mg_hit *h = &r->v[i];
-            double s = 1.0 / (MG_RRF_K + (double)(i + 1));
+            double s = weight / (k + (double)(i + 1));
             size_t j = 0;
             while (j < n && !same_place(&v[j], h, chunk)) j++;
             if (j < n && slot >= 0 && !v[j].ranks[slot]) v[j].ranks[slot] = (int)i + 1;

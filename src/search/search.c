@@ -844,7 +844,7 @@ static int search_hybrid(struct ctx *c, int limit)
     c->out = final;
     c->base = base;
     struct mg_results *lists[] = {&lex, &sem, &sym, &paths};
-    if (rc == 0 && mg_rrf_fuse(lists, 4, limit, final) != 0) rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    if (rc == 0 && mg_rrf_fuse(lists, 4, limit, c->cfg->hybrid_weight, c->cfg->hybrid_rrf_k, final) != 0) rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
     mg_results_release(&paths);
     mg_results_release(&lex);
     mg_results_release(&sym);

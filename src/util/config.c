@@ -27,6 +27,9 @@ static const struct key {
     {"search_limit", K_INT, offsetof(struct mg_config, search_limit), 1, 10000},
     {"search_max_limit", K_INT, offsetof(struct mg_config, search_max_limit), 1, 100000},
     {"lexical_any_rows", K_INT, offsetof(struct mg_config, lexical_any_rows), 1, 100000000},
+    {"hybrid_weights", K_STR, offsetof(struct mg_config, hybrid_weights), 7,
+     sizeof(((struct mg_config *)0)->hybrid_weights) - 1},
+    {"hybrid_rrf_k", K_INT, offsetof(struct mg_config, hybrid_rrf_k), 1, 1000},
     {"listen", K_STR, offsetof(struct mg_config, listen), 1, sizeof(((struct mg_config *)0)->listen) - 1},
     {"allowed_origins", K_STR, offsetof(struct mg_config, allowed_origins), 0,
      sizeof(((struct mg_config *)0)->allowed_origins) - 1},
@@ -83,6 +86,21 @@ static const char *const *enum_choices(const char *key)
     return audit_fsync;
 }
 
+int mg_parse_weights(const char *s, double w[4])
+{
+    double v[4];
+    for (int i = 0; i < 4; i++) {
+        char *end;
+        errno = 0;
+        if (!isdigit((unsigned char)*s) && *s != '.') return -1;
+        v[i] = strtod(s, &end);
+        if (errno || end == s || !(v[i] >= 0 && v[i] <= 10) || *end != (i < 3 ? ',' : 0)) return -1;
+        s = end + 1;
+    }
+    memcpy(w, v, sizeof(v));
+    return 0;
+}
+
 int mg_parse_size(const char *s, size_t *out)
 {
     char *end;
@@ -124,6 +142,9 @@ void mg_config_defaults(struct mg_config *c)
     c->chunk_max_bytes = 12 * 1024;
     c->search_limit = 20;
     c->lexical_any_rows = 5000;
+    snprintf(c->hybrid_weights, sizeof(c->hybrid_weights), "1,1,2,0.25");
+    mg_parse_weights(c->hybrid_weights, c->hybrid_weight);
+    c->hybrid_rrf_k = 60;
     c->search_max_limit = 1000;
     snprintf(c->listen, sizeof(c->listen), "%s", MG_DEFAULT_LISTEN);
     c->http_max_body = 1 << 20;
@@ -176,6 +197,9 @@ int mg_config_set(struct mg_config *c, const char *key, const char *value, const
                 return mg_err_set(err, MG_E_CONFIG, "%s: %s must be %lld to %lld characters long", origin, key,
                                   k->min, k->max);
             if (strcmp(key, "index_roots") == 0 && mg_index_roots_each(value, origin, NULL, NULL, err) < 0) return -1;
+            if (strcmp(key, "hybrid_weights") == 0 && mg_parse_weights(value, c->hybrid_weight) != 0)
+                return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for hybrid_weights is not four weights from 0 to 10 "
+                                  "(lexical,semantic,symbol,path; example: 1,1,1,0.25)", origin, value);
             if (strcmp(key, "webhook_secret") == 0 && n > 0 && n < MG_WEBHOOK_SECRET_MIN)
                 return mg_err_set(err, MG_E_CONFIG, "%s: webhook_secret must be at least %d characters (or empty to "
                                   "turn webhooks off); make one with `openssl rand -hex 32`",

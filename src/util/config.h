@@ -19,6 +19,9 @@
 #define MG_CONFIG_MAX_BYTES (64 * 1024) /* the config file cap */
 #define MG_DEFAULT_LISTEN "127.0.0.1:7077"
 
+/* "L,S,Y,P": four weights, each 0 to 10; 0 or -1 */
+int mg_parse_weights(const char *s, double w[4]);
+
 struct mg_config {
     char home[PATH_MAX];     /* data directory                                  */
     size_t max_file_size;    /* files larger are skipped (default 1 MiB)        */
@@ -29,6 +32,11 @@ struct mg_config {
     int search_limit;        /* default result count (default 20)               */
     int search_max_limit;    /* the most results one search returns (default 1000) */
     int lexical_any_rows;    /* the most rows the any-word fallback ranks (default 5000; search.c) */
+    /* hybrid search's rank fusion (search/hybrid.h): the weights of its lexical,
+     * semantic, symbol and path lists ("1,1,2,0.25"; 0 leaves a list out) and k */
+    char hybrid_weights[64];
+    double hybrid_weight[4];
+    int hybrid_rrf_k;
     char listen[128];        /* `memgate serve` address (default 127.0.0.1:7077) */
     char allowed_origins[1024]; /* extra Origin values allowed on HTTP, comma-separated */
     size_t http_max_body;    /* largest HTTP request body (default 1 MiB) */
