@@ -473,16 +473,26 @@ ALL_MODES = ("lexical", "semantic", "hybrid", "get_context", "rg")
 
 
 def serve(home, weights=None):
+    """A server on home, once its vectors are in memory (a server answers
+    hybrid queries by words while they load, which would count as hybrid's);
+    and how long its first hybrid query took."""
     p = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0", "--json"], env=env(home, weights),
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    return p, Api(json.loads(p.stdout.readline())["port"])
+    api = Api(json.loads(p.stdout.readline())["port"])
+    q = {"q": "connection timeout handling", "mode": "hybrid", "limit": 10}
+    r, cold = api.call("GET", "/v1/search", q)
+    t0 = time.monotonic()
+    while r.get("mode") != "hybrid" and time.monotonic() - t0 < 120:
+        time.sleep(0.1)
+        r, _ = api.call("GET", "/v1/search", q)
+    return p, api, cold
 
 
 def run_weights(name, home, qs, limit, weights):
     """Hybrid search again on a server whose fusion weights are `weights`
     (config hybrid_weights: lexical,semantic,symbol,path)."""
     s = Score()
-    p, api = serve(home, weights)
+    p, api, _ = serve(home, weights)
     try:
         for _, q, ans in qs:
             files, ms = search(api, name, "hybrid", q, limit)
@@ -503,10 +513,8 @@ def run_project(name, gd, limit, nq, only=ALL_MODES, weights=()):
         if "get_context" in only else ()
     scores = {m: Score() for m in modes + tuple(c for c, _ in ctxs) + (("rg",) if "rg" in only else ())}
     ctx_bytes = {c: [] for c, _ in ctxs}
-    p, api = serve(home)
+    p, api, cold = serve(home)
     try:
-        _, cold = api.call("GET", "/v1/search", {"q": "connection timeout handling", "mode": "hybrid",
-                                                 "limit": limit, "repo_id": name})
         log(f"{name}: {len(qs)} queries (first hybrid query of the server: {cold:.0f} ms)")
         for i, (h, q, ans) in enumerate(qs):
             ans = set(ans)
@@ -577,13 +585,14 @@ def main():
     ap.add_argument("--queries", type=int, default=0, help="only the first N queries of each set (a quick look)")
     ap.add_argument("--modes", default=",".join(ALL_MODES),
                     help="what to run, comma-separated (default: %(default)s; tuning one mode is quicker alone)")
-    ap.add_argument("--weights", action="append", default=None, metavar="L,S,Y,P[:K]",
+    ap.add_argument("--weights", action="append", default=None, metavar="L,S,Y,P[,G][:K]",
                     help="also run hybrid with these fusion weights (config hybrid_weights: lexical, semantic, "
-                         "symbol, path; :K sets hybrid_rrf_k too; repeatable; default: 1,0,2,0.25, hybrid without "
+                         "symbol, path[, graph]; :K sets hybrid_rrf_k too; repeatable; default: 1,0,2,0.25,0.25, "
+                         "hybrid without "
                          "the semantic list, "
                          "which says what the embedder adds; --weights none: no extra run)")
     a = ap.parse_args()
-    weights = tuple(w for w in (a.weights if a.weights is not None else ["1,0,2,0.25"]) if w != "none")
+    weights = tuple(w for w in (a.weights if a.weights is not None else ["1,0,2,0.25,0.25"]) if w != "none")
     if "hybrid" not in a.modes.split(","):
         weights = ()
     only = tuple(m for m in a.modes.split(",") if m)

@@ -5,6 +5,7 @@
  * corpus is a negative) and asserts both >= 0.98. */
 #include "test.h"
 
+#include <dirent.h>
 #include <ftw.h>
 #include <pthread.h>
 #include <sys/stat.h>
@@ -332,6 +333,57 @@ static int first_pass_walk(const char *p, const struct stat *st, int flag, struc
     free(buf);
     free(v);
     return 0;
+}
+
+/* Allowlist patterns Vectorscan rejects are remembered in the cache
+ * (`.rej` beside the databases), so the next process does not compile the
+ * whole set again to find them; a scanner built with them, or with a
+ * damaged file, finds what one built without the cache finds. */
+TEST(scan_cache_remembers_rejected_patterns)
+{
+    char *dir = mg_t_tmpdir();
+    size_t len;
+    const char *rules = mg_scanner_builtin_rules(&len);
+    struct mg_scanner *plain = NULL, *first = NULL, *second = NULL, *damaged = NULL;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_scanner_new(rules, len, &plain, &err), 0); /* (no cache dir yet) */
+    mg_scanner_cache_dir(dir);
+    ASSERT_EQ_INT(mg_scanner_new(rules, len, &first, &err), 0);
+    int nrej = 0;
+    char rej[4][4200];
+    DIR *dp = opendir(dir);
+    ASSERT(dp);
+    for (struct dirent *de; (de = readdir(dp));)
+        if (strlen(de->d_name) > 4 && strcmp(de->d_name + strlen(de->d_name) - 4, ".rej") == 0 && nrej < 4)
+            snprintf(rej[nrej++], sizeof(rej[0]), "%s/%s", dir, de->d_name);
+    closedir(dp);
+    ASSERT(nrej > 0); /* the built-in allowlists hold patterns only PCRE2 takes */
+    ASSERT_EQ_INT(mg_scanner_new(rules, len, &second, &err), 0);
+    for (int i = 0; i < nrej; i++) {
+        FILE *f = fopen(rej[i], "ab");
+        ASSERT(f);
+        uint32_t junk[3] = {0, 4000000000u, 7};
+        fwrite(junk, 1, sizeof(junk) - 1, f); /* indexes past the set and a torn one */
+        fclose(f);
+    }
+    ASSERT_EQ_INT(mg_scanner_new(rules, len, &damaged, &err), 0);
+    static const char *texts[] = {
+        "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n", "password = \"${DB_PASSWORD}\"\n",
+        "api_key = \"<your-api-key>\"\n", "secret = \"xxxxxxxxxxxxxxxxxxxxxxxx\"\n",
+        "aws_access_key_id = AKIAQ3EGRZ7XJ5MWB2LP\n", "password = \"Wq7#kP2!vR9zLm\"\n",
+        "token = \"ghp_Zq3Rk8Lm2Nx7Pv4Tw9Yb1Cd5Fg6Hj0KsA2Eu\"\n",
+    };
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        int want = scan_str(plain, texts[i]).n;
+        ASSERT_EQ_INT(scan_str(first, texts[i]).n, want);
+        ASSERT_EQ_INT(scan_str(second, texts[i]).n, want);
+        ASSERT_EQ_INT(scan_str(damaged, texts[i]).n, want);
+    }
+    mg_scanner_cache_dir(NULL);
+    mg_scanner_free(plain);
+    mg_scanner_free(first);
+    mg_scanner_free(second);
+    mg_scanner_free(damaged);
 }
 
 TEST(scan_first_pass_keywords)

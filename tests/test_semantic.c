@@ -803,6 +803,26 @@ TEST(hybrid_fusion_weights_and_k)
     mg_results_release(&sym);
 }
 
+/* The graph list (files the reference graph links to the best ones) works
+ * as the path list does, with its own weight (w[4]). */
+TEST(hybrid_fusion_graph_list)
+{
+    double w[5] = {1, 1, 2, 0.25, 0.5};
+    struct mg_results lex = {.mode = "lexical"}, graph = {.mode = "graph"}, out = {0};
+    push_hit(&lex, "src/a.c", 1, 5, "a_one", "function");
+    push_hit(&lex, "src/b.c", 1, 5, "b_one", "function");
+    push_hit(&graph, "src/b.c", 0, 0, "-", "-");
+    push_hit(&graph, "src/elsewhere.c", 0, 0, "-", "-");
+    struct mg_results *lists[2] = {&lex, &graph};
+    ASSERT_EQ_INT(mg_rrf_fuse(lists, 2, 10, w, 60, &out), 0);
+    ASSERT_EQ_INT(out.n, 2);
+    ASSERT_EQ_STR(out.v[0].path, "src/b.c");
+    ASSERT(fabs(out.v[0].score - (1.0 / 62 + 0.5 / 61)) < 1e-12);
+    mg_results_release(&out);
+    mg_results_release(&lex);
+    mg_results_release(&graph);
+}
+
 static void write_corpus(const char *repo)
 {
     mg_t_write_str(repo, "alpha/pool.c",
@@ -862,6 +882,54 @@ TEST(semantic_and_hybrid_search_with_scope)
     ASSERT_EQ_STR(json_string_value(json_object_get(first, "path")), "gamma/net.c");
     ASSERT_EQ_STR(json_string_value(json_object_get(first, "symbol")), "net_xmit");
     json_decref(k);
+}
+
+/* The score of path's first hit in a hybrid search's JSON, or -1. */
+static double hit_score(json_t *res, const char *path)
+{
+    json_t *h;
+    size_t i;
+    json_array_foreach(json_object_get(res, "results"), i, h)
+        if (strcmp(json_string_value(json_object_get(h, "path")), path) == 0)
+            return json_real_value(json_object_get(h, "score"));
+    return -1;
+}
+
+/* The graph list: a found file that uses a name one of the best files
+ * defines rises (its score grows by the graph list's share); one linked to
+ * none does not. */
+TEST(hybrid_graph_list_raises_files_linked_to_the_best)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    unsetenv("MEMGATE_EMBEDDER");
+    mg_t_write_str(repo, "ring/reserve.c",
+                   "/* Reserve a slot in the ring buffer before writing a record. */\n"
+                   "int ring_reserve_slot(struct ring *r)\n{\n    return ring_advance_head(r);\n}\n");
+    mg_t_write_str(repo, "log/write.c",
+                   "/* Write one record to the log. */\n"
+                   "void log_write_record(struct ring *r)\n{\n    ring_reserve_slot(r);\n}\n");
+    mg_t_write_str(repo, "trace/put.c",
+                   "/* Write one record to the trace. */\n"
+                   "void trace_put_record(struct sink *s)\n{\n    sink_append_bytes(s);\n}\n");
+    mg_t_write_str(repo, "sink/append.c", "int sink_append_bytes(struct sink *s)\n{\n    return 0;\n}\n");
+    mg_t_write_str(repo, "misc/clock.c", "/* Read the wall clock. */\nlong clock_read_wall(void)\n{\n    return 0;\n}\n");
+    mg_t_write_str(repo, "misc/units.c", "/* Convert units of time. */\nlong units_to_msecs(long t)\n{\n    return t;\n}\n");
+    json_decref(mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "gr", "--json", NULL}));
+    const char *const argv[] = {"search", "reserve a slot in the ring buffer before writing a record", "--mode",
+                                "hybrid", "--json", NULL};
+    setenv("MEMGATE_HYBRID_WEIGHTS", "1,1,2,0.25,0", 1);
+    json_t *off = mg_fx_run_json(repo, home, argv);
+    setenv("MEMGATE_HYBRID_WEIGHTS", "1,1,2,0.25,1", 1);
+    json_t *on = mg_fx_run_json(repo, home, argv);
+    unsetenv("MEMGATE_HYBRID_WEIGHTS");
+    ASSERT_EQ_STR(json_string_value(json_object_get(on, "mode")), "hybrid");
+    double b0 = hit_score(off, "log/write.c"), b1 = hit_score(on, "log/write.c");
+    double c0 = hit_score(off, "trace/put.c"), c1 = hit_score(on, "trace/put.c");
+    ASSERT(b0 > 0 && c0 > 0);
+    if (!(b1 > b0 + 1e-6)) FAIL("log/write.c uses ring_reserve_slot: %.6f -> %.6f", b0, b1);
+    if (fabs(c1 - c0) > 1e-9) FAIL("trace/put.c links to no best file: %.6f -> %.6f", c0, c1);
+    json_decref(off);
+    json_decref(on);
 }
 
 TEST(endpoint_down_indexes_keyword_only_then_embeds)

@@ -404,7 +404,7 @@ static void hit_release(struct mg_hit *h)
 int mg_rrf_fuse(struct mg_results *const *lists, size_t nlists, int limit, const double *w, int k,
                 struct mg_results *out)
 {
-    static const double w_default[4] = {1, 1, MG_RRF_SYMBOL_WEIGHT, MG_RRF_PATH_WEIGHT};
+    static const double w_default[5] = {1, 1, MG_RRF_SYMBOL_WEIGHT, MG_RRF_PATH_WEIGHT, MG_RRF_GRAPH_WEIGHT};
     if (!w) {
         w = w_default;
         k = MG_RRF_K;
@@ -418,9 +418,10 @@ int mg_rrf_fuse(struct mg_results *const *lists, size_t nlists, int limit, const
         struct mg_results *r = lists[l];
         /* symbol results are definitions; the others chunks, but path results whole files */
         bool chunk = !(r->mode && strcmp(r->mode, "symbol") == 0);
-        bool path = r->mode && strcmp(r->mode, "path") == 0;
+        bool graph = r->mode && strcmp(r->mode, "graph") == 0;
+        bool path = graph || (r->mode && strcmp(r->mode, "path") == 0);
         int slot = rank_slot(r->mode);
-        double weight = path ? w[3] : slot >= 0 ? w[slot] : 1;
+        double weight = graph ? w[4] : path ? w[3] : slot >= 0 ? w[slot] : 1;
         if (weight <= 0) { /* left out */
             for (size_t i = 0; i < r->n; i++) hit_release(&r->v[i]);
             r->n = 0;

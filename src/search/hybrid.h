@@ -16,7 +16,9 @@
  * whose paths the query's words name (a file named like a word, a
  * directory, a piece of a name): it adds MG_RRF_PATH_WEIGHT / (MG_RRF_K +
  * rank) to the best chunk of that file the other lists found, and brings
- * no file in alone. The weight was chosen on the bug-localisation
+ * no file in alone. A fifth, mode "graph", does the same for the found files
+ * the reference graph links to the three best (one uses a specific name
+ * the other defines: index/refs.h), by how many of those they meet. The weight was chosen on the bug-localisation
  * benchmark (docs/benchmarks.md): 1 and 0.5 put redis's answer first less
  * often (success@1 0.530 -> 0.440, 0.446), 0.25 least (0.482) while it
  * raised success@10 on all four projects.
@@ -51,6 +53,7 @@ struct mg_filter;
 #define MG_RRF_K 60
 #define MG_RRF_SYMBOL_WEIGHT 2.0
 #define MG_RRF_PATH_WEIGHT 0.25
+#define MG_RRF_GRAPH_WEIGHT 0.25
 
 bool mg_query_is_natural(const char *q);
 
@@ -105,9 +108,11 @@ int mg_semantic_score(const struct mg_config *cfg, struct mg_db *d, const char *
 /* Reciprocal rank fusion of nlists ranked lists (each best first) into out
  * (appended, best first, at most limit): a hit at rank r of a list adds
  * w / (k + r), w the weight of the list's mode (w[0] lexical, w[1] semantic,
- * w[2] symbol, w[3] path; config hybrid_weights); a list of weight 0 is left
- * out. w NULL: 1, 1, MG_RRF_SYMBOL_WEIGHT, MG_RRF_PATH_WEIGHT and k MG_RRF_K
- * (the config's defaults). The hits move
+ * w[2] symbol, w[3] path, w[4] graph; config hybrid_weights); a list of
+ * weight 0 is left out; path and graph lists raise files the others found
+ * (their best chunk) and bring none in. w NULL: 1, 1, MG_RRF_SYMBOL_WEIGHT,
+ * MG_RRF_PATH_WEIGHT, MG_RRF_GRAPH_WEIGHT and k MG_RRF_K (the config's
+ * defaults). The hits move
  * into out; the lists are left empty. 0, or -1 when memory runs out. */
 int mg_rrf_fuse(struct mg_results *const *lists, size_t nlists, int limit, const double *w, int k,
                 struct mg_results *out);

@@ -24,6 +24,7 @@
 
 #include "index/defs.h"
 #include "index/lang.h"
+#include "index/refs.h"
 #include "search/hybrid.h"
 #include "store/rxlit.h"
 #include "search/chunkset.h"
@@ -774,6 +775,7 @@ static int search_semantic(struct ctx *c, int limit, bool required)
 static int search_symbol(struct ctx *c, int limit, double subword_rows_max);
 static int search_idents(struct ctx *c, int limit);
 static int search_paths(struct ctx *c, const struct mg_results *const *found, size_t nfound, int limit);
+static int search_graph(struct ctx *c, const struct mg_results *const *found, size_t nfound, int limit);
 #define PATH_WORDS_MAX 16 /* words of a hybrid query looked for in paths (search_paths) */
 /* rows each of a hybrid query's words may hold at most for its symbol
  * list's sub-word step (search_symbol): about 5 ms of reading them */
@@ -789,7 +791,7 @@ static int search_hybrid(struct ctx *c, int limit)
     struct mg_results *final = c->out;
     size_t base = c->base;
     struct mg_results lex = {.mode = "lexical"}, sym = {.mode = "symbol"}, sem = {.mode = "semantic"},
-                      paths = {.mode = "path"};
+                      paths = {.mode = "path"}, graph = {.mode = "graph"};
     int depth = limit < 20 ? 20 : limit;
     c->base = 0;
     struct mg_semantic_job *job;
@@ -839,13 +841,19 @@ static int search_hybrid(struct ctx *c, int limit)
             rc = search_paths(c, found, 3, PATH_FILES_MAX);
             c->q = orig;
         }
+        if (rc == 0 && c->cfg->hybrid_weight[4] > 0) {
+            const struct mg_results *found[] = {&lex, &sem, &sym};
+            c->out = &graph;
+            rc = search_graph(c, found, 3, PATH_FILES_MAX);
+        }
         free(words);
     }
     c->out = final;
     c->base = base;
-    struct mg_results *lists[] = {&lex, &sem, &sym, &paths};
-    if (rc == 0 && mg_rrf_fuse(lists, 4, limit, c->cfg->hybrid_weight, c->cfg->hybrid_rrf_k, final) != 0) rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    struct mg_results *lists[] = {&lex, &sem, &sym, &paths, &graph};
+    if (rc == 0 && mg_rrf_fuse(lists, 5, limit, c->cfg->hybrid_weight, c->cfg->hybrid_rrf_k, final) != 0) rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
     mg_results_release(&paths);
+    mg_results_release(&graph);
     mg_results_release(&lex);
     mg_results_release(&sym);
     mg_results_release(&sem);
@@ -1529,6 +1537,116 @@ static int search_paths(struct ctx *c, const struct mg_results *const *found, si
             h->score = v[i].score;
         }
         if (!h || !h->path) rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    }
+    free(v);
+    return rc;
+}
+
+/* A file's refs row (index/refs.h) as two sorted hash arrays: the names it
+ * defines that are specific (MG_REFS_SPECIFIC: a plain word links files
+ * that have nothing to do with each other), and every name it uses. */
+struct frefs {
+    const char *path;
+    uint32_t *defs, *uses;
+    size_t ndefs, nuses;
+    double score;
+    int first; /* its best place in the lists */
+};
+
+static int frefs_read(struct ctx *c, sqlite3_stmt *st, struct frefs *f)
+{
+    sqlite3_reset(st);
+    sqlite3_bind_text(st, 1, f->path, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_ROW) return 0;
+    for (int col = 0; col < 2; col++) {
+        const void *b = sqlite3_column_blob(st, col);
+        size_t len = (size_t)sqlite3_column_bytes(st, col);
+        uint32_t **out = col ? &f->uses : &f->defs;
+        size_t *n = col ? &f->nuses : &f->ndefs, cap = 0;
+        struct mg_refs_iter it;
+        mg_refs_iter_init(&it, b, len, col == 1);
+        uint32_t h, extra;
+        while (mg_refs_next(&it, &h, &extra)) {
+            if (col == 0 && (extra & 3) != MG_REFS_SPECIFIC) continue;
+            uint32_t *nv = mg_grow(*out, *n, &cap, sizeof(uint32_t));
+            if (!nv) return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+            *out = nv;
+            (*out)[(*n)++] = h;
+        }
+    }
+    return 0;
+}
+
+/* Whether sorted arrays a and b share a value. */
+static bool meet(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+{
+    for (size_t i = 0, j = 0; i < na && j < nb;) {
+        if (a[i] == b[j]) return true;
+        if (a[i] < b[j]) i++;
+        else j++;
+    }
+    return false;
+}
+
+static int cmp_frefs(const void *a, const void *b)
+{
+    const struct frefs *x = a, *y = b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    return x->first - y->first;
+}
+
+/* The reference graph around the best hits: of the files the other lists
+ * found, those that use a specific name one of the GRAPH_ANCHORS best files
+ * defines, or define one it uses, by how many such files they meet, at
+ * most limit. Whole-file hits, as search_paths'. */
+#define GRAPH_ANCHORS 3
+static int search_graph(struct ctx *c, const struct mg_results *const *found, size_t nfound, int limit)
+{
+    struct frefs *v = NULL;
+    size_t n = 0, cap = 0, depth = 0;
+    for (size_t l = 0; l < nfound; l++) depth = found[l]->n > depth ? found[l]->n : depth;
+    /* the files in list order, interleaved: the first of each list, then the second ... */
+    for (size_t i = 0; i < depth; i++)
+        for (size_t l = 0; l < nfound; l++) {
+            if (i >= found[l]->n) continue;
+            const char *p = found[l]->v[i].path;
+            bool dup = false;
+            for (size_t k = 0; k < n && !dup; k++) dup = strcmp(v[k].path, p) == 0;
+            if (dup) continue;
+            struct frefs *nv = mg_grow(v, n, &cap, sizeof(*v));
+            if (!nv) {
+                free(v);
+                return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+            }
+            v = nv;
+            v[n] = (struct frefs){.path = p, .first = (int)n};
+            n++;
+        }
+    sqlite3_stmt *st = NULL;
+    int rc = n > 1 ? mg_db_prepare(c->d, "SELECT r.defs, r.uses FROM files f JOIN refs r ON r.file_id = f.id "
+                                         "WHERE f.path = ?", &st, c->err) : 0;
+    for (size_t i = 0; i < n && rc == 0; i++) rc = frefs_read(c, st, &v[i]);
+    sqlite3_finalize(st);
+    size_t na = n < GRAPH_ANCHORS ? n : GRAPH_ANCHORS;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        for (size_t a = 0; a < na; a++)
+            if (a != i && (meet(v[i].uses, v[i].nuses, v[a].defs, v[a].ndefs) ||
+                           meet(v[a].uses, v[a].nuses, v[i].defs, v[i].ndefs)))
+                v[i].score += 1;
+    if (rc == 0 && n > 1) qsort(v, n, sizeof(*v), cmp_frefs);
+    int out = 0;
+    for (size_t i = 0; i < n && rc == 0 && out < limit && v[i].score > 0; i++, out++) {
+        struct mg_hit *h = hit_new(c->out);
+        if (h) {
+            snprintf(h->repo, sizeof(h->repo), "%s", c->repo->id);
+            h->path = strdup(v[i].path);
+            h->score = v[i].score;
+        }
+        if (!h || !h->path) rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].defs);
+        free(v[i].uses);
     }
     free(v);
     return rc;

@@ -86,15 +86,17 @@ static const char *const *enum_choices(const char *key)
     return audit_fsync;
 }
 
-int mg_parse_weights(const char *s, double w[4])
+int mg_parse_weights(const char *s, double w[5])
 {
-    double v[4];
-    for (int i = 0; i < 4; i++) {
+    double v[5] = {0};
+    for (int i = 0; i < 5; i++) {
         char *end;
         errno = 0;
         if (!isdigit((unsigned char)*s) && *s != '.') return -1;
         v[i] = strtod(s, &end);
-        if (errno || end == s || !(v[i] >= 0 && v[i] <= 10) || *end != (i < 3 ? ',' : 0)) return -1;
+        if (errno || end == s || !(v[i] >= 0 && v[i] <= 10)) return -1;
+        if (i >= 3 && *end == 0) break;
+        if (*end != ',' || i == 4) return -1;
         s = end + 1;
     }
     memcpy(w, v, sizeof(v));
@@ -142,7 +144,7 @@ void mg_config_defaults(struct mg_config *c)
     c->chunk_max_bytes = 12 * 1024;
     c->search_limit = 20;
     c->lexical_any_rows = 5000;
-    snprintf(c->hybrid_weights, sizeof(c->hybrid_weights), "1,1,2,0.25");
+    snprintf(c->hybrid_weights, sizeof(c->hybrid_weights), "1,1,2,0.25,0.25");
     mg_parse_weights(c->hybrid_weights, c->hybrid_weight);
     c->hybrid_rrf_k = 60;
     c->search_max_limit = 1000;

@@ -19,8 +19,8 @@
 #define MG_CONFIG_MAX_BYTES (64 * 1024) /* the config file cap */
 #define MG_DEFAULT_LISTEN "127.0.0.1:7077"
 
-/* "L,S,Y,P": four weights, each 0 to 10; 0 or -1 */
-int mg_parse_weights(const char *s, double w[4]);
+/* "L,S,Y,P[,G]": four or five weights, each 0 to 10 (G 0 when left out); 0 or -1 */
+int mg_parse_weights(const char *s, double w[5]);
 
 struct mg_config {
     char home[PATH_MAX];     /* data directory                                  */
@@ -33,9 +33,10 @@ struct mg_config {
     int search_max_limit;    /* the most results one search returns (default 1000) */
     int lexical_any_rows;    /* the most rows the any-word fallback ranks (default 5000; search.c) */
     /* hybrid search's rank fusion (search/hybrid.h): the weights of its lexical,
-     * semantic, symbol and path lists ("1,1,2,0.25"; 0 leaves a list out) and k */
+     * semantic, symbol, path and graph lists ("1,1,2,0.25,0.25"; 0 leaves a
+     * list out) and k */
     char hybrid_weights[64];
-    double hybrid_weight[4];
+    double hybrid_weight[5];
     int hybrid_rrf_k;
     char listen[128];        /* `memgate serve` address (default 127.0.0.1:7077) */
     char allowed_origins[1024]; /* extra Origin values allowed on HTTP, comma-separated */
