@@ -22,6 +22,7 @@
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -208,7 +209,14 @@ static int read_base(const struct src *data, const struct head *h, struct ad *a,
     s->nfiles = s->fcap = (size_t)h->nfiles;
     s->ids = malloc((s->cap ? s->cap : 1) * sizeof(int64_t));
     s->scale = malloc((s->cap ? s->cap : 1) * sizeof(float));
-    s->q = calloc(s->cap ? s->cap * h->dim : 1, 1); /* (columns not read stay untouched pages) */
+    /* page-aligned zero pages, so that a column read faults in one page, not
+     * two; the columns not read stay untouched */
+    s->qmap = s->cap ? s->cap * h->dim : 4096;
+    s->q = mmap(NULL, s->qmap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (s->q == MAP_FAILED) {
+        s->q = NULL;
+        s->qmap = 0;
+    }
     s->have = calloc(h->dim, 1);
     s->files = malloc((s->nfiles ? s->nfiles : 1) * sizeof(struct mg_vfile));
     if (!s->ids || !s->scale || !s->q || !s->have || !s->files) goto oom;

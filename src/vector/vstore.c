@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -513,7 +514,8 @@ void mg_vset_release(struct mg_vset **ps)
     if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
     free(s->ids);
     free(s->scale);
-    free(s->q);
+    if (s->qmap) munmap(s->q, s->qmap);
+    else free(s->q);
     free(s->stage);
     free(s->files);
     free(s->have);

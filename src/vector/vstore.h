@@ -76,6 +76,7 @@ struct mg_vset {
     int8_t *stage;     /* while adding: the last block's rows, as they come */
     float maxnorm;     /* largest norm of a dequantised vector */
     uint8_t *have;     /* a partial set (from the column file): have[j] when column j was read; NULL: all */
+    size_t qmap;       /* q is an anonymous mapping of this many bytes (a partial set's), not malloc'd */
     /* per blob: its first id, the range of its ids, its vectors; sorted by lo */
     struct mg_vfile { int64_t lo, min, max; uint32_t first, count; } *files;
     size_t nfiles, fcap;
