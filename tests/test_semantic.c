@@ -1010,6 +1010,12 @@ TEST(tampered_vector_blob_is_reported)
     json_t *j = mg_fx_search(repo, home, "grow the buffer pool", "semantic", 3);
     json_decref(j);
     mg_fx_tamper_vectors(home, "tam");
+    /* a process that reads the blobs finds it: one without the column file
+     * (a CLI search reads that file instead, a sealed copy of its own:
+     * vload_cli_reads_the_column_file changes that one) */
+    char vec[4200];
+    snprintf(vec, sizeof(vec), "%s/repos/tam.db.vec", home);
+    ASSERT_EQ_INT(unlink(vec), 0);
     struct mg_t_out o = MG_RUN(repo, home, "search", "grow the buffer pool", "--mode", "semantic");
     ASSERT_EQ_INT(o.status, 1);
     ASSERT_CONTAINS(o.err, "vector_tampered");

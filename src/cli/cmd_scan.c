@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "index/walk.h"
 #include "security/scan.h"
+#include "util/clock.h"
 
 static const char *HELP =
     "usage: memgate scan PATH [--json] [--rules FILE] [--min-severity high|medium|low]\n"
@@ -88,13 +89,6 @@ static int scan_buf(struct scan_run *r, const char *path, const char *buf, size_
     return mg_scan(r->sc, buf, len, on_finding, r, err) < 0 ? -1 : 0;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int scan_file(struct scan_run *r, const char *path, size_t max, struct mg_err *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -142,7 +136,7 @@ static int scan_dir(struct scan_run *r, const char *arg, size_t max, struct mg_e
         return mg_err_set(err, MG_E_PERMISSION, "cannot open directory '%s': %s", root, strerror(errno));
     }
     bool tty = !r->json && isatty(2);
-    double last = now_s();
+    double last = mg_clock_s();
     bool dot = strcmp(arg, ".") == 0 || strcmp(arg, "./") == 0;
     size_t alen = strlen(arg);
     while (alen > 1 && arg[alen - 1] == '/') alen--;
@@ -164,8 +158,8 @@ static int scan_dir(struct scan_run *r, const char *arg, size_t max, struct mg_e
         else snprintf(disp, sizeof(disp), "%.*s/%s", (int)alen, arg, w.v[i].path);
         rc = scan_buf(r, disp, buf, len, err);
         free(buf);
-        if (tty && now_s() - last > 0.25) {
-            last = now_s();
+        if (tty && mg_clock_s() - last > 0.25) {
+            last = mg_clock_s();
             char hb[32];
             fprintf(stderr, "\rscan: %zu/%zu files, %s, %zu finding%s ", i + 1, w.n, mg_human_bytes((double)r->bytes, hb, sizeof(hb)),
                     r->nfound, r->nfound == 1 ? "" : "s");
@@ -216,7 +210,7 @@ int mg_cmd_scan(int argc, char **argv)
     if (!rules && cfg.secret_rules[0]) rules = cfg.secret_rules;
 
     struct mg_err err = {0};
-    double t0 = now_s();
+    double t0 = mg_clock_s();
     char cache[PATH_MAX + 8];
     if (cfg.cache_dir[0]) snprintf(cache, sizeof(cache), "%s", cfg.cache_dir);
     else snprintf(cache, sizeof(cache), "%s/cache", cfg.home);
@@ -242,7 +236,7 @@ int mg_cmd_scan(int argc, char **argv)
         return mg_cli_fail(&err);
     }
     int src = S_ISDIR(st.st_mode) ? scan_dir(&r, path, max, &err) : scan_file(&r, path, max, &err);
-    double took = (now_s() - t0) * 1000;
+    double took = (mg_clock_s() - t0) * 1000;
     if (src != 0) {
         json_decref(r.arr);
         mg_scanner_free(own);

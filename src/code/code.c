@@ -15,6 +15,7 @@
 #include "search/search.h"
 #include "store/catalog.h"
 #include "store/db.h"
+#include "util/clock.h"
 #include "util/glob.h"
 #include "vector/vstore.h"
 
@@ -239,13 +240,6 @@ static void on_index_progress(void *ud, const struct mg_progress *p)
     pc->progress(pc->progress_ud, done, total, m);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index_query *q, struct mg_items *out,
                     struct mg_err *err)
 {
@@ -267,17 +261,17 @@ static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index
     char dbpath[PATH_MAX];
     mg_repo_dbpath(pc->cfg, st.id, dbpath, sizeof(dbpath));
     struct mg_err merr = {0};
-    double m0 = now_s();
+    double m0 = mg_clock_s();
     if (mg_repomap_save(dbpath, &merr) != 0 && !st.vec.warning[0])
         snprintf(st.vec.warning, sizeof(st.vec.warning), "the repo map's graph was not saved (%s): the first "
                  "repo_map builds it", merr.msg);
-    double map_s = now_s() - m0;
+    double map_s = mg_clock_s() - m0;
     /* the vectors' column file of this generation, for one-query readers (vector/vstore.h) */
-    double c0 = now_s();
+    double c0 = mg_clock_s();
     if (mg_vcols_update(pc->cfg, dbpath, st.id, pc->tenant, &merr) != 0 && !st.vec.warning[0])
         snprintf(st.vec.warning, sizeof(st.vec.warning), "the vectors' column file was not written (%s): a CLI "
                  "semantic search loads every vector", merr.msg);
-    double cols_s = now_s() - c0;
+    double cols_s = mg_clock_s() - c0;
     struct mg_index_run *it = mg_items_add(out, &mg_item_index_run);
     if (!it) return oom(err);
     bool failed = false;

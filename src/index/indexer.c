@@ -36,8 +36,8 @@
 #include "store/rank.h"
 #include "store/tokenize.h"
 #include "store/trigram.h"
+#include "util/clock.h"
 #include "util/utf8.h"
-
 
 /* Each commit makes FTS5 flush its pending terms into a new segment that
  * later has to be merged; fewer, larger commits are much cheaper. A kill
@@ -61,13 +61,6 @@ static double thread_cpu_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -1057,7 +1050,7 @@ static void report(const struct mg_index_opts *o, struct run *R, double t0, bool
         .total = R->walk.n,
         .bytes = __atomic_load_n(&R->bytes_done, __ATOMIC_RELAXED),
         .total_bytes = R->walk.total_bytes,
-        .seconds = now_s() - t0,
+        .seconds = mg_clock_s() - t0,
         .final = final,
     };
     o->on_progress(o->progress_ud, &p);
@@ -1184,7 +1177,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
                  struct mg_err *err)
 {
     memset(st, 0, sizeof(*st));
-    double t0 = now_s(), cpu0 = thread_cpu_s();
+    double t0 = mg_clock_s(), cpu0 = thread_cpu_s();
     struct mg_db *d = NULL;
     int lockfd = -1, rc = -1;
     struct run R;
@@ -1278,7 +1271,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     }
 
     /* the writer loop */
-    double last_commit = now_s(), last_report = 0;
+    double last_commit = mg_clock_s(), last_report = 0;
     uint64_t batch = commit_bytes();
     uint64_t since_commit = 0;
     int werr = 0;
@@ -1294,7 +1287,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
             since_commit += r->len;
         }
         result_free(r);
-        double t = now_s();
+        double t = mg_clock_s();
         if (!werr && (since_commit >= batch || (since_commit && t - last_commit >= COMMIT_SECONDS))) {
             if (mg_db_exec(d, "COMMIT", err) != 0 || mg_db_exec(d, "BEGIN IMMEDIATE", err) != 0) werr = 1;
             if (werr) __atomic_store_n(&R.failed, 1, __ATOMIC_RELAXED);
@@ -1368,7 +1361,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         mg_db_meta_set(d, "walk", st->git ? "git" : "plain", err) != 0 ||
         (!o->paths && mg_db_meta_set_int(d, "refs_ready", 1, err) != 0) ||
         mg_db_meta_set_int(d, o->paths ? "index.incr_at" : "index.full_at", (int64_t)time(NULL), err) != 0 ||
-        mg_db_meta_set_int(d, o->paths ? "index.incr_ms" : "index.full_ms", (int64_t)((now_s() - t0) * 1000), err) != 0 ||
+        mg_db_meta_set_int(d, o->paths ? "index.incr_ms" : "index.full_ms", (int64_t)((mg_clock_s() - t0) * 1000), err) != 0 ||
         mg_db_meta_set_int(d, "index.redactions",
                            mg_db_meta_int(d, "index.redactions", 0) + (int64_t)st->secrets_redacted, err) != 0 ||
         mg_db_meta_set(d, "index.last_error", "", err) != 0)
@@ -1381,7 +1374,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
      * to FTS5's automerge. Its own transaction: a failure leaves the index as
      * it was. */
     if (st->chunks_written > 0 && st->chunks_written * 4 >= st->chunks) {
-        double m0 = now_s();
+        double m0 = mg_clock_s();
         if (o->on_progress) {
             struct mg_progress p = {.what = st->id, .phase = "merge"};
             o->on_progress(o->progress_ud, &p);
@@ -1389,7 +1382,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         if (sqlite3_exec(d->db, "INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')", NULL, NULL, NULL) != SQLITE_OK)
             fprintf(stderr, "memgate: warning: index %s: merging the word index failed (%s); searches work, a "
                             "little slower\n", st->id, sqlite3_errmsg(d->db));
-        st->merge_seconds = now_s() - m0;
+        st->merge_seconds = mg_clock_s() - m0;
     }
     /* vectors for what has none, from the stored text; never fails the run */
     mg_vec_index(c, d, st->id, o->on_progress, o->progress_ud, o->stop, &st->vec);
@@ -1424,7 +1417,7 @@ out:
     if (R.rootfd >= 0) close(R.rootfd);
     mg_db_close(&d);
     if (lockfd >= 0) close(lockfd);
-    st->seconds = now_s() - t0;
+    st->seconds = mg_clock_s() - t0;
     st->cpu_writer = thread_cpu_s() - cpu0;
     return rc;
 }

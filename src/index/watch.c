@@ -31,6 +31,7 @@
 #include "store/catalog.h"
 #include "store/db.h"
 #include "store/settings.h"
+#include "util/clock.h"
 
 #define MASK                                                                                                     \
     (IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_ONLYDIR |             \
@@ -74,13 +75,6 @@ struct mg_watcher {
     double next_rescan;
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* ---- state in the repo's meta ----------------------------------------------------------- */
 
 static void publish(struct repo *r)
@@ -97,7 +91,7 @@ static void publish(struct repo *r)
         if (mg_db_exec(d, "COMMIT", &err) != 0) mg_db_exec(d, "ROLLBACK", &err);
     }
     mg_db_close(&d);
-    r->next_refresh = now_s() + WATCH_REFRESH_S;
+    r->next_refresh = mg_clock_s() + WATCH_REFRESH_S;
 }
 
 /* Whether the repo wants watching: its setting `watch`, else the config's. */
@@ -303,7 +297,7 @@ static void run(struct mg_watcher *w, struct repo *r, bool full)
     struct mg_err err = {0};
     if (mg_index_run(&w->cfg, &o, &st, &err) != 0) {
         if (err.code && strcmp(err.code, MG_E_LOCKED) == 0) { /* `memgate index` or another run: after it */
-            r->retry_at = now_s() + 0.5;
+            r->retry_at = mg_clock_s() + 0.5;
             return;
         }
         if (!w->stopping)
@@ -368,7 +362,7 @@ static void read_events(struct mg_watcher *w)
     for (;;) {
         ssize_t n = read(w->ifd, buf, sizeof(buf));
         if (n <= 0) return;
-        double t = now_s();
+        double t = mg_clock_s();
         for (char *p = buf; p < buf + n;) {
             const struct inotify_event *ev = (const struct inotify_event *)(void *)p;
             on_event(w, ev, t);
@@ -411,7 +405,7 @@ static void rescan(struct mg_watcher *w)
     struct mg_repo *v = NULL;
     size_t n = 0;
     struct mg_err err = {0};
-    w->next_rescan = now_s() + WATCH_RESCAN_S;
+    w->next_rescan = mg_clock_s() + WATCH_RESCAN_S;
     if (mg_catalog_list(&w->cfg, &v, &n, &err) != 0) return;
     for (size_t i = 0; i < w->nrepos; i++) w->repos[i]->listed = false;
     for (size_t k = 0; k < n; k++) {
@@ -451,7 +445,7 @@ static void rescan(struct mg_watcher *w)
         if (want && r->lease < 0 && take_lease(r)) {
             start_watching(w, r);
             r->full = r->state == WATCHING; /* what changed while nobody watched */
-            if (r->full) r->first = r->last = now_s() - WATCH_QUIET_MS / 1000.0;
+            if (r->full) r->first = r->last = mg_clock_s() - WATCH_QUIET_MS / 1000.0;
             publish(r);
         }
     }
@@ -460,12 +454,12 @@ static void rescan(struct mg_watcher *w)
 /* Milliseconds until the next thing to do. */
 static int housekeeping(struct mg_watcher *w)
 {
-    double t = now_s(), next = w->next_rescan;
+    double t = mg_clock_s(), next = w->next_rescan;
     if (t >= w->next_rescan) rescan(w), next = w->next_rescan;
     for (size_t i = 0; i < w->nrepos && !w->stopping; i++) {
         struct repo *r = w->repos[i];
         if (r->lease < 0) continue;
-        t = now_s();
+        t = mg_clock_s();
         if (r->state == POLLING && t >= r->next_poll) {
             r->next_poll = t + w->cfg.watch_poll_interval;
             run(w, r, true);
@@ -475,13 +469,13 @@ static int housekeeping(struct mg_watcher *w)
             double due = r->last + WATCH_QUIET_MS / 1000.0, cap = r->first + WATCH_MAX_WAIT_MS / 1000.0;
             if (cap < due) due = cap;
             if (r->retry_at > due) due = r->retry_at;
-            if (now_s() >= due) run(w, r, r->full);
+            if (mg_clock_s() >= due) run(w, r, r->full);
             else if (due < next) next = due;
         }
-        if (now_s() >= r->next_refresh) publish(r);
+        if (mg_clock_s() >= r->next_refresh) publish(r);
         if (r->next_refresh < next) next = r->next_refresh;
     }
-    double ms = (next - now_s()) * 1000;
+    double ms = (next - mg_clock_s()) * 1000;
     return ms < 1 ? 1 : ms > 60000 ? 60000 : (int)ms;
 }
 

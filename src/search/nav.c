@@ -21,19 +21,13 @@
 #include "store/content.h"
 #include "store/tokenize.h"
 #include "util/buf.h"
+#include "util/clock.h"
 
 #define MAX_FILE_TEXT (64u << 20)
 
 static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static bool late(double deadline) { return deadline > 0 && now_ms() > deadline; }
+static bool late(double deadline) { return deadline > 0 && mg_clock_ms() > deadline; }
 
 /* ---- 1. The lexer (index/lex.h) ---------------------------------------------------------- */
 

@@ -34,6 +34,7 @@
 #include "store/tokenize.h"
 #include "store/trigram.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/glob.h"
 #include "util/utf8.h"
 
@@ -1672,13 +1673,6 @@ static int cmp_position(const void *a, const void *b)
     return k ? k : x->line - y->line;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* The freshness contract: a hit whose file changed on disk since it was
  * indexed (size or mtime, or gone) says so, so that its lines are not taken
  * for the file's (the watcher re-indexes it within about a second). One
@@ -1709,7 +1703,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
 {
     memset(out, 0, sizeof(*out));
     out->total_matches = -1;
-    double t0 = now_ms();
+    double t0 = mg_clock_ms();
     if (mg_search_validate(cfg, q, err) != 0) return -1;
     int limit = q->limit > 0 ? q->limit : cfg->search_limit;
     enum mg_mode mode = q->mode;
@@ -1777,6 +1771,6 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
     bool positional = strcmp(out->mode, "regex") == 0 || strcmp(out->mode, "fixed") == 0;
     if (out->n) qsort(out->v, out->n, sizeof(*out->v), positional ? cmp_position : cmp_score);
     while (out->n > (size_t)limit) mg_hit_release(&out->v[--out->n]);
-    out->took_ms = now_ms() - t0;
+    out->took_ms = mg_clock_ms() - t0;
     return 0;
 }

@@ -17,6 +17,7 @@
 #include "store/content.h"
 #include "store/db.h"
 #include "vector/vstore.h"
+#include "util/clock.h"
 
 #define BATCH_FILES 512
 #define BATCH_BYTES (32u << 20)       /* compressed text per batch */
@@ -60,13 +61,6 @@ static void vfile_release(struct vfile *f)
     free(f->range);
     free(f->vecs);
     memset(f, 0, sizeof(*f));
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Embed one file: "path\ntext" per chunk. */
@@ -226,7 +220,7 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
                   void *progress_ud, const volatile int *stop, struct mg_vec_stats *st)
 {
     memset(st, 0, sizeof(*st));
-    double t0 = now_s();
+    double t0 = mg_clock_s();
     struct mg_err err = {0};
     struct mg_embedder *e = NULL;
     struct mg_vstore *vs = NULL;
@@ -320,7 +314,7 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
         nv = 0;
         if (on_progress) {
             struct mg_progress p = {.what = repo_id, .phase = "embed", .done = st->files,
-                                          .total = (uint64_t)todo, .seconds = now_s() - t0};
+                                          .total = (uint64_t)todo, .seconds = mg_clock_s() - t0};
             on_progress(progress_ud, &p);
         }
         if (b.failed) break;
@@ -333,7 +327,7 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
     pthread_mutex_destroy(&b.mu);
     if (on_progress && st->files) {
         struct mg_progress p = {.what = repo_id, .phase = "embed", .done = st->files, .total = (uint64_t)todo,
-                                      .seconds = now_s() - t0, .final = true};
+                                      .seconds = mg_clock_s() - t0, .final = true};
         on_progress(progress_ud, &p);
     }
     if (b.failed) {
@@ -365,5 +359,5 @@ done:
     if (e) st->pending = (uint64_t)count(d, "SELECT count(*) FROM files f WHERE NOT EXISTS (SELECT 1 FROM vectors "
                                             "v WHERE v.file_id = f.id)");
     mg_embedder_free(&e);
-    st->seconds = now_s() - t0;
+    st->seconds = mg_clock_s() - t0;
 }
