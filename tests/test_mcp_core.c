@@ -355,6 +355,20 @@ TEST(rpc_tools_list_schemas)
         ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(t, "inputSchema"), "type")), "object");
         ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(t, "outputSchema"), "type")), "object");
         ASSERT(json_string_length(json_object_get(t, "description")) > 20);
+        /* annotations on every tool: what it does to stored state */
+        static const char *const writers = " index_repo set_repo_settings set_scope clear_scope set_note delete_note "
+                                           "create_project join_project leave_project delete_project remember "
+                                           "add_entities retag_entities save_preference ";
+        static const char *const destroyers = " set_note delete_note delete_project save_preference ";
+        static const char *const once = " create_project remember add_entities "; /* not idempotent */
+        char key[64];
+        snprintf(key, sizeof(key), " %s ", want[i]);
+        json_t *a = json_object_get(t, "annotations");
+        if (!json_is_object(a)) FAIL("%s has no annotations", want[i]);
+        ASSERT_EQ_INT(json_is_true(json_object_get(a, "readOnlyHint")), !strstr(writers, key));
+        ASSERT_EQ_INT(json_is_true(json_object_get(a, "destructiveHint")), strstr(destroyers, key) != NULL);
+        ASSERT_EQ_INT(json_is_true(json_object_get(a, "idempotentHint")), !strstr(once, key));
+        ASSERT(json_is_false(json_object_get(a, "openWorldHint")));
     }
     json_decref(r);
     h_free(&h);

@@ -356,12 +356,20 @@ static json_t *m_set_level(struct call *c)
     return json_object();
 }
 
+/* hints: MG_TOOL_* (tools/tools.h), or ~0u for none (the conformance fixtures') */
 static json_t *tool_json(const char *name, const char *title, const char *description, const char *input,
-                         const char *output)
+                         const char *output, unsigned hints)
 {
     json_error_t je;
     json_t *o = json_pack("{s:s, s:s}", "name", name, "description", description);
     if (title) json_object_set_new(o, "title", json_string(title));
+    if (hints != ~0u) {
+        bool ro = hints & MG_TOOL_READ_ONLY;
+        json_t *a = json_pack("{s:b, s:b, s:b, s:b}", "readOnlyHint", ro, "destructiveHint",
+                              !ro && (hints & MG_TOOL_DESTRUCTIVE), "idempotentHint",
+                              ro || (hints & MG_TOOL_IDEMPOTENT), "openWorldHint", 0);
+        json_object_set_new(o, "annotations", a);
+    }
     json_t *in = json_loads(input, 0, &je);
     json_object_set_new(o, "inputSchema", in ? in : json_pack("{s:s}", "type", "object"));
     if (output) {
@@ -378,12 +386,12 @@ static json_t *m_tools_list(struct call *c)
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
         json_array_append_new(a, tool_json(t[i].name, t[i].title, t[i].description, t[i].input_schema,
-                                           t[i].output_schema));
+                                           t[i].output_schema, t[i].hints));
     if (c->c->srv->fixtures) {
         const struct mg_fixture_tool *f = mg_fixture_tools(&n);
         for (size_t i = 0; i < n; i++)
             json_array_append_new(a, tool_json(f[i].name, f[i].title, f[i].description, f[i].input_schema,
-                                               f[i].output_schema));
+                                               f[i].output_schema, ~0u));
     }
     return json_pack("{s:o}", "tools", a);
 }

@@ -203,7 +203,7 @@ const struct mg_tool mg_tools_code[] = {
      "is a literal string\"},\"ignore_case\":{\"type\":\"boolean\",\"description\":\"regex mode: "
      "case-insensitive\"}," S_FILTERS "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":"
      "\"most results (default 20)\"}},\"required\":[\"query\"],\"additionalProperties\":false}",
-     S_HITS, t_search_code},
+     S_HITS, t_search_code, MG_TOOL_READ_ONLY},
     {"search_symbols", "Search symbols",
      "Find definitions (functions, methods, classes, structs, types, macros, variables, fields and "
      "enumerators; in C and C++ also prototypes) by name: exact, any case, prefix, then sub-word (HttpHeader finds "
@@ -211,7 +211,7 @@ const struct mg_tool mg_tools_code[] = {
      "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"a name or the start "
      "of one\"}," S_FILTERS "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"query\"],"
      "\"additionalProperties\":false}",
-     S_HITS, t_search_symbols},
+     S_HITS, t_search_symbols, MG_TOOL_READ_ONLY},
     {"read_file", "Read a file",
      "Read lines of an indexed file of the repo. path is relative to the repo root; '..', absolute paths, "
      "symlinks out of the root and secret files are refused. At most 2000 lines or max_chunk_bytes (8 KB by "
@@ -224,7 +224,7 @@ const struct mg_tool mg_tools_code[] = {
      "\"integer\"},\"total_lines\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"},\"text\":{\"type\":"
      "\"string\"},\"source\":{\"type\":\"string\"}},\"required\":[\"repo\",\"path\",\"start_line\",\"end_line\","
      "\"total_lines\",\"text\"]}",
-     t_read_file},
+     t_read_file, MG_TOOL_READ_ONLY},
     {"outline", "Outline a file",
      "The definitions of one indexed file, by start line: name, kind (function, method, class, struct, ...), "
      "container (the enclosing class, struct or impl), start_line, end_line and a one-line signature, no bodies. "
@@ -242,7 +242,7 @@ const struct mg_tool mg_tools_code[] = {
      "\"integer\"},\"end_line\":{\"type\":\"integer\"},\"signature\":{\"type\":\"string\"}},\"required\":["
      "\"name\",\"kind\",\"start_line\",\"end_line\",\"signature\"]}},\"total\":{\"type\":\"integer\"},"
      "\"next_cursor\":" S_NSTR "},\"required\":[\"repo\",\"path\",\"symbols\",\"total\",\"next_cursor\"]}",
-     t_outline},
+     t_outline, MG_TOOL_READ_ONLY},
     {"list_files", "List files",
      "List the indexed files of the repo, filtered by globs and languages (and the session scope), sorted by path.",
      "{\"type\":\"object\",\"properties\":{" S_FILTERS "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1,"
@@ -253,6 +253,6 @@ const struct mg_tool mg_tools_code[] = {
      "\"string\"},\"bytes\":{\"type\":\"integer\"},\"lines\":{\"type\":\"integer\"}},\"required\":[\"repo\","
      "\"path\"]}},\"total\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"}," MG_SCHEMA_SCOPE_OUT "},"
      "\"required\":[\"files\",\"total\",\"scope\"]}",
-     t_list_files},
+     t_list_files, MG_TOOL_READ_ONLY},
 };
 const size_t mg_tools_code_n = sizeof(mg_tools_code) / sizeof(mg_tools_code[0]);

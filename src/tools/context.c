@@ -672,6 +672,6 @@ const struct mg_tool mg_tools_context[] = {
      "\"session_id\":{\"type\":\"string\",\"description\":\"the conversation's durable id (default: this MCP "
      "session)\"}},\"required\":[\"prompt\"],\"additionalProperties\":false}",
      "{\"type\":\"object\",\"properties\":{\"block\":{\"type\":\"string\"},\"parts\":{\"type\":\"array\"}}}",
-     t_get_context},
+     t_get_context, MG_TOOL_READ_ONLY},
 };
 const size_t mg_tools_context_n = sizeof(mg_tools_context) / sizeof(mg_tools_context[0]);

@@ -255,7 +255,7 @@ const struct mg_tool mg_tools_nav[] = {
      "\"integer\"}},\"required\":[\"line\",\"text\"]}}},\"required\":[\"path\",\"references\"]}},"
      "\"candidate_files\":{\"type\":\"integer\"},\"next_cursor\":" S_NSTR "},\"required\":[\"symbol\","
      "\"definitions\",\"files\",\"total\",\"complete\",\"next_cursor\"]}",
-     t_find_references},
+     t_find_references, MG_TOOL_READ_ONLY},
     {"callers", "Find callers",
      "Who calls a function: each call site with the calling definition (from_name, from_kind, from_line; kind "
      "\"file\" for top-level code) and the definition called (to_path, to_line; confidence \"file\" when it is "
@@ -268,7 +268,7 @@ const struct mg_tool mg_tools_nav[] = {
      "\"additionalProperties\":false}",
      "{\"type\":\"object\",\"properties\":{" OUT_COMMON ",\"depth\":{\"type\":\"integer\"},\"calls\":{\"type\":"
      "\"array\",\"items\":" S_CALL "}},\"required\":[\"symbol\",\"definitions\",\"calls\",\"total\"]}",
-     t_callers},
+     t_callers, MG_TOOL_READ_ONLY},
     {"callees", "Find callees",
      "What a function calls: each distinct call in its body, with where it is defined (to_path, to_line) and how "
      "sure that is (confidence: file, name, import, ambiguous, or external for a name the repo does not define, such as "
@@ -279,7 +279,7 @@ const struct mg_tool mg_tools_nav[] = {
      "\"additionalProperties\":false}",
      "{\"type\":\"object\",\"properties\":{" OUT_COMMON ",\"depth\":{\"type\":\"integer\"},\"calls\":{\"type\":"
      "\"array\",\"items\":" S_CALL "}},\"required\":[\"symbol\",\"definitions\",\"calls\",\"total\"]}",
-     t_callees},
+     t_callees, MG_TOOL_READ_ONLY},
     {"trace_path", "Trace call paths",
      "The shortest call paths from one function (symbol) to another (to), each a list of calls in order, found "
      "by following callees breadth first (at most `depth` calls long, default 6; at most `limit` paths, default "
@@ -291,7 +291,7 @@ const struct mg_tool mg_tools_nav[] = {
      "{\"type\":\"object\",\"properties\":{" OUT_COMMON ",\"to\":{\"type\":\"string\"},\"visited\":{\"type\":"
      "\"integer\"},\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":" S_CALL "}}},"
      "\"required\":[\"symbol\",\"to\",\"paths\",\"total\"]}",
-     t_trace_path},
+     t_trace_path, MG_TOOL_READ_ONLY},
     {"impact", "Change impact",
      "What a change touches: the definitions it modifies, adds or removes (`changed`, each with `change`), and "
      "their callers up to `depth` levels (default 2), ranked (`impacted`: score weighs nearer and surer calls "
@@ -323,6 +323,6 @@ const struct mg_tool mg_tools_nav[] = {
      "\"reason\"]}},\"depth\":{\"type\":\"integer\"},\"total\":{\"type\":\"integer\"},\"complete\":{\"type\":"
      "\"boolean\"},\"truncated\":{\"type\":\"boolean\"}},\"required\":[\"changed\",\"impacted\",\"skipped\","
      "\"total\"]}",
-     t_impact},
+     t_impact, MG_TOOL_READ_ONLY},
 };
 const size_t mg_tools_nav_n = sizeof(mg_tools_nav) / sizeof(mg_tools_nav[0]);

@@ -158,6 +158,6 @@ const struct mg_tool mg_tools_repomap[] = {
      "\"type\":\"integer\"},\"tokens\":{\"type\":\"integer\"},\"considered\":{\"type\":\"integer\"},\"cached\":{"
      "\"type\":\"boolean\"},\"stale\":{\"type\":\"boolean\"},\"truncated\":{\"type\":\"boolean\"}},\"required\":[\"map\",\"files\",\"tokens\","
      "\"truncated\"]}",
-     t_repo_map},
+     t_repo_map, MG_TOOL_READ_ONLY},
 };
 const size_t mg_tools_repomap_n = sizeof(mg_tools_repomap) / sizeof(mg_tools_repomap[0]);

@@ -210,7 +210,7 @@ const struct mg_tool mg_tools_repos[] = {
     {"list_repos", "List repos", "List the indexed repos and the one this session is bound to.", S_NOARGS,
      "{\"type\":\"object\",\"properties\":{\"repos\":{\"type\":\"array\",\"items\":" S_REPO_OBJ "},\"bound\":"
      S_NSTR "},\"required\":[\"repos\"]}",
-     t_list_repos},
+     t_list_repos, MG_TOOL_READ_ONLY},
     {"index_repo", "Index a repo",
      "Index (or re-index, incrementally) a directory on the server's machine. Without path: re-index the "
      "session's repo. Sends progress notifications when the call carries a progressToken.",
@@ -222,7 +222,7 @@ const struct mg_tool mg_tools_repos[] = {
      "\"changed\":{\"type\":\"integer\"},\"unchanged\":{\"type\":\"integer\"},\"removed\":{\"type\":\"integer\"},"
      "\"chunks\":{\"type\":\"integer\"},\"symbols\":{\"type\":\"integer\"},\"bytes\":{\"type\":\"integer\"},"
      "\"seconds\":{\"type\":\"number\"}},\"required\":[\"repo\",\"root\",\"files\"]}",
-     t_index_repo},
+     t_index_repo, MG_TOOL_IDEMPOTENT},
     {"index_status", "Index status",
      "Sizes, index runs (last full and incremental run, last error), vectors, file watcher and settings of the "
      "session's repo (or the given repo, or with all: every repo you can see).",
@@ -230,11 +230,11 @@ const struct mg_tool mg_tools_repos[] = {
      "repo you can see\"}},\"additionalProperties\":false}",
      "{\"type\":\"object\",\"properties\":{\"repos\":{\"type\":\"array\",\"items\":" S_STATS_OBJ "}},"
      "\"required\":[\"repos\"]}",
-     t_index_status},
+     t_index_status, MG_TOOL_READ_ONLY},
     {"get_repo_settings", "Repo settings",
      "The settings of the session's repo (or the given repo): watch, reindex_interval, pull_on_push.",
      "{\"type\":\"object\",\"properties\":{" S_REPO_ARG "},\"additionalProperties\":false}", S_SETTINGS_RESULT,
-     t_get_repo_settings},
+     t_get_repo_settings, MG_TOOL_READ_ONLY},
     {"set_repo_settings", "Change repo settings",
      "Change settings of the session's repo (or the given repo); settings not given stay as they are. Needs "
      "admin. watch: whether the server's file watcher follows it; reindex_interval: seconds between scheduled "
@@ -243,6 +243,6 @@ const struct mg_tool mg_tools_repos[] = {
      ",\"reindex_interval\":{\"type\":[\"integer\",\"string\",\"null\"],\"description\":\"seconds between "
      "re-indexes: 0 for none, or 60 or more; or default (null)\"},\"pull_on_push\":" S_ON_OFF("pull on a push")
      "},\"additionalProperties\":false}",
-     S_SETTINGS_RESULT, t_set_repo_settings},
+     S_SETTINGS_RESULT, t_set_repo_settings, MG_TOOL_IDEMPOTENT},
 };
 const size_t mg_tools_repos_n = sizeof(mg_tools_repos) / sizeof(mg_tools_repos[0]);

@@ -70,10 +70,10 @@ const struct mg_tool mg_tools_scope[] = {
      "applies them, and explicit arguments of a call win field by field. Replaces the previous scope.",
      "{\"type\":\"object\",\"properties\":{\"globs\":" MG_SCHEMA_STRS ",\"exclude_globs\":" MG_SCHEMA_STRS
      ",\"languages\":" MG_SCHEMA_STRS ",\"repos\":" MG_SCHEMA_STRS "},\"additionalProperties\":false}",
-     S_SCOPE_RESULT, t_set_scope},
+     S_SCOPE_RESULT, t_set_scope, MG_TOOL_IDEMPOTENT},
     {"get_scope", "Get the session scope", "The scope stored for this session.", S_NOARGS, S_SCOPE_RESULT,
-     t_get_scope},
+     t_get_scope, MG_TOOL_READ_ONLY},
     {"clear_scope", "Clear the session scope", "Remove the scope stored for this session.", S_NOARGS, S_SCOPE_RESULT,
-     t_clear_scope},
+     t_clear_scope, MG_TOOL_IDEMPOTENT},
 };
 const size_t mg_tools_scope_n = sizeof(mg_tools_scope) / sizeof(mg_tools_scope[0]);

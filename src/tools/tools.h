@@ -28,7 +28,18 @@ struct mg_tool {
     const char *output_schema;  /* JSON Schema text */
     /* 0 and *result (a new reference), or -1 with err set */
     int (*call)(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err);
+    unsigned hints; /* MG_TOOL_*: MCP's tool annotations */
 };
+
+/* What a tool does to the state it works on (MCP annotations readOnlyHint,
+ * destructiveHint, idempotentHint; every tool works on memgate's own
+ * indexes and memory only: openWorldHint false). A read-only tool is
+ * idempotent and destroys nothing. DESTRUCTIVE: it deletes or replaces
+ * stored data (delete_note, set_note over an existing key); IDEMPOTENT:
+ * calling it again with the same arguments changes nothing more. */
+#define MG_TOOL_READ_ONLY   1u
+#define MG_TOOL_DESTRUCTIVE 2u
+#define MG_TOOL_IDEMPOTENT  4u
 
 /* Every tool, in a stable order. */
 const struct mg_tool *mg_tools(size_t *n);
