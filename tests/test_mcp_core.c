@@ -1,6 +1,7 @@
 /* test_mcp_core.c — the session registry, scope rules and the MCP dispatcher,
  * in process (rpc.c, session.c, tools.c). Transports are tested through the
  * real binary elsewhere (test_http.c, tests/node/). */
+#include <ctype.h>
 #include <unistd.h>
 
 #include "fixtures.h"
@@ -9,6 +10,7 @@
 #include "util/metrics.h"
 #include "request/session.h"
 #include "test.h"
+#include "tools/tools.h"
 
 /* ---- registry ------------------------------------------------------------------- */
 
@@ -339,7 +341,28 @@ TEST(rpc_tools_list_schemas)
 {
     struct h h;
     h_init(&h, mg_t_tmpdir());
-    initialize(&h, "2025-11-25", NULL);
+    json_t *in = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+                         "\"protocolVersion\":\"2025-11-25\",\"capabilities\":{}}}");
+    /* the instructions are a guide to every tool */
+    const char *guide = json_string_value(json_object_get(json_object_get(in, "result"), "instructions"));
+    ASSERT(guide);
+    size_t ntools;
+    const struct mg_tool *all = mg_tools(&ntools);
+    for (size_t i = 0; i < ntools; i++) {
+        char word[80];
+        snprintf(word, sizeof(word), "%s", all[i].name);
+        const char *at = guide;
+        bool named = false;
+        size_t wl = strlen(word);
+        while (!named && (at = strstr(at, word))) { /* the whole name, not a part of a longer one */
+            named = (at == guide || !(isalnum((unsigned char)at[-1]) || at[-1] == '_')) &&
+                    !(isalnum((unsigned char)at[wl]) || at[wl] == '_');
+            at += wl;
+        }
+        if (!named) FAIL("the server's instructions do not name %s", all[i].name);
+    }
+    json_decref(in);
+    ASSERT(!rpc(&h, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"));
     json_t *r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
     json_t *tools = json_object_get(json_object_get(r, "result"), "tools");
     static const char *const want[] = {

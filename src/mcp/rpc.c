@@ -294,6 +294,23 @@ static json_t *fail(struct call *c, int code, const char *fmt, ...)
     return NULL;
 }
 
+/* The server's instructions: a short guide to every tool (a test checks that
+ * each is named). */
+#define MG_MCP_INSTRUCTIONS                                                                                        \
+    "memgate: code search and memory for indexed repos. Start with get_context (one block, within a token "       \
+    "budget, of the code, notes and memory a prompt needs) or repo_map (the central files and definitions of a "   \
+    "repo you do not know). Code: search_code (lexical, regex, symbol, semantic or hybrid), search_symbols, "       \
+    "outline (a file's definitions, no bodies), read_file, list_files. Before changing code: find_references, "    \
+    "callers, callees, trace_path (how one function reaches another), impact (what a change touches, ranked; run " \
+    "it before committing). Repos: list_repos, index_repo, index_status, get_repo_settings, set_repo_settings. "  \
+    "set_scope narrows every later search of this session (get_scope, clear_scope). Memory: notes are durable "    \
+    "facts about a repo (set_note, get_note, list_notes, search_notes, delete_note); episodes are what sessions "   \
+    "did (remember, recall), shared within a project (create_project, list_projects, join_project, "              \
+    "leave_project, delete_project); entities are named things (add_entities, search_entities, retag_entities); "  \
+    "an agent's preferences hold in every repo (save_preference, get_profile). Calls act on the repo this "        \
+    "session is bound to (the client's roots, or the directory memgate mcp runs in); when several repos are "      \
+    "indexed and none is bound, pass `repo` (list_repos shows the ids)."
+
 static json_t *m_initialize(struct call *c)
 {
     struct mg_session *s = c->c->session;
@@ -330,18 +347,7 @@ static json_t *m_initialize(struct call *c)
     return json_pack("{s:s, s:o, s:{s:s, s:s, s:s}, s:s}", "protocolVersion", ver, "capabilities", scaps,
                      "serverInfo", "name", "memgate", "title", "memgate code search", "version", MG_VERSION,
                      "instructions",
-                     "memgate searches the code of indexed repositories. In a repo you do not know yet, start "
-                     "with repo_map: its most central files and definitions in a token budget (focus_files "
-                     "ranks what relates to the files you work on first). Use search_code for text (lexical or "
-                     "regex), search_symbols for definitions, outline for a file's definitions and signatures "
-                     "(its shape, without reading it), read_file for a file's lines, list_files to browse. "
-                     "Before changing a function, find_references shows every use and callers who calls it "
-                     "(depth for callers of callers); callees shows what it calls; trace_path how one function "
-                     "reaches another; impact, given git revisions (\"HEAD\" for uncommitted work), a diff or "
-                     "paths, lists the definitions a change touches and their callers, ranked: run it before "
-                     "committing. "
-                     "Calls act on the repo this session is bound to (from the client's roots); when several "
-                     "repos are indexed and none is bound, pass `repo` (list_repos shows the ids).");
+                     MG_MCP_INSTRUCTIONS);
 }
 
 static json_t *m_set_level(struct call *c)
