@@ -268,7 +268,7 @@ static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index
     double map_s = mg_clock_s() - m0;
     /* the vectors' column file of this generation, for one-query readers (vector/vstore.h) */
     double c0 = mg_clock_s();
-    if (mg_vcols_update(pc->cfg, dbpath, st.id, pc->tenant, &merr) != 0 && !st.vec.warning[0])
+    if (mg_vcols_update(pc->cfg, dbpath, st.id, &merr) != 0 && !st.vec.warning[0])
         snprintf(st.vec.warning, sizeof(st.vec.warning), "the vectors' column file was not written (%s): a CLI "
                  "semantic search loads every vector", merr.msg);
     double cols_s = mg_clock_s() - c0;

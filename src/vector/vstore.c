@@ -1322,12 +1322,11 @@ int mg_vstore_open(const struct mg_config *cfg, struct mg_db *d, const char *rep
     return builtin_open(d, repo_id, key, out, err);
 }
 
-int mg_vcols_update(const struct mg_config *c, const char *dbpath, const char *repo_id, const char *tenant,
-                    struct mg_err *err)
+int mg_vcols_update(const struct mg_config *c, const char *dbpath, const char *repo_id, struct mg_err *err)
 {
     struct mg_db *d = NULL;
-    unsigned char key[MG_VKEY_BYTES];
-    char gen[64], have[64], sig[64] = "", path[4200];
+    unsigned char key[MG_VKEY_BYTES] = {0};
+    char gen[64], have[64], sig[64] = "", path[4200], tenant[65];
     int rc = -1;
     if (mg_db_open(dbpath, MG_DB_READONLY, &d, err) != 0) return -1;
     if (mg_db_exec(d, "BEGIN", err) != 0) goto out;
@@ -1338,6 +1337,8 @@ int mg_vcols_update(const struct mg_config *c, const char *dbpath, const char *r
                                                                     strerror(errno));
         goto out;
     }
+    /* the repo's owner: its vectors are sealed under that tenant's key (vindex.c) */
+    if (mg_db_meta_get(d, "tenant", tenant, sizeof(tenant)) != 0) snprintf(tenant, sizeof(tenant), "local");
     if (mg_vkey_load(c, tenant, key, err) != 0) goto out;
     gen_of(d, key, gen);
     if (mg_vcols_gen(dbpath, have, NULL) == 0 && strcmp(have, gen) == 0) {

@@ -199,8 +199,7 @@ int mg_vcols_gen(const char *dbpath, char gen[64], double *age_s);
 /* Bring the column file of the repo database at dbpath up to its current
  * vectors (written when its generation differs; removed when the repo has
  * no vectors). Used at the end of full index runs. */
-int mg_vcols_update(const struct mg_config *c, const char *dbpath, const char *repo_id, const char *tenant,
-                    struct mg_err *err);
+int mg_vcols_update(const struct mg_config *c, const char *dbpath, const char *repo_id, struct mg_err *err);
 
 /* Create the vectors and embed_model tables, and the files_scope covering
  * index that semantic search picks candidates with, if missing. */
