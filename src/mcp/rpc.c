@@ -369,7 +369,8 @@ static json_t *tool_json(const char *name, const char *title, const char *descri
     json_error_t je;
     json_t *o = json_pack("{s:s, s:s}", "name", name, "description", description);
     if (title) json_object_set_new(o, "title", json_string(title));
-    if (hints != ~0u) { /* only what differs from MCP's defaults (read-write, destructive, not idempotent, open world) */
+    /* annotations: only what differs from MCP's defaults (read-write, destructive, not idempotent, open world) */
+    if (hints != ~0u) {
         json_t *a = json_pack("{s:b}", "openWorldHint", 0);
         if (hints & MG_TOOL_READ_ONLY) json_object_set_new(a, "readOnlyHint", json_true());
         else if (!(hints & MG_TOOL_DESTRUCTIVE)) json_object_set_new(a, "destructiveHint", json_false());

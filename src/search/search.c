@@ -572,7 +572,8 @@ static int words_all_common(struct ctx *c, const char *q, size_t max, double min
     int64_t maxseq = -1;
     int rc = query_words(q, max, w, &nw) != 0 ? mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory") : nw > 0;
     if (rc == 1 && (mg_db_prepare(c->d, "SELECT count(*), max(rowid) FROM (SELECT rowid FROM chunks_fts WHERE "
-                                        "chunks_fts MATCH ?1 AND rowid BETWEEN ?2 AND ?3 LIMIT ?4)", &st, c->err) != 0 ||
+                                        "chunks_fts MATCH ?1 AND rowid BETWEEN ?2 AND ?3 LIMIT ?4)",
+                                  &st, c->err) != 0 ||
                     mg_db_prepare(c->d, "SELECT max(id) FROM chunks", &mx, c->err) != 0))
         rc = -1;
     if (rc == 1 && sqlite3_step(mx) == SQLITE_ROW && sqlite3_column_type(mx, 0) != SQLITE_NULL)
@@ -852,7 +853,8 @@ static int search_hybrid(struct ctx *c, int limit)
     c->out = final;
     c->base = base;
     struct mg_results *lists[] = {&lex, &sem, &sym, &paths, &graph};
-    if (rc == 0 && mg_rrf_fuse(lists, 5, limit, c->cfg->hybrid_weight, c->cfg->hybrid_rrf_k, final) != 0) rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    if (rc == 0 && mg_rrf_fuse(lists, 5, limit, c->cfg->hybrid_weight, c->cfg->hybrid_rrf_k, final) != 0)
+        rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
     mg_results_release(&paths);
     mg_results_release(&graph);
     mg_results_release(&lex);
