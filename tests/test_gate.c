@@ -1,11 +1,13 @@
 /* test_gate.c — the SecurityGate: the transport rule, tenant and token repo
  * access, levels, the cross-repo policy, and what it does to returned text. */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fixtures.h"
 #include "inproc.h"
 #include "test.h"
+#include "util/buf.h"
 
 struct g {
     struct mg_t_srv t;
@@ -223,4 +225,80 @@ TEST(gate_vectors_sealed_with_the_repo_tenants_key)
     ASSERT(json_array_size(json_object_get(r, "results")) >= 1);
     json_decref(r);
     g_free(&g);
+}
+
+/* read_file pages a file with a cursor: the pages, read one after another
+ * with next_cursor, give the whole file, under the line cap and the byte
+ * cap alike, and the last page says there is no more. */
+static char *read_all_pages(struct mg_t_srv *t, const char *path, const char *repo, long long end_line, int *pages)
+{
+    struct mg_buf all;
+    mg_buf_init(&all, 1 << 24);
+    char args[512], code[64] = "", cursor[32] = "";
+    *pages = 0;
+    for (;;) {
+        int o = snprintf(args, sizeof(args), "{\"path\":\"%s\",\"repo\":\"%s\"", path, repo);
+        if (cursor[0]) o += snprintf(args + o, sizeof(args) - (size_t)o, ",\"cursor\":\"%s\"", cursor);
+        if (end_line) o += snprintf(args + o, sizeof(args) - (size_t)o, ",\"end_line\":%lld", end_line);
+        snprintf(args + o, sizeof(args) - (size_t)o, "}");
+        json_t *r = mg_t_call(t, "read_file", args, code);
+        if (!r) FAIL("read_file %s: %s", args, code);
+        const char *text = json_string_value(json_object_get(r, "text"));
+        mg_buf_adds(&all, text);
+        if (text[0] && text[strlen(text) - 1] != '\n') mg_buf_addc(&all, '\n');
+        (*pages)++;
+        json_t *next = json_object_get(r, "next_cursor");
+        ASSERT(next != NULL); /* always there: null at the end */
+        if (json_is_null(next)) {
+            ASSERT_EQ_INT(json_integer_value(json_object_get(r, "end_line")),
+                          end_line ? end_line : json_integer_value(json_object_get(r, "total_lines")));
+            json_decref(r);
+            break;
+        }
+        ASSERT(json_is_true(json_object_get(r, "truncated")));
+        ASSERT_EQ_INT(atoll(json_string_value(next)), json_integer_value(json_object_get(r, "end_line")) + 1);
+        snprintf(cursor, sizeof(cursor), "%s", json_string_value(next));
+        json_decref(r);
+        if (*pages > 100) FAIL("read_file never ends");
+    }
+    return mg_buf_detach(&all, NULL);
+}
+
+TEST(read_file_pages_with_a_cursor)
+{
+    char *home = mg_t_tmpdir(), *repo = mg_t_tmpdir();
+    struct mg_buf many, wide;
+    mg_buf_init(&many, 1 << 20);
+    mg_buf_init(&wide, 1 << 20);
+    for (int i = 1; i <= 4500; i++) mg_buf_addf(&many, "line %d\n", i);
+    for (int i = 1; i <= 100; i++) mg_buf_addf(&wide, "%04d %0195d\n", i, 0); /* 20 KB: over the 8 KB cap */
+    mg_t_write_str(repo, "many.txt", many.p);
+    mg_t_write_str(repo, "wide.txt", wide.p);
+    struct mg_t_out o = MG_RUN(repo, home, "index", repo, "--name", "rf", "--quiet");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+    struct mg_t_srv t;
+    mg_t_srv_open(&t, home, "local", MG_LEVEL_ADMIN);
+    int pages;
+    char *got = read_all_pages(&t, "many.txt", "rf", 0, &pages);
+    ASSERT_EQ_STR(got, many.p);
+    ASSERT(pages >= 3); /* at most 2000 lines or 8 KB a page */
+    free(got);
+    got = read_all_pages(&t, "wide.txt", "rf", 0, &pages);
+    ASSERT_EQ_STR(got, wide.p);
+    ASSERT(pages >= 3); /* the byte cap */
+    free(got);
+    got = read_all_pages(&t, "many.txt", "rf", 2500, &pages); /* an end_line holds across pages */
+    ASSERT(pages >= 2);
+    ASSERT(strncmp(got, many.p, strlen(got)) == 0 && strstr(got, "line 2500\n") && !strstr(got, "line 2501\n"));
+    free(got);
+    char code[64] = "";
+    ASSERT(!mg_t_call(&t, "read_file", "{\"path\":\"many.txt\",\"repo\":\"rf\",\"cursor\":\"2001\",\"start_line\":1}",
+                      code));
+    ASSERT_EQ_STR(code, "invalid_argument");
+    ASSERT(!mg_t_call(&t, "read_file", "{\"path\":\"many.txt\",\"repo\":\"rf\",\"cursor\":\"x9\"}", code));
+    ASSERT_EQ_STR(code, "invalid_argument");
+    mg_t_srv_close(&t);
+    mg_buf_release(&many);
+    mg_buf_release(&wide);
 }

@@ -37,7 +37,7 @@ static const struct param p_symbols[] = {{"q", "query", P_STR}, P_FILTERS, {"lim
 static const struct param p_files[] = {P_FILTERS, {"limit", "limit", P_INT}, {"offset", "offset", P_INT}, P_REPO,
                                        P_END};
 static const struct param p_file[] = {{"path", "path", P_STR}, {"start_line", "start_line", P_INT},
-                                      {"end_line", "end_line", P_INT}, P_REPO, P_END};
+                                      {"end_line", "end_line", P_INT}, {"cursor", "cursor", P_STR}, P_REPO, P_END};
 static const struct param p_outline[] = {{"path", "path", P_STR}, {"limit", "limit", P_INT},
                                          {"cursor", "cursor", P_STR}, P_REPO, P_END};
 static const struct param p_refs[] = {{"symbol", "symbol", P_STR}, {"cursor", "cursor", P_STR},

@@ -62,15 +62,30 @@ static int t_search_symbols(struct mg_ctx *x, json_t *args, json_t **result, str
     return do_search(x, args, true, result, err);
 }
 
+/* {repo, path, language, start_line, end_line, total_lines, truncated,
+ * next_cursor, text, source, gate}. next_cursor (when truncated) is the
+ * line to go on from, in decimal: opaque to clients, who pass it back as
+ * `cursor`. */
 static int t_read_file(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
-    static const char *const keys[] = {"path", "start_line", "end_line", "repo", "repo_id", NULL};
+    static const char *const keys[] = {"path", "start_line", "end_line", "cursor", "repo", "repo_id", NULL};
     struct mg_read_query q = {.max_lines = READ_MAX_LINES, .max_bytes = x->srv->cfg.max_chunk_bytes};
     long long from, to;
+    const char *cursor = NULL;
     if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "path", true, &q.path, err) != 0 ||
         mg_arg_int(args, "start_line", 1, 1LL << 31, 1, &from, err) != 0 ||
-        mg_arg_int(args, "end_line", 1, 1LL << 31, 0, &to, err) != 0)
+        mg_arg_int(args, "end_line", 1, 1LL << 31, 0, &to, err) != 0 ||
+        mg_arg_str(args, "cursor", false, &cursor, err) != 0)
         return -1;
+    if (cursor) {
+        char *end;
+        if (json_object_get(args, "start_line"))
+            return mg_err_set(err, MG_E_BAD_ARG, "give 'cursor' or 'start_line', not both");
+        from = strtoll(cursor, &end, 10);
+        if (*cursor < '1' || *cursor > '9' || *end || from < 1 || from > (1LL << 31) || (to && to < from))
+            return mg_err_set(err, MG_E_BAD_ARG, "'cursor' must be the next_cursor of an earlier read_file call of "
+                              "this file (with an end_line, one at or after it)");
+    }
     if (to && to < from)
         return mg_err_set(err, MG_E_BAD_ARG, "'end_line' (%lld) is before 'start_line' (%lld)", to, from);
     q.start_line = from;
@@ -87,7 +102,15 @@ static int t_read_file(struct mg_ctx *x, json_t *args, json_t **result, struct m
         return mg_err_set(err, MG_E_FILE_NOT_FOUND, "'%s' is not served (it did not pass the checks on its way out)",
                           q.path);
     }
-    *result = mg_render_gated(mg_render_item(items.v[0]), &items);
+    json_t *r = mg_render_item(items.v[0]);
+    json_int_t end = json_integer_value(json_object_get(r, "end_line")),
+               total = json_integer_value(json_object_get(r, "total_lines"));
+    char next[32];
+    snprintf(next, sizeof(next), "%lld", (long long)end + 1);
+    /* more to read: the lines asked for (to the end without end_line) go on past what was served */
+    bool more = json_is_true(json_object_get(r, "truncated")) && end < (to ? to : total);
+    json_object_set_new(r, "next_cursor", more ? json_string(next) : json_null());
+    *result = mg_render_gated(r, &items);
     mg_items_release(&items);
     return 0;
 }
@@ -215,15 +238,17 @@ const struct mg_tool mg_tools_code[] = {
     {"read_file", "Read a file",
      "Read lines of an indexed file of the repo. path is relative to the repo root; '..', absolute paths, "
      "symlinks out of the root and secret files are refused. At most 2000 lines or max_chunk_bytes (8 KB by "
-     "default) per call; continue from end_line + 1 when truncated.",
+     "default) per call; total_lines says how many the file has, and when next_cursor is not null, pass it as "
+     "`cursor` (with the same end_line, if any) for the next page.",
      "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"start_line\":{\"type\":\"integer\","
-     "\"minimum\":1},\"end_line\":{\"type\":\"integer\",\"minimum\":1}," S_REPO "},\"required\":[\"path\"],"
+     "\"minimum\":1},\"end_line\":{\"type\":\"integer\",\"minimum\":1},\"cursor\":{\"type\":\"string\","
+     "\"description\":\"next_cursor of the previous call\"}," S_REPO "},\"required\":[\"path\"],"
      "\"additionalProperties\":false}",
      "{\"type\":\"object\",\"properties\":{\"repo\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"
      "\"language\":{\"type\":\"string\"},\"start_line\":{\"type\":\"integer\"},\"end_line\":{\"type\":"
-     "\"integer\"},\"total_lines\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"},\"text\":{\"type\":"
-     "\"string\"},\"source\":{\"type\":\"string\"}},\"required\":[\"repo\",\"path\",\"start_line\",\"end_line\","
-     "\"total_lines\",\"text\"]}",
+     "\"integer\"},\"total_lines\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"},\"next_cursor\":"
+     S_NSTR ",\"text\":{\"type\":\"string\"},\"source\":{\"type\":\"string\"}},\"required\":[\"repo\",\"path\","
+     "\"start_line\",\"end_line\",\"total_lines\",\"next_cursor\",\"text\"]}",
      t_read_file, MG_TOOL_READ_ONLY},
     {"outline", "Outline a file",
      "The definitions of one indexed file, by start line: name, kind (function, method, class, struct, ...), "
