@@ -86,7 +86,8 @@ test('a repo with an interval is re-indexed and picks up a file change; one with
     assert.equal(e.tenant, 'local');
     assert.equal(e.status, 'ok', JSON.stringify(e));
   }
-  assert.match(serve.stderr(), /scheduled re-index of alpha: \d+ files \(1 added/);
+  // (the scheduler prints its line after the run's audit event: wait for it)
+  await until('the scheduler says so on stderr', async () => /scheduled re-index of alpha: \d+ files \(1 added/.test(serve.stderr()));
   assert.ok((await scheduled()).ok >= 1);
   // bravo has no interval
   assert.equal((await stats('bravo')).full_index_at, bravo0.full_index_at);
