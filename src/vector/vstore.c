@@ -296,16 +296,14 @@ static int bg_start(int slot, const char *path, const char *gen, const char *rep
     return 0;
 }
 
-/* The repo's vectors of the current generation (a reference): from the
- * cache, else loaded. With wait, the caller waits for a load under way or
+/* The repo's vectors of generation gen, the current one (gen_of; a
+ * reference): from the cache, else loaded. With wait, the caller waits for a load under way or
  * loads them itself; without, a load is started in the background if none
  * is under way and 1 is returned (loading: its progress). 0, 1, or -1 with
  * err set. Vectors of another generation are never returned. */
-static int vset_get(struct mg_db *d, const char *repo_id, const unsigned char key[MG_VKEY_BYTES], bool wait,
-                    struct mg_vload *loading, struct mg_vset **out, struct mg_err *err)
+static int vset_get(struct mg_db *d, const char *repo_id, const unsigned char key[MG_VKEY_BYTES], const char *gen,
+                    bool wait, struct mg_vload *loading, struct mg_vset **out, struct mg_err *err)
 {
-    char gen[64];
-    gen_of(d, key, gen);
     *out = NULL;
     pthread_mutex_lock(&cache_mu);
     int slot;
@@ -462,7 +460,7 @@ static int bs_pin(struct mg_vstore *vs, bool wait, const float *q, int dim, stru
         if (rc <= 0) return rc;
     }
     mg_vset_release(&s->pinned);
-    return vset_get(s->d, s->repo, s->key, wait, loading, &s->pinned, err);
+    return vset_get(s->d, s->repo, s->key, gen, wait, loading, &s->pinned, err);
 }
 
 /* The vectors a search or scoring for q uses (a reference). */
