@@ -91,6 +91,13 @@ static long find_part(json_t *r, const char *needle)
     return -1;
 }
 
+/* The one part whose source names needle (it is there exactly once). */
+static json_t *the_part(json_t *r, const char *needle)
+{
+    ASSERT_EQ_INT(count_parts(r, needle), 1);
+    return json_array_get(json_object_get(r, "parts"), (size_t)find_part(r, needle));
+}
+
 TEST(context_code_piece_is_the_whole_definition_once)
 {
     struct cx c;
@@ -98,8 +105,7 @@ TEST(context_code_piece_is_the_whole_definition_once)
     json_t *r = ctx_call(&c, "{\"prompt\":\"how does audit log rotation work\"}");
     /* the lexical hit (its chunk with the comment above) and the symbol probe of 'rotation' (the
      * definition alone) are one piece: the definition whole, named, with its signature */
-    ASSERT_EQ_INT(count_parts(r, "rotate()"), 1);
-    json_t *p = json_array_get(json_object_get(r, "parts"), (size_t)find_part(r, "rotate()"));
+    json_t *p = the_part(r, "rotate()");
     ASSERT_EQ_STR(pstr(p, "source"),
                   "[source: src/audit.c:4-9 rotate() — function: static int rotate(struct audit_state *a)]");
     ASSERT_EQ_STR(pstr(p, "name"), "rotate");
@@ -128,8 +134,7 @@ TEST(context_long_definition_gives_a_window_around_the_hits)
     json_t *r = ctx_call(&c, "{\"prompt\":\"frobnicate widget\"}");
     /* two hits (one in each of the function's two chunks), windows of 80 lines around lines 157
      * and 167, overlapping: one piece, lines 117-206 */
-    ASSERT_EQ_INT(count_parts(r, "big_function()"), 1);
-    json_t *p = json_array_get(json_object_get(r, "parts"), (size_t)find_part(r, "big_function()"));
+    json_t *p = the_part(r, "big_function()");
     ASSERT_EQ_STR(pstr(p, "source"), "[source: src/audit.c:117-206 big_function() — function 16-217, a window: "
                                      "int big_function(int k)]");
     const char *block = json_string_value(json_object_get(r, "block"));
