@@ -4,7 +4,8 @@ index with vectors in the data directory HOME: one `memgate serve`, its
 first hybrid query (answered by words while vectors load), the seconds
 until the vectors are in, then 60 queries of bench/quality.tsv (seed 1) in
 hybrid and lexical mode (limit 10) and through POST /v1/context: p50/p99.
-BIN: another memgate to time the same way (compare builds in one run)."""
+BIN: another memgate to time the same way (compare builds in one run).
+MEMGATE_HYBRID_WEIGHTS, when set, is passed to the server (fusion weights)."""
 import sys, time, json, subprocess, os, random
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nav_bench as nb
@@ -13,6 +14,7 @@ home = sys.argv[1]
 qs = [l.rstrip("\n").split("\t")[1] for l in open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "quality.tsv")) if not l.startswith("#")]
 random.seed(1); qs = random.sample(qs, 60)
 e = nb.env(); e["MEMGATE_HOME"] = home; e.pop("MEMGATE_EMBEDDER", None)
+if os.environ.get("MEMGATE_HYBRID_WEIGHTS"): e["MEMGATE_HYBRID_WEIGHTS"] = os.environ["MEMGATE_HYBRID_WEIGHTS"]
 p = subprocess.Popen([nb.BIN, "serve", "--listen", "127.0.0.1:0", "--json"], env=e, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 api = nb.Api(json.loads(p.stdout.readline())["port"])
 t0 = time.monotonic()
