@@ -8,6 +8,7 @@
 #ifndef MG_FIXTURES_H
 #define MG_FIXTURES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -21,6 +22,15 @@ struct mg_fixture_io {
     /* a server-to-client request: its result (new reference), or NULL with err */
     json_t *(*request)(struct mg_fixture_io *io, const char *method, json_t *params, int timeout_ms,
                        struct mg_err *err);
+    /* A 2026-07-28 (stateless) request: no server-to-client requests
+     * (request() fails); a fixture that needs input from the client returns
+     * an InputRequiredResult ({"resultType":"input_required",
+     * "inputRequests"?, "requestState"?}), which rpc.c passes through
+     * unchanged, and reads the retry's answers below. */
+    bool modern;
+    json_t *input_responses;   /* params.inputResponses (borrowed), or NULL */
+    const char *request_state; /* params.requestState, or NULL */
+    json_t *client_caps;       /* _meta io.modelcontextprotocol/clientCapabilities (borrowed), or NULL */
 };
 
 struct mg_fixture_tool {
@@ -36,6 +46,10 @@ struct mg_fixture_tool {
 const struct mg_fixture_tool *mg_fixture_tools(size_t *n);
 
 /* Handle a fixture-only method (resources/..., prompts/..., completion/...).
+ * params is the whole params object, _meta, inputResponses and requestState
+ * included (a 2026-07-28 request may be answered with an InputRequiredResult,
+ * as for tools above; rpc.c adds "resultType":"complete" to any result
+ * without one and the caching fields where the method needs them).
  * Returns 1 when handled: *result (new reference) or, on failure, *code and
  * *message (static) for a JSON-RPC error. Returns 0 for a method it does not
  * know. */
