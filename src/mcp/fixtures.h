@@ -39,7 +39,11 @@ struct mg_fixture_tool {
     const char *description;
     const char *input_schema;  /* JSON Schema text */
     const char *output_schema; /* NULL: none */
-    /* *result: a CallToolResult ({"content":[...]}, "isError" for a tool error) */
+    /* 0 and *result: a CallToolResult ({"content":[...]}, "isError" for a
+     * tool error) or an InputRequiredResult; -1 with err: a tool error;
+     * -2 and *result = {"code","message","data"?}: the JSON-RPC error to
+     * answer with (e.g. -32021, MissingRequiredClientCapability). A fixture
+     * may notify subscriptions/listen streams with mg_rpc_broadcast (rpc.h). */
     int (*call)(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err);
 };
 
