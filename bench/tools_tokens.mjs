@@ -23,11 +23,11 @@ const require = createRequire(join(root, 'tests/node/package.json'));
 const { getEncoding } = require('js-tiktoken');
 
 function parseArgs(argv) {
-  const o = { bin: process.env.MEMGATE_BIN || join(root, 'build/memgate'), base: null, json: false };
+  const o = { bin: resolve(process.env.MEMGATE_BIN || join(root, 'build/memgate')), base: null, json: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '--bin') o.bin = argv[++i];
-    else if (a === '--base') o.base = argv[++i];
+    if (a === '--bin') o.bin = resolve(argv[++i]);
+    else if (a === '--base') o.base = resolve(argv[++i]);
     else if (a === '--json') o.json = true;
     else {
       console.error(`tools_tokens: unknown argument ${a}\nusage: tools_tokens.mjs [--bin PATH] [--base PATH] [--json]`);
@@ -93,8 +93,14 @@ async function measure(bin) {
 }
 
 const opt = parseArgs(process.argv.slice(2));
-const cur = await measure(opt.bin);
-const base = opt.base ? await measure(opt.base) : null;
+let cur, base = null;
+try {
+  cur = await measure(opt.bin);
+  if (opt.base) base = await measure(opt.base);
+} catch (e) {
+  console.error(`tools_tokens: ${e.message}`);
+  process.exit(1);
+}
 if (opt.json) {
   console.log(JSON.stringify({ current: cur, base }, null, 2));
 } else {
