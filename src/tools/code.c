@@ -223,7 +223,8 @@ const struct mg_tool mg_tools_code[] = {
      "read_file the lines you need. Paged: pass next_cursor as cursor.",
      MG_S_IN("\"path\":" MG_S_STR "," S_LIMIT("\"maximum\":2000,", "200") "," S_CURSOR "," MG_S_REPO,
              MG_S_REQ("\"path\"")),
-     MG_S_OUT("\"repo\":" MG_S_STR ",\"path\":" MG_S_STR ",\"symbols\":" MG_S_ARR ",\"total\":" MG_S_INT ",\"next_cursor\":" MG_S_NSTR,
+     MG_S_OUT("\"repo\":" MG_S_STR ",\"path\":" MG_S_STR ",\"symbols\":" MG_S_ARR ",\"total\":" MG_S_INT
+              ",\"next_cursor\":" MG_S_NSTR,
               MG_S_REQ("\"repo\",\"path\",\"symbols\",\"total\",\"next_cursor\"")),
      t_outline, MG_TOOL_READ_ONLY},
     {"list_files", "List files",

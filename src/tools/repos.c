@@ -188,7 +188,8 @@ const struct mg_tool mg_tools_repos[] = {
      MG_S_IN("\"path\":{\"type\":\"string\",\"description\":\"absolute path of the repo root\"},\"name\":{\"type\":"
              "\"string\",\"description\":\"repo id instead of the derived one\"}",
              ""),
-     MG_S_OUT("\"repo\":" MG_S_STR ",\"root\":" MG_S_STR ",\"files\":" MG_S_INT, MG_S_REQ("\"repo\",\"root\",\"files\"")),
+     MG_S_OUT("\"repo\":" MG_S_STR ",\"root\":" MG_S_STR ",\"files\":" MG_S_INT,
+              MG_S_REQ("\"repo\",\"root\",\"files\"")),
      t_index_repo, MG_TOOL_IDEMPOTENT},
     {"index_status", "Index status",
      "Sizes, index runs, last error, vectors, file watcher and settings of the session's repo (or repo; all: every "
