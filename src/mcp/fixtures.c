@@ -12,6 +12,13 @@
  * structuredContent. Logging, progress, sampling and elicitation go
  * through the struct mg_fixture_io rpc.c hands them (fixtures.h). They touch
  * no repo and no memory, so they do not pass the gate and are not audited.
+ *
+ * 2026-07-28 (stateless) requests have no server-to-client requests: a
+ * fixture that needs input answers with an InputRequiredResult and reads the
+ * retry's inputResponses (gather()); the same fixtures asked over 2025 send
+ * the requests instead. Its requestState is HMAC-signed (state_seal()), so a
+ * tampered one is refused with a JSON-RPC error (-32602), as is a request
+ * needing a client capability its _meta does not declare (-32021).
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -493,10 +500,18 @@ static int gather(struct mg_fixture_io *io, json_t *requests, const char *state,
         if (cap && !client_has(io, cap)) json_object_set_new(need, cap, json_object());
     }
     if (json_object_size(need) > 0) {
-        char msg[200];
-        snprintf(msg, sizeof(msg), "this request needs client capabilities the request's _meta does not declare (%s%s%s)",
-                 json_object_get(need, "elicitation") ? " elicitation" : "",
-                 json_object_get(need, "sampling") ? " sampling" : "", json_object_get(need, "roots") ? " roots" : "");
+        char msg[200], names[64] = "";
+        const char *cap;
+        json_t *v;
+        json_object_foreach(need, cap, v)
+        {
+            size_t l = strlen(names);
+            snprintf(names + l, sizeof(names) - l, "%s%s", l ? ", " : "", cap);
+        }
+        snprintf(msg, sizeof(msg),
+                 "this request needs client capabilities its _meta io.modelcontextprotocol/clientCapabilities "
+                 "does not declare: %s",
+                 names);
         return tool_fail(io, err, MG_RPC_MISSING_CAPABILITY, json_pack("{s:o}", "requiredCapabilities", need), msg);
     }
     json_decref(need);
