@@ -235,3 +235,27 @@ TEST(mcp_fixtures_modern_resources_and_prompts)
     json_decref(r);
     json_decref(params);
 }
+
+/* Asked over 2025 (no InputRequiredResult there), the same fixtures send
+ * their requests to the client instead. */
+static int asked;
+static json_t *canned(struct mg_fixture_io *io, const char *method, json_t *params, int timeout_ms, struct mg_err *err)
+{
+    asked++;
+    ASSERT_EQ_STR(method, "elicitation/create");
+    const char *msg = json_string_value(json_object_get(params, "message"));
+    if (strstr(msg, "name")) return json_loads("{\"action\":\"accept\",\"content\":{\"name\":\"Bob\"}}", 0, NULL);
+    return json_loads("{\"action\":\"accept\",\"content\":{\"color\":\"green\"}}", 0, NULL);
+}
+
+TEST(mcp_fixtures_legacy_requests_instead)
+{
+    struct mg_fixture_io io = {.log = no_log, .progress = no_progress, .request = canned};
+    json_t *args = json_object(), *r = NULL;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(tool("test_input_required_result_multi_round")->call(&io, args, &r, &err), 0);
+    ASSERT_EQ_INT(asked, 2);
+    ASSERT_EQ_STR(text_of(r), "Bob's favorite color is green.");
+    json_decref(r);
+    json_decref(args);
+}
