@@ -367,7 +367,7 @@ TEST(rpc_tools_list_schemas)
     json_t *tools = json_object_get(json_object_get(r, "result"), "tools");
     static const char *const want[] = {
         "search_code",    "search_symbols", "read_file",     "outline",         "list_files",   "find_references", "callers", "callees", "trace_path", "impact", "repo_map", "list_repos",   "index_repo",
-        "index_status",   "get_repo_settings", "set_repo_settings", "set_scope",      "get_scope",     "clear_scope",     "set_note",     "get_note",
+        "index_status",   "get_repo_settings", "set_repo_settings", "set_scope",      "get_scope",     "clear_scope",     "open_handle",     "set_note",     "get_note",
         "list_notes",     "search_notes",   "delete_note",   "create_project",  "list_projects", "join_project",
         "leave_project",  "delete_project", "remember",      "recall",          "add_entities", "search_entities",
         "retag_entities", "save_preference", "get_profile",  "get_context"};
@@ -379,11 +379,11 @@ TEST(rpc_tools_list_schemas)
         ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(t, "outputSchema"), "type")), "object");
         ASSERT(json_string_length(json_object_get(t, "description")) > 20);
         /* annotations on every tool: what it does to stored state */
-        static const char *const writers = " index_repo set_repo_settings set_scope clear_scope set_note delete_note "
+        static const char *const writers = " index_repo set_repo_settings set_scope clear_scope open_handle set_note delete_note "
                                            "create_project join_project leave_project delete_project remember "
                                            "add_entities retag_entities save_preference ";
         static const char *const destroyers = " set_note delete_note delete_project save_preference ";
-        static const char *const once = " create_project remember add_entities "; /* not idempotent */
+        static const char *const once = " open_handle create_project remember add_entities "; /* not idempotent */
         char key[64];
         snprintf(key, sizeof(key), " %s ", want[i]);
         json_t *a = json_object_get(t, "annotations");

@@ -25,7 +25,8 @@ static json_t *no_request(struct mg_fixture_io *io, const char *method, json_t *
 
 /* One 2026-07-28 call: caps as JSON text (NULL: sampling, elicitation, roots),
  * responses as JSON text or NULL, state or NULL. Returns call()'s rc;
- * *result the result, *error the JSON-RPC error (caller decrefs data). */
+ * *result the result, or (MG_FIXTURE_RPC_ERROR) *error the JSON-RPC error
+ * (caller decrefs data). */
 static int call(const char *name, const char *caps, const char *responses, const char *state, json_t **result,
                 struct mg_fixture_error *error)
 {
@@ -44,8 +45,18 @@ static int call(const char *name, const char *caps, const char *responses, const
     json_t *args = json_object();
     struct mg_err err = {0};
     *result = NULL;
+    memset(error, 0, sizeof(*error));
     int rc = tool(name)->call(&io, args, result, &err);
-    *error = io.error;
+    if (rc == MG_FIXTURE_RPC_ERROR) { /* *result: {"code", "message", "data"?} */
+        ASSERT(json_is_integer(json_object_get(*result, "code")));
+        ASSERT(json_is_string(json_object_get(*result, "message")));
+        error->code = (int)json_integer_value(json_object_get(*result, "code"));
+        snprintf(error->message, sizeof(error->message), "%s",
+                 json_string_value(json_object_get(*result, "message")));
+        error->data = json_incref(json_object_get(*result, "data"));
+        json_decref(*result);
+        *result = NULL;
+    }
     json_decref(args);
     json_decref(c);
     json_decref(r);

@@ -149,6 +149,8 @@ struct sse {
     json_t *msg;
     char *repo_header;
     struct mg_principal who;    /* the request's caller (owned copy) */
+    bool stateless;             /* a 2026-07-28 request: no session */
+    json_t *headers;            /* its Mcp-* headers, names lowercased (mcp.c) */
     struct sse *next_job;       /* h->jobs, under h->mu */
 };
 /* A new stream of session sid (one reference, the caller's); NULL out of memory. */

@@ -4,7 +4,9 @@
  * on; this file runs no tool itself. */
 #include "http/internal.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <strings.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +19,7 @@ static int json_out_send(struct mg_out *o, json_t *msg)
     (void)msg;
     return -1; /* a plain JSON response carries nothing but the reply */
 }
-static struct mg_out json_out = {json_out_send};
+static struct mg_out json_out = {json_out_send, NULL};
 
 static bool has_method(json_t *msg, const char *name)
 {
@@ -60,12 +62,48 @@ static struct mg_session *mcp_session(struct mg_http *h, struct MHD_Connection *
     return NULL;
 }
 
+/* The request's MCP-Protocol-Version and Mcp-* headers, names lowercased,
+ * values without surrounding whitespace: what a 2026-07-28 request is
+ * checked against (rpc.c), kept so a worker can check after the connection
+ * moved on. */
+static enum MHD_Result keep_header(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    if (strncasecmp(key, "mcp-", 4) != 0 || !value) return MHD_YES;
+    char name[128];
+    size_t n = strlen(key);
+    if (n >= sizeof(name)) return MHD_YES;
+    for (size_t i = 0; i <= n; i++) name[i] = (char)tolower((unsigned char)key[i]);
+    while (*value == ' ' || *value == '\t') value++;
+    size_t len = strlen(value);
+    while (len && (value[len - 1] == ' ' || value[len - 1] == '\t')) len--;
+    json_object_set_new(cls, name, json_stringn_nocheck(value, len));
+    return MHD_YES;
+}
+
+static json_t *mcp_headers(struct MHD_Connection *c)
+{
+    json_t *o = json_object();
+    MHD_get_connection_values(c, MHD_HEADER_KIND, keep_header, o);
+    return o;
+}
+
+static const char *header_of(void *ctx, const char *name)
+{
+    char low[128];
+    size_t n = strlen(name);
+    if (n >= sizeof(low)) return NULL;
+    for (size_t i = 0; i <= n; i++) low[i] = (char)tolower((unsigned char)name[i]);
+    return json_string_value(json_object_get(ctx, low));
+}
+
 /* Run a POST stream's request and end its stream. */
 static void sse_job(struct sse *s)
 {
     struct mg_http *h = s->h;
     struct mg_rpc_conn conn = {.srv = h->srv, .session = s->session, .who = &s->who, .repo_header = s->repo_header,
-                               .out = &s->out};
+                               .out = &s->out, .stateless = s->stateless,
+                               .header = s->stateless ? header_of : NULL, .header_ctx = s->headers};
     json_t *reply = NULL;
     mg_rpc_handle(&conn, s->msg, &reply);
     if (reply) {
@@ -170,7 +208,7 @@ static bool wants_priming(struct mg_session *s)
 static enum MHD_Result mcp_post_sse(struct mg_http *h, struct MHD_Connection *c, struct req *r,
                                     struct mg_session *sess, json_t *msg)
 {
-    struct sse *s = mg__sse_new(h, sess->id, false);
+    struct sse *s = mg__sse_new(h, sess ? sess->id : "", false);
     if (!s) {
         json_decref(msg);
         mg_session_put(h->srv->sessions, sess);
@@ -181,7 +219,11 @@ static enum MHD_Result mcp_post_sse(struct mg_http *h, struct MHD_Connection *c,
     mg_principal_copy(&s->who, &r->who); /* on failure: level 0, which may do nothing */
     s->session = sess;
     s->msg = msg;
-    if (wants_priming(sess)) {
+    if (!sess) { /* 2026-07-28: no priming event, no resumption */
+        s->stateless = true;
+        s->headers = mcp_headers(c);
+    }
+    if (sess && wants_priming(sess)) {
         pthread_mutex_lock(&s->mu);
         mg__sse_push_locked(s, NULL, true);
         pthread_mutex_unlock(&s->mu);
@@ -208,6 +250,60 @@ static enum MHD_Result mcp_post_sse(struct mg_http *h, struct MHD_Connection *c,
     return rc;
 }
 
+/* Is a message a 2026-07-28 request: per-request _meta, or a method only
+ * that version has? */
+static bool modern_meta(json_t *msg)
+{
+    const char *m = json_string_value(json_object_get(msg, "method"));
+    if (m && (strcmp(m, "server/discover") == 0 || strcmp(m, "subscriptions/listen") == 0)) return true;
+    json_t *meta = json_object_get(json_object_get(msg, "params"), "_meta");
+    return json_object_get(meta, "io.modelcontextprotocol/protocolVersion") ||
+           json_object_get(meta, "io.modelcontextprotocol/clientCapabilities");
+}
+
+/* A POST without Mcp-Session-Id: a 2026-07-28 request, served on its own.
+ * Answered on an SSE stream when there is something to stream (a
+ * progressToken or a logLevel, or subscriptions/listen), else as JSON with
+ * the status the specification gives its errors. Takes msg. */
+static enum MHD_Result mcp_post_stateless(struct mg_http *h, struct MHD_Connection *c, struct req *r, json_t *msg,
+                                          const struct mg_rpc_kind *k, bool sse_ok, bool json_ok)
+{
+    if (k->batch) {
+        json_decref(msg);
+        return mg__respond_json(c, r, 400,
+                                mg_rpc_error(NULL, MG_RPC_INVALID_REQUEST,
+                                             "invalid request: batches are not part of protocol version 2026-07-28 "
+                                             "(and a 2025 client sends initialize first)",
+                                             NULL));
+    }
+    if (k->requests == 0) { /* a notification (or a stray response): nothing to act on without a session */
+        json_decref(msg);
+        return mg__respond(c, r, 202, NULL, NULL, 0, NULL);
+    }
+    const char *method = json_string_value(json_object_get(msg, "method"));
+    json_t *meta = json_object_get(json_object_get(msg, "params"), "_meta");
+    bool listen = method && strcmp(method, "subscriptions/listen") == 0;
+    bool streams = listen || (method && strcmp(method, "tools/call") == 0 &&
+                              (json_object_get(meta, "progressToken") ||
+                               json_object_get(meta, "io.modelcontextprotocol/logLevel")));
+    if (sse_ok && (streams || !json_ok)) {
+        if (atomic_load(&h->stopping)) {
+            json_decref(msg);
+            return mg__respond_error(c, r, 503, MG_E_SHUTTING_DOWN, "the server is stopping; retry later");
+        }
+        return mcp_post_sse(h, c, r, NULL, msg);
+    }
+    json_t *headers = mcp_headers(c);
+    struct mg_rpc_conn conn = {.srv = h->srv, .who = &r->who, .repo_header = mg__header(c, "X-Memgate-Repo"),
+                               .out = &json_out, .stateless = true, .header = header_of, .header_ctx = headers};
+    json_t *reply = NULL;
+    mg_rpc_handle(&conn, msg, &reply);
+    json_decref(msg);
+    json_decref(headers);
+    if (!reply) return mg__respond(c, r, 202, NULL, NULL, 0, NULL);
+    return mg__respond_json(c, r, mg_rpc_http_status(reply), reply);
+}
+
 enum MHD_Result mg__mcp_post(struct mg_http *h, struct MHD_Connection *c, struct req *r)
 {
     const char *accept = mg__header(c, MHD_HTTP_HEADER_ACCEPT);
@@ -229,6 +325,8 @@ enum MHD_Result mg__mcp_post(struct mg_http *h, struct MHD_Connection *c, struct
     struct mg_sessions *reg = h->srv->sessions;
     const char *rh = mg__header(c, "X-Memgate-Repo");
 
+    /* 2026-07-28 (per-request _meta, or a method only it has): no session, whatever the headers say */
+    if (!k.batch && modern_meta(msg)) return mcp_post_stateless(h, c, r, msg, &k, sse_ok, json_ok);
     if (k.initialize) {
         if (k.batch) {
             json_decref(msg);

@@ -26,6 +26,7 @@ void mg__sse_unref(struct sse *s)
     pthread_cond_destroy(&s->cv);
     mg_buf_release(&s->q);
     free(s->repo_header);
+    json_decref(s->headers);
     mg_principal_release(&s->who);
     free(s);
 }
@@ -101,8 +102,23 @@ static void sse_free(void *cls)
     struct sse *s = cls;
     pthread_mutex_lock(&s->mu);
     s->gone = true;
+    pthread_cond_broadcast(&s->cv); /* a subscriptions/listen worker waits for this */
     pthread_mutex_unlock(&s->mu);
     mg__sse_unref(s);
+}
+
+/* mg_out.wait: until the client leaves or the server ends the stream. */
+static void sse_wait(struct mg_out *o)
+{
+    struct sse *s = (struct sse *)o;
+    pthread_mutex_lock(&s->mu);
+    while (!s->gone && !s->ended && !atomic_load(&s->h->stopping)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 1; /* stopping is a flag, not a signal: look again every second */
+        pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+    }
+    pthread_mutex_unlock(&s->mu);
 }
 
 struct sse * mg__sse_new(struct mg_http *h, const char *sid, bool get)
@@ -110,6 +126,7 @@ struct sse * mg__sse_new(struct mg_http *h, const char *sid, bool get)
     struct sse *s = calloc(1, sizeof(*s));
     if (!s) return NULL;
     s->out.send = sse_send;
+    s->out.wait = sse_wait;
     s->h = h;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);

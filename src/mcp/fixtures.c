@@ -310,12 +310,13 @@ static int rpc_fail(struct mg_fixture_error *e, int code, json_t *data, const ch
     return 1;
 }
 
-/* A tool's JSON-RPC error: io->error, and err with the same message for a
- * caller that can only send a tool error. */
-static int tool_fail(struct mg_fixture_io *io, struct mg_err *err, int code, json_t *data, const char *message)
+/* A tool's JSON-RPC error: *result = {"code", "message", "data"?} (data
+ * taken), and MG_FIXTURE_RPC_ERROR (fixtures.h). */
+static int tool_fail(json_t **result, int code, json_t *data, const char *message)
 {
-    rpc_fail(&io->error, code, data, "%s", message);
-    mg_err_set(err, MG_E_BAD_ARG, "%s", message);
+    *result = json_pack("{s:i, s:s}", "code", code, "message", message);
+    if (*result && data) json_object_set_new(*result, "data", data);
+    else json_decref(data);
     return MG_FIXTURE_RPC_ERROR;
 }
 
@@ -467,8 +468,9 @@ static bool answer_ok(const char *method, json_t *r)
  * Returns 0 with *answers ({key: result}, new reference) when every request
  * is answered; GATHER_REPLY with *result set (an InputRequiredResult asking for what
  * is missing, carrying state when not NULL; or a tool error);
- * MG_FIXTURE_RPC_ERROR (2026-07-28: a capability the client did not
- * declare, -32021; an answer that is not a valid result, -32602).
+ * MG_FIXTURE_RPC_ERROR with *result the JSON-RPC error (2026-07-28: a
+ * capability the client did not declare, -32021; an answer that is not a
+ * valid result, -32602).
  * In a 2026-07-28 request the answers come in params.inputResponses; in an
  * older one the fixture asks the client now (server-to-client requests). */
 static int gather(struct mg_fixture_io *io, json_t *requests, const char *state, json_t **answers, json_t **result,
@@ -512,7 +514,7 @@ static int gather(struct mg_fixture_io *io, json_t *requests, const char *state,
                  "this request needs client capabilities its _meta io.modelcontextprotocol/clientCapabilities "
                  "does not declare: %s",
                  names);
-        return tool_fail(io, err, MG_RPC_MISSING_CAPABILITY, json_pack("{s:o}", "requiredCapabilities", need), msg);
+        return tool_fail(result, MG_RPC_MISSING_CAPABILITY, json_pack("{s:o}", "requiredCapabilities", need), msg);
     }
     json_decref(need);
     json_t *got = json_object(), *missing = json_object();
@@ -529,7 +531,7 @@ static int gather(struct mg_fixture_io *io, json_t *requests, const char *state,
             snprintf(msg, sizeof(msg), "inputResponses.%.64s is not a valid result of %s", key, method);
             json_decref(got);
             json_decref(missing);
-            return tool_fail(io, err, MG_RPC_INVALID_PARAMS, NULL, msg);
+            return tool_fail(result, MG_RPC_INVALID_PARAMS, NULL, msg);
         }
         json_object_set(got, key, r);
     }
@@ -619,14 +621,14 @@ static json_t *textf_result(const char *fmt, ...)
 
 /* The request state the client echoed, checked: 0 with *payload (new
  * reference, NULL when the request carries no state), or
- * MG_FIXTURE_RPC_ERROR (-32602) when it fails verification. */
-static int state_in(struct mg_fixture_io *io, const char *what, json_t *args, json_t **payload, struct mg_err *err)
+ * MG_FIXTURE_RPC_ERROR (*result: -32602) when it fails verification. */
+static int state_in(struct mg_fixture_io *io, const char *what, json_t *args, json_t **payload, json_t **result)
 {
     *payload = NULL;
     if (!io->request_state) return 0;
     const char *why;
     *payload = state_open(what, args, io->request_state, &why);
-    return *payload ? 0 : tool_fail(io, err, MG_RPC_INVALID_PARAMS, NULL, why);
+    return *payload ? 0 : tool_fail(result, MG_RPC_INVALID_PARAMS, NULL, why);
 }
 
 static int t_irr_elicitation(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
@@ -673,7 +675,7 @@ static int confirm_with_state(const char *what, struct mg_fixture_io *io, json_t
                               struct mg_err *err)
 {
     json_t *payload;
-    int rc = state_in(io, what, args, &payload, err);
+    int rc = state_in(io, what, args, &payload, result);
     if (rc != 0) return rc;
     char *state = NULL;
     if (io->modern) {
@@ -690,7 +692,6 @@ static int confirm_with_state(const char *what, struct mg_fixture_io *io, json_t
     json_decref(payload);
     json_t *reqs = json_pack("{s:o}", "confirm", ask_form("Please confirm", "ok", "boolean")), *got;
     rc = gather(&in, reqs, state, &got, result, err);
-    io->error = in.error;
     json_decref(reqs);
     free(state);
     if (rc != 0) return rc == GATHER_REPLY ? 0 : rc;
@@ -717,7 +718,7 @@ static int t_irr_multiple(struct mg_fixture_io *io, json_t *args, json_t **resul
 {
     static const char what[] = "tools/call test_input_required_result_multiple_inputs";
     json_t *payload;
-    int rc = state_in(io, what, args, &payload, err);
+    int rc = state_in(io, what, args, &payload, result);
     if (rc != 0) return rc;
     json_decref(payload); /* any valid state of this request: the answers are what counts */
     json_t *reqs = json_pack("{s:o, s:o, s:o}", "user_name", ask_form("What is your name?", "name", "string"),
@@ -749,7 +750,7 @@ static int t_irr_multi_round(struct mg_fixture_io *io, json_t *args, json_t **re
 {
     static const char what[] = "tools/call test_input_required_result_multi_round";
     json_t *payload, *got, *reqs;
-    int rc = state_in(io, what, args, &payload, err);
+    int rc = state_in(io, what, args, &payload, result);
     if (rc != 0) return rc;
     bool round2 = json_is_string(json_object_get(payload, "name"));
     if (!round2) { /* round 1, or its retry */
@@ -776,7 +777,6 @@ static int t_irr_multi_round(struct mg_fixture_io *io, json_t *args, json_t **re
     }
     reqs = json_pack("{s:o}", "step2", ask_form("Step 2: What is your favorite color?", "color", "string"));
     rc = gather(&in, reqs, state, &got, result, err);
-    io->error = in.error;
     json_decref(reqs);
     free(state);
     if (rc == 0) {
@@ -1088,8 +1088,12 @@ static int prompt_needing_input(json_t *params, json_t **result, struct mg_fixtu
            *got;
     int rc = gather(&io, reqs, NULL, &got, result, &err);
     json_decref(reqs);
-    if (rc == MG_FIXTURE_RPC_ERROR) {
-        *e = io.error;
+    if (rc == MG_FIXTURE_RPC_ERROR) { /* *result: {"code", "message", "data"?} */
+        rpc_fail(e, (int)json_integer_value(json_object_get(*result, "code")),
+                 json_incref(json_object_get(*result, "data")), "%s",
+                 json_string_value(json_object_get(*result, "message")));
+        json_decref(*result);
+        *result = NULL;
         return 1;
     }
     if (rc != 0) return 1; /* *result: the InputRequiredResult */

@@ -15,21 +15,8 @@
 
 #include "util/err.h"
 
-/* A JSON-RPC error a fixture answers with instead of a result (2026-07-28:
- * a requestState that fails its integrity check, -32602; a client capability
- * the request needs but the client did not declare, -32021 with
- * data.requiredCapabilities; a resource that does not exist, -32602 with
- * data.uri). */
-struct mg_fixture_error {
-    int code;          /* 0: no error */
-    char message[256];
-    json_t *data;      /* error.data (a new reference: whoever sends the error takes it), or NULL */
-};
-
-/* call() returns this when the answer is the JSON-RPC error in io->error
- * (*result NULL; err holds the same message, for a caller that can only send
- * a tool error). */
-#define MG_FIXTURE_RPC_ERROR 1
+/* call()'s return for "answer with the JSON-RPC error in *result" (below). */
+#define MG_FIXTURE_RPC_ERROR (-2)
 
 /* What a fixture tool may send while it runs (rpc.c provides it). */
 struct mg_fixture_io {
@@ -47,7 +34,6 @@ struct mg_fixture_io {
     json_t *input_responses;   /* params.inputResponses (borrowed), or NULL */
     const char *request_state; /* params.requestState, or NULL */
     json_t *client_caps;       /* _meta io.modelcontextprotocol/clientCapabilities (borrowed), or NULL */
-    struct mg_fixture_error error; /* out: set when call() returns MG_FIXTURE_RPC_ERROR */
 };
 
 struct mg_fixture_tool {
@@ -56,9 +42,11 @@ struct mg_fixture_tool {
     const char *description;
     const char *input_schema;  /* JSON Schema text */
     const char *output_schema; /* NULL: none */
-    /* *result: a CallToolResult ({"content":[...]}, "isError" for a tool error)
-     * or an InputRequiredResult, and 0; MG_FIXTURE_RPC_ERROR with io->error;
-     * -1 with err (rpc.c sends a tool error) */
+    /* 0 and *result: a CallToolResult ({"content":[...]}, "isError" for a
+     * tool error) or an InputRequiredResult; -1 with err: a tool error;
+     * -2 and *result = {"code","message","data"?}: the JSON-RPC error to
+     * answer with (e.g. -32021, MissingRequiredClientCapability). A fixture
+     * may notify subscriptions/listen streams with mg_rpc_broadcast (rpc.h). */
     int (*call)(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err);
 };
 
@@ -73,8 +61,15 @@ const struct mg_fixture_tool *mg_fixture_tools(size_t *n);
  * *message (static) for a JSON-RPC error. Returns 0 for a method it does not
  * know. */
 int mg_fixtures_handle(const char *method, json_t *params, json_t **result, int *code, const char **message);
-/* The same, with the error's data: on failure *error (code, message, data
- * as a new reference or NULL) instead of a static message. */
+/* The same with the error's data, which 2026-07-28 errors carry (SEP-2164:
+ * resources/read of an unknown URI is -32602 with data.uri; -32021 has
+ * data.requiredCapabilities): on failure *error, with data a new reference
+ * or NULL. */
+struct mg_fixture_error {
+    int code;
+    char message[256];
+    json_t *data;
+};
 int mg_fixtures_handle_ex(const char *method, json_t *params, json_t **result, struct mg_fixture_error *error);
 /* Capabilities the fixtures add to initialize's result (resources, prompts,
  * completions), merged into caps. */

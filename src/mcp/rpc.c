@@ -5,7 +5,8 @@
  *   2. server-to-client requests and notifications
  *   3. the channel a tool call gets (progress, log, roots) and the fixtures' I/O
  *   4. methods
- *   5. dispatch: one message, a batch
+ *   5. 2026-07-28: discovery, subscriptions, header checks, dispatch
+ *   6. dispatch: one message, a batch
  */
 #include "mcp/rpc.h"
 
@@ -15,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <sodium.h>
 
 #include "mcp/fixtures.h"
 #include "tools/tools.h"
@@ -119,6 +122,10 @@ static json_t *request(const struct mg_rpc_conn *c, const char *method, json_t *
                        struct mg_err *err)
 {
     struct mg_session *s = c->session;
+    if (c->stateless) { /* 2026-07-28: input requests ride in an InputRequiredResult instead */
+        mg_err_set(err, MG_E_UNSUPPORTED, "a 2026-07-28 request cannot send '%s' to the client", method);
+        return NULL;
+    }
     if (!c->out) {
         mg_err_set(err, MG_E_UNSUPPORTED, "this transport cannot send '%s' to the client", method);
         return NULL;
@@ -236,12 +243,9 @@ static void ch_log(struct mg_channel *ch, const char *level, const char *message
     log_line(of_ch(ch)->c, level, message);
 }
 
-static int ch_roots(struct mg_channel *ch, char ***paths, size_t *n, struct mg_err *err)
+/* A ListRootsResult's roots as paths (v malloc'd, NULL-terminated). */
+static int roots_paths(json_t *r, char ***paths, size_t *n, struct mg_err *err)
 {
-    *paths = NULL;
-    *n = 0;
-    json_t *r = request(of_ch(ch)->c, "roots/list", NULL, ROOTS_TIMEOUT_MS, err);
-    if (!r) return -1;
     json_t *roots = json_object_get(r, "roots"), *e;
     size_t i;
     char **v = calloc(json_array_size(roots) + 1, sizeof(char *));
@@ -251,9 +255,26 @@ static int ch_roots(struct mg_channel *ch, char ***paths, size_t *n, struct mg_e
         char *p = uri && v ? mg_uri_to_path(uri) : NULL;
         if (p) v[(*n)++] = p;
     }
-    json_decref(r);
     *paths = v;
     return v ? 0 : mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+}
+
+static int ch_roots(struct mg_channel *ch, char ***paths, size_t *n, struct mg_err *err)
+{
+    *paths = NULL;
+    *n = 0;
+    struct channel *cc = of_ch(ch);
+    if (cc->io.modern) { /* the roots come with the retry of an InputRequiredResult */
+        json_t *r = json_object_get(cc->io.input_responses, "roots");
+        if (!json_is_object(r))
+            return mg_err_set(err, MG_E_INPUT_REQUIRED, "the call needs the client's workspace roots");
+        return roots_paths(r, paths, n, err);
+    }
+    json_t *r = request(cc->c, "roots/list", NULL, ROOTS_TIMEOUT_MS, err);
+    if (!r) return -1;
+    int rc = roots_paths(r, paths, n, err);
+    json_decref(r);
+    return rc;
 }
 
 static void io_log(struct mg_fixture_io *io, const char *level, const char *message)
@@ -278,6 +299,10 @@ struct call {
     const struct mg_rpc_conn *c;
     json_t *id, *params;
     const char *method;
+    bool modern;         /* a 2026-07-28 request */
+    json_t *caps;        /* its client capabilities (borrowed) */
+    int log_level;       /* its _meta logLevel, -1 for none (then no log lines) */
+    bool no_reply;       /* answered later, or never (a stdio subscriptions/listen) */
     int code;            /* JSON-RPC error, when set */
     char message[512];
     json_t *data;
@@ -309,7 +334,8 @@ static json_t *fail(struct call *c, int code, const char *fmt, ...)
     "leave_project, delete_project); entities are named things (add_entities, search_entities, retag_entities); "  \
     "an agent's preferences hold in every repo (save_preference, get_profile). Calls act on the repo this "        \
     "session is bound to (the client's roots, or the directory memgate mcp runs in); when several repos are "      \
-    "indexed and none is bound, pass `repo` (list_repos shows the ids)."
+    "indexed and none is bound, pass `repo` (list_repos shows the ids). Without a session (protocol 2026-07-28), " \
+    "open_handle returns a handle: pass it as `handle` so the binding, scope and memory session carry over."
 
 static json_t *m_initialize(struct call *c)
 {
@@ -379,7 +405,13 @@ static json_t *tool_json(const char *name, const char *title, const char *descri
         json_object_set_new(o, "annotations", a);
     }
     json_t *in = json_loads(input, 0, &je);
-    json_object_set_new(o, "inputSchema", in ? in : json_pack("{s:s}", "type", "object"));
+    if (!in) in = json_pack("{s:s}", "type", "object");
+    if (hints != ~0u) { /* every memgate tool takes a handle (open_handle; rpc.c takes it off the arguments) */
+        json_t *props = json_object_get(in, "properties");
+        if (!json_is_object(props)) json_object_set_new(in, "properties", props = json_object());
+        json_object_set_new(props, "handle", json_pack("{s:s}", "type", "string"));
+    }
+    json_object_set_new(o, "inputSchema", in);
     if (output) {
         json_t *out = json_loads(output, 0, &je);
         if (out) json_object_set_new(o, "outputSchema", out);
@@ -401,7 +433,10 @@ static json_t *m_tools_list(struct call *c)
             json_array_append_new(a, tool_json(f[i].name, f[i].title, f[i].description, f[i].input_schema,
                                                f[i].output_schema, ~0u));
     }
-    return json_pack("{s:o}", "tools", a);
+    json_t *r = json_pack("{s:o}", "tools", a);
+    /* the same for every caller, until the binary changes */
+    if (c->modern) json_object_update_new(r, json_pack("{s:i, s:s}", "ttlMs", 3600000, "cacheScope", "public"));
+    return r;
 }
 
 static const struct mg_fixture_tool *fixture_find(const struct mg_server *srv, const char *name)
@@ -416,7 +451,7 @@ static const struct mg_fixture_tool *fixture_find(const struct mg_server *srv, c
 
 static void add_meta(const struct mg_rpc_conn *c, json_t *res)
 {
-    if (!c->srv->verbose) return;
+    if (!c->srv->verbose || !c->session) return;
     struct mg_session *s = c->session;
     char when[32];
     time_t now = time(NULL);
@@ -445,6 +480,77 @@ static json_t *error_result(const struct mg_err *err, json_t *data)
     return res;
 }
 
+/* The session a tools/call runs in: the one its `handle` argument names
+ * (then taken off *args), else for a 2026-07-28 request a fresh one of its
+ * own, else the connection's. A reference held; NULL with err. */
+static struct mg_session *call_session(struct call *c, json_t **args, struct mg_err *err)
+{
+    struct mg_sessions *reg = c->c->srv->sessions;
+    json_t *h = *args ? json_object_get(*args, "handle") : NULL;
+    if (h) {
+        const char *id = json_string_value(h);
+        if (!id) {
+            mg_err_set(err, MG_E_BAD_ARG, "argument 'handle' must be a string (open_handle returns one)");
+            return NULL;
+        }
+        enum mg_lookup how = MG_SESSION_UNKNOWN;
+        struct mg_session *s = mg_sessions_get(reg, id, &how);
+        if (s && (s->kind != MG_SESSION_HANDLE || strcmp(s->tenant, c->c->who->tenant) != 0)) {
+            mg_session_put(reg, s); /* another tenant's handle does not exist for this caller */
+            s = NULL;
+        }
+        if (!s) {
+            mg_err_set(err, MG_E_HANDLE_INVALID, "handle '%.40s' is %s; call open_handle for a new one", id,
+                       how == MG_SESSION_EXPIRED ? "expired" : "unknown");
+            return NULL;
+        }
+        json_t *rest = json_copy(*args);
+        json_object_del(rest, "handle");
+        *args = rest; /* the caller drops it */
+        return s;
+    }
+    if (*args) json_incref(*args);
+    if (!c->modern) {
+        mg_session_ref(reg, c->c->session);
+        return c->c->session;
+    }
+    const char *inst = getenv("MEMGATE_INSTANCE_ID");
+    struct mg_session *s = mg_sessions_create(reg, MG_SESSION_CLI, NULL, inst && *inst ? inst : NULL, err);
+    if (!s) {
+        json_decref(*args);
+        return NULL;
+    }
+    mg_sessions_remove(reg, s->id); /* one request, one session: nobody else can name it */
+    snprintf(s->tenant, sizeof(s->tenant), "%s", c->c->who->tenant);
+    json_t *meta = json_object_get(c->params, "_meta");
+    const char *root = json_string_value(json_object_get(meta, MG_MCP_ROOT_META));
+    pthread_mutex_lock(&s->mu);
+    s->log_level = c->log_level;
+    if (c->c->session) { /* stdio: `memgate mcp --repo` bound the process */
+        pthread_mutex_lock(&c->c->session->mu);
+        snprintf(s->repo, sizeof(s->repo), "%s", c->c->session->repo);
+        pthread_mutex_unlock(&c->c->session->mu);
+    }
+    char *path = root ? mg_uri_to_path(root) : NULL;
+    if (path) {
+        s->root = path;
+        s->repo[0] = 0;
+        s->roots = MG_ROOTS_KNOWN;
+    } else if (!s->repo[0] && json_is_object(json_object_get(c->caps, "roots"))) {
+        s->roots = MG_ROOTS_UNKNOWN; /* asked through an InputRequiredResult when the call needs a binding */
+    } else {
+        s->roots = MG_ROOTS_NONE;
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (root && !path) {
+        mg_session_put(reg, s);
+        json_decref(*args);
+        mg_err_set(err, MG_E_BAD_ARG, "_meta[\"%s\"] must be an absolute path or a file:// URI", MG_MCP_ROOT_META);
+        return NULL;
+    }
+    return s;
+}
+
 static json_t *m_tools_call(struct call *c)
 {
     const char *name = json_string_value(json_object_get(c->params, "name"));
@@ -457,29 +563,60 @@ static json_t *m_tools_call(struct call *c)
         return fail(c, MG_RPC_INVALID_PARAMS, "params.arguments must be an object");
     if (!json_is_object(args)) args = NULL;
     json_t *tok = json_object_get(json_object_get(c->params, "_meta"), "progressToken");
+    json_t *answers = json_object_get(c->params, "inputResponses");
     struct channel ch = {
         .ch = {ch_progress, ch_log, ch_roots},
-        .io = {io_log, io_progress, io_request},
+        .io = {io_log, io_progress, io_request, .modern = c->modern,
+               .input_responses = json_is_object(answers) ? answers : NULL,
+               .request_state = json_string_value(json_object_get(c->params, "requestState")),
+               .client_caps = c->caps},
         .c = c->c,
         .token = (json_is_string(tok) || json_is_integer(tok)) ? tok : NULL,
     };
 
     json_t *result = NULL, *res;
     struct mg_err err = {0};
+    struct mg_rpc_conn conn = *c->c; /* the call's: its session, and stateless for a modern request */
+    if (c->modern) conn.stateless = true;
+    ch.c = &conn;
     if (ft) { /* a conformance fixture: MCP-level, no repo, no memory */
+        struct mg_session own_s = {0};
+        if (c->modern) { /* its log lines follow the request's logLevel */
+            pthread_mutex_init(&own_s.mu, NULL);
+            own_s.log_level = c->log_level;
+            conn.session = &own_s;
+        }
         json_t *own = args ? json_incref(args) : json_object();
         int rc = ft->call(&ch.io, own, &result, &err);
         json_decref(own);
+        if (c->modern) pthread_mutex_destroy(&own_s.mu);
+        if (rc == -2) { /* a JSON-RPC error the fixture chose (fixtures.h) */
+            mg_metrics_tool(name, false);
+            json_t *code = json_object_get(result, "code");
+            const char *msg = json_string_value(json_object_get(result, "message"));
+            c->data = json_incref(json_object_get(result, "data"));
+            fail(c, json_is_integer(code) ? (int)json_integer_value(code) : MG_RPC_INTERNAL_ERROR, "%s",
+                 msg ? msg : "fixture error");
+            json_decref(result);
+            return NULL;
+        }
         mg_metrics_tool(name, rc == 0 && !json_is_true(json_object_get(result, "isError")));
         res = rc == 0 ? result : error_result(&err, NULL);
         if (rc != 0) json_decref(result);
         add_meta(c->c, res);
         return res;
     }
+    struct mg_session *sess = call_session(c, &args, &err);
+    if (!sess) {
+        res = error_result(&err, json_pack("{s:s, s:s}", "code", err.code, "message", err.msg));
+        add_meta(c->c, res);
+        return res;
+    }
+    conn.session = sess;
     struct mg_request_spec spec = {
         .srv = c->c->srv,
         .who = c->c->who,
-        .session = c->c->session,
+        .session = sess,
         .repo_header = c->c->repo_header,
         .cwd = c->c->cwd,
         .channel = &ch.ch,
@@ -489,7 +626,12 @@ static json_t *m_tools_call(struct call *c)
     if (mg_request_init(&x, &spec, &err) != 0) {
         res = error_result(&err, NULL);
     } else if (mg_tools_call(&x, t, args, &result, &err) != 0) {
-        res = error_result(&err, mg_tools_error_json(&x, &err));
+        if (c->modern && err.code && strcmp(err.code, MG_E_INPUT_REQUIRED) == 0)
+            /* only asked when the client declared roots (call_session) */
+            res = json_pack("{s:s, s:{s:{s:s, s:{}}}}", "resultType", "input_required", "inputRequests", "roots",
+                            "method", "roots/list", "params");
+        else
+            res = error_result(&err, mg_tools_error_json(&x, &err));
     } else {
         /* the text rounds numbers to 6 significant digits ("took_ms":10.0922, not
          * 10.092224000021815); structuredContent keeps them exact */
@@ -500,7 +642,9 @@ static json_t *m_tools_call(struct call *c)
     }
     json_decref(result);
     if (x.srv) mg_request_release(&x);
-    add_meta(c->c, res);
+    mg_session_put(c->c->srv->sessions, sess);
+    json_decref(args);
+    add_meta(&conn, res);
     return res;
 }
 
@@ -529,11 +673,364 @@ static json_t *dispatch(struct call *c)
     return fail(c, MG_RPC_METHOD_NOT_FOUND, "method '%s' not found", m);
 }
 
-/* ---- 5. dispatch ------------------------------------------------------------------------------------ */
+/* ---- 5. 2026-07-28: discovery, subscriptions, header checks, dispatch -------------------------------- */
 
-static void notification(const struct mg_rpc_conn *c, const char *m)
+#define META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define META_CAPS "io.modelcontextprotocol/clientCapabilities"
+#define META_LOG "io.modelcontextprotocol/logLevel"
+#define META_SERVER "io.modelcontextprotocol/serverInfo"
+#define META_SUB "io.modelcontextprotocol/subscriptionId"
+
+/* Every version this server speaks: the modern one, then the legacy ones
+ * (initialize). */
+static json_t *all_versions(void)
 {
+    json_t *a = json_pack("[s]", MG_MCP_MODERN);
+    for (int i = 0; mg_mcp_versions[i]; i++) json_array_append_new(a, json_string(mg_mcp_versions[i]));
+    return a;
+}
+
+static json_t *server_caps(const struct call *c)
+{
+    json_t *caps = json_pack("{s:{s:b}}", "tools", "listChanged", 0);
+    if (!c->modern) json_object_set_new(caps, "logging", json_object());
+    if (c->c->srv->fixtures) mg_fixtures_capabilities(caps);
+    return caps;
+}
+
+static json_t *m_discover(struct call *c)
+{
+    return json_pack("{s:o, s:o, s:s, s:i, s:s}", "supportedVersions", all_versions(), "capabilities",
+                     server_caps(c), "instructions", MG_MCP_INSTRUCTIONS, "ttlMs", 3600000, "cacheScope",
+                     "public");
+}
+
+/* subscriptions/listen: the open streams and what each asked for. */
+struct listener {
+    json_t *id;          /* the listen request's id: the subscription id */
+    unsigned kinds;      /* MG_LISTEN_* */
+    char tenant[65];
+    struct mg_out *out;
+    struct listener *next;
+};
+static pthread_mutex_t listeners_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct listener *listeners;
+
+static void listener_free(struct listener *l)
+{
+    json_decref(l->id);
+    free(l);
+}
+
+void mg_rpc_broadcast(unsigned kind, const char *tenant, const char *method, json_t *params)
+{
+    if (!params) params = json_object();
+    pthread_mutex_lock(&listeners_mu);
+    for (struct listener *l = listeners; l; l = l->next) {
+        if (!(l->kinds & kind) || (tenant && strcmp(tenant, l->tenant) != 0)) continue;
+        json_t *p = json_deep_copy(params);
+        json_t *meta = json_object_get(p, "_meta");
+        if (!json_is_object(meta)) json_object_set_new(p, "_meta", meta = json_object());
+        json_object_set(meta, META_SUB, l->id);
+        json_t *m = json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method", method, "params", p);
+        l->out->send(l->out, m); /* a stream that is gone fails here; its listen call drops it */
+        json_decref(m);
+    }
+    pthread_mutex_unlock(&listeners_mu);
+    json_decref(params);
+}
+
+/* Remove the listeners of out (and, when id is given, only that one); how many. */
+static size_t unlisten(struct mg_out *out, json_t *id)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&listeners_mu);
+    for (struct listener **pp = &listeners; *pp;) {
+        struct listener *l = *pp;
+        if (l->out == out && (!id || json_equal(id, l->id))) {
+            *pp = l->next;
+            listener_free(l);
+            n++;
+        } else {
+            pp = &l->next;
+        }
+    }
+    pthread_mutex_unlock(&listeners_mu);
+    return n;
+}
+
+void mg_rpc_forget_out(struct mg_out *o) { unlisten(o, NULL); }
+
+static json_t *m_listen(struct call *c)
+{
+    json_t *want = json_object_get(c->params, "notifications");
+    if (want && !json_is_object(want))
+        return fail(c, MG_RPC_INVALID_PARAMS, "params.notifications must be an object");
+    bool fx = c->c->srv->fixtures;
+    json_t *ack = json_object();
+    unsigned kinds = 0;
+    if (json_is_true(json_object_get(want, "toolsListChanged"))) {
+        kinds |= MG_LISTEN_TOOLS;
+        json_object_set_new(ack, "toolsListChanged", json_true());
+    }
+    if (fx && json_is_true(json_object_get(want, "promptsListChanged"))) {
+        kinds |= MG_LISTEN_PROMPTS;
+        json_object_set_new(ack, "promptsListChanged", json_true());
+    }
+    if (fx && json_is_true(json_object_get(want, "resourcesListChanged"))) {
+        kinds |= MG_LISTEN_RESOURCES;
+        json_object_set_new(ack, "resourcesListChanged", json_true());
+    }
+    if (json_is_true(json_object_get(want, "memgate/indexChanged"))) {
+        kinds |= MG_LISTEN_INDEX;
+        json_object_set_new(ack, "memgate/indexChanged", json_true());
+    }
+    /* resourceSubscriptions: memgate's resources do not change; not acknowledged */
+    struct listener *l = calloc(1, sizeof(*l));
+    if (!l) {
+        json_decref(ack);
+        return fail(c, MG_RPC_INTERNAL_ERROR, "out of memory");
+    }
+    l->id = json_incref(c->id);
+    l->kinds = kinds;
+    l->out = c->c->out;
+    snprintf(l->tenant, sizeof(l->tenant), "%s", c->c->who->tenant);
+    json_t *m = json_pack("{s:s, s:s, s:{s:{s:O}, s:o}}", "jsonrpc", "2.0", "method",
+                          "notifications/subscriptions/acknowledged", "params", "_meta", META_SUB, c->id,
+                          "notifications", ack);
+    /* under the lock: the acknowledgement goes out before any notification of this subscription */
+    pthread_mutex_lock(&listeners_mu);
+    int sent = l->out ? l->out->send(l->out, m) : -1;
+    if (sent == 0) {
+        l->next = listeners;
+        listeners = l;
+    }
+    pthread_mutex_unlock(&listeners_mu);
+    json_decref(m);
+    if (sent != 0) {
+        listener_free(l);
+        return fail(c, MG_RPC_INVALID_REQUEST,
+                    "subscriptions/listen needs a stream: accept text/event-stream (HTTP) or use stdio");
+    }
+    if (!l->out->wait) { /* stdio: open until notifications/cancelled or the end of the process */
+        c->no_reply = true;
+        return NULL;
+    }
+    struct mg_out *out = l->out;
+    out->wait(out);
+    unlisten(out, c->id);
+    return json_pack("{s:{s:O}}", "_meta", META_SUB, c->id); /* a graceful end */
+}
+
+/* A header's value against the body's: equal, after decoding the
+ * =?base64?...?= form. */
+static bool header_matches(const char *h, const char *body)
+{
+    size_t n = strlen(h);
+    if (n >= 11 && strncmp(h, "=?base64?", 9) == 0 && strcmp(h + n - 2, "?=") == 0) {
+        unsigned char buf[1024];
+        size_t len = 0;
+        if (sodium_base642bin(buf, sizeof(buf) - 1, h + 9, n - 11, NULL, &len, NULL,
+                              sodium_base64_VARIANT_ORIGINAL) != 0)
+            return false;
+        buf[len] = 0;
+        return len == strlen(body) && memcmp(buf, body, len) == 0;
+    }
+    return strcmp(h, body) == 0;
+}
+
+static bool header_chars_ok(const char *h)
+{
+    for (const unsigned char *p = (const unsigned char *)h; *p; p++)
+        if ((*p < 0x20 && *p != '\t') || *p > 0x7e) return false;
+    return true;
+}
+
+/* An argument as its header form: strings as they are, integers in decimal,
+ * booleans lowercase; other values have none. */
+static bool header_form(json_t *v, char *out, size_t cap)
+{
+    if (json_is_string(v)) snprintf(out, cap, "%s", json_string_value(v));
+    else if (json_is_integer(v)) snprintf(out, cap, "%lld", (long long)json_integer_value(v));
+    else if (json_is_boolean(v)) snprintf(out, cap, "%s", json_is_true(v) ? "true" : "false");
+    else if (json_is_real(v)) snprintf(out, cap, "%.17g", json_real_value(v));
+    else return false;
+    return true;
+}
+
+static bool numbers_equal(const char *a, const char *b)
+{
+    char *ea, *eb;
+    double x = strtod(a, &ea), y = strtod(b, &eb);
+    return *a && *b && !*ea && !*eb && x == y;
+}
+
+/* tools/call's Mcp-Param-{Name} headers against the arguments marked
+ * x-mcp-header in the tool's input schema. 0, or -1 after fail(). */
+static int check_param_headers(struct call *c)
+{
+    const char *name = json_string_value(json_object_get(c->params, "name"));
+    const char *schema = NULL;
+    const struct mg_tool *t = name ? mg_tool_find(name) : NULL;
+    const struct mg_fixture_tool *ft = name && !t ? fixture_find(c->c->srv, name) : NULL;
+    schema = t ? t->input_schema : ft ? ft->input_schema : NULL;
+    if (!schema || !strstr(schema, "x-mcp-header")) return 0;
+    json_t *sch = json_loads(schema, 0, NULL);
+    json_t *args = json_object_get(c->params, "arguments");
+    const char *prop;
+    json_t *def;
+    int rc = 0;
+    json_object_foreach(json_object_get(sch, "properties"), prop, def)
+    {
+        const char *hn = json_string_value(json_object_get(def, "x-mcp-header"));
+        if (!hn) continue;
+        char key[160], want[1024];
+        snprintf(key, sizeof(key), "Mcp-Param-%s", hn);
+        const char *got = c->c->header(c->c->header_ctx, key);
+        json_t *v = json_object_get(args, prop);
+        if (got && !header_chars_ok(got)) {
+            fail(c, MG_RPC_HEADER_MISMATCH, "Header mismatch: %s holds characters a header may not carry", key);
+            rc = -1;
+            break;
+        }
+        if (!v || json_is_null(v)) continue; /* no value: no header expected */
+        if (!header_form(v, want, sizeof(want))) continue;
+        if (!got) {
+            fail(c, MG_RPC_HEADER_MISMATCH, "Header mismatch: %s is missing; argument '%s' is in the body", key, prop);
+            rc = -1;
+            break;
+        }
+        bool same = header_matches(got, want) || ((json_is_integer(v) || json_is_real(v)) && numbers_equal(got, want));
+        if (!same) {
+            fail(c, MG_RPC_HEADER_MISMATCH, "Header mismatch: %s does not match argument '%s'", key, prop);
+            rc = -1;
+            break;
+        }
+    }
+    json_decref(sch);
+    return rc;
+}
+
+/* The HTTP headers of a 2026-07-28 request against its body. 0, or -1
+ * after fail(). */
+static int check_headers(struct call *c, const char *version)
+{
+    const struct mg_rpc_conn *k = c->c;
+    const char *pv = k->header(k->header_ctx, "MCP-Protocol-Version");
+    if (!pv || strcmp(pv, version) != 0) {
+        fail(c, MG_RPC_HEADER_MISMATCH, "Header mismatch: MCP-Protocol-Version %s%s%s does not match _meta's '%s'",
+             pv ? "'" : "", pv ? pv : "is missing and", pv ? "'" : "", version);
+        return -1;
+    }
+    const char *mh = k->header(k->header_ctx, "Mcp-Method");
+    if (!mh || strcmp(mh, c->method) != 0) {
+        fail(c, MG_RPC_HEADER_MISMATCH, "Header mismatch: Mcp-Method %s does not match the body's method '%s'",
+             mh ? "value" : "is missing and", c->method);
+        return -1;
+    }
+    const char *field = strcmp(c->method, "tools/call") == 0 || strcmp(c->method, "prompts/get") == 0 ? "name"
+                        : strcmp(c->method, "resources/read") == 0                                    ? "uri"
+                                                                                                      : NULL;
+    if (field) {
+        const char *body = json_string_value(json_object_get(c->params, field));
+        const char *nh = k->header(k->header_ctx, "Mcp-Name");
+        if (body && (!nh || !header_chars_ok(nh) || !header_matches(nh, body))) {
+            fail(c, MG_RPC_HEADER_MISMATCH, "Header mismatch: Mcp-Name %s does not match params.%s",
+                 nh ? "value" : "is missing and", field);
+            return -1;
+        }
+    }
+    if (strcmp(c->method, "tools/call") == 0) return check_param_headers(c);
+    return 0;
+}
+
+static json_t *modern_dispatch(struct call *c)
+{
+    json_t *meta = json_object_get(c->params, "_meta");
+    const char *version = json_string_value(json_object_get(meta, META_VERSION));
+    c->caps = json_object_get(meta, META_CAPS);
+    if (!json_is_object(meta) || !version || !json_is_object(c->caps))
+        return fail(c, MG_RPC_INVALID_PARAMS,
+                    "a 2026-07-28 request needs params._meta with \"" META_VERSION "\" (a string) and \"" META_CAPS
+                    "\" (an object); a 2025 client sends initialize first");
+    if (c->c->header && check_headers(c, version) != 0) return NULL;
+    if (strcmp(version, MG_MCP_MODERN) != 0) {
+        c->data = json_pack("{s:o, s:s}", "supported", all_versions(), "requested", version);
+        return fail(c, MG_RPC_UNSUPPORTED_VERSION,
+                    "Unsupported protocol version '%.32s': per-request _meta speaks " MG_MCP_MODERN
+                    "; the 2025 versions need initialize",
+                    version);
+    }
+    json_t *lv = json_object_get(meta, META_LOG);
+    c->log_level = lv ? level_index(json_string_value(lv)) : -1;
+    if (lv && c->log_level < 0)
+        return fail(c, MG_RPC_INVALID_PARAMS,
+                    "_meta[\"" META_LOG "\"] must be one of debug, info, notice, warning, error, critical, alert, "
+                    "emergency");
+    const char *m = c->method;
+    if (strcmp(m, "server/discover") == 0) return m_discover(c);
+    if (strcmp(m, "tools/list") == 0) return m_tools_list(c);
+    if (strcmp(m, "tools/call") == 0) return m_tools_call(c);
+    if (strcmp(m, "subscriptions/listen") == 0) return m_listen(c);
+    if (c->c->srv->fixtures && strcmp(m, "resources/subscribe") != 0 && strcmp(m, "resources/unsubscribe") != 0) {
+        json_t *r = NULL;
+        int code = 0;
+        const char *msg = NULL;
+        if (mg_fixtures_handle(m, c->params, &r, &code, &msg)) {
+            if (r) return r;
+            return fail(c, code ? code : MG_RPC_INTERNAL_ERROR, "%s", msg ? msg : "fixture failed");
+        }
+    }
+    return fail(c, MG_RPC_METHOD_NOT_FOUND, "method '%s' not found (in protocol version " MG_MCP_MODERN ")", m);
+}
+
+/* What every 2026-07-28 result carries: its type, the server's name, and
+ * the caching fields of the cacheable ones. */
+static void modern_result(const struct call *c, json_t *r)
+{
+    if (!json_object_get(r, "resultType")) json_object_set_new(r, "resultType", json_string("complete"));
+    json_t *meta = json_object_get(r, "_meta");
+    if (!json_is_object(meta)) json_object_set_new(r, "_meta", meta = json_object());
+    json_object_set_new(meta, META_SERVER, json_pack("{s:s, s:s}", "name", "memgate", "version", MG_VERSION));
+    static const char *const cacheable[] = {"prompts/list", "resources/list", "resources/read",
+                                            "resources/templates/list", NULL};
+    bool complete = strcmp(json_string_value(json_object_get(r, "resultType")), "complete") == 0;
+    for (int i = 0; complete && cacheable[i]; i++)
+        if (strcmp(c->method, cacheable[i]) == 0 && !json_object_get(r, "ttlMs"))
+            json_object_update_new(r, json_pack("{s:i, s:s}", "ttlMs", 0, "cacheScope", "private"));
+}
+
+static bool is_modern(const struct mg_rpc_conn *c, const char *method, json_t *params)
+{
+    if (c->stateless) return true;
+    if (strcmp(method, "server/discover") == 0 || strcmp(method, "subscriptions/listen") == 0) return true;
+    json_t *meta = json_object_get(params, "_meta");
+    return json_object_get(meta, META_VERSION) || json_object_get(meta, META_CAPS);
+}
+
+int mg_rpc_http_status(json_t *reply)
+{
+    json_t *e = json_object_get(reply, "error");
+    if (!e) return 200;
+    json_int_t code = json_integer_value(json_object_get(e, "code"));
+    if (code == MG_RPC_METHOD_NOT_FOUND) return 404;
+    if (code == MG_RPC_PARSE_ERROR || code == MG_RPC_INVALID_REQUEST || code == MG_RPC_INVALID_PARAMS ||
+        (code <= MG_RPC_HEADER_MISMATCH && code >= -32099))
+        return 400;
+    return 200;
+}
+
+/* ---- 6. dispatch ------------------------------------------------------------------------------------ */
+
+static void notification(const struct mg_rpc_conn *c, const char *m, json_t *params)
+{
+    if (strcmp(m, "notifications/cancelled") == 0) { /* a stdio subscriptions/listen ends */
+        json_t *id = json_object_get(params, "requestId");
+        if (id && c->out) unlisten(c->out, id);
+        return;
+    }
     struct mg_session *s = c->session;
+    if (!s || c->stateless) return;
     pthread_mutex_lock(&s->mu);
     if (strcmp(m, "notifications/initialized") == 0) {
         s->ready = true;
@@ -541,7 +1038,7 @@ static void notification(const struct mg_rpc_conn *c, const char *m)
         if (s->roots != MG_ROOTS_NONE || !s->repo[0]) s->roots = MG_ROOTS_UNKNOWN;
     }
     pthread_mutex_unlock(&s->mu);
-    /* notifications/cancelled and others: nothing to do */
+    /* others: nothing to do */
 }
 
 static bool id_valid(json_t *id) { return json_is_string(id) || json_is_integer(id); }
@@ -569,7 +1066,7 @@ static json_t *handle_one(const struct mg_rpc_conn *c, json_t *m)
         return mg_rpc_error(id_valid(id) ? id : NULL, MG_RPC_INVALID_REQUEST,
                             "invalid request: \"params\" must be an object", NULL);
     if (!id) {
-        notification(c, json_string_value(method));
+        notification(c, json_string_value(method), json_is_object(params) ? params : NULL);
         return NULL;
     }
     if (!id_valid(id))
@@ -580,8 +1077,11 @@ static json_t *handle_one(const struct mg_rpc_conn *c, json_t *m)
     struct call call = {.c = c, .id = id, .params = params, .method = json_string_value(method)};
     json_t *empty = NULL;
     if (!call.params) call.params = empty = json_object();
-    json_t *r = dispatch(&call);
+    call.modern = is_modern(c, call.method, call.params);
+    json_t *r = call.modern ? modern_dispatch(&call) : dispatch(&call);
+    if (r && call.modern) modern_result(&call, r);
     json_decref(empty);
+    if (!r && call.no_reply) return NULL;
     if (!r) return mg_rpc_error(id, call.code, call.message, call.data);
     json_t *resp = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id, "result", r);
     return resp;
@@ -598,9 +1098,12 @@ void mg_rpc_handle(const struct mg_rpc_conn *c, json_t *msg, json_t **reply)
         *reply = mg_rpc_error(NULL, MG_RPC_INVALID_REQUEST, "invalid request: an empty batch", NULL);
         return;
     }
-    pthread_mutex_lock(&c->session->mu);
-    bool batches = strcmp(c->session->protocol, "2025-03-26") == 0;
-    pthread_mutex_unlock(&c->session->mu);
+    bool batches = false;
+    if (c->session && !c->stateless) {
+        pthread_mutex_lock(&c->session->mu);
+        batches = strcmp(c->session->protocol, "2025-03-26") == 0;
+        pthread_mutex_unlock(&c->session->mu);
+    }
     if (!batches) {
         *reply = mg_rpc_error(NULL, MG_RPC_INVALID_REQUEST,
                               "invalid request: batches are only allowed with protocol version 2025-03-26", NULL);

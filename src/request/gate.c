@@ -33,14 +33,20 @@ static void record_part(struct mg_ctx *x, const struct mg_op *op, const struct m
 /* ---- 1. binding ----------------------------------------------------------------------------------- */
 
 /* Ask the client for its roots (once per session, again after
- * roots/list_changed) and keep the first one as the root to bind. */
-static void ask_roots(struct mg_ctx *x)
+ * roots/list_changed) and keep the first one as the root to bind. -1 only
+ * for input_required (a 2026-07-28 request: the roots come with the
+ * client's retry); any other failure leaves the session unbound. */
+static int ask_roots(struct mg_ctx *x, struct mg_err *out)
 {
     struct mg_session *s = x->session;
     struct mg_err err = {0};
     char **paths = NULL;
     size_t n = 0;
     int rc = x->channel->roots(x->channel, &paths, &n, &err);
+    if (rc != 0 && err.code && strcmp(err.code, MG_E_INPUT_REQUIRED) == 0) {
+        *out = err;
+        return -1;
+    }
     pthread_mutex_lock(&s->mu);
     if (rc != 0) {
         /* a channel that cannot ask now (plain JSON over HTTP): try again on the next call */
@@ -57,6 +63,7 @@ static void ask_roots(struct mg_ctx *x)
     pthread_mutex_unlock(&s->mu);
     for (size_t i = 0; i < n; i++) free(paths[i]);
     free(paths);
+    return 0;
 }
 
 /* The session's root as a repo the caller can see, indexing it first when it
@@ -107,7 +114,13 @@ static int settle(struct mg_ctx *x, struct mg_err *err)
     s->binding = true;
     pthread_mutex_unlock(&s->mu);
 
-    if (ask) ask_roots(x);
+    if (ask && ask_roots(x, err) != 0) {
+        pthread_mutex_lock(&s->mu);
+        s->binding = false;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        return -1;
+    }
     pthread_mutex_lock(&s->mu);
     char *root = s->root ? strdup(s->root) : NULL;
     pthread_mutex_unlock(&s->mu);

@@ -136,7 +136,7 @@ int mg_resolve(const struct mg_ctx *x, const char *explicit_repo, struct mg_repo
     free(all);
     return mg_err_set(err, MG_E_REPO_REQUIRED,
                       "%zu repos are indexed (%s) and this session is bound to none; pass `repo` with one of these "
-                      "ids, or connect from a client that shares its roots", na, list);
+                      "ids, or state the workspace root (MCP roots; on 2026-07-28 _meta[\"memgate/root\"])", na, list);
 }
 
 int mg_resolve_bind(struct mg_server *srv, struct mg_session *s, const char *repo, struct mg_err *err)

@@ -34,8 +34,10 @@
 #define MG_INSTANCE_MAX 64
 
 /* MCP: one MCP connection (stdio process or Mcp-Session-Id); API: an
- * X-Session-Id of the HTTP API; CLI: one command line invocation. */
-enum mg_session_kind { MG_SESSION_MCP, MG_SESSION_API, MG_SESSION_CLI };
+ * X-Session-Id of the HTTP API; CLI: one command line invocation (or one
+ * stateless MCP 2026-07-28 request); HANDLE: a handle minted by open_handle,
+ * passed as the `handle` argument of later calls (docs/binding.md). */
+enum mg_session_kind { MG_SESSION_MCP, MG_SESSION_API, MG_SESSION_CLI, MG_SESSION_HANDLE };
 
 /* Roots state of an MCP session (see docs/binding.md). */
 enum mg_roots_state {

@@ -26,6 +26,8 @@ extern const struct mg_tool mg_tools_scope[];   /* scope.c: set_scope, get_scope
 extern const size_t mg_tools_scope_n;
 extern const struct mg_tool mg_tools_memory[];  /* memory.c: notes, projects, episodes, entities, profiles */
 extern const size_t mg_tools_memory_n;
+extern const struct mg_tool mg_tools_handle[];  /* handle.c: open_handle */
+extern const size_t mg_tools_handle_n;
 extern const struct mg_tool mg_tools_context[]; /* context.c: get_context */
 extern const size_t mg_tools_context_n;
 

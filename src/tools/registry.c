@@ -24,13 +24,14 @@ static void add_family(const struct mg_tool *v, size_t n)
 
 static void build(void)
 {
-    size_t n = mg_tools_code_n + mg_tools_nav_n + mg_tools_repomap_n + mg_tools_repos_n + mg_tools_scope_n + mg_tools_memory_n + mg_tools_context_n;
+    size_t n = mg_tools_code_n + mg_tools_nav_n + mg_tools_repomap_n + mg_tools_repos_n + mg_tools_scope_n + mg_tools_handle_n + mg_tools_memory_n + mg_tools_context_n;
     if (!(all = malloc(n * sizeof(*all)))) abort(); /* at start-up: nothing to serve without it */
     add_family(mg_tools_code, mg_tools_code_n);
     add_family(mg_tools_nav, mg_tools_nav_n);
     add_family(mg_tools_repomap, mg_tools_repomap_n);
     add_family(mg_tools_repos, mg_tools_repos_n);
     add_family(mg_tools_scope, mg_tools_scope_n);
+    add_family(mg_tools_handle, mg_tools_handle_n);
     add_family(mg_tools_memory, mg_tools_memory_n);
     add_family(mg_tools_context, mg_tools_context_n);
 }

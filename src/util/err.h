@@ -48,6 +48,8 @@
 #define MG_E_UNSUPPORTED    "unsupported"     /* the client or channel cannot do what was asked */
 #define MG_E_TIMEOUT        "timeout"         /* the client did not answer in time */
 #define MG_E_CLIENT_ERROR   "client_error"    /* the client answered a server request with an error */
+#define MG_E_INPUT_REQUIRED "input_required"  /* MCP 2026-07-28: the call needs the client's answer first (an InputRequiredResult) */
+#define MG_E_HANDLE_INVALID "handle_invalid"  /* a `handle` argument that is unknown, expired or another tenant's */
 /* memgate serve (src/server/http.c) */
 #define MG_E_LISTEN_REFUSED "listen_refused"  /* serve: a non-loopback address (needs tokens, not there yet) */
 #define MG_E_LISTEN_FAILED  "listen_failed"   /* serve: cannot bind or start (port in use, ...) */

@@ -1,0 +1,54 @@
+/* handle.c — open_handle: the state a 2026-07-28 client cannot keep in a
+ * protocol session (the repo binding, the scope, the memory session and its
+ * project membership) kept under a handle it passes back as the `handle`
+ * argument of later calls (docs/binding.md). A handle is a session of kind
+ * HANDLE in the registry: 128 random bits, the creating tenant's only, idle
+ * out after session_ttl; rpc.c looks it up and refuses any other
+ * (handle_invalid). */
+#include <stdio.h>
+#include <string.h>
+
+#include "request/gate.h"
+#include "tools/args.h"
+#include "tools/family.h"
+#include "util/json.h"
+
+static int t_open_handle(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
+{
+    static const char *const keys[] = {"repo", NULL};
+    const char *repo = NULL;
+    if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "repo", false, &repo, err) != 0) return -1;
+    /* bind it to the repo the call resolves to (explicit, the client's root, the only one); none is fine */
+    struct mg_target t = {.repo = repo};
+    struct mg_err e = {0};
+    char bound[MG_ID_MAX + 1] = "";
+    if (mg_gate_resolve(x, &t, MG_REPOS_ONE, &e) == 0) {
+        snprintf(bound, sizeof(bound), "%s", x->repos[0].id);
+    } else if (repo || !e.code || strcmp(e.code, MG_E_REPO_REQUIRED) != 0) {
+        *err = e;
+        return -1;
+    }
+    struct mg_session *h = mg_sessions_create(x->srv->sessions, MG_SESSION_HANDLE, NULL, x->instance, err);
+    if (!h) return -1;
+    snprintf(h->tenant, sizeof(h->tenant), "%s", x->who.tenant);
+    pthread_mutex_lock(&h->mu);
+    snprintf(h->repo, sizeof(h->repo), "%s", bound);
+    h->roots = MG_ROOTS_KNOWN;
+    pthread_mutex_unlock(&h->mu);
+    *result = json_pack("{s:s, s:o, s:i}", "handle", h->id, "repo", bound[0] ? json_string(bound) : json_null(),
+                        "idle_ttl_s", x->srv->cfg.session_ttl);
+    mg_session_put(x->srv->sessions, h);
+    return 0;
+}
+
+const struct mg_tool mg_tools_handle[] = {
+    {"open_handle", "Open a handle",
+     "Returns a handle to pass as `handle` to later calls: it keeps the repo binding, the scope (set_scope), "
+     "the memory session and project membership between calls. Needed by stateless (2026-07-28) clients; "
+     "expires after session_ttl idle.",
+     "{\"type\":\"object\",\"properties\":{\"repo\":{\"type\":\"string\"}},\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"properties\":{\"handle\":{\"type\":\"string\"},\"repo\":{\"type\":[\"string\",\"null\"]},"
+     "\"idle_ttl_s\":{\"type\":\"integer\"}},\"required\":[\"handle\"]}",
+     t_open_handle, 0},
+};
+const size_t mg_tools_handle_n = sizeof(mg_tools_handle) / sizeof(mg_tools_handle[0]);
