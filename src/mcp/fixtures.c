@@ -895,10 +895,16 @@ static const struct mg_fixture_tool fixture_tools[] = {
     {"test_elicitation_sep1330_enums", "Elicitation enums",
      "Elicits the five enum schema variants (SEP-1330; conformance fixture).", NOARGS, NULL, t_elicitation_enums},
     {"json_schema_2020_12_tool", "JSON Schema 2020-12", "Tool with JSON Schema 2020-12 features",
+     /* SEP-1613's keywords, and SEP-2106's ($anchor, allOf/anyOf, if/then/else) */
      "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\","
-     "\"$defs\":{\"address\":{\"type\":\"object\",\"properties\":{\"street\":{\"type\":\"string\"},"
-     "\"city\":{\"type\":\"string\"}}}},"
-     "\"properties\":{\"name\":{\"type\":\"string\"},\"address\":{\"$ref\":\"#/$defs/address\"}},"
+     "\"$defs\":{\"address\":{\"$anchor\":\"addressDef\",\"type\":\"object\",\"properties\":{"
+     "\"street\":{\"type\":\"string\"},\"city\":{\"type\":\"string\"}}}},"
+     "\"properties\":{\"name\":{\"type\":\"string\"},\"address\":{\"$ref\":\"#/$defs/address\"},"
+     "\"contactMethod\":{\"type\":\"string\",\"enum\":[\"phone\",\"email\"]},"
+     "\"phone\":{\"type\":\"string\"},\"email\":{\"type\":\"string\"}},"
+     "\"allOf\":[{\"anyOf\":[{\"required\":[\"phone\"]},{\"required\":[\"email\"]}]}],"
+     "\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},\"required\":[\"contactMethod\"]},"
+     "\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},"
      "\"additionalProperties\":false}",
      NULL, t_json_schema},
     {"test_reconnection", "Reconnection", "A short call answered on the request's SSE stream (conformance fixture).",
