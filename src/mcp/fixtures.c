@@ -33,6 +33,7 @@
 
 #include "mcp/fixtures.h"
 #include "mcp/jsonrpc.h"
+#include "mcp/rpc.h"
 #include "security/common.h"
 
 /* A 1x1 red PNG and a 1 ms, 8 kHz, 8-bit mono WAV of silence. */
@@ -42,9 +43,6 @@ static const char WAV_B64[] = "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZ
 
 #define REQUEST_TIMEOUT_MS 60000
 #define MG_RPC_RESOURCE_NOT_FOUND -32002 /* 2025-11-25 and earlier; 2026-07-28: -32602 with data.uri */
-#ifndef MG_RPC_MISSING_CAPABILITY
-#define MG_RPC_MISSING_CAPABILITY -32021 /* 2026-07-28: MissingRequiredClientCapabilityError */
-#endif
 
 static void sleep_ms(int ms)
 {
@@ -865,6 +863,22 @@ static int t_custom_headers(struct mg_fixture_io *io, json_t *args, json_t **res
     return 0;
 }
 
+/* subscriptions/listen's diagnostic hooks: as if the tool (prompt) list had
+ * changed, notify the listeners that asked for it. */
+static int t_trigger_tool_change(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+{
+    mg_rpc_broadcast(MG_LISTEN_TOOLS, NULL, "notifications/tools/list_changed", NULL);
+    *result = text_result("Sent notifications/tools/list_changed to the listeners that asked for it");
+    return 0;
+}
+
+static int t_trigger_prompt_change(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+{
+    mg_rpc_broadcast(MG_LISTEN_PROMPTS, NULL, "notifications/prompts/list_changed", NULL);
+    *result = text_result("Sent notifications/prompts/list_changed to the listeners that asked for it");
+    return 0;
+}
+
 #define NOARGS "{\"type\":\"object\",\"properties\":{}}"
 
 static const struct mg_fixture_tool fixture_tools[] = {
@@ -940,6 +954,12 @@ static const struct mg_fixture_tool fixture_tools[] = {
     {"test_logging_tool", "Logging (2026-07-28)",
      "Logs two info messages, sent only when the request's _meta sets a logLevel (conformance fixture).", NOARGS,
      NULL, t_logging_tool},
+    {"test_trigger_tool_change", "Trigger tool list change",
+     "Notifies subscriptions/listen streams that the tool list changed (conformance fixture).", NOARGS, NULL,
+     t_trigger_tool_change},
+    {"test_trigger_prompt_change", "Trigger prompt list change",
+     "Notifies subscriptions/listen streams that the prompt list changed (conformance fixture).", NOARGS, NULL,
+     t_trigger_prompt_change},
     /* 2026-07-28: parameters mirrored into Mcp-Param-* headers (x-mcp-header) */
     {"test_custom_headers", "Custom headers",
      "Echoes its arguments; region, priority and verbose travel in Mcp-Param-* headers too (conformance fixture).",
@@ -1239,6 +1259,10 @@ int mg_fixtures_handle(const char *method, json_t *params, json_t **result, int 
 void mg_fixtures_capabilities(json_t *caps)
 {
     json_object_set_new(caps, "resources", json_pack("{s:b, s:b}", "subscribe", 1, "listChanged", 0));
-    json_object_set_new(caps, "prompts", json_pack("{s:b}", "listChanged", 0));
+    /* listChanged: test_trigger_tool_change and test_trigger_prompt_change
+     * send the notifications (to 2026-07-28 subscriptions/listen streams) */
+    json_t *tools = json_object_get(caps, "tools");
+    if (json_is_object(tools)) json_object_set_new(tools, "listChanged", json_true());
+    json_object_set_new(caps, "prompts", json_pack("{s:b}", "listChanged", 1));
     json_object_set_new(caps, "completions", json_object());
 }
