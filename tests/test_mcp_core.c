@@ -400,6 +400,12 @@ TEST(rpc_tools_list_schemas)
         }
         ASSERT(json_is_false(json_object_get(a, "openWorldHint")));
     }
+    /* every agent pays for tools/list in its context: it was 44,235 bytes of compact JSON for these 37 tools
+     * before it was cut (bench/tools_tokens.mjs measures it in tokens); 60% of that is the budget */
+    char *list = json_dumps(json_object_get(r, "result"), JSON_COMPACT);
+    ASSERT(list != NULL);
+    if (strlen(list) > 26541) FAIL("tools/list is %zu bytes, over its budget of 26541 (60%% of 44235)", strlen(list));
+    free(list);
     json_decref(r);
     h_free(&h);
 }
@@ -657,5 +663,222 @@ TEST(root_uri_percent_decoded_and_indexed_on_first_use)
     json_decref(res);
     ASSERT_EQ_INT(strncmp(h.s->repo, "my-repo-", 8), 0); /* bound to the repo just indexed */
     ASSERT(!h.s->root);
+    h_free(&h);
+}
+
+/* ---- 2026-07-28 ------------------------------------------------------------------ */
+
+#define META26 "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+               "\"io.modelcontextprotocol/clientCapabilities\":{}}"
+
+/* a stateless (HTTP) connection's headers: a JSON object, names lowercased */
+static const char *hdr(void *ctx, const char *name)
+{
+    char low[128];
+    size_t i = 0;
+    for (; name[i] && i < sizeof(low) - 1; i++) low[i] = (char)tolower((unsigned char)name[i]);
+    low[i] = 0;
+    return json_string_value(json_object_get(ctx, low));
+}
+
+static json_t *err_data(json_t *r) { return json_object_get(json_object_get(r, "error"), "data"); }
+
+TEST(rpc_2026_discover_meta_versions_methods)
+{
+    struct h h;
+    h_init(&h, mg_t_tmpdir());
+    /* no initialize: each request on its own */
+    json_t *r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{" META26 "}}");
+    json_t *res = json_object_get(r, "result");
+    ASSERT_EQ_STR(json_string_value(json_object_get(res, "resultType")), "complete");
+    ASSERT_EQ_STR(json_string_value(json_array_get(json_object_get(res, "supportedVersions"), 0)), "2026-07-28");
+    ASSERT_EQ_INT(json_array_size(json_object_get(res, "supportedVersions")), 4);
+    ASSERT(json_object_get(json_object_get(res, "capabilities"), "tools"));
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(json_object_get(res, "_meta"),
+                                                                    "io.modelcontextprotocol/serverInfo"), "name")),
+                  "memgate");
+    ASSERT(json_integer_value(json_object_get(res, "ttlMs")) > 0);
+    json_decref(r);
+    /* _meta without its required fields: -32602 */
+    r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"server/discover\",\"params\":{}}");
+    ASSERT_EQ_INT(err_code(r), -32602);
+    ASSERT_EQ_INT(mg_rpc_http_status(r), 400);
+    json_decref(r);
+    r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\",\"params\":{\"_meta\":{"
+                "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}}}");
+    ASSERT_EQ_INT(err_code(r), -32602);
+    json_decref(r);
+    /* an unknown version: -32022 listing the versions, echoing the request's */
+    r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\",\"params\":{\"_meta\":{"
+                "\"io.modelcontextprotocol/protocolVersion\":\"v999\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}");
+    ASSERT_EQ_INT(err_code(r), -32022);
+    ASSERT_EQ_STR(json_string_value(json_object_get(err_data(r), "requested")), "v999");
+    ASSERT_EQ_INT(json_array_size(json_object_get(err_data(r), "supported")), 4);
+    ASSERT_EQ_INT(mg_rpc_http_status(r), 400);
+    json_decref(r);
+    /* methods of the handshake era: not found, 404 over HTTP */
+    static const char *const gone[] = {"initialize", "ping", "logging/setLevel", "resources/subscribe", "nope/x"};
+    for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++) {
+        char buf[512];
+        snprintf(buf, sizeof(buf), "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"%s\",\"params\":{" META26 "}}", gone[i]);
+        r = rpc(&h, buf);
+        ASSERT_EQ_INT(err_code(r), -32601);
+        ASSERT_EQ_INT(mg_rpc_http_status(r), 404);
+        json_decref(r);
+    }
+    /* tools/list: cacheable, every tool takes a handle; the legacy session was never initialized */
+    r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/list\",\"params\":{" META26 "}}");
+    res = json_object_get(r, "result");
+    ASSERT_EQ_STR(json_string_value(json_object_get(res, "cacheScope")), "public");
+    ASSERT(json_integer_value(json_object_get(res, "ttlMs")) > 0);
+    json_t *t0 = json_array_get(json_object_get(res, "tools"), 0);
+    ASSERT(json_object_get(json_object_get(json_object_get(t0, "inputSchema"), "properties"), "handle"));
+    ASSERT(!h.s->initialized);
+    json_decref(r);
+    /* a legacy request on the same connection still needs initialize */
+    r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}");
+    ASSERT_EQ_INT(err_code(r), -32600);
+    json_decref(r);
+    h_free(&h);
+}
+
+TEST(rpc_2026_http_headers_checked)
+{
+    struct h h;
+    h_init(&h, mg_t_tmpdir());
+    h.c.session = NULL;
+    h.c.stateless = true;
+    h.c.header = hdr;
+    static const struct {
+        const char *headers, *method, *params;
+        int code; /* 0: a result */
+    } cases[] = {
+        {"{\"mcp-protocol-version\":\"2026-07-28\",\"mcp-method\":\"tools/list\"}", "tools/list", "", 0},
+        {"{\"mcp-method\":\"tools/list\"}", "tools/list", "", -32020},                   /* no version header */
+        {"{\"mcp-protocol-version\":\"2025-11-25\",\"mcp-method\":\"tools/list\"}", "tools/list", "", -32020},
+        {"{\"mcp-protocol-version\":\"2026-07-28\"}", "tools/list", "", -32020},        /* no Mcp-Method */
+        {"{\"mcp-protocol-version\":\"2026-07-28\",\"mcp-method\":\"TOOLS/LIST\"}", "tools/list", "", -32020},
+        {"{\"mcp-protocol-version\":\"2026-07-28\",\"mcp-method\":\"tools/call\"}", "tools/call",
+         "\"name\":\"list_repos\",", -32020}, /* no Mcp-Name */
+        {"{\"mcp-protocol-version\":\"2026-07-28\",\"mcp-method\":\"tools/call\",\"mcp-name\":\"list_files\"}",
+         "tools/call", "\"name\":\"list_repos\",", -32020},
+        {"{\"mcp-protocol-version\":\"2026-07-28\",\"mcp-method\":\"tools/call\",\"mcp-name\":\"list_repos\"}",
+         "tools/call", "\"name\":\"list_repos\",", 0},
+        /* the base64 form of the name */
+        {"{\"mcp-protocol-version\":\"2026-07-28\",\"mcp-method\":\"tools/call\",\"mcp-name\":\"=?base64?"
+         "bGlzdF9yZXBvcw==?=\"}", "tools/call", "\"name\":\"list_repos\",", 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        json_t *hs = json_loads(cases[i].headers, 0, NULL);
+        ASSERT(hs);
+        h.c.header_ctx = hs;
+        char buf[1024];
+        snprintf(buf, sizeof(buf), "{\"jsonrpc\":\"2.0\",\"id\":%zu,\"method\":\"%s\",\"params\":{%s" META26 "}}", i,
+                 cases[i].method, cases[i].params);
+        json_t *r = rpc(&h, buf);
+        if (cases[i].code) {
+            if (err_code(r) != cases[i].code) FAIL("case %zu: %s", i, json_dumps(r, JSON_COMPACT));
+            ASSERT_EQ_INT(mg_rpc_http_status(r), 400);
+        } else if (!json_object_get(r, "result")) {
+            FAIL("case %zu: %s", i, json_dumps(r, JSON_COMPACT));
+        }
+        json_decref(r);
+        json_decref(hs);
+    }
+    h_free(&h);
+}
+
+/* tools/call over a stateless connection with client capabilities caps and extra params */
+static json_t *call26(struct h *h, const char *name, const char *args, const char *caps, const char *extra)
+{
+    char buf[2048];
+    snprintf(buf, sizeof(buf),
+             "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s,%s"
+             "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+             "\"io.modelcontextprotocol/clientCapabilities\":%s}}}",
+             name, args, extra ? extra : "", caps);
+    json_t *r = rpc(h, buf);
+    json_t *res = json_incref(json_object_get(r, "result"));
+    if (!res) FAIL("tools/call %s: %s", name, json_dumps(r, JSON_COMPACT));
+    json_decref(r);
+    return res;
+}
+
+static const char *first_repo(json_t *res)
+{
+    return json_string_value(json_object_get(
+        json_array_get(json_object_get(json_object_get(res, "structuredContent"), "results"), 0), "repo"));
+}
+
+TEST(rpc_2026_binding_roots_root_meta_and_handles)
+{
+    char *home, *a, *b;
+    two_repos(&home, &a, &b);
+    index_b(home, b);
+    struct h h;
+    h_init(&h, home);
+    h.c.session = NULL;
+    h.c.stateless = true;
+    /* no binding, no roots capability: repo_required listing both */
+    json_t *res = call26(&h, "search_code", "{\"query\":\"canary\"}", "{}", NULL);
+    ASSERT_EQ_STR(tool_err(res), "repo_required");
+    json_decref(res);
+    /* roots declared: an InputRequiredResult asking for roots/list, then the retry binds */
+    res = call26(&h, "search_code", "{\"query\":\"canary\"}", "{\"roots\":{}}", NULL);
+    ASSERT_EQ_STR(json_string_value(json_object_get(res, "resultType")), "input_required");
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(json_object_get(res, "inputRequests"), "roots"),
+                                                    "method")), "roots/list");
+    json_decref(res);
+    char extra[600];
+    snprintf(extra, sizeof(extra), "\"inputResponses\":{\"roots\":{\"roots\":[{\"uri\":\"file://%s\"}]}},", b);
+    res = call26(&h, "search_code", "{\"query\":\"canary\"}", "{\"roots\":{}}", extra);
+    ASSERT_EQ_STR(first_repo(res), "beta");
+    json_decref(res);
+    /* the next request remembers nothing: asked again */
+    res = call26(&h, "search_code", "{\"query\":\"canary\"}", "{\"roots\":{}}", NULL);
+    ASSERT_EQ_STR(json_string_value(json_object_get(res, "resultType")), "input_required");
+    json_decref(res);
+    /* _meta memgate/root, as a path */
+    char buf[1200];
+    snprintf(buf, sizeof(buf),
+             "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"search_code\","
+             "\"arguments\":{\"query\":\"canary\"},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+             "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{\"roots\":{}},\"memgate/root\":\"%s/src\"}}}",
+             a);
+    json_t *r = rpc(&h, buf);
+    ASSERT_EQ_STR(first_repo(json_object_get(r, "result")), "alpha");
+    json_decref(r);
+    /* a handle bound to beta, with a scope; a caller of another tenant cannot use it */
+    res = call26(&h, "open_handle", "{\"repo\":\"beta\"}", "{}", NULL);
+    const char *hd = json_string_value(json_object_get(json_object_get(res, "structuredContent"), "handle"));
+    ASSERT(hd && strlen(hd) == 32);
+    char args[256];
+    snprintf(args, sizeof(args), "{\"query\":\"canary\",\"handle\":\"%s\"}", hd);
+    json_t *res2 = call26(&h, "search_code", args, "{}", NULL);
+    ASSERT_EQ_STR(first_repo(res2), "beta");
+    json_decref(res2);
+    snprintf(args, sizeof(args), "{\"languages\":[\"c\"],\"handle\":\"%s\"}", hd);
+    res2 = call26(&h, "set_scope", args, "{}", NULL);
+    ASSERT(!tool_err(res2));
+    json_decref(res2);
+    snprintf(args, sizeof(args), "{\"handle\":\"%s\"}", hd);
+    res2 = call26(&h, "get_scope", args, "{}", NULL);
+    ASSERT_EQ_STR(json_string_value(json_array_get(json_object_get(json_object_get(json_object_get(res2,
+                  "structuredContent"), "scope"), "languages"), 0)), "c");
+    json_decref(res2);
+    struct mg_principal other = mg_principal_local;
+    snprintf(other.tenant, sizeof(other.tenant), "tenant-b");
+    h.c.who = &other;
+    res2 = call26(&h, "get_scope", args, "{}", NULL);
+    ASSERT_EQ_STR(tool_err(res2), "handle_invalid");
+    json_decref(res2);
+    h.c.who = &mg_principal_local;
+    res2 = call26(&h, "get_scope", "{\"handle\":\"00000000000000000000000000000000\"}", "{}", NULL);
+    ASSERT_EQ_STR(tool_err(res2), "handle_invalid");
+    json_decref(res2);
+    res2 = call26(&h, "get_scope", "{\"handle\":7}", "{}", NULL);
+    ASSERT_EQ_STR(tool_err(res2), "invalid_argument");
+    json_decref(res2);
+    json_decref(res);
     h_free(&h);
 }

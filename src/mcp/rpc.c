@@ -740,6 +740,13 @@ void mg_rpc_broadcast(unsigned kind, const char *tenant, const char *method, jso
     json_decref(params);
 }
 
+void mg_rpc_index_changed(const char *tenant, const char *repo, long long files, long long changed)
+{
+    mg_rpc_broadcast(MG_LISTEN_INDEX, tenant, "notifications/memgate/index_changed",
+                     json_pack("{s:s, s:I, s:I}", "repo", repo ? repo : "", "files", (json_int_t)files, "changed",
+                               (json_int_t)changed));
+}
+
 /* Remove the listeners of out (and, when id is given, only that one); how many. */
 static size_t unlisten(struct mg_out *out, json_t *id)
 {

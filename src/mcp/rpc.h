@@ -103,6 +103,9 @@ int mg_rpc_http_status(json_t *reply);
 /* Send a notification to every listener that asked for kind (and, when
  * tenant is given, belongs to that tenant). params is stolen. */
 void mg_rpc_broadcast(unsigned kind, const char *tenant, const char *method, json_t *params);
+/* mg_server.on_indexed for MCP servers: notifications/memgate/index_changed
+ * {"repo","files","changed"} to the tenant's listeners that asked for it. */
+void mg_rpc_index_changed(const char *tenant, const char *repo, long long files, long long changed);
 /* Drop the listeners writing to o (its transport is ending). */
 void mg_rpc_forget_out(struct mg_out *o);
 

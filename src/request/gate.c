@@ -660,6 +660,13 @@ int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target
     guardrail(x, repos, nrepos, op->repos != MG_REPOS_NONE, out);
     free(visible);
     clean_items(x, out);
+    if (x->srv->on_indexed && (op == &mg_op_code_index || op == &mg_op_code_reindex))
+        for (size_t i = 0; i < out->n; i++) {
+            if (out->v[i]->type != &mg_item_index_run) continue;
+            const struct mg_index_run *r = (const struct mg_index_run *)out->v[i];
+            x->srv->on_indexed(r->base.own.tenant, r->repo, (long long)r->files,
+                               (long long)(r->added + r->changed + r->removed));
+        }
     /* what the inputs lost to redaction counts on the items they became */
     for (size_t i = 0; i < out->n && i < INPUTS_ITEMS_MAX; i++) out->v[i]->redactions += in.per_item[i];
     out->redactions += in.redactions;

@@ -30,6 +30,10 @@ struct mg_server {
     bool fixtures;      /* --conformance-fixtures: the conformance suite's test tools and methods */
     bool verbose;       /* MEMGATE_VERBOSE=1: _meta with instance, session, repo, time on every tool result */
     volatile int stopping; /* set when the process stops: long work (an index run) ends at its next step */
+    /* called after every successful index run (a tool, the scheduler, the
+     * watcher, a webhook); the MCP transports set it to tell their
+     * subscriptions/listen streams (mcp/rpc.h). May be NULL. */
+    void (*on_indexed)(const char *tenant, const char *repo, long long files, long long changed);
 };
 
 #define MG_SERVER_TOKENS 0x1u /* open the token store and the rate limiter (HTTP) */

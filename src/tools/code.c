@@ -185,99 +185,54 @@ static int t_list_files(struct mg_ctx *x, json_t *args, json_t **result, struct 
 
 /* ---- schemas ---- */
 
-
-#define S_NSTR "{\"type\":[\"string\",\"null\"]}"
-#define S_REPO "\"repo\":{\"type\":\"string\",\"description\":\"repo id (list_repos); default: the session's repo\"}"
-#define S_FILTERS                                                                                                   \
-    "\"globs\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"only paths matching one of "  \
-    "these globs (e.g. src/**/*.c); overrides the session scope\"},"                                                \
-    "\"exclude_globs\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"leave out paths "     \
-    "matching these globs\"},"                                                                                      \
-    "\"languages\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"only these languages "    \
-    "(c, cpp, go, java, javascript, python, rust, typescript, markdown, ...)\"}"
+#define S_LIMIT(max, def) "\"limit\":{\"type\":\"integer\",\"minimum\":1," max "\"default\":" def "}"
+#define S_CURSOR "\"cursor\":{\"type\":\"string\",\"description\":\"next_cursor of the previous call\"}"
 #define S_HITS                                                                                                      \
-    "{\"type\":\"object\",\"properties\":{\"results\":{\"type\":\"array\",\"items\":{\"type\":\"object\","         \
-    "\"properties\":{\"repo\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"start_line\":{\"type\":"      \
-    "\"integer\"},\"end_line\":{\"type\":\"integer\"},\"line\":{\"type\":\"integer\"},\"language\":" S_NSTR        \
-    ",\"symbol\":" S_NSTR ",\"kind\":" S_NSTR ",\"score\":{\"type\":\"number\"},\"snippet\":{\"type\":"           \
-    "\"string\"},\"snippet_line\":{\"type\":\"integer\"},\"match_count\":{\"type\":\"integer\"},"             \
-    "\"match_lines\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"line\":{\"type\":"       \
-    "\"integer\"},\"text\":{\"type\":\"string\"}},\"required\":[\"line\",\"text\"]}},\"match_lines_omitted\":"   \
-    "{\"type\":\"integer\"},\"source\":{\"type\":\"string\"}},\"required\":[\"repo\","                             \
-    "\"path\",\"start_line\",\"end_line\",\"snippet\"]}},\"took_ms\":{\"type\":\"number\"},\"mode\":{\"type\":"    \
-    "\"string\"},\"total_matches\":{\"type\":\"integer\"},\"total_matches_capped\":{\"type\":\"boolean\"},"      \
-    "\"semantic\":{\"type\":\"object\",\"properties\":{\"state\":{\"type\":\"string\"},\"vectors_loaded\":"         \
-    "{\"type\":\"integer\"},\"vectors_total\":{\"type\":\"integer\"}},\"required\":[\"state\"]},"                  \
-    MG_SCHEMA_SCOPE_OUT "},\"required\":[\"results\",\"took_ms\",\"scope\"]}"
+    MG_S_OUT("\"results\":" MG_S_ARR ",\"took_ms\":" MG_S_NUM "," MG_SCHEMA_SCOPE_OUT,                              \
+             MG_S_REQ("\"results\",\"took_ms\",\"scope\""))
 
 const struct mg_tool mg_tools_code[] = {
     {"search_code", "Search code",
-     "Search the indexed code of a repo. Default: hybrid for a natural-language question (3+ words, no code "
-     "punctuation or identifiers), else lexical. mode lexical: ranked words; identifiers match across "
-     "spellings (parseHttpHeader, parse_http_header, \"http header\"). mode regex: PCRE2 pattern (fixed: true for a "
-     "literal string). mode symbol: definitions by name. mode semantic: nearest chunks by embedding. mode hybrid: "
-     "lexical, symbol and semantic fused by rank. Each result has the file, line range, enclosing symbol "
-     "and a snippet; lexical and regex results also list the chunk's matching lines (match_lines, at most 20) "
-     "and count its matches (match_count); regex results count the matches in scope past the limit too "
-     "(total_matches; total_matches_capped: a lower bound). The effective scope is echoed.",
-     "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"words, an "
-     "identifier, or a regex (mode regex)\"},\"mode\":{\"type\":\"string\",\"enum\":[\"lexical\",\"regex\","
-     "\"symbol\",\"semantic\",\"hybrid\"]},\"fixed\":{\"type\":\"boolean\",\"description\":\"regex mode: the query "
-     "is a literal string\"},\"ignore_case\":{\"type\":\"boolean\",\"description\":\"regex mode: "
-     "case-insensitive\"}," S_FILTERS "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":"
-     "\"most results (default 20)\"}},\"required\":[\"query\"],\"additionalProperties\":false}",
+     "Search the repo's indexed code. mode lexical: ranked words, identifiers match across spellings "
+     "(parseHttpHeader, parse_http_header); regex: PCRE2 (fixed: literal); symbol: definitions by name; "
+     "semantic: by embedding; hybrid: all fused. Default: hybrid for a plain-language question, else lexical. "
+     "Results: file, lines, enclosing symbol, snippet, matching lines; regex also counts total_matches.",
+     MG_S_IN("\"query\":" MG_S_STR ",\"mode\":{\"type\":\"string\",\"enum\":[\"lexical\",\"regex\",\"symbol\","
+             "\"semantic\",\"hybrid\"]},\"fixed\":" MG_S_BOOL ",\"ignore_case\":" MG_S_BOOL "," MG_S_FILTERS
+             "," MG_S_REPO "," S_LIMIT("", "20"),
+             MG_S_REQ("\"query\"")),
      S_HITS, t_search_code, MG_TOOL_READ_ONLY},
     {"search_symbols", "Search symbols",
-     "Find definitions (functions, methods, classes, structs, types, macros, variables, fields and "
-     "enumerators; in C and C++ also prototypes) by name: exact, any case, prefix, then sub-word (HttpHeader finds "
-     "parseHttpHeader).",
-     "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"a name or the start "
-     "of one\"}," S_FILTERS "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"query\"],"
-     "\"additionalProperties\":false}",
+     "Find definitions (functions, types, macros, variables, fields...) by name: exact, any case, prefix, then "
+     "sub-word (HttpHeader finds parseHttpHeader).",
+     MG_S_IN("\"query\":" MG_S_STR "," MG_S_FILTERS "," MG_S_REPO "," S_LIMIT("", "20"), MG_S_REQ("\"query\"")),
      S_HITS, t_search_symbols, MG_TOOL_READ_ONLY},
     {"read_file", "Read a file",
-     "Read lines of an indexed file of the repo. path is relative to the repo root; '..', absolute paths, "
-     "symlinks out of the root and secret files are refused. At most 2000 lines or max_chunk_bytes (8 KB by "
-     "default) per call; total_lines says how many the file has, and when next_cursor is not null, pass it as "
-     "`cursor` (with the same end_line, if any) for the next page.",
-     "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"start_line\":{\"type\":\"integer\","
-     "\"minimum\":1},\"end_line\":{\"type\":\"integer\",\"minimum\":1},\"cursor\":{\"type\":\"string\","
-     "\"description\":\"next_cursor of the previous call\"}," S_REPO "},\"required\":[\"path\"],"
-     "\"additionalProperties\":false}",
-     "{\"type\":\"object\",\"properties\":{\"repo\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"
-     "\"language\":{\"type\":\"string\"},\"start_line\":{\"type\":\"integer\"},\"end_line\":{\"type\":"
-     "\"integer\"},\"total_lines\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"},\"next_cursor\":"
-     S_NSTR ",\"text\":{\"type\":\"string\"},\"source\":{\"type\":\"string\"}},\"required\":[\"repo\",\"path\","
-     "\"start_line\",\"end_line\",\"total_lines\",\"next_cursor\",\"text\"]}",
+     "Read lines of an indexed file (path relative to the repo root; secret files refused). At most 2000 lines or "
+     "max_chunk_bytes (8 KB) per call: when next_cursor is not null, pass it as cursor (with the same end_line) for "
+     "the rest.",
+     MG_S_IN("\"path\":" MG_S_STR ",\"start_line\":{\"type\":\"integer\",\"minimum\":1},\"end_line\":{\"type\":"
+             "\"integer\",\"minimum\":1}," S_CURSOR "," MG_S_REPO,
+             MG_S_REQ("\"path\"")),
+     MG_S_OUT("\"repo\":" MG_S_STR ",\"path\":" MG_S_STR ",\"start_line\":" MG_S_INT ",\"end_line\":" MG_S_INT
+              ",\"total_lines\":" MG_S_INT ",\"next_cursor\":" MG_S_NSTR ",\"text\":" MG_S_STR,
+              MG_S_REQ("\"repo\",\"path\",\"start_line\",\"end_line\",\"total_lines\",\"next_cursor\",\"text\"")),
      t_read_file, MG_TOOL_READ_ONLY},
     {"outline", "Outline a file",
-     "The definitions of one indexed file, by start line: name, kind (function, method, class, struct, ...), "
-     "container (the enclosing class, struct or impl), start_line, end_line and a one-line signature, no bodies. "
-     "Use it to see a file's shape before reading it, then read_file the lines you need. path as for read_file "
-     "(relative to the repo root). At most `limit` (default 200) per call; when next_cursor is not null, pass it "
-     "as `cursor` for the rest; total counts them all.",
-     "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"relative to the "
-     "repo root\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":2000,\"description\":\"default "
-     "200\"},\"cursor\":{\"type\":\"string\",\"description\":\"next_cursor of the previous call\"}," S_REPO "},"
-     "\"required\":[\"path\"],\"additionalProperties\":false}",
-     "{\"type\":\"object\",\"properties\":{\"repo\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},"
-     "\"language\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"},\"lines\":{\"type\":\"integer\"},"
-     "\"symbols\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":"
-     "\"string\"},\"kind\":{\"type\":\"string\"},\"container\":{\"type\":\"string\"},\"start_line\":{\"type\":"
-     "\"integer\"},\"end_line\":{\"type\":\"integer\"},\"signature\":{\"type\":\"string\"}},\"required\":["
-     "\"name\",\"kind\",\"start_line\",\"end_line\",\"signature\"]}},\"total\":{\"type\":\"integer\"},"
-     "\"next_cursor\":" S_NSTR "},\"required\":[\"repo\",\"path\",\"symbols\",\"total\",\"next_cursor\"]}",
+     "A file's definitions without bodies (name, kind, container, lines, signature): its shape before you "
+     "read_file the lines you need. Paged: pass next_cursor as cursor.",
+     MG_S_IN("\"path\":" MG_S_STR "," S_LIMIT("\"maximum\":2000,", "200") "," S_CURSOR "," MG_S_REPO,
+             MG_S_REQ("\"path\"")),
+     MG_S_OUT("\"repo\":" MG_S_STR ",\"path\":" MG_S_STR ",\"symbols\":" MG_S_ARR ",\"total\":" MG_S_INT
+              ",\"next_cursor\":" MG_S_NSTR,
+              MG_S_REQ("\"repo\",\"path\",\"symbols\",\"total\",\"next_cursor\"")),
      t_outline, MG_TOOL_READ_ONLY},
     {"list_files", "List files",
-     "List the indexed files of the repo, filtered by globs and languages (and the session scope), sorted by path.",
-     "{\"type\":\"object\",\"properties\":{" S_FILTERS "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1,"
-     "\"maximum\":10000,\"description\":\"default 200\"},\"offset\":{\"type\":\"integer\",\"minimum\":0}},"
-     "\"additionalProperties\":false}",
-     "{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
-     "\"properties\":{\"repo\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"language\":{\"type\":"
-     "\"string\"},\"bytes\":{\"type\":\"integer\"},\"lines\":{\"type\":\"integer\"}},\"required\":[\"repo\","
-     "\"path\"]}},\"total\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"}," MG_SCHEMA_SCOPE_OUT "},"
-     "\"required\":[\"files\",\"total\",\"scope\"]}",
+     "List the repo's indexed files, filtered by globs and languages (and the session scope), sorted by path.",
+     MG_S_IN(MG_S_FILTERS "," MG_S_REPO "," S_LIMIT("\"maximum\":10000,", "200")
+             ",\"offset\":{\"type\":\"integer\",\"minimum\":0}", ""),
+     MG_S_OUT("\"files\":" MG_S_ARR ",\"total\":" MG_S_INT "," MG_SCHEMA_SCOPE_OUT,
+              MG_S_REQ("\"files\",\"total\",\"scope\"")),
      t_list_files, MG_TOOL_READ_ONLY},
 };
 const size_t mg_tools_code_n = sizeof(mg_tools_code) / sizeof(mg_tools_code[0]);

@@ -661,17 +661,12 @@ out:
 
 const struct mg_tool mg_tools_context[] = {
     {"get_context", "Get context for a prompt",
-     "One attributed block for a prompt within budget_tokens (default 8000, counted over the whole result): the "
-     "relevant code as whole definitions (or a window of a long one) with name, signature and lines, the repo's "
-     "notes, earlier episodes of this session's scope and its project's entities, ordered by relevance, each with "
-     "the reason it was picked, secrets redacted, injection flagged.",
-     "{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\"},\"budget_tokens\":{\"type\":"
-     "\"integer\",\"minimum\":256,\"maximum\":65536,\"description\":\"the whole result's size, about 4 bytes a "
-     "token (default 8000)\"},\"limit\":{\"type\":\"integer\","
-     "\"minimum\":1},\"repo\":{\"type\":\"string\",\"description\":\"repo id; default: the session's repo\"},"
-     "\"session_id\":{\"type\":\"string\",\"description\":\"the conversation's durable id (default: this MCP "
-     "session)\"}},\"required\":[\"prompt\"],\"additionalProperties\":false}",
-     "{\"type\":\"object\",\"properties\":{\"block\":{\"type\":\"string\"},\"parts\":{\"type\":\"array\"}}}",
-     t_get_context, MG_TOOL_READ_ONLY},
+     "One attributed block for a prompt, within budget_tokens (the whole result, about 4 bytes a token): the "
+     "relevant code as whole definitions, the repo's notes, earlier episodes and project entities, ranked, each "
+     "with why it was picked; secrets redacted, injection flagged.",
+     MG_S_IN("\"prompt\":" MG_S_STR ",\"budget_tokens\":{\"type\":\"integer\",\"minimum\":256,\"maximum\":65536,"
+             "\"default\":8000},\"limit\":{\"type\":\"integer\",\"minimum\":1}," MG_S_REPO "," MG_S_SESSION,
+             MG_S_REQ("\"prompt\"")),
+     MG_S_OUT("\"block\":" MG_S_STR ",\"parts\":" MG_S_ARR, ""), t_get_context, MG_TOOL_READ_ONLY},
 };
 const size_t mg_tools_context_n = sizeof(mg_tools_context) / sizeof(mg_tools_context[0]);

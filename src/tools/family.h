@@ -8,10 +8,38 @@
 
 #include "tools/tools.h"
 
+/* JSON Schema pieces. tools/list goes into every agent's context, so the
+ * schemas stay small: input schemas give types, bounds, enums and defaults,
+ * with a description only where the name does not say enough; output
+ * schemas are shallow: the top-level properties every result has, with
+ * their types (a result may carry more). Every real result must still
+ * validate against them: clients check structuredContent with them. */
+#define MG_S_STR  "{\"type\":\"string\"}"
+#define MG_S_INT  "{\"type\":\"integer\"}"
+#define MG_S_NUM  "{\"type\":\"number\"}"
+#define MG_S_BOOL "{\"type\":\"boolean\"}"
+#define MG_S_ARR  "{\"type\":\"array\"}"
+#define MG_S_OBJ  "{\"type\":\"object\"}"
+#define MG_S_NSTR "{\"type\":[\"string\",\"null\"]}"
+#define MG_S_NINT "{\"type\":[\"integer\",\"null\"]}"
 #define MG_SCHEMA_STRS "{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
-#define MG_SCHEMA_SCOPE_OUT                                                                                         \
-    "\"scope\":{\"type\":\"object\",\"properties\":{\"globs\":" MG_SCHEMA_STRS ",\"exclude_globs\":"              \
-    MG_SCHEMA_STRS ",\"languages\":" MG_SCHEMA_STRS ",\"repos\":" MG_SCHEMA_STRS "}}"
+/* the repo argument: an id from list_repos, default the session's repo (the
+ * server's instructions say so once) */
+#define MG_S_REPO "\"repo\":" MG_S_STR
+/* memory's session: the conversation's durable id */
+#define MG_S_SESSION                                                                                                \
+    "\"session_id\":{\"type\":\"string\",\"description\":\"durable conversation id (default: this session)\"}"
+/* the path filters: they override the session scope field by field */
+#define MG_S_FILTERS                                                                                                \
+    "\"globs\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"path globs (src/**/*.c); " \
+    "override the session scope\"},\"exclude_globs\":" MG_SCHEMA_STRS ",\"languages\":" MG_SCHEMA_STRS
+/* an input schema: its properties, then MG_S_REQ(...) or "" */
+#define MG_S_IN(props, req) "{\"type\":\"object\",\"properties\":{" props "}" req "}"
+#define MG_S_REQ(list) ",\"required\":[" list "]"
+/* a shallow output schema: top-level properties, then MG_S_REQ(...) or "" */
+#define MG_S_OUT(props, req) "{\"type\":\"object\",\"properties\":{" props "}" req "}"
+#define MG_S_NOARGS "{\"type\":\"object\",\"properties\":{}}"
+#define MG_SCHEMA_SCOPE_OUT "\"scope\":" MG_S_OBJ
 
 extern const struct mg_tool mg_tools_code[];    /* code.c: search_code, search_symbols, read_file, outline,
                                                  * list_files */

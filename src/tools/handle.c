@@ -43,12 +43,10 @@ static int t_open_handle(struct mg_ctx *x, json_t *args, json_t **result, struct
 
 const struct mg_tool mg_tools_handle[] = {
     {"open_handle", "Open a handle",
-     "Returns a handle to pass as `handle` to later calls: it keeps the repo binding, the scope (set_scope), "
-     "the memory session and project membership between calls. Needed by stateless (2026-07-28) clients; "
-     "expires after session_ttl idle.",
-     "{\"type\":\"object\",\"properties\":{\"repo\":{\"type\":\"string\"}},\"additionalProperties\":false}",
-     "{\"type\":\"object\",\"properties\":{\"handle\":{\"type\":\"string\"},\"repo\":{\"type\":[\"string\",\"null\"]},"
-     "\"idle_ttl_s\":{\"type\":\"integer\"}},\"required\":[\"handle\"]}",
+     "A handle to pass as `handle` to later calls: keeps the repo binding, scope and memory session between "
+     "stateless (2026-07-28) calls. Expires after session_ttl idle.",
+     "{\"type\":\"object\",\"properties\":{\"repo\":{\"type\":\"string\"}}}",
+     "{\"type\":\"object\",\"properties\":{\"handle\":{\"type\":\"string\"}},\"required\":[\"handle\"]}",
      t_open_handle, 0},
 };
 const size_t mg_tools_handle_n = sizeof(mg_tools_handle) / sizeof(mg_tools_handle[0]);

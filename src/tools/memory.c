@@ -482,90 +482,79 @@ static int t_get_profile(struct mg_ctx *x, json_t *args, json_t **result, struct
 
 /* ---- 7. the table ----------------------------------------------------------------------------------- */
 
-#define S_R "\"repo\":{\"type\":\"string\",\"description\":\"repo id; default: the session's repo\"}"
-#define S_S "\"session_id\":{\"type\":\"string\",\"description\":\"the conversation's durable id (default: this MCP session)\"}"
+#define S_R MG_S_REPO
+#define S_S MG_S_SESSION
 #define S_LIMIT "\"limit\":{\"type\":\"integer\",\"minimum\":1}"
-#define OBJ(props, req) "{\"type\":\"object\",\"properties\":{" props "}," req "\"additionalProperties\":false}"
-#define REQ(list) "\"required\":[" list "],"
-#define OUT(props) "{\"type\":\"object\",\"properties\":{" props "}}"
+#define OBJ(props, req) MG_S_IN(props, req)
+#define REQ(list) MG_S_REQ(list)
+#define OUT(props) MG_S_OUT(props, "")
 
 const struct mg_tool mg_tools_memory[] = {
     {"set_note", "Set a note",
-     "Store durable knowledge about the repo under a key (replaces the value). source: user_stated (default), "
-     "llm_extracted or inferred; trust 0-1.",
-     OBJ("\"key\":{\"type\":\"string\"},\"value\":{\"type\":\"string\"},\"source\":{\"type\":\"string\",\"enum\":"
-         "[\"user_stated\",\"llm_extracted\",\"inferred\"]},\"trust\":{\"type\":\"number\",\"minimum\":0,"
+     "Store durable knowledge about the repo under a key (replaces the value); trust 0-1.",
+     OBJ("\"key\":" MG_S_STR ",\"value\":" MG_S_STR ",\"source\":{\"type\":\"string\",\"enum\":[\"user_stated\","
+         "\"llm_extracted\",\"inferred\"],\"default\":\"user_stated\"},\"trust\":{\"type\":\"number\",\"minimum\":0,"
          "\"maximum\":1}," S_R "," S_S,
          REQ("\"key\",\"value\"")),
-     OUT("\"note\":{\"type\":\"object\"},\"created\":{\"type\":\"boolean\"}"), t_set_note, MG_TOOL_DESTRUCTIVE | MG_TOOL_IDEMPOTENT},
+     OUT("\"note\":" MG_S_OBJ ",\"created\":" MG_S_BOOL), t_set_note, MG_TOOL_DESTRUCTIVE | MG_TOOL_IDEMPOTENT},
     {"get_note", "Get a note", "Read one note of the repo by key.",
-     OBJ("\"key\":{\"type\":\"string\"}," S_R "," S_S, REQ("\"key\"")), OUT("\"note\":{\"type\":\"object\"}"),
-     t_get_note, MG_TOOL_READ_ONLY},
-    {"list_notes", "List notes", "The repo's notes, newest first, optionally those whose key starts with prefix.",
-     OBJ("\"prefix\":{\"type\":\"string\"}," S_LIMIT "," S_R "," S_S, ""), OUT("\"notes\":{\"type\":\"array\"}"),
-     t_list_notes, MG_TOOL_READ_ONLY},
+     OBJ("\"key\":" MG_S_STR "," S_R "," S_S, REQ("\"key\"")), OUT("\"note\":" MG_S_OBJ), t_get_note,
+     MG_TOOL_READ_ONLY},
+    {"list_notes", "List notes", "The repo's notes, newest first; prefix: only keys starting with it.",
+     OBJ("\"prefix\":" MG_S_STR "," S_LIMIT "," S_R "," S_S, ""), OUT("\"notes\":" MG_S_ARR), t_list_notes,
+     MG_TOOL_READ_ONLY},
     {"search_notes", "Search notes", "Ranked search over the repo's notes (keys and values).",
-     OBJ("\"query\":{\"type\":\"string\"}," S_LIMIT "," S_R "," S_S, REQ("\"query\"")),
-     OUT("\"notes\":{\"type\":\"array\"}"), t_search_notes, MG_TOOL_READ_ONLY},
+     OBJ("\"query\":" MG_S_STR "," S_LIMIT "," S_R "," S_S, REQ("\"query\"")), OUT("\"notes\":" MG_S_ARR),
+     t_search_notes, MG_TOOL_READ_ONLY},
     {"delete_note", "Delete a note", "Delete a note of the repo by key.",
-     OBJ("\"key\":{\"type\":\"string\"}," S_R "," S_S, REQ("\"key\"")), OUT("\"deleted\":{\"type\":\"boolean\"}"),
-     t_delete_note, MG_TOOL_DESTRUCTIVE | MG_TOOL_IDEMPOTENT},
+     OBJ("\"key\":" MG_S_STR "," S_R "," S_S, REQ("\"key\"")), OUT("\"deleted\":" MG_S_BOOL), t_delete_note,
+     MG_TOOL_DESTRUCTIVE | MG_TOOL_IDEMPOTENT},
     {"create_project", "Create a project",
-     "Create a project of this repo: a named group of sessions that share episodes and entities, isolated from "
-     "every other project and from sessions in no project.",
-     OBJ("\"name\":{\"type\":\"string\"}," S_R "," S_S, REQ("\"name\"")), OUT("\"project\":{\"type\":\"object\"}"),
-     t_create_project, 0},
+     "Create a project of this repo: a named group of sessions sharing episodes and entities, isolated from other "
+     "projects and from sessions in none.",
+     OBJ("\"name\":" MG_S_STR "," S_R "," S_S, REQ("\"name\"")), OUT("\"project\":" MG_S_OBJ), t_create_project, 0},
     {"list_projects", "List projects", "The repo's projects and how many sessions each has.", OBJ(S_R "," S_S, ""),
-     OUT("\"projects\":{\"type\":\"array\"}"), t_list_projects, MG_TOOL_READ_ONLY},
+     OUT("\"projects\":" MG_S_ARR), t_list_projects, MG_TOOL_READ_ONLY},
     {"join_project", "Join a project",
-     "Put this session in a project (leaving any other): from the next call its episodes are in the project's "
-     "pool, earlier ones included.",
-     OBJ("\"project\":{\"type\":\"string\"}," S_R "," S_S, REQ("\"project\"")),
-     OUT("\"project\":{\"type\":[\"string\",\"null\"]}"), t_join_project, MG_TOOL_IDEMPOTENT},
+     "Put this session in a project (leaving any other); its episodes, earlier ones too, join the project's pool.",
+     OBJ("\"project\":" MG_S_STR "," S_R "," S_S, REQ("\"project\"")), OUT("\"project\":" MG_S_NSTR),
+     t_join_project, MG_TOOL_IDEMPOTENT},
     {"leave_project", "Leave the project",
-     "Take this session out of its project: its episodes leave the project's pool at once.", OBJ(S_R "," S_S, ""),
-     OUT("\"project\":{\"type\":[\"string\",\"null\"]}"), t_leave_project, MG_TOOL_IDEMPOTENT},
+     "Take this session out of its project; its episodes leave the project's pool.", OBJ(S_R "," S_S, ""),
+     OUT("\"project\":" MG_S_NSTR), t_leave_project, MG_TOOL_IDEMPOTENT},
     {"delete_project", "Delete a project",
-     "Delete a project with its entities and its sessions' episodes (they never join the shared pool).",
-     OBJ("\"project\":{\"type\":\"string\"}," S_R "," S_S, REQ("\"project\"")),
-     OUT("\"deleted\":{\"type\":\"boolean\"}"), t_delete_project, MG_TOOL_DESTRUCTIVE | MG_TOOL_IDEMPOTENT},
+     "Delete a project with its entities and its sessions' episodes.",
+     OBJ("\"project\":" MG_S_STR "," S_R "," S_S, REQ("\"project\"")), OUT("\"deleted\":" MG_S_BOOL),
+     t_delete_project, MG_TOOL_DESTRUCTIVE | MG_TOOL_IDEMPOTENT},
     {"remember", "Remember an episode",
-     "Store what this session did or learned (a summary, optional tags), for later sessions of its project (or of "
-     "the shared pool when it is in none).",
-     OBJ("\"summary\":{\"type\":\"string\"},\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}," S_R
-         "," S_S,
-         REQ("\"summary\"")),
-     OUT("\"episode\":{\"type\":\"object\"}"), t_remember, 0},
+     "Store what this session did or learned (summary, tags) for later sessions of its project (or the shared "
+     "pool when in none).",
+     OBJ("\"summary\":" MG_S_STR ",\"tags\":" MG_SCHEMA_STRS "," S_R "," S_S, REQ("\"summary\"")),
+     OUT("\"episode\":" MG_S_OBJ), t_remember, 0},
     {"recall", "Recall episodes",
-     "Search earlier episodes in this session's scope: every session of its project, or the shared pool of "
-     "sessions in no project. Without query: the newest.",
-     OBJ("\"query\":{\"type\":\"string\"}," S_LIMIT "," S_R "," S_S, ""), OUT("\"episodes\":{\"type\":\"array\"}"),
-     t_recall, MG_TOOL_READ_ONLY},
+     "Search earlier episodes of this session's project (or of the shared pool when in none); without query, the "
+     "newest.",
+     OBJ("\"query\":" MG_S_STR "," S_LIMIT "," S_R "," S_S, ""), OUT("\"episodes\":" MG_S_ARR), t_recall,
+     MG_TOOL_READ_ONLY},
     {"add_entities", "Add entities",
      "Store named things (a service, a person, a component) with notes, tagged with this session's project.",
-     OBJ("\"entities\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":"
-         "\"string\"},\"type\":{\"type\":\"string\"},\"notes\":{\"type\":\"string\"}},\"required\":[\"name\"]}},"
-         S_R "," S_S,
+     OBJ("\"entities\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"name\":" MG_S_STR
+         ",\"type\":" MG_S_STR ",\"notes\":" MG_S_STR "},\"required\":[\"name\"]}}," S_R "," S_S,
          REQ("\"entities\"")),
-     OUT("\"entities\":{\"type\":\"array\"}"), t_add_entities, 0},
-    {"search_entities", "Search entities",
-     "Search the entities of this session's project (none when it is in no project).",
-     OBJ("\"query\":{\"type\":\"string\"}," S_LIMIT "," S_R "," S_S, ""), OUT("\"entities\":{\"type\":\"array\"}"),
-     t_search_entities, MG_TOOL_READ_ONLY},
-    {"retag_entities", "Retag entities",
-     "Move entities to another project of the repo (or to none with project null). Tags never change otherwise.",
-     OBJ("\"ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},\"project\":{\"type\":[\"string\","
-         "\"null\"]}," S_R "," S_S,
+     OUT("\"entities\":" MG_S_ARR), t_add_entities, 0},
+    {"search_entities", "Search entities", "Search the entities of this session's project (none when in no project).",
+     OBJ("\"query\":" MG_S_STR "," S_LIMIT "," S_R "," S_S, ""), OUT("\"entities\":" MG_S_ARR), t_search_entities,
+     MG_TOOL_READ_ONLY},
+    {"retag_entities", "Retag entities", "Move entities to another project of the repo (project null: none).",
+     OBJ("\"ids\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"}},\"project\":" MG_S_NSTR "," S_R "," S_S,
          REQ("\"ids\"")),
-     OUT("\"retagged\":{\"type\":\"integer\"}"), t_retag_entities, MG_TOOL_IDEMPOTENT},
+     OUT("\"retagged\":" MG_S_INT), t_retag_entities, MG_TOOL_IDEMPOTENT},
     {"save_preference", "Save a preference",
-     "Store a preference of an agent (agent_id). Profiles are global by design: the same in every repo and project "
-     "of the tenant.",
-     OBJ("\"agent_id\":{\"type\":\"string\"},\"key\":{\"type\":\"string\"},\"value\":{\"type\":\"string\"}",
-         REQ("\"agent_id\",\"key\",\"value\"")),
-     OUT("\"agent_id\":{\"type\":\"string\"}"), t_save_preference, MG_TOOL_DESTRUCTIVE | MG_TOOL_IDEMPOTENT},
-    {"get_profile", "Get a profile", "An agent's preferences (global by design).",
-     OBJ("\"agent_id\":{\"type\":\"string\"}", REQ("\"agent_id\"")), OUT("\"preferences\":{\"type\":\"object\"}"),
-     t_get_profile, MG_TOOL_READ_ONLY},
+     "Store a preference of an agent (agent_id); profiles are global: the same in every repo and project.",
+     OBJ("\"agent_id\":" MG_S_STR ",\"key\":" MG_S_STR ",\"value\":" MG_S_STR, REQ("\"agent_id\",\"key\",\"value\"")),
+     OUT("\"agent_id\":" MG_S_STR), t_save_preference, MG_TOOL_DESTRUCTIVE | MG_TOOL_IDEMPOTENT},
+    {"get_profile", "Get a profile", "An agent's preferences (global: the same in every repo).",
+     OBJ("\"agent_id\":" MG_S_STR, REQ("\"agent_id\"")), OUT("\"preferences\":" MG_S_OBJ), t_get_profile,
+     MG_TOOL_READ_ONLY},
 };
 const size_t mg_tools_memory_n = sizeof(mg_tools_memory) / sizeof(mg_tools_memory[0]);

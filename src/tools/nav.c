@@ -12,27 +12,6 @@
 #define NAV_MAX_LIMIT 1000
 #define NAV_DEPTH_MAX 8 /* search/nav.h's MG_NAV_DEPTH_MAX */
 
-#define S_NSTR "{\"type\":[\"string\",\"null\"]}"
-#define S_NINT "{\"type\":[\"integer\",\"null\"]}"
-#define S_SYMBOL                                                                                                    \
-    "\"symbol\":{\"type\":\"string\",\"description\":\"a function, method, macro, type or variable name; "         \
-    "Class::method, obj.method and a->b look for the last part\"}"
-#define S_TARGET                                                                                                    \
-    "\"repo\":{\"type\":\"string\",\"description\":\"repo id (list_repos); default: the session's repo\"},"       \
-    "\"globs\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"only these paths; overrides " \
-    "the session scope\"},\"exclude_globs\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"languages\":"   \
-    "{\"type\":\"array\",\"items\":{\"type\":\"string\"}}"
-#define S_DEF                                                                                                       \
-    "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"line\":{\"type\":\"integer\"},"          \
-    "\"end_line\":{\"type\":\"integer\"},\"name\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},"            \
-    "\"container\":" S_NSTR "},\"required\":[\"path\",\"line\",\"name\",\"kind\"]}"
-#define S_CALL                                                                                                      \
-    "{\"type\":\"object\",\"properties\":{\"depth\":{\"type\":\"integer\"},\"path\":{\"type\":\"string\"},"        \
-    "\"line\":{\"type\":\"integer\"},\"from_name\":{\"type\":\"string\"},\"from_kind\":{\"type\":\"string\"},"      \
-    "\"from_line\":{\"type\":\"integer\"},\"callee\":{\"type\":\"string\"},\"to_path\":" S_NSTR ",\"to_kind\":"     \
-    S_NSTR ",\"to_line\":" S_NINT ",\"confidence\":{\"type\":\"string\",\"enum\":[\"file\",\"name\","              \
-    "\"import\",\"ambiguous\",\"external\"]}},\"required\":[\"path\",\"line\",\"from_name\",\"callee\",\"confidence\"]}"
-
 /* The arguments every navigation takes, the gate run, and the items split
  * into definitions, the rest, and the summary. */
 struct nav_run {
@@ -233,96 +212,50 @@ static int t_impact(struct mg_ctx *x, json_t *args, json_t **result, struct mg_e
     return 0;
 }
 
+#define S_SYMBOL "\"symbol\":{\"type\":\"string\",\"description\":\"a name; for A::b, a.b or a->b the last part\"}"
+#define S_DEPTH(def) "\"depth\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":8,\"default\":" def "}"
+#define S_LIMIT(max, def) "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":" max ",\"default\":" def "}"
+#define S_TARGET MG_S_REPO "," MG_S_FILTERS
 #define OUT_COMMON                                                                                                  \
-    "\"symbol\":{\"type\":\"string\"},\"repo\":" S_NSTR ",\"definitions\":{\"type\":\"array\",\"items\":" S_DEF  \
-    "},\"total\":{\"type\":\"integer\"},\"complete\":{\"type\":\"boolean\"},\"truncated\":{\"type\":\"boolean\"}"
+    "\"symbol\":" MG_S_STR ",\"definitions\":" MG_S_ARR ",\"total\":" MG_S_INT
 
 const struct mg_tool mg_tools_nav[] = {
     {"find_references", "Find references",
-     "Every use of a name in the repo outside comments and strings, grouped by file, each with its line, the "
-     "line's text, whether it is a call, and the definition it is in (`in`, `in_kind`, `in_line`); plus the "
-     "name's definitions. Use it before changing or removing something, to see who depends on it. Matches the "
-     "whole identifier, case-sensitively. Pages of `limit` (default 50): when next_cursor is not null, pass it as "
-     "`cursor` for the next; `complete` says every reference is on this page; candidate_files bounds how many "
-     "files can have one.",
-     "{\"type\":\"object\",\"properties\":{" S_SYMBOL ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":"
-     "1000},\"cursor\":{\"type\":\"string\",\"description\":\"next_cursor of the previous page\"}," S_TARGET "},"
-     "\"required\":[\"symbol\"],\"additionalProperties\":false}",
-     "{\"type\":\"object\",\"properties\":{" OUT_COMMON ",\"files\":{\"type\":\"array\",\"items\":{\"type\":"
-     "\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"references\":{\"type\":\"array\",\"items\":{"
-     "\"type\":\"object\",\"properties\":{\"line\":{\"type\":\"integer\"},\"text\":{\"type\":\"string\"},\"call\":"
-     "{\"type\":\"boolean\"},\"in\":{\"type\":\"string\"},\"in_kind\":{\"type\":\"string\"},\"in_line\":{\"type\":"
-     "\"integer\"}},\"required\":[\"line\",\"text\"]}}},\"required\":[\"path\",\"references\"]}},"
-     "\"candidate_files\":{\"type\":\"integer\"},\"next_cursor\":" S_NSTR "},\"required\":[\"symbol\","
-     "\"definitions\",\"files\",\"total\",\"complete\",\"next_cursor\"]}",
+     "Every use of a name outside comments and strings (whole identifier, case-sensitive), by file: line, text, "
+     "whether a call, the enclosing definition; plus its definitions. Use it before changing or removing "
+     "something. Paged: pass next_cursor as cursor.",
+     MG_S_IN(S_SYMBOL "," S_LIMIT("1000", "50") ",\"cursor\":" MG_S_STR "," S_TARGET, MG_S_REQ("\"symbol\"")),
+     MG_S_OUT(OUT_COMMON ",\"complete\":" MG_S_BOOL ",\"files\":" MG_S_ARR ",\"next_cursor\":" MG_S_NSTR,
+              MG_S_REQ("\"symbol\",\"definitions\",\"files\",\"total\",\"complete\",\"next_cursor\"")),
      t_find_references, MG_TOOL_READ_ONLY},
     {"callers", "Find callers",
-     "Who calls a function: each call site with the calling definition (from_name, from_kind, from_line; kind "
-     "\"file\" for top-level code) and the definition called (to_path, to_line; confidence \"file\" when it is "
-     "in the caller's own file, \"name\" when the repo has one definition by that name, \"import\" for "
-     "several of which the caller imports one, \"ambiguous\" for several). depth 2 or more adds the callers of the callers (at most 8). Use it to judge the impact of a "
-     "change or to find how a function is reached.",
-     "{\"type\":\"object\",\"properties\":{" S_SYMBOL ",\"depth\":{\"type\":\"integer\",\"minimum\":1,"
-     "\"maximum\":8,\"description\":\"default 1\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,"
-     "\"description\":\"most calls listed (default 100)\"}," S_TARGET "},\"required\":[\"symbol\"],"
-     "\"additionalProperties\":false}",
-     "{\"type\":\"object\",\"properties\":{" OUT_COMMON ",\"depth\":{\"type\":\"integer\"},\"calls\":{\"type\":"
-     "\"array\",\"items\":" S_CALL "}},\"required\":[\"symbol\",\"definitions\",\"calls\",\"total\"]}",
+     "Who calls a function: each call site, its calling definition and the definition called, with a confidence "
+     "(file, name, import, ambiguous). depth 2+ adds callers of callers. Use it to judge a change's impact.",
+     MG_S_IN(S_SYMBOL "," S_DEPTH("1") "," S_LIMIT("1000", "100") "," S_TARGET, MG_S_REQ("\"symbol\"")),
+     MG_S_OUT(OUT_COMMON ",\"calls\":" MG_S_ARR, MG_S_REQ("\"symbol\",\"definitions\",\"calls\",\"total\"")),
      t_callers, MG_TOOL_READ_ONLY},
     {"callees", "Find callees",
-     "What a function calls: each distinct call in its body, with where it is defined (to_path, to_line) and how "
-     "sure that is (confidence: file, name, import, ambiguous, or external for a name the repo does not define, such as "
-     "a library function). depth 2 or more follows the callees' own calls (at most 8).",
-     "{\"type\":\"object\",\"properties\":{" S_SYMBOL ",\"depth\":{\"type\":\"integer\",\"minimum\":1,"
-     "\"maximum\":8,\"description\":\"default 1\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,"
-     "\"description\":\"most calls listed (default 100)\"}," S_TARGET "},\"required\":[\"symbol\"],"
-     "\"additionalProperties\":false}",
-     "{\"type\":\"object\",\"properties\":{" OUT_COMMON ",\"depth\":{\"type\":\"integer\"},\"calls\":{\"type\":"
-     "\"array\",\"items\":" S_CALL "}},\"required\":[\"symbol\",\"definitions\",\"calls\",\"total\"]}",
+     "What a function calls: each distinct call in its body and where it is defined, with a confidence (file, "
+     "name, import, ambiguous, external). depth 2+ follows the callees' calls.",
+     MG_S_IN(S_SYMBOL "," S_DEPTH("1") "," S_LIMIT("1000", "100") "," S_TARGET, MG_S_REQ("\"symbol\"")),
+     MG_S_OUT(OUT_COMMON ",\"calls\":" MG_S_ARR, MG_S_REQ("\"symbol\",\"definitions\",\"calls\",\"total\"")),
      t_callees, MG_TOOL_READ_ONLY},
     {"trace_path", "Trace call paths",
-     "The shortest call paths from one function (symbol) to another (to), each a list of calls in order, found "
-     "by following callees breadth first (at most `depth` calls long, default 6; at most `limit` paths, default "
-     "3; at most 10,000 functions visited). Use it to learn how an entry point reaches a function.",
-     "{\"type\":\"object\",\"properties\":{" S_SYMBOL ",\"to\":{\"type\":\"string\",\"description\":\"the "
-     "function the paths end at\"},\"depth\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":8},\"limit\":{\"type\":"
-     "\"integer\",\"minimum\":1,\"maximum\":100}," S_TARGET "},\"required\":[\"symbol\",\"to\"],"
-     "\"additionalProperties\":false}",
-     "{\"type\":\"object\",\"properties\":{" OUT_COMMON ",\"to\":{\"type\":\"string\"},\"visited\":{\"type\":"
-     "\"integer\"},\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":" S_CALL "}}},"
-     "\"required\":[\"symbol\",\"to\",\"paths\",\"total\"]}",
+     "The shortest call paths from function symbol to function to, each a list of calls in order: how an entry "
+     "point reaches a function.",
+     MG_S_IN(S_SYMBOL ",\"to\":" MG_S_STR "," S_DEPTH("6") "," S_LIMIT("100", "3") "," S_TARGET,
+             MG_S_REQ("\"symbol\",\"to\"")),
+     MG_S_OUT("\"symbol\":" MG_S_STR ",\"total\":" MG_S_INT ",\"to\":" MG_S_STR ",\"paths\":" MG_S_ARR,
+              MG_S_REQ("\"symbol\",\"to\",\"paths\",\"total\"")),
      t_trace_path, MG_TOOL_READ_ONLY},
     {"impact", "Change impact",
-     "What a change touches: the definitions it modifies, adds or removes (`changed`, each with `change`), and "
-     "their callers up to `depth` levels (default 2), ranked (`impacted`: score weighs nearer and surer calls "
-     "more; `calls` is the changed or impacted name it calls, at call_line, with the call's confidence). Name the "
-     "change with exactly one of: `revisions` (git: \"A..B\", \"A...B\", or \"A\" for A to the work tree, e.g. "
-     "\"HEAD\" for uncommitted changes), `diff` (a unified diff as `git diff` or `diff -u` print it, new side as "
-     "indexed), or `paths` (files changed as a whole). A removed or renamed definition's callers are the calls "
-     "that still name it: they break. `skipped` lists files it could not read (not_indexed) or whose diff does "
-     "not match the index (stale: index again). Use it before committing, or to review a change.",
-     "{\"type\":\"object\",\"properties\":{\"revisions\":{\"type\":\"string\",\"description\":\"git revisions: "
-     "A..B, A...B, or A (A to the work tree)\"},\"diff\":{\"type\":\"string\",\"description\":\"a unified "
-     "diff\"},\"paths\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"repo-relative "
-     "files changed as a whole\"},\"depth\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":8,\"description\":"
-     "\"caller levels, default 2\"},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000,"
-     "\"description\":\"most impacted definitions listed (default 50)\"}," S_TARGET "},"
-     "\"additionalProperties\":false}",
-     "{\"type\":\"object\",\"properties\":{\"repo\":" S_NSTR ",\"changed\":{\"type\":\"array\",\"items\":{"
-     "\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"line\":{\"type\":\"integer\"},"
-     "\"end_line\":{\"type\":\"integer\"},\"name\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},"
-     "\"container\":" S_NSTR ",\"change\":{\"type\":\"string\",\"enum\":[\"modified\",\"added\",\"removed\"]}},"
-     "\"required\":[\"path\",\"line\",\"name\",\"kind\",\"change\"]}},\"impacted\":{\"type\":\"array\","
-     "\"items\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"line\":{\"type\":"
-     "\"integer\"},\"end_line\":{\"type\":\"integer\"},\"name\":{\"type\":\"string\"},\"kind\":{\"type\":"
-     "\"string\"},\"container\":" S_NSTR ",\"depth\":{\"type\":\"integer\"},\"score\":{\"type\":\"number\"},"
-     "\"calls\":{\"type\":\"string\"},\"call_line\":{\"type\":\"integer\"},\"confidence\":{\"type\":"
-     "\"string\"}},\"required\":[\"path\",\"line\",\"name\",\"depth\",\"score\",\"calls\"]}},\"skipped\":{"
-     "\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},"
-     "\"reason\":{\"type\":\"string\",\"enum\":[\"not_indexed\",\"stale\"]}},\"required\":[\"path\","
-     "\"reason\"]}},\"depth\":{\"type\":\"integer\"},\"total\":{\"type\":\"integer\"},\"complete\":{\"type\":"
-     "\"boolean\"},\"truncated\":{\"type\":\"boolean\"}},\"required\":[\"changed\",\"impacted\",\"skipped\","
-     "\"total\"]}",
+     "What a change touches: the definitions it modifies, adds or removes (changed) and their callers, ranked "
+     "(impacted; a removed name's callers break). Give one of revisions (git A..B, A...B, or A to the work tree: "
+     "HEAD for uncommitted changes), diff (unified) or paths (whole files). Run it before committing.",
+     MG_S_IN("\"revisions\":" MG_S_STR ",\"diff\":" MG_S_STR ",\"paths\":" MG_SCHEMA_STRS "," S_DEPTH("2") ","
+             S_LIMIT("1000", "50") "," S_TARGET, ""),
+     MG_S_OUT("\"changed\":" MG_S_ARR ",\"impacted\":" MG_S_ARR ",\"skipped\":" MG_S_ARR ",\"total\":" MG_S_INT,
+              MG_S_REQ("\"changed\",\"impacted\",\"skipped\",\"total\"")),
      t_impact, MG_TOOL_READ_ONLY},
 };
 const size_t mg_tools_nav_n = sizeof(mg_tools_nav) / sizeof(mg_tools_nav[0]);

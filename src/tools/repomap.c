@@ -130,34 +130,16 @@ static int t_repo_map(struct mg_ctx *x, json_t *args, json_t **result, struct mg
     return 0;
 }
 
-#define S_DEF                                                                                                       \
-    "{\"type\":\"object\",\"properties\":{\"line\":{\"type\":\"integer\"},\"end_line\":{\"type\":\"integer\"},"    \
-    "\"name\":{\"type\":\"string\"},\"kind\":{\"type\":\"string\"},\"score\":{\"type\":\"number\"},\"text\":{"      \
-    "\"type\":[\"string\",\"null\"]}},\"required\":[\"line\",\"name\",\"kind\"]}"
-
 const struct mg_tool mg_tools_repomap[] = {
     {"repo_map", "Repo map",
-     "The repo's most central files and, under each, its most used definitions (line and first line of each), "
-     "ranked by PageRank over which files use names that other files define, cut to fit budget_tokens (about 4 "
-     "bytes a token; default 1024). Use it first in an unfamiliar repo, or before a change that spans files, to "
-     "see what matters and where; focus_files (the files you are working on) and focus_symbols rank what is "
-     "related to them first. `map` is the rendered text; `files` the same as data. `stale`: the index changed "
-     "since this map's graph was built (a new one is being built; ask again for it).",
-     "{\"type\":\"object\",\"properties\":{\"budget_tokens\":{\"type\":\"integer\",\"minimum\":32,\"maximum\":"
-     "65536,\"description\":\"size of the map (default 1024)\"},\"focus_files\":{\"type\":\"array\",\"items\":{"
-     "\"type\":\"string\"},\"maxItems\":64,\"description\":\"paths relative to the repo root\"},\"focus_symbols\":"
-     "{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":64},\"repo\":{\"type\":\"string\","
-     "\"description\":\"repo id (list_repos); default: the session's repo\"},\"globs\":{\"type\":\"array\","
-     "\"items\":{\"type\":\"string\"},\"description\":\"only these paths; overrides the session scope\"},"
-     "\"exclude_globs\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},\"languages\":{\"type\":\"array\","
-     "\"items\":{\"type\":\"string\"}}},\"additionalProperties\":false}",
-     "{\"type\":\"object\",\"properties\":{\"repo\":{\"type\":[\"string\",\"null\"]},\"map\":{\"type\":"
-     "\"string\"},\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":"
-     "\"string\"},\"language\":{\"type\":\"string\"},\"rank\":{\"type\":\"number\"},\"definitions\":{\"type\":"
-     "\"array\",\"items\":" S_DEF "}},\"required\":[\"path\",\"rank\",\"definitions\"]}},\"budget_tokens\":{"
-     "\"type\":\"integer\"},\"tokens\":{\"type\":\"integer\"},\"considered\":{\"type\":\"integer\"},\"cached\":{"
-     "\"type\":\"boolean\"},\"stale\":{\"type\":\"boolean\"},\"truncated\":{\"type\":\"boolean\"}},\"required\":[\"map\",\"files\",\"tokens\","
-     "\"truncated\"]}",
+     "The repo's most central files (PageRank over cross-file name use) and their most used definitions, within "
+     "budget_tokens. Use it first in an unfamiliar repo or before a change across files; focus_files and "
+     "focus_symbols rank what relates to them first. stale: a newer map is being built.",
+     MG_S_IN("\"budget_tokens\":{\"type\":\"integer\",\"minimum\":32,\"maximum\":65536,\"default\":1024},"
+             "\"focus_files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":64},\"focus_symbols\":"
+             "{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":64}," MG_S_REPO "," MG_S_FILTERS, ""),
+     MG_S_OUT("\"map\":" MG_S_STR ",\"files\":" MG_S_ARR ",\"tokens\":" MG_S_INT ",\"truncated\":" MG_S_BOOL,
+              MG_S_REQ("\"map\",\"files\",\"tokens\",\"truncated\"")),
      t_repo_map, MG_TOOL_READ_ONLY},
 };
 const size_t mg_tools_repomap_n = sizeof(mg_tools_repomap) / sizeof(mg_tools_repomap[0]);

@@ -176,73 +176,35 @@ static int t_set_repo_settings(struct mg_ctx *x, json_t *args, json_t **result, 
     return rc != 0 ? -1 : settings_result(&items, result, err);
 }
 
-#define S_NSTR "{\"type\":[\"string\",\"null\"]}"
-#define S_NINT "{\"type\":[\"integer\",\"null\"]}"
-#define S_SETTINGS_OBJ                                                                                              \
-    "{\"type\":\"object\",\"properties\":{\"watch\":{\"enum\":[\"on\",\"off\",\"default\"]},\"watch_effective\":"    \
-    "{\"enum\":[\"on\",\"off\"]},\"reindex_interval\":{\"type\":\"integer\"},\"pull_on_push\":{\"enum\":[\"on\","  \
-    "\"off\"]}},\"required\":[\"watch\",\"watch_effective\",\"reindex_interval\",\"pull_on_push\"]}"
-#define S_SETTINGS_RESULT                                                                                           \
-    "{\"type\":\"object\",\"properties\":{\"repo\":{\"type\":\"string\"},\"settings\":" S_SETTINGS_OBJ "},"          \
-    "\"required\":[\"repo\",\"settings\"]}"
-#define S_STATS_OBJ                                                                                                 \
-    "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"root\":{\"type\":\"string\"},"           \
-    "\"fingerprint\":{\"type\":\"string\"},\"files\":{\"type\":\"integer\"},\"chunks\":{\"type\":\"integer\"},"    \
-    "\"symbols\":{\"type\":\"integer\"},\"bytes\":{\"type\":\"integer\"},\"db_bytes\":{\"type\":\"integer\"},"     \
-    "\"created_at\":{\"type\":\"integer\"},\"indexed_at\":{\"type\":\"integer\"},\"vectors\":" S_NINT ","        \
-    "\"full_index_at\":" S_NINT ",\"full_index_ms\":" S_NINT ",\"incr_index_at\":" S_NINT ",\"incr_index_ms\":"    \
-    S_NINT ",\"pending_changes\":" S_NINT ",\"watch_state\":{\"enum\":[\"watching\",\"polling\",\"off\"]},"        \
-    "\"watch_count\":{\"type\":\"integer\"},\"secrets_redacted\":{\"type\":\"integer\"},\"last_error\":" S_NSTR     \
-    ",\"last_error_at\":" S_NINT ",\"index_busy\":{\"type\":\"boolean\"},\"settings\":" S_SETTINGS_OBJ "},"         \
-    "\"required\":[\"id\",\"root\",\"watch_state\",\"index_busy\",\"settings\"]}"
-#define S_REPO_ARG "\"repo\":{\"type\":\"string\",\"description\":\"repo id (list_repos); default: the session's repo\"}"
-#define S_ON_OFF(what)                                                                                              \
-    "{\"type\":[\"string\",\"boolean\",\"null\"],\"description\":\"" what                                         \
-    ": on, off, or default (null)\"}"
-#define S_NOARGS "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}"
-#define S_REPO_OBJ                                                                                                  \
-    "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"},\"root\":{\"type\":\"string\"},"           \
-    "\"fingerprint\":{\"type\":\"string\"},\"files\":{\"type\":\"integer\"},\"chunks\":{\"type\":\"integer\"},"    \
-    "\"symbols\":{\"type\":\"integer\"},\"bytes\":{\"type\":\"integer\"},\"db_bytes\":{\"type\":\"integer\"},"     \
-    "\"created_at\":{\"type\":\"integer\"},\"indexed_at\":{\"type\":\"integer\"}},\"required\":[\"id\",\"root\"]}"
+#define S_SETTINGS_RESULT MG_S_OUT("\"repo\":" MG_S_STR ",\"settings\":" MG_S_OBJ, MG_S_REQ("\"repo\",\"settings\""))
+#define S_ON_OFF "{\"type\":[\"string\",\"boolean\",\"null\"],\"description\":\"on, off, or default (null)\"}"
 
 const struct mg_tool mg_tools_repos[] = {
-    {"list_repos", "List repos", "List the indexed repos and the one this session is bound to.", S_NOARGS,
-     "{\"type\":\"object\",\"properties\":{\"repos\":{\"type\":\"array\",\"items\":" S_REPO_OBJ "},\"bound\":"
-     S_NSTR "},\"required\":[\"repos\"]}",
-     t_list_repos, MG_TOOL_READ_ONLY},
+    {"list_repos", "List repos", "List the indexed repos and the one this session is bound to.", MG_S_NOARGS,
+     MG_S_OUT("\"repos\":" MG_S_ARR, MG_S_REQ("\"repos\"")), t_list_repos, MG_TOOL_READ_ONLY},
     {"index_repo", "Index a repo",
-     "Index (or re-index, incrementally) a directory on the server's machine. Without path: re-index the "
-     "session's repo. Sends progress notifications when the call carries a progressToken.",
-     "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"absolute path of the "
-     "repo root\"},\"name\":{\"type\":\"string\",\"description\":\"repo id to use instead of the derived one\"}},"
-     "\"additionalProperties\":false}",
-     "{\"type\":\"object\",\"properties\":{\"repo\":{\"type\":\"string\"},\"root\":{\"type\":\"string\"},"
-     "\"created\":{\"type\":\"boolean\"},\"files\":{\"type\":\"integer\"},\"added\":{\"type\":\"integer\"},"
-     "\"changed\":{\"type\":\"integer\"},\"unchanged\":{\"type\":\"integer\"},\"removed\":{\"type\":\"integer\"},"
-     "\"chunks\":{\"type\":\"integer\"},\"symbols\":{\"type\":\"integer\"},\"bytes\":{\"type\":\"integer\"},"
-     "\"seconds\":{\"type\":\"number\"}},\"required\":[\"repo\",\"root\",\"files\"]}",
+     "Index (or incrementally re-index) a directory on the server's machine; without path, the session's repo. "
+     "Sends progress when the call has a progressToken.",
+     MG_S_IN("\"path\":{\"type\":\"string\",\"description\":\"absolute path of the repo root\"},\"name\":{\"type\":"
+             "\"string\",\"description\":\"repo id instead of the derived one\"}",
+             ""),
+     MG_S_OUT("\"repo\":" MG_S_STR ",\"root\":" MG_S_STR ",\"files\":" MG_S_INT,
+              MG_S_REQ("\"repo\",\"root\",\"files\"")),
      t_index_repo, MG_TOOL_IDEMPOTENT},
     {"index_status", "Index status",
-     "Sizes, index runs (last full and incremental run, last error), vectors, file watcher and settings of the "
-     "session's repo (or the given repo, or with all: every repo you can see).",
-     "{\"type\":\"object\",\"properties\":{" S_REPO_ARG ",\"all\":{\"type\":\"boolean\",\"description\":\"every "
-     "repo you can see\"}},\"additionalProperties\":false}",
-     "{\"type\":\"object\",\"properties\":{\"repos\":{\"type\":\"array\",\"items\":" S_STATS_OBJ "}},"
-     "\"required\":[\"repos\"]}",
+     "Sizes, index runs, last error, vectors, file watcher and settings of the session's repo (or repo; all: every "
+     "repo you can see).",
+     MG_S_IN(MG_S_REPO ",\"all\":" MG_S_BOOL, ""), MG_S_OUT("\"repos\":" MG_S_ARR, MG_S_REQ("\"repos\"")),
      t_index_status, MG_TOOL_READ_ONLY},
     {"get_repo_settings", "Repo settings",
-     "The settings of the session's repo (or the given repo): watch, reindex_interval, pull_on_push.",
-     "{\"type\":\"object\",\"properties\":{" S_REPO_ARG "},\"additionalProperties\":false}", S_SETTINGS_RESULT,
-     t_get_repo_settings, MG_TOOL_READ_ONLY},
+     "The settings of the session's repo (or repo): watch, reindex_interval, pull_on_push.", MG_S_IN(MG_S_REPO, ""),
+     S_SETTINGS_RESULT, t_get_repo_settings, MG_TOOL_READ_ONLY},
     {"set_repo_settings", "Change repo settings",
-     "Change settings of the session's repo (or the given repo); settings not given stay as they are. Needs "
-     "admin. watch: whether the server's file watcher follows it; reindex_interval: seconds between scheduled "
-     "re-indexes (0: none); pull_on_push: whether the push webhook pulls it.",
-     "{\"type\":\"object\",\"properties\":{" S_REPO_ARG ",\"watch\":" S_ON_OFF("watch the repo for changes")
-     ",\"reindex_interval\":{\"type\":[\"integer\",\"string\",\"null\"],\"description\":\"seconds between "
-     "re-indexes: 0 for none, or 60 or more; or default (null)\"},\"pull_on_push\":" S_ON_OFF("pull on a push")
-     "},\"additionalProperties\":false}",
+     "Change the session's repo's settings (needs admin); those not given stay. watch: the file watcher follows "
+     "it; reindex_interval: seconds between re-indexes (0 none, else 60+); pull_on_push: the push webhook pulls it.",
+     MG_S_IN(MG_S_REPO ",\"watch\":" S_ON_OFF ",\"reindex_interval\":{\"type\":[\"integer\",\"string\",\"null\"]},"
+             "\"pull_on_push\":" S_ON_OFF,
+             ""),
      S_SETTINGS_RESULT, t_set_repo_settings, MG_TOOL_IDEMPOTENT},
 };
 const size_t mg_tools_repos_n = sizeof(mg_tools_repos) / sizeof(mg_tools_repos[0]);

@@ -59,21 +59,19 @@ static int t_clear_scope(struct mg_ctx *x, json_t *args, json_t **result, struct
     return 0;
 }
 
-#define S_NOARGS "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}"
-#define S_SCOPE_RESULT                                                                                              \
-    "{\"type\":\"object\",\"properties\":{\"session\":{\"type\":\"string\"}," MG_SCHEMA_SCOPE_OUT                 \
-    "},\"required\":[\"scope\",\"session\"]}"
+#define S_SCOPE_RESULT MG_S_OUT("\"session\":" MG_S_STR "," MG_SCHEMA_SCOPE_OUT, MG_S_REQ("\"scope\",\"session\""))
 
 const struct mg_tool mg_tools_scope[] = {
     {"set_scope", "Set the session scope",
-     "Store path globs, exclude globs, languages and repos for this session; every later search and listing "
-     "applies them, and explicit arguments of a call win field by field. Replaces the previous scope.",
-     "{\"type\":\"object\",\"properties\":{\"globs\":" MG_SCHEMA_STRS ",\"exclude_globs\":" MG_SCHEMA_STRS
-     ",\"languages\":" MG_SCHEMA_STRS ",\"repos\":" MG_SCHEMA_STRS "},\"additionalProperties\":false}",
+     "Replace this session's scope (path globs, exclude globs, languages, repos): every later search and listing "
+     "applies it; a call's own arguments win field by field.",
+     MG_S_IN("\"globs\":" MG_SCHEMA_STRS ",\"exclude_globs\":" MG_SCHEMA_STRS ",\"languages\":" MG_SCHEMA_STRS
+             ",\"repos\":" MG_SCHEMA_STRS,
+             ""),
      S_SCOPE_RESULT, t_set_scope, MG_TOOL_IDEMPOTENT},
-    {"get_scope", "Get the session scope", "The scope stored for this session.", S_NOARGS, S_SCOPE_RESULT,
+    {"get_scope", "Get the session scope", "The scope stored for this session.", MG_S_NOARGS, S_SCOPE_RESULT,
      t_get_scope, MG_TOOL_READ_ONLY},
-    {"clear_scope", "Clear the session scope", "Remove the scope stored for this session.", S_NOARGS, S_SCOPE_RESULT,
-     t_clear_scope, MG_TOOL_IDEMPOTENT},
+    {"clear_scope", "Clear the session scope", "Remove the scope stored for this session.", MG_S_NOARGS,
+     S_SCOPE_RESULT, t_clear_scope, MG_TOOL_IDEMPOTENT},
 };
 const size_t mg_tools_scope_n = sizeof(mg_tools_scope) / sizeof(mg_tools_scope[0]);

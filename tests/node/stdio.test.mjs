@@ -85,7 +85,14 @@ describe('one repo indexed', () => {
       assert.ok(t.description, `${t.name}: description`);
       assert.equal(t.inputSchema?.type, 'object', `${t.name}: inputSchema`);
       assert.equal(t.outputSchema?.type, 'object', `${t.name}: outputSchema`);
+      // annotations on every tool: a client needs them to tell a read from a write
+      assert.equal(t.annotations?.openWorldHint, false, `${t.name}: annotations`);
+      const a = t.annotations;
+      assert.ok(a.readOnlyHint === true || 'destructiveHint' in a || 'idempotentHint' in a, `${t.name}: write hints`);
     }
+    // the list goes into every agent's context: 44,235 bytes before it was cut (docs/benchmarks.md); 60% of that
+    const bytes = Buffer.byteLength(JSON.stringify({ tools }));
+    assert.ok(bytes <= 26541, `tools/list is ${bytes} bytes, over its budget of 26541`);
   });
 
   test('search_code finds the canary in the only repo without any binding', async () => {
