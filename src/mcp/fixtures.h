@@ -15,6 +15,9 @@
 
 #include "util/err.h"
 
+/* call()'s return for "answer with the JSON-RPC error in *result" (below). */
+#define MG_FIXTURE_RPC_ERROR (-2)
+
 /* What a fixture tool may send while it runs (rpc.c provides it). */
 struct mg_fixture_io {
     void (*log)(struct mg_fixture_io *io, const char *level, const char *message);
@@ -58,6 +61,16 @@ const struct mg_fixture_tool *mg_fixture_tools(size_t *n);
  * *message (static) for a JSON-RPC error. Returns 0 for a method it does not
  * know. */
 int mg_fixtures_handle(const char *method, json_t *params, json_t **result, int *code, const char **message);
+/* The same with the error's data, which 2026-07-28 errors carry (SEP-2164:
+ * resources/read of an unknown URI is -32602 with data.uri; -32021 has
+ * data.requiredCapabilities): on failure *error, with data a new reference
+ * or NULL. */
+struct mg_fixture_error {
+    int code;
+    char message[256];
+    json_t *data;
+};
+int mg_fixtures_handle_ex(const char *method, json_t *params, json_t **result, struct mg_fixture_error *error);
 /* Capabilities the fixtures add to initialize's result (resources, prompts,
  * completions), merged into caps. */
 void mg_fixtures_capabilities(json_t *caps);
