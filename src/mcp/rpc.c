@@ -491,10 +491,10 @@ static json_t *m_tools_call(struct call *c)
     } else if (mg_tools_call(&x, t, args, &result, &err) != 0) {
         res = error_result(&err, mg_tools_error_json(&x, &err));
     } else {
-        /* the text rounds numbers to 6 significant digits ("took_ms":10.0922, not
-         * 10.092224000021815); structuredContent keeps them exact */
-        char *text = json_dumps(result, JSON_COMPACT | JSON_REAL_PRECISION(6));
-        res = json_pack("{s:[{s:s, s:s}], s:O}", "content", "type", "text", "text", text ? text : "{}",
+        /* the text is the result for an agent to read (mg_tools_text: compact,
+         * numbers rounded); structuredContent keeps it exact */
+        char *text = mg_tools_text(t, result);
+        res = json_pack("{s:[{s:s, s:s}], s:O}", "content", "type", "text", "text", text ? text : "",
                         "structuredContent", result);
         free(text);
     }
