@@ -646,6 +646,11 @@ int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target
     }
     guardrail(x, repos, nrepos, op->repos != MG_REPOS_NONE, out);
     free(visible);
+    /* a page of the list: the items before it and past it go before they are cleaned */
+    for (size_t k = 0; k < x->page.skip && out->n > 0; k++) mg_items_remove(out, 0);
+    x->page.more = x->page.keep > 0 && out->n > x->page.keep;
+    while (x->page.keep > 0 && out->n > x->page.keep) mg_items_remove(out, out->n - 1);
+    x->page.skip = x->page.keep = 0;
     clean_items(x, out);
     /* what the inputs lost to redaction counts on the items they became */
     for (size_t i = 0; i < out->n && i < INPUTS_ITEMS_MAX; i++) out->v[i]->redactions += in.per_item[i];
