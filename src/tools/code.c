@@ -213,6 +213,8 @@ static int t_list_files(struct mg_ctx *x, json_t *args, json_t **result, struct 
     "matching these globs\"},"                                                                                      \
     "\"languages\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"description\":\"only these languages "    \
     "(c, cpp, go, java, javascript, python, rust, typescript, markdown, ...)\"}"
+#define S_CURSOR "\"cursor\":{\"type\":\"string\",\"description\":\"next_cursor of the previous call with the same " \
+                 "arguments, for the next page\"}"
 #define S_HITS                                                                                                      \
     "{\"type\":\"object\",\"properties\":{\"results\":{\"type\":\"array\",\"items\":{\"type\":\"object\","         \
     "\"properties\":{\"repo\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"start_line\":{\"type\":"      \
@@ -226,7 +228,8 @@ static int t_list_files(struct mg_ctx *x, json_t *args, json_t **result, struct 
     "\"string\"},\"total_matches\":{\"type\":\"integer\"},\"total_matches_capped\":{\"type\":\"boolean\"},"      \
     "\"semantic\":{\"type\":\"object\",\"properties\":{\"state\":{\"type\":\"string\"},\"vectors_loaded\":"         \
     "{\"type\":\"integer\"},\"vectors_total\":{\"type\":\"integer\"}},\"required\":[\"state\"]},"                  \
-    MG_SCHEMA_SCOPE_OUT "},\"required\":[\"results\",\"took_ms\",\"scope\"]}"
+    "\"next_cursor\":" S_NSTR ",\"truncated\":{\"type\":\"boolean\"},\"omitted\":{\"type\":\"integer\"},"        \
+    MG_SCHEMA_SCOPE_OUT "},\"required\":[\"results\",\"took_ms\",\"scope\",\"next_cursor\"]}"
 
 const struct mg_tool mg_tools_code[] = {
     {"search_code", "Search code",
@@ -237,20 +240,21 @@ const struct mg_tool mg_tools_code[] = {
      "lexical, symbol and semantic fused by rank. Each result has the file, line range, enclosing symbol "
      "and a snippet; lexical and regex results also list the chunk's matching lines (match_lines, at most 20) "
      "and count its matches (match_count); regex results count the matches in scope past the limit too "
-     "(total_matches; total_matches_capped: a lower bound). The effective scope is echoed.",
+     "(total_matches; total_matches_capped: a lower bound). The effective scope is echoed. When next_cursor is not "
+     "null, pass it as `cursor` (same arguments) for the next page.",
      "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"words, an "
      "identifier, or a regex (mode regex)\"},\"mode\":{\"type\":\"string\",\"enum\":[\"lexical\",\"regex\","
      "\"symbol\",\"semantic\",\"hybrid\"]},\"fixed\":{\"type\":\"boolean\",\"description\":\"regex mode: the query "
      "is a literal string\"},\"ignore_case\":{\"type\":\"boolean\",\"description\":\"regex mode: "
      "case-insensitive\"}," S_FILTERS "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1,\"description\":"
-     "\"most results (default 20)\"}},\"required\":[\"query\"],\"additionalProperties\":false}",
+     "\"most results (default 20)\"}," S_CURSOR "},\"required\":[\"query\"],\"additionalProperties\":false}",
      S_HITS, t_search_code, MG_TOOL_READ_ONLY},
     {"search_symbols", "Search symbols",
      "Find definitions (functions, methods, classes, structs, types, macros, variables, fields and "
      "enumerators; in C and C++ also prototypes) by name: exact, any case, prefix, then sub-word (HttpHeader finds "
      "parseHttpHeader).",
      "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\",\"description\":\"a name or the start "
-     "of one\"}," S_FILTERS "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"query\"],"
+     "of one\"}," S_FILTERS "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1}," S_CURSOR "},\"required\":[\"query\"],"
      "\"additionalProperties\":false}",
      S_HITS, t_search_symbols, MG_TOOL_READ_ONLY},
     {"read_file", "Read a file",
@@ -287,14 +291,16 @@ const struct mg_tool mg_tools_code[] = {
      "\"next_cursor\":" S_NSTR "},\"required\":[\"repo\",\"path\",\"symbols\",\"total\",\"next_cursor\"]}",
      t_outline, MG_TOOL_READ_ONLY},
     {"list_files", "List files",
-     "List the indexed files of the repo, filtered by globs and languages (and the session scope), sorted by path.",
+     "List the indexed files of the repo, filtered by globs and languages (and the session scope), sorted by path. "
+     "When next_cursor is not null, pass it as `cursor` (same arguments) for the next page.",
      "{\"type\":\"object\",\"properties\":{" S_FILTERS "," S_REPO ",\"limit\":{\"type\":\"integer\",\"minimum\":1,"
-     "\"maximum\":10000,\"description\":\"default 200\"},\"offset\":{\"type\":\"integer\",\"minimum\":0}},"
+     "\"maximum\":10000,\"description\":\"default 200\"},\"offset\":{\"type\":\"integer\",\"minimum\":0}," S_CURSOR "},"
      "\"additionalProperties\":false}",
      "{\"type\":\"object\",\"properties\":{\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
      "\"properties\":{\"repo\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"},\"language\":{\"type\":"
      "\"string\"},\"bytes\":{\"type\":\"integer\"},\"lines\":{\"type\":\"integer\"}},\"required\":[\"repo\","
-     "\"path\"]}},\"total\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"}," MG_SCHEMA_SCOPE_OUT "},"
+     "\"path\"]}},\"total\":{\"type\":\"integer\"},\"truncated\":{\"type\":\"boolean\"},\"omitted\":{\"type\":"
+     "\"integer\"},\"next_cursor\":" S_NSTR "," MG_SCHEMA_SCOPE_OUT "},"
      "\"required\":[\"files\",\"total\",\"scope\"]}",
      t_list_files, MG_TOOL_READ_ONLY},
 };

@@ -495,6 +495,8 @@ static int t_get_profile(struct mg_ctx *x, json_t *args, json_t **result, struct
 #define S_R "\"repo\":{\"type\":\"string\",\"description\":\"repo id; default: the session's repo\"}"
 #define S_S "\"session_id\":{\"type\":\"string\",\"description\":\"the conversation's durable id (default: this MCP session)\"}"
 #define S_LIMIT "\"limit\":{\"type\":\"integer\",\"minimum\":1}"
+#define S_PAGE S_LIMIT ",\"cursor\":{\"type\":\"string\",\"description\":\"next_cursor of the previous call, for the next page\"}"
+#define S_NEXT ",\"next_cursor\":{\"type\":[\"string\",\"null\"]},\"truncated\":{\"type\":\"boolean\"},\"omitted\":{\"type\":\"integer\"}"
 #define OBJ(props, req) "{\"type\":\"object\",\"properties\":{" props "}," req "\"additionalProperties\":false}"
 #define REQ(list) "\"required\":[" list "],"
 #define OUT(props) "{\"type\":\"object\",\"properties\":{" props "}}"
@@ -512,11 +514,11 @@ const struct mg_tool mg_tools_memory[] = {
      OBJ("\"key\":{\"type\":\"string\"}," S_R "," S_S, REQ("\"key\"")), OUT("\"note\":{\"type\":\"object\"}"),
      t_get_note, MG_TOOL_READ_ONLY},
     {"list_notes", "List notes", "The repo's notes, newest first, optionally those whose key starts with prefix.",
-     OBJ("\"prefix\":{\"type\":\"string\"}," S_LIMIT "," S_R "," S_S, ""), OUT("\"notes\":{\"type\":\"array\"}"),
+     OBJ("\"prefix\":{\"type\":\"string\"}," S_PAGE "," S_R "," S_S, ""), OUT("\"notes\":{\"type\":\"array\"}" S_NEXT),
      t_list_notes, MG_TOOL_READ_ONLY},
     {"search_notes", "Search notes", "Ranked search over the repo's notes (keys and values).",
-     OBJ("\"query\":{\"type\":\"string\"}," S_LIMIT "," S_R "," S_S, REQ("\"query\"")),
-     OUT("\"notes\":{\"type\":\"array\"}"), t_search_notes, MG_TOOL_READ_ONLY},
+     OBJ("\"query\":{\"type\":\"string\"}," S_PAGE "," S_R "," S_S, REQ("\"query\"")),
+     OUT("\"notes\":{\"type\":\"array\"}" S_NEXT), t_search_notes, MG_TOOL_READ_ONLY},
     {"delete_note", "Delete a note", "Delete a note of the repo by key.",
      OBJ("\"key\":{\"type\":\"string\"}," S_R "," S_S, REQ("\"key\"")), OUT("\"deleted\":{\"type\":\"boolean\"}"),
      t_delete_note, MG_TOOL_DESTRUCTIVE | MG_TOOL_IDEMPOTENT},
@@ -549,7 +551,7 @@ const struct mg_tool mg_tools_memory[] = {
     {"recall", "Recall episodes",
      "Search earlier episodes in this session's scope: every session of its project, or the shared pool of "
      "sessions in no project. Without query: the newest.",
-     OBJ("\"query\":{\"type\":\"string\"}," S_LIMIT "," S_R "," S_S, ""), OUT("\"episodes\":{\"type\":\"array\"}"),
+     OBJ("\"query\":{\"type\":\"string\"}," S_PAGE "," S_R "," S_S, ""), OUT("\"episodes\":{\"type\":\"array\"}" S_NEXT),
      t_recall, MG_TOOL_READ_ONLY},
     {"add_entities", "Add entities",
      "Store named things (a service, a person, a component) with notes, tagged with this session's project.",
@@ -560,7 +562,7 @@ const struct mg_tool mg_tools_memory[] = {
      OUT("\"entities\":{\"type\":\"array\"}"), t_add_entities, 0},
     {"search_entities", "Search entities",
      "Search the entities of this session's project (none when it is in no project).",
-     OBJ("\"query\":{\"type\":\"string\"}," S_LIMIT "," S_R "," S_S, ""), OUT("\"entities\":{\"type\":\"array\"}"),
+     OBJ("\"query\":{\"type\":\"string\"}," S_PAGE "," S_R "," S_S, ""), OUT("\"entities\":{\"type\":\"array\"}" S_NEXT),
      t_search_entities, MG_TOOL_READ_ONLY},
     {"retag_entities", "Retag entities",
      "Move entities to another project of the repo (or to none with project null). Tags never change otherwise.",
