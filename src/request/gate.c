@@ -647,6 +647,7 @@ int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target
     guardrail(x, repos, nrepos, op->repos != MG_REPOS_NONE, out);
     free(visible);
     /* a page of the list: the items before it and past it go before they are cleaned */
+    x->page.got = out->n;
     for (size_t k = 0; k < x->page.skip && out->n > 0; k++) mg_items_remove(out, 0);
     x->page.more = x->page.keep > 0 && out->n > x->page.keep;
     while (x->page.keep > 0 && out->n > x->page.keep) mg_items_remove(out, out->n - 1);

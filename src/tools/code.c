@@ -29,14 +29,17 @@ static int do_search(struct mg_ctx *x, json_t *args, bool symbols, json_t **resu
         mg_arg_int(args, "limit", 1, cfg->search_max_limit, 0, &limit, err) != 0 ||
         mg_arg_page(args, tool, &offset, err) != 0)
         return -1;
-    /* a page: the search ranks the first offset + limit + 1 hits (at most search_max_limit), the gate keeps the
-     * page's; rankings are prefix-stable (search.h), so the page continues exactly where the last one ended */
+    /* a page: the search ranks the first offset + limit hits (at most search_max_limit), the gate keeps the
+     * page's; rankings are prefix-stable (search.h), so the page continues exactly where the last one ended.
+     * (Not one more, to know whether there is more: the first page is the search of old, total_matches and
+     * all; a full page has a next_cursor, which may find nothing.) */
     if (!limit) limit = cfg->search_limit;
     if (offset >= cfg->search_max_limit)
         return mg_err_set(err, MG_E_BAD_ARG, "a search pages through its best %d hits (search_max_limit); this "
                           "cursor is past them", cfg->search_max_limit);
-    long long depth = offset + limit + 1;
-    q.limit = (int)(depth > cfg->search_max_limit ? cfg->search_max_limit : depth);
+    long long depth = offset + limit;
+    if (depth > cfg->search_max_limit) depth = cfg->search_max_limit;
+    q.limit = (int)depth;
     mg_page_window(x, offset, limit);
     if (!symbols && (mg_arg_str(args, "mode", false, &q.mode, err) != 0 ||
                      mg_arg_bool(args, "fixed", &q.fixed, err) != 0 ||
@@ -49,7 +52,8 @@ static int do_search(struct mg_ctx *x, json_t *args, bool symbols, json_t **resu
     int rc = mg_gate_run(x, symbols ? &mg_op_code_symbols : &mg_op_code_search, &ta.t, &q, &items, err);
     mg_target_release(&ta);
     if (rc != 0) return -1;
-    bool more = x->page.more || items.omitted > 0; /* (items the gate left out for the cap come next) */
+    /* more: a full page short of search_max_limit, or items the gate left out for the cap (they come next) */
+    bool more = (x->page.got >= (size_t)depth && depth < cfg->search_max_limit) || items.omitted > 0;
     *result = json_pack("{s:o, s:f, s:s, s:o, s:o}", "results", mg_render_items(&items), "took_ms",
                         (double)(long long)(items.took_ms * 1000 + 0.5) / 1000, "mode",
                         items.mode ? items.mode : "lexical", "scope", mg_render_scope(x, &x->scope), "gate",
