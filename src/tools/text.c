@@ -147,6 +147,25 @@ static bool in(const char *k, const char *const *set)
 
 static void add_list(struct mg_buf *b, const char *key, json_t *a, int ind, const char *repo);
 
+/* An attribution that only repeats what the item's line shows ("note:KEY"
+ * of note KEY, "path:line" of a hit at path): left out of the text. */
+static bool repeats(json_t *o, const char *k, json_t *v)
+{
+    if (strcmp(k, "source") != 0 && strcmp(k, "attribution") != 0) return false;
+    const char *s = json_string_value(v);
+    if (!s) return false;
+    json_t *path = json_object_get(o, "path");
+    if (json_is_string(path)) return strstr(s, json_string_value(path)) != NULL;
+    for (size_t i = 0; names[i]; i++) {
+        const char *n = json_string_value(json_object_get(o, names[i]));
+        if (n) {
+            size_t ls = strlen(s), ln = strlen(n);
+            return ls >= ln && strcmp(s + ls - ln, n) == 0;
+        }
+    }
+    return false;
+}
+
 /* The marks of what the gate did to o: [flags: ...] [redactions: n] [truncated] */
 static void add_marks(struct mg_buf *b, json_t *o)
 {
@@ -210,8 +229,8 @@ static void add_item(struct mg_buf *b, json_t *o, int ind, const char *repo)
     bool named = !located; /* the first name field found went in the header */
     json_object_foreach(o, k, v)
     {
-        if (in(k, placed) || json_is_null(v) || is_long(v) || is_array_of_objects(v)) continue;
-        if (located && (strcmp(k, "language") == 0 || strcmp(k, "source") == 0)) continue;
+        if (in(k, placed) || json_is_null(v) || is_long(v) || is_array_of_objects(v) || repeats(o, k, v)) continue;
+        if (located && strcmp(k, "language") == 0) continue;
         if (strcmp(k, "repo") == 0 && repo && json_is_string(v) && strcmp(repo, json_string_value(v)) == 0) continue;
         if (named && in(k, names) && (json_is_string(v) || json_is_integer(v))) {
             named = false; /* (the one in the header) */
@@ -252,7 +271,7 @@ static void add_item(struct mg_buf *b, json_t *o, int ind, const char *repo)
     }
     json_object_foreach(o, k, v)
     {
-        if (strcmp(k, "snippet") == 0) continue;
+        if (strcmp(k, "snippet") == 0 || repeats(o, k, v)) continue;
         if (is_long(v)) {
             indent(b, ind + 2);
             mg_buf_addf(b, "%s:\n", k);
