@@ -114,6 +114,7 @@ int mg_tools_call(struct mg_ctx *x, const struct mg_tool *t, json_t *args, json_
         cap_result(x, *result);
     }
     x->page.fp = 0;
+    x->page.skip = x->page.keep = 0; /* (a tool that failed between setting its page and running it) */
     mg_gate_finish(x, rc, err);
     mg_metrics_tool(t->name, rc == 0);
     return rc;
