@@ -792,9 +792,12 @@ static int semantic_start(struct ctx *c, int limit, bool required, bool backgrou
     return -1;
 }
 
-static int semantic_finish(struct ctx *c, struct mg_semantic_job *job, int limit)
+/* ties: the job was started for limit + LEX_TIES_MAX; the hits past limit
+ * tied with the last one come too (as lexical_run's), for the final sort's cut */
+static int semantic_finish(struct ctx *c, struct mg_semantic_job *job, int limit, bool ties)
 {
-    struct mg_vmatch *m = malloc((size_t)(limit > 0 ? limit : 1) * sizeof(*m));
+    int k = limit + (ties ? LEX_TIES_MAX : 0);
+    struct mg_vmatch *m = malloc((size_t)(k > 0 ? k : 1) * sizeof(*m));
     long n = mg_semantic_finish(job, m, c->err);
     if (!m) return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
     sqlite3_stmt *row = NULL;
@@ -804,6 +807,7 @@ static int semantic_finish(struct ctx *c, struct mg_semantic_job *job, int limit
                       &row, c->err) != 0)
         rc = -1;
     for (long i = 0; rc == 0 && i < n; i++) {
+        if (i >= limit && (i == 0 || m[i].score != m[limit - 1].score)) break;
         sqlite3_reset(row);
         sqlite3_bind_int64(row, 1, m[i].id);
         if (sqlite3_step(row) != SQLITE_ROW) continue; /* a vector outliving its chunk: the next index prunes it */
@@ -816,9 +820,11 @@ static int semantic_finish(struct ctx *c, struct mg_semantic_job *job, int limit
 
 static int search_semantic(struct ctx *c, int limit, bool required)
 {
+    /* vectors tied at the cut (identical text) are cut by position; the rows tied with the last one come
+     * along so that the final sort (score, repo, path) cuts among them all: pages are prefix-stable */
     struct mg_semantic_job *job;
-    int rc = semantic_start(c, limit, required, false, &job);
-    return rc != 0 ? rc : semantic_finish(c, job, limit);
+    int rc = semantic_start(c, limit + LEX_TIES_MAX, required, false, &job);
+    return rc != 0 ? rc : semantic_finish(c, job, limit, true);
 }
 
 static int search_symbol(struct ctx *c, int limit, double subword_rows_max);
@@ -883,7 +889,7 @@ static int search_hybrid(struct ctx *c, int limit)
         /* (a started scan is always waited for) */
         struct mg_err first = *c->err;
         c->out = &sem;
-        int sr = semantic_finish(c, job, depth);
+        int sr = semantic_finish(c, job, depth, false);
         if (rc == 0) rc = sr;
         else *c->err = first;
         if (rc == 0) {
