@@ -10,6 +10,7 @@
 #include "fixtures.h"
 #include "inproc.h"
 #include "test.h"
+#include "util/buf.h"
 #include "util/json.h"
 
 /* A repo where ranking ties, the lexical parts pass and the hybrid fusion
@@ -276,5 +277,89 @@ TEST(pages_response_cap_cuts_whole_items_and_gives_the_cursor)
     ASSERT(json_is_string(json_object_get(r, "next_cursor")));
     json_decref(r);
     json_decref(whole);
+    mg_t_srv_close(&t);
+}
+
+/* outline and find_references have cursors of their own: under the cap they go on at the first item left out */
+TEST(pages_response_cap_outline_and_references_lose_nothing)
+{
+    char *home = mg_t_tmpdir(), *d = mg_t_tmpdir();
+    struct mg_buf b;
+    for (int f = 0; f < 8; f++) {
+        mg_buf_init(&b, 1 << 20);
+        for (int i = 0; i < 60; i++)
+            mg_buf_addf(&b, "int function_number_%d_%03d(int argument)\n{\n    return helper_call(argument + %d);\n}\n\n",
+                        f, i, i);
+        char name[32];
+        snprintf(name, sizeof(name), "src/big%d.c", f);
+        mg_t_write_str(d, name, b.p);
+        mg_buf_release(&b);
+    }
+    mg_t_write_str(d, "src/helper.c", "int helper_call(int x) { return x; }\n");
+    index_dir(home, d, "big");
+    struct mg_t_srv t;
+    mg_t_srv_open(&t, home, "local", MG_LEVEL_READ);
+    t.srv.cfg.max_response_bytes = 4096;
+    char code[64], a[256];
+    /* outline: every definition once, over several capped pages */
+    json_t *seen = json_object();
+    const char *cursor = NULL;
+    json_t *r = NULL;
+    int pages = 0;
+    do {
+        snprintf(a, sizeof(a), cursor ? "{\"path\":\"src/big0.c\",\"limit\":2000,\"cursor\":\"%s\"}"
+                                      : "{\"path\":\"src/big0.c\",\"limit\":2000}", cursor);
+        json_t *next = mg_t_call(&t, "outline", a, code);
+        if (!next) FAIL("outline %s: %s", a, code);
+        json_decref(r);
+        r = next;
+        ASSERT(json_dumpb(r, NULL, 0, MG_JSON_DUMP) <= 4096);
+        size_t i;
+        json_t *s;
+        json_array_foreach(json_object_get(r, "symbols"), i, s)
+        {
+            const char *n = json_string_value(json_object_get(s, "name"));
+            ASSERT(!json_object_get(seen, n));
+            json_object_set_new(seen, n, json_true());
+        }
+        cursor = json_string_value(json_object_get(r, "next_cursor"));
+        pages++;
+    } while (cursor && pages < 100);
+    ASSERT(pages > 1);
+    ASSERT_EQ_INT(json_object_size(seen), 60);
+    json_decref(r);
+    json_decref(seen);
+    /* find_references: every reference once, whole files per page */
+    seen = json_object();
+    cursor = NULL;
+    r = NULL;
+    pages = 0;
+    do {
+        snprintf(a, sizeof(a), cursor ? "{\"symbol\":\"helper_call\",\"limit\":1000,\"cursor\":\"%s\"}"
+                                      : "{\"symbol\":\"helper_call\",\"limit\":1000}", cursor);
+        json_t *next = mg_t_call(&t, "find_references", a, code);
+        if (!next) FAIL("find_references %s: %s", a, code);
+        json_decref(r);
+        r = next;
+        size_t i, k;
+        json_t *f, *ref;
+        json_array_foreach(json_object_get(r, "files"), i, f)
+        {
+            json_array_foreach(json_object_get(f, "references"), k, ref)
+            {
+                char key[128];
+                snprintf(key, sizeof(key), "%s:%lld", json_string_value(json_object_get(f, "path")),
+                         (long long)json_integer_value(json_object_get(ref, "line")));
+                ASSERT(!json_object_get(seen, key));
+                json_object_set_new(seen, key, json_true());
+            }
+        }
+        cursor = json_string_value(json_object_get(r, "next_cursor"));
+        pages++;
+    } while (cursor && pages < 100);
+    ASSERT(pages > 1);
+    ASSERT_EQ_INT(json_object_size(seen), 8 * 60);
+    json_decref(r);
+    json_decref(seen);
     mg_t_srv_close(&t);
 }
