@@ -37,12 +37,15 @@ static char *corpus(void)
      * finds the five by whole words, and needs the parts pass for more */
     for (int i = 0; i < 5; i++) {
         snprintf(name, sizeof(name), "w/w%d.c", i);
-        snprintf(body, sizeof(body), "int use_%d(void) { return lone_word + %d; }\n", i, i);
+        /* (long: the whole word weighs little in it, against the short dense files below) */
+        int n = snprintf(body, sizeof(body), "int use_%d(void) { return lone_word + %d; }\n", i, i);
+        for (int k = 0; k < 12 && n < (int)sizeof(body) - 80; k++)
+            n += snprintf(body + n, sizeof(body) - (size_t)n, "/* filler text about unrelated matters %d %d */\n", i, k);
         mg_t_write_str(d, name, body);
     }
     for (int i = 0; i < 10; i++) {
         snprintf(name, sizeof(name), "p/p%d.c", i);
-        snprintf(body, sizeof(body), "int many_%d(void) { return lone_word_a + lone_word_b + lone_word_c + "
+        snprintf(body, sizeof(body), "int lone_word_%d(void) { return lone_word_a + lone_word_b + lone_word_c + "
                  "lone_word_d + lone_word_e + %d; }\n", i, i);
         mg_t_write_str(d, name, body);
     }
