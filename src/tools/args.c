@@ -1,11 +1,10 @@
 /* args.c — see args.h. */
 #include "tools/args.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <inttypes.h>
 
 #include <xxhash.h>
 
