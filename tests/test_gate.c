@@ -181,6 +181,13 @@ TEST(gate_sanitises_flags_attributes_and_caps)
     ASSERT_CONTAINS(flags, "control_sequences");
     free(flags);
     ASSERT_EQ_INT(json_integer_value(json_object_get(json_object_get(gate, "injection"), "score")), 90);
+    /* the agent's text shows the flags too: on the hit's line and in the gate's line */
+    char *agent = mg_tools_text(mg_tool_find("search_code"), r);
+    ASSERT(agent && agent[0] != '{' && !strstr(agent, "\"results\""));
+    ASSERT_CONTAINS(agent, "[flags: prompt_injection");
+    ASSERT_CONTAINS(agent, "gate: flags=prompt_injection,control_sequences");
+    ASSERT_CONTAINS(agent, "evil.md:1");
+    free(agent);
     json_decref(r);
     /* read_file: the same filter on the file text */
     r = gcall(&g, "read_file", "{\"path\":\"evil.md\"}", code);
@@ -202,6 +209,10 @@ TEST(gate_sanitises_flags_attributes_and_caps)
     }
     ASSERT(total <= 16 << 10);
     ASSERT(json_integer_value(json_object_get(json_object_get(r, "gate"), "omitted")) + (json_int_t)n == 40);
+    agent = mg_tools_text(mg_tool_find("search_code"), r); /* the cut (and any items left out) said in the text */
+    ASSERT_CONTAINS(agent, "\ngate: flags=truncated");
+    if (json_integer_value(json_object_get(json_object_get(r, "gate"), "omitted")) > 0) ASSERT_CONTAINS(agent, " omitted=");
+    free(agent);
     json_decref(r);
     g_free(&g);
 }

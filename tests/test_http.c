@@ -697,6 +697,36 @@ TEST(http_v1_routes)
     ASSERT(json_array_size(json_object_get(j, "results")) <= 3);
     json_decref(j);
     res_free(&r);
+    /* reals to 6 significant digits: no "score":0.032786885245901641 in a body */
+    static const char *const noisy[] = {"/v1/search?q=http%20header%20parse&mode=hybrid",
+                                        "/v1/search?q=parse_http_header", "/v1/repos"};
+    for (size_t i = 0; i < sizeof(noisy) / sizeof(noisy[0]); i++) {
+        r = GET(p, noisy[i], "X-N: 1");
+        json_decref(body_json(&r, 200));
+        for (const char *q = strchr(r.body, '.'); q; q = strchr(q + 1, '.'))
+            if (strspn(q + 1, "0123456789") > 7 && q > r.body && q[-1] >= '0' && q[-1] <= '9')
+                FAIL("%s: a real with float noise: %.40s", noisy[i], q - 1);
+        res_free(&r);
+    }
+    /* pages: cursor, as read_file's */
+    r = GET(p, "/v1/search?q=http&limit=1", "X-N: 1");
+    j = body_json(&r, 200);
+    const char *nc = json_string_value(json_object_get(j, "next_cursor"));
+    ASSERT(nc);
+    char path[256];
+    snprintf(path, sizeof(path), "/v1/search?q=http&limit=1&cursor=%s", nc);
+    res_free(&r);
+    r = GET(p, path, "X-N: 1");
+    json_t *j2 = body_json(&r, 200);
+    ASSERT_EQ_INT(json_array_size(json_object_get(j2, "results")), 1);
+    ASSERT(!json_equal(json_array_get(json_object_get(j2, "results"), 0), json_array_get(json_object_get(j, "results"), 0)));
+    json_decref(j2);
+    res_free(&r);
+    snprintf(path, sizeof(path), "/v1/search?q=header&limit=1&cursor=%s", nc); /* another query's */
+    json_decref(j);
+    r = GET(p, path, "X-N: 1");
+    ASSERT_CONTAINS(r.body, "invalid_argument");
+    res_free(&r);
     /* repeated and typed parameters; %-escapes */
     r = GET(p, "/v1/search?q=http%20header&glob=src/**&glob=web/**&exclude=web/**&lang=c&mode=lexical", "X-N: 1");
     j = body_json(&r, 200);

@@ -3,6 +3,7 @@
  * the data directory (raw bytes), in the decompressed file contents, in the
  * FTS vocabulary and in the audit log; and serve it back through the gate. */
 #include <dirent.h>
+#include <stdlib.h>
 #include <sqlite3.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -198,6 +199,13 @@ TEST_T(redaction_no_secret_reaches_the_data_dir, 300)
             ASSERT_EQ_INT(json_integer_value(json_object_get(r, "redactions")), 1);
             ASSERT_EQ_INT(json_integer_value(json_object_get(r, "total_lines")), i == 7 ? 5 : 404);
         }
+        /* the agent's text (MCP content[0].text): no secret either, and the redaction said */
+        char *agent = mg_tools_text(mg_tool_find(calls[i][0]), r);
+        ASSERT(agent && agent[0] != '{');
+        for (size_t k = 0; k < NSECRETS; k++)
+            if (strstr(agent, secrets[k])) FAIL("%s %s: the text has the %s secret", calls[i][0], calls[i][1], families[k]);
+        if (i > 6) ASSERT_CONTAINS(agent, "[redactions: 1]");
+        free(agent);
         free(text);
         json_decref(r);
     }

@@ -12,6 +12,7 @@
 #include "security/common.h"
 #include "tools/tools.h"
 #include "util/version.h"
+#include "util/json.h"
 
 static const struct {
     const char *name;
@@ -198,7 +199,7 @@ int mg_cli_tool(struct mg_cli_req *q, const char *name, json_t *args, json_t **r
 
 void mg_cli_print_json(json_t *j)
 {
-    char *s = json_dumps(j, JSON_COMPACT);
+    char *s = json_dumps(j, MG_JSON_DUMP);
     if (s) puts(s);
     free(s);
 }

@@ -14,6 +14,7 @@
 #include "security/audit.h"
 #include "security/common.h"
 #include "tools/tools.h"
+#include "util/json.h"
 
 static const char *HELP =
     "usage: memgate audit [--tenant T] [--op OP] [--since TIME] [--limit N] [--json] [--follow]\n"
@@ -229,7 +230,7 @@ static int verify(const struct mg_config *cfg, bool json, const struct mg_audit_
         if (!r.ok)
             json_object_set_new(o, "error", json_pack("{s:s, s:I, s:s, s:s}", "file", r.file, "line",
                                                       (json_int_t)r.line, "problem", r.problem, "message", r.what));
-        char *s = json_dumps(o, JSON_COMPACT);
+        char *s = json_dumps(o, MG_JSON_DUMP);
         puts(s);
         free(s);
         json_decref(o);

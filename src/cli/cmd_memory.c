@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/json.h"
 
 static const char *NOTES_HELP =
     "usage: memgate notes set --repo ID KEY VALUE [--source user_stated|llm_extracted|inferred] [--json]\n"
@@ -194,7 +195,7 @@ static void h_projects(json_t *r)
 
 static void h_done(json_t *r)
 {
-    char *t = json_dumps(r, JSON_COMPACT);
+    char *t = json_dumps(r, MG_JSON_DUMP);
     if (t) puts(t);
     free(t);
 }

@@ -18,6 +18,7 @@
 #include "index/walk.h"
 #include "security/scan.h"
 #include "util/clock.h"
+#include "util/json.h"
 
 static const char *HELP =
     "usage: memgate scan PATH [--json] [--rules FILE] [--min-severity high|medium|low]\n"
@@ -248,7 +249,7 @@ int mg_cmd_scan(int argc, char **argv)
                                 (json_int_t)r.binary, "too_large", (json_int_t)r.too_large, "unreadable",
                                 (json_int_t)r.unreadable, "rules", (json_int_t)mg_scanner_rule_count(r.sc), "took_ms",
                                 (json_int_t)(took + 0.5));
-        char *s = top ? json_dumps(top, JSON_COMPACT) : NULL;
+        char *s = top ? json_dumps(top, MG_JSON_DUMP) : NULL;
         if (s) puts(s);
         free(s);
         json_decref(top);

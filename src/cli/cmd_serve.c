@@ -13,6 +13,7 @@
 #include "mcp/rpc.h"
 #include "request/scheduler.h"
 #include "request/server.h"
+#include "util/json.h"
 
 static const char *HELP =
     "usage: memgate serve [--listen ADDR] [--conformance-fixtures] [--json]\n"
@@ -128,7 +129,7 @@ int mg_cmd_serve(int argc, char **argv)
         char where[sizeof(host) + 16];
         snprintf(where, sizeof(where), "%s:%d", host, port);
         json_t *j = json_pack("{s:s, s:i}", "listen", where, "port", port);
-        char *s = json_dumps(j, JSON_COMPACT);
+        char *s = json_dumps(j, MG_JSON_DUMP);
         if (s) puts(s);
         free(s);
         json_decref(j);

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "util/version.h"
+#include "util/json.h"
 
 static const char *HELP =
     "usage: memgate status [--tenant T] [--json]\n"
@@ -123,7 +124,7 @@ int mg_cmd_status(int argc, char **argv)
             cfg.search_max_limit, "watch", cfg.watch, "repos", json_incref(repos), "totals", "repos", (json_int_t)n, "files", (json_int_t)files,
             "chunks", (json_int_t)chunks, "symbols", (json_int_t)symbols, "bytes", (json_int_t)bytes, "db_bytes",
             (json_int_t)dbb);
-        char *s = json_dumps(o, JSON_COMPACT);
+        char *s = json_dumps(o, MG_JSON_DUMP);
         puts(s);
         free(s);
         json_decref(o);

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "request/gate.h"
 #include "security/token.h"
+#include "util/json.h"
 
 static const char *HELP =
     "usage: memgate token create --tenant T [--repos A,B] [--scope read|write|admin]\n"
@@ -205,7 +206,7 @@ int mg_cmd_token(int argc, char **argv)
                 json_object_del(o, "last_used");
                 json_object_del(o, "revoked");
                 json_object_set_new(o, "token", json_string(text));
-                char *s = json_dumps(o, JSON_COMPACT);
+                char *s = json_dumps(o, MG_JSON_DUMP);
                 puts(s);
                 sodium_memzero(s, strlen(s));
                 free(s);
@@ -233,7 +234,7 @@ int mg_cmd_token(int argc, char **argv)
         } else if (json) {
             json_t *arr = json_array();
             for (size_t i = 0; i < n; i++) json_array_append_new(arr, token_json(&v[i]));
-            char *s = json_dumps(arr, JSON_COMPACT);
+            char *s = json_dumps(arr, MG_JSON_DUMP);
             puts(s);
             free(s);
             json_decref(arr);

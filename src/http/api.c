@@ -32,10 +32,12 @@ static const struct param p_status[] = {P_REPO, {"all", "all", P_BOOL}, P_END};
 static const struct param p_search[] = {{"q", "query", P_STR},        {"mode", "mode", P_STR},
                                         {"fixed", "fixed", P_BOOL},   {"ignore_case", "ignore_case", P_BOOL},
                                         P_FILTERS,                    {"limit", "limit", P_INT},
-                                        P_REPO,                       P_END};
-static const struct param p_symbols[] = {{"q", "query", P_STR}, P_FILTERS, {"limit", "limit", P_INT}, P_REPO, P_END};
-static const struct param p_files[] = {P_FILTERS, {"limit", "limit", P_INT}, {"offset", "offset", P_INT}, P_REPO,
-                                       P_END};
+                                        {"cursor", "cursor", P_STR},  P_REPO,
+                                        P_END};
+static const struct param p_symbols[] = {{"q", "query", P_STR}, P_FILTERS, {"limit", "limit", P_INT},
+                                         {"cursor", "cursor", P_STR}, P_REPO, P_END};
+static const struct param p_files[] = {P_FILTERS, {"limit", "limit", P_INT}, {"offset", "offset", P_INT},
+                                       {"cursor", "cursor", P_STR}, P_REPO, P_END};
 static const struct param p_file[] = {{"path", "path", P_STR}, {"start_line", "start_line", P_INT},
                                       {"end_line", "end_line", P_INT}, {"cursor", "cursor", P_STR}, P_REPO, P_END};
 static const struct param p_outline[] = {{"path", "path", P_STR}, {"limit", "limit", P_INT},
@@ -55,8 +57,9 @@ static const struct param p_impact[] = {{"revisions", "revisions", P_STR}, {"pat
 #define P_SESS {"session_id", "session_id", P_STR}
 static const struct param p_mem[] = {P_REPO, P_SESS, P_END};
 static const struct param p_notes[] = {{"q", "query", P_STR}, {"prefix", "prefix", P_STR}, {"limit", "limit", P_INT},
-                                       P_REPO, P_SESS, P_END};
-static const struct param p_recall[] = {{"q", "query", P_STR}, {"limit", "limit", P_INT}, P_REPO, P_SESS, P_END};
+                                       {"cursor", "cursor", P_STR}, P_REPO, P_SESS, P_END};
+static const struct param p_recall[] = {{"q", "query", P_STR}, {"limit", "limit", P_INT}, {"cursor", "cursor", P_STR},
+                                        P_REPO, P_SESS, P_END};
 static const struct param p_context[] = {{"prompt", "prompt", P_STR}, {"limit", "limit", P_INT},
                                          {"budget_tokens", "budget_tokens", P_INT}, P_REPO, P_SESS, P_END};
 

@@ -131,7 +131,7 @@ enum MHD_Result mg__respond_json_h(struct MHD_Connection *c, struct req *r, int 
 {
     /* a refusal no request context audited (the tools' are): audited here, so none is missed */
     if (status >= 400 && r && j) mg__refused(r, "request_refused", error_code(j));
-    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    char *text = j ? json_dumps(j, MG_JSON_DUMP) : NULL;
     json_decref(j);
     if (!text) return mg__respond(c, r, 500, "text/plain", strdup("out of memory\n"), 14, NULL);
     return mg__respond(c, r, status, "application/json", text, strlen(text), h1, v1, h2, v2, NULL);

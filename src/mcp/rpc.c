@@ -335,7 +335,8 @@ static json_t *fail(struct call *c, int code, const char *fmt, ...)
     "an agent's preferences hold in every repo (save_preference, get_profile). Calls act on the repo this "        \
     "session is bound to (the client's roots, or the directory memgate mcp runs in); when several repos are "      \
     "indexed and none is bound, pass `repo` (list_repos shows the ids). Without a session (protocol 2026-07-28), " \
-    "open_handle returns a handle: pass it as `handle` so the binding, scope and memory session carry over."
+    "open_handle returns a handle: pass it as `handle` so the binding, scope and memory session carry over. "      \
+    "A result with next_cursor has more: pass it as `cursor` with the same arguments."
 
 static json_t *m_initialize(struct call *c)
 {
@@ -633,10 +634,10 @@ static json_t *m_tools_call(struct call *c)
         else
             res = error_result(&err, mg_tools_error_json(&x, &err));
     } else {
-        /* the text rounds numbers to 6 significant digits ("took_ms":10.0922, not
-         * 10.092224000021815); structuredContent keeps them exact */
-        char *text = json_dumps(result, JSON_COMPACT | JSON_REAL_PRECISION(6));
-        res = json_pack("{s:[{s:s, s:s}], s:O}", "content", "type", "text", "text", text ? text : "{}",
+        /* the text is the result for an agent to read (mg_tools_text: compact,
+         * numbers rounded); structuredContent keeps it exact */
+        char *text = mg_tools_text(t, result);
+        res = json_pack("{s:[{s:s, s:s}], s:O}", "content", "type", "text", "text", text ? text : "",
                         "structuredContent", result);
         free(text);
     }

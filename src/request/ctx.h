@@ -88,6 +88,18 @@ struct mg_ctx {
     struct mg_repo *repos;           /* malloc'd */
     size_t nrepos;
     struct mg_scope scope;           /* the effective scope */
+    /* a page of a list (tools/args.h mg_arg_page): the gate drops the first
+     * skip items of the next operation's list and those past keep (0: none),
+     * before it cleans them, says how many there were and whether it dropped
+     * any past keep, then clears skip and keep. offset and fp: the page's place and the call's
+     * fingerprint once the tool has checked its cursor (fp 0: no page) */
+    struct {
+        size_t skip, keep;
+        size_t got;                  /* the list's length before the gate cut the page out of it */
+        bool more;
+        long long offset;
+        uint64_t fp;
+    } page;
     pthread_mutex_t mu;              /* guards audit while parts run in parallel */
     struct mg_audit_rec audit;
 };

@@ -659,6 +659,12 @@ int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target
     }
     guardrail(x, repos, nrepos, op->repos != MG_REPOS_NONE, out);
     free(visible);
+    /* a page of the list: the items before it and past it go before they are cleaned */
+    x->page.got = out->n;
+    for (size_t k = 0; k < x->page.skip && out->n > 0; k++) mg_items_remove(out, 0);
+    x->page.more = x->page.keep > 0 && out->n > x->page.keep;
+    while (x->page.keep > 0 && out->n > x->page.keep) mg_items_remove(out, out->n - 1);
+    x->page.skip = x->page.keep = 0;
     clean_items(x, out);
     if (x->srv->on_indexed && (op == &mg_op_code_index || op == &mg_op_code_reindex))
         for (size_t i = 0; i < out->n; i++) {

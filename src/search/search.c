@@ -125,6 +125,10 @@ struct ctx {
     int *semantic_repos;    /* hybrid: count of repos that had vectors */
     struct mg_results *top; /* the search's results (semantic_loading is counted there) */
     struct mg_chunkset *chunks; /* the filter's chunks, once a search needs them */
+    /* lexical: the chunks the whole-word pass found (a later pass adds only others), and its lowest score */
+    int64_t *seen;
+    size_t nseen, seen_cap;
+    double seen_min;
 };
 
 /* The stored text of file id (cached for consecutive hits in one file). */
@@ -421,39 +425,76 @@ static int lexical_hit(struct ctx *c, sqlite3_stmt *st, int k, double score)
  * phrases scored, ?9 (0: all) (rank.h) */
 #define RANK "mgrank(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM chunks), ?9)"
 
+#define LEX_TIES_MAX 64 /* rows tied with the last one a pass may read past its limit */
+
+static bool seen_has(const struct ctx *c, int64_t id)
+{
+    for (size_t i = 0; i < c->nseen; i++)
+        if (c->seen[i] == id) return true;
+    return false;
+}
+
 /* The best `limit` rows of an FTS5 expression; only its first nscored
  * phrases count in the rank (0: all). Rows out of the scope are dropped
- * before they are ranked (chunkset.h); the winners are looked up after. */
-static int lexical_run(struct ctx *c, const char *match, int nscored, int limit)
+ * before they are ranked (chunkset.h); the winners are looked up after.
+ *
+ * Pages must be prefix-stable (the first k hits of a search for limit n >
+ * k are the hits of the search for limit k): ties are broken by chunk id,
+ * and the rows tied with the last one come too (up to LEX_TIES_MAX), so
+ * that the final sort (score, repo, path, line) cuts among all of them.
+ * keep: the rows already found (c->seen) stay and are skipped here; the new
+ * ones rank after them all (their scores mapped below c->seen_min, in
+ * order). Else the rows found are recorded in c->seen. */
+static int lexical_run(struct ctx *c, const char *match, int nscored, int limit, bool keep)
 {
     sqlite3_stmt *st = NULL, *row = NULL;
-    int rc, found = 0;
+    int rc, found = keep ? (int)c->nseen : 0;
+    double last = 0;
     bool scoped = c->filter.globs || c->filter.nlangs > 0;
     if (scoped && !c->chunks && mg_chunkset_get(c->d, &c->filter, &c->chunks, c->err) != 0) return -1;
     if (mg_db_prepare(c->d, scoped ? "SELECT " RANK ", rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 "
-                                     "AND mg_in_chunkset(?3, rowid) ORDER BY 1 LIMIT ?2"
+                                     "AND mg_in_chunkset(?3, rowid) ORDER BY 1, 2 LIMIT ?2"
                                    : "SELECT " RANK ", rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 "
-                                     "ORDER BY 1 LIMIT ?2", &st, c->err) != 0 ||
+                                     "ORDER BY 1, 2 LIMIT ?2", &st, c->err) != 0 ||
         mg_db_prepare(c->d, "SELECT " HIT_COLS " FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id = ?",
                       &row, c->err) != 0) {
         sqlite3_finalize(st);
         return -1;
     }
-    sqlite3_bind_int(st, 2, limit);
+    sqlite3_bind_int(st, 2, limit + (keep ? (int)c->nseen : 0) + LEX_TIES_MAX);
     if (scoped) sqlite3_bind_pointer(st, 3, c->chunks, "mg_chunkset", NULL);
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 9, nscored);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         double score = -sqlite3_column_double(st, 0);
+        int64_t id = sqlite3_column_int64(st, 1);
+        if (keep) {
+            if (seen_has(c, id)) continue;
+            score = c->seen_min - 1.0 / (1.0 + (score > 0 ? score : 0)); /* after the kept rows, in order */
+        }
+        if (found >= limit && score != last) break; /* (past the limit: only the rows tied with the last) */
+        last = score;
         sqlite3_reset(row);
-        sqlite3_bind_int64(row, 1, sqlite3_column_int64(st, 1));
+        sqlite3_bind_int64(row, 1, id);
         if (sqlite3_step(row) != SQLITE_ROW) continue; /* cannot happen: rows go together */
         if (lexical_hit(c, row, 0, score) != 0) {
             rc = -1;
             break;
         }
+        if (!keep) {
+            int64_t *v = mg_grow(c->seen, c->nseen, &c->seen_cap, sizeof(*c->seen));
+            if (!v) {
+                rc = -1;
+                mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+                break;
+            }
+            c->seen = v;
+            c->seen[c->nseen++] = id;
+            c->seen_min = found == 0 || score < c->seen_min ? score : c->seen_min;
+        }
         found++;
     }
+    if (rc == SQLITE_ROW) rc = SQLITE_DONE;
     sqlite3_finalize(st);
     sqlite3_finalize(row);
     if (rc == -1) return -1;
@@ -684,7 +725,8 @@ static int search_lexical(struct ctx *c, int limit)
      * identifier parts too (parseHttpHeader finds parse_http_header); the
      * whole-word rows come back first there as well, having more matching
      * terms. 3. nothing at all: any word (any_query). */
-    int found = lexical_run(c, b.p, 0, limit);
+    c->nseen = 0;
+    int found = lexical_run(c, b.p, 0, limit, false);
     for (int step = 2; step <= 3 && found >= 0 && found < limit; step++) {
         if (step == 3 && (found > 0 || words < 2)) break;
         int nscored = 0;
@@ -708,10 +750,15 @@ static int search_lexical(struct ctx *c, int limit)
                 break;
             }
         }
+        if (step == 2 && found > 0) { /* the whole-word hits stay first; the parts add others after them */
+            found = lexical_run(c, b.p, nscored, limit, true);
+            continue;
+        }
         size_t before = c->out->n;
         for (size_t i = c->base; i < before; i++) mg_hit_release(&c->out->v[i]);
         c->out->n = c->base;
-        found = lexical_run(c, b.p, nscored, limit);
+        c->nseen = 0;
+        found = lexical_run(c, b.p, nscored, limit, false);
     }
     mg_buf_release(&b);
     return found < 0 ? -1 : 0;
@@ -745,9 +792,12 @@ static int semantic_start(struct ctx *c, int limit, bool required, bool backgrou
     return -1;
 }
 
-static int semantic_finish(struct ctx *c, struct mg_semantic_job *job, int limit)
+/* ties: the job was started for limit + LEX_TIES_MAX; the hits past limit
+ * tied with the last one come too (as lexical_run's), for the final sort's cut */
+static int semantic_finish(struct ctx *c, struct mg_semantic_job *job, int limit, bool ties)
 {
-    struct mg_vmatch *m = malloc((size_t)(limit > 0 ? limit : 1) * sizeof(*m));
+    int k = limit + (ties ? LEX_TIES_MAX : 0);
+    struct mg_vmatch *m = malloc((size_t)(k > 0 ? k : 1) * sizeof(*m));
     long n = mg_semantic_finish(job, m, c->err);
     if (!m) return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
     sqlite3_stmt *row = NULL;
@@ -757,6 +807,7 @@ static int semantic_finish(struct ctx *c, struct mg_semantic_job *job, int limit
                       &row, c->err) != 0)
         rc = -1;
     for (long i = 0; rc == 0 && i < n; i++) {
+        if (i >= limit && (i == 0 || m[i].score != m[limit - 1].score)) break;
         sqlite3_reset(row);
         sqlite3_bind_int64(row, 1, m[i].id);
         if (sqlite3_step(row) != SQLITE_ROW) continue; /* a vector outliving its chunk: the next index prunes it */
@@ -769,9 +820,11 @@ static int semantic_finish(struct ctx *c, struct mg_semantic_job *job, int limit
 
 static int search_semantic(struct ctx *c, int limit, bool required)
 {
+    /* vectors tied at the cut (identical text) are cut by position; the rows tied with the last one come
+     * along so that the final sort (score, repo, path) cuts among them all: pages are prefix-stable */
     struct mg_semantic_job *job;
-    int rc = semantic_start(c, limit, required, false, &job);
-    return rc != 0 ? rc : semantic_finish(c, job, limit);
+    int rc = semantic_start(c, limit + LEX_TIES_MAX, required, false, &job);
+    return rc != 0 ? rc : semantic_finish(c, job, limit, true);
 }
 
 static int search_symbol(struct ctx *c, int limit, double subword_rows_max);
@@ -783,6 +836,7 @@ static int search_graph(struct ctx *c, const struct mg_results *const *found, si
  * list's sub-word step (search_symbol): about 5 ms of reading them */
 #define HYBRID_SUBWORD_ROWS_MAX 150000.0
 #define PATH_FILES_MAX 10 /* files they name that count */
+#define HYBRID_DEPTH 50   /* the fused lists' depth (at least) */
 
 /* Hybrid: lexical, symbol and semantic lists fused by rank (hybrid.h); the
  * vectors are scanned on a thread of their own meanwhile. The symbol list of
@@ -794,7 +848,9 @@ static int search_hybrid(struct ctx *c, int limit)
     size_t base = c->base;
     struct mg_results lex = {.mode = "lexical"}, sym = {.mode = "symbol"}, sem = {.mode = "semantic"},
                       paths = {.mode = "path"}, graph = {.mode = "graph"};
-    int depth = limit < 20 ? 20 : limit;
+    /* the lists' depth does not follow the limit below HYBRID_DEPTH: a deeper list would add candidates to the
+     * fusion and move the ranks, and pages (a limit of offset + limit + 1) must be prefix-stable */
+    int depth = limit < HYBRID_DEPTH ? HYBRID_DEPTH : limit;
     c->base = 0;
     struct mg_semantic_job *job;
     int rc = semantic_start(c, depth, false, true, &job);
@@ -833,7 +889,7 @@ static int search_hybrid(struct ctx *c, int limit)
         /* (a started scan is always waited for) */
         struct mg_err first = *c->err;
         c->out = &sem;
-        int sr = semantic_finish(c, job, depth);
+        int sr = semantic_finish(c, job, depth, false);
         if (rc == 0) rc = sr;
         else *c->err = first;
         if (rc == 0) {
@@ -1283,10 +1339,10 @@ static int search_symbol(struct ctx *c, int limit, double subword_rows_max)
     mg_buf_addc(&like, '%');
     mg_buf_addf(&sql,
                 "SELECT s.id, s.name, s.kind, s.container, s.start_line, s.end_line, f.path, f.lang, f.id, "
-                "CASE WHEN s.name = ?1 THEN 0 WHEN s.name = ?1 COLLATE NOCASE THEN 1 ELSE 2 END AS tier "
+                "CASE WHEN s.name = ?1 THEN 0 WHEN s.name = ?1 COLLATE NOCASE THEN 1 ELSE 2 END AS tier, %s AS ko "
                 "FROM symbols s JOIN files f ON f.id = s.file_id "
                 "WHERE s.name LIKE ?2 ESCAPE '\\' AND mg_filter_ok(?3, f.path, f.lang) "
-                "ORDER BY tier, length(s.name), %s, f.path, s.start_line LIMIT ?4",
+                "ORDER BY tier, length(s.name), ko, f.path, s.start_line LIMIT ?4",
                 KIND_ORDER_SQL);
     sqlite3_stmt *st;
     int rc = -1;
@@ -1298,9 +1354,11 @@ static int search_symbol(struct ctx *c, int limit, double subword_rows_max)
     int found = 0, step;
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
         int tier = sqlite3_column_int(st, 9);
-        /* exact 1.0, any case 0.9, prefix 0.8 less a little per extra char */
+        /* exact 1.0, any case 0.9, prefix 0.8 less a little per extra char; less a trace by kind, so that the
+         * final sort (by score, then path) keeps the order the rows were cut in: pages are prefix-stable */
         double score = tier == 0 ? 1.0 : tier == 1 ? 0.9
                                  : 0.8 - 0.001 * (double)(sqlite3_column_bytes(st, 1) - (int)strlen(q));
+        score -= 0.0001 * sqlite3_column_int(st, 10);
         int r = symbol_hit(c, st, score);
         if (r < 0) {
             sqlite3_finalize(st);
@@ -1339,10 +1397,10 @@ static int search_symbol(struct ctx *c, int limit, double subword_rows_max)
              * the search use it, where `= ?1` alone scans every symbol) */
             mg_buf_reset(&sql);
             mg_buf_addf(&sql,
-                        "SELECT s.id, s.name, s.kind, s.container, s.start_line, s.end_line, f.path, f.lang, f.id "
-                        "FROM symbols s JOIN files f ON f.id = s.file_id "
+                        "SELECT s.id, s.name, s.kind, s.container, s.start_line, s.end_line, f.path, f.lang, f.id, "
+                        "%s AS ko FROM symbols s JOIN files f ON f.id = s.file_id "
                         "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 AND mg_filter_ok(?2, f.path, f.lang) "
-                        "ORDER BY %s, f.path, s.start_line",
+                        "ORDER BY ko, f.path, s.start_line",
                         KIND_ORDER_SQL);
             if (mg_db_prepare(c->d, "SELECT c.symbol, c.start_line, c.end_line, f.sym_lo, f.sym_hi, "
                                     "mgrank(chunks_fts, 0.0, 1.0, 0.0, (SELECT max(id) FROM chunks)) AS r "
@@ -1389,7 +1447,7 @@ static int search_symbol(struct ctx *c, int limit, double subword_rows_max)
                     sqlite3_reset(byname);
                     sqlite3_bind_text(byname, 1, name, -1, SQLITE_TRANSIENT);
                     while (found < limit && sqlite3_step(byname) == SQLITE_ROW) {
-                        int r = symbol_hit(c, byname, 0.7 * b / (1.0 + b));
+                        int r = symbol_hit(c, byname, 0.7 * b / (1.0 + b) - 1e-6 * sqlite3_column_int(byname, 9));
                         if (r < 0) {
                             bad = 1;
                             break;
@@ -1657,13 +1715,17 @@ static int search_graph(struct ctx *c, const struct mg_results *const *found, si
 
 /* ---- 6. mg_search ------------------------------------------------------------------------ */
 
+/* Ranked hits: by score, ties by repo, path and lines (a total order: pages are prefix-stable) */
 static int cmp_score(const void *a, const void *b)
 {
     const struct mg_hit *x = a, *y = b;
     if (x->score != y->score) return x->score > y->score ? -1 : 1;
-    int k = strcmp(x->path, y->path);
+    int k = strcmp(x->repo, y->repo);
+    if (!k) k = strcmp(x->path, y->path);
     if (k) return k;
-    return x->start_line - y->start_line;
+    if (x->start_line != y->start_line) return x->start_line - y->start_line;
+    if (x->end_line != y->end_line) return x->end_line - y->end_line;
+    return x->line - y->line;
 }
 
 static int cmp_position(const void *a, const void *b)
@@ -1757,6 +1819,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
         for (size_t k = 0; k < c.nqtok; k++) free(c.qtok[k]);
         free(c.qtok);
         mwords_free(&c);
+        free(c.seen);
         if (rc == 0) mark_stale(&c);
         mg_db_put(q->pool, &c.d);
     }

@@ -1,11 +1,15 @@
 /* args.c — see args.h. */
 #include "tools/args.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "index/lang.h"
+#include "request/ctx.h"
 #include "util/buf.h"
 #include "util/glob.h"
 #include "util/utf8.h"
@@ -165,5 +169,92 @@ int mg_arg_scope(json_t *j, struct mg_scope *out, struct mg_err *err)
         mg_scope_release(out);
         return -1;
     }
+    return 0;
+}
+
+/* ---- pages ---- */
+
+#define PAGE_OFFSET_MAX (1LL << 40)
+
+int mg_arg_page(json_t *args, const char *tool, long long *offset, struct mg_err *err)
+{
+    const char *c;
+    *offset = 0;
+    if (mg_arg_str(args, "cursor", false, &c, err) != 0) return -1;
+    if (!c) return 0;
+    char *end;
+    long long off = strtoll(c, &end, 10);
+    size_t hex = *end == '.' ? strspn(end + 1, "0123456789abcdef") : 0;
+    if (*c < '0' || *c > '9' || *end != '.' || hex != 16 || end[17] || off < 0 || off > PAGE_OFFSET_MAX)
+        return mg_err_set(err, MG_E_BAD_ARG, "'cursor' must be the next_cursor of an earlier %s call, given back as "
+                          "it came", tool);
+    *offset = off;
+    return 0;
+}
+
+void mg_page_window(struct mg_ctx *x, long long offset, long long limit)
+{
+    x->page.skip = (size_t)offset;
+    x->page.keep = (size_t)limit;
+    x->page.more = false;
+}
+
+static void hash_str(XXH3_state_t *h, const char *s)
+{
+    XXH3_64bits_update(h, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+static void hash_list(XXH3_state_t *h, char tag, char **v, size_t n)
+{
+    XXH3_64bits_update(h, &tag, 1);
+    for (size_t i = 0; i < n; i++) hash_str(h, v[i]);
+}
+
+/* The call's fingerprint: tool, arguments but cursor and limit, repos and scope. Never 0. */
+static uint64_t page_fp(const struct mg_ctx *x, const char *tool, json_t *args)
+{
+    XXH3_state_t *h = XXH3_createState();
+    if (!h) return 1;
+    XXH3_64bits_reset(h);
+    hash_str(h, tool);
+    json_t *a = json_is_object(args) ? json_copy(args) : json_object();
+    json_object_del(a, "cursor");
+    json_object_del(a, "limit");
+    json_object_del(a, "offset");
+    json_object_del(a, "repo_id"); /* (the repos it resolved to count, below) */
+    json_object_del(a, "repo");
+    char *s = json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS);
+    hash_str(h, s);
+    free(s);
+    json_decref(a);
+    for (size_t i = 0; i < x->nrepos; i++) hash_str(h, x->repos[i].id);
+    hash_list(h, 'g', x->scope.globs, x->scope.nglobs);
+    hash_list(h, 'x', x->scope.excludes, x->scope.nexcludes);
+    hash_list(h, 'l', x->scope.langs, x->scope.nlangs);
+    hash_list(h, 'r', x->scope.repos, x->scope.nrepos);
+    uint64_t fp = XXH3_64bits_digest(h);
+    XXH3_freeState(h);
+    return fp ? fp : 1;
+}
+
+void mg_page_cursor(const struct mg_ctx *x, long long offset, char *buf, size_t n)
+{
+    snprintf(buf, n, "%lld.%016" PRIx64, offset, x->page.fp);
+}
+
+int mg_page_end(struct mg_ctx *x, const char *tool, json_t *args, long long offset, size_t served, bool more,
+                json_t *result, struct mg_err *err)
+{
+    uint64_t fp = page_fp(x, tool, args);
+    const char *c = json_string_value(json_object_get(args, "cursor"));
+    if (c && strtoull(strchr(c, '.') + 1, NULL, 16) != fp)
+        return mg_err_set(err, MG_E_BAD_ARG, "this 'cursor' continues a %s call with other arguments (query, mode, "
+                          "filters, repo or session scope); give the same arguments as that call, or call again "
+                          "without 'cursor' to start from the first page", tool);
+    x->page.offset = offset;
+    x->page.fp = fp;
+    char next[64];
+    mg_page_cursor(x, offset + (long long)served, next, sizeof(next));
+    json_object_set_new(result, "next_cursor", more ? json_string(next) : json_null());
     return 0;
 }

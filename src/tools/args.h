@@ -26,6 +26,29 @@ int mg_known_keys(json_t *args, const char *const *keys, struct mg_err *err);
 int mg_arg_query(const struct mg_config *cfg, json_t *args, const char *key, bool required, const char **out,
                  struct mg_err *err);
 
+/* Pages of a long list: a tool's `cursor` argument and its result's
+ * next_cursor (read_file's and outline's convention: an opaque string the
+ * client gives back as it came, invalid_argument when it is not one).
+ *
+ * A page cursor is "<offset>.<fingerprint>": where the next page starts, and
+ * a hash of the call it continues (the tool, its arguments but `cursor` and
+ * `limit`, the repos and the effective scope it ran on). mg_arg_page reads
+ * it (offset 0 without one); the tool then runs its list with
+ * mg_page_window (the gate drops the items before the page and past it);
+ * mg_page_end refuses a cursor of another call (invalid_argument, saying to
+ * start again without it) and sets result["next_cursor"]: a cursor for the
+ * next page when there is more, else null. */
+struct mg_ctx;
+int mg_arg_page(json_t *args, const char *tool, long long *offset, struct mg_err *err);
+/* The next operation of x lists items offset .. offset + limit - 1 of a
+ * list it was asked for at least offset + limit + 1 of. */
+void mg_page_window(struct mg_ctx *x, long long offset, long long limit);
+int mg_page_end(struct mg_ctx *x, const char *tool, json_t *args, long long offset, size_t served, bool more,
+                json_t *result, struct mg_err *err);
+/* The cursor of the page at offset of the call x ran (its fingerprint from
+ * mg_page_end), in buf; for the response's cap (registry.c). */
+void mg_page_cursor(const struct mg_ctx *x, long long offset, char *buf, size_t n);
+
 /* The call's repo (`repo`, or its alias `repo_id`) and scope lists
  * (`globs`, `exclude_globs`, `languages`; a single string is taken as a
  * list of one) into a target for the gate. Globs must compile, languages

@@ -18,16 +18,29 @@
 static int do_search(struct mg_ctx *x, json_t *args, bool symbols, json_t **result, struct mg_err *err)
 {
     static const char *const keys[] = {"query", "mode", "globs", "exclude_globs", "languages", "repo", "repo_id",
-                                       "limit", "fixed", "ignore_case", NULL};
+                                       "limit", "fixed", "ignore_case", "cursor", NULL};
     static const char *const skeys[] = {"query", "globs", "exclude_globs", "languages", "repo", "repo_id", "limit",
-                                        NULL};
+                                        "cursor", NULL};
+    const char *tool = symbols ? "search_symbols" : "search_code";
     const struct mg_config *cfg = &x->srv->cfg;
     struct mg_code_query q = {0};
-    long long limit;
+    long long limit, offset;
     if (mg_known_keys(args, symbols ? skeys : keys, err) != 0 || mg_arg_query(cfg, args, "query", true, &q.query, err) != 0 ||
-        mg_arg_int(args, "limit", 1, cfg->search_max_limit, 0, &limit, err) != 0)
+        mg_arg_int(args, "limit", 1, cfg->search_max_limit, 0, &limit, err) != 0 ||
+        mg_arg_page(args, tool, &offset, err) != 0)
         return -1;
-    q.limit = (int)limit;
+    /* a page: the search ranks the first offset + limit hits (at most search_max_limit), the gate keeps the
+     * page's; rankings are prefix-stable (search.h), so the page continues exactly where the last one ended.
+     * (Not one more, to know whether there is more: the first page is the search of old, total_matches and
+     * all; a full page has a next_cursor, which may find nothing.) */
+    if (!limit) limit = cfg->search_limit;
+    if (offset >= cfg->search_max_limit)
+        return mg_err_set(err, MG_E_BAD_ARG, "a search pages through its best %d hits (search_max_limit); this "
+                          "cursor is past them", cfg->search_max_limit);
+    long long depth = offset + limit;
+    if (depth > cfg->search_max_limit) depth = cfg->search_max_limit;
+    q.limit = (int)depth;
+    mg_page_window(x, offset, limit);
     if (!symbols && (mg_arg_str(args, "mode", false, &q.mode, err) != 0 ||
                      mg_arg_bool(args, "fixed", &q.fixed, err) != 0 ||
                      mg_arg_bool(args, "ignore_case", &q.ignore_case, err) != 0))
@@ -39,6 +52,8 @@ static int do_search(struct mg_ctx *x, json_t *args, bool symbols, json_t **resu
     int rc = mg_gate_run(x, symbols ? &mg_op_code_symbols : &mg_op_code_search, &ta.t, &q, &items, err);
     mg_target_release(&ta);
     if (rc != 0) return -1;
+    /* more: a full page short of search_max_limit, or items the gate left out for the cap (they come next) */
+    bool more = (x->page.got >= (size_t)depth && depth < cfg->search_max_limit) || items.omitted > 0;
     *result = json_pack("{s:o, s:f, s:s, s:o, s:o}", "results", mg_render_items(&items), "took_ms",
                         (double)(long long)(items.took_ms * 1000 + 0.5) / 1000, "mode",
                         items.mode ? items.mode : "lexical", "scope", mg_render_scope(x, &x->scope), "gate",
@@ -48,8 +63,9 @@ static int do_search(struct mg_ctx *x, json_t *args, bool symbols, json_t **resu
         if (items.total_matches_capped) json_object_set_new(*result, "total_matches_capped", json_true());
     }
     mg_render_semantic(*result, &items); /* hybrid answered by words: the vectors are still loading */
+    rc = *result ? mg_page_end(x, tool, args, offset, items.n, more, *result, err) : 0;
     mg_items_release(&items);
-    return 0;
+    return rc;
 }
 
 static int t_search_code(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
@@ -165,11 +181,15 @@ static int t_outline(struct mg_ctx *x, json_t *args, json_t **result, struct mg_
 static int t_list_files(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
     static const char *const keys[] = {"globs", "exclude_globs", "languages", "repo", "repo_id", "limit", "offset",
-                                       NULL};
+                                       "cursor", NULL};
     long long limit, offset;
     if (mg_known_keys(args, keys, err) != 0 || mg_arg_int(args, "limit", 1, LIST_MAX, 200, &limit, err) != 0 ||
         mg_arg_int(args, "offset", 0, 1LL << 40, 0, &offset, err) != 0)
         return -1;
+    if (json_object_get(args, "cursor")) {
+        if (json_object_get(args, "offset")) return mg_err_set(err, MG_E_BAD_ARG, "give 'cursor' or 'offset', not both");
+        if (mg_arg_page(args, "list_files", &offset, err) != 0) return -1;
+    }
     struct mg_list_query q = {.limit = limit, .offset = offset};
     struct mg_target_args ta;
     if (mg_arg_target(args, true, &ta, err) != 0) return -1;
@@ -177,16 +197,18 @@ static int t_list_files(struct mg_ctx *x, json_t *args, json_t **result, struct 
     int rc = mg_gate_run(x, &mg_op_code_list, &ta.t, &q, &items, err);
     mg_target_release(&ta);
     if (rc != 0) return -1;
+    bool more = offset + (long long)items.n < items.total;
     *result = json_pack("{s:o, s:I, s:b, s:o}", "files", mg_render_items(&items), "total", (json_int_t)items.total,
-                        "truncated", offset + (long long)items.n < items.total, "scope", mg_render_scope(x, &x->scope));
+                        "truncated", more, "scope", mg_render_scope(x, &x->scope));
+    rc = *result ? mg_page_end(x, "list_files", args, offset, items.n, more, *result, err) : 0;
     mg_items_release(&items);
-    return 0;
+    return rc;
 }
 
 /* ---- schemas ---- */
 
 #define S_LIMIT(max, def) "\"limit\":{\"type\":\"integer\",\"minimum\":1," max "\"default\":" def "}"
-#define S_CURSOR "\"cursor\":{\"type\":\"string\",\"description\":\"next_cursor of the previous call\"}"
+#define S_CURSOR "\"cursor\":" MG_S_STR
 #define S_HITS                                                                                                      \
     MG_S_OUT("\"results\":" MG_S_ARR ",\"took_ms\":" MG_S_NUM "," MG_SCHEMA_SCOPE_OUT,                              \
              MG_S_REQ("\"results\",\"took_ms\",\"scope\""))
@@ -196,16 +218,17 @@ const struct mg_tool mg_tools_code[] = {
      "Search the repo's indexed code. mode lexical: ranked words, identifiers match across spellings "
      "(parseHttpHeader, parse_http_header); regex: PCRE2 (fixed: literal); symbol: definitions by name; "
      "semantic: by embedding; hybrid: all fused. Default: hybrid for a plain-language question, else lexical. "
-     "Results: file, lines, enclosing symbol, snippet, matching lines; regex also counts total_matches.",
+     "Results: file, lines, symbol, snippet, matching lines; regex counts total_matches.",
      MG_S_IN("\"query\":" MG_S_STR ",\"mode\":{\"type\":\"string\",\"enum\":[\"lexical\",\"regex\",\"symbol\","
              "\"semantic\",\"hybrid\"]},\"fixed\":" MG_S_BOOL ",\"ignore_case\":" MG_S_BOOL "," MG_S_FILTERS
-             "," MG_S_REPO "," S_LIMIT("", "20"),
+             "," MG_S_REPO "," S_LIMIT("", "20") "," S_CURSOR,
              MG_S_REQ("\"query\"")),
      S_HITS, t_search_code, MG_TOOL_READ_ONLY},
     {"search_symbols", "Search symbols",
      "Find definitions (functions, types, macros, variables, fields...) by name: exact, any case, prefix, then "
      "sub-word (HttpHeader finds parseHttpHeader).",
-     MG_S_IN("\"query\":" MG_S_STR "," MG_S_FILTERS "," MG_S_REPO "," S_LIMIT("", "20"), MG_S_REQ("\"query\"")),
+     MG_S_IN("\"query\":" MG_S_STR "," MG_S_FILTERS "," MG_S_REPO "," S_LIMIT("", "20") "," S_CURSOR,
+             MG_S_REQ("\"query\"")),
      S_HITS, t_search_symbols, MG_TOOL_READ_ONLY},
     {"read_file", "Read a file",
      "Read lines of an indexed file (path relative to the repo root; secret files refused). At most 2000 lines or "
@@ -230,7 +253,7 @@ const struct mg_tool mg_tools_code[] = {
     {"list_files", "List files",
      "List the repo's indexed files, filtered by globs and languages (and the session scope), sorted by path.",
      MG_S_IN(MG_S_FILTERS "," MG_S_REPO "," S_LIMIT("\"maximum\":10000,", "200")
-             ",\"offset\":{\"type\":\"integer\",\"minimum\":0}", ""),
+             ",\"offset\":{\"type\":\"integer\",\"minimum\":0}," S_CURSOR, ""),
      MG_S_OUT("\"files\":" MG_S_ARR ",\"total\":" MG_S_INT "," MG_SCHEMA_SCOPE_OUT,
               MG_S_REQ("\"files\",\"total\",\"scope\"")),
      t_list_files, MG_TOOL_READ_ONLY},

@@ -43,8 +43,8 @@ static int t_open_handle(struct mg_ctx *x, json_t *args, json_t **result, struct
 
 const struct mg_tool mg_tools_handle[] = {
     {"open_handle", "Open a handle",
-     "A handle to pass as `handle` to later calls: keeps the repo binding, scope and memory session between "
-     "stateless (2026-07-28) calls. Expires after session_ttl idle.",
+     "A handle to pass as `handle` to later calls: keeps binding, scope and memory session between stateless "
+     "calls; expires after session_ttl idle.",
      "{\"type\":\"object\",\"properties\":{\"repo\":{\"type\":\"string\"}}}",
      "{\"type\":\"object\",\"properties\":{\"handle\":{\"type\":\"string\"}},\"required\":[\"handle\"]}",
      t_open_handle, 0},

@@ -133,44 +133,51 @@ static int t_get_note(struct mg_ctx *x, json_t *args, json_t **result, struct mg
 }
 
 /* list_notes and search_notes: {notes[], repo}. */
-static int notes_result(struct mg_ctx *x, const struct mg_op *op, struct margs *m, json_t **result,
-                        struct mg_err *err)
+static int notes_result(struct mg_ctx *x, const char *tool, json_t *args, const struct mg_op *op, struct margs *m,
+                        long long offset, json_t **result, struct mg_err *err)
 {
     struct mg_items items;
+    long long limit = m->a.limit;
+    m->a.limit = (int)(offset + limit + 1); /* the page, and one more to know there is more */
+    mg_page_window(x, offset, limit);
     if (run(x, op, m, &items, err) != 0) return -1;
+    bool more = x->page.more || items.omitted > 0;
     *result = mg_render_gated(json_pack("{s:o, s:s}", "notes", mg_render_items(&items), "repo", repo_id(x)), &items);
+    int rc = *result ? mg_page_end(x, tool, args, offset, items.n, more, *result, err) : 0;
     mg_items_release(&items);
-    return 0;
+    return rc;
 }
 
 static int t_list_notes(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
-    static const char *const keys[] = {"prefix", "limit", "repo", "repo_id", "session_id", NULL};
+    static const char *const keys[] = {"prefix", "limit", "cursor", "repo", "repo_id", "session_id", NULL};
     struct margs m;
     const char *prefix;
-    long long limit;
+    long long limit, offset;
     if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "prefix", false, &prefix, err) != 0 ||
-        mg_arg_int(args, "limit", 1, 10000, 100, &limit, err) != 0 || common(x, args, &m, err) != 0)
+        mg_arg_int(args, "limit", 1, 10000, 100, &limit, err) != 0 ||
+        mg_arg_page(args, "list_notes", &offset, err) != 0 || common(x, args, &m, err) != 0)
         return -1;
     m.a.prefix = prefix;
     m.a.limit = (int)limit;
     mg_gate_subject(x, prefix);
-    return notes_result(x, &mg_op_notes_list, &m, result, err);
+    return notes_result(x, "list_notes", args, &mg_op_notes_list, &m, offset, result, err);
 }
 
 static int t_search_notes(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
-    static const char *const keys[] = {"query", "limit", "repo", "repo_id", "session_id", NULL};
+    static const char *const keys[] = {"query", "limit", "cursor", "repo", "repo_id", "session_id", NULL};
     struct margs m;
     const char *q;
-    long long limit;
+    long long limit, offset;
     if (mg_known_keys(args, keys, err) != 0 || mg_arg_query(&x->srv->cfg, args, "query", true, &q, err) != 0 ||
-        mg_arg_int(args, "limit", 1, 1000, 20, &limit, err) != 0 || common(x, args, &m, err) != 0)
+        mg_arg_int(args, "limit", 1, 1000, 20, &limit, err) != 0 ||
+        mg_arg_page(args, "search_notes", &offset, err) != 0 || common(x, args, &m, err) != 0)
         return -1;
     m.a.query = q;
     m.a.limit = (int)limit;
     mg_gate_subject(x, q);
-    return notes_result(x, &mg_op_notes_search, &m, result, err);
+    return notes_result(x, "search_notes", args, &mg_op_notes_search, &m, offset, result, err);
 }
 
 static int t_delete_note(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
@@ -311,33 +318,36 @@ static int t_remember(struct mg_ctx *x, json_t *args, json_t **result, struct mg
 }
 
 /* recall and search_entities: an optional query in the conversation's pool. */
-static int pooled(struct mg_ctx *x, json_t *args, long long dflt, const char *field, const struct mg_op *op,
-                  json_t **result, struct mg_err *err)
+static int pooled(struct mg_ctx *x, const char *tool, json_t *args, long long dflt, const char *field,
+                  const struct mg_op *op, json_t **result, struct mg_err *err)
 {
-    static const char *const keys[] = {"query", "limit", "repo", "repo_id", "session_id", NULL};
+    static const char *const keys[] = {"query", "limit", "cursor", "repo", "repo_id", "session_id", NULL};
     struct margs m;
     const char *q;
-    long long limit;
+    long long limit, offset;
     if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "query", false, &q, err) != 0 ||
-        mg_arg_int(args, "limit", 1, 1000, dflt, &limit, err) != 0)
+        mg_arg_int(args, "limit", 1, 1000, dflt, &limit, err) != 0 || mg_arg_page(args, tool, &offset, err) != 0)
         return -1;
     if (q && strlen(q) > x->srv->cfg.max_query_bytes)
         return mg_err_set(err, MG_E_QUERY_TOO_LONG, "the query is over max_query_bytes");
     if (common(x, args, &m, err) != 0) return -1;
     m.a.query = q;
-    m.a.limit = (int)limit;
+    m.a.limit = (int)(offset + limit + 1); /* the page, and one more to know there is more */
     mg_gate_subject(x, q);
+    mg_page_window(x, offset, limit);
     struct mg_items items;
     if (run(x, op, &m, &items, err) != 0) return -1;
+    bool more = x->page.more || items.omitted > 0;
     *result = mg_render_gated(json_pack("{s:o, s:o}", field, mg_render_items(&items), "scope", mg_render_place(&items)),
                               &items);
+    int rc = *result ? mg_page_end(x, tool, args, offset, items.n, more, *result, err) : 0;
     mg_items_release(&items);
-    return 0;
+    return rc;
 }
 
 static int t_recall(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
-    return pooled(x, args, 10, "episodes", &mg_op_sessions_recall, result, err);
+    return pooled(x, "recall", args, 10, "episodes", &mg_op_sessions_recall, result, err);
 }
 
 /* ---- 5. entities ---------------------------------------------------------------------------------- */
@@ -392,7 +402,7 @@ static int t_add_entities(struct mg_ctx *x, json_t *args, json_t **result, struc
 
 static int t_search_entities(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
-    return pooled(x, args, 20, "entities", &mg_op_entities_search, result, err);
+    return pooled(x, "search_entities", args, 20, "entities", &mg_op_entities_search, result, err);
 }
 
 static int t_retag_entities(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
@@ -484,7 +494,7 @@ static int t_get_profile(struct mg_ctx *x, json_t *args, json_t **result, struct
 
 #define S_R MG_S_REPO
 #define S_S MG_S_SESSION
-#define S_LIMIT "\"limit\":{\"type\":\"integer\",\"minimum\":1}"
+#define S_LIMIT "\"limit\":{\"type\":\"integer\",\"minimum\":1},\"cursor\":" MG_S_STR
 #define OBJ(props, req) MG_S_IN(props, req)
 #define REQ(list) MG_S_REQ(list)
 #define OUT(props) MG_S_OUT(props, "")

@@ -3,11 +3,13 @@
 #include "tools/tools.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "request/gate.h"
 #include "request/resolve.h"
+#include "tools/args.h"
 #include "tools/family.h"
 #include "util/json.h"
 #include "util/metrics.h"
@@ -52,6 +54,61 @@ const struct mg_tool *mg_tool_find(const char *name)
     return NULL;
 }
 
+#define CAP_SLACK 160 /* room kept under the cap for "truncated", "omitted" and next_cursor */
+
+/* The response's cap (max_response_bytes): a result whose JSON would pass it
+ * loses the trailing items of its longest top-level list, whole, until it
+ * fits (but for its first item, however large: every page goes on), and
+ * says so: "truncated": true, "omitted": how many. next_cursor
+ * then starts at the first item left out: a paged tool's (args.h), outline's
+ * (the definitions served) and find_references' (its last reference). */
+static void cap_result(struct mg_ctx *x, const struct mg_tool *t, json_t *result)
+{
+    size_t cap = x->srv->cfg.max_response_bytes, size = json_dumpb(result, NULL, 0, MG_JSON_DUMP);
+    if (!cap || size <= cap || !json_is_object(result)) return;
+    const char *k;
+    json_t *v, *list = NULL;
+    size_t best = 0;
+    json_object_foreach(result, k, v)
+    {
+        if (!json_is_array(v) || json_array_size(v) == 0) continue;
+        size_t n = json_dumpb(v, NULL, 0, MG_JSON_DUMP);
+        if (n > best) best = n, list = v;
+    }
+    if (!list) return;
+    size_t n = json_array_size(list), drop = 0;
+    while (n > 1 && size + CAP_SLACK > cap) { /* (one item stays, however large: a page always goes on) */
+        size -= json_dumpb(json_array_get(list, n - 1), NULL, 0, MG_JSON_DUMP) + 1;
+        json_array_remove(list, --n);
+        drop++;
+    }
+    if (!drop) return;
+    json_object_set_new(result, "truncated", json_true());
+    json_object_set_new(result, "omitted",
+                        json_integer(json_integer_value(json_object_get(result, "omitted")) + (json_int_t)drop));
+    /* where the next page starts: the first item left out */
+    char next[64];
+    if (x->page.fp) {
+        mg_page_cursor(x, x->page.offset + (long long)n, next, sizeof(next));
+        json_object_set_new(result, "next_cursor", json_string(next));
+    } else if (strcmp(t->name, "outline") == 0) { /* the definitions served so far, in decimal */
+        const char *c = json_string_value(json_object_get(result, "next_cursor"));
+        long long at = c ? strtoll(c, NULL, 10) : json_integer_value(json_object_get(result, "total"));
+        snprintf(next, sizeof(next), "%lld", at - (long long)drop);
+        json_object_set_new(result, "next_cursor", json_string(next));
+    } else if (strcmp(t->name, "find_references") == 0) { /* "path:line" of the last reference served */
+        json_t *f = json_array_get(list, n - 1), *refs = json_object_get(f, "references");
+        json_t *last = json_array_get(refs, json_array_size(refs) - 1);
+        const char *path = json_string_value(json_object_get(f, "path"));
+        if (path && last) {
+            char *c = NULL;
+            if (asprintf(&c, "%s:%lld", path, (long long)json_integer_value(json_object_get(last, "line"))) > 0)
+                json_object_set_new(result, "next_cursor", json_string(c));
+            free(c);
+        }
+    }
+}
+
 int mg_tools_call(struct mg_ctx *x, const struct mg_tool *t, json_t *args, json_t **result, struct mg_err *err)
 {
     *result = NULL;
@@ -64,7 +121,11 @@ int mg_tools_call(struct mg_ctx *x, const struct mg_tool *t, json_t *args, json_
         *result = NULL;
     } else if (!*result) {
         rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory building the result of %s", t->name);
+    } else {
+        cap_result(x, t, *result);
     }
+    x->page.fp = 0;
+    x->page.skip = x->page.keep = 0; /* (a tool that failed between setting its page and running it) */
     mg_gate_finish(x, rc, err);
     mg_metrics_tool(t->name, rc == 0);
     return rc;

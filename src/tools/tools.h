@@ -8,7 +8,7 @@
  * only through mg_tools_call, which writes the request's one audit event.
  *
  * Files: registry.c (the table, the dispatcher), args.c (arguments),
- * render.c (items and errors as JSON), code.c, repos.c, scope.c, memory.c,
+ * render.c (items and errors as JSON), text.c (results as text), code.c, repos.c, scope.c, memory.c,
  * context.c (get_context, the composition root).
  */
 #ifndef MG_TOOLS_H
@@ -51,6 +51,14 @@ const struct mg_tool *mg_tool_find(const char *name);
  * new reference); on failure err is set and its sentence cleaned. Writes
  * the audit event and counts the call in the metrics. */
 int mg_tools_call(struct mg_ctx *x, const struct mg_tool *t, json_t *args, json_t **result, struct mg_err *err);
+
+/* The result of tool t as compact text for an agent (MCP's content[0].text):
+ * code hits as `path:line  symbol` with the snippet indented below, other
+ * list items one line each, scalars as `key: value`, reals rounded; every
+ * flag, redaction, truncation and omission the gate reported stays
+ * visible. Generic over the result's shape (text.c). malloc'd; NULL when
+ * memory runs out. */
+char *mg_tools_text(const struct mg_tool *t, json_t *result);
 
 /* {"code","message"} for an error, plus "repos" (the ids the caller can
  * see) for repo_required and repo_not_found, so the client can choose. */

@@ -39,6 +39,7 @@ static const struct key {
     {"watch", K_ENUM, offsetof(struct mg_config, watch), 1, sizeof(((struct mg_config *)0)->watch) - 1},
     {"max_chunk_bytes", K_SIZE, offsetof(struct mg_config, max_chunk_bytes), 256, 1 << 24},
     {"max_context_bytes", K_SIZE, offsetof(struct mg_config, max_context_bytes), 1024, 1 << 26},
+    {"max_response_bytes", K_SIZE, offsetof(struct mg_config, max_response_bytes), 4096, 1 << 28},
     {"cross_repo", K_INT, offsetof(struct mg_config, cross_repo), 0, 1},
     {"secret_action_high", K_ENUM, offsetof(struct mg_config, secret_action_high), 1, 15},
     {"secret_action_medium", K_ENUM, offsetof(struct mg_config, secret_action_medium), 1, 15},
@@ -155,6 +156,7 @@ void mg_config_defaults(struct mg_config *c)
     snprintf(c->watch, sizeof(c->watch), "on");
     c->max_chunk_bytes = 8 << 10;
     c->max_context_bytes = 32 << 10;
+    c->max_response_bytes = 64 << 10;
     c->cross_repo = 0;
     snprintf(c->secret_action_high, sizeof(c->secret_action_high), "redact");
     snprintf(c->secret_action_medium, sizeof(c->secret_action_medium), "redact");

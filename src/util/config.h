@@ -47,6 +47,7 @@ struct mg_config {
     /* SecurityGate (src/security/gate.h) */
     size_t max_chunk_bytes;  /* largest piece of text one result item returns (default 8 KiB) */
     size_t max_context_bytes;/* largest total of text one response returns (default 32 KiB) */
+    size_t max_response_bytes;/* largest tool result, as JSON (default 64 KiB); a list past it is cut */
     int cross_repo;          /* 1: a request may span several repos (default 0) */
     char secret_action_high[16];   /* redact | exclude (default redact) */
     char secret_action_medium[16]; /* redact | exclude | keep (default redact) */

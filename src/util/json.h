@@ -10,4 +10,9 @@
  * than lost. Never NULL unless memory runs out. */
 json_t *mg_json_text(const char *s);
 
+/* The flags every JSON memgate prints (/v1 bodies, the command line's
+ * --json) is dumped with: compact, reals to 6 significant digits ("score":
+ * 48.007, not 48.006999999999998). MCP's structuredContent keeps them exact. */
+#define MG_JSON_DUMP (JSON_COMPACT | JSON_REAL_PRECISION(6))
+
 #endif

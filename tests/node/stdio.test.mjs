@@ -105,6 +105,27 @@ describe('one repo indexed', () => {
     const paths = new Set(r.data.results.map((h) => h.path));
     for (const p of paths) assert.ok(A.files.includes(p), p);
     assert.ok(!paths.has('.env'), 'a secret file is never indexed');
+    // the text block is for the agent: not JSON, each hit as path:line, its snippet below
+    const text = r.raw.content[0].text;
+    assert.throws(() => JSON.parse(text));
+    const h = r.data.results[0];
+    assert.ok(text.includes(`\n  ${h.path}:${h.line}`), text);
+    assert.ok(text.includes(A.canary), text);
+    assert.ok(!/\d\.\d{7,}/.test(text), `float noise in the text: ${text}`);
+  });
+
+  test('search_code pages: next_cursor continues where the last page ended', async () => {
+    const { client } = await connect();
+    const whole = await call(client, 'search_code', { query: A.canary, limit: 4 });
+    assert.ok(whole.ok, whole.text);
+    const p1 = await call(client, 'search_code', { query: A.canary, limit: 2 });
+    assert.ok(p1.ok && typeof p1.data.next_cursor === 'string', JSON.stringify(p1.data));
+    const p2 = await call(client, 'search_code', { query: A.canary, limit: 2, cursor: p1.data.next_cursor });
+    assert.ok(p2.ok, p2.text);
+    const key = (h) => `${h.path}:${h.start_line}`;
+    assert.deepEqual([...p1.data.results, ...p2.data.results].map(key), whole.data.results.map(key));
+    const other = await call(client, 'search_code', { query: `${A.canary}_lookup`, cursor: p1.data.next_cursor });
+    assert.equal(other.code, 'invalid_argument');
   });
 
   test('search_symbols finds a definition by name', async () => {
