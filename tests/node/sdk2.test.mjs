@@ -149,13 +149,20 @@ describe('SDK 2.x speaks 2026-07-28', () => {
     }
   });
 
-  test('subscriptions/listen over HTTP: acknowledged with what was asked', async () => {
-    const c = keep(await httpClient2(serve, { name: 'sdk2-listen' }));
-    const sub = await c.client.listen({ toolsListChanged: true }, { timeout: 10000 });
-    assert.equal(sub.honoredFilter.toolsListChanged, true, JSON.stringify(sub.honoredFilter));
-    await sub.close();
-    assert.equal(await sub.closed, 'local');
-  });
+  for (const transport of ['http', 'stdio']) {
+    test(`subscriptions/listen over ${transport}: acknowledged with what was asked; calls go on beside it`, async () => {
+      const c = keep(transport === 'http' ? await httpClient2(serve, { name: 'sdk2-listen' }) : await stdioClient2(world, { name: 'sdk2-listen' }));
+      const sub = await c.client.listen({ toolsListChanged: true, promptsListChanged: true }, { timeout: 10000 });
+      assert.equal(sub.honoredFilter.toolsListChanged, true, JSON.stringify(sub.honoredFilter));
+      assert.ok(!sub.honoredFilter.promptsListChanged, `memgate has no prompts: ${JSON.stringify(sub.honoredFilter)}`);
+      const ack = c.seen.find((m) => m.method === 'notifications/subscriptions/acknowledged');
+      if (ack) assert.ok(ack.params._meta?.[SUB_ID] !== undefined, JSON.stringify(ack));
+      onlyFrom(await call2(c.client, 'list_files', { repo: 'charlie' }), R.charlie, 'a call while listening');
+      await sub.close();
+      assert.equal(await sub.closed, 'local');
+      onlyFrom(await call2(c.client, 'list_files', { repo: 'delta' }), R.delta, 'a call after the listen ended');
+    });
+  }
 });
 
 // ---- 2. binding routes ------------------------------------------------------------------------------------
@@ -331,6 +338,67 @@ describe('handles', () => {
     assert.equal((await call2(c.client, 'recall', { handle: h2, query: marker })).data.episodes.length, 1);
   });
 
+  test("precedence: an explicit repo beats the handle's binding, which beats _meta's root and the client's roots", async () => {
+    const h = (await call2(c.client, 'open_handle', { repo: 'alpha' })).data.handle;
+    onlyFrom(await call2(c.client, 'list_files', { handle: h, repo: 'bravo' }), R.bravo, 'repo over handle');
+    onlyFrom(await call2(c.client, 'list_files', { handle: h }, { meta: { 'memgate/root': R.charlie.root } }), R.alpha, 'handle over root');
+    const rc = keep(await httpClient2(serve, { roots: [R.delta.root], name: 'sdk2-handle-roots' }));
+    onlyFrom(await call2(rc.client, 'list_files', { handle: h }), R.alpha, 'handle over roots');
+    assert.equal(rc.state.rootsAsked, 0, 'roots asked although the handle is bound');
+  });
+
+  test('an unbound handle still takes the binding of _meta["memgate/root"]', {
+    todo: 'server bug: call_session() returns the handle\'s session without looking at _meta["memgate/root"], so the call is repo_required (whose sentence tells the client to send _meta["memgate/root"], which it did)',
+  }, async () => {
+    const u = (await call2(c.client, 'open_handle', {})).data.handle;
+    onlyFrom(await call2(c.client, 'list_files', { handle: u }, { meta: { 'memgate/root': R.charlie.root } }), R.charlie, 'unbound handle + root');
+  });
+
+  test('an unbound handle of a client with roots: asked through an InputRequiredResult', {
+    todo: 'server bug: a handle session has roots KNOWN (open_handle), so a call through an unbound handle is repo_required and roots/list is never asked',
+  }, async () => {
+    // opened by a client without roots: unbound (the roots client's own open_handle would be bound by its roots)
+    const u = (await call2(c.client, 'open_handle', {})).data.handle;
+    const rc = keep(await httpClient2(serve, { roots: [R.delta.root], name: 'sdk2-unbound-roots' }));
+    onlyFrom(await call2(rc.client, 'list_files', { handle: u }), R.delta, 'unbound handle + roots');
+    assert.ok(rc.state.rootsAsked >= 1);
+  });
+
+  test("open_handle by a client with roots is bound through the InputRequiredResult", async () => {
+    const rc = keep(await httpClient2(serve, { roots: [path.join(R.delta.root, 'lib')], name: 'sdk2-open-roots' }));
+    const h = await call2(rc.client, 'open_handle', {});
+    assert.equal(h.data.repo, 'delta', h.text ?? JSON.stringify(h.data));
+    assert.equal(rc.state.rootsAsked, 1);
+    onlyFrom(await call2(c.client, 'list_files', { handle: h.data.handle }), R.delta, 'the handle, used by another client');
+  });
+
+  test('handles across eras: a 1.x (2025) session may use a handle; a session id is not a handle', async () => {
+    const h = (await call2(c.client, 'open_handle', { repo: 'alpha' })).data.handle;
+    assert.ok((await call2(c.client, 'set_scope', { handle: h, globs: ['web/**'] })).ok);
+    const one = keep(await httpClient(serve, { name: 'sdk1-handle' }));
+    const lf = await call(one.client, 'list_files', { handle: h });
+    assert.ok(lf.ok, lf.text);
+    assert.deepEqual(lf.data.files.map((f) => `${f.repo}:${f.path}`), ['alpha:web/app.js']);
+    // the 1.x session's own scope is untouched
+    assert.deepEqual((await call(one.client, 'get_scope', {})).data.scope.globs, []);
+    // its Mcp-Session-Id (32 hex digits, like a handle) does not open its session to a stateless call
+    const sid = one.transport.sessionId;
+    assert.ok((await call(one.client, 'set_scope', { globs: ['lib/**'] })).ok);
+    const r = await call2(c.client, 'get_scope', { handle: sid });
+    assert.equal(r.code, 'handle_invalid', r.text);
+    assert.ok(!r.text.includes('lib/**'), r.text);
+  });
+
+  test('a handle over stdio: open_handle, set_scope and a scoped search in one memgate mcp', async () => {
+    const s = keep(await stdioClient2(world, { name: 'sdk2-stdio-handle' }));
+    const h = await call2(s.client, 'open_handle', { repo: 'echo' });
+    assert.ok(h.ok, h.text);
+    assert.ok((await call2(s.client, 'set_scope', { handle: h.data.handle, languages: ['rust'] })).ok);
+    const r = await call2(s.client, 'search_code', { handle: h.data.handle, query: 'canary' });
+    onlyFrom(r, R.echo, 'stdio handle');
+    assert.ok(r.data.results.every((x) => x.path === 'lib/core.rs'), JSON.stringify(r.data.results.map((x) => x.path)));
+  });
+
   test('an unknown handle, a handle of the wrong type: handle_invalid, invalid_argument', async () => {
     const r = await call2(c.client, 'search_code', { handle: '0123456789abcdef0123456789abcdef', query: 'canary' });
     assert.equal(r.ok, false);
@@ -438,7 +506,7 @@ describe('handles', () => {
 
 // ---- 4. isolation --------------------------------------------------------------------------------------------
 
-test(`isolation: 2.x and 1.x clients at once (4 HTTP, 2 stdio, 1 by handle), ${CALLS} searches each, zero foreign rows`, async () => {
+test(`isolation: 2.x and 1.x clients at once (4 HTTP, 2 stdio, 4 by handle), ${CALLS} searches each, zero foreign rows`, async () => {
   const h = await call2((await httpClient2(serve, { name: 'sdk2-opener' }).then(keep)).client, 'open_handle', { repo: 'golf' });
   const clients = [
     { c: await httpClient2(serve, { roots: [R.alpha.root], name: 'iso-2x-roots' }), me: R.alpha, v: 2 },
@@ -449,13 +517,20 @@ test(`isolation: 2.x and 1.x clients at once (4 HTTP, 2 stdio, 1 by handle), ${C
     { c: await stdioClient(world, { roots: [R.foxtrot.root], name: 'iso-1x-stdio' }), me: R.foxtrot, v: 1 },
     { c: await httpClient2(serve, { name: 'iso-2x-handle' }), me: R.golf, v: 2, args: { handle: h.data.handle } },
   ];
-  for (const x of clients) keep(x.c);
+  // three handles on one repo, each with its own scope, used at once through one client
+  const scoped = keep(await httpClient2(serve, { name: 'iso-2x-scoped' }));
+  for (const [glob, re] of [['src/**', /^src\//], ['web/**', /^web\//], ['lib/**', /^lib\//]]) {
+    const sh = (await call2(scoped.client, 'open_handle', { repo: 'alpha' })).data.handle;
+    assert.ok((await call2(scoped.client, 'set_scope', { handle: sh, globs: [glob] })).ok);
+    clients.push({ c: scoped, me: R.alpha, v: 2, args: { handle: sh }, re, shared: true });
+  }
+  for (const x of clients) if (!x.shared) keep(x.c);
   // the eras: 2.x clients on 2026-07-28, 1.x HTTP clients in a 2025-11-25 session
   for (const x of clients) {
     if (x.v === 2) assert.equal(x.c.client.getNegotiatedProtocolVersion(), MODERN, x.me.name);
     else if (x.c.transport.protocolVersion !== undefined) assert.equal(x.c.transport.protocolVersion, LEGACY, x.me.name);
   }
-  const drive = async ({ c, me, v, meta, args = {} }) => {
+  const drive = async ({ c, me, v, meta, args = {}, re }) => {
     const problems = [];
     let next = 0;
     const worker = async () => {
@@ -468,7 +543,10 @@ test(`isolation: 2.x and 1.x clients at once (4 HTTP, 2 stdio, 1 by handle), ${C
           continue;
         }
         if (r.data.results.length === 0) problems.push(`${me.name} call ${i}: no results`);
-        for (const row of r.data.results) if (row.repo !== me.name) problems.push(`${me.name} call ${i}: a row of ${row.repo}`);
+        for (const row of r.data.results) {
+          if (row.repo !== me.name) problems.push(`${me.name} call ${i}: a row of ${row.repo}`);
+          if (re && !re.test(row.path)) problems.push(`${me.name} handle ${re} call ${i}: ${row.path} outside its scope`);
+        }
         const s = JSON.stringify(r.data);
         for (const o of repos) if (o !== me && s.includes(o.canary)) problems.push(`${me.name} call ${i}: ${o.name}'s canary`);
       }
@@ -660,6 +738,40 @@ describe('raw HTTP: what the SDK does not show', () => {
     err(r, 400, -32022, '2024-01-01');
     assert.ok(r.json.error.data.supported.includes(MODERN), r.text);
     assert.equal(r.json.error.data.requested, '2024-01-01');
+  });
+
+  test('a stateless request is stateless whatever Mcp-Session-Id says; a notification is 202', async () => {
+    const r = await postModern(serve, 'tools/call', { name: 'get_scope', arguments: {} }, { 'mcp-session-id': 'no-such-session' });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.result.resultType, 'complete');
+    assert.deepEqual(r.json.result.structuredContent.scope.globs, []);
+    const n = await postRaw(serve, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5, _meta: META } },
+      { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'notifications/cancelled' });
+    assert.equal(n.status, 202, n.text);
+  });
+
+  test('a batch of 2026-07-28 requests: 400 and -32600 saying batches are not part of 2026-07-28', {
+    todo: 'server bug: mg__mcp_post sends batches down the 2025 path (`!k.batch && modern_meta(msg)`), which answers 400 -32000 "unsupported MCP-Protocol-Version \'2026-07-28\'"; the batch branch of mcp_post_stateless is unreachable',
+  }, async () => {
+    const body = [{ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } }];
+    const r = await postRaw(serve, body, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' });
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.json?.error?.code, -32600, r.text);
+    assert.match(r.json.error.message, /batch/, r.text);
+  });
+
+  test('roots answers that bind nothing: repo_required or path_not_found, never another round', async () => {
+    const meta = { [V]: MODERN, [CAPS]: { roots: {} } };
+    const ask = (roots, id) => postModern(serve, 'tools/call', { name: 'list_files', arguments: {}, inputResponses: { roots: { roots } } }, {}, { meta, id });
+    let r = await ask([], 1);
+    assert.equal(r.json.result.resultType, 'complete', r.text);
+    assert.equal(r.json.result._meta['memgate/error'].code, 'repo_required', r.text);
+    r = await ask([{ uri: 'https://example.com/repo' }], 2);
+    assert.equal(r.json.result._meta['memgate/error'].code, 'repo_required', r.text);
+    r = await ask([{ uri: 'file:///nonexistent/memgate-sdk2' }], 3);
+    assert.equal(r.json.result._meta['memgate/error'].code, 'path_not_found', r.text);
+    r = await postModern(serve, 'tools/call', { name: 'list_files', arguments: {} }, {}, { meta: { ...META, 'memgate/root': '/nonexistent/memgate-sdk2' } });
+    assert.equal(r.json.result._meta['memgate/error'].code, 'path_not_found', r.text);
   });
 
   test('unknown and removed methods: 404 and -32601', async () => {
