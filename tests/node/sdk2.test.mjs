@@ -83,7 +83,7 @@ function onlyFrom(r, me, what) {
   assert.deepEqual(r.data.scope?.repos, [me.name], `${what}: scope.repos`);
 }
 
-/** The raw response (JSON-RPC message) with the highest numeric id among those seen, or the last with a result. */
+/** The last raw response with a result among the messages a client received. */
 function lastResult(seen) {
   for (let i = seen.length - 1; i >= 0; i--) if (seen[i].result) return seen[i];
   return undefined;
@@ -156,7 +156,9 @@ describe('SDK 2.x speaks 2026-07-28', () => {
       assert.equal(sub.honoredFilter.toolsListChanged, true, JSON.stringify(sub.honoredFilter));
       assert.ok(!sub.honoredFilter.promptsListChanged, `memgate has no prompts: ${JSON.stringify(sub.honoredFilter)}`);
       const ack = c.seen.find((m) => m.method === 'notifications/subscriptions/acknowledged');
-      if (ack) assert.ok(ack.params._meta?.[SUB_ID] !== undefined, JSON.stringify(ack));
+      assert.ok(ack, `no acknowledgement seen: ${JSON.stringify(c.seen).slice(0, 500)}`);
+      assert.ok(ack.params._meta?.[SUB_ID] !== undefined, JSON.stringify(ack));
+      assert.equal(ack.params.notifications?.toolsListChanged, true, JSON.stringify(ack));
       onlyFrom(await call2(c.client, 'list_files', { repo: 'charlie' }), R.charlie, 'a call while listening');
       await sub.close();
       assert.equal(await sub.closed, 'local');
