@@ -213,33 +213,33 @@ TEST(mcp_fixtures_modern_resources_and_prompts)
                                 0, NULL);
     json_t *r;
     struct mg_fixture_error e;
-    ASSERT_EQ_INT(mg_fixtures_handle_ex("resources/read", params, &r, &e), 1);
+    ASSERT_EQ_INT(mg_fixtures_handle("resources/read", params, &r, &e), 1);
     ASSERT(r == NULL);
     ASSERT_EQ_INT(e.code, -32602);
     ASSERT_EQ_STR(json_string_value(json_object_get(e.data, "uri")), "test://nope");
     json_decref(e.data);
     /* removed in 2026-07-28: not handled (method not found) */
-    ASSERT_EQ_INT(mg_fixtures_handle_ex("resources/subscribe", params, &r, &e), 0);
+    ASSERT_EQ_INT(mg_fixtures_handle("resources/subscribe", params, &r, &e), 0);
 
     json_object_set_new(params, "name", json_string("test_input_required_result_prompt"));
-    ASSERT_EQ_INT(mg_fixtures_handle_ex("prompts/get", params, &r, &e), 1);
+    ASSERT_EQ_INT(mg_fixtures_handle("prompts/get", params, &r, &e), 1);
     ASSERT_EQ_STR(result_type(r), "input_required");
     json_decref(r);
     json_object_set_new(params, "inputResponses",
                         json_loads("{\"user_context\":{\"action\":\"accept\",\"content\":{\"context\":\"tests\"}}}",
                                    0, NULL));
-    ASSERT_EQ_INT(mg_fixtures_handle_ex("prompts/get", params, &r, &e), 1);
+    ASSERT_EQ_INT(mg_fixtures_handle("prompts/get", params, &r, &e), 1);
     ASSERT(json_is_array(json_object_get(r, "messages")));
     json_decref(r);
     json_decref(params);
 
     /* 2025: not-found keeps -32002, and the MRTR prompt is not listed */
     params = json_loads("{\"uri\":\"test://nope\"}", 0, NULL);
-    int code = 0;
-    const char *msg = NULL;
-    ASSERT_EQ_INT(mg_fixtures_handle("resources/read", params, &r, &code, &msg), 1);
-    ASSERT_EQ_INT(code, -32002);
-    ASSERT_EQ_INT(mg_fixtures_handle("prompts/list", params, &r, &code, &msg), 1);
+    struct mg_fixture_error e2;
+    ASSERT_EQ_INT(mg_fixtures_handle("resources/read", params, &r, &e2), 1);
+    ASSERT_EQ_INT(e2.code, -32002);
+    json_decref(e2.data);
+    ASSERT_EQ_INT(mg_fixtures_handle("prompts/list", params, &r, &e2), 1);
     char *list = json_dumps(r, 0);
     ASSERT_NOT_CONTAINS(list, "test_input_required_result_prompt");
     free(list);

@@ -283,9 +283,14 @@ static enum MHD_Result mcp_post_stateless(struct mg_http *h, struct MHD_Connecti
     const char *method = json_string_value(json_object_get(msg, "method"));
     json_t *meta = json_object_get(json_object_get(msg, "params"), "_meta");
     bool listen = method && strcmp(method, "subscriptions/listen") == 0;
+    /* a logLevel rpc.c will refuse is answered as JSON, with its 400 */
+    const char *lv = json_string_value(json_object_get(meta, "io.modelcontextprotocol/logLevel"));
+    static const char levels[] = " debug info notice warning error critical alert emergency ";
+    char word[16];
+    bool lv_ok = lv && strlen(lv) < sizeof(word) - 2 && snprintf(word, sizeof(word), " %s ", lv) > 0 &&
+                 strstr(levels, word);
     bool streams = listen || (method && strcmp(method, "tools/call") == 0 &&
-                              (json_object_get(meta, "progressToken") ||
-                               json_object_get(meta, "io.modelcontextprotocol/logLevel")));
+                              (json_object_get(meta, "progressToken") || lv_ok));
     if (sse_ok && (streams || !json_ok)) {
         if (atomic_load(&h->stopping)) {
             json_decref(msg);
@@ -325,8 +330,12 @@ enum MHD_Result mg__mcp_post(struct mg_http *h, struct MHD_Connection *c, struct
     struct mg_sessions *reg = h->srv->sessions;
     const char *rh = mg__header(c, "X-Memgate-Repo");
 
-    /* 2026-07-28 (per-request _meta, or a method only it has): no session, whatever the headers say */
-    if (!k.batch && modern_meta(msg)) return mcp_post_stateless(h, c, r, msg, &k, sse_ok, json_ok);
+    /* 2026-07-28 (per-request _meta, a method only it has, or its version in the header): no session,
+     * whatever Mcp-Session-Id says */
+    const char *hv = mg__header(c, "MCP-Protocol-Version");
+    bool modern = (hv && strcmp(hv, MG_MCP_MODERN) == 0) || modern_meta(msg);
+    for (size_t i = 0; !modern && k.batch && i < json_array_size(msg); i++) modern = modern_meta(json_array_get(msg, i));
+    if (modern) return mcp_post_stateless(h, c, r, msg, &k, sse_ok, json_ok);
     if (k.initialize) {
         if (k.batch) {
             json_decref(msg);

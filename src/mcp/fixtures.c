@@ -1218,7 +1218,7 @@ static int complete(json_t *params, json_t **result, struct mg_fixture_error *e)
     return 1;
 }
 
-int mg_fixtures_handle_ex(const char *method, json_t *params, json_t **result, struct mg_fixture_error *e)
+int mg_fixtures_handle(const char *method, json_t *params, json_t **result, struct mg_fixture_error *e)
 {
     *result = NULL;
     e->code = 0;
@@ -1240,20 +1240,6 @@ int mg_fixtures_handle_ex(const char *method, json_t *params, json_t **result, s
     else return 0;
     if (!*result) return rpc_fail(e, MG_RPC_INTERNAL_ERROR, NULL, "out of memory");
     return 1;
-}
-
-int mg_fixtures_handle(const char *method, json_t *params, json_t **result, int *code, const char **message)
-{
-    static _Thread_local char msg[sizeof(((struct mg_fixture_error *)0)->message)];
-    struct mg_fixture_error e;
-    int rc = mg_fixtures_handle_ex(method, params, result, &e);
-    if (rc && !*result) {
-        *code = e.code;
-        snprintf(msg, sizeof(msg), "%s", e.message);
-        *message = msg;
-        json_decref(e.data);
-    }
-    return rc;
 }
 
 void mg_fixtures_capabilities(json_t *caps)

@@ -57,20 +57,16 @@ const struct mg_fixture_tool *mg_fixture_tools(size_t *n);
  * included (a 2026-07-28 request may be answered with an InputRequiredResult,
  * as for tools above; rpc.c adds "resultType":"complete" to any result
  * without one and the caching fields where the method needs them).
- * Returns 1 when handled: *result (new reference) or, on failure, *code and
- * *message (static) for a JSON-RPC error. Returns 0 for a method it does not
- * know. */
-int mg_fixtures_handle(const char *method, json_t *params, json_t **result, int *code, const char **message);
-/* The same with the error's data, which 2026-07-28 errors carry (SEP-2164:
- * resources/read of an unknown URI is -32602 with data.uri; -32021 has
- * data.requiredCapabilities): on failure *error, with data a new reference
- * or NULL. */
+ * Returns 1 when handled: *result (new reference) or, on failure, *error
+ * for a JSON-RPC error (with data, a new reference or NULL: 2026-07-28
+ * errors carry it, e.g. SEP-2164's resources/read of an unknown URI is
+ * -32602 with data.uri). Returns 0 for a method it does not know. */
 struct mg_fixture_error {
     int code;
     char message[256];
     json_t *data;
 };
-int mg_fixtures_handle_ex(const char *method, json_t *params, json_t **result, struct mg_fixture_error *error);
+int mg_fixtures_handle(const char *method, json_t *params, json_t **result, struct mg_fixture_error *error);
 /* Capabilities the fixtures add to initialize's result (resources, prompts,
  * completions), merged into caps. */
 void mg_fixtures_capabilities(json_t *caps);

@@ -481,6 +481,32 @@ static json_t *error_result(const struct mg_err *err, json_t *data)
     return res;
 }
 
+/* A 2026-07-28 request's own say on an unbound session s (a fresh one, or
+ * a handle not bound yet): the workspace root in _meta["memgate/root"],
+ * else, when the client declared roots, roots to ask for (an
+ * InputRequiredResult when the call needs them). A bound session keeps its
+ * binding. 0, or -1 with err (a root that is neither a path nor a file URI). */
+static int request_binding(struct call *c, struct mg_session *s, struct mg_err *err)
+{
+    json_t *meta = json_object_get(c->params, "_meta");
+    const char *root = json_string_value(json_object_get(meta, MG_MCP_ROOT_META));
+    char *path = root ? mg_uri_to_path(root) : NULL;
+    if (root && !path)
+        return mg_err_set(err, MG_E_BAD_ARG, "_meta[\"%s\"] must be an absolute path or a file:// URI",
+                          MG_MCP_ROOT_META);
+    pthread_mutex_lock(&s->mu);
+    if (s->repo[0] || s->root) {
+        free(path);
+    } else if (path) {
+        s->root = path; /* the gate binds it (indexing it first if it must) */
+        s->roots = MG_ROOTS_KNOWN;
+    } else {
+        s->roots = json_is_object(json_object_get(c->caps, "roots")) ? MG_ROOTS_UNKNOWN : MG_ROOTS_NONE;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return 0;
+}
+
 /* The session a tools/call runs in: the one its `handle` argument names
  * (then taken off *args), else for a 2026-07-28 request a fresh one of its
  * own, else the connection's. A reference held; NULL with err. */
@@ -505,6 +531,10 @@ static struct mg_session *call_session(struct call *c, json_t **args, struct mg_
                        how == MG_SESSION_EXPIRED ? "expired" : "unknown");
             return NULL;
         }
+        if (c->modern && request_binding(c, s, err) != 0) {
+            mg_session_put(reg, s);
+            return NULL;
+        }
         json_t *rest = json_copy(*args);
         json_object_del(rest, "handle");
         *args = rest; /* the caller drops it */
@@ -523,8 +553,6 @@ static struct mg_session *call_session(struct call *c, json_t **args, struct mg_
     }
     mg_sessions_remove(reg, s->id); /* one request, one session: nobody else can name it */
     snprintf(s->tenant, sizeof(s->tenant), "%s", c->c->who->tenant);
-    json_t *meta = json_object_get(c->params, "_meta");
-    const char *root = json_string_value(json_object_get(meta, MG_MCP_ROOT_META));
     pthread_mutex_lock(&s->mu);
     s->log_level = c->log_level;
     if (c->c->session) { /* stdio: `memgate mcp --repo` bound the process */
@@ -532,21 +560,10 @@ static struct mg_session *call_session(struct call *c, json_t **args, struct mg_
         snprintf(s->repo, sizeof(s->repo), "%s", c->c->session->repo);
         pthread_mutex_unlock(&c->c->session->mu);
     }
-    char *path = root ? mg_uri_to_path(root) : NULL;
-    if (path) {
-        s->root = path;
-        s->repo[0] = 0;
-        s->roots = MG_ROOTS_KNOWN;
-    } else if (!s->repo[0] && json_is_object(json_object_get(c->caps, "roots"))) {
-        s->roots = MG_ROOTS_UNKNOWN; /* asked through an InputRequiredResult when the call needs a binding */
-    } else {
-        s->roots = MG_ROOTS_NONE;
-    }
     pthread_mutex_unlock(&s->mu);
-    if (root && !path) {
+    if (request_binding(c, s, err) != 0) {
         mg_session_put(reg, s);
         json_decref(*args);
-        mg_err_set(err, MG_E_BAD_ARG, "_meta[\"%s\"] must be an absolute path or a file:// URI", MG_MCP_ROOT_META);
         return NULL;
     }
     return s;
@@ -664,11 +681,11 @@ static json_t *dispatch(struct call *c)
     if (strcmp(m, "tools/call") == 0) return m_tools_call(c);
     if (c->c->srv->fixtures) {
         json_t *r = NULL;
-        int code = 0;
-        const char *msg = NULL;
-        if (mg_fixtures_handle(m, c->params, &r, &code, &msg)) {
+        struct mg_fixture_error fe;
+        if (mg_fixtures_handle(m, c->params, &r, &fe)) {
             if (r) return r;
-            return fail(c, code ? code : MG_RPC_INTERNAL_ERROR, "%s", msg ? msg : "fixture failed");
+            c->data = fe.data;
+            return fail(c, fe.code ? fe.code : MG_RPC_INTERNAL_ERROR, "%s", fe.message[0] ? fe.message : "fixture failed");
         }
     }
     return fail(c, MG_RPC_METHOD_NOT_FOUND, "method '%s' not found", m);
@@ -982,11 +999,11 @@ static json_t *modern_dispatch(struct call *c)
     if (strcmp(m, "subscriptions/listen") == 0) return m_listen(c);
     if (c->c->srv->fixtures && strcmp(m, "resources/subscribe") != 0 && strcmp(m, "resources/unsubscribe") != 0) {
         json_t *r = NULL;
-        int code = 0;
-        const char *msg = NULL;
-        if (mg_fixtures_handle(m, c->params, &r, &code, &msg)) {
+        struct mg_fixture_error fe;
+        if (mg_fixtures_handle(m, c->params, &r, &fe)) {
             if (r) return r;
-            return fail(c, code ? code : MG_RPC_INTERNAL_ERROR, "%s", msg ? msg : "fixture failed");
+            c->data = fe.data;
+            return fail(c, fe.code ? fe.code : MG_RPC_INTERNAL_ERROR, "%s", fe.message[0] ? fe.message : "fixture failed");
         }
     }
     return fail(c, MG_RPC_METHOD_NOT_FOUND, "method '%s' not found (in protocol version " MG_MCP_MODERN ")", m);

@@ -33,7 +33,7 @@ static int t_open_handle(struct mg_ctx *x, json_t *args, json_t **result, struct
     snprintf(h->tenant, sizeof(h->tenant), "%s", x->who.tenant);
     pthread_mutex_lock(&h->mu);
     snprintf(h->repo, sizeof(h->repo), "%s", bound);
-    h->roots = MG_ROOTS_KNOWN;
+    h->roots = MG_ROOTS_NONE; /* unbound: the first request that states a root (or answers roots) binds it */
     pthread_mutex_unlock(&h->mu);
     *result = json_pack("{s:s, s:o, s:i}", "handle", h->id, "repo", bound[0] ? json_string(bound) : json_null(),
                         "idle_ttl_s", x->srv->cfg.session_ttl);
