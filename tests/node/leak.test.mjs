@@ -86,7 +86,7 @@ const READERS = ['get_note', 'list_notes', 'search_notes', 'list_projects', 'rec
   'get_context', 'get_scope'];
 const NO_MEMORY = ['search_code', 'search_symbols', 'read_file', 'outline', 'find_references', 'callers', 'callees',
   'trace_path', 'impact', 'repo_map', 'list_files', 'list_repos', 'index_repo',
-  'index_status', 'clear_scope', 'delete_project', 'get_repo_settings', 'set_repo_settings'];
+  'index_status', 'clear_scope', 'open_handle', 'delete_project', 'get_repo_settings', 'set_repo_settings'];
 
 // How each write travels over /v1 (method, path, body) and the command line.
 const V1 = {
