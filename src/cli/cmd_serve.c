@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "http/http.h"
+#include "mcp/listen.h"
 #include "mcp/rpc.h"
 #include "request/scheduler.h"
 #include "request/server.h"
@@ -105,7 +106,7 @@ int mg_cmd_serve(int argc, char **argv)
 
     struct mg_server srv;
     if (mg_server_open(&srv, &cfg, MG_SERVER_TOKENS | MG_SERVER_WATCH, &err) != 0) return mg_cli_fail(&err);
-    srv.on_indexed = mg_rpc_index_changed; /* subscriptions/listen streams hear of index runs */
+    srv.on_indexed = mg_listen_index_changed; /* subscriptions/listen streams hear of index runs */
     srv.fixtures = fixtures;
     const char *verbose = getenv("MEMGATE_VERBOSE");
     srv.verbose = verbose && strcmp(verbose, "1") == 0;

@@ -33,7 +33,7 @@
 
 #include "mcp/fixtures.h"
 #include "mcp/jsonrpc.h"
-#include "mcp/rpc.h"
+#include "mcp/listen.h"
 #include "security/common.h"
 
 /* A 1x1 red PNG and a 1 ms, 8 kHz, 8-bit mono WAV of silence. */
@@ -867,14 +867,14 @@ static int t_custom_headers(struct mg_fixture_io *io, json_t *args, json_t **res
  * changed, notify the listeners that asked for it. */
 static int t_trigger_tool_change(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
-    mg_rpc_broadcast(MG_LISTEN_TOOLS, NULL, "notifications/tools/list_changed", NULL);
+    mg_listen_broadcast(MG_LISTEN_TOOLS, NULL, "notifications/tools/list_changed", NULL);
     *result = text_result("Sent notifications/tools/list_changed to the listeners that asked for it");
     return 0;
 }
 
 static int t_trigger_prompt_change(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
-    mg_rpc_broadcast(MG_LISTEN_PROMPTS, NULL, "notifications/prompts/list_changed", NULL);
+    mg_listen_broadcast(MG_LISTEN_PROMPTS, NULL, "notifications/prompts/list_changed", NULL);
     *result = text_result("Sent notifications/prompts/list_changed to the listeners that asked for it");
     return 0;
 }

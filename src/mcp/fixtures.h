@@ -46,7 +46,7 @@ struct mg_fixture_tool {
      * tool error) or an InputRequiredResult; -1 with err: a tool error;
      * -2 and *result = {"code","message","data"?}: the JSON-RPC error to
      * answer with (e.g. -32021, MissingRequiredClientCapability). A fixture
-     * may notify subscriptions/listen streams with mg_rpc_broadcast (rpc.h). */
+     * may notify subscriptions/listen streams with mg_listen_broadcast (listen.h). */
     int (*call)(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err);
 };
 

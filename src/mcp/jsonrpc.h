@@ -14,6 +14,10 @@
 #define MG_RPC_METHOD_NOT_FOUND -32601
 #define MG_RPC_INVALID_PARAMS -32602
 #define MG_RPC_INTERNAL_ERROR -32603
+/* MCP 2026-07-28's (-32020..-32099 is the specification's range) */
+#define MG_RPC_HEADER_MISMATCH -32020
+#define MG_RPC_MISSING_CAPABILITY -32021
+#define MG_RPC_UNSUPPORTED_VERSION -32022
 
 #define MG_RPC_MAX_DEPTH 64  /* deeper JSON is refused as a parse error */
 
@@ -30,6 +34,17 @@ struct mg_rpc_kind {
     bool initialize;       /* one of the requests is `initialize` */
 };
 void mg_rpc_classify(json_t *msg, struct mg_rpc_kind *k);
+
+/* Where the messages produced while serving one request go (besides its
+ * response): notifications and server-to-client requests. */
+struct mg_out {
+    /* Send one message (borrowed). 0 sent; -1 this channel cannot carry it
+     * (an HTTP request answered with plain JSON). */
+    int (*send)(struct mg_out *o, json_t *msg);
+    /* Block until the channel closes (the client went away, or the server
+     * ends it); NULL for a channel that outlives the request (stdio). */
+    void (*wait)(struct mg_out *o);
+};
 
 /* A JSON-RPC error response (new reference); id may be NULL for null. */
 json_t *mg_rpc_error(json_t *id, int code, const char *message, json_t *data);

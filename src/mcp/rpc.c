@@ -20,6 +20,7 @@
 #include <sodium.h>
 
 #include "mcp/fixtures.h"
+#include "mcp/listen.h"
 #include "tools/tools.h"
 #include "util/json.h"
 #include "util/metrics.h"
@@ -697,7 +698,6 @@ static json_t *dispatch(struct call *c)
 #define META_CAPS "io.modelcontextprotocol/clientCapabilities"
 #define META_LOG "io.modelcontextprotocol/logLevel"
 #define META_SERVER "io.modelcontextprotocol/serverInfo"
-#define META_SUB "io.modelcontextprotocol/subscriptionId"
 
 /* Every version this server speaks: the modern one, then the legacy ones
  * (initialize). */
@@ -722,69 +722,6 @@ static json_t *m_discover(struct call *c)
                      server_caps(c), "instructions", MG_MCP_INSTRUCTIONS, "ttlMs", 3600000, "cacheScope",
                      "public");
 }
-
-/* subscriptions/listen: the open streams and what each asked for. */
-struct listener {
-    json_t *id;          /* the listen request's id: the subscription id */
-    unsigned kinds;      /* MG_LISTEN_* */
-    char tenant[65];
-    struct mg_out *out;
-    struct listener *next;
-};
-static pthread_mutex_t listeners_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct listener *listeners;
-
-static void listener_free(struct listener *l)
-{
-    json_decref(l->id);
-    free(l);
-}
-
-void mg_rpc_broadcast(unsigned kind, const char *tenant, const char *method, json_t *params)
-{
-    if (!params) params = json_object();
-    pthread_mutex_lock(&listeners_mu);
-    for (struct listener *l = listeners; l; l = l->next) {
-        if (!(l->kinds & kind) || (tenant && strcmp(tenant, l->tenant) != 0)) continue;
-        json_t *p = json_deep_copy(params);
-        json_t *meta = json_object_get(p, "_meta");
-        if (!json_is_object(meta)) json_object_set_new(p, "_meta", meta = json_object());
-        json_object_set(meta, META_SUB, l->id);
-        json_t *m = json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method", method, "params", p);
-        l->out->send(l->out, m); /* a stream that is gone fails here; its listen call drops it */
-        json_decref(m);
-    }
-    pthread_mutex_unlock(&listeners_mu);
-    json_decref(params);
-}
-
-void mg_rpc_index_changed(const char *tenant, const char *repo, long long files, long long changed)
-{
-    mg_rpc_broadcast(MG_LISTEN_INDEX, tenant, "notifications/memgate/index_changed",
-                     json_pack("{s:s, s:I, s:I}", "repo", repo ? repo : "", "files", (json_int_t)files, "changed",
-                               (json_int_t)changed));
-}
-
-/* Remove the listeners of out (and, when id is given, only that one); how many. */
-static size_t unlisten(struct mg_out *out, json_t *id)
-{
-    size_t n = 0;
-    pthread_mutex_lock(&listeners_mu);
-    for (struct listener **pp = &listeners; *pp;) {
-        struct listener *l = *pp;
-        if (l->out == out && (!id || json_equal(id, l->id))) {
-            *pp = l->next;
-            listener_free(l);
-            n++;
-        } else {
-            pp = &l->next;
-        }
-    }
-    pthread_mutex_unlock(&listeners_mu);
-    return n;
-}
-
-void mg_rpc_forget_out(struct mg_out *o) { unlisten(o, NULL); }
 
 static json_t *m_listen(struct call *c)
 {
@@ -811,40 +748,22 @@ static json_t *m_listen(struct call *c)
         json_object_set_new(ack, "memgate/indexChanged", json_true());
     }
     /* resourceSubscriptions: memgate's resources do not change; not acknowledged */
-    struct listener *l = calloc(1, sizeof(*l));
-    if (!l) {
-        json_decref(ack);
-        return fail(c, MG_RPC_INTERNAL_ERROR, "out of memory");
-    }
-    l->id = json_incref(c->id);
-    l->kinds = kinds;
-    l->out = c->c->out;
-    snprintf(l->tenant, sizeof(l->tenant), "%s", c->c->who->tenant);
+    struct mg_out *out = c->c->out;
     json_t *m = json_pack("{s:s, s:s, s:{s:{s:O}, s:o}}", "jsonrpc", "2.0", "method",
-                          "notifications/subscriptions/acknowledged", "params", "_meta", META_SUB, c->id,
+                          "notifications/subscriptions/acknowledged", "params", "_meta", MG_LISTEN_SUB_META, c->id,
                           "notifications", ack);
-    /* under the lock: the acknowledgement goes out before any notification of this subscription */
-    pthread_mutex_lock(&listeners_mu);
-    int sent = l->out ? l->out->send(l->out, m) : -1;
-    if (sent == 0) {
-        l->next = listeners;
-        listeners = l;
-    }
-    pthread_mutex_unlock(&listeners_mu);
+    int rc = out ? mg_listen_open(out, c->id, kinds, c->c->who->tenant, m) : -1;
     json_decref(m);
-    if (sent != 0) {
-        listener_free(l);
+    if (rc != 0)
         return fail(c, MG_RPC_INVALID_REQUEST,
                     "subscriptions/listen needs a stream: accept text/event-stream (HTTP) or use stdio");
-    }
-    if (!l->out->wait) { /* stdio: open until notifications/cancelled or the end of the process */
+    if (!out->wait) { /* stdio: open until notifications/cancelled or the end of the process */
         c->no_reply = true;
         return NULL;
     }
-    struct mg_out *out = l->out;
     out->wait(out);
-    unlisten(out, c->id);
-    return json_pack("{s:{s:O}}", "_meta", META_SUB, c->id); /* a graceful end */
+    mg_listen_close(out, c->id);
+    return json_pack("{s:{s:O}}", "_meta", MG_LISTEN_SUB_META, c->id); /* a graceful end */
 }
 
 /* A header's value against the body's: equal, after decoding the
@@ -1051,7 +970,7 @@ static void notification(const struct mg_rpc_conn *c, const char *m, json_t *par
 {
     if (strcmp(m, "notifications/cancelled") == 0) { /* a stdio subscriptions/listen ends */
         json_t *id = json_object_get(params, "requestId");
-        if (id && c->out) unlisten(c->out, id);
+        if (id && c->out) mg_listen_close(c->out, id);
         return;
     }
     struct mg_session *s = c->session;

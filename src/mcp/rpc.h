@@ -48,25 +48,10 @@ extern const char *const mg_mcp_versions[]; /* the legacy ones, newest first, NU
 #define MG_MCP_MODERN "2026-07-28"
 bool mg_mcp_version_supported(const char *v);  /* a legacy version initialize accepts */
 
-/* Error codes of 2026-07-28 (-32020..-32099 is the specification's range). */
-#define MG_RPC_HEADER_MISMATCH -32020
-#define MG_RPC_MISSING_CAPABILITY -32021
-#define MG_RPC_UNSUPPORTED_VERSION -32022
 
 /* The _meta key of a 2026-07-28 request naming the client's workspace root
  * (an absolute path or a file:// URI), docs/binding.md. */
 #define MG_MCP_ROOT_META "memgate/root"
-
-/* Where the messages produced while serving one request go (besides its
- * response): notifications and server-to-client requests. */
-struct mg_out {
-    /* Send one message (borrowed). 0 sent; -1 this channel cannot carry it
-     * (an HTTP request answered with plain JSON). */
-    int (*send)(struct mg_out *o, json_t *msg);
-    /* Block until the channel closes (the client went away, or the server
-     * ends it); NULL for a channel that outlives the request (stdio). */
-    void (*wait)(struct mg_out *o);
-};
 
 /* One MCP connection as its transport hands it over, for one message. */
 struct mg_rpc_conn {
@@ -94,20 +79,6 @@ void mg_rpc_handle(const struct mg_rpc_conn *c, json_t *msg, json_t **reply);
 /* The HTTP status of a reply to a stateless (2026-07-28) request: 404 for
  * -32601, 400 for malformed requests and the -320xx errors, else 200. */
 int mg_rpc_http_status(json_t *reply);
-
-/* subscriptions/listen: what a listener asked for. */
-#define MG_LISTEN_TOOLS     1u  /* notifications/tools/list_changed */
-#define MG_LISTEN_PROMPTS   2u  /* notifications/prompts/list_changed */
-#define MG_LISTEN_RESOURCES 4u  /* notifications/resources/list_changed */
-#define MG_LISTEN_INDEX     8u  /* notifications/memgate/index_changed ("memgate/indexChanged": true) */
-/* Send a notification to every listener that asked for kind (and, when
- * tenant is given, belongs to that tenant). params is stolen. */
-void mg_rpc_broadcast(unsigned kind, const char *tenant, const char *method, json_t *params);
-/* mg_server.on_indexed for MCP servers: notifications/memgate/index_changed
- * {"repo","files","changed"} to the tenant's listeners that asked for it. */
-void mg_rpc_index_changed(const char *tenant, const char *repo, long long files, long long changed);
-/* Drop the listeners writing to o (its transport is ending). */
-void mg_rpc_forget_out(struct mg_out *o);
 
 /* Wake every server-to-client request of the session with an error (the
  * session is ending). */

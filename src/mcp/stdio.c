@@ -8,6 +8,7 @@
 
 #include "mcp/stdio.h"
 
+#include "mcp/listen.h"
 #include "mcp/rpc.h"
 #include "request/ctx.h"
 
@@ -182,7 +183,7 @@ int mg_mcp_stdio(struct mg_server *srv, struct mg_session *s, const char *cwd, i
     pthread_cond_broadcast(&io.qcv);
     pthread_mutex_unlock(&io.qmu);
     for (int i = 0; i < nth; i++) pthread_join(th[i], NULL);
-    mg_rpc_forget_out(&io.out); /* its subscriptions/listen streams end with it */
+    mg_listen_close(&io.out, NULL); /* its subscriptions/listen streams end with it */
     pthread_mutex_destroy(&io.wmu);
     pthread_mutex_destroy(&io.qmu);
     pthread_cond_destroy(&io.qcv);
