@@ -667,6 +667,19 @@ static json_t *m_tools_call(struct call *c)
     return res;
 }
 
+/* A method of the conformance fixtures: true when they know it, with *r the
+ * result, or NULL after fail(). */
+static bool fixture_method(struct call *c, json_t **r)
+{
+    struct mg_fixture_error fe;
+    if (!mg_fixtures_handle(c->method, c->params, r, &fe)) return false;
+    if (!*r) {
+        c->data = fe.data;
+        fail(c, fe.code ? fe.code : MG_RPC_INTERNAL_ERROR, "%s", fe.message[0] ? fe.message : "fixture failed");
+    }
+    return true;
+}
+
 static json_t *dispatch(struct call *c)
 {
     struct mg_session *s = c->c->session;
@@ -680,15 +693,8 @@ static json_t *dispatch(struct call *c)
     if (strcmp(m, "logging/setLevel") == 0) return m_set_level(c);
     if (strcmp(m, "tools/list") == 0) return m_tools_list(c);
     if (strcmp(m, "tools/call") == 0) return m_tools_call(c);
-    if (c->c->srv->fixtures) {
-        json_t *r = NULL;
-        struct mg_fixture_error fe;
-        if (mg_fixtures_handle(m, c->params, &r, &fe)) {
-            if (r) return r;
-            c->data = fe.data;
-            return fail(c, fe.code ? fe.code : MG_RPC_INTERNAL_ERROR, "%s", fe.message[0] ? fe.message : "fixture failed");
-        }
-    }
+    json_t *r = NULL;
+    if (c->c->srv->fixtures && fixture_method(c, &r)) return r;
     return fail(c, MG_RPC_METHOD_NOT_FOUND, "method '%s' not found", m);
 }
 
@@ -916,15 +922,8 @@ static json_t *modern_dispatch(struct call *c)
     if (strcmp(m, "tools/list") == 0) return m_tools_list(c);
     if (strcmp(m, "tools/call") == 0) return m_tools_call(c);
     if (strcmp(m, "subscriptions/listen") == 0) return m_listen(c);
-    if (c->c->srv->fixtures && strcmp(m, "resources/subscribe") != 0 && strcmp(m, "resources/unsubscribe") != 0) {
-        json_t *r = NULL;
-        struct mg_fixture_error fe;
-        if (mg_fixtures_handle(m, c->params, &r, &fe)) {
-            if (r) return r;
-            c->data = fe.data;
-            return fail(c, fe.code ? fe.code : MG_RPC_INTERNAL_ERROR, "%s", fe.message[0] ? fe.message : "fixture failed");
-        }
-    }
+    json_t *r = NULL;
+    if (c->c->srv->fixtures && fixture_method(c, &r)) return r;
     return fail(c, MG_RPC_METHOD_NOT_FOUND, "method '%s' not found (in protocol version " MG_MCP_MODERN ")", m);
 }
 

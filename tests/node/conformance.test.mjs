@@ -12,12 +12,11 @@
 //
 // Run alone: node --test tests/node/conformance.test.mjs (MEMGATE_BIN=...).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { NODE22, NODE_DIR, makeWorld, shutdown, startServe } from './lib/harness.mjs';
+import { listedServerScenarios, runCli, scenarioTests } from './lib/conformance.mjs';
+import { NODE_DIR, makeWorld, shutdown, startServe } from './lib/harness.mjs';
 
 const CLI = path.join(NODE_DIR, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const BASELINE = path.join(NODE_DIR, 'conformance-expected-failures.yml');
@@ -58,13 +57,7 @@ const SCENARIOS = [
   'dns-rebinding-protection',
 ];
 
-function run(args, timeout = 120000) {
-  return new Promise((resolve) => {
-    execFile(NODE22, [CLI, ...args], { cwd: NODE_DIR, timeout, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr, err });
-    });
-  });
-}
+const run = (args, timeout) => runCli(CLI, args, timeout);
 
 let world;
 let serve;
@@ -85,49 +78,10 @@ after(async () => {
 test('the pinned suite has exactly the server scenarios listed here', async () => {
   const { code, stdout, stderr } = await run(['list'], 30000);
   assert.equal(code, 0, stderr);
-  const section = stdout.split(/Client scenarios/)[0];
-  const listed = [...section.matchAll(/^\s*-\s+(\S+)/gm)].map((m) => m[1]);
-  assert.deepEqual([...listed].sort(), [...SCENARIOS].sort());
+  assert.deepEqual([...listedServerScenarios(stdout)].sort(), [...SCENARIOS].sort());
 });
 
-for (const scenario of SCENARIOS) {
-  test(`conformance: ${scenario}`, async (t) => {
-    const { code, stdout, stderr } = await run([
-      'server',
-      '--url',
-      serve.mcpUrl,
-      '--scenario',
-      scenario,
-      '--expected-failures',
-      BASELINE,
-      '-o',
-      outDir,
-    ]);
-    // The checks the run saved, for a readable failure.
-    let checks = [];
-    const dir = fs.existsSync(outDir)
-      ? fs
-          .readdirSync(outDir)
-          .filter((d) => d.startsWith(`server-${scenario}-`) && /^\d{4}-/.test(d.slice(`server-${scenario}-`.length)))
-          .sort()
-          .pop()
-      : undefined;
-    if (dir) checks = JSON.parse(fs.readFileSync(path.join(outDir, dir, 'checks.json'), 'utf8'));
-    const bad = checks
-      .filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')
-      .map((c) => `${c.status} ${c.id}: ${c.errorMessage ?? ''} ${c.details ? JSON.stringify(c.details).slice(0, 600) : ''}`);
-    if (bad.length) t.diagnostic(bad.join('\n'));
-    assert.ok(
-      checks.some((c) => c.status === 'SUCCESS'),
-      `conformance ${scenario}: no SUCCESS check (ran at all?)\n${stdout.slice(-3000)}\n${stderr.slice(-2000)}`,
-    );
-    assert.equal(
-      code,
-      0,
-      `conformance ${scenario} exited ${code}\n${bad.join('\n')}\n--- stdout tail ---\n${stdout.slice(-3000)}\n${stderr.slice(-2000)}`,
-    );
-  });
-}
+scenarioTests({ cli: CLI, baseline: BASELINE, scenarios: SCENARIOS, spec: undefined, label: 'conformance', url: () => serve.mcpUrl, outDir: () => outDir });
 
 test('serve is still healthy after the whole suite', async () => {
   const res = await fetch(`${serve.url}/healthz`);

@@ -20,12 +20,11 @@
 //
 // Run alone: node --test tests/node/conformance2026.test.mjs (MEMGATE_BIN=...).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { NODE22, NODE_DIR, makeWorld, shutdown, startServe } from './lib/harness.mjs';
+import { listedServerScenarios, runCli, scenarioTests } from './lib/conformance.mjs';
+import { NODE_DIR, makeWorld, shutdown, startServe } from './lib/harness.mjs';
 
 const CLI = path.join(NODE_DIR, 'node_modules', 'conformance-next', 'dist', 'index.js');
 const BASELINE = path.join(NODE_DIR, 'conformance2026-expected-failures.yml');
@@ -76,19 +75,9 @@ const SCORED = [
 const PENDING = ['json-schema-2020-12', 'http-header-validation', 'http-custom-header-server-validation'];
 const SCENARIOS = [...SCORED, ...PENDING];
 
-function run(args, timeout = 120000) {
-  return new Promise((resolve) => {
-    execFile(NODE22, [CLI, ...args], { cwd: NODE_DIR, timeout, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr, err });
-    });
-  });
-}
+const run = (args, timeout) => runCli(CLI, args, timeout);
 
-// The server scenarios a `conformance list` output names (before the client section).
-function listed(stdout) {
-  const section = stdout.split(/Client scenarios/)[0];
-  return [...section.matchAll(/^\s*-\s+(\S+)/gm)].map((m) => m[1]);
-}
+const listed = listedServerScenarios;
 
 let world;
 let serve;
@@ -121,48 +110,7 @@ test('the pending ones still apply to 2026-07-28 and are not extensions', async 
   assert.deepEqual(all.filter((s) => !SCENARIOS.includes(s)), []);
 });
 
-for (const scenario of SCENARIOS) {
-  test(`conformance ${SPEC}: ${scenario}`, async (t) => {
-    const { code, stdout, stderr } = await run([
-      'server',
-      '--url',
-      serve.mcpUrl,
-      '--scenario',
-      scenario,
-      '--spec-version',
-      SPEC,
-      '--expected-failures',
-      BASELINE,
-      '-o',
-      outDir,
-    ]);
-    // The checks the run saved, for a readable failure.
-    let checks = [];
-    const prefix = `server-${scenario}-`;
-    const dir = fs.existsSync(outDir)
-      ? fs
-          .readdirSync(outDir)
-          .filter((d) => d.startsWith(prefix) && /^\d{4}-/.test(d.slice(prefix.length)))
-          .sort()
-          .pop()
-      : undefined;
-    if (dir && fs.existsSync(path.join(outDir, dir, 'checks.json')))
-      checks = JSON.parse(fs.readFileSync(path.join(outDir, dir, 'checks.json'), 'utf8'));
-    const bad = checks
-      .filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')
-      .map((c) => `${c.status} ${c.id}: ${c.errorMessage ?? ''} ${c.details ? JSON.stringify(c.details).slice(0, 600) : ''}`);
-    if (bad.length) t.diagnostic(bad.join('\n'));
-    assert.ok(
-      checks.some((c) => c.status === 'SUCCESS'),
-      `conformance ${scenario}: no SUCCESS check (ran at all?)\n${stdout.slice(-3000)}\n${stderr.slice(-2000)}`,
-    );
-    assert.equal(
-      code,
-      0,
-      `conformance ${scenario} exited ${code}\n${bad.join('\n')}\n--- stdout tail ---\n${stdout.slice(-3000)}\n${stderr.slice(-2000)}`,
-    );
-  });
-}
+scenarioTests({ cli: CLI, baseline: BASELINE, scenarios: SCENARIOS, spec: SPEC, label: `conformance ${SPEC}`, url: () => serve.mcpUrl, outDir: () => outDir });
 
 test('serve is still healthy after the whole suite', async () => {
   const res = await fetch(`${serve.url}/healthz`);

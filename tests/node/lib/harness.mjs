@@ -227,6 +227,11 @@ export async function httpClient(serve, { roots, headers, name = 'node-test-http
  */
 export async function call(client, name, args = {}, opts = {}) {
   const raw = await client.callTool({ name, arguments: args }, undefined, { timeout: 60000, ...opts });
+  return outcome(name, raw);
+}
+
+/* A CallToolResult as call() returns it (whatever SDK fetched it). */
+export function outcome(name, raw) {
   if (raw.isError) {
     const error = raw._meta?.['memgate/error'];
     const text = (raw.content || []).map((c) => c.text || '').join('\n');

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
-import { MEMGATE_BIN } from './harness.mjs';
+import { MEMGATE_BIN, outcome } from './harness.mjs';
 
 export const MODERN = '2026-07-28';
 
@@ -103,13 +103,5 @@ export async function call2(client, name, args = {}, { meta, timeout = 60000 } =
   const params = { name, arguments: args };
   if (meta) params._meta = meta;
   const raw = await client.callTool(params, { timeout });
-  if (raw.isError) {
-    const error = raw._meta?.['memgate/error'];
-    const text = (raw.content || []).map((c) => c.text || '').join('\n');
-    const code = /^error\[([a-z_]+)\]/.exec(text)?.[1];
-    if (raw.structuredContent !== undefined) throw new Error(`${name}: an error result with structuredContent: ${text}`);
-    if (error && error.code !== code) throw new Error(`${name}: _meta code ${error.code} differs from the text's: ${text}`);
-    return { ok: false, code, error, text, raw };
-  }
-  return { ok: true, data: raw.structuredContent, raw };
+  return outcome(name, raw);
 }
