@@ -243,7 +243,7 @@ const struct mg_tool mg_tools_code[] = {
      t_read_file, MG_TOOL_READ_ONLY},
     {"outline", "Outline a file",
      "A file's definitions without bodies (name, kind, container, lines, signature): its shape before you "
-     "read_file the lines you need. Paged: pass next_cursor as cursor.",
+     "read_file the lines you need. Paged.",
      MG_S_IN("\"path\":" MG_S_STR "," S_LIMIT("\"maximum\":2000,", "200") "," S_CURSOR "," MG_S_REPO,
              MG_S_REQ("\"path\"")),
      MG_S_OUT("\"repo\":" MG_S_STR ",\"path\":" MG_S_STR ",\"symbols\":" MG_S_ARR ",\"total\":" MG_S_INT

@@ -661,7 +661,7 @@ out:
 
 const struct mg_tool mg_tools_context[] = {
     {"get_context", "Get context for a prompt",
-     "One attributed block for a prompt, within budget_tokens (the whole result, about 4 bytes a token): the "
+     "One attributed block for a prompt, within budget_tokens: the "
      "relevant code as whole definitions, the repo's notes, earlier episodes and project entities, ranked, each "
      "with why it was picked; secrets redacted, injection flagged.",
      MG_S_IN("\"prompt\":" MG_S_STR ",\"budget_tokens\":{\"type\":\"integer\",\"minimum\":256,\"maximum\":65536,"

@@ -223,7 +223,7 @@ const struct mg_tool mg_tools_nav[] = {
     {"find_references", "Find references",
      "Every use of a name outside comments and strings (whole identifier, case-sensitive), by file: line, text, "
      "whether a call, the enclosing definition; plus its definitions. Use it before changing or removing "
-     "something. Paged: pass next_cursor as cursor.",
+     "something. Paged.",
      MG_S_IN(S_SYMBOL "," S_LIMIT("1000", "50") ",\"cursor\":" MG_S_STR "," S_TARGET, MG_S_REQ("\"symbol\"")),
      MG_S_OUT(OUT_COMMON ",\"complete\":" MG_S_BOOL ",\"files\":" MG_S_ARR ",\"next_cursor\":" MG_S_NSTR,
               MG_S_REQ("\"symbol\",\"definitions\",\"files\",\"total\",\"complete\",\"next_cursor\"")),
