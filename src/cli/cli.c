@@ -20,7 +20,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"index", mg_cmd_index, "index a repository (incremental)"},
-    {"search", mg_cmd_search, "search indexed code: lexical, regex or symbol"},
+    {"search", mg_cmd_search, "search indexed code: lexical, regex, symbol, semantic or hybrid"},
     {"outline", mg_cmd_outline, "list the definitions of one indexed file, with signatures"},
     {"refs", mg_cmd_refs, "every use of a name, grouped by file, with the definition it is in"},
     {"callers", mg_cmd_callers, "who calls a function (--depth for callers of callers)"},
