@@ -362,3 +362,30 @@ TEST(repos_status_and_help)
     ASSERT_CONTAINS(o.err, "unknown command 'frobnicate'");
     mg_t_out_free(&o);
 }
+
+TEST(search_unknown_option_named_as_given)
+{
+    /* getopt stays on "-EINVAL" while it reads its letters: the error names
+     * it, not the argument before it ("search", "--json") */
+    char *h = mg_t_tmpdir();
+    struct mg_t_out o = MG_RUN(NULL, h, "search", "-EINVAL");
+    ASSERT_EQ_INT(o.status, 2);
+    ASSERT_CONTAINS(o.err, "error[usage]: unknown option '-E' in '-EINVAL'");
+    mg_t_out_free(&o);
+    o = MG_RUN(NULL, h, "search", "--json", "-EINVAL");
+    ASSERT_EQ_INT(o.status, 2);
+    ASSERT_CONTAINS(o.err, "unknown option '-E' in '-EINVAL'");
+    ASSERT_NOT_CONTAINS(o.err, "--json");
+    mg_t_out_free(&o);
+    o = MG_RUN(NULL, h, "search", "x", "-E");
+    ASSERT_CONTAINS(o.err, "unknown option '-E';");
+    mg_t_out_free(&o);
+    o = MG_RUN(NULL, h, "search", "--bogus", "x");
+    ASSERT_EQ_INT(o.status, 2);
+    ASSERT_CONTAINS(o.err, "unknown option '--bogus'");
+    mg_t_out_free(&o);
+    o = MG_RUN(NULL, h, "search", "x", "--repo");
+    ASSERT_EQ_INT(o.status, 2);
+    ASSERT_CONTAINS(o.err, "option '--repo' needs a value");
+    mg_t_out_free(&o);
+}

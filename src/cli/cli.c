@@ -1,6 +1,8 @@
 /* cli.c — command dispatch and shared helpers (see cli.h). */
 #include "cli/cli.h"
 
+#include <ctype.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -98,6 +100,27 @@ int mg_cli_usage(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "; see `memgate %s --help`\n", cmd);
     return 2;
+}
+
+int mg_cli_badopt(const char *cmd, int argc, char **argv, const struct option *opts)
+{
+    const char *prev = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "";
+    if (optopt == 0) return mg_cli_usage(cmd, "unknown option '%s'", prev); /* a long one */
+    if (strncmp(prev, "--", 2) == 0) {
+        /* a long option without its value: optopt is its val */
+        size_t n = strcspn(prev + 2, "=");
+        for (const struct option *o = opts; o && o->name; o++)
+            if (o->val == optopt && o->has_arg == required_argument && n > 0 && strncmp(o->name, prev + 2, n) == 0)
+                return mg_cli_usage(cmd, "option '%s' needs a value", prev);
+    }
+    /* a short option: getopt stays on its argument until the last letter */
+    const char *arg = prev;
+    if (optind < argc && argv[optind][0] == '-' && argv[optind][1] != '-' && strchr(argv[optind] + 1, optopt))
+        arg = argv[optind];
+    if (isprint(optopt) && strlen(arg) > 2 && arg[0] == '-' && arg[1] != '-')
+        return mg_cli_usage(cmd, "unknown option '-%c' in '%s'", optopt, arg);
+    if (isprint(optopt)) return mg_cli_usage(cmd, "unknown option '-%c'", optopt);
+    return mg_cli_usage(cmd, "unknown option '%s'", arg);
 }
 
 int mg_strv_push(struct mg_strv *s, const char *x)

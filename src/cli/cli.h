@@ -47,6 +47,12 @@ int mg_cli_config(struct mg_config *c);
 int mg_cli_fail(const struct mg_err *err);
 /* Print "error[usage]: <msg>; see `memgate CMD --help`" and return 2. */
 int mg_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* After getopt_long returned '?' (opterr 0): mg_cli_usage naming the option as
+ * given: "unknown option '--bogus'", "option '--repo' needs a value", or, for
+ * a short option, "unknown option '-E' in '-EINVAL'" (not the argument before
+ * it). opts is the table given to getopt_long. */
+struct option;
+int mg_cli_badopt(const char *cmd, int argc, char **argv, const struct option *opts);
 /* One command's request (request/ctx.h): the process's server (providers,
  * audit, sessions without expiry) and a request context acting as `tenant`
  * (NULL: local) at admin level, in the current directory. `progress`: the

@@ -144,7 +144,7 @@ int mg_cmd_search(int argc, char **argv)
         case 'F': fixed = true; break;
         case 'i': icase = true; break;
         case 'h': fputs(HELP, stdout); rc = 0; goto out;
-        default: rc = mg_cli_usage("search", "unknown or incomplete option '%s'", argv[optind - 1]); goto out;
+        default: rc = mg_cli_badopt("search", argc, argv, opts); goto out;
         }
     }
     if (optind != argc - 1) {
