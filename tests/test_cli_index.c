@@ -467,3 +467,18 @@ TEST(index_subdirectory_of_a_git_work_tree)
     ASSERT(mg_fx_has_hit(j, "new.c", "untracked_symbol"));
     json_decref(j);
 }
+
+TEST(index_summary_labels_its_two_file_counts)
+{
+    /* the headline counts the walk's candidates (the binary file too), the
+     * index: line what the index holds; each says which it is */
+    char *root = mg_t_tmpdir(), *h = mg_t_tmpdir();
+    mg_t_write_str(root, "a.c", "int main(void) { return 0; }\n");
+    mg_t_write(root, "b.bin", "x\0y", 3);
+    struct mg_t_out o = MG_RUN(NULL, h, "index", root);
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_CONTAINS(o.out, ": 2 files seen, ");
+    ASSERT_CONTAINS(o.out, "  skipped: 1 binary");
+    ASSERT_CONTAINS(o.out, "  index: 1 files in all, ");
+    mg_t_out_free(&o);
+}

@@ -70,7 +70,9 @@ static void print_summary(json_t *r)
 {
     char b1[32], b2[32];
     double secs = R("seconds");
-    printf("indexed %s (%s) in %.2fs: %lld files, %s read at %s/s\n", S("repo"), S("root"), secs, (long long)I("seen"),
+    /* two file counts: what this run's walk found (files.seen), and what the
+     * index holds after it (total_files); they differ by the skipped files */
+    printf("indexed %s (%s) in %.2fs: %lld files seen, %s read at %s/s\n", S("repo"), S("root"), secs, (long long)I("seen"),
            mg_human_bytes((double)I("bytes_read"), b1, sizeof(b1)),
            mg_human_bytes(secs > 0 ? I("bytes_read") / secs : 0, b2, sizeof(b2)));
     printf("  %lld added, %lld changed, %lld unchanged, %lld removed\n", (long long)I("added"), (long long)I("changed"),
@@ -84,7 +86,7 @@ static void print_summary(json_t *r)
     if (I("secrets_redacted") || I("chunks_excluded"))
         printf("  secrets: %lld redacted, %lld chunks excluded (never stored; `memgate scan` lists them)\n",
                (long long)I("secrets_redacted"), (long long)I("chunks_excluded"));
-    printf("  index: %lld files, %lld chunks, %lld symbols, %s of text (%s walk)\n", (long long)I("files"),
+    printf("  index: %lld files in all, %lld chunks, %lld symbols, %s of text (%s walk)\n", (long long)I("files"),
            (long long)I("chunks"), (long long)I("symbols"), mg_human_bytes((double)I("bytes"), b1, sizeof(b1)),
            B("git") ? "git" : "plain");
     printf("  vectors: %s, %lld chunks of %lld files embedded in %.2fs%s", S("embedder") ? S("embedder") : "none",
