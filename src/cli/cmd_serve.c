@@ -1,4 +1,4 @@
-/* cmd_serve.c — `memgate serve`: the HTTP daemon (src/server/http.c). */
+/* cmd_serve.c — `memgate serve`: the HTTP daemon (src/http/server.c). */
 #include <getopt.h>
 #include <jansson.h>
 #include <pthread.h>
@@ -81,7 +81,7 @@ int mg_cmd_serve(int argc, char **argv)
         case 'F': fixtures = true; break;
         case 'j': json = true; break;
         case 'h': fputs(HELP, stdout); return 0;
-        default: return mg_cli_usage("serve", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return mg_cli_badopt("serve", argc, argv, opts);
         }
     }
     if (optind != argc) return mg_cli_usage("serve", "unexpected argument '%s'", argv[optind]);

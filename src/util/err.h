@@ -50,8 +50,8 @@
 #define MG_E_CLIENT_ERROR   "client_error"    /* the client answered a server request with an error */
 #define MG_E_INPUT_REQUIRED "input_required"  /* MCP 2026-07-28: the call needs the client's answer first (an InputRequiredResult) */
 #define MG_E_HANDLE_INVALID "handle_invalid"  /* a `handle` argument that is unknown, expired or another tenant's */
-/* memgate serve (src/server/http.c) */
-#define MG_E_LISTEN_REFUSED "listen_refused"  /* serve: a non-loopback address (needs tokens, not there yet) */
+/* memgate serve (src/http/server.c) */
+#define MG_E_LISTEN_REFUSED "listen_refused"  /* serve: a non-loopback address while no token exists, or with require_tokens = never */
 #define MG_E_LISTEN_FAILED  "listen_failed"   /* serve: cannot bind or start (port in use, ...) */
 #define MG_E_HOST_FORBIDDEN "host_forbidden"  /* HTTP: Host is not a loopback name (DNS rebinding) */
 #define MG_E_ORIGIN_FORBIDDEN "origin_forbidden" /* HTTP: Origin is not loopback nor in allowed_origins */
