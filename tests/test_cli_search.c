@@ -388,4 +388,13 @@ TEST(search_unknown_option_named_as_given)
     ASSERT_EQ_INT(o.status, 2);
     ASSERT_CONTAINS(o.err, "option '--repo' needs a value");
     mg_t_out_free(&o);
+    /* every command that reads options with getopt_long says the same */
+    static const char *const cmds[] = {"index", "outline", "refs", "callers", "impact", "repo-map",
+                                       "repos", "scan", "status", "serve"};
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+        o = MG_RUN(NULL, h, cmds[i], "--json", "-EINVAL");
+        ASSERT_EQ_INT(o.status, 2);
+        ASSERT_CONTAINS(o.err, "unknown option '-E' in '-EINVAL'");
+        mg_t_out_free(&o);
+    }
 }

@@ -119,7 +119,7 @@ int mg_cmd_index(int argc, char **argv)
         case 'j': json = true; break;
         case 'q': quiet = true; break;
         case 'h': fputs(HELP, stdout); return 0;
-        default: return mg_cli_usage("index", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return mg_cli_badopt("index", argc, argv, opts);
         }
     }
     if (optind != argc - 1) return mg_cli_usage("index", "give exactly one PATH to index");

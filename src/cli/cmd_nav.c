@@ -285,7 +285,7 @@ static int run_nav(const char *cmd, const char *tool, const char *help, int narg
         }
         case 'j': json = true; break;
         case 'h': fputs(help, stdout); rc = 0; goto out;
-        default: rc = mg_cli_usage(cmd, "unknown or incomplete option '%s'", argv[optind - 1]); goto out;
+        default: rc = mg_cli_badopt(cmd, argc, argv, opts); goto out;
         }
     }
     if (impact ? argc - optind > 1 || (argc - optind == 1 && (diff || json_array_size(paths))) ||

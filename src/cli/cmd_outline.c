@@ -84,7 +84,7 @@ int mg_cmd_outline(int argc, char **argv)
         }
         case 'j': json = true; break;
         case 'h': fputs(HELP, stdout); return 0;
-        default: return mg_cli_usage("outline", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return mg_cli_badopt("outline", argc, argv, opts);
         }
     }
     if (optind != argc - 1) return mg_cli_usage("outline", "give exactly one PATH");

@@ -69,7 +69,7 @@ int mg_cmd_repomap(int argc, char **argv)
         }
         case 'j': json = true; break;
         case 'h': fputs(HELP, stdout); rc = 0; goto out;
-        default: rc = mg_cli_usage("repo-map", "unknown or incomplete option '%s'", argv[optind - 1]); goto out;
+        default: rc = mg_cli_badopt("repo-map", argc, argv, opts); goto out;
         }
     }
     if (argc != optind) {

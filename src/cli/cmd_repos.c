@@ -138,7 +138,7 @@ int mg_cmd_repos(int argc, char **argv)
         case 'j': json = true; break;
         case 'T': tenant = optarg; break;
         case 'h': fputs(HELP, stdout); return 0;
-        default: return mg_cli_usage("repos", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return mg_cli_badopt("repos", argc, argv, opts);
         }
     }
     const char *rm, *tool;

@@ -198,7 +198,7 @@ int mg_cmd_scan(int argc, char **argv)
                 return mg_cli_usage("scan", "--max-file-size wants a size from 1 to 1G (512k, 2M), got '%s'", optarg);
             break;
         case 'h': fputs(HELP, stdout); return 0;
-        default: return mg_cli_usage("scan", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return mg_cli_badopt("scan", argc, argv, opts);
         }
     }
     if (optind != argc - 1) return mg_cli_usage("scan", "give exactly one PATH (a file or a directory)");

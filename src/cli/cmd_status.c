@@ -82,7 +82,7 @@ int mg_cmd_status(int argc, char **argv)
         case 'j': json = true; break;
         case 'T': tenant = optarg; break;
         case 'h': fputs(HELP, stdout); return 0;
-        default: return mg_cli_usage("status", "unknown option '%s'", argv[optind - 1]);
+        default: return mg_cli_badopt("status", argc, argv, opts);
         }
     }
     if (optind < argc) return mg_cli_usage("status", "unexpected argument '%s'", argv[optind]);
