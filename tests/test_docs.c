@@ -141,7 +141,11 @@ static void routes_of(const char *path, struct names *exact, struct names *famil
         if (e == a + 4) continue;
         int is_exact = !prefix && *e == '"' &&
                        (p[-1] == '{' || (p - src >= 12 && strncmp(p - 12, "strcmp(url, ", 12) == 0));
-        names_add(is_exact ? exact : families, a, (size_t)(e - a));
+        size_t n = (size_t)(e - a);
+        int known = 0; /* a family that is also an exact route counts once */
+        for (size_t i = 0; i < exact->n && !is_exact; i++)
+            known |= strlen(exact->v[i]) == n && memcmp(exact->v[i], a, n) == 0;
+        if (!known) names_add(is_exact ? exact : families, a, n);
     }
     free(src);
 }
