@@ -112,6 +112,25 @@ TEST(docs_mcp_lists_every_tool)
     }
     if (m.n) FAIL("docs/mcp.md's tool table lacks %d of the %zu tools of tools/list: %s", m.n,
                   json_array_size(tools), m.buf);
+    /* and the table names no tool that tools/list does not have */
+    const char *table = strstr(doc, "| tool | what it does |");
+    ASSERT(table);
+    for (const char *l = strchr(table, '\n'); l && strncmp(l + 1, "|", 1) == 0; l = strchr(l + 1, '\n')) {
+        if (strncmp(l + 1, "| `", 3) != 0) continue;
+        const char *a = l + 4, *e = strchr(a, '`');
+        if (!e) break;
+        int found = 0;
+        json_array_foreach(tools, i, t) {
+            const char *name = json_string_value(json_object_get(t, "name"));
+            found |= name && strlen(name) == (size_t)(e - a) && strncmp(name, a, (size_t)(e - a)) == 0;
+        }
+        if (!found) {
+            char gone[256];
+            snprintf(gone, sizeof(gone), "%.*s", (int)(e - a), a);
+            missing_add(&m, gone);
+        }
+    }
+    if (m.n) FAIL("docs/mcp.md's tool table names %d tools that tools/list does not have: %s", m.n, m.buf);
     /* and where it counts them ("the N tools"), the count is right */
     char want[64];
     snprintf(want, sizeof(want), "the %zu tools", json_array_size(tools));
