@@ -377,7 +377,9 @@ TEST(docs_cli_lists_every_command_and_flag)
         mg_t_out_free(&h);
         free(sec);
     }
-    if (m.n) FAIL("docs/cli.md and `memgate [CMD] --help` disagree on %d commands or flags (missing from cli.md unless said): %s", m.n, m.buf);
+    if (m.n)
+        FAIL("docs/cli.md and `memgate [CMD] --help` disagree on %d commands or flags (missing from cli.md "
+             "unless said): %s", m.n, m.buf);
     /* the search summary of `memgate --help` names every mode */
     static const char *const modes[] = {"lexical", "regex", "symbol", "semantic", "hybrid"};
     const char *s = strstr(o.out, "  search ");
