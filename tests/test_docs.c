@@ -352,6 +352,17 @@ TEST(docs_cli_lists_every_command_and_flag)
         const char *cmd = cmds.v[i];
         char *sec = cli_section(doc, cmd);
         char item[256];
+        /* the table of commands at the top, before the first section */
+        char want[128];
+        snprintf(want, sizeof(want), "`memgate %s", cmd);
+        const char *top_end = strstr(doc, "\n## ");
+        int in_top = 0;
+        for (const char *q = doc; !in_top && (q = strstr(q, want)) != NULL && (!top_end || q < top_end); q++)
+            in_top = q[strlen(want)] == ' ' || q[strlen(want)] == '`';
+        if (!in_top) {
+            snprintf(item, sizeof(item), "%s (not in the table of commands)", cmd);
+            missing_add(&m, item);
+        }
         if (!sec) {
             snprintf(item, sizeof(item), "%s (no section)", cmd);
             missing_add(&m, item);
