@@ -286,6 +286,45 @@ TEST(http_healthz_and_metrics)
     ASSERT_EQ_INT(srv_stop(&s), 0);
 }
 
+TEST(http_readyz)
+{
+    struct srv s;
+    char *home = mg_t_tmpdir();
+    srv_start(&s, home);
+    struct res r = GET(s.port, "/readyz", "X-Nothing: 1");
+    ASSERT_EQ_INT(r.status, 200);
+    json_t *j = mg_t_json(r.body);
+    ASSERT(json_is_true(json_object_get(j, "ready")));
+    ASSERT_EQ_STR(json_string_value(json_object_get(j, "version")), "0.1.0");
+    json_decref(j);
+    res_free(&r);
+    r = req(s.port, "POST", "/readyz", NULL, "", 0);
+    expect_error(&r, 405, "method_not_allowed");
+    res_free(&r);
+    /* the catalog unreadable (its directory a file): not ready, and why */
+    mg_t_sh(home, "rm -rf repos && echo x > repos");
+    r = GET(s.port, "/readyz", "X-Nothing: 1");
+    ASSERT_EQ_INT(r.status, 503);
+    char *ra = hdr(&r, "Retry-After");
+    ASSERT_EQ_STR(ra, "1");
+    free(ra);
+    j = mg_t_json(r.body);
+    ASSERT(json_is_false(json_object_get(j, "ready")));
+    ASSERT_CONTAINS(json_string_value(json_object_get(j, "reason")), "catalog");
+    ASSERT_NOT_CONTAINS(json_string_value(json_object_get(j, "reason")), home);
+    json_decref(j);
+    res_free(&r);
+    mg_t_sh(home, "rm -f repos");
+    r = GET(s.port, "/readyz", "X-Nothing: 1");
+    ASSERT_EQ_INT(r.status, 200);
+    res_free(&r);
+    r = GET(s.port, "/metrics", "X-Nothing: 1");
+    ASSERT_CONTAINS(r.body, "memgate_http_requests_total{route=\"/readyz\",status=\"200\"} 2\n");
+    ASSERT_CONTAINS(r.body, "memgate_http_requests_total{route=\"/readyz\",status=\"503\"} 1\n");
+    res_free(&r);
+    ASSERT_EQ_INT(srv_stop(&s), 0);
+}
+
 /* ---- DNS rebinding ------------------------------------------------------------------ */
 
 TEST(http_host_and_origin_checks)

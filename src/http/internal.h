@@ -72,7 +72,7 @@ struct mg_http {
     struct mg_hooks *hooks; /* push webhooks; NULL while webhook_secret is empty */
 };
 
-enum api { A_NONE, A_MCP, A_V1, A_HEALTHZ, A_METRICS, A_HOOK };
+enum api { A_NONE, A_MCP, A_V1, A_HEALTHZ, A_READYZ, A_METRICS, A_HOOK };
 
 /* One HTTP request, from its headers to its completion. */
 struct req {

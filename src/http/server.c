@@ -1,5 +1,5 @@
 /* server.c — `memgate serve`'s daemon (http.h): the listen address, routes,
- * /healthz and /metrics, the life of one request, start and stop.
+ * /healthz, /readyz and /metrics, the life of one request, start and stop.
  *
  * Sections:
  *   1. listen address
@@ -10,7 +10,9 @@
 #include "http/internal.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -101,6 +103,7 @@ static const char *route_label(const char *url, enum api *api)
     *api = A_NONE;
     if (strcmp(url, "/mcp") == 0) return *api = A_MCP, "/mcp";
     if (strcmp(url, "/healthz") == 0) return *api = A_HEALTHZ, "/healthz";
+    if (strcmp(url, "/readyz") == 0) return *api = A_READYZ, "/readyz";
     if (strcmp(url, "/metrics") == 0) return *api = A_METRICS, "/metrics";
     /* exactly this path: a webhook skips token authentication, nothing else may */
     if (strcmp(url, "/v1/hooks/git") == 0) return *api = A_HOOK, "/v1/hooks/git";
@@ -123,6 +126,37 @@ static const char *route_label(const char *url, enum api *api)
 static enum MHD_Result healthz(struct mg_http *h, struct MHD_Connection *c, struct req *r)
 {
     json_t *j = json_pack("{s:s, s:s, s:I}", "status", "ok", "version", MG_VERSION, "sessions",
+                          (json_int_t)mg_sessions_count(h->srv->sessions));
+    return mg__respond_json(c, r, 200, j);
+}
+
+/* Ready: not stopping, the audit log open, the catalog directory readable
+ * (absent is fine: no repo indexed yet). Else 503 with the reason. */
+static enum MHD_Result readyz(struct mg_http *h, struct MHD_Connection *c, struct req *r)
+{
+    char reason[256] = "";
+    if (atomic_load(&h->stopping) || h->srv->stopping) {
+        snprintf(reason, sizeof(reason), "stopping");
+    } else if (!h->srv->audit) {
+        snprintf(reason, sizeof(reason), "the audit log is not open");
+    } else {
+        /* (no path in the reason: the route takes no token) */
+        char dir[PATH_MAX];
+        struct mg_err err = {0};
+        if (mg_catalog_dir(&h->srv->cfg, 0, dir, sizeof(dir), &err) != 0) {
+            snprintf(reason, sizeof(reason), "the catalog is unreadable");
+        } else {
+            DIR *d = opendir(dir);
+            if (d) closedir(d);
+            else if (errno != ENOENT)
+                snprintf(reason, sizeof(reason), "the catalog is unreadable: %s", strerror(errno));
+        }
+    }
+    if (reason[0]) {
+        json_t *j = json_pack("{s:b, s:s}", "ready", 0, "reason", reason);
+        return mg__respond_json_h(c, r, 503, j, "Retry-After", "1", NULL, NULL);
+    }
+    json_t *j = json_pack("{s:b, s:s, s:I}", "ready", 1, "version", MG_VERSION, "sessions",
                           (json_int_t)mg_sessions_count(h->srv->sessions));
     return mg__respond_json(c, r, 200, j);
 }
@@ -250,16 +284,17 @@ static enum MHD_Result dispatch(struct mg_http *h, struct MHD_Connection *c, str
     case A_V1: return mg__v1(h, c, r, url, method);
     case A_HOOK: return mg__hook(h, c, r, method);
     case A_HEALTHZ:
+    case A_READYZ:
     case A_METRICS:
         if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
             json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code", MG_E_METHOD_NOT_ALLOWED, "message",
                                   "only GET is allowed here");
             return mg__respond_json_h(c, r, 405, j, "Allow", "GET, HEAD", NULL, NULL);
         }
-        return r->api == A_HEALTHZ ? healthz(h, c, r) : metrics(h, c, r);
+        return r->api == A_HEALTHZ ? healthz(h, c, r) : r->api == A_READYZ ? readyz(h, c, r) : metrics(h, c, r);
     default:
         return mg__respond_error(c, r, 404, MG_E_ROUTE_NOT_FOUND,
-                             "no route %.200s; memgate serves /mcp, /v1/..., /healthz and /metrics", url);
+                             "no route %.200s; memgate serves /mcp, /v1/..., /healthz, /readyz and /metrics", url);
     }
 }
 
