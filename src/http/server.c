@@ -22,6 +22,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "hook/hook.h"
 #include "security/token.h"
 #include "util/metrics.h"
@@ -196,6 +198,27 @@ static enum MHD_Result too_large(struct mg_http *h, struct MHD_Connection *c, st
                              h->srv->cfg.http_max_body);
 }
 
+/* The request's id: the client's X-Request-Id when it is 1-64 characters of
+ * [A-Za-z0-9._:-], else 16 random hex digits. */
+static void request_id(struct MHD_Connection *c, struct req *r)
+{
+    const char *v = mg__header(c, "X-Request-Id");
+    size_t n = v ? strlen(v) : 0;
+    bool ok = n >= 1 && n <= MG_REQUEST_ID_MAX;
+    for (size_t i = 0; ok && i < n; i++) {
+        char ch = v[i];
+        ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' ||
+             ch == '_' || ch == ':' || ch == '-';
+    }
+    if (ok) {
+        memcpy(r->rid, v, n + 1);
+        return;
+    }
+    unsigned char b[8];
+    randombytes_buf(b, sizeof(b));
+    sodium_bin2hex(r->rid, sizeof(r->rid), b, sizeof(b));
+}
+
 static struct req *new_req(struct mg_http *h, struct MHD_Connection *c)
 {
     struct req *r = calloc(1, sizeof(*r));
@@ -228,6 +251,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (!r->started) {
         /* first call: the headers are in, the body is not */
         r->started = true;
+        request_id(c, r);
+        mg_request_id_set(r->rid); /* for the audit events of what this thread does for it */
         r->label = route_label(url, &r->api);
         mg_buf_init(&r->body, body_cap(h, r));
         enum MHD_Result rc;
@@ -303,6 +328,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     (void)cls;
     (void)c;
     struct req *r = *con_cls;
+    mg_request_id_set(NULL);
     if (!r) return;
     if (!r->started && toe == MHD_REQUEST_TERMINATED_WITH_ERROR) {
         r->label = "other";
