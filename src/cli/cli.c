@@ -69,8 +69,12 @@ int mg_cli_main(int argc, char **argv)
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0)
         return mg_cmd_version(argc - 1, argv + 1);
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        if (strcmp(commands[i].name, cmd) == 0) return commands[i].fn(argc - 1, argv + 1);
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(commands[i].name, cmd) != 0) continue;
+        struct mg_err err = {0};
+        if (mg_config_check_env(&err) != 0) return mg_cli_fail(&err);
+        return commands[i].fn(argc - 1, argv + 1);
+    }
     fprintf(stderr, "error[usage]: unknown command '%s'; run `memgate --help` for the list\n", cmd);
     return 2;
 }
