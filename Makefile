@@ -109,6 +109,19 @@ $(OUT)/obj/gen/secrets_rules.o: $(OUT)/gen/secrets_rules.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# The git commit `memgate --version` names: $(OUT)/gen/git_commit.h, rewritten
+# (only when it changes) on every make, so a new commit rebuilds version.o and
+# relinks; "unknown" outside a git checkout.
+$(OUT)/gen/git_commit.h: FORCE
+	@mkdir -p $(dir $@)
+	@c=$$(git rev-parse --short HEAD 2>/dev/null || echo unknown); \
+	echo "#define MG_GIT_COMMIT \"$$c\"" > $@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(OUT)/obj/src/cli/version.o: $(OUT)/gen/git_commit.h
+$(OUT)/obj/src/cli/version.o: CFLAGS += -I$(OUT)/gen
+.PHONY: FORCE
+FORCE:
+
 $(OUT)/libmemgate.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^

@@ -138,3 +138,37 @@ TEST(config_hybrid_weights)
     ASSERT(c.hybrid_weight[1] == 0 && c.hybrid_weight[2] == 1.5); /* unchanged by a bad value */
     ASSERT_EQ_INT(mg_config_set(&c, "hybrid_rrf_k", "0", "test", &err), -1);
 }
+
+/* An unknown MEMGATE_* variable (a typo) is an error naming the closest
+ * known one, before any command runs; the known ones, settings or not, pass. */
+TEST(config_unknown_env_variable_is_an_error)
+{
+    char *home = mg_t_tmpdir();
+    setenv("MEMGATE_HOM", "/nowhere", 1);
+    struct mg_t_out o = MG_RUN(NULL, home, "status", "--json");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.err, "error[invalid_config]: unknown environment variable MEMGATE_HOM; did you mean MEMGATE_HOME?");
+    ASSERT_EQ_STR(o.out, "");
+    mg_t_out_free(&o);
+    unsetenv("MEMGATE_HOM");
+    setenv("MEMGATE_MAX_FILESIZE", "1M", 1);
+    o = MG_RUN(NULL, home, "repos");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.err, "MEMGATE_MAX_FILESIZE; did you mean MEMGATE_MAX_FILE_SIZE?");
+    mg_t_out_free(&o);
+    unsetenv("MEMGATE_MAX_FILESIZE");
+    /* --help and --version still answer */
+    setenv("MEMGATE_TYPO", "1", 1);
+    o = MG_RUN(NULL, home, "--version");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+    unsetenv("MEMGATE_TYPO");
+    /* settings, the others and the harnesses' own are known */
+    const char *ok[] = {"MEMGATE_MAX_FILE_SIZE=2M", "MEMGATE_EMBEDDER=none", "MEMGATE_VERBOSE=0",
+                        "MEMGATE_INSTANCE_ID=x", "MEMGATE_TEST_WATCH_LIMIT=5", "MEMGATE_KEEP_TMP=1",
+                        "MEMGATE_ISOLATION_CALLS=3", "MEMGATE_BENCH_CACHE=/tmp", "MEMGATE_CACHE_DIR=/tmp/mg-cache-t"};
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) putenv((char *)ok[i]);
+    o = MG_RUN(NULL, home, "status", "--json");
+    if (o.status != 0) FAIL("status with known variables: %d, %s", o.status, o.err);
+    mg_t_out_free(&o);
+}

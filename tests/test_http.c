@@ -286,6 +286,127 @@ TEST(http_healthz_and_metrics)
     ASSERT_EQ_INT(srv_stop(&s), 0);
 }
 
+TEST(http_readyz)
+{
+    struct srv s;
+    char *home = mg_t_tmpdir();
+    srv_start(&s, home);
+    struct res r = GET(s.port, "/readyz", "X-Nothing: 1");
+    ASSERT_EQ_INT(r.status, 200);
+    json_t *j = mg_t_json(r.body);
+    ASSERT(json_is_true(json_object_get(j, "ready")));
+    ASSERT_EQ_STR(json_string_value(json_object_get(j, "version")), "0.1.0");
+    json_decref(j);
+    res_free(&r);
+    r = req(s.port, "POST", "/readyz", NULL, "", 0);
+    expect_error(&r, 405, "method_not_allowed");
+    res_free(&r);
+    /* the catalog unreadable (its directory a file): not ready, and why */
+    mg_t_sh(home, "rm -rf repos && echo x > repos");
+    r = GET(s.port, "/readyz", "X-Nothing: 1");
+    ASSERT_EQ_INT(r.status, 503);
+    char *ra = hdr(&r, "Retry-After");
+    ASSERT_EQ_STR(ra, "1");
+    free(ra);
+    j = mg_t_json(r.body);
+    ASSERT(json_is_false(json_object_get(j, "ready")));
+    ASSERT_CONTAINS(json_string_value(json_object_get(j, "reason")), "catalog");
+    ASSERT_NOT_CONTAINS(json_string_value(json_object_get(j, "reason")), home);
+    json_decref(j);
+    res_free(&r);
+    mg_t_sh(home, "rm -f repos");
+    r = GET(s.port, "/readyz", "X-Nothing: 1");
+    ASSERT_EQ_INT(r.status, 200);
+    res_free(&r);
+    r = GET(s.port, "/metrics", "X-Nothing: 1");
+    ASSERT_CONTAINS(r.body, "memgate_http_requests_total{route=\"/readyz\",status=\"200\"} 2\n");
+    ASSERT_CONTAINS(r.body, "memgate_http_requests_total{route=\"/readyz\",status=\"503\"} 1\n");
+    res_free(&r);
+    ASSERT_EQ_INT(srv_stop(&s), 0);
+}
+
+static bool is_hex16(const char *v)
+{
+    if (!v || strlen(v) != 16) return false;
+    for (const char *p = v; *p; p++)
+        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))) return false;
+    return true;
+}
+
+TEST(http_request_id)
+{
+    struct srv s;
+    char *home = mg_t_tmpdir();
+    srv_start(&s, home);
+    /* a valid client id is echoed, on success and on errors */
+    struct res r = GET(s.port, "/v1/repos", "X-Request-Id: client-42.a:b_c");
+    ASSERT_EQ_INT(r.status, 200);
+    char *v = hdr(&r, "X-Request-Id");
+    ASSERT_EQ_STR(v, "client-42.a:b_c");
+    free(v);
+    res_free(&r);
+    r = GET(s.port, "/nowhere", "X-Request-Id: refused-1");
+    ASSERT_EQ_INT(r.status, 404);
+    v = hdr(&r, "X-Request-Id");
+    ASSERT_EQ_STR(v, "refused-1");
+    free(v);
+    res_free(&r);
+    /* none, or an invalid one (a space; 65 characters): a random one instead */
+    char longid[100];
+    memset(longid, 'a', 65);
+    longid[65] = 0;
+    char longh[128];
+    snprintf(longh, sizeof(longh), "X-Request-Id: %s", longid);
+    const char *bad[] = {"X-Nothing: 1", "X-Request-Id: has space", "X-Request-Id: semi;colon", longh};
+    char *seen[4];
+    for (int i = 0; i < 4; i++) {
+        r = GET(s.port, "/healthz", bad[i]);
+        ASSERT_EQ_INT(r.status, 200);
+        seen[i] = hdr(&r, "X-Request-Id");
+        if (!is_hex16(seen[i])) FAIL("%s: X-Request-Id %s, expected 16 hex digits", bad[i], seen[i] ? seen[i] : "(none)");
+        for (int k = 0; k < i; k++) ASSERT(strcmp(seen[k], seen[i]) != 0);
+        res_free(&r);
+    }
+    for (int i = 0; i < 4; i++) free(seen[i]);
+    /* 64 characters is still valid */
+    longid[64] = 0;
+    snprintf(longh, sizeof(longh), "X-Request-Id: %s", longid);
+    r = GET(s.port, "/healthz", longh);
+    v = hdr(&r, "X-Request-Id");
+    ASSERT_EQ_STR(v, longid);
+    free(v);
+    res_free(&r);
+    /* an MCP call answered as an SSE stream carries it too, and its audit event */
+    const char *init = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+                       "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}";
+    r = post(s.port, "/mcp", H("Content-Type: application/json", "Accept: application/json, text/event-stream",
+                               "X-Request-Id: mcp-init-7"), init);
+    ASSERT_EQ_INT(r.status, 200);
+    v = hdr(&r, "X-Request-Id");
+    ASSERT_EQ_STR(v, "mcp-init-7");
+    free(v);
+    res_free(&r);
+    ASSERT_EQ_INT(srv_stop(&s), 0);
+
+    /* the audit events name the requests */
+    struct mg_t_out o = MG_RUN(NULL, home, "audit", "--json", "--limit", "0");
+    ASSERT_EQ_INT(o.status, 0);
+    bool tool = false, refused = false;
+    for (char *line = strtok(o.out, "\n"); line; line = strtok(NULL, "\n")) {
+        json_t *e = mg_t_json(line);
+        const char *rid = json_string_value(json_object_get(e, "request_id"));
+        const char *op = json_string_value(json_object_get(e, "op"));
+        if (rid && strcmp(rid, "client-42.a:b_c") == 0 && strcmp(op, "request_refused") != 0) tool = true;
+        if (rid && strcmp(rid, "refused-1") == 0 && strcmp(op, "request_refused") == 0) refused = true;
+        json_decref(e);
+    }
+    if (!tool || !refused) FAIL("request ids in the audit log: tool %d, refusal %d", tool, refused);
+    mg_t_out_free(&o);
+    o = MG_RUN(NULL, home, "audit", "--verify");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+}
+
 /* ---- DNS rebinding ------------------------------------------------------------------ */
 
 TEST(http_host_and_origin_checks)

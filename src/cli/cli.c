@@ -49,7 +49,8 @@ static void usage(FILE *f)
                "usage: memgate COMMAND [ARGS] [--help]\n\ncommands:\n", MG_VERSION);
     for (size_t i = 0; i < NCOMMANDS; i++) fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nData directory: $MEMGATE_HOME, else $XDG_DATA_HOME/memgate, else ~/.local/share/memgate.\n"
-               "Run `memgate COMMAND --help` for a command's options; docs/cli.md has them all.\n");
+               "Run `memgate COMMAND --help` for a command's options; docs/cli.md has them all.\n"
+               "`memgate --version` (-V) prints the version, build commit and library versions (--json).\n");
 }
 
 int mg_cli_main(int argc, char **argv)
@@ -68,12 +69,14 @@ int mg_cli_main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-        printf("memgate %s\n", MG_VERSION);
-        return 0;
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0)
+        return mg_cmd_version(argc - 1, argv + 1);
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(commands[i].name, cmd) != 0) continue;
+        struct mg_err err = {0};
+        if (mg_config_check_env(&err) != 0) return mg_cli_fail(&err);
+        return commands[i].fn(argc - 1, argv + 1);
     }
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        if (strcmp(commands[i].name, cmd) == 0) return commands[i].fn(argc - 1, argv + 1);
     fprintf(stderr, "error[usage]: unknown command '%s'; run `memgate --help` for the list\n", cmd);
     return 2;
 }

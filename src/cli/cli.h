@@ -38,6 +38,8 @@ int mg_cmd_projects(int argc, char **argv);
 int mg_cmd_recall(int argc, char **argv);
 int mg_cmd_token(int argc, char **argv);
 int mg_cmd_audit(int argc, char **argv);
+/* --version / -V (src/cli/version.c) */
+int mg_cmd_version(int argc, char **argv);
 
 /* ---- shared helpers (cli.c) ---- */
 

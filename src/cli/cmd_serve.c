@@ -19,8 +19,8 @@
 static const char *HELP =
     "usage: memgate serve [--listen ADDR] [--conformance-fixtures] [--json]\n"
     "\n"
-    "Serve MCP over Streamable HTTP at /mcp, the HTTP API under /v1/, /healthz\n"
-    "and /metrics (Prometheus text), until SIGINT or SIGTERM. docs/http.md has\n"
+    "Serve MCP over Streamable HTTP at /mcp, the HTTP API under /v1/, /healthz,\n"
+    "/readyz and /metrics (Prometheus text), until SIGINT or SIGTERM. docs/http.md has\n"
     "the routes.\n"
     "\n"
     "Access: on loopback with no token created, every request acts as tenant\n"

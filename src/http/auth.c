@@ -122,7 +122,7 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     struct mg_server *srv = h->srv;
     mg_principal_copy(&r->who, &mg_principal_local);
     *required = false;
-    if (r->api == A_HEALTHZ) return 0;
+    if (r->api == A_HEALTHZ || r->api == A_READYZ) return 0; /* probes: no token, nothing private */
     bool in_query = false;
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, q_token_iter, &in_query);
     if (in_query) {

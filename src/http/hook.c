@@ -164,7 +164,8 @@ static void audit(struct mg_hooks *hk, const struct delivery *d, const struct mg
     snprintf(query, sizeof(query), "%s %.64s %s from %s", d->source, d->event, d->id ? d->id : "(no id)",
              d->from && d->from[0] ? d->from : "?");
     struct mg_audit_event ev = {.tenant = r ? r->tenant : NULL, .repo = r ? r->id : NULL, .op = "webhook",
-                                .query = query, .status = status, .durable = true};
+                                .query = query, .status = status, .durable = true,
+                                .request_id = mg_request_id_current()};
     mg_gate_audit(hk->srv, &ev);
 }
 

@@ -72,7 +72,7 @@ struct mg_http {
     struct mg_hooks *hooks; /* push webhooks; NULL while webhook_secret is empty */
 };
 
-enum api { A_NONE, A_MCP, A_V1, A_HEALTHZ, A_METRICS, A_HOOK };
+enum api { A_NONE, A_MCP, A_V1, A_HEALTHZ, A_READYZ, A_METRICS, A_HOOK };
 
 /* One HTTP request, from its headers to its completion. */
 struct req {
@@ -87,6 +87,7 @@ struct req {
     bool too_large;
     bool answered;         /* a response is queued */
     struct mg_principal who; /* the caller (owned copy): from the bearer token, or the local principal */
+    char rid[MG_REQUEST_ID_MAX + 1]; /* X-Request-Id: the client's when valid, else random; on every response */
 };
 
 /* ---- respond.c ---- */
@@ -151,6 +152,7 @@ struct sse {
     struct mg_principal who;    /* the request's caller (owned copy) */
     bool stateless;             /* a 2026-07-28 request: no session */
     json_t *headers;            /* its Mcp-* headers, names lowercased (mcp.c) */
+    char rid[MG_REQUEST_ID_MAX + 1]; /* the POST's X-Request-Id, for the worker's audit events */
     struct sse *next_job;       /* h->jobs, under h->mu */
 };
 /* A new stream of session sid (one reference, the caller's); NULL out of memory. */

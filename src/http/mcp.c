@@ -105,7 +105,9 @@ static void sse_job(struct sse *s)
                                .out = &s->out, .stateless = s->stateless,
                                .header = s->stateless ? header_of : NULL, .header_ctx = s->headers};
     json_t *reply = NULL;
+    mg_request_id_set(s->rid);
     mg_rpc_handle(&conn, s->msg, &reply);
+    mg_request_id_set(NULL);
     if (reply) {
         char *text = json_dumps(reply, JSON_COMPACT);
         pthread_mutex_lock(&s->mu);
@@ -217,6 +219,7 @@ static enum MHD_Result mcp_post_sse(struct mg_http *h, struct MHD_Connection *c,
     const char *rh = mg__header(c, "X-Memgate-Repo");
     s->repo_header = rh ? strdup(rh) : NULL;
     mg_principal_copy(&s->who, &r->who); /* on failure: level 0, which may do nothing */
+    memcpy(s->rid, r->rid, sizeof(s->rid));
     s->session = sess;
     s->msg = msg;
     if (!sess) { /* 2026-07-28: no priming event, no resumption */

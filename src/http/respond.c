@@ -83,6 +83,7 @@ enum MHD_Result mg__respond(struct MHD_Connection *c, struct req *r, int status,
     }
     if (ctype) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
     MHD_add_response_header(resp, "Cache-Control", "no-store");
+    if (r && r->rid[0]) MHD_add_response_header(resp, "X-Request-Id", r->rid);
     va_list ap;
     va_start(ap, len);
     for (const char *k; (k = va_arg(ap, const char *)) != NULL;) {

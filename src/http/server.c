@@ -1,5 +1,5 @@
 /* server.c — `memgate serve`'s daemon (http.h): the listen address, routes,
- * /healthz and /metrics, the life of one request, start and stop.
+ * /healthz, /readyz and /metrics, the life of one request, start and stop.
  *
  * Sections:
  *   1. listen address
@@ -10,7 +10,9 @@
 #include "http/internal.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -19,6 +21,8 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include <sodium.h>
 
 #include "hook/hook.h"
 #include "security/token.h"
@@ -101,6 +105,7 @@ static const char *route_label(const char *url, enum api *api)
     *api = A_NONE;
     if (strcmp(url, "/mcp") == 0) return *api = A_MCP, "/mcp";
     if (strcmp(url, "/healthz") == 0) return *api = A_HEALTHZ, "/healthz";
+    if (strcmp(url, "/readyz") == 0) return *api = A_READYZ, "/readyz";
     if (strcmp(url, "/metrics") == 0) return *api = A_METRICS, "/metrics";
     /* exactly this path: a webhook skips token authentication, nothing else may */
     if (strcmp(url, "/v1/hooks/git") == 0) return *api = A_HOOK, "/v1/hooks/git";
@@ -123,6 +128,37 @@ static const char *route_label(const char *url, enum api *api)
 static enum MHD_Result healthz(struct mg_http *h, struct MHD_Connection *c, struct req *r)
 {
     json_t *j = json_pack("{s:s, s:s, s:I}", "status", "ok", "version", MG_VERSION, "sessions",
+                          (json_int_t)mg_sessions_count(h->srv->sessions));
+    return mg__respond_json(c, r, 200, j);
+}
+
+/* Ready: not stopping, the audit log open, the catalog directory readable
+ * (absent is fine: no repo indexed yet). Else 503 with the reason. */
+static enum MHD_Result readyz(struct mg_http *h, struct MHD_Connection *c, struct req *r)
+{
+    char reason[256] = "";
+    if (atomic_load(&h->stopping) || h->srv->stopping) {
+        snprintf(reason, sizeof(reason), "stopping");
+    } else if (!h->srv->audit) {
+        snprintf(reason, sizeof(reason), "the audit log is not open");
+    } else {
+        /* (no path in the reason: the route takes no token) */
+        char dir[PATH_MAX];
+        struct mg_err err = {0};
+        if (mg_catalog_dir(&h->srv->cfg, 0, dir, sizeof(dir), &err) != 0) {
+            snprintf(reason, sizeof(reason), "the catalog is unreadable");
+        } else {
+            DIR *d = opendir(dir);
+            if (d) closedir(d);
+            else if (errno != ENOENT)
+                snprintf(reason, sizeof(reason), "the catalog is unreadable: %s", strerror(errno));
+        }
+    }
+    if (reason[0]) {
+        json_t *j = json_pack("{s:b, s:s}", "ready", 0, "reason", reason);
+        return mg__respond_json_h(c, r, 503, j, "Retry-After", "1", NULL, NULL);
+    }
+    json_t *j = json_pack("{s:b, s:s, s:I}", "ready", 1, "version", MG_VERSION, "sessions",
                           (json_int_t)mg_sessions_count(h->srv->sessions));
     return mg__respond_json(c, r, 200, j);
 }
@@ -162,6 +198,27 @@ static enum MHD_Result too_large(struct mg_http *h, struct MHD_Connection *c, st
                              h->srv->cfg.http_max_body);
 }
 
+/* The request's id: the client's X-Request-Id when it is 1-64 characters of
+ * [A-Za-z0-9._:-], else 16 random hex digits. */
+static void request_id(struct MHD_Connection *c, struct req *r)
+{
+    const char *v = mg__header(c, "X-Request-Id");
+    size_t n = v ? strlen(v) : 0;
+    bool ok = n >= 1 && n <= MG_REQUEST_ID_MAX;
+    for (size_t i = 0; ok && i < n; i++) {
+        char ch = v[i];
+        ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' ||
+             ch == '_' || ch == ':' || ch == '-';
+    }
+    if (ok) {
+        memcpy(r->rid, v, n + 1);
+        return;
+    }
+    unsigned char b[8];
+    randombytes_buf(b, sizeof(b));
+    sodium_bin2hex(r->rid, sizeof(r->rid), b, sizeof(b));
+}
+
 static struct req *new_req(struct mg_http *h, struct MHD_Connection *c)
 {
     struct req *r = calloc(1, sizeof(*r));
@@ -194,6 +251,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (!r->started) {
         /* first call: the headers are in, the body is not */
         r->started = true;
+        request_id(c, r);
+        mg_request_id_set(r->rid); /* for the audit events of what this thread does for it */
         r->label = route_label(url, &r->api);
         mg_buf_init(&r->body, body_cap(h, r));
         enum MHD_Result rc;
@@ -250,16 +309,17 @@ static enum MHD_Result dispatch(struct mg_http *h, struct MHD_Connection *c, str
     case A_V1: return mg__v1(h, c, r, url, method);
     case A_HOOK: return mg__hook(h, c, r, method);
     case A_HEALTHZ:
+    case A_READYZ:
     case A_METRICS:
         if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
             json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code", MG_E_METHOD_NOT_ALLOWED, "message",
                                   "only GET is allowed here");
             return mg__respond_json_h(c, r, 405, j, "Allow", "GET, HEAD", NULL, NULL);
         }
-        return r->api == A_HEALTHZ ? healthz(h, c, r) : metrics(h, c, r);
+        return r->api == A_HEALTHZ ? healthz(h, c, r) : r->api == A_READYZ ? readyz(h, c, r) : metrics(h, c, r);
     default:
         return mg__respond_error(c, r, 404, MG_E_ROUTE_NOT_FOUND,
-                             "no route %.200s; memgate serves /mcp, /v1/..., /healthz and /metrics", url);
+                             "no route %.200s; memgate serves /mcp, /v1/..., /healthz, /readyz and /metrics", url);
     }
 }
 
@@ -268,6 +328,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
     (void)cls;
     (void)c;
     struct req *r = *con_cls;
+    mg_request_id_set(NULL);
     if (!r) return;
     if (!r->started && toe == MHD_REQUEST_TERMINATED_WITH_ERROR) {
         r->label = "other";

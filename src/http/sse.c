@@ -174,6 +174,7 @@ enum MHD_Result mg__respond_sse(struct MHD_Connection *c, struct req *r, struct 
     MHD_add_response_header(resp, "Cache-Control", "no-cache, no-store");
     MHD_add_response_header(resp, "X-Accel-Buffering", "no");
     if (s->sid[0]) MHD_add_response_header(resp, "Mcp-Session-Id", s->sid);
+    if (r && r->rid[0]) MHD_add_response_header(resp, "X-Request-Id", r->rid);
     enum MHD_Result rc = MHD_queue_response(c, MHD_HTTP_OK, resp);
     MHD_destroy_response(resp); /* on failure this calls sse_free */
     if (rc == MHD_YES) {

@@ -8,6 +8,15 @@
 
 #include "store/content.h"
 
+static _Thread_local char thread_request_id[MG_REQUEST_ID_MAX + 1];
+
+void mg_request_id_set(const char *id)
+{
+    snprintf(thread_request_id, sizeof(thread_request_id), "%s", id ? id : "");
+}
+
+const char *mg_request_id_current(void) { return thread_request_id[0] ? thread_request_id : NULL; }
+
 int mg_request_init(struct mg_ctx *x, const struct mg_request_spec *spec, struct mg_err *err)
 {
     memset(x, 0, sizeof(*x));
@@ -32,6 +41,8 @@ int mg_request_init(struct mg_ctx *x, const struct mg_request_spec *spec, struct
         snprintf(x->session->tenant, sizeof(x->session->tenant), "%s", x->who.tenant);
     }
     x->instance = x->session->instance;
+    const char *rid = spec->request_id ? spec->request_id : mg_request_id_current();
+    snprintf(x->request_id, sizeof(x->request_id), "%s", rid ? rid : "");
     if (spec->repo_header && !(x->repo_header = strdup(spec->repo_header))) {
         mg_request_release(x);
         return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");

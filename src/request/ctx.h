@@ -54,6 +54,8 @@ struct mg_channel {
 #define MG_AUDIT_PARTS_MAX 8
 
 /* The audit record a request builds (see mg_gate_finish). */
+#define MG_REQUEST_ID_MAX 64
+
 struct mg_audit_rec {
     char op[64];                     /* the tool or command */
     char repo[512];                  /* the repos it worked on, joined with ',' */
@@ -102,6 +104,7 @@ struct mg_ctx {
     } page;
     pthread_mutex_t mu;              /* guards audit while parts run in parallel */
     struct mg_audit_rec audit;
+    char request_id[MG_REQUEST_ID_MAX + 1]; /* the HTTP request's X-Request-Id, "" none */
 };
 
 struct mg_request_spec {
@@ -113,7 +116,16 @@ struct mg_request_spec {
     struct mg_channel *channel;      /* may be NULL */
     int64_t timeout_ms;              /* 0: no deadline */
     const char *op;                  /* the audit op: the tool's or the command's name */
+    const char *request_id;          /* NULL: this thread's (mg_request_id_set), if any */
 };
+
+/* The HTTP request this thread works for: its id (X-Request-Id) goes into
+ * the audit events of the requests built on the thread (mg_request_init)
+ * and of refusals. The HTTP layer sets it when a request's headers are in
+ * (and on the worker running a POST stream) and clears it (NULL) after. */
+void mg_request_id_set(const char *id);
+/* This thread's request id, or NULL. */
+const char *mg_request_id_current(void);
 
 /* Build x from spec. 0, or -1 with err (x zeroed: nothing to release). */
 int mg_request_init(struct mg_ctx *x, const struct mg_request_spec *spec, struct mg_err *err);

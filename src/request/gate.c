@@ -246,7 +246,8 @@ static void drop(struct mg_ctx *x, const char *kind, size_t n)
     const char *flags[1] = {kind};
     struct mg_audit_event ev = {.tenant = x->who.tenant, .instance = x->instance, .session = x->session->id,
                                 .op = "isolation_drop", .results = (long long)n, .flags = flags, .nflags = 1,
-                                .status = "ok", .durable = true};
+                                .status = "ok", .durable = true,
+                                .request_id = x->request_id[0] ? x->request_id : NULL};
     struct mg_err err = {0};
     if (x->srv->audit && mg_audit_emit(x->srv->audit, &ev, &err) != 0)
         fprintf(stderr, "memgate: warning: audit event 'isolation_drop' not written: %s\n", err.msg);
@@ -803,6 +804,7 @@ void mg_gate_finish(struct mg_ctx *x, int rc, struct mg_err *err)
         .injection_reasons = why,
         .ninjection_reasons = nwhy,
         .durable = code || nf || a->redactions || a->write,
+        .request_id = x->request_id[0] ? x->request_id : NULL,
     };
     pthread_mutex_unlock(&x->mu);
     write_event(x->srv, &ev);
@@ -813,6 +815,7 @@ struct refusal {
     int each;       /* refusals like it written one by one in the interval */
     long long more; /* ... and counted after those */
     char tenant[65], op[65], code[65], what[160];
+    char request_id[MG_REQUEST_ID_MAX + 1]; /* the refused request's; a count of several names none */
 };
 
 struct mg_refusals {
@@ -832,7 +835,8 @@ struct mg_refusals *mg_refusals_new(void)
 static void refusal_write(struct mg_server *srv, const struct refusal *f, long long repeated)
 {
     struct mg_audit_event ev = {.tenant = f->tenant[0] ? f->tenant : NULL, .op = f->op, .query = f->what,
-                                .code = f->code, .status = "error", .durable = true, .repeated = repeated};
+                                .code = f->code, .status = "error", .durable = true, .repeated = repeated,
+                                .request_id = !repeated && f->request_id[0] ? f->request_id : NULL};
     write_event(srv, &ev);
 }
 
@@ -861,6 +865,8 @@ void mg_gate_refusal(struct mg_server *srv, const char *tenant, const char *op, 
     snprintf(now_one.op, sizeof(now_one.op), "%s", op);
     snprintf(now_one.code, sizeof(now_one.code), "%s", code ? code : MG_E_INTERNAL);
     snprintf(now_one.what, sizeof(now_one.what), "%s", what ? what : "");
+    const char *rid = mg_request_id_current();
+    snprintf(now_one.request_id, sizeof(now_one.request_id), "%s", rid ? rid : "");
     if (!t) {
         refusal_write(srv, &now_one, 0);
         return;

@@ -127,6 +127,7 @@ enum mg_audit_bad mg_audit_parse_line(const char *line, size_t len, struct mg_au
     else if (!str_or_null(o, "repo")) bad = "repo";
     else if (!str_or_null(o, "query")) bad = "query";
     else if (json_object_get(o, "repeated") && !json_is_integer(json_object_get(o, "repeated"))) bad = "repeated";
+    else if (json_object_get(o, "request_id") && !json_is_string(json_object_get(o, "request_id"))) bad = "request_id";
     for (size_t i = 0; !bad && json_is_array(flags) && i < json_array_size(flags); i++)
         if (!json_is_string(json_array_get(flags, i))) bad = "flags";
     if (bad) {
@@ -240,9 +241,10 @@ static char *event_body(const struct mg_audit_event *ev, long long seq, const ch
         if (!why) goto oom;
         json_object_set_new(o, "injection", json_pack("{s:i, s:o}", "score", ev->injection_score, "reasons", why));
     }
+    if (ev->request_id) json_object_set_new(o, "request_id", jstr(ev->request_id, MG_AUDIT_FIELD_MAX));
     json_object_set_new(o, "prev", json_string(prev));
     if (json_object_size(o) != 12u + (ev->nparts != 0) + (ev->code != NULL) + (ev->status != NULL) +
-                                (ev->repeated > 0) + (ev->injection_score > 0))
+                                (ev->repeated > 0) + (ev->injection_score > 0) + (ev->request_id != NULL))
         goto oom; /* a set failed */
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);

@@ -7,7 +7,8 @@
  *    "results":12,"redactions":0,"flags":[],"parts":{..},"code":"..","status":"..",
  *    "prev":"<64 hex>","hash":"<64 hex>"}
  *
- * Keys come in that order; parts, code and status only when set (parts: a
+ * (then "repeated", "injection" and "request_id" when set: the HTTP request's
+ * X-Request-Id.) Keys come in that order; parts, code and status only when set (parts: a
  * composed request's operations and their result counts); tenant, instance,
  * session, repo and query are null when unknown. seq counts from 1 over the
  * whole history, rotations included. The hash chain:
@@ -93,6 +94,7 @@ struct mg_audit_event {
     const char *const *injection_reasons;
     size_t ninjection_reasons;
     bool durable;              /* a write or a security event: synced under audit_fsync = writes too */
+    const char *request_id;    /* the HTTP request's X-Request-Id; NULL: left out */
 };
 
 struct mg_audit;

@@ -339,6 +339,83 @@ static int load_file(struct mg_config *c, const char *path, int required, struct
     return rc;
 }
 
+/* The MEMGATE_* variables that are not settings (without the prefix). */
+static const char *const env_other[] = {
+    "HOME", "CONFIG", "MASTER_KEY", "INSTANCE_ID", "VERBOSE",
+    /* test seams (docs/config.md) */
+    "TEST_COMMIT_BYTES", "TEST_MIN_REINDEX_INTERVAL", "TEST_WATCH_LIMIT",
+    /* the test and bench harnesses' own (tests/, scripts/, bench/): set around memgate, not read by it */
+    "BIN", "KEEP_TMP", "BENCH_CACHE", "BENCH_NODE", "ISOLATION_CALLS", "MEMISO_OPS", "MEMISO_SEED", "SDK2_CALLS",
+};
+
+/* Edit distance of a and b (each at most 63 bytes compared). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t na = strnlen(a, 63), nb = strnlen(b, 63), row[64];
+    for (size_t j = 0; j <= nb; j++) row[j] = j;
+    for (size_t i = 1; i <= na; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= nb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (row[j] + 1 < best) best = row[j] + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[nb];
+}
+
+int mg_config_check_env(struct mg_err *err)
+{
+    extern char **environ;
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "MEMGATE_", 8) != 0) continue;
+        const char *name = *e + 8, *eq = strchr(name, '=');
+        size_t n = eq ? (size_t)(eq - name) : strlen(name);
+        char got[64];
+        snprintf(got, sizeof(got), "%.*s", (int)(n < 63 ? n : 63), name);
+        bool known = false;
+        const char *best = NULL;
+        size_t best_d = (size_t)-1;
+        char up[64];
+        for (size_t i = 0; !known && i < sizeof(keys) / sizeof(keys[0]) + sizeof(env_other) / sizeof(env_other[0]);
+             i++) {
+            const char *k;
+            if (i < sizeof(keys) / sizeof(keys[0])) {
+                size_t j = 0;
+                for (const char *p = keys[i].name; *p && j + 1 < sizeof(up); p++) up[j++] = (char)toupper((unsigned char)*p);
+                up[j] = 0;
+                k = up;
+            } else {
+                k = env_other[i - sizeof(keys) / sizeof(keys[0])];
+            }
+            if (n < 64 && strcmp(got, k) == 0) {
+                known = true;
+                break;
+            }
+            size_t d = edit_distance(got, k);
+            if (d < best_d) {
+                best_d = d;
+                best = i < sizeof(keys) / sizeof(keys[0]) ? keys[i].name : k;
+            }
+        }
+        if (known) continue;
+        char closest[64];
+        size_t j = 0;
+        for (const char *p = best ? best : "HOME"; *p && j + 1 < sizeof(closest); p++)
+            closest[j++] = (char)toupper((unsigned char)*p);
+        closest[j] = 0;
+        return mg_err_set(err, MG_E_CONFIG,
+                          "unknown environment variable MEMGATE_%.64s; did you mean MEMGATE_%s? (unset it, or see "
+                          "docs/config.md for the variables)",
+                          got, closest);
+    }
+    return 0;
+}
+
 int mg_config_load(struct mg_config *c, struct mg_err *err)
 {
     mg_config_defaults(c);

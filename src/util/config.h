@@ -84,6 +84,12 @@ struct mg_config {
 
 /* Fill c: defaults, the config file, the environment. */
 int mg_config_load(struct mg_config *c, struct mg_err *err);
+/* Every MEMGATE_* variable in the environment is a known one: MEMGATE_<KEY>
+ * for a setting, or one of the others (MEMGATE_HOME, MEMGATE_CONFIG,
+ * MEMGATE_MASTER_KEY, ..., the test seams and the test harnesses' own). 0,
+ * or -1 with invalid_config naming the first unknown one and the closest
+ * known name. */
+int mg_config_check_env(struct mg_err *err);
 /* Defaults only (home included). */
 void mg_config_defaults(struct mg_config *c);
 /* Apply config-file text; origin names it in errors. Exposed for tests and fuzzing. */

@@ -10,7 +10,7 @@
 static const char *const routes[] = {"/mcp",         "/v1/repos",    "/v1/search",   "/v1/symbols",  "/v1/files",
                                      "/v1/file",     "/v1/outline",  "/v1/scope",    "/v1/index",    "/v1/audit",
                                      "/v1/notes",    "/v1/projects", "/v1/episodes", "/v1/entities", "/v1/profiles",
-                                     "/v1/context",  "/healthz",     "/metrics",     "other"};
+                                     "/v1/context",  "/healthz",     "/readyz",      "/metrics",     "other"};
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
 static const int statuses[] = {200, 201, 202, 204, 400, 401, 403, 404, 405, 406, 409, 413, 415, 429, 431, 500,
                                 503};
