@@ -43,6 +43,13 @@ static void names_add(struct names *s, const char *x, size_t len)
     s->v[s->n++] = strndup(x, len);
 }
 
+static void names_free(struct names *s)
+{
+    for (size_t i = 0; i < s->n; i++) free(s->v[i]);
+    free(s->v);
+    memset(s, 0, sizeof(*s));
+}
+
 /* What is missing, as "a, b, c". */
 struct missing {
     char buf[16384];
@@ -219,6 +226,8 @@ TEST(docs_http_lists_every_route)
         if (!has_backticked(doc, modes[i])) missing_add(&m, modes[i]);
     if (m.n) FAIL("docs/http.md does not name the search modes: %s", m.buf);
     free(doc);
+    names_free(&routes);
+    names_free(&families);
 }
 
 /* The other way: every table row of doc that starts with a name in backticks
@@ -275,6 +284,7 @@ TEST(docs_errors_lists_every_code)
     rows_known(doc, &codes, &m);
     if (m.n) FAIL("docs/errors.md has rows for %d codes the code does not have: %s", m.n, m.buf);
     free(doc);
+    names_free(&codes);
 }
 
 /* ---- config keys: docs/config.md -------------------------------------------------- */
@@ -307,6 +317,7 @@ TEST(docs_config_lists_every_key)
     rows_known(doc, &keys, &m);
     if (m.n) FAIL("docs/config.md has rows for %d keys the config does not have: %s", m.n, m.buf);
     free(doc);
+    names_free(&keys);
 }
 
 /* ---- commands and flags: docs/cli.md ---------------------------------------------- */
@@ -416,6 +427,7 @@ TEST(docs_cli_lists_every_command_and_flag)
         }
         mg_t_out_free(&h);
         free(sec);
+        names_free(&flags);
     }
     if (m.n)
         FAIL("docs/cli.md and `memgate [CMD] --help` disagree on %d commands or flags (missing from cli.md "
@@ -429,4 +441,5 @@ TEST(docs_cli_lists_every_command_and_flag)
     for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) ASSERT_CONTAINS(line, modes[i]);
     mg_t_out_free(&o);
     free(doc);
+    names_free(&cmds);
 }
