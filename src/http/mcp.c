@@ -253,17 +253,6 @@ static enum MHD_Result mcp_post_sse(struct mg_http *h, struct MHD_Connection *c,
     return rc;
 }
 
-/* Is a message a 2026-07-28 request: per-request _meta, or a method only
- * that version has? */
-static bool modern_meta(json_t *msg)
-{
-    const char *m = json_string_value(json_object_get(msg, "method"));
-    if (m && (strcmp(m, "server/discover") == 0 || strcmp(m, "subscriptions/listen") == 0)) return true;
-    json_t *meta = json_object_get(json_object_get(msg, "params"), "_meta");
-    return json_object_get(meta, "io.modelcontextprotocol/protocolVersion") ||
-           json_object_get(meta, "io.modelcontextprotocol/clientCapabilities");
-}
-
 /* A POST without Mcp-Session-Id: a 2026-07-28 request, served on its own.
  * Answered on an SSE stream when there is something to stream (a
  * progressToken or a logLevel, or subscriptions/listen), else as JSON with
@@ -287,11 +276,7 @@ static enum MHD_Result mcp_post_stateless(struct mg_http *h, struct MHD_Connecti
     json_t *meta = json_object_get(json_object_get(msg, "params"), "_meta");
     bool listen = method && strcmp(method, "subscriptions/listen") == 0;
     /* a logLevel rpc.c will refuse is answered as JSON, with its 400 */
-    const char *lv = json_string_value(json_object_get(meta, "io.modelcontextprotocol/logLevel"));
-    static const char levels[] = " debug info notice warning error critical alert emergency ";
-    char word[16];
-    bool lv_ok = lv && strlen(lv) < sizeof(word) - 2 && snprintf(word, sizeof(word), " %s ", lv) > 0 &&
-                 strstr(levels, word);
+    bool lv_ok = mg_mcp_log_level_known(json_string_value(json_object_get(meta, "io.modelcontextprotocol/logLevel")));
     bool streams = listen || (method && strcmp(method, "tools/call") == 0 &&
                               (json_object_get(meta, "progressToken") || lv_ok));
     if (sse_ok && (streams || !json_ok)) {
@@ -336,8 +321,8 @@ enum MHD_Result mg__mcp_post(struct mg_http *h, struct MHD_Connection *c, struct
     /* 2026-07-28 (per-request _meta, a method only it has, or its version in the header): no session,
      * whatever Mcp-Session-Id says */
     const char *hv = mg__header(c, "MCP-Protocol-Version");
-    bool modern = (hv && strcmp(hv, MG_MCP_MODERN) == 0) || modern_meta(msg);
-    for (size_t i = 0; !modern && k.batch && i < json_array_size(msg); i++) modern = modern_meta(json_array_get(msg, i));
+    bool modern = (hv && strcmp(hv, MG_MCP_MODERN) == 0) || mg_rpc_modern(msg);
+    for (size_t i = 0; !modern && k.batch && i < json_array_size(msg); i++) modern = mg_rpc_modern(json_array_get(msg, i));
     if (modern) return mcp_post_stateless(h, c, r, msg, &k, sse_ok, json_ok);
     if (k.initialize) {
         if (k.batch) {

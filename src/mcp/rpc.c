@@ -50,6 +50,8 @@ static int level_index(const char *name)
     return -1;
 }
 
+bool mg_mcp_log_level_known(const char *name) { return level_index(name) >= 0; }
+
 static int hex(int c) { return c >= '0' && c <= '9' ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : -1; }
 
 char *mg_uri_to_path(const char *uri)
@@ -943,11 +945,11 @@ static void modern_result(const struct call *c, json_t *r)
             json_object_update_new(r, json_pack("{s:i, s:s}", "ttlMs", 0, "cacheScope", "private"));
 }
 
-static bool is_modern(const struct mg_rpc_conn *c, const char *method, json_t *params)
+bool mg_rpc_modern(json_t *msg)
 {
-    if (c->stateless) return true;
-    if (strcmp(method, "server/discover") == 0 || strcmp(method, "subscriptions/listen") == 0) return true;
-    json_t *meta = json_object_get(params, "_meta");
+    const char *m = json_string_value(json_object_get(msg, "method"));
+    if (m && (strcmp(m, "server/discover") == 0 || strcmp(m, "subscriptions/listen") == 0)) return true;
+    json_t *meta = json_object_get(json_object_get(msg, "params"), "_meta");
     return json_object_get(meta, META_VERSION) || json_object_get(meta, META_CAPS);
 }
 
@@ -1020,7 +1022,7 @@ static json_t *handle_one(const struct mg_rpc_conn *c, json_t *m)
     struct call call = {.c = c, .id = id, .params = params, .method = json_string_value(method)};
     json_t *empty = NULL;
     if (!call.params) call.params = empty = json_object();
-    call.modern = is_modern(c, call.method, call.params);
+    call.modern = c->stateless || mg_rpc_modern(m);
     json_t *r = call.modern ? modern_dispatch(&call) : dispatch(&call);
     if (r && call.modern) modern_result(&call, r);
     json_decref(empty);

@@ -47,6 +47,7 @@ extern const char *const mg_mcp_versions[]; /* the legacy ones, newest first, NU
 #define MG_MCP_LATEST "2025-11-25"             /* the newest legacy version */
 #define MG_MCP_MODERN "2026-07-28"
 bool mg_mcp_version_supported(const char *v);  /* a legacy version initialize accepts */
+bool mg_mcp_log_level_known(const char *name); /* debug ... emergency */
 
 
 /* The _meta key of a 2026-07-28 request naming the client's workspace root
@@ -75,6 +76,11 @@ struct mg_rpc_conn {
  * an array for a batch; NULL when nothing is to be answered). Responses to
  * server-to-client requests are delivered to the request waiting for them. */
 void mg_rpc_handle(const struct mg_rpc_conn *c, json_t *msg, json_t **reply);
+
+/* Is msg (one message) a 2026-07-28 request by itself: its _meta names a
+ * protocol version or client capabilities, or its method exists only in
+ * that version? (A connection without a session makes every request one.) */
+bool mg_rpc_modern(json_t *msg);
 
 /* The HTTP status of a reply to a stateless (2026-07-28) request: 404 for
  * -32601, 400 for malformed requests and the -320xx errors, else 200. */
