@@ -26,6 +26,13 @@ static char *san(const char *in, size_t n, unsigned *found)
         free(o_);                                                                                               \
     } while (0)
 
+/* The patterns are compiled when a window first needs them: check them all. */
+TEST(sanitize_injection_patterns_compile)
+{
+    char why[300] = "";
+    if (mg_injection_patterns_check(why, sizeof(why)) != 0) FAIL("%s", why);
+}
+
 TEST(sanitize_strips_escapes_and_controls)
 {
     SAN_EQ("plain text\n\tindented\r\n", "plain text\n\tindented\r\n", 0);

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "security/scan.h"
+#include "util/lre.h"
 #include "util/utf8.h"
 
 /* Decode one UTF-8 sequence at s (n > 0 bytes left). Returns its length and
@@ -265,7 +266,11 @@ enum {
 #define F_BASE64 0x8u
 #define F_HEX 0x10u
 
-static pcre2_code *inj_re[N_PATTERNS]; /* each pattern alone: a window confirms the ones that fired in it */
+/* each pattern alone: a window confirms the ones that fired in it (compiled
+ * when a window first needs it) */
+#define INJ_RE_OPTS (PCRE2_CASELESS | PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF)
+static struct mg_lre inj_re[N_PATTERNS];
+static bool inj_ok; /* inj_re and inj_db are ready */
 static hs_database_t *inj_db;
 static hs_scratch_t *inj_proto;
 static pthread_once_t inj_once = PTHREAD_ONCE_INIT;
@@ -356,21 +361,8 @@ static void inj_compile(void)
     mg_buf_init(&hsb, 1 << 20);
     const char *pats[N_PATTERNS + 2];
     unsigned flags[N_PATTERNS + 2];
-    for (size_t i = 0; i < N_PATTERNS; i++) {
-        int ec;
-        PCRE2_SIZE eo;
-        const char *re = inj_patterns[i].re;
-        inj_re[i] = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED,
-                                  PCRE2_CASELESS | PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &ec, &eo, NULL);
-        if (!inj_re[i]) {
-            fprintf(stderr, "memgate: bug: prompt-injection pattern %zu does not compile (PCRE2 error %d at %zu)\n",
-                    i, ec, (size_t)eo);
-            while (i > 0) pcre2_code_free(inj_re[--i]);
-            inj_re[0] = NULL;
-            goto out;
-        }
-        pcre2_jit_compile(inj_re[i], PCRE2_JIT_COMPLETE);
-    }
+    for (size_t i = 0; i < N_PATTERNS; i++)
+        if (mg_lre_init(&inj_re[i], inj_patterns[i].re, INJ_RE_OPTS, PCRE2_JIT_COMPLETE, false, NULL, 0) != 0) goto out;
     unsigned n = 0;
     size_t loose[N_PATTERNS];
     for (size_t i = 0; i < N_PATTERNS; i++) {
@@ -407,6 +399,8 @@ static void inj_compile(void)
     } else if (hs_alloc_scratch(inj_db, &inj_proto) != HS_SUCCESS) {
         hs_free_database(inj_db);
         inj_db = NULL;
+    } else {
+        inj_ok = true;
     }
 out:
     mg_buf_release(&hsb);
@@ -772,9 +766,10 @@ static unsigned pcre_why(const unsigned char *s, size_t n, const uint64_t *ids)
     pcre2_match_data *md = pcre2_match_data_create(1, NULL);
     if (!md) return 0;
     unsigned why = 0;
+    const pcre2_code *re;
     for (size_t i = 0; i < N_PATTERNS; i++)
         if ((ids[i / 64] >> (i % 64) & 1) && !(why & inj_patterns[i].why) &&
-            pcre2_match(inj_re[i], (PCRE2_SPTR)s, n, 0, 0, md, NULL) >= 0)
+            (re = mg_lre_get(&inj_re[i], NULL)) && pcre2_match(re, (PCRE2_SPTR)s, n, 0, 0, md, NULL) >= 0)
             why |= inj_patterns[i].why;
     pcre2_match_data_free(md);
     return why;
@@ -1251,7 +1246,7 @@ int mg_injection_check(const char *str, size_t n, struct mg_inj *r)
     struct pre p;
     prescan((const unsigned char *)str, n, &p);
     if (p.hidden) r->reasons |= MG_INJ_HIDDEN;
-    if (inj_re[0]) {
+    if (inj_ok) {
         unsigned fold = 0, why = match(str, n, p.valid, &fold);
         fold |= p.fold;
         if (!why && n <= MG_INJECTION_FOLD_MAX && (p.chars || fold)) why = match_folded(str, n, fold);
@@ -1259,6 +1254,20 @@ int mg_injection_check(const char *str, size_t n, struct mg_inj *r)
     }
     r->score = score_of(r->reasons);
     return r->score;
+}
+
+int mg_injection_patterns_check(char *why, size_t cap)
+{
+    for (size_t i = 0; i < N_PATTERNS; i++) {
+        struct mg_lre l;
+        char m[240];
+        if (mg_lre_init(&l, inj_patterns[i].re, INJ_RE_OPTS, 0, true, m, sizeof(m)) != 0) {
+            snprintf(why, cap, "prompt-injection pattern %zu %s", i, m);
+            return -1;
+        }
+        mg_lre_release(&l);
+    }
+    return 0;
 }
 
 bool mg_injection(const char *s, size_t n) { return mg_injection_check(s, n, NULL) >= MG_INJ_FLAG; }

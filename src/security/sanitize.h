@@ -83,6 +83,9 @@ struct mg_inj {
 
 /* The score of s[0..n); *r (may be NULL) gets score and reasons. */
 int mg_injection_check(const char *s, size_t n, struct mg_inj *r);
+/* Compile every injection pattern now (they are compiled when first needed):
+ * 0, or -1 and which one does not compile in why. For the tests. */
+int mg_injection_patterns_check(char *why, size_t cap);
 
 /* mg_injection_check(s, n, NULL) >= MG_INJ_FLAG. */
 bool mg_injection(const char *s, size_t n);

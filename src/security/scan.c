@@ -15,6 +15,7 @@
  *   8. the built-in rule set
  */
 #include "security/scan.h"
+#include "util/lre.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <ctype.h>
@@ -117,19 +118,10 @@ char *mg_secret_mask(const char *secret, size_t n, char *out, size_t cap)
 /* Allowlist regexes: `allow` tests the secret, `allow_line` its whole line. */
 struct alist {
     char *name;          /* NULL for a rule's own list */
-    pcre2_code **sec;    /* on the secret */
-    char **secp;         /* their source text */
+    struct mg_lre *sec;  /* on the secret */
     size_t nsec;
-    pcre2_code **line;   /* on the line holding the secret's start */
-    char **linep;
+    struct mg_lre *line; /* on the line holding the secret's start */
     size_t nline;
-};
-
-/* A PCRE2 program and whether it was JIT-compiled (then pcre2_jit_match, which
- * skips pcre2_match's per-call checks, runs it). */
-struct rx {
-    pcre2_code *re;
-    bool jit;
 };
 
 /* The allowlist regexes one rule applies (its own and those of the lists it
@@ -141,7 +133,7 @@ struct rx {
  * share their asets. */
 struct aset {
     hs_database_t *db;
-    struct rx *extra;
+    struct mg_lre **extra; /* borrowed from the lists */
     size_t nextra;
 };
 
@@ -159,8 +151,7 @@ struct rule {
     double entropy;      /* minimum Shannon entropy of the secret, bits/byte */
     int lines;           /* how many lines a match may span (window size) */
     bool bykw;           /* first pass: its keywords (else its pattern, prefiltered) */
-    pcre2_code *re;
-    bool jit;            /* re was JIT-compiled */
+    struct mg_lre re;    /* pattern, compiled when first used (built-in rules) or at load */
     struct alist own;
     struct alist **uses; /* named allowlists this rule also applies */
     size_t nuses;
@@ -215,18 +206,10 @@ struct mg_scanner {
 
 static void alist_release(struct alist *a)
 {
-    for (size_t i = 0; i < a->nsec; i++) {
-        pcre2_code_free(a->sec[i]);
-        free(a->secp[i]);
-    }
-    for (size_t i = 0; i < a->nline; i++) {
-        pcre2_code_free(a->line[i]);
-        free(a->linep[i]);
-    }
+    for (size_t i = 0; i < a->nsec; i++) mg_lre_release(&a->sec[i]);
+    for (size_t i = 0; i < a->nline; i++) mg_lre_release(&a->line[i]);
     free(a->sec);
-    free(a->secp);
     free(a->line);
-    free(a->linep);
     free(a->name);
     memset(a, 0, sizeof(*a));
 }
@@ -238,7 +221,7 @@ static void rule_release(struct rule *r)
     for (size_t i = 0; i < r->nkw; i++) free(r->kw[i]);
     free(r->kw);
     free(r->pattern);
-    pcre2_code_free(r->re);
+    mg_lre_release(&r->re);
     alist_release(&r->own);
     free(r->uses);
     memset(r, 0, sizeof(*r));
@@ -284,6 +267,7 @@ struct parser {
     struct mg_scanner *s;
     unsigned lineno;
     enum { B_NONE, B_RULE, B_LIST } block;
+    bool lazy; /* the built-in rules: regexes compiled when first used (the tests load them eagerly) */
     struct mg_err *err;
 };
 
@@ -310,24 +294,17 @@ static bool valid_id(const char *s)
     return true;
 }
 
-static pcre2_code *compile_re(struct parser *p, const char *pat, const char *what)
+/* Take the regex pat into l: compiled now (a rules file's errors are found
+ * when it is loaded), or when first used for the built-in rules. */
+static int compile_re(struct parser *p, struct mg_lre *l, const char *pat, const char *what)
 {
-    int ec;
-    PCRE2_SIZE off;
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE | PCRE2_NEVER_UTF | PCRE2_NEVER_UCP,
-                                   &ec, &off, NULL);
-    if (!re) {
-        char msg[256];
-        pcre2_get_error_message(ec, (PCRE2_UCHAR *)msg, sizeof(msg));
-        RULES_ERR(p, "rules line %u: %s does not compile at offset %zu: %s; fix the regex (PCRE2 syntax)", p->lineno,
-                  what, (size_t)off, msg);
-        return NULL;
-    }
-    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE); /* without JIT (unsupported CPU) pcre2_match interprets */
-    return re;
+    char why[300];
+    if (mg_lre_init(l, pat, PCRE2_MULTILINE | PCRE2_NEVER_UTF | PCRE2_NEVER_UCP, PCRE2_JIT_COMPLETE, !p->lazy, why,
+                    sizeof(why)) == 0)
+        return 0;
+    if (strcmp(why, "out of memory") == 0) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
+    return RULES_ERR(p, "rules line %u: %s %s; fix the regex (PCRE2 syntax)", p->lineno, what, why);
 }
-
-static bool jitted(const pcre2_code *re);
 
 static struct alist *cur_alist(struct parser *p)
 {
@@ -337,20 +314,12 @@ static struct alist *cur_alist(struct parser *p)
 static int add_allow(struct parser *p, bool line, const char *val)
 {
     struct alist *a = cur_alist(p);
-    pcre2_code ***v = line ? &a->line : &a->sec;
-    char ***t = line ? &a->linep : &a->secp;
+    struct mg_lre **v = line ? &a->line : &a->sec;
     size_t *n = line ? &a->nline : &a->nsec;
-    pcre2_code **nv = realloc(*v, (*n + 1) * sizeof(**v));
+    struct mg_lre *nv = realloc(*v, (*n + 1) * sizeof(**v));
     if (!nv) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
     *v = nv;
-    char **nt = realloc(*t, (*n + 1) * sizeof(**t));
-    if (!nt) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
-    *t = nt;
-    if (!((*t)[*n] = strdup(val))) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
-    if (!((*v)[*n] = compile_re(p, val, line ? "allow_line regex" : "allow regex"))) {
-        free((*t)[*n]);
-        return -1;
-    }
+    if (compile_re(p, &nv[*n], val, line ? "allow_line regex" : "allow regex") != 0) return -1;
     (*n)++;
     return 0;
 }
@@ -372,9 +341,14 @@ static int finish_rule(struct parser *p)
     }
     /* a multi-line rule's failed searches are repeated with hard partial
      * matching (skip_dead_starts): JIT code for that mode too */
-    if (r->lines > 1) pcre2_jit_compile(r->re, PCRE2_JIT_PARTIAL_HARD);
-    uint32_t cap;
-    if (pcre2_pattern_info(r->re, PCRE2_INFO_CAPTURECOUNT, &cap) != 0) cap = 0;
+    if (r->lines > 1) {
+        r->re.jit_opts |= PCRE2_JIT_PARTIAL_HARD;
+        pcre2_code *re = atomic_load(&r->re.re);
+        if (re) pcre2_jit_compile(re, PCRE2_JIT_PARTIAL_HARD);
+    }
+    uint32_t cap = 99; /* built-in rules: checked when the tests load them eagerly */
+    const pcre2_code *re = atomic_load(&r->re.re);
+    if (re && pcre2_pattern_info(re, PCRE2_INFO_CAPTURECOUNT, &cap) != 0) cap = 0;
     for (int i = 0; i < r->ngroup; i++)
         if ((uint32_t)r->group[i] > cap)
             return RULES_ERR(p, "rules line %u: rule '%s' has group %d but its pattern has %u capture group%s", r->line,
@@ -456,8 +430,7 @@ static int rule_field(struct parser *p, const char *key, char *val)
         ONCE(r->pattern);
         char what[128];
         snprintf(what, sizeof(what), "the pattern of rule '%s'", r->id);
-        if (!(r->re = compile_re(p, val, what))) return -1;
-        r->jit = jitted(r->re);
+        if (compile_re(p, &r->re, val, what) != 0) return -1;
         if (!(r->pattern = strdup(val))) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
         r->pattern_line = p->lineno;
     } else if (strcmp(key, "group") == 0) {
@@ -546,9 +519,9 @@ static int parse_line(struct parser *p, char *line, size_t *rcap)
     return rule_field(p, key, val);
 }
 
-static int parse_rules(struct mg_scanner *s, const char *text, size_t len, struct mg_err *err)
+static int parse_rules(struct mg_scanner *s, const char *text, size_t len, bool lazy, struct mg_err *err)
 {
-    struct parser p = {.s = s, .err = err};
+    struct parser p = {.s = s, .lazy = lazy, .err = err};
     size_t rcap = 0;
     char *line = malloc(MG_RULES_MAX_LINE + 1);
     if (!line) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory loading the rules");
@@ -584,12 +557,6 @@ static bool cache_path(const char *kind, const char *const *pats, const unsigned
 static bool cache_load(const char *path, hs_database_t **db);
 static void cache_store(const char *path, const hs_database_t *db);
 
-static bool jitted(const pcre2_code *re)
-{
-    size_t n = 0;
-    return pcre2_pattern_info(re, PCRE2_INFO_JITSIZE, &n) == 0 && n > 0;
-}
-
 /* The regexes of a set Vectorscan rejected, remembered beside the cached
  * databases under the key of the whole set (`<key>.hsdb.rej`: their
  * indexes, u32 each): without it every process compiled the whole set
@@ -624,8 +591,7 @@ static int rejects_write(FILE *f, void *arg)
  * Vectorscan compiles its share in block mode, exactly (no prefilter), each
  * with HS_FLAG_MULTILINE like PCRE2's; a regex it rejects is left to PCRE2
  * and the rest compiled again. */
-static int build_aset(struct mg_scanner *s, struct aset *as, char *const *pats, pcre2_code *const *res, size_t n,
-                      struct mg_err *err)
+static int build_aset(struct mg_scanner *s, struct aset *as, struct mg_lre *const *res, size_t n, struct mg_err *err)
 {
     memset(as, 0, sizeof(*as));
     if (!n) return 0;
@@ -641,7 +607,7 @@ static int build_aset(struct mg_scanner *s, struct aset *as, char *const *pats, 
     }
     /* the whole set's key: the rejects found by an earlier process are left to PCRE2 at once */
     for (size_t i = 0; i < n; i++) {
-        hp[i] = pats[i];
+        hp[i] = res[i]->src;
         flags[i] = HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
     }
     char wpath[PATH_MAX + 64];
@@ -652,7 +618,7 @@ static int build_aset(struct mg_scanner *s, struct aset *as, char *const *pats, 
         unsigned k = 0;
         for (size_t i = 0; i < n; i++)
             if (!pc[i]) {
-                hp[k] = pats[i];
+                hp[k] = res[i]->src;
                 /* (not HS_FLAG_SINGLEMATCH: the first match stops the scan anyway, and it
                  * makes every scan of these short texts ~1.5x slower) */
                 flags[k] = HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
@@ -683,7 +649,7 @@ static int build_aset(struct mg_scanner *s, struct aset *as, char *const *pats, 
         mg_file_replace(rp, rejects_write, &(struct rejects){pc, n}, &ignored);
     }
     for (size_t i = 0; i < n; i++)
-        if (pc[i]) as->extra[as->nextra++] = (struct rx){res[i], jitted(res[i])};
+        if (pc[i]) as->extra[as->nextra++] = res[i];
     free(hp);
     free(flags);
     free(ids);
@@ -712,25 +678,18 @@ static int compile_allow(struct mg_scanner *s, struct mg_err *err)
         for (int line = 0; line < 2; line++) {
             size_t n = line ? r->own.nline : r->own.nsec;
             for (size_t u = 0; u < r->nuses; u++) n += line ? r->uses[u]->nline : r->uses[u]->nsec;
-            char **pats = calloc(n + 1, sizeof(*pats));
-            pcre2_code **res = calloc(n + 1, sizeof(*res));
-            if (!pats || !res) {
-                free(pats);
-                free(res);
-                return mg_err_set(err, MG_E_NO_MEMORY, "out of memory loading the rules");
-            }
+            struct mg_lre **res = calloc(n + 1, sizeof(*res));
+            if (!res) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory loading the rules");
             size_t k = 0;
             for (size_t u = 0; u <= r->nuses; u++) {
                 const struct alist *a = u == 0 ? &r->own : r->uses[u - 1];
                 size_t m = line ? a->nline : a->nsec;
                 for (size_t x = 0; x < m; x++, k++) {
-                    pats[k] = line ? a->linep[x] : a->secp[x];
-                    res[k] = line ? a->line[x] : a->sec[x];
+                    res[k] = line ? &a->line[x] : &a->sec[x];
                 }
             }
             struct aset *as = &s->asets[s->nasets++];
-            int rc = build_aset(s, as, pats, res, n, err);
-            free(pats);
+            int rc = build_aset(s, as, res, n, err);
             free(res);
             if (rc != 0) return -1;
             if (line) r->aline = as;
@@ -1289,6 +1248,7 @@ out_free:
 int mg_scanner_new(const char *text, size_t len, struct mg_scanner **out, struct mg_err *err)
 {
     *out = NULL;
+    bool lazy = !text;
     if (!text) text = mg_scanner_builtin_rules(&len);
     if (len > MG_RULES_MAX_BYTES)
         return mg_err_set(err, MG_E_BAD_RULES, "rules line 0: the rules are %zu bytes, over the %u-byte cap", len,
@@ -1296,7 +1256,7 @@ int mg_scanner_new(const char *text, size_t len, struct mg_scanner **out, struct
     struct mg_scanner *s = calloc(1, sizeof(*s));
     if (!s) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory loading the rules");
     pthread_mutex_init(&s->mu, NULL);
-    if (parse_rules(s, text, len, err) != 0 || compile_allow(s, err) != 0 || compile_db(s, err) != 0) {
+    if (parse_rules(s, text, len, lazy, err) != 0 || compile_allow(s, err) != 0 || compile_db(s, err) != 0) {
         mg_scanner_free(s);
         return -1;
     }
@@ -1456,8 +1416,12 @@ static int on_allow_match(unsigned int id, unsigned long long from, unsigned lon
     return 1; /* one match allows: stop */
 }
 
-static int rx_match(const pcre2_code *re, bool jit, const char *p, size_t len, size_t off, struct scan *sc)
+/* JIT code runs by pcre2_jit_match, which skips pcre2_match's per-call checks. */
+static int rx_match(struct mg_lre *l, const char *p, size_t len, size_t off, struct scan *sc)
 {
+    bool jit;
+    const pcre2_code *re = mg_lre_get(l, &jit);
+    if (!re) return PCRE2_ERROR_NOMATCH; /* (a built-in regex that does not compile: the tests say none) */
     if (jit) return pcre2_jit_match(re, (PCRE2_SPTR)p, len, off, 0, sc->sl->md, sc->s->mctx);
     return pcre2_match(re, (PCRE2_SPTR)p, len, off, 0, sc->sl->md, sc->s->mctx);
 }
@@ -1467,7 +1431,7 @@ static bool any_match(const struct aset *as, const char *p, size_t len, struct s
     if (as->db && hs_scan(as->db, p, (unsigned int)len, 0, sc->sl->ascratch, on_allow_match, NULL) == HS_SCAN_TERMINATED)
         return true;
     for (size_t i = 0; i < as->nextra; i++)
-        if (rx_match(as->extra[i].re, as->extra[i].jit, p, len, 0, sc) >= 0) return true;
+        if (rx_match(as->extra[i], p, len, 0, sc) >= 0) return true;
     return false;
 }
 
@@ -1522,7 +1486,8 @@ static int add_hit(struct scan *sc, uint32_t rule, size_t a, size_t b)
  * for each one. */
 static void skip_dead_starts(struct scan *sc, const struct rule *r, size_t *resume, size_t ws, size_t wlen, size_t off)
 {
-    int rc = pcre2_match(r->re, (PCRE2_SPTR)sc->buf + ws, wlen, off, PCRE2_PARTIAL_HARD, sc->sl->md, sc->s->mctx);
+    const pcre2_code *re = mg_lre_get((struct mg_lre *)&r->re, NULL);
+    int rc = !re ? PCRE2_ERROR_NOMATCH : pcre2_match(re, (PCRE2_SPTR)sc->buf + ws, wlen, off, PCRE2_PARTIAL_HARD, sc->sl->md, sc->s->mctx);
     if (rc == PCRE2_ERROR_NOMATCH) *resume = ws + wlen;
     else if (rc == PCRE2_ERROR_PARTIAL) *resume = ws + pcre2_get_ovector_pointer(sc->sl->md)[0];
 }
@@ -1545,7 +1510,7 @@ static int confirm(struct scan *sc, uint32_t id, size_t ws, size_t we, size_t st
     size_t wlen = we - ws, off = *resume > ws ? *resume - ws : 0;
     pcre2_match_data *md = sc->sl->md;
     while (off <= wlen) {
-        int rc = rx_match(r->re, r->jit, w, wlen, off, sc);
+        int rc = rx_match((struct mg_lre *)&r->re, w, wlen, off, sc);
         if (rc < 0) { /* no (more) matches, or a limit hit: give up on this window */
             if (rc == PCRE2_ERROR_NOMATCH && r->lines > 1) skip_dead_starts(sc, r, resume, ws, wlen, off);
             break;
