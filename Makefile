@@ -27,7 +27,12 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
            $(if $(findstring clang,$(CC)),-Wno-unknown-warning-option)
 CFLAGS  += -std=gnu11 $(OPT) -g -pthread -D_GNU_SOURCE -Isrc -I$(TSRT)/include $(WARN) $(SANFLAGS) \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LDLIBS  += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
+# libcurl, libgit2 and libmicrohttpd are not linked: src/util/dynlib.c loads
+# them when first called (they bring ~35 libraries most commands never use)
+DLPKGS  := libgit2 libmicrohttpd libcurl
+LDLIBS  += $(shell pkg-config --libs $(filter-out $(DLPKGS),$(PKGS)) 2>/dev/null) -lm -pthread -ldl
+# the test, bench and fuzz programs call more of them (loopback servers, HTTP clients): linked
+DLLIBS  := $(shell pkg-config --libs $(DLPKGS) 2>/dev/null)
 LDFLAGS += $(SANFLAGS)
 
 LIB_SRC  := $(sort $(wildcard src/*/*.c))
@@ -130,7 +135,7 @@ $(OUT)/memgate: $(OUT)/obj/src/main.o $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(OUT)/memgate-test: $(TEST_OBJ) $(FUZZ_OBJ) $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(DLLIBS)
 
 # The whole suite: unit tests, CLI tests on fixture repos the tests build,
 # and every fuzz target replayed over its kept corpus (memgate-test); then the
@@ -201,7 +206,7 @@ build/memgate-quality: build/obj/bench/quality.o build/libmemgate.a $(GRAMMAR_OB
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 build/memgate-mcpload: build/obj/bench/mcp_load.o
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(DLLIBS)
 
 # libFuzzer builds (clang). Each target runs FUZZ_SECONDS, growing a working
 # corpus in build/fuzz/corpus/<target> seeded from fuzz/corpus/<target>;

@@ -7,6 +7,10 @@
 
 #include "fixtures.h"
 
+#include <git2/version.h>
+#include <stdio.h>
+#include <stdlib.h>
+
 /* One indexed polyglot fixture per test process. */
 static char *repo, *home;
 
@@ -397,4 +401,74 @@ TEST(search_unknown_option_named_as_given)
         ASSERT_CONTAINS(o.err, "unknown option '-E' in '-EINVAL'");
         mg_t_out_free(&o);
     }
+}
+
+/* libcurl, libgit2 and libmicrohttpd (and the ~35 libraries they bring) are
+ * loaded when first called (util/dynlib.c): a search loads none of them,
+ * while `--version`, which asks each for its version, loads all three. The
+ * dynamic loader says which files it loads (LD_DEBUG=files, on stderr). */
+TEST(search_loads_no_network_or_git_library)
+{
+    setup();
+    setenv("LD_DEBUG", "files", 1);
+    struct mg_t_out s = MG_RUN(NULL, home, "search", "--repo", "poly", "parse_http_header");
+    struct mg_t_out v = MG_RUN(NULL, home, "--version");
+    unsetenv("LD_DEBUG");
+    ASSERT_EQ_INT(s.status, 0);
+    ASSERT_CONTAINS(s.out, "src/http.c");
+    ASSERT_CONTAINS(s.err, "file=libsqlite3.so"); /* the loader did report its files */
+    static const char *const lazy[] = {"file=libcurl.so", "file=libgit2.so", "file=libmicrohttpd.so"};
+    for (size_t i = 0; i < 3; i++) {
+        if (strstr(s.err, lazy[i])) FAIL("a search loaded %s", lazy[i] + 5);
+        ASSERT_CONTAINS(v.err, lazy[i]);
+    }
+    mg_t_out_free(&s);
+    mg_t_out_free(&v);
+}
+
+/* The file dir/name, whole (caller frees); "" when it cannot be read. */
+static char *slurp(const char *dir, const char *name)
+{
+    char p[4096];
+    snprintf(p, sizeof(p), "%s/%s", dir, name);
+    FILE *f = fopen(p, "rb");
+    char *b = calloc(1, 1 << 16);
+    if (f) {
+        size_t n = fread(b, 1, (1 << 16) - 1, f);
+        b[n] = 0;
+        fclose(f);
+    }
+    return b;
+}
+
+/* With those three libraries gone (bind-mounted over with /dev/null in a
+ * private mount namespace: CI runs as root), a search still works, and
+ * `serve` fails at once with dependency_missing naming the package. */
+TEST(missing_library_fails_only_what_needs_it)
+{
+    setup();
+    char *d = mg_t_tmpdir();
+    char script[4096];
+    snprintf(script, sizeof(script),
+             "set -u\n"
+             "for l in libcurl.so.4 libgit2.so.%s libmicrohttpd.so.12; do\n"
+             "  f=$(ldconfig -p | awk -v l=\"$l\" '$1 == l {print $NF; exit}')\n"
+             "  [ -n \"$f\" ] && mount --bind /dev/null \"$(readlink -f \"$f\")\" || { echo \"cannot hide $l\" >&2; exit 9; }\n"
+             "done\n"
+             "MEMGATE_HOME='%s' '%s' search --repo poly parse_http_header > s.out 2> s.err; echo $? > s.rc\n"
+             "MEMGATE_HOME='%s' timeout 20 '%s' serve --listen 127.0.0.1:0 > v.out 2> v.err; echo $? > v.rc\n",
+             LIBGIT2_SOVERSION, home, getenv("MEMGATE_BIN"), home, getenv("MEMGATE_BIN"));
+    mg_t_write(d, "hide.sh", script, strlen(script));
+    mg_t_sh(d, "unshare --mount sh hide.sh");
+    char *src = slurp(d, "s.rc"), *sout = slurp(d, "s.out");
+    char *vrc = slurp(d, "v.rc"), *verr = slurp(d, "v.err");
+    ASSERT_EQ_STR(src, "0\n");
+    ASSERT_CONTAINS(sout, "src/http.c");
+    ASSERT_EQ_STR(vrc, "1\n");
+    ASSERT_CONTAINS(verr, "error[dependency_missing]: cannot load libmicrohttpd.so.12");
+    ASSERT_CONTAINS(verr, "apt-get install libmicrohttpd12");
+    free(src);
+    free(sout);
+    free(vrc);
+    free(verr);
 }

@@ -18,6 +18,7 @@
 #define MG_E_NOT_A_DIR      "not_a_directory" /* index root is not a directory */
 #define MG_E_PERMISSION     "permission_denied"
 #define MG_E_IO             "io_error"        /* a read or write failed */
+#define MG_E_DEPENDENCY_MISSING "dependency_missing" /* a library loaded on first use is not installed (util/dynlib.c) */
 #define MG_E_NO_MEMORY      "out_of_memory"
 #define MG_E_DB             "db_error"        /* SQLite reported an error */
 #define MG_E_SCHEMA         "schema_too_new"  /* database written by a newer memgate */

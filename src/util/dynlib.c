@@ -1,0 +1,293 @@
+/* dynlib.c — libcurl, libgit2 and libmicrohttpd, loaded when first called.
+ *
+ * Those three pull in about 35 more shared libraries (GnuTLS, Kerberos,
+ * LDAP, libssh2, mbedTLS, ...). Linked at start-up, loading and relocating
+ * them was 6 of the ~9 ms every `memgate` process paid before doing
+ * anything, though most commands (search, outline, refs, repos, status ...)
+ * never fetch a URL, open a git repository or serve HTTP. So memgate is not
+ * linked against them: this file defines each function memgate calls, under
+ * the library's own name and with the prototype its header declares (the
+ * compiler checks them), and the first call dlopen()s the library and
+ * forwards. A library that cannot be loaded makes every call fail the way the
+ * library itself reports failure (NULL, -1, CURLE_FAILED_INIT, MHD_NO), after
+ * one line on stderr naming the Debian package to install; the caller's own
+ * error handling does the rest.
+ *
+ * Adding a call to one of these libraries means adding its line below (the
+ * link fails with "undefined reference" until then).
+ */
+#define CURL_DISABLE_TYPECHECK /* curl.h makes curl_easy_setopt a macro otherwise */
+#include <curl/curl.h>
+#include <dlfcn.h>
+#include <git2.h>
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/dynlib.h"
+#include "util/err.h"
+
+struct lib {
+    const char *soname;
+    const char *package; /* Debian's */
+    void *h;
+    bool tried;
+};
+
+static struct lib L_curl = {"libcurl.so.4", "libcurl4", NULL, false};
+static struct lib L_git2 = {"libgit2.so." LIBGIT2_SOVERSION, "libgit2-" LIBGIT2_SOVERSION, NULL, false};
+static struct lib L_mhd = {"libmicrohttpd.so.12", "libmicrohttpd12", NULL, false};
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void *lib_open(struct lib *l)
+{
+    pthread_mutex_lock(&mu);
+    if (!l->tried) {
+        l->tried = true;
+        if (!(l->h = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL))) {
+            const char *e = dlerror();
+            fprintf(stderr, "error[%s]: cannot load %s (%s); install it: apt-get install %s\n", MG_E_DEPENDENCY_MISSING,
+                    l->soname, e ? e : "not found", l->package);
+        }
+    }
+    void *h = l->h;
+    pthread_mutex_unlock(&mu);
+    return h;
+}
+
+static void *sym(struct lib *l, const char *name)
+{
+    void *h = lib_open(l);
+    return h ? dlsym(h, name) : NULL;
+}
+
+bool mg_dynlib_loaded(const char *soname_prefix)
+{
+    struct lib *all[] = {&L_curl, &L_git2, &L_mhd};
+    bool r = false;
+    pthread_mutex_lock(&mu);
+    for (size_t i = 0; i < 3; i++)
+        if (strncmp(all[i]->soname, soname_prefix, strlen(soname_prefix)) == 0) r = all[i]->h != NULL;
+    pthread_mutex_unlock(&mu);
+    return r;
+}
+
+/* The function pointer, resolved once (a data race on a pointer that only
+ * ever goes from NULL to its one value is avoided with atomics). */
+#define RESOLVE(L, name, type)                                                                                         \
+    static type p_;                                                                                                    \
+    type f_ = __atomic_load_n(&p_, __ATOMIC_ACQUIRE);                                                                  \
+    if (!f_ && (f_ = (type)sym(&L, #name))) __atomic_store_n(&p_, f_, __ATOMIC_RELEASE)
+
+/* ret name params: forward args, or return fail when the library is missing. */
+#define FN(L, ret, name, params, args, fail)                                                                           \
+    ret name params                                                                                                    \
+    {                                                                                                                  \
+        typedef ret(*fn_t) params;                                                                                     \
+        RESOLVE(L, name, fn_t);                                                                                        \
+        if (!f_) return fail;                                                                                          \
+        return f_ args;                                                                                                \
+    }
+#define FNV(L, name, params, args)                                                                                     \
+    void name params                                                                                                   \
+    {                                                                                                                  \
+        typedef void(*fn_t) params;                                                                                    \
+        RESOLVE(L, name, fn_t);                                                                                        \
+        if (f_) f_ args;                                                                                               \
+    }
+
+/* ---- libcurl ---------------------------------------------------------------- */
+
+FN(L_curl, CURLcode, curl_global_init, (long flags), (flags), CURLE_FAILED_INIT)
+FN(L_curl, CURL *, curl_easy_init, (void), (), NULL)
+FNV(L_curl, curl_easy_cleanup, (CURL *curl), (curl))
+FNV(L_curl, curl_easy_reset, (CURL *curl), (curl))
+FN(L_curl, CURLcode, curl_easy_perform, (CURL *curl), (curl), CURLE_FAILED_INIT)
+FN(L_curl, const char *, curl_easy_strerror, (CURLcode c), (c), "libcurl is not installed")
+FN(L_curl, struct curl_slist *, curl_slist_append, (struct curl_slist *list, const char *data), (list, data), NULL)
+FNV(L_curl, curl_slist_free_all, (struct curl_slist *list), (list))
+FN(L_curl, curl_version_info_data *, curl_version_info, (CURLversion v), (v), NULL)
+
+/* Variadic: the argument's type follows from the option's number
+ * (CURLOPTTYPE_* in curl.h: long, object pointer, function pointer, curl_off_t, blob). */
+CURLcode curl_easy_setopt(CURL *curl, CURLoption option, ...)
+{
+    typedef CURLcode (*fn_t)(CURL *, CURLoption, ...);
+    RESOLVE(L_curl, curl_easy_setopt, fn_t);
+    if (!f_) return CURLE_FAILED_INIT;
+    va_list ap;
+    va_start(ap, option);
+    CURLcode rc;
+    if (option < CURLOPTTYPE_OBJECTPOINT) {
+        long v = va_arg(ap, long);
+        rc = f_(curl, option, v);
+    } else if (option >= CURLOPTTYPE_OFF_T && option < CURLOPTTYPE_BLOB) {
+        curl_off_t v = va_arg(ap, curl_off_t);
+        rc = f_(curl, option, v);
+    } else { /* object and function pointers, blobs: all pointers */
+        void *v = va_arg(ap, void *);
+        rc = f_(curl, option, v);
+    }
+    va_end(ap);
+    return rc;
+}
+
+/* Variadic: every CURLINFO takes one pointer. */
+CURLcode curl_easy_getinfo(CURL *curl, CURLINFO info, ...)
+{
+    typedef CURLcode (*fn_t)(CURL *, CURLINFO, ...);
+    RESOLVE(L_curl, curl_easy_getinfo, fn_t);
+    if (!f_) return CURLE_FAILED_INIT;
+    va_list ap;
+    va_start(ap, info);
+    void *v = va_arg(ap, void *);
+    va_end(ap);
+    return f_(curl, info, v);
+}
+
+/* ---- libmicrohttpd ---------------------------------------------------------- */
+
+FN(L_mhd, const char *, MHD_get_version, (void), (), NULL)
+FNV(L_mhd, MHD_stop_daemon, (struct MHD_Daemon *d), (d))
+FNV(L_mhd, MHD_destroy_response, (struct MHD_Response *r), (r))
+FN(L_mhd, enum MHD_Result, MHD_add_response_header, (struct MHD_Response *r, const char *h, const char *v), (r, h, v),
+   MHD_NO)
+FN(L_mhd, struct MHD_Response *, MHD_create_response_from_buffer,
+   (size_t size, void *buffer, enum MHD_ResponseMemoryMode mode), (size, buffer, mode), NULL)
+FN(L_mhd, struct MHD_Response *, MHD_create_response_from_callback,
+   (uint64_t size, size_t block_size, MHD_ContentReaderCallback crc, void *crc_cls, MHD_ContentReaderFreeCallback crfc),
+   (size, block_size, crc, crc_cls, crfc), NULL)
+FN(L_mhd, int, MHD_get_connection_values,
+   (struct MHD_Connection *c, enum MHD_ValueKind kind, MHD_KeyValueIterator it, void *it_cls), (c, kind, it, it_cls), 0)
+FN(L_mhd, int, MHD_get_connection_values_n,
+   (struct MHD_Connection *c, enum MHD_ValueKind kind, MHD_KeyValueIteratorN it, void *it_cls), (c, kind, it, it_cls), 0)
+FN(L_mhd, const char *, MHD_lookup_connection_value, (struct MHD_Connection *c, enum MHD_ValueKind kind, const char *key),
+   (c, kind, key), NULL)
+FN(L_mhd, enum MHD_Result, MHD_queue_response, (struct MHD_Connection *c, unsigned int status, struct MHD_Response *r),
+   (c, status, r), MHD_NO)
+
+/* Variadic: memgate asks only for info types that take no further argument. */
+const union MHD_ConnectionInfo *MHD_get_connection_info(struct MHD_Connection *c, enum MHD_ConnectionInfoType type, ...)
+{
+    typedef const union MHD_ConnectionInfo *(*fn_t)(struct MHD_Connection *, enum MHD_ConnectionInfoType, ...);
+    RESOLVE(L_mhd, MHD_get_connection_info, fn_t);
+    return f_ ? f_(c, type) : NULL;
+}
+
+/* Variadic: the options go on as a va_list, which the library takes too. */
+struct MHD_Daemon *MHD_start_daemon(unsigned int flags, uint16_t port, MHD_AcceptPolicyCallback apc, void *apc_cls,
+                                    MHD_AccessHandlerCallback dh, void *dh_cls, ...)
+{
+    typedef struct MHD_Daemon *(*fn_t)(unsigned int, uint16_t, MHD_AcceptPolicyCallback, void *,
+                                       MHD_AccessHandlerCallback, void *, va_list);
+    RESOLVE(L_mhd, MHD_start_daemon_va, fn_t);
+    if (!f_) return NULL;
+    va_list ap;
+    va_start(ap, dh_cls);
+    struct MHD_Daemon *d = f_(flags, port, apc, apc_cls, dh, dh_cls, ap);
+    va_end(ap);
+    return d;
+}
+
+/* ---- libgit2 ---------------------------------------------------------------- */
+
+static const git_error no_git2 = {"libgit2 is not installed", 0};
+
+FN(L_git2, int, git_libgit2_init, (void), (), -1)
+FN(L_git2, int, git_libgit2_version, (int *major, int *minor, int *rev), (major, minor, rev), (*major = *minor = *rev = 0, -1))
+FN(L_git2, const git_error *, git_error_last, (void), (), &no_git2)
+FNV(L_git2, git_error_clear, (void), ())
+FNV(L_git2, git_buf_dispose, (git_buf *b), (b))
+FN(L_git2, char *, git_oid_tostr, (char *out, size_t n, const git_oid *id), (out, n, id), (n ? (*out = 0, out) : out))
+
+FNV(L_git2, git_annotated_commit_free, (git_annotated_commit *c), (c))
+FN(L_git2, int, git_annotated_commit_lookup, (git_annotated_commit **out, git_repository *repo, const git_oid *id),
+   (out, repo, id), -1)
+FN(L_git2, int, git_checkout_options_init, (git_checkout_options *o, unsigned int v), (o, v), -1)
+FN(L_git2, int, git_checkout_tree, (git_repository *repo, const git_object *t, const git_checkout_options *o), (repo, t, o),
+   -1)
+FNV(L_git2, git_commit_free, (git_commit *c), (c))
+FN(L_git2, int, git_commit_lookup, (git_commit **c, git_repository *repo, const git_oid *id), (c, repo, id), -1)
+FN(L_git2, int, git_commit_tree, (git_tree **t, const git_commit *c), (t, c), -1)
+
+FNV(L_git2, git_config_free, (git_config *c), (c))
+FN(L_git2, int, git_config_get_multivar_foreach,
+   (const git_config *c, const char *name, const char *rx, git_config_foreach_cb cb, void *payload),
+   (c, name, rx, cb, payload), -1)
+FN(L_git2, int, git_config_get_string_buf, (git_buf *out, const git_config *c, const char *name), (out, c, name), -1)
+FNV(L_git2, git_config_iterator_free, (git_config_iterator *it), (it))
+FN(L_git2, int, git_config_iterator_new, (git_config_iterator **out, const git_config *c), (out, c), -1)
+FN(L_git2, int, git_config_next, (git_config_entry **e, git_config_iterator *it), (e, it), -1)
+FN(L_git2, int, git_credential_ssh_key_from_agent, (git_credential **out, const char *user), (out, user), -1)
+
+FN(L_git2, int, git_diff_find_similar, (git_diff *d, const git_diff_find_options *o), (d, o), -1)
+FNV(L_git2, git_diff_free, (git_diff *d), (d))
+FN(L_git2, int, git_diff_options_init, (git_diff_options *o, unsigned int v), (o, v), -1)
+FN(L_git2, int, git_diff_to_buf, (git_buf *out, git_diff *d, git_diff_format_t f), (out, d, f), -1)
+FN(L_git2, int, git_diff_tree_to_tree,
+   (git_diff **d, git_repository *repo, git_tree *a, git_tree *b, const git_diff_options *o), (d, repo, a, b, o), -1)
+FN(L_git2, int, git_diff_tree_to_workdir_with_index,
+   (git_diff **d, git_repository *repo, git_tree *a, const git_diff_options *o), (d, repo, a, o), -1)
+FN(L_git2, int, git_fetch_options_init, (git_fetch_options *o, unsigned int v), (o, v), -1)
+FN(L_git2, int, git_ignore_path_is_ignored, (int *ignored, git_repository *repo, const char *path), (ignored, repo, path),
+   -1)
+
+FN(L_git2, int, git_index_entry_stage, (const git_index_entry *e), (e), 0)
+FN(L_git2, size_t, git_index_entrycount, (const git_index *i), (i), 0)
+FNV(L_git2, git_index_free, (git_index *i), (i))
+FN(L_git2, const git_index_entry *, git_index_get_byindex, (git_index *i, size_t n), (i, n), NULL)
+FN(L_git2, const git_index_entry *, git_index_get_bypath, (git_index *i, const char *path, int stage), (i, path, stage),
+   NULL)
+FN(L_git2, int, git_index_read, (git_index *i, int force), (i, force), -1)
+
+FN(L_git2, int, git_merge_analysis_for_ref,
+   (git_merge_analysis_t *a, git_merge_preference_t *p, git_repository *repo, git_reference *ours,
+    const git_annotated_commit **theirs, size_t n),
+   (a, p, repo, ours, theirs, n), -1)
+FN(L_git2, int, git_merge_base, (git_oid *out, git_repository *repo, const git_oid *one, const git_oid *two),
+   (out, repo, one, two), -1)
+FNV(L_git2, git_object_free, (git_object *o), (o))
+FN(L_git2, const git_oid *, git_object_id, (const git_object *o), (o), NULL)
+FN(L_git2, int, git_object_peel, (git_object **out, const git_object *o, git_object_t t), (out, o, t), -1)
+
+FNV(L_git2, git_reference_free, (git_reference *r), (r))
+FN(L_git2, int, git_reference_name_to_id, (git_oid *out, git_repository *repo, const char *name), (out, repo, name), -1)
+FN(L_git2, int, git_reference_set_target, (git_reference **out, git_reference *r, const git_oid *id, const char *msg),
+   (out, r, id, msg), -1)
+FN(L_git2, const char *, git_reference_shorthand, (const git_reference *r), (r), NULL)
+FN(L_git2, const git_oid *, git_reference_target, (const git_reference *r), (r), NULL)
+FN(L_git2, const char *, git_refspec_dst, (const git_refspec *r), (r), NULL)
+FNV(L_git2, git_refspec_free, (git_refspec *r), (r))
+FN(L_git2, int, git_refspec_parse, (git_refspec **r, const char *in, int is_fetch), (r, in, is_fetch), -1)
+FN(L_git2, int, git_refspec_src_matches, (const git_refspec *r, const char *name), (r, name), 0)
+FN(L_git2, int, git_refspec_transform, (git_buf *out, const git_refspec *r, const char *name), (out, r, name), -1)
+
+FN(L_git2, int, git_remote_create_options_init, (git_remote_create_options *o, unsigned int v), (o, v), -1)
+FN(L_git2, int, git_remote_create_with_opts, (git_remote **out, const char *url, const git_remote_create_options *o),
+   (out, url, o), -1)
+FN(L_git2, int, git_remote_fetch,
+   (git_remote *r, const git_strarray *refspecs, const git_fetch_options *o, const char *msg), (r, refspecs, o, msg), -1)
+FNV(L_git2, git_remote_free, (git_remote *r), (r))
+
+FN(L_git2, int, git_repository_config_snapshot, (git_config **out, git_repository *repo), (out, repo), -1)
+FNV(L_git2, git_repository_free, (git_repository *repo), (repo))
+FN(L_git2, int, git_repository_head, (git_reference **out, git_repository *repo), (out, repo), -1)
+FN(L_git2, int, git_repository_head_detached, (git_repository *repo), (repo), -1)
+FN(L_git2, int, git_repository_head_unborn, (git_repository *repo), (repo), -1)
+FN(L_git2, int, git_repository_index, (git_index **out, git_repository *repo), (out, repo), -1)
+FN(L_git2, int, git_repository_is_bare, (const git_repository *repo), (repo), -1)
+FN(L_git2, int, git_repository_open_ext, (git_repository **out, const char *path, unsigned int flags, const char *ceiling),
+   (out, path, flags, ceiling), -1)
+FN(L_git2, int, git_repository_state, (git_repository *repo), (repo), -1)
+FN(L_git2, const char *, git_repository_workdir, (const git_repository *repo), (repo), NULL)
+FN(L_git2, int, git_revparse, (git_revspec *rs, git_repository *repo, const char *spec), (rs, repo, spec), -1)
+
+FN(L_git2, const git_status_entry *, git_status_byindex, (git_status_list *l, size_t i), (l, i), NULL)
+FN(L_git2, size_t, git_status_list_entrycount, (git_status_list *l), (l), 0)
+FNV(L_git2, git_status_list_free, (git_status_list *l), (l))
+FN(L_git2, int, git_status_list_new, (git_status_list **out, git_repository *repo, const git_status_options *o),
+   (out, repo, o), -1)
+FN(L_git2, int, git_status_options_init, (git_status_options *o, unsigned int v), (o, v), -1)
+FNV(L_git2, git_tree_free, (git_tree *t), (t))
