@@ -574,6 +574,19 @@ static int anchor_write(struct mg_audit *a, bool synced, struct mg_err *err)
     rec[ANCHOR_LEN - 1] = '\n';
     rec[ANCHOR_LEN] = 0;
     struct stat st;
+    if (a->anchor_fd < 0 && !a->anchor_replace) {
+        /* a process's first event: take the file there is, if it is one of
+         * ours (one record), rather than replace it (each one-shot command
+         * paid two fsyncs and a rename for that) */
+        int fd = open(a->anchor, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == ANCHOR_LEN) {
+            a->anchor_fd = fd;
+            a->anchor_dev = st.st_dev;
+            a->anchor_ino = st.st_ino;
+        } else if (fd >= 0) {
+            close(fd);
+        }
+    }
     bool same = !a->anchor_replace && a->anchor_fd >= 0 && stat(a->anchor, &st) == 0 &&
                 st.st_dev == a->anchor_dev && st.st_ino == a->anchor_ino && st.st_size == ANCHOR_LEN;
     if (!same) {
