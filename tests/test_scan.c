@@ -373,6 +373,29 @@ TEST(scan_cache_remembers_rejected_patterns)
         fwrite(junk, 1, sizeof(junk) - 1, f); /* indexes past the set and a torn one */
         fclose(f);
     }
+    /* the cached databases are mapped and used in place, guarded by their
+     * hash: a flipped byte in each makes them recompiled, not trusted */
+    int nimg = 0;
+    dp = opendir(dir);
+    ASSERT(dp);
+    for (struct dirent *de; (de = readdir(dp));) {
+        size_t l = strlen(de->d_name);
+        if (l < 6 || strcmp(de->d_name + l - 6, ".hsimg") != 0) continue;
+        char p[4200];
+        snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+        FILE *f = fopen(p, "r+b");
+        ASSERT(f);
+        fseek(f, 0, SEEK_END);
+        long at = ftell(f) / 2;
+        fseek(f, at, SEEK_SET);
+        int c = fgetc(f);
+        fseek(f, at, SEEK_SET);
+        fputc(c ^ 0x5a, f);
+        fclose(f);
+        nimg++;
+    }
+    closedir(dp);
+    ASSERT(nimg >= 2);
     ASSERT_EQ_INT(mg_scanner_new(rules, len, &damaged, &err), 0);
     static const char *texts[] = {
         "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n", "password = \"${DB_PASSWORD}\"\n",

@@ -397,7 +397,7 @@ static void inj_compile(void)
         fprintf(stderr, "memgate: bug: Vectorscan cannot compile the injection patterns: %s\n", why);
         inj_db = NULL;
     } else if (hs_alloc_scratch(inj_db, &inj_proto) != HS_SUCCESS) {
-        hs_free_database(inj_db);
+        mg_hs_free(inj_db);
         inj_db = NULL;
     } else {
         inj_ok = true;

@@ -40,6 +40,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #include "util/file.h"
 
@@ -236,7 +237,7 @@ void mg_scanner_free(struct mg_scanner *s)
     for (size_t i = 0; i < s->nlists; i++) alist_release(&s->lists[i]);
     free(s->lists);
     for (size_t i = 0; i < s->nasets; i++) {
-        if (s->asets[i].db) hs_free_database(s->asets[i].db);
+        mg_hs_free(s->asets[i].db);
         free(s->asets[i].extra);
     }
     free(s->asets);
@@ -252,7 +253,7 @@ void mg_scanner_free(struct mg_scanner *s)
     }
     if (s->proto) hs_free_scratch(s->proto);
     if (s->aproto) hs_free_scratch(s->aproto);
-    if (s->db) hs_free_database(s->db);
+    mg_hs_free(s->db);
     for (size_t i = 0; i < s->nkws; i++) free(s->kws[i].rules);
     free(s->kws);
     pcre2_match_context_free(s->mctx);
@@ -559,7 +560,7 @@ static bool cache_load(const char *path, hs_database_t **db);
 static void cache_store(const char *path, const hs_database_t *db);
 
 /* The regexes of a set Vectorscan rejected, remembered beside the cached
- * databases under the key of the whole set (`<key>.hsdb.rej`: their
+ * databases under the key of the whole set (`<key>.hsimg.rej`: their
  * indexes, u32 each): without it every process compiled the whole set
  * again, found the same rejects, then loaded the rest from the cache (19%
  * of a CLI search). */
@@ -728,6 +729,13 @@ static bool cache_path(const char *kind, const char *const *pats, const unsigned
     crypto_generichash_init(&h, NULL, 0, sizeof(key));
     const char *v = hs_version();
     crypto_generichash_update(&h, (const unsigned char *)v, strlen(v) + 1);
+    /* the image is Vectorscan's in-memory database, built for this CPU's
+     * instruction sets: another CPU gets its own file */
+    unsigned cpu = (unsigned)__builtin_cpu_supports("sse4.2") | (unsigned)__builtin_cpu_supports("popcnt") << 1 |
+                   (unsigned)__builtin_cpu_supports("avx2") << 2 | (unsigned)__builtin_cpu_supports("bmi2") << 3 |
+                   (unsigned)__builtin_cpu_supports("avx512f") << 4 | (unsigned)__builtin_cpu_supports("avx512bw") << 5 |
+                   (unsigned)__builtin_cpu_supports("avx512vbmi") << 6;
+    crypto_generichash_update(&h, (const unsigned char *)&cpu, sizeof(cpu));
     crypto_generichash_update(&h, (const unsigned char *)kind, strlen(kind) + 1);
     for (size_t i = 0; i < n; i++) {
         crypto_generichash_update(&h, (const unsigned char *)pats[i], strlen(pats[i]) + 1);
@@ -737,33 +745,84 @@ static bool cache_path(const char *kind, const char *const *pats, const unsigned
     crypto_generichash_final(&h, key, sizeof(key));
     char hex[2 * sizeof(key) + 1];
     sodium_bin2hex(hex, sizeof(hex), key, sizeof(key));
-    return snprintf(out, cap, "%s/secrets-%s.hsdb", dir, hex) < (int)cap;
+    return snprintf(out, cap, "%s/secrets-%s.hsimg", dir, hex) < (int)cap;
 }
 
-/* The file is mapped rather than read: Vectorscan copies it into the
- * database anyway, and a read copy first cost a third of the load. */
+/* A cached database is Vectorscan's in-memory database itself (what
+ * hs_deserialize_database_at builds, at a page-aligned address), followed by
+ * the XXH3 hash of those bytes: it is mapped read-only and used where it
+ * lies, as Vectorscan allows for shared memory. A one-shot command then
+ * neither copies nor zeroes 2.7 MB of databases (a quarter of a CLI
+ * search's CPU); the pages it scans come from the page cache, shared by
+ * every process. A file that is short, does not hash to its trailer or is
+ * not a database of this Vectorscan is recompiled and replaced. The mapped
+ * ones are listed, so that mg_hs_free unmaps rather than frees them. */
+#define MAX_MAPPED 64
+static struct {
+    const void *p;
+    size_t len;
+} mapped[MAX_MAPPED];
+
 static bool cache_load(const char *path, hs_database_t **db)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return false;
     struct stat st;
     bool ok = false;
-    if (fstat(fd, &st) == 0 && st.st_size > 0 && st.st_size < (64 << 20)) {
-        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 64 && st.st_size < (64 << 20)) {
+        size_t len = (size_t)st.st_size, n = len - sizeof(uint64_t), dbsz = 0;
+        void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
         if (m != MAP_FAILED) {
-            ok = hs_deserialize_database(m, (size_t)st.st_size, db) == HS_SUCCESS;
-            munmap(m, (size_t)st.st_size);
+            uint64_t want;
+            memcpy(&want, (const char *)m + n, sizeof(want));
+            ok = XXH3_64bits(m, n) == want && hs_database_size(m, &dbsz) == HS_SUCCESS && dbsz <= n;
+            pthread_mutex_lock(&cache_mu);
+            size_t k = 0;
+            while (k < MAX_MAPPED && mapped[k].p) k++;
+            if (ok && k < MAX_MAPPED) mapped[k].p = m, mapped[k].len = len;
+            else ok = false;
+            pthread_mutex_unlock(&cache_mu);
+            if (ok) *db = m;
+            else munmap(m, len);
         }
     }
     close(fd);
     return ok;
 }
 
+void mg_hs_free(hs_database_t *db)
+{
+    if (!db) return;
+    pthread_mutex_lock(&cache_mu);
+    for (size_t k = 0; k < MAX_MAPPED; k++)
+        if (mapped[k].p == db) {
+            munmap((void *)mapped[k].p, mapped[k].len);
+            mapped[k].p = NULL;
+            pthread_mutex_unlock(&cache_mu);
+            return;
+        }
+    pthread_mutex_unlock(&cache_mu);
+    hs_free_database(db);
+}
+
 static void cache_store(const char *path, const hs_database_t *db)
 {
-    char *b = NULL;
-    size_t n = 0;
+    char *b = NULL, *img = NULL;
+    size_t n = 0, len = 0;
     if (hs_serialize_database(db, &b, &n) != HS_SUCCESS) return;
+    if (hs_serialized_database_size(b, n, &len) != HS_SUCCESS || posix_memalign((void **)&img, 4096, len + 8) != 0) {
+        free(b);
+        return;
+    }
+    memset(img, 0, len);
+    if (hs_deserialize_database_at(b, n, (hs_database_t *)img) != HS_SUCCESS) {
+        free(b);
+        free(img);
+        return;
+    }
+    free(b);
+    uint64_t h = XXH3_64bits(img, len);
+    memcpy(img + len, &h, sizeof(h));
     char dir[PATH_MAX], tmp[PATH_MAX + 32];
     snprintf(dir, sizeof(dir), "%s", path);
     char *slash = strrchr(dir, '/');
@@ -772,11 +831,11 @@ static void cache_store(const char *path, const hs_database_t *db)
     snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd >= 0) {
-        bool ok = write(fd, b, n) == (ssize_t)n && fsync(fd) == 0;
+        bool ok = write(fd, img, len + 8) == (ssize_t)(len + 8) && fsync(fd) == 0;
         close(fd);
         if (!ok || rename(tmp, path) != 0) unlink(tmp);
     }
-    free(b);
+    free(img);
 }
 
 int mg_hs_compile_cached(const char *kind, const char *const *pats, const unsigned *flags, unsigned n,

@@ -73,6 +73,8 @@ void mg_scanner_cache_dir(const char *dir);
 struct hs_database;
 int mg_hs_compile_cached(const char *kind, const char *const *pats, const unsigned *flags, unsigned n,
                          struct hs_database **db, char *why, size_t cap);
+/* Free a database mg_hs_compile_cached gave (a cached one is a mapping). */
+void mg_hs_free(struct hs_database *db);
 
 /* The built-in rules text (data/secrets.rules as embedded at build time). */
 const char *mg_scanner_builtin_rules(size_t *len);
