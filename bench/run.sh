@@ -275,6 +275,10 @@ MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/watch_bench
 command -v global >/dev/null || { echo "bench: GNU Global is missing; run 'scripts/setup.sh --bench'" >&2; exit 1; }
 MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/nav_bench.py"
 
+# ---- the command line as a whole process, beside `global -d` (runs alone too) ---------
+echo
+MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/cli_latency.py"
+
 # ---- code navigation in TypeScript against the TypeScript compiler (runs alone too) ----
 [ -f "$here/bench/nav-ts/node_modules/typescript/package.json" ] || { echo "bench: the TypeScript compiler is missing from bench/nav-ts; run 'scripts/setup.sh --bench'" >&2; exit 1; }
 MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/nav_ts_bench.py"
