@@ -36,8 +36,10 @@ DLLIBS  := $(shell pkg-config --libs $(DLPKGS) 2>/dev/null)
 LDFLAGS += $(SANFLAGS)
 
 LIB_SRC  := $(sort $(wildcard src/*/*.c))
-# data/secrets.rules is compiled in as a byte array (generated C, below)
-LIB_OBJ  := $(LIB_SRC:%.c=$(OUT)/obj/%.o) $(OUT)/obj/gen/secrets_rules.o
+# data/secrets.rules and the dashboard's files (data/dash/) are compiled in
+# as byte arrays (generated C, below)
+DASH_FILES := data/dash/index.html data/dash/dash.js data/dash/dash.css
+LIB_OBJ  := $(LIB_SRC:%.c=$(OUT)/obj/%.o) $(OUT)/obj/gen/secrets_rules.o $(OUT)/obj/gen/dash_assets.o
 TEST_SRC := $(sort $(wildcard tests/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(OUT)/obj/%.o)
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
@@ -111,6 +113,25 @@ $(OUT)/gen/secrets_rules.c: data/secrets.rules
 	  echo 'const size_t mg_secrets_rules_len = sizeof(mg_secrets_rules_data) - 1;'; } > $@.tmp && mv $@.tmp $@
 
 $(OUT)/obj/gen/secrets_rules.o: $(OUT)/gen/secrets_rules.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+# The dashboard at / (src/http/dash.c): each file of DASH_FILES as a byte
+# array mg_dash_<name> (dots as underscores) with its length, the same way.
+$(OUT)/gen/dash_assets.c: $(DASH_FILES) Makefile
+	@mkdir -p $(dir $@)
+	@{ echo '/* generated from data/dash/ by the Makefile; do not edit */'; \
+	  echo '#include <stddef.h>'; \
+	  for f in $(DASH_FILES); do \
+	    n=mg_dash_$$(basename $$f | tr '.-' '__'); \
+	    echo "extern const char $${n}[];"; echo "extern const size_t $${n}_len;"; \
+	    echo "const char $${n}[] = {"; \
+	    od -An -v -tx1 $$f | sed 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	    echo '0};'; \
+	    echo "const size_t $${n}_len = sizeof($${n}) - 1;"; \
+	  done; } > $@.tmp && mv $@.tmp $@
+
+$(OUT)/obj/gen/dash_assets.o: $(OUT)/gen/dash_assets.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 

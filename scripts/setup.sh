@@ -28,6 +28,7 @@ pkgs=(
   clang libclang-rt-14-dev
   nodejs npm
   sqlite3   # the node tests plant rows in, and integrity-check, the memory databases
+  chromium  # tests/node/dashboard.test.mjs drives it through playwright-core (the dashboard at /)
 )
 # Benchmark peers and corpus tools.
 [ "$bench" = 1 ] && pkgs+=(ripgrep xz-utils time global)

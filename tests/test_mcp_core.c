@@ -8,6 +8,7 @@
 #include "mcp/rpc.h"
 #include "tools/args.h"
 #include "util/metrics.h"
+#include "util/progress.h"
 #include "request/session.h"
 #include "test.h"
 #include "tools/tools.h"
@@ -42,6 +43,78 @@ TEST(session_ids_random_and_distinct)
     mg_session_put(r, c);
     mg_session_put(r, d);
     mg_sessions_free(r);
+}
+
+/* The dashboard's counts (http/dash.c): sessions by tenant, kinds and
+ * distinct instances per tenant, or one tenant's alone. */
+TEST(sessions_by_tenant)
+{
+    struct mg_sessions *r = mg_sessions_new(0);
+    struct mg_err err = {0};
+    struct mg_session *s[5];
+    s[0] = mg_sessions_create(r, MG_SESSION_MCP, NULL, "i1", &err);
+    s[1] = mg_sessions_create(r, MG_SESSION_API, NULL, "i1", &err);
+    s[2] = mg_sessions_create(r, MG_SESSION_API, NULL, "i2", &err);
+    s[3] = mg_sessions_create(r, MG_SESSION_MCP, NULL, "i1", &err);
+    s[4] = mg_sessions_create(r, MG_SESSION_CLI, NULL, "i9", &err);
+    for (int i = 0; i < 5; i++) ASSERT(s[i]);
+    snprintf(s[0]->tenant, sizeof(s[0]->tenant), "acme");
+    snprintf(s[1]->tenant, sizeof(s[1]->tenant), "acme");
+    snprintf(s[2]->tenant, sizeof(s[2]->tenant), "acme");
+    snprintf(s[3]->tenant, sizeof(s[3]->tenant), "globex");
+    snprintf(s[4]->tenant, sizeof(s[4]->tenant), "acme");
+    struct mg_tenant_sessions *t = NULL;
+    ASSERT_EQ_INT(mg_sessions_by_tenant(r, NULL, &t), 2);
+    ASSERT_EQ_STR(t[0].tenant, "acme");
+    ASSERT_EQ_INT(t[0].sessions, 4);
+    ASSERT_EQ_INT(t[0].mcp, 1);
+    ASSERT_EQ_INT(t[0].api, 2);
+    ASSERT_EQ_INT(t[0].instances, 3); /* i1, i2, i9 */
+    ASSERT_EQ_STR(t[1].tenant, "globex");
+    ASSERT_EQ_INT(t[1].sessions, 1);
+    ASSERT_EQ_INT(t[1].instances, 1);
+    free(t);
+    ASSERT_EQ_INT(mg_sessions_by_tenant(r, "globex", &t), 1);
+    ASSERT_EQ_STR(t[0].tenant, "globex");
+    free(t);
+    ASSERT_EQ_INT(mg_sessions_by_tenant(r, "nobody", &t), 0);
+    free(t);
+    for (int i = 0; i < 5; i++) mg_session_put(r, s[i]);
+    mg_sessions_free(r);
+}
+
+/* The table of index runs under way (util/progress.h): a run's last report,
+ * per tenant and repo, gone when it ends; full at MG_PROGRESS_LIVE_MAX. */
+TEST(progress_live_table)
+{
+    struct mg_progress p = {.what = "repo-a", .phase = "index", .done = 3, .total = 10, .bytes = 30,
+                            .total_bytes = 100, .seconds = 0.5};
+    mg_progress_live_update("acme", &p);
+    p.done = 7;
+    mg_progress_live_update("acme", &p);
+    p.what = "repo-a";
+    mg_progress_live_update("globex", &p); /* another tenant's repo of the same id: its own run */
+    struct mg_progress_live out[MG_PROGRESS_LIVE_MAX];
+    ASSERT_EQ_INT(mg_progress_live_list(NULL, out, MG_PROGRESS_LIVE_MAX), 2);
+    ASSERT_EQ_INT(mg_progress_live_list("acme", out, MG_PROGRESS_LIVE_MAX), 1);
+    ASSERT_EQ_STR(out[0].what, "repo-a");
+    ASSERT_EQ_STR(out[0].phase, "index");
+    ASSERT_EQ_INT(out[0].done, 7);
+    ASSERT_EQ_INT(out[0].total, 10);
+    ASSERT(out[0].started_ms > 0);
+    mg_progress_live_end("acme", "repo-a");
+    ASSERT_EQ_INT(mg_progress_live_list("acme", out, MG_PROGRESS_LIVE_MAX), 0);
+    mg_progress_live_end("globex", "repo-a");
+    /* more runs than slots: the extra ones are not shown, nothing breaks */
+    char names[MG_PROGRESS_LIVE_MAX + 4][16];
+    for (int i = 0; i < MG_PROGRESS_LIVE_MAX + 4; i++) {
+        snprintf(names[i], sizeof(names[i]), "r%d", i);
+        p.what = names[i];
+        mg_progress_live_update("t", &p);
+    }
+    ASSERT_EQ_INT(mg_progress_live_list(NULL, out, MG_PROGRESS_LIVE_MAX), MG_PROGRESS_LIVE_MAX);
+    for (int i = 0; i < MG_PROGRESS_LIVE_MAX + 4; i++) mg_progress_live_end("t", names[i]);
+    ASSERT_EQ_INT(mg_progress_live_list(NULL, out, MG_PROGRESS_LIVE_MAX), 0);
 }
 
 TEST(session_get_remove_and_refcount)

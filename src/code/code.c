@@ -17,6 +17,7 @@
 #include "store/db.h"
 #include "util/clock.h"
 #include "util/glob.h"
+#include "util/progress.h"
 #include "vector/vstore.h"
 
 void mg_code_owner(struct mg_item *it, const struct mg_repo *r)
@@ -213,12 +214,18 @@ static void fmt_eta(char *b, size_t n, double s)
 struct index_progress {
     const struct mg_pcall *pc;
     uint64_t files;    /* the walk's files, once known */
+    char what[256];    /* the repo id the reports name, for mg_progress_live_end */
 };
 
+/* Every report goes to the process's table of runs under way (the
+ * dashboard's live progress); to the client too when it asked. */
 static void on_index_progress(void *ud, const struct mg_progress *p)
 {
     struct index_progress *ip = ud;
     const struct mg_pcall *pc = ip->pc;
+    mg_progress_live_update(pc->tenant, p);
+    if (p->what && !ip->what[0]) snprintf(ip->what, sizeof(ip->what), "%s", p->what);
+    if (!pc->progress) return;
     double done = (double)p->done, total = (double)p->total;
     if (strcmp(p->phase, "index") == 0) ip->files = p->total;
     else if (strcmp(p->phase, "merge") == 0) done = total = (double)ip->files;
@@ -252,10 +259,13 @@ static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index
     struct index_progress ip = {.pc = pc};
     struct mg_index_opts o = {.path = path, .stored_root = q->path ? NULL : path, .name = q->name,
                               .tenant = pc->tenant, .token = pc->token, .stop = pc->stop,
-                              .on_progress = pc->progress ? on_index_progress : NULL, .progress_ud = &ip};
+                              .on_progress = on_index_progress, .progress_ud = &ip};
     struct mg_index_stats st;
     if (pc->progress) pc->progress(pc->progress_ud, 0, 0, "walking the repository");
-    if (mg_index_run(pc->cfg, &o, &st, err) != 0) return -1;
+    if (mg_index_run(pc->cfg, &o, &st, err) != 0) {
+        mg_progress_live_end(pc->tenant, ip.what);
+        return -1;
+    }
     /* the repo map's graph of this generation, saved for the first map (search/repomap.h) */
     if (pc->progress) pc->progress(pc->progress_ud, 0, 0, "ranking files for the repo map");
     char dbpath[PATH_MAX];
@@ -272,6 +282,7 @@ static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index
         snprintf(st.vec.warning, sizeof(st.vec.warning), "the vectors' column file was not written (%s): a CLI "
                  "semantic search loads every vector", merr.msg);
     double cols_s = mg_clock_s() - c0;
+    mg_progress_live_end(pc->tenant, ip.what);
     struct mg_index_run *it = mg_items_add(out, &mg_item_index_run);
     if (!it) return oom(err);
     bool failed = false;

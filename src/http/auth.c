@@ -122,7 +122,8 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     struct mg_server *srv = h->srv;
     mg_principal_copy(&r->who, &mg_principal_local);
     *required = false;
-    if (r->api == A_HEALTHZ || r->api == A_READYZ) return 0; /* probes: no token, nothing private */
+    /* probes and the dashboard's page: no token, nothing private */
+    if (r->api == A_HEALTHZ || r->api == A_READYZ || r->api == A_DASH) return 0;
     bool in_query = false;
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, q_token_iter, &in_query);
     if (in_query) {

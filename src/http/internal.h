@@ -7,6 +7,7 @@
  *   mcp.c      /mcp: MCP Streamable HTTP (POST, GET, DELETE)
  *   api.c      /v1: the HTTP API over the tools
  *   repometrics.c  /metrics' per-repo gauges
+ *   dash.c     the dashboard: its page at /, its data at /v1/dashboard
  *   hook.c     /v1/hooks/git: push webhooks (hook/hook.h), signed, not token-authenticated
  *   hook_run.c the re-index runs pushes start, in the background
  *
@@ -72,7 +73,7 @@ struct mg_http {
     struct mg_hooks *hooks; /* push webhooks; NULL while webhook_secret is empty */
 };
 
-enum api { A_NONE, A_MCP, A_V1, A_HEALTHZ, A_READYZ, A_METRICS, A_HOOK };
+enum api { A_NONE, A_MCP, A_V1, A_HEALTHZ, A_READYZ, A_METRICS, A_HOOK, A_DASH };
 
 /* One HTTP request, from its headers to its completion. */
 struct req {
@@ -114,6 +115,19 @@ void mg__refused(struct req *r, const char *op, const char *code);
 /* ---- repometrics.c ---- */
 /* Append the per-repo gauges of the repos r's caller can see. 0, or -1 out of memory. */
 int mg__repo_metrics(struct mg_http *h, struct req *r, struct mg_buf *b);
+/* The gated stats items (mg_repo_stats) of every repo who can see, read in
+ * the scrape session without an audit event. 0, or -1 with err. */
+int mg__visible_repo_stats(struct mg_http *h, const struct mg_principal *who, struct mg_items *items,
+                           struct mg_err *err);
+
+/* ---- dash.c ---- */
+/* Is url one of the dashboard's files (/, /index.html, /dash.js, /dash.css, /favicon.ico)? */
+bool mg__dash_path(const char *url);
+/* Serve one of them (r->api A_DASH: no token; it holds no data). */
+enum MHD_Result mg__dash_static(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *url,
+                                const char *method);
+/* GET /v1/dashboard: the overview the page polls (admin). */
+enum MHD_Result mg__dash_data(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *method);
 
 /* ---- auth.c ---- */
 /* Oversized headers: 431 and an audit event. 0 when within the caps. */

@@ -112,8 +112,7 @@ static void repo_samples(struct out *o, const struct mg_repo_stats *s)
     sample(o, BUSY, id, NULL, s->index_busy, false);
 }
 
-/* The gated stats items of every repo who can see. */
-static int visible_stats(struct mg_http *h, const struct mg_principal *who, struct mg_items *items,
+int mg__visible_repo_stats(struct mg_http *h, const struct mg_principal *who, struct mg_items *items,
                          struct mg_err *err)
 {
     struct mg_session *s = scrape_session(h, err);
@@ -130,7 +129,7 @@ int mg__repo_metrics(struct mg_http *h, struct req *r, struct mg_buf *b)
 {
     struct mg_items items;
     struct mg_err err = {0};
-    if (visible_stats(h, &r->who, &items, &err) != 0) {
+    if (mg__visible_repo_stats(h, &r->who, &items, &err) != 0) {
         /* the process's metrics still serve; say why these are missing */
         mg_buf_addf(b, "# memgate_repo_*: not available (%s)\n", err.code ? err.code : MG_E_INTERNAL);
         return 0;

@@ -99,7 +99,7 @@ static const char *route_label(const char *url, enum api *api)
     static const char *const v1[] = {"/v1/repos",   "/v1/search",     "/v1/symbols", "/v1/files",
                                      "/v1/file",    "/v1/outline",    "/v1/scope",   "/v1/index",
                                      "/v1/audit",   "/v1/references", "/v1/callers", "/v1/callees",
-                                     "/v1/trace", "/v1/impact", "/v1/repo_map"};
+                                     "/v1/trace", "/v1/impact", "/v1/repo_map", "/v1/dashboard"};
     static const char *const mem[] = {"/v1/notes", "/v1/projects", "/v1/episodes", "/v1/entities", "/v1/profiles",
                                       "/v1/context"};
     *api = A_NONE;
@@ -107,6 +107,7 @@ static const char *route_label(const char *url, enum api *api)
     if (strcmp(url, "/healthz") == 0) return *api = A_HEALTHZ, "/healthz";
     if (strcmp(url, "/readyz") == 0) return *api = A_READYZ, "/readyz";
     if (strcmp(url, "/metrics") == 0) return *api = A_METRICS, "/metrics";
+    if (mg__dash_path(url)) return *api = A_DASH, "/";
     /* exactly this path: a webhook skips token authentication, nothing else may */
     if (strcmp(url, "/v1/hooks/git") == 0) return *api = A_HOOK, "/v1/hooks/git";
     if (strncmp(url, "/v1/", 4) == 0) {
@@ -307,6 +308,7 @@ static enum MHD_Result dispatch(struct mg_http *h, struct MHD_Connection *c, str
         return mg__respond_error(c, r, 405, MG_E_METHOD_NOT_ALLOWED,
                              "method %.16s is not allowed on /mcp; use POST, GET or DELETE", method);
     case A_V1: return mg__v1(h, c, r, url, method);
+    case A_DASH: return mg__dash_static(h, c, r, url, method);
     case A_HOOK: return mg__hook(h, c, r, method);
     case A_HEALTHZ:
     case A_READYZ:
@@ -319,7 +321,8 @@ static enum MHD_Result dispatch(struct mg_http *h, struct MHD_Connection *c, str
         return r->api == A_HEALTHZ ? healthz(h, c, r) : r->api == A_READYZ ? readyz(h, c, r) : metrics(h, c, r);
     default:
         return mg__respond_error(c, r, 404, MG_E_ROUTE_NOT_FOUND,
-                             "no route %.200s; memgate serves /mcp, /v1/..., /healthz, /readyz and /metrics", url);
+                             "no route %.200s; memgate serves /mcp, /v1/..., /healthz, /readyz, /metrics and the "
+                             "dashboard at /", url);
     }
 }
 

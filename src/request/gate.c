@@ -806,6 +806,7 @@ void mg_gate_finish(struct mg_ctx *x, int rc, struct mg_err *err)
         .durable = code || nf || a->redactions || a->write,
         .request_id = x->request_id[0] ? x->request_id : NULL,
     };
+    mg_metrics_served(a->redactions, (a->flags & MG_ITEM_INJECTION) != 0);
     pthread_mutex_unlock(&x->mu);
     write_event(x->srv, &ev);
 }

@@ -2,6 +2,7 @@
 #include "request/session.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -282,6 +283,54 @@ size_t mg_sessions_instances(struct mg_sessions *r)
     pthread_mutex_unlock(&r->mu);
     free(v);
     return distinct;
+}
+
+struct tenant_row {
+    const char *tenant, *instance;
+    enum mg_session_kind kind;
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+    const struct tenant_row *x = a, *y = b;
+    int c = strcmp(x->tenant, y->tenant);
+    return c ? c : strcmp(x->instance, y->instance);
+}
+
+long mg_sessions_by_tenant(struct mg_sessions *r, const char *only, struct mg_tenant_sessions **out)
+{
+    *out = NULL;
+    long ntenants = 0;
+    pthread_mutex_lock(&r->mu);
+    size_t n = 0;
+    struct tenant_row *v = malloc((r->n ? r->n : 1) * sizeof(*v));
+    struct mg_tenant_sessions *t = malloc((r->n ? r->n : 1) * sizeof(*t));
+    if (!v || !t) {
+        pthread_mutex_unlock(&r->mu);
+        free(v);
+        free(t);
+        return -1;
+    }
+    for (size_t b = 0; b < NBUCKETS; b++)
+        for (struct mg_session *s = r->b[b]; s; s = s->next)
+            if (!only || strcmp(s->tenant, only) == 0) v[n++] = (struct tenant_row){s->tenant, s->instance, s->kind};
+    qsort(v, n, sizeof(*v), cmp_row);
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 || strcmp(v[i].tenant, v[i - 1].tenant) != 0) {
+            t[ntenants] = (struct mg_tenant_sessions){0};
+            snprintf(t[ntenants].tenant, sizeof(t[ntenants].tenant), "%s", v[i].tenant);
+            ntenants++;
+        }
+        struct mg_tenant_sessions *c = &t[ntenants - 1];
+        c->sessions++;
+        c->mcp += v[i].kind == MG_SESSION_MCP;
+        c->api += v[i].kind == MG_SESSION_API;
+        if (c->sessions == 1 || strcmp(v[i].instance, v[i - 1].instance) != 0) c->instances++;
+    }
+    pthread_mutex_unlock(&r->mu);
+    free(v);
+    *out = t;
+    return ntenants;
 }
 
 static void *pruner_main(void *arg)

@@ -106,6 +106,17 @@ size_t mg_sessions_prune(struct mg_sessions *r, int64_t now_ms);
 size_t mg_sessions_count(struct mg_sessions *r);
 /* Distinct instance ids among live sessions. */
 size_t mg_sessions_instances(struct mg_sessions *r);
+/* Live sessions of one tenant (the dashboard, http/dash.c). */
+struct mg_tenant_sessions {
+    char tenant[65];
+    size_t sessions;            /* all kinds */
+    size_t mcp, api;            /* of which MCP sessions, HTTP API sessions */
+    size_t instances;           /* distinct instance ids among them */
+};
+/* Every tenant's counts, by tenant name, or only tenant `only` (NULL: all),
+ * as a malloc'd array in *out (free it); the number of entries, or -1 out
+ * of memory. */
+long mg_sessions_by_tenant(struct mg_sessions *r, const char *only, struct mg_tenant_sessions **out);
 /* A background thread pruning every interval_ms. */
 int mg_sessions_start_pruner(struct mg_sessions *r, int64_t interval_ms, struct mg_err *err);
 

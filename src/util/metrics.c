@@ -10,7 +10,8 @@
 static const char *const routes[] = {"/mcp",         "/v1/repos",    "/v1/search",   "/v1/symbols",  "/v1/files",
                                      "/v1/file",     "/v1/outline",  "/v1/scope",    "/v1/index",    "/v1/audit",
                                      "/v1/notes",    "/v1/projects", "/v1/episodes", "/v1/entities", "/v1/profiles",
-                                     "/v1/context",  "/healthz",     "/readyz",      "/metrics",     "other"};
+                                     "/v1/context",  "/v1/dashboard", "/healthz",    "/readyz",      "/metrics",
+                                     "/",            "other"};
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
 static const int statuses[] = {200, 201, 202, 204, 400, 401, 403, 404, 405, 406, 409, 413, 415, 429, 431, 500,
                                 503};
@@ -32,6 +33,7 @@ static uint64_t sessions_created, sessions_pruned;
 static const char *const sched_results[] = {"ok", "error", "skipped"};
 #define NSCHED (sizeof(sched_results) / sizeof(sched_results[0]))
 static uint64_t sched_runs[NSCHED];
+static uint64_t redactions_served, injection_flags;
 
 void mg_metrics_http(const char *route, int status)
 {
@@ -70,6 +72,21 @@ void mg_metrics_scheduled_index(const char *result)
 {
     for (size_t i = 0; i < NSCHED; i++)
         if (strcmp(sched_results[i], result) == 0) __atomic_add_fetch(&sched_runs[i], 1, __ATOMIC_RELAXED);
+}
+
+void mg_metrics_served(long long redactions, int injection)
+{
+    if (redactions > 0) __atomic_add_fetch(&redactions_served, (uint64_t)redactions, __ATOMIC_RELAXED);
+    if (injection) __atomic_add_fetch(&injection_flags, 1, __ATOMIC_RELAXED);
+}
+
+void mg_metrics_totals(struct mg_metric_totals *t)
+{
+    t->isolation_drops = mg_metrics_isolation_drops();
+    t->redactions = __atomic_load_n(&redactions_served, __ATOMIC_RELAXED);
+    t->injection_flags = __atomic_load_n(&injection_flags, __ATOMIC_RELAXED);
+    t->sessions_created = __atomic_load_n(&sessions_created, __ATOMIC_RELAXED);
+    t->sessions_pruned = __atomic_load_n(&sessions_pruned, __ATOMIC_RELAXED);
 }
 
 uint64_t mg_metrics_isolation_drops(void)
@@ -132,6 +149,14 @@ int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
         rc |= mg_buf_addf(o, "memgate_isolation_drops_total{kind=\"%s\"} %llu\n", drop_kinds[i],
                           (unsigned long long)v);
     }
+    rc |= mg_buf_addf(o,
+                      "# HELP memgate_redactions_total Secrets redacted from what requests served or stored.\n"
+                      "# TYPE memgate_redactions_total counter\nmemgate_redactions_total %llu\n"
+                      "# HELP memgate_injection_flags_total Requests whose answer the gate flagged as "
+                      "prompt_injection.\n"
+                      "# TYPE memgate_injection_flags_total counter\nmemgate_injection_flags_total %llu\n",
+                      (unsigned long long)__atomic_load_n(&redactions_served, __ATOMIC_RELAXED),
+                      (unsigned long long)__atomic_load_n(&injection_flags, __ATOMIC_RELAXED));
     rc |= mg_buf_adds(o, "# HELP memgate_scheduled_index_runs_total Re-indexes run by the scheduler of `memgate "
                          "serve` (setting reindex_interval), by result; skipped: another run held the repo.\n"
                          "# TYPE memgate_scheduled_index_runs_total counter\n");

@@ -7,6 +7,7 @@
  *   memgate_sessions_created_total, memgate_sessions_pruned_total
  *   memgate_isolation_drops_total{kind}            kind: code, note, episode, entity, ...
  *   memgate_scheduled_index_runs_total{result}     result: ok | error | skipped
+ *   memgate_redactions_total, memgate_injection_flags_total (what the gate's answers redacted and flagged)
  * (gauges are read by the caller, which owns the registries: struct mg_gauges;
  * the per-repo gauges memgate_repo_* are http/repometrics.c's)
  * A drop is a bug elsewhere: tests assert it stays 0.
@@ -35,6 +36,16 @@ void mg_metrics_isolation_drop(const char *kind, size_t n);
 uint64_t mg_metrics_isolation_drops(void); /* all kinds */
 /* A scheduled re-index (request/scheduler.h): "ok", "error" or "skipped" (another run held the repo). */
 void mg_metrics_scheduled_index(const char *result);
+
+/* What one finished request redacted (secrets) and whether the gate flagged
+ * prompt injection in what it served (request/gate.c, mg_gate_finish). */
+void mg_metrics_served(long long redactions, int injection);
+
+/* The process-wide totals the dashboard shows (http/dash.c). */
+struct mg_metric_totals {
+    uint64_t isolation_drops, redactions, injection_flags, sessions_created, sessions_pruned;
+};
+void mg_metrics_totals(struct mg_metric_totals *t);
 
 /* Append the exposition text; g may be NULL (no gauges). 0, or -1 out of memory. */
 int mg_metrics_render(struct mg_buf *out, const struct mg_gauges *g);
