@@ -164,10 +164,22 @@ describe('completions', () => {
     assert.deepEqual(bash('memgate', 'scan', '.', '--min'), ['--min-severity']);
   });
 
-  test('zsh: the completion function parses', { skip: !have('zsh') && 'zsh is not installed' }, () => {
+  test('zsh: parses and completes commands, flags, values and repo ids', { skip: !have('zsh') && 'zsh is not installed' }, () => {
     const r = run('zsh', ['-n', comp('_memgate')]);
     assert.equal(r.status, 0, r.err);
     assert.match(fs.readFileSync(comp('_memgate'), 'utf8'), /^#compdef memgate\n/);
+    const zcomplete = (line) => {
+      const x = run('zsh', ['-f', path.join(ROOT, 'tests/node/lib/zsh-complete.zsh'), path.join(ROOT, 'build/completions'), line], {
+        timeout: 20000,
+      });
+      assert.equal(x.status, 0, x.err);
+      return x.out.split('\n').filter(Boolean).sort();
+    };
+    assert.deepEqual(zcomplete('memgate se'), ['search', 'serve']);
+    assert.deepEqual(zcomplete('memgate search --repo '), ['alpha-pkg', 'bravo-pkg']);
+    assert.deepEqual(zcomplete('memgate search --fix'), ['--fixed-strings']);
+    assert.deepEqual(zcomplete('memgate repos '), ['rm', 'set', 'show']);
+    assert.deepEqual(zcomplete('memgate token create --scope '), ['admin', 'read', 'write']);
   });
 
   test('fish: parses and completes commands, flags and repo ids', { skip: !have('fish') && 'fish is not installed' }, () => {
