@@ -9,6 +9,10 @@
 #                             BENCH_BASELINE=REV also runs the MCP load on memgate built at REV
 #   make fuzz                 run every libFuzzer target for FUZZ_SECONDS each
 #   make deps                 only install dependencies (scripts/setup.sh)
+#   make install PREFIX=/usr/local [DESTDIR=]   the binary, man pages, completions, systemd user unit
+#   make uninstall PREFIX=...  remove what make install put there
+#   make deb                  build/memgate_VERSION_ARCH.deb (Depends from dpkg-shlibdeps)
+#   make man completions      only generate them (build/man, build/completions) from --help
 
 CC      ?= cc
 PKGS    := sqlite3 jansson libpcre2-8 libgit2 libxxhash libzstd libsodium libmicrohttpd libcurl libhs
@@ -69,11 +73,11 @@ gdir_tsx        := $(G)/tree-sitter-typescript/tsx/src
 GRAMMAR_OBJ := $(GOUT)/ts-runtime.o $(foreach g,$(GRAMMARS),$(GOUT)/$(g)-parser.o) \
                $(foreach g,cpp javascript python rust typescript tsx,$(GOUT)/$(g)-scanner.o)
 
-.PHONY: check all deps test run bench fuzz clean help
+.PHONY: check all deps test run bench fuzz clean help install uninstall deb man completions
 all: $(OUT)/memgate
 
 help:
-	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,16p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/setup.sh
@@ -252,6 +256,51 @@ fuzz: deps
 	  if ls build/fuzz/crash-* build/fuzz/leak-* build/fuzz/timeout-* >/dev/null 2>&1; then \
 	    echo "fuzz: $$t found a failure; inputs in build/fuzz/" >&2; exit 1; fi; \
 	done
+
+# ---- packaging (docs/cli.md, "Installing") ----
+# Man pages and shell completions are generated from the binary's own --help
+# (scripts/helpdocs.py), so they say what --help says. BIN is the binary to
+# document and install (default: the one this Makefile builds; the packaging
+# test passes the one it tests, and nothing is rebuilt then).
+BIN        ?= $(OUT)/memgate
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man/man1
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
+HELPDOCS   := build/man/.stamp
+
+man completions: $(HELPDOCS)
+$(HELPDOCS): $(BIN) scripts/helpdocs.py
+	@rm -rf build/man build/completions
+	python3 scripts/helpdocs.py $(BIN) build
+	@touch $@
+
+install: $(HELPDOCS)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) \
+	    $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(USERUNITDIR)
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/memgate
+	install -m 0644 build/man/*.1 $(DESTDIR)$(MANDIR)/
+	install -m 0644 build/completions/memgate.bash $(DESTDIR)$(BASHCOMPDIR)/memgate
+	install -m 0644 build/completions/_memgate $(DESTDIR)$(ZSHCOMPDIR)/_memgate
+	install -m 0644 build/completions/memgate.fish $(DESTDIR)$(FISHCOMPDIR)/memgate.fish
+	sed 's|@BINDIR@|$(BINDIR)|g' dist/memgate.service.in > $(DESTDIR)$(USERUNITDIR)/memgate.service
+	chmod 0644 $(DESTDIR)$(USERUNITDIR)/memgate.service
+
+# removes the files install writes (the man pages by the names in build/man,
+# else every memgate*.1), not the directories
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/memgate $(DESTDIR)$(BASHCOMPDIR)/memgate $(DESTDIR)$(ZSHCOMPDIR)/_memgate \
+	    $(DESTDIR)$(FISHCOMPDIR)/memgate.fish $(DESTDIR)$(USERUNITDIR)/memgate.service \
+	    $(DESTDIR)$(MANDIR)/memgate.1 $(DESTDIR)$(MANDIR)/memgate-*.1
+
+# A Debian package of BIN: staged with `make install PREFIX=/usr`, man pages
+# gzipped, the binary stripped, Depends computed by dpkg-shlibdeps.
+deb: $(HELPDOCS)
+	scripts/mkdeb.sh $(BIN) build
 
 clean:
 	rm -rf build

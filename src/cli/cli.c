@@ -48,9 +48,12 @@ static void usage(FILE *f)
     fprintf(f, "memgate %s — code index and search for AI coding agents\n\n"
                "usage: memgate COMMAND [ARGS] [--help]\n\ncommands:\n", MG_VERSION);
     for (size_t i = 0; i < NCOMMANDS; i++) fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nData directory: $MEMGATE_HOME, else $XDG_DATA_HOME/memgate, else ~/.local/share/memgate.\n"
-               "Run `memgate COMMAND --help` for a command's options; docs/cli.md has them all.\n"
-               "`memgate --version` (-V) prints the version, build commit and library versions (--json).\n");
+    fprintf(f, "\noptions:\n"
+               "  -V, --version   print the version, build commit and library versions (--json: as JSON)\n"
+               "  -h, --help      this help; `memgate help COMMAND` is `memgate COMMAND --help`\n"
+               "\nData directory: $MEMGATE_HOME, else $XDG_DATA_HOME/memgate, else ~/.local/share/memgate.\n"
+               "Run `memgate COMMAND --help` for a command's options; docs/cli.md has them all, and\n"
+               "each command has a man page: man memgate-COMMAND.\n");
 }
 
 int mg_cli_main(int argc, char **argv)

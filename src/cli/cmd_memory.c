@@ -40,7 +40,12 @@ static const char *PROJECTS_HELP =
     "Projects group sessions that share episodes and entities, isolated from\n"
     "everything else. Deleting a project deletes its episodes and entities.\n"
     "\n"
-    "options: --repo ID, --tenant T, --session EXT (a session's durable id), --json, -h\n";
+    "options:\n"
+    "  --repo ID       the repo (default: the repo holding the current directory, or the only one)\n"
+    "  --tenant T      act as tenant T (default local)\n"
+    "  --session EXT   join, leave: the session, by its durable (external) id\n"
+    "  --json          print the tool's JSON result\n"
+    "  -h, --help      this help\n";
 
 static const char *RECALL_HELP =
     "usage: memgate recall [QUERY] --repo ID [--session EXT] [--limit N] [--json]\n"
@@ -49,7 +54,13 @@ static const char *RECALL_HELP =
     "shared pool of sessions in no project (docs/memory.md). Without QUERY: the\n"
     "newest. The session defaults to \"cli\".\n"
     "\n"
-    "options: --repo ID, --tenant T, --session EXT, --limit N (default 10), --json, -h\n";
+    "options:\n"
+    "  --repo ID       the repo (default: the repo holding the current directory, or the only one)\n"
+    "  --tenant T      act as tenant T (default local)\n"
+    "  --session EXT   the session whose scope is searched, by its durable id (default cli)\n"
+    "  --limit N       at most N episodes (default 10)\n"
+    "  --json          print the tool's JSON result\n"
+    "  -h, --help      this help\n";
 
 struct opts {
     const char *repo, *tenant, *session, *source, *prefix, *search, *limit;
