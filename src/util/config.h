@@ -43,6 +43,7 @@ struct mg_config {
     size_t http_max_body;    /* largest HTTP request body (default 1 MiB) */
     int session_ttl;         /* seconds a session may idle before it expires (default 3600; 0 never) */
     int session_prune_interval; /* seconds between prunes of expired sessions (default 600) */
+    int api_session_idle;    /* seconds the implicit /v1 session of a client may idle (default 300) */
     char watch[4];           /* "on" (default) or "off": repos whose setting.watch is default follow it */
     /* SecurityGate (src/security/gate.h) */
     size_t max_chunk_bytes;  /* largest piece of text one result item returns (default 8 KiB) */
