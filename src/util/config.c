@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,9 +175,24 @@ void mg_config_defaults(struct mg_config *c)
     c->embed_retries = 3;
     c->watch_poll_interval = 60;
     const char *h = getenv("MEMGATE_HOME"), *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    const char *xc = getenv("XDG_CACHE_HOME");
+    if (!home || !*home) home = "/tmp";
     if (h && *h) snprintf(c->home, sizeof(c->home), "%s", h);
     else if (x && *x) snprintf(c->home, sizeof(c->home), "%s/memgate", x);
-    else snprintf(c->home, sizeof(c->home), "%s/.local/share/memgate", home && *home ? home : "/tmp");
+    else snprintf(c->home, sizeof(c->home), "%s/.local/share/memgate", home);
+    /* MEMGATE_HOME makes a self-contained instance (tests, `make run`): its cache
+     * stays inside it, whatever XDG_CACHE_HOME says */
+    if (h && *h) snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/cache", h);
+    else if (xc && *xc) snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/memgate", xc);
+    else snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/.cache/memgate", home);
+}
+
+/* $XDG_CONFIG_HOME/memgate/config, else ~/.config/memgate/config. */
+static void xdg_config_path(char *out, size_t cap)
+{
+    const char *x = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    if (x && *x) snprintf(out, cap, "%s/memgate/config", x);
+    else snprintf(out, cap, "%s/.config/memgate/config", home && *home ? home : "/tmp");
 }
 
 int mg_config_set(struct mg_config *c, const char *key, const char *value, const char *origin, struct mg_err *err)
@@ -320,13 +336,17 @@ int mg_config_parse(struct mg_config *c, const char *text, size_t len, const cha
     return 0;
 }
 
-static int load_file(struct mg_config *c, const char *path, int required, struct mg_err *err)
+/* Apply the file at path: 0 (also when it is absent and not required: then
+ * *found is false), or -1 with err. */
+static int load_file(struct mg_config *c, const char *path, int required, bool *found, struct mg_err *err)
 {
+    if (found) *found = false;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT && !required) return 0;
         return mg_err_set(err, MG_E_CONFIG, "cannot open config file '%s': %s", path, strerror(errno));
     }
+    if (found) *found = true;
     char *buf = malloc(MG_CONFIG_MAX_BYTES + 1);
     if (!buf) {
         close(fd);
@@ -425,15 +445,34 @@ int mg_config_load(struct mg_config *c, struct mg_err *err)
     if (strlen(c->home) > PATH_MAX - 128)
         return mg_err_set(err, MG_E_CONFIG, "the data directory path is longer than %d bytes; set MEMGATE_HOME "
                           "to a shorter one", PATH_MAX - 128);
-    const char *explicit_path = getenv("MEMGATE_CONFIG");
-    char path[PATH_MAX + 16];
-    snprintf(c->config_path, sizeof(c->config_path), "%s", explicit_path && *explicit_path ? explicit_path : "");
+    /* the config file: MEMGATE_CONFIG; else <MEMGATE_HOME>/config (a
+     * self-contained instance); else the XDG place, or failing that the data
+     * directory's (where it used to live: read, with a notice) */
+    const char *explicit_path = getenv("MEMGATE_CONFIG"), *h = getenv("MEMGATE_HOME");
+    char path[PATH_MAX + 16], old[PATH_MAX + 16];
+    bool found;
     if (explicit_path && *explicit_path) {
-        if (load_file(c, explicit_path, 1, err) != 0) return -1;
-    } else {
+        snprintf(c->config_path, sizeof(c->config_path), "%s", explicit_path);
+        if (load_file(c, explicit_path, 1, NULL, err) != 0) return -1;
+    } else if (h && *h) {
         snprintf(path, sizeof(path), "%s/config", c->home);
         snprintf(c->config_path, sizeof(c->config_path), "%s", path);
-        if (load_file(c, path, 0, err) != 0) return -1;
+        if (load_file(c, path, 0, NULL, err) != 0) return -1;
+    } else {
+        xdg_config_path(path, sizeof(path));
+        snprintf(c->config_path, sizeof(c->config_path), "%s", path);
+        if (load_file(c, path, 0, &found, err) != 0) return -1;
+        snprintf(old, sizeof(old), "%s/config", c->home);
+        if (!found) {
+            if (load_file(c, old, 0, &found, err) != 0) return -1;
+            if (found) {
+                snprintf(c->config_path, sizeof(c->config_path), "%s", old);
+                static atomic_flag told = ATOMIC_FLAG_INIT;
+                if (!atomic_flag_test_and_set(&told))
+                    fprintf(stderr, "memgate: note: read the config file %s; its place is now %s (move it there)\n",
+                            old, path);
+            }
+        }
     }
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         char env[64];
