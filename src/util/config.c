@@ -175,16 +175,21 @@ void mg_config_defaults(struct mg_config *c)
     c->embed_retries = 3;
     c->watch_poll_interval = 60;
     const char *h = getenv("MEMGATE_HOME"), *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    const char *xc = getenv("XDG_CACHE_HOME");
     if (!home || !*home) home = "/tmp";
     if (h && *h) snprintf(c->home, sizeof(c->home), "%s", h);
     else if (x && *x) snprintf(c->home, sizeof(c->home), "%s/memgate", x);
     else snprintf(c->home, sizeof(c->home), "%s/.local/share/memgate", home);
-    /* MEMGATE_HOME makes a self-contained instance (tests, `make run`): its cache
-     * stays inside it, whatever XDG_CACHE_HOME says */
-    if (h && *h) snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/cache", h);
+}
+
+/* The cache when cache_dir is not set: MEMGATE_HOME makes a self-contained
+ * instance (tests, `make run`), so its cache stays inside it whatever
+ * XDG_CACHE_HOME says; else $XDG_CACHE_HOME/memgate, else ~/.cache/memgate. */
+static void default_cache_dir(struct mg_config *c)
+{
+    const char *h = getenv("MEMGATE_HOME"), *xc = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (h && *h) snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/cache", c->home);
     else if (xc && *xc) snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/memgate", xc);
-    else snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/.cache/memgate", home);
+    else snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/.cache/memgate", home && *home ? home : "/tmp");
 }
 
 /* $XDG_CONFIG_HOME/memgate/config, else ~/.config/memgate/config. */
@@ -483,5 +488,6 @@ int mg_config_load(struct mg_config *c, struct mg_err *err)
         const char *v = getenv(env);
         if (v && *v && mg_config_set(c, keys[i].name, v, env, err) != 0) return -1;
     }
+    if (!c->cache_dir[0]) default_cache_dir(c);
     return 0;
 }

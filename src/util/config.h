@@ -65,7 +65,8 @@ struct mg_config {
     int audit_anchor_syslog; /* 1: log each update of the audit anchor to syslog(3) (default 0) */
     char audit_anchor_url[512]; /* POST the audit anchor here when it changes (empty: not shipped) */
     char secret_rules[PATH_MAX]; /* secret-scanner rules file; empty = the built-in rules */
-    char cache_dir[PATH_MAX];    /* compiled secret rules are cached here (the defaults fill it in) */
+    char cache_dir[PATH_MAX];    /* compiled secret rules are cached here; mg_config_load fills it in
+                                  * (empty after mg_config_defaults alone: <home>/cache) */
     /* index roots (src/security/roots.h): "TENANT:DIR, TENANT:DIR, ..."; a tenant may index only under its
      * own; empty: only the local tenant may index, anywhere (both minus the forbidden places) */
     char index_roots[4096];
