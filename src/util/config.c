@@ -182,7 +182,7 @@ void mg_config_defaults(struct mg_config *c)
 }
 
 /* The cache when cache_dir is not set: MEMGATE_HOME makes a self-contained
- * instance (tests, `make run`), so its cache stays inside it whatever
+ * instance (the tests set it to temporary directories), so its cache stays inside it whatever
  * XDG_CACHE_HOME says; else $XDG_CACHE_HOME/memgate, else ~/.cache/memgate. */
 static void default_cache_dir(struct mg_config *c)
 {
