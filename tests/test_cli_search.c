@@ -376,10 +376,10 @@ TEST(search_unknown_option_named_as_given)
     ASSERT_EQ_INT(o.status, 2);
     ASSERT_CONTAINS(o.err, "error[usage]: unknown option '-E' in '-EINVAL'");
     mg_t_out_free(&o);
-    o = MG_RUN(NULL, h, "search", "--json", "-EINVAL");
+    o = MG_RUN(NULL, h, "search", "--json", "-EINVAL"); /* --json: the error is JSON on stdout */
     ASSERT_EQ_INT(o.status, 2);
-    ASSERT_CONTAINS(o.err, "unknown option '-E' in '-EINVAL'");
-    ASSERT_NOT_CONTAINS(o.err, "--json");
+    ASSERT_CONTAINS(o.out, "unknown option '-E' in '-EINVAL'");
+    ASSERT_NOT_CONTAINS(o.out, "--json");
     mg_t_out_free(&o);
     o = MG_RUN(NULL, h, "search", "x", "-E");
     ASSERT_CONTAINS(o.err, "unknown option '-E';");
@@ -398,7 +398,7 @@ TEST(search_unknown_option_named_as_given)
     for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
         o = MG_RUN(NULL, h, cmds[i], "--json", "-EINVAL");
         ASSERT_EQ_INT(o.status, 2);
-        ASSERT_CONTAINS(o.err, "unknown option '-E' in '-EINVAL'");
+        ASSERT_CONTAINS(o.out, "unknown option '-E' in '-EINVAL'");
         mg_t_out_free(&o);
     }
 }

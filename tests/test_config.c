@@ -1,4 +1,6 @@
 /* test_config.c — settings parsing (util/config.h). */
+#include <sys/stat.h>
+
 #include "test.h"
 #include "security/roots.h"
 #include "util/config.h"
@@ -145,7 +147,7 @@ TEST(config_unknown_env_variable_is_an_error)
 {
     char *home = mg_t_tmpdir();
     setenv("MEMGATE_HOM", "/nowhere", 1);
-    struct mg_t_out o = MG_RUN(NULL, home, "status", "--json");
+    struct mg_t_out o = MG_RUN(NULL, home, "status"); /* with --json: the same error as JSON (test_cli_errors.c) */
     ASSERT_EQ_INT(o.status, 1);
     ASSERT_CONTAINS(o.err, "error[invalid_config]: unknown environment variable MEMGATE_HOM; did you mean MEMGATE_HOME?");
     ASSERT_EQ_STR(o.out, "");
@@ -170,5 +172,107 @@ TEST(config_unknown_env_variable_is_an_error)
     for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) putenv((char *)ok[i]);
     o = MG_RUN(NULL, home, "status", "--json");
     if (o.status != 0) FAIL("status with known variables: %d, %s", o.status, o.err);
+    mg_t_out_free(&o);
+}
+
+/* `memgate status --json` in the environment set up by the caller (no MEMGATE_HOME) */
+static json_t *status_json(struct mg_t_out *o)
+{
+    *o = MG_RUN(NULL, NULL, "status", "--json");
+    if (o->status != 0) FAIL("status exited %d: %s", o->status, o->err);
+    return mg_t_json(o->out);
+}
+
+static const char *jstr(json_t *j, const char *k) { return json_string_value(json_object_get(j, k)); }
+static long long limit_of(json_t *j)
+{
+    return json_integer_value(json_object_get(json_object_get(j, "config"), "search_limit"));
+}
+
+/* Without MEMGATE_HOME: the config file at $XDG_CONFIG_HOME/memgate/config
+ * (~/.config), the old one in the data directory still read with a notice,
+ * the cache at $XDG_CACHE_HOME/memgate (~/.cache); with MEMGATE_HOME all of
+ * them inside it, whatever the XDG variables say. */
+TEST(config_xdg_places)
+{
+    char *base = mg_t_tmpdir(), p[PATH_MAX], want[PATH_MAX];
+    unsetenv("MEMGATE_HOME");
+    unsetenv("MEMGATE_CONFIG");
+    unsetenv("MEMGATE_CACHE_DIR");
+    unsetenv("XDG_DATA_HOME");
+    unsetenv("XDG_CONFIG_HOME");
+    unsetenv("XDG_CACHE_HOME");
+    snprintf(p, sizeof(p), "%s/home", base);
+    setenv("HOME", p, 1);
+
+    /* the defaults, under HOME */
+    struct mg_t_out o;
+    json_t *j = status_json(&o);
+    snprintf(want, sizeof(want), "%s/home/.local/share/memgate", base);
+    ASSERT_EQ_STR(jstr(j, "home"), want);
+    snprintf(want, sizeof(want), "%s/home/.config/memgate/config", base);
+    ASSERT_EQ_STR(jstr(j, "config_file"), want);
+    snprintf(want, sizeof(want), "%s/home/.cache/memgate", base);
+    ASSERT_EQ_STR(jstr(j, "cache_dir"), want);
+    ASSERT_NOT_CONTAINS(o.err, "note:");
+    json_decref(j);
+    mg_t_out_free(&o);
+
+    snprintf(p, sizeof(p), "%s/data", base);
+    setenv("XDG_DATA_HOME", p, 1);
+    snprintf(p, sizeof(p), "%s/cfg", base);
+    setenv("XDG_CONFIG_HOME", p, 1);
+    snprintf(p, sizeof(p), "%s/cache", base);
+    setenv("XDG_CACHE_HOME", p, 1);
+
+    /* only the old place has a config: read, with one notice naming the new place (stderr, not stdout) */
+    mg_t_write_str(base, "data/memgate/config", "search_limit = 7\n");
+    j = status_json(&o);
+    ASSERT_EQ_INT(limit_of(j), 7);
+    snprintf(want, sizeof(want), "%s/data/memgate/config", base);
+    ASSERT_EQ_STR(jstr(j, "config_file"), want);
+    ASSERT_CONTAINS(o.err, "note: read the config file");
+    snprintf(want, sizeof(want), "its place is now %s/cfg/memgate/config", base);
+    ASSERT_CONTAINS(o.err, want);
+    const char *second = strstr(o.err, "note:");
+    ASSERT(second && !strstr(second + 1, "note:")); /* once */
+    snprintf(want, sizeof(want), "%s/cache/memgate", base);
+    ASSERT_EQ_STR(jstr(j, "cache_dir"), want);
+    json_decref(j);
+    mg_t_out_free(&o);
+
+    /* the XDG config wins; no notice */
+    mg_t_write_str(base, "cfg/memgate/config", "search_limit = 5\n");
+    j = status_json(&o);
+    ASSERT_EQ_INT(limit_of(j), 5);
+    snprintf(want, sizeof(want), "%s/cfg/memgate/config", base);
+    ASSERT_EQ_STR(jstr(j, "config_file"), want);
+    ASSERT_NOT_CONTAINS(o.err, "note:");
+    json_decref(j);
+    mg_t_out_free(&o);
+
+    /* the compiled secret rules land in the XDG cache */
+    char *repo = mg_t_tmpdir();
+    mg_t_write_str(repo, "a.txt", "nothing to see\n");
+    o = MG_RUN(NULL, NULL, "scan", repo);
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+    snprintf(p, sizeof(p), "%s/cache/memgate", base);
+    struct stat st;
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) FAIL("scan made no cache directory %s", p);
+    snprintf(p, sizeof(p), "%s/data/memgate/cache", base);
+    if (stat(p, &st) == 0) FAIL("scan still made the old cache directory %s", p);
+
+    /* MEMGATE_HOME: a self-contained instance, the XDG places unused */
+    snprintf(p, sizeof(p), "%s/inst", base);
+    setenv("MEMGATE_HOME", p, 1);
+    j = status_json(&o);
+    ASSERT_EQ_INT(limit_of(j), 20);
+    snprintf(want, sizeof(want), "%s/inst/config", base);
+    ASSERT_EQ_STR(jstr(j, "config_file"), want);
+    snprintf(want, sizeof(want), "%s/inst/cache", base);
+    ASSERT_EQ_STR(jstr(j, "cache_dir"), want);
+    ASSERT_NOT_CONTAINS(o.err, "note:");
+    json_decref(j);
     mg_t_out_free(&o);
 }

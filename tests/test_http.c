@@ -808,9 +808,8 @@ TEST(http_v1_routes)
     int p = s.port;
     struct res r = GET(p, "/v1/search?q=parse_http_header&limit=3", "X-Nothing: 1");
     json_t *j = body_json(&r, 200);
-    char *xs = hdr(&r, "X-Session-Id");
-    if (!hex32(xs)) FAIL("X-Session-Id '%s' is not 32 hex digits", xs ? xs : "(none)");
-    free(xs);
+    char *xs = hdr(&r, "X-Session-Id"); /* no session id sent: the implicit session's is not handed out */
+    if (xs) FAIL("a /v1 call without X-Session-Id got one back: '%s'", xs);
     json_t *h = json_array_get(json_object_get(j, "results"), 0);
     ASSERT_EQ_STR(json_string_value(json_object_get(h, "repo")), "poly");
     ASSERT_EQ_STR(json_string_value(json_object_get(h, "path")), "src/http.c");
@@ -1110,6 +1109,87 @@ TEST(http_v1_session_expires)
     r = GET(s.port, "/v1/scope", "X-Session-Id: my-session-1");
     expect_error(&r, 404, "session_expired");
     res_free(&r);
+    ASSERT_EQ_INT(srv_stop(&s), 0);
+}
+
+static int healthz_sessions(int port)
+{
+    struct res r = GET(port, "/healthz", "X-N: 1");
+    json_t *j = body_json(&r, 200);
+    int n = (int)json_integer_value(json_object_get(j, "sessions"));
+    json_decref(j);
+    res_free(&r);
+    return n;
+}
+
+/* /v1 calls without X-Session-Id share their client's implicit session
+ * (per tenant, token and address) instead of each making one; it idles out
+ * after api_session_idle; it never reaches another token; an explicit id
+ * and the scope route still get sessions of their own. */
+TEST_T(http_v1_implicit_session, 240)
+{
+    char *home = mg_t_tmpdir();
+    char tok[2][128], auth[2][160];
+    const char *tenants[] = {"acme", "globex"};
+    for (int i = 0; i < 2; i++) {
+        struct mg_t_out o = MG_RUN(NULL, home, "token", "create", "--tenant", tenants[i], "--json");
+        ASSERT_EQ_INT(o.status, 0);
+        json_t *j = mg_t_json(o.out);
+        snprintf(tok[i], sizeof(tok[i]), "%s", json_string_value(json_object_get(j, "token")));
+        snprintf(auth[i], sizeof(auth[i]), "Authorization: Bearer %s", tok[i]);
+        json_decref(j);
+        mg_t_out_free(&o);
+    }
+    struct srv s;
+    const char *env[] = {"MEMGATE_API_SESSION_IDLE=2", "MEMGATE_SESSION_PRUNE_INTERVAL=1",
+                         "MEMGATE_TOKEN_RATE_LIMIT=0", NULL};
+    srv_start_env(&s, home, env);
+    int p = s.port;
+    ASSERT_EQ_INT(healthz_sessions(p), 0);
+    for (int i = 0; i < 3000; i++) {
+        struct res r = GET(p, i % 2 ? "/v1/repos" : "/v1/index/status?all=1", auth[0]);
+        if (r.status != 200) FAIL("call %d: status %ld: %s", i, r.status, r.body);
+        char *xs = hdr(&r, "X-Session-Id");
+        if (xs) FAIL("call %d: the implicit session's id came back: %s", i, xs);
+        res_free(&r);
+    }
+    int n = healthz_sessions(p);
+    if (n != 1) FAIL("3000 /v1 calls without X-Session-Id left %d sessions, expected 1", n);
+    /* PUT /v1/scope without one still makes a session: its id is what the scope is kept under */
+    struct res r = req(p, "PUT", "/v1/scope", H(auth[0], "Content-Type: application/json"), "{\"globs\":[\"*.go\"]}", 18);
+    json_t *j = body_json(&r, 200);
+    char *own = hdr(&r, "X-Session-Id");
+    ASSERT(hex32(own));
+    ASSERT_EQ_STR(json_string_value(json_object_get(j, "session")), own);
+    json_decref(j);
+    res_free(&r);
+    /* ... which no later call without the header sees */
+    r = GET(p, "/v1/repos", auth[0]);
+    ASSERT_EQ_INT(r.status, 200);
+    res_free(&r);
+    ASSERT_EQ_INT(healthz_sessions(p), 2);
+    char sh[128];
+    snprintf(sh, sizeof(sh), "X-Session-Id: %s", own);
+    r = GET(p, "/v1/scope", auth[0], sh);
+    j = body_json(&r, 200);
+    ASSERT_EQ_STR(json_string_value(json_array_get(json_object_get(json_object_get(j, "scope"), "globs"), 0)), "*.go");
+    json_decref(j);
+    res_free(&r);
+    free(own);
+    r = GET(p, "/v1/repos", auth[1]); /* another tenant's token: its own */
+    ASSERT_EQ_INT(r.status, 200);
+    res_free(&r);
+    ASSERT_EQ_INT(healthz_sessions(p), 3);
+    r = GET(p, "/v1/repos", auth[0], "X-Session-Id: explicit-one-1");
+    ASSERT_EQ_INT(r.status, 200);
+    char *xs = hdr(&r, "X-Session-Id");
+    ASSERT_EQ_STR(xs, "explicit-one-1");
+    free(xs);
+    res_free(&r);
+    ASSERT_EQ_INT(healthz_sessions(p), 4);
+    /* idle past api_session_idle: the two implicit sessions go, the others (session_ttl) stay */
+    usleep(4500 * 1000);
+    ASSERT_EQ_INT(healthz_sessions(p), 2);
     ASSERT_EQ_INT(srv_stop(&s), 0);
 }
 

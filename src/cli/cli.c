@@ -43,6 +43,35 @@ static const struct {
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+/* The command line asked for JSON (--json anywhere before a `--`): errors
+ * are then {"error":{"code","message"}} lines on stdout (mg_cli_fail,
+ * mg_cli_usage), so `memgate CMD --json | jq` sees every outcome. Decided
+ * before any option is parsed, so a usage error after --json is JSON too. */
+static bool json_errors;
+
+static bool wants_json(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) break;
+        if (strcmp(argv[i], "--json") == 0) return true;
+    }
+    return false;
+}
+
+/* One error line: JSON on stdout under --json, else error[code] on stderr. */
+static void print_error(const char *code, const char *msg)
+{
+    if (!json_errors) {
+        fprintf(stderr, "error[%s]: %s\n", code, msg);
+        return;
+    }
+    json_t *j = json_pack("{s:{s:s, s:o}}", "error", "code", code, "message", mg_json_text(msg));
+    if (j) mg_cli_print_json(j);
+    else printf("{\"error\":{\"code\":\"%s\",\"message\":\"out of memory\"}}\n", MG_E_NO_MEMORY);
+    json_decref(j);
+    fflush(stdout);
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "memgate %s — code index and search for AI coding agents\n\n"
@@ -52,6 +81,9 @@ static void usage(FILE *f)
                "  -V, --version   print the version, build commit and library versions (--json: as JSON)\n"
                "  -h, --help      this help; `memgate help COMMAND` is `memgate COMMAND --help`\n"
                "\nData directory: $MEMGATE_HOME, else $XDG_DATA_HOME/memgate, else ~/.local/share/memgate.\n"
+               "Config file: $MEMGATE_CONFIG, else $MEMGATE_HOME/config, else ~/.config/memgate/config\n"
+               "($XDG_CONFIG_HOME); cache: $MEMGATE_HOME/cache, else ~/.cache/memgate ($XDG_CACHE_HOME).\n"
+               "With --json, errors are {\"error\":{\"code\",\"message\"}} lines on stdout.\n"
                "Run `memgate COMMAND --help` for a command's options; docs/cli.md has them all, and\n"
                "each command has a man page: man memgate-COMMAND.\n");
 }
@@ -72,6 +104,7 @@ int mg_cli_main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    json_errors = strcmp(cmd, "mcp") != 0 && wants_json(argc - 1, argv + 1); /* mcp: stdout is the protocol's */
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0)
         return mg_cmd_version(argc - 1, argv + 1);
     for (size_t i = 0; i < NCOMMANDS; i++) {
@@ -80,7 +113,9 @@ int mg_cli_main(int argc, char **argv)
         if (mg_config_check_env(&err) != 0) return mg_cli_fail(&err);
         return commands[i].fn(argc - 1, argv + 1);
     }
-    fprintf(stderr, "error[usage]: unknown command '%s'; run `memgate --help` for the list\n", cmd);
+    char msg[256];
+    snprintf(msg, sizeof(msg), "unknown command '%.128s'; run `memgate --help` for the list", cmd);
+    print_error(MG_E_USAGE, msg);
     return 2;
 }
 
@@ -93,18 +128,21 @@ int mg_cli_config(struct mg_config *c)
 
 int mg_cli_fail(const struct mg_err *err)
 {
-    mg_err_print(err);
+    print_error(err->code ? err->code : MG_E_INTERNAL, err->msg);
     return err->code && strcmp(err->code, MG_E_USAGE) == 0 ? 2 : 1;
 }
 
 int mg_cli_usage(const char *cmd, const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
-    fprintf(stderr, "error[usage]: ");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    int n = vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "; see `memgate %s --help`\n", cmd);
+    if (n < 0) msg[0] = 0;
+    size_t len = strlen(msg);
+    snprintf(msg + len, sizeof(msg) - len, "; see `memgate %s --help`", cmd);
+    print_error(MG_E_USAGE, msg);
     return 2;
 }
 

@@ -45,7 +45,10 @@ int mg_cmd_version(int argc, char **argv);
 
 /* Load the configuration or print the error; 0 or exit status 1. */
 int mg_cli_config(struct mg_config *c);
-/* Print err and return the exit status for it (2 for usage, else 1). */
+/* Print err and return the exit status for it (2 for usage, else 1). With
+ * --json on the command line (before `--`; every command but mcp) the error
+ * is one line {"error":{"code","message"}} on stdout and stderr stays
+ * silent; else "error[code]: message" on stderr. mg_cli_usage likewise. */
 int mg_cli_fail(const struct mg_err *err);
 /* Print "error[usage]: <msg>; see `memgate CMD --help`" and return 2. */
 int mg_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -126,10 +126,11 @@ static int follow(const struct mg_config *cfg, const struct mg_audit_filter *f, 
         if (cap - len < 65536) {
             char *nb = realloc(buf, cap = cap ? cap * 2 : 131072);
             if (!nb) {
-                fprintf(stderr, "error[%s]: out of memory following the audit log\n", MG_E_NO_MEMORY);
+                struct mg_err e = {0};
+                mg_err_set(&e, MG_E_NO_MEMORY, "out of memory following the audit log");
                 free(buf);
                 close(fd);
-                return 1;
+                return mg_cli_fail(&e);
             }
             buf = nb;
         }
@@ -308,9 +309,7 @@ int mg_cmd_audit(int argc, char **argv)
         case 'v': ver = true; break;
         case 'a': anchor_arg = optarg; break;
         case 'h': fputs(HELP, stdout); return 0;
-        default:
-            if (optopt) return mg_cli_usage("audit", "option '%s' needs a value", argv[optind - 1]);
-            return mg_cli_usage("audit", "unknown option '%s'", argv[optind - 1]);
+        default: return mg_cli_badopt("audit", argc, argv, opts);
         }
     }
     if (optind < argc) return mg_cli_usage("audit", "unexpected argument '%s'", argv[optind]);

@@ -50,12 +50,11 @@ int mg_cmd_mcp(int argc, char **argv)
     int ch;
     optind = 1;
     opterr = 0;
-    while ((ch = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (ch) {
         case 'r': repo = optarg; break;
         case 'h': fputs(HELP, stdout); return 0;
-        case ':': return mg_cli_usage("mcp", "option '%s' needs a value", argv[optind - 1]);
-        default: return mg_cli_usage("mcp", "unknown option '%s'", argv[optind - 1]);
+        default: return mg_cli_badopt("mcp", argc, argv, opts);
         }
     }
     if (optind < argc) return mg_cli_usage("mcp", "unexpected argument '%s'", argv[optind]);

@@ -108,16 +108,11 @@ int mg_cmd_status(int argc, char **argv)
         bytes += json_integer_value(json_object_get(r, "bytes"));
         dbb += json_integer_value(json_object_get(r, "db_bytes"));
     }
-    const char *cfgfile = getenv("MEMGATE_CONFIG");
-    char cfgpath[PATH_MAX + 16];
-    if (!cfgfile || !*cfgfile) {
-        snprintf(cfgpath, sizeof(cfgpath), "%s/config", cfg.home);
-        cfgfile = cfgpath;
-    }
+    const char *cfgfile = cfg.config_path; /* the one read, or where one is looked for */
     if (json) {
         json_t *o = json_pack(
-            "{s:s, s:s, s:s, s:{s:I, s:I, s:i, s:i, s:I, s:i, s:i, s:s}, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
-            "version", MG_VERSION, "home", cfg.home, "config_file", cfgfile, "config", "max_file_size",
+            "{s:s, s:s, s:s, s:s, s:{s:I, s:I, s:i, s:i, s:I, s:i, s:i, s:s}, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
+            "version", MG_VERSION, "home", cfg.home, "config_file", cfgfile, "cache_dir", cfg.cache_dir, "config", "max_file_size",
             (json_int_t)cfg.max_file_size, "max_query_bytes", (json_int_t)cfg.max_query_bytes, "index_threads",
             cfg.index_threads, "chunk_max_lines", cfg.chunk_max_lines, "chunk_max_bytes",
             (json_int_t)cfg.chunk_max_bytes, "search_limit", cfg.search_limit, "search_max_limit",
@@ -133,6 +128,7 @@ int mg_cmd_status(int argc, char **argv)
         printf("memgate %s\n", MG_VERSION);
         printf("data directory: %s\n", cfg.home);
         printf("config file:    %s\n", cfgfile);
+        printf("cache:          %s\n", cfg.cache_dir);
         printf("settings:       max_file_size=%s max_query_bytes=%zu index_threads=%d chunk_max_lines=%d "
                "chunk_max_bytes=%zu search_limit=%d watch=%s\n",
                mg_human_bytes((double)cfg.max_file_size, b1, sizeof(b1)), cfg.max_query_bytes, cfg.index_threads,

@@ -126,9 +126,7 @@ int mg_cmd_token(int argc, char **argv)
         case 'R': rate_s = optarg, create_opts = true; break;
         case 'j': json = true; break;
         case 'h': fputs(HELP, stdout); return 0;
-        default:
-            if (optopt) return mg_cli_usage("token", "option '%s' needs a value", argv[optind - 1]);
-            return mg_cli_usage("token", "unknown option '%s'", argv[optind - 1]);
+        default: return mg_cli_badopt("token", argc, argv, opts);
         }
     }
     if (optind >= argc) return mg_cli_usage("token", "give a subcommand: create, list or revoke");
@@ -173,8 +171,9 @@ int mg_cmd_token(int argc, char **argv)
         snprintf(spec.name, sizeof(spec.name), "%s", name);
         if (repos_s && split_csv(repos_s, &repos) != 0) {
             mg_strv_release(&repos);
-            fprintf(stderr, "error[%s]: out of memory\n", MG_E_NO_MEMORY);
-            return 1;
+            struct mg_err e = {0};
+            mg_err_set(&e, MG_E_NO_MEMORY, "out of memory");
+            return mg_cli_fail(&e);
         }
         spec.repos = (char **)repos.v;
         spec.nrepos = repos.n;

@@ -68,8 +68,7 @@ int mg_cmd_version(int argc, char **argv)
                    "of the libraries it links. --json prints them as one JSON object.\n");
             return 0;
         } else {
-            fprintf(stderr, "error[usage]: unknown argument '%s'; see `memgate --version --help`\n", argv[i]);
-            return 2;
+            return mg_cli_usage("--version", "unknown argument '%s'", argv[i]);
         }
     }
     json_t *libs = lib_versions();

@@ -212,8 +212,11 @@ static enum MHD_Result q_iter(void *cls, enum MHD_ValueKind kind, const char *ke
     return MHD_YES;
 }
 
-/* The API session named by X-Session-Id (created when absent or unknown). */
-static struct mg_session *api_session(struct mg_http *h, struct MHD_Connection *c, struct req *r,
+/* The API session named by X-Session-Id (created when unknown). Without the
+ * header: a new session for the scope route (its id is what the client keeps
+ * the scope under: `own`), else the client's implicit session, shared by its
+ * calls without the header and keeping nothing between them (session.h). */
+static struct mg_session *api_session(struct mg_http *h, struct MHD_Connection *c, struct req *r, bool own,
                                       enum MHD_Result *rc)
 {
     struct mg_sessions *reg = h->srv->sessions;
@@ -221,6 +224,17 @@ static struct mg_session *api_session(struct mg_http *h, struct MHD_Connection *
     const char *inst = getenv("MEMGATE_INSTANCE_ID");
     if (inst && !*inst) inst = NULL;
     struct mg_err err = {0};
+    if (!sid && !own) {
+        /* the client: tenant, token, address (NUL-free texts; a \n cannot occur in any of them) */
+        char key[sizeof(r->who.tenant) + sizeof(r->who.token_id) + sizeof(r->from) + 4];
+        snprintf(key, sizeof(key), "%s\n%s\n%s", r->who.tenant, r->who.token_id, r->from);
+        struct mg_session *s = mg_sessions_implicit(reg, key, r->who.tenant, inst,
+                                                    (int64_t)h->srv->cfg.api_session_idle * 1000, &err);
+        if (s) return s;
+        const char *code = err.code ? err.code : MG_E_INTERNAL;
+        *rc = mg__respond_error(c, r, mg_err_http_status(code), code, "%s", err.msg);
+        return NULL;
+    }
     if (sid && mg_gate_identifier(&h->srv->cfg, "X-Session-Id", sid, &err) != 0) { /* the registry keeps it as given */
         *rc = mg__respond_error(c, r, mg_err_http_status(err.code), err.code, "%s", err.msg);
         return NULL;
@@ -296,7 +310,7 @@ static enum MHD_Result v1_audit(struct mg_http *h, struct MHD_Connection *c, str
         f.limit = (size_t)n;
     }
     enum MHD_Result rc = MHD_YES;
-    struct mg_session *s = api_session(h, c, r, &rc);
+    struct mg_session *s = api_session(h, c, r, false, &rc);
     if (!s) return rc;
     struct mg_request_spec spec = {.srv = h->srv, .who = &r->who, .session = s, .op = "audit_read"};
     struct mg_ctx x;
@@ -401,13 +415,13 @@ enum MHD_Result mg__v1(struct mg_http *h, struct MHD_Connection *c, struct req *
     }
 
     enum MHD_Result rc = MHD_YES;
-    struct mg_session *s = api_session(h, c, r, &rc);
+    struct mg_session *s = api_session(h, c, r, strcmp(rt->path, "/v1/scope") == 0, &rc);
     if (!s) {
         json_decref(q.args);
         return rc;
     }
     char sid[MG_SID_MAX + 1];
-    snprintf(sid, sizeof(sid), "%s", s->id);
+    snprintf(sid, sizeof(sid), "%s", s->implicit ? "" : s->id); /* an implicit session's id is not handed out */
     struct mg_request_spec spec = {.srv = h->srv, .who = &r->who, .session = s,
                                    .repo_header = mg__header(c, "X-Memgate-Repo"), .op = tool};
     struct mg_ctx x;
@@ -429,5 +443,5 @@ enum MHD_Result mg__v1(struct mg_http *h, struct MHD_Connection *c, struct req *
     }
     if (x.srv) mg_request_release(&x);
     mg_session_put(h->srv->sessions, s);
-    return mg__respond_json_h(c, r, status, body, "X-Session-Id", sid, NULL, NULL);
+    return mg__respond_json_h(c, r, status, body, sid[0] ? "X-Session-Id" : NULL, sid[0] ? sid : NULL, NULL, NULL);
 }

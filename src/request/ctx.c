@@ -41,6 +41,7 @@ int mg_request_init(struct mg_ctx *x, const struct mg_request_spec *spec, struct
         snprintf(x->session->tenant, sizeof(x->session->tenant), "%s", x->who.tenant);
     }
     x->instance = x->session->instance;
+    if (x->session->implicit) mg_random_id(x->memory_session);
     const char *rid = spec->request_id ? spec->request_id : mg_request_id_current();
     snprintf(x->request_id, sizeof(x->request_id), "%s", rid ? rid : "");
     if (spec->repo_header && !(x->repo_header = strdup(spec->repo_header))) {
@@ -84,7 +85,10 @@ void mg_request_log(struct mg_ctx *x, const char *level, const char *fmt, ...)
     x->channel->log(x->channel, level, buf);
 }
 
-const char *mg_request_memory_session(const struct mg_ctx *x, const char *arg) { return arg ? arg : x->session->id; }
+const char *mg_request_memory_session(const struct mg_ctx *x, const char *arg)
+{
+    return arg ? arg : x->memory_session[0] ? x->memory_session : x->session->id;
+}
 
 bool mg_request_expired(const struct mg_ctx *x)
 {

@@ -105,6 +105,7 @@ struct mg_ctx {
     pthread_mutex_t mu;              /* guards audit while parts run in parallel */
     struct mg_audit_rec audit;
     char request_id[MG_REQUEST_ID_MAX + 1]; /* the HTTP request's X-Request-Id, "" none */
+    char memory_session[MG_SID_LEN + 1]; /* an implicit session's: this request's own memory session */
 };
 
 struct mg_request_spec {
@@ -137,7 +138,8 @@ void mg_request_progress(struct mg_ctx *x, double done, double total, const char
 void mg_request_log(struct mg_ctx *x, const char *level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The conversation's durable id for memory: the `session_id` argument when
- * given, else this session's id. */
+ * given, else this session's id (an implicit session's: one random id per
+ * request, so two clients sharing it share no memory session). */
 const char *mg_request_memory_session(const struct mg_ctx *x, const char *arg);
 
 /* The request's deadline passed, or the process is stopping. */

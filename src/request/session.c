@@ -94,13 +94,9 @@ static struct mg_session *find_locked(struct mg_sessions *r, const char *id, str
     return NULL;
 }
 
-struct mg_session *mg_sessions_create(struct mg_sessions *r, enum mg_session_kind kind, const char *id,
-                                      const char *instance, struct mg_err *err)
+/* A new session, not listed yet: one reference (the caller's); NULL with err. */
+static struct mg_session *session_new(enum mg_session_kind kind, const char *instance, struct mg_err *err)
 {
-    if (id && !id_ok(id)) {
-        mg_err_set(err, MG_E_BAD_ARG, "session id must be 8 to %d characters of [A-Za-z0-9._:-]", MG_SID_MAX);
-        return NULL;
-    }
     if (instance && (!*instance || strlen(instance) > MG_INSTANCE_MAX)) {
         mg_err_set(err, MG_E_BAD_ARG, "instance id must be 1 to %d characters", MG_INSTANCE_MAX);
         return NULL;
@@ -120,6 +116,28 @@ struct mg_session *mg_sessions_create(struct mg_sessions *r, enum mg_session_kin
     s->last_use_ms = mg_now_ms();
     if (instance) snprintf(s->instance, sizeof(s->instance), "%s", instance);
     else mg_random_id(s->instance);
+    return s;
+}
+
+/* List s (under r->mu) and take the registry's reference. */
+static void link_locked(struct mg_sessions *r, struct mg_session *s)
+{
+    size_t b = bucket(s->id);
+    s->next = r->b[b];
+    r->b[b] = s;
+    r->n++;
+    s->refs++;
+}
+
+struct mg_session *mg_sessions_create(struct mg_sessions *r, enum mg_session_kind kind, const char *id,
+                                      const char *instance, struct mg_err *err)
+{
+    if (id && !id_ok(id)) {
+        mg_err_set(err, MG_E_BAD_ARG, "session id must be 8 to %d characters of [A-Za-z0-9._:-]", MG_SID_MAX);
+        return NULL;
+    }
+    struct mg_session *s = session_new(kind, instance, err);
+    if (!s) return NULL;
     pthread_mutex_lock(&r->mu);
     for (int tries = 0;; tries++) {
         if (id) snprintf(s->id, sizeof(s->id), "%s", id);
@@ -132,11 +150,7 @@ struct mg_session *mg_sessions_create(struct mg_sessions *r, enum mg_session_kin
             return NULL;
         }
     }
-    size_t b = bucket(s->id);
-    s->next = r->b[b];
-    r->b[b] = s;
-    r->n++;
-    s->refs++; /* the registry's own reference */
+    link_locked(r, s);
     pthread_mutex_unlock(&r->mu);
     mg_metrics_session_created();
     return s;
@@ -162,7 +176,8 @@ static void remember_expired(struct mg_sessions *r, const char *id)
 
 static bool idle_past(const struct mg_sessions *r, const struct mg_session *s, int64_t now)
 {
-    return r->ttl_ms > 0 && s->refs == 1 && now - s->last_use_ms > r->ttl_ms;
+    int64_t ttl = s->idle_ms ? s->idle_ms : r->ttl_ms;
+    return ttl > 0 && s->refs == 1 && now - s->last_use_ms > ttl;
 }
 
 struct mg_session *mg_sessions_get(struct mg_sessions *r, const char *id, enum mg_lookup *how)
@@ -195,6 +210,62 @@ struct mg_session *mg_sessions_get(struct mg_sessions *r, const char *id, enum m
         mg_metrics_sessions_pruned(1);
     }
     if (how) *how = h;
+    return s;
+}
+
+/* The key of the implicit sessions' ids: random per process, so an id says
+ * nothing about the client it belongs to. */
+static unsigned char implicit_key[crypto_generichash_KEYBYTES];
+static pthread_once_t implicit_once = PTHREAD_ONCE_INIT;
+static void implicit_key_init(void)
+{
+    mg_sodium_ready();
+    randombytes_buf(implicit_key, sizeof(implicit_key));
+}
+
+struct mg_session *mg_sessions_implicit(struct mg_sessions *r, const char *key, const char *tenant,
+                                        const char *instance, int64_t idle_ms, struct mg_err *err)
+{
+    pthread_once(&implicit_once, implicit_key_init);
+    unsigned char h[16];
+    crypto_generichash(h, sizeof(h), (const unsigned char *)key, strlen(key), implicit_key, sizeof(implicit_key));
+    char id[MG_SID_MAX + 1] = "implicit/";
+    sodium_bin2hex(id + 9, sizeof(id) - 9, h, sizeof(h));
+    struct mg_session *fresh = NULL, *dead = NULL, *s, **link;
+    bool made = false;
+    for (;;) {
+        int64_t now = mg_now_ms();
+        pthread_mutex_lock(&r->mu);
+        s = find_locked(r, id, &link);
+        if (s && idle_past(r, s, now)) { /* idled out: nothing was kept in it, so simply make another */
+            if (unlink_locked(r, link)) dead = s;
+            s = NULL;
+        }
+        if (s) {
+            s->refs++;
+            s->last_use_ms = now;
+        } else if (fresh) {
+            link_locked(r, fresh);
+            s = fresh;
+            fresh = NULL;
+            made = true;
+        }
+        pthread_mutex_unlock(&r->mu);
+        if (dead) {
+            session_free(dead);
+            mg_metrics_sessions_pruned(1);
+            dead = NULL;
+        }
+        if (s) break;
+        /* not there: make one outside the lock, then look again (another request may have made it) */
+        if (!(fresh = session_new(MG_SESSION_API, instance, err))) return NULL;
+        snprintf(fresh->id, sizeof(fresh->id), "%s", id);
+        snprintf(fresh->tenant, sizeof(fresh->tenant), "%s", tenant);
+        fresh->implicit = true;
+        fresh->idle_ms = idle_ms;
+    }
+    if (fresh) session_free(fresh); /* another request made it first */
+    else if (made) mg_metrics_session_created();
     return s;
 }
 

@@ -53,6 +53,9 @@ struct mg_session {
     char instance[MG_INSTANCE_MAX + 1];
     enum mg_session_kind kind;
     char tenant[65];            /* the tenant that created it; a request of another tenant cannot use it */
+    bool implicit;              /* the shared session of /v1 calls without X-Session-Id (mg_sessions_implicit):
+                                 * it keeps nothing between requests (no scope, binding or memory session) */
+    int64_t idle_ms;            /* its own idle limit; 0: the registry's ttl. Set before it is listed */
 
     /* Everything below is guarded by mu. */
     pthread_mutex_t mu;
@@ -91,6 +94,16 @@ void mg_sessions_free(struct mg_sessions *r);
  * (invalid_argument for a bad id, session_exists if taken). */
 struct mg_session *mg_sessions_create(struct mg_sessions *r, enum mg_session_kind kind, const char *id,
                                       const char *instance, struct mg_err *err);
+
+/* The implicit API session of one client: the /v1 calls that send no
+ * X-Session-Id share it instead of each creating a session. key names the
+ * client (tenant, token, address: NUL-free text); the id is a keyed hash of
+ * it holding a '/', which no client-chosen id may (so no header names it),
+ * and it idles out after idle_ms (its own limit, whatever the registry's
+ * ttl). Found or created, tenant set, implicit set; one reference held, or
+ * NULL with err. Callers must store nothing in it that outlives a request. */
+struct mg_session *mg_sessions_implicit(struct mg_sessions *r, const char *key, const char *tenant,
+                                        const char *instance, int64_t idle_ms, struct mg_err *err);
 
 enum mg_lookup { MG_SESSION_FOUND, MG_SESSION_UNKNOWN, MG_SESSION_EXPIRED };
 /* Look a session up and take a reference, touching its last use. An idle one

@@ -42,6 +42,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include "security/common.h"
 #include "util/file.h"
 
 /* ---- 1. small helpers ------------------------------------------------------ */
@@ -827,7 +828,8 @@ static void cache_store(const char *path, const hs_database_t *db)
     snprintf(dir, sizeof(dir), "%s", path);
     char *slash = strrchr(dir, '/');
     if (slash) *slash = 0;
-    mkdir(dir, 0700);
+    struct mg_err ignored = {0};
+    mg_mkdirs_0700(dir, &ignored); /* ~/.cache may not exist yet; failing, the open below fails and nothing is cached */
     snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd >= 0) {

@@ -21,8 +21,18 @@ static json_t *scope_result(struct mg_ctx *x)
     return r;
 }
 
+/* The implicit session of /v1 calls without X-Session-Id keeps no scope
+ * (api.c gives the scope routes a session of their own; this is the backstop). */
+static int refuse_implicit(const struct mg_ctx *x, struct mg_err *err)
+{
+    if (!x->session->implicit) return 0;
+    return mg_err_set(err, MG_E_SESSION_REQUIRED, "a scope is kept per session: send X-Session-Id (an id of your "
+                      "choosing) on this call and the calls that should use it");
+}
+
 static int t_set_scope(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
+    if (refuse_implicit(x, err) != 0) return -1;
     struct mg_scope sc;
     if (mg_arg_scope(args, &sc, err) != 0) return -1;
     for (size_t i = 0; i < sc.nrepos; i++) { /* only repos the caller can see */
@@ -52,6 +62,7 @@ static int t_clear_scope(struct mg_ctx *x, json_t *args, json_t **result, struct
 {
     static const char *const keys[] = {NULL};
     if (mg_known_keys(args, keys, err) != 0) return -1;
+    if (refuse_implicit(x, err) != 0) return -1;
     pthread_mutex_lock(&x->session->mu);
     mg_scope_release(&x->session->scope);
     pthread_mutex_unlock(&x->session->mu);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ static const struct key {
     {"http_max_body", K_SIZE, offsetof(struct mg_config, http_max_body), 1024, 1 << 30},
     {"session_ttl", K_INT, offsetof(struct mg_config, session_ttl), 0, 365 * 86400},
     {"session_prune_interval", K_INT, offsetof(struct mg_config, session_prune_interval), 1, 86400},
+    {"api_session_idle", K_INT, offsetof(struct mg_config, api_session_idle), 1, 86400},
     {"watch", K_ENUM, offsetof(struct mg_config, watch), 1, sizeof(((struct mg_config *)0)->watch) - 1},
     {"max_chunk_bytes", K_SIZE, offsetof(struct mg_config, max_chunk_bytes), 256, 1 << 24},
     {"max_context_bytes", K_SIZE, offsetof(struct mg_config, max_context_bytes), 1024, 1 << 26},
@@ -153,6 +155,7 @@ void mg_config_defaults(struct mg_config *c)
     c->http_max_body = 1 << 20;
     c->session_ttl = 3600;
     c->session_prune_interval = 600;
+    c->api_session_idle = 300;
     snprintf(c->watch, sizeof(c->watch), "on");
     c->max_chunk_bytes = 8 << 10;
     c->max_context_bytes = 32 << 10;
@@ -172,9 +175,29 @@ void mg_config_defaults(struct mg_config *c)
     c->embed_retries = 3;
     c->watch_poll_interval = 60;
     const char *h = getenv("MEMGATE_HOME"), *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (!home || !*home) home = "/tmp";
     if (h && *h) snprintf(c->home, sizeof(c->home), "%s", h);
     else if (x && *x) snprintf(c->home, sizeof(c->home), "%s/memgate", x);
-    else snprintf(c->home, sizeof(c->home), "%s/.local/share/memgate", home && *home ? home : "/tmp");
+    else snprintf(c->home, sizeof(c->home), "%s/.local/share/memgate", home);
+}
+
+/* The cache when cache_dir is not set: MEMGATE_HOME makes a self-contained
+ * instance (the tests set it to temporary directories), so its cache stays inside it whatever
+ * XDG_CACHE_HOME says; else $XDG_CACHE_HOME/memgate, else ~/.cache/memgate. */
+static void default_cache_dir(struct mg_config *c)
+{
+    const char *h = getenv("MEMGATE_HOME"), *xc = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (h && *h) snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/cache", c->home);
+    else if (xc && *xc) snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/memgate", xc);
+    else snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/.cache/memgate", home && *home ? home : "/tmp");
+}
+
+/* $XDG_CONFIG_HOME/memgate/config, else ~/.config/memgate/config. */
+static void xdg_config_path(char *out, size_t cap)
+{
+    const char *x = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    if (x && *x) snprintf(out, cap, "%s/memgate/config", x);
+    else snprintf(out, cap, "%s/.config/memgate/config", home && *home ? home : "/tmp");
 }
 
 int mg_config_set(struct mg_config *c, const char *key, const char *value, const char *origin, struct mg_err *err)
@@ -318,13 +341,17 @@ int mg_config_parse(struct mg_config *c, const char *text, size_t len, const cha
     return 0;
 }
 
-static int load_file(struct mg_config *c, const char *path, int required, struct mg_err *err)
+/* Apply the file at path: 0 (also when it is absent and not required: then
+ * *found is false), or -1 with err. */
+static int load_file(struct mg_config *c, const char *path, int required, bool *found, struct mg_err *err)
 {
+    if (found) *found = false;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT && !required) return 0;
         return mg_err_set(err, MG_E_CONFIG, "cannot open config file '%s': %s", path, strerror(errno));
     }
+    if (found) *found = true;
     char *buf = malloc(MG_CONFIG_MAX_BYTES + 1);
     if (!buf) {
         close(fd);
@@ -423,15 +450,34 @@ int mg_config_load(struct mg_config *c, struct mg_err *err)
     if (strlen(c->home) > PATH_MAX - 128)
         return mg_err_set(err, MG_E_CONFIG, "the data directory path is longer than %d bytes; set MEMGATE_HOME "
                           "to a shorter one", PATH_MAX - 128);
-    const char *explicit_path = getenv("MEMGATE_CONFIG");
-    char path[PATH_MAX + 16];
-    snprintf(c->config_path, sizeof(c->config_path), "%s", explicit_path && *explicit_path ? explicit_path : "");
+    /* the config file: MEMGATE_CONFIG; else <MEMGATE_HOME>/config (a
+     * self-contained instance); else the XDG place, or failing that the data
+     * directory's (where it used to live: read, with a notice) */
+    const char *explicit_path = getenv("MEMGATE_CONFIG"), *h = getenv("MEMGATE_HOME");
+    char path[PATH_MAX + 16], old[PATH_MAX + 16];
+    bool found;
     if (explicit_path && *explicit_path) {
-        if (load_file(c, explicit_path, 1, err) != 0) return -1;
-    } else {
+        snprintf(c->config_path, sizeof(c->config_path), "%s", explicit_path);
+        if (load_file(c, explicit_path, 1, NULL, err) != 0) return -1;
+    } else if (h && *h) {
         snprintf(path, sizeof(path), "%s/config", c->home);
         snprintf(c->config_path, sizeof(c->config_path), "%s", path);
-        if (load_file(c, path, 0, err) != 0) return -1;
+        if (load_file(c, path, 0, NULL, err) != 0) return -1;
+    } else {
+        xdg_config_path(path, sizeof(path));
+        snprintf(c->config_path, sizeof(c->config_path), "%s", path);
+        if (load_file(c, path, 0, &found, err) != 0) return -1;
+        snprintf(old, sizeof(old), "%s/config", c->home);
+        if (!found) {
+            if (load_file(c, old, 0, &found, err) != 0) return -1;
+            if (found) {
+                snprintf(c->config_path, sizeof(c->config_path), "%s", old);
+                static atomic_flag told = ATOMIC_FLAG_INIT;
+                if (!atomic_flag_test_and_set(&told))
+                    fprintf(stderr, "memgate: note: read the config file %s; its place is now %s (move it there)\n",
+                            old, path);
+            }
+        }
     }
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         char env[64];
@@ -442,5 +488,6 @@ int mg_config_load(struct mg_config *c, struct mg_err *err)
         const char *v = getenv(env);
         if (v && *v && mg_config_set(c, keys[i].name, v, env, err) != 0) return -1;
     }
+    if (!c->cache_dir[0]) default_cache_dir(c);
     return 0;
 }

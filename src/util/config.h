@@ -2,7 +2,10 @@
  *
  * The data directory is $MEMGATE_HOME, else $XDG_DATA_HOME/memgate, else
  * ~/.local/share/memgate. The config file is $MEMGATE_CONFIG, else
- * <data dir>/config: lines of `key = value`, `#` comments. Every key can also
+ * $MEMGATE_HOME/config, else $XDG_CONFIG_HOME/memgate/config (~/.config),
+ * else (read with a notice) <data dir>/config: lines of `key = value`, `#`
+ * comments. The cache is cache_dir, else $MEMGATE_HOME/cache, else
+ * $XDG_CACHE_HOME/memgate (~/.cache): MEMGATE_HOME keeps everything inside it. Every key can also
  * be set as an environment variable MEMGATE_<KEY IN CAPITALS>, which wins
  * over the file; command-line flags win over both. docs/config.md lists the
  * keys. An unknown key or a bad value is an error (invalid_config) that names
@@ -43,6 +46,7 @@ struct mg_config {
     size_t http_max_body;    /* largest HTTP request body (default 1 MiB) */
     int session_ttl;         /* seconds a session may idle before it expires (default 3600; 0 never) */
     int session_prune_interval; /* seconds between prunes of expired sessions (default 600) */
+    int api_session_idle;    /* seconds the implicit /v1 session of a client may idle (default 300) */
     char watch[4];           /* "on" (default) or "off": repos whose setting.watch is default follow it */
     /* SecurityGate (src/security/gate.h) */
     size_t max_chunk_bytes;  /* largest piece of text one result item returns (default 8 KiB) */
@@ -61,7 +65,8 @@ struct mg_config {
     int audit_anchor_syslog; /* 1: log each update of the audit anchor to syslog(3) (default 0) */
     char audit_anchor_url[512]; /* POST the audit anchor here when it changes (empty: not shipped) */
     char secret_rules[PATH_MAX]; /* secret-scanner rules file; empty = the built-in rules */
-    char cache_dir[PATH_MAX];    /* compiled secret rules are cached here; empty = <home>/cache */
+    char cache_dir[PATH_MAX];    /* compiled secret rules are cached here; mg_config_load fills it in
+                                  * (empty after mg_config_defaults alone: <home>/cache) */
     /* index roots (src/security/roots.h): "TENANT:DIR, TENANT:DIR, ..."; a tenant may index only under its
      * own; empty: only the local tenant may index, anywhere (both minus the forbidden places) */
     char index_roots[4096];

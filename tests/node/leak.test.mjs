@@ -140,7 +140,9 @@ async function write(surface, tool, args) {
     return api(method, p, body);
   }
   const r = mg([...CLI[tool](args), '--json']);
-  const code = /error\[([a-z_]+)\]/.exec(r.stderr)?.[1];
+  // with --json a failure is {"error":{"code","message"}} on stdout
+  let code = /error\[([a-z_]+)\]/.exec(r.stderr)?.[1];
+  if (!code && r.status !== 0) { try { code = JSON.parse(r.stdout).error?.code; } catch { /* not JSON */ } }
   return { ok: r.status === 0, code, text: r.stdout + r.stderr };
 }
 
