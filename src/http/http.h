@@ -26,6 +26,13 @@ struct mg_http;
 struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg_err *err);
 /* The port actually bound. */
 int mg_http_port(const struct mg_http *h);
+/* SIGTERM's first step: /readyz answers 503 (stopping), no new connection
+ * is accepted, and the requests under way (not GET /mcp streams) get up to
+ * grace_ms to finish; returns early when interrupted(ud) says so (a second
+ * signal). *drained: how many of those under way at the start finished;
+ * *left: how many are still running (mg_http_stop cuts them). */
+void mg_http_drain(struct mg_http *h, int grace_ms, bool (*interrupted)(void *ud), void *ud, int *drained,
+                   int *left);
 void mg_http_stop(struct mg_http *h);
 
 /* HTTP status for an error code (400, 404, 409, 413, 500, ...). */
