@@ -250,8 +250,10 @@ int mg_cmd_serve(int argc, char **argv)
         if (sig != SIGHUP) break;
         reload(&srv, listen_at);
     }
-    fprintf(stderr, "memgate: %s received, draining (up to %d s; another %s exits at once)\n",
-            sig == SIGINT ? "SIGINT" : "SIGTERM", srv.cfg.shutdown_grace, sig == SIGINT ? "SIGINT" : "SIGTERM");
+    int under_way = mg_http_quiesce(h); /* (before the line: who reads it may then expect /readyz's 503) */
+    fprintf(stderr, "memgate: %s received, draining %d request%s (up to %d s; another %s exits at once)\n",
+            sig == SIGINT ? "SIGINT" : "SIGTERM", under_way, under_way == 1 ? "" : "s", srv.cfg.shutdown_grace,
+            sig == SIGINT ? "SIGINT" : "SIGTERM");
     int drained = 0, left = 0;
     mg_http_drain(h, srv.cfg.shutdown_grace * 1000, second_signal, &stop, &drained, &left);
     srv.stopping = 1; /* a running index_repo, or scheduled re-index, stops at its next file */

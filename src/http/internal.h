@@ -57,6 +57,7 @@ struct mg_http {
     atomic_bool stopping;
     atomic_bool draining;  /* SIGTERM: /readyz says stopping; requests in flight go on (mg_http_drain) */
     atomic_int active;     /* requests between their first line and their completion */
+    int drain_start;       /* requests under way when the drain began (main thread only) */
     pthread_mutex_t mu;    /* guards the fields below */
     pthread_cond_t cv;     /* signalled when a job or a worker thread ends */
     struct sse *streams;   /* live SSE streams */

@@ -529,14 +529,21 @@ static int busy(struct mg_http *h)
     return n;
 }
 
-void mg_http_drain(struct mg_http *h, int grace_ms, bool (*interrupted)(void *ud), void *ud, int *drained,
-                   int *left)
+int mg_http_quiesce(struct mg_http *h)
 {
     atomic_store(&h->draining, true);
-    int at_start = busy(h);
+    h->drain_start = busy(h);
     /* no new connection from here; those open may still send requests */
     MHD_socket fd = MHD_quiesce_daemon(h->d);
     if (fd != MHD_INVALID_SOCKET) close(fd); /* quiesced: ours to close */
+    return h->drain_start;
+}
+
+void mg_http_drain(struct mg_http *h, int grace_ms, bool (*interrupted)(void *ud), void *ud, int *drained,
+                   int *left)
+{
+    if (!atomic_load(&h->draining)) mg_http_quiesce(h);
+    int at_start = h->drain_start;
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int n;
