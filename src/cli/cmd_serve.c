@@ -17,6 +17,7 @@
 #include "request/scheduler.h"
 #include "request/gate.h"
 #include "security/audit.h"
+#include "security/token.h"
 #include "request/server.h"
 #include "util/accesslog.h"
 #include "util/json.h"
@@ -32,9 +33,10 @@ static const char *HELP =
     "accepted, requests under way get shutdown_grace seconds (default 10) to\n"
     "finish, then the process exits 0 saying how many it drained; a second one\n"
     "exits at once (status 1). SIGHUP reloads the config file: access_log,\n"
-    "access_log_max_bytes, access_log_keep and shutdown_grace apply at once (the\n"
-    "access log is reopened, for logrotate); other changed keys are named as\n"
-    "needing a restart; a config with an error is refused and the old one kept.\n"
+    "access_log_max_bytes, access_log_keep, shutdown_grace and token_rate_limit\n"
+    "apply at once (the access log is reopened, for logrotate); other changed\n"
+    "keys are named as needing a restart; a config with an error is refused and\n"
+    "the old one kept.\n"
     "\n"
     "Access log: access_log = stderr or /path/file writes one JSON line per HTTP\n"
     "request (time, request_id, tenant, method, route, tool, repo, status, error,\n"
@@ -85,7 +87,8 @@ static void host_of(const char *addr, char *out, size_t cap)
 static bool reloadable(const char *key)
 {
     return strcmp(key, "access_log") == 0 || strcmp(key, "access_log_max_bytes") == 0 ||
-           strcmp(key, "access_log_keep") == 0 || strcmp(key, "shutdown_grace") == 0;
+           strcmp(key, "access_log_keep") == 0 || strcmp(key, "shutdown_grace") == 0 ||
+           strcmp(key, "token_rate_limit") == 0;
 }
 
 struct keylist {
@@ -124,11 +127,16 @@ static void reload(struct mg_server *srv, const char *listen_at)
         if (mg_access_log_configure(next.access_log, next.access_log_max_bytes, next.access_log_keep, &err) != 0) {
             rc = -1;
         } else {
-            /* only the main thread reads these four */
+            /* only the main thread reads these four ... */
             memcpy(srv->cfg.access_log, next.access_log, sizeof(next.access_log));
             srv->cfg.access_log_max_bytes = next.access_log_max_bytes;
             srv->cfg.access_log_keep = next.access_log_keep;
             srv->cfg.shutdown_grace = next.shutdown_grace;
+            /* ... and the tokens keep their own copy of this one, under their lock */
+            if (srv->tokens && next.token_rate_limit != srv->cfg.token_rate_limit) {
+                mg_tokens_set_default_rate(srv->tokens, next.token_rate_limit);
+                srv->cfg.token_rate_limit = next.token_rate_limit;
+            }
         }
     }
     if (rc != 0) {

@@ -151,10 +151,10 @@ test('access log: one JSON line per request, tool and repo, error codes, rotatio
   }
 });
 
-test('access log: a bearer token never reaches the log; the tenant does', async () => {
+test('access log: a bearer token never reaches the log; the tenant does; SIGHUP applies token_rate_limit', async () => {
   const w = world('opstok', '');
   const log = path.join(w.home, 'access.log');
-  fs.writeFileSync(path.join(w.home, 'config'), `access_log = ${log}\n`);
+  fs.writeFileSync(path.join(w.home, 'config'), `access_log = ${log}\ntoken_rate_limit = 6\n`);
   const tok = JSON.parse(execFileSync(MEMGATE_BIN, ['token', 'create', '--tenant', 'acme', '--json'], { env: w.env, encoding: 'utf8' })).token;
   const serve = await startServe(w);
   try {
@@ -169,6 +169,18 @@ test('access log: a bearer token never reaches the log; the tenant does', async 
     const lines = logLines(log);
     assert.ok(lines.some((l) => l.tenant === 'acme' && l.route === '/v1/repos' && l.status === 200 && l.tool === 'list_repos'), text);
     assert.ok(lines.some((l) => l.status === 401 && l.error), text);
+
+    // SIGHUP applies token_rate_limit: 6/min (burst 10) refuses, 0 (unlimited) does not
+    const burst = async () => {
+      let limited = 0;
+      for (let i = 0; i < 15; i++) if ((await get(serve, '/v1/repos', { authorization: `Bearer ${tok}` })).status === 429) limited++;
+      return limited;
+    };
+    assert.ok((await burst()) > 0, 'token_rate_limit = 6 let 15 requests through');
+    fs.writeFileSync(path.join(w.home, 'config'), `access_log = ${log}\ntoken_rate_limit = 0\n`);
+    serve.child.kill('SIGHUP');
+    await waitFor('the reload line', () => /SIGHUP: config reloaded; applied: token_rate_limit;/.test(serve.stderr()));
+    assert.equal(await burst(), 0, 'token_rate_limit = 0 after SIGHUP still limits');
   } finally {
     await serve.stop();
   }
