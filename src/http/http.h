@@ -28,7 +28,8 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
 int mg_http_port(const struct mg_http *h);
 /* SIGTERM's first step: /readyz answers 503 (stopping) and no new
  * connection is accepted (those open may still send requests). Returns how
- * many requests are under way (not counting GET /mcp streams). */
+ * many requests are under way (not counting GET /mcp and subscriptions/listen
+ * streams, which only wait for the server's messages). */
 int mg_http_quiesce(struct mg_http *h);
 /* Then (quiescing first if not done yet) the requests under way get up to
  * grace_ms to finish; returns early when interrupted(ud) says so (a second

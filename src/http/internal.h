@@ -163,6 +163,8 @@ struct sse {
     uint64_t serial, next_event;
     char sid[MG_SID_MAX + 1];
     bool get;                   /* a GET stream (no worker) */
+    bool waits;                 /* it only waits for the server's messages (GET, subscriptions/listen):
+                                 * a drain does not wait for it; mg_http_stop ends it */
     struct sse *next, **pprev;  /* h->streams, under h->mu; unlinked by the last unref */
     /* the worker's request (mcp.c) */
     struct mg_session *session;

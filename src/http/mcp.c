@@ -225,6 +225,10 @@ static enum MHD_Result mcp_post_sse(struct mg_http *h, struct MHD_Connection *c,
     memcpy(s->rid, r->rid, sizeof(s->rid));
     s->session = sess;
     s->msg = msg;
+    const char *method = json_is_object(msg) ? json_string_value(json_object_get(msg, "method")) : NULL;
+    pthread_mutex_lock(&s->mu); /* (a drain reads it) */
+    s->waits = method && strcmp(method, "subscriptions/listen") == 0; /* lasts until the client or the server ends it */
+    pthread_mutex_unlock(&s->mu);
     if (!sess) { /* 2026-07-28: no priming event, no resumption */
         s->stateless = true;
         s->headers = mcp_headers(c);

@@ -514,15 +514,16 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
 
 int mg_http_port(const struct mg_http *h) { return h->port; }
 
-/* Requests under way that a drain waits for: all but the GET /mcp streams
- * (they end at mg_http_stop). */
+/* Requests under way that a drain waits for: all but the streams that only
+ * wait for the server's messages, GET /mcp and subscriptions/listen (they end
+ * at mg_http_stop). */
 static int busy(struct mg_http *h)
 {
     int n = atomic_load(&h->active);
     pthread_mutex_lock(&h->mu);
     for (struct sse *s = h->streams; s; s = s->next) {
         pthread_mutex_lock(&s->mu);
-        if (s->get && !s->gone) n--;
+        if (s->waits && !s->gone) n--;
         pthread_mutex_unlock(&s->mu);
     }
     pthread_mutex_unlock(&h->mu);

@@ -134,6 +134,7 @@ struct sse * mg__sse_new(struct mg_http *h, const char *sid, bool get)
     mg_buf_init(&s->q, MG_SSE_QUEUE_MAX);
     s->refs = 1;
     s->get = get;
+    s->waits = get;
     snprintf(s->sid, sizeof(s->sid), "%s", sid);
     pthread_mutex_lock(&h->mu);
     s->ended = atomic_load(&h->stopping);

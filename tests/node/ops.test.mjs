@@ -286,6 +286,33 @@ test('SIGTERM drains: /readyz 503 on an open connection, the slow request finish
   }
 });
 
+test('SIGTERM does not wait for a subscriptions/listen stream: it gets its end', async () => {
+  const serve = await startServe(W);
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+  const res = await fetch(serve.mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: meta } }),
+  });
+  assert.match(res.headers.get('content-type') || '', /text\/event-stream/);
+  const reader = res.body.getReader();
+  let text = '';
+  while (!text.includes('acknowledged')) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += Buffer.from(value).toString();
+  }
+  assert.match(text, /acknowledged/);
+  const done = exited(serve.child);
+  const t0 = Date.now();
+  serve.child.kill('SIGTERM');
+  const st = await done;
+  assert.equal(st.code, 0, serve.stderr());
+  assert.ok(Date.now() - t0 < 5000, `the drain waited ${Date.now() - t0} ms for a listen stream`);
+  assert.match(serve.stderr(), /draining 0 requests/);
+  for (;;) if ((await reader.read()).done) break; // the stream ended
+});
+
 test('a second SIGTERM during the drain exits at once', async () => {
   const serve = await startServe(W, [], { MEMGATE_TEST_V1_DELAY_MS: '8000' });
   try {
