@@ -139,7 +139,7 @@ $(OUT)/obj/gen/dash_assets.o: $(OUT)/gen/dash_assets.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-# The git commit `memgate --version` names: $(OUT)/gen/git_commit.h, rewritten
+# The git commit `memgate --version` and /metrics' memgate_build_info name: $(OUT)/gen/git_commit.h, rewritten
 # (only when it changes) on every make, so a new commit rebuilds version.o and
 # relinks; "unknown" outside a git checkout.
 $(OUT)/gen/git_commit.h: FORCE
@@ -149,6 +149,8 @@ $(OUT)/gen/git_commit.h: FORCE
 	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 $(OUT)/obj/src/cli/version.o: $(OUT)/gen/git_commit.h
 $(OUT)/obj/src/cli/version.o: CFLAGS += -I$(OUT)/gen
+$(OUT)/obj/src/util/metrics.o: $(OUT)/gen/git_commit.h
+$(OUT)/obj/src/util/metrics.o: CFLAGS += -I$(OUT)/gen
 .PHONY: FORCE
 FORCE:
 

@@ -26,6 +26,17 @@ struct mg_http;
 struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg_err *err);
 /* The port actually bound. */
 int mg_http_port(const struct mg_http *h);
+/* SIGTERM's first step: /readyz answers 503 (stopping) and no new
+ * connection is accepted (those open may still send requests). Returns how
+ * many requests are under way (not counting GET /mcp and subscriptions/listen
+ * streams, which only wait for the server's messages). */
+int mg_http_quiesce(struct mg_http *h);
+/* Then (quiescing first if not done yet) the requests under way get up to
+ * grace_ms to finish; returns early when interrupted(ud) says so (a second
+ * signal). *drained: how many of those under way at the start finished;
+ * *left: how many are still running (mg_http_stop cuts them). */
+void mg_http_drain(struct mg_http *h, int grace_ms, bool (*interrupted)(void *ud), void *ud, int *drained,
+                   int *left);
 void mg_http_stop(struct mg_http *h);
 
 /* HTTP status for an error code (400, 404, 409, 413, 500, ...). */

@@ -56,6 +56,9 @@ struct mg_http {
     int port;
     bool loopback;         /* bound to a loopback address: Host must name loopback */
     atomic_bool stopping;
+    atomic_bool draining;  /* SIGTERM: /readyz says stopping; requests in flight go on (mg_http_drain) */
+    atomic_int active;     /* requests between their first line and their completion */
+    int drain_start;       /* requests under way when the drain began (main thread only) */
     pthread_mutex_t mu;    /* guards the fields below */
     pthread_cond_t cv;     /* signalled when a job or a worker thread ends */
     struct sse *streams;   /* live SSE streams */
@@ -89,9 +92,25 @@ struct req {
     bool answered;         /* a response is queued */
     struct mg_principal who; /* the caller (owned copy): from the bearer token, or the local principal */
     char rid[MG_REQUEST_ID_MAX + 1]; /* X-Request-Id: the client's when valid, else random; on every response */
+    /* for the access log and the latency histograms (server.c) */
+    int64_t t0_ns;         /* CLOCK_MONOTONIC at its first line */
+    const char *method;    /* a static copy of the method when it is a known one, else "other" */
+    int status;            /* of the response queued, 0 none */
+    size_t bytes;          /* of its body (a stream's: what was handed to libmicrohttpd) */
+    char err[48];          /* the error code it answered with, "" none */
+    char tool[48];         /* the tool it ran (MCP tools/call, a /v1 tool route), "" none */
+    char repo[128];        /* the repo it named (an argument, X-Memgate-Repo), "" none */
+    struct sse *stream;    /* its SSE stream (one reference), or NULL */
 };
 
+/* ---- server.c ---- */
+/* The tool and repo r names, for the access log (either may be NULL; cut to fit). */
+void mg__req_note(struct req *r, const char *tool, const char *repo);
+
 /* ---- respond.c ---- */
+/* The error code of a reply: {"error":{"code"}}, a JSON-RPC error, or a tool
+ * result with isError (its _meta memgate/error code); "" when it is none. */
+void mg__reply_error(json_t *j, char *out, size_t cap);
 const char *mg__header(struct MHD_Connection *c, const char *name);
 bool mg__accepts(const char *accept, const char *type);
 bool mg__is_json_type(const char *ct);
@@ -158,6 +177,8 @@ struct sse {
     uint64_t serial, next_event;
     char sid[MG_SID_MAX + 1];
     bool get;                   /* a GET stream (no worker) */
+    bool waits;                 /* it only waits for the server's messages (GET, subscriptions/listen):
+                                 * a drain does not wait for it; mg_http_stop ends it */
     struct sse *next, **pprev;  /* h->streams, under h->mu; unlinked by the last unref */
     /* the worker's request (mcp.c) */
     struct mg_session *session;
@@ -167,6 +188,8 @@ struct sse {
     bool stateless;             /* a 2026-07-28 request: no session */
     json_t *headers;            /* its Mcp-* headers, names lowercased (mcp.c) */
     char rid[MG_REQUEST_ID_MAX + 1]; /* the POST's X-Request-Id, for the worker's audit events */
+    size_t sent;                /* bytes handed to MHD (the access log) */
+    char err[48];               /* the error code of the worker's reply, "" none (the access log) */
     struct sse *next_job;       /* h->jobs, under h->mu */
 };
 /* A new stream of session sid (one reference, the caller's); NULL out of memory. */

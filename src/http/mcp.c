@@ -109,6 +109,9 @@ static void sse_job(struct sse *s)
     mg_rpc_handle(&conn, s->msg, &reply);
     mg_request_id_set(NULL);
     if (reply) {
+        pthread_mutex_lock(&s->mu);
+        mg__reply_error(reply, s->err, sizeof(s->err));
+        pthread_mutex_unlock(&s->mu);
         char *text = json_dumps(reply, JSON_COMPACT);
         pthread_mutex_lock(&s->mu);
         if (!text || mg__sse_push_locked(s, text, false) != 0) {
@@ -222,6 +225,10 @@ static enum MHD_Result mcp_post_sse(struct mg_http *h, struct MHD_Connection *c,
     memcpy(s->rid, r->rid, sizeof(s->rid));
     s->session = sess;
     s->msg = msg;
+    const char *method = json_is_object(msg) ? json_string_value(json_object_get(msg, "method")) : NULL;
+    pthread_mutex_lock(&s->mu); /* (a drain reads it) */
+    s->waits = method && strcmp(method, "subscriptions/listen") == 0; /* lasts until the client or the server ends it */
+    pthread_mutex_unlock(&s->mu);
     if (!sess) { /* 2026-07-28: no priming event, no resumption */
         s->stateless = true;
         s->headers = mcp_headers(c);
@@ -314,6 +321,12 @@ enum MHD_Result mg__mcp_post(struct mg_http *h, struct MHD_Connection *c, struct
     if (!msg) return mg__respond_json(c, r, 400, reply);
     struct mg_rpc_kind k;
     mg_rpc_classify(msg, &k);
+    if (has_method(msg, "tools/call") && json_is_object(msg)) {
+        json_t *p = json_object_get(msg, "params");
+        const char *repo = json_string_value(json_object_get(json_object_get(p, "arguments"), "repo"));
+        mg__req_note(r, json_string_value(json_object_get(p, "name")),
+                     repo ? repo : mg__header(c, "X-Memgate-Repo"));
+    }
     enum MHD_Result rc = MHD_YES;
     struct mg_sessions *reg = h->srv->sessions;
     const char *rh = mg__header(c, "X-Memgate-Repo");

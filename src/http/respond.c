@@ -95,6 +95,8 @@ enum MHD_Result mg__respond(struct MHD_Connection *c, struct req *r, int status,
     MHD_destroy_response(resp);
     if (rc == MHD_YES) {
         r->answered = true;
+        r->status = status;
+        r->bytes = len;
         mg_metrics_http(r->label, status);
     }
     return rc;
@@ -127,9 +129,25 @@ static const char *error_code(json_t *j)
     }
 }
 
+void mg__reply_error(json_t *j, char *out, size_t cap)
+{
+    out[0] = 0;
+    if (!json_is_object(j)) return;
+    if (json_object_get(j, "error")) {
+        snprintf(out, cap, "%s", error_code(j));
+        return;
+    }
+    json_t *res = json_object_get(j, "result");
+    if (!json_is_true(json_object_get(res, "isError"))) return;
+    const char *code = json_string_value(json_object_get(json_object_get(json_object_get(res, "_meta"),
+                                                                         "memgate/error"), "code"));
+    snprintf(out, cap, "%s", code ? code : "tool_error");
+}
+
 enum MHD_Result mg__respond_json_h(struct MHD_Connection *c, struct req *r, int status, json_t *j,
                                       const char *h1, const char *v1, const char *h2, const char *v2)
 {
+    if (r && j) mg__reply_error(j, r->err, sizeof(r->err));
     /* a refusal no request context audited (the tools' are): audited here, so none is missed */
     if (status >= 400 && r && j) mg__refused(r, "request_refused", error_code(j));
     char *text = j ? json_dumps(j, MG_JSON_DUMP) : NULL;

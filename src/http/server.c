@@ -5,7 +5,8 @@
  *   1. listen address
  *   2. routes
  *   3. /healthz, /metrics, each request
- *   4. start and stop
+ *   4. the access log
+ *   5. start, drain and stop
  */
 #include "http/internal.h"
 
@@ -20,12 +21,15 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sodium.h>
 
 #include "hook/hook.h"
 #include "security/token.h"
+#include "util/accesslog.h"
+#include "util/json.h"
 #include "util/metrics.h"
 #include "util/version.h"
 
@@ -138,7 +142,7 @@ static enum MHD_Result healthz(struct mg_http *h, struct MHD_Connection *c, stru
 static enum MHD_Result readyz(struct mg_http *h, struct MHD_Connection *c, struct req *r)
 {
     char reason[256] = "";
-    if (atomic_load(&h->stopping) || h->srv->stopping) {
+    if (atomic_load(&h->stopping) || atomic_load(&h->draining) || h->srv->stopping) {
         snprintf(reason, sizeof(reason), "stopping");
     } else if (!h->srv->audit) {
         snprintf(reason, sizeof(reason), "the audit log is not open");
@@ -220,11 +224,32 @@ static void request_id(struct MHD_Connection *c, struct req *r)
     sodium_bin2hex(r->rid, sizeof(r->rid), b, sizeof(b));
 }
 
+/* The method as a static string: a known one, else "other" (the log names no
+ * string a client made up). */
+static const char *method_label(const char *m)
+{
+    static const char *const known[] = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"};
+    for (size_t i = 0; m && i < sizeof(known) / sizeof(known[0]); i++)
+        if (strcmp(m, known[i]) == 0) return known[i];
+    return "other";
+}
+
+void mg__req_note(struct req *r, const char *tool, const char *repo)
+{
+    if (tool) snprintf(r->tool, sizeof(r->tool), "%s", tool);
+    if (repo) snprintf(r->repo, sizeof(r->repo), "%s", repo);
+}
+
 static struct req *new_req(struct mg_http *h, struct MHD_Connection *c)
 {
     struct req *r = calloc(1, sizeof(*r));
     if (!r) return NULL;
     r->h = h;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    r->t0_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    r->method = "-";
+    atomic_fetch_add(&h->active, 1);
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     const struct sockaddr *sa = ci ? ci->client_addr : NULL;
     if (!sa || getnameinfo(sa, sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in),
@@ -255,6 +280,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         request_id(c, r);
         mg_request_id_set(r->rid); /* for the audit events of what this thread does for it */
         r->label = route_label(url, &r->api);
+        r->method = method_label(method);
         mg_buf_init(&r->body, body_cap(h, r));
         enum MHD_Result rc;
         bool required = false;
@@ -326,9 +352,45 @@ static enum MHD_Result dispatch(struct mg_http *h, struct MHD_Connection *c, str
     }
 }
 
+/* ---- 4. the access log ------------------------------------------------------------------ */
+
+/* One JSON line for r (util/accesslog.h): when, which request, who, what
+ * route or tool on which repo, how it ended, how long, how many bytes. Never
+ * a header, a token, a body or a query string. */
+static void access_line(const struct req *r, double seconds, enum MHD_RequestTerminationCode toe)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct tm tm;
+    gmtime_r(&now.tv_sec, &tm);
+    char when[40];
+    snprintf(when, sizeof(when), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, now.tv_nsec / 1000000);
+    json_t *j = json_pack("{s:s, s:s, s:s, s:s}", "time", when, "request_id", r->rid, "method", r->method,
+                          "route", r->label ? r->label : "other");
+    if (!j) return;
+    if (r->who.tenant[0]) json_object_set_new(j, "tenant", mg_json_text(r->who.tenant));
+    if (r->tool[0]) json_object_set_new(j, "tool", mg_json_text(r->tool));
+    if (r->repo[0]) json_object_set_new(j, "repo", mg_json_text(r->repo));
+    json_object_set_new(j, "status", json_integer(r->status));
+    const char *err = r->err[0] ? r->err : NULL;
+    if (!err && toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
+        err = toe == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED ? "timeout"
+              : toe == MHD_REQUEST_TERMINATED_CLIENT_ABORT  ? "client_abort"
+              : toe == MHD_REQUEST_TERMINATED_DAEMON_SHUTDOWN ? "server_stopped"
+                                                               : "connection_error";
+    if (err) json_object_set_new(j, "error", mg_json_text(err));
+    json_object_set_new(j, "duration_ms", json_real((double)(long long)(seconds * 1e6) / 1e3)); /* to the µs */
+    json_object_set_new(j, "bytes", json_integer((json_int_t)r->bytes));
+    char *line = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(12));
+    json_decref(j);
+    if (line) mg_access_log_write(line, strlen(line));
+    free(line);
+}
+
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-    (void)cls;
+    struct mg_http *h = cls;
     (void)c;
     struct req *r = *con_cls;
     mg_request_id_set(NULL);
@@ -337,10 +399,27 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
         r->label = "other";
         mg__refused(r, "request_refused", MG_E_REQUEST_MALFORMED); /* libmicrohttpd answered 400 or 431 itself */
     }
+    bool get_stream = false;
+    if (r->stream) {
+        struct sse *s = r->stream;
+        pthread_mutex_lock(&s->mu);
+        r->bytes = s->sent;
+        if (!r->err[0]) memcpy(r->err, s->err, sizeof(r->err));
+        get_stream = s->get;
+        pthread_mutex_unlock(&s->mu);
+        mg__sse_unref(s);
+        r->stream = NULL;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double seconds = (double)((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - r->t0_ns) / 1e9;
+    if (r->started && !get_stream) mg_metrics_http_time(r->label, seconds);
+    if (r->started && mg_access_log_on()) access_line(r, seconds, toe);
     mg_buf_release(&r->body);
     mg_principal_release(&r->who);
     free(r);
     *con_cls = NULL;
+    atomic_fetch_sub(&h->active, 1);
 }
 
 static void on_mhd_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
@@ -352,7 +431,7 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
     vfprintf(stderr, fmt, ap);
 }
 
-/* ---- 4. start and stop --------------------------------------------------------------- */
+/* ---- 5. start, drain and stop --------------------------------------------------------------- */
 
 struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg_err *err)
 {
@@ -405,12 +484,14 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
     h->loopback = loopback;
     h->port = ntohs(bound.sa.sa_family == AF_INET ? bound.in4.sin_port : bound.in6.sin6_port);
     atomic_init(&h->stopping, false);
+    atomic_init(&h->draining, false);
+    atomic_init(&h->active, 0);
     pthread_mutex_init(&h->mu, NULL);
     pthread_cond_init(&h->cv, NULL);
     pthread_cond_init(&h->work_cv, NULL);
 
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
-                     MHD_USE_ERROR_LOG | (sa.sa.sa_family == AF_INET6 ? MHD_USE_IPv6 : 0);
+                     MHD_USE_ERROR_LOG | MHD_USE_ITC /* for MHD_quiesce_daemon */ | (sa.sa.sa_family == AF_INET6 ? MHD_USE_IPv6 : 0);
     h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
                             MHD_OPTION_LISTEN_SOCKET, fd,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)MG_HTTP_CONN_LIMIT,
@@ -435,6 +516,50 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
 }
 
 int mg_http_port(const struct mg_http *h) { return h->port; }
+
+/* Requests under way that a drain waits for: all but the streams that only
+ * wait for the server's messages, GET /mcp and subscriptions/listen (they end
+ * at mg_http_stop). */
+static int busy(struct mg_http *h)
+{
+    int n = atomic_load(&h->active);
+    pthread_mutex_lock(&h->mu);
+    for (struct sse *s = h->streams; s; s = s->next) {
+        pthread_mutex_lock(&s->mu);
+        if (s->waits && !s->gone) n--;
+        pthread_mutex_unlock(&s->mu);
+    }
+    pthread_mutex_unlock(&h->mu);
+    return n;
+}
+
+int mg_http_quiesce(struct mg_http *h)
+{
+    atomic_store(&h->draining, true);
+    h->drain_start = busy(h);
+    /* no new connection from here; those open may still send requests */
+    MHD_socket fd = MHD_quiesce_daemon(h->d);
+    if (fd != MHD_INVALID_SOCKET) close(fd); /* quiesced: ours to close */
+    return h->drain_start;
+}
+
+void mg_http_drain(struct mg_http *h, int grace_ms, bool (*interrupted)(void *ud), void *ud, int *drained,
+                   int *left)
+{
+    if (!atomic_load(&h->draining)) mg_http_quiesce(h);
+    int at_start = h->drain_start;
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int n;
+    while ((n = busy(h)) > 0) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 >= grace_ms) break;
+        if (interrupted && interrupted(ud)) break;
+        usleep(20000);
+    }
+    *left = n > 0 ? n : 0;
+    *drained = at_start > *left ? at_start - *left : 0;
+}
 
 void mg_http_stop(struct mg_http *h)
 {
@@ -483,7 +608,7 @@ void mg_http_stop(struct mg_http *h)
         if (!open) break;
         usleep(10000);
     }
-    MHD_stop_daemon(h->d); /* joins the connection threads */
+    MHD_stop_daemon(h->d); /* joins the connection threads (and closes the listening socket unless quiesced) */
     mg__hooks_close(h); /* no delivery comes in now; runs under way end at their next file */
     mg_session_put(h->srv->sessions, h->metrics_session);
     pthread_mutex_lock(&h->mu);

@@ -84,6 +84,7 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
             s->qoff = 0;
         }
         n = (ssize_t)k;
+        s->sent += k;
     } else if (s->done || s->ended || atomic_load(&s->h->stopping)) {
         n = MHD_CONTENT_READER_END_OF_STREAM;
     } else {
@@ -133,6 +134,7 @@ struct sse * mg__sse_new(struct mg_http *h, const char *sid, bool get)
     mg_buf_init(&s->q, MG_SSE_QUEUE_MAX);
     s->refs = 1;
     s->get = get;
+    s->waits = get;
     snprintf(s->sid, sizeof(s->sid), "%s", sid);
     pthread_mutex_lock(&h->mu);
     s->ended = atomic_load(&h->stopping);
@@ -179,6 +181,11 @@ enum MHD_Result mg__respond_sse(struct MHD_Connection *c, struct req *r, struct 
     MHD_destroy_response(resp); /* on failure this calls sse_free */
     if (rc == MHD_YES) {
         r->answered = true;
+        r->status = 200;
+        pthread_mutex_lock(&s->mu);
+        s->refs++; /* r's: the access log reads what was sent at completion */
+        pthread_mutex_unlock(&s->mu);
+        r->stream = s;
         mg_metrics_http(r->label, 200);
     }
     return rc;

@@ -171,6 +171,7 @@ const char *const mg_audit_other_ops[] = {
     "webhook",        /* http/hook.c: a push webhook accepted, ignored or refused */
     "webhook_run",    /* http/hook_run.c: the pull and re-index a push started, and how it ended */
     "audit_recovered",/* here: a torn line, lines that do not verify, a log shorter than its anchor */
+    "config_reload",  /* cli/cmd_serve.c: SIGHUP read the config again (status: what applied), or refused it */
     NULL,
 };
 

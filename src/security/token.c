@@ -587,6 +587,13 @@ int mg_tokens_check(struct mg_tokens *t, const char *bearer, struct mg_token *to
     return rc;
 }
 
+void mg_tokens_set_default_rate(struct mg_tokens *t, int rate_per_min)
+{
+    pthread_mutex_lock(&t->mu); /* row_token reads it under mu */
+    t->default_rate = rate_per_min;
+    pthread_mutex_unlock(&t->mu);
+}
+
 bool mg_tokens_any(struct mg_tokens *t)
 {
     bool any = true; /* on a database error: fail closed, tokens required */

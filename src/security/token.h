@@ -88,6 +88,9 @@ int mg_tokens_check(struct mg_tokens *t, const char *bearer, struct mg_token *to
  * they stay required)? Cached; re-counted only when tokens.db changed
  * (PRAGMA data_version), so it is cheap to call per request. */
 bool mg_tokens_any(struct mg_tokens *t);
+/* The rate of the tokens without one of their own (config token_rate_limit),
+ * from the next check on: `memgate serve` applies a reloaded config (SIGHUP). */
+void mg_tokens_set_default_rate(struct mg_tokens *t, int rate_per_min);
 
 bool mg_token_allows_repo(const struct mg_token *tok, const char *repo_id);
 void mg_token_release(struct mg_token *tok);

@@ -11,6 +11,7 @@
 #include "request/resolve.h"
 #include "tools/args.h"
 #include "tools/family.h"
+#include "util/clock.h"
 #include "util/json.h"
 #include "util/metrics.h"
 
@@ -114,6 +115,7 @@ int mg_tools_call(struct mg_ctx *x, const struct mg_tool *t, json_t *args, json_
     *result = NULL;
     if (!x->audit.op[0]) snprintf(x->audit.op, sizeof(x->audit.op), "%s", t->name);
     json_t *own = args && json_is_object(args) ? json_incref(args) : json_object();
+    double t0 = mg_clock_s();
     int rc = t->call(x, own, result, err);
     json_decref(own);
     if (rc != 0) {
@@ -128,6 +130,7 @@ int mg_tools_call(struct mg_ctx *x, const struct mg_tool *t, json_t *args, json_
     x->page.skip = x->page.keep = 0; /* (a tool that failed between setting its page and running it) */
     mg_gate_finish(x, rc, err);
     mg_metrics_tool(t->name, rc == 0);
+    mg_metrics_tool_time(t->name, mg_clock_s() - t0);
     return rc;
 }
 

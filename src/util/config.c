@@ -72,6 +72,10 @@ static const struct key {
     {"embed_timeout", K_INT, offsetof(struct mg_config, embed_timeout), 1, 3600},
     {"embed_retries", K_INT, offsetof(struct mg_config, embed_retries), 0, 10},
     {"watch_poll_interval", K_INT, offsetof(struct mg_config, watch_poll_interval), 5, 86400},
+    {"access_log", K_STR, offsetof(struct mg_config, access_log), 1, sizeof(((struct mg_config *)0)->access_log) - 1},
+    {"access_log_max_bytes", K_SIZE, offsetof(struct mg_config, access_log_max_bytes), 4096, 1LL << 40},
+    {"access_log_keep", K_INT, offsetof(struct mg_config, access_log_keep), 0, 100},
+    {"shutdown_grace", K_INT, offsetof(struct mg_config, shutdown_grace), 0, 3600},
 };
 
 /* The values a K_ENUM key takes (each shorter than its field). */
@@ -174,6 +178,10 @@ void mg_config_defaults(struct mg_config *c)
     c->embed_timeout = 60;
     c->embed_retries = 3;
     c->watch_poll_interval = 60;
+    snprintf(c->access_log, sizeof(c->access_log), "off");
+    c->access_log_max_bytes = 64 << 20;
+    c->access_log_keep = 5;
+    c->shutdown_grace = 10;
     const char *h = getenv("MEMGATE_HOME"), *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
     if (!home || !*home) home = "/tmp";
     if (h && *h) snprintf(c->home, sizeof(c->home), "%s", h);
@@ -227,6 +235,10 @@ int mg_config_set(struct mg_config *c, const char *key, const char *value, const
             if (strcmp(key, "hybrid_weights") == 0 && mg_parse_weights(value, c->hybrid_weight) != 0)
                 return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for hybrid_weights is not four weights from 0 to 10 "
                                   "(lexical,semantic,symbol,path; example: 1,1,1,0.25)", origin, value);
+            if (strcmp(key, "access_log") == 0 && strcmp(value, "off") != 0 && strcmp(value, "stderr") != 0 &&
+                value[0] != '/')
+                return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for access_log is not off, stderr or an absolute file "
+                                  "path", origin, value);
             if (strcmp(key, "webhook_secret") == 0 && n > 0 && n < MG_WEBHOOK_SECRET_MIN)
                 return mg_err_set(err, MG_E_CONFIG, "%s: webhook_secret must be at least %d characters (or empty to "
                                   "turn webhooks off); make one with `openssl rand -hex 32`",
@@ -341,6 +353,24 @@ int mg_config_parse(struct mg_config *c, const char *text, size_t len, const cha
     return 0;
 }
 
+size_t mg_config_diff(const struct mg_config *a, const struct mg_config *b, void (*visit)(void *ud, const char *key),
+                      void *ud)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        const struct key *k = &keys[i];
+        const char *pa = (const char *)a + k->off, *pb = (const char *)b + k->off;
+        bool same;
+        if (k->type == K_SIZE) same = *(const size_t *)(const void *)pa == *(const size_t *)(const void *)pb;
+        else if (k->type == K_INT) same = *(const int *)(const void *)pa == *(const int *)(const void *)pb;
+        else same = strcmp(pa, pb) == 0;
+        if (same) continue;
+        n++;
+        if (visit) visit(ud, k->name);
+    }
+    return n;
+}
+
 /* Apply the file at path: 0 (also when it is absent and not required: then
  * *found is false), or -1 with err. */
 static int load_file(struct mg_config *c, const char *path, int required, bool *found, struct mg_err *err)
@@ -370,7 +400,7 @@ static int load_file(struct mg_config *c, const char *path, int required, bool *
 static const char *const env_other[] = {
     "HOME", "CONFIG", "MASTER_KEY", "INSTANCE_ID", "VERBOSE",
     /* test seams (docs/config.md) */
-    "TEST_COMMIT_BYTES", "TEST_MIN_REINDEX_INTERVAL", "TEST_WATCH_LIMIT",
+    "TEST_COMMIT_BYTES", "TEST_MIN_REINDEX_INTERVAL", "TEST_WATCH_LIMIT", "TEST_V1_DELAY_MS",
     /* the test and bench harnesses' own (tests/, scripts/, bench/): set around memgate, not read by it */
     "BIN", "KEEP_TMP", "BENCH_CACHE", "BENCH_NODE", "ISOLATION_CALLS", "MEMISO_OPS", "MEMISO_SEED", "SDK2_CALLS",
 };

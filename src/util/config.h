@@ -83,6 +83,11 @@ struct mg_config {
     int watch_poll_interval; /* seconds between full runs of a repo the kernel cannot watch (default 60) */
     /* push webhooks (src/hook/hook.h, docs/webhooks.md) */
     char webhook_secret[256]; /* HMAC key of POST /v1/hooks/git; empty: webhooks off; never printed */
+    /* `memgate serve`'s operations (docs/http.md) */
+    char access_log[PATH_MAX]; /* "off" (default), "stderr", or an absolute file path: one JSON line per request */
+    size_t access_log_max_bytes; /* the access log file is rotated past this (default 64 MiB) */
+    int access_log_keep;     /* rotated access logs kept: .1 .. .N (default 5) */
+    int shutdown_grace;      /* seconds SIGTERM waits for requests in flight (default 10) */
 };
 
 #define MG_WEBHOOK_SECRET_MIN 16 /* shorter secrets are refused: a signed delivery must not be brute-forced */
@@ -108,6 +113,11 @@ int mg_config_set(struct mg_config *c, const char *key, const char *value, const
  * a-z 0-9 . _ -, a colon, an absolute directory. visit may be NULL (check only). */
 int mg_index_roots_each(const char *value, const char *origin,
                         int (*visit)(void *ud, const char *tenant, const char *dir), void *ud, struct mg_err *err);
+/* The settings whose values differ between a and b: visit(ud, key) for
+ * each, in the order of docs/config.md's table; returns how many. The
+ * secret ones (embed_api_key, webhook_secret) are named, never their values. */
+size_t mg_config_diff(const struct mg_config *a, const struct mg_config *b, void (*visit)(void *ud, const char *key),
+                      void *ud);
 /* Parse "1048576", "512k", "1M", "2G" into bytes; -1 on a bad value. */
 int mg_parse_size(const char *s, size_t *out);
 

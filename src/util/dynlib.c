@@ -151,6 +151,7 @@ CURLcode curl_easy_getinfo(CURL *curl, CURLINFO info, ...)
 
 FN(L_mhd, const char *, MHD_get_version, (void), (), NULL)
 FNV(L_mhd, MHD_stop_daemon, (struct MHD_Daemon *d), (d))
+FN(L_mhd, MHD_socket, MHD_quiesce_daemon, (struct MHD_Daemon *d), (d), MHD_INVALID_SOCKET)
 FNV(L_mhd, MHD_destroy_response, (struct MHD_Response *r), (r))
 FN(L_mhd, enum MHD_Result, MHD_add_response_header, (struct MHD_Response *r, const char *h, const char *v), (r, h, v),
    MHD_NO)

@@ -1,18 +1,74 @@
 /* metrics.c — see metrics.h. */
 #include "util/metrics.h"
 
+#include <dirent.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include "git_commit.h"
+#include "util/version.h"
 
 /* Label sets are fixed and small: a hostile client cannot grow them. */
-static const char *const routes[] = {"/mcp",         "/v1/repos",    "/v1/search",   "/v1/symbols",  "/v1/files",
-                                     "/v1/file",     "/v1/outline",  "/v1/scope",    "/v1/index",    "/v1/audit",
-                                     "/v1/notes",    "/v1/projects", "/v1/episodes", "/v1/entities", "/v1/profiles",
-                                     "/v1/context",  "/v1/dashboard", "/healthz",    "/readyz",      "/metrics",
-                                     "/",            "other"};
+static const char *const routes[] = {
+    "/mcp",           "/v1/repos",      "/v1/search",   "/v1/symbols",  "/v1/files",     "/v1/file",
+    "/v1/outline",    "/v1/scope",      "/v1/index",    "/v1/audit",    "/v1/references", "/v1/callers",
+    "/v1/callees",    "/v1/trace",      "/v1/impact",   "/v1/repo_map", "/v1/notes",     "/v1/projects",
+    "/v1/episodes",   "/v1/entities",   "/v1/profiles", "/v1/context",  "/v1/dashboard", "/v1/hooks/git",
+    "/healthz",       "/readyz",        "/metrics",     "/",            "other"};
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
+
+/* Latency histograms: the upper bounds of the buckets, in seconds (+Inf last, implied). */
+static const double bounds[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                0.1,    0.25,  0.5,    1,     2.5,  5,     10};
+#define NBOUNDS (sizeof(bounds) / sizeof(bounds[0]))
+struct hist {
+    uint64_t bucket[NBOUNDS + 1]; /* not cumulative: [i] counts bounds[i-1] < v <= bounds[i]; last: > 10 s */
+    uint64_t sum_ns, count;
+};
+static struct hist http_time[NROUTES];
+
+static size_t route_index(const char *route)
+{
+    for (size_t i = 0; i < NROUTES; i++)
+        if (route && strcmp(routes[i], route) == 0) return i;
+    return NROUTES - 1;
+}
+
+static void hist_add(struct hist *h, double seconds)
+{
+    size_t b = 0;
+    while (b < NBOUNDS && seconds > bounds[b]) b++;
+    __atomic_add_fetch(&h->bucket[b], 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&h->sum_ns, (uint64_t)(seconds > 0 ? seconds * 1e9 : 0), __ATOMIC_RELAXED);
+    __atomic_add_fetch(&h->count, 1, __ATOMIC_RELAXED);
+}
+
+static int hist_render(struct mg_buf *o, const char *name, const char *label, const char *value,
+                       const struct hist *h)
+{
+    uint64_t n = __atomic_load_n(&h->count, __ATOMIC_RELAXED);
+    if (!n) return 0;
+    int rc = 0;
+    uint64_t cum = 0;
+    for (size_t b = 0; b <= NBOUNDS; b++) {
+        cum += __atomic_load_n(&h->bucket[b], __ATOMIC_RELAXED);
+        if (b < NBOUNDS)
+            rc |= mg_buf_addf(o, "%s_bucket{%s=\"%s\",le=\"%g\"} %llu\n", name, label, value, bounds[b],
+                              (unsigned long long)cum);
+        else
+            rc |= mg_buf_addf(o, "%s_bucket{%s=\"%s\",le=\"+Inf\"} %llu\n", name, label, value,
+                              (unsigned long long)cum);
+    }
+    rc |= mg_buf_addf(o, "%s_sum{%s=\"%s\"} %.6f\n%s_count{%s=\"%s\"} %llu\n", name, label, value,
+                      (double)__atomic_load_n(&h->sum_ns, __ATOMIC_RELAXED) / 1e9, name, label, value,
+                      (unsigned long long)cum);
+    return rc;
+}
 static const int statuses[] = {200, 201, 202, 204, 400, 401, 403, 404, 405, 406, 409, 413, 415, 429, 431, 500,
                                 503};
 #define NSTATUS (sizeof(statuses) / sizeof(statuses[0]))
@@ -22,6 +78,7 @@ static uint64_t http_count[NROUTES][NSTATUS + 1]; /* last column: any other stat
 static struct {
     char name[48];
     uint64_t ok, error;
+    struct hist time;
 } tools[NTOOLS + 1]; /* the last slot: "other" */
 static pthread_mutex_t tools_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -37,12 +94,23 @@ static uint64_t redactions_served, injection_flags;
 
 void mg_metrics_http(const char *route, int status)
 {
-    size_t r = NROUTES - 1, c = NSTATUS;
-    for (size_t i = 0; i < NROUTES; i++)
-        if (route && strcmp(routes[i], route) == 0) r = i;
+    size_t r = route_index(route), c = NSTATUS;
     for (size_t i = 0; i < NSTATUS; i++)
         if (statuses[i] == status) c = i;
     __atomic_add_fetch(&http_count[r][c], 1, __ATOMIC_RELAXED);
+}
+
+void mg_metrics_http_time(const char *route, double seconds) { hist_add(&http_time[route_index(route)], seconds); }
+
+void mg_metrics_tool_time(const char *tool, double seconds)
+{
+    pthread_mutex_lock(&tools_mu);
+    size_t i = 0;
+    for (; i < NTOOLS && tools[i].name[0]; i++)
+        if (strcmp(tools[i].name, tool) == 0) break;
+    if (i < NTOOLS && !tools[i].name[0]) snprintf(tools[i].name, sizeof(tools[i].name), "%s", tool);
+    hist_add(&tools[i].time, seconds);
+    pthread_mutex_unlock(&tools_mu);
 }
 
 void mg_metrics_tool(const char *tool, int ok)
@@ -125,7 +193,18 @@ int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
             rc |= mg_buf_addf(o, "memgate_tool_calls_total{tool=\"%s\",result=\"error\"} %llu\n", name,
                               (unsigned long long)tools[i].error);
     }
+    rc |= mg_buf_adds(o, "# HELP memgate_tool_duration_seconds Time a tool call took (MCP over HTTP and stdio, "
+                         "/v1), by tool.\n# TYPE memgate_tool_duration_seconds histogram\n");
+    for (size_t i = 0; i <= NTOOLS; i++) {
+        const char *name = i == NTOOLS ? "other" : tools[i].name;
+        if (*name) rc |= hist_render(o, "memgate_tool_duration_seconds", "tool", name, &tools[i].time);
+    }
     pthread_mutex_unlock(&tools_mu);
+    rc |= mg_buf_adds(o, "# HELP memgate_http_request_duration_seconds Time from an HTTP request's first line to "
+                         "its response's last byte, by route (GET /mcp streams left out).\n"
+                         "# TYPE memgate_http_request_duration_seconds histogram\n");
+    for (size_t r = 0; r < NROUTES; r++)
+        rc |= hist_render(o, "memgate_http_request_duration_seconds", "route", routes[r], &http_time[r]);
     if (g) {
         rc |= mg_buf_addf(o,
                           "# HELP memgate_sessions_active Sessions alive now (MCP and HTTP API).\n"
@@ -163,5 +242,77 @@ int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
     for (size_t i = 0; i < NSCHED; i++)
         rc |= mg_buf_addf(o, "memgate_scheduled_index_runs_total{result=\"%s\"} %llu\n", sched_results[i],
                           (unsigned long long)__atomic_load_n(&sched_runs[i], __ATOMIC_RELAXED));
+    rc |= mg_metrics_render_process(o);
     return rc ? -1 : 0;
+}
+
+/* ---- the process ---------------------------------------------------------------------- */
+
+/* The seconds since the epoch at which the system booted (/proc/stat btime), or 0. */
+static double boot_time(void)
+{
+    FILE *f = fopen("/proc/stat", "re");
+    if (!f) return 0;
+    char line[256];
+    unsigned long long bt = 0;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "btime %llu", &bt) == 1) break;
+    fclose(f);
+    return (double)bt;
+}
+
+int mg_metrics_render_process(struct mg_buf *o)
+{
+    int rc = 0;
+    rc |= mg_buf_addf(o, "# HELP memgate_build_info The version and commit this binary was built from.\n"
+                         "# TYPE memgate_build_info gauge\nmemgate_build_info{version=\"%s\",commit=\"%s\"} 1\n",
+                      MG_VERSION, MG_GIT_COMMIT);
+    /* /proc/self/stat: the fields after the command name (which may hold spaces and parentheses) */
+    char st[1024] = "";
+    FILE *f = fopen("/proc/self/stat", "re");
+    if (f) {
+        size_t n = fread(st, 1, sizeof(st) - 1, f);
+        st[n] = 0;
+        fclose(f);
+    }
+    const char *p = strrchr(st, ')');
+    unsigned long long utime = 0, stime = 0, start = 0, vsize = 0;
+    long long threads = 0, rss = 0;
+    /* state(3) ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime(14) stime
+     * cutime cstime priority nice num_threads(20) itrealvalue starttime(22) vsize rss(24) */
+    bool ok = p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %lld "
+                                 "%*d %llu %llu %lld", &utime, &stime, &threads, &start, &vsize, &rss) == 6;
+    if (ok) {
+        double tick = (double)sysconf(_SC_CLK_TCK);
+        long page = sysconf(_SC_PAGESIZE);
+        rc |= mg_buf_addf(o,
+                          "# HELP process_cpu_seconds_total User and system CPU time spent, in seconds.\n"
+                          "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %.2f\n"
+                          "# HELP process_start_time_seconds Start time of the process since the epoch, in "
+                          "seconds.\n# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds %.2f\n"
+                          "# HELP process_virtual_memory_bytes Virtual memory size in bytes.\n"
+                          "# TYPE process_virtual_memory_bytes gauge\nprocess_virtual_memory_bytes %llu\n"
+                          "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
+                          "# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes %lld\n"
+                          "# HELP process_threads Threads of the process.\n"
+                          "# TYPE process_threads gauge\nprocess_threads %lld\n",
+                          (double)(utime + stime) / tick, boot_time() + (double)start / tick, vsize,
+                          rss * (long long)page, threads);
+    }
+    long fds = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (d) {
+        for (struct dirent *e; (e = readdir(d));)
+            if (e->d_name[0] != '.') fds++;
+        closedir(d);
+        fds--; /* the directory's own descriptor */
+        rc |= mg_buf_addf(o, "# HELP process_open_fds Open file descriptors.\n# TYPE process_open_fds gauge\n"
+                             "process_open_fds %ld\n", fds);
+    }
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+        rc |= mg_buf_addf(o, "# HELP process_max_fds The most file descriptors the process may open.\n"
+                             "# TYPE process_max_fds gauge\nprocess_max_fds %llu\n",
+                          (unsigned long long)rl.rlim_cur);
+    return rc;
 }

@@ -8,6 +8,9 @@
  *   memgate_isolation_drops_total{kind}            kind: code, note, episode, entity, ...
  *   memgate_scheduled_index_runs_total{result}     result: ok | error | skipped
  *   memgate_redactions_total, memgate_injection_flags_total (what the gate's answers redacted and flagged)
+ *   memgate_http_request_duration_seconds{route}   histogram (GET /mcp streams left out)
+ *   memgate_tool_duration_seconds{tool}            histogram
+ *   memgate_build_info{version,commit}, process_* (from /proc/self)
  * (gauges are read by the caller, which owns the registries: struct mg_gauges;
  * the per-repo gauges memgate_repo_* are http/repometrics.c's)
  * A drop is a bug elsewhere: tests assert it stays 0.
@@ -30,6 +33,9 @@ struct mg_gauges {
  * an unknown path counts as "other". */
 void mg_metrics_http(const char *route, int status);
 void mg_metrics_tool(const char *tool, int ok);
+/* Latency histograms: an HTTP request by its route label, a tool call by its tool. */
+void mg_metrics_http_time(const char *route, double seconds);
+void mg_metrics_tool_time(const char *tool, double seconds);
 void mg_metrics_session_created(void);
 void mg_metrics_sessions_pruned(size_t n);
 void mg_metrics_isolation_drop(const char *kind, size_t n);
@@ -49,5 +55,7 @@ void mg_metrics_totals(struct mg_metric_totals *t);
 
 /* Append the exposition text; g may be NULL (no gauges). 0, or -1 out of memory. */
 int mg_metrics_render(struct mg_buf *out, const struct mg_gauges *g);
+/* Only the process gauges (included by mg_metrics_render). 0, or nonzero out of memory. */
+int mg_metrics_render_process(struct mg_buf *out);
 
 #endif

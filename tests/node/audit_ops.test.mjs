@@ -135,6 +135,10 @@ test('every op the docs list is written under that name and found by audit --op'
     assert.ok(limited, 'no 429');
     assert.equal((await get('/v1/repos', { authorization: `Bearer ${admin.token}`, 'x-memgate-repo': 'a'.repeat(20000) })).status, 431);
     assert.equal((await get('/v1/audit', { authorization: `Bearer ${admin.token}` })).status, 200);
+    // SIGHUP: the config read again (config_reload)
+    serve.child.kill('SIGHUP');
+    for (let i = 0; i < 100 && !/SIGHUP: config reloaded/.test(serve.stderr()); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.match(serve.stderr(), /SIGHUP: config reloaded/);
   } finally {
     await shutdown([], serve);
   }
