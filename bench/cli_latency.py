@@ -27,6 +27,9 @@ import subprocess
 import sys
 import time
 
+from bugloc import machine as cpu_model  # "CPU model, N cores"
+from nav_ts_bench import machine_ref  # sha256 of 256 MiB, MB/s
+
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.environ.get("MEMGATE_BIN", os.path.join(HERE, "build", "memgate"))
 CACHE = os.environ.get("MEMGATE_BENCH_CACHE", os.path.expanduser("~/.cache/memgate-bench"))
@@ -52,17 +55,8 @@ def log(msg):
 
 
 def machine():
-    model = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), model)
-    except OSError:
-        pass
-    t0 = time.monotonic()
-    subprocess.run("head -c 268435456 /dev/zero | sha256sum > /dev/null", shell=True, check=True)
-    sha = 268.435456 / (time.monotonic() - t0)
-    load = os.getloadavg()[0]
-    return f"{model}, {os.cpu_count()} cores, sha256 {sha:.0f} MB/s, load {load:.1f}"
+    sha = machine_ref()
+    return f"{cpu_model()}, sha256 {sha:.0f} MB/s, load {os.getloadavg()[0]:.1f}"
 
 
 def env(home):

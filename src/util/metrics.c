@@ -102,24 +102,28 @@ void mg_metrics_http(const char *route, int status)
 
 void mg_metrics_http_time(const char *route, double seconds) { hist_add(&http_time[route_index(route)], seconds); }
 
-void mg_metrics_tool_time(const char *tool, double seconds)
+/* The slot of tool (tools_mu held): its own, a free one taken for it, or
+ * "other" once all are taken. */
+static size_t tool_slot(const char *tool)
 {
-    pthread_mutex_lock(&tools_mu);
     size_t i = 0;
     for (; i < NTOOLS && tools[i].name[0]; i++)
         if (strcmp(tools[i].name, tool) == 0) break;
     if (i < NTOOLS && !tools[i].name[0]) snprintf(tools[i].name, sizeof(tools[i].name), "%s", tool);
-    hist_add(&tools[i].time, seconds);
+    return i;
+}
+
+void mg_metrics_tool_time(const char *tool, double seconds)
+{
+    pthread_mutex_lock(&tools_mu);
+    hist_add(&tools[tool_slot(tool)].time, seconds);
     pthread_mutex_unlock(&tools_mu);
 }
 
 void mg_metrics_tool(const char *tool, int ok)
 {
     pthread_mutex_lock(&tools_mu);
-    size_t i = 0;
-    for (; i < NTOOLS && tools[i].name[0]; i++)
-        if (strcmp(tools[i].name, tool) == 0) break;
-    if (i < NTOOLS && !tools[i].name[0]) snprintf(tools[i].name, sizeof(tools[i].name), "%s", tool);
+    size_t i = tool_slot(tool);
     if (ok) tools[i].ok++;
     else tools[i].error++;
     pthread_mutex_unlock(&tools_mu);
