@@ -871,9 +871,47 @@ int mg_hs_compile_cached(const char *kind, const char *const *pats, const unsign
  * ("pat", "hex", "://"). Such words are all over ordinary code and config;
  * confirming every rule that lists one wherever it occurs costs more than
  * Vectorscan running the rule's pattern. */
-static bool common_kw(const struct mg_scanner *s, const char *kw)
+/* Every keyword of the rules with how many rules list it, sorted by keyword
+ * (one pass instead of a scan of all rules per keyword: that was quadratic,
+ * a millisecond per process). */
+struct kwuse {
+    const char *kw;
+    uint32_t rule, users;
+};
+
+static int kwuse_cmp(const void *a, const void *b)
 {
-    size_t n = strlen(kw), users = 0;
+    const struct kwuse *x = a, *y = b;
+    int c = strcmp(x->kw, y->kw);
+    return c ? c : (x->rule > y->rule) - (x->rule < y->rule);
+}
+
+static struct kwuse *kw_users(const struct mg_scanner *s, size_t *n)
+{
+    size_t cap = 0, m = 0;
+    for (size_t i = 0; i < s->nrules; i++) cap += s->rules[i].nkw;
+    struct kwuse *v = malloc((cap ? cap : 1) * sizeof(*v));
+    if (!v) return NULL;
+    for (size_t i = 0; i < s->nrules; i++)
+        for (size_t k = 0; k < s->rules[i].nkw; k++) v[m++] = (struct kwuse){s->rules[i].kw[k], (uint32_t)i, 0};
+    qsort(v, m, sizeof(*v), kwuse_cmp);
+    for (size_t a = 0, b; a < m; a = b) { /* a run of one keyword: its distinct rules */
+        uint32_t users = 0;
+        for (b = a; b < m && strcmp(v[b].kw, v[a].kw) == 0; b++) users += b == a || v[b].rule != v[b - 1].rule;
+        for (size_t i = a; i < b; i++) v[i].users = users;
+    }
+    *n = m;
+    return v;
+}
+
+static int kwuse_find(const void *key, const void *elem)
+{
+    return strcmp(key, ((const struct kwuse *)elem)->kw);
+}
+
+static bool common_kw(const struct kwuse *uses, size_t nuses, const char *kw)
+{
+    size_t n = strlen(kw);
     if (n <= 2) return true;
     if (n == 3) {
         size_t alpha = 0, alnum = 0;
@@ -883,13 +921,8 @@ static bool common_kw(const struct mg_scanner *s, const char *kw)
         }
         if (alpha == n || alnum == 0) return true;
     }
-    for (size_t i = 0; i < s->nrules && users < 3; i++)
-        for (size_t k = 0; k < s->rules[i].nkw; k++)
-            if (strcmp(s->rules[i].kw[k], kw) == 0) {
-                users++;
-                break;
-            }
-    return users >= 3;
+    const struct kwuse *u = bsearch(kw, uses, nuses, sizeof(*uses), kwuse_find);
+    return u && u->users >= 3;
 }
 
 static int bad_pattern(const struct rule *r, const char *msg, struct mg_err *err)
@@ -1212,12 +1245,14 @@ static int compile_db(struct mg_scanner *s, struct mg_err *err)
     uint32_t *rule_of = calloc(cap, sizeof(uint32_t)); /* expression -> the rule an error names */
     size_t n = 0, nx = 0;
     int rc = -1;
-    if (!pats || !extra || !owned || !flags || !ids || !rule_of || !(s->kws = calloc(nkw ? nkw : 1, sizeof(*s->kws))))
+    size_t nuses = 0;
+    struct kwuse *uses = kw_users(s, &nuses);
+    if (!pats || !extra || !owned || !flags || !ids || !rule_of || !uses || !(s->kws = calloc(nkw ? nkw : 1, sizeof(*s->kws))))
         goto oom;
     for (size_t i = 0; i < s->nrules; i++) {
         struct rule *r = &s->rules[i];
         r->bykw = r->lines == 1;
-        for (size_t k = 0; k < r->nkw && r->bykw; k++) r->bykw = !common_kw(s, r->kw[k]);
+        for (size_t k = 0; k < r->nkw && r->bykw; k++) r->bykw = !common_kw(uses, nuses, r->kw[k]);
         if (!r->bykw) {
             if (!(owned[n] = prefilter_form(r, &flags[n]))) goto oom;
             pats[n] = owned[n];
@@ -1295,6 +1330,7 @@ oom:
     mg_err_set(err, MG_E_NO_MEMORY, "out of memory compiling the rules");
 out_free:
     for (size_t i = 0; i < cap && owned; i++) free(owned[i]);
+    free(uses);
     free(owned);
     free(pats);
     free(extra);
