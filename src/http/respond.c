@@ -178,3 +178,10 @@ enum MHD_Result mg__respond_error(struct MHD_Connection *c, struct req *r, int s
     }
     return mg__respond_json(c, r, status, j);
 }
+
+/* The tool and repo a request named, for its access log line (server.c). */
+void mg__req_note(struct req *r, const char *tool, const char *repo)
+{
+    if (tool) snprintf(r->tool, sizeof(r->tool), "%s", tool);
+    if (repo) snprintf(r->repo, sizeof(r->repo), "%s", repo);
+}

@@ -234,12 +234,6 @@ static const char *method_label(const char *m)
     return "other";
 }
 
-void mg__req_note(struct req *r, const char *tool, const char *repo)
-{
-    if (tool) snprintf(r->tool, sizeof(r->tool), "%s", tool);
-    if (repo) snprintf(r->repo, sizeof(r->repo), "%s", repo);
-}
-
 static struct req *new_req(struct mg_http *h, struct MHD_Connection *c)
 {
     struct req *r = calloc(1, sizeof(*r));
