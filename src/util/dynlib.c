@@ -23,10 +23,10 @@
 #include <microhttpd.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "util/dynlib.h"
 #include "util/err.h"
 
 struct lib {
@@ -61,17 +61,6 @@ static void *sym(struct lib *l, const char *name)
 {
     void *h = lib_open(l);
     return h ? dlsym(h, name) : NULL;
-}
-
-bool mg_dynlib_loaded(const char *soname_prefix)
-{
-    struct lib *all[] = {&L_curl, &L_git2, &L_mhd};
-    bool r = false;
-    pthread_mutex_lock(&mu);
-    for (size_t i = 0; i < 3; i++)
-        if (strncmp(all[i]->soname, soname_prefix, strlen(soname_prefix)) == 0) r = all[i]->h != NULL;
-    pthread_mutex_unlock(&mu);
-    return r;
 }
 
 /* The function pointer, resolved once (a data race on a pointer that only
