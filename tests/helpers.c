@@ -69,18 +69,6 @@ void mg_t_write(const char *dir, const char *rel, const char *data, size_t len)
     close(fd);
 }
 
-void mg_t_sh(const char *dir, const char *fmt, ...)
-{
-    char cmd[16384];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = snprintf(cmd, sizeof(cmd), "cd '%s' && ", dir);
-    vsnprintf(cmd + n, sizeof(cmd) - (size_t)n, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    if (st != 0) FAIL("command failed (%d): %s", st, cmd);
-}
-
 static char *drain(int fd)
 {
     size_t cap = 4096, len = 0;
@@ -95,6 +83,31 @@ static char *drain(int fd)
     b[len] = 0;
     return b;
 }
+
+char *mg_t_read(const char *dir, const char *rel)
+{
+    char path[8192];
+    if (dir) snprintf(path, sizeof(path), "%s/%s", dir, rel);
+    else snprintf(path, sizeof(path), "%s", rel);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    char *b = drain(fd);
+    close(fd);
+    return b;
+}
+
+void mg_t_sh(const char *dir, const char *fmt, ...)
+{
+    char cmd[16384];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = snprintf(cmd, sizeof(cmd), "cd '%s' && ", dir);
+    vsnprintf(cmd + n, sizeof(cmd) - (size_t)n, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    if (st != 0) FAIL("command failed (%d): %s", st, cmd);
+}
+
 
 struct mg_t_out mg_t_run(const char *cwd, const char *home, const char *const argv[])
 {

@@ -91,6 +91,9 @@ char *mg_t_tmpdir(void);
 /* Write a file (creating parent directories); mode 0644. */
 void mg_t_write(const char *dir, const char *rel, const char *data, size_t len);
 #define mg_t_write_str(dir, rel, s) mg_t_write((dir), (rel), (s), strlen(s))
+/* The file dir/rel (rel alone when dir is NULL), whole and NUL-terminated
+ * (caller frees); NULL when it cannot be opened. */
+char *mg_t_read(const char *dir, const char *rel);
 /* Run a shell command in dir; FAIL unless it exits 0. */
 void mg_t_sh(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

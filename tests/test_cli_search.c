@@ -426,21 +426,6 @@ TEST(search_loads_no_network_or_git_library)
     mg_t_out_free(&v);
 }
 
-/* The file dir/name, whole (caller frees); "" when it cannot be read. */
-static char *slurp(const char *dir, const char *name)
-{
-    char p[4096];
-    snprintf(p, sizeof(p), "%s/%s", dir, name);
-    FILE *f = fopen(p, "rb");
-    char *b = calloc(1, 1 << 16);
-    if (f) {
-        size_t n = fread(b, 1, (1 << 16) - 1, f);
-        b[n] = 0;
-        fclose(f);
-    }
-    return b;
-}
-
 /* With those three libraries gone (bind-mounted over with /dev/null in a
  * private mount namespace: CI runs as root), a search still works, and
  * `serve` fails at once with dependency_missing naming the package. */
@@ -460,8 +445,8 @@ TEST(missing_library_fails_only_what_needs_it)
              LIBGIT2_SOVERSION, home, getenv("MEMGATE_BIN"), home, getenv("MEMGATE_BIN"));
     mg_t_write(d, "hide.sh", script, strlen(script));
     mg_t_sh(d, "unshare --mount sh hide.sh");
-    char *src = slurp(d, "s.rc"), *sout = slurp(d, "s.out");
-    char *vrc = slurp(d, "v.rc"), *verr = slurp(d, "v.err");
+    char *src = mg_t_read(d, "s.rc"), *sout = mg_t_read(d, "s.out");
+    char *vrc = mg_t_read(d, "v.rc"), *verr = mg_t_read(d, "v.err");
     ASSERT_EQ_STR(src, "0\n");
     ASSERT_CONTAINS(sout, "src/http.c");
     ASSERT_EQ_STR(vrc, "1\n");

@@ -15,17 +15,8 @@
 
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) FAIL("cannot open %s (tests run from the repo root)", path);
-    size_t cap = 65536, len = 0;
-    char *b = malloc(cap);
-    size_t r;
-    while ((r = fread(b + len, 1, cap - len - 1, f)) > 0) {
-        len += r;
-        if (len + 1 >= cap) b = realloc(b, cap *= 2);
-    }
-    fclose(f);
-    b[len] = 0;
+    char *b = mg_t_read(NULL, path);
+    if (!b) FAIL("cannot open %s (tests run from the repo root)", path);
     return b;
 }
 

@@ -35,17 +35,6 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return strdup("");
-    char *b = calloc(1, 1 << 16);
-    size_t n = fread(b, 1, (1 << 16) - 1, f);
-    b[n] = 0;
-    fclose(f);
-    return b;
-}
-
 /* Start `memgate serve` with env ("NAME=value", NULL-terminated, may be NULL). */
 static void srv_start_env(struct srv *s, const char *home, const char *const *env)
 {
@@ -80,8 +69,8 @@ static void srv_start_env(struct srv *s, const char *home, const char *const *en
         if (poll(&pf, 1, 200) <= 0) continue;
         ssize_t r = read(p[0], line + n, sizeof(line) - 1 - n);
         if (r <= 0) {
-            char *e = slurp(s->errpath);
-            FAIL("memgate serve exited before listening: %s", e);
+            char *e = mg_t_read(NULL, s->errpath);
+            FAIL("memgate serve exited before listening: %s", e ? e : "");
         }
         n += (size_t)r;
     }
@@ -116,8 +105,8 @@ static int srv_stop(struct srv *s)
     }
     int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     if (code != 0) {
-        char *e = slurp(s->errpath);
-        fprintf(stderr, "memgate serve stderr:\n%s\n", e);
+        char *e = mg_t_read(NULL, s->errpath);
+        fprintf(stderr, "memgate serve stderr:\n%s\n", e ? e : "");
         free(e);
     }
     unlink(s->errpath);
