@@ -418,8 +418,7 @@ enum MHD_Result mg__v1(struct mg_http *h, struct MHD_Connection *c, struct req *
     const char *named = json_string_value(json_object_get(q.args, "repo"));
     mg__req_note(r, tool, named ? named : mg__header(c, "X-Memgate-Repo"));
     /* test seam: hold every /v1 tool call this long, so tests can stop the server during one */
-    const char *delay = getenv("MEMGATE_TEST_V1_DELAY_MS");
-    if (delay && atoi(delay) > 0) usleep((useconds_t)atoi(delay) * 1000);
+    if (h->test_v1_delay_ms > 0) usleep((useconds_t)h->test_v1_delay_ms * 1000);
     enum MHD_Result rc = MHD_YES;
     struct mg_session *s = api_session(h, c, r, strcmp(rt->path, "/v1/scope") == 0, &rc);
     if (!s) {

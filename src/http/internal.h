@@ -55,6 +55,7 @@ struct mg_http {
     struct mg_server *srv;
     int port;
     bool loopback;         /* bound to a loopback address: Host must name loopback */
+    int test_v1_delay_ms;  /* MEMGATE_TEST_V1_DELAY_MS, read once at start (a test seam, docs/config.md) */
     atomic_bool stopping;
     atomic_bool draining;  /* SIGTERM: /readyz says stopping; requests in flight go on (mg_http_drain) */
     atomic_int active;     /* requests between their first line and their completion */

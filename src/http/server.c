@@ -476,6 +476,8 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
         return NULL;
     }
     h->loopback = loopback;
+    const char *delay = getenv("MEMGATE_TEST_V1_DELAY_MS");
+    h->test_v1_delay_ms = delay ? atoi(delay) : 0;
     h->port = ntohs(bound.sa.sa_family == AF_INET ? bound.in4.sin_port : bound.in6.sin6_port);
     atomic_init(&h->stopping, false);
     atomic_init(&h->draining, false);
