@@ -302,10 +302,10 @@ static bool valid_id(const char *s)
 static int compile_re(struct parser *p, struct mg_lre *l, const char *pat, const char *what)
 {
     char why[300];
-    if (mg_lre_init(l, pat, PCRE2_MULTILINE | PCRE2_NEVER_UTF | PCRE2_NEVER_UCP, PCRE2_JIT_COMPLETE, !p->lazy, why,
-                    sizeof(why)) == 0)
-        return 0;
-    if (strcmp(why, "out of memory") == 0) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
+    int rc = mg_lre_init(l, pat, PCRE2_MULTILINE | PCRE2_NEVER_UTF | PCRE2_NEVER_UCP, PCRE2_JIT_COMPLETE, !p->lazy, why,
+                         sizeof(why));
+    if (rc == 0) return 0;
+    if (rc == -2) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory loading the rules");
     return RULES_ERR(p, "rules line %u: %s %s; fix the regex (PCRE2 syntax)", p->lineno, what, why);
 }
 

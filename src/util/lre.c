@@ -39,7 +39,7 @@ int mg_lre_init(struct mg_lre *l, const char *src, uint32_t opts, uint32_t jit_o
     atomic_init(&l->re, NULL);
     if (!(l->src = strdup(src))) {
         if (why) snprintf(why, cap, "out of memory");
-        return -1;
+        return -2;
     }
     if (now && !compile(l, why, cap)) {
         mg_lre_release(l);

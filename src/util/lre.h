@@ -28,8 +28,8 @@ struct mg_lre {
 };
 
 /* Take a copy of src. now: compile at once; on a compile error -1 with
- * PCRE2's message and the offset in why (l is then released). -1 also when
- * out of memory (why says so). */
+ * PCRE2's message and the offset in why (l is then released). -2 when out
+ * of memory (why says so). */
 int mg_lre_init(struct mg_lre *l, const char *src, uint32_t opts, uint32_t jit_opts, bool now, char *why, size_t cap);
 /* The compiled program (compiling it now if needed), or NULL when its source
  * does not compile or memory runs out. *jit: it is JIT-compiled. */
