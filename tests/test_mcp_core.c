@@ -960,3 +960,18 @@ TEST(rpc_2026_binding_roots_root_meta_and_handles)
     json_decref(res);
     h_free(&h);
 }
+
+TEST(provider_errors_counted_by_sanitised_name)
+{
+    uint64_t before = mg_metrics_provider_errors("ext\"one\n");
+    mg_metrics_provider_error("ext\"one\n");
+    mg_metrics_provider_error("ext\"one\n");
+    ASSERT(mg_metrics_provider_errors("ext\"one\n") == before + 2);
+    struct mg_buf b;
+    mg_buf_init(&b, 1 << 20);
+    ASSERT_EQ_INT(mg_metrics_render(&b, NULL), 0);
+    ASSERT_CONTAINS(b.p, "# TYPE memgate_provider_errors_total counter");
+    ASSERT_CONTAINS(b.p, "memgate_provider_errors_total{provider=\"ext_one_\"} ");
+    ASSERT(!strstr(b.p, "ext\"one"));
+    mg_buf_release(&b);
+}

@@ -1,6 +1,7 @@
 /* metrics.c — see metrics.h. */
 #include "util/metrics.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -92,6 +93,15 @@ static const char *const sched_results[] = {"ok", "error", "skipped"};
 static uint64_t sched_runs[NSCHED];
 static uint64_t redactions_served, injection_flags;
 
+/* External providers by configured name (a fixed number of slots, so a
+ * config with many providers cannot grow the table; the rest count as "other"). */
+#define NPROVIDERS 32
+static struct {
+    char name[48];
+    uint64_t errors;
+} providers[NPROVIDERS + 1];
+static pthread_mutex_t providers_mu = PTHREAD_MUTEX_INITIALIZER;
+
 void mg_metrics_http(const char *route, int status)
 {
     size_t r = route_index(route), c = NSTATUS;
@@ -150,6 +160,51 @@ void mg_metrics_served(long long redactions, int injection)
 {
     if (redactions > 0) __atomic_add_fetch(&redactions_served, (uint64_t)redactions, __ATOMIC_RELAXED);
     if (injection) __atomic_add_fetch(&injection_flags, 1, __ATOMIC_RELAXED);
+}
+
+/* slot name s (sanitised, cut) stands for provider p */
+static bool name_is(const char *s, const char *p)
+{
+    size_t j = 0;
+    for (; p[j] && j < 47; j++)
+        if (s[j] != ((isalnum((unsigned char)p[j]) || strchr("_.:-", p[j])) ? p[j] : '_')) return false;
+    return s[j] == 0;
+}
+
+void mg_metrics_provider_error(const char *provider)
+{
+    size_t k = NPROVIDERS;
+    pthread_mutex_lock(&providers_mu);
+    for (size_t i = 0; i < NPROVIDERS && provider && *provider; i++) {
+        if (!providers[i].name[0]) {
+            /* a label value: anything but [A-Za-z0-9_.:-] becomes '_' */
+            size_t j = 0;
+            for (; provider[j] && j < sizeof(providers[i].name) - 1; j++) {
+                char c = provider[j];
+                providers[i].name[j] = (isalnum((unsigned char)c) || strchr("_.:-", c)) ? c : '_';
+            }
+            providers[i].name[j] = 0;
+            k = i;
+            break;
+        }
+        if (name_is(providers[i].name, provider)) {
+            k = i;
+            break;
+        }
+    }
+    if (k == NPROVIDERS) snprintf(providers[k].name, sizeof(providers[k].name), "other");
+    providers[k].errors++;
+    pthread_mutex_unlock(&providers_mu);
+}
+
+uint64_t mg_metrics_provider_errors(const char *provider)
+{
+    uint64_t v = 0;
+    pthread_mutex_lock(&providers_mu);
+    for (size_t i = 0; i <= NPROVIDERS; i++)
+        if (providers[i].name[0] && (!provider || name_is(providers[i].name, provider))) v += providers[i].errors;
+    pthread_mutex_unlock(&providers_mu);
+    return v;
 }
 
 void mg_metrics_totals(struct mg_metric_totals *t)
@@ -246,6 +301,15 @@ int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
     for (size_t i = 0; i < NSCHED; i++)
         rc |= mg_buf_addf(o, "memgate_scheduled_index_runs_total{result=\"%s\"} %llu\n", sched_results[i],
                           (unsigned long long)__atomic_load_n(&sched_runs[i], __ATOMIC_RELAXED));
+    rc |= mg_buf_adds(o, "# HELP memgate_provider_errors_total Calls to an external provider (docs/providers.md) "
+                         "that failed, timed out or answered badly; the request degraded to the rest.\n"
+                         "# TYPE memgate_provider_errors_total counter\n");
+    pthread_mutex_lock(&providers_mu);
+    for (size_t i = 0; i <= NPROVIDERS; i++)
+        if (providers[i].name[0])
+            rc |= mg_buf_addf(o, "memgate_provider_errors_total{provider=\"%s\"} %llu\n", providers[i].name,
+                              (unsigned long long)providers[i].errors);
+    pthread_mutex_unlock(&providers_mu);
     rc |= mg_metrics_render_process(o);
     return rc ? -1 : 0;
 }

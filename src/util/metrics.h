@@ -8,6 +8,7 @@
  *   memgate_isolation_drops_total{kind}            kind: code, note, episode, entity, ...
  *   memgate_scheduled_index_runs_total{result}     result: ok | error | skipped
  *   memgate_redactions_total, memgate_injection_flags_total (what the gate's answers redacted and flagged)
+ *   memgate_provider_errors_total{provider}       an external provider's failed calls (docs/providers.md)
  *   memgate_http_request_duration_seconds{route}   histogram (GET /mcp streams left out)
  *   memgate_tool_duration_seconds{tool}            histogram
  *   memgate_build_info{version,commit}, process_* (from /proc/self)
@@ -46,6 +47,13 @@ void mg_metrics_scheduled_index(const char *result);
 /* What one finished request redacted (secrets) and whether the gate flagged
  * prompt injection in what it served (request/gate.c, mg_gate_finish). */
 void mg_metrics_served(long long redactions, int injection);
+
+/* An external provider's call failed (timed out, died, answered badly);
+ * provider: its configured name (other characters than [A-Za-z0-9_.:-]
+ * become '_' in the label; 32 names, then "other"). mg_metrics_provider_errors:
+ * the count of one name, or of all (NULL). */
+void mg_metrics_provider_error(const char *provider);
+uint64_t mg_metrics_provider_errors(const char *provider);
 
 /* The process-wide totals the dashboard shows (http/dash.c). */
 struct mg_metric_totals {
