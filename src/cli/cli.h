@@ -38,6 +38,7 @@ int mg_cmd_projects(int argc, char **argv);
 int mg_cmd_recall(int argc, char **argv);
 int mg_cmd_token(int argc, char **argv);
 int mg_cmd_audit(int argc, char **argv);
+int mg_cmd_setup(int argc, char **argv);
 /* --version / -V (src/cli/version.c) */
 int mg_cmd_version(int argc, char **argv);
 

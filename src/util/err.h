@@ -46,6 +46,7 @@
 #define MG_E_PATH_OUTSIDE   "path_outside_repo" /* read_file, outline: '..', absolute, or a symlink out of the root */
 #define MG_E_SECRET_FILE    "secret_file"     /* read_file, outline: a secret file (.env, keys, ...) is never served */
 #define MG_E_NOT_TEXT       "not_text"        /* read_file: binary or too large */
+#define MG_E_CLIENT_CONFIG  "client_config_invalid" /* setup: the MCP client's config file cannot be merged (not JSON, wrong shape) */
 #define MG_E_UNSUPPORTED    "unsupported"     /* the client or channel cannot do what was asked */
 #define MG_E_TIMEOUT        "timeout"         /* the client did not answer in time */
 #define MG_E_CLIENT_ERROR   "client_error"    /* the client answered a server request with an error */
