@@ -221,3 +221,31 @@ TEST(setup_refuses_what_it_cannot_merge_and_leaves_it)
     ASSERT_CONTAINS(o.err, "--client");
     mg_t_out_free(&o);
 }
+
+TEST(setup_asks_on_a_terminal)
+{
+    char *home = mg_t_tmpdir();
+    const char *bin = getenv("MEMGATE_BIN") ? getenv("MEMGATE_BIN") : "build/memgate";
+    /* a pty (python's pty module) answers the three questions */
+    const char *py = "import os, pty, select, sys, time\n"
+                     "pid, fd = pty.fork()\n"
+                     "if pid == 0:\n"
+                     "    os.execv(sys.argv[1], ['memgate', 'setup'])\n"
+                     "out = b''\n"
+                     "for answer in [b'codex\\n', b'http://127.0.0.1:7090/mcp\\n', b'\\n', None]:\n"
+                     "    end = time.time() + 10\n"
+                     "    while time.time() < end and not out.rstrip().endswith(b':'):\n"
+                     "        r, _, _ = select.select([fd], [], [], 0.1)\n"
+                     "        if r:\n"
+                     "            try: out += os.read(fd, 4096)\n"
+                     "            except OSError: break\n"
+                     "    if answer is None: break\n"
+                     "    os.write(fd, answer); out = b''\n"
+                     "os.waitpid(pid, 0)\n";
+    mg_t_write(home, "ask.py", py, strlen(py));
+    char real[4096];
+    ASSERT(realpath(bin, real));
+    mg_t_sh(home, "HOME='%s' python3 ask.py '%s' > ask.out 2>&1", home, real);
+    char *toml = mg_t_read(home, ".codex/config.toml");
+    ASSERT_EQ_STR(toml, "[mcp_servers.memgate]\nurl = \"http://127.0.0.1:7090/mcp\"\n");
+}

@@ -432,7 +432,8 @@ static int read_token(const char *path, char **out, struct mg_err *err)
 /* Ask on the terminal for what was not given. */
 static char *ask(const char *prompt, const char *dflt, char *buf, size_t cap)
 {
-    fprintf(stderr, "%s%s%s%s: ", prompt, dflt ? " [" : "", dflt ? dflt : "", dflt ? "]" : "");
+    bool d = dflt && *dflt;
+    fprintf(stderr, "%s%s%s%s: ", prompt, d ? " [" : "", d ? dflt : "", d ? "]" : "");
     fflush(stderr);
     if (!fgets(buf, (int)cap, stdin)) return NULL;
     buf[strcspn(buf, "\r\n")] = 0;
