@@ -153,7 +153,7 @@ describe('completions', () => {
 
   test('bash: commands, flags, values and repo ids', () => {
     assert.deepEqual(bash('memgate', ''), [...commands(), ...helpFlags(mainHelp().replace(/\ncommands:\n( {2}.*\n)*/, '\n'))].sort());
-    assert.deepEqual(bash('memgate', 'se'), ['search', 'serve']);
+    assert.deepEqual(bash('memgate', 'se'), ['search', 'serve', 'setup']);
     assert.deepEqual(bash('memgate', 'search', '--'), [...helpFlags(help(['search', '--help']))].filter((f) => f.startsWith('--')).sort());
     assert.deepEqual(bash('memgate', 'search', '--mode', 'h'), ['hybrid']);
     assert.deepEqual(bash('memgate', 'search', '--repo', ''), ['alpha-pkg', 'bravo-pkg']);
@@ -175,7 +175,7 @@ describe('completions', () => {
       assert.equal(x.status, 0, x.err);
       return x.out.split('\n').filter(Boolean).sort();
     };
-    assert.deepEqual(zcomplete('memgate se'), ['search', 'serve']);
+    assert.deepEqual(zcomplete('memgate se'), ['search', 'serve', 'setup']);
     assert.deepEqual(zcomplete('memgate search --repo '), ['alpha-pkg', 'bravo-pkg']);
     assert.deepEqual(zcomplete('memgate search --fix'), ['--fixed-strings']);
     assert.deepEqual(zcomplete('memgate repos '), ['rm', 'set', 'show']);
@@ -191,7 +191,7 @@ describe('completions', () => {
       assert.equal(x.status, 0, x.err);
       return x.out.split('\n').filter(Boolean).map((l) => l.split('\t')[0]).sort();
     };
-    assert.deepEqual(complete('memgate se'), ['search', 'serve']);
+    assert.deepEqual(complete('memgate se'), ['search', 'serve', 'setup']);
     assert.deepEqual(complete('memgate search --repo '), ['alpha-pkg', 'bravo-pkg']);
     assert.deepEqual(complete('memgate search --fix'), ['--fixed-strings']);
     assert.deepEqual(complete('memgate repos '), ['rm', 'set', 'show']);
