@@ -624,6 +624,30 @@ TEST(voyage_semantic_search_end_to_end)
     snprintf(want, sizeof(want), "voyage:voyage-code-3@http://127.0.0.1:%d/ok/v1/embeddings", fk.port);
     semantic_end_to_end("voyage", want);
 
+    /* Voyage down at search time: hybrid answers by words and says so; semantic fails with the code */
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    corpus(repo);
+    json_decref(mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "deg", "--json", NULL}));
+    MHD_stop_daemon(fk.d); /* the port closed */
+    setenv("MEMGATE_EMBED_RETRIES", "0", 1);
+    struct mg_t_out o = MG_RUN(repo, home, "search", "grow the buffer pool", "--mode", "hybrid", "--json");
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_CONTAINS(o.err, "embed_unavailable");
+    ASSERT_CONTAINS(o.err, "answered by words");
+    ASSERT_NOT_CONTAINS(o.err, "sekrit");
+    json_t *j = mg_t_json(o.out);
+    ASSERT_EQ_STR(json_string_value(json_object_get(j, "mode")), "lexical");
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(j, "semantic"), "state")), "unavailable");
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(j, "semantic"), "error")), "embed_unavailable");
+    ASSERT(mg_fx_has_hit(j, "alpha/pool.c", NULL));
+    json_decref(j);
+    mg_t_out_free(&o);
+    o = MG_RUN(repo, home, "search", "grow the buffer pool", "--mode", "semantic");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.err, "embed_unavailable");
+    ASSERT_NOT_CONTAINS(o.err, "sekrit");
+    mg_t_out_free(&o);
+    unsetenv("MEMGATE_EMBED_RETRIES");
     unsetenv("MEMGATE_VOYAGE_URL");
     unsetenv("MEMGATE_VOYAGE_API_KEY");
 }
