@@ -166,7 +166,7 @@ static int open_semantic(const struct mg_config *cfg, struct mg_db *d, const cha
     if (mg_embedder_open(cfg, e, err) != 0) return -1;
     if (!*e)
         return mg_err_set(err, MG_E_NO_EMBEDDINGS, "semantic search is off (embedder = none); set "
-                          "MEMGATE_EMBEDDER=builtin or openai and index repo '%s' again", repo_id);
+                          "MEMGATE_EMBEDDER=builtin, openai, voyage or ollama and index repo '%s' again", repo_id);
     mg_embedder_sig(*e, sig, sizeof(sig));
     mg_db_meta_get(d, "embed_sig", have, sizeof(have));
     if (strcmp(have, sig) != 0) {
