@@ -665,3 +665,31 @@ TEST(ollama_semantic_search_end_to_end)
     unsetenv("MEMGATE_EMBEDDER");
     unsetenv("MEMGATE_OLLAMA_URL");
 }
+
+/* memgate status names the embedder the settings choose (auto's pick), never a key */
+TEST(status_shows_the_chosen_embedder)
+{
+    char *home = mg_t_tmpdir();
+    unsetenv("MEMGATE_EMBEDDER");
+    setenv("MEMGATE_VOYAGE_API_KEY", VKEY, 1);
+    struct mg_t_out o = MG_RUN(NULL, home, "status", "--json");
+    ASSERT_EQ_INT(o.status, 0);
+    json_t *j = mg_t_json(o.out);
+    ASSERT_EQ_STR(json_string_value(json_object_get(j, "embedder")),
+                  "voyage:voyage-code-3@https://api.voyageai.com/v1/embeddings");
+    json_decref(j);
+    ASSERT_NOT_CONTAINS(o.out, "sekrit");
+    mg_t_out_free(&o);
+    unsetenv("MEMGATE_VOYAGE_API_KEY");
+    setenv("MEMGATE_OLLAMA_URL", "http://127.0.0.1:1/", 1);
+    o = MG_RUN(NULL, home, "status");
+    ASSERT_CONTAINS(o.out, "embedder:       ollama:nomic-embed-text@http://127.0.0.1:1/api/embed\n");
+    mg_t_out_free(&o);
+    setenv("MEMGATE_EMBEDDER", "voyage", 1); /* without a key: status still works and says why */
+    o = MG_RUN(NULL, home, "status");
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_CONTAINS(o.out, "embedder:       error[invalid_config]: embedder = voyage needs an API key");
+    mg_t_out_free(&o);
+    unsetenv("MEMGATE_EMBEDDER");
+    unsetenv("MEMGATE_OLLAMA_URL");
+}
