@@ -14,7 +14,8 @@
  * Modes (the URL's first segment): ok, e401, r429 (the first request 429
  * with Retry-After: 1), e500, malformed, short (one vector too few),
  * dimchange (FAKE_DIM, then half), slow (3 s), nomodel (Ollama's 404),
- * flood (an answer of 4 MB).
+ * flood (an answer of 4 MB), die (the connection closed in the middle of
+ * the answer).
  */
 #include <ctype.h>
 #include <math.h>
@@ -83,6 +84,17 @@ static enum MHD_Result reply(struct MHD_Connection *c, int status, char *text, c
     return ret;
 }
 
+/* die: a 200 whose body stops half-way (the server closes the connection) */
+static ssize_t die_body(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    static const char part[] = "{\"data\":[{\"embedding\":[0.5,";
+    if (pos >= sizeof(part) - 1) return MHD_CONTENT_READER_END_WITH_ERROR;
+    size_t n = sizeof(part) - 1 - (size_t)pos;
+    if (n > max) n = max;
+    memcpy(buf, part + pos, n);
+    return (ssize_t)n;
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                               const char *version, const char *data, size_t *size, void **con_cls)
 {
@@ -130,6 +142,12 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
         text = strdup(ollama ? "{\"error\":\"llama runner crashed\"}" : "{\"detail\":\"internal error\"}");
     } else if (strncmp(url, "/malformed/", 11) == 0) {
         text = strdup(ollama ? "{\"embeddings\": [[1, 2," : "{\"data\": [ {\"embedding\": [1, 2,");
+    } else if (strncmp(url, "/die/", 5) == 0) {
+        json_decref(req);
+        struct MHD_Response *r = MHD_create_response_from_callback(1 << 20, 4096, die_body, NULL, NULL);
+        enum MHD_Result ret = MHD_queue_response(c, 200, r);
+        MHD_destroy_response(r);
+        return ret;
     } else if (strncmp(url, "/slow/", 6) == 0) {
         sleep(3);
         text = strdup("{}");
@@ -375,6 +393,14 @@ static void error_cases(void (*cfg)(struct mg_config *, const char *), const cha
     ASSERT_EQ_STR(err.code, MG_E_EMBED_BAD_RESPONSE);
     ASSERT_CONTAINS(err.msg, "answered more than");
 
+    /* the connection dies in the middle of the answer: embed_unavailable, retried */
+    fake_reset();
+    cfg(&c, "die");
+    ASSERT_EQ_INT(run(&c, MG_EMBED_DOCUMENT, 1, out, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_EMBED_UNAVAILABLE);
+    ASSERT_CONTAINS(err.msg, "cannot reach the embeddings endpoint");
+    ASSERT_EQ_INT(fk.requests, 3);
+
     /* slower than embed_timeout (1 s), no retries: embed_unavailable */
     fake_reset();
     cfg(&c, "slow");
@@ -385,8 +411,8 @@ static void error_cases(void (*cfg)(struct mg_config *, const char *), const cha
     ASSERT_CONTAINS(err.msg, "imed out");
     ASSERT(now_s() - t0 < 2.5);
     ASSERT_NOT_CONTAINS(err.msg, "sekrit");
-    /* 401, 500, malformed, short, dimchange, flood, slow */
-    ASSERT_EQ_INT(mg_metrics_provider_errors(name), errors0 + 7);
+    /* 401, 500, malformed, short, dimchange, flood, die, slow */
+    ASSERT_EQ_INT(mg_metrics_provider_errors(name), errors0 + 8);
 }
 
 TEST(voyage_embedder_errors)
