@@ -164,7 +164,7 @@ static int embed_texts(const char *mode, size_t n, float *out, struct mg_err *er
         texts[i] = words[i];
         lens[i] = strlen(words[i]);
     }
-    int rc = mg_embed(e, texts, lens, n, out, err);
+    int rc = mg_embed(e, MG_EMBED_DOCUMENT, texts, lens, n, out, err);
     if (rc == 0) ASSERT_EQ_INT(e->dim, SRV_DIM);
     mg_embedder_free(&e);
     return rc;

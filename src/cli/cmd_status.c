@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "embed/embed.h"
 #include "util/version.h"
 #include "util/json.h"
 
@@ -14,8 +15,9 @@ static const char *HELP =
     "usage: memgate status [--tenant T] [--json]\n"
     "\n"
     "Show the version, the data directory, the settings in effect (defaults,\n"
-    "config file, MEMGATE_* variables) and a tenant's indexed repos (default\n"
-    "local): for each, its size, its last full and incremental index run, the\n"
+    "config file, MEMGATE_* variables), the embedder they choose (what\n"
+    "embedder = auto picks, decided without asking the network) and a tenant's\n"
+    "indexed repos (default local): for each, its size, its last full and incremental index run, the\n"
     "last error, whether a run holds it now, its file watcher and its settings.\n"
     "\n"
     "options:\n"
@@ -109,14 +111,21 @@ int mg_cmd_status(int argc, char **argv)
         dbb += json_integer_value(json_object_get(r, "db_bytes"));
     }
     const char *cfgfile = cfg.config_path; /* the one read, or where one is looked for */
+    /* the embedder the settings choose: its signature (no network is asked), or why it cannot be made */
+    char sig[700] = "";
+    struct mg_embedder *emb = NULL;
+    struct mg_err eerr = {0};
+    if (mg_embedder_open(&cfg, &emb, &eerr) == 0) mg_embedder_sig(emb, sig, sizeof(sig));
+    else snprintf(sig, sizeof(sig), "error[%s]: %s", eerr.code, eerr.msg);
+    mg_embedder_free(&emb);
     if (json) {
         json_t *o = json_pack(
-            "{s:s, s:s, s:s, s:s, s:{s:I, s:I, s:i, s:i, s:I, s:i, s:i, s:s}, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
+            "{s:s, s:s, s:s, s:s, s:{s:I, s:I, s:i, s:i, s:I, s:i, s:i, s:s}, s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
             "version", MG_VERSION, "home", cfg.home, "config_file", cfgfile, "cache_dir", cfg.cache_dir, "config", "max_file_size",
             (json_int_t)cfg.max_file_size, "max_query_bytes", (json_int_t)cfg.max_query_bytes, "index_threads",
             cfg.index_threads, "chunk_max_lines", cfg.chunk_max_lines, "chunk_max_bytes",
             (json_int_t)cfg.chunk_max_bytes, "search_limit", cfg.search_limit, "search_max_limit",
-            cfg.search_max_limit, "watch", cfg.watch, "repos", json_incref(repos), "totals", "repos", (json_int_t)n, "files", (json_int_t)files,
+            cfg.search_max_limit, "watch", cfg.watch, "embedder", sig, "repos", json_incref(repos), "totals", "repos", (json_int_t)n, "files", (json_int_t)files,
             "chunks", (json_int_t)chunks, "symbols", (json_int_t)symbols, "bytes", (json_int_t)bytes, "db_bytes",
             (json_int_t)dbb);
         char *s = json_dumps(o, MG_JSON_DUMP);
@@ -133,6 +142,7 @@ int mg_cmd_status(int argc, char **argv)
                "chunk_max_bytes=%zu search_limit=%d watch=%s\n",
                mg_human_bytes((double)cfg.max_file_size, b1, sizeof(b1)), cfg.max_query_bytes, cfg.index_threads,
                cfg.chunk_max_lines, cfg.chunk_max_bytes, cfg.search_limit, cfg.watch);
+        printf("embedder:       %s\n", sig);
         printf("repos:          %zu (%lld files, %lld chunks, %lld symbols, %s of text, %s of index)\n", n, files,
                chunks, symbols, mg_human_bytes((double)bytes, b2, sizeof(b2)),
                mg_human_bytes((double)dbb, b3, sizeof(b3)));

@@ -67,6 +67,7 @@ static int run_search(struct mg_code_self *self, const struct mg_pcall *pc, cons
     out->semantic_loading = res.semantic_loading;
     out->vectors_loaded = res.vectors_loaded;
     out->vectors_total = res.vectors_total;
+    if (res.semantic_error) out->semantic_error = res.semantic_error;
     bool failed = false;
     size_t first = out->n;
     for (size_t i = 0; i < res.n && !failed; i++) {

@@ -459,8 +459,9 @@ static int builtin_prepare(struct mg_embedder *e, struct mg_db *d, int learn, st
     return stats_learn(d, &b->st, err);
 }
 
-static int builtin_embed(struct mg_embedder *e, const char *const *texts, const size_t *lens, size_t n, float *out,
-                         struct mg_err *err)
+/* (queries and documents are embedded alike: type is not used) */
+static int builtin_embed(struct mg_embedder *e, enum mg_embed_input type, const char *const *texts,
+                         const size_t *lens, size_t n, float *out, struct mg_err *err)
 {
     struct builtin *b = e->self;
     struct fset fs = {0};

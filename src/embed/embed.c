@@ -13,11 +13,17 @@ int mg_embedder_open(const struct mg_config *c, struct mg_embedder **out, struct
     if (strcmp(k, "none") == 0) return 0;
     if (strcmp(k, "builtin") == 0) return mg_embedder_builtin_new(out, err);
     if (strcmp(k, "openai") == 0) return mg_embedder_openai_new(c, out, err);
+    if (strcmp(k, "voyage") == 0) return mg_embedder_voyage_new(c, out, err);
+    if (strcmp(k, "ollama") == 0) return mg_embedder_ollama_new(c, out, err);
     if (strcmp(k, "auto") == 0) {
+        /* from what is configured, in this order; never by asking the network (docs/semantic.md) */
         if (c->embed_url[0] || c->embed_api_key[0]) return mg_embedder_openai_new(c, out, err);
+        if (c->voyage_api_key[0]) return mg_embedder_voyage_new(c, out, err);
+        if (c->ollama_url[0]) return mg_embedder_ollama_new(c, out, err);
         return mg_embedder_builtin_new(out, err);
     }
-    return mg_err_set(err, MG_E_CONFIG, "embedder '%s' is unknown; use auto, builtin, openai or none", k);
+    return mg_err_set(err, MG_E_CONFIG, "embedder '%s' is unknown; use auto, builtin, openai, voyage, ollama or none",
+                      k);
 }
 
 void mg_embedder_free(struct mg_embedder **pe)
@@ -43,11 +49,11 @@ void mg_vec_normalize(float *v, int dim)
     for (int i = 0; i < dim; i++) v[i] *= inv;
 }
 
-int mg_embed(struct mg_embedder *e, const char *const *texts, const size_t *lens, size_t n, float *out,
-             struct mg_err *err)
+int mg_embed(struct mg_embedder *e, enum mg_embed_input type, const char *const *texts, const size_t *lens, size_t n,
+             float *out, struct mg_err *err)
 {
     if (n == 0) return 0;
-    if (e->ops->embed(e, texts, lens, n, out, err) != 0) return -1;
+    if (e->ops->embed(e, type, texts, lens, n, out, err) != 0) return -1;
     for (size_t i = 0; i < n; i++) mg_vec_normalize(out + i * (size_t)e->dim, e->dim);
     return 0;
 }
@@ -61,7 +67,7 @@ int mg_embedder_dim(struct mg_embedder *e, struct mg_err *err)
     size_t l[1] = {sizeof(probe) - 1};
     float *tmp = malloc(MG_EMBED_MAX_DIM * sizeof(float));
     if (!tmp) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-    int rc = e->ops->embed(e, t, l, 1, tmp, err);
+    int rc = e->ops->embed(e, MG_EMBED_DOCUMENT, t, l, 1, tmp, err);
     free(tmp);
     if (rc != 0) return -1;
     return e->dim;

@@ -3,10 +3,14 @@
  * An embedder is a vtable (struct mg_embedder_ops) plus its state. The
  * registry (embed.c) builds one from the configuration:
  *
- *   embedder = auto | builtin | openai | none      (MEMGATE_EMBEDDER)
+ *   embedder = auto | builtin | openai | voyage | ollama | none   (MEMGATE_EMBEDDER)
  *   embed_url, embed_model, embed_api_key          (MEMGATE_EMBED_URL, ...)
+ *   voyage_api_key, voyage_url, voyage_model, voyage_dimensions
+ *   ollama_url, ollama_model
  *
- * auto is openai when embed_url or embed_api_key is set, else builtin.
+ * auto picks from what is configured, in this order, without asking the
+ * network: embed_url or embed_api_key set -> openai; voyage_api_key set ->
+ * voyage; ollama_url set -> ollama; else builtin.
  * none means keyword-only: mg_embedder_open() gives *out == NULL.
  *
  *   builtin  local and deterministic: hashed identifier sub-words and word
@@ -17,6 +21,16 @@
  *            Ollama, llama.cpp's server, vLLM, text-embeddings-inference);
  *            batching, timeouts, retries with backoff (openai.c). The API
  *            key is sent as a bearer token and never appears in a message.
+ *   voyage   Voyage AI's POST /v1/embeddings (voyage.c): voyage-code-3 by
+ *            default, with input_type query or document.
+ *   ollama   Ollama's native POST /api/embed (ollama.c): nomic-embed-text
+ *            by default (its task prefixes added for query and document).
+ *   The three HTTP embedders share one client (http.c): batching, timeouts,
+ *   retries with backoff honouring Retry-After, capped answers.
+ *
+ * Every caller says what it embeds (enum mg_embed_input): text being
+ * indexed is a document, a search query is a query. builtin and openai
+ * make the same vector for both; voyage and ollama do not.
  *
  * Vectors are always L2-normalised by the registry, so a dot product is the
  * cosine. The signature (mg_embedder_sig) names the embedder, model and
@@ -35,11 +49,15 @@ struct mg_embedder;
 
 #define MG_EMBED_MAX_DIM 8192
 
+/* What a text is: indexed text (a chunk) or a search query. */
+enum mg_embed_input { MG_EMBED_DOCUMENT = 0, MG_EMBED_QUERY = 1 };
+
 struct mg_embedder_ops {
-    /* Embed n texts into out (n * dim floats). 0, or -1 with err set (and
-     * out undefined). May set e->dim on the first call (openai). */
-    int (*embed)(struct mg_embedder *e, const char *const *texts, const size_t *lens, size_t n, float *out,
-                 struct mg_err *err);
+    /* Embed n texts of one input type into out (n * dim floats). 0, or -1
+     * with err set (and out undefined). May set e->dim on the first call
+     * (the HTTP embedders). */
+    int (*embed)(struct mg_embedder *e, enum mg_embed_input type, const char *const *texts, const size_t *lens,
+                 size_t n, float *out, struct mg_err *err);
     /* Bind to a repo's database (builtin: load or learn its statistics;
      * learn != 0 allows learning and writing them). NULL: nothing to do. */
     int (*prepare)(struct mg_embedder *e, struct mg_db *d, int learn, struct mg_err *err);
@@ -49,10 +67,10 @@ struct mg_embedder_ops {
 struct mg_embedder {
     const struct mg_embedder_ops *ops;
     void *self;
-    char name[16];     /* "builtin", "openai" */
-    char model[128];   /* builtin: the algorithm version; openai: the model */
-    char url[512];     /* openai: the endpoint (no credentials) */
-    int dim;           /* 0 until known (openai learns it from the first answer) */
+    char name[16];     /* "builtin", "openai", "voyage", "ollama" */
+    char model[128];   /* builtin: the algorithm version; the others: the model */
+    char url[512];     /* the HTTP embedders: the endpoint (no credentials) */
+    int dim;           /* 0 until known (HTTP embedders learn it from the first answer) */
     int batch;         /* texts per request */
 };
 
@@ -63,9 +81,9 @@ void mg_embedder_free(struct mg_embedder **e);
 /* Bind to a repo database (see ops->prepare). */
 int mg_embedder_prepare(struct mg_embedder *e, struct mg_db *d, int learn, struct mg_err *err);
 
-/* Embed n texts (n * e->dim floats into out, each L2-normalised). */
-int mg_embed(struct mg_embedder *e, const char *const *texts, const size_t *lens, size_t n, float *out,
-             struct mg_err *err);
+/* Embed n texts of one type (n * e->dim floats into out, each L2-normalised). */
+int mg_embed(struct mg_embedder *e, enum mg_embed_input type, const char *const *texts, const size_t *lens, size_t n,
+             float *out, struct mg_err *err);
 
 /* The embedder's dimensions, asking the endpoint once if not known yet
  * (openai). >0, or -1 with err set. */
@@ -81,11 +99,25 @@ void mg_vec_normalize(float *v, int dim);
 /* --- built-ins (constructors used by the registry) --- */
 int mg_embedder_builtin_new(struct mg_embedder **out, struct mg_err *err);
 int mg_embedder_openai_new(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err);
+int mg_embedder_voyage_new(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err);
+int mg_embedder_ollama_new(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err);
 
-/* Parse an /v1/embeddings response body: n vectors expected. On success
+/* Parse an /v1/embeddings response body (OpenAI's and Voyage's
+ * {"data": [{"embedding": [...], "index": i}, ...]}): n vectors expected. On success
  * *dim is set (and must match *dim if it was non-zero on entry) and out
  * (malloc'd, n * dim floats, in input order) is returned. Exposed for
  * tests and fuzzing. 0 or -1 (embed_bad_response). */
 int mg_embed_parse_response(const char *body, size_t len, size_t n, int *dim, float **out, struct mg_err *err);
+
+/* The same for Ollama's POST /api/embed: {"embeddings": [[...], ...]}, in
+ * input order. Exposed for tests and fuzzing. 0 or -1 (embed_bad_response). */
+int mg_embed_parse_ollama(const char *body, size_t len, size_t n, int *dim, float **out, struct mg_err *err);
+
+/* An endpoint's own error text from an error answer, for a message:
+ * {"error": {"message": M}}, {"error": M} (OpenAI, Ollama) or {"detail": M}
+ * (Voyage); out is "" when there is none, else ": M" cut to about 200
+ * bytes of valid UTF-8, with every occurrence of key (if 4 bytes or longer)
+ * masked. Exposed for tests and fuzzing. */
+void mg_embed_error_text(const char *body, size_t len, const char *key, char *out, size_t cap);
 
 #endif

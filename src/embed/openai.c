@@ -9,29 +9,16 @@
  * reached, times out, or answers 429 or 5xx. Other 4xx answers are final.
  * The key never appears in an error message: messages name the URL and the
  * HTTP status, and any echo of the key in the endpoint's text is masked.
+ * The client is http.c's, shared with voyage.c and ollama.c; the answer's
+ * parser (below) is voyage.c's too.
  */
-#include <curl/curl.h>
 #include <jansson.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "embed/embed.h"
-#include "util/buf.h"
-#include "util/utf8.h"
-
-#define MAX_RESPONSE (256u << 20)
-
-struct openai {
-    char key[512];
-    int timeout, retries;
-};
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static void curl_init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
+#include "embed/http.h"
 
 /* ---- the response ------------------------------------------------------------------ */
 
@@ -112,194 +99,48 @@ fail:
     return -1;
 }
 
-/* ---- one request --------------------------------------------------------------------- */
+/* ---- the embedder ----------------------------------------------------------------- */
 
-static size_t on_body(char *p, size_t sz, size_t nm, void *ud)
+static json_t *openai_payload(struct mg_embedder *e, enum mg_embed_input type, json_t *input)
 {
-    return mg_buf_add(ud, p, sz * nm) == 0 ? sz * nm : 0;
-}
-
-/* The endpoint's own error text, if any: {"error": {"message": ...}} or {"error": "..."}. */
-static void endpoint_message(const char *body, size_t len, const char *key, char *out, size_t cap)
-{
-    out[0] = 0;
-    json_t *root = json_loadb(body, len, 0, NULL);
-    json_t *e = root ? json_object_get(root, "error") : NULL;
-    const char *m = json_is_string(e) ? json_string_value(e) : json_string_value(json_object_get(e, "message"));
-    if (m) snprintf(out, cap, ": %s", m);
-    json_decref(root);
-    /* never repeat the key, even if the endpoint echoes it */
-    size_t kl = strlen(key);
-    char *p;
-    while (kl >= 4 && (p = strstr(out, key))) {
-        memset(p, '*', kl);
-    }
-    size_t n = mg_utf8_valid_prefix(out, strlen(out));
-    out[n] = 0;
-    if (n > 200) memcpy(out + mg_utf8_cut(out, n, 197), "...", 4);
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
-/* POST one batch; parses the answer into out (n * dim). */
-static int post_batch(struct mg_embedder *e, struct openai *o, const char *const *texts, const size_t *lens,
-                      size_t n, float *out, struct mg_err *err)
-{
-    json_t *input = json_array();
+    (void)type; /* the OpenAI API has no input types: queries and documents embed alike */
     json_t *req = json_object();
-    if (!input || !req) goto nomem_json;
-    for (size_t i = 0; i < n; i++) {
-        json_t *s = json_stringn(texts[i], lens[i]);
-        if (!s) { /* not UTF-8: send it repaired */
-            char *fixed;
-            size_t fl;
-            if (mg_utf8_repair(texts[i], lens[i], &fixed, &fl) == (size_t)-1) goto nomem_json;
-            s = json_stringn(fixed, fl);
-            free(fixed);
-        }
-        if (!s || json_array_append_new(input, s) != 0) goto nomem_json;
+    if (!req) {
+        json_decref(input);
+        return NULL;
     }
-    if (e->model[0]) json_object_set_new(req, "model", json_string(e->model));
-    json_object_set_new(req, "input", input);
-    input = NULL;
-    char *payload = json_dumps(req, JSON_COMPACT);
-    json_decref(req);
-    if (!payload) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-
-    pthread_once(&curl_once, curl_init_once);
-    struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
-    char auth[600];
-    if (o->key[0]) {
-        snprintf(auth, sizeof(auth), "Authorization: Bearer %s", o->key);
-        hdr = curl_slist_append(hdr, auth);
+    /* (json_object_set_new takes the value's reference even when it fails) */
+    if (json_object_set_new(req, "input", input) != 0 ||
+        (e->model[0] && json_object_set_new(req, "model", json_string(e->model)) != 0)) {
+        json_decref(req);
+        return NULL;
     }
-    struct mg_buf body;
-    mg_buf_init(&body, MAX_RESPONSE);
-    int rc = -1;
-    for (int attempt = 0;; attempt++) {
-        CURL *h = curl_easy_init();
-        if (!h) {
-            mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-            break;
-        }
-        mg_buf_reset(&body);
-        char cerr[CURL_ERROR_SIZE] = "";
-        curl_easy_setopt(h, CURLOPT_URL, e->url);
-        curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, payload);
-        curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
-        curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)o->timeout);
-        curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, (long)(o->timeout < 10 ? o->timeout : 10));
-        curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
-        curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(h, CURLOPT_USERAGENT, "memgate");
-        curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
-        CURLcode cc = curl_easy_perform(h);
-        long status = 0;
-        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-        curl_easy_cleanup(h);
-        bool retry = false;
-        char msg[256];
-        if (cc != CURLE_OK) {
-            mg_err_set(err, MG_E_EMBED_UNAVAILABLE, "cannot reach the embeddings endpoint '%s': %s", e->url,
-                       cerr[0] ? cerr : curl_easy_strerror(cc));
-            retry = cc != CURLE_WRITE_ERROR && cc != CURLE_UNSUPPORTED_PROTOCOL && cc != CURLE_URL_MALFORMAT;
-        } else if (status != 200) {
-            endpoint_message(body.p ? body.p : "", body.len, o->key, msg, sizeof(msg));
-            retry = status == 429 || status >= 500;
-            mg_err_set(err, retry ? MG_E_EMBED_UNAVAILABLE : MG_E_EMBED_REJECTED,
-                       "the embeddings endpoint '%s' answered HTTP %ld%s", e->url, status, msg);
-        } else {
-            int d = __atomic_load_n(&e->dim, __ATOMIC_ACQUIRE);
-            float *v;
-            struct mg_err pe = {0};
-            if (mg_embed_parse_response(body.p ? body.p : "", body.len, n, &d, &v, &pe) != 0) {
-                mg_err_set(err, pe.code, "the embeddings endpoint '%s' gave a bad answer: %s", e->url, pe.msg);
-                break;
-            }
-            int zero = 0;
-            if (!__atomic_compare_exchange_n(&e->dim, &zero, d, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
-                zero != d) {
-                free(v);
-                mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "the embeddings endpoint '%s' changed dimensions from %d "
-                           "to %d", e->url, zero, d);
-                break;
-            }
-            memcpy(out, v, n * (size_t)d * sizeof(float));
-            free(v);
-            rc = 0;
-            break;
-        }
-        if (!retry || attempt >= o->retries) break;
-        sleep_ms(250L << (attempt < 6 ? attempt : 6));
-    }
-    mg_buf_release(&body);
-    curl_slist_free_all(hdr);
-    memset(auth, 0, sizeof(auth));
-    free(payload);
-    return rc;
-nomem_json:
-    json_decref(input);
-    json_decref(req);
-    return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    return req;
 }
-
-static int openai_embed(struct mg_embedder *e, const char *const *texts, const size_t *lens, size_t n, float *out,
-                        struct mg_err *err)
-{
-    struct openai *o = e->self;
-    for (size_t i = 0; i < n; i += (size_t)e->batch) {
-        size_t m = n - i < (size_t)e->batch ? n - i : (size_t)e->batch;
-        /* the first answer fixes the dimensions, and so where out's rows are */
-        if (post_batch(e, o, texts + i, lens + i, m, out + i * (size_t)e->dim, err) != 0) return -1;
-    }
-    return 0;
-}
-
-static void openai_release(struct mg_embedder *e)
-{
-    struct openai *o = e->self;
-    if (o) memset(o->key, 0, sizeof(o->key));
-    free(o);
-}
-
-static const struct mg_embedder_ops openai_ops = {openai_embed, NULL, openai_release};
 
 int mg_embedder_openai_new(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err)
 {
     *out = NULL;
     const char *base = c->embed_url[0] ? c->embed_url : "https://api.openai.com/v1";
-    if (strncmp(base, "http://", 7) != 0 && strncmp(base, "https://", 8) != 0)
-        return mg_err_set(err, MG_E_CONFIG, "embed_url '%s' is not an http:// or https:// URL", base);
-    struct mg_embedder *e = calloc(1, sizeof(*e));
-    struct openai *o = calloc(1, sizeof(*o));
-    if (!e || !o) {
-        free(e);
-        free(o);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-    }
+    if (mg_embed_http_check_url("embed_url", base, err) != 0) return -1;
+    struct mg_embedder *e;
+    if (mg_embed_http_new("openai", &e, err) != 0) return -1;
+    struct mg_embed_http *h = e->self;
     size_t bl = strlen(base);
     while (bl > 0 && base[bl - 1] == '/') bl--;
     const char *tail = "/v1/embeddings";
     if (bl >= 11 && strncmp(base + bl - 11, "/embeddings", 11) == 0) tail = "";
     else if (bl >= 3 && strncmp(base + bl - 3, "/v1", 3) == 0) tail = "/embeddings";
     snprintf(e->url, sizeof(e->url), "%.*s%s", (int)bl, base, tail);
-    snprintf(e->name, sizeof(e->name), "openai");
     snprintf(e->model, sizeof(e->model), "%s",
              c->embed_model[0] ? c->embed_model : c->embed_url[0] ? "" : "text-embedding-3-small");
-    snprintf(o->key, sizeof(o->key), "%s", c->embed_api_key);
-    o->timeout = c->embed_timeout > 0 ? c->embed_timeout : 60;
-    o->retries = c->embed_retries;
+    snprintf(h->key, sizeof(h->key), "%s", c->embed_api_key);
+    snprintf(h->key_setting, sizeof(h->key_setting), "embed_api_key");
+    h->timeout = c->embed_timeout > 0 ? c->embed_timeout : 60;
+    h->retries = c->embed_retries;
+    h->payload = openai_payload;
+    h->parse = mg_embed_parse_response;
     e->batch = c->embed_batch > 0 ? c->embed_batch : 64;
-    e->ops = &openai_ops;
-    e->self = o;
     *out = e;
     return 0;
 }

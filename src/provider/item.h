@@ -170,6 +170,7 @@ struct mg_items {
      * vectors were still loading, and the loads' progress (vectors) */
     int semantic_loading;
     uint64_t vectors_loaded, vectors_total;
+    const char *semantic_error;    /* hybrid answered by words: the embedder's error code (static), or NULL */
 };
 
 void mg_items_init(struct mg_items *l);

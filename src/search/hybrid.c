@@ -166,7 +166,7 @@ static int open_semantic(const struct mg_config *cfg, struct mg_db *d, const cha
     if (mg_embedder_open(cfg, e, err) != 0) return -1;
     if (!*e)
         return mg_err_set(err, MG_E_NO_EMBEDDINGS, "semantic search is off (embedder = none); set "
-                          "MEMGATE_EMBEDDER=builtin or openai and index repo '%s' again", repo_id);
+                          "MEMGATE_EMBEDDER=builtin, openai, voyage or ollama and index repo '%s' again", repo_id);
     mg_embedder_sig(*e, sig, sizeof(sig));
     mg_db_meta_get(d, "embed_sig", have, sizeof(have));
     if (strcmp(have, sig) != 0) {
@@ -195,8 +195,9 @@ static int open_semantic(const struct mg_config *cfg, struct mg_db *d, const cha
                    "`memgate index` on it to embed it again", repo_id);
         goto fail;
     }
-    if ((prepare && (mg_embedder_prepare(*e, d, 0, err) != 0 || (*dim = mg_embedder_dim(*e, err)) < 0)) ||
-        mg_vstore_open(cfg, d, repo_id, key, vs, err) != 0)
+    /* (an HTTP embedder learns its dimensions from the query's answer: no probe of its own) */
+    *dim = (*e)->dim;
+    if ((prepare && mg_embedder_prepare(*e, d, 0, err) != 0) || mg_vstore_open(cfg, d, repo_id, key, vs, err) != 0)
         goto fail;
     memset(key, 0, sizeof(key));
     return 0;
@@ -206,17 +207,19 @@ fail:
     return -1;
 }
 
-static int embed_query(struct mg_embedder *e, const char *text, int dim, float **q, struct mg_err *err)
+/* The query's vector; *dim: the embedder's dimensions if known (else 0), then its answer's. */
+static int embed_query(struct mg_embedder *e, const char *text, int *dim, float **q, struct mg_err *err)
 {
-    *q = malloc((size_t)dim * sizeof(float));
+    *q = malloc((size_t)(*dim > 0 ? *dim : MG_EMBED_MAX_DIM) * sizeof(float));
     if (!*q) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
     const char *t[1] = {text};
     size_t l[1] = {strlen(text)};
-    if (mg_embed(e, t, l, 1, *q, err) != 0) {
+    if (mg_embed(e, MG_EMBED_QUERY, t, l, 1, *q, err) != 0) {
         free(*q);
         *q = NULL;
         return -1;
     }
+    *dim = e->dim;
     return 0;
 }
 
@@ -274,13 +277,12 @@ int mg_semantic_start(const struct mg_config *cfg, struct mg_db *d, const char *
             return pr;
         }
     }
-    if (loading && (mg_embedder_prepare(j->e, d, 0, err) != 0 || (j->dim = mg_embedder_dim(j->e, err)) < 0))
-        goto fail;
+    if (loading && mg_embedder_prepare(j->e, d, 0, err) != 0) goto fail;
     if (!(j->m = malloc((size_t)j->k * sizeof(*j->m)))) {
         mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
         goto fail;
     }
-    if (embed_query(j->e, query, j->dim, &j->q, err) != 0) goto fail;
+    if (embed_query(j->e, query, &j->dim, &j->q, err) != 0) goto fail;
     /* the scope picks the candidate files before any vector is scored */
     if (f && (f->globs || f->nlangs > 0) && mg_chunkset_get(d, f, &j->sc, err) != 0) goto fail;
     if (background && j->vs->ops->pin) {
@@ -337,7 +339,7 @@ int mg_semantic_score(const struct mg_config *cfg, struct mg_db *d, const char *
     int dim;
     if (open_semantic(cfg, d, repo_id, true, &e, &vs, &dim, err) != 0) return -1;
     float *q = NULL;
-    int rc = embed_query(e, text, dim, &q, err);
+    int rc = embed_query(e, text, &dim, &q, err);
     if (rc == 0) rc = vs->ops->score(vs, q, dim, chunk_ids, n, scores, err);
     free(q);
     mg_vstore_close(&vs);

@@ -785,9 +785,19 @@ static int semantic_start(struct ctx *c, int limit, bool required, bool backgrou
         c->top->vectors_total += l.total;
         return 1;
     }
-    /* hybrid goes on by words when the repo has no vectors or the endpoint is down */
-    if (!required && e.code && (strcmp(e.code, MG_E_NO_EMBEDDINGS) == 0 || strcmp(e.code, MG_E_EMBED_UNAVAILABLE) == 0))
+    /* hybrid goes on by words when the repo has no vectors or the embedder fails (down, refusing, answering
+     * badly): the result says so (semantic_error) and the failure is logged */
+    if (!required && e.code && strcmp(e.code, MG_E_NO_EMBEDDINGS) == 0) return 1;
+    if (!required && e.code &&
+        (strcmp(e.code, MG_E_EMBED_UNAVAILABLE) == 0 || strcmp(e.code, MG_E_EMBED_REJECTED) == 0 ||
+         strcmp(e.code, MG_E_EMBED_BAD_RESPONSE) == 0)) {
+        c->top->semantic_error = strcmp(e.code, MG_E_EMBED_UNAVAILABLE) == 0 ? MG_E_EMBED_UNAVAILABLE
+                                 : strcmp(e.code, MG_E_EMBED_REJECTED) == 0  ? MG_E_EMBED_REJECTED
+                                                                              : MG_E_EMBED_BAD_RESPONSE;
+        fprintf(stderr, "memgate: warning: embeddings: %s: %s; hybrid search answered by words alone\n", e.code,
+                e.msg);
         return 1;
+    }
     *c->err = e;
     return -1;
 }

@@ -117,6 +117,9 @@ struct mg_results {
      * the total; the total is 0 until a load has counted them) */
     int semantic_loading;
     unsigned long long vectors_loaded, vectors_total;
+    /* hybrid: the error code (a static string) of an embedder that failed, so that
+     * the search answered by words alone (embed_unavailable, ...); NULL: none */
+    const char *semantic_error;
 };
 
 /* Parse "lexical" / "regex" / "symbol" / "semantic" / "hybrid" / "auto".

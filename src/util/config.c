@@ -67,10 +67,17 @@ static const struct key {
     STRKEY(embed_model, 0),
     STRKEY(embed_api_key, 0),
     STRKEY(webhook_secret, 0),
-#undef STRKEY
     {"embed_batch", K_INT, offsetof(struct mg_config, embed_batch), 1, 2048},
     {"embed_timeout", K_INT, offsetof(struct mg_config, embed_timeout), 1, 3600},
     {"embed_retries", K_INT, offsetof(struct mg_config, embed_retries), 0, 10},
+    /* embedders: Voyage and Ollama (issue 21 item 4; src/embed/voyage.c, ollama.c) */
+    STRKEY(voyage_api_key, 0),
+    STRKEY(voyage_url, 0),
+    STRKEY(voyage_model, 0),
+    {"voyage_dimensions", K_INT, offsetof(struct mg_config, voyage_dimensions), 0, 8192},
+    STRKEY(ollama_url, 0),
+    STRKEY(ollama_model, 0),
+#undef STRKEY
     {"watch_poll_interval", K_INT, offsetof(struct mg_config, watch_poll_interval), 5, 86400},
     {"access_log", K_STR, offsetof(struct mg_config, access_log), 1, sizeof(((struct mg_config *)0)->access_log) - 1},
     {"access_log_max_bytes", K_SIZE, offsetof(struct mg_config, access_log_max_bytes), 4096, 1LL << 40},

@@ -72,13 +72,20 @@ struct mg_config {
     char index_roots[4096];
     char config_path[PATH_MAX];  /* the config file read (or looked for); not a setting */
     /* semantic search (src/embed/embed.h, docs/semantic.md) */
-    char embedder[16];       /* auto | builtin | openai | none (default auto) */
+    char embedder[16];       /* auto | builtin | openai | voyage | ollama | none (default auto) */
     char embed_url[512];     /* OpenAI-compatible base URL, e.g. http://localhost:11434/v1 */
     char embed_model[128];   /* model name sent to the endpoint */
     char embed_api_key[512]; /* bearer token for the endpoint; never printed */
     int embed_batch;         /* texts per embeddings request (default 64) */
     int embed_timeout;       /* seconds per embeddings request (default 60) */
     int embed_retries;       /* retries of a failed request, with backoff (default 3) */
+    /* embedders: Voyage and Ollama (issue 21 item 4; src/embed/voyage.c, ollama.c, docs/providers.md) */
+    char voyage_api_key[512]; /* Voyage AI key (bearer); never printed; set: auto picks voyage */
+    char voyage_url[512];     /* empty: https://api.voyageai.com/v1 */
+    char voyage_model[128];   /* empty: voyage-code-3 */
+    int voyage_dimensions;    /* output_dimension sent to Voyage; 0 (default): the model's */
+    char ollama_url[512];     /* Ollama's base URL; empty: http://localhost:11434 (and auto does not pick ollama) */
+    char ollama_model[128];   /* empty: nomic-embed-text */
     /* the file watcher (src/index/watch.h); watch above */
     int watch_poll_interval; /* seconds between full runs of a repo the kernel cannot watch (default 60) */
     /* push webhooks (src/hook/hook.h, docs/webhooks.md) */
@@ -115,7 +122,7 @@ int mg_index_roots_each(const char *value, const char *origin,
                         int (*visit)(void *ud, const char *tenant, const char *dir), void *ud, struct mg_err *err);
 /* The settings whose values differ between a and b: visit(ud, key) for
  * each, in the order of docs/config.md's table; returns how many. The
- * secret ones (embed_api_key, webhook_secret) are named, never their values. */
+ * secret ones (embed_api_key, voyage_api_key, webhook_secret) are named, never their values. */
 size_t mg_config_diff(const struct mg_config *a, const struct mg_config *b, void (*visit)(void *ud, const char *key),
                       void *ud);
 /* Parse "1048576", "512k", "1M", "2G" into bytes; -1 on a bad value. */

@@ -96,7 +96,7 @@ static int embed_file(struct batch *b, struct vfile *f, struct mg_err *err)
         texts[i] = own[i];
         lens[i] = pl + 1 + e - s;
     }
-    rc = mg_embed(b->e, texts, lens, f->n, f->vecs, err);
+    rc = mg_embed(b->e, MG_EMBED_DOCUMENT, texts, lens, f->n, f->vecs, err);
 out:
     for (size_t i = 0; own && i < f->n; i++) free(own[i]);
     free(own);

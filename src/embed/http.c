@@ -1,0 +1,239 @@
+/* http.c — the HTTP embedders' shared client (see http.h). */
+#include "embed/http.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/buf.h"
+#include "util/metrics.h"
+#include "util/utf8.h"
+
+/* The most an answer for n texts may be: every number of the largest
+ * vectors written out long, and room for the rest. */
+static size_t answer_cap(size_t n) { return (64u << 10) + n * (size_t)MG_EMBED_MAX_DIM * 32; }
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static void curl_init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
+
+int mg_embed_http_check_url(const char *setting, const char *url, struct mg_err *err)
+{
+    if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
+        return mg_err_set(err, MG_E_CONFIG, "%s '%s' is not an http:// or https:// URL", setting, url);
+    return 0;
+}
+
+void mg_embed_error_text(const char *body, size_t len, const char *key, char *out, size_t cap)
+{
+    out[0] = 0;
+    if (cap < 8) return;
+    json_t *root = json_loadb(body, len, 0, NULL);
+    json_t *e = json_object_get(root, "error");
+    const char *m = json_is_string(e) ? json_string_value(e) : json_string_value(json_object_get(e, "message"));
+    if (!m) m = json_string_value(json_object_get(root, "detail"));
+    if (m) snprintf(out, cap, ": %s", m);
+    json_decref(root);
+    /* never repeat the key, even if the endpoint echoes it */
+    size_t kl = key ? strlen(key) : 0;
+    char *p;
+    while (kl >= 4 && (p = strstr(out, key))) memset(p, '*', kl);
+    size_t n = mg_utf8_valid_prefix(out, strlen(out));
+    out[n] = 0;
+    if (n > 200 && cap > 201) memcpy(out + mg_utf8_cut(out, n, 197), "...", 4);
+}
+
+static size_t on_body(char *p, size_t sz, size_t nm, void *ud)
+{
+    return mg_buf_add(ud, p, sz * nm) == 0 ? sz * nm : 0;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+/* The JSON body for texts [0, n) of type t. */
+static char *payload_for(struct mg_embedder *e, struct mg_embed_http *h, enum mg_embed_input t,
+                         const char *const *texts, const size_t *lens, size_t n)
+{
+    json_t *input = json_array();
+    if (!input) return NULL;
+    const char *pre = h->prefix[t == MG_EMBED_QUERY];
+    size_t pl = strlen(pre);
+    for (size_t i = 0; i < n; i++) {
+        char *joined = malloc(pl + lens[i] + 1);
+        if (!joined) goto nomem;
+        memcpy(joined, pre, pl);
+        memcpy(joined + pl, texts[i], lens[i]);
+        json_t *s = json_stringn(joined, pl + lens[i]);
+        if (!s) { /* not UTF-8: send it repaired */
+            char *fixed;
+            size_t fl;
+            if (mg_utf8_repair(joined, pl + lens[i], &fixed, &fl) != (size_t)-1) {
+                s = json_stringn(fixed, fl);
+                free(fixed);
+            }
+        }
+        free(joined);
+        if (!s || json_array_append_new(input, s) != 0) goto nomem;
+    }
+    json_t *req = h->payload(e, t, input);
+    if (!req) return NULL;
+    char *out = json_dumps(req, JSON_COMPACT);
+    json_decref(req);
+    return out;
+nomem:
+    json_decref(input);
+    return NULL;
+}
+
+/* POST one batch and parse the answer into out (n * dim). */
+static int post_batch(struct mg_embedder *e, struct mg_embed_http *h, enum mg_embed_input t,
+                      const char *const *texts, const size_t *lens, size_t n, float *out, struct mg_err *err)
+{
+    char *payload = payload_for(e, h, t, texts, lens, n);
+    if (!payload) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    pthread_once(&curl_once, curl_init_once);
+    struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
+    char auth[600];
+    if (h->key[0]) {
+        snprintf(auth, sizeof(auth), "Authorization: Bearer %s", h->key);
+        hdr = curl_slist_append(hdr, auth);
+    }
+    struct mg_buf body;
+    size_t cap = answer_cap(n);
+    mg_buf_init(&body, cap);
+    int rc = -1;
+    for (int attempt = 0;; attempt++) {
+        CURL *c = curl_easy_init();
+        if (!c || !hdr) {
+            if (c) curl_easy_cleanup(c);
+            mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            break;
+        }
+        mg_buf_reset(&body);
+        char cerr[CURL_ERROR_SIZE] = "";
+        curl_easy_setopt(c, CURLOPT_URL, e->url);
+        curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, payload);
+        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+        curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+        curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)h->timeout);
+        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)(h->timeout < 10 ? h->timeout : 10));
+        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
+        curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+        curl_easy_setopt(c, CURLOPT_USERAGENT, "memgate");
+        curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+        CURLcode cc = curl_easy_perform(c);
+        long status = 0;
+        curl_off_t retry_after = 0;
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+        if (curl_easy_getinfo(c, CURLINFO_RETRY_AFTER, &retry_after) != CURLE_OK) retry_after = 0;
+        curl_easy_cleanup(c);
+        bool retry = false;
+        char msg[256], hint[160] = "";
+        if (cc == CURLE_WRITE_ERROR) {
+            mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "the embeddings endpoint '%s' answered more than %zu bytes for "
+                       "%zu texts; check that the URL is an embeddings endpoint", e->url, cap, n);
+        } else if (cc != CURLE_OK) {
+            mg_err_set(err, MG_E_EMBED_UNAVAILABLE, "cannot reach the embeddings endpoint '%s': %s", e->url,
+                       cerr[0] ? cerr : curl_easy_strerror(cc));
+            retry = cc != CURLE_UNSUPPORTED_PROTOCOL && cc != CURLE_URL_MALFORMAT;
+        } else if (status != 200) {
+            mg_embed_error_text(body.p ? body.p : "", body.len, h->key, msg, sizeof(msg));
+            retry = status == 429 || status >= 500;
+            if (!retry && h->hint) h->hint(e, status, msg, hint, sizeof(hint));
+            if (!retry && !hint[0] && h->key_setting[0] && (status == 401 || status == 403))
+                snprintf(hint, sizeof(hint), "; %s %s", h->key[0] ? "check the key in" : "set a key in",
+                         h->key_setting);
+            mg_err_set(err, retry ? MG_E_EMBED_UNAVAILABLE : MG_E_EMBED_REJECTED,
+                       "the embeddings endpoint '%s' answered HTTP %ld%s%s", e->url, status, msg, hint);
+        } else {
+            int d = __atomic_load_n(&e->dim, __ATOMIC_ACQUIRE);
+            float *v;
+            struct mg_err pe = {0};
+            if (h->parse(body.p ? body.p : "", body.len, n, &d, &v, &pe) != 0) {
+                mg_err_set(err, pe.code, "the embeddings endpoint '%s' gave a bad answer: %s", e->url, pe.msg);
+                break;
+            }
+            int zero = 0;
+            if (!__atomic_compare_exchange_n(&e->dim, &zero, d, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+                zero != d) {
+                free(v);
+                mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "the embeddings endpoint '%s' changed dimensions from %d "
+                           "to %d; index the repo again if the model changed", e->url, zero, d);
+                break;
+            }
+            memcpy(out, v, n * (size_t)d * sizeof(float));
+            free(v);
+            rc = 0;
+            break;
+        }
+        if (!retry || attempt >= h->retries) break;
+        long wait = 250L << (attempt < 6 ? attempt : 6);
+        if (retry_after > 0) {
+            long ra = retry_after > MG_EMBED_RETRY_AFTER_MAX ? MG_EMBED_RETRY_AFTER_MAX : (long)retry_after;
+            if (ra * 1000 > wait) wait = ra * 1000;
+        }
+        sleep_ms(wait);
+    }
+    mg_buf_release(&body);
+    curl_slist_free_all(hdr);
+    memset(auth, 0, sizeof(auth));
+    free(payload);
+    return rc;
+}
+
+static int http_embed(struct mg_embedder *e, enum mg_embed_input t, const char *const *texts, const size_t *lens,
+                      size_t n, float *out, struct mg_err *err)
+{
+    struct mg_embed_http *h = e->self;
+    size_t batch = e->batch > 0 ? (size_t)e->batch : 1;
+    for (size_t i = 0; i < n;) {
+        /* at most batch texts and max_bytes of them (but always one) */
+        size_t m = 1, bytes = lens[i];
+        while (m < batch && i + m < n && (!h->max_bytes || bytes + lens[i + m] <= h->max_bytes)) bytes += lens[i + m++];
+        /* the first answer fixes the dimensions, and so where out's rows are */
+        if (post_batch(e, h, t, texts + i, lens + i, m, out + i * (size_t)e->dim, err) != 0) {
+            mg_metrics_provider_error(e->name);
+            return -1;
+        }
+        i += m;
+    }
+    return 0;
+}
+
+static void http_release(struct mg_embedder *e)
+{
+    struct mg_embed_http *h = e->self;
+    if (h) memset(h->key, 0, sizeof(h->key));
+    free(h);
+}
+
+const struct mg_embedder_ops mg_embed_http_ops = {http_embed, NULL, http_release};
+
+int mg_embed_http_new(const char *name, struct mg_embedder **out, struct mg_err *err)
+{
+    *out = NULL;
+    struct mg_embedder *e = calloc(1, sizeof(*e));
+    struct mg_embed_http *h = calloc(1, sizeof(*h));
+    if (!e || !h) {
+        free(e);
+        free(h);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    }
+    snprintf(e->name, sizeof(e->name), "%s", name);
+    e->batch = 64;
+    e->ops = &mg_embed_http_ops;
+    e->self = h;
+    h->timeout = 60;
+    *out = e;
+    return 0;
+}
