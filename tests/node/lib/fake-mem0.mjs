@@ -17,14 +17,18 @@
 // query's words in the memory), standing in for vector similarity; rows
 // under the threshold (default 0.1) are left out, like Mem0's.
 //
-// The test drives it (never memgate): fake.mode = 'ok' | 'down' (500) |
-// 'slow' (answers after slowMs) | 'malformed' (not JSON) | 'flood' (a
-// 20 MiB answer) | 'reset' (closes the connection) | 'ignore_filters'
-// (search and list answer every row, like a Mem0 that lost the filter);
-// fake.plant(row) adds a raw row; fake.requests records every request
-// (method, path, headers, body) for assertions.
+// The server runs in a worker thread, so it answers while the test blocks
+// in spawnSync (the CLI). The test drives it (memgate never does) through
+// the async methods of the object startFakeMem0 returns, which use
+// /__fake/* routes: setMode('ok' | 'down' (500) | 'slow' (answers after
+// slowMs) | 'malformed' (not JSON) | 'flood' (a 20 MiB answer) | 'reset'
+// (closes the connection) | 'ignore_filters' (search and list answer
+// every row, like a Mem0 that lost the filter)); plant(payload) adds a raw
+// row; rows() and requests() (method, path, query, headers, body) for
+// assertions; clear().
 import crypto from 'node:crypto';
 import http from 'node:http';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 
 const RESERVED = new Set(['data', 'user_id', 'agent_id', 'run_id', 'hash', 'created_at', 'updated_at', 'expiration_date']);
 const PROMOTED = ['user_id', 'agent_id', 'run_id', 'actor_id', 'role'];
@@ -70,7 +74,7 @@ function filterFn(filters) {
   return (p) => Object.entries(filters).every(([k, c]) => matches(p, k, c));
 }
 
-export async function startFakeMem0({ key = 'test-mem0-key-0123456789abcdef' } = {}) {
+async function serveFake(key) {
   const rows = new Map(); // id -> { id, payload }
   const fake = {
     key,
@@ -94,6 +98,7 @@ export async function startFakeMem0({ key = 'test-mem0-key-0123456789abcdef' } =
   };
   const handle = (req, res, raw) => {
     const url = new URL(req.url, 'http://x');
+    if (url.pathname.startsWith('/__fake/')) return control(url.pathname.slice(8), raw ? JSON.parse(raw) : {}, res);
     fake.requests.push({ method: req.method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body: raw });
     if (fake.mode === 'reset') return req.socket.destroy();
     if (fake.mode === 'down') return send(res, 500, { detail: 'upstream failure (fake)' });
@@ -132,7 +137,15 @@ export async function startFakeMem0({ key = 'test-mem0-key-0123456789abcdef' } =
       return send(res, e.status || 400, { detail: e.message });
     }
   };
-  const bad = (msg, status = 422) => Object.assign(new Error(msg), { status });
+  const control = (op, b, res) => {
+    if (op === 'mode') Object.assign(fake, { mode: b.mode, slowMs: b.slowMs ?? fake.slowMs });
+    else if (op === 'plant') return send(res, 200, { id: fake.plant(b.payload) });
+    else if (op === 'rows') return send(res, 200, [...rows.values()]);
+    else if (op === 'requests') return send(res, 200, fake.requests);
+    else if (op === 'clear') fake.clear();
+    return send(res, 200, {});
+  };
+    const bad = (msg, status = 422) => Object.assign(new Error(msg), { status });
   function add(b) {
     if (!b || typeof b !== 'object') throw bad('body required');
     for (const k of Object.keys(b)) if (!ADD_KEYS.has(k)) throw bad(`unknown field '${k}'`);
@@ -190,12 +203,31 @@ export async function startFakeMem0({ key = 'test-mem0-key-0123456789abcdef' } =
     });
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  fake.url = `http://127.0.0.1:${server.address().port}`;
-  fake.env = { MEMGATE_SESSIONS_PROVIDER: 'mem0', MEMGATE_MEM0_URL: fake.url, MEMGATE_MEM0_API_KEY: key };
-  fake.close = () =>
-    new Promise((r) => {
-      server.closeAllConnections?.();
-      server.close(() => r());
-    });
-  return fake;
+  return `http://127.0.0.1:${server.address().port}`;
+}
+
+if (!isMainThread && workerData?.fakeMem0) serveFake(workerData.key).then((url) => parentPort.postMessage({ url }));
+
+/** Start the fake in a worker; returns { url, key, env, setMode, plant, rows, requests, clear, close }. */
+export async function startFakeMem0({ key = 'test-mem0-key-0123456789abcdef' } = {}) {
+  const worker = new Worker(new URL(import.meta.url), { workerData: { fakeMem0: true, key } });
+  const url = await new Promise((resolve, reject) => {
+    worker.once('message', (m) => resolve(m.url));
+    worker.once('error', reject);
+  });
+  const ctl = async (op, body = {}) => {
+    const r = await fetch(`${url}/__fake/${op}`, { method: 'POST', body: JSON.stringify(body) });
+    return r.json();
+  };
+  return {
+    url,
+    key,
+    env: { MEMGATE_SESSIONS_PROVIDER: 'mem0', MEMGATE_MEM0_URL: url, MEMGATE_MEM0_API_KEY: key },
+    setMode: (mode, slowMs) => ctl('mode', { mode, slowMs }),
+    plant: async (payload) => (await ctl('plant', { payload })).id,
+    rows: () => ctl('rows'),
+    requests: () => ctl('requests'),
+    clear: () => ctl('clear'),
+    close: () => worker.terminate(),
+  };
 }
