@@ -279,20 +279,23 @@ static void drop_foreign(struct mg_items *out, const struct mg_mem0_row *w, cons
 
 /* ---- 4. episodes --------------------------------------------------------------------------------- */
 
-static int split_tags(struct mg_episode *e, const char *t, bool *failed)
+/* "a,b" (metadata mg_tags) -> the item's tags, at most MG_TAGS_MAX */
+static void split_tags(struct mg_episode *e, const char *t, bool *failed)
 {
-    if (!t || !*t) return 0;
+    if (!t || !*t) return;
     size_t n = 1;
     for (const char *c = t; *c; c++) n += *c == ',';
     if (n > MG_TAGS_MAX) n = MG_TAGS_MAX;
-    if (!(e->tags = calloc(n, sizeof(char *)))) return *failed = true, -1;
+    if (!(e->tags = calloc(n, sizeof(char *)))) {
+        *failed = true;
+        return;
+    }
     while (*t && e->ntags < n) {
         const char *c = strchr(t, ',');
         size_t k = c ? (size_t)(c - t) : strlen(t);
         e->tags[e->ntags++] = mg_item_dupn(t, k, failed);
         t += k + (c ? 1 : 0);
     }
-    return 0;
 }
 
 static int z_remember(void *self, const struct mg_pcall *pc, const char *session, const char *summary,
