@@ -6,6 +6,7 @@
 //
 //   - the contract: the requests memgate sends (X-API-Key, infer:false,
 //     user_id hashed per tenant and repo, the pool pushed down in search);
+//   - what reaches Mem0 has passed the gate (a secret redacted or refused);
 //   - isolation when Mem0 misbehaves: rows of another tenant, another
 //     project or a planted owner that a filter-ignoring Mem0 returns are
 //     dropped and counted, never served;
@@ -116,6 +117,23 @@ test('the contract: X-API-Key, infer:false, a hashed user per tenant and repo, t
   assert.deepEqual(sb.filters.mg_session, { in: [s] });
   const list = reqs.find((q) => q.method === 'GET' && q.path === '/memories');
   assert.deepEqual(list.query, { user_id: adds[0].user_id, top_k: '1000' });
+});
+
+test('what reaches Mem0 has passed the gate: a secret in a summary is stored redacted, one in a tag is refused before Mem0', async () => {
+  const ghp = `ghp_${crypto.randomBytes(27).toString('base64').replace(/[^A-Za-z0-9]/g, 'a').slice(0, 36)}`;
+  const s = sid('sec');
+  const w = `sec${rnd()}`;
+  const r = await remember('acme', 'acme0', s, `${w} deployed with token ${ghp} today`);
+  assert.equal(r.status, 200, r.text);
+  assert.ok(!r.text.includes(ghp), r.text);
+  const row = (await fake.rows()).find((x) => x.payload.data.startsWith(w));
+  assert.ok(row, 'the episode is not in Mem0');
+  assert.ok(!JSON.stringify(row).includes(ghp) && row.payload.data.includes('[REDACTED'), JSON.stringify(row));
+  const n0 = (await fake.rows()).length;
+  const t = await api('acme', 'acme0', s, '/v1/episodes', { method: 'POST', body: { summary: `${w} tagged`, tags: [ghp] } });
+  assert.equal(t.status, 400, t.text);
+  assert.equal(t.json.error.code, 'secret_in_identifier');
+  assert.equal((await fake.rows()).length, n0, 'a refused episode reached Mem0');
 });
 
 test('a Mem0 that ignores the filters: rows of another tenant, another project and a planted owner are dropped and counted, never served', async () => {
