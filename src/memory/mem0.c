@@ -244,11 +244,15 @@ static int pool_sessions(struct place *p, int64_t pid, json_t **out, struct mg_e
     else sqlite3_bind_null(st, 4);
     sqlite3_bind_int(st, 5, MG_MEM0_POOL_MAX);
     json_t *a = json_array();
-    int r;
-    while (a && (r = sqlite3_step(st)) == SQLITE_ROW)
-        if (json_array_append_new(a, json_string(mg_col(st, 0))) != 0) break;
+    int r = SQLITE_DONE;
+    bool failed = !a;
+    while (!failed && (r = sqlite3_step(st)) == SQLITE_ROW)
+        failed = json_array_append_new(a, json_string(mg_col(st, 0))) != 0;
     sqlite3_finalize(st);
-    if (!a) return oom(err);
+    if (failed || r != SQLITE_DONE) {
+        json_decref(a);
+        return failed ? oom(err) : mg_mem_fail(p->m, "read the pool's sessions", err);
+    }
     *out = a;
     return 0;
 }
@@ -270,11 +274,21 @@ static bool row_ours(const struct mg_mem0_row *w, const char *uid, const struct 
            w->session && mg_memory_id_ok(w->session) && (!w->run_id || strcmp(w->run_id, w->session) == 0);
 }
 
-static void drop_foreign(struct mg_items *out, const struct mg_mem0_row *w, const char *why)
+/* A row dropped: counted (the gate adds it to memgate_isolation_drops_total
+ * and the audit); the first of a call is logged, the rest counted in
+ * log_drops's one line. */
+static void drop_foreign(struct mg_items *out, const struct mg_mem0_row *w, const char *why, char *first, size_t cap)
 {
+    if (!out->foreign) snprintf(first, cap, "'%s' (%s)", w->id, why);
     out->foreign++;
     out->foreign_kind = "episode";
-    fprintf(stderr, "memgate: warning: mem0: dropped memory '%s' from outside the request's scope (%s)\n", w->id, why);
+}
+
+static void log_drops(const struct mg_items *out, const char *first)
+{
+    if (out->foreign)
+        fprintf(stderr, "memgate: warning: mem0: dropped %zu memories from outside the request's scope; the first: %s\n",
+                out->foreign, first);
 }
 
 /* ---- 4. episodes --------------------------------------------------------------------------------- */
@@ -431,15 +445,17 @@ static int z_recall(void *self, const struct mg_pcall *pc, const char *session, 
     }
     if (!search) qsort(rows.v, rows.n, sizeof(*rows.v), by_newest);
     bool failed = false;
+    char first[160] = "";
     for (size_t i = 0; i < rows.n && !failed && out->n < (size_t)limit; i++) {
         const struct mg_mem0_row *w = &rows.v[i];
         if (!row_ours(w, uid, &p)) {
-            drop_foreign(out, w, "another tenant, repo or fingerprint");
+            drop_foreign(out, w, "another user, tenant, repo or fingerprint", first, sizeof(first));
             continue;
         }
         if (!in_pool(pool, w->session)) {
-            if (search) drop_foreign(out, w, "a session outside the pool"); /* Mem0 ignored the filter */
-            continue;                                                       /* listing: another pool's */
+            if (search) /* Mem0 ignored the filter */
+                drop_foreign(out, w, "a session outside the pool", first, sizeof(first));
+            continue; /* listing: another pool's */
         }
         struct mg_episode *e = mg_items_add(out, &mg_item_episode);
         if (!e) {
@@ -454,6 +470,7 @@ static int z_recall(void *self, const struct mg_pcall *pc, const char *session, 
         e->created_at = w->created_at;
         e->score = search ? (double)(int64_t)(w->score * 1000 + (w->score >= 0 ? 0.5 : -0.5)) / 1000 : 0;
     }
+    log_drops(out, first);
     rc = failed ? oom(err) : mg_place_report(&p, out, err);
 out:
     mg_mem0_rows_release(&rows);
@@ -502,7 +519,7 @@ static int delete_rows(struct mem0 *z, const struct mg_pcall *pc, const struct p
                 fail(z, "deleting a memory", why, err);
                 goto out;
             }
-            deleted++;
+            if (status != 404) deleted++; /* 404: gone already (a listing that keeps it ends the loop) */
         }
         mg_mem0_rows_release(&rows);
         *n += (int64_t)deleted;
