@@ -648,6 +648,9 @@ int mg_mem0_open(const struct mg_config *cfg, struct mg_providers *p, struct mg_
         return mg_err_set(err, MG_E_CONFIG, "mem0_url must not hold credentials; put the key in mem0_api_key");
     if (strpbrk(u, "?#") || strlen(u) >= sizeof(((struct mem0 *)0)->base))
         return mg_err_set(err, MG_E_CONFIG, "mem0_url must be a base URL without a query or fragment");
+    for (const char *k = cfg->mem0_api_key; *k; k++)
+        if (*k < 0x21 || *k > 0x7e) /* it goes in a header line: no spaces, controls or line breaks */
+            return mg_err_set(err, MG_E_CONFIG, "mem0_api_key must be printable ASCII without spaces");
     struct mem0 *z = calloc(1, sizeof(*z));
     if (!z) return oom(err);
     z->cfg = cfg;

@@ -12,7 +12,7 @@
  * provider's tables), so the pools are exactly the built-in's; only the
  * episodes move.
  *
- * Scoping: user_id is "mg-" and 32 hex digits of a keyed-free BLAKE2b of
+ * Scoping: user_id is "mg-" and 32 hex digits of an unkeyed BLAKE2b of
  * (tenant, repo id, repo fingerprint): never the raw names; run_id is the
  * conversation's id; metadata carries mg_tenant, mg_repo, mg_fp,
  * mg_session, mg_project (at the time, for people reading Mem0), mg_tags
@@ -45,7 +45,8 @@
 /* Replace p->sessions with the Mem0 provider for cfg (borrowed: it must
  * outlive the provider), keeping the built-in one (already in p->sessions)
  * for projects and membership. 0, or -1 with invalid_config (mem0_url
- * missing or not http(s)://, credentials in it). */
+ * missing or not http(s)://, credentials in it; a key that cannot go in a
+ * header line). */
 int mg_mem0_open(const struct mg_config *cfg, struct mg_providers *p, struct mg_err *err);
 
 /* One memory of an answer. Strings owned; NULL when absent. */

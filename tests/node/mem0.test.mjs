@@ -277,6 +277,7 @@ test('configuration: mem0 without mem0_url, credentials in it, or an unknown ses
     { MEMGATE_SESSIONS_PROVIDER: 'mem0', MEMGATE_MEM0_URL: 'http://user:pw@127.0.0.1:1' },
     { MEMGATE_SESSIONS_PROVIDER: 'mem0', MEMGATE_MEM0_URL: 'ftp://127.0.0.1:1' },
     { MEMGATE_SESSIONS_PROVIDER: 'zep' },
+    { MEMGATE_SESSIONS_PROVIDER: 'mem0', MEMGATE_MEM0_API_KEY: 'abc\r\nX-Injected: 1' },
   ]) {
     const e = { ...world.env, ...env };
     for (const [k, v] of Object.entries(env)) if (v === '') delete e[k];
