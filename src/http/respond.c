@@ -42,6 +42,8 @@ int mg_err_http_status(const char *code)
         /* webhooks (hook/hook.h); the pull codes appear in webhook_run audit events */
         {MG_E_WEBHOOKS_DISABLED, 404}, {MG_E_BAD_SIGNATURE, 401},   {MG_E_WEBHOOK_REPLAYED, 409},
         {MG_E_PULL_REFUSED, 409},      {MG_E_PULL_FAILED, 502},
+        /* an external provider failed and nothing was stored (issue 21, part mem0) */
+        {MG_E_PROVIDER_UNAVAILABLE, 503},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(map[i].code, code) == 0) return map[i].status;

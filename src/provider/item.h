@@ -163,6 +163,9 @@ struct mg_items {
     /* what the provider says beyond the items (not text: numbers and fixed words) */
     double took_ms;
     const char *mode;              /* a static string: the search mode that ran, or NULL */
+    /* an external provider failed and the answer is without it (docs/providers.md): its name
+     * and the error code, static strings; NULL when nothing was left out */
+    const char *degraded, *degraded_code;
     int64_t total;                 /* list operations: matches before the limit (-1: not counted) */
     int64_t total_matches;         /* regex search: the matches in scope, past the limit too (-1: not counted) */
     bool total_matches_capped;     /* ... at least that many: counting stopped at its cap */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "code/code.h"
+#include "memory/mem0.h"
 #include "memory/memory.h"
 #include "request/gate.h"
 #include "security/audit.h"
@@ -32,6 +33,14 @@ int mg_server_open(struct mg_server *srv, const struct mg_config *cfg, unsigned 
     if (mg_code_builtin_open(&srv->cfg, flags & MG_SERVER_WATCH, &srv->providers.code, err) != 0 ||
         mg_memory_builtin_open(&srv->cfg, &srv->providers, err) != 0 || mg_audit_open(&srv->cfg, &srv->audit, err) != 0)
         goto fail;
+    /* session memory: the built-in, or Mem0 in front of it (issue 21, part mem0) */
+    if (strcmp(srv->cfg.sessions_provider, "mem0") == 0) {
+        if (mg_mem0_open(&srv->cfg, &srv->providers, err) != 0) goto fail;
+    } else if (strcmp(srv->cfg.sessions_provider, "builtin") != 0) {
+        mg_err_set(err, MG_E_CONFIG, "sessions_provider must be builtin or mem0, not '%.32s'",
+                   srv->cfg.sessions_provider);
+        goto fail;
+    }
     if (!(srv->refusals = mg_refusals_new())) {
         mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the refusal table");
         goto fail;

@@ -639,10 +639,17 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
         all.flags |= parts[i].items.flags;
         mg_injinfo_add(&all.inj, &parts[i].items.inj);
         all.omitted += parts[i].items.omitted;
+        if (!all.degraded && parts[i].items.degraded) {
+            all.degraded = parts[i].items.degraded;
+            all.degraded_code = parts[i].items.degraded_code;
+        }
     }
     if (!(*result = assemble(pv, np, budget, limit * CODE_HITS_PER_LIMIT, mg_render_place(eps), in_project, mg_render_gate(&all),
                              &parts[0].items)))
         goto oom;
+    if (all.degraded) /* an external memory provider failed: the block is without it */
+        json_object_set_new(*result, "degraded", json_pack("{s:s, s:s}", "provider", all.degraded, "code",
+                                                           all.degraded_code ? all.degraded_code : ""));
     rc = 0;
     goto out;
 oom:

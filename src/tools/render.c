@@ -133,6 +133,10 @@ json_t *mg_render_gate(const struct mg_items *l)
 
 json_t *mg_render_gated(json_t *result, const struct mg_items *l)
 {
+    if (result && l->degraded)
+        json_object_set_new(result, "degraded",
+                            json_pack("{s:s, s:s}", "provider", l->degraded, "code",
+                                      l->degraded_code ? l->degraded_code : MG_E_PROVIDER_UNAVAILABLE));
     bool text = l->omitted > 0;
     for (size_t i = 0; i < l->n && !text; i++)
         for (size_t k = 0; k < l->v[i]->type->nfields && !text; k++)

@@ -83,6 +83,13 @@ static const struct key {
     {"access_log_max_bytes", K_SIZE, offsetof(struct mg_config, access_log_max_bytes), 4096, 1LL << 40},
     {"access_log_keep", K_INT, offsetof(struct mg_config, access_log_keep), 0, 100},
     {"shutdown_grace", K_INT, offsetof(struct mg_config, shutdown_grace), 0, 3600},
+    /* issue 21, part mem0: session memory in Mem0 (src/memory/mem0.c, docs/providers.md) */
+    {"sessions_provider", K_STR, offsetof(struct mg_config, sessions_provider), 1,
+     sizeof(((struct mg_config *)0)->sessions_provider) - 1},
+    {"mem0_url", K_STR, offsetof(struct mg_config, mem0_url), 0, sizeof(((struct mg_config *)0)->mem0_url) - 1},
+    {"mem0_api_key", K_STR, offsetof(struct mg_config, mem0_api_key), 0,
+     sizeof(((struct mg_config *)0)->mem0_api_key) - 1},
+    {"mem0_timeout", K_INT, offsetof(struct mg_config, mem0_timeout), 1, 600},
 };
 
 /* The values a K_ENUM key takes (each shorter than its field). */
@@ -183,6 +190,8 @@ void mg_config_defaults(struct mg_config *c)
     snprintf(c->embedder, sizeof(c->embedder), "auto");
     c->embed_batch = 64;
     c->embed_timeout = 60;
+    snprintf(c->sessions_provider, sizeof(c->sessions_provider), "builtin"); /* part mem0 */
+    c->mem0_timeout = 10;
     c->embed_retries = 3;
     c->watch_poll_interval = 60;
     snprintf(c->access_log, sizeof(c->access_log), "off");

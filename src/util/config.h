@@ -95,6 +95,11 @@ struct mg_config {
     size_t access_log_max_bytes; /* the access log file is rotated past this (default 64 MiB) */
     int access_log_keep;     /* rotated access logs kept: .1 .. .N (default 5) */
     int shutdown_grace;      /* seconds SIGTERM waits for requests in flight (default 10) */
+    /* issue 21, part mem0: session memory in Mem0 (src/memory/mem0.c, docs/providers.md) */
+    char sessions_provider[16]; /* builtin (default) | mem0: where episodes live */
+    char mem0_url[512];      /* the Mem0 REST server's base URL, e.g. http://localhost:8888 */
+    char mem0_api_key[512];  /* its X-API-Key; empty: none sent; never printed */
+    int mem0_timeout;        /* seconds per Mem0 request (default 10) */
 };
 
 #define MG_WEBHOOK_SECRET_MIN 16 /* shorter secrets are refused: a signed delivery must not be brute-forced */
@@ -122,7 +127,7 @@ int mg_index_roots_each(const char *value, const char *origin,
                         int (*visit)(void *ud, const char *tenant, const char *dir), void *ud, struct mg_err *err);
 /* The settings whose values differ between a and b: visit(ud, key) for
  * each, in the order of docs/config.md's table; returns how many. The
- * secret ones (embed_api_key, voyage_api_key, webhook_secret) are named, never their values. */
+ * secret ones (embed_api_key, voyage_api_key, webhook_secret, mem0_api_key) are named, never their values. */
 size_t mg_config_diff(const struct mg_config *a, const struct mg_config *b, void (*visit)(void *ud, const char *key),
                       void *ud);
 /* Parse "1048576", "512k", "1M", "2G" into bytes; -1 on a bad value. */

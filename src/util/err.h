@@ -96,6 +96,7 @@
 #define MG_E_NOTE_NOT_FOUND "note_not_found"  /* get_note: no note with that key in the repo */
 #define MG_E_PROJECT_NOT_FOUND "project_not_found" /* no project of that name in the repo */
 #define MG_E_PROJECT_EXISTS "project_exists"  /* create_project: the name is taken in the repo */
+#define MG_E_PROVIDER_UNAVAILABLE "provider_unavailable" /* an external provider (Mem0) cannot be reached, times out or answers badly: nothing was stored */
 /* semantic search (src/embed, src/vector) */
 #define MG_E_EMBED_UNAVAILABLE "embed_unavailable" /* the embeddings endpoint cannot be reached, times out or fails (5xx) */
 #define MG_E_EMBED_REJECTED "embed_rejected"  /* the endpoint refused the request (4xx: key, model, size) */

@@ -23,6 +23,10 @@
 //
 // Episodes carry a word unique to their test, so tests sharing the repo's
 // non-project pool do not see each other's episodes.
+//
+// The same tests run with episodes in Mem0 (sessions_provider = mem0,
+// against the loopback fake of lib/fake-mem0.mjs): memory_mem0.test.mjs
+// sets globalThis.MEMGATE_SESSIONS_BACKEND = 'mem0' and imports this file.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -43,7 +47,10 @@ import {
   startServe,
   stdioClient,
 } from './lib/harness.mjs';
+import { startFakeMem0 } from './lib/fake-mem0.mjs';
 
+const MEM0 = globalThis.MEMGATE_SESSIONS_BACKEND === 'mem0';
+let fake; // the fake Mem0 when MEM0
 let world;
 let serve;
 let A; // repo alpha
@@ -59,6 +66,10 @@ const sid = (tag) => `sess-${tag}-${rnd()}`;
 
 before(async () => {
   world = makeWorld('memory');
+  if (MEM0) {
+    fake = await startFakeMem0();
+    Object.assign(world.env, fake.env); // serve, `memgate mcp` and the CLI all keep episodes in it
+  }
   A = makeRepo(world, 'alpha');
   B = makeRepo(world, 'bravo');
   indexRepo(world, A);
@@ -71,6 +82,7 @@ before(async () => {
 after(async () => {
   for (const c of open) await c.close().catch(() => {});
   if (serve) await serve.stop();
+  await fake?.close();
   world.cleanup();
 });
 
@@ -823,11 +835,17 @@ test('the guardrail: rows planted in the database (another tenant, another repo 
   const sql = [
     `INSERT INTO notes(tenant, repo, repo_fp, key, value, source, trust, created_at, updated_at) SELECT 'evil', repo, repo_fp, 'planted-${w}', 'PLANTED_${w}', 'inferred', 0, 1, 1 FROM notes WHERE key = 'real-${w}';`,
     `INSERT INTO notes(tenant, repo, repo_fp, key, value, source, trust, created_at, updated_at) SELECT tenant, repo, '00000000000000000000000000000000', 'planted2-${w}', 'PLANTED_${w}', 'inferred', 0, 9999999999, 9999999999 FROM notes WHERE key = 'real-${w}';`,
-    `INSERT INTO episodes(tenant, repo, repo_fp, session_id, summary, tags, created_at) SELECT tenant, repo, 'ffffffffffffffffffffffffffffffff', id, 'PLANTED_${w}', '', 9999999999 FROM sessions WHERE external_id = '${s}';`,
+    ...(MEM0 ? [] : [`INSERT INTO episodes(tenant, repo, repo_fp, session_id, summary, tags, created_at) SELECT tenant, repo, 'ffffffffffffffffffffffffffffffff', id, 'PLANTED_${w}', '', 9999999999 FROM sessions WHERE external_id = '${s}';`]),
     `INSERT INTO profiles(tenant, agent_id, key, value, updated_at) VALUES('evil', 'agent-${w}', 'k', 'PLANTED_${w}', 1);`,
   ].join('\n');
   const r = spawnSync('sqlite3', ['-cmd', '.timeout 10000', db], { input: sql, encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
+  if (MEM0) {
+    // the same planted episode in Mem0: under the real one's user, another fingerprint
+    const real = (await fake.rows()).find((x) => x.payload.data === `${w} real episode`);
+    assert.ok(real, 'the real episode is not in the fake Mem0');
+    await fake.plant({ ...real.payload, data: `PLANTED_${w}`, mg_fp: 'ffffffffffffffffffffffffffffffff', mg_created_at: 9999999999 });
+  }
   const g1 = await call(c(), 'get_note', { key: `planted-${w}` });
   assert.equal(g1.code, 'note_not_found', g1.text);
   const g2 = await call(c(), 'get_note', { key: `planted2-${w}` });
@@ -862,6 +880,19 @@ test('the guardrail: rows planted in the database (another tenant, another repo 
   assert.ok(d('note') >= 1, `no note drop counted:\n${after.text}`);
   assert.ok(d('episode') >= 1, `no episode drop counted:\n${after.text}`);
   assert.ok(d('profile') >= 1, `no profile drop counted:\n${after.text}`);
+});
+
+test('with sessions_provider = mem0: the episodes lived in Mem0, none in the memory database; the key is in no log', { skip: !MEM0 }, async () => {
+  const rows = await fake.rows();
+  assert.ok(rows.length > 10, `only ${rows.length} memories in the fake Mem0`);
+  const reqs = await fake.requests();
+  assert.ok(reqs.some((q) => q.method === 'POST' && q.path === '/search'), 'no search reached Mem0');
+  assert.ok(reqs.every((q) => q.headers['x-api-key'] === fake.key), 'a request without the key');
+  const r = spawnSync('sqlite3', ['-cmd', '.timeout 10000', path.join(world.home, 'memory', 'local.db'), 'SELECT count(*) FROM episodes;'], { encoding: 'utf8' });
+  assert.equal(r.stdout.trim(), '0', r.stderr);
+  assert.ok(!serve.stderr().includes(fake.key), 'the Mem0 key is in the server log');
+  const audit = fs.readFileSync(path.join(world.home, 'audit', 'audit.log'), 'utf8');
+  assert.ok(audit.length > 0 && !audit.includes(fake.key), 'the Mem0 key is in the audit log');
 });
 
 test('memory files are 0600 in <home>/memory, one database per tenant; every memgate process exits cleanly', async () => {

@@ -23,6 +23,10 @@
 //
 // MEMGATE_MEMISO_OPS sets the number of operations (default 100000);
 // MEMGATE_MEMISO_SEED the random seed (printed).
+//
+// memory_isolation_mem0.test.mjs runs the same with episodes in Mem0
+// (sessions_provider = mem0, the loopback fake of lib/fake-mem0.mjs), by
+// setting globalThis.MEMGATE_SESSIONS_BACKEND = 'mem0' before importing this file.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -30,6 +34,10 @@ import { after, before, test } from 'node:test';
 
 import { makeRepo, makeWorld, MEMGATE_BIN, metricSum, shutdown, startServe } from './lib/harness.mjs';
 import { keepAlivePool } from './lib/keepalive.mjs';
+import { startFakeMem0 } from './lib/fake-mem0.mjs';
+
+const MEM0 = globalThis.MEMGATE_SESSIONS_BACKEND === 'mem0';
+let fake;
 
 const OPS = Number(process.env.MEMGATE_MEMISO_OPS || 100000);
 const SEED = Number(process.env.MEMGATE_MEMISO_SEED || Math.floor(Math.random() * 2 ** 31));
@@ -343,6 +351,10 @@ function mg(args) {
 
 before(async () => {
   world = makeWorld('memiso');
+  if (MEM0) {
+    fake = await startFakeMem0();
+    Object.assign(world.env, fake.env);
+  }
   // each tenant may index under the test directory (docs/config.md, index_roots)
   world.env.MEMGATE_INDEX_ROOTS = TENANTS.map((t) => `${t}:${world.dir}`).join(',');
   const tokens = TENANTS.map((t) => JSON.parse(mg(['token', 'create', '--tenant', t, '--scope', 'write', '--rate', '0', '--json'])).token);
@@ -373,6 +385,7 @@ before(async () => {
 after(async () => {
   pool?.close();
   if (serve) await serve.stop();
+  await fake?.close();
   world.cleanup();
 });
 
@@ -433,6 +446,11 @@ test('/metrics after the storm: memgate_isolation_drops_total 0', async () => {
     if (m) values[m[1]] = Number(m[2]);
   }
   assert.equal(metricSum(values, 'memgate_isolation_drops_total'), 0, text);
+  if (MEM0) {
+    // the episodes were Mem0's, and Mem0 never failed
+    assert.ok((await fake.rows()).length > 0, 'no episode in the fake Mem0');
+    assert.equal(metricSum(values, 'memgate_provider_errors_total') ?? 0, 0, text);
+  }
   pool.close();
   const s = serve;
   serve = null;
