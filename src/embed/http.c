@@ -1,8 +1,6 @@
 /* http.c — the HTTP embedders' shared client (see http.h). */
 #include "embed/http.h"
 
-#include <curl/curl.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,15 +8,13 @@
 #include <time.h>
 
 #include "util/buf.h"
+#include "util/httpc.h"
 #include "util/metrics.h"
 #include "util/utf8.h"
 
 /* The most an answer for n texts may be: every number of the largest
  * vectors written out long, and room for the rest. */
 static size_t answer_cap(size_t n) { return (64u << 10) + n * (size_t)MG_EMBED_MAX_DIM * 32; }
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static void curl_init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 int mg_embed_http_check_url(const char *setting, const char *url, struct mg_err *err)
 {
@@ -44,11 +40,6 @@ void mg_embed_error_text(const char *body, size_t len, const char *key, char *ou
     size_t n = mg_utf8_valid_prefix(out, strlen(out));
     out[n] = 0;
     if (n > 200 && cap > 201) memcpy(out + mg_utf8_cut(out, n, 197), "...", 4);
-}
-
-static size_t on_body(char *p, size_t sz, size_t nm, void *ud)
-{
-    return mg_buf_add(ud, p, sz * nm) == 0 ? sz * nm : 0;
 }
 
 static void sleep_ms(long ms)
@@ -99,53 +90,31 @@ static int post_batch(struct mg_embedder *e, struct mg_embed_http *h, enum mg_em
 {
     char *payload = payload_for(e, h, t, texts, lens, n);
     if (!payload) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-    pthread_once(&curl_once, curl_init_once);
-    struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
     char auth[600];
+    const char *hdr[1];
+    size_t nh = 0;
     if (h->key[0]) {
         snprintf(auth, sizeof(auth), "Authorization: Bearer %s", h->key);
-        hdr = curl_slist_append(hdr, auth);
+        hdr[nh++] = auth;
     }
     struct mg_buf body;
     size_t cap = answer_cap(n);
     mg_buf_init(&body, cap);
     int rc = -1;
     for (int attempt = 0;; attempt++) {
-        CURL *c = curl_easy_init();
-        if (!c || !hdr) {
-            if (c) curl_easy_cleanup(c);
-            mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-            break;
-        }
-        mg_buf_reset(&body);
-        char cerr[CURL_ERROR_SIZE] = "";
-        curl_easy_setopt(c, CURLOPT_URL, e->url);
-        curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, payload);
-        curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
-        curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)h->timeout);
-        curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)(h->timeout < 10 ? h->timeout : 10));
-        curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
-        curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(c, CURLOPT_USERAGENT, "memgate");
-        curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
-        CURLcode cc = curl_easy_perform(c);
-        long status = 0;
-        curl_off_t retry_after = 0;
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-        if (curl_easy_getinfo(c, CURLINFO_RETRY_AFTER, &retry_after) != CURLE_OK) retry_after = 0;
-        curl_easy_cleanup(c);
+        long status = 0, retry_after = 0;
+        char cerr[256];
+        struct mg_httpc_req q = {.method = "POST", .url = e->url, .headers = hdr, .nheaders = nh, .body = payload,
+                                 .timeout_s = h->timeout, .max_body = cap, .retry_after_s = &retry_after};
+        int cc = mg_httpc_call(&q, &status, &body, cerr, sizeof(cerr));
         bool retry = false;
         char msg[256], hint[160] = "";
-        if (cc == CURLE_WRITE_ERROR) {
+        if (cc == MG_HTTPC_TOO_LARGE) {
             mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "the embeddings endpoint '%s' answered more than %zu bytes for "
                        "%zu texts; check that the URL is an embeddings endpoint", e->url, cap, n);
-        } else if (cc != CURLE_OK) {
-            mg_err_set(err, MG_E_EMBED_UNAVAILABLE, "cannot reach the embeddings endpoint '%s': %s", e->url,
-                       cerr[0] ? cerr : curl_easy_strerror(cc));
-            retry = cc != CURLE_UNSUPPORTED_PROTOCOL && cc != CURLE_URL_MALFORMAT;
+        } else if (cc != 0) {
+            mg_err_set(err, MG_E_EMBED_UNAVAILABLE, "cannot reach the embeddings endpoint '%s': %s", e->url, cerr);
+            retry = cc == MG_HTTPC_NO_ANSWER;
         } else if (status != 200) {
             mg_embed_error_text(body.p ? body.p : "", body.len, h->key, msg, sizeof(msg));
             retry = status == 429 || status >= 500;
@@ -185,7 +154,6 @@ static int post_batch(struct mg_embedder *e, struct mg_embed_http *h, enum mg_em
         sleep_ms(wait);
     }
     mg_buf_release(&body);
-    curl_slist_free_all(hdr);
     memset(auth, 0, sizeof(auth));
     free(payload);
     return rc;

@@ -192,7 +192,8 @@ static int request(struct mem0 *z, const struct mg_pcall *pc, const char *method
         if (left < 1) left = 1;
         if (left < (double)timeout) timeout = (long)left;
     }
-    struct mg_httpc_req q = {method, url, hdr, nh, payload, timeout, MG_MEM0_MAX_ANSWER};
+    struct mg_httpc_req q = {.method = method, .url = url, .headers = hdr, .nheaders = nh, .body = payload,
+                             .timeout_s = timeout, .max_body = MG_MEM0_MAX_ANSWER};
     int rc = mg_httpc_call(&q, status, resp, why, cap);
     sodium_memzero(auth, sizeof(auth));
     free(payload);

@@ -14,10 +14,11 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
 #include <sodium.h>
 
 #include "security/common.h"
+#include "util/buf.h"
+#include "util/httpc.h"
 #include "util/utf8.h"
 
 #define HASH_MEMBER ",\"hash\":\""
@@ -432,21 +433,11 @@ struct ship {
     bool have, busy, stop, failing;
 };
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static void curl_init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
-
-static size_t discard(char *p, size_t sz, size_t n, void *u)
-{
-    (void)p;
-    (void)u;
-    return sz * n;
-}
-
 static void *ship_main(void *p)
 {
     struct ship *s = p;
-    CURL *h = curl_easy_init();
-    struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
+    struct mg_buf answer;
+    mg_buf_init(&answer, 1 << 20);
     pthread_mutex_lock(&s->mu);
     for (;;) {
         while (!s->have && !s->stop) pthread_cond_wait(&s->cv, &s->mu);
@@ -456,36 +447,25 @@ static void *ship_main(void *p)
         s->busy = true;
         pthread_mutex_unlock(&s->mu);
         long status = 0;
-        CURLcode cc = CURLE_FAILED_INIT;
-        if (h) {
-            curl_easy_reset(h);
-            curl_easy_setopt(h, CURLOPT_URL, s->url);
-            curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-            curl_easy_setopt(h, CURLOPT_POSTFIELDS, s->sending);
-            curl_easy_setopt(h, CURLOPT_TIMEOUT, 5L);
-            curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-            curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, discard);
-            cc = curl_easy_perform(h);
-            curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-        }
-        bool ok = cc == CURLE_OK && status >= 200 && status < 300;
+        char why[256] = "";
+        struct mg_httpc_req q = {.method = "POST", .url = s->url, .body = s->sending, .timeout_s = 5,
+                                 .max_body = 1 << 20};
+        bool ok = mg_httpc_call(&q, &status, &answer, why, sizeof(why)) == 0 && status >= 200 && status < 300;
         pthread_mutex_lock(&s->mu);
         if (!ok && !s->failing)
             fprintf(stderr, "memgate: warning: cannot ship the audit anchor to audit_anchor_url: %s\n",
-                    cc != CURLE_OK ? curl_easy_strerror(cc) : "the hook did not answer 2xx");
+                    why[0] ? why : "the hook did not answer 2xx");
         s->failing = !ok;
         s->busy = false;
         pthread_cond_broadcast(&s->cv);
     }
     pthread_mutex_unlock(&s->mu);
-    curl_slist_free_all(hdr);
-    if (h) curl_easy_cleanup(h);
+    mg_buf_release(&answer);
     return NULL;
 }
 
 static struct ship *ship_start(const char *url)
 {
-    pthread_once(&curl_once, curl_init_once);
     struct ship *s = calloc(1, sizeof(*s));
     if (!s) return NULL;
     snprintf(s->url, sizeof(s->url), "%s", url);

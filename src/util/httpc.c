@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
@@ -26,6 +27,26 @@ static size_t on_body(char *p, size_t sz, size_t nm, void *ud)
     return mg_buf_add(s->b, p, n) == 0 ? n : 0;
 }
 
+struct hsink {
+    const struct mg_httpc_req *q;
+};
+
+/* One header line of the answer: keep the one asked for. */
+static size_t on_header(char *p, size_t sz, size_t nm, void *ud)
+{
+    const struct mg_httpc_req *q = ((struct hsink *)ud)->q;
+    size_t n = sz * nm, k = strlen(q->capture);
+    if (n > k + 1 && strncasecmp(p, q->capture, k) == 0 && p[k] == ':') {
+        size_t i = k + 1, e = n;
+        while (i < e && (p[i] == ' ' || p[i] == '\t')) i++;
+        while (e > i && (p[e - 1] == '\r' || p[e - 1] == '\n' || p[e - 1] == ' ')) e--;
+        size_t m = e - i < q->captured_cap - 1 ? e - i : q->captured_cap - 1;
+        memcpy(q->captured, p + i, m);
+        q->captured[m] = 0;
+    }
+    return n;
+}
+
 int mg_httpc_call(const struct mg_httpc_req *q, long *status, struct mg_buf *body, char *why, size_t whycap)
 {
     *status = 0;
@@ -39,7 +60,9 @@ int mg_httpc_call(const struct mg_httpc_req *q, long *status, struct mg_buf *bod
     }
     struct curl_slist *hdr = NULL, *t;
     if (q->body && !(hdr = curl_slist_append(hdr, "Content-Type: application/json"))) goto nomem;
-    if ((t = curl_slist_append(hdr, "Accept: application/json"))) hdr = t;
+    char accept[256];
+    snprintf(accept, sizeof(accept), "Accept: %s", q->accept ? q->accept : "application/json");
+    if ((t = curl_slist_append(hdr, accept))) hdr = t;
     else goto nomem;
     for (size_t i = 0; i < q->nheaders; i++) {
         if (!(t = curl_slist_append(hdr, q->headers[i]))) goto nomem;
@@ -62,17 +85,34 @@ int mg_httpc_call(const struct mg_httpc_req *q, long *status, struct mg_buf *bod
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "memgate");
+    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+    struct hsink hs = {q};
+    if (q->capture && q->captured && q->captured_cap) {
+        q->captured[0] = 0;
+        curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+        curl_easy_setopt(h, CURLOPT_HEADERDATA, &hs);
+    }
     CURLcode cc = curl_easy_perform(h);
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+    if (q->retry_after_s) {
+        curl_off_t ra = 0;
+        *q->retry_after_s = curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK && ra > 0 ? (long)ra : 0;
+    }
+    if (q->content_type && q->content_type_cap) {
+        char *ct = NULL;
+        q->content_type[0] = 0;
+        if (curl_easy_getinfo(h, CURLINFO_CONTENT_TYPE, &ct) == CURLE_OK && ct)
+            snprintf(q->content_type, q->content_type_cap, "%s", ct);
+    }
     curl_easy_cleanup(h);
     curl_slist_free_all(hdr);
     if (s.over) {
         snprintf(why, whycap, "the answer is over %zu bytes", q->max_body);
-        return -1;
+        return MG_HTTPC_TOO_LARGE;
     }
     if (cc != CURLE_OK) {
         snprintf(why, whycap, "%s", cerr[0] ? cerr : curl_easy_strerror(cc));
-        return -1;
+        return cc == CURLE_UNSUPPORTED_PROTOCOL || cc == CURLE_URL_MALFORMAT ? MG_HTTPC_BAD_URL : MG_HTTPC_NO_ANSWER;
     }
     return 0;
 nomem:
