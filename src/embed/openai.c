@@ -10,17 +10,15 @@
  * The key never appears in an error message: messages name the URL and the
  * HTTP status, and any echo of the key in the endpoint's text is masked.
  */
-#include <curl/curl.h>
 #include <jansson.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "embed/embed.h"
 #include "util/buf.h"
+#include "util/httpc.h"
 #include "util/utf8.h"
 
 #define MAX_RESPONSE (256u << 20)
@@ -29,9 +27,6 @@ struct openai {
     char key[512];
     int timeout, retries;
 };
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static void curl_init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 /* ---- the response ------------------------------------------------------------------ */
 
@@ -114,38 +109,6 @@ fail:
 
 /* ---- one request --------------------------------------------------------------------- */
 
-static size_t on_body(char *p, size_t sz, size_t nm, void *ud)
-{
-    return mg_buf_add(ud, p, sz * nm) == 0 ? sz * nm : 0;
-}
-
-/* The endpoint's own error text, if any: {"error": {"message": ...}} or {"error": "..."}. */
-static void endpoint_message(const char *body, size_t len, const char *key, char *out, size_t cap)
-{
-    out[0] = 0;
-    json_t *root = json_loadb(body, len, 0, NULL);
-    json_t *e = root ? json_object_get(root, "error") : NULL;
-    const char *m = json_is_string(e) ? json_string_value(e) : json_string_value(json_object_get(e, "message"));
-    if (m) snprintf(out, cap, ": %s", m);
-    json_decref(root);
-    /* never repeat the key, even if the endpoint echoes it */
-    size_t kl = strlen(key);
-    char *p;
-    while (kl >= 4 && (p = strstr(out, key))) {
-        memset(p, '*', kl);
-    }
-    size_t n = mg_utf8_valid_prefix(out, strlen(out));
-    out[n] = 0;
-    if (n > 200) memcpy(out + mg_utf8_cut(out, n, 197), "...", 4);
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
 /* POST one batch; parses the answer into out (n * dim). */
 static int post_batch(struct mg_embedder *e, struct openai *o, const char *const *texts, const size_t *lens,
                       size_t n, float *out, struct mg_err *err)
@@ -171,78 +134,39 @@ static int post_batch(struct mg_embedder *e, struct openai *o, const char *const
     json_decref(req);
     if (!payload) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
 
-    pthread_once(&curl_once, curl_init_once);
-    struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
-    char auth[600];
-    if (o->key[0]) {
-        snprintf(auth, sizeof(auth), "Authorization: Bearer %s", o->key);
-        hdr = curl_slist_append(hdr, auth);
-    }
+    struct mg_http_post post = {
+        .url = e->url,
+        .what = "the embeddings endpoint",
+        .key = o->key,
+        .payload = payload,
+        .timeout_s = o->timeout,
+        .retries = o->retries,
+        .max_response = MAX_RESPONSE,
+        .code_unavailable = MG_E_EMBED_UNAVAILABLE,
+        .code_rejected = MG_E_EMBED_REJECTED,
+    };
     struct mg_buf body;
     mg_buf_init(&body, MAX_RESPONSE);
     int rc = -1;
-    for (int attempt = 0;; attempt++) {
-        CURL *h = curl_easy_init();
-        if (!h) {
-            mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-            break;
-        }
-        mg_buf_reset(&body);
-        char cerr[CURL_ERROR_SIZE] = "";
-        curl_easy_setopt(h, CURLOPT_URL, e->url);
-        curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-        curl_easy_setopt(h, CURLOPT_POSTFIELDS, payload);
-        curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-        curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
-        curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)o->timeout);
-        curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, (long)(o->timeout < 10 ? o->timeout : 10));
-        curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
-        curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-        curl_easy_setopt(h, CURLOPT_USERAGENT, "memgate");
-        curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
-        CURLcode cc = curl_easy_perform(h);
-        long status = 0;
-        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-        curl_easy_cleanup(h);
-        bool retry = false;
-        char msg[256];
-        if (cc != CURLE_OK) {
-            mg_err_set(err, MG_E_EMBED_UNAVAILABLE, "cannot reach the embeddings endpoint '%s': %s", e->url,
-                       cerr[0] ? cerr : curl_easy_strerror(cc));
-            retry = cc != CURLE_WRITE_ERROR && cc != CURLE_UNSUPPORTED_PROTOCOL && cc != CURLE_URL_MALFORMAT;
-        } else if (status != 200) {
-            endpoint_message(body.p ? body.p : "", body.len, o->key, msg, sizeof(msg));
-            retry = status == 429 || status >= 500;
-            mg_err_set(err, retry ? MG_E_EMBED_UNAVAILABLE : MG_E_EMBED_REJECTED,
-                       "the embeddings endpoint '%s' answered HTTP %ld%s", e->url, status, msg);
+    if (mg_http_post_json(&post, &body, err) == 0) {
+        int d = __atomic_load_n(&e->dim, __ATOMIC_ACQUIRE);
+        float *v;
+        struct mg_err pe = {0};
+        int zero = 0;
+        if (mg_embed_parse_response(body.p ? body.p : "", body.len, n, &d, &v, &pe) != 0) {
+            mg_err_set(err, pe.code, "the embeddings endpoint '%s' gave a bad answer: %s", e->url, pe.msg);
+        } else if (!__atomic_compare_exchange_n(&e->dim, &zero, d, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+                   zero != d) {
+            free(v);
+            mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "the embeddings endpoint '%s' changed dimensions from %d to %d",
+                       e->url, zero, d);
         } else {
-            int d = __atomic_load_n(&e->dim, __ATOMIC_ACQUIRE);
-            float *v;
-            struct mg_err pe = {0};
-            if (mg_embed_parse_response(body.p ? body.p : "", body.len, n, &d, &v, &pe) != 0) {
-                mg_err_set(err, pe.code, "the embeddings endpoint '%s' gave a bad answer: %s", e->url, pe.msg);
-                break;
-            }
-            int zero = 0;
-            if (!__atomic_compare_exchange_n(&e->dim, &zero, d, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
-                zero != d) {
-                free(v);
-                mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "the embeddings endpoint '%s' changed dimensions from %d "
-                           "to %d", e->url, zero, d);
-                break;
-            }
             memcpy(out, v, n * (size_t)d * sizeof(float));
             free(v);
             rc = 0;
-            break;
         }
-        if (!retry || attempt >= o->retries) break;
-        sleep_ms(250L << (attempt < 6 ? attempt : 6));
     }
     mg_buf_release(&body);
-    curl_slist_free_all(hdr);
-    memset(auth, 0, sizeof(auth));
     free(payload);
     return rc;
 nomem_json:
