@@ -495,3 +495,44 @@ TEST(extract_chat_answer_parse)
         ASSERT_EQ_STR(err.code, MG_E_LLM_BAD_RESPONSE);
     }
 }
+
+/* The command line: `memgate notes extract` with the endpoint from the
+ * environment (MEMGATE_LLM_URL, MEMGATE_LLM_API_KEY). */
+TEST(extract_command_line)
+{
+    chat_start();
+    struct mg_t_srv t;
+    char *home = world(&t);
+    mg_t_srv_close(&t);
+    mg_memory_close_all();
+    struct mg_t_out o = MG_RUN(home, home, "notes", "extract", "--repo", "alpha");
+    ASSERT_EQ_INT(o.status, 2); /* --session is required */
+    ASSERT_CONTAINS(o.err, "--session");
+    mg_t_out_free(&o);
+    o = MG_RUN(home, home, "notes", "extract", "--repo", "alpha", "--session", "s1", "--json");
+    ASSERT_EQ_INT(o.status, 1); /* no llm_url: nothing to ask on the command line */
+    ASSERT_CONTAINS(o.out, MG_E_LLM_NOT_CONFIGURED);
+    mg_t_out_free(&o);
+    char url[128];
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/normal/v1", chat.port);
+    setenv("MEMGATE_LLM_URL", url, 1);
+    setenv("MEMGATE_LLM_API_KEY", KEY, 1);
+    o = MG_RUN(home, home, "notes", "extract", "--repo", "alpha", "--session", "s1");
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_CONTAINS(o.out, "build.command = run make -j2 before pushing  (llm_extracted, trust 0.6)");
+    ASSERT_CONTAINS(o.err, "2 notes written, 0 skipped, from 2 episodes via chat");
+    ASSERT_NOT_CONTAINS(o.out, KEY);
+    ASSERT_NOT_CONTAINS(o.err, KEY);
+    mg_t_out_free(&o);
+    ASSERT(chat.auth_ok);
+    /* the endpoint failing: exit 1, the code, never the key */
+    snprintf(url, sizeof(url), "http://127.0.0.1:%d/fail/v1", chat.port);
+    setenv("MEMGATE_LLM_URL", url, 1);
+    setenv("MEMGATE_LLM_RETRIES", "0", 1);
+    o = MG_RUN(home, home, "notes", "extract", "--repo", "alpha", "--session", "s1");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.err, "error[llm_unavailable]");
+    ASSERT_NOT_CONTAINS(o.err, KEY);
+    mg_t_out_free(&o);
+    MHD_stop_daemon(chat.d);
+}
