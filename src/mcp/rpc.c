@@ -3,7 +3,7 @@
  * Sections:
  *   1. versions, log levels, root URIs
  *   2. server-to-client requests and notifications
- *   3. the channel a tool call gets (progress, log, roots) and the fixtures' I/O
+ *   3. the channel a tool call gets (progress, log, roots, sampling) and the fixtures' I/O
  *   4. methods
  *   5. 2026-07-28: discovery, subscriptions, header checks, dispatch
  *   6. dispatch: one message, a batch
