@@ -2,7 +2,8 @@
  * against a loopback chat endpoint started by the test (libmicrohttpd)
  * that answers canned completions: a normal one, hostile ones (a secret in
  * a value and in a key, an instruction to the model, a note a user stated),
- * malformed ones, errors (500 echoing the key, 401), a closed port. Also
+ * malformed ones, errors (500 echoing the key, 401), a slow one, a flood, a
+ * closed port. Also
  * the strict reading of completions (mg_extract_parse) and the isolation of
  * what is sent to the model (only this session's episodes, cleaned). */
 #include <microhttpd.h>
@@ -13,6 +14,7 @@
 #include "memory/memory.h"
 #include "test.h"
 #include "tools/extract.h"
+#include "util/clock.h"
 #include "util/llm.h"
 #include "util/metrics.h"
 
@@ -103,6 +105,16 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
     } else if (strcmp(mode, "unauthorized") == 0) {
         status = 401;
         text = strdup("{\"error\":{\"message\":\"Incorrect API key provided: " KEY "\"}}");
+    } else if (strcmp(mode, "slow") == 0) { /* past llm_timeout */
+        sleep(3);
+        text = strdup("{\"choices\":[{\"message\":{\"content\":\"[]\"}}]}");
+    } else if (strcmp(mode, "flood") == 0) { /* an answer past MG_LLM_MAX_RESPONSE */
+        size_t n = (size_t)MG_LLM_MAX_RESPONSE * 2;
+        text = malloc(n + 1);
+        memset(text, ' ', n);
+        text[n] = 0;
+        text[0] = '[';
+        text[n - 1] = ']';
     } else if (strcmp(mode, "notchat") == 0) {
         text = strdup("{\"data\":[]}");
     } else if (comp) {
@@ -380,6 +392,15 @@ TEST(extract_endpoint_errors_and_malformed_completions)
     expect_failure(&t, home, "fail", MG_E_LLM_UNAVAILABLE);
     ASSERT_EQ_INT(chat_requests(), before + 2); /* retried once (llm_retries 1) */
     expect_failure(&t, home, "unauthorized", MG_E_LLM_REJECTED);
+    use_mode(&t, "slow");
+    t.srv.cfg.llm_timeout = 1;
+    t.srv.cfg.llm_retries = 0;
+    double t0 = mg_clock_s();
+    char code0[64] = "", msg0[1024] = "";
+    ASSERT(!mg_t_call_msg(&t, "extract_knowledge", "{\"session_id\":\"s1\"}", code0, msg0));
+    ASSERT_EQ_STR(code0, MG_E_LLM_UNAVAILABLE);
+    ASSERT(mg_clock_s() - t0 < 2.9); /* gave up at llm_timeout, not when the endpoint answered */
+    expect_failure(&t, home, "flood", MG_E_LLM_UNAVAILABLE);
     /* down: a port nobody listens on */
     MHD_stop_daemon(chat.d);
     expect_failure(&t, home, "normal", MG_E_LLM_UNAVAILABLE);
