@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "embed/embed.h"
+#include "util/httpc.h"
 #include "fuzz.h"
 
 MG_FUZZ_TARGET(embed_ollama)
@@ -27,7 +28,7 @@ MG_FUZZ_TARGET(embed_ollama)
     }
     /* the error text: bounded, and the key never in it */
     char t[256];
-    mg_embed_error_text(body, size - 1, "KEY-1234", t, sizeof(t));
+    mg_http_endpoint_message(body, size - 1, "KEY-1234", t, sizeof(t));
     if (strlen(t) >= sizeof(t) || strstr(t, "KEY-1234")) abort();
     return 0;
 }

@@ -27,6 +27,7 @@
 
 #include "embed/embed.h"
 #include "fixtures.h"
+#include "util/httpc.h"
 #include "util/metrics.h"
 
 #define FAKE_DIM 64
@@ -520,15 +521,15 @@ TEST(embed_ext_parsers)
     /* the endpoint's own text, from each API's error shape; the key masked */
     char t[256];
     const char *v1 = "{\"detail\":\"Provided API key is invalid: " VKEY "\"}";
-    mg_embed_error_text(v1, strlen(v1), VKEY, t, sizeof(t));
+    mg_http_endpoint_message(v1, strlen(v1), VKEY, t, sizeof(t));
     ASSERT_CONTAINS(t, ": Provided API key is invalid: ***");
     ASSERT_NOT_CONTAINS(t, "sekrit");
-    mg_embed_error_text("{\"error\":\"model not found\"}", 27, "", t, sizeof(t));
+    mg_http_endpoint_message("{\"error\":\"model not found\"}", 27, "", t, sizeof(t));
     ASSERT_EQ_STR(t, ": model not found");
     const char *o1 = "{\"error\":{\"message\":\"quota\"}}";
-    mg_embed_error_text(o1, strlen(o1), "", t, sizeof(t));
+    mg_http_endpoint_message(o1, strlen(o1), "", t, sizeof(t));
     ASSERT_EQ_STR(t, ": quota");
-    mg_embed_error_text("<html>", 6, "", t, sizeof(t));
+    mg_http_endpoint_message("<html>", 6, "", t, sizeof(t));
     ASSERT_EQ_STR(t, "");
 }
 

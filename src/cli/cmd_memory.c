@@ -16,15 +16,21 @@ static const char *NOTES_HELP =
     "       memgate notes get --repo ID KEY [--json]\n"
     "       memgate notes list --repo ID [--prefix P] [--search QUERY] [--json]\n"
     "       memgate notes rm --repo ID KEY [--json]\n"
+    "       memgate notes extract --repo ID --session EXT [--json]\n"
     "\n"
     "Durable notes about a repo, shared with agents over MCP and the HTTP API\n"
     "(docs/memory.md). Values are stored with their secrets redacted; a key that\n"
     "holds a secret is refused (secret_in_identifier).\n"
     "\n"
+    "extract: turn a session's episodes into notes (source llm_extracted, trust\n"
+    "0.6) with the chat endpoint of llm_url (docs/providers.md); notes a user\n"
+    "stated are kept, keys holding a secret are skipped.\n"
+    "\n"
     "options:\n"
     "  --repo ID       the repo (default: the repo holding the current directory, or the only one)\n"
     "  --tenant T      act as tenant T (default local)\n"
     "  --source S      where the note comes from (default user_stated)\n"
+    "  --session EXT   extract: the session whose episodes are read, by its durable id\n"
     "  --prefix P      list: keys starting with P\n"
     "  --search Q      list: ranked search over keys and values instead\n"
     "  --json          print the tool's JSON result\n"
@@ -156,6 +162,25 @@ static void h_notes(json_t *r)
     fprintf(stderr, "%zu note%s\n", json_array_size(a), json_array_size(a) == 1 ? "" : "s");
 }
 
+static void h_extracted(json_t *r)
+{
+    json_t *a = json_object_get(r, "notes"), *sk = json_object_get(r, "skipped"), *n;
+    size_t i;
+    json_array_foreach(a, i, n) print_note(n);
+    json_array_foreach(sk, i, n)
+    {
+        printf("skipped %s: %s", json_string_value(json_object_get(n, "key")),
+               json_string_value(json_object_get(n, "reason")));
+        mg_cli_print_flags(n);
+        putchar('\n');
+    }
+    const char *via = json_string_value(json_object_get(r, "via"));
+    fprintf(stderr, "%zu note%s written, %zu skipped, from %lld episode%s%s%s\n", json_array_size(a),
+            json_array_size(a) == 1 ? "" : "s", json_array_size(sk),
+            (long long)json_integer_value(json_object_get(r, "episodes")),
+            json_integer_value(json_object_get(r, "episodes")) == 1 ? "" : "s", via ? " via " : "", via ? via : "");
+}
+
 static void h_deleted(json_t *r)
 {
     printf("%s\n", json_is_true(json_object_get(r, "deleted")) ? "deleted" : "no such note");
@@ -167,7 +192,7 @@ int mg_cmd_notes(int argc, char **argv)
     const char *w[4];
     int nw, rc = words(argc, argv, "notes", NOTES_HELP, &o, w, 4, &nw);
     if (rc >= 0) return rc;
-    if (nw < 1) return mg_cli_usage("notes", "give a subcommand: set, get, list or rm");
+    if (nw < 1) return mg_cli_usage("notes", "give a subcommand: set, get, list, rm or extract");
     const char *sub = w[0];
     if (strcmp(sub, "set") == 0) {
         if (nw != 3) return mg_cli_usage("notes", "notes set needs KEY and VALUE");
@@ -187,7 +212,12 @@ int mg_cmd_notes(int argc, char **argv)
         if (o.prefix) json_object_set_new(a, "prefix", json_string(o.prefix));
         return run_tool(&o, "list_notes", a, h_notes);
     }
-    return mg_cli_usage("notes", "unknown subcommand '%s'; use set, get, list or rm", sub);
+    if (strcmp(sub, "extract") == 0) {
+        if (nw != 1) return mg_cli_usage("notes", "notes extract takes no KEY");
+        if (!o.session) return mg_cli_usage("notes", "notes extract needs --session EXT (the session to read)");
+        return run_tool(&o, "extract_knowledge", json_object(), h_extracted);
+    }
+    return mg_cli_usage("notes", "unknown subcommand '%s'; use set, get, list, rm or extract", sub);
 }
 
 static void h_projects(json_t *r)

@@ -113,11 +113,6 @@ int mg_embed_parse_response(const char *body, size_t len, size_t n, int *dim, fl
  * input order. Exposed for tests and fuzzing. 0 or -1 (embed_bad_response). */
 int mg_embed_parse_ollama(const char *body, size_t len, size_t n, int *dim, float **out, struct mg_err *err);
 
-/* An endpoint's own error text from an error answer, for a message:
- * {"error": {"message": M}}, {"error": M} (OpenAI, Ollama) or {"detail": M}
- * (Voyage); out is "" when there is none, else ": M" cut to about 200
- * bytes of valid UTF-8, with every occurrence of key (if 4 bytes or longer)
- * masked. Exposed for tests and fuzzing. */
-void mg_embed_error_text(const char *body, size_t len, const char *key, char *out, size_t cap);
+/* (An endpoint's own error text: mg_http_endpoint_message, util/httpc.h.) */
 
 #endif

@@ -23,32 +23,6 @@ int mg_embed_http_check_url(const char *setting, const char *url, struct mg_err 
     return 0;
 }
 
-void mg_embed_error_text(const char *body, size_t len, const char *key, char *out, size_t cap)
-{
-    out[0] = 0;
-    if (cap < 8) return;
-    json_t *root = json_loadb(body, len, 0, NULL);
-    json_t *e = json_object_get(root, "error");
-    const char *m = json_is_string(e) ? json_string_value(e) : json_string_value(json_object_get(e, "message"));
-    if (!m) m = json_string_value(json_object_get(root, "detail"));
-    if (m) snprintf(out, cap, ": %s", m);
-    json_decref(root);
-    /* never repeat the key, even if the endpoint echoes it */
-    size_t kl = key ? strlen(key) : 0;
-    char *p;
-    while (kl >= 4 && (p = strstr(out, key))) memset(p, '*', kl);
-    size_t n = mg_utf8_valid_prefix(out, strlen(out));
-    out[n] = 0;
-    if (n > 200 && cap > 201) memcpy(out + mg_utf8_cut(out, n, 197), "...", 4);
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
 /* The JSON body for texts [0, n) of type t. */
 static char *payload_for(struct mg_embedder *e, struct mg_embed_http *h, enum mg_embed_input t,
                          const char *const *texts, const size_t *lens, size_t n)
@@ -84,78 +58,45 @@ nomem:
     return NULL;
 }
 
+static void hint_of(void *ud, long status, const char *text, char *out, size_t cap)
+{
+    struct mg_embedder *e = ud;
+    struct mg_embed_http *h = e->self;
+    if (h->hint) h->hint(e, status, text, out, cap);
+}
+
 /* POST one batch and parse the answer into out (n * dim). */
 static int post_batch(struct mg_embedder *e, struct mg_embed_http *h, enum mg_embed_input t,
                       const char *const *texts, const size_t *lens, size_t n, float *out, struct mg_err *err)
 {
     char *payload = payload_for(e, h, t, texts, lens, n);
     if (!payload) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-    char auth[600];
-    const char *hdr[1];
-    size_t nh = 0;
-    if (h->key[0]) {
-        snprintf(auth, sizeof(auth), "Authorization: Bearer %s", h->key);
-        hdr[nh++] = auth;
-    }
     struct mg_buf body;
-    size_t cap = answer_cap(n);
-    mg_buf_init(&body, cap);
-    int rc = -1;
-    for (int attempt = 0;; attempt++) {
-        long status = 0, retry_after = 0;
-        char cerr[256];
-        struct mg_httpc_req q = {.method = "POST", .url = e->url, .headers = hdr, .nheaders = nh, .body = payload,
-                                 .timeout_s = h->timeout, .max_body = cap, .retry_after_s = &retry_after};
-        int cc = mg_httpc_call(&q, &status, &body, cerr, sizeof(cerr));
-        bool retry = false;
-        char msg[256], hint[160] = "";
-        if (cc == MG_HTTPC_TOO_LARGE) {
-            mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "the embeddings endpoint '%s' answered more than %zu bytes for "
-                       "%zu texts; check that the URL is an embeddings endpoint", e->url, cap, n);
-        } else if (cc != 0) {
-            mg_err_set(err, MG_E_EMBED_UNAVAILABLE, "cannot reach the embeddings endpoint '%s': %s", e->url, cerr);
-            retry = cc == MG_HTTPC_NO_ANSWER;
-        } else if (status != 200) {
-            mg_embed_error_text(body.p ? body.p : "", body.len, h->key, msg, sizeof(msg));
-            retry = status == 429 || status >= 500;
-            if (!retry && h->hint) h->hint(e, status, msg, hint, sizeof(hint));
-            if (!retry && !hint[0] && h->key_setting[0] && (status == 401 || status == 403))
-                snprintf(hint, sizeof(hint), "; %s %s", h->key[0] ? "check the key in" : "set a key in",
-                         h->key_setting);
-            mg_err_set(err, retry ? MG_E_EMBED_UNAVAILABLE : MG_E_EMBED_REJECTED,
-                       "the embeddings endpoint '%s' answered HTTP %ld%s%s", e->url, status, msg, hint);
+    mg_buf_init(&body, 0);
+    struct mg_http_post post = {.url = e->url, .what = "the embeddings endpoint", .key = h->key,
+                                .key_setting = h->key_setting[0] ? h->key_setting : NULL, .payload = payload,
+                                .timeout_s = h->timeout, .retries = h->retries, .max_response = answer_cap(n),
+                                .code_unavailable = MG_E_EMBED_UNAVAILABLE, .code_rejected = MG_E_EMBED_REJECTED,
+                                .code_too_large = MG_E_EMBED_BAD_RESPONSE, .hint = hint_of, .hint_ud = e};
+    int rc = mg_http_post_json(&post, &body, err);
+    free(payload);
+    if (rc == 0) {
+        int d = __atomic_load_n(&e->dim, __ATOMIC_ACQUIRE);
+        float *v;
+        struct mg_err pe = {0};
+        if (h->parse(body.p ? body.p : "", body.len, n, &d, &v, &pe) != 0) {
+            rc = mg_err_set(err, pe.code, "the embeddings endpoint '%s' gave a bad answer: %s", e->url, pe.msg);
         } else {
-            int d = __atomic_load_n(&e->dim, __ATOMIC_ACQUIRE);
-            float *v;
-            struct mg_err pe = {0};
-            if (h->parse(body.p ? body.p : "", body.len, n, &d, &v, &pe) != 0) {
-                mg_err_set(err, pe.code, "the embeddings endpoint '%s' gave a bad answer: %s", e->url, pe.msg);
-                break;
-            }
             int zero = 0;
             if (!__atomic_compare_exchange_n(&e->dim, &zero, d, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
-                zero != d) {
-                free(v);
-                mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "the embeddings endpoint '%s' changed dimensions from %d "
-                           "to %d; index the repo again if the model changed", e->url, zero, d);
-                break;
-            }
-            memcpy(out, v, n * (size_t)d * sizeof(float));
+                zero != d)
+                rc = mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "the embeddings endpoint '%s' changed dimensions "
+                                "from %d to %d; index the repo again if the model changed", e->url, zero, d);
+            else memcpy(out, v, n * (size_t)d * sizeof(float));
             free(v);
-            rc = 0;
-            break;
         }
-        if (!retry || attempt >= h->retries) break;
-        long wait = 250L << (attempt < 6 ? attempt : 6);
-        if (retry_after > 0) {
-            long ra = retry_after > MG_EMBED_RETRY_AFTER_MAX ? MG_EMBED_RETRY_AFTER_MAX : (long)retry_after;
-            if (ra * 1000 > wait) wait = ra * 1000;
-        }
-        sleep_ms(wait);
     }
     mg_buf_release(&body);
-    memset(auth, 0, sizeof(auth));
-    free(payload);
     return rc;
 }
 

@@ -8,7 +8,7 @@
  * A request times out after timeout seconds; one that cannot connect, times
  * out, or is answered 429 or 5xx is retried `retries` times, after 0.25 s,
  * 0.5 s, 1 s, ... or after what the endpoint's Retry-After asks when that is
- * longer (at most MG_EMBED_RETRY_AFTER_MAX seconds). Other answers than 200
+ * longer (at most MG_HTTP_RETRY_AFTER_MAX seconds; the retries are util/httpc.h's mg_http_post_json). Other answers than 200
  * are final: embed_rejected, naming the key's setting on 401 and 403. An
  * answer is read up to a size proportional to the batch and parsed by
  * parse(); the first answer fixes the dimensions, and a later answer of
@@ -24,8 +24,6 @@
 #include <jansson.h>
 
 #include "embed/embed.h"
-
-#define MG_EMBED_RETRY_AFTER_MAX 60 /* seconds: a longer Retry-After is cut to this */
 
 struct mg_embed_http {
     char key[512];         /* bearer token; "" for none */

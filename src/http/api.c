@@ -103,6 +103,7 @@ static const struct v1route {
     {"/v1/entities/retag", NULL, NULL, "retag_entities", NULL, p_mem, NULL, NULL},
     {"/v1/profiles/*", "get_profile", NULL, "save_preference", NULL, p_none, "agent_id", NULL},
     {"/v1/context", "get_context", NULL, "get_context", NULL, p_context, NULL, NULL},
+    {"/v1/extract", NULL, NULL, "extract_knowledge", NULL, p_mem, NULL, NULL}, /* knowledge extraction */
 };
 
 /* PATCH (a partial change) on the routes that take it. */
@@ -357,7 +358,7 @@ enum MHD_Result mg__v1(struct mg_http *h, struct MHD_Connection *c, struct req *
                              "no route %.200s; the API has /v1/repos, /v1/repos/{id}, /v1/repos/{id}/stats, /v1/search, /v1/symbols, /v1/files, /v1/file, /v1/outline, "
                              "/v1/scope, /v1/index, /v1/index/status, /v1/audit, /v1/dashboard, /v1/references, /v1/callers, /v1/callees, "
                              "/v1/trace, /v1/impact, /v1/repo_map, and the memory routes /v1/notes, "
-                             "/v1/projects, /v1/episodes, /v1/entities, /v1/profiles, /v1/context (see docs/http.md "
+                             "/v1/projects, /v1/episodes, /v1/entities, /v1/profiles, /v1/context, /v1/extract (see docs/http.md "
                              "and docs/memory.md)",
                              url);
     bool is_get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;

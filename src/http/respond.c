@@ -44,6 +44,9 @@ int mg_err_http_status(const char *code)
         {MG_E_PULL_REFUSED, 409},      {MG_E_PULL_FAILED, 502},
         /* an external provider failed and nothing was stored (issue 21, part mem0) */
         {MG_E_PROVIDER_UNAVAILABLE, 503},
+        /* knowledge extraction (issue 21 part 5): no model to ask; the chat endpoint failed */
+        {MG_E_LLM_NOT_CONFIGURED, 409}, {MG_E_LLM_UNAVAILABLE, 503}, {MG_E_LLM_REJECTED, 502},
+        {MG_E_LLM_BAD_RESPONSE, 502},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(map[i].code, code) == 0) return map[i].status;

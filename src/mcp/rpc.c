@@ -3,7 +3,7 @@
  * Sections:
  *   1. versions, log levels, root URIs
  *   2. server-to-client requests and notifications
- *   3. the channel a tool call gets (progress, log, roots) and the fixtures' I/O
+ *   3. the channel a tool call gets (progress, log, roots, sampling) and the fixtures' I/O
  *   4. methods
  *   5. 2026-07-28: discovery, subscriptions, header checks, dispatch
  *   6. dispatch: one message, a batch
@@ -23,6 +23,7 @@
 #include "mcp/listen.h"
 #include "tools/tools.h"
 #include "util/json.h"
+#include "util/llm.h"
 #include "util/metrics.h"
 #include "util/version.h"
 
@@ -224,6 +225,11 @@ struct channel {
     json_t *token;                 /* the call's _meta.progressToken, or NULL (borrowed) */
     double last;                   /* the last progress sent: each must be greater (MCP) */
     bool sent;
+    bool sampling;                 /* the client declared sampling (at initialize, or in the request's _meta) */
+    /* 2026-07-28: the client's answers so far (params.inputResponses over
+     * those carried in requestState, owned) and what the call still needs
+     * (an InputRequiredResult's inputRequests, owned) */
+    json_t *answers, *inputs;
 };
 
 static struct channel *of_ch(struct mg_channel *ch) { return (struct channel *)ch; }
@@ -268,9 +274,11 @@ static int ch_roots(struct mg_channel *ch, char ***paths, size_t *n, struct mg_e
     *n = 0;
     struct channel *cc = of_ch(ch);
     if (cc->io.modern) { /* the roots come with the retry of an InputRequiredResult */
-        json_t *r = json_object_get(cc->io.input_responses, "roots");
-        if (!json_is_object(r))
+        json_t *r = json_object_get(cc->answers, "roots");
+        if (!json_is_object(r)) {
+            json_object_set_new(cc->inputs, "roots", json_pack("{s:s, s:{}}", "method", "roots/list", "params"));
             return mg_err_set(err, MG_E_INPUT_REQUIRED, "the call needs the client's workspace roots");
+        }
         return roots_paths(r, paths, n, err);
     }
     json_t *r = request(cc->c, "roots/list", NULL, ROOTS_TIMEOUT_MS, err);
@@ -278,6 +286,97 @@ static int ch_roots(struct mg_channel *ch, char ***paths, size_t *n, struct mg_e
     int rc = roots_paths(r, paths, n, err);
     json_decref(r);
     return rc;
+}
+
+/* The text of a CreateMessageResult: 0 with *text (malloc'd), or -1. */
+static int sample_text(json_t *r, char **text, struct mg_err *err)
+{
+    json_t *content = json_object_get(r, "content"), *part = content;
+    if (json_is_array(content)) { /* 2025-11-25: a list of blocks; the first text one */
+        size_t i;
+        part = NULL;
+        json_t *b;
+        json_array_foreach(content, i, b) if (json_is_string(json_object_get(b, "text")))
+        {
+            part = b;
+            break;
+        }
+    }
+    json_t *t = json_object_get(part, "text");
+    if (!json_is_string(t) || json_string_length(t) == 0)
+        return mg_err_set(err, MG_E_LLM_BAD_RESPONSE, "the client's model answered sampling/createMessage without "
+                          "text");
+    if (json_string_length(t) > MG_LLM_MAX_COMPLETION || strlen(json_string_value(t)) != json_string_length(t))
+        return mg_err_set(err, MG_E_LLM_BAD_RESPONSE, "the client's model answered more than %u bytes (or a NUL)",
+                          MG_LLM_MAX_COMPLETION);
+    if (!(*text = strdup(json_string_value(t)))) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    return 0;
+}
+
+static int ch_sample(struct mg_channel *ch, const char *system, const char *user, int max_tokens, int timeout_ms,
+                     char **text, struct mg_err *err)
+{
+    *text = NULL;
+    struct channel *cc = of_ch(ch);
+    if (cc->io.modern) { /* the completion comes with the retry of an InputRequiredResult */
+        json_t *r = json_object_get(cc->answers, "sampling");
+        if (json_is_object(r)) return sample_text(r, text, err);
+    }
+    if (!cc->sampling)
+        return mg_err_set(err, MG_E_UNSUPPORTED, "the client did not declare the sampling capability%s",
+                          cc->io.modern ? " in _meta[\"io.modelcontextprotocol/clientCapabilities\"]" : " at initialize");
+    json_t *params = json_pack("{s:[{s:s, s:{s:s, s:s}}], s:s, s:i, s:s, s:i}", "messages", "role", "user", "content",
+                               "type", "text", "text", user, "systemPrompt", system, "maxTokens", max_tokens,
+                               "includeContext", "none", "temperature", 0);
+    if (!params) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory (or the prompt is not UTF-8)");
+    if (cc->io.modern) {
+        json_object_set_new(cc->inputs, "sampling",
+                            json_pack("{s:s, s:o}", "method", "sampling/createMessage", "params", params));
+        return mg_err_set(err, MG_E_INPUT_REQUIRED, "the call needs a completion from the client's model");
+    }
+    json_t *r = request(cc->c, "sampling/createMessage", params, timeout_ms, err);
+    json_decref(params);
+    if (!r) return -1;
+    int rc = sample_text(r, text, err);
+    json_decref(r);
+    return rc;
+}
+
+/* 2026-07-28: the answers a call carries, params.inputResponses over those
+ * of earlier rounds that its requestState holds (a new object). The SDKs
+ * send only the last round's answers with a retry, so what a call needs
+ * from several rounds (roots, then a completion) travels in requestState:
+ * "mg1:" and the answers as JSON. It holds nothing the client could not
+ * send as inputResponses itself, so it needs no seal; a state that is not
+ * one is ignored (the call asks again). */
+#define STATE_PREFIX "mg1:"
+#define STATE_MAX (256u << 10)
+static json_t *call_answers(json_t *params)
+{
+    json_t *all = NULL;
+    const char *st = json_string_value(json_object_get(params, "requestState"));
+    if (st && strncmp(st, STATE_PREFIX, 4) == 0 && strlen(st) <= STATE_MAX) {
+        all = json_loads(st + 4, JSON_REJECT_DUPLICATES, NULL);
+        if (!json_is_object(all)) {
+            json_decref(all);
+            all = NULL;
+        }
+    }
+    if (!all) all = json_object();
+    json_t *in = json_object_get(params, "inputResponses");
+    if (json_is_object(in)) json_object_update(all, in);
+    return all;
+}
+
+/* The requestState carrying answers to the next round, or NULL (none, or too large). */
+static char *state_out(json_t *answers)
+{
+    if (!answers || json_object_size(answers) == 0) return NULL;
+    char *j = json_dumps(answers, JSON_COMPACT);
+    char *s = NULL;
+    if (j && strlen(j) + 4 <= STATE_MAX && asprintf(&s, STATE_PREFIX "%s", j) < 0) s = NULL;
+    free(j);
+    return s;
 }
 
 static void io_log(struct mg_fixture_io *io, const char *level, const char *message)
@@ -333,8 +432,8 @@ static json_t *fail(struct call *c, int code, const char *fmt, ...)
     "it before committing). Repos: list_repos, index_repo, index_status, get_repo_settings, set_repo_settings. "  \
     "set_scope narrows every later search of this session (get_scope, clear_scope). Memory: notes are durable "    \
     "facts about a repo (set_note, get_note, list_notes, search_notes, delete_note); episodes are what sessions "   \
-    "did (remember, recall), shared within a project (create_project, list_projects, join_project, "              \
-    "leave_project, delete_project); entities are named things (add_entities, search_entities, retag_entities); "  \
+    "did (remember, recall; extract_knowledge turns a session's into notes), shared within a project "            \
+    "(create_project, list_projects, join_project, leave_project, delete_project); entities are named things (add_entities, search_entities, retag_entities); "  \
     "an agent's preferences hold in every repo (save_preference, get_profile). Calls act on the repo this "        \
     "session is bound to (the client's roots, or the directory memgate mcp runs in); when several repos are "      \
     "indexed and none is bound, pass `repo` (list_repos shows the ids). Without a session (protocol 2026-07-28), " \
@@ -350,6 +449,7 @@ static json_t *m_initialize(struct call *c)
     const char *ver = mg_mcp_version_supported(want) ? want : MG_MCP_LATEST;
     json_t *caps = json_object_get(p, "capabilities");
     bool roots = json_is_object(json_object_get(caps, "roots"));
+    bool sampling = json_is_object(json_object_get(caps, "sampling"));
     /* rootUri / rootPath: not in the MCP schema, but some clients send them */
     const char *root = json_string_value(json_object_get(p, "rootUri"));
     if (!root) root = json_string_value(json_object_get(p, "rootPath"));
@@ -361,6 +461,7 @@ static json_t *m_initialize(struct call *c)
     }
     snprintf(s->protocol, sizeof(s->protocol), "%s", ver);
     s->initialized = true;
+    s->sampling = sampling;
     if (!s->repo[0] && !s->root) { /* `memgate mcp --repo` binds before initialize and wins */
         char *path = root ? mg_uri_to_path(root) : NULL;
         if (path) {
@@ -404,6 +505,8 @@ static json_t *tool_json(const char *name, const char *title, const char *descri
         json_t *a = json_pack("{s:b}", "openWorldHint", 0);
         if (hints & MG_TOOL_READ_ONLY) json_object_set_new(a, "readOnlyHint", json_true());
         else if (!(hints & MG_TOOL_DESTRUCTIVE)) json_object_set_new(a, "destructiveHint", json_false());
+        else if (!(hints & MG_TOOL_IDEMPOTENT)) /* all MCP's defaults: said once, so every tool states its writes */
+            json_object_set_new(a, "destructiveHint", json_true());
         if (!(hints & MG_TOOL_READ_ONLY) && (hints & MG_TOOL_IDEMPOTENT))
             json_object_set_new(a, "idempotentHint", json_true());
         json_object_set_new(o, "annotations", a);
@@ -585,8 +688,17 @@ static json_t *m_tools_call(struct call *c)
     if (!json_is_object(args)) args = NULL;
     json_t *tok = json_object_get(json_object_get(c->params, "_meta"), "progressToken");
     json_t *answers = json_object_get(c->params, "inputResponses");
+    bool sampling = json_is_object(json_object_get(c->caps, "sampling"));
+    if (!c->modern) {
+        pthread_mutex_lock(&c->c->session->mu);
+        sampling = c->c->session->sampling;
+        pthread_mutex_unlock(&c->c->session->mu);
+    }
     struct channel ch = {
-        .ch = {ch_progress, ch_log, ch_roots},
+        .ch = {ch_progress, ch_log, ch_roots, ch_sample},
+        .sampling = sampling,
+        .answers = c->modern ? call_answers(c->params) : NULL,
+        .inputs = json_object(),
         .io = {io_log, io_progress, io_request, .modern = c->modern,
                .input_responses = json_is_object(answers) ? answers : NULL,
                .request_state = json_string_value(json_object_get(c->params, "requestState")),
@@ -611,6 +723,8 @@ static json_t *m_tools_call(struct call *c)
         int rc = ft->call(&ch.io, own, &result, &err);
         json_decref(own);
         if (c->modern) pthread_mutex_destroy(&own_s.mu);
+        json_decref(ch.answers);
+        json_decref(ch.inputs);
         if (rc == -2) { /* a JSON-RPC error the fixture chose (fixtures.h) */
             mg_metrics_tool(name, false);
             json_t *code = json_object_get(result, "code");
@@ -631,6 +745,8 @@ static json_t *m_tools_call(struct call *c)
     if (!sess) {
         res = error_result(&err, json_pack("{s:s, s:s}", "code", err.code, "message", err.msg));
         add_meta(c->c, res);
+        json_decref(ch.answers);
+        json_decref(ch.inputs);
         return res;
     }
     conn.session = sess;
@@ -647,11 +763,16 @@ static json_t *m_tools_call(struct call *c)
     if (mg_request_init(&x, &spec, &err) != 0) {
         res = error_result(&err, NULL);
     } else if (mg_tools_call(&x, t, args, &result, &err) != 0) {
-        if (c->modern && err.code && strcmp(err.code, MG_E_INPUT_REQUIRED) == 0)
-            /* only asked when the client declared roots (call_session) */
-            res = json_pack("{s:s, s:{s:{s:s, s:{}}}}", "resultType", "input_required", "inputRequests", "roots",
-                            "method", "roots/list", "params");
-        else
+        if (c->modern && err.code && strcmp(err.code, MG_E_INPUT_REQUIRED) == 0) {
+            /* roots only when the client declared them (call_session), a
+             * completion only when it declared sampling (ch_sample) */
+            if (json_object_size(ch.inputs) == 0)
+                json_object_set_new(ch.inputs, "roots", json_pack("{s:s, s:{}}", "method", "roots/list", "params"));
+            res = json_pack("{s:s, s:O}", "resultType", "input_required", "inputRequests", ch.inputs);
+            char *st = state_out(ch.answers);
+            if (st) json_object_set_new(res, "requestState", json_string(st));
+            free(st);
+        } else
             res = error_result(&err, mg_tools_error_json(&x, &err));
     } else {
         /* the text is the result for an agent to read (mg_tools_text: compact,
@@ -665,6 +786,8 @@ static json_t *m_tools_call(struct call *c)
     if (x.srv) mg_request_release(&x);
     mg_session_put(c->c->srv->sessions, sess);
     json_decref(args);
+    json_decref(ch.answers);
+    json_decref(ch.inputs);
     add_meta(&conn, res);
     return res;
 }

@@ -17,7 +17,9 @@
  * anything else is -32601.
  *
  * tools/call builds the request context (request/ctx.h) from the
- * connection, with a channel for progress, log lines and roots/list, and
+ * connection, with a channel for progress, log lines, roots/list and
+ * sampling/createMessage (on 2026-07-28: input requests, with the answers of
+ * earlier rounds carried in requestState), and
  * runs the tool through mg_tools_call (tools/tools.h): this file never
  * reaches the gate or a provider itself.
  *

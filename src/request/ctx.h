@@ -49,6 +49,14 @@ struct mg_channel {
      * array of malloc'd strings), or -1 with err: unsupported (this channel
      * cannot ask now), timeout, client_error */
     int (*roots)(struct mg_channel *ch, char ***paths, size_t *n, struct mg_err *err);
+    /* a completion from the client's model (MCP sampling/createMessage):
+     * system prompt, user message, the most tokens, how long to wait; 0
+     * with *text (malloc'd), or -1 with err: unsupported (the client did
+     * not declare sampling, or this channel cannot ask now), input_required
+     * (a 2026-07-28 request: the answer comes with the client's retry),
+     * timeout, client_error, llm_bad_response (an answer without text) */
+    int (*sample)(struct mg_channel *ch, const char *system, const char *user, int max_tokens, int timeout_ms,
+                  char **text, struct mg_err *err);
 };
 
 #define MG_AUDIT_PARTS_MAX 8

@@ -69,6 +69,7 @@ struct mg_session {
     char protocol[16];          /* negotiated version; "" before initialize */
     bool initialized;           /* initialize answered */
     bool ready;                 /* notifications/initialized received */
+    bool sampling;              /* the client declared the sampling capability at initialize */
     int log_level;              /* index into the syslog-style levels of rpc.c; default "info" */
     int64_t next_request_id;    /* ids of server-to-client requests */
     struct mg_pending *pending;

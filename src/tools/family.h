@@ -58,5 +58,7 @@ extern const struct mg_tool mg_tools_handle[];  /* handle.c: open_handle */
 extern const size_t mg_tools_handle_n;
 extern const struct mg_tool mg_tools_context[]; /* context.c: get_context */
 extern const size_t mg_tools_context_n;
+extern const struct mg_tool mg_tools_extract[]; /* extract.c: extract_knowledge */
+extern const size_t mg_tools_extract_n;
 
 #endif

@@ -27,7 +27,8 @@ static void add_family(const struct mg_tool *v, size_t n)
 
 static void build(void)
 {
-    size_t n = mg_tools_code_n + mg_tools_nav_n + mg_tools_repomap_n + mg_tools_repos_n + mg_tools_scope_n + mg_tools_handle_n + mg_tools_memory_n + mg_tools_context_n;
+    size_t n = mg_tools_code_n + mg_tools_nav_n + mg_tools_repomap_n + mg_tools_repos_n + mg_tools_scope_n + mg_tools_handle_n + mg_tools_memory_n + mg_tools_context_n +
+               mg_tools_extract_n;
     if (!(all = malloc(n * sizeof(*all)))) abort(); /* at start-up: nothing to serve without it */
     add_family(mg_tools_code, mg_tools_code_n);
     add_family(mg_tools_nav, mg_tools_nav_n);
@@ -37,6 +38,7 @@ static void build(void)
     add_family(mg_tools_handle, mg_tools_handle_n);
     add_family(mg_tools_memory, mg_tools_memory_n);
     add_family(mg_tools_context, mg_tools_context_n);
+    add_family(mg_tools_extract, mg_tools_extract_n); /* knowledge extraction (issue 21 part 5) */
 }
 
 const struct mg_tool *mg_tools(size_t *n)

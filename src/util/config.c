@@ -90,6 +90,14 @@ static const struct key {
     {"mem0_api_key", K_STR, offsetof(struct mg_config, mem0_api_key), 0,
      sizeof(((struct mg_config *)0)->mem0_api_key) - 1},
     {"mem0_timeout", K_INT, offsetof(struct mg_config, mem0_timeout), 1, 600},
+    /* knowledge extraction (issue 21 part 5: extract_knowledge) */
+    {"llm_url", K_STR, offsetof(struct mg_config, llm_url), 0, sizeof(((struct mg_config *)0)->llm_url) - 1},
+    {"llm_model", K_STR, offsetof(struct mg_config, llm_model), 0, sizeof(((struct mg_config *)0)->llm_model) - 1},
+    {"llm_api_key", K_STR, offsetof(struct mg_config, llm_api_key), 0,
+     sizeof(((struct mg_config *)0)->llm_api_key) - 1},
+    {"llm_timeout", K_INT, offsetof(struct mg_config, llm_timeout), 1, 3600},
+    {"llm_retries", K_INT, offsetof(struct mg_config, llm_retries), 0, 10},
+    {"extract_max_notes", K_INT, offsetof(struct mg_config, extract_max_notes), 1, 100},
 };
 
 /* The values a K_ENUM key takes (each shorter than its field). */
@@ -198,6 +206,9 @@ void mg_config_defaults(struct mg_config *c)
     c->access_log_max_bytes = 64 << 20;
     c->access_log_keep = 5;
     c->shutdown_grace = 10;
+    c->llm_timeout = 120; /* knowledge extraction (issue 21 part 5) */
+    c->llm_retries = 2;
+    c->extract_max_notes = 20;
     const char *h = getenv("MEMGATE_HOME"), *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
     if (!home || !*home) home = "/tmp";
     if (h && *h) snprintf(c->home, sizeof(c->home), "%s", h);
@@ -255,6 +266,10 @@ int mg_config_set(struct mg_config *c, const char *key, const char *value, const
                 value[0] != '/')
                 return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for access_log is not off, stderr or an absolute file "
                                   "path", origin, value);
+            if (strcmp(key, "llm_url") == 0 && n > 0 && strncmp(value, "http://", 7) != 0 &&
+                strncmp(value, "https://", 8) != 0)
+                return mg_err_set(err, MG_E_CONFIG, "%s: llm_url '%s' is not an http:// or https:// URL (example: "
+                                  "http://localhost:11434/v1)", origin, value);
             if (strcmp(key, "webhook_secret") == 0 && n > 0 && n < MG_WEBHOOK_SECRET_MIN)
                 return mg_err_set(err, MG_E_CONFIG, "%s: webhook_secret must be at least %d characters (or empty to "
                                   "turn webhooks off); make one with `openssl rand -hex 32`",

@@ -100,6 +100,14 @@ struct mg_config {
     char mem0_url[512];      /* the Mem0 REST server's base URL, e.g. http://localhost:8888 */
     char mem0_api_key[512];  /* its X-API-Key; empty: none sent; never printed */
     int mem0_timeout;        /* seconds per Mem0 request (default 10) */
+    /* knowledge extraction (issue 21 part 5: extract_knowledge, util/llm.h, docs/providers.md) */
+    char llm_url[512];       /* OpenAI-compatible chat endpoint base URL (POST {llm_url}/chat/completions); empty:
+                              * ask the client's model (MCP sampling) */
+    char llm_model[128];     /* model name sent to the chat endpoint */
+    char llm_api_key[512];   /* bearer token for the chat endpoint; never printed */
+    int llm_timeout;         /* seconds per chat request, and for a client's sampling answer (default 120) */
+    int llm_retries;         /* retries of a failed chat request, with backoff (default 2) */
+    int extract_max_notes;   /* the most notes one extraction writes (default 20) */
 };
 
 #define MG_WEBHOOK_SECRET_MIN 16 /* shorter secrets are refused: a signed delivery must not be brute-forced */
@@ -127,7 +135,8 @@ int mg_index_roots_each(const char *value, const char *origin,
                         int (*visit)(void *ud, const char *tenant, const char *dir), void *ud, struct mg_err *err);
 /* The settings whose values differ between a and b: visit(ud, key) for
  * each, in the order of docs/config.md's table; returns how many. The
- * secret ones (embed_api_key, voyage_api_key, webhook_secret, mem0_api_key) are named, never their values. */
+ * secret ones (embed_api_key, voyage_api_key, webhook_secret, mem0_api_key, llm_api_key) are named, never
+ * their values. */
 size_t mg_config_diff(const struct mg_config *a, const struct mg_config *b, void (*visit)(void *ud, const char *key),
                       void *ud);
 /* Parse "1048576", "512k", "1M", "2G" into bytes; -1 on a bad value. */

@@ -107,6 +107,11 @@
 /* the repo map (src/search/repomap.c) */
 #define MG_E_REPOMAP_UNAVAILABLE "repo_map_unavailable" /* the index predates the names the map needs: re-run index */
 #define MG_E_FOCUS_NOT_FOUND "focus_not_found" /* repo_map: a focus file or symbol the map does not hold */
+/* knowledge extraction (issue 21 part 5: extract_knowledge, util/llm.h) */
+#define MG_E_LLM_NOT_CONFIGURED "llm_not_configured" /* no chat endpoint (llm_url) and the client cannot answer sampling (409) */
+#define MG_E_LLM_UNAVAILABLE "llm_unavailable" /* the chat endpoint cannot be reached, times out or fails (429, 5xx) (503) */
+#define MG_E_LLM_REJECTED   "llm_rejected"    /* the chat endpoint refused the request (4xx: key, model) (502) */
+#define MG_E_LLM_BAD_RESPONSE "llm_bad_response" /* the completion is not what was asked for: not a chat answer, not a JSON list of notes (502) */
 #define MG_E_INTERNAL       "internal"
 
 struct mg_err {

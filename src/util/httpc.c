@@ -2,10 +2,15 @@
 #include "util/httpc.h"
 
 #include <curl/curl.h>
+#include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+
+#include "util/clock.h"
+#include "util/utf8.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
@@ -78,8 +83,9 @@ int mg_httpc_call(const struct mg_httpc_req *q, long *status, struct mg_buf *bod
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT, timeout);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, timeout < 10 ? timeout : 10L);
+    long timeout_ms = q->timeout_ms > 0 ? q->timeout_ms : timeout * 1000;
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms < 10000 ? timeout_ms : 10000L);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -120,4 +126,99 @@ nomem:
     curl_easy_cleanup(h);
     snprintf(why, whycap, "out of memory");
     return -1;
+}
+
+/* ---- a JSON POST with retries ---- */
+
+void mg_http_endpoint_message(const char *body, size_t len, const char *key, char *out, size_t cap)
+{
+    out[0] = 0;
+    if (cap < 8) return;
+    json_t *root = json_loadb(body, len, 0, NULL);
+    json_t *e = json_object_get(root, "error");
+    const char *m = json_is_string(e) ? json_string_value(e) : json_string_value(json_object_get(e, "message"));
+    if (!m) m = json_string_value(json_object_get(root, "detail"));
+    if (m) snprintf(out, cap, ": %s", m);
+    json_decref(root);
+    /* never repeat the key, even if the endpoint echoes it */
+    size_t kl = key ? strlen(key) : 0;
+    char *p;
+    while (kl >= 4 && (p = strstr(out, key))) memset(p, '*', kl);
+    size_t n = mg_utf8_valid_prefix(out, strlen(out));
+    out[n] = 0;
+    if (n > 200 && cap > 201) memcpy(out + mg_utf8_cut(out, n, 197), "...", 4);
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+int mg_http_post_json(const struct mg_http_post *p, struct mg_buf *body, struct mg_err *err)
+{
+    if (strncmp(p->url, "http://", 7) != 0 && strncmp(p->url, "https://", 8) != 0)
+        return mg_err_set(err, p->code_rejected, "%s '%s' is not an http:// or https:// URL", p->what, p->url);
+    char auth[600] = "";
+    const char *hdr[1];
+    size_t nh = 0;
+    if (p->key && p->key[0]) {
+        snprintf(auth, sizeof(auth), "Authorization: Bearer %s", p->key);
+        hdr[nh++] = auth;
+    }
+    body->max = p->max_response;
+    int rc = -1;
+    for (int attempt = 0;; attempt++) {
+        long timeout_ms = (long)p->timeout_s * 1000;
+        if (p->deadline_ms > 0) {
+            long left = (long)(p->deadline_ms - (int64_t)mg_clock_ms());
+            if (left <= 0) {
+                if (attempt == 0 || !err->code)
+                    mg_err_set(err, p->code_unavailable, "%s '%s' was not called: the request ran out of time",
+                               p->what, p->url);
+                break;
+            }
+            if (left < timeout_ms) timeout_ms = left;
+        }
+        long status = 0, retry_after = 0;
+        char why[256];
+        struct mg_httpc_req q = {.method = "POST", .url = p->url, .headers = hdr, .nheaders = nh,
+                                 .body = p->payload, .timeout_s = p->timeout_s, .timeout_ms = timeout_ms,
+                                 .max_body = p->max_response, .retry_after_s = &retry_after};
+        int cc = mg_httpc_call(&q, &status, body, why, sizeof(why));
+        bool retry = false;
+        if (cc == MG_HTTPC_TOO_LARGE) {
+            mg_err_set(err, p->code_too_large ? p->code_too_large : p->code_unavailable,
+                       "%s '%s' answered more than %zu bytes; check that the URL is the right endpoint", p->what,
+                       p->url, p->max_response);
+        } else if (cc != 0) {
+            mg_err_set(err, cc == MG_HTTPC_BAD_URL ? p->code_rejected : p->code_unavailable, "cannot reach %s '%s': %s",
+                       p->what, p->url, why);
+            retry = cc == MG_HTTPC_NO_ANSWER;
+        } else if (status != 200) {
+            char msg[256], hint[160] = "";
+            mg_http_endpoint_message(body->p ? body->p : "", body->len, p->key, msg, sizeof(msg));
+            retry = status == 429 || status >= 500;
+            if (!retry && p->hint) p->hint(p->hint_ud, status, msg, hint, sizeof(hint));
+            if (!retry && !hint[0] && p->key_setting && (status == 401 || status == 403))
+                snprintf(hint, sizeof(hint), "; %s %s", p->key && p->key[0] ? "check the key in" : "set a key in",
+                         p->key_setting);
+            mg_err_set(err, retry ? p->code_unavailable : p->code_rejected, "%s '%s' answered HTTP %ld%s%s", p->what,
+                       p->url, status, msg, hint);
+        } else {
+            rc = 0;
+            break;
+        }
+        if (!retry || attempt >= p->retries) break;
+        long wait = 250L << (attempt < 6 ? attempt : 6);
+        if (retry_after > 0) {
+            long ra = retry_after > MG_HTTP_RETRY_AFTER_MAX ? MG_HTTP_RETRY_AFTER_MAX : retry_after;
+            if (ra * 1000 > wait) wait = ra * 1000;
+        }
+        sleep_ms(wait);
+    }
+    memset(auth, 0, sizeof(auth));
+    if (rc != 0) mg_buf_reset(body);
+    return rc;
 }

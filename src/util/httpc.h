@@ -21,8 +21,10 @@
 #define MG_HTTPC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/buf.h"
+#include "util/err.h"
 
 struct mg_httpc_req {
     const char *method;             /* "GET", "POST", "DELETE" */
@@ -31,6 +33,7 @@ struct mg_httpc_req {
     size_t nheaders;
     const char *body;               /* NULL: none; sent as given (Content-Type: application/json) */
     long timeout_s;                 /* > 0 */
+    long timeout_ms;                /* > 0: this instead of timeout_s */
     size_t max_body;                /* the cap on the answer's bytes */
     const char *accept;             /* the Accept header (NULL: application/json) */
     /* optional outputs (NULL: not wanted) */
@@ -47,5 +50,47 @@ struct mg_httpc_req {
 #define MG_HTTPC_BAD_URL (-3)
 
 int mg_httpc_call(const struct mg_httpc_req *q, long *status, struct mg_buf *body, char *why, size_t whycap);
+
+/* ---- a JSON POST with retries (the embedders, the chat endpoint) ----
+ *
+ * One call sends `payload` with "Authorization: Bearer KEY" when a key is
+ * given; gives up on an attempt after timeout_s seconds (connecting: at
+ * most 10 s of them) and after the caller's deadline when it has one;
+ * retries `retries` times when the endpoint cannot be reached, times out,
+ * or answers 429 or 5xx, after 0.25 s, 0.5 s, 1 s, ... or after what its
+ * Retry-After asks when that is longer (at most MG_HTTP_RETRY_AFTER_MAX s);
+ * other answers than 200 are final. Errors name the endpoint by `what` and
+ * its URL (which must carry no credentials) and the HTTP status, with the
+ * endpoint's own error text, in which any echo of the key is masked. */
+#define MG_HTTP_RETRY_AFTER_MAX 60
+
+struct mg_http_post {
+    const char *url;            /* http:// or https:// */
+    const char *what;           /* "the embeddings endpoint": how messages name it */
+    const char *key;            /* bearer token; NULL or "": none */
+    const char *key_setting;    /* where the key is set, named on 401 and 403 ("voyage_api_key"); NULL: not named */
+    const char *payload;        /* the JSON body (NUL-terminated) */
+    int timeout_s;              /* per attempt (> 0) */
+    int retries;                /* extra attempts after a retryable failure */
+    int64_t deadline_ms;        /* CLOCK_MONOTONIC ms after which no attempt starts and none runs on; 0: none */
+    size_t max_response;        /* the most bytes of the answer read */
+    /* MG_E_* codes: unreachable, timed out, 429, 5xx; another 4xx or a bad
+     * URL; an answer over max_response (NULL: code_unavailable) */
+    const char *code_unavailable, *code_rejected, *code_too_large;
+    /* what to add to a final error answer's message (after the endpoint's
+     * text), e.g. "; run `ollama pull M`"; NULL: nothing */
+    void (*hint)(void *ud, long status, const char *text, char *out, size_t cap);
+    void *hint_ud;
+};
+
+/* 0 with the answer's body in *body (the caller initialises it with any max
+ * and releases it; its max is replaced by p->max_response) when the endpoint
+ * answered HTTP 200; else -1 with err (and body empty). */
+int mg_http_post_json(const struct mg_http_post *p, struct mg_buf *body, struct mg_err *err);
+
+/* The endpoint's own error text in body, if any ({"error": {"message": ...}},
+ * {"error": "..."} or {"detail": "..."}), as ": text" into out (cap bytes,
+ * cut at 200), with every occurrence of key masked; "" when none. */
+void mg_http_endpoint_message(const char *body, size_t len, const char *key, char *out, size_t cap);
 
 #endif

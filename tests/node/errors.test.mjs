@@ -127,6 +127,15 @@ for (const transport of ['stdio', 'http']) {
       assert.equal(e.code, 'invalid_argument', e.sentence);
     });
 
+    test('extract_knowledge without llm_url, from a client that did not declare sampling: llm_not_configured', async () => {
+      // a session without episodes asks no model: remember one first
+      const r = await callRaw(client, 'remember', { repo: A.name, session_id: 'errs-extract', summary: 'something to extract' });
+      assert.ok(!r.isError, JSON.stringify(r).slice(0, 300));
+      const e2 = agentError(await callRaw(client, 'extract_knowledge', { repo: A.name, session_id: 'errs-extract' }), 'extract');
+      assert.equal(e2.code, 'llm_not_configured', e2.sentence);
+      assert.match(e2.sentence, /llm_url/);
+    });
+
     test('a bad regex: invalid_regex', async () => {
       const e = agentError(await callRaw(client, 'search_code', { repo: A.name, query: 'a(b', mode: 'regex' }), 'regex');
       assert.equal(e.code, 'invalid_regex', e.sentence);

