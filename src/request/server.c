@@ -1,11 +1,13 @@
 /* server.c — see server.h. */
 #include "request/server.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "code/code.h"
 #include "memory/memory.h"
+#include "provider/mcpcode.h"
 #include "request/gate.h"
 #include "security/audit.h"
 #include "security/token.h"
@@ -17,6 +19,8 @@ static void close_providers(struct mg_providers *p)
     if (p->sessions.ops) p->sessions.ops->close(p->sessions.self);
     if (p->entities.ops) p->entities.ops->close(p->entities.self);
     if (p->profiles.ops) p->profiles.ops->close(p->profiles.self);
+    for (int i = 0; i < p->next_code; i++)
+        if (p->ext_code[i].ops) p->ext_code[i].ops->close(p->ext_code[i].self);
     memset(p, 0, sizeof(*p));
 }
 
@@ -32,6 +36,11 @@ int mg_server_open(struct mg_server *srv, const struct mg_config *cfg, unsigned 
     if (mg_code_builtin_open(&srv->cfg, flags & MG_SERVER_WATCH, &srv->providers.code, err) != 0 ||
         mg_memory_builtin_open(&srv->cfg, &srv->providers, err) != 0 || mg_audit_open(&srv->cfg, &srv->audit, err) != 0)
         goto fail;
+    for (int i = 0; i < srv->cfg.n_mcp_providers; i++) { /* started on first use */
+        if (mg_mcp_code_open(&srv->cfg, i, &srv->providers.ext_code[i], err) != 0) goto fail;
+        srv->providers.next_code = i + 1;
+        snprintf(srv->ext_op_names[i], sizeof(srv->ext_op_names[i]), "mcp:%s", srv->cfg.mcp_providers[i].name);
+    }
     if (!(srv->refusals = mg_refusals_new())) {
         mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the refusal table");
         goto fail;

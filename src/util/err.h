@@ -105,6 +105,11 @@
 /* the repo map (src/search/repomap.c) */
 #define MG_E_REPOMAP_UNAVAILABLE "repo_map_unavailable" /* the index predates the names the map needs: re-run index */
 #define MG_E_FOCUS_NOT_FOUND "focus_not_found" /* repo_map: a focus file or symbol the map does not hold */
+/* external MCP servers as code providers (provider/mcpc.h): a provider's failure; the request goes on without it */
+#define MG_E_PROVIDER_TIMEOUT "provider_timeout" /* the external provider did not answer within its timeout */
+#define MG_E_PROVIDER_UNAVAILABLE "provider_unavailable" /* it cannot be started or reached, or died mid-call */
+#define MG_E_PROVIDER_BAD_RESPONSE "provider_bad_response" /* its answer is not what its mapping expects */
+#define MG_E_PROVIDER_TOO_LARGE "provider_too_large" /* its answer is over the provider's max_bytes (a flood) */
 #define MG_E_INTERNAL       "internal"
 
 struct mg_err {
