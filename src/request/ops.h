@@ -36,9 +36,9 @@ extern const struct mg_op mg_op_code_search, mg_op_code_symbols, mg_op_code_read
     mg_op_code_repos, mg_op_code_status, mg_op_code_status_all, mg_op_code_index, mg_op_code_reindex, mg_op_code_remove,
     mg_op_code_settings, mg_op_code_configure;
 
-/* External code providers (provider/mcpcode.h; issue 21, part mcpclient):
+/* External code providers (code/mcpcode.h; issue 21, part mcpclient):
  * the search of srv's external provider i, an operation of its own (level
- * read, repos scope, unpaged) named "mcp:<name>" in the audit record. */
+ * read, repos scope, unpaged) named "mcp.<name>" in the audit record. */
 struct mg_server;
 struct mg_ext_search_args {
     int provider;

@@ -7,7 +7,7 @@
 
 #include "code/code.h"
 #include "memory/memory.h"
-#include "provider/mcpcode.h"
+#include "code/mcpcode.h"
 #include "request/gate.h"
 #include "security/audit.h"
 #include "security/token.h"
@@ -39,7 +39,7 @@ int mg_server_open(struct mg_server *srv, const struct mg_config *cfg, unsigned 
     for (int i = 0; i < srv->cfg.n_mcp_providers; i++) { /* started on first use */
         if (mg_mcp_code_open(&srv->cfg, i, &srv->providers.ext_code[i], err) != 0) goto fail;
         srv->providers.next_code = i + 1;
-        snprintf(srv->ext_op_names[i], sizeof(srv->ext_op_names[i]), "mcp:%s", srv->cfg.mcp_providers[i].name);
+        snprintf(srv->ext_op_names[i], sizeof(srv->ext_op_names[i]), "mcp.%s", srv->cfg.mcp_providers[i].name);
     }
     if (!(srv->refusals = mg_refusals_new())) {
         mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the refusal table");

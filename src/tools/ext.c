@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "provider/mcpcode.h"
 #include "request/server.h"
 #include "util/buf.h"
 #include "util/clock.h"
@@ -28,7 +27,7 @@ void mg_ext_start(struct mg_ctx *x, const struct mg_code_query *q, struct mg_ext
     for (int i = 0; i < n; i++) {
         bool serves = false;
         for (size_t k = 0; k < x->nrepos && !serves; k++)
-            serves = mg_mcp_code_serves(&x->srv->cfg, i, x->repos[k].id);
+            serves = mg_mcp_provider_serves(&x->srv->cfg, i, x->repos[k].id);
         if (!serves) continue; /* never asked about a repo it is not configured for */
         struct mg_ext_one *o = &r->one[r->n++];
         o->x = x;

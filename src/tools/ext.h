@@ -4,7 +4,7 @@
  * Once the request is resolved, mg_ext_start runs, on a thread each, the
  * search of every external provider configured for one of the resolved
  * repos, each as its own operation through the gate (request/ops.h: part
- * "mcp:<name>" of the audit record), while the caller runs memgate's own
+ * "mcp.<name>" of the audit record), while the caller runs memgate's own
  * search. mg_ext_join waits for them (each is bounded by its timeout and
  * the request's deadline). A provider that fails leaves its list empty,
  * counts in memgate_provider_errors_total{provider}, writes a log line, and

@@ -634,3 +634,19 @@ int mg_mcp_providers_check(const struct mg_config *c, const char *origin, struct
     }
     return 0;
 }
+
+bool mg_mcp_provider_serves(const struct mg_config *cfg, int i, const char *repo_id)
+{
+    const char *p = cfg->mcp_providers[i].repos;
+    size_t idl = strlen(repo_id);
+    while (*p) {
+        while (*p == ' ' || *p == ',') p++;
+        const char *e = p;
+        while (*e && *e != ',') e++;
+        const char *t = e;
+        while (t > p && t[-1] == ' ') t--;
+        if ((size_t)(t - p) == idl && strncmp(p, repo_id, idl) == 0) return true;
+        p = e;
+    }
+    return false;
+}

@@ -311,6 +311,7 @@ static int text_hits(const struct mg_mcpmap *m, json_t *result, size_t max, size
         t = nl ? nl + 1 : end;
         if (le > s && le[-1] == '\r') le--;
         if (sl && (size_t)(le - s) >= sl && memcmp(s, m->strip, sl) == 0) s += sl;
+        while (s < le && (*s == ' ' || *s == '\t')) s++;
         if (le == s) continue;
         struct mg_mcpmap_hit h = {0};
         h.path = s;

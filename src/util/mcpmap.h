@@ -17,7 +17,8 @@
  *                  score ("score")
  *   text:lines     each line of the text content is a path
  *   text:grep      each line is path:line:text (grep -n)
- * and option strip=PREFIX removes PREFIX from the start of each text line.
+ * and option strip=PREFIX removes PREFIX from the start of each text line
+ * (leading blanks of a text line are skipped, after it too).
  *
  * Caps: a mapping of at most MG_MCPMAP_SPEC_MAX bytes; an answer's items
  * stop at the caller's max (the rest are counted in *over).

@@ -1,5 +1,5 @@
 /* mcpcode.c — see mcpcode.h. */
-#include "provider/mcpcode.h"
+#include "code/mcpcode.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "index/walk.h"
 #include "util/clock.h"
 #include "util/glob.h"
 #include "util/mcpc.h"
@@ -19,22 +20,6 @@ struct mcpcode {
     struct mg_mcpc *client;
     struct mg_mcpmap map;
 };
-
-bool mg_mcp_code_serves(const struct mg_config *cfg, int i, const char *repo_id)
-{
-    const char *p = cfg->mcp_providers[i].repos;
-    size_t idl = strlen(repo_id);
-    while (*p) {
-        while (*p == ' ' || *p == ',') p++;
-        const char *e = p;
-        while (*e && *e != ',') e++;
-        const char *t = e;
-        while (t > p && t[-1] == ' ') t--;
-        if ((size_t)(t - p) == idl && strncmp(p, repo_id, idl) == 0) return true;
-        p = e;
-    }
-    return false;
-}
 
 /* What one call collects. */
 struct collect {
@@ -63,7 +48,10 @@ static bool relative_path(const struct collect *c, const char *path, size_t len,
     if (rl <= c->root_len + 1 || strncmp(real, c->root, c->root_len) != 0 || real[c->root_len] != '/') return false;
     struct stat st;
     if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) return false;
-    snprintf(out, cap, "%s", real + c->root_len + 1);
+    const char *rel = real + c->root_len + 1;
+    /* what the index never opens is never served from elsewhere: secret files, git's own */
+    if (mg_is_secret_name(mg_base_name(rel)) || strncmp(rel, ".git/", 5) == 0 || strstr(rel, "/.git/")) return false;
+    snprintf(out, cap, "%s", rel);
     return true;
 }
 
@@ -111,7 +99,7 @@ static int mc_search(void *self, const struct mg_pcall *pc, const struct mg_code
     int rc = 0;
     for (size_t i = 0; i < pc->nrepos && rc == 0; i++) {
         const struct mg_repo *r = &pc->repos[i];
-        if (!mg_mcp_code_serves(pc->cfg, m->idx, r->id)) continue; /* never asked about another repo */
+        if (!mg_mcp_provider_serves(pc->cfg, m->idx, r->id)) continue; /* never asked about another repo */
         char root[PATH_MAX];
         if (!realpath(r->root, root)) {
             rc = mg_err_set(err, MG_E_PROVIDER_UNAVAILABLE, "the root of repo %s cannot be resolved", r->id);

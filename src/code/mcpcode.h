@@ -8,7 +8,8 @@
  * answer into mg_code_hit items owned by that repo, their `provider` label
  * its name. A hit's path is made relative to the repo root: an absolute
  * path must resolve (symlinks too) inside the root, a relative one is taken
- * from the root; a path that does not resolve to a file inside the root, or
+ * from the root; a path that does not resolve to a file inside the root, a
+ * secret file (index/walk.h: mg_is_secret_name) or one under .git/, or
  * that the request's scope does not allow (its globs and excludes; with a
  * languages filter every external hit, as their language is not known), is
  * dropped and counted in out->ext_dropped, never served. Failures are the
@@ -22,7 +23,5 @@
 
 /* Open provider cfg->mcp_providers[i] into out (name: its name). */
 int mg_mcp_code_open(const struct mg_config *cfg, int i, struct mg_code_provider *out, struct mg_err *err);
-/* Does provider i of cfg answer for repo id? */
-bool mg_mcp_code_serves(const struct mg_config *cfg, int i, const char *repo_id);
 
 #endif
