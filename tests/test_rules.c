@@ -50,6 +50,7 @@ static const struct {
 } exceptions[] = {
     {"request/server.c", "code/code.h"},     /* opens the built-in code provider */
     {"request/server.c", "memory/memory.h"}, /* ... and the memory providers */
+    {"request/server.c", "code/mcpcode.h"},  /* ... and the external MCP code providers */
     {"tools/", "index/lang.h"},              /* the languages a search may name */
     {"cli/cmd_scan.c", "index/walk.h"},      /* memgate scan walks a tree as the indexer does */
 };

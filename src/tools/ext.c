@@ -50,7 +50,7 @@ void mg_ext_join(struct mg_ext_run *r)
         o->started = false;
         o->got = o->items.n;
         if (o->rc == 0) continue;
-        const char *name = o->x->srv->providers.ext_code[o->args.provider].name;
+        const char *name = o->x->srv->cfg.mcp_providers[o->args.provider].name;
         mg_metrics_provider_error(name);
         fprintf(stderr, "memgate: provider %s: error[%s]: %s (the request goes on without it)\n", name,
                 o->err.code ? o->err.code : MG_E_INTERNAL, o->err.msg);
@@ -148,7 +148,7 @@ json_t *mg_ext_status(struct mg_ext_run *r)
     json_t *a = json_array();
     for (int i = 0; i < r->n; i++) {
         struct mg_ext_one *o = &r->one[i];
-        const char *name = o->x->srv->providers.ext_code[o->args.provider].name;
+        const char *name = o->x->srv->cfg.mcp_providers[o->args.provider].name;
         const char *status = "ok";
         if (o->rc != 0) {
             const char *c = o->err.code ? o->err.code : "";
