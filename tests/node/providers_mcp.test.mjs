@@ -205,6 +205,16 @@ describe('real servers, fused with memgate’s own results', () => {
     assert.deepEqual([b?.path, b?.line, b?.snippet], ['web/app.js', 2, 'qqzxv'], JSON.stringify(r.data.results));
   });
 
+  test('get_context fuses them too: the piece names its provider', async () => {
+    const r = await call(client.client, 'get_context', { prompt: 'latecomer_zq', repo: 'charlie' });
+    assert.ok(r.ok, r.text);
+    assert.equal(status(r.data, 'peer')?.status, 'ok', JSON.stringify(r.data.providers));
+    const late = r.data.parts.find((p) => p.kind === 'code' && /src\/late\.c/.test(p.source));
+    assert.ok(late, JSON.stringify(r.data.parts));
+    assert.match(late.source, /^\[source: (peer|peerhttp|fs):src\/late\.c:1-/);
+    assert.match(r.data.block, /latecomer_zq/);
+  });
+
   test('the /v1 API says the same', async () => {
     const r = await v1(serve, '/v1/search?q=latecomer_zq&repo=charlie');
     assert.equal(r.status, 200, r.text);
