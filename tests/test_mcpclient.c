@@ -298,11 +298,29 @@ TEST(mcpclient_stdio_silent_and_dead_servers)
     ASSERT_EQ_INT(mg_mcpc_call(c, "x", a, 0, &res, &err), -1);
     ASSERT_EQ_STR(err.code, MG_E_PROVIDER_BAD_RESPONSE);
     mg_mcpc_free(c);
-    /* a flood: more than max_bytes without an answer */
-    p = stdio_cfg("/bin/sh", "[\"-c\", \"yes aaaaaaaaaaaaaaaa | tr -d '\\\\n'\"]", 5000);
+    /* a flood: more than max_bytes (64 KiB here) without an answer; a finite one, so without the cap it
+     * would be a timeout */
+    char *dir = mg_t_tmpdir(), script[4200], sargs[4300];
+    const char *flood = "yes aaaaaaaaaaaaaaaa | head -c 1000000 | tr -d '\\n'\nsleep 5\n";
+    mg_t_write(dir, "flood.sh", flood, strlen(flood));
+    snprintf(script, sizeof(script), "%s/flood.sh", dir);
+    snprintf(sargs, sizeof(sargs), "[\"%s\"]", script);
+    p = stdio_cfg("/bin/sh", sargs, 3000);
+    p.max_bytes = 64 << 10;
     c = mg_mcpc_new(&p, NULL);
     ASSERT_EQ_INT(mg_mcpc_call(c, "x", a, 0, &res, &err), -1);
     ASSERT_EQ_STR(err.code, MG_E_PROVIDER_TOO_LARGE);
+    mg_mcpc_free(c);
+    /* a server that answers initialize with a protocol version memgate does not speak */
+    const char *old = "read line\necho '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2024-11-05\","
+                      "\"capabilities\":{},\"serverInfo\":{\"name\":\"old\",\"version\":\"1\"}}}'\nsleep 5\n";
+    mg_t_write(dir, "old.sh", old, strlen(old));
+    snprintf(sargs, sizeof(sargs), "[\"%s/old.sh\"]", dir);
+    p = stdio_cfg("/bin/sh", sargs, 3000);
+    c = mg_mcpc_new(&p, NULL);
+    ASSERT_EQ_INT(mg_mcpc_call(c, "x", a, 0, &res, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_PROVIDER_BAD_RESPONSE);
+    ASSERT_CONTAINS(err.msg, "2024-11-05");
     mg_mcpc_free(c);
     json_decref(a);
 }
