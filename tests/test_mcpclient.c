@@ -324,3 +324,41 @@ TEST(mcpclient_stdio_silent_and_dead_servers)
     mg_mcpc_free(c);
     json_decref(a);
 }
+
+TEST(mcpclient_memgate_as_its_own_provider_does_not_loop)
+{
+    const char *bin = getenv("MEMGATE_BIN");
+    ASSERT(bin);
+    char *home = mg_t_tmpdir(), *repo = mg_t_tmpdir();
+    const char *src = "int loop_guard_word(void) { return 1; }\n";
+    mg_t_write(repo, "a.c", src, strlen(src));
+    const char *idx[] = {"index", repo, "--name", "self", "--quiet", NULL};
+    struct mg_t_out o = mg_t_run(repo, home, idx);
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+    /* the config names this very memgate (same home) as its provider */
+    char cfg[8192];
+    int n = snprintf(cfg, sizeof(cfg),
+                     "mcp_provider.self.command = /usr/bin/env\n"
+                     "mcp_provider.self.args = [\"MEMGATE_HOME=%s\", \"%s\", \"mcp\"]\n"
+                     "mcp_provider.self.tool = search_code\n"
+                     "mcp_provider.self.arguments = {\"query\": \"{query}\", \"repo\": \"self\"}\n"
+                     "mcp_provider.self.result = json:/results\n"
+                     "mcp_provider.self.repos = self\n",
+                     home, bin);
+    mg_t_write(home, "config", cfg, (size_t)n);
+    char args[8192];
+    snprintf(args, sizeof(args), "[\"MEMGATE_HOME=%s\", \"%s\", \"mcp\"]", home, bin);
+    struct mg_mcp_provider_cfg p = stdio_cfg("/usr/bin/env", args, 8000);
+    struct mg_mcpc *c = mg_mcpc_new(&p, NULL);
+    json_t *a = json_pack("{s:s, s:s}", "query", "loop_guard_word", "repo", "self"), *res = NULL;
+    struct mg_err err = {0};
+    /* the memgate started here is a provider (depth 1): it answers from its own index and starts none */
+    ASSERT_EQ_INT(mg_mcpc_call(c, "search_code", a, 0, &res, &err), 0);
+    json_t *sc = json_object_get(res, "structuredContent");
+    if (json_array_size(json_object_get(sc, "results")) < 1) FAIL("%s", json_dumps(res, 0));
+    ASSERT(!json_object_get(sc, "providers"));
+    json_decref(res);
+    json_decref(a);
+    mg_mcpc_free(c);
+}

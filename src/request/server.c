@@ -8,6 +8,7 @@
 #include "code/code.h"
 #include "memory/memory.h"
 #include "code/mcpcode.h"
+#include "util/mcpc.h"
 #include "request/gate.h"
 #include "security/audit.h"
 #include "security/token.h"
@@ -36,6 +37,11 @@ int mg_server_open(struct mg_server *srv, const struct mg_config *cfg, unsigned 
     if (mg_code_builtin_open(&srv->cfg, flags & MG_SERVER_WATCH, &srv->providers.code, err) != 0 ||
         mg_memory_builtin_open(&srv->cfg, &srv->providers, err) != 0 || mg_audit_open(&srv->cfg, &srv->audit, err) != 0)
         goto fail;
+    if (srv->cfg.n_mcp_providers > 0 && mg_mcpc_depth() > 0) { /* started as a provider itself: no loops */
+        fprintf(stderr, "memgate: note: started as another memgate's MCP provider (MEMGATE_PROVIDER_DEPTH): its "
+                        "own mcp_provider entries are not used\n");
+        srv->cfg.n_mcp_providers = 0;
+    }
     for (int i = 0; i < srv->cfg.n_mcp_providers; i++) { /* started on first use */
         if (mg_mcp_code_open(&srv->cfg, i, &srv->providers.ext_code[i], err) != 0) goto fail;
         srv->providers.next_code = i + 1;

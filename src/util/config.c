@@ -407,6 +407,7 @@ static int load_file(struct mg_config *c, const char *path, int required, bool *
 /* The MEMGATE_* variables that are not settings (without the prefix). */
 static const char *const env_other[] = {
     "HOME", "CONFIG", "MASTER_KEY", "INSTANCE_ID", "VERBOSE",
+    "PROVIDER_DEPTH", /* set by memgate for the MCP servers it starts (util/mcpc.h) */
     /* test seams (docs/config.md) */
     "TEST_COMMIT_BYTES", "TEST_MIN_REINDEX_INTERVAL", "TEST_WATCH_LIMIT", "TEST_V1_DELAY_MS",
     /* the test and bench harnesses' own (tests/, scripts/, bench/): set around memgate, not read by it */

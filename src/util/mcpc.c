@@ -45,6 +45,13 @@ struct mg_mcpc {
 
 static int64_t now_ms(void) { return (int64_t)mg_clock_ms(); }
 
+int mg_mcpc_depth(void)
+{
+    const char *d = getenv("MEMGATE_PROVIDER_DEPTH");
+    int v = d ? atoi(d) : 0;
+    return v < 0 ? 0 : v > 100 ? 100 : v;
+}
+
 /* ---- parsing --------------------------------------------------------------------------------------------- */
 
 int mg_mcpc_parse_message(const char *msg, size_t len, json_int_t id, json_t **result, struct mg_err *err)
@@ -225,13 +232,31 @@ static int spawn(struct mg_mcpc *c, struct mg_err *err)
         return mg_err_set(err, MG_E_PROVIDER_UNAVAILABLE, "cannot make pipes for the server: %s", strerror(e));
     }
     signal(SIGPIPE, SIG_IGN); /* a server that dies while we write: EPIPE, not a signal */
+    /* its environment: ours, and how deep in a chain of memgates it is (a memgate started as a provider
+     * starts none of its own: mg_mcpc_depth) */
+    extern char **environ;
+    size_t ne = 0;
+    while (environ[ne]) ne++;
+    char **envp = calloc(ne + 2, sizeof(char *)), depth[48];
+    if (!envp) {
+        for (int i = 0; i < 2; i++) close(pin[i]), close(pout[i]), close(perr[i]);
+        free(argv);
+        json_decref(args);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < ne; i++)
+        if (strncmp(environ[i], "MEMGATE_PROVIDER_DEPTH=", 23) != 0) envp[k++] = environ[i];
+    snprintf(depth, sizeof(depth), "MEMGATE_PROVIDER_DEPTH=%d", mg_mcpc_depth() + 1);
+    envp[k++] = depth;
+    envp[k] = NULL;
     pid_t pid = fork();
     if (pid == 0) {
         setpgid(0, 0);
         dup2(pin[0], 0);
         dup2(pout[1], 1);
         dup2(perr[1], 2);
-        execvp(argv[0], argv);
+        execvpe(argv[0], argv, envp);
         dprintf(2, "memgate: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
@@ -240,6 +265,7 @@ static int spawn(struct mg_mcpc *c, struct mg_err *err)
     close(pout[1]);
     close(perr[1]);
     free(argv);
+    free(envp);
     json_decref(args);
     if (pid < 0) {
         close(pin[1]);

@@ -52,6 +52,11 @@ int mg_mcpc_call(struct mg_mcpc *c, const char *tool, json_t *arguments, int64_t
                  struct mg_err *err);
 /* Kill a running server (its process group) and free c. */
 void mg_mcpc_free(struct mg_mcpc *c);
+/* How deep this process is in a chain of stdio providers: every server
+ * memgate starts gets MEMGATE_PROVIDER_DEPTH one higher than its own (0
+ * when unset). A memgate whose depth is 1 or more opens no providers of its
+ * own, so a config that names memgate as its own provider cannot loop. */
+int mg_mcpc_depth(void);
 /* The pid of the running stdio server, 0 when none (for tests). */
 int mg_mcpc_pid(struct mg_mcpc *c);
 
