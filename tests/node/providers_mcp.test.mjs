@@ -36,7 +36,8 @@ const EVERY_JS = path.join(NODE_DIR, 'node_modules', '@modelcontextprotocol', 's
 const HOSTILE_JS = path.join(NODE_DIR, 'lib', 'hostile_mcp.mjs');
 const SECRET = 'ghp_' + 'Zq8Xw2Lk9Vb4Nm7Pc1Rt6Ys3Ud5Fg0Hj2Ka9';
 
-let world, peer, A, B, C, serve, peerServe, everyHttp, client, hostileLog;
+const HOSTILE_TOKEN = 'hostile-bearer-Qm9vYmFy-do-not-log';
+let world, peer, A, B, C, serve, peerServe, everyHttp, hostileHttp, client, hostileLog;
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -97,6 +98,16 @@ before(async () => {
   everyHttp = spawn(NODE22, [EVERY_JS, 'streamableHttp'], { env: { ...world.env, PORT: String(port) }, stdio: 'ignore' });
   await waitHttp(`http://127.0.0.1:${port}/mcp`);
 
+  // the hostile server over Streamable HTTP, with a token
+  const hport = await freePort();
+  hostileHttp = spawn(NODE22, [HOSTILE_JS, path.join(B.root, 'src', 'main.c'), String(hport)], {
+    env: { ...world.env, HOSTILE_TOKEN },
+    stdio: 'ignore',
+  });
+  await waitHttp(`http://127.0.0.1:${hport}/mcp`);
+  const hostileTokenFile = path.join(world.dir, 'hostile.token');
+  fs.writeFileSync(hostileTokenFile, HOSTILE_TOKEN + '\n', { mode: 0o600 });
+
   const peerEnv = Object.entries(peer.env)
     .filter(([k]) => k.startsWith('MEMGATE_'))
     .map(([k, v]) => `${k}=${v}`);
@@ -145,6 +156,13 @@ before(async () => {
     'mcp_provider.hostile.repos = alpha',
     'mcp_provider.hostile.timeout_ms = 1500',
     'mcp_provider.hostile.max_bytes = 1M',
+    `mcp_provider.hostilehttp.url = http://127.0.0.1:${hport}/mcp`,
+    `mcp_provider.hostilehttp.token_file = ${hostileTokenFile}`,
+    'mcp_provider.hostilehttp.tool = find',
+    'mcp_provider.hostilehttp.result = json:/hits;text=text',
+    'mcp_provider.hostilehttp.repos = alpha',
+    'mcp_provider.hostilehttp.timeout_ms = 1500',
+    'mcp_provider.hostilehttp.max_bytes = 1M',
   ];
   fs.writeFileSync(path.join(world.home, 'config'), lines.join('\n') + '\n');
   serve = await startServe(world, [], { HOSTILE_LOG: hostileLog });
@@ -154,6 +172,7 @@ before(async () => {
 after(async () => {
   await client?.close().catch(() => {});
   everyHttp?.kill('SIGKILL');
+  hostileHttp?.kill('SIGKILL');
   try {
     await shutdown([], serve);
   } finally {
@@ -236,6 +255,7 @@ describe('a hostile server', () => {
     const r = await call(client.client, 'search_code', { query: 'zzgood', repo: 'alpha' });
     assert.ok(r.ok, r.text);
     assert.equal(status(r.data, 'hostile')?.status, 'ok');
+    assert.equal(status(r.data, 'hostilehttp')?.status, 'ok', JSON.stringify(r.data.providers));
     const h = r.data.results.find((x) => x.provider === 'hostile');
     assert.equal(h?.snippet, 'hostile hit zzgood', JSON.stringify(r.data.results));
     assert.equal(h.source, 'hostile:src/util.py:1');
@@ -249,23 +269,30 @@ describe('a hostile server', () => {
     ['die', 'unavailable'],
   ]) {
     test(`${query}: the search degrades to memgate’s own results and says so (${want})`, async () => {
-      const before = providerErrors((await metrics(serve)).values, 'hostile');
+      const m0 = (await metrics(serve)).values;
+      const before = providerErrors(m0, 'hostile');
+      const beforeHttp = providerErrors(m0, 'hostilehttp');
       const t0 = Date.now();
       const bad = await call(client.client, 'search_code', { query, repo: 'alpha' });
       assert.ok(bad.ok, bad.text);
       const s = status(bad.data, 'hostile');
       assert.equal(s?.status, want, JSON.stringify(bad.data.providers));
       assert.match(s.message, /memgate's own/);
+      // over HTTP the same; a dropped connection is "unavailable" too
+      assert.equal(status(bad.data, 'hostilehttp')?.status, want, JSON.stringify(bad.data.providers));
       assert.ok(!bad.data.results.some((h) => h.provider), JSON.stringify(bad.data.results));
       assert.ok(Date.now() - t0 < 8000, 'bounded by the timeout');
       assert.ok(!JSON.stringify(bad.data).includes(SECRET));
-      const afterV = providerErrors((await metrics(serve)).values, 'hostile');
+      const m1 = (await metrics(serve)).values;
+      const afterV = providerErrors(m1, 'hostile');
       assert.equal(afterV, before + 1, `memgate_provider_errors_total{provider="hostile"} ${before} -> ${afterV}`);
+      assert.equal(providerErrors(m1, 'hostilehttp'), beforeHttp + 1);
       if (query === 'die') await sleep(1200); // the restart backoff
       else await sleep(50);
       // and it answers again afterwards (restarted when it had to be)
       const again = await call(client.client, 'search_code', { query: 'zzagain', repo: 'alpha' });
       assert.equal(status(again.data, 'hostile')?.status, 'ok', JSON.stringify(again.data.providers));
+      assert.equal(status(again.data, 'hostilehttp')?.status, 'ok', JSON.stringify(again.data.providers));
     });
   }
 
@@ -313,5 +340,15 @@ describe('a hostile server', () => {
       .filter((e) => e.op === 'search_code' && e.parts?.['mcp.hostile'] !== undefined);
     assert.ok(ev.length > 0, out.slice(-2000));
     assert.ok(!out.includes(SECRET));
+  });
+
+  test('the bearer token is never in the audit log, the logs or an answer', async () => {
+    const audit = execFileSync(MEMGATE_BIN, ['audit', '--json', '--limit', '0'], { env: world.env, encoding: 'utf8' });
+    assert.ok(!audit.includes(HOSTILE_TOKEN));
+    assert.ok(!serve.stderr().includes(HOSTILE_TOKEN), serve.stderr().slice(-2000));
+    const logs = path.join(world.home, 'logs');
+    for (const f of fs.existsSync(logs) ? fs.readdirSync(logs) : [])
+      assert.ok(!fs.readFileSync(path.join(logs, f), 'utf8').includes(HOSTILE_TOKEN), f);
+    assert.match(serve.stderr(), /provider hostilehttp: error\[provider_timeout\]/);
   });
 });

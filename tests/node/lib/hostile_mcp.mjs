@@ -12,15 +12,20 @@
 //   otherwise   one hit on src/util.py, lines 1-3, snippet "hostile hit QUERY"
 // argv[2], when given, is the other repo's file used by `escape`. Every
 // call appends "call QUERY" to $HOSTILE_LOG when set (so a test can see it
-// was not asked).
+// was not asked). With argv[3] = PORT it serves Streamable HTTP on
+// 127.0.0.1:PORT/mcp instead (JSON answers), requires the bearer token
+// $HOSTILE_TOKEN and the Mcp-Session-Id it gave; there `die` drops the
+// connection mid-answer.
 import fs from 'node:fs';
+import http from 'node:http';
 
 const otherFile = process.argv[2] || '/nonexistent';
 const SECRET = 'ghp_' + 'Zq8Xw2Lk9Vb4Nm7Pc1Rt6Ys3Ud5Fg0Hj2Ka9';
 let buf = '';
+let out = (text) => process.stdout.write(text); // where answers go (stdio; per request over HTTP)
 
 function send(msg) {
-  process.stdout.write(JSON.stringify(msg) + '\n');
+  out(JSON.stringify(msg) + '\n');
 }
 
 function hits(list) {
@@ -33,12 +38,14 @@ function answer(id, query) {
     case 'slow':
       return; // never
     case 'die':
+      if (out.die) return out.die();
       process.stdout.write('{"jsonrpc":"2.0","id":' + id + ',"resu', () => process.exit(3));
       return;
     case 'malformed':
-      process.stdout.write('{this is not json]\n');
+      out('{this is not json]\n');
       return;
     case 'flood': {
+      if (out.flood) return out.flood();
       const chunk = 'A'.repeat(1 << 16);
       let n = 0;
       const more = () => {
@@ -95,8 +102,46 @@ function onMessage(m) {
   if (m.id !== undefined && m.method) send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'no' } });
 }
 
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (d) => {
+if (process.argv[3]) {
+  const token = process.env.HOSTILE_TOKEN;
+  const sessions = new Set();
+  http
+    .createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        if (req.headers.authorization !== `Bearer ${token}`) return res.writeHead(401).end();
+        let m;
+        try {
+          m = JSON.parse(body);
+        } catch {
+          return res.writeHead(400).end();
+        }
+        if (m.method !== 'initialize' && !sessions.has(req.headers['mcp-session-id'])) return res.writeHead(404).end();
+        if (m.id === undefined) return res.writeHead(202).end();
+        out = (text) => res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+        out.die = () => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.write('{"jsonrpc":"2.0","id":');
+          setTimeout(() => res.socket.destroy(), 50);
+        };
+        out.flood = () => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"jsonrpc":"2.0","id":' + m.id + ',"result":{"x":"' + 'A'.repeat(3 << 20) + '"}}');
+        };
+        if (m.method === 'initialize') {
+          const sid = `s-${Math.random().toString(36).slice(2)}`;
+          sessions.add(sid);
+          res.setHeader('mcp-session-id', sid);
+        }
+        if (m.method === 'tools/call') return answer(m.id, String(m.params?.arguments?.query ?? ''));
+        onMessage(m);
+      });
+    })
+    .listen(Number(process.argv[3]), '127.0.0.1');
+} else {
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (d) => {
   buf += d;
   let nl;
   while ((nl = buf.indexOf('\n')) >= 0) {
@@ -109,5 +154,6 @@ process.stdin.on('data', (d) => {
       process.stderr.write(`hostile: bad line: ${e}\n`);
     }
   }
-});
-process.stdin.on('end', () => process.exit(0));
+  });
+  process.stdin.on('end', () => process.exit(0));
+}
