@@ -103,7 +103,10 @@ void mg_ext_fuse(struct mg_ext_run *r, struct mg_items *own, size_t limit)
     if (!v) return; /* out of memory: memgate's own results stand */
     int k = r->one[0].x->srv->cfg.hybrid_rrf_k;
     size_t n = 0;
-    for (size_t i = 0; i < own->n; i++) v[n++] = (struct fused){own->v[i], mg_rrf(1, k, (double)(i + 1)), n};
+    for (size_t i = 0; i < own->n; i++) {
+        v[n] = (struct fused){own->v[i], mg_rrf(1, k, (double)(i + 1)), n};
+        n++;
+    }
     for (int p = 0; p < r->n; p++) {
         struct mg_items *l = &r->one[p].items;
         for (size_t i = 0; i < l->n; i++) {
