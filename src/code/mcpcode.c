@@ -118,8 +118,11 @@ static int mc_search(void *self, const struct mg_pcall *pc, const struct mg_code
         struct collect c = {m, pc, r, root, strlen(root), scope, pc->scope->nlangs > 0, out, false};
         size_t over = 0, max = (size_t)m->cfg->max_items;
         if (q->limit > 0 && (size_t)q->limit < max) max = (size_t)q->limit;
+        size_t before = out->n + (size_t)out->ext_dropped;
         rc = mg_mcpmap_hits(&m->map, res, max, &over, on_hit, &c, err);
         json_decref(res);
+        /* the hits it answered, past max too (out->total: -1 until the first repo's call) */
+        out->total = (out->total > 0 ? out->total : 0) + (int64_t)(out->n + (size_t)out->ext_dropped - before + over);
         if (rc == 0 && c.failed) rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
     }
     mg_globset_free(&scope);

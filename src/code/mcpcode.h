@@ -12,7 +12,9 @@
  * secret file (index/walk.h: mg_is_secret_name) or one under .git/, or
  * that the request's scope does not allow (its globs and excludes; with a
  * languages filter every external hit, as their language is not known), is
- * dropped and counted in out->ext_dropped, never served. Failures are the
+ * dropped and counted in out->ext_dropped, never served. At most
+ * max_items hits (and the query's limit) are kept; out->total counts every
+ * hit the answers held. Failures are the
  * client's (util/mcpc.h): provider_timeout, provider_unavailable,
  * provider_bad_response, provider_too_large.
  */

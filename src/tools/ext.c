@@ -157,8 +157,9 @@ json_t *mg_ext_status(struct mg_ext_run *r)
             const char *c = o->err.code ? o->err.code : "";
             status = strncmp(c, "provider_", 9) == 0 ? c + 9 : "error";
         }
-        json_t *s = json_pack("{s:s, s:s, s:I, s:I, s:f}", "name", name, "status", status, "results",
-                              (json_int_t)o->got, "dropped", (json_int_t)o->items.ext_dropped, "took_ms",
+        json_t *s = json_pack("{s:s, s:s, s:I, s:I, s:I, s:f}", "name", name, "status", status, "results",
+                              (json_int_t)o->got, "answered", (json_int_t)(o->items.total > 0 ? o->items.total : 0),
+                              "dropped", (json_int_t)o->items.ext_dropped, "took_ms",
                               (double)(long long)(o->took_ms * 10 + 0.5) / 10);
         if (s && o->rc != 0) {
             /* the sentence may quote what the server sent: served only redacted */

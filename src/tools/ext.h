@@ -50,8 +50,9 @@ void mg_ext_start(struct mg_ctx *x, const struct mg_code_query *q, struct mg_ext
 void mg_ext_join(struct mg_ext_run *r);
 /* Fuse the providers' hits into own (cut to limit); their gate counts join own's. */
 void mg_ext_fuse(struct mg_ext_run *r, struct mg_items *own, size_t limit);
-/* [{"name", "status": ok | timeout | unavailable | bad_response | too_large | error, "results",
- *   "dropped", "took_ms", "message"?}] (NULL when no provider ran). */
+/* [{"name", "status": ok | timeout | unavailable | bad_response | too_large | error, "results" (served),
+ *   "answered" (hits its answers held, past max_items too), "dropped", "took_ms", "message"?}] (NULL when
+ *   no provider ran). */
 json_t *mg_ext_status(struct mg_ext_run *r);
 void mg_ext_release(struct mg_ext_run *r);
 

@@ -41,6 +41,7 @@ struct mg_mcpc {
     int backoff_ms;
     /* http */
     char session[256];
+    bool session_lost;       /* the server answered 404 to our session: initialize again */
 };
 
 static int64_t now_ms(void) { return (int64_t)mg_clock_ms(); }
@@ -516,6 +517,7 @@ static int http_post(struct mg_mcpc *c, json_t *msg, json_int_t id, bool notific
                    cerr[0] ? cerr : curl_easy_strerror(cc));
     } else if (status == 404 && c->session[0]) {
         mg_err_set(err, MG_E_PROVIDER_UNAVAILABLE, "the server ended the session (HTTP 404)");
+        c->session_lost = true;
         c->ready = false;
         c->session[0] = 0;
     } else if (status == 401 || status == 403) {
@@ -627,6 +629,13 @@ int mg_mcpc_call(struct mg_mcpc *c, const char *tool, json_t *arguments, int64_t
         json_t *params = json_pack("{s:s, s:O}", "name", tool, "arguments", arguments);
         rc = params ? request(c, "tools/call", params, deadline, &budget, result, err)
                     : mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        /* the server forgot our session (it restarted, or expired it): a new one, and the call once more */
+        if (rc != 0 && params && c->session_lost) {
+            c->session_lost = false;
+            memset(err, 0, sizeof(*err));
+            rc = initialize(c, deadline, &budget, err);
+            if (rc == 0) rc = request(c, "tools/call", params, deadline, &budget, result, err);
+        }
         json_decref(params);
     }
     if (rc == 0) {

@@ -296,6 +296,13 @@ describe('a hostile server', () => {
     });
   }
 
+  test('over HTTP, a server that lost the session gets a new one and the call again', async () => {
+    const r = await call(client.client, 'search_code', { query: 'forget', repo: 'alpha' });
+    assert.ok(r.ok, r.text);
+    assert.equal(status(r.data, 'hostilehttp')?.status, 'ok', JSON.stringify(r.data.providers));
+    assert.equal(status(r.data, 'hostilehttp')?.results, 1, JSON.stringify(r.data.providers));
+  });
+
   test('a secret in its answer is redacted in what memgate serves', async () => {
     const r = await call(client.client, 'search_code', { query: 'secret', repo: 'alpha' });
     assert.ok(r.ok, r.text);
@@ -318,6 +325,7 @@ describe('a hostile server', () => {
     const s = status(r.data, 'hostile');
     assert.equal(s.status, 'ok');
     assert.equal(s.dropped, 4, JSON.stringify(s));
+    assert.equal(s.answered, 5, JSON.stringify(s));
     const mine = r.data.results.filter((x) => x.provider === 'hostile');
     assert.deepEqual(mine.map((x) => x.path), ['src/util.py'], JSON.stringify(mine));
     const text = JSON.stringify(r.data);

@@ -15,7 +15,7 @@
 // was not asked). With argv[3] = PORT it serves Streamable HTTP on
 // 127.0.0.1:PORT/mcp instead (JSON answers), requires the bearer token
 // $HOSTILE_TOKEN and the Mcp-Session-Id it gave; there `die` drops the
-// connection mid-answer.
+// connection mid-answer, and `forget` loses every session once (404).
 import fs from 'node:fs';
 import http from 'node:http';
 
@@ -105,6 +105,7 @@ function onMessage(m) {
 if (process.argv[3]) {
   const token = process.env.HOSTILE_TOKEN;
   const sessions = new Set();
+  let forgotten = false;
   http
     .createServer((req, res) => {
       let body = '';
@@ -116,6 +117,11 @@ if (process.argv[3]) {
           m = JSON.parse(body);
         } catch {
           return res.writeHead(400).end();
+        }
+        // `forget`: the server loses every session once (as a restarted server does)
+        if (m.method === 'tools/call' && m.params?.arguments?.query === 'forget' && !forgotten) {
+          forgotten = true;
+          sessions.clear();
         }
         if (m.method !== 'initialize' && !sessions.has(req.headers['mcp-session-id'])) return res.writeHead(404).end();
         if (m.id === undefined) return res.writeHead(202).end();
