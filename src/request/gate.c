@@ -658,6 +658,8 @@ int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target
         mg_items_release(out);
         free(visible);
         if (!err->code) mg_err_set(err, MG_E_INTERNAL, "%s failed without saying why", op->name);
+        /* an external provider's failure does not fail the request: its part is in the audit event, empty */
+        if (mg_op_unpaged(op)) record_part(x, op, out);
         return -1;
     }
     guardrail(x, repos, nrepos, op->repos != MG_REPOS_NONE, out);

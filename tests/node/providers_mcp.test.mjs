@@ -347,6 +347,9 @@ describe('a hostile server', () => {
       .map((l) => JSON.parse(l))
       .filter((e) => e.op === 'search_code' && e.parts?.['mcp.hostile'] !== undefined);
     assert.ok(ev.length > 0, out.slice(-2000));
+    // a failed call too (the slow one): its part is there, with no results
+    assert.ok(ev.some((e) => e.subject === 'slow' || e.query === 'slow' ? e.parts['mcp.hostile'] === 0 : false),
+      JSON.stringify(ev.slice(0, 3)));
     assert.ok(!out.includes(SECRET));
   });
 
