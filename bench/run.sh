@@ -23,7 +23,9 @@
 #   - then bench/scan.sh (secret scanner), bench/watch_bench.py (the live
 #     index: save-to-search latency idle and under load, the watcher's RSS
 #     and idle CPU, a git checkout of 1,000 files), bench/nav_bench.py (references
-#     against GNU Global: recall, precision, latency), bench/nav_ts_bench.py (the
+#     against GNU Global: recall, precision, latency), bench/provider_latency.py
+#     (an external MCP provider's overhead on search_code and get_context,
+#     p50/p99 with and without it), bench/nav_ts_bench.py (the
 #     same in TypeScript, on zod's sources from npm, against the TypeScript
 #     compiler), bench/cold_hybrid.py (a cold server's first hybrid query
 #     and the CLI's hybrid search as a whole process, against the CLI's
@@ -278,6 +280,9 @@ MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/nav_bench.p
 # ---- the command line as a whole process, beside `global -d` (runs alone too) ---------
 echo
 MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/cli_latency.py"
+
+# ---- an external MCP provider's latency overhead on search_code and get_context (runs alone too)
+MEMGATE_BIN="$BIN" python3 "$here/bench/provider_latency.py"
 
 # ---- code navigation in TypeScript against the TypeScript compiler (runs alone too) ----
 [ -f "$here/bench/nav-ts/node_modules/typescript/package.json" ] || { echo "bench: the TypeScript compiler is missing from bench/nav-ts; run 'scripts/setup.sh --bench'" >&2; exit 1; }

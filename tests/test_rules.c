@@ -50,8 +50,11 @@ static const struct {
 } exceptions[] = {
     {"request/server.c", "code/code.h"},     /* opens the built-in code provider */
     {"request/server.c", "memory/memory.h"}, /* ... and the memory providers */
+    {"request/server.c", "code/mcpcode.h"},  /* ... and the external MCP code providers */
+    {"request/server.c", "memory/mem0.h"},   /* ... and Mem0 for session memory */
     {"tools/", "index/lang.h"},              /* the languages a search may name */
     {"cli/cmd_scan.c", "index/walk.h"},      /* memgate scan walks a tree as the indexer does */
+    {"cli/cmd_status.c", "embed/embed.h"},   /* memgate status names the embedder the settings choose */
 };
 
 static const char *layer_of(const char *rel, char *dir, size_t cap)

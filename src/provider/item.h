@@ -41,7 +41,8 @@
  * the type carries).
  *
  * Attribution: the gate sets item->source from the type's source field and
- * line field ("path:line"), or "<prefix>:<label>" ("note:deploy-steps").
+ * line field ("path:line"), or "<prefix>:<label>" ("note:deploy-steps");
+ * a code hit an external provider found is "<provider>:path:line".
  */
 #ifndef MG_ITEM_H
 #define MG_ITEM_H
@@ -174,6 +175,10 @@ struct mg_items {
     int semantic_loading;
     uint64_t vectors_loaded, vectors_total;
     const char *semantic_error;    /* hybrid answered by words: the embedder's error code (static), or NULL */
+    /* an external provider's hits it did not serve: paths outside the repo
+     * root, not a file of it, or outside the request's scope (dropped by the
+     * provider, never served; not an isolation drop) */
+    int64_t ext_dropped;
 };
 
 void mg_items_init(struct mg_items *l);

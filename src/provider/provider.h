@@ -83,6 +83,8 @@ struct mg_code_hit {
     /* hybrid: the hit's place (1-based) in the lexical, semantic and symbol
      * lists it was fused from, 0 when not in one (numbers, not rendered) */
     int64_t rank_lexical, rank_semantic, rank_symbol;
+    /* label: the external provider that found it (code/mcpcode.h); NULL: memgate's own index */
+    char *provider;
 };
 extern const struct mg_item_type mg_item_code_hit;
 
@@ -589,6 +591,9 @@ struct mg_profiles_provider {
 
 struct mg_providers {
     struct mg_code_provider code;
+    /* external MCP servers as code providers (code/mcpcode.h): search only */
+    struct mg_code_provider ext_code[MG_MCP_PROVIDERS_MAX];
+    int next_code;
     struct mg_notes_provider notes;
     struct mg_sessions_provider sessions;
     struct mg_entities_provider entities;

@@ -34,6 +34,7 @@ static const struct mg_field code_hit_fields[] = {
     MG_FIELD(struct mg_code_hit, body, MG_F_TEXT),
     MG_FIELD_F(struct mg_code_hit, body_start_line, MG_F_INT, MG_F_OMIT0),
     MG_FIELD_F(struct mg_code_hit, body_end_line, MG_F_INT, MG_F_OMIT0),
+    MG_FIELD(struct mg_code_hit, provider, MG_F_LABEL), /* an external provider's name (source "<it>:path:line") */
 };
 const struct mg_item_type mg_item_code_hit = {"code", sizeof(struct mg_code_hit), code_hit_fields,
                                               N(code_hit_fields), CODE_OWNER, 1, 4, NULL};

@@ -371,11 +371,13 @@ static void attribute(struct mg_item *it)
     char what[MG_LABEL_MAX + 32] = "";
     if (f->kind == MG_F_INT) snprintf(what, sizeof(what), "%lld", (long long)mg_item_int(it, f));
     else if (f->kind == MG_F_LABEL && *mg_item_text(it, f)) snprintf(what, sizeof(what), "%s", *mg_item_text(it, f));
+    const char *origin = t == &mg_item_code_hit ? ((struct mg_code_hit *)it)->provider : NULL;
     if (t->source_prefix) {
         snprintf(buf, sizeof(buf), "%s:%s", t->source_prefix, what);
     } else {
         long long line = t->line_field >= 0 ? (long long)mg_item_int(it, &t->fields[t->line_field]) : 1;
-        snprintf(buf, sizeof(buf), "%s:%lld", what, line > 0 ? line : 1);
+        if (origin && *origin) snprintf(buf, sizeof(buf), "%.64s:%s:%lld", origin, what, line > 0 ? line : 1);
+        else snprintf(buf, sizeof(buf), "%s:%lld", what, line > 0 ? line : 1);
     }
     free(it->source);
     it->source = strdup(buf);
@@ -656,16 +658,20 @@ int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target
         mg_items_release(out);
         free(visible);
         if (!err->code) mg_err_set(err, MG_E_INTERNAL, "%s failed without saying why", op->name);
+        /* an external provider's failure does not fail the request: its part is in the audit event, empty */
+        if (mg_op_unpaged(op)) record_part(x, op, out);
         return -1;
     }
     guardrail(x, repos, nrepos, op->repos != MG_REPOS_NONE, out);
     free(visible);
     /* a page of the list: the items before it and past it go before they are cleaned */
-    x->page.got = out->n;
-    for (size_t k = 0; k < x->page.skip && out->n > 0; k++) mg_items_remove(out, 0);
-    x->page.more = x->page.keep > 0 && out->n > x->page.keep;
-    while (x->page.keep > 0 && out->n > x->page.keep) mg_items_remove(out, out->n - 1);
-    x->page.skip = x->page.keep = 0;
+    if (!mg_op_unpaged(op)) { /* an external provider's part runs beside the paged search */
+        x->page.got = out->n;
+        for (size_t k = 0; k < x->page.skip && out->n > 0; k++) mg_items_remove(out, 0);
+        x->page.more = x->page.keep > 0 && out->n > x->page.keep;
+        while (x->page.keep > 0 && out->n > x->page.keep) mg_items_remove(out, out->n - 1);
+        x->page.skip = x->page.keep = 0;
+    }
     clean_items(x, out);
     if (x->srv->on_indexed && (op == &mg_op_code_index || op == &mg_op_code_reindex))
         for (size_t i = 0; i < out->n; i++) {

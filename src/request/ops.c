@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "request/resolve.h"
+#include "request/server.h"
 
 #define P_CODE(op) (p->code.ops->op)
 #define SELF(which) (p->which.self)
@@ -94,6 +95,29 @@ static int allow_index(struct mg_ctx *x, const void *args, struct mg_err *err)
         return mg_err_set(err, MG_E_SCOPE_FORBIDDEN, "'%s' is not one of your indexed repos; indexing a new "
                           "directory needs an admin token", q->path);
     return 0;
+}
+
+static int r_ext_search(const struct mg_providers *p, const struct mg_pcall *pc, const void *a, struct mg_items *out,
+                        struct mg_err *err)
+{
+    const struct mg_ext_search_args *e = a;
+    const struct mg_code_provider *cp = &p->ext_code[e->provider];
+    return cp->ops->search(cp->self, pc, e->q, out, err);
+}
+
+int mg_ext_providers(const struct mg_server *srv)
+{
+    return srv->providers.next_code;
+}
+
+void mg_op_ext_search(const struct mg_server *srv, int i, struct mg_op *op)
+{
+    *op = (struct mg_op){srv->ext_op_names[i], MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_ext_search, NULL};
+}
+
+bool mg_op_unpaged(const struct mg_op *op)
+{
+    return op->run == r_ext_search;
 }
 
 const struct mg_op mg_op_code_search = {"code.search", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_search, NULL};

@@ -36,6 +36,19 @@ extern const struct mg_op mg_op_code_search, mg_op_code_symbols, mg_op_code_read
     mg_op_code_repos, mg_op_code_status, mg_op_code_status_all, mg_op_code_index, mg_op_code_reindex, mg_op_code_remove,
     mg_op_code_settings, mg_op_code_configure;
 
+/* External code providers (code/mcpcode.h; issue 21, part mcpclient):
+ * the search of srv's external provider i, an operation of its own (level
+ * read, repos scope, unpaged) named "mcp.<name>" in the audit record. */
+struct mg_server;
+struct mg_ext_search_args {
+    int provider;
+    const struct mg_code_query *q;
+};
+int mg_ext_providers(const struct mg_server *srv);
+void mg_op_ext_search(const struct mg_server *srv, int i, struct mg_op *op);
+/* op never takes the request's page window (x->page): an external search */
+bool mg_op_unpaged(const struct mg_op *op);
+
 /* Arguments of the memory operations; each uses the fields named. */
 struct mg_mem_args {
     const char *session;                /* the conversation's durable id: sessions.*, entities.add/search */

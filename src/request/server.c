@@ -1,12 +1,15 @@
 /* server.c — see server.h. */
 #include "request/server.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "code/code.h"
 #include "memory/mem0.h"
 #include "memory/memory.h"
+#include "code/mcpcode.h"
+#include "util/mcpc.h"
 #include "request/gate.h"
 #include "security/audit.h"
 #include "security/token.h"
@@ -18,6 +21,8 @@ static void close_providers(struct mg_providers *p)
     if (p->sessions.ops) p->sessions.ops->close(p->sessions.self);
     if (p->entities.ops) p->entities.ops->close(p->entities.self);
     if (p->profiles.ops) p->profiles.ops->close(p->profiles.self);
+    for (int i = 0; i < p->next_code; i++)
+        if (p->ext_code[i].ops) p->ext_code[i].ops->close(p->ext_code[i].self);
     memset(p, 0, sizeof(*p));
 }
 
@@ -40,6 +45,16 @@ int mg_server_open(struct mg_server *srv, const struct mg_config *cfg, unsigned 
         mg_err_set(err, MG_E_CONFIG, "sessions_provider must be builtin or mem0, not '%.32s'",
                    srv->cfg.sessions_provider);
         goto fail;
+    }
+    if (srv->cfg.n_mcp_providers > 0 && mg_mcpc_depth() > 0) { /* started as a provider itself: no loops */
+        fprintf(stderr, "memgate: note: started as another memgate's MCP provider (MEMGATE_PROVIDER_DEPTH): its "
+                        "own mcp_provider entries are not used\n");
+        srv->cfg.n_mcp_providers = 0;
+    }
+    for (int i = 0; i < srv->cfg.n_mcp_providers; i++) { /* started on first use */
+        if (mg_mcp_code_open(&srv->cfg, i, &srv->providers.ext_code[i], err) != 0) goto fail;
+        srv->providers.next_code = i + 1;
+        snprintf(srv->ext_op_names[i], sizeof(srv->ext_op_names[i]), "mcp.%s", srv->cfg.mcp_providers[i].name);
     }
     if (!(srv->refusals = mg_refusals_new())) {
         mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the refusal table");

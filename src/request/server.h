@@ -34,6 +34,7 @@ struct mg_server {
      * watcher, a webhook); the MCP transports set it to tell their
      * subscriptions/listen streams (mcp/rpc.h). May be NULL. */
     void (*on_indexed)(const char *tenant, const char *repo, long long files, long long changed);
+    char ext_op_names[MG_MCP_PROVIDERS_MAX][40]; /* "mcp.<name>": the audit parts of the external providers */
 };
 
 #define MG_SERVER_TOKENS 0x1u /* open the token store and the rate limiter (HTTP) */

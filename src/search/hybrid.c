@@ -13,6 +13,7 @@
 #include "embed/embed.h"
 #include "search/chunkset.h"
 #include "store/db.h"
+#include "util/rrf.h"
 
 /* ---- natural language ----------------------------------------------------------- */
 
@@ -436,7 +437,7 @@ int mg_rrf_fuse(struct mg_results *const *lists, size_t nlists, int limit, const
                     if (strcmp(v[j].h.path, r->v[i].path) == 0 && strcmp(v[j].h.repo, r->v[i].repo) == 0 &&
                         (best == n || v[j].score > v[best].score))
                         best = j;
-                if (best < n) v[best].score += weight / (k + (double)(i + 1));
+                if (best < n) v[best].score += mg_rrf(weight, k, (double)(i + 1));
                 hit_release(&r->v[i]);
             }
             r->n = 0;
@@ -444,7 +445,7 @@ int mg_rrf_fuse(struct mg_results *const *lists, size_t nlists, int limit, const
         }
         for (size_t i = 0; i < r->n; i++) {
             struct mg_hit *h = &r->v[i];
-            double s = weight / (k + (double)(i + 1));
+            double s = mg_rrf(weight, k, (double)(i + 1));
             size_t j = 0;
             while (j < n && !same_place(&v[j], h, chunk)) j++;
             if (j < n && slot >= 0 && !v[j].ranks[slot]) v[j].ranks[slot] = (int)i + 1;

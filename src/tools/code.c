@@ -8,6 +8,7 @@
 
 #include "request/ops.h"
 #include "tools/args.h"
+#include "tools/ext.h"
 #include "tools/render.h"
 
 #define READ_MAX_LINES 2000 /* read_file: most lines per call */
@@ -48,10 +49,27 @@ static int do_search(struct mg_ctx *x, json_t *args, bool symbols, json_t **resu
     struct mg_target_args ta;
     if (mg_arg_target(args, true, &ta, err) != 0) return -1;
     mg_gate_subject(x, q.query);
+    /* external providers (tools/ext.h): the first page of search_code, beside memgate's own search */
+    struct mg_ext_run ext = {0};
+    bool with_ext = !symbols && offset == 0 && mg_ext_providers(x->srv) > 0;
+    if (with_ext) {
+        if (mg_gate_resolve(x, &ta.t, MG_REPOS_SCOPE, err) != 0) {
+            mg_target_release(&ta);
+            return -1;
+        }
+        struct mg_code_query eq = q;
+        eq.limit = (int)limit;
+        mg_ext_start(x, &eq, &ext);
+    }
     struct mg_items items;
     int rc = mg_gate_run(x, symbols ? &mg_op_code_symbols : &mg_op_code_search, &ta.t, &q, &items, err);
     mg_target_release(&ta);
-    if (rc != 0) return -1;
+    mg_ext_join(&ext);
+    if (rc != 0) {
+        mg_ext_release(&ext);
+        return -1;
+    }
+    mg_ext_fuse(&ext, &items, (size_t)limit);
     /* more: a full page short of search_max_limit, or items the gate left out for the cap (they come next) */
     bool more = (x->page.got >= (size_t)depth && depth < cfg->search_max_limit) || items.omitted > 0;
     *result = json_pack("{s:o, s:f, s:s, s:o, s:o}", "results", mg_render_items(&items), "took_ms",
@@ -63,6 +81,10 @@ static int do_search(struct mg_ctx *x, json_t *args, bool symbols, json_t **resu
         if (items.total_matches_capped) json_object_set_new(*result, "total_matches_capped", json_true());
     }
     mg_render_semantic(*result, &items); /* hybrid answered by words: the vectors are still loading */
+    json_t *providers = mg_ext_status(&ext);
+    if (*result && providers) json_object_set_new(*result, "providers", providers);
+    else json_decref(providers);
+    mg_ext_release(&ext);
     rc = *result ? mg_page_end(x, tool, args, offset, items.n, more, *result, err) : 0;
     mg_items_release(&items);
     return rc;

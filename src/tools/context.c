@@ -39,6 +39,7 @@
 
 #include "request/ops.h"
 #include "tools/args.h"
+#include "tools/ext.h"
 #include "tools/family.h"
 #include "tools/render.h"
 #include "util/buf.h"
@@ -337,7 +338,9 @@ static int code_pieces(const struct mg_items *const *lists, const char *const *p
         const struct mg_code_hit *h = p->h;
         struct mg_buf src;
         mg_buf_init(&src, 8192);
-        mg_buf_addf(&src, "[source: %s:%lld-%lld", p->path, (long long)p->start, (long long)p->end);
+        /* a piece an external provider found (and memgate did not) names it */
+        mg_buf_addf(&src, "[source: %s%s%s:%lld-%lld", h->provider ? h->provider : "", h->provider ? ":" : "", p->path,
+                    (long long)p->start, (long long)p->end);
         if (p->names) {
             mg_buf_addf(&src, " %s — %s", p->names, h->def_kind ? h->def_kind : "definition");
             if (h->def_start_line < p->start || h->def_end_line > p->end)
@@ -579,6 +582,10 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
     };
     for (size_t i = 0; i < nprobe; i++) parts[NPARTS + i] = (struct part){x, &mg_op_code_symbols, &ta.t, &pq[i], {0}, {0}, 0};
     int nparts = NPARTS + (int)nprobe;
+    /* external code providers (tools/ext.h), beside the parts; their hits fuse into the code search's */
+    struct mg_ext_run ext;
+    struct mg_code_query eq = {.query = prompt, .limit = (int)limit * CODE_HITS_PER_LIMIT};
+    mg_ext_start(x, &eq, &ext);
     pthread_t th[NPARTS + PROBES];
     bool started[NPARTS + PROBES] = {0};
     for (int i = 1; i < nparts; i++) started[i] = pthread_create(&th[i], NULL, part_main, &parts[i]) == 0;
@@ -587,6 +594,10 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
         if (started[i]) pthread_join(th[i], NULL);
         else part_main(&parts[i]); /* no thread to spare: in turn */
     }
+    mg_ext_join(&ext);
+    if (parts[0].rc != 0) mg_items_init(&parts[0].items); /* memgate's own search failed: the providers' hits alone */
+    mg_ext_fuse(&ext, &parts[0].items, (size_t)cq.limit);
+    if (parts[0].items.n > 0) parts[0].rc = 0;
     mg_target_release(&ta);
     int rc = -1;
     struct piece *pv = NULL;
@@ -647,9 +658,11 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
     if (!(*result = assemble(pv, np, budget, limit * CODE_HITS_PER_LIMIT, mg_render_place(eps), in_project, mg_render_gate(&all),
                              &parts[0].items)))
         goto oom;
-    if (all.degraded) /* an external memory provider failed: the block is without it */
-        json_object_set_new(*result, "degraded", json_pack("{s:s, s:s}", "provider", all.degraded, "code",
-                                                           all.degraded_code ? all.degraded_code : ""));
+    /* the external providers: code providers' statuses, and a memory provider that failed */
+    json_t *providers = mg_ext_status(&ext);
+    if (all.degraded && (providers || (providers = json_array())))
+        json_array_append_new(providers, mg_render_degraded(&all));
+    if (providers) json_object_set_new(*result, "providers", providers);
     rc = 0;
     goto out;
 oom:
@@ -663,6 +676,7 @@ out:
     }
     free(pv);
     for (int i = 0; i < nparts; i++) mg_items_release(&parts[i].items);
+    mg_ext_release(&ext);
     return rc;
 }
 

@@ -131,12 +131,18 @@ json_t *mg_render_gate(const struct mg_items *l)
     return o;
 }
 
+json_t *mg_render_degraded(const struct mg_items *l)
+{
+    const char *code = l->degraded_code ? l->degraded_code : MG_E_PROVIDER_UNAVAILABLE;
+    char msg[160];
+    snprintf(msg, sizeof(msg), "%s failed (%s): this answer is without what it holds", l->degraded, code);
+    return json_pack("{s:s, s:s, s:s}", "name", l->degraded, "status",
+                     strncmp(code, "provider_", 9) == 0 ? code + 9 : "error", "message", msg);
+}
+
 json_t *mg_render_gated(json_t *result, const struct mg_items *l)
 {
-    if (result && l->degraded)
-        json_object_set_new(result, "degraded",
-                            json_pack("{s:s, s:s}", "provider", l->degraded, "code",
-                                      l->degraded_code ? l->degraded_code : MG_E_PROVIDER_UNAVAILABLE));
+    if (result && l->degraded) json_object_set_new(result, "providers", json_pack("[o]", mg_render_degraded(l)));
     bool text = l->omitted > 0;
     for (size_t i = 0; i < l->n && !text; i++)
         for (size_t k = 0; k < l->v[i]->type->nfields && !text; k++)

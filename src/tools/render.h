@@ -31,6 +31,11 @@ void mg_render_flags(json_t *o, unsigned flags, const struct mg_injinfo *inj);
 /* result with "gate" (above) added when l served text (an item with a text
  * field, or items left out for the cap); returns result. */
 json_t *mg_render_gated(json_t *result, const struct mg_items *l);
+/* An external memory provider that failed (l->degraded: its name) as an
+ * entry of the answer's "providers": {"name","status","message"}, the
+ * status being its error code without "provider_" (the shape the external
+ * code providers' entries have, tools/ext.h). */
+json_t *mg_render_degraded(const struct mg_items *l);
 /* The place of a memory request as {"repo","session","project"}, null when
  * there is none. */
 json_t *mg_render_place(const struct mg_items *l);

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/mcpmap.h"
+
 enum ktype { K_SIZE, K_INT, K_STR, K_ENUM };
 
 static const struct key {
@@ -237,6 +239,7 @@ static void xdg_config_path(char *out, size_t cap)
 
 int mg_config_set(struct mg_config *c, const char *key, const char *value, const char *origin, struct mg_err *err)
 {
+    if (strncmp(key, "mcp_provider.", 13) == 0) return mg_mcp_provider_set(c, key, value, origin, err);
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         const struct key *k = &keys[i];
         if (strcmp(k->name, key) != 0) continue;
@@ -381,7 +384,7 @@ int mg_config_parse(struct mg_config *c, const char *text, size_t len, const cha
         if (!*v) return mg_err_set(err, MG_E_CONFIG, "%s: key '%s' has no value", where, k);
         if (mg_config_set(c, k, v, where, err) != 0) return -1;
     }
-    return 0;
+    return mg_mcp_providers_check(c, origin, err);
 }
 
 size_t mg_config_diff(const struct mg_config *a, const struct mg_config *b, void (*visit)(void *ud, const char *key),
@@ -398,6 +401,11 @@ size_t mg_config_diff(const struct mg_config *a, const struct mg_config *b, void
         if (same) continue;
         n++;
         if (visit) visit(ud, k->name);
+    }
+    if (a->n_mcp_providers != b->n_mcp_providers ||
+        memcmp(a->mcp_providers, b->mcp_providers, sizeof(a->mcp_providers)) != 0) {
+        n++;
+        if (visit) visit(ud, "mcp_provider");
     }
     return n;
 }
@@ -430,6 +438,7 @@ static int load_file(struct mg_config *c, const char *path, int required, bool *
 /* The MEMGATE_* variables that are not settings (without the prefix). */
 static const char *const env_other[] = {
     "HOME", "CONFIG", "MASTER_KEY", "INSTANCE_ID", "VERBOSE",
+    "PROVIDER_DEPTH", /* set by memgate for the MCP servers it starts (util/mcpc.h) */
     /* test seams (docs/config.md) */
     "TEST_COMMIT_BYTES", "TEST_MIN_REINDEX_INTERVAL", "TEST_WATCH_LIMIT", "TEST_V1_DELAY_MS",
     /* the test and bench harnesses' own (tests/, scripts/, bench/): set around memgate, not read by it */
@@ -551,4 +560,125 @@ int mg_config_load(struct mg_config *c, struct mg_err *err)
     }
     if (!c->cache_dir[0]) default_cache_dir(c);
     return 0;
+}
+
+/* ---- external MCP servers as code providers (issue 21, part mcpclient) ---------------------------------------- */
+
+int mg_mcp_provider_set(struct mg_config *c, const char *key, const char *value, const char *origin,
+                        struct mg_err *err)
+{
+    const char *name = key + 13, *dot = strchr(name, '.');
+    size_t nl = dot ? (size_t)(dot - name) : 0;
+    bool ok = dot && nl >= 1 && nl < sizeof(c->mcp_providers[0].name);
+    for (size_t i = 0; ok && i < nl; i++)
+        ok = islower((unsigned char)name[i]) || isdigit((unsigned char)name[i]) || name[i] == '_' || name[i] == '-';
+    if (!ok)
+        return mg_err_set(err, MG_E_CONFIG, "%s: '%s' is not mcp_provider.NAME.KEY (NAME: 1 to %zu characters of "
+                          "a-z 0-9 _ -)", origin, key, sizeof(c->mcp_providers[0].name) - 1);
+    struct mg_mcp_provider_cfg *p = NULL;
+    for (int i = 0; i < c->n_mcp_providers; i++)
+        if (strlen(c->mcp_providers[i].name) == nl && strncmp(c->mcp_providers[i].name, name, nl) == 0)
+            p = &c->mcp_providers[i];
+    if (!p) {
+        if (c->n_mcp_providers >= MG_MCP_PROVIDERS_MAX)
+            return mg_err_set(err, MG_E_CONFIG, "%s: more than %d mcp_provider names", origin, MG_MCP_PROVIDERS_MAX);
+        p = &c->mcp_providers[c->n_mcp_providers++];
+        memset(p, 0, sizeof(*p));
+        memcpy(p->name, name, nl);
+        p->timeout_ms = 5000;
+        p->max_items = 100;
+        p->max_bytes = 1 << 20;
+    }
+    const char *field = dot + 1;
+    size_t vl = strlen(value);
+    struct {
+        const char *name;
+        char *dst;
+        size_t cap;
+    } strs[] = {
+        {"command", p->command, sizeof(p->command)},       {"args", p->args, sizeof(p->args)},
+        {"url", p->url, sizeof(p->url)},                   {"token_file", p->token_file, sizeof(p->token_file)},
+        {"tool", p->tool, sizeof(p->tool)},                {"arguments", p->arguments, sizeof(p->arguments)},
+        {"result", p->result, sizeof(p->result)},          {"repos", p->repos, sizeof(p->repos)},
+    };
+    for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+        if (strcmp(field, strs[i].name) != 0) continue;
+        if (vl >= strs[i].cap)
+            return mg_err_set(err, MG_E_CONFIG, "%s: %s is longer than %zu characters", origin, key, strs[i].cap - 1);
+        memcpy(strs[i].dst, value, vl + 1);
+        return 0;
+    }
+    if (strcmp(field, "timeout_ms") == 0 || strcmp(field, "max_items") == 0 || strcmp(field, "max_bytes") == 0) {
+        size_t v;
+        bool is_ms = field[0] == 't', is_items = field[4] == 'i';
+        if (mg_parse_size(value, &v) != 0 || (is_ms && (v < 10 || v > 600000)) ||
+            (is_items && (v < 1 || v > 1000)) || (!is_ms && !is_items && (v < 1024 || v > (64u << 20))))
+            return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for %s is out of range (timeout_ms 10 to 600000, "
+                              "max_items 1 to 1000, max_bytes 1k to 64M)", origin, value, key);
+        if (is_ms) p->timeout_ms = (int)v;
+        else if (is_items) p->max_items = (int)v;
+        else p->max_bytes = v;
+        return 0;
+    }
+    return mg_err_set(err, MG_E_CONFIG, "%s: unknown key '%s' (an mcp_provider takes command, args, url, token_file, "
+                      "tool, arguments, result, repos, timeout_ms, max_items, max_bytes)", origin, key);
+}
+
+int mg_mcp_providers_check(const struct mg_config *c, const char *origin, struct mg_err *err)
+{
+    for (int i = 0; i < c->n_mcp_providers; i++) {
+        const struct mg_mcp_provider_cfg *p = &c->mcp_providers[i];
+        char what[PATH_MAX + 64];
+        snprintf(what, sizeof(what), "%s: mcp_provider.%s", origin, p->name);
+        if (!p->command[0] == !p->url[0])
+            return mg_err_set(err, MG_E_CONFIG, "%s needs either a command (stdio) or a url (Streamable HTTP)", what);
+        if (p->url[0] && strncmp(p->url, "http://", 7) != 0 && strncmp(p->url, "https://", 8) != 0)
+            return mg_err_set(err, MG_E_CONFIG, "%s.url '%s' is not an http:// or https:// URL", what, p->url);
+        if (p->token_file[0] && (!p->url[0] || p->token_file[0] != '/'))
+            return mg_err_set(err, MG_E_CONFIG, "%s.token_file must be an absolute path, with a url", what);
+        if (p->args[0]) {
+            if (!p->command[0]) return mg_err_set(err, MG_E_CONFIG, "%s.args needs a command", what);
+            json_t *a = json_loads(p->args, JSON_REJECT_DUPLICATES, NULL);
+            bool ok = json_is_array(a) && json_array_size(a) <= 64;
+            size_t k;
+            json_t *e;
+            json_array_foreach(a, k, e) ok = ok && json_is_string(e) && !memchr(json_string_value(e), 0,
+                                                                           json_string_length(e));
+            json_decref(a);
+            if (!ok)
+                return mg_err_set(err, MG_E_CONFIG, "%s.args must be a JSON array of at most 64 strings, such as "
+                                  "[\"/srv/mcp.js\", \"stdio\"]", what);
+        }
+        if (!p->tool[0]) return mg_err_set(err, MG_E_CONFIG, "%s needs a tool (the tool it calls)", what);
+        if (!p->repos[0])
+            return mg_err_set(err, MG_E_CONFIG, "%s needs repos (the repo ids it answers for, comma-separated): an "
+                              "external provider is never asked about another repo", what);
+        if (!p->result[0])
+            return mg_err_set(err, MG_E_CONFIG, "%s needs a result mapping (json:/POINTER, text:lines or text:grep)",
+                              what);
+        struct mg_mcpmap m;
+        char w2[PATH_MAX + 80];
+        snprintf(w2, sizeof(w2), "%s.result", what);
+        if (mg_mcpmap_parse(p->result, &m, w2, err) != 0) return -1;
+        snprintf(w2, sizeof(w2), "%s.arguments", what);
+        if (mg_mcpmap_template_check(p->arguments[0] ? p->arguments : "{\"query\":\"{query}\"}", w2, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+bool mg_mcp_provider_serves(const struct mg_config *cfg, int i, const char *repo_id)
+{
+    const char *p = cfg->mcp_providers[i].repos;
+    size_t idl = strlen(repo_id);
+    while (*p) {
+        while (*p == ' ' || *p == ',') p++;
+        const char *e = p;
+        while (*e && *e != ',') e++;
+        const char *t = e;
+        while (t > p && t[-1] == ' ') t--;
+        if ((size_t)(t - p) == idl && strncmp(p, repo_id, idl) == 0) return true;
+        p = e;
+    }
+    return false;
 }

@@ -15,6 +15,7 @@
 #define MG_CONFIG_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/err.h"
@@ -108,7 +109,25 @@ struct mg_config {
     int llm_timeout;         /* seconds per chat request, and for a client's sampling answer (default 120) */
     int llm_retries;         /* retries of a failed chat request, with backoff (default 2) */
     int extract_max_notes;   /* the most notes one extraction writes (default 20) */
+    /* external MCP servers as code providers (issue 21, part mcpclient; provider/mcpc.h, docs/providers.md):
+     * `mcp_provider.NAME.KEY = value` lines, NAME of 1-24 characters a-z 0-9 _ - */
+    int n_mcp_providers;
+    struct mg_mcp_provider_cfg {
+        char name[25];
+        char command[512];       /* stdio: the program to run (absolute, or found on PATH) */
+        char args[1024];         /* stdio: its arguments, a JSON array of strings */
+        char url[512];           /* Streamable HTTP: the endpoint (http:// or https://) */
+        char token_file[512];    /* HTTP: a file holding the bearer token (never logged) */
+        char tool[128];          /* the tool called */
+        char arguments[1024];    /* the tool's arguments: a JSON object; {query} {limit} {root} {repo} substituted */
+        char result[512];        /* how its result becomes code hits (provider/mcpmap.h) */
+        char repos[512];         /* the repo ids it answers for, comma-separated (required) */
+        int timeout_ms;          /* per call (default 5000) */
+        int max_items;           /* hits kept from one answer (default 100) */
+        size_t max_bytes;        /* largest answer (default 1 MiB) */
+    } mcp_providers[8];
 };
+#define MG_MCP_PROVIDERS_MAX 8
 
 #define MG_WEBHOOK_SECRET_MIN 16 /* shorter secrets are refused: a signed delivery must not be brute-forced */
 
@@ -139,6 +158,15 @@ int mg_index_roots_each(const char *value, const char *origin,
  * their values. */
 size_t mg_config_diff(const struct mg_config *a, const struct mg_config *b, void (*visit)(void *ud, const char *key),
                       void *ud);
+/* mcp_provider.NAME.KEY: set one key of provider NAME (made on first use);
+ * 0, or -1 with invalid_config. mg_mcp_providers_check: every provider is
+ * complete (a command or a url, not both; a tool; repos; a result mapping and
+ * arguments that parse); called when a config file has been read. */
+int mg_mcp_provider_set(struct mg_config *c, const char *key, const char *value, const char *origin,
+                        struct mg_err *err);
+int mg_mcp_providers_check(const struct mg_config *c, const char *origin, struct mg_err *err);
+/* Does provider i of c answer for repo id (its repos name it)? */
+bool mg_mcp_provider_serves(const struct mg_config *c, int i, const char *repo_id);
 /* Parse "1048576", "512k", "1M", "2G" into bytes; -1 on a bad value. */
 int mg_parse_size(const char *s, size_t *out);
 

@@ -96,7 +96,7 @@
 #define MG_E_NOTE_NOT_FOUND "note_not_found"  /* get_note: no note with that key in the repo */
 #define MG_E_PROJECT_NOT_FOUND "project_not_found" /* no project of that name in the repo */
 #define MG_E_PROJECT_EXISTS "project_exists"  /* create_project: the name is taken in the repo */
-#define MG_E_PROVIDER_UNAVAILABLE "provider_unavailable" /* an external provider (Mem0) cannot be reached, times out or answers badly: nothing was stored */
+#define MG_E_PROVIDER_UNAVAILABLE "provider_unavailable" /* an external provider cannot be started or reached, times out (Mem0), died mid-call or answers badly (Mem0); a Mem0 write: nothing was stored */
 /* semantic search (src/embed, src/vector) */
 #define MG_E_EMBED_UNAVAILABLE "embed_unavailable" /* the embeddings endpoint cannot be reached, times out or fails (5xx) */
 #define MG_E_EMBED_REJECTED "embed_rejected"  /* the endpoint refused the request (4xx: key, model, size) */
@@ -112,6 +112,10 @@
 #define MG_E_LLM_UNAVAILABLE "llm_unavailable" /* the chat endpoint cannot be reached, times out or fails (429, 5xx) (503) */
 #define MG_E_LLM_REJECTED   "llm_rejected"    /* the chat endpoint refused the request (4xx: key, model) (502) */
 #define MG_E_LLM_BAD_RESPONSE "llm_bad_response" /* the completion is not what was asked for: not a chat answer, not a JSON list of notes (502) */
+/* external MCP servers as code providers (provider/mcpc.h): a provider's failure; the request goes on without it */
+#define MG_E_PROVIDER_TIMEOUT "provider_timeout" /* the external provider did not answer within its timeout */
+#define MG_E_PROVIDER_BAD_RESPONSE "provider_bad_response" /* its answer is not what its mapping expects */
+#define MG_E_PROVIDER_TOO_LARGE "provider_too_large" /* its answer is over the provider's max_bytes (a flood) */
 #define MG_E_INTERNAL       "internal"
 
 struct mg_err {
