@@ -11,6 +11,7 @@
 
 #include "util/clock.h"
 #include "util/utf8.h"
+#include "util/version.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
@@ -90,7 +91,7 @@ int mg_httpc_call(const struct mg_httpc_req *q, long *status, struct mg_buf *bod
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "memgate");
+    curl_easy_setopt(h, CURLOPT_USERAGENT, "memgate/" MG_VERSION);
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
     struct hsink hs = {q};
     if (q->capture && q->captured && q->captured_cap) {
@@ -118,6 +119,7 @@ int mg_httpc_call(const struct mg_httpc_req *q, long *status, struct mg_buf *bod
     }
     if (cc != CURLE_OK) {
         snprintf(why, whycap, "%s", cerr[0] ? cerr : curl_easy_strerror(cc));
+        if (cc == CURLE_OPERATION_TIMEDOUT) return MG_HTTPC_TIMEOUT;
         return cc == CURLE_UNSUPPORTED_PROTOCOL || cc == CURLE_URL_MALFORMAT ? MG_HTTPC_BAD_URL : MG_HTTPC_NO_ANSWER;
     }
     return 0;
@@ -195,7 +197,7 @@ int mg_http_post_json(const struct mg_http_post *p, struct mg_buf *body, struct 
         } else if (cc != 0) {
             mg_err_set(err, cc == MG_HTTPC_BAD_URL ? p->code_rejected : p->code_unavailable, "cannot reach %s '%s': %s",
                        p->what, p->url, why);
-            retry = cc == MG_HTTPC_NO_ANSWER;
+            retry = cc == MG_HTTPC_NO_ANSWER || cc == MG_HTTPC_TIMEOUT;
         } else if (status != 200) {
             char msg[256], hint[160] = "";
             mg_http_endpoint_message(body->p ? body->p : "", body->len, p->key, msg, sizeof(msg));

@@ -9,8 +9,8 @@
  * Only http:// and https:// URLs are followed; redirects are not.
  *
  * Returns 0 when an answer came (any HTTP status: *status holds it, body
- * the bytes), or when none did: MG_HTTPC_NO_ANSWER (cannot connect, timed
- * out, cut off: worth another try), MG_HTTPC_TOO_LARGE (over max_body),
+ * the bytes), or when none did: MG_HTTPC_NO_ANSWER (cannot connect, cut
+ * off: worth another try), MG_HTTPC_TIMEOUT (no answer in time: likewise), MG_HTTPC_TOO_LARGE (over max_body),
  * MG_HTTPC_BAD_URL (not http(s), malformed: no use trying again); why
  * receives a short sentence (lower case, no secret: header values are never
  * quoted). body is reset first; the caller releases it. What the answer's
@@ -48,6 +48,7 @@ struct mg_httpc_req {
 #define MG_HTTPC_NO_ANSWER (-1)
 #define MG_HTTPC_TOO_LARGE (-2)
 #define MG_HTTPC_BAD_URL (-3)
+#define MG_HTTPC_TIMEOUT (-4)
 
 int mg_httpc_call(const struct mg_httpc_req *q, long *status, struct mg_buf *body, char *why, size_t whycap);
 

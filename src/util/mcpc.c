@@ -1,7 +1,6 @@
 /* mcpc.c — see mcpc.h. */
 #include "util/mcpc.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -19,6 +18,7 @@
 
 #include "util/buf.h"
 #include "util/clock.h"
+#include "util/httpc.h"
 #include "util/version.h"
 
 #define PROTO_OFFERED "2025-11-25"
@@ -399,46 +399,6 @@ static int stdio_wait(struct mg_mcpc *c, json_int_t id, int64_t deadline, size_t
 
 /* ---- HTTP ------------------------------------------------------------------------------------------------ */
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static void curl_init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
-
-struct http_resp {
-    struct mg_buf body;
-    bool over;
-    char session[256];
-    char ctype[128];
-};
-
-static size_t on_body(char *p, size_t sz, size_t nm, void *ud)
-{
-    struct http_resp *r = ud;
-    if (mg_buf_add(&r->body, p, sz * nm) != 0) {
-        r->over = true;
-        return 0;
-    }
-    return sz * nm;
-}
-
-static void header_value(const char *p, size_t n, size_t nl, char *out, size_t cap)
-{
-    const char *v = p + nl;
-    size_t vl = n - nl;
-    while (vl && (*v == ' ' || *v == '\t')) v++, vl--;
-    while (vl && (v[vl - 1] == '\r' || v[vl - 1] == '\n' || v[vl - 1] == ' ')) vl--;
-    if (vl >= cap) vl = cap - 1;
-    memcpy(out, v, vl);
-    out[vl] = 0;
-}
-
-static size_t on_header(char *p, size_t sz, size_t nm, void *ud)
-{
-    struct http_resp *r = ud;
-    size_t n = sz * nm;
-    if (n > 15 && strncasecmp(p, "mcp-session-id:", 15) == 0) header_value(p, n, 15, r->session, sizeof(r->session));
-    else if (n > 13 && strncasecmp(p, "content-type:", 13) == 0) header_value(p, n, 13, r->ctype, sizeof(r->ctype));
-    return n;
-}
-
 /* The bearer token from token_file (trimmed), into out; "" when none. */
 static int read_token(const struct mg_mcpc *c, char *out, size_t cap, struct mg_err *err)
 {
@@ -463,58 +423,41 @@ static int http_post(struct mg_mcpc *c, json_t *msg, json_int_t id, bool notific
     *result = NULL;
     char *payload = json_dumps(msg, JSON_COMPACT);
     if (!payload) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-    pthread_once(&curl_once, curl_init_once);
     char token[TOKEN_MAX], auth[TOKEN_MAX + 32], sess[300], proto[64];
     if (read_token(c, token, sizeof(token), err) != 0) {
         free(payload);
         return -1;
     }
-    struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
-    hdr = curl_slist_append(hdr, "Accept: application/json, text/event-stream");
+    const char *hdr[3];
+    size_t nh = 0;
     if (token[0]) {
         snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
-        hdr = curl_slist_append(hdr, auth);
+        hdr[nh++] = auth;
     }
     if (c->session[0]) {
         snprintf(sess, sizeof(sess), "Mcp-Session-Id: %s", c->session);
-        hdr = curl_slist_append(hdr, sess);
+        hdr[nh++] = sess;
     }
     if (c->ready || notification) {
         snprintf(proto, sizeof(proto), "MCP-Protocol-Version: %s", c->proto);
-        hdr = curl_slist_append(hdr, proto);
+        hdr[nh++] = proto;
     }
-    struct http_resp r = {0};
-    mg_buf_init(&r.body, c->cfg.max_bytes);
-    int rc = -1;
-    CURL *h = curl_easy_init();
-    if (!h || !hdr) {
-        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-        goto out;
-    }
-    char cerr[CURL_ERROR_SIZE] = "";
-    long t = remaining(deadline);
-    curl_easy_setopt(h, CURLOPT_URL, c->cfg.url);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-    curl_easy_setopt(h, CURLOPT_POSTFIELDS, payload);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, &r);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, &r);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, t > 0 ? t : 1L);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "memgate/" MG_VERSION);
-    CURLcode cc = curl_easy_perform(h);
-    long status = 0;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-    if (r.over) {
+    struct mg_buf body;
+    mg_buf_init(&body, c->cfg.max_bytes);
+    char session[256] = "", ctype[128] = "", why[256] = "";
+    long t = remaining(deadline), status = 0;
+    struct mg_httpc_req q = {.method = "POST", .url = c->cfg.url, .headers = hdr, .nheaders = nh, .body = payload,
+                             .timeout_s = 1, .timeout_ms = t > 0 ? t : 1, .max_body = c->cfg.max_bytes,
+                             .accept = "application/json, text/event-stream", .content_type = ctype,
+                             .content_type_cap = sizeof(ctype), .capture = "Mcp-Session-Id", .captured = session,
+                             .captured_cap = sizeof(session)};
+    int cc = mg_httpc_call(&q, &status, &body, why, sizeof(why)), rc = -1;
+    if (cc == MG_HTTPC_TOO_LARGE) {
         mg_err_set(err, MG_E_PROVIDER_TOO_LARGE, "the server's answer is over max_bytes (%zu)", c->cfg.max_bytes);
-    } else if (cc == CURLE_OPERATION_TIMEDOUT) {
+    } else if (cc == MG_HTTPC_TIMEOUT) {
         mg_err_set(err, MG_E_PROVIDER_TIMEOUT, "no answer from %s within the timeout", c->cfg.url);
-    } else if (cc != CURLE_OK) {
-        mg_err_set(err, MG_E_PROVIDER_UNAVAILABLE, "cannot reach %s: %s", c->cfg.url,
-                   cerr[0] ? cerr : curl_easy_strerror(cc));
+    } else if (cc != 0) {
+        mg_err_set(err, MG_E_PROVIDER_UNAVAILABLE, "cannot reach %s: %s", c->cfg.url, why);
     } else if (status == 404 && c->session[0]) {
         mg_err_set(err, MG_E_PROVIDER_UNAVAILABLE, "the server ended the session (HTTP 404)");
         c->session_lost = true;
@@ -528,12 +471,12 @@ static int http_post(struct mg_mcpc *c, json_t *msg, json_int_t id, bool notific
     } else if (status != 200) {
         mg_err_set(err, MG_E_PROVIDER_UNAVAILABLE, "%s answered HTTP %ld", c->cfg.url, status);
     } else {
-        if (r.session[0] && !c->ready) snprintf(c->session, sizeof(c->session), "%s", r.session);
-        const char *body = r.body.p ? r.body.p : "";
-        if (strncasecmp(r.ctype, "text/event-stream", 17) == 0) {
-            rc = mg_mcpc_parse_sse(body, r.body.len, id, result, err);
+        if (session[0] && !c->ready) snprintf(c->session, sizeof(c->session), "%s", session);
+        const char *text = body.p ? body.p : "";
+        if (strncasecmp(ctype, "text/event-stream", 17) == 0) {
+            rc = mg_mcpc_parse_sse(text, body.len, id, result, err);
         } else {
-            int k = mg_mcpc_parse_message(body, r.body.len, id, result, err);
+            int k = mg_mcpc_parse_message(text, body.len, id, result, err);
             if (k == MG_MCPC_REPLY) rc = 0;
             else if (k >= 0) {
                 json_decref(*result);
@@ -542,12 +485,9 @@ static int http_post(struct mg_mcpc *c, json_t *msg, json_int_t id, bool notific
             }
         }
     }
-out:
-    if (h) curl_easy_cleanup(h);
-    curl_slist_free_all(hdr);
     explicit_bzero(token, sizeof(token));
     explicit_bzero(auth, sizeof(auth));
-    mg_buf_release(&r.body);
+    mg_buf_release(&body);
     free(payload);
     return rc;
 }
