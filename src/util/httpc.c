@@ -66,6 +66,10 @@ int mg_httpc_call(const struct mg_httpc_req *q, long *status, struct mg_buf *bod
     }
     struct curl_slist *hdr = NULL, *t;
     if (q->body && !(hdr = curl_slist_append(hdr, "Content-Type: application/json"))) goto nomem;
+    /* no "Expect: 100-continue" before a large body: servers that never
+     * answer it (Chroma) would cost a second's wait per request */
+    if ((t = curl_slist_append(hdr, "Expect:"))) hdr = t;
+    else goto nomem;
     char accept[256];
     snprintf(accept, sizeof(accept), "Accept: %s", q->accept ? q->accept : "application/json");
     if ((t = curl_slist_append(hdr, accept))) hdr = t;
