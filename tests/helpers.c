@@ -1,4 +1,5 @@
 /* helpers.c — fixtures and process helpers shared by the tests. */
+#include "fakehttp.h"
 #include "test.h"
 
 #include <errno.h>
@@ -171,4 +172,35 @@ json_t *mg_t_json(const char *text)
     json_t *j = json_loads(text, 0, &e);
     if (!j) FAIL("invalid JSON (%s at %d): %.2000s", e.text, e.position, text);
     return j;
+}
+
+/* ---- fakehttp.h ---- */
+
+struct mg_t_body *mg_t_body_gather(void **con_cls, const char *data, size_t *size)
+{
+    struct mg_t_body *b = *con_cls;
+    if (!b) {
+        if (!(*con_cls = calloc(1, sizeof(struct mg_t_body)))) FAIL("out of memory");
+        return NULL;
+    }
+    if (*size) {
+        if (!(b->p = realloc(b->p, b->n + *size + 1))) FAIL("out of memory");
+        memcpy(b->p + b->n, data, *size);
+        b->n += *size;
+        b->p[b->n] = 0;
+        *size = 0;
+        return NULL;
+    }
+    return b;
+}
+
+void mg_t_body_done(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode tc)
+{
+    (void)cls;
+    (void)c;
+    (void)tc;
+    struct mg_t_body *b = *con_cls;
+    if (b) free(b->p);
+    free(b);
+    *con_cls = NULL;
 }

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "embed/embed.h"
+#include "fakehttp.h"
 #include "fixtures.h"
 #include "util/httpc.h"
 #include "util/metrics.h"
@@ -42,11 +43,6 @@ static struct fake {
     char *bodies[MAX_BODIES];
     pthread_mutex_t mu;
 } fk = {.mu = PTHREAD_MUTEX_INITIALIZER};
-
-struct body {
-    char *p;
-    size_t n;
-};
 
 static unsigned fnv(const char *s, size_t n)
 {
@@ -99,19 +95,8 @@ static ssize_t die_body(void *cls, uint64_t pos, char *buf, size_t max)
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                               const char *version, const char *data, size_t *size, void **con_cls)
 {
-    struct body *b = *con_cls;
-    if (!b) {
-        *con_cls = calloc(1, sizeof(struct body));
-        return MHD_YES;
-    }
-    if (*size) {
-        b->p = realloc(b->p, b->n + *size + 1);
-        memcpy(b->p + b->n, data, *size);
-        b->n += *size;
-        b->p[b->n] = 0;
-        *size = 0;
-        return MHD_YES;
-    }
+    struct mg_t_body *b = mg_t_body_gather(con_cls, data, size);
+    if (!b) return MHD_YES;
     bool ollama = strstr(url, "/api/embed") != NULL;
     pthread_mutex_lock(&fk.mu);
     int nreq = ++fk.requests;
@@ -187,18 +172,10 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
     return reply(c, status, text, ra);
 }
 
-static void done(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode tc)
-{
-    struct body *b = *con_cls;
-    if (b) free(b->p);
-    free(b);
-    *con_cls = NULL;
-}
-
 static void fake_start(void)
 {
     fk.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL, NULL, answer,
-                            NULL, MHD_OPTION_NOTIFY_COMPLETED, done, NULL, MHD_OPTION_END);
+                            NULL, MHD_OPTION_NOTIFY_COMPLETED, mg_t_body_done, NULL, MHD_OPTION_END);
     ASSERT(fk.d != NULL);
     fk.port = MHD_get_daemon_info(fk.d, MHD_DAEMON_INFO_BIND_PORT)->port;
     ASSERT(fk.port > 0);

@@ -12,6 +12,7 @@
 
 #include "inproc.h"
 #include "memory/memory.h"
+#include "fakehttp.h"
 #include "test.h"
 #include "tools/extract.h"
 #include "util/clock.h"
@@ -31,11 +32,6 @@ static struct chat {
     char *last;            /* the last request's body */
     pthread_mutex_t mu;
 } chat = {.mu = PTHREAD_MUTEX_INITIALIZER};
-
-struct body {
-    char *p;
-    size_t n;
-};
 
 static const char *completion_of(const char *mode)
 {
@@ -71,19 +67,8 @@ static const char *completion_of(const char *mode)
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                               const char *version, const char *data, size_t *size, void **con_cls)
 {
-    struct body *b = *con_cls;
-    if (!b) {
-        *con_cls = calloc(1, sizeof(struct body));
-        return MHD_YES;
-    }
-    if (*size) {
-        b->p = realloc(b->p, b->n + *size + 1);
-        memcpy(b->p + b->n, data, *size);
-        b->n += *size;
-        b->p[b->n] = 0;
-        *size = 0;
-        return MHD_YES;
-    }
+    struct mg_t_body *b = mg_t_body_gather(con_cls, data, size);
+    if (!b) return MHD_YES;
     const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
     pthread_mutex_lock(&chat.mu);
     chat.requests++;
@@ -131,19 +116,11 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
     return ret;
 }
 
-static void done(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode tc)
-{
-    struct body *b = *con_cls;
-    if (b) free(b->p);
-    free(b);
-    *con_cls = NULL;
-}
-
 static void chat_start(void)
 {
     chat.auth_ok = true;
     chat.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL, NULL, answer,
-                              NULL, MHD_OPTION_NOTIFY_COMPLETED, done, NULL, MHD_OPTION_END);
+                              NULL, MHD_OPTION_NOTIFY_COMPLETED, mg_t_body_done, NULL, MHD_OPTION_END);
     ASSERT(chat.d != NULL);
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(chat.d, MHD_DAEMON_INFO_BIND_PORT);
     chat.port = di->port;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "embed/embed.h"
+#include "fakehttp.h"
 #include "fixtures.h"
 #include "search/hybrid.h"
 #include "vector/vstore.h"
@@ -34,11 +35,6 @@ static struct srv {
     pthread_mutex_t mu;
 } srv = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-struct body {
-    char *p;
-    size_t n;
-};
-
 /* A deterministic vector for a text: its length and bytes spread over SRV_DIM. */
 static void fake_vec(const char *s, size_t n, double *v)
 {
@@ -49,19 +45,8 @@ static void fake_vec(const char *s, size_t n, double *v)
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                               const char *version, const char *data, size_t *size, void **con_cls)
 {
-    struct body *b = *con_cls;
-    if (!b) {
-        *con_cls = calloc(1, sizeof(struct body));
-        return MHD_YES;
-    }
-    if (*size) {
-        b->p = realloc(b->p, b->n + *size + 1);
-        memcpy(b->p + b->n, data, *size);
-        b->n += *size;
-        b->p[b->n] = 0;
-        *size = 0;
-        return MHD_YES;
-    }
+    struct mg_t_body *b = mg_t_body_gather(con_cls, data, size);
+    if (!b) return MHD_YES;
     pthread_mutex_lock(&srv.mu);
     int nreq = ++srv.requests;
     const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
@@ -117,19 +102,11 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
     return ret;
 }
 
-static void done(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode tc)
-{
-    struct body *b = *con_cls;
-    if (b) free(b->p);
-    free(b);
-    *con_cls = NULL;
-}
-
 static void srv_start(void)
 {
     srv.auth_ok = 1;
     srv.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL, NULL,
-                             answer, NULL, MHD_OPTION_NOTIFY_COMPLETED, done, NULL, MHD_OPTION_END);
+                             answer, NULL, MHD_OPTION_NOTIFY_COMPLETED, mg_t_body_done, NULL, MHD_OPTION_END);
     ASSERT(srv.d != NULL);
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(srv.d, MHD_DAEMON_INFO_BIND_PORT);
     srv.port = di->port;

@@ -79,3 +79,21 @@ void mg_embedder_sig(const struct mg_embedder *e, char *buf, size_t cap)
     else if (e->url[0]) snprintf(buf, cap, "%s:%s@%s", e->name, e->model, e->url);
     else snprintf(buf, cap, "%s:%s", e->name, e->model);
 }
+
+int mg_embed_take_row(json_t *emb, size_t i, size_t at, size_t n, int *d, float **v, struct mg_err *err)
+{
+    size_t m = json_array_size(emb);
+    if (!json_is_array(emb) || m == 0 || m > MG_EMBED_MAX_DIM || (*d && (size_t)*d != m))
+        return mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "embedding %zu has %zu dimensions%s%d", i, m,
+                          *d ? "; expected " : "; allowed 1 to ", *d ? *d : MG_EMBED_MAX_DIM);
+    if (!*d) *d = (int)m;
+    if (!*v && !(*v = malloc(n * (size_t)*d * sizeof(float)))) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    for (size_t k = 0; k < m; k++) {
+        json_t *x = json_array_get(emb, k);
+        double f = json_is_number(x) ? json_number_value(x) : NAN;
+        if (!isfinite(f) || fabs(f) > 1e30)
+            return mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "embedding %zu has a value that is not a finite number", i);
+        (*v)[at * (size_t)*d + k] = (float)f;
+    }
+    return 0;
+}

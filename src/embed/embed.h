@@ -41,6 +41,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "util/config.h"
 #include "util/err.h"
 
@@ -114,5 +116,11 @@ int mg_embed_parse_response(const char *body, size_t len, size_t n, int *dim, fl
 int mg_embed_parse_ollama(const char *body, size_t len, size_t n, int *dim, float **out, struct mg_err *err);
 
 /* (An endpoint's own error text: mg_http_endpoint_message, util/httpc.h.) */
+
+/* The parsers' common step: answer row i (a JSON array of numbers), the
+ * vector of input `at` of n, into *v (n * *d floats, allocated on the first
+ * row; *d fixed by the first row when 0). 0, or -1 (embed_bad_response:
+ * not an array, wrong or too many dimensions, a value not finite). */
+int mg_embed_take_row(json_t *emb, size_t i, size_t at, size_t n, int *d, float **v, struct mg_err *err);
 
 #endif

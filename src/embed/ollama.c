@@ -15,7 +15,6 @@
  * (embed_url = http://localhost:11434/v1); an ollama_url ending in /v1 is
  * refused with that advice. The client is http.c's.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,27 +41,7 @@ int mg_embed_parse_ollama(const char *body, size_t len, size_t n, int *dim, floa
         goto fail;
     }
     for (size_t i = 0; i < n; i++) {
-        json_t *emb = json_array_get(embs, i);
-        size_t m = json_array_size(emb);
-        if (!json_is_array(emb) || m == 0 || m > MG_EMBED_MAX_DIM || (d && (size_t)d != m)) {
-            mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "embedding %zu has %zu dimensions%s%d", i, m,
-                       d ? "; expected " : "; allowed 1 to ", d ? d : MG_EMBED_MAX_DIM);
-            goto fail;
-        }
-        if (!d) d = (int)m;
-        if (!v && !(v = malloc(n * (size_t)d * sizeof(float)))) {
-            mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-            goto fail;
-        }
-        for (size_t k = 0; k < m; k++) {
-            json_t *x = json_array_get(emb, k);
-            double f = json_is_number(x) ? json_number_value(x) : NAN;
-            if (!isfinite(f) || fabs(f) > 1e30) {
-                mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "embedding %zu has a value that is not a finite number", i);
-                goto fail;
-            }
-            v[i * (size_t)d + k] = (float)f;
-        }
+        if (mg_embed_take_row(json_array_get(embs, i), i, i, n, &d, &v, err) != 0) goto fail;
     }
     json_decref(root);
     *dim = d;

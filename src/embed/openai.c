@@ -13,7 +13,6 @@
  * parser (below) is voyage.c's too.
  */
 #include <jansson.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,26 +65,7 @@ int mg_embed_parse_response(const char *body, size_t len, size_t n, int *dim, fl
             mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "index %zu appears twice in the answer", at);
             goto fail;
         }
-        size_t m = json_array_size(emb);
-        if (m == 0 || m > MG_EMBED_MAX_DIM || (d && (size_t)d != m)) {
-            mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "embedding %zu has %zu dimensions%s%d", i, m,
-                       d ? "; expected " : "; allowed 1 to ", d ? d : MG_EMBED_MAX_DIM);
-            goto fail;
-        }
-        if (!d) d = (int)m;
-        if (!v && !(v = malloc(n * (size_t)d * sizeof(float)))) {
-            mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-            goto fail;
-        }
-        for (size_t k = 0; k < m; k++) {
-            json_t *x = json_array_get(emb, k);
-            double f = json_is_number(x) ? json_number_value(x) : NAN;
-            if (!isfinite(f) || fabs(f) > 1e30) {
-                mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "embedding %zu has a value that is not a finite number", i);
-                goto fail;
-            }
-            v[at * (size_t)d + k] = (float)f;
-        }
+        if (mg_embed_take_row(emb, i, at, n, &d, &v, err) != 0) goto fail;
     }
     free(seen);
     json_decref(root);
