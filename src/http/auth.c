@@ -33,18 +33,7 @@ static bool origin_allowed(const struct mg_config *cfg, const char *o)
     size_t n = strlen(o);
     if (strncasecmp(o, "http://", 7) == 0 && loopback_hostport(o + 7, n - 7)) return true;
     if (strncasecmp(o, "https://", 8) == 0 && loopback_hostport(o + 8, n - 8)) return true;
-    /* allowed_origins: comma-separated, spaces around items ignored */
-    const char *p = cfg->allowed_origins;
-    while (*p) {
-        while (*p == ' ' || *p == ',') p++;
-        const char *e = p;
-        while (*e && *e != ',') e++;
-        const char *t = e;
-        while (t > p && t[-1] == ' ') t--;
-        if (t > p && (size_t)(t - p) == n && strncasecmp(p, o, n) == 0) return true;
-        p = e;
-    }
-    return false;
+    return mg_list_has(cfg->allowed_origins, o, n, true); /* comma-separated, spaces around items ignored */
 }
 
 int mg__check_origin(struct mg_http *h, struct MHD_Connection *c, struct req *r, bool check_host,

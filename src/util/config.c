@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -667,18 +668,23 @@ int mg_mcp_providers_check(const struct mg_config *c, const char *origin, struct
     return 0;
 }
 
-bool mg_mcp_provider_serves(const struct mg_config *cfg, int i, const char *repo_id)
+bool mg_list_has(const char *list, const char *item, size_t n, bool nocase)
 {
-    const char *p = cfg->mcp_providers[i].repos;
-    size_t idl = strlen(repo_id);
+    const char *p = list;
     while (*p) {
         while (*p == ' ' || *p == ',') p++;
         const char *e = p;
         while (*e && *e != ',') e++;
         const char *t = e;
         while (t > p && t[-1] == ' ') t--;
-        if ((size_t)(t - p) == idl && strncmp(p, repo_id, idl) == 0) return true;
+        if (t > p && (size_t)(t - p) == n && (nocase ? strncasecmp(p, item, n) : strncmp(p, item, n)) == 0)
+            return true;
         p = e;
     }
     return false;
+}
+
+bool mg_mcp_provider_serves(const struct mg_config *cfg, int i, const char *repo_id)
+{
+    return mg_list_has(cfg->mcp_providers[i].repos, repo_id, strlen(repo_id), false);
 }

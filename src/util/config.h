@@ -165,6 +165,9 @@ size_t mg_config_diff(const struct mg_config *a, const struct mg_config *b, void
 int mg_mcp_provider_set(struct mg_config *c, const char *key, const char *value, const char *origin,
                         struct mg_err *err);
 int mg_mcp_providers_check(const struct mg_config *c, const char *origin, struct mg_err *err);
+/* Whether the comma-separated list holds item[0..n) (spaces around entries
+ * ignored; nocase: ASCII case-insensitively). */
+bool mg_list_has(const char *list, const char *item, size_t n, bool nocase);
 /* Does provider i of c answer for repo id (its repos name it)? */
 bool mg_mcp_provider_serves(const struct mg_config *c, int i, const char *repo_id);
 /* Parse "1048576", "512k", "1M", "2G" into bytes; -1 on a bad value. */
