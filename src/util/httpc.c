@@ -142,8 +142,11 @@ void mg_http_endpoint_message(const char *body, size_t len, const char *key, cha
     if (cap < 8) return;
     json_t *root = json_loadb(body, len, 0, NULL);
     json_t *e = json_object_get(root, "error");
-    const char *m = json_is_string(e) ? json_string_value(e) : json_string_value(json_object_get(e, "message"));
+    const char *m = json_string_value(json_object_get(e, "message"));
+    if (!m) m = json_string_value(json_object_get(root, "message"));
+    if (!m) m = json_string_value(e);
     if (!m) m = json_string_value(json_object_get(root, "detail"));
+    if (!m) m = json_string_value(json_object_get(json_object_get(root, "status"), "error"));
     if (m) snprintf(out, cap, ": %s", m);
     json_decref(root);
     /* never repeat the key, even if the endpoint echoes it */
@@ -170,7 +173,8 @@ int mg_http_post_json(const struct mg_http_post *p, struct mg_buf *body, struct 
     const char *hdr[1];
     size_t nh = 0;
     if (p->key && p->key[0]) {
-        snprintf(auth, sizeof(auth), "Authorization: Bearer %s", p->key);
+        if (p->key_header) snprintf(auth, sizeof(auth), "%s: %s", p->key_header, p->key);
+        else snprintf(auth, sizeof(auth), "Authorization: Bearer %s", p->key);
         hdr[nh++] = auth;
     }
     body->max = p->max_response;
@@ -189,7 +193,7 @@ int mg_http_post_json(const struct mg_http_post *p, struct mg_buf *body, struct 
         }
         long status = 0, retry_after = 0;
         char why[256];
-        struct mg_httpc_req q = {.method = "POST", .url = p->url, .headers = hdr, .nheaders = nh,
+        struct mg_httpc_req q = {.method = p->method ? p->method : "POST", .url = p->url, .headers = hdr, .nheaders = nh,
                                  .body = p->payload, .timeout_s = p->timeout_s, .timeout_ms = timeout_ms,
                                  .max_body = p->max_response, .retry_after_s = &retry_after};
         int cc = mg_httpc_call(&q, &status, body, why, sizeof(why));
@@ -202,7 +206,7 @@ int mg_http_post_json(const struct mg_http_post *p, struct mg_buf *body, struct 
             mg_err_set(err, cc == MG_HTTPC_BAD_URL ? p->code_rejected : p->code_unavailable, "cannot reach %s '%s': %s",
                        p->what, p->url, why);
             retry = cc == MG_HTTPC_NO_ANSWER || cc == MG_HTTPC_TIMEOUT;
-        } else if (status != 200) {
+        } else if ((status < 200 || status > 299) && status != p->also_ok) {
             char msg[256], hint[160] = "";
             mg_http_endpoint_message(body->p ? body->p : "", body->len, p->key, msg, sizeof(msg));
             retry = status == 429 || status >= 500;

@@ -52,23 +52,28 @@ struct mg_httpc_req {
 
 int mg_httpc_call(const struct mg_httpc_req *q, long *status, struct mg_buf *body, char *why, size_t whycap);
 
-/* ---- a JSON POST with retries (the embedders, the chat endpoint) ----
+/* ---- a JSON request with retries (the embedders, the chat endpoint, the
+ * external vector stores) ----
  *
- * One call sends `payload` with "Authorization: Bearer KEY" when a key is
- * given; gives up on an attempt after timeout_s seconds (connecting: at
+ * One call sends `payload` (POST unless `method` says otherwise) with
+ * "Authorization: Bearer KEY" (or "KEY_HEADER: KEY") when a key is given;
+ * gives up on an attempt after timeout_s seconds (connecting: at
  * most 10 s of them) and after the caller's deadline when it has one;
  * retries `retries` times when the endpoint cannot be reached, times out,
  * or answers 429 or 5xx, after 0.25 s, 0.5 s, 1 s, ... or after what its
  * Retry-After asks when that is longer (at most MG_HTTP_RETRY_AFTER_MAX s);
- * other answers than 200 are final. Errors name the endpoint by `what` and
+ * a 2xx answer (or also_ok) is success, others are final. Errors name the endpoint by `what` and
  * its URL (which must carry no credentials) and the HTTP status, with the
  * endpoint's own error text, in which any echo of the key is masked. */
 #define MG_HTTP_RETRY_AFTER_MAX 60
 
 struct mg_http_post {
+    const char *method;         /* NULL: "POST" */
     const char *url;            /* http:// or https:// */
     const char *what;           /* "the embeddings endpoint": how messages name it */
     const char *key;            /* bearer token; NULL or "": none */
+    const char *key_header;     /* send the key as "KEY_HEADER: KEY" (e.g. "api-key"); NULL: a bearer token */
+    long also_ok;               /* one more status that is a success (e.g. 409 to a create); 0: none */
     const char *key_setting;    /* where the key is set, named on 401 and 403 ("voyage_api_key"); NULL: not named */
     const char *payload;        /* the JSON body (NUL-terminated) */
     int timeout_s;              /* per attempt (> 0) */
@@ -86,11 +91,12 @@ struct mg_http_post {
 
 /* 0 with the answer's body in *body (the caller initialises it with any max
  * and releases it; its max is replaced by p->max_response) when the endpoint
- * answered HTTP 200; else -1 with err (and body empty). */
+ * answered 2xx (or also_ok); else -1 with err (and body empty). */
 int mg_http_post_json(const struct mg_http_post *p, struct mg_buf *body, struct mg_err *err);
 
 /* The endpoint's own error text in body, if any ({"error": {"message": ...}},
- * {"error": "..."} or {"detail": "..."}), as ": text" into out (cap bytes,
+ * {"message": ...}, {"error": "..."}, {"detail": "..."} or {"status":
+ * {"error": ...}}, the first found), as ": text" into out (cap bytes,
  * cut at 200), with every occurrence of key masked; "" when none. */
 void mg_http_endpoint_message(const char *body, size_t len, const char *key, char *out, size_t cap);
 
