@@ -643,6 +643,7 @@ TEST(voyage_semantic_search_end_to_end)
     ASSERT_EQ_STR(json_string_value(json_object_get(j, "mode")), "lexical");
     ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(j, "semantic"), "state")), "unavailable");
     ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(j, "semantic"), "error")), "embed_unavailable");
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(j, "semantic"), "source")), "embedder");
     ASSERT(mg_fx_has_hit(j, "alpha/pool.c", NULL));
     json_decref(j);
     mg_t_out_free(&o);

@@ -55,6 +55,7 @@ static const struct {
     {"tools/", "index/lang.h"},              /* the languages a search may name */
     {"cli/cmd_scan.c", "index/walk.h"},      /* memgate scan walks a tree as the indexer does */
     {"cli/cmd_status.c", "embed/embed.h"},   /* memgate status names the embedder the settings choose */
+    {"vector/vext.c", "security/audit.h"},   /* audits that a repo's vectors go to an external store */
 };
 
 static const char *layer_of(const char *rel, char *dir, size_t cap)

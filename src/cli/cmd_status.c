@@ -128,6 +128,11 @@ int mg_cmd_status(int argc, char **argv)
             cfg.search_max_limit, "watch", cfg.watch, "embedder", sig, "repos", json_incref(repos), "totals", "repos", (json_int_t)n, "files", (json_int_t)files,
             "chunks", (json_int_t)chunks, "symbols", (json_int_t)symbols, "bytes", (json_int_t)bytes, "db_bytes",
             (json_int_t)dbb);
+        /* where the vectors go (docs/providers.md): never the key */
+        bool ext = strcmp(cfg.vector_store, "builtin") != 0;
+        json_object_set_new(o, "vector_store", json_pack("{s:s, s:s?, s:b, s:s?}", "kind", cfg.vector_store, "url",
+                                                         ext ? mg_config_vector_url(&cfg) : NULL, "external", ext,
+                                                         "collection_prefix", ext ? cfg.vector_collection_prefix : NULL));
         char *s = json_dumps(o, MG_JSON_DUMP);
         puts(s);
         free(s);
@@ -143,6 +148,11 @@ int mg_cmd_status(int argc, char **argv)
                mg_human_bytes((double)cfg.max_file_size, b1, sizeof(b1)), cfg.max_query_bytes, cfg.index_threads,
                cfg.chunk_max_lines, cfg.chunk_max_bytes, cfg.search_limit, cfg.watch);
         printf("embedder:       %s\n", sig);
+        if (strcmp(cfg.vector_store, "builtin") == 0)
+            printf("vector store:   builtin (in the repo databases, encrypted at rest)\n");
+        else
+            printf("vector store:   %s at %s, collections %s-* (outside memgate's encryption at rest: "
+                   "allow_external_vectors = on)\n", cfg.vector_store, mg_config_vector_url(&cfg), cfg.vector_collection_prefix);
         printf("repos:          %zu (%lld files, %lld chunks, %lld symbols, %s of text, %s of index)\n", n, files,
                chunks, symbols, mg_human_bytes((double)bytes, b2, sizeof(b2)),
                mg_human_bytes((double)dbb, b3, sizeof(b3)));

@@ -67,7 +67,9 @@ static int run_search(struct mg_code_self *self, const struct mg_pcall *pc, cons
     out->semantic_loading = res.semantic_loading;
     out->vectors_loaded = res.vectors_loaded;
     out->vectors_total = res.vectors_total;
-    if (res.semantic_error) out->semantic_error = res.semantic_error;
+    out->semantic_unavailable = res.semantic_unavailable;
+    out->semantic_source = res.semantic_source;
+    out->semantic_error = res.semantic_error;
     bool failed = false;
     size_t first = out->n;
     for (size_t i = 0; i < res.n && !failed; i++) {

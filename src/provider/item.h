@@ -174,7 +174,11 @@ struct mg_items {
      * vectors were still loading, and the loads' progress (vectors) */
     int semantic_loading;
     uint64_t vectors_loaded, vectors_total;
-    const char *semantic_error;    /* hybrid answered by words: the embedder's error code (static), or NULL */
+    /* hybrid search: repos searched by words only because the embedder or the
+     * external vector store failed; what failed ("embedder", "chroma",
+     * "qdrant") and the error code (static strings) */
+    int semantic_unavailable;
+    const char *semantic_source, *semantic_error;
     /* an external provider's hits it did not serve: paths outside the repo
      * root, not a file of it, or outside the request's scope (dropped by the
      * provider, never served; not an isolation drop) */

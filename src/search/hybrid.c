@@ -14,6 +14,7 @@
 #include "search/chunkset.h"
 #include "store/db.h"
 #include "util/rrf.h"
+#include "vector/vext.h"
 
 /* ---- natural language ----------------------------------------------------------- */
 
@@ -188,6 +189,16 @@ static int open_semantic(const struct mg_config *cfg, struct mg_db *d, const cha
     }
     char tenant[65]; /* the repo's owner: its vectors are sealed under that tenant's key */
     if (mg_db_meta_get(d, "tenant", tenant, sizeof(tenant)) != 0) snprintf(tenant, sizeof(tenant), "local");
+    /* the store the vectors are in is the configured one (vector/vext.h; no row: the built-in one) */
+    char vstore[700], have_vstore[700] = "builtin";
+    mg_vext_sig(cfg, tenant, repo_id, vstore, sizeof(vstore));
+    mg_db_meta_get(d, "vec_store", have_vstore, sizeof(have_vstore));
+    if (strcmp(vstore, have_vstore) != 0) {
+        mg_err_set(err, MG_E_NO_EMBEDDINGS, "the vectors of repo '%s' are in another vector store than "
+                   "vector_store = %s names; run `memgate index` on it to embed it again", repo_id,
+                   cfg->vector_store);
+        goto fail;
+    }
     if (mg_vkey_load(cfg, tenant, key, err) != 0) goto fail;
     mg_vkey_id(key, kid);
     mg_db_meta_get(d, "vec_key_id", have_kid, sizeof(have_kid));

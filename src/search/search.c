@@ -764,6 +764,27 @@ static int search_lexical(struct ctx *c, int limit)
     return found < 0 ? -1 : 0;
 }
 
+/* The embedder or an external vector store (vector/vext.h) failed: hybrid
+ * answers by words, says so (mg_results.semantic_*) and logs it; true when
+ * e is that. */
+static bool semantic_failed(struct ctx *c, const struct mg_err *e)
+{
+    static const char *const codes[] = {MG_E_EMBED_UNAVAILABLE, MG_E_EMBED_REJECTED, MG_E_EMBED_BAD_RESPONSE,
+                                        MG_E_VSTORE_UNAVAILABLE, MG_E_VSTORE_BAD_RESPONSE};
+    size_t k = 0;
+    while (k < 5 && (!e->code || strcmp(e->code, codes[k]) != 0)) k++;
+    if (k == 5) return false;
+    c->top->semantic_unavailable++;
+    c->top->semantic_error = codes[k];
+    c->top->semantic_source = k < 3                                        ? "embedder"
+                              : strcmp(c->cfg->vector_store, "chroma") == 0 ? "chroma"
+                              : strcmp(c->cfg->vector_store, "qdrant") == 0 ? "qdrant"
+                                                                            : "vector_store";
+    fprintf(stderr, "memgate: warning: %s: %s: %s; hybrid search answered by words alone\n", c->top->semantic_source,
+            e->code, e->msg);
+    return true;
+}
+
 /* Semantic: the top chunks by cosine, as lexical-style hits, in two steps
  * (hybrid runs its other searches while the vectors are scanned). start: 0,
  * 1 when the repo has no vectors, or (vectors_nowait) they are still
@@ -785,19 +806,9 @@ static int semantic_start(struct ctx *c, int limit, bool required, bool backgrou
         c->top->vectors_total += l.total;
         return 1;
     }
-    /* hybrid goes on by words when the repo has no vectors or the embedder fails (down, refusing, answering
-     * badly): the result says so (semantic_error) and the failure is logged */
+    /* hybrid goes on by words when the repo has no vectors, or the embedder or the vector store fails */
     if (!required && e.code && strcmp(e.code, MG_E_NO_EMBEDDINGS) == 0) return 1;
-    if (!required && e.code &&
-        (strcmp(e.code, MG_E_EMBED_UNAVAILABLE) == 0 || strcmp(e.code, MG_E_EMBED_REJECTED) == 0 ||
-         strcmp(e.code, MG_E_EMBED_BAD_RESPONSE) == 0)) {
-        c->top->semantic_error = strcmp(e.code, MG_E_EMBED_UNAVAILABLE) == 0 ? MG_E_EMBED_UNAVAILABLE
-                                 : strcmp(e.code, MG_E_EMBED_REJECTED) == 0  ? MG_E_EMBED_REJECTED
-                                                                              : MG_E_EMBED_BAD_RESPONSE;
-        fprintf(stderr, "memgate: warning: embeddings: %s: %s; hybrid search answered by words alone\n", e.code,
-                e.msg);
-        return 1;
-    }
+    if (!required && semantic_failed(c, &e)) return 1;
     *c->err = e;
     return -1;
 }
@@ -900,6 +911,13 @@ static int search_hybrid(struct ctx *c, int limit)
         struct mg_err first = *c->err;
         c->out = &sem;
         int sr = semantic_finish(c, job, depth, false);
+        if (sr != 0 && semantic_failed(c, c->err)) { /* the store failed mid-search: the words' lists stand */
+            sr = 0;
+            mg_results_release(&sem);
+            sem = (struct mg_results){.mode = "semantic"};
+            (*c->semantic_repos)--;
+            *c->err = first;
+        }
         if (rc == 0) rc = sr;
         else *c->err = first;
         if (rc == 0) {

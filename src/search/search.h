@@ -117,9 +117,12 @@ struct mg_results {
      * the total; the total is 0 until a load has counted them) */
     int semantic_loading;
     unsigned long long vectors_loaded, vectors_total;
-    /* hybrid: the error code (a static string) of an embedder that failed, so that
-     * the search answered by words alone (embed_unavailable, ...); NULL: none */
-    const char *semantic_error;
+    /* hybrid: repos searched by words only because the embedder or their
+     * external vector store (vector/vext.h) failed; what failed ("embedder",
+     * "chroma", "qdrant") and the error code of the last such failure
+     * (static strings) */
+    int semantic_unavailable;
+    const char *semantic_source, *semantic_error;
 };
 
 /* Parse "lexical" / "regex" / "symbol" / "semantic" / "hybrid" / "auto".

@@ -173,6 +173,7 @@ const char *const mg_audit_other_ops[] = {
     "webhook_run",    /* http/hook_run.c: the pull and re-index a push started, and how it ended */
     "audit_recovered",/* here: a torn line, lines that do not verify, a log shorter than its anchor */
     "config_reload",  /* cli/cmd_serve.c: SIGHUP read the config again (status: what applied), or refused it */
+    "external_vectors", /* vector/vext.c: a repo's vectors go to an external store (once per process and repo) */
     NULL,
 };
 

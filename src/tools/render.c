@@ -117,9 +117,12 @@ json_t *mg_render_semantic(json_t *result, const struct mg_items *l)
         json_object_set_new(result, "semantic",
                             json_pack("{s:s, s:I, s:I}", "state", "loading", "vectors_loaded",
                                       (json_int_t)l->vectors_loaded, "vectors_total", (json_int_t)l->vectors_total));
-    else if (result && l->semantic_error)
-        json_object_set_new(result, "semantic", json_pack("{s:s, s:s}", "state", "unavailable", "error",
-                                                          l->semantic_error));
+    else if (result && l->semantic_unavailable) /* the embedder or the vector store failed: answered by words */
+        json_object_set_new(result, "semantic",
+                            json_pack("{s:s, s:s, s:s, s:i}", "state", "unavailable", "source",
+                                      l->semantic_source ? l->semantic_source : "embedder", "error",
+                                      l->semantic_error ? l->semantic_error : MG_E_EMBED_UNAVAILABLE, "repos",
+                                      l->semantic_unavailable));
     return result;
 }
 

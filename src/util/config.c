@@ -81,6 +81,15 @@ static const struct key {
     STRKEY(ollama_url, 0),
     STRKEY(ollama_model, 0),
 #undef STRKEY
+    /* external vector stores (issue 21, part vstores; docs/providers.md) */
+    {"vector_store", K_ENUM, offsetof(struct mg_config, vector_store), 1, 15},
+    {"vector_url", K_STR, offsetof(struct mg_config, vector_url), 0, sizeof(((struct mg_config *)0)->vector_url) - 1},
+    {"vector_api_key", K_STR, offsetof(struct mg_config, vector_api_key), 0,
+     sizeof(((struct mg_config *)0)->vector_api_key) - 1},
+    {"vector_collection_prefix", K_STR, offsetof(struct mg_config, vector_collection_prefix), 1,
+     sizeof(((struct mg_config *)0)->vector_collection_prefix) - 1},
+    {"allow_external_vectors", K_ENUM, offsetof(struct mg_config, allow_external_vectors), 1, 7},
+    {"vector_timeout", K_INT, offsetof(struct mg_config, vector_timeout), 1, 600},
     {"watch_poll_interval", K_INT, offsetof(struct mg_config, watch_poll_interval), 5, 86400},
     {"access_log", K_STR, offsetof(struct mg_config, access_log), 1, sizeof(((struct mg_config *)0)->access_log) - 1},
     {"access_log_max_bytes", K_SIZE, offsetof(struct mg_config, access_log_max_bytes), 4096, 1LL << 40},
@@ -111,7 +120,9 @@ static const char *const *enum_choices(const char *key)
     static const char *const action_high[] = {"redact", "exclude", NULL};
     static const char *const action[] = {"redact", "exclude", "keep", NULL};
     static const char *const on_off[] = {"on", "off", NULL};
-    if (strcmp(key, "watch") == 0) return on_off;
+    static const char *const vector_store[] = {"builtin", "chroma", "qdrant", NULL};
+    if (strcmp(key, "watch") == 0 || strcmp(key, "allow_external_vectors") == 0) return on_off;
+    if (strcmp(key, "vector_store") == 0) return vector_store;
     if (strcmp(key, "require_tokens") == 0) return require_tokens;
     if (strcmp(key, "secret_action_high") == 0) return action_high;
     if (strncmp(key, "secret_action_", 14) == 0) return action;
@@ -204,6 +215,10 @@ void mg_config_defaults(struct mg_config *c)
     snprintf(c->sessions_provider, sizeof(c->sessions_provider), "builtin"); /* part mem0 */
     c->mem0_timeout = 10;
     c->embed_retries = 3;
+    snprintf(c->vector_store, sizeof(c->vector_store), "builtin");
+    snprintf(c->vector_collection_prefix, sizeof(c->vector_collection_prefix), "memgate");
+    snprintf(c->allow_external_vectors, sizeof(c->allow_external_vectors), "off");
+    c->vector_timeout = 10;
     c->watch_poll_interval = 60;
     snprintf(c->access_log, sizeof(c->access_log), "off");
     c->access_log_max_bytes = 64 << 20;
@@ -560,6 +575,36 @@ int mg_config_load(struct mg_config *c, struct mg_err *err)
         if (v && *v && mg_config_set(c, keys[i].name, v, env, err) != 0) return -1;
     }
     if (!c->cache_dir[0]) default_cache_dir(c);
+    return mg_config_check_vectors(c, "the configuration", err);
+}
+
+const char *mg_config_vector_url(const struct mg_config *c)
+{
+    if (c->vector_url[0]) return c->vector_url;
+    if (strcmp(c->vector_store, "chroma") == 0) return "http://127.0.0.1:8000";
+    if (strcmp(c->vector_store, "qdrant") == 0) return "http://127.0.0.1:6333";
+    return "";
+}
+
+/* external vector stores (issue 21, part vstores) */
+int mg_config_check_vectors(const struct mg_config *c, const char *origin, struct mg_err *err)
+{
+    if (strcmp(c->vector_store, "builtin") == 0) return 0;
+    if (strcmp(c->allow_external_vectors, "on") != 0)
+        return mg_err_set(err, MG_E_CONFIG, "%s: vector_store = %s keeps the code's embeddings in an outside "
+                          "store, unencrypted and outside memgate's encryption at rest (and a vector can give away "
+                          "the text it was made from); set allow_external_vectors = on to accept that, or "
+                          "vector_store = builtin", origin, c->vector_store);
+    const char *u = c->vector_url;
+    if (u[0] && strncmp(u, "http://", 7) != 0 && strncmp(u, "https://", 8) != 0)
+        return mg_err_set(err, MG_E_CONFIG, "%s: vector_url '%s' is not an http:// or https:// URL", origin, u);
+    for (const char *p = c->vector_collection_prefix; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
+            return mg_err_set(err, MG_E_CONFIG, "%s: vector_collection_prefix '%s' may hold only a-z 0-9 - _",
+                              origin, c->vector_collection_prefix);
+    if (!((c->vector_collection_prefix[0] >= 'a' && c->vector_collection_prefix[0] <= 'z') ||
+          (c->vector_collection_prefix[0] >= '0' && c->vector_collection_prefix[0] <= '9')))
+        return mg_err_set(err, MG_E_CONFIG, "%s: vector_collection_prefix must begin with a-z or 0-9", origin);
     return 0;
 }
 

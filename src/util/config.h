@@ -87,6 +87,13 @@ struct mg_config {
     int voyage_dimensions;    /* output_dimension sent to Voyage; 0 (default): the model's */
     char ollama_url[512];     /* Ollama's base URL; empty: http://localhost:11434 (and auto does not pick ollama) */
     char ollama_model[128];   /* empty: nomic-embed-text */
+    /* external vector stores (issue 21, part vstores: src/vector/vext.c, docs/providers.md) */
+    char vector_store[16];   /* builtin (default) | chroma | qdrant */
+    char vector_url[512];    /* the store's base URL (default: chroma http://127.0.0.1:8000, qdrant http://127.0.0.1:6333) */
+    char vector_api_key[512]; /* chroma: x-chroma-token; qdrant: api-key; never printed */
+    char vector_collection_prefix[48]; /* collections are named PREFIX-<hash of tenant and repo> (default memgate) */
+    char allow_external_vectors[8]; /* on | off (default): an external store holds vectors unencrypted */
+    int vector_timeout;      /* seconds per request to the store (default 10) */
     /* the file watcher (src/index/watch.h); watch above */
     int watch_poll_interval; /* seconds between full runs of a repo the kernel cannot watch (default 60) */
     /* push webhooks (src/hook/hook.h, docs/webhooks.md) */
@@ -154,8 +161,8 @@ int mg_index_roots_each(const char *value, const char *origin,
                         int (*visit)(void *ud, const char *tenant, const char *dir), void *ud, struct mg_err *err);
 /* The settings whose values differ between a and b: visit(ud, key) for
  * each, in the order of docs/config.md's table; returns how many. The
- * secret ones (embed_api_key, voyage_api_key, webhook_secret, mem0_api_key, llm_api_key) are named, never
- * their values. */
+ * secret ones (embed_api_key, voyage_api_key, webhook_secret, mem0_api_key,
+ * llm_api_key, vector_api_key) are named, never their values. */
 size_t mg_config_diff(const struct mg_config *a, const struct mg_config *b, void (*visit)(void *ud, const char *key),
                       void *ud);
 /* mcp_provider.NAME.KEY: set one key of provider NAME (made on first use);
@@ -170,6 +177,15 @@ int mg_mcp_providers_check(const struct mg_config *c, const char *origin, struct
 bool mg_list_has(const char *list, const char *item, size_t n, bool nocase);
 /* Does provider i of c answer for repo id (its repos name it)? */
 bool mg_mcp_provider_serves(const struct mg_config *c, int i, const char *repo_id);
+/* An external vector store (vector_store = chroma | qdrant) needs
+ * allow_external_vectors = on, a http(s) vector_url and a prefix of a-z 0-9
+ * - _; 0, or -1 with invalid_config saying what the switch means. Called by
+ * mg_config_load and again where a store is opened. */
+int mg_config_check_vectors(const struct mg_config *c, const char *origin, struct mg_err *err);
+/* The external vector store's base URL: vector_url, else the store's
+ * default (chroma http://127.0.0.1:8000, qdrant http://127.0.0.1:6333);
+ * "" for builtin. */
+const char *mg_config_vector_url(const struct mg_config *c);
 /* Parse "1048576", "512k", "1M", "2G" into bytes; -1 on a bad value. */
 int mg_parse_size(const char *s, size_t *out);
 

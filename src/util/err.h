@@ -104,6 +104,9 @@
 #define MG_E_NO_EMBEDDINGS  "no_embeddings"   /* semantic search on a repo without current vectors */
 #define MG_E_VECTOR_TAMPERED "vector_tampered" /* a stored vector blob fails authentication */
 #define MG_E_KEY            "key_error"       /* the vector key file or MEMGATE_MASTER_KEY is unusable */
+/* external vector stores (src/vector/vext.c: Chroma, Qdrant) */
+#define MG_E_VSTORE_UNAVAILABLE "vector_store_unavailable" /* the store cannot be reached, times out or fails */
+#define MG_E_VSTORE_BAD_RESPONSE "vector_store_bad_response" /* the store's answer is not what its API returns */
 /* the repo map (src/search/repomap.c) */
 #define MG_E_REPOMAP_UNAVAILABLE "repo_map_unavailable" /* the index predates the names the map needs: re-run index */
 #define MG_E_FOCUS_NOT_FOUND "focus_not_found" /* repo_map: a focus file or symbol the map does not hold */

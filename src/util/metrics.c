@@ -84,7 +84,7 @@ static struct {
 static pthread_mutex_t tools_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *const drop_kinds[] = {"code",    "note",    "episode", "entity",
-                                         "session", "project", "profile", "other"};
+                                         "session", "project", "profile", "vector", "other"};
 #define NDROPS (sizeof(drop_kinds) / sizeof(drop_kinds[0]))
 static uint64_t drops[NDROPS];
 static uint64_t sessions_created, sessions_pruned;

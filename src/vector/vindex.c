@@ -16,6 +16,7 @@
 #include "embed/embed.h"
 #include "store/content.h"
 #include "store/db.h"
+#include "vector/vext.h"
 #include "vector/vstore.h"
 #include "util/clock.h"
 
@@ -254,15 +255,20 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
     mg_vkey_id(key, kid);
     if (mg_vstore_open(c, d, repo_id, key, &vs, &err) != 0) goto fail;
     mg_db_meta_get(d, "vec_key_id", have_kid, sizeof(have_kid));
+    /* where the vectors are (vext.h): another store than the one they are in embeds again */
+    char vstore[700], have_vstore[700] = "builtin";
+    mg_vext_sig(c, tenant, repo_id, vstore, sizeof(vstore));
+    mg_db_meta_get(d, "vec_store", have_vstore, sizeof(have_vstore));
     if (mg_db_exec(d, "BEGIN IMMEDIATE", &err) != 0) goto fail;
     in_tx = true;
     int64_t nfiles = count(d, "SELECT count(*) FROM files");
     int64_t learned = mg_db_meta_int(d, "embed_learn_files", 0);
-    bool stale = strcmp(have, sig) != 0 || strcmp(have_kid, kid) != 0 ||
+    bool stale = strcmp(have, sig) != 0 || strcmp(have_kid, kid) != 0 || strcmp(have_vstore, vstore) != 0 ||
                  (strcmp(e->name, "builtin") == 0 && nfiles > 2 * learned + 100);
     if (stale) {
         if (vs->ops->prune(vs, 1, &err) != 0 || mg_db_exec(d, "DELETE FROM embed_model", &err) != 0 ||
             mg_db_meta_set(d, "embed_sig", sig, &err) != 0 || mg_db_meta_set(d, "vec_key_id", kid, &err) != 0 ||
+            mg_db_meta_set(d, "vec_store", vstore, &err) != 0 ||
             mg_db_meta_set_int(d, "embed_learn_files", nfiles, &err) != 0)
             goto fail;
         st->reembedded = have[0] && strcmp(have, "none") != 0;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "store/db.h"
+#include "vector/vext.h"
 
 /* ---- 1. keys --------------------------------------------------------------------- */
 
@@ -548,7 +549,8 @@ void mg_vstore_close(struct mg_vstore **ps)
 int mg_vstore_open(const struct mg_config *cfg, struct mg_db *d, const char *repo_id,
                    const unsigned char key[MG_VKEY_BYTES], struct mg_vstore **out, struct mg_err *err)
 {
-    (void)cfg; /* one store so far: the built-in one */
+    const struct mg_vext_api *api = mg_vext_api_of(cfg); /* vector_store = chroma | qdrant (vext.h) */
+    if (api) return mg_vext_open(cfg, api, d, repo_id, out, err);
     return builtin_open(d, repo_id, key, out, err);
 }
 
@@ -561,7 +563,8 @@ int mg_vcols_update(const struct mg_config *c, const char *dbpath, const char *r
     if (mg_db_open(dbpath, MG_DB_READONLY, &d, err) != 0) return -1;
     if (mg_db_exec(d, "BEGIN", err) != 0) goto out;
     mg_db_meta_get(d, "embed_sig", sig, sizeof(sig));
-    if (!sig[0] || strcmp(sig, "none") == 0 || mg_db_meta_int(d, "vectors", 0) == 0) {
+    if (!sig[0] || strcmp(sig, "none") == 0 || mg_db_meta_int(d, "vectors", 0) == 0 || mg_vext_api_of(c)) {
+        /* (an external store's vectors are not here: no column file) */
         mg_vcols_path(dbpath, path, sizeof(path));
         rc = unlink(path) == 0 || errno == ENOENT ? 0 : mg_err_set(err, MG_E_IO, "cannot remove '%s': %s", path,
                                                                     strerror(errno));

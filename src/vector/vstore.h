@@ -160,8 +160,9 @@ struct mg_vstore {
 
 /* The vector store of repo_id for cfg, on the repo's database (the handle
  * stays the caller's) with the repo tenant's key: the only way to a store.
- * Today the built-in one (vectors in the repo database, sealed); other
- * stores plug in here, behind the same ops. */
+ * The built-in one (vectors in the repo database, sealed), or with
+ * vector_store = chroma | qdrant an external one (vector/vext.h: key is
+ * not used there; the vectors leave memgate's encryption at rest). */
 int mg_vstore_open(const struct mg_config *cfg, struct mg_db *d, const char *repo_id,
                    const unsigned char key[MG_VKEY_BYTES], struct mg_vstore **out, struct mg_err *err);
 void mg_vstore_close(struct mg_vstore **s);

@@ -143,6 +143,15 @@ test('every op the docs list is written under that name and found by audit --op'
     await shutdown([], serve);
   }
 
+  // an external vector store in use (external_vectors): written when the store is opened, so one that is
+  // not there does (the index run keeps its lexical index and warns)
+  const ext = spawnSync(MEMGATE_BIN, ['index', A.root, '--quiet'], {
+    env: { ...world.env, MEMGATE_VECTOR_STORE: 'qdrant', MEMGATE_VECTOR_URL: 'http://127.0.0.1:9', MEMGATE_ALLOW_EXTERNAL_VECTORS: 'on', MEMGATE_VECTOR_TIMEOUT: '1' },
+    cwd: world.cwd,
+    encoding: 'utf8',
+  });
+  assert.equal(ext.status, 0, ext.stderr);
+
   // a torn last line: the next writer closes it and records audit_recovered
   fs.appendFileSync(path.join(world.home, 'audit', 'audit.log'), '{"seq":999999,"time":"2025-');
   mustMg(['repos', 'rm', 'alpha']);
