@@ -24,7 +24,8 @@
 #     index: save-to-search latency idle and under load, the watcher's RSS
 #     and idle CPU, a git checkout of 1,000 files), bench/nav_bench.py (references
 #     against GNU Global: recall, precision, latency), bench/provider_latency.py
-#     (an external MCP provider's overhead on search_code and get_context,
+#     (each external provider's overhead on search_code and get_context: an
+#     MCP server, Chroma, and the Qdrant and Mem0 fakes,
 #     p50/p99 with and without it), bench/nav_ts_bench.py (the
 #     same in TypeScript, on zod's sources from npm, against the TypeScript
 #     compiler), bench/cold_hybrid.py (a cold server's first hybrid query
@@ -34,7 +35,9 @@
 #     changed; needs those projects' git mirrors) and bench/memory_bench.mjs
 #     (agent memory against @modelcontextprotocol/server-memory), and
 #     bench/tools_tokens.mjs (the bytes and tokens of MCP tools/list;
-#     BENCH_TOOLS_BASE=PATH prints another memgate binary's beside them)
+#     BENCH_TOOLS_BASE=PATH prints another memgate binary's beside them), and
+#     bench/vstore_bench.sh (recall@10 and latency with Chroma in place of the
+#     built-in vector store, on part of the kernel; skipped without chromadb)
 # Prints a report in Markdown; docs/benchmarks.md keeps the figures.
 set -euo pipefail
 
@@ -281,7 +284,7 @@ MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/nav_bench.p
 echo
 MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/cli_latency.py"
 
-# ---- an external MCP provider's latency overhead on search_code and get_context (runs alone too)
+# ---- each external provider's latency overhead on search_code and get_context (runs alone too)
 MEMGATE_BIN="$BIN" python3 "$here/bench/provider_latency.py"
 
 # ---- code navigation in TypeScript against the TypeScript compiler (runs alone too) ----
@@ -311,3 +314,8 @@ MEMGATE_BIN="$BIN" "$node22" "$here/bench/memory_bench.mjs"
 
 # ---- what tools/list costs an agent in tokens (runs alone too; BENCH_TOOLS_BASE=PATH: beside another memgate binary)
 "$node22" "$here/bench/tools_tokens.mjs" --bin "$BIN" ${BENCH_TOOLS_BASE:+--base "$BENCH_TOOLS_BASE"}
+
+# ---- external vector stores: Chroma beside the built-in store (issue 21; runs alone too) ----
+# Skips with one line saying why when tests/node has no chromadb or Node 22.
+echo
+MEMGATE_BENCH_CACHE="$CACHE" "$here/bench/vstore_bench.sh"
