@@ -15,7 +15,7 @@
 #   make man completions      only generate them (build/man, build/completions) from --help
 
 CC      ?= cc
-PKGS    := sqlite3 jansson libpcre2-8 libgit2 libxxhash libzstd libsodium libmicrohttpd libcurl libhs
+PKGS    := sqlite3 jansson libpcre2-8 libgit2 libxxhash libzstd libsodium libmicrohttpd libcurl libhs libpq
 OPT     ?= -O2
 
 ifdef SANITIZE
@@ -31,9 +31,9 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
            $(if $(findstring clang,$(CC)),-Wno-unknown-warning-option)
 CFLAGS  += -std=gnu11 $(OPT) -g -pthread -D_GNU_SOURCE -Isrc -I$(TSRT)/include $(WARN) $(SANFLAGS) \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# libcurl, libgit2 and libmicrohttpd are not linked: src/util/dynlib.c loads
-# them when first called (they bring ~35 libraries most commands never use)
-DLPKGS  := libgit2 libmicrohttpd libcurl
+# libcurl, libgit2, libmicrohttpd and libpq are not linked: src/util/dynlib.c
+# loads them when first called (they bring ~35 libraries most commands never use)
+DLPKGS  := libgit2 libmicrohttpd libcurl libpq
 LDLIBS  += $(shell pkg-config --libs $(filter-out $(DLPKGS),$(PKGS)) 2>/dev/null) -lm -pthread -ldl
 # the test, bench and fuzz programs call more of them (loopback servers, HTTP clients): linked
 DLLIBS  := $(shell pkg-config --libs $(DLPKGS) 2>/dev/null)
@@ -178,6 +178,9 @@ $(OUT)/memgate-test: $(TEST_OBJ) $(FUZZ_OBJ) $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
 test: deps
 	@$(MAKE) --no-print-directory $(OUT)/memgate $(OUT)/memgate-test
 	@d=$$(mktemp -d); \
+	export MEMGATE_TEST_PG_SH=$(abspath scripts/pg.sh) MEMGATE_TEST_PG_DIR=$$d/pg; \
+	trap 'scripts/pg.sh rm $$d/pg >/dev/null 2>&1; rm -rf $$d' EXIT; \
+	scripts/pg.sh start $$d/pg >/dev/null || { echo "make test: could not start PostgreSQL (scripts/pg.sh)"; echo "0 passed, 1 failed"; exit 1; }; \
 	echo "MEMGATE_BIN=$(abspath $(OUT)/memgate) $(OUT)/memgate-test"; \
 	{ MEMGATE_BIN=$(abspath $(OUT)/memgate) $(OUT)/memgate-test; echo $$? > $$d/c.rc; } 2>&1 | tee $$d/c.log; \
 	echo "scripts/node-tests.sh $(OUT)/memgate $(NODE_TESTS)"; \
@@ -190,7 +193,6 @@ test: deps
 	  elif [ "$$(cat $$d/$$part.rc)" != 0 ]; then f=$$((f + 1)); fi; \
 	done; \
 	rc=0; [ "$$(cat $$d/c.rc)" = 0 ] && [ "$$(cat $$d/n.rc)" = 0 ] && [ $$f = 0 ] || rc=1; \
-	rm -rf $$d; \
 	echo "$$p passed, $$f failed"; \
 	exit $$rc
 

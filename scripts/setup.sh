@@ -24,7 +24,10 @@ pkgs=(
   build-essential pkg-config git ca-certificates
   libsqlite3-dev libjansson-dev libpcre2-dev libgit2-dev
   libxxhash-dev libzstd-dev libsodium-dev libmicrohttpd-dev libcurl4-openssl-dev
-  libvectorscan-dev
+  libvectorscan-dev libpq-dev
+  # storage = postgres://: the tests start a real PostgreSQL (scripts/pg.sh) and
+  # HAProxy in front of several daemons (docs/deploy.md)
+  postgresql-15 haproxy
   clang libclang-rt-14-dev
   nodejs npm
   sqlite3   # the node tests plant rows in, and integrity-check, the memory databases

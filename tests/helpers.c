@@ -204,3 +204,25 @@ void mg_t_body_done(void *cls, struct MHD_Connection *c, void **con_cls, enum MH
     free(b);
     *con_cls = NULL;
 }
+
+/* ---- PostgreSQL ---- */
+
+const char *mg_t_pg_dir(void)
+{
+    const char *d = getenv("MEMGATE_TEST_PG_DIR");
+    if (!d || !*d) FAIL("no test PostgreSQL: run through memgate-test with a test name holding \"pg\", or make test");
+    return d;
+}
+
+const char *mg_t_pg_url(void)
+{
+    static char url[512];
+    static int n;
+    const char *dir = mg_t_pg_dir(), *sh = getenv("MEMGATE_TEST_PG_SH");
+    if (!sh || !*sh) FAIL("MEMGATE_TEST_PG_SH is not set (the path of scripts/pg.sh)");
+    char db[64];
+    snprintf(db, sizeof(db), "t_%d_%d", (int)getpid(), n++);
+    mg_t_sh("/", "'%s' psql '%s' -c 'CREATE DATABASE %s OWNER memgate' >/dev/null", sh, dir, db);
+    snprintf(url, sizeof(url), "postgresql:///%s?host=%s&user=memgate", db, dir);
+    return url;
+}

@@ -10,6 +10,7 @@
 #include "test.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
@@ -97,6 +98,54 @@ static int selected(const char *name, int npat, char **pat)
     return 0;
 }
 
+/* A PostgreSQL for the tests that need one (names holding "pg"): the one
+ * `make test` started (MEMGATE_TEST_PG_DIR), else one started here with
+ * scripts/pg.sh for this run and removed at its end. */
+static char pg_dir[256];
+static pid_t runner_pid;
+
+static void pg_stop(void)
+{
+    if (!pg_dir[0] || getpid() != runner_pid) return;
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "'%s' rm '%s' >/dev/null 2>&1", getenv("MEMGATE_TEST_PG_SH"), pg_dir);
+    if (system(cmd) != 0) fprintf(stderr, "runner: could not remove the test PostgreSQL in %s\n", pg_dir);
+}
+
+static int pg_start(const char *argv0)
+{
+    if (getenv("MEMGATE_TEST_PG_DIR")) return 0;
+    char sh[1024] = "", exe[1024];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    exe[n > 0 ? n : 0] = 0;
+    (void)argv0;
+    /* build/memgate-test or build/san/memgate-test: scripts/ is one or two levels up */
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = 0;
+    for (int up = 1; up <= 2 && !sh[0]; up++) {
+        char cand[1200];
+        snprintf(cand, sizeof(cand), "%s/%s/scripts/pg.sh", exe, up == 1 ? ".." : "../..");
+        if (access(cand, X_OK) == 0 && realpath(cand, sh) == NULL) sh[0] = 0;
+    }
+    if (!sh[0]) {
+        fprintf(stderr, "runner: error: no scripts/pg.sh beside the test binary; run from a checkout\n");
+        return -1;
+    }
+    snprintf(pg_dir, sizeof(pg_dir), "/tmp/memgate-test-pg.%d", (int)getpid());
+    setenv("MEMGATE_TEST_PG_SH", sh, 1);
+    runner_pid = getpid();
+    atexit(pg_stop);
+    char cmd[1600];
+    snprintf(cmd, sizeof(cmd), "'%s' start '%s' >/dev/null", sh, pg_dir);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "runner: error: could not start a PostgreSQL for the tests (%s)\n", cmd);
+        pg_dir[0] = 0;
+        return -1;
+    }
+    setenv("MEMGATE_TEST_PG_DIR", pg_dir, 1);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
@@ -126,6 +175,10 @@ int main(int argc, char **argv)
         free(tests);
         return 0;
     }
+
+    bool want_pg = false;
+    for (size_t i = 0; i < nrun; i++) want_pg |= strstr(tests[run[i]].name, "pg") != NULL;
+    if (want_pg && pg_start(argv[0]) != 0) return 2;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("1..%zu\n", nrun);

@@ -110,6 +110,14 @@ struct mg_t_out mg_t_run(const char *cwd, const char *home, const char *const ar
     mg_t_run((cwd), (home), (const char *const[]){__VA_ARGS__, NULL})
 void mg_t_out_free(struct mg_t_out *o);
 
+/* A new, empty PostgreSQL database for this test (owned by the plain role
+ * memgate), on the cluster the runner started for tests whose name holds
+ * "pg" (or `make test`'s: MEMGATE_TEST_PG_DIR); its URL (the helpers'
+ * string). FAILs when there is no cluster. */
+const char *mg_t_pg_url(void);
+/* The cluster's directory (scripts/pg.sh DIR), for stopping and starting it. */
+const char *mg_t_pg_dir(void);
+
 /* Parse JSON or FAIL with the text. */
 json_t *mg_t_json(const char *text);
 

@@ -90,6 +90,11 @@ static const struct key {
      sizeof(((struct mg_config *)0)->vector_collection_prefix) - 1},
     {"allow_external_vectors", K_ENUM, offsetof(struct mg_config, allow_external_vectors), 1, 7},
     {"vector_timeout", K_INT, offsetof(struct mg_config, vector_timeout), 1, 600},
+    /* the shared database (issue 22: store/pg.h, docs/deploy.md) */
+    {"storage", K_STR, offsetof(struct mg_config, storage), 1, sizeof(((struct mg_config *)0)->storage) - 1},
+    {"storage_pool_max", K_INT, offsetof(struct mg_config, storage_pool_max), 1, 1000},
+    {"storage_timeout", K_INT, offsetof(struct mg_config, storage_timeout), 1, 600},
+    {"storage_statement_timeout", K_INT, offsetof(struct mg_config, storage_statement_timeout), 1, 3600},
     {"watch_poll_interval", K_INT, offsetof(struct mg_config, watch_poll_interval), 5, 86400},
     {"access_log", K_STR, offsetof(struct mg_config, access_log), 1, sizeof(((struct mg_config *)0)->access_log) - 1},
     {"access_log_max_bytes", K_SIZE, offsetof(struct mg_config, access_log_max_bytes), 4096, 1LL << 40},
@@ -219,6 +224,10 @@ void mg_config_defaults(struct mg_config *c)
     snprintf(c->vector_collection_prefix, sizeof(c->vector_collection_prefix), "memgate");
     snprintf(c->allow_external_vectors, sizeof(c->allow_external_vectors), "off");
     c->vector_timeout = 10;
+    snprintf(c->storage, sizeof(c->storage), "sqlite");
+    c->storage_pool_max = 8;
+    c->storage_timeout = 5;
+    c->storage_statement_timeout = 30;
     c->watch_poll_interval = 60;
     snprintf(c->access_log, sizeof(c->access_log), "off");
     c->access_log_max_bytes = 64 << 20;
@@ -454,6 +463,7 @@ static int load_file(struct mg_config *c, const char *path, int required, bool *
 /* The MEMGATE_* variables that are not settings (without the prefix). */
 static const char *const env_other[] = {
     "HOME", "CONFIG", "MASTER_KEY", "INSTANCE_ID", "VERBOSE",
+    "DATABASE_URL", /* storage, by the name PostgreSQL tools use (MEMGATE_STORAGE wins) */
     "PROVIDER_DEPTH", /* set by memgate for the MCP servers it starts (util/mcpc.h) */
     /* test seams (docs/config.md) */
     "TEST_COMMIT_BYTES", "TEST_MIN_REINDEX_INTERVAL", "TEST_WATCH_LIMIT", "TEST_V1_DELAY_MS",
@@ -574,8 +584,21 @@ int mg_config_load(struct mg_config *c, struct mg_err *err)
         const char *v = getenv(env);
         if (v && *v && mg_config_set(c, keys[i].name, v, env, err) != 0) return -1;
     }
+    const char *dburl = getenv("MEMGATE_DATABASE_URL"), *st = getenv("MEMGATE_STORAGE");
+    if (dburl && *dburl && !(st && *st) && mg_config_set(c, "storage", dburl, "MEMGATE_DATABASE_URL", err) != 0)
+        return -1;
     if (!c->cache_dir[0]) default_cache_dir(c);
+    if (mg_config_check_storage(c, "the configuration", err) != 0) return -1;
     return mg_config_check_vectors(c, "the configuration", err);
+}
+
+int mg_config_check_storage(const struct mg_config *c, const char *origin, struct mg_err *err)
+{
+    const char *s = c->storage;
+    if (strcmp(s, "sqlite") == 0 || strncmp(s, "postgres://", 11) == 0 || strncmp(s, "postgresql://", 13) == 0)
+        return 0;
+    return mg_err_set(err, MG_E_CONFIG, "%s: storage must be sqlite or a postgres:// URL (e.g. "
+                      "postgres://memgate@db.example/memgate), not '%.16s...'", origin, s);
 }
 
 const char *mg_config_vector_url(const struct mg_config *c)

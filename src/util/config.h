@@ -94,6 +94,12 @@ struct mg_config {
     char vector_collection_prefix[48]; /* collections are named PREFIX-<hash of tenant and repo> (default memgate) */
     char allow_external_vectors[8]; /* on | off (default): an external store holds vectors unencrypted */
     int vector_timeout;      /* seconds per request to the store (default 10) */
+    /* the shared database (issue 22: store/pg.h, docs/deploy.md) */
+    char storage[1024];      /* "sqlite" (default: the data directory's files) or a postgres:// URL
+                              * (MEMGATE_DATABASE_URL sets it too); never printed with its password */
+    int storage_pool_max;    /* connections per process, at most (default 8) */
+    int storage_timeout;     /* seconds to connect, or to wait for a free connection (default 5) */
+    int storage_statement_timeout; /* seconds a statement may run (default 30) */
     /* the file watcher (src/index/watch.h); watch above */
     int watch_poll_interval; /* seconds between full runs of a repo the kernel cannot watch (default 60) */
     /* push webhooks (src/hook/hook.h, docs/webhooks.md) */
@@ -182,6 +188,9 @@ bool mg_mcp_provider_serves(const struct mg_config *c, int i, const char *repo_i
  * - _; 0, or -1 with invalid_config saying what the switch means. Called by
  * mg_config_load and again where a store is opened. */
 int mg_config_check_vectors(const struct mg_config *c, const char *origin, struct mg_err *err);
+/* storage is sqlite or a postgres:// / postgresql:// URL: 0, or -1 with
+ * invalid_config (the URL is never quoted whole: it may hold a password). */
+int mg_config_check_storage(const struct mg_config *c, const char *origin, struct mg_err *err);
 /* The external vector store's base URL: vector_url, else the store's
  * default (chroma http://127.0.0.1:8000, qdrant http://127.0.0.1:6333);
  * "" for builtin. */

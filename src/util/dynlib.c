@@ -1,4 +1,4 @@
-/* dynlib.c — libcurl, libgit2 and libmicrohttpd, loaded when first called.
+/* dynlib.c — libcurl, libgit2, libmicrohttpd and libpq, loaded when first called.
  *
  * Those three pull in about 35 more shared libraries (GnuTLS, Kerberos,
  * LDAP, libssh2, mbedTLS, ...). Linked at start-up, loading and relocating
@@ -20,6 +20,7 @@
 #include <curl/curl.h>
 #include <dlfcn.h>
 #include <git2.h>
+#include <libpq-fe.h>
 #include <microhttpd.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -39,6 +40,7 @@ struct lib {
 static struct lib L_curl = {"libcurl.so.4", "libcurl4", NULL, false};
 static struct lib L_git2 = {"libgit2.so." LIBGIT2_SOVERSION, "libgit2-" LIBGIT2_SOVERSION, NULL, false};
 static struct lib L_mhd = {"libmicrohttpd.so.12", "libmicrohttpd12", NULL, false};
+static struct lib L_pq = {"libpq.so.5", "libpq5", NULL, false};
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void *lib_open(struct lib *l)
@@ -135,6 +137,38 @@ CURLcode curl_easy_getinfo(CURL *curl, CURLINFO info, ...)
     va_end(ap);
     return f_(curl, info, v);
 }
+
+/* ---- libpq (storage = postgres://...: store/sql.c, store/pg.c) ------------------ */
+
+FN(L_pq, PGconn *, PQconnectdbParams, (const char *const *keywords, const char *const *values, int expand_dbname),
+   (keywords, values, expand_dbname), NULL)
+FNV(L_pq, PQfinish, (PGconn *conn), (conn))
+FN(L_pq, ConnStatusType, PQstatus, (const PGconn *conn), (conn), CONNECTION_BAD)
+FN(L_pq, PGTransactionStatusType, PQtransactionStatus, (const PGconn *conn), (conn), PQTRANS_UNKNOWN)
+FN(L_pq, char *, PQerrorMessage, (const PGconn *conn), (conn), "libpq is not installed")
+FN(L_pq, int, PQsocket, (const PGconn *conn), (conn), -1)
+FN(L_pq, PQnoticeProcessor, PQsetNoticeProcessor, (PGconn *conn, PQnoticeProcessor proc, void *arg),
+   (conn, proc, arg), NULL)
+FN(L_pq, PGresult *, PQexec, (PGconn *conn, const char *query), (conn, query), NULL)
+FN(L_pq, PGresult *, PQexecParams,
+   (PGconn *conn, const char *command, int nParams, const Oid *paramTypes, const char *const *paramValues,
+    const int *paramLengths, const int *paramFormats, int resultFormat),
+   (conn, command, nParams, paramTypes, paramValues, paramLengths, paramFormats, resultFormat), NULL)
+FN(L_pq, ExecStatusType, PQresultStatus, (const PGresult *res), (res), PGRES_FATAL_ERROR)
+FN(L_pq, char *, PQresultErrorMessage, (const PGresult *res), (res), "libpq is not installed")
+FN(L_pq, char *, PQresultErrorField, (const PGresult *res, int fieldcode), (res, fieldcode), NULL)
+FNV(L_pq, PQclear, (PGresult *res), (res))
+FN(L_pq, int, PQntuples, (const PGresult *res), (res), 0)
+FN(L_pq, int, PQnfields, (const PGresult *res), (res), 0)
+FN(L_pq, char *, PQgetvalue, (const PGresult *res, int tup_num, int field_num), (res, tup_num, field_num), (char *)"")
+FN(L_pq, int, PQgetisnull, (const PGresult *res, int tup_num, int field_num), (res, tup_num, field_num), 1)
+FN(L_pq, char *, PQcmdTuples, (PGresult *res), (res), (char *)"0")
+FN(L_pq, unsigned char *, PQunescapeBytea, (const unsigned char *strtext, size_t *retbuflen), (strtext, retbuflen),
+   NULL)
+FNV(L_pq, PQfreemem, (void *ptr), (ptr))
+FN(L_pq, int, PQconsumeInput, (PGconn *conn), (conn), 0)
+FN(L_pq, PGnotify *, PQnotifies, (PGconn *conn), (conn), NULL)
+FN(L_pq, int, PQlibVersion, (void), (), 0)
 
 /* ---- libmicrohttpd ---------------------------------------------------------- */
 

@@ -20,8 +20,12 @@
 #define MG_E_IO             "io_error"        /* a read or write failed */
 #define MG_E_DEPENDENCY_MISSING "dependency_missing" /* a library loaded on first use is not installed (util/dynlib.c) */
 #define MG_E_NO_MEMORY      "out_of_memory"
-#define MG_E_DB             "db_error"        /* SQLite reported an error */
+#define MG_E_DB             "db_error"        /* SQLite or PostgreSQL reported an error */
 #define MG_E_SCHEMA         "schema_too_new"  /* database written by a newer memgate */
+/* the shared database (store/sql.h, store/pg.h: storage = postgres://...) */
+#define MG_E_STORAGE_UNAVAILABLE "storage_unavailable" /* PostgreSQL cannot be reached, or the pool had no connection in time */
+#define MG_E_STORAGE_CONFLICT "storage_conflict" /* a write collided with another's (unique key) */
+#define MG_E_STORAGE_RETRY  "storage_retry"   /* a transaction lost to a concurrent one (serialization, deadlock) */
 #define MG_E_REPO_NOT_FOUND "repo_not_found"  /* no indexed repo has that id */
 #define MG_E_REPO_REQUIRED  "repo_required"   /* several repos and none chosen */
 #define MG_E_REPO_EXISTS    "repo_exists"     /* id or root already taken */
