@@ -44,11 +44,11 @@ printf 'memgate %s, built from commit %s.\nSources and documentation: README.md 
 # dpkg-shlibdeps reads debian/control of a source package: a minimal one
 mkdir -p "$tmp/src/debian"
 printf 'Source: memgate\n\nPackage: memgate\nArchitecture: any\n' > "$tmp/src/debian/control"
-# libcurl, libgit2 and libmicrohttpd are loaded when first called
+# libcurl, libgit2, libmicrohttpd and libpq are loaded when first called
 # (src/util/dynlib.c), so the binary does not name them: a stub linked
 # against them makes dpkg-shlibdeps count them with the rest
 printf 'int main(void) { return 0; }\n' > "$tmp/dlstub.c"
-${CC:-cc} -o "$tmp/src/dlstub" "$tmp/dlstub.c" -Wl,--no-as-needed $(pkg-config --libs libcurl libgit2 libmicrohttpd) ||
+${CC:-cc} -o "$tmp/src/dlstub" "$tmp/dlstub.c" -Wl,--no-as-needed $(pkg-config --libs libcurl libgit2 libmicrohttpd libpq) ||
   { echo "mkdeb: error[internal]: cannot link the stub naming the libraries loaded on first use" >&2; exit 1; }
 deps=$(cd "$tmp/src" && dpkg-shlibdeps -O -e"$root/usr/bin/memgate" -e"$tmp/src/dlstub" 2>"$tmp/shlibdeps.err" \
   | sed -n 's/^shlibs:Depends=//p') || { cat "$tmp/shlibdeps.err" >&2; exit 1; }
