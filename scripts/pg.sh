@@ -41,7 +41,8 @@ as_pg() {
 
 url() { echo "postgresql:///memgate?host=$dir&user=memgate"; }
 
-psql_su() { as_pg "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$dir" -U postgres -d postgres "$@"; }
+# (database postgres unless the arguments name one with -d)
+psql_su() { as_pg env PGDATABASE=postgres "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$dir" -U postgres "$@"; }
 
 start() {
   as_pg "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \

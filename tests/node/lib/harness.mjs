@@ -286,3 +286,46 @@ export function metricSum(values, name) {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---- PostgreSQL (storage = postgres://..., docs/deploy.md) ----
+
+const PG_SH = path.join(REPO_ROOT, 'scripts', 'pg.sh');
+let pgOwn = null; // the cluster this process started, when make test started none
+
+/**
+ * The tests' PostgreSQL cluster (scripts/pg.sh): the one `make test` started
+ * (MEMGATE_TEST_PG_DIR), or one started for this process on first use and
+ * removed when it exits. Returns { dir, sh } (sh: the path of pg.sh, for
+ * `sh stop|kill|restart DIR`).
+ */
+export function pgCluster() {
+  const dir = process.env.MEMGATE_TEST_PG_DIR || pgOwn;
+  if (dir) return { dir, sh: PG_SH };
+  pgOwn = fs.mkdtempSync(path.join(os.tmpdir(), 'memgate-pg-'));
+  execFileSync(PG_SH, ['start', pgOwn], { stdio: ['ignore', 'ignore', 'inherit'] });
+  process.on('exit', () => {
+    try {
+      execFileSync(PG_SH, ['rm', pgOwn], { stdio: 'ignore' });
+    } catch {
+      /* gone already */
+    }
+  });
+  return { dir: pgOwn, sh: PG_SH };
+}
+
+let pgSeq = 0;
+/** A new, empty database on the tests' cluster, owned by the plain role memgate: its URL (for storage). */
+export function pgDatabase(tag = 'node') {
+  const { dir } = pgCluster();
+  const name = `n_${tag.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${process.pid}_${pgSeq++}`;
+  execFileSync(PG_SH, ['psql', dir, '-c', `CREATE DATABASE ${name} OWNER memgate`], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return `postgresql:///${name}?host=${dir}&user=memgate`;
+}
+
+/** Run SQL on a database of the tests' cluster as the superuser (for planting and checking rows); its output. */
+export function pgSql(url, sql) {
+  const db = (url.match(/^postgres(?:ql)?:\/\/[^/]*\/([^?]+)/) || [])[1];
+  if (!db) throw new Error(`no database name in ${url}`);
+  const { dir } = pgCluster();
+  return execFileSync(PG_SH, ['psql', dir, '-d', db, '-At', '-c', sql], { encoding: 'utf8' });
+}
