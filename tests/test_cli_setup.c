@@ -64,7 +64,8 @@ TEST(setup_claude_code_merges_and_keeps_the_rest)
     ASSERT(backup);
     char *saved = mg_t_read("/", backup);
     ASSERT_EQ_STR(saved, before); /* the backup is the old file */
-    json_t *after = mg_t_json(mg_t_read(home, ".claude.json"));
+    char *after_text = mg_t_read(home, ".claude.json");
+    json_t *after = mg_t_json(after_text);
     json_t *orig = mg_t_json(before);
     /* every other key as it was, in order; the other servers kept */
     const char *k;
@@ -93,6 +94,14 @@ TEST(setup_claude_code_merges_and_keeps_the_rest)
     ASSERT_EQ_STR(second, first);
     ASSERT_EQ_INT(backups(home), 1);
     mg_t_out_free(&o);
+    json_decref(r);
+    json_decref(after);
+    json_decref(orig);
+    free(before);
+    free(saved);
+    free(after_text);
+    free(first);
+    free(second);
 }
 
 TEST(setup_http_token_in_user_scope_env_in_project_scope)
@@ -104,7 +113,8 @@ TEST(setup_http_token_in_user_scope_env_in_project_scope)
     struct mg_t_out o = setup_in(home, argv);
     ASSERT_EQ_INT(o.status, 0);
     ASSERT(!strstr(o.out, "mgt_sekrit") && !strstr(o.err, "mgt_sekrit")); /* never printed */
-    json_t *after = mg_t_json(mg_t_read(home, ".cursor/mcp.json"));
+    char *after_text = mg_t_read(home, ".cursor/mcp.json");
+    json_t *after = mg_t_json(after_text);
     json_t *servers = json_object_get(after, "mcpServers");
     ASSERT(json_object_get(servers, "filesystem") && json_object_get(servers, "docs"));
     json_t *mine = json_object_get(servers, "memgate");
@@ -113,6 +123,8 @@ TEST(setup_http_token_in_user_scope_env_in_project_scope)
     ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(mine, "headers"), "Authorization")),
                   "Bearer mgt_sekrit_value_123");
     mg_t_out_free(&o);
+    json_decref(after);
+    free(after_text);
 
     /* project scope: a file that may be committed names the variable, never the token */
     const char *proj[] = {"setup", "--client", "claude-code", "--scope", "project", "--http", "http://h:1/mcp",
@@ -125,6 +137,7 @@ TEST(setup_http_token_in_user_scope_env_in_project_scope)
     ASSERT_CONTAINS(mcp, "\"type\": \"http\"");
     ASSERT_CONTAINS(o.out, "MEMGATE_TOKEN");
     mg_t_out_free(&o);
+    free(mcp);
 
     /* --dry-run prints the entry with the token hidden and writes nothing */
     const char *dry[] = {"setup", "--client", "codex", "--http", "http://h:1/mcp", "--token-file", "tok", "--dry-run",
@@ -161,7 +174,9 @@ TEST(setup_codex_replaces_its_tables_and_keeps_every_other_line)
     /* ...and from the next table to the end, multi-line string included */
     ASSERT_CONTAINS(after, strstr(before, "[mcp_servers.figma]"));
     ASSERT_EQ_INT(backups(home), 0); /* the backup is beside the file */
-    ASSERT_EQ_INT(backups(strcat(strcpy(malloc(strlen(home) + 8), home), "/.codex")), 1);
+    char codex_dir[4200];
+    snprintf(codex_dir, sizeof(codex_dir), "%s/.codex", home);
+    ASSERT_EQ_INT(backups(codex_dir), 1);
 
     /* again: unchanged, byte for byte */
     mg_t_out_free(&o);
@@ -184,6 +199,10 @@ TEST(setup_codex_replaces_its_tables_and_keeps_every_other_line)
     ASSERT_EQ_INT(count(h, "args = [\"mcp\"]"), 0); /* the stdio entry went */
     ASSERT_CONTAINS(h, strstr(before, "[mcp_servers.figma]"));
     mg_t_out_free(&o);
+    free(before);
+    free(after);
+    free(again);
+    free(h);
 }
 
 TEST(setup_refuses_what_it_cannot_merge_and_leaves_it)
@@ -199,6 +218,7 @@ TEST(setup_refuses_what_it_cannot_merge_and_leaves_it)
     ASSERT_EQ_STR(still, "{\"mcpServers\": {\"a\": 1,}");
     ASSERT_EQ_INT(backups(home), 0);
     mg_t_out_free(&o);
+    free(still);
 
     const char *inl = "[mcp_servers]\nmemgate = { command = \"x\" }\n";
     mg_t_write(home, ".codex/config.toml", inl, strlen(inl));
@@ -209,6 +229,7 @@ TEST(setup_refuses_what_it_cannot_merge_and_leaves_it)
     char *t = mg_t_read(home, ".codex/config.toml");
     ASSERT_EQ_STR(t, inl);
     mg_t_out_free(&o);
+    free(t);
 
     const char *bad[] = {"setup", "--client", "vim", NULL};
     o = setup_in(home, bad);
@@ -248,4 +269,5 @@ TEST(setup_asks_on_a_terminal)
     mg_t_sh(home, "HOME='%s' python3 ask.py '%s' > ask.out 2>&1", home, real);
     char *toml = mg_t_read(home, ".codex/config.toml");
     ASSERT_EQ_STR(toml, "[mcp_servers.memgate]\nurl = \"http://127.0.0.1:7090/mcp\"\n");
+    free(toml);
 }
