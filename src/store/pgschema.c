@@ -32,5 +32,11 @@ const struct mg_pg_step mg_pg_steps[] = {
      "  revoked bigint NOT NULL DEFAULT 0, seq bigint GENERATED ALWAYS AS IDENTITY);"
      "CREATE TABLE IF NOT EXISTS rate_buckets(key text PRIMARY KEY, level double precision NOT NULL,"
      "  at double precision NOT NULL, rate integer NOT NULL, took integer NOT NULL DEFAULT 0);"},
+    /* webhook delivery ids seen (hook/replay.c; hooks.db's deliveries): a system table, the forge's
+     * delivery id names no tenant */
+    {"0004_hooks",
+     "CREATE TABLE IF NOT EXISTS webhook_deliveries(source text NOT NULL, id text NOT NULL,"
+     "  seen_at bigint NOT NULL, PRIMARY KEY(source, id));"
+     "CREATE INDEX IF NOT EXISTS webhook_deliveries_seen ON webhook_deliveries(seen_at);"},
 };
 const size_t mg_pg_nsteps = sizeof(mg_pg_steps) / sizeof(mg_pg_steps[0]);
