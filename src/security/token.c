@@ -258,6 +258,11 @@ void mg_tokens_close(struct mg_tokens *t)
     free(t);
 }
 
+bool mg_tokens_shared(const struct mg_tokens *t)
+{
+    return t->cfg != NULL;
+}
+
 static int open_sqlite(struct mg_tokens *t, struct mg_err *err)
 {
     snprintf(t->path, sizeof(t->path), "%s/tokens.db", t->home);
@@ -668,6 +673,7 @@ int mg_tokens_revoke(struct mg_tokens *t, const char *id_or_token, bool *was_rev
     give(t, &k);
     return rc;
 }
+
 /* ---- check ------------------------------------------------------------------------- */
 
 static int invalid(struct mg_err *err)

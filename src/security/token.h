@@ -69,6 +69,8 @@ struct mg_tokens;
  * not an error when the pepper file is there: it is checked on first use. */
 int mg_tokens_open(const struct mg_config *c, struct mg_tokens **out, struct mg_err *err);
 void mg_tokens_close(struct mg_tokens *t);
+/* Are the tokens the shared database's (storage = postgres://...)? */
+bool mg_tokens_shared(const struct mg_tokens *t);
 
 /* Create a token. In: spec's tenant, repos/nrepos, scope, expires, rate_own
  * (-1: follow token_rate_limit), name. Out: *created (may be NULL) filled like
