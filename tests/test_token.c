@@ -637,16 +637,23 @@ TEST(token_pg_a_daemon_with_another_pepper_is_refused)
     free(homeD);
 }
 
-TEST(token_pg_rate_limit_burst_refill_and_shared_by_daemons)
+/* Two daemons' limiters: one database, two pools. */
+static void two_limiters(const char *url, struct mg_ratelimit **a, struct mg_ratelimit **b)
 {
-    const char *url = mg_t_pg_url();
     char *home = mg_t_tmpdir();
     struct mg_config ca, cb;
     pg_cfg(&ca, home, url, 0);
     pg_cfg(&cb, home, url, 1);
+    struct mg_err err = {0};
+    if (mg_ratelimit_open(&ca, a, &err) != 0 || mg_ratelimit_open(&cb, b, &err) != 0) FAIL("%s", err.msg);
+}
+
+TEST(token_pg_rate_limit_burst_refill_and_shared_by_daemons)
+{
+    const char *url = mg_t_pg_url();
     struct mg_ratelimit *a, *b;
     struct mg_err err = {0};
-    if (mg_ratelimit_open(&ca, &a, &err) != 0 || mg_ratelimit_open(&cb, &b, &err) != 0) FAIL("%s", err.msg);
+    two_limiters(url, &a, &b);
     int retry = -1;
     /* 60/min: burst 10 between both daemons, then refused with the wait */
     for (int i = 0; i < 10; i++) {
@@ -710,14 +717,8 @@ static void *take_many(void *arg)
 
 TEST(token_pg_rate_limit_concurrent_takes_never_exceed_the_burst)
 {
-    const char *url = mg_t_pg_url();
-    char *home = mg_t_tmpdir();
-    struct mg_config ca, cb;
-    pg_cfg(&ca, home, url, 0);
-    pg_cfg(&cb, home, url, 1);
     struct mg_ratelimit *a, *b;
-    struct mg_err err = {0};
-    if (mg_ratelimit_open(&ca, &a, &err) != 0 || mg_ratelimit_open(&cb, &b, &err) != 0) FAIL("%s", err.msg);
+    two_limiters(mg_t_pg_url(), &a, &b);
     /* 6/min: burst 10, one more every 10 s; 8 threads on two daemons ask 120 times at once */
     struct taker tk[8];
     pthread_t th[8];
@@ -741,26 +742,10 @@ TEST(token_pg_rate_limit_concurrent_takes_never_exceed_the_burst)
     mg_pg_close_all();
 }
 
-/* A cluster of the test's own, to stop and start. */
-static const char *own_cluster(char *dir, size_t cap)
-{
-    snprintf(dir, cap, "%s/pg", mg_t_tmpdir());
-    static char url[600];
-    mg_t_sh("/", "'%s' start '%s' >/dev/null", getenv("MEMGATE_TEST_PG_SH"), dir);
-    snprintf(url, sizeof(url), "postgresql:///memgate?host=%s&user=memgate", dir);
-    return url;
-}
-
-static void cluster(const char *dir, const char *what)
-{
-    mg_t_sh("/", "'%s' %s '%s' >/dev/null", getenv("MEMGATE_TEST_PG_SH"), what, dir);
-}
-
 TEST_T(token_pg_down_refuses_checks_and_rate_limits_then_recovers, 180)
 {
-    mg_t_pg_dir(); /* needs the runner's scripts/pg.sh */
     char dir[600];
-    const char *url = own_cluster(dir, sizeof(dir));
+    const char *url = mg_t_pg_own(dir, sizeof(dir));
     char *home = mg_t_tmpdir();
     struct mg_config c;
     pg_cfg(&c, home, url, 0);
@@ -773,7 +758,7 @@ TEST_T(token_pg_down_refuses_checks_and_rate_limits_then_recovers, 180)
     if (mg_tokens_create(t, &spec, NULL, text, &err) != 0) FAIL("%s", err.msg);
     ASSERT_EQ_INT(mg_rate_check(rl, "k", 60, NULL, &err), 1);
 
-    cluster(dir, "stop");
+    mg_t_pg_cluster(dir, "stop");
     ASSERT_EQ_INT(mg_tokens_check(t, text, &tok, &err), -1);
     ASSERT_EQ_STR(err.code, MG_E_STORAGE_UNAVAILABLE);
     int retry = 0;
@@ -790,7 +775,7 @@ TEST_T(token_pg_down_refuses_checks_and_rate_limits_then_recovers, 180)
     struct mg_tokens *t2;
     if (mg_tokens_open(&c, &t2, &err) != 0) FAIL("%s: %s", err.code, err.msg);
 
-    cluster(dir, "restart");
+    mg_t_pg_cluster(dir, "restart");
     int ok = -1;
     for (int i = 0; i < 50 && ok != 0; i++) {
         ok = mg_tokens_check(t2, text, &tok, &err);
@@ -805,5 +790,5 @@ TEST_T(token_pg_down_refuses_checks_and_rate_limits_then_recovers, 180)
     mg_tokens_close(t2);
     mg_ratelimit_free(rl);
     mg_pg_close_all();
-    cluster(dir, "rm");
+    mg_t_pg_cluster(dir, "rm");
 }

@@ -92,12 +92,13 @@ static enum MHD_Result respond_store_failed(struct MHD_Connection *c, struct req
                               NULL);
 }
 
-/* A refusal of the token itself (401); anything else is the store's failure. */
-static bool token_refusal(const char *code)
+/* The shared database failed (down, busy, or this daemon's pepper is not
+ * the database's): the caller's token may be fine, so not a 401. Every other
+ * error of a check stays a 401, as it always was on SQLite. */
+static bool store_failed(const char *code)
 {
-    return !code || strcmp(code, MG_E_TOKEN_INVALID) == 0 || strcmp(code, MG_E_TOKEN_REVOKED) == 0 ||
-           strcmp(code, MG_E_TOKEN_EXPIRED) == 0 || strcmp(code, MG_E_UNAUTHORIZED) == 0 ||
-           strcmp(code, MG_E_DB) == 0; /* (SQLite's tokens.db unreadable: 401, as it always was) */
+    return code && (strcmp(code, MG_E_STORAGE_UNAVAILABLE) == 0 || strcmp(code, MG_E_STORAGE_RETRY) == 0 ||
+                    strcmp(code, MG_E_CONFIG) == 0);
 }
 
 struct hsize {
@@ -147,7 +148,7 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     }
     struct mg_err err = {0};
     bool any = false;
-    if (srv->tokens && mg_tokens_any_err(srv->tokens, &any, &err) != 0 && !token_refusal(err.code)) {
+    if (srv->tokens && mg_tokens_any_err(srv->tokens, &any, &err) != 0 && store_failed(err.code)) {
         *rc = respond_store_failed(c, r, &err);
         return -1;
     }
@@ -168,7 +169,7 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     }
     struct mg_token tok;
     if (strncasecmp(auth, "Bearer ", 7) != 0 || !srv->tokens || mg_tokens_check(srv->tokens, auth + 7, &tok, &err) != 0) {
-        if (!token_refusal(err.code)) {
+        if (store_failed(err.code)) {
             *rc = respond_store_failed(c, r, &err);
             return -1;
         }

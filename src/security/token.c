@@ -321,8 +321,8 @@ static int open_pg(struct mg_tokens *t, struct mg_err *err)
                                "EXISTS(SELECT 1 FROM tokens)", &st, err);
     bool used = true;
     if (rc == 0) {
-        rc = mg_sql_step(st, err) < 0 ? -1 : 0;
-        used = mg_sql_int(st, 0) != 0;
+        rc = mg_sql_step(st, err) == 1 ? 0 : -1;
+        if (rc == 0) used = mg_sql_int(st, 0) != 0;
         mg_sql_finalize(&st);
     }
     char missing[PATH_MAX + 128];
