@@ -4,9 +4,12 @@
  * is tested with a real server in tests/node/webhook.test.mjs. */
 #include "test.h"
 
+#include <pthread.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "hook/hook.h"
+#include "store/pg.h"
 
 static const char *norm(const char *s)
 {
@@ -288,4 +291,70 @@ TEST(hook_pull_refuses_without_a_branch_or_upstream)
     mg_t_sh(d, "cd wc && git checkout -q main && mv ../remote.git ../moved.git");
     ASSERT_EQ_INT(pull(d, what, sizeof(what), &err), -1);
     ASSERT_EQ_STR(err.code, MG_E_PULL_FAILED);
+}
+
+/* ---- PostgreSQL: delivery ids shared by every daemon (the runner starts a cluster for *pg* tests) ---- */
+
+struct racer {
+    struct mg_hook_replay *rp;
+    const char *id;
+    int rc;
+};
+
+static void *race(void *arg)
+{
+    struct racer *r = arg;
+    struct mg_err err = {0};
+    r->rc = mg_hook_replay_record(r->rp, "github", r->id, 1700000000000LL, &err);
+    return NULL;
+}
+
+TEST(hook_pg_replay_store_is_shared_by_daemons)
+{
+    const char *url = mg_t_pg_url();
+    struct mg_config ca, cb;
+    mg_config_defaults(&ca);
+    snprintf(ca.home, sizeof(ca.home), "%s", mg_t_tmpdir());
+    snprintf(ca.storage, sizeof(ca.storage), "%s", url);
+    mg_config_defaults(&cb);
+    snprintf(cb.home, sizeof(cb.home), "%s", mg_t_tmpdir());
+    snprintf(cb.storage, sizeof(cb.storage), "%s&connect_timeout=4", url); /* another pool: another daemon */
+    struct mg_hook_replay *a, *b;
+    struct mg_err err = {0};
+    if (mg_hook_replay_open(&ca, &a, &err) != 0 || mg_hook_replay_open(&cb, &b, &err) != 0) FAIL("%s", err.msg);
+    int64_t t0 = 1700000000000LL, day = 86400000LL;
+    ASSERT_EQ_INT(mg_hook_replay_record(a, "github", "d1", t0, &err), 1);
+    ASSERT_EQ_INT(mg_hook_replay_record(b, "github", "d1", t0 + 1, &err), 0); /* replayed to the other daemon */
+    ASSERT_EQ_INT(mg_hook_replay_record(a, "github", "d1", t0 + 2, &err), 0);
+    ASSERT_EQ_INT(mg_hook_replay_record(b, "gitlab", "d1", t0 + 3, &err), 1); /* ids are per forge */
+    ASSERT_EQ_INT(mg_hook_replay_record(b, "github", "d2", t0 + 4, &err), 1);
+    /* no hooks.db: the database holds them */
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof(path), "%s/hooks.db", ca.home);
+    ASSERT(access(path, F_OK) != 0);
+    /* after 7 days an id is forgotten, on every daemon */
+    ASSERT_EQ_INT(mg_hook_replay_record(a, "github", "d1", t0 + 6 * day, &err), 0);
+    ASSERT_EQ_INT(mg_hook_replay_record(b, "github", "d2", t0 + 8 * day, &err), 1);
+    ASSERT_EQ_INT(mg_hook_replay_record(a, "github", "d2", t0 + 8 * day + 1, &err), 0);
+    /* one id delivered to both daemons at once: exactly one takes it */
+    for (int round = 0; round < 5; round++) {
+        char id[32];
+        snprintf(id, sizeof(id), "race-%d", round);
+        struct racer r[6];
+        pthread_t th[6];
+        for (int i = 0; i < 6; i++) {
+            r[i] = (struct racer){.rp = i % 2 ? b : a, .id = id};
+            pthread_create(&th[i], NULL, race, &r[i]);
+        }
+        int firsts = 0;
+        for (int i = 0; i < 6; i++) {
+            pthread_join(th[i], NULL);
+            ASSERT(r[i].rc == 0 || r[i].rc == 1);
+            firsts += r[i].rc;
+        }
+        ASSERT_EQ_INT(firsts, 1);
+    }
+    mg_hook_replay_close(a);
+    mg_hook_replay_close(b);
+    mg_pg_close_all();
 }

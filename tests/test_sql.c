@@ -311,27 +311,12 @@ static bool wait_for(struct heard *h, int n, int connects, int ms)
     return false;
 }
 
-/* A cluster of the test's own, to stop and start. */
-static const char *own_cluster(char *dir, size_t cap)
-{
-    snprintf(dir, cap, "%s/pg", mg_t_tmpdir());
-    static char url[600];
-    mg_t_sh("/", "'%s' start '%s' >/dev/null", getenv("MEMGATE_TEST_PG_SH"), dir);
-    snprintf(url, sizeof(url), "postgresql:///memgate?host=%s&user=memgate", dir);
-    return url;
-}
-
-static void cluster(const char *dir, const char *what)
-{
-    mg_t_sh("/", "'%s' %s '%s' >/dev/null", getenv("MEMGATE_TEST_PG_SH"), what, dir);
-}
-
 TEST_T(sql_pg_down_is_storage_unavailable_and_recovers, 180)
 {
     mg_t_pg_dir(); /* needs the runner's scripts/pg.sh */
     char dir[600];
     struct mg_config cfg;
-    pg_config(&cfg, own_cluster(dir, sizeof(dir)));
+    pg_config(&cfg, mg_t_pg_own(dir, sizeof(dir)));
     struct mg_pg *pool;
     struct mg_sql *c;
     struct mg_err err = {0};
@@ -349,7 +334,7 @@ TEST_T(sql_pg_down_is_storage_unavailable_and_recovers, 180)
     ASSERT_EQ_STR(h.last, "memgate_test:hello");
 
     /* killed as a crash would: the idle pooled connection is broken, and so is every new one */
-    cluster(dir, "kill");
+    mg_t_pg_cluster(dir, "kill");
     if (mg_pg_acquire(pool, "acme", &c, &err) == 0) {
         ASSERT_EQ_INT(mg_sql_exec(c, "SELECT 1", &err), -1);
         ASSERT(mg_sql_broken(c));
@@ -362,7 +347,7 @@ TEST_T(sql_pg_down_is_storage_unavailable_and_recovers, 180)
     ASSERT_EQ_INT(mg_pg_ping(pool, &err), -1);
 
     /* back: the pool and the listener come back by themselves */
-    cluster(dir, "restart");
+    mg_t_pg_cluster(dir, "restart");
     int ok = -1;
     for (int i = 0; i < 50 && ok != 0; i++) {
         ok = mg_pg_ping(pool, &err);
@@ -380,7 +365,7 @@ TEST_T(sql_pg_down_is_storage_unavailable_and_recovers, 180)
     mg_pg_listen_stop(&l);
     ASSERT(l == NULL);
     mg_pg_close_all();
-    cluster(dir, "rm");
+    mg_t_pg_cluster(dir, "rm");
 }
 
 TEST(sql_pg_url_password_never_shown)

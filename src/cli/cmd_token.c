@@ -21,7 +21,8 @@ static const char *HELP =
     "\n"
     "Access tokens for `memgate serve` (HTTP bearer tokens). `create` prints the\n"
     "token once, on stdout (details on stderr): memgate keeps only a keyed hash\n"
-    "of it in tokens.db, so store it now. `list` shows every token (never the\n"
+    "of it (in tokens.db, or the shared database with storage = postgres://...),\n"
+    "so store it now. `list` shows every token (never the\n"
     "secret); `revoke` disables one at once, also for a running server.\n"
     "\n"
     "options (create):\n"
@@ -238,7 +239,8 @@ int mg_cmd_token(int argc, char **argv)
             free(s);
             json_decref(arr);
         } else if (n == 0) {
-            fprintf(stderr, "no tokens in %s; create one with `memgate token create --tenant NAME`\n", cfg.home);
+            fprintf(stderr, "no tokens in %s; create one with `memgate token create --tenant NAME`\n",
+                    mg_tokens_shared(t) ? "the shared database" : cfg.home);
         } else {
             long long now = (long long)(mg_wall_ms() / 1000);
             printf("%-16s  %-16s  %-5s  %-7s  %-16s  %-16s  %-16s  %-20s  %s\n", "ID", "TENANT", "SCOPE", "STATUS",

@@ -60,11 +60,14 @@ bool mg_hook_delivery_id_ok(const char *id);
 
 /* ---- replay.c ---- */
 struct mg_hook_replay;
-/* Open (create 0600) <home>/hooks.db. */
+/* Open (create 0600) <home>/hooks.db; or, with storage = postgres://...,
+ * use the shared table webhook_deliveries (a system table: a delivery names
+ * no tenant), so that an id seen by one daemon is a replay on every other. */
 int mg_hook_replay_open(const struct mg_config *c, struct mg_hook_replay **out, struct mg_err *err);
 /* Remember delivery id of source ("github", "gitlab") at now_ms (unix ms),
  * forgetting ids past MG_HOOK_REPLAY_TTL_S and beyond MG_HOOK_REPLAY_ROWS.
- * 1: first seen (now remembered); 0: seen before (a replay); -1 with err.
+ * 1: first seen (now remembered, durably); 0: seen before (a replay); -1
+ * with err (PostgreSQL: storage_unavailable when it cannot be reached).
  * Thread-safe. */
 int mg_hook_replay_record(struct mg_hook_replay *rp, const char *source, const char *id, int64_t now_ms,
                           struct mg_err *err);

@@ -1,14 +1,21 @@
 /* replay.c — delivery ids seen lately, so a captured delivery cannot be
  * played again (hook.h). <home>/hooks.db, one row per id; kept durable
- * (synchronous=FULL) because a replay after a restart is still a replay. */
+ * (synchronous=FULL) because a replay after a restart is still a replay.
+ * With storage = postgres://... the ids are the rows of webhook_deliveries
+ * (pgschema.c, step 0004_hooks), shared by every daemon: the primary key
+ * makes the first of two daemons receiving one id at once win, the other
+ * sees a replay. */
 #include "hook/hook.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "security/common.h"
+#include "store/pg.h"
+#include "store/sql.h"
 #include "store/sqlite.h"
 
 static const char *const migrations[] = {
@@ -22,9 +29,27 @@ static const char *const migrations[] = {
 };
 
 struct mg_hook_replay {
-    pthread_mutex_t mu; /* one handle, opened without SQLite's mutex: one thread at a time */
-    sqlite3 *db;
-    char path[PATH_MAX];
+    pthread_mutex_t mu;    /* SQLite: one handle, opened without SQLite's mutex: one thread at a time */
+    struct mg_sql *db;     /* SQLite: hooks.db; NULL on PostgreSQL */
+    struct mg_config *cfg; /* PostgreSQL: a copy, for the pool */
+};
+
+/* The statements, per store: the table's name differs (hooks.db keeps its own), and so does "no limit". */
+static const struct {
+    const char *forget_old, *forget_over, *insert;
+} SQL[2] = {
+    [MG_SQL_SQLITE] = {
+        "DELETE FROM deliveries WHERE seen_at < ?",
+        "DELETE FROM deliveries WHERE (source, id) IN (SELECT source, id FROM deliveries "
+        "ORDER BY seen_at DESC LIMIT -1 OFFSET ?)",
+        "INSERT INTO deliveries(source, id, seen_at) VALUES(?, ?, ?) ON CONFLICT(source, id) DO NOTHING",
+    },
+    [MG_SQL_PG] = {
+        "DELETE FROM webhook_deliveries WHERE seen_at < ?",
+        "DELETE FROM webhook_deliveries WHERE (source, id) IN (SELECT source, id FROM webhook_deliveries "
+        "ORDER BY seen_at DESC OFFSET ?)",
+        "INSERT INTO webhook_deliveries(source, id, seen_at) VALUES(?, ?, ?) ON CONFLICT(source, id) DO NOTHING",
+    },
 };
 
 int mg_hook_replay_open(const struct mg_config *c, struct mg_hook_replay **out, struct mg_err *err)
@@ -34,7 +59,17 @@ int mg_hook_replay_open(const struct mg_config *c, struct mg_hook_replay **out, 
     struct mg_hook_replay *rp = calloc(1, sizeof(*rp));
     if (!rp) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory opening the webhook delivery store");
     pthread_mutex_init(&rp->mu, NULL);
-    snprintf(rp->path, sizeof(rp->path), "%s/hooks.db", c->home);
+    if (mg_pg_configured(c)) { /* connections are taken per delivery */
+        if (!(rp->cfg = malloc(sizeof(*c)))) {
+            mg_hook_replay_close(rp);
+            return mg_err_set(err, MG_E_NO_MEMORY, "out of memory opening the webhook delivery store");
+        }
+        *rp->cfg = *c;
+        *out = rp;
+        return 0;
+    }
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/hooks.db", c->home);
     struct mg_sqlite_spec spec = {
         .what = "webhook delivery store",
         .create = true,
@@ -43,9 +78,14 @@ int mg_hook_replay_open(const struct mg_config *c, struct mg_hook_replay **out, 
         .migrations = migrations,
         .version = (int)(sizeof(migrations) / sizeof(migrations[0])),
     };
-    if (mg_sqlite_open(rp->path, &spec, &rp->db, err) != 0) {
+    sqlite3 *db;
+    if (mg_sqlite_open(path, &spec, &db, err) != 0) {
         mg_hook_replay_close(rp);
         return -1;
+    }
+    if (!(rp->db = mg_sql_sqlite(db, path, "webhook delivery store"))) {
+        mg_hook_replay_close(rp);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory opening the webhook delivery store");
     }
     *out = rp;
     return 0;
@@ -54,64 +94,47 @@ int mg_hook_replay_open(const struct mg_config *c, struct mg_hook_replay **out, 
 void mg_hook_replay_close(struct mg_hook_replay *rp)
 {
     if (!rp) return;
-    if (rp->db) sqlite3_close_v2(rp->db);
+    mg_sql_close(&rp->db);
+    free(rp->cfg);
     pthread_mutex_destroy(&rp->mu);
     free(rp);
 }
 
-/* Run one statement with up to one text and two integer parameters. */
-static int step(struct mg_hook_replay *rp, const char *sql, const char *t1, const char *t2, int64_t i1,
-                struct mg_err *err)
+/* Forget ids past their time, then the oldest beyond the row cap; remember
+ * this one. 1 new, 0 seen before, -1. */
+static int record(struct mg_sql *c, const char *source, const char *id, int64_t now_ms, struct mg_err *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(rp->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return mg_sqlite_fail(rp->db, rp->path, "prepare", err);
-    int k = 1;
-    if (t1) sqlite3_bind_text(st, k++, t1, -1, SQLITE_STATIC);
-    if (t2) sqlite3_bind_text(st, k++, t2, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, k, i1);
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (rc == SQLITE_DONE) return 0;
-    if ((rc & 0xff) == SQLITE_CONSTRAINT) return 1;
-    return mg_sqlite_fail(rp->db, rp->path, "record a delivery", err);
-}
-
-/* Forget ids past their time, then the oldest beyond the row cap. */
-static int forget_old(struct mg_hook_replay *rp, int64_t now_ms, struct mg_err *err)
-{
-    if (step(rp, "DELETE FROM deliveries WHERE seen_at < ?", NULL, NULL,
-             now_ms - (int64_t)MG_HOOK_REPLAY_TTL_S * 1000, err) < 0)
+    enum mg_sql_dialect d = mg_sql_dialect(c);
+    if (mg_sql_runf(c, NULL, err, SQL[d].forget_old, "i", now_ms - (int64_t)MG_HOOK_REPLAY_TTL_S * 1000) != 0 ||
+        mg_sql_runf(c, NULL, err, SQL[d].forget_over, "i", (int64_t)MG_HOOK_REPLAY_ROWS) != 0)
         return -1;
-    return step(rp,
-                "DELETE FROM deliveries WHERE (source, id) IN (SELECT source, id FROM deliveries "
-                "ORDER BY seen_at DESC LIMIT -1 OFFSET ?)",
-                NULL, NULL, MG_HOOK_REPLAY_ROWS, err) < 0
-               ? -1
-               : 0;
+    int64_t added = 0;
+    if (mg_sql_runf(c, &added, err, SQL[d].insert, "ssi", source, id, now_ms) != 0) return -1;
+    return added == 1 ? 1 : 0; /* nothing inserted: the id is there already */
 }
 
 int mg_hook_replay_record(struct mg_hook_replay *rp, const char *source, const char *id, int64_t now_ms,
                           struct mg_err *err)
 {
+    int rc;
+    if (rp->cfg) {
+        /* PostgreSQL: each statement on its own (autocommit): the clean-up need not be atomic with the
+         * insert, and two daemons' clean-ups in one transaction each could deadlock */
+        struct mg_pg *pool;
+        struct mg_sql *c;
+        if (mg_pg_get(rp->cfg, NULL, &pool, &c, err) != 0) return -1;
+        rc = record(c, source, id, now_ms, err);
+        mg_pg_release(pool, &c);
+        return rc;
+    }
     pthread_mutex_lock(&rp->mu);
-    int rc = -1;
-    if (sqlite3_exec(rp->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-        mg_sqlite_fail(rp->db, rp->path, "begin", err);
-        goto out;
+    /* SQLite: one transaction, one sync */
+    if (mg_sql_begin(rp->db, true, err) != 0) {
+        rc = -1;
+    } else if ((rc = record(rp->db, source, id, now_ms, err)) < 0 || mg_sql_commit(rp->db, err) != 0) {
+        mg_sql_rollback(rp->db);
+        rc = -1;
     }
-    if (forget_old(rp, now_ms, err) != 0) goto rollback;
-    int ins = step(rp, "INSERT INTO deliveries(source, id, seen_at) VALUES(?, ?, ?)", source, id, now_ms, err);
-    if (ins < 0) goto rollback;
-    if (sqlite3_exec(rp->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-        mg_sqlite_fail(rp->db, rp->path, "commit", err);
-        goto rollback;
-    }
-    rc = ins == 0 ? 1 : 0; /* a constraint violation: the id is there already */
-    goto out;
-rollback:
-    sqlite3_exec(rp->db, "ROLLBACK", NULL, NULL, NULL);
-out:
     pthread_mutex_unlock(&rp->mu);
     return rc;
 }

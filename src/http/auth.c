@@ -77,6 +77,30 @@ static enum MHD_Result respond_401(struct MHD_Connection *c, struct req *r, cons
     return mg__respond_json_h(c, r, 401, j, "WWW-Authenticate", challenge, NULL, NULL);
 }
 
+/* The token store or the shared rate limits failed (PostgreSQL down, the
+ * pool busy: 503 with Retry-After; anything else 500): refused, audited. */
+static enum MHD_Result respond_store_failed(struct MHD_Connection *c, struct req *r, const struct mg_err *err)
+{
+    const char *code = err->code ? err->code : MG_E_INTERNAL;
+    bool later = strcmp(code, MG_E_STORAGE_UNAVAILABLE) == 0 || strcmp(code, MG_E_STORAGE_RETRY) == 0;
+    mg__refused(r, "auth_fail", code);
+    char why[1100];
+    snprintf(why, sizeof(why), "cannot check the token now: %s", err->msg);
+    json_t *j = r->api == A_MCP ? mg_rpc_error(NULL, -32603, why, json_pack("{s:s}", "code", code))
+                                : json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", why);
+    return mg__respond_json_h(c, r, later ? 503 : 500, j, later ? "Retry-After" : NULL, later ? "1" : NULL, NULL,
+                              NULL);
+}
+
+/* The shared database failed (down, busy, or this daemon's pepper is not
+ * the database's): the caller's token may be fine, so not a 401. Every other
+ * error of a check stays a 401, as it always was on SQLite. */
+static bool store_failed(const char *code)
+{
+    return code && (strcmp(code, MG_E_STORAGE_UNAVAILABLE) == 0 || strcmp(code, MG_E_STORAGE_RETRY) == 0 ||
+                    strcmp(code, MG_E_CONFIG) == 0);
+}
+
 struct hsize {
     size_t total, longest;
     const char *name;
@@ -123,7 +147,12 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
         return -1;
     }
     struct mg_err err = {0};
-    bool any = srv->tokens && mg_tokens_any(srv->tokens);
+    bool any = false;
+    if (srv->tokens && mg_tokens_any_err(srv->tokens, &any, &err) != 0 && store_failed(err.code)) {
+        *rc = respond_store_failed(c, r, &err);
+        return -1;
+    }
+    memset(&err, 0, sizeof(err));
     if (mg_tokens_required(&srv->cfg, h->loopback, any, required, &err) != 0) {
         *rc = mg__respond_error(c, r, 500, err.code ? err.code : MG_E_INTERNAL, "%s", err.msg);
         return -1;
@@ -140,6 +169,10 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     }
     struct mg_token tok;
     if (strncasecmp(auth, "Bearer ", 7) != 0 || !srv->tokens || mg_tokens_check(srv->tokens, auth + 7, &tok, &err) != 0) {
+        if (store_failed(err.code)) {
+            *rc = respond_store_failed(c, r, &err);
+            return -1;
+        }
         const char *code = err.code ? err.code : MG_E_UNAUTHORIZED;
         mg__refused(r, "auth_fail", code);
         char why[1100];
@@ -154,9 +187,13 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     mg_principal_release(&r->who);
     mg_principal_copy(&r->who, &p);
     int retry = 1, rate = tok.rate_per_min;
-    bool ok = mg_rate_take(srv->ratelimit, tok.id, rate, &retry);
+    int took = mg_rate_check(srv->ratelimit, tok.id, rate, &retry, &err);
     mg_token_release(&tok);
-    if (!ok) {
+    if (took < 0) { /* the shared limits cannot be read: refused, never unlimited */
+        *rc = respond_store_failed(c, r, &err);
+        return -1;
+    }
+    if (!took) {
         mg__refused(r, "rate_limited", MG_E_RATE_LIMITED);
         char ra[16];
         snprintf(ra, sizeof(ra), "%d", retry);

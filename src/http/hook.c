@@ -154,7 +154,9 @@ static int not_replayed(struct mg_hooks *hk, const struct delivery *d, struct an
     if (rc == 0)
         return refuse(a, 409, MG_E_WEBHOOK_REPLAYED, "delivery '%s' was accepted before and is acted on once (a "
                       "redelivery keeps its id); push again, or run `memgate index`, to re-index", d->id);
-    return refuse(a, 500, MG_E_DB, "%s", err.msg);
+    /* the store failed: PostgreSQL down or busy is 503 (the forge delivers again later) */
+    bool later = err.code && (strcmp(err.code, MG_E_STORAGE_UNAVAILABLE) == 0 || strcmp(err.code, MG_E_STORAGE_RETRY) == 0);
+    return refuse(a, later ? 503 : 500, later ? err.code : MG_E_DB, "%s", err.msg);
 }
 
 /* The event of an accepted (one per repo) or ignored delivery. */
@@ -258,6 +260,9 @@ enum MHD_Result mg__hook(struct mg_http *h, struct MHD_Connection *c, struct req
     };
     struct answer a = {0};
     deliver(h->hooks, &d, &a);
+    if (a.status == 503) /* the shared database: say when to try again */
+        return mg__respond_json_h(c, r, 503, json_pack("{s:{s:s, s:s}}", "error", "code", a.err.code, "message",
+                                                       a.err.msg), "Retry-After", "1", NULL, NULL);
     if (a.status >= 400) return mg__respond_error(c, r, a.status, a.err.code, "%s", a.err.msg);
     return mg__respond_json(c, r, a.status, a.body);
 }

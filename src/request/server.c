@@ -62,10 +62,7 @@ int mg_server_open(struct mg_server *srv, const struct mg_config *cfg, unsigned 
     }
     if (flags & MG_SERVER_TOKENS) {
         if (mg_tokens_open(&srv->cfg, &srv->tokens, err) != 0) goto fail;
-        if (!(srv->ratelimit = mg_ratelimit_new(NULL, NULL, 0))) {
-            mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the rate limiter");
-            goto fail;
-        }
+        if (mg_ratelimit_open(&srv->cfg, &srv->ratelimit, err) != 0) goto fail;
     }
     return 0;
 fail:

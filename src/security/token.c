@@ -1,4 +1,12 @@
-/* token.c — see token.h. */
+/* token.c — see token.h.
+ *
+ * One code path over store/sql.h serves both stores: <home>/tokens.db
+ * (SQLite, one connection behind mu) and, with storage = postgres://..., the
+ * shared tables tokens and rate_buckets (pgschema.c, step 0003_tokens), a
+ * pooled connection per call. Those are system tables: authentication reads
+ * them before it knows the tenant, so connections are taken for no tenant
+ * (pg.h) and every statement names the row it wants (by id).
+ */
 #include "security/token.h"
 
 #include <errno.h>
@@ -18,6 +26,8 @@
 #include <sodium.h>
 
 #include "store/catalog.h"
+#include "store/pg.h"
+#include "store/sql.h"
 #include "store/sqlite.h"
 #include "util/utf8.h"
 
@@ -27,6 +37,8 @@
 #define PEPPER_BYTES 32
 #define TOUCH_EVERY_S 60
 #define TOKENS_SCHEMA_VERSION 1
+#define ANY_CACHE_MS 1000          /* PostgreSQL: how long mg_tokens_any's answer is kept */
+#define PEPPER_META "token_pepper" /* memgate_meta's key for the pepper's fingerprint */
 
 static const char *const migrations[] = {
     /* 0 -> 1 */
@@ -45,27 +57,46 @@ static const char *const migrations[] = {
     ");",
 };
 
+#define GET_SQL                                                                                                    \
+    "SELECT hash, tenant, repos, scope, name, rate, created, expires, last_used, revoked FROM tokens WHERE id=?"
+
 struct mg_tokens {
-    pthread_mutex_t mu;
-    sqlite3 *db;
-    char path[PATH_MAX];
+    pthread_mutex_t mu;       /* SQLite: the connection and st_get */
+    struct mg_sql *db;        /* SQLite: tokens.db; NULL on PostgreSQL */
+    struct mg_sql_st *st_get; /* SQLite: GET_SQL, kept prepared */
+    struct mg_config *cfg;    /* PostgreSQL: a copy, for the pool */
+    char path[PATH_MAX];      /* the store, as messages name it */
+    char home[PATH_MAX];
     unsigned char pepper[PEPPER_BYTES];
-    int default_rate;
-    sqlite3_stmt *st_get;
-    bool any_valid; /* the cached answer of mg_tokens_any is current as of any_version */
+    int default_rate;         /* __atomic: mg_tokens_set_default_rate may change it */
+    pthread_mutex_t state;    /* the fields below */
+    bool pepper_checked;      /* PostgreSQL: the pepper's fingerprint matched the database's */
+    bool any_valid;           /* the cached answer of mg_tokens_any */
     bool any;
-    long long any_version;
+    long long any_version;    /* SQLite: the data_version it was counted at */
+    int64_t any_at_ms;        /* PostgreSQL: when it was counted (monotonic) */
 };
 
-static int dberr(struct mg_tokens *t, const char *what, struct mg_err *err)
+/* A connection to the store: SQLite's own (mu held until given back) or one
+ * of the pool's, for no tenant. */
+struct conn {
+    struct mg_sql *c;
+    struct mg_pg *pool;
+};
+
+static int64_t mono_ms(void *arg)
 {
-    return mg_sqlite_fail(t->db, t->path, what, err);
+    (void)arg;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int exec(struct mg_tokens *t, const char *sql, struct mg_err *err)
+static void any_forget(struct mg_tokens *t)
 {
-    if (sqlite3_exec(t->db, sql, NULL, NULL, NULL) != SQLITE_OK) return dberr(t, "tokens", err);
-    return 0;
+    pthread_mutex_lock(&t->state);
+    t->any_valid = false;
+    pthread_mutex_unlock(&t->state);
 }
 
 static int read_exact(const char *path, unsigned char *buf, size_t n, struct mg_err *err)
@@ -96,8 +127,10 @@ static int read_exact(const char *path, unsigned char *buf, size_t n, struct mg_
 
 /* The installation's pepper: read it, or (only when no token exists yet)
  * create it atomically: written to a unique temporary file, then link(2)ed
- * into place, so two processes starting together agree on one pepper. */
-static int load_pepper(const char *home, unsigned char pepper[PEPPER_BYTES], bool may_create, struct mg_err *err)
+ * into place, so two processes starting together agree on one pepper.
+ * missing: the message when it is absent and may not be made. */
+static int load_pepper(const char *home, unsigned char pepper[PEPPER_BYTES], bool may_create, const char *missing,
+                       struct mg_err *err)
 {
     char path[PATH_MAX], tmp[PATH_MAX + 64];
     snprintf(path, sizeof(path), "%s/token.pepper", home);
@@ -106,9 +139,7 @@ static int load_pepper(const char *home, unsigned char pepper[PEPPER_BYTES], boo
     if (rc == -3)
         return mg_err_set(err, errno == EACCES ? MG_E_PERMISSION : MG_E_IO, "cannot open '%s': %s", path,
                           strerror(errno));
-    if (!may_create)
-        return mg_err_set(err, MG_E_IO, "'%s' is missing but tokens.db has tokens, which cannot be checked without "
-                          "it; restore it from a backup, or remove tokens.db to start over", path);
+    if (!may_create) return mg_err_set(err, MG_E_IO, "'%s' is missing but %s", path, missing);
     unsigned char r[8];
     char hex[17];
     randombytes_buf(r, sizeof(r));
@@ -138,26 +169,103 @@ static int load_pepper(const char *home, unsigned char pepper[PEPPER_BYTES], boo
     return rc;
 }
 
+/* ---- the shared database's pepper --------------------------------------------------------------
+ * PostgreSQL keeps the hashes of every daemon's tokens, so every daemon must
+ * hash with the same pepper; but the pepper is not stored there (a copy of
+ * the table alone must not let anyone test a guess). The database keeps its
+ * fingerprint, BLAKE2b-256(key = pepper, "memgate token pepper fingerprint"),
+ * set by the first memgate that uses it: from a 256-bit random key it tells
+ * nothing about the key. A memgate whose pepper has another fingerprint
+ * refuses to check or make tokens. */
+
+static void fingerprint(const unsigned char pepper[PEPPER_BYTES], char hex[2 * HASH_BYTES + 1])
+{
+    static const char ctx[] = "memgate token pepper fingerprint";
+    unsigned char h[HASH_BYTES];
+    crypto_generichash(h, sizeof(h), (const unsigned char *)ctx, sizeof(ctx) - 1, pepper, PEPPER_BYTES);
+    sodium_bin2hex(hex, 2 * HASH_BYTES + 1, h, sizeof(h));
+}
+
+static int pepper_differs(const struct mg_tokens *t, struct mg_err *err)
+{
+    return mg_err_set(err, MG_E_CONFIG, "this daemon's token.pepper (%s/token.pepper) differs from the one the "
+                      "shared database's tokens were made with; copy token.pepper from a daemon that works into "
+                      "%s (mode 0600), then restart", t->home, t->home);
+}
+
+/* Record this pepper's fingerprint if the database has none, and compare. */
+static int pepper_check(struct mg_tokens *t, struct mg_sql *c, struct mg_err *err)
+{
+    pthread_mutex_lock(&t->state);
+    bool done = t->pepper_checked;
+    pthread_mutex_unlock(&t->state);
+    if (done) return 0;
+    char mine[2 * HASH_BYTES + 1];
+    fingerprint(t->pepper, mine);
+    struct mg_sql_st *st;
+    /* DO UPDATE to itself, so that RETURNING gives the value there, ours or the first memgate's */
+    if (mg_sql_prepare(c, "INSERT INTO memgate_meta(key, value) VALUES('" PEPPER_META "', ?) ON CONFLICT(key) "
+                          "DO UPDATE SET value = memgate_meta.value RETURNING value", &st, err) != 0)
+        return -1;
+    mg_sql_bind_text(st, 1, mine);
+    int rc = mg_sql_step(st, err);
+    bool same = rc == 1 && strcmp(mg_sql_text(st, 0), mine) == 0;
+    mg_sql_finalize(&st);
+    if (rc < 0) return -1;
+    if (!same) return pepper_differs(t, err);
+    pthread_mutex_lock(&t->state);
+    t->pepper_checked = true;
+    pthread_mutex_unlock(&t->state);
+    return 0;
+}
+
+static int take(struct mg_tokens *t, struct conn *k, struct mg_err *err)
+{
+    k->pool = NULL;
+    if (t->db) {
+        pthread_mutex_lock(&t->mu);
+        k->c = t->db;
+        return 0;
+    }
+    if (mg_pg_get(t->cfg, NULL, &k->pool, &k->c, err) != 0) return -1;
+    if (pepper_check(t, k->c, err) != 0) {
+        mg_pg_release(k->pool, &k->c);
+        return -1;
+    }
+    return 0;
+}
+
+static void give(struct mg_tokens *t, struct conn *k)
+{
+    if (!k->c) return;
+    if (t->db) {
+        k->c = NULL;
+        pthread_mutex_unlock(&t->mu);
+        return;
+    }
+    mg_pg_release(k->pool, &k->c);
+}
+
 void mg_tokens_close(struct mg_tokens *t)
 {
     if (!t) return;
-    sqlite3_finalize(t->st_get);
-    if (t->db) sqlite3_close_v2(t->db);
+    mg_sql_finalize(&t->st_get);
+    mg_sql_close(&t->db);
+    free(t->cfg);
     sodium_memzero(t->pepper, sizeof(t->pepper));
     pthread_mutex_destroy(&t->mu);
+    pthread_mutex_destroy(&t->state);
     free(t);
 }
 
-int mg_tokens_open(const struct mg_config *c, struct mg_tokens **out, struct mg_err *err)
+bool mg_tokens_shared(const struct mg_tokens *t)
 {
-    *out = NULL;
-    mg_sodium_ready();
-    if (mg_mkdirs_0700(c->home, err) != 0) return -1;
-    struct mg_tokens *t = calloc(1, sizeof(*t));
-    if (!t) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory opening the token store");
-    pthread_mutex_init(&t->mu, NULL);
-    t->default_rate = c->token_rate_limit;
-    snprintf(t->path, sizeof(t->path), "%s/tokens.db", c->home);
+    return t->cfg != NULL;
+}
+
+static int open_sqlite(struct mg_tokens *t, struct mg_err *err)
+{
+    snprintf(t->path, sizeof(t->path), "%s/tokens.db", t->home);
     /* synchronous=FULL: in WAL mode every commit syncs the WAL, so a token
      * that `token create` printed, or a revocation it acknowledged, survives
      * a power cut. Writes are rare (create, revoke, last_used once a minute
@@ -170,28 +278,90 @@ int mg_tokens_open(const struct mg_config *c, struct mg_tokens **out, struct mg_
         .migrations = migrations,
         .version = TOKENS_SCHEMA_VERSION,
     };
-    if (mg_sqlite_open(t->path, &spec, &t->db, err) != 0) goto fail;
-    if (sqlite3_prepare_v2(t->db,
-                           "SELECT hash, tenant, repos, scope, name, rate, created, expires, last_used, revoked "
-                           "FROM tokens WHERE id=?",
-                           -1, &t->st_get, NULL) != SQLITE_OK) {
-        dberr(t, "prepare", err);
-        goto fail;
-    }
-    sqlite3_stmt *st;
+    sqlite3 *db;
+    if (mg_sqlite_open(t->path, &spec, &db, err) != 0) return -1;
+    if (!(t->db = mg_sql_sqlite(db, t->path, "token store")))
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory opening the token store");
+    if (mg_sql_prepare(t->db, GET_SQL, &t->st_get, err) != 0) return -1;
+    struct mg_sql_st *st;
     bool have_rows = true;
-    if (sqlite3_prepare_v2(t->db, "SELECT EXISTS(SELECT 1 FROM tokens)", -1, &st, NULL) != SQLITE_OK) {
-        dberr(t, "count tokens", err);
-        goto fail;
+    if (mg_sql_prepare(t->db, "SELECT EXISTS(SELECT 1 FROM tokens)", &st, err) != 0) return -1;
+    if (mg_sql_step(st, err) == 1) have_rows = mg_sql_int(st, 0) != 0;
+    mg_sql_finalize(&st);
+    return load_pepper(t->home, t->pepper, !have_rows, "tokens.db has tokens, which cannot be checked without it; "
+                       "restore it from a backup, or remove tokens.db to start over", err);
+}
+
+/* PostgreSQL: this home's pepper must be the one of the database's tokens.
+ * A missing pepper is made only for a database that has neither tokens nor
+ * a fingerprint. When the database cannot be reached, a pepper that is here
+ * is checked on first use instead (pepper_check, from take). */
+static int open_pg(struct mg_tokens *t, struct mg_err *err)
+{
+    snprintf(t->path, sizeof(t->path), "the shared database's tokens");
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof(path), "%s/token.pepper", t->home);
+    if (access(path, F_OK) == 0) {
+        if (load_pepper(t->home, t->pepper, false, "", err) != 0) return -1;
+        struct conn k;
+        struct mg_err e = {0};
+        if (take(t, &k, &e) == 0) {
+            give(t, &k);
+            return 0;
+        }
+        if (e.code && strcmp(e.code, MG_E_STORAGE_UNAVAILABLE) == 0) return 0; /* checked on first use */
+        *err = e;
+        return -1;
     }
-    if (sqlite3_step(st) == SQLITE_ROW) have_rows = sqlite3_column_int(st, 0) != 0;
-    sqlite3_finalize(st);
-    if (load_pepper(c->home, t->pepper, !have_rows, err) != 0) goto fail;
+    struct mg_pg *pool;
+    struct mg_sql *c;
+    if (mg_pg_get(t->cfg, NULL, &pool, &c, err) != 0) return -1;
+    struct mg_sql_st *st;
+    int rc = mg_sql_prepare(c, "SELECT EXISTS(SELECT 1 FROM memgate_meta WHERE key = '" PEPPER_META "') OR "
+                               "EXISTS(SELECT 1 FROM tokens)", &st, err);
+    bool used = true;
+    if (rc == 0) {
+        rc = mg_sql_step(st, err) == 1 ? 0 : -1;
+        if (rc == 0) used = mg_sql_int(st, 0) != 0;
+        mg_sql_finalize(&st);
+    }
+    char missing[PATH_MAX + 128];
+    snprintf(missing, sizeof(missing), "the shared database already has tokens made with one; copy token.pepper "
+             "from a daemon that works into %s (mode 0600)", t->home);
+    if (rc == 0) rc = load_pepper(t->home, t->pepper, !used, missing, err);
+    if (rc == 0) rc = pepper_check(t, c, err);
+    mg_pg_release(pool, &c);
+    return rc;
+}
+
+int mg_tokens_open(const struct mg_config *c, struct mg_tokens **out, struct mg_err *err)
+{
+    *out = NULL;
+    mg_sodium_ready();
+    if (mg_mkdirs_0700(c->home, err) != 0) return -1;
+    struct mg_tokens *t = calloc(1, sizeof(*t));
+    if (!t) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory opening the token store");
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_mutex_init(&t->state, NULL);
+    t->default_rate = c->token_rate_limit;
+    snprintf(t->home, sizeof(t->home), "%s", c->home);
+    int rc;
+    if (mg_pg_configured(c)) {
+        if (!(t->cfg = malloc(sizeof(*t->cfg)))) {
+            mg_tokens_close(t);
+            return mg_err_set(err, MG_E_NO_MEMORY, "out of memory opening the token store");
+        }
+        *t->cfg = *c;
+        rc = open_pg(t, err);
+    } else {
+        rc = open_sqlite(t, err);
+    }
+    if (rc != 0) {
+        mg_tokens_close(t);
+        return -1;
+    }
     *out = t;
     return 0;
-fail:
-    mg_tokens_close(t);
-    return -1;
 }
 
 /* ---- token text --------------------------------------------------------------------- */
@@ -264,21 +434,21 @@ static int split_repos(const char *csv, struct mg_token *tok)
 
 /* Fill tok from a row whose columns start at col: tenant, repos, scope, name,
  * rate, created, expires, last_used, revoked. */
-static int row_token(struct mg_tokens *t, sqlite3_stmt *st, int col, struct mg_token *tok)
+static int row_token(struct mg_tokens *t, struct mg_sql_st *st, int col, struct mg_token *tok)
 {
-    snprintf(tok->tenant, sizeof(tok->tenant), "%s", (const char *)sqlite3_column_text(st, col));
-    if (split_repos((const char *)sqlite3_column_text(st, col + 1), tok) != 0) {
+    snprintf(tok->tenant, sizeof(tok->tenant), "%s", mg_sql_text(st, col));
+    if (split_repos(mg_sql_text(st, col + 1), tok) != 0) {
         mg_token_release(tok);
         return -1;
     }
-    tok->level = sqlite3_column_int(st, col + 2);
-    snprintf(tok->name, sizeof(tok->name), "%s", (const char *)sqlite3_column_text(st, col + 3));
-    tok->rate_own = sqlite3_column_type(st, col + 4) == SQLITE_NULL ? -1 : sqlite3_column_int(st, col + 4);
-    tok->rate_per_min = tok->rate_own >= 0 ? tok->rate_own : t->default_rate;
-    tok->created = sqlite3_column_int64(st, col + 5);
-    tok->expires = sqlite3_column_int64(st, col + 6);
-    tok->last_used = sqlite3_column_int64(st, col + 7);
-    tok->revoked = sqlite3_column_int64(st, col + 8);
+    tok->level = (int)mg_sql_int(st, col + 2);
+    snprintf(tok->name, sizeof(tok->name), "%s", mg_sql_text(st, col + 3));
+    tok->rate_own = mg_sql_is_null(st, col + 4) ? -1 : (int)mg_sql_int(st, col + 4);
+    tok->rate_per_min = tok->rate_own >= 0 ? tok->rate_own : __atomic_load_n(&t->default_rate, __ATOMIC_RELAXED);
+    tok->created = mg_sql_int(st, col + 5);
+    tok->expires = mg_sql_int(st, col + 6);
+    tok->last_used = mg_sql_int(st, col + 7);
+    tok->revoked = mg_sql_int(st, col + 8);
     return 0;
 }
 
@@ -336,15 +506,14 @@ int mg_tokens_create(struct mg_tokens *t, const struct mg_token *spec, struct mg
     unsigned char secret[SECRET_BYTES], hash[HASH_BYTES], r[MG_TOKEN_ID_LEN / 2];
     char id[MG_TOKEN_ID_LEN + 1];
     long long now = (long long)(mg_wall_ms() / 1000);
-    sqlite3_stmt *st;
-    pthread_mutex_lock(&t->mu);
+    struct conn k;
+    if (take(t, &k, err) != 0) return -1;
     int rc = -1;
-    if (sqlite3_prepare_v2(t->db,
-                           "INSERT INTO tokens(id, hash, tenant, repos, scope, name, rate, created, expires) "
-                           "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           -1, &st, NULL) != SQLITE_OK) {
-        dberr(t, "create token", err);
-        pthread_mutex_unlock(&t->mu);
+    struct mg_sql_st *st;
+    /* an id taken already (64 random bits: never, in practice) inserts nothing: draw another */
+    if (mg_sql_prepare(k.c, "INSERT INTO tokens(id, hash, tenant, repos, scope, name, rate, created, expires) "
+                            "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING", &st, err) != 0) {
+        give(t, &k);
         return -1;
     }
     for (int attempt = 0; attempt < 4 && rc != 0; attempt++) {
@@ -352,25 +521,24 @@ int mg_tokens_create(struct mg_tokens *t, const struct mg_token *spec, struct mg
         sodium_bin2hex(id, sizeof(id), r, sizeof(r));
         randombytes_buf(secret, sizeof(secret));
         token_hash(t, id, secret, hash);
-        sqlite3_reset(st);
-        sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-        sqlite3_bind_blob(st, 2, hash, HASH_BYTES, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, spec->tenant, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 4, repos, -1, SQLITE_STATIC);
-        sqlite3_bind_int(st, 5, spec->level);
-        sqlite3_bind_text(st, 6, spec->name, -1, SQLITE_STATIC);
-        if (spec->rate_own >= 0) sqlite3_bind_int(st, 7, spec->rate_own);
-        else sqlite3_bind_null(st, 7);
-        sqlite3_bind_int64(st, 8, now);
-        sqlite3_bind_int64(st, 9, spec->expires);
-        int s = sqlite3_step(st);
-        if (s == SQLITE_DONE) rc = 0;
-        else if (sqlite3_extended_errcode(t->db) != SQLITE_CONSTRAINT_PRIMARYKEY) break; /* else: id taken, retry */
+        mg_sql_reset(st);
+        mg_sql_bind_text(st, 1, id);
+        mg_sql_bind_blob(st, 2, hash, HASH_BYTES);
+        mg_sql_bind_text(st, 3, spec->tenant);
+        mg_sql_bind_text(st, 4, repos);
+        mg_sql_bind_int(st, 5, spec->level);
+        mg_sql_bind_text(st, 6, spec->name);
+        if (spec->rate_own >= 0) mg_sql_bind_int(st, 7, spec->rate_own);
+        else mg_sql_bind_null(st, 7);
+        mg_sql_bind_int(st, 8, now);
+        mg_sql_bind_int(st, 9, spec->expires);
+        if (mg_sql_step(st, err) < 0) break;
+        if (mg_sql_changes(st) == 1) rc = 0;
+        else if (attempt == 3) mg_err_set(err, MG_E_DB, "create token: four random ids were all taken");
     }
-    if (rc != 0) dberr(t, "create token", err);
-    sqlite3_finalize(st);
-    t->any_valid = false;
-    pthread_mutex_unlock(&t->mu);
+    mg_sql_finalize(&st);
+    any_forget(t); /* (SQLite: before mu is let go; data_version misses this connection's own writes) */
+    give(t, &k);
     if (rc == 0) {
         char sec[SECRET_CHARS + 1];
         sodium_bin2base64(sec, sizeof(sec), secret, SECRET_BYTES, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
@@ -384,7 +552,8 @@ int mg_tokens_create(struct mg_tokens *t, const struct mg_token *spec, struct mg
             created->level = spec->level;
             created->expires = spec->expires;
             created->rate_own = spec->rate_own;
-            created->rate_per_min = spec->rate_own >= 0 ? spec->rate_own : t->default_rate;
+            created->rate_per_min =
+                spec->rate_own >= 0 ? spec->rate_own : __atomic_load_n(&t->default_rate, __ATOMIC_RELAXED);
             created->created = now;
             if (split_repos(repos, created) != 0) {
                 mg_token_release(created);
@@ -406,20 +575,24 @@ int mg_tokens_list(struct mg_tokens *t, struct mg_token **out, size_t *n, struct
 {
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *st;
     size_t cap = 0;
-    int rc = 0;
-    pthread_mutex_lock(&t->mu);
-    if (sqlite3_prepare_v2(t->db,
-                           "SELECT id, tenant, repos, scope, name, rate, created, expires, last_used, revoked "
-                           "FROM tokens ORDER BY created, rowid",
-                           -1, &st, NULL) != SQLITE_OK) {
-        rc = dberr(t, "list tokens", err);
-        pthread_mutex_unlock(&t->mu);
-        return rc;
+    struct conn k;
+    if (take(t, &k, err) != 0) return -1;
+    /* oldest first; within a second, in the order made (SQLite's rowid, PostgreSQL's seq) */
+    struct mg_sql_st *st;
+    int rc = mg_sql_prepare(k.c,
+                            mg_sql_dialect(k.c) == MG_SQL_PG
+                                ? "SELECT id, tenant, repos, scope, name, rate, created, expires, last_used, revoked "
+                                  "FROM tokens ORDER BY created, seq"
+                                : "SELECT id, tenant, repos, scope, name, rate, created, expires, last_used, revoked "
+                                  "FROM tokens ORDER BY created, rowid",
+                            &st, err);
+    if (rc != 0) {
+        give(t, &k);
+        return -1;
     }
     int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((s = mg_sql_step(st, err)) == 1) {
         if (*n == cap) {
             cap = cap ? cap * 2 : 16;
             struct mg_token *v = realloc(*out, cap * sizeof(*v));
@@ -431,16 +604,16 @@ int mg_tokens_list(struct mg_tokens *t, struct mg_token **out, size_t *n, struct
         }
         struct mg_token *tok = &(*out)[*n];
         memset(tok, 0, sizeof(*tok));
-        snprintf(tok->id, sizeof(tok->id), "%s", (const char *)sqlite3_column_text(st, 0));
+        snprintf(tok->id, sizeof(tok->id), "%s", mg_sql_text(st, 0));
         if (row_token(t, st, 1, tok) != 0) {
             rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory listing tokens");
             break;
         }
         (*n)++;
     }
-    if (rc == 0 && s != SQLITE_DONE) rc = dberr(t, "list tokens", err);
-    sqlite3_finalize(st);
-    pthread_mutex_unlock(&t->mu);
+    if (rc == 0 && s < 0) rc = -1;
+    mg_sql_finalize(&st);
+    give(t, &k);
     if (rc != 0) {
         mg_tokens_list_free(*out, *n);
         *out = NULL;
@@ -461,51 +634,43 @@ int mg_tokens_revoke(struct mg_tokens *t, const char *id_or_token, bool *was_rev
     memcpy(id, id_or_token, MG_TOKEN_ID_LEN);
     id[MG_TOKEN_ID_LEN] = 0;
     if (was_revoked) *was_revoked = false;
-    pthread_mutex_lock(&t->mu);
-    int rc = -1;
-    sqlite3_stmt *st = NULL;
-    if (exec(t, "BEGIN IMMEDIATE", err) != 0) goto out;
-    if (sqlite3_prepare_v2(t->db, "SELECT revoked, tenant FROM tokens WHERE id=?", -1, &st, NULL) != SQLITE_OK) {
-        dberr(t, "revoke token", err);
-        goto rollback;
+    long long now = (long long)(mg_wall_ms() / 1000);
+    struct conn k;
+    if (take(t, &k, err) != 0) return -1;
+    /* one statement revokes (atomic on both stores); no row back: revoked already, or unknown */
+    struct mg_sql_st *st = NULL;
+    bool now_revoked = false;
+    int rc = mg_sql_prepare(k.c, "UPDATE tokens SET revoked=? WHERE id=? AND revoked=0 RETURNING tenant", &st, err);
+    if (rc == 0) {
+        mg_sql_bind_int(st, 1, now > 0 ? now : 1);
+        mg_sql_bind_text(st, 2, id);
+        int s = mg_sql_step(st, err);
+        if (s == 1) {
+            now_revoked = true;
+            if (tenant_out) snprintf(tenant_out, MG_TENANT_MAX + 1, "%s", mg_sql_text(st, 0));
+            s = mg_sql_step(st, err); /* to the end: SQLite commits then */
+        }
+        mg_sql_finalize(&st);
+        if (s < 0) rc = -1;
     }
-    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-    int s = sqlite3_step(st);
-    if (s != SQLITE_ROW) {
-        if (s == SQLITE_DONE)
-            mg_err_set(err, MG_E_TOKEN_NOT_FOUND, "no token has id '%s'; see `memgate token list`", id);
-        else dberr(t, "revoke token", err);
-        goto rollback;
+    if (rc == 0 && !now_revoked) {
+        rc = mg_sql_prepare(k.c, "SELECT tenant FROM tokens WHERE id=?", &st, err);
+        if (rc == 0) {
+            mg_sql_bind_text(st, 1, id);
+            int s = mg_sql_step(st, err);
+            if (s == 1) {
+                if (was_revoked) *was_revoked = true;
+                if (tenant_out) snprintf(tenant_out, MG_TENANT_MAX + 1, "%s", mg_sql_text(st, 0));
+            } else if (s == 0) {
+                rc = mg_err_set(err, MG_E_TOKEN_NOT_FOUND, "no token has id '%s'; see `memgate token list`", id);
+            } else {
+                rc = -1;
+            }
+            mg_sql_finalize(&st);
+        }
     }
-    long long revoked = sqlite3_column_int64(st, 0);
-    if (tenant_out) snprintf(tenant_out, MG_TENANT_MAX + 1, "%s", (const char *)sqlite3_column_text(st, 1));
-    sqlite3_finalize(st);
-    st = NULL;
-    if (revoked) {
-        if (was_revoked) *was_revoked = true;
-        sqlite3_exec(t->db, "ROLLBACK", NULL, NULL, NULL);
-        rc = 0;
-        goto out;
-    }
-    if (sqlite3_prepare_v2(t->db, "UPDATE tokens SET revoked=? WHERE id=?", -1, &st, NULL) != SQLITE_OK) {
-        dberr(t, "revoke token", err);
-        goto rollback;
-    }
-    sqlite3_bind_int64(st, 1, (long long)(mg_wall_ms() / 1000) > 0 ? (long long)(mg_wall_ms() / 1000) : 1);
-    sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) != SQLITE_DONE) {
-        dberr(t, "revoke token", err);
-        goto rollback;
-    }
-    if (exec(t, "COMMIT", err) != 0) goto rollback;
-    rc = 0;
-    goto out;
-rollback:
-    sqlite3_exec(t->db, "ROLLBACK", NULL, NULL, NULL);
-out:
-    sqlite3_finalize(st);
-    t->any_valid = false;
-    pthread_mutex_unlock(&t->mu);
+    any_forget(t); /* (SQLite: before mu is let go; data_version misses this connection's own writes) */
+    give(t, &k);
     return rc;
 }
 
@@ -536,19 +701,27 @@ int mg_tokens_check(struct mg_tokens *t, const char *bearer, struct mg_token *to
     sodium_memzero(secret, sizeof(secret));
     long long now = (long long)(mg_wall_ms() / 1000);
     int rc = -1;
-    pthread_mutex_lock(&t->mu);
-    sqlite3_stmt *st = t->st_get;
-    sqlite3_reset(st);
-    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
-    int s = sqlite3_step(st);
+    struct conn k;
+    if (take(t, &k, err) != 0) return -1;
+    /* every check reads the row: a revocation or an expiry holds at the next request, on every daemon */
+    struct mg_sql_st *st = t->st_get;
+    if (!st && mg_sql_prepare(k.c, GET_SQL, &st, err) != 0) {
+        give(t, &k);
+        return -1;
+    }
+    mg_sql_reset(st);
+    mg_sql_bind_text(st, 1, id);
+    int s = mg_sql_step(st, err);
     /* an unknown id still pays for one constant-time compare, against a value
      * no hash equals with any measurable probability */
     memset(have, 0, sizeof(have));
-    bool found = s == SQLITE_ROW && sqlite3_column_bytes(st, 0) == HASH_BYTES;
-    if (found) memcpy(have, sqlite3_column_blob(st, 0), HASH_BYTES);
+    size_t hl = 0;
+    const void *hb = s == 1 ? mg_sql_blob(st, 0, &hl) : NULL;
+    bool found = hb && hl == HASH_BYTES;
+    if (found) memcpy(have, hb, HASH_BYTES);
     bool match = sodium_memcmp(have, want, HASH_BYTES) == 0;
-    if (s != SQLITE_ROW && s != SQLITE_DONE) {
-        dberr(t, "check token", err);
+    if (s < 0) {
+        /* err is set: the store failed */
     } else if (!found || !match) {
         invalid(err);
     } else {
@@ -567,21 +740,18 @@ int mg_tokens_check(struct mg_tokens *t, const char *bearer, struct mg_token *to
             rc = 0;
         }
     }
-    sqlite3_reset(st);
+    if (st == t->st_get) mg_sql_reset(st);
+    else mg_sql_finalize(&st);
     if (rc == 0 && now - tok->last_used >= TOUCH_EVERY_S) {
         /* best effort: a failure (say, another process holds the write lock
          * past the busy timeout) must not fail the request */
-        sqlite3_stmt *u;
-        if (sqlite3_prepare_v2(t->db, "UPDATE tokens SET last_used=? WHERE id=? AND last_used<?", -1, &u, NULL) ==
-            SQLITE_OK) {
-            sqlite3_bind_int64(u, 1, now);
-            sqlite3_bind_text(u, 2, id, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(u, 3, now - TOUCH_EVERY_S + 1);
-            if (sqlite3_step(u) == SQLITE_DONE) tok->last_used = now;
-            sqlite3_finalize(u);
-        }
+        struct mg_err ignored = {0};
+        int64_t changed = 0;
+        if (mg_sql_runf(k.c, &changed, &ignored, "UPDATE tokens SET last_used=? WHERE id=? AND last_used<?", "isi",
+                        (int64_t)now, id, (int64_t)(now - TOUCH_EVERY_S + 1)) == 0)
+            tok->last_used = now;
     }
-    pthread_mutex_unlock(&t->mu);
+    give(t, &k);
     sodium_memzero(want, sizeof(want));
     if (rc != 0) mg_token_release(tok);
     return rc;
@@ -589,35 +759,67 @@ int mg_tokens_check(struct mg_tokens *t, const char *bearer, struct mg_token *to
 
 void mg_tokens_set_default_rate(struct mg_tokens *t, int rate_per_min)
 {
-    pthread_mutex_lock(&t->mu); /* row_token reads it under mu */
-    t->default_rate = rate_per_min;
-    pthread_mutex_unlock(&t->mu);
+    __atomic_store_n(&t->default_rate, rate_per_min, __ATOMIC_RELAXED);
+}
+
+/* SQLite: re-counted when tokens.db changed (data_version, which sees other
+ * processes' commits). PostgreSQL: re-counted when the answer is older than
+ * ANY_CACHE_MS, so a token made or revoked through another daemon counts
+ * within a second. */
+int mg_tokens_any_err(struct mg_tokens *t, bool *any, struct mg_err *err)
+{
+    *any = true; /* on an error: fail closed, tokens required */
+    long long version = -1;
+    int64_t now = mono_ms(NULL);
+    struct conn k = {0};
+    if (t->db) {
+        pthread_mutex_lock(&t->mu);
+        k.c = t->db;
+        struct mg_sql_st *st;
+        if (mg_sql_prepare(t->db, "PRAGMA data_version", &st, err) == 0) {
+            if (mg_sql_step(st, err) == 1) version = mg_sql_int(st, 0);
+            mg_sql_finalize(&st);
+        }
+        if (version < 0) {
+            give(t, &k);
+            return -1;
+        }
+    }
+    pthread_mutex_lock(&t->state);
+    bool fresh = t->any_valid && (t->db ? version == t->any_version : now - t->any_at_ms < ANY_CACHE_MS);
+    if (fresh) *any = t->any;
+    pthread_mutex_unlock(&t->state);
+    if (fresh) {
+        give(t, &k);
+        return 0;
+    }
+    if (!k.c && take(t, &k, err) != 0) return -1;
+    struct mg_sql_st *st;
+    int rc = mg_sql_prepare(k.c, "SELECT EXISTS(SELECT 1 FROM tokens WHERE revoked=0)", &st, err);
+    if (rc == 0) {
+        if (mg_sql_step(st, err) == 1) {
+            *any = mg_sql_int(st, 0) != 0;
+            pthread_mutex_lock(&t->state);
+            t->any = *any;
+            t->any_version = version;
+            t->any_at_ms = now;
+            t->any_valid = true;
+            pthread_mutex_unlock(&t->state);
+        } else {
+            rc = -1;
+        }
+        mg_sql_finalize(&st);
+    }
+    give(t, &k);
+    if (rc != 0) *any = true;
+    return rc;
 }
 
 bool mg_tokens_any(struct mg_tokens *t)
 {
-    bool any = true; /* on a database error: fail closed, tokens required */
-    pthread_mutex_lock(&t->mu);
-    sqlite3_stmt *st;
-    long long version = -1;
-    if (sqlite3_prepare_v2(t->db, "PRAGMA data_version", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW) version = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    if (version >= 0 && t->any_valid && version == t->any_version) {
-        any = t->any;
-    } else if (version >= 0 &&
-               sqlite3_prepare_v2(t->db, "SELECT EXISTS(SELECT 1 FROM tokens WHERE revoked=0)", -1, &st, NULL) ==
-                   SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            any = sqlite3_column_int(st, 0) != 0;
-            t->any = any;
-            t->any_version = version;
-            t->any_valid = true;
-        }
-        sqlite3_finalize(st);
-    }
-    pthread_mutex_unlock(&t->mu);
+    bool any;
+    struct mg_err err = {0};
+    mg_tokens_any_err(t, &any, &err);
     return any;
 }
 
@@ -655,15 +857,9 @@ struct mg_ratelimit {
     void *clock_arg;
     size_t max, n;
     struct rl_bucket *slot[RL_SLOTS];
+    struct mg_config *cfg; /* PostgreSQL: the buckets are rate_buckets, shared by every daemon */
+    int64_t swept_ms;      /* PostgreSQL: the last sweep (monotonic) */
 };
-
-static int64_t mono_ms(void *arg)
-{
-    (void)arg;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static double burst_of(int rate)
 {
@@ -699,8 +895,23 @@ void mg_ratelimit_free(struct mg_ratelimit *rl)
             free(b);
         }
     }
+    free(rl->cfg);
     pthread_mutex_destroy(&rl->mu);
     free(rl);
+}
+
+int mg_ratelimit_open(const struct mg_config *c, struct mg_ratelimit **out, struct mg_err *err)
+{
+    if (!(*out = mg_ratelimit_new(NULL, NULL, 0)))
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the rate limiter");
+    if (!mg_pg_configured(c)) return 0;
+    if (!((*out)->cfg = malloc(sizeof(*c)))) {
+        mg_ratelimit_free(*out);
+        *out = NULL;
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the rate limiter");
+    }
+    *(*out)->cfg = *c;
+    return 0;
 }
 
 size_t mg_ratelimit_size(struct mg_ratelimit *rl)
@@ -746,10 +957,9 @@ static void rl_evict(struct mg_ratelimit *rl, int64_t now)
     }
 }
 
-bool mg_rate_take(struct mg_ratelimit *rl, const char *key, int rate_per_min, int *retry_after_s)
+/* This process's bucket of key. */
+static bool mem_take(struct mg_ratelimit *rl, const char *key, int rate_per_min, int *retry_after_s)
 {
-    if (retry_after_s) *retry_after_s = 0;
-    if (rate_per_min <= 0) return true;
     pthread_mutex_lock(&rl->mu);
     int64_t now = rl->clock(rl->clock_arg);
     size_t h = rl_hash(key);
@@ -791,4 +1001,101 @@ bool mg_rate_take(struct mg_ratelimit *rl, const char *key, int rate_per_min, in
     }
     pthread_mutex_unlock(&rl->mu);
     return ok;
+}
+
+/* The whole seconds until a bucket at level (< 1) has one request. */
+static int wait_s(double level, int rate_per_min)
+{
+    double ms = (1.0 - level) * 60000.0 / rate_per_min;
+    int s = (int)ceil(ms / 1000.0);
+    return s < 1 ? 1 : s;
+}
+
+/* PostgreSQL: the shared bucket of key, in one statement. The bucket is
+ * refilled for the time since `at` at the rate it had (capped at its old
+ * and its new burst), one request taken if one is there; a new key starts
+ * full (burst - 1 after this request). Times are the database's clock
+ * (clock_timestamp(): now, not the transaction's start), so the daemons'
+ * clocks do not matter; greatest() keeps `at` from going back when two
+ * statements cross. The row lock serialises concurrent takes of one key:
+ * together they never take more than the bucket holds. */
+#define RL_LEVEL                                                                                                     \
+    "least(?3::float8, greatest(b.rate / 6, 10)::float8,"                                                            \
+    "      b.level + greatest(0::float8, excluded.at - b.at) * b.rate::float8 / 60)"
+static const char RL_TAKE[] =
+    "INSERT INTO rate_buckets AS b(key, level, at, rate, took) "
+    "VALUES(?1, ?3::float8 - 1, extract(epoch FROM clock_timestamp()), ?2::int, 1) "
+    "ON CONFLICT(key) DO UPDATE SET "
+    "  level = " RL_LEVEL " - CASE WHEN " RL_LEVEL " >= 1 THEN 1 ELSE 0 END,"
+    "  took = CASE WHEN " RL_LEVEL " >= 1 THEN 1 ELSE 0 END,"
+    "  at = greatest(b.at, excluded.at), rate = excluded.rate "
+    "RETURNING took, level";
+
+#define RL_SWEEP_MS 60000
+
+int mg_ratelimit_sweep(struct mg_ratelimit *rl, int64_t *removed, struct mg_err *err)
+{
+    if (removed) *removed = 0;
+    if (!rl->cfg) return 0;
+    struct mg_pg *pool;
+    struct mg_sql *c;
+    if (mg_pg_get(rl->cfg, NULL, &pool, &c, err) != 0) return -1;
+    /* a bucket idle long enough to be full again is the same as none (a new key starts full) */
+    int rc = mg_sql_runf(c, removed, err,
+                         "DELETE FROM rate_buckets WHERE at + greatest(rate / 6, 10)::float8 * 60 / greatest(rate, 1) "
+                         "<= extract(epoch FROM clock_timestamp())", "");
+    mg_pg_release(pool, &c);
+    return rc;
+}
+
+static int pg_take(struct mg_ratelimit *rl, const char *key, int rate_per_min, int *retry_after_s,
+                   struct mg_err *err)
+{
+    struct mg_pg *pool;
+    struct mg_sql *c;
+    if (mg_pg_get(rl->cfg, NULL, &pool, &c, err) != 0) return -1;
+    struct mg_sql_st *st;
+    int rc = mg_sql_prepare(c, RL_TAKE, &st, err);
+    if (rc == 0) {
+        mg_sql_bind_text(st, 1, key);
+        mg_sql_bind_int(st, 2, rate_per_min);
+        mg_sql_bind_double(st, 3, burst_of(rate_per_min));
+        int s = mg_sql_step(st, err);
+        if (s == 1) {
+            rc = mg_sql_int(st, 0) ? 1 : 0;
+            if (rc == 0 && retry_after_s) *retry_after_s = wait_s(mg_sql_double(st, 1), rate_per_min);
+        } else {
+            rc = s < 0 ? -1 : mg_err_set(err, MG_E_DB, "rate limit: the bucket statement returned no row");
+        }
+        mg_sql_finalize(&st);
+    }
+    mg_pg_release(pool, &c);
+    /* now and then (once a minute per process), forget buckets that are full again */
+    int64_t now = mono_ms(NULL);
+    pthread_mutex_lock(&rl->mu);
+    bool sweep = rc >= 0 && now - rl->swept_ms >= RL_SWEEP_MS;
+    if (sweep) rl->swept_ms = now;
+    pthread_mutex_unlock(&rl->mu);
+    if (sweep) {
+        struct mg_err ignored = {0};
+        mg_ratelimit_sweep(rl, NULL, &ignored); /* best effort: the next sweep does it */
+    }
+    return rc;
+}
+
+int mg_rate_check(struct mg_ratelimit *rl, const char *key, int rate_per_min, int *retry_after_s,
+                  struct mg_err *err)
+{
+    if (retry_after_s) *retry_after_s = 0;
+    if (rate_per_min <= 0) return 1;
+    if (rl->cfg) return pg_take(rl, key, rate_per_min, retry_after_s, err);
+    return mem_take(rl, key, rate_per_min, retry_after_s) ? 1 : 0;
+}
+
+bool mg_rate_take(struct mg_ratelimit *rl, const char *key, int rate_per_min, int *retry_after_s)
+{
+    struct mg_err err = {0};
+    int rc = mg_rate_check(rl, key, rate_per_min, retry_after_s, &err);
+    if (rc < 0 && retry_after_s) *retry_after_s = 1; /* the store failed: refused, never unlimited */
+    return rc == 1;
 }

@@ -6,20 +6,27 @@
  * libsodium (256 bits) in unpadded base64url (43 characters). The whole token
  * is 64 characters and is shown once, by `memgate token create`.
  *
- * Storage: <data dir>/tokens.db (SQLite, WAL, synchronous=FULL, mode 0600)
- * holds only BLAKE2b-256(key = pepper, "mgt1" || id || secret), where the
- * pepper is 32 random bytes in <data dir>/token.pepper (0600), made once per
- * installation. The secrets are uniformly random 256-bit values, so a fast
+ * Storage: <data dir>/tokens.db (SQLite, WAL, synchronous=FULL, mode 0600),
+ * or with storage = postgres://... the shared table tokens (a system table:
+ * read before the tenant is known, store/pg.h), holds only BLAKE2b-256(key =
+ * pepper, "mgt1" || id || secret), where the pepper is 32 random bytes in
+ * <data dir>/token.pepper (0600), made once per installation. With
+ * PostgreSQL every daemon needs the same pepper file (copied at deployment);
+ * the database keeps only the pepper's fingerprint, and a memgate whose
+ * pepper differs refuses with invalid_config. The secrets are uniformly random 256-bit values, so a fast
  * keyed hash is enough: a slow password hash (crypto_pwhash) protects guessable
  * passwords and would only add milliseconds to every request. A copy of
  * tokens.db without the pepper cannot even test a guess. Hashes are compared
  * with sodium_memcmp (constant time). Losing token.pepper invalidates every
  * token. See docs/security.md, "Tokens".
  *
- * Thread safety: a struct mg_tokens is one SQLite connection behind a mutex;
- * any number of threads may call into one. Other processes (the CLI) may
- * change tokens.db at the same time: checks read the row on every call, so a
- * revocation takes effect on the next request.
+ * Thread safety: a struct mg_tokens is one SQLite connection behind a mutex,
+ * or takes a pooled PostgreSQL connection per call; any number of threads may
+ * call into one. Other processes (the CLI, other daemons) may change the
+ * tokens at the same time: checks read the row on every call, so a
+ * revocation or an expiry takes effect on the next request, on every daemon.
+ * On PostgreSQL every call may fail with storage_unavailable (the database
+ * is down or the pool busy) or storage_retry.
  */
 #ifndef MG_TOKEN_H
 #define MG_TOKEN_H
@@ -55,9 +62,15 @@ struct mg_token {
 
 struct mg_tokens;
 
-/* Open (creating if missing) <data dir>/tokens.db and the pepper. */
+/* Open (creating if missing) <data dir>/tokens.db and the pepper; or, on
+ * PostgreSQL, the pepper (made only for a database without tokens) checked
+ * against the database's fingerprint (recorded by the first memgate):
+ * invalid_config when it differs. A database that cannot be reached now is
+ * not an error when the pepper file is there: it is checked on first use. */
 int mg_tokens_open(const struct mg_config *c, struct mg_tokens **out, struct mg_err *err);
 void mg_tokens_close(struct mg_tokens *t);
+/* Are the tokens the shared database's (storage = postgres://...)? */
+bool mg_tokens_shared(const struct mg_tokens *t);
 
 /* Create a token. In: spec's tenant, repos/nrepos, scope, expires, rate_own
  * (-1: follow token_rate_limit), name. Out: *created (may be NULL) filled like
@@ -85,9 +98,12 @@ int mg_tokens_revoke(struct mg_tokens *t, const char *id, bool *was_revoked, cha
  * compare. Updates last_used at most once a minute. */
 int mg_tokens_check(struct mg_tokens *t, const char *bearer, struct mg_token *tok, struct mg_err *err);
 /* Does any unrevoked token exist (expired ones count: once tokens are in use,
- * they stay required)? Cached; re-counted only when tokens.db changed
- * (PRAGMA data_version), so it is cheap to call per request. */
-bool mg_tokens_any(struct mg_tokens *t);
+ * they stay required)? Cached, so it is cheap to call per request: SQLite
+ * re-counts only when tokens.db changed (PRAGMA data_version); PostgreSQL
+ * when the answer is a second old. On an error *any is true (fail closed)
+ * and -1 with err (storage_unavailable, ...). */
+int mg_tokens_any_err(struct mg_tokens *t, bool *any, struct mg_err *err);
+bool mg_tokens_any(struct mg_tokens *t); /* the same, true on an error */
 /* The rate of the tokens without one of their own (config token_rate_limit),
  * from the next check on: `memgate serve` applies a reloaded config (SIGHUP). */
 void mg_tokens_set_default_rate(struct mg_tokens *t, int rate_per_min);
@@ -107,15 +123,32 @@ int mg_tokens_required(const struct mg_config *c, bool listen_loopback, bool any
  * first time starts full. rate_per_min <= 0 means unlimited. Memory is
  * bounded: at most max_keys buckets; when full, buckets that have refilled
  * completely (indistinguishable from new ones) are dropped, then the longest
- * idle one. Thread-safe. */
+ * idle one. Thread-safe.
+ *
+ * With storage = postgres://... (mg_ratelimit_open) the buckets are the rows
+ * of rate_buckets, shared by every daemon: one atomic statement per request
+ * refills (by the database's clock) and takes; buckets full again are
+ * deleted once a minute per process. The database failing refuses the
+ * request (mg_rate_check -1: storage_unavailable), never lets it through
+ * unlimited. */
 struct mg_ratelimit;
 typedef int64_t (*mg_clock_ms_fn)(void *arg);
 /* clock NULL: CLOCK_MONOTONIC. max_keys 0: 65536. NULL when out of memory. */
 struct mg_ratelimit *mg_ratelimit_new(mg_clock_ms_fn clock, void *clock_arg, size_t max_keys);
 void mg_ratelimit_free(struct mg_ratelimit *rl);
-/* true: allowed (one request taken). false: refused, *retry_after_s (may be
- * NULL) is the whole seconds until one request is available (>= 1). */
+/* The server's limiter: shared buckets in PostgreSQL when c's storage is a
+ * postgres:// URL, else this process's (mg_ratelimit_new's defaults). */
+int mg_ratelimit_open(const struct mg_config *c, struct mg_ratelimit **out, struct mg_err *err);
+/* 1: allowed (one request taken). 0: refused, *retry_after_s (may be NULL)
+ * is the whole seconds until one request is available (>= 1). -1: the
+ * shared store failed (err: storage_unavailable, ...): refuse the request. */
+int mg_rate_check(struct mg_ratelimit *rl, const char *key, int rate_per_min, int *retry_after_s,
+                  struct mg_err *err);
+/* mg_rate_check as a yes/no: an error is a refusal (retry after 1 s). */
 bool mg_rate_take(struct mg_ratelimit *rl, const char *key, int rate_per_min, int *retry_after_s);
-size_t mg_ratelimit_size(struct mg_ratelimit *rl); /* buckets held (tests) */
+size_t mg_ratelimit_size(struct mg_ratelimit *rl); /* buckets held in memory (tests) */
+/* PostgreSQL: delete the buckets that are full again now (mg_rate_check
+ * does it once a minute); *removed (may be NULL) gets how many. */
+int mg_ratelimit_sweep(struct mg_ratelimit *rl, int64_t *removed, struct mg_err *err);
 
 #endif

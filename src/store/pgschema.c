@@ -19,5 +19,26 @@
 const struct mg_pg_step mg_pg_steps[] = {
     /* what the whole installation shares: a key/value table for small facts */
     {"0001_base", "CREATE TABLE IF NOT EXISTS memgate_meta(key text PRIMARY KEY, value text NOT NULL);"},
+    /* access tokens and the shared rate-limit buckets (security/token.c). System tables, without the
+     * tenant policy: authentication reads them before it knows the tenant (connections with no tenant);
+     * every statement names the row it wants by its id. tokens is tokens.db's table plus seq (insertion
+     * order, SQLite's rowid); hash = BLAKE2b-256 keyed with token.pepper, a file that is never stored
+     * here (memgate_meta's 'token_pepper' is only its fingerprint). rate_buckets: one row per token id
+     * with a limit; level = requests available at `at` (unix seconds of the database's clock). Unlogged:
+     * written on every request, it must not wait for a WAL flush each time; after a crash of PostgreSQL
+     * (or on a promoted standby) it is empty, and every bucket starts full again. */
+    {"0003_tokens",
+     "CREATE TABLE IF NOT EXISTS tokens(id text PRIMARY KEY, hash bytea NOT NULL, tenant text NOT NULL,"
+     "  repos text NOT NULL DEFAULT '', scope integer NOT NULL, name text NOT NULL DEFAULT '', rate integer,"
+     "  created bigint NOT NULL, expires bigint NOT NULL DEFAULT 0, last_used bigint NOT NULL DEFAULT 0,"
+     "  revoked bigint NOT NULL DEFAULT 0, seq bigint GENERATED ALWAYS AS IDENTITY);"
+     "CREATE UNLOGGED TABLE IF NOT EXISTS rate_buckets(key text PRIMARY KEY, level double precision NOT NULL,"
+     "  at double precision NOT NULL, rate integer NOT NULL, took integer NOT NULL DEFAULT 0);"},
+    /* webhook delivery ids seen (hook/replay.c; hooks.db's deliveries): a system table, the forge's
+     * delivery id names no tenant */
+    {"0004_hooks",
+     "CREATE TABLE IF NOT EXISTS webhook_deliveries(source text NOT NULL, id text NOT NULL,"
+     "  seen_at bigint NOT NULL, PRIMARY KEY(source, id));"
+     "CREATE INDEX IF NOT EXISTS webhook_deliveries_seen ON webhook_deliveries(seen_at);"},
 };
 const size_t mg_pg_nsteps = sizeof(mg_pg_steps) / sizeof(mg_pg_steps[0]);

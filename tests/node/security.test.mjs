@@ -2,6 +2,11 @@
 // HTTP, the official SDK) and the HTTP API, against `memgate serve` with
 // tokens: every refusal has its status and error code, and leaves an audit
 // event; the audit chain verifies at the end.
+//
+// The same tests run with the shared PostgreSQL store: security_pg.test.mjs
+// sets globalThis.MEMGATE_STORAGE = 'pg' and imports this file, so tokens,
+// revocation, expiry and rate limits come from a fresh database (storage =
+// postgres://..., docs/security.md "Tokens on PostgreSQL").
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,7 +16,9 @@ import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-import { call, makeRepo, makeWorld, MEMGATE_BIN, shutdown, sleep, startServe, stdioClient, v1 } from './lib/harness.mjs';
+import { call, makeRepo, makeWorld, MEMGATE_BIN, pgDatabase, shutdown, sleep, startServe, stdioClient, v1 } from './lib/harness.mjs';
+
+const PG = globalThis.MEMGATE_STORAGE === 'pg';
 
 let world;
 let serve;
@@ -58,6 +65,7 @@ async function mcpClient(t, name = 'security-test') {
 
 before(async () => {
   world = makeWorld('security');
+  if (PG) world.env.MEMGATE_DATABASE_URL = pgDatabase('security');
   world.env.MEMGATE_INDEX_ROOTS = `acme:${world.dir}, globex:${world.dir}`;
   A = makeRepo(world, 'alpha');
   B = makeRepo(world, 'globexrepo');

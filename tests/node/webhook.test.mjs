@@ -7,6 +7,9 @@
 // coalesced run, and pull_on_push with a bare remote over a file path,
 // fast-forward and refused. Every refusal has its audit event (op webhook);
 // every run its webhook_run event.
+//
+// webhook_pg.test.mjs runs the same tests with delivery ids (and tokens) in
+// a fresh PostgreSQL database (globalThis.MEMGATE_STORAGE = 'pg').
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -14,7 +17,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { indexRepo, makeRepo, makeWorld, MEMGATE_BIN, shutdown, sleep, startServe, v1 } from './lib/harness.mjs';
+import { indexRepo, makeRepo, makeWorld, MEMGATE_BIN, pgDatabase, pgSql, shutdown, sleep, startServe, v1 } from './lib/harness.mjs';
+
+const PG = globalThis.MEMGATE_STORAGE === 'pg';
 
 const SECRET = 'webhook-test-secret-0123456789abcdef';
 const GITHUB_URL = 'https://github.com/acme/alpha.git';
@@ -128,6 +133,7 @@ async function settled() {
 
 before(async () => {
   world = makeWorld('webhook');
+  if (PG) world.env.MEMGATE_DATABASE_URL = pgDatabase('webhook');
   // watch = off: these tests count what a push's run indexes, and a watcher would index the
   // change first (tests/node/watch.test.mjs has the watcher)
   world.env.MEMGATE_WATCH = 'off';
@@ -218,8 +224,14 @@ test('a delivery id is acted on once: the same id again is 409 webhook_replayed,
   assert.ok(!since(n).some((e) => e.op === 'webhook' && e.status === 'accepted'));
   // a delivery without an id is accepted (replay protection is then the signature's alone)
   assert.equal((await github(pushOf(GITHUB_URL), { id: null })).status, 202);
-  // ids are kept in <home>/hooks.db
-  assert.ok(fs.existsSync(path.join(world.home, 'hooks.db')));
+  if (PG) {
+    // ids are kept in the shared database, for every daemon (webhook_pg.test.mjs)
+    assert.equal(pgSql(world.env.MEMGATE_DATABASE_URL, `SELECT count(*) FROM webhook_deliveries WHERE id = '${id}'`).trim(), '1');
+    assert.ok(!fs.existsSync(path.join(world.home, 'hooks.db')));
+  } else {
+    // ids are kept in <home>/hooks.db
+    assert.ok(fs.existsSync(path.join(world.home, 'hooks.db')));
+  }
 });
 
 test('GitLab: the right X-Gitlab-Token is accepted, a wrong one is 401, a repeated event id 409', async () => {
@@ -428,6 +440,7 @@ test('pull_on_push: a diverged branch or local changes are refused, audited, and
 test('the webhook route is no way around tokens', async () => {
   // once a token exists, every other route needs it
   mg(['token', 'create', '--tenant', 'acme', '--json']);
+  if (PG) await sleep(1100); // a daemon on PostgreSQL re-counts "any token?" once a second (docs/security.md)
   const repos = await v1(serve, '/v1/repos');
   assert.equal(repos.status, 401, repos.text);
   // the webhook still works by its signature alone

@@ -1,0 +1,5 @@
+// webhook_pg.test.mjs — webhook.test.mjs with the shared PostgreSQL store
+// (storage = postgres://..., a fresh database on the tests' cluster):
+// delivery ids, and so replays, are the database's.
+globalThis.MEMGATE_STORAGE = 'pg';
+await import('./webhook.test.mjs');
