@@ -114,6 +114,9 @@ int mg_audit_open(const struct mg_config *c, struct mg_audit **out, struct mg_er
 int mg_audit_emit(struct mg_audit *a, const struct mg_audit_event *ev, struct mg_err *err);
 void mg_audit_close(struct mg_audit *a);
 
+/* Is the chain in PostgreSQL (storage = postgres://...), not in files? */
+bool mg_audit_in_pg(const struct mg_config *c);
+
 /* <data dir>/audit/audit.log (n = 0) or audit.log.<n>. */
 void mg_audit_path(const struct mg_config *c, int n, char *out, size_t cap);
 /* <data dir>/audit/audit.anchor. */
@@ -159,6 +162,7 @@ struct mg_audit_filter {
     const char *op;     /* NULL: every op */
     int64_t since_ms;   /* unix ms; 0: from the start */
     size_t limit;       /* the newest this many; 0: all (callers serving HTTP should cap it) */
+    long long after_seq; /* only events with a greater seq (following new ones); 0: all */
 };
 /* Matching events of the retained files, oldest first (newest last), as a
  * JSON array of event objects (*out_array, new reference). Lines that do not
@@ -175,8 +179,10 @@ bool mg_audit_match(const struct mg_audit_filter *f, json_t *ev);
 
 struct mg_audit_report {
     bool ok;
+    bool pg;                /* the chain is PostgreSQL's (storage = postgres://): file is "audit_events", the
+                               table, and line the seq of its row */
     long long events;       /* valid events read */
-    int files;              /* files read */
+    int files;              /* files read (0 with pg) */
     long long first_seq, last_seq;
     char first_time[32], last_time[32];
     bool complete;          /* the chain starts at the genesis (nothing rotated away) */
