@@ -53,6 +53,15 @@
  * missing). Each update can also be shipped: syslog(3) (audit_anchor_syslog)
  * and a POST of the same JSON to audit_anchor_url (a thread sends the newest
  * one; closing the handle waits for it, at most 5 s).
+ *
+ * PostgreSQL (storage = postgres://...): every daemon and command sharing
+ * the database appends to one chain there instead, table audit_events, one
+ * row per event holding the same line (same bytes, same hash; no newline),
+ * and the anchor is the row of audit_anchor, moved in the same transaction
+ * as each append (audit_pg.c says how appends are serialised). Nothing
+ * rotates; no torn line can happen. Every function here works on it the
+ * same way (emit, query, verify; the report names the table and the row's
+ * seq); audit_int.h is what the two backends share.
  */
 #ifndef MG_AUDIT_H
 #define MG_AUDIT_H
