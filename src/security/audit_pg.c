@@ -10,27 +10,19 @@
  * TRUNCATE of the events and DELETE of the anchor: changing them takes
  * disabling the triggers first, and the chain and the anchor tell.
  *
- * An append is one transaction, serialised with every other process's:
- * one statement moves the anchor row from where this process believes the
- * chain ends (its own last append, or as read) to the new event and inserts
- * the event's row, only if the chain does end there and no one holds the
- * chain's advisory lock (which the statement then takes, to its commit);
- * the anchor row's row lock orders the processes that try at once. The
- * line is built from (seq + 1, the last hash) exactly as for the file.
- * When the statement finds the chain moved on (another process appended)
- * it says where it ends, and the next try goes on from there; when that
- * fails too (several appending at once), the append waits for the advisory
- * lock in a transaction of its own, reads the end under it and appends:
- * first come, first served. When the end read disagrees with the anchor row
- * (rows deleted at the end, the end rewritten, a last row that does not
- * verify) an audit_recovered event goes first, as the file's writer writes
- * one. The call returns after the commit: the event and the anchor are in
- * the database together, or neither is. The threads of a process that
- * append at once share one statement (at most 64 events). With audit_fsync
- * = off the commit does not wait for the WAL to reach the disk
- * (synchronous_commit = off for the transaction): a crash of the
- * PostgreSQL server may then lose the last events, together with their
- * anchor.
+ * An append is one transaction: take the chain's advisory lock (held to the
+ * end of the transaction, so appends of all processes follow one another);
+ * read the last row and the anchor row; when they disagree (rows deleted at
+ * the end, the end rewritten, a last row that does not verify) write an
+ * audit_recovered event first, as the file's writer does; build the line
+ * from (seq + 1, the last hash); insert it and update the anchor row in one
+ * statement; commit. The call returns after the commit: the event and the
+ * anchor are in the database together, or neither is. The threads of a
+ * process that append at once share one transaction (at most BATCH_MAX
+ * events: one lock, one commit, one WAL flush for all). With audit_fsync =
+ * off the commit does not wait for the WAL to reach the disk
+ * (synchronous_commit = off for the transaction): a crash of the PostgreSQL
+ * server may then lose the last events, together with their anchor.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -104,237 +96,140 @@ void mg__audit_pg_close(struct mg__audit_pg *p)
 
 /* ---- appending ---------------------------------------------------------------------------------------- */
 
-/* Where the chain ends, as a batch is appended after it. */
-struct end {
-    long long seq; /* the last row's (0: none) */
-    char hash[65]; /* its hash (the genesis: none) */
-    bool anchored; /* the anchor row is there, at (aseq, ahash) */
-    long long aseq;
-    char ahash[65];
-    /* what to record first: the last row does not verify (bad: the
-     * status), the chain's end disagrees with the anchor row (lost_flag) */
-    char bad[256], lost[256];
-    const char *lost_flag;
-};
-
-/* The columns that say where the chain ends, for any statement that reads
- * them (from column k on): its last row's seq, hash and line, the anchor
- * row's seq and hash. */
-#define END_COLUMNS "t.seq, t.hash, t.line, an.seq, an.hash"
-#define END_FROM                                                                                                       \
-    "FROM (SELECT 1) AS one "                                                                                          \
-    "LEFT JOIN (SELECT seq, hash, line FROM audit_events ORDER BY seq DESC LIMIT 1) AS t ON true "                     \
-    "LEFT JOIN audit_anchor AS an ON an.id = 1"
-
-static void fill_end(struct mg_sql_st *st, int k, struct end *e)
-{
-    memset(e, 0, sizeof(*e));
-    memcpy(e->hash, MG_AUDIT_GENESIS, 65);
-    if (!mg_sql_is_null(st, k)) {
-        e->seq = (long long)mg_sql_int(st, k);
-        const char *h = mg_sql_text(st, k + 1);
-        snprintf(e->hash, sizeof(e->hash), "%s", h);
-        /* does it verify, so that the chain goes on from a sound event? */
-        struct mg_audit_line l;
-        char why[160];
-        const char *line = mg_sql_text(st, k + 2);
-        enum mg_audit_bad b = mg_audit_parse_line(line, strlen(line), &l, why, sizeof(why));
-        bool ok = b == MG_AUDIT_OK && l.seq == e->seq && strcmp(l.hash, h) == 0;
-        if (b == MG_AUDIT_OK && !ok) snprintf(why, sizeof(why), "its seq or hash column does not match its line");
-        if (!ok)
-            snprintf(e->bad, sizeof(e->bad), "the last row, seq %lld, does not verify (%s); chained on from it",
-                     e->seq, why);
-        if (b == MG_AUDIT_OK) mg_audit_line_release(&l);
-    }
-    if (!mg_sql_is_null(st, k + 3)) {
-        struct mg_audit_anchor a = {.seq = (long long)mg_sql_int(st, k + 3)};
-        snprintf(a.hash, sizeof(a.hash), "%s", mg_sql_text(st, k + 4));
-        a.synced = a.seq;
-        e->anchored = true;
-        e->aseq = a.seq;
-        memcpy(e->ahash, a.hash, 65);
-        e->lost_flag = mg__audit_lost(&a, e->seq, e->hash, false, e->lost, sizeof(e->lost));
-    }
-}
-
-/* Read the chain's end. */
-static int read_end(struct mg_sql *c, struct end *e, struct mg_err *err)
+/* The chain's end under the lock: (seq, hash) of its last row, and the
+ * audit_recovered events to write first when the last row does not verify
+ * (bad: its status) or disagrees with the anchor row (lost_flag, lost). */
+static int read_end(struct mg__audit_pg *p, struct mg_sql *c, long long *seq, char hash[65], char bad[256],
+                    const char **lost_flag, char lost[256], struct mg_err *err)
 {
     struct mg_sql_st *st;
-    if (mg_sql_prepare(c, "SELECT " END_COLUMNS " " END_FROM, &st, err) != 0) return -1;
-    int rc = mg_sql_step(st, err);
-    if (rc == 1) fill_end(st, 0, e);
-    else if (rc == 0) mg_err_set(err, MG_E_DB, "the end of the audit chain could not be read");
+    if (mg_sql_prepare(c,
+                       "SELECT e.seq, e.hash, e.line, a.seq, a.hash FROM (SELECT 1) AS one "
+                       "LEFT JOIN (SELECT seq, hash, line FROM audit_events ORDER BY seq DESC LIMIT 1) AS e ON true "
+                       "LEFT JOIN audit_anchor AS a ON a.id = 1",
+                       &st, err) != 0)
+        return -1;
+    if (mg_sql_step(st, err) != 1) {
+        if (!err->code) mg_err_set(err, MG_E_DB, "the end of the audit chain could not be read");
+        mg_sql_finalize(&st);
+        return -1;
+    }
+    *seq = 0;
+    memcpy(hash, MG_AUDIT_GENESIS, 65);
+    bad[0] = 0;
+    *lost_flag = NULL;
+    if (!mg_sql_is_null(st, 0)) {
+        *seq = (long long)mg_sql_int(st, 0);
+        const char *h = mg_sql_text(st, 1);
+        if (mg__audit_hex64(h)) memcpy(hash, h, 65);
+        pthread_mutex_lock(&p->mu);
+        bool mine = p->known && p->seq == *seq && strcmp(p->hash, h) == 0;
+        pthread_mutex_unlock(&p->mu);
+        if (!mine) { /* another process's: does it verify, so that the chain goes on from a sound event? */
+            struct mg_audit_line l;
+            char why[160];
+            const char *line = mg_sql_text(st, 2);
+            enum mg_audit_bad b = mg_audit_parse_line(line, strlen(line), &l, why, sizeof(why));
+            bool ok = b == MG_AUDIT_OK && l.seq == *seq && strcmp(l.hash, h) == 0;
+            if (b == MG_AUDIT_OK && !ok) snprintf(why, sizeof(why), "its seq or hash column does not match its line");
+            if (!ok) snprintf(bad, 256, "the last row, seq %lld, does not verify (%s); chained on from it", *seq, why);
+            if (b == MG_AUDIT_OK) mg_audit_line_release(&l);
+        }
+    }
+    if (!mg_sql_is_null(st, 3)) {
+        struct mg_audit_anchor a = {.seq = (long long)mg_sql_int(st, 3)};
+        snprintf(a.hash, sizeof(a.hash), "%s", mg_sql_text(st, 4));
+        a.synced = a.seq;
+        *lost_flag = mg__audit_lost(&a, *seq, hash, false, lost, 256);
+    }
     mg_sql_finalize(&st);
-    return rc == 1 ? 0 : -1;
+    return 0;
 }
 
-/* Append the events of reqs (n), after any audit_recovered ones end calls
- * for, if the chain still ends at end and no one holds the chain's lock but
- * this transaction: one statement that moves the anchor row from where it
- * was to the last new event and inserts the events only if it did (its row
- * lock and the advisory lock held to the commit, so appends of every
- * process follow one another; one that finds the row moved on, or the lock
- * taken, changes nothing). 1 appended (each req's seq, hash and time
- * filled), 0 not (*now: the chain's end as the statement saw it), -1 error. */
-static int try_append(struct mg__audit_pg *p, struct mg_sql *c, const struct end *end, struct req **reqs, size_t n,
-                      struct end *now, struct mg_err *err)
+/* One transaction under the chain's lock: the events of reqs (n), after
+ * any audit_recovered ones, in one INSERT that moves the anchor row to the
+ * last; each req's seq, hash and time filled. */
+static int write_batch(struct mg__audit_pg *p, struct mg_sql *c, struct req **reqs, size_t n, struct mg_err *err)
 {
+    if (mg_sql_exec(c, p->sync ? "BEGIN; SELECT pg_advisory_xact_lock(" CHAIN_LOCK ")"
+                               : "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_advisory_xact_lock(" CHAIN_LOCK ")",
+                    err) != 0)
+        return -1;
+    long long seq;
+    char hash[65], bad[256], lost[256];
+    const char *lost_flag, *bad_flag = "bad_tail";
+    if (read_end(p, c, &seq, hash, bad, &lost_flag, lost, err) != 0) return -1;
     struct mg_audit_event rec[2];
-    const char *bad_flag = "bad_tail";
     const struct mg_audit_event *evs[BATCH_MAX + 2];
     size_t m = 0;
-    if (end->bad[0]) {
-        rec[0] = (struct mg_audit_event){.op = "audit_recovered", .flags = &bad_flag, .nflags = 1,
-                                         .status = end->bad, .durable = true};
+    if (bad[0]) {
+        rec[0] = (struct mg_audit_event){.op = "audit_recovered", .flags = &bad_flag, .nflags = 1, .status = bad,
+                                         .durable = true};
         evs[m++] = &rec[0];
     }
-    if (end->lost_flag) {
-        rec[1] = (struct mg_audit_event){.op = "audit_recovered", .flags = &end->lost_flag, .nflags = 1,
-                                         .status = end->lost, .durable = true};
+    if (lost_flag) {
+        rec[1] = (struct mg_audit_event){.op = "audit_recovered", .flags = &lost_flag, .nflags = 1, .status = lost,
+                                         .durable = true};
         evs[m++] = &rec[1];
     }
     size_t first = m;
     for (size_t i = 0; i < n; i++) evs[m++] = reqs[i]->ev;
-    /* the lines, chained one from the other */
+    /* the lines, chained one from the other, and the statement that inserts them all */
     struct {
         char *line;
         size_t len;
         char hash[65];
         struct mg__audit_cols cols;
     } row[BATCH_MAX + 2];
-    size_t built = 0;
+    struct mg_buf sql;
+    mg_buf_init(&sql, 1 << 20);
+    int full = mg_buf_adds(&sql, "WITH e AS (INSERT INTO audit_events(seq, time_ms, tenant, op, repo, line, hash) VALUES ");
     int rc = 0;
-    for (; built < m; built++) {
-        row[built].line = mg__audit_line(evs[built], end->seq + 1 + (long long)built,
-                                         built ? row[built - 1].hash : end->hash, &row[built].len, row[built].hash,
-                                         &row[built].cols);
-        if (!row[built].line) {
+    size_t built = 0;
+    for (size_t i = 0; i < m; i++, built++) {
+        row[i].line = mg__audit_line(evs[i], seq + 1 + (long long)i, i ? row[i - 1].hash : hash, &row[i].len,
+                                     row[i].hash, &row[i].cols);
+        if (!row[i].line) {
             rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory writing an audit event");
             break;
         }
+        full |= mg_buf_adds(&sql, i ? ", (?, ?, ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?, ?, ?)");
     }
-    /* the chain ends where end says: its last row, and no row after it */
-    static const char ends_there[] = "coalesce((SELECT max(seq) FROM audit_events), 0) = CAST(? AS bigint) AND "
-                                     "coalesce((SELECT hash FROM audit_events WHERE seq = CAST(? AS bigint)), ?) = ?";
-    struct mg_buf sql;
-    mg_buf_init(&sql, 1 << 20);
-    int full = 0;
-    if (end->anchored)
-        full |= mg_buf_addf(&sql, "WITH a AS (UPDATE audit_anchor SET seq = CAST(? AS bigint), hash = ?, "
-                                  "time_ms = CAST(? AS bigint) WHERE id = 1 AND seq = CAST(? AS bigint) AND hash = ? "
-                                  "AND %s AND pg_try_advisory_xact_lock(" CHAIN_LOCK ") RETURNING 1), ", ends_there);
-    else
-        full |= mg_buf_addf(&sql, "WITH a AS (INSERT INTO audit_anchor(id, seq, hash, time_ms) SELECT 1, "
-                                  "CAST(? AS bigint), ?, CAST(? AS bigint) WHERE %s "
-                                  "AND pg_try_advisory_xact_lock(" CHAIN_LOCK ") "
-                                  "ON CONFLICT(id) DO NOTHING RETURNING 1), ", ends_there);
-    full |= mg_buf_adds(&sql, "e AS (INSERT INTO audit_events(seq, time_ms, tenant, op, repo, line, hash) "
-                              "SELECT v.* FROM a, (VALUES ");
-    for (size_t i = 0; i < m; i++)
-        full |= mg_buf_adds(&sql, i ? ", (CAST(? AS bigint), CAST(? AS bigint), ?, ?, ?, ?, ?)"
-                                    : "(CAST(? AS bigint), CAST(? AS bigint), ?, ?, ?, ?, ?)");
-    /* and where the chain ended as the statement began (changes made by it are not seen in it) */
-    full |= mg_buf_adds(&sql, ") AS v RETURNING 1) SELECT (SELECT count(*) FROM e), " END_COLUMNS " " END_FROM);
+    full |= mg_buf_adds(&sql, " RETURNING seq, hash, time_ms) INSERT INTO audit_anchor(id, seq, hash, time_ms) "
+                      "SELECT 1, seq, hash, time_ms FROM e ORDER BY seq DESC LIMIT 1 "
+                      "ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, "
+                      "time_ms = excluded.time_ms");
     struct mg_sql_st *st = NULL;
     if (rc == 0 && full) rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory writing an audit event");
     if (rc == 0) rc = mg_sql_prepare(c, sql.p, &st, err);
-    if (rc == 0) {
-        int at = 1;
-        mg_sql_bind_int(st, at++, end->seq + (long long)m); /* the anchor moves to the last */
-        mg_sql_bind_text(st, at++, row[m - 1].hash);
-        mg_sql_bind_int(st, at++, row[m - 1].cols.time_ms);
-        if (end->anchored) { /* from where it was */
-            mg_sql_bind_int(st, at++, end->aseq);
-            mg_sql_bind_text(st, at++, end->ahash);
-        }
-        mg_sql_bind_int(st, at++, end->seq);
-        mg_sql_bind_int(st, at++, end->seq);
-        mg_sql_bind_text(st, at++, MG_AUDIT_GENESIS);
-        mg_sql_bind_text(st, at++, end->hash);
-        for (size_t i = 0; i < m; i++) {
-            mg_sql_bind_int(st, at++, end->seq + 1 + (long long)i);
-            mg_sql_bind_int(st, at++, row[i].cols.time_ms);
-            mg_sql_bind_text(st, at++, row[i].cols.has_tenant ? row[i].cols.tenant : NULL);
-            mg_sql_bind_text(st, at++, evs[i]->op);
-            mg_sql_bind_text(st, at++, row[i].cols.has_repo ? row[i].cols.repo : NULL);
-            mg_sql_bind_textn(st, at++, row[i].line, row[i].len - 1); /* without the newline */
-            mg_sql_bind_text(st, at++, row[i].hash);
-        }
+    for (size_t i = 0; rc == 0 && i < m; i++) {
+        int b = (int)i * 7;
+        mg_sql_bind_int(st, b + 1, seq + 1 + (long long)i);
+        mg_sql_bind_int(st, b + 2, row[i].cols.time_ms);
+        mg_sql_bind_text(st, b + 3, row[i].cols.has_tenant ? row[i].cols.tenant : NULL);
+        mg_sql_bind_text(st, b + 4, evs[i]->op);
+        mg_sql_bind_text(st, b + 5, row[i].cols.has_repo ? row[i].cols.repo : NULL);
+        mg_sql_bind_textn(st, b + 6, row[i].line, row[i].len - 1); /* without the newline */
+        mg_sql_bind_text(st, b + 7, row[i].hash);
     }
-    int64_t added = 0;
-    if (rc == 0 && mg_sql_step(st, err) != 1) rc = -1;
-    if (rc == 0) added = mg_sql_int(st, 0);
-    if (rc == 0 && added == 0) fill_end(st, 1, now);
+    if (rc == 0 && mg_sql_step(st, err) < 0) rc = -1;
     mg_sql_finalize(&st);
     mg_buf_release(&sql);
+    if (rc == 0) rc = mg_sql_commit(c, err);
     for (size_t i = 0; i < built; i++) free(row[i].line);
     if (rc != 0) return -1;
-    if (added == 0) return 0;
-    if (added != (int64_t)m) return mg_err_set(err, MG_E_DB, "the audit chain took %lld of %zu events", (long long)added, m);
     for (size_t i = first; i < m; i++) {
         struct req *q = reqs[i - first];
-        q->seq = end->seq + 1 + (long long)i;
+        q->seq = seq + 1 + (long long)i;
         memcpy(q->hash, row[i].hash, 65);
         q->time_ms = row[i].cols.time_ms;
     }
     pthread_mutex_lock(&p->mu);
     p->known = true;
-    p->seq = end->seq + (long long)m;
+    p->seq = seq + (long long)m;
     memcpy(p->hash, row[m - 1].hash, 65);
     pthread_mutex_unlock(&p->mu);
-    return 1;
-}
-
-#define TRIES 20 /* appends that find the chain moved on, before giving up (storage_retry) */
-
-/* Append the batch after the chain's end: first where this process's last
- * append left it, or as read (one statement when no one else appends in
- * between, two when someone did); when that does not take, in a
- * transaction that waits for the chain's advisory lock first (the processes
- * that do wait their turn, first come first served) and reads the end
- * under it. audit_fsync = off: the transaction's commit does not wait for
- * the WAL (SET LOCAL: the connection serves others after it). */
-static int write_batch(struct mg__audit_pg *p, struct mg_sql *c, struct req **reqs, size_t n, struct mg_err *err)
-{
-    struct end end = {0};
-    pthread_mutex_lock(&p->mu);
-    bool known = p->known;
-    if (known) {
-        end.seq = end.aseq = p->seq;
-        memcpy(end.hash, p->hash, 65);
-        memcpy(end.ahash, p->hash, 65);
-        end.anchored = true;
-    }
-    pthread_mutex_unlock(&p->mu);
-    if (!known && read_end(c, &end, err) != 0) return -1;
-    bool locked = false;
-    for (int tries = 0; tries < TRIES; tries++) {
-        bool tx = locked || !p->sync;
-        if (tx && !locked && mg_sql_exec(c, "BEGIN; SET LOCAL synchronous_commit = off", err) != 0) return -1;
-        struct end now;
-        int r = try_append(p, c, &end, reqs, n, &now, err);
-        if (r < 0 || (r == 1 && tx && mg_sql_commit(c, err) != 0)) return -1;
-        if (r == 1) return 0;
-        if (tx) mg_sql_rollback(c);
-        pthread_mutex_lock(&p->mu);
-        p->known = false;
-        pthread_mutex_unlock(&p->mu);
-        if (tries == 0) { /* another process appended since: on from where it ended */
-            end = now;
-            continue;
-        }
-        /* others append at once: wait for the lock, then read the end under it */
-        locked = true;
-        if (mg_sql_exec(c, p->sync ? "BEGIN; SELECT pg_advisory_xact_lock(" CHAIN_LOCK ")"
-                                   : "BEGIN; SET LOCAL synchronous_commit = off; "
-                                     "SELECT pg_advisory_xact_lock(" CHAIN_LOCK ")",
-                        err) != 0 ||
-            read_end(c, &end, err) != 0)
-            return -1;
-    }
-    return mg_err_set(err, MG_E_STORAGE_RETRY, "the audit chain moved on %d times while this process appended to "
-                      "it; retry", TRIES);
+    return 0;
 }
 
 /* Appends of several threads of the process at once go in one transaction:
