@@ -234,6 +234,10 @@ build/memgate-scanbench: build/obj/bench/scan_bench.o build/libmemgate.a $(GRAMM
 build/memgate-quality: build/obj/bench/quality.o build/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# audit appends per second, files and PostgreSQL (docs/benchmarks.md; run alone)
+build/memgate-auditbench: build/obj/bench/audit_bench.o build/libmemgate.a $(GRAMMAR_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 build/memgate-mcpload: build/obj/bench/mcp_load.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(DLLIBS)
 

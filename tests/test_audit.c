@@ -19,12 +19,54 @@
 
 #include "security/audit.h"
 #include "security/common.h"
+#include "store/pg.h"
 #include "util/utf8.h"
+
+/* The chain in PostgreSQL (storage = postgres://...) instead of files: a
+ * test named audit_pg_X runs the body of audit_X with storage set to a fresh
+ * database of the runner's cluster, for the calls here and the memgate
+ * commands the test runs (MEMGATE_STORAGE). A process that has used
+ * PostgreSQL must not fork children that use it (its pool's connections
+ * would be shared): the bodies fork first. */
+static const char *pg_url;
+
+static void use_pg(void)
+{
+    pg_url = mg_t_pg_url();
+    setenv("MEMGATE_STORAGE", pg_url, 1);
+}
+
+static const char *last_home; /* the data directory cfg_for made a config for */
 
 static void cfg_for(struct mg_config *c, const char *home)
 {
     mg_config_defaults(c);
     snprintf(c->home, sizeof(c->home), "%s", home);
+    if (pg_url) snprintf(c->storage, sizeof(c->storage), "%s", pg_url);
+    last_home = home;
+}
+
+/* After a test on PostgreSQL: the data directory holds no audit files. */
+static void no_audit_files(void)
+{
+    char p[8192];
+    snprintf(p, sizeof(p), "%s/audit", last_home);
+    if (access(p, F_OK) == 0) FAIL("%s exists: the chain went to files, not to PostgreSQL", p);
+}
+
+/* Run sql on the test's database as the superuser, the triggers that keep
+ * the chain append-only off (session_replication_role = replica): what
+ * someone who owns the database can do. */
+static void pg_tamper(const char *sql)
+{
+    const char *db = strstr(pg_url, "///") + 3;
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "'%s' psql '%s' -d %.*s -At >/dev/null", getenv("MEMGATE_TEST_PG_SH"), mg_t_pg_dir(),
+             (int)strcspn(db, "?"), db);
+    FILE *f = popen(cmd, "w");
+    if (!f) FAIL("popen %s", cmd);
+    fprintf(f, "SET session_replication_role = replica;\n%s;\n", sql);
+    if (pclose(f) != 0) FAIL("psql failed: %s", sql);
 }
 
 static void emit_n(const struct mg_config *c, int n, const char *tenant, const char *op)
@@ -328,7 +370,7 @@ TEST(audit_interrupted_rotation_is_no_loss)
     ASSERT_EQ_STR(r.problem, "removed");
 }
 
-TEST(audit_concurrent_processes)
+static void concurrent_processes(void)
 {
     char *home = mg_t_tmpdir();
     struct mg_config c;
@@ -363,7 +405,15 @@ TEST(audit_concurrent_processes)
     json_decref(arr);
 }
 
-TEST(audit_query_filters_and_fields)
+TEST(audit_concurrent_processes) { concurrent_processes(); }
+TEST(audit_pg_concurrent_processes)
+{
+    use_pg();
+    concurrent_processes();
+    no_audit_files();
+}
+
+static void query_filters_and_fields(void)
 {
     char *home = mg_t_tmpdir();
     struct mg_config c;
@@ -443,6 +493,14 @@ TEST(audit_query_filters_and_fields)
     mg_t_out_free(&o);
 }
 
+TEST(audit_query_filters_and_fields) { query_filters_and_fields(); }
+TEST(audit_pg_query_filters_and_fields)
+{
+    use_pg();
+    query_filters_and_fields();
+    no_audit_files();
+}
+
 /* Read from fd until buf holds needle or the deadline passes. */
 static bool read_until(int fd, char *buf, size_t cap, size_t *len, const char *needle, int ms)
 {
@@ -462,7 +520,7 @@ static bool read_until(int fd, char *buf, size_t cap, size_t *len, const char *n
     }
 }
 
-TEST(audit_follow_prints_new_events)
+static void follow_prints_new_events(void)
 {
     char *home = mg_t_tmpdir();
     struct mg_config c;
@@ -505,6 +563,14 @@ TEST(audit_follow_prints_new_events)
     ASSERT_EQ_INT(ones, 1); /* the first event printed once, not again when following */
 }
 
+TEST(audit_follow_prints_new_events) { follow_prints_new_events(); }
+TEST(audit_pg_follow_prints_new_events)
+{
+    use_pg();
+    follow_prints_new_events();
+    no_audit_files();
+}
+
 /* ---- the anchor: the chain's end kept outside the log --------------------------------- */
 
 static void anchor_path(const struct mg_config *c, char *out, size_t cap)
@@ -514,6 +580,20 @@ static void anchor_path(const struct mg_config *c, char *out, size_t cap)
 
 static json_t *anchor_json(const struct mg_config *c)
 {
+    if (pg_url) { /* the anchor row */
+        struct mg_pg *pool;
+        struct mg_sql *conn;
+        struct mg_sql_st *st;
+        struct mg_err err = {0};
+        if (mg_pg_get(c, NULL, &pool, &conn, &err) != 0 ||
+            mg_sql_prepare(conn, "SELECT seq, hash FROM audit_anchor WHERE id = 1", &st, &err) != 0)
+            FAIL("anchor row: %s", err.msg);
+        if (mg_sql_step(st, &err) != 1) FAIL("no anchor row: %s", err.msg);
+        json_t *o = json_pack("{s:I, s:s}", "seq", (json_int_t)mg_sql_int(st, 0), "hash", mg_sql_text(st, 1));
+        mg_sql_finalize(&st);
+        mg_pg_release(pool, &conn);
+        return o;
+    }
     char p[8192];
     anchor_path(c, p, sizeof(p));
     json_error_t je;
@@ -764,7 +844,7 @@ static void *hook_main(void *p)
     }
 }
 
-TEST(audit_anchor_shipped_to_hook)
+static void anchor_shipped_to_hook(void)
 {
     char *home = mg_t_tmpdir();
     struct mg_config c;
@@ -796,14 +876,21 @@ TEST(audit_anchor_shipped_to_hook)
     char path[8192], ap[8192];
     mg_audit_path(&c, 0, path, sizeof(path));
     anchor_path(&c, ap, sizeof(ap));
-    size_t n;
-    char **l = read_lines(path, &n);
-    write_lines(path, l, 3);
-    json_t *l3 = mg_t_json(l[2]);
-    FILE *f = fopen(ap, "w");
-    fprintf(f, "{\"seq\":3,\"hash\":\"%s\",\"synced\":3,\"boot\":\"\"}\n", json_string_value(json_object_get(l3, "hash")));
-    fclose(f);
-    json_decref(l3);
+    size_t n = 0;
+    char **l = NULL;
+    if (pg_url) {
+        pg_tamper("DELETE FROM audit_events WHERE seq > 3; "
+                  "UPDATE audit_anchor SET seq = 3, hash = (SELECT hash FROM audit_events WHERE seq = 3)");
+    } else {
+        l = read_lines(path, &n);
+        write_lines(path, l, 3);
+        json_t *l3 = mg_t_json(l[2]);
+        FILE *f = fopen(ap, "w");
+        fprintf(f, "{\"seq\":3,\"hash\":\"%s\",\"synced\":3,\"boot\":\"\"}\n",
+                json_string_value(json_object_get(l3, "hash")));
+        fclose(f);
+        json_decref(l3);
+    }
     struct mg_t_out o = MG_RUN(NULL, home, "audit", "--verify");
     ASSERT_EQ_INT(o.status, 0); /* the local check is fooled */
     mg_t_out_free(&o);
@@ -818,11 +905,19 @@ TEST(audit_anchor_shipped_to_hook)
     pthread_join(th, NULL);
 }
 
+TEST(audit_anchor_shipped_to_hook) { anchor_shipped_to_hook(); }
+TEST(audit_pg_anchor_shipped_to_hook)
+{
+    use_pg();
+    anchor_shipped_to_hook();
+    no_audit_files();
+}
+
 /* The anchor logged to syslog(3) (audit_anchor_syslog). Needs a /dev/log to
  * listen on: the child takes a mount namespace of its own (private, so
  * nothing reaches the machine's mounts) with a tmpfs on /dev; skipped where
  * it may not (no CAP_SYS_ADMIN). */
-TEST(audit_anchor_shipped_to_syslog)
+static void anchor_shipped_to_syslog(void)
 {
     char *home = mg_t_tmpdir();
     struct mg_config c;
@@ -885,9 +980,17 @@ TEST(audit_anchor_shipped_to_syslog)
     mg_t_out_free(&o);
 }
 
+TEST(audit_anchor_shipped_to_syslog) { anchor_shipped_to_syslog(); }
+TEST(audit_pg_anchor_shipped_to_syslog)
+{
+    use_pg();
+    anchor_shipped_to_syslog();
+    no_audit_files();
+}
+
 /* An event of something flagged prompt_injection carries its score and
  * reasons, and the chain over it verifies. */
-TEST(audit_event_carries_injection_score_and_reasons)
+static void event_carries_injection_score_and_reasons(void)
 {
     char *home = mg_t_tmpdir();
     struct mg_config c;
@@ -913,4 +1016,413 @@ TEST(audit_event_carries_injection_score_and_reasons)
     json_decref(arr);
     struct mg_audit_report r;
     ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
+}
+
+TEST(audit_event_carries_injection_score_and_reasons) { event_carries_injection_score_and_reasons(); }
+TEST(audit_pg_event_carries_injection_score_and_reasons)
+{
+    use_pg();
+    event_carries_injection_score_and_reasons();
+    no_audit_files();
+}
+
+/* ---- PostgreSQL: one chain for every daemon ------------------------------------------- */
+
+struct pg_writer {
+    const struct mg_config *c;
+    struct mg_audit *a;
+    int proc, thread, n;
+    int failed;
+};
+
+static void *pg_write_main(void *p)
+{
+    struct pg_writer *w = p;
+    for (int i = 0; i < w->n; i++) {
+        char q[64];
+        snprintf(q, sizeof(q), "p%d t%d i%d", w->proc, w->thread, i);
+        struct mg_audit_event ev = {.tenant = "acme", .instance = "writer", .op = i % 5 ? "search_code" : "set_note",
+                                    .query = q, .results = i, .durable = i % 5 == 0};
+        struct mg_err err = {0};
+        if (mg_audit_emit(w->a, &ev, &err) != 0) {
+            fprintf(stderr, "emit %s: %s\n", q, err.msg);
+            w->failed++;
+        }
+    }
+    return NULL;
+}
+
+/* 3 processes of 4 threads each (a daemon's handle per process, its threads
+ * appending at once; one with audit_fsync = off) on one chain: seq runs 1..N
+ * without a gap, every event is there once, and the chain verifies. */
+TEST_T(audit_pg_threads_and_processes_one_chain, 240)
+{
+    use_pg();
+    char *home = mg_t_tmpdir();
+    struct mg_config c;
+    cfg_for(&c, home);
+    enum { PROCS = 3, THREADS = 4, EACH = 60 };
+    pid_t kids[PROCS];
+    for (int p = 0; p < PROCS; p++) {
+        kids[p] = fork();
+        if (kids[p] != 0) continue;
+        if (p == 2) snprintf(c.audit_fsync, sizeof(c.audit_fsync), "off"); /* its commits do not wait for the WAL */
+        struct mg_audit *a;
+        struct mg_err err = {0};
+        if (mg_audit_open(&c, &a, &err) != 0) _exit(3);
+        struct pg_writer w[THREADS];
+        pthread_t th[THREADS];
+        for (int t = 0; t < THREADS; t++) {
+            w[t] = (struct pg_writer){.c = &c, .a = a, .proc = p, .thread = t, .n = EACH};
+            pthread_create(&th[t], NULL, pg_write_main, &w[t]);
+        }
+        int failed = 0;
+        for (int t = 0; t < THREADS; t++) {
+            pthread_join(th[t], NULL);
+            failed += w[t].failed;
+        }
+        mg_audit_close(a);
+        _exit(failed ? 4 : 0);
+    }
+    for (int p = 0; p < PROCS; p++) {
+        int st;
+        ASSERT_EQ_INT(waitpid(kids[p], &st, 0), kids[p]);
+        ASSERT(WIFEXITED(st));
+        ASSERT_EQ_INT(WEXITSTATUS(st), 0);
+    }
+    struct mg_audit_report r;
+    struct mg_err err = {0};
+    if (mg_audit_verify(&c, &r, &err) != 0) FAIL("verify: %s", err.msg);
+    ASSERT(r.pg && r.complete && r.anchored);
+    ASSERT_EQ_INT(r.events, PROCS * THREADS * EACH);
+    ASSERT_EQ_INT(r.first_seq, 1);
+    ASSERT_EQ_INT(r.last_seq, PROCS * THREADS * EACH);
+    ASSERT_EQ_INT(r.anchor_seq, r.last_seq);
+    /* every event once; each thread's in its order */
+    json_t *arr;
+    struct mg_audit_filter all = {0};
+    ASSERT_EQ_INT(mg_audit_query(&c, &all, &arr, &err), 0);
+    ASSERT_EQ_INT(json_array_size(arr), PROCS * THREADS * EACH);
+    static int seen[PROCS][THREADS];
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        json_t *e = json_array_get(arr, i);
+        ASSERT_EQ_INT(json_integer_value(json_object_get(e, "seq")), (long long)i + 1);
+        int p, t, k;
+        ASSERT_EQ_INT(sscanf(json_string_value(json_object_get(e, "query")), "p%d t%d i%d", &p, &t, &k), 3);
+        ASSERT(p >= 0 && p < PROCS && t >= 0 && t < THREADS);
+        ASSERT_EQ_INT(k, seen[p][t]);
+        seen[p][t]++;
+    }
+    json_decref(arr);
+    /* the command agrees */
+    struct mg_t_out o = MG_RUN(NULL, home, "audit", "--verify");
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_CONTAINS(o.out, "in PostgreSQL (audit_events)");
+    ASSERT_CONTAINS(o.out, "anchor row (audit_anchor, seq 720)");
+    mg_t_out_free(&o);
+    /* nothing of it in the data directory */
+    char path[8192];
+    mg_audit_path(&c, 0, path, sizeof(path));
+    ASSERT(access(path, F_OK) != 0);
+}
+
+/* A writer killed (kill -9) in the middle of a stream of appends: every
+ * event it was told was written is in the chain, and the chain verifies;
+ * the next writer goes on from it. The writer appends on two threads, so
+ * that batches of both are in flight too. */
+struct kill_writer {
+    struct mg_audit *a;
+    int round, thread, fd;
+};
+
+static void *kill_writer_main(void *p)
+{
+    struct kill_writer *w = p;
+    for (int i = 0;; i++) {
+        char q[64];
+        snprintf(q, sizeof(q), "r%d t%d i%d", w->round, w->thread, i);
+        struct mg_audit_event ev = {.tenant = "acme", .op = "set_note", .query = q, .durable = true};
+        struct mg_err err = {0};
+        if (mg_audit_emit(w->a, &ev, &err) != 0) _exit(4);
+        int ack[2] = {w->thread, i};
+        if (write(w->fd, ack, sizeof(ack)) != sizeof(ack)) _exit(5); /* acknowledged (one write: atomic) */
+    }
+    return NULL;
+}
+
+TEST_T(audit_pg_kill9_mid_stream_loses_nothing_acknowledged, 240)
+{
+    use_pg();
+    char *home = mg_t_tmpdir();
+    struct mg_config c;
+    cfg_for(&c, home);
+    enum { ROUNDS = 6, MAXI = 50000 };
+    static unsigned char acked[ROUNDS][2][MAXI], present[ROUNDS][2][MAXI];
+    long long total = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        int pfd[2];
+        ASSERT_EQ_INT(pipe(pfd), 0);
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(pfd[0]);
+            struct mg_audit *a;
+            struct mg_err err = {0};
+            if (mg_audit_open(&c, &a, &err) != 0) _exit(3);
+            struct kill_writer w[2] = {{a, round, 0, pfd[1]}, {a, round, 1, pfd[1]}};
+            pthread_t th;
+            pthread_create(&th, NULL, kill_writer_main, &w[1]);
+            kill_writer_main(&w[0]);
+        }
+        close(pfd[1]);
+        int ack[2];
+        bool started = false;
+        for (;;) {
+            ssize_t got = read(pfd[0], ack, sizeof(ack));
+            if (got != sizeof(ack)) break;
+            ASSERT(ack[0] >= 0 && ack[0] < 2 && ack[1] >= 0 && ack[1] < MAXI);
+            acked[round][ack[0]][ack[1]] = 1;
+            total++;
+            if (!started) { /* it writes: kill it a moment later */
+                started = true;
+                struct timespec ts = {0, (long)(20 + (round * 7919) % 300) * 1000000L};
+                nanosleep(&ts, NULL);
+                kill(pid, SIGKILL);
+            }
+        }
+        close(pfd[0]);
+        int st;
+        waitpid(pid, &st, 0);
+        ASSERT(WIFSIGNALED(st));
+        ASSERT(started);
+    }
+    /* PostgreSQL rolled back what the killed writers left open; the chain is whole */
+    struct mg_audit_report r;
+    struct mg_err err = {0};
+    if (mg_audit_verify(&c, &r, &err) != 0) FAIL("verify: %s", err.msg);
+    json_t *arr;
+    struct mg_audit_filter all = {0};
+    ASSERT_EQ_INT(mg_audit_query(&c, &all, &arr, &err), 0);
+    ASSERT_EQ_INT((long long)json_array_size(arr), r.events);
+    for (size_t k = 0; k < json_array_size(arr); k++) {
+        int rd, t, i;
+        ASSERT_EQ_INT(sscanf(json_string_value(json_object_get(json_array_get(arr, k), "query")), "r%d t%d i%d", &rd,
+                             &t, &i),
+                      3);
+        ASSERT(rd >= 0 && rd < ROUNDS && t >= 0 && t < 2 && i >= 0 && i < MAXI);
+        ASSERT(!present[rd][t][i]);
+        present[rd][t][i] = 1;
+    }
+    json_decref(arr);
+    for (int rd = 0; rd < ROUNDS; rd++)
+        for (int t = 0; t < 2; t++)
+            for (int i = 0; i < MAXI; i++)
+                if (acked[rd][t][i] && !present[rd][t][i])
+                    FAIL("round %d thread %d: event %d was acknowledged and is missing", rd, t, i);
+    /* beyond those acknowledged, at most what was in flight: one batch per round */
+    ASSERT(r.events >= total && r.events <= total + 2 * ROUNDS);
+    emit_n(&c, 1, "acme", "search");
+    ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
+    ASSERT_EQ_INT(r.last_seq, r.events);
+}
+
+static void pg_verify_fails(const struct mg_config *c, const char *code, const char *problem, long long seq)
+{
+    struct mg_audit_report r;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_audit_verify(c, &r, &err), -1);
+    ASSERT_EQ_STR(err.code, code);
+    ASSERT(!r.ok && r.pg);
+    ASSERT_EQ_STR(r.problem, problem);
+    ASSERT_EQ_INT(r.line, seq);
+}
+
+/* Rows changed behind memgate's back (the triggers turned off, as the
+ * database's owner can): each change fails --verify with the code and the
+ * seq of the row. */
+TEST(audit_pg_tamper_detected)
+{
+    use_pg();
+    char *home = mg_t_tmpdir();
+    struct mg_config c;
+    cfg_for(&c, home);
+    emit_n(&c, 10, "acme", "search");
+    struct mg_audit_report r;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
+    ASSERT_EQ_INT(r.events, 10);
+    /* memgate's own role cannot change a row: the triggers refuse */
+    struct mg_pg *pool;
+    struct mg_sql *conn;
+    if (mg_pg_get(&c, NULL, &pool, &conn, &err) != 0) FAIL("%s", err.msg);
+    ASSERT_EQ_INT(mg_sql_runf(conn, NULL, &err, "UPDATE audit_events SET line = line WHERE seq = 5", ""), -1);
+    ASSERT_CONTAINS(err.msg, "append-only");
+    ASSERT_EQ_INT(mg_sql_runf(conn, NULL, &err, "DELETE FROM audit_events WHERE seq = 10", ""), -1);
+    ASSERT_EQ_INT(mg_sql_runf(conn, NULL, &err, "TRUNCATE audit_events", ""), -1);
+    ASSERT_EQ_INT(mg_sql_runf(conn, NULL, &err, "DELETE FROM audit_anchor", ""), -1);
+    mg_pg_release(pool, &conn);
+    mg_pg_close_all();
+    pg_tamper("CREATE TABLE keep AS SELECT * FROM audit_events");
+    const char *restore = "DELETE FROM audit_events; INSERT INTO audit_events SELECT * FROM keep; "
+                          "UPDATE audit_anchor SET seq = 10, hash = (SELECT hash FROM keep WHERE seq = 10)";
+
+    /* a line edited (the hash no longer recomputes) */
+    pg_tamper("UPDATE audit_events SET line = replace(line, 'query number 4', 'query number X') WHERE seq = 5");
+    pg_verify_fails(&c, MG_E_AUDIT_INVALID, "edited", 5);
+    struct mg_t_out o = MG_RUN(NULL, home, "audit", "--verify");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.err, "error[audit_invalid]: audit_events seq 5:");
+    mg_t_out_free(&o);
+    o = MG_RUN(NULL, home, "audit", "--verify", "--json");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.out, "\"error\":{\"file\":\"audit_events\",\"seq\":5,\"problem\":\"edited\"");
+    ASSERT_CONTAINS(o.out, "\"storage\":\"postgresql\"");
+    mg_t_out_free(&o);
+    pg_tamper(restore);
+    ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
+    /* a row replaced by one of another chain (its own hash recomputes; its prev is not seq 4's hash) */
+    {
+        struct mg_config fc;
+        mg_config_defaults(&fc);
+        snprintf(fc.home, sizeof(fc.home), "%s", mg_t_tmpdir());
+        emit_n(&fc, 10, "acme", "search");
+        char path[8192], sql[4096];
+        mg_audit_path(&fc, 0, path, sizeof(path));
+        size_t n;
+        char **other = read_lines(path, &n);
+        json_t *o5 = mg_t_json(other[4]);
+        snprintf(sql, sizeof(sql), "UPDATE audit_events SET line = '%s', hash = '%s' WHERE seq = 5", other[4],
+                 json_string_value(json_object_get(o5, "hash")));
+        json_decref(o5);
+        for (size_t i = 0; i < n; i++) free(other[i]);
+        free(other);
+        pg_tamper(sql);
+        pg_verify_fails(&c, MG_E_AUDIT_INVALID, "replaced", 5);
+        pg_tamper(restore);
+    }
+    /* a row deleted */
+    pg_tamper("DELETE FROM audit_events WHERE seq = 5");
+    pg_verify_fails(&c, MG_E_AUDIT_INVALID, "removed", 6);
+    pg_tamper(restore);
+    /* the first row deleted: nothing is rotated away in PostgreSQL */
+    pg_tamper("DELETE FROM audit_events WHERE seq = 1");
+    pg_verify_fails(&c, MG_E_AUDIT_INVALID, "removed", 2);
+    pg_tamper(restore);
+    /* two rows swapped */
+    pg_tamper("UPDATE audit_events a SET line = k.line, hash = k.hash, time_ms = k.time_ms, op = k.op "
+              "FROM keep k WHERE a.seq IN (5, 6) AND k.seq = 11 - a.seq");
+    pg_verify_fails(&c, MG_E_AUDIT_INVALID, "reordered", 5);
+    pg_tamper(restore);
+    /* a column beside the line changed (what --tenant filters on) */
+    pg_tamper("UPDATE audit_events SET tenant = 'other' WHERE seq = 3");
+    pg_verify_fails(&c, MG_E_AUDIT_INVALID, "edited", 3);
+    pg_tamper(restore);
+    /* the last rows deleted: the chain ends before its anchor row */
+    pg_tamper("DELETE FROM audit_events WHERE seq >= 9");
+    pg_verify_fails(&c, MG_E_AUDIT_TRUNCATED, "truncated", 0);
+    o = MG_RUN(NULL, home, "audit", "--verify");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.err, "error[audit_truncated]");
+    ASSERT_CONTAINS(o.err, "seq 8");
+    ASSERT_CONTAINS(o.err, "seq 10");
+    mg_t_out_free(&o);
+    pg_tamper(restore);
+    /* the anchor row deleted */
+    pg_tamper("DELETE FROM audit_anchor");
+    pg_verify_fails(&c, MG_E_AUDIT_TRUNCATED, "truncated", 0);
+    pg_tamper("INSERT INTO audit_anchor SELECT 1, seq, hash, time_ms FROM keep WHERE seq = 10");
+    ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
+    /* the last row rewritten (another chain's end): the anchor row's hash tells */
+    pg_tamper("UPDATE audit_anchor SET hash = (SELECT hash FROM keep WHERE seq = 9)");
+    pg_verify_fails(&c, MG_E_AUDIT_TRUNCATED, "rewritten", 0);
+    pg_tamper(restore);
+
+    /* the next writer finds the chain shorter than its anchor and records
+     * it, so --verify keeps failing once the anchor has moved on */
+    pg_tamper("DELETE FROM audit_events WHERE seq >= 9");
+    emit_n(&c, 1, "acme", "search");
+    pg_verify_fails(&c, MG_E_AUDIT_TRUNCATED, "truncated", 9);
+    o = MG_RUN(NULL, home, "audit", "--json", "--op", "audit_recovered");
+    ASSERT_CONTAINS(o.out, "\"truncated\"");
+    ASSERT_CONTAINS(o.out, "\"seq\":9,");
+    mg_t_out_free(&o);
+    pg_tamper(restore);
+    /* a last row that does not verify: the writer chains on from it and says so */
+    pg_tamper("UPDATE audit_events SET line = line || ' ' WHERE seq = 10");
+    emit_n(&c, 1, "acme", "search");
+    o = MG_RUN(NULL, home, "audit", "--json", "--op", "audit_recovered");
+    ASSERT_CONTAINS(o.out, "\"bad_tail\"");
+    ASSERT_CONTAINS(o.out, "the last row, seq 10, does not verify");
+    mg_t_out_free(&o);
+    pg_verify_fails(&c, MG_E_AUDIT_INVALID, "edited", 10);
+    pg_tamper("UPDATE audit_events SET line = rtrim(line) WHERE seq = 10");
+    ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0); /* the record stays, a warning of what was seen */
+    ASSERT_EQ_INT(r.last_seq, 12);
+}
+
+/* PostgreSQL down: an append fails with storage_unavailable, and a call
+ * whose event cannot be written is not answered; when it is back, appends
+ * go on by themselves and the chain is whole. */
+TEST_T(audit_pg_down_is_storage_unavailable_and_recovers, 180)
+{
+    mg_t_pg_dir(); /* needs the runner's scripts/pg.sh */
+    const char *sh = getenv("MEMGATE_TEST_PG_SH");
+    char dir[600];
+    snprintf(dir, sizeof(dir), "%s/pg", mg_t_tmpdir());
+    mg_t_sh("/", "'%s' start '%s' >/dev/null", sh, dir);
+    static char url[700];
+    snprintf(url, sizeof(url), "postgresql:///memgate?host=%s&user=memgate", dir);
+    pg_url = url;
+    setenv("MEMGATE_STORAGE", url, 1);
+    setenv("MEMGATE_STORAGE_TIMEOUT", "2", 1);
+    char *home = mg_t_tmpdir();
+    struct mg_config c;
+    cfg_for(&c, home);
+    c.storage_timeout = 2;
+    struct mg_audit *a;
+    struct mg_err err = {0};
+    if (mg_audit_open(&c, &a, &err) != 0) FAIL("%s", err.msg);
+    struct mg_audit_event ev = {.tenant = "acme", .op = "search_code", .query = "before"};
+    ASSERT_EQ_INT(mg_audit_emit(a, &ev, &err), 0);
+
+    mg_t_sh("/", "'%s' stop '%s' >/dev/null", sh, dir);
+    ev.query = "while down";
+    ASSERT_EQ_INT(mg_audit_emit(a, &ev, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_STORAGE_UNAVAILABLE);
+    ASSERT_NOT_CONTAINS(err.msg, "password");
+    /* a tool call whose event cannot be written answers the error, not its result */
+    struct mg_t_out o = MG_RUN(NULL, home, "repos", "--json");
+    ASSERT(o.status != 0);
+    ASSERT_CONTAINS(o.out, "storage_unavailable");
+    ASSERT_CONTAINS(o.out, "withheld");
+    ASSERT_NOT_CONTAINS(o.out, "\"repos\"");
+    mg_t_out_free(&o);
+    /* a handle opened while it is down is no error: its appends are */
+    struct mg_audit *b;
+    if (mg_audit_open(&c, &b, &err) != 0) FAIL("open while down: %s", err.msg);
+    ASSERT_EQ_INT(mg_audit_emit(b, &ev, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_STORAGE_UNAVAILABLE);
+    o = MG_RUN(NULL, home, "audit", "--verify");
+    ASSERT(o.status != 0);
+    ASSERT_CONTAINS(o.err, "error[storage_unavailable]");
+    mg_t_out_free(&o);
+
+    mg_t_sh("/", "'%s' restart '%s' >/dev/null", sh, dir);
+    int rc = -1;
+    for (int i = 0; i < 50 && rc != 0; i++) {
+        ev.query = "after";
+        rc = mg_audit_emit(a, &ev, &err);
+        if (rc != 0) usleep(100000);
+    }
+    if (rc != 0) FAIL("no recovery: %s", err.msg);
+    ASSERT_EQ_INT(mg_audit_emit(b, &ev, &err), 0);
+    mg_audit_close(a);
+    mg_audit_close(b);
+    struct mg_audit_report r;
+    if (mg_audit_verify(&c, &r, &err) != 0) FAIL("verify: %s", err.msg);
+    ASSERT_EQ_INT(r.events, 3); /* before, after (a), after (b): nothing of what failed */
+    o = MG_RUN(NULL, home, "repos", "--json");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+    mg_pg_close_all();
+    mg_t_sh("/", "'%s' rm '%s' >/dev/null", sh, dir);
 }

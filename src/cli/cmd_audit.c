@@ -20,9 +20,10 @@ static const char *HELP =
     "usage: memgate audit [--tenant T] [--op OP] [--since TIME] [--limit N] [--json] [--follow]\n"
     "       memgate audit --verify [--anchor JSON|FILE] [--json]\n"
     "\n"
-    "Show the audit log (<data dir>/audit/audit.log and its rotated files):\n"
-    "time (UTC), tenant, op, repo, session, results, query and flags of each\n"
-    "event, oldest first. --verify checks the hash chain instead.\n"
+    "Show the audit log (<data dir>/audit/audit.log and its rotated files; with\n"
+    "storage = postgres://..., the chain all daemons share in PostgreSQL, table\n"
+    "audit_events): time (UTC), tenant, op, repo, session, results, query and\n"
+    "flags of each event, oldest first. --verify checks the hash chain instead.\n"
     "\n"
     "options:\n"
     "  --tenant T     only this tenant's events\n"
@@ -40,13 +41,15 @@ static const char *HELP =
     "                 the hash of the event before it, each hash recomputes. Exit 0\n"
     "                 with a summary when intact; else exit 1 naming the file, the\n"
     "                 first bad line and what is wrong (edited, removed, reordered,\n"
-    "                 replaced, torn). The chain's end is checked against its anchor\n"
-    "                 (audit/audit.anchor): exit 1 with audit_truncated when the log\n"
-    "                 ends before the anchor's seq or has another hash there.\n"
-    "                 With --json: {\"ok\",\"events\",\"files\",\n"
+    "                 replaced, torn); in PostgreSQL, the table and the seq of the\n"
+    "                 first bad row. The chain's end is checked against its anchor\n"
+    "                 (audit/audit.anchor; in PostgreSQL the row of audit_anchor):\n"
+    "                 exit 1 with audit_truncated when the log ends before the\n"
+    "                 anchor's seq or has another hash there.\n"
+    "                 With --json: {\"ok\",\"storage\",\"events\",\"files\",\n"
     "                 \"first_seq\",\"last_seq\",\"first_time\",\"last_time\",\"complete\",\n"
     "                 \"torn_recovered\",\"torn_tail\",\"anchored\",\"anchor_seq\",\"error\":{\"file\",\"line\",\n"
-    "                 \"problem\",\"message\"}}\n"
+    "                 \"problem\",\"message\"}} (in PostgreSQL \"seq\" for \"line\")\n"
     "  --anchor A     with --verify: also check against an anchor shipped elsewhere\n"
     "                 (audit_anchor_url, audit_anchor_syslog): its JSON, or a file\n"
     "                 whose last {\"seq\":..,\"hash\":..} counts (a syslog file, a\n"
@@ -168,6 +171,41 @@ static int follow(const struct mg_config *cfg, const struct mg_audit_filter *f, 
     }
 }
 
+/* The same from the PostgreSQL chain (storage = postgres://...): ask for
+ * the events after the last one printed, every 200 ms. PostgreSQL away is a
+ * warning (once per outage); the following goes on when it is back. */
+static int follow_pg(const struct mg_config *cfg, const struct mg_audit_filter *f, bool json, long long after)
+{
+    const struct timespec nap = {0, 200 * 1000000};
+    bool failing = false;
+    for (;;) {
+        struct mg_audit_filter g = *f;
+        g.after_seq = after;
+        g.limit = 0;
+        g.since_ms = 0; /* the first page applied it */
+        char **lines;
+        size_t n;
+        struct mg_err err = {0};
+        if (mg_audit_query_lines(cfg, &g, &lines, &n, &err) != 0) {
+            if (!failing) fprintf(stderr, "memgate: warning: following the audit chain: error[%s]: %s; trying again\n",
+                                  err.code ? err.code : MG_E_INTERNAL, err.msg);
+            failing = true;
+            nanosleep(&nap, NULL);
+            continue;
+        }
+        failing = false;
+        for (size_t i = 0; i < n; i++) {
+            print_row(lines[i], json);
+            long long s = line_seq(lines[i]);
+            if (s > after) after = s;
+        }
+        mg_audit_lines_free(lines, n);
+        fflush(stdout);
+        nanosleep(&nap, NULL);
+    }
+    return 0; /* (until interrupted) */
+}
+
 /* Is op one memgate writes? Else a hint on stderr (the filter still runs:
  * older logs may hold other names). */
 static void check_op(const char *op)
@@ -225,11 +263,12 @@ static int verify(const struct mg_config *cfg, bool json, const struct mg_audit_
                               "files", r.files, "first_seq", (json_int_t)r.first_seq, "last_seq",
                               (json_int_t)r.last_seq, "first_time", r.first_time, "last_time", r.last_time, "complete",
                               r.complete, "torn_recovered", r.torn_recovered);
+        json_object_set_new(o, "storage", json_string(r.pg ? "postgresql" : "files"));
         json_object_set_new(o, "torn_tail", json_boolean(r.torn_tail));
         json_object_set_new(o, "anchored", json_boolean(r.anchored));
         json_object_set_new(o, "anchor_seq", r.anchored ? json_integer(r.anchor_seq) : json_null());
         if (!r.ok)
-            json_object_set_new(o, "error", json_pack("{s:s, s:I, s:s, s:s}", "file", r.file, "line",
+            json_object_set_new(o, "error", json_pack("{s:s, s:I, s:s, s:s}", "file", r.file, r.pg ? "seq" : "line",
                                                       (json_int_t)r.line, "problem", r.problem, "message", r.what));
         char *s = json_dumps(o, MG_JSON_DUMP);
         puts(s);
@@ -237,7 +276,14 @@ static int verify(const struct mg_config *cfg, bool json, const struct mg_audit_
         json_decref(o);
     }
     if (!r.ok) return mg_cli_fail(&err);
-    if (!json) {
+    if (!json && r.pg) {
+        if (r.events == 0) printf("audit chain intact: no events yet (PostgreSQL, audit_events)\n");
+        else
+            printf("audit chain intact: %lld events (seq %lld-%lld) in PostgreSQL (audit_events), %s to %s\n"
+                   "the end agrees with the anchor row (audit_anchor, seq %lld)%s\n", r.events, r.first_seq,
+                   r.last_seq, r.first_time, r.last_time, r.anchor_seq,
+                   r.shipped_checked ? " and with the shipped anchor" : "");
+    } else if (!json) {
         if (r.events == 0) {
             printf("audit log intact: no events yet\n");
         } else {
@@ -337,6 +383,7 @@ int mg_cmd_audit(int argc, char **argv)
     mg_audit_lines_free(lines, n);
     if (!fol && n == 0 && !json) fprintf(stderr, "no audit events match\n");
     fflush(stdout);
+    if (fol && mg_audit_in_pg(&cfg)) return follow_pg(&cfg, &f, json, last);
     if (fol) return follow(&cfg, &f, json, last);
     return 0;
 }

@@ -81,6 +81,8 @@ struct mg_audit_rec {
     bool write;                      /* a write: synced to disk under audit_fsync = writes */
     const char *flag;                /* one more flag to record (a static string), or NULL */
     bool done;                       /* emitted */
+    bool unwritten;                  /* ... and the event could not be written: why in failed */
+    struct mg_err failed;
 };
 
 struct mg_ctx {

@@ -720,23 +720,28 @@ void mg_gate_subject(struct mg_ctx *x, const char *subject)
 }
 
 /* Successful reads: their events need not be synced to disk one by one
- * (audit_fsync = writes); every other event is a write or a security event. */
-static void write_event(struct mg_server *srv, struct mg_audit_event *ev)
+ * (audit_fsync = writes); every other event is a write or a security event.
+ * 0, or -1 with failed (may be NULL) saying why it was not written. */
+static int write_event(struct mg_server *srv, struct mg_audit_event *ev, struct mg_err *failed)
 {
-    if (!srv->audit) return;
+    if (!srv->audit) return 0;
     struct mg_buf red; /* a query may quote a secret: the log keeps it redacted */
     mg_buf_init(&red, 1 << 20);
     int nq = 0;
     if (ev->query && mg_gate_redact(&srv->cfg, ev->query, strlen(ev->query), &red, &nq) != 0) ev->query = "[unscanned]";
     else if (nq) ev->query = red.p;
     struct mg_err err = {0};
-    if (mg_audit_emit(srv->audit, ev, &err) != 0)
+    int rc = mg_audit_emit(srv->audit, ev, &err);
+    if (rc != 0) {
         fprintf(stderr, "memgate: warning: audit event '%s' not written: error[%s]: %s\n", ev->op,
                 err.code ? err.code : MG_E_INTERNAL, err.msg);
+        if (failed) *failed = err;
+    }
     mg_buf_release(&red);
+    return rc;
 }
 
-void mg_gate_audit(struct mg_server *srv, struct mg_audit_event *ev) { write_event(srv, ev); }
+void mg_gate_audit(struct mg_server *srv, struct mg_audit_event *ev) { write_event(srv, ev, NULL); }
 
 /* Clean an error's sentence like served text: it may quote the caller's input. */
 static void clean_error(struct mg_ctx *x, struct mg_err *err)
@@ -814,7 +819,24 @@ void mg_gate_finish(struct mg_ctx *x, int rc, struct mg_err *err)
     };
     mg_metrics_served(a->redactions, (a->flags & MG_ITEM_INJECTION) != 0);
     pthread_mutex_unlock(&x->mu);
-    write_event(x->srv, &ev);
+    struct mg_err failed = {0};
+    bool unwritten = write_event(x->srv, &ev, &failed) != 0;
+    pthread_mutex_lock(&x->mu);
+    a->unwritten = unwritten;
+    a->failed = failed;
+    pthread_mutex_unlock(&x->mu);
+}
+
+int mg_gate_audited(struct mg_ctx *x, struct mg_err *err)
+{
+    pthread_mutex_lock(&x->mu);
+    bool unwritten = x->audit.unwritten;
+    struct mg_err why = x->audit.failed;
+    pthread_mutex_unlock(&x->mu);
+    if (!unwritten) return 0;
+    return mg_err_set(err, why.code ? why.code : MG_E_INTERNAL, "the call ran, but its audit event could not be "
+                      "written, so its answer is withheld (a write may have taken effect): %s; retry when the "
+                      "audit log can be written again", why.msg);
 }
 
 struct refusal {
@@ -844,7 +866,7 @@ static void refusal_write(struct mg_server *srv, const struct refusal *f, long l
     struct mg_audit_event ev = {.tenant = f->tenant[0] ? f->tenant : NULL, .op = f->op, .query = f->what,
                                 .code = f->code, .status = "error", .durable = true, .repeated = repeated,
                                 .request_id = !repeated && f->request_id[0] ? f->request_id : NULL};
-    write_event(srv, &ev);
+    write_event(srv, &ev, NULL);
 }
 
 void mg_refusals_free(struct mg_server *srv)
@@ -940,6 +962,11 @@ int mg_gate_audit_query(struct mg_ctx *x, const struct mg_audit_filter *f, json_
     mg_gate_subject(x, g.op);
     x->audit.results = (long long)json_array_size(*out);
     mg_gate_finish(x, 0, NULL);
+    if (mg_gate_audited(x, err) != 0) { /* reading the log is an audited act too */
+        json_decref(*out);
+        *out = NULL;
+        return -1;
+    }
     return 0;
 }
 

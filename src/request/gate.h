@@ -122,6 +122,13 @@ void mg_gate_subject(struct mg_ctx *x, const char *subject);
  * err's code on failure. err's message is cleaned like served text (a
  * sentence quoting the caller's input never carries a secret back). */
 void mg_gate_finish(struct mg_ctx *x, int rc, struct mg_err *err);
+/* After mg_gate_finish: was the request's event written? 0 yes (or the
+ * server keeps no audit log); else -1 with err saying why not (in
+ * PostgreSQL, storage_unavailable when it cannot be reached). A call whose
+ * event could not be written is not answered as if audited: the caller
+ * withholds its result and answers this error (tools/registry.c,
+ * docs/security.md "Audit log"). */
+int mg_gate_audited(struct mg_ctx *x, struct mg_err *err);
 
 /* An audit event for a refusal before any request context exists (HTTP
  * authentication, rate limits, oversized headers, bad requests). Floods are

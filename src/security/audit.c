@@ -1,5 +1,6 @@
 /* audit.c — see audit.h. */
 #include "security/audit.h"
+#include "security/audit_int.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <sodium.h>
 
 #include "security/common.h"
+#include "store/pg.h"
 #include "util/buf.h"
 #include "util/httpc.h"
 #include "util/utf8.h"
@@ -51,7 +53,10 @@ struct mg_audit {
     char boot[40];    /* this machine's boot id */
     bool syslog;      /* audit_anchor_syslog */
     struct ship *ship;
+    struct mg__audit_pg *pg; /* not NULL: the chain is in PostgreSQL (audit_pg.c), none of the above is used */
 };
+
+bool mg_audit_in_pg(const struct mg_config *c) { return mg_pg_configured(c); }
 
 void mg_audit_path(const struct mg_config *c, int n, char *out, size_t cap)
 {
@@ -66,7 +71,7 @@ void mg_audit_anchor_path(const struct mg_config *c, char *out, size_t cap)
 
 /* ---- one line ------------------------------------------------------------------------ */
 
-static bool is_hex64(const char *s)
+bool mg__audit_hex64(const char *s)
 {
     for (int i = 0; i < 64; i++)
         if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return false;
@@ -117,8 +122,8 @@ enum mg_audit_bad mg_audit_parse_line(const char *line, size_t len, struct mg_au
     if (!json_is_integer(seq) || json_integer_value(seq) < 1) bad = "seq";
     else if (!json_is_string(time) || mg_parse_time(json_string_value(time), 0, &out->time_ms) != 0) bad = "time";
     else if (!json_is_string(op) || json_string_length(op) == 0) bad = "op";
-    else if (!json_is_string(prev) || !is_hex64(json_string_value(prev))) bad = "prev";
-    else if (!json_is_string(hash) || !is_hex64(json_string_value(hash))) bad = "hash";
+    else if (!json_is_string(prev) || !mg__audit_hex64(json_string_value(prev))) bad = "prev";
+    else if (!json_is_string(hash) || !mg__audit_hex64(json_string_value(hash))) bad = "hash";
     else if (!json_is_integer(json_object_get(o, "results"))) bad = "results";
     else if (!json_is_integer(json_object_get(o, "redactions"))) bad = "redactions";
     else if (!json_is_array(flags)) bad = "flags";
@@ -205,12 +210,22 @@ static json_t *jstr(const char *s, size_t max)
     return j;
 }
 
+/* Copy a string member of o (NULL when null) into out. */
+static bool col_of(json_t *o, const char *k, char *out, size_t cap)
+{
+    const char *v = json_string_value(json_object_get(o, k));
+    snprintf(out, cap, "%s", v ? v : "");
+    return v != NULL;
+}
+
 /* The line for ev without its hash member: `{"seq":..,...,"prev":".."`
- * (malloc'd, *len set), or NULL when out of memory. */
-static char *event_body(const struct mg_audit_event *ev, long long seq, const char *prev, size_t *len)
+ * (malloc'd, *len set), or NULL when out of memory; cols (not NULL) filled. */
+static char *event_body(const struct mg_audit_event *ev, long long seq, const char *prev, size_t *len,
+                        struct mg__audit_cols *cols)
 {
     char when[32];
-    mg_rfc3339_ms(mg_wall_ms(), when);
+    int64_t now = mg_wall_ms();
+    mg_rfc3339_ms(now, when);
     json_t *o = json_object(), *flags = json_array();
     if (!o || !flags) goto oom;
     json_object_set_new(o, "seq", json_integer(seq));
@@ -249,6 +264,11 @@ static char *event_body(const struct mg_audit_event *ev, long long seq, const ch
     if (json_object_size(o) != 12u + (ev->nparts != 0) + (ev->code != NULL) + (ev->status != NULL) +
                                 (ev->repeated > 0) + (ev->injection_score > 0) + (ev->request_id != NULL))
         goto oom; /* a set failed */
+    if (cols) {
+        cols->time_ms = now;
+        cols->has_tenant = col_of(o, "tenant", cols->tenant, sizeof(cols->tenant));
+        cols->has_repo = col_of(o, "repo", cols->repo, sizeof(cols->repo));
+    }
     char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!s) return NULL;
@@ -392,7 +412,7 @@ int mg_audit_anchor_parse(const char *text, size_t len, struct mg_audit_anchor *
         json_t *o = json_loadb(text + i, len - i, JSON_DISABLE_EOF_CHECK, NULL);
         json_t *seq = json_object_get(o, "seq"), *hash = json_object_get(o, "hash");
         bool ok = json_is_integer(seq) && json_integer_value(seq) >= 0 && json_is_string(hash) &&
-                  is_hex64(json_string_value(hash));
+                  mg__audit_hex64(json_string_value(hash));
         if (ok) {
             out->seq = (long long)json_integer_value(seq);
             memcpy(out->hash, json_string_value(hash), 65);
@@ -431,6 +451,7 @@ struct ship {
     pthread_cond_t cv;
     char url[512];
     char pending[512], sending[512];
+    long long pending_seq; /* the newest anchor's seq handed in: an older one is skipped */
     bool have, busy, stop, failing;
 };
 
@@ -479,12 +500,18 @@ static struct ship *ship_start(const char *url)
     return s;
 }
 
-static void ship_post(struct ship *s, const char *json)
+/* Hand over an anchor (of seq) to send. Threads that append to PostgreSQL
+ * at once may hand theirs over out of order: an older one than the newest
+ * handed over is dropped, as it covers less. */
+static void ship_post(struct ship *s, const char *json, long long seq)
 {
     pthread_mutex_lock(&s->mu);
-    snprintf(s->pending, sizeof(s->pending), "%s", json);
-    s->have = true;
-    pthread_cond_broadcast(&s->cv);
+    if (seq >= s->pending_seq) {
+        snprintf(s->pending, sizeof(s->pending), "%s", json);
+        s->pending_seq = seq;
+        s->have = true;
+        pthread_cond_broadcast(&s->cv);
+    }
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -500,6 +527,13 @@ static void ship_stop(struct ship *s)
     pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->mu);
     free(s);
+}
+
+/* Ship an anchor record (its JSON) where the settings say. */
+static void publish(struct mg_audit *a, const char *rec, long long seq)
+{
+    if (a->syslog) syslog(LOG_AUTHPRIV | LOG_INFO, "audit anchor %s", rec);
+    if (a->ship) ship_post(a->ship, rec, seq);
 }
 
 #define ANCHOR_LEN 256 /* the record, padded with spaces: one sector, rewritten in place */
@@ -584,9 +618,25 @@ static int anchor_write(struct mg_audit *a, bool synced, struct mg_err *err)
         }
     }
     rec[n] = 0;
-    if (a->syslog) syslog(LOG_AUTHPRIV | LOG_INFO, "audit anchor %s", rec);
-    if (a->ship) ship_post(a->ship, rec);
+    publish(a, rec, a->seq);
     return 0;
+}
+
+const char *mg__audit_lost(const struct mg_audit_anchor *an, long long seq, const char *hash, bool restart,
+                           char *status, size_t cap)
+{
+    if (an->seq > seq) {
+        snprintf(status, cap, "the log ends at seq %lld but its anchor says seq %lld was written: %lld event(s) "
+                 "missing%s", seq, an->seq, an->seq - seq,
+                 restart ? ", not synced before the machine restarted" : "; the log was truncated");
+        return restart ? "unsynced_lost" : "truncated";
+    }
+    if (an->seq == seq && strcmp(an->hash, hash) != 0) {
+        snprintf(status, cap, "the event at seq %lld does not have its anchor's hash: the log's end was rewritten",
+                 seq);
+        return "rewritten";
+    }
+    return NULL;
 }
 
 /* Append one event line (the lock is held, the tail known). */
@@ -637,17 +687,8 @@ static int resync(struct mg_audit *a, struct mg_err *err)
     const char *lost_flag = NULL;
     if (anchor_read(a->anchor, &an) == 1) {
         a->synced = an.synced < a->seq ? an.synced : a->seq;
-        if (an.seq > a->seq) {
-            bool restart = a->seq >= an.synced && an.boot[0] && a->boot[0] && strcmp(an.boot, a->boot) != 0;
-            lost_flag = restart ? "unsynced_lost" : "truncated";
-            snprintf(lost, sizeof(lost), "the log ends at seq %lld but its anchor says seq %lld was written: %lld "
-                     "event(s) missing%s", a->seq, an.seq, an.seq - a->seq,
-                     restart ? ", not synced before the machine restarted" : "; the log was truncated");
-        } else if (an.seq == a->seq && strcmp(an.hash, a->hash) != 0) {
-            lost_flag = "rewritten";
-            snprintf(lost, sizeof(lost), "the event at seq %lld does not have its anchor's hash: the log's end was "
-                     "rewritten", a->seq);
-        }
+        bool restart = a->seq >= an.synced && an.boot[0] && a->boot[0] && strcmp(an.boot, a->boot) != 0;
+        lost_flag = mg__audit_lost(&an, a->seq, a->hash, restart, lost, sizeof(lost));
     } else {
         a->synced = 0;
     }
@@ -719,22 +760,29 @@ static int rotate(struct mg_audit *a, struct mg_err *err)
     return 0;
 }
 
-static int append(struct mg_audit *a, const struct mg_audit_event *ev, struct mg_err *err)
+char *mg__audit_line(const struct mg_audit_event *ev, long long seq, const char *prev, size_t *n, char h[65],
+                     struct mg__audit_cols *cols)
 {
     size_t blen;
-    char *body = event_body(ev, a->seq + 1, a->hash, &blen);
-    if (!body) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory writing an audit event");
-    char h[65];
-    chain_hash(a->hash, body, blen, h);
-    size_t n = blen + SUFFIX_LEN + 1;
-    char *line = malloc(n + 1);
+    char *body = event_body(ev, seq, prev, &blen, cols);
+    if (!body) return NULL;
+    chain_hash(prev, body, blen, h);
+    *n = blen + SUFFIX_LEN + 1;
+    char *line = realloc(body, *n + 1);
     if (!line) {
         free(body);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory writing an audit event");
+        return NULL;
     }
-    memcpy(line, body, blen);
-    snprintf(line + blen, n + 1 - blen, HASH_MEMBER "%s\"}\n", h);
-    free(body);
+    snprintf(line + blen, *n + 1 - blen, HASH_MEMBER "%s\"}\n", h);
+    return line;
+}
+
+static int append(struct mg_audit *a, const struct mg_audit_event *ev, struct mg_err *err)
+{
+    size_t n;
+    char h[65];
+    char *line = mg__audit_line(ev, a->seq + 1, a->hash, &n, h, NULL);
+    if (!line) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory writing an audit event");
     int rc = 0;
     if (a->size > 0 && (size_t)a->size + n > a->max_bytes) rc = rotate(a, err);
     bool synced = a->sync == 2 || (a->sync == 1 && ev->durable);
@@ -755,6 +803,20 @@ int mg_audit_emit(struct mg_audit *a, const struct mg_audit_event *ev, struct mg
     if (!mg_audit_op_ok(ev->op))
         return mg_err_set(err, MG_E_BAD_ARG, "audit op '%.80s' is not valid: use 1-%d characters of a-z, 0-9, "
                           "'_', '.', '-'", ev->op ? ev->op : "", MG_AUDIT_OP_MAX);
+    if (a->pg) {
+        /* PostgreSQL serialises the appends of every thread and process; the
+         * anchor row is the chain's end, shipped like the file's */
+        struct mg_audit_anchor an;
+        char when[32];
+        if (mg__audit_pg_emit(a->pg, ev, &an, when, err) != 0) return -1;
+        if (a->syslog || a->ship) {
+            char rec[ANCHOR_LEN];
+            snprintf(rec, sizeof(rec), "{\"seq\":%lld,\"hash\":\"%s\",\"synced\":%lld,\"time\":\"%s\"}", an.seq,
+                     an.hash, an.synced, when);
+            publish(a, rec, an.seq);
+        }
+        return 0;
+    }
     pthread_mutex_lock(&a->mu);
     int rc = -1;
     if (lock_fd(a->lockfd, LOCK_EX) != 0) {
@@ -776,6 +838,7 @@ void mg_audit_close(struct mg_audit *a)
     if (a->lockfd >= 0) close(a->lockfd);
     if (a->anchor_fd >= 0) close(a->anchor_fd);
     ship_stop(a->ship);
+    mg__audit_pg_close(a->pg);
     pthread_mutex_destroy(&a->mu);
     free(a);
 }
@@ -809,6 +872,11 @@ int mg_audit_open(const struct mg_config *c, struct mg_audit **out, struct mg_er
     if (c->audit_anchor_url[0] && !(a->ship = ship_start(c->audit_anchor_url))) {
         mg_err_set(err, MG_E_NO_MEMORY, "cannot start the thread shipping the audit anchor");
         goto fail;
+    }
+    if (mg_pg_configured(c)) {
+        if (mg__audit_pg_open(c, &a->pg, err) != 0) goto fail;
+        *out = a;
+        return 0;
     }
     if (mg_mkdirs_0700(a->dir, err) != 0 || (a->lockfd = open_lock(a->dir, err)) < 0) goto fail;
     if (lock_fd(a->lockfd, LOCK_EX) != 0) {
@@ -896,6 +964,7 @@ bool mg_audit_match(const struct mg_audit_filter *f, json_t *ev)
         const char *t = json_string_value(json_object_get(ev, "time"));
         if (!t || mg_parse_time(t, 0, &ms) != 0 || ms < f->since_ms) return false;
     }
+    if (f->after_seq && json_integer_value(json_object_get(ev, "seq")) <= f->after_seq) return false;
     return true;
 }
 
@@ -985,6 +1054,7 @@ int mg_audit_query_lines(const struct mg_config *c, const struct mg_audit_filter
     if (!f) f = &all;
     *lines = NULL;
     *n = 0;
+    if (mg_pg_configured(c)) return mg__audit_pg_query(c, f, lines, n, err);
     int lk = shared_lock(c, err);
     if (lk == -2) return 0;
     if (lk < 0) return -1;
@@ -1080,7 +1150,7 @@ static int fail_at(struct mg_audit_report *r, const char *path, long long line, 
     snprintf(r->file, sizeof(r->file), "%s", path);
     r->line = line;
     r->problem = problem;
-    return mg_err_set(err, MG_E_AUDIT_INVALID, "%s line %lld: %s", path, line, r->what);
+    return mg_err_set(err, MG_E_AUDIT_INVALID, "%s %s %lld: %s", path, r->pg ? "seq" : "line", line, r->what);
 }
 
 static bool has_flag(json_t *o, const char *flag)
@@ -1132,6 +1202,82 @@ static int pending_fail(struct mg_audit_report *r, struct vstate *v, const char 
     const char *problem = v->pending_kind == MG_AUDIT_NOT_JSON ? "invalid" : "edited";
     return fail_at(r, path, v->pending_line, problem, err, "%s: the line was %s", v->pending_why,
                    v->pending_kind == MG_AUDIT_NOT_JSON ? "edited or cut" : "edited");
+}
+
+/* Where a later line (or row) holding event `want` is, 0 when none. */
+typedef long long (*later_fn)(void *ud, long long want);
+
+struct later_in_file {
+    FILE *fp;
+    long long lineno;
+};
+
+static long long later_in_file(void *ud, long long want)
+{
+    struct later_in_file *lf = ud;
+    return find_seq_later(lf->fp, want, lf->lineno);
+}
+
+/* One event that parsed and verified on its own, at lineno of path: does it
+ * follow on from the chain so far (v)? The same for files and rows. */
+static int chain_step(struct vstate *v, const struct mg_audit_line *l, const char *path, long long lineno,
+                      later_fn later, void *ud, struct mg_audit_report *r, struct mg_err *err)
+{
+    int rc = 0;
+    if (!v->started) {
+        v->started = true;
+        r->complete = strcmp(l->prev, MG_AUDIT_GENESIS) == 0;
+        snprintf(r->first_prev, sizeof(r->first_prev), "%s", l->prev);
+        r->first_seq = l->seq;
+        snprintf(r->first_time, sizeof(r->first_time), "%s",
+                 json_string_value(json_object_get(l->obj, "time")));
+        if (r->complete && l->seq != 1) {
+            rc = fail_at(r, path, lineno, "removed", err, "the first event chains from the genesis but has seq "
+                         "%lld, not 1: events before it were removed", l->seq);
+        }
+    } else if (l->seq != v->seq + 1) {
+        if (l->seq > v->seq + 1) {
+            long long at = later(ud, v->seq + 1);
+            if (at)
+                rc = fail_at(r, path, lineno, "reordered", err, "seq %lld follows seq %lld, and seq %lld comes "
+                             "later (%s %lld): %s were reordered", l->seq, v->seq, v->seq + 1,
+                             r->pg ? "row" : "line", at, r->pg ? "rows" : "lines");
+            else
+                rc = fail_at(r, path, lineno, "removed", err, "seq %lld follows seq %lld: %lld event(s) before "
+                             "this %s were removed", l->seq, v->seq, l->seq - v->seq - 1,
+                             r->pg ? "row" : "line");
+        } else {
+            rc = fail_at(r, path, lineno, "reordered", err, "seq %lld follows seq %lld: %s were reordered "
+                         "or repeated", l->seq, v->seq, r->pg ? "rows" : "lines");
+        }
+    } else if (strcmp(l->prev, v->hash) != 0) {
+        rc = fail_at(r, path, lineno, "replaced", err, "its prev does not match the hash of seq %lld before "
+                     "it: an event was replaced or the chain was rewritten", v->seq);
+    }
+    if (rc == 0 && strcmp(l->op, "audit_recovered") == 0) {
+        if (has_flag(l->obj, "truncated") || has_flag(l->obj, "rewritten")) {
+            const char *st = json_string_value(json_object_get(l->obj, "status"));
+            rc = fail_at(r, path, lineno, has_flag(l->obj, "truncated") ? "truncated" : "rewritten", err,
+                         "a writer found the log shorter than its anchor or its end rewritten, and recorded "
+                         "it: %s", st ? st : "(no status)");
+            err->code = MG_E_AUDIT_TRUNCATED;
+        } else if (has_flag(l->obj, "unsynced_lost")) {
+            r->unsynced_lost++;
+            const char *st = json_string_value(json_object_get(l->obj, "status"));
+            fprintf(stderr, "warning: %s %s %lld: events that were never synced to disk were lost when the "
+                    "machine restarted (%s)\n", path, r->pg ? "seq" : "line", lineno, st ? st : "no status");
+        }
+    }
+    for (int k = 0; rc == 0 && k < v->nanch; k++)
+        if (v->anch[k]->seq == l->seq) v->anch_seen[k] = strcmp(v->anch[k]->hash, l->hash) == 0 ? 1 : 2;
+    if (rc == 0) {
+        v->seq = l->seq;
+        memcpy(v->hash, l->hash, 65);
+        r->events++;
+        r->last_seq = l->seq;
+        snprintf(r->last_time, sizeof(r->last_time), "%s", json_string_value(json_object_get(l->obj, "time")));
+    }
+    return rc;
 }
 
 static int verify_file(const char *path, bool last_file, struct vstate *v, struct mg_audit_report *r,
@@ -1191,57 +1337,8 @@ static int verify_file(const char *path, bool last_file, struct vstate *v, struc
                     "the writer closed it and recorded it at line %lld\n", path, v->pending_line, lineno);
             v->pending = false;
         }
-        if (!v->started) {
-            v->started = true;
-            r->complete = strcmp(l.prev, MG_AUDIT_GENESIS) == 0;
-            snprintf(r->first_prev, sizeof(r->first_prev), "%s", l.prev);
-            r->first_seq = l.seq;
-            snprintf(r->first_time, sizeof(r->first_time), "%s",
-                     json_string_value(json_object_get(l.obj, "time")));
-            if (r->complete && l.seq != 1) {
-                rc = fail_at(r, path, lineno, "removed", err, "the first event chains from the genesis but has seq "
-                             "%lld, not 1: events before it were removed", l.seq);
-            }
-        } else if (l.seq != v->seq + 1) {
-            if (l.seq > v->seq + 1) {
-                long long later = find_seq_later(fp, v->seq + 1, lineno);
-                if (later)
-                    rc = fail_at(r, path, lineno, "reordered", err, "seq %lld follows seq %lld, and seq %lld comes "
-                                 "later (line %lld): lines were reordered", l.seq, v->seq, v->seq + 1, later);
-                else
-                    rc = fail_at(r, path, lineno, "removed", err, "seq %lld follows seq %lld: %lld event(s) before "
-                                 "this line were removed", l.seq, v->seq, l.seq - v->seq - 1);
-            } else {
-                rc = fail_at(r, path, lineno, "reordered", err, "seq %lld follows seq %lld: lines were reordered "
-                             "or repeated", l.seq, v->seq);
-            }
-        } else if (strcmp(l.prev, v->hash) != 0) {
-            rc = fail_at(r, path, lineno, "replaced", err, "its prev does not match the hash of seq %lld before "
-                         "it: an event was replaced or the chain was rewritten", v->seq);
-        }
-        if (rc == 0 && strcmp(l.op, "audit_recovered") == 0) {
-            if (has_flag(l.obj, "truncated") || has_flag(l.obj, "rewritten")) {
-                const char *st = json_string_value(json_object_get(l.obj, "status"));
-                rc = fail_at(r, path, lineno, has_flag(l.obj, "truncated") ? "truncated" : "rewritten", err,
-                             "a writer found the log shorter than its anchor or its end rewritten, and recorded "
-                             "it: %s", st ? st : "(no status)");
-                err->code = MG_E_AUDIT_TRUNCATED;
-            } else if (has_flag(l.obj, "unsynced_lost")) {
-                r->unsynced_lost++;
-                const char *st = json_string_value(json_object_get(l.obj, "status"));
-                fprintf(stderr, "warning: %s line %lld: events that were never synced to disk were lost when the "
-                        "machine restarted (%s)\n", path, lineno, st ? st : "no status");
-            }
-        }
-        for (int k = 0; rc == 0 && k < v->nanch; k++)
-            if (v->anch[k]->seq == l.seq) v->anch_seen[k] = strcmp(v->anch[k]->hash, l.hash) == 0 ? 1 : 2;
-        if (rc == 0) {
-            v->seq = l.seq;
-            memcpy(v->hash, l.hash, 65);
-            r->events++;
-            r->last_seq = l.seq;
-            snprintf(r->last_time, sizeof(r->last_time), "%s", json_string_value(json_object_get(l.obj, "time")));
-        }
+        struct later_in_file lf = {fp, lineno};
+        rc = chain_step(v, &l, path, lineno, later_in_file, &lf, r, err);
         mg_audit_line_release(&l);
     }
     if (rc == 0 && v->pending) rc = pending_fail(r, v, path, err);
@@ -1277,6 +1374,83 @@ static int check_anchor(const struct vstate *v, int k, const char *name, const c
     return 0;
 }
 
+/* A JSON string or null, and a column (NULL for null): the same? */
+static bool same_str(json_t *j, const char *col)
+{
+    if (!col) return json_is_null(j);
+    return json_is_string(j) && strcmp(json_string_value(j), col) == 0;
+}
+
+static long long later_in_rows(void *ud, long long want)
+{
+    return mg__audit_pg_rows_find(ud, want);
+}
+
+/* The chain in PostgreSQL: every row in the order of its seq column, in one
+ * snapshot, from seq 1 (nothing is rotated away there); then its end against
+ * the anchor row, written in the same transaction as each event. A row is
+ * named by its seq column. */
+static int verify_pg(const struct mg_config *c, const struct mg_audit_anchor *shipped, struct mg_audit_report *r,
+                     struct mg_err *err)
+{
+    static const char where[] = "audit_events";
+    r->pg = true;
+    struct mg__audit_rows *rows;
+    struct mg_audit_anchor local;
+    bool has_anchor;
+    if (mg__audit_pg_rows_open(c, &rows, &local, &has_anchor, err) != 0) return -1;
+    struct vstate v = {0};
+    if (has_anchor) v.anch[v.nanch++] = &local;
+    if (shipped) v.anch[v.nanch++] = shipped;
+    int rc = 0, got = 0;
+    struct mg__audit_row row;
+    while (rc == 0 && (got = mg__audit_pg_rows_next(rows, &row, err)) == 1) {
+        struct mg_audit_line l;
+        char why[160];
+        enum mg_audit_bad b = mg_audit_parse_line(row.line, row.len, &l, why, sizeof(why));
+        if (b != MG_AUDIT_OK) {
+            rc = fail_at(r, where, row.seq, b == MG_AUDIT_NOT_JSON ? "invalid" : "edited", err, "%s: the row's line "
+                         "was edited", why);
+            break;
+        }
+        bool first = !v.started;
+        rc = chain_step(&v, &l, where, row.seq, later_in_rows, rows, r, err);
+        if (rc == 0 && first && !r->complete)
+            rc = fail_at(r, where, row.seq, "removed", err, "the first row holds seq %lld, chained from %.16s..., "
+                         "not seq 1 from the genesis: the rows before it were deleted", l.seq, l.prev);
+        /* the columns beside the line (what reads filter on) say what it says */
+        const char *col = NULL;
+        if (l.seq != row.seq) col = "seq";
+        else if (strcmp(l.hash, row.hash) != 0) col = "hash";
+        else if (l.time_ms != row.time_ms) col = "time_ms";
+        else if (strcmp(l.op, row.op) != 0) col = "op";
+        else if (!same_str(json_object_get(l.obj, "tenant"), row.tenant)) col = "tenant";
+        else if (!same_str(json_object_get(l.obj, "repo"), row.repo)) col = "repo";
+        if (rc == 0 && col)
+            rc = fail_at(r, where, row.seq, "edited", err, "the row's %s column does not match its line (event "
+                         "seq %lld): the row was edited", col, l.seq);
+        mg_audit_line_release(&l);
+    }
+    if (got < 0) rc = -1;
+    for (int k = 0; rc == 0 && k < v.nanch; k++)
+        rc = check_anchor(&v, k, k == 0 && has_anchor ? "the anchor row (audit_anchor)" : "the shipped anchor", where,
+                          r, err);
+    if (rc == 0 && !has_anchor && v.started) {
+        fail_at(r, where, 0, "truncated", err, "the anchor row (audit_anchor) is gone while the chain holds %lld "
+                "event(s): every append writes it, so it was deleted, and a cut at the end cannot be seen", r->events);
+        rc = mg_err_set(err, MG_E_AUDIT_TRUNCATED, "%s: %s", where, r->what);
+    }
+    if (rc == 0 && has_anchor) {
+        r->anchored = true;
+        r->anchor_seq = local.seq;
+    }
+    if (rc == 0 && shipped) r->shipped_checked = true;
+    if (rc == 0 && !v.started) r->complete = true;
+    mg__audit_pg_rows_close(rows);
+    if (rc != 0) r->ok = false;
+    return rc;
+}
+
 int mg_audit_verify(const struct mg_config *c, struct mg_audit_report *r, struct mg_err *err)
 {
     return mg_audit_verify_anchored(c, NULL, r, err);
@@ -1288,6 +1462,7 @@ int mg_audit_verify_anchored(const struct mg_config *c, const struct mg_audit_an
     memset(r, 0, sizeof(*r));
     mg_sodium_ready();
     r->ok = true;
+    if (mg_pg_configured(c)) return verify_pg(c, shipped, r, err);
     int lk = shared_lock(c, err);
     if (lk == -2) {
         r->complete = true;

@@ -53,6 +53,15 @@
  * missing). Each update can also be shipped: syslog(3) (audit_anchor_syslog)
  * and a POST of the same JSON to audit_anchor_url (a thread sends the newest
  * one; closing the handle waits for it, at most 5 s).
+ *
+ * PostgreSQL (storage = postgres://...): every daemon and command sharing
+ * the database appends to one chain there instead, table audit_events, one
+ * row per event holding the same line (same bytes, same hash; no newline),
+ * and the anchor is the row of audit_anchor, moved in the same transaction
+ * as each append (audit_pg.c says how appends are serialised). Nothing
+ * rotates; no torn line can happen. Every function here works on it the
+ * same way (emit, query, verify; the report names the table and the row's
+ * seq); audit_int.h is what the two backends share.
  */
 #ifndef MG_AUDIT_H
 #define MG_AUDIT_H
@@ -114,6 +123,9 @@ int mg_audit_open(const struct mg_config *c, struct mg_audit **out, struct mg_er
 int mg_audit_emit(struct mg_audit *a, const struct mg_audit_event *ev, struct mg_err *err);
 void mg_audit_close(struct mg_audit *a);
 
+/* Is the chain in PostgreSQL (storage = postgres://...), not in files? */
+bool mg_audit_in_pg(const struct mg_config *c);
+
 /* <data dir>/audit/audit.log (n = 0) or audit.log.<n>. */
 void mg_audit_path(const struct mg_config *c, int n, char *out, size_t cap);
 /* <data dir>/audit/audit.anchor. */
@@ -159,6 +171,7 @@ struct mg_audit_filter {
     const char *op;     /* NULL: every op */
     int64_t since_ms;   /* unix ms; 0: from the start */
     size_t limit;       /* the newest this many; 0: all (callers serving HTTP should cap it) */
+    long long after_seq; /* only events with a greater seq (following new ones); 0: all */
 };
 /* Matching events of the retained files, oldest first (newest last), as a
  * JSON array of event objects (*out_array, new reference). Lines that do not
@@ -175,8 +188,10 @@ bool mg_audit_match(const struct mg_audit_filter *f, json_t *ev);
 
 struct mg_audit_report {
     bool ok;
+    bool pg;                /* the chain is PostgreSQL's (storage = postgres://): file is "audit_events", the
+                               table, and line the seq of its row */
     long long events;       /* valid events read */
-    int files;              /* files read */
+    int files;              /* files read (0 with pg) */
     long long first_seq, last_seq;
     char first_time[32], last_time[32];
     bool complete;          /* the chain starts at the genesis (nothing rotated away) */

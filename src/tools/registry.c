@@ -131,6 +131,11 @@ int mg_tools_call(struct mg_ctx *x, const struct mg_tool *t, json_t *args, json_
     x->page.fp = 0;
     x->page.skip = x->page.keep = 0; /* (a tool that failed between setting its page and running it) */
     mg_gate_finish(x, rc, err);
+    if (rc == 0 && mg_gate_audited(x, err) != 0) { /* not answered as if audited */
+        json_decref(*result);
+        *result = NULL;
+        rc = -1;
+    }
     mg_metrics_tool(t->name, rc == 0);
     mg_metrics_tool_time(t->name, mg_clock_s() - t0);
     return rc;

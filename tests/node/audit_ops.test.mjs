@@ -2,7 +2,9 @@
 // names memgate writes: every one is taken by `memgate audit --op` and found
 // on the event it names, after running what writes it (every tool over MCP,
 // the commands, HTTP refusals, /v1/audit, a planted row, a torn line); and no
-// event carries an op the docs do not list.
+// event carries an op the docs do not list. audit_ops_pg.test.mjs runs it
+// again with the chain in PostgreSQL (globalThis.MEMGATE_AUDIT_STORAGE: a
+// storage URL).
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -10,10 +12,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { call, makeRepo, makeWorld, MEMGATE_BIN, REPO_ROOT, shutdown, startServe, stdioClient } from './lib/harness.mjs';
+import { call, makeRepo, makeWorld, MEMGATE_BIN, pgSql, REPO_ROOT, shutdown, startServe, stdioClient } from './lib/harness.mjs';
 
 let world;
 let A;
+const STORAGE = globalThis.MEMGATE_AUDIT_STORAGE; // a postgres:// URL, or undefined: the files
 
 function mg(args) {
   return spawnSync(MEMGATE_BIN, args, { env: world.env, cwd: world.cwd, encoding: 'utf8' });
@@ -51,7 +54,8 @@ function events(args = []) {
 }
 
 before(() => {
-  world = makeWorld('auditops');
+  world = makeWorld(STORAGE ? 'auditopspg' : 'auditops');
+  if (STORAGE) world.env.MEMGATE_STORAGE = STORAGE;
   A = makeRepo(world, 'alpha');
 });
 
@@ -108,8 +112,10 @@ test('every op the docs list is written under that name and found by audit --op'
   }
   // a row planted from another repo fingerprint: the gate drops it (isolation_drop)
   await call(c.client, 'set_note', { key: 'real', value: 'real note', repo: 'alpha' });
+  const plant = "INSERT INTO notes(tenant, repo, repo_fp, key, value, source, trust, created_at, updated_at) SELECT tenant, repo, '00000000000000000000000000000000', 'planted', 'planted value', 'inferred', 0, 1, 1 FROM notes LIMIT 1;";
   const db = path.join(world.home, 'memory', 'local.db');
-  execFileSync('sqlite3', [db, "INSERT INTO notes(tenant, repo, repo_fp, key, value, source, trust, created_at, updated_at) SELECT tenant, repo, '00000000000000000000000000000000', 'planted', 'planted value', 'inferred', 0, 1, 1 FROM notes LIMIT 1;"]);
+  if (fs.existsSync(db)) execFileSync('sqlite3', [db, plant]);
+  else pgSql(STORAGE, plant); // memory in PostgreSQL too (as the superuser: no tenant policy stops it)
   const listed = await call(c.client, 'list_notes', { repo: 'alpha' });
   assert.ok(listed.ok && !JSON.stringify(listed.data).includes('planted value'));
   await shutdown([c]);
@@ -152,9 +158,19 @@ test('every op the docs list is written under that name and found by audit --op'
   });
   assert.equal(ext.status, 0, ext.stderr);
 
-  // a torn last line: the next writer closes it and records audit_recovered
-  fs.appendFileSync(path.join(world.home, 'audit', 'audit.log'), '{"seq":999999,"time":"2025-');
-  mustMg(['repos', 'rm', 'alpha']);
+  if (!STORAGE) {
+    // a torn last line: the next writer closes it and records audit_recovered
+    fs.appendFileSync(path.join(world.home, 'audit', 'audit.log'), '{"seq":999999,"time":"2025-');
+    mustMg(['repos', 'rm', 'alpha']);
+  } else {
+    // no torn line in PostgreSQL: a last row that does not verify (edited, the append-only trigger off), which
+    // the next writer records (audit_recovered, bad_tail) before its own event; the row put back, the chain verifies
+    const last = 'SELECT max(seq) FROM audit_events';
+    pgSql(STORAGE, `SET session_replication_role = replica; UPDATE audit_events SET line = line || ' ' WHERE seq = (${last})`);
+    mustMg(['repos', 'rm', 'alpha']);
+    pgSql(STORAGE, "SET session_replication_role = replica; UPDATE audit_events SET line = rtrim(line) WHERE line LIKE '% '");
+    assert.equal(fs.existsSync(path.join(world.home, 'audit')), false, 'the files are not written when PostgreSQL holds the chain');
+  }
 
   // each documented op: accepted, and found on its events only
   const seen = new Set();
