@@ -13,6 +13,7 @@
 #include "request/gate.h"
 #include "security/audit.h"
 #include "security/token.h"
+#include "store/pg.h"
 
 static void close_providers(struct mg_providers *p)
 {
@@ -35,6 +36,8 @@ int mg_server_open(struct mg_server *srv, const struct mg_config *cfg, unsigned 
         mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the session registry");
         goto fail;
     }
+    /* several daemons on one PostgreSQL: the sessions clients name by id live there (session.h) */
+    if (mg_pg_configured(&srv->cfg)) mg_sessions_share(srv->sessions, &srv->cfg);
     if (mg_code_builtin_open(&srv->cfg, flags & MG_SERVER_WATCH, &srv->providers.code, err) != 0 ||
         mg_memory_builtin_open(&srv->cfg, &srv->providers, err) != 0 || mg_audit_open(&srv->cfg, &srv->audit, err) != 0)
         goto fail;
