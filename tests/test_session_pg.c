@@ -1,14 +1,19 @@
 /* test_session_pg.c — sessions and handles shared by several daemons through
- * PostgreSQL (request/session.h, "Shared sessions"). Two servers on two data
- * directories and one database stand for two daemons behind a load
- * balancer: what one writes, the other reads at its next request. The runner gives tests named *pg* a cluster
- * (scripts/pg.sh). */
+ * PostgreSQL (request/session.h, "Shared sessions"), and what the daemons
+ * make of the database going away: storage_unavailable (503 over HTTP),
+ * the probe of /readyz and /metrics (request/storage.h), recovery without a
+ * restart. Two servers on two data directories and one database stand for
+ * two daemons behind a load balancer: what one writes, the other reads at
+ * its next request. The runner gives tests named *pg* a cluster
+ * (scripts/pg.sh); the outage test starts one of its own to stop. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "http/http.h"
 #include "request/ctx.h"
+#include "request/storage.h"
 #include "store/pg.h"
 #include "test.h"
 #include "tools/tools.h"
@@ -285,6 +290,93 @@ TEST_T(session_pg_idle_expiry_across_daemons, 90)
     mg_pg_close_all();
 }
 
+/* A cluster of the test's own, to stop and start (as test_sql.c's). */
+static const char *own_cluster(char *dir, size_t cap)
+{
+    snprintf(dir, cap, "%s/pg", mg_t_tmpdir());
+    static char url[600];
+    mg_t_sh("/", "'%s' start '%s' >/dev/null", getenv("MEMGATE_TEST_PG_SH"), dir);
+    snprintf(url, sizeof(url), "postgresql:///memgate?host=%s&user=memgate", dir);
+    return url;
+}
+
+static void cluster(const char *dir, const char *what)
+{
+    mg_t_sh("/", "'%s' %s '%s' >/dev/null", getenv("MEMGATE_TEST_PG_SH"), what, dir);
+}
+
+/* The probe's answer once it settles on up (or the time runs out). */
+static struct mg_storage_state probe_until(struct mg_storage_probe *p, bool up, int ms)
+{
+    struct mg_storage_state st;
+    for (int i = 0; i < ms / 50; i++) {
+        mg_storage_check(p, &st);
+        if (st.up == up) break;
+        usleep(50 * 1000);
+    }
+    return st;
+}
+
+TEST_T(session_pg_outage_is_storage_unavailable_and_heals, 180)
+{
+    mg_t_pg_dir(); /* needs the runner's scripts/pg.sh */
+    char dir[600];
+    const char *url = own_cluster(dir, sizeof(dir));
+    struct mg_server a;
+    daemon_open(&a, mg_t_tmpdir(), url, 3600);
+    char code[64];
+    json_t *r = call_in(&a, "acme", "sid-outage-001", "set_scope", "{\"globs\":[\"kept/**\"]}", code);
+    if (!r) FAIL("set_scope: %s", code);
+    json_decref(r);
+    struct mg_storage_state st = probe_until(a.storage, true, 3000);
+    ASSERT(st.up);
+    ASSERT_EQ_INT(st.max, a.cfg.storage_pool_max);
+    uint64_t errs0 = mg_metrics_storage_errors(MG_E_STORAGE_UNAVAILABLE);
+
+    cluster(dir, "stop");
+    /* the acknowledged scope's session: storage_unavailable, not unknown (a new session would lose the scope) */
+    enum mg_lookup how;
+    struct mg_err err = {0};
+    ASSERT(!mg_sessions_lookup(a.sessions, "sid-outage-001", "acme", &how, &err));
+    ASSERT_EQ_INT(how, MG_SESSION_ERROR);
+    ASSERT_EQ_STR(err.code, MG_E_STORAGE_UNAVAILABLE);
+    ASSERT(!call_in(&a, "acme", "sid-outage-new", "get_scope", "{}", code));
+    ASSERT_EQ_STR(code, MG_E_STORAGE_UNAVAILABLE);
+    ASSERT(!mg_sessions_create_for(a.sessions, MG_SESSION_HANDLE, NULL, NULL, "acme", &err));
+    ASSERT_EQ_STR(err.code, MG_E_STORAGE_UNAVAILABLE);
+    ASSERT_EQ_INT(mg_sessions_purge_shared(a.sessions, &err), -1);
+    ASSERT_GE_INT(mg_metrics_storage_errors(MG_E_STORAGE_UNAVAILABLE), errs0 + 3);
+    /* the probe says so within a second or so, and the transports answer 503 (Retry-After: http.md) */
+    st = probe_until(a.storage, false, 3000);
+    ASSERT(!st.up);
+    ASSERT_EQ_STR(st.code, MG_E_STORAGE_UNAVAILABLE);
+    ASSERT_NOT_CONTAINS(st.message, "password");
+    ASSERT_EQ_INT(mg_err_http_status(MG_E_STORAGE_UNAVAILABLE), 503);
+    ASSERT_EQ_INT(mg_err_http_status(MG_E_STORAGE_RETRY), 503);
+    ASSERT_EQ_INT(mg_err_http_status(MG_E_STORAGE_CONFLICT), 409);
+    struct mg_storage_step *steps;
+    size_t n;
+    ASSERT_EQ_INT(mg_storage_steps(&a.cfg, &steps, &n, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_STORAGE_UNAVAILABLE);
+
+    /* back: no restart, and what was acknowledged before is there */
+    cluster(dir, "restart");
+    st = probe_until(a.storage, true, 10000);
+    ASSERT(st.up);
+    r = call_in(&a, "acme", "sid-outage-001", "get_scope", "{}", code);
+    if (!r) FAIL("after the outage: %s", code);
+    ASSERT_EQ_STR(scope_glob(r), "kept/**");
+    json_decref(r);
+    if (mg_storage_steps(&a.cfg, &steps, &n, &err) != 0) FAIL("%s", err.msg);
+    bool mine = false;
+    for (size_t i = 0; i < n; i++) mine |= strcmp(steps[i].name, "0007_sessions") == 0 && steps[i].known;
+    ASSERT(mine);
+    free(steps);
+    mg_server_close(&a);
+    mg_pg_close_all();
+    cluster(dir, "rm");
+}
+
 TEST(session_sqlite_mode_keeps_sessions_in_the_registry)
 {
     struct mg_server srv;
@@ -294,6 +386,7 @@ TEST(session_sqlite_mode_keeps_sessions_in_the_registry)
     struct mg_err err = {0};
     if (mg_server_open(&srv, &cfg, 0, &err) != 0) FAIL("%s", err.msg);
     ASSERT(!mg_sessions_shared(srv.sessions));
+    ASSERT(srv.storage == NULL);
     struct mg_session *s = mg_sessions_create_for(srv.sessions, MG_SESSION_API, "sid-local-0001", NULL, "acme", &err);
     ASSERT(s && !s->shared);
     ASSERT_EQ_STR(s->tenant, "acme");
