@@ -400,3 +400,46 @@ TEST(session_sqlite_mode_keeps_sessions_in_the_registry)
     ASSERT_EQ_INT(mg_sessions_purge_shared(srv.sessions, &err), 0);
     mg_server_close(&srv);
 }
+
+TEST(status_pg_shows_the_storage_and_its_schema)
+{
+    char url[700];
+    snprintf(url, sizeof(url), "%s&password=s3cret-pw", mg_t_pg_url()); /* trust auth: the password is unused */
+    char *home = mg_t_tmpdir();
+    setenv("MEMGATE_STORAGE", url, 1);
+    struct mg_t_out o = MG_RUN(NULL, home, "status", "--json");
+    if (o.status != 0) FAIL("status: %s", o.err);
+    ASSERT_NOT_CONTAINS(o.out, "s3cret-pw");
+    json_t *j = mg_t_json(o.out), *st = json_object_get(j, "storage");
+    ASSERT_EQ_STR(json_string_value(json_object_get(st, "kind")), "postgresql");
+    ASSERT_CONTAINS(json_string_value(json_object_get(st, "url")), "password=***");
+    ASSERT(json_is_true(json_object_get(st, "reachable")));
+    bool mine = false;
+    size_t i;
+    json_t *s;
+    json_array_foreach(json_object_get(st, "schema"), i, s) mine |=
+        strcmp(json_string_value(json_object_get(s, "name")), "0007_sessions") == 0 &&
+        json_is_true(json_object_get(s, "known"));
+    ASSERT(mine);
+    json_decref(j);
+    mg_t_out_free(&o);
+    o = MG_RUN(NULL, home, "status");
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_CONTAINS(o.out, "reachable; schema steps 0001_base");
+    ASSERT_CONTAINS(o.out, "0007_sessions");
+    mg_t_out_free(&o);
+    /* unreachable: the report says so, and the exit status is 1 with the error's code */
+    setenv("MEMGATE_STORAGE", "postgresql://memgate:s3cret-pw@/memgate?host=/nonexistent-dir", 1);
+    o = MG_RUN(NULL, home, "status");
+    ASSERT_EQ_INT(o.status, 1);
+    ASSERT_CONTAINS(o.out, "storage:        postgresql://memgate:***@/memgate?host=/nonexistent-dir (unreachable: "
+                           "storage_unavailable)");
+    ASSERT_CONTAINS(o.err, "error[storage_unavailable]: ");
+    ASSERT_NOT_CONTAINS(o.out, "s3cret-pw");
+    ASSERT_NOT_CONTAINS(o.err, "s3cret-pw");
+    mg_t_out_free(&o);
+    unsetenv("MEMGATE_STORAGE");
+    o = MG_RUN(NULL, home, "status");
+    ASSERT_CONTAINS(o.out, "storage:        sqlite (the data directory)");
+    mg_t_out_free(&o);
+}
