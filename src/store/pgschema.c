@@ -23,13 +23,14 @@ const struct mg_pg_step mg_pg_steps[] = {
      * Times in milliseconds of the database's clock (one clock for all daemons). An expired row stays as
      * a tombstone (expired = 1: its id answers "expired") until purge_after_ms; then any daemon's pruner
      * may delete it, acting for no tenant: the second policy lets a DELETE without WHERE of a connection
-     * with no tenant remove such rows, and nothing else (a DELETE that names rows also needs the first). */
+     * with no tenant remove such rows, and nothing else (a DELETE that names rows also needs the first).
+     * No index but the key: every request touches last_use_ms and purge_after_ms, which stays a HOT
+     * update so; the purge scans the table once per session_prune_interval. */
     {"0007_sessions",
      "CREATE TABLE IF NOT EXISTS memgate_sessions(id text PRIMARY KEY, tenant text NOT NULL, kind text NOT NULL,"
      "  instance text NOT NULL, repo text NOT NULL DEFAULT '', scope text NOT NULL DEFAULT '{}',"
      "  created_at bigint NOT NULL, last_use_ms bigint NOT NULL, expired integer NOT NULL DEFAULT 0,"
      "  purge_after_ms bigint);"
-     "CREATE INDEX IF NOT EXISTS memgate_sessions_purge ON memgate_sessions(purge_after_ms);"
      "ALTER TABLE memgate_sessions ENABLE ROW LEVEL SECURITY;"
      "ALTER TABLE memgate_sessions FORCE ROW LEVEL SECURITY;"
      "CREATE POLICY memgate_sessions_tenant ON memgate_sessions"
