@@ -7,9 +7,8 @@
 #include <string.h>
 #include <time.h>
 
-#include <sodium.h>
-
 #include <jansson.h>
+#include <sodium.h>
 
 #include "security/common.h"
 #include "store/pg.h"
@@ -442,27 +441,16 @@ static const char *kind_name(enum mg_session_kind k) { return k == MG_SESSION_HA
 
 static const char *const scope_keys[] = {"globs", "exclude_globs", "languages", "repos"};
 
-static char ***scope_list(struct mg_scope *sc, int i, size_t **n)
-{
-    switch (i) {
-    case 0: *n = &sc->nglobs; return &sc->globs;
-    case 1: *n = &sc->nexcludes; return &sc->excludes;
-    case 2: *n = &sc->nlangs; return &sc->langs;
-    default: *n = &sc->nrepos; return &sc->repos;
-    }
-}
-
 /* The scope as the JSON text of the scope column (malloc'd), or NULL out of memory. */
 static char *scope_text(const struct mg_scope *sc)
 {
+    char *const *lists[4] = {sc->globs, sc->excludes, sc->langs, sc->repos};
+    const size_t ns[4] = {sc->nglobs, sc->nexcludes, sc->nlangs, sc->nrepos};
     json_t *o = json_object();
-    struct mg_scope *m = (struct mg_scope *)sc; /* read only */
     for (int i = 0; o && i < 4; i++) {
-        size_t *n;
-        char **v = *scope_list(m, i, &n);
-        if (!*n) continue;
+        if (!ns[i]) continue;
         json_t *a = json_array();
-        for (size_t k = 0; a && k < *n; k++) json_array_append_new(a, json_string(v[k]));
+        for (size_t k = 0; a && k < ns[i]; k++) json_array_append_new(a, json_string(lists[i][k]));
         if (!a || json_object_set_new(o, scope_keys[i], a) != 0) {
             json_decref(o);
             return NULL;
@@ -478,11 +466,15 @@ static int scope_parse(const char *text, struct mg_scope *sc)
 {
     json_t *o = json_loads(text, 0, NULL);
     int rc = json_is_object(o) ? 0 : -1;
+    char ***const lists[4] = {&sc->globs, &sc->excludes, &sc->langs, &sc->repos};
+    size_t *const ns[4] = {&sc->nglobs, &sc->nexcludes, &sc->nlangs, &sc->nrepos};
     for (int i = 0; rc == 0 && i < 4; i++) {
         json_t *a = json_object_get(o, scope_keys[i]), *e;
-        size_t k, *n;
-        char ***v = scope_list(sc, i, &n);
-        json_array_foreach(a, k, e) if (!json_is_string(e) || mg_scope_push(v, n, json_string_value(e)) != 0) rc = -1;
+        size_t k;
+        json_array_foreach(a, k, e)
+        {
+            if (!json_is_string(e) || mg_scope_push(lists[i], ns[i], json_string_value(e)) != 0) rc = -1;
+        }
     }
     json_decref(o);
     if (rc != 0) mg_scope_release(sc);
