@@ -226,3 +226,18 @@ const char *mg_t_pg_url(void)
     snprintf(url, sizeof(url), "postgresql:///%s?host=%s&user=memgate", db, dir);
     return url;
 }
+
+const char *mg_t_pg_own(char *dir, size_t cap)
+{
+    mg_t_pg_dir(); /* the runner's scripts/pg.sh, and PostgreSQL installed */
+    snprintf(dir, cap, "%s/pg", mg_t_tmpdir());
+    static char url[600];
+    mg_t_sh("/", "'%s' start '%s' >/dev/null", getenv("MEMGATE_TEST_PG_SH"), dir);
+    snprintf(url, sizeof(url), "postgresql:///memgate?host=%s&user=memgate", dir);
+    return url;
+}
+
+void mg_t_pg_cluster(const char *dir, const char *what)
+{
+    mg_t_sh("/", "'%s' %s '%s' >/dev/null", getenv("MEMGATE_TEST_PG_SH"), what, dir);
+}

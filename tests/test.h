@@ -117,6 +117,12 @@ void mg_t_out_free(struct mg_t_out *o);
 const char *mg_t_pg_url(void);
 /* The cluster's directory (scripts/pg.sh DIR), for stopping and starting it. */
 const char *mg_t_pg_dir(void);
+/* A cluster of the test's own, to stop and start: made in a new directory
+ * (its path in dir), with the database memgate; its URL (the helpers'
+ * string). mg_t_pg_cluster(dir, "stop" | "kill" | "restart" | "rm") runs
+ * scripts/pg.sh on it. */
+const char *mg_t_pg_own(char *dir, size_t cap);
+void mg_t_pg_cluster(const char *dir, const char *what);
 
 /* Parse JSON or FAIL with the text. */
 json_t *mg_t_json(const char *text);

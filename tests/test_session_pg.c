@@ -290,21 +290,6 @@ TEST_T(session_pg_idle_expiry_across_daemons, 90)
     mg_pg_close_all();
 }
 
-/* A cluster of the test's own, to stop and start (as test_sql.c's). */
-static const char *own_cluster(char *dir, size_t cap)
-{
-    snprintf(dir, cap, "%s/pg", mg_t_tmpdir());
-    static char url[600];
-    mg_t_sh("/", "'%s' start '%s' >/dev/null", getenv("MEMGATE_TEST_PG_SH"), dir);
-    snprintf(url, sizeof(url), "postgresql:///memgate?host=%s&user=memgate", dir);
-    return url;
-}
-
-static void cluster(const char *dir, const char *what)
-{
-    mg_t_sh("/", "'%s' %s '%s' >/dev/null", getenv("MEMGATE_TEST_PG_SH"), what, dir);
-}
-
 /* The probe's answer once it settles on up (or the time runs out). */
 static struct mg_storage_state probe_until(struct mg_storage_probe *p, bool up, int ms)
 {
@@ -319,9 +304,8 @@ static struct mg_storage_state probe_until(struct mg_storage_probe *p, bool up, 
 
 TEST_T(session_pg_outage_is_storage_unavailable_and_heals, 180)
 {
-    mg_t_pg_dir(); /* needs the runner's scripts/pg.sh */
     char dir[600];
-    const char *url = own_cluster(dir, sizeof(dir));
+    const char *url = mg_t_pg_own(dir, sizeof(dir));
     struct mg_server a;
     daemon_open(&a, mg_t_tmpdir(), url, 3600);
     char code[64];
@@ -333,7 +317,7 @@ TEST_T(session_pg_outage_is_storage_unavailable_and_heals, 180)
     ASSERT_EQ_INT(st.max, a.cfg.storage_pool_max);
     uint64_t errs0 = mg_metrics_storage_errors(MG_E_STORAGE_UNAVAILABLE);
 
-    cluster(dir, "stop");
+    mg_t_pg_cluster(dir, "stop");
     /* the acknowledged scope's session: storage_unavailable, not unknown (a new session would lose the scope) */
     enum mg_lookup how;
     struct mg_err err = {0};
@@ -360,7 +344,7 @@ TEST_T(session_pg_outage_is_storage_unavailable_and_heals, 180)
     ASSERT_EQ_STR(err.code, MG_E_STORAGE_UNAVAILABLE);
 
     /* back: no restart, and what was acknowledged before is there */
-    cluster(dir, "restart");
+    mg_t_pg_cluster(dir, "restart");
     st = probe_until(a.storage, true, 10000);
     ASSERT(st.up);
     r = call_in(&a, "acme", "sid-outage-001", "get_scope", "{}", code);
@@ -374,7 +358,7 @@ TEST_T(session_pg_outage_is_storage_unavailable_and_heals, 180)
     free(steps);
     mg_server_close(&a);
     mg_pg_close_all();
-    cluster(dir, "rm");
+    mg_t_pg_cluster(dir, "rm");
 }
 
 TEST(session_sqlite_mode_keeps_sessions_in_the_registry)

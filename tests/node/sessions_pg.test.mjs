@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
 
-import { makeRepo, makeWorld, MEMGATE_BIN, pgDatabase, pgSql, sleep, startServe, v1 } from './lib/harness.mjs';
+import { call2026, makeRepo, makeWorld, MEMGATE_BIN, pgDatabase, pgSql, sleep, startServe, v1 } from './lib/harness.mjs';
 
 let url;
 let wa, wb; // the two data directories
@@ -38,23 +38,10 @@ function world(tag) {
 const sid = (tag) => `pg-${tag}-${Math.random().toString(36).slice(2, 10)}`;
 
 /** A stateless MCP 2026-07-28 tools/call: the result. */
-async function call2026(serve, tkn, name, args) {
-  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-  const res = await fetch(serve.mcpUrl, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${tkn}`,
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: meta } }),
-  });
-  const text = await res.text();
-  assert.equal(res.status, 200, text);
-  return JSON.parse(text).result;
+async function mcp2026(serve, tkn, name, args) {
+  const r = await call2026(serve, name, args, { token: tkn });
+  assert.equal(r.status, 200, r.text);
+  return r.result;
 }
 
 const errCode = (result) => result._meta?.['memgate/error']?.code;
@@ -99,18 +86,18 @@ test('a scope set through one daemon applies on the other; cleared there, the fi
 });
 
 test('a handle opened on one daemon works on the other (stateless 2026-07-28)', async () => {
-  const opened = await call2026(A, tok.a.acme, 'open_handle', { repo: 'alpha' });
+  const opened = await mcp2026(A, tok.a.acme, 'open_handle', { repo: 'alpha' });
   assert.ok(!opened.isError, JSON.stringify(opened));
   const handle = opened.structuredContent.handle;
-  let r = await call2026(B, tok.b.acme, 'set_scope', { handle, globs: ['web/**'] });
+  let r = await mcp2026(B, tok.b.acme, 'set_scope', { handle, globs: ['web/**'] });
   assert.ok(!r.isError, JSON.stringify(r));
-  r = await call2026(A, tok.a.acme, 'search_code', { handle, query: repo.canary });
+  r = await mcp2026(A, tok.a.acme, 'search_code', { handle, query: repo.canary });
   assert.ok(!r.isError, JSON.stringify(r));
   assert.deepEqual(r.structuredContent.scope.globs, ['web/**']);
   assert.ok(r.structuredContent.results.length > 0);
   for (const hit of r.structuredContent.results) assert.equal(hit.path, 'web/app.js');
   // another tenant's token: the handle does not exist for it, on either daemon
-  r = await call2026(B, tok.b.globex, 'search_code', { handle, query: repo.canary });
+  r = await mcp2026(B, tok.b.globex, 'search_code', { handle, query: repo.canary });
   assert.ok(r.isError);
   assert.equal(errCode(r), 'handle_invalid');
 });

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { makeRepo, makeWorld, MEMGATE_BIN, REPO_ROOT, sleep, startServe, v1 } from './lib/harness.mjs';
+import { call2026, makeRepo, makeWorld, MEMGATE_BIN, REPO_ROOT, sleep, startServe, v1 } from './lib/harness.mjs';
 
 const PG_SH = path.join(REPO_ROOT, 'scripts', 'pg.sh');
 let dir;
@@ -32,24 +32,7 @@ function mg(args) {
   return spawnSync(MEMGATE_BIN, args, { env: world.env, cwd: world.cwd, encoding: 'utf8' });
 }
 
-/** A stateless MCP 2026-07-28 tools/call: the HTTP status and the result. */
-async function call2026(name, args) {
-  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-  const res = await fetch(serve.mcpUrl, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${tok.acme}`,
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: meta } }),
-  });
-  const text = await res.text();
-  return { status: res.status, result: JSON.parse(text).result };
-}
+const mcp = (name, args) => call2026(serve, name, args, { token: tok.acme });
 
 const withSession = (opts = {}) => ({ token: tok.acme, ...opts, headers: { 'x-session-id': SID, ...(opts.headers || {}) } });
 
@@ -98,10 +81,10 @@ test('before: what is acknowledged is stored, and the daemon is ready', async ()
   assert.equal(r.status, 200, r.text);
   r = await v1(serve, '/v1/notes', withSession({ method: 'POST', body: { key: 'outage-note', value: 'kept through the outage' } }));
   assert.ok(r.status === 201 || r.status === 200, r.text);
-  const opened = await call2026('open_handle', { repo: 'alpha' });
+  const opened = await mcp('open_handle', { repo: 'alpha' });
   assert.ok(!opened.result.isError, JSON.stringify(opened));
   handle = opened.result.structuredContent.handle;
-  const set = await call2026('set_scope', { handle, globs: ['web/**'] });
+  const set = await mcp('set_scope', { handle, globs: ['web/**'] });
   assert.ok(!set.result.isError, JSON.stringify(set));
   assert.equal((await readyz(200, 3000)).status, 200);
   assert.equal((await scrape()).value('memgate_storage_up'), 1);
@@ -123,7 +106,7 @@ test('PostgreSQL down: 503 storage_unavailable with Retry-After, /readyz 503, /h
     assert.doesNotMatch(r.text, /password/);
   }
   // an MCP tool call: a tool error carrying the code
-  const c = await call2026('search_code', { handle, query: repo.canary });
+  const c = await mcp('search_code', { handle, query: repo.canary });
   assert.equal(c.status, 200);
   assert.ok(c.result.isError, JSON.stringify(c.result));
   assert.equal(c.result._meta['memgate/error'].code, 'storage_unavailable');
@@ -162,7 +145,7 @@ test('PostgreSQL back: ready again without a restart, and nothing acknowledged w
   r = await v1(serve, '/v1/notes/outage-note', withSession());
   assert.equal(r.status, 200, r.text);
   assert.match(r.text, /kept through the outage/);
-  const c = await call2026('search_code', { handle, query: repo.canary });
+  const c = await mcp('search_code', { handle, query: repo.canary });
   assert.ok(!c.result.isError, JSON.stringify(c.result));
   assert.deepEqual(c.result.structuredContent.scope.globs, ['web/**']);
   r = await v1(serve, `/v1/search?q=${repo.canary}`, withSession());
