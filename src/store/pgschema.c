@@ -22,8 +22,9 @@ const struct mg_pg_step mg_pg_steps[] = {
     /* X-Session-Id sessions of the HTTP API and handles (request/session.h), shared by every daemon.
      * Times in milliseconds of the database's clock (one clock for all daemons). An expired row stays as
      * a tombstone (expired = 1: its id answers "expired") until purge_after_ms; then any daemon's pruner
-     * may delete it, acting for no tenant: the second policy lets a DELETE without WHERE of a connection
-     * with no tenant remove such rows, and nothing else (a DELETE that names rows also needs the first).
+     * may delete it, acting for no tenant: the second policy lets a DELETE whose WHERE names no column,
+     * on a connection with no tenant, remove such rows and nothing else (a DELETE whose WHERE reads the
+     * rows needs the first policy too).
      * No index but the key: every request touches last_use_ms and purge_after_ms, which stays a HOT
      * update so; the purge scans the table once per session_prune_interval. */
     {"0007_sessions",
