@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "embed/embed.h"
+#include "request/storage.h"
 #include "util/version.h"
 #include "util/json.h"
 
@@ -19,6 +20,10 @@ static const char *HELP =
     "embedder = auto picks, decided without asking the network) and a tenant's\n"
     "indexed repos (default local): for each, its size, its last full and incremental index run, the\n"
     "last error, whether a run holds it now, its file watcher and its settings.\n"
+    "With storage = postgres://... also the database (its URL without the\n"
+    "password), whether it answers and the schema steps applied to it; when it\n"
+    "does not answer, the report ends with error[storage_unavailable] and the\n"
+    "exit status is 1.\n"
     "\n"
     "options:\n"
     "  --tenant T  the repos of tenant T\n"
@@ -69,6 +74,51 @@ static void print_repo(json_t *r)
     if (e) printf("    last error (%s): %s\n", when(r, "last_error_at", b1, sizeof(b1)), e);
 }
 
+/* The shared database: {"kind","url","reachable","schema":[{"name","version","applied_at","known"}]}, and
+ * err filled when it cannot be read (reachable false). SQLite: {"kind":"sqlite"}. */
+static json_t *storage_json(const struct mg_config *cfg, struct mg_err *err)
+{
+    if (strcmp(cfg->storage, "sqlite") == 0) return json_pack("{s:s}", "kind", "sqlite");
+    char url[1024];
+    mg_storage_url_safe(cfg, url, sizeof(url));
+    struct mg_storage_step *steps = NULL;
+    size_t n = 0;
+    bool ok = mg_storage_steps(cfg, &steps, &n, err) == 0;
+    json_t *schema = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(schema, json_pack("{s:s, s:s, s:I, s:b}", "name", steps[i].name, "version",
+                                                steps[i].version, "applied_at", (json_int_t)steps[i].applied_at,
+                                                "known", steps[i].known));
+    free(steps);
+    json_t *o = json_pack("{s:s, s:s, s:b, s:o}", "kind", "postgresql", "url", url, "reachable", ok, "schema", schema);
+    if (!ok) json_object_set_new(o, "error", json_pack("{s:s, s:s}", "code", err->code, "message", err->msg));
+    return o;
+}
+
+static void print_storage(json_t *st)
+{
+    const char *kind = json_string_value(json_object_get(st, "kind"));
+    if (strcmp(kind, "sqlite") == 0) {
+        printf("storage:        sqlite (the data directory)\n");
+        return;
+    }
+    printf("storage:        %s (", json_string_value(json_object_get(st, "url")));
+    if (!json_is_true(json_object_get(st, "reachable"))) {
+        printf("unreachable: %s)\n", json_string_value(json_object_get(json_object_get(st, "error"), "code")));
+        return;
+    }
+    printf("reachable; schema steps");
+    json_t *s;
+    size_t i;
+    json_array_foreach(json_object_get(st, "schema"), i, s)
+    {
+        printf("%s %s", i ? "," : "", json_string_value(json_object_get(s, "name")));
+        if (!json_is_true(json_object_get(s, "known"))) printf(" (a newer memgate's)");
+    }
+    if (!json_array_size(json_object_get(st, "schema"))) printf(" none yet");
+    printf(")\n");
+}
+
 int mg_cmd_status(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -91,13 +141,20 @@ int mg_cmd_status(int argc, char **argv)
     struct mg_config cfg;
     int rc = mg_cli_config(&cfg);
     if (rc) return rc;
-    struct mg_err err = {0};
+    struct mg_err err = {0}, serr = {0};
+    json_t *storage = storage_json(&cfg, &serr);
     struct mg_cli_req q;
-    if (mg_cli_begin(&q, &cfg, tenant, "index_status", false, &err) != 0) return mg_cli_fail(&err);
     json_t *res = NULL;
-    rc = mg_cli_tool(&q, "index_status", json_pack("{s:b}", "all", 1), &res, &err);
-    mg_cli_end(&q);
-    if (rc != 0) return mg_cli_fail(&err);
+    if (mg_cli_begin(&q, &cfg, tenant, "index_status", false, &err) == 0) {
+        rc = mg_cli_tool(&q, "index_status", json_pack("{s:b}", "all", 1), &res, &err);
+        mg_cli_end(&q);
+    } else {
+        rc = -1;
+    }
+    if (rc != 0) {
+        json_decref(storage);
+        return mg_cli_fail(serr.code ? &serr : &err); /* the database down is the likelier cause */
+    }
     json_t *repos = json_incref(json_object_get(res, "repos")), *r;
     json_decref(res);
     size_t n = json_array_size(repos), i;
@@ -133,6 +190,8 @@ int mg_cmd_status(int argc, char **argv)
         json_object_set_new(o, "vector_store", json_pack("{s:s, s:s?, s:b, s:s?}", "kind", cfg.vector_store, "url",
                                                          ext ? mg_config_vector_url(&cfg) : NULL, "external", ext,
                                                          "collection_prefix", ext ? cfg.vector_collection_prefix : NULL));
+        json_object_set_new(o, "storage", storage);
+        storage = NULL;
         char *s = json_dumps(o, MG_JSON_DUMP);
         puts(s);
         free(s);
@@ -148,6 +207,7 @@ int mg_cmd_status(int argc, char **argv)
                mg_human_bytes((double)cfg.max_file_size, b1, sizeof(b1)), cfg.max_query_bytes, cfg.index_threads,
                cfg.chunk_max_lines, cfg.chunk_max_bytes, cfg.search_limit, cfg.watch);
         printf("embedder:       %s\n", sig);
+        print_storage(storage);
         if (strcmp(cfg.vector_store, "builtin") == 0)
             printf("vector store:   builtin (in the repo databases, encrypted at rest)\n");
         else
@@ -159,5 +219,6 @@ int mg_cmd_status(int argc, char **argv)
         json_array_foreach(repos, i, r) print_repo(r);
     }
     json_decref(repos);
-    return 0;
+    json_decref(storage);
+    return serr.code ? mg_cli_fail(&serr) : 0;
 }

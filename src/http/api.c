@@ -244,7 +244,8 @@ static struct mg_session *api_session(struct mg_http *h, struct MHD_Connection *
     for (int attempt = 0; attempt < 2; attempt++) {
         if (sid) {
             enum mg_lookup how;
-            struct mg_session *s = mg_sessions_get(reg, sid, &how);
+            struct mg_session *s = mg_sessions_lookup(reg, sid, r->who.tenant, &how, &err);
+            if (how == MG_SESSION_ERROR) break; /* PostgreSQL: storage_unavailable (503) */
             if (s && s->kind == MG_SESSION_API && strcmp(s->tenant, r->who.tenant) == 0) return s;
             if (s && strcmp(s->tenant, r->who.tenant) != 0) {
                 mg_session_put(reg, s);
@@ -267,12 +268,16 @@ static struct mg_session *api_session(struct mg_http *h, struct MHD_Connection *
                 return NULL;
             }
         }
-        struct mg_session *s = mg_sessions_create(reg, MG_SESSION_API, sid, inst, &err);
-        if (s) {
-            snprintf(s->tenant, sizeof(s->tenant), "%s", r->who.tenant);
-            return s;
-        }
+        struct mg_session *s = mg_sessions_create_for(reg, MG_SESSION_API, sid, inst, r->who.tenant, &err);
+        if (s) return s;
         if (!err.code || strcmp(err.code, MG_E_SESSION_EXISTS) != 0) break; /* lost a race: look again */
+    }
+    if (sid && mg_sessions_shared(reg) && err.code && strcmp(err.code, MG_E_SESSION_EXISTS) == 0) {
+        /* taken, yet invisible to this tenant twice: another tenant's (row-level security hides it) */
+        *rc = mg__respond_error(c, r, 404, MG_E_SESSION_NOT_FOUND,
+                                "X-Session-Id names a session this token cannot use; leave the header out to get a "
+                                "new one");
+        return NULL;
     }
     const char *code = err.code ? err.code : MG_E_INTERNAL;
     *rc = mg__respond_error(c, r, mg_err_http_status(code), code, "X-Session-Id: %s", err.msg);

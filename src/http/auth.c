@@ -174,6 +174,11 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
             return -1;
         }
         const char *code = err.code ? err.code : MG_E_UNAUTHORIZED;
+        if (mg__retry_later(code)) { /* the token store failed (PostgreSQL down): 503, not 401 */
+            mg__refused(r, "request_refused", code);
+            *rc = mg__respond_error(c, r, mg_err_http_status(code), code, "%s", err.msg);
+            return -1;
+        }
         mg__refused(r, "auth_fail", code);
         char why[1100];
         snprintf(why, sizeof(why), "unauthorized: %s",

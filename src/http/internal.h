@@ -119,7 +119,13 @@ bool mg__is_json_type(const char *ct);
  * ending with NULL. */
 enum MHD_Result mg__respond(struct MHD_Connection *c, struct req *r, int status, const char *ctype, char *text,
                             size_t len, ...);
-/* JSON body (j taken), with up to two extra headers (NULL to leave out). */
+/* Does an error of this code tell the client to come back later (the shared
+ * database is down, or a transaction lost to another: storage_unavailable,
+ * storage_retry)? Their 503s carry Retry-After: MG_RETRY_AFTER_S. */
+#define MG_RETRY_AFTER_S "1"
+bool mg__retry_later(const char *code);
+/* JSON body (j taken), with up to two extra headers (NULL to leave out); a
+ * 503 of a mg__retry_later code gets Retry-After too. */
 enum MHD_Result mg__respond_json_h(struct MHD_Connection *c, struct req *r, int status, json_t *j, const char *h1,
                                    const char *v1, const char *h2, const char *v2);
 enum MHD_Result mg__respond_json(struct MHD_Connection *c, struct req *r, int status, json_t *j);

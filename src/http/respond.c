@@ -47,6 +47,9 @@ int mg_err_http_status(const char *code)
         /* knowledge extraction (issue 21 part 5): no model to ask; the chat endpoint failed */
         {MG_E_LLM_NOT_CONFIGURED, 409}, {MG_E_LLM_UNAVAILABLE, 503}, {MG_E_LLM_REJECTED, 502},
         {MG_E_LLM_BAD_RESPONSE, 502},
+        /* the shared PostgreSQL database (storage = postgres://...): down, or a transaction to run again
+         * (both with Retry-After: mg__respond_json_h); a write that collided with another */
+        {MG_E_STORAGE_UNAVAILABLE, 503}, {MG_E_STORAGE_RETRY, 503}, {MG_E_STORAGE_CONFLICT, 409},
     };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(map[i].code, code) == 0) return map[i].status;
@@ -57,6 +60,11 @@ int mg_err_http_status(const char *code)
     if (strcmp(code, "not_found") == 0 || (n > 10 && strcmp(code + n - 10, "_not_found") == 0)) return 404;
     if (n > 10 && strcmp(code + n - 10, "_too_large") == 0) return 413;
     return 500;
+}
+
+bool mg__retry_later(const char *code)
+{
+    return code && (strcmp(code, MG_E_STORAGE_UNAVAILABLE) == 0 || strcmp(code, MG_E_STORAGE_RETRY) == 0);
 }
 
 const char * mg__header(struct MHD_Connection *c, const char *name)
@@ -155,9 +163,14 @@ enum MHD_Result mg__respond_json_h(struct MHD_Connection *c, struct req *r, int 
     if (r && j) mg__reply_error(j, r->err, sizeof(r->err));
     /* a refusal no request context audited (the tools' are): audited here, so none is missed */
     if (status >= 400 && r && j) mg__refused(r, "request_refused", error_code(j));
+    /* the shared database is down or busy: say when to come back (unless the caller did) */
+    bool later = status == 503 && j && mg__retry_later(error_code(j)) && !(h1 && strcasecmp(h1, "Retry-After") == 0);
     char *text = j ? json_dumps(j, MG_JSON_DUMP) : NULL;
     json_decref(j);
     if (!text) return mg__respond(c, r, 500, "text/plain", strdup("out of memory\n"), 14, NULL);
+    if (later)
+        return mg__respond(c, r, status, "application/json", text, strlen(text), "Retry-After", MG_RETRY_AFTER_S, h1,
+                           v1, h2, v2, NULL);
     return mg__respond(c, r, status, "application/json", text, strlen(text), h1, v1, h2, v2, NULL);
 }
 

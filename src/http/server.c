@@ -27,6 +27,7 @@
 #include <sodium.h>
 
 #include "hook/hook.h"
+#include "request/storage.h"
 #include "security/token.h"
 #include "util/accesslog.h"
 #include "util/json.h"
@@ -138,12 +139,23 @@ static enum MHD_Result healthz(struct mg_http *h, struct MHD_Connection *c, stru
 }
 
 /* Ready: not stopping, the audit log open, the catalog directory readable
- * (absent is fine: no repo indexed yet). Else 503 with the reason. */
+ * (absent is fine: no repo indexed yet), and with storage = postgres://...
+ * the database answering (request/storage.h: pinged at most once a second).
+ * Else 503 with the reason. */
 static enum MHD_Result readyz(struct mg_http *h, struct MHD_Connection *c, struct req *r)
 {
     char reason[256] = "";
+    struct mg_storage_state st = {.up = true};
+    if (h->srv->storage) mg_storage_check(h->srv->storage, &st);
     if (atomic_load(&h->stopping) || atomic_load(&h->draining) || h->srv->stopping) {
         snprintf(reason, sizeof(reason), "stopping");
+    } else if (!st.up) {
+        /* the code as the reason; the sentence stays on stderr (this route takes no token: no URL here) */
+        json_t *j = json_pack("{s:b, s:s, s:s}", "ready", 0, "reason", st.code, "message",
+                              strcmp(st.code, MG_E_STORAGE_UNAVAILABLE) == 0
+                                  ? "the shared PostgreSQL database cannot be reached; memgate reconnects by itself"
+                                  : "the shared PostgreSQL database cannot be used; see the daemon's log");
+        return mg__respond_json_h(c, r, 503, j, "Retry-After", MG_RETRY_AFTER_S, NULL, NULL);
     } else if (!h->srv->audit) {
         snprintf(reason, sizeof(reason), "the audit log is not open");
     } else {
@@ -172,7 +184,17 @@ static enum MHD_Result metrics(struct mg_http *h, struct MHD_Connection *c, stru
 {
     struct mg_buf b;
     mg_buf_init(&b, 16u << 20);
-    struct mg_gauges g = {mg_sessions_count(h->srv->sessions), mg_sessions_instances(h->srv->sessions)};
+    struct mg_gauges g = {.sessions = mg_sessions_count(h->srv->sessions),
+                          .instances = mg_sessions_instances(h->srv->sessions)};
+    if (h->srv->storage) {
+        struct mg_storage_state st;
+        mg_storage_check(h->srv->storage, &st);
+        g.storage = 1;
+        g.storage_up = st.up;
+        g.storage_open = st.open;
+        g.storage_busy = st.busy;
+        g.storage_max = st.max;
+    }
     if (mg_metrics_render(&b, &g) != 0 || mg__repo_metrics(h, r, &b) != 0) {
         mg_buf_release(&b);
         return mg__respond_error(c, r, 500, MG_E_NO_MEMORY, "out of memory rendering the metrics");

@@ -627,7 +627,8 @@ static struct mg_session *call_session(struct call *c, json_t **args, struct mg_
             return NULL;
         }
         enum mg_lookup how = MG_SESSION_UNKNOWN;
-        struct mg_session *s = mg_sessions_get(reg, id, &how);
+        struct mg_session *s = mg_sessions_lookup(reg, id, c->c->who->tenant, &how, err);
+        if (how == MG_SESSION_ERROR) return NULL; /* PostgreSQL: storage_unavailable */
         if (s && (s->kind != MG_SESSION_HANDLE || strcmp(s->tenant, c->c->who->tenant) != 0)) {
             mg_session_put(reg, s); /* another tenant's handle does not exist for this caller */
             s = NULL;

@@ -136,6 +136,8 @@ static int settle(struct mg_ctx *x, struct mg_err *err)
     s->binding = false;
     pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->mu);
+    /* a shared session (a handle, with storage = postgres://...): its binding, stored before the answer */
+    if (root && rc == 0) rc = mg_session_save(x->srv->sessions, s, err);
     free(root);
     return rc;
 }

@@ -11,8 +11,10 @@
 #include "code/mcpcode.h"
 #include "util/mcpc.h"
 #include "request/gate.h"
+#include "request/storage.h"
 #include "security/audit.h"
 #include "security/token.h"
+#include "store/pg.h"
 
 static void close_providers(struct mg_providers *p)
 {
@@ -34,6 +36,14 @@ int mg_server_open(struct mg_server *srv, const struct mg_config *cfg, unsigned 
     if (!(srv->sessions = mg_sessions_new(ttl))) {
         mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the session registry");
         goto fail;
+    }
+    /* several daemons on one PostgreSQL: the sessions clients name by id live there (session.h) */
+    if (mg_pg_configured(&srv->cfg)) {
+        mg_sessions_share(srv->sessions, &srv->cfg);
+        if (!(srv->storage = mg_storage_probe_new(&srv->cfg))) {
+            mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the storage probe");
+            goto fail;
+        }
     }
     if (mg_code_builtin_open(&srv->cfg, flags & MG_SERVER_WATCH, &srv->providers.code, err) != 0 ||
         mg_memory_builtin_open(&srv->cfg, &srv->providers, err) != 0 || mg_audit_open(&srv->cfg, &srv->audit, err) != 0)
@@ -78,6 +88,8 @@ void mg_server_close(struct mg_server *srv)
     mg_audit_close(srv->audit);
     close_providers(&srv->providers);
     mg_sessions_free(srv->sessions);
+    mg_storage_probe_free(srv->storage);
+    srv->storage = NULL;
     srv->ratelimit = NULL;
     srv->tokens = NULL;
     srv->audit = NULL;

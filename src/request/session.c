@@ -7,9 +7,12 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
 #include <sodium.h>
 
 #include "security/common.h"
+#include "store/pg.h"
+#include "util/config.h"
 #include "util/metrics.h"
 
 #define NBUCKETS 1024
@@ -27,6 +30,7 @@ struct mg_sessions {
     int64_t prune_ms;
     pthread_cond_t stop_cv;
     bool stop;
+    const struct mg_config *cfg;    /* shared: the PostgreSQL database of the API sessions and handles */
 };
 
 int64_t mg_now_ms(void)
@@ -129,8 +133,22 @@ static void link_locked(struct mg_sessions *r, struct mg_session *s)
     s->refs++;
 }
 
+static bool shared_kind(const struct mg_sessions *r, enum mg_session_kind kind)
+{
+    return r->cfg && (kind == MG_SESSION_API || kind == MG_SESSION_HANDLE);
+}
+
+static struct mg_session *shared_create(struct mg_sessions *r, struct mg_session *s, const char *id,
+                                        struct mg_err *err);
+
 struct mg_session *mg_sessions_create(struct mg_sessions *r, enum mg_session_kind kind, const char *id,
                                       const char *instance, struct mg_err *err)
+{
+    return mg_sessions_create_for(r, kind, id, instance, "local", err);
+}
+
+struct mg_session *mg_sessions_create_for(struct mg_sessions *r, enum mg_session_kind kind, const char *id,
+                                          const char *instance, const char *tenant, struct mg_err *err)
 {
     if (id && !id_ok(id)) {
         mg_err_set(err, MG_E_BAD_ARG, "session id must be 8 to %d characters of [A-Za-z0-9._:-]", MG_SID_MAX);
@@ -138,6 +156,8 @@ struct mg_session *mg_sessions_create(struct mg_sessions *r, enum mg_session_kin
     }
     struct mg_session *s = session_new(kind, instance, err);
     if (!s) return NULL;
+    snprintf(s->tenant, sizeof(s->tenant), "%s", tenant);
+    if (shared_kind(r, kind)) return shared_create(r, s, id, err);
     pthread_mutex_lock(&r->mu);
     for (int tries = 0;; tries++) {
         if (id) snprintf(s->id, sizeof(s->id), "%s", id);
@@ -404,6 +424,209 @@ long mg_sessions_by_tenant(struct mg_sessions *r, const char *only, struct mg_te
     return ntenants;
 }
 
+/* ---- shared sessions (PostgreSQL) ------------------------------------------------------------ */
+
+void mg_sessions_share(struct mg_sessions *r, const struct mg_config *cfg) { r->cfg = cfg; }
+
+bool mg_sessions_shared(const struct mg_sessions *r) { return r->cfg != NULL; }
+
+/* The ttl of the shared rows, in ms (0: never). */
+static int64_t shared_ttl(const struct mg_sessions *r) { return (int64_t)r->cfg->session_ttl * 1000; }
+
+/* The database's clock in ms and the ttl, as the derived table p(now, ttl) of
+ * the statements below: one clock for every daemon. */
+#define P_NOW_TTL "(SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS now, CAST(?2 AS bigint) AS ttl) AS p"
+
+static const char *kind_name(enum mg_session_kind k) { return k == MG_SESSION_HANDLE ? "handle" : "api"; }
+
+static const char *const scope_keys[] = {"globs", "exclude_globs", "languages", "repos"};
+
+/* The scope as the JSON text of the scope column (malloc'd), or NULL out of memory. */
+static char *scope_text(const struct mg_scope *sc)
+{
+    char *const *lists[4] = {sc->globs, sc->excludes, sc->langs, sc->repos};
+    const size_t ns[4] = {sc->nglobs, sc->nexcludes, sc->nlangs, sc->nrepos};
+    json_t *o = json_object();
+    for (int i = 0; o && i < 4; i++) {
+        if (!ns[i]) continue;
+        json_t *a = json_array();
+        for (size_t k = 0; a && k < ns[i]; k++) json_array_append_new(a, json_string(lists[i][k]));
+        if (!a || json_object_set_new(o, scope_keys[i], a) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+    }
+    char *t = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    json_decref(o);
+    return t;
+}
+
+/* The scope column's text into sc (empty before); -1 when it is not what scope_text writes. */
+static int scope_parse(const char *text, struct mg_scope *sc)
+{
+    json_t *o = json_loads(text, 0, NULL);
+    int rc = json_is_object(o) ? 0 : -1;
+    char ***const lists[4] = {&sc->globs, &sc->excludes, &sc->langs, &sc->repos};
+    size_t *const ns[4] = {&sc->nglobs, &sc->nexcludes, &sc->nlangs, &sc->nrepos};
+    for (int i = 0; rc == 0 && i < 4; i++) {
+        json_t *a = json_object_get(o, scope_keys[i]), *e;
+        size_t k;
+        json_array_foreach(a, k, e)
+        {
+            if (!json_is_string(e) || mg_scope_push(lists[i], ns[i], json_string_value(e)) != 0) rc = -1;
+        }
+    }
+    json_decref(o);
+    if (rc != 0) mg_scope_release(sc);
+    return rc;
+}
+
+static struct mg_session *shared_create(struct mg_sessions *r, struct mg_session *s, const char *id,
+                                        struct mg_err *err)
+{
+    s->shared = true;
+    s->removed = true; /* never listed: the request's own object */
+    struct mg_pg *pool;
+    struct mg_sql *c;
+    if (mg_pg_get(r->cfg, s->tenant, &pool, &c, err) != 0) {
+        session_free(s);
+        return NULL;
+    }
+    int rc = -1;
+    for (int tries = 0; tries < 8; tries++) {
+        if (id) snprintf(s->id, sizeof(s->id), "%s", id);
+        else mg_random_id(s->id);
+        int64_t n = 0;
+        rc = mg_sql_runf(c, &n, err,
+                         "INSERT INTO memgate_sessions(id, tenant, kind, instance, created_at, last_use_ms, "
+                         "purge_after_ms) SELECT ?1, ?3, ?4, ?5, p.now / 1000, p.now, "
+                         "CASE WHEN p.ttl > 0 THEN p.now + 2 * p.ttl END FROM " P_NOW_TTL " "
+                         "ON CONFLICT (id) DO NOTHING",
+                         "sisss", s->id, shared_ttl(r), s->tenant, kind_name(s->kind), s->instance);
+        if (rc != 0 || n == 1) break;
+        rc = mg_err_set(err, MG_E_SESSION_EXISTS, "session '%s' already exists", id ? id : "(random)");
+        if (id) break; /* a random id: draw another */
+    }
+    mg_pg_release(pool, &c);
+    if (rc != 0) {
+        session_free(s);
+        return NULL;
+    }
+    mg_metrics_session_created();
+    return s;
+}
+
+static struct mg_session *shared_lookup(struct mg_sessions *r, const char *id, const char *tenant,
+                                        enum mg_lookup *how, struct mg_err *err)
+{
+    *how = MG_SESSION_UNKNOWN;
+    if (strlen(id) > MG_SID_MAX || !tenant) return NULL;
+    struct mg_pg *pool;
+    struct mg_sql *c;
+    struct mg_sql_st *st = NULL;
+    struct mg_session *s = NULL;
+    if (mg_pg_get(r->cfg, tenant, &pool, &c, err) != 0) {
+        *how = MG_SESSION_ERROR;
+        return NULL;
+    }
+    /* read it and touch it in one statement; idle past the ttl it turns into a tombstone, untouched */
+    const char *sql = "UPDATE memgate_sessions AS s SET "
+                      "expired = CASE WHEN s.expired = 1 OR (p.ttl > 0 AND p.now - s.last_use_ms > p.ttl) "
+                      "THEN 1 ELSE 0 END, "
+                      "last_use_ms = CASE WHEN s.expired = 1 OR (p.ttl > 0 AND p.now - s.last_use_ms > p.ttl) "
+                      "THEN s.last_use_ms ELSE p.now END, "
+                      "purge_after_ms = CASE WHEN s.expired = 1 OR (p.ttl > 0 AND p.now - s.last_use_ms > p.ttl) "
+                      "THEN s.purge_after_ms WHEN p.ttl > 0 THEN p.now + 2 * p.ttl END "
+                      "FROM " P_NOW_TTL " WHERE s.id = ?1 AND s.tenant = ?3 "
+                      "RETURNING s.kind, s.tenant, s.instance, s.repo, s.scope, s.expired";
+    int rc = mg_sql_prepare(c, sql, &st, err);
+    if (rc == 0) {
+        mg_sql_bind_text(st, 1, id);
+        mg_sql_bind_int(st, 2, shared_ttl(r));
+        mg_sql_bind_text(st, 3, tenant);
+        rc = mg_sql_step(st, err);
+    }
+    if (rc < 0) {
+        *how = MG_SESSION_ERROR;
+    } else if (rc == 1 && mg_sql_int(st, 5)) {
+        *how = MG_SESSION_EXPIRED;
+    } else if (rc == 1 && strcmp(mg_sql_text(st, 1), tenant) == 0) {
+        enum mg_session_kind kind = strcmp(mg_sql_text(st, 0), "handle") == 0 ? MG_SESSION_HANDLE : MG_SESSION_API;
+        struct mg_scope sc = {0};
+        if (scope_parse(mg_sql_text(st, 4), &sc) != 0) {
+            mg_err_set(err, MG_E_DB, "the PostgreSQL database: session '%.40s' has a malformed scope", id);
+            *how = MG_SESSION_ERROR;
+        } else if ((s = session_new(kind, mg_sql_text(st, 2), err)) == NULL) {
+            mg_scope_release(&sc);
+            *how = MG_SESSION_ERROR;
+        } else {
+            snprintf(s->id, sizeof(s->id), "%s", id);
+            snprintf(s->tenant, sizeof(s->tenant), "%s", mg_sql_text(st, 1));
+            snprintf(s->repo, sizeof(s->repo), "%s", mg_sql_text(st, 3));
+            s->scope = sc;
+            s->shared = true;
+            s->removed = true;
+            *how = MG_SESSION_FOUND;
+        }
+    }
+    mg_sql_finalize(&st);
+    mg_pg_release(pool, &c);
+    return s;
+}
+
+struct mg_session *mg_sessions_lookup(struct mg_sessions *r, const char *id, const char *tenant, enum mg_lookup *how,
+                                      struct mg_err *err)
+{
+    struct mg_session *s = mg_sessions_get(r, id, how);
+    if (s || *how == MG_SESSION_EXPIRED || !r->cfg) return s;
+    return shared_lookup(r, id, tenant, how, err);
+}
+
+int mg_session_save(struct mg_sessions *r, struct mg_session *s, struct mg_err *err)
+{
+    if (!s->shared || !r->cfg) return 0;
+    char repo[MG_ID_MAX + 1];
+    pthread_mutex_lock(&s->mu);
+    snprintf(repo, sizeof(repo), "%s", s->repo);
+    char *scope = scope_text(&s->scope);
+    pthread_mutex_unlock(&s->mu);
+    if (!scope) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    struct mg_pg *pool;
+    struct mg_sql *c;
+    int64_t n = 0;
+    int rc = mg_pg_get(r->cfg, s->tenant, &pool, &c, err);
+    if (rc == 0) {
+        rc = mg_sql_runf(c, &n, err,
+                         "UPDATE memgate_sessions AS s SET repo = ?4, scope = ?5, last_use_ms = p.now, "
+                         "purge_after_ms = CASE WHEN p.ttl > 0 THEN p.now + 2 * p.ttl END FROM " P_NOW_TTL " "
+                         "WHERE s.id = ?1 AND s.tenant = ?3 AND s.expired = 0",
+                         "sisss", s->id, shared_ttl(r), s->tenant, repo, scope);
+        mg_pg_release(pool, &c);
+    }
+    free(scope);
+    if (rc == 0 && n != 1)
+        rc = mg_err_set(err, MG_E_SESSION_EXPIRED, "session '%.40s' expired (or was removed) while this call ran; "
+                        "nothing was stored: start a new session", s->id);
+    return rc;
+}
+
+long mg_sessions_purge_shared(struct mg_sessions *r, struct mg_err *err)
+{
+    if (!r->cfg) return 0;
+    struct mg_pg *pool;
+    struct mg_sql *c;
+    if (mg_pg_get(r->cfg, NULL, &pool, &c, err) != 0) return -1;
+    /* acting for no tenant, a DELETE that names no row reaches exactly the rows past their purge time
+     * (pgschema.c, 0007_sessions); the condition keeps it from a connection that acts for a tenant */
+    int64_t n = 0;
+    int rc = mg_sql_runf(c, &n, err, "DELETE FROM memgate_sessions WHERE current_setting('memgate.tenant', true) = ''",
+                         "");
+    mg_pg_release(pool, &c);
+    if (rc != 0) return -1;
+    if (n > 0) mg_metrics_sessions_pruned((size_t)n);
+    return (long)n;
+}
+
 static void *pruner_main(void *arg)
 {
     struct mg_sessions *r = arg;
@@ -418,6 +641,9 @@ static void *pruner_main(void *arg)
         if (r->stop) break;
         pthread_mutex_unlock(&r->mu);
         mg_sessions_prune(r, mg_now_ms());
+        struct mg_err err = {0};
+        if (r->cfg && mg_sessions_purge_shared(r, &err) < 0) /* PostgreSQL down: the next sweep does it */
+            fprintf(stderr, "memgate: warning: expired shared sessions not purged: %s\n", err.msg);
         pthread_mutex_lock(&r->mu);
     }
     pthread_mutex_unlock(&r->mu);

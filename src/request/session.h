@@ -16,6 +16,20 @@
  * than "unknown" for a while after pruning.
  *
  * An idle session costs about 1 KB (measured in `make bench`).
+ *
+ * Shared sessions (storage = postgres://..., mg_sessions_share). Behind a
+ * load balancer, consecutive calls of one client may reach different
+ * daemons, so the sessions a client names by id on every call (X-Session-Id
+ * of the HTTP API, and handles) live in PostgreSQL (memgate_sessions,
+ * row-level security by tenant), not in this registry: mg_sessions_lookup
+ * reads one at each request (one statement by primary key, which also
+ * touches its last use and marks it expired once idle past the ttl) into an
+ * object of the request's own (shared set, never listed here), and
+ * mg_session_save writes its durable state (the bound repo, the scope) back
+ * before the call answers. Nothing of it is cached between requests, so a
+ * daemon always sees what another one wrote last. MCP sessions (streams,
+ * pending requests), the implicit /v1 sessions (they keep nothing) and
+ * command line sessions stay in this registry, in every mode.
  */
 #ifndef MG_SESSION_H
 #define MG_SESSION_H
@@ -28,6 +42,8 @@
 #include "provider/scope.h"
 #include "store/catalog.h"
 #include "util/err.h"
+
+struct mg_config;
 
 #define MG_SID_LEN 32          /* hex digits of a generated id */
 #define MG_SID_MAX 128         /* longest id a client may choose (X-Session-Id) */
@@ -56,6 +72,8 @@ struct mg_session {
     bool implicit;              /* the shared session of /v1 calls without X-Session-Id (mg_sessions_implicit):
                                  * it keeps nothing between requests (no scope, binding or memory session) */
     int64_t idle_ms;            /* its own idle limit; 0: the registry's ttl. Set before it is listed */
+    bool shared;                /* read from PostgreSQL for this request (see above): changes to repo and
+                                 * scope are written back with mg_session_save */
 
     /* Everything below is guarded by mu. */
     pthread_mutex_t mu;
@@ -106,13 +124,43 @@ struct mg_session *mg_sessions_create(struct mg_sessions *r, enum mg_session_kin
 struct mg_session *mg_sessions_implicit(struct mg_sessions *r, const char *key, const char *tenant,
                                         const char *instance, int64_t idle_ms, struct mg_err *err);
 
-enum mg_lookup { MG_SESSION_FOUND, MG_SESSION_UNKNOWN, MG_SESSION_EXPIRED };
+enum mg_lookup { MG_SESSION_FOUND, MG_SESSION_UNKNOWN, MG_SESSION_EXPIRED, MG_SESSION_ERROR };
 /* Look a session up and take a reference, touching its last use. An idle one
  * past the ttl is removed and reported as MG_SESSION_EXPIRED. */
 struct mg_session *mg_sessions_get(struct mg_sessions *r, const char *id, enum mg_lookup *how);
 void mg_session_put(struct mg_sessions *r, struct mg_session *s);
 /* Take one more reference on a session the caller holds one on. */
 void mg_session_ref(struct mg_sessions *r, struct mg_session *s);
+
+/* Share the sessions of the kinds API and HANDLE through cfg's PostgreSQL
+ * database (cfg must outlive r; it is not contacted now). They idle out
+ * after cfg's session_ttl (0: never), whatever ttl r was made with. */
+void mg_sessions_share(struct mg_sessions *r, const struct mg_config *cfg);
+bool mg_sessions_shared(const struct mg_sessions *r);
+/* mg_sessions_create, with the tenant set. For a shared kind in a shared
+ * registry the session is written to PostgreSQL first (acting for tenant)
+ * and is the caller's alone (shared set, not listed): a taken id is
+ * session_exists, whoever's it is; PostgreSQL down is storage_unavailable. */
+struct mg_session *mg_sessions_create_for(struct mg_sessions *r, enum mg_session_kind kind, const char *id,
+                                          const char *instance, const char *tenant, struct mg_err *err);
+/* The session id names, for a caller of tenant: this registry's (as
+ * mg_sessions_get), else in a shared registry the PostgreSQL row of that
+ * tenant's (another tenant's row is UNKNOWN: row-level security hides it,
+ * and the statement filters on the tenant too). A reference held; NULL with
+ * *how UNKNOWN or EXPIRED, or MG_SESSION_ERROR with err set
+ * (storage_unavailable, ...). Callers still check kind and tenant. */
+struct mg_session *mg_sessions_lookup(struct mg_sessions *r, const char *id, const char *tenant, enum mg_lookup *how,
+                                      struct mg_err *err);
+/* Write a shared session's durable state (bound repo, scope) to PostgreSQL,
+ * touching its last use; 0 at once for any other session. -1 with err:
+ * storage_unavailable, or session_expired when it expired (or was purged)
+ * meanwhile. Takes s->mu. */
+int mg_session_save(struct mg_sessions *r, struct mg_session *s, struct mg_err *err);
+/* Delete the shared rows past their purge time (expired for as long again
+ * as the ttl), every tenant's: the pruner thread calls it. The number
+ * deleted, or -1 with err. */
+long mg_sessions_purge_shared(struct mg_sessions *r, struct mg_err *err);
+
 /* Remove (HTTP DELETE): later lookups fail with UNKNOWN. 0, or -1 if absent. */
 int mg_sessions_remove(struct mg_sessions *r, const char *id);
 /* Free every session idle past the ttl at now_ms; returns how many. */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "util/clock.h"
+#include "util/metrics.h"
 #include "util/version.h"
 
 /* ---- 1. URLs ------------------------------------------------------------------------------------ */
@@ -234,6 +235,7 @@ int mg_pg_acquire(struct mg_pg *p, const char *tenant, struct mg_sql **out, stru
             int64_t now = (int64_t)mg_clock_ms();
             if (p->failed_at_ms && now - p->failed_at_ms < MG_PG_BACKOFF_MS) {
                 mg_err_set(err, MG_E_STORAGE_UNAVAILABLE, "%s", p->failed_msg);
+                mg_metrics_storage_error(err->code);
                 break;
             }
             struct slot *s = &p->slots[empty];
@@ -242,6 +244,7 @@ int mg_pg_acquire(struct mg_pg *p, const char *tenant, struct mg_sql **out, stru
             struct mg_sql *c = connect_one(p, err);
             pthread_mutex_lock(&p->mu);
             if (!c) {
+                mg_metrics_storage_error(err->code);
                 s->busy = false;
                 p->failed_at_ms = (int64_t)mg_clock_ms();
                 snprintf(p->failed_msg, sizeof(p->failed_msg), "%s", err->msg);
@@ -265,6 +268,7 @@ int mg_pg_acquire(struct mg_pg *p, const char *tenant, struct mg_sql **out, stru
         if (pthread_cond_timedwait(&p->cv, &p->mu, &until) == ETIMEDOUT) {
             mg_err_set(err, MG_E_STORAGE_UNAVAILABLE, "no PostgreSQL connection came free in %d s (all %d of "
                        "storage_pool_max in use); retry, or raise storage_pool_max", p->timeout_s, p->max);
+            mg_metrics_storage_error(err->code);
             break;
         }
     }
@@ -375,6 +379,7 @@ static int migrate(struct mg_pg *p, struct mg_sql *c, struct mg_err *err)
         if (!known) {
             mg_err_set(err, MG_E_SCHEMA, "the PostgreSQL database at %s was migrated by a newer memgate (schema "
                        "step '%.64s' is unknown to this one); upgrade memgate on this machine", p->safe, name);
+            mg_metrics_storage_error(err->code);
             mg_sql_finalize(&st);
             goto fail;
         }

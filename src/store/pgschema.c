@@ -61,5 +61,25 @@ const struct mg_pg_step mg_pg_steps[] = {
      "  FOR EACH STATEMENT EXECUTE FUNCTION memgate_audit_append_only();"
      "CREATE TRIGGER audit_anchor_kept BEFORE DELETE OR TRUNCATE ON audit_anchor"
      "  FOR EACH STATEMENT EXECUTE FUNCTION memgate_audit_append_only();"},
+    /* X-Session-Id sessions of the HTTP API and handles (request/session.h), shared by every daemon.
+     * Times in milliseconds of the database's clock (one clock for all daemons). An expired row stays as
+     * a tombstone (expired = 1: its id answers "expired") until purge_after_ms; then any daemon's pruner
+     * may delete it, acting for no tenant: the second policy lets a DELETE whose WHERE names no column,
+     * on a connection with no tenant, remove such rows and nothing else (a DELETE whose WHERE reads the
+     * rows needs the first policy too).
+     * No index but the key: every request touches last_use_ms and purge_after_ms, which stays a HOT
+     * update so; the purge scans the table once per session_prune_interval. */
+    {"0007_sessions",
+     "CREATE TABLE IF NOT EXISTS memgate_sessions(id text PRIMARY KEY, tenant text NOT NULL, kind text NOT NULL,"
+     "  instance text NOT NULL, repo text NOT NULL DEFAULT '', scope text NOT NULL DEFAULT '{}',"
+     "  created_at bigint NOT NULL, last_use_ms bigint NOT NULL, expired integer NOT NULL DEFAULT 0,"
+     "  purge_after_ms bigint);"
+     "ALTER TABLE memgate_sessions ENABLE ROW LEVEL SECURITY;"
+     "ALTER TABLE memgate_sessions FORCE ROW LEVEL SECURITY;"
+     "CREATE POLICY memgate_sessions_tenant ON memgate_sessions"
+     "  USING (tenant = current_setting('memgate.tenant', true))"
+     "  WITH CHECK (tenant = current_setting('memgate.tenant', true));"
+     "CREATE POLICY memgate_sessions_purge ON memgate_sessions FOR DELETE"
+     "  USING (purge_after_ms < (extract(epoch from clock_timestamp()) * 1000)::bigint);"},
 };
 const size_t mg_pg_nsteps = sizeof(mg_pg_steps) / sizeof(mg_pg_steps[0]);

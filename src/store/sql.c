@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "store/sqlite.h"
+#include "util/metrics.h"
 
 /* ---- 1. connections ------------------------------------------------------------------------------ */
 
@@ -91,7 +92,7 @@ static void one_line(const char *m, char *out, size_t cap)
     out[n] = 0;
 }
 
-int mg_sql_pg_fail(struct mg_sql *c, void *pgresult, const char *what, struct mg_err *err)
+static int pg_fail(struct mg_sql *c, void *pgresult, const char *what, struct mg_err *err)
 {
     PGresult *res = pgresult;
     const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
@@ -115,6 +116,13 @@ int mg_sql_pg_fail(struct mg_sql *c, void *pgresult, const char *what, struct mg
         return mg_err_set(err, MG_E_STORAGE_UNAVAILABLE, "%s: %s: PostgreSQL cancelled the statement (%s); retry "
                           "shortly", c->what, what, msg);
     return mg_err_set(err, MG_E_DB, "%s: %s: %s (sqlstate %s)", c->what, what, msg, state);
+}
+
+int mg_sql_pg_fail(struct mg_sql *c, void *pgresult, const char *what, struct mg_err *err)
+{
+    int rc = pg_fail(c, pgresult, what, err);
+    mg_metrics_storage_error(err->code); /* memgate_storage_errors_total{code} */
+    return rc;
 }
 
 /* ---- 2. placeholders for PostgreSQL ------------------------------------------------------------- */

@@ -4,7 +4,8 @@
  * argument of later calls (docs/binding.md). A handle is a session of kind
  * HANDLE in the registry: 128 random bits, the creating tenant's only, idle
  * out after session_ttl; rpc.c looks it up and refuses any other
- * (handle_invalid). */
+ * (handle_invalid). With storage = postgres://... the handle lives in
+ * PostgreSQL, so that every daemon behind a load balancer knows it. */
 #include <stdio.h>
 #include <string.h>
 
@@ -28,13 +29,17 @@ static int t_open_handle(struct mg_ctx *x, json_t *args, json_t **result, struct
         *err = e;
         return -1;
     }
-    struct mg_session *h = mg_sessions_create(x->srv->sessions, MG_SESSION_HANDLE, NULL, x->instance, err);
+    struct mg_session *h = mg_sessions_create_for(x->srv->sessions, MG_SESSION_HANDLE, NULL, x->instance,
+                                                  x->who.tenant, err);
     if (!h) return -1;
-    snprintf(h->tenant, sizeof(h->tenant), "%s", x->who.tenant);
     pthread_mutex_lock(&h->mu);
     snprintf(h->repo, sizeof(h->repo), "%s", bound);
     h->roots = MG_ROOTS_NONE; /* unbound: the first request that states a root (or answers roots) binds it */
     pthread_mutex_unlock(&h->mu);
+    if (bound[0] && mg_session_save(x->srv->sessions, h, err) != 0) { /* shared: its binding, before the answer */
+        mg_session_put(x->srv->sessions, h);
+        return -1;
+    }
     *result = json_pack("{s:s, s:o, s:i}", "handle", h->id, "repo", bound[0] ? json_string(bound) : json_null(),
                         "idle_ttl_s", x->srv->cfg.session_ttl);
     mg_session_put(x->srv->sessions, h);

@@ -1,5 +1,7 @@
 /* scope.c — the session scope tools: set_scope, get_scope, clear_scope.
- * They change or show the session's own state; no provider is involved. */
+ * They change or show the session's own state; no provider is involved.
+ * A shared session's (request/session.h) is written to PostgreSQL before
+ * the call answers. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +48,7 @@ static int t_set_scope(struct mg_ctx *x, json_t *args, json_t **result, struct m
     mg_scope_release(&x->session->scope);
     x->session->scope = sc;
     pthread_mutex_unlock(&x->session->mu);
+    if (mg_session_save(x->srv->sessions, x->session, err) != 0) return -1; /* shared: stored before the answer */
     *result = scope_result(x);
     return 0;
 }
@@ -66,6 +69,7 @@ static int t_clear_scope(struct mg_ctx *x, json_t *args, json_t **result, struct
     pthread_mutex_lock(&x->session->mu);
     mg_scope_release(&x->session->scope);
     pthread_mutex_unlock(&x->session->mu);
+    if (mg_session_save(x->srv->sessions, x->session, err) != 0) return -1;
     *result = scope_result(x);
     return 0;
 }

@@ -92,6 +92,10 @@ static const char *const sched_results[] = {"ok", "error", "skipped"};
 #define NSCHED (sizeof(sched_results) / sizeof(sched_results[0]))
 static uint64_t sched_runs[NSCHED];
 static uint64_t redactions_served, injection_flags;
+static const char *const storage_codes[] = {"storage_unavailable", "storage_conflict", "storage_retry",
+                                            "schema_too_new", "db_error"};
+#define NSTORAGE (sizeof(storage_codes) / sizeof(storage_codes[0]))
+static uint64_t storage_errors[NSTORAGE];
 
 /* External providers by configured name (a fixed number of slots, so a
  * config with many providers cannot grow the table; the rest count as "other"). */
@@ -141,6 +145,22 @@ void mg_metrics_tool(const char *tool, int ok)
 
 void mg_metrics_session_created(void) { __atomic_add_fetch(&sessions_created, 1, __ATOMIC_RELAXED); }
 void mg_metrics_sessions_pruned(size_t n) { __atomic_add_fetch(&sessions_pruned, n, __ATOMIC_RELAXED); }
+
+void mg_metrics_storage_error(const char *code)
+{
+    size_t k = NSTORAGE - 1;
+    for (size_t i = 0; i < NSTORAGE; i++)
+        if (code && strcmp(storage_codes[i], code) == 0) k = i;
+    __atomic_add_fetch(&storage_errors[k], 1, __ATOMIC_RELAXED);
+}
+
+uint64_t mg_metrics_storage_errors(const char *code)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < NSTORAGE; i++)
+        if (!code || strcmp(storage_codes[i], code) == 0) v += __atomic_load_n(&storage_errors[i], __ATOMIC_RELAXED);
+    return v;
+}
 
 void mg_metrics_isolation_drop(const char *kind, size_t n)
 {
@@ -271,6 +291,26 @@ int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
                           "# HELP memgate_instances_active Distinct client instances among live sessions.\n"
                           "# TYPE memgate_instances_active gauge\nmemgate_instances_active %zu\n",
                           g->sessions, g->instances);
+        if (g->storage)
+            rc |= mg_buf_addf(o,
+                              "# HELP memgate_storage_up Whether the shared PostgreSQL database answered its last "
+                              "ping (at most 1 s old).\n"
+                              "# TYPE memgate_storage_up gauge\nmemgate_storage_up %d\n"
+                              "# HELP memgate_storage_connections This daemon's PostgreSQL connections: open, in "
+                              "use (busy), and the most it may open (max, storage_pool_max).\n"
+                              "# TYPE memgate_storage_connections gauge\n"
+                              "memgate_storage_connections{state=\"open\"} %d\n"
+                              "memgate_storage_connections{state=\"busy\"} %d\n"
+                              "memgate_storage_connections{state=\"max\"} %d\n",
+                              g->storage_up ? 1 : 0, g->storage_open, g->storage_busy, g->storage_max);
+    }
+    if (g && g->storage) {
+        rc |= mg_buf_adds(o, "# HELP memgate_storage_errors_total Failed operations on the shared PostgreSQL "
+                             "database, by error code.\n"
+                             "# TYPE memgate_storage_errors_total counter\n");
+        for (size_t i = 0; i < NSTORAGE; i++)
+            rc |= mg_buf_addf(o, "memgate_storage_errors_total{code=\"%s\"} %llu\n", storage_codes[i],
+                              (unsigned long long)__atomic_load_n(&storage_errors[i], __ATOMIC_RELAXED));
     }
     rc |= mg_buf_addf(o,
                       "# HELP memgate_sessions_created_total Sessions created.\n"

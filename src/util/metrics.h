@@ -9,6 +9,8 @@
  *   memgate_scheduled_index_runs_total{result}     result: ok | error | skipped
  *   memgate_redactions_total, memgate_injection_flags_total (what the gate's answers redacted and flagged)
  *   memgate_provider_errors_total{provider}       an external provider's failed calls (docs/providers.md)
+ *   memgate_storage_up, memgate_storage_connections{state} (gauges: storage = postgres://... only)
+ *   memgate_storage_errors_total{code}            failed PostgreSQL operations (store/sql.c, store/pg.c)
  *   memgate_http_request_duration_seconds{route}   histogram (GET /mcp streams left out)
  *   memgate_tool_duration_seconds{tool}            histogram
  *   memgate_build_info{version,commit}, process_* (from /proc/self)
@@ -28,6 +30,10 @@
 struct mg_gauges {
     size_t sessions;  /* sessions alive now */
     size_t instances; /* distinct client instances among them */
+    /* the shared database (storage = postgres://...; request/storage.h): rendered when storage is set */
+    int storage;      /* 1: PostgreSQL */
+    int storage_up;   /* its last ping answered */
+    int storage_open, storage_busy, storage_max; /* the pool's connections */
 };
 
 /* Route labels are a fixed set so a hostile client cannot grow the table:
@@ -54,6 +60,12 @@ void mg_metrics_served(long long redactions, int injection);
  * the count of one name, or of all (NULL). */
 void mg_metrics_provider_error(const char *provider);
 uint64_t mg_metrics_provider_errors(const char *provider);
+
+/* A PostgreSQL operation failed with code (storage_unavailable,
+ * storage_conflict, storage_retry, schema_too_new, db_error; anything else
+ * counts as db_error). */
+void mg_metrics_storage_error(const char *code);
+uint64_t mg_metrics_storage_errors(const char *code); /* NULL: all codes */
 
 /* The process-wide totals the dashboard shows (http/dash.c). */
 struct mg_metric_totals {

@@ -329,3 +329,32 @@ export function pgSql(url, sql) {
   const { dir } = pgCluster();
   return execFileSync(PG_SH, ['psql', dir, '-d', db, '-At', '-c', sql], { encoding: 'utf8' });
 }
+
+/**
+ * A stateless MCP 2026-07-28 tools/call over HTTP (no initialize, no
+ * Mcp-Session-Id): { status, result } (result: the JSON-RPC result, or
+ * undefined). token: a bearer token, or none.
+ */
+export async function call2026(serve, name, args = {}, { token } = {}) {
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+  const res = await fetch(serve.mcpUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': name,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: meta } }),
+  });
+  const text = await res.text();
+  let result;
+  try {
+    result = JSON.parse(text).result;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, result, text };
+}
