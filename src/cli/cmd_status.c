@@ -151,9 +151,28 @@ int mg_cmd_status(int argc, char **argv)
     } else {
         rc = -1;
     }
+    if (rc != 0 && serr.code) {
+        /* the database is down: what needs none of it (where this memgate looks, and the storage line),
+         * then its error; the repos are in it, or behind the audit event it would write */
+        if (json) {
+            json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:o}", "version", MG_VERSION, "home", cfg.home, "config_file",
+                                  cfg.config_path, "cache_dir", cfg.cache_dir, "storage", storage);
+            char *s = json_dumps(o, MG_JSON_DUMP);
+            puts(s);
+            free(s);
+            json_decref(o);
+        } else {
+            printf("memgate %s\ndata directory: %s\nconfig file:    %s\ncache:          %s\n", MG_VERSION, cfg.home,
+                   cfg.config_path, cfg.cache_dir);
+            print_storage(storage);
+            json_decref(storage);
+        }
+        fflush(stdout);
+        return mg_cli_fail(&serr);
+    }
     if (rc != 0) {
         json_decref(storage);
-        return mg_cli_fail(serr.code ? &serr : &err); /* the database down is the likelier cause */
+        return mg_cli_fail(&err);
     }
     json_t *repos = json_incref(json_object_get(res, "repos")), *r;
     json_decref(res);
