@@ -19,10 +19,16 @@
  * statement; commit. The call returns after the commit: the event and the
  * anchor are in the database together, or neither is. The threads of a
  * process that append at once share one transaction (at most BATCH_MAX
- * events: one lock, one commit, one WAL flush for all). With audit_fsync =
- * off the commit does not wait for the WAL to reach the disk
- * (synchronous_commit = off for the transaction): a crash of the PostgreSQL
- * server may then lose the last events, together with their anchor.
+ * events: one lock, one commit, one WAL flush for all). audit_fsync says
+ * which commits wait for the WAL to reach the disk, as it says which lines
+ * the file's writer syncs: `event`, every one; `writes` (the default), a
+ * transaction holding a durable event (a write, a refusal: the event's
+ * `durable`), and the others not (synchronous_commit = off for the
+ * transaction; PostgreSQL flushes them within a fraction of a second, and
+ * the next durable commit flushes them with it, since the WAL is one
+ * sequence); `off`, none. A crash of the PostgreSQL server (not of memgate)
+ * may lose the last events that did not wait, together with their anchor,
+ * never a durable one.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -55,7 +61,7 @@ struct req {
 
 struct mg__audit_pg {
     struct mg_config cfg;
-    bool sync; /* the commit waits for the WAL (audit_fsync is not off) */
+    int sync; /* which commits wait for the WAL: 0 none (off), 1 those with a durable event (writes), 2 all (event) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     struct req *head, *tail; /* appends waiting */
@@ -71,7 +77,7 @@ int mg__audit_pg_open(const struct mg_config *c, struct mg__audit_pg **out, stru
     struct mg__audit_pg *p = calloc(1, sizeof(*p));
     if (!p) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory opening the audit chain");
     p->cfg = *c;
-    p->sync = strcmp(c->audit_fsync, "off") != 0;
+    p->sync = strcmp(c->audit_fsync, "off") == 0 ? 0 : strcmp(c->audit_fsync, "event") == 0 ? 2 : 1;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
     /* the pool and the schema now, for what no retry mends (a superuser
@@ -151,8 +157,10 @@ static int read_end(struct mg__audit_pg *p, struct mg_sql *c, long long *seq, ch
  * last; each req's seq, hash and time filled. */
 static int write_batch(struct mg__audit_pg *p, struct mg_sql *c, struct req **reqs, size_t n, struct mg_err *err)
 {
-    if (mg_sql_exec(c, p->sync ? "BEGIN; SELECT pg_advisory_xact_lock(" CHAIN_LOCK ")"
-                               : "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_advisory_xact_lock(" CHAIN_LOCK ")",
+    bool sync = p->sync == 2;
+    for (size_t i = 0; i < n && p->sync == 1 && !sync; i++) sync = reqs[i]->ev->durable;
+    if (mg_sql_exec(c, sync ? "BEGIN; SELECT pg_advisory_xact_lock(" CHAIN_LOCK ")"
+                            : "BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_advisory_xact_lock(" CHAIN_LOCK ")",
                     err) != 0)
         return -1;
     long long seq;
