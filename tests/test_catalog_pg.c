@@ -5,7 +5,8 @@
  * daemon's copy joined with its own local index (current, behind, pending,
  * absent, conflict), settings shared, removal; the catalog's tenant wins over
  * a local file's; the copy in memory of a following process and waiting for
- * a catch-up. */
+ * a catch-up; and through the request pipeline, a daemon behind answering
+ * stale and one without an index answering index_not_local. */
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "index/indexer.h"
+#include "inproc.h"
 #include "request/session.h"
 #include "security/access.h"
 #include "store/catalog.h"
@@ -350,5 +352,91 @@ TEST(catalog_pg_follow_copy_and_wait)
     ASSERT_EQ_INT(n, 0);
     free(v);
     mg_catalog_follow(&b, false);
+    mg_pg_close_all();
+}
+
+/* Through the request pipeline: two daemons' data directories on one database. */
+TEST(catalog_pg_requests_answer_stale_and_not_local)
+{
+    const char *url = mg_t_pg_url();
+    struct mg_t_srv a, b;
+    mg_t_srv_open(&a, mg_t_tmpdir(), "acme", MG_LEVEL_ADMIN);
+    mg_t_srv_open(&b, mg_t_tmpdir(), "acme", MG_LEVEL_ADMIN);
+    snprintf(a.srv.cfg.storage, sizeof(a.srv.cfg.storage), "%s", url);
+    snprintf(b.srv.cfg.storage, sizeof(b.srv.cfg.storage), "%s", url);
+    roots(&a.srv.cfg);
+    roots(&b.srv.cfg);
+    char *root = make_repo("delta_marker");
+    char code[64], msg[1024], args[600];
+
+    /* a indexes it: registered, generation 1 in the tool's result */
+    snprintf(args, sizeof(args), "{\"path\":\"%s\",\"name\":\"delta\"}", root);
+    json_t *r = mg_t_call(&a, "index_repo", args, code);
+    if (!r) FAIL("index_repo: %s", code);
+    ASSERT_EQ_INT(json_integer_value(json_object_get(r, "generation")), 1);
+    json_decref(r);
+
+    /* b has no index of it yet: reads are index_not_local, the listing says pending, status answers */
+    ASSERT(mg_t_call_msg(&b, "search_code", "{\"query\":\"delta_marker\",\"repo\":\"delta\"}", code, msg) == NULL);
+    ASSERT_EQ_STR(code, MG_E_INDEX_NOT_LOCAL);
+    ASSERT_CONTAINS(msg, "building its own index");
+    r = mg_t_call(&b, "list_repos", "{}", code);
+    json_t *item = json_array_get(json_object_get(r, "repos"), 0);
+    ASSERT_EQ_STR(json_string_value(json_object_get(item, "index_state")), "pending");
+    ASSERT_EQ_INT(json_integer_value(json_object_get(item, "catalog_generation")), 1);
+    ASSERT(!json_object_get(item, "generation"));
+    json_decref(r);
+    r = mg_t_call(&b, "index_status", "{\"repo\":\"delta\"}", code);
+    if (!r) FAIL("index_status: %s", code);
+    json_decref(r);
+
+    /* b re-indexes it (an explicit run): generation 2; a is now behind and says so at the top level */
+    b.repo_header = "delta";
+    r = mg_t_call(&b, "index_repo", "{}", code);
+    if (!r) FAIL("index_repo on b: %s", code);
+    ASSERT_EQ_INT(json_integer_value(json_object_get(r, "generation")), 2);
+    json_decref(r);
+    r = mg_t_call(&a, "search_code", "{\"query\":\"delta_marker\",\"repo\":\"delta\"}", code);
+    if (!r) FAIL("search on a: %s", code);
+    ASSERT(json_is_true(json_object_get(r, "index_stale")));
+    json_t *sr = json_array_get(json_object_get(r, "index_stale_repos"), 0);
+    ASSERT_EQ_STR(json_string_value(json_object_get(sr, "repo")), "delta");
+    ASSERT_EQ_INT(json_integer_value(json_object_get(sr, "generation")), 1);
+    ASSERT_EQ_INT(json_integer_value(json_object_get(sr, "catalog_generation")), 2);
+    ASSERT(json_array_size(json_object_get(r, "results")) > 0);
+    json_decref(r);
+    r = mg_t_call(&b, "search_code", "{\"query\":\"delta_marker\",\"repo\":\"delta\"}", code);
+    if (!r) FAIL("search on b: %s", code);
+    ASSERT(!json_object_get(r, "index_stale"));
+    json_decref(r);
+
+    /* waiting (storage_stale = wait) for a catch-up that does not come: at most storage_stale_wait, then stale */
+    snprintf(a.srv.cfg.storage_stale, sizeof(a.srv.cfg.storage_stale), "wait");
+    a.srv.cfg.storage_stale_wait = 1;
+    int64_t t0 = mg_now_ms();
+    r = mg_t_call(&a, "search_code", "{\"query\":\"delta_marker\",\"repo\":\"delta\"}", code);
+    ASSERT(mg_now_ms() - t0 >= 900);
+    ASSERT(r && json_is_true(json_object_get(r, "index_stale")));
+    json_decref(r);
+
+    /* memory reads are not index reads: no stale flag, no wait */
+    t0 = mg_now_ms();
+    r = mg_t_call(&a, "list_notes", "{\"repo\":\"delta\"}", code);
+    if (!r) FAIL("list_notes: %s", code);
+    ASSERT(!json_object_get(r, "index_stale"));
+    ASSERT(mg_now_ms() - t0 < 900);
+    json_decref(r);
+
+    /* another tenant sees nothing of it on either daemon */
+    snprintf(b.who.tenant, sizeof(b.who.tenant), "globex");
+    snprintf(b.s->tenant, sizeof(b.s->tenant), "globex");
+    b.repo_header = NULL;
+    r = mg_t_call(&b, "list_repos", "{}", code);
+    ASSERT_EQ_INT(json_array_size(json_object_get(r, "repos")), 0);
+    json_decref(r);
+    ASSERT(mg_t_call(&b, "search_code", "{\"query\":\"delta_marker\",\"repo\":\"delta\"}", code) == NULL);
+    ASSERT(strcmp(code, MG_E_REPO_NOT_FOUND) == 0 || strcmp(code, MG_E_REPO_FORBIDDEN) == 0);
+    mg_t_srv_close(&a);
+    mg_t_srv_close(&b);
     mg_pg_close_all();
 }
