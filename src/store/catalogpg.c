@@ -211,23 +211,16 @@ static int rows(const struct mg_config *c, const char *id, struct entry **out, s
     pthread_once(&cv_once, cv_init);
     pthread_mutex_lock(&M.mu);
     if (copy_serves(c)) {
-        *out = NULL;
-        *n = 0;
-        for (size_t i = 0; i < M.n; i++) {
-            if (id && strcmp(M.v[i].id, id) != 0) continue;
-            struct entry *v = realloc(*out, (*n + 1) * sizeof(*v));
-            if (!v) {
-                pthread_mutex_unlock(&M.mu);
-                free(*out);
-                *out = NULL;
-                *n = 0;
-                return mg_err_set(err, MG_E_NO_MEMORY, "out of memory listing repos");
-            }
-            *out = v;
-            v[(*n)++] = M.v[i];
+        size_t from = 0, count = M.n;
+        if (id) { /* (sorted: one row or none) */
+            while (from < M.n && strcmp(M.v[from].id, id) < 0) from++;
+            count = from < M.n && strcmp(M.v[from].id, id) == 0;
         }
+        *out = count ? malloc(count * sizeof(**out)) : NULL;
+        *n = *out ? count : 0;
+        if (*n) memcpy(*out, &M.v[from], count * sizeof(**out));
         pthread_mutex_unlock(&M.mu);
-        return 0;
+        return count && !*out ? mg_err_set(err, MG_E_NO_MEMORY, "out of memory listing repos") : 0;
     }
     pthread_mutex_unlock(&M.mu);
     return load_rows(c, id, out, n, err);

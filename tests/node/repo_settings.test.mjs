@@ -23,6 +23,8 @@ function token(tenant, scope) {
 
 before(async () => {
   world = makeWorld('reposettings');
+  // the same tests on the shared catalog (storage = PostgreSQL): repo_settings_pg.test.mjs sets it
+  if (globalThis.MEMGATE_TEST_STORAGE) world.env.MEMGATE_STORAGE = globalThis.MEMGATE_TEST_STORAGE;
   // config watch = off for every memgate here: this file is about settings, stats and metrics as
   // such (tests/node/watch.test.mjs has the watcher)
   world.env.MEMGATE_WATCH = 'off';
