@@ -269,8 +269,9 @@ static void *job_main(void *arg)
         if (j->pending) { /* a push run: it bumps the generation, so it is also the catch-up */
             j->pending = j->catchup = j->catchup_pull = false;
             memcpy(delivery, j->delivery, sizeof(delivery));
+            struct mg_repo repo = j->repo; /* (the latest push's: a push meanwhile may replace it) */
             pthread_mutex_unlock(&rn->mu);
-            run_once(rn, &j->repo, delivery);
+            run_once(rn, &repo, delivery);
             continue;
         }
         bool pull = j->catchup_pull;
@@ -331,6 +332,7 @@ int mg__hook_runner_push(struct mg_hook_runner *rn, const struct mg_repo *repo, 
     if (j) {
         *coalesced = !fresh;
         j->pending = true;
+        j->repo = *repo; /* as matched now (its settings: pull_on_push) */
         snprintf(j->delivery, sizeof(j->delivery), "%s", delivery);
     }
     pthread_mutex_unlock(&rn->mu);

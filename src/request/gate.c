@@ -630,7 +630,7 @@ static int check_copies(struct mg_ctx *x, const struct mg_repo *repos, size_t n,
         case MG_COPY_ABSENT:
             return mg_err_set(err, MG_E_INDEX_NOT_LOCAL, "repo '%s' is in the shared catalog, but its working copy "
                               "'%s' is not on this daemon's machine, so it has no index of it; give every daemon a "
-                              "working copy at that path (docs/index.md, \"The shared catalog\"), or ask one that "
+                              "working copy at that path (docs/index.md, \"Several daemons\"), or ask one that "
                               "has it", r.id, r.root);
         case MG_COPY_CONFLICT:
             return mg_err_set(err, MG_E_INDEX_NOT_LOCAL, "this daemon's index file of '%s' is of another tenant or "

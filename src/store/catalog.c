@@ -299,9 +299,11 @@ int mg_catalog_containing(const struct mg_repo *v, size_t n, const char *path)
 
 int mg_catalog_get(const struct mg_config *c, const char *id, struct mg_repo *out, struct mg_err *err)
 {
-    if (mg_catalog_shared(c)) return mg__catalog_shared_get(c, id, out, err);
     char path[PATH_MAX];
-    if (mg_repo_check_name(id, NULL) == 0) {
+    if (mg_catalog_shared(c)) {
+        int found = mg__catalog_shared_get(c, id, out, err);
+        if (found != 0) return found < 0 ? -1 : 0;
+    } else if (mg_repo_check_name(id, NULL) == 0) {
         mg_repo_dbpath(c, id, path, sizeof(path));
         if (access(path, F_OK) == 0) return mg_catalog_read_local(path, out, err);
     }

@@ -167,6 +167,7 @@ int mg_catalog_read_local(const char *dbpath, struct mg_repo *r, struct mg_err *
 
 /* ---- between catalog.c and catalogpg.c only ---- */
 int mg__catalog_shared_list(const struct mg_config *c, struct mg_repo **out, size_t *n, struct mg_err *err);
+/* 1 found (out filled), 0 not in the catalog, -1 error */
 int mg__catalog_shared_get(const struct mg_config *c, const char *id, struct mg_repo *out, struct mg_err *err);
 int mg__catalog_shared_remove(const struct mg_config *c, const struct mg_repo *r, struct mg_err *err);
 

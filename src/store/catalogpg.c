@@ -283,20 +283,9 @@ int mg__catalog_shared_get(const struct mg_config *c, const char *id, struct mg_
     struct entry *v = NULL;
     size_t n = 0;
     if (mg_repo_check_name(id, NULL) == 0 && rows(c, id, &v, &n, err) != 0) return -1;
-    if (n == 1) {
-        join_local(c, &v[0], out);
-        free(v);
-        return 0;
-    }
+    if (n == 1) join_local(c, &v[0], out);
     free(v);
-    struct mg_repo *all;
-    size_t na;
-    if (mg__catalog_shared_list(c, &all, &na, err) != 0) return -1;
-    char ids[512];
-    mg_repo_id_list(all, na, ids, sizeof(ids));
-    free(all);
-    return mg_err_set(err, MG_E_REPO_NOT_FOUND, "no indexed repo has id '%s' (indexed: %s); see `memgate repos`",
-                      id, ids);
+    return n == 1;
 }
 
 /* ---- writing ---------------------------------------------------------------------------------------------- */
