@@ -17,9 +17,9 @@
  * The same queue takes the shared catalog's catch-up runs (request/follow.h):
  * a repo another daemon re-indexed. A catch-up is the index_repo tool too,
  * with cause catchup (it records the generation it reached and bumps none),
- * in a session of instance "catalog"; after a push (reason push, the repo's
- * pull_on_push on) it pulls first, and ends with a webhook_run event naming
- * the push's delivery id, as the run of the daemon that received it does. A
+ * in a session of instance "catalog"; with the repo's pull_on_push on it
+ * pulls first, and after a push it ends with a webhook_run event naming the
+ * push's delivery id, as the run of the daemon that received it does. A
  * push run pending for a repo makes its catch-up needless (it bumps: the
  * index is then the catalog's newest). At most MAX_CATCHUPS run at once (a
  * daemon starting behind on many repos does not index them all together);
@@ -234,7 +234,7 @@ static void catch_up(struct mg_hook_runner *rn, const char *id, bool pull, const
         struct cause why = {"catchup", delivery[0] ? delivery : NULL, "catalog"};
         int rc = pull ? pull_retrying(rn, r.root, pulled, sizeof(pulled), &err) : 0;
         if (rc == 0) rc = index_when_free(rn, &r, &why, &result, &err);
-        if (pull) audit_run(rn, &r, delivery, pulled, result, &err);
+        if (pull && delivery[0]) audit_run(rn, &r, delivery, pulled, result, &err); /* this daemon's run of a push */
         else if (rc != 0)
             fprintf(stderr, "memgate: catalog: catching up %s failed: error[%s]: %s\n", id,
                     err.code ? err.code : MG_E_INTERNAL, err.msg);

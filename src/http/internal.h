@@ -238,8 +238,8 @@ int mg__hook_runner_new(struct mg_server *srv, struct mg_hook_runner **out, stru
 int mg__hook_runner_push(struct mg_hook_runner *rn, const struct mg_repo *repo, const char *delivery,
                          bool *coalesced, struct mg_err *err);
 /* A catch-up run of repo with the shared catalog (request/follow.h): pull
- * first (after a push: pull_on_push), the push's delivery id (NULL: none).
- * Coalesced like pushes; a push run pending for the repo does it. */
+ * first (its pull_on_push), the delivery id of the push that caused it (NULL:
+ * none). Coalesced like pushes; a push run pending for the repo does it. */
 void mg__hook_runner_catchup(struct mg_hook_runner *rn, const struct mg_repo *repo, bool pull, const char *delivery);
 /* Stop: naps and fetches end at once, index runs with srv->stopping (set
  * first by `memgate serve`); pending runs are dropped. Returns once every

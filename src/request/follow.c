@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "request/ctx.h"
 #include "store/catalog.h"
 #include "store/pg.h"
 
@@ -45,6 +44,7 @@ static void warn(const char *what, const char *id, const struct mg_err *err)
             err->msg);
 }
 
+/* reason: the notification's (NULL: a resync); delivery: a push's id, or NULL. */
 static void reconcile(struct mg_follower *f, const struct mg_repo *r, const char *reason, const char *delivery)
 {
     struct mg_err err = {0};
@@ -52,11 +52,11 @@ static void reconcile(struct mg_follower *f, const struct mg_repo *r, const char
     switch (r->copy) {
     case MG_COPY_BEHIND:
     case MG_COPY_PENDING:
-    case MG_COPY_CONFLICT: {
-        bool pull = reason && strcmp(reason, "push") == 0 && r->settings.pull_on_push;
-        f->fn(f->ud, r, pull, delivery);
+    case MG_COPY_CONFLICT:
+        /* pull_on_push: the working copy follows its upstream, so a catch-up pulls first, whatever the run
+         * elsewhere was (a push, or an index run after a restart that missed the push) */
+        f->fn(f->ud, r, r->settings.pull_on_push, reason && strcmp(reason, "push") == 0 ? delivery : NULL);
         break;
-    }
     case MG_COPY_ABSENT:
         if (first_note(f, r->id))
             fprintf(stderr, "memgate: catalog: repo %s (tenant %s) has no working copy here ('%s' does not exist): "
@@ -125,13 +125,6 @@ static const char *known_reason(const char *s)
     return "index";
 }
 
-static bool delivery_ok(const char *s)
-{
-    size_t n = s ? strlen(s) : 0;
-    return n >= 1 && n <= MG_INDEX_DELIVERY_MAX &&
-           strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-") == n;
-}
-
 /* A notification: {"repo", "generation", "reason", "delivery"?}. Only the id
  * is taken from it (the row is re-read): anyone who may connect as memgate's
  * role can notify. */
@@ -150,7 +143,8 @@ static void event(struct mg_follower *f, const char *payload)
     struct mg_err err = {0};
     struct mg_repo r;
     if (mg_catalog_refresh(cfg, id, &err) != 0) warn("reading", id, &err);
-    else if (mg_catalog_get(cfg, id, &r, &err) == 0) reconcile(f, &r, reason, delivery_ok(delivery) ? delivery : NULL);
+    else if (mg_catalog_get(cfg, id, &r, &err) == 0)
+        reconcile(f, &r, reason, mg_catalog_delivery_ok(delivery) ? delivery : NULL);
     else if (err.code && strcmp(err.code, MG_E_REPO_NOT_FOUND) == 0) gone(f, id);
     else warn("reading", id, &err);
     json_decref(j);

@@ -12,10 +12,11 @@
  *                    read them there); nothing else;
  *   behind, pending  a catch-up run is asked of the transport (catchup_fn):
  *                    the index_repo tool as the repo's tenant, which records
- *                    the generation it reached and bumps nothing; for a
- *                    notification of reason push, with the repo's
- *                    pull_on_push on, a fast-forward pull first, as the
- *                    webhook does on the daemon that received the push;
+ *                    the generation it reached and bumps nothing; with the
+ *                    repo's pull_on_push on, a fast-forward pull first (the
+ *                    working copy follows its upstream: as the webhook does
+ *                    on the daemon that received a push, and also after a
+ *                    restart that missed it);
  *   conflict         the local file (another tenant's or root's, under the
  *                    same id) is dropped when the run starts, then as
  *                    pending;
@@ -42,9 +43,9 @@
 
 struct mg_follower;
 
-/* Ask for a catch-up run of repo r: pull first (pull_on_push, after a
- * push), the push's delivery id (NULL: none). Runs on the follower's thread:
- * queue it and return. */
+/* Ask for a catch-up run of repo r: pull first (its pull_on_push), the
+ * delivery id of the push that caused it (NULL: none, or not a push). Runs
+ * on the follower's thread: queue it and return. */
 typedef void (*mg_catchup_fn)(void *ud, const struct mg_repo *r, bool pull, const char *delivery);
 
 /* Is there a shared catalog to follow (storage is a PostgreSQL URL)? */

@@ -145,6 +145,9 @@ int mg_catalog_settings_write(const struct mg_config *c, const struct mg_repo *r
  * (a follower keeps the local meta rows, which the watcher and the webhook
  * read, in step). */
 int mg_catalog_settings_sync(const struct mg_config *c, const struct mg_repo *r, struct mg_err *err);
+/* A webhook delivery id a notification may carry: 1 to 128 of A-Z a-z 0-9
+ * . _ : - (hook/hook.h's rule; anything else is left out, or ignored). */
+bool mg_catalog_delivery_ok(const char *s);
 /* Delete the local index files of id (whatever they hold). */
 int mg_catalog_drop_local(const struct mg_config *c, const char *id, struct mg_err *err);
 

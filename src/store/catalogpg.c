@@ -290,7 +290,7 @@ int mg__catalog_shared_get(const struct mg_config *c, const char *id, struct mg_
 
 /* ---- writing ---------------------------------------------------------------------------------------------- */
 
-static bool delivery_ok(const char *s)
+bool mg_catalog_delivery_ok(const char *s)
 {
     size_t n = s ? strlen(s) : 0;
     return n >= 1 && n <= 128 &&
@@ -303,9 +303,9 @@ static int notify(struct mg_sql *conn, const char *id, int64_t generation, const
                   struct mg_err *err)
 {
     char payload[512];
+    bool with = mg_catalog_delivery_ok(delivery);
     snprintf(payload, sizeof(payload), "{\"repo\":\"%s\",\"generation\":%lld,\"reason\":\"%s\"%s%s%s}", id,
-             (long long)generation, reason, delivery_ok(delivery) ? ",\"delivery\":\"" : "",
-             delivery_ok(delivery) ? delivery : "", delivery_ok(delivery) ? "\"" : "");
+             (long long)generation, reason, with ? ",\"delivery\":\"" : "", with ? delivery : "", with ? "\"" : "");
     return mg_pg_notify(conn, MG_CATALOG_CHANNEL, payload, err);
 }
 
@@ -337,7 +337,7 @@ static void settings_text(const struct mg_repo_settings *s, struct setting_text 
 static const char *or_null(const char *s) { return s[0] ? s : NULL; }
 
 /* Why the row of id does not take this run: the catalog's tenant or root differ. */
-static int not_ours(struct mg_sql *conn, const char *id, const char *tenant, const char *root, struct mg_err *err)
+static int not_ours(struct mg_sql *conn, const char *id, const char *tenant, struct mg_err *err)
 {
     struct mg_sql_st *st;
     if (mg_sql_prepare(conn, "SELECT tenant, root FROM memgate_repos WHERE id = ?", &st, err) != 0) return -1;
@@ -353,7 +353,6 @@ static int not_ours(struct mg_sql *conn, const char *id, const char *tenant, con
         mg_err_set(err, MG_E_STORAGE_RETRY, "repo '%s' changed in the shared catalog while it was indexed; index "
                    "it again", id);
     mg_sql_finalize(&st);
-    (void)root;
     return -1;
 }
 
@@ -404,7 +403,7 @@ int mg_catalog_indexed(const struct mg_config *c, const char *id, const char *te
     }
     if (r == 0) { /* the id is another tenant's or root's */
         mg_sql_rollback(conn);
-        not_ours(conn, id, tenant, root, err);
+        not_ours(conn, id, tenant, err);
         goto out;
     }
     /* the local index says which generation it is before the notification goes (at commit): a follower
