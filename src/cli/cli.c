@@ -262,6 +262,14 @@ int mg_cli_tool(struct mg_cli_req *q, const char *name, json_t *args, json_t **r
     int rc = t ? mg_tools_call(&q->x, t, args, result, err)
                : mg_err_set(err, MG_E_INTERNAL, "tool '%s' is missing from this build", name);
     json_decref(args);
+    /* the shared catalog: this data directory's index is behind another daemon's run (docs/index.md) */
+    json_t *r, *behind = rc == 0 ? json_object_get(*result, "index_stale_repos") : NULL;
+    size_t i;
+    json_array_foreach(behind, i, r)
+    fprintf(stderr, "memgate: note: answered from this data directory's index of %s at generation %lld; the shared "
+                    "catalog is at %lld (a `memgate serve` of this data directory catches up)\n",
+            json_string_value(json_object_get(r, "repo")), (long long)json_integer_value(json_object_get(r, "generation")),
+            (long long)json_integer_value(json_object_get(r, "catalog_generation")));
     return rc;
 }
 

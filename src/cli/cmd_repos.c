@@ -31,10 +31,17 @@ static const char *HELP =
     "`default` puts a setting back to its default. Settings are kept in the\n"
     "repo's index, so `rm` removes them too.\n"
     "\n"
+    "With storage = postgres:// (several daemons, docs/index.md) the repos are\n"
+    "the shared catalog's: settings and `rm` apply on every daemon, and the list\n"
+    "says how this data directory's own index stands when it is not current\n"
+    "(behind, pending, absent, conflict).\n"
+    "\n"
     "options:\n"
     "  --tenant T  act as tenant T (default local)\n"
     "  --json      print [{\"id\",\"root\",\"fingerprint\",\"files\",\"chunks\",\"symbols\",\n"
-    "              \"bytes\",\"db_bytes\",\"created_at\",\"indexed_at\"}] (rm: {\"removed\":ID};\n"
+    "              \"bytes\",\"db_bytes\",\"created_at\",\"indexed_at\"}] (with storage =\n"
+    "              postgres://, also \"index_state\", \"generation\",\n"
+    "              \"catalog_generation\"; rm: {\"removed\":ID};\n"
     "              show, set: {\"repo\":ID,\"settings\":{\"watch\",\"watch_effective\",\n"
     "              \"reindex_interval\",\"pull_on_push\"}})\n"
     "  -h, --help  this help\n";
@@ -191,11 +198,15 @@ int mg_cmd_repos(int argc, char **argv)
             char size[32], when[32] = "never";
             time_t t = (time_t)json_integer_value(json_object_get(r, "indexed_at"));
             if (t) strftime(when, sizeof(when), "%Y-%m-%d %H:%M", localtime(&t));
-            printf("%-28s %9lld %9lld %10s  %-16s  %s\n", json_string_value(json_object_get(r, "id")),
+            /* the shared catalog: how this data directory's index stands, unless current */
+            const char *state = json_string_value(json_object_get(r, "index_state"));
+            char note[64] = "";
+            if (state && strcmp(state, "current") != 0) snprintf(note, sizeof(note), "  (index %s)", state);
+            printf("%-28s %9lld %9lld %10s  %-16s  %s%s\n", json_string_value(json_object_get(r, "id")),
                    (long long)json_integer_value(json_object_get(r, "files")),
                    (long long)json_integer_value(json_object_get(r, "chunks")),
                    mg_human_bytes((double)json_integer_value(json_object_get(r, "db_bytes")), size, sizeof(size)), when,
-                   json_string_value(json_object_get(r, "root")));
+                   json_string_value(json_object_get(r, "root")), note);
         }
     }
     json_decref(res);

@@ -190,6 +190,10 @@ int mg_code_repo_info(struct mg_repo_info *it, const struct mg_repo *r, struct m
     it->db_bytes = r->db_bytes;
     it->created_at = r->created_at;
     it->indexed_at = r->indexed_at;
+    const char *state = mg_repo_copy_name(r->copy);
+    if (state) it->index_state = mg_item_dup(state, &failed);
+    it->generation = r->generation;
+    it->catalog_generation = r->catalog_generation;
     return failed ? oom(err) : 0;
 }
 
@@ -250,6 +254,26 @@ static void on_index_progress(void *ud, const struct mg_progress *p)
     pc->progress(pc->progress_ud, done, total, m);
 }
 
+/* The shared catalog (store/catalog.h): an explicit run registers the repo
+ * or bumps its generation, so that every daemon catches up; a follower's
+ * catch-up run records the generation it caught up to, the one the gate
+ * resolved (a newer one, bumped meanwhile, brings one more run). */
+static int catalog_record(const struct mg_pcall *pc, const struct mg_index_stats *st, int64_t *generation,
+                          struct mg_err *err)
+{
+    const char *why = pc->index_reason ? pc->index_reason : "index";
+    if (strcmp(why, "catchup") == 0) {
+        *generation = pc->nrepos == 1 ? pc->repos[0].catalog_generation : 0;
+        return *generation ? mg_catalog_caught_up(pc->cfg, st->id, *generation, err) : 0;
+    }
+    if (mg_catalog_indexed(pc->cfg, st->id, pc->tenant, st->root, why, pc->index_delivery, generation, err) == 0)
+        return 0;
+    /* the id is another repo's in the catalog: the index this run made is not kept */
+    if (st->created && err->code && strcmp(err->code, MG_E_REPO_EXISTS) == 0)
+        mg_catalog_drop_local(pc->cfg, st->id, NULL);
+    return -1;
+}
+
 static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index_query *q, struct mg_items *out,
                     struct mg_err *err)
 {
@@ -286,6 +310,8 @@ static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index
                  "semantic search loads every vector", merr.msg);
     double cols_s = mg_clock_s() - c0;
     mg_progress_live_end(pc->tenant, ip.what);
+    int64_t generation = 0;
+    if (mg_catalog_shared(pc->cfg) && catalog_record(pc, &st, &generation, err) != 0) return -1;
     struct mg_index_run *it = mg_items_add(out, &mg_item_index_run);
     if (!it) return oom(err);
     bool failed = false;
@@ -331,6 +357,7 @@ static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index
     it->vec_columns_seconds = cols_s;
     it->warning = st.vec.warning[0] ? mg_item_dup(st.vec.warning, &failed) : NULL;
     it->base.redactions = (int)st.secrets_redacted; /* secrets the run kept out of the index */
+    it->generation = generation;
     return failed ? oom(err) : 0;
 }
 

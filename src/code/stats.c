@@ -59,9 +59,15 @@ int mg_code_stats(void *self_, const struct mg_pcall *pc, struct mg_items *out, 
         const struct mg_repo *r = &pc->repos[i];
         struct mg_db *d = NULL;
         struct mg_repo_state st;
-        if (mg_db_get(self->pool, r->dbpath, pc->deadline_ms, &d, err) != 0) return -1;
-        int rc = mg_repo_state_read(d, r->dbpath, now, &st, err);
-        mg_db_put(self->pool, &d);
+        int rc = 0;
+        if (mg_repo_has_index(r)) {
+            if (mg_db_get(self->pool, r->dbpath, pc->deadline_ms, &d, err) != 0) return -1;
+            rc = mg_repo_state_read(d, r->dbpath, now, &st, err);
+            mg_db_put(self->pool, &d);
+        } else { /* in the shared catalog, no index here (yet): what the catalog says, the rest unknown */
+            mg_repo_state_unknown(&st);
+            st.settings = r->settings;
+        }
         if (rc != 0 || stats_item(out, r, &st, err) != 0 || settings_item(out, r, &st.settings, pc->cfg, err) != 0)
             return -1;
     }
@@ -75,12 +81,12 @@ int mg_code_settings(void *self_, const struct mg_pcall *pc, const struct mg_set
     if (pc->nrepos != 1) return mg_err_set(err, MG_E_REPO_REQUIRED, "settings belong to one repo; name it");
     const struct mg_repo *r = &pc->repos[0];
     struct mg_db *d = NULL;
-    if (q && q->n > 0) {
-        /* a handle of its own: the pool's are read-only */
-        if (mg_db_open(r->dbpath, 0, &d, err) != 0) return -1;
-        int rc = mg_settings_write(d, q->v, q->n, err);
-        mg_db_close(&d);
-        if (rc != 0) return -1;
+    /* (shared catalog: written there, and into the local index when there is one) */
+    if (q && q->n > 0 && mg_catalog_settings_write(pc->cfg, r, q->v, q->n, err) != 0) return -1;
+    if (mg_catalog_shared(pc->cfg)) { /* the catalog's settings are the repo's */
+        struct mg_repo now;
+        if (mg_catalog_get(pc->cfg, r->id, &now, err) != 0) return -1;
+        return settings_item(out, r, &now.settings, pc->cfg, err);
     }
     struct mg_repo_settings s;
     if (mg_db_get(self->pool, r->dbpath, pc->deadline_ms, &d, err) != 0) return -1;

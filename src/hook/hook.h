@@ -102,8 +102,10 @@ int mg_hook_match(const struct mg_config *c, char urls[][MG_HOOK_NORM_MAX], size
  * nonzero aborts the fetch. what receives what happened ("fast-forwarded
  * main 1a2b3c4..5d6e7f8", "already up to date"). 0, or -1 with err. */
 int mg_hook_pull_ff(const char *root, const volatile int *stop, char *what, size_t cap, struct mg_err *err);
-/* Does the repo ask for it: its meta setting.pull_on_push is "on" (set by
- * `memgate repos set ID pull_on_push=on`; absent or anything else: off)? */
+/* Does the repo ask for it: its setting pull_on_push is "on" (set by
+ * `memgate repos set ID pull_on_push=on`; absent or anything else: off), as
+ * the catalog listed it (its index's meta row setting.pull_on_push, or the
+ * shared catalog's)? */
 bool mg_hook_pull_wanted(const struct mg_repo *r);
 
 #endif

@@ -271,11 +271,5 @@ int mg_hook_pull_ff(const char *root, const volatile int *stop, char *what, size
 
 bool mg_hook_pull_wanted(const struct mg_repo *r)
 {
-    struct mg_db *d = NULL;
-    struct mg_err err = {0};
-    if (mg_db_open(r->dbpath, MG_DB_READONLY, &d, &err) != 0) return false;
-    struct mg_repo_settings s;
-    bool on = mg_settings_read(d, &s, &err) == 0 && s.pull_on_push;
-    mg_db_close(&d);
-    return on;
+    return r->settings.pull_on_push; /* as the catalog listed it (store/catalog.h) */
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "hook/hook.h"
+#include "request/follow.h"
 #include "request/gate.h"
 #include "security/audit.h"
 #include "security/common.h"
@@ -26,21 +27,38 @@
 
 struct mg_hooks {
     struct mg_server *srv;
-    struct mg_hook_replay *replay;
+    struct mg_hook_replay *replay;   /* NULL: webhooks off (the route answers 404) */
     struct mg_hook_runner *runner;
+    struct mg_follower *follower;    /* the shared catalog's (request/follow.h), or NULL */
 };
+
+/* The follower asks for a catch-up: the runner's queue takes it. */
+static void catchup(void *ud, const struct mg_repo *r, bool pull, const char *delivery)
+{
+    struct mg_hooks *hk = ud;
+    mg__hook_runner_catchup(hk->runner, r, pull, delivery);
+}
+
+static void hooks_free(struct mg_hooks *hk)
+{
+    mg_follower_stop(&hk->follower); /* no catch-up is asked for after this */
+    mg__hook_runner_free(hk->runner);
+    mg_hook_replay_close(hk->replay);
+    free(hk);
+}
 
 int mg__hooks_open(struct mg_http *h, struct mg_err *err)
 {
     h->hooks = NULL;
-    if (!h->srv->cfg.webhook_secret[0]) return 0; /* off: the route answers 404 */
+    bool webhooks = h->srv->cfg.webhook_secret[0], follow = mg_follow_wanted(h->srv);
+    if (!webhooks && !follow) return 0; /* the route answers 404 */
     struct mg_hooks *hk = calloc(1, sizeof(*hk));
     if (!hk) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory starting webhooks");
     hk->srv = h->srv;
-    if (mg_hook_replay_open(&h->srv->cfg, &hk->replay, err) != 0 ||
-        mg__hook_runner_new(h->srv, &hk->runner, err) != 0) {
-        mg_hook_replay_close(hk->replay);
-        free(hk);
+    if ((webhooks && mg_hook_replay_open(&h->srv->cfg, &hk->replay, err) != 0) ||
+        mg__hook_runner_new(h->srv, &hk->runner, err) != 0 ||
+        (follow && mg_follower_start(h->srv, catchup, hk, &hk->follower, err) != 0)) {
+        hooks_free(hk);
         return -1;
     }
     mg_hook_git_ready();
@@ -52,9 +70,7 @@ void mg__hooks_close(struct mg_http *h)
 {
     struct mg_hooks *hk = h->hooks;
     if (!hk) return;
-    mg__hook_runner_free(hk->runner);
-    mg_hook_replay_close(hk->replay);
-    free(hk);
+    hooks_free(hk);
     h->hooks = NULL;
 }
 
@@ -235,7 +251,7 @@ static void deliver(struct mg_hooks *hk, struct delivery *d, struct answer *a)
 
 enum MHD_Result mg__hook(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *method)
 {
-    if (!h->hooks)
+    if (!h->hooks || !h->hooks->replay)
         return mg__respond_error(c, r, 404, MG_E_WEBHOOKS_DISABLED,
                                  "webhooks are off: set webhook_secret (at least %d characters, e.g. from `openssl "
                                  "rand -hex 32`) in the config and restart memgate serve (docs/webhooks.md)",

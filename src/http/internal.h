@@ -221,8 +221,10 @@ enum MHD_Result mg__v1(struct mg_http *h, struct MHD_Connection *c, struct req *
                        const char *method);
 
 /* ---- hook.c ---- */
-/* h->hooks: NULL (webhooks off) while webhook_secret is empty; else the
- * delivery-id store (<home>/hooks.db) and the runner. */
+/* h->hooks: NULL while webhook_secret is empty and the catalog is not
+ * shared; else the runner, the delivery-id store (<home>/hooks.db) when
+ * webhooks are on (webhook_secret), and the shared catalog's follower
+ * (request/follow.h) when storage is PostgreSQL. */
 int mg__hooks_open(struct mg_http *h, struct mg_err *err);
 /* After the connections are closed: runs under way end (hook_run.c). */
 void mg__hooks_close(struct mg_http *h);
@@ -241,6 +243,10 @@ int mg__hook_runner_new(struct mg_server *srv, struct mg_hook_runner **out, stru
  * up to an hour. Each run writes an audit event, op webhook_run. */
 int mg__hook_runner_push(struct mg_hook_runner *rn, const struct mg_repo *repo, const char *delivery,
                          bool *coalesced, struct mg_err *err);
+/* A catch-up run of repo with the shared catalog (request/follow.h): pull
+ * first (its pull_on_push), the delivery id of the push that caused it (NULL:
+ * none). Coalesced like pushes; a push run pending for the repo does it. */
+void mg__hook_runner_catchup(struct mg_hook_runner *rn, const struct mg_repo *repo, bool pull, const char *delivery);
 /* Stop: naps and fetches end at once, index runs with srv->stopping (set
  * first by `memgate serve`); pending runs are dropped. Returns once every
  * thread has ended. */

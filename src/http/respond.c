@@ -30,6 +30,8 @@ int mg_err_http_status(const char *code)
         {MG_E_LOCKED, 409},          {MG_E_REPO_EXISTS, 409},       {MG_E_SESSION_EXISTS, 409},
         {MG_E_BODY_TOO_LARGE, 413},  {MG_E_UNSUPPORTED_MEDIA, 415},
         {MG_E_INTERRUPTED, 503},       {MG_E_SHUTTING_DOWN, 503},
+        /* the shared catalog has the repo, this daemon has no index of it (store/catalog.h) */
+        {MG_E_INDEX_NOT_LOCAL, 503},
         {MG_E_TIMEOUT, 504},          {MG_E_CLIENT_ERROR, 502},
         {MG_E_TOKEN_IN_QUERY, 400},   {MG_E_UNAUTHORIZED, 401},      {MG_E_TOKEN_INVALID, 401},
         {MG_E_TOKEN_REVOKED, 401},    {MG_E_TOKEN_EXPIRED, 401},     {MG_E_CROSS_REPO, 403},

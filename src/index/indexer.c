@@ -1102,11 +1102,19 @@ static int open_repo(const struct mg_config *c, const struct mg_index_opts *o, s
     char dir[PATH_MAX], path[PATH_MAX];
     if (mg_catalog_dir(c, 1, dir, sizeof(dir), err) != 0) return -1;
     mg_repo_dbpath(c, st->id, path, sizeof(path));
-    if (!found && access(path, F_OK) == 0) {
+    /* (shared catalog: the id may be another root's on another machine, with no file here) */
+    if (!found && (access(path, F_OK) == 0 || mg_catalog_shared(c))) {
         struct mg_repo other;
         if (mg_catalog_get(c, st->id, &other, NULL) == 0 && strcmp(other.root, st->root) != 0)
             return mg_err_set(err, MG_E_REPO_EXISTS, "repo id '%s' is taken by '%s'; choose another with --name",
                               st->id, strcmp(other.tenant, tenant) == 0 ? other.root : "another tenant");
+        /* shared: a local index the catalog does not list (made before storage pointed at PostgreSQL) */
+        if (mg_catalog_shared(c) && access(path, F_OK) == 0 && mg_catalog_read_local(path, &other, NULL) == 0 &&
+            (strcmp(other.root, st->root) != 0 || strcmp(other.tenant, tenant) != 0))
+            return mg_err_set(err, MG_E_REPO_EXISTS, "this data directory holds an index of %s under the id '%s' "
+                              "(not in the shared catalog); choose another id with --name, or delete its files "
+                              "(<data dir>/repos/%s.db*)", strcmp(other.tenant, tenant) == 0 ? other.root
+                              : "another tenant's repo", st->id, st->id);
     }
     st->created = !found;
     if (mg_db_open(path, MG_DB_CREATE, d, err) != 0) return -1;

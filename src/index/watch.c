@@ -410,6 +410,7 @@ static void rescan(struct mg_watcher *w)
     for (size_t i = 0; i < w->nrepos; i++) w->repos[i]->listed = false;
     for (size_t k = 0; k < n; k++) {
         struct repo *r = NULL;
+        if (!mg_repo_has_index(&v[k])) continue; /* shared catalog: no index here (yet): nothing to keep current */
         for (size_t i = 0; i < w->nrepos && !r; i++)
             if (strcmp(w->repos[i]->info.id, v[k].id) == 0 && strcmp(w->repos[i]->info.root, v[k].root) == 0)
                 r = w->repos[i];

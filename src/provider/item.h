@@ -82,6 +82,7 @@ struct mg_field {
 #define MG_FIELD(T, member, kind) {#member, (kind), 0, (uint16_t)offsetof(T, member), 0}
 #define MG_FIELD_F(T, member, kind, flags) {#member, (kind), (flags), (uint16_t)offsetof(T, member), 0}
 #define MG_FIELD_AS(T, member, json, kind) {(json), (kind), 0, (uint16_t)offsetof(T, member), 0}
+#define MG_FIELD_AS_F(T, member, json, kind, flags) {(json), (kind), (flags), (uint16_t)offsetof(T, member), 0}
 #define MG_FIELD_TAGS(T, member, count) {#member, MG_F_TAGS, 0, (uint16_t)offsetof(T, member), (uint16_t)offsetof(T, count)}
 
 /* What the guardrail checks for items of a type (type->owner). */

@@ -53,6 +53,12 @@ struct mg_pcall {
     /* progress of long work (indexing); may be NULL */
     void (*progress)(void *ud, double done, double total, const char *message);
     void *progress_ud;
+    /* index: why it runs (the shared catalog's notification says it): NULL
+     * or "index" (a tool, the command line), "push" (a webhook), "schedule"
+     * (reindex_interval), "catchup" (a follower bringing its copy up to the
+     * catalog: no new generation); and a push's delivery id (or NULL) */
+    const char *index_reason;
+    const char *index_delivery;
 };
 
 /* ---- code --------------------------------------------------------------------------------- */
@@ -121,6 +127,11 @@ struct mg_repo_info {
     struct mg_item base;
     char *id, *root, *fingerprint;     /* labels */
     int64_t files, chunks, symbols, bytes, db_bytes, created_at, indexed_at;
+    /* shared catalog (store/catalog.h; NULL and 0 without one): how this
+     * daemon's index stands (current, behind, pending, absent, conflict), its
+     * generation and the catalog's */
+    char *index_state;                 /* label */
+    int64_t generation, catalog_generation;
 };
 extern const struct mg_item_type mg_item_repo_info;
 
@@ -168,6 +179,7 @@ struct mg_index_run {
     bool vec_reembedded;
     double vec_seconds, vec_columns_seconds; /* embedding; writing the column file (vector/vstore.h) */
     char *warning;                     /* label: what failed while embedding, or NULL */
+    int64_t generation;                /* shared catalog: the repo's generation the index is now at (0: none) */
 };
 extern const struct mg_item_type mg_item_index_run;
 

@@ -81,7 +81,10 @@ const struct mg_item_type mg_item_file_entry = {"file", sizeof(struct mg_file_en
         MG_FIELD_AS(T, pre fingerprint, "fingerprint", MG_F_LABEL), MG_FIELD_AS(T, pre files, "files", MG_F_INT),     \
         MG_FIELD_AS(T, pre chunks, "chunks", MG_F_INT), MG_FIELD_AS(T, pre symbols, "symbols", MG_F_INT),             \
         MG_FIELD_AS(T, pre bytes, "bytes", MG_F_INT), MG_FIELD_AS(T, pre db_bytes, "db_bytes", MG_F_INT),             \
-        MG_FIELD_AS(T, pre created_at, "created_at", MG_F_INT), MG_FIELD_AS(T, pre indexed_at, "indexed_at", MG_F_INT)
+        MG_FIELD_AS(T, pre created_at, "created_at", MG_F_INT), MG_FIELD_AS(T, pre indexed_at, "indexed_at", MG_F_INT), \
+        MG_FIELD_AS(T, pre index_state, "index_state", MG_F_LABEL),                                                   \
+        MG_FIELD_AS_F(T, pre generation, "generation", MG_F_INT, MG_F_OMIT0),                                         \
+        MG_FIELD_AS_F(T, pre catalog_generation, "catalog_generation", MG_F_INT, MG_F_OMIT0)
 static const struct mg_field repo_info_fields[] = {REPO_INFO_FIELDS(struct mg_repo_info, )};
 const struct mg_item_type mg_item_repo_info = {"repo", sizeof(struct mg_repo_info), repo_info_fields,
                                                N(repo_info_fields), CODE_OWNER, 0, -1, "repo"};
@@ -229,6 +232,7 @@ static const struct mg_field index_run_fields[] = {
     IR(seconds, MG_F_REAL), IR(merge_seconds, MG_F_REAL), IR(map_seconds, MG_F_REAL), IR(cpu_workers, MG_F_REAL), IR(cpu_writer, MG_F_REAL),
     IR(embedder, MG_F_LABEL), IR(vec_files, MG_F_INT), IR(vec_chunks, MG_F_INT), IR(vec_pending, MG_F_INT),
     IR(vec_reembedded, MG_F_BOOL), IR(vec_seconds, MG_F_REAL), IR(vec_columns_seconds, MG_F_REAL), IR(warning, MG_F_LABEL),
+    MG_FIELD_F(struct mg_index_run, generation, MG_F_INT, MG_F_OMIT0),
 };
 #undef IR
 const struct mg_item_type mg_item_index_run = {"index", sizeof(struct mg_index_run), index_run_fields,

@@ -53,6 +53,8 @@ int mg_request_init(struct mg_ctx *x, const struct mg_request_spec *spec, struct
     x->deadline_ms = spec->timeout_ms > 0 ? mg_now_ms() + spec->timeout_ms : 0;
     x->stop = &spec->srv->stopping;
     if (spec->op) snprintf(x->audit.op, sizeof(x->audit.op), "%s", spec->op);
+    x->index_reason = spec->index_reason;
+    snprintf(x->index_delivery, sizeof(x->index_delivery), "%s", spec->index_delivery ? spec->index_delivery : "");
     return 0;
 }
 

@@ -63,6 +63,8 @@ struct mg_channel {
 
 /* The audit record a request builds (see mg_gate_finish). */
 #define MG_REQUEST_ID_MAX 64
+#define MG_INDEX_DELIVERY_MAX 128 /* a webhook delivery id (hook/hook.h MG_HOOK_ID_MAX) */
+#define MG_STALE_MAX 16           /* stale repos named in one result */
 
 struct mg_audit_rec {
     char op[64];                     /* the tool or command */
@@ -116,6 +118,18 @@ struct mg_ctx {
     struct mg_audit_rec audit;
     char request_id[MG_REQUEST_ID_MAX + 1]; /* the HTTP request's X-Request-Id, "" none */
     char memory_session[MG_SID_LEN + 1]; /* an implicit session's: this request's own memory session */
+    /* an index run's cause (struct mg_pcall's index_reason; a static string or
+     * NULL) and a push's delivery id ("" none), from the spec */
+    const char *index_reason;
+    char index_delivery[MG_INDEX_DELIVERY_MAX + 1];
+    /* the shared catalog (store/catalog.h): the repos this request read from
+     * a local index behind the catalog's generation (the gate's, under mu);
+     * the result says stale (tools/registry.c) */
+    struct {
+        char id[MG_ID_MAX + 1];
+        int64_t generation, catalog_generation;
+    } stale[MG_STALE_MAX];
+    size_t nstale;
 };
 
 struct mg_request_spec {
@@ -128,6 +142,8 @@ struct mg_request_spec {
     int64_t timeout_ms;              /* 0: no deadline */
     const char *op;                  /* the audit op: the tool's or the command's name */
     const char *request_id;          /* NULL: this thread's (mg_request_id_set), if any */
+    const char *index_reason;        /* an index run's cause (a static string: "push", "schedule", "catchup"), or NULL */
+    const char *index_delivery;      /* a push's delivery id, or NULL */
 };
 
 /* The HTTP request this thread works for: its id (X-Request-Id) goes into

@@ -609,6 +609,53 @@ static void inputs_release(struct inputs *in)
 
 /* ---- 6. running an operation ------------------------------------------------------------------------------ */
 
+/* The shared catalog (store/catalog.h): an operation that reads indexes
+ * needs this daemon's index of each repo. One behind the catalog is read,
+ * and the request says stale; with storage_stale = wait the gate first waits
+ * (storage_stale_wait seconds at most, within the request's deadline) for
+ * the follower's catch-up run, as it does for a first index being built. */
+static int check_copies(struct mg_ctx *x, const struct mg_repo *repos, size_t n, struct mg_err *err)
+{
+    const struct mg_config *cfg = &x->srv->cfg;
+    bool wait = strcmp(cfg->storage_stale, "wait") == 0 && cfg->storage_stale_wait > 0;
+    for (size_t i = 0; i < n; i++) {
+        struct mg_repo r = repos[i];
+        if (wait && (r.copy == MG_COPY_BEHIND || r.copy == MG_COPY_PENDING || r.copy == MG_COPY_CONFLICT)) {
+            int64_t until = mg_now_ms() + (int64_t)cfg->storage_stale_wait * 1000;
+            if (x->deadline_ms && x->deadline_ms < until) until = x->deadline_ms;
+            if (mg_catalog_wait_current(cfg, r.id, until, &r, err) != 0) return -1;
+        }
+        switch (r.copy) {
+        case MG_COPY_PENDING:
+            return mg_err_set(err, MG_E_INDEX_NOT_LOCAL, "repo '%s' is in the shared catalog and this daemon is "
+                              "building its own index of it from '%s' now; retry in a few seconds", r.id, r.root);
+        case MG_COPY_ABSENT:
+            return mg_err_set(err, MG_E_INDEX_NOT_LOCAL, "repo '%s' is in the shared catalog, but its working copy "
+                              "'%s' is not on this daemon's machine, so it has no index of it; give every daemon a "
+                              "working copy at that path (docs/index.md, \"Several daemons\"), or ask one that "
+                              "has it", r.id, r.root);
+        case MG_COPY_CONFLICT:
+            return mg_err_set(err, MG_E_INDEX_NOT_LOCAL, "this daemon's index file of '%s' is of another tenant or "
+                              "root than the shared catalog says, so it is not served; it is rebuilt from '%s' "
+                              "(retry in a few seconds)", r.id, r.root);
+        case MG_COPY_BEHIND:
+            pthread_mutex_lock(&x->mu);
+            size_t k = 0;
+            while (k < x->nstale && strcmp(x->stale[k].id, r.id) != 0) k++;
+            if (k < MG_STALE_MAX) {
+                snprintf(x->stale[k].id, sizeof(x->stale[k].id), "%s", r.id);
+                x->stale[k].generation = r.generation;
+                x->stale[k].catalog_generation = r.catalog_generation;
+                if (k == x->nstale) x->nstale++;
+            }
+            pthread_mutex_unlock(&x->mu);
+            break;
+        default: break;
+        }
+    }
+    return 0;
+}
+
 static void pc_progress(void *ud, double done, double total, const char *message)
 {
     mg_request_progress(ud, done, total, message);
@@ -640,6 +687,10 @@ int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target
         repos = visible;
         break;
     }
+    if (op->reads_index && mg_catalog_shared(&x->srv->cfg) && check_copies(x, repos, nrepos, err) != 0) {
+        free(visible);
+        return -1;
+    }
     struct mg_pcall pc = {
         .cfg = &x->srv->cfg,
         .tenant = x->who.tenant,
@@ -651,6 +702,8 @@ int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target
         .stop = x->stop,
         .progress = x->channel && x->channel->progress ? pc_progress : NULL,
         .progress_ud = x,
+        .index_reason = x->index_reason,
+        .index_delivery = x->index_delivery[0] ? x->index_delivery : NULL,
     };
     struct inputs in = {.x = x, .err = err};
     if (op->inputs) op->inputs(args, check_input, &in);

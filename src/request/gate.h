@@ -84,6 +84,11 @@ struct mg_op {
                struct mg_err *err);
     /* calls visit for each string of args it stores (NULL: none) */
     void (*inputs)(void *args, mg_input_fn visit, void *ud);
+    /* reads the repos' local indexes: with a shared catalog, a repo this
+     * daemon has no index of is index_not_local, and one whose index is
+     * behind the catalog is read with the request marked stale (or waited
+     * for: storage_stale = wait) */
+    bool reads_index;
 };
 
 /* What the call named: its repo argument (NULL: none) and its scope lists

@@ -112,7 +112,8 @@ int mg_ext_providers(const struct mg_server *srv)
 
 void mg_op_ext_search(const struct mg_server *srv, int i, struct mg_op *op)
 {
-    *op = (struct mg_op){srv->ext_op_names[i], MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_ext_search, NULL};
+    *op = (struct mg_op){srv->ext_op_names[i], MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_ext_search, NULL,
+                         false};
 }
 
 bool mg_op_unpaged(const struct mg_op *op)
@@ -120,26 +121,33 @@ bool mg_op_unpaged(const struct mg_op *op)
     return op->run == r_ext_search;
 }
 
-const struct mg_op mg_op_code_search = {"code.search", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_search, NULL};
-const struct mg_op mg_op_code_symbols = {"code.symbols", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_symbols, NULL};
-const struct mg_op mg_op_code_read = {"code.read", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_read, NULL};
+/* (the last member: reads_index, gate.h) */
+const struct mg_op mg_op_code_search = {"code.search", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_search, NULL,
+                                        true};
+const struct mg_op mg_op_code_symbols = {"code.symbols", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_symbols, NULL,
+                                         true};
+const struct mg_op mg_op_code_read = {"code.read", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_read, NULL, true};
 const struct mg_op mg_op_code_outline = {"code.outline", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_outline,
-                                         NULL};
+                                         NULL, true};
 const struct mg_op mg_op_code_repomap = {"code.repomap", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_repomap,
-                                         NULL};
-const struct mg_op mg_op_code_nav = {"code.nav", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_nav, NULL};
-const struct mg_op mg_op_code_list = {"code.list", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_list, NULL};
-const struct mg_op mg_op_code_repos = {"code.repos", MG_LEVEL_READ, MG_REPOS_VISIBLE, false, NULL, r_repos, NULL};
-const struct mg_op mg_op_code_status = {"code.status", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_stats, NULL};
+                                         NULL, true};
+const struct mg_op mg_op_code_nav = {"code.nav", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_nav, NULL, true};
+const struct mg_op mg_op_code_list = {"code.list", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_list, NULL, true};
+const struct mg_op mg_op_code_repos = {"code.repos", MG_LEVEL_READ, MG_REPOS_VISIBLE, false, NULL, r_repos, NULL,
+                                       false};
+const struct mg_op mg_op_code_status = {"code.status", MG_LEVEL_READ, MG_REPOS_SCOPE, false, NULL, r_stats, NULL,
+                                        false};
 const struct mg_op mg_op_code_status_all = {"code.status", MG_LEVEL_READ, MG_REPOS_VISIBLE, false, NULL, r_stats,
-                                            NULL};
+                                            NULL, false};
 const struct mg_op mg_op_code_settings = {"code.settings", MG_LEVEL_READ, MG_REPOS_ONE, false, NULL, r_settings,
-                                          NULL};
+                                          NULL, false};
 const struct mg_op mg_op_code_configure = {"code.configure", MG_LEVEL_ADMIN, MG_REPOS_ONE, true, NULL, r_configure,
-                                           NULL};
-const struct mg_op mg_op_code_index = {"code.index", MG_LEVEL_WRITE, MG_REPOS_NONE, true, allow_index, r_index, NULL};
-const struct mg_op mg_op_code_reindex = {"code.index", MG_LEVEL_WRITE, MG_REPOS_ONE, true, NULL, r_index, NULL};
-const struct mg_op mg_op_code_remove = {"code.remove", MG_LEVEL_ADMIN, MG_REPOS_ONE, true, NULL, r_remove, NULL};
+                                           NULL, false};
+const struct mg_op mg_op_code_index = {"code.index", MG_LEVEL_WRITE, MG_REPOS_NONE, true, allow_index, r_index, NULL,
+                                       false};
+const struct mg_op mg_op_code_reindex = {"code.index", MG_LEVEL_WRITE, MG_REPOS_ONE, true, NULL, r_index, NULL, false};
+const struct mg_op mg_op_code_remove = {"code.remove", MG_LEVEL_ADMIN, MG_REPOS_ONE, true, NULL, r_remove, NULL,
+                                        false};
 
 /* ---- memory ---- */
 
@@ -194,7 +202,7 @@ static void mem_inputs(void *args, mg_input_fn visit, void *ud)
 }
 
 #define OP(var, name, level, repos, write, fn) \
-    const struct mg_op var = {name, level, repos, write, NULL, fn, mem_inputs};
+    const struct mg_op var = {name, level, repos, write, NULL, fn, mem_inputs, false};
 OP(mg_op_notes_set, "notes.set", MG_LEVEL_WRITE, MG_REPOS_ONE, true, r_note_set)
 OP(mg_op_notes_get, "notes.get", MG_LEVEL_READ, MG_REPOS_ONE, false, r_note_get)
 OP(mg_op_notes_list, "notes.list", MG_LEVEL_READ, MG_REPOS_ONE, false, r_note_list)

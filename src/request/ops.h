@@ -21,6 +21,11 @@
  *   notes.*, sessions.*, entities.*      struct mg_mem_args (the fields each uses below)
  *   profiles.save, profiles.get          struct mg_mem_args; no repo (profiles are the tenant's)
  *
+ * The operations that read a repo's index (search, symbols, read, outline,
+ * nav, repomap, list) are marked reads_index: with a shared catalog they need
+ * this daemon's index of the repo, and say stale when it is behind
+ * (request/gate.h).
+ *
  * The memory operations declare the strings of struct mg_mem_args to the
  * gate (request/gate.h, step 3): identifiers (session, key, project name,
  * agent id, a note's key and session) and content (value, summary, tags,

@@ -94,7 +94,8 @@ static int reindex(struct mg_scheduler *s, const struct mg_repo *r, struct mg_it
 {
     struct mg_principal who = {.level = MG_LEVEL_WRITE};
     snprintf(who.tenant, sizeof(who.tenant), "%s", r->tenant);
-    struct mg_request_spec spec = {.srv = s->srv, .who = &who, .session = s->session, .op = "index_repo"};
+    struct mg_request_spec spec = {.srv = s->srv, .who = &who, .session = s->session, .op = "index_repo",
+                                   .index_reason = "schedule"};
     struct mg_ctx x;
     mg_items_init(items);
     if (mg_request_init(&x, &spec, err) != 0) return -1;
@@ -156,6 +157,11 @@ static void tick(struct mg_scheduler *s)
                 err.code ? err.code : MG_E_INTERNAL, err.msg);
         return;
     }
+    /* shared catalog: only repos this daemon has an index of (it builds the others as it follows) */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (mg_repo_has_index(&v[i])) v[k++] = v[i];
+    n = k;
     sync_plans(s, v, n, mg_now_ms(), (int64_t)time(NULL));
     for (size_t i = 0; i < s->nplans && !stopping(s); i++) {
         struct plan *p = &s->plans[i];

@@ -128,12 +128,10 @@ static int read_repo_db(const char *dbpath, struct mg_repo *r, struct mg_err *er
         r->bytes = mg_db_meta_int(d, "bytes", 0);
         r->created_at = mg_db_meta_int(d, "created_at", 0);
         r->indexed_at = mg_db_meta_int(d, "indexed_at", 0);
-        struct mg_repo_settings set; /* for the re-index scheduler, which lists the repos every few seconds */
-        char v[32];
-        mg_settings_defaults(&set);
-        if (mg_db_meta_get(d, MG_SETTING_PREFIX "reindex_interval", v, sizeof(v)) == 0)
-            mg_settings_take(&set, MG_SETTING_PREFIX "reindex_interval", v);
-        r->reindex_interval = set.reindex_interval;
+        r->generation = mg_db_meta_int(d, "catalog.generation", 0);
+        /* for the re-index scheduler, which lists the repos every few seconds, and the webhook */
+        if (mg_settings_read(d, &r->settings, NULL) != 0) mg_settings_defaults(&r->settings);
+        r->reindex_interval = r->settings.reindex_interval;
         char p[PATH_MAX + 8];
         r->db_bytes = file_size(dbpath);
         snprintf(p, sizeof(p), "%s-wal", dbpath);
@@ -173,7 +171,7 @@ static ino_t file_sig(const char *path, struct timespec *m, off_t *size)
     return 0;
 }
 
-static int read_repo(const char *dbpath, struct mg_repo *r, struct mg_err *err)
+int mg_catalog_read_local(const char *dbpath, struct mg_repo *r, struct mg_err *err)
 {
     char wal[PATH_MAX + 8];
     snprintf(wal, sizeof(wal), "%s-wal", dbpath);
@@ -218,7 +216,24 @@ static int cmp_repo(const void *a, const void *b)
     return strcmp(((const struct mg_repo *)a)->id, ((const struct mg_repo *)b)->id);
 }
 
+const char *mg_repo_copy_name(enum mg_repo_copy c)
+{
+    static const char *const names[] = {NULL, "current", "behind", "pending", "absent", "conflict"};
+    return (unsigned)c < sizeof(names) / sizeof(names[0]) ? names[c] : NULL;
+}
+
+bool mg_repo_has_index(const struct mg_repo *r)
+{
+    return r->copy == MG_COPY_NONE || r->copy == MG_COPY_CURRENT || r->copy == MG_COPY_BEHIND;
+}
+
 int mg_catalog_list(const struct mg_config *c, struct mg_repo **out, size_t *n, struct mg_err *err)
+{
+    if (mg_catalog_shared(c)) return mg__catalog_shared_list(c, out, n, err);
+    return mg_catalog_local_list(c, out, n, err);
+}
+
+int mg_catalog_local_list(const struct mg_config *c, struct mg_repo **out, size_t *n, struct mg_err *err)
 {
     *out = NULL;
     *n = 0;
@@ -246,7 +261,7 @@ int mg_catalog_list(const struct mg_config *c, struct mg_repo **out, size_t *n, 
             *out = v;
         }
         struct mg_err e2 = {0};
-        if (read_repo(path, &(*out)[*n], &e2) != 0) {
+        if (mg_catalog_read_local(path, &(*out)[*n], &e2) != 0) {
             fprintf(stderr, "warning: skipping '%s': %s\n", path, e2.msg);
             continue;
         }
@@ -285,9 +300,12 @@ int mg_catalog_containing(const struct mg_repo *v, size_t n, const char *path)
 int mg_catalog_get(const struct mg_config *c, const char *id, struct mg_repo *out, struct mg_err *err)
 {
     char path[PATH_MAX];
-    if (mg_repo_check_name(id, NULL) == 0) {
+    if (mg_catalog_shared(c)) {
+        int found = mg__catalog_shared_get(c, id, out, err);
+        if (found != 0) return found < 0 ? -1 : 0;
+    } else if (mg_repo_check_name(id, NULL) == 0) {
         mg_repo_dbpath(c, id, path, sizeof(path));
-        if (access(path, F_OK) == 0) return read_repo(path, out, err);
+        if (access(path, F_OK) == 0) return mg_catalog_read_local(path, out, err);
     }
     struct mg_repo *all;
     size_t n;
@@ -314,19 +332,35 @@ int mg_catalog_find_root(const struct mg_config *c, const char *root, struct mg_
     return found;
 }
 
-int mg_catalog_remove(const struct mg_config *c, const char *id, struct mg_err *err)
+/* Delete the files of the index at dbpath. */
+static int unlink_index(const char *dbpath, struct mg_err *err)
 {
-    struct mg_repo r;
-    if (mg_catalog_get(c, id, &r, err) != 0) return -1;
     static const char *const suffix[] = {"", "-wal", "-shm", ".lock", ".map", ".vec", ".watch"};
     /* .map: search/repomap.h; .vec: vector/vstore.h; .watch: index/watch.c */
     for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
         char p[PATH_MAX + 8];
-        snprintf(p, sizeof(p), "%s%s", r.dbpath, suffix[i]);
+        snprintf(p, sizeof(p), "%s%s", dbpath, suffix[i]);
         if (unlink(p) != 0 && errno != ENOENT)
             return mg_err_set(err, MG_E_IO, "cannot remove '%s': %s", p, strerror(errno));
     }
     return 0;
+}
+
+int mg_catalog_drop_local(const struct mg_config *c, const char *id, struct mg_err *err)
+{
+    if (mg_repo_check_name(id, err) != 0) return -1;
+    char dbpath[PATH_MAX];
+    mg_repo_dbpath(c, id, dbpath, sizeof(dbpath));
+    return unlink_index(dbpath, err);
+}
+
+int mg_catalog_remove(const struct mg_config *c, const char *id, struct mg_err *err)
+{
+    struct mg_repo r;
+    if (mg_catalog_get(c, id, &r, err) != 0) return -1;
+    /* shared: out of the catalog first (every daemon drops its copy), then this one's */
+    if (mg_catalog_shared(c) && mg__catalog_shared_remove(c, &r, err) != 0) return -1;
+    return unlink_index(r.dbpath, err);
 }
 
 int mg_catalog_resolve(const struct mg_config *c, const char *const *ids, size_t nids, const char *cwd,

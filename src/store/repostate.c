@@ -84,6 +84,14 @@ static void settle_watch(struct mg_repo_state *st, const struct watch_rows *w, i
     st->pending = w->pending > 0 ? w->pending : 0;
 }
 
+void mg_repo_state_unknown(struct mg_repo_state *st)
+{
+    memset(st, 0, sizeof(*st));
+    st->vectors = st->full_at = st->full_ms = st->incr_at = st->incr_ms = st->last_error_at = st->pending = -1;
+    snprintf(st->watch_state, sizeof(st->watch_state), "off");
+    mg_settings_defaults(&st->settings);
+}
+
 int mg_repo_state_read(struct mg_db *d, const char *dbpath, int64_t now, struct mg_repo_state *st,
                        struct mg_err *err)
 {

@@ -53,6 +53,10 @@ struct mg_repo_state {
 int mg_repo_state_read(struct mg_db *d, const char *dbpath, int64_t now, struct mg_repo_state *st,
                        struct mg_err *err);
 
+/* Everything unknown (-1), the watcher off, the settings the defaults: the
+ * state of a repo with no local index. */
+void mg_repo_state_unknown(struct mg_repo_state *st);
+
 /* Does an index run hold the lock of the repo at dbpath? A non-blocking
  * shared flock on <dbpath>.lock, released at once. */
 bool mg_repo_busy(const char *dbpath);

@@ -112,6 +112,27 @@ static void cap_result(struct mg_ctx *x, const struct mg_tool *t, json_t *result
     }
 }
 
+/* The shared catalog (store/catalog.h): a result read from a local index
+ * behind the catalog's generation says so at its top level,
+ * "index_stale": true, with "index_stale_repos" [{repo, generation,
+ * catalog_generation}] (docs/mcp.md "Tool results"). Not "stale": a hit's
+ * `stale` says its file changed on disk, repo_map's that its graph is older
+ * than the index. */
+static void mark_stale(struct mg_ctx *x, json_t *result)
+{
+    pthread_mutex_lock(&x->mu);
+    if (x->nstale && json_is_object(result)) {
+        json_t *a = json_array();
+        for (size_t i = 0; i < x->nstale; i++)
+            json_array_append_new(a, json_pack("{s:s, s:I, s:I}", "repo", x->stale[i].id, "generation",
+                                               (json_int_t)x->stale[i].generation, "catalog_generation",
+                                               (json_int_t)x->stale[i].catalog_generation));
+        json_object_set_new(result, "index_stale", json_true());
+        json_object_set_new(result, "index_stale_repos", a);
+    }
+    pthread_mutex_unlock(&x->mu);
+}
+
 int mg_tools_call(struct mg_ctx *x, const struct mg_tool *t, json_t *args, json_t **result, struct mg_err *err)
 {
     *result = NULL;
@@ -127,6 +148,7 @@ int mg_tools_call(struct mg_ctx *x, const struct mg_tool *t, json_t *args, json_
         rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory building the result of %s", t->name);
     } else {
         cap_result(x, t, *result);
+        mark_stale(x, *result);
     }
     x->page.fp = 0;
     x->page.skip = x->page.keep = 0; /* (a tool that failed between setting its page and running it) */

@@ -95,6 +95,8 @@ static const struct key {
     {"storage_pool_max", K_INT, offsetof(struct mg_config, storage_pool_max), 1, 1000},
     {"storage_timeout", K_INT, offsetof(struct mg_config, storage_timeout), 1, 600},
     {"storage_statement_timeout", K_INT, offsetof(struct mg_config, storage_statement_timeout), 1, 3600},
+    {"storage_stale", K_ENUM, offsetof(struct mg_config, storage_stale), 1, 7},
+    {"storage_stale_wait", K_INT, offsetof(struct mg_config, storage_stale_wait), 0, 3600},
     {"watch_poll_interval", K_INT, offsetof(struct mg_config, watch_poll_interval), 5, 86400},
     {"access_log", K_STR, offsetof(struct mg_config, access_log), 1, sizeof(((struct mg_config *)0)->access_log) - 1},
     {"access_log_max_bytes", K_SIZE, offsetof(struct mg_config, access_log_max_bytes), 4096, 1LL << 40},
@@ -126,6 +128,8 @@ static const char *const *enum_choices(const char *key)
     static const char *const action[] = {"redact", "exclude", "keep", NULL};
     static const char *const on_off[] = {"on", "off", NULL};
     static const char *const vector_store[] = {"builtin", "chroma", "qdrant", NULL};
+    static const char *const storage_stale[] = {"serve", "wait", NULL};
+    if (strcmp(key, "storage_stale") == 0) return storage_stale;
     if (strcmp(key, "watch") == 0 || strcmp(key, "allow_external_vectors") == 0) return on_off;
     if (strcmp(key, "vector_store") == 0) return vector_store;
     if (strcmp(key, "require_tokens") == 0) return require_tokens;
@@ -228,6 +232,8 @@ void mg_config_defaults(struct mg_config *c)
     c->storage_pool_max = 8;
     c->storage_timeout = 5;
     c->storage_statement_timeout = 30;
+    snprintf(c->storage_stale, sizeof(c->storage_stale), "serve");
+    c->storage_stale_wait = 10;
     c->watch_poll_interval = 60;
     snprintf(c->access_log, sizeof(c->access_log), "off");
     c->access_log_max_bytes = 64 << 20;
@@ -467,6 +473,7 @@ static const char *const env_other[] = {
     "PROVIDER_DEPTH", /* set by memgate for the MCP servers it starts (util/mcpc.h) */
     /* test seams (docs/config.md) */
     "TEST_COMMIT_BYTES", "TEST_MIN_REINDEX_INTERVAL", "TEST_WATCH_LIMIT", "TEST_V1_DELAY_MS",
+    "TEST_CATCHUP_DELAY_MS",
     /* the test and bench harnesses' own (tests/, scripts/, bench/): set around memgate, not read by it */
     "BIN", "KEEP_TMP", "BENCH_CACHE", "BENCH_NODE", "ISOLATION_CALLS", "MEMISO_OPS", "MEMISO_SEED", "SDK2_CALLS",
     "TEST_PG_DIR", "TEST_PG_SH", /* the tests' PostgreSQL (make test, tests/runner.c) */

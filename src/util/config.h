@@ -100,6 +100,11 @@ struct mg_config {
     int storage_pool_max;    /* connections per process, at most (default 8) */
     int storage_timeout;     /* seconds to connect, or to wait for a free connection (default 5) */
     int storage_statement_timeout; /* seconds a statement may run (default 30) */
+    /* the shared catalog (store/catalog.h): a daemon whose copy of a repo's
+     * index is behind the catalog answers from it with stale: true (serve),
+     * or first waits up to storage_stale_wait seconds for its catch-up run */
+    char storage_stale[8];   /* serve (default) | wait */
+    int storage_stale_wait;  /* seconds (default 10) */
     /* the file watcher (src/index/watch.h); watch above */
     int watch_poll_interval; /* seconds between full runs of a repo the kernel cannot watch (default 60) */
     /* push webhooks (src/hook/hook.h, docs/webhooks.md) */

@@ -26,6 +26,7 @@
 #define MG_E_STORAGE_UNAVAILABLE "storage_unavailable" /* PostgreSQL cannot be reached, or the pool had no connection in time */
 #define MG_E_STORAGE_CONFLICT "storage_conflict" /* a write collided with another's (unique key) */
 #define MG_E_STORAGE_RETRY  "storage_retry"   /* a transaction lost to a concurrent one (serialization, deadlock) */
+#define MG_E_INDEX_NOT_LOCAL "index_not_local" /* the shared catalog has the repo, this daemon has no index of it (yet) (503) */
 #define MG_E_REPO_NOT_FOUND "repo_not_found"  /* no indexed repo has that id */
 #define MG_E_REPO_REQUIRED  "repo_required"   /* several repos and none chosen */
 #define MG_E_REPO_EXISTS    "repo_exists"     /* id or root already taken */

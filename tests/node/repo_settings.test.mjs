@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
 
-import { makeRepo, makeWorld, MEMGATE_BIN, shutdown, startServe, v1 } from './lib/harness.mjs';
+import { makeRepo, makeWorld, MEMGATE_BIN, pgDatabase, shutdown, startServe, v1 } from './lib/harness.mjs';
 
 let world;
 let serve;
@@ -23,6 +23,8 @@ function token(tenant, scope) {
 
 before(async () => {
   world = makeWorld('reposettings');
+  // the same tests on the shared catalog (storage = PostgreSQL): repo_settings_pg.test.mjs sets it
+  if (globalThis.MEMGATE_STORAGE === 'pg') world.env.MEMGATE_DATABASE_URL = pgDatabase('reposettings');
   // config watch = off for every memgate here: this file is about settings, stats and metrics as
   // such (tests/node/watch.test.mjs has the watcher)
   world.env.MEMGATE_WATCH = 'off';

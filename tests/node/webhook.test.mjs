@@ -133,6 +133,7 @@ async function settled() {
 
 before(async () => {
   world = makeWorld('webhook');
+  // the same tests on the shared database (tokens, delivery ids, the catalog): webhook_pg.test.mjs sets it
   if (PG) world.env.MEMGATE_DATABASE_URL = pgDatabase('webhook');
   // watch = off: these tests count what a push's run indexes, and a watcher would index the
   // change first (tests/node/watch.test.mjs has the watcher)
@@ -381,9 +382,7 @@ test('pull_on_push: a commit pushed to the remote is pulled (fast-forward) and b
   git(world.dir, 'clone', '-q', remote, other);
   mg(['index', W, '--name', 'pulled', '--quiet']);
   mg(['index', W2, '--name', 'pulled2', '--quiet']);
-  // the setting, as `memgate repos set pulled pull_on_push=on` stores it
-  execFileSync('sqlite3', [path.join(world.home, 'repos', 'pulled.db'),
-    "INSERT OR REPLACE INTO meta(key, value) VALUES('setting.pull_on_push','on')"]);
+  mg(['repos', 'set', 'pulled', 'pull_on_push=on']);
 
   const marker = `pulled_marker_${process.pid}`;
   pushFromOther('pushed.c', `int ${marker}(void) { return 4; }\n`);
