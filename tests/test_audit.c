@@ -1389,11 +1389,12 @@ TEST_T(audit_pg_down_is_storage_unavailable_and_recovers, 180)
     ASSERT_EQ_INT(mg_audit_emit(a, &ev, &err), -1);
     ASSERT_EQ_STR(err.code, MG_E_STORAGE_UNAVAILABLE);
     ASSERT_NOT_CONTAINS(err.msg, "password");
-    /* a tool call whose event cannot be written answers the error, not its result */
+    /* a tool call whose event cannot be written answers the error, never its result (here the shared
+     * catalog, read before the call runs, fails first; tests/node/audit_unwritten.test.mjs has the
+     * answer withheld after the call ran) */
     struct mg_t_out o = MG_RUN(NULL, home, "repos", "--json");
     ASSERT(o.status != 0);
     ASSERT_CONTAINS(o.out, "storage_unavailable");
-    ASSERT_CONTAINS(o.out, "withheld");
     ASSERT_NOT_CONTAINS(o.out, "\"repos\"");
     mg_t_out_free(&o);
     /* a handle opened while it is down is no error: its appends are */

@@ -47,9 +47,12 @@ static void warm(struct mg_server *srv)
     json_decref(r);
 }
 
-static void index_in(const char *home, const char *repo)
+/* (with storage = url: the repo is the shared catalog's, as every daemon's) */
+static void index_in(const char *home, const char *repo, const char *url)
 {
-    mg_t_write_str(home, "config", "index_roots = acme:/tmp\n");
+    char cfg[1024];
+    snprintf(cfg, sizeof(cfg), "index_roots = acme:/tmp\nstorage = %s\n", url);
+    mg_t_write_str(home, "config", cfg);
     struct mg_t_out o = MG_RUN(repo, home, "index", repo, "--name", "alpha", "--tenant", "acme", "--quiet");
     if (o.status != 0) FAIL("index: %s", o.err);
     mg_t_out_free(&o);
@@ -95,8 +98,8 @@ TEST(session_pg_scope_and_handles_across_daemons)
     mg_t_write_str(repo, "top.c", "int canary_top(void) { return 1; }\n");
     mg_t_write_str(repo, "sub/deep.c", "int canary_deep(void) { return 2; }\n");
     mg_t_sh(repo, "git init -q .");
-    index_in(h1, repo);
-    index_in(h2, repo);
+    index_in(h1, repo, url);
+    index_in(h2, repo, url);
     struct mg_server a, b;
     daemon_open(&a, h1, url, 3600);
     daemon_open(&b, h2, url, 3600);
