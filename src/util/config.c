@@ -469,6 +469,7 @@ static const char *const env_other[] = {
     "TEST_COMMIT_BYTES", "TEST_MIN_REINDEX_INTERVAL", "TEST_WATCH_LIMIT", "TEST_V1_DELAY_MS",
     /* the test and bench harnesses' own (tests/, scripts/, bench/): set around memgate, not read by it */
     "BIN", "KEEP_TMP", "BENCH_CACHE", "BENCH_NODE", "ISOLATION_CALLS", "MEMISO_OPS", "MEMISO_SEED", "SDK2_CALLS",
+    "TEST_PG_DIR", "TEST_PG_SH", /* the tests' PostgreSQL (make test, tests/runner.c) */
 };
 
 /* Edit distance of a and b (each at most 63 bytes compared). */
