@@ -610,3 +610,52 @@ TEST(memory_pg_rls_hides_other_tenants_rows)
     free(pg_su("ALTER TABLE notes ENABLE ROW LEVEL SECURITY;"));
     mg_pg_close_all();
 }
+
+/* A tenant's file of schema 1 (before the unique keys with the tenant) is
+ * brought to 2 on open, keeps its memory, and takes writes. */
+TEST(memory_sqlite_schema_1_file_migrates)
+{
+    char *home = one_repo("alpha", "int upload(void) { return 0; }\n");
+    struct m m;
+    m_init(&m, home, "local");
+    okv(&m, "set_note", "{\"key\":\"k\",\"value\":\"canary_v1\"}");
+    okv(&m, "remember", "{\"summary\":\"canary_v1_episode upload\",\"session_id\":\"s\"}");
+    okv(&m, "save_preference", "{\"agent_id\":\"a\",\"key\":\"k\",\"value\":\"v1\"}");
+    m_free(&m);
+    mg_memory_close_all();
+    /* back to schema 1: the same tables, without the indexes of 2 */
+    plant(home, "DROP INDEX sessions_tenant_key; DROP INDEX projects_tenant_key; DROP INDEX notes_tenant_key;"
+                "DROP INDEX profiles_tenant_key; PRAGMA user_version = 1;");
+    m_init(&m, home, "local");
+    json_t *r = ok(&m, "get_note", "{\"key\":\"k\"}");
+    ASSERT(holds(r, "canary_v1"));
+    json_decref(r);
+    r = ok(&m, "set_note", "{\"key\":\"k\",\"value\":\"canary_v2\"}");
+    ASSERT(json_is_false(json_object_get(r, "created")));
+    json_decref(r);
+    okv(&m, "save_preference", "{\"agent_id\":\"a\",\"key\":\"k\",\"value\":\"v2\"}");
+    okv(&m, "create_project", "{\"name\":\"p\"}");
+    okv(&m, "join_project", "{\"project\":\"p\",\"session_id\":\"s\"}");
+    r = ok(&m, "recall", "{\"query\":\"upload\",\"session_id\":\"s\"}");
+    ASSERT(holds(r, "canary_v1_episode"));
+    json_decref(r);
+    r = ok(&m, "get_profile", "{\"agent_id\":\"a\"}");
+    ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(r, "preferences"), "k")), "v2");
+    json_decref(r);
+    m_free(&m);
+    mg_memory_close_all();
+    char db[4200];
+    snprintf(db, sizeof(db), "%s/memory/local.db", home);
+    sqlite3 *h;
+    ASSERT_EQ_INT(sqlite3_open(db, &h), SQLITE_OK);
+    sqlite3_stmt *st;
+    ASSERT_EQ_INT(sqlite3_prepare_v2(h, "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM"
+                                        " sqlite_master WHERE name LIKE '%_tenant_key'), (SELECT count(*) FROM notes)",
+                                     -1, &st, NULL), SQLITE_OK);
+    ASSERT_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+    ASSERT_EQ_INT(sqlite3_column_int(st, 0), 2);
+    ASSERT_EQ_INT(sqlite3_column_int(st, 1), 4);
+    ASSERT_EQ_INT(sqlite3_column_int(st, 2), 1);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+}

@@ -235,10 +235,11 @@ static int64_t id_number(const char *id)
 static int pool_sessions(struct place *p, int64_t pid, json_t **out, struct mg_err *err)
 {
     struct mg_sql_st *st;
-    if (mg_sql_prepare(p->db, "SELECT external_id FROM sessions WHERE repo = ?1 AND tenant = ?2 AND repo_fp = ?3"
-                              " AND coalesce(project_id, 0) = ?4 ORDER BY created_at DESC, id DESC LIMIT ?5", &st,
-                       err) != 0)
-        return -1;
+    char sql[512];
+    snprintf(sql, sizeof(sql), "SELECT external_id FROM sessions WHERE repo = ?1 AND tenant = ?2 AND repo_fp = ?3"
+             " AND %s ORDER BY created_at DESC, id DESC LIMIT ?5",
+             pid ? "project_id = ?4" : "project_id IS NULL AND ?4 = 0");
+    if (mg_sql_prepare(p->db, sql, &st, err) != 0) return -1;
     mg_sql_bind_text(st, 1, p->repo->id);
     mg_sql_bind_text(st, 2, p->tenant);
     mg_sql_bind_text(st, 3, p->repo->fingerprint);

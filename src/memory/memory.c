@@ -278,29 +278,33 @@ int mg_place_begin(const struct mg_pcall *pc, const char *session, struct place 
     if (session) snprintf(p->ext, sizeof(p->ext), "%s", session);
     if (db_take(pc->cfg, pc->tenant, p, err) != 0) return -1;
     if (!session) return 0;
-    if (mg_sql_runf(p->db, NULL, err, "INSERT INTO sessions(tenant, repo, repo_fp, external_id, created_at) "
-                    "VALUES(?,?,?,?,?) ON CONFLICT(tenant, repo, external_id) DO NOTHING", "ssssi", pc->tenant,
-                    p->repo->id, p->repo->fingerprint, p->ext, mg_now_s()) != 0)
-        goto fail;
-    struct mg_sql_st *st;
-    if (mg_sql_prepare(p->db, "SELECT s.id, s.tenant, s.repo_fp, coalesce(s.project_id, 0), coalesce(p.name, '') "
-                              "FROM sessions s LEFT JOIN projects p ON p.id = s.project_id "
-                              "WHERE s.repo = ? AND s.external_id = ?", &st, err) != 0)
-        goto fail;
-    mg_sql_bind_text(st, 1, p->repo->id);
-    mg_sql_bind_text(st, 2, p->ext);
+    /* the conversation's row: read, made when missing (ON CONFLICT: a
+     * concurrent call may make it first), read again */
     bool foreign = false;
-    int r = mg_sql_step(st, err);
-    if (r == 1) {
-        if (strcmp(mg_sql_text(st, 1), pc->tenant) != 0 || strcmp(mg_sql_text(st, 2), p->repo->fingerprint) != 0) {
-            foreign = true; /* a row of another tenant or an older repo under this id */
-        } else {
-            p->sid = mg_sql_int(st, 0);
-            p->project = mg_sql_int(st, 3);
-            snprintf(p->project_name, sizeof(p->project_name), "%s", mg_sql_text(st, 4));
+    int r = 0;
+    for (int pass = 0; pass < 2 && r == 0; pass++) {
+        if (pass && mg_sql_runf(p->db, NULL, err, "INSERT INTO sessions(tenant, repo, repo_fp, external_id, created_at) "
+                                "VALUES(?,?,?,?,?) ON CONFLICT(tenant, repo, external_id) DO NOTHING", "ssssi",
+                                pc->tenant, p->repo->id, p->repo->fingerprint, p->ext, mg_now_s()) != 0)
+            goto fail;
+        struct mg_sql_st *st;
+        if (mg_sql_prepare(p->db, "SELECT s.id, s.tenant, s.repo_fp, coalesce(s.project_id, 0), coalesce(p.name, '') "
+                                  "FROM sessions s LEFT JOIN projects p ON p.id = s.project_id "
+                                  "WHERE s.repo = ? AND s.external_id = ?", &st, err) != 0)
+            goto fail;
+        mg_sql_bind_text(st, 1, p->repo->id);
+        mg_sql_bind_text(st, 2, p->ext);
+        if ((r = mg_sql_step(st, err)) == 1) {
+            if (strcmp(mg_sql_text(st, 1), pc->tenant) != 0 || strcmp(mg_sql_text(st, 2), p->repo->fingerprint) != 0) {
+                foreign = true; /* a row of another tenant or an older repo under this id */
+            } else {
+                p->sid = mg_sql_int(st, 0);
+                p->project = mg_sql_int(st, 3);
+                snprintf(p->project_name, sizeof(p->project_name), "%s", mg_sql_text(st, 4));
+            }
         }
+        mg_sql_finalize(&st);
     }
-    mg_sql_finalize(&st);
     if (r < 0) goto fail;
     if (foreign) {
         mg_err_set(err, MG_E_SESSION_NOT_FOUND, "session '%s' of repo '%s' does not belong to this request; use "

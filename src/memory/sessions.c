@@ -102,31 +102,35 @@ static int s_recall(void *self, const struct mg_pcall *pc, const char *session, 
     if (mg_place_begin(pc, session, &p, err) != 0) return -1;
     bool pg = mg_mem_pg(&p);
     char *match = query ? mg_fts_match(pg, query) : NULL; /* NULL (no query, or no words in it): the newest */
-    /* the pool: the sessions of the place's project, or of none (project 0) */
-    const char *sql_match_lite =
+    /* ?1 the match (NULL: none), ?2 the repo, ?3 the pool: the sessions of
+     * the place's project, or of none (0; `IS NULL` so that both backends
+     * look it up in sessions_project), ?4 the limit */
+    const char *head_lite =
         "SELECT e.id, e.summary, e.tags, e.created_at, s.external_id, e.tenant, e.repo_fp, coalesce(s.project_id, 0),"
         " -bm25(episodes_fts), e.repo FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid"
-        " JOIN sessions s ON s.id = e.session_id"
-        " WHERE episodes_fts MATCH ?1 AND e.repo = ?2 AND coalesce(s.project_id, 0) = ?3"
-        " ORDER BY bm25(episodes_fts) LIMIT ?4";
-    const char *sql_match_pg =
+        " JOIN sessions s ON s.id = e.session_id WHERE episodes_fts MATCH ?1 AND e.repo = ?2 AND ";
+    const char *tail_lite = " ORDER BY bm25(episodes_fts) LIMIT ?4";
+    const char *head_pg =
         "SELECT e.id, e.summary, e.tags, e.created_at, s.external_id, e.tenant, e.repo_fp, coalesce(s.project_id, 0),"
         " ts_rank(e.body, x.q, 1) AS score, e.repo FROM episodes e CROSS JOIN (SELECT CAST(?1 AS tsquery) AS q) x"
-        " JOIN sessions s ON s.id = e.session_id"
-        " WHERE e.body @@ x.q AND e.repo = ?2 AND coalesce(s.project_id, 0) = ?3"
-        " ORDER BY score DESC, e.id DESC LIMIT ?4";
-    const char *sql_all =
+        " JOIN sessions s ON s.id = e.session_id WHERE e.body @@ x.q AND e.repo = ?2 AND ";
+    const char *tail_pg = " ORDER BY score DESC, e.id DESC LIMIT ?4";
+    const char *head_all =
         "SELECT e.id, e.summary, e.tags, e.created_at, s.external_id, e.tenant, e.repo_fp, coalesce(s.project_id, 0),"
         " 0.0, e.repo FROM episodes e JOIN sessions s ON s.id = e.session_id"
-        " WHERE e.repo = ?1 AND coalesce(s.project_id, 0) = ?2 ORDER BY e.created_at DESC, e.id DESC LIMIT ?3";
+        " WHERE CAST(?1 AS text) IS NULL AND e.repo = ?2 AND ";
+    const char *tail_all = " ORDER BY e.created_at DESC, e.id DESC LIMIT ?4";
+    char sql[1024];
+    snprintf(sql, sizeof(sql), "%s%s%s", !match ? head_all : pg ? head_pg : head_lite,
+             p.project ? "s.project_id = ?3" : "s.project_id IS NULL AND ?3 = 0",
+             !match ? tail_all : pg ? tail_pg : tail_lite);
     struct mg_sql_st *st;
     int rc = -1;
-    if (mg_sql_prepare(p.db, !match ? sql_all : pg ? sql_match_pg : sql_match_lite, &st, err) != 0) goto out;
-    int o = 0; /* the parameters after the match */
-    if (match) mg_sql_bind_text(st, ++o, match);
-    mg_sql_bind_text(st, o + 1, p.repo->id);
-    mg_sql_bind_int(st, o + 2, p.project);
-    mg_sql_bind_int(st, o + 3, limit);
+    if (mg_sql_prepare(p.db, sql, &st, err) != 0) goto out;
+    mg_sql_bind_text(st, 1, match);
+    mg_sql_bind_text(st, 2, p.repo->id);
+    mg_sql_bind_int(st, 3, p.project);
+    mg_sql_bind_int(st, 4, limit);
     bool failed = false;
     int r = 0;
     while (!failed && (r = mg_sql_step(st, err)) == 1) {
