@@ -94,6 +94,23 @@ static bool holds(json_t *r, const char *needle)
     return yes;
 }
 
+/* The memory went where the variant says: the tenant's file, or the
+ * PostgreSQL tables (and then no file). */
+static void stored_in_backend(const char *home)
+{
+    char db[4200];
+    snprintf(db, sizeof(db), "%s/memory/local.db", home);
+    if (!pg_url) {
+        ASSERT(access(db, F_OK) == 0);
+        return;
+    }
+    ASSERT(access(db, F_OK) != 0);
+    char *n = pg_su("SELECT (SELECT count(*) FROM sessions) + (SELECT count(*) FROM notes) + (SELECT count(*) FROM "
+                    "profiles) > 0;");
+    ASSERT_EQ_STR(n, "t\n");
+    free(n);
+}
+
 static char *one_repo(const char *name, const char *body)
 {
     char *home = mg_t_tmpdir(), *repo = mg_t_tmpdir();
@@ -214,6 +231,7 @@ static void project_pools_follow_membership(void)
     r = ok(&m, "recall", "{\"query\":\"upload\",\"session_id\":\"p1\"}");
     ASSERT(!holds(r, "canary_project"));
     json_decref(r);
+    stored_in_backend(home);
     m_free(&m);
     mg_memory_close_all();
 }
@@ -262,6 +280,7 @@ static void entities_tagged_with_the_project_at_the_time(void)
     r = ok(&m, "search_entities", "{\"query\":\"upload\",\"session_id\":\"b\"}");
     ASSERT_EQ_INT(count(r, "entities"), 1);
     json_decref(r);
+    stored_in_backend(home);
     m_free(&m);
     mg_memory_close_all();
 }
@@ -306,6 +325,7 @@ static void profiles_are_global_and_context_is_one_block(void)
     ASSERT(!strstr(block, "[episode:") && !strstr(block, "[entity:"));
     ASSERT_CONTAINS(block, "[note: flaky]");
     json_decref(r);
+    stored_in_backend(home);
     m_free(&m);
     mg_memory_close_all();
 }
