@@ -1,9 +1,19 @@
 /* inproc.c — see inproc.h. */
 #include "inproc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "test.h"
+
+static char storage[512];
+
+void mg_t_srv_storage(const char *s)
+{
+    snprintf(storage, sizeof(storage), "%s", s ? s : "");
+    if (s) setenv("MEMGATE_STORAGE", s, 1);
+    else unsetenv("MEMGATE_STORAGE");
+}
 
 static void srv_open(struct mg_t_srv *t, const char *home, const char *tenant, int level, unsigned flags)
 {
@@ -12,6 +22,7 @@ static void srv_open(struct mg_t_srv *t, const char *home, const char *tenant, i
     mg_config_defaults(&cfg);
     snprintf(cfg.home, sizeof(cfg.home), "%s", home);
     if (flags & MG_SERVER_WATCH) snprintf(cfg.watch, sizeof(cfg.watch), "off"); /* the test re-indexes */
+    if (storage[0]) snprintf(cfg.storage, sizeof(cfg.storage), "%s", storage);
     struct mg_err err = {0};
     if (mg_server_open(&t->srv, &cfg, flags, &err) != 0) FAIL("server: %s", err.msg);
     t->s = mg_sessions_create(t->srv.sessions, MG_SESSION_API, NULL, NULL, &err);

@@ -25,6 +25,11 @@ void mg_t_srv_open(struct mg_t_srv *t, const char *home, const char *tenant, int
  * MG_SERVER_WATCH (the watch setting off: tests re-index themselves). */
 void mg_t_srv_open_serving(struct mg_t_srv *t, const char *home, const char *tenant, int level);
 void mg_t_srv_close(struct mg_t_srv *t);
+/* The servers opened from now on in this test process keep what is shared
+ * (storage) in `storage`, e.g. mg_t_pg_url()'s database; so do the memgate
+ * processes MG_RUN starts (MEMGATE_STORAGE). NULL: back to the default. For
+ * the "pg" variants of tests. */
+void mg_t_srv_storage(const char *storage);
 /* Run tool with args (JSON text): the result (new reference), or NULL with
  * code (64 bytes) set to the error code and msg (1024 bytes, may be NULL)
  * to its sentence. */

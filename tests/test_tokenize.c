@@ -82,4 +82,18 @@ TEST(tokenize_fts_query_expressions)
     e = fq("parseHttpHeader lock", MG_FTS_WHOLE);
     ASSERT_EQ_STR(e, "(\"parsehttpheader\" AND \"lock\")");
     free(e);
+    /* PostgreSQL's tsquery: the same shape, its quotes and operators; tsquery
+     * syntax in the text stays text */
+    e = fq("parseHttpHeader lock", MG_FTS_ANY | MG_FTS_TSQUERY);
+    ASSERT_EQ_STR(e, "(('parsehttpheader' | ('parse' & 'http' & 'header')) | 'lock')");
+    free(e);
+    e = fq("it's a:* !b <-> (c) & 'd' \\e", MG_FTS_TSQUERY | MG_FTS_ANY);
+    ASSERT_EQ_STR(e, "('it' | 's' | 'a' | 'b' | 'c' | 'd' | 'e')");
+    free(e);
+    e = fq("x_y", MG_FTS_TSQUERY);
+    ASSERT_EQ_STR(e, "(('x_y' | ('x' & 'y')))");
+    free(e);
+    e = fq("!&|", MG_FTS_TSQUERY);
+    ASSERT_EQ_STR(e, "");
+    free(e);
 }

@@ -17,33 +17,40 @@ static int e_add(void *self, const struct mg_pcall *pc, const char *session, con
     if (mg_place_begin(pc, session, &p, err) != 0) return -1;
     int rc = -1;
     size_t added = 0;
-    if (mg_mem_begin(p.m, err) != 0) goto done;
+    struct mg_sql_st *st = NULL;
+    if (mg_sql_begin(p.db, true, err) != 0) goto done;
+    /* the project at the time, held until commit (a project deleted meanwhile: none) */
+    if (mg_place_hold_session(&p, err) != 0) goto fail;
     int64_t t = mg_now_s();
-    sqlite3_stmt *st;
-    if (mg_mem_prep(p.m, "INSERT INTO entities(tenant, repo, repo_fp, project_id, session_id, name, type, notes,"
-                         " created_at) VALUES(?,?,?,?,?,?,?,?,?) RETURNING id", &st, err) != 0) {
-        mg_mem_rollback(p.m);
-        goto done;
-    }
+    if (mg_sql_prepare(p.db, "INSERT INTO entities(tenant, repo, repo_fp, project_id, session_id, name, type, notes,"
+                             " created_at) VALUES(?,?,?,?,?,?,?,?,?) RETURNING id", &st, err) != 0)
+        goto fail;
     for (size_t i = 0; i < n; i++) {
         const char *type = v[i].type ? v[i].type : "", *notes = v[i].notes ? v[i].notes : "";
-        sqlite3_reset(st);
-        sqlite3_bind_text(st, 1, pc->tenant, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, p.repo->id, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, p.repo->fingerprint, -1, SQLITE_STATIC);
-        if (p.project) sqlite3_bind_int64(st, 4, p.project);
-        else sqlite3_bind_null(st, 4);
-        sqlite3_bind_int64(st, 5, p.sid);
-        sqlite3_bind_text(st, 6, v[i].name, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 7, type, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_text(st, 8, notes, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(st, 9, t);
-        int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-        char *stream = id ? mg_fts_stream(v[i].name, type, notes) : NULL;
-        bool ok = id && mg_fts_put(p.m, "entities_fts", id, stream, err) == 0;
+        mg_sql_reset(st);
+        mg_sql_bind_text(st, 1, pc->tenant);
+        mg_sql_bind_text(st, 2, p.repo->id);
+        mg_sql_bind_text(st, 3, p.repo->fingerprint);
+        if (p.project) mg_sql_bind_int(st, 4, p.project);
+        else mg_sql_bind_null(st, 4);
+        mg_sql_bind_int(st, 5, p.sid);
+        mg_sql_bind_text(st, 6, v[i].name);
+        mg_sql_bind_text(st, 7, type);
+        mg_sql_bind_text(st, 8, notes);
+        mg_sql_bind_int(st, 9, t);
+        int r = mg_sql_step(st, err);
+        int64_t id = r == 1 ? mg_sql_int(st, 0) : 0;
+        if (r < 0) break;
+        if (!id) {
+            mg_err_set(err, MG_E_DB, "memory database: the entity '%.64s' was not stored; retry", v[i].name);
+            break;
+        }
+        char *stream = mg_fts_stream(v[i].name, type, notes);
+        bool ok = mg_fts_put(&p, "entities", id, stream, err) == 0;
         free(stream);
-        struct mg_entity *e = ok ? mg_items_add(out, &mg_item_entity) : NULL;
-        bool failed = ok && !e;
+        if (!ok) break;
+        struct mg_entity *e = mg_items_add(out, &mg_item_entity);
+        bool failed = !e;
         if (e) {
             mg_row_owner(&e->base, pc->tenant, p.repo->id, p.repo->fingerprint, p.project);
             e->id = id;
@@ -56,15 +63,15 @@ static int e_add(void *self, const struct mg_pcall *pc, const char *session, con
             oom(err);
             break;
         }
-        if (!ok) {
-            if (!id) mg_mem_fail(p.m, "store the entity", err);
-            break;
-        }
         added++;
     }
-    sqlite3_finalize(st);
-    if (added == n && mg_mem_commit(p.m, err) == 0) rc = mg_place_report(&p, out, err);
-    else if (added != n) mg_mem_rollback(p.m);
+    mg_sql_finalize(&st);
+    if (added != n) goto fail;
+    if (mg_sql_commit(p.db, err) == 0) rc = mg_place_report(&p, out, err);
+    goto done;
+fail:
+    mg_sql_finalize(&st);
+    mg_sql_rollback(p.db);
 done:
     mg_place_end(&p);
     return rc;
@@ -81,41 +88,50 @@ static int e_search(void *self, const struct mg_pcall *pc, const char *session, 
         rc = mg_place_report(&p, out, err);
         goto out;
     }
-    match = query ? mg_fts_match(query) : NULL;
-    const char *sql_match = "SELECT n.id, n.name, n.type, n.notes, n.created_at, n.tenant, n.repo_fp,"
-                            " coalesce(n.project_id, 0), -bm25(entities_fts), n.repo, coalesce(p.name, '')"
-                            " FROM entities_fts JOIN entities n ON n.id = entities_fts.rowid"
-                            " LEFT JOIN projects p ON p.id = n.project_id"
-                            " WHERE entities_fts MATCH ?1 AND n.repo = ?2 AND n.project_id = ?3"
-                            " ORDER BY bm25(entities_fts) LIMIT ?4";
+    bool pg = mg_mem_pg(&p);
+    match = query ? mg_fts_match(pg, query) : NULL;
+    const char *sql_match_lite = "SELECT n.id, n.name, n.type, n.notes, n.created_at, n.tenant, n.repo_fp,"
+                                 " coalesce(n.project_id, 0), -bm25(entities_fts), n.repo, coalesce(p.name, '')"
+                                 " FROM entities_fts JOIN entities n ON n.id = entities_fts.rowid"
+                                 " LEFT JOIN projects p ON p.id = n.project_id"
+                                 " WHERE entities_fts MATCH ?1 AND n.repo = ?2 AND n.project_id = ?3"
+                                 " ORDER BY bm25(entities_fts) LIMIT ?4";
+    const char *sql_match_pg = "SELECT n.id, n.name, n.type, n.notes, n.created_at, n.tenant, n.repo_fp,"
+                               " coalesce(n.project_id, 0), ts_rank(n.body, x.q, 1) AS score, n.repo,"
+                               " coalesce(p.name, '') FROM entities n CROSS JOIN (SELECT CAST(?1 AS tsquery) AS q) x"
+                               " LEFT JOIN projects p ON p.id = n.project_id"
+                               " WHERE n.body @@ x.q AND n.repo = ?2 AND n.project_id = ?3"
+                               " ORDER BY score DESC, n.id DESC LIMIT ?4";
     const char *sql_all = "SELECT n.id, n.name, n.type, n.notes, n.created_at, n.tenant, n.repo_fp,"
                           " coalesce(n.project_id, 0), 0.0, n.repo, coalesce(p.name, '') FROM entities n"
                           " LEFT JOIN projects p ON p.id = n.project_id"
-                          " WHERE ?1 IS NULL AND n.repo = ?2 AND n.project_id = ?3 ORDER BY n.id DESC LIMIT ?4";
-    sqlite3_stmt *st;
-    if (mg_mem_prep(p.m, match ? sql_match : sql_all, &st, err) != 0) goto out;
-    if (match) sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, p.repo->id, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, p.project);
-    sqlite3_bind_int64(st, 4, limit);
+                          " WHERE n.repo = ?1 AND n.project_id = ?2 ORDER BY n.id DESC LIMIT ?3";
+    struct mg_sql_st *st;
+    if (mg_sql_prepare(p.db, !match ? sql_all : pg ? sql_match_pg : sql_match_lite, &st, err) != 0) goto out;
+    int o = 0; /* the parameters after the match */
+    if (match) mg_sql_bind_text(st, ++o, match);
+    mg_sql_bind_text(st, o + 1, p.repo->id);
+    mg_sql_bind_int(st, o + 2, p.project);
+    mg_sql_bind_int(st, o + 3, limit);
     bool failed = false;
-    while (!failed && sqlite3_step(st) == SQLITE_ROW) {
+    int r = 0;
+    while (!failed && (r = mg_sql_step(st, err)) == 1) {
         struct mg_entity *e = mg_items_add(out, &mg_item_entity);
         if (!e) {
             failed = true;
             break;
         }
-        mg_row_owner(&e->base, mg_col(st, 5), mg_col(st, 9), mg_col(st, 6), sqlite3_column_int64(st, 7));
-        e->id = sqlite3_column_int64(st, 0);
-        e->name = mg_item_dup(mg_col(st, 1), &failed);
-        e->type = mg_item_dup(mg_col(st, 2), &failed);
-        e->notes = mg_item_dup(mg_col(st, 3), &failed);
-        e->created_at = sqlite3_column_int64(st, 4);
-        e->score = sqlite3_column_double(st, 8);
-        e->project = mg_item_dup(mg_col(st, 10), &failed);
+        mg_row_owner(&e->base, mg_sql_text(st, 5), mg_sql_text(st, 9), mg_sql_text(st, 6), mg_sql_int(st, 7));
+        e->id = mg_sql_int(st, 0);
+        e->name = mg_item_dup(mg_sql_text(st, 1), &failed);
+        e->type = mg_item_dup(mg_sql_text(st, 2), &failed);
+        e->notes = mg_item_dup(mg_sql_text(st, 3), &failed);
+        e->created_at = mg_sql_int(st, 4);
+        e->score = mg_sql_double(st, 8);
+        e->project = mg_item_dup(mg_sql_text(st, 10), &failed);
     }
-    sqlite3_finalize(st);
-    rc = failed ? oom(err) : mg_place_report(&p, out, err);
+    mg_sql_finalize(&st);
+    rc = failed ? oom(err) : r < 0 ? -1 : mg_place_report(&p, out, err);
 out:
     free(match);
     mg_place_end(&p);
@@ -129,46 +145,48 @@ static int e_retag(void *self, const struct mg_pcall *pc, const int64_t *ids, si
     if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
     int rc = -1;
     int64_t pid = name ? mg_project_id(&p, name, err) : 0;
-    sqlite3_stmt *st;
-    if ((!name || pid) && mg_mem_begin(p.m, err) == 0) {
-        if (mg_mem_prep(p.m, "UPDATE entities SET project_id = ? WHERE id = ? AND repo = ? AND tenant = ? AND "
-                             "repo_fp = ?", &st, err) == 0) {
-            int64_t changed = 0;
-            for (size_t i = 0; i < n; i++) {
-                sqlite3_reset(st);
-                if (pid) sqlite3_bind_int64(st, 1, pid);
-                else sqlite3_bind_null(st, 1);
-                sqlite3_bind_int64(st, 2, ids[i]);
-                sqlite3_bind_text(st, 3, p.repo->id, -1, SQLITE_STATIC);
-                sqlite3_bind_text(st, 4, pc->tenant, -1, SQLITE_STATIC);
-                sqlite3_bind_text(st, 5, p.repo->fingerprint, -1, SQLITE_STATIC);
-                if (sqlite3_step(st) == SQLITE_DONE) changed += sqlite3_changes(p.m->db);
-            }
-            sqlite3_finalize(st);
-            if (mg_mem_commit(p.m, err) == 0) {
-                struct mg_retagged *r = mg_items_add(out, &mg_item_retagged);
-                bool failed = !r;
-                if (r) {
-                    mg_row_owner(&r->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
-                    r->retagged = changed;
-                    r->project = mg_item_dup(name, &failed);
-                }
-                rc = failed ? oom(err) : 0;
-            }
-        } else {
-            mg_mem_rollback(p.m);
-        }
+    struct mg_sql_st *st = NULL;
+    if ((name && !pid) || mg_sql_begin(p.db, true, err) != 0) goto out;
+    if (mg_sql_prepare(p.db, "UPDATE entities SET project_id = ? WHERE id = ? AND repo = ? AND tenant = ? AND "
+                             "repo_fp = ?", &st, err) != 0)
+        goto fail;
+    int64_t changed = 0;
+    for (size_t i = 0; i < n; i++) {
+        mg_sql_reset(st);
+        if (pid) mg_sql_bind_int(st, 1, pid);
+        else mg_sql_bind_null(st, 1);
+        mg_sql_bind_int(st, 2, ids[i]);
+        mg_sql_bind_text(st, 3, p.repo->id);
+        mg_sql_bind_text(st, 4, pc->tenant);
+        mg_sql_bind_text(st, 5, p.repo->fingerprint);
+        if (mg_sql_step(st, err) != 0) goto fail;
+        changed += mg_sql_changes(st);
     }
+    mg_sql_finalize(&st);
+    if (mg_sql_commit(p.db, err) != 0) goto out;
+    struct mg_retagged *r = mg_items_add(out, &mg_item_retagged);
+    bool failed = !r;
+    if (r) {
+        mg_row_owner(&r->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
+        r->retagged = changed;
+        r->project = mg_item_dup(name, &failed);
+    }
+    rc = failed ? oom(err) : 0;
+    goto out;
+fail:
+    mg_sql_finalize(&st);
+    mg_sql_rollback(p.db);
+out:
     mg_place_end(&p);
     return rc;
 }
 
 static int e_forget(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err)
 {
-    static const char *const sql[] = {
-        "DELETE FROM entities_fts WHERE rowid IN (SELECT id FROM entities WHERE repo = ?1)",
-        "DELETE FROM entities WHERE repo = ?1",
-        NULL,
+    static const struct mg_forget_sql sql[] = {
+        {"DELETE FROM entities_fts WHERE rowid IN (SELECT id FROM entities WHERE repo = ?1)", true},
+        {"DELETE FROM entities WHERE repo = ?1", false},
+        {NULL, false},
     };
     return mg_mem_forget(pc, sql, out, err);
 }

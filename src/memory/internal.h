@@ -1,36 +1,37 @@
 /* internal.h — what the memory providers share (the files of memory/ only): the
- * per-tenant database, the place of a request (its repo, conversation and
- * project), SQL and FTS helpers.
+ * tenant's memory database, the place of a request (its repo, conversation
+ * and project), the per-dialect SQL and full-text search.
+ *
+ * The database is reached through store/sql.h, so one piece of code serves
+ * both backends:
+ *   - SQLite (the default): the tenant's file <home>/memory/<tenant>.db,
+ *     opened once per process and kept; a call holds the file's mutex from
+ *     place_begin to place_end (one statement sequence at a time);
+ *   - PostgreSQL (storage = postgres://...): the shared tables of schema
+ *     step 0002_memory (store/pgschema.c); a call takes a pooled connection
+ *     acting for its tenant (row-level security) at place_begin and gives it
+ *     back at place_end. No process-wide lock: the database serialises.
  */
 #ifndef MG_MEMORY_INTERNAL_H
 #define MG_MEMORY_INTERNAL_H
 
 #include <limits.h>
-#include <pthread.h>
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "memory/memory.h"
+#include "store/sql.h"
 #include "util/buf.h"
 
-/* One tenant's database, opened once per process (memory.c). */
-struct mem {
-    char home[PATH_MAX];
-    char tenant[65];
-    char path[PATH_MAX + 80];
-    sqlite3 *db;
-    pthread_mutex_t mu; /* one statement sequence at a time */
-};
+struct mem;  /* SQLite: one tenant's file (memory.c) */
+struct mg_pg;
 
-/* The tenant's database (opened on first use, then cached until
- * mg_memory_close_all). NULL with err set. */
-struct mem *mg_mem_get(const struct mg_config *cfg, const char *tenant, struct mg_err *err);
-
-/* Where a call works, resolved under m->mu (place_begin .. place_end). */
+/* Where a call works, from place_begin (or place_tenant) to place_end. */
 struct place {
-    struct mem *m;
-    const struct mg_repo *repo;     /* the request's one repo (pcall's) */
+    struct mg_sql *db;              /* the tenant's memory; NULL once ended */
+    struct mem *file;               /* SQLite: the tenant's file, its mutex held */
+    struct mg_pg *pool;             /* PostgreSQL: where db goes back */
+    const struct mg_repo *repo;     /* the request's one repo (pcall's); NULL for place_tenant */
     const char *tenant;
     char ext[MG_SESSION_ID_MAX + 1]; /* the conversation's durable id */
     int64_t sid;                    /* its row (0 unless asked for) */
@@ -39,38 +40,58 @@ struct place {
 };
 
 /* Begin a call: the request's one repo (pcall), and with session the
- * conversation's row (made on first use) and its current project. Holds
- * m->mu until place_end. 0, or -1 with err (nothing held). */
+ * conversation's row (made on first use) and its current project. 0, or -1
+ * with err (nothing held). place_end gives the database back and leaves the
+ * rest of *p readable. */
 int mg_place_begin(const struct mg_pcall *pc, const char *session, struct place *p, struct mg_err *err);
+/* Begin a call of the tenant's, in no repo (profiles). */
+int mg_place_tenant(const struct mg_config *cfg, const char *tenant, struct place *p, struct mg_err *err);
 void mg_place_end(struct place *p);
+/* Inside a write transaction of a call with a session: read the session's
+ * project again and hold the session's row until commit (PostgreSQL: FOR
+ * SHARE), so that a project deleted meanwhile by another daemon cannot
+ * leave this call's rows in it, or release them into the shared pool.
+ * Updates p->project and p->project_name. 0 or -1 with err. */
+int mg_place_hold_session(struct place *p, struct mg_err *err);
 /* Describe the place in out->place (repo, session, project), owned like a
  * memory row. -1 out of memory. */
 int mg_place_report(const struct place *p, struct mg_items *out, struct mg_err *err);
 /* An item's owner from a row's tenant, repo, fingerprint and project. */
 void mg_row_owner(struct mg_item *it, const char *tenant, const char *repo, const char *fp, int64_t project);
 
-/* SQL */
-int mg_mem_fail(struct mem *m, const char *what, struct mg_err *err);
-int mg_mem_prep(struct mem *m, const char *sql, sqlite3_stmt **st, struct mg_err *err);
-int mg_mem_begin(struct mem *m, struct mg_err *err);
-int mg_mem_commit(struct mem *m, struct mg_err *err); /* rolls back on failure */
-void mg_mem_rollback(struct mem *m);
-const char *mg_col(sqlite3_stmt *st, int i);            /* a column's text, "" for NULL */
 int64_t mg_now_s(void);
+/* Run sql (taking ?1 = a) to the end; *count (may be NULL) gets the rows changed. */
+int mg_mem_run1(struct place *p, const char *sql, int64_t a, int64_t *count, struct mg_err *err);
 
-/* FTS: the token stream of up to three texts; an FTS5 MATCH of a query's
- * words (any may match; NULL when it has none); a row's stream stored. */
+/* Full-text search. SQLite: FTS5 tables notes_fts, episodes_fts and
+ * entities_fts (tokenizer mgcode), rowid = the row's id. PostgreSQL: the
+ * row's `body` tsvector (GIN-indexed), whose lexemes are the stream's tokens
+ * as they are (no parser, no dictionary), searched with a tsquery OR of the
+ * query's words and ranked with ts_rank; see docs/memory.md. */
+/* The token stream of up to three texts. */
 char *mg_fts_stream(const char *a, const char *b, const char *c);
-char *mg_fts_match(const char *q);
-int mg_fts_put(struct mem *m, const char *table, int64_t id, const char *stream, struct mg_err *err);
+/* The query's words, any of which may match, as the dialect's expression
+ * (pg: tsquery text, else FTS5 MATCH text); NULL when it has none. */
+char *mg_fts_match(bool pg, const char *q);
+/* Store row `id` of table ("notes", "episodes", "entities")'s stream. */
+int mg_fts_put(struct place *p, const char *table, int64_t id, const char *stream, struct mg_err *err);
+static inline bool mg_mem_pg(const struct place *p) { return mg_sql_dialect(p->db) == MG_SQL_PG; }
 
 /* The project of the place's repo named `name`: its id, or 0 with
  * project_not_found (a row of another tenant or repo is not looked at). */
 int64_t mg_project_id(struct place *p, const char *name, struct mg_err *err);
 
-/* Delete the rows of pcall's repo with sql (NULL-terminated statements
- * taking ?1 = repo id), in one transaction; out->total counts them. */
-int mg_mem_forget(const struct mg_pcall *pc, const char *const *sql, struct mg_items *out, struct mg_err *err);
+/* One statement of forgetting a repo: it takes ?1 = the repo id. fts: it
+ * deletes from an FTS5 table (SQLite only: on PostgreSQL the search vector
+ * goes with its row). */
+struct mg_forget_sql {
+    const char *sql;
+    bool fts;
+};
+/* Delete the rows of pcall's repo with sql (ending with {NULL}), in one
+ * transaction; out->total counts them. */
+int mg_mem_forget(const struct mg_pcall *pc, const struct mg_forget_sql *sql, struct mg_items *out,
+                  struct mg_err *err);
 
 /* The providers' close: the tenant databases of the process go. */
 void mg_mem_close(void *self);

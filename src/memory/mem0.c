@@ -231,28 +231,29 @@ static int64_t id_number(const char *id)
 /* ---- 3. the place of a call ------------------------------------------------------------------------ */
 
 /* The sessions of a pool: the repo's sessions in project pid (0: in none),
- * newest first, at most MG_MEM0_POOL_MAX; with m->mu held (place). */
+ * newest first, at most MG_MEM0_POOL_MAX; within the place. */
 static int pool_sessions(struct place *p, int64_t pid, json_t **out, struct mg_err *err)
 {
-    sqlite3_stmt *st;
-    if (mg_mem_prep(p->m, "SELECT external_id FROM sessions WHERE repo = ?1 AND tenant = ?2 AND repo_fp = ?3"
-                          " AND project_id IS ?4 ORDER BY created_at DESC, id DESC LIMIT ?5", &st, err) != 0)
-        return -1;
-    sqlite3_bind_text(st, 1, p->repo->id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, p->tenant, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, p->repo->fingerprint, -1, SQLITE_STATIC);
-    if (pid) sqlite3_bind_int64(st, 4, pid);
-    else sqlite3_bind_null(st, 4);
-    sqlite3_bind_int(st, 5, MG_MEM0_POOL_MAX);
+    struct mg_sql_st *st;
+    char sql[512];
+    snprintf(sql, sizeof(sql), "SELECT external_id FROM sessions WHERE repo = ?1 AND tenant = ?2 AND repo_fp = ?3"
+             " AND %s ORDER BY created_at DESC, id DESC LIMIT ?5",
+             pid ? "project_id = ?4" : "project_id IS NULL AND ?4 = 0");
+    if (mg_sql_prepare(p->db, sql, &st, err) != 0) return -1;
+    mg_sql_bind_text(st, 1, p->repo->id);
+    mg_sql_bind_text(st, 2, p->tenant);
+    mg_sql_bind_text(st, 3, p->repo->fingerprint);
+    mg_sql_bind_int(st, 4, pid);
+    mg_sql_bind_int(st, 5, MG_MEM0_POOL_MAX);
     json_t *a = json_array();
-    int r = SQLITE_DONE;
+    int r = 0;
     bool failed = !a;
-    while (!failed && (r = sqlite3_step(st)) == SQLITE_ROW)
-        failed = json_array_append_new(a, json_string(mg_col(st, 0))) != 0;
-    sqlite3_finalize(st);
-    if (failed || r != SQLITE_DONE) {
+    while (!failed && (r = mg_sql_step(st, err)) == 1)
+        failed = json_array_append_new(a, json_string(mg_sql_text(st, 0))) != 0;
+    mg_sql_finalize(&st);
+    if (failed || r < 0) {
         json_decref(a);
-        return failed ? oom(err) : mg_mem_fail(p->m, "read the pool's sessions", err);
+        return failed ? oom(err) : -1;
     }
     *out = a;
     return 0;
@@ -328,7 +329,7 @@ static int z_remember(void *self, const struct mg_pcall *pc, const char *session
     mg_buf_init(&resp, MG_MEM0_MAX_ANSWER);
     struct mg_mem0_rows rows = {0};
     if (mg_place_begin(pc, session, &p, err) != 0) goto out;
-    mg_place_end(&p); /* the session's row and project are read; Mem0 is called without the database's lock */
+    mg_place_end(&p); /* the session's row and project are read; Mem0 is called without holding the database */
     char uid[36];
     user_id(pc->tenant, p.repo, uid);
     int64_t t = mg_now_s();

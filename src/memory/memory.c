@@ -10,6 +10,7 @@
  */
 #include "memory/internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,10 @@
 #include <unistd.h>
 
 #include "security/common.h"
+#include "store/pg.h"
 #include "store/sqlite.h"
 #include "store/tokenize.h"
+#include "util/utf8.h"
 
 /* ---- 1. the database ---------------------------------------------------------------------- */
 
@@ -47,18 +50,35 @@ static const char SCHEMA[] =
     "CREATE VIRTUAL TABLE IF NOT EXISTS notes_fts USING fts5(body, detail=column, tokenize='mgcode');"
     "CREATE VIRTUAL TABLE IF NOT EXISTS episodes_fts USING fts5(body, detail=column, tokenize='mgcode');"
     "CREATE VIRTUAL TABLE IF NOT EXISTS entities_fts USING fts5(body, detail=column, tokenize='mgcode');";
+/* Schema 2: the unique keys the statements' ON CONFLICT targets name, with
+ * the tenant in them as in PostgreSQL (store/pgschema.c, 0002_memory), so
+ * that one SQL text serves both. In a tenant's file every row is the
+ * tenant's, so each holds wherever the key without the tenant held. */
+static const char MIGRATE_2[] =
+    "CREATE UNIQUE INDEX IF NOT EXISTS sessions_tenant_key ON sessions(tenant, repo, external_id);"
+    "CREATE UNIQUE INDEX IF NOT EXISTS projects_tenant_key ON projects(tenant, repo, name);"
+    "CREATE UNIQUE INDEX IF NOT EXISTS notes_tenant_key ON notes(tenant, repo, key);"
+    "CREATE UNIQUE INDEX IF NOT EXISTS profiles_tenant_key ON profiles(tenant, agent_id, key);";
 /* migrations[v]: schema version v -> v + 1 (store/sqlite.h) */
-static const char *const MIGRATIONS[] = {SCHEMA};
+static const char *const MIGRATIONS[] = {SCHEMA, MIGRATE_2};
 
-/* Handles live until mg_memory_close_all: a handle is never freed while a
- * request may hold it. Each keeps a small page cache (1 MiB). */
+/* One tenant's file. Files live until mg_memory_close_all: a file is never
+ * freed while a request may hold it. Each keeps a small page cache (1 MiB). */
+struct mem {
+    char home[PATH_MAX];
+    char tenant[65];
+    char path[PATH_MAX + 80];
+    struct mg_sql *db;
+    pthread_mutex_t mu; /* one statement sequence at a time (place_begin .. place_end) */
+};
+
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct mem **cache;
 static size_t ncache, capcache;
 
 static void mem_free(struct mem *m)
 {
-    sqlite3_close_v2(m->db);
+    mg_sql_close(&m->db);
     pthread_mutex_destroy(&m->mu);
     free(m);
 }
@@ -83,20 +103,26 @@ static int mem_open(const char *home, const char *tenant, struct mem **out, stru
         .pragmas = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-1024;",
         .setup = mg_tokenizer_register,
         .migrations = MIGRATIONS,
-        .version = 1,
+        .version = 2,
     };
-    if (mg_sqlite_open(m->path, &spec, &m->db, err) != 0) {
+    sqlite3 *db;
+    if (mg_sqlite_open(m->path, &spec, &db, err) != 0) {
         mem_free(m);
         return -1;
+    }
+    if (!(m->db = mg_sql_sqlite(db, m->path, "memory database"))) {
+        mem_free(m);
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
     }
     *out = m;
     return 0;
 }
 
-struct mem *mg_mem_get(const struct mg_config *cfg, const char *tenant, struct mg_err *err)
+/* The tenant's file (opened on first use, then cached until
+ * mg_memory_close_all). NULL with err set. */
+static struct mem *mem_get(const struct mg_config *cfg, const char *tenant, struct mg_err *err)
 {
     const char *home = cfg->home;
-    if (mg_tenant_check(tenant, err) != 0) return NULL;
     pthread_mutex_lock(&cache_mu);
     for (size_t i = 0; i < ncache; i++)
         if (strcmp(cache[i]->tenant, tenant) == 0 && strcmp(cache[i]->home, home) == 0) {
@@ -131,41 +157,14 @@ void mg_memory_close_all(void)
     pthread_mutex_unlock(&cache_mu);
 }
 
-/* ---- 2. SQL helpers, stored text, FTS ---------------------------------------------------------- */
-
-int mg_mem_fail(struct mem *m, const char *what, struct mg_err *err)
-{
-    return mg_sqlite_fail(m->db, m->path, what, err);
-}
-
-int mg_mem_prep(struct mem *m, const char *sql, sqlite3_stmt **st, struct mg_err *err)
-{
-    if (sqlite3_prepare_v2(m->db, sql, -1, st, NULL) != SQLITE_OK) return mg_mem_fail(m, "prepare", err);
-    return 0;
-}
-
-int mg_mem_begin(struct mem *m, struct mg_err *err)
-{
-    return sqlite3_exec(m->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ? 0 : mg_mem_fail(m, "begin", err);
-}
-
-int mg_mem_commit(struct mem *m, struct mg_err *err)
-{
-    if (sqlite3_exec(m->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK) return 0;
-    mg_mem_fail(m, "commit", err);
-    sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL);
-    return -1;
-}
-
-void mg_mem_rollback(struct mem *m) { sqlite3_exec(m->db, "ROLLBACK", NULL, NULL, NULL); }
-
-const char *mg_col(sqlite3_stmt *st, int i)
-{
-    const char *s = (const char *)sqlite3_column_text(st, i);
-    return s ? s : "";
-}
+/* ---- 2. SQL helpers, FTS ---------------------------------------------------------------------------- */
 
 int64_t mg_now_s(void) { return (int64_t)time(NULL); }
+
+int mg_mem_run1(struct place *p, const char *sql, int64_t a, int64_t *count, struct mg_err *err)
+{
+    return mg_sql_runf(p->db, count, err, sql, "i", a);
+}
 
 char *mg_fts_stream(const char *a, const char *b, const char *c)
 {
@@ -183,28 +182,47 @@ char *mg_fts_stream(const char *a, const char *b, const char *c)
     return r;
 }
 
-int mg_fts_put(struct mem *m, const char *table, int64_t id, const char *stream, struct mg_err *err)
+/* Text PostgreSQL takes: a token cut at MG_TOKEN_MAX may end inside a
+ * character; each such byte becomes U+FFFD, the same in a row's stream and
+ * in a query, so the token still matches itself. NULL out of memory. */
+static char *pg_text(char *s)
 {
-    char sql[128];
-    snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO %s(rowid, body) VALUES(?, ?)", table);
-    sqlite3_stmt *st;
-    if (mg_mem_prep(m, sql, &st, err) != 0) return -1;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_text(st, 2, stream ? stream : "", -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : mg_mem_fail(m, "index the text", err);
+    size_t n = strlen(s);
+    if (mg_utf8_valid_prefix(s, n) == n) return s;
+    char *r = NULL;
+    size_t rn;
+    if (mg_utf8_repair(s, n, &r, &rn) == (size_t)-1) r = NULL;
+    free(s);
+    return r;
 }
 
-char *mg_fts_match(const char *q)
+int mg_fts_put(struct place *p, const char *table, int64_t id, const char *stream, struct mg_err *err)
+{
+    char sql[160];
+    if (!mg_mem_pg(p)) {
+        snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO %s_fts(rowid, body) VALUES(?, ?)", table);
+        return mg_sql_runf(p->db, NULL, err, sql, "is", id, stream ? stream : "");
+    }
+    /* the tokens as lexemes, as they are: array_to_tsvector parses nothing */
+    char *text = pg_text(strdup(stream ? stream : ""));
+    if (!text) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    snprintf(sql, sizeof(sql), "UPDATE %s SET body = array_to_tsvector(array_remove(string_to_array(?, ' '), ''))"
+             " WHERE id = ?", table);
+    int rc = mg_sql_runf(p->db, NULL, err, sql, "si", text, id);
+    free(text);
+    return rc;
+}
+
+char *mg_fts_match(bool pg, const char *q)
 {
     struct mg_buf b;
     mg_buf_init(&b, 1 << 20);
-    if (mg_fts_query(q, strlen(q), MG_FTS_ANY, &b) == 0) {
+    if (mg_fts_query(q, strlen(q), MG_FTS_ANY | (pg ? MG_FTS_TSQUERY : 0), &b) == 0) {
         mg_buf_release(&b);
         return NULL;
     }
-    return mg_buf_detach(&b, NULL);
+    char *r = mg_buf_detach(&b, NULL);
+    return pg && r ? pg_text(r) : r;
 }
 
 /* ---- 3. the place of a call --------------------------------------------------------------------- */
@@ -217,6 +235,38 @@ void mg_row_owner(struct mg_item *it, const char *tenant, const char *repo, cons
     it->own.project = project;
 }
 
+/* The tenant's memory database for a call: its file (mutex held) or a
+ * pooled PostgreSQL connection acting for it. */
+static int db_take(const struct mg_config *cfg, const char *tenant, struct place *p, struct mg_err *err)
+{
+    if (mg_tenant_check(tenant, err) != 0) return -1;
+    if (mg_pg_configured(cfg)) return mg_pg_get(cfg, tenant, &p->pool, &p->db, err);
+    if (!(p->file = mem_get(cfg, tenant, err))) return -1;
+    pthread_mutex_lock(&p->file->mu);
+    p->db = p->file->db;
+    return 0;
+}
+
+void mg_place_end(struct place *p)
+{
+    if (p->pool) {
+        mg_pg_release(p->pool, &p->db);
+    } else if (p->file) {
+        mg_sql_rollback(p->db); /* nothing is left open for the next call */
+        pthread_mutex_unlock(&p->file->mu);
+    }
+    p->db = NULL;
+    p->file = NULL;
+    p->pool = NULL;
+}
+
+int mg_place_tenant(const struct mg_config *cfg, const char *tenant, struct place *p, struct mg_err *err)
+{
+    memset(p, 0, sizeof(*p));
+    p->tenant = tenant;
+    return db_take(cfg, tenant, p, err);
+}
+
 int mg_place_begin(const struct mg_pcall *pc, const char *session, struct place *p, struct mg_err *err)
 {
     memset(p, 0, sizeof(*p));
@@ -226,61 +276,75 @@ int mg_place_begin(const struct mg_pcall *pc, const char *session, struct place 
     p->repo = &pc->repos[0];
     p->tenant = pc->tenant;
     if (session) snprintf(p->ext, sizeof(p->ext), "%s", session);
-    if (!(p->m = mg_mem_get(pc->cfg, pc->tenant, err))) return -1;
-    pthread_mutex_lock(&p->m->mu);
+    if (db_take(pc->cfg, pc->tenant, p, err) != 0) return -1;
     if (!session) return 0;
-    sqlite3_stmt *st = NULL;
-    if (mg_mem_prep(p->m, "INSERT INTO sessions(tenant, repo, repo_fp, external_id, created_at) VALUES(?,?,?,?,?) "
-                          "ON CONFLICT(repo, external_id) DO NOTHING", &st, err) != 0)
-        goto fail;
-    sqlite3_bind_text(st, 1, pc->tenant, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, p->repo->id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, p->repo->fingerprint, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, p->ext, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 5, mg_now_s());
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        mg_mem_fail(p->m, "create the session", err);
-        goto fail;
-    }
-    if (mg_mem_prep(p->m, "SELECT s.id, s.tenant, s.repo_fp, coalesce(s.project_id, 0), coalesce(p.name, '') "
-                          "FROM sessions s LEFT JOIN projects p ON p.id = s.project_id "
-                          "WHERE s.repo = ? AND s.external_id = ?", &st, err) != 0)
-        goto fail;
-    sqlite3_bind_text(st, 1, p->repo->id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, p->ext, -1, SQLITE_STATIC);
+    /* the conversation's row: read, made when missing (ON CONFLICT: a
+     * concurrent call may make it first), read again */
     bool foreign = false;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        if (strcmp(mg_col(st, 1), pc->tenant) != 0 || strcmp(mg_col(st, 2), p->repo->fingerprint) != 0) {
-            foreign = true; /* a row of another tenant or an older repo under this id */
-        } else {
-            p->sid = sqlite3_column_int64(st, 0);
-            p->project = sqlite3_column_int64(st, 3);
-            snprintf(p->project_name, sizeof(p->project_name), "%s", mg_col(st, 4));
+    int r = 0;
+    for (int pass = 0; pass < 2 && r == 0; pass++) {
+        if (pass && mg_sql_runf(p->db, NULL, err, "INSERT INTO sessions(tenant, repo, repo_fp, external_id, created_at) "
+                                "VALUES(?,?,?,?,?) ON CONFLICT(tenant, repo, external_id) DO NOTHING", "ssssi",
+                                pc->tenant, p->repo->id, p->repo->fingerprint, p->ext, mg_now_s()) != 0)
+            goto fail;
+        struct mg_sql_st *st;
+        if (mg_sql_prepare(p->db, "SELECT s.id, s.tenant, s.repo_fp, coalesce(s.project_id, 0), coalesce(p.name, '') "
+                                  "FROM sessions s LEFT JOIN projects p ON p.id = s.project_id "
+                                  "WHERE s.repo = ? AND s.external_id = ?", &st, err) != 0)
+            goto fail;
+        mg_sql_bind_text(st, 1, p->repo->id);
+        mg_sql_bind_text(st, 2, p->ext);
+        if ((r = mg_sql_step(st, err)) == 1) {
+            if (strcmp(mg_sql_text(st, 1), pc->tenant) != 0 || strcmp(mg_sql_text(st, 2), p->repo->fingerprint) != 0) {
+                foreign = true; /* a row of another tenant or an older repo under this id */
+            } else {
+                p->sid = mg_sql_int(st, 0);
+                p->project = mg_sql_int(st, 3);
+                snprintf(p->project_name, sizeof(p->project_name), "%s", mg_sql_text(st, 4));
+            }
         }
+        mg_sql_finalize(&st);
     }
-    sqlite3_finalize(st);
+    if (r < 0) goto fail;
     if (foreign) {
         mg_err_set(err, MG_E_SESSION_NOT_FOUND, "session '%s' of repo '%s' does not belong to this request; use "
                    "another session_id", p->ext, p->repo->id);
         goto fail;
     }
     if (!p->sid) {
-        mg_mem_fail(p->m, "read the session", err);
+        mg_err_set(err, MG_E_DB, "memory database: the session '%s' of repo '%s' was not found after it was made; "
+                   "retry", p->ext, p->repo->id);
         goto fail;
     }
     return 0;
 fail:
-    pthread_mutex_unlock(&p->m->mu);
-    p->m = NULL;
+    mg_place_end(p);
     return -1;
 }
 
-void mg_place_end(struct place *p)
+int mg_place_hold_session(struct place *p, struct mg_err *err)
 {
-    if (p->m) pthread_mutex_unlock(&p->m->mu);
-    p->m = NULL;
+    struct mg_sql_st *st;
+    /* PostgreSQL: a share lock on the session's row until commit; a
+     * project_delete (which updates the row first) waits for this call to
+     * commit, or this read waits for it and sees the session out of the
+     * project. SQLite: the write transaction already excludes the rest. */
+    const char *sql = mg_mem_pg(p) ? "SELECT coalesce(s.project_id, 0), coalesce(p.name, '') FROM sessions s"
+                                     " LEFT JOIN projects p ON p.id = s.project_id WHERE s.id = ? FOR SHARE OF s"
+                                   : "SELECT coalesce(s.project_id, 0), coalesce(p.name, '') FROM sessions s"
+                                     " LEFT JOIN projects p ON p.id = s.project_id WHERE s.id = ?";
+    if (mg_sql_prepare(p->db, sql, &st, err) != 0) return -1;
+    mg_sql_bind_int(st, 1, p->sid);
+    int r = mg_sql_step(st, err);
+    if (r == 1) {
+        p->project = mg_sql_int(st, 0);
+        snprintf(p->project_name, sizeof(p->project_name), "%s", mg_sql_text(st, 1));
+    } else if (r == 0) {
+        r = mg_err_set(err, MG_E_SESSION_NOT_FOUND, "session '%s' of repo '%s' is gone (its repo was removed "
+                       "meanwhile); retry", p->ext, p->repo->id);
+    }
+    mg_sql_finalize(&st);
+    return r < 0 ? -1 : 0;
 }
 
 int mg_place_report(const struct place *p, struct mg_items *out, struct mg_err *err)
@@ -297,16 +361,18 @@ int mg_place_report(const struct place *p, struct mg_items *out, struct mg_err *
 
 int64_t mg_project_id(struct place *p, const char *name, struct mg_err *err)
 {
-    sqlite3_stmt *st;
-    if (mg_mem_prep(p->m, "SELECT id FROM projects WHERE repo = ? AND name = ? AND tenant = ? AND repo_fp = ?", &st,
-                    err) != 0)
+    struct mg_sql_st *st;
+    if (mg_sql_prepare(p->db, "SELECT id FROM projects WHERE repo = ? AND name = ? AND tenant = ? AND repo_fp = ?",
+                       &st, err) != 0)
         return 0;
-    sqlite3_bind_text(st, 1, p->repo->id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, p->tenant, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, p->repo->fingerprint, -1, SQLITE_STATIC);
-    int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
+    mg_sql_bind_text(st, 1, p->repo->id);
+    mg_sql_bind_text(st, 2, name);
+    mg_sql_bind_text(st, 3, p->tenant);
+    mg_sql_bind_text(st, 4, p->repo->fingerprint);
+    int r = mg_sql_step(st, err);
+    int64_t id = r == 1 ? mg_sql_int(st, 0) : 0;
+    mg_sql_finalize(&st);
+    if (r < 0) return 0;
     if (!id)
         mg_err_set(err, MG_E_PROJECT_NOT_FOUND, "no project '%.64s' in repo '%s'; list_projects shows them", name,
                    p->repo->id);
@@ -315,28 +381,27 @@ int64_t mg_project_id(struct place *p, const char *name, struct mg_err *err)
 
 /* ---- 4. forgetting a repo ------------------------------------------------------------------------- */
 
-int mg_mem_forget(const struct mg_pcall *pc, const char *const *sql, struct mg_items *out, struct mg_err *err)
+int mg_mem_forget(const struct mg_pcall *pc, const struct mg_forget_sql *sql, struct mg_items *out,
+                  struct mg_err *err)
 {
     int64_t rows = 0;
-    char path[PATH_MAX + 80];
-    snprintf(path, sizeof(path), "%s/memory/%s.db", pc->cfg->home, pc->tenant);
-    if (access(path, F_OK) != 0) return 0; /* the tenant never stored anything */
+    if (!mg_pg_configured(pc->cfg)) {
+        char path[PATH_MAX + 80];
+        snprintf(path, sizeof(path), "%s/memory/%s.db", pc->cfg->home, pc->tenant);
+        if (access(path, F_OK) != 0) return 0; /* the tenant never stored anything */
+    }
     struct place p;
     if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
-    int rc = mg_mem_begin(p.m, err);
-    for (size_t i = 0; rc == 0 && sql[i]; i++) {
-        sqlite3_stmt *st;
-        if (mg_mem_prep(p.m, sql[i], &st, err) != 0) {
-            rc = -1;
-            break;
-        }
-        sqlite3_bind_text(st, 1, p.repo->id, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_DONE) rc = mg_mem_fail(p.m, "forget the repo", err);
-        else rows += sqlite3_changes(p.m->db);
-        sqlite3_finalize(st);
+    bool pg = mg_mem_pg(&p);
+    int rc = mg_sql_begin(p.db, true, err);
+    for (size_t i = 0; rc == 0 && sql[i].sql; i++) {
+        if (sql[i].fts && pg) continue;
+        int64_t n = 0;
+        rc = mg_sql_runf(p.db, &n, err, sql[i].sql, "s", p.repo->id);
+        rows += n;
     }
-    if (rc == 0) rc = mg_mem_commit(p.m, err);
-    else mg_mem_rollback(p.m);
+    if (rc == 0) rc = mg_sql_commit(p.db, err);
+    else mg_sql_rollback(p.db);
     mg_place_end(&p);
     if (rc == 0) out->total = rows;
     return rc;

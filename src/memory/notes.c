@@ -6,36 +6,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/pg.h"
+
 #define NOTE_COLS "key, value, source, trust, coalesce(session, ''), created_at, updated_at, repo, tenant, repo_fp"
 
 static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
 
 /* One note item from a row of NOTE_COLS. */
-static struct mg_note *note_item(struct mg_items *out, sqlite3_stmt *st, bool *failed)
+static struct mg_note *note_item(struct mg_items *out, struct mg_sql_st *st, bool *failed)
 {
     struct mg_note *n = mg_items_add(out, &mg_item_note);
     if (!n) {
         *failed = true;
         return NULL;
     }
-    mg_row_owner(&n->base, mg_col(st, 8), mg_col(st, 7), mg_col(st, 9), 0);
-    n->key = mg_item_dup(mg_col(st, 0), failed);
-    n->value = mg_item_dup(mg_col(st, 1), failed);
-    n->source = mg_item_dup(mg_col(st, 2), failed);
-    n->trust = sqlite3_column_double(st, 3);
-    n->session = mg_item_dup(mg_col(st, 4), failed);
-    n->created_at = sqlite3_column_int64(st, 5);
-    n->updated_at = sqlite3_column_int64(st, 6);
-    n->repo = mg_item_dup(mg_col(st, 7), failed);
+    mg_row_owner(&n->base, mg_sql_text(st, 8), mg_sql_text(st, 7), mg_sql_text(st, 9), 0);
+    n->key = mg_item_dup(mg_sql_text(st, 0), failed);
+    n->value = mg_item_dup(mg_sql_text(st, 1), failed);
+    n->source = mg_item_dup(mg_sql_text(st, 2), failed);
+    n->trust = mg_sql_double(st, 3);
+    n->session = mg_item_dup(mg_sql_text(st, 4), failed);
+    n->created_at = mg_sql_int(st, 5);
+    n->updated_at = mg_sql_int(st, 6);
+    n->repo = mg_item_dup(mg_sql_text(st, 7), failed);
     return n;
 }
 
 /* Every row of a bound query as items (the gate checks their owners). */
-static int collect(sqlite3_stmt *st, struct mg_items *out, struct mg_err *err)
+static int collect(struct mg_sql_st *st, struct mg_items *out, struct mg_err *err)
 {
     bool failed = false;
-    while (!failed && sqlite3_step(st) == SQLITE_ROW) note_item(out, st, &failed);
-    return failed ? oom(err) : 0;
+    int r = 0;
+    while (!failed && (r = mg_sql_step(st, err)) == 1) note_item(out, st, &failed);
+    if (failed) return oom(err);
+    return r < 0 ? -1 : 0;
 }
 
 static int n_set(void *self, const struct mg_pcall *pc, const struct mg_note_in *in, struct mg_items *out,
@@ -44,45 +48,48 @@ static int n_set(void *self, const struct mg_pcall *pc, const struct mg_note_in 
     struct place p;
     if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
     int rc = -1;
-    sqlite3_stmt *st = NULL;
+    struct mg_sql_st *st = NULL;
     char *stream = NULL;
-    if (mg_mem_begin(p.m, err) != 0) goto out;
-    bool created = true;
-    if (mg_mem_prep(p.m, "SELECT 1 FROM notes WHERE repo = ? AND key = ?", &st, err) != 0) goto fail;
-    sqlite3_bind_text(st, 1, p.repo->id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, in->key, -1, SQLITE_STATIC);
-    created = sqlite3_step(st) != SQLITE_ROW;
-    sqlite3_finalize(st);
+    if (mg_sql_begin(p.db, true, err) != 0) goto out;
+    if (mg_sql_prepare(p.db, "SELECT 1 FROM notes WHERE repo = ? AND key = ?", &st, err) != 0) goto fail;
+    mg_sql_bind_text(st, 1, p.repo->id);
+    mg_sql_bind_text(st, 2, in->key);
+    int r = mg_sql_step(st, err);
+    mg_sql_finalize(&st);
+    if (r < 0) goto fail;
+    bool created = r == 0;
     int64_t t = mg_now_s();
-    if (mg_mem_prep(p.m, "INSERT INTO notes(tenant, repo, repo_fp, key, value, source, trust, session, created_at,"
-                         " updated_at) VALUES(?,?,?,?,?,?,?,?,?,?) ON CONFLICT(repo, key) DO UPDATE SET"
-                         " tenant = excluded.tenant, repo_fp = excluded.repo_fp, value = excluded.value,"
-                         " source = excluded.source, trust = excluded.trust, session = excluded.session,"
-                         " updated_at = excluded.updated_at RETURNING id, created_at",
-                    &st, err) != 0)
+    if (mg_sql_prepare(p.db, "INSERT INTO notes(tenant, repo, repo_fp, key, value, source, trust, session, created_at,"
+                             " updated_at) VALUES(?,?,?,?,?,?,?,?,?,?) ON CONFLICT(tenant, repo, key) DO UPDATE SET"
+                             " repo_fp = excluded.repo_fp, value = excluded.value, source = excluded.source,"
+                             " trust = excluded.trust, session = excluded.session, updated_at = excluded.updated_at"
+                             " RETURNING id, created_at",
+                       &st, err) != 0)
         goto fail;
-    sqlite3_bind_text(st, 1, pc->tenant, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, p.repo->id, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, p.repo->fingerprint, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, in->key, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, in->value, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 6, in->source, -1, SQLITE_STATIC);
-    sqlite3_bind_double(st, 7, in->trust);
-    sqlite3_bind_text(st, 8, in->session, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 9, t);
-    sqlite3_bind_int64(st, 10, t);
+    mg_sql_bind_text(st, 1, pc->tenant);
+    mg_sql_bind_text(st, 2, p.repo->id);
+    mg_sql_bind_text(st, 3, p.repo->fingerprint);
+    mg_sql_bind_text(st, 4, in->key);
+    mg_sql_bind_text(st, 5, in->value);
+    mg_sql_bind_text(st, 6, in->source);
+    mg_sql_bind_double(st, 7, in->trust);
+    mg_sql_bind_text(st, 8, in->session);
+    mg_sql_bind_int(st, 9, t);
+    mg_sql_bind_int(st, 10, t);
     int64_t id = 0, created_at = t;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        id = sqlite3_column_int64(st, 0);
-        created_at = sqlite3_column_int64(st, 1);
+    if ((r = mg_sql_step(st, err)) == 1) {
+        id = mg_sql_int(st, 0);
+        created_at = mg_sql_int(st, 1);
     }
-    sqlite3_finalize(st);
+    mg_sql_finalize(&st);
+    if (r < 0) goto fail;
     if (!id) {
-        mg_mem_fail(p.m, "store the note", err);
+        mg_err_set(err, MG_E_DB, "memory database: the note '%.64s' was not stored; retry", in->key);
         goto fail;
     }
     stream = mg_fts_stream(in->key, in->value, NULL);
-    if (mg_fts_put(p.m, "notes_fts", id, stream, err) != 0 || mg_mem_commit(p.m, err) != 0) goto out;
+    if (mg_fts_put(&p, "notes", id, stream, err) != 0) goto fail;
+    if (mg_sql_commit(p.db, err) != 0) goto out;
     struct mg_note *n = mg_items_add(out, &mg_item_note);
     bool failed = !n;
     if (n) {
@@ -100,7 +107,7 @@ static int n_set(void *self, const struct mg_pcall *pc, const struct mg_note_in 
     rc = failed ? oom(err) : 0;
     goto out;
 fail:
-    mg_mem_rollback(p.m);
+    mg_sql_rollback(p.db);
 out:
     free(stream);
     mg_place_end(&p);
@@ -111,13 +118,13 @@ static int n_get(void *self, const struct mg_pcall *pc, const char *key, struct 
 {
     struct place p;
     if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
-    sqlite3_stmt *st;
+    struct mg_sql_st *st;
     int rc = -1;
-    if (mg_mem_prep(p.m, "SELECT " NOTE_COLS " FROM notes WHERE repo = ? AND key = ?", &st, err) == 0) {
-        sqlite3_bind_text(st, 1, p.repo->id, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+    if (mg_sql_prepare(p.db, "SELECT " NOTE_COLS " FROM notes WHERE repo = ? AND key = ?", &st, err) == 0) {
+        mg_sql_bind_text(st, 1, p.repo->id);
+        mg_sql_bind_text(st, 2, key);
         rc = collect(st, out, err);
-        sqlite3_finalize(st);
+        mg_sql_finalize(&st);
     }
     mg_place_end(&p);
     return rc;
@@ -128,15 +135,15 @@ static int n_list(void *self, const struct mg_pcall *pc, const char *prefix, int
 {
     struct place p;
     if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
-    sqlite3_stmt *st;
+    struct mg_sql_st *st;
     int rc = -1;
-    if (mg_mem_prep(p.m, "SELECT " NOTE_COLS " FROM notes WHERE repo = ?1 AND substr(key, 1, length(?2)) = ?2 "
-                         "ORDER BY updated_at DESC, id DESC LIMIT ?3", &st, err) == 0) {
-        sqlite3_bind_text(st, 1, p.repo->id, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, prefix ? prefix : "", -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 3, limit);
+    if (mg_sql_prepare(p.db, "SELECT " NOTE_COLS " FROM notes WHERE repo = ?1 AND substr(key, 1, length(?2)) = ?2 "
+                             "ORDER BY updated_at DESC, id DESC LIMIT ?3", &st, err) == 0) {
+        mg_sql_bind_text(st, 1, p.repo->id);
+        mg_sql_bind_text(st, 2, prefix ? prefix : "");
+        mg_sql_bind_int(st, 3, limit);
         rc = collect(st, out, err);
-        sqlite3_finalize(st);
+        mg_sql_finalize(&st);
     }
     mg_place_end(&p);
     return rc;
@@ -145,23 +152,28 @@ static int n_list(void *self, const struct mg_pcall *pc, const char *prefix, int
 static int n_search(void *self, const struct mg_pcall *pc, const char *query, int limit, struct mg_items *out,
                     struct mg_err *err)
 {
-    char *match = mg_fts_match(query);
+    char *match = mg_fts_match(mg_pg_configured(pc->cfg), query);
     if (!match) return 0; /* no words: nothing matches */
     struct place p;
     if (mg_place_begin(pc, NULL, &p, err) != 0) {
         free(match);
         return -1;
     }
-    sqlite3_stmt *st;
+    /* SQLite: FTS5's bm25 (lower is better); PostgreSQL: ts_rank, normalised by the row's length */
+    const char *sql = mg_mem_pg(&p)
+        ? "SELECT " NOTE_COLS " FROM notes CROSS JOIN (SELECT CAST(?1 AS tsquery) AS q) x"
+          " WHERE body @@ x.q AND repo = ?2 ORDER BY ts_rank(body, x.q, 1) DESC, id DESC LIMIT ?3"
+        : "SELECT n.key, n.value, n.source, n.trust, coalesce(n.session, ''), n.created_at,"
+          " n.updated_at, n.repo, n.tenant, n.repo_fp FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid"
+          " WHERE notes_fts MATCH ?1 AND n.repo = ?2 ORDER BY bm25(notes_fts) LIMIT ?3";
+    struct mg_sql_st *st;
     int rc = -1;
-    if (mg_mem_prep(p.m, "SELECT n.key, n.value, n.source, n.trust, coalesce(n.session, ''), n.created_at,"
-                         " n.updated_at, n.repo, n.tenant, n.repo_fp FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid"
-                         " WHERE notes_fts MATCH ?1 AND n.repo = ?2 ORDER BY bm25(notes_fts) LIMIT ?3", &st, err) == 0) {
-        sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, p.repo->id, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 3, limit);
+    if (mg_sql_prepare(p.db, sql, &st, err) == 0) {
+        mg_sql_bind_text(st, 1, match);
+        mg_sql_bind_text(st, 2, p.repo->id);
+        mg_sql_bind_int(st, 3, limit);
         rc = collect(st, out, err);
-        sqlite3_finalize(st);
+        mg_sql_finalize(&st);
     }
     mg_place_end(&p);
     free(match);
@@ -173,46 +185,44 @@ static int n_remove(void *self, const struct mg_pcall *pc, const char *key, stru
     struct place p;
     if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
     int rc = -1;
-    sqlite3_stmt *st;
-    if (mg_mem_begin(p.m, err) == 0) {
-        if (mg_mem_prep(p.m, "DELETE FROM notes WHERE repo = ? AND key = ? AND tenant = ? AND repo_fp = ? "
-                             "RETURNING id", &st, err) == 0) {
-            sqlite3_bind_text(st, 1, p.repo->id, -1, SQLITE_STATIC);
-            sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-            sqlite3_bind_text(st, 3, pc->tenant, -1, SQLITE_STATIC);
-            sqlite3_bind_text(st, 4, p.repo->fingerprint, -1, SQLITE_STATIC);
-            int64_t id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-            sqlite3_finalize(st);
-            sqlite3_stmt *d;
-            if (id && mg_mem_prep(p.m, "DELETE FROM notes_fts WHERE rowid = ?", &d, err) == 0) {
-                sqlite3_bind_int64(d, 1, id);
-                sqlite3_step(d);
-                sqlite3_finalize(d);
-            }
-            if (mg_mem_commit(p.m, err) == 0) {
-                struct mg_note_gone *g = mg_items_add(out, &mg_item_note_gone);
-                bool failed = !g;
-                if (g) {
-                    mg_row_owner(&g->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
-                    g->key = mg_item_dup(key, &failed);
-                    g->deleted = id != 0;
-                }
-                rc = failed ? oom(err) : 0;
-            }
-        } else {
-            mg_mem_rollback(p.m);
-        }
+    struct mg_sql_st *st;
+    if (mg_sql_begin(p.db, true, err) != 0) goto out;
+    if (mg_sql_prepare(p.db, "DELETE FROM notes WHERE repo = ? AND key = ? AND tenant = ? AND repo_fp = ? "
+                             "RETURNING id", &st, err) != 0)
+        goto fail;
+    mg_sql_bind_text(st, 1, p.repo->id);
+    mg_sql_bind_text(st, 2, key);
+    mg_sql_bind_text(st, 3, pc->tenant);
+    mg_sql_bind_text(st, 4, p.repo->fingerprint);
+    int r = mg_sql_step(st, err);
+    int64_t id = r == 1 ? mg_sql_int(st, 0) : 0;
+    mg_sql_finalize(&st);
+    if (r < 0) goto fail;
+    if (id && !mg_mem_pg(&p) && mg_mem_run1(&p, "DELETE FROM notes_fts WHERE rowid = ?", id, NULL, err) != 0)
+        goto fail;
+    if (mg_sql_commit(p.db, err) != 0) goto out;
+    struct mg_note_gone *g = mg_items_add(out, &mg_item_note_gone);
+    bool failed = !g;
+    if (g) {
+        mg_row_owner(&g->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
+        g->key = mg_item_dup(key, &failed);
+        g->deleted = id != 0;
     }
+    rc = failed ? oom(err) : 0;
+    goto out;
+fail:
+    mg_sql_rollback(p.db);
+out:
     mg_place_end(&p);
     return rc;
 }
 
 static int n_forget(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err)
 {
-    static const char *const sql[] = {
-        "DELETE FROM notes_fts WHERE rowid IN (SELECT id FROM notes WHERE repo = ?1)",
-        "DELETE FROM notes WHERE repo = ?1",
-        NULL,
+    static const struct mg_forget_sql sql[] = {
+        {"DELETE FROM notes_fts WHERE rowid IN (SELECT id FROM notes WHERE repo = ?1)", true},
+        {"DELETE FROM notes WHERE repo = ?1", false},
+        {NULL, false},
     };
     return mg_mem_forget(pc, sql, out, err);
 }

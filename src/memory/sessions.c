@@ -49,39 +49,46 @@ static int s_remember(void *self, const struct mg_pcall *pc, const char *session
     }
     int rc = -1;
     char *stream = NULL;
-    sqlite3_stmt *st;
-    if (mg_mem_begin(p.m, err) == 0) {
-        int64_t t = mg_now_s(), id = 0;
-        if (mg_mem_prep(p.m, "INSERT INTO episodes(tenant, repo, repo_fp, session_id, summary, tags, created_at) "
-                             "VALUES(?,?,?,?,?,?,?) RETURNING id", &st, err) == 0) {
-            sqlite3_bind_text(st, 1, pc->tenant, -1, SQLITE_STATIC);
-            sqlite3_bind_text(st, 2, p.repo->id, -1, SQLITE_STATIC);
-            sqlite3_bind_text(st, 3, p.repo->fingerprint, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(st, 4, p.sid);
-            sqlite3_bind_text(st, 5, summary, -1, SQLITE_STATIC);
-            sqlite3_bind_text(st, 6, tagstr, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(st, 7, t);
-            id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-            sqlite3_finalize(st);
-        }
-        stream = id ? mg_fts_stream(summary, tagstr, NULL) : NULL;
-        if (id && mg_fts_put(p.m, "episodes_fts", id, stream, err) == 0 && mg_mem_commit(p.m, err) == 0) {
-            struct mg_episode *e = mg_items_add(out, &mg_item_episode);
-            bool failed = !e;
-            if (e) {
-                mg_row_owner(&e->base, pc->tenant, p.repo->id, p.repo->fingerprint, p.project);
-                e->id = id;
-                e->session = mg_item_dup(p.ext, &failed);
-                e->summary = mg_item_dup(summary, &failed);
-                split_tags(e, tagstr, &failed);
-                e->created_at = t;
-            }
-            rc = failed || mg_place_report(&p, out, err) != 0 ? (failed ? oom(err) : -1) : 0;
-        } else {
-            if (!id) mg_mem_fail(p.m, "store the episode", err);
-            mg_mem_rollback(p.m);
-        }
+    struct mg_sql_st *st;
+    int64_t t = mg_now_s(), id = 0;
+    if (mg_sql_begin(p.db, true, err) != 0) goto out;
+    if (mg_place_hold_session(&p, err) != 0) goto fail;
+    if (mg_sql_prepare(p.db, "INSERT INTO episodes(tenant, repo, repo_fp, session_id, summary, tags, created_at) "
+                             "VALUES(?,?,?,?,?,?,?) RETURNING id", &st, err) != 0)
+        goto fail;
+    mg_sql_bind_text(st, 1, pc->tenant);
+    mg_sql_bind_text(st, 2, p.repo->id);
+    mg_sql_bind_text(st, 3, p.repo->fingerprint);
+    mg_sql_bind_int(st, 4, p.sid);
+    mg_sql_bind_text(st, 5, summary);
+    mg_sql_bind_text(st, 6, tagstr);
+    mg_sql_bind_int(st, 7, t);
+    int r = mg_sql_step(st, err);
+    if (r == 1) id = mg_sql_int(st, 0);
+    mg_sql_finalize(&st);
+    if (r < 0) goto fail;
+    if (!id) {
+        mg_err_set(err, MG_E_DB, "memory database: the episode was not stored; retry");
+        goto fail;
     }
+    stream = mg_fts_stream(summary, tagstr, NULL);
+    if (mg_fts_put(&p, "episodes", id, stream, err) != 0) goto fail;
+    if (mg_sql_commit(p.db, err) != 0) goto out;
+    struct mg_episode *e = mg_items_add(out, &mg_item_episode);
+    bool failed = !e;
+    if (e) {
+        mg_row_owner(&e->base, pc->tenant, p.repo->id, p.repo->fingerprint, p.project);
+        e->id = id;
+        e->session = mg_item_dup(p.ext, &failed);
+        e->summary = mg_item_dup(summary, &failed);
+        split_tags(e, tagstr, &failed);
+        e->created_at = t;
+    }
+    rc = failed || mg_place_report(&p, out, err) != 0 ? (failed ? oom(err) : -1) : 0;
+    goto out;
+fail:
+    mg_sql_rollback(p.db);
+out:
     free(stream);
     mg_buf_release(&tb);
     mg_place_end(&p);
@@ -93,41 +100,55 @@ static int s_recall(void *self, const struct mg_pcall *pc, const char *session, 
 {
     struct place p;
     if (mg_place_begin(pc, session, &p, err) != 0) return -1;
-    char *match = query ? mg_fts_match(query) : NULL; /* NULL (no query, or no words in it): the newest */
-    const char *sql_match =
+    bool pg = mg_mem_pg(&p);
+    char *match = query ? mg_fts_match(pg, query) : NULL; /* NULL (no query, or no words in it): the newest */
+    /* ?1 the match (NULL: none), ?2 the repo, ?3 the pool: the sessions of
+     * the place's project, or of none (0; `IS NULL` so that both backends
+     * look it up in sessions_project), ?4 the limit */
+    const char *head_lite =
         "SELECT e.id, e.summary, e.tags, e.created_at, s.external_id, e.tenant, e.repo_fp, coalesce(s.project_id, 0),"
         " -bm25(episodes_fts), e.repo FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid"
-        " JOIN sessions s ON s.id = e.session_id"
-        " WHERE episodes_fts MATCH ?1 AND e.repo = ?2 AND s.project_id IS ?3 ORDER BY bm25(episodes_fts) LIMIT ?4";
-    const char *sql_all =
+        " JOIN sessions s ON s.id = e.session_id WHERE episodes_fts MATCH ?1 AND e.repo = ?2 AND ";
+    const char *tail_lite = " ORDER BY bm25(episodes_fts) LIMIT ?4";
+    const char *head_pg =
+        "SELECT e.id, e.summary, e.tags, e.created_at, s.external_id, e.tenant, e.repo_fp, coalesce(s.project_id, 0),"
+        " ts_rank(e.body, x.q, 1) AS score, e.repo FROM episodes e CROSS JOIN (SELECT CAST(?1 AS tsquery) AS q) x"
+        " JOIN sessions s ON s.id = e.session_id WHERE e.body @@ x.q AND e.repo = ?2 AND ";
+    const char *tail_pg = " ORDER BY score DESC, e.id DESC LIMIT ?4";
+    const char *head_all =
         "SELECT e.id, e.summary, e.tags, e.created_at, s.external_id, e.tenant, e.repo_fp, coalesce(s.project_id, 0),"
         " 0.0, e.repo FROM episodes e JOIN sessions s ON s.id = e.session_id"
-        " WHERE ?1 IS NULL AND e.repo = ?2 AND s.project_id IS ?3 ORDER BY e.created_at DESC, e.id DESC LIMIT ?4";
-    sqlite3_stmt *st;
+        " WHERE CAST(?1 AS text) IS NULL AND e.repo = ?2 AND ";
+    const char *tail_all = " ORDER BY e.created_at DESC, e.id DESC LIMIT ?4";
+    char sql[1024];
+    snprintf(sql, sizeof(sql), "%s%s%s", !match ? head_all : pg ? head_pg : head_lite,
+             p.project ? "s.project_id = ?3" : "s.project_id IS NULL AND ?3 = 0",
+             !match ? tail_all : pg ? tail_pg : tail_lite);
+    struct mg_sql_st *st;
     int rc = -1;
-    if (mg_mem_prep(p.m, match ? sql_match : sql_all, &st, err) != 0) goto out;
-    if (match) sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, p.repo->id, -1, SQLITE_STATIC);
-    if (p.project) sqlite3_bind_int64(st, 3, p.project);
-    else sqlite3_bind_null(st, 3);
-    sqlite3_bind_int64(st, 4, limit);
+    if (mg_sql_prepare(p.db, sql, &st, err) != 0) goto out;
+    mg_sql_bind_text(st, 1, match);
+    mg_sql_bind_text(st, 2, p.repo->id);
+    mg_sql_bind_int(st, 3, p.project);
+    mg_sql_bind_int(st, 4, limit);
     bool failed = false;
-    while (!failed && sqlite3_step(st) == SQLITE_ROW) {
+    int r = 0;
+    while (!failed && (r = mg_sql_step(st, err)) == 1) {
         struct mg_episode *e = mg_items_add(out, &mg_item_episode);
         if (!e) {
             failed = true;
             break;
         }
-        mg_row_owner(&e->base, mg_col(st, 5), mg_col(st, 9), mg_col(st, 6), sqlite3_column_int64(st, 7));
-        e->id = sqlite3_column_int64(st, 0);
-        e->summary = mg_item_dup(mg_col(st, 1), &failed);
-        split_tags(e, mg_col(st, 2), &failed);
-        e->created_at = sqlite3_column_int64(st, 3);
-        e->session = mg_item_dup(mg_col(st, 4), &failed);
-        e->score = sqlite3_column_double(st, 8);
+        mg_row_owner(&e->base, mg_sql_text(st, 5), mg_sql_text(st, 9), mg_sql_text(st, 6), mg_sql_int(st, 7));
+        e->id = mg_sql_int(st, 0);
+        e->summary = mg_item_dup(mg_sql_text(st, 1), &failed);
+        split_tags(e, mg_sql_text(st, 2), &failed);
+        e->created_at = mg_sql_int(st, 3);
+        e->session = mg_item_dup(mg_sql_text(st, 4), &failed);
+        e->score = mg_sql_double(st, 8);
     }
-    sqlite3_finalize(st);
-    rc = failed ? oom(err) : mg_place_report(&p, out, err);
+    mg_sql_finalize(&st);
+    rc = failed ? oom(err) : r < 0 ? -1 : mg_place_report(&p, out, err);
 out:
     free(match);
     mg_place_end(&p);
@@ -141,34 +162,33 @@ static int s_project_create(void *self, const struct mg_pcall *pc, const char *n
 {
     struct place p;
     if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
-    sqlite3_stmt *st;
+    struct mg_sql_st *st;
     int rc = -1;
-    if (mg_mem_prep(p.m, "INSERT INTO projects(tenant, repo, repo_fp, name, isolated, created_at) VALUES(?,?,?,?,1,?) "
-                         "ON CONFLICT(repo, name) DO NOTHING RETURNING id, created_at", &st, err) == 0) {
-        sqlite3_bind_text(st, 1, pc->tenant, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, p.repo->id, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, p.repo->fingerprint, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 4, name, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 5, mg_now_s());
-        int r = sqlite3_step(st);
-        if (r == SQLITE_ROW) {
+    if (mg_sql_prepare(p.db, "INSERT INTO projects(tenant, repo, repo_fp, name, isolated, created_at) "
+                             "VALUES(?,?,?,?,1,?) ON CONFLICT(tenant, repo, name) DO NOTHING RETURNING id, created_at",
+                       &st, err) == 0) {
+        mg_sql_bind_text(st, 1, pc->tenant);
+        mg_sql_bind_text(st, 2, p.repo->id);
+        mg_sql_bind_text(st, 3, p.repo->fingerprint);
+        mg_sql_bind_text(st, 4, name);
+        mg_sql_bind_int(st, 5, mg_now_s());
+        int r = mg_sql_step(st, err);
+        if (r == 1) {
             struct mg_project *pr = mg_items_add(out, &mg_item_project);
             bool failed = !pr;
             if (pr) {
                 mg_row_owner(&pr->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
                 pr->name = mg_item_dup(name, &failed);
                 pr->repo = mg_item_dup(p.repo->id, &failed);
-                pr->id = sqlite3_column_int64(st, 0);
-                pr->created_at = sqlite3_column_int64(st, 1);
+                pr->id = mg_sql_int(st, 0);
+                pr->created_at = mg_sql_int(st, 1);
                 pr->isolated = true;
             }
             rc = failed ? oom(err) : 0;
-        } else if (r == SQLITE_DONE) {
+        } else if (r == 0) {
             mg_err_set(err, MG_E_PROJECT_EXISTS, "project '%s' already exists in repo '%s'", name, p.repo->id);
-        } else {
-            mg_mem_fail(p.m, "create the project", err);
         }
-        sqlite3_finalize(st);
+        mg_sql_finalize(&st);
     }
     mg_place_end(&p);
     return rc;
@@ -178,29 +198,30 @@ static int s_project_list(void *self, const struct mg_pcall *pc, struct mg_items
 {
     struct place p;
     if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
-    sqlite3_stmt *st;
+    struct mg_sql_st *st;
     int rc = -1;
-    if (mg_mem_prep(p.m, "SELECT p.name, p.id, p.created_at, p.tenant, p.repo_fp,"
-                         " (SELECT count(*) FROM sessions WHERE project_id = p.id), p.repo FROM projects p"
-                         " WHERE p.repo = ? ORDER BY p.name", &st, err) == 0) {
-        sqlite3_bind_text(st, 1, p.repo->id, -1, SQLITE_STATIC);
+    if (mg_sql_prepare(p.db, "SELECT p.name, p.id, p.created_at, p.tenant, p.repo_fp,"
+                             " (SELECT count(*) FROM sessions WHERE project_id = p.id), p.repo FROM projects p"
+                             " WHERE p.repo = ? ORDER BY p.name", &st, err) == 0) {
+        mg_sql_bind_text(st, 1, p.repo->id);
         bool failed = false;
-        while (!failed && sqlite3_step(st) == SQLITE_ROW) {
+        int r = 0;
+        while (!failed && (r = mg_sql_step(st, err)) == 1) {
             struct mg_project *pr = mg_items_add(out, &mg_item_project);
             if (!pr) {
                 failed = true;
                 break;
             }
-            mg_row_owner(&pr->base, mg_col(st, 3), mg_col(st, 6), mg_col(st, 4), 0);
-            pr->name = mg_item_dup(mg_col(st, 0), &failed);
-            pr->id = sqlite3_column_int64(st, 1);
-            pr->created_at = sqlite3_column_int64(st, 2);
-            pr->sessions = sqlite3_column_int64(st, 5);
-            pr->repo = mg_item_dup(mg_col(st, 6), &failed);
+            mg_row_owner(&pr->base, mg_sql_text(st, 3), mg_sql_text(st, 6), mg_sql_text(st, 4), 0);
+            pr->name = mg_item_dup(mg_sql_text(st, 0), &failed);
+            pr->id = mg_sql_int(st, 1);
+            pr->created_at = mg_sql_int(st, 2);
+            pr->sessions = mg_sql_int(st, 5);
+            pr->repo = mg_item_dup(mg_sql_text(st, 6), &failed);
             pr->isolated = true;
         }
-        sqlite3_finalize(st);
-        rc = failed ? oom(err) : 0;
+        mg_sql_finalize(&st);
+        rc = failed ? oom(err) : r < 0 ? -1 : 0;
     }
     mg_place_end(&p);
     return rc;
@@ -213,12 +234,12 @@ static int s_project_join(void *self, const struct mg_pcall *pc, const char *ses
     if (mg_place_begin(pc, session, &p, err) != 0) return -1;
     int rc = -1;
     int64_t pid = name ? mg_project_id(&p, name, err) : 0;
-    sqlite3_stmt *st;
-    if ((!name || pid) && mg_mem_prep(p.m, "UPDATE sessions SET project_id = ? WHERE id = ?", &st, err) == 0) {
-        if (pid) sqlite3_bind_int64(st, 1, pid);
-        else sqlite3_bind_null(st, 1);
-        sqlite3_bind_int64(st, 2, p.sid);
-        if (sqlite3_step(st) == SQLITE_DONE) {
+    struct mg_sql_st *st;
+    if ((!name || pid) && mg_sql_prepare(p.db, "UPDATE sessions SET project_id = ? WHERE id = ?", &st, err) == 0) {
+        if (pid) mg_sql_bind_int(st, 1, pid);
+        else mg_sql_bind_null(st, 1);
+        mg_sql_bind_int(st, 2, p.sid);
+        if (mg_sql_step(st, err) == 0) {
             struct mg_membership *m = mg_items_add(out, &mg_item_membership);
             bool failed = !m;
             if (m) {
@@ -228,25 +249,11 @@ static int s_project_join(void *self, const struct mg_pcall *pc, const char *ses
                 m->repo = mg_item_dup(p.repo->id, &failed);
             }
             rc = failed ? oom(err) : 0;
-        } else {
-            mg_mem_fail(p.m, "change the session's project", err);
         }
-        sqlite3_finalize(st);
+        mg_sql_finalize(&st);
     }
     mg_place_end(&p);
     return rc;
-}
-
-static int exec_count(struct mem *m, const char *sql, int64_t a, int64_t *count, struct mg_err *err)
-{
-    sqlite3_stmt *st;
-    if (mg_mem_prep(m, sql, &st, err) != 0) return -1;
-    sqlite3_bind_int64(st, 1, a);
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return mg_mem_fail(m, "delete", err);
-    if (count) *count = sqlite3_changes(m->db);
-    return 0;
 }
 
 static int s_project_delete(void *self, const struct mg_pcall *pc, const char *name, struct mg_items *out,
@@ -256,17 +263,22 @@ static int s_project_delete(void *self, const struct mg_pcall *pc, const char *n
     if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
     int rc = -1;
     int64_t pid = mg_project_id(&p, name, err), ne = 0, nn = 0, ns = 0;
-    /* the project's memory goes with it: never released into the shared pool */
-    if (pid && mg_mem_begin(p.m, err) == 0) {
-        if (exec_count(p.m, "DELETE FROM episodes_fts WHERE rowid IN (SELECT e.id FROM episodes e JOIN sessions s"
-                            " ON s.id = e.session_id WHERE s.project_id = ?)", pid, NULL, err) == 0 &&
-            exec_count(p.m, "DELETE FROM episodes WHERE session_id IN (SELECT id FROM sessions WHERE project_id = ?)",
-                       pid, &ne, err) == 0 &&
-            exec_count(p.m, "DELETE FROM entities_fts WHERE rowid IN (SELECT id FROM entities WHERE project_id = ?)",
-                       pid, NULL, err) == 0 &&
-            exec_count(p.m, "DELETE FROM entities WHERE project_id = ?", pid, &nn, err) == 0 &&
-            exec_count(p.m, "UPDATE sessions SET project_id = NULL WHERE project_id = ?", pid, &ns, err) == 0 &&
-            exec_count(p.m, "DELETE FROM projects WHERE id = ?", pid, NULL, err) == 0 && mg_mem_commit(p.m, err) == 0) {
+    bool lite = !mg_mem_pg(&p);
+    /* the project's memory goes with it: never released into the shared
+     * pool. Its sessions' rows are locked first (PostgreSQL: a remember or
+     * add_entities of one of them in flight holds the row, mg_place_hold_session;
+     * this waits for it, and the deletes below see its rows) */
+    if (pid && mg_sql_begin(p.db, true, err) == 0) {
+        if (mg_mem_run1(&p, "UPDATE sessions SET project_id = project_id WHERE project_id = ?", pid, NULL, err) == 0 &&
+            (!lite || mg_mem_run1(&p, "DELETE FROM episodes_fts WHERE rowid IN (SELECT e.id FROM episodes e JOIN"
+                                      " sessions s ON s.id = e.session_id WHERE s.project_id = ?)", pid, NULL, err) == 0) &&
+            mg_mem_run1(&p, "DELETE FROM episodes WHERE session_id IN (SELECT id FROM sessions WHERE project_id = ?)",
+                        pid, &ne, err) == 0 &&
+            (!lite || mg_mem_run1(&p, "DELETE FROM entities_fts WHERE rowid IN (SELECT id FROM entities WHERE "
+                                      "project_id = ?)", pid, NULL, err) == 0) &&
+            mg_mem_run1(&p, "DELETE FROM entities WHERE project_id = ?", pid, &nn, err) == 0 &&
+            mg_mem_run1(&p, "UPDATE sessions SET project_id = NULL WHERE project_id = ?", pid, &ns, err) == 0 &&
+            mg_mem_run1(&p, "DELETE FROM projects WHERE id = ?", pid, NULL, err) == 0 && mg_sql_commit(p.db, err) == 0) {
             struct mg_membership *m = mg_items_add(out, &mg_item_project_deleted);
             bool failed = !m;
             if (m) {
@@ -279,7 +291,7 @@ static int s_project_delete(void *self, const struct mg_pcall *pc, const char *n
             }
             rc = failed ? oom(err) : 0;
         } else {
-            mg_mem_rollback(p.m);
+            mg_sql_rollback(p.db);
         }
     }
     mg_place_end(&p);
@@ -288,12 +300,12 @@ static int s_project_delete(void *self, const struct mg_pcall *pc, const char *n
 
 static int s_forget(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err)
 {
-    static const char *const sql[] = {
-        "DELETE FROM episodes_fts WHERE rowid IN (SELECT id FROM episodes WHERE repo = ?1)",
-        "DELETE FROM episodes WHERE repo = ?1",
-        "DELETE FROM sessions WHERE repo = ?1",
-        "DELETE FROM projects WHERE repo = ?1",
-        NULL,
+    static const struct mg_forget_sql sql[] = {
+        {"DELETE FROM episodes_fts WHERE rowid IN (SELECT id FROM episodes WHERE repo = ?1)", true},
+        {"DELETE FROM episodes WHERE repo = ?1", false},
+        {"DELETE FROM sessions WHERE repo = ?1", false},
+        {"DELETE FROM projects WHERE repo = ?1", false},
+        {NULL, false},
     };
     return mg_mem_forget(pc, sql, out, err);
 }

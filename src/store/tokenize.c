@@ -83,6 +83,7 @@ int mg_tokenize(const char *text, size_t len, mg_token_cb cb, void *ctx)
 struct qctx {
     struct mg_buf *b;
     bool whole_only; /* words only, no parts */
+    bool tsq;        /* PostgreSQL's tsquery syntax, not FTS5's */
     const char *op;  /* between words */
     size_t words;
     size_t word_start;
@@ -97,6 +98,21 @@ static void close_word(struct qctx *q)
     if (q->nparts) mg_buf_adds(q->b, "))");
 }
 
+/* A token quoted: FTS5's "..." ("" inside), or tsquery's '...' ('' and \\
+ * inside). Tokens hold neither quotes nor backslashes (is_word); quoting
+ * them anyway keeps the text of a query out of the syntax whatever it is. */
+static void add_quoted(struct qctx *q, const char *tok, size_t len)
+{
+    char qc = q->tsq ? '\'' : '"';
+    mg_buf_addc(q->b, qc);
+    for (size_t i = 0; i < len; i++) {
+        if (tok[i] == qc) mg_buf_addc(q->b, qc);
+        else if (q->tsq && tok[i] == '\\') mg_buf_addc(q->b, '\\');
+        mg_buf_addc(q->b, tok[i]);
+    }
+    mg_buf_addc(q->b, qc);
+}
+
 static int query_cb(void *ctx, const char *tok, size_t len, size_t s, size_t e, bool colocated)
 {
     struct qctx *q = ctx;
@@ -107,9 +123,7 @@ static int query_cb(void *ctx, const char *tok, size_t len, size_t s, size_t e, 
         q->word_start = s;
         q->nparts = 0;
         q->mark = q->b->len;
-        mg_buf_addc(q->b, '"');
-        mg_buf_add(q->b, tok, len);
-        mg_buf_addc(q->b, '"');
+        add_quoted(q, tok, len);
         return 0;
     }
     if (q->whole_only) return 0;
@@ -118,15 +132,17 @@ static int query_cb(void *ctx, const char *tok, size_t len, size_t s, size_t e, 
         memmove(q->b->p + q->mark + 1, q->b->p + q->mark, q->b->len - 1 - q->mark);
         q->b->p[q->mark] = '(';
     }
-    mg_buf_adds(q->b, q->nparts++ ? " AND \"" : " OR (\"");
-    mg_buf_add(q->b, tok, len);
-    mg_buf_addc(q->b, '"');
+    if (q->tsq) mg_buf_adds(q->b, q->nparts++ ? " & " : " | (");
+    else mg_buf_adds(q->b, q->nparts++ ? " AND " : " OR (");
+    add_quoted(q, tok, len);
     return 0;
 }
 
 size_t mg_fts_query(const char *text, size_t len, unsigned flags, struct mg_buf *b)
 {
-    struct qctx q = {b, (flags & MG_FTS_WHOLE) != 0, (flags & MG_FTS_ANY) ? "OR" : "AND", 0, 0, 0, 0};
+    bool tsq = (flags & MG_FTS_TSQUERY) != 0;
+    const char *op = (flags & MG_FTS_ANY) ? (tsq ? "|" : "OR") : (tsq ? "&" : "AND");
+    struct qctx q = {b, (flags & MG_FTS_WHOLE) != 0, tsq, op, 0, 0, 0, 0};
     size_t start = b->len;
     mg_buf_addc(b, '(');
     tokenize(text, len, query_cb, &q, false);

@@ -55,6 +55,11 @@ int mg_token_stream(struct mg_token_set *s, const char *text, size_t len, struct
  * nothing appended). Flags: */
 #define MG_FTS_ANY   1u /* words are ORed, not ANDed */
 #define MG_FTS_WHOLE 2u /* whole words only, no parts */
+#define MG_FTS_TSQUERY 4u /* PostgreSQL's tsquery instead: '...' quotes, | and & for OR and AND, e.g.
+                           * `(('parse_http_header' | ('parse' & 'http' & 'header')) | 'lock')` (the
+                           * caller casts it, text::tsquery, so no parser or dictionary touches the
+                           * tokens, and makes it valid UTF-8: a token cut at MG_TOKEN_MAX may end
+                           * inside a character) */
 size_t mg_fts_query(const char *text, size_t len, unsigned flags, struct mg_buf *b);
 
 /* Register the FTS5 tokenizer "mgcode" on a connection. A document is a

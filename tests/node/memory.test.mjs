@@ -27,6 +27,10 @@
 // The same tests run with episodes in Mem0 (sessions_provider = mem0,
 // against the loopback fake of lib/fake-mem0.mjs): memory_mem0.test.mjs
 // sets globalThis.MEMGATE_SESSIONS_BACKEND = 'mem0' and imports this file.
+// And with memory in PostgreSQL (storage = a fresh database of the tests'
+// cluster, MEMGATE_STORAGE for every memgate started here):
+// memory_pg.test.mjs sets globalThis.MEMGATE_STORAGE_BACKEND = 'pg'; rows
+// are then planted with pgSql (as the superuser) instead of sqlite3.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -43,6 +47,8 @@ import {
   MEMGATE_BIN,
   metrics,
   metricSum,
+  pgDatabase,
+  pgSql,
   shutdown,
   startServe,
   stdioClient,
@@ -50,6 +56,8 @@ import {
 import { startFakeMem0 } from './lib/fake-mem0.mjs';
 
 const MEM0 = globalThis.MEMGATE_SESSIONS_BACKEND === 'mem0';
+const PG = globalThis.MEMGATE_STORAGE_BACKEND === 'pg';
+let pgUrl; // the PostgreSQL database when PG
 let fake; // the fake Mem0 when MEM0
 let world;
 let serve;
@@ -66,6 +74,10 @@ const sid = (tag) => `sess-${tag}-${rnd()}`;
 
 before(async () => {
   world = makeWorld('memory');
+  if (PG) {
+    pgUrl = pgDatabase('memory');
+    world.env.MEMGATE_STORAGE = pgUrl; // serve, `memgate mcp` and the CLI all keep memory in it
+  }
   if (MEM0) {
     fake = await startFakeMem0();
     Object.assign(world.env, fake.env); // serve, `memgate mcp` and the CLI all keep episodes in it
@@ -554,6 +566,12 @@ test('notes: the caps and the arguments are checked; secrets are redacted before
   // nothing of it on disk either
   const r = spawnSync('grep', ['-rl', secret, world.home], { encoding: 'utf8' });
   assert.equal(r.stdout, '', `the secret reached the data directory: ${r.stdout}`);
+  if (PG) {
+    // nor in the database: no value, summary or search vector holds it
+    const low = secret.toLowerCase();
+    const n = pgSql(pgUrl, `SELECT (SELECT count(*) FROM notes WHERE value LIKE '%${secret}%' OR body::text LIKE '%${low}%') + (SELECT count(*) FROM episodes WHERE summary LIKE '%${secret}%' OR body::text LIKE '%${low}%')`);
+    assert.equal(n.trim(), '0');
+  }
 });
 
 // ---- the HTTP API ----------------------------------------------------------------------------
@@ -787,6 +805,7 @@ test('a repo removed and re-created elsewhere under the same id does not inherit
   const w2 = makeWorld('memory-refp');
   const w3 = makeWorld('memory-refp-b');
   try {
+    if (PG) w2.env.MEMGATE_STORAGE = pgDatabase('memory_refp'); // another installation: its own database
     const env = w2.env;
     const first = makeRepo(w2, 'gamma');
     const second = makeRepo(w3, 'gamma'); // another root, the same id
@@ -826,6 +845,8 @@ test('a repo removed and re-created elsewhere under the same id does not inherit
 });
 
 test('the guardrail: rows planted in the database (another tenant, another repo fingerprint) are dropped, counted by kind, never served', async () => {
+  // PostgreSQL: planted as the superuser; row-level security hides the other
+  // tenant's rows from memgate altogether, the guardrail drops the rest
   const db = path.join(world.home, 'memory', 'local.db');
   const w = uniq('plant');
   const s = sid('plant');
@@ -838,8 +859,12 @@ test('the guardrail: rows planted in the database (another tenant, another repo 
     ...(MEM0 ? [] : [`INSERT INTO episodes(tenant, repo, repo_fp, session_id, summary, tags, created_at) SELECT tenant, repo, 'ffffffffffffffffffffffffffffffff', id, 'PLANTED_${w}', '', 9999999999 FROM sessions WHERE external_id = '${s}';`]),
     `INSERT INTO profiles(tenant, agent_id, key, value, updated_at) VALUES('evil', 'agent-${w}', 'k', 'PLANTED_${w}', 1);`,
   ].join('\n');
-  const r = spawnSync('sqlite3', ['-cmd', '.timeout 10000', db], { input: sql, encoding: 'utf8' });
-  assert.equal(r.status, 0, r.stderr);
+  if (PG) {
+    pgSql(pgUrl, sql);
+  } else {
+    const r = spawnSync('sqlite3', ['-cmd', '.timeout 10000', db], { input: sql, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+  }
   if (MEM0) {
     // the same planted episode in Mem0: under the real one's user, another fingerprint
     const real = (await fake.rows()).find((x) => x.payload.data === `${w} real episode`);
@@ -879,7 +904,14 @@ test('the guardrail: rows planted in the database (another tenant, another repo 
   console.log(`# guardrail drops: note ${d('note')}, episode ${d('episode')}, profile ${d('profile')}`);
   assert.ok(d('note') >= 1, `no note drop counted:\n${after.text}`);
   assert.ok(d('episode') >= 1, `no episode drop counted:\n${after.text}`);
-  assert.ok(d('profile') >= 1, `no profile drop counted:\n${after.text}`);
+  if (PG) {
+    // the other tenant's rows are there, and never reached memgate (row-level security): nothing to drop
+    assert.equal(pgSql(pgUrl, `SELECT count(*) FROM profiles WHERE tenant = 'evil' AND agent_id = 'agent-${w}'`).trim(), '1');
+    assert.equal(pgSql(pgUrl, `SELECT count(*) FROM notes WHERE tenant = 'evil' AND key = 'planted-${w}'`).trim(), '1');
+    assert.equal(d('profile'), 0, `a profile of another tenant reached the guardrail:\n${after.text}`);
+  } else {
+    assert.ok(d('profile') >= 1, `no profile drop counted:\n${after.text}`);
+  }
 });
 
 test('with sessions_provider = mem0: the episodes lived in Mem0, none in the memory database; the key is in no log', { skip: !MEM0 }, async () => {
@@ -895,13 +927,20 @@ test('with sessions_provider = mem0: the episodes lived in Mem0, none in the mem
   assert.ok(audit.length > 0 && !audit.includes(fake.key), 'the Mem0 key is in the audit log');
 });
 
-test('memory files are 0600 in <home>/memory, one database per tenant; every memgate process exits cleanly', async () => {
+test('memory files are 0600 in <home>/memory, one database per tenant (PostgreSQL: none, the rows are in the database); every memgate process exits cleanly', async () => {
   const dir = path.join(world.home, 'memory');
   const db = path.join(dir, 'local.db');
-  assert.ok(fs.existsSync(db), `no ${db}: ${fs.existsSync(dir) ? fs.readdirSync(dir) : 'no memory dir'}`);
-  for (const f of fs.readdirSync(dir)) {
-    const mode = fs.statSync(path.join(dir, f)).mode & 0o777;
-    assert.equal(mode & 0o077, 0, `${f} has mode ${mode.toString(8)}`);
+  if (PG) {
+    assert.ok(!fs.existsSync(db), `memory went to ${db} with storage = PostgreSQL`);
+    for (const t of ['notes', 'episodes', 'sessions', 'projects', 'entities', 'profiles']) {
+      assert.ok(Number(pgSql(pgUrl, `SELECT count(*) FROM ${t} WHERE tenant = 'local'`)) > 0, `no ${t} in PostgreSQL`);
+    }
+  } else {
+    assert.ok(fs.existsSync(db), `no ${db}: ${fs.existsSync(dir) ? fs.readdirSync(dir) : 'no memory dir'}`);
+    for (const f of fs.readdirSync(dir)) {
+      const mode = fs.statSync(path.join(dir, f)).mode & 0o777;
+      assert.equal(mode & 0o077, 0, `${f} has mode ${mode.toString(8)}`);
+    }
   }
   const all = open.splice(0);
   for (const x of all.filter((y) => !y.stderr)) await x.close().catch(() => {});

@@ -26,17 +26,21 @@
 //
 // memory_isolation_mem0.test.mjs runs the same with episodes in Mem0
 // (sessions_provider = mem0, the loopback fake of lib/fake-mem0.mjs), by
-// setting globalThis.MEMGATE_SESSIONS_BACKEND = 'mem0' before importing this file.
+// setting globalThis.MEMGATE_SESSIONS_BACKEND = 'mem0' before importing this file;
+// memory_isolation_pg.test.mjs with memory in PostgreSQL (a fresh database,
+// MEMGATE_STORAGE), by setting globalThis.MEMGATE_STORAGE_BACKEND = 'pg'.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 
-import { makeRepo, makeWorld, MEMGATE_BIN, metricSum, shutdown, startServe } from './lib/harness.mjs';
+import { makeRepo, makeWorld, MEMGATE_BIN, metricSum, pgDatabase, pgSql, shutdown, startServe } from './lib/harness.mjs';
 import { keepAlivePool } from './lib/keepalive.mjs';
 import { startFakeMem0 } from './lib/fake-mem0.mjs';
 
 const MEM0 = globalThis.MEMGATE_SESSIONS_BACKEND === 'mem0';
+const PG = globalThis.MEMGATE_STORAGE_BACKEND === 'pg';
+let pgUrl; // the PostgreSQL database when PG
 let fake;
 
 const OPS = Number(process.env.MEMGATE_MEMISO_OPS || 100000);
@@ -351,6 +355,10 @@ function mg(args) {
 
 before(async () => {
   world = makeWorld('memiso');
+  if (PG) {
+    pgUrl = pgDatabase('memiso');
+    world.env.MEMGATE_STORAGE = pgUrl;
+  }
   if (MEM0) {
     fake = await startFakeMem0();
     Object.assign(world.env, fake.env);
@@ -455,6 +463,12 @@ test('/metrics after the storm: memgate_isolation_drops_total 0', async () => {
   const s = serve;
   serve = null;
   await shutdown([], s);
+  if (PG) {
+    // every tenant's memory is in the one database, each row under its tenant
+    const got = pgSql(pgUrl, 'SELECT DISTINCT tenant FROM notes ORDER BY 1').trim().split('\n');
+    assert.deepEqual(got, [...TENANTS].sort());
+    return;
+  }
   // each tenant's memory is its own file
   const ls = spawnSync('ls', [`${world.home}/memory`], { encoding: 'utf8' });
   for (const t of TENANTS) assert.ok(ls.stdout.split('\n').includes(`${t}.db`), ls.stdout);
