@@ -101,6 +101,19 @@ const struct mg_pg_step mg_pg_steps[] = {
      "  FOR EACH STATEMENT EXECUTE FUNCTION memgate_audit_append_only();"
      "CREATE TRIGGER audit_anchor_kept BEFORE DELETE OR TRUNCATE ON audit_anchor"
      "  FOR EACH STATEMENT EXECUTE FUNCTION memgate_audit_append_only();"},
+    /* the repo catalog (store/catalog.h "The shared catalog"): every repo of
+     * the installation, its owning tenant (authoritative), where its working
+     * copy is, its index generation (bumped by every explicit index run) and
+     * its settings (NULL: the default; the text store/settings.c checks). A
+     * system table, read by the daemons for every tenant: no RLS, the
+     * requests filter by tenant. A root belongs to one repo. */
+    {"0006_catalog",
+     "CREATE TABLE IF NOT EXISTS memgate_repos(id text PRIMARY KEY, tenant text NOT NULL, root text NOT NULL,"
+     "  fingerprint text NOT NULL, generation bigint NOT NULL DEFAULT 0, created_at bigint NOT NULL,"
+     "  indexed_at bigint NOT NULL DEFAULT 0, setting_watch text, setting_reindex_interval text,"
+     "  setting_pull_on_push text);"
+     "CREATE UNIQUE INDEX IF NOT EXISTS memgate_repos_root ON memgate_repos(root);"
+     "CREATE INDEX IF NOT EXISTS memgate_repos_tenant ON memgate_repos(tenant);"},
     /* X-Session-Id sessions of the HTTP API and handles (request/session.h), shared by every daemon.
      * Times in milliseconds of the database's clock (one clock for all daemons). An expired row stays as
      * a tombstone (expired = 1: its id answers "expired") until purge_after_ms; then any daemon's pruner
@@ -121,18 +134,5 @@ const struct mg_pg_step mg_pg_steps[] = {
      "  WITH CHECK (tenant = current_setting('memgate.tenant', true));"
      "CREATE POLICY memgate_sessions_purge ON memgate_sessions FOR DELETE"
      "  USING (purge_after_ms < (extract(epoch from clock_timestamp()) * 1000)::bigint);"},
-    /* the repo catalog (store/catalog.h "The shared catalog"): every repo of
-     * the installation, its owning tenant (authoritative), where its working
-     * copy is, its index generation (bumped by every explicit index run) and
-     * its settings (NULL: the default; the text store/settings.c checks). A
-     * system table, read by the daemons for every tenant: no RLS, the
-     * requests filter by tenant. A root belongs to one repo. */
-    {"0006_catalog",
-     "CREATE TABLE IF NOT EXISTS memgate_repos(id text PRIMARY KEY, tenant text NOT NULL, root text NOT NULL,"
-     "  fingerprint text NOT NULL, generation bigint NOT NULL DEFAULT 0, created_at bigint NOT NULL,"
-     "  indexed_at bigint NOT NULL DEFAULT 0, setting_watch text, setting_reindex_interval text,"
-     "  setting_pull_on_push text);"
-     "CREATE UNIQUE INDEX IF NOT EXISTS memgate_repos_root ON memgate_repos(root);"
-     "CREATE INDEX IF NOT EXISTS memgate_repos_tenant ON memgate_repos(tenant);"},
 };
 const size_t mg_pg_nsteps = sizeof(mg_pg_steps) / sizeof(mg_pg_steps[0]);
