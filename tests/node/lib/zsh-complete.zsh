@@ -8,11 +8,15 @@
 # more is typed until the matches have come: typed-ahead input can make zle
 # skip work, and under load the TAB was still pending when the next line came.
 #
+# compinit -D: no dump file. (-d /dev/null made zsh's compdump write a
+# temporary file and move it over /dev/null, which then was a regular file
+# for every later program on the machine: PostgreSQL's initdb among them.)
+#
 # usage: zsh -f tests/node/lib/zsh-complete.zsh COMPDIR "LINE"
 zmodload zsh/zpty
 typeset -F SECONDS
 zpty z zsh -f -i
-zpty -w z "PROMPT=''; RPROMPT=''; unsetopt zle_bracketed_paste 2>/dev/null; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -d /dev/null"
+zpty -w z "PROMPT=''; RPROMPT=''; unsetopt zle_bracketed_paste 2>/dev/null; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D"
 zpty -w z 'compadd () { local -a __h; builtin compadd -O __h "$@"; (( $#__h )) && print -r -l -- "<<M>>"${^__h}; builtin compadd "$@" }'
 zpty -w z "bindkey '^I' complete-word"
 zpty -w z "print '<<RE''ADY>>'"
