@@ -148,16 +148,22 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     }
     struct mg_err err = {0};
     bool any = false;
+    const char *auth = mg__header(c, MHD_HTTP_HEADER_AUTHORIZATION);
     if (srv->tokens && mg_tokens_any_err(srv->tokens, &any, &err) != 0 && store_failed(err.code)) {
-        *rc = respond_store_failed(c, r, &err);
-        return -1;
+        /* the token store cannot say whether tokens exist (PostgreSQL down): a request without a token
+         * cannot be let in, one with a token is checked as if they did (a malformed one is refused
+         * without the store) */
+        if (!auth) {
+            *rc = respond_store_failed(c, r, &err);
+            return -1;
+        }
+        any = true;
     }
     memset(&err, 0, sizeof(err));
     if (mg_tokens_required(&srv->cfg, h->loopback, any, required, &err) != 0) {
         *rc = mg__respond_error(c, r, 500, err.code ? err.code : MG_E_INTERNAL, "%s", err.msg);
         return -1;
     }
-    const char *auth = mg__header(c, MHD_HTTP_HEADER_AUTHORIZATION);
     if (!auth) {
         if (!*required) return 0;
         mg__refused(r, "auth_fail", MG_E_UNAUTHORIZED);
@@ -174,11 +180,6 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
             return -1;
         }
         const char *code = err.code ? err.code : MG_E_UNAUTHORIZED;
-        if (mg__retry_later(code)) { /* the token store failed (PostgreSQL down): 503, not 401 */
-            mg__refused(r, "request_refused", code);
-            *rc = mg__respond_error(c, r, mg_err_http_status(code), code, "%s", err.msg);
-            return -1;
-        }
         mg__refused(r, "auth_fail", code);
         char why[1100];
         snprintf(why, sizeof(why), "unauthorized: %s",

@@ -33,6 +33,9 @@ function audit(world, args) {
 
 test('two daemons, one chain: events interleaved by seq, --verify passes', async () => {
   const a = await startServe(one);
+  // every daemon of one database has the same token pepper (docs/deploy.md, "Tokens")
+  fs.copyFileSync(path.join(one.home, 'token.pepper'), path.join(two.home, 'token.pepper'));
+  fs.chmodSync(path.join(two.home, 'token.pepper'), 0o600);
   const b = await startServe(two);
   const sent = [];
   try {

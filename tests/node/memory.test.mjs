@@ -29,7 +29,7 @@
 // sets globalThis.MEMGATE_SESSIONS_BACKEND = 'mem0' and imports this file.
 // And with memory in PostgreSQL (storage = a fresh database of the tests'
 // cluster, MEMGATE_STORAGE for every memgate started here):
-// memory_pg.test.mjs sets globalThis.MEMGATE_STORAGE_BACKEND = 'pg'; rows
+// memory_pg.test.mjs sets globalThis.MEMGATE_STORAGE = 'pg'; rows
 // are then planted with pgSql (as the superuser) instead of sqlite3.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -56,7 +56,7 @@ import {
 import { startFakeMem0 } from './lib/fake-mem0.mjs';
 
 const MEM0 = globalThis.MEMGATE_SESSIONS_BACKEND === 'mem0';
-const PG = globalThis.MEMGATE_STORAGE_BACKEND === 'pg';
+const PG = globalThis.MEMGATE_STORAGE === 'pg';
 let pgUrl; // the PostgreSQL database when PG
 let fake; // the fake Mem0 when MEM0
 let world;

@@ -28,18 +28,27 @@
 // (sessions_provider = mem0, the loopback fake of lib/fake-mem0.mjs), by
 // setting globalThis.MEMGATE_SESSIONS_BACKEND = 'mem0' before importing this file;
 // memory_isolation_pg.test.mjs with memory in PostgreSQL (a fresh database,
-// MEMGATE_STORAGE), by setting globalThis.MEMGATE_STORAGE_BACKEND = 'pg'.
+// MEMGATE_STORAGE), by setting globalThis.MEMGATE_STORAGE = 'pg';
+// memory_isolation_multi.test.mjs across three daemons on one PostgreSQL
+// behind HAProxy (lib/cluster.mjs, docs/deploy.md), by setting
+// globalThis.MEMGATE_MEMISO_CLUSTER = 3: consecutive requests of one session
+// reach different daemons, the repos are indexed through one daemon and
+// learnt by the others from the shared catalog, and every daemon's
+// memgate_isolation_drops_total stays 0.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 
-import { makeRepo, makeWorld, MEMGATE_BIN, metricSum, pgDatabase, pgSql, shutdown, startServe } from './lib/harness.mjs';
+import { startCluster } from './lib/cluster.mjs';
+import { makeRepo, makeWorld, MEMGATE_BIN, metricSum, pgDatabase, pgSql, shutdown, sleep, startServe } from './lib/harness.mjs';
 import { keepAlivePool } from './lib/keepalive.mjs';
 import { startFakeMem0 } from './lib/fake-mem0.mjs';
 
 const MEM0 = globalThis.MEMGATE_SESSIONS_BACKEND === 'mem0';
-const PG = globalThis.MEMGATE_STORAGE_BACKEND === 'pg';
+const CLUSTER = Number(globalThis.MEMGATE_MEMISO_CLUSTER || 0); // daemons behind HAProxy, 0: one memgate serve
+const PG = globalThis.MEMGATE_STORAGE === 'pg' || CLUSTER > 0;
+let cluster;
 let pgUrl; // the PostgreSQL database when PG
 let fake;
 
@@ -359,6 +368,17 @@ before(async () => {
     pgUrl = pgDatabase('memiso');
     world.env.MEMGATE_STORAGE = pgUrl;
   }
+  if (CLUSTER) {
+    // the daemons first; the repos indexed below through daemon 0 reach the others by the catalog
+    world.cleanup();
+    cluster = await startCluster({
+      n: CLUSTER,
+      tag: 'memiso',
+      storage: pgUrl,
+      env: { MEMGATE_WATCH: 'off', MEMGATE_INDEX_ROOTS: TENANTS.map((t) => `${t}:/tmp`).join(',') },
+    });
+    world = { ...cluster.world, env: cluster.env(0) };
+  }
   if (MEM0) {
     fake = await startFakeMem0();
     Object.assign(world.env, fake.env);
@@ -379,7 +399,23 @@ before(async () => {
       repos.push(repo);
     }
   });
-  serve = await startServe(world);
+  if (CLUSTER) {
+    // every daemon has caught up with every repo before the storm
+    for (const d of cluster.daemons)
+      for (const repo of repos) {
+        const t0 = Date.now();
+        for (;;) {
+          const r = await fetch(`${d.url}/v1/repos`, { headers: { authorization: `Bearer ${repo.token}` } });
+          const j = r.status === 200 ? await r.json() : null;
+          if (j?.repos?.find((x) => x.id === repo.name)?.index_state === 'current') break;
+          assert.ok(Date.now() - t0 < 60000, `daemon ${d.i} never caught up with ${repo.name}: ${JSON.stringify(j)}`);
+          await sleep(100);
+        }
+      }
+    serve = { url: cluster.url };
+  } else {
+    serve = await startServe(world);
+  }
   pool = keepAlivePool(serve.url);
   for (const repo of repos) {
     for (const p of PROJECTS) {
@@ -392,7 +428,8 @@ before(async () => {
 
 after(async () => {
   pool?.close();
-  if (serve) await serve.stop();
+  if (cluster) await cluster.stop();
+  else if (serve) await serve.stop();
   await fake?.close();
   world.cleanup();
 });
@@ -445,24 +482,39 @@ test('the projects were used: every repo has sessions in projects, entities tagg
 });
 
 test('/metrics after the storm: memgate_isolation_drops_total 0', async () => {
-  const res = await fetch(`${serve.url}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } });
-  assert.equal(res.status, 200);
-  const text = await res.text();
-  const values = {};
-  for (const line of text.split('\n')) {
-    const m = /^([^#\s]\S*)\s+(\S+)/.exec(line);
-    if (m) values[m[1]] = Number(m[2]);
-  }
-  assert.equal(metricSum(values, 'memgate_isolation_drops_total'), 0, text);
-  if (MEM0) {
-    // the episodes were Mem0's, and Mem0 never failed
-    assert.ok((await fake.rows()).length > 0, 'no episode in the fake Mem0');
-    assert.equal(metricSum(values, 'memgate_provider_errors_total') ?? 0, 0, text);
+  // (every daemon's, in a cluster)
+  for (const url of CLUSTER ? cluster.daemons.map((d) => d.url) : [serve.url]) {
+    const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    const values = {};
+    for (const line of text.split('\n')) {
+      const m = /^([^#\s]\S*)\s+(\S+)/.exec(line);
+      if (m) values[m[1]] = Number(m[2]);
+    }
+    assert.equal(metricSum(values, 'memgate_isolation_drops_total'), 0, `${url}: ${text}`);
+    if (MEM0) {
+      // the episodes were Mem0's, and Mem0 never failed
+      assert.ok((await fake.rows()).length > 0, 'no episode in the fake Mem0');
+      assert.equal(metricSum(values, 'memgate_provider_errors_total') ?? 0, 0, text);
+    }
   }
   pool.close();
-  const s = serve;
-  serve = null;
-  await shutdown([], s);
+  if (CLUSTER) {
+    // the calls were spread over every daemon
+    for (const d of cluster.daemons) {
+      const text = await (await fetch(`${d.url}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } })).text();
+      const calls = [...text.matchAll(/^memgate_tool_calls_total\{[^}]*\} (\d+)/gm)].reduce((a, m) => a + Number(m[1]), 0);
+      assert.ok(calls > OPS / (4 * CLUSTER), `daemon ${d.i} answered ${calls} tool calls of ${OPS}`);
+    }
+    await cluster.stop();
+    cluster = null;
+    serve = null;
+  } else {
+    const s = serve;
+    serve = null;
+    await shutdown([], s);
+  }
   if (PG) {
     // every tenant's memory is in the one database, each row under its tenant
     const got = pgSql(pgUrl, 'SELECT DISTINCT tenant FROM notes ORDER BY 1').trim().split('\n');
@@ -473,4 +525,3 @@ test('/metrics after the storm: memgate_isolation_drops_total 0', async () => {
   const ls = spawnSync('ls', [`${world.home}/memory`], { encoding: 'utf8' });
   for (const t of TENANTS) assert.ok(ls.stdout.split('\n').includes(`${t}.db`), ls.stdout);
 });
-

@@ -9,5 +9,5 @@
 // here, 245 s there; under heavy load from other builds both pass 800 s,
 // beyond node-tests.sh's 600 s per file: then run it with
 // `node --test --test-timeout=3600000` from tests/node, or fewer operations).
-globalThis.MEMGATE_STORAGE_BACKEND = 'pg';
+globalThis.MEMGATE_STORAGE = 'pg';
 await import('./memory_isolation.test.mjs');

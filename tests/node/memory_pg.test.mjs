@@ -4,5 +4,5 @@
 // superuser: another tenant's are hidden by row-level security, another
 // fingerprint's dropped), the HTTP, MCP and CLI round trips, `repos rm`, the
 // same test code as SQLite's.
-globalThis.MEMGATE_STORAGE_BACKEND = 'pg';
+globalThis.MEMGATE_STORAGE = 'pg';
 await import('./memory.test.mjs');

@@ -287,7 +287,7 @@ describe('make deb', { skip: !have('dpkg-deb') && 'dpkg-deb is not installed' },
     const depends = info.match(/^ Depends: (.*)$/m)?.[1] || '';
     for (const p of ['libgit2-1.5', 'libvectorscan5', 'libmicrohttpd12', 'libsqlite3-0', 'libsodium23', 'libjansson4',
       'libpcre2-8-0', 'libzstd1', 'libxxhash0', 'libcurl4', 'libpq5', 'libc6'])
-      assert.match(depends, new RegExp(`(^|, )${p} \\(>= `), `${p} not in Depends: ${depends}`);
+      assert.match(depends, new RegExp(`(^|, )${p}( \\(>= |,|$)`), `${p} not in Depends: ${depends}`); // (libpq5 has no symbols file: no version)
     for (const f of ['Section', 'Priority', 'Maintainer', 'Description', 'Version', 'Architecture'])
       assert.match(info, new RegExp(`^ ${f}: \\S`, 'm'), f);
   });

@@ -9,6 +9,8 @@
 // (404 elsewhere: the client re-initialises; HAProxy routes it by the header).
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 
 import { call2026, makeRepo, makeWorld, MEMGATE_BIN, pgDatabase, pgSql, sleep, startServe, v1 } from './lib/harness.mjs';
@@ -25,13 +27,19 @@ function mg(world, args) {
   return r.stdout;
 }
 
-/** A token of tenant on the data directory of world (the token stores are the daemons' own here). */
+/** A token of tenant made with the data directory of world (the token store is the shared database's). */
 const token = (world, tenant) => JSON.parse(mg(world, ['token', 'create', '--tenant', tenant, '--scope', 'write', '--json'])).token;
 
 function world(tag) {
   const w = makeWorld(tag);
   w.env.MEMGATE_STORAGE = url;
   w.env.MEMGATE_INDEX_ROOTS = `acme:/tmp, globex:/tmp`;
+  // every daemon of one database has the same token pepper (docs/deploy.md, "Tokens"): the first's
+  const first = wa && path.join(wa.home, 'token.pepper');
+  if (first && fs.existsSync(first)) {
+    fs.copyFileSync(first, path.join(w.home, 'token.pepper'));
+    fs.chmodSync(path.join(w.home, 'token.pepper'), 0o600);
+  }
   return w;
 }
 
@@ -54,6 +62,8 @@ before(async () => {
   // the same repo in both homes: each daemon keeps its own index of it
   for (const w of [wa, wb]) execFileSync(MEMGATE_BIN, ['index', repo.root, '--name', 'alpha', '--tenant', 'acme', '--quiet'], { env: w.env, cwd: w.cwd });
   tok.a.acme = token(wa, 'acme');
+  fs.copyFileSync(path.join(wa.home, 'token.pepper'), path.join(wb.home, 'token.pepper')); // (wb was made before A's pepper)
+  fs.chmodSync(path.join(wb.home, 'token.pepper'), 0o600);
   tok.b.acme = token(wb, 'acme');
   tok.b.globex = token(wb, 'globex');
   [A, B] = await Promise.all([startServe(wa), startServe(wb)]);
