@@ -1,8 +1,8 @@
 // storage_down_pg.test.mjs — PostgreSQL goes away under a running `memgate
 // serve` and comes back (issue 22, part sessions): the calls that need it
-// answer 503 storage_unavailable with Retry-After (an MCP tool call: a tool
-// error with that code), /readyz answers 503 while /healthz stays 200,
-// /metrics says memgate_storage_up 0, `memgate status` exits 1; once the
+// answer 503 storage_unavailable with Retry-After (a token, which lives in
+// the database, cannot be checked: MCP and /metrics too), /readyz answers 503
+// while /healthz stays 200, `memgate status` exits 1; once the
 // database is back everything answers again without restarting memgate, and
 // nothing acknowledged before the outage is lost. The cluster is this file's
 // own (scripts/pg.sh in a temporary directory), so stopping it disturbs no
