@@ -173,5 +173,9 @@ int mg__catalog_shared_list(const struct mg_config *c, struct mg_repo **out, siz
 /* 1 found (out filled), 0 not in the catalog, -1 error */
 int mg__catalog_shared_get(const struct mg_config *c, const char *id, struct mg_repo *out, struct mg_err *err);
 int mg__catalog_shared_remove(const struct mg_config *c, const struct mg_repo *r, struct mg_err *err);
+/* Sleep until the shared copy or a recorded generation changes, until_ms
+ * (CLOCK_MONOTONIC), or a short poll interval (a local index written by
+ * another process wakes no one), whichever comes first. */
+void mg__catalog_wait_change(int64_t until_ms);
 
 #endif

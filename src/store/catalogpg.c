@@ -521,23 +521,18 @@ int mg_catalog_settings_sync(const struct mg_config *c, const struct mg_repo *r,
 
 /* ---- waiting for a catch-up ------------------------------------------------------------------------------ */
 
-int mg_catalog_wait_current(const struct mg_config *c, const char *id, int64_t deadline_ms, struct mg_repo *out,
-                            struct mg_err *err)
+void mg__catalog_wait_change(int64_t until_ms)
 {
     pthread_once(&cv_once, cv_init);
-    for (;;) {
-        if (mg_catalog_get(c, id, out, err) != 0) return -1;
-        if (out->copy != MG_COPY_BEHIND && out->copy != MG_COPY_PENDING && out->copy != MG_COPY_CONFLICT) return 0;
-        int64_t now = now_ms();
-        if (now >= deadline_ms) return 0;
-        int64_t until = now + WAIT_POLL_MS < deadline_ms ? now + WAIT_POLL_MS : deadline_ms;
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        int64_t ns = ts.tv_nsec + (until - now) * 1000000;
-        ts.tv_sec += ns / 1000000000;
-        ts.tv_nsec = ns % 1000000000;
-        pthread_mutex_lock(&M.mu);
-        pthread_cond_timedwait(&M.cv, &M.mu, &ts);
-        pthread_mutex_unlock(&M.mu);
-    }
+    int64_t now = now_ms();
+    if (until_ms <= now) return;
+    if (until_ms > now + WAIT_POLL_MS) until_ms = now + WAIT_POLL_MS;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t ns = ts.tv_nsec + (until_ms - now) * 1000000;
+    ts.tv_sec += ns / 1000000000;
+    ts.tv_nsec = ns % 1000000000;
+    pthread_mutex_lock(&M.mu);
+    pthread_cond_timedwait(&M.cv, &M.mu, &ts);
+    pthread_mutex_unlock(&M.mu);
 }
