@@ -7,6 +7,7 @@
 #   make SANITIZE=address,undefined test   the same under sanitizers (build/san/)
 #   make bench                index the Linux kernel and compare with rg (slow); secret scanner vs gitleaks;
 #                             BENCH_BASELINE=REV also runs the MCP load on memgate built at REV
+#   make soak                 100,000 random memory operations on SQLite, PostgreSQL, 3 daemons (~10 min)
 #   make fuzz                 run every libFuzzer target for FUZZ_SECONDS each
 #   make deps                 only install dependencies (scripts/setup.sh)
 #   make install PREFIX=/usr/local [DESTDIR=]   the binary, man pages, completions, systemd user unit
@@ -73,11 +74,11 @@ gdir_tsx        := $(G)/tree-sitter-typescript/tsx/src
 GRAMMAR_OBJ := $(GOUT)/ts-runtime.o $(foreach g,$(GRAMMARS),$(GOUT)/$(g)-parser.o) \
                $(foreach g,cpp javascript python rust typescript tsx,$(GOUT)/$(g)-scanner.o)
 
-.PHONY: check all deps test run bench fuzz clean help install uninstall deb man completions
+.PHONY: check all deps test run bench soak fuzz clean help install uninstall deb man completions
 all: $(OUT)/memgate
 
 help:
-	@sed -n '2,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/setup.sh
@@ -209,6 +210,14 @@ check: deps
 	if [ -n "$$names" ]; then echo "scripts/node-tests.sh $(OUT)/memgate $$names"; \
 	  scripts/node-tests.sh $(OUT)/memgate $$names || rc=1; fi; \
 	exit $$rc
+
+# The long randomized isolation runs: 100,000 memory operations of 36
+# sessions of 3 tenants on SQLite, on PostgreSQL, and across three daemons
+# behind HAProxy (make test runs 20,000 of each). About 10 minutes here.
+soak: deps
+	@$(MAKE) --no-print-directory $(OUT)/memgate
+	MEMGATE_MEMISO_OPS=$${MEMGATE_MEMISO_OPS:-100000} MEMGATE_TEST_TIMEOUT_MS=3600000 \
+	  scripts/node-tests.sh $(OUT)/memgate memory_isolation memory_isolation_pg memory_isolation_multi
 
 run: deps
 	@$(MAKE) --no-print-directory $(OUT)/memgate

@@ -14,9 +14,11 @@
 //   15% recall (GET /v1/episodes?q)
 // Every answer must be 2xx (a failure aborts the run: a fast error is not a
 // result). Prints a Markdown table: ops/s, p50 and p99 of all calls, of the
-// writes and of the reads, and memgate's CPU seconds per 1,000 calls (the
-// daemons' user+sys from /proc, so a noisy machine shows in wall time, not
-// in CPU), and pgbench's select-only and TPC-B-like TPS on the same cluster.
+// writes and of the reads, and the CPU seconds per 1,000 calls of memgate
+// (the daemons), of PostgreSQL (postmaster and backends) and of HAProxy
+// and of this process, the clients (user+sys from /proc: everything shares
+// the machine's cores, so a noisy machine shows in wall time, not in CPU),
+// and pgbench's select-only and TPC-B-like TPS on the same cluster.
 //
 // usage: node bench/multi_bench.mjs [--seconds S] [--clients C] [--only sqlite|pg|pg3]
 // (run from the repo root with tests/node's packages installed; make bench runs it)
@@ -66,6 +68,27 @@ function cpuSeconds(pid) {
   }
 }
 
+/** user+sys CPU seconds so far of the cluster's postmaster and every backend it forked. */
+function pgCpuSeconds(dir) {
+  let pm;
+  try {
+    pm = Number(fs.readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return 0;
+  }
+  let sum = cpuSeconds(pm);
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const f = fs.readFileSync(`/proc/${e}/stat`, 'utf8').split(') ')[1].split(' ');
+      if (Number(f[1]) === pm) sum += (Number(f[11]) + Number(f[12])) / 100;
+    } catch {
+      /* gone */
+    }
+  }
+  return sum;
+}
+
 const pct = (v, p) => (v.length ? v[Math.min(v.length - 1, Math.round((p / 100) * (v.length - 1)))] : NaN);
 
 async function drive(url, token, repo) {
@@ -106,13 +129,15 @@ async function drive(url, token, repo) {
   };
   const warm = performance.now() + 2000;
   await Promise.all(Array.from({ length: CLIENTS }, (_, i) => run(i, warm, false)));
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const until = t0 + SECONDS * 1000;
   await Promise.all(Array.from({ length: CLIENTS }, (_, i) => run(i, until, true)));
   const secs = (performance.now() - t0) / 1000;
+  const c1 = process.cpuUsage(c0);
   pool.close();
   for (const k of Object.keys(lat)) lat[k].sort((a, b) => a - b);
-  return { calls, secs, lat };
+  return { calls, secs, lat, client: (c1.user + c1.system) / 1e6 };
 }
 
 function mgIn(env, cwd, argv) {
@@ -128,8 +153,10 @@ async function oneDaemon(label, storage) {
   const token = JSON.parse(mgIn(world.env, world.cwd, ['token', 'create', '--tenant', 'local', '--scope', 'write', '--rate', '0', '--json'])).token;
   const serve = await startServe(world);
   const cpu0 = cpuSeconds(serve.child.pid);
+  const pg0 = pgCpuSeconds(PGDIR);
   const res = await drive(serve.url, token, 'bench');
   res.cpu = cpuSeconds(serve.child.pid) - cpu0;
+  res.pgcpu = storage ? pgCpuSeconds(PGDIR) - pg0 : 0;
   await serve.stop();
   world.cleanup();
   return res;
@@ -142,8 +169,12 @@ async function threeDaemons() {
   for (const d of c.daemons) mgIn(d.env, c.world.cwd, ['index', fx.root, '--name', 'bench', '--quiet']);
   const token = JSON.parse(mgIn(c.daemons[0].env, c.world.cwd, ['token', 'create', '--tenant', 'local', '--scope', 'write', '--rate', '0', '--json'])).token;
   const cpu0 = c.daemons.reduce((a, d) => a + cpuSeconds(d.serve.child.pid), 0);
+  const pg0 = pgCpuSeconds(PGDIR);
+  const lb0 = cpuSeconds(c.haproxyPid);
   const res = await drive(c.url, token, 'bench');
   res.cpu = c.daemons.reduce((a, d) => a + cpuSeconds(d.serve.child.pid), 0) - cpu0;
+  res.pgcpu = pgCpuSeconds(PGDIR) - pg0;
+  res.lbcpu = cpuSeconds(c.haproxyPid) - lb0;
   await c.stop();
   return res;
 }
@@ -166,6 +197,7 @@ function pgbench(dir) {
 const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : '—');
 const rows = [];
 const { dir } = pgCluster();
+const PGDIR = dir;
 log(`memory ops: ${CLIENTS} clients, ${SECONDS} s per configuration`);
 if (!ONLY || ONLY === 'sqlite') {
   log('one daemon on SQLite');
@@ -184,9 +216,10 @@ const pb = pgbench(dir);
 
 console.log('\n### Memory operations: one daemon on SQLite, one on PostgreSQL, three behind HAProxy\n');
 console.log(`Machine reference (same run): ${machine()}. ${CLIENTS} clients, ${SECONDS} s each after a 2 s warm-up; mix: 35% set_note, 25% get_note, 10% search_notes, 15% remember, 15% recall; PostgreSQL 15 on a Unix socket (scripts/pg.sh: fsync off).\n`);
-console.log('| configuration | calls | ops/s | p50 ms | p99 ms | writes p50 / p99 | reads p50 / p99 | memgate CPU s per 1k calls |');
+console.log('| configuration | calls | ops/s | p50 ms | p99 ms | writes p50 / p99 | reads p50 / p99 | CPU s per 1k calls: memgate / PostgreSQL / HAProxy / the clients |');
 console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+const k = (x, r) => ((x / r.calls) * 1000).toFixed(2);
 for (const [name, r] of rows) {
-  console.log(`| ${name} | ${r.calls} | ${(r.calls / r.secs).toFixed(0)} | ${f(pct(r.lat.all, 50))} | ${f(pct(r.lat.all, 99))} | ${f(pct(r.lat.write, 50))} / ${f(pct(r.lat.write, 99))} | ${f(pct(r.lat.read, 50))} / ${f(pct(r.lat.read, 99))} | ${((r.cpu / r.calls) * 1000).toFixed(2)} |`);
+  console.log(`| ${name} | ${r.calls} | ${(r.calls / r.secs).toFixed(0)} | ${f(pct(r.lat.all, 50))} | ${f(pct(r.lat.all, 99))} | ${f(pct(r.lat.write, 50))} / ${f(pct(r.lat.write, 99))} | ${f(pct(r.lat.read, 50))} / ${f(pct(r.lat.read, 99))} | ${k(r.cpu, r)} / ${r.pgcpu ? k(r.pgcpu, r) : '—'} / ${r.lbcpu ? k(r.lbcpu, r) : '—'} / ${k(r.client, r)} |`);
 }
 console.log(`\nPostgreSQL alone on this machine (pgbench, ${CLIENTS} clients, scale 2): select-only ${pb.select.toFixed(0)} TPS, TPC-B-like ${pb.tpcb.toFixed(0)} TPS.`);

@@ -37,7 +37,10 @@
 #     bench/tools_tokens.mjs (the bytes and tokens of MCP tools/list;
 #     BENCH_TOOLS_BASE=PATH prints another memgate binary's beside them), and
 #     bench/vstore_bench.sh (recall@10 and latency with Chroma in place of the
-#     built-in vector store, on part of the kernel; skipped without chromadb)
+#     built-in vector store, on part of the kernel; skipped without chromadb),
+#     and bench/multi_bench.mjs (issue 22: memory operations through one
+#     daemon on SQLite, one on PostgreSQL and three on PostgreSQL behind
+#     HAProxy, beside pgbench on the same cluster)
 # Prints a report in Markdown; docs/benchmarks.md keeps the figures.
 set -euo pipefail
 
@@ -319,3 +322,8 @@ MEMGATE_BIN="$BIN" "$node22" "$here/bench/memory_bench.mjs"
 # Skips with one line saying why when tests/node has no chromadb or Node 22.
 echo
 MEMGATE_BENCH_CACHE="$CACHE" "$here/bench/vstore_bench.sh"
+
+# ---- several daemons on PostgreSQL (issue 22; runs alone too) -------------------------
+# Starts its own PostgreSQL cluster (scripts/pg.sh) and HAProxy, both from Debian.
+echo
+MEMGATE_BIN="$BIN" "$node22" "$here/bench/multi_bench.mjs"

@@ -12,13 +12,14 @@
 # usage: scripts/node-tests.sh MEMGATE_BIN [TEST_FILE...]
 #   TEST_FILE: names under tests/node (e.g. stdio http); default every *.test.mjs
 #   MEMGATE_ISOLATION_CALLS: calls per client in isolation.test.mjs (default 600)
-#   MEMGATE_MEMISO_OPS: operations in memory_isolation.test.mjs (default 100000)
+#   MEMGATE_MEMISO_OPS: operations in memory_isolation*.test.mjs (default 20000)
+#   MEMGATE_TEST_TIMEOUT_MS: the limit for one test file (default 600000)
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 t="$here/tests/node"
 if [ $# -lt 1 ] || [ "$1" = -h ] || [ "$1" = --help ]; then
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
   [ $# -ge 1 ] && exit 0 || exit 2
 fi
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -58,7 +59,7 @@ trap 'rm -f "$log"' EXIT
 # Each file runs in its own process with its own data directory and ports, so
 # two files run at once; tests inside a file run in order.
 (cd "$t" && MEMGATE_BIN="$bin" "$node" --test --test-reporter=tap --test-concurrency=2 \
-  --test-timeout=600000 "${files[@]}") </dev/null 2>&1 | tee "$log"
+  --test-timeout="${MEMGATE_TEST_TIMEOUT_MS:-600000}" "${files[@]}") </dev/null 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 
 # The TAP summary: "# pass N", "# fail N", "# cancelled N" (cancelled counts as failed).

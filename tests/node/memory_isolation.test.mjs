@@ -21,8 +21,9 @@
 // zero of them, plus read-your-writes checks so an empty answer cannot pass.
 // At the end /metrics must show memgate_isolation_drops_total 0.
 //
-// MEMGATE_MEMISO_OPS sets the number of operations (default 100000);
-// MEMGATE_MEMISO_SEED the random seed (printed).
+// MEMGATE_MEMISO_OPS sets the number of operations (default 20000 in
+// `make test`; `make soak` runs 100000 on each backend: SQLite, PostgreSQL,
+// three daemons); MEMGATE_MEMISO_SEED the random seed (printed).
 //
 // memory_isolation_mem0.test.mjs runs the same with episodes in Mem0
 // (sessions_provider = mem0, the loopback fake of lib/fake-mem0.mjs), by
@@ -52,7 +53,7 @@ let cluster;
 let pgUrl; // the PostgreSQL database when PG
 let fake;
 
-const OPS = Number(process.env.MEMGATE_MEMISO_OPS || 100000);
+const OPS = Number(process.env.MEMGATE_MEMISO_OPS || 20000);
 const SEED = Number(process.env.MEMGATE_MEMISO_SEED || Math.floor(Math.random() * 2 ** 31));
 const TENANTS = ['acme', 'globex', 'initech'];
 const REPOS_PER_TENANT = 2;

@@ -88,7 +88,7 @@ async function waitHttp(url, ms = 20000) {
  * n daemons on one fresh PostgreSQL database (or storage: a URL), behind
  * HAProxy. env: more variables for every daemon. Returns { url, storage,
  * world, daemons: [{ home, port, url, serve, env, kill() }], env(i),
- * restart(i), haproxyLog(), stop() }.
+ * restart(i), haproxyLog(), haproxyPid, stop() }.
  */
 export async function startCluster({ n = 3, tag = 'cluster', storage, env = {} } = {}) {
   const world = makeWorld(tag);
@@ -136,6 +136,7 @@ export async function startCluster({ n = 3, tag = 'cluster', storage, env = {} }
     daemons,
     env: (i) => daemons[i].env,
     haproxyLog: () => hlog,
+    haproxyPid: hp.pid,
     /** Start daemon i again after kill (same home and port). */
     async restart(i) {
       await start(daemons[i], daemons[i].port);
