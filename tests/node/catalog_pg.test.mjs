@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { makeWorld, MEMGATE_BIN, pgDatabase, pgSql, shutdown, sleep, startServe, v1 } from './lib/harness.mjs';
+import { makeWorld, MEMGATE_BIN, pgDatabase, pgSql, shutdown, startServe, until, v1 } from './lib/harness.mjs';
 
 const SECRET = 'catalog-test-secret-0123456789abcdef';
 const DELAY_B = 5000; // B's catch-up runs start this late: B is seen behind
@@ -51,17 +51,6 @@ function commit(cwd, file, text) {
   fs.writeFileSync(path.join(cwd, file), text);
   git(cwd, 'add', '.');
   git(cwd, 'commit', '-qm', file);
-}
-
-/** Wait (at most 60 s) until fn() is truthy. */
-async function until(what, fn) {
-  const deadline = Date.now() + 60000;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
 }
 
 const search = (name, q, token = d[name].acme, repo = 'alpha') =>

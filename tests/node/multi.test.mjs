@@ -27,7 +27,7 @@ import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
 
 import { startCluster } from './lib/cluster.mjs';
-import { MEMGATE_BIN, sleep } from './lib/harness.mjs';
+import { MEMGATE_BIN, sleep, until } from './lib/harness.mjs';
 import { keepAlivePool } from './lib/keepalive.mjs';
 
 const PG_SH = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'scripts', 'pg.sh');
@@ -60,16 +60,6 @@ function mg(i, args, { ok = true } = {}) {
   const r = spawnSync(MEMGATE_BIN, args, { env: c.env(i), cwd: c.world.cwd, encoding: 'utf8' });
   if (ok) assert.equal(r.status, 0, `memgate ${args.join(' ')}: ${r.stdout}${r.stderr}`);
   return r;
-}
-
-async function until(what, fn, ms = 60000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
 }
 
 async function req(base, method, p, { token = acme, body, headers = {} } = {}) {

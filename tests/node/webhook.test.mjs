@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { indexRepo, makeRepo, makeWorld, MEMGATE_BIN, pgDatabase, pgSql, shutdown, sleep, startServe, v1 } from './lib/harness.mjs';
+import { indexRepo, makeRepo, makeWorld, MEMGATE_BIN, pgDatabase, pgSql, shutdown, sleep, startServe, until, v1 } from './lib/harness.mjs';
 
 const PG = globalThis.MEMGATE_STORAGE === 'pg';
 
@@ -107,17 +107,6 @@ async function hits(q, repo) {
   const r = await v1(serve, `/v1/search?q=${encodeURIComponent(q)}&repo_id=${repo}`);
   assert.equal(r.status, 200, r.text);
   return r.json.results.length;
-}
-
-/** Wait (at most 60 s) until fn() is truthy. */
-async function until(what, fn) {
-  const deadline = Date.now() + 60000;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
 }
 
 /** The webhook_run event of a delivery id, once written. */

@@ -287,6 +287,17 @@ export function metricSum(values, name) {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** Poll fn() every 100 ms until it is truthy (its value), failing after ms. */
+export async function until(what, fn, ms = 60000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
 // ---- PostgreSQL (storage = postgres://..., docs/deploy.md) ----
 
 const PG_SH = path.join(REPO_ROOT, 'scripts', 'pg.sh');
