@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "store/pg.h"
+#include "util/buf.h"
 #include "util/clock.h"
 
 struct mg_storage_probe {
@@ -106,15 +107,12 @@ int mg_storage_steps(const struct mg_config *cfg, struct mg_storage_step **out, 
             rc = r;
             break;
         }
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 16;
-            struct mg_storage_step *v = realloc(*out, cap * sizeof(*v));
-            if (!v) {
-                rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
-                break;
-            }
-            *out = v;
+        struct mg_storage_step *v = mg_grow(*out, *n, &cap, sizeof(*v));
+        if (!v) {
+            rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            break;
         }
+        *out = v;
         struct mg_storage_step *s = &(*out)[(*n)++];
         snprintf(s->name, sizeof(s->name), "%s", mg_sql_text(st, 0));
         snprintf(s->version, sizeof(s->version), "%s", mg_sql_text(st, 1));

@@ -974,12 +974,9 @@ static int load_chunks(struct ctx *c, sqlite3_stmt *st, int64_t lo, int64_t hi, 
     sqlite3_bind_int64(st, 1, lo);
     sqlite3_bind_int64(st, 2, hi);
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 16;
-            struct fchunk *v = realloc(*out, cap * sizeof(*v));
-            if (!v) return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
-            *out = v;
-        }
+        struct fchunk *v = mg_grow(*out, *n, &cap, sizeof(*v));
+        if (!v) return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+        *out = v;
         struct fchunk *f = &(*out)[(*n)++];
         f->start = sqlite3_column_int64(st, 0);
         f->end = sqlite3_column_int64(st, 1);

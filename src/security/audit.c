@@ -662,15 +662,12 @@ static int rotated_files(const char *dir, int **out, size_t *n)
         char *end;
         long v = strtol(de->d_name + 10, &end, 10);
         if (*end || v < 1 || v > 1000000 || de->d_name[10] == '0') continue;
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 16;
-            int *nv = realloc(*out, cap * sizeof(int));
-            if (!nv) {
-                closedir(d);
-                return -1;
-            }
-            *out = nv;
+        int *nv = mg_grow(*out, *n, &cap, sizeof(int));
+        if (!nv) {
+            closedir(d);
+            return -1;
         }
+        *out = nv;
         (*out)[(*n)++] = (int)v;
     }
     closedir(d);

@@ -29,6 +29,7 @@
 #include "store/pg.h"
 #include "store/sql.h"
 #include "store/sqlite.h"
+#include "util/buf.h"
 #include "util/utf8.h"
 
 #define SECRET_BYTES 32
@@ -593,15 +594,12 @@ int mg_tokens_list(struct mg_tokens *t, struct mg_token **out, size_t *n, struct
     }
     int s;
     while ((s = mg_sql_step(st, err)) == 1) {
-        if (*n == cap) {
-            cap = cap ? cap * 2 : 16;
-            struct mg_token *v = realloc(*out, cap * sizeof(*v));
-            if (!v) {
-                rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory listing tokens");
-                break;
-            }
-            *out = v;
+        struct mg_token *v = mg_grow(*out, *n, &cap, sizeof(*v));
+        if (!v) {
+            rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory listing tokens");
+            break;
         }
+        *out = v;
         struct mg_token *tok = &(*out)[*n];
         memset(tok, 0, sizeof(*tok));
         snprintf(tok->id, sizeof(tok->id), "%s", mg_sql_text(st, 0));

@@ -21,6 +21,7 @@
 
 #include "store/db.h"
 #include "store/pg.h"
+#include "util/buf.h"
 #include "util/clock.h"
 
 #define COLUMNS                                                                                                  \
@@ -108,15 +109,12 @@ static int load_rows(const struct mg_config *c, const char *id, struct entry **o
         size_t cap = 0;
         int r;
         while ((r = mg_sql_step(st, err)) == 1) {
-            if (*n == cap) {
-                cap = cap ? cap * 2 : 16;
-                struct entry *v = realloc(*out, cap * sizeof(*v));
-                if (!v) {
-                    r = mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading the repo catalog");
-                    break;
-                }
-                *out = v;
+            struct entry *v = mg_grow(*out, *n, &cap, sizeof(*v));
+            if (!v) {
+                r = mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading the repo catalog");
+                break;
             }
+            *out = v;
             row_entry(st, &(*out)[(*n)++]);
         }
         mg_sql_finalize(&st);
