@@ -129,16 +129,7 @@ const char *const mg_audit_other_ops[] = {
     NULL,
 };
 
-bool mg_audit_op_ok(const char *op)
-{
-    size_t n = op ? strlen(op) : 0;
-    if (n < 1 || n > MG_AUDIT_OP_MAX) return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = op[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-')) return false;
-    }
-    return true;
-}
+bool mg_audit_op_ok(const char *op) { return mg_word_ok(op, MG_AUDIT_OP_MAX); }
 
 /* A JSON string of at most max bytes of s (cut on a character boundary,
  * invalid UTF-8 replaced), or null. */

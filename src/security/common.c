@@ -110,16 +110,18 @@ int mg_parse_time(const char *s, int64_t now_ms, int64_t *ms)
     return 0;
 }
 
-bool mg_tenant_ok(const char *s)
+bool mg_word_ok(const char *s, size_t max)
 {
-    size_t n = s ? strlen(s) : 0;
-    if (n < 1 || n > MG_TENANT_MAX) return false;
+    size_t n = s ? strnlen(s, max + 1) : 0;
+    if (n < 1 || n > max) return false;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-')) return false;
     }
     return true;
 }
+
+bool mg_tenant_ok(const char *s) { return mg_word_ok(s, MG_TENANT_MAX); }
 
 int mg_tenant_check(const char *s, struct mg_err *err)
 {
