@@ -1359,16 +1359,18 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         count_rows(d, "SELECT count(*) FROM symbols", &st->symbols);
     }
     if (mg_tri_tidy(d, w.dead_bytes, st->total_bytes, o->paths != NULL, err) != 0) goto rollback;
-    /* index_gen grows with every run: it names caches of what the index holds (search/chunkset.h) */
+    /* index_gen grows with every run: it names caches of what the index holds (search/chunkset.h);
+     * one clock reading, so indexed_at and index.full_at/incr_at name the same second */
+    int64_t now = (int64_t)time(NULL);
     if (mg_db_meta_set_int(d, "index_gen", mg_db_meta_int(d, "index_gen", 0) + 1, err) != 0 ||
-        mg_db_meta_set_int(d, "indexed_at", (int64_t)time(NULL), err) != 0 ||
+        mg_db_meta_set_int(d, "indexed_at", now, err) != 0 ||
         mg_db_meta_set_int(d, "files", (int64_t)st->total_files, err) != 0 ||
         mg_db_meta_set_int(d, "bytes", (int64_t)st->total_bytes, err) != 0 ||
         mg_db_meta_set_int(d, "chunks", (int64_t)st->chunks, err) != 0 ||
         mg_db_meta_set_int(d, "symbols", (int64_t)st->symbols, err) != 0 ||
         mg_db_meta_set(d, "walk", st->git ? "git" : "plain", err) != 0 ||
         (!o->paths && mg_db_meta_set_int(d, "refs_ready", 1, err) != 0) ||
-        mg_db_meta_set_int(d, o->paths ? "index.incr_at" : "index.full_at", (int64_t)time(NULL), err) != 0 ||
+        mg_db_meta_set_int(d, o->paths ? "index.incr_at" : "index.full_at", now, err) != 0 ||
         mg_db_meta_set_int(d, o->paths ? "index.incr_ms" : "index.full_ms", (int64_t)((mg_clock_s() - t0) * 1000), err) != 0 ||
         mg_db_meta_set_int(d, "index.redactions",
                            mg_db_meta_int(d, "index.redactions", 0) + (int64_t)st->secrets_redacted, err) != 0 ||
