@@ -58,15 +58,19 @@ function machine() {
   return `${cpu.trim()}, ${os.cpus().length} cores, sha256 ${mbs.toFixed(0)} MB/s, load ${os.loadavg()[0].toFixed(1)}`;
 }
 
-/** user+sys CPU seconds of a process so far (from /proc). */
-function cpuSeconds(pid) {
+/** The fields of /proc/PID/stat after the command name (f[1] the parent, f[11] and f[12] user and sys ticks), or null when gone. */
+function procStat(pid) {
   try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
+    const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return s.slice(s.lastIndexOf(') ') + 2).split(' ');
   } catch {
-    return 0;
+    return null;
   }
 }
+
+/** user+sys CPU seconds of a process so far, from its procStat fields. */
+const cpuOf = (f) => (f ? (Number(f[11]) + Number(f[12])) / 100 : 0);
+const cpuSeconds = (pid) => cpuOf(procStat(pid));
 
 /** user+sys CPU seconds so far of the cluster's postmaster and every backend it forked. */
 function pgCpuSeconds(dir) {
@@ -78,13 +82,8 @@ function pgCpuSeconds(dir) {
   }
   let sum = cpuSeconds(pm);
   for (const e of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      const f = fs.readFileSync(`/proc/${e}/stat`, 'utf8').split(') ')[1].split(' ');
-      if (Number(f[1]) === pm) sum += (Number(f[11]) + Number(f[12])) / 100;
-    } catch {
-      /* gone */
-    }
+    const f = /^\d+$/.test(e) ? procStat(e) : null;
+    if (f && Number(f[1]) === pm) sum += cpuOf(f);
   }
   return sum;
 }
