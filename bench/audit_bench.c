@@ -18,18 +18,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "security/audit.h"
+#include "util/clock.h"
 #include "util/config.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#define USAGE                                                                                                 \
+    "usage: memgate-auditbench HOME [--storage URL] [--procs P] [--threads T] [--events N] "                 \
+    "[--fsync writes|event|off] [--durable K]\n"
 
 struct worker {
     struct mg_audit *a;
@@ -48,11 +45,11 @@ static void *work(void *p)
                                     .op = "search_code", .query = q, .results = 3,
                                     .durable = w->durable && i % w->durable == 0};
         struct mg_err err = {0};
-        double t0 = now_s();
+        double t0 = mg_clock_s();
         if (mg_audit_emit(w->a, &ev, &err) != 0) {
             if (!w->failed++) fprintf(stderr, "emit: %s\n", err.msg);
         }
-        w->lat_us[i] = (float)((now_s() - t0) * 1e6);
+        w->lat_us[i] = (float)((mg_clock_s() - t0) * 1e6);
     }
     return NULL;
 }
@@ -65,16 +62,23 @@ static int cmp_float(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: memgate-auditbench HOME [--storage URL] [--procs P] [--threads T] [--events N] "
-                        "[--fsync writes|event|off] [--durable K]\n");
+    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        fputs(USAGE, stdout);
+        return 0;
+    }
+    if (argc < 2 || argv[1][0] == '-') {
+        fputs(USAGE, stderr);
         return 2;
     }
     struct mg_config c;
     mg_config_defaults(&c);
     snprintf(c.home, sizeof(c.home), "%s", argv[1]);
     int procs = 1, threads = 1, events = 2000, durable = 4;
-    for (int i = 2; i + 1 < argc; i += 2) {
+    for (int i = 2; i < argc; i += 2) {
+        if (i + 1 == argc) {
+            fprintf(stderr, "%s needs a value\n" USAGE, argv[i]);
+            return 2;
+        }
         if (!strcmp(argv[i], "--storage")) snprintf(c.storage, sizeof(c.storage), "%s", argv[i + 1]);
         else if (!strcmp(argv[i], "--procs")) procs = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
@@ -82,16 +86,19 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--fsync")) snprintf(c.audit_fsync, sizeof(c.audit_fsync), "%s", argv[i + 1]);
         else if (!strcmp(argv[i], "--durable")) durable = atoi(argv[i + 1]);
         else {
-            fprintf(stderr, "unknown option %s\n", argv[i]);
+            fprintf(stderr, "unknown option %s\n" USAGE, argv[i]);
             return 2;
         }
     }
-    if (procs < 1 || threads < 1 || events < 1) return 2;
+    if (procs < 1 || threads < 1 || events < 1) {
+        fputs("--procs, --threads and --events take a whole number of at least 1\n", stderr);
+        return 2;
+    }
     size_t total = (size_t)procs * (size_t)threads * (size_t)events;
     /* the latencies of every process, in memory they share */
     float *lat = mmap(NULL, total * sizeof(float), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (lat == MAP_FAILED) return 1;
-    double t0 = now_s();
+    double t0 = mg_clock_s();
     pid_t *kids = calloc((size_t)procs, sizeof(pid_t));
     for (int p = 0; p < procs; p++) {
         kids[p] = fork();
@@ -123,7 +130,7 @@ int main(int argc, char **argv)
         waitpid(kids[p], &st, 0);
         bad += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
     }
-    double secs = now_s() - t0;
+    double secs = mg_clock_s() - t0;
     qsort(lat, total, sizeof(float), cmp_float);
     struct mg_audit_report r;
     struct mg_err err = {0};
