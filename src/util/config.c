@@ -476,7 +476,8 @@ static const char *const env_other[] = {
     "TEST_CATCHUP_DELAY_MS",
     /* the test and bench harnesses' own (tests/, scripts/, bench/): set around memgate, not read by it */
     "BIN", "KEEP_TMP", "BENCH_CACHE", "BENCH_NODE", "ISOLATION_CALLS", "MEMISO_OPS", "MEMISO_SEED", "SDK2_CALLS",
-    "TEST_PG_DIR", "TEST_PG_SH", "TEST_TIMEOUT_MS", /* the tests' PostgreSQL (make test, tests/runner.c) */
+    "TEST_TIMEOUT_MS", /* one node test file's limit (scripts/node-tests.sh) */
+    "TEST_PG_DIR", "TEST_PG_SH", /* the tests' PostgreSQL (make test, tests/runner.c) */
 };
 
 /* Edit distance of a and b (each at most 63 bytes compared). */
