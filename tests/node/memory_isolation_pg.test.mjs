@@ -5,8 +5,8 @@
 // zero isolation drops, with the tenants' rows side by side in the same
 // tables (row-level security and the guardrail keep them apart).
 // The same number of operations (20,000 in `make test`, 100,000 in
-// `make soak`, MEMGATE_MEMISO_OPS overrides): on this 2-core machine 100,000
-// take about as long as on SQLite (idle: 172 s here, 141 s there; under heavy
-// load from other builds both pass 800 s).
+// `make soak`, MEMGATE_MEMISO_OPS overrides); its storm's duration_ms
+// in `make soak` sits beside the SQLite and three-daemon runs
+// (docs/benchmarks.md, "Isolation under load").
 globalThis.MEMGATE_STORAGE = 'pg';
 await import('./memory_isolation.test.mjs');
