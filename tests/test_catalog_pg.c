@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "index/indexer.h"
@@ -129,7 +130,14 @@ TEST(catalog_pg_register_bump_list_remove)
     ASSERT_EQ_INT(n, 0);
     free(v);
 
-    /* the first explicit run registers the repo: generation 1, notified, recorded locally */
+    /* the first explicit run registers the repo: generation 1, notified, recorded locally; registered
+     * in a later second than the run ended, the catalog still says when the index was made and indexed */
+    struct mg_repo loc;
+    char dbpath[4200];
+    mg_repo_dbpath(&a, "alpha", dbpath, sizeof(dbpath));
+    if (mg_catalog_read_local(dbpath, &loc, &err) != 0) FAIL("%s", err.msg);
+    ASSERT(loc.indexed_at > 0 && loc.created_at > 0);
+    for (time_t t0 = time(NULL); time(NULL) == t0;) usleep(10000);
     int64_t gen = 0;
     if (mg_catalog_indexed(&a, "alpha", "acme", st.root, "index", NULL, &gen, &err) != 0) FAIL("%s", err.msg);
     ASSERT_EQ_INT(gen, 1);
@@ -144,6 +152,8 @@ TEST(catalog_pg_register_bump_list_remove)
     ASSERT_EQ_INT(r.generation, 1);
     ASSERT_EQ_INT(r.catalog_generation, 1);
     ASSERT_EQ_INT(r.files, 1);
+    ASSERT_EQ_INT(r.indexed_at, loc.indexed_at);
+    ASSERT_EQ_INT(r.created_at, loc.created_at);
     ASSERT(mg_repo_has_index(&r));
     ASSERT_EQ_STR(mg_repo_copy_name(r.copy), "current");
 
@@ -212,8 +222,6 @@ TEST(catalog_pg_register_bump_list_remove)
     ASSERT_EQ_INT(mg_catalog_remove(&a, "alpha", &err), 0);
     heard_wait(&h, 4, last, sizeof(last));
     ASSERT_EQ_STR(last, "{\"repo\":\"alpha\",\"generation\":0,\"reason\":\"remove\"}");
-    char dbpath[4200];
-    mg_repo_dbpath(&a, "alpha", dbpath, sizeof(dbpath));
     ASSERT(access(dbpath, F_OK) != 0);
     ASSERT_EQ_INT(mg_catalog_list(&b, &v, &n, &err), 0);
     ASSERT_EQ_INT(n, 0);

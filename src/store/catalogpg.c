@@ -364,12 +364,17 @@ int mg_catalog_indexed(const struct mg_config *c, const char *id, const char *te
     /* a new repo brings its settings (one indexed before storage pointed at PostgreSQL may have some) */
     struct mg_repo local;
     struct setting_text t;
-    if (mg_catalog_read_local(dbpath, &local, NULL) != 0) mg_settings_defaults(&local.settings);
+    bool have_local = mg_catalog_read_local(dbpath, &local, NULL) == 0;
+    if (!have_local) mg_settings_defaults(&local.settings);
     settings_text(&local.settings, &t);
     struct mg_pg *pool;
     struct mg_sql *conn;
     if (mg_pg_get(c, NULL, &pool, &conn, err) != 0) return -1;
+    /* created and indexed when the index says, not at a second reading of the clock here: the catalog's
+     * indexed_at and the index's own index.full_at name the same second */
     int64_t now = (int64_t)time(NULL), old = 0;
+    int64_t created_at = have_local && local.created_at > 0 ? local.created_at : now;
+    int64_t indexed_at = have_local && local.indexed_at > 0 ? local.indexed_at : now;
     bool local_set = false;
     int rc = -1;
     struct mg_sql_st *st = NULL;
@@ -385,8 +390,8 @@ int mg_catalog_indexed(const struct mg_config *c, const char *id, const char *te
     mg_sql_bind_text(st, 2, tenant);
     mg_sql_bind_text(st, 3, root);
     mg_sql_bind_text(st, 4, fp);
-    mg_sql_bind_int(st, 5, now);
-    mg_sql_bind_int(st, 6, now);
+    mg_sql_bind_int(st, 5, created_at);
+    mg_sql_bind_int(st, 6, indexed_at);
     mg_sql_bind_text(st, 7, or_null(t.watch));
     mg_sql_bind_text(st, 8, or_null(t.interval));
     mg_sql_bind_text(st, 9, or_null(t.pull));
