@@ -215,7 +215,7 @@ static char *read_all(const char *path, size_t max, struct mg_err *err)
     bool ioerr = ferror(f);
     if (f != stdin) fclose(f);
     if (!b) {
-        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        mg_err_oom(err);
         return NULL;
     }
     if (n > max) {

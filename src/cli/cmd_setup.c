@@ -236,7 +236,7 @@ static int json_merge(const char *path, const char *old, const struct want *w, c
     if (!json_equal(json_object_get(servers, w->name), e)) {
         json_object_set_new(servers, w->name, e);
         char *s = json_dumps(root, JSON_INDENT(2) | JSON_ENSURE_ASCII);
-        if (!s) rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        if (!s) rc = mg_err_oom(err);
         else {
             size_t n = strlen(s);
             *out = realloc(s, n + 2);

@@ -42,7 +42,6 @@ static const struct mg_repo *repo_of(const struct mg_pcall *pc, const char *id)
     return NULL;
 }
 
-static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
 
 /* ---- search, symbols ------------------------------------------------------------------------ */
 
@@ -110,7 +109,7 @@ static int run_search(struct mg_code_self *self, const struct mg_pcall *pc, cons
         it->match_lines.omitted = h->lines_omitted;
     }
     mg_results_release(&res);
-    if (failed) return oom(err);
+    if (failed) return mg_err_oom(err);
     return q->definition_lines > 0 ? mg_code_enclose(self, pc, out, first, q->definition_lines, err) : 0;
 }
 
@@ -169,7 +168,7 @@ static int op_list(void *self_, const struct mg_pcall *pc, const struct mg_list_
         mg_db_put(self->pool, &d);
     }
     mg_globset_free(&f.globs);
-    if (rc == 0 && failed) rc = oom(err);
+    if (rc == 0 && failed) rc = mg_err_oom(err);
     out->total = total;
     return rc;
 }
@@ -194,7 +193,7 @@ int mg_code_repo_info(struct mg_repo_info *it, const struct mg_repo *r, struct m
     if (state) it->index_state = mg_item_dup(state, &failed);
     it->generation = r->generation;
     it->catalog_generation = r->catalog_generation;
-    return failed ? oom(err) : 0;
+    return failed ? mg_err_oom(err) : 0;
 }
 
 static int op_repos(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err)
@@ -202,7 +201,7 @@ static int op_repos(void *self, const struct mg_pcall *pc, struct mg_items *out,
     for (size_t i = 0; i < pc->nrepos; i++)
     {
         struct mg_repo_info *it = mg_items_add(out, &mg_item_repo_info);
-        if (!it) return oom(err);
+        if (!it) return mg_err_oom(err);
         if (mg_code_repo_info(it, &pc->repos[i], err) != 0) return -1;
     }
     return 0;
@@ -313,7 +312,7 @@ static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index
     int64_t generation = 0;
     if (mg_catalog_shared(pc->cfg) && catalog_record(pc, &st, &generation, err) != 0) return -1;
     struct mg_index_run *it = mg_items_add(out, &mg_item_index_run);
-    if (!it) return oom(err);
+    if (!it) return mg_err_oom(err);
     bool failed = false;
     snprintf(it->base.own.tenant, sizeof(it->base.own.tenant), "%s", pc->tenant);
     snprintf(it->base.own.repo, sizeof(it->base.own.repo), "%s", st.id);
@@ -358,7 +357,7 @@ static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index
     it->warning = st.vec.warning[0] ? mg_item_dup(st.vec.warning, &failed) : NULL;
     it->base.redactions = (int)st.secrets_redacted; /* secrets the run kept out of the index */
     it->generation = generation;
-    return failed ? oom(err) : 0;
+    return failed ? mg_err_oom(err) : 0;
 }
 
 static int op_remove(void *self_, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err)
@@ -368,12 +367,12 @@ static int op_remove(void *self_, const struct mg_pcall *pc, struct mg_items *ou
     mg_db_pool_drop(self->pool, pc->repos[0].dbpath); /* no reader keeps the file open */
     if (mg_catalog_remove(self->cfg, pc->repos[0].id, err) != 0) return -1;
     struct mg_removed *it = mg_items_add(out, &mg_item_removed);
-    if (!it) return oom(err);
+    if (!it) return mg_err_oom(err);
     bool failed = false;
     mg_code_owner(&it->base, &pc->repos[0]);
     it->repo = mg_item_dup(pc->repos[0].id, &failed);
     it->removed = true;
-    return failed ? oom(err) : 0;
+    return failed ? mg_err_oom(err) : 0;
 }
 
 static void op_close(void *self_)
@@ -438,7 +437,7 @@ static void preload_vectors(const struct mg_config *cfg)
 int mg_code_builtin_open(const struct mg_config *cfg, bool watch, struct mg_code_provider *out, struct mg_err *err)
 {
     struct mg_code_self *self = calloc(1, sizeof(*self));
-    if (!self) return oom(err);
+    if (!self) return mg_err_oom(err);
     self->cfg = cfg;
     self->serving = watch;
     if (mg_db_pool_new(readers_per_repo(), &self->pool, err) != 0) {

@@ -154,7 +154,7 @@ static int enc_file(struct enc *c, const struct mg_code_hit *h)
                           h->path, r->id);
     }
     sqlite3_reset(c->fst);
-    if (!(c->path = strdup(h->path))) return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    if (!(c->path = strdup(h->path))) return mg_err_oom(c->err);
     return 1;
 }
 
@@ -248,7 +248,7 @@ static int enc_hit(struct enc *c, struct mg_code_hit *h, int max_lines)
     h->body_end_line = last;
     free(h->snippet); /* the body says more */
     h->snippet = NULL;
-    return failed ? mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory") : 0;
+    return failed ? mg_err_oom(c->err) : 0;
 }
 
 int mg_code_enclose(struct mg_code_self *self, const struct mg_pcall *pc, struct mg_items *out, size_t from,

@@ -123,7 +123,7 @@ static int mc_search(void *self, const struct mg_pcall *pc, const struct mg_code
         json_decref(res);
         /* the hits it answered, past max too (out->total: -1 until the first repo's call) */
         out->total = (out->total > 0 ? out->total : 0) + (int64_t)(out->n + (size_t)out->ext_dropped - before + over);
-        if (rc == 0 && c.failed) rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        if (rc == 0 && c.failed) rc = mg_err_oom(err);
     }
     mg_globset_free(&scope);
     out->took_ms = mg_clock_ms() - t0;
@@ -145,7 +145,7 @@ int mg_mcp_code_open(const struct mg_config *cfg, int i, struct mg_code_provider
     memset(out, 0, sizeof(*out));
     const struct mg_mcp_provider_cfg *p = &cfg->mcp_providers[i];
     struct mcpcode *m = calloc(1, sizeof(*m));
-    if (!m) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!m) return mg_err_oom(err);
     m->cfg = p;
     m->idx = i;
     char what[96];
@@ -160,7 +160,7 @@ int mg_mcp_code_open(const struct mg_config *cfg, int i, struct mg_code_provider
     bool have_logs = mkdir(logs, 0700) == 0 || errno == EEXIST;
     if (!(m->client = mg_mcpc_new(p, have_logs ? logs : NULL))) {
         free(m);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     out->ops = &mcp_code_ops;
     out->self = m;

@@ -13,7 +13,6 @@
 #include "store/db.h"
 #include "util/glob.h"
 
-static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
 
 static int def_item(struct mg_items *out, const struct mg_repo *r, const struct mg_nav_def *d, const char *change)
 {
@@ -165,7 +164,7 @@ static int run(struct mg_db *d, const struct mg_filter *f, const struct mg_repo 
             s->truncated = res.truncated;
         }
         mg_nav_refs_release(&res);
-        return failed ? oom(err) : 0;
+        return failed ? mg_err_oom(err) : 0;
     }
     if (strcmp(q->op, "impact") == 0) {
         struct mg_diff diff;
@@ -187,7 +186,7 @@ static int run(struct mg_db *d, const struct mg_filter *f, const struct mg_repo 
             s->truncated = im.truncated;
         }
         mg_impact_release(&im);
-        return failed ? oom(err) : 0;
+        return failed ? mg_err_oom(err) : 0;
     }
     if (strcmp(q->op, "trace") == 0) {
         struct mg_nav_paths p;
@@ -204,7 +203,7 @@ static int run(struct mg_db *d, const struct mg_filter *f, const struct mg_repo 
             s->truncated = p.truncated;
         }
         mg_nav_paths_release(&p);
-        return failed ? oom(err) : 0;
+        return failed ? mg_err_oom(err) : 0;
     }
     bool callers = strcmp(q->op, "callers") == 0;
     if (!callers && strcmp(q->op, "callees") != 0)
@@ -221,7 +220,7 @@ static int run(struct mg_db *d, const struct mg_filter *f, const struct mg_repo 
         s->truncated = g.truncated;
     }
     mg_nav_graph_release(&g);
-    return failed ? oom(err) : 0;
+    return failed ? mg_err_oom(err) : 0;
 }
 
 int mg_code_nav(void *self_, const struct mg_pcall *pc, const struct mg_nav_query *q, struct mg_items *out,

@@ -9,7 +9,6 @@
 #include "store/db.h"
 #include "util/glob.h"
 
-static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
 
 static int items(const struct mg_repo *r, const struct mg_repomap_query *q, const struct mg_repomap *m,
                  struct mg_items *out, struct mg_err *err)
@@ -18,7 +17,7 @@ static int items(const struct mg_repo *r, const struct mg_repomap_query *q, cons
     for (size_t i = 0; i < m->n && !failed; i++) {
         const struct mg_repomap_file *f = &m->files[i];
         struct mg_repomap_file_item *fi = mg_items_add(out, &mg_item_repomap_file);
-        if (!fi) return oom(err);
+        if (!fi) return mg_err_oom(err);
         mg_code_owner(&fi->base, r);
         fi->repo = mg_item_dup(r->id, &failed);
         fi->path = mg_item_dup(f->path, &failed);
@@ -27,7 +26,7 @@ static int items(const struct mg_repo *r, const struct mg_repomap_query *q, cons
         for (size_t k = 0; k < f->ndefs && !failed; k++) {
             const struct mg_repomap_def *d = &f->defs[k];
             struct mg_repomap_def_item *di = mg_items_add(out, &mg_item_repomap_def);
-            if (!di) return oom(err);
+            if (!di) return mg_err_oom(err);
             mg_code_owner(&di->base, r);
             di->repo = mg_item_dup(r->id, &failed);
             di->path = mg_item_dup(f->path, &failed);
@@ -40,7 +39,7 @@ static int items(const struct mg_repo *r, const struct mg_repomap_query *q, cons
         }
     }
     struct mg_repomap_summary *s = failed ? NULL : mg_items_add(out, &mg_item_repomap_summary);
-    if (!s) return oom(err);
+    if (!s) return mg_err_oom(err);
     mg_code_owner(&s->base, r);
     s->repo = mg_item_dup(r->id, &failed);
     s->budget_tokens = q->budget_tokens;
@@ -50,7 +49,7 @@ static int items(const struct mg_repo *r, const struct mg_repomap_query *q, cons
     s->cached = m->cached;
     s->stale = m->stale;
     s->truncated = m->truncated;
-    return failed ? oom(err) : 0;
+    return failed ? mg_err_oom(err) : 0;
 }
 
 int mg_code_repomap(void *self_, const struct mg_pcall *pc, const struct mg_repomap_query *q, struct mg_items *out,

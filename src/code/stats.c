@@ -10,7 +10,6 @@
 #include "store/db.h"
 #include "store/repostate.h"
 
-static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
 
 /* -1 (repostate.h's unknown) as the renderer's null. */
 static int64_t known(int64_t v) { return v < 0 ? MG_INT_NULL : v; }
@@ -19,21 +18,21 @@ static int settings_item(struct mg_items *out, const struct mg_repo *r, const st
                          const struct mg_config *cfg, struct mg_err *err)
 {
     struct mg_repo_setting_item *it = mg_items_add(out, &mg_item_repo_settings);
-    if (!it) return oom(err);
+    if (!it) return mg_err_oom(err);
     bool failed = false;
     mg_code_owner(&it->base, r);
     it->watch = mg_item_dup(s->watch, &failed);
     it->watch_effective = mg_item_dup(mg_settings_watch_on(s, cfg) ? "on" : "off", &failed);
     it->reindex_interval = s->reindex_interval;
     it->pull_on_push = mg_item_dup(s->pull_on_push ? "on" : "off", &failed);
-    return failed ? oom(err) : 0;
+    return failed ? mg_err_oom(err) : 0;
 }
 
 static int stats_item(struct mg_items *out, const struct mg_repo *r, const struct mg_repo_state *st,
                       struct mg_err *err)
 {
     struct mg_repo_stats *it = mg_items_add(out, &mg_item_repo_stats);
-    if (!it) return oom(err);
+    if (!it) return mg_err_oom(err);
     if (mg_code_repo_info(&it->info, r, err) != 0) return -1;
     bool failed = false;
     it->vectors = known(st->vectors);
@@ -48,7 +47,7 @@ static int stats_item(struct mg_items *out, const struct mg_repo *r, const struc
     it->last_error = st->last_error[0] ? mg_item_dup(st->last_error, &failed) : NULL;
     it->last_error_at = known(st->last_error_at);
     it->index_busy = st->busy;
-    return failed ? oom(err) : 0;
+    return failed ? mg_err_oom(err) : 0;
 }
 
 int mg_code_stats(void *self_, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err)

@@ -358,7 +358,7 @@ static int stats_learn(struct mg_db *d, struct stats *st, struct mg_err *err)
     size_t n = 0;
     pairs = malloc((m.n + 1) * sizeof(*pairs));
     if (!pairs) {
-        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        mg_err_oom(err);
         goto out;
     }
     for (size_t i = 0; i < m.cap; i++)
@@ -369,7 +369,7 @@ static int stats_learn(struct mg_db *d, struct stats *st, struct mg_err *err)
     st->h = malloc((n + 1) * 8);
     st->df = malloc((n + 1) * 4);
     if (!blob || !st->h || !st->df) {
-        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        mg_err_oom(err);
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
@@ -379,7 +379,7 @@ static int stats_learn(struct mg_db *d, struct stats *st, struct mg_err *err)
     st->n = n;
     st->ndocs = ndocs;
     if (stats_index(st) != 0) {
-        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        mg_err_oom(err);
         goto out;
     }
     uint32_t ver = STATS_VERSION;
@@ -501,7 +501,7 @@ int mg_embedder_builtin_new(struct mg_embedder **out, struct mg_err *err)
     if (!e || !b) {
         free(e);
         free(b);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     b->st.idf_unseen = 1.0f;
     snprintf(e->name, sizeof(e->name), "builtin");

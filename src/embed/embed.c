@@ -66,7 +66,7 @@ int mg_embedder_dim(struct mg_embedder *e, struct mg_err *err)
     const char *t[1] = {probe};
     size_t l[1] = {sizeof(probe) - 1};
     float *tmp = malloc(MG_EMBED_MAX_DIM * sizeof(float));
-    if (!tmp) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!tmp) return mg_err_oom(err);
     int rc = e->ops->embed(e, MG_EMBED_DOCUMENT, t, l, 1, tmp, err);
     free(tmp);
     if (rc != 0) return -1;
@@ -87,7 +87,7 @@ int mg_embed_take_row(json_t *emb, size_t i, size_t at, size_t n, int *d, float 
         return mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "embedding %zu has %zu dimensions%s%d", i, m,
                           *d ? "; expected " : "; allowed 1 to ", *d ? *d : MG_EMBED_MAX_DIM);
     if (!*d) *d = (int)m;
-    if (!*v && !(*v = malloc(n * (size_t)*d * sizeof(float)))) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!*v && !(*v = malloc(n * (size_t)*d * sizeof(float)))) return mg_err_oom(err);
     for (size_t k = 0; k < m; k++) {
         json_t *x = json_array_get(emb, k);
         double f = json_is_number(x) ? json_number_value(x) : NAN;

@@ -70,7 +70,7 @@ static int post_batch(struct mg_embedder *e, struct mg_embed_http *h, enum mg_em
                       const char *const *texts, const size_t *lens, size_t n, float *out, struct mg_err *err)
 {
     char *payload = payload_for(e, h, t, texts, lens, n);
-    if (!payload) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!payload) return mg_err_oom(err);
     struct mg_buf body;
     mg_buf_init(&body, 0);
     struct mg_http_post post = {.url = e->url, .what = "the embeddings endpoint", .key = h->key,
@@ -136,7 +136,7 @@ int mg_embed_http_new(const char *name, struct mg_embedder **out, struct mg_err 
     if (!e || !h) {
         free(e);
         free(h);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     snprintf(e->name, sizeof(e->name), "%s", name);
     e->batch = 64;

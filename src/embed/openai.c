@@ -43,7 +43,7 @@ int mg_embed_parse_response(const char *body, size_t len, size_t n, int *dim, fl
     }
     seen = calloc(n + 1, 1);
     if (!seen) {
-        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        mg_err_oom(err);
         goto fail;
     }
     for (size_t i = 0; i < n; i++) {

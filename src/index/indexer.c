@@ -150,7 +150,7 @@ static int known_load(struct mg_db *d, const char *const *paths, size_t npaths, 
     m->nslots = 16;
     while (m->nslots < m->n * 2) m->nslots *= 2;
     m->slots = malloc(m->nslots * sizeof(int32_t));
-    if (!m->slots) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!m->slots) return mg_err_oom(err);
     memset(m->slots, 0xff, m->nslots * sizeof(int32_t));
     for (size_t i = 0; i < m->n; i++) {
         size_t j = path_slot(m->v[i].path, m->nslots - 1);
@@ -729,7 +729,7 @@ static int delete_file(struct writer *w, int64_t id, struct mg_err *err)
     sqlite3_reset(st);
     if (!path) {
         free(text);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     w->dead_bytes += len;
     w->d_files--;
@@ -745,7 +745,7 @@ static int delete_file(struct writer *w, int64_t id, struct mg_err *err)
     uint32_t *off = malloc((2 * n + 2) * sizeof(uint32_t));
     struct stream_chunk *sc = calloc(n + 1, sizeof(*sc));
     struct stream_def *sd = calloc(ns + 1, sizeof(*sd));
-    if (!ids || !off || !sc || !sd) rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!ids || !off || !sc || !sd) rc = mg_err_oom(err);
     sqlite3_bind_int64(w->sel_chunks, 1, clo);
     sqlite3_bind_int64(w->sel_chunks, 2, chi);
     while (rc == 0 && got < n && sqlite3_step(w->sel_chunks) == SQLITE_ROW) {
@@ -780,7 +780,7 @@ static int delete_file(struct writer *w, int64_t id, struct mg_err *err)
             }
         struct stream_src src = {path, text, sc, got, sd, nd};
         if (build_streams(w->ts, &w->tmp, &src, &w->streams, off) != 0)
-            rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            rc = mg_err_oom(err);
     }
     for (size_t i = 0; rc == 0 && i < got; i++) {
         const char *f = w->streams.p;
@@ -851,7 +851,7 @@ static int write_result(struct writer *w, struct result *r, struct mg_index_stat
     const struct mg_parsed *p = &r->parsed;
     /* chunk ids: a sequence number with the chunk's lengths (rank.h) */
     int64_t *cids = malloc((p->nchunks + 1) * sizeof(int64_t));
-    if (!cids) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!cids) return mg_err_oom(err);
     for (size_t i = 0; i < p->nchunks; i++) {
         const uint32_t *o = r->fts_off;
         cids[i] = mg_chunk_id(w->next_chunk++, count_tokens(r->fts + o[2 * i + 2], o[2 * i + 3] - o[2 * i + 2]),
@@ -980,7 +980,7 @@ static int fill_refs(struct writer *w, struct mg_err *err)
         free(kinds);
         free(text);
         if (brc < 0) {
-            mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            mg_err_oom(err);
             goto out;
         }
         int irc = brc == 0 ? insert_refs(w, id, &b, err) : 0;
@@ -1014,7 +1014,7 @@ static int add_pending_trigrams(struct writer *w, struct mg_err *err)
     if (!b || mg_tri_scratch_init(&sc) != 0) {
         sqlite3_finalize(st);
         mg_tri_builder_free(&b);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     int rc = 0;
     while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
@@ -1027,7 +1027,7 @@ static int add_pending_trigrams(struct writer *w, struct mg_err *err)
         }
         size_t n = mg_tri_extract(&sc, text, len);
         if (n == (size_t)-1 || mg_tri_builder_add(b, sqlite3_column_int64(st, 0), sc.keys, n) != 0)
-            rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            rc = mg_err_oom(err);
         free(text);
         /* all of a repo is pending after a schema upgrade: segments of bounded size */
         if (rc == 0 && mg_tri_builder_bytes(b) > TRI_FLUSH_BYTES) rc = mg_tri_builder_flush(b, w->d, err);
@@ -1239,7 +1239,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     w.d = d;
     w.ts = mg_token_set_new();
     if (!w.ts) {
-        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        mg_err_oom(err);
         goto out;
     }
     if (writer_prepare(&w, err) != 0) goto out;
@@ -1259,7 +1259,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     R.tri_batch_bytes = TRI_FLUSH_BYTES / (size_t)nth;
     th = calloc((size_t)nth, sizeof(*th));
     if (!th) {
-        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        mg_err_oom(err);
         goto rollback;
     }
     R.q.producers = nth;
@@ -1329,7 +1329,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     /* files gone from the tree (or now skipped); of an incremental run, those among its paths */
     char **asked = o->paths ? sorted_copy(o->paths, o->npaths) : NULL;
     if (o->paths && !asked) {
-        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        mg_err_oom(err);
         goto rollback;
     }
     for (size_t i = 0; i < R.known.n; i++) {

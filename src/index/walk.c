@@ -230,7 +230,7 @@ int mg_walk_diff(const char *root, const char *range, size_t max, char **text, s
         goto out;
     }
     if (!(*text = malloc(buf.size + 1))) {
-        rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        rc = mg_err_oom(err);
         goto out;
     }
     memcpy(*text, buf.ptr ? buf.ptr : "", buf.size);
@@ -318,7 +318,7 @@ struct mg_walk_rules {
 int mg_walk_rules_open(const char *root, struct mg_walk_rules **out, struct mg_err *err)
 {
     struct mg_walk_rules *r = calloc(1, sizeof(*r));
-    if (!r) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!r) return mg_err_oom(err);
     snprintf(r->root, sizeof(r->root), "%s", root);
     r->rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (r->rootfd < 0) {

@@ -505,7 +505,7 @@ int mg_watcher_start(const struct mg_config *c, struct mg_watcher **out, struct 
 {
     *out = NULL;
     struct mg_watcher *w = calloc(1, sizeof(*w));
-    if (!w) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!w) return mg_err_oom(err);
     w->cfg = *c;
     const char *lim = getenv("MEMGATE_TEST_WATCH_LIMIT");
     w->fake_limit = lim ? strtol(lim, NULL, 10) : 0;

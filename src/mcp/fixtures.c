@@ -682,7 +682,7 @@ static int confirm_with_state(const char *what, struct mg_fixture_io *io, json_t
         json_decref(p);
         if (!state) {
             json_decref(payload);
-            return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            return mg_err_oom(err);
         }
     }
     struct mg_fixture_io in = *io;
@@ -771,7 +771,7 @@ static int t_irr_multi_round(struct mg_fixture_io *io, json_t *args, json_t **re
     if (!round2) in.input_responses = NULL; /* step1's answers are not step2's */
     if (io->modern && !state) {
         json_decref(payload);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     reqs = json_pack("{s:o}", "step2", ask_form("Step 2: What is your favorite color?", "color", "string"));
     rc = gather(&in, reqs, state, &got, result, err);

@@ -265,7 +265,7 @@ static int roots_paths(json_t *r, char ***paths, size_t *n, struct mg_err *err)
         if (p) v[(*n)++] = p;
     }
     *paths = v;
-    return v ? 0 : mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    return v ? 0 : mg_err_oom(err);
 }
 
 static int ch_roots(struct mg_channel *ch, char ***paths, size_t *n, struct mg_err *err)
@@ -309,7 +309,7 @@ static int sample_text(json_t *r, char **text, struct mg_err *err)
     if (json_string_length(t) > MG_LLM_MAX_COMPLETION || strlen(json_string_value(t)) != json_string_length(t))
         return mg_err_set(err, MG_E_LLM_BAD_RESPONSE, "the client's model answered more than %u bytes (or a NUL)",
                           MG_LLM_MAX_COMPLETION);
-    if (!(*text = strdup(json_string_value(t)))) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!(*text = strdup(json_string_value(t)))) return mg_err_oom(err);
     return 0;
 }
 

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
 
 static int e_add(void *self, const struct mg_pcall *pc, const char *session, const struct mg_entity_in *v, size_t n,
                  struct mg_items *out, struct mg_err *err)
@@ -60,7 +59,7 @@ static int e_add(void *self, const struct mg_pcall *pc, const char *session, con
             e->project = p.project ? mg_item_dup(p.project_name, &failed) : NULL;
         }
         if (failed) {
-            oom(err);
+            mg_err_oom(err);
             break;
         }
         added++;
@@ -131,7 +130,7 @@ static int e_search(void *self, const struct mg_pcall *pc, const char *session, 
         e->project = mg_item_dup(mg_sql_text(st, 10), &failed);
     }
     mg_sql_finalize(&st);
-    rc = failed ? oom(err) : r < 0 ? -1 : mg_place_report(&p, out, err);
+    rc = failed ? mg_err_oom(err) : r < 0 ? -1 : mg_place_report(&p, out, err);
 out:
     free(match);
     mg_place_end(&p);
@@ -171,7 +170,7 @@ static int e_retag(void *self, const struct mg_pcall *pc, const int64_t *ids, si
         r->retagged = changed;
         r->project = mg_item_dup(name, &failed);
     }
-    rc = failed ? oom(err) : 0;
+    rc = failed ? mg_err_oom(err) : 0;
     goto out;
 fail:
     mg_sql_finalize(&st);

@@ -37,7 +37,6 @@ struct mem0 {
     pthread_rwlock_t lock;
 };
 
-static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
 
 /* ---- 1. the answer ------------------------------------------------------------------------------ */
 
@@ -94,7 +93,7 @@ int mg_mem0_parse(const char *body, size_t len, struct mg_mem0_rows *out, struct
         goto out;
     }
     if (n && !(out->v = calloc(n, sizeof(*out->v)))) {
-        oom(err);
+        mg_err_oom(err);
         goto out;
     }
     bool failed = false;
@@ -126,7 +125,7 @@ int mg_mem0_parse(const char *body, size_t len, struct mg_mem0_rows *out, struct
             w->created_at = json_is_integer(t) && json_integer_value(t) > 0 ? json_integer_value(t) : 0;
         }
         if (failed) {
-            oom(err);
+            mg_err_oom(err);
             goto out;
         }
     }
@@ -253,7 +252,7 @@ static int pool_sessions(struct place *p, int64_t pid, json_t **out, struct mg_e
     mg_sql_finalize(&st);
     if (failed || r < 0) {
         json_decref(a);
-        return failed ? oom(err) : -1;
+        return failed ? mg_err_oom(err) : -1;
     }
     *out = a;
     return 0;
@@ -339,7 +338,7 @@ static int z_remember(void *self, const struct mg_pcall *pc, const char *session
                      p.project ? p.project_name : "", "mg_tags", tb.p ? tb.p : "", "mg_created_at", (json_int_t)t,
                      "infer", 0);
     if (!body) {
-        oom(err);
+        mg_err_oom(err);
         goto out;
     }
     long status;
@@ -370,7 +369,7 @@ static int z_remember(void *self, const struct mg_pcall *pc, const char *session
         split_tags(e, tb.p, &failed);
         e->created_at = t;
     }
-    rc = failed ? oom(err) : mg_place_report(&p, out, err);
+    rc = failed ? mg_err_oom(err) : mg_place_report(&p, out, err);
 out:
     pthread_rwlock_unlock(&z->lock);
     mg_mem0_rows_release(&rows);
@@ -422,7 +421,7 @@ static int z_recall(void *self, const struct mg_pcall *pc, const char *session, 
         body = json_pack("{s:s, s:{s:s, s:{s:O}}, s:i}", "query", query, "filters", "user_id", uid, "mg_session", "in",
                          pool, "top_k", limit);
         if (!body) {
-            oom(err);
+            mg_err_oom(err);
             goto out;
         }
         r = request(z, pc, "POST", "/search", body, false, &status, &resp, why, sizeof(why));
@@ -473,7 +472,7 @@ static int z_recall(void *self, const struct mg_pcall *pc, const char *session, 
         e->score = search ? (double)(int64_t)(w->score * 1000 + (w->score >= 0 ? 0.5 : -0.5)) / 1000 : 0;
     }
     log_drops(out, first);
-    rc = failed ? oom(err) : mg_place_report(&p, out, err);
+    rc = failed ? mg_err_oom(err) : mg_place_report(&p, out, err);
 out:
     mg_mem0_rows_release(&rows);
     mg_buf_release(&resp);
@@ -654,7 +653,7 @@ int mg_mem0_open(const struct mg_config *cfg, struct mg_providers *p, struct mg_
         if (*k < 0x21 || *k > 0x7e) /* it goes in a header line: no spaces, controls or line breaks */
             return mg_err_set(err, MG_E_CONFIG, "mem0_api_key must be printable ASCII without spaces");
     struct mem0 *z = calloc(1, sizeof(*z));
-    if (!z) return oom(err);
+    if (!z) return mg_err_oom(err);
     z->cfg = cfg;
     z->builtin = p->sessions.self;
     snprintf(z->base, sizeof(z->base), "%s", u);

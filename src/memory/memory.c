@@ -89,7 +89,7 @@ static int mem_open(const char *home, const char *tenant, struct mem **out, stru
     snprintf(dir, sizeof(dir), "%s/memory", home);
     if (mg_mkdirs_0700(dir, err) != 0) return -1;
     struct mem *m = calloc(1, sizeof(*m));
-    if (!m) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!m) return mg_err_oom(err);
     snprintf(m->home, sizeof(m->home), "%s", home);
     snprintf(m->tenant, sizeof(m->tenant), "%s", tenant);
     snprintf(m->path, sizeof(m->path), "%s/%s.db", dir, tenant);
@@ -112,7 +112,7 @@ static int mem_open(const char *home, const char *tenant, struct mem **out, stru
     }
     if (!(m->db = mg_sql_sqlite(db, m->path, "memory database"))) {
         mem_free(m);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     *out = m;
     return 0;
@@ -136,7 +136,7 @@ static struct mem *mem_get(const struct mg_config *cfg, const char *tenant, stru
         struct mem **v = realloc(cache, nc * sizeof(*v));
         if (!v) {
             pthread_mutex_unlock(&cache_mu);
-            mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            mg_err_oom(err);
             return NULL;
         }
         cache = v;
@@ -205,7 +205,7 @@ int mg_fts_put(struct place *p, const char *table, int64_t id, const char *strea
     }
     /* the tokens as lexemes, as they are: array_to_tsvector parses nothing */
     char *text = pg_text(strdup(stream ? stream : ""));
-    if (!text) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!text) return mg_err_oom(err);
     snprintf(sql, sizeof(sql), "UPDATE %s SET body = array_to_tsvector(array_remove(string_to_array(?, ' '), ''))"
              " WHERE id = ?", table);
     int rc = mg_sql_runf(p->db, NULL, err, sql, "si", text, id);
@@ -350,13 +350,13 @@ int mg_place_hold_session(struct place *p, struct mg_err *err)
 int mg_place_report(const struct place *p, struct mg_items *out, struct mg_err *err)
 {
     struct mg_place *pl = mg_items_place(out);
-    if (!pl) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!pl) return mg_err_oom(err);
     mg_row_owner(&pl->base, p->tenant, p->repo->id, p->repo->fingerprint, p->project);
     bool failed = false;
     pl->repo = mg_item_dup(p->repo->id, &failed);
     pl->session = mg_item_dup(p->ext, &failed);
     pl->project = p->project ? mg_item_dup(p->project_name, &failed) : NULL;
-    return failed ? mg_err_set(err, MG_E_NO_MEMORY, "out of memory") : 0;
+    return failed ? mg_err_oom(err) : 0;
 }
 
 int64_t mg_project_id(struct place *p, const char *name, struct mg_err *err)

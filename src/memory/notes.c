@@ -10,7 +10,6 @@
 
 #define NOTE_COLS "key, value, source, trust, coalesce(session, ''), created_at, updated_at, repo, tenant, repo_fp"
 
-static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
 
 /* One note item from a row of NOTE_COLS. */
 static struct mg_note *note_item(struct mg_items *out, struct mg_sql_st *st, bool *failed)
@@ -38,7 +37,7 @@ static int collect(struct mg_sql_st *st, struct mg_items *out, struct mg_err *er
     bool failed = false;
     int r = 0;
     while (!failed && (r = mg_sql_step(st, err)) == 1) note_item(out, st, &failed);
-    if (failed) return oom(err);
+    if (failed) return mg_err_oom(err);
     return r < 0 ? -1 : 0;
 }
 
@@ -104,7 +103,7 @@ static int n_set(void *self, const struct mg_pcall *pc, const struct mg_note_in 
         n->updated_at = t;
         n->created = created;
     }
-    rc = failed ? oom(err) : 0;
+    rc = failed ? mg_err_oom(err) : 0;
     goto out;
 fail:
     mg_sql_rollback(p.db);
@@ -208,7 +207,7 @@ static int n_remove(void *self, const struct mg_pcall *pc, const char *key, stru
         g->key = mg_item_dup(key, &failed);
         g->deleted = id != 0;
     }
-    rc = failed ? oom(err) : 0;
+    rc = failed ? mg_err_oom(err) : 0;
     goto out;
 fail:
     mg_sql_rollback(p.db);

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
 
 static int p_save(void *self, const struct mg_pcall *pc, const char *agent, const char *key, const char *value,
                   struct mg_items *out, struct mg_err *err)
@@ -26,7 +25,7 @@ static int p_save(void *self, const struct mg_pcall *pc, const char *agent, cons
             p->key = mg_item_dup(key, &failed);
             p->value = mg_item_dup(value, &failed);
         }
-        rc = failed ? oom(err) : 0;
+        rc = failed ? mg_err_oom(err) : 0;
     }
     mg_place_end(&pl);
     return rc;
@@ -36,7 +35,7 @@ static int p_get(void *self, const struct mg_pcall *pc, const char *agent, struc
 {
     bool failed = false;
     struct mg_profile *pr = mg_items_add(out, &mg_item_profile);
-    if (!pr) return oom(err);
+    if (!pr) return mg_err_oom(err);
     mg_row_owner(&pr->base, pc->tenant, "", "", 0);
     pr->agent_id = mg_item_dup(agent, &failed);
     struct place pl;
@@ -58,7 +57,7 @@ static int p_get(void *self, const struct mg_pcall *pc, const char *agent, struc
             p->value = mg_item_dup(mg_sql_text(st, 1), &failed);
         }
         mg_sql_finalize(&st);
-        rc = failed ? oom(err) : r < 0 ? -1 : 0;
+        rc = failed ? mg_err_oom(err) : r < 0 ? -1 : 0;
     }
     mg_place_end(&pl);
     return rc;

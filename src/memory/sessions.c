@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
 
 /* "a,b" -> the item's tags */
 static void split_tags(struct mg_episode *e, const char *t, bool *failed)
@@ -84,7 +83,7 @@ static int s_remember(void *self, const struct mg_pcall *pc, const char *session
         split_tags(e, tagstr, &failed);
         e->created_at = t;
     }
-    rc = failed || mg_place_report(&p, out, err) != 0 ? (failed ? oom(err) : -1) : 0;
+    rc = failed || mg_place_report(&p, out, err) != 0 ? (failed ? mg_err_oom(err) : -1) : 0;
     goto out;
 fail:
     mg_sql_rollback(p.db);
@@ -148,7 +147,7 @@ static int s_recall(void *self, const struct mg_pcall *pc, const char *session, 
         e->score = mg_sql_double(st, 8);
     }
     mg_sql_finalize(&st);
-    rc = failed ? oom(err) : r < 0 ? -1 : mg_place_report(&p, out, err);
+    rc = failed ? mg_err_oom(err) : r < 0 ? -1 : mg_place_report(&p, out, err);
 out:
     free(match);
     mg_place_end(&p);
@@ -184,7 +183,7 @@ static int s_project_create(void *self, const struct mg_pcall *pc, const char *n
                 pr->created_at = mg_sql_int(st, 1);
                 pr->isolated = true;
             }
-            rc = failed ? oom(err) : 0;
+            rc = failed ? mg_err_oom(err) : 0;
         } else if (r == 0) {
             mg_err_set(err, MG_E_PROJECT_EXISTS, "project '%s' already exists in repo '%s'", name, p.repo->id);
         }
@@ -221,7 +220,7 @@ static int s_project_list(void *self, const struct mg_pcall *pc, struct mg_items
             pr->isolated = true;
         }
         mg_sql_finalize(&st);
-        rc = failed ? oom(err) : r < 0 ? -1 : 0;
+        rc = failed ? mg_err_oom(err) : r < 0 ? -1 : 0;
     }
     mg_place_end(&p);
     return rc;
@@ -248,7 +247,7 @@ static int s_project_join(void *self, const struct mg_pcall *pc, const char *ses
                 m->project = mg_item_dup(name, &failed);
                 m->repo = mg_item_dup(p.repo->id, &failed);
             }
-            rc = failed ? oom(err) : 0;
+            rc = failed ? mg_err_oom(err) : 0;
         }
         mg_sql_finalize(&st);
     }
@@ -289,7 +288,7 @@ static int s_project_delete(void *self, const struct mg_pcall *pc, const char *n
                 m->episodes = ne;
                 m->entities = nn;
             }
-            rc = failed ? oom(err) : 0;
+            rc = failed ? mg_err_oom(err) : 0;
         } else {
             mg_sql_rollback(p.db);
         }

@@ -24,7 +24,7 @@ int mg_request_init(struct mg_ctx *x, const struct mg_request_spec *spec, struct
     pthread_mutex_init(&x->mu, NULL);
     if (mg_principal_copy(&x->who, spec->who ? spec->who : &mg_principal_local) != 0) {
         memset(x, 0, sizeof(*x));
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     if (spec->session) {
         x->session = spec->session; /* the caller holds a reference; the request takes its own */
@@ -46,7 +46,7 @@ int mg_request_init(struct mg_ctx *x, const struct mg_request_spec *spec, struct
     snprintf(x->request_id, sizeof(x->request_id), "%s", rid ? rid : "");
     if (spec->repo_header && !(x->repo_header = strdup(spec->repo_header))) {
         mg_request_release(x);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     if (spec->cwd && !realpath(spec->cwd, x->cwd)) snprintf(x->cwd, sizeof(x->cwd), "%s", spec->cwd);
     x->channel = spec->channel;

@@ -159,7 +159,7 @@ static int effective_scope(struct mg_ctx *x, const struct mg_target *t, struct m
     pthread_mutex_lock(&x->session->mu);
     int cp = mg_scope_copy(&sess, &x->session->scope);
     pthread_mutex_unlock(&x->session->mu);
-    if (cp != 0) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (cp != 0) return mg_err_oom(err);
     const struct mg_scope *a = t ? t->scope : NULL;
     unsigned given = a ? t->given : 0;
     int rc = 0;
@@ -171,7 +171,7 @@ static int effective_scope(struct mg_ctx *x, const struct mg_target *t, struct m
                                  : scope_list_copy(&e->langs, &e->nlangs, sess.langs, sess.nlangs);
     for (size_t i = 0; i < x->nrepos; i++) rc |= mg_scope_push(&e->repos, &e->nrepos, x->repos[i].id);
     mg_scope_release(&sess);
-    return rc ? mg_err_set(err, MG_E_NO_MEMORY, "out of memory") : 0;
+    return rc ? mg_err_oom(err) : 0;
 }
 
 static void record_repos(struct mg_ctx *x)

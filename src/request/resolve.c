@@ -49,7 +49,7 @@ int mg_resolve_containing(const struct mg_ctx *x, const char *path, struct mg_re
 
 static int one(struct mg_repo **out, size_t *n, const struct mg_repo *r, struct mg_err *err)
 {
-    if (!(*out = malloc(sizeof(**out)))) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!(*out = malloc(sizeof(**out)))) return mg_err_oom(err);
     **out = *r;
     *n = 1;
     return 0;
@@ -88,10 +88,10 @@ int mg_resolve(const struct mg_ctx *x, const char *explicit_repo, struct mg_repo
     pthread_mutex_lock(&s->mu);
     int cp = mg_scope_copy(&sc, &s->scope);
     pthread_mutex_unlock(&s->mu);
-    if (cp != 0) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (cp != 0) return mg_err_oom(err);
     if (sc.nrepos) {
         struct mg_repo *v = calloc(sc.nrepos, sizeof(*v));
-        int rc = v ? 0 : mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        int rc = v ? 0 : mg_err_oom(err);
         for (size_t i = 0; rc == 0 && i < sc.nrepos; i++) rc = mg_resolve_named(x, sc.repos[i], &v[i], err);
         size_t nr = sc.nrepos;
         mg_scope_release(&sc);

@@ -107,7 +107,7 @@ static struct mg_session *session_new(enum mg_session_kind kind, const char *ins
     }
     struct mg_session *s = calloc(1, sizeof(*s));
     if (!s) {
-        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        mg_err_oom(err);
         return NULL;
     }
     pthread_mutex_init(&s->mu, NULL);
@@ -590,7 +590,7 @@ int mg_session_save(struct mg_sessions *r, struct mg_session *s, struct mg_err *
     snprintf(repo, sizeof(repo), "%s", s->repo);
     char *scope = scope_text(&s->scope);
     pthread_mutex_unlock(&s->mu);
-    if (!scope) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!scope) return mg_err_oom(err);
     struct mg_pg *pool;
     struct mg_sql *c;
     int64_t n = 0;

@@ -109,7 +109,7 @@ int mg_storage_steps(const struct mg_config *cfg, struct mg_storage_step **out, 
         }
         struct mg_storage_step *v = mg_grow(*out, *n, &cap, sizeof(*v));
         if (!v) {
-            rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            rc = mg_err_oom(err);
             break;
         }
         *out = v;

@@ -68,7 +68,7 @@ static int chunkset_load(struct mg_db *d, const struct mg_filter *f, struct mg_c
             struct mg_vrange *v = realloc(c->r, cap * sizeof(*v));
             if (!v) {
                 sqlite3_finalize(st);
-                return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+                return mg_err_oom(err);
             }
             c->r = v;
         }
@@ -103,14 +103,14 @@ int mg_chunkset_get(struct mg_db *d, const struct mg_filter *f, struct mg_chunks
         if (*out) return 0;
     }
     struct mg_chunkset *c = calloc(1, sizeof(*c));
-    if (!c) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!c) return mg_err_oom(err);
     c->refs = 1;
     c->db = strdup(d->path);
     c->gen = strdup(gen);
     c->key = f->key ? strdup(f->key) : NULL;
     if (!c->db || !c->gen || (f->key && !c->key)) {
         mg_chunkset_put(c);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     if (chunkset_load(d, f, c, err) != 0) {
         mg_chunkset_put(c);

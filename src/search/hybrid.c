@@ -223,7 +223,7 @@ fail:
 static int embed_query(struct mg_embedder *e, const char *text, int *dim, float **q, struct mg_err *err)
 {
     *q = malloc((size_t)(*dim > 0 ? *dim : MG_EMBED_MAX_DIM) * sizeof(float));
-    if (!*q) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!*q) return mg_err_oom(err);
     const char *t[1] = {text};
     size_t l[1] = {strlen(text)};
     if (mg_embed(e, MG_EMBED_QUERY, t, l, 1, *q, err) != 0) {
@@ -275,7 +275,7 @@ int mg_semantic_start(const struct mg_config *cfg, struct mg_db *d, const char *
 {
     *out = NULL;
     struct mg_semantic_job *j = calloc(1, sizeof(*j));
-    if (!j) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!j) return mg_err_oom(err);
     j->k = k > 0 ? k : 1;
     /* (with loading, the embedder is prepared only once the vectors are in memory) */
     if (open_semantic(cfg, d, repo_id, !loading, &j->e, &j->vs, &j->dim, err) != 0) {
@@ -291,7 +291,7 @@ int mg_semantic_start(const struct mg_config *cfg, struct mg_db *d, const char *
     }
     if (loading && mg_embedder_prepare(j->e, d, 0, err) != 0) goto fail;
     if (!(j->m = malloc((size_t)j->k * sizeof(*j->m)))) {
-        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        mg_err_oom(err);
         goto fail;
     }
     if (embed_query(j->e, query, &j->dim, &j->q, err) != 0) goto fail;

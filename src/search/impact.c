@@ -23,7 +23,6 @@
 
 #define MAX_FILE_TEXT (64u << 20)
 
-static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
 
 /* ---- 1. Unified diffs --------------------------------------------------------------------- */
 
@@ -62,7 +61,7 @@ static int header_path(const char *s, size_t n, size_t no, char **out, struct mg
     *out = NULL;
     while (n && (s[n - 1] == '\r' || s[n - 1] == ' ')) n--;
     char *p = malloc(n + 1);
-    if (!p) return oom(err);
+    if (!p) return mg_err_oom(err);
     size_t k = 0;
     if (n && s[0] == '"') {
         size_t i = 1;
@@ -133,7 +132,7 @@ static struct mg_diff_file *new_file(struct mg_diff *d, struct mg_err *err)
         return NULL;
     }
     struct mg_diff_file *v = mg_grow(d->v, d->n, &d->cap, sizeof(*v));
-    if (!v) return oom(err), NULL;
+    if (!v) return mg_err_oom(err), NULL;
     d->v = v;
     memset(&v[d->n], 0, sizeof(v[0]));
     return &v[d->n++];
@@ -187,7 +186,7 @@ static int git_header(struct mg_diff_file *f, const struct line *l, struct mg_er
     if (!a || !b) {
         free(a);
         free(b);
-        return oom(err);
+        return mg_err_oom(err);
     }
     set_path(&f->old_path, a);
     set_path(&f->new_path, b);
@@ -300,7 +299,7 @@ int mg_diff_parse(const char *text, size_t len, struct mg_diff *out, struct mg_e
             h.body_len = end - h.body;
             struct mg_diff_hunk *nh = mg_grow(cur->h, cur->nh, &cur->caph, sizeof(*nh));
             if (!nh) {
-                rc = oom(err);
+                rc = mg_err_oom(err);
                 break;
             }
             cur->h = nh;
@@ -331,7 +330,7 @@ int mg_diff_of_paths(const char *const *paths, size_t n, struct mg_diff *out, st
             break;
         }
         f->whole = true;
-        if (!(f->old_path = strdup(paths[i])) || !(f->new_path = strdup(paths[i]))) rc = oom(err);
+        if (!(f->old_path = strdup(paths[i])) || !(f->new_path = strdup(paths[i]))) rc = mg_err_oom(err);
         else rc = check_path(f->new_path, 0, err);
         if (rc == 0) memcpy(f->old_path, f->new_path, strlen(f->new_path) + 1);
     }
@@ -475,7 +474,7 @@ static int load_new(struct run *R, const char *path, struct side *s)
         int64_t lo = sqlite3_column_int64(st, 4), hi = sqlite3_column_int64(st, 5);
         if (failed || !s->path) {
             sqlite3_reset(st);
-            return oom(R->err);
+            return mg_err_oom(R->err);
         }
         if (!mg_filter_allows(R->f, s->path, strlen(s->path), s->lang)) {
             sqlite3_reset(st);
@@ -508,7 +507,7 @@ static int load_new(struct run *R, const char *path, struct side *s)
             if (!df->name || !df->kind) failed = true;
         }
         sqlite3_reset(st);
-        return failed ? oom(R->err) : 1;
+        return failed ? mg_err_oom(R->err) : 1;
     }
     return 0;
 }
@@ -633,12 +632,12 @@ static int parse_old(struct run *R, struct side *old)
 {
     const struct mg_lang *lang = mg_lang_for_path(old->path);
     if (!old->text || !lang->grammar) return 0;
-    if (!R->parser && !(R->parser = ts_parser_new())) return oom(R->err);
+    if (!R->parser && !(R->parser = ts_parser_new())) return mg_err_oom(R->err);
     struct mg_chunk_opts co = {200, 1u << 20, 1000000 + (uint64_t)old->len * 4};
-    if (mg_chunk_file(lang, old->text, old->len, &co, R->parser, &old->parsed) != 0) return oom(R->err);
+    if (mg_chunk_file(lang, old->text, old->len, &co, R->parser, &old->parsed) != 0) return mg_err_oom(R->err);
     const struct mg_defs *D = &old->parsed.defs;
     old->defs = D->n ? calloc(D->n, sizeof(*old->defs)) : NULL;
-    if (D->n && !old->defs) return oom(R->err);
+    if (D->n && !old->defs) return mg_err_oom(R->err);
     for (size_t i = 0; i < D->n; i++)
         old->defs[old->ndefs++] = (struct mg_nav_def){old->path, (char *)D->v[i].name, (char *)D->v[i].kind,
                                                       (char *)D->v[i].container, (int)old->parsed.def_lines[2 * i],
@@ -685,7 +684,7 @@ static int add_changed(struct run *R, const struct mg_nav_def *d, const char *ch
 {
     struct mg_impact *o = R->out;
     struct mg_impact_changed *v = mg_grow(o->changed, o->nchanged, &o->capchanged, sizeof(*v));
-    if (!v) return oom(R->err);
+    if (!v) return mg_err_oom(R->err);
     o->changed = v;
     struct mg_impact_changed *c = &o->changed[o->nchanged];
     *c = (struct mg_impact_changed){.d = *d, .change = change};
@@ -694,7 +693,7 @@ static int add_changed(struct run *R, const struct mg_nav_def *d, const char *ch
     c->d.kind = strdup(d->kind);
     c->d.container = d->container ? strdup(d->container) : NULL;
     o->nchanged++;
-    if (!c->d.path || !c->d.name || !c->d.kind || (d->container && !c->d.container)) return oom(R->err);
+    if (!c->d.path || !c->d.name || !c->d.kind || (d->container && !c->d.container)) return mg_err_oom(R->err);
     return 0;
 }
 
@@ -702,9 +701,9 @@ static int add_skip(struct run *R, const char *path, const char *reason)
 {
     struct mg_impact *o = R->out;
     struct mg_impact_skip *v = mg_grow(o->skipped, o->nskipped, &o->capskipped, sizeof(*v));
-    if (!v) return oom(R->err);
+    if (!v) return mg_err_oom(R->err);
     o->skipped = v;
-    if (!(o->skipped[o->nskipped].path = strdup(path))) return oom(R->err);
+    if (!(o->skipped[o->nskipped].path = strdup(path))) return mg_err_oom(R->err);
     o->skipped[o->nskipped++].reason = reason;
     return 0;
 }
@@ -732,11 +731,11 @@ static int one_file(struct run *R, const struct mg_diff *diff, const struct mg_d
         goto out;
     }
     /* the old side's definitions are reported at the file's path now (a deleted file's: its old one) */
-    if (rc == 0 && df->old_path && !(old.path = strdup(df->new_path ? nw.path : df->old_path))) rc = oom(R->err);
-    if (rc == 0 && walk_hunks(diff, df, &nw, &old, &stale) != 0) rc = oom(R->err);
+    if (rc == 0 && df->old_path && !(old.path = strdup(df->new_path ? nw.path : df->old_path))) rc = mg_err_oom(R->err);
+    if (rc == 0 && walk_hunks(diff, df, &nw, &old, &stale) != 0) rc = mg_err_oom(R->err);
     if (rc == 0 && stale) rc = add_skip(R, nw.path ? nw.path : df->old_path, "stale");
     if (rc == 0 && df->old_path && !stale) rc = parse_old(R, &old);
-    if (rc == 0 && (touch(&nw) != 0 || touch(&old) != 0)) rc = oom(R->err);
+    if (rc == 0 && (touch(&nw) != 0 || touch(&old) != 0)) rc = mg_err_oom(R->err);
     /* new side: modified, or added when the old side did not define it */
     for (size_t i = 0; rc == 0 && i < nw.ndefs; i++) {
         if (!nw.touched || !nw.touched[i]) continue;
@@ -821,7 +820,7 @@ static int callers(struct run *R, int depth, size_t limit, double deadline)
     if (o->nchanged && (!names || !paths)) {
         free(names);
         free(paths);
-        return oom(R->err);
+        return mg_err_oom(R->err);
     }
     for (size_t i = 0; i < o->nchanged; i++) {
         const struct mg_impact_changed *c = &o->changed[i];
@@ -847,7 +846,7 @@ static int callers(struct run *R, int depth, size_t limit, double deadline)
     bool *keep = calloc(g.n ? g.n : 1, sizeof(bool));
     struct mg_impact_hit *hits = calloc(g.n ? g.n : 1, sizeof(*hits));
     size_t nh = 0;
-    if (!keep || !hits) rc = oom(R->err);
+    if (!keep || !hits) rc = mg_err_oom(R->err);
     for (size_t i = 0; rc == 0 && i < g.n; i++) {
         const struct mg_nav_edge *e = &g.v[i];
         bool k = false;
@@ -881,7 +880,7 @@ static int callers(struct run *R, int depth, size_t limit, double deadline)
         o->total = nh;
         size_t n = nh < limit ? nh : limit;
         o->v = n ? calloc(n, sizeof(*o->v)) : NULL;
-        if (n && !o->v) rc = oom(R->err);
+        if (n && !o->v) rc = mg_err_oom(R->err);
         for (size_t i = 0; rc == 0 && i < n; i++) {
             struct mg_impact_hit *t = &o->v[o->n++];
             *t = hits[i];
@@ -891,7 +890,7 @@ static int callers(struct run *R, int depth, size_t limit, double deadline)
             t->d.container = hits[i].d.container ? strdup(hits[i].d.container) : NULL;
             t->calls = strdup(hits[i].calls);
             if (!t->d.path || !t->d.name || !t->d.kind || !t->calls || (hits[i].d.container && !t->d.container))
-                rc = oom(R->err);
+                rc = mg_err_oom(R->err);
         }
     }
     free(keep);

@@ -25,7 +25,6 @@
 
 #define MAX_FILE_TEXT (64u << 20)
 
-static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory"); }
 
 static bool late(double deadline) { return deadline > 0 && mg_clock_ms() > deadline; }
 
@@ -213,7 +212,7 @@ static struct file *file_get(struct nav *v, int64_t id, bool load)
     if (v->nfiles * 2 >= v->capfiles) {
         size_t cap = v->capfiles ? v->capfiles * 2 : 256;
         struct file **t = calloc(cap, sizeof(*t));
-        if (!t) return oom(v->err), NULL;
+        if (!t) return mg_err_oom(v->err), NULL;
         for (size_t i = 0; i < v->capfiles; i++) {
             if (!v->files[i]) continue;
             size_t j = hash_id(v->files[i]->id) & (cap - 1);
@@ -248,7 +247,7 @@ static struct file *file_get(struct nav *v, int64_t id, bool load)
         sqlite3_reset(st);
         if (failed) {
             file_free(fl);
-            return oom(v->err), NULL;
+            return mg_err_oom(v->err), NULL;
         }
         v->files[j] = fl;
         v->nfiles++;
@@ -298,7 +297,7 @@ static int file_defs(struct nav *v, struct file *fl)
         df->end_line = sqlite3_column_int(st, 4);
     }
     sqlite3_reset(st);
-    if (failed) return oom(v->err);
+    if (failed) return mg_err_oom(v->err);
     fl->defs_loaded = true;
     return 0;
 }
@@ -357,7 +356,7 @@ static struct resolved *defs_of(struct nav *v, const char *name)
     if (v->nnames * 2 >= v->capnames) {
         size_t cap = v->capnames ? v->capnames * 2 : 64;
         struct resolved *t = calloc(cap, sizeof(*t));
-        if (!t) return oom(v->err), NULL;
+        if (!t) return mg_err_oom(v->err), NULL;
         for (size_t i = 0; i < v->capnames; i++) {
             if (!v->names[i].name) continue;
             size_t j = hash_str(v->names[i].name) & (cap - 1);
@@ -391,7 +390,7 @@ static struct resolved *defs_of(struct nav *v, const char *name)
                 free(fid);
                 free(idx);
                 sqlite3_reset(st);
-                return oom(v->err), NULL;
+                return mg_err_oom(v->err), NULL;
             }
         }
         fid[n] = f;
@@ -425,7 +424,7 @@ static struct resolved *defs_of(struct nav *v, const char *name)
     if (!r->name) {
         free(fid);
         free(idx);
-        return oom(v->err), NULL;
+        return mg_err_oom(v->err), NULL;
     }
     r->fid = fid;
     r->idx = idx;
@@ -543,7 +542,7 @@ static int file_occs(struct nav *v, struct file *fl, const char *name, struct oc
     o->failed = false;
     if (!has_word(fl->text, fl->len, name, o->nlen)) return 0; /* an FTS token of other case, or a part */
     mg_nav_lex(fl->lang, fl->text, fl->len, on_ident, o);
-    if (o->failed) return oom(v->err);
+    if (o->failed) return mg_err_oom(v->err);
     if (o->n && file_defs(v, fl) != 0) return -1;
     for (size_t i = 0; i < fl->ndefs; i++) {
         const struct mg_nav_def *d = &fl->defs[i];
@@ -620,7 +619,7 @@ static int candidates(struct nav *v, const char *name, const char *from_path,
         if (!ni) {
             free(ids);
             sqlite3_reset(st);
-            return oom(v->err);
+            return mg_err_oom(v->err);
         }
         ids = ni;
         ids[nids++] = sqlite3_column_int64(st, 0);
@@ -632,7 +631,7 @@ static int candidates(struct nav *v, const char *name, const char *from_path,
     }
     struct file **fv = nids ? malloc(nids * sizeof(*fv)) : NULL;
     size_t nf = 0;
-    int r = nids && !fv ? oom(v->err) : 0;
+    int r = nids && !fv ? mg_err_oom(v->err) : 0;
     for (size_t i = 0; i < nids && r == 0; i++) {
         struct file *fl = file_get(v, ids[i], false);
         if (!fl) {
@@ -669,14 +668,14 @@ static int add_defs(struct nav *v, const char *name, struct mg_nav_def **out, si
     struct resolved *r = defs_of(v, name);
     if (!r) return -1;
     *out = r->n ? calloc(r->n, sizeof(**out)) : NULL;
-    if (r->n && !*out) return oom(v->err);
+    if (r->n && !*out) return mg_err_oom(v->err);
     *n = 0;
     for (size_t i = 0; i < r->n; i++) {
         struct file *fl;
         const struct mg_nav_def *d = resolved_def(v, r, i, &fl);
         if (!d) continue;
         struct mg_nav_def *c = def_copy(d, fl->path);
-        if (!c) return oom(v->err);
+        if (!c) return mg_err_oom(v->err);
         (*out)[(*n)++] = *c;
         free(c);
     }
@@ -704,7 +703,7 @@ static int refs_file(struct nav *v, struct file *fl, void *ud)
         if (o->n >= rr->limit) { /* a full page: the next starts after its last reference */
             const struct mg_nav_site *last = &o->v[o->n - 1];
             size_t cl = strlen(last->path) + 16;
-            if (!(o->next_cursor = malloc(cl))) return oom(v->err);
+            if (!(o->next_cursor = malloc(cl))) return mg_err_oom(v->err);
             snprintf(o->next_cursor, cl, "%s:%d", last->path, last->line);
             if (here) o->files++;
             return 1;
@@ -712,7 +711,7 @@ static int refs_file(struct nav *v, struct file *fl, void *ud)
         here++;
         o->total++;
         struct mg_nav_site *nv = mg_grow(o->v, o->n, &o->cap, sizeof(*nv));
-        if (!nv) return oom(v->err);
+        if (!nv) return mg_err_oom(v->err);
         o->v = nv;
         struct mg_nav_site *s = &o->v[o->n];
         memset(s, 0, sizeof(*s));
@@ -721,9 +720,9 @@ static int refs_file(struct nav *v, struct file *fl, void *ud)
         s->text = line_text(fl, oc->off);
         s->call = oc->call;
         const struct mg_nav_def *in = enclosing(fl, oc->line, false);
-        if (in && !(s->in = def_copy(in, fl->path))) return oom(v->err);
+        if (in && !(s->in = def_copy(in, fl->path))) return mg_err_oom(v->err);
         o->n++;
-        if (!s->path || !s->text) return oom(v->err);
+        if (!s->path || !s->text) return mg_err_oom(v->err);
     }
     if (here) rr->out->files++;
     return 0;
@@ -857,7 +856,7 @@ static int file_imports(struct nav *v, struct file *fl)
 {
     if (fl->imps_loaded || !fl->loaded) return 0;
     mg_nav_imports(fl->lang, fl->path, fl->text, fl->len, on_import, fl);
-    if (fl->imps_failed) return oom(v->err);
+    if (fl->imps_failed) return mg_err_oom(v->err);
     fl->imps_loaded = true;
     return 0;
 }
@@ -888,7 +887,7 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, con
     for (size_t i = 0; i < from->ndefs; i++)
         if (function_like(from->defs[i].kind) && strcmp(from->defs[i].name, name) == 0) {
             *confidence = "file";
-            return (*to = pooled(g, &from->defs[i], from->path)) ? 0 : oom(v->err);
+            return (*to = pooled(g, &from->defs[i], from->path)) ? 0 : mg_err_oom(v->err);
         }
     struct resolved *r = defs_of(v, name);
     if (!r) return -1;
@@ -945,7 +944,7 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, con
         first = ifirst;
         ffirst = fifirst;
     }
-    return (*to = pooled(g, first, ffirst->path)) ? 0 : oom(v->err);
+    return (*to = pooled(g, first, ffirst->path)) ? 0 : mg_err_oom(v->err);
 }
 
 /* Can only its own file call d? A C or C++ function declared `static` in a
@@ -985,9 +984,9 @@ static int roots(struct nav *v, struct mg_nav_graph *g, const char *name, const 
         if (local && all_local && !file_local(v, d)) all_local = false;
         n++;
         struct mg_nav_def **nd = mg_grow(g->defs, g->ndefs, &cap, sizeof(*nd));
-        if (!nd) return oom(v->err);
+        if (!nd) return mg_err_oom(v->err);
         g->defs = nd;
-        if (!(g->defs[g->ndefs++] = pooled(g, d, fl->path))) return oom(v->err);
+        if (!(g->defs[g->ndefs++] = pooled(g, d, fl->path))) return mg_err_oom(v->err);
     }
     if (local) *local = n > 0 && all_local;
     return 0;
@@ -1025,7 +1024,7 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         const struct mg_nav_def *in = enclosing(fl, oc->line, true);
         if (!in) in = file_def(fl, &tmp);
         struct mg_nav_def *from = pooled(cr->g, in, fl->path);
-        if (!from) return oom(v->err);
+        if (!from) return mg_err_oom(v->err);
         struct mg_nav_def *to;
         const char *conf;
         if (resolve(v, cr->g, fl, cr->name, &to, &conf) != 0) return -1;
@@ -1040,10 +1039,10 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
             cr->g->truncated = true;
             return 1;
         }
-        if (add_edge(cr->g, cr->limit, cr->depth, from, to, cr->name, oc->line, conf) != 0) return oom(v->err);
+        if (add_edge(cr->g, cr->limit, cr->depth, from, to, cr->name, oc->line, conf) != 0) return mg_err_oom(v->err);
         if (fresh && strcmp(from->kind, "file") != 0) {
             struct mg_nav_def **nn = mg_grow(cr->next, cr->nnext, &cr->capnext, sizeof(*nn));
-            if (!nn) return oom(v->err);
+            if (!nn) return mg_err_oom(v->err);
             cr->next = nn;
             cr->next[cr->nnext++] = from;
         }
@@ -1102,7 +1101,7 @@ int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *co
     memset(out, 0, sizeof(*out));
     if (clamp_depth(depth, err) != 0) return -1;
     char(*names)[MG_TOKEN_MAX * 4] = nnames ? malloc(nnames * sizeof(*names)) : NULL;
-    if (nnames && !names) return oom(err);
+    if (nnames && !names) return mg_err_oom(err);
     for (size_t i = 0; i < nnames; i++)
         if (plain_name(qnames[i], names[i], sizeof(names[i]), err) != 0) {
             free(names);
@@ -1112,7 +1111,7 @@ int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *co
     int rc = nav_open(&v, d, f, deadline, err);
     size_t *from = nnames ? calloc(nnames + 1, sizeof(*from)) : NULL; /* names[i]'s roots: from[i]..from[i+1] */
     bool *local = nnames ? calloc(nnames, sizeof(*local)) : NULL;
-    if (nnames && (!from || !local)) rc = oom(err);
+    if (nnames && (!from || !local)) rc = mg_err_oom(err);
     for (size_t i = 0; rc == 0 && i < nnames; i++) {
         from[i] = out->ndefs;
         rc = roots(&v, out, names[i], in_paths ? in_paths[i] : NULL, &local[i]);
@@ -1226,7 +1225,7 @@ static int calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int dep
     mg_nav_lex(fl->lang, fl->text + off, fl->len - off, on_call, &cr);
     if (cr.failed) {
         free(cr.v);
-        return oom(v->err);
+        return mg_err_oom(v->err);
     }
     int rc = 0;
     for (size_t i = 0; i < cr.n && rc == 0; i++) {
@@ -1245,7 +1244,7 @@ static int calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int dep
             break;
         }
         if (add_edge(g, limit, depth, from, to, name, from->start_line + cr.v[i].line - 1, conf) != 0) {
-            rc = oom(v->err);
+            rc = mg_err_oom(v->err);
             break;
         }
         if (to && found) {
@@ -1254,7 +1253,7 @@ static int calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int dep
             if (!known) {
                 struct mg_nav_def **nf = mg_grow(*found, *nfound, capfound, sizeof(*nf));
                 if (!nf) {
-                    rc = oom(v->err);
+                    rc = mg_err_oom(v->err);
                     break;
                 }
                 *found = nf;
@@ -1279,7 +1278,7 @@ int mg_nav_callees(struct mg_db *d, const struct mg_filter *f, const char *qname
     size_t nfrontier = 0, nnext = 0, capnext = 0, nvisited = 0, capvisited = 0;
     if (rc == 0 && out->ndefs) {
         frontier = malloc(out->ndefs * sizeof(*frontier));
-        if (!frontier) rc = oom(err);
+        if (!frontier) rc = mg_err_oom(err);
         else memcpy(frontier, out->defs, out->ndefs * sizeof(*frontier));
         nfrontier = out->ndefs;
     }
@@ -1294,7 +1293,7 @@ int mg_nav_callees(struct mg_db *d, const struct mg_filter *f, const char *qname
             if (known) continue;
             struct mg_nav_def **nv = mg_grow(visited, nvisited, &capvisited, sizeof(*nv));
             if (!nv) {
-                rc = oom(err);
+                rc = mg_err_oom(err);
                 break;
             }
             visited = nv;
@@ -1342,7 +1341,7 @@ int mg_nav_trace(struct mg_db *d, const struct mg_filter *f, const char *qfrom, 
             visited = realloc(visited, capvisited * sizeof(*visited));
             parent = realloc(parent, capvisited * sizeof(*parent));
             level = realloc(level, capvisited * sizeof(*level));
-            if (!visited || !parent || !level) rc = oom(err);
+            if (!visited || !parent || !level) rc = mg_err_oom(err);
         }
         if (rc == 0) {
             visited[nvisited] = g->defs[i];
@@ -1380,7 +1379,7 @@ int mg_nav_trace(struct mg_db *d, const struct mg_filter *f, const char *qfrom, 
                 if (np) parent = np;
                 if (nl) level = nl;
                 if (!nv || !np || !nl) {
-                    rc = oom(err);
+                    rc = mg_err_oom(err);
                     break;
                 }
             }
@@ -1409,7 +1408,7 @@ int mg_nav_trace(struct mg_db *d, const struct mg_filter *f, const char *qfrom, 
                 if (np) out->paths = np;
                 if (!path || !nl || !np) {
                     free(path);
-                    rc = oom(err);
+                    rc = mg_err_oom(err);
                     break;
                 }
                 size_t i = len;

@@ -32,7 +32,6 @@
 #define STOP 0xff /* ncls of a stop word (index/refs.h): never followed */
 #define MAX_FILE_TEXT (64u << 20)
 
-static int oom(struct mg_err *err) { return mg_err_set(err, MG_E_NO_MEMORY, "out of memory building the repo map"); }
 
 /* ---- 1. The graph ----------------------------------------------------------------------------- */
 
@@ -341,7 +340,7 @@ static int graph_build(struct mg_db *d, struct graph **out, struct mg_err *err)
 {
     *out = NULL;
     struct graph *g = calloc(1, sizeof(*g));
-    if (!g) return oom(err);
+    if (!g) return mg_err_oom(err);
     pthread_mutex_init(&g->mu, NULL);
     struct build b = {0};
     sqlite3_stmt *st = NULL;
@@ -379,7 +378,7 @@ static int graph_build(struct mg_db *d, struct graph **out, struct mg_err *err)
     rc = 0;
     goto out;
 nomem:
-    oom(err);
+    mg_err_oom(err);
 out:
     sqlite3_finalize(st);
     free(b.d);
@@ -515,7 +514,7 @@ static int graph_parse(void *b, size_t len, bool mapped, struct graph **out, str
     if (why || !(g = calloc(1, sizeof(*g)))) {
         if (mapped) munmap(b, len);
         else free(b);
-        return why ? damaged(why, err) : oom(err);
+        return why ? damaged(why, err) : mg_err_oom(err);
     }
     pthread_mutex_init(&g->mu, NULL);
     g->saved = b;
@@ -541,7 +540,7 @@ static int graph_parse(void *b, size_t len, bool mapped, struct graph **out, str
     g->flang = malloc((h.nf + 1) * sizeof(char *));
     if (!g->fpath || !g->flang) {
         graph_free(g);
-        return oom(err);
+        return mg_err_oom(err);
     }
     /* the strings: exactly two per file, each ended */
     char *s = p + off[1], *end = s + h.strbytes;
@@ -663,7 +662,7 @@ static int graph_save(const struct graph *g, struct mg_err *err)
 int mg_repomap_saved_check(const void *data, size_t len, struct mg_err *err)
 {
     void *b = malloc(len ? len : 1);
-    if (!b) return oom(err);
+    if (!b) return mg_err_oom(err);
     memcpy(b, data, len);
     struct graph *g;
     if (graph_parse(b, len, false, &g, err) != 0) return -1;
@@ -841,7 +840,7 @@ static struct rank_work *work_get(struct graph *g, struct mg_err *err)
         !(w->nr = malloc(nf * sizeof(double))) || !(w->nin = calloc(nn, sizeof(double))) ||
         !(w->tp = malloc(nf * sizeof(double))) || !(w->dangling = calloc(nf, 1))) {
         work_free(w);
-        oom(err);
+        mg_err_oom(err);
         return NULL;
     }
     return w;
@@ -944,7 +943,7 @@ static int rank_whole(struct graph *g, struct mg_err *err)
         free(g->nin0);
         g->rank0 = g->nin0 = NULL;
         work_put(g, w);
-        return oom(err);
+        return mg_err_oom(err);
     }
     memcpy(g->rank0, w->r, (g->nf + 1) * sizeof(double));
     memcpy(g->nin0, w->nin, (g->nn + 1) * sizeof(double));
@@ -1052,7 +1051,7 @@ static int file_defs(struct mg_db *d, const struct graph *g, const double *nin, 
     rc = 0;
     goto out;
 nomem:
-    oom(err);
+    mg_err_oom(err);
 out:
     for (size_t i = 0; i < n; i++) {
         free(c[i].name);
@@ -1144,7 +1143,7 @@ static int focus(const struct graph *g, const uint8_t *allowed, const struct mg_
     if (!tp || !fn) {
         free(tp);
         free(fn);
-        return oom(err);
+        return mg_err_oom(err);
     }
     int rc = 0;
     for (size_t i = 0; i < in->nfocus_files && rc == 0; i++) {
@@ -1252,7 +1251,7 @@ static int render(struct mg_db *d, const struct graph *g, const uint8_t *allowed
     rc = 0;
     goto out;
 nomem:
-    oom(err);
+    mg_err_oom(err);
 out:
     free(ord);
     free(has);
@@ -1307,7 +1306,7 @@ int mg_repomap(struct mg_db *d, const struct mg_filter *f, const struct mg_repom
     rc = render(d, g, allowed, r, ni, in, out, err);
     goto out;
 nomem:
-    oom(err);
+    mg_err_oom(err);
 out:
     sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL);
     if (rc != 0) mg_repomap_release(out);

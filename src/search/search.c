@@ -273,7 +273,7 @@ static int mwords_init(struct ctx *c)
     struct mw_build b = {.c = c};
     if (!(c->mw = calloc(MW_WORDS_MAX, sizeof(*c->mw))) || mg_tokenize(q, n, mword_cb, &b) != 0) {
         mwords_free(c);
-        rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+        rc = mg_err_oom(c->err);
     }
     free(content);
     return rc;
@@ -397,7 +397,7 @@ static int qtok_cb(void *ctx, const char *tok, size_t len, size_t s, size_t e, b
 static int lexical_hit(struct ctx *c, sqlite3_stmt *st, int k, double score)
 {
     struct mg_hit *h = hit_new(c->out);
-    if (!h) return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    if (!h) return mg_err_oom(c->err);
     snprintf(h->repo, sizeof(h->repo), "%s", c->repo->id);
     h->path = dup_col(st, k + 1);
     h->language = dup_col(st, k + 2);
@@ -413,7 +413,7 @@ static int lexical_hit(struct ctx *c, sqlite3_stmt *st, int k, double score)
     if (e > len) e = len;
     if (s > e) s = e;
     if ((h->line = best_line(c, t, s, e, h->start_line, h)) < 0)
-        return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(c->err);
     int first = h->line > h->start_line ? h->line - 1 : h->line;
     int last = h->line < h->end_line ? h->line + 1 : h->line;
     h->snippet = snippet_lines(t, e, s, h->start_line, first, last);
@@ -485,7 +485,7 @@ static int lexical_run(struct ctx *c, const char *match, int nscored, int limit,
             int64_t *v = mg_grow(c->seen, c->nseen, &c->seen_cap, sizeof(*c->seen));
             if (!v) {
                 rc = -1;
-                mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+                mg_err_oom(c->err);
                 break;
             }
             c->seen = v;
@@ -611,7 +611,7 @@ static int words_all_common(struct ctx *c, const char *q, size_t max, double min
     size_t nw = 0;
     sqlite3_stmt *st = NULL, *mx = NULL;
     int64_t maxseq = -1;
-    int rc = query_words(q, max, w, &nw) != 0 ? mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory") : nw > 0;
+    int rc = query_words(q, max, w, &nw) != 0 ? mg_err_oom(c->err) : nw > 0;
     if (rc == 1 && (mg_db_prepare(c->d, "SELECT count(*), max(rowid) FROM (SELECT rowid FROM chunks_fts WHERE "
                                         "chunks_fts MATCH ?1 AND rowid BETWEEN ?2 AND ?3 LIMIT ?4)",
                                   &st, c->err) != 0 ||
@@ -695,7 +695,7 @@ static int any_query(struct ctx *c, const char *q, struct mg_buf *b, int *nscore
     }
     rc = bad ? mg_err_set(c->err, MG_E_TOO_LARGE, "the query makes too long an expression; use fewer words") : 0;
 out:
-    if (rc != 0 && !c->err->code) mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    if (rc != 0 && !c->err->code) mg_err_oom(c->err);
     sqlite3_finalize(st);
     for (size_t i = 0; i < nw; i++) free(w[i].expr);
     return rc;
@@ -715,7 +715,7 @@ static int search_lexical(struct ctx *c, int limit)
     }
     if (mg_tokenize(c->q->query, qlen, qtok_cb, c) != 0) {
         mg_buf_release(&b);
-        return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(c->err);
     }
     if (c->lines && !c->mw && mwords_init(c) != 0) {
         mg_buf_release(&b);
@@ -736,7 +736,7 @@ static int search_lexical(struct ctx *c, int limit)
             mg_buf_init(&parts, b.max);
             mg_fts_query(c->q->query, qlen, 0, &parts);
             if (!parts.p) {
-                found = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+                found = mg_err_oom(c->err);
                 break;
             }
             bool same = strcmp(parts.p, b.p) == 0;
@@ -793,7 +793,7 @@ static int semantic_start(struct ctx *c, int limit, bool required, bool backgrou
 {
     *job = NULL;
     if (c->nqtok == 0 && mg_tokenize(c->q->query, strlen(c->q->query), qtok_cb, c) != 0)
-        return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(c->err);
     struct mg_err e = {0};
     struct mg_vload l = {0};
     /* hybrid in a server does not wait for vectors still loading: it answers by words and says so */
@@ -820,7 +820,7 @@ static int semantic_finish(struct ctx *c, struct mg_semantic_job *job, int limit
     int k = limit + (ties ? LEX_TIES_MAX : 0);
     struct mg_vmatch *m = malloc((size_t)(k > 0 ? k : 1) * sizeof(*m));
     long n = mg_semantic_finish(job, m, c->err);
-    if (!m) return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    if (!m) return mg_err_oom(c->err);
     sqlite3_stmt *row = NULL;
     int rc = n < 0 ? -1 : 0;
     if (rc == 0 && n > 0 &&
@@ -889,7 +889,7 @@ static int search_hybrid(struct ctx *c, int limit)
         char *words = malloc(cap);
         const struct mg_search_req *orig = c->q;
         struct mg_search_req lq = *orig;
-        if (!words) rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+        if (!words) rc = mg_err_oom(c->err);
         else if (mg_query_content_words(orig->query, 0, words, cap) > 0) lq.query = words;
         c->q = &lq;
         if (rc == 0) {
@@ -938,7 +938,7 @@ static int search_hybrid(struct ctx *c, int limit)
     c->base = base;
     struct mg_results *lists[] = {&lex, &sem, &sym, &paths, &graph};
     if (rc == 0 && mg_rrf_fuse(lists, 5, limit, c->cfg->hybrid_weight, c->cfg->hybrid_rrf_k, final) != 0)
-        rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+        rc = mg_err_oom(c->err);
     mg_results_release(&paths);
     mg_results_release(&graph);
     mg_results_release(&lex);
@@ -975,7 +975,7 @@ static int load_chunks(struct ctx *c, sqlite3_stmt *st, int64_t lo, int64_t hi, 
     sqlite3_bind_int64(st, 2, hi);
     while (sqlite3_step(st) == SQLITE_ROW) {
         struct fchunk *v = mg_grow(*out, *n, &cap, sizeof(*v));
-        if (!v) return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+        if (!v) return mg_err_oom(c->err);
         *out = v;
         struct fchunk *f = &(*out)[(*n)++];
         f->start = sqlite3_column_int64(st, 0);
@@ -1121,7 +1121,7 @@ static int regex_file(struct ctx *c, pcre2_code *re, pcre2_match_data *md, pcre2
             }
             h = hit_new(out);
             if (!h) {
-                rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+                rc = mg_err_oom(c->err);
                 break;
             }
             cur = k;
@@ -1150,7 +1150,7 @@ static int regex_file(struct ctx *c, pcre2_code *re, pcre2_match_data *md, pcre2
         if (line != hline) { /* each matching line once */
             hline = line;
             if (hit_add_line(c, h, t, len, ls, line) != 0) {
-                rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+                rc = mg_err_oom(c->err);
                 break;
             }
         }
@@ -1194,7 +1194,7 @@ static int search_regex(struct ctx *c, const char *pattern, bool fixed, bool cas
     sqlite3_stmt *files_st = NULL, *chunks_st = NULL, *syms_st = NULL;
     int rc = -1;
     if (!md || !mc) {
-        mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+        mg_err_oom(c->err);
         goto out;
     }
     pcre2_set_match_limit(mc, REGEX_MATCH_LIMIT);
@@ -1327,7 +1327,7 @@ static int symbol_hit(struct ctx *c, sqlite3_stmt *st, double score)
             strcmp(c->out->v[i].symbol, (const char *)sqlite3_column_text(st, 1)) == 0)
             return 0;
     struct mg_hit *h = hit_new(c->out);
-    if (!h) return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+    if (!h) return mg_err_oom(c->err);
     snprintf(h->repo, sizeof(h->repo), "%s", c->repo->id);
     h->symbol = dup_col(st, 1);
     h->kind = dup_col(st, 2);
@@ -1439,7 +1439,7 @@ static int search_symbol(struct ctx *c, int limit, double subword_rows_max)
                 mg_db_prepare(c->d, sql.p, &byname, c->err) != 0)
                 bad = 1;
             else if (!(names = calloc((size_t)limit * 4 + 1, sizeof(*names))))
-                bad = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+                bad = mg_err_oom(c->err);
             if (!bad) {
                 sqlite3_bind_text(chunks, 1, like.p, -1, SQLITE_STATIC);
                 sqlite3_bind_int(chunks, 2, limit * 4);
@@ -1466,7 +1466,7 @@ static int search_symbol(struct ctx *c, int limit, double subword_rows_max)
                     while (k < nnames && strcmp(names[k], name) != 0) k++;
                     if (k < nnames) continue; /* named already, by a better chunk */
                     if (nnames < (size_t)limit * 4 && !(names[nnames++] = strdup(name))) {
-                        bad = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+                        bad = mg_err_oom(c->err);
                         break;
                     }
                     sqlite3_reset(byname);
@@ -1608,7 +1608,7 @@ static int search_paths(struct ctx *c, const struct mg_results *const *found, si
             struct path_cand *nv = mg_grow(v, n, &cap, sizeof(*v));
             if (!nv) {
                 free(v);
-                return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+                return mg_err_oom(c->err);
             }
             v = nv;
             v[n++] = (struct path_cand){h, score};
@@ -1622,7 +1622,7 @@ static int search_paths(struct ctx *c, const struct mg_results *const *found, si
             h->path = strdup(v[i].hit->path);
             h->score = v[i].score;
         }
-        if (!h || !h->path) rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+        if (!h || !h->path) rc = mg_err_oom(c->err);
     }
     free(v);
     return rc;
@@ -1655,7 +1655,7 @@ static int frefs_read(struct ctx *c, sqlite3_stmt *st, struct frefs *f)
         while (mg_refs_next(&it, &h, &extra)) {
             if (col == 0 && (extra & 3) != MG_REFS_SPECIFIC) continue;
             uint32_t *nv = mg_grow(*out, *n, &cap, sizeof(uint32_t));
-            if (!nv) return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+            if (!nv) return mg_err_oom(c->err);
             *out = nv;
             (*out)[(*n)++] = h;
         }
@@ -1702,7 +1702,7 @@ static int search_graph(struct ctx *c, const struct mg_results *const *found, si
             struct frefs *nv = mg_grow(v, n, &cap, sizeof(*v));
             if (!nv) {
                 free(v);
-                return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+                return mg_err_oom(c->err);
             }
             v = nv;
             v[n] = (struct frefs){.path = p, .first = (int)n};
@@ -1728,7 +1728,7 @@ static int search_graph(struct ctx *c, const struct mg_results *const *found, si
             h->path = strdup(v[i].path);
             h->score = v[i].score;
         }
-        if (!h || !h->path) rc = mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+        if (!h || !h->path) rc = mg_err_oom(c->err);
     }
     for (size_t i = 0; i < n; i++) {
         free(v[i].defs);
@@ -1800,7 +1800,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
     int semantic_repos = 0;
     /* languages by their canonical names ("ts" and "tsx" are "typescript") */
     const char **langs = q->nlangs ? calloc(q->nlangs, sizeof(char *)) : NULL;
-    if (q->nlangs && !langs) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (q->nlangs && !langs) return mg_err_oom(err);
     for (size_t i = 0; i < q->nlangs; i++) langs[i] = mg_lang_by_name(q->langs[i])->name;
     out->mode = mode == MG_MODE_REGEX ? (q->fixed ? "fixed" : "regex") : mode == MG_MODE_SYMBOL ? "symbol"
               : mode == MG_MODE_SEMANTIC ? "semantic" : mode == MG_MODE_HYBRID ? "hybrid" : "lexical";

@@ -853,7 +853,7 @@ int mg_audit_query(const struct mg_config *c, const struct mg_audit_filter *f, j
     int rc = arr ? 0 : mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading the audit log");
     for (size_t i = 0; rc == 0 && i < n; i++) {
         json_t *o = json_loads(lines[i], 0, NULL);
-        if (o && json_array_append_new(arr, o) != 0) rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        if (o && json_array_append_new(arr, o) != 0) rc = mg_err_oom(err);
     }
     mg_audit_lines_free(lines, n);
     if (rc != 0) {

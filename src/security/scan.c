@@ -337,7 +337,7 @@ static int finish_rule(struct parser *p)
     if (!r->uses_set) { /* default: the allowlist named "common", if there is one */
         for (size_t i = 0; i < p->s->nlists; i++)
             if (strcmp(p->s->lists[i].name, "common") == 0) {
-                if (!(r->uses = malloc(sizeof(*r->uses)))) return mg_err_set(p->err, MG_E_NO_MEMORY, "out of memory");
+                if (!(r->uses = malloc(sizeof(*r->uses)))) return mg_err_oom(p->err);
                 r->uses[0] = &p->s->lists[i];
                 r->nuses = 1;
             }

@@ -558,7 +558,7 @@ int mg_tokens_create(struct mg_tokens *t, const struct mg_token *spec, struct mg
             created->created = now;
             if (split_repos(repos, created) != 0) {
                 mg_token_release(created);
-                rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+                rc = mg_err_oom(err);
             }
         }
     }

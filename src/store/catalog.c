@@ -90,7 +90,7 @@ int mg_catalog_resolve(const struct mg_config *c, const char *const *ids, size_t
     *n = 0;
     if (nids > 0) {
         struct mg_repo *v = calloc(nids, sizeof(*v));
-        if (!v) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        if (!v) return mg_err_oom(err);
         for (size_t i = 0; i < nids; i++) {
             if (mg_catalog_get(c, ids[i], &v[i], err) != 0) {
                 free(v);
@@ -121,7 +121,7 @@ int mg_catalog_resolve(const struct mg_config *c, const char *const *ids, size_t
     struct mg_repo *v = malloc(sizeof(*v));
     if (!v) {
         free(all);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     *v = all[best];
     free(all);

@@ -175,7 +175,7 @@ struct mg_db_pool {
 int mg_db_pool_new(int per_file, struct mg_db_pool **out, struct mg_err *err)
 {
     struct mg_db_pool *p = calloc(1, sizeof(*p));
-    if (!p) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!p) return mg_err_oom(err);
     p->per_file = per_file > 0 ? per_file : 1;
     pthread_condattr_init(&p->ca);
     pthread_condattr_setclock(&p->ca, CLOCK_MONOTONIC);
@@ -234,7 +234,7 @@ int mg_db_get(struct mg_db_pool *p, const char *path, int64_t deadline_ms, struc
     struct pool_file *f = pool_file(p, path);
     if (!f) {
         pthread_mutex_unlock(&p->mu);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     if (f->gen == 0 || f->dev != (unsigned long long)st.st_dev || f->ino != (unsigned long long)st.st_ino) {
         close_idle(f); /* another file under the same path: what is idle reads the old one (gen > 0 from here) */

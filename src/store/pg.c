@@ -107,7 +107,7 @@ static struct mg_sql *connect_one(struct mg_pg *p, struct mg_err *err)
     }
     PQsetNoticeProcessor(pg, notice_quiet, NULL);
     struct mg_sql *c = mg_sql_pg_wrap(pg, "the PostgreSQL database");
-    if (!c) mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!c) mg_err_oom(err);
     return c;
 }
 
@@ -159,7 +159,7 @@ int mg_pg_pool(const struct mg_config *c, struct mg_pg **out, struct mg_err *err
             if (p) free(p->slots);
             free(p);
             pthread_mutex_unlock(&pools_mu);
-            return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            return mg_err_oom(err);
         }
         snprintf(p->url, sizeof(p->url), "%s", c->storage);
         mg_pg_url_safe(c->storage, p->safe, sizeof(p->safe));
@@ -490,7 +490,7 @@ int mg_pg_listen(struct mg_pg *p, const char *const *channels, size_t n,
     *out = NULL;
     if (n == 0 || n > 8) return mg_err_set(err, MG_E_BAD_ARG, "listen to 1 to 8 channels, not %zu", n);
     struct mg_pg_listener *l = calloc(1, sizeof(*l));
-    if (!l) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!l) return mg_err_oom(err);
     for (size_t i = 0; i < n; i++) {
         if (!channel_ok(channels[i])) {
             free(l);

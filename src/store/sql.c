@@ -215,7 +215,7 @@ int mg_sql_prepare(struct mg_sql *c, const char *sql, struct mg_sql_st **out, st
 {
     *out = NULL;
     struct mg_sql_st *st = calloc(1, sizeof(*st));
-    if (!st) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!st) return mg_err_oom(err);
     st->c = c;
     if (c->dialect == MG_SQL_SQLITE) {
         if (sqlite3_prepare_v2(c->db, sql, -1, &st->lite, NULL) != SQLITE_OK) {
@@ -235,7 +235,7 @@ int mg_sql_prepare(struct mg_sql *c, const char *sql, struct mg_sql_st **out, st
         st->formats = calloc((size_t)st->nparams, sizeof(*st->formats));
         if (!st->vals || !st->lens || !st->formats) {
             mg_sql_finalize(&st);
-            return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            return mg_err_oom(err);
         }
     }
     st->row = -1;

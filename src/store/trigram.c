@@ -392,10 +392,10 @@ static int load_postings(sqlite3_stmt *st, uint32_t key, struct mg_ids *out, str
         }
         if (out->n == 0 || seg.n == 0 || out->v[out->n - 1] < seg.v[0]) {
             for (size_t k = 0; k < seg.n; k++)
-                if (ids_push(out, seg.v[k]) != 0) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+                if (ids_push(out, seg.v[k]) != 0) return mg_err_oom(err);
         } else {
             struct mg_ids u = {0};
-            if (ids_union(out, &seg, &u) != 0) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            if (ids_union(out, &seg, &u) != 0) return mg_err_oom(err);
             mg_ids_release(out);
             *out = u;
         }
@@ -480,7 +480,7 @@ static int eval(struct evalctx *c, const struct mg_rx_node *f, struct mg_ids *ou
             struct mg_ids u = {0};
             if (ids_union(out, &sub, &u) != 0) {
                 mg_ids_release(&sub);
-                return mg_err_set(c->err, MG_E_NO_MEMORY, "out of memory");
+                return mg_err_oom(c->err);
             }
             mg_ids_release(out);
             mg_ids_release(&sub);
@@ -514,11 +514,11 @@ int mg_tri_candidates(struct mg_db *d, const struct mg_rx_node *f, struct mg_ids
     sqlite3_stmt *st;
     if (mg_db_prepare(d, "SELECT file_id FROM tri_pending ORDER BY file_id", &st, err) != 0) return -1;
     while (rc == 0 && sqlite3_step(st) == SQLITE_ROW)
-        if (ids_push(&pending, sqlite3_column_int64(st, 0)) != 0) rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        if (ids_push(&pending, sqlite3_column_int64(st, 0)) != 0) rc = mg_err_oom(err);
     sqlite3_finalize(st);
     if (rc == 0 && pending.n) {
         struct mg_ids u = {0};
-        if (ids_union(out, &pending, &u) != 0) rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        if (ids_union(out, &pending, &u) != 0) rc = mg_err_oom(err);
         mg_ids_release(out);
         *out = u;
     }

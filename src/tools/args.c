@@ -113,7 +113,7 @@ static int list_arg(json_t *args, const char *key, int kind, char ***v, size_t *
         } else if (kind == 'l' && !mg_lang_by_name(s)) {
             rc = mg_lang_unknown(s, err);
         }
-        if (rc == 0 && mg_scope_push(v, n, s) != 0) rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        if (rc == 0 && mg_scope_push(v, n, s) != 0) rc = mg_err_oom(err);
     }
     json_decref(one);
     if (rc == 0) *given = true;

@@ -666,7 +666,7 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
     rc = 0;
     goto out;
 oom:
-    mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    mg_err_oom(err);
 out:
     for (size_t i = 0; i < np; i++) {
         free(pv[i].source);

@@ -125,7 +125,7 @@ int mg_extract_parse(const char *text, size_t len, size_t max, struct mg_extract
         }
     }
     if (count && !(v = calloc(count, sizeof(*v)))) {
-        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        mg_err_oom(err);
         goto done;
     }
     json_array_foreach(root, i, it)
@@ -135,7 +135,7 @@ int mg_extract_parse(const char *text, size_t len, size_t max, struct mg_extract
         v[i].value = strndup(json_string_value(val), json_string_length(val));
         *n = i + 1;
         if (!v[i].key || !v[i].value) {
-            mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            mg_err_oom(err);
             goto done;
         }
         if (!key_ok(json_string_value(k), json_string_length(k))) {

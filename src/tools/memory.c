@@ -374,7 +374,7 @@ static int t_add_entities(struct mg_ctx *x, json_t *args, json_t **result, struc
                               MG_ENTITY_NOTES_MAX);
     }
     struct mg_entity_in *v = calloc(json_array_size(ents), sizeof(*v));
-    if (!v) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!v) return mg_err_oom(err);
     json_array_foreach(ents, i, e)
     {
         v[i].name = json_string_value(json_object_get(e, "name"));
@@ -417,7 +417,7 @@ static int t_retag_entities(struct mg_ctx *x, json_t *args, json_t **result, str
         return mg_err_set(err, MG_E_BAD_ARG, "'ids' must be an array of 1 to %d entity ids", MG_ENTITIES_MAX);
     json_array_foreach(ids, i, v) if (!json_is_integer(v)) return mg_err_set(err, MG_E_BAD_ARG, "'ids' holds integers");
     int64_t *idv = calloc(json_array_size(ids), sizeof(*idv));
-    if (!idv) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!idv) return mg_err_oom(err);
     json_array_foreach(ids, i, v) idv[i] = json_integer_value(v);
     if (common(x, args, &m, err) != 0) {
         free(idv);

@@ -182,7 +182,7 @@ static int t_impact(struct mg_ctx *x, json_t *args, json_t **result, struct mg_e
         if (!json_is_array(pj) || json_array_size(pj) == 0 || json_array_size(pj) > IMPACT_MAX_PATHS)
             return mg_err_set(err, MG_E_BAD_ARG, "paths must be a list of 1 to %d repo-relative paths",
                               IMPACT_MAX_PATHS);
-        if (!(paths = calloc(json_array_size(pj), sizeof(*paths)))) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        if (!(paths = calloc(json_array_size(pj), sizeof(*paths)))) return mg_err_oom(err);
         size_t i;
         json_t *v;
         json_array_foreach(pj, i, v) {

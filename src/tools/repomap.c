@@ -86,7 +86,7 @@ static int t_repo_map(struct mg_ctx *x, json_t *args, json_t **result, struct mg
     struct text t = {malloc((size_t)budget * 4 + 1), 0, (size_t)budget * 4};
     if (!t.p) {
         mg_items_release(&items);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     t.p[0] = 0;
     json_t *files = json_array(), *cur = NULL;

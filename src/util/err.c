@@ -15,6 +15,8 @@ int mg_err_set(struct mg_err *e, const char *code, const char *fmt, ...)
     return -1;
 }
 
+int mg_err_oom(struct mg_err *e) { return mg_err_set(e, MG_E_NO_MEMORY, "out of memory"); }
+
 void mg_err_clear(struct mg_err *e)
 {
     if (!e) return;

@@ -135,6 +135,8 @@ struct mg_err {
  * `return mg_err_set(...)`. A NULL err is allowed and ignored. */
 int mg_err_set(struct mg_err *e, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* mg_err_set(e, MG_E_NO_MEMORY, "out of memory"): the one way to say it; returns -1. */
+int mg_err_oom(struct mg_err *e);
 void mg_err_clear(struct mg_err *e);
 /* "error[code]: message" on stderr. */
 void mg_err_print(const struct mg_err *e);

@@ -43,7 +43,7 @@ int mg_llm_parse_chat(const char *body, size_t len, char **text, struct mg_err *
         else if (mg_buf_add(&out, json_string_value(content), json_string_length(content)) == 0)
             rc = 0;
         else
-            mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            mg_err_oom(err);
     } else if (json_is_array(content)) { /* [{"type": "text", "text": ...}, ...] */
         size_t i;
         json_t *part;

@@ -216,7 +216,7 @@ static int spawn(struct mg_mcpc *c, struct mg_err *err)
     char **argv = calloc(na + 2, sizeof(char *));
     if (!argv) {
         json_decref(args);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     argv[0] = c->cfg.command;
     for (size_t i = 0; i < na; i++) argv[i + 1] = (char *)json_string_value(json_array_get(args, i));
@@ -243,7 +243,7 @@ static int spawn(struct mg_mcpc *c, struct mg_err *err)
         for (int i = 0; i < 2; i++) close(pin[i]), close(pout[i]), close(perr[i]);
         free(argv);
         json_decref(args);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     size_t k = 0;
     for (size_t i = 0; i < ne; i++)
@@ -315,7 +315,7 @@ static int remaining(int64_t deadline)
 static int stdio_send(struct mg_mcpc *c, json_t *msg, int64_t deadline, struct mg_err *err)
 {
     char *s = json_dumps(msg, JSON_COMPACT);
-    if (!s) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!s) return mg_err_oom(err);
     size_t n = strlen(s), off = 0;
     s[n] = '\n'; /* replaces the terminator: written as one line */
     n++;
@@ -422,7 +422,7 @@ static int http_post(struct mg_mcpc *c, json_t *msg, json_int_t id, bool notific
 {
     *result = NULL;
     char *payload = json_dumps(msg, JSON_COMPACT);
-    if (!payload) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!payload) return mg_err_oom(err);
     char token[TOKEN_MAX], auth[TOKEN_MAX + 32], sess[300], proto[64];
     if (read_token(c, token, sizeof(token), err) != 0) {
         free(payload);
@@ -500,7 +500,7 @@ static int request(struct mg_mcpc *c, const char *method, json_t *params, int64_
     json_int_t id = c->next_id++;
     json_t *msg = json_pack("{s:s, s:I, s:s, s:O}", "jsonrpc", "2.0", "id", (json_int_t)id, "method", method,
                             "params", params);
-    if (!msg) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!msg) return mg_err_oom(err);
     int rc;
     if (c->cfg.url[0]) {
         rc = http_post(c, msg, id, false, deadline, result, err);
@@ -515,7 +515,7 @@ static int request(struct mg_mcpc *c, const char *method, json_t *params, int64_
 static int notify(struct mg_mcpc *c, const char *method, int64_t deadline, struct mg_err *err)
 {
     json_t *msg = json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method", method);
-    if (!msg) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!msg) return mg_err_oom(err);
     json_t *none = NULL;
     int rc = c->cfg.url[0] ? http_post(c, msg, 0, true, deadline, &none, err) : stdio_send(c, msg, deadline, err);
     json_decref(none);
@@ -531,7 +531,7 @@ static int initialize(struct mg_mcpc *c, int64_t deadline, size_t *budget, struc
                                "clientInfo", "name", "memgate", "version", MG_VERSION);
     json_t *res = NULL;
     int rc = params ? request(c, "initialize", params, deadline, budget, &res, err)
-                    : mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+                    : mg_err_oom(err);
     json_decref(params);
     if (rc != 0) return -1;
     const char *v = json_string_value(json_object_get(res, "protocolVersion"));
@@ -568,7 +568,7 @@ int mg_mcpc_call(struct mg_mcpc *c, const char *tool, json_t *arguments, int64_t
     if (rc == 0) {
         json_t *params = json_pack("{s:s, s:O}", "name", tool, "arguments", arguments);
         rc = params ? request(c, "tools/call", params, deadline, &budget, result, err)
-                    : mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+                    : mg_err_oom(err);
         /* the server forgot our session (it restarted, or expired it): a new one, and the call once more */
         if (rc != 0 && params && c->session_lost) {
             c->session_lost = false;

@@ -187,7 +187,7 @@ static int post(struct mg_vext *x, const char *what, json_t *body, char **out, s
     char path[256];
     char *payload = json_dumps(body, JSON_COMPACT | JSON_REAL_PRECISION(9));
     json_decref(body);
-    if (!payload) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!payload) return mg_err_oom(err);
     snprintf(path, sizeof(path), BASE "/collections/%s/%s", x->coll_id, what);
     char *ans = NULL;
     int rc = mg_vext_call(x, "POST", path, payload, 0, &ans, len, err);
@@ -204,7 +204,7 @@ static int c_ensure(struct mg_vext *x, int dim, bool create, struct mg_err *err)
                           "get_or_create", 1);
     char *payload = b ? json_dumps(b, JSON_COMPACT) : NULL;
     json_decref(b);
-    if (!payload) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!payload) return mg_err_oom(err);
     char *ans = NULL;
     size_t len = 0;
     int rc = mg_vext_call(x, "POST", BASE "/collections", payload, 0, &ans, &len, err);
@@ -237,7 +237,7 @@ static int c_del(struct mg_vext *x, const int64_t *files, size_t n, struct mg_er
         where = json_pack("{s:o}", "$and", ours(x));
     }
     json_t *b = where ? json_pack("{s:o}", "where", where) : NULL;
-    if (!b) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!b) return mg_err_oom(err);
     return post(x, "delete", b, NULL, NULL, err);
 }
 
@@ -259,7 +259,7 @@ static int c_upsert(struct mg_vext *x, int64_t file, const int64_t *ids, const f
                                                   (json_int_t)ids[i]));
         }
         json_t *b = json_pack("{s:o, s:o, s:o}", "ids", jid, "embeddings", emb, "metadatas", meta);
-        if (!b) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        if (!b) return mg_err_oom(err);
         if (post(x, "upsert", b, NULL, NULL, err) != 0) return -1;
     }
     return 0;
@@ -300,7 +300,7 @@ static long c_query(struct mg_vext *x, const float *q, int dim, const struct mg_
         if (b && where) json_object_set_new(b, "where", where);
         else json_decref(where);
     }
-    if (!b) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!b) return mg_err_oom(err);
     char *ans = NULL;
     size_t len = 0;
     if (post(x, ids ? "get" : "query", b, &ans, &len, err) != 0) return -1;

@@ -70,7 +70,7 @@ static int call(struct mg_vext *x, const char *method, const char *tail, json_t 
     snprintf(path, sizeof(path), "/collections/%s%s", x->collection, tail);
     char *payload = body ? json_dumps(body, JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
     json_decref(body);
-    if (!payload) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!payload) return mg_err_oom(err);
     char *ans = NULL;
     int rc = mg_vext_call(x, method, path, payload, accept, &ans, len, err);
     free(payload);
@@ -83,7 +83,7 @@ static int q_ensure(struct mg_vext *x, int dim, bool create, struct mg_err *err)
 {
     if (!create) return 0; /* searching a collection that is not there answers 404: an error then */
     json_t *b = json_pack("{s:{s:i, s:s}}", "vectors", "size", dim, "distance", "Cosine");
-    if (!b) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!b) return mg_err_oom(err);
     return call(x, "PUT", "", b, 409, NULL, NULL, err);
 }
 
@@ -102,7 +102,7 @@ static int q_del(struct mg_vext *x, const int64_t *files, size_t n, struct mg_er
         json_array_append_new(must, json_pack("{s:s, s:{s:o}}", "key", "file", "match", "any", any));
     }
     json_t *b = json_pack("{s:{s:o}}", "filter", "must", must);
-    if (!b) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!b) return mg_err_oom(err);
     return call(x, "POST", "/points/delete?wait=true", b, 0, NULL, NULL, err);
 }
 
@@ -120,7 +120,7 @@ static int q_upsert(struct mg_vext *x, int64_t file, const int64_t *ids, const f
                                                  x->fp, "file", (json_int_t)file, "chunk", (json_int_t)ids[i]));
         }
         json_t *b = json_pack("{s:o}", "points", pts);
-        if (!b) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        if (!b) return mg_err_oom(err);
         if (call(x, "PUT", "/points?wait=true", b, 0, NULL, NULL, err) != 0) return -1;
     }
     return 0;
@@ -145,7 +145,7 @@ static long q_query(struct mg_vext *x, const float *q, int dim, const struct mg_
     for (int j = 0; j < dim; j++) json_array_append_new(qv, json_real(q[j]));
     json_t *b = json_pack("{s:o, s:I, s:o, s:b, s:{s:b}}", "vector", qv, "limit", (json_int_t)n, "filter", filter,
                           "with_payload", 1, "params", "exact", 1);
-    if (!b) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!b) return mg_err_oom(err);
     char *ans = NULL;
     size_t len = 0;
     if (call(x, "POST", "/points/search", b, 0, &ans, &len, err) != 0) return -1;

@@ -141,7 +141,7 @@ int mg_vcols_write(const char *dbpath, const char *repo_id, const char *gen, con
     char path[4200];
     mg_vcols_path(dbpath, path, sizeof(path));
     int rc = w.plain && w.sealed ? mg_file_replace(path, write_cols, &w, err)
-                                 : mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+                                 : mg_err_oom(err);
     free(w.plain);
     free(w.sealed);
     return rc;

@@ -109,7 +109,7 @@ int mg_vext_call(struct mg_vext *x, const char *method, const char *path, const 
     }
     size_t len = 0;
     char *p = mg_buf_detach(&b, &len); /* NUL-terminated, "" for an empty answer */
-    if (!p) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!p) return mg_err_oom(err);
     *out = p;
     if (outlen) *outlen = len;
     return 0;
@@ -220,7 +220,7 @@ static long es_search(struct mg_vstore *vs, const float *q, int dim, const struc
         struct mg_vext_hit *nh = realloc(h, want * sizeof(*h));
         if (!nh) {
             free(h);
-            return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            return mg_err_oom(err);
         }
         h = nh;
         long got = s->x.api->query(&s->x, q, dim, pushed ? push : NULL, pushed ? npush : 0, NULL, 0, want, h, err);
@@ -261,7 +261,7 @@ static int es_score(struct mg_vstore *vs, const float *q, int dim, const int64_t
     if (n == 0) return 0;
     if (ensure(s, dim, false, err) != 0) return -1;
     struct mg_vext_hit *h = calloc(n, sizeof(*h));
-    if (!h) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!h) return mg_err_oom(err);
     long got = s->x.api->query(&s->x, q, dim, NULL, 0, ids, n, n, h, err);
     size_t drops = 0;
     for (long i = 0; i < got; i++) {
@@ -360,7 +360,7 @@ int mg_vext_open(const struct mg_config *cfg, const struct mg_vext_api *api, str
     if (!vs || !s) {
         free(vs);
         free(s);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     struct mg_vext *x = &s->x;
     x->api = api;

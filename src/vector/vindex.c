@@ -187,7 +187,7 @@ static int read_batch(struct mg_db *d, sqlite3_stmt *files, sqlite3_stmt *chunks
         f->size = (size_t)sqlite3_column_int64(files, 3);
         if (!f->path || !f->blob) {
             vfile_release(f);
-            return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+            return mg_err_oom(err);
         }
         memcpy(f->blob, sqlite3_column_blob(files, 2), f->bloblen);
         (*n)++;
@@ -203,7 +203,7 @@ static int read_batch(struct mg_db *d, sqlite3_stmt *files, sqlite3_stmt *chunks
                 if (ids) f->ids = ids;
                 int64_t(*r)[2] = realloc(f->range, cap * sizeof(*r));
                 if (r) f->range = r;
-                if (!ids || !r) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+                if (!ids || !r) return mg_err_oom(err);
             }
             f->ids[f->n] = sqlite3_column_int64(chunks, 0);
             f->range[f->n][0] = sqlite3_column_int64(chunks, 1);

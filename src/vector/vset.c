@@ -222,7 +222,7 @@ int mg_vblob_seal(const unsigned char key[MG_VKEY_BYTES], const char *repo_id, i
     if (!p || !out) {
         free(p);
         free(out);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     uint32_t d32 = (uint32_t)dim, n32 = (uint32_t)n;
     memcpy(p, &d32, 4);
@@ -337,7 +337,7 @@ int mg_vset_add_blob(struct mg_vset *s, const unsigned char key[MG_VKEY_BYTES], 
     if (len < NONCE + MAC + 8) goto tampered;
     size_t plen = len - NONCE - MAC;
     unsigned char *p = malloc(plen);
-    if (!p) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!p) return mg_err_oom(err);
     unsigned char ad[160];
     size_t adl = make_ad(ad, sizeof(ad), repo_id, file_id);
     unsigned long long got;
@@ -431,7 +431,7 @@ int mg_vset_load(struct mg_db *d, const char *repo_id, const unsigned char key[M
 {
     *out = NULL;
     struct mg_vset *s = calloc(1, sizeof(*s));
-    if (!s) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+    if (!s) return mg_err_oom(err);
     s->refs = 1;
     /* In chunk order, the order scopes' ranges come in: a scope's candidates
      * are then long runs of the set. The file ids are sorted first, then each

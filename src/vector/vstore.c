@@ -485,7 +485,7 @@ static long bs_search(struct mg_vstore *vs, const float *q, int dim, const struc
         n = mg_err_set(err, MG_E_NO_EMBEDDINGS, "the vectors of repo '%s' have %d dimensions, the query %d; index "
                        "the repo again", s->repo, set->dim, dim);
     else if ((n = mg_vset_search(set, q, r, nr, k, out)) < 0)
-        mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        mg_err_oom(err);
     mg_vset_release(&set);
     return n;
 }
@@ -501,7 +501,7 @@ static int bs_score(struct mg_vstore *vs, const float *q, int dim, const int64_t
         rc = mg_err_set(err, MG_E_NO_EMBEDDINGS, "the vectors of repo '%s' have %d dimensions, the query %d",
                         s->repo, set->dim, dim);
     else if (mg_vset_score(set, q, ids, n, scores) != 0)
-        rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        rc = mg_err_oom(err);
     mg_vset_release(&set);
     return rc;
 }
@@ -526,7 +526,7 @@ static int builtin_open(struct mg_db *d, const char *repo_id, const unsigned cha
     if (!vs || !s) {
         free(vs);
         free(s);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory");
+        return mg_err_oom(err);
     }
     s->d = d;
     snprintf(s->repo, sizeof(s->repo), "%s", repo_id);
