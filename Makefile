@@ -45,13 +45,17 @@ LIB_SRC  := $(sort $(wildcard src/*/*.c))
 # as byte arrays (generated C, below)
 DASH_FILES := data/dash/index.html data/dash/dash.js data/dash/dash.css
 LIB_OBJ  := $(LIB_SRC:%.c=$(OUT)/obj/%.o) $(OUT)/obj/gen/secrets_rules.o $(OUT)/obj/gen/dash_assets.o
+# the MCP conformance suite's fixtures: a test program of their own
+# (memgate-conformance = the command line + the fixtures), and the C tests
+CONF_OBJ := $(OUT)/obj/tests/conformance/fixtures.o
 TEST_SRC := $(sort $(wildcard tests/*.c))
-TEST_OBJ := $(TEST_SRC:%.c=$(OUT)/obj/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(OUT)/obj/%.o) $(CONF_OBJ)
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZ_OBJ := $(FUZZ_SRC:%.c=$(OUT)/obj/%.o) $(OUT)/obj/fuzz/registry.o
 # (bench programs too: a stale object built against an older struct layout corrupts memory)
 BENCH_OBJ := $(patsubst %.c,$(OUT)/obj/%.o,$(wildcard bench/*.c))
-DEPS     := $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(OUT)/obj/src/main.d
+DEPS     := $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(OUT)/obj/src/main.d \
+            $(OUT)/obj/tests/conformance/main.d
 
 # tree-sitter runtime and grammars (sources from the npm registry, pinned in
 # third_party/grammars/package-lock.json). Compiled once, without sanitizers:
@@ -162,6 +166,9 @@ $(OUT)/libmemgate.a: $(LIB_OBJ)
 $(OUT)/memgate: $(OUT)/obj/src/main.o $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+$(OUT)/memgate-conformance: $(OUT)/obj/tests/conformance/main.o $(CONF_OBJ) $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(OUT)/memgate-test: $(TEST_OBJ) $(FUZZ_OBJ) $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(DLLIBS)
 
@@ -177,7 +184,7 @@ $(OUT)/memgate-test: $(TEST_OBJ) $(FUZZ_OBJ) $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
 # and they check that every memgate process exits 0, so a leak or UB report in
 # the servers fails the suite.
 test: deps
-	@$(MAKE) --no-print-directory $(OUT)/memgate $(OUT)/memgate-test
+	@$(MAKE) --no-print-directory $(OUT)/memgate $(OUT)/memgate-test $(OUT)/memgate-conformance
 	@d=$$(mktemp -d); \
 	export MEMGATE_TEST_PG_SH=$(abspath scripts/pg.sh) MEMGATE_TEST_PG_DIR=$$d/pg; \
 	trap 'scripts/pg.sh rm $$d/pg >/dev/null 2>&1; rm -rf $$d' EXIT; \
@@ -202,7 +209,7 @@ test: deps
 # does (tests/node/*PATTERN*.test.mjs). T= is required.
 check: deps
 	@[ -n "$(T)" ] || { echo "usage: make check T=PATTERN (a test name or part of one)" >&2; exit 2; }
-	@$(MAKE) --no-print-directory $(OUT)/memgate $(OUT)/memgate-test
+	@$(MAKE) --no-print-directory $(OUT)/memgate $(OUT)/memgate-test $(OUT)/memgate-conformance
 	@rc=0; \
 	echo "MEMGATE_BIN=$(abspath $(OUT)/memgate) $(OUT)/memgate-test $(T)"; \
 	MEMGATE_BIN=$(abspath $(OUT)/memgate) $(OUT)/memgate-test $(T) || rc=1; \

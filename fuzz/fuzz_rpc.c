@@ -13,6 +13,7 @@
 
 #include "fuzz.h"
 #include "code/code.h"
+#include "mcp/conn.h"
 #include "mcp/rpc.h"
 #include "memory/memory.h"
 
@@ -64,7 +65,8 @@ MG_FUZZ_TARGET(rpc)
         }
     }
     struct mg_err err = {0};
-    struct mg_session *s = mg_sessions_create(srv.sessions, MG_SESSION_MCP, NULL, "fuzz", &err);
+    struct mg_session *s = mg_sessions_create(srv.sessions, MG_SESSION_MCP, NULL, "fuzz", NULL, &err);
+    if (s && !mg_mcp_conn_attach(s, &err)) abort();
     if (!s) abort();
     struct mg_out out = {.send = out_send};
     struct mg_rpc_conn x = {.srv = &srv, .session = s, .who = &mg_principal_local, .out = &out};
@@ -98,7 +100,7 @@ MG_FUZZ_TARGET(rpc)
         abort(); /* a parse failure always comes with its error */
     }
     json_decref(reply);
-    mg_sessions_remove(srv.sessions, s->id);
-    mg_session_put(srv.sessions, s);
+    mg_sessions_remove(srv.sessions, mg_session_id(s));
+    mg_session_unref(&s);
     return 0;
 }

@@ -25,9 +25,8 @@ static void srv_open(struct mg_t_srv *t, const char *home, const char *tenant, i
     if (storage[0]) snprintf(cfg.storage, sizeof(cfg.storage), "%s", storage);
     struct mg_err err = {0};
     if (mg_server_open(&t->srv, &cfg, flags, &err) != 0) FAIL("server: %s", err.msg);
-    t->s = mg_sessions_create(t->srv.sessions, MG_SESSION_API, NULL, NULL, &err);
+    t->s = mg_sessions_create(t->srv.sessions, MG_SESSION_API, NULL, NULL, tenant, &err);
     if (!t->s) FAIL("session: %s", err.msg);
-    snprintf(t->s->tenant, sizeof(t->s->tenant), "%s", tenant);
     snprintf(t->who.tenant, sizeof(t->who.tenant), "%s", tenant);
     t->who.level = level;
 }
@@ -44,7 +43,7 @@ void mg_t_srv_open_serving(struct mg_t_srv *t, const char *home, const char *ten
 
 void mg_t_srv_close(struct mg_t_srv *t)
 {
-    mg_session_put(t->srv.sessions, t->s);
+    mg_session_unref(&t->s);
     mg_server_close(&t->srv);
 }
 

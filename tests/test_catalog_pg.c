@@ -437,7 +437,10 @@ TEST(catalog_pg_requests_answer_stale_and_not_local)
 
     /* another tenant sees nothing of it on either daemon */
     snprintf(b.who.tenant, sizeof(b.who.tenant), "globex");
-    snprintf(b.s->tenant, sizeof(b.s->tenant), "globex");
+    mg_session_unref(&b.s); /* and a session of its own */
+    struct mg_err serr = {0};
+    b.s = mg_sessions_create(b.srv.sessions, MG_SESSION_API, NULL, NULL, "globex", &serr);
+    ASSERT(b.s != NULL);
     b.repo_header = NULL;
     r = mg_t_call(&b, "list_repos", "{}", code);
     ASSERT_EQ_INT(json_array_size(json_object_get(r, "repos")), 0);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "fixtures.h"
+#include "mcp/conn.h"
 #include "mcp/rpc.h"
 #include "tools/args.h"
 #include "util/metrics.h"
@@ -19,30 +20,30 @@ TEST(session_ids_random_and_distinct)
 {
     struct mg_sessions *r = mg_sessions_new(0);
     struct mg_err err = {0};
-    struct mg_session *a = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, &err);
-    struct mg_session *b = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, &err);
+    struct mg_session *a = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, NULL, &err);
+    struct mg_session *b = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, NULL, &err);
     ASSERT(a && b);
-    ASSERT_EQ_INT(strlen(a->id), 32);
-    ASSERT_EQ_INT(strspn(a->id, "0123456789abcdef"), 32);
-    ASSERT(strcmp(a->id, b->id) != 0);
-    ASSERT(strcmp(a->instance, b->instance) != 0); /* each MCP session its own instance */
+    ASSERT_EQ_INT(strlen(mg_session_id(a)), 32);
+    ASSERT_EQ_INT(strspn(mg_session_id(a), "0123456789abcdef"), 32);
+    ASSERT(strcmp(mg_session_id(a), mg_session_id(b)) != 0);
+    ASSERT(strcmp(mg_session_instance(a), mg_session_instance(b)) != 0); /* each MCP session its own instance */
     ASSERT_EQ_INT(mg_sessions_count(r), 2);
     ASSERT_EQ_INT(mg_sessions_instances(r), 2);
     /* a named instance shared by two sessions counts once */
-    struct mg_session *c = mg_sessions_create(r, MG_SESSION_API, "client-chosen-1", "inst-x", &err);
-    struct mg_session *d = mg_sessions_create(r, MG_SESSION_API, "client-chosen-2", "inst-x", &err);
+    struct mg_session *c = mg_sessions_create(r, MG_SESSION_API, "client-chosen-1", "inst-x", NULL, &err);
+    struct mg_session *d = mg_sessions_create(r, MG_SESSION_API, "client-chosen-2", "inst-x", NULL, &err);
     ASSERT(c && d);
     ASSERT_EQ_INT(mg_sessions_instances(r), 3);
-    ASSERT(!mg_sessions_create(r, MG_SESSION_API, "client-chosen-1", NULL, &err));
+    ASSERT(!mg_sessions_create(r, MG_SESSION_API, "client-chosen-1", NULL, NULL, &err));
     ASSERT_EQ_STR(err.code, "session_exists");
-    ASSERT(!mg_sessions_create(r, MG_SESSION_API, "bad id!", NULL, &err));
+    ASSERT(!mg_sessions_create(r, MG_SESSION_API, "bad id!", NULL, NULL, &err));
     ASSERT_EQ_STR(err.code, "invalid_argument");
-    ASSERT(!mg_sessions_create(r, MG_SESSION_API, "short", NULL, &err));
-    mg_session_put(r, a);
-    mg_session_put(r, b);
-    mg_session_put(r, c);
-    mg_session_put(r, d);
-    mg_sessions_free(r);
+    ASSERT(!mg_sessions_create(r, MG_SESSION_API, "short", NULL, NULL, &err));
+    mg_session_unref(&a);
+    mg_session_unref(&b);
+    mg_session_unref(&c);
+    mg_session_unref(&d);
+    mg_sessions_free(&r);
 }
 
 /* The dashboard's counts (http/dash.c): sessions by tenant, kinds and
@@ -52,17 +53,12 @@ TEST(sessions_by_tenant)
     struct mg_sessions *r = mg_sessions_new(0);
     struct mg_err err = {0};
     struct mg_session *s[5];
-    s[0] = mg_sessions_create(r, MG_SESSION_MCP, NULL, "i1", &err);
-    s[1] = mg_sessions_create(r, MG_SESSION_API, NULL, "i1", &err);
-    s[2] = mg_sessions_create(r, MG_SESSION_API, NULL, "i2", &err);
-    s[3] = mg_sessions_create(r, MG_SESSION_MCP, NULL, "i1", &err);
-    s[4] = mg_sessions_create(r, MG_SESSION_CLI, NULL, "i9", &err);
+    s[0] = mg_sessions_create(r, MG_SESSION_MCP, NULL, "i1", "acme", &err);
+    s[1] = mg_sessions_create(r, MG_SESSION_API, NULL, "i1", "acme", &err);
+    s[2] = mg_sessions_create(r, MG_SESSION_API, NULL, "i2", "acme", &err);
+    s[3] = mg_sessions_create(r, MG_SESSION_MCP, NULL, "i1", "globex", &err);
+    s[4] = mg_sessions_create(r, MG_SESSION_CLI, NULL, "i9", "acme", &err);
     for (int i = 0; i < 5; i++) ASSERT(s[i]);
-    snprintf(s[0]->tenant, sizeof(s[0]->tenant), "acme");
-    snprintf(s[1]->tenant, sizeof(s[1]->tenant), "acme");
-    snprintf(s[2]->tenant, sizeof(s[2]->tenant), "acme");
-    snprintf(s[3]->tenant, sizeof(s[3]->tenant), "globex");
-    snprintf(s[4]->tenant, sizeof(s[4]->tenant), "acme");
     struct mg_tenant_sessions *t = NULL;
     ASSERT_EQ_INT(mg_sessions_by_tenant(r, NULL, &t), 2);
     ASSERT_EQ_STR(t[0].tenant, "acme");
@@ -79,8 +75,8 @@ TEST(sessions_by_tenant)
     free(t);
     ASSERT_EQ_INT(mg_sessions_by_tenant(r, "nobody", &t), 0);
     free(t);
-    for (int i = 0; i < 5; i++) mg_session_put(r, s[i]);
-    mg_sessions_free(r);
+    for (int i = 0; i < 5; i++) mg_session_unref(&s[i]);
+    mg_sessions_free(&r);
 }
 
 /* The table of index runs under way (util/progress.h): a run's last report,
@@ -121,9 +117,9 @@ TEST(session_get_remove_and_refcount)
 {
     struct mg_sessions *r = mg_sessions_new(0);
     struct mg_err err = {0};
-    struct mg_session *a = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, &err);
+    struct mg_session *a = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, NULL, &err);
     char id[MG_SID_MAX + 1];
-    snprintf(id, sizeof(id), "%s", a->id);
+    snprintf(id, sizeof(id), "%s", mg_session_id(a));
     enum mg_lookup how;
     struct mg_session *g = mg_sessions_get(r, id, &how);
     ASSERT(g == a);
@@ -133,12 +129,15 @@ TEST(session_get_remove_and_refcount)
     ASSERT_EQ_INT(how, MG_SESSION_UNKNOWN);
     ASSERT_EQ_INT(mg_sessions_remove(r, id), -1);
     /* the removed session stays valid for its holders */
-    snprintf(g->repo, sizeof(g->repo), "still-usable");
-    mg_session_put(r, g);
-    mg_session_put(r, a); /* the last reference frees it (ASan checks) */
+    ASSERT_EQ_INT(mg_session_bind_repo(g, "still-usable", &err), 0);
+    char bound[MG_ID_MAX + 1];
+    mg_session_repo(a, bound);
+    ASSERT_EQ_STR(bound, "still-usable");
+    mg_session_unref(&g);
+    mg_session_unref(&a); /* the last reference frees it (ASan checks) */
     ASSERT(!mg_sessions_get(r, "0123456789abcdef0123456789abcdef", &how));
     ASSERT_EQ_INT(how, MG_SESSION_UNKNOWN);
-    mg_sessions_free(r);
+    mg_sessions_free(&r);
 }
 
 TEST(session_expiry_and_prune)
@@ -146,15 +145,15 @@ TEST(session_expiry_and_prune)
     /* 300 ms ttl: the touches below, 20 ms apart, stay well inside it even on a loaded machine */
     struct mg_sessions *r = mg_sessions_new(300);
     struct mg_err err = {0};
-    struct mg_session *a = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, &err);
-    struct mg_session *b = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, &err);
-    struct mg_session *c = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, &err);
+    struct mg_session *a = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, NULL, &err);
+    struct mg_session *b = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, NULL, &err);
+    struct mg_session *c = mg_sessions_create(r, MG_SESSION_MCP, NULL, NULL, NULL, &err);
     char ida[MG_SID_MAX + 1], idb[MG_SID_MAX + 1], idc[MG_SID_MAX + 1];
-    snprintf(ida, sizeof(ida), "%s", a->id);
-    snprintf(idb, sizeof(idb), "%s", b->id);
-    snprintf(idc, sizeof(idc), "%s", c->id);
-    mg_session_put(r, a);
-    mg_session_put(r, b);
+    snprintf(ida, sizeof(ida), "%s", mg_session_id(a));
+    snprintf(idb, sizeof(idb), "%s", mg_session_id(b));
+    snprintf(idc, sizeof(idc), "%s", mg_session_id(c));
+    mg_session_unref(&a);
+    mg_session_unref(&b);
     /* c stays in use: a session with a request in flight never expires */
     usleep(400 * 1000);
     enum mg_lookup how;
@@ -166,27 +165,22 @@ TEST(session_expiry_and_prune)
     struct mg_session *g = mg_sessions_get(r, idc, &how);
     ASSERT(g == c);
     ASSERT_EQ_INT(how, MG_SESSION_FOUND);
-    mg_session_put(r, g);
-    mg_session_put(r, c);
+    mg_session_unref(&g);
+    mg_session_unref(&c);
     ASSERT_EQ_INT(mg_sessions_count(r), 1);
     /* a touched session lives on */
     for (int i = 0; i < 4; i++) {
         usleep(20 * 1000);
         g = mg_sessions_get(r, idc, &how);
         ASSERT(g);
-        mg_session_put(r, g);
+        mg_session_unref(&g);
     }
     /* the background pruner */
     struct mg_err e2 = {0};
     ASSERT_EQ_INT(mg_sessions_start_pruner(r, 20, &e2), 0);
     usleep(700 * 1000);
     ASSERT_EQ_INT(mg_sessions_count(r), 0);
-    mg_sessions_free(r);
-}
-
-TEST(session_idle_memory_is_about_1kb)
-{
-    ASSERT(sizeof(struct mg_session) <= 1024);
+    mg_sessions_free(&r);
 }
 
 TEST(scope_args_validation)
@@ -239,14 +233,14 @@ static void h_init(struct h *h, const char *home)
     snprintf(cfg.home, sizeof(cfg.home), "%s", home);
     struct mg_err err = {0};
     ASSERT_EQ_INT(mg_server_open(&h->srv, &cfg, MG_SERVER_NO_TTL, &err), 0);
-    h->s = mg_sessions_create(h->srv.sessions, MG_SESSION_MCP, NULL, NULL, &err);
-    ASSERT(h->s);
+    h->s = mg_sessions_create(h->srv.sessions, MG_SESSION_MCP, NULL, NULL, NULL, &err);
+    ASSERT(h->s && mg_mcp_conn_attach(h->s, &err));
     h->c = (struct mg_rpc_conn){.srv = &h->srv, .session = h->s, .who = &mg_principal_local};
 }
 
 static void h_free(struct h *h)
 {
-    mg_session_put(h->srv.sessions, h->s);
+    mg_session_unref(&h->s);
     mg_server_close(&h->srv);
 }
 
@@ -323,7 +317,7 @@ TEST(rpc_lifecycle_and_versions)
     ASSERT_EQ_INT(err_code(r), -32600); /* already initialized */
     json_decref(r);
     ASSERT(!rpc(&h, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"));
-    ASSERT(h.s->ready);
+    ASSERT(mg_mcp_conn_ready(mg_mcp_conn_of(h.s)));
     /* batches: not with 2025-11-25 */
     r = rpc(&h, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]");
     ASSERT_EQ_INT(err_code(r), -32600);
@@ -406,7 +400,7 @@ TEST(rpc_protocol_errors)
     json_decref(r);
     r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"logging/setLevel\",\"params\":{\"level\":\"error\"}}");
     ASSERT(json_object_get(r, "result"));
-    ASSERT_EQ_INT(h.s->log_level, 3);
+    ASSERT_EQ_INT(mg_mcp_conn_log_level(mg_mcp_conn_of(h.s)), 3);
     json_decref(r);
     h_free(&h);
 }
@@ -571,7 +565,11 @@ TEST(resolve_single_repo_then_repo_required)
     res = call(&h2, "search_code", "{\"query\":\"alpha_canary\"}");
     ASSERT(!tool_err(res));
     json_decref(res);
-    ASSERT_EQ_STR(h2.s->repo, "alpha");
+    struct mg_session_snap snap;
+    struct mg_err serr = {0};
+    ASSERT_EQ_INT(mg_session_snapshot(h2.s, &snap, &serr), 0);
+    ASSERT_EQ_STR(snap.repo, "alpha");
+    mg_session_snap_release(&snap);
     res = call(&h2, "list_repos", "{}");
     ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(res, "structuredContent"), "bound")), "alpha");
     json_decref(res);
@@ -739,8 +737,12 @@ TEST(root_uri_percent_decoded_and_indexed_on_first_use)
     ASSERT_EQ_INT(json_array_size(hits), 1);
     ASSERT_EQ_STR(json_string_value(json_object_get(json_array_get(hits, 0), "path")), "lib/gamma.go");
     json_decref(res);
-    ASSERT_EQ_INT(strncmp(h.s->repo, "my-repo-", 8), 0); /* bound to the repo just indexed */
-    ASSERT(!h.s->root);
+    struct mg_session_snap snap;
+    struct mg_err serr = {0};
+    ASSERT_EQ_INT(mg_session_snapshot(h.s, &snap, &serr), 0);
+    ASSERT_EQ_INT(strncmp(snap.repo, "my-repo-", 8), 0); /* bound to the repo just indexed */
+    ASSERT(!snap.root_pending);
+    mg_session_snap_release(&snap);
     h_free(&h);
 }
 
@@ -811,7 +813,7 @@ TEST(rpc_2026_discover_meta_versions_methods)
     ASSERT(json_integer_value(json_object_get(res, "ttlMs")) > 0);
     json_t *t0 = json_array_get(json_object_get(res, "tools"), 0);
     ASSERT(json_object_get(json_object_get(json_object_get(t0, "inputSchema"), "properties"), "handle"));
-    ASSERT(!h.s->initialized);
+    ASSERT(!mg_mcp_conn_initialized(mg_mcp_conn_of(h.s)));
     json_decref(r);
     /* a legacy request on the same connection still needs initialize */
     r = rpc(&h, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}");

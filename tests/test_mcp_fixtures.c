@@ -1,23 +1,23 @@
 /* test_mcp_fixtures.c — the conformance fixtures' 2026-07-28 side, in
- * process (src/mcp/fixtures.c): InputRequiredResult rounds, the signed
+ * process (tests/conformance/fixtures.c): InputRequiredResult rounds, the signed
  * requestState and its refusal when tampered with, input requests only for
  * declared client capabilities, -32021, and SEP-2164's resource-not-found.
  * The suite itself runs them over HTTP (tests/node/conformance2026.test.mjs). */
-#include "mcp/fixtures.h"
+#include "conformance/fixtures.h"
 #include "test.h"
 
-static const struct mg_fixture_tool *tool(const char *name)
+static const struct mg_mcp_ext_tool *tool(const char *name)
 {
     size_t n;
-    const struct mg_fixture_tool *t = mg_fixture_tools(&n);
+    const struct mg_mcp_ext_tool *t = mg_fixture_tools(&n);
     for (size_t i = 0; i < n; i++)
         if (strcmp(t[i].name, name) == 0) return &t[i];
     FAIL("no fixture tool %s", name);
 }
 
-static void no_log(struct mg_fixture_io *io, const char *level, const char *message) {}
-static void no_progress(struct mg_fixture_io *io, double done, double total, const char *message) {}
-static json_t *no_request(struct mg_fixture_io *io, const char *method, json_t *params, int timeout_ms,
+static void no_log(struct mg_mcp_io *io, const char *level, const char *message) {}
+static void no_progress(struct mg_mcp_io *io, double done, double total, const char *message) {}
+static json_t *no_request(struct mg_mcp_io *io, const char *method, json_t *params, int timeout_ms,
                           struct mg_err *err)
 {
     FAIL("a 2026-07-28 fixture sent a server-to-client request (%s)", method);
@@ -25,15 +25,15 @@ static json_t *no_request(struct mg_fixture_io *io, const char *method, json_t *
 
 /* One 2026-07-28 call: caps as JSON text (NULL: sampling, elicitation, roots),
  * responses as JSON text or NULL, state or NULL. Returns call()'s rc;
- * *result the result, or (MG_FIXTURE_RPC_ERROR) *error the JSON-RPC error
+ * *result the result, or (MG_MCP_EXT_RPC_ERROR) *error the JSON-RPC error
  * (caller decrefs data). */
 static int call(const char *name, const char *caps, const char *responses, const char *state, json_t **result,
-                struct mg_fixture_error *error)
+                struct mg_mcp_ext_error *error)
 {
     json_t *c = json_loads(caps ? caps : "{\"sampling\":{},\"elicitation\":{},\"roots\":{}}", 0, NULL);
     json_t *r = responses ? json_loads(responses, 0, NULL) : NULL;
     ASSERT(c && (!responses || r));
-    struct mg_fixture_io io = {
+    struct mg_mcp_io io = {
         .log = no_log,
         .progress = no_progress,
         .request = no_request,
@@ -47,7 +47,7 @@ static int call(const char *name, const char *caps, const char *responses, const
     *result = NULL;
     memset(error, 0, sizeof(*error));
     int rc = tool(name)->call(&io, args, result, &err);
-    if (rc == MG_FIXTURE_RPC_ERROR) { /* *result: {"code", "message", "data"?} */
+    if (rc == MG_MCP_EXT_RPC_ERROR) { /* *result: {"code", "message", "data"?} */
         ASSERT(json_is_integer(json_object_get(*result, "code")));
         ASSERT(json_is_string(json_object_get(*result, "message")));
         error->code = (int)json_integer_value(json_object_get(*result, "code"));
@@ -73,7 +73,7 @@ static const char *text_of(json_t *r)
 TEST(mcp_fixtures_elicitation_two_rounds)
 {
     json_t *r;
-    struct mg_fixture_error e;
+    struct mg_mcp_ext_error e;
     ASSERT_EQ_INT(call("test_input_required_result_elicitation", NULL, NULL, NULL, &r, &e), 0);
     ASSERT_EQ_STR(result_type(r), "input_required");
     json_t *req = json_object_get(json_object_get(r, "inputRequests"), "user_name");
@@ -100,7 +100,7 @@ TEST(mcp_fixtures_elicitation_two_rounds)
 
     /* an answer that is not an ElicitResult: invalid params */
     ASSERT_EQ_INT(call("test_input_required_result_elicitation", NULL, "{\"user_name\":12345}", NULL, &r, &e),
-                  MG_FIXTURE_RPC_ERROR);
+                  MG_MCP_EXT_RPC_ERROR);
     ASSERT(r == NULL);
     ASSERT_EQ_INT(e.code, -32602);
     json_decref(e.data);
@@ -109,7 +109,7 @@ TEST(mcp_fixtures_elicitation_two_rounds)
 TEST(mcp_fixtures_request_state_signed_and_checked)
 {
     json_t *r;
-    struct mg_fixture_error e;
+    struct mg_mcp_ext_error e;
     ASSERT_EQ_INT(call("test_input_required_result_tampered_state", NULL, NULL, NULL, &r, &e), 0);
     ASSERT_EQ_STR(result_type(r), "input_required");
     char *state = strdup(json_string_value(json_object_get(r, "requestState")));
@@ -125,15 +125,15 @@ TEST(mcp_fixtures_request_state_signed_and_checked)
     char tampered[4096];
     snprintf(tampered, sizeof(tampered), "%s-TAMPERED", state);
     ASSERT_EQ_INT(call("test_input_required_result_tampered_state", NULL, ok, tampered, &r, &e),
-                  MG_FIXTURE_RPC_ERROR);
+                  MG_MCP_EXT_RPC_ERROR);
     ASSERT_EQ_INT(e.code, -32602);
     snprintf(tampered, sizeof(tampered), "%s", state);
     tampered[0] = tampered[0] == 'A' ? 'B' : 'A';
     ASSERT_EQ_INT(call("test_input_required_result_tampered_state", NULL, ok, tampered, &r, &e),
-                  MG_FIXTURE_RPC_ERROR);
-    ASSERT_EQ_INT(call("test_input_required_result_request_state", NULL, ok, state, &r, &e), MG_FIXTURE_RPC_ERROR);
+                  MG_MCP_EXT_RPC_ERROR);
+    ASSERT_EQ_INT(call("test_input_required_result_request_state", NULL, ok, state, &r, &e), MG_MCP_EXT_RPC_ERROR);
     ASSERT_EQ_INT(call("test_input_required_result_request_state", NULL, ok, "garbage", &r, &e),
-                  MG_FIXTURE_RPC_ERROR);
+                  MG_MCP_EXT_RPC_ERROR);
 
     /* answers without the state do not count: the form is asked again */
     ASSERT_EQ_INT(call("test_input_required_result_request_state", NULL, ok, NULL, &r, &e), 0);
@@ -146,7 +146,7 @@ TEST(mcp_fixtures_request_state_signed_and_checked)
 TEST(mcp_fixtures_multi_round_state_evolves)
 {
     json_t *r;
-    struct mg_fixture_error e;
+    struct mg_mcp_ext_error e;
     const char *t = "test_input_required_result_multi_round";
     ASSERT_EQ_INT(call(t, NULL, NULL, NULL, &r, &e), 0);
     ASSERT(json_object_get(json_object_get(r, "inputRequests"), "step1"));
@@ -171,7 +171,7 @@ TEST(mcp_fixtures_multi_round_state_evolves)
 TEST(mcp_fixtures_multiple_inputs_and_capabilities)
 {
     json_t *r;
-    struct mg_fixture_error e;
+    struct mg_mcp_ext_error e;
     ASSERT_EQ_INT(call("test_input_required_result_multiple_inputs", NULL, NULL, NULL, &r, &e), 0);
     json_t *reqs = json_object_get(r, "inputRequests");
     ASSERT_EQ_INT(json_object_size(reqs), 3);
@@ -196,12 +196,12 @@ TEST(mcp_fixtures_multiple_inputs_and_capabilities)
     json_decref(r);
 
     /* a request that needs an undeclared capability: -32021 naming it */
-    ASSERT_EQ_INT(call("test_missing_capability", "{}", NULL, NULL, &r, &e), MG_FIXTURE_RPC_ERROR);
+    ASSERT_EQ_INT(call("test_missing_capability", "{}", NULL, NULL, &r, &e), MG_MCP_EXT_RPC_ERROR);
     ASSERT_EQ_INT(e.code, -32021);
     ASSERT(json_is_object(json_object_get(json_object_get(e.data, "requiredCapabilities"), "sampling")));
     json_decref(e.data);
     ASSERT_EQ_INT(call("test_input_required_result_list_roots", "{\"sampling\":{}}", NULL, NULL, &r, &e),
-                  MG_FIXTURE_RPC_ERROR);
+                  MG_MCP_EXT_RPC_ERROR);
     ASSERT(json_is_object(json_object_get(json_object_get(e.data, "requiredCapabilities"), "roots")));
     json_decref(e.data);
 }
@@ -212,7 +212,7 @@ TEST(mcp_fixtures_modern_resources_and_prompts)
                                 "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}}}}",
                                 0, NULL);
     json_t *r;
-    struct mg_fixture_error e;
+    struct mg_mcp_ext_error e;
     ASSERT_EQ_INT(mg_fixtures_handle("resources/read", params, &r, &e), 1);
     ASSERT(r == NULL);
     ASSERT_EQ_INT(e.code, -32602);
@@ -235,7 +235,7 @@ TEST(mcp_fixtures_modern_resources_and_prompts)
 
     /* 2025: not-found keeps -32002, and the MRTR prompt is not listed */
     params = json_loads("{\"uri\":\"test://nope\"}", 0, NULL);
-    struct mg_fixture_error e2;
+    struct mg_mcp_ext_error e2;
     ASSERT_EQ_INT(mg_fixtures_handle("resources/read", params, &r, &e2), 1);
     ASSERT_EQ_INT(e2.code, -32002);
     json_decref(e2.data);
@@ -250,7 +250,7 @@ TEST(mcp_fixtures_modern_resources_and_prompts)
 /* Asked over 2025 (no InputRequiredResult there), the same fixtures send
  * their requests to the client instead. */
 static int asked;
-static json_t *canned(struct mg_fixture_io *io, const char *method, json_t *params, int timeout_ms, struct mg_err *err)
+static json_t *canned(struct mg_mcp_io *io, const char *method, json_t *params, int timeout_ms, struct mg_err *err)
 {
     asked++;
     ASSERT_EQ_STR(method, "elicitation/create");
@@ -261,7 +261,7 @@ static json_t *canned(struct mg_fixture_io *io, const char *method, json_t *para
 
 TEST(mcp_fixtures_legacy_requests_instead)
 {
-    struct mg_fixture_io io = {.log = no_log, .progress = no_progress, .request = canned};
+    struct mg_mcp_io io = {.log = no_log, .progress = no_progress, .request = canned};
     json_t *args = json_object(), *r = NULL;
     struct mg_err err = {0};
     ASSERT_EQ_INT(tool("test_input_required_result_multi_round")->call(&io, args, &r, &err), 0);

@@ -137,7 +137,7 @@ static void notes_crud_sources_and_secrets(void)
     json_t *n = json_object_get(r, "note");
     ASSERT_EQ_STR(json_string_value(json_object_get(n, "value")), "run make test twice");
     ASSERT(json_real_value(json_object_get(n, "trust")) < 0.5);
-    ASSERT_EQ_STR(json_string_value(json_object_get(n, "session")), m.t.s->id);
+    ASSERT_EQ_STR(json_string_value(json_object_get(n, "session")), mg_session_id(m.t.s));
     json_decref(r);
     okv(&m, "set_note", "{\"key\":\"deploy\",\"value\":\"the staging host is flaky on uploads\",\"source\":\"llm_extracted\"}");
     r = ok(&m, "search_notes", "{\"query\":\"flaky uploads\"}");

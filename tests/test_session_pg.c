@@ -67,7 +67,7 @@ static json_t *call_in(struct mg_server *srv, const char *tenant, const char *si
     enum mg_lookup how;
     code[0] = 0;
     struct mg_session *s = mg_sessions_lookup(srv->sessions, sid, tenant, &how, &err);
-    if (!s && how == MG_SESSION_UNKNOWN) s = mg_sessions_create_for(srv->sessions, MG_SESSION_API, sid, NULL, tenant, &err);
+    if (!s && how == MG_SESSION_UNKNOWN) s = mg_sessions_create(srv->sessions, MG_SESSION_API, sid, NULL, tenant, &err);
     if (!s) {
         snprintf(code, 64, "%s", how == MG_SESSION_EXPIRED ? MG_E_SESSION_EXPIRED : err.code ? err.code : "?");
         return NULL;
@@ -80,7 +80,7 @@ static json_t *call_in(struct mg_server *srv, const char *tenant, const char *si
     if (mg_request_init(&x, &spec, &err) != 0) FAIL("request: %s", err.msg);
     int rc = mg_tools_call(&x, mg_tool_find(tool), a, &r, &err);
     mg_request_release(&x);
-    mg_session_put(srv->sessions, s);
+    mg_session_unref(&s);
     json_decref(a);
     if (rc != 0) snprintf(code, 64, "%s", err.code ? err.code : "?");
     return rc == 0 ? r : NULL;
@@ -134,9 +134,11 @@ TEST(session_pg_scope_and_handles_across_daemons)
     struct mg_err err = {0};
     struct mg_session *s = mg_sessions_lookup(b.sessions, handle, "acme", &how, &err);
     ASSERT(s && how == MG_SESSION_FOUND);
-    ASSERT_EQ_INT(s->kind, MG_SESSION_HANDLE);
-    ASSERT_EQ_STR(s->repo, "alpha");
-    mg_session_put(b.sessions, s);
+    ASSERT_EQ_INT(mg_session_kind(s), MG_SESSION_HANDLE);
+    char bound[MG_ID_MAX + 1];
+    mg_session_repo(s, bound);
+    ASSERT_EQ_STR(bound, "alpha");
+    mg_session_unref(&s);
     json_decref(call_in(&b, "acme", handle, "set_scope", "{\"globs\":[\"top.c\"]}", code));
     r = call_in(&a, "acme", handle, "search_code", "{\"query\":\"canary\"}", code);
     ASSERT_EQ_INT(json_array_size(json_object_get(r, "results")), 1);
@@ -151,10 +153,9 @@ TEST(session_pg_scope_and_handles_across_daemons)
     json_decref(r);
     s = mg_sessions_lookup(b.sessions, handle, "acme", &how, &err);
     ASSERT(s);
-    s->repo[0] = 0; /* (the only repo bound it: unbind it, as if there were several) */
-    ASSERT_EQ_INT(mg_session_save(b.sessions, s, &err), 0);
-    s->root = strdup(repo); /* what rpc.c's request_binding does with _meta["memgate/root"] */
-    s->roots = MG_ROOTS_KNOWN;
+    /* (the only repo bound it: unbind it, as if there were several; stored) */
+    ASSERT_EQ_INT(mg_session_bind_repo(s, "", &err), 0);
+    mg_session_offer_root(s, repo, false); /* what rpc.c's request_binding does with _meta["memgate/root"] */
     struct mg_principal who = {.level = MG_LEVEL_ADMIN};
     snprintf(who.tenant, sizeof(who.tenant), "acme");
     struct mg_request_spec spec = {.srv = &b, .who = &who, .session = s, .op = "search_code"};
@@ -165,11 +166,12 @@ TEST(session_pg_scope_and_handles_across_daemons)
     json_decref(args);
     json_decref(r);
     mg_request_release(&x);
-    mg_session_put(b.sessions, s);
+    mg_session_unref(&s);
     s = mg_sessions_lookup(a.sessions, handle, "acme", &how, &err);
     ASSERT(s);
-    ASSERT_EQ_STR(s->repo, "alpha");
-    mg_session_put(a.sessions, s);
+    mg_session_repo(s, bound);
+    ASSERT_EQ_STR(bound, "alpha");
+    mg_session_unref(&s);
 
     /* nothing of it stays in either registry: each request reads the database */
     ASSERT_EQ_INT(mg_sessions_count(a.sessions), 0);
@@ -191,18 +193,18 @@ TEST(session_pg_another_tenants_session_is_unusable)
     json_decref(r);
     enum mg_lookup how;
     struct mg_err err = {0};
-    struct mg_session *h = mg_sessions_create_for(a.sessions, MG_SESSION_HANDLE, NULL, NULL, "acme", &err);
+    struct mg_session *h = mg_sessions_create(a.sessions, MG_SESSION_HANDLE, NULL, NULL, "acme", &err);
     if (!h) FAIL("handle: %s", err.msg);
     char handle[MG_SID_MAX + 1];
-    snprintf(handle, sizeof(handle), "%s", h->id);
-    mg_session_put(a.sessions, h);
+    snprintf(handle, sizeof(handle), "%s", mg_session_id(h));
+    mg_session_unref(&h);
     /* globex on B: neither the session nor the handle exists for it */
     ASSERT(!mg_sessions_lookup(b.sessions, "sid-tenant-0001", "globex", &how, &err));
     ASSERT_EQ_INT(how, MG_SESSION_UNKNOWN);
     ASSERT(!mg_sessions_lookup(b.sessions, handle, "globex", &how, &err));
     ASSERT_EQ_INT(how, MG_SESSION_UNKNOWN);
     /* and it cannot take the id over: taken (api.c answers 404 session_not_found) */
-    ASSERT(!mg_sessions_create_for(b.sessions, MG_SESSION_API, "sid-tenant-0001", NULL, "globex", &err));
+    ASSERT(!mg_sessions_create(b.sessions, MG_SESSION_API, "sid-tenant-0001", NULL, "globex", &err));
     ASSERT_EQ_STR(err.code, MG_E_SESSION_EXISTS);
     /* acme's is intact */
     r = call_in(&b, "acme", "sid-tenant-0001", "get_scope", "{}", code);
@@ -272,9 +274,9 @@ TEST_T(session_pg_idle_expiry_across_daemons, 90)
     ASSERT(s);
     usleep(2600 * 1000);
     ASSERT(!mg_sessions_lookup(b.sessions, "sid-idle-00002", "acme", &how, &err)); /* B sees it expire */
-    ASSERT_EQ_INT(mg_session_save(a.sessions, s, &err), -1);
+    ASSERT_EQ_INT(mg_session_set_scope(s, NULL, &err), -1);
     ASSERT_EQ_STR(err.code, MG_E_SESSION_EXPIRED);
-    mg_session_put(a.sessions, s);
+    mg_session_unref(&s);
     /* past twice the ttl the tombstones are purged (by whichever daemon sweeps), then the ids are free again */
     usleep(4400 * 1000);
     struct mg_metric_totals t;
@@ -329,7 +331,7 @@ TEST_T(session_pg_outage_is_storage_unavailable_and_heals, 180)
     ASSERT_EQ_STR(err.code, MG_E_STORAGE_UNAVAILABLE);
     ASSERT(!call_in(&a, "acme", "sid-outage-new", "get_scope", "{}", code));
     ASSERT_EQ_STR(code, MG_E_STORAGE_UNAVAILABLE);
-    ASSERT(!mg_sessions_create_for(a.sessions, MG_SESSION_HANDLE, NULL, NULL, "acme", &err));
+    ASSERT(!mg_sessions_create(a.sessions, MG_SESSION_HANDLE, NULL, NULL, "acme", &err));
     ASSERT_EQ_STR(err.code, MG_E_STORAGE_UNAVAILABLE);
     ASSERT_EQ_INT(mg_sessions_purge_shared(a.sessions, &err), -1);
     ASSERT_GE_INT(mg_metrics_storage_errors(MG_E_STORAGE_UNAVAILABLE), errs0 + 3);
@@ -374,16 +376,16 @@ TEST(session_sqlite_mode_keeps_sessions_in_the_registry)
     if (mg_server_open(&srv, &cfg, 0, &err) != 0) FAIL("%s", err.msg);
     ASSERT(!mg_sessions_shared(srv.sessions));
     ASSERT(srv.storage == NULL);
-    struct mg_session *s = mg_sessions_create_for(srv.sessions, MG_SESSION_API, "sid-local-0001", NULL, "acme", &err);
-    ASSERT(s && !s->shared);
-    ASSERT_EQ_STR(s->tenant, "acme");
-    ASSERT_EQ_INT(mg_session_save(srv.sessions, s, &err), 0); /* nothing to write */
+    struct mg_session *s = mg_sessions_create(srv.sessions, MG_SESSION_API, "sid-local-0001", NULL, "acme", &err);
+    ASSERT(s && !mg_session_shared(s));
+    ASSERT_EQ_STR(mg_session_tenant(s), "acme");
+    ASSERT_EQ_INT(mg_session_set_scope(s, NULL, &err), 0); /* nothing to write */
     ASSERT_EQ_INT(mg_sessions_count(srv.sessions), 1);
     enum mg_lookup how;
     struct mg_session *g = mg_sessions_lookup(srv.sessions, "sid-local-0001", "globex", &how, &err);
     ASSERT(g == s); /* the registry's: the caller checks the tenant, as before */
-    mg_session_put(srv.sessions, g);
-    mg_session_put(srv.sessions, s);
+    mg_session_unref(&g);
+    mg_session_unref(&s);
     ASSERT_EQ_INT(mg_sessions_purge_shared(srv.sessions, &err), 0);
     mg_server_close(&srv);
 }

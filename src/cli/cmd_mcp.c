@@ -8,6 +8,7 @@
 
 
 #include "cli/cli.h"
+#include "mcp/conn.h"
 #include "mcp/listen.h"
 #include "mcp/rpc.h"
 #include "mcp/stdio.h"
@@ -69,20 +70,21 @@ int mg_cmd_mcp(int argc, char **argv)
     const char *v = getenv("MEMGATE_VERBOSE");
     srv.verbose = v && strcmp(v, "1") == 0;
     const char *inst = getenv("MEMGATE_INSTANCE_ID");
-    struct mg_session *s = mg_sessions_create(srv.sessions, MG_SESSION_MCP, NULL, inst && *inst ? inst : NULL, &err);
+    struct mg_session *s = mg_sessions_create(srv.sessions, MG_SESSION_MCP, NULL, inst && *inst ? inst : NULL, NULL, &err);
+    if (s && !mg_mcp_conn_attach(s, &err)) mg_session_unref(&s);
     if (!s) {
         mg_server_close(&srv);
         return mg_cli_fail(&err);
     }
     if (repo && mg_resolve_bind(&srv, s, repo, &err) != 0) {
-        mg_session_put(srv.sessions, s);
+        mg_session_unref(&s);
         mg_server_close(&srv);
         return mg_cli_fail(&err);
     }
     /* started inside a repo: that repo, when the client states no root (request/resolve.h) */
     char cwd[PATH_MAX];
     rc = mg_mcp_stdio(&srv, s, getcwd(cwd, sizeof(cwd)) ? cwd : NULL, 0, 1);
-    mg_session_put(srv.sessions, s);
+    mg_session_unref(&s);
     mg_server_close(&srv);
     return rc;
 }

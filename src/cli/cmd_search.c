@@ -185,7 +185,9 @@ int mg_cmd_search(int argc, char **argv)
         goto out;
     }
     /* several --repo: this command's own session scope names them (the cross-repo policy applies) */
-    for (size_t i = 0; repos.n > 1 && i < repos.n; i++) mg_scope_push(&q.x.session->scope.repos, &q.x.session->scope.nrepos, repos.v[i]);
+    struct mg_scope sc = {0};
+    for (size_t i = 0; repos.n > 1 && i < repos.n; i++) mg_scope_push(&sc.repos, &sc.nrepos, repos.v[i]);
+    if (sc.nrepos) mg_session_set_scope(q.x.session, &sc, &err); /* (a command's own session: nothing to store) */
     json_t *res = NULL;
     if (mg_cli_tool(&q, "search_code", args, &res, &err) != 0) {
         rc = mg_cli_fail(&err);

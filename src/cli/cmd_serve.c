@@ -23,7 +23,7 @@
 #include "util/json.h"
 
 static const char *HELP =
-    "usage: memgate serve [--listen ADDR] [--conformance-fixtures] [--json]\n"
+    "usage: memgate serve [--listen ADDR] [--json]\n"
     "\n"
     "Serve MCP over Streamable HTTP at /mcp, the HTTP API under /v1/, /healthz,\n"
     "/readyz and /metrics (Prometheus text), until SIGINT or SIGTERM. docs/http.md has\n"
@@ -55,8 +55,6 @@ static const char *HELP =
     "  --listen ADDR           HOST:PORT to listen on (default 127.0.0.1:7077;\n"
     "                          config listen). [::1]:PORT for IPv6; port 0 picks a\n"
     "                          free one\n"
-    "  --conformance-fixtures  add the test tools, resources and prompts the MCP\n"
-    "                          conformance suite calls (testing only)\n"
     "  --json                  print {\"listen\":\"HOST:PORT\",\"port\":N} on stdout once\n"
     "                          listening\n"
     "  -h, --help              this help\n"
@@ -170,20 +168,18 @@ int mg_cmd_serve(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"listen", required_argument, NULL, 'l'},
-        {"conformance-fixtures", no_argument, NULL, 'F'},
         {"json", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     const char *listen_at = NULL;
-    bool json = false, fixtures = false;
+    bool json = false;
     int c;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "hj", opts, NULL)) != -1) {
         switch (c) {
         case 'l': listen_at = optarg; break;
-        case 'F': fixtures = true; break;
         case 'j': json = true; break;
         case 'h': fputs(HELP, stdout); return 0;
         default: return mg_cli_badopt("serve", argc, argv, opts);
@@ -219,7 +215,6 @@ int mg_cmd_serve(int argc, char **argv)
         return mg_cli_fail(&err);
     }
     srv.on_indexed = mg_listen_index_changed; /* subscriptions/listen streams hear of index runs */
-    srv.fixtures = fixtures;
     const char *verbose = getenv("MEMGATE_VERBOSE");
     srv.verbose = verbose && strcmp(verbose, "1") == 0;
     if (mg_sessions_start_pruner(srv.sessions, (int64_t)srv.cfg.session_prune_interval * 1000, &err) != 0) {

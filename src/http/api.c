@@ -246,16 +246,16 @@ static struct mg_session *api_session(struct mg_http *h, struct MHD_Connection *
             enum mg_lookup how;
             struct mg_session *s = mg_sessions_lookup(reg, sid, r->who.tenant, &how, &err);
             if (how == MG_SESSION_ERROR) break; /* PostgreSQL: storage_unavailable (503) */
-            if (s && s->kind == MG_SESSION_API && strcmp(s->tenant, r->who.tenant) == 0) return s;
-            if (s && strcmp(s->tenant, r->who.tenant) != 0) {
-                mg_session_put(reg, s);
+            if (s && mg_session_kind(s) == MG_SESSION_API && strcmp(mg_session_tenant(s), r->who.tenant) == 0) return s;
+            if (s && strcmp(mg_session_tenant(s), r->who.tenant) != 0) {
+                mg_session_unref(&s);
                 *rc = mg__respond_error(c, r, 404, MG_E_SESSION_NOT_FOUND,
                                     "X-Session-Id names a session this token cannot use; leave the header out to "
                                     "get a new one");
                 return NULL;
             }
             if (s) {
-                mg_session_put(reg, s);
+                mg_session_unref(&s);
                 *rc = mg__respond_error(c, r, 404, MG_E_SESSION_NOT_FOUND,
                                     "X-Session-Id names an MCP session, which the HTTP API cannot use; choose "
                                     "another id or leave the header out to get a new one");
@@ -268,7 +268,7 @@ static struct mg_session *api_session(struct mg_http *h, struct MHD_Connection *
                 return NULL;
             }
         }
-        struct mg_session *s = mg_sessions_create_for(reg, MG_SESSION_API, sid, inst, r->who.tenant, &err);
+        struct mg_session *s = mg_sessions_create(reg, MG_SESSION_API, sid, inst, r->who.tenant, &err);
         if (s) return s;
         if (!err.code || strcmp(err.code, MG_E_SESSION_EXISTS) != 0) break; /* lost a race: look again */
     }
@@ -326,7 +326,7 @@ static enum MHD_Result v1_audit(struct mg_http *h, struct MHD_Connection *c, str
     int ok = mg_request_init(&x, &spec, &err) == 0 && mg_gate_audit_query(&x, &f, &events, &err) == 0;
     if (x.srv) mg_request_release(&x);
     r->audited = x.srv != NULL; /* the tool's call wrote its own event */
-    mg_session_put(h->srv->sessions, s);
+    mg_session_unref(&s);
     if (!ok) {
         const char *code = err.code ? err.code : MG_E_INTERNAL;
         return mg__respond_error(c, r, mg_err_http_status(code), code, "%s", err.msg);
@@ -432,7 +432,7 @@ enum MHD_Result mg__v1(struct mg_http *h, struct MHD_Connection *c, struct req *
         return rc;
     }
     char sid[MG_SID_MAX + 1];
-    snprintf(sid, sizeof(sid), "%s", s->implicit ? "" : s->id); /* an implicit session's id is not handed out */
+    snprintf(sid, sizeof(sid), "%s", mg_session_implicit(s) ? "" : mg_session_id(s)); /* an implicit session's id is not handed out */
     struct mg_request_spec spec = {.srv = h->srv, .who = &r->who, .session = s,
                                    .repo_header = mg__header(c, "X-Memgate-Repo"), .op = tool};
     struct mg_ctx x;
@@ -453,6 +453,6 @@ enum MHD_Result mg__v1(struct mg_http *h, struct MHD_Connection *c, struct req *
                                                  : json_pack("{s:s, s:s}", "code", err.code, "message", err.msg));
     }
     if (x.srv) mg_request_release(&x);
-    mg_session_put(h->srv->sessions, s);
+    mg_session_unref(&s);
     return mg__respond_json_h(c, r, status, body, sid[0] ? "X-Session-Id" : NULL, sid[0] ? sid : NULL, NULL, NULL);
 }

@@ -121,10 +121,9 @@ static int index_tool(struct mg_hook_runner *rn, const struct mg_repo *r, const 
     const struct mg_tool *t = mg_tool_find("index_repo");
     if (!t) return mg_err_set(err, MG_E_INTERNAL, "tool 'index_repo' is missing from this build");
     struct mg_sessions *reg = rn->srv->sessions;
-    struct mg_session *s = mg_sessions_create(reg, MG_SESSION_CLI, NULL, why->instance, err);
+    /* one run, one session: never listed among the live ones */
+    struct mg_session *s = mg_sessions_private(reg, MG_SESSION_CLI, why->instance, r->tenant, err);
     if (!s) return -1;
-    mg_sessions_remove(reg, s->id); /* one run, one session: never listed among the live ones */
-    snprintf(s->tenant, sizeof(s->tenant), "%s", r->tenant);
     struct mg_principal who = {.level = MG_LEVEL_WRITE};
     snprintf(who.tenant, sizeof(who.tenant), "%s", r->tenant);
     struct mg_request_spec spec = {.srv = rn->srv, .who = &who, .session = s, .repo_header = r->id,
@@ -139,7 +138,7 @@ static int index_tool(struct mg_hook_runner *rn, const struct mg_repo *r, const 
         mg_request_release(&x);
     }
     json_decref(args);
-    mg_session_put(reg, s);
+    mg_session_unref(&s);
     return rc;
 }
 

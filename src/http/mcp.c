@@ -3,6 +3,7 @@
  * streams, DELETE. Messages go to mcp/rpc.c with the connection they came
  * on; this file runs no tool itself. */
 #include "http/internal.h"
+#include "mcp/conn.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -44,9 +45,9 @@ static struct mg_session *mcp_session(struct mg_http *h, struct MHD_Connection *
     }
     enum mg_lookup how;
     struct mg_session *s = mg_sessions_get(h->srv->sessions, sid, &how);
-    if (s && (s->kind != MG_SESSION_MCP || strcmp(s->tenant, r->who.tenant) != 0)) {
+    if (s && (mg_session_kind(s) != MG_SESSION_MCP || strcmp(mg_session_tenant(s), r->who.tenant) != 0)) {
         /* another tenant's session does not exist for this caller */
-        mg_session_put(h->srv->sessions, s);
+        mg_session_unref(&s);
         s = NULL;
         how = MG_SESSION_UNKNOWN;
     }
@@ -135,7 +136,7 @@ static void sse_job(struct sse *s)
     pthread_mutex_unlock(&s->mu);
     json_decref(s->msg);
     s->msg = NULL;
-    mg_session_put(h->srv->sessions, sess);
+    mg_session_unref(&sess);
     mg__sse_unref(s);
 }
 
@@ -203,20 +204,20 @@ static int submit(struct mg_http *h, struct sse *s)
 
 static bool wants_priming(struct mg_session *s)
 {
-    pthread_mutex_lock(&s->mu);
-    bool yes = strcmp(s->protocol, "2025-11-25") >= 0;
-    pthread_mutex_unlock(&s->mu);
-    return yes;
+    char version[16] = "";
+    struct mg_mcp_conn *k = mg_mcp_conn_of(s);
+    if (k) mg_mcp_conn_version(k, version);
+    return strcmp(version, "2025-11-25") >= 0;
 }
 
 /* Answer msg on an SSE stream; takes msg and the session reference. */
 static enum MHD_Result mcp_post_sse(struct mg_http *h, struct MHD_Connection *c, struct req *r,
                                     struct mg_session *sess, json_t *msg)
 {
-    struct sse *s = mg__sse_new(h, sess ? sess->id : "", false);
+    struct sse *s = mg__sse_new(h, sess ? mg_session_id(sess) : "", false);
     if (!s) {
         json_decref(msg);
-        mg_session_put(h->srv->sessions, sess);
+        mg_session_unref(&sess);
         return mg__respond_error(c, r, 500, MG_E_NO_MEMORY, "out of memory");
     }
     const char *rh = mg__header(c, "X-Memgate-Repo");
@@ -250,7 +251,7 @@ static enum MHD_Result mcp_post_sse(struct mg_http *h, struct MHD_Connection *c,
         s->msg = NULL;
         pthread_mutex_unlock(&s->mu);
         json_decref(msg);
-        mg_session_put(h->srv->sessions, sess);
+        mg_session_unref(&sess);
         mg__sse_unref(s); /* the creation reference: frees it */
         return mg__respond_error(c, r, 503, MG_E_SHUTTING_DOWN, "cannot start a thread for this request (%s); retry later",
                              strerror(e));
@@ -346,20 +347,24 @@ enum MHD_Result mg__mcp_post(struct mg_http *h, struct MHD_Connection *c, struct
         }
         struct mg_err err = {0};
         const char *inst = getenv("MEMGATE_INSTANCE_ID");
-        struct mg_session *s = mg_sessions_create(reg, MG_SESSION_MCP, NULL, inst && *inst ? inst : NULL, &err);
+        struct mg_session *s = mg_sessions_create(reg, MG_SESSION_MCP, NULL, inst && *inst ? inst : NULL,
+                                                  r->who.tenant, &err);
+        if (s && !mg_mcp_conn_attach(s, &err)) {
+            mg_sessions_remove(reg, mg_session_id(s));
+            mg_session_unref(&s);
+        }
         if (!s) {
             json_decref(msg);
             return mg__respond_error(c, r, mg_err_http_status(err.code), err.code ? err.code : MG_E_INTERNAL, "%s",
                                  err.msg);
         }
-        snprintf(s->tenant, sizeof(s->tenant), "%s", r->who.tenant);
         struct mg_rpc_conn conn = {.srv = h->srv, .session = s, .who = &r->who, .repo_header = rh, .out = &json_out};
         mg_rpc_handle(&conn, msg, &reply);
         json_decref(msg);
         bool ok = reply && json_object_get(reply, "result");
         char sid[MG_SID_MAX + 1];
-        snprintf(sid, sizeof(sid), "%s", s->id);
-        mg_session_put(reg, s);
+        snprintf(sid, sizeof(sid), "%s", mg_session_id(s));
+        mg_session_unref(&s);
         if (!ok) mg_sessions_remove(reg, sid);
         if (!reply) return mg__respond(c, r, 202, NULL, NULL, 0, NULL);
         return mg__respond_json_h(c, r, 200, reply, "Mcp-Session-Id", ok ? sid : NULL, NULL, NULL);
@@ -383,14 +388,14 @@ enum MHD_Result mg__mcp_post(struct mg_http *h, struct MHD_Connection *c, struct
         struct mg_rpc_conn conn = {.srv = h->srv, .session = s, .who = &r->who, .repo_header = rh, .out = &json_out};
         mg_rpc_handle(&conn, msg, &reply);
         json_decref(msg);
-        mg_session_put(reg, s);
+        mg_session_unref(&s);
         if (reply) return mg__respond_json(c, r, 400, reply);
         return mg__respond(c, r, 202, NULL, NULL, 0, NULL);
     }
     if (sse_ok && (has_method(msg, "tools/call") || !json_ok)) {
         if (atomic_load(&h->stopping)) {
             json_decref(msg);
-            mg_session_put(reg, s);
+            mg_session_unref(&s);
             return mg__respond_error(c, r, 503, MG_E_SHUTTING_DOWN, "the server is stopping; retry later");
         }
         return mcp_post_sse(h, c, r, s, msg);
@@ -398,7 +403,7 @@ enum MHD_Result mg__mcp_post(struct mg_http *h, struct MHD_Connection *c, struct
     struct mg_rpc_conn conn = {.srv = h->srv, .session = s, .who = &r->who, .repo_header = rh, .out = &json_out};
     mg_rpc_handle(&conn, msg, &reply);
     json_decref(msg);
-    mg_session_put(reg, s);
+    mg_session_unref(&s);
     if (!reply) return mg__respond(c, r, 202, NULL, NULL, 0, NULL);
     return mg__respond_json(c, r, 200, reply);
 }
@@ -419,12 +424,12 @@ enum MHD_Result mg__mcp_get(struct mg_http *h, struct MHD_Connection *c, struct 
     struct mg_session *sess = mcp_session(h, c, r, &rc);
     if (!sess) return rc;
     if (atomic_load(&h->stopping)) {
-        mg_session_put(h->srv->sessions, sess);
+        mg_session_unref(&sess);
         return mg__respond_error(c, r, 503, MG_E_SHUTTING_DOWN, "the server is stopping; retry later");
     }
-    struct sse *s = mg__sse_new(h, sess->id, true);
+    struct sse *s = mg__sse_new(h, mg_session_id(sess), true);
     bool prime = wants_priming(sess);
-    mg_session_put(h->srv->sessions, sess);
+    mg_session_unref(&sess);
     if (!s) return mg__respond_error(c, r, 500, MG_E_NO_MEMORY, "out of memory");
     if (prime) {
         pthread_mutex_lock(&s->mu);
@@ -442,9 +447,9 @@ enum MHD_Result mg__mcp_delete(struct mg_http *h, struct MHD_Connection *c, stru
     struct mg_session *s = mcp_session(h, c, r, &rc);
     if (!s) return rc;
     char sid[MG_SID_MAX + 1];
-    snprintf(sid, sizeof(sid), "%s", s->id);
-    mg_rpc_cancel_pending(s);
-    mg_session_put(h->srv->sessions, s);
+    snprintf(sid, sizeof(sid), "%s", mg_session_id(s));
+    mg_mcp_conn_cancel(mg_mcp_conn_of(s));
+    mg_session_unref(&s);
     mg_sessions_remove(h->srv->sessions, sid);
     mg__sse_end_all(h, sid);
     return mg__respond(c, r, 204, NULL, NULL, 0, NULL);

@@ -23,9 +23,7 @@ static struct mg_session *scrape_session(struct mg_http *h, struct mg_err *err)
 {
     pthread_mutex_lock(&h->mu);
     if (!h->metrics_session) {
-        struct mg_session *s = mg_sessions_create(h->srv->sessions, MG_SESSION_CLI, NULL, "metrics", err);
-        if (s) mg_sessions_remove(h->srv->sessions, s->id); /* ours alone: the creator's reference */
-        h->metrics_session = s;
+        h->metrics_session = mg_sessions_private(h->srv->sessions, MG_SESSION_CLI, "metrics", NULL, err);
     }
     struct mg_session *s = h->metrics_session;
     pthread_mutex_unlock(&h->mu);

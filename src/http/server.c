@@ -27,6 +27,7 @@
 #include <sodium.h>
 
 #include "hook/hook.h"
+#include "mcp/conn.h"
 #include "request/storage.h"
 #include "security/token.h"
 #include "util/accesslog.h"
@@ -608,8 +609,8 @@ void mg_http_stop(struct mg_http *h)
         enum mg_lookup how;
         struct mg_session *s = mg_sessions_get(h->srv->sessions, sids[i], &how);
         if (!s) continue;
-        mg_rpc_cancel_pending(s);
-        mg_session_put(h->srv->sessions, s);
+        mg_mcp_conn_cancel(mg_mcp_conn_of(s));
+        mg_session_unref(&s);
     }
     free(sids);
     /* Let the connections send the end of their streams (the last chunk)
@@ -628,7 +629,7 @@ void mg_http_stop(struct mg_http *h)
     }
     MHD_stop_daemon(h->d); /* joins the connection threads (and closes the listening socket unless quiesced) */
     mg__hooks_close(h); /* no delivery comes in now; runs under way end at their next file */
-    mg_session_put(h->srv->sessions, h->metrics_session);
+    mg_session_unref(&h->metrics_session);
     pthread_mutex_lock(&h->mu);
     while (h->workers > 0) pthread_cond_wait(&h->cv, &h->mu);
     h->quit = true; /* the idle worker threads end */

@@ -3,7 +3,7 @@
  * Sections:
  *   1. versions, log levels, root URIs
  *   2. server-to-client requests and notifications
- *   3. the channel a tool call gets (progress, log, roots, sampling) and the fixtures' I/O
+ *   3. the channel a tool call gets (progress, log, roots, sampling) and an extension's I/O
  *   4. methods
  *   5. 2026-07-28: discovery, subscriptions, header checks, dispatch
  *   6. dispatch: one message, a batch
@@ -19,7 +19,8 @@
 
 #include <sodium.h>
 
-#include "mcp/fixtures.h"
+#include "mcp/conn.h"
+#include "mcp/ext.h"
 #include "mcp/listen.h"
 #include "tools/tools.h"
 #include "util/json.h"
@@ -28,6 +29,11 @@
 #include "util/version.h"
 
 #define ROOTS_TIMEOUT_MS 10000
+
+/* A program's extra tools and methods (ext.h); NULL in the shipped binary. */
+static const struct mg_mcp_ext *ext;
+
+void mg_mcp_extend(const struct mg_mcp_ext *e) { ext = e; }
 
 /* ---- 1. versions, log levels, root URIs ----------------------------------------------------- */
 
@@ -83,106 +89,22 @@ char *mg_uri_to_path(const char *uri)
 
 /* ---- 2. server-to-client requests and notifications ------------------------------------------------ */
 
-struct mg_pending {
-    int64_t id;
-    json_t *result, *error;
-    bool done;
-    struct mg_pending *next;
-};
-
-static void deliver(struct mg_session *s, json_t *m)
-{
-    json_t *id = json_object_get(m, "id");
-    if (!json_is_integer(id)) return;
-    pthread_mutex_lock(&s->mu);
-    for (struct mg_pending *p = s->pending; p; p = p->next)
-        if (p->id == json_integer_value(id) && !p->done) {
-            json_t *r = json_object_get(m, "result"), *e = json_object_get(m, "error");
-            p->result = json_incref(r);
-            p->error = r ? NULL : json_incref(e ? e : json_null());
-            p->done = true;
-            pthread_cond_broadcast(&s->cv);
-            break;
-        }
-    pthread_mutex_unlock(&s->mu);
-}
-
-void mg_rpc_cancel_pending(struct mg_session *s)
-{
-    pthread_mutex_lock(&s->mu);
-    for (struct mg_pending *p = s->pending; p; p = p->next)
-        if (!p->done) {
-            p->error = json_pack("{s:i, s:s}", "code", -32000, "message", "the session ended");
-            p->done = true;
-        }
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
-}
-
 /* Send a request to the client and wait for its result (new reference), or
  * NULL with err: unsupported (the channel cannot carry it), timeout, or the
  * client's error. */
 static json_t *request(const struct mg_rpc_conn *c, const char *method, json_t *params, int timeout_ms,
                        struct mg_err *err)
 {
-    struct mg_session *s = c->session;
+    struct mg_mcp_conn *k = c->stateless ? NULL : mg_mcp_conn_of(c->session);
     if (c->stateless) { /* 2026-07-28: input requests ride in an InputRequiredResult instead */
         mg_err_set(err, MG_E_UNSUPPORTED, "a 2026-07-28 request cannot send '%s' to the client", method);
         return NULL;
     }
-    if (!c->out) {
+    if (!c->out || !k) {
         mg_err_set(err, MG_E_UNSUPPORTED, "this transport cannot send '%s' to the client", method);
         return NULL;
     }
-    struct mg_pending p = {0};
-    pthread_mutex_lock(&s->mu);
-    p.id = s->next_request_id++;
-    p.next = s->pending;
-    s->pending = &p;
-    pthread_mutex_unlock(&s->mu);
-
-    json_t *msg = json_pack("{s:s, s:I, s:s}", "jsonrpc", "2.0", "id", (json_int_t)p.id, "method", method);
-    if (params) json_object_set(msg, "params", params);
-    int sent = c->out->send(c->out, msg);
-    json_decref(msg);
-
-    pthread_mutex_lock(&s->mu);
-    if (sent == 0) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        int64_t ns = ts.tv_nsec + (int64_t)(timeout_ms % 1000) * 1000000;
-        ts.tv_sec += timeout_ms / 1000 + ns / 1000000000;
-        ts.tv_nsec = ns % 1000000000;
-        while (!p.done)
-            if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) == ETIMEDOUT) break;
-    }
-    for (struct mg_pending **pp = &s->pending; *pp; pp = &(*pp)->next)
-        if (*pp == &p) {
-            *pp = p.next;
-            break;
-        }
-    pthread_mutex_unlock(&s->mu);
-
-    if (sent != 0) {
-        mg_err_set(err, MG_E_UNSUPPORTED,
-                   "cannot send '%s' to the client on this channel (an HTTP request answered with plain JSON; "
-                   "accept text/event-stream to allow it)",
-                   method);
-        return NULL;
-    }
-    if (!p.done) {
-        mg_err_set(err, MG_E_TIMEOUT, "the client did not answer '%s' within %d ms", method, timeout_ms);
-        return NULL;
-    }
-    if (p.error) {
-        const char *m = json_string_value(json_object_get(p.error, "message"));
-        mg_err_set(err, MG_E_CLIENT_ERROR, "the client answered '%s' with an error: %s", method,
-                   m ? m : "(no message)");
-        json_decref(p.error);
-        json_decref(p.result);
-        return NULL;
-    }
-    return p.result;
+    return mg_mcp_conn_request(k, c->out, method, params, timeout_ms, err);
 }
 
 static void notify(const struct mg_rpc_conn *c, const char *method, json_t *params)
@@ -205,27 +127,30 @@ static void progress(const struct mg_rpc_conn *c, json_t *token, double done, do
     notify(c, "notifications/progress", p);
 }
 
-static void log_line(const struct mg_rpc_conn *c, const char *level, const char *message)
+/* A log line at level, sent when the client asked for that level or a
+ * lower one: on its connection (logging/setLevel, read at each line), or in
+ * a 2026-07-28 request's _meta (want; -1: none). */
+static void log_line(const struct mg_rpc_conn *c, int want, const char *level, const char *message)
 {
     int lv = level_index(level);
-    pthread_mutex_lock(&c->session->mu);
-    int want = c->session->log_level;
-    pthread_mutex_unlock(&c->session->mu);
+    struct mg_mcp_conn *k = c->stateless ? NULL : mg_mcp_conn_of(c->session);
+    if (k) want = mg_mcp_conn_log_level(k);
     if (lv < 0 || lv > want) return;
     notify(c, "notifications/message",
            json_pack("{s:s, s:s, s:o}", "level", levels[lv], "logger", "memgate", "data", mg_json_text(message)));
 }
 
-/* ---- 3. the channel of a tool call, the fixtures' I/O ---------------------------------------------- */
+/* ---- 3. the channel of a tool call, an extension's I/O ---------------------------------------------- */
 
 struct channel {
     struct mg_channel ch;          /* first: the request's channel */
-    struct mg_fixture_io io;       /* the fixtures' */
+    struct mg_mcp_io io;           /* an extension's tools' */
     const struct mg_rpc_conn *c;
     json_t *token;                 /* the call's _meta.progressToken, or NULL (borrowed) */
     double last;                   /* the last progress sent: each must be greater (MCP) */
     bool sent;
     bool sampling;                 /* the client declared sampling (at initialize, or in the request's _meta) */
+    int log_level;                 /* a 2026-07-28 request's _meta logLevel (-1: none) */
     /* 2026-07-28: the client's answers so far (params.inputResponses over
      * those carried in requestState, owned) and what the call still needs
      * (an InputRequiredResult's inputRequests, owned) */
@@ -233,7 +158,7 @@ struct channel {
 };
 
 static struct channel *of_ch(struct mg_channel *ch) { return (struct channel *)ch; }
-static struct channel *of_io(struct mg_fixture_io *io)
+static struct channel *of_io(struct mg_mcp_io *io)
 {
     return (struct channel *)((char *)io - offsetof(struct channel, io));
 }
@@ -249,7 +174,7 @@ static void ch_progress(struct mg_channel *ch, double done, double total, const 
 
 static void ch_log(struct mg_channel *ch, const char *level, const char *message)
 {
-    log_line(of_ch(ch)->c, level, message);
+    log_line(of_ch(ch)->c, of_ch(ch)->log_level, level, message);
 }
 
 /* A ListRootsResult's roots as paths (v malloc'd, NULL-terminated). */
@@ -379,17 +304,17 @@ static char *state_out(json_t *answers)
     return s;
 }
 
-static void io_log(struct mg_fixture_io *io, const char *level, const char *message)
+static void io_log(struct mg_mcp_io *io, const char *level, const char *message)
 {
-    log_line(of_io(io)->c, level, message);
+    log_line(of_io(io)->c, of_io(io)->log_level, level, message);
 }
 
-static void io_progress(struct mg_fixture_io *io, double done, double total, const char *message)
+static void io_progress(struct mg_mcp_io *io, double done, double total, const char *message)
 {
     progress(of_io(io)->c, of_io(io)->token, done, total, message);
 }
 
-static json_t *io_request(struct mg_fixture_io *io, const char *method, json_t *params, int timeout_ms,
+static json_t *io_request(struct mg_mcp_io *io, const char *method, json_t *params, int timeout_ms,
                           struct mg_err *err)
 {
     return request(of_io(io)->c, method, params, timeout_ms, err);
@@ -454,27 +379,14 @@ static json_t *m_initialize(struct call *c)
     const char *root = json_string_value(json_object_get(p, "rootUri"));
     if (!root) root = json_string_value(json_object_get(p, "rootPath"));
 
-    pthread_mutex_lock(&s->mu);
-    if (s->initialized) {
-        pthread_mutex_unlock(&s->mu);
+    if (mg_mcp_conn_initialize(mg_mcp_conn_of(s), ver, sampling) != 0)
         return fail(c, MG_RPC_INVALID_REQUEST, "the session is already initialized");
-    }
-    snprintf(s->protocol, sizeof(s->protocol), "%s", ver);
-    s->initialized = true;
-    s->sampling = sampling;
-    if (!s->repo[0] && !s->root) { /* `memgate mcp --repo` binds before initialize and wins */
-        char *path = root ? mg_uri_to_path(root) : NULL;
-        if (path) {
-            s->root = path;
-            s->roots = MG_ROOTS_KNOWN;
-        } else {
-            s->roots = roots ? MG_ROOTS_UNKNOWN : MG_ROOTS_NONE;
-        }
-    }
-    pthread_mutex_unlock(&s->mu);
+    char *path = root ? mg_uri_to_path(root) : NULL;
+    mg_session_offer_root(s, path, roots); /* `memgate mcp --repo` binds before initialize and wins */
+    free(path);
 
     json_t *scaps = json_pack("{s:{s:b}, s:{}}", "tools", "listChanged", 0, "logging");
-    if (c->c->srv->fixtures) mg_fixtures_capabilities(scaps);
+    if (ext && ext->capabilities) ext->capabilities(scaps);
     return json_pack("{s:s, s:o, s:{s:s, s:s, s:s}, s:s}", "protocolVersion", ver, "capabilities", scaps,
                      "serverInfo", "name", "memgate", "title", "memgate code search", "version", MG_VERSION,
                      "instructions",
@@ -487,13 +399,11 @@ static json_t *m_set_level(struct call *c)
     if (lv < 0)
         return fail(c, MG_RPC_INVALID_PARAMS,
                     "params.level must be one of debug, info, notice, warning, error, critical, alert, emergency");
-    pthread_mutex_lock(&c->c->session->mu);
-    c->c->session->log_level = lv;
-    pthread_mutex_unlock(&c->c->session->mu);
+    mg_mcp_conn_set_log_level(mg_mcp_conn_of(c->c->session), lv);
     return json_object();
 }
 
-/* hints: MG_TOOL_* (tools/tools.h), or ~0u for none (the conformance fixtures') */
+/* hints: MG_TOOL_* (tools/tools.h), or ~0u for none (an extension's tools) */
 static json_t *tool_json(const char *name, const char *title, const char *description, const char *input,
                          const char *output, unsigned hints)
 {
@@ -534,11 +444,9 @@ static json_t *m_tools_list(struct call *c)
     for (size_t i = 0; i < n; i++)
         json_array_append_new(a, tool_json(t[i].name, t[i].title, t[i].description, t[i].input_schema,
                                            t[i].output_schema, t[i].hints));
-    if (c->c->srv->fixtures) {
-        const struct mg_fixture_tool *f = mg_fixture_tools(&n);
-        for (size_t i = 0; i < n; i++)
-            json_array_append_new(a, tool_json(f[i].name, f[i].title, f[i].description, f[i].input_schema,
-                                               f[i].output_schema, ~0u));
+    for (size_t i = 0; ext && i < ext->ntools; i++) {
+        const struct mg_mcp_ext_tool *f = &ext->tools[i];
+        json_array_append_new(a, tool_json(f->name, f->title, f->description, f->input_schema, f->output_schema, ~0u));
     }
     json_t *r = json_pack("{s:o}", "tools", a);
     /* the same for every caller, until the binary changes */
@@ -546,20 +454,17 @@ static json_t *m_tools_list(struct call *c)
     return r;
 }
 
-static const struct mg_fixture_tool *fixture_find(const struct mg_server *srv, const char *name)
+static const struct mg_mcp_ext_tool *ext_tool(const char *name)
 {
-    if (!srv->fixtures) return NULL;
-    size_t n;
-    const struct mg_fixture_tool *f = mg_fixture_tools(&n);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(f[i].name, name) == 0) return &f[i];
+    for (size_t i = 0; ext && i < ext->ntools; i++)
+        if (strcmp(ext->tools[i].name, name) == 0) return &ext->tools[i];
     return NULL;
 }
 
-static void add_meta(const struct mg_rpc_conn *c, json_t *res)
+/* MEMGATE_VERBOSE: the session a result was made in, in its _meta. */
+static void add_meta(const struct mg_server *srv, struct mg_session *s, json_t *res)
 {
-    if (!c->srv->verbose || !c->session) return;
-    struct mg_session *s = c->session;
+    if (!srv->verbose || !s) return;
     char when[32];
     time_t now = time(NULL);
     struct tm tm;
@@ -567,10 +472,10 @@ static void add_meta(const struct mg_rpc_conn *c, json_t *res)
     strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
     json_t *meta = json_object_get(res, "_meta");
     if (!json_is_object(meta)) json_object_set_new(res, "_meta", meta = json_object());
-    pthread_mutex_lock(&s->mu);
-    json_t *v = json_pack("{s:s, s:s, s:s, s:s}", "instance", s->instance, "session", s->id, "repo", s->repo, "time",
-                          when);
-    pthread_mutex_unlock(&s->mu);
+    char repo[MG_ID_MAX + 1];
+    mg_session_repo(s, repo);
+    json_t *v = json_pack("{s:s, s:s, s:s, s:s}", "instance", mg_session_instance(s), "session", mg_session_id(s),
+                          "repo", repo, "time", when);
     json_object_update(meta, v);
     json_decref(v);
 }
@@ -600,16 +505,9 @@ static int request_binding(struct call *c, struct mg_session *s, struct mg_err *
     if (root && !path)
         return mg_err_set(err, MG_E_BAD_ARG, "_meta[\"%s\"] must be an absolute path or a file:// URI",
                           MG_MCP_ROOT_META);
-    pthread_mutex_lock(&s->mu);
-    if (s->repo[0] || s->root) {
-        free(path);
-    } else if (path) {
-        s->root = path; /* the gate binds it (indexing it first if it must) */
-        s->roots = MG_ROOTS_KNOWN;
-    } else {
-        s->roots = json_is_object(json_object_get(c->caps, "roots")) ? MG_ROOTS_UNKNOWN : MG_ROOTS_NONE;
-    }
-    pthread_mutex_unlock(&s->mu);
+    /* the gate binds it (indexing it first if it must) */
+    mg_session_offer_root(s, path, json_is_object(json_object_get(c->caps, "roots")));
+    free(path);
     return 0;
 }
 
@@ -629,17 +527,15 @@ static struct mg_session *call_session(struct call *c, json_t **args, struct mg_
         enum mg_lookup how = MG_SESSION_UNKNOWN;
         struct mg_session *s = mg_sessions_lookup(reg, id, c->c->who->tenant, &how, err);
         if (how == MG_SESSION_ERROR) return NULL; /* PostgreSQL: storage_unavailable */
-        if (s && (s->kind != MG_SESSION_HANDLE || strcmp(s->tenant, c->c->who->tenant) != 0)) {
-            mg_session_put(reg, s); /* another tenant's handle does not exist for this caller */
-            s = NULL;
-        }
+        if (s && (mg_session_kind(s) != MG_SESSION_HANDLE || strcmp(mg_session_tenant(s), c->c->who->tenant) != 0))
+            mg_session_unref(&s); /* another tenant's handle does not exist for this caller */
         if (!s) {
             mg_err_set(err, MG_E_HANDLE_INVALID, "handle '%.40s' is %s; call open_handle for a new one", id,
                        how == MG_SESSION_EXPIRED ? "expired" : "unknown");
             return NULL;
         }
         if (c->modern && request_binding(c, s, err) != 0) {
-            mg_session_put(reg, s);
+            mg_session_unref(&s);
             return NULL;
         }
         json_t *rest = json_copy(*args);
@@ -649,27 +545,16 @@ static struct mg_session *call_session(struct call *c, json_t **args, struct mg_
     }
     if (*args) json_incref(*args);
     if (!c->modern) {
-        mg_session_ref(reg, c->c->session);
+        mg_session_ref(c->c->session);
         return c->c->session;
     }
     const char *inst = getenv("MEMGATE_INSTANCE_ID");
-    struct mg_session *s = mg_sessions_create(reg, MG_SESSION_CLI, NULL, inst && *inst ? inst : NULL, err);
-    if (!s) {
-        json_decref(*args);
-        return NULL;
-    }
-    mg_sessions_remove(reg, s->id); /* one request, one session: nobody else can name it */
-    snprintf(s->tenant, sizeof(s->tenant), "%s", c->c->who->tenant);
-    pthread_mutex_lock(&s->mu);
-    s->log_level = c->log_level;
-    if (c->c->session) { /* stdio: `memgate mcp --repo` bound the process */
-        pthread_mutex_lock(&c->c->session->mu);
-        snprintf(s->repo, sizeof(s->repo), "%s", c->c->session->repo);
-        pthread_mutex_unlock(&c->c->session->mu);
-    }
-    pthread_mutex_unlock(&s->mu);
-    if (request_binding(c, s, err) != 0) {
-        mg_session_put(reg, s);
+    /* one request, one session: nobody else can name it */
+    struct mg_session *s = mg_sessions_private(reg, MG_SESSION_CLI, inst && *inst ? inst : NULL, c->c->who->tenant, err);
+    char bound[MG_ID_MAX + 1] = "";
+    if (s && c->c->session) mg_session_repo(c->c->session, bound); /* stdio: `memgate mcp --repo` bound the process */
+    if (!s || (bound[0] && mg_session_bind_repo(s, bound, err) != 0) || request_binding(c, s, err) != 0) {
+        mg_session_unref(&s);
         json_decref(*args);
         return NULL;
     }
@@ -681,7 +566,7 @@ static json_t *m_tools_call(struct call *c)
     const char *name = json_string_value(json_object_get(c->params, "name"));
     if (!name) return fail(c, MG_RPC_INVALID_PARAMS, "tools/call needs params.name (a string)");
     const struct mg_tool *t = mg_tool_find(name);
-    const struct mg_fixture_tool *ft = t ? NULL : fixture_find(c->c->srv, name);
+    const struct mg_mcp_ext_tool *ft = t ? NULL : ext_tool(name);
     if (!t && !ft) return fail(c, MG_RPC_INVALID_PARAMS, "unknown tool '%s'; tools/list shows the tools", name);
     json_t *args = json_object_get(c->params, "arguments");
     if (args && !json_is_object(args) && !json_is_null(args))
@@ -690,14 +575,11 @@ static json_t *m_tools_call(struct call *c)
     json_t *tok = json_object_get(json_object_get(c->params, "_meta"), "progressToken");
     json_t *answers = json_object_get(c->params, "inputResponses");
     bool sampling = json_is_object(json_object_get(c->caps, "sampling"));
-    if (!c->modern) {
-        pthread_mutex_lock(&c->c->session->mu);
-        sampling = c->c->session->sampling;
-        pthread_mutex_unlock(&c->c->session->mu);
-    }
+    if (!c->modern) sampling = mg_mcp_conn_sampling(mg_mcp_conn_of(c->c->session));
     struct channel ch = {
         .ch = {ch_progress, ch_log, ch_roots, ch_sample},
         .sampling = sampling,
+        .log_level = c->log_level,
         .answers = c->modern ? call_answers(c->params) : NULL,
         .inputs = json_object(),
         .io = {io_log, io_progress, io_request, .modern = c->modern,
@@ -710,47 +592,39 @@ static json_t *m_tools_call(struct call *c)
 
     json_t *result = NULL, *res;
     struct mg_err err = {0};
-    struct mg_rpc_conn conn = *c->c; /* the call's: its session, and stateless for a modern request */
+    struct mg_rpc_conn conn = *c->c; /* the call's: stateless for a modern request */
     if (c->modern) conn.stateless = true;
     ch.c = &conn;
-    if (ft) { /* a conformance fixture: MCP-level, no repo, no memory */
-        struct mg_session own_s = {0};
-        if (c->modern) { /* its log lines follow the request's logLevel */
-            pthread_mutex_init(&own_s.mu, NULL);
-            own_s.log_level = c->log_level;
-            conn.session = &own_s;
-        }
+    if (ft) { /* an extension's tool: MCP-level, no repo, no memory */
         json_t *own = args ? json_incref(args) : json_object();
         int rc = ft->call(&ch.io, own, &result, &err);
         json_decref(own);
-        if (c->modern) pthread_mutex_destroy(&own_s.mu);
         json_decref(ch.answers);
         json_decref(ch.inputs);
-        if (rc == -2) { /* a JSON-RPC error the fixture chose (fixtures.h) */
+        if (rc == MG_MCP_EXT_RPC_ERROR) { /* a JSON-RPC error the tool chose (ext.h) */
             mg_metrics_tool(name, false);
             json_t *code = json_object_get(result, "code");
             const char *msg = json_string_value(json_object_get(result, "message"));
             c->data = json_incref(json_object_get(result, "data"));
             fail(c, json_is_integer(code) ? (int)json_integer_value(code) : MG_RPC_INTERNAL_ERROR, "%s",
-                 msg ? msg : "fixture error");
+                 msg ? msg : "extension error");
             json_decref(result);
             return NULL;
         }
         mg_metrics_tool(name, rc == 0 && !json_is_true(json_object_get(result, "isError")));
         res = rc == 0 ? result : error_result(&err, NULL);
         if (rc != 0) json_decref(result);
-        add_meta(c->c, res);
+        add_meta(c->c->srv, c->c->session, res);
         return res;
     }
     struct mg_session *sess = call_session(c, &args, &err);
     if (!sess) {
         res = error_result(&err, json_pack("{s:s, s:s}", "code", err.code, "message", err.msg));
-        add_meta(c->c, res);
+        add_meta(c->c->srv, c->c->session, res);
         json_decref(ch.answers);
         json_decref(ch.inputs);
         return res;
     }
-    conn.session = sess;
     struct mg_request_spec spec = {
         .srv = c->c->srv,
         .who = c->c->who,
@@ -785,42 +659,38 @@ static json_t *m_tools_call(struct call *c)
     }
     json_decref(result);
     if (x.srv) mg_request_release(&x);
-    mg_session_put(c->c->srv->sessions, sess);
+    add_meta(c->c->srv, sess, res);
+    mg_session_unref(&sess);
     json_decref(args);
     json_decref(ch.answers);
     json_decref(ch.inputs);
-    add_meta(&conn, res);
     return res;
 }
 
-/* A method of the conformance fixtures: true when they know it, with *r the
- * result, or NULL after fail(). */
-static bool fixture_method(struct call *c, json_t **r)
+/* A method of the extension: true when it knows it, with *r the result, or
+ * NULL after fail(). */
+static bool ext_method(struct call *c, json_t **r)
 {
-    struct mg_fixture_error fe;
-    if (!mg_fixtures_handle(c->method, c->params, r, &fe)) return false;
+    struct mg_mcp_ext_error fe;
+    if (!ext || !ext->handle || !ext->handle(c->method, c->params, r, &fe)) return false;
     if (!*r) {
         c->data = fe.data;
-        fail(c, fe.code ? fe.code : MG_RPC_INTERNAL_ERROR, "%s", fe.message[0] ? fe.message : "fixture failed");
+        fail(c, fe.code ? fe.code : MG_RPC_INTERNAL_ERROR, "%s", fe.message[0] ? fe.message : "extension failed");
     }
     return true;
 }
 
 static json_t *dispatch(struct call *c)
 {
-    struct mg_session *s = c->c->session;
     const char *m = c->method;
     if (strcmp(m, "ping") == 0) return json_object();
     if (strcmp(m, "initialize") == 0) return m_initialize(c);
-    pthread_mutex_lock(&s->mu);
-    bool init = s->initialized;
-    pthread_mutex_unlock(&s->mu);
-    if (!init) return fail(c, MG_RPC_INVALID_REQUEST, "not initialized: send initialize first");
+    if (!mg_mcp_conn_initialized(mg_mcp_conn_of(c->c->session))) return fail(c, MG_RPC_INVALID_REQUEST, "not initialized: send initialize first");
     if (strcmp(m, "logging/setLevel") == 0) return m_set_level(c);
     if (strcmp(m, "tools/list") == 0) return m_tools_list(c);
     if (strcmp(m, "tools/call") == 0) return m_tools_call(c);
     json_t *r = NULL;
-    if (c->c->srv->fixtures && fixture_method(c, &r)) return r;
+    if (ext_method(c, &r)) return r;
     return fail(c, MG_RPC_METHOD_NOT_FOUND, "method '%s' not found", m);
 }
 
@@ -844,7 +714,7 @@ static json_t *server_caps(const struct call *c)
 {
     json_t *caps = json_pack("{s:{s:b}}", "tools", "listChanged", 0);
     if (!c->modern) json_object_set_new(caps, "logging", json_object());
-    if (c->c->srv->fixtures) mg_fixtures_capabilities(caps);
+    if (ext && ext->capabilities) ext->capabilities(caps);
     return caps;
 }
 
@@ -860,18 +730,18 @@ static json_t *m_listen(struct call *c)
     json_t *want = json_object_get(c->params, "notifications");
     if (want && !json_is_object(want))
         return fail(c, MG_RPC_INVALID_PARAMS, "params.notifications must be an object");
-    bool fx = c->c->srv->fixtures;
+    unsigned more = ext ? ext->listen : 0;
     json_t *ack = json_object();
     unsigned kinds = 0;
     if (json_is_true(json_object_get(want, "toolsListChanged"))) {
         kinds |= MG_LISTEN_TOOLS;
         json_object_set_new(ack, "toolsListChanged", json_true());
     }
-    if (fx && json_is_true(json_object_get(want, "promptsListChanged"))) {
+    if ((more & MG_LISTEN_PROMPTS) && json_is_true(json_object_get(want, "promptsListChanged"))) {
         kinds |= MG_LISTEN_PROMPTS;
         json_object_set_new(ack, "promptsListChanged", json_true());
     }
-    if (fx && json_is_true(json_object_get(want, "resourcesListChanged"))) {
+    if ((more & MG_LISTEN_RESOURCES) && json_is_true(json_object_get(want, "resourcesListChanged"))) {
         kinds |= MG_LISTEN_RESOURCES;
         json_object_set_new(ack, "resourcesListChanged", json_true());
     }
@@ -948,7 +818,7 @@ static int check_param_headers(struct call *c)
     const char *name = json_string_value(json_object_get(c->params, "name"));
     const char *schema = NULL;
     const struct mg_tool *t = name ? mg_tool_find(name) : NULL;
-    const struct mg_fixture_tool *ft = name && !t ? fixture_find(c->c->srv, name) : NULL;
+    const struct mg_mcp_ext_tool *ft = name && !t ? ext_tool(name) : NULL;
     schema = t ? t->input_schema : ft ? ft->input_schema : NULL;
     if (!schema || !strstr(schema, "x-mcp-header")) return 0;
     json_t *sch = json_loads(schema, 0, NULL);
@@ -1049,7 +919,7 @@ static json_t *modern_dispatch(struct call *c)
     if (strcmp(m, "tools/call") == 0) return m_tools_call(c);
     if (strcmp(m, "subscriptions/listen") == 0) return m_listen(c);
     json_t *r = NULL;
-    if (c->c->srv->fixtures && fixture_method(c, &r)) return r;
+    if (ext_method(c, &r)) return r;
     return fail(c, MG_RPC_METHOD_NOT_FOUND, "method '%s' not found (in protocol version " MG_MCP_MODERN ")", m);
 }
 
@@ -1100,13 +970,8 @@ static void notification(const struct mg_rpc_conn *c, const char *m, json_t *par
     }
     struct mg_session *s = c->session;
     if (!s || c->stateless) return;
-    pthread_mutex_lock(&s->mu);
-    if (strcmp(m, "notifications/initialized") == 0) {
-        s->ready = true;
-    } else if (strcmp(m, "notifications/roots/list_changed") == 0) {
-        if (s->roots != MG_ROOTS_NONE || !s->repo[0]) s->roots = MG_ROOTS_UNKNOWN;
-    }
-    pthread_mutex_unlock(&s->mu);
+    if (strcmp(m, "notifications/initialized") == 0) mg_mcp_conn_set_ready(mg_mcp_conn_of(s));
+    else if (strcmp(m, "notifications/roots/list_changed") == 0) mg_session_roots_changed(s);
     /* others: nothing to do */
 }
 
@@ -1121,7 +986,7 @@ static json_t *handle_one(const struct mg_rpc_conn *c, json_t *m)
     json_t *method = json_object_get(m, "method");
     const char *ver = json_string_value(json_object_get(m, "jsonrpc"));
     if (!method && (json_object_get(m, "result") || json_object_get(m, "error"))) {
-        deliver(c->session, m);
+        mg_mcp_conn_deliver(mg_mcp_conn_of(c->session), m);
         return NULL;
     }
     if (!ver || strcmp(ver, "2.0") != 0)
@@ -1168,10 +1033,11 @@ void mg_rpc_handle(const struct mg_rpc_conn *c, json_t *msg, json_t **reply)
         return;
     }
     bool batches = false;
-    if (c->session && !c->stateless) {
-        pthread_mutex_lock(&c->session->mu);
-        batches = strcmp(c->session->protocol, "2025-03-26") == 0;
-        pthread_mutex_unlock(&c->session->mu);
+    struct mg_mcp_conn *k = c->stateless ? NULL : mg_mcp_conn_of(c->session);
+    if (k) {
+        char version[16];
+        mg_mcp_conn_version(k, version);
+        batches = strcmp(version, "2025-03-26") == 0;
     }
     if (!batches) {
         *reply = mg_rpc_error(NULL, MG_RPC_INVALID_REQUEST,

@@ -13,7 +13,8 @@
  *     A request is modern when its _meta names a protocol version or client
  *     capabilities, when its method exists only in that era, or when it came
  *     on a connection without a session (HTTP without Mcp-Session-Id).
- * With fixtures, both eras also get what the conformance scenarios need;
+ * With an extension (ext.h: the conformance test program's fixtures), both
+ * eras also get its tools and methods;
  * anything else is -32601.
  *
  * tools/call builds the request context (request/ctx.h) from the
@@ -87,10 +88,6 @@ bool mg_rpc_modern(json_t *msg);
 /* The HTTP status of a reply to a stateless (2026-07-28) request: 404 for
  * -32601, 400 for malformed requests and the -320xx errors, else 200. */
 int mg_rpc_http_status(json_t *reply);
-
-/* Wake every server-to-client request of the session with an error (the
- * session is ending). */
-void mg_rpc_cancel_pending(struct mg_session *s);
 
 /* A root URI as a path: file:///a%20b -> "/a b" (malloc'd); a plain absolute
  * path is accepted as is. NULL for another scheme or a bad escape. */

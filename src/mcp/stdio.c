@@ -8,6 +8,7 @@
 
 #include "mcp/stdio.h"
 
+#include "mcp/conn.h"
 #include "mcp/listen.h"
 #include "mcp/rpc.h"
 #include "request/ctx.h"
@@ -177,7 +178,7 @@ int mg_mcp_stdio(struct mg_server *srv, struct mg_session *s, const char *cwd, i
     free(buf);
 
     /* end of input: the client is gone; nobody will answer pending requests */
-    mg_rpc_cancel_pending(s);
+    mg_mcp_conn_cancel(mg_mcp_conn_of(s));
     pthread_mutex_lock(&io.qmu);
     io.closing = true;
     pthread_cond_broadcast(&io.qcv);

@@ -28,20 +28,17 @@ int mg_request_init(struct mg_ctx *x, const struct mg_request_spec *spec, struct
     }
     if (spec->session) {
         x->session = spec->session; /* the caller holds a reference; the request takes its own */
-        mg_session_ref(spec->srv->sessions, x->session);
-    } else {
-        x->session = mg_sessions_create(spec->srv->sessions, MG_SESSION_CLI, NULL, "cli", err);
+        mg_session_ref(x->session);
+    } else { /* one request, one session */
+        x->session = mg_sessions_private(spec->srv->sessions, MG_SESSION_CLI, "cli", x->who.tenant, err);
         if (!x->session) {
             mg_principal_release(&x->who);
             memset(x, 0, sizeof(*x));
             return -1;
         }
-        /* the registry keeps a reference until the session is removed: one request, one session */
-        mg_sessions_remove(spec->srv->sessions, x->session->id);
-        snprintf(x->session->tenant, sizeof(x->session->tenant), "%s", x->who.tenant);
     }
-    x->instance = x->session->instance;
-    if (x->session->implicit) mg_random_id(x->memory_session);
+    x->instance = mg_session_instance(x->session);
+    if (mg_session_implicit(x->session)) mg_random_id(x->memory_session);
     const char *rid = spec->request_id ? spec->request_id : mg_request_id_current();
     snprintf(x->request_id, sizeof(x->request_id), "%s", rid ? rid : "");
     if (spec->repo_header && !(x->repo_header = strdup(spec->repo_header))) {
@@ -61,7 +58,7 @@ int mg_request_init(struct mg_ctx *x, const struct mg_request_spec *spec, struct
 void mg_request_release(struct mg_ctx *x)
 {
     if (!x->srv) return;
-    mg_session_put(x->srv->sessions, x->session);
+    mg_session_unref(&x->session);
     mg_principal_release(&x->who);
     free(x->repo_header);
     free(x->repos);
@@ -89,7 +86,7 @@ void mg_request_log(struct mg_ctx *x, const char *level, const char *fmt, ...)
 
 const char *mg_request_memory_session(const struct mg_ctx *x, const char *arg)
 {
-    return arg ? arg : x->memory_session[0] ? x->memory_session : x->session->id;
+    return arg ? arg : x->memory_session[0] ? x->memory_session : mg_session_id(x->session);
 }
 
 bool mg_request_expired(const struct mg_ctx *x)

@@ -32,114 +32,58 @@ static void record_part(struct mg_ctx *x, const struct mg_op *op, const struct m
 
 /* ---- 1. binding ----------------------------------------------------------------------------------- */
 
-/* Ask the client for its roots (once per session, again after
- * roots/list_changed) and keep the first one as the root to bind. -1 only
- * for input_required (a 2026-07-28 request: the roots come with the
- * client's retry); any other failure leaves the session unbound. */
-static int ask_roots(struct mg_ctx *x, struct mg_err *out)
+/* The binder's ask_roots: the request's channel asks the client. */
+static int ask_roots(void *ctx, char ***paths, size_t *n, struct mg_err *err)
 {
-    struct mg_session *s = x->session;
-    struct mg_err err = {0};
-    char **paths = NULL;
-    size_t n = 0;
-    int rc = x->channel->roots(x->channel, &paths, &n, &err);
-    if (rc != 0 && err.code && strcmp(err.code, MG_E_INPUT_REQUIRED) == 0) {
-        *out = err;
-        return -1;
-    }
-    pthread_mutex_lock(&s->mu);
-    if (rc != 0) {
-        /* a channel that cannot ask now (plain JSON over HTTP): try again on the next call */
-        s->roots = err.code && strcmp(err.code, MG_E_UNSUPPORTED) == 0 ? MG_ROOTS_UNKNOWN : MG_ROOTS_NONE;
-    } else {
-        s->roots = MG_ROOTS_KNOWN;
-        if (n > 0) {
-            free(s->root);
-            s->root = paths[0];
-            paths[0] = NULL;
-            s->repo[0] = 0;
-        }
-    }
-    pthread_mutex_unlock(&s->mu);
-    for (size_t i = 0; i < n; i++) free(paths[i]);
-    free(paths);
-    return 0;
+    struct mg_ctx *x = ctx;
+    return x->channel->roots(x->channel, paths, n, err);
 }
 
-/* The session's root as a repo the caller can see, indexing it first when it
- * is not indexed yet: 0 and out filled, -1 with err. */
-static int bind_root(struct mg_ctx *x, const char *root, struct mg_repo *out, struct mg_err *err)
+/* The binder's bind_root: the session's root as a repo the caller can see,
+ * indexing it first when it is not indexed yet: 0 and its id, -1 with err. */
+static int bind_root(void *ctx, const char *root, char id[MG_ID_MAX + 1], struct mg_err *err)
 {
+    struct mg_ctx *x = ctx;
+    struct mg_repo repo;
     char canon[PATH_MAX];
     if (!realpath(root, canon))
         return mg_err_set(err, MG_E_PATH_NOT_FOUND, "the client's root '%s' does not exist here (%s); pass `repo` to "
                           "choose an indexed repo", root, strerror(errno));
-    int in = mg_resolve_containing(x, canon, out, err);
-    if (in != 0) return in < 0 ? -1 : 0;
-    if (x->who.level < MG_LEVEL_ADMIN)
-        return mg_err_set(err, MG_E_SCOPE_FORBIDDEN, "the client's root '%s' is not indexed, and indexing a new "
-                          "directory needs an admin token; pass `repo` to choose an indexed repo", canon);
-    mg_request_log(x, "info", "indexing %s", canon);
-    struct mg_index_query q = {.path = canon};
-    struct mg_items items;
-    struct mg_target none = {0};
-    if (mg_gate_run(x, &mg_op_code_index, &none, &q, &items, err) != 0) return -1;
-    int rc = -1;
-    if (items.n == 1) {
-        const struct mg_index_run *r = (const struct mg_index_run *)items.v[0];
-        mg_request_log(x, "info", "indexed %s as %s: %lld files in %.1f s", canon, r->base.own.repo,
-                       (long long)r->total_files, r->seconds);
-        rc = mg_resolve_named(x, r->base.own.repo, out, err);
-    } else {
-        mg_err_set(err, MG_E_INTERNAL, "indexing '%s' answered no index run", canon);
+    int in = mg_resolve_containing(x, canon, &repo, err);
+    if (in < 0) return -1;
+    if (in == 0) {
+        if (x->who.level < MG_LEVEL_ADMIN)
+            return mg_err_set(err, MG_E_SCOPE_FORBIDDEN, "the client's root '%s' is not indexed, and indexing a new "
+                              "directory needs an admin token; pass `repo` to choose an indexed repo", canon);
+        mg_request_log(x, "info", "indexing %s", canon);
+        struct mg_index_query q = {.path = canon};
+        struct mg_items items;
+        struct mg_target none = {0};
+        if (mg_gate_run(x, &mg_op_code_index, &none, &q, &items, err) != 0) return -1;
+        int rc = -1;
+        if (items.n == 1) {
+            const struct mg_index_run *r = (const struct mg_index_run *)items.v[0];
+            mg_request_log(x, "info", "indexed %s as %s: %lld files in %.1f s", canon, r->base.own.repo,
+                           (long long)r->total_files, r->seconds);
+            rc = mg_resolve_named(x, r->base.own.repo, &repo, err);
+        } else {
+            mg_err_set(err, MG_E_INTERNAL, "indexing '%s' answered no index run", canon);
+        }
+        mg_items_release(&items);
+        if (rc != 0) return -1;
     }
-    mg_items_release(&items);
-    return rc;
+    snprintf(id, MG_ID_MAX + 1, "%s", repo.id);
+    return 0;
 }
 
-/* Settle the session's binding before resolving: ask for roots when they
- * are unknown and the channel can ask, and bind a root not bound yet.
- * Other calls of the same session wait meanwhile (they need the binding);
- * no lock is held while the client answers or the root is indexed. */
+/* Settle the session's binding before resolving (request/session.h): ask
+ * for roots when they are unknown and the channel can ask, and bind a root
+ * not bound yet. */
 static int settle(struct mg_ctx *x, struct mg_err *err)
 {
-    struct mg_session *s = x->session;
-    pthread_mutex_lock(&s->mu);
-    while (s->binding) pthread_cond_wait(&s->cv, &s->mu);
-    bool ask = s->roots == MG_ROOTS_UNKNOWN && x->channel && x->channel->roots;
-    if (!ask && !s->root) {
-        pthread_mutex_unlock(&s->mu);
-        return 0;
-    }
-    s->binding = true;
-    pthread_mutex_unlock(&s->mu);
-
-    if (ask && ask_roots(x, err) != 0) {
-        pthread_mutex_lock(&s->mu);
-        s->binding = false;
-        pthread_cond_broadcast(&s->cv);
-        pthread_mutex_unlock(&s->mu);
-        return -1;
-    }
-    pthread_mutex_lock(&s->mu);
-    char *root = s->root ? strdup(s->root) : NULL;
-    pthread_mutex_unlock(&s->mu);
-    int rc = 0;
-    struct mg_repo r;
-    if (root) rc = bind_root(x, root, &r, err);
-    pthread_mutex_lock(&s->mu);
-    if (root && rc == 0) snprintf(s->repo, sizeof(s->repo), "%s", r.id);
-    if (root) { /* bound, or unusable: either way the root is settled (a failure is reported once) */
-        free(s->root);
-        s->root = NULL;
-    }
-    s->binding = false;
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
-    /* a shared session (a handle, with storage = postgres://...): its binding, stored before the answer */
-    if (root && rc == 0) rc = mg_session_save(x->srv->sessions, s, err);
-    free(root);
-    return rc;
+    struct mg_binder b = {.ctx = x, .ask_roots = x->channel && x->channel->roots ? ask_roots : NULL,
+                          .bind_root = bind_root};
+    return mg_session_settle(x->session, &b, err);
 }
 
 /* ---- 2. resolution ----------------------------------------------------------------------------------- */
@@ -151,15 +95,14 @@ static int scope_list_copy(char ***dst, size_t *dn, char *const *src, size_t n)
     return 0;
 }
 
-/* The effective scope: the session's lists, each replaced by the call's own
- * when it gave one; the repos are the resolved ones. */
-static int effective_scope(struct mg_ctx *x, const struct mg_target *t, struct mg_err *err)
+/* The effective scope: the session's lists (as the request's snapshot has
+ * them), each replaced by the call's own when it gave one; the repos are
+ * the resolved ones. */
+static int effective_scope(struct mg_ctx *x, const struct mg_scope *session, const struct mg_target *t,
+                           struct mg_err *err)
 {
-    struct mg_scope sess, *e = &x->scope;
-    pthread_mutex_lock(&x->session->mu);
-    int cp = mg_scope_copy(&sess, &x->session->scope);
-    pthread_mutex_unlock(&x->session->mu);
-    if (cp != 0) return mg_err_oom(err);
+    const struct mg_scope sess = *session;
+    struct mg_scope *e = &x->scope;
     const struct mg_scope *a = t ? t->scope : NULL;
     unsigned given = a ? t->given : 0;
     int rc = 0;
@@ -170,7 +113,6 @@ static int effective_scope(struct mg_ctx *x, const struct mg_target *t, struct m
     rc |= given & MG_GIVEN_LANGS ? scope_list_copy(&e->langs, &e->nlangs, a->langs, a->nlangs)
                                  : scope_list_copy(&e->langs, &e->nlangs, sess.langs, sess.nlangs);
     for (size_t i = 0; i < x->nrepos; i++) rc |= mg_scope_push(&e->repos, &e->nrepos, x->repos[i].id);
-    mg_scope_release(&sess);
     return rc ? mg_err_oom(err) : 0;
 }
 
@@ -190,21 +132,25 @@ int mg_gate_resolve(struct mg_ctx *x, const struct mg_target *t, enum mg_op_repo
 {
     if (!x->resolved) {
         const char *repo = t ? t->repo : NULL;
-        struct mg_session *s = x->session;
-        pthread_mutex_lock(&s->mu);
-        bool scoped = s->scope.nrepos > 0;
-        pthread_mutex_unlock(&s->mu);
-        if (!repo && !x->repo_header && !scoped && settle(x, err) != 0) return -1;
+        /* the session as it is now: settling changes its binding, so look again after */
+        struct mg_session_snap snap;
+        if (mg_session_snapshot(x->session, &snap, err) != 0) return -1;
+        if (!repo && !x->repo_header && snap.scope.nrepos == 0) {
+            mg_session_snap_release(&snap);
+            if (settle(x, err) != 0 || mg_session_snapshot(x->session, &snap, err) != 0) return -1;
+        }
         bool named;
-        if (mg_resolve(x, repo, &x->repos, &x->nrepos, &named, err) != 0) return -1;
+        int rc = mg_resolve(x, &snap, repo, &x->repos, &x->nrepos, &named, err);
         /* the cross-repo policy (tenant and allowlist were applied while resolving) */
-        if (mg_access_repos(&x->who, x->srv->cfg.cross_repo, x->repos, &x->nrepos, named, err) != 0) {
+        if (rc == 0 && mg_access_repos(&x->who, x->srv->cfg.cross_repo, x->repos, &x->nrepos, named, err) != 0) {
             free(x->repos);
             x->repos = NULL;
             x->nrepos = 0;
-            return -1;
+            rc = -1;
         }
-        if (effective_scope(x, t, err) != 0) return -1;
+        if (rc == 0) rc = effective_scope(x, &snap.scope, t, err);
+        mg_session_snap_release(&snap);
+        if (rc != 0) return -1;
         x->resolved = true;
         record_repos(x);
     }
@@ -243,10 +189,10 @@ static void drop(struct mg_ctx *x, const char *kind, size_t n)
     if (!n) return;
     mg_metrics_isolation_drop(kind, n);
     fprintf(stderr, "memgate: warning: dropped %zu %s rows from outside the request's scope (session %s)\n", n, kind,
-            x->session->id);
+            mg_session_id(x->session));
     /* its own durable security event, besides the request's */
     const char *flags[1] = {kind};
-    struct mg_audit_event ev = {.tenant = x->who.tenant, .instance = x->instance, .session = x->session->id,
+    struct mg_audit_event ev = {.tenant = x->who.tenant, .instance = x->instance, .session = mg_session_id(x->session),
                                 .op = "isolation_drop", .results = (long long)n, .flags = flags, .nflags = 1,
                                 .status = "ok", .durable = true,
                                 .request_id = x->request_id[0] ? x->request_id : NULL};
@@ -854,7 +800,7 @@ void mg_gate_finish(struct mg_ctx *x, int rc, struct mg_err *err)
     struct mg_audit_event ev = {
         .tenant = x->who.tenant[0] ? x->who.tenant : NULL,
         .instance = x->instance,
-        .session = x->session->id,
+        .session = mg_session_id(x->session),
         .repo = a->repo[0] ? a->repo : NULL,
         .op = a->op[0] ? a->op : "request",
         .query = a->subject,

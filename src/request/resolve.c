@@ -55,14 +55,9 @@ static int one(struct mg_repo **out, size_t *n, const struct mg_repo *r, struct 
     return 0;
 }
 
-/* The session's binding as a repo: 1 bound (out filled), 0 unbound, -1 error. */
-static int bound(const struct mg_ctx *x, struct mg_repo *out, struct mg_err *err)
+/* The session's binding (id) as a repo: 1 bound (out filled), 0 unbound, -1 error. */
+static int bound(const struct mg_ctx *x, const char *id, struct mg_repo *out, struct mg_err *err)
 {
-    struct mg_session *s = x->session;
-    char id[MG_ID_MAX + 1];
-    pthread_mutex_lock(&s->mu);
-    snprintf(id, sizeof(id), "%s", s->repo);
-    pthread_mutex_unlock(&s->mu);
     if (!id[0]) return 0;
     if (mg_resolve_named(x, id, out, err) == 0) return 1;
     if (err->code && strcmp(err->code, MG_E_REPO_NOT_FOUND) == 0)
@@ -71,8 +66,8 @@ static int bound(const struct mg_ctx *x, struct mg_repo *out, struct mg_err *err
     return -1;
 }
 
-int mg_resolve(const struct mg_ctx *x, const char *explicit_repo, struct mg_repo **out, size_t *n, bool *named,
-               struct mg_err *err)
+int mg_resolve(const struct mg_ctx *x, const struct mg_session_snap *snap, const char *explicit_repo,
+               struct mg_repo **out, size_t *n, bool *named, struct mg_err *err)
 {
     *out = NULL;
     *n = 0;
@@ -83,28 +78,20 @@ int mg_resolve(const struct mg_ctx *x, const char *explicit_repo, struct mg_repo
     if (id) return mg_resolve_named(x, id, &r, err) != 0 ? -1 : one(out, n, &r, err);
 
     /* 2. the session: its scope's repos (an explicit choice made earlier), then its binding */
-    struct mg_session *s = x->session;
-    struct mg_scope sc;
-    pthread_mutex_lock(&s->mu);
-    int cp = mg_scope_copy(&sc, &s->scope);
-    pthread_mutex_unlock(&s->mu);
-    if (cp != 0) return mg_err_oom(err);
-    if (sc.nrepos) {
-        struct mg_repo *v = calloc(sc.nrepos, sizeof(*v));
+    const struct mg_scope *sc = &snap->scope;
+    if (sc->nrepos) {
+        struct mg_repo *v = calloc(sc->nrepos, sizeof(*v));
         int rc = v ? 0 : mg_err_oom(err);
-        for (size_t i = 0; rc == 0 && i < sc.nrepos; i++) rc = mg_resolve_named(x, sc.repos[i], &v[i], err);
-        size_t nr = sc.nrepos;
-        mg_scope_release(&sc);
+        for (size_t i = 0; rc == 0 && i < sc->nrepos; i++) rc = mg_resolve_named(x, sc->repos[i], &v[i], err);
         if (rc != 0) {
             free(v);
             return -1;
         }
         *out = v;
-        *n = nr;
+        *n = sc->nrepos;
         return 0;
     }
-    mg_scope_release(&sc);
-    int b = bound(x, &r, err);
+    int b = bound(x, snap->repo, &r, err);
     if (b < 0) return -1;
     if (b) return one(out, n, &r, err);
 
@@ -144,12 +131,7 @@ int mg_resolve_bind(struct mg_server *srv, struct mg_session *s, const char *rep
     struct stat sb;
     char canon[PATH_MAX];
     if (stat(repo, &sb) == 0 && S_ISDIR(sb.st_mode) && realpath(repo, canon)) {
-        char *root = strdup(canon);
-        if (!root) return mg_err_set(err, MG_E_INTERNAL, "out of memory");
-        free(s->root);
-        s->root = root;
-        s->roots = MG_ROOTS_KNOWN;
-        return 0;
+        return mg_session_bind_root(s, canon, err);
     }
     struct mg_ctx x;
     struct mg_request_spec spec = {.srv = srv, .session = s, .op = "bind"};
@@ -163,7 +145,5 @@ int mg_resolve_bind(struct mg_server *srv, struct mg_session *s, const char *rep
                        "--repo '%s' is neither a directory nor an indexed repo id; `memgate repos` lists the ids", repo);
         return -1;
     }
-    snprintf(s->repo, sizeof(s->repo), "%s", r.id);
-    s->roots = MG_ROOTS_KNOWN;
-    return 0;
+    return mg_session_bind_repo(s, r.id, err);
 }

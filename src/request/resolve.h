@@ -37,12 +37,13 @@ int mg_resolve_named(const struct mg_ctx *x, const char *id, struct mg_repo *out
  * 1 found, 0 none, -1 error. */
 int mg_resolve_containing(const struct mg_ctx *x, const char *path, struct mg_repo *out, struct mg_err *err);
 
-/* The repos for a request (the rules above). explicit_repo: the call's own
- * repo argument or NULL. *out malloc'd, *n >= 1; *named: they were chosen
- * explicitly (steps 1 and 2's scope), which decides how the access rules
- * answer. Cross-repo policy is the caller's to apply. */
-int mg_resolve(const struct mg_ctx *x, const char *explicit_repo, struct mg_repo **out, size_t *n, bool *named,
-               struct mg_err *err);
+/* The repos for a request (the rules above), with the session as snap shows
+ * it. explicit_repo: the call's own repo argument or NULL. *out malloc'd,
+ * *n >= 1; *named: they were chosen explicitly (steps 1 and 2's scope),
+ * which decides how the access rules answer. Cross-repo policy is the
+ * caller's to apply. */
+int mg_resolve(const struct mg_ctx *x, const struct mg_session_snap *snap, const char *explicit_repo,
+               struct mg_repo **out, size_t *n, bool *named, struct mg_err *err);
 
 /* Bind session s to repo (`memgate mcp --repo`): a directory becomes its
  * root (the gate indexes it on first use), else the id of a repo the local

@@ -200,7 +200,7 @@ static void *scheduler_main(void *arg)
 
 static void free_scheduler(struct mg_scheduler *s)
 {
-    if (s->session) mg_session_put(s->srv->sessions, s->session);
+    mg_session_unref(&s->session);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->cv);
     free(s->plans);
@@ -221,12 +221,11 @@ int mg_scheduler_start(struct mg_server *srv, struct mg_scheduler **out, struct 
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->cv, &ca);
     pthread_condattr_destroy(&ca);
-    s->session = mg_sessions_create(srv->sessions, MG_SESSION_CLI, NULL, "scheduler", err);
+    s->session = mg_sessions_private(srv->sessions, MG_SESSION_CLI, "scheduler", NULL, err);
     if (!s->session) {
         free_scheduler(s);
         return -1;
     }
-    mg_sessions_remove(srv->sessions, s->session->id); /* ours alone: never listed, never expired */
     if (pthread_create(&s->thread, NULL, scheduler_main, s) != 0) {
         free_scheduler(s);
         return mg_err_set(err, MG_E_INTERNAL, "cannot start the re-index scheduler thread");

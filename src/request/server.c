@@ -87,7 +87,7 @@ void mg_server_close(struct mg_server *srv)
     mg_refusals_free(srv); /* writes the counts it holds */
     mg_audit_close(srv->audit);
     close_providers(&srv->providers);
-    mg_sessions_free(srv->sessions);
+    mg_sessions_free(&srv->sessions);
     mg_storage_probe_free(srv->storage);
     srv->storage = NULL;
     srv->ratelimit = NULL;

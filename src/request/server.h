@@ -29,7 +29,6 @@ struct mg_server {
     struct mg_ratelimit *ratelimit; /* MG_SERVER_TOKENS: per-token request rates; else NULL */
     struct mg_refusals *refusals;   /* refusal floods folded (request/gate.h) */
     struct mg_storage_probe *storage; /* storage = postgres://...: is it reachable (request/storage.h); else NULL */
-    bool fixtures;      /* --conformance-fixtures: the conformance suite's test tools and methods */
     bool verbose;       /* MEMGATE_VERBOSE=1: _meta with instance, session, repo, time on every tool result */
     volatile int stopping; /* set when the process stops: long work (an index run) ends at its next step */
     /* called after every successful index run (a tool, the scheduler, the

@@ -1,22 +1,74 @@
-/* session.c — see session.h. */
+/* session.c — a session and the registry of sessions (session.h).
+ *
+ * Sections:
+ *   1. the session: its struct, identity, references
+ *   2. the binding: offered roots, bound repos, settling
+ *   3. the scope and a request's snapshot
+ *   4. the registry: create, look up, remove, prune, count
+ *   5. shared sessions (PostgreSQL rows through session_pg.c)
+ *   6. the pruner
+ */
 #include "request/session.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include <jansson.h>
 #include <sodium.h>
 
+#include "request/session_pg.h"
 #include "security/common.h"
-#include "store/pg.h"
 #include "util/config.h"
 #include "util/metrics.h"
 
 #define NBUCKETS 1024
 #define EXPIRED_RING 4096
+
+/* ---- 1. the session ------------------------------------------------------------------------------------- */
+
+/* Roots state of a session (docs/binding.md). */
+enum roots_state {
+    ROOTS_NONE,     /* the client has no roots capability, or gave none */
+    ROOTS_UNKNOWN,  /* the client has roots; not asked yet (or they changed) */
+    ROOTS_KNOWN     /* asked (or stated); `root` holds the first usable one, if any */
+};
+
+struct mg_session {
+    /* identity: set before the session is shared, never changed after */
+    char id[MG_SID_MAX + 1];
+    char instance[MG_INSTANCE_MAX + 1];
+    enum mg_session_kind kind;
+    char tenant[65];            /* the tenant that created it */
+    bool implicit;              /* mg_sessions_implicit's */
+    int64_t idle_ms;            /* its own idle limit; 0: the registry's ttl */
+    bool shared;                /* read from PostgreSQL for this request: changes are written back */
+    struct mg_sessions *reg;    /* its registry (whose lock guards the fields of the registry below) */
+
+    /* the binding and the scope: guarded by mu */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;          /* signalled when a settling ends */
+    char repo[MG_ID_MAX + 1];   /* the bound repo id; "" when unbound */
+    char *root;                 /* a root not bound yet (bound, indexed if need be, on first use), or NULL */
+    enum roots_state roots;
+    bool settling;              /* a call is settling the binding; others wait on cv */
+    struct mg_scope scope;      /* set_scope's; the effective scope of a call starts from it */
+
+    /* a transport's state (mg_session_attach) */
+    void *state;
+    void (*free_state)(void *);
+
+    /* the registry's, under reg->mu */
+    int refs;
+    int64_t last_use_ms;
+    bool removed;               /* not listed (removed, private or shared) */
+    struct mg_session *next;
+};
+
+/* An idle session costs about 1 KB (session.h): the struct is most of it. */
+_Static_assert(sizeof(struct mg_session) <= 1024, "an idle session must stay about 1 KB");
 
 struct mg_sessions {
     pthread_mutex_t mu;
@@ -48,6 +100,246 @@ void mg_random_id(char out[MG_SID_LEN + 1])
     sodium_bin2hex(out, MG_SID_LEN + 1, r, sizeof(r));
 }
 
+const char *mg_session_id(const struct mg_session *s) { return s->id; }
+const char *mg_session_instance(const struct mg_session *s) { return s->instance; }
+const char *mg_session_tenant(const struct mg_session *s) { return s->tenant; }
+enum mg_session_kind mg_session_kind(const struct mg_session *s) { return s->kind; }
+bool mg_session_implicit(const struct mg_session *s) { return s->implicit; }
+bool mg_session_shared(const struct mg_session *s) { return s->shared; }
+
+/* A new session, not listed: one reference (the caller's); NULL with err. */
+static struct mg_session *session_new(struct mg_sessions *r, enum mg_session_kind kind, const char *instance,
+                                      const char *tenant, struct mg_err *err)
+{
+    if (instance && (!*instance || strlen(instance) > MG_INSTANCE_MAX)) {
+        mg_err_set(err, MG_E_BAD_ARG, "instance id must be 1 to %d characters", MG_INSTANCE_MAX);
+        return NULL;
+    }
+    struct mg_session *s = calloc(1, sizeof(*s));
+    if (!s) {
+        mg_err_oom(err);
+        return NULL;
+    }
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    s->reg = r;
+    s->kind = kind;
+    snprintf(s->tenant, sizeof(s->tenant), "%s", tenant ? tenant : "local");
+    s->refs = 1;
+    s->removed = true;
+    s->last_use_ms = mg_now_ms();
+    if (instance) snprintf(s->instance, sizeof(s->instance), "%s", instance);
+    else mg_random_id(s->instance);
+    return s;
+}
+
+static void session_free(struct mg_session *s)
+{
+    if (s->free_state) s->free_state(s->state);
+    mg_scope_release(&s->scope);
+    free(s->root);
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv);
+    free(s);
+}
+
+void mg_session_ref(struct mg_session *s)
+{
+    pthread_mutex_lock(&s->reg->mu);
+    s->refs++;
+    pthread_mutex_unlock(&s->reg->mu);
+}
+
+void mg_session_unref(struct mg_session **sp)
+{
+    struct mg_session *s = sp ? *sp : NULL;
+    if (!s) return;
+    *sp = NULL;
+    pthread_mutex_lock(&s->reg->mu);
+    s->last_use_ms = mg_now_ms();
+    bool last = --s->refs == 0;
+    pthread_mutex_unlock(&s->reg->mu);
+    if (last) session_free(s);
+}
+
+void mg_session_attach(struct mg_session *s, void *state, void (*free_state)(void *))
+{
+    s->state = state;
+    s->free_state = free_state;
+}
+
+void *mg_session_attached(const struct mg_session *s) { return s->state; }
+
+/* ---- 2. the binding ---------------------------------------------------------------------------------------- */
+
+static int save(struct mg_session *s, struct mg_err *err);
+
+void mg_session_offer_root(struct mg_session *s, const char *root, bool client_roots)
+{
+    char *path = root ? strdup(root) : NULL; /* (out of memory: as if none was stated) */
+    pthread_mutex_lock(&s->mu);
+    if (!s->repo[0] && !s->root) {
+        if (path) {
+            s->root = path;
+            path = NULL;
+            s->roots = ROOTS_KNOWN;
+        } else {
+            s->roots = client_roots ? ROOTS_UNKNOWN : ROOTS_NONE;
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    free(path);
+}
+
+void mg_session_roots_changed(struct mg_session *s)
+{
+    pthread_mutex_lock(&s->mu);
+    if (s->roots != ROOTS_NONE || !s->repo[0]) s->roots = ROOTS_UNKNOWN;
+    pthread_mutex_unlock(&s->mu);
+}
+
+int mg_session_bind_root(struct mg_session *s, const char *path, struct mg_err *err)
+{
+    char *root = strdup(path);
+    if (!root) return mg_err_oom(err);
+    pthread_mutex_lock(&s->mu);
+    free(s->root);
+    s->root = root;
+    s->repo[0] = 0;
+    s->roots = ROOTS_KNOWN;
+    pthread_mutex_unlock(&s->mu);
+    return 0;
+}
+
+int mg_session_bind_repo(struct mg_session *s, const char *id, struct mg_err *err)
+{
+    pthread_mutex_lock(&s->mu);
+    snprintf(s->repo, sizeof(s->repo), "%s", id);
+    free(s->root);
+    s->root = NULL;
+    s->roots = id[0] ? ROOTS_KNOWN : ROOTS_NONE;
+    pthread_mutex_unlock(&s->mu);
+    return save(s, err);
+}
+
+void mg_session_repo(struct mg_session *s, char out[MG_ID_MAX + 1])
+{
+    pthread_mutex_lock(&s->mu);
+    memcpy(out, s->repo, sizeof(s->repo));
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* The client's answer to roots/list (rc, err as the binder's ask_roots):
+ * the first root becomes the one to bind. Under s->mu. */
+static void roots_answered_locked(struct mg_session *s, int rc, const struct mg_err *err, char **paths, size_t n)
+{
+    if (rc != 0) {
+        /* a channel that cannot ask now (plain JSON over HTTP): try again on the next call */
+        s->roots = err->code && strcmp(err->code, MG_E_UNSUPPORTED) == 0 ? ROOTS_UNKNOWN : ROOTS_NONE;
+        return;
+    }
+    s->roots = ROOTS_KNOWN;
+    if (n > 0) {
+        free(s->root);
+        s->root = paths[0];
+        paths[0] = NULL;
+        s->repo[0] = 0;
+    }
+}
+
+/* End a settling: wake the calls waiting for it. Under s->mu. */
+static void settled_locked(struct mg_session *s)
+{
+    s->settling = false;
+    pthread_cond_broadcast(&s->cv);
+}
+
+int mg_session_settle(struct mg_session *s, const struct mg_binder *b, struct mg_err *err)
+{
+    pthread_mutex_lock(&s->mu);
+    while (s->settling) pthread_cond_wait(&s->cv, &s->mu);
+    bool ask = s->roots == ROOTS_UNKNOWN && b->ask_roots;
+    if (!ask && !s->root) {
+        pthread_mutex_unlock(&s->mu);
+        return 0;
+    }
+    s->settling = true;
+    pthread_mutex_unlock(&s->mu);
+
+    if (ask) { /* once per session, again after roots/list_changed */
+        struct mg_err e = {0};
+        char **paths = NULL;
+        size_t n = 0;
+        int rc = b->ask_roots(b->ctx, &paths, &n, &e);
+        bool retry = rc != 0 && e.code && strcmp(e.code, MG_E_INPUT_REQUIRED) == 0;
+        pthread_mutex_lock(&s->mu);
+        if (!retry) roots_answered_locked(s, rc, &e, paths, n);
+        if (retry) settled_locked(s);
+        pthread_mutex_unlock(&s->mu);
+        for (size_t i = 0; i < n; i++) free(paths[i]);
+        free(paths);
+        if (retry) { /* the roots come with the client's retry */
+            *err = e;
+            return -1;
+        }
+    }
+    pthread_mutex_lock(&s->mu);
+    char *root = s->root ? strdup(s->root) : NULL;
+    pthread_mutex_unlock(&s->mu);
+    int rc = 0;
+    char id[MG_ID_MAX + 1] = "";
+    if (root) rc = b->bind_root(b->ctx, root, id, err);
+    pthread_mutex_lock(&s->mu);
+    if (root && rc == 0) snprintf(s->repo, sizeof(s->repo), "%s", id);
+    if (root) { /* bound, or unusable: either way the root is settled (a failure is reported once) */
+        free(s->root);
+        s->root = NULL;
+    }
+    settled_locked(s);
+    pthread_mutex_unlock(&s->mu);
+    /* a shared session (a handle, with storage = postgres://...): its binding, stored before the answer */
+    if (root && rc == 0) rc = save(s, err);
+    free(root);
+    return rc;
+}
+
+/* ---- 3. the scope and a request's snapshot --------------------------------------------------------------------- */
+
+int mg_session_scope(struct mg_session *s, struct mg_scope *out)
+{
+    pthread_mutex_lock(&s->mu);
+    int rc = mg_scope_copy(out, &s->scope);
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+int mg_session_set_scope(struct mg_session *s, struct mg_scope *sc, struct mg_err *err)
+{
+    pthread_mutex_lock(&s->mu);
+    mg_scope_release(&s->scope);
+    if (sc) {
+        s->scope = *sc;
+        memset(sc, 0, sizeof(*sc));
+    }
+    pthread_mutex_unlock(&s->mu);
+    return save(s, err);
+}
+
+int mg_session_snapshot(struct mg_session *s, struct mg_session_snap *out, struct mg_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    pthread_mutex_lock(&s->mu);
+    memcpy(out->repo, s->repo, sizeof(out->repo));
+    out->root_pending = s->root != NULL;
+    int rc = mg_scope_copy(&out->scope, &s->scope);
+    pthread_mutex_unlock(&s->mu);
+    return rc != 0 ? mg_err_oom(err) : 0;
+}
+
+void mg_session_snap_release(struct mg_session_snap *snap) { mg_scope_release(&snap->scope); }
+
+/* ---- 4. the registry ---------------------------------------------------------------------------------------------- */
+
 static uint64_t hash_id(const char *s)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
@@ -55,7 +347,7 @@ static uint64_t hash_id(const char *s)
     return h ? h : 1;
 }
 
-/* ---- registry ------------------------------------------------------------------- */
+static size_t bucket(const char *id) { return hash_id(id) % NBUCKETS; }
 
 struct mg_sessions *mg_sessions_new(int64_t ttl_ms)
 {
@@ -66,17 +358,6 @@ struct mg_sessions *mg_sessions_new(int64_t ttl_ms)
     r->ttl_ms = ttl_ms;
     return r;
 }
-
-static void session_free(struct mg_session *s)
-{
-    mg_scope_release(&s->scope);
-    free(s->root);
-    pthread_mutex_destroy(&s->mu);
-    pthread_cond_destroy(&s->cv);
-    free(s);
-}
-
-static size_t bucket(const char *id) { return hash_id(id) % NBUCKETS; }
 
 static bool id_ok(const char *id)
 {
@@ -98,39 +379,27 @@ static struct mg_session *find_locked(struct mg_sessions *r, const char *id, str
     return NULL;
 }
 
-/* A new session, not listed yet: one reference (the caller's); NULL with err. */
-static struct mg_session *session_new(enum mg_session_kind kind, const char *instance, struct mg_err *err)
-{
-    if (instance && (!*instance || strlen(instance) > MG_INSTANCE_MAX)) {
-        mg_err_set(err, MG_E_BAD_ARG, "instance id must be 1 to %d characters", MG_INSTANCE_MAX);
-        return NULL;
-    }
-    struct mg_session *s = calloc(1, sizeof(*s));
-    if (!s) {
-        mg_err_oom(err);
-        return NULL;
-    }
-    pthread_mutex_init(&s->mu, NULL);
-    pthread_cond_init(&s->cv, NULL);
-    s->kind = kind;
-    snprintf(s->tenant, sizeof(s->tenant), "local");
-    s->log_level = 6; /* info */
-    s->next_request_id = 1;
-    s->refs = 1;
-    s->last_use_ms = mg_now_ms();
-    if (instance) snprintf(s->instance, sizeof(s->instance), "%s", instance);
-    else mg_random_id(s->instance);
-    return s;
-}
-
 /* List s (under r->mu) and take the registry's reference. */
 static void link_locked(struct mg_sessions *r, struct mg_session *s)
 {
     size_t b = bucket(s->id);
     s->next = r->b[b];
     r->b[b] = s;
+    s->removed = false;
     r->n++;
     s->refs++;
+}
+
+/* Unlink s (under r->mu); drops the registry's reference. Returns true when
+ * the caller must free it. */
+static bool unlink_locked(struct mg_sessions *r, struct mg_session **link)
+{
+    struct mg_session *s = *link;
+    *link = s->next;
+    s->next = NULL;
+    s->removed = true;
+    r->n--;
+    return --s->refs == 0;
 }
 
 static bool shared_kind(const struct mg_sessions *r, enum mg_session_kind kind)
@@ -142,21 +411,14 @@ static struct mg_session *shared_create(struct mg_sessions *r, struct mg_session
                                         struct mg_err *err);
 
 struct mg_session *mg_sessions_create(struct mg_sessions *r, enum mg_session_kind kind, const char *id,
-                                      const char *instance, struct mg_err *err)
-{
-    return mg_sessions_create_for(r, kind, id, instance, "local", err);
-}
-
-struct mg_session *mg_sessions_create_for(struct mg_sessions *r, enum mg_session_kind kind, const char *id,
-                                          const char *instance, const char *tenant, struct mg_err *err)
+                                      const char *instance, const char *tenant, struct mg_err *err)
 {
     if (id && !id_ok(id)) {
         mg_err_set(err, MG_E_BAD_ARG, "session id must be 8 to %d characters of [A-Za-z0-9._:-]", MG_SID_MAX);
         return NULL;
     }
-    struct mg_session *s = session_new(kind, instance, err);
+    struct mg_session *s = session_new(r, kind, instance, tenant, err);
     if (!s) return NULL;
-    snprintf(s->tenant, sizeof(s->tenant), "%s", tenant);
     if (shared_kind(r, kind)) return shared_create(r, s, id, err);
     pthread_mutex_lock(&r->mu);
     for (int tries = 0;; tries++) {
@@ -176,16 +438,14 @@ struct mg_session *mg_sessions_create_for(struct mg_sessions *r, enum mg_session
     return s;
 }
 
-/* Unlink s (under r->mu); drops the registry's reference. Returns true when
- * the caller must free it. */
-static bool unlink_locked(struct mg_sessions *r, struct mg_session **link)
+struct mg_session *mg_sessions_private(struct mg_sessions *r, enum mg_session_kind kind, const char *instance,
+                                       const char *tenant, struct mg_err *err)
 {
-    struct mg_session *s = *link;
-    *link = s->next;
-    s->next = NULL;
-    s->removed = true;
-    r->n--;
-    return --s->refs == 0;
+    struct mg_session *s = session_new(r, kind, instance, tenant, err);
+    if (!s) return NULL;
+    mg_random_id(s->id);
+    mg_metrics_session_created();
+    return s;
 }
 
 static void remember_expired(struct mg_sessions *r, const char *id)
@@ -200,35 +460,51 @@ static bool idle_past(const struct mg_sessions *r, const struct mg_session *s, i
     return ttl > 0 && s->refs == 1 && now - s->last_use_ms > ttl;
 }
 
-struct mg_session *mg_sessions_get(struct mg_sessions *r, const char *id, enum mg_lookup *how)
+/* The listed session id with one more reference, touched; NULL when
+ * absent, or idle past its ttl: then unlinked (*dead: the caller frees it
+ * once unlocked, when that dropped the last reference) and *expired set.
+ * Under r->mu. */
+static struct mg_session *take_locked(struct mg_sessions *r, const char *id, struct mg_session **dead, bool *expired)
 {
-    struct mg_session **link, *s, *dead = NULL;
-    enum mg_lookup h = MG_SESSION_UNKNOWN;
+    struct mg_session **link, *s = find_locked(r, id, &link);
     int64_t now = mg_now_ms();
-    pthread_mutex_lock(&r->mu);
-    s = find_locked(r, id, &link);
-    if (s && idle_past(r, s, now)) {
-        remember_expired(r, id);
-        if (unlink_locked(r, link)) dead = s;
-        s = NULL;
-        h = MG_SESSION_EXPIRED;
-    } else if (s) {
+    *expired = s && idle_past(r, s, now);
+    if (*expired) {
+        if (unlink_locked(r, link)) *dead = s;
+        return NULL;
+    }
+    if (s) {
         s->refs++;
         s->last_use_ms = now;
-        h = MG_SESSION_FOUND;
-    } else {
-        uint64_t hv = hash_id(id);
-        for (size_t i = 0; i < EXPIRED_RING; i++)
-            if (r->expired[i] == hv) {
-                h = MG_SESSION_EXPIRED;
-                break;
-            }
     }
+    return s;
+}
+
+/* Free a session take_locked unlinked, counted as pruned. */
+static void bury(struct mg_session **dead)
+{
+    if (!*dead) return;
+    session_free(*dead);
+    *dead = NULL;
+    mg_metrics_sessions_pruned(1);
+}
+
+struct mg_session *mg_sessions_get(struct mg_sessions *r, const char *id, enum mg_lookup *how)
+{
+    struct mg_session *dead = NULL;
+    bool expired;
+    pthread_mutex_lock(&r->mu);
+    struct mg_session *s = take_locked(r, id, &dead, &expired);
+    enum mg_lookup h = s ? MG_SESSION_FOUND : expired ? MG_SESSION_EXPIRED : MG_SESSION_UNKNOWN;
+    if (expired) remember_expired(r, id);
+    uint64_t hv = h == MG_SESSION_UNKNOWN ? hash_id(id) : 0;
+    for (size_t i = 0; hv && i < EXPIRED_RING; i++)
+        if (r->expired[i] == hv) {
+            h = MG_SESSION_EXPIRED;
+            break;
+        }
     pthread_mutex_unlock(&r->mu);
-    if (dead) {
-        session_free(dead);
-        mg_metrics_sessions_pruned(1);
-    }
+    bury(&dead);
     if (how) *how = h;
     return s;
 }
@@ -251,59 +527,29 @@ struct mg_session *mg_sessions_implicit(struct mg_sessions *r, const char *key, 
     crypto_generichash(h, sizeof(h), (const unsigned char *)key, strlen(key), implicit_key, sizeof(implicit_key));
     char id[MG_SID_MAX + 1] = "implicit/";
     sodium_bin2hex(id + 9, sizeof(id) - 9, h, sizeof(h));
-    struct mg_session *fresh = NULL, *dead = NULL, *s, **link;
-    bool made = false;
+    struct mg_session *fresh = NULL, *dead = NULL, *s;
+    bool made = false, expired;
     for (;;) {
-        int64_t now = mg_now_ms();
         pthread_mutex_lock(&r->mu);
-        s = find_locked(r, id, &link);
-        if (s && idle_past(r, s, now)) { /* idled out: nothing was kept in it, so simply make another */
-            if (unlink_locked(r, link)) dead = s;
-            s = NULL;
-        }
-        if (s) {
-            s->refs++;
-            s->last_use_ms = now;
-        } else if (fresh) {
+        s = take_locked(r, id, &dead, &expired); /* idled out: nothing was kept in it, so simply make another */
+        if (!s && fresh) {
             link_locked(r, fresh);
             s = fresh;
             fresh = NULL;
             made = true;
         }
         pthread_mutex_unlock(&r->mu);
-        if (dead) {
-            session_free(dead);
-            mg_metrics_sessions_pruned(1);
-            dead = NULL;
-        }
+        bury(&dead);
         if (s) break;
         /* not there: make one outside the lock, then look again (another request may have made it) */
-        if (!(fresh = session_new(MG_SESSION_API, instance, err))) return NULL;
+        if (!(fresh = session_new(r, MG_SESSION_API, instance, tenant, err))) return NULL;
         snprintf(fresh->id, sizeof(fresh->id), "%s", id);
-        snprintf(fresh->tenant, sizeof(fresh->tenant), "%s", tenant);
         fresh->implicit = true;
         fresh->idle_ms = idle_ms;
     }
     if (fresh) session_free(fresh); /* another request made it first */
     else if (made) mg_metrics_session_created();
     return s;
-}
-
-void mg_session_put(struct mg_sessions *r, struct mg_session *s)
-{
-    if (!s) return;
-    pthread_mutex_lock(&r->mu);
-    s->last_use_ms = mg_now_ms();
-    bool last = --s->refs == 0;
-    pthread_mutex_unlock(&r->mu);
-    if (last) session_free(s);
-}
-
-void mg_session_ref(struct mg_sessions *r, struct mg_session *s)
-{
-    pthread_mutex_lock(&r->mu);
-    s->refs++;
-    pthread_mutex_unlock(&r->mu);
 }
 
 int mg_sessions_remove(struct mg_sessions *r, const char *id)
@@ -424,7 +670,7 @@ long mg_sessions_by_tenant(struct mg_sessions *r, const char *only, struct mg_te
     return ntenants;
 }
 
-/* ---- shared sessions (PostgreSQL) ------------------------------------------------------------ */
+/* ---- 5. shared sessions ------------------------------------------------------------------------------------------ */
 
 void mg_sessions_share(struct mg_sessions *r, const struct mg_config *cfg) { r->cfg = cfg; }
 
@@ -433,81 +679,25 @@ bool mg_sessions_shared(const struct mg_sessions *r) { return r->cfg != NULL; }
 /* The ttl of the shared rows, in ms (0: never). */
 static int64_t shared_ttl(const struct mg_sessions *r) { return (int64_t)r->cfg->session_ttl * 1000; }
 
-/* The database's clock in ms and the ttl, as the derived table p(now, ttl) of
- * the statements below: one clock for every daemon. */
-#define P_NOW_TTL "(SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS now, CAST(?2 AS bigint) AS ttl) AS p"
-
 static const char *kind_name(enum mg_session_kind k) { return k == MG_SESSION_HANDLE ? "handle" : "api"; }
-
-static const char *const scope_keys[] = {"globs", "exclude_globs", "languages", "repos"};
-
-/* The scope as the JSON text of the scope column (malloc'd), or NULL out of memory. */
-static char *scope_text(const struct mg_scope *sc)
-{
-    char *const *lists[4] = {sc->globs, sc->excludes, sc->langs, sc->repos};
-    const size_t ns[4] = {sc->nglobs, sc->nexcludes, sc->nlangs, sc->nrepos};
-    json_t *o = json_object();
-    for (int i = 0; o && i < 4; i++) {
-        if (!ns[i]) continue;
-        json_t *a = json_array();
-        for (size_t k = 0; a && k < ns[i]; k++) json_array_append_new(a, json_string(lists[i][k]));
-        if (!a || json_object_set_new(o, scope_keys[i], a) != 0) {
-            json_decref(o);
-            return NULL;
-        }
-    }
-    char *t = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-    json_decref(o);
-    return t;
-}
-
-/* The scope column's text into sc (empty before); -1 when it is not what scope_text writes. */
-static int scope_parse(const char *text, struct mg_scope *sc)
-{
-    json_t *o = json_loads(text, 0, NULL);
-    int rc = json_is_object(o) ? 0 : -1;
-    char ***const lists[4] = {&sc->globs, &sc->excludes, &sc->langs, &sc->repos};
-    size_t *const ns[4] = {&sc->nglobs, &sc->nexcludes, &sc->nlangs, &sc->nrepos};
-    for (int i = 0; rc == 0 && i < 4; i++) {
-        json_t *a = json_object_get(o, scope_keys[i]), *e;
-        size_t k;
-        json_array_foreach(a, k, e)
-        {
-            if (!json_is_string(e) || mg_scope_push(lists[i], ns[i], json_string_value(e)) != 0) rc = -1;
-        }
-    }
-    json_decref(o);
-    if (rc != 0) mg_scope_release(sc);
-    return rc;
-}
 
 static struct mg_session *shared_create(struct mg_sessions *r, struct mg_session *s, const char *id,
                                         struct mg_err *err)
 {
-    s->shared = true;
-    s->removed = true; /* never listed: the request's own object */
-    struct mg_pg *pool;
-    struct mg_sql *c;
-    if (mg_pg_get(r->cfg, s->tenant, &pool, &c, err) != 0) {
-        session_free(s);
-        return NULL;
-    }
+    s->shared = true; /* never listed: the request's own object */
     int rc = -1;
     for (int tries = 0; tries < 8; tries++) {
         if (id) snprintf(s->id, sizeof(s->id), "%s", id);
         else mg_random_id(s->id);
-        int64_t n = 0;
-        rc = mg_sql_runf(c, &n, err,
-                         "INSERT INTO memgate_sessions(id, tenant, kind, instance, created_at, last_use_ms, "
-                         "purge_after_ms) SELECT ?1, ?3, ?4, ?5, p.now / 1000, p.now, "
-                         "CASE WHEN p.ttl > 0 THEN p.now + 2 * p.ttl END FROM " P_NOW_TTL " "
-                         "ON CONFLICT (id) DO NOTHING",
-                         "sisss", s->id, shared_ttl(r), s->tenant, kind_name(s->kind), s->instance);
-        if (rc != 0 || n == 1) break;
+        rc = mg__session_pg_insert(r->cfg, shared_ttl(r), s->id, s->tenant, kind_name(s->kind), s->instance, err);
+        if (rc < 0) break;
+        if (rc == 1) {
+            rc = 0;
+            break;
+        }
         rc = mg_err_set(err, MG_E_SESSION_EXISTS, "session '%s' already exists", id ? id : "(random)");
         if (id) break; /* a random id: draw another */
     }
-    mg_pg_release(pool, &c);
     if (rc != 0) {
         session_free(s);
         return NULL;
@@ -521,56 +711,26 @@ static struct mg_session *shared_lookup(struct mg_sessions *r, const char *id, c
 {
     *how = MG_SESSION_UNKNOWN;
     if (strlen(id) > MG_SID_MAX || !tenant) return NULL;
-    struct mg_pg *pool;
-    struct mg_sql *c;
-    struct mg_sql_st *st = NULL;
-    struct mg_session *s = NULL;
-    if (mg_pg_get(r->cfg, tenant, &pool, &c, err) != 0) {
+    struct mg__session_row row;
+    enum mg__row_state state;
+    if (mg__session_pg_read(r->cfg, shared_ttl(r), id, tenant, &row, &state, err) != 0) {
         *how = MG_SESSION_ERROR;
         return NULL;
     }
-    /* read it and touch it in one statement; idle past the ttl it turns into a tombstone, untouched */
-    const char *sql = "UPDATE memgate_sessions AS s SET "
-                      "expired = CASE WHEN s.expired = 1 OR (p.ttl > 0 AND p.now - s.last_use_ms > p.ttl) "
-                      "THEN 1 ELSE 0 END, "
-                      "last_use_ms = CASE WHEN s.expired = 1 OR (p.ttl > 0 AND p.now - s.last_use_ms > p.ttl) "
-                      "THEN s.last_use_ms ELSE p.now END, "
-                      "purge_after_ms = CASE WHEN s.expired = 1 OR (p.ttl > 0 AND p.now - s.last_use_ms > p.ttl) "
-                      "THEN s.purge_after_ms WHEN p.ttl > 0 THEN p.now + 2 * p.ttl END "
-                      "FROM " P_NOW_TTL " WHERE s.id = ?1 AND s.tenant = ?3 "
-                      "RETURNING s.kind, s.tenant, s.instance, s.repo, s.scope, s.expired";
-    int rc = mg_sql_prepare(c, sql, &st, err);
-    if (rc == 0) {
-        mg_sql_bind_text(st, 1, id);
-        mg_sql_bind_int(st, 2, shared_ttl(r));
-        mg_sql_bind_text(st, 3, tenant);
-        rc = mg_sql_step(st, err);
-    }
-    if (rc < 0) {
+    if (state == MG__ROW_EXPIRED) *how = MG_SESSION_EXPIRED;
+    if (state != MG__ROW_FOUND) return NULL;
+    enum mg_session_kind kind = strcmp(row.kind, "handle") == 0 ? MG_SESSION_HANDLE : MG_SESSION_API;
+    struct mg_session *s = session_new(r, kind, row.instance, row.tenant, err);
+    if (!s) {
+        mg_scope_release(&row.scope);
         *how = MG_SESSION_ERROR;
-    } else if (rc == 1 && mg_sql_int(st, 5)) {
-        *how = MG_SESSION_EXPIRED;
-    } else if (rc == 1 && strcmp(mg_sql_text(st, 1), tenant) == 0) {
-        enum mg_session_kind kind = strcmp(mg_sql_text(st, 0), "handle") == 0 ? MG_SESSION_HANDLE : MG_SESSION_API;
-        struct mg_scope sc = {0};
-        if (scope_parse(mg_sql_text(st, 4), &sc) != 0) {
-            mg_err_set(err, MG_E_DB, "the PostgreSQL database: session '%.40s' has a malformed scope", id);
-            *how = MG_SESSION_ERROR;
-        } else if ((s = session_new(kind, mg_sql_text(st, 2), err)) == NULL) {
-            mg_scope_release(&sc);
-            *how = MG_SESSION_ERROR;
-        } else {
-            snprintf(s->id, sizeof(s->id), "%s", id);
-            snprintf(s->tenant, sizeof(s->tenant), "%s", mg_sql_text(st, 1));
-            snprintf(s->repo, sizeof(s->repo), "%s", mg_sql_text(st, 3));
-            s->scope = sc;
-            s->shared = true;
-            s->removed = true;
-            *how = MG_SESSION_FOUND;
-        }
+        return NULL;
     }
-    mg_sql_finalize(&st);
-    mg_pg_release(pool, &c);
+    snprintf(s->id, sizeof(s->id), "%s", id);
+    snprintf(s->repo, sizeof(s->repo), "%s", row.repo);
+    s->scope = row.scope;
+    s->shared = true;
+    *how = MG_SESSION_FOUND;
     return s;
 }
 
@@ -582,50 +742,33 @@ struct mg_session *mg_sessions_lookup(struct mg_sessions *r, const char *id, con
     return shared_lookup(r, id, tenant, how, err);
 }
 
-int mg_session_save(struct mg_sessions *r, struct mg_session *s, struct mg_err *err)
+/* Write a shared session's binding and scope to PostgreSQL, touching its
+ * last use; 0 at once for any other session. */
+static int save(struct mg_session *s, struct mg_err *err)
 {
+    struct mg_sessions *r = s->reg;
     if (!s->shared || !r->cfg) return 0;
     char repo[MG_ID_MAX + 1];
+    struct mg_scope sc;
     pthread_mutex_lock(&s->mu);
-    snprintf(repo, sizeof(repo), "%s", s->repo);
-    char *scope = scope_text(&s->scope);
+    memcpy(repo, s->repo, sizeof(repo));
+    int cp = mg_scope_copy(&sc, &s->scope);
     pthread_mutex_unlock(&s->mu);
-    if (!scope) return mg_err_oom(err);
-    struct mg_pg *pool;
-    struct mg_sql *c;
-    int64_t n = 0;
-    int rc = mg_pg_get(r->cfg, s->tenant, &pool, &c, err);
-    if (rc == 0) {
-        rc = mg_sql_runf(c, &n, err,
-                         "UPDATE memgate_sessions AS s SET repo = ?4, scope = ?5, last_use_ms = p.now, "
-                         "purge_after_ms = CASE WHEN p.ttl > 0 THEN p.now + 2 * p.ttl END FROM " P_NOW_TTL " "
-                         "WHERE s.id = ?1 AND s.tenant = ?3 AND s.expired = 0",
-                         "sisss", s->id, shared_ttl(r), s->tenant, repo, scope);
-        mg_pg_release(pool, &c);
-    }
-    free(scope);
-    if (rc == 0 && n != 1)
-        rc = mg_err_set(err, MG_E_SESSION_EXPIRED, "session '%.40s' expired (or was removed) while this call ran; "
-                        "nothing was stored: start a new session", s->id);
+    if (cp != 0) return mg_err_oom(err);
+    int rc = mg__session_pg_save(r->cfg, shared_ttl(r), s->id, s->tenant, repo, &sc, err);
+    mg_scope_release(&sc);
     return rc;
 }
 
 long mg_sessions_purge_shared(struct mg_sessions *r, struct mg_err *err)
 {
     if (!r->cfg) return 0;
-    struct mg_pg *pool;
-    struct mg_sql *c;
-    if (mg_pg_get(r->cfg, NULL, &pool, &c, err) != 0) return -1;
-    /* acting for no tenant, a DELETE that names no row reaches exactly the rows past their purge time
-     * (pgschema.c, 0007_sessions); the condition keeps it from a connection that acts for a tenant */
-    int64_t n = 0;
-    int rc = mg_sql_runf(c, &n, err, "DELETE FROM memgate_sessions WHERE current_setting('memgate.tenant', true) = ''",
-                         "");
-    mg_pg_release(pool, &c);
-    if (rc != 0) return -1;
+    long n = mg__session_pg_purge(r->cfg, err);
     if (n > 0) mg_metrics_sessions_pruned((size_t)n);
-    return (long)n;
+    return n;
 }
+
+/* ---- 6. the pruner ------------------------------------------------------------------------------------------------- */
 
 static void *pruner_main(void *arg)
 {
@@ -659,9 +802,11 @@ int mg_sessions_start_pruner(struct mg_sessions *r, int64_t interval_ms, struct 
     return 0;
 }
 
-void mg_sessions_free(struct mg_sessions *r)
+void mg_sessions_free(struct mg_sessions **rp)
 {
+    struct mg_sessions *r = rp ? *rp : NULL;
     if (!r) return;
+    *rp = NULL;
     if (r->pruning) {
         pthread_mutex_lock(&r->mu);
         r->stop = true;

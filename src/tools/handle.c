@@ -29,20 +29,18 @@ static int t_open_handle(struct mg_ctx *x, json_t *args, json_t **result, struct
         *err = e;
         return -1;
     }
-    struct mg_session *h = mg_sessions_create_for(x->srv->sessions, MG_SESSION_HANDLE, NULL, x->instance,
+    struct mg_session *h = mg_sessions_create(x->srv->sessions, MG_SESSION_HANDLE, NULL, x->instance,
                                                   x->who.tenant, err);
     if (!h) return -1;
-    pthread_mutex_lock(&h->mu);
-    snprintf(h->repo, sizeof(h->repo), "%s", bound);
-    h->roots = MG_ROOTS_NONE; /* unbound: the first request that states a root (or answers roots) binds it */
-    pthread_mutex_unlock(&h->mu);
-    if (bound[0] && mg_session_save(x->srv->sessions, h, err) != 0) { /* shared: its binding, before the answer */
-        mg_session_put(x->srv->sessions, h);
+    /* unbound: the first request that states a root (or answers roots) binds it; a shared handle's
+     * binding is stored before the answer */
+    if (bound[0] && mg_session_bind_repo(h, bound, err) != 0) {
+        mg_session_unref(&h);
         return -1;
     }
-    *result = json_pack("{s:s, s:o, s:i}", "handle", h->id, "repo", bound[0] ? json_string(bound) : json_null(),
+    *result = json_pack("{s:s, s:o, s:i}", "handle", mg_session_id(h), "repo", bound[0] ? json_string(bound) : json_null(),
                         "idle_ttl_s", x->srv->cfg.session_ttl);
-    mg_session_put(x->srv->sessions, h);
+    mg_session_unref(&h);
     return 0;
 }
 

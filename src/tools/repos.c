@@ -14,10 +14,9 @@ static int t_list_repos(struct mg_ctx *x, json_t *args, json_t **result, struct 
     if (mg_known_keys(args, keys, err) != 0) return -1;
     struct mg_items items;
     if (mg_gate_run(x, &mg_op_code_repos, NULL, NULL, &items, err) != 0) return -1;
-    pthread_mutex_lock(&x->session->mu);
-    /* a repo id: a name checked when the repo was indexed */
-    json_t *bound = x->session->repo[0] ? json_string(x->session->repo) : json_null();
-    pthread_mutex_unlock(&x->session->mu);
+    char id[MG_ID_MAX + 1];
+    mg_session_repo(x->session, id);
+    json_t *bound = id[0] ? json_string(id) : json_null(); /* a repo id: a name checked when the repo was indexed */
     *result = json_pack("{s:o, s:o}", "repos", mg_render_items(&items), "bound", bound);
     mg_items_release(&items);
     return 0;

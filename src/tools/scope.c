@@ -14,11 +14,8 @@
 static json_t *scope_result(struct mg_ctx *x)
 {
     struct mg_scope sc;
-    pthread_mutex_lock(&x->session->mu);
-    int cp = mg_scope_copy(&sc, &x->session->scope);
-    pthread_mutex_unlock(&x->session->mu);
-    if (cp != 0) memset(&sc, 0, sizeof(sc));
-    json_t *r = json_pack("{s:o, s:s}", "scope", mg_render_scope(x, &sc), "session", x->session->id);
+    if (mg_session_scope(x->session, &sc) != 0) memset(&sc, 0, sizeof(sc));
+    json_t *r = json_pack("{s:o, s:s}", "scope", mg_render_scope(x, &sc), "session", mg_session_id(x->session));
     mg_scope_release(&sc);
     return r;
 }
@@ -27,7 +24,7 @@ static json_t *scope_result(struct mg_ctx *x)
  * (api.c gives the scope routes a session of their own; this is the backstop). */
 static int refuse_implicit(const struct mg_ctx *x, struct mg_err *err)
 {
-    if (!x->session->implicit) return 0;
+    if (!mg_session_implicit(x->session)) return 0;
     return mg_err_set(err, MG_E_SESSION_REQUIRED, "a scope is kept per session: send X-Session-Id (an id of your "
                       "choosing) on this call and the calls that should use it");
 }
@@ -44,11 +41,7 @@ static int t_set_scope(struct mg_ctx *x, json_t *args, json_t **result, struct m
             return -1;
         }
     }
-    pthread_mutex_lock(&x->session->mu);
-    mg_scope_release(&x->session->scope);
-    x->session->scope = sc;
-    pthread_mutex_unlock(&x->session->mu);
-    if (mg_session_save(x->srv->sessions, x->session, err) != 0) return -1; /* shared: stored before the answer */
+    if (mg_session_set_scope(x->session, &sc, err) != 0) return -1; /* shared: stored before the answer */
     *result = scope_result(x);
     return 0;
 }
@@ -66,10 +59,7 @@ static int t_clear_scope(struct mg_ctx *x, json_t *args, json_t **result, struct
     static const char *const keys[] = {NULL};
     if (mg_known_keys(args, keys, err) != 0) return -1;
     if (refuse_implicit(x, err) != 0) return -1;
-    pthread_mutex_lock(&x->session->mu);
-    mg_scope_release(&x->session->scope);
-    pthread_mutex_unlock(&x->session->mu);
-    if (mg_session_save(x->srv->sessions, x->session, err) != 0) return -1;
+    if (mg_session_set_scope(x->session, NULL, err) != 0) return -1;
     *result = scope_result(x);
     return 0;
 }

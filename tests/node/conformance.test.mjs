@@ -1,6 +1,6 @@
 // conformance.test.mjs — the MCP conformance suite
 // (@modelcontextprotocol/conformance, pinned in package-lock.json) against
-// `memgate serve --conformance-fixtures`: one node:test test per server
+// `memgate-conformance serve` (memgate with the suite's fixtures, tests/conformance/): one node:test test per server
 // scenario, so the TAP counts say which scenario passed.
 //
 // Every scenario of the pinned suite runs, the "pending" ones included
@@ -16,7 +16,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 
 import { listedServerScenarios, runCli, scenarioTests } from './lib/conformance.mjs';
-import { NODE_DIR, makeWorld, shutdown, startServe } from './lib/harness.mjs';
+import { CONFORMANCE_BIN, NODE_DIR, makeWorld, shutdown, startServe } from './lib/harness.mjs';
 
 const CLI = path.join(NODE_DIR, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const BASELINE = path.join(NODE_DIR, 'conformance-expected-failures.yml');
@@ -67,7 +67,7 @@ const open = []; // no clients of our own; shutdown() checks serve
 before(async () => {
   world = makeWorld('conformance');
   outDir = path.join(world.dir, 'results');
-  serve = await startServe(world, ['--conformance-fixtures']);
+  serve = await startServe(world, [], {}, CONFORMANCE_BIN);
 });
 
 after(async () => {

@@ -1,7 +1,7 @@
 // conformance2026.test.mjs — the MCP conformance suite's 2026-07-28 server
 // scenarios (@modelcontextprotocol/conformance@0.2.0-alpha.12, installed as
 // "conformance-next" in package.json; the 2025 run stays on 0.1.16 in
-// conformance.test.mjs) against `memgate serve --conformance-fixtures`: one
+// conformance.test.mjs) against `memgate-conformance serve` (memgate with the suite's fixtures, tests/conformance/): one
 // node:test test per scenario, each run with --spec-version 2026-07-28
 // (the stateless wire: no initialize, per-request _meta).
 //
@@ -24,7 +24,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 
 import { listedServerScenarios, runCli, scenarioTests } from './lib/conformance.mjs';
-import { NODE_DIR, makeWorld, shutdown, startServe } from './lib/harness.mjs';
+import { CONFORMANCE_BIN, NODE_DIR, makeWorld, shutdown, startServe } from './lib/harness.mjs';
 
 const CLI = path.join(NODE_DIR, 'node_modules', 'conformance-next', 'dist', 'index.js');
 const BASELINE = path.join(NODE_DIR, 'conformance2026-expected-failures.yml');
@@ -87,7 +87,7 @@ const open = []; // no clients of our own; shutdown() checks serve
 before(async () => {
   world = makeWorld('conformance2026');
   outDir = path.join(world.dir, 'results');
-  serve = await startServe(world, ['--conformance-fixtures']);
+  serve = await startServe(world, [], {}, CONFORMANCE_BIN);
 });
 
 after(async () => {

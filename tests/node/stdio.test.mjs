@@ -71,7 +71,7 @@ describe('one repo indexed', () => {
     const caps = client.getServerCapabilities();
     assert.ok(caps.tools, JSON.stringify(caps));
     assert.ok(caps.logging, JSON.stringify(caps));
-    assert.ok(!caps.resources && !caps.prompts, 'no fixture capabilities without --conformance-fixtures');
+    assert.ok(!caps.resources && !caps.prompts, 'no conformance fixtures in the shipped binary');
     assert.deepEqual(await client.ping(), {});
   });
 

@@ -1,7 +1,7 @@
 // conformance.mjs — what both conformance suites (conformance.test.mjs for
 // the 2025 versions, conformance2026.test.mjs for 2026-07-28) share: running
 // the conformance CLI, reading its scenario lists, and one node:test test per
-// scenario against `memgate serve --conformance-fixtures`.
+// scenario against `memgate-conformance serve` (tests/conformance/).
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';

