@@ -284,7 +284,7 @@ static enum MHD_Result mcp_post_stateless(struct mg_http *h, struct MHD_Connecti
     json_t *meta = json_object_get(json_object_get(msg, "params"), "_meta");
     bool listen = method && strcmp(method, "subscriptions/listen") == 0;
     /* a logLevel rpc.c will refuse is answered as JSON, with its 400 */
-    bool lv_ok = mg_mcp_log_level_known(json_string_value(json_object_get(meta, "io.modelcontextprotocol/logLevel")));
+    bool lv_ok = mg_mcp_log_level_index(json_string_value(json_object_get(meta, "io.modelcontextprotocol/logLevel"))) >= 0;
     bool streams = listen || (method && strcmp(method, "tools/call") == 0 &&
                               (json_object_get(meta, "progressToken") || lv_ok));
     if (sse_ok && (streams || !json_ok)) {

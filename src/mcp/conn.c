@@ -28,6 +28,18 @@ struct mg_mcp_conn {
     struct pending *pending;
 };
 
+/* syslog severities, as MCP names them; index = severity number */
+static const char *const levels[] = {"emergency", "alert", "critical", "error", "warning", "notice", "info", "debug"};
+
+int mg_mcp_log_level_index(const char *name)
+{
+    for (int i = 0; name && i < 8; i++)
+        if (strcmp(levels[i], name) == 0) return i;
+    return -1;
+}
+
+const char *mg_mcp_log_level_name(int level) { return levels[level]; }
+
 static void conn_free(void *p)
 {
     struct mg_mcp_conn *k = p;

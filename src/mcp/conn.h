@@ -24,7 +24,10 @@
 #include "request/session.h"
 #include "util/err.h"
 
-#define MG_MCP_LOG_DEFAULT 6 /* "info" (syslog severities, as MCP names them) */
+/* Log levels: syslog severities as MCP names them, 0 "emergency" .. 7 "debug". */
+#define MG_MCP_LOG_DEFAULT 6 /* "info" */
+int mg_mcp_log_level_index(const char *name);  /* -1 for a name that is none of them (or NULL) */
+const char *mg_mcp_log_level_name(int level);   /* level in 0..7 */
 
 struct mg_mcp_conn;
 

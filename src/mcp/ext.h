@@ -80,4 +80,9 @@ struct mg_mcp_ext {
  * Once, at start-up, before any server runs. */
 void mg_mcp_extend(const struct mg_mcp_ext *ext);
 
+/* For the dispatcher (rpc.c, call.c, headers.c): the extension, or NULL;
+ * its tool of that name, or NULL. */
+const struct mg_mcp_ext *mg__mcp_ext(void);
+const struct mg_mcp_ext_tool *mg__mcp_ext_tool(const char *name);
+
 #endif

@@ -50,7 +50,6 @@ extern const char *const mg_mcp_versions[]; /* the legacy ones, newest first, NU
 #define MG_MCP_LATEST "2025-11-25"             /* the newest legacy version */
 #define MG_MCP_MODERN "2026-07-28"
 bool mg_mcp_version_supported(const char *v);  /* a legacy version initialize accepts */
-bool mg_mcp_log_level_known(const char *name); /* debug ... emergency */
 
 
 /* The _meta key of a 2026-07-28 request naming the client's workspace root
