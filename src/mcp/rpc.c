@@ -9,7 +9,6 @@
  */
 #include "mcp/rpc_int.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
