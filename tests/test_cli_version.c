@@ -62,3 +62,30 @@ TEST(version_json_names_commit_and_libraries)
     mg_t_out_free(&o);
     mg_t_out_free(&t);
 }
+
+/* The conformance suite's fixtures live in a test program of their own
+ * (build/memgate-conformance, tests/conformance/): the binary users run has
+ * neither their flag nor their tools. */
+TEST(shipped_binary_has_no_conformance_fixtures)
+{
+    char *home = mg_t_tmpdir();
+    struct mg_t_out o = MG_RUN(NULL, home, "serve", "--conformance-fixtures");
+    ASSERT_EQ_INT(o.status, 2);
+    ASSERT_CONTAINS(o.err, "error[usage]");
+    mg_t_out_free(&o);
+    const char *bin = getenv("MEMGATE_BIN");
+    ASSERT(bin != NULL);
+    FILE *f = fopen(bin, "rb");
+    ASSERT(f != NULL);
+    static char buf[1 << 20];
+    const char *needle = "test_simple_text"; /* a fixture tool's name */
+    size_t n, keep = 0, found = 0;
+    while ((n = fread(buf + keep, 1, sizeof(buf) - keep, f)) > 0) {
+        size_t len = keep + n;
+        if (memmem(buf, len, needle, strlen(needle))) found++;
+        keep = strlen(needle) - 1; /* a name across two reads */
+        memmove(buf, buf + len - keep, keep);
+    }
+    fclose(f);
+    ASSERT_EQ_INT(found, 0);
+}

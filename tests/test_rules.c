@@ -6,6 +6,8 @@
  *   - a tool never calls another tool: only tools/registry.c runs tools;
  *   - only the request layer reaches the providers (`providers` of struct
  *     mg_server), and only request/server.c opens the built-in ones;
+ *   - only request/session.c defines struct mg_session: everyone else binds,
+ *     scopes and reads a session through its verbs;
  *   - a directory not in the table fails until it is given a row.
  *
  * A second test plants one violation of each rule in a scratch tree and
@@ -141,6 +143,8 @@ static const struct {
     {"(->|\\.)[ \t]*providers\\b", "request/", "reaches the providers: only the request layer does"},
     {"\\bmg_[a-z_]*_builtin_open[ \t]*\\(", "request/server.c code/ memory/",
      "opens a built-in provider: only request/server.c does"},
+    {"\\bstruct[ \t]+mg_session[ \t]*\\{", "request/session.c",
+     "defines struct mg_session: only request/session.c does (callers use its verbs)"},
 };
 
 static bool allowed_at(const char *where, const char *rel)
@@ -269,6 +273,7 @@ TEST(rules_checker_reports_each_kind_of_violation)
         {"http/bad.c", "#include \"memory/memory.h\"\n", "http/bad.c:1: includes memory/memory.h"},
         {"cli/bad.c", "void g(void) { use(x->srv->providers.code); }\n", "cli/bad.c:1: reaches the providers"},
         {"mcp/bad.c", "void h(void) { mg_memory_builtin_open(c, &p, &e); }\n", "mcp/bad.c:1: opens a built-in"},
+        {"request/bad.h", "struct mg_session {\n  char repo[65];\n};\n", "request/bad.h:1: defines struct mg_session"},
         {"memory/bad.c", "#include \"util/buf.h\"\n#include \"request/gate.h\"\n",
          "memory/bad.c:2: includes request/gate.h"},
         {"newlayer/x.c", "int x;\n", "newlayer/x.c: directory 'newlayer' is in no layer"},

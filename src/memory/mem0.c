@@ -580,7 +580,7 @@ static int z_project_delete(void *self, const struct mg_pcall *pc, const char *n
     json_array_foreach(sess, i, v) if (delete_rows(z, pc, &p, uid, json_string_value(v), &n, &foreign, err) != 0) goto out;
     if (mg_sessions_builtin_ops.project_delete(z->builtin, pc, name, out, err) != 0) goto out;
     for (i = 0; i < out->n; i++)
-        if (out->v[i]->type == &mg_item_project_deleted) ((struct mg_membership *)out->v[i])->episodes += n;
+        if (out->v[i]->type == &mg_item_project_deleted) ((struct mg_project_deleted *)out->v[i])->episodes += n;
     out->foreign += foreign;
     if (foreign) out->foreign_kind = "episode";
     rc = 0;

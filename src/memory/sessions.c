@@ -278,7 +278,7 @@ static int s_project_delete(void *self, const struct mg_pcall *pc, const char *n
             mg_mem_run1(&p, "DELETE FROM entities WHERE project_id = ?", pid, &nn, err) == 0 &&
             mg_mem_run1(&p, "UPDATE sessions SET project_id = NULL WHERE project_id = ?", pid, &ns, err) == 0 &&
             mg_mem_run1(&p, "DELETE FROM projects WHERE id = ?", pid, NULL, err) == 0 && mg_sql_commit(p.db, err) == 0) {
-            struct mg_membership *m = mg_items_add(out, &mg_item_project_deleted);
+            struct mg_project_deleted *m = mg_items_add(out, &mg_item_project_deleted);
             bool failed = !m;
             if (m) {
                 mg_row_owner(&m->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);

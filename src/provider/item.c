@@ -4,20 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct mg_field place_fields[] = {
-    MG_FIELD(struct mg_place, repo, MG_F_LABEL),
-    MG_FIELD(struct mg_place, session, MG_F_LABEL),
-    MG_FIELD_F(struct mg_place, project, MG_F_LABEL, MG_F_NULL),
-};
-const struct mg_item_type mg_item_place = {
-    .name = "place",
-    .size = sizeof(struct mg_place),
-    .fields = place_fields,
-    .nfields = sizeof(place_fields) / sizeof(place_fields[0]),
-    .owner = MG_OWN_TENANT | MG_OWN_REPO,
-    .source_field = -1,
-    .line_field = -1,
-};
+#define MG_ITEM_T struct mg_place
+MG_ITEM_TYPE(, mg_item_place, "place", MG_PLACE_FIELDS, MG_OWN_TENANT | MG_OWN_REPO, NULL);
+#undef MG_ITEM_T
 
 void mg_items_init(struct mg_items *l)
 {

@@ -40,9 +40,22 @@
  * item whose owner is not the request's (type->owner says which of these
  * the type carries).
  *
- * Attribution: the gate sets item->source from the type's source field and
- * line field ("path:line"), or "<prefix>:<label>" ("note:deploy-steps");
- * a code hit an external provider found is "<provider>:path:line".
+ * Attribution: the gate sets item->source from the field flagged
+ * MG_F_SOURCE and the one flagged MG_F_LINE ("path:line"), or
+ * "<prefix>:<label>" ("note:deploy-steps"); a field flagged MG_F_ORIGIN
+ * names an external provider that found the item ("<provider>:path:line").
+ *
+ * Declaring a type once: a list macro names every field the type shows, in
+ * the order it is shown, each with its kind and flags,
+ *
+ *     #define MG_NOTE_FIELDS(F, FA)               \
+ *         F(LABEL, key, MG_F_SOURCE)              \
+ *         F(TEXT, value, 0)                       \
+ *         FA(INT, total_files, "files", 0)        (shown as "files")
+ *
+ * and both the struct's members (MG_ITEM_MEMBERS(MG_NOTE_FIELDS)) and the
+ * type's table (MG_ITEM_TYPE) come from it, so the two cannot drift. A
+ * member declared beside the list, outside it, is never shown.
  */
 #ifndef MG_ITEM_H
 #define MG_ITEM_H
@@ -66,24 +79,50 @@ struct mg_lines {
     int64_t omitted;    /* lines left out: past the provider's cap, or the response's */
 };
 
-#define MG_F_NULL  0x1u /* a NULL text or an MG_INT_NULL int renders as null (default: left out) */
-#define MG_F_OMIT0 0x2u /* a zero number or false is left out */
+#define MG_F_NULL   0x1u  /* a NULL text or an MG_INT_NULL int renders as null (default: left out) */
+#define MG_F_OMIT0  0x2u  /* a zero number or false is left out */
+#define MG_F_SOURCE 0x4u  /* this label (or int) names the item's source (attribution) */
+#define MG_F_LINE   0x8u  /* this int is the line of the source ("path:line") */
+#define MG_F_ORIGIN 0x10u /* this label names an external provider that found the item */
 
 #define MG_INT_NULL INT64_MIN /* an MG_F_INT with MG_F_NULL: not known */
 
 struct mg_field {
     const char *name;   /* the JSON member */
     uint8_t kind;       /* enum mg_fkind */
-    uint8_t flags;      /* MG_F_NULL, MG_F_OMIT0 */
+    uint8_t flags;      /* MG_F_* */
     uint16_t off;       /* offsetof the field in the item struct */
     uint16_t count_off; /* MG_F_TAGS: offsetof its size_t count */
 };
 
-#define MG_FIELD(T, member, kind) {#member, (kind), 0, (uint16_t)offsetof(T, member), 0}
-#define MG_FIELD_F(T, member, kind, flags) {#member, (kind), (flags), (uint16_t)offsetof(T, member), 0}
-#define MG_FIELD_AS(T, member, json, kind) {(json), (kind), 0, (uint16_t)offsetof(T, member), 0}
-#define MG_FIELD_AS_F(T, member, json, kind, flags) {(json), (kind), (flags), (uint16_t)offsetof(T, member), 0}
-#define MG_FIELD_TAGS(T, member, count) {#member, MG_F_TAGS, 0, (uint16_t)offsetof(T, member), (uint16_t)offsetof(T, count)}
+/* A type's members, from its list: F(KIND, member, flags) and FA(KIND, member, "json name", flags) rows. */
+#define MG_ITEM_M_TEXT(m)  char *m;
+#define MG_ITEM_M_LABEL(m) char *m;
+#define MG_ITEM_M_TAGS(m)  char **m; size_t n##m;
+#define MG_ITEM_M_INT(m)   int64_t m;
+#define MG_ITEM_M_REAL(m)  double m;
+#define MG_ITEM_M_BOOL(m)  bool m;
+#define MG_ITEM_M_LINES(m) struct mg_lines m;
+#define MG_ITEM_MEMBER(kind, m, flags) MG_ITEM_M_##kind(m)
+#define MG_ITEM_MEMBER_AS(kind, m, json, flags) MG_ITEM_M_##kind(m)
+#define MG_ITEM_MEMBERS(LIST) LIST(MG_ITEM_MEMBER, MG_ITEM_MEMBER_AS)
+
+/* A type's table, from its list, for the struct MG_ITEM_T names (#define it
+ * before MG_ITEM_TYPE, #undef it after). linkage: static, or empty. */
+#define MG_ITEM_COUNT_TEXT(m)  0
+#define MG_ITEM_COUNT_LABEL(m) 0
+#define MG_ITEM_COUNT_TAGS(m)  (uint16_t)offsetof(MG_ITEM_T, n##m)
+#define MG_ITEM_COUNT_INT(m)   0
+#define MG_ITEM_COUNT_REAL(m)  0
+#define MG_ITEM_COUNT_BOOL(m)  0
+#define MG_ITEM_COUNT_LINES(m) 0
+#define MG_ITEM_ROW_AS(kind, m, json, flags) \
+    {(json), MG_F_##kind, (flags), (uint16_t)offsetof(MG_ITEM_T, m), MG_ITEM_COUNT_##kind(m)},
+#define MG_ITEM_ROW(kind, m, flags) MG_ITEM_ROW_AS(kind, m, #m, flags)
+#define MG_ITEM_TYPE(linkage, var, name, LIST, owner, prefix)                                                     \
+    static const struct mg_field var##_fields_[] = {LIST(MG_ITEM_ROW, MG_ITEM_ROW_AS)};                            \
+    linkage const struct mg_item_type var = {(name), sizeof(MG_ITEM_T), var##_fields_,                              \
+                                             sizeof(var##_fields_) / sizeof(var##_fields_[0]), (owner), (prefix)}
 
 /* What the guardrail checks for items of a type (type->owner). */
 #define MG_OWN_TENANT  0x1u /* own.tenant is the request's tenant */
@@ -96,9 +135,7 @@ struct mg_item_type {
     const struct mg_field *fields;
     size_t nfields;
     unsigned owner;                /* MG_OWN_* */
-    int source_field;              /* index of the label that names the item's source, or -1 */
-    int line_field;                /* index of an int field: the line of source (path:line), or -1 */
-    const char *source_prefix;     /* NULL: "path:line"; else "<prefix>:<label>" */
+    const char *source_prefix;     /* NULL: "path:line"; else "<prefix>:<label>" (attribution) */
 };
 
 struct mg_owner {
@@ -140,9 +177,13 @@ struct mg_item {
 /* Where a memory request ran: the repo, the conversation and its project
  * (set by memory providers; the gate checks items against it and cleans
  * its labels like any item's). */
+#define MG_PLACE_FIELDS(F, FA) \
+    F(LABEL, repo, 0)           \
+    F(LABEL, session, 0)        \
+    F(LABEL, project, MG_F_NULL) /* NULL: none */
 struct mg_place {
     struct mg_item base;
-    char *repo, *session, *project; /* labels; project NULL: none */
+    MG_ITEM_MEMBERS(MG_PLACE_FIELDS)
 };
 extern const struct mg_item_type mg_item_place;
 

@@ -168,21 +168,30 @@ static bool has_text(const struct mg_item_type *t)
     return false;
 }
 
-/* "path:line", "note:KEY", "episode:42" */
+/* The field of t flagged flag, or NULL. */
+static const struct mg_field *flagged(const struct mg_item_type *t, unsigned flag)
+{
+    for (size_t i = 0; i < t->nfields; i++)
+        if (t->fields[i].flags & flag) return &t->fields[i];
+    return NULL;
+}
+
+/* "path:line", "note:KEY", "episode:42", "<provider>:path:line" */
 static void attribute(struct mg_item *it)
 {
     const struct mg_item_type *t = it->type;
-    if (t->source_field < 0 || !has_text(t)) return;
-    const struct mg_field *f = &t->fields[t->source_field];
+    const struct mg_field *f = flagged(t, MG_F_SOURCE);
+    if (!f || !has_text(t)) return;
     char buf[MG_LABEL_MAX + 96];
     char what[MG_LABEL_MAX + 32] = "";
     if (f->kind == MG_F_INT) snprintf(what, sizeof(what), "%lld", (long long)mg_item_int(it, f));
     else if (f->kind == MG_F_LABEL && *mg_item_text(it, f)) snprintf(what, sizeof(what), "%s", *mg_item_text(it, f));
-    const char *origin = t == &mg_item_code_hit ? ((struct mg_code_hit *)it)->provider : NULL;
     if (t->source_prefix) {
         snprintf(buf, sizeof(buf), "%s:%s", t->source_prefix, what);
     } else {
-        long long line = t->line_field >= 0 ? (long long)mg_item_int(it, &t->fields[t->line_field]) : 1;
+        const struct mg_field *lf = flagged(t, MG_F_LINE), *of = flagged(t, MG_F_ORIGIN);
+        const char *origin = of ? *mg_item_text(it, of) : NULL;
+        long long line = lf ? (long long)mg_item_int(it, lf) : 1;
         if (origin && *origin) snprintf(buf, sizeof(buf), "%.64s:%s:%lld", origin, what, line > 0 ? line : 1);
         else snprintf(buf, sizeof(buf), "%s:%lld", what, line > 0 ? line : 1);
     }

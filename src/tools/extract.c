@@ -164,18 +164,17 @@ done:
 
 /* ---- 2. the report of a skipped note -------------------------------------------------------------- */
 
+#define SKIP_FIELDS(F, FA)                                                                                   \
+    F(LABEL, key, 0)    /* the completion's key (the gate redacts a secret in it) */                             \
+    F(LABEL, reason, 0) /* invalid_key, invalid_value, duplicate_key, over_limit, secret_in_identifier,           \
+                         * user_stated_exists */
 struct skip_item {
     struct mg_item base;
-    char *key;     /* label: the completion's key (the gate redacts a secret in it) */
-    char *reason;  /* label: invalid_key, invalid_value, duplicate_key, over_limit, secret_in_identifier,
-                    * user_stated_exists */
+    MG_ITEM_MEMBERS(SKIP_FIELDS)
 };
-static const struct mg_field skip_fields[] = {
-    MG_FIELD(struct skip_item, key, MG_F_LABEL),
-    MG_FIELD(struct skip_item, reason, MG_F_LABEL),
-};
-static const struct mg_item_type skip_type = {"extract_skip", sizeof(struct skip_item), skip_fields, 2, 0, -1, -1,
-                                              NULL};
+#define MG_ITEM_T struct skip_item
+MG_ITEM_TYPE(static, skip_type, "extract_skip", SKIP_FIELDS, 0, NULL);
+#undef MG_ITEM_T
 
 static void skip(struct mg_items *l, const char *key, const char *reason)
 {

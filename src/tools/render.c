@@ -162,18 +162,18 @@ json_t *mg_render_place(const struct mg_items *l)
 
 /* ---- the scope, echoed ---- */
 
+#define SCOPE_FIELDS(F, FA)              \
+    FA(TAGS, globs, "globs", 0)          \
+    FA(TAGS, excludes, "exclude_globs", 0) \
+    FA(TAGS, langs, "languages", 0)      \
+    FA(TAGS, repos, "repos", 0)
 struct scope_item {
     struct mg_item base;
-    char **globs, **excludes, **langs, **repos;
-    size_t nglobs, nexcludes, nlangs, nrepos;
+    MG_ITEM_MEMBERS(SCOPE_FIELDS)
 };
-static const struct mg_field scope_fields[] = {
-    {"globs", MG_F_TAGS, 0, offsetof(struct scope_item, globs), offsetof(struct scope_item, nglobs)},
-    {"exclude_globs", MG_F_TAGS, 0, offsetof(struct scope_item, excludes), offsetof(struct scope_item, nexcludes)},
-    {"languages", MG_F_TAGS, 0, offsetof(struct scope_item, langs), offsetof(struct scope_item, nlangs)},
-    {"repos", MG_F_TAGS, 0, offsetof(struct scope_item, repos), offsetof(struct scope_item, nrepos)},
-};
-static const struct mg_item_type scope_type = {"scope", sizeof(struct scope_item), scope_fields, 4, 0, -1, -1, NULL};
+#define MG_ITEM_T struct scope_item
+MG_ITEM_TYPE(static, scope_type, "scope", SCOPE_FIELDS, 0, NULL);
+#undef MG_ITEM_T
 
 json_t *mg_render_scope(struct mg_ctx *x, const struct mg_scope *s)
 {
