@@ -1,7 +1,14 @@
 /* api.c — the HTTP API under /v1 (http.h, docs/http.md): each route is a
  * tool; GET takes its arguments from the query string, PUT/POST from a JSON
  * body. Sessions by X-Session-Id. The tool runs through mg_tools_call with a
- * request context built here. */
+ * request context built here.
+ *
+ * Sections:
+ *   1. routes: parameters and tools
+ *   2. matching a route, reading its arguments
+ *   3. sessions
+ *   4. a request: the audit route, then any route
+ */
 #include "http/internal.h"
 
 #include <errno.h>
@@ -15,6 +22,8 @@
 #include "security/common.h"
 #include "tools/tools.h"
 #include "util/json.h"
+
+/* ---- 1. routes: parameters and tools ---------------------------------------------------------------------- */
 
 enum ptype { P_STR, P_INT, P_BOOL, P_LIST };
 
@@ -110,6 +119,8 @@ static const struct v1route {
 static const struct {
     const char *path, *tool;
 } v1patch[] = {{"/v1/repos/*", "set_repo_settings"}};
+
+/* ---- 2. matching a route, reading its arguments ----------------------------------------------------------- */
 
 /* The tool of route rt for method, or NULL when rt does not take it. */
 static const char *route_tool(const struct v1route *rt, const char *method)
@@ -214,6 +225,8 @@ static enum MHD_Result q_iter(void *cls, enum MHD_ValueKind kind, const char *ke
     return MHD_YES;
 }
 
+/* ---- 3. sessions ------------------------------------------------------------------------------------------ */
+
 /* The API session named by X-Session-Id (created when unknown). Without the
  * header: a new session for the scope route (its id is what the client keeps
  * the scope under: `own`), else the client's implicit session, shared by its
@@ -283,6 +296,8 @@ static struct mg_session *api_session(struct mg_http *h, struct MHD_Connection *
     *rc = mg__respond_error(c, r, mg_err_http_status(code), code, "X-Session-Id: %s", err.msg);
     return NULL;
 }
+
+/* ---- 4. a request: the audit route, then any route -------------------------------------------------------- */
 
 static const char *allow_of(const struct v1route *rt, char *buf, size_t cap)
 {

@@ -26,6 +26,11 @@
  * a catch-up that is no longer needed when it starts (mg_follow_ready) does
  * nothing. MEMGATE_TEST_CATCHUP_DELAY_MS (a test seam, docs/config.md)
  * delays each catch-up's start.
+ *
+ * Sections:
+ *   1. jobs and the runner
+ *   2. one run: index, audit
+ *   3. a repo's job: its thread, its queue of one
  */
 #include "http/internal.h"
 
@@ -45,6 +50,8 @@
 #define BUSY_WAIT_S 3600   /* ... for at most this long */
 #define MAX_CATCHUPS 2     /* catch-up runs at once */
 #define PULL_TRIES 3       /* a catch-up's pull that failed (a lock another process held) is tried this often */
+
+/* ---- 1. jobs and the runner ------------------------------------------------------------------------------- */
 
 struct job {
     struct mg_repo repo;
@@ -93,6 +100,8 @@ void mg__hook_runner_free(struct mg_hook_runner *rn)
     pthread_mutex_destroy(&rn->mu);
     free(rn);
 }
+
+/* ---- 2. one run: index, audit ----------------------------------------------------------------------------- */
 
 /* Wait up to ms, or until the runner stops (rn->mu held). */
 static void nap_locked(struct mg_hook_runner *rn, int ms)
@@ -247,6 +256,8 @@ static void catch_up(struct mg_hook_runner *rn, const char *id, bool pull, const
     pthread_cond_broadcast(&rn->cv);
     pthread_mutex_unlock(&rn->mu);
 }
+
+/* ---- 3. a repo's job: its thread, its queue of one -------------------------------------------------------- */
 
 static void *job_main(void *arg)
 {

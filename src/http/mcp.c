@@ -1,7 +1,13 @@
 /* mcp.c — /mcp, MCP Streamable HTTP (http.h): sessions by Mcp-Session-Id,
  * POST answered as JSON or as an SSE stream run by a worker thread, GET
  * streams, DELETE. Messages go to mcp/rpc.c with the connection they came
- * on; this file runs no tool itself. */
+ * on; this file runs no tool itself.
+ *
+ * Sections:
+ *   1. the connection a message came on
+ *   2. answers on a stream: workers
+ *   3. POST, GET and DELETE
+ */
 #include "http/internal.h"
 #include "mcp/conn.h"
 
@@ -13,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+
+/* ---- 1. the connection a message came on ------------------------------------------------------------------ */
 
 static int json_out_send(struct mg_out *o, json_t *msg)
 {
@@ -97,6 +105,8 @@ static const char *header_of(void *ctx, const char *name)
     for (size_t i = 0; i <= n; i++) low[i] = (char)tolower((unsigned char)name[i]);
     return json_string_value(json_object_get(ctx, low));
 }
+
+/* ---- 2. answers on a stream: workers ---------------------------------------------------------------------- */
 
 /* Run a POST stream's request and end its stream. */
 static void sse_job(struct sse *s)
@@ -201,6 +211,8 @@ static int submit(struct mg_http *h, struct sse *s)
     pthread_mutex_unlock(&h->mu);
     return 0;
 }
+
+/* ---- 3. POST, GET and DELETE ------------------------------------------------------------------------------ */
 
 static bool wants_priming(struct mg_session *s)
 {

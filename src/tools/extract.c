@@ -23,6 +23,13 @@
  *
  * The result lists the notes written (gated items: flags, redactions),
  * those skipped with why, and how the completion was obtained.
+ *
+ * Sections:
+ *   1. the prompt and the completion's reading
+ *   2. the report of a skipped note
+ *   3. the completion
+ *   4. the tool
+ *   5. the table
  */
 #include "tools/extract.h"
 

@@ -13,6 +13,11 @@
  * What the gate did is never left out: an item's flags, redactions and
  * truncation are `[...]` marks on its line, the list's are a `gate:` line.
  * Reals are rounded to 4 significant digits; structuredContent keeps them.
+ *
+ * Sections:
+ *   1. values, objects and blocks
+ *   2. items and lists
+ *   3. a tool's result
  */
 #include "tools/tools.h"
 
@@ -24,6 +29,8 @@
 
 #define TEXT_MAX ((size_t)64 << 20)
 #define INLINE_MAX 160 /* a string longer than this (or with a newline) is a block of its own */
+
+/* ---- 1. values, objects and blocks ------------------------------------------------------------------------ */
 
 static bool is_long(json_t *v)
 {
@@ -126,6 +133,8 @@ static void add_block(struct mg_buf *b, const char *s, int ind, long long line)
         s += n + (e ? 1 : 0);
     }
 }
+
+/* ---- 2. items and lists ----------------------------------------------------------------------------------- */
 
 static bool is_array_of_objects(json_t *v)
 {
@@ -318,6 +327,8 @@ static void add_list(struct mg_buf *b, const char *key, json_t *a, int ind, cons
         }
     }
 }
+
+/* ---- 3. a tool's result ----------------------------------------------------------------------------------- */
 
 char *mg_tools_text(const struct mg_tool *t, json_t *result)
 {
