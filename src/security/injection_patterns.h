@@ -1,4 +1,4 @@
-/* injection_patterns.h — the prompt-injection patterns of sanitize.c (included
+/* injection_patterns.h — the prompt-injection patterns of injection.c (included
  * there only). Each pairs an instruction with its object, or marks text that
  * speaks to the model (role markers, tool-call markup, an agent addressed by
  * name); ordinary prose about ignoring, instructions and systems matches none

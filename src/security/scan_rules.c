@@ -258,7 +258,6 @@ static int rule_field(struct parser *p, const char *key, char *val)
     return 0;
 }
 
-
 /* ---- 4. lines and blocks ------------------------------------------------------------ */
 
 static int parse_line(struct parser *p, char *line, size_t *rcap)
