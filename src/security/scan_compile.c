@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "security/common.h"
+
 /* ---- 1. the allowlist databases --------------------------------------------------------- */
 
 /* One aset from the regexes (source texts and programs) of several lists.
@@ -363,18 +365,13 @@ int mg_scanner_load(const char *path, struct mg_scanner **out, struct mg_err *er
         close(fd);
         return mg_err_set(err, MG_E_BAD_RULES, "rules file '%s' is over the %u-byte cap", path, MG_RULES_MAX_BYTES);
     }
-    size_t n = (size_t)st.st_size, got = 0;
+    size_t n = (size_t)st.st_size;
     char *text = malloc(n + 1);
     if (!text) {
         close(fd);
         return mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading '%s'", path);
     }
-    while (got < n) {
-        ssize_t r = read(fd, text + got, n - got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        got += (size_t)r;
-    }
+    size_t got = mg_read_full(fd, text, n);
     close(fd);
     int rc = mg_scanner_new(text, got, out, err);
     free(text);
