@@ -231,6 +231,7 @@ struct b64seg {
 };
 
 struct b64 {
+    const struct mg_scanner *s;
     char *t;
     size_t n, tcap;
     struct b64seg *seg;
@@ -251,26 +252,26 @@ static size_t b64_seg_of(const struct b64 *B, size_t x)
     return lo;
 }
 
+/* A finding in the decoded texts: reported as the whole run (or runs) it
+ * came from. */
+static int b64_map(void *ud, const struct mg__scan_hit *h, struct mg_err *err)
+{
+    struct b64 *B = ud;
+    const struct b64seg *a = &B->seg[b64_seg_of(B, h->start)], *b = &B->seg[b64_seg_of(B, h->end - 1)];
+    if (B->nv && B->v[B->nv - 1].end > a->r0) { /* a second finding in the same run: the run is reported once */
+        if (mg__scan_better(B->s, &(struct mg__scan_hit){h->rule, true, a->r0, b->r1}, &B->v[B->nv - 1]))
+            B->v[B->nv - 1] = (struct mg__scan_hit){h->rule, true, B->v[B->nv - 1].start, b->r1};
+        return 0;
+    }
+    if (mg__scan_grow((void **)&B->v, B->nv, &B->cap, sizeof(struct mg__scan_hit)) != 0)
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory decoding base64");
+    B->v[B->nv++] = (struct mg__scan_hit){h->rule, true, a->r0, b->r1};
+    return 0;
+}
+
 static int b64_flush(const struct mg_scanner *s, struct b64 *B, struct mg_err *err)
 {
-    if (B->n == 0) return 0;
-    struct mg__scan in;
-    if (mg__scan_run(s, B->t, B->n, &in, err) != 0) return -1;
-    int rc = 0;
-    for (size_t i = 0; i < in.n; i++) {
-        const struct b64seg *a = &B->seg[b64_seg_of(B, in.v[i].start)], *b = &B->seg[b64_seg_of(B, in.v[i].end - 1)];
-        if (B->nv && B->v[B->nv - 1].end > a->r0) { /* a second finding in the same run: the run is reported once */
-            if (mg__scan_better(s, &(struct mg__scan_hit){in.v[i].rule, true, a->r0, b->r1}, &B->v[B->nv - 1]))
-                B->v[B->nv - 1] = (struct mg__scan_hit){in.v[i].rule, true, B->v[B->nv - 1].start, b->r1};
-            continue;
-        }
-        if (mg__scan_grow((void **)&B->v, B->nv, &B->cap, sizeof(struct mg__scan_hit)) != 0) {
-            rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory decoding base64");
-            break;
-        }
-        B->v[B->nv++] = (struct mg__scan_hit){in.v[i].rule, true, a->r0, b->r1};
-    }
-    free(in.v);
+    int rc = mg__scan_text(s, B->t, B->n, b64_map, B, err);
     B->n = 0;
     B->nseg = 0;
     return rc;
@@ -281,7 +282,7 @@ static int b64_flush(const struct mg_scanner *s, struct b64 *B, struct mg_err *e
 int mg__scan_b64(const struct mg_scanner *s, const char *buf, size_t len, struct mg__scan *sc, struct mg_err *err)
 {
     pthread_once(&b64_once, b64_init);
-    struct b64 B = {0};
+    struct b64 B = {.s = s};
     size_t budget = B64_BUDGET, i = 0, rs, re;
     int rc = 0;
     while (budget && b64_next_run(buf, len, i, &rs, &re)) {

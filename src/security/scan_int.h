@@ -168,6 +168,12 @@ struct mg__scan {
 /* Scan buf with s's rules: 0 with sc->v (sc->n findings, free it) in buffer
  * order, without overlaps, entropy and allowlists checked; -1 with err. */
 int mg__scan_run(const struct mg_scanner *s, const char *buf, size_t len, struct mg__scan *sc, struct mg_err *err);
+/* The passes over texts made from the buffer (joined literals, decoded
+ * base64): scan t[0..n) with s's rules and hand each finding, in order, to
+ * map, which takes it back to the buffer's offsets (and keeps it, or not):
+ * 0, or -1 with err set, which stops. 0, or -1 with err. */
+int mg__scan_text(const struct mg_scanner *s, const char *t, size_t n,
+                  int (*map)(void *ud, const struct mg__scan_hit *h, struct mg_err *err), void *ud, struct mg_err *err);
 /* Merge v (nv findings, without overlaps among them) into sc->v (the same):
  * of two that overlap the better is kept (both sides were checked already). */
 int mg__scan_merge(const struct mg_scanner *s, struct mg__scan *sc, const struct mg__scan_hit *v, size_t nv,

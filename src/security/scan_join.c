@@ -108,23 +108,22 @@ static int join_put(struct join *J, const char *p, size_t n, size_t at, bool con
     return 0;
 }
 
+/* A finding in the joined runs: kept, in buf's offsets, when it spans a join. */
+static int join_map(void *ud, const struct mg__scan_hit *h, struct mg_err *err)
+{
+    struct join *J = ud;
+    size_t a = h->start, b = h->end - 1;
+    if (J->map[b] - J->map[a] == b - a) return 0; /* inside one piece (or its line's prefix) */
+    if (mg__scan_grow((void **)&J->v, J->nv, &J->cap, sizeof(struct mg__scan_hit)) != 0)
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory joining string literals");
+    J->v[J->nv++] = (struct mg__scan_hit){h->rule, false, J->map[a], J->map[b] + 1};
+    return 0;
+}
+
 /* Scan the joined runs kept so far and keep the findings that span a join. */
 static int join_flush(const struct mg_scanner *s, struct join *J, struct mg_err *err)
 {
-    if (J->n == 0) return 0;
-    struct mg__scan in;
-    if (mg__scan_run(s, J->t, J->n, &in, err) != 0) return -1;
-    int rc = 0;
-    for (size_t i = 0; i < in.n; i++) {
-        size_t a = in.v[i].start, b = in.v[i].end - 1;
-        if (J->map[b] - J->map[a] == b - a) continue; /* inside one piece (or its line's prefix) */
-        if (mg__scan_grow((void **)&J->v, J->nv, &J->cap, sizeof(struct mg__scan_hit)) != 0) {
-            rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory joining string literals");
-            break;
-        }
-        J->v[J->nv++] = (struct mg__scan_hit){in.v[i].rule, false, J->map[a], J->map[b] + 1};
-    }
-    free(in.v);
+    int rc = mg__scan_text(s, J->t, J->n, join_map, J, err);
     J->n = 0;
     return rc;
 }

@@ -436,6 +436,18 @@ int mg__scan_run(const struct mg_scanner *s, const char *buf, size_t len, struct
     return 0;
 }
 
+int mg__scan_text(const struct mg_scanner *s, const char *t, size_t n,
+                  int (*map)(void *ud, const struct mg__scan_hit *h, struct mg_err *err), void *ud, struct mg_err *err)
+{
+    if (n == 0) return 0;
+    struct mg__scan in;
+    if (mg__scan_run(s, t, n, &in, err) != 0) return -1;
+    int rc = 0;
+    for (size_t i = 0; i < in.n && rc == 0; i++) rc = map(ud, &in.v[i], err);
+    free(in.v);
+    return rc;
+}
+
 int mg__scan_merge(const struct mg_scanner *s, struct mg__scan *sc, const struct mg__scan_hit *v, size_t nv,
                    struct mg_err *err)
 {
