@@ -48,7 +48,7 @@ struct inj_pat {
 /* Triggers say the text holds something to fold or decode; most text holds
  * none and is matched once, as it is. Two are Vectorscan literals in the
  * same scan as the instruction patterns (ids from N_PATTERNS on); leetspeak,
- * spaced-out letters and hex text are found by the byte pass (prescan),
+ * spaced-out letters and hex text are found by the byte pass (injection_prescan.c),
  * which Vectorscan runs at a third of the speed. */
 enum {
     T_ROT13 = N_PATTERNS, /* "rot13", "caesar": the text asks for ROT13 to be read */

@@ -51,7 +51,7 @@ static size_t wide_char(const unsigned char *s, size_t n, size_t i, size_t *zw, 
 
 /* ---- 2. leetspeak and junk inside a word ------------------------------------------------ */
 
-#define C_WORD (MG__C_ALPHA | MG__C_DIGIT | MG__C_LEET) /* what fold_words takes for a word */
+#define C_WORD (MG__C_ALPHA | MG__C_DIGIT | MG__C_LEET) /* what fold_words (injection_fold.c) takes for a word */
 
 /* Is k in the set of the attack words' four-letter runs? */
 static bool quad_has(uint32_t k)
