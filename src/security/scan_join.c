@@ -99,13 +99,15 @@ static size_t lit_next(const char *buf, size_t len, size_t c)
 
 /* ---- 2. the runs joined and scanned ----------------------------------------------------- */
 
-static int join_put(struct join *J, const char *p, size_t n, size_t at, bool contiguous)
+/* Append p[0..n) to the joined text, each byte mapped to at + i (or all to
+ * at). Through locals: a store through J->t could be J->n for all the
+ * compiler knows, and it read J->n again after each byte. */
+static void join_put(struct join *J, const char *p, size_t n, size_t at, bool contiguous)
 {
-    for (size_t i = 0; i < n; i++) {
-        J->t[J->n] = p[i];
-        J->map[J->n++] = contiguous ? at + i : at;
-    }
-    return 0;
+    memcpy(J->t + J->n, p, n);
+    size_t *map = J->map + J->n;
+    for (size_t i = 0; i < n; i++) map[i] = contiguous ? at + i : at;
+    J->n += n;
 }
 
 /* A finding in the joined runs: kept, in buf's offsets, when it spans a join. */
