@@ -135,7 +135,6 @@ static void ship_stop(struct ship *s)
     free(s);
 }
 
-/* Ship an anchor record (its JSON) where the settings say. */
 /* Ship an anchor record (its JSON) where the settings say: the backends'
  * mg__audit_publish_fn. */
 static void publish(void *ud, const char *rec, long long seq)
