@@ -108,7 +108,7 @@ $(OUT)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-# The built-in secret rules (src/security/scan.c): data/secrets.rules as a
+# The built-in secret rules (src/security/scan_rules.c): data/secrets.rules as a
 # NUL-terminated byte array, written with od so no extra tool is needed.
 $(OUT)/gen/secrets_rules.c: data/secrets.rules
 	@mkdir -p $(dir $@)

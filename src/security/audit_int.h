@@ -1,13 +1,31 @@
-/* audit_int.h — what the two homes of the audit chain share (audit.h): the
- * files of audit.c and the PostgreSQL table of audit_pg.c (storage =
- * postgres://...). One line format, one hash, one account of a chain shorter
- * than its anchor, one verification: the backends differ only in where the
- * bytes go and how the chain's end is found. Not for other modules.
+/* audit_int.h — what the files of the audit chain (audit.h) share; not for
+ * other modules. It does not include audit.h: the backends below it know the
+ * chain's vocabulary (audit_line.h), not its front.
+ *
+ *   audit.c         the front: opens the chain where the config says, appends
+ *                   through a backend, ships each new anchor (syslog, HTTP)
+ *   audit_query.c   reading the chain (files, or the table)
+ *   audit_verify.c  verifying it
+ *   audit_file.c    backend: the chain in the data directory's files
+ *   audit_pg.c      backend: the chain in PostgreSQL (storage = postgres://)
+ *   audit_dir.c     the audit directory: locks, rotated files, the anchor file
+ *   audit_line.c    the chain's text: lines, hashes, anchor records
+ *
+ * Calls go one way, down that list (audit.c reaches a backend through its
+ * struct mg__audit_backend only). One line format, one hash, one account
+ * of a chain shorter than its anchor, one verification: the backends differ
+ * only in where the bytes go and how the chain's end is found.
  */
 #ifndef MG_AUDIT_INT_H
 #define MG_AUDIT_INT_H
 
-#include "security/audit.h"
+#include <stdio.h>
+
+#include "security/audit_line.h"
+#include "util/config.h"
+#include "util/err.h"
+
+/* ---- the chain's text (audit_line.c) ---- */
 
 /* What the PostgreSQL table keeps beside the line, for filtering: the
  * values as written in the line. */
@@ -35,20 +53,56 @@ bool mg__audit_hex64(const char *s);
 const char *mg__audit_lost(const struct mg_audit_anchor *an, long long seq, const char *hash, bool restart,
                            char *status, size_t cap);
 
+#define MG__AUDIT_ANCHOR_MAX 256 /* bytes of an anchor record (the file's is padded to this) */
+/* an as an anchor record, the JSON object mg_audit_anchor_parse reads:
+ * {"seq","hash","synced"[,"boot"],"time"} (boot with with_boot), time the
+ * RFC 3339 time it was written; snprintf's count. */
+int mg__audit_anchor_record(const struct mg_audit_anchor *an, bool with_boot, const char *time, char *out,
+                            size_t cap);
+
+/* ---- the backends: where the chain is appended to ---- */
+
+/* Each new end of the chain, as its anchor record (rec, without a newline),
+ * handed to the front to ship; called by the appending thread, in the order
+ * of the chain for the files (under their lock), in the order of commits for
+ * PostgreSQL. */
+typedef void (*mg__audit_publish_fn)(void *ud, const char *rec, long long seq);
+
+struct mg__audit_backend {
+    /* Open the chain where c says (*self); publish (NULL: nothing ships)
+     * gets each new anchor. 0, or -1 with err. */
+    int (*open)(const struct mg_config *c, mg__audit_publish_fn publish, void *ud, void **self, struct mg_err *err);
+    /* Append ev (its op checked already); returns once it is written
+     * (synced as audit_fsync says). Thread-safe. 0, or -1 with err. */
+    int (*emit)(void *self, const struct mg_audit_event *ev, struct mg_err *err);
+    void (*close)(void *self);
+};
+extern const struct mg__audit_backend mg__audit_files; /* audit_file.c */
+extern const struct mg__audit_backend mg__audit_pg;    /* audit_pg.c */
+
+/* ---- the audit directory (audit_dir.c) ---- */
+
+/* err from errno for what failed on path ("the disk is full" for ENOSPC);
+ * -1. */
+int mg__audit_io_err(struct mg_err *err, const char *what, const char *path);
+/* flock(2), again after EINTR: 0 or -1. */
+int mg__audit_lock(int fd, int how);
+/* dir/audit.lock opened (created 0600): the fd, or -1 with err. */
+int mg__audit_open_lock(const char *dir, struct mg_err *err);
+/* The data directory's audit lock, shared: the fd (close it to unlock), -2
+ * when there is no audit directory yet, -1 with err. */
+int mg__audit_shared_lock(const struct mg_config *c, struct mg_err *err);
+/* The rotated numbers present in dir (audit.log.<n>), oldest (highest)
+ * first, into *out (free it): 0, or -1 (errno). */
+int mg__audit_rotated(const char *dir, int **out, size_t *n);
+/* This machine's boot id ("" when unknown). */
+void mg__audit_boot_id(char out[40]);
+/* The anchor file at path: 1 read, 0 no anchor file, -1 unreadable or not
+ * an anchor (errno set when I/O). */
+int mg__audit_anchor_read(const char *path, struct mg_audit_anchor *out);
+
 /* ---- PostgreSQL (audit_pg.c) ---- */
 
-struct mg__audit_pg;
-/* The chain in c's database; the connection is made when first needed, so
- * PostgreSQL being down now is no error (the appends say so); a bad URL, a
- * superuser role or a newer schema is. */
-int mg__audit_pg_open(const struct mg_config *c, struct mg__audit_pg **out, struct mg_err *err);
-void mg__audit_pg_close(struct mg__audit_pg *p);
-/* Append ev in one transaction under the chain's lock (audit_recovered
- * events first when the chain's end disagrees with its anchor row): 0 once
- * committed, with the new end in *an (synced = seq) and its time in when;
- * -1 with err (storage_unavailable when PostgreSQL cannot be reached). */
-int mg__audit_pg_emit(struct mg__audit_pg *p, const struct mg_audit_event *ev, struct mg_audit_anchor *an,
-                      char when[32], struct mg_err *err);
 /* mg_audit_query_lines on the table. */
 int mg__audit_pg_query(const struct mg_config *c, const struct mg_audit_filter *f, char ***lines, size_t *n,
                        struct mg_err *err);

@@ -1,9 +1,17 @@
-/* audit_line.c — the audit chain's one line format (audit.h, audit_int.h):
- * building an event's line and its hash, parsing and checking a line, the
- * account of a chain shorter than its anchor, the ops an event may name,
- * and the filter the readers apply. Both homes of the chain use it, the
- * files (audit.c) and PostgreSQL (audit_pg.c): one format, one hash. */
-#include "security/audit.h"
+/* audit_line.c — the audit chain's text (audit_line.h, audit_int.h): an
+ * event's line and its hash, a line parsed and checked, the ops an event
+ * may name, the anchor record written and parsed, the account of a chain
+ * shorter than its anchor, and the filter the readers apply. Both homes of
+ * the chain use it, the files (audit_file.c) and PostgreSQL (audit_pg.c):
+ * one format, one hash.
+ *
+ * Sections:
+ *   1. one line read
+ *   2. the ops
+ *   3. one line written
+ *   4. the anchor
+ *   5. the filter
+ */
 #include "security/audit_int.h"
 
 #include <sodium.h>
@@ -18,7 +26,7 @@
 #define HASH_MEMBER_LEN 9
 #define SUFFIX_LEN (HASH_MEMBER_LEN + 64 + 2) /* ,"hash":"<64 hex>"} */
 
-/* ---- one line ------------------------------------------------------------------------ */
+/* ---- 1. one line read ------------------------------------------------------------------ */
 
 bool mg__audit_hex64(const char *s)
 {
@@ -111,6 +119,7 @@ enum mg_audit_bad mg_audit_parse_line(const char *line, size_t len, struct mg_au
     memcpy(out->hash, json_string_value(hash), 65);
     return MG_AUDIT_OK;
 }
+/* ---- 2. the ops ------------------------------------------------------------------------ */
 
 const char *const mg_audit_other_ops[] = {
     "auth_fail",      /* http/auth.c: no, a bad, revoked or expired token; a forbidden scope */
@@ -130,6 +139,8 @@ const char *const mg_audit_other_ops[] = {
 };
 
 bool mg_audit_op_ok(const char *op) { return mg_word_ok(op, MG_AUDIT_OP_MAX); }
+
+/* ---- 3. one line written --------------------------------------------------------------- */
 
 /* A JSON string of at most max bytes of s (cut on a character boundary,
  * invalid UTF-8 replaced), or null. */
@@ -236,6 +247,42 @@ char *mg__audit_line(const struct mg_audit_event *ev, long long seq, const char 
     return line;
 }
 
+/* ---- 4. the anchor --------------------------------------------------------------------- */
+
+int mg_audit_anchor_parse(const char *text, size_t len, struct mg_audit_anchor *out)
+{
+    memset(out, 0, sizeof(*out));
+    /* the last {"seq": in the text that parses as an anchor */
+    for (size_t i = len; i-- > 0;) {
+        if (text[i] != '{' || len - i < 7 || memcmp(text + i, "{\"seq\":", 7) != 0) continue;
+        json_t *o = json_loadb(text + i, len - i, JSON_DISABLE_EOF_CHECK, NULL);
+        json_t *seq = json_object_get(o, "seq"), *hash = json_object_get(o, "hash");
+        bool ok = json_is_integer(seq) && json_integer_value(seq) >= 0 && json_is_string(hash) &&
+                  mg__audit_hex64(json_string_value(hash));
+        if (ok) {
+            out->seq = (long long)json_integer_value(seq);
+            memcpy(out->hash, json_string_value(hash), 65);
+            json_t *sy = json_object_get(o, "synced");
+            out->synced = json_is_integer(sy) ? (long long)json_integer_value(sy) : out->seq;
+            const char *b = json_string_value(json_object_get(o, "boot"));
+            snprintf(out->boot, sizeof(out->boot), "%s", b ? b : "");
+        }
+        if (o) json_decref(o);
+        if (ok) return 0;
+    }
+    return -1;
+}
+
+int mg__audit_anchor_record(const struct mg_audit_anchor *an, bool with_boot, const char *time, char *out,
+                            size_t cap)
+{
+    if (with_boot)
+        return snprintf(out, cap, "{\"seq\":%lld,\"hash\":\"%s\",\"synced\":%lld,\"boot\":\"%s\",\"time\":\"%s\"}",
+                        an->seq, an->hash, an->synced, an->boot, time);
+    return snprintf(out, cap, "{\"seq\":%lld,\"hash\":\"%s\",\"synced\":%lld,\"time\":\"%s\"}", an->seq, an->hash,
+                    an->synced, time);
+}
+
 const char *mg__audit_lost(const struct mg_audit_anchor *an, long long seq, const char *hash, bool restart,
                            char *status, size_t cap)
 {
@@ -252,6 +299,8 @@ const char *mg__audit_lost(const struct mg_audit_anchor *an, long long seq, cons
     }
     return NULL;
 }
+
+/* ---- 5. the filter --------------------------------------------------------------------- */
 
 bool mg_audit_match(const struct mg_audit_filter *f, json_t *ev)
 {

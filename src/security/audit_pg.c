@@ -3,7 +3,7 @@
  *
  * The tables (pgschema.c, step 0005_audit): audit_events(seq, time_ms,
  * tenant, op, repo, line, hash), one row per event, `line` the event's JSON
- * line exactly as audit.c builds it for the file (audit.h: the same members,
+ * line exactly as audit_line.c builds it for the file (audit.h: the same members,
  * the same hash over the same bytes, without the newline), the other columns
  * copies of what it says, for filtering; audit_anchor, one row (id 1): the
  * chain's end (seq, hash, time_ms). Triggers refuse UPDATE, DELETE and
@@ -29,6 +29,17 @@
  * sequence); `off`, none. A crash of the PostgreSQL server (not of memgate)
  * may lose the last events that did not wait, together with their anchor,
  * never a durable one.
+ *
+ * audit.c reaches the appends through the backend mg__audit_pg
+ * (audit_int.h); audit_query.c and audit_verify.c read the table through
+ * the functions of sections 4 and 5.
+ *
+ * Sections:
+ *   1. the chain's state in this process
+ *   2. one transaction: the chain's end, the batch written
+ *   3. appends of many threads batched, the backend
+ *   4. reading: a query
+ *   5. reading: every row, for verify
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -40,6 +51,8 @@
 #include "store/pg.h"
 #include "store/sql.h"
 #include "util/buf.h"
+
+/* ---- 1. the chain's state in this process ---------------------------------------------- */
 
 /* pg_advisory_xact_lock key of the chain (pg.c's migrations use ...201) */
 #define CHAIN_LOCK "7160231953117205"
@@ -59,7 +72,7 @@ struct req {
     int64_t time_ms;
 };
 
-struct mg__audit_pg {
+struct chain {
     struct mg_config cfg;
     int sync; /* which commits wait for the WAL: 0 none (off), 1 those with a durable event (writes), 2 all (event) */
     pthread_mutex_t mu;
@@ -69,14 +82,24 @@ struct mg__audit_pg {
     bool known; /* seq and hash: the chain's end as this process last wrote it (its line need not be parsed again) */
     long long seq;
     char hash[65];
+    mg__audit_publish_fn publish; /* each new anchor, to ship (NULL: none) */
+    void *ud;
 };
 
-int mg__audit_pg_open(const struct mg_config *c, struct mg__audit_pg **out, struct mg_err *err)
+static void pg_close(void *self);
+
+/* The chain in c's database; the connection is made when first needed, so
+ * PostgreSQL being down now is no error (the appends say so); a bad URL, a
+ * superuser role or a newer schema is. */
+static int pg_open(const struct mg_config *c, mg__audit_publish_fn publish, void *ud, void **self,
+                   struct mg_err *err)
 {
-    *out = NULL;
-    struct mg__audit_pg *p = calloc(1, sizeof(*p));
+    *self = NULL;
+    struct chain *p = calloc(1, sizeof(*p));
     if (!p) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory opening the audit chain");
     p->cfg = *c;
+    p->publish = publish;
+    p->ud = ud;
     p->sync = strcmp(c->audit_fsync, "off") == 0 ? 0 : strcmp(c->audit_fsync, "event") == 0 ? 2 : 1;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
@@ -84,28 +107,29 @@ int mg__audit_pg_open(const struct mg_config *c, struct mg__audit_pg **out, stru
      * role, a newer schema); PostgreSQL down is each append's to report */
     struct mg_pg *pool;
     if (mg_pg_pool(c, &pool, err) != 0 && (!err->code || strcmp(err->code, MG_E_STORAGE_UNAVAILABLE) != 0)) {
-        mg__audit_pg_close(p);
+        pg_close(p);
         return -1;
     }
     mg_err_clear(err);
-    *out = p;
+    *self = p;
     return 0;
 }
 
-void mg__audit_pg_close(struct mg__audit_pg *p)
+static void pg_close(void *self)
 {
+    struct chain *p = self;
     if (!p) return;
     pthread_cond_destroy(&p->cv);
     pthread_mutex_destroy(&p->mu);
     free(p);
 }
 
-/* ---- appending ---------------------------------------------------------------------------------------- */
+/* ---- 2. one transaction ---------------------------------------------------------------- */
 
 /* The chain's end under the lock: (seq, hash) of its last row, and the
  * audit_recovered events to write first when the last row does not verify
  * (bad: its status) or disagrees with the anchor row (lost_flag, lost). */
-static int read_end(struct mg__audit_pg *p, struct mg_sql *c, long long *seq, char hash[65], char bad[256],
+static int read_end(struct chain *p, struct mg_sql *c, long long *seq, char hash[65], char bad[256],
                     const char **lost_flag, char lost[256], struct mg_err *err)
 {
     struct mg_sql_st *st;
@@ -155,7 +179,7 @@ static int read_end(struct mg__audit_pg *p, struct mg_sql *c, long long *seq, ch
 /* One transaction under the chain's lock: the events of reqs (n), after
  * any audit_recovered ones, in one INSERT that moves the anchor row to the
  * last; each req's seq, hash and time filled. */
-static int write_batch(struct mg__audit_pg *p, struct mg_sql *c, struct req **reqs, size_t n, struct mg_err *err)
+static int write_batch(struct chain *p, struct mg_sql *c, struct req **reqs, size_t n, struct mg_err *err)
 {
     bool sync = p->sync == 2;
     for (size_t i = 0; i < n && p->sync == 1 && !sync; i++) sync = reqs[i]->ev->durable;
@@ -240,14 +264,16 @@ static int write_batch(struct mg__audit_pg *p, struct mg_sql *c, struct req **re
     return 0;
 }
 
+/* ---- 3. appends of many threads batched, the backend ----------------------------------- */
+
 /* Appends of several threads of the process at once go in one transaction:
  * the first to come writes what is waiting (at most BATCH_MAX) while the
  * others wait for it, and each returns once its own event is committed (or
  * with the error that kept the transaction from committing: then none of
  * the batch is written). Processes take turns on the advisory lock. */
-int mg__audit_pg_emit(struct mg__audit_pg *p, const struct mg_audit_event *ev, struct mg_audit_anchor *an,
-                      char when[32], struct mg_err *err)
+static int pg_emit(void *self, const struct mg_audit_event *ev, struct mg_err *err)
 {
+    struct chain *p = self;
     struct req me = {.ev = ev};
     pthread_mutex_lock(&p->mu);
     if (p->tail) p->tail->next = &me;
@@ -290,14 +316,20 @@ int mg__audit_pg_emit(struct mg__audit_pg *p, const struct mg_audit_event *ev, s
         if (err) *err = me.err;
         return -1;
     }
-    an->seq = an->synced = me.seq;
-    memcpy(an->hash, me.hash, 65);
-    an->boot[0] = 0;
-    mg_rfc3339_ms(me.time_ms, when);
+    if (p->publish) { /* the anchor row is the chain's end, shipped like the file's */
+        struct mg_audit_anchor an = {.seq = me.seq, .synced = me.seq};
+        memcpy(an.hash, me.hash, 65);
+        char when[32], rec[MG__AUDIT_ANCHOR_MAX];
+        mg_rfc3339_ms(me.time_ms, when);
+        mg__audit_anchor_record(&an, false, when, rec, sizeof(rec));
+        p->publish(p->ud, rec, an.seq);
+    }
     return 0;
 }
 
-/* ---- reading ------------------------------------------------------------------------------------------ */
+const struct mg__audit_backend mg__audit_pg = {pg_open, pg_emit, pg_close};
+
+/* ---- 4. reading: a query --------------------------------------------------------------- */
 
 int mg__audit_pg_query(const struct mg_config *c, const struct mg_audit_filter *f, char ***lines, size_t *n,
                        struct mg_err *err)
@@ -337,15 +369,12 @@ int mg__audit_pg_query(const struct mg_config *c, const struct mg_audit_filter *
         bool m = o && json_is_object(o) && mg_audit_match(f, o);
         if (o) json_decref(o);
         if (!m) continue;
-        if (cnt == cap) {
-            cap = cap ? cap * 2 : 64;
-            char **nv = realloc(v, cap * sizeof(char *));
-            if (!nv) {
-                rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading the audit chain");
-                break;
-            }
-            v = nv;
+        char **nv = mg_grow(v, cnt, &cap, sizeof(char *));
+        if (!nv) {
+            rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading the audit chain");
+            break;
         }
+        v = nv;
         if (!(v[cnt] = strdup(line))) {
             rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading the audit chain");
             break;
@@ -356,7 +385,8 @@ int mg__audit_pg_query(const struct mg_config *c, const struct mg_audit_filter *
     mg_sql_finalize(&st);
     mg_pg_release(pool, &conn);
     if (rc != 0) {
-        mg_audit_lines_free(v, cnt);
+        for (size_t i = 0; i < cnt; i++) free(v[i]);
+        free(v);
         return -1;
     }
     for (size_t i = 0; i < cnt / 2; i++) { /* newest first from the database: oldest first here */
@@ -368,6 +398,8 @@ int mg__audit_pg_query(const struct mg_config *c, const struct mg_audit_filter *
     *n = cnt;
     return 0;
 }
+
+/* ---- 5. reading: every row, for verify ------------------------------------------------- */
 
 struct mg__audit_rows {
     struct mg_pg *pool;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sodium.h>
 
@@ -128,6 +129,18 @@ int mg_tenant_check(const char *s, struct mg_err *err)
     if (mg_tenant_ok(s)) return 0;
     return mg_err_set(err, MG_E_NAME_INVALID, "tenant '%.80s' is not valid: use 1-%d characters of a-z, 0-9, "
                       "'.', '_', '-'", s ? s : "", MG_TENANT_MAX);
+}
+
+size_t mg_read_full(int fd, void *buf, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, (char *)buf + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    return got;
 }
 
 int mg_mkdirs_0700(const char *path, struct mg_err *err)

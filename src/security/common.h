@@ -2,7 +2,7 @@
  *
  * Time: wall-clock milliseconds, RFC 3339 UTC formatting with milliseconds,
  * and the duration / time arguments the CLI takes (`30d`, `2h`,
- * `2025-01-31`, `2025-01-31T12:00:00Z`). Files: a 0700 `mkdir -p`.
+ * `2025-01-31`, `2025-01-31T12:00:00Z`). Files: a whole read, a 0700 `mkdir -p`.
  * Names: tenants are [a-z0-9._-]{1,64}.
  */
 #ifndef MG_SEC_COMMON_H
@@ -34,6 +34,10 @@ bool mg_tenant_ok(const char *s);
 /* 0, or -1 with name_invalid when s is not a valid tenant name. */
 int mg_tenant_check(const char *s, struct mg_err *err);
 
+/* Read from fd into buf until n bytes, the end of the file or an error (a
+ * read cut short or interrupted goes on): the bytes read; fewer than n with
+ * errno set for an error. */
+size_t mg_read_full(int fd, void *buf, size_t n);
 /* mkdir -p path, creating missing directories 0700. */
 int mg_mkdirs_0700(const char *path, struct mg_err *err);
 /* sodium_init() once per process (thread-safe). */

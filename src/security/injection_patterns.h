@@ -1,12 +1,24 @@
-/* injection_patterns.h — the prompt-injection patterns of sanitize.c (included
+/* injection_patterns.h — the prompt-injection patterns of injection.c (included
  * there only). Each pairs an instruction with its object, or marks text that
  * speaks to the model (role markers, tool-call markup, an agent addressed by
  * name); ordinary prose about ignoring, instructions and systems matches none
  * (measured on man pages, /usr/share/doc and code comments: make bench).
  * Caseless; non-ASCII initials are spelt in both cases, since Vectorscan folds
- * ASCII only. */
+ * ASCII only. A pattern's `why` (MG_INJ_*) is the reason it gives; the
+ * sections group them by what the text attempts, English first.
+ *
+ * Sections:
+ *   1. overriding the instructions
+ *   2. a new persona
+ *   3. exfiltration and secrecy
+ *   4. text addressed to an agent
+ *   5. role and chat-template markers
+ *   6. spoofed tool calls
+ *   7. other languages (fr de es it pt nl sv pl cs ro id vi tr ru uk el ar hi zh ja ko)
+ */
 
 static const struct inj_pat inj_patterns[] = {
+/* ---- 1. overriding the instructions --------------------------------------------------------- */
     /* ignore / forget / set aside ... the previous (or your, system, safety ...) instructions */
     {MG_INJ_OVERRIDE,
      "\\b(?:ignore|disregard|forget|dismiss|erase|throw\\s+(?:out|away)|set\\s+aside|put\\s+aside|overlook"
@@ -156,6 +168,7 @@ static const struct inj_pat inj_patterns[] = {
     {MG_INJ_OVERRIDE,
      "\\b(?:new|updated|real|true|secret|revised)\\s+(?:system\\s+)?(?:instructions|prompt|rules|policy|or"
      "ders)\\s*:", NULL},
+/* ---- 2. a new persona ----------------------------------------------------------------------- */
     /* you are now an unrestricted assistant */
     {MG_INJ_PERSONA,
      "\\byou\\s+are\\s+now\\s+(?:a|an|the|my)\\s+(?:\\S+\\s+){0,3}?(?:assistant|ai|model|chatbot|bot|agent"
@@ -189,6 +202,7 @@ static const struct inj_pat inj_patterns[] = {
     {MG_INJ_PERSONA,
      "\\byou\\s+(?:are|have\\s+been)\\s+(?:now\\s+)?(?:freed|released|liberated|unlocked|jailbroken)\\b|\\"
      "byou\\s+may\\s+now\\s+(?:act|operate|respond)\\s+freely", NULL},
+/* ---- 3. exfiltration and secrecy ------------------------------------------------------------ */
     /* reveal your system prompt */
     {MG_INJ_EXFIL,
      "\\b(?:reveal|print|show|output|repeat|leak|dump|display|disclose|recite|write\\s+out|tell\\s+me|give"
@@ -234,6 +248,7 @@ static const struct inj_pat inj_patterns[] = {
      "^\\n|]{0,40}(?:~/\\.ssh|\\.env\\b|credentials|id_rsa)[^\\n]{0,40}\\|\\s*(?:curl|nc|wget)\\b|\\bcurl"
      "\\s[^\\n]{0,80}(?:-d|--data(?:-binary)?|-F|-T)\\s*@?[^\\n\\s]{0,20}(?:~/\\.ssh|\\.env\\b|credentials"
      "|id_rsa)|\\bnc\\s+-e\\s+/bin/(?:ba)?sh|\\bbash\\s+-i\\s+>&\\s*/dev/tcp/", NULL},
+/* ---- 4. text addressed to an agent ---------------------------------------------------------- */
     /* a note to AI agents */
     {MG_INJ_OVERRIDE,
      "\\b(?:note|message|instructions?|reminder|attention|attn|notice|psa|warning)\\s+(?:to|for)\\s+(?:all"
@@ -299,6 +314,7 @@ static const struct inj_pat inj_patterns[] = {
     /* language model instructions: */
     {MG_INJ_OVERRIDE,
      "(?:^|\\n)[^\\n\\w]{0,6}(?:language\\s+model|llm|ai|assistant|agent)\\s+instructions?\\s*:", NULL},
+/* ---- 5. role and chat-template markers ------------------------------------------------------ */
     /* <|im_start|>system */
     {MG_INJ_ROLE,
      "<\\|im_start\\|>\\s*(?:system|user|assistant|tool)\\b", NULL},
@@ -349,6 +365,7 @@ static const struct inj_pat inj_patterns[] = {
      "\\\"role\\\"\\s*:\\s*\\\"(?:system|developer)\\\"\\s*,\\s*\\\"content\\\"\\s*:\\s*\\\"(?:ignore|disr"
      "egard|forget|you\\s+are\\s+now|new\\s+(?:rules|policy|instructions)|policy\\s+update|from\\s+now|alw"
      "ays\\s+approve|override|all\\s+prior)", NULL},
+/* ---- 6. spoofed tool calls ------------------------------------------------------------------ */
     /* tool-call markup */
     {MG_INJ_TOOL,
      "\\[TOOL_CALLS\\]|<function_calls>|<invoke\\s+name\\s*=|<tool_call>|<tool_use\\b|<function=[\\w.-]+>|"
@@ -373,6 +390,7 @@ static const struct inj_pat inj_patterns[] = {
      "ools/call\\\"[^\\n]{0,300}?(?:curl|wget|rm\\s+-rf|\\|\\s*(?:sudo\\s+)?(?:ba|z)?sh\\b|\\.ssh|\\.env\\"
      "b|_TOKEN|credentials|passwd|/etc/shadow|git\\s+push|chmod\\s|sudo\\s|nc\\s+-e|base64\\s+-d|subproces"
      "s|os\\.system|\\benv\\b)", NULL},
+/* ---- 7. other languages --------------------------------------------------------------------- */
     /* fr */
     {MG_INJ_OVERRIDE,
      "\\b(?:ignore[rz]?|oublie[rz]?|ne\\s+(?:tiens|tenez)\\s+pas\\s+compte|fai(?:s|tes)\\s+abstraction)\\s"

@@ -14,7 +14,7 @@
  *   mg_injection_check  scores how much text reads like an instruction to
  *                 the model ("ignore previous instructions", "you are now an
  *                 unrestricted assistant", role markers, hidden tag
- *                 characters), in English and sixteen other languages, also
+ *                 characters), in English and twenty-one other languages, also
  *                 when obfuscated, and says why. The gate marks such results
  *                 `flags: ["prompt_injection"]` with `injection: {score,
  *                 reasons}` and audits them; it does not drop them (the

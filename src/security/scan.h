@@ -19,7 +19,7 @@
  * finding that spans a join is reported from its first piece to its last.
  * Then runs of 24 or more base64 characters that decode to mostly printable
  * text are decoded and the texts scanned again; a finding there is reported
- * as the whole base64 run, with `encoded` set (scan.c, section 7c).
+ * as the whole base64 run, with `encoded` set (scan_b64.c).
  *
  * Redaction (security/secrets.h) is built on mg_scan.
  *

@@ -1,0 +1,97 @@
+/* injection_int.h — what the files of the prompt-injection check
+ * (sanitize.h: mg_injection_check) share; not for other modules.
+ *
+ *   injection.c          the check: the patterns compiled (injection_patterns.h),
+ *                        matched and confirmed, the text matched again as it
+ *                        would have been hidden, the score
+ *   injection_prescan.c  one pass over the text's bytes: does it hold something
+ *                        to fold or decode (and hidden characters)?
+ *   injection_fold.c     the byte classes and the attack words; hidden text
+ *                        folded back (invisible and look-alike characters,
+ *                        leetspeak, spaced-out letters) and decoded (base64, hex)
+ *
+ * Calls go one way, down that list. The tables below are filled once
+ * (mg__inj_tables_init) and read-only after.
+ */
+#ifndef MG_INJECTION_INT_H
+#define MG_INJECTION_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "security/sanitize.h"
+#include "security/sanitize_int.h"
+
+/* What a text holds to fold or decode: the forms matched again (bits). */
+#define MG__FOLD_LEET 0x1u
+#define MG__FOLD_SPACED 0x2u
+#define MG__FOLD_ROT13 0x4u
+#define MG__FOLD_BASE64 0x8u
+#define MG__FOLD_HEX 0x10u
+
+/* ---- injection_fold.c: tables ---- */
+
+/* The words of the patterns an attacker writes in leetspeak (lower case). */
+extern const char *const mg__inj_words[];
+extern const size_t mg__inj_nwords;
+#define MG__INJ_LEET_MIN 5 /* shorter leet words ("0f", "d0", "r1") are hex and register names */
+
+/* Byte classes for the ASCII passes (bits of mg__inj_cls). */
+#define MG__C_ALPHA 0x01u
+#define MG__C_DIGIT 0x02u
+#define MG__C_LEET 0x04u   /* stands for a letter inside a word: 0 1 3 4 5 7 @ $ ! | */
+#define MG__C_SPACER 0x08u /* between spaced-out letters */
+#define MG__C_B64 0x10u
+#define MG__C_JUNK 0x20u   /* punctuation an attacker puts inside a word: . ' | _ */
+extern unsigned char mg__inj_cls[256];
+#define MG__IS(c, k) (mg__inj_cls[(unsigned char)(c)] & (k))
+/* the letter (0-25) a word character reads as in leetspeak, or -1 */
+extern signed char mg__inj_leet_of[256];
+/* The attack words of MG__INJ_LEET_MIN letters or more: their three-letter
+ * runs, a bit each; their four-letter runs, an open-addressed set
+ * (mg__inj_quad_key; 0 is empty); the words by first letter:
+ * mg__inj_words[mg__inj_by_first[mg__inj_by_at[c] .. mg__inj_by_at[c + 1])]. */
+extern uint64_t mg__inj_tri[26 * 26 * 26 / 64 + 1];
+#define MG__INJ_TRI(a, b, c)                                                                                        \
+    (mg__inj_tri[((a) * 676 + (b) * 26 + (c)) / 64] >> (((a) * 676 + (b) * 26 + (c)) % 64) & 1)
+extern uint32_t mg__inj_quads[1024];
+extern unsigned char mg__inj_by_first[], mg__inj_by_at[27];
+/* Fill the tables (once; thread-safe). */
+void mg__inj_tables_init(void);
+
+static inline uint32_t mg__inj_quad_key(const int *c)
+{
+    return 1u + (uint32_t)(c[0] | c[1] << 5 | c[2] << 10 | c[3] << 15);
+}
+
+static inline int mg__inj_hexv(unsigned char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    c |= 0x20;
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static inline bool mg__inj_printable(unsigned char ch)
+{
+    return (ch >= 0x20 && ch < 0x7F) || ch == '\n' || ch == '\t';
+}
+
+/* A Latin letter that code point c is drawn like (Cyrillic and Greek
+ * look-alikes; fullwidth, mathematical and circled letters), or 0. */
+int mg__inj_latin_of(int32_t c);
+
+/* ---- injection_prescan.c ---- */
+
+/* What the text as it came holds, in one pass over its bytes. */
+struct mg__inj_pre {
+    bool valid;  /* UTF-8 */
+    bool hidden; /* a Unicode tag, a bidi override, or a zero-width run of 3+ */
+    bool chars;  /* something folding changes: invisible or combining characters, fullwidth,
+                  * mathematical or circled letters, a look-alike letter beside an ASCII one */
+    unsigned fold; /* MG__FOLD_LEET, _SPACED, _HEX: what folding or decoding would turn into an attack */
+};
+/* (The tables must be filled.) */
+void mg__inj_prescan(const unsigned char *s, size_t n, struct mg__inj_pre *p);
+
+#endif

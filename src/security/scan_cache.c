@@ -1,0 +1,238 @@
+/* scan_cache.c — compiled Vectorscan databases cached on disk (scan.h:
+ * mg_scanner_cache_dir, mg_hs_compile_cached; scan_int.h): the scanner's
+ * first pass and allowlists, and the prompt-injection patterns
+ * (injection.c), are loaded in a millisecond instead of compiled again.
+ *
+ * Sections:
+ *   1. where: the cache directory and a database's file
+ *   2. loading: a cached database mapped where it lies
+ *   3. storing
+ *   4. what Vectorscan rejected, remembered beside a set
+ *   5. compiling through the cache
+ */
+#include "security/scan_int.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "security/common.h"
+#include "util/file.h"
+
+/* ---- 1. where --------------------------------------------------------------------------- */
+
+/* The compiled Vectorscan database is cached on disk (mg_scanner_cache_dir):
+ * compiling 250 rules takes most of a second, loading the cached database a
+ * millisecond. The file name is a hash of the patterns, their flags and the
+ * Vectorscan version; a file that does not load (another CPU, a torn write)
+ * is recompiled and replaced. Written to a temporary name and renamed. */
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static char cache_dir[PATH_MAX];
+
+void mg_scanner_cache_dir(const char *dir)
+{
+    pthread_mutex_lock(&cache_mu);
+    snprintf(cache_dir, sizeof(cache_dir), "%s", dir ? dir : "");
+    pthread_mutex_unlock(&cache_mu);
+}
+
+bool mg__hs_cache_path(const char *kind, const char *const *pats, const unsigned *flags, size_t n,
+                       const char *const *extra, size_t nextra, char *out, size_t cap)
+{
+    pthread_mutex_lock(&cache_mu);
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", cache_dir);
+    pthread_mutex_unlock(&cache_mu);
+    if (!dir[0]) return false;
+    crypto_generichash_state h;
+    unsigned char key[16];
+    crypto_generichash_init(&h, NULL, 0, sizeof(key));
+    const char *v = hs_version();
+    crypto_generichash_update(&h, (const unsigned char *)v, strlen(v) + 1);
+    /* the image is Vectorscan's in-memory database, built for this CPU's
+     * instruction sets: another CPU gets its own file */
+    unsigned cpu = (unsigned)__builtin_cpu_supports("sse4.2") | (unsigned)__builtin_cpu_supports("popcnt") << 1 |
+                   (unsigned)__builtin_cpu_supports("avx2") << 2 | (unsigned)__builtin_cpu_supports("bmi2") << 3 |
+                   (unsigned)__builtin_cpu_supports("avx512f") << 4 | (unsigned)__builtin_cpu_supports("avx512bw") << 5 |
+                   (unsigned)__builtin_cpu_supports("avx512vbmi") << 6;
+    crypto_generichash_update(&h, (const unsigned char *)&cpu, sizeof(cpu));
+    crypto_generichash_update(&h, (const unsigned char *)kind, strlen(kind) + 1);
+    for (size_t i = 0; i < n; i++) {
+        crypto_generichash_update(&h, (const unsigned char *)pats[i], strlen(pats[i]) + 1);
+        crypto_generichash_update(&h, (const unsigned char *)&flags[i], sizeof(flags[i]));
+    }
+    for (size_t i = 0; i < nextra; i++) crypto_generichash_update(&h, (const unsigned char *)extra[i], strlen(extra[i]) + 1);
+    crypto_generichash_final(&h, key, sizeof(key));
+    char hex[2 * sizeof(key) + 1];
+    sodium_bin2hex(hex, sizeof(hex), key, sizeof(key));
+    return snprintf(out, cap, "%s/secrets-%s.hsimg", dir, hex) < (int)cap;
+}
+
+/* ---- 2. loading ------------------------------------------------------------------------- */
+
+/* A cached database is Vectorscan's in-memory database itself (what
+ * hs_deserialize_database_at builds, at a page-aligned address), followed by
+ * the XXH3 hash of those bytes: it is mapped read-only and used where it
+ * lies, as Vectorscan allows for shared memory. A one-shot command then
+ * neither copies nor zeroes 2.7 MB of databases (a quarter of a CLI
+ * search's CPU); the pages it scans come from the page cache, shared by
+ * every process. A file that is short, does not hash to its trailer or is
+ * not a database of this Vectorscan is recompiled and replaced. The mapped
+ * ones are listed, so that mg_hs_free unmaps rather than frees them. */
+#define MAX_MAPPED 64
+static struct {
+    const void *p;
+    size_t len;
+} mapped[MAX_MAPPED];
+
+bool mg__hs_cache_load(const char *path, hs_database_t **db)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return false;
+    struct stat st;
+    bool ok = false;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 64 && st.st_size < (64 << 20)) {
+        size_t len = (size_t)st.st_size, n = len - sizeof(uint64_t), dbsz = 0;
+        void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+        if (m != MAP_FAILED) {
+            uint64_t want;
+            memcpy(&want, (const char *)m + n, sizeof(want));
+            ok = XXH3_64bits(m, n) == want && hs_database_size(m, &dbsz) == HS_SUCCESS && dbsz <= n;
+            pthread_mutex_lock(&cache_mu);
+            size_t k = 0;
+            while (k < MAX_MAPPED && mapped[k].p) k++;
+            if (ok && k < MAX_MAPPED) mapped[k].p = m, mapped[k].len = len;
+            else ok = false;
+            pthread_mutex_unlock(&cache_mu);
+            if (ok) *db = m;
+            else munmap(m, len);
+        }
+    }
+    close(fd);
+    return ok;
+}
+
+void mg_hs_free(hs_database_t *db)
+{
+    if (!db) return;
+    pthread_mutex_lock(&cache_mu);
+    for (size_t k = 0; k < MAX_MAPPED; k++)
+        if (mapped[k].p == db) {
+            munmap((void *)mapped[k].p, mapped[k].len);
+            mapped[k].p = NULL;
+            pthread_mutex_unlock(&cache_mu);
+            return;
+        }
+    pthread_mutex_unlock(&cache_mu);
+    hs_free_database(db);
+}
+
+/* ---- 3. storing ------------------------------------------------------------------------- */
+
+void mg__hs_cache_store(const char *path, const hs_database_t *db)
+{
+    char *b = NULL, *img = NULL;
+    size_t n = 0, len = 0;
+    if (hs_serialize_database(db, &b, &n) != HS_SUCCESS) return;
+    if (hs_serialized_database_size(b, n, &len) != HS_SUCCESS || posix_memalign((void **)&img, 4096, len + 8) != 0) {
+        free(b);
+        return;
+    }
+    memset(img, 0, len);
+    if (hs_deserialize_database_at(b, n, (hs_database_t *)img) != HS_SUCCESS) {
+        free(b);
+        free(img);
+        return;
+    }
+    free(b);
+    uint64_t h = XXH3_64bits(img, len);
+    memcpy(img + len, &h, sizeof(h));
+    char dir[PATH_MAX], tmp[PATH_MAX + 32];
+    snprintf(dir, sizeof(dir), "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    struct mg_err ignored = {0};
+    mg_mkdirs_0700(dir, &ignored); /* ~/.cache may not exist yet; failing, the open below fails and nothing is cached */
+    snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        bool ok = write(fd, img, len + 8) == (ssize_t)(len + 8) && fsync(fd) == 0;
+        close(fd);
+        if (!ok || rename(tmp, path) != 0) unlink(tmp);
+    }
+    free(img);
+}
+
+/* ---- 4. what Vectorscan rejected -------------------------------------------------------- */
+
+/* The regexes of a set Vectorscan rejected, remembered beside the cached
+ * databases under the key of the whole set (`<key>.hsimg.rej`: their
+ * indexes, u32 each): without it every process compiled the whole set
+ * again, found the same rejects, then loaded the rest from the cache (19%
+ * of a CLI search). */
+void mg__hs_rejects_load(const char *path, bool *pc, size_t n)
+{
+    char rp[PATH_MAX + 80];
+    snprintf(rp, sizeof(rp), "%s.rej", path);
+    FILE *f = fopen(rp, "rb");
+    if (!f) return;
+    uint32_t i;
+    while (fread(&i, sizeof(i), 1, f) == 1)
+        if (i < n) pc[i] = true;
+    fclose(f);
+}
+
+struct rejects {
+    const bool *pc;
+    size_t n;
+};
+
+static int rejects_write(FILE *f, void *arg)
+{
+    const struct rejects *r = arg;
+    for (uint32_t i = 0; i < r->n; i++)
+        if (r->pc[i] && fwrite(&i, sizeof(i), 1, f) != 1) return -1;
+    return 0;
+}
+
+void mg__hs_rejects_store(const char *path, const bool *pc, size_t n)
+{
+    struct mg_err ignored = {0};
+    char rp[PATH_MAX + 80];
+    snprintf(rp, sizeof(rp), "%s.rej", path);
+    mg_file_replace(rp, rejects_write, &(struct rejects){pc, n}, &ignored);
+}
+
+/* ---- 5. compiling through the cache ----------------------------------------------------- */
+
+int mg_hs_compile_cached(const char *kind, const char *const *pats, const unsigned *flags, unsigned n,
+                         struct hs_database **db, char *why, size_t cap)
+{
+    char cpath[PATH_MAX + 64];
+    bool cache = mg__hs_cache_path(kind, pats, flags, n, NULL, 0, cpath, sizeof(cpath));
+    if (cache && mg__hs_cache_load(cpath, db)) return 0;
+    unsigned *ids = malloc((n ? n : 1) * sizeof(*ids));
+    if (!ids) {
+        snprintf(why, cap, "out of memory");
+        return -1;
+    }
+    for (unsigned i = 0; i < n; i++) ids[i] = i;
+    hs_compile_error_t *ce = NULL;
+    int rc = 0;
+    if (hs_compile_multi(pats, flags, ids, n, HS_MODE_BLOCK, NULL, db, &ce) != HS_SUCCESS) {
+        snprintf(why, cap, "pattern %d: %s", ce ? ce->expression : -1, ce ? ce->message : "?");
+        hs_free_compile_error(ce);
+        *db = NULL;
+        rc = -1;
+    } else if (cache) {
+        mg__hs_cache_store(cpath, *db);
+    }
+    free(ids);
+    return rc;
+}

@@ -1,0 +1,245 @@
+/* scan_join.c — the secret scanner's pass over secrets split across
+ * adjacent string literals (scan_int.h: mg__scan_join), run by mg_scan
+ * after the pass over the text as it is.
+ *
+ * "AKIA" "Q3ZL...", 'sk_live_' + '...': after the scan, runs of 2 to
+ * JOIN_MAX_PIECES string literals ("...", '...' or `...`, each on one line)
+ * with only white space and at most one '+' between two of them are joined
+ * (their contents, without the quotes, at most JOIN_MAX_BYTES in all), after
+ * the text before the first one on its line (at most JOIN_MAX_PREFIX
+ * bytes: a name such as `password =` for the rules that need one). The
+ * joined runs, one a line, are scanned with the same rules; a finding there
+ * that spans a join is mapped back to the original bytes, from its first
+ * piece to its last, quotes and '+' between included, so redaction covers
+ * every piece. Findings inside one piece were found by the scan itself.
+ *
+ * Sections:
+ *   1. literals and the gaps between them
+ *   2. the runs joined and scanned
+ *   3. finding the runs
+ */
+#include "security/scan_int.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+#include <stdlib.h>
+
+/* ---- 1. literals and the gaps between them ---------------------------------------------- */
+
+#define JOIN_MAX_PIECES 8
+#define JOIN_MAX_BYTES 512
+#define JOIN_MAX_LIT 512          /* one literal, quotes excluded */
+#define JOIN_MAX_GAP 64           /* bytes between two literals */
+#define JOIN_MAX_PREFIX 128
+#define JOIN_MAX_SYNTH (1u << 20) /* the joined text scanned at once */
+
+struct join {
+    char *t;        /* the joined runs */
+    size_t *map;    /* t[i] is buf[map[i]] */
+    size_t n, tcap;
+    struct mg__scan_hit *v;  /* findings that span a join, in buf's offsets */
+    size_t nv, cap;
+};
+
+static inline bool is_quote(unsigned char c)
+{
+    return c == '"' || c == '\'' || c == '`';
+}
+
+/* The first of the bytes a, b, c in buf[i, lim), or lim; sixteen bytes at a time with SSE2. */
+static size_t find3(const char *buf, size_t i, size_t lim, char a, char b, char c)
+{
+#ifdef __SSE2__
+    const __m128i va = _mm_set1_epi8(a), vb = _mm_set1_epi8(b), vc = _mm_set1_epi8(c);
+    for (; i + 16 <= lim; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(buf + i));
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(x, vb)), _mm_cmpeq_epi8(x, vc));
+        unsigned bits = (unsigned)_mm_movemask_epi8(m);
+        if (bits) return i + (size_t)__builtin_ctz(bits);
+    }
+#endif
+    for (; i < lim; i++)
+        if (buf[i] == a || buf[i] == b || buf[i] == c) return i;
+    return lim;
+}
+
+/* The closing quote of the literal opening at buf[i], on its line; SIZE_MAX if none. */
+static size_t lit_close(const char *buf, size_t len, size_t i)
+{
+    char q = buf[i];
+    size_t lim = len - i > JOIN_MAX_LIT + 2 ? i + JOIN_MAX_LIT + 2 : len;
+    for (size_t j = i + 1; (j = find3(buf, j, lim, q, '\n', '\\')) < lim; j += 2) {
+        if (buf[j] == q) return j;
+        if (buf[j] == '\n') return SIZE_MAX;
+        /* an escape: \" does not close (j += 2) */
+    }
+    return SIZE_MAX;
+}
+
+/* The opening quote of the literal after the one closing at buf[c], when
+ * only white space and at most one '+' (or a '\' ending the line) lie
+ * between; SIZE_MAX if none. */
+static size_t lit_next(const char *buf, size_t len, size_t c)
+{
+    size_t lim = len - c - 1 > JOIN_MAX_GAP ? c + 1 + JOIN_MAX_GAP : len;
+    bool plus = false;
+    for (size_t j = c + 1; j < lim; j++) {
+        unsigned char ch = (unsigned char)buf[j];
+        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') continue;
+        if (ch == '+' && !plus) {
+            plus = true;
+            continue;
+        }
+        if (ch == '\\' && j + 1 < lim && (buf[j + 1] == '\n' || buf[j + 1] == '\r')) continue;
+        return is_quote(ch) ? j : SIZE_MAX;
+    }
+    return SIZE_MAX;
+}
+
+/* ---- 2. the runs joined and scanned ----------------------------------------------------- */
+
+/* Append p[0..n) to the joined text, each byte mapped to at + i (or all to
+ * at). Through locals: a store through J->t could be J->n for all the
+ * compiler knows, and it read J->n again after each byte. */
+static void join_put(struct join *J, const char *p, size_t n, size_t at, bool contiguous)
+{
+    memcpy(J->t + J->n, p, n);
+    size_t *map = J->map + J->n;
+    for (size_t i = 0; i < n; i++) map[i] = contiguous ? at + i : at;
+    J->n += n;
+}
+
+/* A finding in the joined runs: kept, in buf's offsets, when it spans a join. */
+static int join_map(void *ud, const struct mg__scan_hit *h, struct mg_err *err)
+{
+    struct join *J = ud;
+    size_t a = h->start, b = h->end - 1;
+    if (J->map[b] - J->map[a] == b - a) return 0; /* inside one piece (or its line's prefix) */
+    if (mg__scan_grow((void **)&J->v, J->nv, &J->cap, sizeof(struct mg__scan_hit)) != 0)
+        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory joining string literals");
+    J->v[J->nv++] = (struct mg__scan_hit){h->rule, false, J->map[a], J->map[b] + 1};
+    return 0;
+}
+
+/* Scan the joined runs kept so far and keep the findings that span a join. */
+static int join_flush(const struct mg_scanner *s, struct join *J, struct mg_err *err)
+{
+    int rc = mg__scan_text(s, J->t, J->n, join_map, J, err);
+    J->n = 0;
+    return rc;
+}
+
+/* ---- 3. finding the runs ---------------------------------------------------------------- */
+
+/* Is the quote at buf[c] followed, after only white space, '+' and '\\'
+ * (at most JOIN_MAX_GAP bytes), by another quote? (What lit_next wants,
+ * loosened: any number of '+' and '\\'.) */
+static bool quote_gap_quote(const char *buf, size_t len, size_t c)
+{
+    size_t lim = len - c - 1 > JOIN_MAX_GAP ? c + 1 + JOIN_MAX_GAP : len;
+    for (size_t j = c + 1; j < lim; j++) {
+        unsigned char ch = (unsigned char)buf[j];
+        if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '+' || ch == '\\') continue;
+        return is_quote(ch);
+    }
+    return false;
+}
+
+/* Can buf hold a run at all? A run needs a literal's closing quote followed,
+ * after white space and '+' only, by the next opening quote; when no quote is
+ * (most config files: "key": "value", key = "value" at the end of a line,
+ * the next line starting with a name), mg__scan_join does nothing. The quotes
+ * followed by such a byte or a quote are found sixteen bytes at a time with
+ * SSE2, and looked at further one by one; the first that passes ends the
+ * look (code has one early). */
+static bool join_possible(const char *buf, size_t len)
+{
+    size_t i = 0;
+#ifdef __SSE2__
+    const __m128i dq = _mm_set1_epi8('"'), sq = _mm_set1_epi8('\''), bq = _mm_set1_epi8('`'), sp = _mm_set1_epi8(' '),
+                  tb = _mm_set1_epi8('\t'), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), pl = _mm_set1_epi8('+'),
+                  bs = _mm_set1_epi8('\\');
+    for (; len - i >= 17; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(buf + i));
+        __m128i qx = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, dq), _mm_cmpeq_epi8(x, sq)), _mm_cmpeq_epi8(x, bq));
+        if (!_mm_movemask_epi8(qx)) continue;
+        __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(buf + i + 1));
+        __m128i qy = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(y, dq), _mm_cmpeq_epi8(y, sq)), _mm_cmpeq_epi8(y, bq));
+        __m128i gy = _mm_or_si128(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(y, sp), _mm_cmpeq_epi8(y, tb)),
+                                               _mm_or_si128(_mm_cmpeq_epi8(y, nl), _mm_cmpeq_epi8(y, cr))),
+                                  _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(y, pl), _mm_cmpeq_epi8(y, bs)), qy));
+        for (unsigned bits = (unsigned)_mm_movemask_epi8(_mm_and_si128(qx, gy)); bits; bits &= bits - 1)
+            if (quote_gap_quote(buf, len, i + (size_t)__builtin_ctz(bits))) return true;
+    }
+#endif
+    for (; i < len; i++)
+        if (is_quote((unsigned char)buf[i]) && quote_gap_quote(buf, len, i)) return true;
+    return false;
+}
+
+/* Find the runs of adjacent literals in buf, scan them joined, and merge
+ * the findings that span a join into sc->v (overlaps resolved as in
+ * mg__scan_run; both sides were checked already). */
+int mg__scan_join(const struct mg_scanner *s, const char *buf, size_t len, struct mg__scan *sc, struct mg_err *err)
+{
+    if (!join_possible(buf, len)) return 0;
+    struct join J = {0};
+    const size_t run_max = JOIN_MAX_PREFIX + 1 + JOIN_MAX_BYTES + JOIN_MAX_LIT + 2;
+    int rc = 0;
+    size_t i = 0;
+    while (i < len) {
+        size_t o = find3(buf, i, len, '"', '\'', '`');
+        if (o == len) break;
+        size_t c = lit_close(buf, len, o);
+        if (c == SIZE_MAX) {
+            i = o + 1;
+            continue;
+        }
+        size_t o2 = lit_next(buf, len, c);
+        if (o2 == SIZE_MAX || lit_close(buf, len, o2) == SIZE_MAX) {
+            i = c + 1;
+            continue;
+        }
+        /* a run: o..c is its first piece */
+        if (J.n > JOIN_MAX_SYNTH && (rc = join_flush(s, &J, err)) != 0) break;
+        if (J.n + run_max > J.tcap) { /* room for one more run (grown as needed: most files have few runs) */
+            size_t nc = J.tcap ? 2 * J.tcap : 4096;
+            while (nc < J.n + run_max) nc *= 2;
+            char *nt = realloc(J.t, nc);
+            if (nt) J.t = nt;
+            size_t *nm = nt ? realloc(J.map, nc * sizeof(size_t)) : NULL;
+            if (!nm) {
+                rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory joining string literals");
+                break;
+            }
+            J.map = nm;
+            J.tcap = nc;
+        }
+        size_t ls = o, stop = o > JOIN_MAX_PREFIX ? o - JOIN_MAX_PREFIX : 0;
+        while (ls > stop && buf[ls - 1] != '\n') ls--;
+        join_put(&J, buf + ls, o + 1 - ls, ls, true); /* the line's text and the opening quote */
+        size_t total = 0, last = c;
+        for (int k = 0; k < JOIN_MAX_PIECES; k++) {
+            size_t n = c - o - 1;
+            if (total + n > JOIN_MAX_BYTES) break;
+            join_put(&J, buf + o + 1, n, o + 1, true);
+            total += n;
+            last = c;
+            if ((o = lit_next(buf, len, c)) == SIZE_MAX || (c = lit_close(buf, len, o)) == SIZE_MAX) break;
+        }
+        join_put(&J, buf + last, 1, last, true); /* the closing quote, and a line end */
+        join_put(&J, "\n", 1, last, false);
+        i = last + 1;
+    }
+    if (rc == 0) rc = join_flush(s, &J, err);
+    free(J.t);
+    free(J.map);
+    if (rc != 0 || J.nv == 0) {
+        free(J.v);
+        return rc;
+    }
+    rc = mg__scan_merge(s, sc, J.v, J.nv, err);
+    free(J.v);
+    return rc;
+}
