@@ -25,15 +25,10 @@
 static json_t *voyage_payload(struct mg_embedder *e, enum mg_embed_input type, json_t *input)
 {
     struct mg_embed_http *h = e->self;
-    json_t *req = json_object();
-    if (!req) {
-        json_decref(input);
-        return NULL;
-    }
+    json_t *req = mg_embed_http_payload(e, type, input);
+    if (!req) return NULL;
     /* (json_object_set_new takes the value's reference even when it fails) */
-    if (json_object_set_new(req, "input", input) != 0 ||
-        json_object_set_new(req, "model", json_string(e->model)) != 0 ||
-        json_object_set_new(req, "input_type", json_string(type == MG_EMBED_QUERY ? "query" : "document")) != 0 ||
+    if (json_object_set_new(req, "input_type", json_string(type == MG_EMBED_QUERY ? "query" : "document")) != 0 ||
         (h->out_dims > 0 && json_object_set_new(req, "output_dimension", json_integer(h->out_dims)) != 0)) {
         json_decref(req);
         return NULL;
