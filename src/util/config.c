@@ -1,4 +1,14 @@
-/* config.c — see config.h. */
+/* config.c — see config.h.
+ *
+ * Sections:
+ *   1. the table of settings — name, kind, place in struct mg_config, bounds
+ *   2. values — weights and sizes
+ *   3. defaults — and the default paths
+ *   4. setting a key, parsing a config text
+ *   5. loading: the file and the environment
+ *   6. checks across settings — storage, vector store
+ *   7. external MCP servers as code providers — mcp_provider.NAME.KEY (issue 21)
+ */
 #include "util/config.h"
 
 #include <ctype.h>
@@ -16,6 +26,8 @@
 #include "util/mcpmap.h"
 
 enum ktype { K_SIZE, K_INT, K_STR, K_ENUM };
+
+/* ---- 1. the table of settings -------------------------------------------- */
 
 static const struct key {
     const char *name;
@@ -138,6 +150,8 @@ static const char *const *enum_choices(const char *key)
     return audit_fsync;
 }
 
+/* ---- 2. values ----------------------------------------------------------- */
+
 int mg_parse_weights(const char *s, double w[5])
 {
     double v[5] = {0};
@@ -177,6 +191,8 @@ int mg_parse_size(const char *s, size_t *out)
     *out = (size_t)(v * mul);
     return 0;
 }
+
+/* ---- 3. defaults --------------------------------------------------------- */
 
 /* One parser thread per CPU; they run at a lower priority than the database
  * writer (indexer.c), so it keeps a core whenever it has work. */
@@ -267,6 +283,8 @@ static void xdg_config_path(char *out, size_t cap)
     if (x && *x) snprintf(out, cap, "%s/memgate/config", x);
     else snprintf(out, cap, "%s/.config/memgate/config", home && *home ? home : "/tmp");
 }
+
+/* ---- 4. setting a key, parsing a config text ----------------------------- */
 
 int mg_config_set(struct mg_config *c, const char *key, const char *value, const char *origin, struct mg_err *err)
 {
@@ -441,6 +459,8 @@ size_t mg_config_diff(const struct mg_config *a, const struct mg_config *b, void
     return n;
 }
 
+/* ---- 5. loading: the file and the environment ---------------------------- */
+
 /* Apply the file at path: 0 (also when it is absent and not required: then
  * *found is false), or -1 with err. */
 static int load_file(struct mg_config *c, const char *path, int required, bool *found, struct mg_err *err)
@@ -601,6 +621,8 @@ int mg_config_load(struct mg_config *c, struct mg_err *err)
     return mg_config_check_vectors(c, "the configuration", err);
 }
 
+/* ---- 6. checks across settings ------------------------------------------- */
+
 int mg_config_check_storage(const struct mg_config *c, const char *origin, struct mg_err *err)
 {
     const char *s = c->storage;
@@ -640,7 +662,7 @@ int mg_config_check_vectors(const struct mg_config *c, const char *origin, struc
     return 0;
 }
 
-/* ---- external MCP servers as code providers (issue 21, part mcpclient) ---------------------------------------- */
+/* ---- 7. external MCP servers as code providers --------------------------- */
 
 int mg_mcp_provider_set(struct mg_config *c, const char *key, const char *value, const char *origin,
                         struct mg_err *err)

@@ -1,4 +1,11 @@
-/* metrics.c — see metrics.h. */
+/* metrics.c — see metrics.h.
+ *
+ * Sections:
+ *   1. label sets, histograms, counters
+ *   2. counting — what the rest of memgate calls
+ *   3. rendering — the Prometheus text format
+ *   4. the process
+ */
 #include "util/metrics.h"
 
 #include <ctype.h>
@@ -13,6 +20,8 @@
 
 #include "git_commit.h"
 #include "util/version.h"
+
+/* ---- 1. label sets, histograms, counters --------------------------------- */
 
 /* Label sets are fixed and small: a hostile client cannot grow them. */
 static const char *const routes[] = {
@@ -105,6 +114,8 @@ static struct {
     uint64_t errors;
 } providers[NPROVIDERS + 1];
 static pthread_mutex_t providers_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- 2. counting --------------------------------------------------------- */
 
 void mg_metrics_http(const char *route, int status)
 {
@@ -243,6 +254,8 @@ uint64_t mg_metrics_isolation_drops(void)
     return t;
 }
 
+/* ---- 3. rendering -------------------------------------------------------- */
+
 int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
 {
     int rc = 0;
@@ -354,7 +367,7 @@ int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
     return rc ? -1 : 0;
 }
 
-/* ---- the process ---------------------------------------------------------------------- */
+/* ---- 4. the process ------------------------------------------------------ */
 
 /* The seconds since the epoch at which the system booted (/proc/stat btime), or 0. */
 static double boot_time(void)
