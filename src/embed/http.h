@@ -55,6 +55,11 @@ int mg_embed_http_new(const char *name, struct mg_embedder **out, struct mg_err 
  * of memory. Takes input's reference. */
 json_t *mg_embed_http_payload(struct mg_embedder *e, enum mg_embed_input type, json_t *input);
 
+/* e->url for an OpenAI-style base URL (trailing slashes dropped): base +
+ * /v1/embeddings; base + /embeddings when it ends in /v1; base itself when
+ * it ends in /embeddings. */
+void mg_embed_http_url_v1(struct mg_embedder *e, const char *base);
+
 /* url is http:// or https:// (else invalid_config naming setting). */
 int mg_embed_http_check_url(const char *setting, const char *url, struct mg_err *err);
 

@@ -77,12 +77,7 @@ int mg_embedder_openai_new(const struct mg_config *c, struct mg_embedder **out, 
     struct mg_embedder *e;
     if (mg_embed_http_new("openai", &e, err) != 0) return -1;
     struct mg_embed_http *h = e->self;
-    size_t bl = strlen(base);
-    while (bl > 0 && base[bl - 1] == '/') bl--;
-    const char *tail = "/v1/embeddings";
-    if (bl >= 11 && strncmp(base + bl - 11, "/embeddings", 11) == 0) tail = "";
-    else if (bl >= 3 && strncmp(base + bl - 3, "/v1", 3) == 0) tail = "/embeddings";
-    snprintf(e->url, sizeof(e->url), "%.*s%s", (int)bl, base, tail);
+    mg_embed_http_url_v1(e, base);
     snprintf(e->model, sizeof(e->model), "%s",
              c->embed_model[0] ? c->embed_model : c->embed_url[0] ? "" : "text-embedding-3-small");
     snprintf(h->key, sizeof(h->key), "%s", c->embed_api_key);

@@ -87,6 +87,21 @@ uint32_t mg__defs_name_of(struct walker *w, TSNode n)
     return mg__defs_str_end(w, mark);
 }
 
+/* Room for element n of v (*cap elements of size sz, doubling from 64): v or
+ * the array moved, or NULL (w->oom, v kept) when memory ran out. */
+static void *grow(struct walker *w, void *v, size_t *cap, size_t n, size_t sz)
+{
+    if (n < *cap) return v;
+    size_t c = *cap ? *cap * 2 : 64;
+    void *p = realloc(v, c * sz);
+    if (!p) {
+        w->oom = true;
+        return NULL;
+    }
+    *cap = c;
+    return p;
+}
+
 /* Record a definition; returns its index or -1 (cap reached, no memory). The
  * container is the parent's name unless `cont` names one. */
 int mg__defs_emit(struct walker *w, const struct frame *ctx, TSNode node, uint32_t attr,
@@ -98,26 +113,12 @@ int mg__defs_emit(struct walker *w, const struct frame *ctx, TSNode node, uint32
         w->full = true;
         return -1;
     }
-    if (d->n == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 64;
-        struct mg_def *v = realloc(d->v, cap * sizeof(*v));
-        if (!v) {
-            w->oom = true;
-            return -1;
-        }
-        d->v = v;
-        d->cap = cap;
-    }
-    if (d->n == w->side_cap) {
-        size_t cap = w->side_cap ? w->side_cap * 2 : 64;
-        struct side *s = realloc(w->side, cap * sizeof(*s));
-        if (!s) {
-            w->oom = true;
-            return -1;
-        }
-        w->side = s;
-        w->side_cap = cap;
-    }
+    struct mg_def *v = grow(w, d->v, &d->cap, d->n, sizeof(*v));
+    if (!v) return -1;
+    d->v = v;
+    struct side *s = grow(w, w->side, &w->side_cap, d->n, sizeof(*s));
+    if (!s) return -1;
+    w->side = s;
     uint32_t start = nstart(w, node), end = nend(w, node);
     if (ctx->wrap_start != NONE) {
         if (ctx->wrap_start < start) start = ctx->wrap_start;

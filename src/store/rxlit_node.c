@@ -197,17 +197,24 @@ static struct mg_rx_node *kids_finish(struct ctx *c, struct kids *k, enum mg_rx_
     return x;
 }
 
+/* The node of op over a and b (neither NULL), their own children of op
+ * flattened in and the redundant ones dropped; consumes both. */
+static struct mg_rx_node *join(struct ctx *c, struct mg_rx_node *a, struct mg_rx_node *b, enum mg_rx_op op)
+{
+    struct kids k = {0};
+    kids_add(c, &k, a, op);
+    size_t old = k.n;
+    kids_add(c, &k, b, op);
+    kids_prune(c, &k, op, old);
+    return kids_finish(c, &k, op);
+}
+
 /* a AND b; consumes both. */
 struct mg_rx_node *mg__rx_and(struct ctx *c, struct mg_rx_node *a, struct mg_rx_node *b)
 {
     if (!a) return b;
     if (!b) return a;
-    struct kids k = {0};
-    kids_add(c, &k, a, MG_RX_AND);
-    size_t old = k.n;
-    kids_add(c, &k, b, MG_RX_AND);
-    kids_prune(c, &k, MG_RX_AND, old);
-    return kids_finish(c, &k, MG_RX_AND);
+    return join(c, a, b, MG_RX_AND);
 }
 
 /* a OR b; consumes both. */
@@ -218,12 +225,7 @@ struct mg_rx_node *mg__rx_or(struct ctx *c, struct mg_rx_node *a, struct mg_rx_n
         mg__rx_node_free(b);
         return NULL;
     }
-    struct kids k = {0};
-    kids_add(c, &k, a, MG_RX_OR);
-    size_t old = k.n;
-    kids_add(c, &k, b, MG_RX_OR);
-    kids_prune(c, &k, MG_RX_OR, old);
-    return kids_finish(c, &k, MG_RX_OR);
+    return join(c, a, b, MG_RX_OR);
 }
 
 /* OR of the strings of s as literals (TRUE if any is short). */
