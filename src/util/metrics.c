@@ -256,6 +256,18 @@ uint64_t mg_metrics_isolation_drops(void)
 
 /* ---- 3. rendering -------------------------------------------------------- */
 
+/* A counter family with one label: its HELP and TYPE lines, then
+ * name{label="values[i]"} counts[i] for each i. */
+static int counters(struct mg_buf *o, const char *name, const char *help, const char *label,
+                    const char *const *values, const uint64_t *counts, size_t n)
+{
+    int rc = mg_buf_addf(o, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+    for (size_t i = 0; i < n; i++)
+        rc |= mg_buf_addf(o, "%s{%s=\"%s\"} %llu\n", name, label, values[i],
+                          (unsigned long long)__atomic_load_n(&counts[i], __ATOMIC_RELAXED));
+    return rc;
+}
+
 int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
 {
     int rc = 0;
@@ -318,12 +330,9 @@ int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
                               g->storage_up ? 1 : 0, g->storage_open, g->storage_busy, g->storage_max);
     }
     if (g && g->storage) {
-        rc |= mg_buf_adds(o, "# HELP memgate_storage_errors_total Failed operations on the shared PostgreSQL "
-                             "database, by error code.\n"
-                             "# TYPE memgate_storage_errors_total counter\n");
-        for (size_t i = 0; i < NSTORAGE; i++)
-            rc |= mg_buf_addf(o, "memgate_storage_errors_total{code=\"%s\"} %llu\n", storage_codes[i],
-                              (unsigned long long)__atomic_load_n(&storage_errors[i], __ATOMIC_RELAXED));
+        rc |= counters(o, "memgate_storage_errors_total",
+                       "Failed operations on the shared PostgreSQL database, by error code.", "code", storage_codes,
+                       storage_errors, NSTORAGE);
     }
     rc |= mg_buf_addf(o,
                       "# HELP memgate_sessions_created_total Sessions created.\n"
@@ -332,14 +341,9 @@ int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
                       "# TYPE memgate_sessions_pruned_total counter\nmemgate_sessions_pruned_total %llu\n",
                       (unsigned long long)__atomic_load_n(&sessions_created, __ATOMIC_RELAXED),
                       (unsigned long long)__atomic_load_n(&sessions_pruned, __ATOMIC_RELAXED));
-    rc |= mg_buf_adds(o, "# HELP memgate_isolation_drops_total Results dropped because they belonged to another "
-                         "repo, project or tenant than the request (a bug elsewhere; should stay 0).\n"
-                         "# TYPE memgate_isolation_drops_total counter\n");
-    for (size_t i = 0; i < NDROPS; i++) {
-        uint64_t v = __atomic_load_n(&drops[i], __ATOMIC_RELAXED);
-        rc |= mg_buf_addf(o, "memgate_isolation_drops_total{kind=\"%s\"} %llu\n", drop_kinds[i],
-                          (unsigned long long)v);
-    }
+    rc |= counters(o, "memgate_isolation_drops_total",
+                   "Results dropped because they belonged to another repo, project or tenant than the request (a "
+                   "bug elsewhere; should stay 0).", "kind", drop_kinds, drops, NDROPS);
     rc |= mg_buf_addf(o,
                       "# HELP memgate_redactions_total Secrets redacted from what requests served or stored.\n"
                       "# TYPE memgate_redactions_total counter\nmemgate_redactions_total %llu\n"
@@ -348,12 +352,9 @@ int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
                       "# TYPE memgate_injection_flags_total counter\nmemgate_injection_flags_total %llu\n",
                       (unsigned long long)__atomic_load_n(&redactions_served, __ATOMIC_RELAXED),
                       (unsigned long long)__atomic_load_n(&injection_flags, __ATOMIC_RELAXED));
-    rc |= mg_buf_adds(o, "# HELP memgate_scheduled_index_runs_total Re-indexes run by the scheduler of `memgate "
-                         "serve` (setting reindex_interval), by result; skipped: another run held the repo.\n"
-                         "# TYPE memgate_scheduled_index_runs_total counter\n");
-    for (size_t i = 0; i < NSCHED; i++)
-        rc |= mg_buf_addf(o, "memgate_scheduled_index_runs_total{result=\"%s\"} %llu\n", sched_results[i],
-                          (unsigned long long)__atomic_load_n(&sched_runs[i], __ATOMIC_RELAXED));
+    rc |= counters(o, "memgate_scheduled_index_runs_total",
+                   "Re-indexes run by the scheduler of `memgate serve` (setting reindex_interval), by result; "
+                   "skipped: another run held the repo.", "result", sched_results, sched_runs, NSCHED);
     rc |= mg_buf_adds(o, "# HELP memgate_provider_errors_total Calls to an external provider (docs/providers.md) "
                          "that failed, timed out or answered badly; the request degraded to the rest.\n"
                          "# TYPE memgate_provider_errors_total counter\n");
