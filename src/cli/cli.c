@@ -1,6 +1,7 @@
 /* cli.c — command dispatch and shared helpers (see cli.h). */
 #include "cli/cli.h"
 
+#include <getopt.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -100,6 +101,26 @@ int mg_cli_config(struct mg_config *c)
     struct mg_err err = {0};
     if (mg_config_load(c, &err) != 0) return mg_cli_fail(&err);
     return 0;
+}
+
+int mg_cli_json_tenant_opts(const char *cmd, const char *help, int argc, char **argv, bool *json, const char **tenant)
+{
+    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+                                         {"tenant", required_argument, NULL, 'T'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "hj", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': *json = true; break;
+        case 'T': *tenant = optarg; break;
+        case 'h': fputs(help, stdout); return 0;
+        default: return mg_cli_badopt(cmd, argc, argv, opts);
+        }
+    }
+    return -1;
 }
 
 int mg_strv_push(struct mg_strv *s, const char *x)

@@ -48,6 +48,10 @@ int mg_cmd_setup(int argc, char **argv);
 
 /* Load the configuration or print the error; 0 or exit status 1. */
 int mg_cli_config(struct mg_config *c);
+/* The options of a command that takes only --json, --tenant T and --help
+ * (repos, status): -1 to go on (optind at the first operand), else the exit
+ * status to return (the help printed, or a usage error). */
+int mg_cli_json_tenant_opts(const char *cmd, const char *help, int argc, char **argv, bool *json, const char **tenant);
 /* One command's request (request/ctx.h): the process's server (providers,
  * audit, sessions without expiry) and a request context acting as `tenant`
  * (NULL: local) at admin level, in the current directory. `progress`: the
