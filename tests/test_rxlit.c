@@ -1,4 +1,4 @@
-/* test_rxlit.c — the regex literal analyzer (src/search/rxlit.c).
+/* test_rxlit.c — the regex literal analyzer (src/store/rxlit*.c).
  *
  * Sections:
  *   1. helpers: analyze+format, PCRE2 matching with the flags rxlit.h names

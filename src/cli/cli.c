@@ -1,10 +1,8 @@
 /* cli.c — command dispatch and shared helpers (see cli.h). */
 #include "cli/cli.h"
 
-#include <ctype.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +12,6 @@
 #include "security/common.h"
 #include "tools/tools.h"
 #include "util/version.h"
-#include "util/json.h"
 
 static const struct {
     const char *name;
@@ -44,12 +41,6 @@ static const struct {
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-/* The command line asked for JSON (--json anywhere before a `--`): errors
- * are then {"error":{"code","message"}} lines on stdout (mg_cli_fail,
- * mg_cli_usage), so `memgate CMD --json | jq` sees every outcome. Decided
- * before any option is parsed, so a usage error after --json is JSON too. */
-static bool json_errors;
-
 static bool wants_json(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -57,20 +48,6 @@ static bool wants_json(int argc, char **argv)
         if (strcmp(argv[i], "--json") == 0) return true;
     }
     return false;
-}
-
-/* One error line: JSON on stdout under --json, else error[code] on stderr. */
-static void print_error(const char *code, const char *msg)
-{
-    if (!json_errors) {
-        fprintf(stderr, "error[%s]: %s\n", code, msg);
-        return;
-    }
-    json_t *j = json_pack("{s:{s:s, s:o}}", "error", "code", code, "message", mg_json_text(msg));
-    if (j) mg_cli_print_json(j);
-    else printf("{\"error\":{\"code\":\"%s\",\"message\":\"out of memory\"}}\n", MG_E_NO_MEMORY);
-    json_decref(j);
-    fflush(stdout);
 }
 
 static void usage(FILE *f)
@@ -105,7 +82,7 @@ int mg_cli_main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    json_errors = strcmp(cmd, "mcp") != 0 && wants_json(argc - 1, argv + 1); /* mcp: stdout is the protocol's */
+    mg_cli_json_errors(strcmp(cmd, "mcp") != 0 && wants_json(argc - 1, argv + 1)); /* mcp: stdout is the protocol's */
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0 || strcmp(cmd, "version") == 0)
         return mg_cmd_version(argc - 1, argv + 1);
     for (size_t i = 0; i < NCOMMANDS; i++) {
@@ -116,8 +93,7 @@ int mg_cli_main(int argc, char **argv)
     }
     char msg[256];
     snprintf(msg, sizeof(msg), "unknown command '%.128s'; run `memgate --help` for the list", cmd);
-    print_error(MG_E_USAGE, msg);
-    return 2;
+    return mg_cli_usage_error(msg);
 }
 
 int mg_cli_config(struct mg_config *c)
@@ -127,45 +103,24 @@ int mg_cli_config(struct mg_config *c)
     return 0;
 }
 
-int mg_cli_fail(const struct mg_err *err)
+int mg_cli_json_tenant_opts(const char *cmd, const char *help, int argc, char **argv, bool *json, const char **tenant)
 {
-    print_error(err->code ? err->code : MG_E_INTERNAL, err->msg);
-    return err->code && strcmp(err->code, MG_E_USAGE) == 0 ? 2 : 1;
-}
-
-int mg_cli_usage(const char *cmd, const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    if (n < 0) msg[0] = 0;
-    size_t len = strlen(msg);
-    snprintf(msg + len, sizeof(msg) - len, "; see `memgate %s --help`", cmd);
-    print_error(MG_E_USAGE, msg);
-    return 2;
-}
-
-int mg_cli_badopt(const char *cmd, int argc, char **argv, const struct option *opts)
-{
-    const char *prev = optind > 0 && optind - 1 < argc ? argv[optind - 1] : "";
-    if (optopt == 0) return mg_cli_usage(cmd, "unknown option '%s'", prev); /* a long one */
-    if (strncmp(prev, "--", 2) == 0) {
-        /* a long option without its value: optopt is its val */
-        size_t n = strcspn(prev + 2, "=");
-        for (const struct option *o = opts; o && o->name; o++)
-            if (o->val == optopt && o->has_arg == required_argument && n > 0 && strncmp(o->name, prev + 2, n) == 0)
-                return mg_cli_usage(cmd, "option '%s' needs a value", prev);
+    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+                                         {"tenant", required_argument, NULL, 'T'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "hj", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': *json = true; break;
+        case 'T': *tenant = optarg; break;
+        case 'h': fputs(help, stdout); return 0;
+        default: return mg_cli_badopt(cmd, argc, argv, opts);
+        }
     }
-    /* a short option: getopt stays on its argument until the last letter */
-    const char *arg = prev;
-    if (optind < argc && argv[optind][0] == '-' && argv[optind][1] != '-' && strchr(argv[optind] + 1, optopt))
-        arg = argv[optind];
-    if (isprint(optopt) && strlen(arg) > 2 && arg[0] == '-' && arg[1] != '-')
-        return mg_cli_usage(cmd, "unknown option '-%c' in '%s'", optopt, arg);
-    if (isprint(optopt)) return mg_cli_usage(cmd, "unknown option '-%c'", optopt);
-    return mg_cli_usage(cmd, "unknown option '%s'", arg);
+    return -1;
 }
 
 int mg_strv_push(struct mg_strv *s, const char *x)
@@ -271,19 +226,4 @@ int mg_cli_tool(struct mg_cli_req *q, const char *name, json_t *args, json_t **r
             json_string_value(json_object_get(r, "repo")), (long long)json_integer_value(json_object_get(r, "generation")),
             (long long)json_integer_value(json_object_get(r, "catalog_generation")));
     return rc;
-}
-
-void mg_cli_print_json(json_t *j)
-{
-    char *s = json_dumps(j, MG_JSON_DUMP);
-    if (s) puts(s);
-    free(s);
-}
-
-void mg_cli_print_flags(json_t *item)
-{
-    json_t *fl = json_object_get(item, "flags"), *f;
-    size_t i;
-    json_array_foreach(fl, i, f) printf("%s%s", i ? "," : "  {", json_string_value(f));
-    if (json_array_size(fl)) putchar('}');
 }

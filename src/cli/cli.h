@@ -3,7 +3,8 @@
  * Each command is a function `int mg_cmd_<name>(argc, argv)` (argv[0] is the
  * command name) returning the process exit status: 0 success, 1 failure
  * (an error[code] line was printed), 2 usage error. Every command answers
- * --help. docs/cli.md documents them; keep the two in step.
+ * --help. docs/cli.md documents them; keep the two in step. How a command
+ * reports errors and prints JSON: cli/output.h (included here).
  */
 #ifndef MG_CLI_H
 #define MG_CLI_H
@@ -13,6 +14,8 @@
 
 #include <jansson.h>
 
+#include "cli/output.h"
+#include "cli/version.h"
 #include "request/ctx.h"
 #include "util/config.h"
 #include "util/err.h"
@@ -39,26 +42,16 @@ int mg_cmd_recall(int argc, char **argv);
 int mg_cmd_token(int argc, char **argv);
 int mg_cmd_audit(int argc, char **argv);
 int mg_cmd_setup(int argc, char **argv);
-/* --version / -V (src/cli/version.c) */
-int mg_cmd_version(int argc, char **argv);
+/* (--version / -V: mg_cmd_version, cli/version.h) */
 
 /* ---- shared helpers (cli.c) ---- */
 
 /* Load the configuration or print the error; 0 or exit status 1. */
 int mg_cli_config(struct mg_config *c);
-/* Print err and return the exit status for it (2 for usage, else 1). With
- * --json on the command line (before `--`; every command but mcp) the error
- * is one line {"error":{"code","message"}} on stdout and stderr stays
- * silent; else "error[code]: message" on stderr. mg_cli_usage likewise. */
-int mg_cli_fail(const struct mg_err *err);
-/* Print "error[usage]: <msg>; see `memgate CMD --help`" and return 2. */
-int mg_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* After getopt_long returned '?' (opterr 0): mg_cli_usage naming the option as
- * given: "unknown option '--bogus'", "option '--repo' needs a value", or, for
- * a short option, "unknown option '-E' in '-EINVAL'" (not the argument before
- * it). opts is the table given to getopt_long. */
-struct option;
-int mg_cli_badopt(const char *cmd, int argc, char **argv, const struct option *opts);
+/* The options of a command that takes only --json, --tenant T and --help
+ * (repos, status): -1 to go on (optind at the first operand), else the exit
+ * status to return (the help printed, or a usage error). */
+int mg_cli_json_tenant_opts(const char *cmd, const char *help, int argc, char **argv, bool *json, const char **tenant);
 /* One command's request (request/ctx.h): the process's server (providers,
  * audit, sessions without expiry) and a request context acting as `tenant`
  * (NULL: local) at admin level, in the current directory. `progress`: the
@@ -78,10 +71,6 @@ void mg_cli_end(struct mg_cli_req *q);
 /* Run the tool `name` in q's request with args (taken): 0 and *result, or
  * -1 with err (its audit event is written either way). */
 int mg_cli_tool(struct mg_cli_req *q, const char *name, json_t *args, json_t **result, struct mg_err *err);
-/* Print a JSON value on stdout, compact, one line. */
-void mg_cli_print_json(json_t *j);
-/* "  {prompt_injection,truncated}" when the gated item has flags, else nothing. */
-void mg_cli_print_flags(json_t *item);
 /* A growable list of strings for repeatable flags (--glob, --lang, ...). */
 struct mg_strv {
     const char **v;

@@ -1,4 +1,11 @@
-/* cmd_audit.c — `memgate audit`: show, follow and verify the audit log. */
+/* cmd_audit.c — `memgate audit`: show, follow and verify the audit log.
+ *
+ * Sections:
+ *   1. help and printing — one row as text or JSON, the table header
+ *   2. following — the files (follow) and PostgreSQL (follow_pg)
+ *   3. checking --op, --anchor; verifying
+ *   4. the command
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -15,6 +22,8 @@
 #include "security/common.h"
 #include "tools/tools.h"
 #include "util/json.h"
+
+/* ---- 1. help and printing ------------------------------------------------ */
 
 static const char *HELP =
     "usage: memgate audit [--tenant T] [--op OP] [--since TIME] [--limit N] [--json] [--follow]\n"
@@ -99,6 +108,8 @@ static void header(void)
     printf("%-19s  %-12s  %-14s  %-20s  %-8s  %7s  %-40s  %s\n", "TIME (UTC)", "TENANT", "OP", "REPO", "SESSION",
            "RESULTS", "QUERY", "FLAGS");
 }
+
+/* ---- 2. following -------------------------------------------------------- */
 
 static long long line_seq(const char *line)
 {
@@ -206,6 +217,8 @@ static int follow_pg(const struct mg_config *cfg, const struct mg_audit_filter *
     return 0; /* (until interrupted) */
 }
 
+/* ---- 3. checking --op, --anchor; verifying ------------------------------- */
+
 /* Is op one memgate writes? Else a hint on stderr (the filter still runs:
  * older logs may hold other names). */
 static void check_op(const char *op)
@@ -307,6 +320,8 @@ static int verify(const struct mg_config *cfg, bool json, const struct mg_audit_
     }
     return 0;
 }
+
+/* ---- 4. the command ------------------------------------------------------ */
 
 int mg_cmd_audit(int argc, char **argv)
 {

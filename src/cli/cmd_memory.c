@@ -2,7 +2,15 @@
  * memory tools from the shell. Each runs the tool as the local principal (or
  * --tenant) through the same pipeline as MCP and /v1 (cli.h, mg_cli_tool),
  * so the CLI and the servers store and read the same way and every call is
- * audited. */
+ * audited.
+ *
+ * Sections:
+ *   1. help
+ *   2. options and running a tool
+ *   3. notes
+ *   4. projects
+ *   5. recall
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +18,8 @@
 
 #include "cli/cli.h"
 #include "util/json.h"
+
+/* ---- 1. help ------------------------------------------------------------- */
 
 static const char *NOTES_HELP =
     "usage: memgate notes set --repo ID KEY VALUE [--source user_stated|llm_extracted|inferred] [--json]\n"
@@ -67,6 +77,8 @@ static const char *RECALL_HELP =
     "  --limit N       at most N episodes (default 10)\n"
     "  --json          print the tool's JSON result\n"
     "  -h, --help      this help\n";
+
+/* ---- 2. options and running a tool --------------------------------------- */
 
 struct opts {
     const char *repo, *tenant, *session, *source, *prefix, *search, *limit;
@@ -142,6 +154,8 @@ static int run_tool(const struct opts *o, const char *tool, json_t *args, void (
     json_decref(result);
     return 0;
 }
+
+/* ---- 3. notes ------------------------------------------------------------ */
 
 static void print_note(json_t *n)
 {
@@ -220,6 +234,8 @@ int mg_cmd_notes(int argc, char **argv)
     return mg_cli_usage("notes", "unknown subcommand '%s'; use set, get, list, rm or extract", sub);
 }
 
+/* ---- 4. projects --------------------------------------------------------- */
+
 static void h_projects(json_t *r)
 {
     json_t *a = json_object_get(r, "projects"), *p;
@@ -264,6 +280,8 @@ int mg_cmd_projects(int argc, char **argv)
     return mg_cli_usage("projects", "'%s' with %d argument%s is not a projects command; see --help", sub, nw - 1,
                         nw == 2 ? "" : "s");
 }
+
+/* ---- 5. recall ----------------------------------------------------------- */
 
 static void h_episodes(json_t *r)
 {

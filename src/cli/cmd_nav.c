@@ -1,6 +1,13 @@
 /* cmd_nav.c — `memgate refs`, `memgate callers`, `memgate callees`,
  * `memgate trace`, `memgate impact`: the navigation tools from the command
- * line. */
+ * line.
+ *
+ * Sections:
+ *   1. help
+ *   2. printing the answers
+ *   3. running a navigation tool — (impact reads a diff from a file or stdin)
+ *   4. the commands
+ */
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
@@ -18,6 +25,8 @@
     "  --tenant T      act as tenant T (default local)\n"                                                          \
     "  --json          the tool's result (docs/mcp.md)\n"                                                          \
     "  -h, --help      this help\n"
+
+/* ---- 1. help ------------------------------------------------------------- */
 
 static const char *HELP_REFS =
     "usage: memgate refs SYMBOL [--limit N] [--cursor C] [--repo ID] [--glob G] [--lang L] [--json]\n"
@@ -80,6 +89,8 @@ static const char *HELP_IMPACT =
     "options:\n"
     "  --depth N       caller levels (default 2, at most 8)\n"
     "  --limit N       at most N impacted definitions (default 50, at most 1000)\n" COMMON_OPTS;
+
+/* ---- 2. printing the answers --------------------------------------------- */
 
 static long long num(json_t *o, const char *k) { return json_integer_value(json_object_get(o, k)); }
 static const char *str(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
@@ -185,6 +196,8 @@ static void print_impact(json_t *res)
             num(res, "total"), num(res, "total") == 1 ? "" : "s",
             json_is_true(json_object_get(res, "truncated")) ? " (stopped early: lower --depth)" : "");
 }
+
+/* ---- 3. running a navigation tool ---------------------------------------- */
 
 /* A file's text (FILE, or standard input for "-"), at most max bytes. */
 static char *read_all(const char *path, size_t max, struct mg_err *err)
@@ -362,6 +375,8 @@ out:
     json_decref(langs);
     return rc;
 }
+
+/* ---- 4. the commands ----------------------------------------------------- */
 
 int mg_cmd_refs(int argc, char **argv) { return run_nav("refs", "find_references", HELP_REFS, 1, argc, argv); }
 int mg_cmd_callers(int argc, char **argv) { return run_nav("callers", "callers", HELP_CALLERS, 1, argc, argv); }

@@ -131,27 +131,14 @@ static void print_settings(json_t *res)
 
 int mg_cmd_repos(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
-                                         {"tenant", required_argument, NULL, 'T'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
     bool json = false;
     const char *tenant = NULL;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "hj", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = true; break;
-        case 'T': tenant = optarg; break;
-        case 'h': fputs(HELP, stdout); return 0;
-        default: return mg_cli_badopt("repos", argc, argv, opts);
-        }
-    }
+    int rc = mg_cli_json_tenant_opts("repos", HELP, argc, argv, &json, &tenant);
+    if (rc >= 0) return rc;
     const char *rm, *tool;
     bool sub = optind < argc;
     json_t *args = json_object();
-    int rc = parse_sub(argc - optind, argv + optind, args, &tool, &rm);
+    rc = parse_sub(argc - optind, argv + optind, args, &tool, &rm);
     if (rc) {
         json_decref(args);
         return rc;

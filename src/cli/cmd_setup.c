@@ -19,6 +19,13 @@
  * A token (--token-file) is written into the file only in user scope (a
  * file of the user's, mode kept, 0600 when new); a project file may be
  * committed, so there the entry names the variable MEMGATE_TOKEN instead.
+ *
+ * Sections:
+ *   1. help and what is wanted
+ *   2. reading and writing the client's file
+ *   3. JSON clients (Claude Code, Cursor)
+ *   4. TOML (Codex)
+ *   5. the command
  */
 #include <errno.h>
 #include <getopt.h>
@@ -35,6 +42,8 @@
 #include "cli/cli.h"
 #include "util/buf.h"
 #include "util/file.h"
+
+/* ---- 1. help and what is wanted ------------------------------------------ */
 
 static const char *HELP =
     "usage: memgate setup --client claude-code|codex|cursor [--http URL [--token-file F]]\n"
@@ -85,7 +94,7 @@ struct want {
     const char *home, *config; /* stdio: MEMGATE_HOME, MEMGATE_CONFIG to pass on (NULL: unset) */
 };
 
-/* ---- reading and writing the client's file ---- */
+/* ---- 2. reading and writing the client's file ---------------------------- */
 
 /* The file's bytes (NUL-terminated), or NULL with *len 0 and *exists false
  * when there is none; -1 with err on a read error or when it is too large. */
@@ -176,7 +185,7 @@ static int write_client_file(const char *path, const char *old, size_t oldlen, b
     return 0;
 }
 
-/* ---- JSON clients (Claude Code, Cursor) ---- */
+/* ---- 3. JSON clients (Claude Code, Cursor) ------------------------------- */
 
 static json_t *json_entry(const struct want *w)
 {
@@ -250,7 +259,7 @@ static int json_merge(const char *path, const char *old, const struct want *w, c
     return rc;
 }
 
-/* ---- TOML (Codex) ---- */
+/* ---- 4. TOML (Codex) ----------------------------------------------------- */
 
 static int toml_str(struct mg_buf *b, const char *s)
 {
@@ -382,7 +391,7 @@ static int toml_merge(const char *path, const char *old, const struct want *w, c
     return 0;
 }
 
-/* ---- the command ---- */
+/* ---- 5. the command ------------------------------------------------------ */
 
 static int default_path(const struct want *w, char *out, size_t cap, struct mg_err *err)
 {

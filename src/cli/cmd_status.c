@@ -121,25 +121,13 @@ static void print_storage(json_t *st)
 
 int mg_cmd_status(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"json", no_argument, NULL, 'j'}, {"tenant", required_argument, NULL, 'T'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
-    const char *tenant = NULL;
     bool json = false;
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "hj", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = true; break;
-        case 'T': tenant = optarg; break;
-        case 'h': fputs(HELP, stdout); return 0;
-        default: return mg_cli_badopt("status", argc, argv, opts);
-        }
-    }
+    const char *tenant = NULL;
+    int rc = mg_cli_json_tenant_opts("status", HELP, argc, argv, &json, &tenant);
+    if (rc >= 0) return rc;
     if (optind < argc) return mg_cli_usage("status", "unexpected argument '%s'", argv[optind]);
     struct mg_config cfg;
-    int rc = mg_cli_config(&cfg);
+    rc = mg_cli_config(&cfg);
     if (rc) return rc;
     struct mg_err err = {0}, serr = {0};
     json_t *storage = storage_json(&cfg, &serr);

@@ -18,7 +18,8 @@
 #include <xxhash.h>
 #include <zstd.h>
 
-#include "cli/cli.h"
+#include "cli/output.h"
+#include "cli/version.h"
 #include "git_commit.h"
 #include "util/version.h"
 

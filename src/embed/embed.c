@@ -1,4 +1,7 @@
-/* embed.c — the embedder registry (see embed.h). */
+/* embed.c — the embedder registry (see embed.h): builds the configured
+ * embedder from the table of built-ins below, and wraps its vtable
+ * (normalising every vector). The implementations (builtin.c, openai.c,
+ * voyage.c, ollama.c) sit below it and know nothing of it. */
 #include "embed/embed.h"
 
 #include <math.h>
@@ -6,22 +9,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The built-ins by name; `auto` picks one of them from the configuration. */
+static int builtin_new(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err)
+{
+    (void)c; /* builtin has no settings */
+    return mg_embedder_builtin_new(out, err);
+}
+
+static const struct {
+    const char *name;
+    int (*make)(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err);
+} makers[] = {
+    {"builtin", builtin_new},
+    {"openai", mg_embedder_openai_new},
+    {"voyage", mg_embedder_voyage_new},
+    {"ollama", mg_embedder_ollama_new},
+};
+
+/* auto: from what is configured, in this order; never by asking the network (docs/semantic.md) */
+static const char *auto_choice(const struct mg_config *c)
+{
+    if (c->embed_url[0] || c->embed_api_key[0]) return "openai";
+    if (c->voyage_api_key[0]) return "voyage";
+    if (c->ollama_url[0]) return "ollama";
+    return "builtin";
+}
+
 int mg_embedder_open(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err)
 {
     *out = NULL;
     const char *k = c->embedder;
     if (strcmp(k, "none") == 0) return 0;
-    if (strcmp(k, "builtin") == 0) return mg_embedder_builtin_new(out, err);
-    if (strcmp(k, "openai") == 0) return mg_embedder_openai_new(c, out, err);
-    if (strcmp(k, "voyage") == 0) return mg_embedder_voyage_new(c, out, err);
-    if (strcmp(k, "ollama") == 0) return mg_embedder_ollama_new(c, out, err);
-    if (strcmp(k, "auto") == 0) {
-        /* from what is configured, in this order; never by asking the network (docs/semantic.md) */
-        if (c->embed_url[0] || c->embed_api_key[0]) return mg_embedder_openai_new(c, out, err);
-        if (c->voyage_api_key[0]) return mg_embedder_voyage_new(c, out, err);
-        if (c->ollama_url[0]) return mg_embedder_ollama_new(c, out, err);
-        return mg_embedder_builtin_new(out, err);
-    }
+    if (strcmp(k, "auto") == 0) k = auto_choice(c);
+    for (size_t i = 0; i < sizeof(makers) / sizeof(makers[0]); i++)
+        if (strcmp(k, makers[i].name) == 0) return makers[i].make(c, out, err);
     return mg_err_set(err, MG_E_CONFIG, "embedder '%s' is unknown; use auto, builtin, openai, voyage, ollama or none",
                       k);
 }
@@ -78,22 +99,4 @@ void mg_embedder_sig(const struct mg_embedder *e, char *buf, size_t cap)
     if (!e) snprintf(buf, cap, "none");
     else if (e->url[0]) snprintf(buf, cap, "%s:%s@%s", e->name, e->model, e->url);
     else snprintf(buf, cap, "%s:%s", e->name, e->model);
-}
-
-int mg_embed_take_row(json_t *emb, size_t i, size_t at, size_t n, int *d, float **v, struct mg_err *err)
-{
-    size_t m = json_array_size(emb);
-    if (!json_is_array(emb) || m == 0 || m > MG_EMBED_MAX_DIM || (*d && (size_t)*d != m))
-        return mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "embedding %zu has %zu dimensions%s%d", i, m,
-                          *d ? "; expected " : "; allowed 1 to ", *d ? *d : MG_EMBED_MAX_DIM);
-    if (!*d) *d = (int)m;
-    if (!*v && !(*v = malloc(n * (size_t)*d * sizeof(float)))) return mg_err_oom(err);
-    for (size_t k = 0; k < m; k++) {
-        json_t *x = json_array_get(emb, k);
-        double f = json_is_number(x) ? json_number_value(x) : NAN;
-        if (!isfinite(f) || fabs(f) > 1e30)
-            return mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "embedding %zu has a value that is not a finite number", i);
-        (*v)[at * (size_t)*d + k] = (float)f;
-    }
-    return 0;
 }

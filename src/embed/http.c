@@ -128,6 +128,33 @@ static void http_release(struct mg_embedder *e)
 
 const struct mg_embedder_ops mg_embed_http_ops = {http_embed, NULL, http_release};
 
+void mg_embed_http_url_v1(struct mg_embedder *e, const char *base)
+{
+    size_t bl = strlen(base);
+    while (bl > 0 && base[bl - 1] == '/') bl--;
+    const char *tail = "/v1/embeddings";
+    if (bl >= 11 && strncmp(base + bl - 11, "/embeddings", 11) == 0) tail = "";
+    else if (bl >= 3 && strncmp(base + bl - 3, "/v1", 3) == 0) tail = "/embeddings";
+    snprintf(e->url, sizeof(e->url), "%.*s%s", (int)bl, base, tail);
+}
+
+json_t *mg_embed_http_payload(struct mg_embedder *e, enum mg_embed_input type, json_t *input)
+{
+    (void)type; /* OpenAI's API has no input types; Ollama's prefixes carry them (payload_for adds them) */
+    json_t *req = json_object();
+    if (!req) {
+        json_decref(input);
+        return NULL;
+    }
+    /* (json_object_set_new takes the value's reference even when it fails) */
+    if (json_object_set_new(req, "input", input) != 0 ||
+        (e->model[0] && json_object_set_new(req, "model", json_string(e->model)) != 0)) {
+        json_decref(req);
+        return NULL;
+    }
+    return req;
+}
+
 int mg_embed_http_new(const char *name, struct mg_embedder **out, struct mg_err *err)
 {
     *out = NULL;
@@ -143,6 +170,7 @@ int mg_embed_http_new(const char *name, struct mg_embedder **out, struct mg_err 
     e->ops = &mg_embed_http_ops;
     e->self = h;
     h->timeout = 60;
+    h->payload = mg_embed_http_payload;
     *out = e;
     return 0;
 }

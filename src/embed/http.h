@@ -23,7 +23,7 @@
 
 #include <jansson.h>
 
-#include "embed/embed.h"
+#include "embed/embedder.h"
 
 struct mg_embed_http {
     char key[512];         /* bearer token; "" for none */
@@ -46,8 +46,19 @@ struct mg_embed_http {
 extern const struct mg_embedder_ops mg_embed_http_ops;
 
 /* A new HTTP embedder named name (e->self is a zeroed struct
- * mg_embed_http, e->ops the shared ops, e->batch 64): fill in the rest. */
+ * mg_embed_http but for payload, mg_embed_http_payload; e->ops the shared
+ * ops, e->batch 64): fill in the rest. */
 int mg_embed_http_new(const char *name, struct mg_embedder **out, struct mg_err *err);
+
+/* The plain request body: {"input": input, "model": e->model} (no model
+ * when e->model is ""), as OpenAI's and Ollama's APIs take it; NULL when out
+ * of memory. Takes input's reference. */
+json_t *mg_embed_http_payload(struct mg_embedder *e, enum mg_embed_input type, json_t *input);
+
+/* e->url for an OpenAI-style base URL (trailing slashes dropped): base +
+ * /v1/embeddings; base + /embeddings when it ends in /v1; base itself when
+ * it ends in /embeddings. */
+void mg_embed_http_url_v1(struct mg_embedder *e, const char *base);
 
 /* url is http:// or https:// (else invalid_config naming setting). */
 int mg_embed_http_check_url(const char *setting, const char *url, struct mg_err *err);

@@ -24,22 +24,10 @@
 int mg_embed_parse_ollama(const char *body, size_t len, size_t n, int *dim, float **out, struct mg_err *err)
 {
     *out = NULL;
-    json_error_t je;
-    json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
-    if (!root) return mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "the answer is not JSON (%s at byte %d)", je.text,
-                                 je.position);
-    json_t *embs = json_object_get(root, "embeddings");
+    json_t *embs, *root = mg_embed_answer(body, len, "embeddings", n, &embs, err);
+    if (!root) return -1;
     float *v = NULL;
     int d = *dim;
-    if (!json_is_array(embs)) {
-        mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "the answer has no \"embeddings\" array");
-        goto fail;
-    }
-    if (json_array_size(embs) != n) {
-        mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "the answer has %zu embeddings for %zu inputs", json_array_size(embs),
-                   n);
-        goto fail;
-    }
     for (size_t i = 0; i < n; i++) {
         if (mg_embed_take_row(json_array_get(embs, i), i, i, n, &d, &v, err) != 0) goto fail;
     }
@@ -51,22 +39,6 @@ fail:
     free(v);
     json_decref(root);
     return -1;
-}
-
-static json_t *ollama_payload(struct mg_embedder *e, enum mg_embed_input type, json_t *input)
-{
-    (void)type; /* carried by the prefixes (http.c adds them) */
-    json_t *req = json_object();
-    if (!req) {
-        json_decref(input);
-        return NULL;
-    }
-    if (json_object_set_new(req, "input", input) != 0 ||
-        json_object_set_new(req, "model", json_string(e->model)) != 0) {
-        json_decref(req);
-        return NULL;
-    }
-    return req;
 }
 
 /* A model Ollama has not pulled: say how to get it. */
@@ -103,7 +75,6 @@ int mg_embedder_ollama_new(const struct mg_config *c, struct mg_embedder **out, 
     }
     h->timeout = c->embed_timeout > 0 ? c->embed_timeout : 60;
     h->retries = c->embed_retries;
-    h->payload = ollama_payload;
     h->parse = mg_embed_parse_ollama;
     h->hint = ollama_hint;
     e->batch = c->embed_batch > 0 ? c->embed_batch : 64;

@@ -24,23 +24,11 @@
 int mg_embed_parse_response(const char *body, size_t len, size_t n, int *dim, float **out, struct mg_err *err)
 {
     *out = NULL;
-    json_error_t je;
-    json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
-    if (!root) return mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "the answer is not JSON (%s at byte %d)", je.text,
-                                 je.position);
-    json_t *data = json_object_get(root, "data");
+    json_t *data, *root = mg_embed_answer(body, len, "data", n, &data, err);
+    if (!root) return -1;
     float *v = NULL;
     unsigned char *seen = NULL;
     int d = *dim;
-    if (!json_is_array(data)) {
-        mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "the answer has no \"data\" array");
-        goto fail;
-    }
-    if (json_array_size(data) != n) {
-        mg_err_set(err, MG_E_EMBED_BAD_RESPONSE, "the answer has %zu embeddings for %zu inputs",
-                   json_array_size(data), n);
-        goto fail;
-    }
     seen = calloc(n + 1, 1);
     if (!seen) {
         mg_err_oom(err);
@@ -81,23 +69,6 @@ fail:
 
 /* ---- the embedder ----------------------------------------------------------------- */
 
-static json_t *openai_payload(struct mg_embedder *e, enum mg_embed_input type, json_t *input)
-{
-    (void)type; /* the OpenAI API has no input types: queries and documents embed alike */
-    json_t *req = json_object();
-    if (!req) {
-        json_decref(input);
-        return NULL;
-    }
-    /* (json_object_set_new takes the value's reference even when it fails) */
-    if (json_object_set_new(req, "input", input) != 0 ||
-        (e->model[0] && json_object_set_new(req, "model", json_string(e->model)) != 0)) {
-        json_decref(req);
-        return NULL;
-    }
-    return req;
-}
-
 int mg_embedder_openai_new(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err)
 {
     *out = NULL;
@@ -106,19 +77,13 @@ int mg_embedder_openai_new(const struct mg_config *c, struct mg_embedder **out, 
     struct mg_embedder *e;
     if (mg_embed_http_new("openai", &e, err) != 0) return -1;
     struct mg_embed_http *h = e->self;
-    size_t bl = strlen(base);
-    while (bl > 0 && base[bl - 1] == '/') bl--;
-    const char *tail = "/v1/embeddings";
-    if (bl >= 11 && strncmp(base + bl - 11, "/embeddings", 11) == 0) tail = "";
-    else if (bl >= 3 && strncmp(base + bl - 3, "/v1", 3) == 0) tail = "/embeddings";
-    snprintf(e->url, sizeof(e->url), "%.*s%s", (int)bl, base, tail);
+    mg_embed_http_url_v1(e, base);
     snprintf(e->model, sizeof(e->model), "%s",
              c->embed_model[0] ? c->embed_model : c->embed_url[0] ? "" : "text-embedding-3-small");
     snprintf(h->key, sizeof(h->key), "%s", c->embed_api_key);
     snprintf(h->key_setting, sizeof(h->key_setting), "embed_api_key");
     h->timeout = c->embed_timeout > 0 ? c->embed_timeout : 60;
     h->retries = c->embed_retries;
-    h->payload = openai_payload;
     h->parse = mg_embed_parse_response;
     e->batch = c->embed_batch > 0 ? c->embed_batch : 64;
     *out = e;

@@ -25,15 +25,10 @@
 static json_t *voyage_payload(struct mg_embedder *e, enum mg_embed_input type, json_t *input)
 {
     struct mg_embed_http *h = e->self;
-    json_t *req = json_object();
-    if (!req) {
-        json_decref(input);
-        return NULL;
-    }
+    json_t *req = mg_embed_http_payload(e, type, input);
+    if (!req) return NULL;
     /* (json_object_set_new takes the value's reference even when it fails) */
-    if (json_object_set_new(req, "input", input) != 0 ||
-        json_object_set_new(req, "model", json_string(e->model)) != 0 ||
-        json_object_set_new(req, "input_type", json_string(type == MG_EMBED_QUERY ? "query" : "document")) != 0 ||
+    if (json_object_set_new(req, "input_type", json_string(type == MG_EMBED_QUERY ? "query" : "document")) != 0 ||
         (h->out_dims > 0 && json_object_set_new(req, "output_dimension", json_integer(h->out_dims)) != 0)) {
         json_decref(req);
         return NULL;
@@ -52,12 +47,7 @@ int mg_embedder_voyage_new(const struct mg_config *c, struct mg_embedder **out, 
     struct mg_embedder *e;
     if (mg_embed_http_new("voyage", &e, err) != 0) return -1;
     struct mg_embed_http *h = e->self;
-    size_t bl = strlen(base);
-    while (bl > 0 && base[bl - 1] == '/') bl--;
-    const char *tail = "/v1/embeddings";
-    if (bl >= 11 && strncmp(base + bl - 11, "/embeddings", 11) == 0) tail = "";
-    else if (bl >= 3 && strncmp(base + bl - 3, "/v1", 3) == 0) tail = "/embeddings";
-    snprintf(e->url, sizeof(e->url), "%.*s%s", (int)bl, base, tail);
+    mg_embed_http_url_v1(e, base);
     snprintf(e->model, sizeof(e->model), "%s", c->voyage_model[0] ? c->voyage_model : "voyage-code-3");
     snprintf(h->key, sizeof(h->key), "%s", c->voyage_api_key);
     snprintf(h->key_setting, sizeof(h->key_setting), "voyage_api_key (MEMGATE_VOYAGE_API_KEY)");

@@ -67,17 +67,23 @@ static void skip_past(struct lexer *x, const char *end)
     }
 }
 
+/* A backslash and the byte after it (a line it continues counts): true when
+ * the lexer stood on one. */
+static inline bool skip_escape(struct lexer *x)
+{
+    if (x->t[x->i] != '\\') return false;
+    if (x->i + 1 < x->n && x->t[x->i + 1] == '\n') x->line++;
+    x->i += 2;
+    return true;
+}
+
 /* A quoted string from its opening quote q; multi: may span lines. */
 static void skip_string(struct lexer *x, char q, bool multi)
 {
     x->i++;
     while (x->i < x->n) {
+        if (skip_escape(x)) continue;
         char c = x->t[x->i];
-        if (c == '\\') {
-            if (x->i + 1 < x->n && x->t[x->i + 1] == '\n') x->line++;
-            x->i += 2;
-            continue;
-        }
         if (c == '\n') {
             if (!multi) return; /* unterminated: the line ends it */
             x->line++;
@@ -127,12 +133,8 @@ struct tpl {
 static void skip_template(struct lexer *x, struct tpl *tp)
 {
     while (x->i < x->n) {
+        if (skip_escape(x)) continue;
         char c = x->t[x->i];
-        if (c == '\\') {
-            if (x->i + 1 < x->n && x->t[x->i + 1] == '\n') x->line++;
-            x->i += 2;
-            continue;
-        }
         if (c == '\n') x->line++;
         x->i++;
         if (c == '`') return;

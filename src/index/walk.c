@@ -4,6 +4,7 @@
  *   1. name rules: secret files, bad names, ignored directories
  *   2. the entry list
  *   3. git work trees (libgit2: index + untracked-not-ignored)
+ *   3b. the rules one path at a time (the watcher)
  *   4. plain directories
  *   5. reading beneath the root
  */

@@ -5,6 +5,15 @@
  * once the repo has been quiet for WATCH_QUIET_MS. Housekeeping on the same
  * thread: the catalog and the repos' settings every WATCH_RESCAN_S seconds,
  * leases, polling repos, the state in each repo's meta.
+ *
+ * Sections:
+ *   1. the watcher's state
+ *   2. state in the repo's meta
+ *   3. watches — inotify watches on a repo's directories
+ *   4. batches — changed paths queued until the repo is quiet, then indexed
+ *   5. events
+ *   6. the catalog, leases, the loop
+ *   7. public API
  */
 #include "index/watch.h"
 
@@ -36,6 +45,8 @@
 #define MASK                                                                                                     \
     (IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_ONLYDIR |             \
      IN_DONT_FOLLOW | IN_EXCL_UNLINK)
+
+/* ---- 1. the watcher's state ---------------------------------------------- */
 
 enum state { OFF, WATCHING, POLLING };
 static const char *const state_name[] = {"off", "watching", "polling"};
@@ -75,7 +86,7 @@ struct mg_watcher {
     double next_rescan;
 };
 
-/* ---- state in the repo's meta ----------------------------------------------------------- */
+/* ---- 2. state in the repo's meta ----------------------------------------- */
 
 static void publish(struct repo *r)
 {
@@ -108,7 +119,7 @@ static bool wanted(const struct mg_watcher *w, const struct repo *r)
     return mg_settings_watch_on(&s, &w->cfg);
 }
 
-/* ---- watches ------------------------------------------------------------------------------ */
+/* ---- 3. watches ---------------------------------------------------------- */
 
 static void unwatch_all(struct mg_watcher *w, struct repo *r, const char *under)
 {
@@ -245,7 +256,7 @@ static void start_watching(struct mg_watcher *w, struct repo *r)
                 r->info.id, strerror(e), w->cfg.watch_poll_interval);
 }
 
-/* ---- batches ------------------------------------------------------------------------------ */
+/* ---- 4. batches ---------------------------------------------------------- */
 
 static void batch_clear(struct repo *r)
 {
@@ -314,7 +325,7 @@ static void run(struct mg_watcher *w, struct repo *r, bool full)
     publish(r);
 }
 
-/* ---- events ------------------------------------------------------------------------------- */
+/* ---- 5. events ----------------------------------------------------------- */
 
 static void on_event(struct mg_watcher *w, const struct inotify_event *ev, double t)
 {
@@ -371,7 +382,7 @@ static void read_events(struct mg_watcher *w)
     }
 }
 
-/* ---- the catalog, leases, the loop --------------------------------------------------------- */
+/* ---- 6. the catalog, leases, the loop ------------------------------------ */
 
 static void release(struct mg_watcher *w, struct repo *r)
 {
@@ -500,6 +511,8 @@ static void *watch_main(void *p)
     w->nrepos = 0;
     return NULL;
 }
+
+/* ---- 7. public API ------------------------------------------------------- */
 
 int mg_watcher_start(const struct mg_config *c, struct mg_watcher **out, struct mg_err *err)
 {

@@ -6,6 +6,11 @@
  * of that project (in the repo); one in no project recalls the repo's
  * shared pool: the episodes of conversations in no project. Membership is
  * read at every call, so joining or leaving takes effect at once.
+ *
+ * Sections:
+ *   1. episodes — remember, recall
+ *   2. projects — create, list, join or leave, delete
+ *   3. forgetting a repo; the provider
  */
 #include "memory/internal.h"
 
@@ -13,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+
+/* ---- 1. episodes --------------------------------------------------------- */
 
 /* "a,b" -> the item's tags */
 static void split_tags(struct mg_episode *e, const char *t, bool *failed)
@@ -31,8 +38,6 @@ static void split_tags(struct mg_episode *e, const char *t, bool *failed)
         t += k + (c ? 1 : 0);
     }
 }
-
-/* ---- episodes ------------------------------------------------------------------------------- */
 
 static int s_remember(void *self, const struct mg_pcall *pc, const char *session, const char *summary,
                       const char *const *tags, size_t ntags, struct mg_items *out, struct mg_err *err)
@@ -154,7 +159,7 @@ out:
     return rc;
 }
 
-/* ---- projects --------------------------------------------------------------------------------- */
+/* ---- 2. projects --------------------------------------------------------- */
 
 static int s_project_create(void *self, const struct mg_pcall *pc, const char *name, struct mg_items *out,
                             struct mg_err *err)
@@ -296,6 +301,8 @@ static int s_project_delete(void *self, const struct mg_pcall *pc, const char *n
     mg_place_end(&p);
     return rc;
 }
+
+/* ---- 3. forgetting a repo; the provider ---------------------------------- */
 
 static int s_forget(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err)
 {

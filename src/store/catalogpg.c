@@ -7,6 +7,14 @@
  * whole after each (re)connect of the follower's LISTEN connection and one
  * row at a time after each notification, and a write by this process puts
  * its row in at once. Other processes read the table at each listing.
+ *
+ * Sections:
+ *   1. the entry, the process's copy
+ *   2. reading the table
+ *   3. the copy in memory
+ *   4. each repo with this daemon's index of it
+ *   5. writing — registering an index, catching up, removing, settings
+ *   6. waiting for a catch-up
  */
 #include "store/catalog.h"
 
@@ -23,6 +31,8 @@
 #include "store/pg.h"
 #include "util/buf.h"
 #include "util/clock.h"
+
+/* ---- 1. the entry, the process's copy ------------------------------------ */
 
 #define COLUMNS                                                                                                  \
     "id, tenant, root, fingerprint, generation, created_at, indexed_at, setting_watch, setting_reindex_interval, " \
@@ -62,7 +72,7 @@ bool mg_catalog_shared(const struct mg_config *c) { return mg_pg_configured(c); 
 
 static int64_t now_ms(void) { return (int64_t)mg_clock_ms(); }
 
-/* ---- reading the table ---------------------------------------------------------------------------- */
+/* ---- 2. reading the table ------------------------------------------------ */
 
 static void take_setting(struct mg_repo_settings *s, const char *name, struct mg_sql_st *st, int col)
 {
@@ -131,7 +141,7 @@ static int load_rows(const struct mg_config *c, const char *id, struct entry **o
     return 0;
 }
 
-/* ---- the copy in memory ---------------------------------------------------------------------------- */
+/* ---- 3. the copy in memory ----------------------------------------------- */
 
 void mg_catalog_follow(const struct mg_config *c, bool live)
 {
@@ -224,7 +234,7 @@ static int rows(const struct mg_config *c, const char *id, struct entry **out, s
     return load_rows(c, id, out, n, err);
 }
 
-/* ---- each repo with this daemon's index of it ---------------------------------------------------------- */
+/* ---- 4. each repo with this daemon's index of it ------------------------- */
 
 static void join_local(const struct mg_config *c, const struct entry *e, struct mg_repo *r)
 {
@@ -286,7 +296,7 @@ int mg__catalog_shared_get(const struct mg_config *c, const char *id, struct mg_
     return n == 1;
 }
 
-/* ---- writing ---------------------------------------------------------------------------------------------- */
+/* ---- 5. writing ---------------------------------------------------------- */
 
 bool mg_catalog_delivery_ok(const char *s)
 {
@@ -522,7 +532,7 @@ int mg_catalog_settings_sync(const struct mg_config *c, const struct mg_repo *r,
     return rc;
 }
 
-/* ---- waiting for a catch-up ------------------------------------------------------------------------------ */
+/* ---- 6. waiting for a catch-up ------------------------------------------- */
 
 void mg__catalog_wait_change(int64_t until_ms)
 {

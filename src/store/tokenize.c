@@ -1,4 +1,11 @@
-/* tokenize.c — identifier-aware tokens and the FTS5 "mgcode" tokenizer. */
+/* tokenize.c — identifier-aware tokens and the FTS5 "mgcode" tokenizer.
+ *
+ * Sections:
+ *   1. tokens — words and their identifier parts (camelCase, snake_case, digits)
+ *   2. query expressions — the FTS5 query for a text
+ *   3. token streams — the text stored for the FTS index
+ *   4. FTS5 glue — the "mgcode" tokenizer
+ */
 #include "store/tokenize.h"
 
 #include <stdint.h>
@@ -6,6 +13,8 @@
 #include <string.h>
 
 #include "util/buf.h"
+
+/* ---- 1. tokens ----------------------------------------------------------- */
 
 static inline bool is_word(unsigned char c)
 {
@@ -78,7 +87,7 @@ int mg_tokenize(const char *text, size_t len, mg_token_cb cb, void *ctx)
     return tokenize(text, len, cb, ctx, false);
 }
 
-/* ---- query expressions --------------------------------------------------- */
+/* ---- 2. query expressions ------------------------------------------------ */
 
 struct qctx {
     struct mg_buf *b;
@@ -156,7 +165,7 @@ size_t mg_fts_query(const char *text, size_t len, unsigned flags, struct mg_buf 
     return q.words;
 }
 
-/* ---- token streams --------------------------------------------------------- */
+/* ---- 3. token streams ---------------------------------------------------- */
 
 struct mg_token_set {
     uint32_t *slots;   /* offset+1 into the output buffer of a token, 0 = empty */
@@ -252,7 +261,7 @@ int mg_token_stream(struct mg_token_set *s, const char *text, size_t len, struct
     return s->oom ? -1 : 0;
 }
 
-/* ---- FTS5 glue ----------------------------------------------------------- */
+/* ---- 4. FTS5 glue -------------------------------------------------------- */
 
 struct fts_ctx {
     void *pCtx;

@@ -1,5 +1,17 @@
-/* config.c — see config.h. */
-#include "util/config.h"
+/* config.c — the settings: their table, parsing, checks (see config.h).
+ *
+ * Sections:
+ *   1. the table of settings — name, kind, place in struct mg_config, bounds
+ *   2. values — weights and sizes
+ *   3. defaults
+ *   4. setting a key, parsing a config text
+ *   5. checks across settings — storage, vector store
+ *   6. external MCP servers as code providers — mcp_provider.NAME.KEY (issue 21)
+ *
+ * Loading (the config file's place, then the file, then the MEMGATE_*
+ * variables) is config_load.c's; the two share config_int.h.
+ */
+#include "util/config_int.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -16,6 +28,8 @@
 #include "util/mcpmap.h"
 
 enum ktype { K_SIZE, K_INT, K_STR, K_ENUM };
+
+/* ---- 1. the table of settings -------------------------------------------- */
 
 static const struct key {
     const char *name;
@@ -138,6 +152,18 @@ static const char *const *enum_choices(const char *key)
     return audit_fsync;
 }
 
+size_t mg__config_nkeys(void)
+{
+    return sizeof(keys) / sizeof(keys[0]);
+}
+
+const char *mg__config_key(size_t i)
+{
+    return keys[i].name;
+}
+
+/* ---- 2. values ----------------------------------------------------------- */
+
 int mg_parse_weights(const char *s, double w[5])
 {
     double v[5] = {0};
@@ -177,6 +203,8 @@ int mg_parse_size(const char *s, size_t *out)
     *out = (size_t)(v * mul);
     return 0;
 }
+
+/* ---- 3. defaults --------------------------------------------------------- */
 
 /* One parser thread per CPU; they run at a lower priority than the database
  * writer (indexer.c), so it keeps a core whenever it has work. */
@@ -249,24 +277,7 @@ void mg_config_defaults(struct mg_config *c)
     else snprintf(c->home, sizeof(c->home), "%s/.local/share/memgate", home);
 }
 
-/* The cache when cache_dir is not set: MEMGATE_HOME makes a self-contained
- * instance (the tests set it to temporary directories), so its cache stays inside it whatever
- * XDG_CACHE_HOME says; else $XDG_CACHE_HOME/memgate, else ~/.cache/memgate. */
-static void default_cache_dir(struct mg_config *c)
-{
-    const char *h = getenv("MEMGATE_HOME"), *xc = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (h && *h) snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/cache", c->home);
-    else if (xc && *xc) snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/memgate", xc);
-    else snprintf(c->cache_dir, sizeof(c->cache_dir), "%s/.cache/memgate", home && *home ? home : "/tmp");
-}
-
-/* $XDG_CONFIG_HOME/memgate/config, else ~/.config/memgate/config. */
-static void xdg_config_path(char *out, size_t cap)
-{
-    const char *x = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-    if (x && *x) snprintf(out, cap, "%s/memgate/config", x);
-    else snprintf(out, cap, "%s/.config/memgate/config", home && *home ? home : "/tmp");
-}
+/* ---- 4. setting a key, parsing a config text ----------------------------- */
 
 int mg_config_set(struct mg_config *c, const char *key, const char *value, const char *origin, struct mg_err *err)
 {
@@ -441,165 +452,7 @@ size_t mg_config_diff(const struct mg_config *a, const struct mg_config *b, void
     return n;
 }
 
-/* Apply the file at path: 0 (also when it is absent and not required: then
- * *found is false), or -1 with err. */
-static int load_file(struct mg_config *c, const char *path, int required, bool *found, struct mg_err *err)
-{
-    if (found) *found = false;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT && !required) return 0;
-        return mg_err_set(err, MG_E_CONFIG, "cannot open config file '%s': %s", path, strerror(errno));
-    }
-    if (found) *found = true;
-    char *buf = malloc(MG_CONFIG_MAX_BYTES + 1);
-    if (!buf) {
-        close(fd);
-        return mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading '%s'", path);
-    }
-    size_t len = 0;
-    ssize_t r;
-    while (len <= MG_CONFIG_MAX_BYTES && (r = read(fd, buf + len, MG_CONFIG_MAX_BYTES + 1 - len)) > 0) len += (size_t)r;
-    close(fd);
-    int rc = mg_config_parse(c, buf, len, path, err);
-    free(buf);
-    return rc;
-}
-
-/* The MEMGATE_* variables that are not settings (without the prefix). */
-static const char *const env_other[] = {
-    "HOME", "CONFIG", "MASTER_KEY", "INSTANCE_ID", "VERBOSE",
-    "DATABASE_URL", /* storage, by the name PostgreSQL tools use (MEMGATE_STORAGE wins) */
-    "PROVIDER_DEPTH", /* set by memgate for the MCP servers it starts (util/mcpc.h) */
-    /* test seams (docs/config.md) */
-    "TEST_COMMIT_BYTES", "TEST_MIN_REINDEX_INTERVAL", "TEST_WATCH_LIMIT", "TEST_V1_DELAY_MS",
-    "TEST_CATCHUP_DELAY_MS",
-    /* the test and bench harnesses' own (tests/, scripts/, bench/): set around memgate, not read by it */
-    "BIN", "KEEP_TMP", "BENCH_CACHE", "BENCH_NODE", "ISOLATION_CALLS", "MEMISO_OPS", "MEMISO_SEED", "SDK2_CALLS",
-    "TEST_TIMEOUT_MS", /* one node test file's limit (scripts/node-tests.sh) */
-    "TEST_PG_DIR", "TEST_PG_SH", /* the tests' PostgreSQL (make test, tests/runner.c) */
-};
-
-/* Edit distance of a and b (each at most 63 bytes compared). */
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t na = strnlen(a, 63), nb = strnlen(b, 63), row[64];
-    for (size_t j = 0; j <= nb; j++) row[j] = j;
-    for (size_t i = 1; i <= na; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= nb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (row[j] + 1 < best) best = row[j] + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[nb];
-}
-
-int mg_config_check_env(struct mg_err *err)
-{
-    extern char **environ;
-    for (char **e = environ; e && *e; e++) {
-        if (strncmp(*e, "MEMGATE_", 8) != 0) continue;
-        const char *name = *e + 8, *eq = strchr(name, '=');
-        size_t n = eq ? (size_t)(eq - name) : strlen(name);
-        char got[64];
-        snprintf(got, sizeof(got), "%.*s", (int)(n < 63 ? n : 63), name);
-        bool known = false;
-        const char *best = NULL;
-        size_t best_d = (size_t)-1;
-        char up[64];
-        for (size_t i = 0; !known && i < sizeof(keys) / sizeof(keys[0]) + sizeof(env_other) / sizeof(env_other[0]);
-             i++) {
-            const char *k;
-            if (i < sizeof(keys) / sizeof(keys[0])) {
-                size_t j = 0;
-                for (const char *p = keys[i].name; *p && j + 1 < sizeof(up); p++) up[j++] = (char)toupper((unsigned char)*p);
-                up[j] = 0;
-                k = up;
-            } else {
-                k = env_other[i - sizeof(keys) / sizeof(keys[0])];
-            }
-            if (n < 64 && strcmp(got, k) == 0) {
-                known = true;
-                break;
-            }
-            size_t d = edit_distance(got, k);
-            if (d < best_d) {
-                best_d = d;
-                best = i < sizeof(keys) / sizeof(keys[0]) ? keys[i].name : k;
-            }
-        }
-        if (known) continue;
-        char closest[64];
-        size_t j = 0;
-        for (const char *p = best ? best : "HOME"; *p && j + 1 < sizeof(closest); p++)
-            closest[j++] = (char)toupper((unsigned char)*p);
-        closest[j] = 0;
-        return mg_err_set(err, MG_E_CONFIG,
-                          "unknown environment variable MEMGATE_%.64s; did you mean MEMGATE_%s? (unset it, or see "
-                          "docs/config.md for the variables)",
-                          got, closest);
-    }
-    return 0;
-}
-
-int mg_config_load(struct mg_config *c, struct mg_err *err)
-{
-    mg_config_defaults(c);
-    /* room for "<home>/repos/<id>.db-wal" in a PATH_MAX buffer */
-    if (strlen(c->home) > PATH_MAX - 128)
-        return mg_err_set(err, MG_E_CONFIG, "the data directory path is longer than %d bytes; set MEMGATE_HOME "
-                          "to a shorter one", PATH_MAX - 128);
-    /* the config file: MEMGATE_CONFIG; else <MEMGATE_HOME>/config (a
-     * self-contained instance); else the XDG place, or failing that the data
-     * directory's (where it used to live: read, with a notice) */
-    const char *explicit_path = getenv("MEMGATE_CONFIG"), *h = getenv("MEMGATE_HOME");
-    char path[PATH_MAX + 16], old[PATH_MAX + 16];
-    bool found;
-    if (explicit_path && *explicit_path) {
-        snprintf(c->config_path, sizeof(c->config_path), "%s", explicit_path);
-        if (load_file(c, explicit_path, 1, NULL, err) != 0) return -1;
-    } else if (h && *h) {
-        snprintf(path, sizeof(path), "%s/config", c->home);
-        snprintf(c->config_path, sizeof(c->config_path), "%s", path);
-        if (load_file(c, path, 0, NULL, err) != 0) return -1;
-    } else {
-        xdg_config_path(path, sizeof(path));
-        snprintf(c->config_path, sizeof(c->config_path), "%s", path);
-        if (load_file(c, path, 0, &found, err) != 0) return -1;
-        snprintf(old, sizeof(old), "%s/config", c->home);
-        if (!found) {
-            if (load_file(c, old, 0, &found, err) != 0) return -1;
-            if (found) {
-                snprintf(c->config_path, sizeof(c->config_path), "%s", old);
-                static atomic_flag told = ATOMIC_FLAG_INIT;
-                if (!atomic_flag_test_and_set(&told))
-                    fprintf(stderr, "memgate: note: read the config file %s; its place is now %s (move it there)\n",
-                            old, path);
-            }
-        }
-    }
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-        char env[64];
-        size_t j = 0;
-        j += (size_t)snprintf(env, sizeof(env), "MEMGATE_");
-        for (const char *p = keys[i].name; *p && j + 1 < sizeof(env); p++) env[j++] = (char)toupper((unsigned char)*p);
-        env[j] = 0;
-        const char *v = getenv(env);
-        if (v && *v && mg_config_set(c, keys[i].name, v, env, err) != 0) return -1;
-    }
-    const char *dburl = getenv("MEMGATE_DATABASE_URL"), *st = getenv("MEMGATE_STORAGE");
-    if (dburl && *dburl && !(st && *st) && mg_config_set(c, "storage", dburl, "MEMGATE_DATABASE_URL", err) != 0)
-        return -1;
-    if (!c->cache_dir[0]) default_cache_dir(c);
-    if (mg_config_check_storage(c, "the configuration", err) != 0) return -1;
-    return mg_config_check_vectors(c, "the configuration", err);
-}
+/* ---- 5. checks across settings ------------------------------------------- */
 
 int mg_config_check_storage(const struct mg_config *c, const char *origin, struct mg_err *err)
 {
@@ -640,7 +493,7 @@ int mg_config_check_vectors(const struct mg_config *c, const char *origin, struc
     return 0;
 }
 
-/* ---- external MCP servers as code providers (issue 21, part mcpclient) ---------------------------------------- */
+/* ---- 6. external MCP servers as code providers --------------------------- */
 
 int mg_mcp_provider_set(struct mg_config *c, const char *key, const char *value, const char *origin,
                         struct mg_err *err)

@@ -15,6 +15,13 @@
  *
  * Adding a call to one of these libraries means adding its line below (the
  * link fails with "undefined reference" until then).
+ *
+ * Sections:
+ *   1. loading a library, resolving a symbol
+ *   2. libcurl
+ *   3. libpq — storage = postgres://...: store/sql.c, store/pg.c
+ *   4. libmicrohttpd
+ *   5. libgit2
  */
 #define CURL_DISABLE_TYPECHECK /* curl.h makes curl_easy_setopt a macro otherwise */
 #include <curl/curl.h>
@@ -29,6 +36,8 @@
 #include <string.h>
 
 #include "util/err.h"
+
+/* ---- 1. loading a library, resolving a symbol ---------------------------- */
 
 struct lib {
     const char *soname;
@@ -89,7 +98,7 @@ static void *sym(struct lib *l, const char *name)
         if (f_) f_ args;                                                                                               \
     }
 
-/* ---- libcurl ---------------------------------------------------------------- */
+/* ---- 2. libcurl ---------------------------------------------------------- */
 
 FN(L_curl, CURLcode, curl_global_init, (long flags), (flags), CURLE_FAILED_INIT)
 FN(L_curl, CURL *, curl_easy_init, (void), (), NULL)
@@ -138,7 +147,7 @@ CURLcode curl_easy_getinfo(CURL *curl, CURLINFO info, ...)
     return f_(curl, info, v);
 }
 
-/* ---- libpq (storage = postgres://...: store/sql.c, store/pg.c) ------------------ */
+/* ---- 3. libpq ------------------------------------------------------------ */
 
 FN(L_pq, PGconn *, PQconnectdbParams, (const char *const *keywords, const char *const *values, int expand_dbname),
    (keywords, values, expand_dbname), NULL)
@@ -170,7 +179,7 @@ FN(L_pq, int, PQconsumeInput, (PGconn *conn), (conn), 0)
 FN(L_pq, PGnotify *, PQnotifies, (PGconn *conn), (conn), NULL)
 FN(L_pq, int, PQlibVersion, (void), (), 0)
 
-/* ---- libmicrohttpd ---------------------------------------------------------- */
+/* ---- 4. libmicrohttpd ---------------------------------------------------- */
 
 FN(L_mhd, const char *, MHD_get_version, (void), (), NULL)
 FNV(L_mhd, MHD_stop_daemon, (struct MHD_Daemon *d), (d))
@@ -215,7 +224,7 @@ struct MHD_Daemon *MHD_start_daemon(unsigned int flags, uint16_t port, MHD_Accep
     return d;
 }
 
-/* ---- libgit2 ---------------------------------------------------------------- */
+/* ---- 5. libgit2 ---------------------------------------------------------- */
 
 static const git_error no_git2 = {"libgit2 is not installed", 0};
 

@@ -1,4 +1,12 @@
-/* mcpc.c — see mcpc.h. */
+/* mcpc.c — see mcpc.h.
+ *
+ * Sections:
+ *   1. the client's state
+ *   2. parsing — a JSON-RPC answer, an SSE stream
+ *   3. the client: stdio — spawning the server, sending, waiting for an answer
+ *   4. HTTP — Streamable HTTP
+ *   5. one call — initialize once, then tools/call
+ */
 #include "util/mcpc.h"
 
 #include <errno.h>
@@ -20,6 +28,8 @@
 #include "util/clock.h"
 #include "util/httpc.h"
 #include "util/version.h"
+
+/* ---- 1. the client's state ----------------------------------------------- */
 
 #define PROTO_OFFERED "2025-11-25"
 #define BACKOFF_MIN_MS 1000
@@ -53,7 +63,7 @@ int mg_mcpc_depth(void)
     return v < 0 ? 0 : v > 100 ? 100 : v;
 }
 
-/* ---- parsing --------------------------------------------------------------------------------------------- */
+/* ---- 2. parsing ---------------------------------------------------------- */
 
 int mg_mcpc_parse_message(const char *msg, size_t len, json_int_t id, json_t **result, struct mg_err *err)
 {
@@ -153,7 +163,7 @@ int mg_mcpc_parse_sse(const char *body, size_t len, json_int_t id, json_t **resu
     return rc;
 }
 
-/* ---- the client ------------------------------------------------------------------------------------------ */
+/* ---- 3. the client: stdio ------------------------------------------------ */
 
 struct mg_mcpc *mg_mcpc_new(const struct mg_mcp_provider_cfg *p, const char *log_dir)
 {
@@ -397,7 +407,7 @@ static int stdio_wait(struct mg_mcpc *c, json_int_t id, int64_t deadline, size_t
     }
 }
 
-/* ---- HTTP ------------------------------------------------------------------------------------------------ */
+/* ---- 4. HTTP ------------------------------------------------------------- */
 
 /* The bearer token from token_file (trimmed), into out; "" when none. */
 static int read_token(const struct mg_mcpc *c, char *out, size_t cap, struct mg_err *err)
@@ -492,7 +502,7 @@ static int http_post(struct mg_mcpc *c, json_t *msg, json_int_t id, bool notific
     return rc;
 }
 
-/* ---- one call -------------------------------------------------------------------------------------------- */
+/* ---- 5. one call --------------------------------------------------------- */
 
 static int request(struct mg_mcpc *c, const char *method, json_t *params, int64_t deadline, size_t *budget,
                    json_t **result, struct mg_err *err)

@@ -1,4 +1,10 @@
-/* mcpmap.c — see mcpmap.h. */
+/* mcpmap.c — see mcpmap.h.
+ *
+ * Sections:
+ *   1. the mapping — parsing a spec, checking a template
+ *   2. arguments — the template filled in
+ *   3. hits — from a result: json:/POINTER, text:lines, text:grep
+ */
 #include "util/mcpmap.h"
 
 #include <ctype.h>
@@ -9,6 +15,8 @@
 #include <string.h>
 
 #define TEMPLATE_MAX 1024
+
+/* ---- 1. the mapping ------------------------------------------------------ */
 
 static int set_field(char *dst, const char *v, size_t n, const char *what, const char *opt, struct mg_err *err)
 {
@@ -95,6 +103,8 @@ int mg_mcpmap_template_check(const char *tmpl, const char *what, struct mg_err *
     return 0;
 }
 
+/* ---- 2. arguments -------------------------------------------------------- */
+
 /* s with the placeholders replaced (malloc'd), or NULL out of memory. */
 static char *substitute(const char *s, const char *const *names, const char *const *values, size_t nv)
 {
@@ -178,6 +188,8 @@ json_t *mg_mcpmap_arguments(const char *tmpl, const char *query, long limit, con
     json_decref(t);
     return r;
 }
+
+/* ---- 3. hits ------------------------------------------------------------- */
 
 /* RFC 6901: "/a/b/0" ("~1" is '/', "~0" is '~'). */
 static json_t *pointer_get(json_t *root, const char *ptr)

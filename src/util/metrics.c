@@ -1,4 +1,11 @@
-/* metrics.c — see metrics.h. */
+/* metrics.c — see metrics.h.
+ *
+ * Sections:
+ *   1. label sets, histograms, counters
+ *   2. counting — what the rest of memgate calls
+ *   3. rendering — the Prometheus text format
+ *   4. the process
+ */
 #include "util/metrics.h"
 
 #include <ctype.h>
@@ -13,6 +20,8 @@
 
 #include "git_commit.h"
 #include "util/version.h"
+
+/* ---- 1. label sets, histograms, counters --------------------------------- */
 
 /* Label sets are fixed and small: a hostile client cannot grow them. */
 static const char *const routes[] = {
@@ -105,6 +114,8 @@ static struct {
     uint64_t errors;
 } providers[NPROVIDERS + 1];
 static pthread_mutex_t providers_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- 2. counting --------------------------------------------------------- */
 
 void mg_metrics_http(const char *route, int status)
 {
@@ -243,6 +254,20 @@ uint64_t mg_metrics_isolation_drops(void)
     return t;
 }
 
+/* ---- 3. rendering -------------------------------------------------------- */
+
+/* A counter family with one label: its HELP and TYPE lines, then
+ * name{label="values[i]"} counts[i] for each i. */
+static int counters(struct mg_buf *o, const char *name, const char *help, const char *label,
+                    const char *const *values, const uint64_t *counts, size_t n)
+{
+    int rc = mg_buf_addf(o, "# HELP %s %s\n# TYPE %s counter\n", name, help, name);
+    for (size_t i = 0; i < n; i++)
+        rc |= mg_buf_addf(o, "%s{%s=\"%s\"} %llu\n", name, label, values[i],
+                          (unsigned long long)__atomic_load_n(&counts[i], __ATOMIC_RELAXED));
+    return rc;
+}
+
 int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
 {
     int rc = 0;
@@ -305,12 +330,9 @@ int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
                               g->storage_up ? 1 : 0, g->storage_open, g->storage_busy, g->storage_max);
     }
     if (g && g->storage) {
-        rc |= mg_buf_adds(o, "# HELP memgate_storage_errors_total Failed operations on the shared PostgreSQL "
-                             "database, by error code.\n"
-                             "# TYPE memgate_storage_errors_total counter\n");
-        for (size_t i = 0; i < NSTORAGE; i++)
-            rc |= mg_buf_addf(o, "memgate_storage_errors_total{code=\"%s\"} %llu\n", storage_codes[i],
-                              (unsigned long long)__atomic_load_n(&storage_errors[i], __ATOMIC_RELAXED));
+        rc |= counters(o, "memgate_storage_errors_total",
+                       "Failed operations on the shared PostgreSQL database, by error code.", "code", storage_codes,
+                       storage_errors, NSTORAGE);
     }
     rc |= mg_buf_addf(o,
                       "# HELP memgate_sessions_created_total Sessions created.\n"
@@ -319,14 +341,9 @@ int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
                       "# TYPE memgate_sessions_pruned_total counter\nmemgate_sessions_pruned_total %llu\n",
                       (unsigned long long)__atomic_load_n(&sessions_created, __ATOMIC_RELAXED),
                       (unsigned long long)__atomic_load_n(&sessions_pruned, __ATOMIC_RELAXED));
-    rc |= mg_buf_adds(o, "# HELP memgate_isolation_drops_total Results dropped because they belonged to another "
-                         "repo, project or tenant than the request (a bug elsewhere; should stay 0).\n"
-                         "# TYPE memgate_isolation_drops_total counter\n");
-    for (size_t i = 0; i < NDROPS; i++) {
-        uint64_t v = __atomic_load_n(&drops[i], __ATOMIC_RELAXED);
-        rc |= mg_buf_addf(o, "memgate_isolation_drops_total{kind=\"%s\"} %llu\n", drop_kinds[i],
-                          (unsigned long long)v);
-    }
+    rc |= counters(o, "memgate_isolation_drops_total",
+                   "Results dropped because they belonged to another repo, project or tenant than the request (a "
+                   "bug elsewhere; should stay 0).", "kind", drop_kinds, drops, NDROPS);
     rc |= mg_buf_addf(o,
                       "# HELP memgate_redactions_total Secrets redacted from what requests served or stored.\n"
                       "# TYPE memgate_redactions_total counter\nmemgate_redactions_total %llu\n"
@@ -335,12 +352,9 @@ int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
                       "# TYPE memgate_injection_flags_total counter\nmemgate_injection_flags_total %llu\n",
                       (unsigned long long)__atomic_load_n(&redactions_served, __ATOMIC_RELAXED),
                       (unsigned long long)__atomic_load_n(&injection_flags, __ATOMIC_RELAXED));
-    rc |= mg_buf_adds(o, "# HELP memgate_scheduled_index_runs_total Re-indexes run by the scheduler of `memgate "
-                         "serve` (setting reindex_interval), by result; skipped: another run held the repo.\n"
-                         "# TYPE memgate_scheduled_index_runs_total counter\n");
-    for (size_t i = 0; i < NSCHED; i++)
-        rc |= mg_buf_addf(o, "memgate_scheduled_index_runs_total{result=\"%s\"} %llu\n", sched_results[i],
-                          (unsigned long long)__atomic_load_n(&sched_runs[i], __ATOMIC_RELAXED));
+    rc |= counters(o, "memgate_scheduled_index_runs_total",
+                   "Re-indexes run by the scheduler of `memgate serve` (setting reindex_interval), by result; "
+                   "skipped: another run held the repo.", "result", sched_results, sched_runs, NSCHED);
     rc |= mg_buf_adds(o, "# HELP memgate_provider_errors_total Calls to an external provider (docs/providers.md) "
                          "that failed, timed out or answered badly; the request degraded to the rest.\n"
                          "# TYPE memgate_provider_errors_total counter\n");
@@ -354,7 +368,7 @@ int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
     return rc ? -1 : 0;
 }
 
-/* ---- the process ---------------------------------------------------------------------- */
+/* ---- 4. the process ------------------------------------------------------ */
 
 /* The seconds since the epoch at which the system booted (/proc/stat btime), or 0. */
 static double boot_time(void)
