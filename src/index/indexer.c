@@ -33,6 +33,7 @@
 #include "security/secrets.h"
 #include "store/content.h"
 #include "store/db.h"
+#include "store/indexdb.h"
 #include "store/rank.h"
 #include "store/tokenize.h"
 #include "store/trigram.h"
@@ -88,10 +89,11 @@ static int cmp_known(const void *a, const void *b)
     return strcmp(((const struct known *)a)->path, ((const struct known *)b)->path);
 }
 
-/* Append the rows st yields (id, path, hash, size, mtime). 0, or -1 out of memory. */
-static int known_rows(sqlite3_stmt *st, struct known_map *m, size_t *cap)
+/* Append the rows c yields (id, path, hash, size, mtime). 0, or -1 out of memory. */
+static int known_rows(struct mg_idx_cur *c, struct known_map *m, size_t *cap)
 {
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    struct mg_idx_row row;
+    while (mg_idx_next(c, &row) > 0) {
         if (m->n == *cap) {
             *cap = *cap ? *cap * 2 : 1024;
             struct known *v = realloc(m->v, *cap * sizeof(*v));
@@ -99,11 +101,11 @@ static int known_rows(sqlite3_stmt *st, struct known_map *m, size_t *cap)
             m->v = v;
         }
         struct known *k = &m->v[m->n];
-        k->id = sqlite3_column_int64(st, 0);
-        k->path = strdup((const char *)sqlite3_column_text(st, 1));
-        k->hash = (uint64_t)sqlite3_column_int64(st, 2);
-        k->size = sqlite3_column_int64(st, 3);
-        k->mtime = sqlite3_column_int64(st, 4);
+        k->id = row.id;
+        k->path = strdup(row.path);
+        k->hash = row.hash;
+        k->size = row.size;
+        k->mtime = row.mtime;
         k->seen = 0;
         if (!k->path) return -1;
         m->n++;
@@ -117,26 +119,14 @@ static int known_load(struct mg_db *d, const char *const *paths, size_t npaths, 
                       struct mg_err *err)
 {
     memset(m, 0, sizeof(*m));
-    sqlite3_stmt *st;
     size_t cap = 0;
-    if (mg_db_prepare(d, paths ? "SELECT id, path, hash, size, mtime FROM files WHERE path = ?1 OR "
-                                 "(path >= ?2 AND path < ?3)"
-                               : "SELECT id, path, hash, size, mtime FROM files", &st, err) != 0)
-        return -1;
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < (paths ? npaths : 1); i++) {
-        char lo[PATH_MAX + 2], hi[PATH_MAX + 2]; /* "dir/" <= path < "dir0": everything under dir */
-        if (paths) {
-            snprintf(lo, sizeof(lo), "%s/", paths[i]);
-            snprintf(hi, sizeof(hi), "%s0", paths[i]);
-            sqlite3_reset(st);
-            sqlite3_bind_text(st, 1, paths[i], -1, SQLITE_STATIC);
-            sqlite3_bind_text(st, 2, *paths[i] ? lo : "", -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(st, 3, *paths[i] ? hi : "\x7f", -1, SQLITE_TRANSIENT);
-        }
-        rc = known_rows(st, m, &cap);
+        struct mg_idx_cur c;
+        if (mg_idx_files_known(d, paths ? paths[i] : NULL, &c, err) != 0) return -1;
+        rc = known_rows(&c, m, &cap);
+        mg_idx_done(&c);
     }
-    sqlite3_finalize(st);
     if (rc != 0) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading the index");
     if (paths && m->n) { /* a file and its directory both in the batch: once */
         qsort(m->v, m->n, sizeof(*m->v), cmp_known);
@@ -619,9 +609,6 @@ done:
 
 struct writer {
     struct mg_db *d;
-    sqlite3_stmt *ins_file, *ins_chunk, *ins_chunk_fts, *ins_sym, *ins_pending, *del_pending;
-    sqlite3_stmt *sel_file, *sel_chunks, *sel_syms, *del_chunk_fts, *del_chunks, *del_syms, *del_file;
-    sqlite3_stmt *ins_refs, *del_refs;
     int64_t next_chunk, next_sym; /* chunk sequence and symbol id to give next: a
                                    * file's rows get one id range */
     uint64_t dead_bytes;          /* text of removed or replaced files (trigram garbage) */
@@ -630,103 +617,36 @@ struct writer {
     struct mg_buf tmp, streams;
 };
 
-static int64_t next_id(struct mg_db *d, const char *sql)
+static void writer_release(struct writer *w)
 {
-    sqlite3_stmt *st;
-    int64_t v = 1;
-    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) return 1;
-    if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
-static int writer_prepare(struct writer *w, struct mg_err *err)
-{
-    struct { sqlite3_stmt **st; const char *sql; } s[] = {
-        {&w->ins_file, "INSERT INTO files(path, lang, size, hash, mtime, lines, flags, chunk_lo, chunk_hi, "
-                       "sym_lo, sym_hi, content, id) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
-        {&w->ins_pending, "INSERT INTO tri_pending(file_id) VALUES(?)"},
-        {&w->del_pending, "DELETE FROM tri_pending WHERE file_id = ?"},
-        {&w->ins_chunk, "INSERT INTO chunks(id, file_id, start_line, end_line, start_byte, end_byte, symbol, kind, "
-                        "container) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)"},
-        {&w->ins_chunk_fts, "INSERT INTO chunks_fts(rowid, path, symbol, body) VALUES(?, ?, ?, ?)"},
-        {&w->ins_sym, "INSERT INTO symbols(id, file_id, name, kind, container, start_line, end_line) "
-                      "VALUES(?, ?, ?, ?, ?, ?, ?)"},
-        {&w->sel_file, "SELECT content, path, size, chunk_lo, chunk_hi, sym_lo, sym_hi FROM files WHERE id=?"},
-        {&w->sel_chunks, "SELECT id, start_byte, end_byte, symbol, container, start_line, end_line FROM chunks "
-                         "WHERE id BETWEEN ? AND ? ORDER BY id"},
-        {&w->sel_syms, "SELECT start_line, name FROM symbols WHERE id BETWEEN ? AND ? "
-                       "AND kind NOT IN " MG_KIND_MEMBER_SQL " ORDER BY id"},
-        {&w->del_chunk_fts, "INSERT INTO chunks_fts(chunks_fts, rowid, path, symbol, body) "
-                            "VALUES('delete', ?, ?, ?, ?)"},
-        {&w->del_chunks, "DELETE FROM chunks WHERE id BETWEEN ? AND ?"},
-        {&w->del_syms, "DELETE FROM symbols WHERE id BETWEEN ? AND ?"},
-        {&w->del_file, "DELETE FROM files WHERE id=?"},
-        {&w->ins_refs, "INSERT INTO refs(file_id, defs, uses) VALUES(?, ?, ?)"},
-        {&w->del_refs, "DELETE FROM refs WHERE file_id=?"},
-    };
-    for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
-        if (mg_db_prepare(w->d, s[i].sql, s[i].st, err) != 0) return -1;
-    w->next_chunk = mg_chunk_seq(next_id(w->d, "SELECT coalesce(max(id), 0) FROM chunks")) + 1;
-    w->next_sym = next_id(w->d, "SELECT coalesce(max(id), 0) + 1 FROM symbols");
-    return 0;
-}
-
-static void writer_finalize(struct writer *w)
-{
-    sqlite3_stmt *all[] = {w->ins_file, w->ins_chunk, w->ins_chunk_fts, w->ins_sym, w->ins_pending, w->del_pending,
-                           w->sel_file, w->sel_chunks, w->sel_syms, w->del_chunk_fts, w->del_chunks, w->del_syms,
-                           w->del_file, w->ins_refs, w->del_refs};
-    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) sqlite3_finalize(all[i]);
     mg_token_set_free(&w->ts);
     mg_buf_release(&w->tmp);
     mg_buf_release(&w->streams);
 }
 
-static int step_done(struct writer *w, sqlite3_stmt *st, const char *what, struct mg_err *err)
-{
-    int rc = sqlite3_step(st);
-    if (rc != SQLITE_DONE) {
-        mg_db_error(w->d, what, err);
-        sqlite3_reset(st);
-        return -1;
-    }
-    sqlite3_reset(st);
-    return 0;
-}
-
-static int delete_range(struct writer *w, sqlite3_stmt *st, int64_t lo, int64_t hi, const char *what,
-                        struct mg_err *err)
-{
-    if (lo > hi) return 0;
-    sqlite3_bind_int64(st, 1, lo);
-    sqlite3_bind_int64(st, 2, hi);
-    return step_done(w, st, what, err);
-}
-
 /* Remove one file and everything derived from it. */
 static int delete_file(struct writer *w, int64_t id, struct mg_err *err)
 {
-    sqlite3_stmt *st = w->sel_file;
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_reset(st);
+    struct mg_idx_cur cur;
+    struct mg_idx_row row;
+    if (mg_idx_file_by_id(w->d, id, MG_IDX_TEXT, &cur, err) != 0) return -1;
+    if (mg_idx_next(&cur, &row) <= 0) {
+        mg_idx_done(&cur);
         return 0; /* already gone */
     }
     char *text = NULL, *path = NULL;
     size_t len = 0;
     int rc = 0;
-    int64_t size = sqlite3_column_int64(st, 2);
-    int64_t clo = sqlite3_column_int64(st, 3), chi = sqlite3_column_int64(st, 4);
-    int64_t slo = sqlite3_column_int64(st, 5), shi = sqlite3_column_int64(st, 6);
-    if (mg_content_unpack(sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0), (size_t)size, &text,
-                          &len) != 0) {
-        sqlite3_reset(st);
+    int64_t size = row.size;
+    int64_t clo = row.chunk_lo, chi = row.chunk_hi;
+    int64_t slo = row.sym_lo, shi = row.sym_hi;
+    if (mg_idx_text(&row, (size_t)size, &text, &len) != 0) {
+        mg_idx_done(&cur);
         return mg_err_set(err, MG_E_DB, "stored text of file %lld is corrupt; remove the repo and index it again",
                           (long long)id);
     }
-    path = strdup((const char *)sqlite3_column_text(st, 1));
-    sqlite3_reset(st);
+    path = strdup(row.path);
+    mg_idx_done(&cur);
     if (!path) {
         free(text);
         return mg_err_oom(err);
@@ -746,32 +666,28 @@ static int delete_file(struct writer *w, int64_t id, struct mg_err *err)
     struct stream_chunk *sc = calloc(n + 1, sizeof(*sc));
     struct stream_def *sd = calloc(ns + 1, sizeof(*sd));
     if (!ids || !off || !sc || !sd) rc = mg_err_oom(err);
-    sqlite3_bind_int64(w->sel_chunks, 1, clo);
-    sqlite3_bind_int64(w->sel_chunks, 2, chi);
-    while (rc == 0 && got < n && sqlite3_step(w->sel_chunks) == SQLITE_ROW) {
-        sqlite3_stmt *q = w->sel_chunks;
-        int64_t s = sqlite3_column_int64(q, 1), e = sqlite3_column_int64(q, 2);
+    if (rc == 0 && mg_idx_chunks(w->d, clo, chi, &cur, err) != 0) rc = -1;
+    while (rc == 0 && got < n && mg_idx_next(&cur, &row) > 0) {
+        int64_t s = row.start_byte, e = row.end_byte;
         if (s < 0 || e < s || (size_t)e > len) {
             rc = mg_err_set(err, MG_E_DB, "chunk %lld is out of range; remove the repo and index it again",
-                            (long long)sqlite3_column_int64(q, 0));
+                            (long long)row.id);
             break;
         }
-        const unsigned char *sym = sqlite3_column_text(q, 3), *con = sqlite3_column_text(q, 4);
-        ids[got] = sqlite3_column_int64(q, 0);
-        sc[got] = (struct stream_chunk){(uint32_t)s, (uint32_t)e, (uint32_t)sqlite3_column_int64(q, 5),
-                                        (uint32_t)sqlite3_column_int64(q, 6), sym ? strdup((const char *)sym) : NULL,
-                                        con ? strdup((const char *)con) : NULL};
+        ids[got] = row.id;
+        sc[got] = (struct stream_chunk){(uint32_t)s, (uint32_t)e, (uint32_t)row.start_line, (uint32_t)row.end_line,
+                                        row.symbol ? strdup(row.symbol) : NULL,
+                                        row.container ? strdup(row.container) : NULL};
         got++;
     }
-    sqlite3_reset(w->sel_chunks);
-    sqlite3_bind_int64(w->sel_syms, 1, slo);
-    sqlite3_bind_int64(w->sel_syms, 2, shi);
-    while (rc == 0 && ns && nd < ns && sqlite3_step(w->sel_syms) == SQLITE_ROW) {
-        sd[nd].line = (uint32_t)sqlite3_column_int64(w->sel_syms, 0);
-        sd[nd].name = strdup((const char *)sqlite3_column_text(w->sel_syms, 1));
+    mg_idx_done(&cur);
+    if (rc == 0 && ns && mg_idx_symbols(w->d, slo, shi, true, &cur, err) != 0) rc = -1;
+    while (rc == 0 && ns && nd < ns && mg_idx_next(&cur, &row) > 0) {
+        sd[nd].line = (uint32_t)row.start_line;
+        sd[nd].name = strdup(row.name);
         nd++;
     }
-    sqlite3_reset(w->sel_syms);
+    mg_idx_done(&cur);
     if (rc == 0) {
         for (size_t i = 1; i < nd; i++)
             if (sd[i].line < sd[i - 1].line) {
@@ -784,13 +700,9 @@ static int delete_file(struct writer *w, int64_t id, struct mg_err *err)
     }
     for (size_t i = 0; rc == 0 && i < got; i++) {
         const char *f = w->streams.p;
-        sqlite3_bind_int64(w->del_chunk_fts, 1, ids[i]);
-        sqlite3_bind_text(w->del_chunk_fts, 2, f + off[0], (int)(off[1] - off[0]), SQLITE_STATIC);
-        sqlite3_bind_text(w->del_chunk_fts, 3, f + off[2 * i + 1], (int)(off[2 * i + 2] - off[2 * i + 1]),
-                          SQLITE_STATIC);
-        sqlite3_bind_text(w->del_chunk_fts, 4, f + off[2 * i + 2], (int)(off[2 * i + 3] - off[2 * i + 2]),
-                          SQLITE_STATIC);
-        rc = step_done(w, w->del_chunk_fts, "delete chunk text", err);
+        rc = mg_idx_drop_words(w->d, ids[i], f + off[0], off[1] - off[0], f + off[2 * i + 1],
+                               off[2 * i + 2] - off[2 * i + 1], f + off[2 * i + 2], off[2 * i + 3] - off[2 * i + 2],
+                               err);
     }
     for (size_t i = 0; sc && i < got; i++) {
         free((char *)sc[i].sym);
@@ -801,21 +713,7 @@ static int delete_file(struct writer *w, int64_t id, struct mg_err *err)
     free(sd);
     free(ids);
     free(off);
-    sqlite3_reset(w->sel_chunks);
-    if (rc == 0) rc = delete_range(w, w->del_chunks, clo, chi, "delete chunks", err);
-    if (rc == 0) rc = delete_range(w, w->del_syms, slo, shi, "delete symbols", err);
-    if (rc == 0) {
-        sqlite3_bind_int64(w->del_pending, 1, id);
-        rc = step_done(w, w->del_pending, "delete file", err);
-    }
-    if (rc == 0) {
-        sqlite3_bind_int64(w->del_refs, 1, id);
-        rc = step_done(w, w->del_refs, "delete file", err);
-    }
-    if (rc == 0) {
-        sqlite3_bind_int64(w->del_file, 1, id);
-        rc = step_done(w, w->del_file, "delete file", err);
-    }
+    if (rc == 0) rc = mg_idx_drop_file(w->d, id, clo, chi, slo, shi, err);
     free(text);
     free(path);
     return rc;
@@ -828,21 +726,10 @@ static uint32_t count_tokens(const char *s, uint32_t n)
     return k;
 }
 
-static void bind_opt_text(sqlite3_stmt *st, int i, const char *s)
-{
-    if (s) sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-    else sqlite3_bind_null(st, i);
-}
-
 static int insert_refs(struct writer *w, int64_t fid, const struct mg_refs_blobs *b, struct mg_err *err)
 {
-    sqlite3_stmt *s = w->ins_refs;
-    sqlite3_bind_int64(s, 1, fid);
-    if (b->ndefs) sqlite3_bind_blob(s, 2, b->defs, (int)b->ndefs, SQLITE_STATIC);
-    else sqlite3_bind_null(s, 2);
-    if (b->nuses) sqlite3_bind_blob(s, 3, b->uses, (int)b->nuses, SQLITE_STATIC);
-    else sqlite3_bind_null(s, 3);
-    return step_done(w, s, "insert names", err);
+    struct mg_idx_row row = {.defs = b->defs, .ndefs = b->ndefs, .uses = b->uses, .nuses = b->nuses};
+    return mg_idx_add_refs(w->d, fid, &row, err);
 }
 
 static int write_result(struct writer *w, struct result *r, struct mg_index_stats *st, struct mg_err *err)
@@ -858,22 +745,11 @@ static int write_result(struct writer *w, struct result *r, struct mg_index_stat
                               count_tokens(r->fts + o[2 * i + 1], o[2 * i + 2] - o[2 * i + 1]));
     }
     int64_t clo = p->nchunks ? cids[0] : 1, chi = p->nchunks ? cids[p->nchunks - 1] : 0, slo = w->next_sym;
-    sqlite3_stmt *f = w->ins_file;
-    sqlite3_bind_text(f, 1, r->path, -1, SQLITE_STATIC);
-    sqlite3_bind_text(f, 2, r->lang, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(f, 3, (int64_t)r->len);
-    sqlite3_bind_int64(f, 4, (int64_t)r->hash);
-    sqlite3_bind_int64(f, 5, r->mtime);
-    sqlite3_bind_int64(f, 6, p->nlines);
-    sqlite3_bind_int(f, 7, r->flags);
-    sqlite3_bind_int64(f, 8, clo);
-    sqlite3_bind_int64(f, 9, chi);
-    sqlite3_bind_int64(f, 10, slo);
-    sqlite3_bind_int64(f, 11, slo + (int64_t)p->defs.n - 1);
-    sqlite3_bind_blob(f, 12, r->blob, (int)r->bloblen, SQLITE_STATIC);
-    sqlite3_bind_int64(f, 13, r->fid);
-    sqlite3_bind_int64(w->ins_pending, 1, r->fid);
-    if (step_done(w, f, "insert file", err) != 0 || step_done(w, w->ins_pending, "insert file", err) != 0) {
+    struct mg_idx_row f = {.id = r->fid, .path = r->path, .lang = r->lang, .size = (int64_t)r->len,
+                           .hash = r->hash, .mtime = r->mtime, .lines = p->nlines, .flags = r->flags,
+                           .chunk_lo = clo, .chunk_hi = chi, .sym_lo = slo, .sym_hi = slo + (int64_t)p->defs.n - 1,
+                           .blob = r->blob, .bloblen = r->bloblen};
+    if (mg_idx_add_file(w->d, &f, err) != 0) {
         free(cids);
         return -1;
     }
@@ -887,37 +763,22 @@ static int write_result(struct writer *w, struct result *r, struct mg_index_stat
     for (size_t i = 0; i < p->nchunks; i++) {
         const struct mg_chunk *c = &p->chunks[i];
         const struct mg_def *d = c->def >= 0 ? &p->defs.v[c->def] : NULL;
-        int64_t cid = cids[i];
-        sqlite3_stmt *s = w->ins_chunk;
-        sqlite3_bind_int64(s, 1, cid);
-        sqlite3_bind_int64(s, 2, fid);
-        sqlite3_bind_int64(s, 3, c->start_line);
-        sqlite3_bind_int64(s, 4, c->end_line);
-        sqlite3_bind_int64(s, 5, c->start_byte);
-        sqlite3_bind_int64(s, 6, c->end_byte);
-        bind_opt_text(s, 7, d ? d->name : NULL);
-        bind_opt_text(s, 8, d ? d->kind : NULL);
-        bind_opt_text(s, 9, d ? d->container : NULL);
-        if (step_done(w, s, "insert chunk", err) != 0) goto out;
-        s = w->ins_chunk_fts;
+        struct mg_idx_row ch = {.id = cids[i], .file_id = fid, .start_line = (int)c->start_line,
+                                .end_line = (int)c->end_line, .start_byte = c->start_byte, .end_byte = c->end_byte,
+                                .symbol = d ? d->name : NULL, .kind = d ? d->kind : NULL,
+                                .container = d ? d->container : NULL};
+        if (mg_idx_add_chunk(w->d, &ch, err) != 0) goto out;
         const uint32_t *o = r->fts_off;
-        sqlite3_bind_int64(s, 1, cid);
-        sqlite3_bind_text(s, 2, r->fts + o[0], (int)(o[1] - o[0]), SQLITE_STATIC);
-        sqlite3_bind_text(s, 3, r->fts + o[2 * i + 1], (int)(o[2 * i + 2] - o[2 * i + 1]), SQLITE_STATIC);
-        sqlite3_bind_text(s, 4, r->fts + o[2 * i + 2], (int)(o[2 * i + 3] - o[2 * i + 2]), SQLITE_STATIC);
-        if (step_done(w, s, "index chunk", err) != 0) goto out;
+        if (mg_idx_add_words(w->d, cids[i], r->fts + o[0], o[1] - o[0], r->fts + o[2 * i + 1],
+                             o[2 * i + 2] - o[2 * i + 1], r->fts + o[2 * i + 2], o[2 * i + 3] - o[2 * i + 2], err) != 0)
+            goto out;
     }
     for (size_t i = 0; i < p->defs.n; i++) {
         const struct mg_def *d = &p->defs.v[i];
-        sqlite3_stmt *s = w->ins_sym;
-        sqlite3_bind_int64(s, 1, w->next_sym++);
-        sqlite3_bind_int64(s, 2, fid);
-        sqlite3_bind_text(s, 3, d->name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(s, 4, d->kind, -1, SQLITE_STATIC);
-        bind_opt_text(s, 5, d->container);
-        sqlite3_bind_int64(s, 6, p->def_lines[2 * i]);
-        sqlite3_bind_int64(s, 7, p->def_lines[2 * i + 1]);
-        if (step_done(w, s, "insert symbol", err) != 0) goto out;
+        struct mg_idx_row sy = {.id = w->next_sym++, .file_id = fid, .name = d->name, .kind = d->kind,
+                                .container = d->container, .start_line = (int)p->def_lines[2 * i],
+                                .end_line = (int)p->def_lines[2 * i + 1]};
+        if (mg_idx_add_symbol(w->d, &sy, err) != 0) goto out;
     }
     if (r->has_refs && insert_refs(w, fid, &r->refs, err) != 0) goto out;
     st->chunks_written += p->nchunks;
@@ -933,26 +794,23 @@ out:
 static int fill_refs(struct writer *w, struct mg_err *err)
 {
     if (mg_db_meta_int(w->d, "refs_ready", 0)) return 0;
-    sqlite3_stmt *sel = NULL, *syms = NULL;
+    struct mg_idx_cur sel = {0}, syms = {0};
+    struct mg_idx_row row, sr;
     int rc = -1;
-    if (mg_db_prepare(w->d, "SELECT id, lang, content, size, sym_lo, sym_hi FROM files "
-                            "WHERE NOT EXISTS (SELECT 1 FROM refs WHERE file_id = files.id)", &sel, err) != 0 ||
-        mg_db_prepare(w->d, "SELECT name, kind FROM symbols WHERE id BETWEEN ? AND ?", &syms, err) != 0)
-        goto out;
+    if (mg_idx_files_without_refs(w->d, &sel, err) != 0) goto out;
     for (;;) {
-        int s = sqlite3_step(sel);
-        if (s == SQLITE_DONE) break;
-        if (s != SQLITE_ROW) {
+        int s = mg_idx_next(&sel, &row);
+        if (s == 0) break;
+        if (s < 0) {
             mg_db_error(w->d, "read files", err);
             goto out;
         }
-        const char *lang = (const char *)sqlite3_column_text(sel, 1);
+        const char *lang = row.lang;
         if (!mg_lex_known(lang)) continue;
-        int64_t id = sqlite3_column_int64(sel, 0), lo = sqlite3_column_int64(sel, 4), hi = sqlite3_column_int64(sel, 5);
+        int64_t id = row.id, lo = row.sym_lo, hi = row.sym_hi;
         char *text = NULL;
         size_t len = 0;
-        if (mg_content_unpack(sqlite3_column_blob(sel, 2), (size_t)sqlite3_column_bytes(sel, 2),
-                              (size_t)sqlite3_column_int64(sel, 3), &text, &len) != 0) {
+        if (mg_idx_text(&row, (size_t)row.size, &text, &len) != 0) {
             mg_err_set(err, MG_E_DB, "stored text of file %lld is corrupt; remove the repo and index it again",
                        (long long)id);
             goto out;
@@ -960,15 +818,19 @@ static int fill_refs(struct writer *w, struct mg_err *err)
         size_t n = 0, cap = lo <= hi ? (size_t)(hi - lo + 1) : 0;
         char **names = calloc(cap + 1, sizeof(char *)), **kinds = calloc(cap + 1, sizeof(char *));
         bool failed = !names || !kinds;
-        sqlite3_bind_int64(syms, 1, lo);
-        sqlite3_bind_int64(syms, 2, hi);
-        while (!failed && n < cap && sqlite3_step(syms) == SQLITE_ROW) {
-            names[n] = strdup((const char *)sqlite3_column_text(syms, 0));
-            kinds[n] = strdup((const char *)sqlite3_column_text(syms, 1));
+        if (!failed && mg_idx_symbols(w->d, lo, hi, false, &syms, err) != 0) {
+            free(text);
+            free(names);
+            free(kinds);
+            goto out;
+        }
+        while (!failed && n < cap && mg_idx_next(&syms, &sr) > 0) {
+            names[n] = strdup(sr.name);
+            kinds[n] = strdup(sr.kind);
             failed = !names[n] || !kinds[n];
             n++;
         }
-        sqlite3_reset(syms);
+        mg_idx_done(&syms);
         struct mg_refs_blobs b;
         int brc = failed ? -1 : mg_refs_build(lang, text, len, (const char *const *)names,
                                                (const char *const *)kinds, n, &b);
@@ -989,53 +851,8 @@ static int fill_refs(struct writer *w, struct mg_err *err)
     }
     rc = 0;
 out:
-    sqlite3_finalize(sel);
-    sqlite3_finalize(syms);
-    return rc;
-}
-
-/* Trigrams of files an earlier run stored but was killed before it flushed
- * their postings (tri_pending): rebuilt from the stored text. */
-static int add_pending_trigrams(struct writer *w, struct mg_err *err)
-{
-    sqlite3_stmt *st;
-    bool any; /* nearly always none: then no scratch and builder (4 MiB) to set up */
-    if (mg_db_prepare(w->d, "SELECT 1 FROM tri_pending LIMIT 1", &st, err) != 0) return -1;
-    any = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    if (!any) return 0;
-    /* ordered by p's key: ORDER BY f.id made SQLite scan every file to probe tri_pending (a second per
-     * run on Linux, with nothing pending) */
-    if (mg_db_prepare(w->d, "SELECT f.id, f.content, f.size FROM tri_pending p JOIN files f ON f.id = p.file_id "
-                            "ORDER BY p.file_id", &st, err) != 0)
-        return -1;
-    struct mg_tri_scratch sc;
-    struct mg_tri_builder *b = mg_tri_builder_new();
-    if (!b || mg_tri_scratch_init(&sc) != 0) {
-        sqlite3_finalize(st);
-        mg_tri_builder_free(&b);
-        return mg_err_oom(err);
-    }
-    int rc = 0;
-    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
-        char *text;
-        size_t len;
-        if (mg_content_unpack(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1),
-                              (size_t)sqlite3_column_int64(st, 2), &text, &len) != 0) {
-            rc = mg_err_set(err, MG_E_DB, "stored text is corrupt; remove the repo and index it again");
-            break;
-        }
-        size_t n = mg_tri_extract(&sc, text, len);
-        if (n == (size_t)-1 || mg_tri_builder_add(b, sqlite3_column_int64(st, 0), sc.keys, n) != 0)
-            rc = mg_err_oom(err);
-        free(text);
-        /* all of a repo is pending after a schema upgrade: segments of bounded size */
-        if (rc == 0 && mg_tri_builder_bytes(b) > TRI_FLUSH_BYTES) rc = mg_tri_builder_flush(b, w->d, err);
-    }
-    sqlite3_finalize(st);
-    mg_tri_scratch_release(&sc);
-    if (rc == 0) rc = mg_tri_builder_flush(b, w->d, err);
-    mg_tri_builder_free(&b);
+    mg_idx_done(&sel);
+    mg_idx_done(&syms);
     return rc;
 }
 
@@ -1057,16 +874,6 @@ static void report(const struct mg_index_opts *o, struct run *R, double t0, bool
 }
 
 /* ---- 6. mg_index_run ----------------------------------------------------------- */
-
-static int count_rows(struct mg_db *d, const char *sql, uint64_t *out)
-{
-    sqlite3_stmt *st;
-    *out = 0;
-    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
-    if (sqlite3_step(st) == SQLITE_ROW) *out = (uint64_t)sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return 0;
-}
 
 /* Resolve the canonical root and the repo id; open (creating) the database. */
 static int open_repo(const struct mg_config *c, const struct mg_index_opts *o, struct mg_index_stats *st,
@@ -1120,7 +927,7 @@ static int open_repo(const struct mg_config *c, const struct mg_index_opts *o, s
     if (mg_db_open(path, MG_DB_CREATE, d, err) != 0) return -1;
     char fp[33];
     mg_repo_fingerprint(st->root, fp);
-    if (mg_db_exec(*d, "BEGIN IMMEDIATE", err) != 0) goto fail;
+    if (mg_db_begin(*d, err) != 0) goto fail;
     char have[PATH_MAX];
     if (mg_db_meta_get(*d, "id", have, sizeof(have)) != 0) {
         if (mg_db_meta_set(*d, "id", st->id, err) != 0 || mg_db_meta_set(*d, "root", st->root, err) != 0 ||
@@ -1128,7 +935,7 @@ static int open_repo(const struct mg_config *c, const struct mg_index_opts *o, s
             mg_db_meta_set_int(*d, "created_at", (int64_t)time(NULL), err) != 0)
             goto fail;
     }
-    if (mg_db_exec(*d, "COMMIT", err) != 0) goto fail;
+    if (mg_db_commit(*d, err) != 0) goto fail;
     return 0;
 fail:
     mg_db_close(d);
@@ -1242,20 +1049,19 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         mg_err_oom(err);
         goto out;
     }
-    if (writer_prepare(&w, err) != 0) goto out;
+    mg_idx_next_ids(d, NULL, &w.next_chunk, &w.next_sym);
     /* no checkpoint (and fsync) at every commit of a run: one at the end */
-    sqlite3_exec(d->db, "PRAGMA wal_autocheckpoint=0", NULL, NULL, NULL);
-    if (mg_db_exec(d, "BEGIN IMMEDIATE", err) != 0) goto out;
+    mg_idx_bulk(d);
+    if (mg_db_begin(d, err) != 0) goto out;
     /* a first index loads millions of symbols: building the name index once
      * at the end beats keeping it sorted row by row (it is recreated below,
      * and by the next run if this one dies) */
-    if (st->created && mg_db_exec(d, "DROP INDEX IF EXISTS symbols_by_name", err) != 0) goto rollback;
-    if (add_pending_trigrams(&w, err) != 0) goto rollback;
+    if (st->created && mg_idx_name_index(d, false, err) != 0) goto rollback;
+    if (mg_tri_add_pending(d, TRI_FLUSH_BYTES, err) != 0) goto rollback;
 
     nth = c->index_threads;
     if ((size_t)nth > R.walk.n) nth = R.walk.n ? (int)R.walk.n : 1; /* a watcher's run of one file: one thread */
-    R.base_id = next_id(d, "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'files'), 0), "
-                           "coalesce((SELECT max(id) FROM files), 0)) + 1");
+    mg_idx_next_ids(d, &R.base_id, NULL, NULL);
     R.tri_batch_bytes = TRI_FLUSH_BYTES / (size_t)nth;
     th = calloc((size_t)nth, sizeof(*th));
     if (!th) {
@@ -1297,7 +1103,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         result_free(r);
         double t = mg_clock_s();
         if (!werr && (since_commit >= batch || (since_commit && t - last_commit >= COMMIT_SECONDS))) {
-            if (mg_db_exec(d, "COMMIT", err) != 0 || mg_db_exec(d, "BEGIN IMMEDIATE", err) != 0) werr = 1;
+            if (mg_db_commit(d, err) != 0 || mg_db_begin(d, err) != 0) werr = 1;
             if (werr) __atomic_store_n(&R.failed, 1, __ATOMIC_RELAXED);
             since_commit = 0;
             last_commit = t;
@@ -1318,9 +1124,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
 
     if (stopped(R.stop)) {
         /* keep what is done; the vanished-file sweep needs a complete walk */
-        if (mg_db_exec(d, "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name COLLATE NOCASE)", err) != 0 ||
-            mg_db_exec(d, "COMMIT", err) != 0)
-            goto rollback;
+        if (mg_idx_name_index(d, true, err) != 0 || mg_db_commit(d, err) != 0) goto rollback;
         mg_err_set(err, MG_E_INTERRUPTED, "interrupted after %llu of %zu files; what was indexed is kept, run "
                    "`memgate index` again to finish", (unsigned long long)R.files_done, R.walk.n);
         goto out;
@@ -1344,19 +1148,15 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     if (!o->paths && fill_refs(&w, err) != 0) goto rollback;
     /* SQLite may sort with helper threads: the index of a first run is
      * millions of names */
-    sqlite3_exec(d->db, "PRAGMA threads=4", NULL, NULL, NULL);
-    if (mg_db_exec(d, "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name COLLATE NOCASE)", err) != 0)
-        goto rollback;
+    mg_idx_sort_threads(d, 4);
+    if (mg_idx_name_index(d, true, err) != 0) goto rollback;
     if (o->paths) { /* what the run changed, on the last totals: counting a big index takes a second */
         st->total_files = (uint64_t)(mg_db_meta_int(d, "files", 0) + w.d_files);
         st->total_bytes = (uint64_t)(mg_db_meta_int(d, "bytes", 0) + w.d_bytes);
         st->chunks = (uint64_t)(mg_db_meta_int(d, "chunks", 0) + w.d_chunks);
         st->symbols = (uint64_t)(mg_db_meta_int(d, "symbols", 0) + w.d_symbols);
     } else {
-        count_rows(d, "SELECT count(*) FROM files", &st->total_files);
-        count_rows(d, "SELECT coalesce(sum(size), 0) FROM files", &st->total_bytes);
-        count_rows(d, "SELECT count(*) FROM chunks", &st->chunks);
-        count_rows(d, "SELECT count(*) FROM symbols", &st->symbols);
+        mg_idx_totals(d, &st->total_files, &st->total_bytes, &st->chunks, &st->symbols);
     }
     if (mg_tri_tidy(d, w.dead_bytes, st->total_bytes, o->paths != NULL, err) != 0) goto rollback;
     /* index_gen grows with every run: it names caches of what the index holds (search/chunkset.h);
@@ -1376,7 +1176,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
                            mg_db_meta_int(d, "index.redactions", 0) + (int64_t)st->secrets_redacted, err) != 0 ||
         mg_db_meta_set(d, "index.last_error", "", err) != 0)
         goto rollback;
-    if (mg_db_exec(d, "COMMIT", err) != 0) goto rollback;
+    if (mg_db_commit(d, err) != 0) goto rollback;
     /* A run that wrote much of the index leaves FTS5 many segments, and each
      * query term then reads a doclist from every one: merge them into one
      * (merge_seconds: 10.5-14.7 s after Linux's first run; lexical p50 9-11
@@ -1389,19 +1189,20 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
             struct mg_progress p = {.what = st->id, .phase = "merge"};
             o->on_progress(o->progress_ud, &p);
         }
-        if (sqlite3_exec(d->db, "INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')", NULL, NULL, NULL) != SQLITE_OK)
+        const char *why;
+        if (mg_idx_words_optimize(d, &why) != 0)
             fprintf(stderr, "memgate: warning: index %s: merging the word index failed (%s); searches work, a "
-                            "little slower\n", st->id, sqlite3_errmsg(d->db));
+                            "little slower\n", st->id, why);
         st->merge_seconds = mg_clock_s() - m0;
     }
     /* vectors for what has none, from the stored text; never fails the run */
     mg_vec_index(c, d, st->id, o->on_progress, o->progress_ud, o->stop, &st->vec);
-    sqlite3_exec(d->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+    mg_idx_checkpoint(d);
     rc = 0;
     goto out;
 
 rollback:
-    if (d) sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+    if (d) mg_db_rollback(d);
 out:
     /* for status: what went wrong last (best effort; another run holding the lock is no failure) */
     if (rc != 0 && d && (!err->code || strcmp(err->code, MG_E_LOCKED) != 0)) {
@@ -1412,7 +1213,7 @@ out:
             mg_db_meta_set_int(d, "index.last_error_at", (int64_t)time(NULL), &ignored);
     }
     free(th); /* every started thread was joined above */
-    writer_finalize(&w);
+    writer_release(&w);
     {
         /* drain anything left in the queue after a failure */
         struct result *r = R.q.head;

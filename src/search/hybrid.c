@@ -4,7 +4,6 @@
 #include <ctype.h>
 #include <math.h>
 #include <pthread.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,13 +175,7 @@ static int open_semantic(const struct mg_config *cfg, struct mg_db *d, const cha
                    "has %s); run `memgate index` on it", repo_id, sig, have[0] ? have : "none");
         goto fail;
     }
-    sqlite3_stmt *st;
-    int any = 0;
-    if (sqlite3_prepare_v2(d->db, "SELECT 1 FROM vectors LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
-        any = sqlite3_step(st) == SQLITE_ROW;
-        sqlite3_finalize(st);
-    }
-    if (!any) {
+    if (!mg_idx_vectors_any(d)) {
         mg_err_set(err, MG_E_NO_EMBEDDINGS, "repo '%s' has no vectors yet (the last `memgate index` could not "
                    "embed it); run `memgate index` on it again", repo_id);
         goto fail;

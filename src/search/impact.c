@@ -18,7 +18,8 @@
 #include "index/chunk.h"
 #include "index/lang.h"
 #include "index/walk.h"
-#include "store/content.h"
+#include "search/nav_int.h"
+#include "store/indexdb.h"
 #include "util/buf.h"
 
 #define MAX_FILE_TEXT (64u << 20)
@@ -386,7 +387,6 @@ struct run {
     const struct mg_filter *f;
     struct mg_impact *out;
     struct mg_err *err;
-    sqlite3_stmt *file_st, *syms_st;
     TSParser *parser;
 };
 
@@ -439,15 +439,6 @@ static void side_free(struct side *s)
     free(s->touched);
 }
 
-static char *col(sqlite3_stmt *st, int i, bool *failed)
-{
-    const unsigned char *s = sqlite3_column_text(st, i);
-    if (!s) return NULL;
-    char *r = strdup((const char *)s);
-    if (!r) *failed = true;
-    return r;
-}
-
 /* The indexed file at path (or at path without its first directory: diff -u
  * of two trees names them old/x and new/x), in scope: 1 found, 0 not, -1 error. */
 static int load_new(struct run *R, const char *path, struct side *s)
@@ -459,54 +450,31 @@ static int load_new(struct run *R, const char *path, struct side *s)
             if (!slash) return 0;
             p = slash + 1;
         }
-        sqlite3_stmt *st = R->file_st;
-        sqlite3_reset(st);
-        sqlite3_bind_text(st, 1, p, -1, SQLITE_STATIC);
-        int rc = sqlite3_step(st);
-        if (rc != SQLITE_ROW) {
-            sqlite3_reset(st);
-            if (rc != SQLITE_DONE) return mg_db_error(R->d, "read a changed file", R->err);
+        struct mg_idx_cur st;
+        struct mg_idx_row row;
+        if (mg_idx_file_by_path(R->d, p, MG_IDX_TEXT, &st, R->err) != 0) return -1;
+        int rc = mg_idx_next(&st, &row);
+        if (rc <= 0) {
+            mg_idx_done(&st);
+            if (rc < 0) return mg_db_error(R->d, "read a changed file", R->err);
             continue;
         }
-        bool failed = false;
-        s->path = col(st, 1, &failed);
-        s->lang = col(st, 2, &failed);
-        int64_t lo = sqlite3_column_int64(st, 4), hi = sqlite3_column_int64(st, 5);
-        if (failed || !s->path) {
-            sqlite3_reset(st);
+        s->path = strdup(row.path);
+        s->lang = strdup(row.lang);
+        int64_t lo = row.sym_lo, hi = row.sym_hi;
+        if (!s->path || !s->lang) {
+            mg_idx_done(&st);
             return mg_err_oom(R->err);
         }
         if (!mg_filter_allows(R->f, s->path, strlen(s->path), s->lang)) {
-            sqlite3_reset(st);
+            mg_idx_done(&st);
             return 0;
         }
-        rc = mg_content_unpack(sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3), MAX_FILE_TEXT,
-                               &s->text, &s->len);
-        sqlite3_reset(st);
+        rc = mg_idx_text(&row, MAX_FILE_TEXT, &s->text, &s->len);
+        mg_idx_done(&st);
         if (rc != 0)
             return mg_err_set(R->err, MG_E_DB, "the stored text of '%s' is corrupt; index the repo again", s->path);
-        st = R->syms_st;
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, lo);
-        sqlite3_bind_int64(st, 2, hi);
-        size_t cap = 0;
-        while (!failed && sqlite3_step(st) == SQLITE_ROW) {
-            struct mg_nav_def *v = mg_grow(s->defs, s->ndefs, &cap, sizeof(*v));
-            if (!v) {
-                failed = true;
-                break;
-            }
-            s->defs = v;
-            struct mg_nav_def *df = &s->defs[s->ndefs++];
-            *df = (struct mg_nav_def){.path = s->path};
-            df->name = col(st, 0, &failed);
-            df->kind = col(st, 1, &failed);
-            df->container = col(st, 2, &failed);
-            df->start_line = sqlite3_column_int(st, 3);
-            df->end_line = sqlite3_column_int(st, 4);
-            if (!df->name || !df->kind) failed = true;
-        }
-        sqlite3_reset(st);
+        bool failed = mg__nav_read_defs(R->d, lo, hi, s->path, 0, &s->defs, &s->ndefs) != 0;
         return failed ? mg_err_oom(R->err) : 1;
     }
     return 0;
@@ -907,15 +875,8 @@ int mg_nav_impact(struct mg_db *d, const struct mg_filter *f, const struct mg_di
         return mg_err_set(err, MG_E_BAD_ARG, "depth must be between 1 and %d", MG_NAV_DEPTH_MAX);
     struct run R = {.d = d, .f = f, .out = out, .err = err};
     int rc = 0;
-    if (mg_db_prepare(d, "SELECT id, path, lang, content, sym_lo, sym_hi FROM files WHERE path = ?", &R.file_st,
-                      err) != 0 ||
-        mg_db_prepare(d, "SELECT name, kind, container, start_line, end_line FROM symbols WHERE id BETWEEN ? AND ? "
-                         "ORDER BY id", &R.syms_st, err) != 0)
-        rc = -1;
     for (size_t i = 0; rc == 0 && i < diff->n; i++) rc = one_file(&R, diff, &diff->v[i]);
     if (R.parser) ts_parser_delete(R.parser);
-    sqlite3_finalize(R.file_st);
-    sqlite3_finalize(R.syms_st);
     if (rc == 0 && out->nchanged > 1) qsort(out->changed, out->nchanged, sizeof(*out->changed), cmp_changed);
     if (rc == 0) rc = callers(&R, depth, limit, deadline);
     if (rc != 0) mg_impact_release(out);

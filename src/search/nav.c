@@ -18,7 +18,8 @@
 
 #include "index/lex.h"
 #include "search/navimport.h"
-#include "store/content.h"
+#include "search/nav_int.h"
+#include "store/indexdb.h"
 #include "store/tokenize.h"
 #include "util/buf.h"
 #include "util/clock.h"
@@ -115,7 +116,6 @@ struct nav {
     const struct mg_filter *f;
     double deadline;
     struct mg_err *err;
-    sqlite3_stmt *file_st, *syms_st, *byname_st, *cand_st;
     struct file **files; /* open addressing by id */
     size_t nfiles, capfiles;
     struct resolved *names; /* open addressing by name */
@@ -150,15 +150,6 @@ static void file_free(struct file *fl)
     free(fl);
 }
 
-static char *col_dup(sqlite3_stmt *st, int i, bool *failed)
-{
-    const unsigned char *s = sqlite3_column_text(st, i);
-    if (!s) return NULL;
-    char *r = strdup((const char *)s);
-    if (!r) *failed = true;
-    return r;
-}
-
 static size_t hash_id(int64_t id) { return (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ull >> 17); }
 
 static int nav_open(struct nav *v, struct mg_db *d, const struct mg_filter *f, double deadline, struct mg_err *err)
@@ -168,16 +159,6 @@ static int nav_open(struct nav *v, struct mg_db *d, const struct mg_filter *f, d
     v->f = f;
     v->deadline = deadline;
     v->err = err;
-    if (mg_db_prepare(d, "SELECT path, lang, content, size, sym_lo, sym_hi FROM files WHERE id = ?", &v->file_st,
-                      err) != 0 ||
-        mg_db_prepare(d, "SELECT name, kind, container, start_line, end_line FROM symbols WHERE id BETWEEN ? AND ? "
-                         "ORDER BY id", &v->syms_st, err) != 0 ||
-        mg_db_prepare(d, "SELECT s.file_id, s.id - f.sym_lo FROM symbols s JOIN files f ON f.id = s.file_id "
-                         "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY f.path, s.start_line",
-                      &v->byname_st, err) != 0 ||
-        mg_db_prepare(d, "SELECT DISTINCT c.file_id FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
-                         "WHERE chunks_fts MATCH ?1 ORDER BY c.file_id", &v->cand_st, err) != 0)
-        return -1;
     return 0;
 }
 
@@ -190,10 +171,6 @@ struct resolved {
 
 static void nav_close(struct nav *v)
 {
-    sqlite3_finalize(v->file_st);
-    sqlite3_finalize(v->syms_st);
-    sqlite3_finalize(v->byname_st);
-    sqlite3_finalize(v->cand_st);
     for (size_t i = 0; i < v->capfiles; i++) file_free(v->files[i]);
     free(v->files);
     for (size_t i = 0; i < v->capnames; i++) {
@@ -226,25 +203,26 @@ static struct file *file_get(struct nav *v, int64_t id, bool load)
     size_t j = hash_id(id) & (v->capfiles - 1);
     while (v->files[j] && v->files[j]->id != id) j = (j + 1) & (v->capfiles - 1);
     struct file *fl = v->files[j];
+    struct mg_idx_cur cur;
+    struct mg_idx_row row;
     if (!fl) {
-        sqlite3_stmt *st = v->file_st;
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, id);
-        if (sqlite3_step(st) != SQLITE_ROW) {
-            sqlite3_reset(st);
+        if (mg_idx_file_by_id(v->d, id, 0, &cur, v->err) != 0) return NULL;
+        if (mg_idx_next(&cur, &row) <= 0) {
+            mg_idx_done(&cur);
             return NULL;
         }
         fl = calloc(1, sizeof(*fl));
         bool failed = !fl;
         if (fl) {
             fl->id = id;
-            fl->path = col_dup(st, 0, &failed);
-            fl->lang = col_dup(st, 1, &failed);
-            fl->sym_lo = sqlite3_column_int64(st, 4);
-            fl->sym_hi = sqlite3_column_int64(st, 5);
+            fl->path = row.path ? strdup(row.path) : NULL;
+            fl->lang = row.lang ? strdup(row.lang) : NULL;
+            failed = (row.path && !fl->path) || (row.lang && !fl->lang);
+            fl->sym_lo = row.sym_lo;
+            fl->sym_hi = row.sym_hi;
             fl->allowed = fl->path && mg_filter_allows(v->f, fl->path, strlen(fl->path), fl->lang);
         }
-        sqlite3_reset(st);
+        mg_idx_done(&cur);
         if (failed) {
             file_free(fl);
             return mg_err_oom(v->err), NULL;
@@ -253,16 +231,13 @@ static struct file *file_get(struct nav *v, int64_t id, bool load)
         v->nfiles++;
     }
     if (!load || fl->loaded || !fl->allowed) return fl;
-    sqlite3_stmt *st = v->file_st;
-    sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) != SQLITE_ROW) {
-        sqlite3_reset(st);
+    if (mg_idx_file_by_id(v->d, id, MG_IDX_TEXT, &cur, v->err) != 0) return NULL;
+    if (mg_idx_next(&cur, &row) <= 0) {
+        mg_idx_done(&cur);
         return NULL;
     }
-    int rc = mg_content_unpack(sqlite3_column_blob(st, 2), (size_t)sqlite3_column_bytes(st, 2), MAX_FILE_TEXT,
-                               &fl->text, &fl->len);
-    sqlite3_reset(st);
+    int rc = mg_idx_text(&row, MAX_FILE_TEXT, &fl->text, &fl->len);
+    mg_idx_done(&cur);
     if (rc != 0)
         return mg_err_set(v->err, MG_E_DB, "the stored text of '%s' is corrupt; index the repo again", fl->path), NULL;
     fl->loaded = true;
@@ -274,32 +249,37 @@ static struct file *file_get(struct nav *v, int64_t id, bool load)
 static int file_defs(struct nav *v, struct file *fl)
 {
     if (fl->defs_loaded) return 0;
-    sqlite3_stmt *st = v->syms_st;
-    sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, fl->sym_lo);
-    sqlite3_bind_int64(st, 2, fl->sym_hi);
+    if (mg__nav_read_defs(v->d, fl->sym_lo, fl->sym_hi, fl->path, fl->id, &fl->defs, &fl->ndefs) != 0)
+        return mg_err_oom(v->err);
+    fl->defs_loaded = true;
+    return 0;
+}
+
+int mg__nav_read_defs(struct mg_db *d, int64_t lo, int64_t hi, char *path, int64_t fid, struct mg_nav_def **defs,
+                      size_t *ndefs)
+{
+    struct mg_idx_cur cur;
+    struct mg_idx_row row;
     size_t cap = 0;
     bool failed = false;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        struct mg_nav_def *nd = mg_grow(fl->defs, fl->ndefs, &cap, sizeof(*nd));
+    if (mg_idx_symbols(d, lo, hi, false, &cur, NULL) != 0) return 0; /* (a statement that cannot be prepared: none) */
+    while (!failed && mg_idx_next(&cur, &row) > 0) {
+        struct mg_nav_def *nd = mg_grow(*defs, *ndefs, &cap, sizeof(*nd));
         if (!nd) {
             failed = true;
             break;
         }
-        fl->defs = nd;
-        struct mg_nav_def *df = &fl->defs[fl->ndefs++];
-        df->path = fl->path; /* borrowed: copies own theirs (def_copy) */
-        df->file_id = fl->id;
-        df->name = col_dup(st, 0, &failed);
-        df->kind = col_dup(st, 1, &failed);
-        df->container = col_dup(st, 2, &failed);
-        df->start_line = sqlite3_column_int(st, 3);
-        df->end_line = sqlite3_column_int(st, 4);
+        *defs = nd;
+        struct mg_nav_def *df = &nd[(*ndefs)++];
+        *df = (struct mg_nav_def){.path = path, .file_id = fid, .start_line = row.start_line,
+                                  .end_line = row.end_line};
+        df->name = strdup(row.name);
+        df->kind = strdup(row.kind);
+        df->container = row.container ? strdup(row.container) : NULL;
+        failed = !df->name || !df->kind || (row.container && !df->container);
     }
-    sqlite3_reset(st);
-    if (failed) return mg_err_oom(v->err);
-    fl->defs_loaded = true;
-    return 0;
+    mg_idx_done(&cur);
+    return failed ? -1 : 0;
 }
 
 static bool function_like(const char *kind)
@@ -373,12 +353,12 @@ static struct resolved *defs_of(struct nav *v, const char *name)
     if (r->name) return r;
     int64_t *fid = NULL;
     size_t *idx = NULL, n = 0, cap = 0;
-    sqlite3_stmt *st = v->byname_st;
-    sqlite3_reset(st);
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+    struct mg_idx_cur st;
+    struct mg_idx_row row;
+    if (mg_idx_symbols_by_name(v->d, name, &st, v->err) != 0) return NULL;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t f = sqlite3_column_int64(st, 0), k = sqlite3_column_int64(st, 1);
+    while ((rc = mg_idx_next(&st, &row)) > 0) {
+        int64_t f = row.file_id, k = row.index;
         if (k < 0) continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 4;
@@ -389,15 +369,15 @@ static struct resolved *defs_of(struct nav *v, const char *name)
             if (!nf || !ni) {
                 free(fid);
                 free(idx);
-                sqlite3_reset(st);
+                mg_idx_done(&st);
                 return mg_err_oom(v->err), NULL;
             }
         }
         fid[n] = f;
         idx[n++] = (size_t)k;
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
+    mg_idx_done(&st);
+    if (rc != 0) {
         free(fid);
         free(idx);
         return mg_db_error(v->d, "read symbols", v->err), NULL;
@@ -607,25 +587,25 @@ static int candidates(struct nav *v, const char *name, const char *from_path,
     tok[k] = 0;
     if (k == 0) return 0;
     snprintf(q, sizeof(q), "\"%s\"", tok);
-    sqlite3_stmt *st = v->cand_st;
-    sqlite3_reset(st);
-    sqlite3_bind_text(st, 1, q, -1, SQLITE_TRANSIENT);
+    struct mg_idx_cur st;
+    struct mg_idx_row row;
+    if (mg_idx_files_matching(v->d, q, &st, v->err) != 0) return -1;
     /* ids first: the callback reads other rows with other statements */
     int64_t *ids = NULL;
     size_t nids = 0, cap = 0;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = mg_idx_next(&st, &row)) > 0) {
         int64_t *ni = mg_grow(ids, nids, &cap, sizeof(*ni));
         if (!ni) {
             free(ids);
-            sqlite3_reset(st);
+            mg_idx_done(&st);
             return mg_err_oom(v->err);
         }
         ids = ni;
-        ids[nids++] = sqlite3_column_int64(st, 0);
+        ids[nids++] = row.file_id;
     }
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) {
+    mg_idx_done(&st);
+    if (rc != 0) {
         free(ids);
         return mg_db_error(v->d, "read the word index", v->err);
     }

@@ -22,6 +22,7 @@
 
 #include "index/refs.h"
 #include "store/content.h"
+#include "store/indexdb.h"
 #include "util/buf.h"
 #include "util/file.h"
 
@@ -177,7 +178,7 @@ struct build {
 #define FILES_MAX (1u << 30)
 
 /* One row of refs: the file's node, its definitions and its uses. */
-static int build_row(struct graph *g, struct build *b, sqlite3_stmt *st)
+static int build_row(struct graph *g, struct build *b, const struct mg_idx_row *r)
 {
     size_t i = g->nf;
     if (i + 1 >= FILES_MAX) return -1;
@@ -199,13 +200,13 @@ static int build_row(struct graph *g, struct build *b, sqlite3_stmt *st)
     if (!uf) return -1;
     b->ufirst = uf;
     b->capf = cap;
-    g->fid[i] = sqlite3_column_int64(st, 0);
-    g->fpath[i] = strdup((const char *)sqlite3_column_text(st, 1));
-    g->flang[i] = strdup((const char *)sqlite3_column_text(st, 2));
+    g->fid[i] = r->file_id;
+    g->fpath[i] = strdup(r->path);
+    g->flang[i] = strdup(r->lang);
     g->nf++;
     if (!g->fpath[i] || !g->flang[i]) return -1;
     struct mg_refs_iter it;
-    mg_refs_iter_init(&it, sqlite3_column_blob(st, 3), (size_t)sqlite3_column_bytes(st, 3), false);
+    mg_refs_iter_init(&it, r->defs, r->ndefs, false);
     uint32_t h, x;
     while (mg_refs_next(&it, &h, &x)) {
         uint64_t *d = mg_grow(b->d, b->nd, &b->capd, sizeof(uint64_t));
@@ -214,7 +215,7 @@ static int build_row(struct graph *g, struct build *b, sqlite3_stmt *st)
         b->d[b->nd++] = (uint64_t)h << 32 | (uint64_t)(x & 3) << 30 | (uint64_t)i;
     }
     b->ufirst[i] = (uint32_t)b->nu;
-    mg_refs_iter_init(&it, sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4), true);
+    mg_refs_iter_init(&it, r->uses, r->nuses, true);
     while (mg_refs_next(&it, &h, &x)) {
         if (b->nu >= UINT32_MAX - 1) return -1;
         size_t cu = b->capu;
@@ -343,22 +344,17 @@ static int graph_build(struct mg_db *d, struct graph **out, struct mg_err *err)
     if (!g) return mg_err_oom(err);
     pthread_mutex_init(&g->mu, NULL);
     struct build b = {0};
-    sqlite3_stmt *st = NULL;
+    struct mg_idx_cur st = {0};
+    struct mg_idx_row row;
     int rc = -1;
-    if (mg_db_prepare(d, "SELECT r.file_id, f.path, f.lang, r.defs, r.uses FROM refs r JOIN files f "
-                         "ON f.id = r.file_id ORDER BY r.file_id", &st, err) != 0)
-        goto out;
+    if (mg_idx_refs_all(d, &st, err) != 0) goto out;
     /* room for every entry at once (a varint is a byte at least, a use two):
      * growing arrays of millions by copies cost more than the join */
-    sqlite3_stmt *sz = NULL;
-    if (mg_db_prepare(d, "SELECT count(*), sum(length(defs)), sum(length(uses)) FROM refs", &sz, err) != 0) goto out;
-    b.capf = b.capd = b.capu = 1; /* room for ufirst[nf] of an empty index too */
-    if (sqlite3_step(sz) == SQLITE_ROW) {
-        b.capf = (size_t)sqlite3_column_int64(sz, 0) + 1;
-        b.capd = (size_t)sqlite3_column_int64(sz, 1) + 1;
-        b.capu = (size_t)sqlite3_column_int64(sz, 2) / 2 + 1;
-    }
-    sqlite3_finalize(sz);
+    uint64_t nrows, ndefs, nuses;
+    if (mg_idx_refs_size(d, &nrows, &ndefs, &nuses, err) != 0) goto out;
+    b.capf = (size_t)nrows + 1; /* room for ufirst[nf] of an empty index too */
+    b.capd = (size_t)ndefs + 1;
+    b.capu = (size_t)nuses / 2 + 1;
     g->fid = malloc(b.capf * sizeof(int64_t));
     g->fpath = malloc(b.capf * sizeof(char *));
     g->flang = malloc(b.capf * sizeof(char *));
@@ -368,9 +364,9 @@ static int graph_build(struct mg_db *d, struct graph **out, struct mg_err *err)
     b.ucnt = malloc(b.capu * sizeof(uint16_t));
     if (!g->fid || !g->fpath || !g->flang || !b.ufirst || !b.d || !b.u || !b.ucnt) goto nomem;
     int s;
-    while ((s = sqlite3_step(st)) == SQLITE_ROW)
-        if (build_row(g, &b, st) != 0) goto nomem;
-    if (s != SQLITE_DONE) {
+    while ((s = mg_idx_next(&st, &row)) > 0)
+        if (build_row(g, &b, &row) != 0) goto nomem;
+    if (s != 0) {
         mg_db_error(d, "read the names of the index", err);
         goto out;
     }
@@ -380,7 +376,7 @@ static int graph_build(struct mg_db *d, struct graph **out, struct mg_err *err)
 nomem:
     mg_err_oom(err);
 out:
-    sqlite3_finalize(st);
+    mg_idx_done(&st);
     free(b.d);
     free(b.u);
     free(b.ucnt);
@@ -691,7 +687,7 @@ static int graph_build_at(const char *path, struct mg_err *err)
 {
     struct mg_db *d = NULL;
     if (mg_db_open(path, MG_DB_READONLY, &d, err) != 0) return -1;
-    int rc = mg_db_exec(d, "BEGIN", err);
+    int rc = mg_db_begin_read(d, err);
     struct graph *g = NULL;
     bool saved = false;
     if (rc == 0) {
@@ -710,7 +706,7 @@ static int graph_build_at(const char *path, struct mg_err *err)
             g->at = at;
             g->refs = 1; /* the cache's */
         }
-        sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL);
+        mg_db_commit(d, NULL);
     }
     mg_db_close(&d);
     if (rc != 0) return -1;
@@ -993,24 +989,18 @@ static char *line_of(const char *text, size_t len, int line)
 static int file_defs(struct mg_db *d, const struct graph *g, const double *nin, size_t s, struct mg_repomap_file *fo,
                      struct mg_err *err)
 {
-    sqlite3_stmt *st = NULL;
+    struct mg_idx_cur st;
+    struct mg_idx_row row;
     struct cand *c = NULL;
     size_t n = 0, cap = 0;
     char *text = NULL;
     size_t len = 0;
     int rc = -1;
-    if (mg_db_prepare(d, "SELECT s.name, s.kind, s.start_line, s.end_line, f.content, f.size FROM files f "
-                         "JOIN symbols s ON s.id BETWEEN f.sym_lo AND f.sym_hi WHERE f.id = ? ORDER BY s.id", &st,
-                      err) != 0)
-        return -1;
-    sqlite3_bind_int64(st, 1, g->fid[s]);
+    if (mg_idx_file_defs(d, g->fid[s], &st, err) != 0) return -1;
     int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(st, 0), *kind = (const char *)sqlite3_column_text(st, 1);
-        if (!text && sqlite3_column_int64(st, 5) <= MAX_FILE_TEXT &&
-            mg_content_unpack(sqlite3_column_blob(st, 4), (size_t)sqlite3_column_bytes(st, 4),
-                              (size_t)sqlite3_column_int64(st, 5), &text, &len) != 0)
-            text = NULL;
+    while ((r = mg_idx_next(&st, &row)) > 0) {
+        const char *name = row.name, *kind = row.kind;
+        if (!text && row.size <= MAX_FILE_TEXT && mg_idx_text(&row, (size_t)row.size, &text, &len) != 0) text = NULL;
         if (!name || !kind || !mg_refs_definer(kind)) continue;
         int64_t k = name_find(g, mg_refs_hash(name, strlen(name)));
         double sc = k >= 0 ? nin[k] : 0;
@@ -1021,14 +1011,14 @@ static int file_defs(struct mg_db *d, const struct graph *g, const double *nin, 
         struct cand *p = mg_grow(c, n, &cap, sizeof(*c));
         if (!p) goto nomem;
         c = p;
-        c[n] = (struct cand){strdup(name), strdup(kind), sqlite3_column_int(st, 2), sqlite3_column_int(st, 3), sc};
+        c[n] = (struct cand){strdup(name), strdup(kind), row.start_line, row.end_line, sc};
         if (!c[n].name || !c[n].kind) {
             n++;
             goto nomem;
         }
         n++;
     }
-    if (r != SQLITE_DONE) {
+    if (r != 0) {
         mg_db_error(d, "read definitions", err);
         goto out;
     }
@@ -1059,7 +1049,7 @@ out:
     }
     free(c);
     free(text);
-    sqlite3_finalize(st);
+    mg_idx_done(&st);
     return rc;
 }
 
@@ -1265,7 +1255,7 @@ int mg_repomap(struct mg_db *d, const struct mg_filter *f, const struct mg_repom
     memset(out, 0, sizeof(*out));
     if (check_in(in, err) != 0) return -1;
     /* one snapshot: the generation and the rows it names */
-    if (mg_db_exec(d, "BEGIN", err) != 0) return -1;
+    if (mg_db_begin_read(d, err) != 0) return -1;
     struct graph *g = NULL;
     uint8_t *allowed = NULL, *fn = NULL;
     double *tp = NULL;
@@ -1308,7 +1298,7 @@ int mg_repomap(struct mg_db *d, const struct mg_filter *f, const struct mg_repom
 nomem:
     mg_err_oom(err);
 out:
-    sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL);
+    mg_db_commit(d, NULL);
     if (rc != 0) mg_repomap_release(out);
     if (w) work_put(g, w);
     graph_put(g);
