@@ -1,5 +1,13 @@
 /* code.c — the built-in code provider (code.h): search, symbols, list,
- * repos, index and remove; read and outline are in read.c. */
+ * repos, index and remove; read and outline are in read.c.
+ *
+ * Sections:
+ *   1. items and scope
+ *   2. search, symbols
+ *   3. list
+ *   4. repos, index, remove
+ *   5. the provider
+ */
 #include "code/code.h"
 
 #include <stdio.h>
@@ -20,6 +28,8 @@
 #include "util/glob.h"
 #include "util/progress.h"
 #include "vector/vstore.h"
+
+/* ---- 1. items and scope ------------------------------------------------------------------------- */
 
 void mg_code_owner(struct mg_item *it, const struct mg_repo *r)
 {
@@ -44,7 +54,7 @@ static const struct mg_repo *repo_of(const struct mg_pcall *pc, const char *id)
 }
 
 
-/* ---- search, symbols ------------------------------------------------------------------------ */
+/* ---- 2. search, symbols ------------------------------------------------------------------------- */
 
 static int run_search(struct mg_code_self *self, const struct mg_pcall *pc, const struct mg_code_query *q,
                       enum mg_mode mode, struct mg_items *out, struct mg_err *err)
@@ -128,7 +138,7 @@ static int op_symbols(void *self, const struct mg_pcall *pc, const struct mg_cod
     return run_search(self, pc, q, MG_MODE_SYMBOL, out, err);
 }
 
-/* ---- list ---------------------------------------------------------------------------------- */
+/* ---- 3. list ------------------------------------------------------------------------------------ */
 
 static int op_list(void *self_, const struct mg_pcall *pc, const struct mg_list_query *q, struct mg_items *out,
                    struct mg_err *err)
@@ -173,7 +183,7 @@ static int op_list(void *self_, const struct mg_pcall *pc, const struct mg_list_
     return rc;
 }
 
-/* ---- repos, index, remove --------------------------------------------------------------------- */
+/* ---- 4. repos, index, remove -------------------------------------------------------------------- */
 
 int mg_code_repo_info(struct mg_repo_info *it, const struct mg_repo *r, struct mg_err *err)
 {
@@ -374,6 +384,8 @@ static int op_remove(void *self_, const struct mg_pcall *pc, struct mg_items *ou
     it->removed = true;
     return failed ? mg_err_oom(err) : 0;
 }
+
+/* ---- 5. the provider ---------------------------------------------------------------------------- */
 
 static void op_close(void *self_)
 {

@@ -13,6 +13,11 @@
  * index alone: the file's symbols rows by start line, each with a signature
  * cut from the stored text (which the index redacted; the gate cleans it
  * again on its way out).
+ *
+ * Sections:
+ *   1. paths and the index
+ *   2. read
+ *   3. outline
  */
 #include "code/code.h"
 
@@ -33,6 +38,8 @@
 #include "store/indexdb.h"
 #include "util/buf.h"
 #include "util/utf8.h"
+
+/* ---- 1. paths and the index --------------------------------------------------------------------- */
 
 static int check_rel_path(const char *p, struct mg_err *err)
 {
@@ -149,6 +156,8 @@ static int load(const struct mg_pcall *pc, const struct mg_repo *r, const char *
     return 0;
 }
 
+/* ---- 2. read ------------------------------------------------------------------------------------ */
+
 int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_query *q, struct mg_items *out,
                  struct mg_err *err)
 {
@@ -261,7 +270,7 @@ int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_que
     return failed ? mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading '%s'", path) : 0;
 }
 
-/* ---- outline ---- */
+/* ---- 3. outline --------------------------------------------------------------------------------- */
 
 int mg_code_outline(void *self_, const struct mg_pcall *pc, const struct mg_outline_query *q, struct mg_items *out,
                     struct mg_err *err)

@@ -12,6 +12,12 @@
  * weighted features are hashed into DIM dimensions (two signed buckets per
  * feature) and the vector is normalised: the cosine of two vectors
  * approximates the TF-IDF cosine of the texts, across spellings.
+ *
+ * Sections:
+ *   1. the model
+ *   2. features
+ *   3. document frequencies
+ *   4. the vtable
  */
 #include <math.h>
 #include <pthread.h>
@@ -31,6 +37,8 @@
 #define SAMPLE_BYTES (24u << 20)
 #define STATS_VERSION 1u
 #define STEM_LEN 5
+
+/* ---- 1. the model ------------------------------------------------------------------------------- */
 
 struct stats {
     uint64_t *h;     /* feature hashes, ascending */
@@ -74,7 +82,7 @@ __attribute__((destructor)) static void last_drop(void)
     free(last.st.tab);
 }
 
-/* ---- features ----------------------------------------------------------------- */
+/* ---- 2. features -------------------------------------------------------------------------------- */
 
 struct feat {
     uint64_t h;
@@ -179,7 +187,7 @@ static int featurize(struct fset *fs, const char *text, size_t len)
     return mg_tokenize(text, len, feat_cb, fs) != 0 ? -1 : 0;
 }
 
-/* ---- document frequencies ---------------------------------------------------------- */
+/* ---- 3. document frequencies -------------------------------------------------------------------- */
 
 static float idf_of(const struct stats *st, uint32_t df)
 {
@@ -396,7 +404,7 @@ out:
     return rc;
 }
 
-/* ---- the vtable ------------------------------------------------------------------------ */
+/* ---- 4. the vtable ------------------------------------------------------------------------------ */
 
 static int builtin_prepare(struct mg_embedder *e, struct mg_db *d, int learn, struct mg_err *err)
 {

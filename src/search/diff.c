@@ -1,6 +1,12 @@
 /* diff.c — unified diffs (git diff, diff -u) parsed into the files and
  * hunks a change touches, or a list of paths standing for whole files
- * (impact.h's mg_diff_*). */
+ * (impact.h's mg_diff_*).
+ *
+ * Sections:
+ *   1. lines and headers
+ *   2. mg_diff_parse
+ *   3. paths and prefixes
+ */
 #include "search/impact_int.h"
 
 #include <limits.h>
@@ -10,6 +16,8 @@
 #include <string.h>
 
 #include "util/buf.h"
+
+/* ---- 1. lines and headers ----------------------------------------------------------------------- */
 
 bool mg__diff_line(const char *t, size_t len, size_t *pos, size_t *no, struct line *l)
 {
@@ -177,6 +185,8 @@ static void drop_prefix(char *p, char c)
     if (p && p[0] == c && p[1] == '/') memmove(p, p + 2, strlen(p + 2) + 1);
 }
 
+/* ---- 2. mg_diff_parse --------------------------------------------------------------------------- */
+
 int mg_diff_parse(const char *text, size_t len, struct mg_diff *out, struct mg_err *err)
 {
     memset(out, 0, sizeof(*out));
@@ -297,6 +307,8 @@ int mg_diff_parse(const char *text, size_t len, struct mg_diff *out, struct mg_e
     if (rc != 0) mg_diff_release(out);
     return rc;
 }
+
+/* ---- 3. paths and prefixes ---------------------------------------------------------------------- */
 
 int mg_diff_of_paths(const char *const *paths, size_t n, struct mg_diff *out, struct mg_err *err)
 {

@@ -1,4 +1,11 @@
-/* hybrid.c — natural-language detection, semantic top k, rank fusion (see hybrid.h). */
+/* hybrid.c — natural-language detection, semantic top k, rank fusion (see hybrid.h).
+ *
+ * Sections:
+ *   1. natural language
+ *   2. content words
+ *   3. semantic
+ *   4. reciprocal rank fusion
+ */
 #include "search/hybrid.h"
 
 #include <ctype.h>
@@ -15,7 +22,7 @@
 #include "util/rrf.h"
 #include "vector/vext.h"
 
-/* ---- natural language ----------------------------------------------------------- */
+/* ---- 1. natural language ------------------------------------------------------------------------ */
 
 /* An identifier as code writes it: an underscore, or an inner capital
  * after a small letter (parseHeader). */
@@ -80,7 +87,7 @@ size_t mg_query_identifiers(const char *q, const char **start, size_t *len, size
     return n;
 }
 
-/* ---- content words ------------------------------------------------------------- */
+/* ---- 2. content words --------------------------------------------------------------------------- */
 
 /* English function words: they carry no topic, match most chunks, and make
  * the lexical half of a hybrid search slow. */
@@ -152,7 +159,7 @@ size_t mg_query_content_words(const char *q, size_t max, char *out, size_t cap)
     return words;
 }
 
-/* ---- semantic ----------------------------------------------------------------------- */
+/* ---- 3. semantic -------------------------------------------------------------------------------- */
 
 /* The configured embedder, prepared for this repo (unless !prepare: a
  * preload embeds nothing), and its store; 0 or -1 (no_embeddings when the
@@ -352,7 +359,7 @@ int mg_semantic_score(const struct mg_config *cfg, struct mg_db *d, const char *
     return rc;
 }
 
-/* ---- reciprocal rank fusion --------------------------------------------------------------- */
+/* ---- 4. reciprocal rank fusion ------------------------------------------------------------------ */
 
 struct fused {
     struct mg_hit h;

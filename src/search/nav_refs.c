@@ -1,6 +1,12 @@
 /* nav_refs.c — references: the files whose stored words hold a name
  * (store/indexdb.h's word index), lexed for the name's occurrences
- * outside comments and strings (nav_int.h). */
+ * outside comments and strings (nav_int.h).
+ *
+ * Sections:
+ *   1. occurrences of a name in a file
+ *   2. candidate files
+ *   3. mg_nav_references
+ */
 #include "search/nav_int.h"
 
 #include <stdio.h>
@@ -13,7 +19,7 @@
 #include "util/buf.h"
 #include "util/clock.h"
 
-
+/* ---- 1. occurrences of a name in a file --------------------------------------------------------- */
 
 /* In JavaScript and TypeScript a reserved word may name a property or a
  * method (`p.catch(f)`, `x.default`), so a method `catch` has uses; outside
@@ -97,6 +103,8 @@ int mg__nav_file_occs(struct nav *v, struct file *fl, const char *name, struct o
     o->n = kept;
     return 0;
 }
+
+/* ---- 2. candidate files ------------------------------------------------------------------------- */
 
 /* Line `line`'s text (trimmed, capped) in a new string. */
 static char *line_text(const struct file *fl, size_t off)
@@ -196,6 +204,8 @@ int mg__nav_candidates(struct nav *v, const char *name, const char *from_path,
     free(fv);
     return r;
 }
+
+/* ---- 3. mg_nav_references ----------------------------------------------------------------------- */
 
 static int add_defs(struct nav *v, const char *name, struct mg_nav_def **out, size_t *n)
 {

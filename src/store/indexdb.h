@@ -15,10 +15,11 @@
  *   5. symbols and names             (indexdb_symbols.c)
  *   6. the writer                    (indexdb_write.c)
  *   7. vectors and the embedder's model (indexdb_vectors.c)
- *
- * ---- 1. the schema ------------------------------------------------------------
- *
- * The version is PRAGMA user_version; migrations are in db.c.
+ */
+
+/* ---- 1. the schema ---------------------------------------------------------------------------- */
+
+/* The version is PRAGMA user_version; migrations are in db.c.
  *
  *   meta(key, value)   id, root, fingerprint, tenant, created_at, indexed_at,
  *                      index_gen (grows with every run: names caches of what the

@@ -1,4 +1,11 @@
-/* vext.c — the common part of the external vector stores (see vext.h). */
+/* vext.c — the common part of the external vector stores (see vext.h).
+ *
+ * Sections:
+ *   1. names, ranges, checks
+ *   2. requests
+ *   3. the store
+ *   4. opening a store
+ */
 #include "vector/vext.h"
 
 #include <math.h>
@@ -14,7 +21,7 @@
 #include "util/httpc.h"
 #include "util/metrics.h"
 
-/* ---- names, ranges, checks ---------------------------------------------------------------- */
+/* ---- 1. names, ranges, checks ------------------------------------------------------------------- */
 
 void mg_vext_collection(const char *prefix, const char *tenant, const char *repo_id, char *out, size_t cap)
 {
@@ -77,7 +84,7 @@ bool mg_vext_hit_ok(const struct mg_vext_hit *h, const char *tenant, const char 
     return !r || in_ranges(h->chunk, r, nr);
 }
 
-/* ---- requests ---------------------------------------------------------------------------- */
+/* ---- 2. requests -------------------------------------------------------------------------------- */
 
 int mg_vext_fail(struct mg_vext *x, struct mg_err *err)
 {
@@ -115,7 +122,7 @@ int mg_vext_call(struct mg_vext *x, const char *method, const char *path, const 
     return 0;
 }
 
-/* ---- the store ------------------------------------------------------------------------------ */
+/* ---- 3. the store ------------------------------------------------------------------------------- */
 
 struct ext_store {
     struct mg_vext x;
@@ -277,6 +284,8 @@ static int es_pin(struct mg_vstore *vs, bool wait, const float *q, int dim, stru
 }
 
 static const struct mg_vstore_ops ext_ops = {es_put, es_prune, es_search, es_score, es_close, es_pin};
+
+/* ---- 4. opening a store ------------------------------------------------------------------------- */
 
 const struct mg_vext_api *mg_vext_api_of(const struct mg_config *cfg)
 {

@@ -3,6 +3,11 @@
  * The calling thread reads batches of files without vectors (their stored
  * text and chunk ranges) and writes the sealed vectors; index_threads
  * threads decompress and embed each batch in between.
+ *
+ * Sections:
+ *   1. a batch and its threads
+ *   2. reading files to embed
+ *   3. mg_vec_index
  */
 #include "vector/vindex.h"
 
@@ -24,6 +29,8 @@
 #define BATCH_BYTES (32u << 20)       /* compressed text per batch */
 #define COMMIT_EVERY 64                /* batches */
 #define MAX_FILE_TEXT (64u << 20)
+
+/* ---- 1. a batch and its threads ----------------------------------------------------------------- */
 
 struct vfile {
     int64_t id;
@@ -148,6 +155,8 @@ static void run_batch(struct batch *b)
     for (int t = 1; t <= started; t++) pthread_join(th[t], NULL);
 }
 
+/* ---- 2. reading files to embed ------------------------------------------------------------------ */
+
 /* The meta row `vectors`: how many vectors the repo holds, for stats
  * (store/repostate.h), which must not count them on every read. Counted when
  * they changed or the row is missing (an index from before it was kept). */
@@ -212,6 +221,8 @@ static int read_batch(struct mg_db *d, int64_t *after, struct vfile *v, size_t *
     mg_idx_done(&files);
     return rc;
 }
+
+/* ---- 3. mg_vec_index ---------------------------------------------------------------------------- */
 
 void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_id, mg_progress_fn on_progress,
                   void *progress_ud, const volatile int *stop, struct mg_vec_stats *st)
