@@ -118,8 +118,8 @@ static uint32_t count_tokens(const char *s, uint32_t n)
 
 static int insert_refs(struct writer *w, int64_t fid, const struct mg_refs_blobs *b, struct mg_err *err)
 {
-    struct mg_idx_row row = {.defs = b->defs, .ndefs = b->ndefs, .uses = b->uses, .nuses = b->nuses};
-    return mg_idx_add_refs(w->d, fid, &row, err);
+    struct mg_idx_row row = {.file_id = fid, .defs = b->defs, .ndefs = b->ndefs, .uses = b->uses, .nuses = b->nuses};
+    return mg_idx_add_refs(w->d, &row, err);
 }
 
 int mg__write_result(struct writer *w, struct result *r, struct mg_index_stats *st, struct mg_err *err)

@@ -64,17 +64,24 @@ bool mg_query_is_natural(const char *q)
     return words >= 3 && (marks == 0 || (words >= 6 && words >= 3 * marks));
 }
 
+const char *mg_query_word(const char **p, size_t *len)
+{
+    const char *s = *p;
+    while (*s && !(isalnum((unsigned char)*s) || *s == '_')) s++;
+    if (!*s) return NULL;
+    const char *e = s;
+    while (isalnum((unsigned char)*e) || *e == '_') e++;
+    *p = e;
+    *len = (size_t)(e - s);
+    return s;
+}
+
 size_t mg_query_identifiers(const char *q, const char **start, size_t *len, size_t max)
 {
     size_t n = 0;
-    for (const char *p = q; *p && n < max;) {
-        if (!(isalnum((unsigned char)*p) || *p == '_')) {
-            p++;
-            continue;
-        }
-        const char *s = p;
-        while (isalnum((unsigned char)*p) || *p == '_') p++;
-        size_t l = (size_t)(p - s);
+    const char *s;
+    size_t l;
+    for (const char *p = q; n < max && (s = mg_query_word(&p, &l));) {
         while (l && s[0] == '_') s++, l--; /* _private and __attr__ name what they wrap */
         while (l && s[l - 1] == '_') l--;
         if (l < 4 || !code_word(s, l) || isdigit((unsigned char)*s)) continue;

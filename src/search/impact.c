@@ -70,13 +70,8 @@ static void side_free(struct side *s)
     free(s->path);
     free(s->lang);
     free(s->text);
-    if (s->parsed.defs.n == 0)
-        for (size_t i = 0; i < s->ndefs; i++) {
-            free(s->defs[i].name);
-            free(s->defs[i].kind);
-            free(s->defs[i].container);
-        }
-    free(s->defs);
+    if (s->parsed.defs.n == 0) mg__nav_defs_free(s->defs, s->ndefs); /* else the parse's strings */
+    else free(s->defs);
     mg_parsed_release(&s->parsed);
     free(s->changed.v);
     free(s->touched);
@@ -200,7 +195,8 @@ static int walk_hunks(const struct mg_diff *diff, const struct mg_diff_file *df,
         size_t pos = h->body, no = 0;
         struct line b;
         bool in_del = false;
-        while (rc == 0 && pos < h->body + h->body_len && mg__diff_line(diff->text, h->body + h->body_len, &pos, &no, &b)) {
+        while (rc == 0 && pos < h->body + h->body_len &&
+               mg__diff_line(diff->text, h->body + h->body_len, &pos, &no, &b)) {
             char c = b.n ? b.s[0] : ' ';
             const char *s = b.n ? b.s + 1 : b.s;
             size_t n = b.n ? b.n - 1 : 0;
@@ -528,20 +524,10 @@ int mg_nav_impact(struct mg_db *d, const struct mg_filter *f, const struct mg_di
 
 void mg_impact_release(struct mg_impact *im)
 {
-    for (size_t i = 0; i < im->nchanged; i++) {
-        struct mg_nav_def *d = &im->changed[i].d;
-        free(d->path);
-        free(d->name);
-        free(d->kind);
-        free(d->container);
-    }
+    for (size_t i = 0; i < im->nchanged; i++) mg__nav_def_free(&im->changed[i].d);
     free(im->changed);
     for (size_t i = 0; i < im->n; i++) {
-        struct mg_nav_def *d = &im->v[i].d;
-        free(d->path);
-        free(d->name);
-        free(d->kind);
-        free(d->container);
+        mg__nav_def_free(&im->v[i].d);
         free(im->v[i].calls);
     }
     free(im->v);

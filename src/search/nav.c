@@ -102,18 +102,23 @@ void mg__nav_def_free(struct mg_nav_def *d)
     free(d->container);
 }
 
+void mg__nav_defs_free(struct mg_nav_def *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(v[i].name);
+        free(v[i].kind);
+        free(v[i].container);
+    }
+    free(v);
+}
+
 static void file_free(struct file *fl)
 {
     if (!fl) return;
     free(fl->path);
     free(fl->lang);
     free(fl->text);
-    for (size_t i = 0; i < fl->ndefs; i++) {
-        free(fl->defs[i].name);
-        free(fl->defs[i].kind);
-        free(fl->defs[i].container);
-    }
-    free(fl->defs);
+    mg__nav_defs_free(fl->defs, fl->ndefs);
     for (size_t i = 0; i < fl->nimps; i++) free(fl->imps[i].p);
     free(fl->imps);
     free(fl);
@@ -130,7 +135,6 @@ int mg__nav_open(struct nav *v, struct mg_db *d, const struct mg_filter *f, doub
     v->err = err;
     return 0;
 }
-
 
 void mg__nav_close(struct nav *v)
 {

@@ -559,6 +559,16 @@ int mg_nav_callees(struct mg_db *d, const struct mg_filter *f, const char *qname
 
 /* ---- 4. paths -------------------------------------------------------------------------------------- */
 
+/* The edge that reached edge p's caller (-1: p starts at a root). */
+static ssize_t edge_up(const struct mg_nav_graph *g, struct mg_nav_def *const *visited, const ssize_t *parent,
+                       size_t nvisited, ssize_t p)
+{
+    const struct mg_nav_def *fr = g->v[p].from;
+    for (size_t k = 0; k < nvisited; k++)
+        if (visited[k] == fr) return parent[k];
+    return -1;
+}
+
 int mg_nav_trace(struct mg_db *d, const struct mg_filter *f, const char *qfrom, const char *qto, int max_depth,
                  size_t max_paths, double deadline, struct mg_nav_paths *out, struct mg_err *err)
 {
@@ -632,17 +642,7 @@ int mg_nav_trace(struct mg_db *d, const struct mg_filter *f, const char *qfrom, 
                 if (found_at < 0) found_at = level[head] + 1;
                 /* the path: edges back to a root */
                 size_t len = 0;
-                for (ssize_t p = (ssize_t)e; p >= 0;) {
-                    len++;
-                    struct mg_nav_def *fr = g->v[p].from;
-                    ssize_t up = -1;
-                    for (size_t k = 0; k < nvisited; k++)
-                        if (visited[k] == fr) {
-                            up = parent[k];
-                            break;
-                        }
-                    p = up;
-                }
+                for (ssize_t p = (ssize_t)e; p >= 0; p = edge_up(g, visited, parent, nvisited, p)) len++;
                 struct mg_nav_edge *path = calloc(len, sizeof(*path));
                 size_t *nl = realloc(out->len, (out->n + 1) * sizeof(*nl));
                 if (nl) out->len = nl;
@@ -654,17 +654,8 @@ int mg_nav_trace(struct mg_db *d, const struct mg_filter *f, const char *qfrom, 
                     break;
                 }
                 size_t i = len;
-                for (ssize_t p = (ssize_t)e; p >= 0;) {
+                for (ssize_t p = (ssize_t)e; p >= 0; p = edge_up(g, visited, parent, nvisited, p))
                     path[--i] = g->v[p]; /* a copy: g->v may still move; its strings stay g's */
-                    struct mg_nav_def *fr = g->v[p].from;
-                    ssize_t up = -1;
-                    for (size_t k = 0; k < nvisited; k++)
-                        if (visited[k] == fr) {
-                            up = parent[k];
-                            break;
-                        }
-                    p = up;
-                }
                 out->paths[out->n] = path;
                 out->len[out->n++] = len;
             }

@@ -82,7 +82,10 @@ bool mg__nav_keyword(const char *lang, const char *s, size_t n);
 /* A name right after `.`, `->` or `::` (a member or a qualified name). */
 bool mg__nav_member(const char *t, size_t off);
 bool mg__nav_function_like(const char *kind);
+/* Free what a definition owns (path too) / a file's definitions (not their
+ * borrowed paths) and the array. */
 void mg__nav_def_free(struct mg_nav_def *d);
+void mg__nav_defs_free(struct mg_nav_def *v, size_t n);
 int mg__nav_open(struct nav *v, struct mg_db *d, const struct mg_filter *f, double deadline, struct mg_err *err);
 void mg__nav_close(struct nav *v);
 /* A file by id, its row read (path, lang, scope); text and definitions only

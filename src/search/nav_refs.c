@@ -28,15 +28,16 @@
  * `static x`, `readonly y`). */
 static bool js_reserved(const char *s, size_t n)
 {
-    return mg__nav_in_words(" break case catch class const continue debugger default delete do else enum export extends "
-                    "false finally for function if import in instanceof new null return super switch this throw "
-                    "true try typeof var void while with yield let static implements interface package private "
-                    "protected public await ", s, n);
+    return mg__nav_in_words(" break case catch class const continue debugger default delete do else enum export "
+                            "extends false finally for function if import in instanceof new null return super switch "
+                            "this throw true try typeof var void while with yield let static implements interface "
+                            "package private protected public await ", s, n);
 }
 
 static bool js_contextual(const char *t, size_t len, size_t off, size_t n)
 {
-    if (!mg__nav_in_words(" get set static async readonly declare abstract override accessor ", t + off, n)) return false;
+    if (!mg__nav_in_words(" get set static async readonly declare abstract override accessor ", t + off, n))
+        return false;
     size_t i = off + n;
     while (i < len && (t[i] == ' ' || t[i] == '\t')) i++;
     return i < len && (mg_lex_id_char((unsigned char)t[i]) || t[i] == '[' || t[i] == '#' || t[i] == '*' ||
@@ -47,7 +48,8 @@ static int on_ident(void *ud, const char *t, size_t off, size_t len, int line, b
 {
     struct occs *o = ud;
     if (len != o->nlen || memcmp(t + off, o->name, len) != 0) return 0;
-    bool kw = o->js_word && !mg__nav_member(t, off) && (js_reserved(t + off, len) || js_contextual(t, o->tlen, off, len));
+    bool kw = o->js_word && !mg__nav_member(t, off) &&
+              (js_reserved(t + off, len) || js_contextual(t, o->tlen, off, len));
     struct occ *nv = mg_grow(o->v, o->n, &o->cap, sizeof(*nv));
     if (!nv) {
         o->failed = true;
@@ -76,8 +78,8 @@ int mg__nav_file_occs(struct nav *v, struct file *fl, const char *name, struct o
     o->nlen = strlen(name);
     o->tlen = fl->len;
     o->js_word = (strcmp(fl->lang, "javascript") == 0 || strcmp(fl->lang, "typescript") == 0) &&
-                 (js_reserved(name, o->nlen) ||
-                  mg__nav_in_words(" get set static async readonly declare abstract override accessor ", name, o->nlen));
+                 (js_reserved(name, o->nlen) || mg__nav_in_words(" get set static async readonly declare abstract "
+                                                                 "override accessor ", name, o->nlen));
     o->n = 0;
     o->failed = false;
     if (!mg__nav_has_word(fl->text, fl->len, name, o->nlen)) return 0; /* an FTS token of other case, or a part */

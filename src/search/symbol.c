@@ -324,18 +324,13 @@ int mg__paths(struct mg__repo *r, const char *query, const struct mg_results *co
 {
     const char *w[PATH_WORDS_MAX];
     size_t wl[PATH_WORDS_MAX], nw = 0;
-    for (const char *p = query; *p && nw < PATH_WORDS_MAX;) {
-        if (!(isalnum((unsigned char)*p) || *p == '_')) {
-            p++;
-            continue;
+    const char *word;
+    size_t wlen;
+    for (const char *p = query; nw < PATH_WORDS_MAX && (word = mg_query_word(&p, &wlen));)
+        if (wlen >= 4) {
+            w[nw] = word;
+            wl[nw++] = wlen;
         }
-        const char *s = p;
-        while (isalnum((unsigned char)*p) || *p == '_') p++;
-        if (p - s >= 4) {
-            w[nw] = s;
-            wl[nw++] = (size_t)(p - s);
-        }
-    }
     if (nw == 0) return 0;
     struct path_cand *v = NULL;
     size_t n = 0, cap = 0;

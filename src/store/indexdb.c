@@ -75,10 +75,57 @@ int64_t mg__idx_int(struct mg_db *d, int slot, const char *sql, int64_t dflt)
     return v;
 }
 
-void mg__idx_bind_text(sqlite3_stmt *st, int i, const char *s, int n)
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
 {
-    if (s) sqlite3_bind_text(st, i, s, n, SQLITE_STATIC);
+    if (s) sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
     else sqlite3_bind_null(st, i);
+}
+
+static void bind_blob(sqlite3_stmt *st, int i, const void *b, size_t n, bool empty_is_null)
+{
+    if (empty_is_null && !n) sqlite3_bind_null(st, i);
+    else sqlite3_bind_blob(st, i, b, (int)n, SQLITE_STATIC);
+}
+
+void mg__idx_bind(sqlite3_stmt *st, const unsigned char *cols, const struct mg_idx_row *r)
+{
+    for (int i = 0; cols[i] != K_END; i++) {
+        int k = i + 1;
+        switch (cols[i]) {
+        case K_ID: sqlite3_bind_int64(st, k, r->id); break;
+        case K_FILE_ID: sqlite3_bind_int64(st, k, r->file_id); break;
+        case K_PATH: bind_text(st, k, r->path); break;
+        case K_LANG: bind_text(st, k, r->lang); break;
+        case K_SIZE: sqlite3_bind_int64(st, k, r->size); break;
+        case K_HASH: sqlite3_bind_int64(st, k, (int64_t)r->hash); break;
+        case K_MTIME: sqlite3_bind_int64(st, k, r->mtime); break;
+        case K_LINES: sqlite3_bind_int64(st, k, r->lines); break;
+        case K_FLAGS: sqlite3_bind_int(st, k, r->flags); break;
+        case K_CHUNK_LO: sqlite3_bind_int64(st, k, r->chunk_lo); break;
+        case K_CHUNK_HI: sqlite3_bind_int64(st, k, r->chunk_hi); break;
+        case K_SYM_LO: sqlite3_bind_int64(st, k, r->sym_lo); break;
+        case K_SYM_HI: sqlite3_bind_int64(st, k, r->sym_hi); break;
+        case K_BLOB: bind_blob(st, k, r->blob, r->bloblen, false); break;
+        case K_START_LINE: sqlite3_bind_int64(st, k, r->start_line); break;
+        case K_END_LINE: sqlite3_bind_int64(st, k, r->end_line); break;
+        case K_START_BYTE: sqlite3_bind_int64(st, k, r->start_byte); break;
+        case K_END_BYTE: sqlite3_bind_int64(st, k, r->end_byte); break;
+        case K_NAME: bind_text(st, k, r->name); break;
+        case K_SYMBOL: bind_text(st, k, r->symbol); break;
+        case K_KIND: bind_text(st, k, r->kind); break;
+        case K_CONTAINER: bind_text(st, k, r->container); break;
+        case K_DEFS: bind_blob(st, k, r->defs, r->ndefs, true); break;
+        case K_USES: bind_blob(st, k, r->uses, r->nuses, true); break;
+        default: sqlite3_bind_null(st, k); break;
+        }
+    }
+}
+
+static const void *column_blob(sqlite3_stmt *st, int i, size_t *n)
+{
+    const void *b = sqlite3_column_blob(st, i);
+    *n = (size_t)sqlite3_column_bytes(st, i);
+    return b;
 }
 
 int mg_idx_next(struct mg_idx_cur *c, struct mg_idx_row *r)
@@ -103,10 +150,7 @@ int mg_idx_next(struct mg_idx_cur *c, struct mg_idx_row *r)
         case K_CHUNK_HI: r->chunk_hi = sqlite3_column_int64(st, i); break;
         case K_SYM_LO: r->sym_lo = sqlite3_column_int64(st, i); break;
         case K_SYM_HI: r->sym_hi = sqlite3_column_int64(st, i); break;
-        case K_BLOB:
-            r->blob = sqlite3_column_blob(st, i);
-            r->bloblen = (size_t)sqlite3_column_bytes(st, i);
-            break;
+        case K_BLOB: r->blob = column_blob(st, i, &r->bloblen); break;
         case K_START_LINE: r->start_line = sqlite3_column_int(st, i); break;
         case K_END_LINE: r->end_line = sqlite3_column_int(st, i); break;
         case K_START_BYTE: r->start_byte = sqlite3_column_int64(st, i); break;
@@ -120,14 +164,8 @@ int mg_idx_next(struct mg_idx_cur *c, struct mg_idx_row *r)
         case K_INDEX: r->index = sqlite3_column_int64(st, i); break;
         case K_TIER: r->tier = sqlite3_column_int(st, i); break;
         case K_ORDER: r->order = sqlite3_column_int(st, i); break;
-        case K_DEFS:
-            r->defs = sqlite3_column_blob(st, i);
-            r->ndefs = (size_t)sqlite3_column_bytes(st, i);
-            break;
-        case K_USES:
-            r->uses = sqlite3_column_blob(st, i);
-            r->nuses = (size_t)sqlite3_column_bytes(st, i);
-            break;
+        case K_DEFS: r->defs = column_blob(st, i, &r->ndefs); break;
+        case K_USES: r->uses = column_blob(st, i, &r->nuses); break;
         }
     }
     return 1;

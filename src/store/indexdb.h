@@ -281,10 +281,11 @@ int mg_idx_drop_words(struct mg_db *d, int64_t chunk_id, const char *path, size_
                       size_t nsym, const char *body, size_t nbody, struct mg_err *err);
 /* A symbol's row (id, file_id, name, kind, container, start_line, end_line of r). */
 int mg_idx_add_symbol(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err);
-/* A file's refs row (defs, ndefs, uses, nuses of r; empty: NULL). */
-int mg_idx_add_refs(struct mg_db *d, int64_t fid, const struct mg_idx_row *r, struct mg_err *err);
-/* Drop a file's rows: its chunks (lo..hi), symbols (slo..shi), pending
- * mark, refs and the file (its word rows are dropped first, one by one). */
+/* A file's refs row (file_id, defs, ndefs, uses, nuses of r; empty: NULL). */
+int mg_idx_add_refs(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err);
+/* Drop a file's rows: its chunks (clo..chi), symbols (slo..shi), pending
+ * mark, refs and the file. Its word rows go first, one by one
+ * (mg_idx_drop_words: only the indexer can rebuild their streams). */
 int mg_idx_drop_file(struct mg_db *d, int64_t id, int64_t clo, int64_t chi, int64_t slo, int64_t shi,
                      struct mg_err *err);
 /* Files without a refs row, with their text. Fills id, lang, size, sym_lo,

@@ -7,36 +7,34 @@
 
 /* Every column but the text, then the text for the readers that ask. */
 #define FILE_COLS "id, path, lang, size, hash, mtime, lines, flags, chunk_lo, chunk_hi, sym_lo, sym_hi"
-#define FILE_K K_ID, K_PATH, K_LANG, K_SIZE, K_HASH, K_MTIME, K_LINES, K_FLAGS, K_CHUNK_LO, K_CHUNK_HI, K_SYM_LO, K_SYM_HI
+#define FILE_K                                                                                                       \
+    K_ID, K_PATH, K_LANG, K_SIZE, K_HASH, K_MTIME, K_LINES, K_FLAGS, K_CHUNK_LO, K_CHUNK_HI, K_SYM_LO, K_SYM_HI
 
 static const unsigned char file_cols[] = {FILE_K, K_END};
 static const unsigned char file_text_cols[] = {FILE_K, K_BLOB, K_END};
 
-static int file_by(struct mg_db *d, int slot, const char *sql, const unsigned char *cols, struct mg_idx_cur *c,
-                   struct mg_err *err)
+/* The file whose id (by_path: path) is ?1, with its text or without. */
+static int file_by(struct mg_db *d, bool by_path, int flags, struct mg_idx_cur *c, struct mg_err *err)
 {
-    return mg__idx_open(d, slot, sql, cols, c, err);
+    static const char *const sql[2][2] = {
+        {"SELECT " FILE_COLS " FROM files WHERE id = ?", "SELECT " FILE_COLS ", content FROM files WHERE id = ?"},
+        {"SELECT " FILE_COLS " FROM files WHERE path = ?", "SELECT " FILE_COLS ", content FROM files WHERE path = ?"},
+    };
+    static const int slot[2][2] = {{S_FILE_BY_ID, S_FILE_BY_ID_TEXT}, {S_FILE_BY_PATH, S_FILE_BY_PATH_TEXT}};
+    int t = (flags & MG_IDX_TEXT) != 0;
+    return mg__idx_open(d, slot[by_path][t], sql[by_path][t], t ? file_text_cols : file_cols, c, err);
 }
 
 int mg_idx_file_by_id(struct mg_db *d, int64_t id, int flags, struct mg_idx_cur *c, struct mg_err *err)
 {
-    bool text = flags & MG_IDX_TEXT;
-    if (file_by(d, text ? S_FILE_BY_ID_TEXT : S_FILE_BY_ID,
-                text ? "SELECT " FILE_COLS ", content FROM files WHERE id = ?" : "SELECT " FILE_COLS " FROM files WHERE id = ?",
-                text ? file_text_cols : file_cols, c, err) != 0)
-        return -1;
+    if (file_by(d, false, flags, c, err) != 0) return -1;
     sqlite3_bind_int64(c->st, 1, id);
     return 0;
 }
 
 int mg_idx_file_by_path(struct mg_db *d, const char *path, int flags, struct mg_idx_cur *c, struct mg_err *err)
 {
-    bool text = flags & MG_IDX_TEXT;
-    if (file_by(d, text ? S_FILE_BY_PATH_TEXT : S_FILE_BY_PATH,
-                text ? "SELECT " FILE_COLS ", content FROM files WHERE path = ?"
-                     : "SELECT " FILE_COLS " FROM files WHERE path = ?",
-                text ? file_text_cols : file_cols, c, err) != 0)
-        return -1;
+    if (file_by(d, true, flags, c, err) != 0) return -1;
     sqlite3_bind_text(c->st, 1, path, -1, SQLITE_STATIC);
     return 0;
 }
@@ -57,8 +55,8 @@ int mg_idx_file_in(struct mg_db *d, const struct mg_filter *f, int64_t id, struc
 
 int mg_idx_files_in(struct mg_db *d, const struct mg_filter *f, struct mg_idx_cur *c, struct mg_err *err)
 {
-    if (mg__idx_open(d, S_FILES_IN, "SELECT " RFILE_COLS ", id FROM files WHERE mg_filter_ok(?1, path, lang) ORDER BY id",
-                     rfile_cols, c, err) != 0)
+    if (mg__idx_open(d, S_FILES_IN, "SELECT " RFILE_COLS ", id FROM files WHERE mg_filter_ok(?1, path, lang) "
+                     "ORDER BY id", rfile_cols, c, err) != 0)
         return -1;
     sqlite3_bind_pointer(c->st, 1, (void *)f, "mg_filter", NULL);
     return 0;

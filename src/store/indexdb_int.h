@@ -63,8 +63,10 @@ int mg__idx_run(struct mg_db *d, sqlite3_stmt *st, bool own, const char *what, s
 int64_t mg__idx_int(struct mg_db *d, int slot, const char *sql, int64_t dflt);
 /* Free d's kept statements (db.c, closing d). */
 void mg__idx_cache_free(struct mg_db *d);
-/* Bind text that may be NULL. */
-void mg__idx_bind_text(sqlite3_stmt *st, int i, const char *s, int n);
+/* Bind fields of r as ?1, ?2 ... in the order cols names them (text and
+ * blobs borrowed: SQLITE_STATIC; a NULL string, or an empty refs blob, is
+ * NULL). */
+void mg__idx_bind(sqlite3_stmt *st, const unsigned char *cols, const struct mg_idx_row *r);
 
 /* The kinds of members (index/defs.h's mg_kind_member), for SQL. */
 #define MG__IDX_MEMBER_KINDS "('field', 'enumerator')"

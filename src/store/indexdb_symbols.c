@@ -10,85 +10,68 @@
 #define SYM_K K_ID, K_NAME, K_KIND, K_CONTAINER, K_START_LINE, K_END_LINE
 static const unsigned char sym_cols[] = {SYM_K, K_END};
 
-/* Bind lo, hi as ?1, ?2 of c's statement. */
-static void bind_range(struct mg_idx_cur *c, int64_t lo, int64_t hi)
+/* A reader whose first n parameters are the integers v (a file's symbols
+ * lo..hi as ?1 and ?2, then the reader's own). */
+static int open_ints(struct mg_db *d, int slot, const char *sql, const unsigned char *cols, const int64_t *v, int n,
+                     struct mg_idx_cur *c, struct mg_err *err)
 {
-    sqlite3_bind_int64(c->st, 1, lo);
-    sqlite3_bind_int64(c->st, 2, hi);
+    if (mg__idx_open(d, slot, sql, cols, c, err) != 0) return -1;
+    for (int i = 0; i < n; i++) sqlite3_bind_int64(c->st, i + 1, v[i]);
+    return 0;
 }
 
 int mg_idx_symbols(struct mg_db *d, int64_t lo, int64_t hi, bool no_members, struct mg_idx_cur *c,
                    struct mg_err *err)
 {
-    if (no_members ? mg__idx_open(d, S_SYMBOLS_NO_MEMBERS, "SELECT " SYM_COLS " FROM symbols WHERE id BETWEEN ?1 AND ?2 "
-                                  "AND kind NOT IN " MG__IDX_MEMBER_KINDS " ORDER BY id", sym_cols, c, err)
-                   : mg__idx_open(d, S_SYMBOLS, "SELECT " SYM_COLS " FROM symbols WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
-                                  sym_cols, c, err))
-        return -1;
-    bind_range(c, lo, hi);
-    return 0;
+    if (no_members)
+        return open_ints(d, S_SYMBOLS_NO_MEMBERS, "SELECT " SYM_COLS " FROM symbols WHERE id BETWEEN ?1 AND ?2 "
+                         "AND kind NOT IN " MG__IDX_MEMBER_KINDS " ORDER BY id", sym_cols, (int64_t[]){lo, hi}, 2, c,
+                         err);
+    return open_ints(d, S_SYMBOLS, "SELECT " SYM_COLS " FROM symbols WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
+                     sym_cols, (int64_t[]){lo, hi}, 2, c, err);
 }
 
 int mg_idx_outline(struct mg_db *d, int64_t lo, int64_t hi, int64_t fid, struct mg_idx_cur *c, struct mg_err *err)
 {
-    if (mg__idx_open(d, S_OUTLINE, "SELECT " SYM_COLS " FROM symbols WHERE id BETWEEN ?1 AND ?2 AND file_id = ?3 "
-                     "ORDER BY start_line, end_line DESC, id", sym_cols, c, err) != 0)
-        return -1;
-    bind_range(c, lo, hi);
-    sqlite3_bind_int64(c->st, 3, fid);
-    return 0;
+    return open_ints(d, S_OUTLINE, "SELECT " SYM_COLS " FROM symbols WHERE id BETWEEN ?1 AND ?2 AND file_id = ?3 "
+                     "ORDER BY start_line, end_line DESC, id", sym_cols, (int64_t[]){lo, hi, fid}, 3, c, err);
 }
 
 int mg_idx_symbols_starting(struct mg_db *d, int64_t lo, int64_t hi, int from, int to, struct mg_idx_cur *c,
                             struct mg_err *err)
 {
     static const unsigned char cols[] = {K_NAME, K_END};
-    if (mg__idx_open(d, S_SYMBOLS_STARTING, "SELECT name FROM symbols WHERE id BETWEEN ?1 AND ?2 AND start_line "
-                     "BETWEEN ?3 AND ?4 AND kind NOT IN " MG__IDX_MEMBER_KINDS " ORDER BY id", cols, c, err) != 0)
-        return -1;
-    bind_range(c, lo, hi);
-    sqlite3_bind_int64(c->st, 3, from);
-    sqlite3_bind_int64(c->st, 4, to);
-    return 0;
+    return open_ints(d, S_SYMBOLS_STARTING, "SELECT name FROM symbols WHERE id BETWEEN ?1 AND ?2 AND start_line "
+                     "BETWEEN ?3 AND ?4 AND kind NOT IN " MG__IDX_MEMBER_KINDS " ORDER BY id", cols,
+                     (int64_t[]){lo, hi, from, to}, 4, c, err);
 }
 
 int mg_idx_innermost(struct mg_db *d, int64_t lo, int64_t hi, int line, struct mg_idx_cur *c, struct mg_err *err)
 {
     static const unsigned char cols[] = {K_NAME, K_KIND, K_END};
-    if (mg__idx_open(d, S_INNERMOST, "SELECT name, kind FROM symbols WHERE id BETWEEN ?1 AND ?2 AND start_line <= ?3 "
+    return open_ints(d, S_INNERMOST, "SELECT name, kind FROM symbols WHERE id BETWEEN ?1 AND ?2 AND start_line <= ?3 "
                      "AND end_line >= ?3 AND kind <> 'macro' AND kind NOT IN " MG__IDX_MEMBER_KINDS " "
-                     "ORDER BY end_line - start_line, id DESC LIMIT 1", cols, c, err) != 0)
-        return -1;
-    bind_range(c, lo, hi);
-    sqlite3_bind_int(c->st, 3, line);
-    return 0;
+                     "ORDER BY end_line - start_line, id DESC LIMIT 1", cols, (int64_t[]){lo, hi, line}, 3, c, err);
 }
 
 int mg_idx_enclosing(struct mg_db *d, int64_t lo, int64_t hi, int64_t fid, int line, struct mg_idx_cur *c,
                      struct mg_err *err)
 {
-    if (mg__idx_open(d, S_ENCLOSING, "SELECT " SYM_COLS " FROM symbols "
+    return open_ints(d, S_ENCLOSING, "SELECT " SYM_COLS " FROM symbols "
                      "WHERE id BETWEEN ?1 AND ?2 AND file_id = ?3 AND start_line <= ?4 AND end_line >= ?4 "
                      "AND kind NOT IN " MG__IDX_MEMBER_KINDS " "
-                     "ORDER BY end_line - start_line, start_line DESC, id LIMIT 1", sym_cols, c, err) != 0)
-        return -1;
-    bind_range(c, lo, hi);
-    sqlite3_bind_int64(c->st, 3, fid);
-    sqlite3_bind_int64(c->st, 4, line);
-    return 0;
+                     "ORDER BY end_line - start_line, start_line DESC, id LIMIT 1", sym_cols,
+                     (int64_t[]){lo, hi, fid, line}, 4, c, err);
 }
 
 int mg_idx_named_def(struct mg_db *d, int64_t lo, int64_t hi, int64_t fid, int from, int to, const char *name,
                      struct mg_idx_cur *c, struct mg_err *err)
 {
-    if (mg__idx_open(d, S_NAMED_DEF, "SELECT " SYM_COLS " FROM symbols "
-                     "WHERE id BETWEEN ?1 AND ?2 AND file_id = ?3 AND start_line BETWEEN ?4 AND ?5 "
-                     "AND name = ?6 ORDER BY end_line - start_line DESC, id LIMIT 1", sym_cols, c, err) != 0)
+    if (open_ints(d, S_NAMED_DEF, "SELECT " SYM_COLS " FROM symbols "
+                  "WHERE id BETWEEN ?1 AND ?2 AND file_id = ?3 AND start_line BETWEEN ?4 AND ?5 "
+                  "AND name = ?6 ORDER BY end_line - start_line DESC, id LIMIT 1", sym_cols,
+                  (int64_t[]){lo, hi, fid, from, to}, 5, c, err) != 0)
         return -1;
-    bind_range(c, lo, hi);
-    sqlite3_bind_int64(c->st, 3, fid);
-    sqlite3_bind_int64(c->st, 4, from);
-    sqlite3_bind_int64(c->st, 5, to);
     sqlite3_bind_text(c->st, 6, name, -1, SQLITE_STATIC);
     return 0;
 }
@@ -96,12 +79,9 @@ int mg_idx_named_def(struct mg_db *d, int64_t lo, int64_t hi, int64_t fid, int f
 int mg_idx_file_defs(struct mg_db *d, int64_t fid, struct mg_idx_cur *c, struct mg_err *err)
 {
     static const unsigned char cols[] = {K_NAME, K_KIND, K_START_LINE, K_END_LINE, K_BLOB, K_SIZE, K_END};
-    if (mg__idx_open(d, S_FILE_DEFS, "SELECT s.name, s.kind, s.start_line, s.end_line, f.content, f.size FROM files f "
-                     "JOIN symbols s ON s.id BETWEEN f.sym_lo AND f.sym_hi WHERE f.id = ? ORDER BY s.id", cols, c,
-                     err) != 0)
-        return -1;
-    sqlite3_bind_int64(c->st, 1, fid);
-    return 0;
+    return open_ints(d, S_FILE_DEFS, "SELECT s.name, s.kind, s.start_line, s.end_line, f.content, f.size FROM files f "
+                     "JOIN symbols s ON s.id BETWEEN f.sym_lo AND f.sym_hi WHERE f.id = ? ORDER BY s.id", cols,
+                     (int64_t[]){fid}, 1, c, err);
 }
 
 /* ---- symbol search ---- */
@@ -123,11 +103,11 @@ int mg_idx_symbols_like(struct mg_db *d, const char *q, const struct mg_filter *
 {
     static const unsigned char cols[] = {HIT_K, K_TIER, K_ORDER, K_END};
     if (mg__idx_open(d, S_SYMBOLS_LIKE,
-                     "SELECT " HIT_COLS ", "
-                     "CASE WHEN s.name = ?1 THEN 0 WHEN s.name = ?1 COLLATE NOCASE THEN 1 ELSE 2 END AS tier, "
+                   "SELECT " HIT_COLS ", "
+                   "CASE WHEN s.name = ?1 THEN 0 WHEN s.name = ?1 COLLATE NOCASE THEN 1 ELSE 2 END AS tier, "
                      KIND_ORDER " AS ko FROM symbols s JOIN files f ON f.id = s.file_id "
-                     "WHERE s.name LIKE ?2 ESCAPE '\\' AND mg_filter_ok(?3, f.path, f.lang) "
-                     "ORDER BY tier, length(s.name), ko, f.path, s.start_line LIMIT ?4", cols, c, err) != 0)
+                   "WHERE s.name LIKE ?2 ESCAPE '\\' AND mg_filter_ok(?3, f.path, f.lang) "
+                   "ORDER BY tier, length(s.name), ko, f.path, s.start_line LIMIT ?4", cols, c, err) != 0)
         return -1;
     /* q as a LIKE prefix: its wildcards and the escape taken literally */
     struct mg_buf like;
@@ -162,7 +142,8 @@ int mg_idx_symbols_named(struct mg_db *d, const char *name, size_t len, const st
                                  "ORDER BY ko, f.path, s.start_line LIMIT ?3", cols, c, err)
                   : mg__idx_open(d, S_SYMBOLS_NAMED, "SELECT " HIT_COLS ", " KIND_ORDER " AS ko "
                                  "FROM symbols s JOIN files f ON f.id = s.file_id "
-                                 "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 AND mg_filter_ok(?2, f.path, f.lang) "
+                                 "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 "
+                                 "AND mg_filter_ok(?2, f.path, f.lang) "
                                  "ORDER BY ko, f.path, s.start_line", cols, c, err))
         return -1;
     sqlite3_bind_text(c->st, 1, name, (int)len, SQLITE_TRANSIENT);
@@ -175,7 +156,7 @@ int mg_idx_symbols_by_name(struct mg_db *d, const char *name, struct mg_idx_cur 
 {
     static const unsigned char cols[] = {K_FILE_ID, K_INDEX, K_END};
     if (mg__idx_open(d, S_SYMBOLS_BY_NAME, "SELECT s.file_id, s.id - f.sym_lo FROM symbols s JOIN files f ON f.id = "
-                     "s.file_id WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY f.path, s.start_line", cols,
+                   "s.file_id WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY f.path, s.start_line", cols,
                      c, err) != 0)
         return -1;
     sqlite3_bind_text(c->st, 1, name, -1, SQLITE_TRANSIENT);
@@ -195,7 +176,7 @@ int mg_idx_refs_of_path(struct mg_db *d, const char *path, struct mg_idx_cur *c,
 {
     static const unsigned char cols[] = {K_DEFS, K_USES, K_END};
     if (mg__idx_open(d, S_REFS_OF_PATH, "SELECT r.defs, r.uses FROM files f JOIN refs r ON r.file_id = f.id "
-                     "WHERE f.path = ?", cols, c, err) != 0)
+                   "WHERE f.path = ?", cols, c, err) != 0)
         return -1;
     sqlite3_bind_text(c->st, 1, path, -1, SQLITE_STATIC);
     return 0;

@@ -48,8 +48,8 @@ int mg_idx_vectors_put(struct mg_db *d, int64_t file_id, size_t n, const void *b
 
 int mg_idx_vectors_prune(struct mg_db *d, bool all, struct mg_err *err)
 {
-    return mg_db_exec(d, all ? "DELETE FROM vectors" : "DELETE FROM vectors WHERE file_id NOT IN (SELECT id FROM files)",
-                      err);
+    return mg_db_exec(d, all ? "DELETE FROM vectors"
+                             : "DELETE FROM vectors WHERE file_id NOT IN (SELECT id FROM files)", err);
 }
 
 int mg_idx_vectors_orphans(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err)

@@ -8,56 +8,42 @@
 void mg_idx_next_ids(struct mg_db *d, int64_t *file, int64_t *chunk_seq, int64_t *symbol)
 {
     if (file)
-        *file = mg__idx_int(d, S_NEXT_FILE, "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'files'), "
-                            "0), coalesce((SELECT max(id) FROM files), 0)) + 1", 1);
+        *file = mg__idx_int(d, S_NEXT_FILE, "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = "
+                            "'files'), 0), coalesce((SELECT max(id) FROM files), 0)) + 1", 1);
     if (chunk_seq)
         *chunk_seq = mg_chunk_seq(mg__idx_int(d, S_NEXT_CHUNK, "SELECT coalesce(max(id), 0) FROM chunks", 1)) + 1;
     if (symbol) *symbol = mg__idx_int(d, S_NEXT_SYMBOL, "SELECT coalesce(max(id), 0) + 1 FROM symbols", 1);
 }
 
-int mg_idx_add_file(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err)
+/* Step the write in slot with r's fields bound in the order cols names them. */
+static int write_row(struct mg_db *d, int slot, const char *sql, const unsigned char *cols, const struct mg_idx_row *r,
+                     const char *what, struct mg_err *err)
 {
     bool own;
-    sqlite3_stmt *f = mg__idx_stmt(d, S_ADD_FILE, "INSERT INTO files(path, lang, size, hash, mtime, lines, flags, "
-                                   "chunk_lo, chunk_hi, sym_lo, sym_hi, content, id) "
-                                   "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &own, err);
-    if (!f) return -1;
-    sqlite3_bind_text(f, 1, r->path, -1, SQLITE_STATIC);
-    sqlite3_bind_text(f, 2, r->lang, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(f, 3, r->size);
-    sqlite3_bind_int64(f, 4, (int64_t)r->hash);
-    sqlite3_bind_int64(f, 5, r->mtime);
-    sqlite3_bind_int64(f, 6, r->lines);
-    sqlite3_bind_int(f, 7, r->flags);
-    sqlite3_bind_int64(f, 8, r->chunk_lo);
-    sqlite3_bind_int64(f, 9, r->chunk_hi);
-    sqlite3_bind_int64(f, 10, r->sym_lo);
-    sqlite3_bind_int64(f, 11, r->sym_hi);
-    sqlite3_bind_blob(f, 12, r->blob, (int)r->bloblen, SQLITE_STATIC);
-    sqlite3_bind_int64(f, 13, r->id);
-    if (mg__idx_run(d, f, own, "insert file", err) != 0) return -1;
-    sqlite3_stmt *p = mg__idx_stmt(d, S_ADD_PENDING, "INSERT INTO tri_pending(file_id) VALUES(?)", &own, err);
-    if (!p) return -1;
-    sqlite3_bind_int64(p, 1, r->id);
-    return mg__idx_run(d, p, own, "insert file", err);
+    sqlite3_stmt *s = mg__idx_stmt(d, slot, sql, &own, err);
+    if (!s) return -1;
+    mg__idx_bind(s, cols, r);
+    return mg__idx_run(d, s, own, what, err);
+}
+
+int mg_idx_add_file(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_PATH, K_LANG, K_SIZE, K_HASH, K_MTIME, K_LINES, K_FLAGS, K_CHUNK_LO,
+                                         K_CHUNK_HI, K_SYM_LO, K_SYM_HI, K_BLOB, K_ID, K_END};
+    static const unsigned char pending[] = {K_ID, K_END};
+    if (write_row(d, S_ADD_FILE, "INSERT INTO files(path, lang, size, hash, mtime, lines, flags, chunk_lo, chunk_hi, "
+                  "sym_lo, sym_hi, content, id) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", cols, r, "insert file",
+                  err) != 0)
+        return -1;
+    return write_row(d, S_ADD_PENDING, "INSERT INTO tri_pending(file_id) VALUES(?)", pending, r, "insert file", err);
 }
 
 int mg_idx_add_chunk(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err)
 {
-    bool own;
-    sqlite3_stmt *s = mg__idx_stmt(d, S_ADD_CHUNK, "INSERT INTO chunks(id, file_id, start_line, end_line, start_byte, "
-                                   "end_byte, symbol, kind, container) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)", &own, err);
-    if (!s) return -1;
-    sqlite3_bind_int64(s, 1, r->id);
-    sqlite3_bind_int64(s, 2, r->file_id);
-    sqlite3_bind_int64(s, 3, r->start_line);
-    sqlite3_bind_int64(s, 4, r->end_line);
-    sqlite3_bind_int64(s, 5, r->start_byte);
-    sqlite3_bind_int64(s, 6, r->end_byte);
-    mg__idx_bind_text(s, 7, r->symbol, -1);
-    mg__idx_bind_text(s, 8, r->kind, -1);
-    mg__idx_bind_text(s, 9, r->container, -1);
-    return mg__idx_run(d, s, own, "insert chunk", err);
+    static const unsigned char cols[] = {K_ID,       K_FILE_ID, K_START_LINE, K_END_LINE, K_START_BYTE,
+                                         K_END_BYTE, K_SYMBOL,  K_KIND,       K_CONTAINER, K_END};
+    return write_row(d, S_ADD_CHUNK, "INSERT INTO chunks(id, file_id, start_line, end_line, start_byte, end_byte, "
+                     "symbol, kind, container) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)", cols, r, "insert chunk", err);
 }
 
 static int words(struct mg_db *d, int slot, const char *sql, int64_t chunk_id, const char *path, size_t npath,
@@ -84,36 +70,22 @@ int mg_idx_drop_words(struct mg_db *d, int64_t chunk_id, const char *path, size_
                       size_t nsym, const char *body, size_t nbody, struct mg_err *err)
 {
     return words(d, S_DROP_WORDS, "INSERT INTO chunks_fts(chunks_fts, rowid, path, symbol, body) "
-                 "VALUES('delete', ?, ?, ?, ?)", chunk_id, path, npath, sym, nsym, body, nbody, "delete chunk text", err);
+                 "VALUES('delete', ?, ?, ?, ?)", chunk_id, path, npath, sym, nsym, body, nbody, "delete chunk text",
+                 err);
 }
 
 int mg_idx_add_symbol(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err)
 {
-    bool own;
-    sqlite3_stmt *s = mg__idx_stmt(d, S_ADD_SYMBOL, "INSERT INTO symbols(id, file_id, name, kind, container, "
-                                   "start_line, end_line) VALUES(?, ?, ?, ?, ?, ?, ?)", &own, err);
-    if (!s) return -1;
-    sqlite3_bind_int64(s, 1, r->id);
-    sqlite3_bind_int64(s, 2, r->file_id);
-    sqlite3_bind_text(s, 3, r->name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(s, 4, r->kind, -1, SQLITE_STATIC);
-    mg__idx_bind_text(s, 5, r->container, -1);
-    sqlite3_bind_int64(s, 6, r->start_line);
-    sqlite3_bind_int64(s, 7, r->end_line);
-    return mg__idx_run(d, s, own, "insert symbol", err);
+    static const unsigned char cols[] = {K_ID, K_FILE_ID, K_NAME, K_KIND, K_CONTAINER, K_START_LINE, K_END_LINE, K_END};
+    return write_row(d, S_ADD_SYMBOL, "INSERT INTO symbols(id, file_id, name, kind, container, start_line, end_line) "
+                     "VALUES(?, ?, ?, ?, ?, ?, ?)", cols, r, "insert symbol", err);
 }
 
-int mg_idx_add_refs(struct mg_db *d, int64_t fid, const struct mg_idx_row *r, struct mg_err *err)
+int mg_idx_add_refs(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err)
 {
-    bool own;
-    sqlite3_stmt *s = mg__idx_stmt(d, S_ADD_REFS, "INSERT INTO refs(file_id, defs, uses) VALUES(?, ?, ?)", &own, err);
-    if (!s) return -1;
-    sqlite3_bind_int64(s, 1, fid);
-    if (r->ndefs) sqlite3_bind_blob(s, 2, r->defs, (int)r->ndefs, SQLITE_STATIC);
-    else sqlite3_bind_null(s, 2);
-    if (r->nuses) sqlite3_bind_blob(s, 3, r->uses, (int)r->nuses, SQLITE_STATIC);
-    else sqlite3_bind_null(s, 3);
-    return mg__idx_run(d, s, own, "insert names", err);
+    static const unsigned char cols[] = {K_FILE_ID, K_DEFS, K_USES, K_END};
+    return write_row(d, S_ADD_REFS, "INSERT INTO refs(file_id, defs, uses) VALUES(?, ?, ?)", cols, r, "insert names",
+                     err);
 }
 
 /* Run a delete of ids lo..hi (nothing when lo > hi), or of id lo (hi < 0 ignored: one id). */
