@@ -55,7 +55,7 @@
  *                      trigram postings (trigram.h, which owns them) and the
  *                      files stored but not yet in a segment.
  *   vectors(file_id, n, blob), embed_model(name, value)
- *                      a file's chunk vectors, sealed (vector/vblob.h), or an
+ *                      a file's chunk vectors, sealed (vector/vstore.h), or an
  *                      empty blob when an external store holds them; the
  *                      built-in embedder's learned statistics. Created by the
  *                      first embedding pass (mg_idx_vectors_schema).
