@@ -41,13 +41,6 @@ static uint64_t commit_bytes(void)
     return v ? v : COMMIT_BYTES;
 }
 
-double mg__thread_cpu_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 
 static void report(const struct mg_index_opts *o, struct run *R, double t0, bool final)
 {
@@ -63,7 +56,6 @@ static void report(const struct mg_index_opts *o, struct run *R, double t0, bool
     };
     o->on_progress(o->progress_ud, &p);
 }
-
 
 /* ---- 2. the repo: its root, id, database and lock ----------------------------------------------- */
 

@@ -25,6 +25,13 @@
 #include "store/content.h"
 #include "util/utf8.h"
 
+double mg__thread_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* ---- 1. the result queue ------------------------------------------------------------------------ */
 
 void mg__queue_push(struct queue *q, struct result *r)

@@ -1,9 +1,9 @@
-/* hits.c — what the search modes share: hits and result lists, the stored
+/* hits.c — what the search modes share: new hits, the stored
  * text of the file being read, snippets, and a chunk hit's best line and
  * matching lines (search_int.h).
  *
  * Sections:
- *   1. hits and result lists
+ *   1. hits (results.c releases them)
  *   2. stored text and snippets
  *   3. the query's terms: tokens and words
  *   4. a chunk's hit: its best line and matching lines
@@ -21,26 +21,7 @@
 
 #define SNIPPET_LINE_MAX 240 /* bytes per snippet line */
 
-/* ---- 1. hits and result lists --------------------------------------------------------------- */
-
-void mg_hit_release(struct mg_hit *h)
-{
-    free(h->path);
-    free(h->language);
-    free(h->symbol);
-    free(h->kind);
-    free(h->snippet);
-    for (int i = 0; i < h->nlines; i++) free(h->lines[i].text);
-    free(h->lines);
-}
-
-void mg_results_release(struct mg_results *r)
-{
-    for (size_t i = 0; i < r->n; i++) mg_hit_release(&r->v[i]);
-    free(r->v);
-    memset(r, 0, sizeof(*r));
-    r->total_matches = -1;
-}
+/* ---- 1. hits --------------------------------------------------------------- */
 
 struct mg_hit *mg__hit_new(struct mg_results *r)
 {

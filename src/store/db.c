@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "store/indexdb_int.h"
+#include "store/indexdb.h"
 #include "store/rank.h"
 #include "store/sqlite.h"
 #include "store/tokenize.h"
@@ -186,7 +186,8 @@ void mg_db_close(struct mg_db **pd)
 {
     struct mg_db *d = *pd;
     if (!d) return;
-    mg__idx_cache_free(d);
+    for (int i = 0; i < d->nstmts; i++) sqlite3_finalize(d->stmts[i]);
+    free(d->stmts);
     if (d->db) sqlite3_close_v2(d->db);
     free(d);
     *pd = NULL;

@@ -36,7 +36,10 @@ struct sqlite3_stmt;
 struct mg_db {
     struct sqlite3 *db;
     char path[4096];
-    void *stmts; /* the statements indexdb keeps on this handle (indexdb_int.h) */
+    /* statements kept on this handle (indexdb.c prepares them once, by slot;
+     * closing the handle finalizes them) */
+    struct sqlite3_stmt **stmts;
+    int nstmts;
     /* a pooled handle (mg_db_get): the pool's generation of its path when it
      * was handed out (0: not the pool's) */
     unsigned long long gen;

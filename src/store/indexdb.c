@@ -10,11 +10,14 @@
 sqlite3_stmt *mg__idx_stmt(struct mg_db *d, int slot, const char *sql, bool *own, struct mg_err *err)
 {
     *own = false;
-    if (!d->stmts && !(d->stmts = calloc(MG__IDX_NSTMT, sizeof(sqlite3_stmt *)))) {
-        if (err) mg_err_oom(err);
-        return NULL;
+    if (!d->stmts) {
+        if (!(d->stmts = calloc(MG__IDX_NSTMT, sizeof(sqlite3_stmt *)))) {
+            if (err) mg_err_oom(err);
+            return NULL;
+        }
+        d->nstmts = MG__IDX_NSTMT;
     }
-    sqlite3_stmt **kept = (sqlite3_stmt **)d->stmts + slot;
+    sqlite3_stmt **kept = d->stmts + slot;
     if (*kept && !sqlite3_stmt_busy(*kept)) {
         sqlite3_clear_bindings(*kept);
         return *kept;
@@ -27,14 +30,6 @@ sqlite3_stmt *mg__idx_stmt(struct mg_db *d, int slot, const char *sql, bool *own
     if (*kept) *own = true; /* the kept one is running: this one is the caller's */
     else *kept = st;
     return st;
-}
-
-void mg__idx_cache_free(struct mg_db *d)
-{
-    sqlite3_stmt **v = d->stmts;
-    for (int i = 0; v && i < MG__IDX_NSTMT; i++) sqlite3_finalize(v[i]);
-    free(v);
-    d->stmts = NULL;
 }
 
 void mg__idx_cur(struct mg_idx_cur *c, struct mg_db *d, sqlite3_stmt *st, bool own, const unsigned char *cols)

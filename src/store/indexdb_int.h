@@ -61,8 +61,6 @@ int mg__idx_run(struct mg_db *d, sqlite3_stmt *st, bool own, const char *what, s
 /* The first column of slot's one-row query as an integer (dflt: no row, or
  * it cannot be prepared). */
 int64_t mg__idx_int(struct mg_db *d, int slot, const char *sql, int64_t dflt);
-/* Free d's kept statements (db.c, closing d). */
-void mg__idx_cache_free(struct mg_db *d);
 /* Bind fields of r as ?1, ?2 ... in the order cols names them (text and
  * blobs borrowed: SQLITE_STATIC; a NULL string, or an empty refs blob, is
  * NULL). */
