@@ -18,10 +18,7 @@ sqlite3_stmt *mg__idx_stmt(struct mg_db *d, int slot, const char *sql, bool *own
         d->nstmts = MG__IDX_NSTMT;
     }
     sqlite3_stmt **kept = d->stmts + slot;
-    if (*kept && !sqlite3_stmt_busy(*kept)) {
-        sqlite3_clear_bindings(*kept);
-        return *kept;
-    }
+    if (*kept && !sqlite3_stmt_busy(*kept)) return *kept; /* (reset; its callers bind every parameter) */
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v3(d->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
         if (err) mg_db_error(d, "prepare", err);

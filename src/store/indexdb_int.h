@@ -45,7 +45,8 @@ enum {
     MG__IDX_NSTMT
 };
 
-/* d's statement in slot (sql the first time): reset, its bindings cleared;
+/* d's statement in slot (sql the first time), reset (the caller binds every
+ * parameter: old bindings are overwritten);
  * NULL with err set (err may be NULL) when it cannot be prepared. A slot
  * whose statement is running (a cursor of it is open) gets a statement of
  * its own: *own set, the caller finalizes it (mg_idx_done does). */
