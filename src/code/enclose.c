@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "code/code.h"
-#include "store/content.h"
 #include "store/db.h"
 #include "store/indexdb.h"
 #include "util/utf8.h"

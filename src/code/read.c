@@ -33,7 +33,6 @@
 
 #include "index/walk.h"
 #include "security/secrets.h"
-#include "store/content.h"
 #include "store/db.h"
 #include "store/indexdb.h"
 #include "util/buf.h"

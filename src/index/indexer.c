@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "security/roots.h"
-#include "store/content.h"
 #include "store/indexdb.h"
 #include "util/clock.h"
 
