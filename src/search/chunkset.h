@@ -10,13 +10,8 @@
  * reference-counted.
  *
  * Semantic search scores only the vectors in the ranges; lexical search
- * ranks only the rows in them, with the SQL function
- *
- *   mg_in_chunkset(set, rowid)   1 when rowid lies in one of the ranges; set
- *                                is bound with sqlite3_bind_pointer(...,
- *                                "mg_chunkset", NULL)
- *
- * which mg_chunkset_get registers on the handle.
+ * ranks only the rows in them, passing `set` to the index's ranking query
+ * (store/indexdb.h's mg_idx_rank).
  */
 #ifndef MG_CHUNKSET_H
 #define MG_CHUNKSET_H
@@ -25,13 +20,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/db.h"
+#include "store/indexdb.h"
 #include "util/err.h"
 #include "vector/vstore.h"
 
 struct mg_chunkset {
     struct mg_vrange *r; /* ascending, disjoint */
     size_t nr;
+    struct mg_idx_idset set; /* the ranges as a query's scope (store/indexdb.h) */
     /* private */
     char *db, *gen, *key;
     int refs;
