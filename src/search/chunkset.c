@@ -14,7 +14,7 @@ static struct mg_chunkset *chunkset_cache[CHUNKSET_SLOTS];
 static unsigned long chunkset_clock;
 static pthread_mutex_t chunkset_mu = PTHREAD_MUTEX_INITIALIZER;
 
-void mg_chunkset_put(struct mg_chunkset *c)
+void mg_chunkset_unref(struct mg_chunkset *c)
 {
     if (!c) return;
     pthread_mutex_lock(&chunkset_mu);
@@ -31,7 +31,7 @@ void mg_chunkset_put(struct mg_chunkset *c)
 __attribute__((destructor)) static void chunkset_drop(void)
 {
     for (int i = 0; i < CHUNKSET_SLOTS; i++) {
-        mg_chunkset_put(chunkset_cache[i]);
+        mg_chunkset_unref(chunkset_cache[i]);
         chunkset_cache[i] = NULL;
     }
 }
@@ -102,11 +102,11 @@ int mg_chunkset_get(struct mg_db *d, const struct mg_filter *f, struct mg_chunks
     c->gen = strdup(gen);
     c->key = f->key ? strdup(f->key) : NULL;
     if (!c->db || !c->gen || (f->key && !c->key)) {
-        mg_chunkset_put(c);
+        mg_chunkset_unref(c);
         return mg_err_oom(err);
     }
     if (chunkset_load(d, f, c, err) != 0) {
-        mg_chunkset_put(c);
+        mg_chunkset_unref(c);
         return -1;
     }
     if (c->key) {
@@ -129,7 +129,7 @@ int mg_chunkset_get(struct mg_db *d, const struct mg_filter *f, struct mg_chunks
         c->refs++;
         c->used = ++chunkset_clock;
         pthread_mutex_unlock(&chunkset_mu);
-        mg_chunkset_put(old);
+        mg_chunkset_unref(old);
     }
     *out = c;
     return 0;

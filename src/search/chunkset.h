@@ -35,9 +35,9 @@ struct mg_chunkset {
 };
 
 /* The chunks f allows (f allows less than everything) in d's repo. 0, or -1
- * with err set. Release with mg_chunkset_put. */
+ * with err set; a reference the caller drops with mg_chunkset_unref. */
 int mg_chunkset_get(struct mg_db *d, const struct mg_filter *f, struct mg_chunkset **out, struct mg_err *err);
-void mg_chunkset_put(struct mg_chunkset *s);
+void mg_chunkset_unref(struct mg_chunkset *s); /* drops a reference; NULL: nothing */
 bool mg_chunkset_has(const struct mg_chunkset *s, int64_t chunk_id);
 
 #endif

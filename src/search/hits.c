@@ -50,7 +50,7 @@ static void mwords_free(struct mg__terms *t)
 
 void mg__repo_release(struct mg__repo *r)
 {
-    mg_chunkset_put(r->chunks);
+    mg_chunkset_unref(r->chunks);
     r->chunks = NULL;
     free(r->text);
     r->text = NULL;

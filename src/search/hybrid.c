@@ -260,7 +260,7 @@ static void job_free(struct mg_semantic_job *j)
 {
     free(j->q);
     free(j->m);
-    mg_chunkset_put(j->sc);
+    mg_chunkset_unref(j->sc);
     mg_vstore_close(&j->vs);
     mg_embedder_free(&j->e);
     free(j);

@@ -258,7 +258,7 @@ oom:
     mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading vectors");
 fail:
     free(meta);
-    mg_vset_release(&s);
+    mg_vset_unref(&s);
     return -1;
 }
 
@@ -287,7 +287,7 @@ static int parse(const struct src *data, const struct head *hp, uint64_t len, co
             uint64_t off = off_block(&h, b) + SEALED(META_BYTES) + (uint64_t)j * SEALED((uint64_t)BLK);
             if (open_part(data, off, BLK, &a, 1 + b * (h.dim + 1) + 1 + (uint64_t)j, key,
                           s->q + (b * h.dim + (uint64_t)j) * BLK) != 0) {
-                if (!*io) mg_vset_release(&s);
+                if (!*io) mg_vset_unref(&s);
                 return tampered(repo_id, "a column", err);
             }
         }

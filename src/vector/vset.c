@@ -412,7 +412,7 @@ void mg_vset_finish(struct mg_vset *s)
     qsort(s->files, s->nfiles, sizeof(*s->files), cmp_vfile);
 }
 
-void mg_vset_release(struct mg_vset **ps)
+void mg_vset_unref(struct mg_vset **ps)
 {
     struct mg_vset *s = *ps;
     *ps = NULL;
@@ -491,7 +491,7 @@ out:
     mg_idx_done(&order);
     mg_idx_done(&get);
     free(fid);
-    mg_vset_release(&s);
+    mg_vset_unref(&s);
     return rc;
 }
 

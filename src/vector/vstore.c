@@ -169,7 +169,7 @@ static int slot_claim(const char *path, const char *gen)
         if (!cache[i].loading && (slot < 0 || cache[i].used < cache[slot].used)) slot = i;
     if (slot < 0) return -1;
     struct cache_slot *c = &cache[slot];
-    mg_vset_release(&c->vs); /* (searches holding it keep their reference) */
+    mg_vset_unref(&c->vs); /* (searches holding it keep their reference) */
     snprintf(c->path, sizeof(c->path), "%s", path);
     snprintf(c->gen, sizeof(c->gen), "%s", gen);
     c->loading = true;
@@ -370,7 +370,7 @@ __attribute__((destructor)) static void cache_drop(void)
     pthread_mutex_lock(&cache_mu);
     for (int i = 0; i < CACHE_SLOTS; i++) {
         __atomic_store_n(&cache[i].progress.stop, 1, __ATOMIC_RELAXED);
-        if (!cache[i].loading) mg_vset_release(&cache[i].vs);
+        if (!cache[i].loading) mg_vset_unref(&cache[i].vs);
     }
     pthread_mutex_unlock(&cache_mu);
 }
@@ -436,7 +436,7 @@ static int bs_pin(struct mg_vstore *vs, bool wait, const float *q, int dim, stru
     char gen[64];
     struct mg_vset *whole = vset_peek(s->d, s->key, gen);
     if (whole) {
-        mg_vset_release(&s->pinned);
+        mg_vset_unref(&s->pinned);
         s->pinned = whole;
         return 0;
     }
@@ -444,7 +444,7 @@ static int bs_pin(struct mg_vstore *vs, bool wait, const float *q, int dim, stru
         int rc = mg_vcols_read(s->d->path, s->repo, gen, s->key, q, dim, &s->pinned, err);
         if (rc <= 0) return rc;
     }
-    mg_vset_release(&s->pinned);
+    mg_vset_unref(&s->pinned);
     return vset_get(s->d, s->repo, s->key, gen, wait, loading, &s->pinned, err);
 }
 
@@ -470,7 +470,7 @@ static long bs_search(struct mg_vstore *vs, const float *q, int dim, const struc
                        "the repo again", s->repo, set->dim, dim);
     else if ((n = mg_vset_search(set, q, r, nr, k, out)) < 0)
         mg_err_oom(err);
-    mg_vset_release(&set);
+    mg_vset_unref(&set);
     return n;
 }
 
@@ -486,14 +486,14 @@ static int bs_score(struct mg_vstore *vs, const float *q, int dim, const int64_t
                         s->repo, set->dim, dim);
     else if (mg_vset_score(set, q, ids, n, scores) != 0)
         rc = mg_err_oom(err);
-    mg_vset_release(&set);
+    mg_vset_unref(&set);
     return rc;
 }
 
 static void bs_close(struct mg_vstore *vs)
 {
     struct builtin_store *s = vs->self;
-    mg_vset_release(&s->pinned);
+    mg_vset_unref(&s->pinned);
     sodium_memzero(s->key, sizeof(s->key));
     free(s);
 }
@@ -564,7 +564,7 @@ int mg_vcols_update(const struct mg_config *c, const char *dbpath, const char *r
     struct mg_vset *s = vset_peek(d, key, gen);
     if (!s && mg_vset_load(d, repo_id, key, NULL, &s, err) != 0) goto out;
     rc = mg_vcols_write(dbpath, repo_id, gen, key, s, err);
-    mg_vset_release(&s);
+    mg_vset_unref(&s);
 out:
     sodium_memzero(key, sizeof(key));
     if (d) mg_db_commit(d, NULL);
