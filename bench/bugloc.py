@@ -46,6 +46,7 @@ Markdown; docs/benchmarks.md keeps the figures.
 import argparse
 import http.client
 import json
+import math
 import os
 import re
 import subprocess
@@ -70,10 +71,16 @@ PROJECTS = {
               (".rs",)),
     "nginx": ("/work/.mirror/nginx+nginx/repo", "https://github.com/nginx/nginx", "master", "2026-08-01",
               (".c", ".h")),
+    "vue": ("/work/.mirror/vuejs+core/repo", "https://github.com/vuejs/core", "main", "2026-08-01", (".ts",)),
+    "netty": ("/work/.mirror/netty+netty/repo", "https://github.com/netty/netty", "4.2", "2026-08-01", (".java",)),
+    "prometheus": ("/work/.mirror/prometheus+prometheus/repo", "https://github.com/prometheus/prometheus", "main",
+                   "2026-08-01", (".go",)),
 }
-DEFAULT = ("redis", "pytest", "tokio", "nginx")
+DEFAULT = ("redis", "pytest", "tokio", "nginx", "vue", "netty", "prometheus")
+# projects that land pull requests as merge commits: there the merge is the candidate
+MERGES = ("pytest", "prometheus")
 
-NOT_SOURCE_DIRS = {"test", "tests", "testing", "tests-integration", "tests-build", "test-util", "benches", "bench",
+NOT_SOURCE_DIRS = {"test", "tests", "testing", "__tests__", "testdata", "test-dts", "dts-test", "tests-integration", "tests-build", "test-util", "benches", "bench",
                    "benchmarks", "examples", "example", "fuzz", "doc", "docs", "stress-test", "ci", ".github",
                    "changelog", "scripts", "utils", "contrib", "misc"}
 FIX = re.compile(r"\b(fix|fixes|fixed|fixing|bugfix|hotfix|bug|bugs|crash|crashes|segfault|regression|leak|"
@@ -134,7 +141,8 @@ def is_source(path, exts):
     if any(p in NOT_SOURCE_DIRS for p in parts[:-1]):
         return False
     base = parts[-1]
-    return not (base.startswith("test_") or base.endswith(("_test.py", "_test.rs", "_tests.rs", "_test.c"))
+    return not (base.startswith("test_") or base.endswith(("_test.py", "_test.rs", "_tests.rs", "_test.c", "_test.go",
+                                                            ".spec.ts", ".test.ts", ".d.ts"))
                 or base in ("conftest.py", "setup.py", "noxfile.py"))
 
 
@@ -157,7 +165,7 @@ def message_of(project, parents, msg):
     candidate (merges, except pytest's pull requests)."""
     if len(parents) > 1:
         m = re.match(r"Merge pull request #\d+ from (\S+)\s*\n(.*)", msg, re.S)
-        if project != "pytest" or not m or not m.group(2).strip():
+        if project not in MERGES or not m or not m.group(2).strip():
             return None
         if re.search(r"release|backport|merge|update-|bump", m.group(1), re.I):
             return None
@@ -166,10 +174,15 @@ def message_of(project, parents, msg):
 
 
 def area_split(subject):
-    """(area prefix or "", the rest): `http2: x`, `sync, rt: x`, `[core] x`."""
+    """(area prefix or "", the rest): `http2: x`, `sync, rt: x`, `[core] x`,
+    and a conventional commit's type and scope, `fix(runtime-core): x`
+    (area `fix,runtime-core`)."""
     m = re.match(r"^\s*\[([\w ./-]{1,30})\]\s*(.*)", subject)
     if m:
         return m.group(1), m.group(2)
+    m = re.match(r"^\s*([a-z]+)\(([^()]{1,60})\)!?:\s+(.*)", subject)
+    if m:
+        return m.group(1) + "," + m.group(2), m.group(3)
     m = re.match(r"^\s*([\w./*-]{1,30}(?:\s*,\s*[\w./*-]{1,30})*)\s*:\s+(.*)", subject)
     if m:
         return m.group(1), m.group(2)
@@ -182,7 +195,8 @@ def candidate(subject, body):
         return False
     if SKIP_SUBJECT.search(subject) or SKIP_SUBJECT.search(rest):
         return False
-    return bool(FIX.search(rest) or FIX_REF.search(body))
+    conventional_fix = re.match(r"^\s*fix(?:\([^()]{1,60}\))?!?:\s", subject)  # `fix(scope): x`, `fix: x`
+    return bool(conventional_fix or FIX.search(rest) or FIX_REF.search(body))
 
 
 def modules(paths):
@@ -267,8 +281,8 @@ def build_set(name, gd):
     for month in months:
         cutoff = month + "-01"
         k = next((i for i in range(len(rows)) if smax[i] < cutoff), None)
-        if k is None:
-            break
+        if k is None:  # no history before this month: too few candidates in all
+            raise SystemExit(f"bench: {name}: fewer than {MIN_QUERIES} bug-fix queries in its history")
         snap = rows[k][0]
         tree = set(git(gd, "ls-tree", "-r", "--name-only", snap).split("\n"))
         tops = {p.split("/")[0] for p in tree if "/" in p}
@@ -339,7 +353,17 @@ def prepare(name, gd, snap):
         log(f"{name}: unpacking {snap[:12]} into {src}")
         subprocess.run(["rm", "-rf", src], check=True)
         os.makedirs(src)
-        a = subprocess.Popen(["git", "--git-dir", gd, "archive", snap], stdout=subprocess.PIPE)
+        # a fetched mirror may lack its largest blobs: those files are left out (for every mode alike)
+        listing = git(gd, "ls-tree", "-r", "-z", snap).split("\0")
+        objs = [(e.split()[2], e.split("\t", 1)[1]) for e in listing if e and e.split()[1] == "blob"]
+        chk = subprocess.run(["git", "--git-dir", gd, "cat-file", "--batch-check"], capture_output=True, text=True,
+                             input="".join(o + "\n" for o, _ in objs)).stdout.split("\n")
+        absent = [path for (o, path), line in zip(objs, chk) if line.endswith(" missing")]
+        if absent:
+            log(f"{name}: {len(absent)} blobs absent from the mirror, left out: {', '.join(absent[:5])}"
+                + (" ..." if len(absent) > 5 else ""))
+        a = subprocess.Popen(["git", "--git-dir", gd, "archive", snap, "--", "."] +
+                             [f":(exclude,literal){path}" for path in absent], stdout=subprocess.PIPE)
         subprocess.run(["tar", "-x", "-C", src], stdin=a.stdout, check=True)
         if a.wait() != 0:
             raise SystemExit(f"bench: git archive {snap} failed in {gd}")
@@ -452,6 +476,72 @@ def rg_rank(src, q):
     return [p for _, p in counts], ms
 
 
+# ---- the plain whole-file BM25 baseline ---------------------------------------
+#
+# No index, no model: every text file of the tree is a document (not over
+# 1 MiB, no NUL byte in its first 8 KiB), its words and their identifier parts
+# (parseHttpHeader, parse_http_header -> parse, http, header, as well as the
+# whole word) lowercased; BM25 with k1 1.2, b 0.75 and the non-negative IDF
+# log(1 + (N - df + 0.5) / (df + 0.5)); each distinct query token counts once.
+
+WORD = re.compile(r"[A-Za-z0-9_\x80-\U0010ffff]+")
+PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def bm25_tokens(text):
+    out = []
+    for w in WORD.findall(text):
+        out.append(w.lower())
+        parts = [p.lower() for chunk in w.split("_") for p in PART.findall(chunk)]
+        if len(parts) > 1:
+            out.extend(parts)
+    return out
+
+
+class Bm25:
+    K1, B = 1.2, 0.75
+
+    def __init__(self, src):
+        self.paths, self.lens, self.post = [], [], {}
+        for d, dirs, fs in os.walk(src):
+            dirs[:] = sorted(x for x in dirs if x != ".git")
+            for f in sorted(fs):
+                full = os.path.join(d, f)
+                try:
+                    if os.path.islink(full) or os.path.getsize(full) > (1 << 20):
+                        continue
+                    with open(full, "rb") as fh:
+                        raw = fh.read()
+                except OSError:
+                    continue
+                if b"\0" in raw[:8192]:
+                    continue
+                toks = bm25_tokens(raw.decode("utf-8", "replace"))
+                doc = len(self.paths)
+                self.paths.append(os.path.relpath(full, src))
+                self.lens.append(len(toks))
+                tf = {}
+                for t in toks:
+                    tf[t] = tf.get(t, 0) + 1
+                for t, n in tf.items():
+                    self.post.setdefault(t, []).append((doc, n))
+        self.avgdl = sum(self.lens) / max(len(self.lens), 1)
+
+    def rank(self, q):
+        t0 = time.monotonic()
+        n, score = len(self.paths), {}
+        for t in dict.fromkeys(bm25_tokens(q)):
+            post = self.post.get(t)
+            if not post:
+                continue
+            idf = math.log(1 + (n - len(post) + 0.5) / (len(post) + 0.5))
+            for doc, tf in post:
+                norm = self.K1 * (1 - self.B + self.B * self.lens[doc] / self.avgdl)
+                score[doc] = score.get(doc, 0.0) + idf * tf * (self.K1 + 1) / (tf + norm)
+        order = sorted(score, key=lambda d: (-score[d], self.paths[d]))
+        return [self.paths[d] for d in order], (time.monotonic() - t0) * 1000
+
+
 class Score:
     def __init__(self):
         self.n = self.s1 = self.s10 = self.any = 0
@@ -469,7 +559,7 @@ class Score:
             self.s10 += rank <= 10
 
 
-ALL_MODES = ("lexical", "semantic", "hybrid", "get_context", "rg")
+ALL_MODES = ("lexical", "semantic", "hybrid", "get_context", "rg", "bm25")
 
 
 def serve(home, weights=None):
@@ -511,7 +601,9 @@ def run_project(name, gd, limit, nq, only=ALL_MODES, weights=()):
     modes = tuple(m for m in ("lexical", "semantic", "hybrid") if m in only)
     ctxs = (("get_context", None), (f"get_context limit {CONTEXT_LIMIT}", CONTEXT_LIMIT)) \
         if "get_context" in only else ()
-    scores = {m: Score() for m in modes + tuple(c for c, _ in ctxs) + (("rg",) if "rg" in only else ())}
+    scores = {m: Score() for m in modes + tuple(c for c, _ in ctxs) + (("rg",) if "rg" in only else ())
+              + (("bm25",) if "bm25" in only else ())}
+    bm25 = Bm25(src) if "bm25" in only else None
     ctx_bytes = {c: [] for c, _ in ctxs}
     p, api, cold = serve(home)
     try:
@@ -528,6 +620,9 @@ def run_project(name, gd, limit, nq, only=ALL_MODES, weights=()):
             if "rg" in only:
                 files, ms = rg_rank(src, q)
                 scores["rg"].add(files, ans, ms)
+            if bm25:
+                files, ms = bm25.rank(q)
+                scores["bm25"].add(files, ans, ms)
             if (i + 1) % 50 == 0:
                 log(f"{name}:   {i + 1}")
     finally:
