@@ -332,7 +332,7 @@ def load_set(name):
 # ---- the run ----------------------------------------------------------------
 
 
-def env(home, weights=None):
+def env(home, weights=None, off=None):
     e = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
     e["MEMGATE_HOME"] = home
     e["MEMGATE_EMBEDDER"] = "builtin"
@@ -342,6 +342,8 @@ def env(home, weights=None):
         e["MEMGATE_HYBRID_WEIGHTS"] = w
         if k:
             e["MEMGATE_HYBRID_RRF_K"] = k
+    if off:  # a ranking signal switched off (config rank_off): an ablation
+        e["MEMGATE_RANK_OFF"] = off
     return e
 
 
@@ -544,7 +546,7 @@ class Bm25:
 
 class Score:
     def __init__(self):
-        self.n = self.s1 = self.s10 = self.any = 0
+        self.n = self.s1 = self.s5 = self.s10 = self.any = 0
         self.rr = 0.0
         self.ms = []
 
@@ -556,17 +558,18 @@ class Score:
             self.any += 1
             self.rr += 1.0 / rank
             self.s1 += rank == 1
+            self.s5 += rank <= 5
             self.s10 += rank <= 10
 
 
 ALL_MODES = ("lexical", "semantic", "hybrid", "get_context", "rg", "bm25")
 
 
-def serve(home, weights=None):
+def serve(home, weights=None, off=None):
     """A server on home, once its vectors are in memory (a server answers
     hybrid queries by words while they load, which would count as hybrid's);
     and how long its first hybrid query took."""
-    p = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0", "--json"], env=env(home, weights),
+    p = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0", "--json"], env=env(home, weights, off),
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     api = Api(json.loads(p.stdout.readline())["port"])
     q = {"q": "connection timeout handling", "mode": "hybrid", "limit": 10}
@@ -578,22 +581,29 @@ def serve(home, weights=None):
     return p, api, cold
 
 
-def run_weights(name, home, qs, limit, weights):
-    """Hybrid search again on a server whose fusion weights are `weights`
-    (config hybrid_weights: lexical,semantic,symbol,path)."""
-    s = Score()
-    p, api, _ = serve(home, weights)
+# Ranking signals the ablations switch off one at a time (config rank_off;
+# search/filerank.c): the file roles and the file-level sum.
+SIGNALS = ("roles", "files")
+
+
+def run_variant(name, home, qs, limit, modes, weights=None, off=None):
+    """Searches in `modes` again on a server whose fusion weights are
+    `weights` (config hybrid_weights: lexical,semantic,symbol,path) or with
+    the ranking signal `off` switched off."""
+    s = {m: Score() for m in modes}
+    p, api, _ = serve(home, weights, off)
     try:
         for _, q, ans in qs:
-            files, ms = search(api, name, "hybrid", q, limit)
-            s.add(files, set(ans), ms)
+            for m in modes:
+                files, ms = search(api, name, m, q, limit)
+                s[m].add(files, set(ans), ms)
     finally:
         p.terminate()
         p.wait(timeout=60)
     return s
 
 
-def run_project(name, gd, limit, nq, only=ALL_MODES, weights=()):
+def run_project(name, gd, limit, nq, only=ALL_MODES, weights=(), ablate=True):
     snap, qs = load_set(name)
     if nq:
         qs = qs[:nq]
@@ -630,7 +640,11 @@ def run_project(name, gd, limit, nq, only=ALL_MODES, weights=()):
         p.wait(timeout=60)
     for w in weights:
         log(f"{name}: hybrid with hybrid_weights={w}")
-        scores[f"hybrid, weights {w}"] = run_weights(name, home, qs, limit, w)
+        scores[f"hybrid, weights {w}"] = run_variant(name, home, qs, limit, ("hybrid",), weights=w)["hybrid"]
+    for sig in (SIGNALS if ablate else ()):
+        log(f"{name}: {', '.join(modes)} without {sig}")
+        for m, s in run_variant(name, home, qs, limit, modes, off=sig).items():
+            scores[f"{m}, no {sig}"] = s
     return {"snap": snap, "n": len(qs), "idx": idx, "cold": cold, "scores": scores, "ctx_bytes": ctx_bytes,
             "tree_mb": sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(src) for f in fs) / 1e6}
 
@@ -649,12 +663,12 @@ def report(results, limit):
               f"{vec.get('chunks', '?')} ({emb}) | "
               f"{ix.get('seconds', 0):.1f} |")
     print()
-    print("| project | mode | success@1 | success@10 | MRR | found (any rank) | p50 ms | p99 ms |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| project | mode | success@1 | success@5 | success@10 | MRR | found (any rank) | p50 ms | p99 ms |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name, r in results.items():
         for m, s in r["scores"].items():
             n = max(s.n, 1)
-            print(f"| {name} | {m} | {s.s1 / n:.3f} | {s.s10 / n:.3f} | {s.rr / n:.3f} | {s.any / n:.3f} | "
+            print(f"| {name} | {m} | {s.s1 / n:.3f} | {s.s5 / n:.3f} | {s.s10 / n:.3f} | {s.rr / n:.3f} | {s.any / n:.3f} | "
                   f"{pct(s.ms, .5):.1f} | {pct(s.ms, .99):.1f} |")
     print()
     for name, r in results.items():
@@ -686,6 +700,8 @@ def main():
                          "hybrid without "
                          "the semantic list, "
                          "which says what the embedder adds; --weights none: no extra run)")
+    ap.add_argument("--no-ablations", action="store_true",
+                    help="skip the runs with each ranking signal (" + ", ".join(SIGNALS) + ") switched off")
     a = ap.parse_args()
     weights = tuple(w for w in (a.weights if a.weights is not None else ["1,0,2,0.25,0.25"]) if w != "none")
     if "hybrid" not in a.modes.split(","):
@@ -714,7 +730,7 @@ def main():
         return
     if not os.path.exists(BIN):
         raise SystemExit(f"bench: {BIN} is missing; run `make`")
-    results = {n: run_project(n, gds[n], a.limit, a.queries, only, weights) for n in names}
+    results = {n: run_project(n, gds[n], a.limit, a.queries, only, weights, not a.no_ablations) for n in names}
     report(results, a.limit)
 
 

@@ -161,6 +161,10 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
         case MG_MODE_REGEX: rc = mg__regex(&r, q->query, q->fixed, q->ignore_case, out, base, limit); break;
         }
         mg__repo_release(&r);
+        /* ranked modes: the file-level order (filerank.c) */
+        if (rc == 0 && (mode == MG_MODE_LEXICAL || mode == MG_MODE_SEMANTIC || mode == MG_MODE_HYBRID) &&
+            mg__rank_files(cfg, q->query, out->v + base, out->n - base) != 0)
+            rc = mg_err_oom(err);
         if (rc == 0) mark_stale(&r, out, base);
         mg_db_put(q->pool, &r.d);
     }
