@@ -114,7 +114,7 @@ static void index_repo(struct env *e, const char *threads)
 
 /* The ordered hits of a lexical search as "path:line score" lines (caller
  * frees), with config rank_off = off. */
-static char *ranked(struct env *e, const char *query, const char *off)
+static char *ranked_n(struct env *e, const char *query, const char *off, int limit)
 {
     setenv("MEMGATE_HOME", e->home, 1);
     struct mg_config cfg;
@@ -125,7 +125,7 @@ static char *ranked(struct env *e, const char *query, const char *off)
     size_t nr;
     const char *ids[1] = {"fr"};
     if (mg_catalog_resolve(&cfg, ids, 1, NULL, &rv, &nr, &err) != 0) FAIL("resolve: %s", err.msg);
-    struct mg_search_req req = {.query = query, .mode = MG_MODE_LEXICAL, .limit = 50};
+    struct mg_search_req req = {.query = query, .mode = MG_MODE_LEXICAL, .limit = limit};
     struct mg_results res;
     if (mg_search(&cfg, rv, nr, &req, &res, &err) != 0) FAIL("search '%s': %s", query, err.msg);
     size_t cap = 64 + res.n * 128, len = 0;
@@ -137,6 +137,8 @@ static char *ranked(struct env *e, const char *query, const char *off)
     free(rv);
     return out;
 }
+
+static char *ranked(struct env *e, const char *query, const char *off) { return ranked_n(e, query, off, 50); }
 
 /* The first path of ranked()'s lines. */
 static char *first_path(const char *lines)
@@ -200,6 +202,12 @@ TEST(a_file_with_many_matching_chunks_ranks_above_one_better_chunk)
     ASSERT_EQ_STR(a, "src/many.c");
     /* the file's best chunk carries its score; its other chunks follow one.c */
     ASSERT(strstr(with, "src/one.c") < strstr(with, "src/many.c:9"));
+    /* pages stay prefix-stable: the first hits of a smaller limit are the first of a larger */
+    for (int k = 1; k <= 3; k++) {
+        char *page = ranked_n(&e, "quorum lease", "", k);
+        ASSERT(strncmp(with, page, strlen(page)) == 0);
+        free(page);
+    }
     free(a), free(b), free(with), free(without);
 }
 

@@ -40,7 +40,26 @@ static int cmp_file(const void *a, const void *b)
     return x->start_line != y->start_line ? x->start_line - y->start_line : x->end_line - y->end_line;
 }
 
-int mg__rank_files(const struct mg_config *cfg, const char *query, struct mg_hit *v, size_t n)
+static int rank_pool(const struct mg_config *cfg, const char *query, struct mg_hit *v, size_t n);
+
+int mg__rank_files(const struct mg_config *cfg, const char *query, struct mg_hit *v, size_t n,
+                   int (*cmp)(const void *, const void *))
+{
+    /* the pool: the first MG__RANK_POOL hits, whatever the limit; those
+     * after it keep their order below the pool's lowest score */
+    qsort(v, n, sizeof(*v), cmp);
+    size_t all = n;
+    if (n > MG__RANK_POOL) n = MG__RANK_POOL;
+    int rc = rank_pool(cfg, query, v, n);
+    if (rc != 0 || all == n) return rc;
+    double low = v[0].score;
+    for (size_t i = 1; i < n; i++)
+        if (v[i].score < low) low = v[i].score;
+    for (size_t i = n; i < all; i++) v[i].score = low - (double)(i - n + 1); /* after the pool, in order */
+    return 0;
+}
+
+static int rank_pool(const struct mg_config *cfg, const char *query, struct mg_hit *v, size_t n)
 {
     int off = mg_rank_off_parse(cfg->rank_off);
     if (off < 0) off = 0;
