@@ -1183,7 +1183,7 @@ static int search_regex(struct ctx *c, const char *pattern, bool fixed, bool cas
     if (!re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(ec, msg, sizeof(msg));
-        return mg_err_set(c->err, MG_E_BAD_REGEX, "invalid regex at offset %zu: %s; fix it or pass --fixed-strings",
+        return mg_err_set(c->err, MG_E_BAD_REGEX, "invalid regex at offset %zu: %s; fix it or pass `fixed` to search for the text as written",
                           (size_t)eo, (const char *)msg);
     }
     pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);

@@ -23,13 +23,17 @@ let A;
 let B;
 
 /** make in the checkout, outside the make test that runs us (no jobserver of its) */
-function make(args) {
-  const env = cleanEnv();
+function make(args, extraEnv = {}, { fail = false } = {}) {
+  const env = { ...cleanEnv(), ...extraEnv };
   for (const k of ['MAKEFLAGS', 'MFLAGS', 'MAKELEVEL', 'MAKEOVERRIDES']) delete env[k];
   const r = spawnSync('make', ['-C', ROOT, '--no-print-directory', `BIN=${BIN}`, ...args], { env, encoding: 'utf8' });
+  if (fail) return r;
   assert.equal(r.status, 0, `make ${args.join(' ')} failed:\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
 }
+
+// the package's maintainer (scripts/mkdeb.sh refuses a placeholder)
+const MAINTAINER = { DEBFULLNAME: 'Ada Packager', DEBEMAIL: 'ada@packages.memgate.dev' };
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', env: world.env, ...opts });
@@ -277,7 +281,7 @@ describe('make install', () => {
 describe('make deb', { skip: !have('dpkg-deb') && 'dpkg-deb is not installed' }, () => {
   let deb;
   before(() => {
-    const out = make(['deb']).trim().split('\n');
+    const out = make(['deb'], MAINTAINER).trim().split('\n');
     deb = path.resolve(ROOT, out[out.length - 1]);
   });
 
@@ -290,6 +294,32 @@ describe('make deb', { skip: !have('dpkg-deb') && 'dpkg-deb is not installed' },
       assert.match(depends, new RegExp(`(^|, )${p}( \\(>= |,|$)`), `${p} not in Depends: ${depends}`); // (libpq5 has no symbols file: no version)
     for (const f of ['Section', 'Priority', 'Maintainer', 'Description', 'Version', 'Architecture'])
       assert.match(info, new RegExp(`^ ${f}: \\S`, 'm'), f);
+    assert.match(info, /^ Maintainer: Ada Packager <ada@packages\.memgate\.dev>$/m);
+  });
+
+  test('a placeholder maintainer is refused, with what to set', () => {
+    const r = make(['deb'], { DEBFULLNAME: 'memgate maintainers', DEBEMAIL: 'maintainers@users.noreply.example' }, { fail: true });
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /error\[usage\]: .*placeholder; set DEBFULLNAME and DEBEMAIL/);
+  });
+
+  test('its copyright file names memgate and every library compiled in, with its license', () => {
+    const x = fs.mkdtempSync(path.join(os.tmpdir(), 'memgate-deb-'));
+    try {
+      assert.equal(run('dpkg', ['-x', deb, x]).status, 0);
+      const c = fs.readFileSync(path.join(x, 'usr/share/doc/memgate/copyright'), 'utf8');
+      assert.match(c, /^Format: https:\/\/www\.debian\.org\/doc\/packaging-manuals\/copyright-format\/1\.0\/$/m);
+      assert.match(c, /^Upstream-Name: memgate$/m);
+      const g = path.join(ROOT, 'third_party/grammars/node_modules');
+      const compiled = fs.readdirSync(g).filter((d) => d.startsWith('tree-sitter-'));
+      assert.ok(compiled.includes('tree-sitter-runtime') && compiled.includes('tree-sitter-c'));
+      for (const d of compiled) {
+        const lic = JSON.parse(fs.readFileSync(path.join(g, d, 'package.json'), 'utf8')).license;
+        assert.match(c, new RegExp(`^Files: third_party/grammars/node_modules/${d}/\\*\n(?:.*\n)*?License: ${lic}$`, 'm'), d);
+      }
+    } finally {
+      fs.rmSync(x, { recursive: true, force: true });
+    }
   });
 
   test('holds the binary, man pages, completions and user unit', () => {
@@ -303,6 +333,7 @@ describe('make deb', { skip: !have('dpkg-deb') && 'dpkg-deb is not installed' },
       './usr/lib/systemd/user/memgate.service',
       './usr/share/bash-completion/completions/memgate',
       './usr/share/doc/memgate/README',
+      './usr/share/doc/memgate/copyright',
       './usr/share/fish/vendor_completions.d/memgate.fish',
       './usr/share/zsh/vendor-completions/_memgate',
       './usr/share/man/man1/memgate.1.gz',
