@@ -445,16 +445,15 @@ static json_t *part_json(const struct piece *p)
     return o;
 }
 
-/* The result: pieces best first while the compact JSON stays within
- * budget bytes. */
-/* What piece p adds to the result's JSON: its text in the block and its part; (size_t)-1 out of memory. */
+/* What piece p adds to the result's JSON (its text in the block and its part; (size_t)-1 out of memory) and,
+ * in *tokens, to the text content (the block once, each line indented). */
 static size_t piece_cost(const struct piece *p, size_t *tokens)
 {
     char *piece = fmt("%s (%s)\n%s", p->source, p->why, p->text);
     json_t *pj = piece ? part_json(p) : NULL;
     size_t cost = pj ? json_str_len(piece) + json_len(pj) : (size_t)-1;
     *tokens = 0;
-    if (piece) { /* ... and to the text content: its text, each line indented */
+    if (piece) {
         *tokens = mg_tokens_str(piece);
         for (const char *c = piece; *c; c++) *tokens += *c == '\n';
     }

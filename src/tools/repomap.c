@@ -179,8 +179,8 @@ static int t_repo_map(struct mg_ctx *x, json_t *args, json_t **result, struct mg
 const struct mg_tool mg_tools_repomap[] = {
     {"repo_map", "Repo map",
      "The repo's most central files (PageRank over cross-file name use) and their most used definitions, within "
-     "budget_tokens (the whole text counted). Use it first in an unfamiliar repo or before a change across files; focus_files and "
-     "focus_symbols rank what relates to them first. stale: a newer map is being built.",
+     "budget_tokens (the whole text counted). Use it first in an unfamiliar repo or before a change across files; "
+     "focus_files and focus_symbols rank what relates to them first. stale: a newer map is being built.",
      MG_S_IN("\"budget_tokens\":{\"type\":\"integer\",\"minimum\":64,\"maximum\":65536,\"default\":1024},"
              "\"focus_files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":64},\"focus_symbols\":"
              "{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":64}," MG_S_REPO "," MG_S_FILTERS, ""),
