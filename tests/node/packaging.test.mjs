@@ -203,6 +203,33 @@ describe('completions', () => {
   });
 });
 
+describe('make run installs only what building and running need', () => {
+  const list = (...args) => {
+    const r = spawnSync(path.join(ROOT, 'scripts/setup.sh'), [...args, '--list'], { encoding: 'utf8', env: cleanEnv() });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout.split('\n').filter(Boolean);
+  };
+
+  test('setup.sh --run: the compiler, the headers and node; the tests\' packages only without it', () => {
+    const run = list('--run'), all = list();
+    for (const p of ['build-essential', 'pkg-config', 'libsqlite3-dev', 'libvectorscan-dev', 'libpq-dev', 'nodejs', 'npm'])
+      assert.ok(run.includes(p), `make run needs ${p}: ${run.join(' ')}`);
+    for (const p of ['chromium', 'postgresql-15', 'haproxy', 'clang', 'zsh', 'fish', 'groff-base', 'dpkg-dev']) {
+      assert.ok(!run.includes(p), `make run installs ${p}, which only the tests need`);
+      assert.ok(all.includes(p), `make test does not install ${p}`);
+    }
+    for (const p of run) assert.ok(all.includes(p), `make test does not install ${p}`);
+  });
+
+  test('the Makefile: make run asks setup.sh --run and builds on every core', () => {
+    const mk = fs.readFileSync(path.join(ROOT, 'Makefile'), 'utf8');
+    const rule = mk.slice(mk.indexOf('\nrun:')).split('\n\n')[0];
+    assert.match(rule, /^run:\s*$/m, `make run depends on deps (the tests' packages): ${rule}`);
+    assert.match(rule, /scripts\/setup\.sh --run/, rule);
+    assert.match(rule, /\$\(MAKE\)[^\n]*-j\$\$\(nproc\)[^\n]*\$\(OUT\)\/memgate/, rule);
+  });
+});
+
 describe('make install', () => {
   let dest;
   before(() => {
