@@ -66,7 +66,7 @@ TEST(drift_version_lists_the_libraries_readme_names)
     char *dir = mg_t_tmpdir(), cmd[PATH_MAX + 32];
     snprintf(cmd, sizeof(cmd), "'%s' -V --json", bin());
     char *out = sh_out(dir, cmd);
-    json_t *libs = json_object_get(mg_t_json(out), "libraries");
+    json_t *v = mg_t_json(out), *libs = json_object_get(v, "libraries");
     /* README: "... libcurl and libpq loaded when first needed; `memgate -V` lists their versions" */
     char *readme = slurp("README.md");
     ASSERT_CONTAINS(readme, "`memgate -V` lists");
@@ -78,6 +78,7 @@ TEST(drift_version_lists_the_libraries_readme_names)
     }
     free(readme);
     free(out);
+    json_decref(v);
 }
 
 TEST(drift_readme_names_every_tool)
