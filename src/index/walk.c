@@ -17,13 +17,14 @@
 #include <git2.h>
 #include <limits.h>
 #include <linux/openat2.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "util/gitrepo.h"
 
 /* ---- 1. name rules ------------------------------------------------------ */
 
@@ -81,6 +82,11 @@ const char *mg_base_name(const char *p)
     return s ? s + 1 : p;
 }
 
+bool mg_walk_one_name(const struct stat *st)
+{
+    return st->st_nlink <= 1;
+}
+
 /* Consider one candidate: st is its lstat. Adds it or counts why not. */
 static int consider(struct mg_walk *w, const char *rel, const struct stat *st, uint64_t max)
 {
@@ -89,6 +95,7 @@ static int consider(struct mg_walk *w, const char *rel, const struct stat *st, u
     if (!good_name(rel)) { w->st.bad_name++; return 0; }
     if (S_ISLNK(st->st_mode)) { w->st.symlink++; return 0; }
     if (!S_ISREG(st->st_mode)) { w->st.special++; return 0; }
+    if (!mg_walk_one_name(st)) { w->st.symlink++; return 0; }
     if ((uint64_t)st->st_size > max) { w->st.too_large++; return 0; }
     if (w->n == w->cap) {
         size_t cap = w->cap ? w->cap * 2 : 1024;
@@ -119,9 +126,6 @@ void mg_walk_release(struct mg_walk *w)
 
 /* ---- 3. git work trees ---------------------------------------------------- */
 
-static pthread_once_t git_once = PTHREAD_ONCE_INIT;
-static void git_init(void) { git_libgit2_init(); }
-
 static int git_fail(struct mg_err *err, const char *what)
 {
     const git_error *e = git_error_last();
@@ -141,34 +145,13 @@ static int git_add(struct mg_walk *w, int rootfd, const char *wt_path, size_t pl
     return consider(w, rel, &st, max);
 }
 
-/* The git work tree that holds root, and root's place in it: prefix gets
- * root's path inside the work tree with a trailing '/', or "". Returns 1 and
- * *repo, or 0 when root is in no work tree. */
+/* The git work tree that holds root, and root's place in it (util/gitrepo.h):
+ * 1 with *repo, or 0 when root is in no work tree or its git metadata lies
+ * outside it (then it is walked as a plain directory). */
 static int git_open(const char *root, git_repository **repo, char prefix[PATH_MAX])
 {
-    pthread_once(&git_once, git_init);
-    *prefix = 0;
-    if (git_repository_open_ext(repo, root, 0, NULL) != 0) {
-        git_error_clear();
-        return 0;
-    }
-    const char *wd = git_repository_workdir(*repo);
-    char wdreal[PATH_MAX];
-    if (!wd || git_repository_is_bare(*repo) || !realpath(wd, wdreal)) {
-        git_repository_free(*repo);
-        *repo = NULL;
-        return 0;
-    }
-    size_t wl = strlen(wdreal);
-    if (strcmp(root, wdreal) != 0) {
-        if (strncmp(root, wdreal, wl) != 0 || (wdreal[wl - 1] != '/' && root[wl] != '/')) {
-            git_repository_free(*repo);
-            *repo = NULL;
-            return 0;
-        }
-        snprintf(prefix, PATH_MAX, "%s/", root + wl + (wdreal[wl - 1] == '/' ? 0 : 1));
-    }
-    return 1;
+    struct mg_err e = {0};
+    return mg_git_open(root, repo, prefix, &e) == 1;
 }
 
 static int tree_of(const git_object *obj, git_tree **tree, const char *range, struct mg_err *err)
@@ -188,7 +171,9 @@ int mg_walk_diff(const char *root, const char *range, size_t max, char **text, s
     *text = NULL;
     *len = 0;
     git_repository *repo = NULL;
-    if (!git_open(root, &repo, prefix))
+    int g = mg_git_open(root, &repo, prefix, err);
+    if (g < 0) return -1;
+    if (g == 0)
         return mg_err_set(err, MG_E_BAD_REVISION, "the repo at '%s' is not in a git work tree; pass a diff or paths "
                                                   "instead of revisions", root);
     git_revspec spec = {0};
@@ -220,7 +205,7 @@ int mg_walk_diff(const char *root, const char *range, size_t max, char **text, s
     if (rc != 0) goto out;
     git_diff_options o;
     git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
-    int g = spec.to ? git_diff_tree_to_tree(&diff, repo, a, b, &o) : git_diff_tree_to_workdir_with_index(&diff, repo, a, &o);
+    g = spec.to ? git_diff_tree_to_tree(&diff, repo, a, b, &o) : git_diff_tree_to_workdir_with_index(&diff, repo, a, &o);
     if (g != 0 || git_diff_find_similar(diff, NULL) != 0 || git_diff_to_buf(&buf, diff, GIT_DIFF_FORMAT_PATCH) != 0) {
         rc = git_fail(err, "compute the diff");
         goto out;
@@ -493,6 +478,7 @@ static int walk_plain(int rootfd, uint64_t max, struct mg_walk *w, struct mg_err
         while ((de = readdir(d)) && rc == 0) {
             const char *nm = de->d_name;
             if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2]))) continue;
+            if (strcmp(nm, ".git") == 0) continue; /* git's, also as a file (gitdir: ...), never content */
             int len = snprintf(rel, sizeof(rel), "%s%s%s", dir, *dir ? "/" : "", nm);
             if (len < 0 || (size_t)len >= sizeof(rel)) { w->st.bad_name++; continue; }
             struct stat st;
@@ -585,7 +571,7 @@ int mg_read_beneath(int rootfd, const char *root, const char *rel, uint64_t max,
         return -1;
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !mg_walk_one_name(&st) || (uint64_t)st.st_size > max) {
         close(fd);
         return 1;
     }

@@ -304,6 +304,7 @@ FN(L_git2, int, git_remote_fetch,
    (git_remote *r, const git_strarray *refspecs, const git_fetch_options *o, const char *msg), (r, refspecs, o, msg), -1)
 FNV(L_git2, git_remote_free, (git_remote *r), (r))
 
+FN(L_git2, const char *, git_repository_commondir, (const git_repository *repo), (repo), NULL)
 FN(L_git2, int, git_repository_config_snapshot, (git_config **out, git_repository *repo), (out, repo), -1)
 FNV(L_git2, git_repository_free, (git_repository *repo), (repo))
 FN(L_git2, int, git_repository_head, (git_reference **out, git_repository *repo), (out, repo), -1)
@@ -313,6 +314,7 @@ FN(L_git2, int, git_repository_index, (git_index **out, git_repository *repo), (
 FN(L_git2, int, git_repository_is_bare, (const git_repository *repo), (repo), -1)
 FN(L_git2, int, git_repository_open_ext, (git_repository **out, const char *path, unsigned int flags, const char *ceiling),
    (out, path, flags, ceiling), -1)
+FN(L_git2, const char *, git_repository_path, (const git_repository *repo), (repo), NULL)
 FN(L_git2, int, git_repository_state, (git_repository *repo), (repo), -1)
 FN(L_git2, const char *, git_repository_workdir, (const git_repository *repo), (repo), NULL)
 FN(L_git2, int, git_revparse, (git_revspec *rs, git_repository *repo, const char *spec), (rs, repo, spec), -1)
