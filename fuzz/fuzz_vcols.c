@@ -24,7 +24,7 @@ MG_FUZZ_TARGET(vcols)
         if (mg_vset_search(s, q, NULL, 0, 4, m) < 0) abort();
         float all[8] = {1, 1, 1, 1, 1, 1, 1, 1};
         mg_vcols_parse(data, size, "fuzz", "1:fuzz", key, all, 8, &s, &err); /* the other columns */
-        mg_vset_release(&s);
+        mg_vset_unref(&s);
     }
     return 0;
 }

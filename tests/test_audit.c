@@ -131,7 +131,7 @@ static json_t *anchor_json(const struct mg_config *c)
         if (mg_sql_step(st, &err) != 1) FAIL("no anchor row: %s", err.msg);
         json_t *o = json_pack("{s:I, s:s}", "seq", (json_int_t)mg_sql_int(st, 0), "hash", mg_sql_text(st, 1));
         mg_sql_finalize(&st);
-        mg_pg_release(pool, &conn);
+        mg_pg_put(pool, &conn);
         return o;
     }
     char p[8192], kp[8192];
@@ -1334,7 +1334,7 @@ TEST(audit_pg_tamper_detected)
     ASSERT_EQ_INT(mg_sql_runf(conn, NULL, &err, "DELETE FROM audit_events WHERE seq = 10", ""), -1);
     ASSERT_EQ_INT(mg_sql_runf(conn, NULL, &err, "TRUNCATE audit_events", ""), -1);
     ASSERT_EQ_INT(mg_sql_runf(conn, NULL, &err, "DELETE FROM audit_anchor", ""), -1);
-    mg_pg_release(pool, &conn);
+    mg_pg_put(pool, &conn);
     mg_pg_close_all();
     pg_tamper("CREATE TABLE keep AS SELECT * FROM audit_events");
     const char *restore = "DELETE FROM audit_events; INSERT INTO audit_events SELECT * FROM keep; "

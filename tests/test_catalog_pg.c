@@ -321,7 +321,7 @@ TEST(catalog_pg_follow_copy_and_wait)
     struct mg_sql *c;
     if (mg_pg_get(&a, NULL, &pool, &c, &err) != 0) FAIL("%s", err.msg);
     ASSERT_EQ_INT(mg_sql_exec(c, "UPDATE memgate_repos SET generation = 7 WHERE id = 'gamma'", &err), 0);
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     ASSERT_EQ_INT(one_repo(&b).catalog_generation, 1); /* no query: the copy */
     if (mg_catalog_refresh(&b, "gamma", &err) != 0) FAIL("%s", err.msg);
     struct mg_repo r = one_repo(&b);
@@ -341,7 +341,7 @@ TEST(catalog_pg_follow_copy_and_wait)
     if (mg_catalog_refresh(&b, "gamma", &err) != 0) FAIL("%s", err.msg); /* (nothing changed) */
     if (mg_pg_get(&a, NULL, &pool, &c, &err) != 0) FAIL("%s", err.msg);
     ASSERT_EQ_INT(mg_sql_exec(c, "UPDATE memgate_repos SET generation = 8 WHERE id = 'gamma'", &err), 0);
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     if (mg_catalog_refresh(&b, "gamma", &err) != 0) FAIL("%s", err.msg);
     t0 = mg_now_ms();
     ASSERT_EQ_INT(mg_catalog_wait_current(&b, "gamma", t0 + 400, &r, &err), 0);
@@ -351,7 +351,7 @@ TEST(catalog_pg_follow_copy_and_wait)
     /* a row gone: the copy drops it at its refresh */
     if (mg_pg_get(&a, NULL, &pool, &c, &err) != 0) FAIL("%s", err.msg);
     ASSERT_EQ_INT(mg_sql_exec(c, "DELETE FROM memgate_repos", &err), 0);
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     ASSERT_EQ_INT(one_repo(&b).catalog_generation, 8);
     if (mg_catalog_refresh(&b, "gamma", &err) != 0) FAIL("%s", err.msg);
     struct mg_repo *v;

@@ -2,6 +2,7 @@
 #include "test.h"
 
 #include <pthread.h>
+#include <sqlite3.h>
 #include <time.h>
 #include <unistd.h>
 

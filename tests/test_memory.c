@@ -613,7 +613,7 @@ TEST(memory_pg_rls_hides_other_tenants_rows)
         snprintf(want, sizeof(want), "canary_%s", me);
         ASSERT_EQ_STR(mg_sql_text(st, 0), want);
         mg_sql_finalize(&st);
-        mg_pg_release(pool, &c);
+        mg_pg_put(pool, &c);
     }
     /* without the policy (the superuser switches it off on notes) the same
      * read through the same path sees the other tenant's row */
@@ -626,7 +626,7 @@ TEST(memory_pg_rls_hides_other_tenants_rows)
     ASSERT_EQ_INT(mg_sql_step(st, &err), 1);
     ASSERT_EQ_INT(mg_sql_int(st, 0), 1);
     mg_sql_finalize(&st);
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     free(pg_su("ALTER TABLE notes ENABLE ROW LEVEL SECURITY;"));
     mg_pg_close_all();
 }

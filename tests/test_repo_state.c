@@ -2,6 +2,8 @@
  * (store/settings.h, store/repostate.h), and the config key `watch`. */
 #include "test.h"
 
+#include <sqlite3.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>

@@ -8,6 +8,11 @@
  *     mg_server), and only request/server.c opens the built-in ones;
  *   - only request/session.c defines struct mg_session: everyone else binds,
  *     scopes and reads a session through its verbs;
+ *   - only store/ writes SQL on the repo index's tables (store/indexdb.h owns
+ *     them): index, search, code, vector and embed call its typed reads and
+ *     writes;
+ *   - a file over 300 lines opens with a map of its sections ("Sections:" in
+ *     its first 60 lines);
  *   - a directory not in the table fails until it is given a row.
  *
  * A second test plants one violation of each rule in a scratch tree and
@@ -89,9 +94,10 @@ static bool excepted(const char *rel, const char *header)
     return false;
 }
 
-/* The code of a file without comments and without the text of string and
- * character literals (so a name in a comment or a message is no call). */
-static char *code_only(const char *s)
+/* The code of a file without comments and, unless keep_strings, without the
+ * text of string and character literals (so a name in a comment or a
+ * message is no call; SQL, which lives in strings, keeps them). */
+static char *code_text(const char *s, bool keep_strings)
 {
     size_t n = strlen(s);
     char *o = malloc(n + 1);
@@ -104,7 +110,7 @@ static char *code_only(const char *s)
         } else if (s[i] == '/' && s[i + 1] == '/') {
             while (i < n && s[i] != '\n') i++;
             o[k++] = '\n';
-        } else if (s[i] == '"' || s[i] == '\'') {
+        } else if ((s[i] == '"' || s[i] == '\'') && !keep_strings) {
             char q = s[i];
             o[k++] = q;
             for (i++; i < n && s[i] != q && s[i] != '\n'; i++)
@@ -117,6 +123,8 @@ static char *code_only(const char *s)
     o[k] = 0;
     return o;
 }
+
+static char *code_only(const char *s) { return code_text(s, false); }
 
 static char *slurp(const char *path)
 {
@@ -131,6 +139,12 @@ static char *slurp(const char *path)
     char *t = mg_buf_detach(&b, NULL);
     return t ? t : strdup("");
 }
+
+/* SQL naming a table of the repo index (store/indexdb.h): only store/ may. */
+#define INDEX_SQL                                                                                                    \
+    "\\b(FROM|INTO|UPDATE|JOIN|TABLE)[ \t]+(files|chunks|symbols|refs|chunks_fts|trigrams|tri_[a-z]+|meta|vectors|"    \
+    "embed_model)\\b"
+#define MAP_LINES 300 /* a file longer than this opens with its section map */
 
 /* A pattern of code that only some files may contain. */
 static const struct {
@@ -193,6 +207,28 @@ static void check_file(const char *root, const char *rel, struct mg_buf *out, in
         mg_buf_addf(out, "%s:%d: includes %s, but layer '%s' may include only: %s\n", rel, line_of(text, p - text),
                     header, dir, may);
         ++*count;
+    }
+    /* its section map */
+    int lines = line_of(text, strlen(text)) - 1; /* its newlines */
+    const char *map = strstr(text, "Sections:");
+    if (lines > MAP_LINES && (!map || line_of(text, (size_t)(map - text)) > 60)) {
+        mg_buf_addf(out, "%s: %d lines and no section map (\"Sections:\" in its first 60 lines, STYLE.md)\n", rel,
+                    lines);
+        ++*count;
+    }
+    /* SQL on the index's tables */
+    if (strncmp(rel, "store/", 6) != 0) {
+        char *with_strings = code_text(text, true);
+        regex_t re;
+        if (regcomp(&re, INDEX_SQL, REG_EXTENDED) != 0) FAIL("bad pattern %s", INDEX_SQL);
+        regmatch_t m;
+        if (regexec(&re, with_strings, 1, &m, 0) == 0) {
+            mg_buf_addf(out, "%s:%d: SQL on the index's tables (\"%.*s\"): only store/ (store/indexdb.h) may\n", rel,
+                        line_of(with_strings, (size_t)m.rm_so), (int)(m.rm_eo - m.rm_so), with_strings + m.rm_so);
+            ++*count;
+        }
+        regfree(&re);
+        free(with_strings);
     }
     /* calls */
     char *code = code_only(text);
@@ -274,6 +310,9 @@ TEST(rules_checker_reports_each_kind_of_violation)
         {"cli/bad.c", "void g(void) { use(x->srv->providers.code); }\n", "cli/bad.c:1: reaches the providers"},
         {"mcp/bad.c", "void h(void) { mg_memory_builtin_open(c, &p, &e); }\n", "mcp/bad.c:1: opens a built-in"},
         {"request/bad.h", "struct mg_session {\n  char repo[65];\n};\n", "request/bad.h:1: defines struct mg_session"},
+        {"search/bad_sql.c", "static const char *q =\n  \"SELECT id FROM chunks WHERE file_id = ?\";\n",
+         "search/bad_sql.c:2: SQL on the index's tables"},
+        {"index/long.c", NULL, "index/long.c: 320 lines and no section map"},
         {"memory/bad.c", "#include \"util/buf.h\"\n#include \"request/gate.h\"\n",
          "memory/bad.c:2: includes request/gate.h"},
         {"newlayer/x.c", "int x;\n", "newlayer/x.c: directory 'newlayer' is in no layer"},
@@ -283,13 +322,26 @@ TEST(rules_checker_reports_each_kind_of_violation)
          "/* mg_tools_call(x) */ static const char *m = \"->call(\"; // srv->providers\n",
          NULL},
         {"cli/cmd_scan.c", "#include \"index/walk.h\"\n", NULL},
+        {"store/ok_sql.c", "static const char *q = \"SELECT id FROM chunks\"; /* the owner's */\n", NULL},
+        {"index/ok_sql.c", "/* a comment that says FROM files is no SQL */\nstatic const char *m = \"read the files\";\n",
+         NULL},
+        {"index/mapped.c", NULL, NULL},
     };
+    /* the long files: 320 lines, with and without a map */
+    struct mg_buf longer;
+    mg_buf_init(&longer, 1u << 20);
+    mg_buf_addf(&longer, "/* mapped.c — a long file.\n *\n * Sections:\n *   1. all\n */\n");
+    for (int i = 0; i < 320; i++) mg_buf_addf(&longer, "int v%d;\n", i);
+    char *mapped = mg_buf_detach(&longer, NULL);
+    char *unmapped = strstr(mapped, "int v0;");
     size_t np = sizeof(planted) / sizeof(planted[0]);
     int expected = 0;
     for (size_t i = 0; i < np; i++) {
-        mg_t_write(root, planted[i].rel, planted[i].text, strlen(planted[i].text));
+        const char *text = planted[i].text ? planted[i].text : strcmp(planted[i].rel, "index/long.c") == 0 ? unmapped : mapped;
+        mg_t_write(root, planted[i].rel, text, strlen(text));
         expected += planted[i].expect != NULL;
     }
+    free(mapped);
     char *report;
     int files;
     int n = check_tree(root, &report, &files);
@@ -299,5 +351,7 @@ TEST(rules_checker_reports_each_kind_of_violation)
     if (n != expected) FAIL("expected %d violations, got %d:\n%s", expected, n, report);
     ASSERT_NOT_CONTAINS(report, "tools/ok.c");
     ASSERT_NOT_CONTAINS(report, "cmd_scan.c");
+    ASSERT_NOT_CONTAINS(report, "ok_sql.c");
+    ASSERT_NOT_CONTAINS(report, "mapped.c");
     free(report);
 }

@@ -398,7 +398,7 @@ static void check_exact(int dim, bool clustered, int nfiles, int per)
     ASSERT(fabsf(one[0].score - sc[1]) < 1e-5f);
     free(orig);
     free(ids);
-    mg_vset_release(&s);
+    mg_vset_unref(&s);
 }
 
 TEST(vstore_exact_against_float_reference)
@@ -453,7 +453,7 @@ TEST(vstore_int8_scores_match_rows)
         free(got);
         free(orig);
         free(ids);
-        mg_vset_release(&s);
+        mg_vset_unref(&s);
     }
 }
 
@@ -486,7 +486,7 @@ TEST(vstore_tampered_or_moved_blob_fails)
     ASSERT_EQ_INT(mg_vset_add_blob(s, key, "r", 5, blob, 10, &err), -1);    /* truncated */
     ASSERT_EQ_INT(s->n, 2);
     free(blob);
-    mg_vset_release(&s);
+    mg_vset_unref(&s);
 }
 
 /* The column file answers exactly as the whole set: the same ids and
@@ -543,9 +543,9 @@ TEST(vstore_column_file_answers_as_the_whole_set)
         ASSERT_EQ_INT(mg_vset_score(s, q, some, 3, a), 0);
         ASSERT_EQ_INT(mg_vset_score(fresh, q, some, 3, b), 0);
         ASSERT(a[0] == b[0] && a[1] == b[1] && isnan(b[2]));
-        mg_vset_release(&fresh);
+        mg_vset_unref(&fresh);
     }
-    mg_vset_release(&part);
+    mg_vset_unref(&part);
 
     float dense[64];
     rand_unit(dense, dim);
@@ -577,7 +577,7 @@ TEST(vstore_column_file_answers_as_the_whole_set)
     ASSERT(!x);
     float first[64] = {1};
     ASSERT_EQ_INT(mg_vcols_read(db, "repo1", "7:abc", key, first, dim, &x, &err), 0);
-    mg_vset_release(&x);
+    mg_vset_unref(&x);
     /* the header's generation rewritten to another's: every part fails */
     bytes[len - 20] ^= 1;
     memcpy(memmem(bytes, 128, "7:abc", 5), "8:abc", 5);
@@ -592,7 +592,7 @@ TEST(vstore_column_file_answers_as_the_whole_set)
     free(bytes);
     free(orig);
     free(ids);
-    mg_vset_release(&s);
+    mg_vset_unref(&s);
 }
 
 TEST(vkey_file_and_master_key)

@@ -224,14 +224,14 @@ TEST(session_pg_another_tenants_session_is_unusable)
     int64_t n = -1;
     ASSERT_EQ_INT(mg_sql_runf(c, &n, &err, "DELETE FROM memgate_sessions", ""), 0);
     ASSERT_EQ_INT(n, 0);
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     ASSERT_EQ_INT(mg_sessions_purge_shared(a.sessions, &err), 0);
     if (mg_pg_get(&a.cfg, "acme", &pool, &c, &err) != 0) FAIL("%s", err.msg);
     ASSERT_EQ_INT(mg_sql_prepare(c, "SELECT count(*) FROM memgate_sessions", &st, &err), 0);
     ASSERT_EQ_INT(mg_sql_step(st, &err), 1);
     ASSERT_EQ_INT(mg_sql_int(st, 0), 2); /* the session and the handle */
     mg_sql_finalize(&st);
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     mg_server_close(&a);
     mg_server_close(&b);
     mg_pg_close_all();

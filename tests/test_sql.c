@@ -158,7 +158,7 @@ TEST(sql_pg_roundtrip_and_errors)
     ASSERT_EQ_INT(mg_sql_step(st, &err), 1);
     ASSERT_EQ_INT(mg_sql_int(st, 0), 1);
     mg_sql_finalize(&st);
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     ASSERT(c == NULL);
     mg_pg_close_all();
 }
@@ -176,7 +176,7 @@ TEST(sql_pg_tenant_policy_hides_other_tenants_rows)
                        "CREATE POLICY notes_t_tenant ON notes_t USING (tenant = current_setting('memgate.tenant', "
                        "true)) WITH CHECK (tenant = current_setting('memgate.tenant', true))", &err) != 0)
         FAIL("%s", err.msg);
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     const char *tenants[] = {"acme", "globex"};
     for (int i = 0; i < 2; i++) {
         if (mg_pg_acquire(pool, tenants[i], &c, &err) != 0) FAIL("%s", err.msg);
@@ -186,7 +186,7 @@ TEST(sql_pg_tenant_policy_hides_other_tenants_rows)
         ASSERT_EQ_INT(mg_sql_runf(c, NULL, &err, "INSERT INTO notes_t VALUES(?, 'x')", "s", tenants[1 - i]), -1);
         ASSERT_EQ_STR(err.code, MG_E_DB);
         ASSERT_CONTAINS(err.msg, "row-level security");
-        mg_pg_release(pool, &c);
+        mg_pg_put(pool, &c);
     }
     /* the same connection path, a query without its tenant filter: only the tenant's own rows */
     for (int i = 0; i < 2; i++) {
@@ -200,7 +200,7 @@ TEST(sql_pg_tenant_policy_hides_other_tenants_rows)
         }
         ASSERT_EQ_INT(rows, 1);
         mg_sql_finalize(&st);
-        mg_pg_release(pool, &c);
+        mg_pg_put(pool, &c);
     }
     /* a connection acting for no tenant sees no tenant's rows */
     if (mg_pg_acquire(pool, NULL, &c, &err) != 0) FAIL("%s", err.msg);
@@ -209,7 +209,7 @@ TEST(sql_pg_tenant_policy_hides_other_tenants_rows)
     ASSERT_EQ_INT(mg_sql_step(st, &err), 1);
     ASSERT_EQ_INT(mg_sql_int(st, 0), 0);
     mg_sql_finalize(&st);
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     mg_pg_close_all();
 }
 
@@ -234,7 +234,7 @@ TEST(sql_pg_superuser_refused_and_newer_schema_refused)
     if (mg_sql_runf(c, NULL, &err, "INSERT INTO memgate_migrations VALUES('9999_from_the_future', 0, '9.9')", "") !=
         0)
         FAIL("%s", err.msg);
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     mg_pg_close_all();
     ASSERT_EQ_INT(mg_pg_pool(&cfg, &pool, &err), -1);
     ASSERT_EQ_STR(err.code, MG_E_SCHEMA);
@@ -262,7 +262,7 @@ TEST(sql_pg_pool_waits_then_says_so)
     mg_pg_counts(pool, &open, &busy);
     ASSERT_EQ_INT(open, 1);
     ASSERT_EQ_INT(busy, 1);
-    mg_pg_release(pool, &a);
+    mg_pg_put(pool, &a);
     if (mg_pg_acquire(pool, "globex", &b, &err) != 0) FAIL("%s", err.msg);
     /* the connection serves another tenant now: its setting followed */
     struct mg_sql_st *st;
@@ -273,10 +273,10 @@ TEST(sql_pg_pool_waits_then_says_so)
     /* an open transaction is rolled back at release */
     if (mg_sql_begin(b, true, &err) != 0 || mg_sql_exec(b, "CREATE TABLE left_open(x int)", &err) != 0)
         FAIL("%s", err.msg);
-    mg_pg_release(pool, &b);
+    mg_pg_put(pool, &b);
     if (mg_pg_acquire(pool, NULL, &a, &err) != 0) FAIL("%s", err.msg);
     ASSERT_EQ_INT(mg_sql_exec(a, "SELECT * FROM left_open", &err), -1);
-    mg_pg_release(pool, &a);
+    mg_pg_put(pool, &a);
     mg_pg_close_all();
 }
 
@@ -321,7 +321,7 @@ TEST_T(sql_pg_down_is_storage_unavailable_and_recovers, 180)
     struct mg_sql *c;
     struct mg_err err = {0};
     if (mg_pg_get(&cfg, "acme", &pool, &c, &err) != 0) FAIL("%s", err.msg);
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     struct heard h = {PTHREAD_MUTEX_INITIALIZER, 0, "", 0};
     struct mg_pg_listener *l;
     const char *chans[] = {"memgate_test"};
@@ -329,7 +329,7 @@ TEST_T(sql_pg_down_is_storage_unavailable_and_recovers, 180)
     ASSERT(wait_for(&h, 0, 1, 5000));
     if (mg_pg_acquire(pool, NULL, &c, &err) != 0 || mg_pg_notify(c, "memgate_test", "hello", &err) != 0)
         FAIL("%s", err.msg);
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     ASSERT(wait_for(&h, 1, 1, 5000));
     ASSERT_EQ_STR(h.last, "memgate_test:hello");
 
@@ -338,7 +338,7 @@ TEST_T(sql_pg_down_is_storage_unavailable_and_recovers, 180)
     if (mg_pg_acquire(pool, "acme", &c, &err) == 0) {
         ASSERT_EQ_INT(mg_sql_exec(c, "SELECT 1", &err), -1);
         ASSERT(mg_sql_broken(c));
-        mg_pg_release(pool, &c);
+        mg_pg_put(pool, &c);
     }
     ASSERT_EQ_STR(err.code, MG_E_STORAGE_UNAVAILABLE);
     ASSERT_EQ_INT(mg_pg_acquire(pool, "acme", &c, &err), -1);
@@ -358,7 +358,7 @@ TEST_T(sql_pg_down_is_storage_unavailable_and_recovers, 180)
     for (int i = 0; i < 100 && h.n < 2; i++) { /* the listener may still be between its LISTEN and the wait */
         if (mg_pg_acquire(pool, NULL, &c, &err) != 0 || mg_pg_notify(c, "memgate_test", "again", &err) != 0)
             FAIL("%s", err.msg);
-        mg_pg_release(pool, &c);
+        mg_pg_put(pool, &c);
         wait_for(&h, 2, 2, 100);
     }
     ASSERT(wait_for(&h, 2, 2, 5000));

@@ -384,7 +384,7 @@ static void pg_run(const char *url, const char *sql)
     struct mg_sql *conn;
     struct mg_err err = {0};
     if (mg_pg_get(&c, NULL, &pool, &conn, &err) != 0 || mg_sql_exec(conn, sql, &err) != 0) FAIL("%s", err.msg);
-    mg_pg_release(pool, &conn);
+    mg_pg_put(pool, &conn);
 }
 
 /* The first row's first column of sql (malloc'd). */
@@ -402,7 +402,7 @@ static char *pg_one(const char *url, const char *sql)
     if (mg_sql_step(st, &err) < 0) FAIL("%s", err.msg);
     char *v = strdup(mg_sql_text(st, 0));
     mg_sql_finalize(&st);
-    mg_pg_release(pool, &conn);
+    mg_pg_put(pool, &conn);
     return v;
 }
 

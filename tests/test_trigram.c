@@ -1,5 +1,8 @@
 /* test_trigram.c — trigram extraction, segments, candidates, compaction. */
 #include "test.h"
+
+#include <sqlite3.h>
+
 #include "store/rxlit.h"
 #include "store/db.h"
 #include "store/trigram.h"

@@ -1,5 +1,13 @@
 /* code.c — the built-in code provider (code.h): search, symbols, list,
- * repos, index and remove; read and outline are in read.c. */
+ * repos, index and remove; read and outline are in read.c.
+ *
+ * Sections:
+ *   1. items and scope
+ *   2. search, symbols
+ *   3. list
+ *   4. repos, index, remove
+ *   5. the provider
+ */
 #include "code/code.h"
 
 #include <stdio.h>
@@ -15,10 +23,13 @@
 #include "search/search.h"
 #include "store/catalog.h"
 #include "store/db.h"
+#include "store/indexdb.h"
 #include "util/clock.h"
 #include "util/glob.h"
 #include "util/progress.h"
 #include "vector/vstore.h"
+
+/* ---- 1. items and scope ------------------------------------------------------------------------- */
 
 void mg_code_owner(struct mg_item *it, const struct mg_repo *r)
 {
@@ -43,7 +54,7 @@ static const struct mg_repo *repo_of(const struct mg_pcall *pc, const char *id)
 }
 
 
-/* ---- search, symbols ------------------------------------------------------------------------ */
+/* ---- 2. search, symbols ------------------------------------------------------------------------- */
 
 static int run_search(struct mg_code_self *self, const struct mg_pcall *pc, const struct mg_code_query *q,
                       enum mg_mode mode, struct mg_items *out, struct mg_err *err)
@@ -127,7 +138,7 @@ static int op_symbols(void *self, const struct mg_pcall *pc, const struct mg_cod
     return run_search(self, pc, q, MG_MODE_SYMBOL, out, err);
 }
 
-/* ---- list ---------------------------------------------------------------------------------- */
+/* ---- 3. list ------------------------------------------------------------------------------------ */
 
 static int op_list(void *self_, const struct mg_pcall *pc, const struct mg_list_query *q, struct mg_items *out,
                    struct mg_err *err)
@@ -140,16 +151,15 @@ static int op_list(void *self_, const struct mg_pcall *pc, const struct mg_list_
     bool failed = false;
     for (size_t i = 0; i < pc->nrepos && rc == 0; i++) {
         struct mg_db *d = NULL;
-        sqlite3_stmt *st = NULL;
+        struct mg_idx_cur cur = {0};
+        struct mg_idx_row row;
         if (mg_db_get(self->pool, pc->repos[i].dbpath, pc->deadline_ms, &d, err) != 0 ||
-            mg_db_prepare(d, "SELECT path, lang, size, lines FROM files WHERE mg_filter_ok(?1, path, lang) "
-                             "ORDER BY path", &st, err) != 0) {
+            mg_idx_files_listed(d, &f, &cur, err) != 0) {
             mg_db_put(self->pool, &d);
             rc = -1;
             break;
         }
-        sqlite3_bind_pointer(st, 1, &f, "mg_filter", NULL);
-        while (sqlite3_step(st) == SQLITE_ROW) {
+        while (mg_idx_next(&cur, &row) > 0) {
             total++;
             if (total <= q->offset || (int64_t)out->n >= q->limit || failed) continue;
             struct mg_file_entry *it = mg_items_add(out, &mg_item_file_entry);
@@ -159,12 +169,12 @@ static int op_list(void *self_, const struct mg_pcall *pc, const struct mg_list_
             }
             mg_code_owner(&it->base, &pc->repos[i]);
             it->repo = mg_item_dup(pc->repos[i].id, &failed);
-            it->path = mg_item_dup((const char *)sqlite3_column_text(st, 0), &failed);
-            it->language = mg_item_dup((const char *)sqlite3_column_text(st, 1), &failed);
-            it->bytes = sqlite3_column_int64(st, 2);
-            it->lines = sqlite3_column_int64(st, 3);
+            it->path = mg_item_dup(row.path, &failed);
+            it->language = mg_item_dup(row.lang, &failed);
+            it->bytes = row.size;
+            it->lines = row.lines;
         }
-        sqlite3_finalize(st);
+        mg_idx_done(&cur);
         mg_db_put(self->pool, &d);
     }
     mg_globset_free(&f.globs);
@@ -173,7 +183,7 @@ static int op_list(void *self_, const struct mg_pcall *pc, const struct mg_list_
     return rc;
 }
 
-/* ---- repos, index, remove --------------------------------------------------------------------- */
+/* ---- 4. repos, index, remove -------------------------------------------------------------------- */
 
 int mg_code_repo_info(struct mg_repo_info *it, const struct mg_repo *r, struct mg_err *err)
 {
@@ -374,6 +384,8 @@ static int op_remove(void *self_, const struct mg_pcall *pc, struct mg_items *ou
     it->removed = true;
     return failed ? mg_err_oom(err) : 0;
 }
+
+/* ---- 5. the provider ---------------------------------------------------------------------------- */
 
 static void op_close(void *self_)
 {

@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "code/code.h"
-#include "store/content.h"
 #include "store/db.h"
+#include "store/indexdb.h"
 #include "util/utf8.h"
 
 /* ---- signatures (the outline's too, read.c) ---- */
@@ -89,7 +89,6 @@ struct enc {
     struct mg_err *err;
     const struct mg_repo *repo; /* whose database d is */
     struct mg_db *d;
-    sqlite3_stmt *fst, *sst, *nst;
     char *path;                 /* the file whose text is cached */
     int64_t fid, sym_lo, sym_hi;
     char *text;
@@ -98,10 +97,6 @@ struct enc {
 
 static void enc_close_db(struct enc *c)
 {
-    sqlite3_finalize(c->fst);
-    sqlite3_finalize(c->sst);
-    sqlite3_finalize(c->nst);
-    c->fst = c->sst = c->nst = NULL;
     mg_db_put(c->self->pool, &c->d);
     c->repo = NULL;
     free(c->path);
@@ -119,41 +114,31 @@ static int enc_file(struct enc *c, const struct mg_code_hit *h)
     if (!r) return 0;
     if (r != c->repo) {
         enc_close_db(c);
-        if (mg_db_get(c->self->pool, r->dbpath, c->pc->deadline_ms, &c->d, c->err) != 0 ||
-            mg_db_prepare(c->d, "SELECT id, size, sym_lo, sym_hi, content FROM files WHERE path = ?", &c->fst,
-                          c->err) != 0 ||
-            mg_db_prepare(c->d, "SELECT name, kind, container, start_line, end_line FROM symbols "
-                                "WHERE id BETWEEN ?1 AND ?2 AND file_id = ?3 AND start_line <= ?4 AND end_line >= ?4 "
-                                "AND kind NOT IN ('field', 'enumerator') "
-                                "ORDER BY end_line - start_line, start_line DESC, id LIMIT 1",
-                          &c->sst, c->err) != 0 ||
-            mg_db_prepare(c->d, "SELECT name, kind, container, start_line, end_line FROM symbols "
-                                "WHERE id BETWEEN ?1 AND ?2 AND file_id = ?3 AND start_line BETWEEN ?4 AND ?5 "
-                                "AND name = ?6 ORDER BY end_line - start_line DESC, id LIMIT 1",
-                          &c->nst, c->err) != 0)
-            return -1;
+        if (mg_db_get(c->self->pool, r->dbpath, c->pc->deadline_ms, &c->d, c->err) != 0) return -1;
         c->repo = r;
     }
     if (c->path && strcmp(c->path, h->path) == 0) return 1;
     free(c->path);
     free(c->text);
     c->path = c->text = NULL;
-    sqlite3_reset(c->fst);
-    sqlite3_bind_text(c->fst, 1, h->path, -1, SQLITE_TRANSIENT);
-    int step = sqlite3_step(c->fst);
-    if (step == SQLITE_DONE) return 0;
-    if (step != SQLITE_ROW) return mg_db_error(c->d, "read the files table", c->err);
-    c->fid = sqlite3_column_int64(c->fst, 0);
-    c->sym_lo = sqlite3_column_int64(c->fst, 2);
-    c->sym_hi = sqlite3_column_int64(c->fst, 3);
-    if (mg_content_unpack(sqlite3_column_blob(c->fst, 4), (size_t)sqlite3_column_bytes(c->fst, 4),
-                          (size_t)sqlite3_column_int64(c->fst, 1), &c->text, &c->len) != 0) {
+    struct mg_idx_cur cur;
+    struct mg_idx_row row;
+    if (mg_idx_file_by_path(c->d, h->path, MG_IDX_TEXT, &cur, c->err) != 0) return -1;
+    int step = mg_idx_next(&cur, &row);
+    if (step <= 0) {
+        mg_idx_done(&cur);
+        return step == 0 ? 0 : mg_db_error(c->d, "read the files table", c->err);
+    }
+    c->fid = row.id;
+    c->sym_lo = row.sym_lo;
+    c->sym_hi = row.sym_hi;
+    if (mg_idx_text(&row, (size_t)row.size, &c->text, &c->len) != 0) {
         c->text = NULL;
-        sqlite3_reset(c->fst);
+        mg_idx_done(&cur);
         return mg_err_set(c->err, MG_E_DB, "the stored text of '%s' in repo '%s' is corrupt; index the repo again",
                           h->path, r->id);
     }
-    sqlite3_reset(c->fst);
+    mg_idx_done(&cur);
     if (!(c->path = strdup(h->path))) return mg_err_oom(c->err);
     return 1;
 }
@@ -179,31 +164,26 @@ static int enc_hit(struct enc *c, struct mg_code_hit *h, int max_lines)
     if (c->sym_lo <= c->sym_hi) {
         /* the innermost definition holding the line; else (the line is a comment above it) the
          * definition the hit's chunk is named for, starting in the chunk */
-        sqlite3_stmt *st = c->sst;
-        for (int pass = 0; pass < 2; pass++) {
+        struct mg_idx_cur cur = {0};
+        struct mg_idx_row row;
+        int found = 0;
+        for (int pass = 0; pass < 2 && found == 0; pass++) {
             if (pass == 1 && !h->symbol) break;
-            st = pass ? c->nst : c->sst;
-            sqlite3_reset(st);
-            sqlite3_bind_int64(st, 1, c->sym_lo);
-            sqlite3_bind_int64(st, 2, c->sym_hi);
-            sqlite3_bind_int64(st, 3, c->fid);
-            sqlite3_bind_int64(st, 4, pass ? h->start_line : line);
-            if (pass) {
-                sqlite3_bind_int64(st, 5, h->end_line);
-                sqlite3_bind_text(st, 6, h->symbol, -1, SQLITE_STATIC);
-            }
-            int step = sqlite3_step(st);
-            if (step == SQLITE_ROW) break;
-            sqlite3_reset(st);
-            if (step != SQLITE_DONE) return mg_db_error(c->d, "read the symbols table", c->err);
+            if ((pass ? mg_idx_named_def(c->d, c->sym_lo, c->sym_hi, c->fid, (int)h->start_line, (int)h->end_line,
+                                         h->symbol, &cur, c->err)
+                      : mg_idx_enclosing(c->d, c->sym_lo, c->sym_hi, c->fid, (int)line, &cur, c->err)) != 0)
+                return -1;
+            found = mg_idx_next(&cur, &row);
+            if (found <= 0) mg_idx_done(&cur);
+            if (found < 0) return mg_db_error(c->d, "read the symbols table", c->err);
         }
-        if (sqlite3_stmt_busy(st)) {
-            const char *kind = (const char *)sqlite3_column_text(st, 1);
-            h->def_name = mg_item_dup((const char *)sqlite3_column_text(st, 0), &failed);
+        if (found > 0) {
+            const char *kind = row.kind;
+            h->def_name = mg_item_dup(row.name, &failed);
             h->def_kind = mg_item_dup(kind, &failed);
-            h->def_container = mg_item_dup((const char *)sqlite3_column_text(st, 2), &failed);
-            h->def_start_line = sqlite3_column_int64(st, 3);
-            h->def_end_line = sqlite3_column_int64(st, 4);
+            h->def_container = mg_item_dup(row.container, &failed);
+            h->def_start_line = row.start_line;
+            h->def_end_line = row.end_line;
             char sig[MG_CODE_SIG_MAX + 1];
             mg_code_signature(line_at(c, h->def_start_line), c->text + c->len,
                               h->def_end_line - h->def_start_line + 1, kind && mg_code_callable(kind), sig);
@@ -214,7 +194,7 @@ static int enc_hit(struct enc *c, struct mg_code_hit *h, int max_lines)
             if (h->symbol && h->def_name && strcmp(h->symbol, h->def_name) == 0 && h->start_line < from &&
                 h->start_line >= from - DOC_LINES_MAX && h->end_line >= from)
                 from = h->start_line;
-            sqlite3_reset(st);
+            mg_idx_done(&cur);
         }
     }
     if (to < from) to = from;

@@ -13,6 +13,11 @@
  * index alone: the file's symbols rows by start line, each with a signature
  * cut from the stored text (which the index redacted; the gate cleans it
  * again on its way out).
+ *
+ * Sections:
+ *   1. paths and the index
+ *   2. read
+ *   3. outline
  */
 #include "code/code.h"
 
@@ -28,10 +33,12 @@
 
 #include "index/walk.h"
 #include "security/secrets.h"
-#include "store/content.h"
 #include "store/db.h"
+#include "store/indexdb.h"
 #include "util/buf.h"
 #include "util/utf8.h"
+
+/* ---- 1. paths and the index --------------------------------------------------------------------- */
 
 static int check_rel_path(const char *p, struct mg_err *err)
 {
@@ -88,19 +95,19 @@ static int indexed(struct mg_code_self *self, const struct mg_pcall *pc, const s
                    char *lang, size_t cap, uint64_t *hash, struct mg_err *err)
 {
     struct mg_db *d = NULL;
-    sqlite3_stmt *st = NULL;
+    struct mg_idx_cur cur;
+    struct mg_idx_row row;
     if (mg_db_get(self->pool, r->dbpath, pc->deadline_ms, &d, err) != 0) return -1;
-    if (mg_db_prepare(d, "SELECT lang, hash FROM files WHERE path = ?", &st, err) != 0) {
+    if (mg_idx_file_by_path(d, path, 0, &cur, err) != 0) {
         mg_db_put(self->pool, &d);
         return -1;
     }
-    sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
-    int found = sqlite3_step(st) == SQLITE_ROW;
+    int found = mg_idx_next(&cur, &row) > 0;
     if (found) {
-        snprintf(lang, cap, "%s", (const char *)sqlite3_column_text(st, 0));
-        *hash = (uint64_t)sqlite3_column_int64(st, 1);
+        snprintf(lang, cap, "%s", row.lang);
+        *hash = row.hash;
     }
-    sqlite3_finalize(st);
+    mg_idx_done(&cur);
     mg_db_put(self->pool, &d);
     return found;
 }
@@ -152,6 +159,8 @@ static int load(const struct mg_pcall *pc, const struct mg_repo *r, const char *
     *len = (size_t)got;
     return 0;
 }
+
+/* ---- 2. read ------------------------------------------------------------------------------------ */
 
 int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_query *q, struct mg_items *out,
                  struct mg_err *err)
@@ -265,7 +274,7 @@ int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_que
     return failed ? mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading '%s'", path) : 0;
 }
 
-/* ---- outline ---- */
+/* ---- 3. outline --------------------------------------------------------------------------------- */
 
 int mg_code_outline(void *self_, const struct mg_pcall *pc, const struct mg_outline_query *q, struct mg_items *out,
                     struct mg_err *err)
@@ -279,58 +288,49 @@ int mg_code_outline(void *self_, const struct mg_pcall *pc, const struct mg_outl
                           pc->nrepos);
     const struct mg_repo *r = &pc->repos[0];
     struct mg_db *d = NULL;
-    sqlite3_stmt *fst = NULL, *sst = NULL;
+    struct mg_idx_cur fc = {0}, sc = {0};
+    struct mg_idx_row fr, sr;
     char *text = NULL;
     size_t tlen = 0;
     int rc = -1;
     bool failed = false;
     if (mg_db_get(self->pool, r->dbpath, pc->deadline_ms, &d, err) != 0) return -1;
-    if (mg_db_prepare(d, "SELECT id, lang, size, lines, sym_lo, sym_hi, content FROM files WHERE path = ?", &fst,
-                      err) != 0)
-        goto done;
-    sqlite3_bind_text(fst, 1, path, -1, SQLITE_STATIC);
-    int step = sqlite3_step(fst);
-    if (step != SQLITE_ROW) {
-        if (step == SQLITE_DONE) not_indexed(path, r, err);
+    if (mg_idx_file_by_path(d, path, MG_IDX_TEXT, &fc, err) != 0) goto done;
+    int step = mg_idx_next(&fc, &fr);
+    if (step <= 0) {
+        if (step == 0) not_indexed(path, r, err);
         else mg_db_error(d, "read the files table", err);
         goto done;
     }
-    int64_t fid = sqlite3_column_int64(fst, 0), size = sqlite3_column_int64(fst, 2);
-    int64_t lo = sqlite3_column_int64(fst, 4), hi = sqlite3_column_int64(fst, 5);
+    int64_t fid = fr.id, size = fr.size;
+    int64_t lo = fr.sym_lo, hi = fr.sym_hi;
     struct mg_file_entry *f = mg_items_add(out, &mg_item_file_entry);
     if (!f) goto oom;
     mg_code_owner(&f->base, r);
     f->repo = mg_item_dup(r->id, &failed);
     f->path = mg_item_dup(path, &failed);
-    f->language = mg_item_dup((const char *)sqlite3_column_text(fst, 1), &failed);
+    f->language = mg_item_dup(fr.lang, &failed);
     f->bytes = size;
-    f->lines = sqlite3_column_int64(fst, 3);
+    f->lines = fr.lines;
     if (failed) goto oom;
     int64_t total = 0;
     if (lo <= hi) {
-        if (mg_db_prepare(d, "SELECT name, kind, container, start_line, end_line FROM symbols "
-                             "WHERE id BETWEEN ?1 AND ?2 AND file_id = ?3 ORDER BY start_line, end_line DESC, id",
-                          &sst, err) != 0)
-            goto done;
-        sqlite3_bind_int64(sst, 1, lo);
-        sqlite3_bind_int64(sst, 2, hi);
-        sqlite3_bind_int64(sst, 3, fid);
+        if (mg_idx_outline(d, lo, hi, fid, &sc, err) != 0) goto done;
         const char *at = NULL; /* the start of line at_line of text */
         int64_t at_line = 1;
-        while ((step = sqlite3_step(sst)) == SQLITE_ROW) {
+        while ((step = mg_idx_next(&sc, &sr)) > 0) {
             total++;
             if (total <= q->offset || (int64_t)out->n - 1 >= q->limit) continue;
             if (!text) {
-                if (mg_content_unpack(sqlite3_column_blob(fst, 6), (size_t)sqlite3_column_bytes(fst, 6),
-                                      (size_t)size, &text, &tlen) != 0) {
+                if (mg_idx_text(&fr, (size_t)size, &text, &tlen) != 0) {
                     mg_err_set(err, MG_E_DB, "the stored text of '%s' in repo '%s' is corrupt; index the repo again",
                                path, r->id);
                     goto done;
                 }
                 at = text;
             }
-            const char *kind = (const char *)sqlite3_column_text(sst, 1);
-            int64_t sl = sqlite3_column_int64(sst, 3), el = sqlite3_column_int64(sst, 4);
+            const char *kind = sr.kind;
+            int64_t sl = sr.start_line, el = sr.end_line;
             char sig[MG_CODE_SIG_MAX + 1] = "";
             if (sl >= at_line) { /* rows come by start line: the text is walked once */
                 at = skip_lines(at, text + tlen, sl - at_line);
@@ -340,15 +340,15 @@ int mg_code_outline(void *self_, const struct mg_pcall *pc, const struct mg_outl
             struct mg_outline_def *it = mg_items_add(out, &mg_item_outline_def);
             if (!it) goto oom;
             mg_code_owner(&it->base, r);
-            it->name = mg_item_dup((const char *)sqlite3_column_text(sst, 0), &failed);
+            it->name = mg_item_dup(sr.name, &failed);
             it->kind = mg_item_dup(kind ? kind : "", &failed);
-            it->container = mg_item_dup((const char *)sqlite3_column_text(sst, 2), &failed);
+            it->container = mg_item_dup(sr.container, &failed);
             it->start_line = sl;
             it->end_line = el;
             it->signature = mg_item_dup(sig, &failed);
             if (failed) goto oom;
         }
-        if (step != SQLITE_DONE) {
+        if (step != 0) {
             mg_db_error(d, "read the symbols table", err);
             goto done;
         }
@@ -360,8 +360,8 @@ oom:
     mg_err_set(err, MG_E_NO_MEMORY, "out of memory outlining '%s'", path);
 done:
     free(text);
-    sqlite3_finalize(sst);
-    sqlite3_finalize(fst);
+    mg_idx_done(&sc);
+    mg_idx_done(&fc);
     mg_db_put(self->pool, &d);
     return rc;
 }

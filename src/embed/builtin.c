@@ -12,10 +12,15 @@
  * weighted features are hashed into DIM dimensions (two signed buckets per
  * feature) and the vector is normalised: the cosine of two vectors
  * approximates the TF-IDF cosine of the texts, across spellings.
+ *
+ * Sections:
+ *   1. the model
+ *   2. features
+ *   3. document frequencies
+ *   4. the vtable
  */
 #include <math.h>
 #include <pthread.h>
-#include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +28,8 @@
 #include <xxhash.h>
 
 #include "embed/embed.h"
-#include "store/content.h"
 #include "store/db.h"
+#include "store/indexdb.h"
 #include "store/tokenize.h"
 
 #define DIM 256
@@ -32,6 +37,8 @@
 #define SAMPLE_BYTES (24u << 20)
 #define STATS_VERSION 1u
 #define STEM_LEN 5
+
+/* ---- 1. the model ------------------------------------------------------------------------------- */
 
 struct stats {
     uint64_t *h;     /* feature hashes, ascending */
@@ -75,7 +82,7 @@ __attribute__((destructor)) static void last_drop(void)
     free(last.st.tab);
 }
 
-/* ---- features ----------------------------------------------------------------- */
+/* ---- 2. features -------------------------------------------------------------------------------- */
 
 struct feat {
     uint64_t h;
@@ -180,7 +187,7 @@ static int featurize(struct fset *fs, const char *text, size_t len)
     return mg_tokenize(text, len, feat_cb, fs) != 0 ? -1 : 0;
 }
 
-/* ---- document frequencies ---------------------------------------------------------- */
+/* ---- 3. document frequencies -------------------------------------------------------------------- */
 
 static float idf_of(const struct stats *st, uint32_t df)
 {
@@ -307,38 +314,30 @@ static int cmp_pair(const void *a, const void *b)
 /* Learn document frequencies from a sample of the stored chunks. */
 static int stats_learn(struct mg_db *d, struct stats *st, struct mg_err *err)
 {
-    sqlite3_stmt *files = NULL, *chunks = NULL;
+    struct mg_idx_cur files = {0}, chunks = {0};
+    struct mg_idx_row fr, cr;
     struct dfmap m = {0};
     struct fset fs = {0};
     struct pair *pairs = NULL;
     unsigned char *blob = NULL;
     int rc = -1;
-    int64_t total = 0;
-    {
-        sqlite3_stmt *q;
-        if (mg_db_prepare(d, "SELECT coalesce(sum(size), 0) FROM files", &q, err) != 0) return -1;
-        if (sqlite3_step(q) == SQLITE_ROW) total = sqlite3_column_int64(q, 0);
-        sqlite3_finalize(q);
-    }
-    int64_t stride = total / SAMPLE_BYTES + 1;
-    if (mg_db_prepare(d, "SELECT path, content, size, chunk_lo, chunk_hi FROM files WHERE id % ?1 = 0", &files,
-                      err) != 0 ||
-        mg_db_prepare(d, "SELECT start_byte, end_byte FROM chunks WHERE id BETWEEN ? AND ?", &chunks, err) != 0)
-        goto out;
-    sqlite3_bind_int64(files, 1, stride);
+    uint64_t total = 0;
+    mg_idx_totals(d, NULL, &total, NULL, NULL);
+    int64_t stride = (int64_t)total / SAMPLE_BYTES + 1;
+    if (mg_idx_files_sampled(d, stride, &files, err) != 0) goto out;
     uint32_t ndocs = 0;
-    while (sqlite3_step(files) == SQLITE_ROW) {
+    while (mg_idx_next(&files, &fr) > 0) {
         char *text;
         size_t len;
-        if (mg_content_unpack(sqlite3_column_blob(files, 1), (size_t)sqlite3_column_bytes(files, 1),
-                              (size_t)sqlite3_column_int64(files, 2), &text, &len) != 0)
+        if (mg_idx_text(&fr, (size_t)fr.size, &text, &len) != 0)
             continue; /* a corrupt file is reported by the pass that reads it for good */
-        const char *path = (const char *)sqlite3_column_text(files, 0);
-        sqlite3_reset(chunks);
-        sqlite3_bind_int64(chunks, 1, sqlite3_column_int64(files, 3));
-        sqlite3_bind_int64(chunks, 2, sqlite3_column_int64(files, 4));
-        while (sqlite3_step(chunks) == SQLITE_ROW) {
-            size_t s = (size_t)sqlite3_column_int64(chunks, 0), e = (size_t)sqlite3_column_int64(chunks, 1);
+        const char *path = fr.path;
+        if (mg_idx_chunks(d, fr.chunk_lo, fr.chunk_hi, &chunks, err) != 0) {
+            free(text);
+            goto out;
+        }
+        while (mg_idx_next(&chunks, &cr) > 0) {
+            size_t s = (size_t)cr.start_byte, e = (size_t)cr.end_byte;
             if (e > len || s > e) continue;
             if (featurize(&fs, text + s, e - s) != 0 || mg_tokenize(path, strlen(path), feat_cb, &fs) != 0) {
                 free(text);
@@ -353,8 +352,10 @@ static int stats_learn(struct mg_db *d, struct stats *st, struct mg_err *err)
                 }
             ndocs++;
         }
+        mg_idx_done(&chunks);
         free(text);
     }
+    mg_idx_done(&files);
     size_t n = 0;
     pairs = malloc((m.n + 1) * sizeof(*pairs));
     if (!pairs) {
@@ -389,21 +390,12 @@ static int stats_learn(struct mg_db *d, struct stats *st, struct mg_err *err)
     memcpy(blob + 8, &n64, 8);
     memcpy(blob + 16, st->h, n * 8);
     memcpy(blob + 16 + n * 8, st->df, n * 4);
-    sqlite3_stmt *ins;
-    if (mg_db_prepare(d, "INSERT OR REPLACE INTO embed_model(name, value) VALUES('builtin.df', ?)", &ins, err) != 0)
-        goto out;
-    sqlite3_bind_blob(ins, 1, blob, (int)blen, SQLITE_STATIC);
-    int step = sqlite3_step(ins);
-    sqlite3_finalize(ins);
-    if (step != SQLITE_DONE) {
-        mg_db_error(d, "store embedding statistics", err);
-        goto out;
-    }
+    if (mg_idx_model_put(d, "builtin.df", blob, blen, err) != 0) goto out;
     rc = 0;
 out:
     if (rc != 0) stats_release(st);
-    sqlite3_finalize(files);
-    sqlite3_finalize(chunks);
+    mg_idx_done(&files);
+    mg_idx_done(&chunks);
     free(m.h);
     free(m.c);
     fset_release(&fs);
@@ -412,7 +404,7 @@ out:
     return rc;
 }
 
-/* ---- the vtable ------------------------------------------------------------------------ */
+/* ---- 4. the vtable ------------------------------------------------------------------------------ */
 
 static int builtin_prepare(struct mg_embedder *e, struct mg_db *d, int learn, struct mg_err *err)
 {
@@ -428,17 +420,14 @@ static int builtin_prepare(struct mg_embedder *e, struct mg_db *d, int learn, st
         pthread_mutex_unlock(&last_mu);
         if (hit) return 0;
     }
-    sqlite3_stmt *st;
+    struct mg_idx_cur st = {0};
+    struct mg_idx_row row;
     int found = 0;
-    if (sqlite3_prepare_v2(d->db, "SELECT value FROM embed_model WHERE name = 'builtin.df'", -1, &st, NULL) ==
-        SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            found = 1;
-            if (stats_load(&b->st, sqlite3_column_blob(st, 0), (size_t)sqlite3_column_bytes(st, 0)) != 0)
-                found = -1;
-        }
-        sqlite3_finalize(st);
+    if (mg_idx_model_get(d, "builtin.df", &st, &row) > 0) {
+        found = 1;
+        if (stats_load(&b->st, row.blob, row.bloblen) != 0) found = -1;
     }
+    mg_idx_done(&st);
     if (found == 1 && !learn) {
         pthread_mutex_lock(&last_mu);
         struct stats keep;

@@ -124,7 +124,7 @@ int mg_hook_replay_record(struct mg_hook_replay *rp, const char *source, const c
         struct mg_sql *c;
         if (mg_pg_get(rp->cfg, NULL, &pool, &c, err) != 0) return -1;
         rc = record(c, source, id, now_ms, err);
-        mg_pg_release(pool, &c);
+        mg_pg_put(pool, &c);
         return rc;
     }
     pthread_mutex_lock(&rp->mu);

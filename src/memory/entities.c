@@ -13,14 +13,14 @@ static int e_add(void *self, const struct mg_pcall *pc, const char *session, con
                  struct mg_items *out, struct mg_err *err)
 {
     struct place p;
-    if (mg_place_begin(pc, session, &p, err) != 0) return -1;
+    if (mg__place_begin(pc, session, &p, err) != 0) return -1;
     int rc = -1;
     size_t added = 0;
     struct mg_sql_st *st = NULL;
     if (mg_sql_begin(p.db, true, err) != 0) goto done;
     /* the project at the time, held until commit (a project deleted meanwhile: none) */
-    if (mg_place_hold_session(&p, err) != 0) goto fail;
-    int64_t t = mg_now_s();
+    if (mg__place_hold_session(&p, err) != 0) goto fail;
+    int64_t t = mg__now_s();
     if (mg_sql_prepare(p.db, "INSERT INTO entities(tenant, repo, repo_fp, project_id, session_id, name, type, notes,"
                              " created_at) VALUES(?,?,?,?,?,?,?,?,?) RETURNING id", &st, err) != 0)
         goto fail;
@@ -44,14 +44,14 @@ static int e_add(void *self, const struct mg_pcall *pc, const char *session, con
             mg_err_set(err, MG_E_DB, "memory database: the entity '%.64s' was not stored; retry", v[i].name);
             break;
         }
-        char *stream = mg_fts_stream(v[i].name, type, notes);
-        bool ok = mg_fts_put(&p, "entities", id, stream, err) == 0;
+        char *stream = mg__fts_stream(v[i].name, type, notes);
+        bool ok = mg__fts_put(&p, "entities", id, stream, err) == 0;
         free(stream);
         if (!ok) break;
         struct mg_entity *e = mg_items_add(out, &mg_item_entity);
         bool failed = !e;
         if (e) {
-            mg_row_owner(&e->base, pc->tenant, p.repo->id, p.repo->fingerprint, p.project);
+            mg__row_owner(&e->base, pc->tenant, p.repo->id, p.repo->fingerprint, p.project);
             e->id = id;
             e->name = mg_item_dup(v[i].name, &failed);
             e->type = mg_item_dup(type, &failed);
@@ -66,13 +66,13 @@ static int e_add(void *self, const struct mg_pcall *pc, const char *session, con
     }
     mg_sql_finalize(&st);
     if (added != n) goto fail;
-    if (mg_sql_commit(p.db, err) == 0) rc = mg_place_report(&p, out, err);
+    if (mg_sql_commit(p.db, err) == 0) rc = mg__place_report(&p, out, err);
     goto done;
 fail:
     mg_sql_finalize(&st);
     mg_sql_rollback(p.db);
 done:
-    mg_place_end(&p);
+    mg__place_end(&p);
     return rc;
 }
 
@@ -80,15 +80,15 @@ static int e_search(void *self, const struct mg_pcall *pc, const char *session, 
                     struct mg_items *out, struct mg_err *err)
 {
     struct place p;
-    if (mg_place_begin(pc, session, &p, err) != 0) return -1;
+    if (mg__place_begin(pc, session, &p, err) != 0) return -1;
     int rc = -1;
     char *match = NULL;
     if (!p.project) { /* sessions in no project get no entity context */
-        rc = mg_place_report(&p, out, err);
+        rc = mg__place_report(&p, out, err);
         goto out;
     }
-    bool pg = mg_mem_pg(&p);
-    match = query ? mg_fts_match(pg, query) : NULL;
+    bool pg = mg__mem_pg(&p);
+    match = query ? mg__fts_match(pg, query) : NULL;
     const char *sql_match_lite = "SELECT n.id, n.name, n.type, n.notes, n.created_at, n.tenant, n.repo_fp,"
                                  " coalesce(n.project_id, 0), -bm25(entities_fts), n.repo, coalesce(p.name, '')"
                                  " FROM entities_fts JOIN entities n ON n.id = entities_fts.rowid"
@@ -120,7 +120,7 @@ static int e_search(void *self, const struct mg_pcall *pc, const char *session, 
             failed = true;
             break;
         }
-        mg_row_owner(&e->base, mg_sql_text(st, 5), mg_sql_text(st, 9), mg_sql_text(st, 6), mg_sql_int(st, 7));
+        mg__row_owner(&e->base, mg_sql_text(st, 5), mg_sql_text(st, 9), mg_sql_text(st, 6), mg_sql_int(st, 7));
         e->id = mg_sql_int(st, 0);
         e->name = mg_item_dup(mg_sql_text(st, 1), &failed);
         e->type = mg_item_dup(mg_sql_text(st, 2), &failed);
@@ -130,10 +130,10 @@ static int e_search(void *self, const struct mg_pcall *pc, const char *session, 
         e->project = mg_item_dup(mg_sql_text(st, 10), &failed);
     }
     mg_sql_finalize(&st);
-    rc = failed ? mg_err_oom(err) : r < 0 ? -1 : mg_place_report(&p, out, err);
+    rc = failed ? mg_err_oom(err) : r < 0 ? -1 : mg__place_report(&p, out, err);
 out:
     free(match);
-    mg_place_end(&p);
+    mg__place_end(&p);
     return rc;
 }
 
@@ -141,9 +141,9 @@ static int e_retag(void *self, const struct mg_pcall *pc, const int64_t *ids, si
                    struct mg_items *out, struct mg_err *err)
 {
     struct place p;
-    if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
+    if (mg__place_begin(pc, NULL, &p, err) != 0) return -1;
     int rc = -1;
-    int64_t pid = name ? mg_project_id(&p, name, err) : 0;
+    int64_t pid = name ? mg__project_id(&p, name, err) : 0;
     struct mg_sql_st *st = NULL;
     if ((name && !pid) || mg_sql_begin(p.db, true, err) != 0) goto out;
     if (mg_sql_prepare(p.db, "UPDATE entities SET project_id = ? WHERE id = ? AND repo = ? AND tenant = ? AND "
@@ -166,7 +166,7 @@ static int e_retag(void *self, const struct mg_pcall *pc, const int64_t *ids, si
     struct mg_retagged *r = mg_items_add(out, &mg_item_retagged);
     bool failed = !r;
     if (r) {
-        mg_row_owner(&r->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
+        mg__row_owner(&r->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
         r->retagged = changed;
         r->project = mg_item_dup(name, &failed);
     }
@@ -176,7 +176,7 @@ fail:
     mg_sql_finalize(&st);
     mg_sql_rollback(p.db);
 out:
-    mg_place_end(&p);
+    mg__place_end(&p);
     return rc;
 }
 
@@ -187,7 +187,7 @@ static int e_forget(void *self, const struct mg_pcall *pc, struct mg_items *out,
         {"DELETE FROM entities WHERE repo = ?1", false},
         {NULL, false},
     };
-    return mg_mem_forget(pc, sql, out, err);
+    return mg__mem_forget(pc, sql, out, err);
 }
 
 const struct mg_entities_ops mg_entities_builtin_ops = {
@@ -195,5 +195,5 @@ const struct mg_entities_ops mg_entities_builtin_ops = {
     .search = e_search,
     .retag = e_retag,
     .forget = e_forget,
-    .close = mg_mem_close,
+    .close = mg__mem_close,
 };

@@ -43,25 +43,25 @@ struct place {
  * conversation's row (made on first use) and its current project. 0, or -1
  * with err (nothing held). place_end gives the database back and leaves the
  * rest of *p readable. */
-int mg_place_begin(const struct mg_pcall *pc, const char *session, struct place *p, struct mg_err *err);
+int mg__place_begin(const struct mg_pcall *pc, const char *session, struct place *p, struct mg_err *err);
 /* Begin a call of the tenant's, in no repo (profiles). */
-int mg_place_tenant(const struct mg_config *cfg, const char *tenant, struct place *p, struct mg_err *err);
-void mg_place_end(struct place *p);
+int mg__place_tenant(const struct mg_config *cfg, const char *tenant, struct place *p, struct mg_err *err);
+void mg__place_end(struct place *p);
 /* Inside a write transaction of a call with a session: read the session's
  * project again and hold the session's row until commit (PostgreSQL: FOR
  * SHARE), so that a project deleted meanwhile by another daemon cannot
  * leave this call's rows in it, or release them into the shared pool.
  * Updates p->project and p->project_name. 0 or -1 with err. */
-int mg_place_hold_session(struct place *p, struct mg_err *err);
+int mg__place_hold_session(struct place *p, struct mg_err *err);
 /* Describe the place in out->place (repo, session, project), owned like a
  * memory row. -1 out of memory. */
-int mg_place_report(const struct place *p, struct mg_items *out, struct mg_err *err);
+int mg__place_report(const struct place *p, struct mg_items *out, struct mg_err *err);
 /* An item's owner from a row's tenant, repo, fingerprint and project. */
-void mg_row_owner(struct mg_item *it, const char *tenant, const char *repo, const char *fp, int64_t project);
+void mg__row_owner(struct mg_item *it, const char *tenant, const char *repo, const char *fp, int64_t project);
 
-int64_t mg_now_s(void);
+int64_t mg__now_s(void);
 /* Run sql (taking ?1 = a) to the end; *count (may be NULL) gets the rows changed. */
-int mg_mem_run1(struct place *p, const char *sql, int64_t a, int64_t *count, struct mg_err *err);
+int mg__mem_run1(struct place *p, const char *sql, int64_t a, int64_t *count, struct mg_err *err);
 
 /* Full-text search. SQLite: FTS5 tables notes_fts, episodes_fts and
  * entities_fts (tokenizer mgcode), rowid = the row's id. PostgreSQL: the
@@ -69,17 +69,17 @@ int mg_mem_run1(struct place *p, const char *sql, int64_t a, int64_t *count, str
  * as they are (no parser, no dictionary), searched with a tsquery OR of the
  * query's words and ranked with ts_rank; see docs/memory.md. */
 /* The token stream of up to three texts. */
-char *mg_fts_stream(const char *a, const char *b, const char *c);
+char *mg__fts_stream(const char *a, const char *b, const char *c);
 /* The query's words, any of which may match, as the dialect's expression
  * (pg: tsquery text, else FTS5 MATCH text); NULL when it has none. */
-char *mg_fts_match(bool pg, const char *q);
+char *mg__fts_match(bool pg, const char *q);
 /* Store row `id` of table ("notes", "episodes", "entities")'s stream. */
-int mg_fts_put(struct place *p, const char *table, int64_t id, const char *stream, struct mg_err *err);
-static inline bool mg_mem_pg(const struct place *p) { return mg_sql_dialect(p->db) == MG_SQL_PG; }
+int mg__fts_put(struct place *p, const char *table, int64_t id, const char *stream, struct mg_err *err);
+static inline bool mg__mem_pg(const struct place *p) { return mg_sql_dialect(p->db) == MG_SQL_PG; }
 
 /* The project of the place's repo named `name`: its id, or 0 with
  * project_not_found (a row of another tenant or repo is not looked at). */
-int64_t mg_project_id(struct place *p, const char *name, struct mg_err *err);
+int64_t mg__project_id(struct place *p, const char *name, struct mg_err *err);
 
 /* One statement of forgetting a repo: it takes ?1 = the repo id. fts: it
  * deletes from an FTS5 table (SQLite only: on PostgreSQL the search vector
@@ -90,11 +90,11 @@ struct mg_forget_sql {
 };
 /* Delete the rows of pcall's repo with sql (ending with {NULL}), in one
  * transaction; out->total counts them. */
-int mg_mem_forget(const struct mg_pcall *pc, const struct mg_forget_sql *sql, struct mg_items *out,
+int mg__mem_forget(const struct mg_pcall *pc, const struct mg_forget_sql *sql, struct mg_items *out,
                   struct mg_err *err);
 
 /* The providers' close: the tenant databases of the process go. */
-void mg_mem_close(void *self);
+void mg__mem_close(void *self);
 
 /* The providers (notes.c, sessions.c, entities.c, profiles.c). */
 extern const struct mg_notes_ops mg_notes_builtin_ops;

@@ -327,11 +327,11 @@ static int z_remember(void *self, const struct mg_pcall *pc, const char *session
     struct mg_buf resp;
     mg_buf_init(&resp, MG_MEM0_MAX_ANSWER);
     struct mg_mem0_rows rows = {0};
-    if (mg_place_begin(pc, session, &p, err) != 0) goto out;
-    mg_place_end(&p); /* the session's row and project are read; Mem0 is called without holding the database */
+    if (mg__place_begin(pc, session, &p, err) != 0) goto out;
+    mg__place_end(&p); /* the session's row and project are read; Mem0 is called without holding the database */
     char uid[36];
     user_id(pc->tenant, p.repo, uid);
-    int64_t t = mg_now_s();
+    int64_t t = mg__now_s();
     body = json_pack("{s:[{s:s, s:s}], s:s, s:s, s:{s:s, s:s, s:s, s:s, s:s, s:s, s:I}, s:b}", "messages", "role",
                      "user", "content", summary, "user_id", uid, "run_id", p.ext, "metadata", "mg_tenant", pc->tenant,
                      "mg_repo", p.repo->id, "mg_fp", p.repo->fingerprint, "mg_session", p.ext, "mg_project",
@@ -362,14 +362,14 @@ static int z_remember(void *self, const struct mg_pcall *pc, const char *session
     struct mg_episode *e = mg_items_add(out, &mg_item_episode);
     bool failed = !e;
     if (e) {
-        mg_row_owner(&e->base, pc->tenant, p.repo->id, p.repo->fingerprint, p.project);
+        mg__row_owner(&e->base, pc->tenant, p.repo->id, p.repo->fingerprint, p.project);
         e->id = id_number(added->id);
         e->session = mg_item_dup(p.ext, &failed);
         e->summary = mg_item_dup(summary, &failed);
         split_tags(e, tb.p, &failed);
         e->created_at = t;
     }
-    rc = failed ? mg_err_oom(err) : mg_place_report(&p, out, err);
+    rc = failed ? mg_err_oom(err) : mg__place_report(&p, out, err);
 out:
     pthread_rwlock_unlock(&z->lock);
     mg_mem0_rows_release(&rows);
@@ -399,9 +399,9 @@ static int z_recall(void *self, const struct mg_pcall *pc, const char *session, 
     struct mem0 *z = self;
     struct place p;
     json_t *pool = NULL, *body = NULL;
-    if (mg_place_begin(pc, session, &p, err) != 0) return -1;
+    if (mg__place_begin(pc, session, &p, err) != 0) return -1;
     int rc = pool_sessions(&p, p.project, &pool, err);
-    mg_place_end(&p);
+    mg__place_end(&p);
     if (rc != 0) return -1;
     rc = -1;
     char uid[36];
@@ -441,7 +441,7 @@ static int z_recall(void *self, const struct mg_pcall *pc, const char *session, 
         fail(z, "recalling episodes", why, &fe);
         out->degraded = PROVIDER;
         out->degraded_code = MG_E_PROVIDER_UNAVAILABLE;
-        rc = mg_place_report(&p, out, err);
+        rc = mg__place_report(&p, out, err);
         goto out;
     }
     if (!search) qsort(rows.v, rows.n, sizeof(*rows.v), by_newest);
@@ -463,7 +463,7 @@ static int z_recall(void *self, const struct mg_pcall *pc, const char *session, 
             failed = true;
             break;
         }
-        mg_row_owner(&e->base, w->tenant, w->repo, w->fp, p.project);
+        mg__row_owner(&e->base, w->tenant, w->repo, w->fp, p.project);
         e->id = id_number(w->id);
         e->session = mg_item_dup(w->session, &failed);
         e->summary = mg_item_dup(w->memory, &failed);
@@ -472,7 +472,7 @@ static int z_recall(void *self, const struct mg_pcall *pc, const char *session, 
         e->score = search ? (double)(int64_t)(w->score * 1000 + (w->score >= 0 ? 0.5 : -0.5)) / 1000 : 0;
     }
     log_drops(out, first);
-    rc = failed ? mg_err_oom(err) : mg_place_report(&p, out, err);
+    rc = failed ? mg_err_oom(err) : mg__place_report(&p, out, err);
 out:
     mg_mem0_rows_release(&rows);
     mg_buf_release(&resp);
@@ -568,10 +568,10 @@ static int z_project_delete(void *self, const struct mg_pcall *pc, const char *n
     int rc = -1;
     int64_t n = 0;
     size_t foreign = 0;
-    if (mg_place_begin(pc, NULL, &p, err) != 0) goto out;
-    int64_t pid = mg_project_id(&p, name, err);
+    if (mg__place_begin(pc, NULL, &p, err) != 0) goto out;
+    int64_t pid = mg__project_id(&p, name, err);
     int r = pid ? pool_sessions(&p, pid, &sess, err) : -1;
-    mg_place_end(&p);
+    mg__place_end(&p);
     if (r != 0) goto out;
     char uid[36];
     user_id(pc->tenant, p.repo, uid);

@@ -159,14 +159,14 @@ void mg_memory_close_all(void)
 
 /* ---- 2. SQL helpers, FTS ---------------------------------------------------------------------------- */
 
-int64_t mg_now_s(void) { return (int64_t)time(NULL); }
+int64_t mg__now_s(void) { return (int64_t)time(NULL); }
 
-int mg_mem_run1(struct place *p, const char *sql, int64_t a, int64_t *count, struct mg_err *err)
+int mg__mem_run1(struct place *p, const char *sql, int64_t a, int64_t *count, struct mg_err *err)
 {
     return mg_sql_runf(p->db, count, err, sql, "i", a);
 }
 
-char *mg_fts_stream(const char *a, const char *b, const char *c)
+char *mg__fts_stream(const char *a, const char *b, const char *c)
 {
     struct mg_buf t, out;
     mg_buf_init(&t, (size_t)1 << 26);
@@ -196,10 +196,10 @@ static char *pg_text(char *s)
     return r;
 }
 
-int mg_fts_put(struct place *p, const char *table, int64_t id, const char *stream, struct mg_err *err)
+int mg__fts_put(struct place *p, const char *table, int64_t id, const char *stream, struct mg_err *err)
 {
     char sql[160];
-    if (!mg_mem_pg(p)) {
+    if (!mg__mem_pg(p)) {
         snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO %s_fts(rowid, body) VALUES(?, ?)", table);
         return mg_sql_runf(p->db, NULL, err, sql, "is", id, stream ? stream : "");
     }
@@ -213,7 +213,7 @@ int mg_fts_put(struct place *p, const char *table, int64_t id, const char *strea
     return rc;
 }
 
-char *mg_fts_match(bool pg, const char *q)
+char *mg__fts_match(bool pg, const char *q)
 {
     struct mg_buf b;
     mg_buf_init(&b, 1 << 20);
@@ -227,7 +227,7 @@ char *mg_fts_match(bool pg, const char *q)
 
 /* ---- 3. the place of a call --------------------------------------------------------------------- */
 
-void mg_row_owner(struct mg_item *it, const char *tenant, const char *repo, const char *fp, int64_t project)
+void mg__row_owner(struct mg_item *it, const char *tenant, const char *repo, const char *fp, int64_t project)
 {
     snprintf(it->own.tenant, sizeof(it->own.tenant), "%s", tenant);
     snprintf(it->own.repo, sizeof(it->own.repo), "%s", repo);
@@ -247,10 +247,10 @@ static int db_take(const struct mg_config *cfg, const char *tenant, struct place
     return 0;
 }
 
-void mg_place_end(struct place *p)
+void mg__place_end(struct place *p)
 {
     if (p->pool) {
-        mg_pg_release(p->pool, &p->db);
+        mg_pg_put(p->pool, &p->db);
     } else if (p->file) {
         mg_sql_rollback(p->db); /* nothing is left open for the next call */
         pthread_mutex_unlock(&p->file->mu);
@@ -260,14 +260,14 @@ void mg_place_end(struct place *p)
     p->pool = NULL;
 }
 
-int mg_place_tenant(const struct mg_config *cfg, const char *tenant, struct place *p, struct mg_err *err)
+int mg__place_tenant(const struct mg_config *cfg, const char *tenant, struct place *p, struct mg_err *err)
 {
     memset(p, 0, sizeof(*p));
     p->tenant = tenant;
     return db_take(cfg, tenant, p, err);
 }
 
-int mg_place_begin(const struct mg_pcall *pc, const char *session, struct place *p, struct mg_err *err)
+int mg__place_begin(const struct mg_pcall *pc, const char *session, struct place *p, struct mg_err *err)
 {
     memset(p, 0, sizeof(*p));
     if (pc->nrepos != 1)
@@ -285,7 +285,7 @@ int mg_place_begin(const struct mg_pcall *pc, const char *session, struct place 
     for (int pass = 0; pass < 2 && r == 0; pass++) {
         if (pass && mg_sql_runf(p->db, NULL, err, "INSERT INTO sessions(tenant, repo, repo_fp, external_id, created_at) "
                                 "VALUES(?,?,?,?,?) ON CONFLICT(tenant, repo, external_id) DO NOTHING", "ssssi",
-                                pc->tenant, p->repo->id, p->repo->fingerprint, p->ext, mg_now_s()) != 0)
+                                pc->tenant, p->repo->id, p->repo->fingerprint, p->ext, mg__now_s()) != 0)
             goto fail;
         struct mg_sql_st *st;
         if (mg_sql_prepare(p->db, "SELECT s.id, s.tenant, s.repo_fp, coalesce(s.project_id, 0), coalesce(p.name, '') "
@@ -318,18 +318,18 @@ int mg_place_begin(const struct mg_pcall *pc, const char *session, struct place 
     }
     return 0;
 fail:
-    mg_place_end(p);
+    mg__place_end(p);
     return -1;
 }
 
-int mg_place_hold_session(struct place *p, struct mg_err *err)
+int mg__place_hold_session(struct place *p, struct mg_err *err)
 {
     struct mg_sql_st *st;
     /* PostgreSQL: a share lock on the session's row until commit; a
      * project_delete (which updates the row first) waits for this call to
      * commit, or this read waits for it and sees the session out of the
      * project. SQLite: the write transaction already excludes the rest. */
-    const char *sql = mg_mem_pg(p) ? "SELECT coalesce(s.project_id, 0), coalesce(p.name, '') FROM sessions s"
+    const char *sql = mg__mem_pg(p) ? "SELECT coalesce(s.project_id, 0), coalesce(p.name, '') FROM sessions s"
                                      " LEFT JOIN projects p ON p.id = s.project_id WHERE s.id = ? FOR SHARE OF s"
                                    : "SELECT coalesce(s.project_id, 0), coalesce(p.name, '') FROM sessions s"
                                      " LEFT JOIN projects p ON p.id = s.project_id WHERE s.id = ?";
@@ -347,11 +347,11 @@ int mg_place_hold_session(struct place *p, struct mg_err *err)
     return r < 0 ? -1 : 0;
 }
 
-int mg_place_report(const struct place *p, struct mg_items *out, struct mg_err *err)
+int mg__place_report(const struct place *p, struct mg_items *out, struct mg_err *err)
 {
     struct mg_place *pl = mg_items_place(out);
     if (!pl) return mg_err_oom(err);
-    mg_row_owner(&pl->base, p->tenant, p->repo->id, p->repo->fingerprint, p->project);
+    mg__row_owner(&pl->base, p->tenant, p->repo->id, p->repo->fingerprint, p->project);
     bool failed = false;
     pl->repo = mg_item_dup(p->repo->id, &failed);
     pl->session = mg_item_dup(p->ext, &failed);
@@ -359,7 +359,7 @@ int mg_place_report(const struct place *p, struct mg_items *out, struct mg_err *
     return failed ? mg_err_oom(err) : 0;
 }
 
-int64_t mg_project_id(struct place *p, const char *name, struct mg_err *err)
+int64_t mg__project_id(struct place *p, const char *name, struct mg_err *err)
 {
     struct mg_sql_st *st;
     if (mg_sql_prepare(p->db, "SELECT id FROM projects WHERE repo = ? AND name = ? AND tenant = ? AND repo_fp = ?",
@@ -381,7 +381,7 @@ int64_t mg_project_id(struct place *p, const char *name, struct mg_err *err)
 
 /* ---- 4. forgetting a repo ------------------------------------------------------------------------- */
 
-int mg_mem_forget(const struct mg_pcall *pc, const struct mg_forget_sql *sql, struct mg_items *out,
+int mg__mem_forget(const struct mg_pcall *pc, const struct mg_forget_sql *sql, struct mg_items *out,
                   struct mg_err *err)
 {
     int64_t rows = 0;
@@ -391,8 +391,8 @@ int mg_mem_forget(const struct mg_pcall *pc, const struct mg_forget_sql *sql, st
         if (access(path, F_OK) != 0) return 0; /* the tenant never stored anything */
     }
     struct place p;
-    if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
-    bool pg = mg_mem_pg(&p);
+    if (mg__place_begin(pc, NULL, &p, err) != 0) return -1;
+    bool pg = mg__mem_pg(&p);
     int rc = mg_sql_begin(p.db, true, err);
     for (size_t i = 0; rc == 0 && sql[i].sql; i++) {
         if (sql[i].fts && pg) continue;
@@ -402,14 +402,14 @@ int mg_mem_forget(const struct mg_pcall *pc, const struct mg_forget_sql *sql, st
     }
     if (rc == 0) rc = mg_sql_commit(p.db, err);
     else mg_sql_rollback(p.db);
-    mg_place_end(&p);
+    mg__place_end(&p);
     if (rc == 0) out->total = rows;
     return rc;
 }
 
 /* ---- 5. the providers' set ------------------------------------------------------------------------ */
 
-void mg_mem_close(void *self)
+void mg__mem_close(void *self)
 {
     (void)self;
     mg_memory_close_all();

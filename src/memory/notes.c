@@ -19,7 +19,7 @@ static struct mg_note *note_item(struct mg_items *out, struct mg_sql_st *st, boo
         *failed = true;
         return NULL;
     }
-    mg_row_owner(&n->base, mg_sql_text(st, 8), mg_sql_text(st, 7), mg_sql_text(st, 9), 0);
+    mg__row_owner(&n->base, mg_sql_text(st, 8), mg_sql_text(st, 7), mg_sql_text(st, 9), 0);
     n->key = mg_item_dup(mg_sql_text(st, 0), failed);
     n->value = mg_item_dup(mg_sql_text(st, 1), failed);
     n->source = mg_item_dup(mg_sql_text(st, 2), failed);
@@ -45,7 +45,7 @@ static int n_set(void *self, const struct mg_pcall *pc, const struct mg_note_in 
                  struct mg_err *err)
 {
     struct place p;
-    if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
+    if (mg__place_begin(pc, NULL, &p, err) != 0) return -1;
     int rc = -1;
     struct mg_sql_st *st = NULL;
     char *stream = NULL;
@@ -57,7 +57,7 @@ static int n_set(void *self, const struct mg_pcall *pc, const struct mg_note_in 
     mg_sql_finalize(&st);
     if (r < 0) goto fail;
     bool created = r == 0;
-    int64_t t = mg_now_s();
+    int64_t t = mg__now_s();
     if (mg_sql_prepare(p.db, "INSERT INTO notes(tenant, repo, repo_fp, key, value, source, trust, session, created_at,"
                              " updated_at) VALUES(?,?,?,?,?,?,?,?,?,?) ON CONFLICT(tenant, repo, key) DO UPDATE SET"
                              " repo_fp = excluded.repo_fp, value = excluded.value, source = excluded.source,"
@@ -86,13 +86,13 @@ static int n_set(void *self, const struct mg_pcall *pc, const struct mg_note_in 
         mg_err_set(err, MG_E_DB, "memory database: the note '%.64s' was not stored; retry", in->key);
         goto fail;
     }
-    stream = mg_fts_stream(in->key, in->value, NULL);
-    if (mg_fts_put(&p, "notes", id, stream, err) != 0) goto fail;
+    stream = mg__fts_stream(in->key, in->value, NULL);
+    if (mg__fts_put(&p, "notes", id, stream, err) != 0) goto fail;
     if (mg_sql_commit(p.db, err) != 0) goto out;
     struct mg_note *n = mg_items_add(out, &mg_item_note);
     bool failed = !n;
     if (n) {
-        mg_row_owner(&n->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
+        mg__row_owner(&n->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
         n->key = mg_item_dup(in->key, &failed);
         n->value = mg_item_dup(in->value, &failed);
         n->source = mg_item_dup(in->source, &failed);
@@ -109,14 +109,14 @@ fail:
     mg_sql_rollback(p.db);
 out:
     free(stream);
-    mg_place_end(&p);
+    mg__place_end(&p);
     return rc;
 }
 
 static int n_get(void *self, const struct mg_pcall *pc, const char *key, struct mg_items *out, struct mg_err *err)
 {
     struct place p;
-    if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
+    if (mg__place_begin(pc, NULL, &p, err) != 0) return -1;
     struct mg_sql_st *st;
     int rc = -1;
     if (mg_sql_prepare(p.db, "SELECT " NOTE_COLS " FROM notes WHERE repo = ? AND key = ?", &st, err) == 0) {
@@ -125,7 +125,7 @@ static int n_get(void *self, const struct mg_pcall *pc, const char *key, struct 
         rc = collect(st, out, err);
         mg_sql_finalize(&st);
     }
-    mg_place_end(&p);
+    mg__place_end(&p);
     return rc;
 }
 
@@ -133,7 +133,7 @@ static int n_list(void *self, const struct mg_pcall *pc, const char *prefix, int
                   struct mg_err *err)
 {
     struct place p;
-    if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
+    if (mg__place_begin(pc, NULL, &p, err) != 0) return -1;
     struct mg_sql_st *st;
     int rc = -1;
     if (mg_sql_prepare(p.db, "SELECT " NOTE_COLS " FROM notes WHERE repo = ?1 AND substr(key, 1, length(?2)) = ?2 "
@@ -144,22 +144,22 @@ static int n_list(void *self, const struct mg_pcall *pc, const char *prefix, int
         rc = collect(st, out, err);
         mg_sql_finalize(&st);
     }
-    mg_place_end(&p);
+    mg__place_end(&p);
     return rc;
 }
 
 static int n_search(void *self, const struct mg_pcall *pc, const char *query, int limit, struct mg_items *out,
                     struct mg_err *err)
 {
-    char *match = mg_fts_match(mg_pg_configured(pc->cfg), query);
+    char *match = mg__fts_match(mg_pg_configured(pc->cfg), query);
     if (!match) return 0; /* no words: nothing matches */
     struct place p;
-    if (mg_place_begin(pc, NULL, &p, err) != 0) {
+    if (mg__place_begin(pc, NULL, &p, err) != 0) {
         free(match);
         return -1;
     }
     /* SQLite: FTS5's bm25 (lower is better); PostgreSQL: ts_rank, normalised by the row's length */
-    const char *sql = mg_mem_pg(&p)
+    const char *sql = mg__mem_pg(&p)
         ? "SELECT " NOTE_COLS " FROM notes CROSS JOIN (SELECT CAST(?1 AS tsquery) AS q) x"
           " WHERE body @@ x.q AND repo = ?2 ORDER BY ts_rank(body, x.q, 1) DESC, id DESC LIMIT ?3"
         : "SELECT n.key, n.value, n.source, n.trust, coalesce(n.session, ''), n.created_at,"
@@ -174,7 +174,7 @@ static int n_search(void *self, const struct mg_pcall *pc, const char *query, in
         rc = collect(st, out, err);
         mg_sql_finalize(&st);
     }
-    mg_place_end(&p);
+    mg__place_end(&p);
     free(match);
     return rc;
 }
@@ -182,7 +182,7 @@ static int n_search(void *self, const struct mg_pcall *pc, const char *query, in
 static int n_remove(void *self, const struct mg_pcall *pc, const char *key, struct mg_items *out, struct mg_err *err)
 {
     struct place p;
-    if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
+    if (mg__place_begin(pc, NULL, &p, err) != 0) return -1;
     int rc = -1;
     struct mg_sql_st *st;
     if (mg_sql_begin(p.db, true, err) != 0) goto out;
@@ -197,13 +197,13 @@ static int n_remove(void *self, const struct mg_pcall *pc, const char *key, stru
     int64_t id = r == 1 ? mg_sql_int(st, 0) : 0;
     mg_sql_finalize(&st);
     if (r < 0) goto fail;
-    if (id && !mg_mem_pg(&p) && mg_mem_run1(&p, "DELETE FROM notes_fts WHERE rowid = ?", id, NULL, err) != 0)
+    if (id && !mg__mem_pg(&p) && mg__mem_run1(&p, "DELETE FROM notes_fts WHERE rowid = ?", id, NULL, err) != 0)
         goto fail;
     if (mg_sql_commit(p.db, err) != 0) goto out;
     struct mg_note_gone *g = mg_items_add(out, &mg_item_note_gone);
     bool failed = !g;
     if (g) {
-        mg_row_owner(&g->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
+        mg__row_owner(&g->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
         g->key = mg_item_dup(key, &failed);
         g->deleted = id != 0;
     }
@@ -212,7 +212,7 @@ static int n_remove(void *self, const struct mg_pcall *pc, const char *key, stru
 fail:
     mg_sql_rollback(p.db);
 out:
-    mg_place_end(&p);
+    mg__place_end(&p);
     return rc;
 }
 
@@ -223,7 +223,7 @@ static int n_forget(void *self, const struct mg_pcall *pc, struct mg_items *out,
         {"DELETE FROM notes WHERE repo = ?1", false},
         {NULL, false},
     };
-    return mg_mem_forget(pc, sql, out, err);
+    return mg__mem_forget(pc, sql, out, err);
 }
 
 const struct mg_notes_ops mg_notes_builtin_ops = {
@@ -233,5 +233,5 @@ const struct mg_notes_ops mg_notes_builtin_ops = {
     .search = n_search,
     .remove = n_remove,
     .forget = n_forget,
-    .close = mg_mem_close,
+    .close = mg__mem_close,
 };

@@ -12,22 +12,22 @@ static int p_save(void *self, const struct mg_pcall *pc, const char *agent, cons
                   struct mg_items *out, struct mg_err *err)
 {
     struct place pl;
-    if (mg_place_tenant(pc->cfg, pc->tenant, &pl, err) != 0) return -1;
+    if (mg__place_tenant(pc->cfg, pc->tenant, &pl, err) != 0) return -1;
     int rc = -1;
     if (mg_sql_runf(pl.db, NULL, err, "INSERT INTO profiles(tenant, agent_id, key, value, updated_at) "
                     "VALUES(?,?,?,?,?) ON CONFLICT(tenant, agent_id, key) DO UPDATE SET value = excluded.value,"
-                    " updated_at = excluded.updated_at", "ssssi", pc->tenant, agent, key, value, mg_now_s()) == 0) {
+                    " updated_at = excluded.updated_at", "ssssi", pc->tenant, agent, key, value, mg__now_s()) == 0) {
         struct mg_pref *p = mg_items_add(out, &mg_item_pref);
         bool failed = !p;
         if (p) {
-            mg_row_owner(&p->base, pc->tenant, "", "", 0);
+            mg__row_owner(&p->base, pc->tenant, "", "", 0);
             p->agent_id = mg_item_dup(agent, &failed);
             p->key = mg_item_dup(key, &failed);
             p->value = mg_item_dup(value, &failed);
         }
         rc = failed ? mg_err_oom(err) : 0;
     }
-    mg_place_end(&pl);
+    mg__place_end(&pl);
     return rc;
 }
 
@@ -36,10 +36,10 @@ static int p_get(void *self, const struct mg_pcall *pc, const char *agent, struc
     bool failed = false;
     struct mg_profile *pr = mg_items_add(out, &mg_item_profile);
     if (!pr) return mg_err_oom(err);
-    mg_row_owner(&pr->base, pc->tenant, "", "", 0);
+    mg__row_owner(&pr->base, pc->tenant, "", "", 0);
     pr->agent_id = mg_item_dup(agent, &failed);
     struct place pl;
-    if (mg_place_tenant(pc->cfg, pc->tenant, &pl, err) != 0) return -1;
+    if (mg__place_tenant(pc->cfg, pc->tenant, &pl, err) != 0) return -1;
     int rc = -1;
     struct mg_sql_st *st;
     if (mg_sql_prepare(pl.db, "SELECT key, value, tenant FROM profiles WHERE agent_id = ? ORDER BY key", &st, err) == 0) {
@@ -51,7 +51,7 @@ static int p_get(void *self, const struct mg_pcall *pc, const char *agent, struc
                 failed = true;
                 break;
             }
-            mg_row_owner(&p->base, mg_sql_text(st, 2), "", "", 0);
+            mg__row_owner(&p->base, mg_sql_text(st, 2), "", "", 0);
             p->agent_id = mg_item_dup(agent, &failed);
             p->key = mg_item_dup(mg_sql_text(st, 0), &failed);
             p->value = mg_item_dup(mg_sql_text(st, 1), &failed);
@@ -59,12 +59,12 @@ static int p_get(void *self, const struct mg_pcall *pc, const char *agent, struc
         mg_sql_finalize(&st);
         rc = failed ? mg_err_oom(err) : r < 0 ? -1 : 0;
     }
-    mg_place_end(&pl);
+    mg__place_end(&pl);
     return rc;
 }
 
 const struct mg_profiles_ops mg_profiles_builtin_ops = {
     .save = p_save,
     .get = p_get,
-    .close = mg_mem_close,
+    .close = mg__mem_close,
 };

@@ -47,16 +47,16 @@ static int s_remember(void *self, const struct mg_pcall *pc, const char *session
     for (size_t i = 0; i < ntags; i++) mg_buf_addf(&tb, "%s%s", i ? "," : "", tags[i]);
     const char *tagstr = tb.p ? tb.p : "";
     struct place p;
-    if (mg_place_begin(pc, session, &p, err) != 0) {
+    if (mg__place_begin(pc, session, &p, err) != 0) {
         mg_buf_release(&tb);
         return -1;
     }
     int rc = -1;
     char *stream = NULL;
     struct mg_sql_st *st;
-    int64_t t = mg_now_s(), id = 0;
+    int64_t t = mg__now_s(), id = 0;
     if (mg_sql_begin(p.db, true, err) != 0) goto out;
-    if (mg_place_hold_session(&p, err) != 0) goto fail;
+    if (mg__place_hold_session(&p, err) != 0) goto fail;
     if (mg_sql_prepare(p.db, "INSERT INTO episodes(tenant, repo, repo_fp, session_id, summary, tags, created_at) "
                              "VALUES(?,?,?,?,?,?,?) RETURNING id", &st, err) != 0)
         goto fail;
@@ -75,27 +75,27 @@ static int s_remember(void *self, const struct mg_pcall *pc, const char *session
         mg_err_set(err, MG_E_DB, "memory database: the episode was not stored; retry");
         goto fail;
     }
-    stream = mg_fts_stream(summary, tagstr, NULL);
-    if (mg_fts_put(&p, "episodes", id, stream, err) != 0) goto fail;
+    stream = mg__fts_stream(summary, tagstr, NULL);
+    if (mg__fts_put(&p, "episodes", id, stream, err) != 0) goto fail;
     if (mg_sql_commit(p.db, err) != 0) goto out;
     struct mg_episode *e = mg_items_add(out, &mg_item_episode);
     bool failed = !e;
     if (e) {
-        mg_row_owner(&e->base, pc->tenant, p.repo->id, p.repo->fingerprint, p.project);
+        mg__row_owner(&e->base, pc->tenant, p.repo->id, p.repo->fingerprint, p.project);
         e->id = id;
         e->session = mg_item_dup(p.ext, &failed);
         e->summary = mg_item_dup(summary, &failed);
         split_tags(e, tagstr, &failed);
         e->created_at = t;
     }
-    rc = failed || mg_place_report(&p, out, err) != 0 ? (failed ? mg_err_oom(err) : -1) : 0;
+    rc = failed || mg__place_report(&p, out, err) != 0 ? (failed ? mg_err_oom(err) : -1) : 0;
     goto out;
 fail:
     mg_sql_rollback(p.db);
 out:
     free(stream);
     mg_buf_release(&tb);
-    mg_place_end(&p);
+    mg__place_end(&p);
     return rc;
 }
 
@@ -103,9 +103,9 @@ static int s_recall(void *self, const struct mg_pcall *pc, const char *session, 
                     struct mg_items *out, struct mg_err *err)
 {
     struct place p;
-    if (mg_place_begin(pc, session, &p, err) != 0) return -1;
-    bool pg = mg_mem_pg(&p);
-    char *match = query ? mg_fts_match(pg, query) : NULL; /* NULL (no query, or no words in it): the newest */
+    if (mg__place_begin(pc, session, &p, err) != 0) return -1;
+    bool pg = mg__mem_pg(&p);
+    char *match = query ? mg__fts_match(pg, query) : NULL; /* NULL (no query, or no words in it): the newest */
     /* ?1 the match (NULL: none), ?2 the repo, ?3 the pool: the sessions of
      * the place's project, or of none (0; `IS NULL` so that both backends
      * look it up in sessions_project), ?4 the limit */
@@ -143,7 +143,7 @@ static int s_recall(void *self, const struct mg_pcall *pc, const char *session, 
             failed = true;
             break;
         }
-        mg_row_owner(&e->base, mg_sql_text(st, 5), mg_sql_text(st, 9), mg_sql_text(st, 6), mg_sql_int(st, 7));
+        mg__row_owner(&e->base, mg_sql_text(st, 5), mg_sql_text(st, 9), mg_sql_text(st, 6), mg_sql_int(st, 7));
         e->id = mg_sql_int(st, 0);
         e->summary = mg_item_dup(mg_sql_text(st, 1), &failed);
         split_tags(e, mg_sql_text(st, 2), &failed);
@@ -152,10 +152,10 @@ static int s_recall(void *self, const struct mg_pcall *pc, const char *session, 
         e->score = mg_sql_double(st, 8);
     }
     mg_sql_finalize(&st);
-    rc = failed ? mg_err_oom(err) : r < 0 ? -1 : mg_place_report(&p, out, err);
+    rc = failed ? mg_err_oom(err) : r < 0 ? -1 : mg__place_report(&p, out, err);
 out:
     free(match);
-    mg_place_end(&p);
+    mg__place_end(&p);
     return rc;
 }
 
@@ -165,7 +165,7 @@ static int s_project_create(void *self, const struct mg_pcall *pc, const char *n
                             struct mg_err *err)
 {
     struct place p;
-    if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
+    if (mg__place_begin(pc, NULL, &p, err) != 0) return -1;
     struct mg_sql_st *st;
     int rc = -1;
     if (mg_sql_prepare(p.db, "INSERT INTO projects(tenant, repo, repo_fp, name, isolated, created_at) "
@@ -175,13 +175,13 @@ static int s_project_create(void *self, const struct mg_pcall *pc, const char *n
         mg_sql_bind_text(st, 2, p.repo->id);
         mg_sql_bind_text(st, 3, p.repo->fingerprint);
         mg_sql_bind_text(st, 4, name);
-        mg_sql_bind_int(st, 5, mg_now_s());
+        mg_sql_bind_int(st, 5, mg__now_s());
         int r = mg_sql_step(st, err);
         if (r == 1) {
             struct mg_project *pr = mg_items_add(out, &mg_item_project);
             bool failed = !pr;
             if (pr) {
-                mg_row_owner(&pr->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
+                mg__row_owner(&pr->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
                 pr->name = mg_item_dup(name, &failed);
                 pr->repo = mg_item_dup(p.repo->id, &failed);
                 pr->id = mg_sql_int(st, 0);
@@ -194,14 +194,14 @@ static int s_project_create(void *self, const struct mg_pcall *pc, const char *n
         }
         mg_sql_finalize(&st);
     }
-    mg_place_end(&p);
+    mg__place_end(&p);
     return rc;
 }
 
 static int s_project_list(void *self, const struct mg_pcall *pc, struct mg_items *out, struct mg_err *err)
 {
     struct place p;
-    if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
+    if (mg__place_begin(pc, NULL, &p, err) != 0) return -1;
     struct mg_sql_st *st;
     int rc = -1;
     if (mg_sql_prepare(p.db, "SELECT p.name, p.id, p.created_at, p.tenant, p.repo_fp,"
@@ -216,7 +216,7 @@ static int s_project_list(void *self, const struct mg_pcall *pc, struct mg_items
                 failed = true;
                 break;
             }
-            mg_row_owner(&pr->base, mg_sql_text(st, 3), mg_sql_text(st, 6), mg_sql_text(st, 4), 0);
+            mg__row_owner(&pr->base, mg_sql_text(st, 3), mg_sql_text(st, 6), mg_sql_text(st, 4), 0);
             pr->name = mg_item_dup(mg_sql_text(st, 0), &failed);
             pr->id = mg_sql_int(st, 1);
             pr->created_at = mg_sql_int(st, 2);
@@ -227,7 +227,7 @@ static int s_project_list(void *self, const struct mg_pcall *pc, struct mg_items
         mg_sql_finalize(&st);
         rc = failed ? mg_err_oom(err) : r < 0 ? -1 : 0;
     }
-    mg_place_end(&p);
+    mg__place_end(&p);
     return rc;
 }
 
@@ -235,9 +235,9 @@ static int s_project_join(void *self, const struct mg_pcall *pc, const char *ses
                           struct mg_items *out, struct mg_err *err)
 {
     struct place p;
-    if (mg_place_begin(pc, session, &p, err) != 0) return -1;
+    if (mg__place_begin(pc, session, &p, err) != 0) return -1;
     int rc = -1;
-    int64_t pid = name ? mg_project_id(&p, name, err) : 0;
+    int64_t pid = name ? mg__project_id(&p, name, err) : 0;
     struct mg_sql_st *st;
     if ((!name || pid) && mg_sql_prepare(p.db, "UPDATE sessions SET project_id = ? WHERE id = ?", &st, err) == 0) {
         if (pid) mg_sql_bind_int(st, 1, pid);
@@ -247,7 +247,7 @@ static int s_project_join(void *self, const struct mg_pcall *pc, const char *ses
             struct mg_membership *m = mg_items_add(out, &mg_item_membership);
             bool failed = !m;
             if (m) {
-                mg_row_owner(&m->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
+                mg__row_owner(&m->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
                 m->session = mg_item_dup(p.ext, &failed);
                 m->project = mg_item_dup(name, &failed);
                 m->repo = mg_item_dup(p.repo->id, &failed);
@@ -256,7 +256,7 @@ static int s_project_join(void *self, const struct mg_pcall *pc, const char *ses
         }
         mg_sql_finalize(&st);
     }
-    mg_place_end(&p);
+    mg__place_end(&p);
     return rc;
 }
 
@@ -264,29 +264,29 @@ static int s_project_delete(void *self, const struct mg_pcall *pc, const char *n
                             struct mg_err *err)
 {
     struct place p;
-    if (mg_place_begin(pc, NULL, &p, err) != 0) return -1;
+    if (mg__place_begin(pc, NULL, &p, err) != 0) return -1;
     int rc = -1;
-    int64_t pid = mg_project_id(&p, name, err), ne = 0, nn = 0, ns = 0;
-    bool lite = !mg_mem_pg(&p);
+    int64_t pid = mg__project_id(&p, name, err), ne = 0, nn = 0, ns = 0;
+    bool lite = !mg__mem_pg(&p);
     /* the project's memory goes with it: never released into the shared
      * pool. Its sessions' rows are locked first (PostgreSQL: a remember or
-     * add_entities of one of them in flight holds the row, mg_place_hold_session;
+     * add_entities of one of them in flight holds the row, mg__place_hold_session;
      * this waits for it, and the deletes below see its rows) */
     if (pid && mg_sql_begin(p.db, true, err) == 0) {
-        if (mg_mem_run1(&p, "UPDATE sessions SET project_id = project_id WHERE project_id = ?", pid, NULL, err) == 0 &&
-            (!lite || mg_mem_run1(&p, "DELETE FROM episodes_fts WHERE rowid IN (SELECT e.id FROM episodes e JOIN"
+        if (mg__mem_run1(&p, "UPDATE sessions SET project_id = project_id WHERE project_id = ?", pid, NULL, err) == 0 &&
+            (!lite || mg__mem_run1(&p, "DELETE FROM episodes_fts WHERE rowid IN (SELECT e.id FROM episodes e JOIN"
                                       " sessions s ON s.id = e.session_id WHERE s.project_id = ?)", pid, NULL, err) == 0) &&
-            mg_mem_run1(&p, "DELETE FROM episodes WHERE session_id IN (SELECT id FROM sessions WHERE project_id = ?)",
+            mg__mem_run1(&p, "DELETE FROM episodes WHERE session_id IN (SELECT id FROM sessions WHERE project_id = ?)",
                         pid, &ne, err) == 0 &&
-            (!lite || mg_mem_run1(&p, "DELETE FROM entities_fts WHERE rowid IN (SELECT id FROM entities WHERE "
+            (!lite || mg__mem_run1(&p, "DELETE FROM entities_fts WHERE rowid IN (SELECT id FROM entities WHERE "
                                       "project_id = ?)", pid, NULL, err) == 0) &&
-            mg_mem_run1(&p, "DELETE FROM entities WHERE project_id = ?", pid, &nn, err) == 0 &&
-            mg_mem_run1(&p, "UPDATE sessions SET project_id = NULL WHERE project_id = ?", pid, &ns, err) == 0 &&
-            mg_mem_run1(&p, "DELETE FROM projects WHERE id = ?", pid, NULL, err) == 0 && mg_sql_commit(p.db, err) == 0) {
+            mg__mem_run1(&p, "DELETE FROM entities WHERE project_id = ?", pid, &nn, err) == 0 &&
+            mg__mem_run1(&p, "UPDATE sessions SET project_id = NULL WHERE project_id = ?", pid, &ns, err) == 0 &&
+            mg__mem_run1(&p, "DELETE FROM projects WHERE id = ?", pid, NULL, err) == 0 && mg_sql_commit(p.db, err) == 0) {
             struct mg_project_deleted *m = mg_items_add(out, &mg_item_project_deleted);
             bool failed = !m;
             if (m) {
-                mg_row_owner(&m->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
+                mg__row_owner(&m->base, pc->tenant, p.repo->id, p.repo->fingerprint, 0);
                 m->project = mg_item_dup(name, &failed);
                 m->deleted = true;
                 m->sessions = ns;
@@ -298,7 +298,7 @@ static int s_project_delete(void *self, const struct mg_pcall *pc, const char *n
             mg_sql_rollback(p.db);
         }
     }
-    mg_place_end(&p);
+    mg__place_end(&p);
     return rc;
 }
 
@@ -313,7 +313,7 @@ static int s_forget(void *self, const struct mg_pcall *pc, struct mg_items *out,
         {"DELETE FROM projects WHERE repo = ?1", false},
         {NULL, false},
     };
-    return mg_mem_forget(pc, sql, out, err);
+    return mg__mem_forget(pc, sql, out, err);
 }
 
 const struct mg_sessions_ops mg_sessions_builtin_ops = {
@@ -324,5 +324,5 @@ const struct mg_sessions_ops mg_sessions_builtin_ops = {
     .project_join = s_project_join,
     .project_delete = s_project_delete,
     .forget = s_forget,
-    .close = mg_mem_close,
+    .close = mg__mem_close,
 };

@@ -68,7 +68,7 @@ int mg__session_pg_insert(const struct mg_config *cfg, int64_t ttl_ms, const cha
                          "CASE WHEN p.ttl > 0 THEN p.now + 2 * p.ttl END FROM " P_NOW_TTL " "
                          "ON CONFLICT (id) DO NOTHING",
                          "sisss", id, ttl_ms, tenant, kind, instance);
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     return rc != 0 ? -1 : n == 1;
 }
 
@@ -112,7 +112,7 @@ int mg__session_pg_read(const struct mg_config *cfg, int64_t ttl_ms, const char 
         }
     }
     mg_sql_finalize(&st);
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     return rc < 0 ? -1 : 0;
 }
 
@@ -131,7 +131,7 @@ int mg__session_pg_save(const struct mg_config *cfg, int64_t ttl_ms, const char 
                          "purge_after_ms = CASE WHEN p.ttl > 0 THEN p.now + 2 * p.ttl END FROM " P_NOW_TTL " "
                          "WHERE s.id = ?1 AND s.tenant = ?3 AND s.expired = 0",
                          "sisss", id, ttl_ms, tenant, repo, text);
-        mg_pg_release(pool, &c);
+        mg_pg_put(pool, &c);
     }
     free(text);
     if (rc == 0 && n != 1)
@@ -150,6 +150,6 @@ long mg__session_pg_purge(const struct mg_config *cfg, struct mg_err *err)
     int64_t n = 0;
     int rc = mg_sql_runf(c, &n, err, "DELETE FROM memgate_sessions WHERE current_setting('memgate.tenant', true) = ''",
                          "");
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     return rc != 0 ? -1 : (long)n;
 }

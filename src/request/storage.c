@@ -121,7 +121,7 @@ int mg_storage_steps(const struct mg_config *cfg, struct mg_storage_step **out, 
         for (size_t i = 0; i < mg_pg_nsteps && !s->known; i++) s->known = strcmp(mg_pg_steps[i].name, s->name) == 0;
     }
     mg_sql_finalize(&st);
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     if (rc != 0) {
         free(*out);
         *out = NULL;

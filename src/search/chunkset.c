@@ -2,10 +2,11 @@
 #include "search/chunkset.h"
 
 #include <pthread.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "store/indexdb.h"
 
 #define CHUNKSET_SLOTS 4
 
@@ -13,7 +14,7 @@ static struct mg_chunkset *chunkset_cache[CHUNKSET_SLOTS];
 static unsigned long chunkset_clock;
 static pthread_mutex_t chunkset_mu = PTHREAD_MUTEX_INITIALIZER;
 
-void mg_chunkset_put(struct mg_chunkset *c)
+void mg_chunkset_unref(struct mg_chunkset *c)
 {
     if (!c) return;
     pthread_mutex_lock(&chunkset_mu);
@@ -30,7 +31,7 @@ void mg_chunkset_put(struct mg_chunkset *c)
 __attribute__((destructor)) static void chunkset_drop(void)
 {
     for (int i = 0; i < CHUNKSET_SLOTS; i++) {
-        mg_chunkset_put(chunkset_cache[i]);
+        mg_chunkset_unref(chunkset_cache[i]);
         chunkset_cache[i] = NULL;
     }
 }
@@ -46,36 +47,30 @@ bool mg_chunkset_has(const struct mg_chunkset *s, int64_t id)
     return a < s->nr && s->r[a].lo <= id;
 }
 
-static void fn_in_chunkset(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-    (void)argc;
-    const struct mg_chunkset *s = sqlite3_value_pointer(argv[0], "mg_chunkset");
-    sqlite3_result_int(ctx, s && mg_chunkset_has(s, sqlite3_value_int64(argv[1])));
-}
+/* mg_in_idset's question, for lexical search's ranking (store/indexdb.h) */
+static bool chunkset_has(const void *self, int64_t id) { return mg_chunkset_has(self, id); }
 
 static int chunkset_load(struct mg_db *d, const struct mg_filter *f, struct mg_chunkset *c, struct mg_err *err)
 {
-    sqlite3_stmt *st;
+    struct mg_idx_cur cur;
+    struct mg_idx_row row;
     size_t cap = 0;
-    if (mg_db_prepare(d, "SELECT chunk_lo, chunk_hi FROM files WHERE "
-                         "chunk_lo <= chunk_hi AND mg_filter_ok(?1, path, lang) ORDER BY chunk_lo", &st, err) != 0)
-        return -1;
-    sqlite3_bind_pointer(st, 1, (void *)f, "mg_filter", NULL);
+    if (mg_idx_scope_ranges(d, f, &cur, err) != 0) return -1;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    while ((rc = mg_idx_next(&cur, &row)) > 0) {
         if (c->nr == cap) {
             cap = cap ? cap * 2 : 256;
             struct mg_vrange *v = realloc(c->r, cap * sizeof(*v));
             if (!v) {
-                sqlite3_finalize(st);
+                mg_idx_done(&cur);
                 return mg_err_oom(err);
             }
             c->r = v;
         }
-        c->r[c->nr++] = (struct mg_vrange){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
+        c->r[c->nr++] = (struct mg_vrange){row.chunk_lo, row.chunk_hi};
     }
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : mg_db_error(d, "chunk set", err);
+    mg_idx_done(&cur);
+    return rc == 0 ? 0 : mg_db_error(d, "chunk set", err);
 }
 
 static bool chunkset_is(const struct mg_chunkset *c, const char *db, const char *gen, const char *key)
@@ -88,9 +83,6 @@ int mg_chunkset_get(struct mg_db *d, const struct mg_filter *f, struct mg_chunks
     char gen[32] = "";
     mg_db_meta_get(d, "index_gen", gen, sizeof(gen));
     *out = NULL;
-    if (sqlite3_create_function(d->db, "mg_in_chunkset", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, fn_in_chunkset, NULL,
-                                NULL) != SQLITE_OK)
-        return mg_db_error(d, "register mg_in_chunkset", err);
     if (f->key) {
         pthread_mutex_lock(&chunkset_mu);
         for (int i = 0; i < CHUNKSET_SLOTS && !*out; i++)
@@ -105,15 +97,16 @@ int mg_chunkset_get(struct mg_db *d, const struct mg_filter *f, struct mg_chunks
     struct mg_chunkset *c = calloc(1, sizeof(*c));
     if (!c) return mg_err_oom(err);
     c->refs = 1;
+    c->set = (struct mg_idx_idset){chunkset_has, c};
     c->db = strdup(d->path);
     c->gen = strdup(gen);
     c->key = f->key ? strdup(f->key) : NULL;
     if (!c->db || !c->gen || (f->key && !c->key)) {
-        mg_chunkset_put(c);
+        mg_chunkset_unref(c);
         return mg_err_oom(err);
     }
     if (chunkset_load(d, f, c, err) != 0) {
-        mg_chunkset_put(c);
+        mg_chunkset_unref(c);
         return -1;
     }
     if (c->key) {
@@ -136,7 +129,7 @@ int mg_chunkset_get(struct mg_db *d, const struct mg_filter *f, struct mg_chunks
         c->refs++;
         c->used = ++chunkset_clock;
         pthread_mutex_unlock(&chunkset_mu);
-        mg_chunkset_put(old);
+        mg_chunkset_unref(old);
     }
     *out = c;
     return 0;

@@ -10,13 +10,8 @@
  * reference-counted.
  *
  * Semantic search scores only the vectors in the ranges; lexical search
- * ranks only the rows in them, with the SQL function
- *
- *   mg_in_chunkset(set, rowid)   1 when rowid lies in one of the ranges; set
- *                                is bound with sqlite3_bind_pointer(...,
- *                                "mg_chunkset", NULL)
- *
- * which mg_chunkset_get registers on the handle.
+ * ranks only the rows in them, passing `set` to the index's ranking query
+ * (store/indexdb.h's mg_idx_rank).
  */
 #ifndef MG_CHUNKSET_H
 #define MG_CHUNKSET_H
@@ -25,13 +20,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/db.h"
+#include "store/indexdb.h"
 #include "util/err.h"
 #include "vector/vstore.h"
 
 struct mg_chunkset {
     struct mg_vrange *r; /* ascending, disjoint */
     size_t nr;
+    struct mg_idx_idset set; /* the ranges as a query's scope (store/indexdb.h) */
     /* private */
     char *db, *gen, *key;
     int refs;
@@ -39,9 +35,9 @@ struct mg_chunkset {
 };
 
 /* The chunks f allows (f allows less than everything) in d's repo. 0, or -1
- * with err set. Release with mg_chunkset_put. */
+ * with err set; a reference the caller drops with mg_chunkset_unref. */
 int mg_chunkset_get(struct mg_db *d, const struct mg_filter *f, struct mg_chunkset **out, struct mg_err *err);
-void mg_chunkset_put(struct mg_chunkset *s);
+void mg_chunkset_unref(struct mg_chunkset *s); /* drops a reference; NULL: nothing */
 bool mg_chunkset_has(const struct mg_chunkset *s, int64_t chunk_id);
 
 #endif

@@ -1,10 +1,16 @@
-/* hybrid.c — natural-language detection, semantic top k, rank fusion (see hybrid.h). */
+/* hybrid.c — natural-language detection, semantic top k, rank fusion (see hybrid.h).
+ *
+ * Sections:
+ *   1. natural language
+ *   2. content words
+ *   3. semantic
+ *   4. reciprocal rank fusion
+ */
 #include "search/hybrid.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <pthread.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +22,7 @@
 #include "util/rrf.h"
 #include "vector/vext.h"
 
-/* ---- natural language ----------------------------------------------------------- */
+/* ---- 1. natural language ------------------------------------------------------------------------ */
 
 /* An identifier as code writes it: an underscore, or an inner capital
  * after a small letter (parseHeader). */
@@ -58,17 +64,24 @@ bool mg_query_is_natural(const char *q)
     return words >= 3 && (marks == 0 || (words >= 6 && words >= 3 * marks));
 }
 
+const char *mg_query_word(const char **p, size_t *len)
+{
+    const char *s = *p;
+    while (*s && !(isalnum((unsigned char)*s) || *s == '_')) s++;
+    if (!*s) return NULL;
+    const char *e = s;
+    while (isalnum((unsigned char)*e) || *e == '_') e++;
+    *p = e;
+    *len = (size_t)(e - s);
+    return s;
+}
+
 size_t mg_query_identifiers(const char *q, const char **start, size_t *len, size_t max)
 {
     size_t n = 0;
-    for (const char *p = q; *p && n < max;) {
-        if (!(isalnum((unsigned char)*p) || *p == '_')) {
-            p++;
-            continue;
-        }
-        const char *s = p;
-        while (isalnum((unsigned char)*p) || *p == '_') p++;
-        size_t l = (size_t)(p - s);
+    const char *s;
+    size_t l;
+    for (const char *p = q; n < max && (s = mg_query_word(&p, &l));) {
         while (l && s[0] == '_') s++, l--; /* _private and __attr__ name what they wrap */
         while (l && s[l - 1] == '_') l--;
         if (l < 4 || !code_word(s, l) || isdigit((unsigned char)*s)) continue;
@@ -81,7 +94,7 @@ size_t mg_query_identifiers(const char *q, const char **start, size_t *len, size
     return n;
 }
 
-/* ---- content words ------------------------------------------------------------- */
+/* ---- 2. content words --------------------------------------------------------------------------- */
 
 /* English function words: they carry no topic, match most chunks, and make
  * the lexical half of a hybrid search slow. */
@@ -153,7 +166,7 @@ size_t mg_query_content_words(const char *q, size_t max, char *out, size_t cap)
     return words;
 }
 
-/* ---- semantic ----------------------------------------------------------------------- */
+/* ---- 3. semantic -------------------------------------------------------------------------------- */
 
 /* The configured embedder, prepared for this repo (unless !prepare: a
  * preload embeds nothing), and its store; 0 or -1 (no_embeddings when the
@@ -176,13 +189,7 @@ static int open_semantic(const struct mg_config *cfg, struct mg_db *d, const cha
                    "has %s); run `memgate index` on it", repo_id, sig, have[0] ? have : "none");
         goto fail;
     }
-    sqlite3_stmt *st;
-    int any = 0;
-    if (sqlite3_prepare_v2(d->db, "SELECT 1 FROM vectors LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
-        any = sqlite3_step(st) == SQLITE_ROW;
-        sqlite3_finalize(st);
-    }
-    if (!any) {
+    if (!mg_idx_vectors_any(d)) {
         mg_err_set(err, MG_E_NO_EMBEDDINGS, "repo '%s' has no vectors yet (the last `memgate index` could not "
                    "embed it); run `memgate index` on it again", repo_id);
         goto fail;
@@ -253,7 +260,7 @@ static void job_free(struct mg_semantic_job *j)
 {
     free(j->q);
     free(j->m);
-    mg_chunkset_put(j->sc);
+    mg_chunkset_unref(j->sc);
     mg_vstore_close(&j->vs);
     mg_embedder_free(&j->e);
     free(j);
@@ -359,7 +366,7 @@ int mg_semantic_score(const struct mg_config *cfg, struct mg_db *d, const char *
     return rc;
 }
 
-/* ---- reciprocal rank fusion --------------------------------------------------------------- */
+/* ---- 4. reciprocal rank fusion ------------------------------------------------------------------ */
 
 struct fused {
     struct mg_hit h;

@@ -57,6 +57,9 @@ struct mg_filter;
 
 bool mg_query_is_natural(const char *q);
 
+/* The next word of [A-Za-z0-9_] at or after *p: its start, and *len;
+ * NULL when none is left. *p moves past it. */
+const char *mg_query_word(const char **p, size_t *len);
 /* The identifiers written as code in q (an underscore or an inner capital,
  * 4 bytes or more; each word of a.b.c on its own), distinct, in order, at most max:
  * pointers to their starts in q and their lengths. Returns how many. */

@@ -3,10 +3,22 @@
  * A line at a time over the file's first MG_NAV_IMPORT_SCAN bytes; each
  * language's reader looks only at the lines that can import, and every name
  * it takes is checked and normalized (normal()) before it becomes a pattern.
+ *
+ * Sections:
+ *   1. paths and words
+ *   2. C and C++
+ *   3. Python
+ *   4. JavaScript and TypeScript
+ *   5. Go
+ *   6. Java
+ *   7. Rust
+ *   8. the lines
  */
 #include "search/navimport.h"
 
 #include <string.h>
+
+/* ---- 1. paths and words ------------------------------------------------------------------------- */
 
 struct emit {
     mg_nav_import_cb cb;
@@ -119,7 +131,7 @@ static const char *dotted(const char *s, const char *end, char *out, size_t *ole
     return o ? s : NULL;
 }
 
-/* ---- C and C++ ---- */
+/* ---- 2. C and C++ ------------------------------------------------------------------------------- */
 
 static void c_line(struct emit *e, const char *s, const char *end)
 {
@@ -142,7 +154,7 @@ static void c_line(struct emit *e, const char *s, const char *end)
         emit_path(e, MG_NAV_IMP_PATH, "", n, len, "");
 }
 
-/* ---- Python ---- */
+/* ---- 3. Python ---------------------------------------------------------------------------------- */
 
 /* The path of module m (dotted, mlen bytes, `dots` leading dots) into out:
  * relative to the file when dots > 0. */
@@ -263,7 +275,7 @@ static void py_names(struct emit *e, const char *s, const char *end, bool rel, c
     if (s < end && *s == ')') e->py_open = false;
 }
 
-/* ---- JavaScript and TypeScript ---- */
+/* ---- 4. JavaScript and TypeScript --------------------------------------------------------------- */
 
 static void js_spec(struct emit *e, const char *n, size_t len)
 {
@@ -300,7 +312,7 @@ static void js_line(struct emit *e, const char *s, const char *end)
     }
 }
 
-/* ---- Go ---- */
+/* ---- 5. Go -------------------------------------------------------------------------------------- */
 
 static void go_spec(struct emit *e, const char *s, const char *end)
 {
@@ -316,7 +328,7 @@ static void go_spec(struct emit *e, const char *s, const char *end)
     emit_path(e, MG_NAV_IMP_DIR_IN, "", n, (size_t)(s - n), "");
 }
 
-/* ---- Java ---- */
+/* ---- 6. Java ------------------------------------------------------------------------------------ */
 
 static void java_line(struct emit *e, const char *s, const char *end)
 {
@@ -348,7 +360,7 @@ static void java_line(struct emit *e, const char *s, const char *end)
     emit(e, MG_NAV_IMP_PATH, p);
 }
 
-/* ---- Rust ---- */
+/* ---- 7. Rust ------------------------------------------------------------------------------------ */
 
 static void rust_line(struct emit *e, const char *s, const char *end)
 {
@@ -397,7 +409,7 @@ static void rust_line(struct emit *e, const char *s, const char *end)
     }
 }
 
-/* ---- The lines ---- */
+/* ---- 8. the lines ------------------------------------------------------------------------------- */
 
 enum kind { K_NONE, K_C, K_PY, K_JS, K_GO, K_JAVA, K_RUST };
 

@@ -299,7 +299,7 @@ static int pg_emit(void *self, const struct mg_audit_event *ev, struct mg_err *e
         int rc = mg_pg_get(&p->cfg, NULL, &pool, &c, &e);
         if (rc == 0) {
             rc = write_batch(p, c, batch, n, &e);
-            mg_pg_release(pool, &c); /* rolls back what failed */
+            mg_pg_put(pool, &c); /* rolls back what failed */
         }
         pthread_mutex_lock(&p->mu);
         if (rc != 0) p->known = false;
@@ -348,7 +348,7 @@ int mg__audit_pg_query(const struct mg_config *c, const struct mg_audit_filter *
     if (mg_pg_get(c, NULL, &pool, &conn, err) != 0) return -1;
     struct mg_sql_st *st;
     if (mg_sql_prepare(conn, sql, &st, err) != 0) {
-        mg_pg_release(pool, &conn);
+        mg_pg_put(pool, &conn);
         return -1;
     }
     int at = 1;
@@ -382,7 +382,7 @@ int mg__audit_pg_query(const struct mg_config *c, const struct mg_audit_filter *
     }
     if (r < 0) rc = -1;
     mg_sql_finalize(&st);
-    mg_pg_release(pool, &conn);
+    mg_pg_put(pool, &conn);
     if (rc != 0) {
         for (size_t i = 0; i < cnt; i++) free(v[i]);
         free(v);
@@ -494,6 +494,6 @@ void mg__audit_pg_rows_close(struct mg__audit_rows *r)
 {
     if (!r) return;
     mg_sql_finalize(&r->page);
-    mg_pg_release(r->pool, &r->c); /* ends the read-only transaction */
+    mg_pg_put(r->pool, &r->c); /* ends the read-only transaction */
     free(r);
 }

@@ -233,7 +233,7 @@ int mg_ratelimit_sweep(struct mg_ratelimit *rl, int64_t *removed, struct mg_err 
     int rc = mg_sql_runf(c, removed, err,
                          "DELETE FROM rate_buckets WHERE at + greatest(rate / 6, 10)::float8 * 60 / greatest(rate, 1) "
                          "<= extract(epoch FROM clock_timestamp())", "");
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     return rc;
 }
 
@@ -258,7 +258,7 @@ static int pg_take(struct mg_ratelimit *rl, const char *key, int rate_per_min, i
         }
         mg_sql_finalize(&st);
     }
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     /* now and then (once a minute per process), forget buckets that are full again */
     int64_t now = mono_ms(NULL);
     pthread_mutex_lock(&rl->mu);

@@ -176,7 +176,7 @@ int mg__tokens_take(struct mg_tokens *t, struct mg__tokens_conn *k, struct mg_er
     }
     if (mg_pg_get(t->cfg, NULL, &k->pool, &k->c, err) != 0) return -1;
     if (pepper_check(t, k->c, err) != 0) {
-        mg_pg_release(k->pool, &k->c);
+        mg_pg_put(k->pool, &k->c);
         return -1;
     }
     return 0;
@@ -190,7 +190,7 @@ void mg__tokens_give(struct mg_tokens *t, struct mg__tokens_conn *k)
         pthread_mutex_unlock(&t->mu);
         return;
     }
-    mg_pg_release(k->pool, &k->c);
+    mg_pg_put(k->pool, &k->c);
 }
 
 /* ---- 4. opening and closing ------------------------------------------------------------- */
@@ -262,7 +262,7 @@ static int open_pg(struct mg_tokens *t, struct mg_err *err)
              "from a daemon that works into %s (mode 0600)", t->home);
     if (rc == 0) rc = load_pepper(t->home, t->pepper, !used, missing, err);
     if (rc == 0) rc = pepper_check(t, c, err);
-    mg_pg_release(pool, &c);
+    mg_pg_put(pool, &c);
     return rc;
 }
 

@@ -130,7 +130,7 @@ static int load_rows(const struct mg_config *c, const char *id, struct entry **o
         mg_sql_finalize(&st);
         rc = r < 0 ? -1 : 0;
     }
-    mg_pg_release(pool, &conn);
+    mg_pg_put(pool, &conn);
     if (rc != 0) {
         free(*out);
         *out = NULL;
@@ -427,7 +427,7 @@ int mg_catalog_indexed(const struct mg_config *c, const char *id, const char *te
     rc = 0;
 out:
     if (rc != 0 && local_set) set_local_generation(c, id, old, NULL, NULL); /* not committed: as it was */
-    mg_pg_release(pool, &conn);
+    mg_pg_put(pool, &conn);
     if (rc == 0) mg_catalog_refresh(c, id, NULL); /* this process sees it at once */
     return rc;
 }
@@ -453,7 +453,7 @@ int mg__catalog_shared_remove(const struct mg_config *c, const struct mg_repo *r
                     r->tenant) == 0 &&
         notify(conn, r->id, 0, "remove", NULL, err) == 0 && mg_sql_commit(conn, err) == 0)
         rc = 0;
-    mg_pg_release(pool, &conn);
+    mg_pg_put(pool, &conn);
     if (rc == 0) {
         pthread_once(&cv_once, cv_init);
         pthread_mutex_lock(&M.mu);
@@ -494,7 +494,7 @@ int mg_catalog_settings_write(const struct mg_config *c, const struct mg_repo *r
         }
         if (rc == 0) rc = notify(conn, r->id, r->catalog_generation, "settings", NULL, err);
         if (rc == 0) rc = mg_sql_commit(conn, err);
-        mg_pg_release(pool, &conn);
+        mg_pg_put(pool, &conn);
         if (rc != 0) return -1;
         mg_catalog_refresh(c, r->id, NULL);
         if (!mg_repo_has_index(r)) return 0; /* the catalog is the setting; no local index to keep in step */

@@ -1,5 +1,16 @@
-/* db.c — open a repo database, migrate its schema (see db.h). */
+/* db.c — open a repo database and migrate its schema; the pool of read
+ * handles; transactions and the meta rows (see db.h; the tables are
+ * indexdb.h's).
+ *
+ * Sections:
+ *   1. the schema's migrations
+ *   2. open, close, SQL functions, transactions
+ *   3. the pool of read-only handles
+ *   4. meta rows
+ */
 #include "store/db.h"
+
+#include <sqlite3.h>
 
 #include <errno.h>
 #include <pthread.h>
@@ -9,9 +20,12 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "store/indexdb.h"
 #include "store/rank.h"
 #include "store/sqlite.h"
 #include "store/tokenize.h"
+
+/* ---- 1. the schema's migrations ------------------------------------------------------------------- */
 
 /* migrations[i] takes the schema from version i to i + 1. Never edit a
  * released entry: add a new one and bump MG_SCHEMA_VERSION. */
@@ -69,6 +83,8 @@ static const char *const migrations[] = {
     "CREATE TABLE IF NOT EXISTS refs(file_id INTEGER PRIMARY KEY, defs BLOB, uses BLOB);",
 };
 
+/* ---- 2. open, close, SQL functions, transactions ---------------------------------------------------- */
+
 int mg_db_error(struct mg_db *d, const char *what, struct mg_err *err)
 {
     return mg_sqlite_fail(d ? d->db : NULL, d ? d->path : "?", what, err);
@@ -79,6 +95,17 @@ int mg_db_exec(struct mg_db *d, const char *sql, struct mg_err *err)
     if (sqlite3_exec(d->db, sql, NULL, NULL, NULL) != SQLITE_OK) return mg_db_error(d, "sql", err);
     return 0;
 }
+
+int mg_db_begin(struct mg_db *d, struct mg_err *err) { return mg_db_exec(d, "BEGIN IMMEDIATE", err); }
+int mg_db_begin_read(struct mg_db *d, struct mg_err *err) { return mg_db_exec(d, "BEGIN", err); }
+
+int mg_db_commit(struct mg_db *d, struct mg_err *err)
+{
+    if (sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK) return 0;
+    return err ? mg_db_error(d, "sql", err) : -1;
+}
+
+void mg_db_rollback(struct mg_db *d) { sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL); }
 
 int mg_db_prepare(struct mg_db *d, const char *sql, sqlite3_stmt **st, struct mg_err *err)
 {
@@ -107,9 +134,20 @@ static void fn_filter_ok(sqlite3_context *ctx, int argc, sqlite3_value **argv)
     sqlite3_result_int(ctx, path && mg_filter_allows(f, path, (size_t)plen, lang));
 }
 
+/* mg_in_idset(set, rowid): 1 when the bound set has rowid. */
+static void fn_in_idset(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+    (void)argc;
+    const struct mg_idx_idset *s = sqlite3_value_pointer(argv[0], "mg_idset");
+    sqlite3_result_int(ctx, s && s->has(s->self, sqlite3_value_int64(argv[1])));
+}
+
 static int setup(sqlite3 *db)
 {
     if (mg_tokenizer_register(db) != 0 || mg_rank_register(db) != 0) return -1;
+    if (sqlite3_create_function(db, "mg_in_idset", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, fn_in_idset, NULL,
+                                NULL) != SQLITE_OK)
+        return -1;
     return sqlite3_create_function(db, "mg_filter_ok", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, fn_filter_ok, NULL,
                                    NULL) == SQLITE_OK ? 0 : -1;
 }
@@ -148,12 +186,14 @@ void mg_db_close(struct mg_db **pd)
 {
     struct mg_db *d = *pd;
     if (!d) return;
+    for (int i = 0; i < d->nstmts; i++) sqlite3_finalize(d->stmts[i]);
+    free(d->stmts);
     if (d->db) sqlite3_close_v2(d->db);
     free(d);
     *pd = NULL;
 }
 
-/* ---- the pool of read-only handles ---------------------------------------------------------------- */
+/* ---- 3. the pool of read-only handles ---------------------------------------------------------------- */
 
 struct pool_file {
     char path[4096];
@@ -308,6 +348,8 @@ void mg_db_pool_drop(struct mg_db_pool *p, const char *path)
         }
     pthread_mutex_unlock(&p->mu);
 }
+
+/* ---- 4. meta rows ------------------------------------------------------------------------------------ */
 
 int mg_db_meta_get(struct mg_db *d, const char *key, char *out, size_t cap)
 {

@@ -1,35 +1,21 @@
-/* db.h — one repo's index database.
+/* db.h — one repo's index database: open it, the pool of read handles,
+ * transactions, the meta rows, the scope filter.
  *
  * Each repo lives in its own SQLite file, <data dir>/repos/<id>.db (WAL,
  * mode 0600). A handle opened for one repo can only ever return that repo's
- * rows: there is no shared table to filter wrongly.
- *
- * Schema (version in PRAGMA user_version; migrations in db.c):
- *   meta(key, value)           id, root, fingerprint, created_at, indexed_at, stats
- *   files(id, path, lang, size, hash, mtime, lines, flags, chunk_lo, chunk_hi,
- *         sym_lo, sym_hi, content)
- *                              content is the stored text, zstd-compressed;
- *                              ids only grow (AUTOINCREMENT), which the trigram
- *                              segments rely on; a file's chunks and symbols
- *                              have ids in one range [lo, hi] that no other
- *                              file's rows enter, so no index by file is
- *                              needed (chunk ids also carry lengths, rank.h)
- *   chunks(id, file_id, start_line, end_line, start_byte, end_byte, symbol, kind, container)
- *   symbols(id, file_id, name, kind, container, start_line, end_line)
- *                              indexed by name (NOCASE)
- *   chunks_fts(path, symbol, body)   FTS5, contentless, tokenizer "mgcode";
- *                              rowid = chunks.id
- *   trigrams(tri, seg, ids)    trigram posting lists (trigram.h)
- *   tri_pending(file_id)       files stored but not yet in a trigram segment
+ * rows: there is no shared table to filter wrongly. Its tables and every
+ * read and write of them are store/indexdb.h's; the schema's versions are
+ * db.c's migrations.
  *
  * SQL functions registered on every handle:
  *   mg_filter_ok(filter, path, lang)   filter is a struct mg_filter bound with
  *                                     sqlite3_bind_pointer(..., "mg_filter", ...)
+ *   mg_in_idset(set, rowid)           set is a struct mg_idx_idset bound as
+ *                                     "mg_idset" (indexdb.h)
  */
 #ifndef MG_DB_H
 #define MG_DB_H
 
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -44,9 +30,16 @@
 /* File flags (files.flags). */
 #define MG_FILE_REPAIRED 1 /* invalid UTF-8 was replaced with U+FFFD */
 
+struct sqlite3;
+struct sqlite3_stmt;
+
 struct mg_db {
-    sqlite3 *db;
+    struct sqlite3 *db;
     char path[4096];
+    /* statements kept on this handle (indexdb.c prepares them once, by slot;
+     * closing the handle finalizes them) */
+    struct sqlite3_stmt **stmts;
+    int nstmts;
     /* a pooled handle (mg_db_get): the pool's generation of its path when it
      * was handed out (0: not the pool's) */
     unsigned long long gen;
@@ -87,7 +80,14 @@ void mg_db_pool_drop(struct mg_db_pool *p, const char *path);
 /* Run SQL with no result rows; on failure fills err (db_error) with context. */
 int mg_db_exec(struct mg_db *d, const char *sql, struct mg_err *err);
 /* Prepare or fail with db_error. */
-int mg_db_prepare(struct mg_db *d, const char *sql, sqlite3_stmt **st, struct mg_err *err);
+int mg_db_prepare(struct mg_db *d, const char *sql, struct sqlite3_stmt **st, struct mg_err *err);
+/* Transactions: a write one (BEGIN IMMEDIATE: waits for the writer's lock
+ * up to the busy timeout), a read one (BEGIN: one snapshot for several
+ * reads), its end, and its rollback (no error: nothing to report). */
+int mg_db_begin(struct mg_db *d, struct mg_err *err);
+int mg_db_begin_read(struct mg_db *d, struct mg_err *err);
+int mg_db_commit(struct mg_db *d, struct mg_err *err);
+void mg_db_rollback(struct mg_db *d);
 /* Fill err from the handle's last error; returns -1. */
 int mg_db_error(struct mg_db *d, const char *what, struct mg_err *err);
 

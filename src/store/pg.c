@@ -181,7 +181,7 @@ int mg_pg_pool(const struct mg_config *c, struct mg_pg **out, struct mg_err *err
     struct mg_sql *conn;
     if (mg_pg_acquire(p, NULL, &conn, err) != 0) return -1;
     int rc = check_role(p, conn, err) == 0 && migrate(p, conn, err) == 0 ? 0 : -1;
-    mg_pg_release(p, &conn);
+    mg_pg_put(p, &conn);
     if (rc == 0) {
         pthread_mutex_lock(&p->mu);
         p->migrated = true;
@@ -276,7 +276,7 @@ int mg_pg_acquire(struct mg_pg *p, const char *tenant, struct mg_sql **out, stru
     return -1;
 }
 
-void mg_pg_release(struct mg_pg *p, struct mg_sql **pc)
+void mg_pg_put(struct mg_pg *p, struct mg_sql **pc)
 {
     struct mg_sql *c = *pc;
     if (!c) return;
@@ -307,7 +307,7 @@ int mg_pg_ping(struct mg_pg *p, struct mg_err *err)
     struct mg_sql *c;
     if (mg_pg_acquire(p, NULL, &c, err) != 0) return -1;
     int rc = mg_sql_exec(c, "SELECT 1", err);
-    mg_pg_release(p, &c);
+    mg_pg_put(p, &c);
     return rc;
 }
 

@@ -7,7 +7,7 @@
  * statement_timeout = storage_statement_timeout. A caller takes one with
  * mg_pg_acquire, which waits at most storage_timeout seconds for a free
  * connection (storage_unavailable after that), and gives it back with
- * mg_pg_release (an open transaction is rolled back; a connection found
+ * mg_pg_put (an open transaction is rolled back; a connection found
  * broken is closed, and the next acquire opens a new one). So when
  * PostgreSQL goes down, calls fail with storage_unavailable, and when it is
  * back they succeed again: nothing needs a restart. After a failed connect
@@ -59,7 +59,8 @@ bool mg_pg_configured(const struct mg_config *c);
 int mg_pg_pool(const struct mg_config *c, struct mg_pg **out, struct mg_err *err);
 /* A connection acting for tenant (NULL or "": for none). */
 int mg_pg_acquire(struct mg_pg *p, const char *tenant, struct mg_sql **out, struct mg_err *err);
-void mg_pg_release(struct mg_pg *p, struct mg_sql **c);
+/* Give c back to p (as mg_db_put does a handle); *c becomes NULL. */
+void mg_pg_put(struct mg_pg *p, struct mg_sql **c);
 /* Both in one: the pool of c, then a connection. */
 int mg_pg_get(const struct mg_config *c, const char *tenant, struct mg_pg **pool, struct mg_sql **out,
               struct mg_err *err);

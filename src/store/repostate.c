@@ -1,6 +1,7 @@
 /* repostate.c — see repostate.h. */
 #include "store/repostate.h"
 
+#include <sqlite3.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -1,6 +1,7 @@
 /* settings.c — see settings.h. */
 #include "store/settings.h"
 
+#include <sqlite3.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

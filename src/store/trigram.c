@@ -8,10 +8,13 @@
  */
 #include "store/trigram.h"
 
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#include "store/content.h"
 
 /* ---- 1. varints and extraction ----------------------------------------- */
 
@@ -296,6 +299,49 @@ int mg_tri_builder_flush(struct mg_tri_builder *b, struct mg_db *d, struct mg_er
         rc = -1;
     }
     builder_clear(b);
+    return rc;
+}
+
+int mg_tri_add_pending(struct mg_db *d, size_t flush_bytes, struct mg_err *err)
+{
+    sqlite3_stmt *st;
+    bool any; /* nearly always none: then no scratch and builder (4 MiB) to set up */
+    if (mg_db_prepare(d, "SELECT 1 FROM tri_pending LIMIT 1", &st, err) != 0) return -1;
+    any = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    if (!any) return 0;
+    /* ordered by p's key: ORDER BY f.id made SQLite scan every file to probe tri_pending (a second per
+     * run on Linux, with nothing pending) */
+    if (mg_db_prepare(d, "SELECT f.id, f.content, f.size FROM tri_pending p JOIN files f ON f.id = p.file_id "
+                         "ORDER BY p.file_id", &st, err) != 0)
+        return -1;
+    struct mg_tri_scratch sc;
+    struct mg_tri_builder *b = mg_tri_builder_new();
+    if (!b || mg_tri_scratch_init(&sc) != 0) {
+        sqlite3_finalize(st);
+        mg_tri_builder_free(&b);
+        return mg_err_oom(err);
+    }
+    int rc = 0;
+    while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+        char *text;
+        size_t len;
+        if (mg_content_unpack(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1),
+                              (size_t)sqlite3_column_int64(st, 2), &text, &len) != 0) {
+            rc = mg_err_set(err, MG_E_DB, "stored text is corrupt; remove the repo and index it again");
+            break;
+        }
+        size_t n = mg_tri_extract(&sc, text, len);
+        if (n == (size_t)-1 || mg_tri_builder_add(b, sqlite3_column_int64(st, 0), sc.keys, n) != 0)
+            rc = mg_err_oom(err);
+        free(text);
+        /* all of a repo is pending after a schema upgrade: segments of bounded size */
+        if (rc == 0 && mg_tri_builder_bytes(b) > flush_bytes) rc = mg_tri_builder_flush(b, d, err);
+    }
+    sqlite3_finalize(st);
+    mg_tri_scratch_release(&sc);
+    if (rc == 0) rc = mg_tri_builder_flush(b, d, err);
+    mg_tri_builder_free(&b);
     return rc;
 }
 

@@ -66,6 +66,10 @@ size_t mg_tri_builder_files(const struct mg_tri_builder *b);
  * tri_pending, and empty the builder. */
 int mg_tri_builder_flush(struct mg_tri_builder *b, struct mg_db *d, struct mg_err *err);
 void mg_tri_builder_free(struct mg_tri_builder **b);
+/* Trigrams of files an earlier run stored but was killed before it flushed
+ * their postings (tri_pending): rebuilt from the stored text, in segments of
+ * at most about flush_bytes of postings, inside the caller's transaction. */
+int mg_tri_add_pending(struct mg_db *d, size_t flush_bytes, struct mg_err *err);
 
 /* A candidate set of file ids. */
 struct mg_ids {

@@ -11,6 +11,10 @@
  * The token (vector_api_key) goes in x-chroma-token. Chroma's query is HNSW:
  * approximate (docs/benchmarks.md measures its recall); scores of given
  * chunks (score) are computed here from the stored vectors, exactly.
+ *
+ * Sections:
+ *   1. parsers
+ *   2. requests
  */
 #include <jansson.h>
 #include <math.h>
@@ -23,7 +27,7 @@
 #define BASE "/api/v2/tenants/default_tenant/databases/default_database"
 #define UPSERT_BATCH 1000
 
-/* ---- parsers ---------------------------------------------------------------------------------- */
+/* ---- 1. parsers --------------------------------------------------------------------------------- */
 
 static json_t *load(const char *body, size_t len, struct mg_err *err)
 {
@@ -180,7 +184,7 @@ out:
     return n;
 }
 
-/* ---- requests --------------------------------------------------------------------------------- */
+/* ---- 2. requests -------------------------------------------------------------------------------- */
 
 static int post(struct mg_vext *x, const char *what, json_t *body, char **out, size_t *len, struct mg_err *err)
 {

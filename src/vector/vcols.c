@@ -13,7 +13,13 @@
  * Every part's associated data is the header's bytes, the repo id and the
  * part's number, so a part cannot be moved to another place, file,
  * generation or repo, and a changed header fails every part. Sizes are
- * fixed, so a part's offset is computed, never read. */
+ * fixed, so a part's offset is computed, never read.
+ *
+ * Sections:
+ *   1. layout and associated data
+ *   2. writing
+ *   3. reading
+ */
 #include "vector/vstore.h"
 
 #include <errno.h>
@@ -37,6 +43,8 @@
 #define MAGIC "MGVCOL1"
 #define MAX_DIM 8192
 #define MAX_VECTORS (1ull << 32)
+
+/* ---- 1. layout and associated data -------------------------------------------------------------- */
 
 struct head {
     char magic[8];
@@ -77,7 +85,7 @@ static void ad_part(struct ad *a, uint64_t part)
     for (int i = 0; i < 8; i++) a->v[a->len - 8 + (size_t)i] = (unsigned char)(part >> (8 * i));
 }
 
-/* ---- writing ---------------------------------------------------------------------------------- */
+/* ---- 2. writing --------------------------------------------------------------------------------- */
 
 struct writer {
     const struct mg_vset *s;
@@ -147,7 +155,7 @@ int mg_vcols_write(const char *dbpath, const char *repo_id, const char *gen, con
     return rc;
 }
 
-/* ---- reading ---------------------------------------------------------------------------------- */
+/* ---- 3. reading --------------------------------------------------------------------------------- */
 
 static int tampered(const char *repo_id, const char *what, struct mg_err *err)
 {
@@ -250,7 +258,7 @@ oom:
     mg_err_set(err, MG_E_NO_MEMORY, "out of memory reading vectors");
 fail:
     free(meta);
-    mg_vset_release(&s);
+    mg_vset_unref(&s);
     return -1;
 }
 
@@ -279,7 +287,7 @@ static int parse(const struct src *data, const struct head *hp, uint64_t len, co
             uint64_t off = off_block(&h, b) + SEALED(META_BYTES) + (uint64_t)j * SEALED((uint64_t)BLK);
             if (open_part(data, off, BLK, &a, 1 + b * (h.dim + 1) + 1 + (uint64_t)j, key,
                           s->q + (b * h.dim + (uint64_t)j) * BLK) != 0) {
-                if (!*io) mg_vset_release(&s);
+                if (!*io) mg_vset_unref(&s);
                 return tampered(repo_id, "a column", err);
             }
         }

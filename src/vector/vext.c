@@ -1,20 +1,27 @@
-/* vext.c — the common part of the external vector stores (see vext.h). */
+/* vext.c — the common part of the external vector stores (see vext.h).
+ *
+ * Sections:
+ *   1. names, ranges, checks
+ *   2. requests
+ *   3. the store
+ *   4. opening a store
+ */
 #include "vector/vext.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <sodium.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "security/audit.h"
 #include "store/db.h"
+#include "store/indexdb.h"
 #include "util/httpc.h"
 #include "util/metrics.h"
 
-/* ---- names, ranges, checks ---------------------------------------------------------------- */
+/* ---- 1. names, ranges, checks ------------------------------------------------------------------- */
 
 void mg_vext_collection(const char *prefix, const char *tenant, const char *repo_id, char *out, size_t cap)
 {
@@ -77,7 +84,7 @@ bool mg_vext_hit_ok(const struct mg_vext_hit *h, const char *tenant, const char 
     return !r || in_ranges(h->chunk, r, nr);
 }
 
-/* ---- requests ---------------------------------------------------------------------------- */
+/* ---- 2. requests -------------------------------------------------------------------------------- */
 
 int mg_vext_fail(struct mg_vext *x, struct mg_err *err)
 {
@@ -115,11 +122,10 @@ int mg_vext_call(struct mg_vext *x, const char *method, const char *path, const 
     return 0;
 }
 
-/* ---- the store ------------------------------------------------------------------------------ */
+/* ---- 3. the store ------------------------------------------------------------------------------- */
 
 struct ext_store {
     struct mg_vext x;
-    sqlite3_stmt *mark;
 };
 
 static int ensure(struct ext_store *s, int dim, bool create, struct mg_err *err)
@@ -137,14 +143,7 @@ static int es_put(struct mg_vstore *vs, int64_t file_id, const int64_t *ids, con
     if (ensure(s, dim, true, err) != 0 || s->x.api->del(&s->x, &file_id, 1, err) != 0) return -1;
     if (n && s->x.api->upsert(&s->x, file_id, ids, vecs, n, dim, err) != 0) return -1;
     /* the list of files with vectors: an empty blob, the vectors are in the store */
-    if (!s->mark && mg_db_prepare(s->x.d, "INSERT OR REPLACE INTO vectors(file_id, n, blob) VALUES(?, ?, x'')",
-                                  &s->mark, err) != 0)
-        return -1;
-    sqlite3_bind_int64(s->mark, 1, file_id);
-    sqlite3_bind_int64(s->mark, 2, (int64_t)n);
-    int rc = sqlite3_step(s->mark);
-    sqlite3_reset(s->mark);
-    return rc == SQLITE_DONE ? 0 : mg_db_error(s->x.d, "store vectors", err);
+    return mg_idx_vectors_put(s->x.d, file_id, n, NULL, 0, err);
 }
 
 static int es_prune(struct mg_vstore *vs, int all, struct mg_err *err)
@@ -152,37 +151,30 @@ static int es_prune(struct mg_vstore *vs, int all, struct mg_err *err)
     struct ext_store *s = vs->self;
     if (all) {
         /* (a repo never embedded has no collection yet: nothing to delete there) */
-        sqlite3_stmt *st;
-        bool any = false;
-        if (sqlite3_prepare_v2(s->x.d->db, "SELECT 1 FROM vectors LIMIT 1", -1, &st, NULL) == SQLITE_OK) {
-            any = sqlite3_step(st) == SQLITE_ROW;
-            sqlite3_finalize(st);
-        }
-        if (any && s->x.api->del(&s->x, NULL, 0, err) != 0) return -1;
-        return mg_db_exec(s->x.d, "DELETE FROM vectors", err);
+        if (mg_idx_vectors_any(s->x.d) && s->x.api->del(&s->x, NULL, 0, err) != 0) return -1;
+        return mg_idx_vectors_prune(s->x.d, true, err);
     }
-    sqlite3_stmt *st;
-    if (mg_db_prepare(s->x.d, "SELECT file_id FROM vectors WHERE file_id NOT IN (SELECT id FROM files)", &st, err) !=
-        0)
-        return -1;
+    struct mg_idx_cur cur;
+    struct mg_idx_row row;
+    if (mg_idx_vectors_orphans(s->x.d, &cur, err) != 0) return -1;
     int64_t batch[256];
     size_t n = 0;
     int rc = 0;
     for (;;) {
-        int step = sqlite3_step(st);
-        if (step == SQLITE_ROW) batch[n++] = sqlite3_column_int64(st, 0);
-        if ((step != SQLITE_ROW || n == 256) && n) {
+        int step = mg_idx_next(&cur, &row);
+        if (step > 0) batch[n++] = row.file_id;
+        if ((step <= 0 || n == 256) && n) {
             if (s->x.api->del(&s->x, batch, n, err) != 0) {
                 rc = -1;
                 break;
             }
             n = 0;
         }
-        if (step != SQLITE_ROW) break;
+        if (step <= 0) break;
     }
-    sqlite3_finalize(st);
+    mg_idx_done(&cur);
     if (rc != 0) return -1;
-    return mg_db_exec(s->x.d, "DELETE FROM vectors WHERE file_id NOT IN (SELECT id FROM files)", err);
+    return mg_idx_vectors_prune(s->x.d, false, err);
 }
 
 static int cmp_match(const void *a, const void *b)
@@ -280,7 +272,6 @@ static int es_score(struct mg_vstore *vs, const float *q, int dim, const int64_t
 static void es_close(struct mg_vstore *vs)
 {
     struct ext_store *s = vs->self;
-    sqlite3_finalize(s->mark);
     sodium_memzero(s->x.key, sizeof(s->x.key));
     free(s);
 }
@@ -293,6 +284,8 @@ static int es_pin(struct mg_vstore *vs, bool wait, const float *q, int dim, stru
 }
 
 static const struct mg_vstore_ops ext_ops = {es_put, es_prune, es_search, es_score, es_close, es_pin};
+
+/* ---- 4. opening a store ------------------------------------------------------------------------- */
 
 const struct mg_vext_api *mg_vext_api_of(const struct mg_config *cfg)
 {

@@ -3,11 +3,15 @@
  * The calling thread reads batches of files without vectors (their stored
  * text and chunk ranges) and writes the sealed vectors; index_threads
  * threads decompress and embed each batch in between.
+ *
+ * Sections:
+ *   1. a batch and its threads
+ *   2. reading files to embed
+ *   3. mg_vec_index
  */
 #include "vector/vindex.h"
 
 #include <pthread.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +20,7 @@
 #include "embed/embed.h"
 #include "store/content.h"
 #include "store/db.h"
+#include "store/indexdb.h"
 #include "vector/vext.h"
 #include "vector/vstore.h"
 #include "util/clock.h"
@@ -24,6 +29,8 @@
 #define BATCH_BYTES (32u << 20)       /* compressed text per batch */
 #define COMMIT_EVERY 64                /* batches */
 #define MAX_FILE_TEXT (64u << 20)
+
+/* ---- 1. a batch and its threads ----------------------------------------------------------------- */
 
 struct vfile {
     int64_t id;
@@ -148,15 +155,7 @@ static void run_batch(struct batch *b)
     for (int t = 1; t <= started; t++) pthread_join(th[t], NULL);
 }
 
-static int64_t count(struct mg_db *d, const char *sql)
-{
-    sqlite3_stmt *st;
-    int64_t v = 0;
-    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) return 0;
-    if (sqlite3_step(st) == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
+/* ---- 2. reading files to embed ------------------------------------------------------------------ */
 
 /* The meta row `vectors`: how many vectors the repo holds, for stats
  * (store/repostate.h), which must not count them on every read. Counted when
@@ -165,57 +164,65 @@ static int note_vector_count(struct mg_db *d, bool changed, struct mg_err *err)
 {
     char have[32];
     if (!changed && mg_db_meta_get(d, "vectors", have, sizeof(have)) == 0) return 0;
-    return mg_db_meta_set_int(d, "vectors", count(d, "SELECT coalesce(sum(n), 0) FROM vectors"), err);
+    return mg_db_meta_set_int(d, "vectors", mg_idx_vector_count(d), err);
 }
 
 /* Read the next batch of files without vectors, ids above *after. */
-static int read_batch(struct mg_db *d, sqlite3_stmt *files, sqlite3_stmt *chunks, int64_t *after, struct vfile *v,
-                      size_t *n, struct mg_err *err)
+static int read_batch(struct mg_db *d, int64_t *after, struct vfile *v, size_t *n, struct mg_err *err)
 {
     *n = 0;
     size_t bytes = 0;
-    sqlite3_reset(files);
-    sqlite3_bind_int64(files, 1, *after);
-    while (*n < BATCH_FILES && bytes < BATCH_BYTES && sqlite3_step(files) == SQLITE_ROW) {
+    struct mg_idx_cur files, chunks = {0};
+    struct mg_idx_row fr, cr;
+    if (mg_idx_files_to_embed(d, *after, &files, err) != 0) return -1;
+    int rc = 0;
+    while (rc == 0 && *n < BATCH_FILES && bytes < BATCH_BYTES && mg_idx_next(&files, &fr) > 0) {
         struct vfile *f = &v[*n];
         memset(f, 0, sizeof(*f));
-        f->id = sqlite3_column_int64(files, 0);
+        f->id = fr.id;
         *after = f->id;
-        f->path = strdup((const char *)sqlite3_column_text(files, 1));
-        f->bloblen = (size_t)sqlite3_column_bytes(files, 2);
+        f->path = strdup(fr.path);
+        f->bloblen = fr.bloblen;
         f->blob = malloc(f->bloblen + 1);
-        f->size = (size_t)sqlite3_column_int64(files, 3);
+        f->size = (size_t)fr.size;
         if (!f->path || !f->blob) {
             vfile_release(f);
-            return mg_err_oom(err);
+            rc = mg_err_oom(err);
+            break;
         }
-        memcpy(f->blob, sqlite3_column_blob(files, 2), f->bloblen);
+        memcpy(f->blob, fr.blob, f->bloblen);
         (*n)++;
         bytes += f->bloblen;
         size_t cap = 0;
-        sqlite3_reset(chunks);
-        sqlite3_bind_int64(chunks, 1, sqlite3_column_int64(files, 4));
-        sqlite3_bind_int64(chunks, 2, sqlite3_column_int64(files, 5));
-        while (sqlite3_step(chunks) == SQLITE_ROW) {
+        if (mg_idx_chunks(d, fr.chunk_lo, fr.chunk_hi, &chunks, err) != 0) {
+            rc = -1;
+            break;
+        }
+        while (mg_idx_next(&chunks, &cr) > 0) {
             if (f->n == cap) {
                 cap = cap ? cap * 2 : 16;
                 int64_t *ids = realloc(f->ids, cap * sizeof(int64_t));
                 if (ids) f->ids = ids;
                 int64_t(*r)[2] = realloc(f->range, cap * sizeof(*r));
                 if (r) f->range = r;
-                if (!ids || !r) return mg_err_oom(err);
+                if (!ids || !r) {
+                    rc = mg_err_oom(err);
+                    break;
+                }
             }
-            f->ids[f->n] = sqlite3_column_int64(chunks, 0);
-            f->range[f->n][0] = sqlite3_column_int64(chunks, 1);
-            f->range[f->n][1] = sqlite3_column_int64(chunks, 2);
+            f->ids[f->n] = cr.id;
+            f->range[f->n][0] = cr.start_byte;
+            f->range[f->n][1] = cr.end_byte;
             f->n++;
         }
+        mg_idx_done(&chunks);
     }
     /* no statement stays active across the commits between batches */
-    sqlite3_reset(files);
-    sqlite3_reset(chunks);
-    return 0;
+    mg_idx_done(&files);
+    return rc;
 }
+
+/* ---- 3. mg_vec_index ---------------------------------------------------------------------------- */
 
 void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_id, mg_progress_fn on_progress,
                   void *progress_ud, const volatile int *stop, struct mg_vec_stats *st)
@@ -225,7 +232,6 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
     struct mg_err err = {0};
     struct mg_embedder *e = NULL;
     struct mg_vstore *vs = NULL;
-    sqlite3_stmt *files = NULL, *chunks = NULL;
     struct vfile *v = NULL;
     size_t nv = 0;
     bool in_tx = false, changed = false;
@@ -240,9 +246,9 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
     if (!e) {
         /* keyword-only: drop vectors made by another embedder */
         if (strcmp(have, "none") == 0) goto done;
-        if (mg_db_exec(d, "BEGIN IMMEDIATE", &err) != 0) goto fail;
+        if (mg_db_begin(d, &err) != 0) goto fail;
         in_tx = true;
-        if (mg_db_exec(d, "DELETE FROM vectors; DELETE FROM embed_model", &err) != 0 ||
+        if (mg_idx_model_clear(d, true, &err) != 0 ||
             mg_db_meta_set(d, "embed_sig", "none", &err) != 0)
             goto fail;
         changed = true;
@@ -259,14 +265,16 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
     char vstore[700], have_vstore[700] = "builtin";
     mg_vext_sig(c, tenant, repo_id, vstore, sizeof(vstore));
     mg_db_meta_get(d, "vec_store", have_vstore, sizeof(have_vstore));
-    if (mg_db_exec(d, "BEGIN IMMEDIATE", &err) != 0) goto fail;
+    if (mg_db_begin(d, &err) != 0) goto fail;
     in_tx = true;
-    int64_t nfiles = count(d, "SELECT count(*) FROM files");
+    uint64_t nfiles_u = 0;
+    mg_idx_totals(d, &nfiles_u, NULL, NULL, NULL);
+    int64_t nfiles = (int64_t)nfiles_u;
     int64_t learned = mg_db_meta_int(d, "embed_learn_files", 0);
     bool stale = strcmp(have, sig) != 0 || strcmp(have_kid, kid) != 0 || strcmp(have_vstore, vstore) != 0 ||
                  (strcmp(e->name, "builtin") == 0 && nfiles > 2 * learned + 100);
     if (stale) {
-        if (vs->ops->prune(vs, 1, &err) != 0 || mg_db_exec(d, "DELETE FROM embed_model", &err) != 0 ||
+        if (vs->ops->prune(vs, 1, &err) != 0 || mg_idx_model_clear(d, false, &err) != 0 ||
             mg_db_meta_set(d, "embed_sig", sig, &err) != 0 || mg_db_meta_set(d, "vec_key_id", kid, &err) != 0 ||
             mg_db_meta_set(d, "vec_store", vstore, &err) != 0 ||
             mg_db_meta_set_int(d, "embed_learn_files", nfiles, &err) != 0)
@@ -274,31 +282,25 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
         st->reembedded = have[0] && strcmp(have, "none") != 0;
         changed = true;
     }
-    int64_t before = count(d, "SELECT count(*) FROM vectors");
+    int64_t before = mg_idx_vector_rows(d);
     if (vs->ops->prune(vs, 0, &err) != 0) goto fail;
-    if (count(d, "SELECT count(*) FROM vectors") != before) changed = true;
+    if (mg_idx_vector_rows(d) != before) changed = true;
     if (mg_embedder_prepare(e, d, 1, &err) != 0) goto fail;
     int dim = mg_embedder_dim(e, &err);
     if (dim < 0) goto fail;
-    if (mg_db_prepare(d, "SELECT id, path, content, size, chunk_lo, chunk_hi FROM files f WHERE id > ? AND NOT "
-                         "EXISTS (SELECT 1 FROM vectors v WHERE v.file_id = f.id) ORDER BY id", &files, &err) != 0 ||
-        mg_db_prepare(d, "SELECT id, start_byte, end_byte FROM chunks WHERE id BETWEEN ? AND ? ORDER BY id", &chunks,
-                      &err) != 0)
-        goto fail;
     v = calloc(BATCH_FILES, sizeof(*v));
     if (!v) {
         mg_err_set(&err, MG_E_NO_MEMORY, "out of memory");
         goto fail;
     }
-    int64_t todo = count(d, "SELECT count(*) FROM files f WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE "
-                            "v.file_id = f.id)");
+    int64_t todo = mg_idx_files_unembedded(d);
     int64_t after = 0;
     int batches = 0;
     struct batch b = {.e = e, .dim = dim, .stop = stop};
     b.nthreads = c->index_threads < 1 ? 1 : c->index_threads > 64 ? 64 : c->index_threads;
     pthread_mutex_init(&b.mu, NULL);
     for (;;) {
-        if (read_batch(d, files, chunks, &after, v, &nv, &err) != 0) {
+        if (read_batch(d, &after, v, &nv, &err) != 0) {
             pthread_mutex_destroy(&b.mu);
             goto fail;
         }
@@ -325,7 +327,7 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
         }
         if (b.failed) break;
         if (++batches % COMMIT_EVERY == 0 &&
-            (mg_db_exec(d, "COMMIT", &err) != 0 || mg_db_exec(d, "BEGIN IMMEDIATE", &err) != 0)) {
+            (mg_db_commit(d, &err) != 0 || mg_db_begin(d, &err) != 0)) {
             pthread_mutex_destroy(&b.mu);
             goto fail;
         }
@@ -343,7 +345,7 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
 finish:
     if (changed && mg_db_meta_set_int(d, "vec_gen", mg_db_meta_int(d, "vec_gen", 0) + 1, &err) != 0) goto fail;
     if (note_vector_count(d, changed, &err) != 0) goto fail;
-    if (mg_db_exec(d, "COMMIT", &err) != 0) goto fail;
+    if (mg_db_commit(d, &err) != 0) goto fail;
     in_tx = false;
     goto done;
 fail:
@@ -353,17 +355,13 @@ fail:
         /* keep the vectors made so far */
         if (changed) mg_db_meta_set_int(d, "vec_gen", mg_db_meta_int(d, "vec_gen", 0) + 1, NULL);
         note_vector_count(d, changed, NULL);
-        if (sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-            sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+        if (mg_db_commit(d, NULL) != 0) mg_db_rollback(d);
     }
 done:
     for (size_t i = 0; v && i < nv; i++) vfile_release(&v[i]);
     free(v);
-    sqlite3_finalize(files);
-    sqlite3_finalize(chunks);
     mg_vstore_close(&vs);
-    if (e) st->pending = (uint64_t)count(d, "SELECT count(*) FROM files f WHERE NOT EXISTS (SELECT 1 FROM vectors "
-                                            "v WHERE v.file_id = f.id)");
+    if (e) st->pending = (uint64_t)mg_idx_files_unembedded(d);
     mg_embedder_free(&e);
     st->seconds = mg_clock_s() - t0;
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "store/db.h"
+#include "store/indexdb.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -411,7 +412,7 @@ void mg_vset_finish(struct mg_vset *s)
     qsort(s->files, s->nfiles, sizeof(*s->files), cmp_vfile);
 }
 
-void mg_vset_release(struct mg_vset **ps)
+void mg_vset_unref(struct mg_vset **ps)
 {
     struct mg_vset *s = *ps;
     *ps = NULL;
@@ -438,17 +439,15 @@ int mg_vset_load(struct mg_db *d, const char *repo_id, const unsigned char key[M
      * file's blob is read (sorting the rows would carry the blobs through a
      * temporary b-tree). Vectors of files no longer indexed are left out;
      * the next index run prunes them. */
-    sqlite3_stmt *order = NULL, *get = NULL;
+    struct mg_idx_cur order = {0}, get = {0};
+    struct mg_idx_row row;
     int64_t *fid = NULL;
     size_t nf = 0, cap = 0;
     uint64_t total = 0;
     int rc = -1;
-    if (mg_db_prepare(d, "SELECT v.file_id, v.n FROM vectors v JOIN files f ON f.id = v.file_id "
-                         "ORDER BY f.chunk_lo", &order, err) != 0 ||
-        mg_db_prepare(d, "SELECT blob FROM vectors WHERE file_id = ?", &get, err) != 0)
-        goto out;
+    if (mg_idx_vectors_by_chunk(d, &order, err) != 0) goto out;
     int step;
-    while ((step = sqlite3_step(order)) == SQLITE_ROW) {
+    while ((step = mg_idx_next(&order, &row)) > 0) {
         if (nf == cap) {
             int64_t *v = realloc(fid, (cap = cap ? 2 * cap : 1024) * sizeof(*fid));
             if (!v) {
@@ -457,10 +456,11 @@ int mg_vset_load(struct mg_db *d, const char *repo_id, const unsigned char key[M
             }
             fid = v;
         }
-        fid[nf++] = sqlite3_column_int64(order, 0);
-        total += (uint64_t)sqlite3_column_int64(order, 1);
+        fid[nf++] = row.file_id;
+        total += (uint64_t)row.n;
     }
-    if (step != SQLITE_DONE) {
+    mg_idx_done(&order);
+    if (step != 0) {
         mg_db_error(d, "read vectors", err);
         goto out;
     }
@@ -470,16 +470,17 @@ int mg_vset_load(struct mg_db *d, const char *repo_id, const unsigned char key[M
             mg_err_set(err, MG_E_INTERNAL, "loading the vectors of repo '%s' was stopped", repo_id);
             goto out;
         }
-        sqlite3_reset(get);
-        sqlite3_bind_int64(get, 1, fid[i]);
-        if ((step = sqlite3_step(get)) == SQLITE_DONE) continue; /* (gone meanwhile: a reader sees one snapshot) */
-        if (step != SQLITE_ROW) {
+        if (mg_idx_vectors_of(d, fid[i], &get, err) != 0) goto out;
+        if ((step = mg_idx_next(&get, &row)) == 0) { /* (gone meanwhile: a reader sees one snapshot) */
+            mg_idx_done(&get);
+            continue;
+        }
+        if (step < 0) {
             mg_db_error(d, "read vectors", err);
             goto out;
         }
-        if (mg_vset_add_blob(s, key, repo_id, fid[i], sqlite3_column_blob(get, 0),
-                             (size_t)sqlite3_column_bytes(get, 0), err) != 0)
-            goto out;
+        if (mg_vset_add_blob(s, key, repo_id, fid[i], row.blob, row.bloblen, err) != 0) goto out;
+        mg_idx_done(&get);
         if (pr) __atomic_store_n(&pr->done, (uint64_t)s->n, __ATOMIC_RELAXED);
     }
     mg_vset_finish(s);
@@ -487,10 +488,10 @@ int mg_vset_load(struct mg_db *d, const char *repo_id, const unsigned char key[M
     s = NULL;
     rc = 0;
 out:
-    sqlite3_finalize(order);
-    sqlite3_finalize(get);
+    mg_idx_done(&order);
+    mg_idx_done(&get);
     free(fid);
-    mg_vset_release(&s);
+    mg_vset_unref(&s);
     return rc;
 }
 

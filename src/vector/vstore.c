@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "store/db.h"
+#include "store/indexdb.h"
 #include "vector/vext.h"
 
 /* ---- 1. keys --------------------------------------------------------------------- */
@@ -168,7 +169,7 @@ static int slot_claim(const char *path, const char *gen)
         if (!cache[i].loading && (slot < 0 || cache[i].used < cache[slot].used)) slot = i;
     if (slot < 0) return -1;
     struct cache_slot *c = &cache[slot];
-    mg_vset_release(&c->vs); /* (searches holding it keep their reference) */
+    mg_vset_unref(&c->vs); /* (searches holding it keep their reference) */
     snprintf(c->path, sizeof(c->path), "%s", path);
     snprintf(c->gen, sizeof(c->gen), "%s", gen);
     c->loading = true;
@@ -245,7 +246,7 @@ static void *bg_main(void *arg)
     struct mg_db *d = NULL;
     struct mg_err e = {0};
     char gen[64];
-    if (mg_db_open(j->path, MG_DB_READONLY, &d, &e) != 0 || mg_db_exec(d, "BEGIN", &e) != 0) {
+    if (mg_db_open(j->path, MG_DB_READONLY, &d, &e) != 0 || mg_db_begin_read(d, &e) != 0) {
         pthread_mutex_lock(&cache_mu);
         cache[j->slot].loading = false;
         cache[j->slot].failed = true;
@@ -263,7 +264,7 @@ static void *bg_main(void *arg)
         } else {
             slot_load(j->slot, d, j->repo, j->key, NULL, &e);
         }
-        sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL);
+        mg_db_commit(d, NULL);
     }
     mg_db_close(&d);
     sodium_memzero(j->key, sizeof(j->key));
@@ -369,7 +370,7 @@ __attribute__((destructor)) static void cache_drop(void)
     pthread_mutex_lock(&cache_mu);
     for (int i = 0; i < CACHE_SLOTS; i++) {
         __atomic_store_n(&cache[i].progress.stop, 1, __ATOMIC_RELAXED);
-        if (!cache[i].loading) mg_vset_release(&cache[i].vs);
+        if (!cache[i].loading) mg_vset_unref(&cache[i].vs);
     }
     pthread_mutex_unlock(&cache_mu);
 }
@@ -378,19 +379,10 @@ struct builtin_store {
     struct mg_db *d;
     char repo[128];
     unsigned char key[MG_VKEY_BYTES];
-    sqlite3_stmt *put;
     struct mg_vset *pinned; /* the vectors search uses, once pinned */
 };
 
-int mg_vstore_schema(struct mg_db *d, struct mg_err *err)
-{
-    return mg_db_exec(d, "CREATE TABLE IF NOT EXISTS vectors(file_id INTEGER PRIMARY KEY, n INTEGER NOT NULL, "
-                         "blob BLOB NOT NULL);"
-                         "CREATE TABLE IF NOT EXISTS embed_model(name TEXT PRIMARY KEY, value BLOB NOT NULL);"
-                         /* scope -> candidate chunk ranges without reading the rows that hold the text */
-                         "CREATE INDEX IF NOT EXISTS files_scope ON files(path, lang, chunk_lo, chunk_hi);",
-                      err);
-}
+int mg_vstore_schema(struct mg_db *d, struct mg_err *err) { return mg_idx_vectors_schema(d, err); }
 
 static int bs_put(struct mg_vstore *vs, int64_t file_id, const int64_t *ids, const float *vecs, size_t n, int dim,
                   struct mg_err *err)
@@ -398,24 +390,16 @@ static int bs_put(struct mg_vstore *vs, int64_t file_id, const int64_t *ids, con
     struct builtin_store *s = vs->self;
     void *blob;
     size_t len;
-    if (!s->put && mg_db_prepare(s->d, "INSERT OR REPLACE INTO vectors(file_id, n, blob) VALUES(?, ?, ?)", &s->put,
-                                 err) != 0)
-        return -1;
     if (mg_vblob_seal(s->key, s->repo, file_id, dim, n, ids, vecs, &blob, &len, err) != 0) return -1;
-    sqlite3_bind_int64(s->put, 1, file_id);
-    sqlite3_bind_int64(s->put, 2, (int64_t)n);
-    sqlite3_bind_blob(s->put, 3, blob, (int)len, SQLITE_STATIC);
-    int rc = sqlite3_step(s->put);
-    sqlite3_reset(s->put);
+    int rc = mg_idx_vectors_put(s->d, file_id, n, blob, len, err);
     free(blob);
-    return rc == SQLITE_DONE ? 0 : mg_db_error(s->d, "store vectors", err);
+    return rc;
 }
 
 static int bs_prune(struct mg_vstore *vs, int all, struct mg_err *err)
 {
     struct builtin_store *s = vs->self;
-    return mg_db_exec(s->d, all ? "DELETE FROM vectors"
-                                : "DELETE FROM vectors WHERE file_id NOT IN (SELECT id FROM files)", err);
+    return mg_idx_vectors_prune(s->d, all, err);
 }
 
 /* Under no lock: the current generation's whole set if this process holds
@@ -452,7 +436,7 @@ static int bs_pin(struct mg_vstore *vs, bool wait, const float *q, int dim, stru
     char gen[64];
     struct mg_vset *whole = vset_peek(s->d, s->key, gen);
     if (whole) {
-        mg_vset_release(&s->pinned);
+        mg_vset_unref(&s->pinned);
         s->pinned = whole;
         return 0;
     }
@@ -460,7 +444,7 @@ static int bs_pin(struct mg_vstore *vs, bool wait, const float *q, int dim, stru
         int rc = mg_vcols_read(s->d->path, s->repo, gen, s->key, q, dim, &s->pinned, err);
         if (rc <= 0) return rc;
     }
-    mg_vset_release(&s->pinned);
+    mg_vset_unref(&s->pinned);
     return vset_get(s->d, s->repo, s->key, gen, wait, loading, &s->pinned, err);
 }
 
@@ -486,7 +470,7 @@ static long bs_search(struct mg_vstore *vs, const float *q, int dim, const struc
                        "the repo again", s->repo, set->dim, dim);
     else if ((n = mg_vset_search(set, q, r, nr, k, out)) < 0)
         mg_err_oom(err);
-    mg_vset_release(&set);
+    mg_vset_unref(&set);
     return n;
 }
 
@@ -502,15 +486,14 @@ static int bs_score(struct mg_vstore *vs, const float *q, int dim, const int64_t
                         s->repo, set->dim, dim);
     else if (mg_vset_score(set, q, ids, n, scores) != 0)
         rc = mg_err_oom(err);
-    mg_vset_release(&set);
+    mg_vset_unref(&set);
     return rc;
 }
 
 static void bs_close(struct mg_vstore *vs)
 {
     struct builtin_store *s = vs->self;
-    mg_vset_release(&s->pinned);
-    sqlite3_finalize(s->put);
+    mg_vset_unref(&s->pinned);
     sodium_memzero(s->key, sizeof(s->key));
     free(s);
 }
@@ -561,7 +544,7 @@ int mg_vcols_update(const struct mg_config *c, const char *dbpath, const char *r
     char gen[64], have[64], sig[64] = "", path[4200], tenant[65];
     int rc = -1;
     if (mg_db_open(dbpath, MG_DB_READONLY, &d, err) != 0) return -1;
-    if (mg_db_exec(d, "BEGIN", err) != 0) goto out;
+    if (mg_db_begin_read(d, err) != 0) goto out;
     mg_db_meta_get(d, "embed_sig", sig, sizeof(sig));
     if (!sig[0] || strcmp(sig, "none") == 0 || mg_db_meta_int(d, "vectors", 0) == 0 || mg_vext_api_of(c)) {
         /* (an external store's vectors are not here: no column file) */
@@ -581,10 +564,10 @@ int mg_vcols_update(const struct mg_config *c, const char *dbpath, const char *r
     struct mg_vset *s = vset_peek(d, key, gen);
     if (!s && mg_vset_load(d, repo_id, key, NULL, &s, err) != 0) goto out;
     rc = mg_vcols_write(dbpath, repo_id, gen, key, s, err);
-    mg_vset_release(&s);
+    mg_vset_unref(&s);
 out:
     sodium_memzero(key, sizeof(key));
-    if (d) sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL);
+    if (d) mg_db_commit(d, NULL);
     mg_db_close(&d);
     return rc;
 }

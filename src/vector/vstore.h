@@ -100,7 +100,7 @@ int mg_vset_add_blob(struct mg_vset *s, const unsigned char key[MG_VKEY_BYTES], 
 /* Put the last rows in their block and sort the file index; call after the
  * last add, before any search. */
 void mg_vset_finish(struct mg_vset *s);
-void mg_vset_release(struct mg_vset **s);  /* drops a reference */
+void mg_vset_unref(struct mg_vset **s);  /* drops a reference */
 
 /* vector i (an index into the set) as dim int8 values (a partial set's
  * unread columns read as zeros) */

@@ -1,0 +1,694 @@
+/* nav_calls.c — call-graph walks: the callers of a definition, the callees
+ * it calls (a called name resolved by the file's imports and paths), and
+ * the call paths between two (nav_int.h).
+ *
+ * Sections:
+ *   1. the graph and resolution of a called name
+ *   2. callers
+ *   3. callees
+ *   4. paths
+ */
+#include "search/nav_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index/lex.h"
+#include "store/tokenize.h"
+#include "util/buf.h"
+#include "util/clock.h"
+
+/* ---- 1. the graph and resolution of a called name -------------------------------------------------- */
+
+/* A definition of the graph's pool for a file's def (one copy per def). */
+static struct mg_nav_def *pooled(struct mg_nav_graph *g, const struct mg_nav_def *d, const char *path)
+{
+    for (size_t i = g->npool; i-- > 0;) { /* recent first: walks revisit what they just added */
+        struct mg_nav_def *p = g->pool[i];
+        if (p->start_line == d->start_line && strcmp(p->path, path) == 0 && strcmp(p->name, d->name ? d->name : "") == 0)
+            return p;
+    }
+    struct mg_nav_def **np = mg_grow(g->pool, g->npool, &g->cappool, sizeof(*np));
+    if (!np) return NULL;
+    g->pool = np;
+    struct mg_nav_def *c = mg__nav_def_copy(d, path);
+    if (c) g->pool[g->npool++] = c;
+    return c;
+}
+
+/* The whole file as a definition: what top-level code belongs to. */
+static const struct mg_nav_def *file_def(const struct file *fl, struct mg_nav_def *tmp)
+{
+    memset(tmp, 0, sizeof(*tmp));
+    tmp->name = fl->path;
+    tmp->kind = "file";
+    tmp->file_id = fl->id;
+    tmp->start_line = 1;
+    tmp->end_line = 1;
+    for (size_t i = 0; i < fl->len; i++) tmp->end_line += fl->text[i] == '\n';
+    return tmp;
+}
+
+static int add_edge(struct mg_nav_graph *g, size_t limit, int depth, struct mg_nav_def *from, struct mg_nav_def *to,
+                    const char *callee, int line, const char *confidence)
+{
+    g->total++;
+    if (g->n >= limit) {
+        g->truncated = true;
+        return 0;
+    }
+    struct mg_nav_edge *nv = mg_grow(g->v, g->n, &g->cap, sizeof(*nv));
+    if (!nv) return -1;
+    g->v = nv;
+    char *c = strdup(callee);
+    if (!c) return -1;
+    g->v[g->n++] = (struct mg_nav_edge){depth, from, to, c, line, confidence};
+    return 0;
+}
+
+/* Languages whose functions call each other by name: C with C++ and
+ * Objective-C, JavaScript with TypeScript; any other only itself (a Python
+ * call of `norm` is no call of a Go function norm). */
+static bool same_world(const char *a, const char *b)
+{
+    static const char *const worlds[] = {" c cpp objc ", " javascript typescript "};
+    if (!a || !b || strcmp(a, b) == 0) return true;
+    for (size_t i = 0; i < sizeof(worlds) / sizeof(worlds[0]); i++)
+        if (mg__nav_in_words(worlds[i], a, strlen(a)) && mg__nav_in_words(worlds[i], b, strlen(b))) return true;
+    return false;
+}
+
+static int on_import(void *ud, enum mg_nav_imp how, const char *p)
+{
+    struct file *fl = ud;
+    struct imp *ni = mg_grow(fl->imps, fl->nimps, &fl->capimps, sizeof(*ni));
+    char *c = ni ? strdup(p) : NULL;
+    if (ni) fl->imps = ni;
+    if (!c) {
+        fl->imps_failed = true;
+        return 1;
+    }
+    fl->imps[fl->nimps++] = (struct imp){how, c};
+    return 0;
+}
+
+/* A loaded file's imports (search/navimport.h), read once. */
+static int file_imports(struct nav *v, struct file *fl)
+{
+    if (fl->imps_loaded || !fl->loaded) return 0;
+    mg_nav_imports(fl->lang, fl->path, fl->text, fl->len, on_import, fl);
+    if (fl->imps_failed) return mg_err_oom(v->err);
+    fl->imps_loaded = true;
+    return 0;
+}
+
+static bool imports(const struct file *from, const char *path)
+{
+    for (size_t i = 0; i < from->nimps; i++)
+        if (mg_nav_import_matches(from->imps[i].how, from->imps[i].p, path)) return true;
+    return false;
+}
+
+/* a/b.h and a/b.c: one path but for the extension. */
+static bool same_stem(const char *a, const char *b)
+{
+    const char *da = strrchr(a, '.'), *db = strrchr(b, '.');
+    if (!da || !db || strchr(da, '/') || strchr(db, '/')) return false;
+    return da - a == db - b && memcmp(a, b, (size_t)(da - a)) == 0;
+}
+
+/* How a called name resolves from a file: its own definition there, else the
+ * repo's by name in a language that can call it; of several, those in files
+ * the caller imports come first. *to is NULL when there is none. */
+static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, const char *name,
+                   struct mg_nav_def **to, const char **confidence)
+{
+    *to = NULL;
+    *confidence = "external";
+    for (size_t i = 0; i < from->ndefs; i++)
+        if (mg__nav_function_like(from->defs[i].kind) && strcmp(from->defs[i].name, name) == 0) {
+            *confidence = "file";
+            return (*to = pooled(g, &from->defs[i], from->path)) ? 0 : mg_err_oom(v->err);
+        }
+    struct resolved *r = mg__nav_defs_of(v, name);
+    if (!r) return -1;
+    size_t nfn = 0;
+    const struct mg_nav_def *first = NULL, *ifirst = NULL;
+    struct file *ffirst = NULL, *fifirst = NULL;
+    bool ifiles = false; /* imported definitions in several files */
+    /* headers the caller includes that declare the name: their sources count as included (at most 8) */
+    const struct file *hdr[8];
+    size_t nhdr = 0;
+    const struct file *last = NULL; /* definitions come by path: one look per file */
+    bool last_in = false;
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass == 1 && (nfn < 2 || file_imports(v, from) != 0)) break;
+        for (size_t i = 0; i < r->n; i++) {
+            struct file *fl;
+            const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
+            if (!d || !same_world(from->lang, fl->lang)) continue;
+            if (pass == 1) {
+                if (nhdr < 8 && d->kind && strcmp(d->kind, "prototype") == 0 && (!nhdr || hdr[nhdr - 1] != fl) &&
+                    imports(from, fl->path))
+                    hdr[nhdr++] = fl;
+                continue;
+            }
+            if (!mg__nav_function_like(d->kind)) continue;
+            if (pass == 0) {
+                if (!first) {
+                    first = d;
+                    ffirst = fl;
+                }
+                nfn++;
+                continue;
+            }
+            if (fl != last) {
+                last = fl;
+                last_in = imports(from, fl->path);
+                for (size_t h = 0; h < nhdr && !last_in; h++)
+                    last_in = hdr[h] != fl && same_stem(hdr[h]->path, fl->path);
+            }
+            if (last_in) {
+                if (!ifirst) {
+                    ifirst = d;
+                    fifirst = fl;
+                } else if (fl != fifirst) {
+                    ifiles = true;
+                }
+            }
+        }
+    }
+    if (v->err->code) return -1;
+    if (!first) return 0;
+    *confidence = nfn == 1 ? "name" : ifirst && !ifiles ? "import" : "ambiguous";
+    if (ifirst) {
+        first = ifirst;
+        ffirst = fifirst;
+    }
+    return (*to = pooled(g, first, ffirst->path)) ? 0 : mg_err_oom(v->err);
+}
+
+/* Can only its own file call d? A C or C++ function declared `static` in a
+ * file that is not a header (a header's static inline is every includer's). */
+static bool file_local(struct nav *v, const struct mg_nav_def *d)
+{
+    if (strcmp(d->kind, "function") != 0) return false;
+    struct file *fl = mg__nav_file(v, d->file_id, true);
+    if (!fl || !fl->text || (strcmp(fl->lang, "c") != 0 && strcmp(fl->lang, "cpp") != 0)) return false;
+    const char *dot = strrchr(fl->path, '.');
+    if (!dot || dot[1] == 'h' || strcmp(dot, ".inc") == 0 || strcmp(dot, ".def") == 0) return false;
+    /* the declaration's text from its first line up to the name */
+    size_t off = 0;
+    for (int line = 1; line < d->start_line && off < fl->len; off++)
+        if (fl->text[off] == '\n') line++;
+    size_t nl = strlen(d->name), end = off;
+    while (end < fl->len && end - off < 512 && !mg__nav_has_word(fl->text + off, end - off + 1, d->name, nl)) end++;
+    for (size_t i = off; i + 6 <= end; i++)
+        if (memcmp(fl->text + i, "static", 6) == 0 && (i == 0 || !mg_lex_id_char((unsigned char)fl->text[i - 1])) &&
+            (i + 6 >= fl->len || !mg_lex_id_char((unsigned char)fl->text[i + 6])))
+            return true;
+    return false;
+}
+
+/* The function-like definitions of name (in path only, when given), pooled,
+ * added to the walk's roots; *local (when local): all of them are file_local. */
+static int roots(struct nav *v, struct mg_nav_graph *g, const char *name, const char *path, bool *local)
+{
+    struct resolved *r = mg__nav_defs_of(v, name);
+    if (!r) return -1;
+    size_t cap = g->ndefs, n = 0;
+    bool all_local = true;
+    for (size_t i = 0; i < r->n; i++) {
+        struct file *fl;
+        const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
+        if (!d || !mg__nav_function_like(d->kind) || (path && strcmp(fl->path, path) != 0)) continue;
+        if (local && all_local && !file_local(v, d)) all_local = false;
+        n++;
+        struct mg_nav_def **nd = mg_grow(g->defs, g->ndefs, &cap, sizeof(*nd));
+        if (!nd) return mg_err_oom(v->err);
+        g->defs = nd;
+        if (!(g->defs[g->ndefs++] = pooled(g, d, fl->path))) return mg_err_oom(v->err);
+    }
+    if (local) *local = n > 0 && all_local;
+    return 0;
+}
+
+/* ---- 2. callers ------------------------------------------------------------------------------------ */
+
+struct callers_run {
+    struct mg_nav_graph *g;
+    size_t limit;
+    int depth;
+    const char *name;
+    struct mg_nav_def *to;       /* the callee at depth > 1; NULL: resolve the name from each caller */
+    struct occs o;
+    struct mg_nav_def **next;    /* callers found at this depth, for the next */
+    size_t nnext, capnext;
+    size_t visited;
+};
+
+static bool seen_def(struct mg_nav_graph *g, size_t upto, const struct mg_nav_def *d)
+{
+    for (size_t i = 0; i < upto; i++)
+        if (g->v[i].from == d) return true;
+    return false;
+}
+
+static int callers_file(struct nav *v, struct file *fl, void *ud)
+{
+    struct callers_run *cr = ud;
+    if (mg__nav_file_occs(v, fl, cr->name, &cr->o) != 0) return -1;
+    for (size_t k = 0; k < cr->o.n; k++) {
+        const struct occ *oc = &cr->o.v[k];
+        if (oc->def || !oc->call) continue;
+        struct mg_nav_def tmp;
+        const struct mg_nav_def *in = mg__nav_enclosing(fl, oc->line, true);
+        if (!in) in = file_def(fl, &tmp);
+        struct mg_nav_def *from = pooled(cr->g, in, fl->path);
+        if (!from) return mg_err_oom(v->err);
+        struct mg_nav_def *to;
+        const char *conf;
+        if (resolve(v, cr->g, fl, cr->name, &to, &conf) != 0) return -1;
+        if (cr->to && to != cr->to) { /* a caller's caller by name: not when the call is surely another's */
+            if (strcmp(conf, "file") == 0 || strcmp(conf, "import") == 0) continue;
+            to = cr->to;
+            conf = "ambiguous";
+        }
+        bool fresh = !seen_def(cr->g, cr->g->n, from);
+        for (size_t r = 0; r < cr->g->ndefs && fresh; r++) fresh = cr->g->defs[r] != from; /* a root is walked */
+        if (cr->g->n >= cr->limit) {
+            cr->g->truncated = true;
+            return 1;
+        }
+        if (add_edge(cr->g, cr->limit, cr->depth, from, to, cr->name, oc->line, conf) != 0) return mg_err_oom(v->err);
+        if (fresh && strcmp(from->kind, "file") != 0) {
+            struct mg_nav_def **nn = mg_grow(cr->next, cr->nnext, &cr->capnext, sizeof(*nn));
+            if (!nn) return mg_err_oom(v->err);
+            cr->next = nn;
+            cr->next[cr->nnext++] = from;
+        }
+    }
+    return 0;
+}
+
+static int clamp_depth(int depth, struct mg_err *err)
+{
+    if (depth < 1 || depth > MG_NAV_DEPTH_MAX)
+        return mg_err_set(err, MG_E_BAD_ARG, "depth must be between 1 and %d", MG_NAV_DEPTH_MAX);
+    return 0;
+}
+
+int mg_nav_callers(struct mg_db *d, const struct mg_filter *f, const char *qname, int depth, size_t limit,
+                   double deadline, struct mg_nav_graph *out, struct mg_err *err)
+{
+    return mg_nav_callers_of(d, f, &qname, NULL, 1, depth, limit, deadline, out, err);
+}
+
+/* How many function-like definitions the repo has by name. */
+static int defs_count(struct nav *v, const char *name, size_t *n)
+{
+    struct resolved *r = mg__nav_defs_of(v, name);
+    if (!r) return -1;
+    *n = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        struct file *fl;
+        const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
+        if (d && mg__nav_function_like(d->kind)) ++*n;
+    }
+    return 0;
+}
+
+/* Call fn on the files that may call callee name: those of the local
+ * definitions when they are all file_local, else every candidate. */
+static int callers_in(struct nav *v, const char *name, const struct mg_nav_def *const *local, size_t nlocal,
+                      struct callers_run *cr)
+{
+    int64_t ids[64];
+    if (nlocal > 0 && nlocal <= sizeof(ids) / sizeof(ids[0])) {
+        for (size_t i = 0; i < nlocal; i++) ids[i] = local[i]->file_id;
+        v->only = ids;
+        v->nonly = nlocal;
+    }
+    int rc = mg__nav_candidates(v, name, NULL, callers_file, cr, NULL);
+    v->only = NULL;
+    v->nonly = 0;
+    return rc;
+}
+
+int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *const *qnames,
+                      const char *const *in_paths, size_t nnames, int depth, size_t limit, double deadline,
+                      struct mg_nav_graph *out, struct mg_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (clamp_depth(depth, err) != 0) return -1;
+    char(*names)[MG_TOKEN_MAX * 4] = nnames ? malloc(nnames * sizeof(*names)) : NULL;
+    if (nnames && !names) return mg_err_oom(err);
+    for (size_t i = 0; i < nnames; i++)
+        if (mg__nav_plain_name(qnames[i], names[i], sizeof(names[i]), err) != 0) {
+            free(names);
+            return -1;
+        }
+    struct nav v;
+    int rc = mg__nav_open(&v, d, f, deadline, err);
+    size_t *from = nnames ? calloc(nnames + 1, sizeof(*from)) : NULL; /* names[i]'s roots: from[i]..from[i+1] */
+    bool *local = nnames ? calloc(nnames, sizeof(*local)) : NULL;
+    if (nnames && (!from || !local)) rc = mg_err_oom(err);
+    for (size_t i = 0; rc == 0 && i < nnames; i++) {
+        from[i] = out->ndefs;
+        rc = roots(&v, out, names[i], in_paths ? in_paths[i] : NULL, &local[i]);
+        from[i + 1] = out->ndefs;
+    }
+    struct callers_run cr = {.g = out, .limit = limit, .depth = 1};
+    struct mg_nav_def **frontier = NULL;
+    size_t nfrontier = 0;
+    for (int level = 1; rc == 0 && level <= depth; level++) {
+        if (level == 1) {
+            for (size_t i = 0; rc == 0 && i < nnames; i++) {
+                cr.name = names[i];
+                size_t ndefs = 0;
+                if (in_paths && in_paths[i] && !local[i] && (rc = defs_count(&v, cr.name, &ndefs)) != 0) break;
+                if (ndefs > MG_NAV_COMMON_NAME) { /* one main among many: its callers by name are anyone's */
+                    out->truncated = true;
+                    continue;
+                }
+                rc = callers_in(&v, cr.name, (const struct mg_nav_def *const *)out->defs + from[i],
+                                local[i] ? from[i + 1] - from[i] : 0, &cr);
+            }
+        } else {
+            for (size_t i = 0; rc == 0 && i < nfrontier; i++) {
+                if (++cr.visited > MG_NAV_NODES_MAX || out->n >= limit) {
+                    out->truncated = true;
+                    break;
+                }
+                cr.name = frontier[i]->name;
+                cr.to = frontier[i];
+                const struct mg_nav_def *self = frontier[i];
+                bool own = file_local(&v, self);
+                size_t ndefs = 0;
+                if (!own && (rc = defs_count(&v, cr.name, &ndefs)) != 0) break;
+                if (ndefs > MG_NAV_COMMON_NAME) { /* main, probe, init: a call by name is anyone's */
+                    out->truncated = true;
+                    continue;
+                }
+                rc = callers_in(&v, cr.name, &self, own ? 1 : 0, &cr);
+            }
+        }
+        free(frontier);
+        frontier = cr.next;
+        nfrontier = cr.nnext;
+        cr.next = NULL;
+        cr.nnext = cr.capnext = 0;
+        cr.depth = level + 1;
+        if (out->truncated) break;
+    }
+    free(frontier);
+    free(cr.next);
+    free(cr.o.v);
+    free(names);
+    free(from);
+    free(local);
+    if (rc > 0) {
+        out->truncated = true;
+        rc = 0;
+    }
+    mg__nav_close(&v);
+    if (rc != 0) mg_nav_graph_release(out);
+    return rc;
+}
+
+/* ---- 3. callees ------------------------------------------------------------------------------------ */
+
+struct callees_run {
+    const char *lang;
+    const char *self; /* the definition's own name: its first occurrence is no call */
+    bool self_seen;
+    int lo, hi;       /* the definition's lines */
+    struct call { size_t off; int line; size_t len; } *v;
+    size_t n, cap;
+    bool failed;
+};
+
+static int on_call(void *ud, const char *t, size_t off, size_t len, int line, bool call)
+{
+    struct callees_run *cr = ud;
+    if (line > cr->hi) return 1;
+    if (line < cr->lo) return 0;
+    if (!cr->self_seen && strlen(cr->self) == len && memcmp(t + off, cr->self, len) == 0) {
+        cr->self_seen = true;
+        return 0;
+    }
+    if (!call || (!mg__nav_member(t, off) && mg__nav_keyword(cr->lang, t + off, len))) return 0;
+    struct call *nv = mg_grow(cr->v, cr->n, &cr->cap, sizeof(*nv));
+    if (!nv) {
+        cr->failed = true;
+        return 1;
+    }
+    cr->v = nv;
+    cr->v[cr->n++] = (struct call){off, line, len};
+    return 0;
+}
+
+/* The distinct calls inside one definition, each with its first line, as
+ * edges from it. */
+static int calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int depth, struct mg_nav_def *from,
+                    struct mg_nav_def ***found, size_t *nfound, size_t *capfound)
+{
+    struct file *fl = mg__nav_file(v, from->file_id, true);
+    if (!fl) return v->err->code ? -1 : 0;
+    if (mg__nav_file_defs(v, fl) != 0) return -1;
+    struct callees_run cr = {.lang = fl->lang, .self = from->name, .lo = from->start_line, .hi = from->end_line};
+    /* lex from the definition's first line: a definition never starts inside a comment */
+    size_t off = 0;
+    for (int line = 1; line < from->start_line && off < fl->len; off++)
+        if (fl->text[off] == '\n') line++;
+    cr.lo = 1;
+    cr.hi = from->end_line - from->start_line + 1;
+    mg_nav_lex(fl->lang, fl->text + off, fl->len - off, on_call, &cr);
+    if (cr.failed) {
+        free(cr.v);
+        return mg_err_oom(v->err);
+    }
+    int rc = 0;
+    for (size_t i = 0; i < cr.n && rc == 0; i++) {
+        char name[MG_TOKEN_MAX * 4];
+        if (cr.v[i].len >= sizeof(name)) continue;
+        memcpy(name, fl->text + off + cr.v[i].off, cr.v[i].len);
+        name[cr.v[i].len] = 0;
+        bool dup = false;
+        for (size_t k = 0; k < i && !dup; k++)
+            dup = cr.v[k].len == cr.v[i].len && memcmp(fl->text + off + cr.v[k].off, name, cr.v[i].len) == 0;
+        if (dup) continue;
+        struct mg_nav_def *to;
+        const char *conf;
+        if (resolve(v, g, fl, name, &to, &conf) != 0) {
+            rc = -1;
+            break;
+        }
+        if (add_edge(g, limit, depth, from, to, name, from->start_line + cr.v[i].line - 1, conf) != 0) {
+            rc = mg_err_oom(v->err);
+            break;
+        }
+        if (to && found) {
+            bool known = false;
+            for (size_t k = 0; k < *nfound && !known; k++) known = (*found)[k] == to;
+            if (!known) {
+                struct mg_nav_def **nf = mg_grow(*found, *nfound, capfound, sizeof(*nf));
+                if (!nf) {
+                    rc = mg_err_oom(v->err);
+                    break;
+                }
+                *found = nf;
+                (*found)[(*nfound)++] = to;
+            }
+        }
+    }
+    free(cr.v);
+    return rc;
+}
+
+int mg_nav_callees(struct mg_db *d, const struct mg_filter *f, const char *qname, int depth, size_t limit,
+                   double deadline, struct mg_nav_graph *out, struct mg_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    char name[MG_TOKEN_MAX * 4];
+    if (mg__nav_plain_name(qname, name, sizeof(name), err) != 0 || clamp_depth(depth, err) != 0) return -1;
+    struct nav v;
+    int rc = mg__nav_open(&v, d, f, deadline, err);
+    if (rc == 0) rc = roots(&v, out, name, NULL, NULL);
+    struct mg_nav_def **frontier = NULL, **next = NULL, **visited = NULL;
+    size_t nfrontier = 0, nnext = 0, capnext = 0, nvisited = 0, capvisited = 0;
+    if (rc == 0 && out->ndefs) {
+        frontier = malloc(out->ndefs * sizeof(*frontier));
+        if (!frontier) rc = mg_err_oom(err);
+        else memcpy(frontier, out->defs, out->ndefs * sizeof(*frontier));
+        nfrontier = out->ndefs;
+    }
+    for (int level = 1; rc == 0 && level <= depth && nfrontier; level++) {
+        for (size_t i = 0; rc == 0 && i < nfrontier; i++) {
+            if (mg__nav_late(deadline) || nvisited >= MG_NAV_NODES_MAX || out->n >= limit) {
+                out->truncated = true;
+                break;
+            }
+            bool known = false;
+            for (size_t k = 0; k < nvisited && !known; k++) known = visited[k] == frontier[i];
+            if (known) continue;
+            struct mg_nav_def **nv = mg_grow(visited, nvisited, &capvisited, sizeof(*nv));
+            if (!nv) {
+                rc = mg_err_oom(err);
+                break;
+            }
+            visited = nv;
+            visited[nvisited++] = frontier[i];
+            rc = calls_of(&v, out, limit, level, frontier[i], level < depth ? &next : NULL, &nnext, &capnext);
+        }
+        free(frontier);
+        frontier = next;
+        nfrontier = nnext;
+        next = NULL;
+        nnext = capnext = 0;
+        if (out->truncated) break;
+    }
+    free(frontier);
+    free(next);
+    free(visited);
+    mg__nav_close(&v);
+    if (rc != 0) mg_nav_graph_release(out);
+    return rc;
+}
+
+/* ---- 4. paths -------------------------------------------------------------------------------------- */
+
+/* The edge that reached edge p's caller (-1: p starts at a root). */
+static ssize_t edge_up(const struct mg_nav_graph *g, struct mg_nav_def *const *visited, const ssize_t *parent,
+                       size_t nvisited, ssize_t p)
+{
+    const struct mg_nav_def *fr = g->v[p].from;
+    for (size_t k = 0; k < nvisited; k++)
+        if (visited[k] == fr) return parent[k];
+    return -1;
+}
+
+int mg_nav_trace(struct mg_db *d, const struct mg_filter *f, const char *qfrom, const char *qto, int max_depth,
+                 size_t max_paths, double deadline, struct mg_nav_paths *out, struct mg_err *err)
+{
+    memset(out, 0, sizeof(*out));
+    char from[MG_TOKEN_MAX * 4], to[MG_TOKEN_MAX * 4];
+    if (mg__nav_plain_name(qfrom, from, sizeof(from), err) != 0 || mg__nav_plain_name(qto, to, sizeof(to), err) != 0 ||
+        clamp_depth(max_depth, err) != 0)
+        return -1;
+    if (max_paths == 0) max_paths = 1;
+    struct nav v;
+    struct mg_nav_graph *g = &out->g;
+    int rc = mg__nav_open(&v, d, f, deadline, err);
+    if (rc == 0) rc = roots(&v, g, from, NULL, NULL);
+    /* breadth first over definitions; parent[i]: the edge that reached visited[i] */
+    struct mg_nav_def **visited = NULL;
+    ssize_t *parent = NULL;
+    size_t nvisited = 0, capvisited = 0, head = 0;
+    int *level = NULL;
+    for (size_t i = 0; rc == 0 && i < g->ndefs; i++) {
+        if (nvisited == capvisited) {
+            capvisited = capvisited ? capvisited * 2 : 64;
+            visited = realloc(visited, capvisited * sizeof(*visited));
+            parent = realloc(parent, capvisited * sizeof(*parent));
+            level = realloc(level, capvisited * sizeof(*level));
+            if (!visited || !parent || !level) rc = mg_err_oom(err);
+        }
+        if (rc == 0) {
+            visited[nvisited] = g->defs[i];
+            parent[nvisited] = -1;
+            level[nvisited++] = 0;
+        }
+    }
+    int found_at = -1;
+    while (rc == 0 && head < nvisited) {
+        if (found_at >= 0 && level[head] >= found_at) break; /* every shortest path is in */
+        if (level[head] >= max_depth) break;
+        if (mg__nav_late(deadline) || head >= MG_NAV_NODES_MAX) {
+            out->truncated = true;
+            break;
+        }
+        struct mg_nav_def *node = visited[head];
+        size_t e0 = g->n;
+        if (calls_of(&v, g, SIZE_MAX, level[head] + 1, node, NULL, NULL, NULL) != 0) {
+            rc = -1;
+            break;
+        }
+        out->visited++;
+        for (size_t e = e0; e < g->n && rc == 0; e++) {
+            struct mg_nav_def *t = g->v[e].to;
+            if (!t) continue;
+            bool known = false;
+            for (size_t k = 0; k < nvisited && !known; k++) known = visited[k] == t;
+            if (known && strcmp(t->name, to) != 0) continue;
+            if (nvisited == capvisited) {
+                capvisited *= 2;
+                struct mg_nav_def **nv = realloc(visited, capvisited * sizeof(*nv));
+                ssize_t *np = realloc(parent, capvisited * sizeof(*np));
+                int *nl = realloc(level, capvisited * sizeof(*nl));
+                if (nv) visited = nv;
+                if (np) parent = np;
+                if (nl) level = nl;
+                if (!nv || !np || !nl) {
+                    rc = mg_err_oom(err);
+                    break;
+                }
+            }
+            visited[nvisited] = t;
+            parent[nvisited] = (ssize_t)e;
+            level[nvisited] = level[head] + 1;
+            if (strcmp(t->name, to) == 0 && out->n < max_paths) {
+                if (found_at < 0) found_at = level[head] + 1;
+                /* the path: edges back to a root */
+                size_t len = 0;
+                for (ssize_t p = (ssize_t)e; p >= 0; p = edge_up(g, visited, parent, nvisited, p)) len++;
+                struct mg_nav_edge *path = calloc(len, sizeof(*path));
+                size_t *nl = realloc(out->len, (out->n + 1) * sizeof(*nl));
+                if (nl) out->len = nl;
+                struct mg_nav_edge **np = realloc(out->paths, (out->n + 1) * sizeof(*np));
+                if (np) out->paths = np;
+                if (!path || !nl || !np) {
+                    free(path);
+                    rc = mg_err_oom(err);
+                    break;
+                }
+                size_t i = len;
+                for (ssize_t p = (ssize_t)e; p >= 0; p = edge_up(g, visited, parent, nvisited, p))
+                    path[--i] = g->v[p]; /* a copy: g->v may still move; its strings stay g's */
+                out->paths[out->n] = path;
+                out->len[out->n++] = len;
+            }
+            nvisited++;
+        }
+        head++;
+    }
+    free(visited);
+    free(parent);
+    free(level);
+    mg__nav_close(&v);
+    if (rc != 0) mg_nav_paths_release(out);
+    return rc;
+}
+
+void mg_nav_graph_release(struct mg_nav_graph *g)
+{
+    for (size_t i = 0; i < g->n; i++) free(g->v[i].callee);
+    free(g->v);
+    for (size_t i = 0; i < g->npool; i++) {
+        mg__nav_def_free(g->pool[i]);
+        free(g->pool[i]);
+    }
+    free(g->pool);
+    free(g->defs);
+    memset(g, 0, sizeof(*g));
+}
+
+void mg_nav_paths_release(struct mg_nav_paths *p)
+{
+    for (size_t i = 0; i < p->n; i++) free(p->paths[i]);
+    free(p->paths);
+    free(p->len);
+    mg_nav_graph_release(&p->g);
+    memset(p, 0, sizeof(*p));
+}

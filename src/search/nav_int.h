@@ -1,0 +1,127 @@
+/* nav_int.h — what navigation's files share (search/nav*.c, impact.c).
+ *
+ * A navigation request (nav.h) keeps a struct nav: the files it has read
+ * (their rows, stored text and definitions, by id) and the definitions of
+ * each name it has resolved. nav.c owns that state and the lexer's
+ * keywords; nav_refs.c finds references (the files whose words hold a name,
+ * lexed); nav_calls.c walks the call graph (callers, callees, paths).
+ */
+#ifndef MG_NAV_INT_H
+#define MG_NAV_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "search/nav.h"
+#include "search/navimport.h"
+
+#define MAX_FILE_TEXT (64u << 20)
+
+struct file {
+    int64_t id;
+    char *path, *lang;
+    char *text;
+    size_t len;
+    int64_t sym_lo, sym_hi;
+    struct mg_nav_def *defs; /* the file's definitions, by id; their strings owned here */
+    size_t ndefs;
+    bool allowed;            /* in the request's scope */
+    bool loaded;             /* text read */
+    bool defs_loaded;        /* defs read (file_defs) */
+    struct imp { enum mg_nav_imp how; char *p; } *imps; /* what its imports name (file_imports) */
+    size_t nimps, capimps;
+    bool imps_loaded, imps_failed;
+};
+
+struct nav {
+    struct mg_db *d;
+    const struct mg_filter *f;
+    double deadline;
+    struct mg_err *err;
+    struct file **files; /* open addressing by id */
+    size_t nfiles, capfiles;
+    struct resolved *names; /* open addressing by name */
+    size_t nnames, capnames;
+    const int64_t *only;    /* candidates: only these files (a file-local callee's); NULL: all */
+    size_t nonly;
+};
+
+struct resolved {
+    char *name;
+    size_t *idx; /* definitions as (file slot, def index) pairs flattened: file ids and def indexes */
+    int64_t *fid;
+    size_t n;
+};
+
+struct occ {
+    size_t off;
+    int line;
+    bool call, def;
+    bool keyword; /* the word as the language's keyword there (js_word), dropped unless a definition's name */
+};
+
+struct occs {
+    const char *name;
+    size_t nlen;
+    bool js_word;   /* a JavaScript/TypeScript reserved or contextual word: a method may be named so */
+    size_t tlen;    /* the text's length */
+    struct occ *v;
+    size_t n, cap;
+    bool failed;
+};
+
+/* ---- nav.c: the request's files and definitions, the lexer's words ---- */
+
+/* Past the deadline (CLOCK_MONOTONIC ms; 0: none)? */
+bool mg__nav_late(double deadline);
+/* Whether s (n bytes) is one of the words of " a b c ". */
+bool mg__nav_in_words(const char *words, const char *s, size_t n);
+/* Words that look like calls and are not (`if (`, `sizeof(`), per language. */
+bool mg__nav_keyword(const char *lang, const char *s, size_t n);
+/* A name right after `.`, `->` or `::` (a member or a qualified name). */
+bool mg__nav_member(const char *t, size_t off);
+bool mg__nav_function_like(const char *kind);
+/* Free what a definition owns (path too) / a file's definitions (not their
+ * borrowed paths) and the array. */
+void mg__nav_def_free(struct mg_nav_def *d);
+void mg__nav_defs_free(struct mg_nav_def *v, size_t n);
+int mg__nav_open(struct nav *v, struct mg_db *d, const struct mg_filter *f, double deadline, struct mg_err *err);
+void mg__nav_close(struct nav *v);
+/* A file by id, its row read (path, lang, scope); text and definitions only
+ * with load. NULL with err when reading fails; a file gone is not found
+ * (NULL, err unset). */
+struct file *mg__nav_file(struct nav *v, int64_t id, bool load);
+/* A loaded file's definitions, read once. */
+int mg__nav_file_defs(struct nav *v, struct file *fl);
+/* A file's definitions (symbols lo..hi, by id) appended to *defs (*ndefs of
+ * them; grown with mg_grow): name, kind and container owned by the array,
+ * path borrowed, file_id fid. 0, or -1 out of memory (the rows read so far
+ * stay, owned). Also impact.c's. */
+int mg__nav_read_defs(struct mg_db *d, int64_t lo, int64_t hi, char *path, int64_t fid, struct mg_nav_def **defs,
+                      size_t *ndefs);
+/* The innermost definition around line (function-like ones only, when fn). */
+const struct mg_nav_def *mg__nav_enclosing(const struct file *fl, int line, bool fn);
+/* A copy the caller owns (path too). */
+struct mg_nav_def *mg__nav_def_copy(const struct mg_nav_def *d, const char *path);
+/* The definitions of name in scope (every kind), cached per request. NULL
+ * with err on failure. */
+struct resolved *mg__nav_defs_of(struct nav *v, const char *name);
+const struct mg_nav_def *mg__nav_resolved_def(struct nav *v, const struct resolved *r, size_t i, struct file **fl);
+/* The plain name of a query (`Foo::bar` -> bar). */
+int mg__nav_plain_name(const char *q, char *out, size_t cap, struct mg_err *err);
+
+/* ---- nav_refs.c: where a name's word is ---- */
+
+bool mg__nav_has_word(const char *t, size_t n, const char *w, size_t wl);
+/* The occurrences of name in a loaded file. */
+int mg__nav_file_occs(struct nav *v, struct file *fl, const char *name, struct occs *o);
+/* Files whose chunks hold the name's token (a superset: case-insensitive,
+ * and parts of longer identifiers) in scope and with a lexer, by path from
+ * from_path on (NULL: all); calls fn for each, loaded, until it returns
+ * non-zero. 0 when all were seen, 1 past the deadline, 2 when fn stopped,
+ * -1 on error; *ncand: how many files there are. */
+int mg__nav_candidates(struct nav *v, const char *name, const char *from_path,
+                       int (*fn)(struct nav *, struct file *, void *), void *ud, size_t *ncand);
+
+#endif

@@ -1,0 +1,124 @@
+/* indexdb_chunks.c — reads of chunks and of the word index, chunks_fts
+ * (indexdb.h, section 4). The FTS5 expressions come from search; the
+ * statements that run them are here. */
+#include "store/indexdb_int.h"
+
+#include "store/rank.h"
+
+#define CHUNK_COLS "id, file_id, start_line, end_line, start_byte, end_byte, symbol, kind, container"
+#define CHUNK_K K_ID, K_FILE_ID, K_START_LINE, K_END_LINE, K_START_BYTE, K_END_BYTE, K_SYMBOL, K_KIND, K_CONTAINER
+
+int mg_idx_chunks(struct mg_db *d, int64_t lo, int64_t hi, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {CHUNK_K, K_END};
+    if (mg__idx_open(d, S_CHUNKS, "SELECT " CHUNK_COLS " FROM chunks WHERE id BETWEEN ? AND ? ORDER BY id", cols, c,
+                     err) != 0)
+        return -1;
+    sqlite3_bind_int64(c->st, 1, lo);
+    sqlite3_bind_int64(c->st, 2, hi);
+    return 0;
+}
+
+int mg_idx_chunk_hit(struct mg_db *d, int64_t id, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_FILE_ID, K_PATH, K_LANG, K_START_LINE, K_END_LINE, K_START_BYTE,
+                                         K_END_BYTE, K_SYMBOL, K_KIND, K_CONTAINER, K_ID, K_END};
+    if (mg__idx_open(d, S_CHUNK_HIT, "SELECT c.file_id, f.path, f.lang, c.start_line, c.end_line, c.start_byte, "
+                     "c.end_byte, c.symbol, c.kind, c.container, c.id FROM chunks c JOIN files f ON f.id = c.file_id "
+                     "WHERE c.id = ?", cols, c, err) != 0)
+        return -1;
+    sqlite3_bind_int64(c->st, 1, id);
+    return 0;
+}
+
+int64_t mg_idx_chunk_max(struct mg_db *d)
+{
+    return mg__idx_int(d, S_CHUNK_MAX, "SELECT coalesce(max(id), 0) FROM chunks", 0);
+}
+
+/* path, symbol, body weights; the largest chunk id for sampled IDFs; the
+ * phrases scored, ?9 (0: all) (rank.h) */
+#define RANK "mgrank(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM chunks), ?9)"
+
+int mg_idx_rank(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
+                struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_SCORE, K_ID, K_END};
+    if (scope ? mg__idx_open(d, S_RANK_SCOPED, "SELECT " RANK ", rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 "
+                             "AND mg_in_idset(?3, rowid) ORDER BY 1, 2 LIMIT ?2", cols, c, err)
+              : mg__idx_open(d, S_RANK, "SELECT " RANK ", rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 "
+                             "ORDER BY 1, 2 LIMIT ?2", cols, c, err))
+        return -1;
+    sqlite3_bind_int(c->st, 2, limit);
+    if (scope) sqlite3_bind_pointer(c->st, 3, (void *)scope, "mg_idset", NULL);
+    sqlite3_bind_text(c->st, 1, match, -1, SQLITE_STATIC);
+    sqlite3_bind_int(c->st, 9, nscored);
+    return 0;
+}
+
+/* Step a counting statement once: its count, and columns 1 and 2 into *a and *b. */
+static long count_once(struct mg_db *d, sqlite3_stmt *st, bool own, int64_t *a, int64_t *b, struct mg_err *err)
+{
+    long n = -1;
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        mg_db_error(d, "lexical search", err);
+    } else {
+        n = (long)sqlite3_column_int64(st, 0);
+        if (a) *a = sqlite3_column_int64(st, 1);
+        if (b) *b = sqlite3_column_int64(st, 2);
+    }
+    if (own) sqlite3_finalize(st);
+    else sqlite3_reset(st);
+    return n;
+}
+
+long mg_idx_match_count(struct mg_db *d, const char *match, long max, int64_t *last, int64_t *maxid,
+                        struct mg_err *err)
+{
+    bool own;
+    sqlite3_stmt *st = mg__idx_stmt(d, S_MATCH_COUNT, "SELECT count(*), max(rowid), (SELECT max(id) FROM chunks) FROM "
+                                    "(SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT ?2)", &own, err);
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, max);
+    return count_once(d, st, own, last, maxid, err);
+}
+
+long mg_idx_match_count_in(struct mg_db *d, const char *match, int64_t lo, int64_t hi, long max, int64_t *last,
+                           struct mg_err *err)
+{
+    bool own;
+    sqlite3_stmt *st = mg__idx_stmt(d, S_MATCH_COUNT_IN, "SELECT count(*), max(rowid) FROM (SELECT rowid FROM "
+                                    "chunks_fts WHERE chunks_fts MATCH ?1 AND rowid BETWEEN ?2 AND ?3 LIMIT ?4)",
+                                    &own, err);
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, lo);
+    sqlite3_bind_int64(st, 3, hi);
+    sqlite3_bind_int64(st, 4, max);
+    return count_once(d, st, own, last, NULL, err);
+}
+
+int mg_idx_rank_symbols(struct mg_db *d, const char *match, int limit, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_SYMBOL, K_START_LINE, K_END_LINE, K_SYM_LO, K_SYM_HI, K_SCORE, K_END};
+    if (mg__idx_open(d, S_RANK_SYMBOLS, "SELECT c.symbol, c.start_line, c.end_line, f.sym_lo, f.sym_hi, "
+                     "mgrank(chunks_fts, 0.0, 1.0, 0.0, (SELECT max(id) FROM chunks)) AS r "
+                     "FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+                     "JOIN files f ON f.id = c.file_id "
+                     "WHERE chunks_fts MATCH ?1 ORDER BY r LIMIT ?2", cols, c, err) != 0)
+        return -1;
+    sqlite3_bind_text(c->st, 1, match, -1, SQLITE_STATIC);
+    sqlite3_bind_int(c->st, 2, limit);
+    return 0;
+}
+
+int mg_idx_files_matching(struct mg_db *d, const char *match, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_FILE_ID, K_END};
+    if (mg__idx_open(d, S_FILES_MATCHING, "SELECT DISTINCT c.file_id FROM chunks_fts JOIN chunks c ON c.id = "
+                     "chunks_fts.rowid WHERE chunks_fts MATCH ?1 ORDER BY c.file_id", cols, c, err) != 0)
+        return -1;
+    sqlite3_bind_text(c->st, 1, match, -1, SQLITE_TRANSIENT);
+    return 0;
+}

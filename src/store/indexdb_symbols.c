@@ -1,0 +1,200 @@
+/* indexdb_symbols.c — reads of symbols and refs: a file's definitions, the
+ * one around a line, symbol search, the names graph (indexdb.h, section 5). */
+#include "store/indexdb_int.h"
+
+#include <string.h>
+
+#include "util/buf.h"
+
+#define SYM_COLS "id, name, kind, container, start_line, end_line"
+#define SYM_K K_ID, K_NAME, K_KIND, K_CONTAINER, K_START_LINE, K_END_LINE
+static const unsigned char sym_cols[] = {SYM_K, K_END};
+
+/* A reader whose first n parameters are the integers v (a file's symbols
+ * lo..hi as ?1 and ?2, then the reader's own). */
+static int open_ints(struct mg_db *d, int slot, const char *sql, const unsigned char *cols, const int64_t *v, int n,
+                     struct mg_idx_cur *c, struct mg_err *err)
+{
+    if (mg__idx_open(d, slot, sql, cols, c, err) != 0) return -1;
+    for (int i = 0; i < n; i++) sqlite3_bind_int64(c->st, i + 1, v[i]);
+    return 0;
+}
+
+int mg_idx_symbols(struct mg_db *d, int64_t lo, int64_t hi, bool no_members, struct mg_idx_cur *c,
+                   struct mg_err *err)
+{
+    if (no_members)
+        return open_ints(d, S_SYMBOLS_NO_MEMBERS, "SELECT " SYM_COLS " FROM symbols WHERE id BETWEEN ?1 AND ?2 "
+                         "AND kind NOT IN " MG__IDX_MEMBER_KINDS " ORDER BY id", sym_cols, (int64_t[]){lo, hi}, 2, c,
+                         err);
+    return open_ints(d, S_SYMBOLS, "SELECT " SYM_COLS " FROM symbols WHERE id BETWEEN ?1 AND ?2 ORDER BY id",
+                     sym_cols, (int64_t[]){lo, hi}, 2, c, err);
+}
+
+int mg_idx_outline(struct mg_db *d, int64_t lo, int64_t hi, int64_t fid, struct mg_idx_cur *c, struct mg_err *err)
+{
+    return open_ints(d, S_OUTLINE, "SELECT " SYM_COLS " FROM symbols WHERE id BETWEEN ?1 AND ?2 AND file_id = ?3 "
+                     "ORDER BY start_line, end_line DESC, id", sym_cols, (int64_t[]){lo, hi, fid}, 3, c, err);
+}
+
+int mg_idx_symbols_starting(struct mg_db *d, int64_t lo, int64_t hi, int from, int to, struct mg_idx_cur *c,
+                            struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_NAME, K_END};
+    return open_ints(d, S_SYMBOLS_STARTING, "SELECT name FROM symbols WHERE id BETWEEN ?1 AND ?2 AND start_line "
+                     "BETWEEN ?3 AND ?4 AND kind NOT IN " MG__IDX_MEMBER_KINDS " ORDER BY id", cols,
+                     (int64_t[]){lo, hi, from, to}, 4, c, err);
+}
+
+int mg_idx_innermost(struct mg_db *d, int64_t lo, int64_t hi, int line, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_NAME, K_KIND, K_END};
+    return open_ints(d, S_INNERMOST, "SELECT name, kind FROM symbols WHERE id BETWEEN ?1 AND ?2 AND start_line <= ?3 "
+                     "AND end_line >= ?3 AND kind <> 'macro' AND kind NOT IN " MG__IDX_MEMBER_KINDS " "
+                     "ORDER BY end_line - start_line, id DESC LIMIT 1", cols, (int64_t[]){lo, hi, line}, 3, c, err);
+}
+
+int mg_idx_enclosing(struct mg_db *d, int64_t lo, int64_t hi, int64_t fid, int line, struct mg_idx_cur *c,
+                     struct mg_err *err)
+{
+    return open_ints(d, S_ENCLOSING, "SELECT " SYM_COLS " FROM symbols "
+                     "WHERE id BETWEEN ?1 AND ?2 AND file_id = ?3 AND start_line <= ?4 AND end_line >= ?4 "
+                     "AND kind NOT IN " MG__IDX_MEMBER_KINDS " "
+                     "ORDER BY end_line - start_line, start_line DESC, id LIMIT 1", sym_cols,
+                     (int64_t[]){lo, hi, fid, line}, 4, c, err);
+}
+
+int mg_idx_named_def(struct mg_db *d, int64_t lo, int64_t hi, int64_t fid, int from, int to, const char *name,
+                     struct mg_idx_cur *c, struct mg_err *err)
+{
+    if (open_ints(d, S_NAMED_DEF, "SELECT " SYM_COLS " FROM symbols "
+                  "WHERE id BETWEEN ?1 AND ?2 AND file_id = ?3 AND start_line BETWEEN ?4 AND ?5 "
+                  "AND name = ?6 ORDER BY end_line - start_line DESC, id LIMIT 1", sym_cols,
+                  (int64_t[]){lo, hi, fid, from, to}, 5, c, err) != 0)
+        return -1;
+    sqlite3_bind_text(c->st, 6, name, -1, SQLITE_STATIC);
+    return 0;
+}
+
+int mg_idx_file_defs(struct mg_db *d, int64_t fid, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_NAME, K_KIND, K_START_LINE, K_END_LINE, K_BLOB, K_SIZE, K_END};
+    return open_ints(d, S_FILE_DEFS, "SELECT s.name, s.kind, s.start_line, s.end_line, f.content, f.size FROM files f "
+                     "JOIN symbols s ON s.id BETWEEN f.sym_lo AND f.sym_hi WHERE f.id = ? ORDER BY s.id", cols,
+                     (int64_t[]){fid}, 1, c, err);
+}
+
+/* ---- symbol search ---- */
+
+/* Kinds that define something a reader looks for first; declarations
+ * (prototypes, variables, enumerators) with macros, after the definitions;
+ * fields, which many structs share names of, last. */
+#define KIND_ORDER                                                                                                   \
+    "CASE s.kind WHEN 'function' THEN 0 WHEN 'method' THEN 0 WHEN 'class' THEN 0 WHEN 'struct' THEN 0 "              \
+    "WHEN 'interface' THEN 0 WHEN 'trait' THEN 0 WHEN 'constructor' THEN 1 WHEN 'enum' THEN 1 WHEN 'union' THEN 1 "  \
+    "WHEN 'type' THEN 1 WHEN 'macro' THEN 2 WHEN 'prototype' THEN 2 WHEN 'variable' THEN 2 "                         \
+    "WHEN 'enumerator' THEN 2 ELSE 3 END"
+
+#define HIT_COLS "s.id, s.name, s.kind, s.container, s.start_line, s.end_line, f.path, f.lang, f.id"
+#define HIT_K K_ID, K_NAME, K_KIND, K_CONTAINER, K_START_LINE, K_END_LINE, K_PATH, K_LANG, K_FILE_ID
+
+int mg_idx_symbols_like(struct mg_db *d, const char *q, const struct mg_filter *f, int limit, struct mg_idx_cur *c,
+                        struct mg_err *err)
+{
+    static const unsigned char cols[] = {HIT_K, K_TIER, K_ORDER, K_END};
+    if (mg__idx_open(d, S_SYMBOLS_LIKE,
+                   "SELECT " HIT_COLS ", "
+                   "CASE WHEN s.name = ?1 THEN 0 WHEN s.name = ?1 COLLATE NOCASE THEN 1 ELSE 2 END AS tier, "
+                     KIND_ORDER " AS ko FROM symbols s JOIN files f ON f.id = s.file_id "
+                   "WHERE s.name LIKE ?2 ESCAPE '\\' AND mg_filter_ok(?3, f.path, f.lang) "
+                   "ORDER BY tier, length(s.name), ko, f.path, s.start_line LIMIT ?4", cols, c, err) != 0)
+        return -1;
+    /* q as a LIKE prefix: its wildcards and the escape taken literally */
+    struct mg_buf like;
+    mg_buf_init(&like, strlen(q) * 2 + 2);
+    for (const char *p = q; *p; p++) {
+        if (*p == '%' || *p == '_' || *p == '\\') mg_buf_addc(&like, '\\');
+        mg_buf_addc(&like, *p);
+    }
+    mg_buf_addc(&like, '%');
+    if (!like.p) {
+        mg_idx_done(c);
+        return mg_err_oom(err);
+    }
+    sqlite3_bind_text(c->st, 1, q, -1, SQLITE_STATIC);
+    sqlite3_bind_text(c->st, 2, like.p, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_pointer(c->st, 3, (void *)f, "mg_filter", NULL);
+    sqlite3_bind_int(c->st, 4, limit);
+    mg_buf_release(&like);
+    return 0;
+}
+
+int mg_idx_symbols_named(struct mg_db *d, const char *name, size_t len, const struct mg_filter *f, bool defs_only,
+                         int limit, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {HIT_K, K_ORDER, K_END};
+    /* (the name index is case-insensitive: `= ?1 COLLATE NOCASE` lets the
+     * search use it, where `= ?1` alone scans every symbol) */
+    if (defs_only ? mg__idx_open(d, S_DEFS_NAMED, "SELECT " HIT_COLS ", " KIND_ORDER " AS ko "
+                                 "FROM symbols s JOIN files f ON f.id = s.file_id "
+                                 "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 AND s.kind NOT IN "
+                                 MG__IDX_MEMBER_KINDS " AND mg_filter_ok(?2, f.path, f.lang) "
+                                 "ORDER BY ko, f.path, s.start_line LIMIT ?3", cols, c, err)
+                  : mg__idx_open(d, S_SYMBOLS_NAMED, "SELECT " HIT_COLS ", " KIND_ORDER " AS ko "
+                                 "FROM symbols s JOIN files f ON f.id = s.file_id "
+                                 "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 "
+                                 "AND mg_filter_ok(?2, f.path, f.lang) "
+                                 "ORDER BY ko, f.path, s.start_line", cols, c, err))
+        return -1;
+    sqlite3_bind_text(c->st, 1, name, (int)len, SQLITE_TRANSIENT);
+    sqlite3_bind_pointer(c->st, 2, (void *)f, "mg_filter", NULL);
+    if (defs_only) sqlite3_bind_int(c->st, 3, limit);
+    return 0;
+}
+
+int mg_idx_symbols_by_name(struct mg_db *d, const char *name, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_FILE_ID, K_INDEX, K_END};
+    if (mg__idx_open(d, S_SYMBOLS_BY_NAME, "SELECT s.file_id, s.id - f.sym_lo FROM symbols s JOIN files f ON f.id = "
+                   "s.file_id WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY f.path, s.start_line", cols,
+                     c, err) != 0)
+        return -1;
+    sqlite3_bind_text(c->st, 1, name, -1, SQLITE_TRANSIENT);
+    return 0;
+}
+
+/* ---- refs ---- */
+
+int mg_idx_refs_all(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_FILE_ID, K_PATH, K_LANG, K_DEFS, K_USES, K_END};
+    return mg__idx_open(d, S_REFS_ALL, "SELECT r.file_id, f.path, f.lang, r.defs, r.uses FROM refs r JOIN files f "
+                        "ON f.id = r.file_id ORDER BY r.file_id", cols, c, err);
+}
+
+int mg_idx_refs_of_path(struct mg_db *d, const char *path, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_DEFS, K_USES, K_END};
+    if (mg__idx_open(d, S_REFS_OF_PATH, "SELECT r.defs, r.uses FROM files f JOIN refs r ON r.file_id = f.id "
+                   "WHERE f.path = ?", cols, c, err) != 0)
+        return -1;
+    sqlite3_bind_text(c->st, 1, path, -1, SQLITE_STATIC);
+    return 0;
+}
+
+int mg_idx_refs_size(struct mg_db *d, uint64_t *rows, uint64_t *defs_bytes, uint64_t *uses_bytes, struct mg_err *err)
+{
+    bool own;
+    sqlite3_stmt *st = mg__idx_stmt(d, S_REFS_SIZE, "SELECT count(*), sum(length(defs)), sum(length(uses)) FROM refs",
+                                    &own, err);
+    if (!st) return -1;
+    *rows = *defs_bytes = *uses_bytes = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *rows = (uint64_t)sqlite3_column_int64(st, 0);
+        *defs_bytes = (uint64_t)sqlite3_column_int64(st, 1);
+        *uses_bytes = (uint64_t)sqlite3_column_int64(st, 2);
+    }
+    if (own) sqlite3_finalize(st);
+    else sqlite3_reset(st);
+    return 0;
+}

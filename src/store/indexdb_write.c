@@ -1,0 +1,143 @@
+/* indexdb_write.c — the index writer's statements: a file's rows added and
+ * dropped, the ids they take, the name index, a run's settings
+ * (indexdb.h, section 6). */
+#include "store/indexdb_int.h"
+
+#include "store/rank.h"
+
+void mg_idx_next_ids(struct mg_db *d, int64_t *file, int64_t *chunk_seq, int64_t *symbol)
+{
+    if (file)
+        *file = mg__idx_int(d, S_NEXT_FILE, "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = "
+                            "'files'), 0), coalesce((SELECT max(id) FROM files), 0)) + 1", 1);
+    if (chunk_seq)
+        *chunk_seq = mg_chunk_seq(mg__idx_int(d, S_NEXT_CHUNK, "SELECT coalesce(max(id), 0) FROM chunks", 1)) + 1;
+    if (symbol) *symbol = mg__idx_int(d, S_NEXT_SYMBOL, "SELECT coalesce(max(id), 0) + 1 FROM symbols", 1);
+}
+
+/* Step the write in slot with r's fields bound in the order cols names them. */
+static int write_row(struct mg_db *d, int slot, const char *sql, const unsigned char *cols, const struct mg_idx_row *r,
+                     const char *what, struct mg_err *err)
+{
+    bool own;
+    sqlite3_stmt *s = mg__idx_stmt(d, slot, sql, &own, err);
+    if (!s) return -1;
+    mg__idx_bind(s, cols, r);
+    return mg__idx_run(d, s, own, what, err);
+}
+
+int mg_idx_add_file(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_PATH, K_LANG, K_SIZE, K_HASH, K_MTIME, K_LINES, K_FLAGS, K_CHUNK_LO,
+                                         K_CHUNK_HI, K_SYM_LO, K_SYM_HI, K_BLOB, K_ID, K_END};
+    static const unsigned char pending[] = {K_ID, K_END};
+    if (write_row(d, S_ADD_FILE, "INSERT INTO files(path, lang, size, hash, mtime, lines, flags, chunk_lo, chunk_hi, "
+                  "sym_lo, sym_hi, content, id) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", cols, r, "insert file",
+                  err) != 0)
+        return -1;
+    return write_row(d, S_ADD_PENDING, "INSERT INTO tri_pending(file_id) VALUES(?)", pending, r, "insert file", err);
+}
+
+int mg_idx_add_chunk(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_ID,       K_FILE_ID, K_START_LINE, K_END_LINE, K_START_BYTE,
+                                         K_END_BYTE, K_SYMBOL,  K_KIND,       K_CONTAINER, K_END};
+    return write_row(d, S_ADD_CHUNK, "INSERT INTO chunks(id, file_id, start_line, end_line, start_byte, end_byte, "
+                     "symbol, kind, container) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)", cols, r, "insert chunk", err);
+}
+
+static int words(struct mg_db *d, int slot, const char *sql, int64_t chunk_id, const char *path, size_t npath,
+                 const char *sym, size_t nsym, const char *body, size_t nbody, const char *what, struct mg_err *err)
+{
+    bool own;
+    sqlite3_stmt *s = mg__idx_stmt(d, slot, sql, &own, err);
+    if (!s) return -1;
+    sqlite3_bind_int64(s, 1, chunk_id);
+    sqlite3_bind_text(s, 2, path, (int)npath, SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, sym, (int)nsym, SQLITE_STATIC);
+    sqlite3_bind_text(s, 4, body, (int)nbody, SQLITE_STATIC);
+    return mg__idx_run(d, s, own, what, err);
+}
+
+int mg_idx_add_words(struct mg_db *d, int64_t chunk_id, const char *path, size_t npath, const char *sym, size_t nsym,
+                     const char *body, size_t nbody, struct mg_err *err)
+{
+    return words(d, S_ADD_WORDS, "INSERT INTO chunks_fts(rowid, path, symbol, body) VALUES(?, ?, ?, ?)", chunk_id,
+                 path, npath, sym, nsym, body, nbody, "index chunk", err);
+}
+
+int mg_idx_drop_words(struct mg_db *d, int64_t chunk_id, const char *path, size_t npath, const char *sym,
+                      size_t nsym, const char *body, size_t nbody, struct mg_err *err)
+{
+    return words(d, S_DROP_WORDS, "INSERT INTO chunks_fts(chunks_fts, rowid, path, symbol, body) "
+                 "VALUES('delete', ?, ?, ?, ?)", chunk_id, path, npath, sym, nsym, body, nbody, "delete chunk text",
+                 err);
+}
+
+int mg_idx_add_symbol(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_ID, K_FILE_ID, K_NAME, K_KIND, K_CONTAINER, K_START_LINE, K_END_LINE, K_END};
+    return write_row(d, S_ADD_SYMBOL, "INSERT INTO symbols(id, file_id, name, kind, container, start_line, end_line) "
+                     "VALUES(?, ?, ?, ?, ?, ?, ?)", cols, r, "insert symbol", err);
+}
+
+int mg_idx_add_refs(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_FILE_ID, K_DEFS, K_USES, K_END};
+    return write_row(d, S_ADD_REFS, "INSERT INTO refs(file_id, defs, uses) VALUES(?, ?, ?)", cols, r, "insert names",
+                     err);
+}
+
+/* Run a delete of ids lo..hi (nothing when lo > hi), or of id lo (hi < 0 ignored: one id). */
+static int drop(struct mg_db *d, int slot, const char *sql, int64_t lo, int64_t hi, bool range, const char *what,
+                struct mg_err *err)
+{
+    if (range && lo > hi) return 0;
+    bool own;
+    sqlite3_stmt *s = mg__idx_stmt(d, slot, sql, &own, err);
+    if (!s) return -1;
+    sqlite3_bind_int64(s, 1, lo);
+    if (range) sqlite3_bind_int64(s, 2, hi);
+    return mg__idx_run(d, s, own, what, err);
+}
+
+int mg_idx_drop_file(struct mg_db *d, int64_t id, int64_t clo, int64_t chi, int64_t slo, int64_t shi,
+                     struct mg_err *err)
+{
+    if (drop(d, S_DROP_CHUNKS, "DELETE FROM chunks WHERE id BETWEEN ? AND ?", clo, chi, true, "delete chunks",
+             err) != 0 ||
+        drop(d, S_DROP_SYMBOLS, "DELETE FROM symbols WHERE id BETWEEN ? AND ?", slo, shi, true, "delete symbols",
+             err) != 0 ||
+        drop(d, S_DROP_PENDING, "DELETE FROM tri_pending WHERE file_id = ?", id, 0, false, "delete file", err) != 0 ||
+        drop(d, S_DROP_REFS, "DELETE FROM refs WHERE file_id=?", id, 0, false, "delete file", err) != 0 ||
+        drop(d, S_DROP_FILE, "DELETE FROM files WHERE id=?", id, 0, false, "delete file", err) != 0)
+        return -1;
+    return 0;
+}
+
+int mg_idx_files_without_refs(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_ID, K_LANG, K_BLOB, K_SIZE, K_SYM_LO, K_SYM_HI, K_END};
+    return mg__idx_open(d, S_FILES_WITHOUT_REFS, "SELECT id, lang, content, size, sym_lo, sym_hi FROM files "
+                        "WHERE NOT EXISTS (SELECT 1 FROM refs WHERE file_id = files.id)", cols, c, err);
+}
+
+int mg_idx_name_index(struct mg_db *d, bool on, struct mg_err *err)
+{
+    return mg_db_exec(d, on ? "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name COLLATE NOCASE)"
+                            : "DROP INDEX IF EXISTS symbols_by_name", err);
+}
+
+void mg_idx_bulk(struct mg_db *d) { sqlite3_exec(d->db, "PRAGMA wal_autocheckpoint=0", NULL, NULL, NULL); }
+
+void mg_idx_sort_threads(struct mg_db *d, int n) { sqlite3_limit(d->db, SQLITE_LIMIT_WORKER_THREADS, n); }
+
+void mg_idx_checkpoint(struct mg_db *d) { sqlite3_exec(d->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL); }
+
+int mg_idx_words_optimize(struct mg_db *d, const char **msg)
+{
+    if (sqlite3_exec(d->db, "INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')", NULL, NULL, NULL) == SQLITE_OK)
+        return 0;
+    *msg = sqlite3_errmsg(d->db);
+    return -1;
+}
