@@ -4,8 +4,9 @@
  * The route takes no bearer token (server.c does not ask for one here): a
  * delivery is authenticated by its signature, checked before anything of
  * the body is parsed; then the content type, the JSON, the event. A
- * delivery id is remembered only for a delivery that is accepted or
- * ignored, so a refused one (a repo not indexed yet) may be delivered again.
+ * delivery is remembered (by its body's digest, hook.h) only when it is
+ * accepted or ignored, so a refused one (a repo not indexed yet) may be
+ * delivered again.
  * Accepted pushes become background runs (hook_run.c).
  *
  * Every answer is audited under op `webhook`: refusals by mg__refused
@@ -160,16 +161,17 @@ static bool is_push(const struct delivery *d)
     return strcmp(d->event, d->src == MG_HOOK_GITHUB ? "push" : "Push Hook") == 0;
 }
 
-/* Remember the delivery id; a repeat is refused. No id: nothing to remember. */
+/* Remember the delivery by its signed body; the same body again is refused,
+ * with any delivery id or none. */
 static int not_replayed(struct mg_hooks *hk, const struct delivery *d, struct answer *a)
 {
-    if (!d->id) return 0;
     struct mg_err err = {0};
-    int rc = mg_hook_replay_record(hk->replay, d->source, d->id, mg_wall_ms(), &err);
+    int rc = mg_hook_replay_record(hk->replay, d->source, d->body, d->len, mg_wall_ms(), &err);
     if (rc == 1) return 0;
     if (rc == 0)
-        return refuse(a, 409, MG_E_WEBHOOK_REPLAYED, "delivery '%s' was accepted before and is acted on once (a "
-                      "redelivery keeps its id); push again, or run `memgate index`, to re-index", d->id);
+        return refuse(a, 409, MG_E_WEBHOOK_REPLAYED, "this delivery's body was accepted before and is acted on "
+                      "once, whatever its delivery id (a redelivery sends the same body); push again, or run "
+                      "`memgate index`, to re-index");
     /* the store failed: PostgreSQL down or busy is 503 (the forge delivers again later) */
     bool later = err.code && (strcmp(err.code, MG_E_STORAGE_UNAVAILABLE) == 0 || strcmp(err.code, MG_E_STORAGE_RETRY) == 0);
     return refuse(a, later ? 503 : 500, later ? err.code : MG_E_DB, "%s", err.msg);
