@@ -396,6 +396,34 @@ TEST(http_request_id)
     mg_t_out_free(&o);
 }
 
+/* Issue 38 V8: a token sent as X-Request-Id is never kept: not echoed, not
+ * in the audit log (a tool's event, a refusal's), whatever the route. */
+TEST(http_request_id_never_keeps_a_token)
+{
+    struct srv s;
+    char *home = mg_t_tmpdir();
+    srv_start(&s, home);
+    const char *tokens[] = {"ghp_R8xKq2LmZ7vT0pWn4YcB9dHs6JfE1gUa3iQo", "glpat-Xk29fLq8ZrT4mNw7Bv1c"};
+    const char *paths[] = {"/v1/repos", "/nowhere"};
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 2; k++) {
+            char h[128];
+            snprintf(h, sizeof(h), "X-Request-Id: %s", tokens[i]);
+            struct res r = GET(s.port, paths[k], h);
+            ASSERT_EQ_INT(r.status, k ? 404 : 200);
+            char *v = hdr(&r, "X-Request-Id");
+            if (!is_hex16(v)) FAIL("%s: X-Request-Id %s, expected a random id", paths[k], v ? v : "(none)");
+            free(v);
+            res_free(&r);
+        }
+    ASSERT_EQ_INT(srv_stop(&s), 0);
+    char *log = mg_t_read(home, "audit/audit.log");
+    ASSERT(log && *log);
+    for (int i = 0; i < 2; i++) ASSERT_NOT_CONTAINS(log, tokens[i]);
+    ASSERT_CONTAINS(log, "request_refused"); /* the refusals were audited, under random ids */
+    free(log);
+}
+
 /* ---- DNS rebinding ------------------------------------------------------------------ */
 
 TEST(http_host_and_origin_checks)
