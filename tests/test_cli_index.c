@@ -482,3 +482,26 @@ TEST(index_summary_labels_its_two_file_counts)
     ASSERT_CONTAINS(o.out, "  index: 1 files in all, ");
     mg_t_out_free(&o);
 }
+
+/* Issue 38 V8: a token in a file's or a directory's name is never stored:
+ * the file is skipped (counted as secret), and no byte of the name is in
+ * the data directory's files. */
+TEST(index_a_secret_in_a_path_is_never_stored)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    const char *gh = "ghp_R8xKq2LmZ7vT0pWn4YcB9dHs6JfE1gUa3iQo", *gl = "glpat-Xk29fLq8ZrT4mNw7Bv1c";
+    mg_t_sh(repo, "echo plain_marker_x > notes.txt && mkdir -p tokens %s && echo named_marker_q > tokens/%s.txt && "
+            "echo dir_marker_w > %s/a.txt", gl, gh, gl);
+    json_t *j = index_json(repo, home);
+    ASSERT_EQ_INT(mg_fx_int(j, "files.added"), 1);
+    ASSERT_EQ_INT(mg_fx_int(j, "skipped.secret"), 2);
+    json_decref(j);
+    j = mg_fx_search(repo, home, "plain_marker_x", "lexical", 10);
+    ASSERT(mg_fx_has_hit(j, "notes.txt", NULL));
+    json_decref(j);
+    char cmd[8192];
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof(cmd), "grep -r -q -a -F '%s' '%s'", i ? gl : gh, home);
+        if (system(cmd) == 0) FAIL("the data directory keeps the token of a path (%s)", i ? gl : gh);
+    }
+}

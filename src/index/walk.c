@@ -3,6 +3,7 @@
  * Sections:
  *   1. name rules: secret files, bad names, ignored directories
  *   2. the entry list
+ *   2b. paths that hold a secret
  *   3. git work trees (libgit2: index + untracked-not-ignored)
  *   3b. the rules one path at a time (the watcher)
  *   4. plain directories
@@ -24,6 +25,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "security/scan.h"
+#include "security/secrets.h"
+#include "util/buf.h"
 #include "util/gitrepo.h"
 
 /* ---- 1. name rules ------------------------------------------------------ */
@@ -122,6 +126,62 @@ void mg_walk_release(struct mg_walk *w)
     for (size_t i = 0; i < w->n; i++) free(w->v[i].path);
     free(w->v);
     memset(w, 0, sizeof(*w));
+}
+
+/* ---- 2b. paths that hold a secret ------------------------------------------ */
+
+struct path_hits {
+    const size_t *offs;  /* where each entry's path starts in the scanned text */
+    size_t n;
+    bool *drop;
+    const struct mg_secret_policy *p;
+};
+
+static int on_path_secret(const struct mg_finding *f, void *ud)
+{
+    struct path_hits *h = ud;
+    if (h->p->action[f->sev] == MG_SECRET_KEEP) return 0;
+    size_t lo = 0, hi = h->n; /* the last entry starting at or before the finding */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->offs[mid] <= f->start) lo = mid;
+        else hi = mid;
+    }
+    h->drop[lo] = true;
+    return 0;
+}
+
+int mg_walk_drop_secret_paths(struct mg_walk *w, const struct mg_scanner *s, const struct mg_secret_policy *p,
+                              struct mg_err *err)
+{
+    if (!w->n) return 0;
+    struct mg_buf text;
+    mg_buf_init(&text, MG_SCAN_MAX_BYTES);
+    size_t *offs = malloc(w->n * sizeof(*offs));
+    bool *drop = calloc(w->n, sizeof(*drop));
+    int rc = offs && drop ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < w->n; i++) { /* one scan of every path, a line each */
+        offs[i] = text.len;
+        if (mg_buf_add(&text, w->v[i].path, strlen(w->v[i].path)) != 0 || mg_buf_add(&text, "\n", 1) != 0) rc = -1;
+    }
+    if (rc != 0) mg_err_oom(err);
+    struct path_hits h = {offs, w->n, drop, p};
+    if (rc == 0 && mg_scan(s, text.p, text.len, on_path_secret, &h, err) < 0) rc = -1;
+    size_t k = 0;
+    for (size_t i = 0; rc == 0 && i < w->n; i++) {
+        if (drop[i]) {
+            w->total_bytes -= w->v[i].size;
+            w->st.secret++;
+            free(w->v[i].path);
+        } else {
+            w->v[k++] = w->v[i];
+        }
+    }
+    if (rc == 0) w->n = k;
+    free(offs);
+    free(drop);
+    mg_buf_release(&text);
+    return rc;
 }
 
 /* ---- 3. git work trees ---------------------------------------------------- */

@@ -10,7 +10,8 @@
  * Never indexed, never opened: symlinks (counted; a link is never followed,
  * in or out of the root), files with more than one hard link (counted with
  * the symlinks: mg_walk_one_name), special files, files over the size cap,
- * secret files by name (mg_is_secret_name), names that are not valid UTF-8
+ * secret files by name (mg_is_secret_name), paths holding a secret (after
+ * the walk: mg_walk_drop_secret_paths), names that are not valid UTF-8
  * or contain control characters, and `.git` whether a directory or a file.
  * Git metadata is read only when it lies inside the work tree
  * (util/gitrepo.h); otherwise the directory is walked as a plain one.
@@ -85,6 +86,16 @@ int mg_walk_paths(struct mg_walk_rules *r, uint64_t max, const char *const *path
  * when the diff is larger than max. */
 int mg_walk_diff(const char *root, const char *range, size_t max, char **text, size_t *len, char prefix[PATH_MAX],
                  struct mg_err *err);
+
+struct mg_scanner;
+struct mg_secret_policy;
+/* Drop from w the entries whose path holds a secret (a finding of s whose
+ * severity p does not keep), counted as secret: a token in a file or
+ * directory name would otherwise be stored in the index as the file's path
+ * (issue 38, V8). The paths are scanned as one text, a line each. 0, or -1
+ * with err (w unchanged). */
+int mg_walk_drop_secret_paths(struct mg_walk *w, const struct mg_scanner *s, const struct mg_secret_policy *p,
+                              struct mg_err *err);
 
 /* May the regular file st describes be indexed and served: does it have one
  * name only (st_nlink 1)? A hard link is another name of the same file, and
