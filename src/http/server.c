@@ -299,6 +299,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (!r->started) {
         /* first call: the headers are in, the body is not */
         r->started = true;
+        MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned)MG_HTTP_IDLE_TIMEOUT_S);
         request_id(h, c, r);
         mg_request_id_set(r->rid); /* for the audit events of what this thread does for it */
         r->label = route_label(url, &r->api);
@@ -520,7 +521,10 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
                             MHD_OPTION_LISTEN_SOCKET, fd,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)MG_HTTP_CONN_LIMIT,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MG_HTTP_CONN_MEMORY,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MG_HTTP_IDLE_TIMEOUT_S,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)MG_HTTP_PER_ADDR_LIMIT,
+                            /* the header deadline; on_request gives a connection the idle timeout once its first
+                             * request's headers are in */
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MG_HTTP_HEADER_DEADLINE_S,
                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
                             MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
                             MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,

@@ -209,6 +209,20 @@ const union MHD_ConnectionInfo *MHD_get_connection_info(struct MHD_Connection *c
     return f_ ? f_(c, type) : NULL;
 }
 
+/* Variadic: memgate sets only MHD_CONNECTION_OPTION_TIMEOUT, whose one
+ * argument is an unsigned int. */
+enum MHD_Result MHD_set_connection_option(struct MHD_Connection *c, enum MHD_CONNECTION_OPTION option, ...)
+{
+    typedef enum MHD_Result (*fn_t)(struct MHD_Connection *, enum MHD_CONNECTION_OPTION, ...);
+    RESOLVE(L_mhd, MHD_set_connection_option, fn_t);
+    if (!f_) return MHD_NO;
+    va_list ap;
+    va_start(ap, option);
+    unsigned int v = va_arg(ap, unsigned int);
+    va_end(ap);
+    return f_(c, option, v);
+}
+
 /* Variadic: the options go on as a va_list, which the library takes too. */
 struct MHD_Daemon *MHD_start_daemon(unsigned int flags, uint16_t port, MHD_AcceptPolicyCallback apc, void *apc_cls,
                                     MHD_AccessHandlerCallback dh, void *dh_cls, ...)
