@@ -43,8 +43,6 @@
 #define MG_HTTP_CONN_MEMORY (128 << 10) /* libmicrohttpd's per-connection pool: big enough that oversized
                                          * headers reach our check (and its audit event), not its own 431 */
 #define MG_HTTP_IDLE_TIMEOUT_S 60    /* a connection idle this long is closed */
-#define MG_HTTP_PER_ADDR_LIMIT 256   /* connections at once from one address: a flood from one takes at most this
-                                      * share of MG_HTTP_CONN_LIMIT (issue 38 V5) */
 #define MG_HTTP_HEADER_DEADLINE_S 10 /* until a request's headers are in, a connection idle this long is closed; once
                                       * they are, MG_HTTP_IDLE_TIMEOUT_S */
 #define MG_SSE_KEEPALIVE_MS 15000    /* a comment on an idle SSE stream this often */

@@ -521,7 +521,8 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
                             MHD_OPTION_LISTEN_SOCKET, fd,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)MG_HTTP_CONN_LIMIT,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MG_HTTP_CONN_MEMORY,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)MG_HTTP_PER_ADDR_LIMIT,
+                            /* a flood from one address takes at most this share (issue 38 V5); 0: none */
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)srv->cfg.http_max_per_address,
                             /* the header deadline; on_request gives a connection the idle timeout once its first
                              * request's headers are in */
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MG_HTTP_HEADER_DEADLINE_S,

@@ -52,6 +52,7 @@ static const struct key {
     {"allowed_origins", K_STR, offsetof(struct mg_config, allowed_origins), 0,
      sizeof(((struct mg_config *)0)->allowed_origins) - 1},
     {"http_max_body", K_SIZE, offsetof(struct mg_config, http_max_body), 1024, 1 << 30},
+    {"http_max_per_address", K_INT, offsetof(struct mg_config, http_max_per_address), 0, 1024},
     {"session_ttl", K_INT, offsetof(struct mg_config, session_ttl), 0, 365 * 86400},
     {"session_prune_interval", K_INT, offsetof(struct mg_config, session_prune_interval), 1, 86400},
     {"api_session_idle", K_INT, offsetof(struct mg_config, api_session_idle), 1, 86400},
@@ -234,6 +235,7 @@ void mg_config_defaults(struct mg_config *c)
     c->search_max_limit = 1000;
     snprintf(c->listen, sizeof(c->listen), "%s", MG_DEFAULT_LISTEN);
     c->http_max_body = 1 << 20;
+    c->http_max_per_address = 256;
     c->session_ttl = 3600;
     c->session_prune_interval = 600;
     c->api_session_idle = 300;

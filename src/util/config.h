@@ -46,6 +46,7 @@ struct mg_config {
     char listen[128];        /* `memgate serve` address (default 127.0.0.1:7077) */
     char allowed_origins[1024]; /* extra Origin values allowed on HTTP, comma-separated */
     size_t http_max_body;    /* largest HTTP request body (default 1 MiB) */
+    int http_max_per_address; /* connections at once from one address (default 256; 0: no cap, behind a proxy) */
     int session_ttl;         /* seconds a session may idle before it expires (default 3600; 0 never) */
     int session_prune_interval; /* seconds between prunes of expired sessions (default 600) */
     int api_session_idle;    /* seconds the implicit /v1 session of a client may idle (default 300) */
