@@ -1,12 +1,12 @@
 /* hook.h — what push webhooks from GitHub and GitLab need below the HTTP
  * layer (POST /v1/hooks/git, docs/webhooks.md): verifying a delivery,
- * remembering delivery ids, finding the indexed working copies whose git
+ * remembering deliveries, finding the indexed working copies whose git
  * remote is the pushed repository, and fast-forwarding a working copy from
  * its upstream (pull_on_push).
  *
  *   url.c      remote URLs to one comparable form (untrusted input: fuzzed)
  *   verify.c   GitHub's HMAC-SHA256 signature, GitLab's token, delivery ids
- *   replay.c   delivery ids seen in the last 7 days (<home>/hooks.db)
+ *   replay.c   deliveries (their body's digest) seen in the last 7 days (<home>/hooks.db)
  *   match.c    the payload's repository URLs; indexed repos by their remotes
  *   pull.c     `git pull --ff-only` with libgit2, for pull_on_push
  *
