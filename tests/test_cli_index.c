@@ -319,6 +319,10 @@ TEST(index_unreadable_file_is_skipped_and_counted)
         /* root reads anything: run memgate as nobody for this one */
         mg_t_sh(repo, "chmod 755 . && chmod 777 '%s'", home);
         setenv("MG_T_RUN_AS_NOBODY", "1", 1);
+        /* and nobody's own config directory, for the audit key (kept out of the data directory) */
+        char *cfg = mg_t_tmpdir();
+        mg_t_sh(cfg, "chmod 777 .");
+        setenv("XDG_CONFIG_HOME", cfg, 1);
     }
     json_t *j = mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--json", NULL});
     ASSERT_EQ_INT(mg_fx_int(j, "files.added"), 1);
