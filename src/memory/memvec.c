@@ -95,7 +95,7 @@ static struct mg__mvq *mvec_begin(const struct place *p, const struct mg_config 
     struct mg_err e = {0};
     struct mg__mvq *v = calloc(1, sizeof(*v));
     if (!v) return NULL;
-    if (mg_embedder_model_new(cfg, &v->e, &e) != 0 || mg_vkey_load(cfg, p->tenant, v->key, &e) != 0) {
+    if (mg_embedder_open(cfg, &v->e, &e) != 0 || mg_vkey_load(cfg, p->tenant, v->key, &e) != 0) {
         warn_once(&e);
         mg__mvec_end(&v);
         return NULL;
