@@ -84,6 +84,8 @@ struct mg_model;
  * -1 with err (model_invalid: missing, unreadable, truncated or longer than
  * its header says, dimensions out of range, checksum or values wrong). */
 int mg_model_load(const char *path, struct mg_model **out, struct mg_err *err);
+/* The same from bytes in memory (copied; at most 256 MiB): for the fuzzer. */
+int mg_model_parse(const void *data, size_t len, struct mg_model **out, struct mg_err *err);
 void mg_model_free(struct mg_model **m);
 int mg_model_dim(const struct mg_model *m);
 /* One text's vector (mg_model_dim floats, not normalised); query != 0: as a query. */

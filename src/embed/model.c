@@ -221,6 +221,27 @@ int mg_model_load(const char *path, struct mg_model **out, struct mg_err *err)
     return 0;
 }
 
+int mg_model_parse(const void *data, size_t len, struct mg_model **out, struct mg_err *err)
+{
+    *out = NULL;
+    if (len > MAX_FILE)
+        return mg_err_set(err, MG_E_MODEL_INVALID, "a model of %zu bytes is larger than %u MiB", len, MAX_FILE >> 20);
+    struct model *m = calloc(1, sizeof(*m));
+    if (!m || !(m->own = malloc(len ? len : 1))) {
+        model_free(m);
+        return mg_err_oom(err);
+    }
+    memcpy(m->own, data, len);
+    m->p = m->own;
+    m->len = len;
+    if (model_parse(m, "the model given", err) != 0) {
+        model_free(m);
+        return -1;
+    }
+    *out = (struct mg_model *)m;
+    return 0;
+}
+
 void mg_model_free(struct mg_model **pm)
 {
     model_free((struct model *)*pm);
