@@ -253,6 +253,7 @@ static int mvec_rank(const struct place *p, struct mg__mvq *v, const char *table
         }
         if (o > 0) {
             const char *t[1] = {mg_sql_text(st, 2)};
+            if (!t[0]) continue;
             size_t l[1] = {strlen(t[0])};
             struct mg_err e = {0};
             if (mg_embed(v->e, MG_EMBED_DOCUMENT, t, l, 1, x, &e) != 0) continue;
