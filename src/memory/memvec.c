@@ -19,8 +19,8 @@
  *
  * A search scans the rows of its own scope (the same repo, project or pool
  * as its word query, with tenant and fingerprint in the SQL too; at most
- * SCAN_MAX, newest first, the rest counted as cut off), keeps the nearest,
- * and fuses them with the word list by reciprocal rank: a row's score is
+ * SCAN_MAX, newest first, the rest not read), keeps the nearest at a
+ * cosine of FLOOR or more, and fuses them with the word list by reciprocal rank: a row's score is
  * the sum over the lists it is in of 1 / (FUSE_K + rank).
  *
  * Sections:
@@ -59,7 +59,6 @@ struct mg__mvq {
     char sig[160];
     unsigned char key[MG_VKEY_BYTES];
     float *q;                 /* the query's vector (search) */
-    int64_t cut;              /* rows of the scope past SCAN_MAX */
 };
 
 /* One warning per process and reason: a missing model must not fill the log. */
@@ -239,10 +238,7 @@ static int mvec_rank(const struct place *p, struct mg__mvq *v, const char *table
     int r;
     size_t rows = 0, dropped = 0;
     while ((r = mg_sql_step(st, err)) == 1) {
-        if (++rows > SCAN_MAX) { /* past the cap: counted, not read */
-            v->cut++;
-            continue;
-        }
+        if (++rows > SCAN_MAX) break; /* the newest SCAN_MAX rows only */
         int64_t id = mg_sql_int(st, 0);
         size_t bl;
         const unsigned char *b = mg_sql_blob(st, 1, &bl);
