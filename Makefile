@@ -9,6 +9,7 @@
 #                             BENCH_BASELINE=REV also runs the MCP load on memgate built at REV
 #   make soak                 100,000 random memory operations on SQLite, PostgreSQL, 3 daemons (~10 min)
 #   make fuzz                 run every libFuzzer target for FUZZ_SECONDS each
+#   make model                train the code model again (model/make.sh: python3-torch, the corpus's mirrors)
 #   make deps                 only install dependencies (scripts/setup.sh)
 #   make install PREFIX=/usr/local [DESTDIR=]   the binary, man pages, completions, systemd user unit
 #   make uninstall PREFIX=...  remove what make install put there
@@ -78,11 +79,11 @@ gdir_tsx        := $(G)/tree-sitter-typescript/tsx/src
 GRAMMAR_OBJ := $(GOUT)/ts-runtime.o $(foreach g,$(GRAMMARS),$(GOUT)/$(g)-parser.o) \
                $(foreach g,cpp javascript python rust typescript tsx,$(GOUT)/$(g)-scanner.o)
 
-.PHONY: check all deps test run bench soak fuzz clean help install uninstall deb man completions
+.PHONY: check all deps test run bench soak fuzz model clean help install uninstall deb man completions
 all: $(OUT)/memgate
 
 help:
-	@sed -n '2,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,18p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/setup.sh
@@ -237,6 +238,16 @@ bench: deps
 	@scripts/setup.sh --bench
 	@$(MAKE) --no-print-directory OPT=-O2 build/memgate build/memgate-bench build/memgate-mcpload build/memgate-scanbench build/memgate-injectionbench build/memgate-quality
 	bench/run.sh
+
+# the code model (model/, docs/semantic.md): compiled into the binary; `make
+# model` trains it again from the corpus (model/corpus.tsv) with python3-torch
+$(OUT)/obj/src/embed/model_data.o: model/memgate-code.mgm
+build/model/tokens: build/obj/model/tokens.o build/obj/src/embed/model_tokens.o build/obj/src/store/tokenize.o \
+                    build/obj/src/util/buf.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+model: build/model/tokens
+	model/make.sh
 
 build/memgate-bench: build/obj/bench/search_bench.o build/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -336,10 +336,14 @@ def load_set(name):
 # ---- the run ----------------------------------------------------------------
 
 
+# the embedder of the run (BUGLOC_EMBEDDER: builtin, model, ...); each has its own index
+EMBEDDER = os.environ.get("BUGLOC_EMBEDDER", "builtin")
+
+
 def env(home, weights=None, off=None):
     e = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
     e["MEMGATE_HOME"] = home
-    e["MEMGATE_EMBEDDER"] = "builtin"
+    e["MEMGATE_EMBEDDER"] = EMBEDDER
     e["MEMGATE_WATCH"] = "off"
     if weights:  # "L,S,Y,P" or "L,S,Y,P:K" (config hybrid_weights, hybrid_rrf_k)
         w, _, k = weights.partition(":")
@@ -354,7 +358,7 @@ def env(home, weights=None, off=None):
 def prepare(name, gd, snap):
     """The snapshot's tree and memgate's index of it, made once."""
     base = os.path.join(CACHE, name)
-    src, home = os.path.join(base, "src-" + snap[:12]), os.path.join(base, "home-" + snap[:12])
+    src, home = os.path.join(base, "src-" + snap[:12]), os.path.join(base, "home-" + snap[:12] + ("" if EMBEDDER == "builtin" else "-" + EMBEDDER))
     if not os.path.exists(os.path.join(src, ".bugloc-done")):
         log(f"{name}: unpacking {snap[:12]} into {src}")
         subprocess.run(["rm", "-rf", src], check=True)
@@ -376,7 +380,7 @@ def prepare(name, gd, snap):
         open(os.path.join(src, ".bugloc-done"), "w").close()
     info = os.path.join(home, "bugloc-index.json")
     if not os.path.exists(info):
-        log(f"{name}: memgate index (builtin embedder)")
+        log(f"{name}: memgate index ({EMBEDDER} embedder)")
         subprocess.run(["rm", "-rf", home], check=True)
         out = subprocess.run([BIN, "index", src, "--name", name, "--json"], env=env(home), check=True,
                              capture_output=True, text=True).stdout

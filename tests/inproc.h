@@ -30,6 +30,10 @@ void mg_t_srv_close(struct mg_t_srv *t);
  * processes MG_RUN starts (MEMGATE_STORAGE). NULL: back to the default. For
  * the "pg" variants of tests. */
 void mg_t_srv_storage(const char *storage);
+/* Servers opened after this use `embedder` and `model_file` (NULL: the
+ * defaults), and so do the memgate processes started (MEMGATE_EMBEDDER,
+ * MEMGATE_MODEL_FILE). */
+void mg_t_srv_embedder(const char *embedder, const char *model_file);
 /* Run tool with args (JSON text): the result (new reference), or NULL with
  * code (64 bytes) set to the error code and msg (1024 bytes, may be NULL)
  * to its sentence. */

@@ -643,9 +643,10 @@ TEST(memory_sqlite_schema_1_file_migrates)
     okv(&m, "save_preference", "{\"agent_id\":\"a\",\"key\":\"k\",\"value\":\"v1\"}");
     m_free(&m);
     mg_memory_close_all();
-    /* back to schema 1: the same tables, without the indexes of 2 */
+    /* back to schema 1: the same tables, without the indexes of 2 and the vectors of 3 */
     plant(home, "DROP INDEX sessions_tenant_key; DROP INDEX projects_tenant_key; DROP INDEX notes_tenant_key;"
-                "DROP INDEX profiles_tenant_key; PRAGMA user_version = 1;");
+                "DROP INDEX profiles_tenant_key; ALTER TABLE notes DROP COLUMN vec; ALTER TABLE episodes DROP COLUMN vec;"
+                "ALTER TABLE entities DROP COLUMN vec; PRAGMA user_version = 1;");
     m_init(&m, home, "local");
     json_t *r = ok(&m, "get_note", "{\"key\":\"k\"}");
     ASSERT(holds(r, "canary_v1"));
@@ -670,12 +671,14 @@ TEST(memory_sqlite_schema_1_file_migrates)
     ASSERT_EQ_INT(sqlite3_open(db, &h), SQLITE_OK);
     sqlite3_stmt *st;
     ASSERT_EQ_INT(sqlite3_prepare_v2(h, "SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM"
-                                        " sqlite_master WHERE name LIKE '%_tenant_key'), (SELECT count(*) FROM notes)",
-                                     -1, &st, NULL), SQLITE_OK);
+                                        " sqlite_master WHERE name LIKE '%_tenant_key'), (SELECT count(*) FROM notes),"
+                                        " (SELECT count(*) FROM pragma_table_info('notes') WHERE name = 'vec')", -1, &st,
+                                     NULL), SQLITE_OK);
     ASSERT_EQ_INT(sqlite3_step(st), SQLITE_ROW);
-    ASSERT_EQ_INT(sqlite3_column_int(st, 0), 2);
+    ASSERT_EQ_INT(sqlite3_column_int(st, 0), 3);
     ASSERT_EQ_INT(sqlite3_column_int(st, 1), 4);
     ASSERT_EQ_INT(sqlite3_column_int(st, 2), 1);
+    ASSERT_EQ_INT(sqlite3_column_int(st, 3), 1); /* schema 3: notes have their vector column (memvec.c) */
     sqlite3_finalize(st);
     sqlite3_close(h);
 }

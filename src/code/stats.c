@@ -47,6 +47,7 @@ static int stats_item(struct mg_items *out, const struct mg_repo *r, const struc
     it->last_error = st->last_error[0] ? mg_item_dup(st->last_error, &failed) : NULL;
     it->last_error_at = known(st->last_error_at);
     it->index_busy = st->busy;
+    it->vectors_warning = st->vectors_warning[0] ? mg_item_dup(st->vectors_warning, &failed) : NULL;
     return failed ? mg_err_oom(err) : 0;
 }
 

@@ -21,6 +21,7 @@ static const struct {
     int (*make)(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err);
 } makers[] = {
     {"builtin", builtin_new},
+    {"model", mg_embedder_model_new},
     {"openai", mg_embedder_openai_new},
     {"voyage", mg_embedder_voyage_new},
     {"ollama", mg_embedder_ollama_new},
@@ -43,7 +44,7 @@ int mg_embedder_open(const struct mg_config *c, struct mg_embedder **out, struct
     if (strcmp(k, "auto") == 0) k = auto_choice(c);
     for (size_t i = 0; i < sizeof(makers) / sizeof(makers[0]); i++)
         if (strcmp(k, makers[i].name) == 0) return makers[i].make(c, out, err);
-    return mg_err_set(err, MG_E_CONFIG, "embedder '%s' is unknown; use auto, builtin, openai, voyage, ollama or none",
+    return mg_err_set(err, MG_E_CONFIG, "embedder '%s' is unknown; use auto, builtin, model, openai, voyage, ollama or none",
                       k);
 }
 

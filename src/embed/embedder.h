@@ -8,6 +8,7 @@
 #define MG_EMBEDDER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -46,6 +47,9 @@ struct mg_embedder {
 
 /* --- built-ins (constructors the registry calls: embed.c) --- */
 int mg_embedder_builtin_new(struct mg_embedder **out, struct mg_err *err);
+/* The code model (model.c): c->model_file, else the model compiled in;
+ * model_invalid when it is missing or does not check out. */
+int mg_embedder_model_new(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err);
 int mg_embedder_openai_new(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err);
 int mg_embedder_voyage_new(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err);
 int mg_embedder_ollama_new(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err);
@@ -73,5 +77,21 @@ json_t *mg_embed_answer(const char *body, size_t len, const char *key, size_t n,
  * row; *d fixed by the first row when 0). 0, or -1 (embed_bad_response:
  * not an array, wrong or too many dimensions, a value not finite). */
 int mg_embed_take_row(json_t *emb, size_t i, size_t at, size_t n, int *d, float **v, struct mg_err *err);
+
+/* --- the code model itself (model.c), for its tests and model/tokens.c --- */
+struct mg_model;
+/* Load and check a model file (path NULL or "": the one compiled in). 0, or
+ * -1 with err (model_invalid: missing, unreadable, truncated or longer than
+ * its header says, dimensions out of range, checksum or values wrong). */
+int mg_model_load(const char *path, struct mg_model **out, struct mg_err *err);
+/* The same from bytes in memory (copied; at most 256 MiB): for the fuzzer. */
+int mg_model_parse(const void *data, size_t len, struct mg_model **out, struct mg_err *err);
+void mg_model_free(struct mg_model **m);
+int mg_model_dim(const struct mg_model *m);
+/* One text's vector (mg_model_dim floats, not normalised); query != 0: as a query. */
+int mg_model_embed(const struct mg_model *m, int query, const char *text, size_t len, float *out, struct mg_err *err);
+/* A text's token ids as the model reads them (the buckets of its tokens, in
+ * order, at most cap): what model/train.py trains on. */
+size_t mg_model_tokens(const char *text, size_t len, unsigned bits, uint32_t *ids, size_t cap);
 
 #endif

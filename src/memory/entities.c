@@ -47,6 +47,13 @@ static int e_add(void *self, const struct mg_pcall *pc, const char *session, con
         char *stream = mg__fts_stream(v[i].name, type, notes);
         bool ok = mg__fts_put(&p, "entities", id, stream, err) == 0;
         free(stream);
+        if (ok) {
+            struct mg_buf vt;
+            mg_buf_init(&vt, 1 << 20);
+            mg_buf_addf(&vt, "%s %s %s", v[i].name, type, notes);
+            ok = (vt.p ? mg__mvec_put(&p, pc->cfg, "entities", id, vt.p, err) : mg_err_oom(err)) == 0;
+            mg_buf_release(&vt);
+        }
         if (!ok) break;
         struct mg_entity *e = mg_items_add(out, &mg_item_entity);
         bool failed = !e;
@@ -76,44 +83,12 @@ done:
     return rc;
 }
 
-static int e_search(void *self, const struct mg_pcall *pc, const char *session, const char *query, int limit,
-                    struct mg_items *out, struct mg_err *err)
+/* The entities st yields (the columns of search_entities' queries) into out, their row ids into *ids. */
+static int entity_rows(struct mg_sql_st *st, struct mg_items *out, int64_t **ids, struct mg_err *err)
 {
-    struct place p;
-    if (mg__place_begin(pc, session, &p, err) != 0) return -1;
-    int rc = -1;
-    char *match = NULL;
-    if (!p.project) { /* sessions in no project get no entity context */
-        rc = mg__place_report(&p, out, err);
-        goto out;
-    }
-    bool pg = mg__mem_pg(&p);
-    match = query ? mg__fts_match(pg, query) : NULL;
-    const char *sql_match_lite = "SELECT n.id, n.name, n.type, n.notes, n.created_at, n.tenant, n.repo_fp,"
-                                 " coalesce(n.project_id, 0), -bm25(entities_fts), n.repo, coalesce(p.name, '')"
-                                 " FROM entities_fts JOIN entities n ON n.id = entities_fts.rowid"
-                                 " LEFT JOIN projects p ON p.id = n.project_id"
-                                 " WHERE entities_fts MATCH ?1 AND n.repo = ?2 AND n.project_id = ?3"
-                                 " ORDER BY bm25(entities_fts) LIMIT ?4";
-    const char *sql_match_pg = "SELECT n.id, n.name, n.type, n.notes, n.created_at, n.tenant, n.repo_fp,"
-                               " coalesce(n.project_id, 0), ts_rank(n.body, x.q, 1) AS score, n.repo,"
-                               " coalesce(p.name, '') FROM entities n CROSS JOIN (SELECT CAST(?1 AS tsquery) AS q) x"
-                               " LEFT JOIN projects p ON p.id = n.project_id"
-                               " WHERE n.body @@ x.q AND n.repo = ?2 AND n.project_id = ?3"
-                               " ORDER BY score DESC, n.id DESC LIMIT ?4";
-    const char *sql_all = "SELECT n.id, n.name, n.type, n.notes, n.created_at, n.tenant, n.repo_fp,"
-                          " coalesce(n.project_id, 0), 0.0, n.repo, coalesce(p.name, '') FROM entities n"
-                          " LEFT JOIN projects p ON p.id = n.project_id"
-                          " WHERE n.repo = ?1 AND n.project_id = ?2 ORDER BY n.id DESC LIMIT ?3";
-    struct mg_sql_st *st;
-    if (mg_sql_prepare(p.db, !match ? sql_all : pg ? sql_match_pg : sql_match_lite, &st, err) != 0) goto out;
-    int o = 0; /* the parameters after the match */
-    if (match) mg_sql_bind_text(st, ++o, match);
-    mg_sql_bind_text(st, o + 1, p.repo->id);
-    mg_sql_bind_int(st, o + 2, p.project);
-    mg_sql_bind_int(st, o + 3, limit);
     bool failed = false;
     int r = 0;
+    size_t cap = 0;
     while (!failed && (r = mg_sql_step(st, err)) == 1) {
         struct mg_entity *e = mg_items_add(out, &mg_item_entity);
         if (!e) {
@@ -128,10 +103,102 @@ static int e_search(void *self, const struct mg_pcall *pc, const char *session, 
         e->created_at = mg_sql_int(st, 4);
         e->score = mg_sql_double(st, 8);
         e->project = mg_item_dup(mg_sql_text(st, 10), &failed);
+        if (ids && mg__mvec_ids_add(out, ids, &cap, e->id) != 0) failed = true;
     }
+    return failed ? mg_err_oom(err) : r < 0 ? -1 : 0;
+}
+
+/* One of search_entities' queries in the place's project: by words (match), the rows of ids (idlist), or
+ * (neither) the newest. */
+static int entity_query(struct place *p, const char *match, const char *idlist, int limit, struct mg_items *out,
+                        int64_t **ids, struct mg_err *err)
+{
+    bool pg = mg__mem_pg(p);
+    const char *sql_match_lite = "SELECT n.id, n.name, n.type, n.notes, n.created_at, n.tenant, n.repo_fp,"
+                                 " coalesce(n.project_id, 0), -bm25(entities_fts), n.repo, coalesce(p.name, '')"
+                                 " FROM entities_fts JOIN entities n ON n.id = entities_fts.rowid"
+                                 " LEFT JOIN projects p ON p.id = n.project_id"
+                                 " WHERE entities_fts MATCH ?1 AND n.repo = ?2 AND n.project_id = ?3"
+                                 " ORDER BY bm25(entities_fts) LIMIT ?4";
+    const char *sql_match_pg = "SELECT n.id, n.name, n.type, n.notes, n.created_at, n.tenant, n.repo_fp,"
+                               " coalesce(n.project_id, 0), ts_rank(n.body, x.q, 1) AS score, n.repo,"
+                               " coalesce(p.name, '') FROM entities n CROSS JOIN (SELECT CAST(?1 AS tsquery) AS q) x"
+                               " LEFT JOIN projects p ON p.id = n.project_id"
+                               " WHERE n.body @@ x.q AND n.repo = ?2 AND n.project_id = ?3"
+                               " ORDER BY score DESC, n.id DESC LIMIT ?4";
+    const char *sql_ids_lite = "SELECT n.id, n.name, n.type, n.notes, n.created_at, n.tenant, n.repo_fp,"
+                               " coalesce(n.project_id, 0), 0.0, n.repo, coalesce(p.name, '') FROM entities n"
+                               " LEFT JOIN projects p ON p.id = n.project_id"
+                               " WHERE n.id IN (SELECT value FROM json_each(?1)) AND n.repo = ?2 AND n.project_id = ?3"
+                               " LIMIT ?4";
+    const char *sql_ids_pg = "SELECT n.id, n.name, n.type, n.notes, n.created_at, n.tenant, n.repo_fp,"
+                             " coalesce(n.project_id, 0), 0.0, n.repo, coalesce(p.name, '') FROM entities n"
+                             " LEFT JOIN projects p ON p.id = n.project_id"
+                             " WHERE n.id = ANY(CAST(?1 AS bigint[])) AND n.repo = ?2 AND n.project_id = ?3 LIMIT ?4";
+    const char *sql_all = "SELECT n.id, n.name, n.type, n.notes, n.created_at, n.tenant, n.repo_fp,"
+                          " coalesce(n.project_id, 0), 0.0, n.repo, coalesce(p.name, '') FROM entities n"
+                          " LEFT JOIN projects p ON p.id = n.project_id"
+                          " WHERE n.repo = ?1 AND n.project_id = ?2 ORDER BY n.id DESC LIMIT ?3";
+    const char *first = idlist ? idlist : match;
+    struct mg_sql_st *st;
+    if (mg_sql_prepare(p->db, idlist ? (pg ? sql_ids_pg : sql_ids_lite) : !match ? sql_all
+                                  : pg ? sql_match_pg : sql_match_lite, &st, err) != 0)
+        return -1;
+    int o = 0; /* the parameters after the match or ids */
+    if (first) mg_sql_bind_text(st, ++o, first);
+    mg_sql_bind_text(st, o + 1, p->repo->id);
+    mg_sql_bind_int(st, o + 2, p->project);
+    mg_sql_bind_int(st, o + 3, limit);
+    int rc = entity_rows(st, out, ids, err);
     mg_sql_finalize(&st);
-    rc = failed ? mg_err_oom(err) : r < 0 ? -1 : mg__place_report(&p, out, err);
-out:
+    return rc;
+}
+
+/* search_entities by meaning too (memvec.c): ctx is the match */
+static int hy_words(void *ctx, struct place *p, int limit, struct mg_items *out, int64_t **ids, struct mg_err *err)
+{
+    return entity_query(p, ctx, NULL, limit, out, ids, err);
+}
+
+/* the project's entities, newest first */
+static int hy_scan(void *ctx, struct place *p, struct mg_sql_st **st, struct mg_err *err)
+{
+    if (mg_sql_prepare(p->db, "SELECT id, vec, name || ' ' || type || ' ' || notes FROM entities WHERE repo = ?1"
+                              " AND tenant = ?2 AND repo_fp = ?3 AND project_id = ?4 ORDER BY id DESC", st, err) != 0)
+        return -1;
+    mg_sql_bind_text(*st, 1, p->repo->id);
+    mg_sql_bind_text(*st, 2, p->tenant);
+    mg_sql_bind_text(*st, 3, p->repo->fingerprint);
+    mg_sql_bind_int(*st, 4, p->project);
+    return 0;
+}
+
+static int hy_rows(void *ctx, struct place *p, const char *idlist, int n, struct mg_items *out, int64_t **ids,
+                   struct mg_err *err)
+{
+    return entity_query(p, NULL, idlist, n, out, ids, err);
+}
+
+static void entity_score(struct mg_item *it, double s) { ((struct mg_entity *)it)->score = s; }
+
+static const struct mg__mvec_kind entity_kind = {"entities", hy_words, hy_scan, hy_rows, entity_score};
+
+static int e_search(void *self, const struct mg_pcall *pc, const char *session, const char *query, int limit,
+                    struct mg_items *out, struct mg_err *err)
+{
+    struct place p;
+    if (mg__place_begin(pc, session, &p, err) != 0) return -1;
+    int rc = 0;
+    char *match = NULL;
+    struct mg__mvq *v = NULL;
+    if (p.project) { /* sessions in no project get no entity context */
+        match = query ? mg__fts_match(mg__mem_pg(&p), query) : NULL;
+        v = match ? mg__mvec_query(&p, pc->cfg, query) : NULL;
+        rc = v ? mg__mvec_search(&p, v, &entity_kind, match, limit, out, err)
+               : entity_query(&p, match, NULL, limit, out, NULL, err);
+    }
+    if (rc == 0) rc = mg__place_report(&p, out, err);
+    mg__mvec_end(&v);
     free(match);
     mg__place_end(&p);
     return rc;

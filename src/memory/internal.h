@@ -77,6 +77,45 @@ char *mg__fts_match(bool pg, const char *q);
 int mg__fts_put(struct place *p, const char *table, int64_t id, const char *stream, struct mg_err *err);
 static inline bool mg__mem_pg(const struct place *p) { return mg_sql_dialect(p->db) == MG_SQL_PG; }
 
+/* Memory by meaning (memvec.c): each row of notes, episodes and entities
+ * keeps the code model's vector of its text in its `vec` column, sealed
+ * under the tenant's key and bound to its row; a search fuses its word list
+ * with the nearest rows of its own scope. */
+struct mg__mvq;
+/* A search's query vector, the model and the key; NULL: words only (no
+ * query, embedder = none, or the model or key unusable: warned once). */
+struct mg__mvq *mg__mvec_query(const struct place *p, const struct mg_config *cfg, const char *query);
+void mg__mvec_end(struct mg__mvq **v);
+/* Store row `id` of table's vector of text (nothing when vectors are off). 0 or -1. */
+int mg__mvec_put(struct place *p, const struct mg_config *cfg, const char *table, int64_t id, const char *text,
+                 struct mg_err *err);
+/* A kind of memory row, for a hybrid search: its table, and three queries
+ * of the search's own scope (ctx: the provider's, p: the call's place):
+ *   words: the best `limit` rows by words, items in rank order, their row ids into *ids;
+ *   scan:  a prepared statement yielding (id, vec, text) of every row in the scope, newest first,
+ *          with tenant and fingerprint in its WHERE, so no vector crosses them;
+ *   rows:  the items of the rows whose ids idlist holds ("[1,2]" on SQLite for json_each,
+ *          "{1,2}" on PostgreSQL for CAST(? AS bigint[])), any order, ids into *ids;
+ *   set_score: (may be NULL) give an item its fused score. */
+struct mg__mvec_kind {
+    const char *table;
+    int (*words)(void *ctx, struct place *p, int limit, struct mg_items *out, int64_t **ids, struct mg_err *err);
+    int (*scan)(void *ctx, struct place *p, struct mg_sql_st **st, struct mg_err *err);
+    int (*rows)(void *ctx, struct place *p, const char *idlist, int n, struct mg_items *out, int64_t **ids,
+                struct mg_err *err);
+    void (*set_score)(struct mg_item *it, double score);
+};
+/* Words and meaning: the word list and the scope's rows nearest the query
+ * (at most a cap of them read, newest first; a vector that fails to open is
+ * dropped and counted, a missing one made from the text), fused by
+ * reciprocal rank into out, the best `limit`. 0 or -1. */
+int mg__mvec_search(struct place *p, struct mg__mvq *v, const struct mg__mvec_kind *kind, void *ctx, int limit,
+                    struct mg_items *out, struct mg_err *err);
+/* For the kinds' readers: record the id of l's last item in *ids (grown, *cap its room). 0 or -1. */
+int mg__mvec_ids_add(struct mg_items *l, int64_t **ids, size_t *cap, int64_t id);
+/* Word-list rows read beyond a search's limit, so that fusion can lift them. */
+#define MG_MVEC_EXTRA 50
+
 /* The project of the place's repo named `name`: its id, or 0 with
  * project_not_found (a row of another tenant or repo is not looked at). */
 int64_t mg__project_id(struct place *p, const char *name, struct mg_err *err);

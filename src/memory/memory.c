@@ -59,8 +59,13 @@ static const char MIGRATE_2[] =
     "CREATE UNIQUE INDEX IF NOT EXISTS projects_tenant_key ON projects(tenant, repo, name);"
     "CREATE UNIQUE INDEX IF NOT EXISTS notes_tenant_key ON notes(tenant, repo, key);"
     "CREATE UNIQUE INDEX IF NOT EXISTS profiles_tenant_key ON profiles(tenant, agent_id, key);";
+/* Schema 3: each row's vector, sealed (memvec.c); NULL until made. */
+static const char MIGRATE_3[] =
+    "ALTER TABLE notes ADD COLUMN vec BLOB;"
+    "ALTER TABLE episodes ADD COLUMN vec BLOB;"
+    "ALTER TABLE entities ADD COLUMN vec BLOB;";
 /* migrations[v]: schema version v -> v + 1 (store/sqlite.h) */
-static const char *const MIGRATIONS[] = {SCHEMA, MIGRATE_2};
+static const char *const MIGRATIONS[] = {SCHEMA, MIGRATE_2, MIGRATE_3};
 
 /* One tenant's file. Files live until mg_memory_close_all: a file is never
  * freed while a request may hold it. Each keeps a small page cache (1 MiB). */
@@ -103,7 +108,7 @@ static int mem_open(const char *home, const char *tenant, struct mem **out, stru
         .pragmas = "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-1024;",
         .setup = mg_tokenizer_register,
         .migrations = MIGRATIONS,
-        .version = 2,
+        .version = 3,
     };
     sqlite3 *db;
     if (mg_sqlite_open(m->path, &spec, &db, err) != 0) {

@@ -31,14 +31,23 @@ static struct mg_note *note_item(struct mg_items *out, struct mg_sql_st *st, boo
     return n;
 }
 
-/* Every row of a bound query as items (the gate checks their owners). */
-static int collect(struct mg_sql_st *st, struct mg_items *out, struct mg_err *err)
+/* Every row of a bound query as items (the gate checks their owners); with
+ * ids, the rows' ids too (column 10). */
+static int collect_ids(struct mg_sql_st *st, struct mg_items *out, int64_t **ids, struct mg_err *err)
 {
     bool failed = false;
     int r = 0;
-    while (!failed && (r = mg_sql_step(st, err)) == 1) note_item(out, st, &failed);
+    size_t cap = 0;
+    while (!failed && (r = mg_sql_step(st, err)) == 1)
+        if (note_item(out, st, &failed) && ids && mg__mvec_ids_add(out, ids, &cap, mg_sql_int(st, 10)) != 0)
+            failed = true;
     if (failed) return mg_err_oom(err);
     return r < 0 ? -1 : 0;
+}
+
+static int collect(struct mg_sql_st *st, struct mg_items *out, struct mg_err *err)
+{
+    return collect_ids(st, out, NULL, err);
 }
 
 static int n_set(void *self, const struct mg_pcall *pc, const struct mg_note_in *in, struct mg_items *out,
@@ -88,6 +97,14 @@ static int n_set(void *self, const struct mg_pcall *pc, const struct mg_note_in 
     }
     stream = mg__fts_stream(in->key, in->value, NULL);
     if (mg__fts_put(&p, "notes", id, stream, err) != 0) goto fail;
+    {
+        struct mg_buf vt;
+        mg_buf_init(&vt, 1 << 20);
+        mg_buf_addf(&vt, "%s %s", in->key, in->value);
+        int vr = vt.p ? mg__mvec_put(&p, pc->cfg, "notes", id, vt.p, err) : mg_err_oom(err);
+        mg_buf_release(&vt);
+        if (vr != 0) goto fail;
+    }
     if (mg_sql_commit(p.db, err) != 0) goto out;
     struct mg_note *n = mg_items_add(out, &mg_item_note);
     bool failed = !n;
@@ -148,32 +165,71 @@ static int n_list(void *self, const struct mg_pcall *pc, const char *prefix, int
     return rc;
 }
 
+/* One of search_notes' queries: by words (match) or the rows of ids (idlist), with their ids. */
+static int search_query(struct place *p, const char *match, const char *idlist, int limit, struct mg_items *out,
+                        int64_t **ids, struct mg_err *err)
+{
+    bool pg = mg__mem_pg(p);
+    /* SQLite: FTS5's bm25 (lower is better); PostgreSQL: ts_rank, normalised by the row's length */
+    const char *sql = idlist ? (pg ? "SELECT " NOTE_COLS ", id FROM notes WHERE id = ANY(CAST(?1 AS bigint[]))"
+                                     " AND repo = ?2 LIMIT ?3"
+                                   : "SELECT " NOTE_COLS ", id FROM notes WHERE id IN (SELECT value FROM json_each(?1))"
+                                     " AND repo = ?2 LIMIT ?3")
+                      : pg ? "SELECT " NOTE_COLS ", id FROM notes CROSS JOIN (SELECT CAST(?1 AS tsquery) AS q) x"
+                             " WHERE body @@ x.q AND repo = ?2 ORDER BY ts_rank(body, x.q, 1) DESC, id DESC LIMIT ?3"
+                           : "SELECT n.key, n.value, n.source, n.trust, coalesce(n.session, ''), n.created_at,"
+                             " n.updated_at, n.repo, n.tenant, n.repo_fp, n.id FROM notes_fts JOIN notes n"
+                             " ON n.id = notes_fts.rowid WHERE notes_fts MATCH ?1 AND n.repo = ?2"
+                             " ORDER BY bm25(notes_fts) LIMIT ?3";
+    struct mg_sql_st *st;
+    if (mg_sql_prepare(p->db, sql, &st, err) != 0) return -1;
+    mg_sql_bind_text(st, 1, idlist ? idlist : match);
+    mg_sql_bind_text(st, 2, p->repo->id);
+    mg_sql_bind_int(st, 3, limit);
+    int rc = collect_ids(st, out, ids, err);
+    mg_sql_finalize(&st);
+    return rc;
+}
+
+/* search_notes by meaning too (memvec.c): ctx is the match */
+static int hy_words(void *ctx, struct place *p, int limit, struct mg_items *out, int64_t **ids, struct mg_err *err)
+{
+    return search_query(p, ctx, NULL, limit, out, ids, err);
+}
+
+static int hy_scan(void *ctx, struct place *p, struct mg_sql_st **st, struct mg_err *err)
+{
+    if (mg_sql_prepare(p->db, "SELECT id, vec, key || ' ' || value FROM notes WHERE repo = ?1 AND tenant = ?2"
+                              " AND repo_fp = ?3 ORDER BY id DESC", st, err) != 0)
+        return -1;
+    mg_sql_bind_text(*st, 1, p->repo->id);
+    mg_sql_bind_text(*st, 2, p->tenant);
+    mg_sql_bind_text(*st, 3, p->repo->fingerprint);
+    return 0;
+}
+
+static int hy_rows(void *ctx, struct place *p, const char *idlist, int n, struct mg_items *out, int64_t **ids,
+                   struct mg_err *err)
+{
+    return search_query(p, NULL, idlist, n, out, ids, err);
+}
+
+static const struct mg__mvec_kind note_kind = {"notes", hy_words, hy_scan, hy_rows, NULL};
+
 static int n_search(void *self, const struct mg_pcall *pc, const char *query, int limit, struct mg_items *out,
                     struct mg_err *err)
 {
     char *match = mg__fts_match(mg_pg_configured(pc->cfg), query);
-    if (!match) return 0; /* no words: nothing matches */
+    if (!match) return 0; /* no words: nothing matches (and a query without words has no meaning either) */
     struct place p;
     if (mg__place_begin(pc, NULL, &p, err) != 0) {
         free(match);
         return -1;
     }
-    /* SQLite: FTS5's bm25 (lower is better); PostgreSQL: ts_rank, normalised by the row's length */
-    const char *sql = mg__mem_pg(&p)
-        ? "SELECT " NOTE_COLS " FROM notes CROSS JOIN (SELECT CAST(?1 AS tsquery) AS q) x"
-          " WHERE body @@ x.q AND repo = ?2 ORDER BY ts_rank(body, x.q, 1) DESC, id DESC LIMIT ?3"
-        : "SELECT n.key, n.value, n.source, n.trust, coalesce(n.session, ''), n.created_at,"
-          " n.updated_at, n.repo, n.tenant, n.repo_fp FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid"
-          " WHERE notes_fts MATCH ?1 AND n.repo = ?2 ORDER BY bm25(notes_fts) LIMIT ?3";
-    struct mg_sql_st *st;
-    int rc = -1;
-    if (mg_sql_prepare(p.db, sql, &st, err) == 0) {
-        mg_sql_bind_text(st, 1, match);
-        mg_sql_bind_text(st, 2, p.repo->id);
-        mg_sql_bind_int(st, 3, limit);
-        rc = collect(st, out, err);
-        mg_sql_finalize(&st);
-    }
+    struct mg__mvq *v = mg__mvec_query(&p, pc->cfg, query);
+    int rc = v ? mg__mvec_search(&p, v, &note_kind, match, limit, out, err)
+               : search_query(&p, match, NULL, limit, out, NULL, err);
+    mg__mvec_end(&v);
     mg__place_end(&p);
     free(match);
     return rc;

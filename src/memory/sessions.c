@@ -77,6 +77,14 @@ static int s_remember(void *self, const struct mg_pcall *pc, const char *session
     }
     stream = mg__fts_stream(summary, tagstr, NULL);
     if (mg__fts_put(&p, "episodes", id, stream, err) != 0) goto fail;
+    {
+        struct mg_buf vt;
+        mg_buf_init(&vt, 1 << 20);
+        mg_buf_addf(&vt, "%s %s", summary, tagstr);
+        int vr = vt.p ? mg__mvec_put(&p, pc->cfg, "episodes", id, vt.p, err) : mg_err_oom(err);
+        mg_buf_release(&vt);
+        if (vr != 0) goto fail;
+    }
     if (mg_sql_commit(p.db, err) != 0) goto out;
     struct mg_episode *e = mg_items_add(out, &mg_item_episode);
     bool failed = !e;
@@ -99,16 +107,40 @@ out:
     return rc;
 }
 
-static int s_recall(void *self, const struct mg_pcall *pc, const char *session, const char *query, int limit,
-                    struct mg_items *out, struct mg_err *err)
+/* The episodes st yields (the columns of recall's queries) into out, their row ids into *ids. */
+static int episode_rows(struct mg_sql_st *st, struct mg_items *out, int64_t **ids, struct mg_err *err)
 {
-    struct place p;
-    if (mg__place_begin(pc, session, &p, err) != 0) return -1;
-    bool pg = mg__mem_pg(&p);
-    char *match = query ? mg__fts_match(pg, query) : NULL; /* NULL (no query, or no words in it): the newest */
+    bool failed = false;
+    int r = 0;
+    size_t cap = 0;
+    while (!failed && (r = mg_sql_step(st, err)) == 1) {
+        struct mg_episode *e = mg_items_add(out, &mg_item_episode);
+        if (!e) {
+            failed = true;
+            break;
+        }
+        mg__row_owner(&e->base, mg_sql_text(st, 5), mg_sql_text(st, 9), mg_sql_text(st, 6), mg_sql_int(st, 7));
+        e->id = mg_sql_int(st, 0);
+        e->summary = mg_item_dup(mg_sql_text(st, 1), &failed);
+        split_tags(e, mg_sql_text(st, 2), &failed);
+        e->created_at = mg_sql_int(st, 3);
+        e->session = mg_item_dup(mg_sql_text(st, 4), &failed);
+        e->score = mg_sql_double(st, 8);
+        if (ids && mg__mvec_ids_add(out, ids, &cap, e->id) != 0) failed = true;
+    }
+    return failed ? mg_err_oom(err) : r < 0 ? -1 : 0;
+}
+
+static void episode_score(struct mg_item *it, double s) { ((struct mg_episode *)it)->score = s; }
+
+/* One of recall's queries: match (NULL: the newest, or with ids those rows) in the place's pool. */
+static int recall_query(struct place *p, const char *match, const char *idlist, int limit, struct mg_items *out,
+                        int64_t **ids, struct mg_err *err)
+{
+    bool pg = mg__mem_pg(p);
     /* ?1 the match (NULL: none), ?2 the repo, ?3 the pool: the sessions of
      * the place's project, or of none (0; `IS NULL` so that both backends
-     * look it up in sessions_project), ?4 the limit */
+     * look it up in sessions_project), ?4 the limit, ?5 the ids */
     const char *head_lite =
         "SELECT e.id, e.summary, e.tags, e.created_at, s.external_id, e.tenant, e.repo_fp, coalesce(s.project_id, 0),"
         " -bm25(episodes_fts), e.repo FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid"
@@ -124,36 +156,63 @@ static int s_recall(void *self, const struct mg_pcall *pc, const char *session, 
         " 0.0, e.repo FROM episodes e JOIN sessions s ON s.id = e.session_id"
         " WHERE CAST(?1 AS text) IS NULL AND e.repo = ?2 AND ";
     const char *tail_all = " ORDER BY e.created_at DESC, e.id DESC LIMIT ?4";
-    char sql[1024];
-    snprintf(sql, sizeof(sql), "%s%s%s", !match ? head_all : pg ? head_pg : head_lite,
-             p.project ? "s.project_id = ?3" : "s.project_id IS NULL AND ?3 = 0",
+    char sql[1200];
+    snprintf(sql, sizeof(sql), "%s%s%s%s%s", !match ? head_all : pg ? head_pg : head_lite,
+             p->project ? "s.project_id = ?3" : "s.project_id IS NULL AND ?3 = 0", idlist ? " AND e.id" : "",
+             idlist ? (pg ? " = ANY(CAST(?5 AS bigint[]))" : " IN (SELECT value FROM json_each(?5))") : "",
              !match ? tail_all : pg ? tail_pg : tail_lite);
     struct mg_sql_st *st;
-    int rc = -1;
-    if (mg_sql_prepare(p.db, sql, &st, err) != 0) goto out;
+    if (mg_sql_prepare(p->db, sql, &st, err) != 0) return -1;
     mg_sql_bind_text(st, 1, match);
-    mg_sql_bind_text(st, 2, p.repo->id);
-    mg_sql_bind_int(st, 3, p.project);
+    mg_sql_bind_text(st, 2, p->repo->id);
+    mg_sql_bind_int(st, 3, p->project);
     mg_sql_bind_int(st, 4, limit);
-    bool failed = false;
-    int r = 0;
-    while (!failed && (r = mg_sql_step(st, err)) == 1) {
-        struct mg_episode *e = mg_items_add(out, &mg_item_episode);
-        if (!e) {
-            failed = true;
-            break;
-        }
-        mg__row_owner(&e->base, mg_sql_text(st, 5), mg_sql_text(st, 9), mg_sql_text(st, 6), mg_sql_int(st, 7));
-        e->id = mg_sql_int(st, 0);
-        e->summary = mg_item_dup(mg_sql_text(st, 1), &failed);
-        split_tags(e, mg_sql_text(st, 2), &failed);
-        e->created_at = mg_sql_int(st, 3);
-        e->session = mg_item_dup(mg_sql_text(st, 4), &failed);
-        e->score = mg_sql_double(st, 8);
-    }
+    if (idlist) mg_sql_bind_text(st, 5, idlist);
+    int rc = episode_rows(st, out, ids, err);
     mg_sql_finalize(&st);
-    rc = failed ? mg_err_oom(err) : r < 0 ? -1 : mg__place_report(&p, out, err);
-out:
+    return rc;
+}
+
+/* recall by meaning too (memvec.c): ctx is the match */
+static int hy_words(void *ctx, struct place *p, int limit, struct mg_items *out, int64_t **ids, struct mg_err *err)
+{
+    return recall_query(p, ctx, NULL, limit, out, ids, err);
+}
+
+/* the pool's rows, newest first */
+static int hy_scan(void *ctx, struct place *p, struct mg_sql_st **st, struct mg_err *err)
+{
+    char sql[512];
+    snprintf(sql, sizeof(sql), "SELECT e.id, e.vec, e.summary || ' ' || e.tags FROM episodes e JOIN sessions s"
+             " ON s.id = e.session_id WHERE e.repo = ?1 AND e.tenant = ?2 AND e.repo_fp = ?3 AND %s"
+             " ORDER BY e.id DESC", p->project ? "s.project_id = ?4" : "s.project_id IS NULL AND ?4 = 0");
+    if (mg_sql_prepare(p->db, sql, st, err) != 0) return -1;
+    mg_sql_bind_text(*st, 1, p->repo->id);
+    mg_sql_bind_text(*st, 2, p->tenant);
+    mg_sql_bind_text(*st, 3, p->repo->fingerprint);
+    mg_sql_bind_int(*st, 4, p->project);
+    return 0;
+}
+
+static int hy_rows(void *ctx, struct place *p, const char *idlist, int n, struct mg_items *out, int64_t **ids,
+                   struct mg_err *err)
+{
+    return recall_query(p, NULL, idlist, n, out, ids, err);
+}
+
+static const struct mg__mvec_kind episode_kind = {"episodes", hy_words, hy_scan, hy_rows, episode_score};
+
+static int s_recall(void *self, const struct mg_pcall *pc, const char *session, const char *query, int limit,
+                    struct mg_items *out, struct mg_err *err)
+{
+    struct place p;
+    if (mg__place_begin(pc, session, &p, err) != 0) return -1;
+    char *match = query ? mg__fts_match(mg__mem_pg(&p), query) : NULL; /* NULL (no query, or no words in it): the newest */
+    struct mg__mvq *v = match ? mg__mvec_query(&p, pc->cfg, query) : NULL;
+    int rc = v ? mg__mvec_search(&p, v, &episode_kind, match, limit, out, err)
+               : recall_query(&p, match, NULL, limit, out, NULL, err);
+    if (rc == 0) rc = mg__place_report(&p, out, err);
+    mg__mvec_end(&v);
     free(match);
     mg__place_end(&p);
     return rc;

@@ -153,7 +153,8 @@ extern const struct mg_item_type mg_item_repo_settings;
     F(INT, secrets_redacted, 0)        /* by index runs so far */                                                    \
     F(LABEL, last_error, MG_F_NULL)    /* "code: sentence" of the last run, NULL when it succeeded */                \
     F(INT, last_error_at, MG_F_NULL)                                                                                 \
-    F(BOOL, index_busy, 0)             /* a run holds the repo now */
+    F(BOOL, index_busy, 0)             /* a run holds the repo now */                                                \
+    F(LABEL, vectors_warning, MG_F_NULL) /* what the last embedding pass could not do, NULL when nothing */
 struct mg_repo_stats {
     struct mg_repo_info info;          /* its header is the item's */
     MG_ITEM_MEMBERS(MG_REPO_STATS_FIELDS)

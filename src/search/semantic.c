@@ -16,13 +16,13 @@
 bool mg__semantic_failed(const struct mg__repo *r, struct mg_results *top, const struct mg_err *e)
 {
     static const char *const codes[] = {MG_E_EMBED_UNAVAILABLE, MG_E_EMBED_REJECTED, MG_E_EMBED_BAD_RESPONSE,
-                                        MG_E_VSTORE_UNAVAILABLE, MG_E_VSTORE_BAD_RESPONSE};
+                                        MG_E_MODEL_INVALID, MG_E_VSTORE_UNAVAILABLE, MG_E_VSTORE_BAD_RESPONSE};
     size_t k = 0;
-    while (k < 5 && (!e->code || strcmp(e->code, codes[k]) != 0)) k++;
-    if (k == 5) return false;
+    while (k < 6 && (!e->code || strcmp(e->code, codes[k]) != 0)) k++;
+    if (k == 6) return false;
     top->semantic_unavailable++;
     top->semantic_error = codes[k];
-    top->semantic_source = k < 3                                        ? "embedder"
+    top->semantic_source = k < 4                                        ? "embedder"
                            : strcmp(r->cfg->vector_store, "chroma") == 0 ? "chroma"
                            : strcmp(r->cfg->vector_store, "qdrant") == 0 ? "qdrant"
                                                                          : "vector_store";

@@ -134,5 +134,10 @@ const struct mg_pg_step mg_pg_steps[] = {
      "  WITH CHECK (tenant = current_setting('memgate.tenant', true));"
      "CREATE POLICY memgate_sessions_purge ON memgate_sessions FOR DELETE"
      "  USING (purge_after_ms < (extract(epoch from clock_timestamp()) * 1000)::bigint);"},
+    /* memory recalled by meaning (memory/memvec.c): each row's vector, sealed under its tenant's key */
+    {"0008_memory_vectors",
+     "ALTER TABLE notes ADD COLUMN IF NOT EXISTS vec bytea;"
+     "ALTER TABLE episodes ADD COLUMN IF NOT EXISTS vec bytea;"
+     "ALTER TABLE entities ADD COLUMN IF NOT EXISTS vec bytea;"},
 };
 const size_t mg_pg_nsteps = sizeof(mg_pg_steps) / sizeof(mg_pg_steps[0]);

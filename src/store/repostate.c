@@ -52,6 +52,7 @@ static void take(struct mg_repo_state *st, struct watch_rows *w, const char *k, 
     else if (strcmp(k, "index.redactions") == 0) st->redactions = num(v) < 0 ? 0 : num(v);
     else if (strcmp(k, "index.last_error") == 0) snprintf(st->last_error, sizeof(st->last_error), "%s", v);
     else if (strcmp(k, "index.last_error_at") == 0) st->last_error_at = num(v);
+    else if (strcmp(k, "vec_warning") == 0) snprintf(st->vectors_warning, sizeof(st->vectors_warning), "%s", v);
     else if (strcmp(k, "watch.state") == 0) snprintf(w->state, sizeof(w->state), "%s", v);
     else if (strcmp(k, "watch.count") == 0) w->count = num(v);
     else if (strcmp(k, "watch.pending") == 0) w->pending = num(v);

@@ -45,6 +45,7 @@ struct mg_repo_state {
     char last_error[640];         /* "" when the last run succeeded */
     int64_t last_error_at;        /* -1: none */
     bool busy;                    /* a run holds the repo's lock now */
+    char vectors_warning[768];    /* what the last embedding pass could not do ("model_invalid: ..."), "" if nothing */
     struct mg_repo_settings settings;
 };
 

@@ -86,6 +86,7 @@ static const struct key {
     STRKEY(embedder, 1),
     STRKEY(embed_url, 0),
     STRKEY(embed_model, 0),
+    STRKEY(model_file, 0),
     STRKEY(embed_api_key, 0),
     STRKEY(webhook_secret, 0),
     {"embed_batch", K_INT, offsetof(struct mg_config, embed_batch), 1, 2048},

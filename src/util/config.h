@@ -87,7 +87,8 @@ struct mg_config {
     char index_roots[4096];
     char config_path[PATH_MAX];  /* the config file read (or looked for); not a setting */
     /* semantic search (src/embed/embed.h, docs/semantic.md) */
-    char embedder[16];       /* auto | builtin | openai | voyage | ollama | none (default auto) */
+    char embedder[16];       /* auto | builtin | model | openai | voyage | ollama | none (default auto) */
+    char model_file[512];    /* the `model` embedder's file; empty: the model compiled in (src/embed/model.c) */
     char embed_url[512];     /* OpenAI-compatible base URL, e.g. http://localhost:11434/v1 */
     char embed_model[128];   /* model name sent to the endpoint */
     char embed_api_key[512]; /* bearer token for the endpoint; never printed */

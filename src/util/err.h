@@ -106,6 +106,7 @@
 #define MG_E_EMBED_UNAVAILABLE "embed_unavailable" /* the embeddings endpoint cannot be reached, times out or fails (5xx) */
 #define MG_E_EMBED_REJECTED "embed_rejected"  /* the endpoint refused the request (4xx: key, model, size) */
 #define MG_E_EMBED_BAD_RESPONSE "embed_bad_response" /* the endpoint's answer is not a valid embeddings response */
+#define MG_E_MODEL_INVALID "model_invalid" /* the code model file is missing, truncated, of other dimensions or fails its checksum */
 #define MG_E_NO_EMBEDDINGS  "no_embeddings"   /* semantic search on a repo without current vectors */
 #define MG_E_VECTOR_TAMPERED "vector_tampered" /* a stored vector blob fails authentication */
 #define MG_E_KEY            "key_error"       /* the vector key file or MEMGATE_MASTER_KEY is unusable */

@@ -358,6 +358,12 @@ fail:
         if (mg_db_commit(d, NULL) != 0) mg_db_rollback(d);
     }
 done:
+    /* index_status says what the pass could not do (a model_invalid, an endpoint down) until one succeeds */
+    {
+        char was[sizeof(st->warning)] = "";
+        mg_db_meta_get(d, "vec_warning", was, sizeof(was));
+        if (strcmp(was, st->warning) != 0) mg_db_meta_set(d, "vec_warning", st->warning, NULL);
+    }
     for (size_t i = 0; v && i < nv; i++) vfile_release(&v[i]);
     free(v);
     mg_vstore_close(&vs);
