@@ -125,8 +125,8 @@ const char *const mg_audit_other_ops[] = {
     "auth_fail",      /* http/auth.c: no, a bad, revoked or expired token; a forbidden scope */
     "rate_limited",   /* http/auth.c: over the token's rate */
     "request_refused",/* http/auth.c: header fields too large */
-    "audit_read",     /* request/gate.c: GET /v1/audit */
-    "isolation_drop", /* request/gate.c: rows from outside the request's scope dropped */
+    "audit_read",     /* request/gate_audit.c: GET /v1/audit */
+    "isolation_drop", /* request/gate_clean.c: rows from outside the request's scope dropped */
     "token_create",   /* cli/cmd_token.c */
     "token_revoke",   /* cli/cmd_token.c */
     "repo_remove",    /* cli/cmd_repos.c: memgate repos rm */

@@ -51,7 +51,7 @@ uint64_t mg_metrics_isolation_drops(void); /* all kinds */
 void mg_metrics_scheduled_index(const char *result);
 
 /* What one finished request redacted (secrets) and whether the gate flagged
- * prompt injection in what it served (request/gate.c, mg_gate_finish). */
+ * prompt injection in what it served (request/gate_audit.c, mg_gate_finish). */
 void mg_metrics_served(long long redactions, int injection);
 
 /* An external provider's call failed (timed out, died, answered badly);
