@@ -7,11 +7,15 @@
  *   1. Fixtures   per language: a path, its source, what it defines
  *   2. Helpers    parse by path, describe the definitions
  *   3. Tests      each fixture exactly; every grammar language has one;
- *                 hostile input through every new grammar
+ *                 through the indexer: outline and symbol search; hostile
+ *                 input through every new grammar
  */
 #include "test.h"
 
+#include <jansson.h>
 #include <tree_sitter/api.h>
+
+#include "fixtures.h"
 
 #include "index/defs.h"
 #include "index/lang.h"
@@ -476,6 +480,41 @@ TEST(defs_langs_every_grammar)
         langs++;
     }
     ASSERT_GE_INT((int)langs, 34);
+}
+
+/* Through the indexer: `memgate outline` lists each file's definitions and
+ * symbol search finds the first of them, in its language. */
+TEST_T(defs_langs_indexed, 300)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    for (size_t i = 0; i < NFIX; i++) mg_t_write_str(repo, fixtures[i].path, fixtures[i].src);
+    json_decref(mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "langs", "--json", NULL}));
+    for (size_t i = 0; i < NFIX; i++) {
+        const struct fixture *f = &fixtures[i];
+        json_t *o = mg_fx_run_json(NULL, home,
+                                   (const char *const[]){"outline", f->path, "--repo", "langs", "--json", NULL});
+        json_t *syms = json_object_get(o, "symbols");
+        size_t want = 0;
+        for (const char *p = f->want; *p; p++) want += *p == '\n';
+        if (json_array_size(syms) != want)
+            FAIL("%s: outline lists %zu definitions, want %zu", f->path, json_array_size(syms), want);
+        if (strcmp(json_string_value(json_object_get(o, "language")), f->lang) != 0)
+            FAIL("%s: outline says %s", f->path, json_string_value(json_object_get(o, "language")));
+        char name[300];
+        snprintf(name, sizeof(name), "%s", json_string_value(json_object_get(json_array_get(syms, 0), "name")));
+        json_decref(o);
+        json_t *r = mg_fx_run_json(NULL, home,
+                                   (const char *const[]){"search", name, "--mode", "symbol", "--repo", "langs",
+                                                         "--lang", f->lang, "--json", NULL});
+        json_t *res = json_object_get(r, "results");
+        bool found = false;
+        for (size_t k = 0; k < json_array_size(res); k++) {
+            const char *path = json_string_value(json_object_get(json_array_get(res, k), "path"));
+            found |= path && strcmp(path, f->path) == 0;
+        }
+        if (!found) FAIL("%s: symbol search for '%s' does not find it: %s", f->path, name, json_dumps(r, 0));
+        json_decref(r);
+    }
 }
 
 /* Random bytes, unbalanced brackets, keywords and pieces of the fixture

@@ -16,6 +16,10 @@ enum comments {
     C_SLASH_AT,  /* the same, and @annotations or @decorators: Go, Java, JavaScript, TypeScript */
     C_HASH,      /* #: Python */
     C_RUST,      /* // or a block comment's line, and #[attributes] */
+    C_DASH,      /* --: Lua, Haskell, SQL */
+    C_SEMI,      /* ;: Emacs Lisp */
+    C_ML,        /* (* ... *): OCaml, and // for F# */
+    C_PERCENT,   /* %: Erlang */
 };
 
 struct ts_settings {
@@ -117,6 +121,10 @@ static bool ts_comment_line(const struct mg_chunker *c, const char *s, size_t n)
     bool slash = (r >= 2 && p[0] == '/' && (p[1] == '/' || p[1] == '*')) || p[0] == '*';
     switch (t->comments) {
     case C_HASH: return p[0] == '#';
+    case C_DASH: return r >= 2 && p[0] == '-' && p[1] == '-';
+    case C_SEMI: return p[0] == ';';
+    case C_ML: return (r >= 2 && p[0] == '(' && p[1] == '*') || (r >= 2 && p[0] == '/' && p[1] == '/');
+    case C_PERCENT: return p[0] == '%';
     case C_RUST: return slash || (r >= 2 && p[0] == '#' && p[1] == '[');
     case C_SLASH_AT: return slash || p[0] == '@';
     case C_SLASH: break;
@@ -134,11 +142,20 @@ static const struct ts_settings s_java = {true, 0, C_SLASH_AT};
 static const struct ts_settings s_at = {false, 0, C_SLASH_AT};
 static const struct ts_settings s_python = {false, 0, C_HASH};
 static const struct ts_settings s_rust = {false, 0, C_RUST};
+static const struct ts_settings s_slash = {false, 0, C_SLASH};
+static const struct ts_settings s_hash = {false, 0, C_HASH};
+static const struct ts_settings s_dash = {false, 0, C_DASH};
+static const struct ts_settings s_semi = {false, 0, C_SEMI};
+static const struct ts_settings s_ml = {false, 0, C_ML};
 
 static const struct mg_chunker ts_c = {"tree-sitter", &ts_ops, &s_c}, ts_cpp = {"tree-sitter", &ts_ops, &s_cpp},
                                 ts_java = {"tree-sitter", &ts_ops, &s_java}, ts_at = {"tree-sitter", &ts_ops, &s_at},
                                 ts_python = {"tree-sitter", &ts_ops, &s_python},
-                                ts_rust = {"tree-sitter", &ts_ops, &s_rust};
+                                ts_rust = {"tree-sitter", &ts_ops, &s_rust},
+                                ts_slash = {"tree-sitter", &ts_ops, &s_slash},
+                                ts_hash = {"tree-sitter", &ts_ops, &s_hash},
+                                ts_dash = {"tree-sitter", &ts_ops, &s_dash},
+                                ts_semi = {"tree-sitter", &ts_ops, &s_semi}, ts_ml = {"tree-sitter", &ts_ops, &s_ml};
 
 /* ---- the registry ---- */
 
@@ -150,8 +167,15 @@ static struct {
 } registry[REGISTRY_MAX] = {
     {"c", &ts_c},       {"cpp", &ts_cpp},       {"java", &ts_java},   {"go", &ts_at},
     {"javascript", &ts_at}, {"typescript", &ts_at}, {"python", &ts_python}, {"rust", &ts_rust},
+    {"csharp", &ts_slash}, {"kotlin", &ts_at},     {"swift", &ts_at},    {"scala", &ts_at},
+    {"dart", &ts_at},      {"groovy", &ts_at},     {"solidity", &ts_slash}, {"zig", &ts_slash},
+    {"php", &ts_slash},    {"objc", &ts_at},       {"css", &ts_slash},   {"fsharp", &ts_ml},
+    {"ocaml", &ts_ml},     {"ruby", &ts_hash},     {"shell", &ts_hash},  {"perl", &ts_hash},
+    {"r", &ts_hash},       {"elixir", &ts_hash},   {"julia", &ts_hash},  {"powershell", &ts_hash},
+    {"make", &ts_hash},    {"hcl", &ts_hash},      {"lua", &ts_dash},    {"haskell", &ts_dash},
+    {"sql", &ts_dash},     {"elisp", &ts_semi},
 };
-static size_t nregistry = 8;
+static size_t nregistry = 34;
 static pthread_rwlock_t registry_lock = PTHREAD_RWLOCK_INITIALIZER;
 
 const struct mg_chunker *mg_chunker_for(const struct mg_lang *lang)
