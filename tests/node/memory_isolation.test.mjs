@@ -171,7 +171,12 @@ async function req(S, method, p, body, { repoName, sessionId, token } = {}) {
     'x-memgate-repo': repoName || S.repo.name,
     'x-session-id': sessionId || S.id,
   };
-  return pool.request(method, p, { headers, body });
+  const r = await pool.request(method, p, { headers, body });
+  // the server knows S's session once S's own request has been answered; an operation that
+  // returned before sending anything has not started it, and another tenant naming that id
+  // first would own it (attack_session only tries ids the server already holds)
+  if (!sessionId && !token && r.status >= 200 && r.status < 300) S.started = true;
+  return r;
 }
 
 // ---- operations -------------------------------------------------------------------------------
@@ -453,7 +458,6 @@ test(`${OPS} random memory operations by ${TENANTS.length * REPOS_PER_TENANT * S
         } catch (e) {
           problem(`${name} by ${S.id}: ${e.stack || e}`);
         }
-        S.started = true;
       }
     }),
   );
