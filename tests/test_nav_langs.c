@@ -2,7 +2,7 @@
  * language with a grammar, with exact expected results: methods, function
  * pointers, macros, same-named functions told apart by file or by import,
  * recursion and cycles; incremental index runs; bad input and a call graph
- * too wide to search. */
+ * too wide to search; callers paged by cursor past the response's cap. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fixtures.h"
+#include "test.h"
 #include "inproc.h"
 #include "search/nav.h"
 #include "search/navimport.h"
@@ -572,4 +573,74 @@ TEST(nav_langs_import_patterns)
     big[n] = 0;
     ASSERT_EQ_STR(imports_of("python", "m.py", big), "");
     free(big);
+}
+
+/* 600 callers of one function: `callers` with limit 1000 serves what the
+ * response's cap lets through and a next_cursor; following the cursors gives
+ * every call once, in order, and the last page has none. The CLI does the
+ * paging itself: `memgate callers leaf --limit 1000` prints all 600. */
+TEST(nav_langs_callers_paged)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    setenv("MEMGATE_HOME", home, 1);
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    mg_t_write_str(repo, "src/leaf.c", "int leaf(int x) { return x; }\n");
+    static char text[20 * 120];
+    for (int f = 0; f < 30; f++) {
+        size_t o = 0;
+        for (int k = 0; k < 20; k++)
+            o += (size_t)snprintf(text + o, sizeof(text) - o,
+                                  "int caller_with_a_rather_long_name_%02d_%02d(int a)\n{\n\treturn leaf(a) + 1;\n}\n", f,
+                                  k);
+        char path[64];
+        snprintf(path, sizeof(path), "src/c%02d.c", f);
+        mg_t_write(repo, path, text, o);
+    }
+    json_decref(mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "wide", "--json", NULL}));
+    struct mg_t_srv t;
+    mg_t_srv_open(&t, home, "local", MG_LEVEL_READ);
+    char code[64], args[256], seen[30][20] = {{0}};
+    const char *cursor = NULL;
+    json_t *r = NULL;
+    int pages = 0, calls = 0;
+    bool cut = false;
+    do {
+        if (cursor)
+            snprintf(args, sizeof(args), "{\"symbol\":\"leaf\",\"repo\":\"wide\",\"limit\":1000,\"cursor\":\"%s\"}", cursor);
+        else
+            snprintf(args, sizeof(args), "{\"symbol\":\"leaf\",\"repo\":\"wide\",\"limit\":1000}");
+        json_t *next = mg_t_call(&t, "callers", args, code);
+        if (!next) FAIL("callers page %d: %s", pages, code);
+        json_decref(r);
+        r = next;
+        cut |= json_is_true(json_object_get(r, "truncated"));
+        size_t i;
+        json_t *c;
+        json_array_foreach(json_object_get(r, "calls"), i, c) {
+            int f, k;
+            if (sscanf(json_string_value(json_object_get(c, "from_name")), "caller_with_a_rather_long_name_%d_%d", &f,
+                       &k) != 2 || f < 0 || f >= 30 || k < 0 || k >= 20)
+                FAIL("odd caller %s", json_string_value(json_object_get(c, "from_name")));
+            if (seen[f][k]++) FAIL("caller %d_%d served twice", f, k);
+            calls++;
+        }
+        ASSERT_EQ_INT(json_integer_value(json_object_get(r, "total")), 600);
+        cursor = json_string_value(json_object_get(r, "next_cursor"));
+        pages++;
+    } while (cursor && pages < 20);
+    ASSERT(cut);      /* the cap did cut the first page */
+    ASSERT(pages > 1);
+    ASSERT_EQ_INT(calls, 600);
+    json_decref(r);
+    /* a cursor of another call is refused */
+    ASSERT(!mg_t_call(&t, "callers", "{\"symbol\":\"x\",\"repo\":\"wide\",\"cursor\":\"5.0123456789abcdef\"}", code));
+    ASSERT_EQ_STR(code, MG_E_BAD_ARG);
+    mg_t_srv_close(&t);
+    struct mg_t_out o = MG_RUN(NULL, home, "callers", "leaf", "--repo", "wide", "--limit", "1000");
+    ASSERT_EQ_INT(o.status, 0);
+    int lines = 0;
+    for (const char *p = o.out; *p; p++) lines += *p == '\n';
+    ASSERT_EQ_INT(lines, 601); /* the definition and 600 calls */
+    ASSERT_CONTAINS(o.err, "600 of 600 calls");
+    mg_t_out_free(&o);
 }
