@@ -554,6 +554,47 @@ TEST(nav_langs_import_patterns)
     ASSERT_EQ_STR(imports_of("rust", "src/net.rs", "pub mod tcp;\nmod inline { }\nuse crate::a::b::{C, d};\n"),
                   "exact:src/net/tcp.rs exact:src/net/tcp/mod.rs path:a.rs path:a/mod.rs path:a/b.rs path:a/b/mod.rs");
     ASSERT_EQ_STR(imports_of("rust", "src/lib.rs", "mod tcp;\n"), "exact:src/tcp.rs exact:src/tcp/mod.rs");
+    /* the other languages with imports: each names the files it may mean */
+    ASSERT_EQ_STR(imports_of("kotlin", "src/app/Main.kt", "package app\nimport com.x.Box\nimport com.y.*\n"),
+                  "dir:src/app path:com/x/Box.kt dir_end:com/y");
+    ASSERT_EQ_STR(imports_of("scala", "src/App.scala", "import a.b.C\nimport a.c._\nimport a.d.{E, F}\n"),
+                  "dir:src path:a/b/C.scala dir_end:a/c dir_end:a/d");
+    ASSERT_EQ_STR(imports_of("csharp", "Shop/Cart.cs", "using System.Text;\nusing Shop.Models;\nusing var x = y;\nusing (var f = g) {}\n"),
+                  "dir_end:System/Text dir_end:Shop/Models");
+    ASSERT_EQ_STR(imports_of("ruby", "lib/shop/cart.rb", "require 'json'\nrequire_relative 'item'\nrequire_relative '../base'\n"),
+                  "path:json.rb exact:lib/shop/item.rb exact:lib/base.rb");
+    ASSERT_EQ_STR(imports_of("php", "src/Cart.php", "<?php\nuse App\\Models\\Item;\nrequire_once 'helpers.php';\ninclude __DIR__ . '/x.php';\n"),
+                  "path:App/Models/Item.php exact:src/helpers.php");
+    ASSERT_EQ_STR(imports_of("lua", "game/main.lua", "local util = require(\"game.util\")\nlocal m = require 'mod'\n"),
+                  "path:game/util.lua path:game/util/init.lua path:mod.lua path:mod/init.lua");
+    ASSERT_EQ_STR(imports_of("perl", "lib/Shop/Cart.pm", "use strict;\nuse Shop::Item;\nrequire Shop::Base;\n"),
+                  "path:Shop/Item.pm path:Shop/Base.pm");
+    ASSERT_EQ_STR(imports_of("haskell", "src/Main.hs", "import Data.List\nimport qualified Shop.Cart as C\n"),
+                  "path:Data/List.hs path:Shop/Cart.hs");
+    ASSERT_EQ_STR(imports_of("elixir", "lib/shop/cart.ex", "  alias Shop.LineItem\n  import Ecto.Query\n"),
+                  "path:shop/line_item.ex path:ecto/query.ex");
+    ASSERT_EQ_STR(imports_of("ocaml", "bin/main.ml", "open Cart\nlet x = 1\n"),
+                  "path:cart.ml");
+    ASSERT_EQ_STR(imports_of("dart", "lib/src/cart.dart", "import 'item.dart';\nimport 'package:shop/models/base.dart';\nimport 'dart:async';\n"),
+                  "exact:lib/src/item.dart path:models/base.dart");
+    ASSERT_EQ_STR(imports_of("elisp", "lisp/shop.el", "(require 'shop-util)\n"),
+                  "path:shop-util.el");
+    ASSERT_EQ_STR(imports_of("shell", "scripts/run.sh", "source ./lib.sh\n. \"$DIR/x.sh\"\n. common.sh\n"),
+                  "exact:scripts/lib.sh exact:scripts/common.sh");
+    ASSERT_EQ_STR(imports_of("r", "R/main.R", "source(\"utils.R\")\n"),
+                  "exact:R/utils.R");
+    ASSERT_EQ_STR(imports_of("julia", "src/Shop.jl", "include(\"cart.jl\")\n"),
+                  "exact:src/cart.jl");
+    ASSERT_EQ_STR(imports_of("zig", "src/main.zig", "const std = @import(\"std\");\nconst cart = @import(\"cart.zig\");\n"),
+                  "exact:src/cart.zig");
+    ASSERT_EQ_STR(imports_of("solidity", "contracts/Cart.sol", "import \"./IStore.sol\";\nimport {A} from \"../lib/A.sol\";\nimport \"@oz/x.sol\";\n"),
+                  "exact:contracts/IStore.sol exact:lib/A.sol");
+    ASSERT_EQ_STR(imports_of("make", "Makefile", "include config.mk rules/$(ARCH).mk\n-include deps.mk\n"),
+                  "exact:config.mk exact:deps.mk");
+    ASSERT_EQ_STR(imports_of("powershell", "scripts/run.ps1", ". ./lib.ps1\nImport-Module $PSScriptRoot\\Shop.psm1\n"),
+                  "exact:scripts/lib.ps1 exact:scripts/Shop.psm1");
+    ASSERT_EQ_STR(imports_of("groovy", "src/app/A.groovy", "import app.util.B\n"),
+                  "dir:src/app path:app/util/B.groovy");
     ASSERT(!mg_nav_imports("markdown", "a.md", "import x", 8, collect_import, NULL));
     /* matching */
     ASSERT(mg_nav_import_matches(MG_NAV_IMP_PATH, "linux/slab.h", "include/linux/slab.h"));
@@ -643,4 +684,45 @@ TEST(nav_langs_callers_paged)
     ASSERT_EQ_INT(lines, 601); /* the definition and 600 calls */
     ASSERT_CONTAINS(o.err, "600 of 600 calls");
     mg_t_out_free(&o);
+}
+
+/* Imports resolve calls in the languages added with issue 37 too: `norm`
+ * is defined twice, and each caller's require/import/use says which. */
+TEST(nav_langs_imports_resolve_more_languages)
+{
+    static const char *const files[][2] = {
+        {"rb/lib/a/util.rb", "def norm(x)\n  x\nend\n"},
+        {"rb/lib/b/util.rb", "def norm(x)\n  -x\nend\n"},
+        {"rb/app.rb", "require_relative 'lib/b/util'\n\ndef go_rb\n  norm(2)\nend\n"},
+        {"lua/a/util.lua", "function scale(x) return x end\n"},
+        {"lua/b/util.lua", "function scale(x) return -x end\n"},
+        {"lua/main.lua", "local u = require(\"a.util\")\nfunction go_lua() return scale(2) end\n"},
+        {"ex/lib/shop/price.ex", "defmodule Shop.Price do\n  def total(x), do: x\nend\n"},
+        {"ex/lib/other/price.ex", "defmodule Other.Price do\n  def total(x), do: -x\nend\n"},
+        {"ex/lib/shop/cart.ex", "defmodule Shop.Cart do\n  import Shop.Price\n  def go_ex(x), do: total(x)\nend\n"},
+    };
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    setenv("MEMGATE_HOME", home, 1);
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) mg_t_write_str(repo, files[i][0], files[i][1]);
+    json_decref(mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "imp", "--json", NULL}));
+    struct mg_t_srv t;
+    mg_t_srv_open(&t, home, "local", MG_LEVEL_READ);
+    static const char *const want[][3] = {
+        {"go_rb", "norm", "rb/lib/b/util.rb"},
+        {"go_lua", "scale", "lua/a/util.lua"},
+        {"go_ex", "total", "ex/lib/shop/price.ex"},
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        char code[64], args[128];
+        snprintf(args, sizeof(args), "{\"symbol\":\"%s\",\"repo\":\"imp\"}", want[i][0]);
+        json_t *r = mg_t_call(&t, "callees", args, code);
+        if (!r) FAIL("callees %s: %s", want[i][0], code);
+        json_t *c = json_array_get(json_object_get(r, "calls"), 0);
+        ASSERT_EQ_STR(json_string_value(json_object_get(c, "callee")), want[i][1]);
+        ASSERT_EQ_STR(json_string_value(json_object_get(c, "to_path")), want[i][2]);
+        ASSERT_EQ_STR(json_string_value(json_object_get(c, "confidence")), "import");
+        json_decref(r);
+    }
+    mg_t_srv_close(&t);
 }
