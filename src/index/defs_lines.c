@@ -170,29 +170,28 @@ static int finish(const char *src, struct found *f, size_t n, size_t len, struct
     for (size_t i = 0; i < n; i++) alen += f[i].nlen + 1;
     out->v = malloc((n ? n : 1) * sizeof(*out->v));
     out->arena = malloc(alen);
-    if (!out->v || !out->arena) {
+    int *open = malloc((n ? n : 1) * sizeof(*open));
+    if (!out->v || !out->arena || !open) {
+        free(open);
         mg_defs_release(out);
         return -1;
     }
+    /* one pass with a stack of the definitions still open (indentation rising):
+     * a definition closes the open ones at its indentation or deeper, and its
+     * parent is the innermost one left */
+    size_t sp = 0;
+    for (size_t i = 0; i < n; i++) {
+        while (sp > 0 && f[open[sp - 1]].indent >= f[i].indent) f[open[--sp]].end = f[i].start;
+        f[i].parent = sp > 0 ? open[sp - 1] : -1;
+        open[sp++] = (int)i;
+    }
+    while (sp > 0) f[open[--sp]].end = (uint32_t)len;
+    free(open);
     size_t a = 0;
     for (size_t i = 0; i < n; i++) {
-        /* the end: the next definition at the same or a lesser indentation */
-        uint32_t end = (uint32_t)len;
-        for (size_t k = i + 1; k < n; k++)
-            if (f[k].indent <= f[i].indent) {
-                end = f[k].start;
-                break;
-            }
-        f[i].end = end;
-        f[i].parent = -1;
-        for (size_t k = i; k > 0; k--)
-            if (f[k - 1].indent < f[i].indent && f[k - 1].end > f[i].start) {
-                f[i].parent = (int)(k - 1);
-                break;
-            }
         memcpy(out->arena + a, src + f[i].name, f[i].nlen);
         out->arena[a + f[i].nlen] = 0;
-        out->v[i] = (struct mg_def){f[i].start, end, out->arena + a, f[i].kind, NULL, f[i].parent, false};
+        out->v[i] = (struct mg_def){f[i].start, f[i].end, out->arena + a, f[i].kind, NULL, f[i].parent, false};
         a += f[i].nlen + 1;
     }
     for (size_t i = 0; i < n; i++)
