@@ -69,6 +69,8 @@ TSRT     := $(G)/tree-sitter-runtime/vendor/tree-sitter/lib
 GOUT     := build/grammars
 GFLAGS   := -O2 -g0 -w -std=gnu11
 GSTAMP   := $(G)/.memgate-lock.sha
+# the compiler's identity, part of each grammar object's cache key (asked once)
+export GRAMMAR_CCID := $(shell $(CC) --version 2>/dev/null | head -1)
 # name  package  directory of parser.c (and scanner.c) inside it
 GRAMMAR_TABLE := \
   c           tree-sitter-c                          src \

@@ -18,12 +18,13 @@ shift 4
 here=$(cd "$(dirname "$0")/.." && pwd)
 lock=$here/third_party/grammars/package-lock.json
 cache=${MEMGATE_GRAMMAR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memgate/grammars}
-entry=$(python3 -c 'import json,sys
-p=json.load(open(sys.argv[1]))["packages"].get("node_modules/"+sys.argv[2])
-print(p["version"]+" "+p.get("integrity","") if p else "")' "$lock" "$pkg")
+# the package's version and integrity lines (awk: a python start costs seconds on a loaded machine)
+entry=$(awk -v k="\"node_modules/$pkg\": {" 'index($0, k) == 5 { on = 1; next }
+  on && /^    }/ { exit }
+  on && /"(version|integrity)":/ { print }' "$lock")
 [ -n "$entry" ] || { echo "grammar-obj: package '$pkg' is not in $lock" >&2; exit 1; }
 rel=${src#*node_modules/$pkg/}
-ccid=$($cc --version 2>/dev/null | head -1)
+ccid=${GRAMMAR_CCID:-$($cc --version 2>/dev/null | head -1)}
 key=$(printf '%s\n' "$pkg" "$entry" "$rel" "$ccid" "$*" | sha256sum | cut -c1-24)
 name=$(echo "$pkg-$rel" | tr '/@' '__')
 obj=$cache/$name-$key.o
