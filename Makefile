@@ -100,7 +100,6 @@ GRAMMAR_TABLE := \
   powershell  tree-sitter-powershell                 src \
   perl        tree-sitter-perl                       src \
   r           @eagleoutice/tree-sitter-r             src \
-  sql         @derekstride/tree-sitter-sql           src \
   elisp       tree-sitter-elisp                      src \
   groovy      tree-sitter-groovy                     src \
   fsharp      tree-sitter-fsharp                     fsharp/src \

@@ -620,7 +620,7 @@ TEST(nav_langs_import_patterns)
  * response's cap lets through and a next_cursor; following the cursors gives
  * every call once, in order, and the last page has none. The CLI does the
  * paging itself: `memgate callers leaf --limit 1000` prints all 600. */
-TEST(nav_langs_callers_paged)
+TEST_T(nav_langs_callers_paged, 600)
 {
     char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
     setenv("MEMGATE_HOME", home, 1);
@@ -688,7 +688,7 @@ TEST(nav_langs_callers_paged)
 
 /* Imports resolve calls in the languages added with issue 37 too: `norm`
  * is defined twice, and each caller's require/import/use says which. */
-TEST(nav_langs_imports_resolve_more_languages)
+TEST_T(nav_langs_imports_resolve_more_languages, 300)
 {
     static const char *const files[][2] = {
         {"rb/lib/a/util.rb", "def norm(x)\n  x\nend\n"},

@@ -215,6 +215,7 @@ static const struct ts_settings s_percent = {false, 0, C_PERCENT};
 static const struct mg_chunker lines_slash = {"lines", &lines_ops, &s_slash},
                                 lines_hash = {"lines", &lines_ops, &s_hash},
                                 lines_percent = {"lines", &lines_ops, &s_percent},
+                                lines_dash = {"lines", &lines_ops, &s_dash},
                                 sfc = {"sfc", &sfc_ops, &s_slash};
 
 /* ---- the registry ---- */
@@ -233,7 +234,7 @@ static struct {
     {"ocaml", &ts_ml},     {"ruby", &ts_hash},     {"shell", &ts_hash},  {"perl", &ts_hash},
     {"r", &ts_hash},       {"elixir", &ts_hash},   {"julia", &ts_hash},  {"powershell", &ts_hash},
     {"make", &ts_hash},    {"hcl", &ts_hash},      {"lua", &ts_dash},    {"haskell", &ts_dash},
-    {"sql", &ts_dash},     {"elisp", &ts_semi},
+    {"elisp", &ts_semi},   {"sql", &lines_dash},
     {"protobuf", &lines_slash}, {"nim", &lines_hash}, {"erlang", &lines_percent},
     {"vue", &sfc},         {"svelte", &sfc},
 };

@@ -189,7 +189,7 @@ int mg_defs_extract(const struct mg_lang *lang, TSNode root, const char *src, si
 void mg_defs_release(struct mg_defs *d);
 
 /* The languages without a usable grammar whose definitions are found line
- * by line (defs_lines.c): Erlang, Nim, protobuf. mg_defs_lines fills *out
+ * by line (defs_lines.c): Erlang, Nim, protobuf, SQL. mg_defs_lines fills *out
  * like mg_defs_extract (source order, parents before members, names in an
  * arena; none for another language); 0, or -1 when memory runs out. */
 bool mg_defs_lines_known(const struct mg_lang *lang);

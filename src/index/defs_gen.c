@@ -1,7 +1,7 @@
 /* defs_gen.c — the table-driven visitors of the definition walk (see
  * defs_int.h): the languages added beside the first eight (C#, Ruby, PHP,
  * Kotlin, Swift, Scala, shell, Lua, Haskell, OCaml, Elixir, Dart, Zig, Julia,
- * Objective-C, PowerShell, Perl, R, SQL, Emacs Lisp, Groovy, F#, Solidity,
+ * Objective-C, PowerShell, Perl, R, Emacs Lisp, Groovy, F#, Solidity,
  * HCL, Makefiles, CSS) need no code of their own: their table (defs_langs.c)
  * says which node types are definitions, which name them and which lead to
  * the name, and these four visitors do the rest.

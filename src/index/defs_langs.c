@@ -11,7 +11,7 @@
  *   1. Object languages   C#, Kotlin, Swift, Scala, Dart, Groovy, Solidity
  *   2. Scripting          Ruby, PHP, shell, Lua, Perl, R, PowerShell, Julia
  *   3. Functional         Haskell, OCaml, F#, Elixir, Emacs Lisp
- *   4. The others         Zig, SQL, HCL, Makefiles, CSS
+ *   4. The others         Zig, HCL, Makefiles, CSS
  *   5. By language id
  */
 #include "index/defs_int.h"
@@ -315,19 +315,6 @@ static const struct entry zig_entries[] = {
     {0},
 };
 
-static const struct entry sql_entries[] = {
-    D("program"), D("statement"), D("column_definitions"),
-    E("create_table", R_GEN, K_STRUCT, F_DESCEND | F_CONTAINER),
-    E("create_view", R_GEN, K_TYPE, 0),
-    E("create_materialized_view", R_GEN, K_TYPE, 0),
-    E("create_function", R_GEN, K_FUNCTION, 0),
-    E("create_type", R_GEN, K_TYPE, 0),
-    E("create_trigger", R_GEN, K_FUNCTION, 0),
-    E("column_definition", R_GEN, K_FIELD, 0),
-    PATH("object_reference"), TOK("identifier"),
-    {0},
-};
-
 static const struct entry hcl_entries[] = {
     D("config_file"), D("body"),
     E("block", R_KWCALL, 0, 0),
@@ -384,7 +371,6 @@ const struct entry *mg__defs_entries_more(int id, const struct kw **kw)
     case MG_LANG_ELIXIR: *kw = elixir_kw; return elixir_entries;
     case MG_LANG_ELISP: *kw = elisp_kw; return elisp_entries;
     case MG_LANG_ZIG: return zig_entries;
-    case MG_LANG_SQL: return sql_entries;
     case MG_LANG_HCL: *kw = hcl_kw; return hcl_entries;
     case MG_LANG_MAKE: return make_entries;
     case MG_LANG_CSS: return css_entries;

@@ -1,5 +1,7 @@
 /* defs_lines.c — definitions of the languages without a usable grammar,
- * found line by line (see defs.h, mg_defs_lines): Erlang, Nim and protobuf.
+ * found line by line (see defs.h, mg_defs_lines): Erlang, Nim, protobuf and
+ * SQL (whose grammar's scanner leaks memory: tree-sitter-sql 0.3.11 frees
+ * no dollar-quote tag it deserializes).
  *
  * Sections:
  *   1. Words      reading an identifier, a keyword at a line's start
@@ -18,6 +20,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "index/lang.h"
 
@@ -152,11 +155,54 @@ static bool erlang_line(const char *ls, const char *p, const char *e, uint32_t *
     return true;
 }
 
+
+/* CREATE [OR REPLACE] [TEMP|TEMPORARY|UNLOGGED|MATERIALIZED] TABLE|VIEW|
+ * FUNCTION|PROCEDURE|TYPE|TRIGGER [IF NOT EXISTS] [schema.]name, any case */
+static const char *after_word_ci(const char *p, const char *e, const char *kw)
+{
+    size_t n = strlen(kw);
+    if ((size_t)(e - p) <= n || strncasecmp(p, kw, n) != 0 || (p[n] != ' ' && p[n] != '\t')) return NULL;
+    p += n;
+    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    return p;
+}
+
+static bool sql_line(const char *ls, const char *p, const char *e, uint32_t *name, uint32_t *nlen,
+                     const char **kind)
+{
+    static const struct rule objs[] = {
+        {"table", MG_KIND_STRUCT},  {"view", MG_KIND_TYPE},      {"function", MG_KIND_FUNCTION},
+        {"procedure", MG_KIND_FUNCTION}, {"type", MG_KIND_TYPE}, {"trigger", MG_KIND_FUNCTION}, {NULL, NULL},
+    };
+    static const char *const mods[] = {"or replace", "temporary", "temp", "unlogged", "materialized", NULL};
+    const char *q = after_word_ci(p, e, "create"), *r;
+    if (!q) return false;
+    for (int i = 0; mods[i]; i++)
+        if ((r = after_word_ci(q, e, mods[i]))) q = r;
+    for (const struct rule *o = objs; o->word; o++) {
+        if (!(r = after_word_ci(q, e, o->word))) continue;
+        if ((q = after_word_ci(r, e, "if not exists"))) r = q;
+        const char *n = r;
+        if (n < e && (*n == '"' || *n == '`')) n++;
+        uint32_t l = ident(n, e);
+        while (l && n + l < e && n[l] == '.') { /* schema.name: the name */
+            uint32_t l2 = ident(n + l + 1, e);
+            if (!l2) break;
+            n += l + 1, l = l2;
+        }
+        if (!l) return false;
+        *name = (uint32_t)(n - ls), *nlen = l, *kind = o->kind;
+        return true;
+    }
+    return false;
+}
+
 static line_fn rules_for(const struct mg_lang *lang)
 {
     if (strcmp(lang->name, "protobuf") == 0) return proto_line;
     if (strcmp(lang->name, "nim") == 0) return nim_line;
     if (strcmp(lang->name, "erlang") == 0) return erlang_line;
+    if (strcmp(lang->name, "sql") == 0) return sql_line;
     return NULL;
 }
 

@@ -44,7 +44,6 @@ enum mg_lang_id {
     MG_LANG_POWERSHELL,
     MG_LANG_PERL,
     MG_LANG_R,
-    MG_LANG_SQL,
     MG_LANG_ELISP,
     MG_LANG_GROOVY,
     MG_LANG_FSHARP,
