@@ -265,8 +265,11 @@ soak: deps
 	MEMGATE_MEMISO_OPS=$${MEMGATE_MEMISO_OPS:-100000} MEMGATE_TEST_TIMEOUT_MS=3600000 \
 	  scripts/node-tests.sh $(OUT)/memgate memory_isolation memory_isolation_pg memory_isolation_multi
 
-run: deps
-	@$(MAKE) --no-print-directory $(OUT)/memgate
+# make run installs only what building and running need (scripts/setup.sh
+# --run; make test installs the rest) and builds on every core.
+run:
+	@scripts/setup.sh --run
+	@$(MAKE) --no-print-directory -j$$(nproc) $(OUT)/memgate
 	scripts/run.sh $(OUT)/memgate
 
 bench: deps

@@ -7,13 +7,17 @@
 # shared libraries the binary links or loads on first use (libgit2-1.5,
 # libvectorscan5, libmicrohttpd12, ...), and writes OUTDIR/memgate_VERSION_ARCH.deb with
 # dpkg-deb (files owned by root, no fakeroot needed). VERSION is the one
-# `memgate --version` prints.
+# `memgate --version` prints. The Maintainer field is "$DEBFULLNAME
+# <$DEBEMAIL>" (Debian's own variables), else the checkout's git user.name and
+# user.email; an address on a reserved domain (.example, .invalid, .test,
+# .localhost) is refused, so no package leaves with a placeholder. The
+# copyright file is scripts/copyright.sh's (memgate and every library compiled in).
 #
-# usage: scripts/mkdeb.sh MEMGATE_BIN OUTDIR
+# usage: [DEBFULLNAME=NAME DEBEMAIL=ADDR] scripts/mkdeb.sh MEMGATE_BIN OUTDIR
 set -euo pipefail
 
 if [ $# -ne 2 ] || [ "$1" = -h ] || [ "$1" = --help ]; then
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
   [ $# -eq 1 ] && exit 0 || exit 2
 fi
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,6 +28,17 @@ for t in dpkg-deb dpkg-shlibdeps dpkg-architecture; do
     echo "mkdeb: error[deps_missing]: $t is not installed; apt-get install dpkg-dev" >&2; exit 1; }
 done
 [ -x "$bin" ] || { echo "mkdeb: error[path_not_found]: no memgate binary at '$bin'; build it first (make)" >&2; exit 1; }
+
+mname=${DEBFULLNAME:-$(git -C "$here" config user.name 2>/dev/null || true)}
+mmail=${DEBEMAIL:-$(git -C "$here" config user.email 2>/dev/null || true)}
+case "$mmail" in
+  *@*.example|*@*.invalid|*@*.test|*@*.localhost|*@example.*|'')
+    echo "mkdeb: error[usage]: the package's Maintainer would be '${mname} <${mmail}>', a placeholder; set DEBFULLNAME and DEBEMAIL to the person or list that answers for it" >&2
+    exit 1 ;;
+  *@*) ;;
+  *) echo "mkdeb: error[usage]: DEBEMAIL '$mmail' is not an e-mail address" >&2; exit 1 ;;
+esac
+[ -n "$mname" ] || { echo "mkdeb: error[usage]: set DEBFULLNAME (the Maintainer's name)" >&2; exit 1; }
 
 version=$(env -u MEMGATE_HOME "$bin" --version | sed -n '1s/^memgate \([^ ]*\).*/\1/p')
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
@@ -40,6 +55,7 @@ install -d "$root/usr/share/doc/memgate"
 printf 'memgate %s, built from commit %s.\nSources and documentation: README.md and docs/ of the memgate repository.\n' \
   "$version" "$(env -u MEMGATE_HOME "$bin" --version | sed -n '1s/.*(commit \(.*\))/\1/p')" \
   > "$root/usr/share/doc/memgate/README"
+"$here/scripts/copyright.sh" > "$root/usr/share/doc/memgate/copyright"
 
 # dpkg-shlibdeps reads debian/control of a source package: a minimal one
 mkdir -p "$tmp/src/debian"
@@ -59,7 +75,7 @@ cat > "$root/DEBIAN/control" <<CONTROL
 Package: memgate
 Version: $version
 Architecture: $arch
-Maintainer: memgate maintainers <maintainers@users.noreply.a-seed-71fc8664.example>
+Maintainer: $mname <$mmail>
 Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
 Depends: $deps
 Section: devel

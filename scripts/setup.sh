@@ -6,30 +6,41 @@
 # third_party/grammars/package-lock.json only when that lockfile changed since the
 # last install. Safe with no stdin and with CI=true.
 #
-# usage: scripts/setup.sh [--bench]     (--bench also installs the benchmark's peers)
+# usage: scripts/setup.sh [--run | --bench] [--list]
+#   --run    only what building and running need (make run); without it, the
+#            tests' needs too (make test, make deps); --bench adds the
+#            benchmark's peers; --list prints the Debian packages of that set
+#            and installs nothing
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-bench=0
+bench=0 runonly=0 list=0
 for a in "$@"; do
   case "$a" in
     --bench) bench=1 ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --run) runonly=1 ;;
+    --list) list=1 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "setup: unknown option '$a' (try --help)" >&2; exit 2 ;;
   esac
 done
 
-# Build and test dependencies (see DESIGN.md "Dependencies" and README.md).
+# Build and run dependencies (see DESIGN.md "Dependencies" and README.md):
+# the compiler, the libraries' headers (their runtime libraries come with
+# them) and node with npm for the grammar sources.
 pkgs=(
   build-essential pkg-config git ca-certificates
   libsqlite3-dev libjansson-dev libpcre2-dev libgit2-dev
   libxxhash-dev libzstd-dev libsodium-dev libmicrohttpd-dev libcurl4-openssl-dev
   libvectorscan-dev libpq-dev
+  nodejs npm
+)
+# The tests' (make test), not make run's.
+[ "$runonly" = 1 ] || pkgs+=(
   # storage = postgres://: the tests start a real PostgreSQL (scripts/pg.sh) and
   # HAProxy in front of several daemons (docs/deploy.md)
   postgresql-15 haproxy
   clang libclang-rt-14-dev
-  nodejs npm
   sqlite3   # the node tests plant rows in, and integrity-check, the memory databases
   chromium  # tests/node/dashboard.test.mjs drives it through playwright-core (the dashboard at /)
   # packaging (make man, make install, make deb) and its test: man pages and
@@ -39,6 +50,8 @@ pkgs=(
 )
 # Benchmark peers and corpus tools.
 [ "$bench" = 1 ] && pkgs+=(ripgrep xz-utils time global)
+
+if [ "$list" = 1 ]; then printf '%s\n' "${pkgs[@]}"; exit 0; fi
 
 missing=()
 for p in "${pkgs[@]}"; do

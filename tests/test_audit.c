@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "security/audit.h"
+#include "security/audit_int.h"
 #include "security/common.h"
 #include "store/pg.h"
 #include "util/utf8.h"
@@ -112,6 +113,88 @@ static void write_lines(const char *path, char **v, size_t n)
     fclose(f);
 }
 
+static void anchor_path(const struct mg_config *c, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s/audit/audit.anchor", c->home);
+}
+
+static json_t *anchor_json(const struct mg_config *c)
+{
+    if (pg_url) { /* the anchor row */
+        struct mg_pg *pool;
+        struct mg_sql *conn;
+        struct mg_sql_st *st;
+        struct mg_err err = {0};
+        if (mg_pg_get(c, NULL, &pool, &conn, &err) != 0 ||
+            mg_sql_prepare(conn, "SELECT seq, hash FROM audit_anchor WHERE id = 1", &st, &err) != 0)
+            FAIL("anchor row: %s", err.msg);
+        if (mg_sql_step(st, &err) != 1) FAIL("no anchor row: %s", err.msg);
+        json_t *o = json_pack("{s:I, s:s}", "seq", (json_int_t)mg_sql_int(st, 0), "hash", mg_sql_text(st, 1));
+        mg_sql_finalize(&st);
+        mg_pg_put(pool, &conn);
+        return o;
+    }
+    char p[8192], kp[8192];
+    anchor_path(c, p, sizeof(p));
+    unsigned char key[MG__AUDIT_KEY_BYTES];
+    struct mg_err err = {0};
+    if (mg__audit_key_load(c, false, key, kp, sizeof(kp), &err) != 0) FAIL("audit key: %s", err.msg);
+    struct mg__audit_anchor_file *af = calloc(1, sizeof(*af));
+    if (mg__audit_anchor_load(p, key, af) != 0 || !af->valid) FAIL("anchor %s: no slot verifies", p);
+    json_t *files = json_array();
+    for (int i = 0; i < af->an.nfiles; i++) json_array_append_new(files, json_integer(af->an.files[i]));
+    json_t *o = json_pack("{s:I, s:s, s:s, s:o}", "seq", (json_int_t)af->an.seq, "hash", af->an.hash, "chain",
+                          af->an.chain, "files", files);
+    free(af);
+    return o;
+}
+
+/* Put a keyed anchor for (seq, hash) in place, as a writer holding the audit
+ * key would have left it (the chain and files of the anchor there). */
+static void put_anchor(const struct mg_config *c, long long seq, const char *hash, long long synced)
+{
+    char p[8192], kp[8192];
+    anchor_path(c, p, sizeof(p));
+    unsigned char key[MG__AUDIT_KEY_BYTES];
+    struct mg_err err = {0};
+    if (mg__audit_key_load(c, false, key, kp, sizeof(kp), &err) != 0) FAIL("audit key: %s", err.msg);
+    struct mg__audit_anchor_file *af = calloc(1, sizeof(*af));
+    if (mg__audit_anchor_load(p, key, af) != 0 || !af->valid) FAIL("anchor %s: no slot verifies", p);
+    af->an.seq = seq;
+    snprintf(af->an.hash, sizeof(af->an.hash), "%s", hash);
+    af->an.synced = synced;
+    af->an.boot[0] = 0;
+    char slot[MG__AUDIT_SLOT];
+    int n = mg__audit_anchor_record(&af->an, true, "2025-01-01T00:00:00.000Z", key, slot, sizeof(slot));
+    ASSERT(n > 0);
+    memset(slot + n, ' ', sizeof(slot) - 1 - (size_t)n);
+    slot[sizeof(slot) - 1] = '\n';
+    FILE *f = fopen(p, "w");
+    ASSERT(f && fwrite(slot, 1, sizeof(slot), f) == sizeof(slot) && fwrite(slot, 1, sizeof(slot), f) == sizeof(slot));
+    fclose(f);
+    free(af);
+}
+
+/* The anchor file's bytes, to put back later (free them). */
+static char *anchor_bytes(const struct mg_config *c, size_t *n)
+{
+    char p[8192];
+    anchor_path(c, p, sizeof(p));
+    char *b = mg_t_read(NULL, p);
+    ASSERT(b);
+    *n = MG__AUDIT_ANCHOR_FILE;
+    return b;
+}
+
+static void anchor_restore(const struct mg_config *c, const char *b, size_t n)
+{
+    char p[8192];
+    anchor_path(c, p, sizeof(p));
+    FILE *f = fopen(p, "w");
+    ASSERT(f && fwrite(b, 1, n, f) == n);
+    fclose(f);
+}
+
 static struct mg_audit_report verify_fails(const struct mg_config *c, const char *problem, long long line)
 {
     struct mg_audit_report r;
@@ -203,13 +286,8 @@ TEST(audit_chain_verify_and_tamper)
     ASSERT_EQ_INT(stat(path, &st), 0);
     ASSERT_EQ_INT(truncate(path, st.st_size - 40), 0);
     {
-        char ap[8192];
-        snprintf(ap, sizeof(ap), "%s/audit/audit.anchor", home);
         json_t *l9 = mg_t_json(orig[8]);
-        FILE *af = fopen(ap, "w");
-        fprintf(af, "{\"seq\":9,\"hash\":\"%s\",\"synced\":9,\"boot\":\"\"}\n",
-                json_string_value(json_object_get(l9, "hash")));
-        fclose(af);
+        put_anchor(&c, 9, json_string_value(json_object_get(l9, "hash")), 9);
         json_decref(l9);
     }
     /* the anchor vouches for seq 9 only: the torn line was never
@@ -222,15 +300,16 @@ TEST(audit_chain_verify_and_tamper)
     ASSERT_EQ_INT(o.status, 0);
     ASSERT_CONTAINS(o.err, "cut off");
     ASSERT_CONTAINS(o.out, "torn line");
-    /* without the anchor the same log passes too (nothing can tell a cut at
-     * the end then: the summary says so), but the anchor's check is gone */
+    /* without the anchor the same log fails: a log that holds events and
+     * has no anchor may have been cut at its end (issue 38, V3) */
     {
         char ap[8192], keep[8200];
         snprintf(ap, sizeof(ap), "%s/audit/audit.anchor", home);
         snprintf(keep, sizeof(keep), "%s.keep", ap);
         ASSERT_EQ_INT(rename(ap, keep), 0);
-        ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
-        ASSERT(r.torn_tail && !r.anchored);
+        ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), -1);
+        ASSERT_EQ_STR(r.problem, "anchor_missing");
+        ASSERT_EQ_STR(err.code, MG_E_AUDIT_TRUNCATED);
         ASSERT_EQ_INT(rename(keep, ap), 0);
     }
 
@@ -573,34 +652,6 @@ TEST(audit_pg_follow_prints_new_events)
 
 /* ---- the anchor: the chain's end kept outside the log --------------------------------- */
 
-static void anchor_path(const struct mg_config *c, char *out, size_t cap)
-{
-    snprintf(out, cap, "%s/audit/audit.anchor", c->home);
-}
-
-static json_t *anchor_json(const struct mg_config *c)
-{
-    if (pg_url) { /* the anchor row */
-        struct mg_pg *pool;
-        struct mg_sql *conn;
-        struct mg_sql_st *st;
-        struct mg_err err = {0};
-        if (mg_pg_get(c, NULL, &pool, &conn, &err) != 0 ||
-            mg_sql_prepare(conn, "SELECT seq, hash FROM audit_anchor WHERE id = 1", &st, &err) != 0)
-            FAIL("anchor row: %s", err.msg);
-        if (mg_sql_step(st, &err) != 1) FAIL("no anchor row: %s", err.msg);
-        json_t *o = json_pack("{s:I, s:s}", "seq", (json_int_t)mg_sql_int(st, 0), "hash", mg_sql_text(st, 1));
-        mg_sql_finalize(&st);
-        mg_pg_put(pool, &conn);
-        return o;
-    }
-    char p[8192];
-    anchor_path(c, p, sizeof(p));
-    json_error_t je;
-    json_t *o = json_load_file(p, 0, &je);
-    if (!o) FAIL("anchor %s: %s", p, je.text);
-    return o;
-}
 
 static void verify_truncated(const struct mg_config *c, const char *home, const char *problem)
 {
@@ -639,7 +690,9 @@ TEST(audit_anchor_detects_truncation)
     struct mg_audit_report r;
     struct mg_err err = {0};
     ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
-    ASSERT(r.anchored);
+    ASSERT(r.anchored && r.keyed);
+    size_t alen;
+    char *real = anchor_bytes(&c, &alen);
 
     /* the last line, then the last two, cut off (head -n -1, head -n -2) */
     write_lines(path, orig, 9);
@@ -656,37 +709,55 @@ TEST(audit_anchor_detects_truncation)
     /* the whole log removed */
     ASSERT_EQ_INT(unlink(path), 0);
     verify_truncated(&c, home, "truncated");
-    /* the log's end rewritten (same seq, another chain) */
+    /* the log's end rewritten (same seq, another chain): an anchor the key
+     * vouches for names another hash at seq 10 */
     write_lines(path, orig, 10);
-    char saved[4096];
-    FILE *f = fopen(ap, "r");
-    size_t sl = fread(saved, 1, sizeof(saved) - 1, f);
-    saved[sl] = 0;
-    fclose(f);
-    char *h = strstr(saved, "\"hash\":\"") + 8;
-    h[0] = h[0] == 'a' ? 'b' : 'a';
-    f = fopen(ap, "w");
-    fputs(saved, f);
-    fclose(f);
-    verify_truncated(&c, home, "rewritten");
+    {
+        char other[65];
+        json_t *l10 = mg_t_json(orig[9]);
+        snprintf(other, sizeof(other), "%s", json_string_value(json_object_get(l10, "hash")));
+        json_decref(l10);
+        other[0] = other[0] == 'a' ? 'b' : 'a';
+        put_anchor(&c, 10, other, 10);
+        verify_truncated(&c, home, "rewritten");
+    }
+    /* the anchor edited by hand: its MAC no longer verifies (issue 38, V3) */
+    anchor_restore(&c, real, alen);
+    FILE *f;
+    {
+        char *edited = malloc(alen);
+        memcpy(edited, real, alen);
+        char *h = strstr(edited, "\"hash\":\"") + 8;
+        h[0] = h[0] == 'a' ? 'b' : 'a';
+        anchor_restore(&c, edited, alen);
+        free(edited);
+        ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), -1);
+        ASSERT_EQ_STR(r.problem, "anchor_invalid");
+    }
 
-    /* truncated and the anchor rewritten to match: the local check cannot see
-     * it; only a copy shipped elsewhere (--anchor) does */
+    /* truncated and the anchor rewritten to match by someone without the
+     * key: an unkeyed anchor in place of a keyed one fails locally now (it
+     * passed before issue 38), and a copy shipped elsewhere (--anchor) says
+     * how much is missing */
     write_lines(path, orig, 8);
     json_t *l8 = mg_t_json(orig[7]);
     f = fopen(ap, "w");
     fprintf(f, "{\"seq\":8,\"hash\":\"%s\",\"synced\":8,\"boot\":\"\"}\n", json_string_value(json_object_get(l8, "hash")));
     fclose(f);
     json_decref(l8);
-    ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
+    ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), -1);
+    ASSERT_EQ_STR(r.problem, "anchor_invalid");
     json_t *l10 = mg_t_json(orig[9]);
     char shipped[512];
     snprintf(shipped, sizeof(shipped), "{\"seq\":10,\"hash\":\"%s\"}", json_string_value(json_object_get(l10, "hash")));
     json_decref(l10);
     o = MG_RUN(NULL, home, "audit", "--verify", "--anchor", shipped);
     ASSERT_EQ_INT(o.status, 1);
-    ASSERT_CONTAINS(o.err, "error[audit_truncated]");
+    ASSERT_CONTAINS(o.err, "error[audit_invalid]");
+    ASSERT_CONTAINS(o.err, "(truncated)");
+    ASSERT_CONTAINS(o.err, "what it means:");
     mg_t_out_free(&o);
+    anchor_restore(&c, real, alen);
     /* the shipped copy from a file (a syslog or hook log: its last anchor counts) */
     char sf[8200];
     snprintf(sf, sizeof(sf), "%s/shipped.log", home);
@@ -702,6 +773,7 @@ TEST(audit_anchor_detects_truncation)
     o = MG_RUN(NULL, home, "audit", "--verify", "--anchor", sf);
     ASSERT_EQ_INT(o.status, 0);
     mg_t_out_free(&o);
+    free(real);
 
     /* a writer that finds the log shorter than its anchor records it, and the
      * record keeps verify failing after the anchor moves on */
@@ -767,7 +839,7 @@ TEST_T(audit_anchor_kill9_no_false_alarm, 240)
     struct mg_config c;
     cfg_for(&c, home);
     c.audit_max_bytes = 16384;
-    c.audit_keep = 1000;
+    c.audit_keep = 200;
     for (int round = 0; round < 30; round++) {
         pid_t pid = fork();
         if (pid == 0) {
@@ -892,11 +964,13 @@ static void anchor_shipped_to_hook(void)
         json_decref(l3);
     }
     struct mg_t_out o = MG_RUN(NULL, home, "audit", "--verify");
-    ASSERT_EQ_INT(o.status, 0); /* the local check is fooled */
+    /* PostgreSQL's anchor row is not keyed: whoever can rewrite the table fools the local check; the files'
+     * keyed anchor cannot be rewritten without the key (issue 38, V3) */
+    ASSERT_EQ_INT(o.status, pg_url ? 0 : 1);
     mg_t_out_free(&o);
     o = MG_RUN(NULL, home, "audit", "--verify", "--anchor", got);
     ASSERT_EQ_INT(o.status, 1);
-    ASSERT_CONTAINS(o.err, "error[audit_truncated]");
+    ASSERT_CONTAINS(o.err, pg_url ? "error[audit_truncated]" : "(truncated)");
     mg_t_out_free(&o);
     for (size_t i = 0; i < n; i++) free(l[i]);
     free(l);
@@ -922,7 +996,7 @@ static void anchor_shipped_to_syslog(void)
     char *home = mg_t_tmpdir();
     struct mg_config c;
     cfg_for(&c, home);
-    c.audit_anchor_syslog = 1;
+    snprintf(c.audit_anchor_syslog, sizeof(c.audit_anchor_syslog), "1");
     int pfd[2];
     ASSERT_EQ_INT(pipe(pfd), 0);
     pid_t pid = fork();
@@ -963,7 +1037,8 @@ static void anchor_shipped_to_syslog(void)
     ASSERT_EQ_INT(WEXITSTATUS(st), 0);
     /* authpriv.info = <86>; one line per update, the last the anchor's */
     ASSERT_CONTAINS(got, "<86>");
-    ASSERT_CONTAINS(got, "audit anchor {\"seq\":1,");
+    /* at most one a second, the newest (each covers those before it): the last one goes out when the handle
+     * closes */
     ASSERT_CONTAINS(got, "audit anchor {\"seq\":3,");
     json_t *an = anchor_json(&c);
     ASSERT_CONTAINS(got, json_string_value(json_object_get(an, "hash")));
@@ -1328,7 +1403,7 @@ TEST(audit_pg_tamper_detected)
     pg_tamper(restore);
     /* the anchor row deleted */
     pg_tamper("DELETE FROM audit_anchor");
-    pg_verify_fails(&c, MG_E_AUDIT_TRUNCATED, "truncated", 0);
+    pg_verify_fails(&c, MG_E_AUDIT_TRUNCATED, "anchor_missing", 0);
     pg_tamper("INSERT INTO audit_anchor SELECT 1, seq, hash, time_ms FROM keep WHERE seq = 10");
     ASSERT_EQ_INT(mg_audit_verify(&c, &r, &err), 0);
     /* the last row rewritten (another chain's end): the anchor row's hash tells */

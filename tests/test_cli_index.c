@@ -319,6 +319,10 @@ TEST(index_unreadable_file_is_skipped_and_counted)
         /* root reads anything: run memgate as nobody for this one */
         mg_t_sh(repo, "chmod 755 . && chmod 777 '%s'", home);
         setenv("MG_T_RUN_AS_NOBODY", "1", 1);
+        /* and nobody's own config directory, for the audit key (kept out of the data directory) */
+        char *cfg = mg_t_tmpdir();
+        mg_t_sh(cfg, "chmod 777 .");
+        setenv("XDG_CONFIG_HOME", cfg, 1);
     }
     json_t *j = mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--json", NULL});
     ASSERT_EQ_INT(mg_fx_int(j, "files.added"), 1);
@@ -481,4 +485,27 @@ TEST(index_summary_labels_its_two_file_counts)
     ASSERT_CONTAINS(o.out, "  skipped: 1 binary");
     ASSERT_CONTAINS(o.out, "  index: 1 files in all, ");
     mg_t_out_free(&o);
+}
+
+/* Issue 38 V8: a token in a file's or a directory's name is never stored:
+ * the file is skipped (counted as secret), and no byte of the name is in
+ * the data directory's files. */
+TEST(index_a_secret_in_a_path_is_never_stored)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    const char *gh = "ghp_R8xKq2LmZ7vT0pWn4YcB9dHs6JfE1gUa3iQo", *gl = "glpat-Xk29fLq8ZrT4mNw7Bv1c";
+    mg_t_sh(repo, "echo plain_marker_x > notes.txt && mkdir -p tokens %s && echo named_marker_q > tokens/%s.txt && "
+            "echo dir_marker_w > %s/a.txt", gl, gh, gl);
+    json_t *j = index_json(repo, home);
+    ASSERT_EQ_INT(mg_fx_int(j, "files.added"), 1);
+    ASSERT_EQ_INT(mg_fx_int(j, "skipped.secret"), 2);
+    json_decref(j);
+    j = mg_fx_search(repo, home, "plain_marker_x", "lexical", 10);
+    ASSERT(mg_fx_has_hit(j, "notes.txt", NULL));
+    json_decref(j);
+    char cmd[8192];
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof(cmd), "grep -r -q -a -F '%s' '%s'", i ? gl : gh, home);
+        if (system(cmd) == 0) FAIL("the data directory keeps the token of a path (%s)", i ? gl : gh);
+    }
 }

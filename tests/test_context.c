@@ -8,6 +8,7 @@
 #include "inproc.h"
 #include "memory/memory.h"
 #include "test.h"
+#include "util/tokens.h"
 
 #define ROTATE_SRC                                                                                                   \
     "/* the audit log's state */\n"                                     /* 1 */                                    \
@@ -165,7 +166,18 @@ TEST(context_budget_holds_over_the_whole_result)
         size_t len = strlen(all);
         free(all);
         ASSERT(len <= (size_t)budgets[i] * 4);
-        ASSERT_EQ_INT(json_integer_value(json_object_get(r, "tokens")), (long long)(len + 3) / 4);
+        /* and as the text the agent reads: the block once, its tokens counted from above */
+        char *text = mg_tools_text(mg_tool_find("get_context"), r);
+        size_t cost = mg_tokens_str(text);
+        if (cost > (size_t)budgets[i]) FAIL("budget %lld: the text costs %zu tokens", budgets[i], cost);
+        ASSERT_EQ_INT(json_integer_value(json_object_get(r, "tokens")), (long long)cost);
+        json_t *p0 = json_array_get(json_object_get(r, "parts"), 0);
+        const char *reason = json_string_value(json_object_get(p0, "reason"));
+        if (reason) { /* each piece's reason once: in the block, not again in a list of parts */
+            const char *at = strstr(text, reason);
+            if (!at || strstr(at + 1, reason)) FAIL("budget %lld: reason '%s' not once in\n%s", budgets[i], reason, text);
+        }
+        free(text);
         ASSERT_EQ_INT(json_integer_value(json_object_get(r, "budget_tokens")), budgets[i]);
         long long nparts = (long long)json_array_size(json_object_get(r, "parts"));
         long long omitted = json_integer_value(json_object_get(r, "omitted"));

@@ -245,7 +245,7 @@ static char *read_all_pages(struct mg_t_srv *t, const char *path, const char *re
 {
     struct mg_buf all;
     mg_buf_init(&all, 1 << 24);
-    char args[512], code[64] = "", cursor[32] = "";
+    char args[512], code[64] = "", cursor[160] = "";
     *pages = 0;
     for (;;) {
         int o = snprintf(args, sizeof(args), "{\"path\":\"%s\",\"repo\":\"%s\"", path, repo);

@@ -133,17 +133,17 @@ TEST(hook_replay_store_refuses_a_repeat_until_it_expires)
     struct mg_err err = {0};
     ASSERT_EQ_INT(mg_hook_replay_open(&c, &rp, &err), 0);
     int64_t t0 = 1700000000000LL, day = 86400000LL;
-    ASSERT_EQ_INT(mg_hook_replay_record(rp, "github", "d1", t0, &err), 1);
-    ASSERT_EQ_INT(mg_hook_replay_record(rp, "github", "d1", t0 + 1, &err), 0);
-    ASSERT_EQ_INT(mg_hook_replay_record(rp, "gitlab", "d1", t0 + 2, &err), 1); /* ids are per forge */
-    ASSERT_EQ_INT(mg_hook_replay_record(rp, "github", "d2", t0 + 3, &err), 1);
+    ASSERT_EQ_INT(mg_hook_replay_record(rp, "github", "d1", 2, t0, &err), 1);
+    ASSERT_EQ_INT(mg_hook_replay_record(rp, "github", "d1", 2, t0 + 1, &err), 0);
+    ASSERT_EQ_INT(mg_hook_replay_record(rp, "gitlab", "d1", 2, t0 + 2, &err), 1); /* ids are per forge */
+    ASSERT_EQ_INT(mg_hook_replay_record(rp, "github", "d2", 2, t0 + 3, &err), 1);
     mg_hook_replay_close(rp);
     /* durable: a restart still knows them */
     ASSERT_EQ_INT(mg_hook_replay_open(&c, &rp, &err), 0);
-    ASSERT_EQ_INT(mg_hook_replay_record(rp, "github", "d1", t0 + 6 * day, &err), 0);
+    ASSERT_EQ_INT(mg_hook_replay_record(rp, "github", "d1", 2, t0 + 6 * day, &err), 0);
     /* after 7 days an id is forgotten */
-    ASSERT_EQ_INT(mg_hook_replay_record(rp, "github", "d2", t0 + 8 * day, &err), 1);
-    ASSERT_EQ_INT(mg_hook_replay_record(rp, "github", "d2", t0 + 8 * day + 1, &err), 0);
+    ASSERT_EQ_INT(mg_hook_replay_record(rp, "github", "d2", 2, t0 + 8 * day, &err), 1);
+    ASSERT_EQ_INT(mg_hook_replay_record(rp, "github", "d2", 2, t0 + 8 * day + 1, &err), 0);
     mg_hook_replay_close(rp);
     char path[PATH_MAX + 16];
     snprintf(path, sizeof(path), "%s/hooks.db", c.home);
@@ -305,7 +305,7 @@ static void *race(void *arg)
 {
     struct racer *r = arg;
     struct mg_err err = {0};
-    r->rc = mg_hook_replay_record(r->rp, "github", r->id, 1700000000000LL, &err);
+    r->rc = mg_hook_replay_record(r->rp, "github", r->id, strlen(r->id), 1700000000000LL, &err);
     return NULL;
 }
 
@@ -323,19 +323,19 @@ TEST(hook_pg_replay_store_is_shared_by_daemons)
     struct mg_err err = {0};
     if (mg_hook_replay_open(&ca, &a, &err) != 0 || mg_hook_replay_open(&cb, &b, &err) != 0) FAIL("%s", err.msg);
     int64_t t0 = 1700000000000LL, day = 86400000LL;
-    ASSERT_EQ_INT(mg_hook_replay_record(a, "github", "d1", t0, &err), 1);
-    ASSERT_EQ_INT(mg_hook_replay_record(b, "github", "d1", t0 + 1, &err), 0); /* replayed to the other daemon */
-    ASSERT_EQ_INT(mg_hook_replay_record(a, "github", "d1", t0 + 2, &err), 0);
-    ASSERT_EQ_INT(mg_hook_replay_record(b, "gitlab", "d1", t0 + 3, &err), 1); /* ids are per forge */
-    ASSERT_EQ_INT(mg_hook_replay_record(b, "github", "d2", t0 + 4, &err), 1);
+    ASSERT_EQ_INT(mg_hook_replay_record(a, "github", "d1", 2, t0, &err), 1);
+    ASSERT_EQ_INT(mg_hook_replay_record(b, "github", "d1", 2, t0 + 1, &err), 0); /* replayed to the other daemon */
+    ASSERT_EQ_INT(mg_hook_replay_record(a, "github", "d1", 2, t0 + 2, &err), 0);
+    ASSERT_EQ_INT(mg_hook_replay_record(b, "gitlab", "d1", 2, t0 + 3, &err), 1); /* ids are per forge */
+    ASSERT_EQ_INT(mg_hook_replay_record(b, "github", "d2", 2, t0 + 4, &err), 1);
     /* no hooks.db: the database holds them */
     char path[PATH_MAX + 16];
     snprintf(path, sizeof(path), "%s/hooks.db", ca.home);
     ASSERT(access(path, F_OK) != 0);
     /* after 7 days an id is forgotten, on every daemon */
-    ASSERT_EQ_INT(mg_hook_replay_record(a, "github", "d1", t0 + 6 * day, &err), 0);
-    ASSERT_EQ_INT(mg_hook_replay_record(b, "github", "d2", t0 + 8 * day, &err), 1);
-    ASSERT_EQ_INT(mg_hook_replay_record(a, "github", "d2", t0 + 8 * day + 1, &err), 0);
+    ASSERT_EQ_INT(mg_hook_replay_record(a, "github", "d1", 2, t0 + 6 * day, &err), 0);
+    ASSERT_EQ_INT(mg_hook_replay_record(b, "github", "d2", 2, t0 + 8 * day, &err), 1);
+    ASSERT_EQ_INT(mg_hook_replay_record(a, "github", "d2", 2, t0 + 8 * day + 1, &err), 0);
     /* one id delivered to both daemons at once: exactly one takes it */
     for (int round = 0; round < 5; round++) {
         char id[32];

@@ -13,6 +13,8 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <strings.h>
+#include <arpa/inet.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -394,6 +396,103 @@ TEST(http_request_id)
     o = MG_RUN(NULL, home, "audit", "--verify");
     ASSERT_EQ_INT(o.status, 0);
     mg_t_out_free(&o);
+}
+
+/* Issue 38 V8: a token sent as X-Request-Id is never kept: not echoed, not
+ * in the audit log (a tool's event, a refusal's), whatever the route. */
+TEST(http_request_id_never_keeps_a_token)
+{
+    struct srv s;
+    char *home = mg_t_tmpdir();
+    srv_start(&s, home);
+    const char *tokens[] = {"ghp_R8xKq2LmZ7vT0pWn4YcB9dHs6JfE1gUa3iQo", "glpat-Xk29fLq8ZrT4mNw7Bv1c"};
+    const char *paths[] = {"/v1/repos", "/nowhere"};
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 2; k++) {
+            char h[128];
+            snprintf(h, sizeof(h), "X-Request-Id: %s", tokens[i]);
+            struct res r = GET(s.port, paths[k], h);
+            ASSERT_EQ_INT(r.status, k ? 404 : 200);
+            char *v = hdr(&r, "X-Request-Id");
+            if (!is_hex16(v)) FAIL("%s: X-Request-Id %s, expected a random id", paths[k], v ? v : "(none)");
+            free(v);
+            res_free(&r);
+        }
+    ASSERT_EQ_INT(srv_stop(&s), 0);
+    char *log = mg_t_read(home, "audit/audit.log");
+    ASSERT(log && *log);
+    for (int i = 0; i < 2; i++) ASSERT_NOT_CONTAINS(log, tokens[i]);
+    ASSERT_CONTAINS(log, "request_refused"); /* the refusals were audited, under random ids */
+    free(log);
+}
+
+/* Issue 38 V5: 1,100 TCP connections from one address that never send a
+ * byte neither lock out an authenticated client from another address (a
+ * share per address: MG_HTTP_PER_ADDR_LIMIT) nor stay open past the header
+ * deadline (MG_HTTP_HEADER_DEADLINE_S, 10 s; the idle timeout of 60 s only
+ * once headers are in). The flood comes from 127.0.0.2, the client from
+ * 127.0.0.1: two addresses on loopback. */
+#define FLOOD 1100
+TEST_T(http_idle_flood_from_one_address_locks_nobody_out, 120)
+{
+    struct rlimit rl;
+    ASSERT_EQ_INT(getrlimit(RLIMIT_NOFILE, &rl), 0);
+    if (rl.rlim_cur < FLOOD + 200) {
+        rl.rlim_cur = rl.rlim_max < FLOOD + 400 ? rl.rlim_max : FLOOD + 400;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur < FLOOD + 200) FAIL("the open-file limit (%lu) is below the flood's %d sockets", (unsigned long)rl.rlim_cur, FLOOD);
+    char *home = mg_t_tmpdir();
+    struct mg_t_out o = MG_RUN(NULL, home, "token", "create", "--tenant", "local", "--json");
+    ASSERT_EQ_INT(o.status, 0);
+    json_t *tj = mg_t_json(o.out);
+    char auth[200];
+    snprintf(auth, sizeof(auth), "Authorization: Bearer %s", json_string_value(json_object_get(tj, "token")));
+    json_decref(tj);
+    mg_t_out_free(&o);
+    struct srv s;
+    srv_start(&s, home);
+    static int fds[FLOOD];
+    int opened = 0;
+    for (int i = 0; i < FLOOD; i++) {
+        fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in from = {.sin_family = AF_INET}, to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s.port)};
+        inet_pton(AF_INET, "127.0.0.2", &from.sin_addr);
+        inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+        if (fds[i] >= 0 && bind(fds[i], (struct sockaddr *)&from, sizeof(from)) == 0 &&
+            connect(fds[i], (struct sockaddr *)&to, sizeof(to)) == 0)
+            opened++;
+    }
+    ASSERT_EQ_INT(opened, FLOOD);
+    usleep(500 * 1000); /* the server has seen them all */
+    double t0 = now_s();
+    for (int k = 0; k < 3; k++) { /* an authenticated client from another address is served during the flood */
+        struct res r = GET(s.port, "/v1/repos", auth);
+        if (r.status != 200) FAIL("during the flood: HTTP %ld after %.1f s", r.status, now_s() - t0);
+        res_free(&r);
+    }
+    /* the header deadline: every flood connection is closed by the server within ~10 s, not the idle 60 */
+    int open_left = FLOOD;
+    while (open_left > 0 && now_s() - t0 < 30) {
+        open_left = 0;
+        for (int i = 0; i < FLOOD; i++) {
+            if (fds[i] < 0) continue;
+            struct pollfd p = {.fd = fds[i], .events = POLLIN};
+            char b;
+            if (poll(&p, 1, 0) == 1 && recv(fds[i], &b, 1, MSG_DONTWAIT) <= 0) {
+                close(fds[i]);
+                fds[i] = -1;
+            } else {
+                open_left++;
+            }
+        }
+        if (open_left) usleep(200 * 1000);
+    }
+    double took = now_s() - t0;
+    for (int i = 0; i < FLOOD; i++)
+        if (fds[i] >= 0) close(fds[i]);
+    if (open_left) FAIL("%d connections that sent nothing were still open after %.0f s", open_left, took);
+    ASSERT_EQ_INT(srv_stop(&s), 0);
 }
 
 /* ---- DNS rebinding ------------------------------------------------------------------ */
@@ -880,10 +979,17 @@ TEST(http_v1_routes)
                         "const char *line, size_t n)\"}]");
     free(defs);
     ASSERT_EQ_INT(json_integer_value(json_object_get(j, "total")), 4); /* and struct conn's field fd */
-    ASSERT_EQ_STR(json_string_value(json_object_get(j, "next_cursor")), "2");
+    /* the tool's cursor "2", sealed (docs/security.md#cursors): "2.<32 hex>" */
+    const char *cur = json_string_value(json_object_get(j, "next_cursor"));
+    ASSERT(cur && strncmp(cur, "2.", 2) == 0 && strlen(cur) == 34);
+    char url[256];
+    snprintf(url, sizeof(url), "/v1/outline?path=src/http.c&cursor=%s", cur); /* the same call: no other arguments */
     json_decref(j);
     res_free(&r);
-    r = GET(p, "/v1/outline?path=src/http.c&cursor=2&repo_id=poly", "X-N: 1");
+    r = GET(p, "/v1/outline?path=src/http.c&cursor=2&repo_id=poly", "X-N: 1"); /* made up: not one the server gave */
+    expect_error(&r, 400, "invalid_argument");
+    res_free(&r);
+    r = GET(p, url, "X-N: 1");
     j = body_json(&r, 200);
     ASSERT_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(j, "symbols"), 0), "name")), "conn");
     ASSERT(json_is_null(json_object_get(j, "next_cursor")));

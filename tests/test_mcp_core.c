@@ -959,6 +959,23 @@ TEST(rpc_2026_binding_roots_root_meta_and_handles)
     res2 = call26(&h, "get_scope", "{\"handle\":7}", "{}", NULL);
     ASSERT_EQ_STR(tool_err(res2), "invalid_argument");
     json_decref(res2);
+    /* session state without a handle: an error that says to open one, never a success the next call forgot */
+    static const char *const keeps[][2] = {{"set_scope", "{\"languages\":[\"c\"]}"},
+                                           {"clear_scope", "{}"},
+                                           {"join_project", "{\"repo\":\"beta\",\"project\":\"p26\"}"},
+                                           {"leave_project", "{\"repo\":\"beta\"}"}};
+    for (size_t i = 0; i < sizeof(keeps) / sizeof(keeps[0]); i++) {
+        res2 = call26(&h, keeps[i][0], keeps[i][1], "{}", NULL);
+        if (!tool_err(res2) || strcmp(tool_err(res2), "session_required") != 0)
+            FAIL("%s without a handle: %s", keeps[i][0], json_dumps(res2, JSON_COMPACT));
+        ASSERT_CONTAINS(json_string_value(json_object_get(json_array_get(json_object_get(res2, "content"), 0), "text")),
+                        "call open_handle");
+        json_decref(res2);
+    }
+    /* with a durable session_id, the membership is that session's: kept */
+    res2 = call26(&h, "join_project", "{\"repo\":\"beta\",\"project\":\"p26\",\"session_id\":\"ext-26\"}", "{}", NULL);
+    if (tool_err(res2) && strcmp(tool_err(res2), "session_required") == 0) FAIL("join_project with session_id refused");
+    json_decref(res2);
     json_decref(res);
     h_free(&h);
 }

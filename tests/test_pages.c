@@ -227,6 +227,61 @@ TEST(pages_refuse_a_foreign_or_forged_cursor)
     mg_t_srv_close(&t);
 }
 
+/* Cursors carry a keyed MAC (issue 38, V11): one edited by a client (its
+ * offset moved, find_references' "path:line" or outline's count changed),
+ * one whose MAC part was made up, and one of another tenant are refused;
+ * before, an edited offset was taken as asked. */
+TEST(pages_refuse_an_edited_cursor)
+{
+    char *home = mg_t_tmpdir(), *d = corpus();
+    index_dir(home, d, "pages");
+    struct mg_t_srv t;
+    mg_t_srv_open(&t, home, "local", MG_LEVEL_READ);
+    char code[64], msg[1024], a[1024];
+    json_t *r = mg_t_call(&t, "search_code", "{\"query\":\"item\",\"limit\":2}", code);
+    ASSERT(r);
+    const char *next = json_string_value(json_object_get(r, "next_cursor"));
+    ASSERT(next && strlen(next) > 33);
+    /* the offset moved: "2.<fp>.<mac>" -> "9.<fp>.<mac>" */
+    char edited[512];
+    snprintf(edited, sizeof(edited), "%s", next);
+    ASSERT(edited[0] >= '0' && edited[0] <= '9');
+    edited[0] = edited[0] == '9' ? '1' : '9';
+    snprintf(a, sizeof(a), "{\"query\":\"item\",\"limit\":2,\"cursor\":\"%s\"}", edited);
+    ASSERT(!mg_t_call_msg(&t, "search_code", a, code, msg));
+    ASSERT_EQ_STR(code, "invalid_argument");
+    ASSERT_CONTAINS(msg, "changed or made up");
+    /* the same cursor with its MAC cut off (the form a client could compute itself) */
+    snprintf(edited, sizeof(edited), "%s", next);
+    *strrchr(edited, '.') = 0;
+    snprintf(a, sizeof(a), "{\"query\":\"item\",\"limit\":2,\"cursor\":\"%s\"}", edited);
+    ASSERT(!mg_t_call_msg(&t, "search_code", a, code, msg));
+    ASSERT_EQ_STR(code, "invalid_argument");
+    /* a real one still works, with another limit */
+    snprintf(a, sizeof(a), "{\"query\":\"item\",\"limit\":3,\"cursor\":\"%s\"}", next);
+    json_t *r2 = mg_t_call(&t, "search_code", a, code);
+    ASSERT(r2);
+    json_decref(r2);
+    /* outline's cursor is a count: edited, refused */
+    json_t *o = mg_t_call(&t, "outline", "{\"path\":\"src/f00.c\",\"limit\":1}", code);
+    if (o && json_string_value(json_object_get(o, "next_cursor"))) {
+        snprintf(edited, sizeof(edited), "%s", json_string_value(json_object_get(o, "next_cursor")));
+        edited[0] = edited[0] == '9' ? '1' : '9';
+        snprintf(a, sizeof(a), "{\"path\":\"src/f00.c\",\"limit\":1,\"cursor\":\"%s\"}", edited);
+        ASSERT(!mg_t_call_msg(&t, "outline", a, code, msg));
+        ASSERT_EQ_STR(code, "invalid_argument");
+    }
+    json_decref(o);
+    mg_t_srv_close(&t);
+    /* another tenant's cursor: refused before anything is looked up */
+    mg_t_srv_open(&t, home, "other", MG_LEVEL_READ);
+    snprintf(a, sizeof(a), "{\"query\":\"item\",\"limit\":2,\"cursor\":\"%s\"}", next);
+    ASSERT(!mg_t_call_msg(&t, "search_code", a, code, msg));
+    ASSERT_EQ_STR(code, "invalid_argument");
+    mg_t_srv_close(&t);
+    json_decref(r);
+}
+
 TEST(pages_response_cap_cuts_whole_items_and_gives_the_cursor)
 {
     char *home = mg_t_tmpdir(), *d = corpus();

@@ -16,6 +16,7 @@
 #include "search/repomap.h"
 #include "store/catalog.h"
 #include "util/config.h"
+#include "util/tokens.h"
 
 /* hub.c is used by three files; leaf.c by one; main.c by none. */
 static const char HUB_H[] = "int hub_lookup(int key);\n"
@@ -539,21 +540,38 @@ TEST(repomap_tool_renders_the_gated_map)
     struct mg_t_srv t;
     mg_t_srv_open(&t, home, "local", MG_LEVEL_ADMIN);
     char code[64];
-    json_t *r = mg_t_call(&t, "repo_map", "{\"repo\":\"rtool\",\"budget_tokens\":64}", code);
+    json_t *r = mg_t_call(&t, "repo_map", "{\"repo\":\"rtool\",\"budget_tokens\":128}", code);
     if (!r) FAIL("repo_map: %s", code);
-    ASSERT_EQ_STR(json_string_value(json_object_get(r, "map")),
-                  "src/hub.c\n"
-                  "  3: int hub_lookup(int key) { return table[key & 15].value; }\n"
-                  "  4: void hub_store(int key, int value)\n");
+    const char *m = json_string_value(json_object_get(r, "map"));
+    if (!m) FAIL("no map");
+    ASSERT(strncmp(m, "src/hub.c\n"
+                           "  3: int hub_lookup(int key) { return table[key & 15].value; }\n"
+                           "  4: void hub_store(int key, int value)\n", 113) == 0);
     json_t *f0 = json_array_get(json_object_get(r, "files"), 0);
     ASSERT_EQ_STR(json_string_value(json_object_get(f0, "path")), "src/hub.c");
     json_t *d0 = json_array_get(json_object_get(f0, "definitions"), 0);
     ASSERT_EQ_STR(json_string_value(json_object_get(d0, "name")), "hub_lookup");
     ASSERT_EQ_STR(json_string_value(json_object_get(d0, "kind")), "function");
     ASSERT_EQ_INT(json_integer_value(json_object_get(d0, "line")), 3);
-    ASSERT_EQ_INT(json_integer_value(json_object_get(r, "budget_tokens")), 64);
-    ASSERT(json_integer_value(json_object_get(r, "tokens")) <= 64);
+    ASSERT_EQ_INT(json_integer_value(json_object_get(r, "budget_tokens")), 128);
+    ASSERT(json_integer_value(json_object_get(r, "tokens")) <= 128);
     json_decref(r);
+    /* the budget holds for what the agent reads: the whole text content, the map in it once */
+    const struct mg_tool *tool = mg_tool_find("repo_map");
+    for (int budget = 64; budget <= 1024; budget *= 2) {
+        char args[96];
+        snprintf(args, sizeof(args), "{\"repo\":\"rtool\",\"budget_tokens\":%d}", budget);
+        r = mg_t_call(&t, "repo_map", args, code);
+        if (!r) FAIL("repo_map %d: %s", budget, code);
+        char *text = mg_tools_text(tool, r);
+        size_t cost = mg_tokens_str(text);
+        if (cost > (size_t)budget) FAIL("budget %d: the text costs %zu tokens:\n%s", budget, cost, text);
+        ASSERT_EQ_INT(json_integer_value(json_object_get(r, "tokens")), (long long)cost);
+        const char *first = strstr(text, "hub_lookup");
+        if ((budget >= 128 && !first) || (first && strstr(first + 1, "hub_lookup"))) FAIL("budget %d: hub_lookup not once in\n%s", budget, text);
+        free(text);
+        json_decref(r);
+    }
     static const struct {
         const char *args, *code;
     } bad[] = {

@@ -20,6 +20,7 @@ static const struct {
 } commands[] = {
     {"index", mg_cmd_index, "index a repository (incremental)"},
     {"search", mg_cmd_search, "search indexed code: lexical, regex, symbol, semantic or hybrid"},
+    {"files", mg_cmd_files, "list a repo's indexed files, by path (--glob, --lang to filter)"},
     {"outline", mg_cmd_outline, "list the definitions of one indexed file, with signatures"},
     {"refs", mg_cmd_refs, "every use of a name, grouped by file, with the definition it is in"},
     {"callers", mg_cmd_callers, "who calls a function (--depth for callers of callers)"},
@@ -217,6 +218,7 @@ int mg_cli_tool(struct mg_cli_req *q, const char *name, json_t *args, json_t **r
     int rc = t ? mg_tools_call(&q->x, t, args, result, err)
                : mg_err_set(err, MG_E_INTERNAL, "tool '%s' is missing from this build", name);
     json_decref(args);
+    if (rc != 0) mg_cli_words(name, err);
     /* the shared catalog: this data directory's index is behind another daemon's run (docs/index.md) */
     json_t *r, *behind = rc == 0 ? json_object_get(*result, "index_stale_repos") : NULL;
     size_t i;

@@ -24,6 +24,7 @@ int mg_cli_main(int argc, char **argv);
 
 int mg_cmd_index(int argc, char **argv);
 int mg_cmd_search(int argc, char **argv);
+int mg_cmd_files(int argc, char **argv);
 int mg_cmd_outline(int argc, char **argv);
 int mg_cmd_repomap(int argc, char **argv);
 int mg_cmd_refs(int argc, char **argv);
@@ -71,6 +72,10 @@ void mg_cli_end(struct mg_cli_req *q);
 /* Run the tool `name` in q's request with args (taken): 0 and *result, or
  * -1 with err (its audit event is written either way). */
 int mg_cli_tool(struct mg_cli_req *q, const char *name, json_t *args, json_t **result, struct mg_err *err);
+/* err, a failure of the tool `name` (NULL: any), in the command line's
+ * words: its arguments as the flags that fill them, other tools as the
+ * commands that do the same (words.c). mg_cli_tool does it. */
+void mg_cli_words(const char *name, struct mg_err *err);
 /* A growable list of strings for repeatable flags (--glob, --lang, ...). */
 struct mg_strv {
     const char **v;

@@ -265,59 +265,120 @@ static int load_anchor(const char *arg, struct mg_audit_anchor *out)
     return 0;
 }
 
+/* Each finding on stderr: what, where, and what it means (errors after the
+ * first, which mg_cli_fail prints with its code). */
+static void print_findings(const struct mg_audit_report *r)
+{
+    bool first_error = true;
+    for (int i = 0; i < r->nfindings; i++) {
+        const struct mg_audit_finding *f = &r->findings[i];
+        if (!f->warning && first_error) { /* printed by mg_cli_fail; its explanation here */
+            first_error = false;
+            continue;
+        }
+        char where[600] = "";
+        if (f->where[0] && f->line) snprintf(where, sizeof(where), "%s %s %lld: ", f->where, r->pg ? "seq" : "line",
+                                             f->line);
+        else if (f->where[0]) snprintf(where, sizeof(where), "%s: ", f->where);
+        fprintf(stderr, "%s (%s): %s%s\n", f->warning ? "warning" : "also wrong", f->problem, where, f->what);
+        if (f->explain && f->explain[0]) fprintf(stderr, "  what it means: %s\n", f->explain);
+    }
+}
+
+static const char *first_explanation(const struct mg_audit_report *r)
+{
+    for (int i = 0; i < r->nfindings; i++)
+        if (!r->findings[i].warning) return r->findings[i].explain;
+    return NULL;
+}
+
 static int verify(const struct mg_config *cfg, bool json, const struct mg_audit_anchor *shipped)
 {
-    struct mg_audit_report r;
+    struct mg_audit_report *rp = calloc(1, sizeof(*rp));
+    if (!rp) {
+        struct mg_err e = {0};
+        mg_err_oom(&e);
+        return mg_cli_fail(&e);
+    }
+    struct mg_audit_report *r = rp;
     struct mg_err err = {0};
-    int rc = mg_audit_verify_anchored(cfg, shipped, &r, &err);
-    if (rc != 0 && !r.problem) return mg_cli_fail(&err); /* could not read */
+    int rc = mg_audit_verify_anchored(cfg, shipped, r, &err);
+    if (rc != 0 && !r->problem) {
+        free(rp);
+        return mg_cli_fail(&err); /* could not read */
+    }
     if (json) {
-        json_t *o = json_pack("{s:b, s:I, s:i, s:I, s:I, s:s, s:s, s:b, s:i}", "ok", r.ok, "events", (json_int_t)r.events,
-                              "files", r.files, "first_seq", (json_int_t)r.first_seq, "last_seq",
-                              (json_int_t)r.last_seq, "first_time", r.first_time, "last_time", r.last_time, "complete",
-                              r.complete, "torn_recovered", r.torn_recovered);
-        json_object_set_new(o, "storage", json_string(r.pg ? "postgresql" : "files"));
-        json_object_set_new(o, "torn_tail", json_boolean(r.torn_tail));
-        json_object_set_new(o, "anchored", json_boolean(r.anchored));
-        json_object_set_new(o, "anchor_seq", r.anchored ? json_integer(r.anchor_seq) : json_null());
-        if (!r.ok)
-            json_object_set_new(o, "error", json_pack("{s:s, s:I, s:s, s:s}", "file", r.file, r.pg ? "seq" : "line",
-                                                      (json_int_t)r.line, "problem", r.problem, "message", r.what));
+        json_t *o = json_pack("{s:b, s:I, s:i, s:I, s:I, s:s, s:s, s:b, s:i}", "ok", r->ok, "events",
+                              (json_int_t)r->events, "files", r->files, "first_seq", (json_int_t)r->first_seq,
+                              "last_seq", (json_int_t)r->last_seq, "first_time", r->first_time, "last_time",
+                              r->last_time, "complete", r->complete, "torn_recovered", r->torn_recovered);
+        json_object_set_new(o, "storage", json_string(r->pg ? "postgresql" : "files"));
+        json_object_set_new(o, "torn_tail", json_boolean(r->torn_tail));
+        json_object_set_new(o, "anchored", json_boolean(r->anchored));
+        json_object_set_new(o, "anchor_seq", r->anchored ? json_integer(r->anchor_seq) : json_null());
+        json_object_set_new(o, "keyed", json_boolean(r->keyed));
+        json_object_set_new(o, "chain", r->chain[0] ? json_string(r->chain) : json_null());
+        json_object_set_new(o, "journal", json_pack("{s:b, s:o, s:o}", "checked", r->journal_checked, "seq",
+                                                    r->journal_checked ? json_integer(r->journal_seq) : json_null(),
+                                                    "note", r->journal_note[0] ? json_string(r->journal_note)
+                                                                               : json_null()));
+        json_t *fa = json_array();
+        for (int i = 0; i < r->nfindings; i++) {
+            const struct mg_audit_finding *f = &r->findings[i];
+            json_array_append_new(fa, json_pack("{s:s, s:s, s:s, s:I, s:s, s:s}", "severity",
+                                                f->warning ? "warning" : "error", "problem", f->problem, "file",
+                                                f->where, r->pg ? "seq" : "line", (json_int_t)f->line, "message",
+                                                f->what, "explain", f->explain ? f->explain : ""));
+        }
+        json_object_set_new(o, "findings", fa);
+        if (!r->ok)
+            json_object_set_new(o, "error", json_pack("{s:s, s:I, s:s, s:s}", "file", r->file, r->pg ? "seq" : "line",
+                                                      (json_int_t)r->line, "problem", r->problem, "message", r->what));
         char *s = json_dumps(o, MG_JSON_DUMP);
         puts(s);
         free(s);
         json_decref(o);
     }
-    if (!r.ok) return mg_cli_fail(&err);
-    if (!json && r.pg) {
-        if (r.events == 0) printf("audit chain intact: no events yet (PostgreSQL, audit_events)\n");
+    if (!json) print_findings(r);
+    if (!r->ok) {
+        const char *why = first_explanation(r);
+        int st = mg_cli_fail(&err);
+        if (!json && why && why[0]) fprintf(stderr, "  what it means: %s\n", why);
+        free(rp);
+        return st;
+    }
+    if (!json && r->pg) {
+        if (r->events == 0) printf("audit chain intact: no events yet (PostgreSQL, audit_events)\n");
         else
             printf("audit chain intact: %lld events (seq %lld-%lld) in PostgreSQL (audit_events), %s to %s\n"
-                   "the end agrees with the anchor row (audit_anchor, seq %lld)%s\n", r.events, r.first_seq,
-                   r.last_seq, r.first_time, r.last_time, r.anchor_seq,
-                   r.shipped_checked ? " and with the shipped anchor" : "");
+                   "the end agrees with the anchor row (audit_anchor, seq %lld)%s\n", r->events, r->first_seq,
+                   r->last_seq, r->first_time, r->last_time, r->anchor_seq,
+                   r->shipped_checked ? " and with the shipped anchor" : "");
     } else if (!json) {
-        if (r.events == 0) {
+        if (r->events == 0) {
             printf("audit log intact: no events yet\n");
         } else {
-            printf("audit log intact: %lld events (seq %lld-%lld) in %d file%s, %s to %s\n", r.events, r.first_seq,
-                   r.last_seq, r.files, r.files == 1 ? "" : "s", r.first_time, r.last_time);
-            if (!r.complete)
+            printf("audit log intact: %lld events (seq %lld-%lld) in %d file%s, %s to %s\n", r->events, r->first_seq,
+                   r->last_seq, r->files, r->files == 1 ? "" : "s", r->first_time, r->last_time);
+            if (!r->complete)
                 printf("older files were rotated away: the retained chain starts at seq %lld, whose prev is %.16s...\n",
-                       r.first_seq, r.first_prev);
-            if (r.anchored)
-                printf("the end agrees with the anchor (audit.anchor, seq %lld)%s\n", r.anchor_seq,
-                       r.shipped_checked ? " and with the shipped anchor" : "");
-            else
-                printf("no anchor (audit.anchor) yet: the next event writes one; until then a cut at the end "
-                       "cannot be seen%s\n", r.shipped_checked ? " (the shipped anchor agrees)" : "");
-            if (r.torn_recovered)
+                       r->first_seq, r->first_prev);
+            if (r->anchored)
+                printf("the end agrees with the %sanchor (audit.anchor, seq %lld)%s\n", r->keyed ? "keyed " : "",
+                       r->anchor_seq, r->shipped_checked ? " and with the shipped anchor" : "");
+            if (r->journal_checked)
+                printf("and with the system journal's copy (seq %lld)\n", r->journal_seq);
+            else if (r->journal_note[0])
+                printf("no copy out of the data directory's reach was checked: %s%s\n", r->journal_note,
+                       r->shipped_checked ? "" : " (pass one with --anchor)");
+            if (r->torn_recovered)
                 printf("%d torn line(s) from interrupted writes were closed and recorded (warnings above)\n",
-                       r.torn_recovered);
-            if (r.torn_tail)
+                       r->torn_recovered);
+            if (r->torn_tail)
                 printf("the log ends in a torn line from an interrupted write, never acknowledged (warning above)\n");
         }
     }
+    free(rp);
     return 0;
 }
 

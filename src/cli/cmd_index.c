@@ -77,7 +77,7 @@ static void print_summary(json_t *r)
            mg_human_bytes(secs > 0 ? I("bytes_read") / secs : 0, b2, sizeof(b2)));
     printf("  %lld added, %lld changed, %lld unchanged, %lld removed\n", (long long)I("added"), (long long)I("changed"),
            (long long)I("unchanged"), (long long)I("removed"));
-    printf("  skipped: %lld binary, %lld too large, %lld secret, %lld symlinks, %lld unreadable, %lld other\n",
+    printf("  skipped: %lld binary, %lld too large, %lld secret, %lld links, %lld unreadable, %lld other\n",
            (long long)I("skipped_binary"), (long long)I("skipped_too_large"), (long long)I("skipped_secret"),
            (long long)I("skipped_symlink"), (long long)I("skipped_unreadable"), (long long)I("skipped_other"));
     if (I("repaired_utf8") || I("parse_failed"))

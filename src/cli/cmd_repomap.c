@@ -19,7 +19,7 @@ static const char *HELP =
     "`memgate index` first.\n"
     "\n"
     "options:\n"
-    "  --budget N      the map's size in tokens (default 1024; 32 to 65536)\n"
+    "  --budget N      what the map may cost in tokens, counted from above (default 1024; 64 to 65536)\n"
     "  --focus PATH    a file you work on, relative to the repo root (repeatable)\n"
     "  --symbol NAME   a name you work on (repeatable)\n"
     "  --repo ID       the repo (default: the repo whose root contains the current\n"

@@ -11,6 +11,7 @@
 #include <git2.h>
 #include <hs/hs.h>
 #include <jansson.h>
+#include <libpq-fe.h>
 #include <microhttpd.h>
 #include <pcre2.h>
 #include <sodium.h>
@@ -55,6 +56,12 @@ static json_t *lib_versions(void)
     json_object_set_new(o, "xxhash", json_string(buf));
     const curl_version_info_data *cv = curl_version_info(CURLVERSION_NOW);
     if (cv && cv->version) json_object_set_new(o, "libcurl", json_string(cv->version));
+    /* 150005: 15.5 (0 when libpq is not installed: util/dynlib.c) */
+    int pq = PQlibVersion();
+    if (pq > 0) {
+        snprintf(buf, sizeof(buf), "%d.%d", pq / 10000, pq % 10000);
+        json_object_set_new(o, "libpq", json_string(buf));
+    }
     return o;
 }
 

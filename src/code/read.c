@@ -132,6 +132,11 @@ static int load(const struct mg_pcall *pc, const struct mg_repo *r, const char *
         return mg_err_set(err, e == EACCES ? MG_E_PERMISSION : MG_E_FILE_NOT_FOUND, "cannot read '%s': %s", path,
                           fd < 0 ? strerror(e) : "not a regular file");
     }
+    if (!mg_walk_one_name(&sb)) { /* a hard link: its other names may be anywhere (index/walk.h) */
+        close(fd);
+        return mg_err_set(err, MG_E_FILE_NOT_FOUND, "'%s' now has other names (hard links) and is not served; "
+                          "replace the link with a copy of the file", path);
+    }
     if ((size_t)sb.st_size > pc->cfg->max_file_size) {
         close(fd);
         return mg_err_set(err, MG_E_NOT_TEXT, "'%s' is %lld bytes, over max_file_size", path, (long long)sb.st_size);

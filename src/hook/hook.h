@@ -1,12 +1,12 @@
 /* hook.h — what push webhooks from GitHub and GitLab need below the HTTP
  * layer (POST /v1/hooks/git, docs/webhooks.md): verifying a delivery,
- * remembering delivery ids, finding the indexed working copies whose git
+ * remembering deliveries, finding the indexed working copies whose git
  * remote is the pushed repository, and fast-forwarding a working copy from
  * its upstream (pull_on_push).
  *
  *   url.c      remote URLs to one comparable form (untrusted input: fuzzed)
  *   verify.c   GitHub's HMAC-SHA256 signature, GitLab's token, delivery ids
- *   replay.c   delivery ids seen in the last 7 days (<home>/hooks.db)
+ *   replay.c   deliveries (their body's digest) seen in the last 7 days (<home>/hooks.db)
  *   match.c    the payload's repository URLs; indexed repos by their remotes
  *   pull.c     `git pull --ff-only` with libgit2, for pull_on_push
  *
@@ -62,15 +62,20 @@ bool mg_hook_delivery_id_ok(const char *id);
 struct mg_hook_replay;
 /* Open (create 0600) <home>/hooks.db; or, with storage = postgres://...,
  * use the shared table webhook_deliveries (a system table: a delivery names
- * no tenant), so that an id seen by one daemon is a replay on every other. */
+ * no tenant), so that a delivery seen by one daemon is a replay on every
+ * other. */
 int mg_hook_replay_open(const struct mg_config *c, struct mg_hook_replay **out, struct mg_err *err);
-/* Remember delivery id of source ("github", "gitlab") at now_ms (unix ms),
- * forgetting ids past MG_HOOK_REPLAY_TTL_S and beyond MG_HOOK_REPLAY_ROWS.
- * 1: first seen (now remembered, durably); 0: seen before (a replay); -1
- * with err (PostgreSQL: storage_unavailable when it cannot be reached).
- * Thread-safe. */
-int mg_hook_replay_record(struct mg_hook_replay *rp, const char *source, const char *id, int64_t now_ms,
-                          struct mg_err *err);
+/* Remember the delivery of source ("github", "gitlab") whose verified body
+ * is body[0..len) at now_ms (unix ms), forgetting those past
+ * MG_HOOK_REPLAY_TTL_S and beyond MG_HOOK_REPLAY_ROWS. A delivery is known by
+ * the BLAKE2b-256 digest of its body, the bytes the signature covers: the
+ * same body again is a replay whatever its delivery id (a header outside
+ * the signature, which a replayer may change or drop), and no delivery id
+ * is kept. 1: first seen (now remembered, durably); 0: seen before (a
+ * replay); -1 with err (PostgreSQL: storage_unavailable when it cannot be
+ * reached). Thread-safe. */
+int mg_hook_replay_record(struct mg_hook_replay *rp, const char *source, const char *body, size_t len,
+                          int64_t now_ms, struct mg_err *err);
 void mg_hook_replay_close(struct mg_hook_replay *rp);
 
 /* ---- match.c ---- */

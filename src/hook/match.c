@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/gitrepo.h"
+
 static void git_ready_once(void) { git_libgit2_init(); }
 
 void mg_hook_git_ready(void)
@@ -73,7 +75,9 @@ size_t mg_hook_remote_urls(const char *root, char out[][MG_HOOK_NORM_MAX], size_
     git_config *cfg = NULL;
     git_config_iterator *it = NULL;
     size_t n = 0;
-    if (git_repository_open_ext(&g, root, 0, NULL) == 0 && git_repository_config_snapshot(&cfg, g) == 0 &&
+    char prefix[PATH_MAX];
+    struct mg_err ge = {0};
+    if (mg_git_open(root, &g, prefix, &ge) == 1 && git_repository_config_snapshot(&cfg, g) == 0 &&
         git_config_iterator_new(&it, cfg) == 0) {
         git_config_entry *e;
         while (n < cap && git_config_next(&e, it) == 0)

@@ -13,6 +13,7 @@
 
 #include "store/db.h"
 #include "store/settings.h"
+#include "util/gitrepo.h"
 
 #define PULL_SPECS_MAX 16 /* fetch refspecs of the upstream remote read */
 
@@ -262,7 +263,11 @@ int mg_hook_pull_ff(const char *root, const volatile int *stop, char *what, size
     struct pull p = {.stop = stop};
     what[0] = 0;
     int rc = -1;
-    if (git_repository_open_ext(&p.repo, root, 0, NULL) != 0) refuse(err, root, "it is not a git working copy");
+    char prefix[PATH_MAX];
+    struct mg_err ge = {0};
+    int g = mg_git_open(root, &p.repo, prefix, &ge);
+    if (g == 0) refuse(err, root, "it is not a git working copy");
+    else if (g < 0) refuse(err, root, "its git metadata lies outside it (a .git file, a commondir file or alternates)");
     else if (check_head(&p, root, err) == 0 && check_clean(&p, root, err) == 0 && fetch(&p, root, err) == 0)
         rc = merge(&p, root, what, cap, err);
     pull_release(&p);

@@ -1,17 +1,22 @@
-/* replay.c — delivery ids seen lately, so a captured delivery cannot be
- * played again (hook.h). <home>/hooks.db, one row per id; kept durable
+/* replay.c — deliveries seen lately, so a captured delivery cannot be
+ * played again (hook.h). A delivery is known by the digest of its body, the
+ * bytes its signature covers, never by its delivery id: a header outside the
+ * signature that a replayer may change or drop, and that may hold anything
+ * (issue 38, V6 and V8). <home>/hooks.db, one row per digest; kept durable
  * (synchronous=FULL) because a replay after a restart is still a replay.
- * With storage = postgres://... the ids are the rows of webhook_deliveries
- * (pgschema.c, step 0004_hooks), shared by every daemon: the primary key
- * makes the first of two daemons receiving one id at once win, the other
- * sees a replay. */
+ * With storage = postgres://... the digests are the rows of
+ * webhook_deliveries (pgschema.c, step 0004_hooks), shared by every daemon:
+ * the primary key makes the first of two daemons receiving one delivery at
+ * once win, the other sees a replay. */
 #include "hook/hook.h"
 
 #include <limits.h>
 #include <pthread.h>
+#include <sodium.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "security/common.h"
 #include "store/pg.h"
@@ -26,7 +31,15 @@ static const char *const migrations[] = {
     "  seen_at INTEGER NOT NULL," /* unix ms */
     "  PRIMARY KEY(source, id)) WITHOUT ROWID;"
     "CREATE INDEX deliveries_seen ON deliveries(seen_at);",
+    /* 1 -> 2: id holds the body's digest (mg_hook_replay_record); the delivery ids an older memgate kept go */
+    "DELETE FROM deliveries;",
 };
+
+#define BODY_CONTEXT "memgate webhook body v1"
+
+/* The rows an older memgate kept: delivery ids, not digests (PostgreSQL's
+ * table is shared, so they are dropped when a daemon opens it). */
+#define PG_FORGET_IDS "DELETE FROM webhook_deliveries WHERE id !~ '^[0-9a-f]{64}$'"
 
 struct mg_hook_replay {
     pthread_mutex_t mu;    /* SQLite: one handle, opened without SQLite's mutex: one thread at a time */
@@ -65,6 +78,14 @@ int mg_hook_replay_open(const struct mg_config *c, struct mg_hook_replay **out, 
             return mg_err_set(err, MG_E_NO_MEMORY, "out of memory opening the webhook delivery store");
         }
         *rp->cfg = *c;
+        struct mg_pg *pool;
+        struct mg_sql *conn;
+        if (mg_pg_get(rp->cfg, NULL, &pool, &conn, err) != 0 || mg_sql_runf(conn, NULL, err, PG_FORGET_IDS, "") != 0) {
+            if (conn) mg_pg_put(pool, &conn);
+            mg_hook_replay_close(rp);
+            return -1;
+        }
+        mg_pg_put(pool, &conn);
         *out = rp;
         return 0;
     }
@@ -100,8 +121,8 @@ void mg_hook_replay_close(struct mg_hook_replay *rp)
     free(rp);
 }
 
-/* Forget ids past their time, then the oldest beyond the row cap; remember
- * this one. 1 new, 0 seen before, -1. */
+/* Forget digests past their time, then the oldest beyond the row cap;
+ * remember this one. 1 new, 0 seen before, -1. */
 static int record(struct mg_sql *c, const char *source, const char *id, int64_t now_ms, struct mg_err *err)
 {
     enum mg_sql_dialect d = mg_sql_dialect(c);
@@ -110,12 +131,20 @@ static int record(struct mg_sql *c, const char *source, const char *id, int64_t 
         return -1;
     int64_t added = 0;
     if (mg_sql_runf(c, &added, err, SQL[d].insert, "ssi", source, id, now_ms) != 0) return -1;
-    return added == 1 ? 1 : 0; /* nothing inserted: the id is there already */
+    return added == 1 ? 1 : 0; /* nothing inserted: the digest is there already */
 }
 
-int mg_hook_replay_record(struct mg_hook_replay *rp, const char *source, const char *id, int64_t now_ms,
-                          struct mg_err *err)
+int mg_hook_replay_record(struct mg_hook_replay *rp, const char *source, const char *body, size_t len,
+                          int64_t now_ms, struct mg_err *err)
 {
+    unsigned char h[32];
+    crypto_generichash_state st;
+    crypto_generichash_init(&st, NULL, 0, sizeof(h));
+    crypto_generichash_update(&st, (const unsigned char *)BODY_CONTEXT, sizeof(BODY_CONTEXT));
+    crypto_generichash_update(&st, (const unsigned char *)body, len);
+    crypto_generichash_final(&st, h, sizeof(h));
+    char id[2 * sizeof(h) + 1];
+    sodium_bin2hex(id, sizeof(id), h, sizeof(h));
     int rc;
     if (rp->cfg) {
         /* PostgreSQL: each statement on its own (autocommit): the clean-up need not be atomic with the

@@ -4,8 +4,9 @@
  * The route takes no bearer token (server.c does not ask for one here): a
  * delivery is authenticated by its signature, checked before anything of
  * the body is parsed; then the content type, the JSON, the event. A
- * delivery id is remembered only for a delivery that is accepted or
- * ignored, so a refused one (a repo not indexed yet) may be delivered again.
+ * delivery is remembered (by its body's digest, hook.h) only when it is
+ * accepted or ignored, so a refused one (a repo not indexed yet) may be
+ * delivered again.
  * Accepted pushes become background runs (hook_run.c).
  *
  * Every answer is audited under op `webhook`: refusals by mg__refused
@@ -160,16 +161,17 @@ static bool is_push(const struct delivery *d)
     return strcmp(d->event, d->src == MG_HOOK_GITHUB ? "push" : "Push Hook") == 0;
 }
 
-/* Remember the delivery id; a repeat is refused. No id: nothing to remember. */
+/* Remember the delivery by its signed body; the same body again is refused,
+ * with any delivery id or none. */
 static int not_replayed(struct mg_hooks *hk, const struct delivery *d, struct answer *a)
 {
-    if (!d->id) return 0;
     struct mg_err err = {0};
-    int rc = mg_hook_replay_record(hk->replay, d->source, d->id, mg_wall_ms(), &err);
+    int rc = mg_hook_replay_record(hk->replay, d->source, d->body, d->len, mg_wall_ms(), &err);
     if (rc == 1) return 0;
     if (rc == 0)
-        return refuse(a, 409, MG_E_WEBHOOK_REPLAYED, "delivery '%s' was accepted before and is acted on once (a "
-                      "redelivery keeps its id); push again, or run `memgate index`, to re-index", d->id);
+        return refuse(a, 409, MG_E_WEBHOOK_REPLAYED, "this delivery's body was accepted before and is acted on "
+                      "once, whatever its delivery id (a redelivery sends the same body); push again, or run "
+                      "`memgate index`, to re-index");
     /* the store failed: PostgreSQL down or busy is 503 (the forge delivers again later) */
     bool later = err.code && (strcmp(err.code, MG_E_STORAGE_UNAVAILABLE) == 0 || strcmp(err.code, MG_E_STORAGE_RETRY) == 0);
     return refuse(a, later ? 503 : 500, later ? err.code : MG_E_DB, "%s", err.msg);
@@ -215,25 +217,25 @@ static int match(struct mg_hooks *hk, json_t *payload, const struct delivery *d,
     return 0;
 }
 
+/* The reply names no repo: the route has no principal, and the repos a
+ * remote matches may be several tenants' (issue 38 V6); it counts the runs.
+ * Which repos they are is in the audit log, one event per repo. */
 static void accept_push(struct mg_hooks *hk, const struct delivery *d, const struct mg_repo *v, size_t n,
                         struct answer *a)
 {
-    json_t *ids = json_array(), *merged = json_array();
+    size_t merged = 0;
     for (size_t i = 0; i < n; i++) {
         bool coalesced = false;
         struct mg_err err = {0};
         if (mg__hook_runner_push(hk->runner, &v[i], d->id, &coalesced, &err) != 0) {
-            json_decref(ids);
-            json_decref(merged);
             refuse(a, 503, err.code, "%s", err.msg);
             return;
         }
         audit(hk, d, &v[i], coalesced ? "accepted: one more run after the one under way" : "accepted");
-        json_array_append_new(ids, json_string(v[i].id));
-        if (coalesced) json_array_append_new(merged, json_string(v[i].id));
+        merged += coalesced;
     }
     a->status = 202;
-    a->body = json_pack("{s:b, s:o, s:o}", "accepted", 1, "repos", ids, "coalesced", merged);
+    a->body = json_pack("{s:b, s:I, s:I}", "accepted", 1, "runs", (json_int_t)n, "coalesced", (json_int_t)merged);
 }
 
 static void deliver(struct mg_hooks *hk, struct delivery *d, struct answer *a)

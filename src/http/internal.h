@@ -43,6 +43,8 @@
 #define MG_HTTP_CONN_MEMORY (128 << 10) /* libmicrohttpd's per-connection pool: big enough that oversized
                                          * headers reach our check (and its audit event), not its own 431 */
 #define MG_HTTP_IDLE_TIMEOUT_S 60    /* a connection idle this long is closed */
+#define MG_HTTP_HEADER_DEADLINE_S 10 /* until a request's headers are in, a connection idle this long is closed; once
+                                      * they are, MG_HTTP_IDLE_TIMEOUT_S */
 #define MG_SSE_KEEPALIVE_MS 15000    /* a comment on an idle SSE stream this often */
 #define MG_SSE_RETRY_MS 3000         /* the `retry:` a 2025-11-25 client gets in the priming event */
 #define MG_SSE_QUEUE_MAX (256u << 20) /* bytes of events waiting to be sent on one stream */

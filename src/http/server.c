@@ -28,6 +28,7 @@
 
 #include "hook/hook.h"
 #include "mcp/conn.h"
+#include "request/gate.h"
 #include "request/storage.h"
 #include "security/token.h"
 #include "util/accesslog.h"
@@ -227,8 +228,11 @@ static enum MHD_Result too_large(struct mg_http *h, struct MHD_Connection *c, st
 }
 
 /* The request's id: the client's X-Request-Id when it is 1-64 characters of
- * [A-Za-z0-9._:-], else 16 random hex digits. */
-static void request_id(struct MHD_Connection *c, struct req *r)
+ * [A-Za-z0-9._:-] and holds no secret, else 16 random hex digits. The id
+ * goes into the audit log, the access log and the answer's header, so a
+ * token a client put there (by mistake or to plant it) is never kept
+ * (issue 38, V8). */
+static void request_id(struct mg_http *h, struct MHD_Connection *c, struct req *r)
 {
     const char *v = mg__header(c, "X-Request-Id");
     size_t n = v ? strlen(v) : 0;
@@ -238,7 +242,8 @@ static void request_id(struct MHD_Connection *c, struct req *r)
         ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' ||
              ch == '_' || ch == ':' || ch == '-';
     }
-    if (ok) {
+    struct mg_err err = {0};
+    if (ok && mg_gate_identifier(&h->srv->cfg, "X-Request-Id", v, &err) == 0) {
         memcpy(r->rid, v, n + 1);
         return;
     }
@@ -294,7 +299,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (!r->started) {
         /* first call: the headers are in, the body is not */
         r->started = true;
-        request_id(c, r);
+        MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned)MG_HTTP_IDLE_TIMEOUT_S);
+        request_id(h, c, r);
         mg_request_id_set(r->rid); /* for the audit events of what this thread does for it */
         r->label = route_label(url, &r->api);
         r->method = method_label(method);
@@ -515,7 +521,11 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
                             MHD_OPTION_LISTEN_SOCKET, fd,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)MG_HTTP_CONN_LIMIT,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MG_HTTP_CONN_MEMORY,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MG_HTTP_IDLE_TIMEOUT_S,
+                            /* a flood from one address takes at most this share (issue 38 V5); 0: none */
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)srv->cfg.http_max_per_address,
+                            /* the header deadline; on_request gives a connection the idle timeout once its first
+                             * request's headers are in */
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MG_HTTP_HEADER_DEADLINE_S,
                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
                             MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
                             MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,

@@ -219,6 +219,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     } else if (mg_walk(st->root, c->max_file_size, &R.walk, err) != 0) {
         goto out;
     }
+    if (mg_walk_drop_secret_paths(&R.walk, R.scanner, &R.policy, err) != 0) goto out; /* names are stored */
     st->git = R.walk.git;
     st->files = R.walk.n;
     st->skipped_too_large = R.walk.st.too_large;

@@ -3,6 +3,7 @@
  * Sections:
  *   1. name rules: secret files, bad names, ignored directories
  *   2. the entry list
+ *   2b. paths that hold a secret
  *   3. git work trees (libgit2: index + untracked-not-ignored)
  *   3b. the rules one path at a time (the watcher)
  *   4. plain directories
@@ -17,13 +18,17 @@
 #include <git2.h>
 #include <limits.h>
 #include <linux/openat2.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "security/scan.h"
+#include "security/secrets.h"
+#include "util/buf.h"
+#include "util/gitrepo.h"
 
 /* ---- 1. name rules ------------------------------------------------------ */
 
@@ -81,6 +86,11 @@ const char *mg_base_name(const char *p)
     return s ? s + 1 : p;
 }
 
+bool mg_walk_one_name(const struct stat *st)
+{
+    return st->st_nlink <= 1;
+}
+
 /* Consider one candidate: st is its lstat. Adds it or counts why not. */
 static int consider(struct mg_walk *w, const char *rel, const struct stat *st, uint64_t max)
 {
@@ -89,6 +99,7 @@ static int consider(struct mg_walk *w, const char *rel, const struct stat *st, u
     if (!good_name(rel)) { w->st.bad_name++; return 0; }
     if (S_ISLNK(st->st_mode)) { w->st.symlink++; return 0; }
     if (!S_ISREG(st->st_mode)) { w->st.special++; return 0; }
+    if (!mg_walk_one_name(st)) { w->st.symlink++; return 0; }
     if ((uint64_t)st->st_size > max) { w->st.too_large++; return 0; }
     if (w->n == w->cap) {
         size_t cap = w->cap ? w->cap * 2 : 1024;
@@ -117,10 +128,63 @@ void mg_walk_release(struct mg_walk *w)
     memset(w, 0, sizeof(*w));
 }
 
-/* ---- 3. git work trees ---------------------------------------------------- */
+/* ---- 2b. paths that hold a secret ------------------------------------------ */
 
-static pthread_once_t git_once = PTHREAD_ONCE_INIT;
-static void git_init(void) { git_libgit2_init(); }
+struct path_hits {
+    const size_t *offs;  /* where each entry's path starts in the scanned text */
+    size_t n;
+    bool *drop;
+    const struct mg_secret_policy *p;
+};
+
+static int on_path_secret(const struct mg_finding *f, void *ud)
+{
+    struct path_hits *h = ud;
+    if (h->p->action[f->sev] == MG_SECRET_KEEP) return 0;
+    size_t lo = 0, hi = h->n; /* the last entry starting at or before the finding */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->offs[mid] <= f->start) lo = mid;
+        else hi = mid;
+    }
+    h->drop[lo] = true;
+    return 0;
+}
+
+int mg_walk_drop_secret_paths(struct mg_walk *w, const struct mg_scanner *s, const struct mg_secret_policy *p,
+                              struct mg_err *err)
+{
+    if (!w->n) return 0;
+    struct mg_buf text;
+    mg_buf_init(&text, MG_SCAN_MAX_BYTES);
+    size_t *offs = malloc(w->n * sizeof(*offs));
+    bool *drop = calloc(w->n, sizeof(*drop));
+    int rc = offs && drop ? 0 : -1;
+    for (size_t i = 0; rc == 0 && i < w->n; i++) { /* one scan of every path, a line each */
+        offs[i] = text.len;
+        if (mg_buf_add(&text, w->v[i].path, strlen(w->v[i].path)) != 0 || mg_buf_add(&text, "\n", 1) != 0) rc = -1;
+    }
+    if (rc != 0) mg_err_oom(err);
+    struct path_hits h = {offs, w->n, drop, p};
+    if (rc == 0 && mg_scan(s, text.p, text.len, on_path_secret, &h, err) < 0) rc = -1;
+    size_t k = 0;
+    for (size_t i = 0; rc == 0 && i < w->n; i++) {
+        if (drop[i]) {
+            w->total_bytes -= w->v[i].size;
+            w->st.secret++;
+            free(w->v[i].path);
+        } else {
+            w->v[k++] = w->v[i];
+        }
+    }
+    if (rc == 0) w->n = k;
+    free(offs);
+    free(drop);
+    mg_buf_release(&text);
+    return rc;
+}
+
+/* ---- 3. git work trees ---------------------------------------------------- */
 
 static int git_fail(struct mg_err *err, const char *what)
 {
@@ -141,34 +205,13 @@ static int git_add(struct mg_walk *w, int rootfd, const char *wt_path, size_t pl
     return consider(w, rel, &st, max);
 }
 
-/* The git work tree that holds root, and root's place in it: prefix gets
- * root's path inside the work tree with a trailing '/', or "". Returns 1 and
- * *repo, or 0 when root is in no work tree. */
+/* The git work tree that holds root, and root's place in it (util/gitrepo.h):
+ * 1 with *repo, or 0 when root is in no work tree or its git metadata lies
+ * outside it (then it is walked as a plain directory). */
 static int git_open(const char *root, git_repository **repo, char prefix[PATH_MAX])
 {
-    pthread_once(&git_once, git_init);
-    *prefix = 0;
-    if (git_repository_open_ext(repo, root, 0, NULL) != 0) {
-        git_error_clear();
-        return 0;
-    }
-    const char *wd = git_repository_workdir(*repo);
-    char wdreal[PATH_MAX];
-    if (!wd || git_repository_is_bare(*repo) || !realpath(wd, wdreal)) {
-        git_repository_free(*repo);
-        *repo = NULL;
-        return 0;
-    }
-    size_t wl = strlen(wdreal);
-    if (strcmp(root, wdreal) != 0) {
-        if (strncmp(root, wdreal, wl) != 0 || (wdreal[wl - 1] != '/' && root[wl] != '/')) {
-            git_repository_free(*repo);
-            *repo = NULL;
-            return 0;
-        }
-        snprintf(prefix, PATH_MAX, "%s/", root + wl + (wdreal[wl - 1] == '/' ? 0 : 1));
-    }
-    return 1;
+    struct mg_err e = {0};
+    return mg_git_open(root, repo, prefix, &e) == 1;
 }
 
 static int tree_of(const git_object *obj, git_tree **tree, const char *range, struct mg_err *err)
@@ -188,7 +231,9 @@ int mg_walk_diff(const char *root, const char *range, size_t max, char **text, s
     *text = NULL;
     *len = 0;
     git_repository *repo = NULL;
-    if (!git_open(root, &repo, prefix))
+    int g = mg_git_open(root, &repo, prefix, err);
+    if (g < 0) return -1;
+    if (g == 0)
         return mg_err_set(err, MG_E_BAD_REVISION, "the repo at '%s' is not in a git work tree; pass a diff or paths "
                                                   "instead of revisions", root);
     git_revspec spec = {0};
@@ -220,7 +265,7 @@ int mg_walk_diff(const char *root, const char *range, size_t max, char **text, s
     if (rc != 0) goto out;
     git_diff_options o;
     git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
-    int g = spec.to ? git_diff_tree_to_tree(&diff, repo, a, b, &o) : git_diff_tree_to_workdir_with_index(&diff, repo, a, &o);
+    g = spec.to ? git_diff_tree_to_tree(&diff, repo, a, b, &o) : git_diff_tree_to_workdir_with_index(&diff, repo, a, &o);
     if (g != 0 || git_diff_find_similar(diff, NULL) != 0 || git_diff_to_buf(&buf, diff, GIT_DIFF_FORMAT_PATCH) != 0) {
         rc = git_fail(err, "compute the diff");
         goto out;
@@ -493,6 +538,7 @@ static int walk_plain(int rootfd, uint64_t max, struct mg_walk *w, struct mg_err
         while ((de = readdir(d)) && rc == 0) {
             const char *nm = de->d_name;
             if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2]))) continue;
+            if (strcmp(nm, ".git") == 0) continue; /* git's, also as a file (gitdir: ...), never content */
             int len = snprintf(rel, sizeof(rel), "%s%s%s", dir, *dir ? "/" : "", nm);
             if (len < 0 || (size_t)len >= sizeof(rel)) { w->st.bad_name++; continue; }
             struct stat st;
@@ -585,7 +631,7 @@ int mg_read_beneath(int rootfd, const char *root, const char *rel, uint64_t max,
         return -1;
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !mg_walk_one_name(&st) || (uint64_t)st.st_size > max) {
         close(fd);
         return 1;
     }

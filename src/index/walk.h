@@ -8,9 +8,13 @@
  * walk.c).
  *
  * Never indexed, never opened: symlinks (counted; a link is never followed,
- * in or out of the root), special files, files over the size cap, secret
- * files by name (mg_is_secret_name), names that are not valid UTF-8 or
- * contain control characters.
+ * in or out of the root), files with more than one hard link (counted with
+ * the symlinks: mg_walk_one_name), special files, files over the size cap,
+ * secret files by name (mg_is_secret_name), paths holding a secret (after
+ * the walk: mg_walk_drop_secret_paths), names that are not valid UTF-8
+ * or contain control characters, and `.git` whether a directory or a file.
+ * Git metadata is read only when it lies inside the work tree
+ * (util/gitrepo.h); otherwise the directory is walked as a plain one.
  */
 #ifndef MG_WALK_H
 #define MG_WALK_H
@@ -19,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "util/err.h"
 
@@ -32,7 +37,7 @@ struct mg_walk_stats {
     uint64_t seen;       /* candidate paths looked at */
     uint64_t too_large;  /* over max_file_size */
     uint64_t secret;     /* secret file names, never opened */
-    uint64_t symlink;    /* symlinks, never followed */
+    uint64_t symlink;    /* symlinks, never followed; files with several hard links, never opened */
     uint64_t special;    /* not a regular file (device, fifo, socket, gone) */
     uint64_t bad_name;   /* not UTF-8, or control characters */
 };
@@ -81,6 +86,28 @@ int mg_walk_paths(struct mg_walk_rules *r, uint64_t max, const char *const *path
  * when the diff is larger than max. */
 int mg_walk_diff(const char *root, const char *range, size_t max, char **text, size_t *len, char prefix[PATH_MAX],
                  struct mg_err *err);
+
+struct mg_scanner;
+struct mg_secret_policy;
+/* Drop from w the entries whose path holds a secret (a finding of s whose
+ * severity p does not keep), counted as secret: a token in a file or
+ * directory name would otherwise be stored in the index as the file's path
+ * (issue 38, V8). The paths are scanned as one text, a line each. 0, or -1
+ * with err (w unchanged). */
+int mg_walk_drop_secret_paths(struct mg_walk *w, const struct mg_scanner *s, const struct mg_secret_policy *p,
+                              struct mg_err *err);
+
+/* May the regular file st describes be indexed and served: does it have one
+ * name only (st_nlink 1)? A hard link is another name of the same file, and
+ * it may sit anywhere on the file system (another tenant's working copy,
+ * memgate's data directory) with nothing in the file telling where. Only the
+ * link count does, so a file with more than one is never read: not by the
+ * walk, the watcher, mg_read_beneath nor read_file, whether its other names
+ * are inside the root or not (the price: in-repo hard links and hard-linked
+ * package stores such as pnpm's are skipped and counted). Checked on the
+ * descriptor that is read, so a link made after the check of a path does not
+ * slip through. */
+bool mg_walk_one_name(const struct stat *st);
 
 /* Is this file name (the last path component) a secret file that must never
  * be opened: .env, .env.*, *.pem, *.key, id_rsa*, credentials*, .netrc, ... */

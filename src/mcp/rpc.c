@@ -231,7 +231,7 @@ static json_t *m_listen(struct mg__call *c)
     json_t *m = json_pack("{s:s, s:s, s:{s:{s:O}, s:o}}", "jsonrpc", "2.0", "method",
                           "notifications/subscriptions/acknowledged", "params", "_meta", MG_LISTEN_SUB_META, c->id,
                           "notifications", ack);
-    int rc = out ? mg_listen_open(out, c->id, kinds, c->c->who->tenant, m) : -1;
+    int rc = out ? mg_listen_open(out, c->id, kinds, c->c->who, m) : -1;
     json_decref(m);
     if (rc != 0)
         return mg__rpc_fail(c, MG_RPC_INVALID_REQUEST,

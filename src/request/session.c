@@ -43,6 +43,7 @@ struct mg_session {
     enum mg_session_kind kind;
     char tenant[65];            /* the tenant that created it */
     bool implicit;              /* mg_sessions_implicit's */
+    bool unlisted;              /* mg_sessions_private's: nobody else can name it */
     int64_t idle_ms;            /* its own idle limit; 0: the registry's ttl */
     bool shared;                /* read from PostgreSQL for this request: changes are written back */
     struct mg_sessions *reg;    /* its registry (whose lock guards the fields of the registry below) */
@@ -105,6 +106,7 @@ const char *mg_session_instance(const struct mg_session *s) { return s->instance
 const char *mg_session_tenant(const struct mg_session *s) { return s->tenant; }
 enum mg_session_kind mg_session_kind(const struct mg_session *s) { return s->kind; }
 bool mg_session_implicit(const struct mg_session *s) { return s->implicit; }
+bool mg_session_transient(const struct mg_session *s) { return s->unlisted; }
 bool mg_session_shared(const struct mg_session *s) { return s->shared; }
 
 /* A new session, not listed: one reference (the caller's); NULL with err. */
@@ -444,6 +446,7 @@ struct mg_session *mg_sessions_private(struct mg_sessions *r, enum mg_session_ki
     struct mg_session *s = session_new(r, kind, instance, tenant, err);
     if (!s) return NULL;
     mg_random_id(s->id);
+    s->unlisted = true;
     mg_metrics_session_created();
     return s;
 }

@@ -89,6 +89,10 @@ enum mg_session_kind mg_session_kind(const struct mg_session *s);
 /* The shared session of /v1 calls without X-Session-Id (mg_sessions_implicit):
  * it keeps nothing between requests (no scope, binding or memory session). */
 bool mg_session_implicit(const struct mg_session *s);
+/* A private session (mg_sessions_private: one command, one stateless
+ * 2026-07-28 request without a handle, one background run): nobody can name
+ * it again, so state set on it is forgotten when its request ends. */
+bool mg_session_transient(const struct mg_session *s);
 /* Read from PostgreSQL for this request (see above). */
 bool mg_session_shared(const struct mg_session *s);
 

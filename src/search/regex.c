@@ -283,7 +283,7 @@ int mg__regex(struct mg__repo *r, const char *pattern, bool fixed, bool caseless
     if (!re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(ec, msg, sizeof(msg));
-        return mg_err_set(r->err, MG_E_BAD_REGEX, "invalid regex at offset %zu: %s; fix it or pass --fixed-strings",
+        return mg_err_set(r->err, MG_E_BAD_REGEX, "invalid regex at offset %zu: %s; fix it or pass `fixed` to search for the text as written",
                           (size_t)eo, (const char *)msg);
     }
     pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);

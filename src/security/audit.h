@@ -110,6 +110,21 @@ int mg_audit_query_lines(const struct mg_config *c, const struct mg_audit_filter
                          struct mg_err *err);
 void mg_audit_lines_free(char **lines, size_t n);
 
+#define MG_AUDIT_FINDINGS_MAX 16
+/* One thing --verify found: an error (the log cannot be vouched for) or a
+ * warning (it can, and something is worth knowing). */
+struct mg_audit_finding {
+    bool warning;
+    const char *problem;    /* errors: "edited", "removed", "reordered", "replaced", "torn", "invalid" (the chain);
+                               "truncated", "rewritten", "anchor_missing", "anchor_invalid", "files_removed",
+                               "key_missing" (its end and its files); warnings: "torn_recovered", "torn_tail",
+                               "unsynced_lost", "anchor_unkeyed", "anchor_torn", "journal_unverified" */
+    char where[512];        /* the file (or table), or "" */
+    long long line;         /* its line (the row's seq in PostgreSQL); 0 none */
+    char what[512];         /* what was found */
+    const char *explain;    /* what it means and what to do */
+};
+
 struct mg_audit_report {
     bool ok;
     bool pg;                /* the chain is PostgreSQL's (storage = postgres://): file is "audit_events", the
@@ -120,8 +135,13 @@ struct mg_audit_report {
     char first_time[32], last_time[32];
     bool complete;          /* the chain starts at the genesis (nothing rotated away) */
     bool anchored;          /* the chain's end was checked against audit.anchor */
+    bool keyed;             /* ... a keyed anchor, its MAC checked with the audit key */
     long long anchor_seq;   /* the anchor's seq (when anchored) */
+    char chain[17];         /* the chain's id ("" none) */
     bool shipped_checked;   /* ... and against the shipped anchor given */
+    bool journal_checked;   /* ... and against the newest anchor the system journal holds for the chain */
+    long long journal_seq;  /* that anchor's seq */
+    char journal_note[256]; /* why the journal was not checked ("" when it was) */
     int unsynced_lost;      /* recorded losses of unsynced events in a machine restart */
     char first_prev[65];    /* the first retained event's prev */
     int torn_recovered;     /* torn lines the writer closed and recorded */
@@ -129,18 +149,25 @@ struct mg_audit_report {
     /* the first problem, when !ok */
     char file[PATH_MAX];
     long long line;         /* 1-based line number in file */
-    const char *problem;    /* "edited", "removed", "reordered", "replaced", "torn", "invalid";
-                               audit_truncated: "truncated", "rewritten" */
+    const char *problem;    /* as a finding's */
     char what[512];
+    /* everything found, errors and warnings, in the order found */
+    int nfindings;
+    struct mg_audit_finding findings[MG_AUDIT_FINDINGS_MAX];
 };
 /* Verify every retained file: 0 and r->ok when intact; -1 with audit_invalid
  * (r says where and what) or an I/O error. Takes a shared lock, so it sees no
  * half-written line. */
 int mg_audit_verify(const struct mg_config *c, struct mg_audit_report *r, struct mg_err *err);
-/* The same, and the chain's end checked against audit.anchor and, when not
- * NULL, an anchor shipped elsewhere: -1 with audit_truncated when the chain
- * ends before the anchor's seq ("truncated") or its event at that seq has
- * another hash ("rewritten"). */
+/* The same, and the chain's end checked against audit.anchor (keyed: its
+ * MAC with the audit key, the chain it names, the files it names), the
+ * system journal's newest anchor for the chain and, when not NULL, an anchor
+ * shipped elsewhere: -1 with audit_truncated when the chain ends before an
+ * anchor's seq ("truncated"), its event at that seq has another hash
+ * ("rewritten") or audit.anchor is gone while the log holds events
+ * ("anchor_missing"); with audit_invalid when the anchor does not verify
+ * ("anchor_invalid", "key_missing") or files it names are gone
+ * ("files_removed"). */
 int mg_audit_verify_anchored(const struct mg_config *c, const struct mg_audit_anchor *shipped,
                              struct mg_audit_report *r, struct mg_err *err);
 

@@ -1,8 +1,8 @@
 /* audit_dir.c — the audit directory of the data directory
  * (<home>/audit: audit.log, its rotated files, audit.anchor, audit.lock),
  * as the files' writer (audit_file.c) and the readers (audit_query.c,
- * audit_verify.c) share it: errors, locks, the rotated files, the anchor
- * file read, the boot id anchors are stamped with (audit_int.h).
+ * audit_verify.c) share it: errors, locks, the rotated files, the boot id
+ * anchors are stamped with (audit_int.h).
  */
 #include "security/audit_int.h"
 
@@ -101,19 +101,4 @@ void mg__audit_boot_id(char out[40])
             out[0] = 0;
             break;
         }
-}
-
-int mg__audit_anchor_read(const char *path, struct mg_audit_anchor *out)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) return errno == ENOENT ? 0 : -1;
-    char buf[1024];
-    ssize_t n;
-    do n = read(fd, buf, sizeof(buf) - 1);
-    while (n < 0 && errno == EINTR);
-    close(fd);
-    if (n < 0) return -1;
-    buf[n] = 0;
-    errno = 0;
-    return mg_audit_anchor_parse(buf, (size_t)n, out) == 0 ? 1 : -1;
 }

@@ -112,6 +112,14 @@ enum mg_audit_bad mg_audit_parse_line(const char *line, size_t len, struct mg_au
         snprintf(why, whycap, "the hash does not match the line's content");
         return MG_AUDIT_BAD_HASH;
     }
+    json_t *chain = json_object_get(o, "chain");
+    const char *cs = json_string_value(chain);
+    if (chain && !(cs && strlen(cs) == 16 && strspn(cs, "0123456789abcdef") == 16)) {
+        json_decref(o);
+        snprintf(why, whycap, "the field \"chain\" is not 16 hex digits");
+        return MG_AUDIT_BAD_FIELDS;
+    }
+    if (cs) memcpy(out->chain, cs, 17);
     out->obj = o;
     out->seq = (long long)json_integer_value(seq);
     out->op = json_string_value(op);
@@ -169,8 +177,8 @@ static bool col_of(json_t *o, const char *k, char *out, size_t cap)
 
 /* The line for ev without its hash member: `{"seq":..,...,"prev":".."`
  * (malloc'd, *len set), or NULL when out of memory; cols (not NULL) filled. */
-static char *event_body(const struct mg_audit_event *ev, long long seq, const char *prev, size_t *len,
-                        struct mg__audit_cols *cols)
+static char *event_body(const struct mg_audit_event *ev, long long seq, const char *chain, const char *prev,
+                        size_t *len, struct mg__audit_cols *cols)
 {
     char when[32];
     int64_t now = mg_wall_ms();
@@ -209,8 +217,9 @@ static char *event_body(const struct mg_audit_event *ev, long long seq, const ch
         json_object_set_new(o, "injection", json_pack("{s:i, s:o}", "score", ev->injection_score, "reasons", why));
     }
     if (ev->request_id) json_object_set_new(o, "request_id", jstr(ev->request_id, MG_AUDIT_FIELD_MAX));
+    if (chain) json_object_set_new(o, "chain", json_string(chain));
     json_object_set_new(o, "prev", json_string(prev));
-    if (json_object_size(o) != 12u + (ev->nparts != 0) + (ev->code != NULL) + (ev->status != NULL) +
+    if (json_object_size(o) != 12u + (chain != NULL) + (ev->nparts != 0) + (ev->code != NULL) + (ev->status != NULL) +
                                 (ev->repeated > 0) + (ev->injection_score > 0) + (ev->request_id != NULL))
         goto oom; /* a set failed */
     if (cols) {
@@ -230,11 +239,11 @@ oom:
     return NULL;
 }
 
-char *mg__audit_line(const struct mg_audit_event *ev, long long seq, const char *prev, size_t *n, char h[65],
-                     struct mg__audit_cols *cols)
+char *mg__audit_line(const struct mg_audit_event *ev, long long seq, const char *chain, const char *prev, size_t *n,
+                     char h[65], struct mg__audit_cols *cols)
 {
     size_t blen;
-    char *body = event_body(ev, seq, prev, &blen, cols);
+    char *body = event_body(ev, seq, chain, prev, &blen, cols);
     if (!body) return NULL;
     chain_hash(prev, body, blen, h);
     *n = blen + SUFFIX_LEN + 1;
@@ -248,6 +257,32 @@ char *mg__audit_line(const struct mg_audit_event *ev, long long seq, const char 
 }
 
 /* ---- 4. the anchor --------------------------------------------------------------------- */
+
+/* The keyed anchor's members (chain, files, mac) of o, the object that
+ * starts at text: the bytes its mac covers are those before `,"mac":"`. */
+static void anchor_keyed(json_t *o, const char *text, size_t len, struct mg_audit_anchor *out)
+{
+    const char *chain = json_string_value(json_object_get(o, "chain"));
+    if (chain && strlen(chain) == 16 && strspn(chain, "0123456789abcdef") == 16) memcpy(out->chain, chain, 17);
+    json_t *files = json_object_get(o, "files"), *f;
+    size_t i;
+    json_array_foreach(files, i, f)
+    {
+        if (i >= MG_AUDIT_FILES_MAX || !json_is_integer(f)) break;
+        out->files[out->nfiles++] = (long long)json_integer_value(f);
+    }
+    const char *mac = json_string_value(json_object_get(o, "mac"));
+    if (!mac || !mg__audit_hex64(mac)) return;
+    char tail[80];
+    snprintf(tail, sizeof(tail), ",\"mac\":\"%s\"}", mac);
+    const char *at = memmem(text, len < MG_AUDIT_ANCHOR_REC_MAX + 80 ? len : MG_AUDIT_ANCHOR_REC_MAX + 80, tail,
+                            strlen(tail));
+    if (!at || (size_t)(at - text) > MG_AUDIT_ANCHOR_REC_MAX) return;
+    memcpy(out->mac, mac, 65);
+    out->maclen = (size_t)(at - text);
+    memcpy(out->rec, text, out->maclen);
+    out->rec[out->maclen] = 0;
+}
 
 int mg_audit_anchor_parse(const char *text, size_t len, struct mg_audit_anchor *out)
 {
@@ -266,6 +301,7 @@ int mg_audit_anchor_parse(const char *text, size_t len, struct mg_audit_anchor *
             out->synced = json_is_integer(sy) ? (long long)json_integer_value(sy) : out->seq;
             const char *b = json_string_value(json_object_get(o, "boot"));
             snprintf(out->boot, sizeof(out->boot), "%s", b ? b : "");
+            anchor_keyed(o, text + i, len - i, out);
         }
         if (o) json_decref(o);
         if (ok) return 0;
@@ -273,14 +309,49 @@ int mg_audit_anchor_parse(const char *text, size_t len, struct mg_audit_anchor *
     return -1;
 }
 
-int mg__audit_anchor_record(const struct mg_audit_anchor *an, bool with_boot, const char *time, char *out,
-                            size_t cap)
+#define ANCHOR_MAC_CONTEXT "memgate audit anchor v2" /* what the MAC's input starts with (its NUL too) */
+
+void mg__audit_anchor_mac(const unsigned char key[MG__AUDIT_KEY_BYTES], const char *rec, size_t n, char out[65])
 {
-    if (with_boot)
-        return snprintf(out, cap, "{\"seq\":%lld,\"hash\":\"%s\",\"synced\":%lld,\"boot\":\"%s\",\"time\":\"%s\"}",
-                        an->seq, an->hash, an->synced, an->boot, time);
-    return snprintf(out, cap, "{\"seq\":%lld,\"hash\":\"%s\",\"synced\":%lld,\"time\":\"%s\"}", an->seq, an->hash,
-                    an->synced, time);
+    unsigned char h[32];
+    crypto_generichash_state s;
+    crypto_generichash_init(&s, key, MG__AUDIT_KEY_BYTES, sizeof(h));
+    crypto_generichash_update(&s, (const unsigned char *)ANCHOR_MAC_CONTEXT, sizeof(ANCHOR_MAC_CONTEXT));
+    crypto_generichash_update(&s, (const unsigned char *)rec, n);
+    crypto_generichash_final(&s, h, sizeof(h));
+    sodium_bin2hex(out, 65, h, sizeof(h));
+}
+
+bool mg__audit_anchor_mac_ok(const struct mg_audit_anchor *an, const unsigned char key[MG__AUDIT_KEY_BYTES])
+{
+    if (!an->mac[0] || !an->maclen) return false;
+    char want[65];
+    mg__audit_anchor_mac(key, an->rec, an->maclen, want);
+    return sodium_memcmp(want, an->mac, 64) == 0;
+}
+
+int mg__audit_anchor_record(const struct mg_audit_anchor *an, bool with_boot, const char *time,
+                            const unsigned char *key, char *out, size_t cap)
+{
+    int n = with_boot ? snprintf(out, cap, "{\"seq\":%lld,\"hash\":\"%s\",\"synced\":%lld,\"boot\":\"%s\",\"time\":\"%s\"",
+                                 an->seq, an->hash, an->synced, an->boot, time)
+                      : snprintf(out, cap, "{\"seq\":%lld,\"hash\":\"%s\",\"synced\":%lld,\"time\":\"%s\"", an->seq,
+                                 an->hash, an->synced, time);
+    if (n < 0 || (size_t)n >= cap) return -1;
+    if (key) {
+        n += snprintf(out + n, cap - (size_t)n, ",\"chain\":\"%s\",\"files\":[", an->chain);
+        for (int i = 0; i < an->nfiles && (size_t)n < cap; i++)
+            n += snprintf(out + n, cap - (size_t)n, "%s%lld", i ? "," : "", an->files[i]);
+        if ((size_t)n + 1 >= cap) return -1;
+        out[n++] = ']';
+        out[n] = 0;
+        char mac[65];
+        mg__audit_anchor_mac(key, out, (size_t)n, mac);
+        n += snprintf(out + n, cap - (size_t)n, ",\"mac\":\"%s\"", mac);
+        if ((size_t)n >= cap) return -1;
+    }
+    n += snprintf(out + n, cap - (size_t)n, "}");
+    return (size_t)n >= cap ? -1 : n;
 }
 
 const char *mg__audit_lost(const struct mg_audit_anchor *an, long long seq, const char *hash, bool restart,

@@ -50,15 +50,26 @@ extern const char *const mg_audit_other_ops[];
 /* Is op a valid op name ([a-z0-9_.-]{1,64})? */
 bool mg_audit_op_ok(const char *op);
 
+#define MG_AUDIT_ANCHOR_REC_MAX 4095 /* bytes of an anchor record (a slot of the file holds one and a newline) */
+#define MG_AUDIT_FILES_MAX 201       /* files named in an anchor: audit_keep's maximum and audit.log */
+
 struct mg_audit_anchor {
     long long seq;     /* the last event's seq (0: none) */
     char hash[65];     /* its hash */
     long long synced;  /* the last seq synced to disk when the anchor was written */
     char boot[40];     /* the machine's boot id then ("" unknown) */
+    /* the keyed anchor (audit.h): absent from an older memgate's and from PostgreSQL's */
+    char chain[17];    /* the chain's id: 16 hex digits, "" none */
+    int nfiles;        /* the files the chain is kept in, oldest first ... */
+    long long files[MG_AUDIT_FILES_MAX]; /* ... each by the seq of its first event (the last: audit.log) */
+    char mac[65];      /* the record's MAC, "" none */
+    size_t maclen;     /* the bytes of rec the MAC covers (the record up to ,"mac") */
+    char rec[MG_AUDIT_ANCHOR_REC_MAX + 1]; /* the record as read */
 };
-/* The anchor in text: a JSON object with "seq" and "hash" (synced and boot
- * optional), or the last such object in the text (a syslog file, a hook's
- * log). 0 and *out filled, or -1 when none is there. */
+/* The anchor in text: a JSON object with "seq" and "hash" (synced, boot,
+ * chain, files and mac optional), or the last such object in the text (a
+ * syslog file, the journal, a hook's log). 0 and *out filled, or -1 when none
+ * is there. Whether its mac is right needs the key (audit_int.h). */
 int mg_audit_anchor_parse(const char *text, size_t len, struct mg_audit_anchor *out);
 
 /* One line parsed and checked on its own: JSON object, the fields and types
@@ -69,6 +80,7 @@ struct mg_audit_line {
     long long seq;
     int64_t time_ms;
     char prev[65], hash[65];
+    char chain[17]; /* the chain's id ("" in an older memgate's lines and in PostgreSQL's) */
     const char *op; /* inside obj */
 };
 enum mg_audit_bad {

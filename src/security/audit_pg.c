@@ -219,7 +219,7 @@ static int write_batch(struct chain *p, struct mg_sql *c, struct req **reqs, siz
     int rc = 0;
     size_t built = 0;
     for (size_t i = 0; i < m; i++, built++) {
-        row[i].line = mg__audit_line(evs[i], seq + 1 + (long long)i, i ? row[i - 1].hash : hash, &row[i].len,
+        row[i].line = mg__audit_line(evs[i], seq + 1 + (long long)i, NULL, i ? row[i - 1].hash : hash, &row[i].len,
                                      row[i].hash, &row[i].cols);
         if (!row[i].line) {
             rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory writing an audit event");
@@ -319,10 +319,9 @@ static int pg_emit(void *self, const struct mg_audit_event *ev, struct mg_err *e
     if (p->publish) { /* the anchor row is the chain's end, shipped like the file's */
         struct mg_audit_anchor an = {.seq = me.seq, .synced = me.seq};
         memcpy(an.hash, me.hash, 65);
-        char when[32], rec[MG__AUDIT_ANCHOR_MAX];
+        char when[32], rec[512];
         mg_rfc3339_ms(me.time_ms, when);
-        mg__audit_anchor_record(&an, false, when, rec, sizeof(rec));
-        p->publish(p->ud, rec, an.seq);
+        if (mg__audit_anchor_record(&an, false, when, NULL, rec, sizeof(rec)) > 0) p->publish(p->ud, rec, an.seq);
     }
     return 0;
 }

@@ -49,6 +49,18 @@ int mg_page_end(struct mg_ctx *x, const char *tool, json_t *args, long long offs
  * mg_page_end), in buf; for the response's cap (registry.c). */
 void mg_page_cursor(const struct mg_ctx *x, long long offset, char *buf, size_t n);
 
+/* Sealed cursors (cursor.c): every next_cursor a tool gives out is its own
+ * cursor and a keyed MAC over it, the tool, the caller's tenant and the
+ * call's arguments but cursor, limit, offset and handle ("<cursor>.<32
+ * hex>"); registry.c seals each result's and opens the `cursor` argument
+ * before the tool runs. mg_cursor_seal replaces result["next_cursor"] (a
+ * string) with its sealed form: 0, or -1 with err. mg_cursor_open checks
+ * args["cursor"] (a string): *opened (new reference) is args with the
+ * tool's own cursor in its place, or NULL when there is none; -1 with
+ * invalid_argument when the MAC does not match. */
+int mg_cursor_seal(const struct mg_ctx *x, const char *tool, json_t *args, json_t *result, struct mg_err *err);
+int mg_cursor_open(const struct mg_ctx *x, const char *tool, json_t *args, json_t **opened, struct mg_err *err);
+
 /* The call's repo (`repo`, or its alias `repo_id`) and scope lists
  * (`globs`, `exclude_globs`, `languages`; a single string is taken as a
  * list of one) into a target for the gate. Globs must compile, languages

@@ -17,10 +17,12 @@
  *      whether a definition's name matches a word of the prompt.
  *   3. budget: pieces are taken best first, one code piece per file before
  *      the others (at most 4 x limit code pieces, limit of each kind of
- *      memory), and listed by relevance, while the whole result (its
- *      compact JSON: the block, the parts and every other member) stays
- *      within budget_tokens (4 bytes a token, as repo_map counts); a piece
- *      that does not fit is left out whole and counted in `omitted`.
+ *      memory), and listed by relevance, while the whole result stays
+ *      within budget_tokens both as compact JSON (the block, the parts and
+ *      every other member: 4 bytes a token) and as the text content the
+ *      agent reads (the block once, util/tokens.h's count from above, which
+ *      `tokens` reports); a piece that does not fit is left out whole and
+ *      counted in `omitted`.
  *
  * Every piece is gated text (redacted, sanitised, flagged, attributed);
  * the request is audited once, with each part's count. Without code (say,
@@ -43,6 +45,7 @@
 #include "tools/family.h"
 #include "tools/render.h"
 #include "util/buf.h"
+#include "util/tokens.h"
 
 #define RRF_K 60.0
 #define NPARTS 4
@@ -442,14 +445,18 @@ static json_t *part_json(const struct piece *p)
     return o;
 }
 
-/* The result: pieces best first while the compact JSON stays within
- * budget bytes. */
-/* What piece p adds to the result's JSON: its text in the block and its part; (size_t)-1 out of memory. */
-static size_t piece_cost(const struct piece *p)
+/* What piece p adds to the result's JSON (its text in the block and its part; (size_t)-1 out of memory) and,
+ * in *tokens, to the text content (the block once, each line indented). */
+static size_t piece_cost(const struct piece *p, size_t *tokens)
 {
     char *piece = fmt("%s (%s)\n%s", p->source, p->why, p->text);
     json_t *pj = piece ? part_json(p) : NULL;
     size_t cost = pj ? json_str_len(piece) + json_len(pj) : (size_t)-1;
+    *tokens = 0;
+    if (piece) {
+        *tokens = mg_tokens_str(piece);
+        for (const char *c = piece; *c; c++) *tokens += *c == '\n';
+    }
     json_decref(pj);
     free(piece);
     return cost;
@@ -466,10 +473,10 @@ static json_t *assemble(struct piece *pv, size_t np, long long budget_tokens, lo
     if (!r) return NULL;
     mg_render_semantic(r, code); /* the code part was searched by words only: vectors are loading */
     size_t used = json_len(r); /* tokens and omitted at their largest */
+    size_t used_t = mg_tools_text_tokens(&mg_tools_context[0], r);
     json_t *parts = json_object_get(r, "parts");
     struct mg_buf block;
     mg_buf_init(&block, (size_t)1 << 26);
-    size_t omitted = 0;
     /* which pieces: two passes by relevance, the first taking one code piece per file (more files, the
      * likelier the one the task is about is among them), the second what fits of the rest; then the
      * pieces taken, in the order of relevance */
@@ -487,8 +494,10 @@ static json_t *assemble(struct piece *pv, size_t np, long long budget_tokens, lo
                 state[i] = 2;
                 continue;
             }
-            size_t cost = piece_cost(&pv[i]);
-            if (cost != (size_t)-1 && used + cost + (taken ? 1 : 0) <= budget) {
+            size_t cost_t, cost = piece_cost(&pv[i], &cost_t);
+            if (cost != (size_t)-1 && used + cost + (taken ? 1 : 0) <= budget &&
+                used_t + cost_t <= (size_t)budget_tokens) {
+                used_t += cost_t;
                 cost += taken ? 1 : 0;
                 used += cost;
                 ncode += pv[i].h != NULL;
@@ -498,30 +507,49 @@ static json_t *assemble(struct piece *pv, size_t np, long long budget_tokens, lo
                 state[i] = 2;
             }
         }
-    for (size_t i = 0; i < np && state; i++) {
+    /* the pieces taken, best first, as the block's text and the parts */
+    char **txt = calloc(taken + 1, sizeof(*txt));
+    json_t **pjs = calloc(taken + 1, sizeof(*pjs));
+    size_t k = 0;
+    for (size_t i = 0; i < np && state && txt && pjs; i++) {
         if (state[i] != 1) continue;
-        char *piece = fmt("%s (%s)\n%s", pv[i].source, pv[i].why, pv[i].text);
-        json_t *pj = piece ? part_json(&pv[i]) : NULL;
-        if (pj) {
-            mg_buf_adds(&block, piece);
-            json_array_append(parts, pj);
-        } else {
-            state[i] = 2; /* out of memory: left out */
+        txt[k] = fmt("%s (%s)\n%s", pv[i].source, pv[i].why, pv[i].text);
+        pjs[k] = txt[k] ? part_json(&pv[i]) : NULL;
+        if (pjs[k]) {
+            k++;
+        } else { /* out of memory: left out */
+            free(txt[k]);
+            txt[k] = NULL;
         }
-        json_decref(pj);
-        free(piece);
     }
-    for (size_t i = 0; i < np; i++) omitted += !state || state[i] != 1;
     free(state);
-    json_object_set_new(r, "block", json_string(block.p ? block.p : ""));
-    mg_buf_release(&block);
-    json_object_set_new(r, "omitted", json_integer((json_int_t)omitted));
-    json_object_set_new(r, "tokens", json_integer((json_int_t)((used + 3) / 4)));
-    while (json_len(r) > budget && json_array_size(parts)) { /* never past the budget, whatever the estimate */
-        json_array_remove(parts, json_array_size(parts) - 1);
-        json_object_set_new(r, "omitted", json_integer((json_int_t)++omitted));
+    /* within the budget both as JSON (budget x 4 bytes) and as the text content the agent reads (its tokens
+     * counted from above): the last pieces out while either is over */
+    for (;;) {
+        mg_buf_reset(&block);
+        json_array_clear(parts);
+        for (size_t i = 0; i < k; i++) {
+            mg_buf_adds(&block, txt[i]);
+            json_array_append(parts, pjs[i]);
+        }
+        json_object_set_new(r, "block", json_string(block.p ? block.p : ""));
+        json_object_set_new(r, "omitted", json_integer((json_int_t)(np - k)));
+        size_t n = 0;
+        for (int round = 0; round < 4; round++) { /* tokens' digits count too */
+            n = mg_tools_text_tokens(&mg_tools_context[0], r);
+            if (json_integer_value(json_object_get(r, "tokens")) == (json_int_t)n) break;
+            json_object_set_new(r, "tokens", json_integer((json_int_t)n));
+        }
+        if (k == 0 || (json_len(r) <= budget && n <= (size_t)budget_tokens)) break;
+        k--;
     }
-    json_object_set_new(r, "tokens", json_integer((json_int_t)((json_len(r) + 3) / 4)));
+    for (size_t i = 0; txt && pjs && txt[i]; i++) {
+        free(txt[i]);
+        json_decref(pjs[i]);
+    }
+    free(txt);
+    free(pjs);
+    mg_buf_release(&block);
     return r;
 }
 
@@ -688,6 +716,7 @@ const struct mg_tool mg_tools_context[] = {
      MG_S_IN("\"prompt\":" MG_S_STR ",\"budget_tokens\":{\"type\":\"integer\",\"minimum\":256,\"maximum\":65536,"
              "\"default\":8000},\"limit\":{\"type\":\"integer\",\"minimum\":1}," MG_S_REPO "," MG_S_SESSION,
              MG_S_REQ("\"prompt\"")),
-     MG_S_OUT("\"block\":" MG_S_STR ",\"parts\":" MG_S_ARR, ""), t_get_context, MG_TOOL_READ_ONLY},
+     MG_S_OUT("\"block\":" MG_S_STR ",\"parts\":" MG_S_ARR, ""), t_get_context,
+     MG_TOOL_READ_ONLY | MG_TOOL_TEXT_BLOCK},
 };
 const size_t mg_tools_context_n = sizeof(mg_tools_context) / sizeof(mg_tools_context[0]);

@@ -61,4 +61,10 @@ extern const size_t mg_tools_context_n;
 extern const struct mg_tool mg_tools_extract[]; /* extract.c: extract_knowledge */
 extern const size_t mg_tools_extract_n;
 
+/* 0 when x's session keeps what a tool sets for later calls; else -1 with
+ * session_required and how to keep it: the implicit /v1 session (send
+ * X-Session-Id), a one-request session of a 2026-07-28 request without a
+ * handle (call open_handle). what: "a scope", ... (scope.c) */
+int mg__tools_keeps_state(const struct mg_ctx *x, const char *what, struct mg_err *err);
+
 #endif

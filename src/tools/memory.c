@@ -246,6 +246,12 @@ static int membership(struct mg_ctx *x, json_t *args, bool join, json_t **result
     if (mg_known_keys(args, join ? jkeys : lkeys, err) != 0 ||
         (join && project_arg(args, "project", true, &name, err) != 0) || common(x, args, &m, err) != 0)
         return -1;
+    /* without session_id, the membership is the request's session's: one that ends with the request forgets it */
+    if (strcmp(m.a.session, mg_session_id(x->session)) == 0 && mg_session_transient(x->session) &&
+        mg__tools_keeps_state(x, "a project's membership", err) != 0) {
+        mg_target_release(&m.ta);
+        return -1;
+    }
     m.a.name = name;
     mg_gate_subject(x, name);
     struct mg_items items;

@@ -137,9 +137,13 @@ int mg_tools_call(struct mg_ctx *x, const struct mg_tool *t, json_t *args, json_
 {
     *result = NULL;
     if (!x->audit.op[0]) snprintf(x->audit.op, sizeof(x->audit.op), "%s", t->name);
-    json_t *own = args && json_is_object(args) ? json_incref(args) : json_object();
+    json_t *own = args && json_is_object(args) ? json_incref(args) : json_object(), *opened = NULL;
+    json_t *asked = json_deep_copy(own); /* the arguments as the client gave them, for the next cursor's MAC */
     double t0 = mg_clock_s();
-    int rc = t->call(x, own, result, err);
+    int rc = asked ? mg_cursor_open(x, t->name, asked, &opened, err) /* checked before any tool reads it */
+                   : mg_err_oom(err);
+    if (rc == 0) rc = t->call(x, opened ? opened : own, result, err);
+    json_decref(opened);
     json_decref(own);
     if (rc != 0) {
         json_decref(*result);
@@ -149,7 +153,10 @@ int mg_tools_call(struct mg_ctx *x, const struct mg_tool *t, json_t *args, json_
     } else {
         cap_result(x, t, *result);
         mark_stale(x, *result);
+        rc = mg_cursor_seal(x, t->name, asked, *result, err);
+        if (rc != 0) json_decref(*result), *result = NULL;
     }
+    json_decref(asked);
     x->page.fp = 0;
     x->page.skip = x->page.keep = 0; /* (a tool that failed between setting its page and running it) */
     mg_gate_finish(x, rc, err);

@@ -10,8 +10,9 @@
 #include "request/ops.h"
 #include "tools/args.h"
 #include "tools/render.h"
+#include "util/tokens.h"
 
-#define BUDGET_MIN     32    /* search/repomap.h's MG_REPOMAP_BUDGET_MIN */
+#define BUDGET_MIN     64    /* the text content's header alone costs about 40 (search/repomap.h takes 32) */
 #define BUDGET_MAX     65536 /* ... MG_REPOMAP_BUDGET_MAX */
 #define BUDGET_DEFAULT 1024
 #define FOCUS_MAX      64    /* ... MG_REPOMAP_FOCUS_MAX */
@@ -46,18 +47,62 @@ static int focus_list(json_t *args, const char *key, const char **v, size_t *n, 
 
 struct text {
     char *p;
-    size_t n, cap; /* cap: the budget in bytes */
+    size_t n, cap;  /* cap: the buffer's bytes */
+    size_t tokens;  /* what the lines cost, as the text content shows them (indented by 2) */
+    size_t budget;  /* what they may cost */
 };
 
 /* Append a line when it fits the budget: false when it does not. */
 static bool put_line(struct text *t, const char *line)
 {
-    size_t l = strlen(line);
-    if (t->n + l > t->cap) return false;
+    size_t l = strlen(line), c = mg_tokens(line, l) + 1; /* + the indent before it */
+    if (t->n + l > t->cap || t->tokens + c > t->budget) return false;
     memcpy(t->p + t->n, line, l);
     t->n += l;
     t->p[t->n] = 0;
+    t->tokens += c;
     return true;
+}
+
+/* The map's last lines taken off until they held at least over tokens:
+ * false when the map has none. */
+static bool drop_lines(json_t *r, size_t over)
+{
+    const char *m = json_string_value(json_object_get(r, "map"));
+    size_t e = m ? strlen(m) : 0, dropped = 0;
+    if (e == 0) return false;
+    while (e > 0 && dropped < over) {
+        size_t b = e - 1; /* the line before e, from its start b */
+        while (b > 0 && m[b - 1] != '\n') b--;
+        dropped += mg_tokens(m + b, e - b) + 1;
+        e = b;
+    }
+    while (e > 0) { /* nor a file's line without its definitions */
+        size_t b = e - 1;
+        while (b > 0 && m[b - 1] != '\n') b--;
+        if (m[b] == ' ') break;
+        e = b;
+    }
+    json_object_set_new(r, "map", json_stringn(m, e));
+    return true;
+}
+
+/* The whole text content within budget tokens (each line was counted
+ * alone, the header not at all; this counts the text): the map's last lines
+ * off while it is over, then tokens says what the text costs. */
+static void fit(json_t *r, size_t budget)
+{
+    const struct mg_tool *tool = &mg_tools_repomap[0];
+    for (int round = 0; round < 16; round++) {
+        size_t n = mg_tools_text_tokens(tool, r);
+        if (n == (size_t)-1) return;
+        if (n > budget && drop_lines(r, n - budget)) {
+            json_object_set_new(r, "truncated", json_true());
+            continue;
+        }
+        if (json_integer_value(json_object_get(r, "tokens")) == (json_int_t)n) return;
+        json_object_set_new(r, "tokens", json_integer((json_int_t)n)); /* its digits count too: again */
+    }
 }
 
 static int t_repo_map(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
@@ -83,7 +128,7 @@ static int t_repo_map(struct mg_ctx *x, json_t *args, json_t **result, struct mg
     mg_target_release(&ta);
     if (rc != 0) return -1;
 
-    struct text t = {malloc((size_t)budget * 4 + 1), 0, (size_t)budget * 4};
+    struct text t = {malloc((size_t)budget * 8 + 1), 0, (size_t)budget * 8, 0, (size_t)budget};
     if (!t.p) {
         mg_items_release(&items);
         return mg_err_oom(err);
@@ -121,25 +166,26 @@ static int t_repo_map(struct mg_ctx *x, json_t *args, json_t **result, struct mg
     }
     json_t *o = json_pack("{s:o, s:s, s:o, s:I, s:I, s:I, s:b, s:b, s:b}", "repo",
                           s ? json_string(s->repo) : json_null(), "map", t.p, "files", files, "budget_tokens",
-                          (json_int_t)budget, "tokens", (json_int_t)((t.n + 3) / 4), "considered",
+                          (json_int_t)budget, "tokens", (json_int_t)0, "considered",
                           (json_int_t)(s ? s->considered : 0), "cached", s && s->cached, "stale", s && s->stale,
                           "truncated", (s && s->truncated) || cut || items.omitted);
     free(t.p);
     *result = mg_render_gated(o, &items);
     mg_items_release(&items);
+    if (*result) fit(*result, (size_t)budget);
     return 0;
 }
 
 const struct mg_tool mg_tools_repomap[] = {
     {"repo_map", "Repo map",
      "The repo's most central files (PageRank over cross-file name use) and their most used definitions, within "
-     "budget_tokens. Use it first in an unfamiliar repo or before a change across files; focus_files and "
-     "focus_symbols rank what relates to them first. stale: a newer map is being built.",
-     MG_S_IN("\"budget_tokens\":{\"type\":\"integer\",\"minimum\":32,\"maximum\":65536,\"default\":1024},"
+     "budget_tokens (the whole text counted). Use it first in an unfamiliar repo or before a change across files; "
+     "focus_files and focus_symbols rank what relates to them first. stale: a newer map is being built.",
+     MG_S_IN("\"budget_tokens\":{\"type\":\"integer\",\"minimum\":64,\"maximum\":65536,\"default\":1024},"
              "\"focus_files\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":64},\"focus_symbols\":"
              "{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"maxItems\":64}," MG_S_REPO "," MG_S_FILTERS, ""),
      MG_S_OUT("\"map\":" MG_S_STR ",\"files\":" MG_S_ARR ",\"tokens\":" MG_S_INT ",\"truncated\":" MG_S_BOOL,
               MG_S_REQ("\"map\",\"files\",\"tokens\",\"truncated\"")),
-     t_repo_map, MG_TOOL_READ_ONLY},
+     t_repo_map, MG_TOOL_READ_ONLY | MG_TOOL_TEXT_BLOCK},
 };
 const size_t mg_tools_repomap_n = sizeof(mg_tools_repomap) / sizeof(mg_tools_repomap[0]);

@@ -20,18 +20,25 @@ static json_t *scope_result(struct mg_ctx *x)
     return r;
 }
 
-/* The implicit session of /v1 calls without X-Session-Id keeps no scope
- * (api.c gives the scope routes a session of their own; this is the backstop). */
-static int refuse_implicit(const struct mg_ctx *x, struct mg_err *err)
+/* The implicit session of /v1 calls without X-Session-Id keeps nothing
+ * (api.c gives the scope routes a session of their own; this is the
+ * backstop); a 2026-07-28 request without a handle has a session of its own
+ * that ends with it: a silent success would be forgotten by the next call. */
+int mg__tools_keeps_state(const struct mg_ctx *x, const char *what, struct mg_err *err)
 {
-    if (!mg_session_implicit(x->session)) return 0;
-    return mg_err_set(err, MG_E_SESSION_REQUIRED, "a scope is kept per session: send X-Session-Id (an id of your "
-                      "choosing) on this call and the calls that should use it");
+    if (mg_session_implicit(x->session))
+        return mg_err_set(err, MG_E_SESSION_REQUIRED, "%s is kept per session: send X-Session-Id (an id of your "
+                          "choosing) on this call and the calls that should use it", what);
+    if (mg_session_transient(x->session))
+        return mg_err_set(err, MG_E_SESSION_REQUIRED, "%s is kept per session, and this request has none that "
+                          "outlives it (a 2026-07-28 request): call open_handle and pass its `handle` on this call "
+                          "and the calls that should use it", what);
+    return 0;
 }
 
 static int t_set_scope(struct mg_ctx *x, json_t *args, json_t **result, struct mg_err *err)
 {
-    if (refuse_implicit(x, err) != 0) return -1;
+    if (mg__tools_keeps_state(x, "a scope", err) != 0) return -1;
     struct mg_scope sc;
     if (mg_arg_scope(args, &sc, err) != 0) return -1;
     for (size_t i = 0; i < sc.nrepos; i++) { /* only repos the caller can see */
@@ -58,7 +65,7 @@ static int t_clear_scope(struct mg_ctx *x, json_t *args, json_t **result, struct
 {
     static const char *const keys[] = {NULL};
     if (mg_known_keys(args, keys, err) != 0) return -1;
-    if (refuse_implicit(x, err) != 0) return -1;
+    if (mg__tools_keeps_state(x, "a scope", err) != 0) return -1;
     if (mg_session_set_scope(x->session, NULL, err) != 0) return -1;
     *result = scope_result(x);
     return 0;

@@ -13,6 +13,8 @@
  * What the gate did is never left out: an item's flags, redactions and
  * truncation are `[...]` marks on its line, the list's are a `gate:` line.
  * Reals are rounded to 4 significant digits; structuredContent keeps them.
+ * A tool with MG_TOOL_TEXT_BLOCK has its long text shown once: of its lists
+ * only the items the gate marked (and their marked items) are shown.
  *
  * Sections:
  *   1. values, objects and blocks
@@ -26,6 +28,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/tokens.h"
 
 #define TEXT_MAX ((size_t)64 << 20)
 #define INLINE_MAX 160 /* a string longer than this (or with a newline) is a block of its own */
@@ -330,9 +333,39 @@ static void add_list(struct mg_buf *b, const char *key, json_t *a, int ind, cons
 
 /* ---- 3. a tool's result ----------------------------------------------------------------------------------- */
 
+/* o or something in its lists carries a mark of the gate (add_marks). */
+static bool marked(json_t *o)
+{
+    json_t *fl = json_object_get(o, "flags");
+    if ((json_is_array(fl) && json_array_size(fl) > 0) || json_integer_value(json_object_get(o, "redactions")) > 0 ||
+        json_is_true(json_object_get(o, "truncated")))
+        return true;
+    const char *k;
+    json_t *v, *e;
+    size_t i;
+    json_object_foreach(o, k, v) if (is_array_of_objects(v)) json_array_foreach(v, i, e) if (marked(e)) return true;
+    return false;
+}
+
+/* The marked items of a (a new array), each with its lists cut the same way. */
+static json_t *only_marked(json_t *a)
+{
+    json_t *out = json_array(), *e, *v;
+    size_t i;
+    const char *k;
+    json_array_foreach(a, i, e)
+    {
+        if (!json_is_object(e) || !marked(e)) continue;
+        json_t *c = json_copy(e);
+        json_object_foreach(e, k, v) if (is_array_of_objects(v)) json_object_set_new(c, k, only_marked(v));
+        json_array_append_new(out, c);
+    }
+    return out;
+}
+
 char *mg_tools_text(const struct mg_tool *t, json_t *result)
 {
-    (void)t;
+    bool block = t && (t->hints & MG_TOOL_TEXT_BLOCK);
     struct mg_buf b;
     mg_buf_init(&b, TEXT_MAX);
     if (!json_is_object(result)) {
@@ -369,7 +402,11 @@ char *mg_tools_text(const struct mg_tool *t, json_t *result)
     }
     json_object_foreach(result, k, v)
     {
-        if (is_array_of_objects(v)) add_list(&b, k, v, 0, NULL);
+        if (is_array_of_objects(v) && block) {
+            json_t *m = only_marked(v);
+            if (json_array_size(m)) add_list(&b, k, m, 0, NULL);
+            json_decref(m);
+        } else if (is_array_of_objects(v)) add_list(&b, k, v, 0, NULL);
         else if (is_long(v)) {
             if (!item) mg_buf_addf(&b, "%s:\n", k);
             add_block(&b, json_string_value(v), item ? 0 : 2, 0);
@@ -377,4 +414,12 @@ char *mg_tools_text(const struct mg_tool *t, json_t *result)
     }
     if (!b.p) mg_buf_adds(&b, "{}");
     return b.p ? mg_buf_detach(&b, NULL) : NULL;
+}
+
+size_t mg_tools_text_tokens(const struct mg_tool *t, json_t *result)
+{
+    char *text = mg_tools_text(t, result);
+    size_t n = text ? mg_tokens_str(text) : (size_t)-1;
+    free(text);
+    return n;
 }

@@ -40,6 +40,11 @@ struct mg_tool {
 #define MG_TOOL_READ_ONLY   1u
 #define MG_TOOL_DESTRUCTIVE 2u
 #define MG_TOOL_IDEMPOTENT  4u
+/* Not an annotation: the result's long text (repo_map's map, get_context's
+ * block) is its whole rendering, so its text content (mg_tools_text) shows
+ * that text once and, of its lists, only the items the gate marked; the
+ * lists stay whole in structuredContent. */
+#define MG_TOOL_TEXT_BLOCK  8u
 
 /* Every tool, in a stable order. */
 const struct mg_tool *mg_tools(size_t *n);
@@ -59,6 +64,10 @@ int mg_tools_call(struct mg_ctx *x, const struct mg_tool *t, json_t *args, json_
  * visible. Generic over the result's shape (text.c). malloc'd; NULL when
  * memory runs out. */
 char *mg_tools_text(const struct mg_tool *t, json_t *result);
+
+/* The tokens of that text (util/tokens.h: counted from above), what a
+ * budgeted tool holds to its budget_tokens; (size_t)-1 out of memory. */
+size_t mg_tools_text_tokens(const struct mg_tool *t, json_t *result);
 
 /* {"code","message"} for an error, plus "repos" (the ids the caller can
  * see) for repo_required and repo_not_found, so the client can choose. */

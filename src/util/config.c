@@ -52,6 +52,7 @@ static const struct key {
     {"allowed_origins", K_STR, offsetof(struct mg_config, allowed_origins), 0,
      sizeof(((struct mg_config *)0)->allowed_origins) - 1},
     {"http_max_body", K_SIZE, offsetof(struct mg_config, http_max_body), 1024, 1 << 30},
+    {"http_max_per_address", K_INT, offsetof(struct mg_config, http_max_per_address), 0, 1024},
     {"session_ttl", K_INT, offsetof(struct mg_config, session_ttl), 0, 365 * 86400},
     {"session_prune_interval", K_INT, offsetof(struct mg_config, session_prune_interval), 1, 86400},
     {"api_session_idle", K_INT, offsetof(struct mg_config, api_session_idle), 1, 86400},
@@ -67,10 +68,12 @@ static const struct key {
     {"require_tokens", K_ENUM, offsetof(struct mg_config, require_tokens), 1,
      sizeof(((struct mg_config *)0)->require_tokens) - 1},
     {"audit_max_bytes", K_SIZE, offsetof(struct mg_config, audit_max_bytes), 4096, 1LL << 40},
-    {"audit_keep", K_INT, offsetof(struct mg_config, audit_keep), 1, 1000},
+    {"audit_keep", K_INT, offsetof(struct mg_config, audit_keep), 1, MG_AUDIT_KEEP_MAX},
     {"audit_fsync", K_ENUM, offsetof(struct mg_config, audit_fsync), 1,
      sizeof(((struct mg_config *)0)->audit_fsync) - 1},
-    {"audit_anchor_syslog", K_INT, offsetof(struct mg_config, audit_anchor_syslog), 0, 1},
+    {"audit_anchor_syslog", K_ENUM, offsetof(struct mg_config, audit_anchor_syslog), 1,
+     sizeof(((struct mg_config *)0)->audit_anchor_syslog) - 1},
+    {"audit_key", K_STR, offsetof(struct mg_config, audit_key), 0, sizeof(((struct mg_config *)0)->audit_key) - 1},
     {"audit_anchor_url", K_STR, offsetof(struct mg_config, audit_anchor_url), 0,
      sizeof(((struct mg_config *)0)->audit_anchor_url) - 1},
     {"secret_rules", K_STR, offsetof(struct mg_config, secret_rules), 0,
@@ -143,6 +146,8 @@ static const char *const *enum_choices(const char *key)
     static const char *const on_off[] = {"on", "off", NULL};
     static const char *const vector_store[] = {"builtin", "chroma", "qdrant", NULL};
     static const char *const storage_stale[] = {"serve", "wait", NULL};
+    static const char *const anchor_log[] = {"auto", "1", "0", NULL};
+    if (strcmp(key, "audit_anchor_syslog") == 0) return anchor_log;
     if (strcmp(key, "storage_stale") == 0) return storage_stale;
     if (strcmp(key, "watch") == 0 || strcmp(key, "allow_external_vectors") == 0) return on_off;
     if (strcmp(key, "vector_store") == 0) return vector_store;
@@ -230,6 +235,7 @@ void mg_config_defaults(struct mg_config *c)
     c->search_max_limit = 1000;
     snprintf(c->listen, sizeof(c->listen), "%s", MG_DEFAULT_LISTEN);
     c->http_max_body = 1 << 20;
+    c->http_max_per_address = 256;
     c->session_ttl = 3600;
     c->session_prune_interval = 600;
     c->api_session_idle = 300;
@@ -246,6 +252,7 @@ void mg_config_defaults(struct mg_config *c)
     c->audit_max_bytes = 64 << 20;
     c->audit_keep = 8;
     snprintf(c->audit_fsync, sizeof(c->audit_fsync), "writes");
+    snprintf(c->audit_anchor_syslog, sizeof(c->audit_anchor_syslog), "auto");
     snprintf(c->embedder, sizeof(c->embedder), "auto");
     c->embed_batch = 64;
     c->embed_timeout = 60;

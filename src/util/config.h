@@ -22,6 +22,7 @@
 
 #define MG_CONFIG_MAX_BYTES (64 * 1024) /* the config file cap */
 #define MG_DEFAULT_LISTEN "127.0.0.1:7077"
+#define MG_AUDIT_KEEP_MAX 200    /* rotated audit files kept at most: each is named in the anchor (audit.h) */
 
 /* "L,S,Y,P[,G]": four or five weights, each 0 to 10 (G 0 when left out); 0 or -1 */
 int mg_parse_weights(const char *s, double w[5]);
@@ -45,6 +46,7 @@ struct mg_config {
     char listen[128];        /* `memgate serve` address (default 127.0.0.1:7077) */
     char allowed_origins[1024]; /* extra Origin values allowed on HTTP, comma-separated */
     size_t http_max_body;    /* largest HTTP request body (default 1 MiB) */
+    int http_max_per_address; /* connections at once from one address (default 256; 0: no cap, behind a proxy) */
     int session_ttl;         /* seconds a session may idle before it expires (default 3600; 0 never) */
     int session_prune_interval; /* seconds between prunes of expired sessions (default 600) */
     int api_session_idle;    /* seconds the implicit /v1 session of a client may idle (default 300) */
@@ -61,9 +63,12 @@ struct mg_config {
     int token_rate_limit;    /* requests/min per token unless the token sets its own (default 600; 0 unlimited) */
     char require_tokens[8];  /* "auto" (default), "always" or "never" (loopback only) */
     size_t audit_max_bytes;  /* audit.log is rotated when it would grow past this (default 64 MiB) */
-    int audit_keep;          /* rotated audit files kept: audit.log.1 .. .N (default 8) */
+    int audit_keep;          /* rotated audit files kept: audit.log.1 .. .N (default 8, at most MG_AUDIT_KEEP_MAX) */
     char audit_fsync[8];     /* "writes" (default: fdatasync after durable events), "event" (every one) or "off" */
-    int audit_anchor_syslog; /* 1: log each update of the audit anchor to syslog(3) (default 0) */
+    char audit_anchor_syslog[8]; /* "auto" (default): ship the audit anchor to the system journal, else to
+                                  * syslog, when this machine has one; "1": always try; "0": never */
+    char audit_key[PATH_MAX];    /* the key that vouches for the audit anchor; never in the data directory;
+                                  * empty: $XDG_CONFIG_HOME/memgate/audit.key (~/.config/memgate/audit.key) */
     char audit_anchor_url[512]; /* POST the audit anchor here when it changes (empty: not shipped) */
     char secret_rules[PATH_MAX]; /* secret-scanner rules file; empty = the built-in rules */
     char cache_dir[PATH_MAX];    /* compiled secret rules are cached here; mg_config_load fills it in

@@ -209,6 +209,20 @@ const union MHD_ConnectionInfo *MHD_get_connection_info(struct MHD_Connection *c
     return f_ ? f_(c, type) : NULL;
 }
 
+/* Variadic: memgate sets only MHD_CONNECTION_OPTION_TIMEOUT, whose one
+ * argument is an unsigned int. */
+enum MHD_Result MHD_set_connection_option(struct MHD_Connection *c, enum MHD_CONNECTION_OPTION option, ...)
+{
+    typedef enum MHD_Result (*fn_t)(struct MHD_Connection *, enum MHD_CONNECTION_OPTION, ...);
+    RESOLVE(L_mhd, MHD_set_connection_option, fn_t);
+    if (!f_) return MHD_NO;
+    va_list ap;
+    va_start(ap, option);
+    unsigned int v = va_arg(ap, unsigned int);
+    va_end(ap);
+    return f_(c, option, v);
+}
+
 /* Variadic: the options go on as a va_list, which the library takes too. */
 struct MHD_Daemon *MHD_start_daemon(unsigned int flags, uint16_t port, MHD_AcceptPolicyCallback apc, void *apc_cls,
                                     MHD_AccessHandlerCallback dh, void *dh_cls, ...)
@@ -304,6 +318,7 @@ FN(L_git2, int, git_remote_fetch,
    (git_remote *r, const git_strarray *refspecs, const git_fetch_options *o, const char *msg), (r, refspecs, o, msg), -1)
 FNV(L_git2, git_remote_free, (git_remote *r), (r))
 
+FN(L_git2, const char *, git_repository_commondir, (const git_repository *repo), (repo), NULL)
 FN(L_git2, int, git_repository_config_snapshot, (git_config **out, git_repository *repo), (out, repo), -1)
 FNV(L_git2, git_repository_free, (git_repository *repo), (repo))
 FN(L_git2, int, git_repository_head, (git_reference **out, git_repository *repo), (out, repo), -1)
@@ -313,6 +328,7 @@ FN(L_git2, int, git_repository_index, (git_index **out, git_repository *repo), (
 FN(L_git2, int, git_repository_is_bare, (const git_repository *repo), (repo), -1)
 FN(L_git2, int, git_repository_open_ext, (git_repository **out, const char *path, unsigned int flags, const char *ceiling),
    (out, path, flags, ceiling), -1)
+FN(L_git2, const char *, git_repository_path, (const git_repository *repo), (repo), NULL)
 FN(L_git2, int, git_repository_state, (git_repository *repo), (repo), -1)
 FN(L_git2, const char *, git_repository_workdir, (const git_repository *repo), (repo), NULL)
 FN(L_git2, int, git_revparse, (git_revspec *rs, git_repository *repo, const char *spec), (rs, repo, spec), -1)

@@ -868,14 +868,14 @@ static int t_custom_headers(struct mg_mcp_io *io, json_t *args, json_t **result,
  * changed, notify the listeners that asked for it. */
 static int t_trigger_tool_change(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
-    mg_listen_broadcast(MG_LISTEN_TOOLS, NULL, "notifications/tools/list_changed", NULL);
+    mg_listen_broadcast(MG_LISTEN_TOOLS, NULL, NULL, "notifications/tools/list_changed", NULL);
     *result = text_result("Sent notifications/tools/list_changed to the listeners that asked for it");
     return 0;
 }
 
 static int t_trigger_prompt_change(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err)
 {
-    mg_listen_broadcast(MG_LISTEN_PROMPTS, NULL, "notifications/prompts/list_changed", NULL);
+    mg_listen_broadcast(MG_LISTEN_PROMPTS, NULL, NULL, "notifications/prompts/list_changed", NULL);
     *result = text_result("Sent notifications/prompts/list_changed to the listeners that asked for it");
     return 0;
 }

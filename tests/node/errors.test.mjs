@@ -120,9 +120,18 @@ for (const transport of ['stdio', 'http']) {
       const raw = await callRaw(client, 'outline', { repo: A.name, path: 'src/util.py', limit: 1 });
       assert.ok(!raw.isError, JSON.stringify(raw).slice(0, 500));
       assert.equal(raw.structuredContent.symbols.length, 1);
-      assert.equal(raw.structuredContent.next_cursor, '1');
-      const last = await callRaw(client, 'outline', { repo: A.name, path: 'src/util.py', cursor: String(raw.structuredContent.total - 1) });
-      assert.ok(!last.isError && last.structuredContent.next_cursor === null, JSON.stringify(last).slice(0, 500));
+      // outline's own cursor (the definitions served) with the MAC every cursor carries (issue 38, V11)
+      assert.match(raw.structuredContent.next_cursor, /^1\.[0-9a-f]{32}$/);
+      const made = agentError(await callRaw(client, 'outline', { repo: A.name, path: 'src/util.py', cursor: String(raw.structuredContent.total - 1) }), 'cursor');
+      assert.equal(made.code, 'invalid_argument', made.sentence);
+      let cursor = raw.structuredContent.next_cursor;
+      let last;
+      for (let i = 0; cursor && i < 20; i++) {
+        last = await callRaw(client, 'outline', { repo: A.name, path: 'src/util.py', cursor });
+        assert.ok(!last.isError, JSON.stringify(last).slice(0, 500));
+        cursor = last.structuredContent.next_cursor;
+      }
+      assert.ok(last && last.structuredContent.next_cursor === null, JSON.stringify(last).slice(0, 500));
       const e = agentError(await callRaw(client, 'outline', { repo: A.name, path: 'src/util.py', cursor: 'abc' }), 'cursor');
       assert.equal(e.code, 'invalid_argument', e.sentence);
     });

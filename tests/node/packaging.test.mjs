@@ -23,13 +23,17 @@ let A;
 let B;
 
 /** make in the checkout, outside the make test that runs us (no jobserver of its) */
-function make(args) {
-  const env = cleanEnv();
+function make(args, extraEnv = {}, { fail = false } = {}) {
+  const env = { ...cleanEnv(), ...extraEnv };
   for (const k of ['MAKEFLAGS', 'MFLAGS', 'MAKELEVEL', 'MAKEOVERRIDES']) delete env[k];
   const r = spawnSync('make', ['-C', ROOT, '--no-print-directory', `BIN=${BIN}`, ...args], { env, encoding: 'utf8' });
+  if (fail) return r;
   assert.equal(r.status, 0, `make ${args.join(' ')} failed:\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
 }
+
+// the package's maintainer (scripts/mkdeb.sh refuses a placeholder)
+const MAINTAINER = { DEBFULLNAME: 'Ada Packager', DEBEMAIL: 'ada@packages.memgate.dev' };
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', env: world.env, ...opts });
@@ -199,6 +203,33 @@ describe('completions', () => {
   });
 });
 
+describe('make run installs only what building and running need', () => {
+  const list = (...args) => {
+    const r = spawnSync(path.join(ROOT, 'scripts/setup.sh'), [...args, '--list'], { encoding: 'utf8', env: cleanEnv() });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout.split('\n').filter(Boolean);
+  };
+
+  test('setup.sh --run: the compiler, the headers and node; the tests\' packages only without it', () => {
+    const run = list('--run'), all = list();
+    for (const p of ['build-essential', 'pkg-config', 'libsqlite3-dev', 'libvectorscan-dev', 'libpq-dev', 'nodejs', 'npm'])
+      assert.ok(run.includes(p), `make run needs ${p}: ${run.join(' ')}`);
+    for (const p of ['chromium', 'postgresql-15', 'haproxy', 'clang', 'zsh', 'fish', 'groff-base', 'dpkg-dev']) {
+      assert.ok(!run.includes(p), `make run installs ${p}, which only the tests need`);
+      assert.ok(all.includes(p), `make test does not install ${p}`);
+    }
+    for (const p of run) assert.ok(all.includes(p), `make test does not install ${p}`);
+  });
+
+  test('the Makefile: make run asks setup.sh --run and builds on every core', () => {
+    const mk = fs.readFileSync(path.join(ROOT, 'Makefile'), 'utf8');
+    const rule = mk.slice(mk.indexOf('\nrun:')).split('\n\n')[0];
+    assert.match(rule, /^run:\s*$/m, `make run depends on deps (the tests' packages): ${rule}`);
+    assert.match(rule, /scripts\/setup\.sh --run/, rule);
+    assert.match(rule, /\$\(MAKE\)[^\n]*-j\$\$\(nproc\)[^\n]*\$\(OUT\)\/memgate/, rule);
+  });
+});
+
 describe('make install', () => {
   let dest;
   before(() => {
@@ -277,7 +308,7 @@ describe('make install', () => {
 describe('make deb', { skip: !have('dpkg-deb') && 'dpkg-deb is not installed' }, () => {
   let deb;
   before(() => {
-    const out = make(['deb']).trim().split('\n');
+    const out = make(['deb'], MAINTAINER).trim().split('\n');
     deb = path.resolve(ROOT, out[out.length - 1]);
   });
 
@@ -290,6 +321,32 @@ describe('make deb', { skip: !have('dpkg-deb') && 'dpkg-deb is not installed' },
       assert.match(depends, new RegExp(`(^|, )${p}( \\(>= |,|$)`), `${p} not in Depends: ${depends}`); // (libpq5 has no symbols file: no version)
     for (const f of ['Section', 'Priority', 'Maintainer', 'Description', 'Version', 'Architecture'])
       assert.match(info, new RegExp(`^ ${f}: \\S`, 'm'), f);
+    assert.match(info, /^ Maintainer: Ada Packager <ada@packages\.memgate\.dev>$/m);
+  });
+
+  test('a placeholder maintainer is refused, with what to set', () => {
+    const r = make(['deb'], { DEBFULLNAME: 'memgate maintainers', DEBEMAIL: 'maintainers@users.noreply.example' }, { fail: true });
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /error\[usage\]: .*placeholder; set DEBFULLNAME and DEBEMAIL/);
+  });
+
+  test('its copyright file names memgate and every library compiled in, with its license', () => {
+    const x = fs.mkdtempSync(path.join(os.tmpdir(), 'memgate-deb-'));
+    try {
+      assert.equal(run('dpkg', ['-x', deb, x]).status, 0);
+      const c = fs.readFileSync(path.join(x, 'usr/share/doc/memgate/copyright'), 'utf8');
+      assert.match(c, /^Format: https:\/\/www\.debian\.org\/doc\/packaging-manuals\/copyright-format\/1\.0\/$/m);
+      assert.match(c, /^Upstream-Name: memgate$/m);
+      const g = path.join(ROOT, 'third_party/grammars/node_modules');
+      const compiled = fs.readdirSync(g).filter((d) => d.startsWith('tree-sitter-'));
+      assert.ok(compiled.includes('tree-sitter-runtime') && compiled.includes('tree-sitter-c'));
+      for (const d of compiled) {
+        const lic = JSON.parse(fs.readFileSync(path.join(g, d, 'package.json'), 'utf8')).license;
+        assert.match(c, new RegExp(`^Files: third_party/grammars/node_modules/${d}/\\*\n(?:.*\n)*?License: ${lic}$`, 'm'), d);
+      }
+    } finally {
+      fs.rmSync(x, { recursive: true, force: true });
+    }
   });
 
   test('holds the binary, man pages, completions and user unit', () => {
@@ -303,6 +360,7 @@ describe('make deb', { skip: !have('dpkg-deb') && 'dpkg-deb is not installed' },
       './usr/lib/systemd/user/memgate.service',
       './usr/share/bash-completion/completions/memgate',
       './usr/share/doc/memgate/README',
+      './usr/share/doc/memgate/copyright',
       './usr/share/fish/vendor_completions.d/memgate.fish',
       './usr/share/zsh/vendor-completions/_memgate',
       './usr/share/man/man1/memgate.1.gz',

@@ -274,6 +274,22 @@ describe('handles', () => {
     assert.equal(bad.code, 'repo_not_found', bad.text);
   });
 
+  test('session state without a handle: session_required saying to call open_handle, never a forgotten success', async () => {
+    for (const [name, args] of [
+      ['set_scope', { globs: ['src/**'] }],
+      ['clear_scope', {}],
+      ['join_project', { repo: 'alpha', project: 'sdk2-nohandle' }],
+      ['leave_project', { repo: 'alpha' }],
+    ]) {
+      const r = await call2(c.client, name, args);
+      assert.equal(r.code, 'session_required', `${name}: ${r.text}`);
+      assert.match(r.text, /call open_handle/, `${name}: ${r.text}`);
+    }
+    // a durable session_id keeps the membership without a handle
+    const j = await call2(c.client, 'join_project', { repo: 'alpha', project: 'sdk2-nohandle', session_id: 'sdk2-ext' });
+    assert.notEqual(j.code, 'session_required', j.text);
+  });
+
   test("set_scope through a handle: that handle's searches honour it, nobody else's", async () => {
     const h = (await call2(c.client, 'open_handle', { repo: 'alpha' })).data.handle;
     const other = (await call2(c.client, 'open_handle', { repo: 'alpha' })).data.handle;

@@ -96,9 +96,13 @@ async function send(on, headers, body, p = '/v1/hooks/git', method = 'POST') {
   return { status: res.status, json, text };
 }
 
-const pushOf = (url) => ({ ref: 'refs/heads/main', repository: { clone_url: url, html_url: url.replace(/\.git$/, '') } });
+// each push its own body, as a forge's are (the commit it names, the time): a delivery is known by its body
+let nextPush = 0;
+const commitId = () => crypto.createHash('sha1').update(`${process.pid} ${++nextPush}`).digest('hex');
+const pushOf = (url) => ({ ref: 'refs/heads/main', after: commitId(), repository: { clone_url: url, html_url: url.replace(/\.git$/, '') } });
 const gitlabPushOf = (ssh) => ({
   object_kind: 'push',
+  checkout_sha: commitId(),
   project: { git_ssh_url: ssh, git_http_url: 'https://gitlab.example/group/beta.git', web_url: 'https://gitlab.example/group/beta' },
   repository: { url: ssh },
 });
@@ -149,7 +153,9 @@ test('GitHub: a signed push is accepted at once (202) and the new text becomes s
   const id = deliveryId();
   const r = await github(pushOf(GITHUB_URL), { id });
   assert.equal(r.status, 202, r.text);
-  assert.deepEqual(r.json, { accepted: true, repos: ['alpha'], coalesced: [] });
+  // issue 38 V6: the reply counts the runs and names no repo (they may be several tenants'); the audit log names them
+  assert.deepEqual(r.json, { accepted: true, runs: 1, coalesced: 0 });
+  assert.ok(!r.text.includes('alpha'), r.text);
   await until(`${marker} searchable`, async () => (await hits(marker, 'alpha')) > 0);
   const accepted = since(n).find((e) => e.op === 'webhook' && e.status === 'accepted');
   assert.ok(accepted, JSON.stringify(since(n)));
@@ -173,7 +179,7 @@ test('the payload may name the repository in any URL form its clone uses', async
   for (const url of ['git@github.com:acme/alpha.git', 'ssh://git@GitHub.com/acme/alpha', 'https://github.com/acme/alpha/']) {
     const r = await github({ repository: { ssh_url: url } });
     assert.equal(r.status, 202, `${url}: ${r.text}`);
-    assert.deepEqual(r.json.repos, ['alpha']);
+    assert.equal(r.json.runs, 1, r.text); // alpha's: beta's remote is another
   }
 });
 
@@ -203,34 +209,51 @@ test('GitHub: a wrong or missing signature is 401 bad_signature, audited, and st
   assert.equal((await github(payload, { id: ids[0] })).status, 202);
 });
 
-test('a delivery id is acted on once: the same id again is 409 webhook_replayed, audited', async () => {
+test('a delivery is acted on once: the same body again is 409 webhook_replayed, audited, with the same id, another or none', async () => {
   const id = deliveryId();
-  assert.equal((await github(pushOf(GITHUB_URL), { id })).status, 202);
-  const n = count();
-  const r = await github(pushOf(GITHUB_URL), { id });
-  assert.equal(r.status, 409, r.text);
-  assert.equal(r.json.error.code, 'webhook_replayed');
-  assertAudited(n, 'webhook_replayed');
-  assert.ok(!since(n).some((e) => e.op === 'webhook' && e.status === 'accepted'));
-  // a delivery without an id is accepted (replay protection is then the signature's alone)
-  assert.equal((await github(pushOf(GITHUB_URL), { id: null })).status, 202);
+  const push = pushOf(GITHUB_URL);
+  assert.equal((await github(push, { id })).status, 202);
+  // issue 38 V6: a captured delivery replayed with the same id, a new one, or none
+  for (const again of [id, deliveryId(), null]) {
+    const n = count();
+    const r = await github(push, { id: again });
+    assert.equal(r.status, 409, `delivery id ${again}: ${r.text}`);
+    assert.equal(r.json.error.code, 'webhook_replayed');
+    assertAudited(n, 'webhook_replayed');
+    assert.ok(!since(n).some((e) => e.op === 'webhook' && e.status === 'accepted'));
+  }
+  // a new push without an id is accepted, once
+  const bare = pushOf(GITHUB_URL);
+  assert.equal((await github(bare, { id: null })).status, 202);
+  assert.equal((await github(bare, { id: null })).status, 409);
+  // issue 38 V8: a token used as a delivery id is not kept at rest
+  const tokenId = `ghp_${crypto.randomBytes(18).toString('hex').slice(0, 36)}`;
+  assert.equal((await github(pushOf(GITHUB_URL), { id: tokenId })).status, 202);
   if (PG) {
-    // ids are kept in the shared database, for every daemon (webhook_pg.test.mjs)
-    assert.equal(pgSql(world.env.MEMGATE_DATABASE_URL, `SELECT count(*) FROM webhook_deliveries WHERE id = '${id}'`).trim(), '1');
+    // deliveries are kept in the shared database, for every daemon (webhook_pg.test.mjs): digests, no ids
+    const url = world.env.MEMGATE_DATABASE_URL;
+    assert.ok(Number(pgSql(url, 'SELECT count(*) FROM webhook_deliveries').trim()) >= 3);
+    assert.equal(pgSql(url, `SELECT count(*) FROM webhook_deliveries WHERE id IN ('${id}', '${tokenId}') OR id !~ '^[0-9a-f]{64}$'`).trim(), '0');
     assert.ok(!fs.existsSync(path.join(world.home, 'hooks.db')));
   } else {
-    // ids are kept in <home>/hooks.db
-    assert.ok(fs.existsSync(path.join(world.home, 'hooks.db')));
+    // deliveries are kept in <home>/hooks.db (and its WAL): digests, no ids
+    const files = ['hooks.db', 'hooks.db-wal'].map((f) => path.join(world.home, f)).filter((f) => fs.existsSync(f));
+    assert.ok(files.length >= 1);
+    for (const f of files) {
+      const bytes = fs.readFileSync(f).toString('latin1');
+      assert.ok(!bytes.includes(tokenId) && !bytes.includes(id), `${f} keeps a delivery id`);
+    }
   }
 });
 
-test('GitLab: the right X-Gitlab-Token is accepted, a wrong one is 401, a repeated event id 409', async () => {
+test('GitLab: the right X-Gitlab-Token is accepted, a wrong one is 401, the same push again (any event id) 409', async () => {
   const marker = `pushed_marker_${process.pid}_gl`;
   fs.writeFileSync(path.join(B.root, 'src', 'gl.py'), `def ${marker}():\n    return 2\n`);
   const id = crypto.randomUUID();
-  const ok = await gitlab(gitlabPushOf(GITLAB_SSH), { id });
+  const push = gitlabPushOf(GITLAB_SSH);
+  const ok = await gitlab(push, { id });
   assert.equal(ok.status, 202, ok.text);
-  assert.deepEqual(ok.json.repos, ['beta']);
+  assert.equal(ok.json.runs, 1, ok.text);
   await until(`${marker} searchable`, async () => (await hits(marker, 'beta')) > 0);
   // (more than 5 like refusals in 10 s are folded into one event's "repeated"
   // count: the last test checks that each of these is counted)
@@ -240,7 +263,7 @@ test('GitLab: the right X-Gitlab-Token is accepted, a wrong one is 401, a repeat
     assert.equal(r.json.error.code, 'bad_signature');
   }
   const n = count();
-  const again = await gitlab(gitlabPushOf(GITLAB_SSH), { id });
+  const again = await gitlab(push, { id: crypto.randomUUID() }); // the same body under a new event id
   assert.equal(again.status, 409, again.text);
   assertAudited(n, 'webhook_replayed');
 });
@@ -263,7 +286,7 @@ test('ping and other events: 202 {"ignored":true,"event":...}, audited, nothing 
   const ids = [];
   for (const [send1, event] of [[github, 'ping'], [github, 'pull_request'], [gitlab, 'Tag Push Hook']]) {
     const n = count();
-    const payload = send1 === github ? { zen: 'Keep it logically awesome.', repository: { clone_url: GITHUB_URL } } : gitlabPushOf(GITLAB_SSH);
+    const payload = send1 === github ? { zen: 'Keep it logically awesome.', hook_id: commitId(), repository: { clone_url: GITHUB_URL } } : gitlabPushOf(GITLAB_SSH);
     const id = send1 === github ? deliveryId() : crypto.randomUUID();
     ids.push(id);
     const r = await send1(payload, { event, id });
@@ -323,12 +346,12 @@ test('a push during another run of the repo (index_busy) waits for it, and pushe
   const held = new Promise((resolve) => holder.once('exit', resolve));
   const ids = [deliveryId(), deliveryId(), deliveryId()];
   const first = await github(pushOf(GITHUB_URL), { id: ids[0] });
-  assert.deepEqual(first.json, { accepted: true, repos: ['alpha'], coalesced: [] });
+  assert.deepEqual(first.json, { accepted: true, runs: 1, coalesced: 0 });
   await sleep(300); // the run has met the lock
   for (const id of ids.slice(1)) {
     const r = await github(pushOf(GITHUB_URL), { id });
     assert.equal(r.status, 202, r.text);
-    assert.deepEqual(r.json.coalesced, ['alpha'], 'a run is under way: this push is one more run after it');
+    assert.equal(r.json.coalesced, 1, 'a run is under way: this push is one more run after it');
   }
   assert.equal(await hits(marker, 'alpha'), 0, 'indexed while another run held the repo');
   await held;
@@ -379,7 +402,7 @@ test('pull_on_push: a commit pushed to the remote is pulled (fast-forward) and b
   const id = deliveryId();
   const r = await github(pushOf(remote), { id });
   assert.equal(r.status, 202, r.text);
-  assert.deepEqual(r.json.repos, ['pulled', 'pulled2'], 'both clones of the remote are re-indexed');
+  assert.equal(r.json.runs, 2, 'both clones of the remote are re-indexed');
   await until(`${marker} searchable in the pulled clone`, async () => (await hits(marker, 'pulled')) > 0);
   const runs = await until('both runs', () => {
     const ev = auditEvents().filter((e) => e.op === 'webhook_run' && e.query === id);

@@ -31,7 +31,8 @@ export function makeWorld(tag) {
   const neutral = path.join(dir, 'cwd'); // a working directory inside no repo
   fs.mkdirSync(neutral);
   // one cache of the compiled secret rules for every test's memgate (config cache_dir)
-  const env = { ...cleanEnv(), MEMGATE_HOME: home, MEMGATE_CACHE_DIR: path.join(os.tmpdir(), 'memgate-test-cache') };
+  // (and the audit anchors of test logs out of the machine's journal: audit_anchor_syslog = auto ships them there)
+  const env = { ...cleanEnv(), MEMGATE_HOME: home, MEMGATE_CACHE_DIR: path.join(os.tmpdir(), 'memgate-test-cache'), MEMGATE_AUDIT_ANCHOR_SYSLOG: '0' };
   return {
     dir,
     home,
