@@ -40,12 +40,17 @@ file's rank is its best chunk's) and POST /v1/context (get_context: the
 files its code pieces come from, in order). The rg baseline: the query's
 words (3+ letters, no stop words) as `rg -c -i -w -F -e W ...` over the same
 tree, files ranked by matching lines (whole process, as an agent's shell
-runs it). Prints success@1, success@10, MRR and p50/p99 latency per mode in
-Markdown; docs/benchmarks.md keeps the figures.
+runs it). The plain whole-file BM25 baseline (bm25): every text file a
+document, identifiers split, k1 1.2, b 0.75, written here. The ablations:
+lexical, semantic and hybrid again with each ranking signal switched off
+alone (config rank_off: roles, files; --no-ablations skips them). Prints
+success@1/5/10, MRR and p50/p99 latency per mode in Markdown;
+docs/benchmarks.md keeps the figures.
 """
 import argparse
 import http.client
 import json
+import math
 import os
 import re
 import subprocess
@@ -70,10 +75,16 @@ PROJECTS = {
               (".rs",)),
     "nginx": ("/work/.mirror/nginx+nginx/repo", "https://github.com/nginx/nginx", "master", "2026-08-01",
               (".c", ".h")),
+    "vue": ("/work/.mirror/vuejs+core/repo", "https://github.com/vuejs/core", "main", "2026-08-01", (".ts",)),
+    "netty": ("/work/.mirror/netty+netty/repo", "https://github.com/netty/netty", "4.2", "2026-08-01", (".java",)),
+    "prometheus": ("/work/.mirror/prometheus+prometheus/repo", "https://github.com/prometheus/prometheus", "main",
+                   "2026-08-01", (".go",)),
 }
-DEFAULT = ("redis", "pytest", "tokio", "nginx")
+DEFAULT = ("redis", "pytest", "tokio", "nginx", "vue", "netty", "prometheus")
+# projects that land pull requests as merge commits: there the merge is the candidate
+MERGES = ("pytest", "prometheus")
 
-NOT_SOURCE_DIRS = {"test", "tests", "testing", "tests-integration", "tests-build", "test-util", "benches", "bench",
+NOT_SOURCE_DIRS = {"test", "tests", "testing", "__tests__", "testdata", "test-dts", "dts-test", "tests-integration", "tests-build", "test-util", "benches", "bench",
                    "benchmarks", "examples", "example", "fuzz", "doc", "docs", "stress-test", "ci", ".github",
                    "changelog", "scripts", "utils", "contrib", "misc"}
 FIX = re.compile(r"\b(fix|fixes|fixed|fixing|bugfix|hotfix|bug|bugs|crash|crashes|segfault|regression|leak|"
@@ -134,7 +145,8 @@ def is_source(path, exts):
     if any(p in NOT_SOURCE_DIRS for p in parts[:-1]):
         return False
     base = parts[-1]
-    return not (base.startswith("test_") or base.endswith(("_test.py", "_test.rs", "_tests.rs", "_test.c"))
+    return not (base.startswith("test_") or base.endswith(("_test.py", "_test.rs", "_tests.rs", "_test.c", "_test.go",
+                                                            ".spec.ts", ".test.ts", ".d.ts"))
                 or base in ("conftest.py", "setup.py", "noxfile.py"))
 
 
@@ -157,7 +169,7 @@ def message_of(project, parents, msg):
     candidate (merges, except pytest's pull requests)."""
     if len(parents) > 1:
         m = re.match(r"Merge pull request #\d+ from (\S+)\s*\n(.*)", msg, re.S)
-        if project != "pytest" or not m or not m.group(2).strip():
+        if project not in MERGES or not m or not m.group(2).strip():
             return None
         if re.search(r"release|backport|merge|update-|bump", m.group(1), re.I):
             return None
@@ -166,10 +178,15 @@ def message_of(project, parents, msg):
 
 
 def area_split(subject):
-    """(area prefix or "", the rest): `http2: x`, `sync, rt: x`, `[core] x`."""
+    """(area prefix or "", the rest): `http2: x`, `sync, rt: x`, `[core] x`,
+    and a conventional commit's type and scope, `fix(runtime-core): x`
+    (area `fix,runtime-core`)."""
     m = re.match(r"^\s*\[([\w ./-]{1,30})\]\s*(.*)", subject)
     if m:
         return m.group(1), m.group(2)
+    m = re.match(r"^\s*([a-z]+)\(([^()]{1,60})\)!?:\s+(.*)", subject)
+    if m:
+        return m.group(1) + "," + m.group(2), m.group(3)
     m = re.match(r"^\s*([\w./*-]{1,30}(?:\s*,\s*[\w./*-]{1,30})*)\s*:\s+(.*)", subject)
     if m:
         return m.group(1), m.group(2)
@@ -182,7 +199,8 @@ def candidate(subject, body):
         return False
     if SKIP_SUBJECT.search(subject) or SKIP_SUBJECT.search(rest):
         return False
-    return bool(FIX.search(rest) or FIX_REF.search(body))
+    conventional_fix = re.match(r"^\s*fix(?:\([^()]{1,60}\))?!?:\s", subject)  # `fix(scope): x`, `fix: x`
+    return bool(conventional_fix or FIX.search(rest) or FIX_REF.search(body))
 
 
 def modules(paths):
@@ -267,8 +285,8 @@ def build_set(name, gd):
     for month in months:
         cutoff = month + "-01"
         k = next((i for i in range(len(rows)) if smax[i] < cutoff), None)
-        if k is None:
-            break
+        if k is None:  # no history before this month: too few candidates in all
+            raise SystemExit(f"bench: {name}: fewer than {MIN_QUERIES} bug-fix queries in its history")
         snap = rows[k][0]
         tree = set(git(gd, "ls-tree", "-r", "--name-only", snap).split("\n"))
         tops = {p.split("/")[0] for p in tree if "/" in p}
@@ -318,7 +336,7 @@ def load_set(name):
 # ---- the run ----------------------------------------------------------------
 
 
-def env(home, weights=None):
+def env(home, weights=None, off=None):
     e = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
     e["MEMGATE_HOME"] = home
     e["MEMGATE_EMBEDDER"] = "builtin"
@@ -328,6 +346,8 @@ def env(home, weights=None):
         e["MEMGATE_HYBRID_WEIGHTS"] = w
         if k:
             e["MEMGATE_HYBRID_RRF_K"] = k
+    if off:  # a ranking signal switched off (config rank_off): an ablation
+        e["MEMGATE_RANK_OFF"] = off
     return e
 
 
@@ -339,7 +359,17 @@ def prepare(name, gd, snap):
         log(f"{name}: unpacking {snap[:12]} into {src}")
         subprocess.run(["rm", "-rf", src], check=True)
         os.makedirs(src)
-        a = subprocess.Popen(["git", "--git-dir", gd, "archive", snap], stdout=subprocess.PIPE)
+        # a fetched mirror may lack its largest blobs: those files are left out (for every mode alike)
+        listing = git(gd, "ls-tree", "-r", "-z", snap).split("\0")
+        objs = [(e.split()[2], e.split("\t", 1)[1]) for e in listing if e and e.split()[1] == "blob"]
+        chk = subprocess.run(["git", "--git-dir", gd, "cat-file", "--batch-check"], capture_output=True, text=True,
+                             input="".join(o + "\n" for o, _ in objs)).stdout.split("\n")
+        absent = [path for (o, path), line in zip(objs, chk) if line.endswith(" missing")]
+        if absent:
+            log(f"{name}: {len(absent)} blobs absent from the mirror, left out: {', '.join(absent[:5])}"
+                + (" ..." if len(absent) > 5 else ""))
+        a = subprocess.Popen(["git", "--git-dir", gd, "archive", snap, "--", "."] +
+                             [f":(exclude,literal){path}" for path in absent], stdout=subprocess.PIPE)
         subprocess.run(["tar", "-x", "-C", src], stdin=a.stdout, check=True)
         if a.wait() != 0:
             raise SystemExit(f"bench: git archive {snap} failed in {gd}")
@@ -452,9 +482,75 @@ def rg_rank(src, q):
     return [p for _, p in counts], ms
 
 
+# ---- the plain whole-file BM25 baseline ---------------------------------------
+#
+# No index, no model: every text file of the tree is a document (not over
+# 1 MiB, no NUL byte in its first 8 KiB), its words and their identifier parts
+# (parseHttpHeader, parse_http_header -> parse, http, header, as well as the
+# whole word) lowercased; BM25 with k1 1.2, b 0.75 and the non-negative IDF
+# log(1 + (N - df + 0.5) / (df + 0.5)); each distinct query token counts once.
+
+WORD = re.compile(r"[A-Za-z0-9_\x80-\U0010ffff]+")
+PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def bm25_tokens(text):
+    out = []
+    for w in WORD.findall(text):
+        out.append(w.lower())
+        parts = [p.lower() for chunk in w.split("_") for p in PART.findall(chunk)]
+        if len(parts) > 1:
+            out.extend(parts)
+    return out
+
+
+class Bm25:
+    K1, B = 1.2, 0.75
+
+    def __init__(self, src):
+        self.paths, self.lens, self.post = [], [], {}
+        for d, dirs, fs in os.walk(src):
+            dirs[:] = sorted(x for x in dirs if x != ".git")
+            for f in sorted(fs):
+                full = os.path.join(d, f)
+                try:
+                    if os.path.islink(full) or os.path.getsize(full) > (1 << 20):
+                        continue
+                    with open(full, "rb") as fh:
+                        raw = fh.read()
+                except OSError:
+                    continue
+                if b"\0" in raw[:8192]:
+                    continue
+                toks = bm25_tokens(raw.decode("utf-8", "replace"))
+                doc = len(self.paths)
+                self.paths.append(os.path.relpath(full, src))
+                self.lens.append(len(toks))
+                tf = {}
+                for t in toks:
+                    tf[t] = tf.get(t, 0) + 1
+                for t, n in tf.items():
+                    self.post.setdefault(t, []).append((doc, n))
+        self.avgdl = sum(self.lens) / max(len(self.lens), 1)
+
+    def rank(self, q):
+        t0 = time.monotonic()
+        n, score = len(self.paths), {}
+        for t in dict.fromkeys(bm25_tokens(q)):
+            post = self.post.get(t)
+            if not post:
+                continue
+            idf = math.log(1 + (n - len(post) + 0.5) / (len(post) + 0.5))
+            for doc, tf in post:
+                norm = self.K1 * (1 - self.B + self.B * self.lens[doc] / self.avgdl)
+                score[doc] = score.get(doc, 0.0) + idf * tf * (self.K1 + 1) / (tf + norm)
+        order = sorted(score, key=lambda d: (-score[d], self.paths[d]))
+        return [self.paths[d] for d in order], (time.monotonic() - t0) * 1000
+
+
 class Score:
     def __init__(self):
-        self.n = self.s1 = self.s10 = self.any = 0
+        self.n = self.s1 = self.s5 = self.s10 = self.any = 0
         self.rr = 0.0
         self.ms = []
 
@@ -466,17 +562,18 @@ class Score:
             self.any += 1
             self.rr += 1.0 / rank
             self.s1 += rank == 1
+            self.s5 += rank <= 5
             self.s10 += rank <= 10
 
 
-ALL_MODES = ("lexical", "semantic", "hybrid", "get_context", "rg")
+ALL_MODES = ("lexical", "semantic", "hybrid", "get_context", "rg", "bm25")
 
 
-def serve(home, weights=None):
+def serve(home, weights=None, off=None):
     """A server on home, once its vectors are in memory (a server answers
     hybrid queries by words while they load, which would count as hybrid's);
     and how long its first hybrid query took."""
-    p = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0", "--json"], env=env(home, weights),
+    p = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0", "--json"], env=env(home, weights, off),
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     api = Api(json.loads(p.stdout.readline())["port"])
     q = {"q": "connection timeout handling", "mode": "hybrid", "limit": 10}
@@ -488,22 +585,29 @@ def serve(home, weights=None):
     return p, api, cold
 
 
-def run_weights(name, home, qs, limit, weights):
-    """Hybrid search again on a server whose fusion weights are `weights`
-    (config hybrid_weights: lexical,semantic,symbol,path)."""
-    s = Score()
-    p, api, _ = serve(home, weights)
+# Ranking signals the ablations switch off one at a time (config rank_off;
+# search/filerank.c): the file roles and the file-level sum.
+SIGNALS = ("roles", "files")
+
+
+def run_variant(name, home, qs, limit, modes, weights=None, off=None):
+    """Searches in `modes` again on a server whose fusion weights are
+    `weights` (config hybrid_weights: lexical,semantic,symbol,path) or with
+    the ranking signal `off` switched off."""
+    s = {m: Score() for m in modes}
+    p, api, _ = serve(home, weights, off)
     try:
         for _, q, ans in qs:
-            files, ms = search(api, name, "hybrid", q, limit)
-            s.add(files, set(ans), ms)
+            for m in modes:
+                files, ms = search(api, name, m, q, limit)
+                s[m].add(files, set(ans), ms)
     finally:
         p.terminate()
         p.wait(timeout=60)
     return s
 
 
-def run_project(name, gd, limit, nq, only=ALL_MODES, weights=()):
+def run_project(name, gd, limit, nq, only=ALL_MODES, weights=(), ablate=True):
     snap, qs = load_set(name)
     if nq:
         qs = qs[:nq]
@@ -511,7 +615,9 @@ def run_project(name, gd, limit, nq, only=ALL_MODES, weights=()):
     modes = tuple(m for m in ("lexical", "semantic", "hybrid") if m in only)
     ctxs = (("get_context", None), (f"get_context limit {CONTEXT_LIMIT}", CONTEXT_LIMIT)) \
         if "get_context" in only else ()
-    scores = {m: Score() for m in modes + tuple(c for c, _ in ctxs) + (("rg",) if "rg" in only else ())}
+    scores = {m: Score() for m in modes + tuple(c for c, _ in ctxs) + (("rg",) if "rg" in only else ())
+              + (("bm25",) if "bm25" in only else ())}
+    bm25 = Bm25(src) if "bm25" in only else None
     ctx_bytes = {c: [] for c, _ in ctxs}
     p, api, cold = serve(home)
     try:
@@ -528,6 +634,9 @@ def run_project(name, gd, limit, nq, only=ALL_MODES, weights=()):
             if "rg" in only:
                 files, ms = rg_rank(src, q)
                 scores["rg"].add(files, ans, ms)
+            if bm25:
+                files, ms = bm25.rank(q)
+                scores["bm25"].add(files, ans, ms)
             if (i + 1) % 50 == 0:
                 log(f"{name}:   {i + 1}")
     finally:
@@ -535,7 +644,11 @@ def run_project(name, gd, limit, nq, only=ALL_MODES, weights=()):
         p.wait(timeout=60)
     for w in weights:
         log(f"{name}: hybrid with hybrid_weights={w}")
-        scores[f"hybrid, weights {w}"] = run_weights(name, home, qs, limit, w)
+        scores[f"hybrid, weights {w}"] = run_variant(name, home, qs, limit, ("hybrid",), weights=w)["hybrid"]
+    for sig in (SIGNALS if ablate else ()):
+        log(f"{name}: {', '.join(modes)} without {sig}")
+        for m, s in run_variant(name, home, qs, limit, modes, off=sig).items():
+            scores[f"{m}, no {sig}"] = s
     return {"snap": snap, "n": len(qs), "idx": idx, "cold": cold, "scores": scores, "ctx_bytes": ctx_bytes,
             "tree_mb": sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(src) for f in fs) / 1e6}
 
@@ -554,12 +667,12 @@ def report(results, limit):
               f"{vec.get('chunks', '?')} ({emb}) | "
               f"{ix.get('seconds', 0):.1f} |")
     print()
-    print("| project | mode | success@1 | success@10 | MRR | found (any rank) | p50 ms | p99 ms |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| project | mode | success@1 | success@5 | success@10 | MRR | found (any rank) | p50 ms | p99 ms |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name, r in results.items():
         for m, s in r["scores"].items():
             n = max(s.n, 1)
-            print(f"| {name} | {m} | {s.s1 / n:.3f} | {s.s10 / n:.3f} | {s.rr / n:.3f} | {s.any / n:.3f} | "
+            print(f"| {name} | {m} | {s.s1 / n:.3f} | {s.s5 / n:.3f} | {s.s10 / n:.3f} | {s.rr / n:.3f} | {s.any / n:.3f} | "
                   f"{pct(s.ms, .5):.1f} | {pct(s.ms, .99):.1f} |")
     print()
     for name, r in results.items():
@@ -591,6 +704,8 @@ def main():
                          "hybrid without "
                          "the semantic list, "
                          "which says what the embedder adds; --weights none: no extra run)")
+    ap.add_argument("--no-ablations", action="store_true",
+                    help="skip the runs with each ranking signal (" + ", ".join(SIGNALS) + ") switched off")
     a = ap.parse_args()
     weights = tuple(w for w in (a.weights if a.weights is not None else ["1,0,2,0.25,0.25"]) if w != "none")
     if "hybrid" not in a.modes.split(","):
@@ -619,7 +734,7 @@ def main():
         return
     if not os.path.exists(BIN):
         raise SystemExit(f"bench: {BIN} is missing; run `make`")
-    results = {n: run_project(n, gds[n], a.limit, a.queries, only, weights) for n in names}
+    results = {n: run_project(n, gds[n], a.limit, a.queries, only, weights, not a.no_ablations) for n in names}
     report(results, a.limit)
 
 

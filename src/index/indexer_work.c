@@ -21,6 +21,7 @@
 #include <xxhash.h>
 
 #include "index/lang.h"
+#include "index/role.h"
 #include "security/roots.h"
 #include "store/content.h"
 #include "util/utf8.h"
@@ -177,6 +178,7 @@ static struct result *process(struct run *R, size_t idx, TSParser *parser, struc
         r->flags |= MG_FILE_REPAIRED;
         ADD(R->st->repaired_utf8, 1);
     }
+    r->flags |= (int)mg_file_role(e->path, buf, len) << MG_FILE_ROLE_SHIFT;
     /* secrets, before the text reaches chunks, FTS, trigrams or the content
      * store (security/secrets.h) */
     struct mg_buf red;

@@ -317,6 +317,7 @@ int mg__chunk_hit(struct mg__repo *r, struct mg_results *out, const struct mg_id
     h->symbol = dup_or_null(row->symbol);
     h->kind = dup_or_null(row->kind);
     h->score = score;
+    h->role = (row->flags & MG_FILE_ROLE_MASK) >> MG_FILE_ROLE_SHIFT;
     const char *t;
     size_t len;
     if (mg__file_text(r, row->file_id, &t, &len) != 0) return -1;

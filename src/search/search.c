@@ -150,17 +150,23 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
             rc = -1;
             break;
         }
-        /* each repo contributes up to `limit`; the merge keeps the best */
+        /* each repo contributes up to `limit` (ranked modes: the file-level
+         * order's pool, filerank.c); the merge keeps the best */
         size_t base = out->n;
+        int pool = limit > MG__RANK_POOL ? limit : MG__RANK_POOL;
         switch (mode) {
         case MG_MODE_AUTO: /* resolved above */
-        case MG_MODE_LEXICAL: rc = mg__lexical(&r, q->query, out, base, limit); break;
-        case MG_MODE_SEMANTIC: rc = mg__semantic(&r, q->query, out, out, limit); break;
-        case MG_MODE_HYBRID: rc = mg__hybrid(&r, out, &semantic_repos, out, base, limit); break;
+        case MG_MODE_LEXICAL: rc = mg__lexical(&r, q->query, out, base, pool); break;
+        case MG_MODE_SEMANTIC: rc = mg__semantic(&r, q->query, out, out, pool); break;
+        case MG_MODE_HYBRID: rc = mg__hybrid(&r, out, &semantic_repos, out, base, pool); break;
         case MG_MODE_SYMBOL: rc = mg__symbol(&r, q->query, out, limit, 0); break;
         case MG_MODE_REGEX: rc = mg__regex(&r, q->query, q->fixed, q->ignore_case, out, base, limit); break;
         }
         mg__repo_release(&r);
+        /* ranked modes: the file-level order (filerank.c) */
+        if (rc == 0 && (mode == MG_MODE_LEXICAL || mode == MG_MODE_SEMANTIC || mode == MG_MODE_HYBRID) &&
+            mg__rank_files(cfg, q->query, out->v + base, out->n - base, cmp_score) != 0)
+            rc = mg_err_oom(err);
         if (rc == 0) mark_stale(&r, out, base);
         mg_db_put(q->pool, &r.d);
     }

@@ -102,6 +102,7 @@ struct mg_hit {
     int lines_omitted;         /* ... and how many more matched */
     /* hybrid: the hit's place (1-based) in each list fused, 0 when not in it */
     int rank_lexical, rank_semantic, rank_symbol;
+    int role;                  /* its file's role as indexed (index/role.h; 0: read it from the path) */
 };
 
 struct mg_results {

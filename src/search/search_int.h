@@ -111,6 +111,14 @@ int mg__semantic_start(struct mg__repo *r, const char *query, struct mg_results 
 int mg__semantic_finish(struct mg__repo *r, struct mg_semantic_job *job, struct mg_results *out, int limit, bool ties);
 bool mg__semantic_failed(const struct mg__repo *r, struct mg_results *top, const struct mg_err *e);
 int mg__semantic(struct mg__repo *r, const char *query, struct mg_results *top, struct mg_results *out, int limit);
+/* filerank.c: one repo's ranked hits v[0..n), best first by cmp, the first
+ * MG__RANK_POOL of them weighed by their files' roles and summed per file
+ * (config rank_off switches either off), the rest after them in their order:
+ * pages stay prefix-stable, as the modes are asked for at least the pool.
+ * 0, or -1 out of memory. */
+#define MG__RANK_POOL 50
+int mg__rank_files(const struct mg_config *cfg, const char *query, struct mg_hit *v, size_t n,
+                   int (*cmp)(const void *, const void *));
 /* fusion.c: hybrid; *semantic_repos counts the repos that had vectors */
 int mg__hybrid(struct mg__repo *r, struct mg_results *top, int *semantic_repos, struct mg_results *out, size_t base,
                int limit);

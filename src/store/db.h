@@ -29,6 +29,9 @@
 
 /* File flags (files.flags). */
 #define MG_FILE_REPAIRED 1 /* invalid UTF-8 was replaced with U+FFFD */
+/* bits 1-3: the file's role (index/role.h's enum mg_role; 0: indexed before roles were stored) */
+#define MG_FILE_ROLE_SHIFT 1
+#define MG_FILE_ROLE_MASK (7 << MG_FILE_ROLE_SHIFT)
 
 struct sqlite3;
 struct sqlite3_stmt;

@@ -171,7 +171,7 @@ int mg_idx_totals(struct mg_db *d, uint64_t *files, uint64_t *bytes, uint64_t *c
 /* A file's chunks, ids lo..hi, in file order. Fills id, file_id, start_line,
  * end_line, start_byte, end_byte, symbol, kind, container. */
 int mg_idx_chunks(struct mg_db *d, int64_t lo, int64_t hi, struct mg_idx_cur *c, struct mg_err *err);
-/* One chunk with its file: the chunks fields and path, lang. */
+/* One chunk with its file: the chunks fields and path, lang, flags. */
 int mg_idx_chunk_hit(struct mg_db *d, int64_t id, struct mg_idx_cur *c, struct mg_err *err);
 /* The largest chunk id (0: none). */
 int64_t mg_idx_chunk_max(struct mg_db *d);

@@ -22,9 +22,10 @@ int mg_idx_chunks(struct mg_db *d, int64_t lo, int64_t hi, struct mg_idx_cur *c,
 int mg_idx_chunk_hit(struct mg_db *d, int64_t id, struct mg_idx_cur *c, struct mg_err *err)
 {
     static const unsigned char cols[] = {K_FILE_ID, K_PATH, K_LANG, K_START_LINE, K_END_LINE, K_START_BYTE,
-                                         K_END_BYTE, K_SYMBOL, K_KIND, K_CONTAINER, K_ID, K_END};
+                                         K_END_BYTE, K_SYMBOL, K_KIND, K_CONTAINER, K_ID, K_FLAGS, K_END};
     if (mg__idx_open(d, S_CHUNK_HIT, "SELECT c.file_id, f.path, f.lang, c.start_line, c.end_line, c.start_byte, "
-                     "c.end_byte, c.symbol, c.kind, c.container, c.id FROM chunks c JOIN files f ON f.id = c.file_id "
+                     "c.end_byte, c.symbol, c.kind, c.container, c.id, f.flags FROM chunks c JOIN files f "
+                     "ON f.id = c.file_id "
                      "WHERE c.id = ?", cols, c, err) != 0)
         return -1;
     sqlite3_bind_int64(c->st, 1, id);

@@ -48,6 +48,7 @@ static const struct key {
     {"hybrid_weights", K_STR, offsetof(struct mg_config, hybrid_weights), 7,
      sizeof(((struct mg_config *)0)->hybrid_weights) - 1},
     {"hybrid_rrf_k", K_INT, offsetof(struct mg_config, hybrid_rrf_k), 1, 1000},
+    {"rank_off", K_STR, offsetof(struct mg_config, rank_off), 0, sizeof(((struct mg_config *)0)->rank_off) - 1},
     {"listen", K_STR, offsetof(struct mg_config, listen), 1, sizeof(((struct mg_config *)0)->listen) - 1},
     {"allowed_origins", K_STR, offsetof(struct mg_config, allowed_origins), 0,
      sizeof(((struct mg_config *)0)->allowed_origins) - 1},
@@ -186,6 +187,19 @@ int mg_parse_weights(const char *s, double w[5])
     return 0;
 }
 
+int mg_rank_off_parse(const char *s)
+{
+    int m = 0;
+    while (*s) {
+        size_t n = strcspn(s, ",");
+        if (n == 5 && strncmp(s, "roles", 5) == 0) m |= MG_RANK_ROLES;
+        else if (n == 5 && strncmp(s, "files", 5) == 0) m |= MG_RANK_FILES;
+        else if (n) return -1;
+        s += n + (s[n] == ',');
+    }
+    return m;
+}
+
 int mg_parse_size(const char *s, size_t *out)
 {
     char *end;
@@ -314,6 +328,9 @@ int mg_config_set(struct mg_config *c, const char *key, const char *value, const
             if (strcmp(key, "hybrid_weights") == 0 && mg_parse_weights(value, c->hybrid_weight) != 0)
                 return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for hybrid_weights is not four weights from 0 to 10 "
                                   "(lexical,semantic,symbol,path; example: 1,1,1,0.25)", origin, value);
+            if (strcmp(key, "rank_off") == 0 && mg_rank_off_parse(value) < 0)
+                return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for rank_off is not a comma-separated list of "
+                                  "roles, files (or empty)", origin, value);
             if (strcmp(key, "access_log") == 0 && strcmp(value, "off") != 0 && strcmp(value, "stderr") != 0 &&
                 value[0] != '/')
                 return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for access_log is not off, stderr or an absolute file "

@@ -27,6 +27,12 @@
 /* "L,S,Y,P[,G]": four or five weights, each 0 to 10 (G 0 when left out); 0 or -1 */
 int mg_parse_weights(const char *s, double w[5]);
 
+/* Ranking signals (config rank_off, search/rank.c) */
+#define MG_RANK_ROLES 1u /* tests, docs and other non-source files below source */
+#define MG_RANK_FILES 2u /* a file's chunks summed into its score */
+/* "roles,files": the signals named, or -1 for a name not one of them */
+int mg_rank_off_parse(const char *s);
+
 struct mg_config {
     char home[PATH_MAX];     /* data directory                                  */
     size_t max_file_size;    /* files larger are skipped (default 1 MiB)        */
@@ -43,6 +49,9 @@ struct mg_config {
     char hybrid_weights[64];
     double hybrid_weight[5];
     int hybrid_rrf_k;
+    /* ranking signals switched off, comma-separated ("roles", "files"; the
+     * benchmark's ablations, search/rank.c; default none) */
+    char rank_off[32];
     char listen[128];        /* `memgate serve` address (default 127.0.0.1:7077) */
     char allowed_origins[1024]; /* extra Origin values allowed on HTTP, comma-separated */
     size_t http_max_body;    /* largest HTTP request body (default 1 MiB) */
