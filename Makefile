@@ -59,27 +59,66 @@ DEPS     := $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(BENCH_OBJ:.o=
             $(OUT)/obj/tests/conformance/main.d
 
 # tree-sitter runtime and grammars (sources from the npm registry, pinned in
-# third_party/grammars/package-lock.json). Compiled once, without sanitizers:
-# they are third-party code, and sharing them keeps the sanitizer build fast.
-# The runtime is 0.22.4 rather than Debian's libtree-sitter 0.20.7, which
-# corrupts its heap on some hostile input (README.md, "Dependencies").
+# third_party/grammars/package-lock.json). Compiled without sanitizers, shared
+# by every build (build/, build/san/, the fuzz build): they are third-party
+# code. Each object goes through scripts/grammar-obj.sh, a cache outside the
+# checkout keyed by the package's lockfile entry, the compiler and GFLAGS, so
+# a grammar is compiled once per version whatever the clone or build. The
+# runtime is 0.25 (grammars of ABI 13 to 15; README.md, "Dependencies").
 G        := third_party/grammars/node_modules
 TSRT     := $(G)/tree-sitter-runtime/vendor/tree-sitter/lib
 GOUT     := build/grammars
-GRAMMARS := c cpp go java javascript python rust typescript tsx
-gdir_c          := $(G)/tree-sitter-c/src
-gdir_cpp        := $(G)/tree-sitter-cpp/src
-gdir_go         := $(G)/tree-sitter-go/src
-gdir_java       := $(G)/tree-sitter-java/src
-gdir_javascript := $(G)/tree-sitter-javascript/src
-gdir_python     := $(G)/tree-sitter-python/src
-gdir_rust       := $(G)/tree-sitter-rust/src
-gdir_typescript := $(G)/tree-sitter-typescript/typescript/src
-gdir_tsx        := $(G)/tree-sitter-typescript/tsx/src
+GFLAGS   := -O2 -g0 -w -std=gnu11
+GSTAMP   := $(G)/.memgate-lock.sha
+# the compiler's identity, part of each grammar object's cache key (asked once)
+export GRAMMAR_CCID := $(shell $(CC) --version 2>/dev/null | head -1)
+# name  package  directory of parser.c (and scanner.c) inside it
+GRAMMAR_TABLE := \
+  c           tree-sitter-c                          src \
+  cpp         tree-sitter-cpp                        src \
+  go          tree-sitter-go                         src \
+  java        tree-sitter-java                       src \
+  javascript  tree-sitter-javascript                 src \
+  python      tree-sitter-python                     src \
+  rust        tree-sitter-rust                       src \
+  typescript  tree-sitter-typescript                 typescript/src \
+  tsx         tree-sitter-typescript                 tsx/src \
+  csharp      tree-sitter-c-sharp                    src \
+  ruby        tree-sitter-ruby                       src \
+  php         tree-sitter-php                        php/src \
+  kotlin      @tree-sitter-grammars/tree-sitter-kotlin src \
+  swift       tree-sitter-swift                      src \
+  scala       tree-sitter-scala                      src \
+  bash        tree-sitter-bash                       src \
+  lua         @tree-sitter-grammars/tree-sitter-lua  src \
+  haskell     tree-sitter-haskell                    src \
+  ocaml       tree-sitter-ocaml                      grammars/ocaml/src \
+  elixir      tree-sitter-elixir                     src \
+  dart        tree-sitter-dart                       src \
+  zig         @tree-sitter-grammars/tree-sitter-zig  src \
+  julia       tree-sitter-julia                      src \
+  objc        tree-sitter-objc                       src \
+  powershell  tree-sitter-powershell                 src \
+  perl        tree-sitter-perl                       src \
+  r           @eagleoutice/tree-sitter-r             src \
+  elisp       tree-sitter-elisp                      src \
+  groovy      tree-sitter-groovy                     src \
+  fsharp      tree-sitter-fsharp                     fsharp/src \
+  solidity    tree-sitter-solidity                   src \
+  hcl         @tree-sitter-grammars/tree-sitter-hcl  src \
+  make        tree-sitter-make                       src \
+  css         tree-sitter-css                        src
+gword     = $(word $(1),$(GRAMMAR_TABLE))
+GRAMMAR_N := $(shell seq 1 3 $(words $(GRAMMAR_TABLE)))
+GRAMMARS  := $(foreach i,$(GRAMMAR_N),$(call gword,$(i)))
+$(foreach i,$(GRAMMAR_N),$(eval gpkg_$(call gword,$(i)) := $(call gword,$(shell echo $$(($(i)+1))))) \
+  $(eval gdir_$(call gword,$(i)) := $(G)/$(call gword,$(shell echo $$(($(i)+1))))/$(call gword,$(shell echo $$(($(i)+2))))))
+# the grammars with an external scanner (scanner.c beside parser.c)
+GSCANNERS := $(foreach g,$(GRAMMARS),$(if $(wildcard $(gdir_$(g))/scanner.c),$(g)))
 GRAMMAR_OBJ := $(GOUT)/ts-runtime.o $(foreach g,$(GRAMMARS),$(GOUT)/$(g)-parser.o) \
-               $(foreach g,cpp javascript python rust typescript tsx,$(GOUT)/$(g)-scanner.o)
+               $(foreach g,$(GSCANNERS),$(GOUT)/$(g)-scanner.o)
 
-.PHONY: check all deps test run bench soak fuzz model clean help install uninstall deb man completions
+.PHONY: check all deps test run bench soak fuzz model clean help install uninstall deb man completions grammars
 all: $(OUT)/memgate
 
 help:
@@ -88,20 +127,20 @@ help:
 deps:
 	@scripts/setup.sh
 
-$(G)/tree-sitter-c/src/parser.c:
+# every grammar object (the first build after a lockfile change; make -j2 grammars)
+grammars: $(GRAMMAR_OBJ)
+
+$(GSTAMP):
 	@echo "grammar sources missing: run 'make deps' (or 'make test' / 'make run')" >&2; exit 1
 
-$(GOUT)/ts-runtime.o: $(G)/tree-sitter-c/src/parser.c
-	@mkdir -p $(GOUT)
-	$(CC) -O2 -g0 -w -std=gnu11 -I$(TSRT)/include -I$(TSRT)/src -c $(TSRT)/src/lib.c -o $@
+$(GOUT)/ts-runtime.o: $(GSTAMP) scripts/grammar-obj.sh
+	@scripts/grammar-obj.sh $@ $(TSRT)/src/lib.c tree-sitter-runtime "$(CC)" $(GFLAGS) -I$(TSRT)/include -I$(TSRT)/src
 
 define grammar_rules
-$(GOUT)/$(1)-parser.o: $(G)/tree-sitter-c/src/parser.c
-	@mkdir -p $(GOUT)
-	$(CC) -O2 -g0 -w -std=gnu11 -I$(gdir_$(1)) -c $(gdir_$(1))/parser.c -o $$@
-$(GOUT)/$(1)-scanner.o: $(G)/tree-sitter-c/src/parser.c
-	@mkdir -p $(GOUT)
-	$(CC) -O2 -g0 -w -std=gnu11 -I$(gdir_$(1)) -c $(gdir_$(1))/scanner.c -o $$@
+$(GOUT)/$(1)-parser.o: $(GSTAMP) scripts/grammar-obj.sh
+	@scripts/grammar-obj.sh $$@ $(gdir_$(1))/parser.c $(gpkg_$(1)) "$(CC)" $(GFLAGS)
+$(GOUT)/$(1)-scanner.o: $(GSTAMP) scripts/grammar-obj.sh
+	@scripts/grammar-obj.sh $$@ $(gdir_$(1))/scanner.c $(gpkg_$(1)) "$(CC)" $(GFLAGS)
 endef
 $(foreach g,$(GRAMMARS),$(eval $(call grammar_rules,$(g))))
 

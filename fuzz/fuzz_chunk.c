@@ -1,5 +1,6 @@
-/* fuzz_chunk.c — parse and chunk hostile text in every grammar; the first
- * byte picks the language. Checks the chunk and definition invariants. */
+/* fuzz_chunk.c — parse and chunk hostile text in every grammar and every
+ * line-rule language (defs_lines.c, Vue/Svelte); the first byte picks the
+ * language. Checks the chunk and definition invariants. */
 #include <stdlib.h>
 
 #include "fuzz.h"
@@ -8,7 +9,13 @@
 
 MG_FUZZ_TARGET(chunk)
 {
-    static const char *paths[] = {"a.c", "a.cc", "a.go", "a.java", "a.js", "a.py", "a.rs", "a.ts", "a.tsx", "a.md"};
+    static const char *paths[] = {
+        "a.c",   "a.cc",  "a.go",     "a.java",  "a.js",    "a.py",     "a.rs",  "a.ts",   "a.tsx",  "a.md",
+        "a.cs",  "a.rb",  "a.php",    "a.kt",    "a.swift", "a.scala",  "a.sh",  "a.lua",  "a.hs",   "a.ml",
+        "a.ex",  "a.dart", "a.zig",   "a.jl",    "a.m",     "a.ps1",    "a.pl",  "a.r",    "a.sql",  "a.el",
+        "a.groovy", "a.fs", "a.sol",  "a.tf",    "Makefile", "a.css",   "a.erl", "a.nim",  "a.proto", "a.vue",
+        "a.svelte",
+    };
     if (size < 1) return 0;
     const struct mg_lang *lang = mg_lang_for_path(paths[data[0] % (sizeof(paths) / sizeof(paths[0]))]);
     char *text;

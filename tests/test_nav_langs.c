@@ -2,7 +2,7 @@
  * language with a grammar, with exact expected results: methods, function
  * pointers, macros, same-named functions told apart by file or by import,
  * recursion and cycles; incremental index runs; bad input and a call graph
- * too wide to search. */
+ * too wide to search; callers paged by cursor past the response's cap. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fixtures.h"
+#include "test.h"
 #include "inproc.h"
 #include "search/nav.h"
 #include "search/navimport.h"
@@ -553,6 +554,47 @@ TEST(nav_langs_import_patterns)
     ASSERT_EQ_STR(imports_of("rust", "src/net.rs", "pub mod tcp;\nmod inline { }\nuse crate::a::b::{C, d};\n"),
                   "exact:src/net/tcp.rs exact:src/net/tcp/mod.rs path:a.rs path:a/mod.rs path:a/b.rs path:a/b/mod.rs");
     ASSERT_EQ_STR(imports_of("rust", "src/lib.rs", "mod tcp;\n"), "exact:src/tcp.rs exact:src/tcp/mod.rs");
+    /* the other languages with imports: each names the files it may mean */
+    ASSERT_EQ_STR(imports_of("kotlin", "src/app/Main.kt", "package app\nimport com.x.Box\nimport com.y.*\n"),
+                  "dir:src/app path:com/x/Box.kt dir_end:com/y");
+    ASSERT_EQ_STR(imports_of("scala", "src/App.scala", "import a.b.C\nimport a.c._\nimport a.d.{E, F}\n"),
+                  "dir:src path:a/b/C.scala dir_end:a/c dir_end:a/d");
+    ASSERT_EQ_STR(imports_of("csharp", "Shop/Cart.cs", "using System.Text;\nusing Shop.Models;\nusing var x = y;\nusing (var f = g) {}\n"),
+                  "dir_end:System/Text dir_end:Shop/Models");
+    ASSERT_EQ_STR(imports_of("ruby", "lib/shop/cart.rb", "require 'json'\nrequire_relative 'item'\nrequire_relative '../base'\n"),
+                  "path:json.rb exact:lib/shop/item.rb exact:lib/base.rb");
+    ASSERT_EQ_STR(imports_of("php", "src/Cart.php", "<?php\nuse App\\Models\\Item;\nrequire_once 'helpers.php';\ninclude __DIR__ . '/x.php';\n"),
+                  "path:App/Models/Item.php exact:src/helpers.php");
+    ASSERT_EQ_STR(imports_of("lua", "game/main.lua", "local util = require(\"game.util\")\nlocal m = require 'mod'\n"),
+                  "path:game/util.lua path:game/util/init.lua path:mod.lua path:mod/init.lua");
+    ASSERT_EQ_STR(imports_of("perl", "lib/Shop/Cart.pm", "use strict;\nuse Shop::Item;\nrequire Shop::Base;\n"),
+                  "path:Shop/Item.pm path:Shop/Base.pm");
+    ASSERT_EQ_STR(imports_of("haskell", "src/Main.hs", "import Data.List\nimport qualified Shop.Cart as C\n"),
+                  "path:Data/List.hs path:Shop/Cart.hs");
+    ASSERT_EQ_STR(imports_of("elixir", "lib/shop/cart.ex", "  alias Shop.LineItem\n  import Ecto.Query\n"),
+                  "path:shop/line_item.ex path:ecto/query.ex");
+    ASSERT_EQ_STR(imports_of("ocaml", "bin/main.ml", "open Cart\nlet x = 1\n"),
+                  "path:cart.ml");
+    ASSERT_EQ_STR(imports_of("dart", "lib/src/cart.dart", "import 'item.dart';\nimport 'package:shop/models/base.dart';\nimport 'dart:async';\n"),
+                  "exact:lib/src/item.dart path:models/base.dart");
+    ASSERT_EQ_STR(imports_of("elisp", "lisp/shop.el", "(require 'shop-util)\n"),
+                  "path:shop-util.el");
+    ASSERT_EQ_STR(imports_of("shell", "scripts/run.sh", "source ./lib.sh\n. \"$DIR/x.sh\"\n. common.sh\n"),
+                  "exact:scripts/lib.sh exact:scripts/common.sh");
+    ASSERT_EQ_STR(imports_of("r", "R/main.R", "source(\"utils.R\")\n"),
+                  "exact:R/utils.R");
+    ASSERT_EQ_STR(imports_of("julia", "src/Shop.jl", "include(\"cart.jl\")\n"),
+                  "exact:src/cart.jl");
+    ASSERT_EQ_STR(imports_of("zig", "src/main.zig", "const std = @import(\"std\");\nconst cart = @import(\"cart.zig\");\n"),
+                  "exact:src/cart.zig");
+    ASSERT_EQ_STR(imports_of("solidity", "contracts/Cart.sol", "import \"./IStore.sol\";\nimport {A} from \"../lib/A.sol\";\nimport \"@oz/x.sol\";\n"),
+                  "exact:contracts/IStore.sol exact:lib/A.sol");
+    ASSERT_EQ_STR(imports_of("make", "Makefile", "include config.mk rules/$(ARCH).mk\n-include deps.mk\n"),
+                  "exact:config.mk exact:deps.mk");
+    ASSERT_EQ_STR(imports_of("powershell", "scripts/run.ps1", ". ./lib.ps1\nImport-Module $PSScriptRoot\\Shop.psm1\n"),
+                  "exact:scripts/lib.ps1 exact:scripts/Shop.psm1");
+    ASSERT_EQ_STR(imports_of("groovy", "src/app/A.groovy", "import app.util.B\n"),
+                  "dir:src/app path:app/util/B.groovy");
     ASSERT(!mg_nav_imports("markdown", "a.md", "import x", 8, collect_import, NULL));
     /* matching */
     ASSERT(mg_nav_import_matches(MG_NAV_IMP_PATH, "linux/slab.h", "include/linux/slab.h"));
@@ -572,4 +614,115 @@ TEST(nav_langs_import_patterns)
     big[n] = 0;
     ASSERT_EQ_STR(imports_of("python", "m.py", big), "");
     free(big);
+}
+
+/* 600 callers of one function: `callers` with limit 1000 serves what the
+ * response's cap lets through and a next_cursor; following the cursors gives
+ * every call once, in order, and the last page has none. The CLI does the
+ * paging itself: `memgate callers leaf --limit 1000` prints all 600. */
+TEST_T(nav_langs_callers_paged, 600)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    setenv("MEMGATE_HOME", home, 1);
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    mg_t_write_str(repo, "src/leaf.c", "int leaf(int x) { return x; }\n");
+    static char text[20 * 120];
+    for (int f = 0; f < 30; f++) {
+        size_t o = 0;
+        for (int k = 0; k < 20; k++)
+            o += (size_t)snprintf(text + o, sizeof(text) - o,
+                                  "int caller_with_a_rather_long_name_%02d_%02d(int a)\n{\n\treturn leaf(a) + 1;\n}\n", f,
+                                  k);
+        char path[64];
+        snprintf(path, sizeof(path), "src/c%02d.c", f);
+        mg_t_write(repo, path, text, o);
+    }
+    json_decref(mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "wide", "--json", NULL}));
+    struct mg_t_srv t;
+    mg_t_srv_open(&t, home, "local", MG_LEVEL_READ);
+    char code[64], args[256], seen[30][20] = {{0}};
+    const char *cursor = NULL;
+    json_t *r = NULL;
+    int pages = 0, calls = 0;
+    bool cut = false;
+    do {
+        if (cursor)
+            snprintf(args, sizeof(args), "{\"symbol\":\"leaf\",\"repo\":\"wide\",\"limit\":1000,\"cursor\":\"%s\"}", cursor);
+        else
+            snprintf(args, sizeof(args), "{\"symbol\":\"leaf\",\"repo\":\"wide\",\"limit\":1000}");
+        json_t *next = mg_t_call(&t, "callers", args, code);
+        if (!next) FAIL("callers page %d: %s", pages, code);
+        json_decref(r);
+        r = next;
+        cut |= json_is_true(json_object_get(r, "truncated"));
+        size_t i;
+        json_t *c;
+        json_array_foreach(json_object_get(r, "calls"), i, c) {
+            int f, k;
+            if (sscanf(json_string_value(json_object_get(c, "from_name")), "caller_with_a_rather_long_name_%d_%d", &f,
+                       &k) != 2 || f < 0 || f >= 30 || k < 0 || k >= 20)
+                FAIL("odd caller %s", json_string_value(json_object_get(c, "from_name")));
+            if (seen[f][k]++) FAIL("caller %d_%d served twice", f, k);
+            calls++;
+        }
+        ASSERT_EQ_INT(json_integer_value(json_object_get(r, "total")), 600);
+        cursor = json_string_value(json_object_get(r, "next_cursor"));
+        pages++;
+    } while (cursor && pages < 20);
+    ASSERT(cut);      /* the cap did cut the first page */
+    ASSERT(pages > 1);
+    ASSERT_EQ_INT(calls, 600);
+    json_decref(r);
+    /* a cursor of another call is refused */
+    ASSERT(!mg_t_call(&t, "callers", "{\"symbol\":\"x\",\"repo\":\"wide\",\"cursor\":\"5.0123456789abcdef\"}", code));
+    ASSERT_EQ_STR(code, MG_E_BAD_ARG);
+    mg_t_srv_close(&t);
+    struct mg_t_out o = MG_RUN(NULL, home, "callers", "leaf", "--repo", "wide", "--limit", "1000");
+    ASSERT_EQ_INT(o.status, 0);
+    int lines = 0;
+    for (const char *p = o.out; *p; p++) lines += *p == '\n';
+    ASSERT_EQ_INT(lines, 601); /* the definition and 600 calls */
+    ASSERT_CONTAINS(o.err, "600 of 600 calls");
+    mg_t_out_free(&o);
+}
+
+/* Imports resolve calls in the languages added with issue 37 too: `norm`
+ * is defined twice, and each caller's require/import/use says which. */
+TEST_T(nav_langs_imports_resolve_more_languages, 300)
+{
+    static const char *const files[][2] = {
+        {"rb/lib/a/util.rb", "def norm(x)\n  x\nend\n"},
+        {"rb/lib/b/util.rb", "def norm(x)\n  -x\nend\n"},
+        {"rb/app.rb", "require_relative 'lib/b/util'\n\ndef go_rb\n  norm(2)\nend\n"},
+        {"lua/a/util.lua", "function scale(x) return x end\n"},
+        {"lua/b/util.lua", "function scale(x) return -x end\n"},
+        {"lua/main.lua", "local u = require(\"a.util\")\nfunction go_lua() return scale(2) end\n"},
+        {"ex/lib/shop/price.ex", "defmodule Shop.Price do\n  def total(x), do: x\nend\n"},
+        {"ex/lib/other/price.ex", "defmodule Other.Price do\n  def total(x), do: -x\nend\n"},
+        {"ex/lib/shop/cart.ex", "defmodule Shop.Cart do\n  import Shop.Price\n  def go_ex(x), do: total(x)\nend\n"},
+    };
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    setenv("MEMGATE_HOME", home, 1);
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) mg_t_write_str(repo, files[i][0], files[i][1]);
+    json_decref(mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "imp", "--json", NULL}));
+    struct mg_t_srv t;
+    mg_t_srv_open(&t, home, "local", MG_LEVEL_READ);
+    static const char *const want[][3] = {
+        {"go_rb", "norm", "rb/lib/b/util.rb"},
+        {"go_lua", "scale", "lua/a/util.lua"},
+        {"go_ex", "total", "ex/lib/shop/price.ex"},
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        char code[64], args[128];
+        snprintf(args, sizeof(args), "{\"symbol\":\"%s\",\"repo\":\"imp\"}", want[i][0]);
+        json_t *r = mg_t_call(&t, "callees", args, code);
+        if (!r) FAIL("callees %s: %s", want[i][0], code);
+        json_t *c = json_array_get(json_object_get(r, "calls"), 0);
+        ASSERT_EQ_STR(json_string_value(json_object_get(c, "callee")), want[i][1]);
+        ASSERT_EQ_STR(json_string_value(json_object_get(c, "to_path")), want[i][2]);
+        ASSERT_EQ_STR(json_string_value(json_object_get(c, "confidence")), "import");
+        json_decref(r);
+    }
+    mg_t_srv_close(&t);
 }

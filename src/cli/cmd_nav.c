@@ -41,7 +41,7 @@ static const char *HELP_REFS =
     "  --cursor C      the next page (the next_cursor an earlier call printed)\n" COMMON_OPTS;
 
 static const char *HELP_CALLERS =
-    "usage: memgate callers SYMBOL [--depth N] [--limit N] [--repo ID] [--json]\n"
+    "usage: memgate callers SYMBOL [--depth N] [--limit N] [--cursor C] [--repo ID] [--json]\n"
     "\n"
     "Who calls SYMBOL: each call site with its calling function and the\n"
     "definition called (confidence: file, name, import, ambiguous). --depth 2\n"
@@ -49,10 +49,12 @@ static const char *HELP_CALLERS =
     "\n"
     "options:\n"
     "  --depth N       levels (default 1, at most 8)\n"
-    "  --limit N       at most N calls (default 100, at most 1000)\n" COMMON_OPTS;
+    "  --limit N       at most N calls (default 100), fetched page by page when\n"
+    "                  one response cannot hold them all (--json: one page)\n"
+    "  --cursor C      one page from C (a next_cursor printed before)\n" COMMON_OPTS;
 
 static const char *HELP_CALLEES =
-    "usage: memgate callees SYMBOL [--depth N] [--limit N] [--repo ID] [--json]\n"
+    "usage: memgate callees SYMBOL [--depth N] [--limit N] [--cursor C] [--repo ID] [--json]\n"
     "\n"
     "What SYMBOL calls: each distinct call in its body and where it is defined\n"
     "(confidence: file, name, import, ambiguous, external when the repo defines\n"
@@ -60,7 +62,9 @@ static const char *HELP_CALLEES =
     "\n"
     "options:\n"
     "  --depth N       levels (default 1, at most 8)\n"
-    "  --limit N       at most N calls (default 100, at most 1000)\n" COMMON_OPTS;
+    "  --limit N       at most N calls (default 100), fetched page by page when\n"
+    "                  one response cannot hold them all (--json: one page)\n"
+    "  --cursor C      one page from C (a next_cursor printed before)\n" COMMON_OPTS;
 
 static const char *HELP_TRACE =
     "usage: memgate trace FROM TO [--depth N] [--limit N] [--repo ID] [--json]\n"
@@ -138,9 +142,11 @@ static void print_call(json_t *c)
     else printf(" (%s)", str(c, "confidence"));
 }
 
-static void print_calls(json_t *res)
+/* One page of calls (the definitions with the first); the count after the
+ * last, with where to go on when the pages stopped before the end. */
+static void print_calls(json_t *res, bool first, bool last, size_t shown)
 {
-    print_defs(res);
+    if (first) print_defs(res);
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(res, "calls"), i, c)
@@ -149,8 +155,13 @@ static void print_calls(json_t *res)
         print_call(c);
         putchar('\n');
     }
-    fprintf(stderr, "%lld call%s%s\n", num(res, "total"), num(res, "total") == 1 ? "" : "s",
-            json_is_true(json_object_get(res, "truncated")) ? " (stopped early: raise --limit, lower --depth)" : "");
+    if (!last) return;
+    const char *next = str(res, "next_cursor");
+    fprintf(stderr, "%zu of %lld%s call%s", shown, num(res, "total"), next ? "+" : "", num(res, "total") == 1 ? "" : "s");
+    if (next) fprintf(stderr, "; --cursor '%s' for the next page", next);
+    else if (json_is_true(json_object_get(res, "truncated")) && (long long)shown < num(res, "total"))
+        fprintf(stderr, " (stopped early: lower --depth)");
+    fputc('\n', stderr);
 }
 
 static void print_paths(json_t *res)
@@ -356,17 +367,41 @@ static int run_nav(const char *cmd, const char *tool, const char *help, int narg
         goto out;
     }
     json_t *res = NULL;
+    bool calls = strcmp(tool, "callers") == 0 || strcmp(tool, "callees") == 0;
+    json_t *again = calls && !json ? json_deep_copy(args) : NULL; /* (the tool takes args) */
     if (mg_cli_tool(&q, tool, args, &res, &err) != 0) {
         rc = mg_cli_fail(&err);
+    } else if (calls && !json) {
+        /* callers, callees: page on until --limit calls are shown (a page may hold fewer, for the
+         * response's cap), unless a --cursor asked for one page */
+        long want = limit ? limit : 100;
+        size_t shown = json_array_size(json_object_get(res, "calls"));
+        bool first = true;
+        rc = 0;
+        while (!cursor && str(res, "next_cursor") && (long)shown < want) {
+            print_calls(res, first, false, shown);
+            first = false;
+            json_object_set_new(again, "cursor", json_string(str(res, "next_cursor")));
+            json_object_set_new(again, "limit", json_integer(want - (long)shown > 1000 ? 1000 : want - (long)shown));
+            json_t *more = NULL;
+            if (mg_cli_tool(&q, tool, json_deep_copy(again), &more, &err) != 0) {
+                rc = mg_cli_fail(&err);
+                break;
+            }
+            json_decref(res);
+            res = more;
+            shown += json_array_size(json_object_get(res, "calls"));
+        }
+        if (rc == 0) print_calls(res, first, true, shown);
     } else {
         if (json) mg_cli_print_json(res);
         else if (strcmp(tool, "find_references") == 0) print_refs(res);
         else if (strcmp(tool, "trace_path") == 0) print_paths(res);
         else if (impact) print_impact(res);
-        else print_calls(res);
         rc = 0;
     }
     json_decref(res);
+    json_decref(again);
     mg_cli_end(&q);
 out:
     json_decref(paths);

@@ -208,11 +208,13 @@ static int run(struct mg_db *d, const struct mg_filter *f, const struct mg_repo 
     bool callers = strcmp(q->op, "callers") == 0;
     if (!callers && strcmp(q->op, "callees") != 0)
         return mg_err_set(err, MG_E_BAD_ARG, "unknown navigation '%s'", q->op);
+    /* a page: the walk finds the first offset + limit calls (in a stable order), the page is the last limit */
+    size_t offset = q->cursor ? (size_t)strtoull(q->cursor, NULL, 10) : 0;
     struct mg_nav_graph g;
-    if ((callers ? mg_nav_callers : mg_nav_callees)(d, f, q->symbol, q->depth, limit, deadline, &g, err) != 0)
+    if ((callers ? mg_nav_callers : mg_nav_callees)(d, f, q->symbol, q->depth, offset + limit, deadline, &g, err) != 0)
         return -1;
     for (size_t i = 0; i < g.ndefs && !failed; i++) failed = def_item(out, r, g.defs[i], NULL) != 0;
-    for (size_t i = 0; i < g.n && !failed; i++) failed = call_item(out, r, &g.v[i], g.v[i].depth, 0) != 0;
+    for (size_t i = offset; i < g.n && !failed; i++) failed = call_item(out, r, &g.v[i], g.v[i].depth, 0) != 0;
     struct mg_nav_summary *s = failed ? NULL : summary(out, r, q->symbol, &failed);
     if (s) {
         s->total = (int64_t)g.total;

@@ -328,6 +328,10 @@ static bool visit(struct walker *w, const struct frame *ctx, TSNode n, uint32_t 
         break;
     }
     case R_JS_EXPR: return js_toplike(w, ctx);
+    case R_GEN:
+    case R_KWCALL:
+    case R_ASSIGN:
+    case R_CSS_RULE: return mg__defs_visit_gen(w, ctx, n, attr, r, child);
     default: break;
     }
     return false;

@@ -188,6 +188,13 @@ int mg_defs_extract(const struct mg_lang *lang, TSNode root, const char *src, si
                     struct mg_defs *out);
 void mg_defs_release(struct mg_defs *d);
 
+/* The languages without a usable grammar whose definitions are found line
+ * by line (defs_lines.c): Erlang, Nim, protobuf, SQL. mg_defs_lines fills *out
+ * like mg_defs_extract (source order, parents before members, names in an
+ * arena; none for another language); 0, or -1 when memory runs out. */
+bool mg_defs_lines_known(const struct mg_lang *lang);
+int mg_defs_lines(const struct mg_lang *lang, const char *src, size_t len, struct mg_defs *out);
+
 /* A macro found outside the tree (outline.h lists #defines itself). */
 struct mg_def_macro {
     uint32_t start, end; /* source range */

@@ -7,6 +7,14 @@
  * The small accessors below (field, nstart, nend, role_of, ...) are static
  * inline: the walk calls them for every node it looks at, and a call across
  * files would cost more than their body.
+ *
+ * Sections:
+ *   1. Roles, kinds and flags
+ *   2. The language tables (defs_tab.c, defs_langs.c)
+ *   3. The walk's state
+ *   4. Names and output (defs_out.c)
+ *   5. The table-driven visitors (defs_gen.c)
+ *   6. The C/C++ visitors (defs_c.c)
  */
 #ifndef MG_DEFS_INT_H
 #define MG_DEFS_INT_H
@@ -22,6 +30,8 @@
 #define NONE         UINT32_MAX
 #define MAX_SYMBOLS  2048 /* the largest grammar (cpp) has 538 */
 #define CHAIN_LIMIT  64   /* steps through a declarator chain or a qualified name */
+
+/* ---- 1. Roles, kinds and flags ---- */
 
 enum role {
     R_NONE = 0,    /* neither a definition nor a place that holds them */
@@ -83,6 +93,18 @@ enum role {
     R_T_INNER,     /* pointer/parenthesized type without a field: first named child */
     R_T_TYPE,      /* generic/reference type: its `type` field */
     R_T_NAME,      /* qualified type (Go pkg.T): its `name` field */
+    /* the languages added with the table-driven visitors (defs_gen.c) */
+    R_GEN,         /* a definition named by its `name` field or by the first
+                    * name token found through its name paths (F_NAMETOK,
+                    * F_NAMEPATH); kind from the table, refined by F_KW,
+                    * F_PARAMS, F_BYVAL */
+    R_KWCALL,      /* `(defun f ...)`, `def f(x)`, `resource "t" "n" {}`: a
+                    * definition when its head word is one of the language's
+                    * keywords (struct kw) */
+    R_ASSIGN,      /* `name <- function(x)`, `NAME=value`, `CC := cc`: a
+                    * function when the value is one (F_FUNCVAL), else a
+                    * variable at top level */
+    R_CSS_RULE,    /* a CSS rule: one definition per selector */
 };
 
 enum kind {
@@ -103,6 +125,13 @@ enum kind {
 #define F_COMPUTED   0x100 /* JS/TS: a computed property name ([Symbol.iterator]) */
 #define F_ASSIGN     0x200 /* Python: assignment */
 #define F_TARGETS    0x400 /* Python: pattern_list, tuple_pattern (a, b = ...) */
+#define F_NAMETOK    0x800 /* R_GEN: a node type that names a definition */
+#define F_NAMEPATH  0x1000 /* R_GEN: look inside for the name (signature, call) */
+#define F_KW        0x2000 /* R_GEN: kind from a keyword before the name (enum class) */
+#define F_PARAMTOK  0x4000 /* R_GEN: a child that makes its parent a function */
+#define F_PARAMS    0x8000 /* R_GEN: a function when it has an F_PARAMTOK child */
+#define F_BYVAL    0x10000 /* R_GEN: kind from a child with a kind (zig `const P = struct {}`) */
+#define F_LABELS   0x20000 /* keyword: named by its string labels joined with '.' */
 /* Flags of declarator entries (R_D_*): what a declarator makes of the name
  * inside it. The one nearest the name decides: `int *f(void)` declares a
  * function, `int (*f)(void)` a pointer. */
@@ -115,18 +144,37 @@ static inline bool class_like(int k)
            k == K_TRAIT || k == K_IMPL || k == K_ENUM;
 }
 
-/* ---- the language tables (defs_tab.c) ---- */
+/* ---- 2. The language tables (defs_tab.c, defs_langs.c) ---- */
 
 struct symrole {
     uint8_t role, kind;
-    uint16_t flags;
+    uint32_t flags;
 };
+
+/* One line of a language's table: what a node type means. */
+struct entry {
+    const char *type; /* node type name */
+    uint8_t role, kind;
+    uint32_t flags;
+};
+
+/* A head word that makes a definition (R_KWCALL). */
+struct kw {
+    const char *word;
+    uint8_t kind;
+    uint32_t flags; /* F_DESCEND, F_CONTAINER, F_LABELS */
+};
+
+/* The tables of the languages added with the table-driven visitors
+ * (defs_langs.c): NULL when id is not one of them. */
+const struct entry *mg__defs_entries_more(int id, const struct kw **kw);
 
 struct tab {
     const TSLanguage *ts;
     uint32_t nsyms;
     bool ok;
     bool cpp; /* qualified names, constructors */
+    const struct kw *kw; /* R_KWCALL head words, or NULL */
     struct symrole sym[MAX_SYMBOLS];
     TSSymbol s_identifier, s_type_identifier, s_paren_decl, s_pure_virtual, s_sized_type;
     TSFieldId f_name, f_declarator, f_body, f_type, f_value, f_receiver, f_scope, f_property;
@@ -145,7 +193,7 @@ static inline struct symrole role_of(const struct tab *t, TSNode n)
     return s == (TSSymbol)-1 ? error : none; /* ERROR nodes are searched too */
 }
 
-/* ---- the walk's state ---- */
+/* ---- 3. The walk's state ---- */
 
 struct side {        /* what the walk needs to know about an emitted def */
     uint32_t name;   /* arena offset */
@@ -231,7 +279,7 @@ static inline struct frame plain_child(int parent)
     };
 }
 
-/* ---- names and output (defs_out.c) ---- */
+/* ---- 4. Names and output (defs_out.c) ---- */
 
 /* Build a name in the arena: begin, put bytes (at most a little over
  * MAX_NAME are kept), end. mg__defs_str_end cuts it to MAX_NAME at a UTF-8
@@ -249,7 +297,14 @@ uint32_t mg__defs_name_of(struct walker *w, TSNode n);
 int mg__defs_emit(struct walker *w, const struct frame *ctx, TSNode node, uint32_t attr, uint32_t name, uint32_t cont,
                   int kind, bool container);
 
-/* ---- the C/C++ visitors (defs_c.c) ---- */
+/* ---- 5. The table-driven visitors (defs_gen.c) ---- */
+
+/* R_GEN, R_KWCALL, R_ASSIGN, R_CSS_RULE: true (with *child) when the walk
+ * descends into n. */
+bool mg__defs_visit_gen(struct walker *w, const struct frame *ctx, TSNode n, uint32_t attr, struct symrole r,
+                        struct frame *child);
+
+/* ---- 6. The C/C++ visitors (defs_c.c) ---- */
 
 /* A function: `n` gives the range (from `start` if earlier), `decl` the
  * name; `typed` says it has a return type (so it is no constructor). */

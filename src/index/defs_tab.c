@@ -1,19 +1,22 @@
 /* defs_tab.c — what each node type of a grammar means to the definition
  * walk (see defs_int.h): one table of entries per language family, turned
  * once per language (pthread_once) into an array indexed by the grammar's
- * symbol, with the field ids and the few symbols the visitors compare.
+ * symbol, with the field ids and the few symbols the visitors compare. The
+ * languages the table-driven visitors serve have their tables in
+ * defs_langs.c.
+ *
+ * Sections:
+ *   1. Tables     C, C++, Go, Java, Python, Rust, JavaScript/TypeScript,
+ *                 Objective-C
+ *   2. Building   a language's table, once
  */
 #include "index/defs_int.h"
 
 #include <pthread.h>
 
-struct entry {
-    const char *type; /* node type name */
-    uint8_t role, kind;
-    uint16_t flags;
-};
-
 #define E(t, r, k, f) {t, r, k, f}
+
+/* ---- 1. Tables ----------------------------------------------------------- */
 
 /* Shared by C and C++. */
 #define C_COMMON                                                                 \
@@ -217,13 +220,31 @@ static const struct entry js_entries[] = {
     {0},
 };
 
+/* Objective-C: C, and its classes and methods. */
+static const struct entry objc_entries[] = {
+    C_COMMON,
+    E("struct_specifier", R_C_RECORD, K_STRUCT, F_DESCEND),
+    E("union_specifier", R_C_RECORD, K_UNION, F_DESCEND),
+    E("class_interface", R_GEN, K_CLASS, F_DESCEND | F_CONTAINER),
+    E("class_implementation", R_GEN, K_IMPL, F_DESCEND | F_CONTAINER),
+    E("protocol_declaration", R_GEN, K_INTERFACE, F_DESCEND | F_CONTAINER),
+    E("implementation_definition", R_DESCEND, 0, 0),
+    E("method_declaration", R_GEN, K_METHOD, 0),
+    E("method_definition", R_GEN, K_METHOD, 0),
+    E("identifier", R_D_ID, 0, F_NAMETOK),
+    {0},
+};
+
 #undef E
+
+/* ---- 2. Building --------------------------------------------------------- */
 
 static struct tab tabs[MG_LANG_FIRST_PLAIN];
 static pthread_once_t tabs_once = PTHREAD_ONCE_INIT;
 
-static const struct entry *entries_for(int id)
+static const struct entry *entries_for(int id, const struct kw **kw)
 {
+    *kw = NULL;
     switch (id) {
     case MG_LANG_C: return c_entries;
     case MG_LANG_CPP: return cpp_entries;
@@ -234,7 +255,8 @@ static const struct entry *entries_for(int id)
     case MG_LANG_TSX: return js_entries;
     case MG_LANG_PYTHON: return python_entries;
     case MG_LANG_RUST: return rust_entries;
-    default: return NULL;
+    case MG_LANG_OBJC: return objc_entries;
+    default: return mg__defs_entries_more(id, kw);
     }
 }
 
@@ -246,12 +268,14 @@ static TSFieldId field_id(const TSLanguage *l, const char *name)
 static void tab_init(struct tab *t, int id)
 {
     const struct mg_lang *ml = mg_lang_by_id(id);
-    const struct entry *e = entries_for(id);
+    const struct kw *kw;
+    const struct entry *e = entries_for(id, &kw);
     if (!ml || ml->id != id || !ml->grammar || !e) return;
     t->ts = ml->grammar();
     t->nsyms = ts_language_symbol_count(t->ts);
     if (!t->ts || t->nsyms > MAX_SYMBOLS) return;
     t->cpp = id == MG_LANG_CPP;
+    t->kw = kw;
     for (; e->type; e++) {
         TSSymbol s = ts_language_symbol_for_name(t->ts, e->type, (uint32_t)strlen(e->type), true);
         /* 0 is "end": the grammar has no such node type. */

@@ -15,6 +15,31 @@ const struct TSLanguage *tree_sitter_python(void);
 const struct TSLanguage *tree_sitter_rust(void);
 const struct TSLanguage *tree_sitter_typescript(void);
 const struct TSLanguage *tree_sitter_tsx(void);
+const struct TSLanguage *tree_sitter_c_sharp(void);
+const struct TSLanguage *tree_sitter_ruby(void);
+const struct TSLanguage *tree_sitter_php(void);
+const struct TSLanguage *tree_sitter_kotlin(void);
+const struct TSLanguage *tree_sitter_swift(void);
+const struct TSLanguage *tree_sitter_scala(void);
+const struct TSLanguage *tree_sitter_bash(void);
+const struct TSLanguage *tree_sitter_lua(void);
+const struct TSLanguage *tree_sitter_haskell(void);
+const struct TSLanguage *tree_sitter_ocaml(void);
+const struct TSLanguage *tree_sitter_elixir(void);
+const struct TSLanguage *tree_sitter_dart(void);
+const struct TSLanguage *tree_sitter_zig(void);
+const struct TSLanguage *tree_sitter_julia(void);
+const struct TSLanguage *tree_sitter_objc(void);
+const struct TSLanguage *tree_sitter_powershell(void);
+const struct TSLanguage *tree_sitter_perl(void);
+const struct TSLanguage *tree_sitter_r(void);
+const struct TSLanguage *tree_sitter_elisp(void);
+const struct TSLanguage *tree_sitter_groovy(void);
+const struct TSLanguage *tree_sitter_fsharp(void);
+const struct TSLanguage *tree_sitter_solidity(void);
+const struct TSLanguage *tree_sitter_hcl(void);
+const struct TSLanguage *tree_sitter_make(void);
+const struct TSLanguage *tree_sitter_css(void);
 
 #define EXT(...) (const char *const[]){__VA_ARGS__, NULL}
 
@@ -32,6 +57,31 @@ static const struct mg_lang langs[] = {
     {MG_LANG_TYPESCRIPT, "typescript", EXT("ts", "mts", "cts"), tree_sitter_typescript},
     /* TSX files are TypeScript to the user; only the grammar differs. */
     {MG_LANG_TSX, "typescript", EXT("tsx"), tree_sitter_tsx},
+    {MG_LANG_CSHARP, "csharp", EXT("cs"), tree_sitter_c_sharp},
+    {MG_LANG_RUBY, "ruby", EXT("rb", "rake", "gemspec"), tree_sitter_ruby},
+    {MG_LANG_PHP, "php", EXT("php"), tree_sitter_php},
+    {MG_LANG_KOTLIN, "kotlin", EXT("kt", "kts"), tree_sitter_kotlin},
+    {MG_LANG_SWIFT, "swift", EXT("swift"), tree_sitter_swift},
+    {MG_LANG_SCALA, "scala", EXT("scala", "sc"), tree_sitter_scala},
+    {MG_LANG_SHELL, "shell", EXT("sh", "bash", "zsh", "ksh"), tree_sitter_bash},
+    {MG_LANG_LUA, "lua", EXT("lua"), tree_sitter_lua},
+    {MG_LANG_HASKELL, "haskell", EXT("hs"), tree_sitter_haskell},
+    {MG_LANG_OCAML, "ocaml", EXT("ml"), tree_sitter_ocaml},
+    {MG_LANG_ELIXIR, "elixir", EXT("ex", "exs"), tree_sitter_elixir},
+    {MG_LANG_DART, "dart", EXT("dart"), tree_sitter_dart},
+    {MG_LANG_ZIG, "zig", EXT("zig"), tree_sitter_zig},
+    {MG_LANG_JULIA, "julia", EXT("jl"), tree_sitter_julia},
+    {MG_LANG_OBJC, "objc", EXT("m", "mm"), tree_sitter_objc},
+    {MG_LANG_POWERSHELL, "powershell", EXT("ps1", "psm1"), tree_sitter_powershell},
+    {MG_LANG_PERL, "perl", EXT("pl", "pm", "t"), tree_sitter_perl},
+    {MG_LANG_R, "r", EXT("r"), tree_sitter_r},
+    {MG_LANG_ELISP, "elisp", EXT("el"), tree_sitter_elisp},
+    {MG_LANG_GROOVY, "groovy", EXT("groovy", "gradle"), tree_sitter_groovy},
+    {MG_LANG_FSHARP, "fsharp", EXT("fs", "fsi", "fsx"), tree_sitter_fsharp},
+    {MG_LANG_SOLIDITY, "solidity", EXT("sol"), tree_sitter_solidity},
+    {MG_LANG_HCL, "hcl", EXT("tf", "hcl", "tfvars"), tree_sitter_hcl},
+    {MG_LANG_MAKE, "make", EXT("mk", "mak", "make"), tree_sitter_make},
+    {MG_LANG_CSS, "css", EXT("css"), tree_sitter_css},
     {MG_LANG_FIRST_PLAIN + 0, "markdown", EXT("md", "markdown", "mdx"), NULL},
     {MG_LANG_FIRST_PLAIN + 1, "rst", EXT("rst"), NULL},
     {MG_LANG_FIRST_PLAIN + 2, "json", EXT("json", "jsonc", "json5"), NULL},
@@ -39,33 +89,22 @@ static const struct mg_lang langs[] = {
     {MG_LANG_FIRST_PLAIN + 4, "toml", EXT("toml"), NULL},
     {MG_LANG_FIRST_PLAIN + 5, "xml", EXT("xml", "xsd", "xsl", "svg", "plist"), NULL},
     {MG_LANG_FIRST_PLAIN + 6, "html", EXT("html", "htm", "xhtml"), NULL},
-    {MG_LANG_FIRST_PLAIN + 7, "css", EXT("css", "scss", "sass", "less"), NULL},
-    {MG_LANG_FIRST_PLAIN + 8, "shell", EXT("sh", "bash", "zsh", "ksh", "fish"), NULL},
-    {MG_LANG_FIRST_PLAIN + 9, "make", EXT("mk", "mak", "make"), NULL},
-    {MG_LANG_FIRST_PLAIN + 10, "cmake", EXT("cmake"), NULL},
-    {MG_LANG_FIRST_PLAIN + 11, "dockerfile", EXT("dockerfile"), NULL},
-    {MG_LANG_FIRST_PLAIN + 12, "ruby", EXT("rb", "rake", "gemspec"), NULL},
-    {MG_LANG_FIRST_PLAIN + 13, "php", EXT("php"), NULL},
-    {MG_LANG_FIRST_PLAIN + 14, "csharp", EXT("cs"), NULL},
-    {MG_LANG_FIRST_PLAIN + 15, "kotlin", EXT("kt", "kts"), NULL},
-    {MG_LANG_FIRST_PLAIN + 16, "swift", EXT("swift"), NULL},
-    {MG_LANG_FIRST_PLAIN + 17, "scala", EXT("scala", "sc"), NULL},
-    {MG_LANG_FIRST_PLAIN + 18, "lua", EXT("lua"), NULL},
-    {MG_LANG_FIRST_PLAIN + 19, "perl", EXT("pl", "pm", "t"), NULL},
-    {MG_LANG_FIRST_PLAIN + 20, "r", EXT("r"), NULL},
+    {MG_LANG_FIRST_PLAIN + 7, "css", EXT("scss", "sass", "less"), NULL}, /* no grammar: windows */
+    {MG_LANG_FIRST_PLAIN + 8, "shell", EXT("fish"), NULL},
+    {MG_LANG_FIRST_PLAIN + 9, "cmake", EXT("cmake"), NULL},
+    {MG_LANG_FIRST_PLAIN + 10, "dockerfile", EXT("dockerfile"), NULL},
+    {MG_LANG_FIRST_PLAIN + 11, "protobuf", EXT("proto"), NULL},
+    {MG_LANG_FIRST_PLAIN + 12, "asm", EXT("s", "asm"), NULL},
+    {MG_LANG_FIRST_PLAIN + 13, "devicetree", EXT("dts", "dtsi"), NULL},
+    {MG_LANG_FIRST_PLAIN + 14, "kconfig", EXT("kconfig"), NULL},
+    {MG_LANG_FIRST_PLAIN + 15, "ini", EXT("ini", "cfg", "conf"), NULL},
+    {MG_LANG_FIRST_PLAIN + 16, "awk", EXT("awk"), NULL},
+    {MG_LANG_FIRST_PLAIN + 17, "erlang", EXT("erl", "hrl"), NULL},
+    {MG_LANG_FIRST_PLAIN + 18, "nim", EXT("nim", "nims"), NULL},
+    {MG_LANG_FIRST_PLAIN + 19, "vue", EXT("vue"), NULL},
+    {MG_LANG_FIRST_PLAIN + 20, "svelte", EXT("svelte"), NULL},
+    /* (the SQL grammar's scanner leaks: line rules, defs_lines.c) */
     {MG_LANG_FIRST_PLAIN + 21, "sql", EXT("sql"), NULL},
-    {MG_LANG_FIRST_PLAIN + 22, "protobuf", EXT("proto"), NULL},
-    {MG_LANG_FIRST_PLAIN + 23, "asm", EXT("s", "asm"), NULL},
-    {MG_LANG_FIRST_PLAIN + 24, "devicetree", EXT("dts", "dtsi"), NULL},
-    {MG_LANG_FIRST_PLAIN + 25, "kconfig", EXT("kconfig"), NULL},
-    {MG_LANG_FIRST_PLAIN + 26, "ini", EXT("ini", "cfg", "conf"), NULL},
-    {MG_LANG_FIRST_PLAIN + 27, "awk", EXT("awk"), NULL},
-    {MG_LANG_FIRST_PLAIN + 28, "zig", EXT("zig"), NULL},
-    {MG_LANG_FIRST_PLAIN + 29, "haskell", EXT("hs"), NULL},
-    {MG_LANG_FIRST_PLAIN + 30, "elixir", EXT("ex", "exs"), NULL},
-    {MG_LANG_FIRST_PLAIN + 31, "dart", EXT("dart"), NULL},
-    {MG_LANG_FIRST_PLAIN + 32, "objc", EXT("m", "mm"), NULL},
-    {MG_LANG_FIRST_PLAIN + 33, "vue", EXT("vue", "svelte"), NULL},
 };
 #define NLANGS (sizeof(langs) / sizeof(langs[0]))
 
@@ -94,6 +133,10 @@ const struct mg_lang *mg_lang_by_name(const char *name)
         {"py", "python"},     {"rs", "rust"},        {"c++", "cpp"},       {"cxx", "cpp"},
         {"golang", "go"},     {"md", "markdown"},    {"sh", "shell"},      {"bash", "shell"},
         {"yml", "yaml"},      {"makefile", "make"},  {"cs", "csharp"},     {"txt", "text"},
+        {"rb", "ruby"},       {"kt", "kotlin"},      {"hs", "haskell"},    {"ml", "ocaml"},
+        {"ex", "elixir"},     {"jl", "julia"},       {"ps1", "powershell"}, {"pl", "perl"},
+        {"el", "elisp"},      {"fs", "fsharp"},      {"sol", "solidity"},  {"tf", "hcl"},
+        {"terraform", "hcl"}, {"objective-c", "objc"}, {"proto", "protobuf"}, {"erl", "erlang"},
     };
     for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
         if (strcasecmp(name, aliases[i].alias) == 0) name = aliases[i].name;

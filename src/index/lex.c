@@ -6,19 +6,21 @@
 
 enum fam {
     F_NONE,
-    F_C,    /* C, C++, Java, Go, Rust, C#, Kotlin, Swift, Scala, Zig, protobuf: // and block comments */
+    F_C,    /* C, C++, Java, Go, Rust, C#, Kotlin, Swift, Scala, Zig, protobuf, Dart, Groovy, Solidity,
+             * Objective-C, F#: // and block comments */
     F_JS,   /* JavaScript, TypeScript, PHP: the same, and '...' strings and `...${code}...` templates */
     F_PY,   /* Python: #, '...', "...", triple quotes, string prefixes */
-    F_HASH, /* Ruby, shell, Perl, R, make, CMake, awk: # comments */
-    F_LUA,  /* Lua: -- and --[[ ]] */
+    F_HASH, /* Ruby, shell, Perl, R, make, CMake, awk, Elixir, Julia, PowerShell, HCL, Nim: # comments */
+    F_LUA,  /* Lua: -- and --[[ ]]; Haskell, SQL: -- */
 };
 
 static enum fam family(const char *lang)
 {
     static const char *const c[] = {"c", "cpp", "java", "go", "rust", "csharp", "kotlin", "swift", "scala", "zig",
-                                    "protobuf", NULL};
+                                    "protobuf", "dart", "groovy", "solidity", "objc", "fsharp", NULL};
     static const char *const js[] = {"javascript", "typescript", "php", NULL};
-    static const char *const hash[] = {"ruby", "shell", "perl", "r", "make", "cmake", "awk", NULL};
+    static const char *const hash[] = {"ruby", "shell",  "perl",       "r",   "make", "cmake",
+                                       "awk",  "elixir", "julia", "powershell", "hcl",  "nim",   NULL};
     if (!lang) return F_NONE;
     for (size_t i = 0; c[i]; i++)
         if (strcmp(lang, c[i]) == 0) return F_C;
@@ -27,7 +29,7 @@ static enum fam family(const char *lang)
     for (size_t i = 0; hash[i]; i++)
         if (strcmp(lang, hash[i]) == 0) return F_HASH;
     if (strcmp(lang, "python") == 0) return F_PY;
-    if (strcmp(lang, "lua") == 0) return F_LUA;
+    if (strcmp(lang, "lua") == 0 || strcmp(lang, "haskell") == 0 || strcmp(lang, "sql") == 0) return F_LUA;
     return F_NONE;
 }
 

@@ -121,8 +121,10 @@ struct mg_nav_query {
     const char *symbol;  /* the name (trace: where paths start) */
     const char *to;      /* trace: where they end */
     int depth;           /* callers, callees: levels; trace: the longest path */
-    int limit;           /* references: per page; calls: edges; trace: paths */
-    const char *cursor;  /* references: next_cursor of the previous page */
+    int limit;           /* references: per page; calls: edges a page; trace: paths */
+    const char *cursor;  /* references: next_cursor of the previous page;
+                          * callers, callees: the page's first call, in
+                          * decimal (NULL: 0) */
     /* impact: the change, one of three */
     const char *const *paths; /* files changed as a whole */
     size_t npaths;

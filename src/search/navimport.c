@@ -12,7 +12,11 @@
  *   5. Go
  *   6. Java
  *   7. Rust
- *   8. the lines
+ *   8. The other languages: Kotlin, Scala, Groovy (as Java), C#, Ruby, PHP,
+ *      Lua, Perl, Haskell, Elixir, OCaml, Dart, Emacs Lisp, and the files
+ *      named by a quoted path (shell, R, Julia, Zig, Solidity, Makefiles,
+ *      PowerShell)
+ *   9. the lines
  */
 #include "search/navimport.h"
 
@@ -330,7 +334,7 @@ static void go_spec(struct emit *e, const char *s, const char *end)
 
 /* ---- 6. Java ------------------------------------------------------------------------------------ */
 
-static void java_line(struct emit *e, const char *s, const char *end)
+static void java_line(struct emit *e, const char *s, const char *end, const char *ext)
 {
     const char *w = word(s, end, "import");
     if (!w) return;
@@ -343,7 +347,9 @@ static void java_line(struct emit *e, const char *s, const char *end)
     char m[MG_NAV_IMPORT_PATH_MAX], p[MG_NAV_IMPORT_PATH_MAX];
     size_t ml;
     if (!(s = dotted(s, end, m, &ml))) return;
-    bool star = s + 1 < end && s[0] == '.' && s[1] == '*';
+    /* a.b.* (Scala: a.b._, a.b.{C, D}) names the package */
+    bool star = s + 1 < end && s[0] == '.' && (s[1] == '*' || s[1] == '{');
+    if (ml > 2 && memcmp(m + ml - 2, "/_", 2) == 0) m[ml -= 2] = 0, star = true;
     if (stat && !star) { /* import static a.b.C.m: the class a/b/C */
         char *sl = strrchr(m, '/');
         if (!sl) return;
@@ -354,9 +360,9 @@ static void java_line(struct emit *e, const char *s, const char *end)
         emit(e, MG_NAV_IMP_DIR_END, p);
         return;
     }
-    size_t pl = strlen(p);
-    if (pl + 6 > sizeof(p)) return;
-    memcpy(p + pl, ".java", 6);
+    size_t pl = strlen(p), el = strlen(ext);
+    if (pl + el + 1 > sizeof(p)) return;
+    memcpy(p + pl, ext, el + 1);
     emit(e, MG_NAV_IMP_PATH, p);
 }
 
@@ -409,15 +415,231 @@ static void rust_line(struct emit *e, const char *s, const char *end)
     }
 }
 
-/* ---- 8. the lines ------------------------------------------------------------------------------- */
 
-enum kind { K_NONE, K_C, K_PY, K_JS, K_GO, K_JAVA, K_RUST };
+/* ---- 8. The other languages --------------------------------------------------------------------- */
+
+/* A quoted string at s (after blanks and an opening parenthesis): its
+ * contents, or NULL. */
+static const char *quoted(const char *s, const char *end, size_t *n)
+{
+    s = skip_ws(s, end);
+    if (s < end && *s == '(') s = skip_ws(s + 1, end);
+    if (s >= end || (*s != '"' && *s != '\'')) return NULL;
+    char q = *s;
+    const char *b = ++s;
+    while (s < end && *s != q) s++;
+    if (s >= end || s == b) return NULL;
+    *n = (size_t)(s - b);
+    return b;
+}
+
+/* A path as written next to the file: relative to its directory (or to the
+ * root when it starts with '/'), with ext added when it has no extension. */
+static void rel_path(struct emit *e, const char *n, size_t len, const char *ext)
+{
+    const char *sl = memrchr(n, '/', len), *base = sl ? sl + 1 : n;
+    bool has_ext = memchr(base, '.', len - (size_t)(base - n)) != NULL;
+    if (len && *n == '/') emit_path(e, MG_NAV_IMP_PATH, "", n + 1, len - 1, has_ext ? "" : ext);
+    else emit_path(e, MG_NAV_IMP_EXACT, e->dir, n, len, has_ext ? "" : ext);
+}
+
+/* A module name with separator sep ("::", "\\", ".") as a path with ext:
+ * A::B -> A/B.pm; snake: Elixir's Foo.BarBaz -> foo/bar_baz.ex. */
+static void module_path(struct emit *e, const char *s, const char *end, const char *sep, bool snake, const char *ext)
+{
+    char m[MG_NAV_IMPORT_PATH_MAX];
+    size_t o = 0, sl = strlen(sep);
+    while (s < end && o + 4 < sizeof(m)) {
+        if ((size_t)(end - s) >= sl && memcmp(s, sep, sl) == 0 && s + sl < end && word_char((unsigned char)s[sl])) {
+            m[o++] = '/';
+            s += sl;
+            continue;
+        }
+        if (!word_char((unsigned char)*s)) break;
+        char c = *s++;
+        if (snake && c >= 'A' && c <= 'Z') {
+            if (o && m[o - 1] != '/') m[o++] = '_';
+            c = (char)(c - 'A' + 'a');
+        }
+        m[o++] = c;
+    }
+    if (o) emit_path(e, MG_NAV_IMP_PATH, "", m, o, ext);
+}
+
+/* `word` at s, then blanks: past them, or NULL. */
+static const char *keyword(const char *s, const char *end, const char *w)
+{
+    const char *p = word(s, end, w);
+    return p ? skip_ws(p, end) : NULL;
+}
+
+/* The first occurrence of the call `fn(` or `fn "` in the line (Lua's
+ * require, Zig's @import, Julia's include, R's source): its argument. */
+static const char *call_arg(const char *s, const char *end, const char *fn, size_t *n)
+{
+    size_t fl = strlen(fn);
+    for (const char *p = s; p + fl < end; p++) {
+        if (memcmp(p, fn, fl) != 0 || (p > s && word_char((unsigned char)p[-1])) || word_char((unsigned char)p[fl]))
+            continue;
+        const char *q = quoted(p + fl, end, n);
+        if (q) return q;
+    }
+    return NULL;
+}
+
+enum kind { K_NONE, K_C, K_PY, K_JS, K_GO, K_JAVA, K_RUST, K_KOTLIN, K_SCALA, K_GROOVY, K_CSHARP, K_RUBY, K_PHP,
+            K_LUA, K_PERL, K_HASKELL, K_ELIXIR, K_OCAML, K_DART, K_ELISP, K_SHELL, K_R, K_JULIA, K_ZIG, K_SOLIDITY,
+            K_MAKE, K_POWERSHELL };
+
+static void other_line(struct emit *e, enum kind k, const char *s, const char *end)
+{
+    const char *q, *w;
+    size_t n;
+    switch (k) {
+    case K_CSHARP: /* using A.B; (not using var, using (...), using static) */
+        if ((w = keyword(s, end, "using")) && !word(w, end, "var") && !word(w, end, "static")) {
+            char m[MG_NAV_IMPORT_PATH_MAX], p[MG_NAV_IMPORT_PATH_MAX];
+            size_t ml;
+            const char *t = dotted(w, end, m, &ml);
+            if (t && (t = skip_ws(t, end)) < end && *t == ';' && normal("", m, ml, p)) emit(e, MG_NAV_IMP_DIR_END, p);
+        }
+        break;
+    case K_RUBY:
+        if ((w = keyword(s, end, "require_relative")) && (q = quoted(w, end, &n))) rel_path(e, q, n, ".rb");
+        else if ((w = keyword(s, end, "require")) && (q = quoted(w, end, &n))) emit_path(e, MG_NAV_IMP_PATH, "", q, n, ".rb");
+        break;
+    case K_PHP:
+        if ((w = keyword(s, end, "use")) && w < end && word_char((unsigned char)*w)) {
+            if (*w == '\\') w++;
+            module_path(e, w, end, "\\", false, ".php");
+        } else if (((w = keyword(s, end, "require")) || (w = keyword(s, end, "require_once")) ||
+                    (w = keyword(s, end, "include")) || (w = keyword(s, end, "include_once"))) &&
+                   (q = quoted(w, end, &n)))
+            rel_path(e, q, n, ".php");
+        break;
+    case K_LUA:
+        if ((q = call_arg(s, end, "require", &n))) {
+            char m[MG_NAV_IMPORT_PATH_MAX];
+            if (n >= sizeof(m)) break;
+            for (size_t i = 0; i < n; i++) m[i] = q[i] == '.' ? '/' : q[i];
+            emit_path(e, MG_NAV_IMP_PATH, "", m, n, ".lua");
+            emit_path(e, MG_NAV_IMP_PATH, "", m, n, "/init.lua");
+        }
+        break;
+    case K_PERL:
+        if ((w = keyword(s, end, "use")) || (w = keyword(s, end, "require"))) {
+            if (w < end && *w >= 'A' && *w <= 'Z') module_path(e, w, end, "::", false, ".pm");
+        }
+        break;
+    case K_HASKELL:
+        if ((w = keyword(s, end, "import"))) {
+            const char *t = keyword(w, end, "qualified");
+            module_path(e, t ? t : w, end, ".", false, ".hs");
+        }
+        break;
+    case K_ELIXIR:
+        if ((w = keyword(s, end, "alias")) || (w = keyword(s, end, "import")) || (w = keyword(s, end, "use")) ||
+            (w = keyword(s, end, "require")))
+            if (w < end && *w >= 'A' && *w <= 'Z') module_path(e, w, end, ".", true, ".ex");
+        break;
+    case K_OCAML: /* open M: m.ml */
+        if ((w = keyword(s, end, "open")) && w < end && *w >= 'A' && *w <= 'Z') {
+            char m[MG_NAV_IMPORT_PATH_MAX];
+            size_t o = 0;
+            while (w < end && word_char((unsigned char)*w) && o + 4 < sizeof(m)) m[o++] = *w++;
+            m[0] = (char)(m[0] - 'A' + 'a');
+            emit_path(e, MG_NAV_IMP_PATH, "", m, o, ".ml");
+        }
+        break;
+    case K_DART:
+        if (((w = keyword(s, end, "import")) || (w = keyword(s, end, "export")) || (w = keyword(s, end, "part"))) &&
+            (q = quoted(w, end, &n))) {
+            if (n > 8 && memcmp(q, "package:", 8) == 0) {
+                const char *sl = memchr(q, '/', n);
+                if (sl) emit_path(e, MG_NAV_IMP_PATH, "", sl + 1, n - (size_t)(sl + 1 - q), "");
+            } else if (!memchr(q, ':', n)) {
+                rel_path(e, q, n, ".dart");
+            }
+        }
+        break;
+    case K_ELISP: /* (require 'x) */
+        if ((w = keyword(s, end, "(require")) && w < end && *w == '\'') {
+            const char *b = ++w;
+            while (w < end && *w != ')' && *w != ' ') w++;
+            if (w > b) emit_path(e, MG_NAV_IMP_PATH, "", b, (size_t)(w - b), ".el");
+        }
+        break;
+    case K_SHELL: /* source x, . x (not one through a variable) */
+        if (!(w = keyword(s, end, "source")) && s + 1 < end && s[0] == '.' && s[1] == ' ') w = skip_ws(s + 1, end);
+        if (w) {
+            if (!(q = quoted(w, end, &n))) {
+                q = w;
+                while (w < end && *w != ' ' && *w != ';') w++;
+                n = (size_t)(w - q);
+            }
+            if (n && !memchr(q, '$', n)) rel_path(e, q, n, "");
+        }
+        break;
+    case K_R:
+        if ((q = call_arg(s, end, "source", &n))) rel_path(e, q, n, ".R");
+        break;
+    case K_JULIA:
+        if ((q = call_arg(s, end, "include", &n))) rel_path(e, q, n, ".jl");
+        break;
+    case K_ZIG:
+        if ((q = call_arg(s, end, "@import", &n)) && n > 4 && memcmp(q + n - 4, ".zig", 4) == 0) rel_path(e, q, n, "");
+        break;
+    case K_SOLIDITY:
+        if ((w = keyword(s, end, "import"))) {
+            const char *f = w;
+            while (f < end && *f != '"' && *f != '\'') f++;
+            if ((q = quoted(f, end, &n)) && (*q == '.' || *q == '/')) rel_path(e, q, n, "");
+        }
+        break;
+    case K_MAKE:
+        if ((w = keyword(s, end, "include")) || (w = keyword(s, end, "-include"))) {
+            while (w < end && !e->stop) {
+                const char *b = w;
+                while (w < end && *w != ' ' && *w != '\t') w++;
+                if (w > b && !memchr(b, '$', (size_t)(w - b)) && !memchr(b, '%', (size_t)(w - b)))
+                    rel_path(e, b, (size_t)(w - b), "");
+                w = skip_ws(w, end);
+            }
+        }
+        break;
+    case K_POWERSHELL: /* . ./x.ps1, Import-Module ./x.psm1 */
+        if ((w = keyword(s, end, "Import-Module")) ||
+            (s + 2 < end && s[0] == '.' && s[1] == ' ' && (w = skip_ws(s + 1, end)))) {
+            if (w + 2 <= end && (w[0] == '.' || w[0] == '$')) {
+                if (w[0] == '$') { /* $PSScriptRoot/x.ps1 */
+                    while (w < end && *w != '/' && *w != '\\') w++;
+                    if (w < end) w++;
+                }
+                const char *b = w;
+                while (w < end && *w != ' ' && *w != '"' && *w != '\'') w++;
+                char m[MG_NAV_IMPORT_PATH_MAX];
+                size_t o = 0;
+                for (const char *c = b; c < w && o + 1 < sizeof(m); c++) m[o++] = *c == '\\' ? '/' : *c;
+                if (o) rel_path(e, m, o, ".ps1");
+            }
+        }
+        break;
+    default: break;
+    }
+}
+
+/* ---- 9. the lines ------------------------------------------------------------------------------- */
 
 static enum kind kind_of(const char *lang)
 {
     static const struct { const char *lang; enum kind k; } t[] = {
         {"c", K_C},           {"cpp", K_C},       {"objc", K_C},         {"python", K_PY}, {"javascript", K_JS},
         {"typescript", K_JS}, {"go", K_GO},       {"java", K_JAVA},      {"rust", K_RUST},
+        {"kotlin", K_KOTLIN}, {"scala", K_SCALA}, {"groovy", K_GROOVY},  {"csharp", K_CSHARP},
+        {"ruby", K_RUBY},     {"php", K_PHP},     {"lua", K_LUA},        {"perl", K_PERL},
+        {"haskell", K_HASKELL}, {"elixir", K_ELIXIR}, {"ocaml", K_OCAML}, {"dart", K_DART},
+        {"elisp", K_ELISP},   {"shell", K_SHELL}, {"r", K_R},            {"julia", K_JULIA},
+        {"zig", K_ZIG},       {"solidity", K_SOLIDITY}, {"make", K_MAKE}, {"powershell", K_POWERSHELL},
     };
     for (size_t i = 0; lang && i < sizeof(t) / sizeof(t[0]); i++)
         if (strcmp(lang, t[i].lang) == 0) return t[i].k;
@@ -442,7 +664,8 @@ bool mg_nav_imports(const char *lang, const char *path, const char *text, size_t
         char p[MG_NAV_IMPORT_PATH_MAX];
         if (normal(e.dir, e.stem, bl, p)) emit(&e, MG_NAV_IMP_STEM, p);
     }
-    if (k == K_GO || k == K_JAVA) emit(&e, MG_NAV_IMP_DIR, e.dir); /* the package */
+    if (k == K_GO || k == K_JAVA || k == K_KOTLIN || k == K_SCALA || k == K_GROOVY)
+        emit(&e, MG_NAV_IMP_DIR, e.dir); /* the package */
     if (len > MG_NAV_IMPORT_SCAN) len = MG_NAV_IMPORT_SCAN;
     bool go_block = false;
     for (size_t i = 0; i < len && !e.stop;) {
@@ -454,7 +677,10 @@ bool mg_nav_imports(const char *lang, const char *path, const char *text, size_t
         case K_C: c_line(&e, s, end); break;
         case K_PY: py_line(&e, s, end); break;
         case K_JS: js_line(&e, s, end); break;
-        case K_JAVA: java_line(&e, s, end); break;
+        case K_JAVA: java_line(&e, s, end, ".java"); break;
+        case K_KOTLIN: java_line(&e, s, end, ".kt"); break;
+        case K_SCALA: java_line(&e, s, end, ".scala"); break;
+        case K_GROOVY: java_line(&e, s, end, ".groovy"); break;
         case K_RUST: rust_line(&e, s, end); break;
         case K_GO:
             if (go_block) {
@@ -467,6 +693,7 @@ bool mg_nav_imports(const char *lang, const char *path, const char *text, size_t
             }
             break;
         case K_NONE: break;
+        default: other_line(&e, k, s, end); break;
         }
     }
     return true;

@@ -2,6 +2,7 @@
  * trace_path (code.nav through the gate; search/nav.h says what they find). */
 #include "tools/family.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,15 +119,37 @@ static int t_find_references(struct mg_ctx *x, json_t *args, json_t **result, st
     return 0;
 }
 
+#define NAV_PAGE_MAX 100000 /* callers, callees: the deepest page start */
+
+/* callers, callees: a page of calls; next_cursor continues after the last
+ * call served (the response's cap may serve fewer than limit: registry.c). */
 static int calls_tool(struct mg_ctx *x, json_t *args, const char *op, json_t **result, struct mg_err *err)
 {
-    static const char *const keys[] = {"symbol", "depth", "limit", "repo", "repo_id", "globs", "exclude_globs",
-                                       "languages", NULL};
+    static const char *const keys[] = {"symbol", "depth", "limit", "cursor", "repo", "repo_id", "globs",
+                                       "exclude_globs", "languages", NULL};
     struct mg_nav_query q = {.op = op, .depth = 1};
+    long long offset;
+    char at[24];
+    if (mg_known_keys(args, keys, err) != 0 || mg_arg_page(args, op, &offset, err) != 0) return -1;
+    if (offset > NAV_PAGE_MAX)
+        return mg_err_set(err, MG_E_BAD_ARG, "%s pages through the first %d calls; this cursor is past them", op,
+                          NAV_PAGE_MAX);
+    snprintf(at, sizeof(at), "%lld", offset);
+    q.cursor = at;
     struct nav_run nr;
     if (nav_call(x, args, keys, &q, 100, &nr, err) != 0) return -1;
+    size_t served = json_array_size(nr.rest);
+    /* more: calls found past the page, or a walk that stopped at the page's end (which may find no more) */
+    bool more = nr.sum && ((long long)nr.sum->total > offset + (long long)served ||
+                           (nr.sum->truncated && served == (size_t)q.limit));
     json_t *o = json_pack("{s:o, s:o, s:i}", "definitions", nr.defs, "calls", nr.rest, "depth", q.depth);
+    if (mg_page_end(x, op, args, offset, served, more, o, err) != 0) {
+        json_decref(o);
+        mg_items_release(&nr.items);
+        return -1;
+    }
     *result = nav_result(x, &nr, q.symbol, o);
+    if (more) json_object_set_new(*result, "complete", json_false());
     return 0;
 }
 
@@ -230,14 +253,16 @@ const struct mg_tool mg_tools_nav[] = {
      t_find_references, MG_TOOL_READ_ONLY},
     {"callers", "Find callers",
      "Who calls a function: each call site, its calling definition and the definition called, with a confidence "
-     "(file, name, import, ambiguous). depth 2+ adds callers of callers. Use it to judge a change's impact.",
-     MG_S_IN(S_SYMBOL "," S_DEPTH("1") "," S_LIMIT("1000", "100") "," S_TARGET, MG_S_REQ("\"symbol\"")),
+     "(file, name, import, ambiguous). depth 2+ adds callers of callers. Paged.",
+     MG_S_IN(S_SYMBOL "," S_DEPTH("1") "," S_LIMIT("1000", "100") ",\"cursor\":" MG_S_STR "," S_TARGET,
+             MG_S_REQ("\"symbol\"")),
      MG_S_OUT(OUT_COMMON ",\"calls\":" MG_S_ARR, MG_S_REQ("\"symbol\",\"definitions\",\"calls\",\"total\"")),
      t_callers, MG_TOOL_READ_ONLY},
     {"callees", "Find callees",
      "What a function calls: each distinct call in its body and where it is defined, with a confidence (file, "
      "name, import, ambiguous, external). depth 2+ follows the callees' calls.",
-     MG_S_IN(S_SYMBOL "," S_DEPTH("1") "," S_LIMIT("1000", "100") "," S_TARGET, MG_S_REQ("\"symbol\"")),
+     MG_S_IN(S_SYMBOL "," S_DEPTH("1") "," S_LIMIT("1000", "100") ",\"cursor\":" MG_S_STR "," S_TARGET,
+             MG_S_REQ("\"symbol\"")),
      MG_S_OUT(OUT_COMMON ",\"calls\":" MG_S_ARR, MG_S_REQ("\"symbol\",\"definitions\",\"calls\",\"total\"")),
      t_callees, MG_TOOL_READ_ONLY},
     {"trace_path", "Trace call paths",
