@@ -47,6 +47,7 @@ int mg__rank_files(const struct mg_config *cfg, const char *query, struct mg_hit
 {
     /* the pool: the first MG__RANK_POOL hits, whatever the limit; those
      * after it keep their order below the pool's lowest score */
+    if (n == 0) return 0; /* (v may be NULL then, which qsort may not take) */
     qsort(v, n, sizeof(*v), cmp);
     size_t all = n;
     if (n > MG__RANK_POOL) n = MG__RANK_POOL;
