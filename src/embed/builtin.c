@@ -158,23 +158,10 @@ static bool all_letters(const char *t, size_t n)
     return true;
 }
 
-static bool is_number(const char *t, size_t n)
-{
-    size_t i = 0;
-    if (n > 2 && t[0] == '0' && t[1] == 'x') {
-        for (i = 2; i < n; i++)
-            if (!((t[i] >= '0' && t[i] <= '9') || (t[i] >= 'a' && t[i] <= 'f'))) return false;
-        return true;
-    }
-    for (; i < n; i++)
-        if (t[i] < '0' || t[i] > '9') return false;
-    return true;
-}
-
 static int feat_cb(void *ctx, const char *tok, size_t len, size_t s, size_t e, bool colocated)
 {
     struct fset *fs = ctx;
-    if (len < 2 || is_number(tok, len)) return 0;
+    if (len < 2 || mg_token_is_number(tok, len)) return 0;
     if (fset_add(fs, XXH3_64bits(tok, len), 1.0f) != 0) return 1;
     if (len > STEM_LEN && all_letters(tok, len) && fset_add(fs, XXH3_64bits_withSeed(tok, STEM_LEN, 5), 0.5f) != 0)
         return 1;

@@ -15,23 +15,10 @@ struct toks {
     uint32_t mask;
 };
 
-static bool is_number(const char *t, size_t n)
-{
-    size_t i = 0;
-    if (n > 2 && t[0] == '0' && t[1] == 'x') {
-        for (i = 2; i < n; i++)
-            if (!((t[i] >= '0' && t[i] <= '9') || (t[i] >= 'a' && t[i] <= 'f'))) return false;
-        return true;
-    }
-    for (; i < n; i++)
-        if (t[i] < '0' || t[i] > '9') return false;
-    return true;
-}
-
 static int tok_cb(void *ctx, const char *tok, size_t len, size_t s, size_t e, bool colocated)
 {
     struct toks *t = ctx;
-    if (len < 2 || is_number(tok, len)) return 0;
+    if (len < 2 || mg_token_is_number(tok, len)) return 0;
     if (t->n == t->cap) return 1; /* enough: the rest of the text is not read */
     t->ids[t->n++] = (uint32_t)XXH3_64bits(tok, len) & t->mask;
     return 0;

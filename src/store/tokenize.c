@@ -82,6 +82,19 @@ static int tokenize(const char *text, size_t len, mg_token_cb cb, void *ctx, boo
     return 0;
 }
 
+bool mg_token_is_number(const char *t, size_t n)
+{
+    size_t i = 0;
+    if (n > 2 && t[0] == '0' && t[1] == 'x') {
+        for (i = 2; i < n; i++)
+            if (!((t[i] >= '0' && t[i] <= '9') || (t[i] >= 'a' && t[i] <= 'f'))) return false;
+        return true;
+    }
+    for (; i < n; i++)
+        if (t[i] < '0' || t[i] > '9') return false;
+    return true;
+}
+
 int mg_tokenize(const char *text, size_t len, mg_token_cb cb, void *ctx)
 {
     return tokenize(text, len, cb, ctx, false);

@@ -33,6 +33,10 @@ typedef int (*mg_token_cb)(void *ctx, const char *tok, size_t len, size_t start,
 
 int mg_tokenize(const char *text, size_t len, mg_token_cb cb, void *ctx);
 
+/* Whether a (lowercased) token is a number: decimal digits, or 0x and hex
+ * digits. The embedders leave such tokens out. */
+bool mg_token_is_number(const char *tok, size_t len);
+
 struct mg_buf;
 
 /* A document as FTS5 gets it from the indexer: its distinct tokens (words
