@@ -134,9 +134,25 @@ def search(url, q, limit=5):
     return search_all(url, q, limit)[0]
 
 
-def count(url, q, limit):
-    r, omitted = search_all(url, q, limit)
-    return len(r) + omitted
+def count(url, q, need):
+    """How many files hold q, paging with next_cursor until need are seen or the pages end (one
+    page is cut by the response cap, and its "omitted" counts only what that page left out)."""
+    port = int(url.rsplit(":", 1)[1])
+    seen, cursor = set(), None
+    while True:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        try:
+            qs = f"/v1/search?q={urllib.request.quote(q)}&mode=lexical&limit=100"
+            if cursor:
+                qs += f"&cursor={urllib.request.quote(cursor)}"
+            c.request("GET", qs)
+            j = json.loads(c.getresponse().read())
+        finally:
+            c.close()
+        seen.update(h["path"] for h in j.get("results", []))
+        cursor = j.get("next_cursor")
+        if len(seen) >= need or not cursor:
+            return len(seen)
 
 
 def meta(key):

@@ -176,6 +176,54 @@ TEST(pages_are_prefix_stable_in_every_mode)
     mg_t_srv_close(&t);
 }
 
+/* More hits tied than a ranked list reads past its limit (64): the index's
+ * order (chunk id) breaks the ties, as the ranked query cuts them, so paging
+ * through 300 equal files sees each once (with ties by path the deeper page
+ * took a file the shallower one never saw, and one file was never served). */
+TEST(pages_many_ties_each_hit_once)
+{
+    char *home = mg_t_tmpdir(), *d = mg_t_tmpdir();
+    char name[64];
+    /* two index runs, the later names first by path: the index's order is not the paths' */
+    for (int run = 0; run < 2; run++) {
+        for (int i = run ? 1 : 151; i <= (run ? 150 : 300); i++) {
+            snprintf(name, sizeof(name), "f%d.c", i);
+            mg_t_write_str(d, name, "int equal_everywhere(void) { return 0; } /* tiedmarker */\n");
+        }
+        index_dir(home, d, "ties");
+    }
+    struct mg_t_srv t;
+    mg_t_srv_open(&t, home, "local", MG_LEVEL_ADMIN);
+    static const int ks[] = {7, 100};
+    char code[64];
+    for (size_t ki = 0; ki < 2; ki++) {
+        json_t *args = mg_t_json("{\"query\":\"tiedmarker\",\"mode\":\"lexical\"}");
+        json_t *seen = json_object();
+        char *cursor = NULL;
+        int n = 0;
+        do {
+            json_t *r = call(&t, "search_code", args, ks[ki], cursor, code);
+            if (!r) FAIL("search_code limit %d: %s", ks[ki], code);
+            free(cursor);
+            const char *next = json_string_value(json_object_get(r, "next_cursor"));
+            cursor = next ? strdup(next) : NULL;
+            size_t i;
+            json_t *h;
+            json_array_foreach(json_object_get(r, "results"), i, h) {
+                const char *path = json_string_value(json_object_get(h, "path"));
+                if (json_object_get(seen, path)) FAIL("limit %d: %s served twice", ks[ki], path);
+                json_object_set_new(seen, path, json_true());
+                n++;
+            }
+            json_decref(r);
+        } while (cursor);
+        ASSERT_EQ_INT(n, 300);
+        json_decref(seen);
+        json_decref(args);
+    }
+    mg_t_srv_close(&t);
+}
+
 TEST(pages_refuse_a_foreign_or_forged_cursor)
 {
     char *home = mg_t_tmpdir(), *d = corpus();

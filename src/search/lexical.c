@@ -43,27 +43,34 @@ static bool seen_has(const struct lex *c, int64_t id)
  * before they are ranked (chunkset.h); the winners are looked up after.
  *
  * Pages must be prefix-stable (the first k hits of a search for limit n >
- * k are the hits of the search for limit k): ties are broken by chunk id,
- * and the rows tied with the last one come too (up to LEX_TIES_MAX), so
- * that the final sort (score, repo, path, line) cuts among all of them.
+ * k are the hits of the search for limit k) and the same for any number of
+ * index threads (chunk ids follow the writer's order, which does not): the
+ * rows tied with the last one come too, so that the final sort (score,
+ * repo, path, line) cuts among all of them. The query reads LEX_TIES_MAX
+ * rows past the limit; a tie still open at its end is read again with
+ * twice the room (lexical_run), up to LEX_TIES_ALL rows past it.
  * keep: the rows already found (c->seen) stay and are skipped here; the new
  * ones rank after them all (their scores mapped below c->seen_min, in
- * order). Else the rows found are recorded in c->seen. */
-static int lexical_run(struct lex *c, const char *match, int nscored, int limit, bool keep)
+ * order). Else the rows found are recorded in c->seen. *open: the last row
+ * the query gave was still tied with the limit's. */
+#define LEX_TIES_ALL 8192
+
+static int lexical_read(struct lex *c, const char *match, int nscored, int limit, bool keep, int ties, bool *open)
 {
     struct mg__repo *r = c->r;
     struct mg_idx_cur st = {0}, row = {0};
     struct mg_idx_row rr, hr;
-    int rc, found = keep ? (int)c->nseen : 0;
+    int rc, found = keep ? (int)c->nseen : 0, want = limit + (keep ? (int)c->nseen : 0) + ties, nread = 0;
     double last = 0;
     bool scoped = r->filter.globs || r->filter.nlangs > 0;
+    *open = false;
     if (scoped && !r->chunks && mg_chunkset_get(r->d, &r->filter, &r->chunks, r->err) != 0) return -1;
-    if (mg_idx_rank(r->d, match, nscored, limit + (keep ? (int)c->nseen : 0) + LEX_TIES_MAX,
-                    scoped ? &r->chunks->set : NULL, &st, r->err) != 0)
+    if (mg_idx_rank(r->d, match, nscored, want, scoped ? &r->chunks->set : NULL, &st, r->err) != 0)
         return -1;
     while ((rc = mg_idx_next(&st, &rr)) > 0) {
         double score = -rr.score;
         int64_t id = rr.id;
+        nread++;
         if (keep) {
             if (seen_has(c, id)) continue;
             score = c->seen_min - 1.0 / (1.0 + (score > 0 ? score : 0)); /* after the kept rows, in order */
@@ -98,11 +105,26 @@ static int lexical_run(struct lex *c, const char *match, int nscored, int limit,
         }
         found++;
     }
+    *open = rc == 0 && nread == want && found > limit;
     if (rc > 0) rc = 0;
     mg_idx_done(&st);
     if (rc == -2) return -1;
     if (rc != 0) return mg_db_error(r->d, "lexical search", r->err);
     return found;
+}
+
+static int lexical_run(struct lex *c, const char *match, int nscored, int limit, bool keep)
+{
+    size_t n0 = c->out->n, nseen0 = c->nseen;
+    double min0 = c->seen_min;
+    for (int ties = LEX_TIES_MAX;; ties *= 2) {
+        bool open;
+        int found = lexical_read(c, match, nscored, limit, keep, ties, &open);
+        if (found < 0 || !open || ties >= LEX_TIES_ALL) return found;
+        while (c->out->n > n0) mg_hit_release(&c->out->v[--c->out->n]); /* (again, with more room) */
+        c->nseen = nseen0;
+        c->seen_min = min0;
+    }
 }
 
 /* ---- 2. words' rows, estimated ------------------------------------------------------------------ */
