@@ -118,7 +118,8 @@ GSCANNERS := $(foreach g,$(GRAMMARS),$(if $(wildcard $(gdir_$(g))/scanner.c),$(g
 GRAMMAR_OBJ := $(GOUT)/ts-runtime.o $(foreach g,$(GRAMMARS),$(GOUT)/$(g)-parser.o) \
                $(foreach g,$(GSCANNERS),$(GOUT)/$(g)-scanner.o)
 
-.PHONY: check all deps test run bench soak fuzz model clean help install uninstall deb man completions grammars
+.PHONY: check all deps test run bench soak fuzz model clean help install uninstall deb man completions grammars \
+        grammar-sources
 all: $(OUT)/memgate
 
 help:
@@ -133,13 +134,21 @@ grammars: $(GRAMMAR_OBJ)
 $(GSTAMP):
 	@echo "grammar sources missing: run 'make deps' (or 'make test' / 'make run')" >&2; exit 1
 
-$(GOUT)/ts-runtime.o: $(GSTAMP) scripts/grammar-obj.sh
+# the packages installed are not the lockfile's (it changed since 'make deps'): the
+# grammar list above was read from what is there, so say so before a link fails
+GSTALE := $(shell [ "$$(cat $(GSTAMP) 2>/dev/null)" = "$$(sha256sum third_party/grammars/package-lock.json \
+            2>/dev/null | cut -d' ' -f1)" ] || echo stale)
+grammar-sources:
+	@[ -z "$(GSTALE)" ] || { echo "grammar packages differ from third_party/grammars/package-lock.json:" \
+	  "run 'make deps' (or 'make test' / 'make run')" >&2; exit 1; }
+
+$(GOUT)/ts-runtime.o: $(GSTAMP) scripts/grammar-obj.sh | grammar-sources
 	@scripts/grammar-obj.sh $@ $(TSRT)/src/lib.c tree-sitter-runtime "$(CC)" $(GFLAGS) -I$(TSRT)/include -I$(TSRT)/src
 
 define grammar_rules
-$(GOUT)/$(1)-parser.o: $(GSTAMP) scripts/grammar-obj.sh
+$(GOUT)/$(1)-parser.o: $(GSTAMP) scripts/grammar-obj.sh | grammar-sources
 	@scripts/grammar-obj.sh $$@ $(gdir_$(1))/parser.c $(gpkg_$(1)) "$(CC)" $(GFLAGS)
-$(GOUT)/$(1)-scanner.o: $(GSTAMP) scripts/grammar-obj.sh
+$(GOUT)/$(1)-scanner.o: $(GSTAMP) scripts/grammar-obj.sh | grammar-sources
 	@scripts/grammar-obj.sh $$@ $(gdir_$(1))/scanner.c $(gpkg_$(1)) "$(CC)" $(GFLAGS)
 endef
 $(foreach g,$(GRAMMARS),$(eval $(call grammar_rules,$(g))))
