@@ -60,7 +60,7 @@ MG_FUZZ_TARGET(rpc)
             memset(&srv, 0, sizeof(srv));
             srv.cfg = cfg;
             srv.sessions = mg_sessions_new(0);
-            mg_code_builtin_open(&srv.cfg, false, &srv.providers.code, &e);
+            mg_code_builtin_open(&srv.cfg, NULL, &srv.providers.code, &e);
             mg_memory_builtin_open(&srv.cfg, &srv.providers, &e);
         }
     }

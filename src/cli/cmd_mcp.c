@@ -68,7 +68,8 @@ int mg_cmd_mcp(int argc, char **argv)
     struct mg_err err = {0};
     struct mg_server srv;
     if (mg_server_open(&srv, &cfg, MG_SERVER_NO_TTL | MG_SERVER_WATCH, &err) != 0) return mg_cli_fail(&err);
-    srv.on_indexed = mg_listen_index_changed; /* subscriptions/listen streams hear of index runs */
+    /* subscriptions/listen streams hear of index runs (the watcher's thread reads it: atomic) */
+    __atomic_store_n(&srv.on_indexed, mg_listen_index_changed, __ATOMIC_RELEASE);
     const char *v = getenv("MEMGATE_VERBOSE");
     srv.verbose = v && strcmp(v, "1") == 0;
     const char *inst = getenv("MEMGATE_INSTANCE_ID");

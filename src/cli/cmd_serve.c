@@ -214,7 +214,8 @@ int mg_cmd_serve(int argc, char **argv)
         mg_access_log_close();
         return mg_cli_fail(&err);
     }
-    srv.on_indexed = mg_listen_index_changed; /* subscriptions/listen streams hear of index runs */
+    /* subscriptions/listen streams hear of index runs (the watcher's thread reads it: atomic) */
+    __atomic_store_n(&srv.on_indexed, mg_listen_index_changed, __ATOMIC_RELEASE);
     const char *verbose = getenv("MEMGATE_VERBOSE");
     srv.verbose = verbose && strcmp(verbose, "1") == 0;
     if (mg_sessions_start_pruner(srv.sessions, (int64_t)srv.cfg.session_prune_interval * 1000, &err) != 0) {

@@ -446,18 +446,19 @@ static void preload_vectors(const struct mg_config *cfg)
     free(v);
 }
 
-int mg_code_builtin_open(const struct mg_config *cfg, bool watch, struct mg_code_provider *out, struct mg_err *err)
+int mg_code_builtin_open(const struct mg_config *cfg, const struct mg_watch_hook *watch, struct mg_code_provider *out,
+                         struct mg_err *err)
 {
     struct mg_code_self *self = calloc(1, sizeof(*self));
     if (!self) return mg_err_oom(err);
     self->cfg = cfg;
-    self->serving = watch;
+    self->serving = watch != NULL;
     if (mg_db_pool_new(readers_per_repo(), &self->pool, err) != 0) {
         free(self);
         return -1;
     }
     struct mg_err werr = {0};
-    if (watch && mg_watcher_start(cfg, &self->watcher, &werr) != 0)
+    if (watch && mg_watcher_start(cfg, watch, &self->watcher, &werr) != 0)
         fprintf(stderr, "memgate: warning: %s; indexes change only when re-indexed\n", werr.msg);
     if (watch) preload_vectors(cfg);
     out->ops = &builtin_ops;

@@ -21,6 +21,7 @@
 #ifndef MG_CODE_H
 #define MG_CODE_H
 
+#include "index/watch.h"
 #include "provider/provider.h"
 
 /* The provider's state, shared by code.c and read.c. */
@@ -34,11 +35,12 @@ struct mg_code_self {
 
 /* The built-in code provider for cfg (borrowed: it must outlive the
  * provider); with watch (a server), a file watcher keeps the indexes of the
- * data directory current while it is open (a watcher that cannot start is a
+ * data directory current while it is open and tells watch->ran of each run (a watcher that cannot start is a
  * warning on stderr), the repos' vectors start loading in the background at
  * once, and a hybrid search answers by words while a repo's vectors are
  * still loading (mg_items.semantic_loading). 0, or -1 with err set. */
-int mg_code_builtin_open(const struct mg_config *cfg, bool watch, struct mg_code_provider *out, struct mg_err *err);
+int mg_code_builtin_open(const struct mg_config *cfg, const struct mg_watch_hook *watch, struct mg_code_provider *out,
+                         struct mg_err *err);
 
 /* The read operation (read.c). */
 int mg_code_read(void *self, const struct mg_pcall *pc, const struct mg_read_query *q, struct mg_items *out,

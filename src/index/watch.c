@@ -74,6 +74,7 @@ struct wdir {
 
 struct mg_watcher {
     struct mg_config cfg;
+    struct mg_watch_hook hook; /* (ran NULL: none) */
     pthread_t th;
     int ifd, stopfd;
     volatile int stopping;
@@ -314,6 +315,9 @@ static void run(struct mg_watcher *w, struct repo *r, bool full)
         if (!w->stopping)
             fprintf(stderr, "memgate: watch: %s: re-indexing %s failed: %s\n", r->info.id,
                     full ? "the repo" : "changed files", err.msg);
+    } else if (w->hook.ran) {
+        w->hook.ran(w->hook.arg, r->info.tenant, r->info.id, (long long)st.files,
+                    (long long)(st.added + st.changed + st.removed));
     }
     r->retry_at = 0;
     batch_clear(r);
@@ -514,12 +518,14 @@ static void *watch_main(void *p)
 
 /* ---- 7. public API ------------------------------------------------------- */
 
-int mg_watcher_start(const struct mg_config *c, struct mg_watcher **out, struct mg_err *err)
+int mg_watcher_start(const struct mg_config *c, const struct mg_watch_hook *hook, struct mg_watcher **out,
+                     struct mg_err *err)
 {
     *out = NULL;
     struct mg_watcher *w = calloc(1, sizeof(*w));
     if (!w) return mg_err_oom(err);
     w->cfg = *c;
+    if (hook) w->hook = *hook;
     const char *lim = getenv("MEMGATE_TEST_WATCH_LIMIT");
     w->fake_limit = lim ? strtol(lim, NULL, 10) : 0;
     w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);

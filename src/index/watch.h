@@ -41,9 +41,19 @@
 
 struct mg_watcher;
 
+/* Told after each of the watcher's index runs that succeeded (on the
+ * watcher's thread): the repo's tenant and id, its files, and how many were
+ * added, changed or removed. */
+struct mg_watch_hook {
+    void (*ran)(void *arg, const char *tenant, const char *repo, long long files, long long changed);
+    void *arg;
+};
+
 /* Start the watcher thread (NULL and 0 when config watch = off and no repo
- * turns it on: it still starts, to pick up repos and settings later). */
-int mg_watcher_start(const struct mg_config *c, struct mg_watcher **out, struct mg_err *err);
+ * turns it on: it still starts, to pick up repos and settings later); hook
+ * may be NULL. */
+int mg_watcher_start(const struct mg_config *c, const struct mg_watch_hook *hook, struct mg_watcher **out,
+                     struct mg_err *err);
 /* Stop it and release its leases (NULL is fine). */
 void mg_watcher_stop(struct mg_watcher *w);
 

@@ -28,6 +28,14 @@ static void close_providers(struct mg_providers *p)
     memset(p, 0, sizeof(*p));
 }
 
+/* the watcher's runs reach on_indexed as the tools' do (gate.c); it is set after the watcher starts */
+static void watch_ran(void *arg, const char *tenant, const char *repo, long long files, long long changed)
+{
+    struct mg_server *srv = arg;
+    void (*f)(const char *, const char *, long long, long long) = __atomic_load_n(&srv->on_indexed, __ATOMIC_ACQUIRE);
+    if (f) f(tenant, repo, files, changed);
+}
+
 int mg_server_open(struct mg_server *srv, const struct mg_config *cfg, unsigned flags, struct mg_err *err)
 {
     memset(srv, 0, sizeof(*srv));
@@ -45,7 +53,8 @@ int mg_server_open(struct mg_server *srv, const struct mg_config *cfg, unsigned 
             goto fail;
         }
     }
-    if (mg_code_builtin_open(&srv->cfg, flags & MG_SERVER_WATCH, &srv->providers.code, err) != 0 ||
+    const struct mg_watch_hook hook = {.ran = watch_ran, .arg = srv};
+    if (mg_code_builtin_open(&srv->cfg, flags & MG_SERVER_WATCH ? &hook : NULL, &srv->providers.code, err) != 0 ||
         mg_memory_builtin_open(&srv->cfg, &srv->providers, err) != 0 || mg_audit_open(&srv->cfg, &srv->audit, err) != 0)
         goto fail;
     /* session memory: the built-in, or Mem0 in front of it (issue 21, part mem0) */

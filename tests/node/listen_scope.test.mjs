@@ -87,3 +87,19 @@ test('V10: a token limited to one repo hears no index run of its tenant\'s other
   assert.ok(!heard(limited).includes('bravo'), `the limited listener heard of bravo: ${JSON.stringify(heard(limited))}`);
   assert.deepEqual(heard(other), [], 'another tenant heard of acme\'s repos');
 });
+
+test('the watcher\'s index runs are heard too, by the listeners that may see the repo', async () => {
+  const full = await listener(token('--tenant', 'acme', '--scope', 'read'));
+  const other = await listener(token('--tenant', 'globex', '--scope', 'read'));
+  // no index tool called: an edit on disk, which the server's watcher indexes
+  fs.writeFileSync(path.join(roots.alpha, 'edited.c'), 'int alpha_edited(void) { return 2; }\n');
+  const deadline = Date.now() + 30000;
+  while (!heard(full).includes('alpha')) {
+    assert.ok(Date.now() < deadline, `the watcher's run was not heard within 30 s: ${JSON.stringify(heard(full))}`);
+    await sleep(200);
+  }
+  const ev = full.seen.find((m) => m.method === EVENT && m.params.repo === 'alpha');
+  assert.ok(ev.params.changed >= 1, JSON.stringify(ev.params));
+  await sleep(500);
+  assert.deepEqual(heard(other), [], 'another tenant heard of acme\'s watcher run');
+});
