@@ -31,8 +31,8 @@ success@1/10 and MRR of the answer file. --grid coarse walks the weights one
 list at a time from all 1 (lexical stays 1: scaling every weight by one
 factor changes no ranking), twice over, and keeps a change only when the
 macro-average success@10 over the repositories rises by more than 0.005
-(ties keep the earlier, more neutral value); --weights runs given settings
-alone. Prints Markdown; docs/semantic.md keeps the figures.
+over the best so far (values tried from 0 up: the best so far wins a tie);
+--weights runs given settings too. Prints Markdown; docs/semantic.md keeps the figures.
 """
 import argparse
 import hashlib
