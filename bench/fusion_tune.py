@@ -2,7 +2,7 @@
 """fusion_tune.py — choose hybrid search's fusion weights (config
 hybrid_weights) on code alone: docstring -> function retrieval.
 
-    bench/fusion_tune.py [--repo owner/name ...] [--queries 120] [--grid coarse|check] [--weights W ...]
+    bench/fusion_tune.py [--repo owner/name ...] [--queries 120] [--grid coarse|none] [--weights W ...]
 
 The rule (docs/semantic.md, "Weights and k"): ranking is tuned only on code,
 comments and docs, never on commit messages, issue texts or report -> file
@@ -176,7 +176,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", action="append", help="owner/name of model/corpus.tsv (repeatable; default: "
                     + ", ".join(DEFAULT_REPOS) + ")")
-    ap.add_argument("--mirrors", default=os.environ.get("MODEL_MIRRORS", "/work/.mirror"))
+    ap.add_argument("--mirrors", default=os.environ.get("MODEL_MIRRORS", "/work/.mirror"),
+                    help="bare mirrors as OWNER+NAME/repo (default: $MODEL_MIRRORS or %(default)s)")
     ap.add_argument("--queries", type=int, default=120, help="queries per repository")
     ap.add_argument("--grid", choices=("coarse", "none"), default="coarse",
                     help="coarse: walk each list's weight over " + ", ".join(map(str, VALUES)) + "; none: only --weights")
