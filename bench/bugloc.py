@@ -704,14 +704,14 @@ def main():
                     help="what to run, comma-separated (default: %(default)s; tuning one mode is quicker alone)")
     ap.add_argument("--weights", action="append", default=None, metavar="L,S,Y,P[,G][:K]",
                     help="also run hybrid with these fusion weights (config hybrid_weights: lexical, semantic, "
-                         "symbol, path[, graph]; :K sets hybrid_rrf_k too; repeatable; default: 1,0,2,0.25,0.25, "
+                         "symbol, path[, graph]; :K sets hybrid_rrf_k too; repeatable; default: 1,0,1,0.5,0, "
                          "hybrid without "
                          "the semantic list, "
                          "which says what the embedder adds; --weights none: no extra run)")
     ap.add_argument("--no-ablations", action="store_true",
                     help="skip the runs with each ranking signal (" + ", ".join(SIGNALS) + ") switched off")
     a = ap.parse_args()
-    weights = tuple(w for w in (a.weights if a.weights is not None else ["1,0,2,0.25,0.25"]) if w != "none")
+    weights = tuple(w for w in (a.weights if a.weights is not None else ["1,0,1,0.5,0"]) if w != "none")
     if "hybrid" not in a.modes.split(","):
         weights = ()
     only = tuple(m for m in a.modes.split(",") if m)

@@ -122,9 +122,9 @@ TEST(config_hybrid_weights)
     struct mg_config c;
     struct mg_err err = {0};
     mg_config_defaults(&c);
-    ASSERT_EQ_STR(c.hybrid_weights, "1,1,2,0.25,0.25");
-    ASSERT(c.hybrid_weight[3] == 0.25 && c.hybrid_weight[1] == 1 && c.hybrid_weight[2] == 2 &&
-           c.hybrid_weight[4] == 0.25);
+    ASSERT_EQ_STR(c.hybrid_weights, "1,1,1,0.5,0");
+    ASSERT(c.hybrid_weight[3] == 0.5 && c.hybrid_weight[1] == 1 && c.hybrid_weight[2] == 1 &&
+           c.hybrid_weight[4] == 0);
     ASSERT_EQ_INT(c.hybrid_rrf_k, 60);
     ASSERT_EQ_INT(mg_config_set(&c, "hybrid_weights", "1,0,1.5,0.25", "test", &err), 0);
     ASSERT(c.hybrid_weight[1] == 0 && c.hybrid_weight[2] == 1.5 && c.hybrid_weight[4] == 0); /* G left out: 0 */

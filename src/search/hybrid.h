@@ -18,22 +18,19 @@
  * rank) to the best chunk of that file the other lists found, and brings
  * no file in alone. A fifth, mode "graph", does the same for the found files
  * the reference graph links to the three best (one uses a specific name
- * the other defines: index/refs.h), by how many of those they meet. The weight was chosen on the bug-localisation
- * benchmark (docs/benchmarks.md): 1 and 0.5 put redis's answer first less
- * often (success@1 0.530 -> 0.440, 0.446), 0.25 least (0.482) while it
- * raised success@10 on all four projects.
+ * the other defines: index/refs.h), by how many of those they meet (off
+ * by default: weight MG_RRF_GRAPH_WEIGHT 0).
  *
  * Hybrid search fuses the ranked lists of lexical, symbol and semantic
  * search by reciprocal rank fusion: score = sum over lists of
  * weight / (MG_RRF_K + rank), rank from 1. A symbol hit fuses with the chunk
  * hit of the same file whose lines hold the definition. The weights
  * (lexical 1, semantic 1, symbol MG_RRF_SYMBOL_WEIGHT, path
- * MG_RRF_PATH_WEIGHT; config hybrid_weights) and k were chosen on the
- * bug-localisation benchmark (`bench/bugloc.py --weights`): symbol 2 put
- * nginx's answer first in 38.8% of queries instead of 31.2% and moved
- * nothing else by more than a query; semantic 0.5 or 1.5 and k 20, 40 or
- * 100 were no better at success@10; semantic 0 (no vectors in the fusion)
- * lost 0.05-0.08 of success@10 on every project.
+ * MG_RRF_PATH_WEIGHT, graph MG_RRF_GRAPH_WEIGHT; config hybrid_weights)
+ * were chosen on code alone, never on bug reports: docstring -> function
+ * retrieval in six repositories outside the bug-localisation benchmark
+ * (bench/fusion_tune.py; docs/semantic.md, "Weights and k"). k is reciprocal
+ * rank fusion's own constant, 60 (Cormack et al. 2009), not tuned.
  */
 #ifndef MG_HYBRID_H
 #define MG_HYBRID_H
@@ -51,9 +48,9 @@ struct mg_db;
 struct mg_filter;
 
 #define MG_RRF_K 60
-#define MG_RRF_SYMBOL_WEIGHT 2.0
-#define MG_RRF_PATH_WEIGHT 0.25
-#define MG_RRF_GRAPH_WEIGHT 0.25
+#define MG_RRF_SYMBOL_WEIGHT 1.0
+#define MG_RRF_PATH_WEIGHT 0.5
+#define MG_RRF_GRAPH_WEIGHT 0.0
 
 bool mg_query_is_natural(const char *q);
 

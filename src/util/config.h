@@ -44,7 +44,7 @@ struct mg_config {
     int search_max_limit;    /* the most results one search returns (default 1000) */
     int lexical_any_rows;    /* the most rows the any-word fallback ranks (default 5000; search.c) */
     /* hybrid search's rank fusion (search/hybrid.h): the weights of its lexical,
-     * semantic, symbol, path and graph lists ("1,1,2,0.25,0.25"; 0 leaves a
+     * semantic, symbol, path and graph lists ("1,1,1,0.5,0"; 0 leaves a
      * list out) and k */
     char hybrid_weights[64];
     double hybrid_weight[5];
