@@ -8,7 +8,7 @@
  * only through mg_tools_call, which writes the request's one audit event.
  *
  * Files: registry.c (the table, the dispatcher), args.c (arguments),
- * render.c (items and errors as JSON), text.c (results as text), code.c, repos.c, scope.c, memory.c,
+ * render.c (items and errors as JSON), text.c (results as text), groups.c (tool groups), code.c, repos.c, scope.c, memory.c,
  * context.c (get_context, the composition root).
  */
 #ifndef MG_TOOLS_H
