@@ -201,7 +201,6 @@ static json_t *dispatch(struct mg__call *c)
 
 /* ---- 3. 2026-07-28: discovery, subscriptions, dispatch ---------------------------------------------- */
 
-
 /* Every version this server speaks: the modern one, then the legacy ones
  * (initialize). */
 static json_t *all_versions(void)

@@ -14,19 +14,17 @@
 #include "tools/args.h"
 #include "tools/family.h"
 
-static const struct mg_tool_group groups[] = {
+static const struct {
+    const char *name;  /* what `tools` and _meta["memgate/tools"] call it */
+    const char *about; /* one line: what its tools do */
+    unsigned bit;
+} groups[] = {
     {"memory", "notes, episodes, entities, an agent's preferences, extract_knowledge", MG_TOOL_GROUP_MEMORY},
     {"projects", "projects: sessions sharing episodes and entities", MG_TOOL_GROUP_PROJECTS},
     {"repos", "index a directory, index status, repo settings", MG_TOOL_GROUP_REPOS},
     {"session", "the session scope (set_scope) and open_handle", MG_TOOL_GROUP_SESSION},
 };
 #define NGROUPS (sizeof(groups) / sizeof(groups[0]))
-
-const struct mg_tool_group *mg_tool_groups(size_t *n)
-{
-    *n = NGROUPS;
-    return groups;
-}
 
 static int one_group(json_t *v, const char *what, unsigned *mask, struct mg_err *err)
 {

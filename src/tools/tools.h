@@ -56,15 +56,8 @@ struct mg_tool {
 #define MG_TOOL_GROUP_SESSION  8u /* the session scope and open_handle */
 #define MG_TOOL_GROUPS_ALL     15u
 
-struct mg_tool_group {
-    const char *name;  /* "memory", ... */
-    const char *about; /* one line: what its tools do */
-    unsigned bit;
-};
 /* The group of a tool of mg_tools(): MG_TOOL_GROUP_*, 0 for a core tool. */
 unsigned mg_tool_group(const struct mg_tool *t);
-/* The groups, in a stable order. */
-const struct mg_tool_group *mg_tool_groups(size_t *n);
 /* The mask named by v: a string ("all" or a group's name) or an array of
  * them; 0 and *mask, or -1 with err invalid_argument naming the bad name
  * (what: the argument's name, for the sentence). */
