@@ -559,15 +559,13 @@ TEST(rpc_tool_groups_enabled_per_connection)
     json_decref(r);
     listed(&h, NULL, names, sizeof(names));
     ASSERT(!strstr(names, " create_project ") && strstr(names, " set_note "));
-    /* disable takes a group off; "all" and a bad name */
+    /* disable takes a group off ("all": every one); a bad name is stdio.test.mjs's (an error compiles the
+     * secret scanner that cleans its sentence: a minute under the sanitizers) */
     res = call(&h, "tools", "{\"disable\":\"all\"}");
     ASSERT(!tool_err(res));
     json_decref(res);
     listed(&h, NULL, names, sizeof(names));
     ASSERT(!strstr(names, " set_note "));
-    res = call(&h, "tools", "{\"enable\":[\"nope\"]}");
-    ASSERT_EQ_STR(tool_err(res), "invalid_argument");
-    json_decref(res);
     h_free(&h);
 }
 
