@@ -8,8 +8,14 @@
 // Each binary runs as `memgate mcp` over stdio with a fresh, empty
 // MEMGATE_HOME (tools/list does not depend on what is indexed); the script
 // sends initialize, notifications/initialized and tools/list as JSON-RPC
-// lines and measures the result of tools/list, serialised compactly
-// (JSON.stringify, no spaces) as a client receives it.
+// lines (protocol 2025-06-18), and a stateless tools/list (2026-07-28, its
+// version and capabilities in _meta), and measures each result, serialised
+// compactly (JSON.stringify, no spaces) as a client receives it: the list a
+// client gets by default (the core tools and `tools`, which enables the
+// groups of the others), and for reference every tool listed
+// (_meta["memgate/tools"]: "all"). The default list's budget: 14,000 bytes
+// and 3,500 tokens (cl100k_base and o200k_base) in both eras, which the
+// stdio test holds it to.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -37,8 +43,10 @@ function parseArgs(argv) {
   return o;
 }
 
-// tools/list's result from `bin mcp`: { tools: [...] }
-function toolsList(bin) {
+// tools/list's result from `bin mcp`: { tools: [...] }. era: '2025-06-18'
+// (after initialize) or '2026-07-28' (stateless); groups: what
+// _meta["memgate/tools"] asks for beside the core tools, or undefined.
+function toolsList(bin, era, groups) {
   const home = mkdtempSync(join(tmpdir(), 'memgate-tools-tokens-'));
   return new Promise((ok, fail) => {
     const p = spawn(bin, ['mcp'], { env: { ...process.env, MEMGATE_HOME: home }, stdio: ['pipe', 'pipe', 'pipe'], cwd: home });
@@ -56,6 +64,12 @@ function toolsList(bin) {
     p.on('error', (e) => finish(e));
     p.on('exit', (code) => finish(new Error(`${bin} mcp exited (${code}) before answering; stderr: ${err}`)));
     const send = (m) => p.stdin.write(JSON.stringify(m) + '\n');
+    const modern = era === '2026-07-28';
+    const meta = {
+      ...(modern ? { 'io.modelcontextprotocol/protocolVersion': era, 'io.modelcontextprotocol/clientCapabilities': {} } : {}),
+      ...(groups ? { 'memgate/tools': groups } : {}),
+    };
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', ...(Object.keys(meta).length ? { params: { _meta: meta } } : {}) };
     p.stdout.on('data', (d) => {
       buf += d;
       let nl;
@@ -67,42 +81,48 @@ function toolsList(bin) {
         if (m.id === 1) {
           if (m.error) return finish(new Error(`${bin}: initialize failed: ${JSON.stringify(m.error)}`));
           send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-          send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+          send(list);
         } else if (m.id === 2) {
           if (m.error) return finish(new Error(`${bin}: tools/list failed: ${JSON.stringify(m.error)}`));
           finish(null, m.result);
         }
       }
     });
-    send({
+    if (modern) send(list);
+    else send({
       jsonrpc: '2.0', id: 1, method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'tools_tokens', version: '1' } },
+      params: { protocolVersion: era, capabilities: {}, clientInfo: { name: 'tools_tokens', version: '1' } },
     });
   });
 }
 
 const encodings = ['cl100k_base', 'o200k_base'].map((name) => ({ name, enc: getEncoding(name) }));
 
-async function measure(bin) {
-  const result = await toolsList(bin);
+// One list's figures.
+async function measure(bin, era = '2025-06-18', groups = undefined) {
+  const result = await toolsList(bin, era, groups);
   const text = JSON.stringify(result);
-  const m = { bin, tools: result.tools.length, bytes: Buffer.byteLength(text), tokens: {} };
+  const m = { bin, era, groups: groups || 'core', tools: result.tools.length, bytes: Buffer.byteLength(text), tokens: {} };
   for (const { name, enc } of encodings) m.tokens[name] = enc.encode(text).length;
   m.per_tool = result.tools.map((t) => ({ name: t.name, bytes: Buffer.byteLength(JSON.stringify(t)) }));
   return m;
 }
 
 const opt = parseArgs(process.argv.slice(2));
-let cur, base = null;
+const LIMIT = { bytes: 14000, tokens: 3500 };
+let cur, modern, full, base = null;
 try {
   cur = await measure(opt.bin);
+  modern = await measure(opt.bin, '2026-07-28');
+  full = await measure(opt.bin, '2025-06-18', 'all');
   if (opt.base) base = await measure(opt.base);
 } catch (e) {
   console.error(`tools_tokens: ${e.message}`);
   process.exit(1);
 }
+const within = (m) => m.bytes <= LIMIT.bytes && m.tokens.cl100k_base <= LIMIT.tokens && m.tokens.o200k_base <= LIMIT.tokens;
 if (opt.json) {
-  console.log(JSON.stringify({ current: cur, base }, null, 2));
+  console.log(JSON.stringify({ current: cur, modern, all: full, base, limit: LIMIT }, null, 2));
 } else {
   const pct = (a, b) => `${a < b ? '−' : '+'}${(Math.abs(a - b) / b * 100).toFixed(1)}%`;
   const row = (label, m, b) =>
@@ -114,6 +134,10 @@ if (opt.json) {
   console.log('');
   console.log(`| build | tools | bytes | tokens (cl100k_base) | tokens (o200k_base) |${base ? ' against the baseline |' : ''}`);
   console.log(`| --- | --- | --- | --- | --- |${base ? ' --- |' : ''}`);
-  if (base) console.log(row(`baseline (${opt.base})`, base, null));
-  console.log(row(`this build (${opt.bin})`, cur, base));
+  if (base) console.log(row(`baseline (${opt.base}), 2025-06-18`, base, null));
+  console.log(row(`this build (${opt.bin}), 2025-06-18, default list`, cur, base));
+  console.log(row(`this build, 2026-07-28, default list`, modern, base));
+  console.log(row(`this build, every group enabled (_meta["memgate/tools"]: "all")`, full, base));
+  console.log('');
+  console.log(`default list within ${LIMIT.bytes} bytes and ${LIMIT.tokens} tokens in both eras: ${within(cur) && within(modern) ? 'yes' : 'NO'}`);
 }

@@ -155,6 +155,19 @@ static void ch_log(struct mg_channel *ch, const char *level, const char *message
     log_line(of_ch(ch)->c, of_ch(ch)->log_level, level, message);
 }
 
+/* The `tools` tool's groups: kept on a connection of the handshake era,
+ * which hears notifications/tools/list_changed when they change. */
+static int ch_tool_groups(struct mg_channel *ch, unsigned enable, unsigned disable, unsigned *now)
+{
+    const struct mg_rpc_conn *c = of_ch(ch)->c;
+    struct mg_mcp_conn *k = c->stateless ? NULL : mg_mcp_conn_of(c->session);
+    if (!k) return -1;
+    unsigned before;
+    *now = mg_mcp_conn_tool_groups(k, enable, disable, &before);
+    if (*now != before) notify(c, "notifications/tools/list_changed", json_object());
+    return 0;
+}
+
 /* A ListRootsResult's roots as paths (v malloc'd, NULL-terminated). */
 static int roots_paths(json_t *r, char ***paths, size_t *n, struct mg_err *err)
 {
@@ -416,7 +429,7 @@ json_t *mg__rpc_tools_call(struct mg__call *c)
     bool sampling = json_is_object(json_object_get(c->caps, "sampling"));
     if (!c->modern) sampling = mg_mcp_conn_sampling(mg_mcp_conn_of(c->c->session));
     struct channel ch = {
-        .ch = {ch_progress, ch_log, ch_roots, ch_sample},
+        .ch = {ch_progress, ch_log, ch_roots, ch_sample, ch_tool_groups},
         .sampling = sampling,
         .log_level = c->log_level,
         .answers = c->modern ? call_answers(c->params) : NULL,

@@ -24,6 +24,7 @@ struct mg_mcp_conn {
     bool ready;                  /* notifications/initialized received */
     bool sampling;               /* the client declared the sampling capability at initialize */
     int log_level;               /* syslog severity; lines above it are not sent */
+    unsigned tool_groups;        /* MG_TOOL_GROUP_* the client enabled: tools/list shows them */
     int64_t next_request_id;     /* ids of server-to-client requests */
     struct pending *pending;
 };
@@ -129,6 +130,16 @@ void mg_mcp_conn_set_log_level(struct mg_mcp_conn *k, int level)
     pthread_mutex_lock(&k->mu);
     k->log_level = level;
     pthread_mutex_unlock(&k->mu);
+}
+
+unsigned mg_mcp_conn_tool_groups(struct mg_mcp_conn *k, unsigned enable, unsigned disable, unsigned *before)
+{
+    pthread_mutex_lock(&k->mu);
+    if (before) *before = k->tool_groups;
+    k->tool_groups = (k->tool_groups | enable) & ~disable;
+    unsigned now = k->tool_groups;
+    pthread_mutex_unlock(&k->mu);
+    return now;
 }
 
 void mg_mcp_conn_deliver(struct mg_mcp_conn *k, json_t *m)

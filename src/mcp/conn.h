@@ -50,6 +50,11 @@ bool mg_mcp_conn_sampling(struct mg_mcp_conn *k);
 int mg_mcp_conn_log_level(struct mg_mcp_conn *k);
 void mg_mcp_conn_set_log_level(struct mg_mcp_conn *k, int level);
 
+/* The tool groups (tools/tools.h MG_TOOL_GROUP_*) tools/list shows this
+ * client: enable, then disable, applied (0, 0 reads them); returns the
+ * groups now, *before (may be NULL) those before. */
+unsigned mg_mcp_conn_tool_groups(struct mg_mcp_conn *k, unsigned enable, unsigned disable, unsigned *before);
+
 /* Send a request to the client on out and wait up to timeout_ms for its
  * result (a new reference), or NULL with err: unsupported (out could not
  * send it), timeout, client_error (the client's error), or the session

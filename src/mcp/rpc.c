@@ -18,6 +18,12 @@
 #include "tools/tools.h"
 #include "util/version.h"
 
+#define META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define META_CAPS "io.modelcontextprotocol/clientCapabilities"
+#define META_LOG "io.modelcontextprotocol/logLevel"
+#define META_SERVER "io.modelcontextprotocol/serverInfo"
+#define META_TOOLS "memgate/tools" /* tools/list: the tool groups to show beside the core tools */
+
 /* ---- 1. versions ----------------------------------------------------------------------------------- */
 
 const char *const mg_mcp_versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", NULL};
@@ -39,12 +45,17 @@ bool mg_mcp_version_supported(const char *v)
     "repo you do not know). Code: search_code (lexical, regex, symbol, semantic or hybrid), search_symbols, "       \
     "outline (a file's definitions, no bodies), read_file, list_files. Before changing code: find_references, "    \
     "callers, callees, trace_path (how one function reaches another), impact (what a change touches, ranked; run " \
-    "it before committing). Repos: list_repos, index_repo, index_status, get_repo_settings, set_repo_settings. "  \
-    "set_scope narrows every later search of this session (get_scope, clear_scope). Memory: notes are durable "    \
-    "facts about a repo (set_note, get_note, list_notes, search_notes, delete_note); episodes are what sessions "   \
-    "did (remember, recall; extract_knowledge turns a session's into notes), shared within a project "            \
-    "(create_project, list_projects, join_project, leave_project, delete_project); entities are named things (add_entities, search_entities, retag_entities); "  \
-    "an agent's preferences hold in every repo (save_preference, get_profile). Calls act on the repo this "        \
+    "it before committing). list_repos shows the repos. "                                                          \
+    "Your tool list holds these; the rest come in groups: call the tool `tools` with enable [\"memory\"] (or projects, "     \
+    "repos, session, all) to add a group's tools to your list, or with describe true for their definitions "      \
+    "(every tool can be called by name, listed or not). "                                                          \
+    "Group repos: index_repo, index_status, get_repo_settings, set_repo_settings. Group session: set_scope "       \
+    "narrows every later search of this session (get_scope, clear_scope); open_handle. Group memory: notes are "   \
+    "durable facts about a repo (set_note, get_note, list_notes, search_notes, delete_note); episodes are what "   \
+    "sessions did (remember, recall; extract_knowledge turns a session's into notes); entities are named things "  \
+    "(add_entities, search_entities, retag_entities); an agent's preferences hold in every repo "                  \
+    "(save_preference, get_profile). Group projects: episodes and entities are shared within a project "           \
+    "(create_project, list_projects, join_project, leave_project, delete_project). Calls act on the repo this "   \
     "session is bound to (the client's roots, or the directory memgate mcp runs in); when several repos are "      \
     "indexed and none is bound, pass `repo` (list_repos shows the ids). Without a session (protocol 2026-07-28), " \
     "open_handle returns a handle: pass it as `handle` so the binding, scope and memory session carry over. "      \
@@ -70,7 +81,7 @@ static json_t *m_initialize(struct mg__call *c)
     mg_session_offer_root(s, path, roots); /* `memgate mcp --repo` binds before initialize and wins */
     free(path);
 
-    json_t *scaps = json_pack("{s:{s:b}, s:{}}", "tools", "listChanged", 0, "logging");
+    json_t *scaps = json_pack("{s:{s:b}, s:{}}", "tools", "listChanged", 1, "logging"); /* `tools` */
     const struct mg_mcp_ext *ext = mg__mcp_ext();
     if (ext && ext->capabilities) ext->capabilities(scaps);
     return json_pack("{s:s, s:o, s:{s:s, s:s, s:s}, s:s}", "protocolVersion", ver, "capabilities", scaps,
@@ -122,21 +133,40 @@ static json_t *tool_json(const char *name, const char *title, const char *descri
     return o;
 }
 
+/* The groups a tools/list shows beside the core tools: a handshake
+ * connection's (the `tools` tool), and those its _meta["memgate/tools"]
+ * names (both eras: "all", a group or a list of them). */
+static bool listed_groups(struct mg__call *c, unsigned *mask)
+{
+    struct mg_err err = {0};
+    if (mg_tool_groups_parse(json_object_get(json_object_get(c->params, "_meta"), META_TOOLS), "_meta[\"" META_TOOLS "\"]",
+                             mask, &err) != 0) {
+        mg__rpc_fail(c, MG_RPC_INVALID_PARAMS, "%s", err.msg);
+        return false;
+    }
+    struct mg_mcp_conn *k = c->modern ? NULL : mg_mcp_conn_of(c->c->session);
+    if (k) *mask |= mg_mcp_conn_tool_groups(k, 0, 0, NULL);
+    return true;
+}
+
 static json_t *m_tools_list(struct mg__call *c)
 {
+    unsigned groups;
+    if (!listed_groups(c, &groups)) return NULL;
     size_t n;
     const struct mg_tool *t = mg_tools(&n);
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++)
-        json_array_append_new(a, tool_json(t[i].name, t[i].title, t[i].description, t[i].input_schema,
-                                           t[i].output_schema, t[i].hints));
+        if (!mg_tool_group(&t[i]) || (mg_tool_group(&t[i]) & groups))
+            json_array_append_new(a, tool_json(t[i].name, t[i].title, t[i].description, t[i].input_schema,
+                                               t[i].output_schema, t[i].hints));
     const struct mg_mcp_ext *ext = mg__mcp_ext();
     for (size_t i = 0; ext && i < ext->ntools; i++) {
         const struct mg_mcp_ext_tool *f = &ext->tools[i];
         json_array_append_new(a, tool_json(f->name, f->title, f->description, f->input_schema, f->output_schema, ~0u));
     }
     json_t *r = json_pack("{s:o}", "tools", a);
-    /* the same for every caller, until the binary changes */
+    /* the same for every caller that asks for the same groups, until the binary changes */
     if (c->modern) json_object_update_new(r, json_pack("{s:i, s:s}", "ttlMs", 3600000, "cacheScope", "public"));
     return r;
 }
@@ -170,11 +200,6 @@ static json_t *dispatch(struct mg__call *c)
 }
 
 /* ---- 3. 2026-07-28: discovery, subscriptions, dispatch ---------------------------------------------- */
-
-#define META_VERSION "io.modelcontextprotocol/protocolVersion"
-#define META_CAPS "io.modelcontextprotocol/clientCapabilities"
-#define META_LOG "io.modelcontextprotocol/logLevel"
-#define META_SERVER "io.modelcontextprotocol/serverInfo"
 
 /* Every version this server speaks: the modern one, then the legacy ones
  * (initialize). */

@@ -57,6 +57,11 @@ struct mg_channel {
      * timeout, client_error, llm_bad_response (an answer without text) */
     int (*sample)(struct mg_channel *ch, const char *system, const char *user, int max_tokens, int timeout_ms,
                   char **text, struct mg_err *err);
+    /* the tool groups tools/list shows this client (tools/tools.h
+     * MG_TOOL_GROUP_*): enable, then disable, applied; 0 with *now the
+     * groups shown, or -1 when this channel keeps no list (a stateless
+     * request, the command line). May be NULL. */
+    int (*tool_groups)(struct mg_channel *ch, unsigned enable, unsigned disable, unsigned *now);
 };
 
 #define MG_AUDIT_PARTS_MAX 8

@@ -60,6 +60,8 @@ extern const struct mg_tool mg_tools_context[]; /* context.c: get_context */
 extern const size_t mg_tools_context_n;
 extern const struct mg_tool mg_tools_extract[]; /* extract.c: extract_knowledge */
 extern const size_t mg_tools_extract_n;
+extern const struct mg_tool mg_tools_groups[];  /* groups.c: tools (the tool groups) */
+extern const size_t mg_tools_groups_n;
 
 /* 0 when x's session keeps what a tool sets for later calls; else -1 with
  * session_required and how to keep it: the implicit /v1 session (send

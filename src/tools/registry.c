@@ -16,6 +16,7 @@
 #include "util/metrics.h"
 
 static struct mg_tool *all;
+static unsigned *group_of; /* all[i]'s group */
 static size_t nall;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -25,11 +26,33 @@ static void add_family(const struct mg_tool *v, size_t n)
     nall += n;
 }
 
+/* The tools outside the core set, by group (tools.h): tools/list shows
+ * them to an MCP client that enables their group. */
+static const struct {
+    const char *name;
+    unsigned group;
+} grouped[] = {
+    {"index_repo", MG_TOOL_GROUP_REPOS},         {"index_status", MG_TOOL_GROUP_REPOS},
+    {"get_repo_settings", MG_TOOL_GROUP_REPOS},  {"set_repo_settings", MG_TOOL_GROUP_REPOS},
+    {"set_scope", MG_TOOL_GROUP_SESSION},        {"get_scope", MG_TOOL_GROUP_SESSION},
+    {"clear_scope", MG_TOOL_GROUP_SESSION},      {"open_handle", MG_TOOL_GROUP_SESSION},
+    {"set_note", MG_TOOL_GROUP_MEMORY},          {"get_note", MG_TOOL_GROUP_MEMORY},
+    {"list_notes", MG_TOOL_GROUP_MEMORY},        {"search_notes", MG_TOOL_GROUP_MEMORY},
+    {"delete_note", MG_TOOL_GROUP_MEMORY},       {"remember", MG_TOOL_GROUP_MEMORY},
+    {"recall", MG_TOOL_GROUP_MEMORY},            {"add_entities", MG_TOOL_GROUP_MEMORY},
+    {"search_entities", MG_TOOL_GROUP_MEMORY},   {"retag_entities", MG_TOOL_GROUP_MEMORY},
+    {"save_preference", MG_TOOL_GROUP_MEMORY},   {"get_profile", MG_TOOL_GROUP_MEMORY},
+    {"extract_knowledge", MG_TOOL_GROUP_MEMORY}, {"create_project", MG_TOOL_GROUP_PROJECTS},
+    {"list_projects", MG_TOOL_GROUP_PROJECTS},   {"join_project", MG_TOOL_GROUP_PROJECTS},
+    {"leave_project", MG_TOOL_GROUP_PROJECTS},   {"delete_project", MG_TOOL_GROUP_PROJECTS},
+};
+
 static void build(void)
 {
     size_t n = mg_tools_code_n + mg_tools_nav_n + mg_tools_repomap_n + mg_tools_repos_n + mg_tools_scope_n + mg_tools_handle_n + mg_tools_memory_n + mg_tools_context_n +
-               mg_tools_extract_n;
-    if (!(all = malloc(n * sizeof(*all)))) abort(); /* at start-up: nothing to serve without it */
+               mg_tools_extract_n + mg_tools_groups_n;
+    /* at start-up: nothing to serve without them */
+    if (!(all = malloc(n * sizeof(*all))) || !(group_of = calloc(n, sizeof(*group_of)))) abort();
     add_family(mg_tools_code, mg_tools_code_n);
     add_family(mg_tools_nav, mg_tools_nav_n);
     add_family(mg_tools_repomap, mg_tools_repomap_n);
@@ -39,6 +62,10 @@ static void build(void)
     add_family(mg_tools_memory, mg_tools_memory_n);
     add_family(mg_tools_context, mg_tools_context_n);
     add_family(mg_tools_extract, mg_tools_extract_n); /* knowledge extraction (issue 21 part 5) */
+    add_family(mg_tools_groups, mg_tools_groups_n);
+    for (size_t i = 0; i < nall; i++)
+        for (size_t g = 0; g < sizeof(grouped) / sizeof(grouped[0]); g++)
+            if (strcmp(all[i].name, grouped[g].name) == 0) group_of[i] = grouped[g].group;
 }
 
 const struct mg_tool *mg_tools(size_t *n)
@@ -46,6 +73,13 @@ const struct mg_tool *mg_tools(size_t *n)
     pthread_once(&once, build);
     *n = nall;
     return all;
+}
+
+unsigned mg_tool_group(const struct mg_tool *t)
+{
+    size_t n;
+    const struct mg_tool *v = mg_tools(&n);
+    return t >= v && t < v + n ? group_of[t - v] : 0;
 }
 
 const struct mg_tool *mg_tool_find(const char *name)

@@ -8,7 +8,7 @@
  * only through mg_tools_call, which writes the request's one audit event.
  *
  * Files: registry.c (the table, the dispatcher), args.c (arguments),
- * render.c (items and errors as JSON), text.c (results as text), code.c, repos.c, scope.c, memory.c,
+ * render.c (items and errors as JSON), text.c (results as text), groups.c (tool groups), code.c, repos.c, scope.c, memory.c,
  * context.c (get_context, the composition root).
  */
 #ifndef MG_TOOLS_H
@@ -45,6 +45,23 @@ struct mg_tool {
  * that text once and, of its lists, only the items the gate marked; the
  * lists stay whole in structuredContent. */
 #define MG_TOOL_TEXT_BLOCK  8u
+
+/* Tool groups. MCP's tools/list shows the core tools (group 0) and the
+ * groups a client enabled (the `tools` tool, or tools/list's
+ * _meta["memgate/tools"]); every tool is callable by name whatever the list
+ * shows. Bits of a mask; MG_TOOL_GROUPS_ALL is every group. */
+#define MG_TOOL_GROUP_MEMORY   1u /* notes, episodes, entities, preferences, extract_knowledge */
+#define MG_TOOL_GROUP_PROJECTS 2u /* projects: sessions sharing episodes and entities */
+#define MG_TOOL_GROUP_REPOS    4u /* indexing and repo settings */
+#define MG_TOOL_GROUP_SESSION  8u /* the session scope and open_handle */
+#define MG_TOOL_GROUPS_ALL     15u
+
+/* The group of a tool of mg_tools(): MG_TOOL_GROUP_*, 0 for a core tool. */
+unsigned mg_tool_group(const struct mg_tool *t);
+/* The mask named by v: a string ("all" or a group's name) or an array of
+ * them; 0 and *mask, or -1 with err invalid_argument naming the bad name
+ * (what: the argument's name, for the sentence). */
+int mg_tool_groups_parse(json_t *v, const char *what, unsigned *mask, struct mg_err *err);
 
 /* Every tool, in a stable order. */
 const struct mg_tool *mg_tools(size_t *n);

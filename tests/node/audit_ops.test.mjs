@@ -102,10 +102,11 @@ test('every op the docs list is written under that name and found by audit --op'
     save_preference: { agent_id: 'a1', key: 'style', value: 'terse' },
     get_profile: { agent_id: 'a1' },
     set_scope: { repos: ['alpha'] },
+    tools: { enable: 'all' },
     set_repo_settings: { repo: 'alpha', watch: 'off' },
   };
   const c = await stdioClient(world);
-  const tools = (await c.client.listTools()).tools.map((t) => t.name);
+  const tools = (await c.client.listTools({ _meta: { 'memgate/tools': 'all' } })).tools.map((t) => t.name); // every group
   for (const t of tools) {
     assert.ok(ops.includes(t), `the tool ${t} is not in the docs' ops`);
     await call(c.client, t, args[t] || { repo: 'alpha' });

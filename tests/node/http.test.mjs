@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
 import { call, httpClient, indexRepo, makeRepo, makeWorld, metrics, metricSum, shutdown, startServe } from './lib/harness.mjs';
 
 let world;
@@ -85,6 +87,19 @@ test('initialize over HTTP issues a session id; tools/list has the tools', async
   const { tools } = await client.listTools();
   assert.ok(tools.find((t) => t.name === 'search_code'));
   for (const t of tools) assert.ok(t.inputSchema && t.outputSchema, t.name);
+});
+
+test('tools enables a group on this session only: notifications/tools/list_changed over HTTP', async () => {
+  const { client } = await connect();
+  let changed = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => { changed++; });
+  const r = await call(client, 'tools', { enable: 'memory' });
+  assert.deepEqual(r.data.enabled, ['memory'], r.text);
+  for (let i = 0; i < 50 && !changed; i++) await new Promise((ok) => setTimeout(ok, 20));
+  assert.equal(changed, 1, 'no notifications/tools/list_changed');
+  assert.ok((await client.listTools()).tools.some((t) => t.name === 'set_note'));
+  const other = await connect(); // another Mcp-Session-Id: its own list
+  assert.ok(!(await other.client.listTools()).tools.some((t) => t.name === 'set_note'));
 });
 
 test('no binding with two repos: repo_required listing both ids', async () => {

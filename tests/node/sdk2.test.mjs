@@ -105,8 +105,12 @@ describe('SDK 2.x speaks 2026-07-28', () => {
       assert.ok(d.supportedVersions.includes(LEGACY), JSON.stringify(d.supportedVersions));
       assert.ok(d.capabilities?.tools, JSON.stringify(d.capabilities));
 
-      const { tools } = await client.listTools();
-      assert.ok(tools.length >= 20, `only ${tools.length} tools`);
+      const core = (await client.listTools()).tools.map((t) => t.name); // the core tools (docs/mcp.md "Tool groups")
+      for (const n of ['search_code', 'get_context', 'tools']) assert.ok(core.includes(n), `${n} missing from ${core}`);
+      assert.ok(!core.includes('remember'), `remember listed by default: ${core}`);
+      // every group: _meta["memgate/tools"], which a stateless client sends with its tools/list
+      const { tools } = await client.listTools({ _meta: { 'memgate/tools': 'all' } }, { cacheMode: 'refresh' });
+      assert.ok(tools.length >= 40, `only ${tools.length} tools`);
       const names = tools.map((t) => t.name);
       for (const n of ['search_code', 'read_file', 'open_handle', 'set_scope', 'remember', 'recall']) assert.ok(names.includes(n), `${n} missing`);
       for (const t of tools) {
@@ -607,8 +611,8 @@ describe('a failing tool call is an isError result under SDK 1.x and 2.x alike',
       const one = keep(transport === 'stdio' ? await stdioClient(world, { name: 'err-1x' }) : await httpClient(serve, { name: 'err-1x' }));
       const two = keep(transport === 'stdio' ? await stdioClient2(world, { name: 'err-2x' }) : await httpClient2(serve, { name: 'err-2x' }));
       // list first, as agents do: the SDKs then check results against the output schemas
-      assert.ok((await one.client.listTools()).tools.length >= 20);
-      assert.ok((await two.client.listTools()).tools.length >= 20);
+      assert.ok((await one.client.listTools()).tools.some((t) => t.name === 'outline'));
+      assert.ok((await two.client.listTools()).tools.some((t) => t.name === 'outline'));
       for (const [tool, args, want] of cases) {
         const what = `${tool} ${JSON.stringify(args)}`;
         let r1;
@@ -695,7 +699,12 @@ describe('raw HTTP: what the SDK does not show', () => {
     assert.equal(l.status, 200, l.text);
     assert.equal(l.json.result.resultType, 'complete');
     assert.equal(l.json.result._meta[SERVER_INFO].name, 'memgate');
-    assert.ok(l.json.result.tools.length >= 20);
+    assert.equal(l.json.result.tools.length, 14); // the core tools (docs/mcp.md "Tool groups")
+    const all = await postModern(serve, 'tools/list', { _meta: { 'memgate/tools': 'all' } });
+    assert.equal(all.status, 200, all.text);
+    assert.ok(all.json.result.tools.length >= 40, `${all.json.result.tools.length} tools with every group`);
+    const bad = await postModern(serve, 'tools/list', { _meta: { 'memgate/tools': ['memory', 'nope'] } });
+    assert.equal(bad.json?.error?.code, -32602, bad.text);
     const c = await postModern(serve, 'tools/call', { name: 'list_files', arguments: { repo: 'alpha' } });
     assert.equal(c.status, 200, c.text);
     assert.equal(c.json.result.resultType, 'complete');
@@ -846,7 +855,7 @@ describe('raw HTTP: what the SDK does not show', () => {
     const list = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, init.sid);
     assert.equal(list.status, 200, list.text);
     assert.equal(list.json.result.resultType, undefined);
-    assert.ok(list.json.result.tools.length >= 20);
+    assert.ok(list.json.result.tools.some((t) => t.name === 'search_code'));
     // a 2026-07-28-only method inside the 2025 session's POST is served statelessly, not refused
     const disc = await postModern(serve, 'server/discover', {}, { 'mcp-session-id': init.sid });
     assert.equal(disc.status, 200, disc.text);

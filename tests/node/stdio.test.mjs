@@ -7,8 +7,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { call, indexRepo, makeRepo, makeWorld, shutdown, stdioClient } from './lib/harness.mjs';
+import { execFileSync } from 'node:child_process';
 
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+import { call, indexRepo, makeRepo, makeWorld, MEMGATE_BIN, REPO_ROOT, shutdown, stdioClient } from './lib/harness.mjs';
+
+// listed by default (the rest come in groups: the tool `tools`)
+const CORE_TOOLS = ['search_code', 'search_symbols', 'read_file', 'outline', 'list_files', 'find_references', 'callers',
+  'callees', 'trace_path', 'impact', 'repo_map', 'list_repos', 'get_context', 'tools'];
 const MEMGATE_TOOLS = [
   'search_code',
   'search_symbols',
@@ -77,7 +84,7 @@ describe('one repo indexed', () => {
 
   test('tools/list: every tool has a description, an inputSchema and an outputSchema', async () => {
     const { client } = await connect();
-    const { tools } = await client.listTools();
+    const { tools } = await client.listTools({ _meta: { 'memgate/tools': 'all' } }); // every group
     const names = tools.map((t) => t.name);
     for (const n of MEMGATE_TOOLS) assert.ok(names.includes(n), `missing tool ${n} in ${names}`);
     assert.ok(!names.includes('test_simple_text'), 'fixture tools are off by default');
@@ -90,9 +97,55 @@ describe('one repo indexed', () => {
       const a = t.annotations;
       assert.ok(a.readOnlyHint === true || 'destructiveHint' in a || 'idempotentHint' in a, `${t.name}: write hints`);
     }
-    // the list goes into every agent's context: 44,235 bytes before it was cut (docs/benchmarks.md); 61% of that
-    const bytes = Buffer.byteLength(JSON.stringify({ tools }));
-    assert.ok(bytes <= 27050, `tools/list is ${bytes} bytes, over its budget of 27050`);
+  });
+
+  test('the default tool list: the core tools, within 14,000 bytes and 3,500 tokens in both eras (bench/tools_tokens.mjs)', async () => {
+    const { client } = await connect();
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    for (const n of CORE_TOOLS) assert.ok(names.includes(n), `missing core tool ${n} in ${names}`);
+    for (const n of ['set_note', 'index_repo', 'set_scope', 'create_project']) assert.ok(!names.includes(n), `${n} listed by default`);
+    // counted as make bench counts them: js-tiktoken, cl100k_base and o200k_base, 2025-06-18 and 2026-07-28
+    // (every tool listed: 27,048 bytes, 6,161 cl100k tokens)
+    const out = execFileSync(process.execPath, [path.join(REPO_ROOT, 'bench', 'tools_tokens.mjs'), '--bin', MEMGATE_BIN, '--json'],
+      { encoding: 'utf8', timeout: 60000 });
+    const m = JSON.parse(out);
+    for (const l of [m.current, m.modern]) {
+      assert.equal(l.tools, CORE_TOOLS.length, `${l.era}: ${l.tools} tools`);
+      assert.ok(l.bytes <= 14000, `${l.era}: tools/list is ${l.bytes} bytes, over its budget of 14000`);
+      for (const enc of ['cl100k_base', 'o200k_base'])
+        assert.ok(l.tokens[enc] <= 3500, `${l.era}: tools/list is ${l.tokens[enc]} ${enc} tokens, over its budget of 3500`);
+    }
+    assert.ok(m.all.tools > CORE_TOOLS.length + 20, `every group: ${m.all.tools} tools`);
+  });
+
+  test('tools enables a group: notifications/tools/list_changed, then the list has its tools; disable takes them off', async () => {
+    const { client } = await connect();
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => { changed++; });
+    // callable by name before it is listed
+    const scope = await call(client, 'get_scope', {});
+    assert.equal(scope.ok, true, scope.text);
+    const r = await call(client, 'tools', { enable: ['memory', 'session'] });
+    assert.equal(r.ok, true, r.text);
+    assert.deepEqual(r.data.enabled, ['memory', 'session']);
+    assert.equal(r.data.listed, true);
+    for (let i = 0; i < 50 && !changed; i++) await new Promise((ok) => setTimeout(ok, 20));
+    assert.equal(changed, 1, 'no notifications/tools/list_changed');
+    let names = (await client.listTools()).tools.map((t) => t.name);
+    for (const n of ['set_note', 'remember', 'recall', 'extract_knowledge', 'set_scope', 'open_handle', 'search_code'])
+      assert.ok(names.includes(n), `${n} not listed after enable: ${names}`);
+    assert.ok(!names.includes('create_project') && !names.includes('index_repo'), names.join(' '));
+    const again = await call(client, 'tools', { enable: 'memory' }); // no change: no notification
+    assert.equal(again.ok, true, again.text);
+    const off = await call(client, 'tools', { disable: 'all' });
+    assert.deepEqual(off.data.enabled, []);
+    for (let i = 0; i < 50 && changed < 2; i++) await new Promise((ok) => setTimeout(ok, 20));
+    assert.equal(changed, 2);
+    names = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(!names.includes('set_note'), names.join(' '));
+    const bad = await call(client, 'tools', { enable: 'everything' });
+    assert.equal(bad.code, 'invalid_argument', bad.text);
   });
 
   test('search_code finds the canary in the only repo without any binding', async () => {
