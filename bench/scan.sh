@@ -274,7 +274,7 @@ $(kv benign "$work/injlab.txt") benign texts: the hand-written hard negatives (b
 /usr/share/doc, /usr/include comments and the kernel's Documentation and comments that use the same words,
 extracted on this machine by tests/injection/benign.py. A text is detected when \`mg_injection\` flags it.
 
-target: recall ≥ 0.90 at FPR ≤ 0.5 %, ≥ 150 MB/s
+target (issue 38): recall ≥ 0.95 at FPR ≤ 0.5 % on the held-out part below, ≥ 150 MB/s
 
 | | recall | false-positive rate | filter throughput (mg_injection + mg_sanitize, one thread, over the labelled texts) |
 | --- | --- | --- | --- |
