@@ -2,7 +2,7 @@
  * (build/memgate-injectionbench).
  *
  *   memgate-injectionbench DIR...
- *   memgate-injectionbench --labelled ATTACKS.tsv BENIGN.tsv [BENIGN2.tsv...]
+ *   memgate-injectionbench --labelled [--split tune|held] ATTACKS.tsv BENIGN.tsv [BENIGN2.tsv...]
  *
  * Reads every .h, .c, .rst, .md and .txt file under the DIRs (symlinks not
  * followed, 1 MiB cap per file) and takes each line that mentions "ignore",
@@ -24,10 +24,19 @@
  * flagged_<f>; the throughput of mg_injection + mg_sanitize over all the
  * labelled texts, one thread, repeated until at least a second has passed
  * (labelled_mbps, labelled_bytes); then up to 5 misses per category
- * ("miss <category> <text>") and every false positive ("fp <source> <text>"),
+ * ("miss <category> <text>") and every false positive ("fp <source>
+ * score=N reasons=a,b <text>: the score and reasons the gate would serve;
+ * a miss shows them too when it scored something),
  * texts escaped as in the TSV and cut at 160 bytes.
+ *
+ * --split S: only the texts of one part of the corpus. A text whose id starts
+ * with "tune-" or "held-" is in that part (tests/injection/gen_paraphrase.py
+ * cuts its lists of phrasings in two); any other text is in "held" when the
+ * FNV-1a hash of its id is odd, in "tune" when it is even. The detector is
+ * tuned on "tune"; "held" is what make bench reports.
  */
 #include <dirent.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +169,18 @@ static size_t unescape(char *s, size_t n)
     return o;
 }
 
+/* The part of the corpus (--split) an id is in: "tune" or "held". */
+static const char *part_of(const char *id)
+{
+    if (!strncmp(id, "tune-", 5)) return "tune";
+    if (!strncmp(id, "held-", 5)) return "held";
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)id; *p; p++) h = (h ^ *p) * 16777619u;
+    return h & 1 ? "held" : "tune";
+}
+
+static const char *split; /* --split: only this part, or NULL */
+
 /* Append the texts of one TSV file (its buffer is kept in T). -1 when the
  * file cannot be read or a line is malformed. */
 static int load_tsv(const char *path, int file, struct texts *T)
@@ -202,6 +223,10 @@ static int load_tsv(const char *path, int file, struct texts *T)
                 return -1;
             }
             *t1 = *t2 = 0;
+            if (split && strcmp(part_of(p), split)) {
+                p = e + 1;
+                continue;
+            }
             char *text = t2 + 1;
             size_t n = unescape(text, strlen(text));
             text[n] = 0;
@@ -229,6 +254,14 @@ static void show(const char *key, const struct text *t)
         while (n > 0 && ((unsigned char)t->s[n] & 0xC0) == 0x80) n--;
     }
     printf("%s %s ", key, t->label);
+    struct mg_inj r;
+    if (mg_injection_check(t->s, t->n, &r) > 0) { /* why it was (or almost was) flagged */
+        const char *why[16];
+        size_t k = mg_inj_reason_names(r.reasons, why, 16);
+        printf("score=%d reasons=", r.score);
+        for (size_t i = 0; i < k; i++) printf("%s%s", i ? "," : "", why[i]);
+        putchar(' ');
+    }
     for (size_t i = 0; i < n; i++) {
         char c = t->s[i];
         if (c == '\n') fputs("\\n", stdout);
@@ -345,15 +378,26 @@ static int labelled(int argc, char **argv)
 int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "--labelled")) {
-        if (argc < 4) {
-            fprintf(stderr, "usage: memgate-injectionbench --labelled ATTACKS.tsv BENIGN.tsv [BENIGN2.tsv...]\n");
+        int k = 2;
+        if (argc >= 4 && !strcmp(argv[2], "--split")) {
+            split = argv[3];
+            k = 4;
+            if (strcmp(split, "tune") && strcmp(split, "held")) {
+                fprintf(stderr, "injectionbench: --split takes tune or held, not %s\n", split);
+                return 2;
+            }
+        }
+        if (argc < k + 2) {
+            fprintf(stderr, "usage: memgate-injectionbench --labelled [--split tune|held] ATTACKS.tsv BENIGN.tsv "
+                            "[BENIGN2.tsv...]\n");
             return 2;
         }
-        return labelled(argc - 2, argv + 2);
+        return labelled(argc - k, argv + k);
     }
     if (argc < 2) {
         fprintf(stderr, "usage: memgate-injectionbench DIR...\n"
-                        "       memgate-injectionbench --labelled ATTACKS.tsv BENIGN.tsv [BENIGN2.tsv...]\n");
+                        "       memgate-injectionbench --labelled [--split tune|held] ATTACKS.tsv BENIGN.tsv "
+                        "[BENIGN2.tsv...]\n");
         return 2;
     }
     struct st S = {0};

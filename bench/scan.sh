@@ -164,6 +164,15 @@ for f in "$INJ/benign_hard.tsv" "$work"/benign/*.tsv; do
   ben_rows+="| $b | $n | $fl | $(awk -v n="$n" -v f="$fl" 'BEGIN {printf "%.3f", n ? 100 * f / n : 0}') % |"$'\n'
 done
 
+# the held-out part of the paraphrase corpus (tests/injection/gen_paraphrase.py;
+# the detector is tuned on --split tune only) with every benign set's held-out half
+"$IB" --labelled --split held "$INJ/paraphrase.tsv" "$INJ/benign_agents.tsv" "$INJ/benign_hard.tsv" \
+  "$work"/benign/*.tsv > "$work/injheld.txt"
+held_rows=""
+for c in $(awk '$1 ~ /^attacks_/ {sub(/^attacks_/, "", $1); print $1}' "$work/injheld.txt"); do
+  held_rows+="| $c | $(kv "attacks_$c" "$work/injheld.txt") | $(kv "detected_$c" "$work/injheld.txt") | $(kv "recall_$c" "$work/injheld.txt") |"$'\n'
+done
+
 # recall and precision on the labels (file:line; a finding on an unlabelled line is a false positive)
 "$SB" "$CORPUS" --runs 1 --findings "$work/lab.tsv" > /dev/null
 pr() { # $1: findings tsv (path line rule) -> "tp fp fn recall precision"
@@ -265,7 +274,7 @@ $(kv benign "$work/injlab.txt") benign texts: the hand-written hard negatives (b
 /usr/share/doc, /usr/include comments and the kernel's Documentation and comments that use the same words,
 extracted on this machine by tests/injection/benign.py. A text is detected when \`mg_injection\` flags it.
 
-target: recall ≥ 0.90 at FPR ≤ 0.5 %, ≥ 150 MB/s
+target (issue 38): recall ≥ 0.95 at FPR ≤ 0.5 % on the held-out part below, ≥ 150 MB/s
 
 | | recall | false-positive rate | filter throughput (mg_injection + mg_sanitize, one thread, over the labelled texts) |
 | --- | --- | --- | --- |
@@ -279,6 +288,14 @@ $lab_rows
 | --- | --- | --- | --- |
 | **all** | $(kv benign "$work/injlab.txt") | $(kv flagged "$work/injlab.txt") | $(kv fp_rate_pct "$work/injlab.txt") % |
 $ben_rows
+Held-out part (\`--split held\`: paraphrase.tsv's held-out attacks, built from phrasings no tuning item uses, and
+the held-out half of every benign set, $(kv benign "$work/injheld.txt") texts): recall $(kv recall "$work/injheld.txt")
+($(kv detected "$work/injheld.txt") of $(kv attacks "$work/injheld.txt")), false-positive rate $(kv fp_rate_pct "$work/injheld.txt") %
+($(kv flagged "$work/injheld.txt") flagged); target recall ≥ 0.95 at FPR ≤ 0.5 %.
+
+| held-out category | attacks | detected | recall |
+| --- | --- | --- | --- |
+$held_rows
 Misses (up to 5 per category) and every false positive, cut at 160 bytes:
 
 \`\`\`text

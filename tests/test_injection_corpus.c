@@ -132,3 +132,32 @@ TEST(sanitize_injection_corpus_benign_hard_parse)
     release(a, na);
     release(v, n);
 }
+
+/* paraphrase.tsv and benign_agents.tsv (gen_paraphrase.py): every id in the
+ * tuning or the held-out part, each part large enough to measure on. */
+TEST(sanitize_injection_corpus_split_parse)
+{
+    size_t n, nb;
+    struct row *v = load("tests/injection/paraphrase.tsv", &n);
+    struct row *b = load("tests/injection/benign_agents.tsv", &nb);
+    size_t tune = 0, held = 0, btune = 0, bheld = 0;
+    for (size_t i = 0; i < n; i++) {
+        tune += !strncmp(v[i].id, "tune-", 5);
+        held += !strncmp(v[i].id, "held-", 5);
+        ASSERT(v[i].n >= 10);
+    }
+    for (size_t i = 0; i < nb; i++) {
+        btune += !strncmp(b[i].id, "tune-", 5);
+        bheld += !strncmp(b[i].id, "held-", 5);
+    }
+    ASSERT_EQ_INT(tune + held, n);
+    ASSERT_EQ_INT(btune + bheld, nb);
+    ASSERT_GE_INT(held, 400);
+    ASSERT_GE_INT(tune, 400);
+    ASSERT_GE_INT(bheld, 60);
+    for (size_t i = 0; i < nb; i++) /* no text on both sides */
+        for (size_t j = 0; j < n; j++)
+            if (!strcmp(b[i].text, v[j].text)) FAIL("%s and %s hold the same text", b[i].id, v[j].id);
+    release(v, n);
+    release(b, nb);
+}

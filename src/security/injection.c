@@ -291,9 +291,12 @@ static unsigned match(const char *str, size_t n, bool valid, unsigned *fold)
 
 /* Match the text as an attacker would have hidden it: folded (invisible
  * characters, look-alike letters, leetspeak, spaced-out letters), its ROT13
- * when it asks for that, what its base64 and hex runs decode to. The
- * reasons say which form matched. */
-static unsigned match_folded(const char *s, size_t n, unsigned fold)
+ * when it asks for that, what its base64 and hex runs decode to, until what
+ * was found with seen (found as it came) is enough to flag it. The reasons
+ * say which form matched. */
+static bool flagged(unsigned why);
+
+static unsigned match_folded(const char *s, size_t n, unsigned fold, unsigned seen)
 {
     char *b = malloc(n + 1);
     if (!b) return 0;
@@ -302,16 +305,16 @@ static unsigned match_folded(const char *s, size_t n, unsigned fold)
     bool valid = mg_utf8_valid_prefix(b, m) == m;
     if (how) why = match(b, m, valid, NULL);
     if (why) why |= how;
-    if (!why && (fold & MG__FOLD_ROT13)) {
+    if (!flagged(why | seen) && (fold & MG__FOLD_ROT13)) {
         static const char r13[] = "nopqrstuvwxyzabcdefghijklm";
         for (size_t i = 0; i < m; i++) {
             unsigned char c = (unsigned char)b[i];
             if (MG__IS(c, MG__C_ALPHA)) b[i] = (char)(r13[(c | 0x20) - 'a'] & ~(c & 0x20 ? 0 : 0x20));
         }
-        why = match(b, m, valid, NULL);
-        if (why) why |= MG_INJ_ROT13 | how;
+        unsigned rot = match(b, m, valid, NULL);
+        if (rot) why |= rot | MG_INJ_ROT13 | how;
     }
-    for (unsigned k = 0; k < 2 && !why; k++) {
+    for (unsigned k = 0; k < 2 && !flagged(why | seen); k++) {
         unsigned f = k ? MG__FOLD_HEX : MG__FOLD_BASE64, reason = k ? MG_INJ_HEX : MG_INJ_BASE64;
         if (!(fold & f)) continue;
         size_t d;
@@ -329,8 +332,8 @@ static unsigned match_folded(const char *s, size_t n, unsigned fold)
         } else {
             d = mg_injection_decode(s, n, b, reason);
         }
-        if (d) why = match(b, d, true, NULL);
-        if (why) why |= reason;
+        unsigned dec = d ? match(b, d, true, NULL) : 0;
+        if (dec) why |= dec | reason;
     }
     free(b);
     return why;
@@ -351,10 +354,16 @@ static int score_of(unsigned why)
             kinds++;
             if (base[i].weight > best) best = base[i].weight;
         }
-    if (!best) return 0;
+    /* cues count only without a reason above: each alone is ordinary text, two kinds are not */
+    int cues = __builtin_popcount(why & MG_INJ_CUES);
+    if (!best && cues >= 2) best = 60, kinds = cues - 1;
+    if (!best) return cues ? 20 : 0;
     int s = best + 5 * (kinds - 1) + ((why & MG_INJ_HOW) ? 10 : 0);
     return s > 100 ? 100 : s;
 }
+
+/* Enough found that matching other forms would change nothing. */
+static bool flagged(unsigned why) { return score_of(why) >= MG_INJ_FLAG; }
 
 int mg_injection_check(const char *str, size_t n, struct mg_inj *r)
 {
@@ -368,7 +377,8 @@ int mg_injection_check(const char *str, size_t n, struct mg_inj *r)
     if (inj_ok) {
         unsigned fold = 0, why = match(str, n, p.valid, &fold);
         fold |= p.fold;
-        if (!why && n <= MG_INJECTION_FOLD_MAX && (p.chars || fold)) why = match_folded(str, n, fold);
+        if (!flagged(why) && n <= MG_INJECTION_FOLD_MAX && (p.chars || fold)) /* hidden characters alone: fold */
+            why |= match_folded(str, n, fold, why);
         r->reasons |= why;
     }
     r->score = score_of(r->reasons);
@@ -404,6 +414,8 @@ size_t mg_inj_reason_names(unsigned why, const char **names, size_t cap)
         {MG_INJ_LEET, "leetspeak"},                 {MG_INJ_SPACED, "spaced_letters"},
         {MG_INJ_ROT13, "rot13"},                    {MG_INJ_BASE64, "base64"},
         {MG_INJ_HEX, "hex"},
+        {MG_INJ_ADDRESS, "addressed_to_agent"},     {MG_INJ_ACTION, "harmful_action"},
+        {MG_INJ_VOID, "instructions_voided"},       {MG_INJ_SECRECY, "secrecy"},
     };
     size_t k = 0;
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]) && k < cap; i++)

@@ -15,6 +15,8 @@
  *   5. role and chat-template markers
  *   6. spoofed tool calls
  *   7. other languages (fr de es it pt nl sv pl cs ro id vi tr ru uk el ar hi zh ja ko)
+ *   8. cues (injection_cues.h): an agent addressed, a harmful action, the
+ *      instructions declared void, secrecy; two kinds in one text flag it
  */
 
 static const struct inj_pat inj_patterns[] = {
@@ -250,7 +252,7 @@ static const struct inj_pat inj_patterns[] = {
      "|id_rsa)|\\bnc\\s+-e\\s+/bin/(?:ba)?sh|\\bbash\\s+-i\\s+>&\\s*/dev/tcp/", NULL},
 /* ---- 4. text addressed to an agent ---------------------------------------------------------- */
     /* a note to AI agents */
-    {MG_INJ_OVERRIDE,
+    {MG_INJ_ADDRESS,
      "\\b(?:note|message|instructions?|reminder|attention|attn|notice|psa|warning)\\s+(?:to|for)\\s+(?:all"
      "\\s+|any\\s+|the\\s+)?(?:ai|a\\.i\\.|llms?|large\\s+language\\s+models?|language\\s+models?|code\\s+"
      "assistants?|coding\\s+(?:assistants?|agents?)|ai[\\s-]+(?:agents?|assistants?|tools?|models?|bots?|r"
@@ -258,7 +260,7 @@ static const struct inj_pat inj_patterns[] = {
      "ewers?|agents?|tools?)|(?:llm|ai)\\s+code\\s+assistants?|copilot|chatgpt|claude|gemini|gpt-?\\d(?:\\"
      ".\\d)?)\\b", NULL},
     /* dear AI / to any AI tool: */
-    {MG_INJ_OVERRIDE,
+    {MG_INJ_ADDRESS,
      "\\b(?:dear|hey|hello|hi|attention|attn)\\s+(?:ai|a\\.i\\.|llms?|large\\s+language\\s+models?|languag"
      "e\\s+models?|code\\s+assistants?|coding\\s+(?:assistants?|agents?)|ai[\\s-]+(?:agents?|assistants?|t"
      "ools?|models?|bots?|reviewers?|coding\\s+(?:assistants?|agents?)|code\\s+(?:assistants?|reviewers?))"
@@ -269,25 +271,25 @@ static const struct inj_pat inj_patterns[] = {
      "(?:assistants?|reviewers?))|automated\\s+(?:reviewers?|agents?|tools?)|(?:llm|ai)\\s+code\\s+assista"
      "nts?|copilot|chatgpt|claude|gemini|gpt-?\\d(?:\\.\\d)?)\\s*[:,]", NULL},
     /* a hidden directive for the assistant: */
-    {MG_INJ_OVERRIDE,
+    {MG_INJ_ADDRESS,
      "\\b(?:hidden\\s+|secret\\s+)?(?:directive|instructions?|note|message|orders?)\\s+for\\s+(?:the\\s+)?"
      "(?:assistant|ai|model|agent|llm|bot)s?\\s*:", NULL},
     /* AI agents reading this */
-    {MG_INJ_OVERRIDE,
+    {MG_INJ_ADDRESS,
      "\\b(?:ai|a\\.i\\.|llms?|large\\s+language\\s+models?|language\\s+models?|code\\s+assistants?|coding"
      "\\s+(?:assistants?|agents?)|ai[\\s-]+(?:agents?|assistants?|tools?|models?|bots?|reviewers?|coding\\"
      "s+(?:assistants?|agents?)|code\\s+(?:assistants?|reviewers?))|automated\\s+(?:reviewers?|agents?|too"
      "ls?)|(?:llm|ai)\\s+code\\s+assistants?|copilot|chatgpt|claude|gemini|gpt-?\\d(?:\\.\\d)?)\\s+(?:read"
      "ing|processing|parsing|reviewing|analy[sz]ing|summari[sz]ing|seeing)\\s+(?:this|these)\\b", NULL},
     /* if you are an AI agent */
-    {MG_INJ_OVERRIDE,
+    {MG_INJ_ADDRESS,
      "\\bif\\s+you(?:'re|\\s+are)\\s+(?:an?\\s+)?(?:ai|a\\.i\\.|llms?|large\\s+language\\s+models?|languag"
      "e\\s+models?|code\\s+assistants?|coding\\s+(?:assistants?|agents?)|ai[\\s-]+(?:agents?|assistants?|t"
      "ools?|models?|bots?|reviewers?|coding\\s+(?:assistants?|agents?)|code\\s+(?:assistants?|reviewers?))"
      "|automated\\s+(?:reviewers?|agents?|tools?)|(?:llm|ai)\\s+code\\s+assistants?|copilot|chatgpt|claude"
      "|gemini|gpt-?\\d(?:\\.\\d)?)\\b", NULL},
     /* AI agents: ignore ... */
-    {MG_INJ_OVERRIDE,
+    {MG_INJ_ADDRESS,
      "\\b(?:ai|a\\.i\\.|llms?|large\\s+language\\s+models?|language\\s+models?|code\\s+assistants?|coding"
      "\\s+(?:assistants?|agents?)|ai[\\s-]+(?:agents?|assistants?|tools?|models?|bots?|reviewers?|coding\\"
      "s+(?:assistants?|agents?)|code\\s+(?:assistants?|reviewers?))|automated\\s+(?:reviewers?|agents?|too"
@@ -303,16 +305,16 @@ static const struct inj_pat inj_patterns[] = {
      "\\s+(?:assistants?|agents?)|ai[\\s-]+(?:agents?|assistants?|tools?|models?|bots?|reviewers?|coding\\"
      "s+(?:assistants?|agents?)|code\\s+(?:assistants?|reviewers?))|automated\\s+(?:reviewers?|agents?|too"
      "ls?)|(?:llm|ai)\\s+code\\s+assistants?|copilot|chatgpt|claude|gemini|gpt-?\\d(?:\\.\\d)?)\\b"},
-    /* automated reviewers must approve */
+    /* automated reviewers must approve (an agent told what to do is only a cue) */
     {MG_INJ_OVERRIDE,
      "\\b(?:ai|a\\.i\\.|llms?|large\\s+language\\s+models?|language\\s+models?|code\\s+assistants?|coding"
      "\\s+(?:assistants?|agents?)|ai[\\s-]+(?:agents?|assistants?|tools?|models?|bots?|reviewers?|coding\\"
      "s+(?:assistants?|agents?)|code\\s+(?:assistants?|reviewers?))|automated\\s+(?:reviewers?|agents?|too"
      "ls?)|(?:llm|ai)\\s+code\\s+assistants?|copilot|chatgpt|claude|gemini|gpt-?\\d(?:\\.\\d)?)\\s+(?:must"
      "|should|shall|need\\s+to|are\\s+required\\s+to|will)\\s+(?:always\\s+)?(?:approve|ignore|not\\s+(?:m"
-     "ention|report|flag)|run|execute|delete|send|include|obey)\\b", NULL},
+     "ention|report|flag)|obey)\\b", NULL},
     /* language model instructions: */
-    {MG_INJ_OVERRIDE,
+    {MG_INJ_ADDRESS,
      "(?:^|\\n)[^\\n\\w]{0,6}(?:language\\s+model|llm|ai|assistant|agent)\\s+instructions?\\s*:", NULL},
 /* ---- 5. role and chat-template markers ------------------------------------------------------ */
     /* <|im_start|>system */
@@ -683,4 +685,5 @@ static const struct inj_pat inj_patterns[] = {
     /* ko */
     {MG_INJ_PERSONA,
      "지금부터\\s*(?:너는|당신은)", NULL},
+#include "security/injection_cues.h"
 };

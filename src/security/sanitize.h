@@ -70,11 +70,21 @@ int mg_sanitize(const char *s, size_t n, struct mg_buf *out, unsigned *found);
 #define MG_INJ_BASE64     0x2000u
 #define MG_INJ_HEX        0x4000u
 #define MG_INJ_HOW        0xFF00u
+/* cues: each alone is ordinary text, two kinds together in one text are an
+ * attack (an agent addressed and told to send a key; the rules declared
+ * void and a script piped into sh) */
+#define MG_INJ_ADDRESS    0x10000u /* an AI agent or model addressed ("Note to the AI reviewing this:") */
+#define MG_INJ_ACTION     0x20000u /* a harmful action asked for (a secret sent, curl | sh, rm -rf ~, force-push) */
+#define MG_INJ_VOID       0x40000u /* instructions declared void, or set aside with no "previous" */
+#define MG_INJ_SECRECY    0x80000u /* keep it from the user, leave no trace, report success regardless */
+#define MG_INJ_CUES       0xF0000u
 
-/* score: 0 when nothing was found, else 60..100: the strongest reason
+/* score: 0 when nothing was found, else 20..100: the strongest reason
  * (override 90, exfiltration 85, persona 80, tool call 75, role marker 70,
  * hidden characters 60), 5 more for each further reason, 10 more when it
- * was hidden. The gate flags an item at MG_INJ_FLAG or more. */
+ * was hidden; with none of those, two kinds of cue give 60 (5 more for each
+ * further kind) and one cue alone 20. The gate flags an item at MG_INJ_FLAG
+ * or more. */
 #define MG_INJ_FLAG 50
 struct mg_inj {
     int score;

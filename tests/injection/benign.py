@@ -12,6 +12,17 @@ secret, base64, decode, curl, token, "you are", "from now on"):
   doc.tsv      /usr/share/doc: README*, NEWS*, changelog*, CHANGES*, *.txt,
                *.md, plain or gzipped
   include.tsv  comments in /usr/include (*.h)
+  repos.tsv    the public repositories mirrored on this machine
+               (/work/.mirror/*/repo or $MEMGATE_MIRROR, bare git; skipped when
+               absent): READMEs, contributing and security guides, AI policies,
+               issue and pull-request templates, docs (*.md, *.rst, *.txt), and
+               comments in code (C, C++, Go, Rust, Java, JavaScript, TypeScript,
+               Python, Ruby, shell); besides the words above, paragraphs that
+               tell the reader what to do or speak to AI agents (you should,
+               must, never, do not, please, agent, AI, LLM, send, upload,
+               delete...)
+  i18n.tsv     man pages in other languages (/usr/share/man/LANG/man[1-8]: de
+               fr es it pt pt_BR nl pl ru cs ja ko zh_CN tr sv...), any paragraph
   linux.tsv    LINUX_SOURCE_DIR (default ~/.cache/memgate-bench/linux-source-6.1,
                or $MEMGATE_BENCH_CACHE/linux-source-6.1; skipped when absent):
                paragraphs of Documentation (*.rst, *.txt) and comments in *.c
@@ -28,6 +39,7 @@ tab, newline and CR escaped. Prints a count per source.
 import gzip
 import os
 import re
+import subprocess
 import sys
 
 MIN_BYTES, MAX_BYTES = 40, 600
@@ -37,6 +49,9 @@ WORDS = re.compile(
     r"\b(ignor\w*|disregard\w*|instructions?|system\w*|prompt\w*|previous\w*|overrid\w*|forg[eo]t\w*|rules?"
     r"|execut\w*|assistants?|roles?|admin\w*|passwords?|secrets?|base64|decod\w*|curl|tokens?|you are"
     r"|from now on)\b", re.I)
+IMPERATIVE = re.compile(
+    r"\b(you should|you must|you can|you may|must not|do not|don'?t|never|always|please|make sure|agents?|AI|LLMs?"
+    r"|copilot|assistants?|models?|send|upload|post|delete|remove|paste|email|instead|no longer)\b", re.I)
 CTRL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -81,10 +96,11 @@ def spread(items, k):
     return [items[i * len(items) // k] for i in range(k)]
 
 
-def keep(t):
+def keep(t, words=WORDS):
     t = t.strip()
     n = len(t.encode("utf-8"))
-    return MIN_BYTES <= n <= MAX_BYTES and not CTRL.search(t) and "\ufffd" not in t and WORDS.search(t)
+    return MIN_BYTES <= n <= MAX_BYTES and not CTRL.search(t) and "\ufffd" not in t and \
+        (words is None or words.search(t) or (words is IMPERATIVE and WORDS.search(t)))
 
 
 # ---- man pages --------------------------------------------------------------
@@ -181,13 +197,92 @@ def comment_paragraphs(src):
     return out
 
 
+HASH_COMMENT = re.compile(r"((?:^[ \t]*#(?!!)[^\n]*\n?)+)|\"\"\"(.*?)\"\"\"", re.M | re.S)
+
+
+def hash_comment_paragraphs(src):
+    """# comments and docstrings (Python, Ruby, shell)"""
+    out = []
+    for m in HASH_COMMENT.finditer(src):
+        if m.group(1) is not None:
+            block = "\n".join(re.sub(r"^\s*#+ ?", "", l).rstrip() for l in m.group(1).rstrip("\n").split("\n"))
+        else:
+            block = m.group(2)
+        for p in re.split(r"\n\s*\n", block.strip()):
+            p = p.strip()
+            out += [l.strip() for l in p.split("\n")] if len(p.encode("utf-8")) > MAX_BYTES else [p]
+    return out
+
+
+# ---- mirrored repositories (bare git) ----------------------------------------
+
+REPO_DOC = re.compile(r"(^|/)(readme|contributing|security|ai_policy|agents|claude|code_of_conduct|support"
+                      r"|pull_request_template|issue_template)[^/]*$|(^|/)\.github/.*\.(md|ya?ml)$|\.(md|rst|txt)$", re.I)
+REPO_CODE = {".c": "c", ".h": "c", ".cc": "c", ".cpp": "c", ".go": "c", ".rs": "c", ".java": "c", ".js": "c",
+             ".mjs": "c", ".ts": "c", ".tsx": "c", ".py": "#", ".rb": "#", ".sh": "#"}
+
+
+def repo_files(mirror):
+    """(repo, path, kind) of every doc and code file at HEAD of each bare repository"""
+    out = []
+    if not os.path.isdir(mirror):
+        return out
+    for name in sorted(os.listdir(mirror)):
+        git = os.path.join(mirror, name, "repo")
+        if not os.path.isfile(os.path.join(git, "HEAD")):
+            continue
+        try:
+            ls = subprocess.run(["git", "--git-dir", git, "ls-tree", "-r", "--name-only", "HEAD"],
+                                capture_output=True, timeout=60).stdout.decode("utf-8", "replace")
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        for path in ls.split("\n"):
+            ext = os.path.splitext(path)[1].lower()
+            if REPO_DOC.search(path):
+                out.append((git, path, "doc"))
+            elif ext in REPO_CODE and "vendor/" not in path and "third_party/" not in path:
+                out.append((git, path, REPO_CODE[ext]))
+    return out
+
+
+def git_read(git, path, limit=1 << 20):
+    try:
+        b = subprocess.run(["git", "--git-dir", git, "cat-file", "blob", "HEAD:" + path],
+                           capture_output=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if len(b) > limit or b"\0" in b[:4096]:
+        return None
+    return b.decode("utf-8", "replace")
+
+
+def collect_repos(files, cap, budget, seen):
+    """at most budget files spread over all repositories; PER_FILE texts a file"""
+    files = spread(files, budget)
+    rows = []
+    for git, path, kind in files:
+        src = git_read(git, path)
+        if not src:
+            continue
+        parse = doc_paragraphs if kind == "doc" else comment_paragraphs if kind == "c" else hash_comment_paragraphs
+        got = []
+        for p in parse(src):
+            p = p.strip()
+            if keep(p, IMPERATIVE) and p not in seen:
+                seen[p] = 1
+                got.append(p)
+        repo = os.path.basename(os.path.dirname(git))
+        rows += [(repo + "/" + path, p) for p in spread(got, PER_FILE)]
+    return spread(rows, cap)
+
+
 def family(path):
     """gcloud-compute-instances-create.1.gz -> gcloud: a family of generated
     pages that would otherwise crowd out the rest"""
     return re.split(r"[-_.]", os.path.basename(path), 1)[0].lower()
 
 
-def collect(files, parse, cap, file_budget, seen, per_family=None):
+def collect(files, parse, cap, file_budget, seen, per_family=None, words=WORDS):
     if len(files) > file_budget:
         files = spread(files, file_budget)
     rows, fam = [], {}
@@ -198,7 +293,7 @@ def collect(files, parse, cap, file_budget, seen, per_family=None):
         got = []
         for p in parse(src):
             p = p.strip()
-            if keep(p) and p not in seen:
+            if keep(p, words) and p not in seen:
                 seen[p] = 1
                 got.append(p)
         f = family(path)
@@ -236,10 +331,28 @@ def main():
                            ["kernel", "mm", "fs", "lib", "security", "net/core", "block"])
         sources.append(("linux", [(0, p) for p in ldoc] + [(1, p) for p in lsrc], None, 1000, 3000))
 
+    mirror = os.environ.get("MEMGATE_MIRROR", "/work/.mirror")
+    rfiles = repo_files(mirror)
+    if rfiles:
+        docs = [f for f in rfiles if f[2] == "doc"]
+        code = [f for f in rfiles if f[2] != "doc"]
+        sources.append(("repos", (docs, code), None, 2000, 5000))
+    langs = [d for d in sorted(os.listdir(man)) if not d.startswith("man") and
+             os.path.isdir(os.path.join(man, d))] if os.path.isdir(man) else []
+    i18n_files = [p for d in langs for p in files_under(os.path.join(man, d), lambda p: True,
+                  [m for m in sorted(os.listdir(os.path.join(man, d))) if re.fullmatch(r"man[1-8]", m)])]
+    if i18n_files:
+        sources.append(("i18n", i18n_files, man_paragraphs, 800, 1600))
+
     seen = {}
     total = 0
     for name, files, parse, cap, budget in sources:
-        if name == "linux":
+        if name == "repos":
+            rows = collect_repos(files[0], cap // 2, budget // 2, seen) + \
+                collect_repos(files[1], cap // 2, budget // 2, seen)
+        elif name == "i18n":
+            rows = collect(files, parse, cap, budget, seen, PER_FAMILY, words=None)
+        elif name == "linux":
             a = collect([p for k, p in files if k == 0], doc_paragraphs, cap // 2, budget // 2, seen)
             b = collect([p for k, p in files if k == 1], comment_paragraphs, cap // 2, budget // 2, seen)
             rows = a + b
