@@ -17,7 +17,7 @@
 #   make man completions      only generate them (build/man, build/completions) from --help
 
 CC      ?= cc
-PKGS    := sqlite3 jansson libpcre2-8 libgit2 libxxhash libzstd libsodium libmicrohttpd libcurl libhs libpq
+PKGS    := sqlite3 jansson libpcre2-8 libgit2 libxxhash libzstd libsodium libmicrohttpd libcurl libhs libpq libcrypto
 OPT     ?= -O2
 
 ifdef SANITIZE
