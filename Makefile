@@ -17,7 +17,7 @@
 #   make man completions      only generate them (build/man, build/completions) from --help
 
 CC      ?= cc
-PKGS    := sqlite3 jansson libpcre2-8 libgit2 libxxhash libzstd libsodium libmicrohttpd libcurl libhs libpq
+PKGS    := sqlite3 jansson libpcre2-8 libgit2 libxxhash libzstd libsodium libmicrohttpd libcurl libhs libpq libcrypto
 OPT     ?= -O2
 
 ifdef SANITIZE
@@ -33,9 +33,9 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
            $(if $(findstring clang,$(CC)),-Wno-unknown-warning-option)
 CFLAGS  += -std=gnu11 $(OPT) -g -pthread -D_GNU_SOURCE -Isrc -I$(TSRT)/include $(WARN) $(SANFLAGS) \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# libcurl, libgit2, libmicrohttpd and libpq are not linked: src/util/dynlib.c
+# libcurl, libgit2, libmicrohttpd, libpq and libcrypto are not linked: src/util/dynlib.c
 # loads them when first called (they bring ~35 libraries most commands never use)
-DLPKGS  := libgit2 libmicrohttpd libcurl libpq
+DLPKGS  := libgit2 libmicrohttpd libcurl libpq libcrypto
 LDLIBS  += $(shell pkg-config --libs $(filter-out $(DLPKGS),$(PKGS)) 2>/dev/null) -lm -pthread -ldl
 # the test, bench and fuzz programs call more of them (loopback servers, HTTP clients): linked
 DLLIBS  := $(shell pkg-config --libs $(DLPKGS) 2>/dev/null)

@@ -33,6 +33,7 @@ pkgs=(
   libsqlite3-dev libjansson-dev libpcre2-dev libgit2-dev
   libxxhash-dev libzstd-dev libsodium-dev libmicrohttpd-dev libcurl4-openssl-dev
   libvectorscan-dev libpq-dev
+  libssl-dev  # OpenSSL's libcrypto: OAuth access tokens' RS256/ES256 signatures (src/oauth/)
   nodejs npm
 )
 # The tests' (make test), not make run's.

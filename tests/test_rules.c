@@ -38,6 +38,7 @@ static const struct {
     {"vector", "vector embed store util"},
     {"index", "index security store util vector"},
     {"hook", "hook security store util"},
+    {"oauth", "oauth security store util"},
     {"search", "search embed index security store util vector"},
     {"provider", "provider store util"},
     {"code", "code provider embed index search security store util vector"},
@@ -45,7 +46,7 @@ static const struct {
     {"request", "request provider security store util"},
     {"tools", "tools request provider util"},
     {"mcp", "mcp request security tools util"},
-    {"http", "http hook mcp request security tools util"},
+    {"http", "http hook mcp oauth request security tools util"},
     {"cli", "cli http mcp request security tools util"},
     {".", "cli util"}, /* main.c */
 };

@@ -1,6 +1,7 @@
 /* auth.c — who may call, and from where: header caps, Host and Origin (DNS
- * rebinding), bearer tokens, rate limits (internal.h). Every refusal is
- * audited (mg__refused, respond.c). */
+ * rebinding), bearer tokens (memgate's own, and OAuth 2.1 access tokens:
+ * oauth/oauth.h), rate limits (internal.h). Every refusal is audited
+ * (mg__refused, respond.c). */
 #include "http/internal.h"
 
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "oauth/oauth.h"
 #include "security/token.h"
 
 /* "localhost", "127.0.0.1" or "[::1]", then nothing or ":digits"; the name
@@ -78,11 +80,13 @@ static enum MHD_Result respond_401(struct MHD_Connection *c, struct req *r, cons
 }
 
 /* The token store or the shared rate limits failed (PostgreSQL down, the
- * pool busy: 503 with Retry-After; anything else 500): refused, audited. */
+ * pool busy), or the OpenID provider's keys cannot be had: 503 with
+ * Retry-After; anything else 500. Refused, audited. */
 static enum MHD_Result respond_store_failed(struct MHD_Connection *c, struct req *r, const struct mg_err *err)
 {
     const char *code = err->code ? err->code : MG_E_INTERNAL;
-    bool later = strcmp(code, MG_E_STORAGE_UNAVAILABLE) == 0 || strcmp(code, MG_E_STORAGE_RETRY) == 0;
+    bool later = strcmp(code, MG_E_STORAGE_UNAVAILABLE) == 0 || strcmp(code, MG_E_STORAGE_RETRY) == 0 ||
+                 strcmp(code, MG_E_OAUTH_UNAVAILABLE) == 0;
     mg__refused(r, "auth_fail", code);
     char why[1100];
     snprintf(why, sizeof(why), "cannot check the token now: %s", err->msg);
@@ -129,6 +133,49 @@ int mg__check_headers(struct mg_http *h, struct MHD_Connection *c, struct req *r
     return -1;
 }
 
+static int admit(struct mg_http *h, struct MHD_Connection *c, struct req *r, int rate, enum MHD_Result *rc);
+
+/* An OAuth 2.1 access token (a JWT from the OpenID provider): 401 with its
+ * code when refused, 503 when the provider's keys cannot be had, 403 when
+ * it carries none of memgate's scopes. */
+static int oauth_authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *tok,
+                              enum MHD_Result *rc)
+{
+    struct mg_err err = {0};
+    struct mg_principal p;
+    if (mg_oauth_check(h->oauth, tok, strlen(tok), &p, &err) != 0) {
+        const char *code = err.code ? err.code : MG_E_TOKEN_INVALID;
+        if (strcmp(code, MG_E_OAUTH_UNAVAILABLE) == 0) {
+            *rc = respond_store_failed(c, r, &err);
+            return -1;
+        }
+        mg__refused(r, "auth_fail", code);
+        char why[1100], ch[1200];
+        snprintf(why, sizeof(why), "unauthorized: %s", err.msg);
+        mg__oauth_challenge(h, "invalid_token", ch, sizeof(ch));
+        *rc = respond_401(c, r, code, why, ch);
+        return -1;
+    }
+    mg_principal_release(&r->who);
+    r->who = p; /* taken */
+    if (p.level < MG_LEVEL_READ) {
+        mg__refused(r, "auth_fail", MG_E_SCOPE_FORBIDDEN);
+        char ch[1200];
+        mg__oauth_challenge(h, "insufficient_scope", ch, sizeof(ch));
+        snprintf(ch + strlen(ch), sizeof(ch) - strlen(ch), ", scope=\"memgate:read\"");
+        json_t *j = r->api == A_MCP
+                        ? mg_rpc_error(NULL, -32001, "forbidden: the token carries none of memgate's scopes; ask "
+                                                     "for memgate:read, memgate:write or memgate:admin",
+                                       json_pack("{s:s}", "code", MG_E_SCOPE_FORBIDDEN))
+                        : json_pack("{s:{s:s, s:s}}", "error", "code", MG_E_SCOPE_FORBIDDEN, "message",
+                                    "forbidden: the token carries none of memgate's scopes; ask for memgate:read, "
+                                    "memgate:write or memgate:admin");
+        *rc = mg__respond_json_h(c, r, 403, j, "WWW-Authenticate", ch, NULL, NULL);
+        return -1;
+    }
+    return admit(h, c, r, h->srv->cfg.token_rate_limit, rc);
+}
+
 int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r, bool *required,
                         enum MHD_Result *rc)
 {
@@ -136,7 +183,7 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     mg_principal_copy(&r->who, &mg_principal_local);
     *required = false;
     /* probes and the dashboard's page: no token, nothing private */
-    if (r->api == A_HEALTHZ || r->api == A_READYZ || r->api == A_DASH) return 0;
+    if (r->api == A_HEALTHZ || r->api == A_READYZ || r->api == A_DASH || r->api == A_OAUTH_META) return 0;
     bool in_query = false;
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, q_token_iter, &in_query);
     if (in_query) {
@@ -160,6 +207,7 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
         any = true;
     }
     memset(&err, 0, sizeof(err));
+    any = any || h->oauth; /* an OpenID provider's tokens are tokens too */
     if (mg_tokens_required(&srv->cfg, h->loopback, any, required, &err) != 0) {
         *rc = mg__respond_error(c, r, 500, err.code ? err.code : MG_E_INTERNAL, "%s", err.msg);
         return -1;
@@ -167,12 +215,19 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     if (!auth) {
         if (!*required) return 0;
         mg__refused(r, "auth_fail", MG_E_UNAUTHORIZED);
+        char ch[1200];
+        mg__oauth_challenge(h, NULL, ch, sizeof(ch));
         *rc = respond_401(c, r, MG_E_UNAUTHORIZED,
-                          "unauthorized: this server needs a token; send Authorization: Bearer <token> (create one "
-                          "with `memgate token create --tenant T`)",
-                          "Bearer realm=\"memgate\"");
+                          h->oauth ? "unauthorized: this server needs a token; sign in with OAuth (the "
+                                     "WWW-Authenticate header names the protected resource metadata) or send "
+                                     "Authorization: Bearer <token>"
+                                   : "unauthorized: this server needs a token; send Authorization: Bearer <token> "
+                                     "(create one with `memgate token create --tenant T`)",
+                          ch);
         return -1;
     }
+    if (h->oauth && strncasecmp(auth, "Bearer ", 7) == 0 && strncmp(auth + 7, "mgt_", 4) != 0)
+        return oauth_authenticate(h, c, r, auth + 7, rc);
     struct mg_token tok;
     if (strncasecmp(auth, "Bearer ", 7) != 0 || !srv->tokens || mg_tokens_check(srv->tokens, auth + 7, &tok, &err) != 0) {
         if (store_failed(err.code)) {
@@ -184,7 +239,9 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
         char why[1100];
         snprintf(why, sizeof(why), "unauthorized: %s",
                  err.code ? err.msg : "the Authorization header must be 'Bearer <token>'");
-        *rc = respond_401(c, r, code, why, "Bearer realm=\"memgate\", error=\"invalid_token\"");
+        char ch[1200];
+        mg__oauth_challenge(h, "invalid_token", ch, sizeof(ch));
+        *rc = respond_401(c, r, code, why, ch);
         return -1;
     }
     struct mg_principal p = {.level = tok.level, .repos = tok.repos, .nrepos = tok.nrepos};
@@ -192,9 +249,18 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     snprintf(p.token_id, sizeof(p.token_id), "%s", tok.id);
     mg_principal_release(&r->who);
     mg_principal_copy(&r->who, &p);
-    int retry = 1, rate = tok.rate_per_min;
-    int took = mg_rate_check(srv->ratelimit, tok.id, rate, &retry, &err);
+    int rate = tok.rate_per_min;
     mg_token_release(&tok);
+    return admit(h, c, r, rate, rc);
+}
+
+/* The caller r->who is known (token_id set): its rate, and /metrics' level.
+ * 0, or -1 with the response queued. */
+static int admit(struct mg_http *h, struct MHD_Connection *c, struct req *r, int rate, enum MHD_Result *rc)
+{
+    struct mg_err err = {0};
+    int retry = 1;
+    int took = h->srv->ratelimit ? mg_rate_check(h->srv->ratelimit, r->who.token_id, rate, &retry, &err) : 1;
     if (took < 0) { /* the shared limits cannot be read: refused, never unlimited */
         *rc = respond_store_failed(c, r, &err);
         return -1;

@@ -10,6 +10,7 @@
  *   dash.c     the dashboard: its page at /, its data at /v1/dashboard
  *   hook.c     /v1/hooks/git: push webhooks (hook/hook.h), signed, not token-authenticated
  *   hook_run.c the re-index runs pushes start, in the background
+ *   oauth.c    OAuth 2.1: protected resource metadata, the Bearer challenge (src/oauth/)
  *
  * Threading: MHD runs one thread per connection, so a handler may block (a
  * long tool call, an SSE stream waiting for its next event) without stalling
@@ -77,9 +78,10 @@ struct mg_http {
     uint64_t next_stream;
     struct mg_session *metrics_session; /* /metrics' per-repo gauges run in it (repometrics.c) */
     struct mg_hooks *hooks; /* push webhooks; NULL while webhook_secret is empty */
+    struct mg_oauth *oauth; /* OAuth 2.1 access tokens (oauth/oauth.h); NULL while oauth_issuer is empty */
 };
 
-enum api { A_NONE, A_MCP, A_V1, A_HEALTHZ, A_READYZ, A_METRICS, A_HOOK, A_DASH };
+enum api { A_NONE, A_MCP, A_V1, A_HEALTHZ, A_READYZ, A_METRICS, A_HOOK, A_DASH, A_OAUTH_META };
 
 /* One HTTP request, from its headers to its completion. */
 struct req {
@@ -170,6 +172,16 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
  * token to send). */
 int mg__check_origin(struct mg_http *h, struct MHD_Connection *c, struct req *r, bool check_host,
                      enum MHD_Result *rc);
+
+/* ---- oauth.c ---- */
+/* GET /.well-known/oauth-protected-resource[/PATH] (r->api A_OAUTH_META, no
+ * token): the metadata document (RFC 9728), 404 while OAuth is off. */
+enum MHD_Result mg__oauth_metadata(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *url,
+                                   const char *method);
+/* The WWW-Authenticate value of a 401 into buf: Bearer realm="memgate",
+ * with resource_metadata="..." when OAuth is on (MCP's discovery), and
+ * error="..." when error is not NULL. */
+void mg__oauth_challenge(const struct mg_http *h, const char *error, char *buf, size_t cap);
 
 /* ---- sse.c ---- */
 struct sse {

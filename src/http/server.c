@@ -28,6 +28,7 @@
 
 #include "hook/hook.h"
 #include "mcp/conn.h"
+#include "oauth/oauth.h"
 #include "request/gate.h"
 #include "request/storage.h"
 #include "security/token.h"
@@ -115,6 +116,8 @@ static const char *route_label(const char *url, enum api *api)
     if (strcmp(url, "/readyz") == 0) return *api = A_READYZ, "/readyz";
     if (strcmp(url, "/metrics") == 0) return *api = A_METRICS, "/metrics";
     if (mg__dash_path(url)) return *api = A_DASH, "/";
+    if (strncmp(url, MG_OAUTH_METADATA_PATH, strlen(MG_OAUTH_METADATA_PATH)) == 0)
+        return *api = A_OAUTH_META, MG_OAUTH_METADATA_PATH;
     /* exactly this path: a webhook skips token authentication, nothing else may */
     if (strcmp(url, "/v1/hooks/git") == 0) return *api = A_HOOK, "/v1/hooks/git";
     if (strncmp(url, "/v1/", 4) == 0) {
@@ -359,6 +362,7 @@ static enum MHD_Result dispatch(struct mg_http *h, struct MHD_Connection *c, str
     case A_V1: return mg__v1(h, c, r, url, method);
     case A_DASH: return mg__dash_static(h, c, r, url, method);
     case A_HOOK: return mg__hook(h, c, r, method);
+    case A_OAUTH_META: return mg__oauth_metadata(h, c, r, url, method);
     case A_HEALTHZ:
     case A_READYZ:
     case A_METRICS:
@@ -462,14 +466,15 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
     socklen_t salen;
     if (parse_listen(addr, &sa, &salen, err) != 0) return NULL;
     bool loopback = sa_loopback(&sa), required;
-    if (!loopback && !(srv->tokens && mg_tokens_any(srv->tokens))) {
+    bool any = (srv->tokens && mg_tokens_any(srv->tokens)) || srv->cfg.oauth_issuer[0]; /* OAuth: tokens too */
+    if (!loopback && !any) {
         mg_err_set(err, MG_E_LISTEN_REFUSED,
                    "refusing to listen on '%s': it is not a loopback address, and serving other hosts needs access "
                    "tokens; create one first (memgate token create --tenant T), or listen on 127.0.0.1 or [::1]",
                    addr);
         return NULL;
     }
-    if (mg_tokens_required(&srv->cfg, loopback, srv->tokens && mg_tokens_any(srv->tokens), &required, err) != 0)
+    if (mg_tokens_required(&srv->cfg, loopback, any, &required, err) != 0)
         return NULL;
     int fd = socket(sa.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
@@ -499,8 +504,9 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
         return NULL;
     }
     h->srv = srv;
-    if (mg__hooks_open(h, err) != 0) {
+    if (mg_oauth_new(&srv->cfg, &h->oauth, err) != 0 || mg__hooks_open(h, err) != 0) {
         close(fd);
+        mg_oauth_free(&h->oauth);
         free(h);
         return NULL;
     }
@@ -533,6 +539,7 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
     if (!h->d) {
         close(fd);
         mg__hooks_close(h);
+        mg_oauth_free(&h->oauth);
         pthread_mutex_destroy(&h->mu);
         pthread_cond_destroy(&h->cv);
         pthread_cond_destroy(&h->work_cv);
@@ -649,5 +656,6 @@ void mg_http_stop(struct mg_http *h)
     pthread_mutex_destroy(&h->mu);
     pthread_cond_destroy(&h->cv);
     pthread_cond_destroy(&h->work_cv);
+    mg_oauth_free(&h->oauth);
     free(h);
 }

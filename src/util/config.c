@@ -116,6 +116,19 @@ static const struct key {
     {"storage_statement_timeout", K_INT, offsetof(struct mg_config, storage_statement_timeout), 1, 3600},
     {"storage_stale", K_ENUM, offsetof(struct mg_config, storage_stale), 1, 7},
     {"storage_stale_wait", K_INT, offsetof(struct mg_config, storage_stale_wait), 0, 3600},
+    /* OAuth 2.1 (src/oauth/, docs/http.md) */
+    {"oauth_issuer", K_STR, offsetof(struct mg_config, oauth_issuer), 0, sizeof(((struct mg_config *)0)->oauth_issuer) - 1},
+    {"oauth_resource", K_STR, offsetof(struct mg_config, oauth_resource), 0,
+     sizeof(((struct mg_config *)0)->oauth_resource) - 1},
+    {"oauth_jwks_url", K_STR, offsetof(struct mg_config, oauth_jwks_url), 0,
+     sizeof(((struct mg_config *)0)->oauth_jwks_url) - 1},
+    {"oauth_tenant_claim", K_STR, offsetof(struct mg_config, oauth_tenant_claim), 1,
+     sizeof(((struct mg_config *)0)->oauth_tenant_claim) - 1},
+    {"oauth_tenant", K_STR, offsetof(struct mg_config, oauth_tenant), 0, sizeof(((struct mg_config *)0)->oauth_tenant) - 1},
+    {"oauth_repos_claim", K_STR, offsetof(struct mg_config, oauth_repos_claim), 1,
+     sizeof(((struct mg_config *)0)->oauth_repos_claim) - 1},
+    {"oauth_clock_skew", K_INT, offsetof(struct mg_config, oauth_clock_skew), 0, 3600},
+    {"oauth_jwks_ttl", K_INT, offsetof(struct mg_config, oauth_jwks_ttl), 10, 86400},
     {"watch_poll_interval", K_INT, offsetof(struct mg_config, watch_poll_interval), 5, 86400},
     {"access_log", K_STR, offsetof(struct mg_config, access_log), 1, sizeof(((struct mg_config *)0)->access_log) - 1},
     {"access_log_max_bytes", K_SIZE, offsetof(struct mg_config, access_log_max_bytes), 4096, 1LL << 40},
@@ -284,6 +297,10 @@ void mg_config_defaults(struct mg_config *c)
     c->storage_statement_timeout = 30;
     snprintf(c->storage_stale, sizeof(c->storage_stale), "serve");
     c->storage_stale_wait = 10;
+    snprintf(c->oauth_tenant_claim, sizeof(c->oauth_tenant_claim), "memgate_tenant");
+    snprintf(c->oauth_repos_claim, sizeof(c->oauth_repos_claim), "memgate_repos");
+    c->oauth_clock_skew = 60;
+    c->oauth_jwks_ttl = 600;
     c->watch_poll_interval = 60;
     snprintf(c->access_log, sizeof(c->access_log), "off");
     c->access_log_max_bytes = 64 << 20;

@@ -124,6 +124,16 @@ struct mg_config {
     int watch_poll_interval; /* seconds between full runs of a repo the kernel cannot watch (default 60) */
     /* push webhooks (src/hook/hook.h, docs/webhooks.md) */
     char webhook_secret[256]; /* HMAC key of POST /v1/hooks/git; empty: webhooks off; never printed */
+    /* OAuth 2.1 (src/oauth/, docs/http.md): memgate as the resource server of an OpenID provider */
+    char oauth_issuer[512];  /* the provider's issuer URL; empty (default): OAuth off, memgate tokens only */
+    char oauth_resource[512]; /* this server's resource identifier (its MCP endpoint's URL), the audience
+                               * every token must name (RFC 8707); required with oauth_issuer */
+    char oauth_jwks_url[512]; /* the provider's keys; empty: the jwks_uri of its discovery document */
+    char oauth_tenant_claim[64]; /* the claim naming the tenant (default memgate_tenant) */
+    char oauth_tenant[65];   /* the tenant of a token without that claim; empty (default): such a token is refused */
+    char oauth_repos_claim[64]; /* the claim listing the token's repos (default memgate_repos; absent: every repo) */
+    int oauth_clock_skew;    /* seconds of clock difference allowed on exp, nbf and iat (default 60) */
+    int oauth_jwks_ttl;      /* seconds the provider's keys are kept before they are fetched again (default 600) */
     /* `memgate serve`'s operations (docs/http.md) */
     char access_log[PATH_MAX]; /* "off" (default), "stderr", or an absolute file path: one JSON line per request */
     size_t access_log_max_bytes; /* the access log file is rotated past this (default 64 MiB) */

@@ -91,6 +91,14 @@
 #define MG_E_TOKEN_INVALID  "token_invalid"   /* malformed, unknown or wrong bearer token */
 #define MG_E_TOKEN_REVOKED  "token_revoked"   /* the token was revoked */
 #define MG_E_TOKEN_EXPIRED  "token_expired"   /* the token is past its expiry */
+/* OAuth 2.1 access tokens from an OpenID provider (src/oauth/, docs/http.md); all 401 but oauth_unavailable */
+#define MG_E_TOKEN_AUDIENCE "token_wrong_audience" /* a JWT whose aud does not name this server (oauth_resource) */
+#define MG_E_TOKEN_ISSUER   "token_wrong_issuer"   /* a JWT whose iss is not oauth_issuer */
+#define MG_E_TOKEN_ALG      "token_alg_refused"    /* a JWT with alg none, an HMAC (HS*) or an alg its key is not for */
+#define MG_E_TOKEN_KEY      "token_key_unknown"    /* a JWT signed by a key the provider does not publish (after one refetch) */
+#define MG_E_TOKEN_SIGNATURE "token_bad_signature" /* a JWT whose signature does not verify */
+#define MG_E_TOKEN_CLAIMS   "token_claims_invalid" /* a JWT without exp or a tenant, not valid yet (nbf), or with a malformed claim */
+#define MG_E_OAUTH_UNAVAILABLE "oauth_unavailable" /* the OpenID provider's discovery or keys cannot be fetched or read (503) */
 #define MG_E_TOKEN_NOT_FOUND "token_not_found" /* token revoke: no token has that id */
 #define MG_E_AUDIT_INVALID  "audit_invalid"   /* audit --verify: a line is edited, removed, reordered or torn */
 #define MG_E_AUDIT_TRUNCATED "audit_truncated" /* audit --verify: the log ends before its anchor, or differs from it */
