@@ -15,7 +15,7 @@
 #   make uninstall PREFIX=...  remove what make install put there
 #   make deb                  build/memgate_VERSION_ARCH.deb (Depends from dpkg-shlibdeps)
 #   make man completions      only generate them (build/man, build/completions) from --help
-#   make release              build/memgate-VERSION-linux-ARCH.tar.gz (+ .mcpb bundle, server.json; docs/deploy.md)
+#   make release              build/memgate-VERSION-linux-ARCH.tar.gz (+ .mcpb bundle, server.json; docs/install.md)
 
 CC      ?= cc
 PKGS    := sqlite3 jansson libpcre2-8 libgit2 libxxhash libzstd libsodium libmicrohttpd libcurl libhs libpq

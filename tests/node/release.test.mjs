@@ -23,7 +23,7 @@ import { MEMGATE_BIN, NODE22, cleanEnv, makeRepo, makeWorld, startServe } from '
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BIN = path.resolve(MEMGATE_BIN);
-const MCPB = path.join(ROOT, 'packaging/mcpb/node_modules/@anthropic-ai/mcpb/dist/cli.js');
+const MCPB = path.join(ROOT, 'packaging/mcpb/node_modules/@anthropic-ai/mcpb/dist/cli/cli.js');
 const URL_BASE = 'https://github.com/memgate-dev/memgate/releases/download/v-test';
 const REG_NAME = 'io.github.memgate-dev/memgate';
 // glibc's own libraries: the host's, never bundled
@@ -164,7 +164,7 @@ describe('make release: the tarball', () => {
     assert.match(r.out, /src\/util\.py/);
     const { tools, server, maps } = await toolsOverStdio(bin, ['mcp'], world.env);
     assert.equal(server.name, 'memgate');
-    assert.ok(tools.some((t) => t.name === 'search'), tools.map((t) => t.name).join(' '));
+    assert.ok(tools.some((t) => t.name === 'search_code'), tools.map((t) => t.name).join(' '));
     const bundled = new Set(fs.readdirSync(path.join(x, 'lib')));
     const check = (m, what) => {
       for (const [name, p] of Object.entries(m)) {
@@ -191,6 +191,7 @@ describe('make release: the MCP bundle', () => {
     unpacked = path.join(world.dir, 'bundle');
     const r = run(NODE22, [MCPB, 'unpack', files.bundle, unpacked]);
     assert.equal(r.status, 0, r.out + r.err);
+    assert.ok(fs.existsSync(path.join(unpacked, 'manifest.json')), `mcpb unpack wrote no manifest.json: ${r.out}${r.err}`);
   });
 
   test('a zip holding manifest.json and the binary, which mcpb validate accepts', () => {
@@ -201,6 +202,7 @@ describe('make release: the MCP bundle', () => {
       assert.ok(names.includes(f), `.mcpb lacks ${f}`);
     const v = run(NODE22, [MCPB, 'validate', path.join(unpacked, 'manifest.json')]);
     assert.equal(v.status, 0, v.out + v.err);
+    assert.match(v.out, /validation passes/, v.out + v.err);
     const m = JSON.parse(fs.readFileSync(path.join(unpacked, 'manifest.json'), 'utf8'));
     const schema = JSON.parse(fs.readFileSync(path.join(path.dirname(MCPB), '..', `mcpb-manifest-v${m.manifest_version}.schema.json`), 'utf8'));
     assert.ok(schema.properties.server, `manifest_version ${m.manifest_version} is not one the installed mcpb knows`);
