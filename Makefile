@@ -15,6 +15,7 @@
 #   make uninstall PREFIX=...  remove what make install put there
 #   make deb                  build/memgate_VERSION_ARCH.deb (Depends from dpkg-shlibdeps)
 #   make man completions      only generate them (build/man, build/completions) from --help
+#   make release              build/memgate-VERSION-linux-ARCH.tar.gz (+ .mcpb bundle, server.json; docs/install.md)
 
 CC      ?= cc
 PKGS    := sqlite3 jansson libpcre2-8 libgit2 libxxhash libzstd libsodium libmicrohttpd libcurl libhs libpq libcrypto
@@ -119,11 +120,11 @@ GRAMMAR_OBJ := $(GOUT)/ts-runtime.o $(foreach g,$(GRAMMARS),$(GOUT)/$(g)-parser.
                $(foreach g,$(GSCANNERS),$(GOUT)/$(g)-scanner.o)
 
 .PHONY: check all deps test run bench soak fuzz model clean help install uninstall deb man completions grammars \
-        grammar-sources
+        grammar-sources release
 all: $(OUT)/memgate
 
 help:
-	@sed -n '2,18p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,19p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/setup.sh
@@ -387,6 +388,18 @@ uninstall:
 # gzipped, the binary stripped, Depends computed by dpkg-shlibdeps.
 deb: $(HELPDOCS)
 	scripts/mkdeb.sh $(BIN) build
+
+# A release tarball, MCP bundle and MCP registry server.json (scripts/release.sh):
+# the binary relinked to find its shared libraries in ../lib beside it. DT_RPATH
+# (--disable-new-dtags), not DT_RUNPATH: RUNPATH only serves the binary's own
+# DT_NEEDED, so the bundled libraries' dependencies and what src/util/dynlib.c
+# dlopen()s with theirs would come from the host; the binary's RPATH serves them all.
+$(OUT)/release/memgate: $(OUT)/obj/src/main.o $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN/../lib' -o $@ $^ $(LDLIBS)
+
+release: $(OUT)/release/memgate $(HELPDOCS)
+	scripts/release.sh $(OUT)/release/memgate build
 
 clean:
 	rm -rf build

