@@ -322,18 +322,23 @@ static size_t line_end(const char *buf, size_t len, size_t i)
     return e ? (size_t)(e - buf) : len;
 }
 
-/* Does the line ending at buf[e] ('\n') end with a backslash that joins two
- * words, the byte before it and the next line's first byte not blank? (A
- * continuation after a space, as in C macros and most shell commands, splits
- * no token.) Sets *bs to the backslash. */
-static bool splice_joins(const char *buf, size_t len, size_t ls, size_t e, size_t *bs)
+/* The next backslash at or after buf[i] that ends a line and joins two
+ * words: the byte before it and the next line's first byte not blank (a
+ * continuation after a space, as in C macros and most shell commands,
+ * splits no word); len if none. Backslashes are found with memchr, so a
+ * buffer costs about the number of its backslashes. */
+static size_t next_splice(const char *buf, size_t len, size_t i)
 {
-    size_t b = e;
-    if (b > ls && buf[b - 1] == '\r') b--;
-    if (b < ls + 2 || buf[b - 1] != '\\' || e + 1 >= len) return false;
-    unsigned char before = (unsigned char)buf[b - 2], after = (unsigned char)buf[e + 1];
-    *bs = b - 1;
-    return before > ' ' && before != '\\' && after > ' ';
+    const char *p;
+    while (i < len && (p = memchr(buf + i, '\\', len - i))) {
+        size_t b = (size_t)(p - buf), e = b + 1;
+        i = b + 1;
+        if (e < len && buf[e] == '\r') e++;
+        if (e + 1 >= len || buf[e] != '\n' || b == 0) continue;
+        unsigned char before = (unsigned char)buf[b - 1], after = (unsigned char)buf[e + 1];
+        if (before > ' ' && before != '\\' && after > ' ') return b;
+    }
+    return len;
 }
 
 /* Scan each logical line whose physical lines are joined by a backslash
@@ -341,16 +346,14 @@ static bool splice_joins(const char *buf, size_t len, size_t ls, size_t e, size_
  * continuations removed; keep the findings that span one. */
 int mg__scan_splice(const struct mg_scanner *s, const char *buf, size_t len, struct mg__scan *sc, struct mg_err *err)
 {
-    if (!memmem(buf, len, "\\\n", 2) && !memmem(buf, len, "\\\r\n", 3)) return 0;
+    size_t bs = next_splice(buf, len, 0);
+    if (bs == len) return 0;
     struct join J = {0};
     int rc = 0;
-    size_t ls = 0, bs;
-    while (ls < len && rc == 0) {
-        size_t e = line_end(buf, len, ls);
-        if (!splice_joins(buf, len, ls, e, &bs)) {
-            ls = e + 1;
-            continue;
-        }
+    for (; bs < len; bs = next_splice(buf, len, bs + 1)) {
+        size_t ls = bs, stop = bs > SPLICE_MAX_BYTES ? bs - SPLICE_MAX_BYTES : 0;
+        while (ls > stop && buf[ls - 1] != '\n') ls--;
+        size_t e = line_end(buf, len, bs);
         if (J.n > JOIN_MAX_SYNTH && (rc = join_flush(s, &J, err)) != 0) break;
         if (J.n + SPLICE_MAX_BYTES + 1 > J.tcap) {
             size_t nc = J.tcap ? 2 * J.tcap : 2 * (SPLICE_MAX_BYTES + 1);
@@ -367,7 +370,7 @@ int mg__scan_splice(const struct mg_scanner *s, const char *buf, size_t len, str
         /* the logical line: each physical line without its backslash and line end */
         size_t room = SPLICE_MAX_BYTES, start = J.n;
         for (int k = 0; k < SPLICE_MAX_LINES; k++) {
-            size_t stop = bs, cut = stop - ls < room ? stop : ls + room;
+            size_t cut = bs - ls < room ? bs : ls + room;
             join_put(&J, buf + ls, cut - ls, ls, true);
             room -= cut - ls;
             ls = e + 1;
@@ -382,10 +385,10 @@ int mg__scan_splice(const struct mg_scanner *s, const char *buf, size_t len, str
             }
             cut = b - ls < room ? b : ls + room;
             join_put(&J, buf + ls, cut - ls, ls, true);
-            ls = e + 1;
             break;
         }
         join_put(&J, "\n", 1, J.n > start ? J.map[J.n - 1] : ls, false);
+        bs = e < len ? e : len - 1; /* the next search starts after this logical line */
     }
     if (rc == 0) rc = join_flush(s, &J, err);
     free(J.t);
