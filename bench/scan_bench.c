@@ -8,7 +8,7 @@
  * confirmation included. Only the scanning is timed (not the walk, the reads
  * or the rules' compilation, which is reported apart). Prints key-value
  * lines: files, bytes, compile_ms, best_mbps, median_mbps, cpu_mbps (best run,
- * thread CPU time), findings. --findings writes "path<TAB>line<TAB>rule" of
+ * thread CPU time), findings. --findings writes "path<TAB>line<TAB>rule<TAB>start<TAB>end" of
  * each finding (paths relative to their DIR), for comparing with other scanners.
  * --rules FILE scans with that rules file instead of the built-in rules (an
  * older rule set beside the new one in the same run).
@@ -43,7 +43,7 @@ static const char *cur_path;
 static int on_finding(const struct mg_finding *f, void *ud)
 {
     (void)ud;
-    if (out_findings) fprintf(out_findings, "%s\t%u\t%s\n", cur_path, f->line, f->rule);
+    if (out_findings) fprintf(out_findings, "%s\t%u\t%s\t%zu\t%zu\n", cur_path, f->line, f->rule, f->start, f->end);
     return 0;
 }
 

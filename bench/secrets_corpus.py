@@ -4,18 +4,21 @@ missed before (issue 38, V7), with fresh random fake secrets each run, and
 hard benign files beside them; and the score of a scanner's findings on it.
 
   secrets_corpus.py gen DIR [--files N] [--seed S]
-      writes DIR/<form>/*.<ext> (each file plants secrets of one form, in
-      several file kinds and languages), DIR/benign/*.<ext> (texts that look
+      writes DIR/files/<form>/*.<ext> (each file plants secrets of one form,
+      in several file kinds and languages), DIR/files/benign/*.<ext> (texts that look
       like secrets and are not: code reading the environment, placeholders,
       ${VAR}, <password>, hashes, UUIDs, test vectors, C macros and shell
       commands continued with a backslash, joined lists of words, signed-off
-      templates) and DIR/labels.tsv: path<TAB>line<TAB>form of every planted
-      secret (the line a finding starts on). N files a form (default 40).
+      templates) and DIR/labels.tsv: path<TAB>line<TAB>form<TAB>pieces of
+      every planted secret (the line its first piece is on; the pieces of a
+      split secret, space-separated). N files a form (default 40).
   secrets_corpus.py score DIR FINDINGS
-      FINDINGS: path<TAB>line<TAB>rule lines (memgate-scanbench --findings,
-      paths relative to DIR). A finding on a labelled line is true; on any
-      other line a false positive, charged to the form of its file (benign
-      files: "benign"). Prints one key-value line a form: form, secrets,
+      FINDINGS: path<TAB>line<TAB>rule<TAB>start<TAB>end lines
+      (memgate-scanbench --findings on DIR/files, paths relative to it). A secret is
+      found when every piece of it lies inside a finding's byte range (a
+      finding on its line that leaves a piece out does not count); a
+      finding on an unlabelled line is a false positive, charged to the form
+      of its file (benign files: "benign"). Prints one key-value line a form: form, secrets,
       found, missed, false positives, recall, precision; then "all".
 
 Nothing here is a real secret: every value is drawn from os.urandom (or the
@@ -42,13 +45,13 @@ class Corpus:
         return "".join(self.r.choice(al) for _ in range(n))
 
     def write(self, rel, lines, marks):
-        """lines: the file's lines; marks: (0-based line, form) of its secrets."""
+        """lines: the file's lines; marks: (0-based line, form, pieces) of its secrets."""
         path = os.path.join(self.root, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
             f.write("\n".join(lines) + "\n")
-        for ln, form in marks:
-            self.labels.append((rel, ln + 1, form))
+        for ln, form, pieces in marks:
+            self.labels.append((rel, ln + 1, form, pieces))
 
     # ---- fake secrets in the formats the rules know ----
     def aws_id(self):
@@ -98,19 +101,19 @@ def aws_split(C, i):
     name = C.pick("AWS_SECRET_ACCESS_KEY", "aws_secret_access_key", "secretAccessKey", "awsSecretKey", "aws_secret_key")
     v = i % 7
     if v == 0:
-        return "py", [f"# credentials for the nightly export", f'{name} = "{a}{b}" + "{c}"', "region = 'eu-west-1'"], [(1, 0)]
+        return "py", [f"# credentials for the nightly export", f'{name} = "{a}{b}" + "{c}"', "region = 'eu-west-1'"], [(1, [a + b, c])]
     if v == 1:
-        return "c", ["/* signing test */", f'static const char *{name} = "{a}" "{b}" "{c}";', "int n = 3;"], [(1, 0)]
+        return "c", ["/* signing test */", f'static const char *{name} = "{a}" "{b}" "{c}";', "int n = 3;"], [(1, [a, b, c])]
     if v == 2:
-        return "py", [f"{name} = (", f'    "{a}"', f'    "{b}"', f'    "{c}"', ")"], [(1, 0)]
+        return "py", [f"{name} = (", f'    "{a}"', f'    "{b}"', f'    "{c}"', ")"], [(1, [a, b, c])]
     if v == 3:
-        return "js", [f"const {name} =", f'  "{a}" +', f'  "{b}" +', f'  "{c}";', "module.exports = {};"], [(1, 0)]
+        return "js", [f"const {name} =", f'  "{a}" +', f'  "{b}" +', f'  "{c}";', "module.exports = {};"], [(1, [a, b, c])]
     if v == 4:
         return "go", ["package aws", "", "func creds() *credentials.Credentials {",
-                      f'\treturn credentials.NewStaticCredentials("{kid}", "{a}{b}" + "{c}", "")', "}"], [(3, 0)]
+                      f'\treturn credentials.NewStaticCredentials("{kid}", "{a}{b}" + "{c}", "")', "}"], [(3, [kid, a + b, c])]
     if v == 5:
-        return "rb", [f"Aws.config.update(access_key_id: '{kid}',", f"  {name}: '{a}' + '{b}' + '{c}')"], [(0, 0), (1, 0)]
-    return "java", ["class Creds {", f'    static final String {name.upper()} = "{a}" + "{b}"', f'        + "{c}";', "}"], [(1, 0)]
+        return "rb", [f"Aws.config.update(access_key_id: '{kid}',", f"  {name}: '{a}' + '{b}' + '{c}')"], [(0, [kid]), (1, [a, b, c])]
+    return "java", ["class Creds {", f'    static final String {name.upper()} = "{a}" + "{b}"', f'        + "{c}";', "}"], [(1, [a, b, c])]
 
 
 def odbc_pwd(C, i):
@@ -120,16 +123,16 @@ def odbc_pwd(C, i):
     v = i % 5
     if v == 0:
         return "cs", ["using System.Data.Odbc;", f'var cs = "Driver={drv};Server=db{i}.corp;Database=app;Uid=svc;{key}={pw};";',
-                      "var conn = new OdbcConnection(cs);"], [(1, 0)]
+                      "var conn = new OdbcConnection(cs);"], [(1, [pw])]
     if v == 1:
-        return "py", ["import pyodbc", f'conn = pyodbc.connect("DRIVER={drv};SERVER=sql{i};DATABASE=sales;UID=report;{key}={pw}")'], [(1, 0)]
+        return "py", ["import pyodbc", f'conn = pyodbc.connect("DRIVER={drv};SERVER=sql{i};DATABASE=sales;UID=report;{key}={pw}")'], [(1, [pw])]
     if v == 2:
         return "ini", ["[ODBC Data Sources]", "sales = SQL Server", "", "[sales]",
-                       f"ConnectionString=DSN=sales;UID=report;{key}={pw}"], [(4, 0)]
+                       f"ConnectionString=DSN=sales;UID=report;{key}={pw}"], [(4, [pw])]
     if v == 3:
         return "json", ["{", f'  "ConnectionStrings": {{"Main": "Server=tcp:sql{i}.corp,1433;Initial Catalog=app;User ID=app;{key}={{{pw}}};"}}',
-                        "}"], [(1, 0)]
-    return "java", [f'String url = "jdbc:sqlserver://db{i}:1433;databaseName=app;user=svc;password={pw};encrypt=true";'], [(0, 0)]
+                        "}"], [(1, [pw])]
+    return "java", [f'String url = "jdbc:sqlserver://db{i}:1433;databaseName=app;user=svc;password={pw};encrypt=true";'], [(0, [pw])]
 
 
 def jwt_unsigned(C, i):
@@ -139,12 +142,12 @@ def jwt_unsigned(C, i):
     tok = enc(hdr) + "." + enc(body) + "."
     v = i % 4
     if v == 0:
-        return "http", ["GET /api/v1/admin HTTP/1.1", "Host: api.internal", f"Authorization: Bearer {tok}", ""], [(2, 0)]
+        return "http", ["GET /api/v1/admin HTTP/1.1", "Host: api.internal", f"Authorization: Bearer {tok}", ""], [(2, [tok])]
     if v == 1:
-        return "json", ["{", f'  "id_token": "{tok}",', '  "expires_in": 3600', "}"], [(1, 0)]
+        return "json", ["{", f'  "id_token": "{tok}",', '  "expires_in": 3600', "}"], [(1, [tok])]
     if v == 2:
-        return "py", ["def test_admin(client):", f'    TOKEN = "{tok}"', '    assert client.get("/", headers={"Authorization": TOKEN})'], [(1, 0)]
-    return "sh", [f"curl -s https://api.internal/me -H 'Authorization: Bearer {tok}'"], [(0, 0)]
+        return "py", ["def test_admin(client):", f'    TOKEN = "{tok}"', '    assert client.get("/", headers={"Authorization": TOKEN})'], [(1, [tok])]
+    return "sh", [f"curl -s https://api.internal/me -H 'Authorization: Bearer {tok}'"], [(0, [tok])]
 
 
 def short_kv(C, i):
@@ -154,19 +157,19 @@ def short_kv(C, i):
     k1, k2 = C.r.sample(keys, 2)
     p1, p2 = C.short(), C.short()
     if v == 0:
-        return "ini", ["[database]", "host = db.internal", "port = 5432", f"{k1} = {p1}", "", "[mail]", f"{k2}={p2}"], [(3, 0), (6, 0)]
+        return "ini", ["[database]", "host = db.internal", "port = 5432", f"{k1} = {p1}", "", "[mail]", f"{k2}={p2}"], [(3, [p1]), (6, [p2])]
     if v == 1:
         k1, k2 = "spring.datasource.password", C.pick("mail.smtp.password", "app.api.token", "ldap.bind.pwd")
         return "properties", ["spring.datasource.url=jdbc:postgresql://db:5432/app", "spring.datasource.username=app",
-                              f"{k1}={p1}", f"{k2}: {p2}"], [(2, 0), (3, 0)]
+                              f"{k1}={p1}", f"{k2}: {p2}"], [(2, [p1]), (3, [p2])]
     if v == 2:
-        return "toml", ["[server]", 'host = "0.0.0.0"', "", "[db]", f'{k1} = "{p1}"', f"{k2} = '{p2}'"], [(4, 0), (5, 0)]
+        return "toml", ["[server]", 'host = "0.0.0.0"', "", "[db]", f'{k1} = "{p1}"', f"{k2} = '{p2}'"], [(4, [p1]), (5, [p2])]
     if v == 3:
         return "yml", ["services:", "  db:", "    image: postgres:16", "    environment:", f"      POSTGRES_PASSWORD: {p1}",
-                       f"      - MYSQL_ROOT_PASSWORD={p2}"], [(4, 0), (5, 0)]
+                       f"      - MYSQL_ROOT_PASSWORD={p2}"], [(4, [p1]), (5, [p2])]
     if v == 4:
-        return "env", ["APP_ENV=production", f"DB_PASSWORD={p1}", f'API_TOKEN="{p2}"'], [(1, 0), (2, 0)]
-    return "cfg", ["[client]", "user = backup", f"password = {p1}", f"{k2}: {p2}"], [(2, 0), (3, 0)]
+        return "env", ["APP_ENV=production", f"DB_PASSWORD={p1}", f'API_TOKEN="{p2}"'], [(1, [p1]), (2, [p2])]
+    return "cfg", ["[client]", "user = backup", f"password = {p1}", f"{k2}: {p2}"], [(2, [p1]), (3, [p2])]
 
 
 def shell_continuation(C, i):
@@ -175,13 +178,13 @@ def shell_continuation(C, i):
     a, b = tok[:cut], tok[cut:]
     v = i % 4
     if v == 0:
-        return "sh", ["#!/bin/sh", f"export GH_TOKEN={a}\\", f"{b}", "gh release list"], [(1, 0)]
+        return "sh", ["#!/bin/sh", f"export GH_TOKEN={a}\\", f"{b}", "gh release list"], [(1, [a, b])]
     if v == 1:
         return "sh", ["curl -fsS https://api.example.internal/v1/deploy \\", f'  -H "Authorization: Bearer {a}\\',
-                      f'{b}" \\', "  -d @payload.json"], [(1, 0)]
+                      f'{b}" \\', "  -d @payload.json"], [(1, [a, b])]
     if v == 2:
-        return "Dockerfile", ["FROM node:20", f"ENV NPM_TOKEN={a}\\", f"{b}", "RUN npm ci"], [(1, 0)]
-    return "py", [f'TOKEN = "{a}\\', f'{b}"', "print(len(TOKEN))"], [(0, 0)]
+        return "Dockerfile", ["FROM node:20", f"ENV NPM_TOKEN={a}\\", f"{b}", "RUN npm ci"], [(1, [a, b])]
+    return "py", [f'TOKEN = "{a}\\', f'{b}"', "print(len(TOKEN))"], [(0, [a, b])]
 
 
 def joined_list(C, i):
@@ -189,24 +192,24 @@ def joined_list(C, i):
     a, b, c = split3(tok, C.r)
     v = i % 4
     if v == 0:
-        return "py", ["TOKEN = \"\".join([", f'    "{a}",', f'    "{b}",', f'    "{c}",', "])"], [(1, 0)]
+        return "py", ["TOKEN = \"\".join([", f'    "{a}",', f'    "{b}",', f'    "{c}",', "])"], [(1, [a, b, c])]
     if v == 1:
-        return "py", [f"key = ''.join(['{a}', '{b}', '{c}'])"], [(0, 0)]
+        return "py", [f"key = ''.join(['{a}', '{b}', '{c}'])"], [(0, [a, b, c])]
     if v == 2:
-        return "js", [f'const token = ["{a}", "{b}", "{c}"].join("");'], [(0, 0)]
-    return "java", [f'String token = String.join("", "{a}", "{b}", "{c}");'], [(0, 0)]
+        return "js", [f'const token = ["{a}", "{b}", "{c}"].join("");'], [(0, [a, b, c])]
+    return "java", [f'String token = String.join("", "{a}", "{b}", "{c}");'], [(0, [a, b, c])]
 
 
 def twilio_secret(C, i):
     sid, sec = "SK" + C.s(32, "0123456789abcdef"), C.s(32)
     v = i % 4
     if v == 0:
-        return "env", [f"TWILIO_API_KEY={sid}", f"TWILIO_API_SECRET={sec}", "TWILIO_FROM=+15550001111"], [(0, 0), (1, 0)]
+        return "env", [f"TWILIO_API_KEY={sid}", f"TWILIO_API_SECRET={sec}", "TWILIO_FROM=+15550001111"], [(0, [sid]), (1, [sec])]
     if v == 1:
-        return "js", ["const twilio = require('twilio');", f"const client = twilio('{sid}', '{sec}', {{ accountSid }});"], [(1, 0)]
+        return "js", ["const twilio = require('twilio');", f"const client = twilio('{sid}', '{sec}', {{ accountSid }});"], [(1, [sid, sec])]
     if v == 2:
-        return "py", ["from twilio.rest import Client", f'client = Client("{sid}", "{sec}", account_sid)'], [(1, 0)]
-    return "json", ["{", f'  "apiKey": "{sid}",', f'  "apiSecret": "{sec}"', "}"], [(1, 0), (2, 0)]
+        return "py", ["from twilio.rest import Client", f'client = Client("{sid}", "{sec}", account_sid)'], [(1, [sid, sec])]
+    return "json", ["{", f'  "apiKey": "{sid}",', f'  "apiSecret": "{sec}"', "}"], [(1, [sid]), (2, [sec])]
 
 
 def k8s_base64(C, i):
@@ -222,7 +225,7 @@ def k8s_base64(C, i):
             val = C.token()
         else:
             val = C.s(C.r.randrange(12, 28))
-        marks.append((len(lines), 0))
+        marks.append((len(lines), [b(val)]))
         lines.append(f"  {n}: {b(val)}")
     lines.append(f"  username: {b('app')}")
     return "yaml", lines, marks
@@ -283,7 +286,7 @@ def benign(C, i):
 
 def gen(root, nfiles, seed):
     r = random.Random(seed)
-    C = Corpus(root, r)
+    C = Corpus(os.path.join(root, "files"), r)
     exts = {}
     for form in FORMS:
         for i in range(nfiles):
@@ -291,15 +294,15 @@ def gen(root, nfiles, seed):
             name = f"{form}/f{i:03d}" + ("" if ext == "Dockerfile" else "." + ext)
             if ext == "Dockerfile":
                 name = f"{form}/f{i:03d}/Dockerfile"
-            C.write(name, lines, [(ln, form) for ln, _ in marks])
+            C.write(name, lines, [(ln, form, pieces) for ln, pieces in marks])
             exts[ext] = 1
     for i in range(nfiles * 4):
         ext, lines = benign(C, i)
         C.write(f"benign/b{i:03d}.{ext}", lines, [])
     with open(os.path.join(root, "labels.tsv"), "w") as f:
-        f.write("# path\tline\tform (bench/secrets_corpus.py; fake secrets, made fresh)\n")
-        for p, ln, form in C.labels:
-            f.write(f"{p}\t{ln}\t{form}\n")
+        f.write("# path\tline\tform\tpieces (bench/secrets_corpus.py; fake secrets, made fresh)\n")
+        for p, ln, form, pieces in C.labels:
+            f.write(f"{p}\t{ln}\t{form}\t{' '.join(pieces)}\n")
     print(f"files {nfiles * len(FORMS) + nfiles * 4}\nsecrets {len(C.labels)}\nforms {len(FORMS)}\nfile_kinds {len(exts)}")
 
 
@@ -309,30 +312,45 @@ def score(root, findings):
         for line in f:
             if line.startswith("#"):
                 continue
-            p, ln, form = line.rstrip("\n").split("\t")
-            lab[(p, int(ln))] = form
-    found, fp = set(), {}
+            p, ln, form, pieces = line.rstrip("\n").split("\t")
+            lab[(p, int(ln))] = (form, pieces.split(" "))
+    spans, fp = {}, {}
     with open(findings) as f:
         for line in f:
-            p, ln = line.split("\t")[:2]
-            k = (p.lstrip("./"), int(ln))
-            if k in lab:
-                found.add(k)
-            else:
+            c = line.rstrip("\n").split("\t")
+            k = (c[0].lstrip("./"), int(c[1]))
+            spans.setdefault(k[0], []).append((int(c[3]), int(c[4])))
+            if k not in lab:
                 form = k[0].split("/")[0]
                 fp[form] = fp.get(form, 0) + 1
-                print(f"fp {k[0]}:{k[1]} {line.rstrip().split(chr(9))[-1]}", file=sys.stderr)
-    rows = FORMS + ["benign", "all"]
-    for form in rows:
-        keys = [k for k, v in lab.items() if form == "all" or v == form]
+                print(f"fp {k[0]}:{k[1]} {c[2]}", file=sys.stderr)
+    found = set()
+    for (p, ln), (form, pieces) in lab.items():
+        # found: every piece of the secret, from its labelled line on, inside one finding
+        with open(os.path.join(root, "files", p), "rb") as fh:
+            text = fh.read()
+        at = 0
+        for _ in range(ln - 1):
+            at = text.index(b"\n", at) + 1
+        ok = True
+        for piece in pieces:
+            o = text.find(piece.encode(), at)
+            e = o + len(piece)
+            if o < 0 or not any(a <= o and e <= b for a, b in spans.get(p, [])):
+                ok = False
+        if ok:
+            found.add((p, ln))
+    for form in FORMS + ["benign", "all"]:
+        keys = [k for k, v in lab.items() if form == "all" or v[0] == form]
         tp = sum(1 for k in keys if k in found)
         nfp = sum(fp.values()) if form == "all" else fp.get(form, 0)
         rec = tp / len(keys) if keys else 1.0
         prec = tp / (tp + nfp) if tp + nfp else (1.0 if not nfp else 0.0)
         print(f"{form} {len(keys)} {tp} {len(keys) - tp} {nfp} {rec:.3f} {prec:.3f}")
-        for k in keys:
-            if k not in found:
-                print(f"miss {k[0]}:{k[1]} {form}", file=sys.stderr)
+        if form != "all":
+            for k in keys:
+                if k not in found:
+                    print(f"miss {k[0]}:{k[1]} {form}", file=sys.stderr)
 
 
 def main(argv):
