@@ -192,6 +192,34 @@ static int join_flush(const struct mg_scanner *s, struct join *J, struct mg_err 
     return rc;
 }
 
+/* Room for need more bytes in the joined text (grown as needed: most
+ * files have few runs): 0, or -1 with err. */
+static int join_room(struct join *J, size_t need, struct mg_err *err)
+{
+    if (J->n + need <= J->tcap) return 0;
+    size_t nc = J->tcap ? 2 * J->tcap : 4096;
+    while (nc < J->n + need) nc *= 2;
+    char *nt = realloc(J->t, nc);
+    if (nt) J->t = nt;
+    size_t *nm = nt ? realloc(J->map, nc * sizeof(size_t)) : NULL;
+    if (!nm) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory joining string literals or lines");
+    J->map = nm;
+    J->tcap = nc;
+    return 0;
+}
+
+/* The end of a pass: scan what is left, merge the findings that span a
+ * join into sc->v, free J. rc: the pass's result so far. */
+static int join_finish(const struct mg_scanner *s, struct join *J, struct mg__scan *sc, int rc, struct mg_err *err)
+{
+    if (rc == 0) rc = join_flush(s, J, err);
+    free(J->t);
+    free(J->map);
+    if (rc == 0 && J->nv) rc = mg__scan_merge(s, sc, J->v, J->nv, err);
+    free(J->v);
+    return rc;
+}
+
 /* ---- 3. finding the runs ---------------------------------------------------------------- */
 
 /* Is the quote at buf[c] followed, after only white space, '+' and '\\'
@@ -268,19 +296,7 @@ int mg__scan_join(const struct mg_scanner *s, const char *buf, size_t len, struc
         }
         /* a run: o..c is its first piece */
         if (J.n > JOIN_MAX_SYNTH && (rc = join_flush(s, &J, err)) != 0) break;
-        if (J.n + run_max > J.tcap) { /* room for one more run (grown as needed: most files have few runs) */
-            size_t nc = J.tcap ? 2 * J.tcap : 4096;
-            while (nc < J.n + run_max) nc *= 2;
-            char *nt = realloc(J.t, nc);
-            if (nt) J.t = nt;
-            size_t *nm = nt ? realloc(J.map, nc * sizeof(size_t)) : NULL;
-            if (!nm) {
-                rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory joining string literals");
-                break;
-            }
-            J.map = nm;
-            J.tcap = nc;
-        }
+        if ((rc = join_room(&J, run_max, err)) != 0) break; /* room for one more run */
         size_t ne = name_end(buf, ls, o, list);
         join_put(&J, buf + ls, ne - ls, ls, true); /* the line's text (to its name) and the opening quote */
         if (ne < o) join_put(&J, " ", 1, ne, false);
@@ -298,16 +314,7 @@ int mg__scan_join(const struct mg_scanner *s, const char *buf, size_t len, struc
         join_put(&J, "\n", 1, last, false);
         i = last + 1;
     }
-    if (rc == 0) rc = join_flush(s, &J, err);
-    free(J.t);
-    free(J.map);
-    if (rc != 0 || J.nv == 0) {
-        free(J.v);
-        return rc;
-    }
-    rc = mg__scan_merge(s, sc, J.v, J.nv, err);
-    free(J.v);
-    return rc;
+    return join_finish(s, &J, sc, rc, err);
 }
 
 /* ---- 4. lines continued with a backslash ------------------------------------------------ */
@@ -355,18 +362,7 @@ int mg__scan_splice(const struct mg_scanner *s, const char *buf, size_t len, str
         while (ls > stop && buf[ls - 1] != '\n') ls--;
         size_t e = line_end(buf, len, bs);
         if (J.n > JOIN_MAX_SYNTH && (rc = join_flush(s, &J, err)) != 0) break;
-        if (J.n + SPLICE_MAX_BYTES + 1 > J.tcap) {
-            size_t nc = J.tcap ? 2 * J.tcap : 2 * (SPLICE_MAX_BYTES + 1);
-            char *nt = realloc(J.t, nc);
-            if (nt) J.t = nt;
-            size_t *nm = nt ? realloc(J.map, nc * sizeof(size_t)) : NULL;
-            if (!nm) {
-                rc = mg_err_set(err, MG_E_NO_MEMORY, "out of memory joining continued lines");
-                break;
-            }
-            J.map = nm;
-            J.tcap = nc;
-        }
+        if ((rc = join_room(&J, SPLICE_MAX_BYTES + 1, err)) != 0) break; /* room for one logical line */
         /* the logical line: each physical line without its backslash and line end */
         size_t room = SPLICE_MAX_BYTES, start = J.n;
         for (int k = 0; k < SPLICE_MAX_LINES; k++) {
@@ -390,14 +386,5 @@ int mg__scan_splice(const struct mg_scanner *s, const char *buf, size_t len, str
         join_put(&J, "\n", 1, J.n > start ? J.map[J.n - 1] : ls, false);
         bs = e < len ? e : len - 1; /* the next search starts after this logical line */
     }
-    if (rc == 0) rc = join_flush(s, &J, err);
-    free(J.t);
-    free(J.map);
-    if (rc != 0 || J.nv == 0) {
-        free(J.v);
-        return rc;
-    }
-    rc = mg__scan_merge(s, sc, J.v, J.nv, err);
-    free(J.v);
-    return rc;
+    return join_finish(s, &J, sc, rc, err);
 }
