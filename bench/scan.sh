@@ -19,6 +19,11 @@
 #   - throughput on key blocks: 8 files, each a 65 KB PGP key after 25,000
 #     END lines without their BEGIN
 #   - recall and precision on the labelled corpus (tests/secrets/labels.tsv)
+#   - recall and precision per form on the secret forms of issue 38 (V7):
+#     bench/secrets_corpus.py makes a labelled corpus with fresh fake secrets
+#     (SCAN_FORMS_FILES files a form, default 80) and hard benign files, and
+#     scores the findings; and the scanner's speed beside rg -j1 -P with the
+#     same rule patterns on ~SCAN_RG_MB MB (default 2) of config-heavy text
 #   - the prompt-injection flags on ordinary comments and docs, and on the
 #     labelled injection corpus (tests/injection: committed attacks and hard
 #     negatives, plus benign text extracted from this machine by
@@ -183,6 +188,31 @@ pr() { # $1: findings tsv (path line rule) -> "tp fp fn recall precision"
 }
 read -r m_tp m_fp m_fn m_rec m_prec < <(pr "$work/lab.tsv")
 
+# the secret forms of issue 38 (V7): a labelled corpus made fresh each run
+# (bench/secrets_corpus.py: split, joined, continued, short, unsigned, base64
+# forms in many file kinds, and hard benign files), recall and precision per form
+FORMS_FILES=${SCAN_FORMS_FILES:-80}
+echo "bench: the secret-forms corpus ($FORMS_FILES files a form, fresh fake secrets)" >&2
+python3 "$here/bench/secrets_corpus.py" gen "$work/forms" --files "$FORMS_FILES" > "$work/forms.gen"
+"$SB" "$work/forms/files" --runs 1 --findings "$work/forms.tsv" > /dev/null
+python3 "$here/bench/secrets_corpus.py" score "$work/forms" "$work/forms.tsv" > "$work/forms.score" 2> "$work/forms.miss"
+form_rows=$(awk '{ printf "| %s | %s | %s | %s | %s | %s | %s |\n", ($1 == "all" ? "**all**" : $1), $2, $3, $4, $5, $6, $7 }' "$work/forms.score")
+# speed beside a peer: rg -j1 -P with the same rules' patterns, on a config-heavy sample
+# (PCRE2 alternation of every pattern: slow, so a small sample; CPU time)
+RG_MB=${SCAN_RG_MB:-2}
+rg_cfg="-"; mg_cfg_small="-"
+if command -v rg > /dev/null; then
+  python3 "$here/bench/gen_config_corpus.py" "$work/config_small" "$RG_MB" > /dev/null
+  sed -n 's/^pattern = //p' "$here/data/secrets.rules" > "$work/patterns.txt"
+  echo "bench: rg -j1 -P with the $(wc -l < "$work/patterns.txt") rule patterns on ~$RG_MB MB of config" >&2
+  TIMEFORMAT='%U %S'
+  { time rg -j1 -P -c -f "$work/patterns.txt" "$work/config_small" > /dev/null 2>&1 || true; } 2> "$work/rgcfg.time"
+  unset TIMEFORMAT
+  "$SB" "$work/config_small" --runs "$RUNS" > "$work/config_small.txt"
+  rg_cfg=$(awk -v b="$(kv bytes "$work/config_small.txt")" '{printf "%.2f", b / ($1 + $2) / 1e6}' "$work/rgcfg.time")
+  mg_cfg_small=$(kv cpu_mbps "$work/config_small.txt")
+fi
+
 target_row() { # $1 name, $2 scanbench output -> a row of the target table
   printf '| %s | %s | %s | %s | %s | %s | %s |' "$1" \
     "$(awk -v b="$(kv bytes "$2")" 'BEGIN {printf "%.1f", b / 1e6}')" \
@@ -259,6 +289,25 @@ Labelled corpus (tests/secrets, $(grep -vc '^#' "$LABELS") planted fake secrets;
 | --- | --- | --- | --- | --- | --- |
 | memgate | $m_tp | $m_fp | $m_fn | $m_rec | $m_prec |
 $( [ "$have_gl" = 1 ] && echo "| gitleaks (default rules) | $g_tp | $g_fp | $g_fn | $g_rec | $g_prec |" )
+
+Secret forms of issue 38 (V7), \`bench/secrets_corpus.py\`: $(awk '$1 == "secrets" {print $2}' "$work/forms.gen") fake secrets made fresh this run in
+$(awk '$1 == "files" {print $2}' "$work/forms.gen") files of $(awk '$1 == "file_kinds" {print $2}' "$work/forms.gen") kinds, beside hard benign files (code reading the environment, placeholders,
+\${VAR}, <password>, hashes, UUIDs, test vectors, continued C macros, joined word lists); a finding on an
+unlabelled line a false positive of its file's form; a secret counts as found only when every piece of it lies
+inside a finding (a finding on its line that leaves a piece out does not count). Target: recall and precision >= 0.98.
+
+| form | secrets | found | missed | false positives | recall | precision |
+| --- | --- | --- | --- | --- | --- | --- |
+$form_rows
+
+Misses and false positives of that run:
+
+\`\`\`text
+$(cat "$work/forms.miss" | grep -v ' all$' | head -40; [ -s "$work/forms.miss" ] || echo "(none)")
+\`\`\`
+
+Speed beside a peer in the same run, ~${RG_MB} MB of the config-heavy corpus, one thread, CPU time:
+memgate ${mg_cfg_small} MB/s; rg -j1 -P with the same rule patterns (one PCRE2 alternation, no keywords, no confirmation) ${rg_cfg} MB/s.
 
 Prompt-injection flags (the gate's text filter, \`bench/injection_bench.c\`) on every line of
 ${inj_dirs[*]} (.h .c .rst .md .txt) that mentions ignore, instruction, system, prompt or previous:

@@ -1,6 +1,6 @@
 /* scan_bench.c — secret-scanner throughput, one thread (build/memgate-scanbench).
  *
- *   memgate-scanbench DIR... [--runs N] [--findings FILE]
+ *   memgate-scanbench DIR... [--runs N] [--findings FILE] [--rules FILE]
  *
  * Lists each DIR like `memgate scan` (the index walker, secret files included),
  * reads every text file of at most 1 MiB into memory, then scans them all
@@ -8,8 +8,10 @@
  * confirmation included. Only the scanning is timed (not the walk, the reads
  * or the rules' compilation, which is reported apart). Prints key-value
  * lines: files, bytes, compile_ms, best_mbps, median_mbps, cpu_mbps (best run,
- * thread CPU time), findings. --findings writes "path<TAB>line<TAB>rule" of
+ * thread CPU time), findings. --findings writes "path<TAB>line<TAB>rule<TAB>start<TAB>end" of
  * each finding (paths relative to their DIR), for comparing with other scanners.
+ * --rules FILE scans with that rules file instead of the built-in rules (an
+ * older rule set beside the new one in the same run).
  */
 #include <fcntl.h>
 #include <limits.h>
@@ -41,7 +43,7 @@ static const char *cur_path;
 static int on_finding(const struct mg_finding *f, void *ud)
 {
     (void)ud;
-    if (out_findings) fprintf(out_findings, "%s\t%u\t%s\n", cur_path, f->line, f->rule);
+    if (out_findings) fprintf(out_findings, "%s\t%u\t%s\t%zu\t%zu\n", cur_path, f->line, f->rule, f->start, f->end);
     return 0;
 }
 
@@ -55,19 +57,20 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    const char *dirs[MAX_DIRS], *fpath = NULL;
+    const char *dirs[MAX_DIRS], *fpath = NULL, *rpath = NULL;
     int ndirs = 0, runs = 5;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atoi(argv[++i]);
         else if (strcmp(argv[i], "--findings") == 0 && i + 1 < argc) fpath = argv[++i];
+        else if (strcmp(argv[i], "--rules") == 0 && i + 1 < argc) rpath = argv[++i];
         else if (argv[i][0] != '-' && ndirs < MAX_DIRS) dirs[ndirs++] = argv[i];
         else {
-            fprintf(stderr, "usage: memgate-scanbench DIR... [--runs N] [--findings FILE]\n");
+            fprintf(stderr, "usage: memgate-scanbench DIR... [--runs N] [--findings FILE] [--rules FILE]\n");
             return 2;
         }
     }
     if (!ndirs || runs < 1 || runs > 1000) {
-        fprintf(stderr, "usage: memgate-scanbench DIR... [--runs N] [--findings FILE]\n");
+        fprintf(stderr, "usage: memgate-scanbench DIR... [--runs N] [--findings FILE] [--rules FILE]\n");
         return 2;
     }
     struct mg_err err = {0};
@@ -102,7 +105,12 @@ int main(int argc, char **argv)
     }
 
     double t0 = clk(CLOCK_MONOTONIC);
-    const struct mg_scanner *s = mg_scanner_default();
+    struct mg_scanner *own = NULL;
+    if (rpath && mg_scanner_load(rpath, &own, &err) != 0) {
+        mg_err_print(&err);
+        return 1;
+    }
+    const struct mg_scanner *s = rpath ? own : mg_scanner_default();
     double compile_ms = (clk(CLOCK_MONOTONIC) - t0) * 1000;
     if (!s) return 1;
 
@@ -135,6 +143,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < nf; i++) free(fv[i].buf);
     free(fv);
     free(wall);
+    mg_scanner_free(own);
     for (int d = 0; d < ndirs; d++) mg_walk_release(&w[d]);
     return 0;
 }

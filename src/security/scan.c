@@ -3,8 +3,10 @@
  *
  *   1. the text as it is (scan_match.c): first-pass hits confirmed, checked
  *      (entropy, allowlists) and cut to findings that do not overlap;
- *   2. secrets split across adjacent string literals (scan_join.c);
- *   3. secrets wrapped in base64 (scan_b64.c).
+ *   2. secrets split across adjacent string literals or a joined list of
+ *      them (scan_join.c);
+ *   3. words split by a backslash line continuation (scan_join.c);
+ *   4. secrets wrapped in base64 (scan_b64.c).
  *
  * The later passes scan texts they make (literals joined, base64 decoded)
  * with the same rules and merge what they find into the first's findings,
@@ -47,7 +49,8 @@ int mg_scan(const struct mg_scanner *s, const char *buf, size_t len, int (*cb)(c
 {
     struct mg__scan sc;
     if (mg__scan_run(s, buf, len, &sc, err) != 0) return -1;
-    if (mg__scan_join(s, buf, len, &sc, err) != 0 || mg__scan_b64(s, buf, len, &sc, err) != 0) {
+    if (mg__scan_join(s, buf, len, &sc, err) != 0 || mg__scan_splice(s, buf, len, &sc, err) != 0 ||
+        mg__scan_b64(s, buf, len, &sc, err) != 0) {
         free(sc.v);
         return -1;
     }

@@ -189,6 +189,9 @@ void mg__scan_pool_free(struct mg_scanner *s);
 /* Find the runs of adjacent string literals in buf, scan them joined, and
  * merge the findings that span a join into sc->v. */
 int mg__scan_join(const struct mg_scanner *s, const char *buf, size_t len, struct mg__scan *sc, struct mg_err *err);
+/* Scan the logical lines whose words a backslash-newline splits, joined,
+ * and merge the findings that span a continuation into sc->v (scan_join.c). */
+int mg__scan_splice(const struct mg_scanner *s, const char *buf, size_t len, struct mg__scan *sc, struct mg_err *err);
 /* Decode the base64 runs of buf, scan the texts, and merge their findings
  * (each the whole of its run, `enc`) into sc->v. */
 int mg__scan_b64(const struct mg_scanner *s, const char *buf, size_t len, struct mg__scan *sc, struct mg_err *err);
