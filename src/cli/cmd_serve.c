@@ -133,7 +133,7 @@ static void reload(struct mg_server *srv, const char *listen_at)
             /* ... and the tokens keep their own copy of this one, under their lock */
             if (srv->tokens && next.token_rate_limit != srv->cfg.token_rate_limit) {
                 mg_tokens_set_default_rate(srv->tokens, next.token_rate_limit);
-                srv->cfg.token_rate_limit = next.token_rate_limit;
+                __atomic_store_n(&srv->cfg.token_rate_limit, next.token_rate_limit, __ATOMIC_RELAXED); /* (http/auth.c reads it) */
             }
         }
     }

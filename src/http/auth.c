@@ -173,7 +173,7 @@ static int oauth_authenticate(struct mg_http *h, struct MHD_Connection *c, struc
         *rc = mg__respond_json_h(c, r, 403, j, "WWW-Authenticate", ch, NULL, NULL);
         return -1;
     }
-    return admit(h, c, r, h->srv->cfg.token_rate_limit, rc);
+    return admit(h, c, r, __atomic_load_n(&h->srv->cfg.token_rate_limit, __ATOMIC_RELAXED), rc); /* (SIGHUP sets it) */
 }
 
 int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r, bool *required,
