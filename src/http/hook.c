@@ -11,6 +11,12 @@
  *
  * Every answer is audited under op `webhook`: refusals by mg__refused
  * (respond.c, floods folded), accepted and ignored deliveries here.
+ *
+ * Sections:
+ *   1. opening and closing
+ *   2. a delivery's signature: which secret, whose repos
+ *   3. a delivery: body, replays, repos, runs
+ *   4. the route
  */
 #include "http/internal.h"
 
@@ -25,6 +31,8 @@
 #include "security/audit.h"
 #include "security/common.h"
 #include "util/json.h"
+
+/* ---- 1. opening and closing ------------------------------------------------------------------------------- */
 
 struct mg_hooks {
     struct mg_server *srv;
@@ -74,6 +82,8 @@ void mg__hooks_close(struct mg_http *h)
     hooks_free(hk);
     h->hooks = NULL;
 }
+
+/* ---- 2. a delivery's signature: which secret, whose repos ------------------------------------------------- */
 
 /* One delivery: the headers that matter (NULL when absent) and the body. */
 struct delivery {
@@ -185,6 +195,8 @@ static int verify(const struct mg_hooks *hk, struct delivery *d, struct answer *
                       MG_HOOK_ID_MAX);
     return 0;
 }
+
+/* ---- 3. a delivery: body, replays, repos, runs ------------------------------------------------------------ */
 
 static json_t *parse_body(const struct delivery *d, struct answer *a)
 {
@@ -302,6 +314,8 @@ static void deliver(struct mg_hooks *hk, struct delivery *d, struct answer *a)
     free(v);
     json_decref(payload);
 }
+
+/* ---- 4. the route ----------------------------------------------------------------------------------------- */
 
 enum MHD_Result mg__hook(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *method)
 {
