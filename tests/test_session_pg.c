@@ -389,7 +389,10 @@ TEST(session_sqlite_mode_keeps_sessions_in_the_registry)
     ASSERT_EQ_INT(mg_sessions_count(srv.sessions), 1);
     enum mg_lookup how;
     struct mg_session *g = mg_sessions_lookup(srv.sessions, "sid-local-0001", "globex", &how, &err);
-    ASSERT(g == s); /* the registry's: the caller checks the tenant, as before */
+    ASSERT(g == NULL); /* an id is its tenant's own: globex's lookup does not find acme's */
+    ASSERT_EQ_INT(how, MG_SESSION_UNKNOWN);
+    g = mg_sessions_lookup(srv.sessions, "sid-local-0001", "acme", &how, &err);
+    ASSERT(g == s); /* the registry's */
     mg_session_unref(&g);
     mg_session_unref(&s);
     ASSERT_EQ_INT(mg_sessions_purge_shared(srv.sessions, &err), 0);
