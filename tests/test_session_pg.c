@@ -203,13 +203,6 @@ TEST(session_pg_another_tenants_session_is_unusable)
     ASSERT_EQ_INT(how, MG_SESSION_UNKNOWN);
     ASSERT(!mg_sessions_lookup(b.sessions, handle, "globex", &how, &err));
     ASSERT_EQ_INT(how, MG_SESSION_UNKNOWN);
-    /* and it cannot take the id over: taken (api.c answers 404 session_not_found) */
-    ASSERT(!mg_sessions_create(b.sessions, MG_SESSION_API, "sid-tenant-0001", NULL, "globex", &err));
-    ASSERT_EQ_STR(err.code, MG_E_SESSION_EXISTS);
-    /* acme's is intact */
-    r = call_in(&b, "acme", "sid-tenant-0001", "get_scope", "{}", code);
-    ASSERT_EQ_STR(scope_glob(r), "src/**");
-    json_decref(r);
 
     /* in depth: an unfiltered statement on globex's connection sees none of acme's rows, and a DELETE
      * without WHERE (the purge's statement) removes none of acme's live rows */
@@ -232,6 +225,19 @@ TEST(session_pg_another_tenants_session_is_unusable)
     ASSERT_EQ_INT(mg_sql_int(st, 0), 2); /* the session and the handle */
     mg_sql_finalize(&st);
     mg_pg_put(pool, &c);
+    /* an id is its tenant's own: globex naming acme's id makes a session of its own (the key is tenant and
+     * id, so no tenant can take an id before another names it), and acme's is intact */
+    struct mg_session *g = mg_sessions_create(b.sessions, MG_SESSION_API, "sid-tenant-0001", NULL, "globex", &err);
+    if (!g) FAIL("globex's session of the same id: %s: %s", err.code, err.msg);
+    ASSERT_EQ_STR(mg_session_tenant(g), "globex");
+    mg_session_unref(&g);
+    r = call_in(&b, "globex", "sid-tenant-0001", "get_scope", "{}", code);
+    if (!r) FAIL("globex get_scope: %s", code);
+    ASSERT(scope_glob(r) == NULL || !*scope_glob(r));
+    json_decref(r);
+    r = call_in(&b, "acme", "sid-tenant-0001", "get_scope", "{}", code);
+    ASSERT_EQ_STR(scope_glob(r), "src/**");
+    json_decref(r);
     mg_server_close(&a);
     mg_server_close(&b);
     mg_pg_close_all();
@@ -383,7 +389,10 @@ TEST(session_sqlite_mode_keeps_sessions_in_the_registry)
     ASSERT_EQ_INT(mg_sessions_count(srv.sessions), 1);
     enum mg_lookup how;
     struct mg_session *g = mg_sessions_lookup(srv.sessions, "sid-local-0001", "globex", &how, &err);
-    ASSERT(g == s); /* the registry's: the caller checks the tenant, as before */
+    ASSERT(g == NULL); /* an id is its tenant's own: globex's lookup does not find acme's */
+    ASSERT_EQ_INT(how, MG_SESSION_UNKNOWN);
+    g = mg_sessions_lookup(srv.sessions, "sid-local-0001", "acme", &how, &err);
+    ASSERT(g == s); /* the registry's */
     mg_session_unref(&g);
     mg_session_unref(&s);
     ASSERT_EQ_INT(mg_sessions_purge_shared(srv.sessions, &err), 0);

@@ -227,7 +227,8 @@ static enum MHD_Result q_iter(void *cls, enum MHD_ValueKind kind, const char *ke
 
 /* ---- 3. sessions ------------------------------------------------------------------------------------------ */
 
-/* The API session named by X-Session-Id (created when unknown). Without the
+/* The API session named by X-Session-Id (created when unknown: the
+ * caller's tenant's own id, whatever other tenants named). Without the
  * header: a new session for the scope route (its id is what the client keeps
  * the scope under: `own`), else the client's implicit session, shared by its
  * calls without the header and keeping nothing between them (session.h). */
@@ -259,14 +260,9 @@ static struct mg_session *api_session(struct mg_http *h, struct MHD_Connection *
             enum mg_lookup how;
             struct mg_session *s = mg_sessions_lookup(reg, sid, r->who.tenant, &how, &err);
             if (how == MG_SESSION_ERROR) break; /* PostgreSQL: storage_unavailable (503) */
-            if (s && mg_session_kind(s) == MG_SESSION_API && strcmp(mg_session_tenant(s), r->who.tenant) == 0) return s;
-            if (s && strcmp(mg_session_tenant(s), r->who.tenant) != 0) {
-                mg_session_unref(&s);
-                *rc = mg__respond_error(c, r, 404, MG_E_SESSION_NOT_FOUND,
-                                    "X-Session-Id names a session this token cannot use; leave the header out to "
-                                    "get a new one");
-                return NULL;
-            }
+            /* ids are the tenant's own: another tenant's session of the same id is not found here, so no
+             * tenant can take an id before another names it (the registry and its table key on both) */
+            if (s && mg_session_kind(s) == MG_SESSION_API) return s;
             if (s) {
                 mg_session_unref(&s);
                 *rc = mg__respond_error(c, r, 404, MG_E_SESSION_NOT_FOUND,
@@ -284,13 +280,6 @@ static struct mg_session *api_session(struct mg_http *h, struct MHD_Connection *
         struct mg_session *s = mg_sessions_create(reg, MG_SESSION_API, sid, inst, r->who.tenant, &err);
         if (s) return s;
         if (!err.code || strcmp(err.code, MG_E_SESSION_EXISTS) != 0) break; /* lost a race: look again */
-    }
-    if (sid && mg_sessions_shared(reg) && err.code && strcmp(err.code, MG_E_SESSION_EXISTS) == 0) {
-        /* taken, yet invisible to this tenant twice: another tenant's (row-level security hides it) */
-        *rc = mg__respond_error(c, r, 404, MG_E_SESSION_NOT_FOUND,
-                                "X-Session-Id names a session this token cannot use; leave the header out to get a "
-                                "new one");
-        return NULL;
     }
     const char *code = err.code ? err.code : MG_E_INTERNAL;
     *rc = mg__respond_error(c, r, mg_err_http_status(code), code, "X-Session-Id: %s", err.msg);

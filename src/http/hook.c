@@ -11,6 +11,12 @@
  *
  * Every answer is audited under op `webhook`: refusals by mg__refused
  * (respond.c, floods folded), accepted and ignored deliveries here.
+ *
+ * Sections:
+ *   1. opening and closing
+ *   2. a delivery's signature: which secret, whose repos
+ *   3. a delivery: body, replays, repos, runs
+ *   4. the route
  */
 #include "http/internal.h"
 
@@ -25,6 +31,8 @@
 #include "security/audit.h"
 #include "security/common.h"
 #include "util/json.h"
+
+/* ---- 1. opening and closing ------------------------------------------------------------------------------- */
 
 struct mg_hooks {
     struct mg_server *srv;
@@ -51,7 +59,7 @@ static void hooks_free(struct mg_hooks *hk)
 int mg__hooks_open(struct mg_http *h, struct mg_err *err)
 {
     h->hooks = NULL;
-    bool webhooks = h->srv->cfg.webhook_secret[0], follow = mg_follow_wanted(h->srv);
+    bool webhooks = h->srv->cfg.webhook_secret[0] || h->srv->cfg.webhook_secrets[0], follow = mg_follow_wanted(h->srv);
     if (!webhooks && !follow) return 0; /* the route answers 404 */
     struct mg_hooks *hk = calloc(1, sizeof(*hk));
     if (!hk) return mg_err_set(err, MG_E_NO_MEMORY, "out of memory starting webhooks");
@@ -75,6 +83,8 @@ void mg__hooks_close(struct mg_http *h)
     h->hooks = NULL;
 }
 
+/* ---- 2. a delivery's signature: which secret, whose repos ------------------------------------------------- */
+
 /* One delivery: the headers that matter (NULL when absent) and the body. */
 struct delivery {
     const char *github_event, *github_signature, *github_delivery;
@@ -88,6 +98,8 @@ struct delivery {
     const char *source; /* "github", "gitlab" */
     const char *event;  /* its event header */
     const char *id;     /* its delivery id, or NULL */
+    char signer[65];    /* the tenant whose webhook_secrets entry signed it; "": the server-wide webhook_secret */
+    char replay_key[80]; /* what its body is remembered under: source, and the signer when a tenant */
 };
 
 /* The answer: a status and a body, or a refusal (status >= 400, err). */
@@ -110,25 +122,71 @@ static int refuse(struct answer *a, int status, const char *code, const char *fm
     return -1;
 }
 
+/* Does secret sign d (GitHub's HMAC of the body, GitLab's token)? */
+static bool signs(const struct delivery *d, const char *secret)
+{
+    if (!secret[0]) return false;
+    if (d->github_signature) return mg_hook_github_ok(secret, d->github_signature, d->body, d->len);
+    return mg_hook_gitlab_ok(secret, d->gitlab_token);
+}
+
+static int tenant_signs(void *ud, const char *tenant, const char *secret)
+{
+    struct delivery *d = ud;
+    if (!signs(d, secret)) return 0;
+    snprintf(d->signer, sizeof(d->signer), "%s", tenant);
+    return 1;
+}
+
+/* Which secret signs d: a tenant's own (webhook_secrets; d->signer), else
+ * the server-wide webhook_secret (signer ""). Every tenant's is tried, each
+ * compared in constant time. */
+static bool signed_by(const struct mg_config *cfg, struct delivery *d)
+{
+    d->signer[0] = 0;
+    struct mg_err err = {0};
+    if (mg_webhook_secrets_each(cfg->webhook_secrets, "webhook_secrets", tenant_signs, d, &err) == 1) return true;
+    return signs(d, cfg->webhook_secret);
+}
+
+static int named(void *ud, const char *tenant, const char *secret)
+{
+    (void)secret;
+    return strcmp(ud, tenant) == 0;
+}
+
+/* May a delivery d signed re-index a repo of tenant? A tenant's secret its
+ * own repos only; the server-wide secret those of tenants without one. */
+static bool may_reindex(const struct mg_config *cfg, const struct delivery *d, const char *tenant)
+{
+    if (d->signer[0]) return strcmp(d->signer, tenant) == 0;
+    struct mg_err err = {0};
+    return mg_webhook_secrets_each(cfg->webhook_secrets, "webhook_secrets", named, (void *)tenant, &err) != 1;
+}
+
 /* The signature first: nothing of the body is looked at before it holds. */
 static int verify(const struct mg_hooks *hk, struct delivery *d, struct answer *a)
 {
-    const char *secret = hk->srv->cfg.webhook_secret;
+    const struct mg_config *cfg = &hk->srv->cfg;
     if (d->github_signature) {
-        if (!mg_hook_github_ok(secret, d->github_signature, d->body, d->len))
+        if (!signed_by(cfg, d))
             return refuse(a, 401, MG_E_BAD_SIGNATURE, "X-Hub-Signature-256 does not match the body: the webhook's "
-                          "secret on GitHub must be this server's webhook_secret");
+                          "secret on GitHub must be your tenant's webhook_secrets entry or this server's "
+                          "webhook_secret");
         d->src = MG_HOOK_GITHUB, d->source = "github", d->event = d->github_event, d->id = d->github_delivery;
     } else if (d->gitlab_token) {
-        if (!mg_hook_gitlab_ok(secret, d->gitlab_token))
+        if (!signed_by(cfg, d))
             return refuse(a, 401, MG_E_BAD_SIGNATURE, "X-Gitlab-Token is wrong: the webhook's secret token on GitLab "
-                          "must be this server's webhook_secret");
+                          "must be your tenant's webhook_secrets entry or this server's webhook_secret");
         d->src = MG_HOOK_GITLAB, d->source = "gitlab", d->event = d->gitlab_event;
         d->id = d->gitlab_event_uuid ? d->gitlab_event_uuid : d->idempotency_key;
     } else {
         return refuse(a, 401, MG_E_BAD_SIGNATURE, "the delivery is not signed: GitHub sends X-Hub-Signature-256 and "
-                      "GitLab X-Gitlab-Token once the webhook has a secret; set it to this server's webhook_secret");
+                      "GitLab X-Gitlab-Token once the webhook has a secret; set it to your tenant's webhook_secrets "
+                      "entry or this server's webhook_secret");
     }
+    /* a body is remembered per signer: two tenants' webhooks on one remote may deliver the same body */
+    snprintf(d->replay_key, sizeof(d->replay_key), "%s%s%s", d->source, d->signer[0] ? ":" : "", d->signer);
     if (!d->event)
         return refuse(a, 400, MG_E_BAD_ARG, "the delivery has no %s header",
                       d->src == MG_HOOK_GITHUB ? "X-GitHub-Event" : "X-Gitlab-Event");
@@ -137,6 +195,8 @@ static int verify(const struct mg_hooks *hk, struct delivery *d, struct answer *
                       MG_HOOK_ID_MAX);
     return 0;
 }
+
+/* ---- 3. a delivery: body, replays, repos, runs ------------------------------------------------------------ */
 
 static json_t *parse_body(const struct delivery *d, struct answer *a)
 {
@@ -166,7 +226,7 @@ static bool is_push(const struct delivery *d)
 static int not_replayed(struct mg_hooks *hk, const struct delivery *d, struct answer *a)
 {
     struct mg_err err = {0};
-    int rc = mg_hook_replay_record(hk->replay, d->source, d->body, d->len, mg_wall_ms(), &err);
+    int rc = mg_hook_replay_record(hk->replay, d->replay_key, d->body, d->len, mg_wall_ms(), &err);
     if (rc == 1) return 0;
     if (rc == 0)
         return refuse(a, 409, MG_E_WEBHOOK_REPLAYED, "this delivery's body was accepted before and is acted on "
@@ -211,6 +271,10 @@ static int match(struct mg_hooks *hk, json_t *payload, const struct delivery *d,
     struct mg_err err = {0};
     if (mg_hook_match(&hk->srv->cfg, urls, nurls, v, n, &err) != 0)
         return refuse(a, 500, err.code ? err.code : MG_E_INTERNAL, "%s", err.msg);
+    size_t keep = 0; /* the repos the signer may re-index; the others are not named, nor counted */
+    for (size_t i = 0; i < *n; i++)
+        if (may_reindex(&hk->srv->cfg, d, (*v)[i].tenant)) (*v)[keep++] = (*v)[i];
+    *n = keep;
     if (*n == 0)
         return refuse(a, 404, MG_E_REPO_NOT_FOUND, "no indexed repo has %s as a git remote; index a clone of it "
                       "first (memgate index PATH), or check the clone's `git remote -v`", urls[0]);
@@ -251,12 +315,15 @@ static void deliver(struct mg_hooks *hk, struct delivery *d, struct answer *a)
     json_decref(payload);
 }
 
+/* ---- 4. the route ----------------------------------------------------------------------------------------- */
+
 enum MHD_Result mg__hook(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *method)
 {
     if (!h->hooks || !h->hooks->replay)
         return mg__respond_error(c, r, 404, MG_E_WEBHOOKS_DISABLED,
-                                 "webhooks are off: set webhook_secret (at least %d characters, e.g. from `openssl "
-                                 "rand -hex 32`) in the config and restart memgate serve (docs/webhooks.md)",
+                                 "webhooks are off: set webhook_secret or webhook_secrets (secrets of at least %d "
+                                 "characters, e.g. from `openssl rand -hex 32`) in the config and restart memgate "
+                                 "serve (docs/webhooks.md)",
                                  MG_WEBHOOK_SECRET_MIN);
     if (strcmp(method, "POST") != 0) {
         json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code", MG_E_METHOD_NOT_ALLOWED, "message",

@@ -113,9 +113,6 @@ struct req {
 void mg__req_note(struct req *r, const char *tool, const char *repo);
 
 /* ---- respond.c ---- */
-/* The error code of a reply: {"error":{"code"}}, a JSON-RPC error, or a tool
- * result with isError (its _meta memgate/error code); "" when it is none. */
-void mg__reply_error(json_t *j, char *out, size_t cap);
 const char *mg__header(struct MHD_Connection *c, const char *name);
 bool mg__accepts(const char *accept, const char *type);
 bool mg__is_json_type(const char *ct);
@@ -209,6 +206,7 @@ struct sse {
     bool stateless;             /* a 2026-07-28 request: no session */
     json_t *headers;            /* its Mcp-* headers, names lowercased (mcp.c) */
     char rid[MG_REQUEST_ID_MAX + 1]; /* the POST's X-Request-Id, for the worker's audit events */
+    char what[160];             /* what its refusal events name (mcp.c) */
     size_t sent;                /* bytes handed to MHD (the access log) */
     char err[48];               /* the error code of the worker's reply, "" none (the access log) */
     struct sse *next_job;       /* h->jobs, under h->mu */

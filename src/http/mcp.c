@@ -10,6 +10,7 @@
  */
 #include "http/internal.h"
 #include "mcp/conn.h"
+#include "request/gate.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -106,6 +107,15 @@ static const char *header_of(void *ctx, const char *name)
     return json_string_value(json_object_get(ctx, low));
 }
 
+/* What an error answer's refusal event names, as mg__refused's: mcp/rpc.c
+ * audits every answer it makes (so r's is not audited again here). */
+static const char *rpc_from(struct req *r, char *buf, size_t cap, bool answered_there)
+{
+    snprintf(buf, cap, "%s from %s", r->label ? r->label : "?", r->from[0] ? r->from : "?");
+    if (answered_there) r->audited = true;
+    return buf;
+}
+
 /* ---- 2. answers on a stream: workers ---------------------------------------------------------------------- */
 
 /* Run a POST stream's request and end its stream. */
@@ -113,7 +123,7 @@ static void sse_job(struct sse *s)
 {
     struct mg_http *h = s->h;
     struct mg_rpc_conn conn = {.srv = h->srv, .session = s->session, .who = &s->who, .repo_header = s->repo_header,
-                               .out = &s->out, .stateless = s->stateless,
+                               .out = &s->out, .stateless = s->stateless, .from = s->what,
                                .header = s->stateless ? header_of : NULL, .header_ctx = s->headers};
     json_t *reply = NULL;
     mg_request_id_set(s->rid);
@@ -121,7 +131,7 @@ static void sse_job(struct sse *s)
     mg_request_id_set(NULL);
     if (reply) {
         pthread_mutex_lock(&s->mu);
-        mg__reply_error(reply, s->err, sizeof(s->err));
+        mg_gate_answer_error(reply, s->err, sizeof(s->err));
         pthread_mutex_unlock(&s->mu);
         char *text = json_dumps(reply, JSON_COMPACT);
         pthread_mutex_lock(&s->mu);
@@ -236,6 +246,7 @@ static enum MHD_Result mcp_post_sse(struct mg_http *h, struct MHD_Connection *c,
     s->repo_header = rh ? strdup(rh) : NULL;
     mg_principal_copy(&s->who, &r->who); /* on failure: level 0, which may do nothing */
     memcpy(s->rid, r->rid, sizeof(s->rid));
+    rpc_from(r, s->what, sizeof(s->what), false);
     s->session = sess;
     s->msg = msg;
     const char *method = json_is_object(msg) ? json_string_value(json_object_get(msg, "method")) : NULL;
@@ -268,6 +279,7 @@ static enum MHD_Result mcp_post_sse(struct mg_http *h, struct MHD_Connection *c,
         return mg__respond_error(c, r, 503, MG_E_SHUTTING_DOWN, "cannot start a thread for this request (%s); retry later",
                              strerror(e));
     }
+    r->audited = true; /* the worker's answer is (rpc_from) */
     enum MHD_Result rc = mg__respond_sse(c, r, s);
     mg__sse_unref(s); /* the creation reference; the worker and the response hold theirs */
     return rc;
@@ -307,8 +319,10 @@ static enum MHD_Result mcp_post_stateless(struct mg_http *h, struct MHD_Connecti
         return mcp_post_sse(h, c, r, NULL, msg);
     }
     json_t *headers = mcp_headers(c);
+    char what[160];
     struct mg_rpc_conn conn = {.srv = h->srv, .who = &r->who, .repo_header = mg__header(c, "X-Memgate-Repo"),
-                               .out = &json_out, .stateless = true, .header = header_of, .header_ctx = headers};
+                               .out = &json_out, .stateless = true, .header = header_of, .header_ctx = headers,
+                               .from = rpc_from(r, what, sizeof(what), true)};
     json_t *reply = NULL;
     mg_rpc_handle(&conn, msg, &reply);
     json_decref(msg);
@@ -319,6 +333,7 @@ static enum MHD_Result mcp_post_stateless(struct mg_http *h, struct MHD_Connecti
 
 enum MHD_Result mg__mcp_post(struct mg_http *h, struct MHD_Connection *c, struct req *r)
 {
+    char what[160];
     const char *accept = mg__header(c, MHD_HTTP_HEADER_ACCEPT);
     bool any = !accept || mg__accepts(accept, "*/*");
     bool json_ok = any || mg__accepts(accept, "application/json") || mg__accepts(accept, "application/*");
@@ -370,7 +385,8 @@ enum MHD_Result mg__mcp_post(struct mg_http *h, struct MHD_Connection *c, struct
             return mg__respond_error(c, r, mg_err_http_status(err.code), err.code ? err.code : MG_E_INTERNAL, "%s",
                                  err.msg);
         }
-        struct mg_rpc_conn conn = {.srv = h->srv, .session = s, .who = &r->who, .repo_header = rh, .out = &json_out};
+        struct mg_rpc_conn conn = {.srv = h->srv, .session = s, .who = &r->who, .repo_header = rh, .out = &json_out,
+                                   .from = rpc_from(r, what, sizeof(what), true)};
         mg_rpc_handle(&conn, msg, &reply);
         json_decref(msg);
         bool ok = reply && json_object_get(reply, "result");
@@ -397,7 +413,8 @@ enum MHD_Result mg__mcp_post(struct mg_http *h, struct MHD_Connection *c, struct
     }
     if (k.requests == 0) {
         /* notifications and responses only */
-        struct mg_rpc_conn conn = {.srv = h->srv, .session = s, .who = &r->who, .repo_header = rh, .out = &json_out};
+        struct mg_rpc_conn conn = {.srv = h->srv, .session = s, .who = &r->who, .repo_header = rh, .out = &json_out,
+                                   .from = rpc_from(r, what, sizeof(what), true)};
         mg_rpc_handle(&conn, msg, &reply);
         json_decref(msg);
         mg_session_unref(&s);
@@ -412,7 +429,8 @@ enum MHD_Result mg__mcp_post(struct mg_http *h, struct MHD_Connection *c, struct
         }
         return mcp_post_sse(h, c, r, s, msg);
     }
-    struct mg_rpc_conn conn = {.srv = h->srv, .session = s, .who = &r->who, .repo_header = rh, .out = &json_out};
+    struct mg_rpc_conn conn = {.srv = h->srv, .session = s, .who = &r->who, .repo_header = rh, .out = &json_out,
+                                   .from = rpc_from(r, what, sizeof(what), true)};
     mg_rpc_handle(&conn, msg, &reply);
     json_decref(msg);
     mg_session_unref(&s);

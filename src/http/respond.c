@@ -127,46 +127,16 @@ void mg__refused(struct req *r, const char *op, const char *code)
     mg_gate_refusal(r->h->srv, r->who.tenant[0] ? r->who.tenant : NULL, op, what, code);
 }
 
-/* The code of an error body: {"error":{"code":"..."}}, a JSON-RPC error's
- * data.code, or its number named. */
-static const char *error_code(json_t *j)
-{
-    json_t *e = json_object_get(j, "error"), *c = json_object_get(e, "code");
-    json_t *d = json_object_get(json_object_get(e, "data"), "code");
-    if (json_is_string(c)) return json_string_value(c);
-    if (json_is_string(d)) return json_string_value(d);
-    switch (json_is_integer(c) ? json_integer_value(c) : 0) {
-    case -32700: return "rpc_parse_error";
-    case -32600: return "rpc_invalid_request";
-    case -32601: return "rpc_method_not_found";
-    case -32602: return "rpc_invalid_params";
-    default: return "rpc_error";
-    }
-}
-
-void mg__reply_error(json_t *j, char *out, size_t cap)
-{
-    out[0] = 0;
-    if (!json_is_object(j)) return;
-    if (json_object_get(j, "error")) {
-        snprintf(out, cap, "%s", error_code(j));
-        return;
-    }
-    json_t *res = json_object_get(j, "result");
-    if (!json_is_true(json_object_get(res, "isError"))) return;
-    const char *code = json_string_value(json_object_get(json_object_get(json_object_get(res, "_meta"),
-                                                                         "memgate/error"), "code"));
-    snprintf(out, cap, "%s", code ? code : "tool_error");
-}
-
 enum MHD_Result mg__respond_json_h(struct MHD_Connection *c, struct req *r, int status, json_t *j,
                                       const char *h1, const char *v1, const char *h2, const char *v2)
 {
-    if (r && j) mg__reply_error(j, r->err, sizeof(r->err));
+    char code[48] = "";
+    if (j) mg_gate_answer_error(j, code, sizeof(code));
+    if (r) memcpy(r->err, code, sizeof(r->err));
     /* a refusal no request context audited (the tools' are): audited here, so none is missed */
-    if (status >= 400 && r && j) mg__refused(r, "request_refused", error_code(j));
+    if (status >= 400 && r && j) mg__refused(r, "request_refused", code[0] ? code : "rpc_error");
     /* the shared database is down or busy: say when to come back (unless the caller did) */
-    bool later = status == 503 && j && mg__retry_later(error_code(j)) && !(h1 && strcasecmp(h1, "Retry-After") == 0);
+    bool later = status == 503 && j && mg__retry_later(code) && !(h1 && strcasecmp(h1, "Retry-After") == 0);
     char *text = j ? json_dumps(j, MG_JSON_DUMP) : NULL;
     json_decref(j);
     if (!text) return mg__respond(c, r, 500, "text/plain", strdup("out of memory\n"), 14, NULL);

@@ -15,6 +15,7 @@
 #include "mcp/conn.h"
 #include "mcp/ext.h"
 #include "mcp/listen.h"
+#include "request/gate.h"
 #include "tools/tools.h"
 #include "util/version.h"
 
@@ -358,7 +359,7 @@ static void notification(const struct mg_rpc_conn *c, const char *m, json_t *par
 static bool id_valid(json_t *id) { return json_is_string(id) || json_is_integer(id); }
 
 /* One message of a batch or alone. Returns the response, or NULL. */
-static json_t *handle_one(const struct mg_rpc_conn *c, json_t *m)
+static json_t *answer_one(const struct mg_rpc_conn *c, json_t *m)
 {
     if (!json_is_object(m))
         return mg_rpc_error(NULL, MG_RPC_INVALID_REQUEST, "invalid request: a message must be a JSON object", NULL);
@@ -401,6 +402,23 @@ static json_t *handle_one(const struct mg_rpc_conn *c, json_t *m)
     return resp;
 }
 
+/* answer_one, on every transport: an error answer that no request context
+ * audited (a JSON-RPC error, a tool call refused before it ran: an invalid
+ * handle, a bad workspace root) is a refusal, audited and folded like any. */
+static json_t *audited(const struct mg_rpc_conn *c, unsigned long before, json_t *r)
+{
+    char code[48];
+    mg_gate_answer_error(r, code, sizeof(code));
+    mg_gate_answered(c->srv, before, c->who && c->who->tenant[0] ? c->who->tenant : NULL, c->from ? c->from : "stdio",
+                     code);
+    return r;
+}
+
+static json_t *handle_one(const struct mg_rpc_conn *c, json_t *m)
+{
+    return audited(c, mg_gate_thread_audits(), answer_one(c, m));
+}
+
 void mg_rpc_handle(const struct mg_rpc_conn *c, json_t *msg, json_t **reply)
 {
     *reply = NULL;
@@ -409,7 +427,8 @@ void mg_rpc_handle(const struct mg_rpc_conn *c, json_t *msg, json_t **reply)
         return;
     }
     if (json_array_size(msg) == 0) {
-        *reply = mg_rpc_error(NULL, MG_RPC_INVALID_REQUEST, "invalid request: an empty batch", NULL);
+        *reply = audited(c, mg_gate_thread_audits(),
+                         mg_rpc_error(NULL, MG_RPC_INVALID_REQUEST, "invalid request: an empty batch", NULL));
         return;
     }
     bool batches = false;
@@ -420,8 +439,10 @@ void mg_rpc_handle(const struct mg_rpc_conn *c, json_t *msg, json_t **reply)
         batches = strcmp(version, "2025-03-26") == 0;
     }
     if (!batches) {
-        *reply = mg_rpc_error(NULL, MG_RPC_INVALID_REQUEST,
-                              "invalid request: batches are only allowed with protocol version 2025-03-26", NULL);
+        *reply = audited(c, mg_gate_thread_audits(),
+                         mg_rpc_error(NULL, MG_RPC_INVALID_REQUEST,
+                                      "invalid request: batches are only allowed with protocol version 2025-03-26",
+                                      NULL));
         return;
     }
     json_t *out = json_array();

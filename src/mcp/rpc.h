@@ -64,6 +64,10 @@ struct mg_rpc_conn {
     const char *repo_header;         /* X-Memgate-Repo, or NULL */
     const char *cwd;                 /* stdio: the directory `memgate mcp` runs in; NULL otherwise */
     struct mg_out *out;              /* may be NULL */
+    /* what an error answer's refusal event names, when nothing else audited
+     * it (request/gate.h, mg_gate_answered): HTTP "/mcp from ADDRESS";
+     * NULL: "stdio" */
+    const char *from;
     /* HTTP without Mcp-Session-Id: session is NULL and only 2026-07-28
      * requests are served */
     bool stateless;

@@ -150,6 +150,23 @@ int mg_gate_audited(struct mg_ctx *x, struct mg_err *err);
 #define MG_REFUSAL_SLOTS 64
 void mg_gate_refusal(struct mg_server *srv, const char *tenant, const char *op, const char *what, const char *code);
 struct mg_refusals *mg_refusals_new(void);
+/* How many audit events of requests and refusals this thread has handed to
+ * the log (mg_gate_finish, mg_gate_refusal). A transport reads it before
+ * and after answering a message: when it did not move and the answer is an
+ * error, nothing audited that refusal, and mg_gate_answered does. */
+unsigned long mg_gate_thread_audits(void);
+/* The one audit point of a transport's answers: code is the error the
+ * answer carries (NULL or "": none, nothing is written); when no event was
+ * handed to the log on this thread since `before` (mg_gate_thread_audits),
+ * the answer is a refusal no request context audited and is written as
+ * mg_gate_refusal's op "request_refused" (folded like every refusal). */
+void mg_gate_answered(struct mg_server *srv, unsigned long before, const char *tenant, const char *what,
+                      const char *code);
+/* The error code an answer carries: {"error":{"code"}}, a JSON-RPC error
+ * (its data.code, else its number named: rpc_parse_error, ...), or a tool
+ * result with isError (its _meta memgate/error code, else the code its text
+ * opens with, error[code], else tool_error); "" when it is no error. */
+void mg_gate_answer_error(json_t *j, char *out, size_t cap);
 /* Write an event no request context writes (a webhook delivery, its
  * background run): its query redacted like every event's. */
 struct mg_audit_event;

@@ -22,6 +22,10 @@
 
 /* ---- 1. the request's audit event -------------------------------------------------------------------------------------------- */
 
+static _Thread_local unsigned long thread_audits; /* events this thread handed to the log */
+
+unsigned long mg_gate_thread_audits(void) { return thread_audits; }
+
 void mg__gate_record_part(struct mg_ctx *x, const struct mg_op *op, const struct mg_items *out)
 {
     pthread_mutex_lock(&x->mu);
@@ -114,6 +118,7 @@ void mg_gate_finish(struct mg_ctx *x, int rc, struct mg_err *err)
         return;
     }
     a->done = true;
+    thread_audits++;
     const char *flags[6];
     size_t nf = 0;
     if (a->flag) flags[nf++] = a->flag;
@@ -221,6 +226,7 @@ static bool refusal_is(const struct refusal *f, const char *tenant, const char *
 
 void mg_gate_refusal(struct mg_server *srv, const char *tenant, const char *op, const char *what, const char *code)
 {
+    thread_audits++; /* written, folded or counted: audited either way */
     struct mg_refusals *t = srv->refusals;
     struct refusal now_one = {0};
     snprintf(now_one.tenant, sizeof(now_one.tenant), "%s", tenant ? tenant : "");
@@ -277,6 +283,47 @@ void mg_gate_refusal(struct mg_server *srv, const char *tenant, const char *op, 
     if (write_now) refusal_write(srv, &now_one, 0);
     for (size_t i = 0; i < ndone; i++) refusal_write(srv, &done[i], done[i].more);
     free(done);
+}
+
+void mg_gate_answered(struct mg_server *srv, unsigned long before, const char *tenant, const char *what,
+                      const char *code)
+{
+    if (!code || !*code || thread_audits != before) return;
+    mg_gate_refusal(srv, tenant, "request_refused", what, code);
+}
+
+static const char *rpc_error_code(json_t *j)
+{
+    json_t *e = json_object_get(j, "error"), *c = json_object_get(e, "code");
+    json_t *d = json_object_get(json_object_get(e, "data"), "code");
+    if (json_is_string(c)) return json_string_value(c);
+    if (json_is_string(d)) return json_string_value(d);
+    switch (json_is_integer(c) ? json_integer_value(c) : 0) {
+    case -32700: return "rpc_parse_error";
+    case -32600: return "rpc_invalid_request";
+    case -32601: return "rpc_method_not_found";
+    case -32602: return "rpc_invalid_params";
+    default: return "rpc_error";
+    }
+}
+
+void mg_gate_answer_error(json_t *j, char *out, size_t cap)
+{
+    out[0] = 0;
+    if (!json_is_object(j)) return;
+    if (json_object_get(j, "error")) {
+        snprintf(out, cap, "%s", rpc_error_code(j));
+        return;
+    }
+    json_t *res = json_object_get(j, "result");
+    if (!json_is_true(json_object_get(res, "isError"))) return;
+    const char *code = json_string_value(json_object_get(json_object_get(json_object_get(res, "_meta"),
+                                                                         "memgate/error"), "code"));
+    const char *text = json_string_value(json_object_get(json_array_get(json_object_get(res, "content"), 0), "text"));
+    size_t n = text && strncmp(text, "error[", 6) == 0 ? strcspn(text + 6, "]") : 0;
+    if (code) snprintf(out, cap, "%s", code);
+    else if (n && text[6 + n] == ']') snprintf(out, cap, "%.*s", (int)n, text + 6);
+    else snprintf(out, cap, "tool_error");
 }
 
 /* ---- 3. the audit query ---------------------------------------------------------------------------------- */

@@ -76,7 +76,9 @@ struct mg_sessions {
     struct mg_session *b[NBUCKETS];
     size_t n;
     int64_t ttl_ms;
-    uint64_t expired[EXPIRED_RING]; /* hashes of recently expired ids */
+    struct {
+        uint64_t id, key; /* hashes of a recently expired id, and of its tenant and id */
+    } expired[EXPIRED_RING];
     size_t expired_next;
     pthread_t pruner;
     bool pruning;
@@ -351,6 +353,16 @@ static uint64_t hash_id(const char *s)
 
 static size_t bucket(const char *id) { return hash_id(id) % NBUCKETS; }
 
+/* The hash of a tenant's id: an id is a tenant's own (two tenants may each
+ * have one of the same id), so what expired for one says nothing to another. */
+static uint64_t hash_key(const char *tenant, const char *id)
+{
+    uint64_t h = hash_id(tenant);
+    for (const char *s = "\n"; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    for (; *id; id++) h = (h ^ (unsigned char)*id) * 1099511628211ULL;
+    return h ? h : 1;
+}
+
 struct mg_sessions *mg_sessions_new(int64_t ttl_ms)
 {
     struct mg_sessions *r = calloc(1, sizeof(*r));
@@ -370,11 +382,14 @@ static bool id_ok(const char *id)
     return true;
 }
 
-static struct mg_session *find_locked(struct mg_sessions *r, const char *id, struct mg_session ***link)
+/* The listed session id names, of tenant (NULL: of any tenant; only ids
+ * the registry drew itself are looked up so, being random). */
+static struct mg_session *find_locked(struct mg_sessions *r, const char *id, const char *tenant,
+                                      struct mg_session ***link)
 {
     struct mg_session **pp = &r->b[bucket(id)];
     for (; *pp; pp = &(*pp)->next)
-        if (strcmp((*pp)->id, id) == 0) {
+        if (strcmp((*pp)->id, id) == 0 && (!tenant || strcmp((*pp)->tenant, tenant) == 0)) {
             if (link) *link = pp;
             return *pp;
         }
@@ -426,7 +441,7 @@ struct mg_session *mg_sessions_create(struct mg_sessions *r, enum mg_session_kin
     for (int tries = 0;; tries++) {
         if (id) snprintf(s->id, sizeof(s->id), "%s", id);
         else mg_random_id(s->id);
-        if (!find_locked(r, s->id, NULL)) break;
+        if (!find_locked(r, s->id, id ? s->tenant : NULL, NULL)) break;
         if (id || tries > 8) {
             pthread_mutex_unlock(&r->mu);
             session_free(s);
@@ -451,9 +466,10 @@ struct mg_session *mg_sessions_private(struct mg_sessions *r, enum mg_session_ki
     return s;
 }
 
-static void remember_expired(struct mg_sessions *r, const char *id)
+static void remember_expired(struct mg_sessions *r, const struct mg_session *s)
 {
-    r->expired[r->expired_next] = hash_id(id);
+    r->expired[r->expired_next].id = hash_id(s->id);
+    r->expired[r->expired_next].key = hash_key(s->tenant, s->id);
     r->expired_next = (r->expired_next + 1) % EXPIRED_RING;
 }
 
@@ -467,12 +483,14 @@ static bool idle_past(const struct mg_sessions *r, const struct mg_session *s, i
  * absent, or idle past its ttl: then unlinked (*dead: the caller frees it
  * once unlocked, when that dropped the last reference) and *expired set.
  * Under r->mu. */
-static struct mg_session *take_locked(struct mg_sessions *r, const char *id, struct mg_session **dead, bool *expired)
+static struct mg_session *take_locked(struct mg_sessions *r, const char *id, const char *tenant,
+                                      struct mg_session **dead, bool *expired)
 {
-    struct mg_session **link, *s = find_locked(r, id, &link);
+    struct mg_session **link, *s = find_locked(r, id, tenant, &link);
     int64_t now = mg_now_ms();
     *expired = s && idle_past(r, s, now);
     if (*expired) {
+        remember_expired(r, s);
         if (unlink_locked(r, link)) *dead = s;
         return NULL;
     }
@@ -492,17 +510,17 @@ static void bury(struct mg_session **dead)
     mg_metrics_sessions_pruned(1);
 }
 
-struct mg_session *mg_sessions_get(struct mg_sessions *r, const char *id, enum mg_lookup *how)
+/* mg_sessions_get, of tenant (NULL: any). */
+static struct mg_session *get(struct mg_sessions *r, const char *id, const char *tenant, enum mg_lookup *how)
 {
     struct mg_session *dead = NULL;
     bool expired;
     pthread_mutex_lock(&r->mu);
-    struct mg_session *s = take_locked(r, id, &dead, &expired);
+    struct mg_session *s = take_locked(r, id, tenant, &dead, &expired);
     enum mg_lookup h = s ? MG_SESSION_FOUND : expired ? MG_SESSION_EXPIRED : MG_SESSION_UNKNOWN;
-    if (expired) remember_expired(r, id);
-    uint64_t hv = h == MG_SESSION_UNKNOWN ? hash_id(id) : 0;
+    uint64_t hv = h != MG_SESSION_UNKNOWN ? 0 : tenant ? hash_key(tenant, id) : hash_id(id);
     for (size_t i = 0; hv && i < EXPIRED_RING; i++)
-        if (r->expired[i] == hv) {
+        if ((tenant ? r->expired[i].key : r->expired[i].id) == hv) {
             h = MG_SESSION_EXPIRED;
             break;
         }
@@ -510,6 +528,11 @@ struct mg_session *mg_sessions_get(struct mg_sessions *r, const char *id, enum m
     bury(&dead);
     if (how) *how = h;
     return s;
+}
+
+struct mg_session *mg_sessions_get(struct mg_sessions *r, const char *id, enum mg_lookup *how)
+{
+    return get(r, id, NULL, how);
 }
 
 /* The key of the implicit sessions' ids: random per process, so an id says
@@ -534,7 +557,7 @@ struct mg_session *mg_sessions_implicit(struct mg_sessions *r, const char *key, 
     bool made = false, expired;
     for (;;) {
         pthread_mutex_lock(&r->mu);
-        s = take_locked(r, id, &dead, &expired); /* idled out: nothing was kept in it, so simply make another */
+        s = take_locked(r, id, tenant, &dead, &expired); /* idled out: nothing was kept in it, so simply make another */
         if (!s && fresh) {
             link_locked(r, fresh);
             s = fresh;
@@ -560,7 +583,7 @@ int mg_sessions_remove(struct mg_sessions *r, const char *id)
     struct mg_session **link, *s;
     bool dead = false;
     pthread_mutex_lock(&r->mu);
-    s = find_locked(r, id, &link);
+    s = find_locked(r, id, NULL, &link);
     if (s) dead = unlink_locked(r, link);
     pthread_mutex_unlock(&r->mu);
     if (dead) session_free(s);
@@ -577,7 +600,7 @@ size_t mg_sessions_prune(struct mg_sessions *r, int64_t now_ms)
         while (*link) {
             struct mg_session *s = *link;
             if (idle_past(r, s, now_ms)) {
-                remember_expired(r, s->id);
+                remember_expired(r, s);
                 if (unlink_locked(r, link)) {
                     s->next = dead;
                     dead = s;
@@ -740,7 +763,7 @@ static struct mg_session *shared_lookup(struct mg_sessions *r, const char *id, c
 struct mg_session *mg_sessions_lookup(struct mg_sessions *r, const char *id, const char *tenant, enum mg_lookup *how,
                                       struct mg_err *err)
 {
-    struct mg_session *s = mg_sessions_get(r, id, how);
+    struct mg_session *s = get(r, id, tenant, how);
     if (s || *how == MG_SESSION_EXPIRED || !r->cfg) return s;
     return shared_lookup(r, id, tenant, how, err);
 }

@@ -66,7 +66,7 @@ int mg__session_pg_insert(const struct mg_config *cfg, int64_t ttl_ms, const cha
                          "INSERT INTO memgate_sessions(id, tenant, kind, instance, created_at, last_use_ms, "
                          "purge_after_ms) SELECT ?1, ?3, ?4, ?5, p.now / 1000, p.now, "
                          "CASE WHEN p.ttl > 0 THEN p.now + 2 * p.ttl END FROM " P_NOW_TTL " "
-                         "ON CONFLICT (id) DO NOTHING",
+                         "ON CONFLICT (tenant, id) DO NOTHING",
                          "sisss", id, ttl_ms, tenant, kind, instance);
     mg_pg_put(pool, &c);
     return rc != 0 ? -1 : n == 1;

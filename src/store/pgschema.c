@@ -139,5 +139,10 @@ const struct mg_pg_step mg_pg_steps[] = {
      "ALTER TABLE notes ADD COLUMN IF NOT EXISTS vec bytea;"
      "ALTER TABLE episodes ADD COLUMN IF NOT EXISTS vec bytea;"
      "ALTER TABLE entities ADD COLUMN IF NOT EXISTS vec bytea;"},
+    /* a session id is its tenant's own: two tenants may each have one of the same id, so no tenant can
+     * take an id before another names it (issue 38, session squatting) */
+    {"0009_sessions_per_tenant",
+     "ALTER TABLE memgate_sessions DROP CONSTRAINT IF EXISTS memgate_sessions_pkey;"
+     "ALTER TABLE memgate_sessions ADD PRIMARY KEY (tenant, id);"},
 };
 const size_t mg_pg_nsteps = sizeof(mg_pg_steps) / sizeof(mg_pg_steps[0]);

@@ -89,6 +89,7 @@ static const struct key {
     STRKEY(model_file, 0),
     STRKEY(embed_api_key, 0),
     STRKEY(webhook_secret, 0),
+    STRKEY(webhook_secrets, 0),
     {"embed_batch", K_INT, offsetof(struct mg_config, embed_batch), 1, 2048},
     {"embed_timeout", K_INT, offsetof(struct mg_config, embed_timeout), 1, 3600},
     {"embed_retries", K_INT, offsetof(struct mg_config, embed_retries), 0, 10},
@@ -343,6 +344,8 @@ int mg_config_set(struct mg_config *c, const char *key, const char *value, const
                 return mg_err_set(err, MG_E_CONFIG, "%s: %s must be %lld to %lld characters long", origin, key,
                                   k->min, k->max);
             if (strcmp(key, "index_roots") == 0 && mg_index_roots_each(value, origin, NULL, NULL, err) < 0) return -1;
+            if (strcmp(key, "webhook_secrets") == 0 && mg_webhook_secrets_each(value, origin, NULL, NULL, err) < 0)
+                return -1;
             if (strcmp(key, "hybrid_weights") == 0 && mg_parse_weights(value, c->hybrid_weight) != 0)
                 return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for hybrid_weights is not four weights from 0 to 10 "
                                   "(lexical,semantic,symbol,path; example: 1,1,1,0.25)", origin, value);
@@ -387,9 +390,12 @@ int mg_config_set(struct mg_config *c, const char *key, const char *value, const
     return mg_err_set(err, MG_E_CONFIG, "%s: unknown key '%s'; see docs/config.md for the keys", origin, key);
 }
 
-int mg_index_roots_each(const char *value, const char *origin,
-                        int (*visit)(void *ud, const char *tenant, const char *dir), void *ud, struct mg_err *err)
+/* TENANT:VALUE entries of a setting (index_roots: VALUE an absolute dir;
+ * webhook_secrets: a secret, which no error quotes). */
+static int tenant_pairs_each(const char *value, const char *origin, bool secrets,
+                             int (*visit)(void *ud, const char *tenant, const char *v), void *ud, struct mg_err *err)
 {
+    char seen[1024] = ","; /* webhook_secrets: the tenants named so far */
     const char *p = value;
     while (*p) {
         while (*p == ' ' || *p == '\t') p++;
@@ -401,22 +407,36 @@ int mg_index_roots_each(const char *value, const char *origin,
             char entry[PATH_MAX + 80];
             size_t n = (size_t)(end - p);
             if (n >= sizeof(entry))
-                return mg_err_set(err, MG_E_CONFIG, "%s: an index_roots entry is longer than %zu bytes", origin,
-                                  sizeof(entry) - 1);
+                return mg_err_set(err, MG_E_CONFIG, "%s: an %s entry is longer than %zu bytes", origin,
+                                  secrets ? "webhook_secrets" : "index_roots", sizeof(entry) - 1);
             memcpy(entry, p, n);
             entry[n] = 0;
             char *colon = strchr(entry, ':');
-            size_t tl = colon ? (size_t)(colon - entry) : 0;
-            bool ok = colon && tl >= 1 && tl <= 64 && isalnum((unsigned char)entry[0]) && colon[1] == '/';
+            size_t tl = colon ? (size_t)(colon - entry) : 0, vl = colon ? strlen(colon + 1) : 0;
+            bool ok = colon && tl >= 1 && tl <= 64 && isalnum((unsigned char)entry[0]) &&
+                      (secrets ? vl >= MG_WEBHOOK_SECRET_MIN && vl <= 255 : colon[1] == '/');
             for (size_t i = 0; ok && i < tl; i++) {
                 unsigned char ch = (unsigned char)entry[i];
                 ok = (islower(ch) || isdigit(ch) || ch == '.' || ch == '_' || ch == '-');
             }
+            if (!ok && secrets)
+                return mg_err_set(err, MG_E_CONFIG, "%s: a webhook_secrets entry%s%.*s is not TENANT:SECRET (a "
+                                  "tenant of a-z 0-9 . _ -, a colon, a secret of %d to 255 characters without "
+                                  "commas, e.g. from `openssl rand -hex 32`; entries separated by commas)",
+                                  origin, colon ? " of tenant " : "", colon ? (int)(tl > 64 ? 64 : tl) : 0, entry,
+                                  MG_WEBHOOK_SECRET_MIN);
             if (!ok)
                 return mg_err_set(err, MG_E_CONFIG, "%s: index_roots entry '%s' is not TENANT:/absolute/dir (a "
                                   "tenant of a-z 0-9 . _ -, a colon, an absolute path; entries separated by commas)",
                                   origin, entry);
             *colon = 0;
+            if (secrets) {
+                char key[72];
+                snprintf(key, sizeof(key), ",%s,", entry);
+                if (strstr(seen, key))
+                    return mg_err_set(err, MG_E_CONFIG, "%s: webhook_secrets names tenant '%s' twice", origin, entry);
+                if (strlen(seen) + tl + 1 < sizeof(seen)) snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s,", entry);
+            }
             if (visit) {
                 int rc = visit(ud, entry, colon + 1);
                 if (rc) return rc;
@@ -425,6 +445,19 @@ int mg_index_roots_each(const char *value, const char *origin,
         p = *e ? e + 1 : e;
     }
     return 0;
+}
+
+int mg_index_roots_each(const char *value, const char *origin,
+                        int (*visit)(void *ud, const char *tenant, const char *dir), void *ud, struct mg_err *err)
+{
+    return tenant_pairs_each(value, origin, false, visit, ud, err);
+}
+
+int mg_webhook_secrets_each(const char *value, const char *origin,
+                            int (*visit)(void *ud, const char *tenant, const char *secret), void *ud,
+                            struct mg_err *err)
+{
+    return tenant_pairs_each(value, origin, true, visit, ud, err);
 }
 
 static char *trim(char *s, char *e)

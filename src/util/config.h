@@ -124,6 +124,7 @@ struct mg_config {
     int watch_poll_interval; /* seconds between full runs of a repo the kernel cannot watch (default 60) */
     /* push webhooks (src/hook/hook.h, docs/webhooks.md) */
     char webhook_secret[256]; /* HMAC key of POST /v1/hooks/git; empty: webhooks off; never printed */
+    char webhook_secrets[2048]; /* TENANT:SECRET, ...: a tenant's own webhook secret (its repos only); never printed */
     /* OAuth 2.1 (src/oauth/, docs/http.md): memgate as the resource server of an OpenID provider */
     char oauth_issuer[512];  /* the provider's issuer URL; empty (default): OAuth off, memgate tokens only */
     char oauth_resource[512]; /* this server's resource identifier (its MCP endpoint's URL), the audience
@@ -195,9 +196,19 @@ int mg_config_set(struct mg_config *c, const char *key, const char *value, const
  * a-z 0-9 . _ -, a colon, an absolute directory. visit may be NULL (check only). */
 int mg_index_roots_each(const char *value, const char *origin,
                         int (*visit)(void *ud, const char *tenant, const char *dir), void *ud, struct mg_err *err);
+/* Walk a webhook_secrets value: visit(ud, tenant, secret) for each
+ * `TENANT:SECRET` entry (separated by commas, spaces around them ignored)
+ * until visit returns nonzero (that value is returned). A malformed entry is
+ * -1 with err (invalid_config, naming origin and the tenant, never the
+ * secret): a tenant as in index_roots, a colon, a secret of
+ * MG_WEBHOOK_SECRET_MIN to 255 characters without commas; a tenant named
+ * twice. visit may be NULL (check only). */
+int mg_webhook_secrets_each(const char *value, const char *origin,
+                            int (*visit)(void *ud, const char *tenant, const char *secret), void *ud,
+                            struct mg_err *err);
 /* The settings whose values differ between a and b: visit(ud, key) for
  * each, in the order of docs/config.md's table; returns how many. The
- * secret ones (embed_api_key, voyage_api_key, webhook_secret, mem0_api_key,
+ * secret ones (embed_api_key, voyage_api_key, webhook_secret(s), mem0_api_key,
  * llm_api_key, vector_api_key) are named, never their values. */
 size_t mg_config_diff(const struct mg_config *a, const struct mg_config *b, void (*visit)(void *ud, const char *key),
                       void *ud);

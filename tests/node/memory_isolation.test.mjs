@@ -341,14 +341,19 @@ const OPS_TABLE = [
     checkCanaries(r.text, S, [], 0, 0, 'attack_repo');
   }],
   [2, 'attack_session', async (S, rnd) => {
-    // another tenant's session id, in its own repo: 404 session_not_found
+    // another tenant's session id, in its own repo: an X-Session-Id is its tenant's own (issue 38), so
+    // this names a session of the attacker's tenant, with no project: nothing of the victim's, only what
+    // any session of the attacker's without a project may read
     const others = repos.filter((x) => x.t !== S.repo.t);
     const o = others[Math.floor(rnd() * others.length)];
     const victim = o.sessions[Math.floor(rnd() * o.sessions.length)];
     if (!victim.started) return;
+    const c = performance.now();
     const r = await req(S, 'GET', `/v1/episodes?q=${WORD}`, undefined, { sessionId: victim.id });
-    if (r.status !== 404 || r.json?.error?.code !== 'session_not_found') problem(`attack_session by ${S.id} as ${victim.id}: HTTP ${r.status} ${r.text.slice(0, 200)}`);
-    checkCanaries(r.text, S, [], 0, 0, 'attack_session');
+    const d = performance.now();
+    if (r.status !== 200 || r.json?.scope?.session !== victim.id || (r.json?.scope?.project ?? null) !== null)
+      problem(`attack_session by ${S.id} as ${victim.id}: HTTP ${r.status} ${r.text.slice(0, 200)}`);
+    checkCanaries(r.text, { ...S, project: null }, ['e'], c, d, 'attack_session');
   }],
 ];
 const TOTAL_WEIGHT = OPS_TABLE.reduce((a, [w]) => a + w, 0);

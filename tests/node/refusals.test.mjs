@@ -63,6 +63,8 @@ after(async () => {
 const CASES = [
   ['Host not loopback', () => raw('GET /v1/repos HTTP/1.1\r\nHost: evil.example\r\n\r\n'), 403, 'host_forbidden'],
   ['Origin not allowed', () => http('GET', '/healthz', { headers: { origin: 'http://evil.example' } }), 403, 'origin_forbidden'],
+  ["the dashboard's page: Origin not allowed (CSRF)", () => http('GET', '/dash.js', { headers: { origin: 'http://evil.example', 'sec-fetch-site': 'cross-site' } }), 403, 'origin_forbidden'],
+  ["the dashboard's data: Origin not allowed (CSRF)", () => http('GET', '/v1/dashboard', { headers: { origin: 'http://evil.example' } }), 403, 'origin_forbidden'],
   ['body over the cap (Content-Length)', () => raw('POST /v1/notes HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\n\r\n'), 413, 'body_too_large'],
   ['headers over 128 KiB (libmicrohttpd refuses)', () => raw(`GET /v1/scope HTTP/1.1\r\nHost: localhost\r\n${Array.from({ length: 40 }, (_, i) => `X-P${i}: ${'a'.repeat(4000)}\r\n`).join('')}\r\n`), 431, 'request_malformed'],
   ['invalid UTF-8', () => http('POST', '/v1/notes', { headers: JSONH, body: Buffer.from('{"key":"a\xff","value":"b"}', 'latin1') }), 400, 'invalid_argument'],
@@ -102,4 +104,98 @@ test('a flood of refusals is folded: five events, then one with the count, and t
   const v = mg(['audit', '--verify']);
   assert.equal(v.status, 0, v.stdout + v.stderr);
   serve = await startServe(world);
+});
+
+// ---- issue 38, V4: refusals answered inside MCP (HTTP 200, or stdio) are audited too, folded ----
+
+const META26 = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+
+/** A 2026-07-28 tools/call over HTTP; resolves with { status, body }. */
+async function call26(name, args, meta = {}) {
+  const res = await fetch(`${serve.url}/mcp`, {
+    method: 'POST',
+    headers: { ...MCPH, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: { ...META26, ...meta } } }),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+const errorOf = (body) => body.result?._meta?.['memgate/error']?.code;
+
+test('V4: a bad _meta workspace root is refused with HTTP 200 and audited', async () => {
+  const n = events().length;
+  const r = await call26('search_code', { query: 'x' }, { 'memgate/root': 'ftp://evil.example/x' });
+  assert.equal(r.status, 200);
+  assert.equal(r.body.result?.isError, true, JSON.stringify(r.body));
+  const code = errorOf(r.body);
+  assert.ok(code, JSON.stringify(r.body));
+  const ev = events().slice(n);
+  assert.ok(ev.some((e) => e.op === 'request_refused' && e.code === code), `no request_refused/${code} among ${JSON.stringify(ev)}`);
+});
+
+test('V4: a JSON-RPC error answered with HTTP 200 (inside a session) is audited', async () => {
+  const init = await fetch(`${serve.url}/mcp`, {
+    method: 'POST',
+    headers: MCPH,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'refusals', version: '1' } } }),
+  });
+  assert.equal(init.status, 200);
+  await init.arrayBuffer();
+  const sid = init.headers.get('mcp-session-id');
+  assert.ok(sid);
+  const n = events().length;
+  const res = await fetch(`${serve.url}/mcp`, {
+    method: 'POST',
+    headers: { ...MCPH, accept: 'application/json', 'mcp-session-id': sid },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } }),
+  });
+  assert.equal(res.status, 200);
+  const body = await res.json();
+  assert.equal(body.error?.code, -32602, JSON.stringify(body));
+  const ev = events().slice(n);
+  assert.ok(ev.some((e) => e.op === 'request_refused' && e.code === 'rpc_invalid_params'), JSON.stringify(ev));
+  await fetch(`${serve.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': sid } });
+});
+
+test('V4: 2,000 invalid handle guesses over HTTP leave a trace, folded into a few events', async () => {
+  const n = events().length;
+  const N = 2000;
+  const t0 = Date.now();
+  for (let i = 0; i < N; i += 8) {
+    const rs = await Promise.all(Array.from({ length: 8 }, (_, j) => call26('search_code', { handle: `guess${String(i + j).padStart(28, '0')}`, query: 'x' })));
+    for (const r of rs) {
+      assert.equal(r.status, 200);
+      assert.equal(errorOf(r.body), 'handle_invalid', JSON.stringify(r.body));
+    }
+  }
+  // folded: at most five events and one count per interval of 10 s (request/gate.h MG_REFUSAL_*)
+  const intervals = Math.ceil((Date.now() - t0) / 10000) + 1;
+  const during = events().slice(n).filter((e) => e.code === 'handle_invalid');
+  assert.ok(during.length >= 1 && during.length <= 6 * intervals, `${during.length} events for ${N} guesses in ${intervals} intervals`);
+  await shutdown([], serve); // the folded count is written when the server closes
+  const all = events().slice(n).filter((e) => e.code === 'handle_invalid');
+  assert.equal(all.reduce((s, e) => s + (e.repeated || 1), 0), N, JSON.stringify(all));
+  assert.ok(all.every((e) => e.op === 'request_refused' && /\/mcp from 127\.0\.0\.1/.test(e.query || '')), JSON.stringify(all));
+  const v = mg(['audit', '--verify']);
+  assert.equal(v.status, 0, v.stdout + v.stderr);
+  serve = await startServe(world);
+});
+
+test('V4: over stdio, invalid handles and JSON-RPC errors are audited too', async () => {
+  const n = events().length;
+  const lines = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'refusals-stdio', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    ...Array.from({ length: 50 }, (_, i) => ({ jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name: 'search_code', arguments: { handle: `stdioguess${String(i).padStart(22, '0')}`, query: 'x' } } })),
+    { jsonrpc: '2.0', id: 100, method: 'no/such/method' },
+  ];
+  const r = spawnSync(MEMGATE_BIN, ['mcp'], { env: world.env, cwd: world.cwd, encoding: 'utf8', input: lines.map((l) => JSON.stringify(l)).join('\n') + '\n', timeout: 60000 });
+  const answers = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  assert.equal(answers.filter((a) => a.result?.isError).length, 50, r.stdout.slice(0, 2000) + r.stderr);
+  assert.ok(answers.some((a) => a.id === 100 && a.error?.code === -32601));
+  const ev = events().slice(n);
+  const handles = ev.filter((e) => e.op === 'request_refused' && e.code === 'handle_invalid');
+  assert.equal(handles.reduce((s, e) => s + (e.repeated || 1), 0), 50, JSON.stringify(ev));
+  assert.ok(handles.every((e) => e.query === 'stdio'), JSON.stringify(handles));
+  assert.ok(ev.some((e) => e.op === 'request_refused' && e.code === 'rpc_method_not_found'), JSON.stringify(ev));
 });

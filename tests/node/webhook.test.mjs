@@ -490,6 +490,69 @@ test('without webhook_secret the route answers 404 webhooks_disabled, audited', 
   assert.ok(!r.stderr.includes('tiny-s3cr3t'), 'the secret is never printed');
 });
 
+test("issue 38 V6: a tenant's webhook secret re-indexes its own repos only; the server-wide one those of tenants without one", async () => {
+  const w = makeWorld('webhook-tenants');
+  const SHARED = 'https://github.com/shared/lib.git';
+  const ONLY_ACME = 'https://github.com/acme/private.git';
+  const SA = 'acme-webhook-secret-0123456789abcdef';
+  const SG = 'globex-webhook-secret-0123456789abcd';
+  const repos = [['acme-lib', 'acme', SHARED], ['globex-lib', 'globex', SHARED], ['local-lib', 'local', SHARED], ['acme-priv', 'acme', ONLY_ACME]];
+  const roots = [];
+  for (const [name, tenant, url] of repos) {
+    const r = makeRepo(w, name);
+    git(r.root, 'remote', 'add', 'origin', url);
+    roots.push(`${tenant}:${r.root}`);
+    execFileSync(MEMGATE_BIN, ['index', r.root, '--name', name, '--tenant', tenant, '--quiet'], { env: { ...w.env, MEMGATE_INDEX_ROOTS: roots.join(',') }, cwd: w.cwd });
+  }
+  const env = { MEMGATE_WATCH: 'off', MEMGATE_INDEX_ROOTS: roots.join(','), MEMGATE_WEBHOOK_SECRET: SECRET, MEMGATE_WEBHOOK_SECRETS: `acme:${SA}, globex:${SG}` };
+  const s = await startServe(w, [], env);
+  const events = () => spawnSync(MEMGATE_BIN, ['audit', '--json', '--limit', '0'], { env: w.env, cwd: w.cwd, encoding: 'utf8' })
+    .stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  /** The repos a delivery signed with secret started runs for (its accepted events). */
+  const runsFor = async (payload, secret) => {
+    const n = events().length;
+    const r = await github(JSON.stringify(payload), { sig: sign(JSON.stringify(payload), secret), on: s });
+    const repoIds = events().slice(n).filter((e) => e.op === 'webhook' && /^accepted/.test(e.status || '')).map((e) => e.repo).sort();
+    return { r, repoIds };
+  };
+  try {
+    const push = pushOf(SHARED);
+    let { r, repoIds } = await runsFor(push, SA);
+    assert.equal(r.status, 202, r.text);
+    assert.deepEqual(r.json, { accepted: true, runs: 1, coalesced: 0 });
+    assert.deepEqual(repoIds, ['acme-lib'], 'acme\'s secret re-indexes acme\'s clone of the remote, no other tenant\'s');
+    // the same body signed by globex's secret is globex's own delivery (two tenants' webhooks on one remote)
+    ({ r, repoIds } = await runsFor(push, SG));
+    assert.equal(r.status, 202, r.text);
+    assert.deepEqual(repoIds, ['globex-lib']);
+    // the server-wide secret: the tenants without a secret of their own (here local) only
+    ({ r, repoIds } = await runsFor(pushOf(SHARED), SECRET));
+    assert.equal(r.status, 202, r.text);
+    assert.deepEqual(repoIds, ['local-lib']);
+    // globex's secret on a remote only acme has: the same answer as a remote nobody has, naming nothing of acme's
+    ({ r, repoIds } = await runsFor(pushOf(ONLY_ACME), SG));
+    assert.equal(r.status, 404, r.text);
+    assert.equal(r.json.error.code, 'repo_not_found');
+    assert.ok(!r.text.includes('acme-priv'), r.text);
+    assert.deepEqual(repoIds, []);
+    ({ r } = await runsFor(pushOf(ONLY_ACME), SA));
+    assert.equal(r.status, 202, r.text);
+    // a secret of no one: 401
+    ({ r } = await runsFor(pushOf(SHARED), 'nobodys-secret-0123456789abcdef'));
+    assert.equal(r.status, 401, r.text);
+  } finally {
+    await shutdown([], s);
+    w.cleanup();
+  }
+  // malformed entries are refused at start, naming the tenant, never the secret
+  for (const [value, why] of [['acme:short-s3cr3t', /webhook_secrets entry of tenant acme is not TENANT:SECRET/], [`Acme:${SA}`, /not TENANT:SECRET/], [`acme:${SA},acme:${SG}`, /names tenant 'acme' twice/]]) {
+    const bad = spawnSync(MEMGATE_BIN, ['serve', '--listen', '127.0.0.1:0'], { env: { ...world.env, MEMGATE_WEBHOOK_SECRETS: value }, encoding: 'utf8', timeout: 10000 });
+    assert.equal(bad.status, 1, bad.stderr);
+    assert.match(bad.stderr, why);
+    for (const secret of ['short-s3cr3t', SA, SG]) assert.ok(!bad.stderr.includes(secret), `a secret printed: ${bad.stderr}`);
+  }
+});
+
 test('every refusal is in the audit log (floods folded into counts), and the chain verifies', async () => {
   // stopping the server writes the counts of folded refusals
   const st = await serve.stop();
