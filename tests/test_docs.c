@@ -81,7 +81,9 @@ TEST(docs_mcp_lists_every_tool)
                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
                    "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"docs\",\"version\":\"1\"}}}\n"
                    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
-                   "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n");
+                   /* every group: the table documents them all */
+                   "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{\"_meta\":"
+                   "{\"memgate/tools\":\"all\"}}}\n");
     mg_t_sh(dir, "MEMGATE_HOME='%s/home' '%s' mcp < in.jsonl > out.jsonl 2>/dev/null", dir, bin);
     char path[PATH_MAX];
     snprintf(path, sizeof(path), "%s/out.jsonl", dir);
