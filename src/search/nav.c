@@ -146,6 +146,8 @@ void mg__nav_close(struct nav *v)
         free(v->names[i].fid);
     }
     free(v->names);
+    for (size_t i = 0; i < v->nptrs; i++) mg__nav_ptrs_free(&v->ptrs[i]);
+    free(v->ptrs);
 }
 
 /* A file by id, its row read (path, lang, scope); text and definitions only

@@ -424,7 +424,7 @@ struct callees_run {
     const char *self; /* the definition's own name: its first occurrence is no call */
     bool self_seen;
     int lo, hi;       /* the definition's lines */
-    struct call { size_t off; int line; size_t len; } *v;
+    struct call { size_t off; int line; size_t len; char *field, *type; } *v; /* field, type: a call through it */
     size_t n, cap;
     bool failed;
 };
@@ -445,8 +445,78 @@ static int on_call(void *ud, const char *t, size_t off, size_t len, int line, bo
         return 1;
     }
     cr->v = nv;
-    cr->v[cr->n++] = (struct call){off, line, len};
+    cr->v[cr->n++] = (struct call){off, line, len, NULL, NULL};
     return 0;
+}
+
+static int add_found(struct mg_nav_def *to, struct mg_nav_def ***found, size_t *nfound, size_t *capfound)
+{
+    for (size_t k = 0; k < *nfound; k++)
+        if ((*found)[k] == to) return 0;
+    struct mg_nav_def **nf = mg_grow(*found, *nfound, capfound, sizeof(*nf));
+    if (!nf) return -1;
+    *found = nf;
+    (*found)[(*nfound)++] = to;
+    return 0;
+}
+
+/* The function a store into a field names: the one in the store's file,
+ * else the first of the repo's in C or C++. NULL when none. */
+static int stored_def(struct nav *v, struct mg_nav_graph *g, const struct ptr_store *st, struct mg_nav_def **to)
+{
+    *to = NULL;
+    struct file *sf = mg__nav_file(v, st->fid, true);
+    if (!sf) return v->err->code ? -1 : 0;
+    if (mg__nav_file_defs(v, sf) != 0) return -1;
+    for (size_t k = 0; k < sf->ndefs; k++)
+        if (mg__nav_function_like(sf->defs[k].kind) && strcmp(sf->defs[k].name, st->name) == 0)
+            return (*to = pooled(g, &sf->defs[k], sf->path)) ? 0 : mg_err_oom(v->err);
+    struct resolved *r = mg__nav_defs_of(v, st->name);
+    if (!r) return -1;
+    for (size_t k = 0; k < r->n; k++) {
+        struct file *fl;
+        const struct mg_nav_def *d = mg__nav_resolved_def(v, r, k, &fl);
+        if (d && mg__nav_function_like(d->kind) && same_world(sf->lang, fl->lang))
+            return (*to = pooled(g, d, fl->path)) ? 0 : mg_err_oom(v->err);
+    }
+    return 0;
+}
+
+/* Call i of cr through a field (`o->read(`, `OPS(read)(`): an edge
+ * ("pointer") to each function stored into that field of the receiver's
+ * struct, once per field and struct. 1 when the call was one, 0 when not
+ * (or no function is stored there), -1 on error. */
+static int field_calls(struct nav *v, struct mg_nav_graph *g, size_t limit, int depth, struct mg_nav_def *from,
+                       struct file *fl, size_t off, struct callees_run *cr, size_t i, const char *name,
+                       struct mg_nav_def ***found, size_t *nfound, size_t *capfound)
+{
+    char field[MG_TOKEN_MAX * 4], type[128];
+    size_t at = off + cr->v[i].off;
+    struct ptrs *p = NULL;
+    if (mg__nav_macro_field(v, fl, at, cr->v[i].len, field, sizeof(field))) {
+        if (mg__nav_field_call(v, fl, off, SIZE_MAX, field, &p, type, sizeof(type)) != 0) return -1;
+    } else {
+        snprintf(field, sizeof(field), "%s", name);
+        if (mg__nav_field_call(v, fl, off, at, field, &p, type, sizeof(type)) != 0) return -1;
+    }
+    if (!p || p->n == 0) return 0;
+    size_t e0 = g->total;
+    for (size_t k = 0; k < i; k++) /* the same field through the same struct: once */
+        if (cr->v[k].field && strcmp(cr->v[k].field, field) == 0 && strcmp(cr->v[k].type, type) == 0) return 1;
+    for (size_t k = 0; k < p->n; k++) {
+        const struct ptr_store *st = &p->v[k];
+        if (type[0] && st->container && strcmp(st->container, type) != 0) continue;
+        struct mg_nav_def *to;
+        if (stored_def(v, g, st, &to) != 0) return -1;
+        if (!to) continue;
+        if (add_edge(g, limit, depth, from, to, to->name, from->start_line + cr->v[i].line - 1, "pointer") != 0 ||
+            (found && add_found(to, found, nfound, capfound) != 0))
+            return mg_err_oom(v->err);
+    }
+    if (g->total == e0) return 0; /* none stored into this struct's field: the call by name, as before */
+    struct call *c = &cr->v[i];
+    if (!(c->field = strdup(field)) || !(c->type = strdup(type))) return mg_err_oom(v->err);
+    return 1;
 }
 
 /* The distinct calls inside one definition, each with its first line, as
@@ -475,9 +545,15 @@ static int calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int dep
         if (cr.v[i].len >= sizeof(name)) continue;
         memcpy(name, fl->text + off + cr.v[i].off, cr.v[i].len);
         name[cr.v[i].len] = 0;
+        int fc = field_calls(v, g, limit, depth, from, fl, off, &cr, i, name, found, nfound, capfound);
+        if (fc < 0) {
+            rc = -1;
+            break;
+        }
+        if (fc > 0) continue;
         bool dup = false;
         for (size_t k = 0; k < i && !dup; k++)
-            dup = cr.v[k].len == cr.v[i].len && memcmp(fl->text + off + cr.v[k].off, name, cr.v[i].len) == 0;
+            dup = !cr.v[k].field && cr.v[k].len == cr.v[i].len && memcmp(fl->text + off + cr.v[k].off, name, cr.v[i].len) == 0;
         if (dup) continue;
         struct mg_nav_def *to;
         const char *conf;
@@ -489,19 +565,14 @@ static int calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int dep
             rc = mg_err_oom(v->err);
             break;
         }
-        if (to && found) {
-            bool known = false;
-            for (size_t k = 0; k < *nfound && !known; k++) known = (*found)[k] == to;
-            if (!known) {
-                struct mg_nav_def **nf = mg_grow(*found, *nfound, capfound, sizeof(*nf));
-                if (!nf) {
-                    rc = mg_err_oom(v->err);
-                    break;
-                }
-                *found = nf;
-                (*found)[(*nfound)++] = to;
-            }
+        if (to && found && add_found(to, found, nfound, capfound) != 0) {
+            rc = mg_err_oom(v->err);
+            break;
         }
+    }
+    for (size_t i = 0; i < cr.n; i++) {
+        free(cr.v[i].field);
+        free(cr.v[i].type);
     }
     free(cr.v);
     return rc;

@@ -34,6 +34,22 @@ struct file {
     bool imps_loaded, imps_failed;
 };
 
+/* A function stored into a field (nav_ptr.c): its name, the struct it was
+ * stored into (NULL: unknown) and the file of the store. */
+struct ptr_store {
+    char *name, *container;
+    int64_t fid;
+};
+
+/* The stores into one field, and the structs that have it. */
+struct ptrs {
+    char *field;
+    struct ptr_store *v;
+    size_t n, cap;
+    char **conts;
+    size_t nconts, capconts;
+};
+
 struct nav {
     struct mg_db *d;
     const struct mg_filter *f;
@@ -45,6 +61,8 @@ struct nav {
     size_t nnames, capnames;
     const int64_t *only;    /* candidates: only these files (a file-local callee's); NULL: all */
     size_t nonly;
+    struct ptrs *ptrs;      /* stores into fields, by field (nav_ptr.c) */
+    size_t nptrs, capptrs;
 };
 
 struct resolved {
@@ -123,5 +141,20 @@ int mg__nav_file_occs(struct nav *v, struct file *fl, const char *name, struct o
  * -1 on error; *ncand: how many files there are. */
 int mg__nav_candidates(struct nav *v, const char *name, const char *from_path,
                        int (*fn)(struct nav *, struct file *, void *), void *ud, size_t *ncand);
+
+/* ---- nav_ptr.c: C and C++ function pointers ---- */
+
+/* A call through a field at fl->text[off] (the field's name, `o->field(`) in
+ * C or C++: *p the stores into field (NULL: no call through a field), type
+ * the receiver's struct when its declaration in fl->text[lo, off) names one
+ * that has the field ("" : any); off SIZE_MAX: a macro's call through field
+ * (mg__nav_macro_field), any struct. -1 with err on failure. */
+int mg__nav_field_call(struct nav *v, struct file *fl, size_t lo, size_t off, const char *field, struct ptrs **p,
+                       char *type, size_t cap);
+/* `M(f)(...)` at fl->text[off] (M len bytes) where M is a macro of fl's
+ * whose body ends in `->P)` or `.P)`: a call through field f (copied to
+ * field). */
+bool mg__nav_macro_field(struct nav *v, const struct file *fl, size_t off, size_t len, char *field, size_t cap);
+void mg__nav_ptrs_free(struct ptrs *p);
 
 #endif
