@@ -2,7 +2,8 @@
  * nav_ptr.c): functions stored into a struct's field by designated,
  * positional and array initializers, by assignment and through an anonymous
  * struct's table are the callees ("pointer") of a call through that field of
- * that struct type, a macro's call through a field too; and memgate's own
+ * that struct type, a macro's call through a field too, and callers the
+ * other way; and memgate's own
  * `main` reaches `mg_index_run` through its tables of commands, tools,
  * operations and providers. */
 #include <stdio.h>
@@ -93,13 +94,14 @@ static void open_repo(struct env *e, const char *root, const char *name)
     free(rv);
 }
 
-/* "from@line->to_path:to_line:callee(confidence)" for each edge of callees at depth 1. */
-static const char *callees(struct env *e, const char *name)
+/* "from@line->to_path:to_line:callee(confidence)" for each edge of callees (dir 1) or callers (0). */
+static const char *walk(struct env *e, int dir, const char *name, int depth)
 {
     static char b[4096];
     struct mg_err err = {0};
     struct mg_nav_graph g;
-    if (mg_nav_callees(e->d, NULL, name, 1, 100, 0, &g, &err) != 0) FAIL("callees %s: %s", name, err.msg);
+    if ((dir ? mg_nav_callees : mg_nav_callers)(e->d, NULL, name, depth, 100, 0, &g, &err) != 0)
+        FAIL("walk %s: %s", name, err.msg);
     size_t o = 0;
     b[0] = 0;
     for (size_t i = 0; i < g.n; i++) {
@@ -112,6 +114,8 @@ static const char *callees(struct env *e, const char *name)
     mg_nav_graph_release(&g);
     return b;
 }
+#define callees(e, n) walk((e), 1, (n), 1)
+#define callers(e, n, d) walk((e), 0, (n), (d))
 
 TEST(nav_ptr_stores_are_callees_of_calls_through_the_field)
 {
@@ -132,6 +136,13 @@ TEST(nav_ptr_stores_are_callees_of_calls_through_the_field)
     /* an anonymous struct's table, a string with a comma in it */
     ASSERT_EQ_STR(callees(&e, "dispatch"),
                   "dispatch@20->main.c:5:cmd_a(pointer) dispatch@20->main.c:6:cmd_b(pointer)");
+    /* callers, the other way: the calls through the fields a function is stored into, of its struct */
+    ASSERT_EQ_STR(callers(&e, "my_read", 1), "use@14->impl.c:2:my_read(pointer)");
+    ASSERT_EQ_STR(callers(&e, "other_read", 1), "use_other@17->other.c:2:other_read(pointer)");
+    ASSERT_EQ_STR(callers(&e, "asg_read", 1), "use@14->assign.c:2:asg_read(pointer)");
+    ASSERT_EQ_STR(callers(&e, "my_open", 1), "use_macro@19->impl.c:3:my_open(pointer)");
+    ASSERT_EQ_STR(callers(&e, "cmd_a", 2), "dispatch@20->main.c:5:cmd_a(pointer) entry@21->main.c:20:dispatch(file)");
+    ASSERT_EQ_STR(callers(&e, "read", 1), "");
     /* a path through the table */
     struct mg_err err = {0};
     struct mg_nav_paths p;
@@ -161,5 +172,13 @@ TEST_T(nav_ptr_memgate_main_reaches_the_indexer, 300)
     ASSERT(pointer);
     ASSERT_EQ_STR(p.paths[0][p.len[0] - 1].callee, "mg_index_run");
     mg_nav_paths_release(&p);
+    /* the code provider's index operation is called through its table of operations */
+    struct mg_nav_graph g;
+    ASSERT_EQ_INT(mg_nav_callers(e.d, NULL, "op_index", 1, 100, 0, &g, &err), 0);
+    bool r_index = false;
+    for (size_t i = 0; i < g.n; i++)
+        r_index |= strcmp(g.v[i].from->name, "r_index") == 0 && strcmp(g.v[i].confidence, "pointer") == 0;
+    ASSERT(r_index);
+    mg_nav_graph_release(&g);
     mg_db_close(&e.d);
 }

@@ -142,6 +142,20 @@ int mg__nav_file_occs(struct nav *v, struct file *fl, const char *name, struct o
 int mg__nav_candidates(struct nav *v, const char *name, const char *from_path,
                        int (*fn)(struct nav *, struct file *, void *), void *ud, size_t *ncand);
 
+/* ---- nav_calls.c: call-graph walks ---- */
+
+/* 0, or -1 with err when depth is not 1..MG_NAV_DEPTH_MAX. */
+int mg__nav_clamp_depth(int depth, struct mg_err *err);
+
+/* The function-like definitions of name (in path only, when given), pooled,
+ * added to g's roots; *local (when local): all of them are static in a C
+ * or C++ source file. */
+int mg__nav_roots(struct nav *v, struct mg_nav_graph *g, const char *name, const char *path, bool *local);
+/* The distinct calls inside from, as edges of g at depth (at most limit);
+ * the definitions they reach appended to *found when found. */
+int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int depth, struct mg_nav_def *from,
+                     struct mg_nav_def ***found, size_t *nfound, size_t *capfound);
+
 /* ---- nav_ptr.c: C and C++ function pointers ---- */
 
 /* A call through a field at fl->text[off] (the field's name, `o->field(`) in
@@ -151,10 +165,20 @@ int mg__nav_candidates(struct nav *v, const char *name, const char *from_path,
  * (mg__nav_macro_field), any struct. -1 with err on failure. */
 int mg__nav_field_call(struct nav *v, struct file *fl, size_t lo, size_t off, const char *field, struct ptrs **p,
                        char *type, size_t cap);
+/* Is the call at fl->text[off] (line) a call through field (a C or C++
+ * member call) that mg__nav_field_call resolves to a stored function? */
+int mg__nav_pointer_call(struct nav *v, struct file *fl, size_t off, int line, const char *field, bool *yes);
 /* `M(f)(...)` at fl->text[off] (M len bytes) where M is a macro of fl's
  * whose body ends in `->P)` or `.P)`: a call through field f (copied to
  * field). */
 bool mg__nav_macro_field(struct nav *v, const struct file *fl, size_t off, size_t len, char *field, size_t cap);
-void mg__nav_ptrs_free(struct ptrs *p);
+/* The calls through the fields function name is stored into (the inverse of
+ * mg__nav_field_call): each site's file and line, and the file of the store. */
+struct ptr_site {
+    int64_t fid;
+    int line;
+    int64_t store_fid;
+};
+int mg__nav_ptr_callers(struct nav *v, const char *name, struct ptr_site **out, size_t *nout);
 
 #endif

@@ -18,6 +18,7 @@
  *   1. scanning C text
  *   2. the stores of a field
  *   3. a call through a field
+ *   4. the calls through the fields a function is stored into
  */
 #include "search/nav_int.h"
 
@@ -25,6 +26,7 @@
 #include <string.h>
 
 #include "index/lex.h"
+#include "store/tokenize.h"
 #include "util/buf.h"
 
 #define PTR_INIT_MAX (1u << 20) /* bytes of one initializer read at most */
@@ -144,8 +146,9 @@ static int add_store(struct store_scan *s, const char *t, size_t at, size_t l, c
 
 /* The struct type an initializer `= {` at t[brace] belongs to: the last type
  * word of the declaration before `=` (`static const struct T x[] = {` -> T),
- * through enclosing braces of an array or a nested initializer. NULL
- * when none is found; out holds the name. */
+ * through enclosing braces of an array or a nested initializer; an
+ * anonymous struct's variable is its own type. NULL when none is found;
+ * out holds the name. */
 static const char *init_type(const char *t, size_t brace, char *out, size_t cap)
 {
     size_t i = brace;
@@ -173,6 +176,7 @@ static const char *init_type(const char *t, size_t brace, char *out, size_t cap)
     int words = 0;
     while (j > 0) {
         char c = t[j - 1];
+        if (c == '}' && words == 1) return out; /* `struct { ... } name[] = {`: the variable names it */
         if (c == ';' || c == '{' || c == '}' || c == '#' || c == ')') return NULL;
         if (c == ']') {
             while (j > 0 && t[j - 1] != '[') j--;
@@ -185,7 +189,11 @@ static const char *init_type(const char *t, size_t brace, char *out, size_t cap)
         }
         size_t e = j;
         while (j > 0 && idc(t[j - 1])) j--;
-        if (++words == 2) {
+        if (++words == 1) {
+            if (e - j >= cap) return NULL;
+            memcpy(out, t + j, e - j);
+            out[e - j] = 0;
+        } else {
             if (e - j >= cap) return NULL;
             memcpy(out, t + j, e - j);
             out[e - j] = 0;
@@ -341,18 +349,6 @@ static void stores_anonymous(struct store_scan *s, struct file *fl, const struct
     if (b) positional_init(s, t, fl->len, b, fl->id);
 }
 
-void mg__nav_ptrs_free(struct ptrs *p)
-{
-    for (size_t i = 0; i < p->n; i++) {
-        free(p->v[i].name);
-        free(p->v[i].container);
-    }
-    free(p->v);
-    for (size_t i = 0; i < p->nconts; i++) free(p->conts[i]);
-    free(p->conts);
-    free(p->field);
-}
-
 /* The structs that have field `field` (their containers) and, for each, its
  * positional initializers. */
 static int field_structs(struct nav *v, struct store_scan *s)
@@ -439,11 +435,19 @@ static struct ptrs *field_stores(struct nav *v, const char *field)
     memset(p, 0, sizeof(*p));
     if (!(p->field = strdup(field))) return mg_err_oom(v->err), NULL;
     v->nptrs++;
+    size_t at = v->nptrs - 1;
+    const int64_t *only = v->only; /* a callers walk's narrowing is not the stores' */
+    size_t nonly = v->nonly;
+    v->only = NULL;
+    v->nonly = 0;
     struct store_scan s = {.p = p, .field = p->field};
-    if (field_structs(v, &s) != 0) return NULL;
-    if (p->nconts == 0) return p; /* no struct has the field: nothing stores into it */
-    if (mg__nav_candidates(v, p->field, NULL, stores_designated, &s, NULL) < 0) return NULL;
-    return p;
+    int rc = field_structs(v, &s);
+    p = &v->ptrs[at]; /* unmoved: nothing above reads another field's stores */
+    if (rc == 0 && p->nconts > 0) /* else no struct has the field: nothing stores into it */
+        rc = mg__nav_candidates(v, p->field, NULL, stores_designated, &s, NULL) < 0 ? -1 : 0;
+    v->only = only;
+    v->nonly = nonly;
+    return rc == 0 ? p : NULL;
 }
 
 /* ---- 3. a call through a field ----------------------------------------------------------------------- */
@@ -543,6 +547,22 @@ int mg__nav_field_call(struct nav *v, struct file *fl, size_t lo, size_t off, co
     return 0;
 }
 
+int mg__nav_pointer_call(struct nav *v, struct file *fl, size_t off, int line, const char *field, bool *yes)
+{
+    *yes = false;
+    if (!is_c(fl->lang) || !mg__nav_member(fl->text, off)) return 0;
+    const struct mg_nav_def *fn = mg__nav_enclosing(fl, line, true);
+    size_t lo = 0;
+    for (int l = 1; fn && l < fn->start_line && lo < fl->len; lo++)
+        if (fl->text[lo] == '\n') l++;
+    struct ptrs *p;
+    char type[128];
+    if (mg__nav_field_call(v, fl, lo, off, field, &p, type, sizeof(type)) != 0) return -1;
+    for (size_t i = 0; p && i < p->n && !*yes; i++)
+        *yes = !type[0] || !p->v[i].container || strcmp(p->v[i].container, type) == 0;
+    return 0;
+}
+
 bool mg__nav_macro_field(struct nav *v, const struct file *fl, size_t off, size_t len, char *field, size_t cap)
 {
     if (!is_c(fl->lang)) return false;
@@ -578,4 +598,187 @@ bool mg__nav_macro_field(struct nav *v, const struct file *fl, size_t off, size_
         return true;
     }
     return false;
+}
+
+/* ---- 4. the calls through the fields a function is stored into --------------------------------------- */
+
+struct site_scan {
+    const char *name;     /* the function */
+    char **fields;        /* fields it may be stored into, and with them the struct (NULL: any) */
+    size_t nfields, capfields;
+    const char *field;    /* the field whose calls are looked for */
+    struct ptrs *p;
+    struct ptr_site *v;
+    size_t n, cap;
+    bool failed;
+};
+
+static void add_field(struct site_scan *s, const char *t, size_t l)
+{
+    for (size_t i = 0; i < s->nfields; i++)
+        if (strlen(s->fields[i]) == l && memcmp(s->fields[i], t, l) == 0) return;
+    char **nf = mg_grow(s->fields, s->nfields, &s->capfields, sizeof(*nf));
+    char *c = nf ? strndup(t, l) : NULL;
+    if (nf) s->fields = nf;
+    if (!c) {
+        s->failed = true;
+        return;
+    }
+    s->fields[s->nfields++] = c;
+}
+
+/* The fields of struct (or anonymous struct variable) cont, as candidates. */
+static int fields_of(struct nav *v, struct site_scan *s, const char *cont)
+{
+    struct resolved *r = mg__nav_defs_of(v, cont);
+    if (!r) return -1;
+    for (size_t i = 0; i < r->n && !s->failed; i++) {
+        struct file *fl;
+        const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
+        if (!d || !is_c(fl->lang) || (strcmp(d->kind, "struct") != 0 && strcmp(d->kind, "variable") != 0)) continue;
+        for (size_t k = 0; k < fl->ndefs; k++) {
+            const struct mg_nav_def *f = &fl->defs[k];
+            if (strcmp(f->kind, "field") == 0 && f->container && strcmp(f->container, cont) == 0 &&
+                f->start_line >= d->start_line && f->end_line <= d->end_line)
+                add_field(s, f->name, strlen(f->name));
+        }
+    }
+    return s->failed ? mg_err_oom(v->err) : 0;
+}
+
+/* Where the function's name is stored in one file: the fields it may go to. */
+static int stored_where(struct nav *v, struct file *fl, void *ud)
+{
+    struct site_scan *s = ud;
+    if (!is_c(fl->lang)) return 0;
+    struct occs o = {0};
+    if (mg__nav_file_occs(v, fl, s->name, &o) != 0) {
+        free(o.v);
+        return -1;
+    }
+    const char *t = fl->text;
+    int rc = 0;
+    for (size_t k = 0; k < o.n && rc == 0 && !s->failed; k++) {
+        if (o.v[k].def || o.v[k].call) continue;
+        size_t b = o.v[k].off;
+        while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t' || t[b - 1] == '\n')) b--;
+        if (b > 0 && t[b - 1] == '&') b--;
+        while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t' || t[b - 1] == '\n')) b--;
+        if (b > 1 && t[b - 1] == '=' && !strchr("=!<>+-*/%&|^", t[b - 2])) { /* .F = fn, o->F = fn */
+            b--;
+            while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+            size_t e = b;
+            while (b > 0 && idc(t[b - 1])) b--;
+            if (e > b && mg__nav_member(t, b)) add_field(s, t + b, e - b);
+            continue;
+        }
+        /* an element of an initializer: the fields of its struct */
+        size_t i = o.v[k].off;
+        int depth = 0;
+        while (i > 0 && o.v[k].off - i < PTR_INIT_MAX) {
+            char c = t[--i];
+            if (c == ';' && depth == 0) break;
+            if (c == '}') depth++;
+            else if (c == '{' && depth-- == 0) break;
+        }
+        char ty[128];
+        const char *cont = t[i] == '{' ? init_type(t, i, ty, sizeof(ty)) : NULL;
+        if (cont) rc = fields_of(v, s, cont);
+    }
+    free(o.v);
+    if (s->failed) return mg_err_oom(v->err);
+    return rc;
+}
+
+static int add_site(struct site_scan *s, struct file *fl, int line, int64_t store_fid)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].fid == fl->id && s->v[i].line == line) return 0;
+    struct ptr_site *nv = mg_grow(s->v, s->n, &s->cap, sizeof(*nv));
+    if (!nv) return -1;
+    s->v = nv;
+    s->v[s->n++] = (struct ptr_site){fl->id, line, store_fid};
+    return 0;
+}
+
+/* The calls through s->field in one file that reach a store of s->name. */
+static int calls_through(struct nav *v, struct file *fl, void *ud)
+{
+    struct site_scan *s = ud;
+    if (!is_c(fl->lang)) return 0;
+    struct occs o = {0};
+    if (mg__nav_file_occs(v, fl, s->field, &o) != 0) {
+        free(o.v);
+        return -1;
+    }
+    const char *t = fl->text;
+    int rc = 0;
+    for (size_t k = 0; k < o.n && rc == 0; k++) {
+        if (o.v[k].def) continue;
+        size_t off = o.v[k].off, nl = strlen(s->field);
+        char type[128] = "";
+        if (!o.v[k].call) { /* OPS(field)( */
+            size_t b = off, a = skip_ws(t, fl->len, off + nl);
+            while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+            if (b == 0 || t[b - 1] != '(' || a >= fl->len || t[a] != ')') continue;
+            size_t m = b - 1;
+            while (m > 0 && (t[m - 1] == ' ' || t[m - 1] == '\t')) m--;
+            size_t me = m;
+            while (m > 0 && idc(t[m - 1])) m--;
+            char f[MG_TOKEN_MAX * 4];
+            if (me == m || !mg__nav_macro_field(v, fl, m, me - m, f, sizeof(f)) || strcmp(f, s->field) != 0) continue;
+        } else {
+            const struct mg_nav_def *fn = mg__nav_enclosing(fl, o.v[k].line, true);
+            size_t lo = 0;
+            for (int line = 1; fn && line < fn->start_line && lo < fl->len; lo++)
+                if (t[lo] == '\n') line++;
+            struct ptrs *p;
+            if (mg__nav_field_call(v, fl, lo, off, s->field, &p, type, sizeof(type)) != 0) {
+                rc = -1;
+                break;
+            }
+            if (!p) continue;
+        }
+        for (size_t i = 0; i < s->p->n; i++) {
+            const struct ptr_store *st = &s->p->v[i];
+            if (strcmp(st->name, s->name) != 0 || (type[0] && st->container && strcmp(st->container, type) != 0))
+                continue;
+            if (add_site(s, fl, o.v[k].line, st->fid) != 0) rc = mg_err_oom(v->err);
+            break;
+        }
+    }
+    free(o.v);
+    return rc;
+}
+
+int mg__nav_ptr_callers(struct nav *v, const char *name, struct ptr_site **out, size_t *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    struct site_scan s = {.name = name};
+    int rc = mg__nav_candidates(v, name, NULL, stored_where, &s, NULL) < 0 ? -1 : 0;
+    for (size_t i = 0; rc == 0 && i < s.nfields; i++) {
+        struct ptrs *p = field_stores(v, s.fields[i]);
+        if (!p) {
+            rc = -1;
+            break;
+        }
+        bool stored = false;
+        for (size_t k = 0; k < p->n && !stored; k++) stored = strcmp(p->v[k].name, name) == 0;
+        if (!stored) continue;
+        /* field_stores may move v->ptrs (not a field's stores, read once): scan with a copy */
+        struct ptrs copy = *p;
+        s.field = s.fields[i];
+        s.p = &copy;
+        if (mg__nav_candidates(v, s.field, NULL, calls_through, &s, NULL) < 0) rc = -1;
+    }
+    for (size_t i = 0; i < s.nfields; i++) free(s.fields[i]);
+    free(s.fields);
+    if (rc != 0) {
+        free(s.v);
+        return -1;
+    }
+    *out = s.v;
+    *nout = s.n;
+    return 0;
 }
