@@ -89,7 +89,8 @@ struct mg_nav_edge {
                                 * the repo), "import" (several, and the caller imports the file of to, or a
                                 * header declaring it, and no other), "ambiguous" (several: to is the first,
                                 * an imported one first), "external" (none), "pointer" (C/C++: stored into
-                                * the field the call goes through; callee is to's name) */
+                                * the field the call goes through; callee is to's name), "type" (a method of
+                                * the receiver's declared type, nav_type.c) */
 };
 
 struct mg_nav_graph {

@@ -121,11 +121,30 @@ static bool same_stem(const char *a, const char *b)
 /* How a called name resolves from a file: its own definition there, else the
  * repo's by name in a language that can call it; of several, those in files
  * the caller imports come first. *to is NULL when there is none. */
-static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, const char *name,
+static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, const char *name, const char *rtype,
                    struct mg_nav_def **to, const char **confidence)
 {
     *to = NULL;
     *confidence = "external";
+    if (rtype) { /* a method of the receiver's declared type: the caller's file first, then the repo's */
+        for (size_t i = 0; i < from->ndefs; i++)
+            if (mg__nav_function_like(from->defs[i].kind) && strcmp(from->defs[i].name, name) == 0 &&
+                from->defs[i].container && strcmp(from->defs[i].container, rtype) == 0) {
+                *confidence = "type";
+                return (*to = pooled(g, &from->defs[i], from->path)) ? 0 : mg_err_oom(v->err);
+            }
+        struct resolved *r = mg__nav_defs_of(v, name);
+        if (!r) return -1;
+        for (size_t i = 0; i < r->n; i++) {
+            struct file *fl;
+            const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
+            if (d && mg__nav_function_like(d->kind) && d->container && strcmp(d->container, rtype) == 0 &&
+                same_world(from->lang, fl->lang)) {
+                *confidence = "type";
+                return (*to = pooled(g, d, fl->path)) ? 0 : mg_err_oom(v->err);
+            }
+        }
+    }
     for (size_t i = 0; i < from->ndefs; i++)
         if (mg__nav_function_like(from->defs[i].kind) && strcmp(from->defs[i].name, name) == 0) {
             *confidence = "file";
@@ -293,7 +312,9 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         if (!from) return mg_err_oom(v->err);
         struct mg_nav_def *to;
         const char *conf;
-        if (resolve(v, cr->g, fl, cr->name, &to, &conf) != 0) return -1;
+        char rt[128];
+        bool typed = mg__nav_receiver_type(fl, oc->off, oc->line, rt, sizeof(rt));
+        if (resolve(v, cr->g, fl, cr->name, typed ? rt : NULL, &to, &conf) != 0) return -1;
         if (cr->to && to != cr->to) { /* a caller's caller by name: not when the call is surely another's */
             if (strcmp(conf, "file") == 0 || strcmp(conf, "import") == 0) continue;
             to = cr->to;
@@ -599,13 +620,21 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
             break;
         }
         if (fc > 0) continue;
-        bool dup = false;
+        char rt[128];
+        bool typed = mg__nav_receiver_type(fl, off + cr.v[i].off, from->start_line + cr.v[i].line - 1, rt, sizeof(rt));
+        if (typed && !(cr.v[i].type = strdup(rt))) {
+            rc = mg_err_oom(v->err);
+            break;
+        }
+        bool dup = false; /* a name once, once per receiver type */
         for (size_t k = 0; k < i && !dup; k++)
-            dup = !cr.v[k].field && cr.v[k].len == cr.v[i].len && memcmp(fl->text + off + cr.v[k].off, name, cr.v[i].len) == 0;
+            dup = !cr.v[k].field && cr.v[k].len == cr.v[i].len &&
+                  memcmp(fl->text + off + cr.v[k].off, name, cr.v[i].len) == 0 &&
+                  (!cr.v[k].type == !typed) && (!typed || strcmp(cr.v[k].type, rt) == 0);
         if (dup) continue;
         struct mg_nav_def *to;
         const char *conf;
-        if (resolve(v, g, fl, name, &to, &conf) != 0) {
+        if (resolve(v, g, fl, name, typed ? rt : NULL, &to, &conf) != 0) {
             rc = -1;
             break;
         }

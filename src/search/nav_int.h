@@ -156,6 +156,13 @@ int mg__nav_roots(struct nav *v, struct mg_nav_graph *g, const char *name, const
 int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int depth, struct mg_nav_def *from,
                      struct mg_nav_def ***found, size_t *nfound, size_t *capfound);
 
+/* ---- nav_type.c: receivers' declared types ---- */
+
+/* The declared type of the receiver of the member call at fl->text[off]
+ * (line; `a.m(`, `a->m(`): `self`/`this` the enclosing method's container,
+ * else a declaration in the enclosing function. false when unknown. */
+bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *out, size_t cap);
+
 /* ---- nav_ptr.c: C and C++ function pointers ---- */
 
 /* A call through a field at fl->text[off] (the field's name, `o->field(`) in
