@@ -316,7 +316,7 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         bool typed = mg__nav_receiver_type(fl, oc->off, oc->line, rt, sizeof(rt));
         if (resolve(v, cr->g, fl, cr->name, typed ? rt : NULL, &to, &conf) != 0) return -1;
         if (cr->to && to != cr->to) { /* a caller's caller by name: not when the call is surely another's */
-            if (strcmp(conf, "file") == 0 || strcmp(conf, "import") == 0) continue;
+            if (strcmp(conf, "file") == 0 || strcmp(conf, "import") == 0 || strcmp(conf, "type") == 0) continue;
             to = cr->to;
             conf = "ambiguous";
         }
