@@ -30,6 +30,7 @@
 #include "util/buf.h"
 
 #define PTR_INIT_MAX (1u << 20) /* bytes of one initializer read at most */
+#define PTR_FILES_MAX 400      /* a field or struct named in more files is not followed (linux's read: 9,000) */
 
 /* ---- 1. scanning C text ------------------------------------------------------------------------------ */
 
@@ -110,6 +111,17 @@ static size_t group_end(const char *t, size_t n, size_t i)
 }
 
 static bool receiver_type(const struct file *fl, size_t lo, size_t end, char *out, size_t cap);
+
+static int stop_at_first(struct nav *v, struct file *fl, void *ud) { return 1; }
+
+/* More than PTR_FILES_MAX files hold word (reading their stores would cost
+ * seconds on a large tree)? -1 on error. */
+static int too_common(struct nav *v, const char *word)
+{
+    size_t n = 0;
+    if (mg__nav_candidates(v, word, NULL, stop_at_first, NULL, &n) < 0) return -1;
+    return n > PTR_FILES_MAX;
+}
 
 /* ---- 2. the stores of a field ------------------------------------------------------------------------ */
 
@@ -357,6 +369,7 @@ static int field_structs(struct nav *v, struct store_scan *s)
     if (!r) return -1;
     /* copy first: reading other names may move the cache */
     size_t n = r->n;
+    if (n > 64) return 0; /* a name of that many definitions (count, ops): not followed */
     int64_t *fid = n ? malloc(n * sizeof(*fid)) : NULL;
     size_t *idx = n ? malloc(n * sizeof(*idx)) : NULL;
     if (n && (!fid || !idx)) {
@@ -413,7 +426,8 @@ static int field_structs(struct nav *v, struct store_scan *s)
                 break;
             }
             s->container = cont;
-            int c = mg__nav_candidates(v, cont, NULL, stores_positional, s, NULL);
+            int c = too_common(v, cont);
+            if (c == 0) c = mg__nav_candidates(v, cont, NULL, stores_positional, s, NULL);
             free(cont);
             if (c < 0) rv = -1;
         }
@@ -441,7 +455,13 @@ static struct ptrs *field_stores(struct nav *v, const char *field)
     v->only = NULL;
     v->nonly = 0;
     struct store_scan s = {.p = p, .field = p->field};
-    int rc = field_structs(v, &s);
+    int rc = too_common(v, p->field);
+    if (rc != 0) { /* a field named everywhere: resolved by name, as other calls */
+        v->only = only;
+        v->nonly = nonly;
+        return rc > 0 ? &v->ptrs[at] : NULL;
+    }
+    rc = field_structs(v, &s);
     p = &v->ptrs[at]; /* unmoved: nothing above reads another field's stores */
     if (rc == 0 && p->nconts > 0) /* else no struct has the field: nothing stores into it */
         rc = mg__nav_candidates(v, p->field, NULL, stores_designated, &s, NULL) < 0 ? -1 : 0;
