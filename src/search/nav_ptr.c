@@ -112,14 +112,12 @@ static size_t group_end(const char *t, size_t n, size_t i)
 
 static bool receiver_type(const struct file *fl, size_t lo, size_t end, char *out, size_t cap);
 
-static int stop_at_first(struct nav *v, struct file *fl, void *ud) { return 1; }
-
 /* More than PTR_FILES_MAX files hold word (reading their stores would cost
  * seconds on a large tree)? -1 on error. */
 static int too_common(struct nav *v, const char *word)
 {
     size_t n = 0;
-    if (mg__nav_candidates(v, word, NULL, stop_at_first, NULL, &n) < 0) return -1;
+    if (mg__nav_word_files(v, word, PTR_FILES_MAX, &n) != 0) return -1;
     return n > PTR_FILES_MAX;
 }
 
