@@ -7,12 +7,10 @@
  * anonymous struct's variable) at F's place among T's fields (the symbols
  * table lists fields with their struct as container, in order). A call
  * `o->F(...)` or `s.F(...)` then calls every function stored into F of o's
- * struct type (when o's declaration in the calling function names one of the
- * structs that have F; else of any struct with F), confidence "pointer". A
- * function-like macro whose body ends in `->P)` or `.P)` of its parameter P
- * (`#define OPS(op) (p->ops->op)`) makes `OPS(read)(...)` a call through
- * field read. Everything is read from stored text at query time and cached
- * per request by field name.
+ * struct type (when o's declaration names one of the structs with F; else
+ * of any), confidence "pointer". `#define OPS(op) (p->ops->op)` makes
+ * `OPS(read)(...)` a call through field read. Read from stored text at query
+ * time, cached per request by field name.
  *
  * Sections:
  *   1. scanning C text
@@ -30,14 +28,12 @@
 #include "util/buf.h"
 
 #define PTR_INIT_MAX (1u << 20) /* bytes of one initializer read at most */
-#define PTR_FILES_MAX 400      /* a field or struct named in more files is not followed (linux's read: 9,000) */
+#define PTR_FILES_MAX 2000 /* a field or struct named in more files is not followed (linux read: 9,000) */
 
 /* ---- 1. scanning C text ------------------------------------------------------------------------------ */
 
 static bool is_c(const char *lang) { return strcmp(lang, "c") == 0 || strcmp(lang, "cpp") == 0; }
-
 static bool idc(char c) { return mg_lex_id_char((unsigned char)c); }
-
 static size_t skip_ws(const char *t, size_t n, size_t i)
 {
     for (;;) {
@@ -87,8 +83,7 @@ static size_t lone_name(const char *t, size_t n, size_t i, size_t end, size_t *a
     return 0;
 }
 
-/* The end of the bracketed group opening at t[i] (`{`, `(` or `[`): the
- * offset past its closing bracket, or n. */
+/* Past the bracketed group at t[i] (`{`, `(` or `[`), or n. */
 static size_t group_end(const char *t, size_t n, size_t i)
 {
     int depth = 0;
@@ -112,8 +107,7 @@ static size_t group_end(const char *t, size_t n, size_t i)
 
 static bool receiver_type(const struct file *fl, size_t lo, size_t end, char *out, size_t cap);
 
-/* More than PTR_FILES_MAX files hold word (reading their stores would cost
- * seconds on a large tree)? -1 on error. */
+/* More than PTR_FILES_MAX files hold word (seconds to read)? -1 on error. */
 static int too_common(struct nav *v, const char *word)
 {
     size_t n = 0;
@@ -293,8 +287,7 @@ static void positional_element(struct store_scan *s, const char *t, size_t lo, s
     }
 }
 
-/* The initializer after `NAME [..] = ` at t[i] (`{`): one group, or an array
- * of groups. */
+/* The initializer `{` at t[i]: one group, or an array of groups. */
 static void positional_init(struct store_scan *s, const char *t, size_t n, size_t i, int64_t fid)
 {
     size_t end = group_end(t, n, i);
@@ -366,8 +359,13 @@ static int field_structs(struct nav *v, struct store_scan *s)
     struct resolved *r = mg__nav_defs_of(v, s->field);
     if (!r) return -1;
     /* copy first: reading other names may move the cache */
-    size_t n = r->n;
-    if (n > 64) return 0; /* a name of that many definitions (count, ops): not followed */
+    size_t n = r->n, nf = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct file *fl;
+        const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
+        nf += d && strcmp(d->kind, "field") == 0;
+    }
+    if (nf > 64) return 0; /* a field of that many structs (count, ops): not followed */
     int64_t *fid = n ? malloc(n * sizeof(*fid)) : NULL;
     size_t *idx = n ? malloc(n * sizeof(*idx)) : NULL;
     if (n && (!fid || !idx)) {
