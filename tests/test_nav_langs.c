@@ -246,7 +246,7 @@ TEST(nav_langs_c)
                   "1:run@c/main.c:6->?:fn(external) 1:run@c/main.c:7->?:p(external) "
                   "1:run@c/main.c:8->c/ops.c:3:shared(import) 1:run@c/main.c:8->c/ops.h:3:CALL_TWICE(name) "
                   "1:run@rs/src/lib.rs:5->rs/src/shapes.rs:7:make(import) "
-                  "1:run@rs/src/lib.rs:6->rs/src/shapes.rs:4:area(name) "
+                  "1:run@rs/src/lib.rs:6->rs/src/shapes.rs:4:area(type) "
                   "1:run@rs/src/lib.rs:6->rs/src/lib.rs:9:helper(file)");
     ASSERT_EQ_STR(CALLEES(&e, "CALL_TWICE", 1), "1:CALL_TWICE@c/ops.h:3->c/ops.c:4:twice(import)");
     /* inc is only taken by address: a use, and no caller */
@@ -277,9 +277,9 @@ TEST(nav_langs_c)
     /* a callers walk through the macro (which calls twice twice on its line: two call sites) */
     ASSERT_EQ_STR(CALLERS(&e, "twice", 2),
                   "1:CALL_TWICE@c/ops.h:3->c/ops.c:4:twice(import) 1:CALL_TWICE@c/ops.h:3->c/ops.c:4:twice(import) "
-                  "1:use_shape@cpp/shape.cpp:5->cpp/shape.hpp:6:twice(import) "
+                  "1:use_shape@cpp/shape.cpp:5->cpp/shape.hpp:6:twice(type) "
                   "1:render@js/main.ts:3->js/a.ts:2:twice(name) "
-                  "2:run@c/main.c:8->c/ops.h:3:CALL_TWICE(name) 2:show@js/main.ts:4->js/main.ts:3:render(file)");
+                  "2:run@c/main.c:8->c/ops.h:3:CALL_TWICE(name) 2:show@js/main.ts:4->js/main.ts:3:render(type)");
     mg_db_close(&e.d);
 }
 
@@ -310,24 +310,24 @@ TEST(nav_langs_cpp_python_ts)
     open_env(&e);
     /* C++: obj.m(), Cls::m() and the inline method's this->m(); overloads are one name (the first) */
     ASSERT_EQ_STR(CALLEES(&e, "use_shape", 1),
-                  "1:use_shape@cpp/shape.cpp:5->cpp/shape.cpp:2:area(file) "
+                  "1:use_shape@cpp/shape.cpp:5->cpp/shape.cpp:2:area(type) "
                   "1:use_shape@cpp/shape.cpp:5->cpp/shape.cpp:3:scale(file) "
-                  "1:use_shape@cpp/shape.cpp:5->cpp/shape.hpp:6:twice(import)");
-    ASSERT_EQ_STR(CALLEES(&e, "twice", 1), "1:twice@cpp/shape.hpp:6->cpp/shape.cpp:2:area(name)");
+                  "1:use_shape@cpp/shape.cpp:5->cpp/shape.hpp:6:twice(type)");
+    ASSERT_EQ_STR(CALLEES(&e, "twice", 1), "1:twice@cpp/shape.hpp:6->cpp/shape.cpp:2:area(type)");
     ASSERT_EQ_STR(CALLERS(&e, "area", 1),
                   "1:scale@cpp/shape.cpp:3->cpp/shape.cpp:2:area(file) 1:scale@cpp/shape.cpp:4->cpp/shape.cpp:2:"
-                  "area(file) 1:use_shape@cpp/shape.cpp:5->cpp/shape.cpp:2:area(file) "
-                  "1:twice@cpp/shape.hpp:6->cpp/shape.cpp:2:area(name) "
-                  "1:run@rs/src/lib.rs:6->rs/src/shapes.rs:4:area(name)");
+                  "area(file) 1:use_shape@cpp/shape.cpp:5->cpp/shape.cpp:2:area(type) "
+                  "1:twice@cpp/shape.hpp:6->cpp/shape.cpp:2:area(type) "
+                  "1:run@rs/src/lib.rs:6->rs/src/shapes.rs:4:area(type)");
     /* Python: each module's norm by what the caller imports; self.m() */
     ASSERT_EQ_STR(CALLEES(&e, "size", 1),
                   "1:size@py/app.py:5->py/pa/util.py:1:norm(import)");
     ASSERT_EQ_STR(CALLEES(&e, "go2", 1), "1:go2@py/app2.py:4->py/pb/util.py:1:norm(import)");
-    ASSERT_EQ_STR(CALLEES(&e, "grow", 1), "1:grow@py/app.py:8->py/app.py:4:size(file)");
+    ASSERT_EQ_STR(CALLEES(&e, "grow", 1), "1:grow@py/app.py:8->py/app.py:4:size(type)");
     /* TypeScript: fmt from './a', the arrow function, this.m() */
     ASSERT_EQ_STR(CALLEES(&e, "render", 1), "1:render@js/main.ts:3->js/a.ts:1:fmt(import) "
                                             "1:render@js/main.ts:3->js/a.ts:2:twice(name)");
-    ASSERT_EQ_STR(CALLERS(&e, "render", 1), "1:show@js/main.ts:4->js/main.ts:3:render(file)");
+    ASSERT_EQ_STR(CALLERS(&e, "render", 1), "1:show@js/main.ts:4->js/main.ts:3:render(type)");
     /* a method may be named like a keyword; the keyword is no use of it (`catch (e)`, `get volume()`, `default:`) */
     ASSERT_EQ_STR(refs(&e, "catch"), "js/words.ts:7:call:settle");
     ASSERT_EQ_STR(refs(&e, "get"), "js/words.ts:9:call:settle js/words.ts:9:call:settle");
@@ -347,7 +347,7 @@ TEST(nav_langs_go_java_rust)
                   "1:go2@py/app2.py:4->py/pb/util.py:1:norm(import)");
     /* Java: overloads are one name; the imported class's method */
     ASSERT_EQ_STR(CALLEES(&e, "total", 1), "1:total@java/com/x/Box.java:6->java/com/x/Box.java:4:size(file)");
-    ASSERT_EQ_STR(CALLEES(&e, "use", 1), "1:use@java/com/z/App.java:6->java/com/x/Box.java:4:size(import)");
+    ASSERT_EQ_STR(CALLEES(&e, "use", 1), "1:use@java/com/z/App.java:6->java/com/x/Box.java:4:size(type)");
     /* Rust: the impl method, and make through mod and use */
     ASSERT_EQ_STR(CALLERS(&e, "make", 1), "1:run@rs/src/lib.rs:5->rs/src/shapes.rs:7:make(import)");
     ASSERT_EQ_STR(trace(&e, "run", "area"), "run>area");
@@ -366,7 +366,7 @@ TEST(nav_langs_incremental)
     reopen(&e);
     ASSERT_EQ_STR(CALLEES(&e, "run", 1), "1:run@c/main.c:4->c/ops.c:3:shared(ambiguous) "
                                          "1:run@rs/src/lib.rs:5->rs/src/shapes.rs:7:make(import) "
-                                         "1:run@rs/src/lib.rs:6->rs/src/shapes.rs:4:area(name) "
+                                         "1:run@rs/src/lib.rs:6->rs/src/shapes.rs:4:area(type) "
                                          "1:run@rs/src/lib.rs:6->rs/src/lib.rs:9:helper(file)");
     /* pa/util.py deleted: app.py's norm is pb's, the one Python definition left */
     char gone[4096];

@@ -136,6 +136,19 @@ int mg__nav_open(struct nav *v, struct mg_db *d, const struct mg_filter *f, doub
     return 0;
 }
 
+/* What a field's stores own (nav_ptr.c fills them). */
+static void ptrs_free(struct ptrs *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->v[i].name);
+        free(p->v[i].container);
+    }
+    free(p->v);
+    for (size_t i = 0; i < p->nconts; i++) free(p->conts[i]);
+    free(p->conts);
+    free(p->field);
+}
+
 void mg__nav_close(struct nav *v)
 {
     for (size_t i = 0; i < v->capfiles; i++) file_free(v->files[i]);
@@ -146,6 +159,8 @@ void mg__nav_close(struct nav *v)
         free(v->names[i].fid);
     }
     free(v->names);
+    for (size_t i = 0; i < v->nptrs; i++) ptrs_free(&v->ptrs[i]);
+    free(v->ptrs);
 }
 
 /* A file by id, its row read (path, lang, scope); text and definitions only

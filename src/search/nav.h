@@ -14,7 +14,9 @@
  *     repo by name in a language that can call it (C with C++, JavaScript
  *     with TypeScript), preferring, of several, those in files the caller
  *     includes or imports (search/navimport.h: read from the caller's stored
- *     text when asked); `confidence` says which, and how many candidates.
+ *     text when asked); `confidence` says which, and how many candidates;
+ *   - in C and C++, a call through a field (`o->read(x)`) calls the functions
+ *     stored into that field of the receiver's struct (nav_ptr.c).
  *
  * A reference is a use of the name as a whole identifier outside comments and
  * strings that is not the name of one of its definitions; a call is a
@@ -86,7 +88,9 @@ struct mg_nav_edge {
     const char *confidence;    /* static: "file" (defined in the caller's file), "name" (one definition in
                                 * the repo), "import" (several, and the caller imports the file of to, or a
                                 * header declaring it, and no other), "ambiguous" (several: to is the first,
-                                * an imported one first), "external" (none) */
+                                * an imported one first), "external" (none), "pointer" (C/C++: stored into
+                                * the field the call goes through; callee is to's name), "type" (a method of
+                                * the receiver's declared type, nav_type.c) */
 };
 
 struct mg_nav_graph {

@@ -1,12 +1,12 @@
-/* nav_calls.c — call-graph walks: the callers of a definition, the callees
- * it calls (a called name resolved by the file's imports and paths), and
- * the call paths between two (nav_int.h).
+/* nav_calls.c — call-graph walks: the callers of a definition and the
+ * callees it calls (a called name resolved by the file's imports and paths,
+ * a call through a C field by nav_ptr.c); nav_paths.c searches the paths
+ * between two over callees (nav_int.h).
  *
  * Sections:
  *   1. the graph and resolution of a called name
  *   2. callers
  *   3. callees
- *   4. paths
  */
 #include "search/nav_int.h"
 
@@ -121,11 +121,30 @@ static bool same_stem(const char *a, const char *b)
 /* How a called name resolves from a file: its own definition there, else the
  * repo's by name in a language that can call it; of several, those in files
  * the caller imports come first. *to is NULL when there is none. */
-static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, const char *name,
+static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, const char *name, const char *rtype,
                    struct mg_nav_def **to, const char **confidence)
 {
     *to = NULL;
     *confidence = "external";
+    if (rtype) { /* a method of the receiver's declared type: the caller's file first, then the repo's */
+        for (size_t i = 0; i < from->ndefs; i++)
+            if (mg__nav_function_like(from->defs[i].kind) && strcmp(from->defs[i].name, name) == 0 &&
+                from->defs[i].container && strcmp(from->defs[i].container, rtype) == 0) {
+                *confidence = "type";
+                return (*to = pooled(g, &from->defs[i], from->path)) ? 0 : mg_err_oom(v->err);
+            }
+        struct resolved *r = mg__nav_defs_of(v, name);
+        if (!r) return -1;
+        for (size_t i = 0; i < r->n; i++) {
+            struct file *fl;
+            const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
+            if (d && mg__nav_function_like(d->kind) && d->container && strcmp(d->container, rtype) == 0 &&
+                same_world(from->lang, fl->lang)) {
+                *confidence = "type";
+                return (*to = pooled(g, d, fl->path)) ? 0 : mg_err_oom(v->err);
+            }
+        }
+    }
     for (size_t i = 0; i < from->ndefs; i++)
         if (mg__nav_function_like(from->defs[i].kind) && strcmp(from->defs[i].name, name) == 0) {
             *confidence = "file";
@@ -213,7 +232,7 @@ static bool file_local(struct nav *v, const struct mg_nav_def *d)
 
 /* The function-like definitions of name (in path only, when given), pooled,
  * added to the walk's roots; *local (when local): all of them are file_local. */
-static int roots(struct nav *v, struct mg_nav_graph *g, const char *name, const char *path, bool *local)
+int mg__nav_roots(struct nav *v, struct mg_nav_graph *g, const char *name, const char *path, bool *local)
 {
     struct resolved *r = mg__nav_defs_of(v, name);
     if (!r) return -1;
@@ -255,6 +274,27 @@ static bool seen_def(struct mg_nav_graph *g, size_t upto, const struct mg_nav_de
     return false;
 }
 
+/* An edge of a callers walk, its caller kept for the next depth. 0, 1 at
+ * the limit, -1 out of memory. */
+static int caller_edge(struct callers_run *cr, struct mg_nav_def *from, struct mg_nav_def *to, int line,
+                       const char *conf)
+{
+    bool fresh = !seen_def(cr->g, cr->g->n, from);
+    for (size_t r = 0; r < cr->g->ndefs && fresh; r++) fresh = cr->g->defs[r] != from; /* a root is walked */
+    if (cr->g->n >= cr->limit) {
+        cr->g->truncated = true;
+        return 1;
+    }
+    if (add_edge(cr->g, cr->limit, cr->depth, from, to, cr->name, line, conf) != 0) return -1;
+    if (fresh && strcmp(from->kind, "file") != 0) {
+        struct mg_nav_def **nn = mg_grow(cr->next, cr->nnext, &cr->capnext, sizeof(*nn));
+        if (!nn) return -1;
+        cr->next = nn;
+        cr->next[cr->nnext++] = from;
+    }
+    return 0;
+}
+
 static int callers_file(struct nav *v, struct file *fl, void *ud)
 {
     struct callers_run *cr = ud;
@@ -262,6 +302,9 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
     for (size_t k = 0; k < cr->o.n; k++) {
         const struct occ *oc = &cr->o.v[k];
         if (oc->def || !oc->call) continue;
+        bool ptr; /* o->name(x) calls what was stored into the field name, not the function name */
+        if (mg__nav_pointer_call(v, fl, oc->off, oc->line, cr->name, &ptr) != 0) return -1;
+        if (ptr) continue;
         struct mg_nav_def tmp;
         const struct mg_nav_def *in = mg__nav_enclosing(fl, oc->line, true);
         if (!in) in = file_def(fl, &tmp);
@@ -269,30 +312,54 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         if (!from) return mg_err_oom(v->err);
         struct mg_nav_def *to;
         const char *conf;
-        if (resolve(v, cr->g, fl, cr->name, &to, &conf) != 0) return -1;
+        char rt[128];
+        bool typed = mg__nav_receiver_type(fl, oc->off, oc->line, rt, sizeof(rt));
+        if (resolve(v, cr->g, fl, cr->name, typed ? rt : NULL, &to, &conf) != 0) return -1;
         if (cr->to && to != cr->to) { /* a caller's caller by name: not when the call is surely another's */
-            if (strcmp(conf, "file") == 0 || strcmp(conf, "import") == 0) continue;
+            if (strcmp(conf, "file") == 0 || strcmp(conf, "import") == 0 || strcmp(conf, "type") == 0) continue;
             to = cr->to;
             conf = "ambiguous";
         }
-        bool fresh = !seen_def(cr->g, cr->g->n, from);
-        for (size_t r = 0; r < cr->g->ndefs && fresh; r++) fresh = cr->g->defs[r] != from; /* a root is walked */
-        if (cr->g->n >= cr->limit) {
-            cr->g->truncated = true;
-            return 1;
-        }
-        if (add_edge(cr->g, cr->limit, cr->depth, from, to, cr->name, oc->line, conf) != 0) return mg_err_oom(v->err);
-        if (fresh && strcmp(from->kind, "file") != 0) {
-            struct mg_nav_def **nn = mg_grow(cr->next, cr->nnext, &cr->capnext, sizeof(*nn));
-            if (!nn) return mg_err_oom(v->err);
-            cr->next = nn;
-            cr->next[cr->nnext++] = from;
-        }
+        int rc = caller_edge(cr, from, to, oc->line, conf);
+        if (rc != 0) return rc < 0 ? mg_err_oom(v->err) : 1;
     }
     return 0;
 }
 
-static int clamp_depth(int depth, struct mg_err *err)
+/* The callers of cr->name through function pointers (nav_ptr.c): an edge
+ * ("pointer") from each call through a field it is stored into to the root
+ * in the store's file (else the first of roots). */
+static int pointer_callers(struct nav *v, struct mg_nav_def *const *roots, size_t nroots, struct callers_run *cr)
+{
+    struct ptr_site *s;
+    size_t n;
+    if (nroots == 0) return 0;
+    if (mg__nav_ptr_callers(v, cr->name, &s, &n) != 0) return -1;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct file *fl = mg__nav_file(v, s[i].fid, true);
+        if (!fl || mg__nav_file_defs(v, fl) != 0) {
+            rc = v->err->code ? -1 : 0;
+            continue;
+        }
+        struct mg_nav_def tmp;
+        const struct mg_nav_def *in = mg__nav_enclosing(fl, s[i].line, true);
+        struct mg_nav_def *from = pooled(cr->g, in ? in : file_def(fl, &tmp), fl->path), *to = roots[0];
+        if (!from) {
+            rc = mg_err_oom(v->err);
+            break;
+        }
+        for (size_t r = 0; r < nroots; r++)
+            if (roots[r]->file_id == s[i].store_fid) to = roots[r];
+        bool dup = false; /* the same call found by name */
+        for (size_t e = 0; e < cr->g->n && !dup; e++) dup = cr->g->v[e].from == from && cr->g->v[e].line == s[i].line;
+        if (!dup && (rc = caller_edge(cr, from, to, s[i].line, "pointer")) != 0) rc = rc < 0 ? mg_err_oom(v->err) : 1;
+    }
+    free(s);
+    return rc;
+}
+
+int mg__nav_clamp_depth(int depth, struct mg_err *err)
 {
     if (depth < 1 || depth > MG_NAV_DEPTH_MAX)
         return mg_err_set(err, MG_E_BAD_ARG, "depth must be between 1 and %d", MG_NAV_DEPTH_MAX);
@@ -341,7 +408,7 @@ int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *co
                       struct mg_nav_graph *out, struct mg_err *err)
 {
     memset(out, 0, sizeof(*out));
-    if (clamp_depth(depth, err) != 0) return -1;
+    if (mg__nav_clamp_depth(depth, err) != 0) return -1;
     char(*names)[MG_TOKEN_MAX * 4] = nnames ? malloc(nnames * sizeof(*names)) : NULL;
     if (nnames && !names) return mg_err_oom(err);
     for (size_t i = 0; i < nnames; i++)
@@ -356,7 +423,7 @@ int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *co
     if (nnames && (!from || !local)) rc = mg_err_oom(err);
     for (size_t i = 0; rc == 0 && i < nnames; i++) {
         from[i] = out->ndefs;
-        rc = roots(&v, out, names[i], in_paths ? in_paths[i] : NULL, &local[i]);
+        rc = mg__nav_roots(&v, out, names[i], in_paths ? in_paths[i] : NULL, &local[i]);
         from[i + 1] = out->ndefs;
     }
     struct callers_run cr = {.g = out, .limit = limit, .depth = 1};
@@ -374,6 +441,7 @@ int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *co
                 }
                 rc = callers_in(&v, cr.name, (const struct mg_nav_def *const *)out->defs + from[i],
                                 local[i] ? from[i + 1] - from[i] : 0, &cr);
+                if (rc == 0) rc = pointer_callers(&v, out->defs + from[i], from[i + 1] - from[i], &cr);
             }
         } else {
             for (size_t i = 0; rc == 0 && i < nfrontier; i++) {
@@ -392,6 +460,7 @@ int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *co
                     continue;
                 }
                 rc = callers_in(&v, cr.name, &self, own ? 1 : 0, &cr);
+                if (rc == 0) rc = pointer_callers(&v, &frontier[i], 1, &cr);
             }
         }
         free(frontier);
@@ -424,7 +493,7 @@ struct callees_run {
     const char *self; /* the definition's own name: its first occurrence is no call */
     bool self_seen;
     int lo, hi;       /* the definition's lines */
-    struct call { size_t off; int line; size_t len; } *v;
+    struct call { size_t off; int line; size_t len; char *field, *type; } *v; /* field, type: a call through it */
     size_t n, cap;
     bool failed;
 };
@@ -445,13 +514,83 @@ static int on_call(void *ud, const char *t, size_t off, size_t len, int line, bo
         return 1;
     }
     cr->v = nv;
-    cr->v[cr->n++] = (struct call){off, line, len};
+    cr->v[cr->n++] = (struct call){off, line, len, NULL, NULL};
     return 0;
+}
+
+static int add_found(struct mg_nav_def *to, struct mg_nav_def ***found, size_t *nfound, size_t *capfound)
+{
+    for (size_t k = 0; k < *nfound; k++)
+        if ((*found)[k] == to) return 0;
+    struct mg_nav_def **nf = mg_grow(*found, *nfound, capfound, sizeof(*nf));
+    if (!nf) return -1;
+    *found = nf;
+    (*found)[(*nfound)++] = to;
+    return 0;
+}
+
+/* The function a store into a field names: the one in the store's file,
+ * else the first of the repo's in C or C++. NULL when none. */
+static int stored_def(struct nav *v, struct mg_nav_graph *g, const struct ptr_store *st, struct mg_nav_def **to)
+{
+    *to = NULL;
+    struct file *sf = mg__nav_file(v, st->fid, true);
+    if (!sf) return v->err->code ? -1 : 0;
+    if (mg__nav_file_defs(v, sf) != 0) return -1;
+    for (size_t k = 0; k < sf->ndefs; k++)
+        if (mg__nav_function_like(sf->defs[k].kind) && strcmp(sf->defs[k].name, st->name) == 0)
+            return (*to = pooled(g, &sf->defs[k], sf->path)) ? 0 : mg_err_oom(v->err);
+    struct resolved *r = mg__nav_defs_of(v, st->name);
+    if (!r) return -1;
+    for (size_t k = 0; k < r->n; k++) {
+        struct file *fl;
+        const struct mg_nav_def *d = mg__nav_resolved_def(v, r, k, &fl);
+        if (d && mg__nav_function_like(d->kind) && same_world(sf->lang, fl->lang))
+            return (*to = pooled(g, d, fl->path)) ? 0 : mg_err_oom(v->err);
+    }
+    return 0;
+}
+
+/* Call i of cr through a field (`o->read(`, `OPS(read)(`): an edge
+ * ("pointer") to each function stored into that field of the receiver's
+ * struct, once per field and struct. 1 when the call was one, 0 when not
+ * (or no function is stored there), -1 on error. */
+static int field_calls(struct nav *v, struct mg_nav_graph *g, size_t limit, int depth, struct mg_nav_def *from,
+                       struct file *fl, size_t off, struct callees_run *cr, size_t i, const char *name,
+                       struct mg_nav_def ***found, size_t *nfound, size_t *capfound)
+{
+    char field[MG_TOKEN_MAX * 4], type[128];
+    size_t at = off + cr->v[i].off;
+    struct ptrs *p = NULL;
+    if (mg__nav_macro_field(v, fl, at, cr->v[i].len, field, sizeof(field))) {
+        if (mg__nav_field_call(v, fl, off, SIZE_MAX, field, &p, type, sizeof(type)) != 0) return -1;
+    } else {
+        snprintf(field, sizeof(field), "%s", name);
+        if (mg__nav_field_call(v, fl, off, at, field, &p, type, sizeof(type)) != 0) return -1;
+    }
+    if (!p || p->n == 0) return 0;
+    size_t e0 = g->total;
+    for (size_t k = 0; k < i; k++) /* the same field through the same struct: once */
+        if (cr->v[k].field && strcmp(cr->v[k].field, field) == 0 && strcmp(cr->v[k].type, type) == 0) return 1;
+    for (size_t k = 0; k < p->n; k++) {
+        const struct ptr_store *st = &p->v[k];
+        if (type[0] && st->container && strcmp(st->container, type) != 0) continue;
+        struct mg_nav_def *to;
+        if (stored_def(v, g, st, &to) != 0) return -1;
+        if (!to) continue;
+        if (add_edge(g, limit, depth, from, to, to->name, from->start_line + cr->v[i].line - 1, "pointer") != 0 ||
+            (found && add_found(to, found, nfound, capfound) != 0))
+            return mg_err_oom(v->err);
+    }
+    if (g->total == e0) return 0; /* none stored into this struct's field: the call by name, as before */
+    struct call *c = &cr->v[i];
+    if (!(c->field = strdup(field)) || !(c->type = strdup(type))) return mg_err_oom(v->err);
+    return 1;
 }
 
 /* The distinct calls inside one definition, each with its first line, as
  * edges from it. */
-static int calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int depth, struct mg_nav_def *from,
+int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int depth, struct mg_nav_def *from,
                     struct mg_nav_def ***found, size_t *nfound, size_t *capfound)
 {
     struct file *fl = mg__nav_file(v, from->file_id, true);
@@ -475,13 +614,27 @@ static int calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int dep
         if (cr.v[i].len >= sizeof(name)) continue;
         memcpy(name, fl->text + off + cr.v[i].off, cr.v[i].len);
         name[cr.v[i].len] = 0;
-        bool dup = false;
+        int fc = field_calls(v, g, limit, depth, from, fl, off, &cr, i, name, found, nfound, capfound);
+        if (fc < 0) {
+            rc = -1;
+            break;
+        }
+        if (fc > 0) continue;
+        char rt[128];
+        bool typed = mg__nav_receiver_type(fl, off + cr.v[i].off, from->start_line + cr.v[i].line - 1, rt, sizeof(rt));
+        if (typed && !(cr.v[i].type = strdup(rt))) {
+            rc = mg_err_oom(v->err);
+            break;
+        }
+        bool dup = false; /* a name once, once per receiver type */
         for (size_t k = 0; k < i && !dup; k++)
-            dup = cr.v[k].len == cr.v[i].len && memcmp(fl->text + off + cr.v[k].off, name, cr.v[i].len) == 0;
+            dup = !cr.v[k].field && cr.v[k].len == cr.v[i].len &&
+                  memcmp(fl->text + off + cr.v[k].off, name, cr.v[i].len) == 0 &&
+                  (!cr.v[k].type == !typed) && (!typed || strcmp(cr.v[k].type, rt) == 0);
         if (dup) continue;
         struct mg_nav_def *to;
         const char *conf;
-        if (resolve(v, g, fl, name, &to, &conf) != 0) {
+        if (resolve(v, g, fl, name, typed ? rt : NULL, &to, &conf) != 0) {
             rc = -1;
             break;
         }
@@ -489,19 +642,14 @@ static int calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int dep
             rc = mg_err_oom(v->err);
             break;
         }
-        if (to && found) {
-            bool known = false;
-            for (size_t k = 0; k < *nfound && !known; k++) known = (*found)[k] == to;
-            if (!known) {
-                struct mg_nav_def **nf = mg_grow(*found, *nfound, capfound, sizeof(*nf));
-                if (!nf) {
-                    rc = mg_err_oom(v->err);
-                    break;
-                }
-                *found = nf;
-                (*found)[(*nfound)++] = to;
-            }
+        if (to && found && add_found(to, found, nfound, capfound) != 0) {
+            rc = mg_err_oom(v->err);
+            break;
         }
+    }
+    for (size_t i = 0; i < cr.n; i++) {
+        free(cr.v[i].field);
+        free(cr.v[i].type);
     }
     free(cr.v);
     return rc;
@@ -512,10 +660,10 @@ int mg_nav_callees(struct mg_db *d, const struct mg_filter *f, const char *qname
 {
     memset(out, 0, sizeof(*out));
     char name[MG_TOKEN_MAX * 4];
-    if (mg__nav_plain_name(qname, name, sizeof(name), err) != 0 || clamp_depth(depth, err) != 0) return -1;
+    if (mg__nav_plain_name(qname, name, sizeof(name), err) != 0 || mg__nav_clamp_depth(depth, err) != 0) return -1;
     struct nav v;
     int rc = mg__nav_open(&v, d, f, deadline, err);
-    if (rc == 0) rc = roots(&v, out, name, NULL, NULL);
+    if (rc == 0) rc = mg__nav_roots(&v, out, name, NULL, NULL);
     struct mg_nav_def **frontier = NULL, **next = NULL, **visited = NULL;
     size_t nfrontier = 0, nnext = 0, capnext = 0, nvisited = 0, capvisited = 0;
     if (rc == 0 && out->ndefs) {
@@ -540,7 +688,7 @@ int mg_nav_callees(struct mg_db *d, const struct mg_filter *f, const char *qname
             }
             visited = nv;
             visited[nvisited++] = frontier[i];
-            rc = calls_of(&v, out, limit, level, frontier[i], level < depth ? &next : NULL, &nnext, &capnext);
+            rc = mg__nav_calls_of(&v, out, limit, level, frontier[i], level < depth ? &next : NULL, &nnext, &capnext);
         }
         free(frontier);
         frontier = next;
@@ -554,120 +702,6 @@ int mg_nav_callees(struct mg_db *d, const struct mg_filter *f, const char *qname
     free(visited);
     mg__nav_close(&v);
     if (rc != 0) mg_nav_graph_release(out);
-    return rc;
-}
-
-/* ---- 4. paths -------------------------------------------------------------------------------------- */
-
-/* The edge that reached edge p's caller (-1: p starts at a root). */
-static ssize_t edge_up(const struct mg_nav_graph *g, struct mg_nav_def *const *visited, const ssize_t *parent,
-                       size_t nvisited, ssize_t p)
-{
-    const struct mg_nav_def *fr = g->v[p].from;
-    for (size_t k = 0; k < nvisited; k++)
-        if (visited[k] == fr) return parent[k];
-    return -1;
-}
-
-int mg_nav_trace(struct mg_db *d, const struct mg_filter *f, const char *qfrom, const char *qto, int max_depth,
-                 size_t max_paths, double deadline, struct mg_nav_paths *out, struct mg_err *err)
-{
-    memset(out, 0, sizeof(*out));
-    char from[MG_TOKEN_MAX * 4], to[MG_TOKEN_MAX * 4];
-    if (mg__nav_plain_name(qfrom, from, sizeof(from), err) != 0 || mg__nav_plain_name(qto, to, sizeof(to), err) != 0 ||
-        clamp_depth(max_depth, err) != 0)
-        return -1;
-    if (max_paths == 0) max_paths = 1;
-    struct nav v;
-    struct mg_nav_graph *g = &out->g;
-    int rc = mg__nav_open(&v, d, f, deadline, err);
-    if (rc == 0) rc = roots(&v, g, from, NULL, NULL);
-    /* breadth first over definitions; parent[i]: the edge that reached visited[i] */
-    struct mg_nav_def **visited = NULL;
-    ssize_t *parent = NULL;
-    size_t nvisited = 0, capvisited = 0, head = 0;
-    int *level = NULL;
-    for (size_t i = 0; rc == 0 && i < g->ndefs; i++) {
-        if (nvisited == capvisited) {
-            capvisited = capvisited ? capvisited * 2 : 64;
-            visited = realloc(visited, capvisited * sizeof(*visited));
-            parent = realloc(parent, capvisited * sizeof(*parent));
-            level = realloc(level, capvisited * sizeof(*level));
-            if (!visited || !parent || !level) rc = mg_err_oom(err);
-        }
-        if (rc == 0) {
-            visited[nvisited] = g->defs[i];
-            parent[nvisited] = -1;
-            level[nvisited++] = 0;
-        }
-    }
-    int found_at = -1;
-    while (rc == 0 && head < nvisited) {
-        if (found_at >= 0 && level[head] >= found_at) break; /* every shortest path is in */
-        if (level[head] >= max_depth) break;
-        if (mg__nav_late(deadline) || head >= MG_NAV_NODES_MAX) {
-            out->truncated = true;
-            break;
-        }
-        struct mg_nav_def *node = visited[head];
-        size_t e0 = g->n;
-        if (calls_of(&v, g, SIZE_MAX, level[head] + 1, node, NULL, NULL, NULL) != 0) {
-            rc = -1;
-            break;
-        }
-        out->visited++;
-        for (size_t e = e0; e < g->n && rc == 0; e++) {
-            struct mg_nav_def *t = g->v[e].to;
-            if (!t) continue;
-            bool known = false;
-            for (size_t k = 0; k < nvisited && !known; k++) known = visited[k] == t;
-            if (known && strcmp(t->name, to) != 0) continue;
-            if (nvisited == capvisited) {
-                capvisited *= 2;
-                struct mg_nav_def **nv = realloc(visited, capvisited * sizeof(*nv));
-                ssize_t *np = realloc(parent, capvisited * sizeof(*np));
-                int *nl = realloc(level, capvisited * sizeof(*nl));
-                if (nv) visited = nv;
-                if (np) parent = np;
-                if (nl) level = nl;
-                if (!nv || !np || !nl) {
-                    rc = mg_err_oom(err);
-                    break;
-                }
-            }
-            visited[nvisited] = t;
-            parent[nvisited] = (ssize_t)e;
-            level[nvisited] = level[head] + 1;
-            if (strcmp(t->name, to) == 0 && out->n < max_paths) {
-                if (found_at < 0) found_at = level[head] + 1;
-                /* the path: edges back to a root */
-                size_t len = 0;
-                for (ssize_t p = (ssize_t)e; p >= 0; p = edge_up(g, visited, parent, nvisited, p)) len++;
-                struct mg_nav_edge *path = calloc(len, sizeof(*path));
-                size_t *nl = realloc(out->len, (out->n + 1) * sizeof(*nl));
-                if (nl) out->len = nl;
-                struct mg_nav_edge **np = realloc(out->paths, (out->n + 1) * sizeof(*np));
-                if (np) out->paths = np;
-                if (!path || !nl || !np) {
-                    free(path);
-                    rc = mg_err_oom(err);
-                    break;
-                }
-                size_t i = len;
-                for (ssize_t p = (ssize_t)e; p >= 0; p = edge_up(g, visited, parent, nvisited, p))
-                    path[--i] = g->v[p]; /* a copy: g->v may still move; its strings stay g's */
-                out->paths[out->n] = path;
-                out->len[out->n++] = len;
-            }
-            nvisited++;
-        }
-        head++;
-    }
-    free(visited);
-    free(parent);
-    free(level);
-    mg__nav_close(&v);
-    if (rc != 0) mg_nav_paths_release(out);
     return rc;
 }
 

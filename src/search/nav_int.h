@@ -34,6 +34,22 @@ struct file {
     bool imps_loaded, imps_failed;
 };
 
+/* A function stored into a field (nav_ptr.c): its name, the struct it was
+ * stored into (NULL: unknown) and the file of the store. */
+struct ptr_store {
+    char *name, *container;
+    int64_t fid;
+};
+
+/* The stores into one field, and the structs that have it. */
+struct ptrs {
+    char *field;
+    struct ptr_store *v;
+    size_t n, cap;
+    char **conts;
+    size_t nconts, capconts;
+};
+
 struct nav {
     struct mg_db *d;
     const struct mg_filter *f;
@@ -45,6 +61,8 @@ struct nav {
     size_t nnames, capnames;
     const int64_t *only;    /* candidates: only these files (a file-local callee's); NULL: all */
     size_t nonly;
+    struct ptrs *ptrs;      /* stores into fields, by field (nav_ptr.c) */
+    size_t nptrs, capptrs;
 };
 
 struct resolved {
@@ -121,7 +139,56 @@ int mg__nav_file_occs(struct nav *v, struct file *fl, const char *name, struct o
  * from_path on (NULL: all); calls fn for each, loaded, until it returns
  * non-zero. 0 when all were seen, 1 past the deadline, 2 when fn stopped,
  * -1 on error; *ncand: how many files there are. */
+/* How many files' words hold name's token, counted up to cap + 1 (no rows
+ * read). -1 on error. */
+int mg__nav_word_files(struct nav *v, const char *name, size_t cap, size_t *n);
 int mg__nav_candidates(struct nav *v, const char *name, const char *from_path,
                        int (*fn)(struct nav *, struct file *, void *), void *ud, size_t *ncand);
+
+/* ---- nav_calls.c: call-graph walks ---- */
+
+/* 0, or -1 with err when depth is not 1..MG_NAV_DEPTH_MAX. */
+int mg__nav_clamp_depth(int depth, struct mg_err *err);
+
+/* The function-like definitions of name (in path only, when given), pooled,
+ * added to g's roots; *local (when local): all of them are static in a C
+ * or C++ source file. */
+int mg__nav_roots(struct nav *v, struct mg_nav_graph *g, const char *name, const char *path, bool *local);
+/* The distinct calls inside from, as edges of g at depth (at most limit);
+ * the definitions they reach appended to *found when found. */
+int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int depth, struct mg_nav_def *from,
+                     struct mg_nav_def ***found, size_t *nfound, size_t *capfound);
+
+/* ---- nav_type.c: receivers' declared types ---- */
+
+/* The declared type of the receiver of the member call at fl->text[off]
+ * (line; `a.m(`, `a->m(`): `self`/`this` the enclosing method's container,
+ * else a declaration in the enclosing function. false when unknown. */
+bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *out, size_t cap);
+
+/* ---- nav_ptr.c: C and C++ function pointers ---- */
+
+/* A call through a field at fl->text[off] (the field's name, `o->field(`) in
+ * C or C++: *p the stores into field (NULL: no call through a field), type
+ * the receiver's struct when its declaration in fl->text[lo, off) names one
+ * that has the field ("" : any); off SIZE_MAX: a macro's call through field
+ * (mg__nav_macro_field), any struct. -1 with err on failure. */
+int mg__nav_field_call(struct nav *v, struct file *fl, size_t lo, size_t off, const char *field, struct ptrs **p,
+                       char *type, size_t cap);
+/* Is the call at fl->text[off] (line) a call through field (a C or C++
+ * member call) that mg__nav_field_call resolves to a stored function? */
+int mg__nav_pointer_call(struct nav *v, struct file *fl, size_t off, int line, const char *field, bool *yes);
+/* `M(f)(...)` at fl->text[off] (M len bytes) where M is a macro of fl's
+ * whose body ends in `->P)` or `.P)`: a call through field f (copied to
+ * field). */
+bool mg__nav_macro_field(struct nav *v, const struct file *fl, size_t off, size_t len, char *field, size_t cap);
+/* The calls through the fields function name is stored into (the inverse of
+ * mg__nav_field_call): each site's file and line, and the file of the store. */
+struct ptr_site {
+    int64_t fid;
+    int line;
+    int64_t store_fid;
+};
+int mg__nav_ptr_callers(struct nav *v, const char *name, struct ptr_site **out, size_t *nout);
 
 #endif

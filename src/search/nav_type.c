@@ -1,0 +1,156 @@
+/* nav_type.c — the declared type of a method call's receiver (nav_int.h):
+ * `a.Close()` with `a` declared of type A calls A's Close, not the first
+ * Close of the file.
+ *
+ * The receiver is the identifier before `.`, `->` or `::`-less member
+ * access. `self` and `this` are the enclosing method's container (Python,
+ * Rust, Java, C#, Kotlin, TypeScript, C++). Any other name is looked up in
+ * the calling function's text before the call, first declaration wins:
+ * `a := T{...}`, `a := &T{`, `a = new T(`, `a = T(` (Python, Kotlin) and
+ * `let a = T::new(` (Rust); `a: T` (TypeScript, Kotlin, Rust, Python
+ * annotations); `a T` / `a *T` in Go (parameters, receivers, `var`); `T a`
+ * (C++, Java, C#). A qualified type (`pkg.T`, `&mut T`) names its last part.
+ *
+ * Sections:
+ *   1. text helpers
+ *   2. the receiver's type
+ */
+#include "search/nav_int.h"
+
+#include <string.h>
+
+#include "index/lex.h"
+
+/* ---- 1. text helpers --------------------------------------------------------------------------------- */
+
+static bool idc(char c) { return mg_lex_id_char((unsigned char)c); }
+
+static size_t sp(const char *t, size_t n, size_t i)
+{
+    while (i < n && (t[i] == ' ' || t[i] == '\t')) i++;
+    return i;
+}
+
+/* The identifier at t[i] (not starting with a digit): its length, or 0. */
+static size_t ident(const char *t, size_t n, size_t i)
+{
+    if (i >= n || !idc(t[i]) || (t[i] >= '0' && t[i] <= '9')) return 0;
+    size_t e = i;
+    while (e < n && idc(t[e])) e++;
+    return e - i;
+}
+
+/* A type at t[i]: `&`, `*`, `mut`, `new` skipped, the last part of a
+ * qualified name (`a.b.T`, `a::T`) copied out; the offset past it, or 0. */
+static size_t type_at(const char *t, size_t n, size_t i, char *out, size_t cap)
+{
+    for (;;) {
+        i = sp(t, n, i);
+        if (i < n && (t[i] == '&' || t[i] == '*')) {
+            i++;
+            continue;
+        }
+        size_t l = ident(t, n, i);
+        if ((l == 3 && memcmp(t + i, "mut", 3) == 0) || (l == 3 && memcmp(t + i, "new", 3) == 0)) {
+            i += l;
+            continue;
+        }
+        break;
+    }
+    size_t l = ident(t, n, i);
+    if (!l) return 0;
+    for (;;) { /* the last part of a qualified name */
+        size_t e = i + l;
+        if (e + 1 < n && t[e] == '.' && ident(t, n, e + 1)) i = e + 1;
+        else if (e + 2 < n && t[e] == ':' && t[e + 1] == ':' && ident(t, n, e + 2) &&
+                 !(e + 2 + ident(t, n, e + 2) < n && t[e + 2 + ident(t, n, e + 2)] == '('))
+            i = e + 2;
+        else break;
+        l = ident(t, n, i);
+    }
+    if (l >= cap) return 0;
+    memcpy(out, t + i, l);
+    out[l] = 0;
+    return i + l;
+}
+
+static bool lang_in(const char *lang, const char *words)
+{
+    return mg__nav_in_words(words, lang, strlen(lang));
+}
+
+/* ---- 2. the receiver's type -------------------------------------------------------------------------- */
+
+/* One occurrence of the receiver at t[at, at + rl) in the function's text
+ * t[lo, end): the type it declares, or false. */
+static bool declares(const char *lang, const char *t, size_t lo, size_t end, size_t at, size_t rl, char *out,
+                     size_t cap)
+{
+    size_t a = sp(t, end, at + rl);
+    /* a := T{ / a = new T( / a = T( / let a = T::new( */
+    if (a < end && (t[a] == '=' || (t[a] == ':' && a + 1 < end && t[a + 1] == '=')) && !(t[a] == '=' && t[a + 1] == '=')) {
+        size_t b = a + (t[a] == ':' ? 2 : 1);
+        size_t e = type_at(t, end, b, out, cap);
+        if (!e) return false;
+        e = sp(t, end, e);
+        if (e < end && (t[e] == '{' || t[e] == '(')) return true;
+        if (e + 1 < end && t[e] == ':' && t[e + 1] == ':') return true; /* T::new( */
+        return false;
+    }
+    /* a: T */
+    if (a < end && t[a] == ':' && !(a + 1 < end && t[a + 1] == ':'))
+        return type_at(t, end, a + 1, out, cap) != 0;
+    /* Go: a T, a *T (a parameter, a receiver, var a T) */
+    if (strcmp(lang, "go") == 0) {
+        size_t b = at;
+        while (b > lo && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+        if (b > lo && !(t[b - 1] == '(' || t[b - 1] == ',' || t[b - 1] == '\n' ||
+                        (b >= lo + 4 && memcmp(t + b - 4, "var ", 4) == 0)))
+            return false;
+        return a < end && (t[a] == '*' || idc(t[a])) && type_at(t, end, a, out, cap) != 0;
+    }
+    /* C++, Java, C#: T a */
+    if (lang_in(lang, " cpp c java csharp objc ") && a < end &&
+        (t[a] == ';' || t[a] == ',' || t[a] == ')' || t[a] == '=' || t[a] == '{')) {
+        size_t j = at;
+        while (j > lo && (t[j - 1] == ' ' || t[j - 1] == '\t' || t[j - 1] == '*' || t[j - 1] == '&')) j--;
+        if (j > lo && t[j - 1] == '>') return false; /* a template argument list: skip */
+        size_t te = j;
+        while (j > lo && idc(t[j - 1])) j--;
+        if (te == j || te - j >= cap || (te - j == 6 && memcmp(t + j, "return", 6) == 0)) return false;
+        memcpy(out, t + j, te - j);
+        out[te - j] = 0;
+        return true;
+    }
+    return false;
+}
+
+bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *out, size_t cap)
+{
+    const char *t = fl->text;
+    size_t b = off;
+    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+    if (b > 0 && t[b - 1] == '.') b--;
+    else if (b > 1 && t[b - 1] == '>' && t[b - 2] == '-') b -= 2;
+    else return false;
+    size_t e = b;
+    while (b > 0 && idc(t[b - 1])) b--;
+    size_t rl = e - b;
+    if (!rl || (b > 0 && (t[b - 1] == '.' || t[b - 1] == '>' || t[b - 1] == ')' || t[b - 1] == ']'))) return false;
+    const struct mg_nav_def *fn = mg__nav_enclosing(fl, line, true);
+    if (!fn) return false;
+    if ((rl == 4 && (memcmp(t + b, "self", 4) == 0 || memcmp(t + b, "this", 4) == 0))) {
+        if (!fn->container || strlen(fn->container) >= cap) return false;
+        strcpy(out, fn->container);
+        return true;
+    }
+    size_t lo = 0;
+    for (int l = 1; l < fn->start_line && lo < fl->len; lo++)
+        if (t[lo] == '\n') l++;
+    for (const char *p = t + lo; p < t + b && (p = memmem(p, (size_t)(t + b - p), t + b, rl)); p += rl) {
+        size_t at = (size_t)(p - t);
+        if ((at > lo && idc(t[at - 1])) || idc(t[at + rl])) continue;
+        if (declares(fl->lang, t, lo, b, at, rl, out, cap)) return true;
+    }
+    return false;
+}

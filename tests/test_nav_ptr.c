@@ -1,0 +1,184 @@
+/* test_nav_ptr.c — C function pointers in navigation (search/nav.h,
+ * nav_ptr.c): functions stored into a struct's field by designated,
+ * positional and array initializers, by assignment and through an anonymous
+ * struct's table are the callees ("pointer") of a call through that field of
+ * that struct type, a macro's call through a field too, and callers the
+ * other way; and memgate's own
+ * `main` reaches `mg_index_run` through its tables of commands, tools,
+ * operations and providers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixtures.h"
+#include "search/nav.h"
+#include "store/catalog.h"
+#include "util/config.h"
+
+static const char *const FILES[][2] = {
+    {"ops.h", "struct ops { int (*open)(int); int (*read)(int); };\n"   /* 1 */
+              "struct other { int (*read)(int); };\n"                   /* 2 */
+              "int read(int fd);\n"},                                   /* 3 */
+    {"lib.c", "int read(int fd) { return fd; }\n"},                     /* 1 */
+    {"impl.c", "#include \"ops.h\"\n"                                   /* 1 */
+               "static int my_read(int x) { return x; }\n"              /* 2 */
+               "static int my_open(int x) { return -x; }\n"             /* 3 */
+               "static const struct ops fops = {\n"                     /* 4 */
+               "\t.open = my_open,\n"                                   /* 5 */
+               "\t.read = my_read,\n"                                   /* 6 */
+               "};\n"},                                                 /* 7 */
+    {"pos.c", "#include \"ops.h\"\n"                                    /* 1 */
+              "static int pos_open(int x) { return x; }\n"              /* 2 */
+              "static int pos_read(int x) { return x; }\n"              /* 3 */
+              "static int tab_read(int x) { return x; }\n"              /* 4 */
+              "struct ops pos_ops = { pos_open, pos_read };\n"          /* 5 */
+              "struct ops tab[] = {\n"                                  /* 6 */
+              "\t{ pos_open, /* read: */ tab_read },\n"                 /* 7 */
+              "\t{ 0, 0 },\n"                                           /* 8 */
+              "};\n"},                                                  /* 9 */
+    {"assign.c", "#include \"ops.h\"\n"                                 /* 1 */
+                 "int asg_read(int x) { return x; }\n"                  /* 2 */
+                 "int asg_other(int x) { return x; }\n"                 /* 3 */
+                 "void setup(struct ops *o, struct other *q)\n"         /* 4 */
+                 "{\n"                                                  /* 5 */
+                 "\to->read = asg_read;\n"                              /* 6 */
+                 "\tq->read = &asg_other;\n"                            /* 7 */
+                 "\to->open = my_open(1);\n"                            /* 8 */
+                 "}\n"},                                                /* 9 */
+    {"other.c", "#include \"ops.h\"\n"                                  /* 1 */
+                "static int other_read(int x) { return x; }\n"          /* 2 */
+                "const struct other oth = { .read = other_read };\n"},  /* 3 */
+    {"main.c", "#include \"ops.h\"\n"                                   /* 1 */
+               "extern struct ops *g_ops;\n"                            /* 2 */
+               "#define OPS(f) (g_ops->f)\n"                            /* 3 */
+               "int leaf(int x) { return x; }\n"                        /* 4 */
+               "static int cmd_a(int x) { return leaf(x); }\n"          /* 5 */
+               "static int cmd_b(int x) { return x; }\n"                /* 6 */
+               "static const struct {\n"                                /* 7 */
+               "\tconst char *name;\n"                                  /* 8 */
+               "\tint (*fn)(int);\n"                                    /* 9 */
+               "} cmds[] = {\n"                                         /* 10 */
+               "\t{\"a, b\", cmd_a},\n"                                 /* 11 */
+               "\t{\"b\", cmd_b},\n"                                    /* 12 */
+               "};\n"                                                   /* 13 */
+               "int use(struct ops *o) { return o->read(1); }\n"        /* 14 */
+               "int use_other(const struct other *q)\n"                 /* 15 */
+               "{\n"                                                    /* 16 */
+               "\treturn q->read(2);\n"                                 /* 17 */
+               "}\n"                                                    /* 18 */
+               "int use_macro(void) { return OPS(open)(3); }\n"         /* 19 */
+               "int dispatch(int i) { return cmds[i].fn(i); }\n"        /* 20 */
+               "int entry(void) { return dispatch(0); }\n"},            /* 21 */
+};
+
+struct env {
+    struct mg_config cfg;
+    struct mg_db *d;
+};
+
+static void open_repo(struct env *e, const char *root, const char *name)
+{
+    memset(e, 0, sizeof(*e));
+    char *home = mg_t_tmpdir();
+    setenv("MEMGATE_HOME", home, 1);
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    json_decref(mg_fx_run_json(NULL, home, (const char *const[]){"index", root, "--name", name, "--json", NULL}));
+    struct mg_err err = {0};
+    if (mg_config_load(&e->cfg, &err) != 0) FAIL("config: %s", err.msg);
+    struct mg_repo *rv;
+    size_t nr;
+    const char *ids[1] = {name};
+    if (mg_catalog_resolve(&e->cfg, ids, 1, NULL, &rv, &nr, &err) != 0) FAIL("resolve: %s", err.msg);
+    if (mg_db_open(rv[0].dbpath, MG_DB_READONLY, &e->d, &err) != 0) FAIL("open: %s", err.msg);
+    free(rv);
+}
+
+/* "from@line->to_path:to_line:callee(confidence)" for each edge of callees (dir 1) or callers (0). */
+static const char *walk(struct env *e, int dir, const char *name, int depth)
+{
+    static char b[4096];
+    struct mg_err err = {0};
+    struct mg_nav_graph g;
+    if ((dir ? mg_nav_callees : mg_nav_callers)(e->d, NULL, name, depth, 100, 0, &g, &err) != 0)
+        FAIL("walk %s: %s", name, err.msg);
+    size_t o = 0;
+    b[0] = 0;
+    for (size_t i = 0; i < g.n; i++) {
+        const struct mg_nav_edge *x = &g.v[i];
+        char to[256] = "?";
+        if (x->to) snprintf(to, sizeof(to), "%s:%d", x->to->path, x->to->start_line);
+        o += (size_t)snprintf(b + o, sizeof(b) - o, "%s%s@%d->%s:%s(%s)", i ? " " : "", x->from->name, x->line, to,
+                              x->callee, x->confidence);
+    }
+    mg_nav_graph_release(&g);
+    return b;
+}
+#define callees(e, n) walk((e), 1, (n), 1)
+#define callers(e, n, d) walk((e), 0, (n), (d))
+
+TEST(nav_ptr_stores_are_callees_of_calls_through_the_field)
+{
+    char *repo = mg_t_tmpdir();
+    for (size_t i = 0; i < sizeof(FILES) / sizeof(FILES[0]); i++) mg_t_write_str(repo, FILES[i][0], FILES[i][1]);
+    struct env e;
+    open_repo(&e, repo, "ptr");
+    /* o->read of a struct ops: positional (pos_ops, the array tab), assigned (o->read = asg_read) and
+     * designated (fops); not other_read nor asg_other (struct other's read), nor the function read */
+    ASSERT_EQ_STR(callees(&e, "use"), "use@14->pos.c:3:pos_read(pointer) use@14->pos.c:4:tab_read(pointer) "
+                                      "use@14->assign.c:2:asg_read(pointer) use@14->impl.c:2:my_read(pointer)");
+    /* q->read of a struct other: what was stored into struct other's read only */
+    ASSERT_EQ_STR(callees(&e, "use_other"),
+                  "use_other@17->assign.c:3:asg_other(pointer) use_other@17->other.c:2:other_read(pointer)");
+    /* a macro that expands to a call through a field; a global of unknown struct: any struct with open */
+    ASSERT_EQ_STR(callees(&e, "use_macro"),
+                  "use_macro@19->pos.c:2:pos_open(pointer) use_macro@19->impl.c:3:my_open(pointer)");
+    /* an anonymous struct's table, a string with a comma in it */
+    ASSERT_EQ_STR(callees(&e, "dispatch"),
+                  "dispatch@20->main.c:5:cmd_a(pointer) dispatch@20->main.c:6:cmd_b(pointer)");
+    /* callers, the other way: the calls through the fields a function is stored into, of its struct */
+    ASSERT_EQ_STR(callers(&e, "my_read", 1), "use@14->impl.c:2:my_read(pointer)");
+    ASSERT_EQ_STR(callers(&e, "other_read", 1), "use_other@17->other.c:2:other_read(pointer)");
+    ASSERT_EQ_STR(callers(&e, "asg_read", 1), "use@14->assign.c:2:asg_read(pointer)");
+    ASSERT_EQ_STR(callers(&e, "my_open", 1), "use_macro@19->impl.c:3:my_open(pointer)");
+    ASSERT_EQ_STR(callers(&e, "cmd_a", 2), "dispatch@20->main.c:5:cmd_a(pointer) entry@21->main.c:20:dispatch(file)");
+    ASSERT_EQ_STR(callers(&e, "read", 1), "");
+    /* a path through the table */
+    struct mg_err err = {0};
+    struct mg_nav_paths p;
+    ASSERT_EQ_INT(mg_nav_trace(e.d, NULL, "entry", "leaf", 6, 3, 0, &p, &err), 0);
+    ASSERT_EQ_INT(p.n, 1);
+    ASSERT_EQ_INT(p.len[0], 3);
+    ASSERT_EQ_STR(p.paths[0][1].callee, "cmd_a");
+    ASSERT_EQ_STR(p.paths[0][1].confidence, "pointer");
+    mg_nav_paths_release(&p);
+    mg_db_close(&e.d);
+}
+
+TEST_T(nav_ptr_memgate_main_reaches_the_indexer, 300)
+{
+    char cwd[4096];
+    ASSERT(getcwd(cwd, sizeof(cwd)) != NULL);
+    char src[4200];
+    snprintf(src, sizeof(src), "%s/src", cwd);
+    struct env e;
+    open_repo(&e, src, "self");
+    struct mg_err err = {0};
+    struct mg_nav_paths p;
+    ASSERT_EQ_INT(mg_nav_trace(e.d, NULL, "main", "mg_index_run", 8, 1, 0, &p, &err), 0);
+    ASSERT_EQ_INT(p.n, 1);
+    bool pointer = false;
+    for (size_t k = 0; k < p.len[0]; k++) pointer |= strcmp(p.paths[0][k].confidence, "pointer") == 0;
+    ASSERT(pointer);
+    ASSERT_EQ_STR(p.paths[0][p.len[0] - 1].callee, "mg_index_run");
+    mg_nav_paths_release(&p);
+    /* the code provider's index operation is called through its table of operations */
+    struct mg_nav_graph g;
+    ASSERT_EQ_INT(mg_nav_callers(e.d, NULL, "op_index", 1, 100, 0, &g, &err), 0);
+    bool r_index = false;
+    for (size_t i = 0; i < g.n; i++)
+        r_index |= strcmp(g.v[i].from->name, "r_index") == 0 && strcmp(g.v[i].confidence, "pointer") == 0;
+    ASSERT(r_index);
+    mg_nav_graph_release(&g);
+    mg_db_close(&e.d);
+}

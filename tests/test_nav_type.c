@@ -1,0 +1,111 @@
+/* test_nav_type.c — calls resolved by the receiver's declared type
+ * (search/nav_type.c): a Go method of the receiver's type, not the first of
+ * its name in the file; Python self. and a local made by a constructor;
+ * Java, TypeScript and Rust locals; confidence "type". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "search/nav.h"
+#include "store/catalog.h"
+#include "util/config.h"
+
+static const char *const FILES[][2] = {
+    {"go/closer/closer.go", "package closer\n"                                          /* 1 */
+                            "\n"                                                        /* 2 */
+                            "type B struct{}\n"                                         /* 3 */
+                            "func (b *B) Close() error { return nil }\n"                /* 4 */
+                            "type A struct{}\n"                                         /* 5 */
+                            "func (a *A) Close() error { return nil }\n"                /* 6 */
+                            "func use(x int, a *A) error { return a.Close() }\n"        /* 7 */
+                            "func use2() error {\n"                                     /* 8 */
+                            "\tb := &B{}\n"                                             /* 9 */
+                            "\treturn b.Close()\n"                                      /* 10 */
+                            "}\n"},                                                     /* 11 */
+    {"py/two.py", "class P:\n"                  /* 1 */
+                  "    def run(self):\n"        /* 2 */
+                  "        return 1\n"          /* 3 */
+                  "class Q:\n"                  /* 4 */
+                  "    def run(self):\n"        /* 5 */
+                  "        return 2\n"          /* 6 */
+                  "    def go(self):\n"         /* 7 */
+                  "        return self.run()\n" /* 8 */
+                  "def top():\n"                /* 9 */
+                  "    q = Q()\n"               /* 10 */
+                  "    return q.run()\n"},      /* 11 */
+    {"java/J.java", "class Box2 { int size() { return 1; } }\n"                       /* 1 */
+                    "class Crate { int size() { return 9; } }\n"                      /* 2 */
+                    "class App2 {\n"                                                  /* 3 */
+                    "    int useCrate(int k) { Crate c = new Crate(); return c.size(); }\n" /* 4 */
+                    "}\n"},                                                           /* 5 */
+    {"ts/v.ts", "class V1 { render(): string { return \"1\"; } }\n"                    /* 1 */
+                "class V2 { render(): string { return \"2\"; } }\n"                    /* 2 */
+                "export function show(v: V2): string { return v.render(); }\n"},       /* 3 */
+    {"rs/src/lib.rs", "pub struct Sq { pub s: u32 }\n"                                /* 1 */
+                      "pub struct Ci { pub r: u32 }\n"                                /* 2 */
+                      "impl Ci { pub fn area(&self) -> u32 { self.r } }\n"            /* 3 */
+                      "impl Sq { pub fn area(&self) -> u32 { self.s } }\n"            /* 4 */
+                      "pub fn run() -> u32 { let q = Sq { s: 2 }; q.area() }\n"},     /* 5 */
+};
+
+static struct mg_db *open_repo(void)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    for (size_t i = 0; i < sizeof(FILES) / sizeof(FILES[0]); i++) mg_t_write_str(repo, FILES[i][0], FILES[i][1]);
+    setenv("MEMGATE_HOME", home, 1);
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    json_decref(mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "typed", "--json", NULL}));
+    struct mg_err err = {0};
+    struct mg_config cfg;
+    if (mg_config_load(&cfg, &err) != 0) FAIL("config: %s", err.msg);
+    struct mg_repo *rv;
+    size_t nr;
+    const char *ids[1] = {"typed"};
+    if (mg_catalog_resolve(&cfg, ids, 1, NULL, &rv, &nr, &err) != 0) FAIL("resolve: %s", err.msg);
+    struct mg_db *d;
+    if (mg_db_open(rv[0].dbpath, MG_DB_READONLY, &d, &err) != 0) FAIL("open: %s", err.msg);
+    free(rv);
+    return d;
+}
+
+/* "line->to_path:to_line:callee(confidence)" for each callee of name. */
+static const char *callees(struct mg_db *d, const char *name)
+{
+    static char b[2048];
+    struct mg_err err = {0};
+    struct mg_nav_graph g;
+    if (mg_nav_callees(d, NULL, name, 1, 100, 0, &g, &err) != 0) FAIL("callees %s: %s", name, err.msg);
+    size_t o = 0;
+    b[0] = 0;
+    for (size_t i = 0; i < g.n; i++) {
+        const struct mg_nav_edge *x = &g.v[i];
+        if (strcmp(x->confidence, "external") == 0) continue;
+        o += (size_t)snprintf(b + o, sizeof(b) - o, "%s%d->%s:%d:%s(%s)", o ? " " : "", x->line,
+                              x->to ? x->to->path : "?", x->to ? x->to->start_line : 0, x->callee, x->confidence);
+    }
+    mg_nav_graph_release(&g);
+    return b;
+}
+
+TEST(nav_type_receivers_resolve_to_their_types_method)
+{
+    struct mg_db *d = open_repo();
+    /* Go: a of type *A calls A's Close, b := &B{} B's, not the first Close of the file */
+    ASSERT_EQ_STR(callees(d, "use"), "7->go/closer/closer.go:6:Close(type)");
+    ASSERT_EQ_STR(callees(d, "use2"), "10->go/closer/closer.go:4:Close(type)");
+    /* Python: self. in Q's method, q = Q() */
+    ASSERT_EQ_STR(callees(d, "go"), "8->py/two.py:5:run(type)");
+    ASSERT_EQ_STR(callees(d, "top"), "11->py/two.py:5:run(type)");
+    /* Java, TypeScript, Rust */
+    struct mg_err err = {0};
+    struct mg_nav_graph g;
+    ASSERT_EQ_INT(mg_nav_callers(d, NULL, "size", 1, 100, 0, &g, &err), 0);
+    ASSERT_EQ_INT(g.n, 1);
+    ASSERT_EQ_INT(g.v[0].to->start_line, 2);
+    ASSERT_EQ_STR(g.v[0].confidence, "type");
+    mg_nav_graph_release(&g);
+    ASSERT_EQ_STR(callees(d, "show"), "3->ts/v.ts:2:render(type)");
+    ASSERT_EQ_STR(callees(d, "run"), "5->rs/src/lib.rs:4:area(type)");
+    mg_db_close(&d);
+}
