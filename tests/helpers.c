@@ -1,6 +1,7 @@
 /* helpers.c — fixtures and process helpers shared by the tests. */
 #include "fakehttp.h"
 #include "test.h"
+#include "util/config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -240,4 +241,11 @@ const char *mg_t_pg_own(char *dir, size_t cap)
 void mg_t_pg_cluster(const char *dir, const char *what)
 {
     mg_t_sh("/", "'%s' %s '%s' >/dev/null", getenv("MEMGATE_TEST_PG_SH"), what, dir);
+}
+
+void mg_t_config_defaults(struct mg_config *c)
+{
+    mg_config_defaults(c);
+    const char *cache = getenv("MEMGATE_CACHE_DIR");
+    if (cache && *cache) snprintf(c->cache_dir, sizeof(c->cache_dir), "%s", cache);
 }

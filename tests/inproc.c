@@ -31,7 +31,7 @@ static void srv_open(struct mg_t_srv *t, const char *home, const char *tenant, i
 {
     memset(t, 0, sizeof(*t));
     struct mg_config cfg;
-    mg_config_defaults(&cfg);
+    mg_t_config_defaults(&cfg);
     snprintf(cfg.home, sizeof(cfg.home), "%s", home);
     if (flags & MG_SERVER_WATCH) snprintf(cfg.watch, sizeof(cfg.watch), "off"); /* the test re-indexes */
     if (storage[0]) snprintf(cfg.storage, sizeof(cfg.storage), "%s", storage);

@@ -85,6 +85,13 @@ void mg_t_fail(const char *file, int line, const char *fmt, ...)
 
 /* ---- helpers (tests/helpers.c) ---- */
 
+struct mg_config;
+/* mg_config_defaults, and the runner's one cache of compiled rule sets
+ * (MEMGATE_CACHE_DIR) as a loaded config would take it: a test that builds
+ * its config by hand would otherwise compile them again (seconds each,
+ * much more under the sanitizers). */
+void mg_t_config_defaults(struct mg_config *c);
+
 /* A fresh directory under $TMPDIR, removed at test-process exit; the string
  * is the helpers' (do not free it). */
 char *mg_t_tmpdir(void);

@@ -41,7 +41,7 @@ static const char *last_home; /* the data directory cfg_for made a config for */
 
 static void cfg_for(struct mg_config *c, const char *home)
 {
-    mg_config_defaults(c);
+    mg_t_config_defaults(c);
     snprintf(c->home, sizeof(c->home), "%s", home);
     if (pg_url) snprintf(c->storage, sizeof(c->storage), "%s", pg_url);
     last_home = home;
@@ -1357,7 +1357,7 @@ TEST(audit_pg_tamper_detected)
     /* a row replaced by one of another chain (its own hash recomputes; its prev is not seq 4's hash) */
     {
         struct mg_config fc;
-        mg_config_defaults(&fc);
+        mg_t_config_defaults(&fc);
         snprintf(fc.home, sizeof(fc.home), "%s", mg_t_tmpdir());
         emit_n(&fc, 10, "acme", "search");
         char path[8192], sql[4096];

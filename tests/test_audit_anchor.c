@@ -25,7 +25,7 @@
 
 static void cfg_for(struct mg_config *c, const char *home)
 {
-    mg_config_defaults(c);
+    mg_t_config_defaults(c);
     snprintf(c->home, sizeof(c->home), "%s", home);
     snprintf(c->audit_anchor_syslog, sizeof(c->audit_anchor_syslog), "0");
 }
@@ -404,7 +404,7 @@ static int journal_child(const char *home, const char *bin)
     unsetenv("MEMGATE_AUDIT_ANCHOR_SYSLOG"); /* the default: auto */
     setenv("MEMGATE_BIN", bin, 1);
     struct mg_config c;
-    mg_config_defaults(&c);
+    mg_t_config_defaults(&c);
     snprintf(c.home, sizeof(c.home), "%s", home);
     ASSERT_EQ_STR(c.audit_anchor_syslog, "auto");
     for (int i = 0; i < 5; i++) {

@@ -34,7 +34,7 @@ static void roots(struct mg_config *cfg)
 /* A data directory of its own ("a daemon") on the test's database. */
 static void daemon_config(struct mg_config *cfg, const char *url)
 {
-    mg_config_defaults(cfg);
+    mg_t_config_defaults(cfg);
     roots(cfg);
     snprintf(cfg->home, sizeof(cfg->home), "%s", mg_t_tmpdir());
     snprintf(cfg->storage, sizeof(cfg->storage), "%s", url);

@@ -202,7 +202,7 @@ static json_t *body_json(int i)
 
 static void cfg_voyage(struct mg_config *c, const char *mode)
 {
-    mg_config_defaults(c);
+    mg_t_config_defaults(c);
     snprintf(c->embedder, sizeof(c->embedder), "voyage");
     snprintf(c->voyage_url, sizeof(c->voyage_url), "http://127.0.0.1:%d/%s/v1", fk.port, mode);
     snprintf(c->voyage_api_key, sizeof(c->voyage_api_key), VKEY);
@@ -213,7 +213,7 @@ static void cfg_voyage(struct mg_config *c, const char *mode)
 
 static void cfg_ollama(struct mg_config *c, const char *mode)
 {
-    mg_config_defaults(c);
+    mg_t_config_defaults(c);
     snprintf(c->embedder, sizeof(c->embedder), "ollama");
     snprintf(c->ollama_url, sizeof(c->ollama_url), "http://127.0.0.1:%d/%s", fk.port, mode);
     c->embed_batch = 4;
@@ -524,7 +524,7 @@ TEST(embedder_auto_picks_from_config)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct mg_config c;
-        mg_config_defaults(&c);
+        mg_t_config_defaults(&c);
         ASSERT_EQ_STR(c.embedder, "auto");
         snprintf(c.embed_url, sizeof(c.embed_url), "%s", cases[i].url);
         snprintf(c.embed_api_key, sizeof(c.embed_api_key), "%s", cases[i].key);
@@ -546,7 +546,7 @@ TEST(embedder_auto_picks_from_config)
     /* the keys by their MEMGATE_ names */
     struct mg_config c;
     struct mg_err err = {0};
-    mg_config_defaults(&c);
+    mg_t_config_defaults(&c);
     ASSERT_EQ_INT(mg_config_set(&c, "voyage_api_key", "vk-abcdef", "test", &err), 0);
     ASSERT_EQ_INT(mg_config_set(&c, "voyage_dimensions", "512", "test", &err), 0);
     ASSERT_EQ_INT(mg_config_set(&c, "voyage_dimensions", "9000", "test", &err), -1);

@@ -127,7 +127,7 @@ TEST(hook_gitlab_token_and_delivery_ids)
 TEST(hook_replay_store_refuses_a_repeat_until_it_expires)
 {
     struct mg_config c;
-    mg_config_defaults(&c);
+    mg_t_config_defaults(&c);
     snprintf(c.home, sizeof(c.home), "%s", mg_t_tmpdir());
     struct mg_hook_replay *rp;
     struct mg_err err = {0};
@@ -313,10 +313,10 @@ TEST(hook_pg_replay_store_is_shared_by_daemons)
 {
     const char *url = mg_t_pg_url();
     struct mg_config ca, cb;
-    mg_config_defaults(&ca);
+    mg_t_config_defaults(&ca);
     snprintf(ca.home, sizeof(ca.home), "%s", mg_t_tmpdir());
     snprintf(ca.storage, sizeof(ca.storage), "%s", url);
-    mg_config_defaults(&cb);
+    mg_t_config_defaults(&cb);
     snprintf(cb.home, sizeof(cb.home), "%s", mg_t_tmpdir());
     snprintf(cb.storage, sizeof(cb.storage), "%s&connect_timeout=4", url); /* another pool: another daemon */
     struct mg_hook_replay *a, *b;

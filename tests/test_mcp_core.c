@@ -229,7 +229,7 @@ static void h_init(struct h *h, const char *home)
 {
     memset(h, 0, sizeof(*h));
     struct mg_config cfg;
-    mg_config_defaults(&cfg);
+    mg_t_config_defaults(&cfg);
     snprintf(cfg.home, sizeof(cfg.home), "%s", home);
     struct mg_err err = {0};
     ASSERT_EQ_INT(mg_server_open(&h->srv, &cfg, MG_SERVER_NO_TTL, &err), 0);

@@ -16,7 +16,7 @@
 
 static int parse_cfg(struct mg_config *c, const char *text, struct mg_err *err)
 {
-    mg_config_defaults(c);
+    mg_t_config_defaults(c);
     memset(err, 0, sizeof(*err));
     return mg_config_parse(c, text, strlen(text), "cfg", err);
 }

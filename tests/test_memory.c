@@ -571,7 +571,7 @@ TEST(memory_pg_rls_hides_other_tenants_rows)
         free(n);
     }
     struct mg_config cfg;
-    mg_config_defaults(&cfg);
+    mg_t_config_defaults(&cfg);
     snprintf(cfg.storage, sizeof(cfg.storage), "%s", pg_url);
     const char *tenants[] = {"local", "acme"};
     struct mg_err err = {0};

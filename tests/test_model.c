@@ -101,7 +101,7 @@ TEST(model_loader_refuses_missing_truncated_wrong_dimensions_and_corrupt_files)
 
     /* through the registry: embedder = model with such a file is model_invalid */
     struct mg_config c;
-    mg_config_defaults(&c);
+    mg_t_config_defaults(&c);
     snprintf(c.embedder, sizeof(c.embedder), "model");
     snprintf(c.model_file, sizeof(c.model_file), "%s/short.mgm", dir);
     struct mg_embedder *e = NULL;

@@ -156,7 +156,7 @@ static json_t *claims_ok(void)
 
 static void cfg_for(struct mg_config *c, const char *issuer)
 {
-    mg_config_defaults(c);
+    mg_t_config_defaults(c);
     snprintf(c->oauth_issuer, sizeof(c->oauth_issuer), "%s", issuer);
     snprintf(c->oauth_resource, sizeof(c->oauth_resource), "%s", AUD);
 }
@@ -462,7 +462,7 @@ TEST(oauth_settings_and_metadata)
     struct mg_config c;
     struct mg_oauth *o = NULL;
     struct mg_err err = {0};
-    mg_config_defaults(&c);
+    mg_t_config_defaults(&c);
     ASSERT_EQ_INT(mg_oauth_new(&c, &o, &err), 0);
     ASSERT(o == NULL); /* off */
     snprintf(c.oauth_issuer, sizeof(c.oauth_issuer), "https://id.example.com");

@@ -58,7 +58,7 @@ TEST(config_watch_key)
 {
     struct mg_config c;
     struct mg_err err = {0};
-    mg_config_defaults(&c);
+    mg_t_config_defaults(&c);
     ASSERT_EQ_STR(c.watch, "on");
     const char *off = "watch = off\n";
     ASSERT_EQ_INT(mg_config_parse(&c, off, strlen(off), "cfg", &err), 0);
@@ -128,7 +128,7 @@ TEST(settings_write_read_all_or_none)
     ASSERT_EQ_INT(s.reindex_interval, 0);
     ASSERT(!s.pull_on_push);
     struct mg_config cfg;
-    mg_config_defaults(&cfg);
+    mg_t_config_defaults(&cfg);
     ASSERT(mg_settings_watch_on(&s, &cfg));
     snprintf(cfg.watch, sizeof(cfg.watch), "off");
     ASSERT(!mg_settings_watch_on(&s, &cfg));

@@ -115,7 +115,7 @@ static void srv_start(void)
 
 static void cfg_for(struct mg_config *c, const char *mode)
 {
-    mg_config_defaults(c);
+    mg_t_config_defaults(c);
     snprintf(c->embedder, sizeof(c->embedder), "openai");
     snprintf(c->embed_url, sizeof(c->embed_url), "http://127.0.0.1:%d/%s/v1", srv.port, mode);
     snprintf(c->embed_model, sizeof(c->embed_model), "fake");
@@ -598,7 +598,7 @@ TEST(vstore_column_file_answers_as_the_whole_set)
 TEST(vkey_file_and_master_key)
 {
     struct mg_config c;
-    mg_config_defaults(&c);
+    mg_t_config_defaults(&c);
     snprintf(c.home, sizeof(c.home), "%s/home", mg_t_tmpdir());
     unsetenv("MEMGATE_MASTER_KEY");
     unsigned char k1[MG_VKEY_BYTES], k2[MG_VKEY_BYTES], k3[MG_VKEY_BYTES], k4[MG_VKEY_BYTES];

@@ -23,13 +23,11 @@
 static void daemon_open(struct mg_server *srv, const char *home, const char *url, int ttl_s)
 {
     struct mg_config cfg;
-    mg_config_defaults(&cfg);
+    mg_t_config_defaults(&cfg);
     snprintf(cfg.home, sizeof(cfg.home), "%s", home);
     snprintf(cfg.storage, sizeof(cfg.storage), "%s", url);
     cfg.storage_timeout = 2;
     cfg.session_ttl = ttl_s;
-    const char *cache = getenv("MEMGATE_CACHE_DIR"); /* the runner's: the secret rules compiled once */
-    if (cache) snprintf(cfg.cache_dir, sizeof(cfg.cache_dir), "%s", cache);
     struct mg_err err = {0};
     if (mg_server_open(srv, &cfg, 0, &err) != 0) FAIL("server: %s", err.msg);
     ASSERT(mg_sessions_shared(srv->sessions));
@@ -376,7 +374,7 @@ TEST(session_sqlite_mode_keeps_sessions_in_the_registry)
 {
     struct mg_server srv;
     struct mg_config cfg;
-    mg_config_defaults(&cfg);
+    mg_t_config_defaults(&cfg);
     snprintf(cfg.home, sizeof(cfg.home), "%s", mg_t_tmpdir());
     struct mg_err err = {0};
     if (mg_server_open(&srv, &cfg, 0, &err) != 0) FAIL("%s", err.msg);

@@ -125,7 +125,7 @@ TEST(sql_sqlite_roundtrip)
 
 static void pg_config(struct mg_config *cfg, const char *url)
 {
-    mg_config_defaults(cfg);
+    mg_t_config_defaults(cfg);
     snprintf(cfg->storage, sizeof(cfg->storage), "%s", url);
     cfg->storage_timeout = 2;
 }

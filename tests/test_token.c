@@ -12,7 +12,7 @@
 
 static void cfg_for(struct mg_config *c, const char *home)
 {
-    mg_config_defaults(c);
+    mg_t_config_defaults(c);
     snprintf(c->home, sizeof(c->home), "%s", home);
 }
 
@@ -339,7 +339,7 @@ TEST(token_required_policy)
     struct mg_config c;
     struct mg_err err = {0};
     bool req;
-    mg_config_defaults(&c);
+    mg_t_config_defaults(&c);
     ASSERT_EQ_STR(c.require_tokens, "auto");
     ASSERT_EQ_INT(c.token_rate_limit, 600);
     ASSERT_EQ_INT(mg_tokens_required(&c, true, false, &req, &err), 0);
@@ -378,7 +378,7 @@ static void pg_cfg(struct mg_config *c, const char *home, const char *url, int p
 static void pg_run(const char *url, const char *sql)
 {
     struct mg_config c;
-    mg_config_defaults(&c);
+    mg_t_config_defaults(&c);
     snprintf(c.storage, sizeof(c.storage), "%s&application_name=test", url);
     struct mg_pg *pool;
     struct mg_sql *conn;
@@ -391,7 +391,7 @@ static void pg_run(const char *url, const char *sql)
 static char *pg_one(const char *url, const char *sql)
 {
     struct mg_config c;
-    mg_config_defaults(&c);
+    mg_t_config_defaults(&c);
     snprintf(c.storage, sizeof(c.storage), "%s&application_name=test", url);
     struct mg_pg *pool;
     struct mg_sql *conn;

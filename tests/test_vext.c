@@ -129,7 +129,7 @@ TEST(vext_external_store_needs_allow_external_vectors)
 {
     struct mg_config c;
     struct mg_err err = {0};
-    mg_config_defaults(&c);
+    mg_t_config_defaults(&c);
     ASSERT_EQ_INT(mg_config_check_vectors(&c, "t", &err), 0); /* builtin */
     ASSERT_EQ_INT(mg_config_set(&c, "vector_store", "chroma", "t", &err), 0);
     ASSERT_EQ_INT(mg_config_check_vectors(&c, "t", &err), -1);
