@@ -270,10 +270,10 @@ int mg_as_authorize(struct mg_as *as, const struct mg_as_form *q, struct mg_as_a
 int mg_as_consent(struct mg_as *as, const char *consent_id, const struct mg_principal *approver,
                   struct mg_as_authz *a, char *code, size_t cap, struct mg_err *err)
 {
+    unsigned char h[MG_AS_HASH];
+    mg__as_hash(consent_id ? consent_id : "", h); /* first: consent_id may be a->consent_id */
     memset(a, 0, sizeof(*a));
     code[0] = 0;
-    unsigned char h[MG_AS_HASH];
-    mg__as_hash(consent_id ? consent_id : "", h);
     char challenge[64] = "", grant[48];
     pthread_mutex_lock(&as->mu);
     sqlite3_stmt *st = NULL;

@@ -298,6 +298,11 @@ test('refresh tokens rotate; a reused one revokes its grant; revocation (RFC 700
   assert.equal(rv.status, 200);
   assert.ok(auditEvents().slice(n).some((e) => e.op === 'oauth_revoke' && e.status === 'revoked' && e.tenant === 'acme'));
   await refused('revoked refresh token', () => tokenReq({ grant_type: 'refresh_token', refresh_token: u1.refresh_token, client_id: cl.client_id }), { op: 'oauth_token', error: 'invalid_grant', code: 'oauth_refresh_revoked' });
+  // revoking an access token revokes its grant: its refresh token is refused
+  const g3 = await getCode(cl.client_id);
+  const v1 = (await tokenReq({ grant_type: 'authorization_code', code: g3.code, code_verifier: g3.verifier, redirect_uri: REDIRECT, client_id: cl.client_id })).body;
+  assert.equal((await fetch(`${issuer}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: v1.access_token }) })).status, 200);
+  await refused('refresh token of a grant revoked by its access token', () => tokenReq({ grant_type: 'refresh_token', refresh_token: v1.refresh_token, client_id: cl.client_id }), { op: 'oauth_token', error: 'invalid_grant', code: 'oauth_refresh_revoked' });
   // an unknown token is no error (RFC 7009 2.2)
   assert.equal((await fetch(`${issuer}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=nothing' })).status, 200);
 });
