@@ -70,6 +70,8 @@ TEST(oauth_as_client_metadata_and_pkce)
     ASSERT(!mg_as_client_id_url("http://127.0.0.1:8/c.json", false));
     ASSERT(mg_as_client_id_url("http://127.0.0.1:8/c.json", true));
     ASSERT(!mg_as_client_id_url("http://10.0.0.1/c.json", true));
+    ASSERT(!mg_as_client_id_url("https://127.0.0.1/c.json", true)); /* no fetching this host's own services */
+    ASSERT(!mg_as_client_id_url("https://localhost:8443/c.json", false));
     /* RFC 7636 appendix B */
     ASSERT(mg_as_pkce_ok("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"));
     ASSERT(!mg_as_pkce_ok("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXj", "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"));

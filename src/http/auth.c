@@ -186,7 +186,11 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     *required = false;
     /* probes and the dashboard's page: no token, nothing private */
     if (r->api == A_HEALTHZ || r->api == A_READYZ || r->api == A_DASH || r->api == A_OAUTH_META) return 0;
-    if (r->api == A_OAUTH_AS) return 0; /* public endpoints: the consent form carries its own token (oauth_as.c) */
+    if (r->api == A_OAUTH_AS) { /* public endpoints, no principal: the consent form carries its own token (oauth_as.c) */
+        mg_principal_release(&r->who);
+        memset(&r->who, 0, sizeof(r->who));
+        return 0;
+    }
     bool in_query = false;
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, q_token_iter, &in_query);
     if (in_query) {

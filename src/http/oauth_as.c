@@ -282,6 +282,7 @@ static enum MHD_Result token_ep(struct mg_http *h, struct MHD_Connection *c, str
     struct mg_err err = {0};
     char tenant[65];
     json_t *j = mg_as_token(h->as, f, tenant, sizeof(tenant), &err);
+    snprintf(r->who.tenant, sizeof(r->who.tenant), "%s", tenant); /* the grant's, for the audit (level stays 0) */
     if (!j) return oauth_error(c, r, "oauth_token", 400, &err);
     const char *gt = mg_as_form_get(f, "grant_type");
     audit_ok(h, "oauth_token", tenant, strcmp(gt, "refresh_token") == 0 ? "refreshed" : "issued");

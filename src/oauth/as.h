@@ -85,8 +85,9 @@ struct mg_as_client {
  * oauth_client_metadata_invalid. */
 int mg_as_client_parse(const char *text, size_t len, bool registration, struct mg_as_client *c,
                        struct mg_err *err);
-/* Is url a client_id URL memgate fetches: https with a path, or with
- * allow_http an http:// loopback URL? No fragment, no credentials. */
+/* Is url a client_id URL memgate fetches: https with a path (not to a
+ * loopback host), or with allow_http an http:// loopback URL? No fragment,
+ * no credentials. */
 bool mg_as_client_id_url(const char *url, bool allow_http);
 /* Does verifier (RFC 7636: 43-128 of [A-Za-z0-9-._~]) hash (S256) to
  * challenge? */

@@ -132,7 +132,7 @@ bool mg_as_client_id_url(const char *url, bool allow_http)
     const char *a = url + (https ? 8 : 7), *slash = strchr(a, '/');
     size_t an = slash ? (size_t)(slash - a) : strlen(a);
     if (!an || memchr(a, '@', an) || memchr(a, '?', an)) return false;
-    if (http && !loopback(a, an)) return false;
+    if (http != loopback(a, an)) return false; /* http: loopback only; https: never loopback (tests use http) */
     return slash && slash[1] && slash[1] != '?'; /* a path beyond "/" (the draft's rule) */
 }
 

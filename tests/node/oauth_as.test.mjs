@@ -16,7 +16,6 @@ import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
@@ -24,7 +23,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-import { call, makeRepo, makeWorld, MEMGATE_BIN, shutdown, sleep, startServe } from './lib/harness.mjs';
+import { call, freePort, makeRepo, makeWorld, MEMGATE_BIN, shutdown, sleep, startServe } from './lib/harness.mjs';
 
 let world;
 let serve;
@@ -45,14 +44,6 @@ function auditEvents() {
   return r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
 }
 
-async function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = s.address().port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 const ENV = () => ({
   MEMGATE_OAUTH_SERVER: 'on',
