@@ -35,6 +35,8 @@ static bool origin_allowed(const struct mg_config *cfg, const char *o)
     size_t n = strlen(o);
     if (strncasecmp(o, "http://", 7) == 0 && loopback_hostport(o + 7, n - 7)) return true;
     if (strncasecmp(o, "https://", 8) == 0 && loopback_hostport(o + 8, n - 8)) return true;
+    /* the built-in authorization server's consent form posts from its own origin */
+    if (strcmp(cfg->oauth_server, "on") == 0 && cfg->oauth_issuer[0] && strcmp(o, cfg->oauth_issuer) == 0) return true;
     return mg_list_has(cfg->allowed_origins, o, n, true); /* comma-separated, spaces around items ignored */
 }
 
@@ -184,6 +186,11 @@ int mg__authenticate(struct mg_http *h, struct MHD_Connection *c, struct req *r,
     *required = false;
     /* probes and the dashboard's page: no token, nothing private */
     if (r->api == A_HEALTHZ || r->api == A_READYZ || r->api == A_DASH || r->api == A_OAUTH_META) return 0;
+    if (r->api == A_OAUTH_AS) { /* public endpoints, no principal: the consent form carries its own token (oauth_as.c) */
+        mg_principal_release(&r->who);
+        memset(&r->who, 0, sizeof(r->who));
+        return 0;
+    }
     bool in_query = false;
     MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, q_token_iter, &in_query);
     if (in_query) {

@@ -11,6 +11,7 @@
  *   hook.c     /v1/hooks/git: push webhooks (hook/hook.h), signed, not token-authenticated
  *   hook_run.c the re-index runs pushes start, in the background
  *   oauth.c    OAuth 2.1: protected resource metadata, the Bearer challenge (src/oauth/)
+ *   oauth_as.c the built-in authorization server's endpoints and consent page (src/oauth/as.h)
  *
  * Threading: MHD runs one thread per connection, so a handler may block (a
  * long tool call, an SSE stream waiting for its next event) without stalling
@@ -79,9 +80,10 @@ struct mg_http {
     struct mg_session *metrics_session; /* /metrics' per-repo gauges run in it (repometrics.c) */
     struct mg_hooks *hooks; /* push webhooks; NULL while webhook_secret is empty */
     struct mg_oauth *oauth; /* OAuth 2.1 access tokens (oauth/oauth.h); NULL while oauth_issuer is empty */
+    struct mg_as *as;       /* the built-in authorization server (oauth/as.h); NULL while oauth_server is off */
 };
 
-enum api { A_NONE, A_MCP, A_V1, A_HEALTHZ, A_READYZ, A_METRICS, A_HOOK, A_DASH, A_OAUTH_META };
+enum api { A_NONE, A_MCP, A_V1, A_HEALTHZ, A_READYZ, A_METRICS, A_HOOK, A_DASH, A_OAUTH_META, A_OAUTH_AS };
 
 /* One HTTP request, from its headers to its completion. */
 struct req {
@@ -179,6 +181,11 @@ enum MHD_Result mg__oauth_metadata(struct mg_http *h, struct MHD_Connection *c, 
  * with resource_metadata="..." when OAuth is on (MCP's discovery), and
  * error="..." when error is not NULL. */
 void mg__oauth_challenge(const struct mg_http *h, const char *error, char *buf, size_t cap);
+/* ---- oauth_as.c ---- */
+/* Is url the authorization server's (its metadata, /oauth/...)? */
+bool mg__oauth_as_path(const char *url);
+enum MHD_Result mg__oauth_as(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *url,
+                             const char *method);
 
 /* ---- sse.c ---- */
 struct sse {

@@ -28,6 +28,7 @@
 
 #include "hook/hook.h"
 #include "mcp/conn.h"
+#include "oauth/as.h"
 #include "oauth/oauth.h"
 #include "request/gate.h"
 #include "request/storage.h"
@@ -118,6 +119,7 @@ static const char *route_label(const char *url, enum api *api)
     if (mg__dash_path(url)) return *api = A_DASH, "/";
     if (strncmp(url, MG_OAUTH_METADATA_PATH, strlen(MG_OAUTH_METADATA_PATH)) == 0)
         return *api = A_OAUTH_META, MG_OAUTH_METADATA_PATH;
+    if (mg__oauth_as_path(url)) return *api = A_OAUTH_AS, "/oauth";
     /* exactly this path: a webhook skips token authentication, nothing else may */
     if (strcmp(url, "/v1/hooks/git") == 0) return *api = A_HOOK, "/v1/hooks/git";
     if (strncmp(url, "/v1/", 4) == 0) {
@@ -363,6 +365,7 @@ static enum MHD_Result dispatch(struct mg_http *h, struct MHD_Connection *c, str
     case A_DASH: return mg__dash_static(h, c, r, url, method);
     case A_HOOK: return mg__hook(h, c, r, method);
     case A_OAUTH_META: return mg__oauth_metadata(h, c, r, url, method);
+    case A_OAUTH_AS: return mg__oauth_as(h, c, r, url, method);
     case A_HEALTHZ:
     case A_READYZ:
     case A_METRICS:
@@ -504,8 +507,10 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
         return NULL;
     }
     h->srv = srv;
-    if (mg_oauth_new(&srv->cfg, &h->oauth, err) != 0 || mg__hooks_open(h, err) != 0) {
+    if (mg_oauth_new(&srv->cfg, &h->oauth, err) != 0 || mg_as_open(&srv->cfg, &h->as, err) != 0 ||
+        (h->as && mg_oauth_pin_keys(h->oauth, mg_as_jwks(h->as), err) != 0) || mg__hooks_open(h, err) != 0) {
         close(fd);
+        mg_as_close(&h->as);
         mg_oauth_free(&h->oauth);
         free(h);
         return NULL;
@@ -539,6 +544,7 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
     if (!h->d) {
         close(fd);
         mg__hooks_close(h);
+        mg_as_close(&h->as);
         mg_oauth_free(&h->oauth);
         pthread_mutex_destroy(&h->mu);
         pthread_cond_destroy(&h->cv);
@@ -656,6 +662,7 @@ void mg_http_stop(struct mg_http *h)
     pthread_mutex_destroy(&h->mu);
     pthread_cond_destroy(&h->cv);
     pthread_cond_destroy(&h->work_cv);
+    mg_as_close(&h->as);
     mg_oauth_free(&h->oauth);
     free(h);
 }

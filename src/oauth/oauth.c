@@ -35,6 +35,7 @@ struct mg_oauth {
     double fetched_at;          /* when keys were fetched (monotonic s) */
     double tried_at;            /* when a fetch was last tried (monotonic s; 0 never) */
     double refetched_at;        /* when an unknown kid last caused a fetch (0 never) */
+    bool pinned;                /* keys set by mg_oauth_pin_keys: never fetched */
 };
 
 /* ---- 1. settings: the issuer and the resource ---------------------------------- */
@@ -204,8 +205,8 @@ static const struct mg_jwks *take_keys(struct mg_oauth *o, const struct mg_jwt *
 {
     pthread_mutex_lock(&o->mu);
     double now = now_mono();
-    bool stale = !o->keys || now - o->fetched_at > o->cfg->oauth_jwks_ttl;
-    bool unknown = o->keys && !mg_jwks_has(o->keys, t);
+    bool stale = !o->keys || (!o->pinned && now - o->fetched_at > o->cfg->oauth_jwks_ttl);
+    bool unknown = o->keys && !o->pinned && !mg_jwks_has(o->keys, t);
     bool fetch = false;
     if (stale && (o->tried_at == 0 || now - o->tried_at >= 1)) fetch = true;
     else if (!stale && unknown && (o->refetched_at == 0 || now - o->refetched_at >= MG_OAUTH_REFETCH_S))
@@ -224,6 +225,18 @@ static const struct mg_jwks *take_keys(struct mg_oauth *o, const struct mg_jwt *
                                                      "ago; try again in a few seconds");
     }
     return ks;
+}
+
+int mg_oauth_pin_keys(struct mg_oauth *o, const char *jwks, struct mg_err *err)
+{
+    struct mg_jwks *ks = NULL;
+    if (mg_jwks_parse(jwks, strlen(jwks), &ks, err) != 0) return -1;
+    pthread_mutex_lock(&o->mu);
+    mg_jwks_free(&o->keys);
+    o->keys = ks;
+    o->pinned = true;
+    pthread_mutex_unlock(&o->mu);
+    return 0;
 }
 
 static void put_keys(struct mg_oauth *o)

@@ -65,6 +65,10 @@ int mg_oauth_check(struct mg_oauth *o, const char *tok, size_t len, struct mg_pr
 int mg_oauth_claims(const struct mg_config *cfg, json_t *claims, int64_t now, struct mg_principal *p,
                     struct mg_err *err);
 
+/* Use this key set (JSON text) for good: never fetched, never stale (the
+ * built-in authorization server's keys, oauth/as.h). 0, or -1 with err. */
+int mg_oauth_pin_keys(struct mg_oauth *o, const char *jwks, struct mg_err *err);
+
 /* The protected resource metadata document (RFC 9728; new reference). */
 json_t *mg_oauth_metadata(const struct mg_oauth *o);
 /* Its URL (for WWW-Authenticate: Bearer resource_metadata="..."):

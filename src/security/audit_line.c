@@ -143,6 +143,10 @@ const char *const mg_audit_other_ops[] = {
     "audit_recovered",/* here: a torn line, lines that do not verify, a log shorter than its anchor */
     "config_reload",  /* cli/cmd_serve.c: SIGHUP read the config again (status: what applied), or refused it */
     "external_vectors", /* vector/vext.c: a repo's vectors go to an external store (once per process and repo) */
+    "oauth_register", /* http/oauth_as.c: a client registered (RFC 7591), or the registration refused */
+    "oauth_authorize",/* http/oauth_as.c: a consent approved (a code issued), denied, or an authorize request refused */
+    "oauth_token",    /* http/oauth_as.c: tokens issued or refreshed, or the token request refused */
+    "oauth_revoke",   /* http/oauth_as.c: a grant revoked (RFC 7009), or the request refused */
     NULL,
 };
 

@@ -130,6 +130,11 @@ static const struct key {
      sizeof(((struct mg_config *)0)->oauth_repos_claim) - 1},
     {"oauth_clock_skew", K_INT, offsetof(struct mg_config, oauth_clock_skew), 0, 3600},
     {"oauth_jwks_ttl", K_INT, offsetof(struct mg_config, oauth_jwks_ttl), 10, 86400},
+    {"oauth_server", K_ENUM, offsetof(struct mg_config, oauth_server), 1, 7},
+    {"oauth_client_metadata_http", K_ENUM, offsetof(struct mg_config, oauth_client_metadata_http), 1, 7},
+    {"oauth_code_ttl", K_INT, offsetof(struct mg_config, oauth_code_ttl), 1, 600},
+    {"oauth_token_ttl", K_INT, offsetof(struct mg_config, oauth_token_ttl), 60, 86400},
+    {"oauth_refresh_ttl", K_INT, offsetof(struct mg_config, oauth_refresh_ttl), 3600, 366 * 86400},
     {"watch_poll_interval", K_INT, offsetof(struct mg_config, watch_poll_interval), 5, 86400},
     {"access_log", K_STR, offsetof(struct mg_config, access_log), 1, sizeof(((struct mg_config *)0)->access_log) - 1},
     {"access_log_max_bytes", K_SIZE, offsetof(struct mg_config, access_log_max_bytes), 4096, 1LL << 40},
@@ -165,7 +170,9 @@ static const char *const *enum_choices(const char *key)
     static const char *const anchor_log[] = {"auto", "1", "0", NULL};
     if (strcmp(key, "audit_anchor_syslog") == 0) return anchor_log;
     if (strcmp(key, "storage_stale") == 0) return storage_stale;
-    if (strcmp(key, "watch") == 0 || strcmp(key, "allow_external_vectors") == 0) return on_off;
+    if (strcmp(key, "watch") == 0 || strcmp(key, "allow_external_vectors") == 0 || strcmp(key, "oauth_server") == 0 ||
+        strcmp(key, "oauth_client_metadata_http") == 0)
+        return on_off;
     if (strcmp(key, "vector_store") == 0) return vector_store;
     if (strcmp(key, "require_tokens") == 0) return require_tokens;
     if (strcmp(key, "secret_action_high") == 0) return action_high;
@@ -302,6 +309,11 @@ void mg_config_defaults(struct mg_config *c)
     snprintf(c->oauth_repos_claim, sizeof(c->oauth_repos_claim), "memgate_repos");
     c->oauth_clock_skew = 60;
     c->oauth_jwks_ttl = 600;
+    snprintf(c->oauth_server, sizeof(c->oauth_server), "off");
+    snprintf(c->oauth_client_metadata_http, sizeof(c->oauth_client_metadata_http), "off");
+    c->oauth_code_ttl = 60;
+    c->oauth_token_ttl = 900;
+    c->oauth_refresh_ttl = 30 * 86400;
     c->watch_poll_interval = 60;
     snprintf(c->access_log, sizeof(c->access_log), "off");
     c->access_log_max_bytes = 64 << 20;

@@ -135,6 +135,13 @@ struct mg_config {
     char oauth_repos_claim[64]; /* the claim listing the token's repos (default memgate_repos; absent: every repo) */
     int oauth_clock_skew;    /* seconds of clock difference allowed on exp, nbf and iat (default 60) */
     int oauth_jwks_ttl;      /* seconds the provider's keys are kept before they are fetched again (default 600) */
+    /* the built-in authorization server (src/oauth/as.h) */
+    char oauth_server[8];    /* on | off (default): memgate issues the tokens itself; oauth_issuer defaults to
+                              * oauth_resource's origin */
+    char oauth_client_metadata_http[8]; /* on | off (default): accept http:// loopback client_id URLs (tests) */
+    int oauth_code_ttl;      /* seconds an authorization code lives (default 60) */
+    int oauth_token_ttl;     /* seconds an access token lives (default 900) */
+    int oauth_refresh_ttl;   /* seconds a refresh token lives (default 30 days) */
     /* `memgate serve`'s operations (docs/http.md) */
     char access_log[PATH_MAX]; /* "off" (default), "stderr", or an absolute file path: one JSON line per request */
     size_t access_log_max_bytes; /* the access log file is rotated past this (default 64 MiB) */

@@ -203,6 +203,12 @@ int mg_config_load(struct mg_config *c, struct mg_err *err)
     if (dburl && *dburl && !(st && *st) && mg_config_set(c, "storage", dburl, "MEMGATE_DATABASE_URL", err) != 0)
         return -1;
     if (!c->cache_dir[0]) default_cache_dir(c);
+    /* the built-in authorization server is the issuer: by default at the resource's origin */
+    if (strcmp(c->oauth_server, "on") == 0 && !c->oauth_issuer[0]) {
+        const char *a = strstr(c->oauth_resource, "://");
+        size_t n = a ? (size_t)(a + 3 - c->oauth_resource) + strcspn(a + 3, "/?#") : 0;
+        if (n && n < sizeof(c->oauth_issuer)) snprintf(c->oauth_issuer, sizeof(c->oauth_issuer), "%.*s", (int)n, c->oauth_resource);
+    }
     if (mg_config_check_storage(c, "the configuration", err) != 0) return -1;
     return mg_config_check_vectors(c, "the configuration", err);
 }

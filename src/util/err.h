@@ -99,6 +99,21 @@
 #define MG_E_TOKEN_SIGNATURE "token_bad_signature" /* a JWT whose signature does not verify */
 #define MG_E_TOKEN_CLAIMS   "token_claims_invalid" /* a JWT without exp or a tenant, not valid yet (nbf), or with a malformed claim */
 #define MG_E_OAUTH_UNAVAILABLE "oauth_unavailable" /* the OpenID provider's discovery or keys cannot be fetched or read (503) */
+/* the built-in authorization server (oauth_server = on: src/oauth/as.h); the OAuth error each maps to in () */
+#define MG_E_OAUTH_REQUEST  "oauth_invalid_request"  /* a malformed or incomplete request (invalid_request, 400) */
+#define MG_E_OAUTH_CLIENT   "oauth_invalid_client"   /* an unknown client_id, or its metadata document cannot be had (invalid_client, 401) */
+#define MG_E_OAUTH_CLIENT_METADATA "oauth_client_metadata_invalid" /* a registration or metadata document refused (invalid_client_metadata, 400) */
+#define MG_E_OAUTH_REDIRECT "oauth_redirect_mismatch" /* a redirect_uri the client did not register, or not the code's (400) */
+#define MG_E_OAUTH_PKCE     "oauth_pkce_failed"      /* no S256 code_challenge, or a code_verifier that does not match it (invalid_grant, 400) */
+#define MG_E_OAUTH_CODE_REUSED "oauth_code_reused"   /* an authorization code used before: its grant is revoked (invalid_grant, 400) */
+#define MG_E_OAUTH_CODE_EXPIRED "oauth_code_expired" /* an authorization code older than oauth_code_ttl (invalid_grant, 400) */
+#define MG_E_OAUTH_GRANT    "oauth_invalid_grant"    /* an unknown code or refresh token, or another client's (invalid_grant, 400) */
+#define MG_E_OAUTH_REFRESH_REVOKED "oauth_refresh_revoked" /* a refresh token revoked, expired or used before (its grant is then revoked) (invalid_grant, 400) */
+#define MG_E_OAUTH_SCOPE    "oauth_invalid_scope"    /* a scope with none of memgate's (invalid_scope, 400) */
+#define MG_E_OAUTH_TARGET   "oauth_invalid_target"   /* a resource other than oauth_resource (RFC 8707 invalid_target, 400) */
+#define MG_E_OAUTH_GRANT_TYPE "oauth_unsupported_grant_type" /* a grant_type other than authorization_code and refresh_token (400) */
+#define MG_E_OAUTH_CONSENT  "oauth_consent_invalid"  /* a consent answer whose request is unknown, used or stale, or whose approver token is refused (400) */
+#define MG_E_OAUTH_DENIED   "oauth_access_denied"    /* the operator denied the consent (access_denied, in the redirect) */
 #define MG_E_TOKEN_NOT_FOUND "token_not_found" /* token revoke: no token has that id */
 #define MG_E_AUDIT_INVALID  "audit_invalid"   /* audit --verify: a line is edited, removed, reordered or torn */
 #define MG_E_AUDIT_TRUNCATED "audit_truncated" /* audit --verify: the log ends before its anchor, or differs from it */

@@ -13,7 +13,6 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
@@ -22,7 +21,7 @@ import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import Provider, { errors } from 'oidc-provider';
 
-import { call, makeRepo, makeWorld, MEMGATE_BIN, shutdown, sleep, startServe } from './lib/harness.mjs';
+import { call, freePort, makeRepo, makeWorld, MEMGATE_BIN, shutdown, sleep, startServe } from './lib/harness.mjs';
 
 let world;
 let serve;
@@ -44,14 +43,6 @@ function auditEvents() {
   return r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
 }
 
-async function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Start an oidc-provider on a free loopback port: JWT access tokens for memgate's resource (and one other). */
 async function startProvider(keys) {

@@ -6,6 +6,7 @@
 // and removes it at the end, so files can run in parallel.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -289,6 +290,16 @@ export function metricSum(values, name) {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A loopback port free a moment ago (for a server that must know its URL before it listens). */
+export async function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
 
 /** Poll fn() every 100 ms until it is truthy (its value), failing after ms. */
 export async function until(what, fn, ms = 60000) {
