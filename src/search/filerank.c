@@ -17,8 +17,8 @@
  *           order of their scores, and one file does not fill the list.
  *   wide  — the pool of 50 chunks holds too few files for a long query (a
  *           bug report), whose words are spread over the file to change.
- *           When lexical search comes to its any-word pass (lexical and
- *           hybrid search of prose), it keeps the best MG__WIDE_ROWS rows
+ *           When lexical search (the mode; hybrid search has fused its
+ *           lexical list already) comes to its any-word pass, it keeps the best MG__WIDE_ROWS rows
  *           it ranks anyway, with their files (scores and ids only: no
  *           text; r->wide); those rows summed per file the same way (and
  *           weighed by role) rank files of their own. The pool's files and

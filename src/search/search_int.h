@@ -47,7 +47,9 @@ struct mg__terms {
 
 /* The best MG__WIDE_ROWS rows (and more, to LEX_TIES_MAX past them) of
  * lexical search's any-word pass, when it came to it: file-level evidence
- * (filerank.c) read with the rows it ranked anyway. */
+ * (filerank.c) read with the rows it ranked anyway. Lexical search only:
+ * hybrid search has fused its lexical list already, and the same evidence
+ * again outweighs the others (docs/benchmarks.md). */
 #define MG__WIDE_ROWS 1000
 struct mg__wrow {
     double score; /* higher is better */
@@ -74,7 +76,8 @@ struct mg__repo {
     char *text;
     size_t text_len;
     struct mg__terms terms;
-    struct mg__wide wide;          /* lexical.c's any-word pass read wider, for filerank.c */
+    bool wide_read;                /* lexical search (the mode, not hybrid's list): read the any-word pass wider */
+    struct mg__wide wide;          /* ... into this, for filerank.c */
 };
 
 void mg__repo_release(struct mg__repo *r);
