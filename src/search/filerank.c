@@ -18,13 +18,14 @@
  *   wide  — the pool of 50 chunks holds too few files for a long query (a
  *           bug report), whose words are spread over the file to change.
  *           When lexical search (the mode; hybrid search has fused its
- *           lexical list already) comes to its any-word pass, it keeps the best MG__WIDE_ROWS rows
- *           it ranks anyway, with their files (scores and ids only: no
- *           text; r->wide); those rows summed per file the same way (and
- *           weighed by role) rank files of their own. The pool's files and
- *           these are fused by reciprocal rank (config hybrid_rrf_k, both
- *           lists weighted alike), and a file only the wide list has joins
- *           the pool by its best chunk.
+ *           lexical list already) comes to its any-word pass, it keeps the
+ *           best MG__WIDE_ROWS rows it ranks anyway, with their files
+ *           (scores and ids only: no text; r->wide); those rows summed per
+ *           file the same way (and weighed by role) rank files of their
+ *           own. The pool's files and these are fused by reciprocal rank
+ *           (config hybrid_rrf_k, both lists weighted alike), and a file
+ *           only the wide list has joins the pool by its best chunk when it
+ *           ranks within the limit.
  * The factors are halves and equal weights by construction, not fitted to
  * any report set.
  *
@@ -102,7 +103,7 @@ struct wfile {
     double score;
     int64_t best;       /* its best chunk */
     const char *path;   /* (r->wide's) */
-    int rank_pool;      /* the file's place in the pool's order (1-based; 0: not there) */
+    int rank_pool;      /* fuse(): the file's place in the pool's order (1-based) */
 };
 
 /* by file, then score (best first), then id (a file's chunks in file order) */
@@ -211,7 +212,7 @@ static int fuse(struct mg__repo *r, struct mg_results *out, size_t at, size_t n,
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
         while (j < n && strcmp(by[j]->path, by[i]->path) == 0) j++;
-        pf[npf++] = (struct wfile){.score = by[i]->score, .path = by[i]->path, .best = (int64_t)i};
+        pf[npf++] = (struct wfile){.score = by[i]->score, .path = by[i]->path, .best = (int64_t)i}; /* (by's) */
         i = j;
     }
     qsort(pf, npf, sizeof(*pf), cmp_wfile);

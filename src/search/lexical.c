@@ -79,7 +79,8 @@ static int lexical_read(struct lex *c, const char *match, int nscored, int limit
     struct mg_idx_row rr, hr;
     int rc, found = keep ? (int)c->nseen : 0, want = limit + (keep ? (int)c->nseen : 0) + ties, nread = 0;
     double last = 0;
-    bool scoped = r->filter.globs || r->filter.nlangs > 0, wide = c->wide && !keep, hits_done = false;
+    bool scoped = r->filter.globs || r->filter.nlangs > 0, wide = c->wide && !keep, hits_done = false,
+         tie_ended = false;
     *open = false;
     if (scoped && !r->chunks && mg_chunkset_get(r->d, &r->filter, &r->chunks, r->err) != 0) return -1;
     /* the wide read: the same rows ranked, more of them kept, each with its file */
@@ -102,7 +103,7 @@ static int lexical_read(struct lex *c, const char *match, int nscored, int limit
             score = c->seen_min - 1.0 / (1.0 + (score > 0 ? score : 0)); /* after the kept rows, in order */
         }
         if (found >= limit && score != last) { /* (past the limit: only the rows tied with the last) */
-            hits_done = true;
+            hits_done = tie_ended = true;
             if (!wide) break;
             continue;
         }
@@ -135,7 +136,7 @@ static int lexical_read(struct lex *c, const char *match, int nscored, int limit
         }
         found++;
     }
-    *open = rc == 0 && nread == want && found > limit;
+    *open = rc == 0 && !tie_ended && nread == want && found > limit;
     if (wide) r->wide.full = rc == 0 && r->wide.n == (size_t)rows;
     if (rc > 0) rc = 0;
     mg_idx_done(&st);
