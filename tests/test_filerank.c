@@ -81,6 +81,7 @@ TEST(rank_off_names_the_signals)
     ASSERT_EQ_INT(mg_rank_off_parse("roles"), MG_RANK_ROLES);
     ASSERT_EQ_INT(mg_rank_off_parse("roles,files"), MG_RANK_ROLES | MG_RANK_FILES);
     ASSERT_EQ_INT(mg_rank_off_parse("files,"), MG_RANK_FILES);
+    ASSERT_EQ_INT(mg_rank_off_parse("wide,roles"), MG_RANK_WIDE | MG_RANK_ROLES);
     ASSERT_EQ_INT(mg_rank_off_parse("rolez"), -1);
     setenv("MEMGATE_HOME", mg_t_tmpdir(), 1);
     setenv("MEMGATE_RANK_OFF", "bogus", 1);
@@ -231,6 +232,65 @@ TEST(file_ranking_is_the_same_for_any_thread_count)
     index_repo(&two, "4");
     char *a = ranked(&one, "cache eviction policy", ""), *b = ranked(&two, "cache eviction policy", "");
     ASSERT(strlen(a) > 0);
+    ASSERT_EQ_STR(a, b);
+    free(a), free(b);
+}
+
+/* 70 files with one short function naming three of the query's words fill
+ * the pool of 50 chunks; journal.c names them in ten longer functions, each
+ * a weaker chunk than any of theirs, so none reaches the pool: by chunks
+ * alone journal.c is past the first 60 hits. The wide read sums its ten
+ * chunks into the best file of the word index, and it joins the list. */
+static void put_wide(struct env *e)
+{
+    put_filler(e);
+    char path[64], text[8192];
+    for (int i = 0; i < 70; i++) {
+        snprintf(path, sizeof(path), "src/d%02d.c", i);
+        snprintf(text, sizeof(text), "int d%d(int x)\n{\n    /* quorum lease renewal */\n    return x + %d;\n}\n", i,
+                 i);
+        mg_t_write_str(e->repo, path, text);
+    }
+    size_t len = 0;
+    for (int i = 0; i < 10; i++)
+        len += (size_t)snprintf(text + len, sizeof(text) - len,
+                                "int j%d(int x)\n{\n    /* quorum lease renewal */\n    int y = x * %d;\n"
+                                "    y += x >> 2;\n    y ^= x << 3;\n    return y - x;\n}\n\n", i, i);
+    mg_t_write_str(e->repo, "src/journal.c", text);
+}
+
+TEST(a_file_the_pool_misses_joins_by_its_chunks_evidence)
+{
+    struct env e;
+    open_env(&e);
+    put_wide(&e);
+    index_repo(&e, "2");
+    const char *q = "quorum lease renewal stalls"; /* (no chunk has all: the any-word pass) */
+    char *with = ranked_n(&e, q, "", 60), *without = ranked_n(&e, q, "wide", 60);
+    ASSERT(strstr(without, "src/d00.c") != NULL);
+    ASSERT(strstr(without, "src/journal.c") == NULL); /* its chunks are not among the first 60 */
+    ASSERT(strstr(with, "src/journal.c") != NULL);    /* its chunks together are */
+    /* pages stay prefix-stable */
+    for (int k = 50; k <= 60; k += 5) {
+        char *page = ranked_n(&e, q, "", k);
+        ASSERT(strncmp(with, page, strlen(page)) == 0);
+        free(page);
+    }
+    free(with), free(without);
+}
+
+TEST(the_wide_read_is_the_same_for_any_thread_count)
+{
+    struct env one, two;
+    open_env(&one);
+    open_env(&two);
+    put_wide(&one);
+    put_wide(&two);
+    index_repo(&one, "1");
+    index_repo(&two, "4");
+    char *a = ranked_n(&one, "quorum lease renewal stalls", "", 60),
+         *b = ranked_n(&two, "quorum lease renewal stalls", "", 60);
+    ASSERT(strstr(a, "src/journal.c") != NULL);
     ASSERT_EQ_STR(a, b);
     free(a), free(b);
 }

@@ -59,6 +59,16 @@ void mg__repo_release(struct mg__repo *r)
     r->terms.tok = NULL;
     r->terms.ntok = 0;
     mwords_free(&r->terms);
+    mg__wide_reset(&r->wide);
+    free(r->wide.v);
+    r->wide = (struct mg__wide){0};
+}
+
+void mg__wide_reset(struct mg__wide *w)
+{
+    for (size_t i = 0; i < w->n; i++) free(w->v[i].path);
+    w->n = 0;
+    w->full = false;
 }
 
 /* ---- 2. stored text and snippets ------------------------------------------------------------ */

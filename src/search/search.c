@@ -142,6 +142,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
     for (size_t i = 0; i < nrepos && rc == 0; i++) {
         struct mg__repo r = {.cfg = cfg, .repo = &repos[i], .q = q, .err = err};
         r.terms.lines = mode == MG_MODE_LEXICAL;
+        r.wide_read = mode == MG_MODE_LEXICAL; /* (filerank.c) */
         r.filter.globs = globs;
         r.filter.langs = langs;
         r.filter.nlangs = (int)q->nlangs;
@@ -162,11 +163,11 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
         case MG_MODE_SYMBOL: rc = mg__symbol(&r, q->query, out, limit, 0); break;
         case MG_MODE_REGEX: rc = mg__regex(&r, q->query, q->fixed, q->ignore_case, out, base, limit); break;
         }
-        mg__repo_release(&r);
         /* ranked modes: the file-level order (filerank.c) */
         if (rc == 0 && (mode == MG_MODE_LEXICAL || mode == MG_MODE_SEMANTIC || mode == MG_MODE_HYBRID) &&
-            mg__rank_files(cfg, q->query, out->v + base, out->n - base, cmp_score) != 0)
-            rc = mg_err_oom(err);
+            mg__rank_files(&r, out, base, limit, cmp_score) != 0)
+            rc = -1;
+        mg__repo_release(&r);
         if (rc == 0) mark_stale(&r, out, base);
         mg_db_put(q->pool, &r.d);
     }

@@ -27,10 +27,11 @@
 /* "L,S,Y,P[,G]": four or five weights, each 0 to 10 (G 0 when left out); 0 or -1 */
 int mg_parse_weights(const char *s, double w[5]);
 
-/* Ranking signals (config rank_off, search/rank.c) */
+/* Ranking signals (config rank_off, search/filerank.c) */
 #define MG_RANK_ROLES 1u /* tests, docs and other non-source files below source */
 #define MG_RANK_FILES 2u /* a file's chunks summed into its score */
-/* "roles,files": the signals named, or -1 for a name not one of them */
+#define MG_RANK_WIDE 4u  /* files a wide read of the word index scores, fused with the pool's */
+/* "roles,files,wide": the signals named, or -1 for a name not one of them */
 int mg_rank_off_parse(const char *s);
 
 struct mg_config {
