@@ -80,6 +80,7 @@ static json_t *repo_json(const struct mg_repo_stats *s)
     json_object_set_new(o, "symbols", opt_int(s->info.symbols));
     json_object_set_new(o, "bytes", opt_int(s->info.bytes));
     json_object_set_new(o, "db_bytes", opt_int(s->info.db_bytes));
+    json_object_set_new(o, "created_at", opt_int(s->info.created_at));
     json_object_set_new(o, "indexed_at", opt_int(s->info.indexed_at));
     json_object_set_new(o, "full_index_at", opt_int(s->full_index_at));
     json_object_set_new(o, "incr_index_at", opt_int(s->incr_index_at));
