@@ -105,16 +105,8 @@ static bool visible(const char *tenant, const char *id, void *ud)
 
 enum MHD_Result mg__history_data(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *method)
 {
-    if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
-        json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code", MG_E_METHOD_NOT_ALLOWED, "message",
-                              "only GET is allowed on /v1/dashboard/history");
-        return mg__respond_json_h(c, r, 405, j, "Allow", "GET, HEAD", NULL, NULL);
-    }
-    if (MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, NULL, NULL) > 0)
-        return mg__respond_error(c, r, 400, MG_E_BAD_ARG, "/v1/dashboard/history takes no query parameters");
-    struct mg_err err = {0};
-    if (mg_access_level(&r->who, MG_LEVEL_ADMIN, "reading the dashboard's data", &err) != 0)
-        return mg__respond_error(c, r, mg_err_http_status(err.code), err.code, "%s", err.msg);
+    enum MHD_Result rc;
+    if (mg__dash_admin_get(c, r, method, "/v1/dashboard/history", &rc) != 0) return rc;
     struct mg_repo *scratch = calloc(1, sizeof(*scratch));
     struct seen s = {.who = &r->who, .r = scratch};
     struct mg_history_filter f = {.tenant = r->who.token_id[0] ? r->who.tenant : NULL, .keep = visible, .ud = &s};

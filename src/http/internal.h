@@ -159,6 +159,11 @@ bool mg__dash_path(const char *url);
 /* Serve one of them (r->api A_DASH: no token; it holds no data). */
 enum MHD_Result mg__dash_static(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *url,
                                 const char *method);
+/* The checks of the dashboard's data routes (route: for the message): GET or
+ * HEAD, no query parameters, an admin. 0 to go on, else -1 with the response
+ * (405, 400, 401/403) queued in *rc. */
+int mg__dash_admin_get(struct MHD_Connection *c, struct req *r, const char *method, const char *route,
+                       enum MHD_Result *rc);
 /* GET /v1/dashboard: the overview the page polls (admin). */
 enum MHD_Result mg__dash_data(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *method);
 
