@@ -18,13 +18,14 @@
 #              with the tests' packages and tools, then one compile at a time,
 #              make without -j), the baseline
 # For each: wall seconds and the CPU seconds of everything it ran.
-# usage: bench/install_time.sh [--no-cold] [--no-old]   (BENCH_INSTALL_RUNS=N: runs of each, default 1)
+# usage: bench/install_time.sh [--no-warm] [--no-cold] [--no-old]   (BENCH_INSTALL_RUNS=N: runs of each, default 1)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-cold=1 old=1
+warm_run=1 cold=1 old=1
 for a in "$@"; do
   case "$a" in
+    --no-warm) warm_run=0 ;;
     --no-cold) cold=0 ;;
     --no-old) old=0 ;;
     -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -102,8 +103,10 @@ echo
 echo "| run | wall s (median) | CPU s (median) | each run (wall CPU) |"
 echo "| --- | --- | --- | --- |"
 declare -a r
-r=(); for i in $(seq "$runs"); do r+=("$(measure new-warm "$warm" make run)"); done
-report "make run, warm grammar cache" "${r[@]}"
+if [ "$warm_run" = 1 ]; then
+  r=(); for i in $(seq "$runs"); do r+=("$(measure new-warm "$warm" make run)"); done
+  report "make run, warm grammar cache" "${r[@]}"
+fi
 if [ "$cold" = 1 ]; then
   r=(); for i in $(seq "$runs"); do rm -rf "$tmp/cold-cache"; r+=("$(measure new-cold "$tmp/cold-cache" make run)"); done
   report "make run, cold grammar cache" "${r[@]}"
@@ -116,6 +119,7 @@ if [ "$old" = 1 ]; then
   report "before: full setup, serial build, warm cache" "${r[@]}"
 fi
 echo
+[ "$warm_run" = 1 ] || exit 0
 nw=${res_make_run__warm_grammar_cache% *}
 echo "Target (issue 40): at most half of 131 s, 65.5 s, on 2 cores; make run, warm cache: ${nw} s wall$(
   [ -n "${res_before__full_setup__serial_build__warm_cache:-}" ] &&
