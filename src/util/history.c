@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/json.h"
 
 /* ---- 1. the series and the ring -------------------------------------------------------------------------- */
 
