@@ -22,7 +22,7 @@
   const HISTORY_POLL_MS = 10000; // the charts (at most as often as the server samples)
   // Audit codes that are a normal step of a call, not a failure: a
   // 2026-07-28 client is asked for its roots (or a completion) and calls again.
-  const STEPS = { input_required: 'asked the client for input' };
+  const STEPS = new Map([['input_required', 'asked the client for input']]);
 
   // A session id of this tab for the /v1 calls that run in one (audit,
   // search), so polling does not open a new API session each time.
@@ -309,8 +309,8 @@
       const d = await api(`/v1/audit?${q}`, { session: true });
       // (this tab's own reads of the log, one per poll, are left out)
       let events = (d.events || []).filter((e) => !(e.op === 'audit_read' && e.session === sid));
-      if (outcome === 'ok') events = events.filter((e) => e.status === 'ok' || STEPS[e.code]);
-      else if (outcome === 'error') events = events.filter((e) => e.status !== 'ok' && !STEPS[e.code]);
+      if (outcome === 'ok') events = events.filter((e) => e.status === 'ok' || STEPS.get(e.code));
+      else if (outcome === 'error') events = events.filter((e) => e.status !== 'ok' && !STEPS.get(e.code));
       events = events.slice(-limit).reverse(); // newest first
       clear(tb);
       if (!events.length) {
@@ -325,7 +325,7 @@
         cell(tr, (e.time || '').replace('T', ' ').replace('Z', ''));
         cell(tr, e.tenant || '–');
         cell(tr, e.op);
-        const step = STEPS[e.code];
+        const step = STEPS.get(e.code);
         const failed = e.status && e.status !== 'ok' && !step;
         if (step) cell(tr, `${step} (${e.code})`, 'step');
         else cell(tr, failed ? `${e.status}${e.code ? ` ${e.code}` : ''}` : e.status || '', failed ? 'bad' : 'ok');
