@@ -40,7 +40,9 @@
 #     built-in vector store, on part of the kernel; skipped without chromadb),
 #     and bench/multi_bench.mjs (issue 22: memory operations through one
 #     daemon on SQLite, one on PostgreSQL and three on PostgreSQL behind
-#     HAProxy, beside pgbench on the same cluster)
+#     HAProxy, beside pgbench on the same cluster), and bench/install_time.sh
+#     (make run from a clean clone to "serving": warm and cold grammar cache,
+#     beside the old serial way)
 # Prints a report in Markdown; docs/benchmarks.md keeps the figures.
 set -euo pipefail
 
@@ -334,3 +336,7 @@ MEMGATE_BENCH_CACHE="$CACHE" "$here/bench/vstore_bench.sh"
 # Starts its own PostgreSQL cluster (scripts/pg.sh) and HAProxy, both from Debian.
 echo
 MEMGATE_BIN="$BIN" "$node22" "$here/bench/multi_bench.mjs"
+
+# ---- make run from a clean clone to "serving", warm and cold grammar cache, beside the old way (issue 40; runs alone too)
+echo
+"$here/bench/install_time.sh"

@@ -343,6 +343,7 @@ enum MHD_Result mg__v1(struct mg_http *h, struct MHD_Connection *c, struct req *
 {
     if (strcmp(url, "/v1/audit") == 0) return v1_audit(h, c, r, method);
     if (strcmp(url, "/v1/dashboard") == 0) return mg__dash_data(h, c, r, method);
+    if (strcmp(url, "/v1/dashboard/history") == 0) return mg__history_data(h, c, r, method);
     /* the first route whose path matches and that takes the method; else the
      * first whose path matches (405 below) */
     const struct v1route *rt = NULL;
@@ -365,7 +366,7 @@ enum MHD_Result mg__v1(struct mg_http *h, struct MHD_Connection *c, struct req *
     if (!rt)
         return mg__respond_error(c, r, 404, MG_E_ROUTE_NOT_FOUND,
                              "no route %.200s; the API has /v1/repos, /v1/repos/{id}, /v1/repos/{id}/stats, /v1/search, /v1/symbols, /v1/files, /v1/file, /v1/outline, "
-                             "/v1/scope, /v1/index, /v1/index/status, /v1/audit, /v1/dashboard, /v1/references, /v1/callers, /v1/callees, "
+                             "/v1/scope, /v1/index, /v1/index/status, /v1/audit, /v1/dashboard, /v1/dashboard/history, /v1/references, /v1/callers, /v1/callees, "
                              "/v1/trace, /v1/impact, /v1/repo_map, and the memory routes /v1/notes, "
                              "/v1/projects, /v1/episodes, /v1/entities, /v1/profiles, /v1/context, /v1/extract (see docs/http.md "
                              "and docs/memory.md)",

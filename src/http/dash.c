@@ -80,6 +80,7 @@ static json_t *repo_json(const struct mg_repo_stats *s)
     json_object_set_new(o, "symbols", opt_int(s->info.symbols));
     json_object_set_new(o, "bytes", opt_int(s->info.bytes));
     json_object_set_new(o, "db_bytes", opt_int(s->info.db_bytes));
+    json_object_set_new(o, "created_at", opt_int(s->info.created_at));
     json_object_set_new(o, "indexed_at", opt_int(s->info.indexed_at));
     json_object_set_new(o, "full_index_at", opt_int(s->full_index_at));
     json_object_set_new(o, "incr_index_at", opt_int(s->incr_index_at));
@@ -147,18 +148,33 @@ static json_t *overview(struct mg_http *h, struct req *r, struct mg_err *err)
     return o;
 }
 
-enum MHD_Result mg__dash_data(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *method)
+int mg__dash_admin_get(struct MHD_Connection *c, struct req *r, const char *method, const char *route,
+                       enum MHD_Result *rc)
 {
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
-        json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code", MG_E_METHOD_NOT_ALLOWED, "message",
-                              "only GET is allowed on /v1/dashboard");
-        return mg__respond_json_h(c, r, 405, j, "Allow", "GET, HEAD", NULL, NULL);
+        char msg[96];
+        snprintf(msg, sizeof(msg), "only GET is allowed on %s", route);
+        json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code", MG_E_METHOD_NOT_ALLOWED, "message", msg);
+        *rc = mg__respond_json_h(c, r, 405, j, "Allow", "GET, HEAD", NULL, NULL);
+        return -1;
     }
-    if (MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, NULL, NULL) > 0)
-        return mg__respond_error(c, r, 400, MG_E_BAD_ARG, "/v1/dashboard takes no query parameters");
+    if (MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, NULL, NULL) > 0) {
+        *rc = mg__respond_error(c, r, 400, MG_E_BAD_ARG, "%s takes no query parameters", route);
+        return -1;
+    }
     struct mg_err err = {0};
-    if (mg_access_level(&r->who, MG_LEVEL_ADMIN, "reading the dashboard's data", &err) != 0)
-        return mg__respond_error(c, r, mg_err_http_status(err.code), err.code, "%s", err.msg);
+    if (mg_access_level(&r->who, MG_LEVEL_ADMIN, "reading the dashboard's data", &err) != 0) {
+        *rc = mg__respond_error(c, r, mg_err_http_status(err.code), err.code, "%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+enum MHD_Result mg__dash_data(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *method)
+{
+    enum MHD_Result rc;
+    if (mg__dash_admin_get(c, r, method, "/v1/dashboard", &rc) != 0) return rc;
+    struct mg_err err = {0};
     json_t *o = overview(h, r, &err);
     if (!o) {
         const char *code = err.code ? err.code : MG_E_INTERNAL;

@@ -8,6 +8,7 @@
  *   api.c      /v1: the HTTP API over the tools
  *   repometrics.c  /metrics' per-repo gauges
  *   dash.c     the dashboard: its page at /, its data at /v1/dashboard
+ *   history.c  the dashboard's charts: a sampler thread, /v1/dashboard/history
  *   hook.c     /v1/hooks/git: push webhooks (hook/hook.h), signed, not token-authenticated
  *   hook_run.c the re-index runs pushes start, in the background
  *   oauth.c    OAuth 2.1: protected resource metadata, the Bearer challenge (src/oauth/)
@@ -81,6 +82,11 @@ struct mg_http {
     struct mg_hooks *hooks; /* push webhooks; NULL while webhook_secret is empty */
     struct mg_oauth *oauth; /* OAuth 2.1 access tokens (oauth/oauth.h); NULL while oauth_issuer is empty */
     struct mg_as *as;       /* the built-in authorization server (oauth/as.h); NULL while oauth_server is off */
+    /* the dashboard's history sampler (history.c); hist_quit under mu */
+    pthread_t hist_thread;
+    pthread_cond_t hist_cv;
+    bool hist_started, hist_quit;
+    int hist_interval_ms;
 };
 
 enum api { A_NONE, A_MCP, A_V1, A_HEALTHZ, A_READYZ, A_METRICS, A_HOOK, A_DASH, A_OAUTH_META, A_OAUTH_AS };
@@ -155,8 +161,20 @@ bool mg__dash_path(const char *url);
 /* Serve one of them (r->api A_DASH: no token; it holds no data). */
 enum MHD_Result mg__dash_static(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *url,
                                 const char *method);
+/* The checks of the dashboard's data routes (route: for the message): GET or
+ * HEAD, no query parameters, an admin. 0 to go on, else -1 with the response
+ * (405, 400, 401/403) queued in *rc. */
+int mg__dash_admin_get(struct MHD_Connection *c, struct req *r, const char *method, const char *route,
+                       enum MHD_Result *rc);
 /* GET /v1/dashboard: the overview the page polls (admin). */
 enum MHD_Result mg__dash_data(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *method);
+
+/* ---- history.c ---- */
+/* The sampler thread of the charts' history: started once the daemon runs, stopped by mg_http_stop. */
+int mg__history_start(struct mg_http *h, struct mg_err *err);
+void mg__history_stop(struct mg_http *h);
+/* GET /v1/dashboard/history: the sampled calls and index sizes (admin, tenant-scoped). */
+enum MHD_Result mg__history_data(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *method);
 
 /* ---- auth.c ---- */
 /* Oversized headers: 431 and an audit event. 0 when within the caps. */

@@ -126,6 +126,7 @@ static const char *route_label(const char *url, enum api *api)
         *api = A_V1;
         if (strcmp(url, "/v1/index/status") == 0) return "/v1/index";
         if (strncmp(url, "/v1/repos/", 10) == 0) return "/v1/repos"; /* a repo's settings and stats */
+        if (strcmp(url, "/v1/dashboard/history") == 0) return "/v1/dashboard";
         for (size_t i = 0; i < sizeof(v1) / sizeof(v1[0]); i++)
             if (strcmp(url, v1[i]) == 0) return v1[i];
         for (size_t i = 0; i < sizeof(mem) / sizeof(mem[0]); i++) {
@@ -554,6 +555,9 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
                    strerror(errno));
         return NULL;
     }
+    struct mg_err herr = {0};
+    if (mg__history_start(h, &herr) != 0) /* the server runs on; the dashboard draws no charts */
+        fprintf(stderr, "memgate: warning: %s (%s); the dashboard will draw no charts\n", herr.msg, herr.code);
     return h;
 }
 
@@ -651,6 +655,7 @@ void mg_http_stop(struct mg_http *h)
         usleep(10000);
     }
     MHD_stop_daemon(h->d); /* joins the connection threads (and closes the listening socket unless quiesced) */
+    mg__history_stop(h);
     mg__hooks_close(h); /* no delivery comes in now; runs under way end at their next file */
     mg_session_unref(&h->metrics_session);
     pthread_mutex_lock(&h->mu);

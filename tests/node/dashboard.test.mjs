@@ -6,6 +6,10 @@
 // planted script runs, no data becomes a link, bidi characters show escaped,
 // the Content-Security-Policy holds (no violation, no console error), and
 // that with tokens the data needs an admin token while the page does not.
+// With two repos the search form picks the repo indexed last (no
+// repo_required), a 2026 client's roots exchange shows as a step, not an
+// error, the counters include the indexes' own (secrets redacted at index
+// time), and the charts are drawn from /v1/dashboard/history, tenant-scoped.
 // Screenshots go to build/test-artifacts/dashboard*.png.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -16,6 +20,7 @@ import { after, before, test } from 'node:test';
 import { chromium } from 'playwright-core';
 
 import { makeWorld, MEMGATE_BIN, REPO_ROOT, shutdown, sleep, startServe, v1 } from './lib/harness.mjs';
+import { MODERN } from './lib/sdk2.mjs';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.join(REPO_ROOT, 'build', 'test-artifacts');
@@ -30,6 +35,10 @@ let world;
 let repo;
 let browser;
 const MARK = 'dashcanary';
+// the server samples its history this often here (10 s by default)
+const FAST_HISTORY = { MEMGATE_TEST_HISTORY_MS: '250' };
+// a token-shaped secret the index redacts (not a real one: random letters)
+const SECRET = `ghp_${'Zq7xWm2Kp9Lr4Tn8Vb3Hc6Jd1Fg5Ys0Qe7Ua'.slice(0, 36)}`;
 
 // Files whose contents and names are payloads: each would set
 // window.__pwned or open a dialog if the page ever took data as markup.
@@ -39,7 +48,20 @@ const HOSTILE = {
   'src/"><svg onload=window.__pwned=5>.md': `${MARK} quote-breaking name\n`,
   [`src/evil${RLO}gnp.js`]: `${MARK} bidi ${RLO}override${LRI} in content\n`,
   'docs/link.md': `[click](javascript:window.__pwned=6) ${MARK} <iframe src="javascript:alert(2)"></iframe>\n`,
+  'src/settings.js': `// ${MARK} settings\nconst githubToken = "${SECRET}";\n`,
 };
+
+/** One 2026-07-28 tools/call to /mcp (no session), from a client that declares roots. */
+async function modernCall(serve, name, args) {
+  const res = await fetch(serve.mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': name },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': { roots: {} } } } }),
+  });
+  const text = await res.text();
+  const line = text.startsWith('{') ? text : text.split('\n').find((l) => l.startsWith('data:'))?.slice(5);
+  return JSON.parse(line);
+}
 
 function mg(args) {
   const r = spawnSync(MEMGATE_BIN, args, { env: world.env, cwd: world.cwd, encoding: 'utf8' });
@@ -59,6 +81,12 @@ before(async () => {
     fs.writeFileSync(path.join(root, rel), text);
   }
   execFileSync('git', ['init', '-q', root]);
+  // a second repo indexed first: the search form must pick 'hostile', added last
+  const older = path.join(world.dir, 'older');
+  fs.mkdirSync(older);
+  fs.writeFileSync(path.join(older, 'old.py'), 'def older():\n    return 1\n');
+  execFileSync(MEMGATE_BIN, ['index', older, '--name', 'older', '--quiet'], { env: world.env, cwd: world.cwd });
+  await sleep(1100); // (index times are in seconds)
   execFileSync(MEMGATE_BIN, ['index', root, '--name', 'hostile', '--quiet'], { env: world.env, cwd: world.cwd });
   repo = { root };
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], timeout: 20000 });
@@ -102,7 +130,8 @@ async function assertUnharmed(page, seen) {
       csp: window.__csp,
       attrs,
       links: document.querySelectorAll('a').length,
-      planted: document.querySelectorAll('main img, main svg, main iframe, main script').length,
+      // (the charts' own SVG has its classes; planted markup would have none, nor pass the checks above)
+      planted: document.querySelectorAll('main img, main svg:not(.chart):not(.swatch), main iframe, main script').length,
       scripts: Array.from(document.scripts, (s) => s.getAttribute('src')),
       text: document.body.innerText,
     };
@@ -120,7 +149,7 @@ async function assertUnharmed(page, seen) {
 }
 
 test('the dashboard on loopback renders hostile data as text, under its CSP', async () => {
-  const serve = await startServe(world);
+  const serve = await startServe(world, [], FAST_HISTORY);
   try {
     // a note with bidi controls and markup in its key and value
     const note = await v1(serve, '/v1/notes', {
@@ -129,7 +158,10 @@ test('the dashboard on loopback renders hostile data as text, under its CSP', as
     });
     assert.ok(note.status === 200 || note.status === 201, note.text);
     // a search from outside, so the counters and the audit tail have something
-    assert.equal((await v1(serve, `/v1/search?q=${MARK}`)).status, 200);
+    assert.equal((await v1(serve, `/v1/search?q=${MARK}&repo=hostile`)).status, 200);
+    // a 2026-07-28 client that declares roots, with two repos and none named: asked for its roots
+    const asked = await modernCall(serve, 'search_code', { query: MARK });
+    assert.equal(asked.result?.resultType, 'input_required', JSON.stringify(asked));
 
     const { page, res, seen } = await openPage(`${serve.url}/`);
     const h = res.headers();
@@ -153,11 +185,18 @@ test('the dashboard on loopback renders hostile data as text, under its CSP', as
     assert.match(sessions, /local\s+\d+/);
     const counters = await page.locator('#counters').innerText();
     assert.match(counters, /isolation drops\s+0/);
+    // the indexes' own count: the token in src/settings.js was redacted at index time
+    assert.match(counters, /secrets redacted in the indexes\s+[1-9]/, counters);
+    assert.match(counters, /secrets redacted in answers\s+\d/, counters);
     assert.match(counters, /prompt-injection flags\s+[1-9]/, counters); // the note and the search were flagged
     await page.waitForFunction(() => /set_note/.test(document.getElementById('audit').innerText));
     const audit = await page.locator('#audit').innerText();
     assert.ok(audit.includes('evil⟨U+202E⟩note<script>'), `the note's key shows escaped, as text: ${audit}`);
     assert.match(audit, /search_code/);
+    // the roots exchange is a step of the call, not a red error row
+    await page.waitForFunction(() => /asked the client for input/.test(document.getElementById('audit').innerText));
+    const steps = await page.$$eval('#audit td', (tds) => tds.filter((td) => /input_required/.test(td.textContent)).map((td) => td.className));
+    assert.ok(steps.length >= 1 && steps.every((c) => c === 'step'), JSON.stringify(steps));
 
     // audit filters: an op, and refusals only
     await page.fill('#f-op', 'set_note');
@@ -168,9 +207,13 @@ test('the dashboard on loopback renders hostile data as text, under its CSP', as
     await page.selectOption('#f-outcome', 'error');
     await page.waitForFunction(() => /no event matches|error/.test(document.getElementById('audit').innerText) &&
       !/set_note/.test(document.getElementById('audit').innerText));
+    assert.doesNotMatch(await page.locator('#audit').innerText(), /input_required/, 'a roots exchange listed among the errors');
     await page.selectOption('#f-outcome', '');
 
-    // the search box: hits, the hostile names among them, as text
+    // the search box: two repos, and the default is the one indexed last (no repo_required)
+    const picker = await page.$$eval('#search-repo option', (os) => os.map((o) => o.value));
+    assert.deepEqual(picker.slice().sort(), ['hostile', 'older'], JSON.stringify(picker));
+    assert.equal(await page.inputValue('#search-repo'), 'hostile');
     await page.fill('#q', MARK);
     await page.click('#search-form button');
     await page.waitForFunction(() => document.querySelectorAll('#results li').length >= 4);
@@ -180,6 +223,25 @@ test('the dashboard on loopback renders hostile data as text, under its CSP', as
     assert.ok(results.includes('<script>window.__pwned = 1; alert(1)</script>'), results);
     assert.ok(results.includes('note evil⟨U+202E⟩note<script>') || results.includes('note evilnote<script>'), results);
     assert.match(results, /<img src=x onerror=window.__pwned=3>/);
+
+    assert.doesNotMatch(await page.locator('#search-status').innerText(), /failed|repo_required/);
+    // the other repo, chosen by hand, stays chosen across the overview's polls
+    await page.selectOption('#search-repo', 'older');
+    await page.fill('#q', 'older');
+    await page.click('#search-form button');
+    await page.waitForFunction(() => /older\.py|old\.py/.test(document.getElementById('results').innerText));
+    await sleep(2500);
+    assert.equal(await page.inputValue('#search-repo'), 'older');
+
+    // the charts: calls and latency per tool, index size per repo, drawn as SVG from the server's history
+    await page.waitForFunction(() => document.querySelectorAll('#chart-calls svg.chart polyline, #chart-calls svg.chart circle').length > 0 &&
+      /search_code/.test(document.getElementById('chart-calls').innerText), null, { timeout: 20000 });
+    assert.match(await page.locator('#chart-latency').innerText(), /search_code/);
+    assert.ok(await page.locator('#chart-latency svg.chart').count() === 1);
+    const growth = await page.locator('#chart-repos').innerText();
+    assert.match(growth, /hostile/);
+    assert.match(growth, /older/);
+    assert.ok(await page.locator('#chart-repos svg.chart polyline').count() >= 2);
 
     await sleep(2500); // one more poll of the overview, under the same eyes
     await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard.png'), fullPage: true });
@@ -229,7 +291,8 @@ test('/v1/dashboard reports an index run while it runs', async () => {
 test('with tokens the page is served without one, its data only with an admin token', async () => {
   const admin = JSON.parse(mg(['token', 'create', '--tenant', 'local', '--scope', 'admin', '--json'])).token;
   const read = JSON.parse(mg(['token', 'create', '--tenant', 'local', '--json'])).token;
-  const serve = await startServe(world, ['--listen', '0.0.0.0:0']); // off loopback: tokens required
+  const stranger = JSON.parse(mg(['token', 'create', '--tenant', 'elsewhere', '--scope', 'admin', '--json'])).token;
+  const serve = await startServe(world, ['--listen', '0.0.0.0:0'], FAST_HISTORY); // off loopback: tokens required
   try {
     const page0 = await fetch(`${serve.url}/`);
     assert.equal(page0.status, 200);
@@ -245,6 +308,26 @@ test('with tokens the page is served without one, its data only with an admin to
     assert.equal(ok.status, 200, ok.text);
     assert.ok(ok.json.repos.some((r) => r.id === 'hostile'), ok.text);
     assert.equal((await v1(serve, '/v1/dashboard?x=1', { token: admin })).status, 400);
+
+    // the history: admin only, and each tenant sees its own calls and repos
+    assert.equal((await v1(serve, '/v1/dashboard/history')).status, 401);
+    assert.equal((await v1(serve, '/v1/dashboard/history', { token: read })).status, 403);
+    assert.equal((await v1(serve, '/v1/dashboard/history?x=1', { token: admin })).status, 400);
+    assert.equal((await v1(serve, '/v1/search?q=older&repo=older', { token: read })).status, 200);
+    await sleep(800); // a few samples
+    const mine = await v1(serve, '/v1/dashboard/history', { token: admin });
+    assert.equal(mine.status, 200, mine.text);
+    const last = mine.json.samples.at(-1);
+    assert.ok(last && last.counters.search_code && last.counters.search_code[0] >= 1, mine.text.slice(-800));
+    assert.ok(last.gauges.hostile && last.gauges.older, JSON.stringify(last));
+    assert.ok(mine.json.interval_ms === 250 && mine.json.capacity >= 360, mine.text.slice(0, 200));
+    const theirs = await v1(serve, '/v1/dashboard/history', { token: stranger });
+    assert.equal(theirs.status, 200, theirs.text);
+    assert.ok(theirs.json.samples.length >= 1);
+    for (const smp of theirs.json.samples) {
+      assert.deepEqual(smp.counters, {}, 'another tenant\'s calls reached this tenant');
+      assert.deepEqual(smp.gauges, {}, 'another tenant\'s repos reached this tenant');
+    }
 
     // the browser: asked for a token; a read token is refused; the admin token shows the data
     const { page, seen } = await openPage(`${serve.url}/`);
