@@ -12,7 +12,7 @@
  *   2. rows and cursors
  *   3. files and their text          (indexdb_files.c)
  *   4. chunks and the word index     (indexdb_chunks.c)
- *   5. symbols and names             (indexdb_symbols.c)
+ *   5. symbols and names             (indexdb_symbols.c, indexdb_ptrs.c)
  *   6. the writer                    (indexdb_write.c)
  *   7. vectors and the embedder's model (indexdb_vectors.c)
  */
