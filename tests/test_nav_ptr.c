@@ -6,6 +6,7 @@
  * other way; and memgate's own
  * `main` reaches `mg_index_run` through its tables of commands, tools,
  * operations and providers. */
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,7 @@ static const char *const FILES[][2] = {
 struct env {
     struct mg_config cfg;
     struct mg_db *d;
+    char dbpath[4096];
 };
 
 static void open_repo(struct env *e, const char *root, const char *name)
@@ -98,6 +100,7 @@ static void open_repo(struct env *e, const char *root, const char *name)
     size_t nr;
     const char *ids[1] = {name};
     if (mg_catalog_resolve(&e->cfg, ids, 1, NULL, &rv, &nr, &err) != 0) FAIL("resolve: %s", err.msg);
+    snprintf(e->dbpath, sizeof(e->dbpath), "%s", rv[0].dbpath);
     if (mg_db_open(rv[0].dbpath, MG_DB_READONLY, &e->d, &err) != 0) FAIL("open: %s", err.msg);
     free(rv);
 }
@@ -221,5 +224,33 @@ TEST_T(nav_ptr_memgate_main_reaches_the_indexer, 300)
         r_index |= strcmp(g.v[i].from->name, "r_index") == 0 && strcmp(g.v[i].confidence, "pointer") == 0;
     ASSERT(r_index);
     mg_nav_graph_release(&g);
+    mg_db_close(&e.d);
+}
+
+TEST(nav_ptr_an_index_of_schema_3_gets_its_stores_from_the_next_run)
+{
+    char *repo = mg_t_tmpdir();
+    for (size_t i = 0; i < sizeof(FILES) / sizeof(FILES[0]); i++) mg_t_write_str(repo, FILES[i][0], FILES[i][1]);
+    struct env e;
+    open_repo(&e, repo, "old");
+    char *want = strdup(callees(&e, "use"));
+    ASSERT_CONTAINS(want, "impl.c:2:my_read(pointer)");
+    mg_db_close(&e.d);
+    /* an index of schema 3: no table of stores */
+    sqlite3 *db;
+    ASSERT_EQ_INT(sqlite3_open(e.dbpath, &db), SQLITE_OK);
+    ASSERT_EQ_INT(sqlite3_exec(db, "DROP TABLE ptr_stores; PRAGMA user_version = 3;", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    struct mg_err err = {0};
+    if (mg_db_open(e.dbpath, MG_DB_READONLY, &e.d, &err) != 0) FAIL("open: %s", err.msg);
+    /* read as it is: no stores, the call resolved by name, no error */
+    ASSERT_EQ_STR(callees(&e, "use"), "use@14->lib.c:1:read(name)");
+    mg_db_close(&e.d);
+    /* the next run migrates and fills the stores from the stored text: no file changed */
+    json_decref(mg_fx_run_json(NULL, NULL, (const char *const[]){"index", repo, "--name", "old", "--json", NULL}));
+    if (mg_db_open(e.dbpath, MG_DB_READONLY, &e.d, &err) != 0) FAIL("open: %s", err.msg);
+    ASSERT_EQ_STR(callees(&e, "use"), want);
+    ASSERT_EQ_STR(stores(&e, "open"), "impl.c:5:my_open:ops"); /* `o->open = my_open(1)` stores no function */
+    free(want);
     mg_db_close(&e.d);
 }

@@ -30,7 +30,7 @@
 #include "store/tokenize.h"
 #include "util/buf.h"
 
-#define PTR_FILES_MAX 2000 /* a field named in more files is not followed (linux read: 9,000) */
+#define PTR_STORES_MAX 2000 /* a field with more stores is not followed (linux read: 2,779) */
 
 /* ---- 1. scanning C text ------------------------------------------------------------------------------ */
 
@@ -72,12 +72,13 @@ static bool receiver_type(const struct file *fl, size_t lo, size_t end, char *ou
     return false;
 }
 
-/* More than PTR_FILES_MAX files hold word (seconds to read)? -1 on error. */
-static int too_common(struct nav *v, const char *word)
+/* More than PTR_STORES_MAX stores into field (read, open: too generic to
+ * follow)? -1 on error. */
+static int too_common(struct nav *v, const char *field)
 {
-    size_t n = 0;
-    if (mg__nav_word_files(v, word, PTR_FILES_MAX, &n) != 0) return -1;
-    return n > PTR_FILES_MAX;
+    int64_t n = mg_idx_ptr_stores_count(v->d, field, PTR_STORES_MAX);
+    if (n < 0) return mg_db_error(v->d, "count pointer stores", v->err);
+    return n > PTR_STORES_MAX;
 }
 
 /* ---- 2. the stores of a field ------------------------------------------------------------------------ */

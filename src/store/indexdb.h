@@ -267,6 +267,8 @@ int mg_idx_refs_size(struct mg_db *d, uint64_t *rows, uint64_t *defs_bytes, uint
 /* Stores into field by name, by path and line. Fills file_id, name (the
  * function), container (the type), start_line. */
 int mg_idx_ptr_stores_of_field(struct mg_db *d, const char *field, struct mg_idx_cur *c, struct mg_err *err);
+/* How many stores into field by name, counted up to cap + 1; -1 on error. */
+int64_t mg_idx_ptr_stores_count(struct mg_db *d, const char *field, int64_t cap);
 /* Positional stores at ordinal of type, by path and line; fills as above. */
 int mg_idx_ptr_stores_at(struct mg_db *d, const char *type, int64_t ordinal, struct mg_idx_cur *c,
                          struct mg_err *err);
