@@ -162,6 +162,7 @@ struct mg__ptr_scan {
     size_t nstk, next;
     struct mg_refs_store *v;
     size_t nv, capv;
+    size_t budget;   /* bytes the search for receivers' declarations may still read */
     size_t line_off; /* line_of's last answer */
     int line;
     bool oom;
@@ -308,22 +309,28 @@ static size_t init_eq(const struct mg__ptr_scan *s, size_t k)
 }
 
 /* The struct type of the initializer group brace k is, or is an element of
- * (a table's row: `{` after `{` or `,`). NULL: unknown (cached). */
+ * (a table's row: `{` after `{` or `,`, outward). NULL: unknown (cached
+ * along the way: no brace is asked twice, however deep). */
 static const char *init_type(struct mg__ptr_scan *s, size_t k)
 {
-    struct brace *b = &s->b[k];
-    if (b->typed) return b->type;
-    b->typed = true;
-    size_t eq = init_eq(s, k);
-    if (eq != NONE) {
-        b->type = decl_type(s->t, eq);
-        return b->type;
+    size_t j = k;
+    while (!s->b[j].typed) {
+        struct brace *b = &s->b[j];
+        size_t eq = init_eq(s, j), p = mg_cscan_back(s->t, 0, b->open, true);
+        if (eq != NONE || p == 0 || (s->t[p - 1] != '{' && s->t[p - 1] != ',') || b->parent == NONE) {
+            b->type = eq != NONE ? decl_type(s->t, eq) : NULL;
+            b->typed = true;
+            break;
+        }
+        j = b->parent;
     }
-    size_t p = mg_cscan_back(s->t, 0, b->open, true);
-    if (p == 0 || (s->t[p - 1] != '{' && s->t[p - 1] != ',') || b->parent == NONE) return NULL;
-    const char *ty = init_type(s, b->parent);
-    b->type = ty ? strdup(ty) : NULL;
-    return b->type;
+    for (size_t i = k; i != j; i = s->b[i].parent) {
+        const char *ty = s->b[j].type;
+        s->b[i].type = ty ? strdup(ty) : NULL;
+        s->b[i].typed = true;
+        if (ty && !s->b[i].type) s->oom = true;
+    }
+    return s->b[k].type;
 }
 
 /* ---- 4. stores through members (per identifier) --------------------------------------------------------- */
@@ -381,6 +388,8 @@ static bool assigned_type(struct mg__ptr_scan *s, size_t off, char *out, size_t 
     size_t at;
     if (!mg_cscan_receiver(s->t, 0, off, name, sizeof(name), &at)) return false;
     size_t nl = strlen(name), lo = s->nstk ? s->b[s->stk[0]].item : 0;
+    if (s->budget < at) return false; /* a hostile file of stores: the rest unknown */
+    s->budget -= at;
     if (mg_cscan_declared(s->t, lo, at, name, nl, out, cap) != NONE) return true;
     for (size_t from = 0; from < lo;) {
         size_t d = mg_cscan_declared(s->t, from, lo, name, nl, out, cap);
@@ -458,6 +467,7 @@ struct mg__ptr_scan *mg__ptr_scan_new(const char *lang, const char *text, size_t
     s->t = text;
     s->n = len;
     s->line = 1;
+    s->budget = MG_REFS_DECL_BUDGET;
     if (!read_braces(s)) {
         struct mg_refs_store *v;
         size_t n;

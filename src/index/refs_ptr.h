@@ -19,6 +19,7 @@
 
 #define MG_REFS_STORES_MAX 50000 /* stores of one file recorded at most */
 #define MG_REFS_TYPE_MAX   128   /* a type or receiver name's bytes, with its NUL */
+#define MG_REFS_DECL_BUDGET (256u << 20) /* bytes read per file looking for receivers' declarations */
 
 struct mg_refs_store {
     char *fn;     /* the stored function */
