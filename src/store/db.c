@@ -93,6 +93,7 @@ static const char *const migrations[] = {
     "CREATE INDEX IF NOT EXISTS ptr_stores_by_place ON ptr_stores(type, ordinal) WHERE field IS NULL;"
     "CREATE INDEX IF NOT EXISTS ptr_stores_by_fn ON ptr_stores(fn);"
     "DELETE FROM refs WHERE file_id IN (SELECT id FROM files WHERE lang IN ('c', 'cpp'));"
+    "DELETE FROM ptr_stores;" /* empty, unless a newer memgate made it: refilled with refs */
     "DELETE FROM meta WHERE key = 'refs_ready';",
 };
 
