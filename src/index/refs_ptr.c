@@ -69,18 +69,23 @@ static size_t skip_quoted(const char *t, size_t n, size_t i)
     return i < n ? i + 1 : n;
 }
 
+/* Past a string, character literal or comment at t[i]; i when none is there. */
+static size_t skip_literal(const char *t, size_t n, size_t i)
+{
+    if (t[i] == '"' || t[i] == '\'') return skip_quoted(t, n, i);
+    if (t[i] == '/' && i + 1 < n && (t[i + 1] == '*' || t[i + 1] == '/')) return mg_cscan_skip_ws(t, n, i);
+    return i;
+}
+
 /* Past the bracketed group at t[i] (`{`, `(` or `[`), or n. */
 static size_t group_end(const char *t, size_t n, size_t i)
 {
     int depth = 0;
     while (i < n) {
         char c = t[i];
-        if (c == '"' || c == '\'') {
-            i = skip_quoted(t, n, i);
-            continue;
-        }
-        if (c == '/' && i + 1 < n && (t[i + 1] == '*' || t[i + 1] == '/')) {
-            i = mg_cscan_skip_ws(t, n, i);
+        size_t j = skip_literal(t, n, i);
+        if (j != i) {
+            i = j;
             continue;
         }
         if (c == '{' || c == '(' || c == '[') depth++;
@@ -201,12 +206,9 @@ static bool read_braces(struct mg__ptr_scan *s)
             continue;
         }
         line_start = false;
-        if (c == '"' || c == '\'') {
-            i = skip_quoted(t, n, i);
-            continue;
-        }
-        if (c == '/' && i + 1 < n && (t[i + 1] == '*' || t[i + 1] == '/')) {
-            i = mg_cscan_skip_ws(t, n, i);
+        size_t j = skip_literal(t, n, i);
+        if (j != i) {
+            i = j;
             continue;
         }
         if (c == '{') {
@@ -431,16 +433,10 @@ static void positional(struct mg__ptr_scan *s, size_t k, const char *ty)
     const char *t = s->t;
     size_t lo = s->b[k].open + 1, hi = s->b[k].close, el = 0, start = lo;
     for (size_t i = lo; i <= hi && !s->oom;) {
-        if (i < hi && (t[i] == '"' || t[i] == '\'')) {
-            i = skip_quoted(t, hi, i);
-            continue;
-        }
-        if (i < hi && (t[i] == '{' || t[i] == '(' || t[i] == '[')) {
-            i = group_end(t, hi, i);
-            continue;
-        }
-        if (i < hi && t[i] == '/' && i + 1 < hi && (t[i + 1] == '*' || t[i + 1] == '/')) {
-            i = mg_cscan_skip_ws(t, hi, i);
+        size_t j = i < hi ? skip_literal(t, hi, i) : i;
+        if (j == i && i < hi && (t[i] == '{' || t[i] == '(' || t[i] == '[')) j = group_end(t, hi, i);
+        if (j != i) {
+            i = j;
             continue;
         }
         if (i == hi || t[i] == ',') {
