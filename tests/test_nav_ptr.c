@@ -6,6 +6,7 @@
  * other way; and memgate's own
  * `main` reaches `mg_index_run` through its tables of commands, tools,
  * operations and providers. */
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "fixtures.h"
 #include "search/nav.h"
 #include "store/catalog.h"
+#include "store/indexdb.h"
 #include "util/config.h"
 
 static const char *const FILES[][2] = {
@@ -49,6 +51,13 @@ static const char *const FILES[][2] = {
     {"other.c", "#include \"ops.h\"\n"                                  /* 1 */
                 "static int other_read(int x) { return x; }\n"          /* 2 */
                 "const struct other oth = { .read = other_read };\n"},  /* 3 */
+    {"late.c", "#include \"ops.h\"\n"                                  /* 1 */
+               "static int late_read(int x);\n"                        /* 2: a declaration before the table */
+               "static int late_read(int x) { return x; }\n"           /* 3 */
+               "static const struct other late = { .read = late_read };\n"}, /* 4 */
+    {"attr.c", "#include \"ops.h\"\n"                                  /* 1 */
+               "static int attr_read(int x) { return x; }\n"           /* 2 */
+               "static const struct ops attr_ops __initconst = { 0, attr_read };\n"}, /* 3: an attribute */
     {"main.c", "#include \"ops.h\"\n"                                   /* 1 */
                "extern struct ops *g_ops;\n"                            /* 2 */
                "#define OPS(f) (g_ops->f)\n"                            /* 3 */
@@ -75,6 +84,7 @@ static const char *const FILES[][2] = {
 struct env {
     struct mg_config cfg;
     struct mg_db *d;
+    char dbpath[4096];
 };
 
 static void open_repo(struct env *e, const char *root, const char *name)
@@ -90,6 +100,7 @@ static void open_repo(struct env *e, const char *root, const char *name)
     size_t nr;
     const char *ids[1] = {name};
     if (mg_catalog_resolve(&e->cfg, ids, 1, NULL, &rv, &nr, &err) != 0) FAIL("resolve: %s", err.msg);
+    snprintf(e->dbpath, sizeof(e->dbpath), "%s", rv[0].dbpath);
     if (mg_db_open(rv[0].dbpath, MG_DB_READONLY, &e->d, &err) != 0) FAIL("open: %s", err.msg);
     free(rv);
 }
@@ -114,6 +125,33 @@ static const char *walk(struct env *e, int dir, const char *name, int depth)
     mg_nav_graph_release(&g);
     return b;
 }
+/* "path:line:fn:type" for each store into field (store/indexdb.h's ptr_stores). */
+static const char *stores(struct env *e, const char *field)
+{
+    static char b[4096];
+    struct mg_err err = {0};
+    struct mg_idx_cur c = {0};
+    struct mg_idx_row r;
+    if (mg_idx_ptr_stores_of_field(e->d, field, &c, &err) != 0) FAIL("stores %s: %s", field, err.msg);
+    size_t o = 0;
+    b[0] = 0;
+    while (mg_idx_next(&c, &r) > 0) {
+        char fn[256], ty[256];
+        int64_t fid = r.file_id;
+        int line = r.start_line;
+        snprintf(fn, sizeof(fn), "%s", r.name);
+        snprintf(ty, sizeof(ty), "%s", r.container ? r.container : "?");
+        struct mg_idx_cur fc = {0};
+        struct mg_idx_row fr;
+        char path[256] = "?";
+        if (mg_idx_file_by_id(e->d, fid, 0, &fc, &err) == 0 && mg_idx_next(&fc, &fr) > 0)
+            snprintf(path, sizeof(path), "%s", fr.path);
+        mg_idx_done(&fc);
+        o += (size_t)snprintf(b + o, sizeof(b) - o, "%s%s:%d:%s:%s", o ? " " : "", path, line, fn, ty);
+    }
+    mg_idx_done(&c);
+    return b;
+}
 #define callees(e, n) walk((e), 1, (n), 1)
 #define callers(e, n, d) walk((e), 0, (n), (d))
 
@@ -123,13 +161,19 @@ TEST(nav_ptr_stores_are_callees_of_calls_through_the_field)
     for (size_t i = 0; i < sizeof(FILES) / sizeof(FILES[0]); i++) mg_t_write_str(repo, FILES[i][0], FILES[i][1]);
     struct env e;
     open_repo(&e, repo, "ptr");
-    /* o->read of a struct ops: positional (pos_ops, the array tab), assigned (o->read = asg_read) and
-     * designated (fops); not other_read nor asg_other (struct other's read), nor the function read */
-    ASSERT_EQ_STR(callees(&e, "use"), "use@14->pos.c:3:pos_read(pointer) use@14->pos.c:4:tab_read(pointer) "
-                                      "use@14->assign.c:2:asg_read(pointer) use@14->impl.c:2:my_read(pointer)");
+    /* the index holds the stores (table ptr_stores): by field, with the struct type stored into */
+    ASSERT_EQ_STR(stores(&e, "read"), "assign.c:6:asg_read:ops assign.c:7:asg_other:other impl.c:6:my_read:ops "
+                                      "late.c:4:late_read:other other.c:3:other_read:other");
+    /* o->read of a struct ops: positional (pos_ops, the array tab, attr_ops past its attribute), assigned
+     * (o->read = asg_read) and designated (fops); not other_read, late_read nor asg_other (struct other's
+     * read), nor the function read */
+    ASSERT_EQ_STR(callees(&e, "use"), "use@14->attr.c:2:attr_read(pointer) use@14->pos.c:3:pos_read(pointer) "
+                                      "use@14->pos.c:4:tab_read(pointer) use@14->assign.c:2:asg_read(pointer) "
+                                      "use@14->impl.c:2:my_read(pointer)");
     /* q->read of a struct other: what was stored into struct other's read only */
     ASSERT_EQ_STR(callees(&e, "use_other"),
-                  "use_other@17->assign.c:3:asg_other(pointer) use_other@17->other.c:2:other_read(pointer)");
+                  "use_other@17->assign.c:3:asg_other(pointer) use_other@17->late.c:3:late_read(pointer) "
+                  "use_other@17->other.c:2:other_read(pointer)");
     /* a macro that expands to a call through a field; a global of unknown struct: any struct with open */
     ASSERT_EQ_STR(callees(&e, "use_macro"),
                   "use_macro@19->pos.c:2:pos_open(pointer) use_macro@19->impl.c:3:my_open(pointer)");
@@ -180,5 +224,33 @@ TEST_T(nav_ptr_memgate_main_reaches_the_indexer, 300)
         r_index |= strcmp(g.v[i].from->name, "r_index") == 0 && strcmp(g.v[i].confidence, "pointer") == 0;
     ASSERT(r_index);
     mg_nav_graph_release(&g);
+    mg_db_close(&e.d);
+}
+
+TEST(nav_ptr_an_index_of_schema_3_gets_its_stores_from_the_next_run)
+{
+    char *repo = mg_t_tmpdir();
+    for (size_t i = 0; i < sizeof(FILES) / sizeof(FILES[0]); i++) mg_t_write_str(repo, FILES[i][0], FILES[i][1]);
+    struct env e;
+    open_repo(&e, repo, "old");
+    char *want = strdup(callees(&e, "use"));
+    ASSERT_CONTAINS(want, "impl.c:2:my_read(pointer)");
+    mg_db_close(&e.d);
+    /* an index of schema 3: no table of stores */
+    sqlite3 *db;
+    ASSERT_EQ_INT(sqlite3_open(e.dbpath, &db), SQLITE_OK);
+    ASSERT_EQ_INT(sqlite3_exec(db, "DROP TABLE ptr_stores; PRAGMA user_version = 3;", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    struct mg_err err = {0};
+    if (mg_db_open(e.dbpath, MG_DB_READONLY, &e.d, &err) != 0) FAIL("open: %s", err.msg);
+    /* read as it is: no stores, the call resolved by name, no error */
+    ASSERT_EQ_STR(callees(&e, "use"), "use@14->lib.c:1:read(name)");
+    mg_db_close(&e.d);
+    /* the next run migrates and fills the stores from the stored text: no file changed */
+    json_decref(mg_fx_run_json(NULL, NULL, (const char *const[]){"index", repo, "--name", "old", "--json", NULL}));
+    if (mg_db_open(e.dbpath, MG_DB_READONLY, &e.d, &err) != 0) FAIL("open: %s", err.msg);
+    ASSERT_EQ_STR(callees(&e, "use"), want);
+    ASSERT_EQ_STR(stores(&e, "open"), "impl.c:5:my_open:ops"); /* `o->open = my_open(1)` stores no function */
+    free(want);
     mg_db_close(&e.d);
 }

@@ -119,7 +119,14 @@ static uint32_t count_tokens(const char *s, uint32_t n)
 static int insert_refs(struct writer *w, int64_t fid, const struct mg_refs_blobs *b, struct mg_err *err)
 {
     struct mg_idx_row row = {.file_id = fid, .defs = b->defs, .ndefs = b->ndefs, .uses = b->uses, .nuses = b->nuses};
-    return mg_idx_add_refs(w->d, &row, err);
+    if (mg_idx_add_refs(w->d, &row, err) != 0) return -1;
+    for (size_t i = 0; i < b->nstores; i++) { /* index/refs_ptr.h */
+        const struct mg_refs_store *s = &b->stores[i];
+        struct mg_idx_row p = {.file_id = fid, .index = (int64_t)i, .name = s->fn, .container = s->type,
+                               .field = s->field, .ordinal = s->ordinal, .start_line = s->line};
+        if (mg_idx_add_ptr_store(w->d, &p, err) != 0) return -1;
+    }
+    return 0;
 }
 
 int mg__write_result(struct writer *w, struct result *r, struct mg_index_stats *st, struct mg_err *err)

@@ -65,6 +65,7 @@ struct set {
     size_t nown;
     size_t prev_end;     /* the identifier before: where it ended, and whether it was a type keyword */
     bool prev_tag;
+    struct mg__ptr_scan *ptr; /* C and C++: stores into fields (refs_ptr.c) */
     bool oom;
 };
 
@@ -87,10 +88,9 @@ static bool set_grow(struct set *s)
 
 static int on_ident(void *ud, const char *t, size_t off, size_t len, int line, bool call)
 {
-    (void)line;
-    (void)call;
     struct set *s = ud;
     const char *w = t + off;
+    if (s->ptr) mg__ptr_scan_ident(s->ptr, off, len, line, call);
     bool tagged = s->prev_tag;
     for (size_t i = s->prev_end; tagged && i < off; i++) tagged = t[i] == ' ' || t[i] == '\t' || t[i] == '\n';
     s->prev_end = off + len;
@@ -169,7 +169,13 @@ int mg_refs_build(const char *lang, const char *text, size_t len, const char *co
     s.own = own;
     s.nown = n;
     if (!set_grow(&s)) goto out;
+    bool oom;
+    s.ptr = mg__ptr_scan_new(lang, text, len, &oom);
+    if (oom) goto out;
     mg_lex(lang, text, len, on_ident, &s);
+    struct mg__ptr_scan *ptr = s.ptr;
+    s.ptr = NULL;
+    if (ptr && mg__ptr_scan_end(ptr, &out->stores, &out->nstores) != 0) goto out;
     if (s.oom) goto out;
     /* the defs blob: distinct hashes (one class per hash: the first) */
     if (nd) {
@@ -209,6 +215,11 @@ int mg_refs_build(const char *lang, const char *text, size_t len, const char *co
     rc = 0;
 out:
     if (rc != 0) mg_refs_blobs_release(out);
+    if (s.ptr) {
+        struct mg_refs_store *v;
+        size_t nv;
+        if (mg__ptr_scan_end(s.ptr, &v, &nv) == 0) mg_refs_stores_free(v, nv);
+    }
     free(own);
     free(defs);
     free(s.v);
@@ -219,6 +230,7 @@ void mg_refs_blobs_release(struct mg_refs_blobs *b)
 {
     free(b->defs);
     free(b->uses);
+    mg_refs_stores_free(b->stores, b->nstores);
     memset(b, 0, sizeof(*b));
 }
 

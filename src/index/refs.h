@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "index/refs_ptr.h"
+
 #define MG_REFS_MIN_NAME  3     /* shorter identifiers (i, x, fd) are not recorded */
 #define MG_REFS_NAME_MAX  256   /* longer ones neither */
 #define MG_REFS_COUNT_MAX 1000  /* uses of one name counted at most */
@@ -47,10 +49,14 @@ int mg_refs_class(const char *name, size_t len);
  * points at? */
 bool mg_refs_definer(const char *kind);
 
-/* The two blobs of one file (malloc'd; NULL with length 0 when empty). */
+/* The two blobs of one file (malloc'd; NULL with length 0 when empty), and
+ * in C and C++ the functions it stores into struct fields (refs_ptr.h:
+ * table ptr_stores, written with the refs row). */
 struct mg_refs_blobs {
     uint8_t *defs, *uses;
     size_t ndefs, nuses; /* bytes */
+    struct mg_refs_store *stores;
+    size_t nstores;
 };
 
 /* Build the blobs of text in language lang from its definitions (names[i]

@@ -139,9 +139,6 @@ int mg__nav_file_occs(struct nav *v, struct file *fl, const char *name, struct o
  * from_path on (NULL: all); calls fn for each, loaded, until it returns
  * non-zero. 0 when all were seen, 1 past the deadline, 2 when fn stopped,
  * -1 on error; *ncand: how many files there are. */
-/* How many files' words hold name's token, counted up to cap + 1 (no rows
- * read). -1 on error. */
-int mg__nav_word_files(struct nav *v, const char *name, size_t cap, size_t *n);
 int mg__nav_candidates(struct nav *v, const char *name, const char *from_path,
                        int (*fn)(struct nav *, struct file *, void *), void *ud, size_t *ncand);
 

@@ -137,27 +137,6 @@ static int cmp_path(const void *a, const void *b)
  * from_path on (NULL: all); calls fn for each, loaded, until it returns
  * non-zero. 0 when all were seen, 1 past the deadline, 2 when fn stopped,
  * -1 on error; *ncand: how many files there are. */
-int mg__nav_word_files(struct nav *v, const char *name, size_t cap, size_t *n)
-{
-    *n = 0;
-    char tok[MG_TOKEN_MAX + 1], q[MG_TOKEN_MAX + 3];
-    size_t k = 0;
-    for (size_t i = 0; name[i] && k < MG_TOKEN_MAX; i++) {
-        unsigned char c = (unsigned char)name[i];
-        if (c != '$') tok[k++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-    }
-    tok[k] = 0;
-    if (k == 0) return 0;
-    snprintf(q, sizeof(q), "\"%s\"", tok);
-    struct mg_idx_cur st;
-    struct mg_idx_row row;
-    if (mg_idx_files_matching(v->d, q, &st, v->err) != 0) return -1;
-    int rc = 0;
-    while (*n <= cap && (rc = mg_idx_next(&st, &row)) > 0) ++*n;
-    mg_idx_done(&st);
-    return *n > cap || rc == 0 ? 0 : mg_db_error(v->d, "read the word index", v->err);
-}
-
 int mg__nav_candidates(struct nav *v, const char *name, const char *from_path,
                       int (*fn)(struct nav *, struct file *, void *), void *ud, size_t *ncand)
 {

@@ -81,6 +81,20 @@ static const char *const migrations[] = {
      * repo map. Rows of files indexed before are added by the next full run
      * (meta refs_ready is unset until then; search/repomap.h refuses). */
     "CREATE TABLE IF NOT EXISTS refs(file_id INTEGER PRIMARY KEY, defs BLOB, uses BLOB);",
+    /* 3 -> 4: the functions C and C++ files store into struct fields
+     * (index/refs_ptr.h), written with a file's refs row. The refs rows of
+     * C and C++ files go, so that the next full run writes both again from
+     * the stored text (indexer's mg__fill_refs; until then navigation sees
+     * no function pointers and the repo map waits, as after 2 -> 3). */
+    "CREATE TABLE IF NOT EXISTS ptr_stores(file_id INTEGER NOT NULL, seq INTEGER NOT NULL, fn TEXT NOT NULL,"
+    "  type TEXT, field TEXT, ordinal INTEGER NOT NULL, line INTEGER NOT NULL,"
+    "  PRIMARY KEY(file_id, seq)) WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS ptr_stores_by_field ON ptr_stores(field) WHERE field IS NOT NULL;"
+    "CREATE INDEX IF NOT EXISTS ptr_stores_by_place ON ptr_stores(type, ordinal) WHERE field IS NULL;"
+    "CREATE INDEX IF NOT EXISTS ptr_stores_by_fn ON ptr_stores(fn);"
+    "DELETE FROM refs WHERE file_id IN (SELECT id FROM files WHERE lang IN ('c', 'cpp'));"
+    "DELETE FROM ptr_stores;" /* empty, unless a newer memgate made it: refilled with refs */
+    "DELETE FROM meta WHERE key = 'refs_ready';",
 };
 
 /* ---- 2. open, close, SQL functions, transactions ---------------------------------------------------- */

@@ -108,6 +108,9 @@ void mg__idx_bind(sqlite3_stmt *st, const unsigned char *cols, const struct mg_i
         case K_CONTAINER: bind_text(st, k, r->container); break;
         case K_DEFS: bind_blob(st, k, r->defs, r->ndefs, true); break;
         case K_USES: bind_blob(st, k, r->uses, r->nuses, true); break;
+        case K_FIELD: bind_text(st, k, r->field); break;
+        case K_ORDINAL: sqlite3_bind_int64(st, k, r->ordinal); break;
+        case K_INDEX: sqlite3_bind_int64(st, k, r->index); break;
         default: sqlite3_bind_null(st, k); break;
         }
     }
@@ -158,6 +161,8 @@ int mg_idx_next(struct mg_idx_cur *c, struct mg_idx_row *r)
         case K_ORDER: r->order = sqlite3_column_int(st, i); break;
         case K_DEFS: r->defs = column_blob(st, i, &r->ndefs); break;
         case K_USES: r->uses = column_blob(st, i, &r->nuses); break;
+        case K_FIELD: r->field = (const char *)sqlite3_column_text(st, i); break;
+        case K_ORDINAL: r->ordinal = sqlite3_column_int64(st, i); break;
         }
     }
     return 1;

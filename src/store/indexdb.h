@@ -12,7 +12,7 @@
  *   2. rows and cursors
  *   3. files and their text          (indexdb_files.c)
  *   4. chunks and the word index     (indexdb_chunks.c)
- *   5. symbols and names             (indexdb_symbols.c)
+ *   5. symbols and names             (indexdb_symbols.c, indexdb_ptrs.c)
  *   6. the writer                    (indexdb_write.c)
  *   7. vectors and the embedder's model (indexdb_vectors.c)
  */
@@ -51,6 +51,11 @@
  *                      token streams, and gives them again to delete a row.
  *   refs(file_id, defs, uses)
  *                      the names a file defines and uses (index/refs.h blobs).
+ *   ptr_stores(file_id, seq, fn, type, field, ordinal, line)
+ *                      the functions a C or C++ file stores into struct fields
+ *                      (index/refs_ptr.h), seq their order in the file; field
+ *                      NULL: a positional store at ordinal of struct type.
+ *                      Indexed by field, by (type, ordinal) and by fn.
  *   trigrams(tri, seg, ids), tri_recent(tri, seg, ids), tri_pending(file_id)
  *                      trigram postings (trigram.h, which owns them) and the
  *                      files stored but not yet in a segment.
@@ -106,6 +111,8 @@ struct mg_idx_row {
     int tier, order;              /* a symbol search's match tier and kind order */
     const void *defs, *uses;      /* a refs row's blobs (index/refs.h) */
     size_t ndefs, nuses;
+    const char *field;            /* a ptr_stores row's field (NULL: positional) */
+    int64_t ordinal;              /* and its place among its struct's fields (-1: by field) */
 };
 
 /* Rows of one read, in the order the reader names. Open it with a reader,
@@ -261,6 +268,18 @@ int mg_idx_refs_of_path(struct mg_db *d, const char *path, struct mg_idx_cur *c,
 /* How many rows, and the bytes of their defs and uses blobs. */
 int mg_idx_refs_size(struct mg_db *d, uint64_t *rows, uint64_t *defs_bytes, uint64_t *uses_bytes, struct mg_err *err);
 
+/* The ptr_stores rows (indexdb_ptrs.c), of files in f (NULL: all). */
+/* Stores into field by name, by path and line. Fills file_id, name (the
+ * function), container (the type), start_line. */
+int mg_idx_ptr_stores_of_field(struct mg_db *d, const char *field, struct mg_idx_cur *c, struct mg_err *err);
+/* How many stores into field by name, counted up to cap + 1; -1 on error. */
+int64_t mg_idx_ptr_stores_count(struct mg_db *d, const char *field, int64_t cap);
+/* Positional stores at ordinal of type, by path and line; fills as above. */
+int mg_idx_ptr_stores_at(struct mg_db *d, const char *type, int64_t ordinal, struct mg_idx_cur *c,
+                         struct mg_err *err);
+/* Where function fn is stored. Fills file_id, container, field, ordinal. */
+int mg_idx_ptr_stores_of_fn(struct mg_db *d, const char *fn, struct mg_idx_cur *c, struct mg_err *err);
+
 /* ---- 6. the writer (indexdb_write.c) --------------------------------------------------------- */
 
 /* One index run writes in transactions of its own (mg_db_begin ...
@@ -288,8 +307,11 @@ int mg_idx_drop_words(struct mg_db *d, int64_t chunk_id, const char *path, size_
 int mg_idx_add_symbol(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err);
 /* A file's refs row (file_id, defs, ndefs, uses, nuses of r; empty: NULL). */
 int mg_idx_add_refs(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err);
+/* A ptr_stores row (file_id, index: seq, name: fn, container: type, field,
+ * ordinal, start_line: line of r). */
+int mg_idx_add_ptr_store(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err);
 /* Drop a file's rows: its chunks (clo..chi), symbols (slo..shi), pending
- * mark, refs and the file. Its word rows go first, one by one
+ * mark, refs, pointer stores and the file. Its word rows go first, one by one
  * (mg_idx_drop_words: only the indexer can rebuild their streams). */
 int mg_idx_drop_file(struct mg_db *d, int64_t id, int64_t clo, int64_t chi, int64_t slo, int64_t shi,
                      struct mg_err *err);

@@ -1,0 +1,2 @@
+struct ops x = { .a = { f, g }, [2] = h, 
+{{{{ = { f

@@ -1,0 +1,68 @@
+/* indexdb_ptrs.c — reads of table ptr_stores: the functions C and C++ files
+ * store into struct fields (indexdb.h, section 5; index/refs_ptr.h). */
+#include "store/indexdb_int.h"
+
+/* An index of schema 3 opened read-only (not migrated yet) has no table:
+ * no stores, until its next run migrates and fills it. */
+static bool have_table(struct mg_db *d)
+{
+    return mg__idx_int(d, S_PTR_TABLE, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                       "name = 'ptr_stores'", 0) > 0;
+}
+
+/* slot's read, or one with no rows when the table is missing (the caller's
+ * binds then fall on no parameter). */
+static int open_stores(struct mg_db *d, int slot, const char *sql, const unsigned char *cols, struct mg_idx_cur *c,
+                       struct mg_err *err)
+{
+    if (have_table(d)) return mg__idx_open(d, slot, sql, cols, c, err);
+    return mg__idx_open(d, S_PTR_NONE, "SELECT 0, NULL, NULL, 0 WHERE 0", cols, c, err);
+}
+
+int mg_idx_ptr_stores_of_field(struct mg_db *d, const char *field, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_FILE_ID, K_NAME, K_CONTAINER, K_START_LINE, K_END};
+    if (open_stores(d, S_PTR_OF_FIELD, "SELECT s.file_id, s.fn, s.type, s.line FROM ptr_stores s JOIN files f "
+                     "ON f.id = s.file_id WHERE s.field = ? ORDER BY f.path, s.line", cols, c, err) != 0)
+        return -1;
+    sqlite3_bind_text(c->st, 1, field, -1, SQLITE_TRANSIENT);
+    return 0;
+}
+
+int64_t mg_idx_ptr_stores_count(struct mg_db *d, const char *field, int64_t cap)
+{
+    if (!have_table(d)) return 0;
+    bool own;
+    sqlite3_stmt *st = mg__idx_stmt(d, S_PTR_COUNT, "SELECT count(*) FROM (SELECT 1 FROM ptr_stores WHERE field = ? "
+                                    "LIMIT ?)", &own, NULL);
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, field, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, cap + 1);
+    int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+    if (own) sqlite3_finalize(st);
+    else sqlite3_reset(st);
+    return n;
+}
+
+int mg_idx_ptr_stores_at(struct mg_db *d, const char *type, int64_t ordinal, struct mg_idx_cur *c,
+                         struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_FILE_ID, K_NAME, K_CONTAINER, K_START_LINE, K_END};
+    if (open_stores(d, S_PTR_AT, "SELECT s.file_id, s.fn, s.type, s.line FROM ptr_stores s JOIN files f "
+                     "ON f.id = s.file_id WHERE s.field IS NULL AND s.type = ? AND s.ordinal = ? "
+                     "ORDER BY f.path, s.line", cols, c, err) != 0)
+        return -1;
+    sqlite3_bind_text(c->st, 1, type, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(c->st, 2, ordinal);
+    return 0;
+}
+
+int mg_idx_ptr_stores_of_fn(struct mg_db *d, const char *fn, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_FILE_ID, K_CONTAINER, K_FIELD, K_ORDINAL, K_END};
+    if (open_stores(d, S_PTR_OF_FN, "SELECT file_id, type, field, ordinal FROM ptr_stores WHERE fn = ? "
+                     "ORDER BY file_id, seq", cols, c, err) != 0)
+        return -1;
+    sqlite3_bind_text(c->st, 1, fn, -1, SQLITE_TRANSIENT);
+    return 0;
+}
