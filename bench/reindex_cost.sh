@@ -48,6 +48,7 @@ else
   mg base "$BASE" >/dev/null
 fi
 cp -a "$work/home-base" "$work/home-head"
+mkdir -p "$work/gtags"
 (cd "$K" && gtags "$work/gtags")
 mg head "$BIN" >/dev/null # the first run of a build records what the other left out
 for i in $(seq "$RUNS"); do
