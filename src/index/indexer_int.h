@@ -170,6 +170,7 @@ struct writer {
                                    * file's rows get one id range */
     uint64_t dead_bytes;          /* text of removed or replaced files (trigram garbage) */
     int64_t d_files, d_bytes, d_chunks, d_symbols; /* rows written minus rows deleted (incremental totals) */
+    bool changed;                 /* a file written or deleted, or refs filled: the run bumps index_gen */
     struct mg_token_set *ts;      /* to rebuild the streams of rows being deleted */
     struct mg_buf tmp, streams;
 };

@@ -46,6 +46,7 @@ int mg__delete_file(struct writer *w, int64_t id, struct mg_err *err)
         return mg_err_oom(err);
     }
     w->dead_bytes += len;
+    w->changed = true;
     w->d_files--;
     w->d_bytes -= size;
 
@@ -152,6 +153,7 @@ int mg__write_result(struct writer *w, struct result *r, struct mg_index_stats *
     }
     int64_t fid = r->fid;
     int rc = -1;
+    w->changed = true;
     w->d_files++;
     w->d_bytes += (int64_t)r->len;
     w->d_chunks += (int64_t)p->nchunks;
@@ -191,6 +193,7 @@ out:
 int mg__fill_refs(struct writer *w, struct mg_err *err)
 {
     if (mg_db_meta_int(w->d, "refs_ready", 0)) return 0;
+    w->changed = true;
     struct mg_idx_cur sel = {0}, syms = {0};
     struct mg_idx_row row, sr;
     int rc = -1;

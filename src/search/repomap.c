@@ -336,7 +336,8 @@ int mg_repomap(struct mg_db *d, const struct mg_filter *f, const struct mg_repom
                    "names each file uses; run `memgate index` on the repo (or index_repo) once, then ask again");
         goto out;
     }
-    int64_t gen = mg_db_meta_int(d, "index_gen", 0), at = mg_db_meta_int(d, "indexed_at", 0);
+    int64_t gen, at;
+    mg_idx_stamp(d, &gen, &at);
     if (mg__rmap_graph_get(d, gen, at, in->stale_ok, &g, &out->cached, &out->stale, err) != 0) goto out;
     if (!(allowed = malloc(g->nf + 1))) goto nomem;
     bool all = true;

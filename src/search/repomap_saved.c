@@ -320,7 +320,8 @@ static int graph_build_at(const char *path, struct mg_err *err)
     struct graph *g = NULL;
     bool saved = false;
     if (rc == 0) {
-        int64_t gen = mg_db_meta_int(d, "index_gen", 0), at = mg_db_meta_int(d, "indexed_at", 0);
+        int64_t gen, at;
+        mg_idx_stamp(d, &gen, &at);
         struct mg_err ignored = {0};
         if (saved_is(path, gen, at) && graph_load(path, &g, &ignored) == 0 && g->gen == gen && g->at == at) {
             saved = true; /* another process saved it (a full index run) */

@@ -180,3 +180,22 @@ int mg_idx_text(const struct mg_idx_row *r, size_t max, char **text, size_t *len
 {
     return mg_content_unpack(r->blob, r->bloblen, max, text, len);
 }
+
+void mg_idx_stamp(struct mg_db *d, int64_t *gen, int64_t *at)
+{
+    *gen = mg_db_meta_int(d, "index_gen", 0);
+    *at = mg_db_meta_int(d, "index.changed_at", -1);
+    if (*at < 0) *at = mg_db_meta_int(d, "indexed_at", 0);
+}
+
+int mg_idx_stamp_run(struct mg_db *d, bool changed, int64_t now, struct mg_err *err)
+{
+    int64_t gen, at;
+    mg_idx_stamp(d, &gen, &at);
+    if (changed || gen == 0) {
+        gen++;
+        at = now;
+    }
+    if (mg_db_meta_set_int(d, "index_gen", gen, err) != 0) return -1;
+    return mg_db_meta_set_int(d, "index.changed_at", at, err);
+}

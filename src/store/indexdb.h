@@ -22,8 +22,9 @@
 /* The version is PRAGMA user_version; migrations are in db.c.
  *
  *   meta(key, value)   id, root, fingerprint, tenant, created_at, indexed_at,
- *                      index_gen (grows with every run: names caches of what the
- *                      index holds), totals, refs_ready, the embedder's
+ *                      index_gen (grows with every run that changes what the
+ *                      index holds: names caches of it; index.changed_at is
+ *                      that run's second), totals, refs_ready, the embedder's
  *                      signature and the vectors' store and key (db.h's
  *                      mg_db_meta_* read and write it).
  *   files(id, path, lang, size, hash, mtime, lines, flags, chunk_lo, chunk_hi,
@@ -172,6 +173,16 @@ int mg_idx_text(const struct mg_idx_row *r, size_t max, char **text, size_t *len
 
 /* Totals of the index, counted. Any pointer may be NULL. */
 int mg_idx_totals(struct mg_db *d, uint64_t *files, uint64_t *bytes, uint64_t *chunks, uint64_t *symbols);
+
+/* The stamp of what the index holds: index_gen and index.changed_at
+ * (indexed_at for an index made before that was kept). A run that changed
+ * nothing keeps it, so caches named by it (the repo map's graph, chunk sets)
+ * stay current. */
+void mg_idx_stamp(struct mg_db *d, int64_t *gen, int64_t *at);
+/* At the end of a run, before indexed_at is overwritten: a new stamp (index_gen
+ * + 1, changed_at = now) when the run changed the index, else the old one
+ * kept (and recorded for an index made before it was kept). */
+int mg_idx_stamp_run(struct mg_db *d, bool changed, int64_t now, struct mg_err *err);
 
 /* ---- 4. chunks and the word index (indexdb_chunks.c) ---------------------------------------- */
 
