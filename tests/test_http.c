@@ -495,6 +495,63 @@ TEST_T(http_idle_flood_from_one_address_locks_nobody_out, 120)
     ASSERT_EQ_INT(srv_stop(&s), 0);
 }
 
+/* Issue 38: the connections refused past the per-address cap are audit
+ * events (op request_refused, code too_many_connections), folded per
+ * address: with a cap of 4, 40 connections from 127.0.0.2 held open give 36
+ * refusals, every one counted (events plus their "repeated"), in a few
+ * events; a client from 127.0.0.1 is still served. */
+#define OVER 40
+TEST_T(http_connections_past_the_address_cap_are_audited, 120)
+{
+    char *home = mg_t_tmpdir();
+    const char *env[] = {"MEMGATE_HTTP_MAX_PER_ADDRESS=4", NULL};
+    struct srv s;
+    srv_start_env(&s, home, env);
+    int fds[OVER];
+    for (int i = 0; i < OVER; i++) {
+        fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in from = {.sin_family = AF_INET}, to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s.port)};
+        inet_pton(AF_INET, "127.0.0.2", &from.sin_addr);
+        inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+        if (fds[i] < 0 || bind(fds[i], (struct sockaddr *)&from, sizeof(from)) != 0 ||
+            connect(fds[i], (struct sockaddr *)&to, sizeof(to)) != 0)
+            FAIL("connection %d: %s", i, strerror(errno));
+        usleep(5000); /* one at a time: each accepted or refused before the next */
+    }
+    usleep(300 * 1000);
+    struct res r = GET(s.port, "/healthz", NULL);
+    ASSERT_EQ_INT((int)r.status, 200);
+    res_free(&r);
+    int refused = 0; /* the server closed them: EOF at once */
+    for (int i = 0; i < OVER; i++) {
+        struct pollfd p = {.fd = fds[i], .events = POLLIN};
+        char b;
+        if (poll(&p, 1, 0) == 1 && recv(fds[i], &b, 1, MSG_DONTWAIT) <= 0) refused++;
+    }
+    for (int i = 0; i < OVER; i++) close(fds[i]);
+    ASSERT_EQ_INT(refused, OVER - 4);
+    ASSERT_EQ_INT(srv_stop(&s), 0); /* the folded counts are written when the server closes */
+    char *log = mg_t_read(home, "audit/audit.log");
+    ASSERT(log);
+    long long counted = 0;
+    int events = 0;
+    for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) {
+        json_t *j = json_loads(line, 0, NULL);
+        const char *code = json_string_value(json_object_get(j, "code"));
+        if (code && strcmp(code, "too_many_connections") == 0) {
+            ASSERT_EQ_STR(json_string_value(json_object_get(j, "op")), "request_refused");
+            ASSERT_EQ_STR(json_string_value(json_object_get(j, "query")), "connection from 127.0.0.2");
+            json_t *rep = json_object_get(j, "repeated");
+            counted += rep ? json_integer_value(rep) : 1; /* a folded event stands for "repeated" refusals */
+            events++;
+        }
+        json_decref(j);
+    }
+    free(log);
+    ASSERT_EQ_INT((int)counted, OVER - 4);
+    if (events > 6) FAIL("%d events for one flood: not folded", events);
+}
+
 /* ---- DNS rebinding ------------------------------------------------------------------ */
 
 TEST(http_host_and_origin_checks)

@@ -13,6 +13,7 @@
  *   hook_run.c the re-index runs pushes start, in the background
  *   oauth.c    OAuth 2.1: protected resource metadata, the Bearer challenge (src/oauth/)
  *   oauth_as.c the built-in authorization server's endpoints and consent page (src/oauth/as.h)
+ *   accept.c   connections per client address: the cap, its refusals audited
  *
  * Threading: MHD runs one thread per connection, so a handler may block (a
  * long tool call, an SSE stream waiting for its next event) without stalling
@@ -87,6 +88,7 @@ struct mg_http {
     pthread_cond_t hist_cv;
     bool hist_started, hist_quit;
     int hist_interval_ms;
+    struct mg__conns *conns; /* connections open per client address (accept.c) */
 };
 
 enum api { A_NONE, A_MCP, A_V1, A_HEALTHZ, A_READYZ, A_METRICS, A_HOOK, A_DASH, A_OAUTH_META, A_OAUTH_AS };
@@ -288,5 +290,18 @@ void mg__hook_runner_catchup(struct mg_hook_runner *rn, const struct mg_repo *re
  * first by `memgate serve`); pending runs are dropped. Returns once every
  * thread has ended. */
 void mg__hook_runner_free(struct mg_hook_runner *rn);
+
+/* ---- accept.c ---- */
+struct mg__conns;
+/* A table of connections per address, cap each (0: no cap); NULL: out of memory. */
+struct mg__conns *mg__conns_new(unsigned cap);
+void mg__conns_free(struct mg__conns *t);
+/* Connections open from sa's address now. */
+unsigned mg__conns_open(struct mg__conns *t, const struct sockaddr *sa);
+/* MHD's accept policy (cls: the mg_http): refuses and audits past the cap. */
+enum MHD_Result mg__on_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen);
+/* MHD_OPTION_NOTIFY_CONNECTION (cls: the mg_http): counts connections in and out. */
+void mg__on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                       enum MHD_ConnectionNotificationCode toe);
 
 #endif

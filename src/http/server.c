@@ -529,12 +529,14 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
 
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
                      MHD_USE_ERROR_LOG | MHD_USE_ITC /* for MHD_quiesce_daemon */ | (sa.sa.sa_family == AF_INET6 ? MHD_USE_IPv6 : 0);
-    h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
+    /* a flood from one address takes at most http_max_per_address of the connections (issue 38 V5; 0: no
+     * cap): counted and refused by accept.c, each refusal audited */
+    h->conns = mg__conns_new((unsigned)srv->cfg.http_max_per_address);
+    h->d = !h->conns ? NULL : MHD_start_daemon(flags, 0, mg__on_accept, h, on_request, h,
                             MHD_OPTION_LISTEN_SOCKET, fd,
                             MHD_OPTION_CONNECTION_LIMIT, (unsigned)MG_HTTP_CONN_LIMIT,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MG_HTTP_CONN_MEMORY,
-                            /* a flood from one address takes at most this share (issue 38 V5); 0: none */
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)srv->cfg.http_max_per_address,
+                            MHD_OPTION_NOTIFY_CONNECTION, mg__on_connection, h,
                             /* the header deadline; on_request gives a connection the idle timeout once its first
                              * request's headers are in */
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)MG_HTTP_HEADER_DEADLINE_S,
@@ -544,6 +546,7 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
                             MHD_OPTION_END);
     if (!h->d) {
         close(fd);
+        mg__conns_free(h->conns);
         mg__hooks_close(h);
         mg_as_close(&h->as);
         mg_oauth_free(&h->oauth);
@@ -669,5 +672,6 @@ void mg_http_stop(struct mg_http *h)
     pthread_cond_destroy(&h->work_cv);
     mg_as_close(&h->as);
     mg_oauth_free(&h->oauth);
+    mg__conns_free(h->conns); /* MHD_stop_daemon closed every connection: nothing counts in it now */
     free(h);
 }

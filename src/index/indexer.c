@@ -71,8 +71,18 @@ static int open_repo(const struct mg_config *c, const struct mg_index_opts *o, s
                           o->path);
     if (!realpath(o->path, st->root))
         return mg_err_set(err, MG_E_IO, "cannot resolve '%s': %s", o->path, strerror(errno));
-    if (o->name && mg_repo_check_name(o->name, err) != 0) return -1;
     const char *tenant = o->tenant ? o->tenant : "local";
+    /* a token's tenant names its repos in its own namespace (store/catalog.h, issue 38 V9): the name it
+     * chooses or the one derived, as TENANT~NAME, so whether a name is free never depends on another
+     * tenant; the operator (the command line, no token) assigns ids as given */
+    const char *ns = o->token ? tenant : NULL;
+    char name[MG_ID_MAX + 1] = "";
+    if (o->name) {
+        size_t tl = ns ? strlen(ns) : 0;
+        const char *nm = ns && strncmp(o->name, ns, tl) == 0 && o->name[tl] == MG_ID_SEP ? o->name + tl + 1 : o->name;
+        if (mg_repo_check_name(nm, err) != 0) return -1;
+        mg_repo_qualify(ns, nm, name, sizeof(name));
+    }
     /* the one index-root policy: the tenant's roots, no other tenant's repo, not memgate's own directories */
     if (mg_root_check(c, tenant, o->token, st->root, o->stored_root, err) != 0) return -1;
 
@@ -82,12 +92,24 @@ static int open_repo(const struct mg_config *c, const struct mg_index_opts *o, s
     if (found && strcmp(existing.tenant, tenant) != 0) /* mg_root_check refused it already */
         return mg_err_set(err, MG_E_ROOT_FORBIDDEN, "'%s' is a repo of another tenant; index a directory of your "
                           "own", st->root);
-    if (found && o->name && strcmp(o->name, existing.id) != 0)
+    if (found && o->name && strcmp(name, existing.id) != 0 && strcmp(o->name, existing.id) != 0)
         return mg_err_set(err, MG_E_REPO_EXISTS, "'%s' is already indexed as '%s'; use that id, or run "
                           "`memgate repos rm %s` first", st->root, existing.id, existing.id);
     if (found) snprintf(st->id, sizeof(st->id), "%s", existing.id);
-    else if (o->name) snprintf(st->id, sizeof(st->id), "%s", o->name);
-    else mg_repo_derive_id(st->root, st->id, sizeof(st->id));
+    else if (o->name) snprintf(st->id, sizeof(st->id), "%s", name);
+    else {
+        char derived[MG_NAME_MAX + 1];
+        mg_repo_derive_id(st->root, derived, sizeof(derived));
+        mg_repo_qualify(ns, derived, st->id, sizeof(st->id));
+    }
+
+    /* a name the operator gave one of this tenant's repos (no prefix) is the tenant's already; another
+     * tenant's is no concern of this one's (the lookup is made either way) */
+    struct mg_repo mine;
+    if (!found && ns && o->name && mg_catalog_get(c, mg_repo_name_of(name), &mine, NULL) == 0 &&
+        strcmp(mine.tenant, tenant) == 0)
+        return mg_err_set(err, MG_E_REPO_EXISTS, "'%s' is already the name of your repo at '%s'; choose another name",
+                          mg_repo_name_of(name), mine.root);
 
     char dir[PATH_MAX], path[PATH_MAX];
     if (mg_catalog_dir(c, 1, dir, sizeof(dir), err) != 0) return -1;

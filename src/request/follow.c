@@ -134,7 +134,7 @@ static void event(struct mg_follower *f, const char *payload)
     const char *id = json_string_value(json_object_get(j, "repo"));
     const char *reason = known_reason(json_string_value(json_object_get(j, "reason")));
     const char *delivery = json_string_value(json_object_get(j, "delivery"));
-    if (!id || mg_repo_check_name(id, NULL) != 0) {
+    if (!id || mg_repo_check_id(id, NULL) != 0) {
         fprintf(stderr, "memgate: catalog: a notification without a valid repo id is ignored\n");
         json_decref(j);
         return;

@@ -16,16 +16,29 @@ int mg_resolve_visible(const struct mg_ctx *x, struct mg_repo **out, size_t *n, 
     return 0;
 }
 
-int mg_resolve_named(const struct mg_ctx *x, const char *id, struct mg_repo *out, struct mg_err *err)
+/* Look id up as a repo of the caller's tenant: 1 found (out filled), 0 not
+ * (absent, or another tenant's: the same answer), -1 error. */
+static int lookup_own(const struct mg_ctx *x, const char *id, struct mg_repo *out, struct mg_err *err)
 {
     struct mg_err e = {0};
-    if (mg_catalog_get(&x->srv->cfg, id, out, &e) == 0) {
+    if (mg_catalog_get(&x->srv->cfg, id, out, &e) == 0) return strcmp(out->tenant, x->who.tenant) == 0;
+    if (e.code && strcmp(e.code, MG_E_REPO_NOT_FOUND) == 0) return 0;
+    *err = e;
+    return -1;
+}
+
+int mg_resolve_named(const struct mg_ctx *x, const char *id, struct mg_repo *out, struct mg_err *err)
+{
+    /* ids are per tenant (store/catalog.h): NAME is the caller's TENANT~NAME, or an id made before that
+     * prefix; whatever another tenant holds, the answer is the one of a free name */
+    char q[MG_ID_MAX + 1];
+    mg_repo_qualify(x->who.tenant, id, q, sizeof(q));
+    int found = lookup_own(x, q, out, err);
+    if (found == 0 && strcmp(q, id) != 0) found = lookup_own(x, id, out, err);
+    if (found < 0) return -1;
+    if (found) {
         size_t one = 1;
         return mg_access_repos(&x->who, true, out, &one, true, err);
-    }
-    if (!e.code || strcmp(e.code, MG_E_REPO_NOT_FOUND) != 0) {
-        *err = e;
-        return -1;
     }
     struct mg_repo *all;
     size_t n;

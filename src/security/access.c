@@ -56,17 +56,22 @@ int mg_access_level(const struct mg_principal *p, int need, const char *what, st
                       mg_level_name(need), mg_level_name(p->level));
 }
 
-static bool in_list(char *const *v, size_t n, const char *s)
+/* Does the allowlist v name repo id s? An entry is an id, or a name of the
+ * tenant's (store/catalog.h: NAME means TENANT~NAME). */
+static bool in_list(char *const *v, size_t n, const char *tenant, const char *s)
 {
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(v[i], s) == 0) return true;
+    for (size_t i = 0; i < n; i++) {
+        char q[MG_ID_MAX + 1];
+        mg_repo_qualify(tenant, v[i], q, sizeof(q));
+        if (strcmp(v[i], s) == 0 || strcmp(q, s) == 0) return true;
+    }
     return false;
 }
 
 bool mg_access_visible(const struct mg_principal *p, const struct mg_repo *r)
 {
     if (strcmp(r->tenant, p->tenant) != 0) return false;
-    return p->nrepos == 0 || in_list(p->repos, p->nrepos, r->id);
+    return p->nrepos == 0 || in_list(p->repos, p->nrepos, p->tenant, r->id);
 }
 
 int mg_access_repos(const struct mg_principal *p, bool cross_repo, struct mg_repo *v, size_t *n, bool explicit_repo,
@@ -80,7 +85,7 @@ int mg_access_repos(const struct mg_principal *p, bool cross_repo, struct mg_rep
                                   "shows the repos you can use", v[i].id, p->tenant);
             continue;
         }
-        if (p->nrepos && !in_list(p->repos, p->nrepos, v[i].id)) {
+        if (p->nrepos && !in_list(p->repos, p->nrepos, p->tenant, v[i].id)) {
             if (explicit_repo)
                 return mg_err_set(err, MG_E_REPO_FORBIDDEN, "this token may not use repo '%s'; ask for a token "
                                   "that lists it (memgate token create --repos ...)", v[i].id);

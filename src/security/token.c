@@ -137,8 +137,11 @@ bool mg_token_allows_repo(const struct mg_token *tok, const char *repo_id)
 {
     if (!tok || !repo_id) return false;
     if (tok->nrepos == 0) return true;
-    for (size_t i = 0; i < tok->nrepos; i++)
-        if (strcmp(tok->repos[i], repo_id) == 0) return true;
+    for (size_t i = 0; i < tok->nrepos; i++) {
+        char q[MG_ID_MAX + 1];
+        mg_repo_qualify(tok->tenant, tok->repos[i], q, sizeof(q));
+        if (strcmp(tok->repos[i], repo_id) == 0 || strcmp(q, repo_id) == 0) return true;
+    }
     return false;
 }
 
@@ -150,8 +153,14 @@ static int check_spec(const struct mg_token *spec, struct mg_err *err)
     if (spec->nrepos > MG_TOKEN_MAX_REPOS)
         return mg_err_set(err, MG_E_BAD_ARG, "a token may name at most %d repos; leave --repos out to allow all of "
                           "the tenant's repos", MG_TOKEN_MAX_REPOS);
-    for (size_t i = 0; i < spec->nrepos; i++)
-        if (mg_repo_check_name(spec->repos[i], err) != 0) return -1;
+    for (size_t i = 0; i < spec->nrepos; i++) {
+        const char *r = spec->repos[i], *name = mg_repo_name_of(r);
+        size_t tl = strlen(spec->tenant);
+        if (mg_repo_check_id(r, err) != 0) return -1;
+        if (name != r && ((size_t)(name - 1 - r) != tl || strncmp(r, spec->tenant, tl) != 0)) /* another's prefix */
+            return mg_err_set(err, MG_E_BAD_ARG, "repo '%s' is not of tenant '%s': name its repos NAME or %s~NAME",
+                              spec->repos[i], spec->tenant, spec->tenant);
+    }
     if (spec->level < MG_LEVEL_READ || spec->level > MG_LEVEL_ADMIN)
         return mg_err_set(err, MG_E_BAD_ARG, "scope must be read, write or admin");
     if (spec->expires < 0) return mg_err_set(err, MG_E_BAD_ARG, "expiry must be a time after 1970, or 0 for never");

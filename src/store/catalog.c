@@ -23,7 +23,7 @@ int mg_catalog_get(const struct mg_config *c, const char *id, struct mg_repo *ou
     if (mg_catalog_shared(c)) {
         int found = mg__catalog_shared_get(c, id, out, err);
         if (found != 0) return found < 0 ? -1 : 0;
-    } else if (mg_repo_check_name(id, NULL) == 0) {
+    } else if (mg_repo_check_id(id, NULL) == 0) {
         mg_repo_dbpath(c, id, path, sizeof(path));
         if (access(path, F_OK) == 0) return mg_catalog_read_local(path, out, err);
     }
@@ -68,7 +68,7 @@ static int unlink_index(const char *dbpath, struct mg_err *err)
 
 int mg_catalog_drop_local(const struct mg_config *c, const char *id, struct mg_err *err)
 {
-    if (mg_repo_check_name(id, err) != 0) return -1;
+    if (mg_repo_check_id(id, err) != 0) return -1;
     char dbpath[PATH_MAX];
     mg_repo_dbpath(c, id, dbpath, sizeof(dbpath));
     return unlink_index(dbpath, err);

@@ -38,6 +38,14 @@
  * [a-z0-9._-], at most 24 chars) and 6 hex digits of a hash of the canonical
  * root path, e.g. "linux-3fa2c1"; `--name` may choose one instead. The
  * fingerprint is a 128-bit hash of the canonical root, used to tag memory.
+ *
+ * Ids are per tenant (issue 38, V9): a repo of tenant T other than "local"
+ * is stored under the id "T~NAME" (the catalog's key, repos/T~NAME.db,
+ * tokens' lists, bindings, memory rows, audit), NAME being what was chosen
+ * or derived. A caller of tenant T names it NAME or T~NAME (mg_repo_qualify
+ * turns the one into the other), so two tenants can each have `foo`, and
+ * whether a name is free never depends on another tenant's repos. Ids made
+ * before (a tenant's repo without the prefix) stay valid for their tenant.
  */
 #ifndef MG_CATALOG_H
 #define MG_CATALOG_H
@@ -51,7 +59,9 @@
 #include "util/config.h"
 #include "util/err.h"
 
-#define MG_ID_MAX 64
+#define MG_NAME_MAX 64                  /* a repo's name: [a-z0-9][a-z0-9._-]{0,63} */
+#define MG_ID_MAX (64 + 1 + MG_NAME_MAX) /* an id: NAME, or TENANT~NAME (a tenant: at most 64) */
+#define MG_ID_SEP '~'
 #define MG_CATALOG_CHANNEL "memgate_repo"
 
 /* How this daemon's index of a repo stands against the shared catalog. */
@@ -113,7 +123,16 @@ int mg_catalog_containing(const struct mg_repo *v, size_t n, const char *path);
 void mg_repo_id_list(const struct mg_repo *v, size_t n, char *buf, size_t cap);
 
 void mg_repo_derive_id(const char *root, char *out, size_t cap);
+/* A name a caller may choose (name_invalid otherwise). */
 int mg_repo_check_name(const char *name, struct mg_err *err);
+/* An id: a name, or TENANT~NAME with a valid tenant word. */
+int mg_repo_check_id(const char *id, struct mg_err *err);
+/* The id tenant's caller means by `name` (a name or an id): TENANT~NAME for
+ * a name of a tenant other than "local" (NULL: "local"); anything else as
+ * given. Always NUL-terminated; out of at least MG_ID_MAX + 1 bytes. */
+void mg_repo_qualify(const char *tenant, const char *name, char *out, size_t cap);
+/* The name part of an id (after the tenant's "~", or the whole id). */
+const char *mg_repo_name_of(const char *id);
 void mg_repo_fingerprint(const char *root, char out[33]);
 
 /* ---- the shared catalog (catalogpg.c) ---- */

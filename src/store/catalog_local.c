@@ -88,25 +88,6 @@ void mg_repo_derive_id(const char *root, char *out, size_t cap)
     snprintf(out, cap, "%s%s%06llx", *nm ? nm : "repo", "-", (unsigned long long)(h & 0xffffff));
 }
 
-static bool name_ok(const char *name)
-{
-    size_t n = strlen(name);
-    bool ok = n >= 1 && n <= MG_ID_MAX && ((name[0] >= 'a' && name[0] <= 'z') || (name[0] >= '0' && name[0] <= '9'));
-    for (size_t i = 0; ok && i < n; i++) {
-        char ch = name[i];
-        ok = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
-    }
-    return ok;
-}
-
-int mg_repo_check_name(const char *name, struct mg_err *err)
-{
-    if (!name_ok(name))
-        return mg_err_set(err, MG_E_NAME_INVALID, "repo name '%s' is not valid: use 1-%d characters of a-z, 0-9, "
-                          "'.', '_', '-', starting with a letter or digit", name, MG_ID_MAX);
-    return 0;
-}
-
 static int64_t file_size(const char *path)
 {
     struct stat st;

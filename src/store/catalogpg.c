@@ -290,7 +290,7 @@ int mg__catalog_shared_get(const struct mg_config *c, const char *id, struct mg_
 {
     struct entry *v = NULL;
     size_t n = 0;
-    if (mg_repo_check_name(id, NULL) == 0 && rows(c, id, &v, &n, err) != 0) return -1;
+    if (mg_repo_check_id(id, NULL) == 0 && rows(c, id, &v, &n, err) != 0) return -1;
     if (n == 1) join_local(c, &v[0], out);
     free(v);
     return n == 1;

@@ -79,6 +79,7 @@
 #define MG_E_REQUEST_MALFORMED "request_malformed" /* libmicrohttpd could not read the request's header (400/431) */
 #define MG_E_SECRET_IN_IDENTIFIER "secret_in_identifier"  /* an identifier to store (key, id, project) holds a secret (400) */
 #define MG_E_RATE_LIMITED   "rate_limited"    /* the token's request rate is over its limit (429) */
+#define MG_E_TOO_MANY_CONNECTIONS "too_many_connections" /* a connection past http_max_per_address: closed unanswered, audited */
 #define MG_E_HEADER_TOO_LARGE "header_too_large" /* HTTP: a header over 8 KiB, or all over 64 KiB (431) */
 #define MG_E_TOKEN_IN_QUERY "token_in_query"  /* a token in the URL query string: never accepted (400) */
 /* push webhooks (src/hook/, POST /v1/hooks/git) */

@@ -274,12 +274,12 @@ test('tenant isolation: a repo of acme is never served to globex, on any daemon'
   const g = path.join(world.dir, 'gamma');
   fs.mkdirSync(g);
   fs.writeFileSync(path.join(g, 'g.c'), 'int gamma_globex_marker(void) { return 5; }\n');
-  const ix = await v1(d.c.serve, '/v1/index', { token: d.c.globex, method: 'POST', body: { path: g, name: 'gamma' } });
+  const ix = await v1(d.c.serve, '/v1/index', { token: d.c.globex, method: 'POST', body: { path: g, name: 'gamma' } }); // stored as globex~gamma, reached as gamma (docs/security.md, Repo ids)
   assert.equal(ix.status, 200, ix.text);
   for (const name of ['a', 'b']) {
     await until(`${name} indexed gamma`, async () => {
       const v = await listed(name, d[name].globex);
-      return v.some((x) => x.id === 'gamma' && x.index_state === 'current');
+      return v.some((x) => x.id === 'globex~gamma' && x.index_state === 'current');
     });
     const s = await search(name, 'gamma_globex_marker', d[name].globex, 'gamma');
     assert.equal(s.json.results.length, 1);

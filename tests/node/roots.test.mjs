@@ -114,7 +114,7 @@ test('an allowed root is indexed; a prefix that is not a path component is not a
   const C = makeRepo(sub('acme'), 'charlie');
   let r = await api('/v1/index', { token: tok.acmeAdmin, method: 'POST', body: { path: C.root, name: 'charlie' } });
   assert.equal(r.status, 200, r.text);
-  assert.equal(r.json.repo, 'charlie');
+  assert.equal(r.json.repo, 'acme~charlie'); // a token's repo: its tenant's namespace (docs/security.md, Repo ids)
   // <dir>/globex/globexrepo2 is not inside <dir>/globex/globexrepo
   const D = makeRepo(sub('globex'), 'globexrepo2');
   r = await api('/v1/index', { token: tok.globexAdmin, method: 'POST', body: { path: D.root, name: 'globex2' } });
