@@ -447,12 +447,45 @@ json_t *mg__rpc_tools_call(struct mg__call *c)
     struct mg_rpc_conn conn = *c->c; /* the call's: stateless for a modern request */
     if (c->modern) conn.stateless = true;
     ch.c = &conn;
+    /* the tasks extension: a tool that can run as a task does when the
+     * client declared it; one that must is refused to a client that did not */
+    bool declared = mg__rpc_tasks_declared(c);
+    enum mg_mcp_task_support support = ft                        ? ft->task_support
+                                       : (t->hints & MG_TOOL_TASK) ? MG_MCP_TASK_OPTIONAL
+                                                                   : MG_MCP_TASK_FORBIDDEN;
+    if (!c->task && support == MG_MCP_TASK_REQUIRED && !declared) {
+        json_decref(ch.answers);
+        json_decref(ch.inputs);
+        c->data = json_pack("{s:{s:{s:{}}}}", "requiredCapabilities", "extensions", MG__TASKS_EXT);
+        return mg__rpc_fail(c, MG_RPC_MISSING_CAPABILITY,
+                            "tool '%s' runs only as a task: declare the extension \"" MG__TASKS_EXT
+                            "\" in _meta[\"io.modelcontextprotocol/clientCapabilities\"].extensions",
+                            name);
+    }
+    if (!c->task && t && support != MG_MCP_TASK_FORBIDDEN && declared) {
+        json_decref(ch.answers);
+        json_decref(ch.inputs);
+        res = mg__rpc_task_start(c, &err);
+        return res ? res : error_result(&err, NULL);
+    }
+    ch.io.tasks = declared && !c->task;
+    ch.io.in_task = c->task != NULL;
+    ch.io.stop = c->task ? mg__rpc_task_stop(c->task) : NULL;
     if (ft) { /* an extension's tool: MCP-level, no repo, no memory */
         json_t *own = args ? json_incref(args) : json_object();
         int rc = ft->call(&ch.io, own, &result, &err);
         json_decref(own);
         json_decref(ch.answers);
         json_decref(ch.inputs);
+        if (rc == MG_MCP_EXT_TASK && ch.io.tasks) { /* the tool chose to run as a task (ext.h) */
+            json_decref(result);
+            res = mg__rpc_task_start(c, &err);
+            return res ? res : error_result(&err, NULL);
+        }
+        if (rc == MG_MCP_EXT_TASK) {
+            rc = -1;
+            mg_err_set(&err, MG_E_INTERNAL, "tool '%s' asked to run as a task where it cannot", name);
+        }
         if (rc == MG_MCP_EXT_RPC_ERROR) { /* a JSON-RPC error the tool chose (ext.h) */
             mg_metrics_tool(name, false);
             json_t *code = json_object_get(result, "code");
@@ -487,7 +520,9 @@ json_t *mg__rpc_tools_call(struct mg__call *c)
         .op = t->name,
     };
     struct mg_ctx x;
-    if (mg_request_init(&x, &spec, &err) != 0) {
+    int rc = mg_request_init(&x, &spec, &err);
+    if (rc == 0 && c->task) x.stop = mg__rpc_task_stop(c->task); /* tasks/cancel ends its work at its next step */
+    if (rc != 0) {
         res = error_result(&err, NULL);
     } else if (mg_tools_call(&x, t, args, &result, &err) != 0) {
         if (c->modern && err.code && strcmp(err.code, MG_E_INPUT_REQUIRED) == 0) {

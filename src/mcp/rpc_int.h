@@ -6,6 +6,8 @@
 
 #include "mcp/rpc.h"
 
+struct mg__task; /* tasks.c */
+
 /* One request being answered. */
 struct mg__call {
     const struct mg_rpc_conn *c;
@@ -18,6 +20,7 @@ struct mg__call {
     int code;            /* JSON-RPC error, when set */
     char message[512];
     json_t *data;
+    struct mg__task *task; /* the task this tools/call runs in (on its thread), or NULL */
 };
 
 /* Fail the call with a JSON-RPC error (code and message); returns NULL. */
@@ -29,5 +32,25 @@ json_t *mg__rpc_tools_call(struct mg__call *c);
 /* A 2026-07-28 request's HTTP headers against its body (c->c->header is
  * set): 0, or -1 after mg__rpc_fail (headers.c). */
 int mg__rpc_check_headers(struct mg__call *c, const char *version);
+
+/* The tasks extension (tasks.c, docs/mcp.md "Tasks"). */
+#define MG__TASKS_EXT "io.modelcontextprotocol/tasks"
+
+/* Is method one of the extension's (tasks/get, tasks/update, tasks/cancel)? */
+bool mg__rpc_task_method(const char *method);
+
+/* Did the request's client capabilities declare the extension? */
+bool mg__rpc_tasks_declared(const struct mg__call *c);
+
+/* tools/call as a task: the task is stored (a tasks/get right after finds
+ * it) and the call runs again on the task's own thread, with c->task set;
+ * its CreateTaskResult, or NULL with err (too many tasks). */
+json_t *mg__rpc_task_start(struct mg__call *c, struct mg_err *err);
+
+/* Set when the task's work should end (tasks/cancel, the process stops). */
+const volatile int *mg__rpc_task_stop(const struct mg__task *t);
+
+/* tasks/get, tasks/update, tasks/cancel: the result, or NULL after mg__rpc_fail. */
+json_t *mg__rpc_tasks(struct mg__call *c);
 
 #endif
