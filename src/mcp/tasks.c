@@ -231,7 +231,7 @@ static void *run(void *arg)
                                      "the tool asked for input without naming any");
                 touch(t, FAILED);
             } else if ((again = wait_input(t))) {
-                json_object_set(params, "inputResponses", t->answers);
+                json_object_set_new(params, "inputResponses", json_deep_copy(t->answers)); /* t's stays locked */
                 touch(t, WORKING);
             }
         } else {
@@ -287,6 +287,19 @@ static int copy_str(char **dst, const char *src)
     return src && !*dst ? -1 : 0;
 }
 
+/* run(t) on a detached thread: 0, or -1. */
+static int start_thread(struct mg__task *t)
+{
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) return -1;
+    pthread_t th;
+    int rc = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 && pthread_create(&th, &attr, run, t) == 0
+                 ? 0
+                 : -1;
+    pthread_attr_destroy(&attr);
+    return rc;
+}
+
 json_t *mg__rpc_task_start(struct mg__call *c, struct mg_err *err)
 {
     struct mg__task *t = calloc(1, sizeof(*t));
@@ -318,18 +331,14 @@ json_t *mg__rpc_task_start(struct mg__call *c, struct mg_err *err)
     pthread_mutex_lock(&mu);
     sweep(t->created_ms);
     json_t *r = NULL;
-    pthread_t th;
-    pthread_attr_t attr;
     if (!room(t->caller)) {
         mg_err_set(err, MG_E_RATE_LIMITED,
                    "this caller has %d tasks working or finished but not fetched; fetch their results (tasks/get) "
                    "or cancel some (tasks/cancel), then call again",
                    MG_MCP_TASKS_PER_CALLER);
-    } else if (pthread_attr_init(&attr) != 0 ||
-               (pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED), pthread_create(&th, &attr, run, t)) != 0) {
+    } else if (start_thread(t) != 0) {
         mg_err_set(err, MG_E_INTERNAL, "could not start the task's thread; call again");
     } else {
-        pthread_attr_destroy(&attr);
         t->next = tasks;
         tasks = t;
         ntasks++;
@@ -379,7 +388,8 @@ json_t *mg__rpc_tasks(struct mg__call *c)
         r = task_json(t);
         if (t->status == COMPLETED) json_object_set(r, "result", t->result);
         if (t->status == FAILED) json_object_set(r, "error", t->error);
-        if (t->status == INPUT_REQUIRED) json_object_set(r, "inputRequests", t->inputs);
+        if (t->status == INPUT_REQUIRED) /* a copy: tasks/update changes it while the answer is written */
+            json_object_set_new(r, "inputRequests", json_deep_copy(t->inputs));
         if (terminal(t)) t->fetched = true;
     } else if (update) {
         /* answers to the round's open requests; other keys are ignored */
