@@ -160,16 +160,18 @@ static json_t *m_tools_list(struct mg__call *c)
     size_t n;
     const struct mg_tool *t = mg_tools(&n);
     json_t *a = json_array();
+    /* execution.taskSupport: on 2026-07-28 only, the era of the tasks extension (tasks.c) */
+    enum mg_mcp_task_support tasks = c->modern ? MG_MCP_TASK_OPTIONAL : MG_MCP_TASK_FORBIDDEN;
     for (size_t i = 0; i < n; i++)
         if (!mg_tool_group(&t[i]) || (mg_tool_group(&t[i]) & groups))
             json_array_append_new(a, tool_json(t[i].name, t[i].title, t[i].description, t[i].input_schema,
                                                t[i].output_schema, t[i].hints,
-                                               (t[i].hints & MG_TOOL_TASK) ? MG_MCP_TASK_OPTIONAL : MG_MCP_TASK_FORBIDDEN));
+                                               (t[i].hints & MG_TOOL_TASK) ? tasks : MG_MCP_TASK_FORBIDDEN));
     const struct mg_mcp_ext *ext = mg__mcp_ext();
     for (size_t i = 0; ext && i < ext->ntools; i++) {
         const struct mg_mcp_ext_tool *f = &ext->tools[i];
         json_array_append_new(a, tool_json(f->name, f->title, f->description, f->input_schema, f->output_schema, ~0u,
-                                           f->task_support));
+                                           c->modern ? f->task_support : MG_MCP_TASK_FORBIDDEN));
     }
     json_t *r = json_pack("{s:o}", "tools", a);
     /* the same for every caller that asks for the same groups, until the binary changes */

@@ -102,6 +102,17 @@ static void task_free(struct mg__task *t)
     free(t);
 }
 
+/* Drop what the task kept of the request's transport (its thread's end). */
+static void release_request(struct mg__task *t)
+{
+    mg_session_unref(&t->session);
+    mg_principal_release(&t->who);
+    free(t->repo_header);
+    free(t->cwd);
+    free(t->from);
+    t->repo_header = t->cwd = t->from = NULL;
+}
+
 static bool terminal(const struct mg__task *t) { return t->status >= COMPLETED; }
 
 static void touch(struct mg__task *t, enum status s)
@@ -243,11 +254,7 @@ static void *run(void *arg)
         json_decref(call.data);
     }
     json_decref(params);
-    mg_session_unref(&t->session);
-    mg_principal_release(&t->who);
-    free(t->repo_header);
-    free(t->cwd);
-    free(t->from);
+    release_request(t);
     pthread_mutex_lock(&mu);
     if (!terminal(t)) { /* stopped by the shutdown */
         t->error = json_pack("{s:i, s:s}", "code", MG_RPC_INTERNAL_ERROR, "message", "the server stopped");
@@ -307,10 +314,7 @@ json_t *mg__rpc_task_start(struct mg__call *c, struct mg_err *err)
         mg_principal_copy(&t->who, c->c->who) != 0 || copy_str(&t->repo_header, c->c->repo_header) ||
         copy_str(&t->cwd, c->c->cwd) || copy_str(&t->from, c->c->from)) {
         if (t) {
-            mg_principal_release(&t->who);
-            free(t->repo_header);
-            free(t->cwd);
-            free(t->from);
+            release_request(t);
             task_free(t);
         }
         mg_err_oom(err);
@@ -348,11 +352,7 @@ json_t *mg__rpc_task_start(struct mg__call *c, struct mg_err *err)
     }
     pthread_mutex_unlock(&mu);
     if (!r) {
-        mg_session_unref(&t->session);
-        mg_principal_release(&t->who);
-        free(t->repo_header);
-        free(t->cwd);
-        free(t->from);
+        release_request(t);
         task_free(t);
     }
     return r;
