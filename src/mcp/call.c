@@ -313,6 +313,11 @@ static json_t *io_request(struct mg_mcp_io *io, const char *method, json_t *para
 
 /* ---- 4. the call: its session, its result ------------------------------------------------------------ */
 
+bool mg__rpc_tasks_declared(const struct mg__call *c)
+{
+    return c->modern && json_object_get(json_object_get(c->caps, "extensions"), MG__TASKS_EXT) != NULL;
+}
+
 /* MEMGATE_VERBOSE: the session a result was made in, in its _meta. */
 static void add_meta(const struct mg_server *srv, struct mg_session *s, json_t *res)
 {
@@ -453,7 +458,7 @@ json_t *mg__rpc_tools_call(struct mg__call *c)
     enum mg_mcp_task_support support = ft                        ? ft->task_support
                                        : (t->hints & MG_TOOL_TASK) ? MG_MCP_TASK_OPTIONAL
                                                                    : MG_MCP_TASK_FORBIDDEN;
-    if (!c->task && support == MG_MCP_TASK_REQUIRED && !declared) {
+    if (!c->task_stop && support == MG_MCP_TASK_REQUIRED && !declared) {
         json_decref(ch.answers);
         json_decref(ch.inputs);
         c->data = json_pack("{s:{s:{s:{}}}}", "requiredCapabilities", "extensions", MG__TASKS_EXT);
@@ -462,25 +467,25 @@ json_t *mg__rpc_tools_call(struct mg__call *c)
                             "\" in _meta[\"io.modelcontextprotocol/clientCapabilities\"].extensions",
                             name);
     }
-    if (!c->task && t && support != MG_MCP_TASK_FORBIDDEN && declared) {
+    if (!c->task_stop && t && support != MG_MCP_TASK_FORBIDDEN && declared) {
         json_decref(ch.answers);
         json_decref(ch.inputs);
-        res = mg__rpc_task_start(c, &err);
-        return res ? res : error_result(&err, NULL);
+        c->to_task = true; /* tasks.c starts it */
+        return NULL;
     }
-    ch.io.tasks = declared && !c->task;
-    ch.io.in_task = c->task != NULL;
-    ch.io.stop = c->task ? mg__rpc_task_stop(c->task) : NULL;
+    ch.io.tasks = declared && !c->task_stop;
+    ch.io.in_task = c->task_stop != NULL;
+    ch.io.stop = c->task_stop;
     if (ft) { /* an extension's tool: MCP-level, no repo, no memory */
         json_t *own = args ? json_incref(args) : json_object();
         int rc = ft->call(&ch.io, own, &result, &err);
         json_decref(own);
         json_decref(ch.answers);
         json_decref(ch.inputs);
-        if (rc == MG_MCP_EXT_TASK && ch.io.tasks) { /* the tool chose to run as a task (ext.h) */
+        if (rc == MG_MCP_EXT_TASK && ch.io.tasks) { /* the tool chose to run as a task (ext.h; tasks.c starts it) */
             json_decref(result);
-            res = mg__rpc_task_start(c, &err);
-            return res ? res : error_result(&err, NULL);
+            c->to_task = true;
+            return NULL;
         }
         if (rc == MG_MCP_EXT_TASK) {
             rc = -1;
@@ -521,7 +526,7 @@ json_t *mg__rpc_tools_call(struct mg__call *c)
     };
     struct mg_ctx x;
     int rc = mg_request_init(&x, &spec, &err);
-    if (rc == 0 && c->task) x.stop = mg__rpc_task_stop(c->task); /* tasks/cancel ends its work at its next step */
+    if (rc == 0 && c->task_stop) x.stop = c->task_stop; /* tasks/cancel ends its work at its next step */
     if (rc != 0) {
         res = error_result(&err, NULL);
     } else if (mg_tools_call(&x, t, args, &result, &err) != 0) {

@@ -305,7 +305,7 @@ static json_t *modern_dispatch(struct mg__call *c)
     const char *m = c->method;
     if (strcmp(m, "server/discover") == 0) return m_discover(c);
     if (strcmp(m, "tools/list") == 0) return m_tools_list(c);
-    if (strcmp(m, "tools/call") == 0) return mg__rpc_tools_call(c);
+    if (strcmp(m, "tools/call") == 0) return mg__rpc_tools_call_task(c); /* (or a task) */
     if (strcmp(m, "subscriptions/listen") == 0) return m_listen(c);
     if (mg__rpc_task_method(m)) return mg__rpc_tasks(c);
     json_t *r = NULL;

@@ -6,8 +6,6 @@
 
 #include "mcp/rpc.h"
 
-struct mg__task; /* tasks.c */
-
 /* One request being answered. */
 struct mg__call {
     const struct mg_rpc_conn *c;
@@ -20,7 +18,11 @@ struct mg__call {
     int code;            /* JSON-RPC error, when set */
     char message[512];
     json_t *data;
-    struct mg__task *task; /* the task this tools/call runs in (on its thread), or NULL */
+    /* the tasks extension (tasks.c): set on a task's thread (its stop
+     * flag: tasks/cancel, shutdown), NULL otherwise; to_task: tools/call
+     * answered NULL because the call should run as a task (tasks.c starts it) */
+    const volatile int *task_stop;
+    bool to_task;
 };
 
 /* Fail the call with a JSON-RPC error (code and message); returns NULL. */
@@ -39,18 +41,15 @@ int mg__rpc_check_headers(struct mg__call *c, const char *version);
 /* Is method one of the extension's (tasks/get, tasks/update, tasks/cancel)? */
 bool mg__rpc_task_method(const char *method);
 
-/* Did the request's client capabilities declare the extension? */
+/* Did the request's client capabilities declare the extension? (call.c) */
 bool mg__rpc_tasks_declared(const struct mg__call *c);
 
-/* tools/call as a task: the task is stored (a tasks/get right after finds
- * it) and the call runs again on the task's own thread, with c->task set;
- * its CreateTaskResult, or NULL with err (too many tasks). */
-json_t *mg__rpc_task_start(struct mg__call *c, struct mg_err *err);
+/* A 2026-07-28 tools/call (tasks.c): mg__rpc_tools_call, and when that
+ * sets c->to_task, a task stored (a tasks/get right after finds it) that
+ * runs the call again on its own thread; its CreateTaskResult. */
+json_t *mg__rpc_tools_call_task(struct mg__call *c);
 
-/* Set when the task's work should end (tasks/cancel, the process stops). */
-const volatile int *mg__rpc_task_stop(const struct mg__task *t);
-
-/* tasks/get, tasks/update, tasks/cancel: the result, or NULL after mg__rpc_fail. */
+/* tasks/get, tasks/update, tasks/cancel (tasks.c): the result, or NULL after mg__rpc_fail. */
 json_t *mg__rpc_tasks(struct mg__call *c);
 
 #endif

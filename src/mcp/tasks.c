@@ -10,7 +10,7 @@
  * One mutex guards the store and every task's state; one condition wakes
  * a task waiting for input and the shutdown waiting for the threads. A
  * task's thread runs the call the way a tools/call request does
- * (mg__rpc_tools_call with c->task set), without holding the mutex, with
+ * (mg__rpc_tools_call with c->task_stop set), without holding the mutex, with
  * copies of what the request's transport owned (the caller, its session
  * reference, the X-Memgate-Repo header). A round that ends with an
  * InputRequiredResult parks the task as input_required; tasks/update
@@ -183,8 +183,6 @@ void mg_mcp_tasks_shutdown(void)
     pthread_mutex_unlock(&mu);
 }
 
-const volatile int *mg__rpc_task_stop(const struct mg__task *t) { return &t->stop; }
-
 /* ---- 2. a task's thread: rounds of tools/call, input from tasks/update ------------------------------- */
 
 /* Wait (locked) until tasks/update answered every request of the round, the
@@ -217,7 +215,7 @@ static void *run(void *arg)
         json_t *meta = json_object_get(params, "_meta");
         struct mg__call call = {.c = &conn, .params = params, .method = "tools/call", .modern = true,
                                 .caps = json_object_get(meta, "io.modelcontextprotocol/clientCapabilities"),
-                                .log_level = -1, .task = t};
+                                .log_level = -1, .task_stop = &t->stop};
         json_t *r = mg__rpc_tools_call(&call);
         const char *type = json_string_value(json_object_get(r, "resultType"));
         pthread_mutex_lock(&mu);
@@ -275,11 +273,6 @@ bool mg__rpc_task_method(const char *method)
            strcmp(method, "tasks/cancel") == 0;
 }
 
-bool mg__rpc_tasks_declared(const struct mg__call *c)
-{
-    return c->modern && json_object_get(json_object_get(c->caps, "extensions"), MG__TASKS_EXT) != NULL;
-}
-
 /* The fields of a task every answer about it carries. Locked. */
 static json_t *task_json(const struct mg__task *t)
 {
@@ -307,7 +300,8 @@ static int start_thread(struct mg__task *t)
     return rc;
 }
 
-json_t *mg__rpc_task_start(struct mg__call *c, struct mg_err *err)
+/* The call c as a task: its CreateTaskResult, or NULL with err. */
+static json_t *task_start(struct mg__call *c, struct mg_err *err)
 {
     struct mg__task *t = calloc(1, sizeof(*t));
     if (!t || !(t->caller = caller_of(c)) || !(t->params = json_deep_copy(c->params)) ||
@@ -356,6 +350,19 @@ json_t *mg__rpc_task_start(struct mg__call *c, struct mg_err *err)
         task_free(t);
     }
     return r;
+}
+
+json_t *mg__rpc_tools_call_task(struct mg__call *c)
+{
+    json_t *r = mg__rpc_tools_call(c);
+    if (r || !c->to_task) return r;
+    struct mg_err err = {0};
+    if ((r = task_start(c, &err))) return r;
+    /* refused (the caller's cap): a tool error, as call.c writes them */
+    char text[600];
+    snprintf(text, sizeof(text), "error[%s]: %s", err.code ? err.code : MG_E_INTERNAL, err.msg);
+    return json_pack("{s:[{s:s, s:s}], s:b, s:{s:{s:s, s:s}}}", "content", "type", "text", "text", text, "isError", 1,
+                     "_meta", MG_MCP_ERROR_META, "code", err.code ? err.code : MG_E_INTERNAL, "message", err.msg);
 }
 
 /* ---- 4. tasks/get, tasks/update, tasks/cancel ------------------------------------------------------- */
