@@ -49,7 +49,7 @@ DASH_FILES := data/dash/index.html data/dash/dash.js data/dash/dash.css
 LIB_OBJ  := $(LIB_SRC:%.c=$(OUT)/obj/%.o) $(OUT)/obj/gen/secrets_rules.o $(OUT)/obj/gen/dash_assets.o
 # the MCP conformance suite's fixtures: a test program of their own
 # (memgate-conformance = the command line + the fixtures), and the C tests
-CONF_OBJ := $(OUT)/obj/tests/conformance/fixtures.o
+CONF_OBJ := $(OUT)/obj/tests/conformance/fixtures.o $(OUT)/obj/tests/conformance/tasks.o
 TEST_SRC := $(sort $(wildcard tests/*.c))
 TEST_OBJ := $(TEST_SRC:%.c=$(OUT)/obj/%.o) $(CONF_OBJ)
 FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))

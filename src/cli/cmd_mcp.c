@@ -12,6 +12,7 @@
 #include "mcp/listen.h"
 #include "mcp/rpc.h"
 #include "mcp/stdio.h"
+#include "mcp/tasks.h"
 #include "request/resolve.h"
 #include "request/server.h"
 
@@ -88,6 +89,7 @@ int mg_cmd_mcp(int argc, char **argv)
     char cwd[PATH_MAX];
     rc = mg_mcp_stdio(&srv, s, getcwd(cwd, sizeof(cwd)) ? cwd : NULL, 0, 1);
     mg_session_unref(&s);
+    mg_mcp_tasks_shutdown(); /* MCP tasks still working stop too */
     mg_server_close(&srv);
     return rc;
 }

@@ -14,6 +14,7 @@
 #include "http/http.h"
 #include "mcp/listen.h"
 #include "mcp/rpc.h"
+#include "mcp/tasks.h"
 #include "request/scheduler.h"
 #include "request/gate.h"
 #include "security/audit.h"
@@ -265,6 +266,7 @@ int mg_cmd_serve(int argc, char **argv)
             drained == 1 ? "" : "s", left);
     mg_scheduler_stop(&sched);
     mg_http_stop(h);
+    mg_mcp_tasks_shutdown(); /* MCP tasks still working stop too */
     mg_server_close(&srv);
     mg_access_log_close();
     return 0;

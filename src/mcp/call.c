@@ -313,6 +313,11 @@ static json_t *io_request(struct mg_mcp_io *io, const char *method, json_t *para
 
 /* ---- 4. the call: its session, its result ------------------------------------------------------------ */
 
+bool mg__rpc_tasks_declared(const struct mg__call *c)
+{
+    return c->modern && json_object_get(json_object_get(c->caps, "extensions"), MG__TASKS_EXT) != NULL;
+}
+
 /* MEMGATE_VERBOSE: the session a result was made in, in its _meta. */
 static void add_meta(const struct mg_server *srv, struct mg_session *s, json_t *res)
 {
@@ -447,12 +452,45 @@ json_t *mg__rpc_tools_call(struct mg__call *c)
     struct mg_rpc_conn conn = *c->c; /* the call's: stateless for a modern request */
     if (c->modern) conn.stateless = true;
     ch.c = &conn;
+    /* the tasks extension: a tool that can run as a task does when the
+     * client declared it; one that must is refused to a client that did not */
+    bool declared = mg__rpc_tasks_declared(c);
+    enum mg_mcp_task_support support = ft                        ? ft->task_support
+                                       : (t->hints & MG_TOOL_TASK) ? MG_MCP_TASK_OPTIONAL
+                                                                   : MG_MCP_TASK_FORBIDDEN;
+    if (!c->task_stop && support == MG_MCP_TASK_REQUIRED && !declared) {
+        json_decref(ch.answers);
+        json_decref(ch.inputs);
+        c->data = json_pack("{s:{s:{s:{}}}}", "requiredCapabilities", "extensions", MG__TASKS_EXT);
+        return mg__rpc_fail(c, MG_RPC_MISSING_CAPABILITY,
+                            "tool '%s' runs only as a task: declare the extension \"" MG__TASKS_EXT
+                            "\" in _meta[\"io.modelcontextprotocol/clientCapabilities\"].extensions",
+                            name);
+    }
+    if (!c->task_stop && t && support != MG_MCP_TASK_FORBIDDEN && declared) {
+        json_decref(ch.answers);
+        json_decref(ch.inputs);
+        c->to_task = true; /* tasks.c starts it */
+        return NULL;
+    }
+    ch.io.tasks = declared && !c->task_stop;
+    ch.io.in_task = c->task_stop != NULL;
+    ch.io.stop = c->task_stop;
     if (ft) { /* an extension's tool: MCP-level, no repo, no memory */
         json_t *own = args ? json_incref(args) : json_object();
         int rc = ft->call(&ch.io, own, &result, &err);
         json_decref(own);
         json_decref(ch.answers);
         json_decref(ch.inputs);
+        if (rc == MG_MCP_EXT_TASK && ch.io.tasks) { /* the tool chose to run as a task (ext.h; tasks.c starts it) */
+            json_decref(result);
+            c->to_task = true;
+            return NULL;
+        }
+        if (rc == MG_MCP_EXT_TASK) {
+            rc = -1;
+            mg_err_set(&err, MG_E_INTERNAL, "tool '%s' asked to run as a task where it cannot", name);
+        }
         if (rc == MG_MCP_EXT_RPC_ERROR) { /* a JSON-RPC error the tool chose (ext.h) */
             mg_metrics_tool(name, false);
             json_t *code = json_object_get(result, "code");
@@ -487,7 +525,9 @@ json_t *mg__rpc_tools_call(struct mg__call *c)
         .op = t->name,
     };
     struct mg_ctx x;
-    if (mg_request_init(&x, &spec, &err) != 0) {
+    int rc = mg_request_init(&x, &spec, &err);
+    if (rc == 0 && c->task_stop) x.stop = c->task_stop; /* tasks/cancel ends its work at its next step */
+    if (rc != 0) {
         res = error_result(&err, NULL);
     } else if (mg_tools_call(&x, t, args, &result, &err) != 0) {
         if (c->modern && err.code && strcmp(err.code, MG_E_INPUT_REQUIRED) == 0) {

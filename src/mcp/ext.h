@@ -19,6 +19,13 @@
 
 /* A tool's call() return for "answer with the JSON-RPC error in *result". */
 #define MG_MCP_EXT_RPC_ERROR (-2)
+/* A tool's call() return, when io->tasks allowed it, for "run me as a task":
+ * rpc.c answers with a CreateTaskResult and calls the tool again on the
+ * task's thread (io->in_task) with the same arguments (tasks.c). */
+#define MG_MCP_EXT_TASK (-3)
+
+/* A tool's execution.taskSupport (the tasks extension, rpc_int.h). */
+enum mg_mcp_task_support { MG_MCP_TASK_FORBIDDEN, MG_MCP_TASK_OPTIONAL, MG_MCP_TASK_REQUIRED };
 
 /* What an extension's tool may send while it runs (rpc.c provides it). */
 struct mg_mcp_io {
@@ -35,6 +42,13 @@ struct mg_mcp_io {
     json_t *input_responses;   /* params.inputResponses (borrowed), or NULL */
     const char *request_state; /* params.requestState, or NULL */
     json_t *client_caps;       /* _meta io.modelcontextprotocol/clientCapabilities (borrowed), or NULL */
+    /* The tasks extension: the tool may return MG_MCP_EXT_TASK (the client
+     * declared the extension, the call is not a task yet); the call runs as
+     * a task (its InputRequiredResult parks the task for tasks/update);
+     * set when the task's work should end (tasks/cancel), or NULL. */
+    bool tasks;
+    bool in_task;
+    const volatile int *stop;
 };
 
 struct mg_mcp_ext_tool {
@@ -50,6 +64,9 @@ struct mg_mcp_ext_tool {
      * MissingRequiredClientCapability). A tool may notify
      * subscriptions/listen streams with mg_listen_broadcast (listen.h). */
     int (*call)(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err);
+    /* REQUIRED: a client that did not declare the tasks extension gets
+     * -32021 before call() runs; tools/list shows it as execution.taskSupport */
+    enum mg_mcp_task_support task_support;
 };
 
 /* A JSON-RPC error an extension's method answers with (data: a new reference or NULL). */

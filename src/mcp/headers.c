@@ -121,6 +121,7 @@ int mg__rpc_check_headers(struct mg__call *c, const char *version)
     }
     const char *field = strcmp(c->method, "tools/call") == 0 || strcmp(c->method, "prompts/get") == 0 ? "name"
                         : strcmp(c->method, "resources/read") == 0                                    ? "uri"
+                        : mg__rpc_task_method(c->method)                                              ? "taskId"
                                                                                                       : NULL;
     if (field) {
         const char *body = json_string_value(json_object_get(c->params, field));

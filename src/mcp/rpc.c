@@ -103,7 +103,7 @@ static json_t *m_set_level(struct mg__call *c)
 
 /* hints: MG_TOOL_* (tools/tools.h), or ~0u for none (an extension's tools) */
 static json_t *tool_json(const char *name, const char *title, const char *description, const char *input,
-                         const char *output, unsigned hints)
+                         const char *output, unsigned hints, enum mg_mcp_task_support tasks)
 {
     json_error_t je;
     json_t *o = json_pack("{s:s, s:s}", "name", name, "description", description);
@@ -131,6 +131,9 @@ static json_t *tool_json(const char *name, const char *title, const char *descri
         json_t *out = json_loads(output, 0, &je);
         if (out) json_object_set_new(o, "outputSchema", out);
     }
+    if (tasks != MG_MCP_TASK_FORBIDDEN) /* the tasks extension (tasks.c) */
+        json_object_set_new(o, "execution", json_pack("{s:s}", "taskSupport",
+                                                      tasks == MG_MCP_TASK_REQUIRED ? "required" : "optional"));
     return o;
 }
 
@@ -157,14 +160,18 @@ static json_t *m_tools_list(struct mg__call *c)
     size_t n;
     const struct mg_tool *t = mg_tools(&n);
     json_t *a = json_array();
+    /* execution.taskSupport: on 2026-07-28 only, the era of the tasks extension (tasks.c) */
+    enum mg_mcp_task_support tasks = c->modern ? MG_MCP_TASK_OPTIONAL : MG_MCP_TASK_FORBIDDEN;
     for (size_t i = 0; i < n; i++)
         if (!mg_tool_group(&t[i]) || (mg_tool_group(&t[i]) & groups))
             json_array_append_new(a, tool_json(t[i].name, t[i].title, t[i].description, t[i].input_schema,
-                                               t[i].output_schema, t[i].hints));
+                                               t[i].output_schema, t[i].hints,
+                                               (t[i].hints & MG_TOOL_TASK) ? tasks : MG_MCP_TASK_FORBIDDEN));
     const struct mg_mcp_ext *ext = mg__mcp_ext();
     for (size_t i = 0; ext && i < ext->ntools; i++) {
         const struct mg_mcp_ext_tool *f = &ext->tools[i];
-        json_array_append_new(a, tool_json(f->name, f->title, f->description, f->input_schema, f->output_schema, ~0u));
+        json_array_append_new(a, tool_json(f->name, f->title, f->description, f->input_schema, f->output_schema, ~0u,
+                                           c->modern ? f->task_support : MG_MCP_TASK_FORBIDDEN));
     }
     json_t *r = json_pack("{s:o}", "tools", a);
     /* the same for every caller that asks for the same groups, until the binary changes */
@@ -215,6 +222,7 @@ static json_t *server_caps(const struct mg__call *c)
 {
     json_t *caps = json_pack("{s:{s:b}}", "tools", "listChanged", 0);
     if (!c->modern) json_object_set_new(caps, "logging", json_object());
+    else json_object_set_new(caps, "extensions", json_pack("{s:{}}", MG__TASKS_EXT)); /* tasks.c */
     const struct mg_mcp_ext *ext = mg__mcp_ext();
     if (ext && ext->capabilities) ext->capabilities(caps);
     return caps;
@@ -297,8 +305,9 @@ static json_t *modern_dispatch(struct mg__call *c)
     const char *m = c->method;
     if (strcmp(m, "server/discover") == 0) return m_discover(c);
     if (strcmp(m, "tools/list") == 0) return m_tools_list(c);
-    if (strcmp(m, "tools/call") == 0) return mg__rpc_tools_call(c);
+    if (strcmp(m, "tools/call") == 0) return mg__rpc_tools_call_task(c); /* (or a task) */
     if (strcmp(m, "subscriptions/listen") == 0) return m_listen(c);
+    if (mg__rpc_task_method(m)) return mg__rpc_tasks(c);
     json_t *r = NULL;
     if (ext_method(c, &r)) return r;
     return mg__rpc_fail(c, MG_RPC_METHOD_NOT_FOUND, "method '%s' not found (in protocol version " MG_MCP_MODERN ")", m);

@@ -9,7 +9,8 @@
  *   - modern, 2026-07-28: no handshake; every request carries its version
  *     and client capabilities in params._meta and is served on its own (a
  *     fresh session per request, or the one a `handle` argument names).
- *     Methods: server/discover, tools/list, tools/call, subscriptions/listen.
+ *     Methods: server/discover, tools/list, tools/call, subscriptions/listen,
+ *     and the tasks extension's tasks/get, tasks/update, tasks/cancel (tasks.h).
  *     A request is modern when its _meta names a protocol version or client
  *     capabilities, when its method exists only in that era, or when it came
  *     on a connection without a session (HTTP without Mcp-Session-Id).

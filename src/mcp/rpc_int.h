@@ -18,6 +18,11 @@ struct mg__call {
     int code;            /* JSON-RPC error, when set */
     char message[512];
     json_t *data;
+    /* the tasks extension (tasks.c): set on a task's thread (its stop
+     * flag: tasks/cancel, shutdown), NULL otherwise; to_task: tools/call
+     * answered NULL because the call should run as a task (tasks.c starts it) */
+    const volatile int *task_stop;
+    bool to_task;
 };
 
 /* Fail the call with a JSON-RPC error (code and message); returns NULL. */
@@ -29,5 +34,22 @@ json_t *mg__rpc_tools_call(struct mg__call *c);
 /* A 2026-07-28 request's HTTP headers against its body (c->c->header is
  * set): 0, or -1 after mg__rpc_fail (headers.c). */
 int mg__rpc_check_headers(struct mg__call *c, const char *version);
+
+/* The tasks extension (tasks.c, docs/mcp.md "Tasks"). */
+#define MG__TASKS_EXT "io.modelcontextprotocol/tasks"
+
+/* Is method one of the extension's (tasks/get, tasks/update, tasks/cancel)? */
+bool mg__rpc_task_method(const char *method);
+
+/* Did the request's client capabilities declare the extension? (call.c) */
+bool mg__rpc_tasks_declared(const struct mg__call *c);
+
+/* A 2026-07-28 tools/call (tasks.c): mg__rpc_tools_call, and when that
+ * sets c->to_task, a task stored (a tasks/get right after finds it) that
+ * runs the call again on its own thread; its CreateTaskResult. */
+json_t *mg__rpc_tools_call_task(struct mg__call *c);
+
+/* tasks/get, tasks/update, tasks/cancel (tasks.c): the result, or NULL after mg__rpc_fail. */
+json_t *mg__rpc_tasks(struct mg__call *c);
 
 #endif

@@ -407,6 +407,6 @@ const struct mg_tool mg_tools_extract[] = {
      "Turn this session's episodes into notes (llm_extracted, lower trust) with a model: memgate's, else yours.",
      MG_S_IN(MG_S_REPO "," MG_S_SESSION, ""),
      MG_S_OUT("\"notes\":" MG_S_ARR ",\"skipped\":" MG_S_ARR, MG_S_REQ("\"notes\",\"skipped\"")),
-     t_extract_knowledge, MG_TOOL_DESTRUCTIVE},
+     t_extract_knowledge, MG_TOOL_DESTRUCTIVE | MG_TOOL_TASK},
 };
 const size_t mg_tools_extract_n = sizeof(mg_tools_extract) / sizeof(mg_tools_extract[0]);

@@ -281,6 +281,6 @@ const struct mg_tool mg_tools_nav[] = {
              S_LIMIT("1000", "50") "," S_TARGET, ""),
      MG_S_OUT("\"changed\":" MG_S_ARR ",\"impacted\":" MG_S_ARR ",\"skipped\":" MG_S_ARR ",\"total\":" MG_S_INT,
               MG_S_REQ("\"changed\",\"impacted\",\"skipped\",\"total\"")),
-     t_impact, MG_TOOL_READ_ONLY},
+     t_impact, MG_TOOL_READ_ONLY | MG_TOOL_TASK},
 };
 const size_t mg_tools_nav_n = sizeof(mg_tools_nav) / sizeof(mg_tools_nav[0]);

@@ -189,7 +189,7 @@ const struct mg_tool mg_tools_repos[] = {
              ""),
      MG_S_OUT("\"repo\":" MG_S_STR ",\"root\":" MG_S_STR ",\"files\":" MG_S_INT,
               MG_S_REQ("\"repo\",\"root\",\"files\"")),
-     t_index_repo, MG_TOOL_IDEMPOTENT},
+     t_index_repo, MG_TOOL_IDEMPOTENT | MG_TOOL_TASK},
     {"index_status", "Index status",
      "Sizes, index runs, last error, vectors, file watcher and settings of the session's repo (or repo; all: every "
      "repo you can see).",

@@ -45,6 +45,10 @@ struct mg_tool {
  * that text once and, of its lists, only the items the gate marked; the
  * lists stay whole in structuredContent. */
 #define MG_TOOL_TEXT_BLOCK  8u
+/* Not an annotation either: long work that runs as a task (MCP's tasks
+ * extension, execution.taskSupport "optional") when the client declared
+ * it; otherwise at once, as any tool. */
+#define MG_TOOL_TASK        16u
 
 /* Tool groups. MCP's tools/list shows the core tools (group 0) and the
  * groups a client enabled (the `tools` tool, or tools/list's

@@ -22,4 +22,13 @@ const struct mg_mcp_ext_tool *mg_fixture_tools(size_t *n);
 int mg_fixtures_handle(const char *method, json_t *params, json_t **result, struct mg_mcp_ext_error *error);
 void mg_fixtures_capabilities(json_t *caps);
 
+/* The tasks extension's fixture tools (tasks.c), in mg_fixture_tools(). */
+int mg_fixture_greet(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err);
+int mg_fixture_slow_compute(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err);
+int mg_fixture_failing_job(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err);
+int mg_fixture_protocol_error_job(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err);
+int mg_fixture_confirm_delete(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err);
+int mg_fixture_multi_input(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err);
+int mg_fixture_tool_with_task(struct mg_mcp_io *io, json_t *args, json_t **result, struct mg_err *err);
+
 #endif

@@ -10,9 +10,13 @@
 // 2025 file does with its pending ones, the three it runs but does not score
 // because its own reference fixture cannot pass them yet (json-schema-2020-12,
 // http-header-validation, http-custom-header-server-validation): they apply to
-// memgate all the same. Not run: the tasks extension (io.modelcontextprotocol/
-// tasks, optional; memgate does not offer it), the skills extension
-// (sep-2640-*), authorization, and the 2025-only scenarios.
+// memgate all the same. Not run one by one: the extensions (the tasks
+// extension, io.modelcontextprotocol/tasks, and the skills one, sep-2640-*),
+// authorization, and the 2025-only scenarios.
+//
+// The suite's whole line, `server --suite all` (every server scenario of
+// every version and extension, 65, each at its own wire), runs once at the
+// end: every scenario passes, and the test prints the suite's pass line.
 //
 // A scenario passes when the CLI exits 0 with conformance2026-expected-
 // failures.yml as its baseline; a WARNING check counts as a failure, so
@@ -111,6 +115,28 @@ test('the pending ones still apply to 2026-07-28 and are not extensions', async 
 });
 
 scenarioTests({ cli: CLI, baseline: BASELINE, scenarios: SCENARIOS, spec: SPEC, label: `conformance ${SPEC}`, url: () => serve.mcpUrl, outDir: () => outDir });
+
+// The suite's count of scenarios in `--suite all` (0.2.0-alpha.12); a new
+// one shows here first.
+const ALL_SCENARIOS = 65;
+
+test(`conformance --suite all: ${ALL_SCENARIOS}/${ALL_SCENARIOS} scenarios pass (the tasks extension's included)`, async (t) => {
+  const { code, stdout, stderr } = await run(['server', '--url', serve.mcpUrl, '--suite', 'all', '-o', path.join(outDir, 'all')], 600000);
+  const ran = stdout.match(/Running all suite \((\d+) scenarios\)/);
+  assert.ok(ran, `no "Running all suite" line\n${stdout.slice(-2000)}\n${stderr.slice(-2000)}`);
+  assert.equal(Number(ran[1]), ALL_SCENARIOS);
+  const passed = [...stdout.matchAll(/^✓ (\S+):/gm)].map((m) => m[1]);
+  const failed = [...stdout.matchAll(/^✗ (\S+): (.*)$/gm)].map((m) => `${m[1]}: ${m[2]}`);
+  const total = stdout.match(/^Total: (\d+) passed, (\d+) failed/m);
+  t.diagnostic(`conformance --suite all: ${passed.length}/${ALL_SCENARIOS} scenarios passed (${total ? total[0] : 'no Total line'})`);
+  console.log(`conformance --suite all: ${passed.length}/${ALL_SCENARIOS}`);
+  assert.deepEqual(failed, [], failed.join('\n'));
+  for (const s of ['tasks-lifecycle', 'tasks-capability-negotiation', 'tasks-mrtr-composition', 'tasks-required-task-error'])
+    assert.ok(passed.includes(s), `${s} did not pass`);
+  assert.equal(passed.length, ALL_SCENARIOS);
+  assert.ok(total && Number(total[2]) === 0, total?.[0]);
+  assert.equal(code, 0, stderr.slice(-2000));
+});
 
 test('serve is still healthy after the whole suite', async () => {
   const res = await fetch(`${serve.url}/healthz`);
