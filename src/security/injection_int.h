@@ -48,15 +48,21 @@ extern unsigned char mg__inj_cls[256];
 #define MG__IS(c, k) (mg__inj_cls[(unsigned char)(c)] & (k))
 /* the letter (0-25) a word character reads as in leetspeak, or -1 */
 extern signed char mg__inj_leet_of[256];
-/* The attack words of MG__INJ_LEET_MIN letters or more: their three-letter
- * runs, a bit each; their four-letter runs, an open-addressed set
- * (mg__inj_quad_key; 0 is empty); the words by first letter:
- * mg__inj_words[mg__inj_by_first[mg__inj_by_at[c] .. mg__inj_by_at[c + 1])]. */
+/* The vocabulary's words (below): their three-letter runs, a bit each;
+ * their four-letter runs, an open-addressed set (mg__inj_quad_key; 0 is
+ * empty), each also with its l read as i (as '1' reads); the words by first
+ * letter: mg__inj_vocab[mg__inj_by_first[mg__inj_by_at[c] .. mg__inj_by_at[c + 1])]. */
 extern uint64_t mg__inj_tri[26 * 26 * 26 / 64 + 1];
 #define MG__INJ_TRI(a, b, c)                                                                                        \
     (mg__inj_tri[((a) * 676 + (b) * 26 + (c)) / 64] >> (((a) * 676 + (b) * 26 + (c)) % 64) & 1)
-extern uint32_t mg__inj_quads[1024];
-extern unsigned char mg__inj_by_first[], mg__inj_by_at[27];
+#define MG__INJ_NQUADS 16384 /* a power of two */
+extern uint32_t mg__inj_quads[MG__INJ_NQUADS];
+/* The vocabulary of leetspeak: mg__inj_words and the patterns' words of
+ * MG__INJ_LEET_MIN letters or more (injection_fold.c), lower case. */
+#define MG__INJ_VOCAB_MAX 4096
+extern const char *mg__inj_vocab[MG__INJ_VOCAB_MAX];
+extern size_t mg__inj_nvocab;
+extern uint16_t mg__inj_by_first[MG__INJ_VOCAB_MAX], mg__inj_by_at[27];
 /* Fill the tables (once; thread-safe). */
 void mg__inj_tables_init(void);
 
@@ -64,6 +70,8 @@ static inline uint32_t mg__inj_quad_key(const int *c)
 {
     return 1u + (uint32_t)(c[0] | c[1] << 5 | c[2] << 10 | c[3] << 15);
 }
+
+static inline uint32_t mg__inj_quad_hash(uint32_t key) { return (key * 2654435761u) >> 18; }
 
 static inline int mg__inj_hexv(unsigned char c)
 {

@@ -1,5 +1,5 @@
 /* injection_patterns.h — the prompt-injection patterns of injection.c (included
- * there only). Each pairs an instruction with its object, or marks text that
+ * there, and in injection_fold.c for the words of leetspeak only). Each pairs an instruction with its object, or marks text that
  * speaks to the model (role markers, tool-call markup, an agent addressed by
  * name); ordinary prose about ignoring, instructions and systems matches none
  * (measured on man pages, /usr/share/doc and code comments: make bench).

@@ -56,7 +56,7 @@ static size_t wide_char(const unsigned char *s, size_t n, size_t i, size_t *zw, 
 /* Is k in the set of the attack words' four-letter runs? */
 static bool quad_has(uint32_t k)
 {
-    for (uint32_t h = (k * 2654435761u) >> 22;; h = (h + 1) & 1023) {
+    for (uint32_t h = mg__inj_quad_hash(k);; h = (h + 1) & (MG__INJ_NQUADS - 1)) {
         if (mg__inj_quads[h] == k) return true;
         if (!mg__inj_quads[h]) return false;
     }
@@ -110,7 +110,7 @@ static bool leet_word(const unsigned char *s, size_t n, size_t d)
                                  MG__IS(s[e + 1], C_WORD) && !contraction(s, n, e))))
         e++;
     char u[64];
-    bool dirty[64] = {false}, leet[64] = {false}, all = true;
+    bool dirty[64] = {false}, leet[64] = {false}, el[64] = {false}, all = true; /* el: reads as i or l */
     size_t l = 0;
     for (size_t q = i; q < e && l < sizeof(u); q++) {
         if (MG__IS(s[q], MG__C_JUNK) && q > i && q + 1 < e) { /* dropped: the letters either side are joined */
@@ -120,19 +120,24 @@ static bool leet_word(const unsigned char *s, size_t n, size_t d)
         int c = leet_letter(s, q);
         all &= c >= 0;
         u[l] = c >= 0 ? (char)('a' + c) : (char)s[q];
+        el[l] = s[q] == '1' || s[q] == '!';
         leet[l++] = !MG__IS(s[q], MG__C_ALPHA);
     }
     for (size_t q = 0; q < l; q++) {
         if (!(dirty[q] || (all && leet[q]))) continue;
         /* an attack word over q: starting at st <= q (before q when q follows dropped junk) */
-        for (size_t st = q >= 11 ? q - 11 : 0; st <= q; st++) {
+        for (size_t st = q >= 23 ? q - 23 : 0; st <= q; st++) {
             if (dirty[q] && !leet[q] && st == q) break;
-            if (u[st] < 'a' || u[st] > 'z') continue;
-            for (unsigned j = mg__inj_by_at[u[st] - 'a']; j < mg__inj_by_at[u[st] - 'a' + 1]; j++) {
-                const char *w = mg__inj_words[mg__inj_by_first[j]];
-                size_t wl = strlen(w);
-                if (st + wl <= l && st + wl > q && memcmp(u + st, w, wl) == 0 && pieces(dirty, l, st, st + wl))
-                    return true;
+            for (int first = 0; first < 2; first++) { /* the words starting with u[st], and with l for an el */
+                int f0 = first ? (el[st] ? 'l' : 0) : u[st];
+                if (f0 < 'a' || f0 > 'z') continue;
+                for (unsigned j = mg__inj_by_at[f0 - 'a']; j < mg__inj_by_at[f0 - 'a' + 1]; j++) {
+                    const char *w = mg__inj_vocab[mg__inj_by_first[j]];
+                    size_t wl = strlen(w), k = 0;
+                    if (st + wl > l || st + wl <= q) continue;
+                    while (k < wl && (u[st + k] == w[k] || (el[st + k] && w[k] == 'l'))) k++;
+                    if (k == wl && pieces(dirty, l, st, st + wl)) return true;
+                }
             }
         }
     }
