@@ -89,6 +89,13 @@ static inline bool mg__inj_printable(unsigned char ch)
  * look-alikes; fullwidth, mathematical and circled letters), or 0. */
 int mg__inj_latin_of(int32_t c);
 
+/* ---- injection.c ---- */
+
+/* For tests: a pattern that PCRE2 finds in s[0..n) (valid UTF-8) and the
+ * prefilter database does not report (its loosened form must match more,
+ * never less), or -1. */
+int mg__inj_prefilter_miss(const char *s, size_t n);
+
 /* ---- injection_prescan.c ---- */
 
 /* What the text as it came holds, in one pass over its bytes. */
