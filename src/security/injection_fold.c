@@ -135,7 +135,7 @@ static void cls_init(void)
         mg__inj_leet_of[c] = (signed char)(l >= 'a' && l <= 'z' && word ? l - 'a' : -1);
     }
     for (const char *p = " \t.-_*|/"; *p; p++) mg__inj_cls[(unsigned char)*p] |= MG__C_SPACER;
-    for (const char *p = ".'|_"; *p; p++) mg__inj_cls[(unsigned char)*p] |= MG__C_JUNK;
+    for (const char *p = ".'|_~*"; *p; p++) mg__inj_cls[(unsigned char)*p] |= MG__C_JUNK;
     mg__inj_cls['+'] |= MG__C_B64, mg__inj_cls['/'] |= MG__C_B64;
     vocab_init();
     unsigned nb = 0;

@@ -43,7 +43,7 @@ extern const size_t mg__inj_nwords;
 #define MG__C_LEET 0x04u   /* stands for a letter inside a word: 0 1 3 4 5 7 @ $ ! | */
 #define MG__C_SPACER 0x08u /* between spaced-out letters */
 #define MG__C_B64 0x10u
-#define MG__C_JUNK 0x20u   /* punctuation an attacker puts inside a word: . ' | _ */
+#define MG__C_JUNK 0x20u   /* punctuation an attacker puts inside a word: . ' | _ ~ * (not - or /: paths) */
 extern unsigned char mg__inj_cls[256];
 #define MG__IS(c, k) (mg__inj_cls[(unsigned char)(c)] & (k))
 /* the letter (0-25) a word character reads as in leetspeak, or -1 */

@@ -264,8 +264,8 @@ static void classify(const unsigned char *p, struct blk *b)
         b->hex |= mask16(_mm_or_si128(d, in_range(low, 'a', 6)), k);
         b->word |= mask16(OR3(a, d, EQ(v, '_')), k);
         b->leet |= mask16(_mm_or_si128(OR3(EQ(v, '@'), EQ(v, '$'), EQ(v, '!')), bar), k);
-        b->junk |= mask16(_mm_or_si128(dot_und_bar, EQ(v, '\'')), k);
         __m128i dash_star_slash = OR3(EQ(v, '-'), EQ(v, '*'), EQ(v, '/'));
+        b->junk |= mask16(OR3(dot_und_bar, EQ(v, '\''), _mm_or_si128(EQ(v, '*'), EQ(v, '~'))), k);
         b->spacer |= mask16(_mm_or_si128(OR3(dot_und_bar, sp, EQ(v, '\t')), dash_star_slash), k);
         b->hexsep |= mask16(_mm_or_si128(sp, EQ(v, ':')), k);
         b->high |= mask16(v, k);
