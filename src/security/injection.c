@@ -111,7 +111,8 @@ static int32_t upper_of(int32_t c)
     if (c >= 0x3AD && c <= 0x3AF) return c - 0x25;
     if (c == 0x3CC) return 0x38C;
     if (c == 0x3CD || c == 0x3CE) return c - 0x3F;
-    if ((c >= 0x100 && c <= 0x137) || (c >= 0x14A && c <= 0x177) || (c >= 0x1EA0 && c <= 0x1EFF)) return c & 1 ? c - 1 : 0;
+    if ((c >= 0x100 && c <= 0x137) || (c >= 0x14A && c <= 0x177) || (c >= 0x1EA0 && c <= 0x1EFF))
+        return c & 1 ? c - 1 : 0;
     if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return c & 1 ? 0 : c - 1;
     return 0;
 }

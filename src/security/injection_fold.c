@@ -62,6 +62,7 @@ struct inj_pat {
 static char vocab_pool[MG__INJ_VOCAB_MAX * 16];
 const char *mg__inj_vocab[MG__INJ_VOCAB_MAX];
 size_t mg__inj_nvocab;
+unsigned char mg__inj_vlen[MG__INJ_VOCAB_MAX];
 
 static void vocab_add(const char *w, size_t l)
 {
@@ -74,6 +75,7 @@ static void vocab_add(const char *w, size_t l)
         if (strlen(mg__inj_vocab[k]) == l && memcmp(mg__inj_vocab[k], low, l) == 0) return;
     memcpy(vocab_pool + used, low, l);
     vocab_pool[used + l] = 0;
+    mg__inj_vlen[mg__inj_nvocab] = (unsigned char)l;
     mg__inj_vocab[mg__inj_nvocab++] = vocab_pool + used;
     used += l + 1;
 }

@@ -62,6 +62,7 @@ extern uint32_t mg__inj_quads[MG__INJ_NQUADS];
 #define MG__INJ_VOCAB_MAX 4096
 extern const char *mg__inj_vocab[MG__INJ_VOCAB_MAX];
 extern size_t mg__inj_nvocab;
+extern unsigned char mg__inj_vlen[MG__INJ_VOCAB_MAX]; /* their lengths */
 extern uint16_t mg__inj_by_first[MG__INJ_VOCAB_MAX], mg__inj_by_at[27];
 /* Fill the tables (once; thread-safe). */
 void mg__inj_tables_init(void);

@@ -126,15 +126,15 @@ static bool leet_word(const unsigned char *s, size_t n, size_t d)
     for (size_t q = 0; q < l; q++) {
         if (!(dirty[q] || (all && leet[q]))) continue;
         /* an attack word over q: starting at st <= q (before q when q follows dropped junk) */
-        for (size_t st = q >= 23 ? q - 23 : 0; st <= q; st++) {
+        for (size_t st = q >= 15 ? q - 15 : 0; st <= q; st++) {
             if (dirty[q] && !leet[q] && st == q) break;
             for (int first = 0; first < 2; first++) { /* the words starting with u[st], and with l for an el */
                 int f0 = first ? (el[st] ? 'l' : 0) : u[st];
                 if (f0 < 'a' || f0 > 'z') continue;
                 for (unsigned j = mg__inj_by_at[f0 - 'a']; j < mg__inj_by_at[f0 - 'a' + 1]; j++) {
-                    const char *w = mg__inj_vocab[mg__inj_by_first[j]];
-                    size_t wl = strlen(w), k = 0;
+                    unsigned wl = mg__inj_vlen[mg__inj_by_first[j]], k = 1;
                     if (st + wl > l || st + wl <= q) continue;
+                    const char *w = mg__inj_vocab[mg__inj_by_first[j]];
                     while (k < wl && (u[st + k] == w[k] || (el[st + k] && w[k] == 'l'))) k++;
                     if (k == wl && pieces(dirty, l, st, st + wl)) return true;
                 }
@@ -181,9 +181,12 @@ static bool leet_at(const unsigned char *s, size_t n, size_t d)
     for (int k = nl - 1; k >= 0; k--) seq[m++] = l[k];
     if (!junk) seq[m++] = c;
     for (int k = 0; k < nr; k++) seq[m++] = r[k];
-    bool hit = false; /* the runs of four that hold d, or both sides of the junk */
+    /* a run of four that holds d (or both sides of the junk) and the run
+     * beside it: five letters of a word of the vocabulary (all are 5+) */
+    bool hit = false;
     for (int st = nl - 3 < 0 ? 0 : nl - 3; st <= (junk ? nl - 1 : nl) && st + 4 <= m && !hit; st++)
-        hit = quad_has(mg__inj_quad_key(seq + st));
+        hit = quad_has(mg__inj_quad_key(seq + st)) && ((st + 5 <= m && quad_has(mg__inj_quad_key(seq + st + 1))) ||
+                                                        (st >= 1 && quad_has(mg__inj_quad_key(seq + st - 1))));
     return hit && leet_word(s, n, d);
 }
 
