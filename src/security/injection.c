@@ -135,7 +135,7 @@ static size_t put_utf8(char *o, int32_t c)
  * pattern that holds one loses its \\b ("ты\\b" before a space). */
 static int loosen(struct mg_buf *out, const char *re)
 {
-    bool cls = false, wide = false;
+    bool cls = false, neg = false, wide = false; /* neg: in a negated class, which must not grow */
     for (const char *p = re; *p && !wide; p++) wide = (unsigned char)*p >= 0x80;
     for (const char *p = re; *p; p++) {
         if (*p == '\\' && p[1]) {
@@ -146,7 +146,7 @@ static int loosen(struct mg_buf *out, const char *re)
         if ((unsigned char)*p >= 0x80) {
             int32_t c, up;
             size_t l = mg__utf8_next((const unsigned char *)p, strlen(p), &c);
-            if (c >= 0 && (up = upper_of(c))) {
+            if (c >= 0 && !neg && (up = upper_of(c))) {
                 char u[4];
                 size_t ul = put_utf8(u, up);
                 if (mg_buf_adds(out, cls ? "" : "(?:") != 0 || mg_buf_add(out, p, l) != 0 ||
@@ -159,9 +159,9 @@ static int loosen(struct mg_buf *out, const char *re)
             p += l - 1;
             continue;
         }
-        if (cls) cls = *p != ']';
+        if (cls) cls = *p != ']', neg &= cls;
         else if (*p == '[') {
-            cls = true;
+            cls = true, neg = p[1] == '^';
             if (mg_buf_add(out, p, 1) != 0) return -1;
             if (p[1] == '^' || p[1] == ']') { /* "[]" and "[^]": the ']' is a member */
                 if (mg_buf_add(out, ++p, 1) != 0) return -1;
