@@ -168,16 +168,16 @@ static bool leet_at(const unsigned char *s, size_t n, size_t d)
     bool junk = MG__IS(s[d], MG__C_JUNK) && !MG__IS(s[d], MG__C_ALPHA);
     int c = junk ? -1 : leet_letter(s, d);
     if ((!junk && c < 0) || contraction(s, n, d)) return false;
-    int l[3], r[3], nl = 0, nr = 0; /* the letters either side, nearest first */
+    int l[4], r[4], nl = 0, nr = 0; /* the letters either side, nearest first */
     size_t a = d, b = d;
-    while (nl < 3 && (l[nl] = letter_by(s, n, &a, -1)) >= 0) nl++;
-    while (nr < 3 && (r[nr] = letter_by(s, n, &b, 1)) >= 0) nr++;
+    while (nl < 4 && (l[nl] = letter_by(s, n, &a, -1)) >= 0) nl++;
+    while (nr < 4 && (r[nr] = letter_by(s, n, &b, 1)) >= 0) nr++;
     bool run = junk ? (nl >= 2 && nr >= 1 && MG__INJ_TRI(l[1], l[0], r[0])) ||
                           (nl >= 1 && nr >= 2 && MG__INJ_TRI(l[0], r[0], r[1]))
                     : (nl >= 1 && nr >= 1 && MG__INJ_TRI(l[0], c, r[0])) || (nl >= 2 && MG__INJ_TRI(l[1], l[0], c)) ||
                           (nr >= 2 && MG__INJ_TRI(c, r[0], r[1]));
     if (!run) return false;
-    int seq[7], m = 0;
+    int seq[9], m = 0;
     for (int k = nl - 1; k >= 0; k--) seq[m++] = l[k];
     if (!junk) seq[m++] = c;
     for (int k = 0; k < nr; k++) seq[m++] = r[k];
