@@ -100,22 +100,68 @@ static int b64_words(struct mg_buf *out)
     return mg_buf_add(out, "", 1);
 }
 
+/* The upper case of a lower-case letter beyond ASCII (Latin-1, Latin
+ * Extended-A and Vietnamese, Greek, Cyrillic), or 0. */
+static int32_t upper_of(int32_t c)
+{
+    if ((c >= 0xE0 && c <= 0xFE && c != 0xF7) || (c >= 0x3B1 && c <= 0x3C9 && c != 0x3C2) || (c >= 0x430 && c <= 0x44F))
+        return c - 0x20;
+    if (c >= 0x450 && c <= 0x45F) return c - 0x50;
+    if (c == 0x3AC) return 0x386;
+    if (c >= 0x3AD && c <= 0x3AF) return c - 0x25;
+    if (c == 0x3CC) return 0x38C;
+    if (c == 0x3CD || c == 0x3CE) return c - 0x3F;
+    if ((c >= 0x100 && c <= 0x137) || (c >= 0x14A && c <= 0x177) || (c >= 0x1EA0 && c <= 0x1EFF))
+        return c & 1 ? c - 1 : 0;
+    if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return c & 1 ? 0 : c - 1;
+    return 0;
+}
+
+/* c (below U+10000) as UTF-8 into o; returns its length. */
+static size_t put_utf8(char *o, int32_t c)
+{
+    if (c < 0x80) return o[0] = (char)c, 1;
+    if (c < 0x800) return o[0] = (char)(0xC0 | c >> 6), o[1] = (char)(0x80 | (c & 0x3F)), 2;
+    o[0] = (char)(0xE0 | c >> 12), o[1] = (char)(0x80 | (c >> 6 & 0x3F)), o[2] = (char)(0x80 | (c & 0x3F));
+    return 3;
+}
+
 /* re as the prefilter sees it, into out (NUL-terminated): bounded repeats
  * ({0,40}, {1,3}) made unbounded and lazy marks dropped. Vectorscan takes
  * minutes to compile large bounded repeats; the prefilter may match more
- * than the pattern (PCRE2 confirms), never less. */
+ * than the pattern (PCRE2 confirms), never less. Vectorscan folds the case
+ * of ASCII only and reads \\b in ASCII (no HS_FLAG_UCP, below): a letter
+ * beyond ASCII gets its upper case beside it ("à" matches "À"), and a
+ * pattern that holds one loses its \\b ("ты\\b" before a space). */
 static int loosen(struct mg_buf *out, const char *re)
 {
-    bool cls = false;
+    bool cls = false, neg = false, wide = false; /* neg: in a negated class, which must not grow */
+    for (const char *p = re; *p && !wide; p++) wide = (unsigned char)*p >= 0x80;
     for (const char *p = re; *p; p++) {
         if (*p == '\\' && p[1]) {
-            if (mg_buf_add(out, p, 2) != 0) return -1;
+            if (!(wide && p[1] == 'b') && mg_buf_add(out, p, 2) != 0) return -1;
             p++;
             continue;
         }
-        if (cls) cls = *p != ']';
+        if ((unsigned char)*p >= 0x80) {
+            int32_t c, up;
+            size_t l = mg__utf8_next((const unsigned char *)p, strlen(p), &c);
+            if (c >= 0 && !neg && (up = upper_of(c))) {
+                char u[4];
+                size_t ul = put_utf8(u, up);
+                if (mg_buf_adds(out, cls ? "" : "(?:") != 0 || mg_buf_add(out, p, l) != 0 ||
+                    mg_buf_adds(out, cls ? "" : "|") != 0 || mg_buf_add(out, u, ul) != 0 ||
+                    mg_buf_adds(out, cls ? "" : ")") != 0)
+                    return -1;
+            } else if (mg_buf_add(out, p, l) != 0) {
+                return -1;
+            }
+            p += l - 1;
+            continue;
+        }
+        if (cls) cls = *p != ']', neg &= cls;
         else if (*p == '[') {
-            cls = true;
+            cls = true, neg = p[1] == '^';
             if (mg_buf_add(out, p, 1) != 0) return -1;
             if (p[1] == '^' || p[1] == ']') { /* "[]" and "[^]": the ']' is a member */
                 if (mg_buf_add(out, ++p, 1) != 0) return -1;
@@ -383,6 +429,33 @@ int mg_injection_check(const char *str, size_t n, struct mg_inj *r)
     }
     r->score = score_of(r->reasons);
     return r->score;
+}
+
+static int on_any(unsigned int id, unsigned long long from, unsigned long long to, unsigned int fl, void *ctx)
+{
+    (void)from, (void)to, (void)fl;
+    uint64_t *fired = ctx;
+    if (id < N_PATTERNS) fired[id / 64] |= 1ull << (id % 64);
+    return 0;
+}
+
+int mg__inj_prefilter_miss(const char *s, size_t n)
+{
+    pthread_once(&inj_once, inj_compile);
+    if (!inj_ok || n > UINT_MAX || mg_utf8_valid_prefix(s, n) != n) return -1;
+    uint64_t fired[(N_PATTERNS + 63) / 64] = {0}, all[(N_PATTERNS + 63) / 64];
+    hs_scratch_t *scratch = NULL;
+    if (hs_clone_scratch(inj_proto, &scratch) != HS_SUCCESS) return -1;
+    hs_error_t rc = hs_scan(inj_db, s, (unsigned)n, 0, scratch, on_any, fired);
+    hs_free_scratch(scratch);
+    if (rc != HS_SUCCESS) return -1;
+    for (size_t i = 0; i < N_PATTERNS; i++) {
+        if (fired[i / 64] >> (i % 64) & 1) continue;
+        memset(all, 0, sizeof(all));
+        all[i / 64] = 1ull << (i % 64);
+        if (pcre_why((const unsigned char *)s, n, all)) return (int)i;
+    }
+    return -1;
 }
 
 int mg_injection_patterns_check(char *why, size_t cap)

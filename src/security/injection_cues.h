@@ -1,7 +1,6 @@
 /* injection_cues.h — section 8 of the prompt-injection patterns
- * (injection_patterns.h includes it at the end of its table; injection.c
- * only). Paraphrases matched by mechanism rather than by phrase: a broad
- * lexicon of ways to set instructions aside (verbs) with the
+ * (injection_patterns.h includes it at the end of its table). Paraphrases
+ * matched by mechanism rather than by phrase: a broad lexicon of ways to set instructions aside (verbs) with the
  * instructions named as earlier, the model's or given to it (objects);
  * personas that shed their limits; and four cues. A cue alone is ordinary
  * text (an AGENTS.md speaks to agents, a README pipes curl into sh, release
@@ -164,7 +163,8 @@
      "bot|helper|reviewer)s?\\s*[,:!]|(?:to|for)\\s+(?:the|any|all|every|whichever|whatever|each)\\s+(?:\\"
      "w+\\s+)?(?:\\w+\\s+)?(?:\\w+\\s+)?(?:ai|a\\.i\\.|llms?|(?:large\\s+)?language\\s+models?|models?|ass"
      "istants?|agents?|bots?|chatbots?|copilot|claude|chatgpt|gemini|cursor|codex|devin|gpt-?\\d[\\w.]*|co"
-     "ding\\s+(?:assistants?|agents?)|code\\s+reviewers?)|@[\\w-]*(?:agent|bot|copilot|assistant)|any\\s+("
+     "ding\\s+(?:assistants?|agents?)|code\\s+reviewers?|triage\\s+system)"
+     "|@[\\w-]*(?:agent|bot|copilot|assistant)|any\\s+("
      "?:ai|a\\.i\\.|llms?|(?:large\\s+)?language\\s+models?|models?|assistants?|agents?|bots?|chatbots?|co"
      "pilot|claude|chatgpt|gemini|cursor|codex|devin|gpt-?\\d[\\w.]*|coding\\s+(?:assistants?|agents?)|cod"
      "e\\s+reviewers?)\\s+(?:with|that|having)\\s"},
@@ -217,7 +217,8 @@
      "\\b[^\\n]{0,60}\\bto\\s+https?://|\\binstall\\s+(?:the\\s+)?package\\s+[^\\n]{0,40}\\bfrom\\s+https?"
      "://|\\bmerge\\s+(?:the\\s+|this\\s+)?pull\\s+request\\s+without|\\b(?:approve|merge)\\s+(?:it|this|t"
      "he\\s+pr)\\s+without\\s+(?:running|review|tests)",
-     "\\b(?:curl|wget)\\b[^\\n|]*\\|\\s*(?:sudo\\s+)?(?:ba|z|da|k)?sh\\b|iex\\s*\\(|Invoke-Expression|rm\\"
+     "\\b(?:curl|wget)\\b[^\\n|]*\\|\\s*(?:sudo\\s+(?:-\\w+\\s+)*)?(?:ba|z|da|k)?sh\\b|"
+     "iex\\s*\\(|Invoke-Expression|rm\\"
      "s+-(?:rf|fr|r)\\s|git\\s+push\\s|force[\\s-]?push|chmod\\s|drop\\s+(?:every|all|the)\\s|nc\\s+-e|rev"
      "erse\\s+shell|backdoor|authorized_keys|(?:delete|remove|wipe|erase|destroy|purge)\\s+(?:the\\s+|ever"
      "y\\s+|all\\s+(?:the\\s+)?|your\\s+)?(?:\\.git\\b|(?:whole\\s+|entire\\s+)?(?:repository|repo\\b)|(?:"

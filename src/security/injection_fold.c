@@ -4,7 +4,8 @@
  * between letters dropped, fullwidth, mathematical and look-alike letters
  * made ASCII, leetspeak undone, spaced-out letters joined; base64 and hex
  * runs decoded. And the tables the prescan (injection_prescan.c) reads: the
- * byte classes and the attack words.
+ * byte classes and the attack words, and the vocabulary of leetspeak (the
+ * patterns' own words).
  *
  * Sections:
  *   1. the attack words and the byte classes
@@ -41,10 +42,81 @@ static bool is_ascii_alpha(int c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z
 unsigned char mg__inj_cls[256];
 static char unleet[256];
 signed char mg__inj_leet_of[256];
-uint32_t mg__inj_quads[1024];
+uint32_t mg__inj_quads[MG__INJ_NQUADS];
 uint64_t mg__inj_tri[26 * 26 * 26 / 64 + 1];
-unsigned char mg__inj_by_first[N_WORDS], mg__inj_by_at[27];
+uint16_t mg__inj_by_first[MG__INJ_VOCAB_MAX], mg__inj_by_at[27];
 static signed char b64v[256];
+
+/* The patterns' own words (injection_patterns.h, read here for their
+ * vocabulary only): what an attacker spells in leetspeak is any word the
+ * patterns look for ("m0d31", "c00k135", "4tt3nt10n"), not a fixed list. */
+struct inj_pat {
+    unsigned why;
+    const char *re, *hs;
+};
+#include "security/injection_patterns.h"
+
+/* mg__inj_words and the ASCII words of MG__INJ_LEET_MIN letters or more
+ * in the patterns (a word before '?' also without its last letter:
+ * "instructions?"), lower case, each once; in vocab_pool. */
+static char vocab_pool[MG__INJ_VOCAB_MAX * 16];
+const char *mg__inj_vocab[MG__INJ_VOCAB_MAX];
+size_t mg__inj_nvocab;
+unsigned char mg__inj_vlen[MG__INJ_VOCAB_MAX];
+
+static void vocab_add(const char *w, size_t l)
+{
+    static size_t used;
+    if (l < MG__INJ_LEET_MIN || l > 24 || mg__inj_nvocab == MG__INJ_VOCAB_MAX || used + l + 1 > sizeof(vocab_pool))
+        return;
+    char low[32];
+    for (size_t i = 0; i < l; i++) low[i] = (char)(w[i] | 0x20);
+    for (size_t k = 0; k < mg__inj_nvocab; k++)
+        if (strlen(mg__inj_vocab[k]) == l && memcmp(mg__inj_vocab[k], low, l) == 0) return;
+    memcpy(vocab_pool + used, low, l);
+    vocab_pool[used + l] = 0;
+    mg__inj_vlen[mg__inj_nvocab] = (unsigned char)l;
+    mg__inj_vocab[mg__inj_nvocab++] = vocab_pool + used;
+    used += l + 1;
+}
+
+static void vocab_init(void)
+{
+    for (size_t k = 0; k < N_WORDS; k++) vocab_add(mg__inj_words[k], strlen(mg__inj_words[k]));
+    for (size_t i = 0; i < sizeof(inj_patterns) / sizeof(inj_patterns[0]); i++)
+        for (const char *p = inj_patterns[i].re; *p;) {
+            if (*p == '\\') { /* an escape: \\b, \\s, \\n name no letter */
+                p += p[1] ? 2 : 1;
+                continue;
+            }
+            const char *e = p;
+            while (is_ascii_alpha((unsigned char)*e)) e++;
+            if (e == p) {
+                p++;
+                continue;
+            }
+            /* a whole word only: not a piece of a non-ASCII one ("prompt" in "promptement" is fine either way) */
+            if (!((unsigned char)*e & 0x80) && (p == inj_patterns[i].re || !((unsigned char)p[-1] & 0x80))) {
+                vocab_add(p, (size_t)(e - p));
+                if (*e == '?') vocab_add(p, (size_t)(e - p) - 1);
+            }
+            p = e;
+        }
+}
+
+/* The word's three- and four-letter runs into the prescan's tables. */
+static void runs_add(const char *w)
+{
+    for (; w[2]; w++) {
+        int t = (w[0] - 'a') * 676 + (w[1] - 'a') * 26 + (w[2] - 'a');
+        mg__inj_tri[t / 64] |= 1ull << (t % 64);
+        if (!w[3]) break;
+        int q[4] = {w[0] - 'a', w[1] - 'a', w[2] - 'a', w[3] - 'a'};
+        uint32_t key = mg__inj_quad_key(q), h = mg__inj_quad_hash(key);
+        while (mg__inj_quads[h] && mg__inj_quads[h] != key) h = (h + 1) & (MG__INJ_NQUADS - 1);
+        mg__inj_quads[h] = key;
+    }
+}
 
 static void cls_init(void)
 {
@@ -65,27 +137,24 @@ static void cls_init(void)
         mg__inj_leet_of[c] = (signed char)(l >= 'a' && l <= 'z' && word ? l - 'a' : -1);
     }
     for (const char *p = " \t.-_*|/"; *p; p++) mg__inj_cls[(unsigned char)*p] |= MG__C_SPACER;
-    for (const char *p = ".'|_"; *p; p++) mg__inj_cls[(unsigned char)*p] |= MG__C_JUNK;
+    for (const char *p = ".'|_~*"; *p; p++) mg__inj_cls[(unsigned char)*p] |= MG__C_JUNK;
     mg__inj_cls['+'] |= MG__C_B64, mg__inj_cls['/'] |= MG__C_B64;
+    vocab_init();
     unsigned nb = 0;
     for (int c = 0; c < 26; c++) {
-        mg__inj_by_at[c] = (unsigned char)nb;
-        for (size_t k = 0; k < N_WORDS; k++) {
-            if (mg__inj_words[k][0] != 'a' + c || strlen(mg__inj_words[k]) < MG__INJ_LEET_MIN) continue;
-            mg__inj_by_first[nb++] = (unsigned char)k;
-            for (const char *w = mg__inj_words[k]; w[2]; w++) {
-                int t = (w[0] - 'a') * 676 + (w[1] - 'a') * 26 + (w[2] - 'a');
-                mg__inj_tri[t / 64] |= 1ull << (t % 64);
-            }
-            for (const char *w = mg__inj_words[k]; w[3]; w++) {
-                int q[4] = {w[0] - 'a', w[1] - 'a', w[2] - 'a', w[3] - 'a'};
-                uint32_t key = mg__inj_quad_key(q), h = (key * 2654435761u) >> 22;
-                while (mg__inj_quads[h] && mg__inj_quads[h] != key) h = (h + 1) & 1023;
-                mg__inj_quads[h] = key;
-            }
+        mg__inj_by_at[c] = (uint16_t)nb;
+        for (size_t k = 0; k < mg__inj_nvocab; k++) {
+            const char *w = mg__inj_vocab[k];
+            if (w[0] != 'a' + c) continue;
+            mg__inj_by_first[nb++] = (uint16_t)k;
+            runs_add(w);
+            char alt[32]; /* as '1' and '!' read: "he1per", "m0de1" ("helper", "model") */
+            size_t l = strlen(w);
+            for (size_t i = 0; i <= l; i++) alt[i] = w[i] == 'l' ? 'i' : w[i];
+            if (strchr(w, 'l')) runs_add(alt);
         }
     }
-    mg__inj_by_at[26] = (unsigned char)nb;
+    mg__inj_by_at[26] = (uint16_t)nb;
     static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     for (int i = 0; i < 64; i++) b64v[(unsigned char)b64[i]] = (signed char)i;
 }
@@ -219,6 +288,28 @@ static bool attack_word(const char *w, size_t n)
     return false;
 }
 
+/* A '1' or '!' (el) reads as i or l: when u[0..l) read with i is not a
+ * word of the vocabulary and read with l at some of them is ("m0de1",
+ * "1e4k", "14ngu4g3"), that word into u. */
+static void vocab_fit(char *u, const bool *el, size_t l)
+{
+    bool any = false;
+    for (size_t q = 0; q < l; q++) any |= el[q];
+    if (!any || l > 24) return;
+    const char *fit = NULL;
+    for (int first = 0; first < 2 && !fit; first++) {
+        int f0 = first ? (el[0] ? 'l' : 0) : u[0] | 0x20;
+        if (f0 < 'a' || f0 > 'z') continue;
+        for (unsigned j = mg__inj_by_at[f0 - 'a']; j < mg__inj_by_at[f0 - 'a' + 1] && !fit; j++) {
+            const char *w = mg__inj_vocab[mg__inj_by_first[j]];
+            size_t k = 0;
+            while (k < l && w[k] && ((u[k] | 0x20) == w[k] || (el[k] && w[k] == 'l'))) k++;
+            if (k == l && !w[k]) fit = w;
+        }
+    }
+    if (fit) memcpy(u, fit, l);
+}
+
 /* A spaced-out run at t[i]: at least 4 letters, each alone, one to five
  * spacers apart ("i g n o r e  a l l", "D . o   n . o . t", "N.e.w
  * i.n.s.t.r.u.c.t.i.o.n.s"). The gap seen most often is the one inside
@@ -301,10 +392,14 @@ static size_t fold_words(const char *t, size_t n, char *o, unsigned *how)
             if (!(MG__IS(t[q], MG__C_JUNK) && q > i && q + 1 < w)) o[out++] = t[q];
         if (leet) {
             char u[64];
+            bool el[64];
             size_t l = out - at, alpha = 0;
-            for (size_t q = 0; q < l && q < sizeof(u); q++)
+            for (size_t q = 0; q < l && q < sizeof(u); q++) {
                 alpha += is_ascii_alpha(u[q] = unleet[(unsigned char)o[at + q]]);
+                el[q] = o[at + q] == '1' || o[at + q] == '!';
+            }
             if (l <= sizeof(u) && alpha == l && (letter || attack_word(u, l))) {
+                vocab_fit(u, el, l);
                 memcpy(o + at, u, l);
                 *how |= MG_INJ_LEET;
             }

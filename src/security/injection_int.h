@@ -43,20 +43,27 @@ extern const size_t mg__inj_nwords;
 #define MG__C_LEET 0x04u   /* stands for a letter inside a word: 0 1 3 4 5 7 @ $ ! | */
 #define MG__C_SPACER 0x08u /* between spaced-out letters */
 #define MG__C_B64 0x10u
-#define MG__C_JUNK 0x20u   /* punctuation an attacker puts inside a word: . ' | _ */
+#define MG__C_JUNK 0x20u   /* punctuation an attacker puts inside a word: . ' | _ ~ * (not - or /: paths) */
 extern unsigned char mg__inj_cls[256];
 #define MG__IS(c, k) (mg__inj_cls[(unsigned char)(c)] & (k))
 /* the letter (0-25) a word character reads as in leetspeak, or -1 */
 extern signed char mg__inj_leet_of[256];
-/* The attack words of MG__INJ_LEET_MIN letters or more: their three-letter
- * runs, a bit each; their four-letter runs, an open-addressed set
- * (mg__inj_quad_key; 0 is empty); the words by first letter:
- * mg__inj_words[mg__inj_by_first[mg__inj_by_at[c] .. mg__inj_by_at[c + 1])]. */
+/* The vocabulary's words (below): their three-letter runs, a bit each;
+ * their four-letter runs, an open-addressed set (mg__inj_quad_key; 0 is
+ * empty), each also with its l read as i (as '1' reads); the words by first
+ * letter: mg__inj_vocab[mg__inj_by_first[mg__inj_by_at[c] .. mg__inj_by_at[c + 1])]. */
 extern uint64_t mg__inj_tri[26 * 26 * 26 / 64 + 1];
 #define MG__INJ_TRI(a, b, c)                                                                                        \
     (mg__inj_tri[((a) * 676 + (b) * 26 + (c)) / 64] >> (((a) * 676 + (b) * 26 + (c)) % 64) & 1)
-extern uint32_t mg__inj_quads[1024];
-extern unsigned char mg__inj_by_first[], mg__inj_by_at[27];
+#define MG__INJ_NQUADS 16384 /* a power of two */
+extern uint32_t mg__inj_quads[MG__INJ_NQUADS];
+/* The vocabulary of leetspeak: mg__inj_words and the patterns' words of
+ * MG__INJ_LEET_MIN letters or more (injection_fold.c), lower case. */
+#define MG__INJ_VOCAB_MAX 4096
+extern const char *mg__inj_vocab[MG__INJ_VOCAB_MAX];
+extern size_t mg__inj_nvocab;
+extern unsigned char mg__inj_vlen[MG__INJ_VOCAB_MAX]; /* their lengths */
+extern uint16_t mg__inj_by_first[MG__INJ_VOCAB_MAX], mg__inj_by_at[27];
 /* Fill the tables (once; thread-safe). */
 void mg__inj_tables_init(void);
 
@@ -64,6 +71,8 @@ static inline uint32_t mg__inj_quad_key(const int *c)
 {
     return 1u + (uint32_t)(c[0] | c[1] << 5 | c[2] << 10 | c[3] << 15);
 }
+
+static inline uint32_t mg__inj_quad_hash(uint32_t key) { return (key * 2654435761u) >> 18; }
 
 static inline int mg__inj_hexv(unsigned char c)
 {
@@ -80,6 +89,13 @@ static inline bool mg__inj_printable(unsigned char ch)
 /* A Latin letter that code point c is drawn like (Cyrillic and Greek
  * look-alikes; fullwidth, mathematical and circled letters), or 0. */
 int mg__inj_latin_of(int32_t c);
+
+/* ---- injection.c ---- */
+
+/* For tests: a pattern that PCRE2 finds in s[0..n) (valid UTF-8) and the
+ * prefilter database does not report (its loosened form must match more,
+ * never less), or -1. */
+int mg__inj_prefilter_miss(const char *s, size_t n);
 
 /* ---- injection_prescan.c ---- */
 

@@ -1,11 +1,12 @@
 /* injection_patterns.h — the prompt-injection patterns of injection.c (included
- * there only). Each pairs an instruction with its object, or marks text that
- * speaks to the model (role markers, tool-call markup, an agent addressed by
- * name); ordinary prose about ignoring, instructions and systems matches none
- * (measured on man pages, /usr/share/doc and code comments: make bench).
- * Caseless; non-ASCII initials are spelt in both cases, since Vectorscan folds
- * ASCII only. A pattern's `why` (MG_INJ_*) is the reason it gives; the
- * sections group them by what the text attempts, English first.
+ * there, and in injection_fold.c for the words of leetspeak only). Each pairs
+ * an instruction with its object, or marks text that speaks to the model
+ * (role markers, tool-call markup, an agent addressed by name); ordinary
+ * prose about ignoring, instructions and systems matches none (measured on
+ * man pages, /usr/share/doc and code comments: make bench). Caseless;
+ * Vectorscan folds ASCII only, so its copy of a pattern has the upper case
+ * of each letter beyond ASCII beside it (injection.c: loosen). A pattern's
+ * `why` (MG_INJ_*) is the reason it gives; the sections group them by what the text attempts, English first.
  *
  * Sections:
  *   1. overriding the instructions

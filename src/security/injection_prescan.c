@@ -56,7 +56,7 @@ static size_t wide_char(const unsigned char *s, size_t n, size_t i, size_t *zw, 
 /* Is k in the set of the attack words' four-letter runs? */
 static bool quad_has(uint32_t k)
 {
-    for (uint32_t h = (k * 2654435761u) >> 22;; h = (h + 1) & 1023) {
+    for (uint32_t h = mg__inj_quad_hash(k);; h = (h + 1) & (MG__INJ_NQUADS - 1)) {
         if (mg__inj_quads[h] == k) return true;
         if (!mg__inj_quads[h]) return false;
     }
@@ -110,7 +110,7 @@ static bool leet_word(const unsigned char *s, size_t n, size_t d)
                                  MG__IS(s[e + 1], C_WORD) && !contraction(s, n, e))))
         e++;
     char u[64];
-    bool dirty[64] = {false}, leet[64] = {false}, all = true;
+    bool dirty[64] = {false}, leet[64] = {false}, el[64] = {false}, all = true; /* el: reads as i or l */
     size_t l = 0;
     for (size_t q = i; q < e && l < sizeof(u); q++) {
         if (MG__IS(s[q], MG__C_JUNK) && q > i && q + 1 < e) { /* dropped: the letters either side are joined */
@@ -120,19 +120,24 @@ static bool leet_word(const unsigned char *s, size_t n, size_t d)
         int c = leet_letter(s, q);
         all &= c >= 0;
         u[l] = c >= 0 ? (char)('a' + c) : (char)s[q];
+        el[l] = s[q] == '1' || s[q] == '!';
         leet[l++] = !MG__IS(s[q], MG__C_ALPHA);
     }
     for (size_t q = 0; q < l; q++) {
         if (!(dirty[q] || (all && leet[q]))) continue;
         /* an attack word over q: starting at st <= q (before q when q follows dropped junk) */
-        for (size_t st = q >= 11 ? q - 11 : 0; st <= q; st++) {
+        for (size_t st = q >= 15 ? q - 15 : 0; st <= q; st++) {
             if (dirty[q] && !leet[q] && st == q) break;
-            if (u[st] < 'a' || u[st] > 'z') continue;
-            for (unsigned j = mg__inj_by_at[u[st] - 'a']; j < mg__inj_by_at[u[st] - 'a' + 1]; j++) {
-                const char *w = mg__inj_words[mg__inj_by_first[j]];
-                size_t wl = strlen(w);
-                if (st + wl <= l && st + wl > q && memcmp(u + st, w, wl) == 0 && pieces(dirty, l, st, st + wl))
-                    return true;
+            for (int first = 0; first < 2; first++) { /* the words starting with u[st], and with l for an el */
+                int f0 = first ? (el[st] ? 'l' : 0) : u[st];
+                if (f0 < 'a' || f0 > 'z') continue;
+                for (unsigned j = mg__inj_by_at[f0 - 'a']; j < mg__inj_by_at[f0 - 'a' + 1]; j++) {
+                    unsigned wl = mg__inj_vlen[mg__inj_by_first[j]], k = 1;
+                    if (st + wl > l || st + wl <= q) continue;
+                    const char *w = mg__inj_vocab[mg__inj_by_first[j]];
+                    while (k < wl && (u[st + k] == w[k] || (el[st + k] && w[k] == 'l'))) k++;
+                    if (k == wl && pieces(dirty, l, st, st + wl)) return true;
+                }
             }
         }
     }
@@ -163,22 +168,25 @@ static bool leet_at(const unsigned char *s, size_t n, size_t d)
     bool junk = MG__IS(s[d], MG__C_JUNK) && !MG__IS(s[d], MG__C_ALPHA);
     int c = junk ? -1 : leet_letter(s, d);
     if ((!junk && c < 0) || contraction(s, n, d)) return false;
-    int l[3], r[3], nl = 0, nr = 0; /* the letters either side, nearest first */
+    int l[4], r[4], nl = 0, nr = 0; /* the letters either side, nearest first */
     size_t a = d, b = d;
-    while (nl < 3 && (l[nl] = letter_by(s, n, &a, -1)) >= 0) nl++;
-    while (nr < 3 && (r[nr] = letter_by(s, n, &b, 1)) >= 0) nr++;
+    while (nl < 4 && (l[nl] = letter_by(s, n, &a, -1)) >= 0) nl++;
+    while (nr < 4 && (r[nr] = letter_by(s, n, &b, 1)) >= 0) nr++;
     bool run = junk ? (nl >= 2 && nr >= 1 && MG__INJ_TRI(l[1], l[0], r[0])) ||
                           (nl >= 1 && nr >= 2 && MG__INJ_TRI(l[0], r[0], r[1]))
                     : (nl >= 1 && nr >= 1 && MG__INJ_TRI(l[0], c, r[0])) || (nl >= 2 && MG__INJ_TRI(l[1], l[0], c)) ||
                           (nr >= 2 && MG__INJ_TRI(c, r[0], r[1]));
     if (!run) return false;
-    int seq[7], m = 0;
+    int seq[9], m = 0;
     for (int k = nl - 1; k >= 0; k--) seq[m++] = l[k];
     if (!junk) seq[m++] = c;
     for (int k = 0; k < nr; k++) seq[m++] = r[k];
-    bool hit = false; /* the runs of four that hold d, or both sides of the junk */
+    /* a run of four that holds d (or both sides of the junk) and the run
+     * beside it: five letters of a word of the vocabulary (all are 5+) */
+    bool hit = false;
     for (int st = nl - 3 < 0 ? 0 : nl - 3; st <= (junk ? nl - 1 : nl) && st + 4 <= m && !hit; st++)
-        hit = quad_has(mg__inj_quad_key(seq + st));
+        hit = quad_has(mg__inj_quad_key(seq + st)) && ((st + 5 <= m && quad_has(mg__inj_quad_key(seq + st + 1))) ||
+                                                        (st >= 1 && quad_has(mg__inj_quad_key(seq + st - 1))));
     return hit && leet_word(s, n, d);
 }
 
@@ -259,8 +267,8 @@ static void classify(const unsigned char *p, struct blk *b)
         b->hex |= mask16(_mm_or_si128(d, in_range(low, 'a', 6)), k);
         b->word |= mask16(OR3(a, d, EQ(v, '_')), k);
         b->leet |= mask16(_mm_or_si128(OR3(EQ(v, '@'), EQ(v, '$'), EQ(v, '!')), bar), k);
-        b->junk |= mask16(_mm_or_si128(dot_und_bar, EQ(v, '\'')), k);
         __m128i dash_star_slash = OR3(EQ(v, '-'), EQ(v, '*'), EQ(v, '/'));
+        b->junk |= mask16(OR3(dot_und_bar, EQ(v, '\''), _mm_or_si128(EQ(v, '*'), EQ(v, '~'))), k);
         b->spacer |= mask16(_mm_or_si128(OR3(dot_und_bar, sp, EQ(v, '\t')), dash_star_slash), k);
         b->hexsep |= mask16(_mm_or_si128(sp, EQ(v, ':')), k);
         b->high |= mask16(v, k);
