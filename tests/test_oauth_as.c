@@ -102,7 +102,7 @@ static json_t *token(struct mg_as *as, const char *const *kv, struct mg_err *err
 TEST(oauth_as_grant_and_the_verifier)
 {
     struct mg_config cfg;
-    mg_config_defaults(&cfg);
+    mg_t_config_defaults(&cfg);
     snprintf(cfg.home, sizeof(cfg.home), "%s", mg_t_tmpdir());
     snprintf(cfg.oauth_server, sizeof(cfg.oauth_server), "on");
     snprintf(cfg.oauth_resource, sizeof(cfg.oauth_resource), "https://memgate.example.com/mcp");
