@@ -15,6 +15,9 @@
  *   oauth_as.c the built-in authorization server's endpoints and consent page (src/oauth/as.h)
  *   accept.c   connections per client address: the cap, its refusals audited
  *
+ * Sections: the limits, struct mg_http and struct req; then one per file
+ * above, each opening with its `---- FILE ----` marker.
+ *
  * Threading: MHD runs one thread per connection, so a handler may block (a
  * long tool call, an SSE stream waiting for its next event) without stalling
  * other clients. A POST answered as an SSE stream runs the MCP message on a
