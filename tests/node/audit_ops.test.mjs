@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { call, makeRepo, makeWorld, MEMGATE_BIN, pgSql, REPO_ROOT, shutdown, startServe, stdioClient } from './lib/harness.mjs';
+import { call, freePort, makeRepo, makeWorld, MEMGATE_BIN, pgSql, REPO_ROOT, shutdown, startServe, stdioClient } from './lib/harness.mjs';
 
 let world;
 let A;
@@ -148,6 +148,25 @@ test('every op the docs list is written under that name and found by audit --op'
     assert.match(serve.stderr(), /SIGHUP: config reloaded/);
   } finally {
     await shutdown([], serve);
+  }
+
+  // the built-in authorization server (oauth_server = on): a client registered (oauth_register), an
+  // authorize request for a client nobody registered (oauth_authorize), a code nobody issued
+  // (oauth_token), a token nobody holds (oauth_revoke)
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const as = await startServe(world, ['--listen', `127.0.0.1:${port}`], { MEMGATE_OAUTH_SERVER: 'on', MEMGATE_OAUTH_RESOURCE: `${issuer}/mcp` });
+  try {
+    const form = (p, f) => fetch(`${issuer}${p}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(f) });
+    const reg = await fetch(`${issuer}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:1/cb'], token_endpoint_auth_method: 'none', client_name: 'audit ops' }) });
+    assert.equal(reg.status, 201, await reg.text());
+    const q = new URLSearchParams({ response_type: 'code', client_id: 'no-such-client', redirect_uri: 'http://127.0.0.1:1/cb', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' });
+    assert.notEqual((await fetch(`${issuer}/oauth/authorize?${q}`, { redirect: 'manual' })).status, 302);
+    assert.equal((await form('/oauth/token', { grant_type: 'authorization_code', code: 'no-such-code', code_verifier: 'v'.repeat(43), client_id: 'no-such-client', redirect_uri: 'http://127.0.0.1:1/cb' })).status >= 400, true);
+    await form('/oauth/revoke', { token: 'no-such-token', client_id: 'no-such-client' });
+  } finally {
+    await shutdown([], as);
   }
 
   // an external vector store in use (external_vectors): written when the store is opened, so one that is
