@@ -32,7 +32,7 @@ endif
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wformat=2 -Wno-format-truncation -Wno-unused-parameter -Wvla \
            $(if $(findstring clang,$(CC)),-Wno-unknown-warning-option)
-CFLAGS  += -std=gnu11 $(OPT) -g -pthread -D_GNU_SOURCE -Isrc -I$(TSRT)/include $(WARN) $(SANFLAGS) \
+CFLAGS  += -std=gnu11 $(OPT) -g -pthread -D_GNU_SOURCE -Isrc -I$(GOUT)/include $(WARN) $(SANFLAGS) \
            $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libcurl, libgit2, libmicrohttpd, libpq and libcrypto are not linked: src/util/dynlib.c
 # loads them when first called (they bring ~35 libraries most commands never use)
@@ -70,52 +70,54 @@ G        := third_party/grammars/node_modules
 TSRT     := $(G)/tree-sitter-runtime/vendor/tree-sitter/lib
 GOUT     := build/grammars
 GFLAGS   := -O2 -g0 -w -std=gnu11
-GSTAMP   := $(G)/.memgate-lock.sha
 # the compiler's identity, part of each grammar object's cache key (asked once)
 export GRAMMAR_CCID := $(shell $(CC) --version 2>/dev/null | head -1)
-# name  package  directory of parser.c (and scanner.c) inside it
+# name  package  directory of parser.c  whether a scanner.c is beside it
+# (written here, not looked up, so that the build needs no sources when every
+# object is in the cache)
 GRAMMAR_TABLE := \
-  c           tree-sitter-c                          src \
-  cpp         tree-sitter-cpp                        src \
-  go          tree-sitter-go                         src \
-  java        tree-sitter-java                       src \
-  javascript  tree-sitter-javascript                 src \
-  python      tree-sitter-python                     src \
-  rust        tree-sitter-rust                       src \
-  typescript  tree-sitter-typescript                 typescript/src \
-  tsx         tree-sitter-typescript                 tsx/src \
-  csharp      tree-sitter-c-sharp                    src \
-  ruby        tree-sitter-ruby                       src \
-  php         tree-sitter-php                        php/src \
-  kotlin      @tree-sitter-grammars/tree-sitter-kotlin src \
-  swift       tree-sitter-swift                      src \
-  scala       tree-sitter-scala                      src \
-  bash        tree-sitter-bash                       src \
-  lua         @tree-sitter-grammars/tree-sitter-lua  src \
-  haskell     tree-sitter-haskell                    src \
-  ocaml       tree-sitter-ocaml                      grammars/ocaml/src \
-  elixir      tree-sitter-elixir                     src \
-  dart        tree-sitter-dart                       src \
-  zig         @tree-sitter-grammars/tree-sitter-zig  src \
-  julia       tree-sitter-julia                      src \
-  objc        tree-sitter-objc                       src \
-  powershell  tree-sitter-powershell                 src \
-  perl        tree-sitter-perl                       src \
-  r           @eagleoutice/tree-sitter-r             src \
-  elisp       tree-sitter-elisp                      src \
-  groovy      tree-sitter-groovy                     src \
-  fsharp      tree-sitter-fsharp                     fsharp/src \
-  solidity    tree-sitter-solidity                   src \
-  hcl         @tree-sitter-grammars/tree-sitter-hcl  src \
-  make        tree-sitter-make                       src \
-  css         tree-sitter-css                        src
+  c          tree-sitter-c                            src                - \
+  cpp        tree-sitter-cpp                          src                scanner \
+  go         tree-sitter-go                           src                - \
+  java       tree-sitter-java                         src                - \
+  javascript tree-sitter-javascript                   src                scanner \
+  python     tree-sitter-python                       src                scanner \
+  rust       tree-sitter-rust                         src                scanner \
+  typescript tree-sitter-typescript                   typescript/src     scanner \
+  tsx        tree-sitter-typescript                   tsx/src            scanner \
+  csharp     tree-sitter-c-sharp                      src                scanner \
+  ruby       tree-sitter-ruby                         src                scanner \
+  php        tree-sitter-php                          php/src            scanner \
+  kotlin     @tree-sitter-grammars/tree-sitter-kotlin src                scanner \
+  swift      tree-sitter-swift                        src                scanner \
+  scala      tree-sitter-scala                        src                scanner \
+  bash       tree-sitter-bash                         src                scanner \
+  lua        @tree-sitter-grammars/tree-sitter-lua    src                scanner \
+  haskell    tree-sitter-haskell                      src                scanner \
+  ocaml      tree-sitter-ocaml                        grammars/ocaml/src scanner \
+  elixir     tree-sitter-elixir                       src                scanner \
+  dart       tree-sitter-dart                         src                scanner \
+  zig        @tree-sitter-grammars/tree-sitter-zig    src                - \
+  julia      tree-sitter-julia                        src                scanner \
+  objc       tree-sitter-objc                         src                - \
+  powershell tree-sitter-powershell                   src                scanner \
+  perl       tree-sitter-perl                         src                scanner \
+  r          @eagleoutice/tree-sitter-r               src                scanner \
+  elisp      tree-sitter-elisp                        src                - \
+  groovy     tree-sitter-groovy                       src                - \
+  fsharp     tree-sitter-fsharp                       fsharp/src         scanner \
+  solidity   tree-sitter-solidity                     src                - \
+  hcl        @tree-sitter-grammars/tree-sitter-hcl    src                scanner \
+  make       tree-sitter-make                         src                - \
+  css        tree-sitter-css                          src                scanner
 gword     = $(word $(1),$(GRAMMAR_TABLE))
-GRAMMAR_N := $(shell seq 1 3 $(words $(GRAMMAR_TABLE)))
+GRAMMAR_N := $(shell seq 1 4 $(words $(GRAMMAR_TABLE)))
 GRAMMARS  := $(foreach i,$(GRAMMAR_N),$(call gword,$(i)))
 $(foreach i,$(GRAMMAR_N),$(eval gpkg_$(call gword,$(i)) := $(call gword,$(shell echo $$(($(i)+1))))) \
-  $(eval gdir_$(call gword,$(i)) := $(G)/$(call gword,$(shell echo $$(($(i)+1))))/$(call gword,$(shell echo $$(($(i)+2))))))
+  $(eval gdir_$(call gword,$(i)) := $(G)/$(call gword,$(shell echo $$(($(i)+1))))/$(call gword,$(shell echo $$(($(i)+2))))) \
+  $(eval gscan_$(call gword,$(i)) := $(call gword,$(shell echo $$(($(i)+3))))))
 # the grammars with an external scanner (scanner.c beside parser.c)
-GSCANNERS := $(foreach g,$(GRAMMARS),$(if $(wildcard $(gdir_$(g))/scanner.c),$(g)))
+GSCANNERS := $(foreach g,$(GRAMMARS),$(if $(filter scanner,$(gscan_$(g))),$(g)))
 GRAMMAR_OBJ := $(GOUT)/ts-runtime.o $(foreach g,$(GRAMMARS),$(GOUT)/$(g)-parser.o) \
                $(foreach g,$(GSCANNERS),$(GOUT)/$(g)-scanner.o)
 
@@ -132,29 +134,35 @@ deps:
 # every grammar object (the first build after a lockfile change; make -j2 grammars)
 grammars: $(GRAMMAR_OBJ)
 
-$(GSTAMP):
-	@echo "grammar sources missing: run 'make deps' (or 'make test' / 'make run')" >&2; exit 1
-
-# the packages installed are not the lockfile's (it changed since 'make deps'): the
-# grammar list above was read from what is there, so say so before a link fails
-GSTALE := $(shell [ "$$(cat $(GSTAMP) 2>/dev/null)" = "$$(sha256sum third_party/grammars/package-lock.json \
-            2>/dev/null | cut -d' ' -f1)" ] || echo stale)
+# the grammar sources (npm ci): only on a miss of the grammar cache, which
+# scripts/grammar-obj.sh handles itself; `make grammar-sources` asks for them
 grammar-sources:
-	@[ -z "$(GSTALE)" ] || { echo "grammar packages differ from third_party/grammars/package-lock.json:" \
-	  "run 'make deps' (or 'make test' / 'make run')" >&2; exit 1; }
+	@scripts/grammar-sources.sh
+# the scanner column of GRAMMAR_TABLE against the sources, when they are there
+GSCAN_SEEN := $(if $(wildcard $(G)/tree-sitter-c/src/parser.c),$(foreach g,$(GRAMMARS),$(if $(wildcard $(gdir_$(g))/scanner.c),$(g))))
+ifneq ($(GSCAN_SEEN),)
+ifneq ($(strip $(GSCAN_SEEN)),$(strip $(GSCANNERS)))
+$(error GRAMMAR_TABLE's scanner column is wrong: the sources have a scanner.c for '$(strip $(GSCAN_SEEN))')
+endif
+endif
+GDEPS := third_party/grammars/package-lock.json scripts/grammar-obj.sh
 
-$(GOUT)/ts-runtime.o: $(GSTAMP) scripts/grammar-obj.sh | grammar-sources
+# the runtime's headers (tree_sitter/api.h), which src/index includes
+$(GOUT)/include/tree_sitter/api.h: $(GDEPS)
+	@scripts/grammar-obj.sh --include $(GOUT)/include
+
+$(GOUT)/ts-runtime.o: $(GDEPS)
 	@scripts/grammar-obj.sh $@ $(TSRT)/src/lib.c tree-sitter-runtime "$(CC)" $(GFLAGS) -I$(TSRT)/include -I$(TSRT)/src
 
 define grammar_rules
-$(GOUT)/$(1)-parser.o: $(GSTAMP) scripts/grammar-obj.sh | grammar-sources
+$(GOUT)/$(1)-parser.o: $(GDEPS)
 	@scripts/grammar-obj.sh $$@ $(gdir_$(1))/parser.c $(gpkg_$(1)) "$(CC)" $(GFLAGS)
-$(GOUT)/$(1)-scanner.o: $(GSTAMP) scripts/grammar-obj.sh | grammar-sources
+$(GOUT)/$(1)-scanner.o: $(GDEPS)
 	@scripts/grammar-obj.sh $$@ $(gdir_$(1))/scanner.c $(gpkg_$(1)) "$(CC)" $(GFLAGS)
 endef
 $(foreach g,$(GRAMMARS),$(eval $(call grammar_rules,$(g))))
 
-$(OUT)/obj/%.o: %.c
+$(OUT)/obj/%.o: %.c | $(GOUT)/include/tree_sitter/api.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 

@@ -11,7 +11,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 g="$here/third_party/grammars/node_modules"
-[ -d "$g/tree-sitter-runtime" ] || { echo "copyright: error[path_not_found]: no grammar sources in $g; run make deps" >&2; exit 1; }
+# the licenses are in the grammar sources, which a build from the grammar cache never unpacked
+"$here/scripts/grammar-sources.sh" >&2
 
 cat <<'HEAD'
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/

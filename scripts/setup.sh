@@ -77,19 +77,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # Grammar sources, pinned by the lockfile. Re-run npm ci only when it changed.
-g="$here/third_party/grammars"
-stamp="$g/node_modules/.memgate-lock.sha"
-want=$(sha256sum "$g/package-lock.json" | cut -d' ' -f1)
-have=$(cat "$stamp" 2>/dev/null || true)
-if [ "$want" != "$have" ] || [ ! -f "$g/node_modules/tree-sitter-c/src/parser.c" ]; then
-  echo "setup: installing tree-sitter grammar sources (npm ci)" >&2
-  # --ignore-scripts: we only want the C sources; the packages' node bindings are not built.
-  (cd "$g" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error </dev/null >/dev/null)
-  echo "$want" > "$stamp"
-fi
+# the grammar sources (npm ci, 1.2 GB unpacked): make run leaves them to the
+# build, which needs them only for a grammar object its cache does not hold
+# (scripts/grammar-obj.sh); the tests and the fuzz build read them
+[ "$runonly" = 1 ] || "$here/scripts/grammar-sources.sh"
 
-# The tests' (make test) and make release's: the MCP bundle tool (mcpb validate,
-# mcpb pack), pinned by packaging/mcpb/package-lock.json.
 if [ "$runonly" = 0 ]; then
   p="$here/packaging/mcpb"
   pstamp="$p/node_modules/.memgate-lock.sha"
