@@ -110,12 +110,13 @@ GRAMMAR_TABLE := \
   hcl        @tree-sitter-grammars/tree-sitter-hcl    src                scanner \
   make       tree-sitter-make                         src                - \
   css        tree-sitter-css                          src                scanner
-gword     = $(word $(1),$(GRAMMAR_TABLE))
-GRAMMAR_N := $(shell seq 1 4 $(words $(GRAMMAR_TABLE)))
-GRAMMARS  := $(foreach i,$(GRAMMAR_N),$(call gword,$(i)))
-$(foreach i,$(GRAMMAR_N),$(eval gpkg_$(call gword,$(i)) := $(call gword,$(shell echo $$(($(i)+1))))) \
-  $(eval gdir_$(call gword,$(i)) := $(G)/$(call gword,$(shell echo $$(($(i)+1))))/$(call gword,$(shell echo $$(($(i)+2))))) \
-  $(eval gscan_$(call gword,$(i)) := $(call gword,$(shell echo $$(($(i)+3))))))
+# one NAME|PACKAGE|DIR|SCANNER word per grammar (one shell, not one per field)
+GTUPLES   := $(shell printf '%s|%s|%s|%s\n' $(GRAMMAR_TABLE))
+gfield     = $(word $(2),$(subst |, ,$(1)))
+GRAMMARS  := $(foreach t,$(GTUPLES),$(call gfield,$(t),1))
+$(foreach t,$(GTUPLES),$(eval gpkg_$(call gfield,$(t),1) := $(call gfield,$(t),2)) \
+  $(eval gdir_$(call gfield,$(t),1) := $(G)/$(call gfield,$(t),2)/$(call gfield,$(t),3)) \
+  $(eval gscan_$(call gfield,$(t),1) := $(call gfield,$(t),4)))
 # the grammars with an external scanner (scanner.c beside parser.c)
 GSCANNERS := $(foreach g,$(GRAMMARS),$(if $(filter scanner,$(gscan_$(g))),$(g)))
 GRAMMAR_OBJ := $(GOUT)/ts-runtime.o $(foreach g,$(GRAMMARS),$(GOUT)/$(g)-parser.o) \

@@ -50,12 +50,14 @@ measure() {
   git clone -q --no-hardlinks "$here" "$dir/clone"
   mkdir -p "$dir/home" "$cache"
   local log=$dir/log t0 t1
-  t0=$(date +%s.%N)
+  t0=$EPOCHREALTIME
   # its own process group (cleanup stops it all on failure); the wrapper
   # writes its children's CPU time (bash's times: make, compilers, index,
-  # server, all waited for) once the command ends
+  # server, all waited for) once the command ends, and stamps each line of
+  # output with the time it came (bash's clock: no process per line)
   MEMGATE_HOME=$dir/home MEMGATE_LISTEN=127.0.0.1:0 MEMGATE_GRAMMAR_CACHE=$cache \
-    setsid bash -c 'cd "$1" && out=$2 && shift 2 && { "$@"; times >"$out"; }' _ "$dir/clone" "$dir/cpu" "$@" \
+    setsid bash -c 'cd "$1" && out=$2 && shift 2 && { { "$@"; times >"$out"; } 2>&1 |
+      while IFS= read -r l; do printf "%s %s\n" "$EPOCHREALTIME" "$l"; done; }' _ "$dir/clone" "$dir/cpu" "$@" \
     >"$log" 2>&1 </dev/null &
   pg=$!
   trap 'kill -TERM -- "-$pg" 2>/dev/null || true' EXIT # (this runs in a subshell: the caller's trap is not here)
@@ -67,7 +69,7 @@ measure() {
     fi
     sleep 0.1
   done
-  t1=$(date +%s.%N)
+  t1=$EPOCHREALTIME
   # stop the server (by its pid, found in this run's process group); make run then ends
   local spid
   spid=$(ps -o pid=,args= -g "$pg" | awk '$3 == "serve" {print $1}')
@@ -80,6 +82,22 @@ measure() {
     s = 0
     for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] }
     print s }')
+  # where the wall time went: setup (until the first compile), compiling
+  # (until the archive), linking (until the first line of scripts/run.sh),
+  # the first index and status (until its first search), the rest
+  awk -v t0="$t0" -v label="$label" '
+    function at(k) { if (!(k in t)) t[k] = $1 }
+    $2 == "cc" || $2 == "clang" { at("cc") }
+    $2 == "ar" { at("ar") }
+    ("ar" in t) && $2 != "cc" && $2 != "ar" && $2 != "mkdir" { at("run") }
+    $2 == "$" && $3 == "memgate" && $4 == "search" { at("search") }
+    /memgate serving on/ { at("serving") }
+    END {
+      n = split("cc ar run search serving", k, " "); prev = t0; out = ""
+      split("setup compile link index-and-status searches-and-start", name, " ")
+      for (i = 1; i <= n; i++) if (k[i] in t) { out = out sprintf(" %s %.1f", name[i], t[k[i]] - prev); prev = t[k[i]] }
+      printf "install_time: %s phases (wall s):%s\n", label, out > "/dev/stderr"
+    }' "$log"
   rm -rf "$dir"
   printf '%.1f %.1f\n' "$(echo "$t1 - $t0" | bc -l)" "${cpu:-0}"
 }
