@@ -12,15 +12,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { call, freePort, makeRepo, makeWorld, MEMGATE_BIN, pgSql, REPO_ROOT, shutdown, startServe, stdioClient } from './lib/harness.mjs';
+import { MEMGATE_BIN, REPO_ROOT, call, freePort, makeRepo, makeWorld, pgSql, runMemgate, shutdown, startServe, stdioClient } from './lib/harness.mjs';
 
 let world;
 let A;
 const STORAGE = globalThis.MEMGATE_AUDIT_STORAGE; // a postgres:// URL, or undefined: the files
 
-function mg(args) {
-  return spawnSync(MEMGATE_BIN, args, { env: world.env, cwd: world.cwd, encoding: 'utf8' });
-}
+const mg = (args) => runMemgate(world, args);
 
 function mustMg(args) {
   const r = mg(args);

@@ -8,12 +8,11 @@
 // the unlimited listener hears of both runs (so they happened), the limited
 // one of alpha's only, globex's of neither.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { makeWorld, MEMGATE_BIN, shutdown, sleep, startServe } from './lib/harness.mjs';
+import { createToken, makeWorld, runMemgate, shutdown, sleep, startServe } from './lib/harness.mjs';
 import { call2, httpClient2 } from './lib/sdk2.mjs';
 
 const EVENT = 'notifications/memgate/index_changed';
@@ -22,15 +21,9 @@ let serve;
 const roots = {};
 const clients = [];
 
-function mg(args) {
-  return spawnSync(MEMGATE_BIN, args, { env: world.env, cwd: world.cwd, encoding: 'utf8' });
-}
+const mg = (args) => runMemgate(world, args);
 
-function token(...args) {
-  const r = mg(['token', 'create', ...args, '--json']);
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout).token;
-}
+const token = (...args) => createToken(world, ...args);
 
 async function listener(tok) {
   const c = await httpClient2(serve, { headers: { authorization: `Bearer ${tok}` }, name: 'listen-scope' });

@@ -9,14 +9,12 @@ import { spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
 
-import { makeRepo, makeWorld, MEMGATE_BIN, indexRepo, shutdown, startServe } from './lib/harness.mjs';
+import { MEMGATE_BIN, indexRepo, makeRepo, makeWorld, runMemgate, shutdown, startServe } from './lib/harness.mjs';
 
 let world;
 let serve;
 
-function mg(args) {
-  return spawnSync(MEMGATE_BIN, args, { env: world.env, cwd: world.cwd, encoding: 'utf8' });
-}
+const mg = (args) => runMemgate(world, args);
 
 function events() {
   const r = mg(['audit', '--json', '--limit', '0']);

@@ -8,13 +8,13 @@
 // own (scripts/pg.sh in a temporary directory), so stopping it disturbs no
 // other test.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { call2026, makeRepo, makeWorld, MEMGATE_BIN, REPO_ROOT, sleep, startServe, v1 } from './lib/harness.mjs';
+import { MEMGATE_BIN, REPO_ROOT, call2026, makeRepo, makeWorld, runMemgate, sleep, startServe, v1 } from './lib/harness.mjs';
 
 const PG_SH = path.join(REPO_ROOT, 'scripts', 'pg.sh');
 let dir;
@@ -28,9 +28,7 @@ let handle;
 
 const pg = (what) => execFileSync(PG_SH, [what, dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
 
-function mg(args) {
-  return spawnSync(MEMGATE_BIN, args, { env: world.env, cwd: world.cwd, encoding: 'utf8' });
-}
+const mg = (args) => runMemgate(world, args);
 
 const mcp = (name, args) => call2026(serve, name, args, { token: tok.acme });
 

@@ -12,12 +12,11 @@
 // - the store is bounded: a caller's 33rd task not fetched is refused
 //   (rate_limited), and fetching one makes room.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { makeWorld, MEMGATE_BIN, shutdown, sleep, startServe } from './lib/harness.mjs';
+import { createToken, makeWorld, runMemgate, shutdown, sleep, startServe } from './lib/harness.mjs';
 
 const EXT = 'io.modelcontextprotocol/tasks';
 const PER_CALLER = 32; // MG_MCP_TASKS_PER_CALLER (src/mcp/tasks.h)
@@ -26,15 +25,9 @@ let serve;
 const roots = {};
 const tok = {};
 
-function mg(args) {
-  return spawnSync(MEMGATE_BIN, args, { env: world.env, cwd: world.cwd, encoding: 'utf8' });
-}
+const mg = (args) => runMemgate(world, args);
 
-function token(...args) {
-  const r = mg(['token', 'create', ...args, '--json']);
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout).token;
-}
+const token = (...args) => createToken(world, ...args);
 
 let nextId = 1;
 // One 2026-07-28 request; ext: declare the tasks extension. Returns the JSON-RPC response.

@@ -4,7 +4,7 @@
 //
 // Each test file makes its own temp directory (MEMGATE_HOME and repos inside)
 // and removes it at the end, so files can run in parallel.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -82,6 +82,18 @@ export function makeRepo(world, name, { outside } = {}) {
   fs.symlinkSync(target, path.join(root, 'escape-link.txt'));
   execFileSync('git', ['init', '-q', root]);
   return { name, root, canary, cap, files: Object.keys(files).filter((f) => f !== '.env') };
+}
+
+/** `memgate ARGS...` in the world's environment; returns spawnSync's result (status, stdout, stderr). */
+export function runMemgate(world, args) {
+  return spawnSync(MEMGATE_BIN, args, { env: world.env, cwd: world.cwd, encoding: 'utf8' });
+}
+
+/** `memgate token create ARGS... --json`; returns the token (the test fails if the command does). */
+export function createToken(world, ...args) {
+  const r = runMemgate(world, ['token', 'create', ...args, '--json']);
+  if (r.status !== 0) throw new Error(`memgate token create ${args.join(' ')}: ${r.stderr}`);
+  return JSON.parse(r.stdout).token;
 }
 
 /** `memgate index ROOT --name NAME`; returns stdout. */
