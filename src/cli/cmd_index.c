@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "security/common.h"
+#include "security/sanitize.h"
 
 static const char *HELP =
     "usage: memgate index PATH [--name NAME] [--tenant T] [--max-file-size SIZE] [--threads N] [--json] [--quiet]\n"
@@ -96,6 +98,13 @@ static void print_summary(json_t *r)
     putchar('\n');
 }
 
+static void *prepare_injection(void *unused)
+{
+    (void)unused;
+    mg_injection_prepare();
+    return NULL;
+}
+
 int mg_cmd_index(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -145,7 +154,12 @@ int mg_cmd_index(int argc, char **argv)
         return mg_cli_fail(&err);
     }
     json_t *r = NULL;
+    /* the answer goes through the gate's injection check: its databases are
+     * made while the repo is indexed, not after (a fresh cache compiles them) */
+    pthread_t prep;
+    bool prepping = pthread_create(&prep, NULL, prepare_injection, NULL) == 0;
     rc = mg_cli_tool(&q, "index_repo", args, &r, &err);
+    if (prepping) pthread_join(prep, NULL);
     mg_cli_end(&q);
     if (rc != 0) return mg_cli_fail(&err);
     /* an embedding failure leaves the repo keyword-only; say so, even with --quiet */

@@ -100,6 +100,12 @@ int mg_injection_patterns_check(char *why, size_t cap);
 /* mg_injection_check(s, n, NULL) >= MG_INJ_FLAG. */
 bool mg_injection(const char *s, size_t n);
 
+/* Load or compile the check's databases now (they are otherwise made at the
+ * first check; a fresh cache directory compiles them, about 3 CPU-s): a long
+ * operation starts it on a thread of its own so that its answer's check does
+ * not wait. Idempotent and thread-safe. */
+void mg_injection_prepare(void);
+
 /* The names of the reasons in why ("instruction_override", "leetspeak",
  * ...), at most cap of them into names; returns how many. */
 size_t mg_inj_reason_names(unsigned why, const char **names, size_t cap);
