@@ -100,13 +100,13 @@ TEST(injection_leet_prescan_asks_for_the_fold)
         bool fold;
     } cases[] = {
         {"please 1gn0r3 it", true},
-        {"the 14ngu4g3 m0de1", true},                   /* '1' as l at a word's start and end */
-        {"uint32_t a1b2c3d4e5; then s3cr3t5 follow", true}, /* a word that folds into none, then one that does */
+        {"the 14ngu4g3 m0de1", true},                          /* '1' as l at a word's start and end */
+        {"uint32_t a1b2c3d4e5; then s3cr3t5 follow", true},    /* a word that folds into none, then one that does */
         {"x86_64 k8s i18n sha256 utf8 0x1f3e", false},
-        {"w0rd5 w0rd5 w0rd5", false},                   /* the same word again: no vocabulary word */
-        {"instruc.tions", true},                        /* junk inside an attack word */
-        {"lookup_load unsafe_type", false},             /* identifiers made of pieces */
-        {"ab1gn0r3", true},                             /* the attack word inside a longer one */
+        {"w0rd5 w0rd5 w0rd5", false},                          /* the same word again: no vocabulary word */
+        {"instruc.tions", true},                               /* junk inside an attack word */
+        {"lookup_load unsafe_type", false},                    /* identifiers made of pieces */
+        {"ab1gn0r3", true},                                    /* the attack word inside a longer one */
     };
     mg_injection_check("x", 1, NULL); /* the tables */
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -113,9 +113,9 @@ static bool word_from(uint32_t node, const char *u, const bool *el, const bool *
  * between two letters) folds into an attack word that d is inside of: the
  * word is cut where fold_words cuts it, its junk dropped and, when every
  * character is then a letter or a leet one, its leet undone. An attack word
- * must hold a place where something was undone (a leet character, or the
- * letter after dropped junk, not as its first letter), at most 15 letters
- * from its start; the words from each start are walked in the trie. */
+ * must hold a place where something was undone (a leet character, or a
+ * letter after dropped junk unless the word starts there), at most 15
+ * letters from its start; the words from each start are walked in the trie. */
 static bool leet_word(const unsigned char *s, size_t n, size_t d, size_t *seen)
 {
     size_t i = d, e = d;
@@ -148,7 +148,8 @@ static bool leet_word(const unsigned char *s, size_t n, size_t d, size_t *seen)
     size_t next = l; /* the first place after st where something was undone */
     for (size_t st = l; st-- > 0;) {
         bool undone = dirty[st] || (all && leet[st]);
-        size_t reach = undone && !(dirty[st] && !leet[st]) ? st : next; /* junk before st: not from st */
+        /* junk dropped just before st is outside a word that starts at st */
+        size_t reach = undone && !(dirty[st] && !leet[st]) ? st : next;
         if (reach < l && reach - st <= 15)
             for (int k = 0; k < 2; k++) { /* the words starting with u[st], and with l for an el */
                 int f = k ? (el[st] ? 'l' : 0) : u[st];
