@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "security/injection_int.h"
 #include "security/sanitize.h"
 #include "test.h"
 
@@ -85,4 +86,33 @@ TEST(injection_leet_tilde_and_star_inside_words)
     const char *benign = "See docs/api.md and run make -j2 check; ~/.config/tool.toml sets a*b = 2 and x~y matching.";
     struct mg_inj r = check(benign);
     if (r.score >= MG_INJ_FLAG) FAIL("flagged (score %d): %s", r.score, benign);
+}
+
+/* The byte pass (injection_prescan.c) asks for the leetspeak fold exactly
+ * when a word folds into one of the vocabulary's: the words from each start
+ * walked in a trie, a '1' read as i and as l, and a word that folds into
+ * none not checked again for its other leet characters, while the next word
+ * still is. */
+TEST(injection_leet_prescan_asks_for_the_fold)
+{
+    static const struct {
+        const char *text;
+        bool fold;
+    } cases[] = {
+        {"please 1gn0r3 it", true},
+        {"the 14ngu4g3 m0de1", true},                          /* '1' as l at a word's start and end */
+        {"uint32_t a1b2c3d4e5; then s3cr3t5 follow", true},    /* a word that folds into none, then one that does */
+        {"x86_64 k8s i18n sha256 utf8 0x1f3e", false},
+        {"w0rd5 w0rd5 w0rd5", false},                          /* the same word again: no vocabulary word */
+        {"instruc.tions", true},                               /* junk inside an attack word */
+        {"lookup_load unsafe_type", false},                    /* identifiers made of pieces */
+        {"ab1gn0r3", true},                                    /* the attack word inside a longer one */
+    };
+    mg_injection_check("x", 1, NULL); /* the tables */
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct mg__inj_pre p;
+        mg__inj_prescan((const unsigned char *)cases[i].text, strlen(cases[i].text), &p);
+        if (!!(p.fold & MG__FOLD_LEET) != cases[i].fold)
+            FAIL("%s: fold %#x, want leet %s", cases[i].text, p.fold, cases[i].fold ? "set" : "clear");
+    }
 }

@@ -62,7 +62,6 @@ struct inj_pat {
 static char vocab_pool[MG__INJ_VOCAB_MAX * 16];
 const char *mg__inj_vocab[MG__INJ_VOCAB_MAX];
 size_t mg__inj_nvocab;
-unsigned char mg__inj_vlen[MG__INJ_VOCAB_MAX];
 
 static void vocab_add(const char *w, size_t l)
 {
@@ -75,7 +74,6 @@ static void vocab_add(const char *w, size_t l)
         if (strlen(mg__inj_vocab[k]) == l && memcmp(mg__inj_vocab[k], low, l) == 0) return;
     memcpy(vocab_pool + used, low, l);
     vocab_pool[used + l] = 0;
-    mg__inj_vlen[mg__inj_nvocab] = (unsigned char)l;
     mg__inj_vocab[mg__inj_nvocab++] = vocab_pool + used;
     used += l + 1;
 }
@@ -102,6 +100,29 @@ static void vocab_init(void)
             }
             p = e;
         }
+}
+
+struct mg__inj_node mg__inj_trie[MG__INJ_NODES_MAX];
+uint32_t mg__inj_trie_first[26];
+
+/* The word into the trie (at most a node per letter: room for all). */
+static void trie_add(const char *w)
+{
+    static uint32_t nodes = 1;
+    uint32_t at = 0;
+    for (; *w; w++) {
+        uint32_t k = mg__inj_trie[at].kid;
+        while (k && mg__inj_trie[k].c != *w) k = mg__inj_trie[k].next;
+        if (!k) {
+            if (nodes == MG__INJ_NODES_MAX) return;
+            k = nodes++;
+            mg__inj_trie[k] = (struct mg__inj_node){.c = *w, .next = mg__inj_trie[at].kid};
+            mg__inj_trie[at].kid = k;
+            if (at == 0 && *w >= 'a' && *w <= 'z') mg__inj_trie_first[*w - 'a'] = k;
+        }
+        at = k;
+    }
+    mg__inj_trie[at].end = true;
 }
 
 /* The word's three- and four-letter runs into the prescan's tables. */
@@ -148,6 +169,7 @@ static void cls_init(void)
             if (w[0] != 'a' + c) continue;
             mg__inj_by_first[nb++] = (uint16_t)k;
             runs_add(w);
+            trie_add(w);
             char alt[32]; /* as '1' and '!' read: "he1per", "m0de1" ("helper", "model") */
             size_t l = strlen(w);
             for (size_t i = 0; i <= l; i++) alt[i] = w[i] == 'l' ? 'i' : w[i];

@@ -62,8 +62,18 @@ extern uint32_t mg__inj_quads[MG__INJ_NQUADS];
 #define MG__INJ_VOCAB_MAX 4096
 extern const char *mg__inj_vocab[MG__INJ_VOCAB_MAX];
 extern size_t mg__inj_nvocab;
-extern unsigned char mg__inj_vlen[MG__INJ_VOCAB_MAX]; /* their lengths */
 extern uint16_t mg__inj_by_first[MG__INJ_VOCAB_MAX], mg__inj_by_at[27];
+/* The same words as a trie, for the prescan's word check: node 0 is the
+ * root, a node's children are kid, kid's next, ... (0 ends the list), and a
+ * word ends at a node with end set. */
+struct mg__inj_node {
+    char c;
+    bool end;
+    uint32_t kid, next;
+};
+#define MG__INJ_NODES_MAX (MG__INJ_VOCAB_MAX * 16 + 1) /* a node per letter of vocab_pool, and the root */
+extern struct mg__inj_node mg__inj_trie[MG__INJ_NODES_MAX];
+extern uint32_t mg__inj_trie_first[26]; /* the root's child for each letter a-z, or 0 */
 /* Fill the tables (once; thread-safe). */
 void mg__inj_tables_init(void);
 

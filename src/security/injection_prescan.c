@@ -94,11 +94,29 @@ static bool contraction(const unsigned char *s, size_t n, size_t j)
            (l == 2 && ((a == 'l' && b == 'l') || (a == 'r' && b == 'e') || (a == 'v' && b == 'e')));
 }
 
+/* Whether a word of the vocabulary that reads from u[st] (a '1' or '!' at el
+ * read as i or as l) continues below trie node `node` from u[at] and ends
+ * after u[reach], made of whole pieces. */
+static bool word_from(uint32_t node, const char *u, const bool *el, const bool *dirty, size_t l, size_t st, size_t at,
+                      size_t reach)
+{
+    if (mg__inj_trie[node].end && at > reach && pieces(dirty, l, st, at)) return true;
+    if (at == l) return false;
+    for (uint32_t k = mg__inj_trie[node].kid; k; k = mg__inj_trie[k].next)
+        if ((mg__inj_trie[k].c == u[at] || (el[at] && mg__inj_trie[k].c == 'l')) &&
+            word_from(k, u, el, dirty, l, st, at + 1, reach))
+            return true;
+    return false;
+}
+
 /* Whether the word of fold_words around s[d] (a leet character or junk
  * between two letters) folds into an attack word that d is inside of: the
  * word is cut where fold_words cuts it, its junk dropped and, when every
- * character is then a letter or a leet one, its leet undone. */
-static bool leet_word(const unsigned char *s, size_t n, size_t d)
+ * character is then a letter or a leet one, its leet undone. An attack word
+ * must hold a place where something was undone (a leet character, or a
+ * letter after dropped junk unless the word starts there), at most 15
+ * letters from its start; the words from each start are walked in the trie. */
+static bool leet_word(const unsigned char *s, size_t n, size_t d, size_t *seen)
 {
     size_t i = d, e = d;
     while (i > 0 && d - i < 64 &&
@@ -109,6 +127,10 @@ static bool leet_word(const unsigned char *s, size_t n, size_t d)
            (MG__IS(s[e], C_WORD) || (e > i && e + 1 < n && MG__IS(s[e], MG__C_JUNK) && MG__IS(s[e - 1], C_WORD) &&
                                  MG__IS(s[e + 1], C_WORD) && !contraction(s, n, e))))
         e++;
+    /* the answer depends on the word only: one that did not fold (seen[0..1]) is not checked again
+     * for its other leet characters */
+    if (i == seen[0] && e == seen[1]) return false;
+    seen[0] = i, seen[1] = e;
     char u[64];
     bool dirty[64] = {false}, leet[64] = {false}, el[64] = {false}, all = true; /* el: reads as i or l */
     size_t l = 0;
@@ -123,23 +145,18 @@ static bool leet_word(const unsigned char *s, size_t n, size_t d)
         el[l] = s[q] == '1' || s[q] == '!';
         leet[l++] = !MG__IS(s[q], MG__C_ALPHA);
     }
-    for (size_t q = 0; q < l; q++) {
-        if (!(dirty[q] || (all && leet[q]))) continue;
-        /* an attack word over q: starting at st <= q (before q when q follows dropped junk) */
-        for (size_t st = q >= 15 ? q - 15 : 0; st <= q; st++) {
-            if (dirty[q] && !leet[q] && st == q) break;
-            for (int first = 0; first < 2; first++) { /* the words starting with u[st], and with l for an el */
-                int f0 = first ? (el[st] ? 'l' : 0) : u[st];
-                if (f0 < 'a' || f0 > 'z') continue;
-                for (unsigned j = mg__inj_by_at[f0 - 'a']; j < mg__inj_by_at[f0 - 'a' + 1]; j++) {
-                    unsigned wl = mg__inj_vlen[mg__inj_by_first[j]], k = 1;
-                    if (st + wl > l || st + wl <= q) continue;
-                    const char *w = mg__inj_vocab[mg__inj_by_first[j]];
-                    while (k < wl && (u[st + k] == w[k] || (el[st + k] && w[k] == 'l'))) k++;
-                    if (k == wl && pieces(dirty, l, st, st + wl)) return true;
-                }
+    size_t next = l; /* the first place after st where something was undone */
+    for (size_t st = l; st-- > 0;) {
+        bool undone = dirty[st] || (all && leet[st]);
+        /* junk dropped just before st is outside a word that starts at st */
+        size_t reach = undone && !(dirty[st] && !leet[st]) ? st : next;
+        if (reach < l && reach - st <= 15)
+            for (int k = 0; k < 2; k++) { /* the words starting with u[st], and with l for an el */
+                int f = k ? (el[st] ? 'l' : 0) : u[st];
+                uint32_t node = f >= 'a' && f <= 'z' ? mg__inj_trie_first[f - 'a'] : 0;
+                if (node && word_from(node, u, el, dirty, l, st, st + 1, reach)) return true;
             }
-        }
+        if (undone) next = st;
     }
     return false;
 }
@@ -163,7 +180,7 @@ static inline int letter_by(const unsigned char *s, size_t n, size_t *i, int ste
  * three, and one of four, letters of an attack word over d (over both sides
  * of junk), which tells most text apart at once ("int32_t", "foo_bar")
  * before the word is folded. */
-static bool leet_at(const unsigned char *s, size_t n, size_t d)
+static bool leet_at(const unsigned char *s, size_t n, size_t d, size_t *seen)
 {
     bool junk = MG__IS(s[d], MG__C_JUNK) && !MG__IS(s[d], MG__C_ALPHA);
     int c = junk ? -1 : leet_letter(s, d);
@@ -187,7 +204,7 @@ static bool leet_at(const unsigned char *s, size_t n, size_t d)
     for (int st = nl - 3 < 0 ? 0 : nl - 3; st <= (junk ? nl - 1 : nl) && st + 4 <= m && !hit; st++)
         hit = quad_has(mg__inj_quad_key(seq + st)) && ((st + 5 <= m && quad_has(mg__inj_quad_key(seq + st + 1))) ||
                                                         (st >= 1 && quad_has(mg__inj_quad_key(seq + st - 1))));
-    return hit && leet_word(s, n, d);
+    return hit && leet_word(s, n, d, seen);
 }
 
 /* ---- 3. spaced-out letters and hex text ------------------------------------------------- */
@@ -312,6 +329,7 @@ void mg__inj_prescan(const unsigned char *s, size_t n, struct mg__inj_pre *p)
 {
     *p = (struct mg__inj_pre){.valid = true};
     size_t zw = 0, next_wide = 0, last_wide = 0; /* where the next character starts; after the last wide one */
+    size_t seen[2] = {SIZE_MAX, SIZE_MAX};       /* the last word leet_word found no attack word in */
     struct blk prev = {0};
     unsigned char tail[64];
     for (size_t at = 0; at < n + 64; at += 64) { /* and an empty block after: the hex runs look back one */
@@ -336,7 +354,7 @@ void mg__inj_prescan(const unsigned char *s, size_t n, struct mg__inj_pre *p)
             uint64_t alpha_near = PREVBIT(alpha) | b.alpha >> 1 | 1ull << 63, wordc_next = wordc >> 1 | 1ull << 63;
             for (uint64_t c = ((b.digit | b.leet) & ~b.alpha & alpha_near) | (b.junk & wordc_prev & wordc_next); c;
                  c &= c - 1)
-                if (leet_at(s, n, at + (size_t)__builtin_ctzll(c))) {
+                if (leet_at(s, n, at + (size_t)__builtin_ctzll(c), seen)) {
                     p->fold |= MG__FOLD_LEET;
                     break;
                 }
