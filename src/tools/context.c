@@ -787,8 +787,8 @@ out:
 
 const struct mg_tool mg_tools_context[] = {
     {"get_context", "Get context for a prompt",
-     "One attributed block for a prompt, within budget_tokens: the "
-     "relevant code as whole definitions, the repo's notes, earlier episodes and project entities, ranked, each "
+     "One attributed block for a prompt, within budget_tokens: the relevant code (whole definitions, more files "
+     "by their best lines), the repo's notes, earlier episodes and project entities, ranked, each "
      "with why it was picked; secrets redacted, injection flagged.",
      MG_S_IN("\"prompt\":" MG_S_STR ",\"budget_tokens\":{\"type\":\"integer\",\"minimum\":256,\"maximum\":65536,"
              "\"default\":8000},\"limit\":{\"type\":\"integer\",\"minimum\":1}," MG_S_REPO "," MG_S_SESSION,
