@@ -220,10 +220,11 @@ TEST(context_memory_is_placed_by_relevance_among_code)
     cx_close(&c);
 }
 
-/* The budget takes one piece of each file first, then the rest by
- * relevance: a file whose one weaker function fits comes before a third
- * function of the file that matches best; the parts stay in the order of
- * relevance. */
+/* The budget takes a glimpse of each file first (its best piece's best
+ * lines), then the pieces whole by relevance, and a piece that no longer
+ * fits whole as its glimpse: a file whose one weaker function fits comes
+ * before a third function of the file that matches best, which comes cut
+ * to its best lines; the parts stay in the order of relevance. */
 TEST(context_takes_one_piece_per_file_first)
 {
     setenv("MEMGATE_EMBEDDER", "none", 1);
@@ -253,15 +254,77 @@ TEST(context_takes_one_piece_per_file_first)
     snprintf(args, sizeof(args), "{\"prompt\":\"queue flush\",\"budget_tokens\":%lld}", full - 60);
     json_t *r = ctx_call(&c, args);
     ASSERT_EQ_INT(count_parts(r, "src/worker.c"), 1);
-    ASSERT_EQ_INT(count_parts(r, "src/queue.c"), 2);
-    ASSERT_EQ_INT(json_integer_value(json_object_get(r, "omitted")), 1);
+    ASSERT_EQ_INT(count_parts(r, "src/queue.c"), 3);
+    ASSERT_EQ_INT(json_integer_value(json_object_get(r, "omitted")), 0);
     json_t *parts = json_object_get(r, "parts");
     double prev = 1e9;
+    int windows = 0;
     for (size_t i = 0; i < json_array_size(parts); i++) { /* by relevance */
-        double sc = json_real_value(json_object_get(json_array_get(parts, i), "score"));
+        json_t *p = json_array_get(parts, i);
+        double sc = json_real_value(json_object_get(p, "score"));
         ASSERT(sc <= prev);
         prev = sc;
+        if (strstr(pstr(p, "source"), ", a window")) { /* the glimpse: its best line, 2 before and 3 after */
+            windows++;
+            ASSERT_EQ_INT(json_integer_value(json_object_get(p, "end_line")) -
+                              json_integer_value(json_object_get(p, "start_line")), 5);
+        }
     }
+    ASSERT_EQ_INT(windows, 1);
+    json_decref(r);
+    cx_close(&c);
+}
+
+/* Coverage: forty files each hold a long function about the prompt, more
+ * than the budget holds whole. Each file comes by its best lines (a glimpse
+ * of at most six lines), the best file's function whole, and
+ * the whole result stays within the budget. Before, the budget went to
+ * whole functions of the first dozen files and the rest were left out. */
+TEST(context_covers_many_files_by_their_best_lines)
+{
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    char *home = mg_t_tmpdir(), *repo = mg_t_tmpdir();
+    enum { FILES = 40, LINES = 60 };
+    for (int f = 0; f < FILES; f++) {
+        struct mg_buf b;
+        mg_buf_init(&b, 1 << 16);
+        mg_buf_addf(&b, "int spool_drain_%02d(int n)\n{\n", f);
+        for (int k = 0; k < LINES; k++)
+            mg_buf_addf(&b, "    n = step_%d_%d(n, %d); /* counter %d */\n", f, k, k * 7, k);
+        /* the words of the prompt: twice in the first file, once in the others */
+        mg_buf_addf(&b, "    n = spool_drain_widget(n); /* spool drain widget */\n%s    return n;\n}\n",
+                    f == 0 ? "    n = spool_drain_widget(n); /* spool drain widget again */\n" : "");
+        char path[64];
+        snprintf(path, sizeof(path), "src/spool%02d.c", f);
+        mg_t_write_str(repo, path, b.p);
+        mg_buf_release(&b);
+    }
+    struct mg_t_out o = MG_RUN(repo, home, "index", repo, "--name", "ctx", "--quiet");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+    struct cx c = {.home = home};
+    mg_t_srv_open(&c.t, home, "local", MG_LEVEL_ADMIN);
+    json_t *r = ctx_call(&c, "{\"prompt\":\"spool drain widget\",\"budget_tokens\":8000}");
+    char *text = mg_tools_text(mg_tool_find("get_context"), r);
+    size_t cost = mg_tokens_str(text);
+    free(text);
+    if (cost > 8000) FAIL("the text costs %zu tokens", cost);
+    int whole = 0;
+    for (int f = 0; f < FILES; f++) {
+        char path[64];
+        snprintf(path, sizeof(path), "src/spool%02d.c:", f);
+        if (count_parts(r, path) < 1) FAIL("file %d of %d is not in the context", f, FILES);
+    }
+    json_t *parts = json_object_get(r, "parts");
+    for (size_t i = 0; i < json_array_size(parts); i++) {
+        json_t *p = json_array_get(parts, i);
+        long long n = json_integer_value(json_object_get(p, "end_line")) - json_integer_value(json_object_get(p, "start_line"));
+        if (n >= LINES) whole++; /* a function whole */
+        else ASSERT(n <= 5);     /* else its glimpse: its best line, 2 before and 3 after at most */
+        ASSERT_CONTAINS(json_string_value(json_object_get(r, "block")), pstr(p, "source"));
+    }
+    ASSERT(whole >= 1);
+    ASSERT_CONTAINS(pstr(json_array_get(parts, 0), "source"), "src/spool00.c:1-");
     json_decref(r);
     cx_close(&c);
 }

@@ -15,13 +15,16 @@
  *      and one that matched one word after good code. Each piece carries a
  *      one-line reason: the lists that found it and at which places, and
  *      whether a definition's name matches a word of the prompt.
- *   3. budget: pieces are taken best first, one code piece per file before
- *      the others (at most 4 x limit code pieces, limit of each kind of
- *      memory), and listed by relevance, while the whole result stays
+ *   3. budget: first a glimpse of each file (its best piece cut to the
+ *      lines of its best hit's best line) within half the budget, the
+ *      files of a wide search (100 hits, snippets) among them; then pieces
+ *      best first, whole while they fit (a glimpse grows into its piece),
+ *      else as their glimpse (at most 4 x limit + 100 code pieces, limit of
+ *      each kind of memory), listed by relevance, while the whole result stays
  *      within budget_tokens both as compact JSON (the block, the parts and
  *      every other member: 4 bytes a token) and as the text content the
  *      agent reads (the block once, util/tokens.h's count from above, which
- *      `tokens` reports); a piece that does not fit is left out whole and
+ *      `tokens` reports); a piece that fits in neither form is left out and
  *      counted in `omitted`.
  *
  * Every piece is gated text (redacted, sanitised, flagged, attributed);
@@ -57,6 +60,10 @@
 #define BUDGET_MAX 65536
 #define BUDGET_DEFAULT 8000
 #define CODE_HITS_PER_LIMIT 4 /* code hits asked for, and code pieces at most, per unit of limit: the budget cuts */
+#define WIDE_HITS 100         /* the wide search's hits: the files the coverage pass can show */
+#define CUT_BEFORE 2          /* a glimpse: lines before its hit's best line ... */
+#define CUT_AFTER 3           /* ... and after it */
+#define COVER_SHARE 2         /* the coverage pass spends at most 1/COVER_SHARE of the budget */
 
 struct part {
     struct mg_ctx *x;
@@ -90,6 +97,11 @@ struct piece {
     const char *path;
     int64_t start, end;   /* the lines text holds */
     char *names;          /* the definitions it holds, ", "-separated (owned), or NULL */
+    /* its glimpse: the lines of its first hit's best line, CUT_BEFORE before to CUT_AFTER after, with their
+     * own heading (NULL: the piece is no longer than that) */
+    const struct mg_code_hit *first;
+    char *cut_source, *cut_text, *cut_names;
+    int64_t cut_start, cut_end;
 };
 
 static int cmp_piece(const void *a, const void *b)
@@ -182,8 +194,6 @@ static unsigned words_in(const struct words *w, const char *s)
     }
     return found;
 }
-
-static int popcount(unsigned v) { return __builtin_popcount(v); }
 
 /* The words of mask, quoted and comma-separated, into b. */
 static void words_list(const struct words *w, unsigned mask, struct mg_buf *b)
@@ -284,14 +294,57 @@ static void code_why(const struct mg_code_hit *h, size_t i, const char *mode, st
     }
 }
 
-/* Code hits of nlists lists (the search, then the symbol probes, each
- * best first) into pieces (v, *n): one per group of hits with overlapping
- * lines in one file, at its best hit's rank. 0, or -1 out of memory. */
-static int code_pieces(const struct mg_items *const *lists, const char *const *probe, size_t nlists,
+/* The heading of lines [s, e] of path that the definitions names hold (NULL: none; h: the hit that names
+ * them), or NULL out of memory. */
+static char *code_source(const struct mg_code_hit *h, const char *path, int64_t s, int64_t e, const char *names)
+{
+    struct mg_buf src;
+    mg_buf_init(&src, 8192);
+    /* a piece an external provider found (and memgate did not) names it */
+    mg_buf_addf(&src, "[source: %s%s%s:%lld-%lld", h->provider ? h->provider : "", h->provider ? ":" : "", path,
+                (long long)s, (long long)e);
+    if (names) {
+        mg_buf_addf(&src, " %s — %s", names, h->def_kind ? h->def_kind : "definition");
+        if (h->def_start_line < s || h->def_end_line > e)
+            mg_buf_addf(&src, " %lld-%lld, a window", (long long)h->def_start_line, (long long)h->def_end_line);
+        if (h->def_signature && *h->def_signature && h->def_kind &&
+            (strcmp(h->def_kind, "function") == 0 || strcmp(h->def_kind, "method") == 0 ||
+             strcmp(h->def_kind, "constructor") == 0))
+            mg_buf_addf(&src, ": %s", h->def_signature);
+    }
+    mg_buf_adds(&src, "]");
+    return mg_buf_detach(&src, NULL);
+}
+
+/* Piece p's glimpse (cut_*): the lines of its first hit's best line, CUT_BEFORE before and CUT_AFTER after,
+ * within its own lines, headed by the definition that holds them. None when the piece is no longer. 0, or -1
+ * out of memory. */
+static int cut_piece(struct piece *p)
+{
+    const struct mg_code_hit *h = p->first;
+    int64_t line = h->line >= p->start && h->line <= p->end ? h->line : p->start;
+    int64_t s = line - CUT_BEFORE > p->start ? line - CUT_BEFORE : p->start;
+    int64_t e = line + CUT_AFTER < p->end ? line + CUT_AFTER : p->end;
+    if (s == p->start && e == p->end) return 0;
+    size_t len;
+    const char *t = text_lines(p->text, s - p->start, e - s + 1, &len);
+    p->cut_start = s;
+    p->cut_end = e;
+    if (!(p->cut_text = fmt("%.*s", (int)len, t))) return -1;
+    if (h->def_name && !(p->cut_names = def_label(h))) return -1;
+    return (p->cut_source = code_source(h, p->path, s, e, p->cut_names)) ? 0 : -1;
+}
+
+/* Code hits of nlists lists (the search, then the symbol probes, then at
+ * index wide the wide search, each best first) into pieces (v, *n): one per
+ * group of hits with overlapping lines in one file, at its best hit's rank;
+ * of the wide search only each file no other hit stands for, by its best
+ * hit's snippet. 0, or -1 out of memory. */
+static int code_pieces(const struct mg_items *const *lists, const char *const *probe, size_t nlists, size_t wide,
                        const struct words *w, struct piece *v, size_t *n)
 {
     size_t first = *n;
-    struct mg_buf why[64];
+    struct mg_buf why[320]; /* the most hits: 4 x 50, the probes', the wide search's */
     size_t nwhy = 0;
     int rc = 0;
     for (size_t l = 0; l < nlists; l++)
@@ -299,7 +352,12 @@ static int code_pieces(const struct mg_items *const *lists, const char *const *p
         const struct mg_items *code = lists[l];
         const struct mg_code_hit *h = (const struct mg_code_hit *)code->v[i];
         /* a probe's name that is a field or a member: its struct is not what the word asked for */
-        if (l && (!h->def_name || !h->symbol || strcmp(h->def_name, h->symbol) != 0)) continue;
+        if (l && l < wide && (!h->def_name || !h->symbol || strcmp(h->def_name, h->symbol) != 0)) continue;
+        /* the wide search: a file no other hit stands for, by its snippet */
+        bool known = false;
+        for (size_t j = first; l == wide && j < *n && !known; j++)
+            known = strcmp(v[j].path, h->path) == 0 && strcmp(v[j].h->repo, h->repo) == 0;
+        if (known) continue;
         const char *text = h->body ? h->body : h->snippet ? h->snippet : "";
         int64_t s = h->body ? h->body_start_line : h->snippet_line;
         size_t tl = 0;
@@ -325,36 +383,21 @@ static int code_pieces(const struct mg_items *const *lists, const char *const *p
                 rc = -1;
                 break;
             }
-            v[*n] = (struct piece){.kind = "code", .order = 0, .rank = i, .text = t, .h = h,
+            v[*n] = (struct piece){.kind = "code", .order = 0, .rank = i, .text = t, .h = h, .first = h,
                                    .path = h->path, .start = s, .end = e, .flags = h->base.flags, .inj = h->base.inj};
             if (h->def_name && !(v[*n].names = def_label(h))) rc = -1;
             b = &why[nwhy++];
             mg_buf_init(b, 4096);
             (*n)++;
         }
-        if (l) mg_buf_addf(b, "symbol #%zu of '%s*'", i + 1, probe[l]);
+        if (l && l < wide) mg_buf_addf(b, "symbol #%zu of '%s*'", i + 1, probe[l]);
         else code_why(h, i, code->mode, b);
     }
-    /* the source line and the reason of each */
+    /* the source line and the reason of each, and its glimpse */
     for (size_t j = first; j < *n; j++) {
         struct piece *p = &v[j];
-        const struct mg_code_hit *h = p->h;
-        struct mg_buf src;
-        mg_buf_init(&src, 8192);
-        /* a piece an external provider found (and memgate did not) names it */
-        mg_buf_addf(&src, "[source: %s%s%s:%lld-%lld", h->provider ? h->provider : "", h->provider ? ":" : "", p->path,
-                    (long long)p->start, (long long)p->end);
-        if (p->names) {
-            mg_buf_addf(&src, " %s — %s", p->names, h->def_kind ? h->def_kind : "definition");
-            if (h->def_start_line < p->start || h->def_end_line > p->end)
-                mg_buf_addf(&src, " %lld-%lld, a window", (long long)h->def_start_line, (long long)h->def_end_line);
-            if (h->def_signature && *h->def_signature && h->def_kind &&
-                (strcmp(h->def_kind, "function") == 0 || strcmp(h->def_kind, "method") == 0 ||
-                 strcmp(h->def_kind, "constructor") == 0))
-                mg_buf_addf(&src, ": %s", h->def_signature);
-        }
-        mg_buf_adds(&src, "]");
-        p->source = mg_buf_detach(&src, NULL);
+        if (!(p->source = code_source(p->h, p->path, p->start, p->end, p->names))) rc = -1;
+        if (rc == 0 && cut_piece(p) != 0) rc = -1;
         struct mg_buf *b = &why[j - first];
         unsigned in_name = p->names ? words_in(w, p->names) : 0;
         if (in_name) {
@@ -398,7 +441,7 @@ static void score_pieces(struct piece *v, size_t n, const struct words *w)
 {
     for (size_t i = 0; i < n; i++) {
         double share = 1.0;
-        if (w->n) share = (double)popcount(words_in(w, v[i].source) | words_in(w, v[i].text)) / (double)w->n;
+        if (w->n) share = (double)__builtin_popcount(words_in(w, v[i].source) | words_in(w, v[i].text)) / (double)w->n;
         v[i].score = (0.5 + share) / (RRF_K + (double)v[i].rank + 1.0);
         v[i].score = (double)(long long)(v[i].score * 1e6 + 0.5) / 1e6;
     }
@@ -462,6 +505,16 @@ static size_t piece_cost(const struct piece *p, size_t *tokens)
     return cost;
 }
 
+/* Piece p as shown: whole, or (cut) its glimpse when it has one. */
+static struct piece shown(const struct piece *p, bool cut)
+{
+    struct piece v = *p;
+    if (!cut || !p->cut_text) return v;
+    v.h = p->first, v.source = p->cut_source, v.text = p->cut_text, v.names = p->cut_names;
+    v.start = p->cut_start, v.end = p->cut_end;
+    return v;
+}
+
 static json_t *assemble(struct piece *pv, size_t np, long long budget_tokens, long long max_code, json_t *scope,
                         bool in_project, json_t *gate, const struct mg_items *code)
 {
@@ -477,44 +530,59 @@ static json_t *assemble(struct piece *pv, size_t np, long long budget_tokens, lo
     json_t *parts = json_object_get(r, "parts");
     struct mg_buf block;
     mg_buf_init(&block, (size_t)1 << 26);
-    /* which pieces: two passes by relevance, the first taking one code piece per file (more files, the
-     * likelier the one the task is about is among them), the second what fits of the rest; then the
-     * pieces taken, in the order of relevance */
-    uint8_t *state = calloc(np + 1, 1); /* 1: taken, 2: left out */
+    /* which pieces, by relevance: first a glimpse (code_pieces' cut_*) of each file's best code piece, while
+     * the glimpses take at most 1/COVER_SHARE of the budget (more files, the likelier the one the task is
+     * about is among them); then, best first, each piece whole while it fits (a glimpse taken grows into
+     * its piece: the best files get their definitions), else as its glimpse; then the pieces taken, in the
+     * order of relevance */
+    uint8_t *state = calloc(np + 1, 1); /* 0: not yet, 1: whole, 2: left out, 3: its glimpse */
+    size_t *paid = calloc(2 * (np + 1), sizeof(*paid)); /* what a piece taken costs: JSON bytes, tokens */
     size_t taken = 0;
-    for (int pass = 0; pass < 2 && state; pass++)
+    for (int pass = 0; pass < 2 && state && paid; pass++) {
+        size_t cap = pass ? budget : budget / COVER_SHARE, cap_t = (size_t)budget_tokens / (pass ? 1 : COVER_SHARE);
         for (size_t i = 0; i < np; i++) {
-            if (state[i]) continue;
-            if (pass == 0 && pv[i].h) {
+            if (state[i] == 1 || state[i] == 2) continue;
+            if (pass == 0) {
+                if (!pv[i].h || ncode >= max_code) continue;
                 bool seen = false;
-                for (size_t k = 0; k < i && !seen; k++) seen = state[k] == 1 && pv[k].h && strcmp(pv[k].path, pv[i].path) == 0;
+                for (size_t k = 0; k < i && !seen; k++)
+                    seen = state[k] && pv[k].h && strcmp(pv[k].path, pv[i].path) == 0 &&
+                           strcmp(pv[k].h->repo, pv[i].h->repo) == 0;
                 if (seen) continue;
-            }
-            if (pv[i].h && ncode >= max_code) {
+            } else if (pv[i].h && !state[i] && ncode >= max_code) {
                 state[i] = 2;
                 continue;
             }
-            size_t cost_t, cost = piece_cost(&pv[i], &cost_t);
-            if (cost != (size_t)-1 && used + cost + (taken ? 1 : 0) <= budget &&
-                used_t + cost_t <= (size_t)budget_tokens) {
-                used_t += cost_t;
-                cost += taken ? 1 : 0;
-                used += cost;
-                ncode += pv[i].h != NULL;
-                state[i] = 1;
-                taken++;
-            } else {
-                state[i] = 2;
+            /* the forms to try, in turn: pass 0 the glimpse; pass 1 the whole piece, then a glimpse not taken */
+            int forms = pass == 0 || state[i] == 3 || !pv[i].cut_text ? 1 : 2;
+            for (int f = 0; f < forms; f++) {
+                bool cut = pass == 0 || f == 1;
+                struct piece view = shown(&pv[i], cut);
+                size_t cost_t, cost = piece_cost(&view, &cost_t);
+                size_t sep = state[i] == 0 && taken ? 1 : 0;
+                if (cost == (size_t)-1) break;
+                if (used - paid[2 * i] + cost + sep > cap || used_t - paid[2 * i + 1] + cost_t > cap_t) continue;
+                used = used - paid[2 * i] + cost + sep; /* (a glimpse grown: its place is paid) */
+                used_t = used_t - paid[2 * i + 1] + cost_t;
+                paid[2 * i] = cost;
+                paid[2 * i + 1] = cost_t;
+                taken += !state[i];
+                ncode += !state[i] && pv[i].h;
+                state[i] = cut && pv[i].cut_text ? 3 : 1;
+                break;
             }
+            if (pass == 1 && !state[i]) state[i] = 2;
         }
+    }
     /* the pieces taken, best first, as the block's text and the parts */
     char **txt = calloc(taken + 1, sizeof(*txt));
     json_t **pjs = calloc(taken + 1, sizeof(*pjs));
     size_t k = 0;
     for (size_t i = 0; i < np && state && txt && pjs; i++) {
-        if (state[i] != 1) continue;
-        txt[k] = fmt("%s (%s)\n%s", pv[i].source, pv[i].why, pv[i].text);
-        pjs[k] = txt[k] ? part_json(&pv[i]) : NULL;
+        if (state[i] != 1 && state[i] != 3) continue;
+        struct piece view = shown(&pv[i], state[i] == 3);
+        txt[k] = fmt("%s (%s)\n%s", view.source, view.why, view.text);
+        pjs[k] = txt[k] ? part_json(&view) : NULL;
         if (pjs[k]) {
             k++;
         } else { /* out of memory: left out */
@@ -523,6 +591,7 @@ static json_t *assemble(struct piece *pv, size_t np, long long budget_tokens, lo
         }
     }
     free(state);
+    free(paid);
     /* within the budget both as JSON (budget x 4 bytes) and as the text content the agent reads (its tokens
      * counted from above): the last pieces out while either is over */
     for (;;) {
@@ -579,7 +648,8 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
         return -1;
     }
     /* more hits than pieces: several hits of one definition become one piece */
-    struct mg_code_query cq = {.query = prompt, .limit = (int)limit * CODE_HITS_PER_LIMIT, .no_match_lines = true,
+    int code_hits = (int)limit * CODE_HITS_PER_LIMIT;
+    struct mg_code_query cq = {.query = prompt, .limit = code_hits, .no_match_lines = true,
                                .definition_lines = DEFINITION_LINES};
     struct mg_mem_args ma = {.session = mg_request_memory_session(x, sess), .query = prompt, .limit = (int)limit};
     struct words w;
@@ -602,20 +672,24 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
         pq[nprobe] = (struct mg_code_query){.query = stems[nprobe], .limit = PROBE_LIMIT, .no_match_lines = true,
                                             .definition_lines = DEFINITION_LINES};
     }
-    struct part parts[NPARTS + PROBES] = {
+    struct part parts[NPARTS + PROBES + 1] = {
         {x, &mg_op_code_search, &ta.t, &cq, {0}, {0}, 0},
         {x, &mg_op_notes_search, &ta.t, &ma, {0}, {0}, 0},
         {x, &mg_op_sessions_recall, &ta.t, &ma, {0}, {0}, 0},
         {x, &mg_op_entities_search, &ta.t, &ma, {0}, {0}, 0},
     };
     for (size_t i = 0; i < nprobe; i++) parts[NPARTS + i] = (struct part){x, &mg_op_code_symbols, &ta.t, &pq[i], {0}, {0}, 0};
-    int nparts = NPARTS + (int)nprobe;
+    /* the wide search: the files of the first WIDE_HITS hits, each by its snippet (no definitions: the gate's
+     * max_context_bytes per part would hold a third of them) */
+    struct mg_code_query wq = {.query = prompt, .limit = WIDE_HITS, .no_match_lines = true};
+    parts[NPARTS + nprobe] = (struct part){x, &mg_op_code_search, &ta.t, &wq, {0}, {0}, 0};
+    int nparts = NPARTS + (int)nprobe + 1;
     /* external code providers (tools/ext.h), beside the parts; their hits fuse into the code search's */
     struct mg_ext_run ext;
     struct mg_code_query eq = {.query = prompt, .limit = (int)limit * CODE_HITS_PER_LIMIT};
     mg_ext_start(x, &eq, &ext);
-    pthread_t th[NPARTS + PROBES];
-    bool started[NPARTS + PROBES] = {0};
+    pthread_t th[NPARTS + PROBES + 1];
+    bool started[NPARTS + PROBES + 1] = {0};
     for (int i = 1; i < nparts; i++) started[i] = pthread_create(&th[i], NULL, part_main, &parts[i]) == 0;
     part_main(&parts[0]);
     for (int i = 1; i < nparts; i++) {
@@ -638,14 +712,14 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
 
     const struct mg_items *code = parts[0].rc == 0 ? &parts[0].items : NULL, *notes = &parts[1].items,
                           *eps = &parts[2].items, *ents = &parts[3].items;
-    const struct mg_items *lists[1 + PROBES] = {code};
+    const struct mg_items *lists[1 + PROBES + 1] = {code};
     size_t cap = (code ? code->n : 0) + notes->n + eps->n + ents->n;
-    for (size_t i = 0; i < nprobe; i++) {
+    for (size_t i = 0; i <= nprobe; i++) { /* the probes and the wide search (best effort, as the code) */
         lists[1 + i] = parts[NPARTS + i].rc == 0 ? &parts[NPARTS + i].items : NULL;
         cap += lists[1 + i] ? lists[1 + i]->n : 0;
     }
     if (!(pv = calloc(cap + 1, sizeof(*pv)))) goto oom;
-    if (code_pieces(lists, probe, 1 + nprobe, &w, pv, &np) != 0) goto oom;
+    if (code_pieces(lists, probe, 2 + nprobe, 1 + nprobe, &w, pv, &np) != 0) goto oom;
     for (size_t i = 0; i < notes->n; i++) {
         const struct mg_note *n = (const struct mg_note *)notes->v[i];
         if (mem_piece(pv, &np, "note", "notes", 1, i, fmt("[note: %s]", n->key), n->key, n->value, &n->base, &w) != 0)
@@ -683,7 +757,7 @@ static int t_get_context(struct mg_ctx *x, json_t *args, json_t **result, struct
             all.degraded_code = parts[i].items.degraded_code;
         }
     }
-    if (!(*result = assemble(pv, np, budget, limit * CODE_HITS_PER_LIMIT, mg_render_place(eps), in_project, mg_render_gate(&all),
+    if (!(*result = assemble(pv, np, budget, code_hits + WIDE_HITS, mg_render_place(eps), in_project, mg_render_gate(&all),
                              &parts[0].items)))
         goto oom;
     /* the external providers: code providers' statuses, and a memory provider that failed */
@@ -701,6 +775,9 @@ out:
         free(pv[i].why);
         free(pv[i].text);
         free(pv[i].names);
+        free(pv[i].cut_source);
+        free(pv[i].cut_text);
+        free(pv[i].cut_names);
     }
     free(pv);
     for (int i = 0; i < nparts; i++) mg_items_release(&parts[i].items);
@@ -710,8 +787,8 @@ out:
 
 const struct mg_tool mg_tools_context[] = {
     {"get_context", "Get context for a prompt",
-     "One attributed block for a prompt, within budget_tokens: the "
-     "relevant code as whole definitions, the repo's notes, earlier episodes and project entities, ranked, each "
+     "One attributed block for a prompt, within budget_tokens: the relevant code (whole definitions, more files "
+     "by their best lines), the repo's notes, earlier episodes and project entities, ranked, each "
      "with why it was picked; secrets redacted, injection flagged.",
      MG_S_IN("\"prompt\":" MG_S_STR ",\"budget_tokens\":{\"type\":\"integer\",\"minimum\":256,\"maximum\":65536,"
              "\"default\":8000},\"limit\":{\"type\":\"integer\",\"minimum\":1}," MG_S_REPO "," MG_S_SESSION,
