@@ -121,6 +121,31 @@ long mg_idx_match_count_in(struct mg_db *d, const char *match, int64_t lo, int64
     return count_once(d, st, own, last, NULL, err);
 }
 
+int mg_idx_match_ids(struct mg_db *d, const char *match, long limit, const struct mg_idx_idset *scope,
+                     struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_ID, K_END};
+    if (scope ? mg__idx_open(d, S_MATCH_IDS_SCOPED, "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 AND "
+                             "mg_in_idset(?3, rowid) ORDER BY rowid LIMIT ?2", cols, c, err)
+              : mg__idx_open(d, S_MATCH_IDS, "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY rowid "
+                             "LIMIT ?2", cols, c, err))
+        return -1;
+    sqlite3_bind_text(c->st, 1, match, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(c->st, 2, limit);
+    if (scope) sqlite3_bind_pointer(c->st, 3, (void *)scope, "mg_idset", NULL);
+    return 0;
+}
+
+int mg_idx_chunk_file(struct mg_db *d, int64_t id, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_FILE_ID, K_FLAGS, K_CHUNK_LO, K_CHUNK_HI, K_END};
+    if (mg__idx_open(d, S_CHUNK_FILE, "SELECT f.id, f.flags, f.chunk_lo, f.chunk_hi FROM chunks c JOIN files f ON "
+                     "f.id = c.file_id WHERE c.id = ?", cols, c, err) != 0)
+        return -1;
+    sqlite3_bind_int64(c->st, 1, id);
+    return 0;
+}
+
 int mg_idx_rank_symbols(struct mg_db *d, const char *match, int limit, struct mg_idx_cur *c, struct mg_err *err)
 {
     static const unsigned char cols[] = {K_SYMBOL, K_START_LINE, K_END_LINE, K_SYM_LO, K_SYM_HI, K_SCORE, K_END};
