@@ -39,7 +39,7 @@
 #include "util/config.h"
 
 #define WHOLE_ROWS 50000 /* postings read at most, all words together */
-#define WHOLE_TERMS 32   /* the query's words read at most */
+#define WHOLE_TERMS 64   /* the query's words (and parts) taken at most */
 #define DF_SAMPLE 1000   /* a word's rows counted from the first id for its estimate */
 #define K1 1.2
 #define B 0.75
