@@ -148,11 +148,60 @@ static int cmp_rfile(const void *a, const void *b)
     return strcmp(x->path, y->path);
 }
 
+int mg__file_path(struct mg__repo *r, int64_t id, char **path)
+{
+    struct mg_idx_cur c = {0};
+    struct mg_idx_row row;
+    *path = NULL;
+    if (mg_idx_file_by_id(r->d, id, 0, &c, r->err) != 0) return -1;
+    int got = mg_idx_next(&c, &row), rc = 0;
+    if (got > 0 && !(*path = strdup(row.path))) rc = mg_err_oom(r->err);
+    mg_idx_done(&c);
+    return got < 0 ? mg_db_error(r->d, "file ranking", r->err) : rc;
+}
+
+/* best first, ties by file id */
+static int cmp_rfile_id(const void *a, const void *b)
+{
+    const struct mg__rfile *x = a, *y = b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    return (x->file > y->file) - (x->file < y->file);
+}
+
+int mg__flist_keep(struct mg__repo *r, struct mg__rfile *v, size_t n, struct mg__flist *out)
+{
+    *out = (struct mg__flist){0};
+    if (n == 0) return 0;
+    qsort(v, n, sizeof(*v), cmp_rfile_id);
+    size_t keep = n < MG__RANK_POOL ? n : MG__RANK_POOL;
+    while (keep < n && v[keep].score == v[keep - 1].score) keep++;
+    out->v = calloc(keep, sizeof(*out->v));
+    out->paths = calloc(keep, sizeof(*out->paths));
+    if (!out->v || !out->paths) {
+        mg__flist_release(out);
+        return mg_err_oom(r->err);
+    }
+    for (size_t i = 0; i < keep; i++) {
+        char *path;
+        if (mg__file_path(r, v[i].file, &path) != 0) {
+            mg__flist_release(out);
+            return -1;
+        }
+        if (!path) continue; /* (cannot happen: the read holds the index as it was) */
+        out->paths[out->npaths++] = path;
+        out->v[out->n] = v[i];
+        out->v[out->n++].path = path;
+    }
+    qsort(out->v, out->n, sizeof(*out->v), cmp_rfile);
+    if (out->n > MG__RANK_POOL) out->n = MG__RANK_POOL;
+    return 0;
+}
+
 /* The files of the wide read's best MG__WIDE_ROWS rows and those tied with
  * the last (a tie still open where the read stopped is left out whole:
  * chunk ids, which break ties, follow the writer's order), each scored as
  * the pool's files (file_add over its rows, weighed by role), the best
- * MG__RANK_POOL first into *out (paths borrowed from r->wide). */
+ * MG__RANK_POOL first into *out (mg__flist_keep). */
 static int wide_files(struct mg__repo *r, unsigned off, const char *query, struct mg__flist *out)
 {
     struct mg__wide *w = &r->wide;
@@ -172,7 +221,8 @@ static int wide_files(struct mg__repo *r, unsigned off, const char *query, struc
     if (!f) return mg_err_oom(r->err);
     unsigned asked = mg_roles_asked(query);
     size_t nf = 0;
-    for (size_t i = 0; i < n;) {
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0;) {
         size_t j = i, nth = 0;
         const struct mg__wrow *b = NULL;
         double sum = 0, dw = 1;
@@ -181,15 +231,17 @@ static int wide_files(struct mg__repo *r, unsigned off, const char *query, struc
             if (!b) b = &w->v[j];
             if (nth == 0 || !(off & MG_RANK_FILES)) file_add(&sum, &dw, nth++, w->v[j].score);
         }
-        if (b)
-            f[nf++] = (struct mg__rfile){.score = mg__role_weigh(sum, b->role, b->path, asked, off), .best = b->id,
-                                         .file = b->file, .path = b->path};
         i = j;
+        if (!b) continue;
+        char *path = NULL; /* (a role not indexed: read from the path, an index made before roles) */
+        if (!b->role && !(off & MG_RANK_ROLES) && mg__file_path(r, b->file, &path) != 0) rc = -1;
+        f[nf++] = (struct mg__rfile){.score = mg__role_weigh(sum, b->role, path, asked, off), .best = b->id,
+                                     .file = b->file};
+        free(path);
     }
-    qsort(f, nf, sizeof(*f), cmp_rfile);
-    out->v = f;
-    out->n = nf < MG__RANK_POOL ? nf : MG__RANK_POOL;
-    return 0;
+    if (rc == 0) rc = mg__flist_keep(r, f, nf, out);
+    free(f);
+    return rc;
 }
 
 /* ---- 3. the fusion ----------------------------------------------------------------------------- */

@@ -159,13 +159,6 @@ struct wfile {
     double score;
 };
 
-static int cmp_wfile(const void *a, const void *b)
-{
-    const struct wfile *x = a, *y = b;
-    if (x->score != y->score) return x->score > y->score ? -1 : 1;
-    return (x->file > y->file) - (x->file < y->file);
-}
-
 /* The postings p[0..np) (by id) grouped by file into *fv (*nf), each term's
  * files counted. 0, or -1 (r->err). */
 static int group(struct mg__repo *r, const struct posting *p, size_t np, struct terms *t, struct wfile **fv,
@@ -234,13 +227,6 @@ static void score(struct mg__repo *r, unsigned off, const struct posting *p, str
 
 /* ---- 3. mg__whole_files ------------------------------------------------------------------------- */
 
-static int cmp_rfile(const void *a, const void *b)
-{
-    const struct mg__rfile *x = a, *y = b;
-    if (x->score != y->score) return x->score > y->score ? -1 : 1;
-    return strcmp(x->path, y->path);
-}
-
 int mg__whole_files(struct mg__repo *r, unsigned off, struct mg__flist *out)
 {
     *out = (struct mg__flist){0};
@@ -250,38 +236,15 @@ int mg__whole_files(struct mg__repo *r, unsigned off, struct mg__flist *out)
     size_t np = 0, nf = 0;
     int rc = read_rows(r, &t, &p, &np);
     if (rc == 0 && np) rc = group(r, p, np, &t, &fv, &nf);
+    struct mg__rfile *f = NULL;
     if (rc == 0 && nf) {
         score(r, off, p, &t, fv, nf);
-        qsort(fv, nf, sizeof(*fv), cmp_wfile);
-        /* the best MG__RANK_POOL and those tied with the last, by path (file ids follow the writer's order) */
-        size_t keep = nf < MG__RANK_POOL ? nf : MG__RANK_POOL;
-        while (keep < nf && fv[keep].score == fv[keep - 1].score) keep++;
-        out->v = calloc(keep, sizeof(*out->v));
-        out->paths = calloc(keep, sizeof(*out->paths));
-        if (!out->v || !out->paths) rc = mg_err_oom(r->err);
-        for (size_t i = 0; i < keep && rc == 0; i++) {
-            struct mg_idx_cur c = {0};
-            struct mg_idx_row row;
-            if (mg_idx_file_by_id(r->d, fv[i].file, 0, &c, r->err) != 0) {
-                rc = -1;
-                break;
-            }
-            int got = mg_idx_next(&c, &row);
-            char *path = got > 0 ? strdup(row.path) : NULL;
-            mg_idx_done(&c);
-            if (got < 0) rc = mg_db_error(r->d, "file ranking", r->err);
-            else if (got > 0 && !path) rc = mg_err_oom(r->err);
-            else if (got > 0) {
-                out->paths[out->npaths++] = path;
-                out->v[out->n++] = (struct mg__rfile){
-                    .score = fv[i].score, .best = fv[i].best, .file = fv[i].file, .path = path};
-            }
-        }
-        if (rc == 0) {
-            qsort(out->v, out->n, sizeof(*out->v), cmp_rfile);
-            if (out->n > MG__RANK_POOL) out->n = MG__RANK_POOL;
-        }
+        if (!(f = calloc(nf, sizeof(*f)))) rc = mg_err_oom(r->err);
+        for (size_t i = 0; i < nf && rc == 0; i++)
+            f[i] = (struct mg__rfile){.score = fv[i].score, .best = fv[i].best, .file = fv[i].file};
+        if (rc == 0) rc = mg__flist_keep(r, f, nf, out);
     }
+    free(f);
     free(p);
     free(fv);
     if (rc != 0) mg__flist_release(out);

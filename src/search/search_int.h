@@ -53,8 +53,7 @@ struct mg__terms {
 #define MG__WIDE_ROWS 1000
 struct mg__wrow {
     double score; /* higher is better */
-    int64_t id, file;
-    char *path;
+    int64_t id, file; /* (a file's path is read for the files kept only, filerank.c) */
     int role;     /* as indexed (index/role.h; 0: read it from the path) */
 };
 struct mg__wide {

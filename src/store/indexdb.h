@@ -204,7 +204,7 @@ int64_t mg_idx_chunk_max(struct mg_db *d);
 int mg_idx_rank(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
                 struct mg_idx_cur *c, struct mg_err *err);
 /* The same best `limit` rows with each one's file, for file-level evidence
- * (search/filerank.c): fills score, id, file_id, path, flags; best first,
+ * (search/filerank.c): fills score, id, file_id, flags; best first,
  * ties by id. */
 int mg_idx_rank_wide(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
                      struct mg_idx_cur *c, struct mg_err *err);
