@@ -50,25 +50,7 @@
 
 #define FILE_DECAY 0.5 /* each further chunk of a file counts this much of the one before */
 
-static double weigh(double score, double w) { return score >= 0 ? score * w : score / w; }
-
 /* ---- 1. roles and a file's chunks summed (the pool) ------------------------------------------ */
-
-double mg__role_weigh(double score, int role, const char *path, unsigned asked, unsigned off)
-{
-    if (off & MG_RANK_ROLES) return score;
-    if (!role && !path) return score;
-    if (!role) role = (int)mg_file_role(path, NULL, 0);
-    return role != MG_ROLE_SOURCE && !(asked & 1u << role) ? weigh(score, MG__ROLE_WEIGHT) : score;
-}
-
-void mg__flist_release(struct mg__flist *l)
-{
-    for (size_t i = 0; i < l->npaths; i++) free(l->paths[i]);
-    free(l->paths);
-    free(l->v);
-    *l = (struct mg__flist){0};
-}
 
 /* A file's score over its chunks' scores, best first: the running sum
  * *sum after the nth (from 0) of them, s; *w the weight of the last one
@@ -138,63 +120,6 @@ static int cmp_score_desc(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x < y) - (x > y);
-}
-
-/* best first, ties by path: the same for any thread count */
-static int cmp_rfile(const void *a, const void *b)
-{
-    const struct mg__rfile *x = a, *y = b;
-    if (x->score != y->score) return x->score > y->score ? -1 : 1;
-    return strcmp(x->path, y->path);
-}
-
-int mg__file_path(struct mg__repo *r, int64_t id, char **path)
-{
-    struct mg_idx_cur c = {0};
-    struct mg_idx_row row;
-    *path = NULL;
-    if (mg_idx_file_by_id(r->d, id, 0, &c, r->err) != 0) return -1;
-    int got = mg_idx_next(&c, &row), rc = 0;
-    if (got > 0 && !(*path = strdup(row.path))) rc = mg_err_oom(r->err);
-    mg_idx_done(&c);
-    return got < 0 ? mg_db_error(r->d, "file ranking", r->err) : rc;
-}
-
-/* best first, ties by file id */
-static int cmp_rfile_id(const void *a, const void *b)
-{
-    const struct mg__rfile *x = a, *y = b;
-    if (x->score != y->score) return x->score > y->score ? -1 : 1;
-    return (x->file > y->file) - (x->file < y->file);
-}
-
-int mg__flist_keep(struct mg__repo *r, struct mg__rfile *v, size_t n, struct mg__flist *out)
-{
-    *out = (struct mg__flist){0};
-    if (n == 0) return 0;
-    qsort(v, n, sizeof(*v), cmp_rfile_id);
-    size_t keep = n < MG__RANK_POOL ? n : MG__RANK_POOL;
-    while (keep < n && v[keep].score == v[keep - 1].score) keep++;
-    out->v = calloc(keep, sizeof(*out->v));
-    out->paths = calloc(keep, sizeof(*out->paths));
-    if (!out->v || !out->paths) {
-        mg__flist_release(out);
-        return mg_err_oom(r->err);
-    }
-    for (size_t i = 0; i < keep; i++) {
-        char *path;
-        if (mg__file_path(r, v[i].file, &path) != 0) {
-            mg__flist_release(out);
-            return -1;
-        }
-        if (!path) continue; /* (cannot happen: the read holds the index as it was) */
-        out->paths[out->npaths++] = path;
-        out->v[out->n] = v[i];
-        out->v[out->n++].path = path;
-    }
-    qsort(out->v, out->n, sizeof(*out->v), cmp_rfile);
-    if (out->n > MG__RANK_POOL) out->n = MG__RANK_POOL;
-    return 0;
 }
 
 /* The files of the wide read's best MG__WIDE_ROWS rows and those tied with
@@ -286,7 +211,7 @@ static int fuse(struct mg__repo *r, struct mg_results *out, size_t at, size_t n,
         pf[npf++] = (struct mg__rfile){.score = by[i]->score, .path = by[i]->path, .best = (int64_t)i}; /* (by's) */
         i = j;
     }
-    qsort(pf, npf, sizeof(*pf), cmp_rfile);
+    qsort(pf, npf, sizeof(*pf), mg__cmp_rfile);
     for (size_t i = 0; i < npf; i++) pf[i].rank_pool = (int)i + 1;
     /* each listed file's place in the pool's order */
     qsort(pf, npf, sizeof(*pf), cmp_path);

@@ -29,6 +29,9 @@ void mg__flist_release(struct mg__flist *l);
 /* score weighed by the role of a file (flags' role bits, 0: read from path) for the query's asked roles */
 double mg__role_weigh(double score, int role, const char *path, unsigned asked, unsigned off);
 
+/* filerank_list.c: */
+/* best first, ties by path: the same for any thread count */
+int mg__cmp_rfile(const void *a, const void *b);
 /* The path of file id into *path (caller frees; NULL: no such file). 0, or -1 (r->err). */
 int mg__file_path(struct mg__repo *r, int64_t id, char **path);
 /* Of the files v[0..n) (score, best and file id set, no path), the best

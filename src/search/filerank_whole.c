@@ -12,9 +12,10 @@
  * most of the query's words (by IDF), ties the first in the file.
  *
  * The bound: the postings of the rarest words are read, at most WHOLE_ROWS
- * of them in all (rarest first, by word_rows' sampled estimate), and a
- * word whose rows do not fit is left out with all commoner ones: a word
- * that many chunks hold weighs little in BM25. The chunks read are grouped
+ * of them in all (rarest first, by a sampled estimate as lexical.c's
+ * word_rows), and a word whose rows do not fit, or that over a quarter of
+ * the chunks hold, is left out with all commoner ones: a word that many
+ * chunks hold weighs little in BM25. The chunks read are grouped
  * by file in id order, one lookup per file. A query with no word rare
  * enough gets no list.
  *
@@ -40,7 +41,8 @@
 
 #define WHOLE_ROWS 50000 /* postings read at most, all words together */
 #define WHOLE_TERMS 64   /* the query's words (and parts) taken at most */
-#define DF_SAMPLE 1000   /* a word's rows counted from the first id for its estimate */
+#define DF_SAMPLE 100    /* a word's rows counted from the first id for its estimate (it only orders them) */
+#define WHOLE_COMMON 4   /* a word in over 1/WHOLE_COMMON of the chunks is left out: its IDF is small */
 #define K1 1.2
 #define B 0.75
 
@@ -120,7 +122,8 @@ static int read_rows(struct mg__repo *r, struct terms *t, struct posting **pv, s
     bool scoped = r->filter.globs || r->filter.nlangs > 0;
     if (scoped && !r->chunks && mg_chunkset_get(r->d, &r->filter, &r->chunks, r->err) != 0) return -1;
     size_t cap_rows = 0, used = 0, kept = 0;
-    for (; kept < t->n && t->v[kept].est <= (double)(WHOLE_ROWS - used); kept++) {
+    double common = (double)(mg_chunk_seq(mg_idx_chunk_max(r->d)) + 1) / WHOLE_COMMON;
+    for (; kept < t->n && t->v[kept].est <= (double)(WHOLE_ROWS - used) && t->v[kept].est <= common; kept++) {
         struct mg_idx_cur c = {0};
         struct mg_idx_row row;
         size_t before = *np;
