@@ -39,7 +39,7 @@
 #include "util/buf.h"
 #include "util/config.h"
 
-#define WHOLE_ROWS 50000 /* postings read at most, all words together */
+#define WHOLE_ROWS 20000 /* postings read at most, all words together */
 #define WHOLE_TERMS 64   /* the query's words (and parts) taken at most */
 #define DF_SAMPLE 100    /* a word's rows counted from the first id for its estimate (it only orders them) */
 #define WHOLE_COMMON 4   /* a word in over 1/WHOLE_COMMON of the chunks is left out: its IDF is small */
