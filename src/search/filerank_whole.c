@@ -172,7 +172,7 @@ static int group(struct mg__repo *r, const struct posting *p, size_t np, struct 
     *nf = 0;
     for (size_t i = 0; i < np;) {
         struct mg_idx_cur c = {0};
-        struct mg_idx_row row;
+        struct mg_idx_row row = {0};
         if (mg_idx_chunk_file(r->d, p[i].id, &c, r->err) != 0) return -1;
         int got = mg_idx_next(&c, &row);
         struct wfile f = {.file = row.file_id, .lo = row.chunk_lo, .hi = row.chunk_hi, .flags = row.flags, .a = i};
