@@ -221,9 +221,12 @@ static int fuse(struct mg__repo *r, struct mg_results *out, size_t at, size_t n,
             const struct mg__rfile *f = &lists[l].v[w];
             struct mg__rfile *p = bsearch(f, pf, npf, sizeof(*pf), cmp_path);
             double s = mg__rrf(r->cfg, (double)(w + 1));
-            if (p) fused[p - pf] += s;
-            else ex[nex] = (struct mg__rfile){.score = s, .best = f->best, .path = f->path, .rank_pool = (int)nex},
-            nex++;
+            if (p) {
+                fused[p - pf] += s;
+            } else {
+                ex[nex] = (struct mg__rfile){.score = s, .best = f->best, .path = f->path, .rank_pool = (int)nex};
+                nex++;
+            }
         }
     /* the files only the lists have, each once, their scores summed */
     qsort(ex, nex, sizeof(*ex), cmp_extra);
