@@ -43,7 +43,8 @@ tree, files ranked by matching lines (whole process, as an agent's shell
 runs it). The plain whole-file BM25 baseline (bm25): every text file a
 document, identifiers split, k1 1.2, b 0.75, written here. The ablations:
 lexical, semantic and hybrid again with each ranking signal switched off
-alone (config rank_off: roles, files, wide; --no-ablations skips them). Prints
+alone (config rank_off: roles, files, wide, whole; --no-ablations skips them,
+--signals picks some). Prints
 success@1/5/10, MRR and p50/p99 latency per mode in Markdown;
 docs/benchmarks.md keeps the figures.
 """
@@ -590,8 +591,9 @@ def serve(home, weights=None, off=None):
 
 
 # Ranking signals the ablations switch off one at a time (config rank_off;
-# search/filerank.c): the file roles, the file-level sum, the wide read.
-SIGNALS = ("roles", "files", "wide")
+# search/filerank.c): the file roles, the file-level sum, the wide read, the
+# whole-file score.
+SIGNALS = ("roles", "files", "wide", "whole")
 
 
 def run_variant(name, home, qs, limit, modes, weights=None, off=None):
@@ -611,7 +613,7 @@ def run_variant(name, home, qs, limit, modes, weights=None, off=None):
     return s
 
 
-def run_project(name, gd, limit, nq, only=ALL_MODES, weights=(), ablate=True):
+def run_project(name, gd, limit, nq, only=ALL_MODES, weights=(), ablate=SIGNALS):
     snap, qs = load_set(name)
     if nq:
         qs = qs[:nq]
@@ -649,7 +651,7 @@ def run_project(name, gd, limit, nq, only=ALL_MODES, weights=(), ablate=True):
     for w in weights:
         log(f"{name}: hybrid with hybrid_weights={w}")
         scores[f"hybrid, weights {w}"] = run_variant(name, home, qs, limit, ("hybrid",), weights=w)["hybrid"]
-    for sig in (SIGNALS if ablate else ()):
+    for sig in ablate:
         log(f"{name}: {', '.join(modes)} without {sig}")
         for m, s in run_variant(name, home, qs, limit, modes, off=sig).items():
             scores[f"{m}, no {sig}"] = s
@@ -710,7 +712,11 @@ def main():
                          "which says what the embedder adds; --weights none: no extra run)")
     ap.add_argument("--no-ablations", action="store_true",
                     help="skip the runs with each ranking signal (" + ", ".join(SIGNALS) + ") switched off")
+    ap.add_argument("--signals", default=",".join(SIGNALS),
+                    help="the ranking signals the ablations switch off, one at a time (default: all)")
     a = ap.parse_args()
+    if any(x not in SIGNALS for x in a.signals.split(",")):
+        raise SystemExit(f"bench: --signals: each one of {', '.join(SIGNALS)}")
     weights = tuple(w for w in (a.weights if a.weights is not None else ["1,0,1,0.5,0"]) if w != "none")
     if "hybrid" not in a.modes.split(","):
         weights = ()
@@ -738,7 +744,7 @@ def main():
         return
     if not os.path.exists(BIN):
         raise SystemExit(f"bench: {BIN} is missing; run `make`")
-    results = {n: run_project(n, gds[n], a.limit, a.queries, only, weights, not a.no_ablations) for n in names}
+    results = {n: run_project(n, gds[n], a.limit, a.queries, only, weights, () if a.no_ablations else a.signals.split(",")) for n in names}
     report(results, a.limit)
 
 

@@ -3,6 +3,7 @@
 hybrid_weights) on code alone: docstring -> function retrieval.
 
     bench/fusion_tune.py [--repo owner/name ...] [--queries 120] [--grid coarse|none] [--weights W ...]
+                         [--rank-off SIGNAL ...]
 
 The rule (docs/semantic.md, "Weights and k"): ranking is tuned only on code,
 comments and docs, never on commit messages, issue texts or report -> file
@@ -161,9 +162,9 @@ def prepare(repo, mirrors, nq):
     return home, qs
 
 
-def run(repo, home, qs, weights):
+def run(repo, home, qs, weights, off=None):
     s = bugloc.run_variant(repo.split("/")[1], home, [(None, q, [p]) for q, p in qs], 50, ("hybrid",),
-                           weights=weights)["hybrid"]
+                           weights=weights, off=off)["hybrid"]
     n = max(s.n, 1)
     return {"s1": s.s1 / n, "s10": s.s10 / n, "mrr": s.rr / n}
 
@@ -183,6 +184,9 @@ def main():
                     help="coarse: walk each list's weight over " + ", ".join(map(str, VALUES)) + "; none: only --weights")
     ap.add_argument("--weights", action="append", default=[], metavar="L,S,Y,P,G",
                     help="also run these settings (repeatable)")
+    ap.add_argument("--rank-off", action="append", default=[], metavar="SIGNAL",
+                    help="also run the chosen weights (--grid none: the first --weights, or the default) with this ranking signal switched off (config rank_off: "
+                         + ", ".join(bugloc.SIGNALS) + "; repeatable): its ablation on the code task")
     a = ap.parse_args()
     if bugloc.EMBEDDER != "builtin":
         log(f"embedder {bugloc.EMBEDDER} (BUGLOC_EMBEDDER)")
@@ -227,6 +231,15 @@ def main():
               + " / ".join(f"{res[r]['s10']:.3f}" for r in repos) + " |")
     if a.grid == "coarse":
         print(f"\nchosen: {fmt(best)}")
+    # the ablations: on the chosen weights, or the first --weights (--grid none), or the config's
+    base = fmt(best) if a.grid == "coarse" else (a.weights[0] if a.weights else None)
+    for sig in a.rank_off:
+        res = {r: run(r, h, qs, base, sig) for r, (h, qs) in data.items()}
+        n = len(repos)
+        print(f"\n{base or 'default weights'} without {sig}: success@10 mean {sum(v['s10'] for v in res.values()) / n:.3f}, "
+              f"success@1 mean {sum(v['s1'] for v in res.values()) / n:.3f}, MRR mean "
+              f"{sum(v['mrr'] for v in res.values()) / n:.3f}; success@10 "
+              + " / ".join(f"{res[r]['s10']:.3f}" for r in repos))
 
 
 if __name__ == "__main__":

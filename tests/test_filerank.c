@@ -82,6 +82,7 @@ TEST(rank_off_names_the_signals)
     ASSERT_EQ_INT(mg_rank_off_parse("roles,files"), MG_RANK_ROLES | MG_RANK_FILES);
     ASSERT_EQ_INT(mg_rank_off_parse("files,"), MG_RANK_FILES);
     ASSERT_EQ_INT(mg_rank_off_parse("wide,roles"), MG_RANK_WIDE | MG_RANK_ROLES);
+    ASSERT_EQ_INT(mg_rank_off_parse("whole"), MG_RANK_WHOLE);
     ASSERT_EQ_INT(mg_rank_off_parse("rolez"), -1);
     setenv("MEMGATE_HOME", mg_t_tmpdir(), 1);
     setenv("MEMGATE_RANK_OFF", "bogus", 1);
@@ -175,7 +176,7 @@ TEST(source_ranks_above_its_test_unless_the_query_asks_for_tests)
                    "void check_one(void)\n{\n    /* header buffer overflow */\n    expect(0);\n}\n");
     index_repo(&e, "2");
     const char *q = "header buffer overflow";
-    char *with = ranked(&e, q, ""), *without = ranked(&e, q, "roles"), *asked = ranked(&e, "header buffer overflow test", "");
+    char *with = ranked(&e, q, ""), *without = ranked(&e, q, "roles,whole"), *asked = ranked(&e, "header buffer overflow test", "");
     char *a = first_path(with), *b = first_path(without), *c = first_path(asked);
     ASSERT_EQ_STR(b, "tests/header_check.c"); /* by words alone the test wins ... */
     ASSERT_EQ_STR(a, "src/header.c");          /* ... the role puts source first */
@@ -197,7 +198,7 @@ TEST(a_file_with_many_matching_chunks_ranks_above_one_better_chunk)
 #undef BODY
     mg_t_write_str(e.repo, "src/one.c", "int dd(int x)\n{\n    /* quorum lease */\n    return x;\n}\n");
     index_repo(&e, "2");
-    char *with = ranked(&e, "quorum lease", ""), *without = ranked(&e, "quorum lease", "files");
+    char *with = ranked(&e, "quorum lease", ""), *without = ranked(&e, "quorum lease", "files,whole");
     char *a = first_path(with), *b = first_path(without);
     ASSERT_EQ_STR(b, "src/one.c");
     ASSERT_EQ_STR(a, "src/many.c");
@@ -266,13 +267,13 @@ TEST(a_file_the_pool_misses_joins_by_its_chunks_evidence)
     put_wide(&e);
     index_repo(&e, "2");
     const char *q = "quorum lease renewal stalls"; /* (no chunk has all: the any-word pass) */
-    char *with = ranked_n(&e, q, "", 60), *without = ranked_n(&e, q, "wide", 60);
+    char *with = ranked_n(&e, q, "whole", 60), *without = ranked_n(&e, q, "wide,whole", 60);
     ASSERT(strstr(without, "src/d00.c") != NULL);
     ASSERT(strstr(without, "src/journal.c") == NULL); /* its chunks are not among the first 60 */
     ASSERT(strstr(with, "src/journal.c") != NULL);    /* its chunks together are */
     /* pages stay prefix-stable */
     for (int k = 50; k <= 60; k += 5) {
-        char *page = ranked_n(&e, q, "", k);
+        char *page = ranked_n(&e, q, "whole", k);
         ASSERT(strncmp(with, page, strlen(page)) == 0);
         free(page);
     }
@@ -288,9 +289,74 @@ TEST(the_wide_read_is_the_same_for_any_thread_count)
     put_wide(&two);
     index_repo(&one, "1");
     index_repo(&two, "4");
-    char *a = ranked_n(&one, "quorum lease renewal stalls", "", 60),
-         *b = ranked_n(&two, "quorum lease renewal stalls", "", 60);
+    char *a = ranked_n(&one, "quorum lease renewal stalls", "whole", 60),
+         *b = ranked_n(&two, "quorum lease renewal stalls", "whole", 60);
     ASSERT(strstr(a, "src/journal.c") != NULL);
+    ASSERT_EQ_STR(a, b);
+    free(a), free(b);
+}
+
+/* 70 files, each a short function naming two of the query's five words
+ * (each word in 28 of them) and two functions naming none, fill the pool of
+ * 50 chunks and the top of the wide read; ledger.c names each of the five
+ * once, in five longer functions: no chunk of it holds two, so by its
+ * chunks it is behind the d files. As one document it holds all five:
+ * the whole-file score ranks it first, and it joins the list. */
+static void put_whole(struct env *e)
+{
+    static const char *const words[] = {"quorum", "lease", "renewal", "stalls", "heartbeat"};
+    put_filler(e);
+    char path[64], text[8192];
+    for (int i = 0; i < 70; i++) {
+        snprintf(path, sizeof(path), "src/d%02d.c", i);
+        snprintf(text, sizeof(text),
+                 "int d%d(int x)\n{\n    /* %s %s */\n    return x + %d;\n}\n\n"
+                 "int e%d(int x)\n{\n    return lorem_ipsum_dolor(x) * %d;\n}\n\n"
+                 "int f%d(int x)\n{\n    return lorem_ipsum_dolor(x) - %d;\n}\n",
+                 i, words[i % 5], words[(i + 1) % 5], i, i, i, i, i);
+        mg_t_write_str(e->repo, path, text);
+    }
+    size_t len = 0;
+    for (int i = 0; i < 5; i++)
+        len += (size_t)snprintf(text + len, sizeof(text) - len,
+                                "int g%d(int x)\n{\n    /* the %s */\n    int y = x * %d;\n"
+                                "    y += x >> 2;\n    y ^= x << 3;\n    return y - x;\n}\n\n", i, words[i], i);
+    mg_t_write_str(e->repo, "src/ledger.c", text);
+}
+
+TEST(a_file_no_chunk_ranks_joins_by_its_whole_file_score)
+{
+    struct env e;
+    open_env(&e);
+    put_whole(&e);
+    index_repo(&e, "2");
+    const char *q = "quorum lease renewal stalls heartbeat";
+    char *with = ranked_n(&e, q, "wide", 60), *without = ranked_n(&e, q, "wide,whole", 60),
+         *wide = ranked_n(&e, q, "whole", 60);
+    ASSERT(strstr(without, "src/ledger.c") == NULL); /* not among the first 60 by its chunks */
+    ASSERT(strstr(wide, "src/ledger.c") == NULL);    /* nor by the wide read's rows */
+    ASSERT(strstr(with, "src/ledger.c") != NULL); /* as one document it is */
+    /* pages stay prefix-stable */
+    for (int k = 50; k <= 60; k += 5) {
+        char *page = ranked_n(&e, q, "wide", k);
+        ASSERT(strncmp(with, page, strlen(page)) == 0);
+        free(page);
+    }
+    free(with), free(without), free(wide);
+}
+
+TEST(the_whole_file_score_is_the_same_for_any_thread_count)
+{
+    struct env one, two;
+    open_env(&one);
+    open_env(&two);
+    put_whole(&one);
+    put_whole(&two);
+    index_repo(&one, "1");
+    index_repo(&two, "4");
+    const char *q = "quorum lease renewal stalls heartbeat";
+    char *a = ranked_n(&one, q, "", 60), *b = ranked_n(&two, q, "", 60);
+    ASSERT(strstr(a, "src/ledger.c") != NULL);
     ASSERT_EQ_STR(a, b);
     free(a), free(b);
 }

@@ -894,11 +894,14 @@ TEST(hybrid_graph_list_raises_files_linked_to_the_best)
     json_decref(mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "gr", "--json", NULL}));
     const char *const argv[] = {"search", "reserve a slot in the ring buffer before writing a record", "--mode",
                                 "hybrid", "--json", NULL};
+    /* (the whole-file list fuses the files by rank again, which keeps the order and drops the share) */
+    setenv("MEMGATE_RANK_OFF", "whole", 1);
     setenv("MEMGATE_HYBRID_WEIGHTS", "1,1,2,0.25,0", 1);
     json_t *off = mg_fx_run_json(repo, home, argv);
     setenv("MEMGATE_HYBRID_WEIGHTS", "1,1,2,0.25,1", 1);
     json_t *on = mg_fx_run_json(repo, home, argv);
     unsetenv("MEMGATE_HYBRID_WEIGHTS");
+    unsetenv("MEMGATE_RANK_OFF");
     ASSERT_EQ_STR(json_string_value(json_object_get(on, "mode")), "hybrid");
     double b0 = hit_score(off, "log/write.c"), b1 = hit_score(on, "log/write.c");
     double c0 = hit_score(off, "trace/put.c"), c1 = hit_score(on, "trace/put.c");

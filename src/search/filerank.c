@@ -26,6 +26,11 @@
  *           (config hybrid_rrf_k, both lists weighted alike), and a file
  *           only the wide list has joins the pool by its best chunk when it
  *           ranks within the limit.
+ *   whole — every file holding one of the query's rarer words scored as one
+ *           document (BM25 over its chunks, filerank_whole.c): the files
+ *           the pool of 50 chunks misses, as the plain whole-file baseline
+ *           scores them. Lexical and hybrid search; its files fused as the
+ *           wide list's, the same weight.
  * The factors are halves and equal weights by construction, not fitted to
  * any report set.
  *
@@ -35,7 +40,7 @@
  *   3. the fusion
  *   4. mg__rank_files
  */
-#include "search/search_int.h"
+#include "search/filerank_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,13 +48,24 @@
 #include "index/role.h"
 #include "util/config.h"
 
-#define ROLE_WEIGHT 0.5 /* a non-source file's hit, unless asked for */
-#define FILE_DECAY 0.5  /* each further chunk of a file counts this much of the one before */
-#define WIDE_FILES MG__RANK_POOL /* files of the wide list fused */
-
-static double weigh(double score, double w) { return score >= 0 ? score * w : score / w; }
+#define FILE_DECAY 0.5 /* each further chunk of a file counts this much of the one before */
 
 /* ---- 1. roles and a file's chunks summed (the pool) ------------------------------------------ */
+
+/* A file's score over its chunks' scores, best first: the running sum
+ * *sum after the nth (from 0) of them, s; *w the weight of the last one
+ * (the best counts whole, each further one FILE_DECAY of the one before;
+ * one that scores nothing adds nothing). The pool and the wide read both. */
+static void file_add(double *sum, double *w, size_t nth, double s)
+{
+    if (nth == 0) {
+        *sum = s;
+        *w = 1;
+        return;
+    }
+    *w *= FILE_DECAY;
+    if (s > 0) *sum += *w * s;
+}
 
 /* by path, then score (best first), then lines: deterministic */
 static int cmp_file(const void *a, const void *b)
@@ -73,23 +89,15 @@ static int by_file(struct mg_hit *v, size_t n, struct mg_hit ***by)
 
 static int rank_pool(unsigned off, const char *query, struct mg_hit *v, size_t n)
 {
-    if (!(off & MG_RANK_ROLES)) {
-        unsigned asked = mg_roles_asked(query);
-        for (size_t i = 0; i < n; i++) {
-            int role = v[i].role ? v[i].role : (int)mg_file_role(v[i].path, NULL, 0);
-            if (role != MG_ROLE_SOURCE && !(asked & 1u << role)) v[i].score = weigh(v[i].score, ROLE_WEIGHT);
-        }
-    }
+    unsigned asked = mg_roles_asked(query);
+    for (size_t i = 0; i < n; i++) v[i].score = mg__role_weigh(v[i].score, v[i].role, v[i].path, asked, off);
     if ((off & MG_RANK_FILES) || n < 2) return 0;
     struct mg_hit **by;
     if (by_file(v, n, &by) != 0) return -1;
     for (size_t i = 0; i < n;) {
-        size_t j = i + 1;
-        double sum = by[i]->score, w = 1;
-        for (; j < n && strcmp(by[j]->path, by[i]->path) == 0; j++) {
-            w *= FILE_DECAY;
-            if (by[j]->score > 0) sum += w * by[j]->score;
-        }
+        size_t j = i;
+        double sum = 0, w = 1;
+        for (; j < n && strcmp(by[j]->path, by[i]->path) == 0; j++) file_add(&sum, &w, j - i, by[j]->score);
         if (by[i]->score > 0) by[i]->score = sum;
         i = j;
     }
@@ -98,13 +106,6 @@ static int rank_pool(unsigned off, const char *query, struct mg_hit *v, size_t n
 }
 
 /* ---- 2. the wide read: files by their chunks' evidence ------------------------------------------ */
-
-struct wfile {
-    double score;
-    int64_t best;       /* its best chunk */
-    const char *path;   /* (r->wide's) */
-    int rank_pool;      /* fuse(): the file's place in the pool's order (1-based) */
-};
 
 /* by file, then score (best first), then id (a file's chunks in file order) */
 static int cmp_wrow(const void *a, const void *b)
@@ -121,118 +122,118 @@ static int cmp_score_desc(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-/* best first, ties by path: the same for any thread count */
-static int cmp_wfile(const void *a, const void *b)
-{
-    const struct wfile *x = a, *y = b;
-    if (x->score != y->score) return x->score > y->score ? -1 : 1;
-    return strcmp(x->path, y->path);
-}
-
 /* The files of the wide read's best MG__WIDE_ROWS rows and those tied with
  * the last (a tie still open where the read stopped is left out whole:
  * chunk ids, which break ties, follow the writer's order), each scored as
- * the pool's files (its best row plus the others decayed, weighed by role),
- * best WIDE_FILES first into *out (*nout; caller frees). */
-static int wide_files(struct mg__repo *r, unsigned off, const char *query, struct wfile **out, size_t *nout)
+ * the pool's files (file_add over its rows, weighed by role), the best
+ * MG__RANK_POOL first into *out (mg__flist_keep). */
+static int wide_files(struct mg__repo *r, unsigned off, const char *query, struct mg__flist *out)
 {
     struct mg__wide *w = &r->wide;
-    *out = NULL;
-    *nout = 0;
+    *out = (struct mg__flist){0};
     size_t n = w->n;
     if (n == 0) return 0;
-    /* the cut: rows are best first (score, then id) */
-    double *sc = malloc(n * sizeof(*sc));
-    if (!sc) return mg_err_oom(r->err);
-    for (size_t i = 0; i < n; i++) sc[i] = w->v[i].score;
-    qsort(sc, n, sizeof(*sc), cmp_score_desc);
+    /* the cut: the rows come best first (score, then id) */
     size_t keep = n < MG__WIDE_ROWS ? n : MG__WIDE_ROWS;
-    while (keep < n && sc[keep] == sc[keep - 1]) keep++;
+    while (keep < n && w->v[keep].score == w->v[keep - 1].score) keep++;
     if (w->full && keep == n) {
-        while (keep > 0 && sc[keep - 1] == sc[n - 1]) keep--;
+        while (keep > 0 && w->v[keep - 1].score == w->v[n - 1].score) keep--;
     }
-    double cut = keep ? sc[keep - 1] : 0;
-    free(sc);
     if (keep == 0) return 0;
+    double cut = w->v[keep - 1].score;
     qsort(w->v, n, sizeof(*w->v), cmp_wrow);
-    struct wfile *f = calloc(n, sizeof(*f));
+    struct mg__rfile *f = calloc(n, sizeof(*f));
     if (!f) return mg_err_oom(r->err);
     unsigned asked = mg_roles_asked(query);
     size_t nf = 0;
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j < n && w->v[j].file == w->v[i].file && w->v[j].score < cut) j++; /* (rows past the cut) */
-        if (j < n && w->v[j].file == w->v[i].file) {
-            const struct mg__wrow *b = &w->v[j];
-            double sum = b->score, dw = 1;
-            for (j++; j < n && w->v[j].file == b->file; j++) {
-                if (w->v[j].score < cut) continue;
-                dw *= FILE_DECAY;
-                if (!(off & MG_RANK_FILES) && w->v[j].score > 0) sum += dw * w->v[j].score;
-            }
-            int role = b->role ? b->role : (int)mg_file_role(b->path, NULL, 0);
-            if (!(off & MG_RANK_ROLES) && role != MG_ROLE_SOURCE && !(asked & 1u << role))
-                sum = weigh(sum, ROLE_WEIGHT);
-            f[nf++] = (struct wfile){.score = sum, .best = b->id, .path = b->path};
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0;) {
+        size_t j = i, nth = 0;
+        const struct mg__wrow *b = NULL;
+        double sum = 0, dw = 1;
+        for (; j < n && w->v[j].file == w->v[i].file; j++) {
+            if (w->v[j].score < cut) continue; /* (rows past the cut) */
+            if (!b) b = &w->v[j];
+            if (nth == 0 || !(off & MG_RANK_FILES)) file_add(&sum, &dw, nth++, w->v[j].score);
         }
-        while (j < n && w->v[j].file == w->v[i].file) j++;
         i = j;
+        if (!b) continue;
+        char *path = NULL; /* (a role not indexed: read from the path, an index made before roles) */
+        if (!b->role && !(off & MG_RANK_ROLES) && mg__file_path(r, b->file, &path) != 0) rc = -1;
+        f[nf++] = (struct mg__rfile){.score = mg__role_weigh(sum, b->role, path, asked, off), .best = b->id,
+                                     .file = b->file};
+        free(path);
     }
-    qsort(f, nf, sizeof(*f), cmp_wfile);
-    *out = f;
-    *nout = nf < WIDE_FILES ? nf : WIDE_FILES;
-    return 0;
+    if (rc == 0) rc = mg__flist_keep(r, f, nf, out);
+    free(f);
+    return rc;
 }
 
 /* ---- 3. the fusion ----------------------------------------------------------------------------- */
 
 static int cmp_path(const void *a, const void *b)
 {
-    return strcmp(((const struct wfile *)a)->path, ((const struct wfile *)b)->path);
+    return strcmp(((const struct mg__rfile *)a)->path, ((const struct mg__rfile *)b)->path);
 }
 
-/* The pool's files (their best hits' scores) and the wide list fused by
- * reciprocal rank: each pool hit's score becomes its file's fused score
- * (its file's other hits, that times their share of the best one's), and
- * each file only the wide list has adds its best chunk's hit. v: the pool
- * (n hits) inside out; new hits are appended to out, those within limit. */
-static int fuse(struct mg__repo *r, struct mg_results *out, size_t at, size_t n, struct wfile *wf, size_t nwf,
-                int limit)
+/* by path, then the order the lists gave them (rank_pool holds it) */
+static int cmp_extra(const void *a, const void *b)
 {
-    double k = r->cfg->hybrid_rrf_k > 0 ? r->cfg->hybrid_rrf_k : 60;
+    const struct mg__rfile *x = a, *y = b;
+    int k = strcmp(x->path, y->path);
+    return k ? k : x->rank_pool - y->rank_pool;
+}
+
+/* The pool's files (their best hits' scores) and the lists' fused by
+ * reciprocal rank (mg__rrf, every list weighted alike): each pool hit's
+ * score becomes its file's fused score (its file's other hits, that times
+ * their share of the best one's), and each file only the lists have adds
+ * its best chunk's hit (the first list's that has it). The pool is n hits
+ * at out->v[at]; new hits are appended to out, those within limit. */
+static int fuse(struct mg__repo *r, struct mg_results *out, size_t at, size_t n, const struct mg__flist *lists,
+                size_t nl, int limit)
+{
     struct mg_hit **by;
     if (by_file(out->v + at, n, &by) != 0) return mg_err_oom(r->err);
+    size_t nlisted = 0;
+    for (size_t l = 0; l < nl; l++) nlisted += lists[l].n;
     /* the pool's files, best first (ties by path) */
-    struct wfile *pf = calloc(n ? n : 1, sizeof(*pf));
-    size_t npf = 0;
-    if (!pf) {
-        free(by);
+    struct mg__rfile *pf = calloc(n ? n : 1, sizeof(*pf)), *ex = calloc(nlisted ? nlisted : 1, sizeof(*ex));
+    double *fused = calloc(n ? n : 1, sizeof(*fused)), *all = malloc((n + nlisted + 1) * sizeof(*all));
+    size_t npf = 0, nex = 0;
+    if (!pf || !ex || !fused || !all) {
+        free(by), free(pf), free(ex), free(fused), free(all);
         return mg_err_oom(r->err);
     }
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
         while (j < n && strcmp(by[j]->path, by[i]->path) == 0) j++;
-        pf[npf++] = (struct wfile){.score = by[i]->score, .path = by[i]->path, .best = (int64_t)i}; /* (by's) */
+        pf[npf++] = (struct mg__rfile){.score = by[i]->score, .path = by[i]->path, .best = (int64_t)i}; /* (by's) */
         i = j;
     }
-    qsort(pf, npf, sizeof(*pf), cmp_wfile);
+    qsort(pf, npf, sizeof(*pf), mg__cmp_rfile);
     for (size_t i = 0; i < npf; i++) pf[i].rank_pool = (int)i + 1;
-    /* each wide file's place in the pool's order */
+    /* each listed file's place in the pool's order */
     qsort(pf, npf, sizeof(*pf), cmp_path);
-    double *fused = calloc(npf ? npf : 1, sizeof(*fused));
-    bool *inpool = calloc(nwf ? nwf : 1, sizeof(*inpool));
-    if (!fused || !inpool) {
-        free(by), free(pf), free(fused), free(inpool);
-        return mg_err_oom(r->err);
-    }
-    for (size_t i = 0; i < npf; i++) fused[i] = 1.0 / (k + pf[i].rank_pool);
-    for (size_t w = 0; w < nwf; w++) {
-        struct wfile key = {.path = wf[w].path};
-        struct wfile *p = bsearch(&key, pf, npf, sizeof(*pf), cmp_path);
-        if (p) {
-            fused[p - pf] += 1.0 / (k + (double)(w + 1));
-            inpool[w] = true;
+    for (size_t i = 0; i < npf; i++) fused[i] = mg__rrf(r->cfg, pf[i].rank_pool);
+    for (size_t l = 0; l < nl; l++)
+        for (size_t w = 0; w < lists[l].n; w++) {
+            const struct mg__rfile *f = &lists[l].v[w];
+            struct mg__rfile *p = bsearch(f, pf, npf, sizeof(*pf), cmp_path);
+            double s = mg__rrf(r->cfg, (double)(w + 1));
+            if (p) {
+                fused[p - pf] += s;
+            } else {
+                ex[nex] = (struct mg__rfile){.score = s, .best = f->best, .path = f->path, .rank_pool = (int)nex};
+                nex++;
+            }
         }
+    /* the files only the lists have, each once, their scores summed */
+    qsort(ex, nex, sizeof(*ex), cmp_extra);
+    size_t nu = 0;
+    for (size_t i = 0; i < nex; i++) {
+        if (nu && strcmp(ex[nu - 1].path, ex[i].path) == 0) ex[nu - 1].score += ex[i].score;
+        else ex[nu++] = ex[i];
     }
     /* the pool's hits: the file's best hit its fused score, the others their share of it */
     for (size_t i = 0; i < npf; i++) {
@@ -243,35 +244,28 @@ static int fuse(struct mg__repo *r, struct mg_results *out, size_t at, size_t n,
             by[j]->score = fused[i] * (best > 0 && by[j]->score > 0 && by[j]->score <= best ? by[j]->score / best
                                                                                           : FILE_DECAY);
     }
-    free(by), free(pf), free(fused);
-    /* the files only the wide list has, by their best chunks (appended: out->v
-     * may move), those that rank within the limit among the pool's hits and
-     * them (a hit past it would be cut: its snippet costs its file's text) */
-    double *all = malloc((n + nwf) * sizeof(*all)), floor = -1e300;
+    /* those that rank within the limit among the pool's hits and them (a hit
+     * past it would be cut: its snippet costs its file's text); appended:
+     * out->v may move */
+    double floor = -1e300;
     size_t nall = 0;
-    if (!all) {
-        free(inpool);
-        return mg_err_oom(r->err);
-    }
     for (size_t i = 0; i < n; i++) all[nall++] = out->v[at + i].score;
-    for (size_t w = 0; w < nwf; w++)
-        if (!inpool[w]) all[nall++] = 1.0 / (k + (double)(w + 1));
+    for (size_t i = 0; i < nu; i++) all[nall++] = ex[i].score;
     qsort(all, nall, sizeof(*all), cmp_score_desc);
     if (nall > (size_t)limit) floor = all[limit - 1];
-    free(all);
     int rc = 0;
     struct mg_idx_cur c = {0};
     struct mg_idx_row row;
-    for (size_t w = 0; w < nwf && rc == 0; w++) {
-        if (inpool[w] || 1.0 / (k + (double)(w + 1)) < floor) continue;
-        if (mg_idx_chunk_hit(r->d, wf[w].best, &c, r->err) != 0) {
+    for (size_t i = 0; i < nu && rc == 0; i++) {
+        if (ex[i].score < floor) continue;
+        if (mg_idx_chunk_hit(r->d, ex[i].best, &c, r->err) != 0) {
             rc = -1;
             break;
         }
-        if (mg_idx_next(&c, &row) > 0) rc = mg__chunk_hit(r, out, &row, 1.0 / (k + (double)(w + 1)));
+        if (mg_idx_next(&c, &row) > 0) rc = mg__chunk_hit(r, out, &row, ex[i].score);
         mg_idx_done(&c);
     }
-    free(inpool);
+    free(by), free(pf), free(ex), free(fused), free(all);
     return rc;
 }
 
@@ -291,16 +285,19 @@ int mg__rank_files(struct mg__repo *r, struct mg_results *out, size_t base, int 
     const char *query = r->q->query;
     if (rank_pool((unsigned)off, query, out->v + base, n) != 0) return mg_err_oom(r->err);
     size_t end = out->n;
-    if (r->wide.n && !(off & MG_RANK_WIDE)) {
-        struct wfile *wf;
-        size_t nwf;
-        if (wide_files(r, (unsigned)off, query, &wf, &nwf) != 0) return -1;
-        int rc = nwf ? fuse(r, out, base, n, wf, nwf, limit) : 0;
-        free(wf);
-        if (rc != 0) return -1;
-    }
+    struct mg__flist lists[2] = {{0}};
+    size_t nl = 0;
+    int rc = 0;
+    if (r->wide.n && !(off & MG_RANK_WIDE) && (rc = wide_files(r, (unsigned)off, query, &lists[nl])) == 0)
+        nl += lists[nl].n > 0;
+    if (rc == 0 && r->whole_read && !(off & MG_RANK_WHOLE) &&
+        (rc = mg__whole_files(r, (unsigned)off, &lists[nl])) == 0)
+        nl += lists[nl].n > 0;
+    if (rc == 0 && nl) rc = fuse(r, out, base, n, lists, nl, limit);
+    for (size_t l = 0; l < 2; l++) mg__flist_release(&lists[l]);
+    if (rc != 0) return -1;
     if (all == n) return 0;
-    /* (the hits the wide read added rank with the pool) */
+    /* (the hits the lists added rank with the pool) */
     double low = out->v[base].score;
     for (size_t i = 1; i < n; i++)
         if (out->v[base + i].score < low) low = out->v[base + i].score;

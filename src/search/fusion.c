@@ -15,6 +15,11 @@
 #define PATH_FILES_MAX 10 /* files the path and graph probes name that count */
 #define HYBRID_DEPTH 50   /* the fused lists' depth (at least) */
 
+double mg__rrf(const struct mg_config *cfg, double rank)
+{
+    return 1.0 / ((cfg->hybrid_rrf_k > 0 ? cfg->hybrid_rrf_k : MG_RRF_K) + rank);
+}
+
 /* Hybrid: lexical, symbol and semantic lists fused by rank (hybrid.h); the
  * vectors are scanned on a thread of their own meanwhile. The symbol list of
  * prose that names code (a bug report) is the definitions of the

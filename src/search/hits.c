@@ -66,7 +66,6 @@ void mg__repo_release(struct mg__repo *r)
 
 void mg__wide_reset(struct mg__wide *w)
 {
-    for (size_t i = 0; i < w->n; i++) free(w->v[i].path);
     w->n = 0;
     w->full = false;
 }

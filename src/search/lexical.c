@@ -48,9 +48,7 @@ static int wide_add(struct mg__repo *r, const struct mg_idx_row *row)
     struct mg__wrow *v = mg_grow(w->v, w->n, &w->cap, sizeof(*w->v));
     if (!v) return mg_err_oom(r->err);
     w->v = v;
-    char *path = strdup(row->path ? row->path : "");
-    if (!path) return mg_err_oom(r->err);
-    v[w->n++] = (struct mg__wrow){-row->score, row->id, row->file_id, path,
+    v[w->n++] = (struct mg__wrow){-row->score, row->id, row->file_id,
                                   (int)((row->flags & MG_FILE_ROLE_MASK) >> MG_FILE_ROLE_SHIFT)};
     return 0;
 }

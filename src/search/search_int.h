@@ -53,8 +53,7 @@ struct mg__terms {
 #define MG__WIDE_ROWS 1000
 struct mg__wrow {
     double score; /* higher is better */
-    int64_t id, file;
-    char *path;
+    int64_t id, file; /* (a file's path is read for the files kept only, filerank.c) */
     int role;     /* as indexed (index/role.h; 0: read it from the path) */
 };
 struct mg__wide {
@@ -78,6 +77,7 @@ struct mg__repo {
     struct mg__terms terms;
     bool wide_read;                /* lexical search (the mode, not hybrid's list): read the any-word pass wider */
     struct mg__wide wide;          /* ... into this, for filerank.c */
+    bool whole_read;               /* lexical or hybrid search: files scored whole (filerank_whole.c) */
 };
 
 void mg__repo_release(struct mg__repo *r);
@@ -142,6 +142,8 @@ int mg__semantic(struct mg__repo *r, const char *query, struct mg_results *top, 
 #define MG__RANK_POOL 50
 int mg__rank_files(struct mg__repo *r, struct mg_results *out, size_t base, int limit,
                    int (*cmp)(const void *, const void *));
+/* fusion.c: reciprocal rank, 1 / (k + rank) with config hybrid_rrf_k (rank from 1) */
+double mg__rrf(const struct mg_config *cfg, double rank);
 /* fusion.c: hybrid; *semantic_repos counts the repos that had vectors */
 int mg__hybrid(struct mg__repo *r, struct mg_results *top, int *semantic_repos, struct mg_results *out, size_t base,
                int limit);

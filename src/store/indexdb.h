@@ -204,7 +204,7 @@ int64_t mg_idx_chunk_max(struct mg_db *d);
 int mg_idx_rank(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
                 struct mg_idx_cur *c, struct mg_err *err);
 /* The same best `limit` rows with each one's file, for file-level evidence
- * (search/filerank.c): fills score, id, file_id, path, flags; best first,
+ * (search/filerank.c): fills score, id, file_id, flags; best first,
  * ties by id. */
 int mg_idx_rank_wide(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
                      struct mg_idx_cur *c, struct mg_err *err);
@@ -216,6 +216,13 @@ long mg_idx_match_count(struct mg_db *d, const char *match, long max, int64_t *l
 /* The same over the chunk ids lo..hi; *last: the last one's id. */
 long mg_idx_match_count_in(struct mg_db *d, const char *match, int64_t lo, int64_t hi, long max, int64_t *last,
                            struct mg_err *err);
+/* The chunks that match, by id, at most limit of them (no ranking: a
+ * read of the postings, for file-level scores, search/filerank.c); with
+ * scope, only chunks it has. Fills id. */
+int mg_idx_match_ids(struct mg_db *d, const char *match, long limit, const struct mg_idx_idset *scope,
+                     struct mg_idx_cur *c, struct mg_err *err);
+/* The file a chunk belongs to: fills file_id, flags, chunk_lo, chunk_hi. */
+int mg_idx_chunk_file(struct mg_db *d, int64_t id, struct mg_idx_cur *c, struct mg_err *err);
 /* The best `limit` chunks whose symbol column matches, ranked by it alone.
  * Fills symbol, start_line, end_line, sym_lo, sym_hi (of the chunk's file),
  * score. */

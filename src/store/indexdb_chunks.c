@@ -60,13 +60,13 @@ int mg_idx_rank(struct mg_db *d, const char *match, int nscored, int limit, cons
 int mg_idx_rank_wide(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
                      struct mg_idx_cur *c, struct mg_err *err)
 {
-    static const unsigned char cols[] = {K_SCORE, K_ID, K_FILE_ID, K_PATH, K_FLAGS, K_END};
+    static const unsigned char cols[] = {K_SCORE, K_ID, K_FILE_ID, K_FLAGS, K_END};
     /* the best rows first (FTS5 reads no text for them), then each one's file by the keys */
 #define WIDE_JOIN ") r JOIN chunks c ON c.id = r.id JOIN files f ON f.id = c.file_id ORDER BY 1, 2"
-    if (scope ? mg__idx_open(d, S_RANK_WIDE_SCOPED, "SELECT r.s, r.id, c.file_id, f.path, f.flags FROM (SELECT "
+    if (scope ? mg__idx_open(d, S_RANK_WIDE_SCOPED, "SELECT r.s, r.id, c.file_id, f.flags FROM (SELECT "
                              RANK " AS s, rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ?1 AND "
                              "mg_in_idset(?3, rowid) ORDER BY 1, 2 LIMIT ?2" WIDE_JOIN, cols, c, err)
-              : mg__idx_open(d, S_RANK_WIDE, "SELECT r.s, r.id, c.file_id, f.path, f.flags FROM (SELECT " RANK
+              : mg__idx_open(d, S_RANK_WIDE, "SELECT r.s, r.id, c.file_id, f.flags FROM (SELECT " RANK
                              " AS s, rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY 1, 2 LIMIT ?2"
                              WIDE_JOIN, cols, c, err))
         return -1;
@@ -119,6 +119,31 @@ long mg_idx_match_count_in(struct mg_db *d, const char *match, int64_t lo, int64
     sqlite3_bind_int64(st, 3, hi);
     sqlite3_bind_int64(st, 4, max);
     return count_once(d, st, own, last, NULL, err);
+}
+
+int mg_idx_match_ids(struct mg_db *d, const char *match, long limit, const struct mg_idx_idset *scope,
+                     struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_ID, K_END};
+    if (scope ? mg__idx_open(d, S_MATCH_IDS_SCOPED, "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 AND "
+                             "mg_in_idset(?3, rowid) ORDER BY rowid LIMIT ?2", cols, c, err)
+              : mg__idx_open(d, S_MATCH_IDS, "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY rowid "
+                             "LIMIT ?2", cols, c, err))
+        return -1;
+    sqlite3_bind_text(c->st, 1, match, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(c->st, 2, limit);
+    if (scope) sqlite3_bind_pointer(c->st, 3, (void *)scope, "mg_idset", NULL);
+    return 0;
+}
+
+int mg_idx_chunk_file(struct mg_db *d, int64_t id, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_FILE_ID, K_FLAGS, K_CHUNK_LO, K_CHUNK_HI, K_END};
+    if (mg__idx_open(d, S_CHUNK_FILE, "SELECT f.id, f.flags, f.chunk_lo, f.chunk_hi FROM chunks c JOIN files f ON "
+                     "f.id = c.file_id WHERE c.id = ?", cols, c, err) != 0)
+        return -1;
+    sqlite3_bind_int64(c->st, 1, id);
+    return 0;
 }
 
 int mg_idx_rank_symbols(struct mg_db *d, const char *match, int limit, struct mg_idx_cur *c, struct mg_err *err)

@@ -31,7 +31,8 @@ int mg_parse_weights(const char *s, double w[5]);
 #define MG_RANK_ROLES 1u /* tests, docs and other non-source files below source */
 #define MG_RANK_FILES 2u /* a file's chunks summed into its score */
 #define MG_RANK_WIDE 4u  /* files a wide read of the word index scores, fused with the pool's */
-/* "roles,files,wide": the signals named, or -1 for a name not one of them */
+#define MG_RANK_WHOLE 8u /* files scored whole (BM25 over every file holding a query word), fused likewise */
+/* "roles,files,wide,whole": the signals named, or -1 for a name not one of them */
 int mg_rank_off_parse(const char *s);
 
 struct mg_config {

@@ -1,0 +1,255 @@
+/* filerank_whole.c — files scored whole (filerank_int.h's mg__whole_files):
+ * every file holding one of the query's words is one document, as the plain
+ * whole-file BM25 of bench/bugloc.py scores it, read from the chunk word
+ * index without a table of its own.
+ *
+ * The word index (chunks_fts, detail=column) keeps no counts: a word's term
+ * frequency in a file is the number of its chunks that hold it, and a file's
+ * length its number of chunks (the chunk ids of a file are one range, so its
+ * length needs no read), against the average over the index (chunk
+ * sequence numbers over files). BM25 with k1 1.2 and b 0.75, IDFs over
+ * files. A file's best chunk, the one shown for it, is the one holding the
+ * most of the query's words (by IDF), ties the first in the file.
+ *
+ * The bound: the postings of the rarest words are read, at most WHOLE_ROWS
+ * of them in all (rarest first, by a sampled estimate as lexical.c's
+ * word_rows), and a word whose rows do not fit, or that over a quarter of
+ * the chunks hold, is left out with all commoner ones: a word that many
+ * chunks hold weighs little in BM25. The chunks read are grouped
+ * by file in id order, one lookup per file. A query with no word rare
+ * enough gets no list.
+ *
+ * Sections:
+ *   1. the query's words and their rows
+ *   2. files and their scores
+ *   3. mg__whole_files
+ */
+#include "search/filerank_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index/role.h"
+#include "search/chunkset.h"
+#include "search/hybrid.h"
+#include "store/db.h"
+#include "store/rank.h"
+#include "store/tokenize.h"
+#include "util/buf.h"
+#include "util/config.h"
+
+#define WHOLE_ROWS 20000 /* postings read at most, all words together */
+#define WHOLE_TERMS 64   /* the query's words (and parts) taken at most */
+#define DF_SAMPLE 100    /* a word's rows counted from the first id for its estimate (it only orders them) */
+#define WHOLE_COMMON 4   /* a word in over 1/WHOLE_COMMON of the chunks is left out: its IDF is small */
+#define K1 1.2
+#define B 0.75
+
+/* ---- 1. the query's words and their rows -------------------------------------------------------- */
+
+struct term {
+    char expr[MG_TOKEN_MAX + 3]; /* "tok" */
+    double est;                  /* its rows, estimated */
+    double idf;
+    long files;                  /* the files holding it */
+};
+
+struct terms {
+    struct term v[WHOLE_TERMS];
+    size_t n;
+};
+
+static int term_cb(void *ctx, const char *tok, size_t len, size_t start, size_t end, bool colocated)
+{
+    (void)start, (void)end, (void)colocated;
+    struct terms *t = ctx;
+    if (len < 2 || t->n >= WHOLE_TERMS || len > MG_TOKEN_MAX) return 0;
+    char e[MG_TOKEN_MAX + 3];
+    e[0] = '"';
+    memcpy(e + 1, tok, len);
+    e[len + 1] = '"';
+    e[len + 2] = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (strcmp(t->v[i].expr, e) == 0) return 0;
+    memcpy(t->v[t->n].expr, e, len + 3);
+    t->n++;
+    return 0;
+}
+
+static int cmp_term(const void *a, const void *b)
+{
+    const struct term *x = a, *y = b;
+    if (x->est != y->est) return x->est < y->est ? -1 : 1;
+    return strcmp(x->expr, y->expr);
+}
+
+struct posting {
+    int64_t id;
+    int term;
+};
+
+static int cmp_posting(const void *a, const void *b)
+{
+    const struct posting *x = a, *y = b;
+    if (x->id != y->id) return x->id < y->id ? -1 : 1;
+    return x->term - y->term;
+}
+
+/* The query's content words (hybrid.h), each word and its parts as the
+ * index has them, rarest first, and the rows of those that fit WHOLE_ROWS
+ * into *pv (*np). 0, or -1 (r->err). */
+static int read_rows(struct mg__repo *r, struct terms *t, struct posting **pv, size_t *np)
+{
+    const char *query = r->q->query;
+    size_t cap = strlen(query) + 1;
+    char *words = malloc(cap);
+    if (!words) return mg_err_oom(r->err);
+    const char *q = mg_query_content_words(query, 0, words, cap) > 0 ? words : query;
+    mg_tokenize(q, strlen(q), term_cb, t);
+    free(words);
+    *pv = NULL;
+    *np = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        int64_t last = 0, maxid = 0;
+        long n = mg_idx_match_count(r->d, t->v[i].expr, DF_SAMPLE, &last, &maxid, r->err);
+        if (n < 0) return -1;
+        t->v[i].est = (double)n;
+        if (n >= DF_SAMPLE && last > 0)
+            t->v[i].est = (double)n * (double)(mg_chunk_seq(maxid) + 1) / (double)(mg_chunk_seq(last) + 1);
+    }
+    qsort(t->v, t->n, sizeof(t->v[0]), cmp_term);
+    bool scoped = r->filter.globs || r->filter.nlangs > 0;
+    if (scoped && !r->chunks && mg_chunkset_get(r->d, &r->filter, &r->chunks, r->err) != 0) return -1;
+    size_t cap_rows = 0, used = 0, kept = 0;
+    double common = (double)(mg_chunk_seq(mg_idx_chunk_max(r->d)) + 1) / WHOLE_COMMON;
+    for (; kept < t->n && t->v[kept].est <= (double)(WHOLE_ROWS - used) && t->v[kept].est <= common; kept++) {
+        struct mg_idx_cur c = {0};
+        struct mg_idx_row row;
+        size_t before = *np;
+        long room = (long)(WHOLE_ROWS - used);
+        if (mg_idx_match_ids(r->d, t->v[kept].expr, room + 1, scoped ? &r->chunks->set : NULL, &c, r->err) != 0)
+            return -1;
+        int rc;
+        while ((rc = mg_idx_next(&c, &row)) > 0) {
+            struct posting *v = mg_grow(*pv, *np, &cap_rows, sizeof(**pv));
+            if (!v) {
+                mg_idx_done(&c);
+                return mg_err_oom(r->err);
+            }
+            *pv = v;
+            v[(*np)++] = (struct posting){row.id, (int)kept};
+        }
+        mg_idx_done(&c);
+        if (rc < 0) return mg_db_error(r->d, "file ranking", r->err);
+        if (*np - before > (size_t)room) { /* more rows than estimated: this word and the commoner ones go */
+            *np = before;
+            break;
+        }
+        used = *np;
+    }
+    t->n = kept;
+    if (*np) qsort(*pv, *np, sizeof(**pv), cmp_posting);
+    return 0;
+}
+
+/* ---- 2. files and their scores ------------------------------------------------------------------ */
+
+struct wfile {
+    int64_t file, lo, hi, best;
+    int flags;
+    size_t a, b; /* its postings */
+    double score;
+};
+
+/* The postings p[0..np) (by id) grouped by file into *fv (*nf), each term's
+ * files counted. 0, or -1 (r->err). */
+static int group(struct mg__repo *r, const struct posting *p, size_t np, struct terms *t, struct wfile **fv,
+                 size_t *nf)
+{
+    size_t cap = 0;
+    *fv = NULL;
+    *nf = 0;
+    for (size_t i = 0; i < np;) {
+        struct mg_idx_cur c = {0};
+        struct mg_idx_row row = {0};
+        if (mg_idx_chunk_file(r->d, p[i].id, &c, r->err) != 0) return -1;
+        int got = mg_idx_next(&c, &row);
+        struct wfile f = {.file = row.file_id, .lo = row.chunk_lo, .hi = row.chunk_hi, .flags = row.flags, .a = i};
+        mg_idx_done(&c);
+        if (got < 0) return mg_db_error(r->d, "file ranking", r->err);
+        if (got == 0 || f.hi < p[i].id) f.hi = p[i].id; /* (cannot happen: a chunk has its file) */
+        uint64_t seen = 0;
+        for (; i < np && p[i].id <= f.hi; i++) seen |= 1ull << p[i].term;
+        f.b = i;
+        if (got == 0) continue;
+        for (size_t k = 0; k < t->n; k++) t->v[k].files += (long)(seen >> k & 1);
+        struct wfile *v = mg_grow(*fv, *nf, &cap, sizeof(**fv));
+        if (!v) return mg_err_oom(r->err);
+        *fv = v;
+        v[(*nf)++] = f;
+    }
+    return 0;
+}
+
+/* Each file's BM25 (weighed by role) and best chunk. */
+static void score(struct mg__repo *r, unsigned off, const struct posting *p, struct terms *t, struct wfile *fv,
+                  size_t nf)
+{
+    uint64_t nfiles = 0;
+    mg_idx_totals(r->d, &nfiles, NULL, NULL, NULL);
+    double n = nfiles > 0 ? (double)nfiles : 1, maxseq = (double)mg_chunk_seq(mg_idx_chunk_max(r->d));
+    double avgdl = (maxseq + 1) / n;
+    if (avgdl < 1) avgdl = 1;
+    for (size_t k = 0; k < t->n; k++) {
+        double df = (double)t->v[k].files;
+        t->v[k].idf = log(1 + (n - df + 0.5) / (df + 0.5));
+    }
+    unsigned asked = mg_roles_asked(r->q->query);
+    for (size_t i = 0; i < nf; i++) {
+        struct wfile *f = &fv[i];
+        double tf[WHOLE_TERMS] = {0}, dl = (double)(mg_chunk_seq(f->hi) - mg_chunk_seq(f->lo) + 1), best = -1;
+        for (size_t j = f->a; j < f->b;) {
+            size_t e = j;
+            double w = 0;
+            for (; e < f->b && p[e].id == p[j].id; e++) {
+                tf[p[e].term] += 1;
+                w += t->v[p[e].term].idf;
+            }
+            if (w > best) best = w, f->best = p[j].id;
+            j = e;
+        }
+        if (dl < 1) dl = 1;
+        double s = 0, norm = K1 * (1 - B + B * dl / avgdl);
+        for (size_t k = 0; k < t->n; k++)
+            if (tf[k] > 0) s += t->v[k].idf * tf[k] * (K1 + 1) / (tf[k] + norm);
+        int role = (f->flags & MG_FILE_ROLE_MASK) >> MG_FILE_ROLE_SHIFT;
+        f->score = role ? mg__role_weigh(s, role, NULL, asked, off) : s; /* (0: no role indexed, taken as source) */
+    }
+}
+
+/* ---- 3. mg__whole_files ------------------------------------------------------------------------- */
+
+int mg__whole_files(struct mg__repo *r, unsigned off, struct mg__flist *out)
+{
+    *out = (struct mg__flist){0};
+    struct terms t = {0};
+    struct posting *p = NULL;
+    struct wfile *fv = NULL;
+    size_t np = 0, nf = 0;
+    int rc = read_rows(r, &t, &p, &np);
+    if (rc == 0 && np) rc = group(r, p, np, &t, &fv, &nf);
+    struct mg__rfile *f = NULL;
+    if (rc == 0 && nf) {
+        score(r, off, p, &t, fv, nf);
+        if (!(f = calloc(nf, sizeof(*f)))) rc = mg_err_oom(r->err);
+        for (size_t i = 0; i < nf && rc == 0; i++)
+            f[i] = (struct mg__rfile){.score = fv[i].score, .best = fv[i].best, .file = fv[i].file};
+        if (rc == 0) rc = mg__flist_keep(r, f, nf, out);
+    }
+    free(f);
+    free(p);
+    free(fv);
+    if (rc != 0) mg__flist_release(out);
+    return rc;
+}
