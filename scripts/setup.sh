@@ -50,7 +50,9 @@ pkgs=(
   python3 groff-base man-db zsh fish dpkg-dev
 )
 # Benchmark peers and corpus tools.
-[ "$bench" = 1 ] && pkgs+=(ripgrep xz-utils time global)
+# clangd, gopls and the Go toolchain gopls loads packages with: the reference
+# servers of bench/nav_lsp_bench.py
+[ "$bench" = 1 ] && pkgs+=(ripgrep xz-utils time global clangd gopls golang-go)
 
 if [ "$list" = 1 ]; then printf '%s\n' "${pkgs[@]}"; exit 0; fi
 
@@ -131,6 +133,16 @@ if [ "$bench" = 1 ]; then
     echo "setup: installing the TypeScript compiler for the benchmark (npm ci in bench/nav-ts)" >&2
     (cd "$t" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error </dev/null >/dev/null)
     echo "$twant" > "$tstamp"
+  fi
+  # pyright's language server, the Python reference of bench/nav_lsp_bench.py,
+  # pinned by bench/nav-py/package-lock.json
+  y="$here/bench/nav-py"
+  ystamp="$y/node_modules/.memgate-lock.sha"
+  ywant=$(sha256sum "$y/package-lock.json" | cut -d' ' -f1)
+  if [ "$ywant" != "$(cat "$ystamp" 2>/dev/null || true)" ] || [ ! -f "$y/node_modules/pyright/langserver.index.js" ]; then
+    echo "setup: installing pyright for the benchmark (npm ci in bench/nav-py)" >&2
+    (cd "$y" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error </dev/null >/dev/null)
+    echo "$ywant" > "$ystamp"
   fi
 fi
 exit 0
