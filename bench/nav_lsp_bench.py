@@ -375,6 +375,23 @@ def why(lang, text, name):
     return "call"
 
 
+def pages(api, route, name, first):
+    """Every (path, line) of memgate's answer `first` to route, following
+    next_cursor: each reference of /v1/references, each call at depth 1 of
+    /v1/callers."""
+    out, r = set(), first
+    while True:
+        if "error" in r:
+            raise SystemExit(f"bench: {route} {name}: {r['error']}")
+        if route == "/v1/references":
+            out.update((f["path"], x["line"]) for f in r.get("files", []) for x in f["references"])
+        else:
+            out.update((c["path"], c["line"]) for c in r.get("calls", []) if c.get("depth", 1) == 1)
+        if not r.get("next_cursor"):
+            return out
+        r = api.get(route, symbol=name, cursor=r["next_cursor"], limit=1000)
+
+
 def rel(src, path):
     path = os.path.realpath(path)
     r = os.path.relpath(path, os.path.realpath(src))
@@ -507,28 +524,11 @@ def run_lang(lang, a):
             t0 = time.monotonic()
             r = api.get("/v1/references", symbol=name)
             m_ref_ms[name] = (time.monotonic() - t0) * 1000
-            got = set()
-            while True:
-                for f in r.get("files", []):
-                    if f["path"].endswith(spec["exts"]):
-                        got.update((f["path"], x["line"]) for x in f["references"])
-                if not r.get("next_cursor"):
-                    break
-                r = api.get("/v1/references", symbol=name, cursor=r["next_cursor"], limit=1000)
-            m_refs[name] = got
+            m_refs[name] = {x for x in pages(api, "/v1/references", name, r) if x[0].endswith(spec["exts"])}
             t0 = time.monotonic()
             r = api.get("/v1/callers", symbol=name)
             m_call_ms[name] = (time.monotonic() - t0) * 1000
-            sites = set()
-            while True:
-                if "error" in r:
-                    raise SystemExit(f"bench: callers {name}: {r['error']}")
-                sites.update((c["path"], c["line"]) for c in r.get("calls", [])
-                              if c.get("depth", 1) == 1 and c["path"].endswith(spec["exts"]))
-                if not r.get("next_cursor"):
-                    break
-                r = api.get("/v1/callers", symbol=name, cursor=r["next_cursor"], limit=1000)
-            m_calls[name] = sites
+            m_calls[name] = {x for x in pages(api, "/v1/callers", name, r) if x[0].endswith(spec["exts"])}
     finally:
         p.terminate()
         p.wait(timeout=60)

@@ -59,7 +59,7 @@ PEER = os.path.join(HERE, "bench", "nav-ts")
 
 sys.path.insert(0, os.path.join(HERE, "bench"))
 from nav_bench import Api, env, log, pct  # noqa: E402  (the C part's helpers)
-from nav_lsp_bench import why  # noqa: E402  (what a disagreeing line is)
+from nav_lsp_bench import pages, why  # noqa: E402  (all pages of an answer; what a disagreeing line is)
 
 
 def fetch():
@@ -151,22 +151,8 @@ def main():
             t0 = time.monotonic()
             k = api.get("/v1/callers", symbol=name)
             callers_ms[name] = (time.monotonic() - t0) * 1000
-            sites = set()
-            while True:
-                sites.update((c["path"], c["line"]) for c in k.get("calls", []) if c.get("depth", 1) == 1)
-                if not k.get("next_cursor"):
-                    break
-                k = api.get("/v1/callers", symbol=name, cursor=k["next_cursor"], limit=1000)
-            m_calls[name] = sites
-            got = set()
-            while True:
-                for f in r.get("files", []):
-                    for ref in f["references"]:
-                        got.add((f["path"], ref["line"]))
-                if not r.get("next_cursor"):
-                    break
-                r = api.get("/v1/references", symbol=name, cursor=r["next_cursor"], limit=1000)
-            m_refs[name] = got
+            m_calls[name] = pages(api, "/v1/callers", name, k)
+            m_refs[name] = pages(api, "/v1/references", name, r)
     finally:
         p.terminate()
         p.wait(timeout=60)
