@@ -353,7 +353,7 @@ def why(lang, text, name):
         if s.startswith(("/*", "*", "//")):
             return "comment"
         head = s.split(name)[0]
-        if re.search(re.escape(name) + r"\s*\(.*\)\s*;$", s) and re.fullmatch(r"[\w\s*]*", head) and \
+        if re.search(re.escape(name) + r"\s*\(.*\)\s*;$", s) and head.strip() and re.fullmatch(r"[\w\s*]*", head) and \
                 not head.strip().startswith("return"):
             return "declaration"
     if lang == "python":
