@@ -20,9 +20,15 @@ or a method. For each:
     not a definition, not in a string, and spelled as the name (an import
     renamed with `as` is counted apart), kept as (path, line);
   - memgate's: GET /v1/references?symbol=NAME, all pages, as (path, line);
+  - call edges: the compiler's call hierarchy (prepareCallHierarchy, then
+    provideCallHierarchyIncomingCalls), each call site as (path, line),
+    against memgate's GET /v1/callers (depth 1, all pages), each call;
 
 micro-averaged recall and precision against the compiler, and a sample of
 each kind of disagreement (--dump writes them all, with the line's text).
+Call sites whose callee the compiler finds under another spelling (an
+export renamed with `as`, called as `checks.gte(...)` for `_gte`) are left
+out of the call edges as they are of the references, and counted apart.
 Latency: find_references' first page (the default 50) and callers (depth 1)
 over HTTP keep-alive to `memgate serve`, p50 and p99, beside the compiler's
 findReferences for the same queries (in process, the program already built;
@@ -53,6 +59,7 @@ PEER = os.path.join(HERE, "bench", "nav-ts")
 
 sys.path.insert(0, os.path.join(HERE, "bench"))
 from nav_bench import Api, env, log, pct  # noqa: E402  (the C part's helpers)
+from nav_lsp_bench import pages, why  # noqa: E402  (all pages of an answer; what a disagreeing line is)
 
 
 def fetch():
@@ -125,6 +132,8 @@ def main():
     names = [n for n in located if res[n]["declared"] == 1][:a.queries]  # ... and the compiler, once too
     kind = {n: k for n, k, _, _ in candidates}
     c_refs = {n: {(p, l) for p, l in r["refs"]} for n, r in res.items()}
+    c_calls = {n: {(p, l) for p, l in r["calls"]} for n, r in res.items()}
+    c_calls_all = {n: c_calls[n] | {(p, l) for p, l in r["calls_renamed"]} for n, r in res.items()}
     log(f"{len(names)} functions and methods the compiler too declares once ({sum(kind[n] == 'method' for n in names)} "
         f"methods); {len(drawn)} drawn from memgate's index alone"
         + (f"; {len(unlocated)} the compiler could not place: {' '.join(unlocated[:5])}" if unlocated else ""))
@@ -134,38 +143,34 @@ def main():
     try:
         api = Api(json.loads(p.stdout.readline())["port"])
         api.get("/v1/references", symbol=names[0])  # warm
-        m_refs, first_ms, callers_ms = {}, {}, {}
+        m_refs, m_calls, first_ms, callers_ms = {}, {}, {}, {}
         for name in dict.fromkeys(names + drawn):
             t0 = time.monotonic()
             r = api.get("/v1/references", symbol=name)
             first_ms[name] = (time.monotonic() - t0) * 1000
             t0 = time.monotonic()
-            api.get("/v1/callers", symbol=name)
+            k = api.get("/v1/callers", symbol=name)
             callers_ms[name] = (time.monotonic() - t0) * 1000
-            got = set()
-            while True:
-                for f in r.get("files", []):
-                    for ref in f["references"]:
-                        got.add((f["path"], ref["line"]))
-                if not r.get("next_cursor"):
-                    break
-                r = api.get("/v1/references", symbol=name, cursor=r["next_cursor"], limit=1000)
-            m_refs[name] = got
+            m_calls[name] = pages(api, "/v1/callers", name, k)
+            m_refs[name] = pages(api, "/v1/references", name, r)
     finally:
         p.terminate()
         p.wait(timeout=60)
 
-    def compare(ns):
-        both = sum(len(m_refs[n] & c_refs[n]) for n in ns)
-        c_total = sum(len(c_refs[n]) for n in ns)
-        m_total = sum(len(m_refs[n]) for n in ns)
-        only_c = [(n, x) for n in ns for x in sorted(c_refs[n] - m_refs[n])]
-        only_m = [(n, x) for n in ns for x in sorted(m_refs[n] - c_refs[n])]
+    def compare(ns, mine=m_refs, theirs=c_refs):
+        both = sum(len(mine[n] & theirs[n]) for n in ns)
+        c_total = sum(len(theirs[n]) for n in ns)
+        m_total = sum(len(mine[n]) for n in ns)
+        only_c = [(n, x) for n in ns for x in sorted(theirs[n] - mine[n])]
+        only_m = [(n, x) for n in ns for x in sorted(mine[n] - theirs[n])]
         return (m_total, c_total, both / c_total if c_total else 1.0, both / m_total if m_total else 1.0,
                 only_c, only_m)
 
     m_total, c_total, recall, precision, only_c, only_m = compare(names)
     d_m, d_c, d_recall, d_precision, d_only_c, d_only_m = compare(drawn)
+    k_m, k_c, k_recall, k_precision, k_only_c, k_only_m = compare(names, m_calls, c_calls)
+    ka_m, ka_c, ka_recall, ka_precision, ka_only_c, ka_only_m = compare(names, m_calls, c_calls_all)
+    k_c_ms = [res[n]["calls_ms"] for n in names]
     renamed = sum(res[n]["renamed"] for n in names)
     most_renamed = ", ".join(f"`{n}` as `{'`, `'.join(dict.fromkeys(res[n]['renamed_as']))}` ({res[n]['renamed']})"
                              for n in sorted(names, key=lambda n: -res[n]["renamed"])[:3] if res[n]["renamed"])
@@ -188,7 +193,7 @@ def main():
 
     if a.dump:
         with open(a.dump, "w") as f:
-            for group, oc, om in (("once", only_c, only_m), ("drawn", d_only_c, d_only_m)):
+            for group, oc, om in (("once", only_c, only_m), ("drawn", d_only_c, d_only_m), ("calls", k_only_c, k_only_m)):
                 for side, rows in (("compiler", oc), ("memgate", om)):
                     for n, (path, line) in rows:
                         f.write(f"{group}\t{side}\t{n}\t{path}\t{line}\t{line_of(path, line)}\n")
@@ -214,7 +219,10 @@ declaration of the name in the whole program, lib files included; {sum(kind[n] =
 | recall against the compiler | {recall:.3f} | — |
 | precision against the compiler | {precision:.3f} | — |
 | find_references, first page (50), per query | p50 {pct(f_ms, .5):.1f} ms, p99 {pct(f_ms, .99):.1f} ms | `findReferences` p50 {pct(c_ms, .5):.1f} ms, p99 {pct(c_ms, .99):.1f} ms (in process, program built) |
-| callers (depth 1), per query | p50 {pct(k_ms, .5):.1f} ms, p99 {pct(k_ms, .99):.1f} ms | — |
+| call edges (call sites of callers, depth 1) | {k_m} | {k_c} |
+| call edges: precision / recall | **{k_precision:.3f} / {k_recall:.3f}** | — |
+| call edges with the {ka_c - k_c} sites that spell the callee otherwise (renamed exports) | precision {ka_precision:.3f}, recall {ka_recall:.3f} | {ka_c} |
+| callers (depth 1), per query | p50 {pct(k_ms, .5):.1f} ms, p99 {pct(k_ms, .99):.1f} ms | incoming calls p50 {pct(k_c_ms, .5):.1f} ms, p99 {pct(k_c_ms, .99):.1f} ms |
 | the {len(names)} queries | {sum(f_ms) / 1000:.2f} s | {sum(c_ms) / 1000:.2f} s, + {ts['program_ms'] / 1000:.1f} s to build the program ({ts_wall:.1f} s the whole process) |
 
 Disagreements: {len(only_c)} lines only the compiler lists, {len(only_m)} only memgate lists.
@@ -229,10 +237,18 @@ else the program declares under the name (interface members, object literal meth
               f"only compiler {len(c_refs[n] - m_refs[n])}, only memgate {len(m_refs[n] - c_refs[n])}")
     print()
     rnd = random.Random(a.seed)
-    for title, rows in (("only the compiler", only_c), ("only memgate", only_m)):
-        print(f"{title}, names declared once (a sample):")
+    for title, rows in (("only the compiler", only_c), ("only memgate", only_m),
+                        ("call edges only the compiler", k_only_c), ("call edges only memgate", k_only_m),
+                        ("call edges only the compiler, renamed sites included", ka_only_c)):
+        tally = {}
+        for n, (path, line) in rows:
+            k = why("typescript", line_of(path, line), n)
+            tally[k] = tally.get(k, 0) + 1
+        print(f"{title}, names declared once: {len(rows)}" +
+              (" (" + ", ".join(f"{k} {v}" for k, v in sorted(tally.items(), key=lambda x: -x[1])) + "); a sample:"
+               if rows else ""))
         for n, (path, line) in rnd.sample(rows, min(12, len(rows))):
-            print(f"    {n}  {path}:{line}  {line_of(path, line)}")
+            print(f"    {n}  {path}:{line}  [{why('typescript', line_of(path, line), n)}] {line_of(path, line)}")
         print()
 
 

@@ -28,7 +28,9 @@
 #     MCP server, Chroma, and the Qdrant and Mem0 fakes,
 #     p50/p99 with and without it), bench/nav_ts_bench.py (the
 #     same in TypeScript, on zod's sources from npm, against the TypeScript
-#     compiler), bench/cold_hybrid.py (a cold server's first hybrid query
+#     compiler; references and call edges), bench/nav_lsp_bench.py (the same
+#     in C, Python and Go: redis, pytest and goldmark against clangd, pyright
+#     and gopls over LSP), bench/cold_hybrid.py (a cold server's first hybrid query
 #     and the CLI's hybrid search as a whole process, against the CLI's
 #     lexical search in the same run), bench/bugloc.py (bug localisation: the messages of real
 #     bug fixes in redis, pytest, tokio and nginx against the files they
@@ -295,6 +297,10 @@ MEMGATE_BIN="$BIN" python3 "$here/bench/provider_latency.py"
 # ---- code navigation in TypeScript against the TypeScript compiler (runs alone too) ----
 [ -f "$here/bench/nav-ts/node_modules/typescript/package.json" ] || { echo "bench: the TypeScript compiler is missing from bench/nav-ts; run 'scripts/setup.sh --bench'" >&2; exit 1; }
 MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/nav_ts_bench.py"
+
+# ---- references and call edges in C, Python and Go against clangd, pyright and gopls (runs alone too)
+# A missing server or git mirror skips its language with one line saying how to get it.
+MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/nav_lsp_bench.py"
 
 # ---- what a full index costs against an older build (BENCH_INDEX_BASELINE=REV; runs alone too)
 [ -z "${BENCH_INDEX_BASELINE:-}" ] ||

@@ -50,7 +50,9 @@ pkgs=(
   python3 groff-base man-db zsh fish dpkg-dev
 )
 # Benchmark peers and corpus tools.
-[ "$bench" = 1 ] && pkgs+=(ripgrep xz-utils time global)
+# clangd, gopls and the Go toolchain gopls loads packages with: the reference
+# servers of bench/nav_lsp_bench.py
+[ "$bench" = 1 ] && pkgs+=(ripgrep xz-utils time global clangd gopls golang-go)
 
 if [ "$list" = 1 ]; then printf '%s\n' "${pkgs[@]}"; exit 0; fi
 
@@ -104,25 +106,23 @@ if [ "$bench" = 1 ]; then
     (cd "$b" && npm ci --no-audit --no-fund --loglevel=error </dev/null >/dev/null)
     echo "$bwant" > "$bstamp"
   fi
+  # a bench package pinned by its package-lock.json: npm ci when the lockfile
+  # changed since the last install or FILE (under node_modules) is missing
+  pinned() { # DIR FILE WHAT
+    local st="$1/node_modules/.memgate-lock.sha" w
+    w=$(sha256sum "$1/package-lock.json" | cut -d' ' -f1)
+    if [ "$w" != "$(cat "$st" 2>/dev/null || true)" ] || [ ! -f "$1/node_modules/$2" ]; then
+      echo "setup: installing $3 for the benchmark (npm ci in ${1#"$here"/})" >&2
+      (cd "$1" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error </dev/null >/dev/null)
+      echo "$w" > "$st"
+    fi
+  }
   # the reference MCP memory server (@modelcontextprotocol/server-memory) and
-  # the MCP SDK, for bench/memory_bench.mjs, pinned by bench/memory-peer/package-lock.json
-  m="$here/bench/memory-peer"
-  mstamp="$m/node_modules/.memgate-lock.sha"
-  mwant=$(sha256sum "$m/package-lock.json" | cut -d' ' -f1)
-  if [ "$mwant" != "$(cat "$mstamp" 2>/dev/null || true)" ] || [ ! -f "$m/node_modules/@modelcontextprotocol/server-memory/dist/index.js" ]; then
-    echo "setup: installing the reference memory server for the benchmark (npm ci in bench/memory-peer)" >&2
-    (cd "$m" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error </dev/null >/dev/null)
-    echo "$mwant" > "$mstamp"
-  fi
-  # the TypeScript compiler, the reference of bench/nav_ts_bench.py, pinned by
-  # bench/nav-ts/package-lock.json
-  t="$here/bench/nav-ts"
-  tstamp="$t/node_modules/.memgate-lock.sha"
-  twant=$(sha256sum "$t/package-lock.json" | cut -d' ' -f1)
-  if [ "$twant" != "$(cat "$tstamp" 2>/dev/null || true)" ] || [ ! -f "$t/node_modules/typescript/package.json" ]; then
-    echo "setup: installing the TypeScript compiler for the benchmark (npm ci in bench/nav-ts)" >&2
-    (cd "$t" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error </dev/null >/dev/null)
-    echo "$twant" > "$tstamp"
-  fi
+  # the MCP SDK, for bench/memory_bench.mjs
+  pinned "$here/bench/memory-peer" @modelcontextprotocol/server-memory/dist/index.js "the reference memory server"
+  # the TypeScript compiler, the reference of bench/nav_ts_bench.py
+  pinned "$here/bench/nav-ts" typescript/package.json "the TypeScript compiler"
+  # pyright's language server, the Python reference of bench/nav_lsp_bench.py
+  pinned "$here/bench/nav-py" pyright/langserver.index.js pyright
 fi
 exit 0

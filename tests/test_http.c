@@ -1163,6 +1163,39 @@ TEST(http_v1_routes)
     ASSERT_EQ_INT(srv_stop(&s), 0);
 }
 
+/* callers and callees page over HTTP as over MCP: the next_cursor a page
+ * gives is taken back (the bench's LSP comparison follows it to the end) */
+TEST(http_v1_callers_pages)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    mg_t_write_str(repo, "calls.c",
+                   "int target(void) { return 1; }\n"
+                   "int one(void) { return target(); }\n"
+                   "int two(void) { return target(); }\n"
+                   "int three(void) { return target(); }\n");
+    json_decref(mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "calls", "--json", NULL}));
+    struct srv s;
+    srv_start(&s, home);
+    char url[256];
+    const char *route[] = {"/v1/callers?symbol=target", "/v1/callees?symbol=one"};
+    for (int k = 0; k < 2; k++) {
+        int seen = 0, want = k == 0 ? 3 : 1;
+        snprintf(url, sizeof(url), "%s&limit=1", route[k]);
+        for (;;) {
+            struct res r = GET(s.port, url, "X-N: 1");
+            json_t *j = body_json(&r, 200);
+            seen += (int)json_array_size(json_object_get(j, "calls"));
+            const char *nc = json_string_value(json_object_get(j, "next_cursor"));
+            if (nc) snprintf(url, sizeof(url), "%s&limit=1&cursor=%s", route[k], nc);
+            json_decref(j);
+            res_free(&r);
+            if (!nc || seen > want) break;
+        }
+        ASSERT_EQ_INT(seen, want);
+    }
+    ASSERT_EQ_INT(srv_stop(&s), 0);
+}
+
 TEST(http_v1_session_scope)
 {
     char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();

@@ -22,10 +22,16 @@
 // inside a string, and whose text is N itself is a reference, kept as
 // (path, line). Entries whose text is another name (an import or export
 // renamed with `as`) are counted apart: a name-based tool cannot follow them.
+// Call edges: prepareCallHierarchy at the same name, then
+// provideCallHierarchyIncomingCalls; each call site (fromSpans) under root
+// as (path, line); a site whose callee is spelled otherwise (an export
+// renamed with `as`) goes to calls_renamed, as references do.
 //
 // answer: {"typescript": VERSION, "files": N, "program_ms": MS,
 //          "results": [{"name", "located": bool, "declared": N,
 //                       "refs": [[path, line]...], "renamed": N,
+//                       "calls": [[path, line]...], "calls_renamed": [...],
+//                       "calls_ms": MS,
 //                       "renamed_as": [the first 3 spellings],
 //                       "definitions": N, "ms": MS}]}
 //   declared  how many declarations the whole program, lib files included,
@@ -161,7 +167,7 @@ for (const q of req.queries) {
   const sf = program.getSourceFile(file);
   const id = sf && locate(sf, q.name, q.line);
   const n = declared.get(q.name) || 0;
-  if (!id) { results.push({ name: q.name, located: false, declared: n, refs: [], renamed: 0, definitions: 0, ms: 0 }); continue; }
+  if (!id) { results.push({ name: q.name, located: false, declared: n, refs: [], renamed: 0, definitions: 0, ms: 0, calls: [], calls_renamed: [], calls_ms: 0 }); continue; }
   if (req.limit && located >= req.limit && n !== 1) continue; // only the set of names declared once still wants more
   if (n === 1) once++;
   located++;
@@ -188,7 +194,25 @@ for (const q of req.queries) {
       refs.add(JSON.stringify([path.relative(root, r.fileName), l]));
     }
   }
-  results.push({ name: q.name, located: true, declared: n, refs: [...refs].map((s) => JSON.parse(s)), renamed, renamed_as: renamedAs, definitions, ms });
+  t0 = performance.now();
+  const calls = new Set();
+  const callsRenamed = new Set(); // the callee spelled otherwise: `checks.gte(...)` for `_gte` exported `as gte`
+  const items = ls.prepareCallHierarchy(file, id.getStart(sf));
+  for (const it of Array.isArray(items) ? items : items ? [items] : []) {
+    for (const inc of ls.provideCallHierarchyIncomingCalls(it.file, it.selectionSpan.start)) {
+      if (!inc.from.file.startsWith(root + path.sep)) continue;
+      const csf = program.getSourceFile(inc.from.file);
+      const ct = text(inc.from.file) || "";
+      for (const sp of inc.fromSpans) {
+        const site = JSON.stringify([path.relative(root, inc.from.file), csf.getLineAndCharacterOfPosition(sp.start).line + 1]);
+        const spelled = (ct.slice(sp.start, sp.start + sp.length).match(/[\w$]+$/) || [""])[0];
+        (spelled === q.name ? calls : callsRenamed).add(site);
+      }
+    }
+  }
+  const callsMs = performance.now() - t0;
+  results.push({ name: q.name, located: true, declared: n, refs: [...refs].map((s) => JSON.parse(s)), renamed, renamed_as: renamedAs, definitions, ms,
+    calls: [...calls].map((s) => JSON.parse(s)), calls_renamed: [...callsRenamed].map((s) => JSON.parse(s)), calls_ms: callsMs });
 }
 
 process.stdout.write(JSON.stringify({ typescript: ts.version, files: files.length, paths: Object.keys(paths).length, program_ms: programMs, results }));

@@ -55,7 +55,8 @@ static const struct param p_outline[] = {{"path", "path", P_STR}, {"limit", "lim
 static const struct param p_refs[] = {{"symbol", "symbol", P_STR}, {"cursor", "cursor", P_STR},
                                       {"limit", "limit", P_INT}, P_FILTERS, P_REPO, P_END};
 static const struct param p_calls[] = {{"symbol", "symbol", P_STR}, {"depth", "depth", P_INT},
-                                       {"limit", "limit", P_INT}, P_FILTERS, P_REPO, P_END};
+                                       {"limit", "limit", P_INT}, {"cursor", "cursor", P_STR}, P_FILTERS, P_REPO,
+                                       P_END};
 static const struct param p_repomap[] = {{"budget_tokens", "budget_tokens", P_INT}, {"budget", "budget_tokens", P_INT},
                                          {"focus_file", "focus_files", P_LIST}, {"focus_symbol", "focus_symbols", P_LIST},
                                          P_FILTERS, P_REPO, P_END};
