@@ -337,10 +337,12 @@ int mg_idx_drop_file(struct mg_db *d, int64_t id, int64_t clo, int64_t chi, int6
  * sym_hi, blob. */
 int mg_idx_files_without_refs(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err);
 /* The name index of symbols: dropped (on false) for a first run's bulk
- * load, made (on true) when it ends. */
+ * load, made (on true) when it ends, sorted in small lists (its memory
+ * bounded whatever the page cache). */
 int mg_idx_name_index(struct mg_db *d, bool on, struct mg_err *err);
 /* A run's settings on its handle: no checkpoint at commits (the run makes
- * one at its end, mg_idx_checkpoint); sorts may use helper threads. */
+ * one at its end, mg_idx_checkpoint), no memory map (what it reads stays
+ * out of its RSS); sorts may use helper threads. */
 void mg_idx_bulk(struct mg_db *d);
 void mg_idx_sort_threads(struct mg_db *d, int n);
 void mg_idx_checkpoint(struct mg_db *d);
