@@ -1,13 +1,15 @@
 /* mcp_load.c — load and session-memory benchmark for `memgate serve`.
  *
  *   memgate-mcpload URL QUERIES.tsv [--sessions N] [--seconds S] [--repo ID]
- *                   [--mode M] [--idle N] [--pid PID]
+ *                   [--mode M] [--warmup W] [--idle N] [--pid PID]
  *
  * 1. N concurrent MCP sessions over Streamable HTTP (one thread and one
  *    keep-alive connection each) initialize, then call tools/call
  *    search_code (with mode M, else its default) with the lexical queries
  *    of QUERIES.tsv in turn for S
- *    seconds. Prints requests/s, p50/p99 latency and errors (an HTTP status
+ *    seconds (after W seconds of the same load not counted: a fresh
+ *    server's first calls read its index from disk and fill its caches).
+ *    Prints requests/s, p50/p99 latency and errors (an HTTP status
  *    other than 200, a JSON-RPC error or an isError result); with --pid,
  *    the server's CPU time per call (from /proc/PID/stat).
  * 2. With --idle N and --pid PID: opens N more sessions (initialize only),
@@ -27,8 +29,9 @@
 static const char *url, *repo = "linux", *mode; /* mode NULL: search_code's default (auto) */
 static char **queries;
 static size_t nqueries;
-static double seconds = 20;
+static double seconds = 20, warmup;
 static volatile int stop;
+static volatile double t_measure = 1e300; /* calls started from then on count (set after the warm-up) */
 
 struct buf {
     char *p;
@@ -163,6 +166,7 @@ static void *run(void *arg)
         }
         free(b.p);
         if (stop) break; /* a request cut by the end of the run does not count */
+        if (t0 < t_measure) continue; /* (the warm-up's) */
         if (w->n == w->cap) {
             w->cap = w->cap ? w->cap * 2 : 1024;
             w->lat = realloc(w->lat, w->cap * sizeof(double));
@@ -213,13 +217,14 @@ int main(int argc, char **argv)
     int nsess = 256, idle = 0, pid = 0;
     if (argc < 3) {
         fprintf(stderr, "usage: memgate-mcpload URL QUERIES.tsv [--sessions N] [--seconds S] [--repo ID] "
-                        "[--mode M] [--idle N --pid PID]\n");
+                        "[--mode M] [--warmup W] [--idle N --pid PID]\n");
         return 2;
     }
     url = argv[1];
     for (int i = 3; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--sessions")) nsess = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--seconds")) seconds = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--warmup")) warmup = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--repo")) repo = argv[i + 1];
         else if (!strcmp(argv[i], "--idle")) idle = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--pid")) pid = atoi(argv[i + 1]);
@@ -248,6 +253,7 @@ int main(int argc, char **argv)
 
     if (nsess > 0) {
         struct worker *w = calloc((size_t)nsess, sizeof(*w));
+        if (warmup <= 0) t_measure = 0;
         double cpu0 = pid > 0 ? cpu_s(pid) : -1;
         double t0 = now();
         for (int i = 0; i < nsess; i++) {
@@ -257,6 +263,11 @@ int main(int argc, char **argv)
             pthread_attr_setstacksize(&a, 256 * 1024);
             pthread_create(&w[i].th, &a, run, &w[i]);
             pthread_attr_destroy(&a);
+        }
+        if (warmup > 0) {
+            while (now() - t0 < warmup) usleep(100 * 1000);
+            cpu0 = pid > 0 ? cpu_s(pid) : -1;
+            t0 = t_measure = now();
         }
         while (now() - t0 < seconds) usleep(100 * 1000);
         stop = 1;

@@ -10,10 +10,13 @@
 #
 # For each binary, BENCH_MCP_ROUNDS times (default 2), alternating the
 # binaries so that the machine's drift hits both alike:
-#   - BENCH_MCP_SESSIONS (256) concurrent sessions call search_code with the
-#     lexical queries of bench/queries.tsv for BENCH_MCP_SECONDS (30) s, in
-#     search_code's default mode, then in lexical mode: calls per second,
-#     p50/p99 latency, errors, the server's CPU ms per call;
+#   - for each count in BENCH_MCP_SESSIONS ("32 256"), that many concurrent
+#     sessions call search_code with the lexical queries of bench/queries.tsv
+#     for BENCH_MCP_SECONDS (30) s after BENCH_MCP_WARMUP (5) s of the same
+#     load not counted, in search_code's default mode, then in lexical mode:
+#     calls per second, p50/p99 latency, errors, the server's CPU ms per
+#     call (its /proc/PID/stat over the counted calls: on a loaded machine
+#     the figure that holds, where calls per second follow the load);
 #   - one session alone for 10 s: the latency of a call with no contention.
 # Prints a Markdown section with the medians and the ratio to the baseline.
 set -euo pipefail
@@ -21,7 +24,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${MEMGATE_BIN:-$here/build/memgate}
 LBIN=$here/build/memgate-mcpload
-SESSIONS=${BENCH_MCP_SESSIONS:-256}
+SESSIONS=${BENCH_MCP_SESSIONS:-32 256}
+WARMUP=${BENCH_MCP_WARMUP:-5}
 SECONDS_=${BENCH_MCP_SECONDS:-30}
 ROUNDS=${BENCH_MCP_ROUNDS:-2}
 CACHE=${MEMGATE_BENCH_CACHE:-$HOME/.cache/memgate-bench}
@@ -57,21 +61,27 @@ serve() { # serve with binary $1; sets srv_pid and srv_url
   for _ in $(seq 100); do grep -q port "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
   grep -q port "$work/serve.out" || { cat "$work/serve.err" >&2; echo "mcp_load: $1 serve did not start" >&2; exit 1; }
   srv_url="http://127.0.0.1:$(grep -o '"port":[0-9]*' "$work/serve.out" | cut -d: -f2)/mcp"
+  # the vectors in before the load: while they load, hybrid answers by words alone (and the load is the server's)
+  local q="${srv_url%/mcp}/v1/search?q=connection+timeout+handling&mode=hybrid&repo=linux&limit=1" i
+  for i in $(seq 600); do curl -s "$q" | grep -q '"state":"loading"' || break; sleep 1; done
 }
 stop() { kill "$srv_pid"; wait "$srv_pid" 2>/dev/null || true; srv_pid=""; }
 kv() { awk -v k="$1" '$1 == k {print $2}' "$2"; }
 
 run_one() { # name binary round
-  serve "$2"
-  echo "mcp_load: $1, round $3: $SESSIONS sessions for $SECONDS_ s" >&2
-  "$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions "$SESSIONS" --seconds "$SECONDS_" --repo linux \
-    --pid "$srv_pid" > "$work/$1.load.$3"
-  stop
-  serve "$2" # each run on a fresh server: one still working off the last run's abandoned calls would measure that
-  echo "mcp_load: $1, round $3: $SESSIONS sessions for $SECONDS_ s, mode lexical" >&2
-  "$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions "$SESSIONS" --seconds "$SECONDS_" --repo linux \
-    --mode lexical --pid "$srv_pid" > "$work/$1.lexical.$3"
-  stop
+  local s
+  for s in $SESSIONS; do
+    serve "$2"
+    echo "mcp_load: $1, round $3: $s sessions for $SECONDS_ s" >&2
+    "$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions "$s" --seconds "$SECONDS_" --warmup "$WARMUP" \
+      --repo linux --pid "$srv_pid" > "$work/$1.load$s.$3"
+    stop
+    serve "$2" # each run on a fresh server: one still working off the last run's abandoned calls would measure that
+    echo "mcp_load: $1, round $3: $s sessions for $SECONDS_ s, mode lexical" >&2
+    "$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions "$s" --seconds "$SECONDS_" --warmup "$WARMUP" \
+      --repo linux --mode lexical --pid "$srv_pid" > "$work/$1.lexical$s.$3"
+    stop
+  done
   serve "$2"
   "$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions 1 --seconds 10 --repo linux --pid "$srv_pid" \
     > "$work/$1.alone.$3"
@@ -102,9 +112,9 @@ cat <<EOF
 
 ### MCP over Streamable HTTP
 
-$SESSIONS concurrent MCP sessions (one client thread and keep-alive connection
+$(echo $SESSIONS | sed 's/ / and /g') concurrent MCP sessions (one client thread and keep-alive connection
 each, \`bench/mcp_load.c\`) call \`search_code\` with the lexical queries of
-\`bench/queries.tsv\` in turn for $SECONDS_ s against \`memgate serve\` on the
+\`bench/queries.tsv\` in turn for $SECONDS_ s (after $WARMUP s not counted) against \`memgate serve\` on the
 Linux index, with search_code's default mode (hybrid for the 3-word queries,
 as an agent would call it), then the same with \`mode: lexical\`; then one
 session alone for 10 s, on a fresh server. Medians of $ROUNDS rounds$([ -n "$base" ] && echo ", the baseline ($base) and this build alternating")
@@ -118,17 +128,24 @@ else
   echo "| measure | value |"
   echo "| --- | --- |"
 fi
-row "calls per second, $SESSIONS sessions" load rps
-row "latency p50 (ms), $SESSIONS sessions" load p50_ms
-row "latency p99 (ms), $SESSIONS sessions" load p99_ms
-row "server CPU per call (ms)" load cpu_ms_per_call
-row "calls per second, $SESSIONS sessions, mode lexical" lexical rps
-row "latency p50 (ms), $SESSIONS sessions, mode lexical" lexical p50_ms
-row "latency p99 (ms), $SESSIONS sessions, mode lexical" lexical p99_ms
-row "server CPU per call (ms), mode lexical" lexical cpu_ms_per_call
+for s in $SESSIONS; do
+  row "calls per second, $s sessions" "load$s" rps
+  row "latency p50 (ms), $s sessions" "load$s" p50_ms
+  row "latency p99 (ms), $s sessions" "load$s" p99_ms
+  row "server CPU per call (ms), $s sessions" "load$s" cpu_ms_per_call
+  row "calls per second, $s sessions, mode lexical" "lexical$s" rps
+  row "latency p50 (ms), $s sessions, mode lexical" "lexical$s" p50_ms
+  row "latency p99 (ms), $s sessions, mode lexical" "lexical$s" p99_ms
+  row "server CPU per call (ms), $s sessions, mode lexical" "lexical$s" cpu_ms_per_call
+done
 row "latency p50 (ms), one session alone" alone p50_ms
 row "calls per second, one session alone" alone rps
 row "server CPU per call (ms), one session alone" alone cpu_ms_per_call
 echo
-errs() { echo $(( $(sum "$1" load errors) + $(sum "$1" lexical errors) + $(sum "$1" alone errors) )); }
+errs() {
+  local n s
+  n=$(sum "$1" alone errors)
+  for s in $SESSIONS; do n=$(( n + $(sum "$1" "load$s" errors) + $(sum "$1" "lexical$s" errors) )); done
+  echo "$n"
+}
 echo "Errors: $(errs current) (this build)$([ -n "$base" ] && echo ", $(errs baseline) (baseline)")."

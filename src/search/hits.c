@@ -6,7 +6,7 @@
  *   1. hits (results.c releases them)
  *   2. stored text and snippets
  *   3. the query's terms: tokens and words
- *   4. a chunk's hit: its best line and matching lines
+ *   4. a chunk's hit: its best line and matching lines, read for the hits shown
  */
 #include "search/search_int.h"
 
@@ -327,17 +327,56 @@ int mg__chunk_hit(struct mg__repo *r, struct mg_results *out, const struct mg_id
     h->kind = dup_or_null(row->kind);
     h->score = score;
     h->role = (row->flags & MG_FILE_ROLE_MASK) >> MG_FILE_ROLE_SHIFT;
-    const char *t;
-    size_t len;
-    if (mg__file_text(r, row->file_id, &t, &len) != 0) return -1;
-    size_t s = (size_t)row->start_byte, e = (size_t)row->end_byte;
+    if ((row->path && !h->path) || (row->lang && !h->language) || (row->symbol && !h->symbol) ||
+        (row->kind && !h->kind))
+        return mg_err_oom(r->err);
+    h->line = h->snippet_line = h->start_line;
+    h->text_file = row->file_id;
+    h->text_start = row->start_byte;
+    h->text_end = row->end_byte;
+    return 0;
+}
+
+/* h's text from its file's t */
+static int hit_text(struct mg__repo *r, struct mg_hit *h, const char *t, size_t len)
+{
+    size_t s = (size_t)h->text_start, e = (size_t)h->text_end;
     if (e > len) e = len;
     if (s > e) s = e;
-    if ((h->line = best_line(r, t, s, e, h->start_line, h)) < 0)
-        return mg_err_oom(r->err);
+    if ((h->line = best_line(r, t, s, e, h->start_line, h)) < 0) return mg_err_oom(r->err);
     int first = h->line > h->start_line ? h->line - 1 : h->line;
     int last = h->line < h->end_line ? h->line + 1 : h->line;
-    h->snippet = mg__snippet_lines(t, e, s, h->start_line, first, last);
+    if (!(h->snippet = mg__snippet_lines(t, e, s, h->start_line, first, last))) return mg_err_oom(r->err);
     h->snippet_line = first;
+    h->text_file = 0;
     return 0;
+}
+
+static int cmp_text_file(const void *a, const void *b)
+{
+    const struct mg_hit *x = *(struct mg_hit *const *)a, *y = *(struct mg_hit *const *)b;
+    if (x->text_file != y->text_file) return x->text_file < y->text_file ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+int mg__hits_text(struct mg__repo *r, struct mg_hit *v, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) m += v[i].text_file != 0;
+    if (m == 0) return 0;
+    struct mg_hit **by = malloc(m * sizeof(*by));
+    if (!by) return mg_err_oom(r->err);
+    m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].text_file) by[m++] = &v[i];
+    qsort(by, m, sizeof(*by), cmp_text_file);
+    int rc = 0;
+    for (size_t i = 0; i < m && rc == 0; i++) {
+        const char *t;
+        size_t len;
+        rc = mg__file_text(r, by[i]->text_file, &t, &len);
+        if (rc == 0) rc = hit_text(r, by[i], t, len);
+    }
+    free(by);
+    return rc;
 }

@@ -109,6 +109,12 @@ static int cmp_position(const void *a, const void *b)
     return k ? k : x->line - y->line;
 }
 
+/* regex and fixed-string hits read best in file order; ranked ones by score */
+static bool positional(const struct mg_results *out)
+{
+    return strcmp(out->mode, "regex") == 0 || strcmp(out->mode, "fixed") == 0;
+}
+
 int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t nrepos, const struct mg_search_req *q,
               struct mg_results *out, struct mg_err *err)
 {
@@ -168,6 +174,14 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
         if (rc == 0 && (mode == MG_MODE_LEXICAL || mode == MG_MODE_SEMANTIC || mode == MG_MODE_HYBRID) &&
             mg__rank_files(&r, out, base, limit, cmp_score) != 0)
             rc = -1;
+        /* only this repo's best `limit` can be among the answer's (the merge
+         * below sorts by the same total order): the rest go before their
+         * text is read and their files are checked */
+        if (rc == 0 && out->n - base > (size_t)limit) {
+            qsort(out->v + base, out->n - base, sizeof(*out->v), positional(out) ? cmp_position : cmp_score);
+            while (out->n - base > (size_t)limit) mg_hit_release(&out->v[--out->n]);
+        }
+        if (rc == 0 && mg__hits_text(&r, out->v + base, out->n - base) != 0) rc = -1;
         mg__repo_release(&r);
         if (rc == 0) mark_stale(&r, out, base);
         mg_db_put(q->pool, &r.d);
@@ -181,9 +195,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
     }
     /* hybrid where no repo had vectors is lexical search, and says so */
     if (mode == MG_MODE_HYBRID && semantic_repos == 0) out->mode = "lexical";
-    /* regex and fixed-string hits read best in file order; ranked ones by score */
-    bool positional = strcmp(out->mode, "regex") == 0 || strcmp(out->mode, "fixed") == 0;
-    if (out->n) qsort(out->v, out->n, sizeof(*out->v), positional ? cmp_position : cmp_score);
+    if (out->n) qsort(out->v, out->n, sizeof(*out->v), positional(out) ? cmp_position : cmp_score);
     while (out->n > (size_t)limit) mg_hit_release(&out->v[--out->n]);
     out->took_ms = mg_clock_ms() - t0;
     return 0;

@@ -103,6 +103,11 @@ struct mg_hit {
     /* hybrid: the hit's place (1-based) in each list fused, 0 when not in it */
     int rank_lexical, rank_semantic, rank_symbol;
     int role;                  /* its file's role as indexed (index/role.h; 0: read it from the path) */
+    /* a chunk hit whose line, snippet and matching lines are not read yet
+     * (mg_search reads them for the hits it returns only): its file's id
+     * and the chunk's bytes; text_file 0 once read, or for other hits */
+    int64_t text_file;
+    int64_t text_start, text_end;
 };
 
 struct mg_results {

@@ -99,9 +99,15 @@ int mg__hit_add_line(const struct mg__repo *r, struct mg_hit *h, const char *t, 
 int mg__terms_add(struct mg__repo *r, const char *query);
 /* The words a lexical hit's lines are matched by (once). */
 int mg__terms_words(struct mg__repo *r, const char *query);
-/* A hit for the chunk row (mg_idx_chunk_hit's) with its score: its best
- * line, snippet and (terms.lines) matching lines. 0 or -1 (r->err). */
+/* A hit for the chunk row (mg_idx_chunk_hit's) with its score; its best
+ * line, snippet and (terms.lines) matching lines are left to
+ * mg__hits_text (a list ranks more hits than it shows, and a hit's text
+ * costs its file's text unpacked and its lines tokenized). 0 or -1 (r->err). */
 int mg__chunk_hit(struct mg__repo *r, struct mg_results *out, const struct mg_idx_row *row, double score);
+/* The best line, snippet and (terms.lines) matching lines of the hits
+ * v[0..n) that mg__chunk_hit left unread, each file's text unpacked once.
+ * 0 or -1 (r->err). */
+int mg__hits_text(struct mg__repo *r, struct mg_hit *v, size_t n);
 
 /* ---- the modes: each appends at most limit hits (more when tied) to out ---- */
 

@@ -454,10 +454,9 @@ int mg_tokens_any_err(struct mg_tokens *t, bool *any, struct mg_err *err)
     if (t->db) {
         pthread_mutex_lock(&t->mu);
         k.c = t->db;
-        struct mg_sql_st *st;
-        if (mg_sql_prepare(t->db, "PRAGMA data_version", &st, err) == 0) {
-            if (mg_sql_step(st, err) == 1) version = mg_sql_int(st, 0);
-            mg_sql_finalize(&st);
+        if (t->st_version || mg_sql_prepare(t->db, "PRAGMA data_version", &t->st_version, err) == 0) {
+            if (mg_sql_step(t->st_version, err) == 1) version = mg_sql_int(t->st_version, 0);
+            mg_sql_reset(t->st_version);
         }
         if (version < 0) {
             mg__tokens_give(t, &k);

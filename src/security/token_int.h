@@ -23,6 +23,7 @@ struct mg_tokens {
     pthread_mutex_t mu;       /* SQLite: the connection and st_get */
     struct mg_sql *db;        /* SQLite: tokens.db; NULL on PostgreSQL */
     struct mg_sql_st *st_get; /* SQLite: MG__TOKEN_GET_SQL, kept prepared */
+    struct mg_sql_st *st_version; /* SQLite: PRAGMA data_version, kept prepared (asked on every request) */
     struct mg_config *cfg;    /* PostgreSQL: a copy, for the pool */
     char path[PATH_MAX];      /* the store, as messages name it */
     char home[PATH_MAX];

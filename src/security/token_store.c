@@ -300,6 +300,7 @@ void mg_tokens_close(struct mg_tokens *t)
 {
     if (!t) return;
     mg_sql_finalize(&t->st_get);
+    mg_sql_finalize(&t->st_version);
     mg_sql_close(&t->db);
     free(t->cfg);
     sodium_memzero(t->pepper, sizeof(t->pepper));
