@@ -185,7 +185,7 @@ TEST(nav_ptr_stores_are_callees_of_calls_through_the_field)
     ASSERT_EQ_STR(callers(&e, "other_read", 1), "use_other@17->other.c:2:other_read(pointer)");
     ASSERT_EQ_STR(callers(&e, "asg_read", 1), "use@14->assign.c:2:asg_read(pointer)");
     ASSERT_EQ_STR(callers(&e, "my_open", 1), "use_macro@19->impl.c:3:my_open(pointer)");
-    ASSERT_EQ_STR(callers(&e, "cmd_a", 2), "dispatch@20->main.c:5:cmd_a(pointer) entry@21->main.c:20:dispatch(file)");
+    ASSERT_EQ_STR(callers(&e, "cmd_a", 2), "dispatch@20->main.c:5:cmd_a(pointer) entry@21->main.c:20:dispatch(exact)");
     ASSERT_EQ_STR(callers(&e, "read", 1), "");
     /* a path through the table */
     struct mg_err err = {0};

@@ -12,9 +12,9 @@
  *   - the symbols table for enclosing definitions and for resolving a called
  *     name to its definitions: in the same file first, then anywhere in the
  *     repo by name in a language that can call it (C with C++, JavaScript
- *     with TypeScript), preferring, of several, those in files the caller
- *     includes or imports (search/navimport.h: read from the caller's stored
- *     text when asked); `confidence` says which, and how many candidates;
+ *     with TypeScript), preferring those in files the caller includes or
+ *     imports (search/navimport.h: read from the caller's stored text when
+ *     asked); `confidence` says which (exact, import, type, pointer, name);
  *   - in C and C++, a call through a field (`o->read(x)`) calls the functions
  *     stored into that field of the receiver's struct (nav_ptr.c).
  *
@@ -85,12 +85,15 @@ struct mg_nav_edge {
     struct mg_nav_def *from, *to;
     char *callee;              /* the called name */
     int line;
-    const char *confidence;    /* static: "file" (defined in the caller's file), "name" (one definition in
-                                * the repo), "import" (several, and the caller imports the file of to, or a
-                                * header declaring it, and no other), "ambiguous" (several: to is the first,
-                                * an imported one first), "external" (none), "pointer" (C/C++: stored into
-                                * the field the call goes through; callee is to's name), "type" (a method of
-                                * the receiver's declared type, nav_type.c) */
+    const char *confidence;    /* static, how the call reaches to: "exact" (defined in the caller's own
+                                * file), "import" (the caller imports or includes to's file, or a header
+                                * declaring it, and no other defining file of the name), "type" (a method of
+                                * the receiver's declared type, nav_type.c), "pointer" (C/C++: stored into the
+                                * field the call goes through; callee is to's name), "name" (by name alone:
+                                * one or several definitions, none or several imported; to is the first, an
+                                * imported one first), "external" (no definition in the repo: to NULL) */
+    unsigned candidates;       /* "name": the repo's definitions the name could reach (impact weighs one
+                                * surer than several); 0 otherwise */
 };
 
 struct mg_nav_graph {

@@ -51,7 +51,7 @@ static const struct mg_nav_def *file_def(const struct file *fl, struct mg_nav_de
 }
 
 static int add_edge(struct mg_nav_graph *g, size_t limit, int depth, struct mg_nav_def *from, struct mg_nav_def *to,
-                    const char *callee, int line, const char *confidence)
+                    const char *callee, int line, const char *confidence, unsigned candidates)
 {
     g->total++;
     if (g->n >= limit) {
@@ -63,7 +63,7 @@ static int add_edge(struct mg_nav_graph *g, size_t limit, int depth, struct mg_n
     g->v = nv;
     char *c = strdup(callee);
     if (!c) return -1;
-    g->v[g->n++] = (struct mg_nav_edge){depth, from, to, c, line, confidence};
+    g->v[g->n++] = (struct mg_nav_edge){depth, from, to, c, line, confidence, candidates};
     return 0;
 }
 
@@ -118,13 +118,15 @@ static bool same_stem(const char *a, const char *b)
     return da - a == db - b && memcmp(a, b, (size_t)(da - a)) == 0;
 }
 
-/* How a called name resolves from a file: its own definition there, else the
- * repo's by name in a language that can call it; of several, those in files
- * the caller imports come first. *to is NULL when there is none. */
+/* How a called name resolves from a file (nav.h's confidences): its own
+ * definition there ("exact"), else the repo's by name in a language that can
+ * call it, those in files the caller imports or includes first ("import" when
+ * they are all in one file, else "name"). *to is NULL when there is none. */
 static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, const char *name, const char *rtype,
-                   struct mg_nav_def **to, const char **confidence)
+                   struct mg_nav_def **to, const char **confidence, unsigned *ncand)
 {
     *to = NULL;
+    *ncand = 0;
     *confidence = "external";
     if (rtype) { /* a method of the receiver's declared type: the caller's file first, then the repo's */
         for (size_t i = 0; i < from->ndefs; i++)
@@ -147,7 +149,7 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, con
     }
     for (size_t i = 0; i < from->ndefs; i++)
         if (mg__nav_function_like(from->defs[i].kind) && strcmp(from->defs[i].name, name) == 0) {
-            *confidence = "file";
+            *confidence = "exact";
             return (*to = pooled(g, &from->defs[i], from->path)) ? 0 : mg_err_oom(v->err);
         }
     struct resolved *r = mg__nav_defs_of(v, name);
@@ -162,7 +164,7 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, con
     const struct file *last = NULL; /* definitions come by path: one look per file */
     bool last_in = false;
     for (int pass = 0; pass < 3; pass++) {
-        if (pass == 1 && (nfn < 2 || file_imports(v, from) != 0)) break;
+        if (pass == 1 && (nfn == 0 || file_imports(v, from) != 0)) break;
         for (size_t i = 0; i < r->n; i++) {
             struct file *fl;
             const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
@@ -200,7 +202,8 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, con
     }
     if (v->err->code) return -1;
     if (!first) return 0;
-    *confidence = nfn == 1 ? "name" : ifirst && !ifiles ? "import" : "ambiguous";
+    *confidence = ifirst && !ifiles ? "import" : "name";
+    if (!(ifirst && !ifiles)) *ncand = nfn > 0xffff ? 0xffff : (unsigned)nfn;
     if (ifirst) {
         first = ifirst;
         ffirst = fifirst;
@@ -277,7 +280,7 @@ static bool seen_def(struct mg_nav_graph *g, size_t upto, const struct mg_nav_de
 /* An edge of a callers walk, its caller kept for the next depth. 0, 1 at
  * the limit, -1 out of memory. */
 static int caller_edge(struct callers_run *cr, struct mg_nav_def *from, struct mg_nav_def *to, int line,
-                       const char *conf)
+                       const char *conf, unsigned ncand)
 {
     bool fresh = !seen_def(cr->g, cr->g->n, from);
     for (size_t r = 0; r < cr->g->ndefs && fresh; r++) fresh = cr->g->defs[r] != from; /* a root is walked */
@@ -285,7 +288,7 @@ static int caller_edge(struct callers_run *cr, struct mg_nav_def *from, struct m
         cr->g->truncated = true;
         return 1;
     }
-    if (add_edge(cr->g, cr->limit, cr->depth, from, to, cr->name, line, conf) != 0) return -1;
+    if (add_edge(cr->g, cr->limit, cr->depth, from, to, cr->name, line, conf, ncand) != 0) return -1;
     if (fresh && strcmp(from->kind, "file") != 0) {
         struct mg_nav_def **nn = mg_grow(cr->next, cr->nnext, &cr->capnext, sizeof(*nn));
         if (!nn) return -1;
@@ -312,15 +315,16 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         if (!from) return mg_err_oom(v->err);
         struct mg_nav_def *to;
         const char *conf;
+        unsigned ncand;
         char rt[128];
         bool typed = mg__nav_receiver_type(fl, oc->off, oc->line, rt, sizeof(rt));
-        if (resolve(v, cr->g, fl, cr->name, typed ? rt : NULL, &to, &conf) != 0) return -1;
+        if (resolve(v, cr->g, fl, cr->name, typed ? rt : NULL, &to, &conf, &ncand) != 0) return -1;
         if (cr->to && to != cr->to) { /* a caller's caller by name: not when the call is surely another's */
-            if (strcmp(conf, "file") == 0 || strcmp(conf, "import") == 0 || strcmp(conf, "type") == 0) continue;
-            to = cr->to;
-            conf = "ambiguous";
+            if (strcmp(conf, "exact") == 0 || strcmp(conf, "import") == 0 || strcmp(conf, "type") == 0) continue;
+            to = cr->to; /* "name" (ncand its count) or "external" (none resolved from here) */
+            conf = "name";
         }
-        int rc = caller_edge(cr, from, to, oc->line, conf);
+        int rc = caller_edge(cr, from, to, oc->line, conf, ncand);
         if (rc != 0) return rc < 0 ? mg_err_oom(v->err) : 1;
     }
     return 0;
@@ -353,7 +357,7 @@ static int pointer_callers(struct nav *v, struct mg_nav_def *const *roots, size_
             if (roots[r]->file_id == s[i].store_fid) to = roots[r];
         bool dup = false; /* the same call found by name */
         for (size_t e = 0; e < cr->g->n && !dup; e++) dup = cr->g->v[e].from == from && cr->g->v[e].line == s[i].line;
-        if (!dup && (rc = caller_edge(cr, from, to, s[i].line, "pointer")) != 0) rc = rc < 0 ? mg_err_oom(v->err) : 1;
+        if (!dup && (rc = caller_edge(cr, from, to, s[i].line, "pointer", 0)) != 0) rc = rc < 0 ? mg_err_oom(v->err) : 1;
     }
     free(s);
     return rc;
@@ -578,7 +582,7 @@ static int field_calls(struct nav *v, struct mg_nav_graph *g, size_t limit, int 
         struct mg_nav_def *to;
         if (stored_def(v, g, st, &to) != 0) return -1;
         if (!to) continue;
-        if (add_edge(g, limit, depth, from, to, to->name, from->start_line + cr->v[i].line - 1, "pointer") != 0 ||
+        if (add_edge(g, limit, depth, from, to, to->name, from->start_line + cr->v[i].line - 1, "pointer", 0) != 0 ||
             (found && add_found(to, found, nfound, capfound) != 0))
             return mg_err_oom(v->err);
     }
@@ -634,11 +638,12 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
         if (dup) continue;
         struct mg_nav_def *to;
         const char *conf;
-        if (resolve(v, g, fl, name, typed ? rt : NULL, &to, &conf) != 0) {
+        unsigned ncand;
+        if (resolve(v, g, fl, name, typed ? rt : NULL, &to, &conf, &ncand) != 0) {
             rc = -1;
             break;
         }
-        if (add_edge(g, limit, depth, from, to, name, from->start_line + cr.v[i].line - 1, conf) != 0) {
+        if (add_edge(g, limit, depth, from, to, name, from->start_line + cr.v[i].line - 1, conf, ncand) != 0) {
             rc = mg_err_oom(v->err);
             break;
         }
