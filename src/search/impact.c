@@ -385,6 +385,7 @@ static const struct mg_impact_changed *changed_def(const struct mg_impact *o, co
 static double weight(const struct mg_nav_edge *e)
 {
     if (strcmp(e->confidence, "name") == 0) return e->candidates == 1 ? 0.9 : 0.5; /* maybe another one's */
+    if (strcmp(e->confidence, "dispatch") == 0) return 0.5;                         /* one implementation of several */
     return 1.0; /* exact, import, type, pointer, external (a removed name still called) */
 }
 

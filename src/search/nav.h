@@ -16,7 +16,9 @@
  *     imports (search/navimport.h: read from the caller's stored text when
  *     asked); `confidence` says which (exact, import, type, pointer, name);
  *   - in C and C++, a call through a field (`o->read(x)`) calls the functions
- *     stored into that field of the receiver's struct (nav_ptr.c).
+ *     stored into that field of the receiver's struct (nav_ptr.c);
+ *   - a call through a receiver of an interface, base or abstract type may
+ *     call the methods of the types that derive from it (nav_dispatch.c).
  *
  * A reference is a use of the name as a whole identifier outside comments and
  * strings that is not the name of one of its definitions; a call is a
@@ -91,7 +93,9 @@ struct mg_nav_edge {
                                 * the receiver's declared type, nav_type.c), "pointer" (C/C++: stored into the
                                 * field the call goes through; callee is to's name), "name" (by name alone:
                                 * one or several definitions, none or several imported; to is the first, an
-                                * imported one first), "external" (no definition in the repo: to NULL) */
+                                * imported one first), "dispatch" (may call: to's type derives from the
+                                * receiver's declared type, nav_dispatch.c), "external" (no definition in
+                                * the repo: to NULL) */
     unsigned candidates;       /* "name": the repo's definitions the name could reach (impact weighs one
                                 * surer than several); 0 otherwise */
 };

@@ -67,10 +67,8 @@ static int add_edge(struct mg_nav_graph *g, size_t limit, int depth, struct mg_n
     return 0;
 }
 
-/* Languages whose functions call each other by name: C with C++ and
- * Objective-C, JavaScript with TypeScript; any other only itself (a Python
- * call of `norm` is no call of a Go function norm). */
-static bool same_world(const char *a, const char *b)
+/* a Python call of `norm` is no call of a Go function norm */
+bool mg__nav_same_world(const char *a, const char *b)
 {
     static const char *const worlds[] = {" c cpp objc ", " javascript typescript "};
     if (!a || !b || strcmp(a, b) == 0) return true;
@@ -141,7 +139,7 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, con
             struct file *fl;
             const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
             if (d && mg__nav_function_like(d->kind) && d->container && strcmp(d->container, rtype) == 0 &&
-                same_world(from->lang, fl->lang)) {
+                mg__nav_same_world(from->lang, fl->lang)) {
                 *confidence = "type";
                 return (*to = pooled(g, d, fl->path)) ? 0 : mg_err_oom(v->err);
             }
@@ -168,7 +166,7 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, con
         for (size_t i = 0; i < r->n; i++) {
             struct file *fl;
             const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
-            if (!d || !same_world(from->lang, fl->lang)) continue;
+            if (!d || !mg__nav_same_world(from->lang, fl->lang)) continue;
             if (pass == 1) {
                 if (nhdr < 8 && d->kind && strcmp(d->kind, "prototype") == 0 && (!nhdr || hdr[nhdr - 1] != fl) &&
                     imports(from, fl->path))
@@ -298,6 +296,28 @@ static int caller_edge(struct callers_run *cr, struct mg_nav_def *from, struct m
     return 0;
 }
 
+/* The walk's definitions a call through a receiver of declared type rt (in
+ * fl) may reach by dispatch (nav_dispatch.c): the callee at depth > 1, else
+ * the roots named cr->name; at most cap, in out. -1 on error. */
+static int dispatch_roots(struct nav *v, struct callers_run *cr, struct file *fl, const char *rt,
+                          struct mg_nav_def **out, size_t cap, size_t *n)
+{
+    *n = 0;
+    size_t nc = cr->to ? 1 : cr->g->ndefs;
+    for (size_t i = 0; i < nc && *n < cap; i++) {
+        struct mg_nav_def *c = cr->to ? cr->to : cr->g->defs[i];
+        bool yes;
+        struct file *cf = strcmp(c->name, cr->name) == 0 ? mg__nav_file(v, c->file_id, false) : NULL;
+        if (!cf || !mg__nav_same_world(fl->lang, cf->lang)) {
+            if (v->err->code) return -1;
+            continue;
+        }
+        if (mg__nav_overrides(v, fl->lang, rt, c, &yes) != 0) return -1;
+        if (yes) out[(*n)++] = c;
+    }
+    return 0;
+}
+
 static int callers_file(struct nav *v, struct file *fl, void *ud)
 {
     struct callers_run *cr = ud;
@@ -319,6 +339,18 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         char rt[128];
         bool typed = mg__nav_receiver_type(fl, oc->off, oc->line, rt, sizeof(rt));
         if (resolve(v, cr->g, fl, cr->name, typed ? rt : NULL, &to, &conf, &ncand) != 0) return -1;
+        struct mg_nav_def *disp[16];
+        size_t nd = 0; /* may call by dispatch: beside the type's own method, else instead of a guess by name */
+        if (typed && dispatch_roots(v, cr, fl, rt, disp, sizeof(disp) / sizeof(disp[0]), &nd) != 0) return -1;
+        for (size_t i = 0; i < nd; i++) {
+            if (i == 0 && strcmp(conf, "type") == 0 && (!cr->to || to == cr->to)) {
+                int rc = caller_edge(cr, from, to, oc->line, conf, ncand);
+                if (rc != 0) return rc < 0 ? mg_err_oom(v->err) : 1;
+            }
+            int rc = caller_edge(cr, from, disp[i], oc->line, "dispatch", 0);
+            if (rc != 0) return rc < 0 ? mg_err_oom(v->err) : 1;
+        }
+        if (nd) continue;
         if (cr->to && to != cr->to) { /* a caller's caller by name: not when the call is surely another's */
             if (strcmp(conf, "exact") == 0 || strcmp(conf, "import") == 0 || strcmp(conf, "type") == 0) continue;
             to = cr->to; /* "name" (ncand its count) or "external" (none resolved from here) */
@@ -549,7 +581,7 @@ static int stored_def(struct nav *v, struct mg_nav_graph *g, const struct ptr_st
     for (size_t k = 0; k < r->n; k++) {
         struct file *fl;
         const struct mg_nav_def *d = mg__nav_resolved_def(v, r, k, &fl);
-        if (d && mg__nav_function_like(d->kind) && same_world(sf->lang, fl->lang))
+        if (d && mg__nav_function_like(d->kind) && mg__nav_same_world(sf->lang, fl->lang))
             return (*to = pooled(g, d, fl->path)) ? 0 : mg_err_oom(v->err);
     }
     return 0;
@@ -639,18 +671,26 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
         struct mg_nav_def *to;
         const char *conf;
         unsigned ncand;
-        if (resolve(v, g, fl, name, typed ? rt : NULL, &to, &conf, &ncand) != 0) {
+        struct mg_nav_dispatch *ds = NULL; /* may call by dispatch: beside the type's method, else instead */
+        size_t nds = 0;
+        int line = from->start_line + cr.v[i].line - 1;
+        if (resolve(v, g, fl, name, typed ? rt : NULL, &to, &conf, &ncand) != 0 ||
+            (typed && mg__nav_dispatch_targets(v, fl, name, rt, &ds, &nds) != 0)) {
             rc = -1;
             break;
         }
-        if (add_edge(g, limit, depth, from, to, name, from->start_line + cr.v[i].line - 1, conf, ncand) != 0) {
+        if (nds && strcmp(conf, "type") != 0) to = NULL;
+        else if (add_edge(g, limit, depth, from, to, name, line, conf, ncand) != 0 ||
+                 (to && found && add_found(to, found, nfound, capfound) != 0))
             rc = mg_err_oom(v->err);
-            break;
+        for (size_t k = 0; k < nds && rc == 0; k++) {
+            struct mg_nav_def *dt = pooled(g, ds[k].d, ds[k].fl->path);
+            if (!dt || add_edge(g, limit, depth, from, dt, name, line, "dispatch", 0) != 0 ||
+                (found && add_found(dt, found, nfound, capfound) != 0))
+                rc = mg_err_oom(v->err);
         }
-        if (to && found && add_found(to, found, nfound, capfound) != 0) {
-            rc = mg_err_oom(v->err);
-            break;
-        }
+        free(ds);
+        if (rc != 0) break;
     }
     for (size_t i = 0; i < cr.n; i++) {
         free(cr.v[i].field);
