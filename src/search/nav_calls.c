@@ -67,16 +67,6 @@ static int add_edge(struct mg_nav_graph *g, size_t limit, int depth, struct mg_n
     return 0;
 }
 
-/* a Python call of `norm` is no call of a Go function norm */
-bool mg__nav_same_world(const char *a, const char *b)
-{
-    static const char *const worlds[] = {" c cpp objc ", " javascript typescript "};
-    if (!a || !b || strcmp(a, b) == 0) return true;
-    for (size_t i = 0; i < sizeof(worlds) / sizeof(worlds[0]); i++)
-        if (mg__nav_in_words(worlds[i], a, strlen(a)) && mg__nav_in_words(worlds[i], b, strlen(b))) return true;
-    return false;
-}
-
 static int on_import(void *ud, enum mg_nav_imp how, const char *p)
 {
     struct file *fl = ud;

@@ -102,6 +102,9 @@ bool mg__nav_keyword(const char *lang, const char *s, size_t n);
 /* A name right after `.`, `->` or `::` (a member or a qualified name). */
 bool mg__nav_member(const char *t, size_t off);
 bool mg__nav_function_like(const char *kind);
+/* Can a and b (files.lang names) call each other's functions by name: C with
+ * C++ and Objective-C, JavaScript with TypeScript, any other only itself. */
+bool mg__nav_same_world(const char *a, const char *b);
 /* Free what a definition owns (path too) / a file's definitions (not their
  * borrowed paths) and the array. */
 void mg__nav_def_free(struct mg_nav_def *d);
@@ -146,9 +149,6 @@ int mg__nav_candidates(struct nav *v, const char *name, const char *from_path,
 
 /* ---- nav_calls.c: call-graph walks ---- */
 
-/* Can a and b (files.lang names) call each other's functions by name: C with
- * C++ and Objective-C, JavaScript with TypeScript, any other only itself. */
-bool mg__nav_same_world(const char *a, const char *b);
 /* 0, or -1 with err when depth is not 1..MG_NAV_DEPTH_MAX. */
 int mg__nav_clamp_depth(int depth, struct mg_err *err);
 
