@@ -148,5 +148,15 @@ void mg_nav_paths_release(struct mg_nav_paths *p);
  * false when the language has no lexer (prose, data). */
 typedef int (*mg_nav_ident_cb)(void *ud, const char *text, size_t off, size_t len, int line, bool call);
 bool mg_nav_lex(const char *lang, const char *text, size_t len, mg_nav_ident_cb cb, void *ud);
+/* For tests and fuzzing, the text parsers of receiver types and dispatch on
+ * text of len bytes in language lang, read as one function of container
+ * `container` (NULL: none) spanning the whole text: the declared type of the
+ * receiver of the member call whose name starts at off, into out (false:
+ * none found); and the bases the declaration header of type `name` at
+ * `line` names (each passed to cb; their count returned). */
+bool mg_nav_receiver_of(const char *lang, const char *text, size_t len, const char *container, size_t off,
+                        char *out, size_t cap);
+size_t mg_nav_bases(const char *lang, const char *text, size_t len, const char *name, int line,
+                    void (*cb)(void *ud, const char *base), void *ud);
 
 #endif

@@ -179,3 +179,15 @@ int mg__nav_dispatch_targets(struct nav *v, struct file *from, const char *name,
     }
     return 0;
 }
+
+/* nav.h */
+size_t mg_nav_bases(const char *lang, const char *text, size_t len, const char *name, int line,
+                    void (*cb)(void *ud, const char *base), void *ud)
+{
+    struct file fl = {.lang = (char *)lang, .text = (char *)text, .len = len};
+    struct mg_nav_def d = {.name = (char *)name, .kind = "class", .start_line = line};
+    struct bases b;
+    header_bases(&fl, &d, &b);
+    for (size_t i = 0; i < b.n; i++) cb(ud, b.w[i]);
+    return b.n;
+}
