@@ -216,6 +216,12 @@ TEST_T(nav_ptr_memgate_main_reaches_the_indexer, 300)
     ASSERT(pointer);
     ASSERT_EQ_STR(p.paths[0][p.len[0] - 1].callee, "mg_index_run");
     mg_nav_paths_release(&p);
+    /* trace's default depth reaches it too (the path is 7 calls) */
+    json_t *tr = mg_fx_run_json(NULL, getenv("MEMGATE_HOME"),
+                                (const char *const[]){"trace", "main", "mg_index_run", "--repo", "self", "--json", NULL});
+    ASSERT(tr != NULL);
+    ASSERT_EQ_INT(json_array_size(json_object_get(tr, "paths")), 1);
+    json_decref(tr);
     /* the code provider's index operation is called through its table of operations */
     struct mg_nav_graph g;
     ASSERT_EQ_INT(mg_nav_callers(e.d, NULL, "op_index", 1, 100, 0, &g, &err), 0);

@@ -75,7 +75,7 @@ static const char *HELP_TRACE =
     "path: FROM -> ... -> TO with the file and line of each call.\n"
     "\n"
     "options:\n"
-    "  --depth N       the longest path, in calls (default 6, at most 8)\n"
+    "  --depth N       the longest path, in calls (default 8, the most)\n"
     "  --limit N       at most N paths (default 3, at most 100)\n" COMMON_OPTS;
 
 static const char *HELP_IMPACT =

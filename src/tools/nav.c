@@ -167,7 +167,7 @@ static int t_trace_path(struct mg_ctx *x, json_t *args, json_t **result, struct 
 {
     static const char *const keys[] = {"symbol", "to", "depth", "limit", "repo", "repo_id", "globs",
                                        "exclude_globs", "languages", NULL};
-    struct mg_nav_query q = {.op = "trace", .depth = 6};
+    struct mg_nav_query q = {.op = "trace", .depth = 8};
     if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "to", true, &q.to, err) != 0) return -1;
     struct nav_run nr;
     if (nav_call(x, args, keys, &q, 3, &nr, err) != 0) return -1;
@@ -268,7 +268,7 @@ const struct mg_tool mg_tools_nav[] = {
     {"trace_path", "Trace call paths",
      "The shortest call paths from function symbol to function to, each a list of calls in order: how an entry "
      "point reaches a function.",
-     MG_S_IN(S_SYMBOL ",\"to\":" MG_S_STR "," S_DEPTH("6") "," S_LIMIT("100", "3") "," S_TARGET,
+     MG_S_IN(S_SYMBOL ",\"to\":" MG_S_STR "," S_DEPTH("8") "," S_LIMIT("100", "3") "," S_TARGET,
              MG_S_REQ("\"symbol\",\"to\"")),
      MG_S_OUT("\"symbol\":" MG_S_STR ",\"total\":" MG_S_INT ",\"to\":" MG_S_STR ",\"paths\":" MG_S_ARR,
               MG_S_REQ("\"symbol\",\"to\",\"paths\",\"total\"")),
