@@ -220,7 +220,7 @@ static void reindex(const char *repo, const char *home)
 }
 
 static const char EXPECT[] = "modified:src/b.c:6:helper added:src/b.c:7:new_name removed:src/b.c:7:old_name => "
-                             "1:src/a.c:16:uses_old<-old_name(external)=1.000 1:src/b.c:2:middle<-helper(file)=1.000 "
+                             "1:src/a.c:16:uses_old<-old_name(external)=1.000 1:src/b.c:2:middle<-helper(exact)=1.000 "
                              "2:src/a.c:7:entry<-middle(name)=0.225";
 
 TEST(impact_of_revisions_diff_and_paths)
@@ -270,7 +270,7 @@ TEST(impact_of_revisions_diff_and_paths)
     /* scope: callers outside the globs are not looked at */
     r = IMPACT(repo, home, "HEAD~1..HEAD", "--glob", "src/b.c");
     ASSERT_EQ_STR(impact_str(r), "modified:src/b.c:6:helper added:src/b.c:7:new_name removed:src/b.c:7:old_name => "
-                                 "1:src/b.c:2:middle<-helper(file)=1.000");
+                                 "1:src/b.c:2:middle<-helper(exact)=1.000");
     json_decref(r);
 
     /* a diff whose new side is not what the index holds: stale; an unknown file: not_indexed; a
@@ -281,7 +281,7 @@ TEST(impact_of_revisions_diff_and_paths)
                                           "--- a/.env\n+++ b/.env\n@@ -1 +1 @@\n-KEY=1\n+KEY=2\n");
     snprintf(diffpath, sizeof(diffpath), "%s/stale.diff", aux);
     r = IMPACT(repo, home, "--diff", diffpath, "--depth", "1");
-    ASSERT_EQ_STR(impact_str(r), "modified:src/b.c:1:leaf => 1:src/b.c:2:middle<-leaf(file)=1.000 "
+    ASSERT_EQ_STR(impact_str(r), "modified:src/b.c:1:leaf => 1:src/b.c:2:middle<-leaf(exact)=1.000 "
                                  "skipped:src/b.c:stale skipped:src/zz.c:not_indexed");
     json_decref(r);
 }

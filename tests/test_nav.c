@@ -156,18 +156,18 @@ TEST(nav_callers_callees_and_paths)
     struct mg_nav_graph g;
     ASSERT_EQ_INT(mg_nav_callers(e.d, NULL, "leaf", 2, 100, 0, &g, &err), 0);
     ASSERT_EQ_INT(g.ndefs, 1);
-    ASSERT_EQ_STR(edges_str(&g), "1:middle@4->src/b.c:leaf(file) 1:recurse@7->src/b.c:leaf(file) "
-                                 "2:entry@12->src/b.c:middle(name) 2:recurse@7->src/b.c:recurse(file)");
+    ASSERT_EQ_STR(edges_str(&g), "1:middle@4->src/b.c:leaf(exact) 1:recurse@7->src/b.c:leaf(exact) "
+                                 "2:entry@12->src/b.c:middle(name) 2:recurse@7->src/b.c:recurse(exact)");
     mg_nav_graph_release(&g);
 
     /* each helper call resolves to the helper of its own file */
     ASSERT_EQ_INT(mg_nav_callees(e.d, NULL, "entry", 2, 100, 0, &g, &err), 0);
-    ASSERT_EQ_STR(edges_str(&g), "1:entry@12->src/a.c:helper(file) 1:entry@12->src/b.c:middle(name) "
-                                 "2:middle@4->src/b.c:leaf(file) 2:middle@4->src/b.c:helper(file)");
+    ASSERT_EQ_STR(edges_str(&g), "1:entry@12->src/a.c:helper(exact) 1:entry@12->src/b.c:middle(name) "
+                                 "2:middle@4->src/b.c:leaf(exact) 2:middle@4->src/b.c:helper(exact)");
     mg_nav_graph_release(&g);
 
     ASSERT_EQ_INT(mg_nav_callees(e.d, NULL, "recurse", 1, 100, 0, &g, &err), 0);
-    ASSERT_EQ_STR(edges_str(&g), "1:recurse@7->src/b.c:recurse(file) 1:recurse@7->src/b.c:leaf(file)");
+    ASSERT_EQ_STR(edges_str(&g), "1:recurse@7->src/b.c:recurse(exact) 1:recurse@7->src/b.c:leaf(exact)");
     mg_nav_graph_release(&g);
 
     struct mg_nav_paths p;

@@ -244,19 +244,19 @@ TEST(nav_langs_c)
      * to ops.c, whose declaration main.c includes */
     ASSERT_EQ_STR(CALLEES(&e, "run", 1),
                   "1:run@c/main.c:6->?:fn(external) 1:run@c/main.c:7->?:p(external) "
-                  "1:run@c/main.c:8->c/ops.c:3:shared(import) 1:run@c/main.c:8->c/ops.h:3:CALL_TWICE(name) "
+                  "1:run@c/main.c:8->c/ops.c:3:shared(import) 1:run@c/main.c:8->c/ops.h:3:CALL_TWICE(import) "
                   "1:run@rs/src/lib.rs:5->rs/src/shapes.rs:7:make(import) "
                   "1:run@rs/src/lib.rs:6->rs/src/shapes.rs:4:area(type) "
-                  "1:run@rs/src/lib.rs:6->rs/src/lib.rs:9:helper(file)");
+                  "1:run@rs/src/lib.rs:6->rs/src/lib.rs:9:helper(exact)");
     ASSERT_EQ_STR(CALLEES(&e, "CALL_TWICE", 1), "1:CALL_TWICE@c/ops.h:3->c/ops.c:4:twice(import)");
     /* inc is only taken by address: a use, and no caller */
     ASSERT_EQ_STR(refs(&e, "inc"), "c/main.c:5:use:run");
     ASSERT_EQ_STR(CALLERS(&e, "inc", 1), "");
     /* each static local is its own file's */
     ASSERT_EQ_STR(CALLEES(&e, "shared", 1),
-                  "1:shared@c/ops.c:3->c/ops.c:2:local(file) 1:shared@c/other.c:2->c/other.c:1:local(file)");
+                  "1:shared@c/ops.c:3->c/ops.c:2:local(exact) 1:shared@c/other.c:2->c/other.c:1:local(exact)");
     ASSERT_EQ_STR(CALLERS(&e, "local", 1),
-                  "1:shared@c/ops.c:3->c/ops.c:2:local(file) 1:shared@c/other.c:2->c/other.c:1:local(file)");
+                  "1:shared@c/ops.c:3->c/ops.c:2:local(exact) 1:shared@c/other.c:2->c/other.c:1:local(exact)");
     /* the prototype's line is a use; the call site a call */
     ASSERT_EQ_STR(refs(&e, "shared"), "c/main.c:8:call:run c/ops.h:2:use:shared");
     /* a scope without ops.c: main.c's shared is other.c's, the one left */
@@ -278,8 +278,8 @@ TEST(nav_langs_c)
     ASSERT_EQ_STR(CALLERS(&e, "twice", 2),
                   "1:CALL_TWICE@c/ops.h:3->c/ops.c:4:twice(import) 1:CALL_TWICE@c/ops.h:3->c/ops.c:4:twice(import) "
                   "1:use_shape@cpp/shape.cpp:5->cpp/shape.hpp:6:twice(type) "
-                  "1:render@js/main.ts:3->js/a.ts:2:twice(name) "
-                  "2:run@c/main.c:8->c/ops.h:3:CALL_TWICE(name) 2:show@js/main.ts:4->js/main.ts:3:render(type)");
+                  "1:render@js/main.ts:3->js/a.ts:2:twice(import) "
+                  "2:run@c/main.c:8->c/ops.h:3:CALL_TWICE(import) 2:show@js/main.ts:4->js/main.ts:3:render(type)");
     mg_db_close(&e.d);
 }
 
@@ -287,19 +287,19 @@ TEST(nav_langs_recursion_and_cycles)
 {
     struct env e;
     open_env(&e);
-    ASSERT_EQ_STR(CALLEES(&e, "fact", 3), "1:fact@c/cyc.c:1->c/cyc.c:1:fact(file)");
-    ASSERT_EQ_STR(CALLERS(&e, "fact", 3), "1:fact@c/cyc.c:1->c/cyc.c:1:fact(file)");
+    ASSERT_EQ_STR(CALLEES(&e, "fact", 3), "1:fact@c/cyc.c:1->c/cyc.c:1:fact(exact)");
+    ASSERT_EQ_STR(CALLERS(&e, "fact", 3), "1:fact@c/cyc.c:1->c/cyc.c:1:fact(exact)");
     ASSERT_EQ_STR(trace(&e, "fact", "fact"), "fact>fact");
     /* a -> b -> a: each function is expanded once */
     ASSERT_EQ_STR(CALLEES(&e, "ping", 4),
-                  "1:ping@c/cyc.c:4->c/cyc.c:3:pong(file) 2:pong@c/cyc.c:3->c/cyc.c:4:ping(file)");
+                  "1:ping@c/cyc.c:4->c/cyc.c:3:pong(exact) 2:pong@c/cyc.c:3->c/cyc.c:4:ping(exact)");
     ASSERT_EQ_STR(trace(&e, "ping", "ping"), "ping>pong>ping");
     ASSERT_EQ_STR(trace(&e, "ping", "pong"), "ping>pong");
     /* a -> b -> c -> a */
     ASSERT_EQ_STR(trace(&e, "x1", "x3"), "x1>x2>x3");
     ASSERT_EQ_STR(trace(&e, "x3", "x2"), "x3>x1>x2");
-    ASSERT_EQ_STR(CALLERS(&e, "x1", 5), "1:x3@c/cyc.c:8->c/cyc.c:6:x1(file) 2:x2@c/cyc.c:7->c/cyc.c:8:x3(file) "
-                                        "3:x1@c/cyc.c:6->c/cyc.c:7:x2(file)");
+    ASSERT_EQ_STR(CALLERS(&e, "x1", 5), "1:x3@c/cyc.c:8->c/cyc.c:6:x1(exact) 2:x2@c/cyc.c:7->c/cyc.c:8:x3(exact) "
+                                        "3:x1@c/cyc.c:6->c/cyc.c:7:x2(exact)");
     ASSERT_EQ_STR(trace(&e, "fact", "ping"), "");
     mg_db_close(&e.d);
 }
@@ -311,12 +311,12 @@ TEST(nav_langs_cpp_python_ts)
     /* C++: obj.m(), Cls::m() and the inline method's this->m(); overloads are one name (the first) */
     ASSERT_EQ_STR(CALLEES(&e, "use_shape", 1),
                   "1:use_shape@cpp/shape.cpp:5->cpp/shape.cpp:2:area(type) "
-                  "1:use_shape@cpp/shape.cpp:5->cpp/shape.cpp:3:scale(file) "
+                  "1:use_shape@cpp/shape.cpp:5->cpp/shape.cpp:3:scale(exact) "
                   "1:use_shape@cpp/shape.cpp:5->cpp/shape.hpp:6:twice(type)");
     ASSERT_EQ_STR(CALLEES(&e, "twice", 1), "1:twice@cpp/shape.hpp:6->cpp/shape.cpp:2:area(type)");
     ASSERT_EQ_STR(CALLERS(&e, "area", 1),
-                  "1:scale@cpp/shape.cpp:3->cpp/shape.cpp:2:area(file) 1:scale@cpp/shape.cpp:4->cpp/shape.cpp:2:"
-                  "area(file) 1:use_shape@cpp/shape.cpp:5->cpp/shape.cpp:2:area(type) "
+                  "1:scale@cpp/shape.cpp:3->cpp/shape.cpp:2:area(exact) 1:scale@cpp/shape.cpp:4->cpp/shape.cpp:2:"
+                  "area(exact) 1:use_shape@cpp/shape.cpp:5->cpp/shape.cpp:2:area(type) "
                   "1:twice@cpp/shape.hpp:6->cpp/shape.cpp:2:area(type) "
                   "1:run@rs/src/lib.rs:6->rs/src/shapes.rs:4:area(type)");
     /* Python: each module's norm by what the caller imports; self.m() */
@@ -326,7 +326,7 @@ TEST(nav_langs_cpp_python_ts)
     ASSERT_EQ_STR(CALLEES(&e, "grow", 1), "1:grow@py/app.py:8->py/app.py:4:size(type)");
     /* TypeScript: fmt from './a', the arrow function, this.m() */
     ASSERT_EQ_STR(CALLEES(&e, "render", 1), "1:render@js/main.ts:3->js/a.ts:1:fmt(import) "
-                                            "1:render@js/main.ts:3->js/a.ts:2:twice(name)");
+                                            "1:render@js/main.ts:3->js/a.ts:2:twice(import)");
     ASSERT_EQ_STR(CALLERS(&e, "render", 1), "1:show@js/main.ts:4->js/main.ts:3:render(type)");
     /* a method may be named like a keyword; the keyword is no use of it (`catch (e)`, `get volume()`, `default:`) */
     ASSERT_EQ_STR(refs(&e, "catch"), "js/words.ts:7:call:settle");
@@ -342,11 +342,11 @@ TEST(nav_langs_go_java_rust)
     /* Go: the package's norm, not main's */
     ASSERT_EQ_STR(CALLERS(&e, "norm", 1),
                   "1:Get@go/store/get.go:3->go/store/store.go:7:norm(import) "
-                  "1:Put@go/store/store.go:5->go/store/store.go:7:norm(file) "
+                  "1:Put@go/store/store.go:5->go/store/store.go:7:norm(exact) "
                   "1:size@py/app.py:5->py/pa/util.py:1:norm(import) "
                   "1:go2@py/app2.py:4->py/pb/util.py:1:norm(import)");
     /* Java: overloads are one name; the imported class's method */
-    ASSERT_EQ_STR(CALLEES(&e, "total", 1), "1:total@java/com/x/Box.java:6->java/com/x/Box.java:4:size(file)");
+    ASSERT_EQ_STR(CALLEES(&e, "total", 1), "1:total@java/com/x/Box.java:6->java/com/x/Box.java:4:size(exact)");
     ASSERT_EQ_STR(CALLEES(&e, "use", 1), "1:use@java/com/z/App.java:6->java/com/x/Box.java:4:size(type)");
     /* Rust: the impl method, and make through mod and use */
     ASSERT_EQ_STR(CALLERS(&e, "make", 1), "1:run@rs/src/lib.rs:5->rs/src/shapes.rs:7:make(import)");
@@ -364,10 +364,10 @@ TEST(nav_langs_incremental)
     mg_t_write_str(e.repo, "c/main.c",
                    "static int inc(int x) { return x + 1; }\nint run(int v)\n{\n\treturn shared(v);\n}\n");
     reopen(&e);
-    ASSERT_EQ_STR(CALLEES(&e, "run", 1), "1:run@c/main.c:4->c/ops.c:3:shared(ambiguous) "
+    ASSERT_EQ_STR(CALLEES(&e, "run", 1), "1:run@c/main.c:4->c/ops.c:3:shared(name) "
                                          "1:run@rs/src/lib.rs:5->rs/src/shapes.rs:7:make(import) "
                                          "1:run@rs/src/lib.rs:6->rs/src/shapes.rs:4:area(type) "
-                                         "1:run@rs/src/lib.rs:6->rs/src/lib.rs:9:helper(file)");
+                                         "1:run@rs/src/lib.rs:6->rs/src/lib.rs:9:helper(exact)");
     /* pa/util.py deleted: app.py's norm is pb's, the one Python definition left */
     char gone[4096];
     snprintf(gone, sizeof(gone), "%s/py/pa/util.py", e.repo);
@@ -379,7 +379,7 @@ TEST(nav_langs_incremental)
     ASSERT_EQ_STR(CALLEES(&e, "size", 1), "1:size@py/app.py:5->py/pb/util.py:1:norm(name)");
     ASSERT_EQ_STR(CALLEES(&e, "ping", 1), "");
     ASSERT_EQ_STR(CALLERS(&e, "pong", 1), "");
-    ASSERT_EQ_STR(CALLERS(&e, "ping", 1), "1:pong@c/cyc.c:1->c/cyc.c:2:ping(file)");
+    ASSERT_EQ_STR(CALLERS(&e, "ping", 1), "1:pong@c/cyc.c:1->c/cyc.c:2:ping(exact)");
     mg_db_close(&e.d);
 }
 

@@ -185,7 +185,7 @@ TEST(nav_ptr_stores_are_callees_of_calls_through_the_field)
     ASSERT_EQ_STR(callers(&e, "other_read", 1), "use_other@17->other.c:2:other_read(pointer)");
     ASSERT_EQ_STR(callers(&e, "asg_read", 1), "use@14->assign.c:2:asg_read(pointer)");
     ASSERT_EQ_STR(callers(&e, "my_open", 1), "use_macro@19->impl.c:3:my_open(pointer)");
-    ASSERT_EQ_STR(callers(&e, "cmd_a", 2), "dispatch@20->main.c:5:cmd_a(pointer) entry@21->main.c:20:dispatch(file)");
+    ASSERT_EQ_STR(callers(&e, "cmd_a", 2), "dispatch@20->main.c:5:cmd_a(pointer) entry@21->main.c:20:dispatch(exact)");
     ASSERT_EQ_STR(callers(&e, "read", 1), "");
     /* a path through the table */
     struct mg_err err = {0};
@@ -216,6 +216,12 @@ TEST_T(nav_ptr_memgate_main_reaches_the_indexer, 300)
     ASSERT(pointer);
     ASSERT_EQ_STR(p.paths[0][p.len[0] - 1].callee, "mg_index_run");
     mg_nav_paths_release(&p);
+    /* trace's default depth reaches it too (the path is 7 calls) */
+    json_t *tr = mg_fx_run_json(NULL, getenv("MEMGATE_HOME"),
+                                (const char *const[]){"trace", "main", "mg_index_run", "--repo", "self", "--json", NULL});
+    ASSERT(tr != NULL);
+    ASSERT_EQ_INT(json_array_size(json_object_get(tr, "paths")), 1);
+    json_decref(tr);
     /* the code provider's index operation is called through its table of operations */
     struct mg_nav_graph g;
     ASSERT_EQ_INT(mg_nav_callers(e.d, NULL, "op_index", 1, 100, 0, &g, &err), 0);

@@ -44,8 +44,9 @@ static const char *HELP_CALLERS =
     "usage: memgate callers SYMBOL [--depth N] [--limit N] [--cursor C] [--repo ID] [--json]\n"
     "\n"
     "Who calls SYMBOL: each call site with its calling function and the\n"
-    "definition called (confidence: type, pointer, file, name, import,\n"
-    "ambiguous). --depth 2 or more adds the callers of the callers.\n"
+    "definition called (confidence: exact, import, type, pointer, dispatch,\n"
+    "name).\n"
+    "--depth 2 or more adds the callers of the callers.\n"
     "\n"
     "options:\n"
     "  --depth N       levels (default 1, at most 8)\n"
@@ -57,7 +58,7 @@ static const char *HELP_CALLEES =
     "usage: memgate callees SYMBOL [--depth N] [--limit N] [--cursor C] [--repo ID] [--json]\n"
     "\n"
     "What SYMBOL calls: each distinct call in its body and where it is defined\n"
-    "(confidence: type, pointer, file, name, import, ambiguous, external when\n"
+    "(confidence: exact, import, type, pointer, dispatch, name; external when\n"
     "the repo defines no such name). --depth 2 or more follows the callees'\n"
     "own calls.\n"
     "\n"
@@ -74,7 +75,7 @@ static const char *HELP_TRACE =
     "path: FROM -> ... -> TO with the file and line of each call.\n"
     "\n"
     "options:\n"
-    "  --depth N       the longest path, in calls (default 6, at most 8)\n"
+    "  --depth N       the longest path, in calls (default 8, the most)\n"
     "  --limit N       at most N paths (default 3, at most 100)\n" COMMON_OPTS;
 
 static const char *HELP_IMPACT =

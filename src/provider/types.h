@@ -264,7 +264,7 @@ extern const struct mg_item_type mg_item_nav_ref;
     F(LABEL, to_path, MG_F_NULL)       /* its definition; NULL when none in the repo */                              \
     F(LABEL, to_kind, MG_F_NULL)                                                                                     \
     F(INT, to_line, MG_F_NULL)         /* MG_INT_NULL when none */                                                   \
-    F(LABEL, confidence, 0)            /* file, name, ambiguous, external */
+    F(LABEL, confidence, 0)            /* exact, import, type, pointer, dispatch, name, external */
 struct mg_nav_call_item {
     struct mg_item base;
     MG_ITEM_MEMBERS(MG_NAV_CALL_FIELDS)

@@ -382,11 +382,11 @@ static const struct mg_impact_changed *changed_def(const struct mg_impact *o, co
     return NULL;
 }
 
-static double weight(const char *confidence)
+static double weight(const struct mg_nav_edge *e)
 {
-    if (strcmp(confidence, "ambiguous") == 0) return 0.5;
-    if (strcmp(confidence, "name") == 0) return 0.9;
-    return 1.0; /* file, import, external (a removed name still called) */
+    if (strcmp(e->confidence, "name") == 0) return e->candidates == 1 ? 0.9 : 0.5; /* maybe another one's */
+    if (strcmp(e->confidence, "dispatch") == 0) return 0.5;                         /* one implementation of several */
+    return 1.0; /* exact, import, type, pointer, external (a removed name still called) */
 }
 
 static int cmp_hit(const void *a, const void *b)
@@ -449,7 +449,7 @@ static int callers(struct run *R, int depth, size_t limit, double deadline)
     if (rc != 0 || nn == 0) return rc;
     o->truncated = g.truncated;
     /* keep an edge when it reaches the change: into a changed definition at
-     * depth 1, into a kept caller after; ambiguous calls may be either */
+     * depth 1, into a kept caller after; a call by name ("name") may be either */
     bool *keep = calloc(g.n ? g.n : 1, sizeof(bool));
     struct mg_impact_hit *hits = calloc(g.n ? g.n : 1, sizeof(*hits));
     size_t nh = 0;
@@ -459,13 +459,13 @@ static int callers(struct run *R, int depth, size_t limit, double deadline)
         bool k = false;
         if (e->depth == 1) {
             k = changed_def(o, e->to, e->callee) != NULL;
-            if (!k && e->to && strcmp(e->confidence, "ambiguous") == 0) k = changed_def(o, NULL, e->callee) != NULL;
+            if (!k && e->to && strcmp(e->confidence, "name") == 0) k = changed_def(o, NULL, e->callee) != NULL;
         } else {
             for (size_t j = 0; j < i && !k; j++) k = keep[j] && g.v[j].from == e->to;
         }
         keep[i] = k;
         if (!k || is_changed(o, e->from)) continue;
-        double w = weight(e->confidence) / (double)(e->depth * e->depth);
+        double w = weight(e) / (double)(e->depth * e->depth);
         size_t h = 0;
         while (h < nh && !(hits[h].d.start_line == e->from->start_line && strcmp(hits[h].d.path, e->from->path) == 0 &&
                            strcmp(hits[h].d.name, e->from->name) == 0))

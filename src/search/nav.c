@@ -270,6 +270,16 @@ bool mg__nav_function_like(const char *kind)
                     strcmp(kind, "constructor") == 0 || strcmp(kind, "macro") == 0);
 }
 
+/* nav_int.h; a Python call of `norm` is no call of a Go function norm */
+bool mg__nav_same_world(const char *a, const char *b)
+{
+    static const char *const worlds[] = {" c cpp objc ", " javascript typescript "};
+    if (!a || !b || strcmp(a, b) == 0) return true;
+    for (size_t i = 0; i < sizeof(worlds) / sizeof(worlds[0]); i++)
+        if (mg__nav_in_words(worlds[i], a, strlen(a)) && mg__nav_in_words(worlds[i], b, strlen(b))) return true;
+    return false;
+}
+
 /* The innermost definition around line (function-like ones only, when fn). */
 const struct mg_nav_def *mg__nav_enclosing(const struct file *fl, int line, bool fn)
 {

@@ -12,11 +12,13 @@
  *   - the symbols table for enclosing definitions and for resolving a called
  *     name to its definitions: in the same file first, then anywhere in the
  *     repo by name in a language that can call it (C with C++, JavaScript
- *     with TypeScript), preferring, of several, those in files the caller
- *     includes or imports (search/navimport.h: read from the caller's stored
- *     text when asked); `confidence` says which, and how many candidates;
+ *     with TypeScript), preferring those in files the caller includes or
+ *     imports (search/navimport.h: read from the caller's stored text when
+ *     asked); `confidence` says which (exact, import, type, pointer, name);
  *   - in C and C++, a call through a field (`o->read(x)`) calls the functions
- *     stored into that field of the receiver's struct (nav_ptr.c).
+ *     stored into that field of the receiver's struct (nav_ptr.c);
+ *   - a call through a receiver of an interface, base or abstract type may
+ *     call the methods of the types that derive from it (nav_dispatch.c).
  *
  * A reference is a use of the name as a whole identifier outside comments and
  * strings that is not the name of one of its definitions; a call is a
@@ -85,12 +87,17 @@ struct mg_nav_edge {
     struct mg_nav_def *from, *to;
     char *callee;              /* the called name */
     int line;
-    const char *confidence;    /* static: "file" (defined in the caller's file), "name" (one definition in
-                                * the repo), "import" (several, and the caller imports the file of to, or a
-                                * header declaring it, and no other), "ambiguous" (several: to is the first,
-                                * an imported one first), "external" (none), "pointer" (C/C++: stored into
-                                * the field the call goes through; callee is to's name), "type" (a method of
-                                * the receiver's declared type, nav_type.c) */
+    const char *confidence;    /* static, how the call reaches to: "exact" (defined in the caller's own
+                                * file), "import" (the caller imports or includes to's file, or a header
+                                * declaring it, and no other defining file of the name), "type" (a method of
+                                * the receiver's declared type, nav_type.c), "pointer" (C/C++: stored into the
+                                * field the call goes through; callee is to's name), "name" (by name alone:
+                                * one or several definitions, none or several imported; to is the first, an
+                                * imported one first), "dispatch" (may call: to's type derives from the
+                                * receiver's declared type, nav_dispatch.c), "external" (no definition in
+                                * the repo: to NULL) */
+    unsigned candidates;       /* "name": the repo's definitions the name could reach (impact weighs one
+                                * surer than several); 0 otherwise */
 };
 
 struct mg_nav_graph {
@@ -141,5 +148,15 @@ void mg_nav_paths_release(struct mg_nav_paths *p);
  * false when the language has no lexer (prose, data). */
 typedef int (*mg_nav_ident_cb)(void *ud, const char *text, size_t off, size_t len, int line, bool call);
 bool mg_nav_lex(const char *lang, const char *text, size_t len, mg_nav_ident_cb cb, void *ud);
+/* For tests and fuzzing, the text parsers of receiver types and dispatch on
+ * text of len bytes in language lang, read as one function of container
+ * `container` (NULL: none) spanning the whole text: the declared type of the
+ * receiver of the member call whose name starts at off, into out (false:
+ * none found); and the bases the declaration header of type `name` at
+ * `line` names (each passed to cb; their count returned). */
+bool mg_nav_receiver_of(const char *lang, const char *text, size_t len, const char *container, size_t off,
+                        char *out, size_t cap);
+size_t mg_nav_bases(const char *lang, const char *text, size_t len, const char *name, int line,
+                    void (*cb)(void *ud, const char *base), void *ud);
 
 #endif

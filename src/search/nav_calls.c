@@ -51,7 +51,7 @@ static const struct mg_nav_def *file_def(const struct file *fl, struct mg_nav_de
 }
 
 static int add_edge(struct mg_nav_graph *g, size_t limit, int depth, struct mg_nav_def *from, struct mg_nav_def *to,
-                    const char *callee, int line, const char *confidence)
+                    const char *callee, int line, const char *confidence, unsigned candidates)
 {
     g->total++;
     if (g->n >= limit) {
@@ -63,20 +63,8 @@ static int add_edge(struct mg_nav_graph *g, size_t limit, int depth, struct mg_n
     g->v = nv;
     char *c = strdup(callee);
     if (!c) return -1;
-    g->v[g->n++] = (struct mg_nav_edge){depth, from, to, c, line, confidence};
+    g->v[g->n++] = (struct mg_nav_edge){depth, from, to, c, line, confidence, candidates};
     return 0;
-}
-
-/* Languages whose functions call each other by name: C with C++ and
- * Objective-C, JavaScript with TypeScript; any other only itself (a Python
- * call of `norm` is no call of a Go function norm). */
-static bool same_world(const char *a, const char *b)
-{
-    static const char *const worlds[] = {" c cpp objc ", " javascript typescript "};
-    if (!a || !b || strcmp(a, b) == 0) return true;
-    for (size_t i = 0; i < sizeof(worlds) / sizeof(worlds[0]); i++)
-        if (mg__nav_in_words(worlds[i], a, strlen(a)) && mg__nav_in_words(worlds[i], b, strlen(b))) return true;
-    return false;
 }
 
 static int on_import(void *ud, enum mg_nav_imp how, const char *p)
@@ -118,13 +106,15 @@ static bool same_stem(const char *a, const char *b)
     return da - a == db - b && memcmp(a, b, (size_t)(da - a)) == 0;
 }
 
-/* How a called name resolves from a file: its own definition there, else the
- * repo's by name in a language that can call it; of several, those in files
- * the caller imports come first. *to is NULL when there is none. */
+/* How a called name resolves from a file (nav.h's confidences): its own
+ * definition there ("exact"), else the repo's by name in a language that can
+ * call it, those in files the caller imports or includes first ("import" when
+ * they are all in one file, else "name"). *to is NULL when there is none. */
 static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, const char *name, const char *rtype,
-                   struct mg_nav_def **to, const char **confidence)
+                   struct mg_nav_def **to, const char **confidence, unsigned *ncand)
 {
     *to = NULL;
+    *ncand = 0;
     *confidence = "external";
     if (rtype) { /* a method of the receiver's declared type: the caller's file first, then the repo's */
         for (size_t i = 0; i < from->ndefs; i++)
@@ -139,7 +129,7 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, con
             struct file *fl;
             const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
             if (d && mg__nav_function_like(d->kind) && d->container && strcmp(d->container, rtype) == 0 &&
-                same_world(from->lang, fl->lang)) {
+                mg__nav_same_world(from->lang, fl->lang)) {
                 *confidence = "type";
                 return (*to = pooled(g, d, fl->path)) ? 0 : mg_err_oom(v->err);
             }
@@ -147,7 +137,7 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, con
     }
     for (size_t i = 0; i < from->ndefs; i++)
         if (mg__nav_function_like(from->defs[i].kind) && strcmp(from->defs[i].name, name) == 0) {
-            *confidence = "file";
+            *confidence = "exact";
             return (*to = pooled(g, &from->defs[i], from->path)) ? 0 : mg_err_oom(v->err);
         }
     struct resolved *r = mg__nav_defs_of(v, name);
@@ -162,11 +152,11 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, con
     const struct file *last = NULL; /* definitions come by path: one look per file */
     bool last_in = false;
     for (int pass = 0; pass < 3; pass++) {
-        if (pass == 1 && (nfn < 2 || file_imports(v, from) != 0)) break;
+        if (pass == 1 && (nfn == 0 || file_imports(v, from) != 0)) break;
         for (size_t i = 0; i < r->n; i++) {
             struct file *fl;
             const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
-            if (!d || !same_world(from->lang, fl->lang)) continue;
+            if (!d || !mg__nav_same_world(from->lang, fl->lang)) continue;
             if (pass == 1) {
                 if (nhdr < 8 && d->kind && strcmp(d->kind, "prototype") == 0 && (!nhdr || hdr[nhdr - 1] != fl) &&
                     imports(from, fl->path))
@@ -200,7 +190,8 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, con
     }
     if (v->err->code) return -1;
     if (!first) return 0;
-    *confidence = nfn == 1 ? "name" : ifirst && !ifiles ? "import" : "ambiguous";
+    *confidence = ifirst && !ifiles ? "import" : "name";
+    if (!(ifirst && !ifiles)) *ncand = nfn > 0xffff ? 0xffff : (unsigned)nfn;
     if (ifirst) {
         first = ifirst;
         ffirst = fifirst;
@@ -277,7 +268,7 @@ static bool seen_def(struct mg_nav_graph *g, size_t upto, const struct mg_nav_de
 /* An edge of a callers walk, its caller kept for the next depth. 0, 1 at
  * the limit, -1 out of memory. */
 static int caller_edge(struct callers_run *cr, struct mg_nav_def *from, struct mg_nav_def *to, int line,
-                       const char *conf)
+                       const char *conf, unsigned ncand)
 {
     bool fresh = !seen_def(cr->g, cr->g->n, from);
     for (size_t r = 0; r < cr->g->ndefs && fresh; r++) fresh = cr->g->defs[r] != from; /* a root is walked */
@@ -285,12 +276,34 @@ static int caller_edge(struct callers_run *cr, struct mg_nav_def *from, struct m
         cr->g->truncated = true;
         return 1;
     }
-    if (add_edge(cr->g, cr->limit, cr->depth, from, to, cr->name, line, conf) != 0) return -1;
+    if (add_edge(cr->g, cr->limit, cr->depth, from, to, cr->name, line, conf, ncand) != 0) return -1;
     if (fresh && strcmp(from->kind, "file") != 0) {
         struct mg_nav_def **nn = mg_grow(cr->next, cr->nnext, &cr->capnext, sizeof(*nn));
         if (!nn) return -1;
         cr->next = nn;
         cr->next[cr->nnext++] = from;
+    }
+    return 0;
+}
+
+/* The walk's definitions a call through a receiver of declared type rt (in
+ * fl) may reach by dispatch (nav_dispatch.c): the callee at depth > 1, else
+ * the roots named cr->name; at most cap, in out. -1 on error. */
+static int dispatch_roots(struct nav *v, struct callers_run *cr, struct file *fl, const char *rt,
+                          struct mg_nav_def **out, size_t cap, size_t *n)
+{
+    *n = 0;
+    size_t nc = cr->to ? 1 : cr->g->ndefs;
+    for (size_t i = 0; i < nc && *n < cap; i++) {
+        struct mg_nav_def *c = cr->to ? cr->to : cr->g->defs[i];
+        bool yes;
+        struct file *cf = strcmp(c->name, cr->name) == 0 ? mg__nav_file(v, c->file_id, false) : NULL;
+        if (!cf || !mg__nav_same_world(fl->lang, cf->lang)) {
+            if (v->err->code) return -1;
+            continue;
+        }
+        if (mg__nav_overrides(v, fl->lang, rt, c, &yes) != 0) return -1;
+        if (yes) out[(*n)++] = c;
     }
     return 0;
 }
@@ -312,15 +325,28 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         if (!from) return mg_err_oom(v->err);
         struct mg_nav_def *to;
         const char *conf;
+        unsigned ncand;
         char rt[128];
         bool typed = mg__nav_receiver_type(fl, oc->off, oc->line, rt, sizeof(rt));
-        if (resolve(v, cr->g, fl, cr->name, typed ? rt : NULL, &to, &conf) != 0) return -1;
-        if (cr->to && to != cr->to) { /* a caller's caller by name: not when the call is surely another's */
-            if (strcmp(conf, "file") == 0 || strcmp(conf, "import") == 0 || strcmp(conf, "type") == 0) continue;
-            to = cr->to;
-            conf = "ambiguous";
+        if (resolve(v, cr->g, fl, cr->name, typed ? rt : NULL, &to, &conf, &ncand) != 0) return -1;
+        struct mg_nav_def *disp[16];
+        size_t nd = 0; /* may call by dispatch: beside the type's own method, else instead of a guess by name */
+        if (typed && dispatch_roots(v, cr, fl, rt, disp, sizeof(disp) / sizeof(disp[0]), &nd) != 0) return -1;
+        for (size_t i = 0; i < nd; i++) {
+            if (i == 0 && strcmp(conf, "type") == 0 && (!cr->to || to == cr->to)) {
+                int rc = caller_edge(cr, from, to, oc->line, conf, ncand);
+                if (rc != 0) return rc < 0 ? mg_err_oom(v->err) : 1;
+            }
+            int rc = caller_edge(cr, from, disp[i], oc->line, "dispatch", 0);
+            if (rc != 0) return rc < 0 ? mg_err_oom(v->err) : 1;
         }
-        int rc = caller_edge(cr, from, to, oc->line, conf);
+        if (nd) continue;
+        if (cr->to && to != cr->to) { /* a caller's caller by name: not when the call is surely another's */
+            if (strcmp(conf, "exact") == 0 || strcmp(conf, "import") == 0 || strcmp(conf, "type") == 0) continue;
+            to = cr->to; /* "name" (ncand its count) or "external" (none resolved from here) */
+            conf = "name";
+        }
+        int rc = caller_edge(cr, from, to, oc->line, conf, ncand);
         if (rc != 0) return rc < 0 ? mg_err_oom(v->err) : 1;
     }
     return 0;
@@ -353,7 +379,7 @@ static int pointer_callers(struct nav *v, struct mg_nav_def *const *roots, size_
             if (roots[r]->file_id == s[i].store_fid) to = roots[r];
         bool dup = false; /* the same call found by name */
         for (size_t e = 0; e < cr->g->n && !dup; e++) dup = cr->g->v[e].from == from && cr->g->v[e].line == s[i].line;
-        if (!dup && (rc = caller_edge(cr, from, to, s[i].line, "pointer")) != 0) rc = rc < 0 ? mg_err_oom(v->err) : 1;
+        if (!dup && (rc = caller_edge(cr, from, to, s[i].line, "pointer", 0)) != 0) rc = rc < 0 ? mg_err_oom(v->err) : 1;
     }
     free(s);
     return rc;
@@ -545,7 +571,7 @@ static int stored_def(struct nav *v, struct mg_nav_graph *g, const struct ptr_st
     for (size_t k = 0; k < r->n; k++) {
         struct file *fl;
         const struct mg_nav_def *d = mg__nav_resolved_def(v, r, k, &fl);
-        if (d && mg__nav_function_like(d->kind) && same_world(sf->lang, fl->lang))
+        if (d && mg__nav_function_like(d->kind) && mg__nav_same_world(sf->lang, fl->lang))
             return (*to = pooled(g, d, fl->path)) ? 0 : mg_err_oom(v->err);
     }
     return 0;
@@ -578,7 +604,7 @@ static int field_calls(struct nav *v, struct mg_nav_graph *g, size_t limit, int 
         struct mg_nav_def *to;
         if (stored_def(v, g, st, &to) != 0) return -1;
         if (!to) continue;
-        if (add_edge(g, limit, depth, from, to, to->name, from->start_line + cr->v[i].line - 1, "pointer") != 0 ||
+        if (add_edge(g, limit, depth, from, to, to->name, from->start_line + cr->v[i].line - 1, "pointer", 0) != 0 ||
             (found && add_found(to, found, nfound, capfound) != 0))
             return mg_err_oom(v->err);
     }
@@ -634,18 +660,27 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
         if (dup) continue;
         struct mg_nav_def *to;
         const char *conf;
-        if (resolve(v, g, fl, name, typed ? rt : NULL, &to, &conf) != 0) {
+        unsigned ncand;
+        struct mg_nav_dispatch *ds = NULL; /* may call by dispatch: beside the type's method, else instead */
+        size_t nds = 0;
+        int line = from->start_line + cr.v[i].line - 1;
+        if (resolve(v, g, fl, name, typed ? rt : NULL, &to, &conf, &ncand) != 0 ||
+            (typed && mg__nav_dispatch_targets(v, fl, name, rt, &ds, &nds) != 0)) {
             rc = -1;
             break;
         }
-        if (add_edge(g, limit, depth, from, to, name, from->start_line + cr.v[i].line - 1, conf) != 0) {
+        if (nds && strcmp(conf, "type") != 0) to = NULL;
+        else if (add_edge(g, limit, depth, from, to, name, line, conf, ncand) != 0 ||
+                 (to && found && add_found(to, found, nfound, capfound) != 0))
             rc = mg_err_oom(v->err);
-            break;
+        for (size_t k = 0; k < nds && rc == 0; k++) {
+            struct mg_nav_def *dt = pooled(g, ds[k].d, ds[k].fl->path);
+            if (!dt || add_edge(g, limit, depth, from, dt, name, line, "dispatch", 0) != 0 ||
+                (found && add_found(dt, found, nfound, capfound) != 0))
+                rc = mg_err_oom(v->err);
         }
-        if (to && found && add_found(to, found, nfound, capfound) != 0) {
-            rc = mg_err_oom(v->err);
-            break;
-        }
+        free(ds);
+        if (rc != 0) break;
     }
     for (size_t i = 0; i < cr.n; i++) {
         free(cr.v[i].field);

@@ -4,7 +4,9 @@
  * (their rows, stored text and definitions, by id) and the definitions of
  * each name it has resolved. nav.c owns that state and the lexer's
  * keywords; nav_refs.c finds references (the files whose words hold a name,
- * lexed); nav_calls.c walks the call graph (callers, callees, paths).
+ * lexed); nav_calls.c walks the call graph (callers, callees, paths),
+ * nav_dispatch.c adds the implementations an interface or virtual call may
+ * reach.
  */
 #ifndef MG_NAV_INT_H
 #define MG_NAV_INT_H
@@ -100,6 +102,9 @@ bool mg__nav_keyword(const char *lang, const char *s, size_t n);
 /* A name right after `.`, `->` or `::` (a member or a qualified name). */
 bool mg__nav_member(const char *t, size_t off);
 bool mg__nav_function_like(const char *kind);
+/* Can a and b (files.lang names) call each other's functions by name: C with
+ * C++ and Objective-C, JavaScript with TypeScript, any other only itself. */
+bool mg__nav_same_world(const char *a, const char *b);
 /* Free what a definition owns (path too) / a file's definitions (not their
  * borrowed paths) and the array. */
 void mg__nav_def_free(struct mg_nav_def *d);
@@ -162,6 +167,23 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
  * (line; `a.m(`, `a->m(`): `self`/`this` the enclosing method's container,
  * else a declaration in the enclosing function. false when unknown. */
 bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *out, size_t cap);
+
+/* ---- nav_dispatch.c: interface and virtual dispatch ---- */
+
+/* Does method d implement or override the method of its name of rtype, for
+ * a call in language lang: d's container derives from rtype (its header
+ * names it, up to 4 levels), or in Go has each method interface rtype
+ * declares. -1 with err on failure. */
+int mg__nav_overrides(struct nav *v, const char *lang, const char *rtype, const struct mg_nav_def *d, bool *yes);
+/* The methods named name that a call in from through a receiver of declared
+ * type rtype may reach by dispatch (mg__nav_overrides; rtype's own not
+ * among them): *out (the caller frees it) holds n definitions and files. */
+struct mg_nav_dispatch {
+    const struct mg_nav_def *d;
+    struct file *fl;
+};
+int mg__nav_dispatch_targets(struct nav *v, struct file *from, const char *name, const char *rtype,
+                             struct mg_nav_dispatch **out, size_t *n);
 
 /* ---- nav_ptr.c: C and C++ function pointers ---- */
 

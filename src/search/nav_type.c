@@ -154,3 +154,20 @@ bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *ou
     }
     return false;
 }
+
+/* nav.h: one function spanning the whole text. */
+bool mg_nav_receiver_of(const char *lang, const char *text, size_t len, const char *container, size_t off,
+                        char *out, size_t cap)
+{
+    if (off >= len) return false;
+    int lines = 1, line = 1;
+    for (size_t i = 0; i < len; i++)
+        if (text[i] == '\n') {
+            lines++;
+            if (i < off) line++;
+        }
+    struct mg_nav_def fn = {.name = "f", .kind = "function", .container = (char *)container, .start_line = 1,
+                            .end_line = lines};
+    struct file fl = {.lang = (char *)lang, .text = (char *)text, .len = len, .defs = &fn, .ndefs = 1};
+    return mg__nav_receiver_type(&fl, off, line, out, cap);
+}

@@ -167,7 +167,7 @@ static int t_trace_path(struct mg_ctx *x, json_t *args, json_t **result, struct 
 {
     static const char *const keys[] = {"symbol", "to", "depth", "limit", "repo", "repo_id", "globs",
                                        "exclude_globs", "languages", NULL};
-    struct mg_nav_query q = {.op = "trace", .depth = 6};
+    struct mg_nav_query q = {.op = "trace", .depth = 8};
     if (mg_known_keys(args, keys, err) != 0 || mg_arg_str(args, "to", true, &q.to, err) != 0) return -1;
     struct nav_run nr;
     if (nav_call(x, args, keys, &q, 3, &nr, err) != 0) return -1;
@@ -253,14 +253,14 @@ const struct mg_tool mg_tools_nav[] = {
      t_find_references, MG_TOOL_READ_ONLY},
     {"callers", "Find callers",
      "Who calls a function: each call site, its caller and the definition called, with a confidence "
-     "(type, pointer, file, name, import, ambiguous). depth 2+ adds callers of callers. Paged.",
+     "(exact, import, type, pointer, dispatch, name). depth 2+ adds callers of callers. Paged.",
      MG_S_IN(S_SYMBOL "," S_DEPTH("1") "," S_LIMIT("1000", "100") ",\"cursor\":" MG_S_STR "," S_TARGET,
              MG_S_REQ("\"symbol\"")),
      MG_S_OUT(OUT_COMMON ",\"calls\":" MG_S_ARR, MG_S_REQ("\"symbol\",\"definitions\",\"calls\",\"total\"")),
      t_callers, MG_TOOL_READ_ONLY},
     {"callees", "Find callees",
-     "What a function calls: each distinct call and where it is defined, with a confidence (type, pointer, "
-     "file, name, import, ambiguous, external). depth 2+ follows their calls.",
+     "What a function calls: each distinct call and where it is defined, with a confidence (exact, import, "
+     "type, pointer, dispatch, name, external). depth 2+ follows their calls.",
      MG_S_IN(S_SYMBOL "," S_DEPTH("1") "," S_LIMIT("1000", "100") ",\"cursor\":" MG_S_STR "," S_TARGET,
              MG_S_REQ("\"symbol\"")),
      MG_S_OUT(OUT_COMMON ",\"calls\":" MG_S_ARR, MG_S_REQ("\"symbol\",\"definitions\",\"calls\",\"total\"")),
@@ -268,7 +268,7 @@ const struct mg_tool mg_tools_nav[] = {
     {"trace_path", "Trace call paths",
      "The shortest call paths from function symbol to function to, each a list of calls in order: how an entry "
      "point reaches a function.",
-     MG_S_IN(S_SYMBOL ",\"to\":" MG_S_STR "," S_DEPTH("6") "," S_LIMIT("100", "3") "," S_TARGET,
+     MG_S_IN(S_SYMBOL ",\"to\":" MG_S_STR "," S_DEPTH("8") "," S_LIMIT("100", "3") "," S_TARGET,
              MG_S_REQ("\"symbol\",\"to\"")),
      MG_S_OUT("\"symbol\":" MG_S_STR ",\"total\":" MG_S_INT ",\"to\":" MG_S_STR ",\"paths\":" MG_S_ARR,
               MG_S_REQ("\"symbol\",\"to\",\"paths\",\"total\"")),

@@ -1,0 +1,68 @@
+/* fuzz_nav_type.c — the receiver-type and dispatch parsers of navigation
+ * (search/nav_type.c, search/nav_dispatch.c) on hostile input: the first
+ * byte picks a language, the rest is the text (not NUL-terminated, so ASan
+ * sees any read past it). The receiver's type is asked at every member call
+ * (a name after `.` or `->`), as `self`'s class too; the bases of a type
+ * named by the text's first identifier, declared on each of its first lines.
+ * Every type found is a non-empty identifier shorter than its buffer, and
+ * every base one too. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "search/nav.h"
+
+static bool ident(const char *s)
+{
+    if (!*s) return false;
+    for (const char *c = s; *c; c++) {
+        unsigned char u = (unsigned char)*c;
+        if (!((u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') || u == '_' || u == '$' ||
+              u >= 0x80))
+            return false;
+    }
+    return true;
+}
+
+static void check_base(void *ud, const char *b)
+{
+    (void)ud;
+    if (!ident(b) || strlen(b) >= 128) abort();
+}
+
+MG_FUZZ_TARGET(nav_type)
+{
+    static const char *const langs[] = {"go",     "java", "csharp", "kotlin", "typescript",
+                                        "python", "cpp",  "rust",   "ruby",   "c"};
+    if (size < 1) return 0;
+    const char *lang = langs[data[0] % (sizeof(langs) / sizeof(langs[0]))];
+    size_t n = size - 1 > 65536 ? 65536 : size - 1;
+    char *text = malloc(n ? n : 1); /* exact size */
+    memcpy(text, data + 1, n);
+    char out[128];
+    size_t calls = 0;
+    for (size_t i = 1; i < n && calls < 256; i++) {
+        bool member = text[i - 1] == '.' || (i > 1 && text[i - 1] == '>' && text[i - 2] == '-');
+        if (!member) continue;
+        calls++;
+        if (mg_nav_receiver_of(lang, text, n, NULL, i, out, sizeof(out)) && (!ident(out) || strlen(out) >= sizeof(out)))
+            abort();
+        if (mg_nav_receiver_of(lang, text, n, "Self", i, out, 8) && strlen(out) >= 8) abort();
+    }
+    char name[64] = "T";
+    size_t s = 0;
+    while (s < n && !((text[s] >= 'A' && text[s] <= 'Z') || (text[s] >= 'a' && text[s] <= 'z') || text[s] == '_')) s++;
+    size_t e = s;
+    while (e < n && e - s < sizeof(name) - 1 &&
+           ((text[e] >= 'A' && text[e] <= 'Z') || (text[e] >= 'a' && text[e] <= 'z') || text[e] == '_' ||
+            (text[e] >= '0' && text[e] <= '9')))
+        e++;
+    if (e > s) {
+        memcpy(name, text + s, e - s);
+        name[e - s] = 0;
+    }
+    for (int line = 1; line <= 4; line++)
+        if (mg_nav_bases(lang, text, n, name, line, check_base, NULL) > 16) abort();
+    free(text);
+    return 0;
+}

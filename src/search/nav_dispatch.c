@@ -1,0 +1,193 @@
+/* nav_dispatch.c — interface and virtual dispatch (nav_int.h): a call
+ * `s.area()` through a receiver declared of type Shape may call the `area`
+ * of every type that derives from Shape, "dispatch" edges beside the one to
+ * Shape's own `area` (confidence "type") when it has one.
+ *
+ * A type derives from T when its declaration's header names T among its
+ * bases, directly or through up to MAX_DEPTH of them: the words between its
+ * name and the body's `{` (Java/TypeScript/C#/Kotlin/Scala/Swift/Dart/PHP
+ * `extends`/`implements`/`:`, C++ `: public T`, Ruby `< T`; the line's end
+ * where a body has no brace), outside `(...)` and `<...>` (a Kotlin
+ * constructor's parameters, generic arguments), and in Python the words in
+ * the parentheses after the name. A Go type implements interface T when it
+ * has a method of each name T's own method list declares (embedded
+ * interfaces are not followed).
+ *
+ * Sections:
+ *   1. headers
+ *   2. derives and implements
+ */
+#include "search/nav_int.h"
+
+#include <string.h>
+
+#include "index/lex.h"
+
+#define MAX_DEPTH 4     /* bases followed up a hierarchy */
+#define HEADER_MAX 1024 /* bytes of a header read */
+#define BASES_MAX 16    /* words of a header looked at */
+
+/* ---- 1. headers ---------------------------------------------------------------------------------------- */
+
+static bool idc(char c) { return mg_lex_id_char((unsigned char)c); }
+
+static bool class_like(const char *kind)
+{
+    static const char *const k[] = {"class", "struct", "interface", "trait", "object", "record", "protocol",
+                                    "enum", "type", "abstract_class", "impl"};
+    for (size_t i = 0; kind && i < sizeof(k) / sizeof(k[0]); i++)
+        if (strcmp(kind, k[i]) == 0) return true;
+    return false;
+}
+
+struct bases {
+    char w[BASES_MAX][128];
+    size_t n;
+};
+
+/* The words naming d's bases in fl's text (section comment). */
+static void header_bases(const struct file *fl, const struct mg_nav_def *d, struct bases *b)
+{
+    b->n = 0;
+    const char *t = fl->text;
+    size_t off = 0, nl = strlen(d->name);
+    for (int line = 1; line < d->start_line && off < fl->len; off++)
+        if (t[off] == '\n') line++;
+    size_t end = off + HEADER_MAX < fl->len ? off + HEADER_MAX : fl->len;
+    size_t i = off; /* past the name's first whole-word occurrence */
+    for (; i + nl <= end; i++)
+        if (memcmp(t + i, d->name, nl) == 0 && (i == 0 || !idc(t[i - 1])) && (i + nl >= fl->len || !idc(t[i + nl])))
+            break;
+    if (i + nl > end) return;
+    i += nl;
+    bool py = strcmp(fl->lang, "python") == 0, line_ends = py || strcmp(fl->lang, "ruby") == 0;
+    int paren = 0, angle = 0;
+    for (; i < end && b->n < BASES_MAX; i++) {
+        char c = t[i];
+        if (c == '{' || c == ';' || (line_ends && c == '\n') || (py && c == ':' && paren == 0)) break;
+        if (c == '(') paren++;
+        else if (c == ')') {
+            if (py && paren == 1) break;
+            if (paren > 0) paren--;
+        } else if (c == '<' && !(strcmp(fl->lang, "ruby") == 0 && angle == 0 && paren == 0)) angle++;
+        else if (c == '>' && angle > 0) angle--;
+        else if (idc(c) && !(c >= '0' && c <= '9')) {
+            size_t s = i;
+            while (i < end && idc(t[i])) i++;
+            bool take = angle == 0 && (py ? paren == 1 : paren == 0) && i - s < sizeof(b->w[0]);
+            if (take) {
+                memcpy(b->w[b->n], t + s, i - s);
+                b->w[b->n++][i - s] = 0;
+            }
+            i--;
+        }
+    }
+}
+
+/* ---- 2. derives and implements ------------------------------------------------------------------------- */
+
+/* Does a type named c (in a language of lang's world) name t among its
+ * bases, up to depth levels? */
+static int derives(struct nav *v, const char *lang, const char *c, const char *t, int depth, bool *yes)
+{
+    *yes = false;
+    struct resolved *rp = mg__nav_defs_of(v, c), rc;
+    if (!rp) return -1;
+    rc = *rp; /* a copy: a later lookup may move the cache's entries (their arrays stay) */
+    const struct resolved *r = &rc;
+    for (size_t i = 0; i < r->n && !*yes; i++) {
+        struct file *fl;
+        const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
+        if (!d || !class_like(d->kind) || !mg__nav_same_world(lang, fl->lang)) continue;
+        if (!(fl = mg__nav_file(v, fl->id, true)) || !fl->text) {
+            if (v->err->code) return -1;
+            continue;
+        }
+        struct bases b;
+        header_bases(fl, d, &b);
+        for (size_t k = 0; k < b.n && !*yes; k++) *yes = strcmp(b.w[k], t) == 0;
+        for (size_t k = 0; k < b.n && !*yes && depth > 1; k++)
+            if (strcmp(b.w[k], c) != 0 && derives(v, lang, b.w[k], t, depth - 1, yes) != 0) return -1;
+    }
+    return 0;
+}
+
+/* Has Go type c a method of each name interface t declares (and t at least
+ * one)? */
+static int implements(struct nav *v, const char *c, const char *t, bool *yes)
+{
+    *yes = false;
+    struct resolved *rp = mg__nav_defs_of(v, t), rc;
+    if (!rp) return -1;
+    rc = *rp; /* as in derives */
+    const struct resolved *r = &rc;
+    for (size_t i = 0; i < r->n && !*yes; i++) {
+        struct file *fl;
+        const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
+        if (!d || !d->kind || strcmp(d->kind, "interface") != 0 || strcmp(fl->lang, "go") != 0) continue;
+        size_t methods = 0, met = 0;
+        for (size_t k = 0; k < fl->ndefs; k++) {
+            const struct mg_nav_def *m = &fl->defs[k];
+            if (!m->container || strcmp(m->container, t) != 0 || !mg__nav_function_like(m->kind)) continue;
+            methods++;
+            struct resolved *rm = mg__nav_defs_of(v, m->name);
+            if (!rm) return -1;
+            for (size_t j = 0; j < rm->n; j++) {
+                struct file *mf;
+                const struct mg_nav_def *x = mg__nav_resolved_def(v, rm, j, &mf);
+                if (x && x->container && strcmp(x->container, c) == 0 && strcmp(mf->lang, "go") == 0 &&
+                    mg__nav_function_like(x->kind)) {
+                    met++;
+                    break;
+                }
+            }
+        }
+        *yes = methods > 0 && met == methods;
+    }
+    return 0;
+}
+
+int mg__nav_overrides(struct nav *v, const char *lang, const char *rtype, const struct mg_nav_def *d, bool *yes)
+{
+    *yes = false;
+    if (!d->container || strcmp(d->container, rtype) == 0 || !mg__nav_function_like(d->kind)) return 0;
+    if (strcmp(lang, "go") == 0) return implements(v, d->container, rtype, yes);
+    return derives(v, lang, d->container, rtype, MAX_DEPTH, yes);
+}
+
+int mg__nav_dispatch_targets(struct nav *v, struct file *from, const char *name, const char *rtype,
+                             struct mg_nav_dispatch **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    size_t cap = 0;
+    struct resolved *rp = mg__nav_defs_of(v, name), rc;
+    if (!rp) return -1;
+    rc = *rp; /* as in derives */
+    const struct resolved *r = &rc;
+    for (size_t i = 0; i < r->n; i++) {
+        struct file *fl;
+        const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
+        bool yes;
+        if (!d || !mg__nav_same_world(from->lang, fl->lang)) continue;
+        if (mg__nav_overrides(v, from->lang, rtype, d, &yes) != 0) return -1;
+        if (!yes) continue;
+        struct mg_nav_dispatch *nv = mg_grow(*out, *n, &cap, sizeof(*nv));
+        if (!nv) return mg_err_oom(v->err);
+        *out = nv;
+        (*out)[(*n)++] = (struct mg_nav_dispatch){d, fl};
+    }
+    return 0;
+}
+
+/* nav.h */
+size_t mg_nav_bases(const char *lang, const char *text, size_t len, const char *name, int line,
+                    void (*cb)(void *ud, const char *base), void *ud)
+{
+    struct file fl = {.lang = (char *)lang, .text = (char *)text, .len = len};
+    struct mg_nav_def d = {.name = (char *)name, .kind = "class", .start_line = line};
+    struct bases b;
+    header_bases(&fl, &d, &b);
+    for (size_t i = 0; i < b.n; i++) cb(ud, b.w[i]);
+    return b.n;
+}
