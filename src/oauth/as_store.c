@@ -234,7 +234,7 @@ int mg__as_rv_add(struct mg_as *as, const char *id, int64_t at)
     struct mg__as_revoked key = {.at = at};
     snprintf(key.id, sizeof(key.id), "%s", id);
     int rc = 0;
-    if (!bsearch(&key, as->rv, as->nrv, sizeof(key), rv_cmp)) {
+    if (!as->nrv || !bsearch(&key, as->rv, as->nrv, sizeof(key), rv_cmp)) {
         if (as->nrv == as->caprv) {
             size_t cap = as->caprv ? as->caprv * 2 : 16;
             struct mg__as_revoked *p = realloc(as->rv, cap * sizeof(*p));
