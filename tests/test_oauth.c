@@ -14,6 +14,11 @@
  */
 #include "test.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "util/httpc.h"
+
 #include <pthread.h>
 #include <time.h>
 
@@ -518,6 +523,12 @@ TEST(oauth_verifier_discovery_cache_rotation)
     json_object_set_new(cl, "iss", json_string(op.issuer));
     char *t1 = sign(&k1, cl), *t2 = sign(&k2, cl), *tz = sign(&stranger, cl);
     struct mg_principal p;
+    /* SSRF: a provider on loopback is not even connected to unless oauth_fetch_private = on */
+    ASSERT_EQ_STR(check_code(o, t1, NULL), MG_E_OAUTH_UNAVAILABLE);
+    ASSERT_EQ_INT(op_fetches(), 0);
+    mg_oauth_free(&o);
+    snprintf(c.oauth_fetch_private, sizeof(c.oauth_fetch_private), "on");
+    ASSERT_EQ_INT(mg_oauth_new(&c, &o, &err), 0);
     ASSERT_EQ_STR(check_code(o, t1, &p), "ok");
     ASSERT_EQ_STR(p.tenant, "acme");
     mg_principal_release(&p);
@@ -544,4 +555,31 @@ TEST(oauth_verifier_discovery_cache_rotation)
     free(t1), free(t2), free(tz);
     json_decref(cl);
     EVP_PKEY_free(k1.pk), EVP_PKEY_free(k2.pk), EVP_PKEY_free(stranger.pk);
+}
+
+TEST(oauth_outbound_addresses_public_only)
+{
+    static const struct { const char *a; bool pub; } cases[] = {
+        {"93.184.216.34", true}, {"8.8.8.8", true}, {"2606:4700::1111", true},
+        {"127.0.0.1", false}, {"127.9.9.9", false}, {"10.1.2.3", false}, {"172.16.0.1", false},
+        {"172.31.255.255", false}, {"172.32.0.1", true}, {"192.168.1.1", false}, {"169.254.169.254", false},
+        {"100.64.0.1", false}, {"0.0.0.0", false}, {"224.0.0.1", false}, {"255.255.255.255", false},
+        {"192.0.2.1", false}, {"::1", false}, {"::", false}, {"fe80::1", false}, {"fd00::1", false},
+        {"fc00::1", false}, {"ff02::1", false}, {"::ffff:127.0.0.1", false}, {"::ffff:8.8.8.8", true},
+        {"64:ff9b::a00:1", false}, {"2002:a9fe:a9fe::1", false}, {"2001:db8::1", false},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct sockaddr_storage ss = {0};
+        if (strchr(cases[i].a, ':')) {
+            struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+            s6->sin6_family = AF_INET6;
+            ASSERT_EQ_INT(inet_pton(AF_INET6, cases[i].a, &s6->sin6_addr), 1);
+        } else {
+            struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+            s4->sin_family = AF_INET;
+            ASSERT_EQ_INT(inet_pton(AF_INET, cases[i].a, &s4->sin_addr), 1);
+        }
+        const char *what = NULL;
+        if (mg_addr_public((struct sockaddr *)&ss, &what) != cases[i].pub) FAIL("%s: %s", cases[i].a, what);
+    }
 }

@@ -116,7 +116,7 @@ TEST(oauth_as_grant_and_the_verifier)
     ASSERT_EQ_INT(stat(key, &st), 0);
     ASSERT_EQ_INT((int)(st.st_mode & 0777), 0600);
     const char *reg = "{\"client_name\":\"t\",\"redirect_uris\":[\"https://app.example.com/cb\"]}";
-    json_t *cl = mg_as_register(as, reg, strlen(reg), &err);
+    json_t *cl = mg_as_register(as, reg, strlen(reg), &(int){0}, &err);
     ASSERT(cl != NULL);
     const char *id = json_string_value(json_object_get(cl, "client_id"));
     const char *verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
@@ -144,7 +144,7 @@ TEST(oauth_as_grant_and_the_verifier)
     /* the resource server side accepts it as it is */
     struct mg_oauth *o = NULL;
     ASSERT_EQ_INT(mg_oauth_new(&cfg, &o, &err), 0);
-    ASSERT_EQ_INT(mg_oauth_pin_keys(o, mg_as_jwks(as), &err), 0);
+    ASSERT_EQ_INT(mg_oauth_pin_keys(o, mg_as_jwks(as), NULL, NULL, &err), 0);
     const char *at = json_string_value(json_object_get(t, "access_token"));
     struct mg_principal got;
     ASSERT_EQ_INT(mg_oauth_check(o, at, strlen(at), &got, &err), 0);

@@ -35,6 +35,7 @@ static const struct {
     {"serve", mg_cmd_serve, "serve MCP (Streamable HTTP) and the HTTP API"},
     {"setup", mg_cmd_setup, "add memgate to an MCP client's configuration (Claude Code, Codex, Cursor)"},
     {"token", mg_cmd_token, "create, list or revoke access tokens for the HTTP API"},
+    {"webhook", mg_cmd_webhook, "set, rotate, list or remove a tenant's webhook secret"},
     {"audit", mg_cmd_audit, "show, follow or verify the audit log"},
     {"notes", mg_cmd_notes, "set, get, list or remove a repo's notes"},
     {"projects", mg_cmd_projects, "list, create, delete, join or leave memory projects"},

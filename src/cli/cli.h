@@ -41,6 +41,7 @@ int mg_cmd_notes(int argc, char **argv);
 int mg_cmd_projects(int argc, char **argv);
 int mg_cmd_recall(int argc, char **argv);
 int mg_cmd_token(int argc, char **argv);
+int mg_cmd_webhook(int argc, char **argv);
 int mg_cmd_audit(int argc, char **argv);
 int mg_cmd_setup(int argc, char **argv);
 /* (--version / -V: mg_cmd_version, cli/version.h) */

@@ -52,7 +52,7 @@ int mg__check_origin(struct mg_http *h, struct MHD_Connection *c, struct req *r,
         return -1;
     }
     const char *origin = mg__header(c, "Origin");
-    if (origin && !origin_allowed(&h->srv->cfg, origin)) {
+    if (origin && !r->cors[0] && !origin_allowed(&h->srv->cfg, origin)) { /* (a CORS answer allows its origin) */
         *rc = mg__respond_error(c, r, 403, MG_E_ORIGIN_FORBIDDEN,
                             "forbidden: Origin '%.128s' is not allowed; only loopback origins are, plus those in "
                             "the allowed_origins setting",

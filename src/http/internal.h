@@ -119,6 +119,8 @@ struct req {
     char tool[48];         /* the tool it ran (MCP tools/call, a /v1 tool route), "" none */
     char repo[128];        /* the repo it named (an argument, X-Memgate-Repo), "" none */
     struct sse *stream;    /* its SSE stream (one reference), or NULL */
+    char cors[256];        /* the Origin its answer allows (Access-Control-Allow-Origin; OAuth's public
+                            * endpoints, oauth_cors_origins: oauth_as.c), "" none */
 };
 
 /* ---- server.c ---- */
@@ -207,6 +209,15 @@ void mg__oauth_challenge(const struct mg_http *h, const char *error, char *buf, 
 /* ---- oauth_as.c ---- */
 /* Is url the authorization server's (its metadata, /oauth/...)? */
 bool mg__oauth_as_path(const char *url);
+/* Set r->cors when url is one of the OAuth endpoints browser clients call
+ * (the metadata documents, jwks, register, token, revoke; never authorize)
+ * and the request's Origin is one oauth_cors_origins allows. */
+void mg__oauth_cors(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *url);
+/* A CORS preflight (OPTIONS) answer: 204 allowing methods, or 403 when r->cors is unset. */
+enum MHD_Result mg__oauth_preflight(struct MHD_Connection *c, struct req *r, const char *methods);
+/* The resource side's revocation check of the built-in server's tokens
+ * (mg_oauth_pin_keys' callback; as is the struct mg_as). */
+bool mg__oauth_as_revoked(void *as, const char *grant);
 enum MHD_Result mg__oauth_as(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *url,
                              const char *method);
 

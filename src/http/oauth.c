@@ -17,6 +17,7 @@ enum MHD_Result mg__oauth_metadata(struct mg_http *h, struct MHD_Connection *c, 
                                  h->oauth ? "no protected resource metadata at %.200s; it is at %s"
                                           : "no route %.200s: OAuth is off on this server (oauth_issuer is empty)%s",
                                  url, h->oauth ? mg_oauth_metadata_url(h->oauth) : "");
+    if (strcmp(method, "OPTIONS") == 0) return mg__oauth_preflight(c, r, "GET, OPTIONS");
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
         json_t *j = json_pack("{s:{s:s, s:s}}", "error", "code", MG_E_METHOD_NOT_ALLOWED, "message",
                               "only GET is allowed here");

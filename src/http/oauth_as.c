@@ -28,6 +28,7 @@
 #include "request/gate.h"
 #include "request/server.h"
 #include "security/audit_line.h"
+#include "security/ratelimit.h"
 #include "security/token.h"
 #include "util/buf.h"
 
@@ -40,13 +41,16 @@ static void audit_ok(struct mg_http *h, const char *op, const char *tenant, cons
     mg_gate_audit(h->srv, &ev);
 }
 
-/* RFC 6749 5.2: {"error", "error_description"} plus memgate's code; audited. */
+/* RFC 6749 5.2: {"error", "error_description"} plus memgate's code; audited.
+ * rate_limited is a 429 with Retry-After: retry s. */
 static enum MHD_Result oauth_error(struct MHD_Connection *c, struct req *r, const char *op, int status,
-                                   const struct mg_err *err)
+                                   const struct mg_err *err, int retry)
 {
     const char *code = err->code ? err->code : MG_E_INTERNAL;
     mg__refused(r, op, code);
-    if (status == 400 && strncmp(code, "oauth_", 6) != 0) status = 500; /* the store failed */
+    bool limited = strcmp(code, MG_E_RATE_LIMITED) == 0;
+    if (limited) status = 429;
+    else if (status == 400 && strncmp(code, "oauth_", 6) != 0) status = 500; /* the store failed */
     if (strcmp(code, MG_E_OAUTH_CLIENT) == 0 && status == 400) status = 401;
     json_t *j = json_pack("{s:s, s:s, s:s}", "error", mg_as_oauth_error(code), "error_description", err->msg,
                           "memgate_code", code);
@@ -54,7 +58,36 @@ static enum MHD_Result oauth_error(struct MHD_Connection *c, struct req *r, cons
     json_decref(j);
     if (!text) return mg__respond(c, r, 500, "text/plain", strdup("out of memory\n"), 14, NULL);
     snprintf(r->err, sizeof(r->err), "%s", code);
-    return mg__respond(c, r, status, "application/json", text, strlen(text), "Pragma", "no-cache", NULL);
+    char ra[16];
+    snprintf(ra, sizeof(ra), "%d", retry > 0 ? retry : 1);
+    return mg__respond(c, r, status, "application/json", text, strlen(text), "Pragma", "no-cache",
+                       limited ? "Retry-After" : NULL, ra, NULL);
+}
+
+/* The per-address limits of the public endpoints (security/ratelimit.h's
+ * buckets, keyed by the client's address): registration has its own,
+ * tighter one. 0: go on; -1: answered (429 rate_limited, audited and folded
+ * per address like every refusal; 503 when the shared limits cannot be
+ * read). */
+static int over_limit(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *op, bool registration,
+                      enum MHD_Result *rc)
+{
+    const struct mg_config *cfg = &h->srv->cfg;
+    int rate = registration ? cfg->oauth_register_rate : cfg->oauth_rate_limit;
+    if (!h->srv->ratelimit || rate <= 0) return 0;
+    char key[96];
+    snprintf(key, sizeof(key), "oauth%s:%s", registration ? "_register" : "", r->from[0] ? r->from : "?");
+    int retry = 1;
+    struct mg_err err = {0};
+    int took = mg_rate_check(h->srv->ratelimit, key, rate, &retry, &err);
+    if (took == 1) return 0;
+    if (took == 0)
+        mg_err_set(&err, MG_E_RATE_LIMITED, "too many requests from %s to the authorization server's %s (%s: %d a "
+                                            "minute); try again in %d s", r->from[0] ? r->from : "this address",
+                   registration ? "registration" : "endpoints", registration ? "oauth_register_rate"
+                                                                             : "oauth_rate_limit", rate, retry);
+    *rc = oauth_error(c, r, op, took == 0 ? 429 : 503, &err, retry);
+    return -1;
 }
 
 static enum MHD_Result json_ok(struct MHD_Connection *c, struct req *r, int status, json_t *j)
@@ -212,6 +245,10 @@ static enum MHD_Result authorize_get(struct mg_http *h, struct MHD_Connection *c
         mg_as_form_release(&f);
         return page(h, c, r, 200, "sign-in request", "A client asks to use this memgate server for you.", &a);
     }
+    if (err.code && strcmp(err.code, MG_E_RATE_LIMITED) == 0) {
+        mg_as_form_release(&f);
+        return oauth_error(c, r, "oauth_authorize", 429, &err, a.retry_after);
+    }
     mg__refused(r, "oauth_authorize", err.code ? err.code : MG_E_INTERNAL);
     snprintf(r->err, sizeof(r->err), "%s", err.code ? err.code : MG_E_INTERNAL);
     /* a client or redirect_uri that cannot be trusted is never redirected to */
@@ -283,7 +320,7 @@ static enum MHD_Result token_ep(struct mg_http *h, struct MHD_Connection *c, str
     char tenant[65];
     json_t *j = mg_as_token(h->as, f, tenant, sizeof(tenant), &err);
     snprintf(r->who.tenant, sizeof(r->who.tenant), "%s", tenant); /* the grant's, for the audit (level stays 0) */
-    if (!j) return oauth_error(c, r, "oauth_token", 400, &err);
+    if (!j) return oauth_error(c, r, "oauth_token", 400, &err, 0);
     const char *gt = mg_as_form_get(f, "grant_type");
     audit_ok(h, "oauth_token", tenant, strcmp(gt, "refresh_token") == 0 ? "refreshed" : "issued");
     return json_ok(c, r, 200, j);
@@ -293,7 +330,7 @@ static enum MHD_Result revoke_ep(struct mg_http *h, struct MHD_Connection *c, st
 {
     struct mg_err err = {0};
     char tenant[65];
-    if (mg_as_revoke(h->as, f, tenant, sizeof(tenant), &err) != 0) return oauth_error(c, r, "oauth_revoke", 400, &err);
+    if (mg_as_revoke(h->as, f, tenant, sizeof(tenant), &err) != 0) return oauth_error(c, r, "oauth_revoke", 400, &err, 0);
     audit_ok(h, "oauth_revoke", tenant, tenant[0] ? "revoked" : "unknown token (nothing to revoke)");
     return mg__respond(c, r, 200, "application/json", strdup("{}"), 2, NULL);
 }
@@ -301,8 +338,11 @@ static enum MHD_Result revoke_ep(struct mg_http *h, struct MHD_Connection *c, st
 static enum MHD_Result reg(struct mg_http *h, struct MHD_Connection *c, struct req *r)
 {
     struct mg_err err = {0};
-    json_t *j = mg_as_register(h->as, r->body.p ? r->body.p : "", r->body.len, &err);
-    if (!j) return oauth_error(c, r, "oauth_register", 400, &err);
+    enum MHD_Result rc;
+    if (over_limit(h, c, r, "oauth_register", true, &rc) != 0) return rc;
+    int retry = 0;
+    json_t *j = mg_as_register(h->as, r->body.p ? r->body.p : "", r->body.len, &retry, &err);
+    if (!j) return oauth_error(c, r, "oauth_register", 400, &err, retry);
     char status[200];
     snprintf(status, sizeof(status), "registered %s", json_string_value(json_object_get(j, "client_id")));
     audit_ok(h, "oauth_register", NULL, status);
@@ -310,6 +350,32 @@ static enum MHD_Result reg(struct mg_http *h, struct MHD_Connection *c, struct r
 }
 
 /* ---- 5. the route -------------------------------------------------------------------------------- */
+
+void mg__oauth_cors(struct mg_http *h, struct MHD_Connection *c, struct req *r, const char *url)
+{
+    const char *o = mg__header(c, "Origin"), *list = h->srv->cfg.oauth_cors_origins;
+    if (!o || !*o || strlen(o) >= sizeof(r->cors) || strcmp(o, "null") == 0) return;
+    if (r->api == A_OAUTH_AS && strncmp(url, MG_AS_PATH_PREFIX, strlen(MG_AS_PATH_PREFIX)) == 0) {
+        const char *ep = url + strlen(MG_AS_PATH_PREFIX);
+        if (strcmp(ep, "token") != 0 && strcmp(ep, "register") != 0 && strcmp(ep, "revoke") != 0 &&
+            strcmp(ep, "jwks") != 0)
+            return; /* authorize is a page the browser navigates to, with the Origin check of any form */
+    }
+    if (strcmp(list, "*") == 0 || mg_list_has(list, o, strlen(o), false)) snprintf(r->cors, sizeof(r->cors), "%s", o);
+}
+
+/* A CORS preflight (OPTIONS) of an endpoint r->cors allows: 204. */
+enum MHD_Result mg__oauth_preflight(struct MHD_Connection *c, struct req *r, const char *methods)
+{
+    if (!r->cors[0])
+        return mg__respond_error(c, r, 403, MG_E_ORIGIN_FORBIDDEN, "forbidden: no CORS for this origin or route "
+                                 "(oauth_cors_origins; the authorize endpoint is a page, not an API)");
+    return mg__respond(c, r, 204, NULL, strdup(""), 0, "Access-Control-Allow-Methods", methods,
+                       "Access-Control-Allow-Headers", "Content-Type, MCP-Protocol-Version", "Access-Control-Max-Age",
+                       "600", NULL);
+}
+
+bool mg__oauth_as_revoked(void *as, const char *grant) { return mg_as_revoked(as, grant); }
 
 bool mg__oauth_as_path(const char *url)
 {
@@ -325,30 +391,36 @@ enum MHD_Result mg__oauth_as(struct mg_http *h, struct MHD_Connection *c, struct
     const char *ep = strncmp(url, MG_AS_PATH_PREFIX, strlen(MG_AS_PATH_PREFIX)) == 0 ? url + strlen(MG_AS_PATH_PREFIX)
                                                                                      : "";
     bool get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0, post = strcmp(method, "POST") == 0;
+    if (strcmp(method, "OPTIONS") == 0)
+        return mg__oauth_preflight(c, r, strcmp(url, MG_AS_PATH_META) == 0 || strcmp(ep, "jwks") == 0 ? "GET, OPTIONS"
+                                                                                                     : "POST, OPTIONS");
     if (get && strcmp(url, MG_AS_PATH_META) == 0) return json_ok(c, r, 200, mg_as_metadata(h->as));
     if (get && strcmp(ep, "jwks") == 0) {
         const char *k = mg_as_jwks(h->as);
         return mg__respond(c, r, 200, "application/json", strdup(k), strlen(k), NULL);
     }
+    enum MHD_Result rc;
+    bool form_ep = strcmp(ep, "authorize") == 0 || strcmp(ep, "token") == 0 || strcmp(ep, "revoke") == 0;
+    const char *op = strcmp(ep, "token") == 0 ? "oauth_token" : strcmp(ep, "revoke") == 0 ? "oauth_revoke"
+                                                                                          : "oauth_authorize";
+    if (form_ep && (get || post) && over_limit(h, c, r, op, false, &rc) != 0) return rc;
     if (get && strcmp(ep, "authorize") == 0) return authorize_get(h, c, r);
     if (post && strcmp(ep, "register") == 0) return reg(h, c, r);
-    bool form_ep = strcmp(ep, "authorize") == 0 || strcmp(ep, "token") == 0 || strcmp(ep, "revoke") == 0;
     if (!post || !form_ep)
         return mg__respond_error(c, r, strcmp(ep, "authorize") == 0 || form_ep || strcmp(ep, "register") == 0 ? 405
                                                                                                              : 404,
                                  MG_E_ROUTE_NOT_FOUND, "no route %.16s %.200s; the authorization server answers GET "
                                  MG_AS_PATH_META ", GET /oauth/jwks, GET and POST /oauth/authorize, POST "
                                  "/oauth/token, /oauth/register and /oauth/revoke", method, url);
-    const char *op = strcmp(ep, "token") == 0 ? "oauth_token" : strcmp(ep, "revoke") == 0 ? "oauth_revoke"
-                                                                                          : "oauth_authorize";
     struct mg_err err = {0};
     struct mg_as_form f;
     if (!is_form(c)) {
         mg_err_set(&err, MG_E_OAUTH_REQUEST, "the body must be application/x-www-form-urlencoded");
-        return oauth_error(c, r, op, 400, &err);
+        return oauth_error(c, r, op, 400, &err, 0);
     }
-    if (mg_as_form_parse(r->body.p ? r->body.p : "", r->body.len, &f, &err) != 0) return oauth_error(c, r, op, 400, &err);
-    enum MHD_Result rc = strcmp(ep, "token") == 0    ? token_ep(h, c, r, &f)
+    if (mg_as_form_parse(r->body.p ? r->body.p : "", r->body.len, &f, &err) != 0)
+        return oauth_error(c, r, op, 400, &err, 0);
+    rc = strcmp(ep, "token") == 0    ? token_ep(h, c, r, &f)
                          : strcmp(ep, "revoke") == 0 ? revoke_ep(h, c, r, &f)
                                                      : authorize_post(h, c, r, &f);
     mg_as_form_release(&f);

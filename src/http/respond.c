@@ -99,6 +99,11 @@ enum MHD_Result mg__respond(struct MHD_Connection *c, struct req *r, int status,
     if (ctype) MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
     MHD_add_response_header(resp, "Cache-Control", "no-store");
     if (r && r->rid[0]) MHD_add_response_header(resp, "X-Request-Id", r->rid);
+    if (r && r->cors[0]) { /* exact origin, never credentials (oauth_as.c) */
+        MHD_add_response_header(resp, "Access-Control-Allow-Origin", r->cors);
+        MHD_add_response_header(resp, "Access-Control-Expose-Headers", "WWW-Authenticate, Retry-After, X-Request-Id");
+        MHD_add_response_header(resp, "Vary", "Origin");
+    }
     va_list ap;
     va_start(ap, len);
     for (const char *k; (k = va_arg(ap, const char *)) != NULL;) {

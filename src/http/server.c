@@ -319,6 +319,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (r->api != A_HOOK && mg__authenticate(h, c, r, &required, &rc) != 0) return rc;
         /* (nor does DNS rebinding give a page anything there without the secret:
          * the Host of a forge's delivery through a proxy is the proxy's name) */
+        if (r->api == A_OAUTH_AS || r->api == A_OAUTH_META) mg__oauth_cors(h, c, r, url);
         if (mg__check_origin(h, c, r, r->api != A_HOOK && !required, &rc) != 0) return rc;
         const char *cl = mg__header(c, MHD_HTTP_HEADER_CONTENT_LENGTH);
         if (cl) {
@@ -509,7 +510,8 @@ struct mg_http *mg_http_start(struct mg_server *srv, const char *addr, struct mg
     }
     h->srv = srv;
     if (mg_oauth_new(&srv->cfg, &h->oauth, err) != 0 || mg_as_open(&srv->cfg, &h->as, err) != 0 ||
-        (h->as && mg_oauth_pin_keys(h->oauth, mg_as_jwks(h->as), err) != 0) || mg__hooks_open(h, err) != 0) {
+        (h->as && mg_oauth_pin_keys(h->oauth, mg_as_jwks(h->as), mg__oauth_as_revoked, h->as, err) != 0) ||
+        mg__hooks_open(h, err) != 0) {
         close(fd);
         mg_as_close(&h->as);
         mg_oauth_free(&h->oauth);

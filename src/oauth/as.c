@@ -58,6 +58,7 @@ const char *mg_as_oauth_error(const char *code)
         {MG_E_OAUTH_TARGET, "invalid_target"},
         {MG_E_OAUTH_GRANT_TYPE, "unsupported_grant_type"},
         {MG_E_OAUTH_DENIED, "access_denied"},
+        {MG_E_RATE_LIMITED, "temporarily_unavailable"},
     };
     for (size_t i = 0; code && i < sizeof(map) / sizeof(map[0]); i++)
         if (strcmp(code, map[i][0]) == 0) return map[i][1];
@@ -68,7 +69,28 @@ static int64_t now_s(void) { return (int64_t)time(NULL); }
 
 /* ---- 2. clients: registration, lookup, metadata documents -------------------------------- */
 
-json_t *mg_as_register(struct mg_as *as, const char *body, size_t len, struct mg_err *err)
+/* Room for one more client (as->mu held): 0, or -1 with rate_limited. */
+static int client_room(struct mg_as *as, int *retry_after_s, struct mg_err *err)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = mg__as_prep(as, "SELECT count(*) FROM clients", &st, err);
+    int64_t n = 0;
+    if (rc == 0 && (rc = mg__as_step(as, st, err)) == 1) n = sqlite3_column_int64(st, 0), rc = 0;
+    sqlite3_finalize(st);
+    if (rc != 0 || n < as->cfg->oauth_clients_max) return rc;
+    char sql[200];
+    snprintf(sql, sizeof(sql), "DELETE FROM clients WHERE created < %lld AND id NOT IN (SELECT client_id FROM grants)",
+             (long long)(now_s() - MG_AS_IDLE_CLIENT_S));
+    if (mg__as_exec(as, sql, err) != 0) return -1;
+    if (sqlite3_changes(as->db) > 0) return 0;
+    *retry_after_s = 3600;
+    return mg_err_set(err, MG_E_RATE_LIMITED, "the authorization server holds %d registered clients "
+                                              "(oauth_clients_max) and none is idle long enough to drop; try again "
+                                              "later, or use a client metadata document URL as client_id",
+                      as->cfg->oauth_clients_max);
+}
+
+json_t *mg_as_register(struct mg_as *as, const char *body, size_t len, int *retry_after_s, struct mg_err *err)
 {
     struct mg_as_client c;
     if (mg_as_client_parse(body, len, true, &c, err) != 0) return NULL;
@@ -84,7 +106,8 @@ json_t *mg_as_register(struct mg_as *as, const char *body, size_t len, struct mg
     }
     pthread_mutex_lock(&as->mu);
     sqlite3_stmt *st = NULL;
-    int rc = mg__as_prep(as, "INSERT INTO clients(id, name, redirects, created) VALUES(?,?,?,?)", &st, err);
+    int rc = client_room(as, retry_after_s, err);
+    if (rc == 0) rc = mg__as_prep(as, "INSERT INTO clients(id, name, redirects, created) VALUES(?,?,?,?)", &st, err);
     if (rc == 0) {
         sqlite3_bind_text(st, 1, c.id, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 2, c.name, -1, SQLITE_STATIC);
@@ -112,11 +135,14 @@ static int fetch_client(struct mg_as *as, const char *url, struct mg_as_client *
     mg_buf_init(&b, MG_AS_DOC_MAX);
     long status = 0;
     char why[256] = "";
+    /* a URL from anybody: public addresses only (no SSRF to this host or its network) */
     struct mg_httpc_req q = {.method = "GET", .url = url, .timeout_s = MG_AS_CIMD_TIMEOUT_S,
-                             .max_body = MG_AS_DOC_MAX};
-    int rc = -1;
-    if (mg_httpc_call(&q, &status, &b, why, sizeof(why)) != 0)
-        mg_err_set(err, MG_E_OAUTH_CLIENT, "cannot fetch the client's metadata document %.200s: %s", url, why);
+                             .max_body = MG_AS_DOC_MAX,
+                             .public_only = strcmp(as->cfg->oauth_fetch_private, "on") != 0};
+    int rc = -1, cc = mg_httpc_call(&q, &status, &b, why, sizeof(why));
+    if (cc != 0)
+        mg_err_set(err, MG_E_OAUTH_CLIENT, "cannot fetch the client's metadata document %.200s: %s%s", url, why,
+                   cc == MG_HTTPC_PRIVATE ? " (oauth_fetch_private)" : "");
     else if (status != 200)
         mg_err_set(err, MG_E_OAUTH_CLIENT, "the client's metadata document %.200s answered HTTP %ld", url, status);
     else if (mg_as_client_parse(b.p, b.len, false, c, err) == 0) {
@@ -242,7 +268,28 @@ int mg_as_authorize(struct mg_as *as, const struct mg_as_form *q, struct mg_as_a
     mg__as_hash(id_text, h);
     pthread_mutex_lock(&as->mu);
     sqlite3_stmt *st = NULL;
-    int rc = mg__as_prep(as, "INSERT INTO consents(hash, client_id, redirect_uri, state, challenge, level, expires) "
+    /* every consent request is a synced row: a client gets MG_AS_CONSENTS_PER_CLIENT waiting at most */
+    int rc = mg__as_prep(as, "SELECT count(*), min(expires) FROM consents WHERE client_id = ? AND expires >= ?", &st,
+                         err);
+    if (rc == 0) {
+        sqlite3_bind_text(st, 1, a->client.id, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, now_s());
+        if ((rc = mg__as_step(as, st, err)) == 1) {
+            rc = 0;
+            if (sqlite3_column_int(st, 0) >= MG_AS_CONSENTS_PER_CLIENT) {
+                int64_t wait = sqlite3_column_int64(st, 1) - now_s() + 1;
+                a->retry_after = wait < 1 ? 1 : (int)wait;
+                *redirectable = false; /* answered here: a flood is not sent on to the client */
+                rc = mg_err_set(err, MG_E_RATE_LIMITED, "this client has %d sign-in requests waiting for consent; "
+                                                        "answer or abandon them (they expire after %d s)",
+                                MG_AS_CONSENTS_PER_CLIENT, MG_AS_CONSENT_TTL);
+            }
+        }
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (rc == 0)
+        rc = mg__as_prep(as, "INSERT INTO consents(hash, client_id, redirect_uri, state, challenge, level, expires) "
                              "VALUES(?,?,?,?,?,?,?)", &st, err);
     if (rc == 0) {
         sqlite3_bind_blob(st, 1, h, sizeof(h), SQLITE_STATIC);
@@ -383,15 +430,21 @@ static int read_grant(struct mg_as *as, const char *id, struct grant *g, struct 
     return rc;
 }
 
+/* Revoke grant id (as->mu held): in oauth.db, and on the revocation list
+ * at once so that its access tokens are refused from the next request. */
 static int revoke_grant(struct mg_as *as, const char *id, struct mg_err *err)
 {
     sqlite3_stmt *st = NULL;
-    int rc = mg__as_prep(as, "UPDATE grants SET revoked = 1 WHERE id = ?", &st, err);
+    int64_t now = now_s();
+    int rc = mg__as_prep(as, "UPDATE grants SET revoked = 1, revoked_at = coalesce(revoked_at, ?) WHERE id = ?", &st,
+                         err);
     if (rc == 0) {
-        sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 1, now);
+        sqlite3_bind_text(st, 2, id, -1, SQLITE_STATIC);
         rc = mg__as_step(as, st, err);
     }
     sqlite3_finalize(st);
+    if (mg__as_rv_add(as, id, now) != 0 && rc == 0) rc = mg_err_oom(err);
     return rc;
 }
 

@@ -51,6 +51,8 @@
 #define MG_AS_NAME_MAX 120          /* bytes of a client name kept */
 #define MG_AS_CONSENT_TTL 600       /* seconds a consent page stays valid */
 #define MG_AS_CIMD_TIMEOUT_S 5      /* per client metadata document fetch */
+#define MG_AS_CONSENTS_PER_CLIENT 16 /* consent requests waiting per client: past it authorize is rate_limited */
+#define MG_AS_IDLE_CLIENT_S 86400   /* a client this old that never got a grant is dropped when the cap is reached */
 #define MG_AS_PATH_META "/.well-known/oauth-authorization-server"
 #define MG_AS_PATH_PREFIX "/oauth/" /* authorize, token, register, revoke, jwks */
 
@@ -111,18 +113,23 @@ json_t *mg_as_metadata(const struct mg_as *as);
 const char *mg_as_oauth_error(const char *code);
 
 /* POST /oauth/register: the request's JSON into a registered client's
- * answer (RFC 7591 3.2.1; new reference). */
-json_t *mg_as_register(struct mg_as *as, const char *body, size_t len, struct mg_err *err);
+ * answer (RFC 7591 3.2.1; new reference). At oauth_clients_max clients,
+ * those registered over MG_AS_IDLE_CLIENT_S ago that never got a grant are
+ * dropped; if none was, rate_limited (*retry_after_s: when to try again). */
+json_t *mg_as_register(struct mg_as *as, const char *body, size_t len, int *retry_after_s, struct mg_err *err);
 
 /* GET /oauth/authorize, checked. A request whose client or redirect_uri is
  * wrong must not be redirected: *redirectable false. Otherwise the
- * consent request is stored and its id written to consent_id. */
+ * consent request is stored and its id written to consent_id; a client
+ * with MG_AS_CONSENTS_PER_CLIENT waiting already: rate_limited (not stored,
+ * a->retry_after set, *redirectable false). */
 struct mg_as_authz {
     struct mg_as_client client;  /* who asks (name for the page) */
     char redirect_uri[MG_AS_URI_MAX + 1];
     char state[MG_AS_URI_MAX + 1];
     int level;                   /* the highest scope asked (MG_LEVEL_*) */
     char consent_id[48];         /* the consent request's id (the form's hidden field) */
+    int retry_after;             /* rate_limited: seconds until the client's oldest consent request expires */
 };
 int mg_as_authorize(struct mg_as *as, const struct mg_as_form *q, struct mg_as_authz *a, bool *redirectable,
                     struct mg_err *err);
@@ -142,9 +149,18 @@ int mg_as_consent(struct mg_as *as, const char *consent_id, const struct mg_prin
 json_t *mg_as_token(struct mg_as *as, const struct mg_as_form *f, char *tenant, size_t tcap, struct mg_err *err);
 
 /* POST /oauth/revoke (RFC 7009): a refresh token revokes its grant (every
- * refresh token of it); an access token issued here revokes its grant too
- * (it stays valid until its exp, at most oauth_token_ttl). Unknown tokens
- * are no error. 0, or -1 with err (a malformed request, the store). */
+ * refresh token of it); an access token issued here revokes its grant too.
+ * A revoked grant's access tokens are refused at once (mg_as_revoked).
+ * Unknown tokens are no error. 0, or -1 with err (a malformed request, the
+ * store). */
 int mg_as_revoke(struct mg_as *as, const struct mg_as_form *f, char *tenant, size_t tcap, struct mg_err *err);
+
+/* Is grant (an access token's mg_grant claim) revoked? The resource side
+ * asks on every request with one of our tokens (mg_oauth_pin_keys): a
+ * binary search of the grants revoked in the last oauth_token_ttl +
+ * oauth_clock_skew seconds, in memory under its own lock (never behind a
+ * write to oauth.db). The list is kept in oauth.db (grants.revoked_at) and
+ * loaded at open, so a revocation survives a restart. */
+bool mg_as_revoked(struct mg_as *as, const char *grant);
 
 #endif

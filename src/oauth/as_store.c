@@ -7,6 +7,7 @@
  *   2. oauth.db
  *   3. statements
  *   4. JWTs
+ *   5. the revocation list
  */
 #include "oauth/as_int.h"
 
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store/sqlite.h"
@@ -81,7 +83,12 @@ static const char *const migrations[] = {
     "CREATE TABLE refresh("
     "  hash BLOB PRIMARY KEY, grant_id TEXT NOT NULL, expires INTEGER NOT NULL,"
     "  used INTEGER NOT NULL DEFAULT 0);",
+    /* 1 -> 2: when a grant was revoked (the revocation list is loaded from it at open); consents by client */
+    "ALTER TABLE grants ADD COLUMN revoked_at INTEGER;"
+    "CREATE INDEX consents_client ON consents(client_id);", /* consent requests waiting per client (capped) */
 };
+
+static int load_revoked(struct mg_as *as, struct mg_err *err);
 
 int mg_as_open(const struct mg_config *cfg, struct mg_as **out, struct mg_err *err)
 {
@@ -107,9 +114,10 @@ int mg_as_open(const struct mg_config *cfg, struct mg_as **out, struct mg_err *e
         /* FULL: a code or refresh token handed out survives a power cut */
         .pragmas = "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
         .migrations = migrations,
-        .version = 1,
+        .version = 2,
     };
-    if (load_key(as, err) != 0 || mg_sqlite_open(as->path, &spec, &as->db, err) != 0) {
+    pthread_mutex_init(&as->rmu, NULL);
+    if (load_key(as, err) != 0 || mg_sqlite_open(as->path, &spec, &as->db, err) != 0 || load_revoked(as, err) != 0) {
         mg_as_close(&as);
         return -1;
     }
@@ -123,6 +131,8 @@ void mg_as_close(struct mg_as **as)
     if ((*as)->db) sqlite3_close_v2((*as)->db);
     sodium_memzero((*as)->sk, sizeof((*as)->sk));
     free((*as)->jwks);
+    free((*as)->rv);
+    pthread_mutex_destroy(&(*as)->rmu);
     pthread_mutex_destroy(&(*as)->mu);
     free(*as);
     *as = NULL;
@@ -200,4 +210,79 @@ char *mg__as_sign(struct mg_as *as, json_t *claims)
     free(hb);
     free(cb);
     return out;
+}
+
+/* ---- 5. the revocation list ------------------------------------------------------------------ */
+
+/* How long a revoked grant stays on the list: its last access token is
+ * expired (and refused by the claims check) after this. */
+static int64_t rv_keep(const struct mg_as *as) { return (int64_t)as->cfg->oauth_token_ttl + as->cfg->oauth_clock_skew + 1; }
+
+static int rv_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct mg__as_revoked *)a)->id, ((const struct mg__as_revoked *)b)->id);
+}
+
+int mg__as_rv_add(struct mg_as *as, const char *id, int64_t at)
+{
+    int64_t old = (int64_t)time(NULL) - rv_keep(as);
+    pthread_mutex_lock(&as->rmu);
+    size_t k = 0; /* drop what no unexpired token can name any more */
+    for (size_t i = 0; i < as->nrv; i++)
+        if (as->rv[i].at >= old) as->rv[k++] = as->rv[i];
+    as->nrv = k;
+    struct mg__as_revoked key = {.at = at};
+    snprintf(key.id, sizeof(key.id), "%s", id);
+    int rc = 0;
+    if (!as->nrv || !bsearch(&key, as->rv, as->nrv, sizeof(key), rv_cmp)) {
+        if (as->nrv == as->caprv) {
+            size_t cap = as->caprv ? as->caprv * 2 : 16;
+            struct mg__as_revoked *p = realloc(as->rv, cap * sizeof(*p));
+            if (p) as->rv = p, as->caprv = cap;
+        }
+        if (as->nrv < as->caprv) {
+            size_t i = 0;
+            while (i < as->nrv && strcmp(as->rv[i].id, key.id) < 0) i++;
+            memmove(as->rv + i + 1, as->rv + i, (as->nrv - i) * sizeof(key));
+            as->rv[i] = key;
+            as->nrv++;
+        } else {
+            rc = -1;
+        }
+    }
+    pthread_mutex_unlock(&as->rmu);
+    return rc;
+}
+
+bool mg_as_revoked(struct mg_as *as, const char *grant)
+{
+    struct mg__as_revoked key = {0};
+    if (strlen(grant) >= sizeof(key.id)) return false; /* no grant id of ours is that long */
+    memcpy(key.id, grant, strlen(grant));
+    pthread_mutex_lock(&as->rmu);
+    bool hit = as->nrv && bsearch(&key, as->rv, as->nrv, sizeof(key), rv_cmp) != NULL;
+    pthread_mutex_unlock(&as->rmu);
+    return hit;
+}
+
+/* The grants revoked recently enough to matter (a row revoked before
+ * revoked_at existed counts as revoked now). */
+static int load_revoked(struct mg_as *as, struct mg_err *err)
+{
+    int64_t now = (int64_t)time(NULL);
+    sqlite3_stmt *st = NULL;
+    int rc = mg__as_prep(as, "SELECT id, coalesce(revoked_at, ?) FROM grants WHERE revoked = 1 AND "
+                             "coalesce(revoked_at, ?) >= ?", &st, err);
+    if (rc == 0) {
+        sqlite3_bind_int64(st, 1, now);
+        sqlite3_bind_int64(st, 2, now);
+        sqlite3_bind_int64(st, 3, now - rv_keep(as));
+        while ((rc = mg__as_step(as, st, err)) == 1)
+            if (mg__as_rv_add(as, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1)) != 0) {
+                rc = mg_err_oom(err);
+                break;
+            }
+    }
+    sqlite3_finalize(st);
+    return rc;
 }

@@ -36,6 +36,8 @@ struct mg_oauth {
     double tried_at;            /* when a fetch was last tried (monotonic s; 0 never) */
     double refetched_at;        /* when an unknown kid last caused a fetch (0 never) */
     bool pinned;                /* keys set by mg_oauth_pin_keys: never fetched */
+    bool (*revoked)(void *ctx, const char *grant); /* ... and the revocation list of their grants */
+    void *revoked_ctx;
 };
 
 /* ---- 1. settings: the issuer and the resource ---------------------------------- */
@@ -118,15 +120,18 @@ void mg_oauth_free(struct mg_oauth **o)
 
 /* ---- 2. the provider's keys: discovery, fetch, cache, refetch on rotation ------ */
 
-static int get(const char *url, const char *what, struct mg_buf *body, struct mg_err *err)
+/* GET url: only from public addresses unless oauth_fetch_private = on. */
+static int get(const struct mg_config *cfg, const char *url, const char *what, struct mg_buf *body, struct mg_err *err)
 {
     long status = 0;
     char why[256] = "";
     struct mg_httpc_req q = {.method = "GET", .url = url, .timeout_s = MG_OAUTH_FETCH_TIMEOUT_S,
-                             .max_body = MG_OAUTH_DOC_MAX};
-    if (mg_httpc_call(&q, &status, body, why, sizeof(why)) != 0)
-        return mg_err_set(err, MG_E_OAUTH_UNAVAILABLE, "cannot fetch the OpenID provider's %s from %.200s: %s", what,
-                          url, why);
+                             .max_body = MG_OAUTH_DOC_MAX, .public_only = strcmp(cfg->oauth_fetch_private, "on") != 0};
+    int rc = mg_httpc_call(&q, &status, body, why, sizeof(why));
+    if (rc != 0)
+        return mg_err_set(err, MG_E_OAUTH_UNAVAILABLE, "cannot fetch the OpenID provider's %s from %.200s: %s%s", what,
+                          url, why, rc == MG_HTTPC_PRIVATE ? "; for a provider on this host or the internal network "
+                                                             "set oauth_fetch_private = on" : "");
     if (status != 200)
         return mg_err_set(err, MG_E_OAUTH_UNAVAILABLE, "the OpenID provider's %s at %.200s answered HTTP %ld", what,
                           url, status);
@@ -146,7 +151,7 @@ static int discover(const struct mg_config *cfg, char *url, size_t cap, struct m
         char doc[700];
         snprintf(doc, sizeof(doc), "%.*s%s", (int)n, cfg->oauth_issuer, wk[i]);
         struct mg_err e = {0};
-        if (get(doc, "discovery document", &b, i == 0 ? &e : err) != 0) continue;
+        if (get(cfg, doc, "discovery document", &b, i == 0 ? &e : err) != 0) continue;
         json_t *j = json_loadb(b.p, b.len, JSON_REJECT_DUPLICATES, NULL);
         const char *iss = json_string_value(json_object_get(j, "issuer"));
         const char *ju = json_string_value(json_object_get(j, "jwks_uri"));
@@ -177,7 +182,7 @@ static int fetch_keys(struct mg_oauth *o, struct mg_err *err)
     struct mg_buf b;
     mg_buf_init(&b, MG_OAUTH_DOC_MAX);
     struct mg_jwks *ks = NULL;
-    int rc = get(url, "key set (jwks_uri)", &b, err);
+    int rc = get(o->cfg, url, "key set (jwks_uri)", &b, err);
     if (rc == 0) rc = mg_jwks_parse(b.p, b.len, &ks, err);
     mg_buf_release(&b);
     if (rc != 0) return -1;
@@ -227,7 +232,8 @@ static const struct mg_jwks *take_keys(struct mg_oauth *o, const struct mg_jwt *
     return ks;
 }
 
-int mg_oauth_pin_keys(struct mg_oauth *o, const char *jwks, struct mg_err *err)
+int mg_oauth_pin_keys(struct mg_oauth *o, const char *jwks, bool (*revoked)(void *ctx, const char *grant), void *ctx,
+                      struct mg_err *err)
 {
     struct mg_jwks *ks = NULL;
     if (mg_jwks_parse(jwks, strlen(jwks), &ks, err) != 0) return -1;
@@ -235,6 +241,8 @@ int mg_oauth_pin_keys(struct mg_oauth *o, const char *jwks, struct mg_err *err)
     mg_jwks_free(&o->keys);
     o->keys = ks;
     o->pinned = true;
+    o->revoked = revoked;
+    o->revoked_ctx = ctx;
     pthread_mutex_unlock(&o->mu);
     return 0;
 }
@@ -394,6 +402,12 @@ int mg_oauth_check(struct mg_oauth *o, const char *tok, size_t len, struct mg_pr
         put_keys(o);
     }
     if (rc == 0) rc = mg_oauth_claims(o->cfg, t.claims, (int64_t)time(NULL), p, err);
+    const char *grant = json_string_value(json_object_get(t.claims, "mg_grant"));
+    if (rc == 0 && o->revoked && grant && o->revoked(o->revoked_ctx, grant)) {
+        mg_principal_release(p);
+        rc = mg_err_set(err, MG_E_TOKEN_REVOKED, "the token's grant was revoked (POST /oauth/revoke, or a reused "
+                                                 "code or refresh token): sign in again");
+    }
     mg_jwt_release(&t);
     return rc;
 }

@@ -66,8 +66,11 @@ int mg_oauth_claims(const struct mg_config *cfg, json_t *claims, int64_t now, st
                     struct mg_err *err);
 
 /* Use this key set (JSON text) for good: never fetched, never stale (the
- * built-in authorization server's keys, oauth/as.h). 0, or -1 with err. */
-int mg_oauth_pin_keys(struct mg_oauth *o, const char *jwks, struct mg_err *err);
+ * built-in authorization server's keys, oauth/as.h), and refuse
+ * (token_revoked) a token whose mg_grant claim revoked(ctx, grant) says is
+ * revoked (revoked NULL: no such check). 0, or -1 with err. */
+int mg_oauth_pin_keys(struct mg_oauth *o, const char *jwks, bool (*revoked)(void *ctx, const char *grant), void *ctx,
+                      struct mg_err *err);
 
 /* The protected resource metadata document (RFC 9728; new reference). */
 json_t *mg_oauth_metadata(const struct mg_oauth *o);

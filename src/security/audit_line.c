@@ -21,6 +21,7 @@
 
 #include "security/common.h"
 #include "util/utf8.h"
+#include "util/word.h"
 
 #define HASH_MEMBER ",\"hash\":\""
 #define HASH_MEMBER_LEN 9

@@ -14,6 +14,8 @@
 
 #include <sodium.h>
 
+#include "util/word.h"
+
 int64_t mg_wall_ms(void)
 {
     struct timespec ts;
@@ -109,17 +111,6 @@ int mg_parse_time(const char *s, int64_t now_ms, int64_t *ms)
     time_t t = timegm(&tm);
     *ms = (int64_t)t * 1000 + frac;
     return 0;
-}
-
-bool mg_word_ok(const char *s, size_t max)
-{
-    size_t n = s ? strnlen(s, max + 1) : 0;
-    if (n < 1 || n > max) return false;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-')) return false;
-    }
-    return true;
 }
 
 bool mg_tenant_ok(const char *s) { return mg_word_ok(s, MG_TENANT_MAX); }

@@ -27,8 +27,6 @@ int mg_parse_duration(const char *s, int64_t *secs);
  * optional "Z" (UTC). Unix milliseconds into *ms; -1 on a bad value. */
 int mg_parse_time(const char *s, int64_t now_ms, int64_t *ms);
 
-/* 1 to max characters of a-z 0-9 . _ - (tenants' names, audit ops). */
-bool mg_word_ok(const char *s, size_t max);
 /* mg_word_ok(s, MG_TENANT_MAX): what tenants may be called. */
 bool mg_tenant_ok(const char *s);
 /* 0, or -1 with name_invalid when s is not a valid tenant name. */

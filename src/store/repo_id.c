@@ -5,21 +5,11 @@
 #include <string.h>
 
 #include "store/catalog.h"
-
-/* n bytes of [a-z0-9._-], 1 to max, the first [a-z0-9] when lead is set */
-static bool word_ok(const char *s, size_t n, size_t max, bool lead)
-{
-    bool ok = n >= 1 && n <= max && (!lead || (s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9'));
-    for (size_t i = 0; ok && i < n; i++) {
-        char ch = s[i];
-        ok = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
-    }
-    return ok;
-}
+#include "util/word.h"
 
 int mg_repo_check_name(const char *name, struct mg_err *err)
 {
-    if (!word_ok(name, strlen(name), MG_NAME_MAX, true))
+    if (!mg_word_okn(name, strlen(name), MG_NAME_MAX, true))
         return mg_err_set(err, MG_E_NAME_INVALID, "repo name '%.80s' is not valid: use 1-%d characters of a-z, 0-9, "
                           "'.', '_', '-', starting with a letter or digit", name, MG_NAME_MAX);
     return 0;
@@ -28,10 +18,10 @@ int mg_repo_check_name(const char *name, struct mg_err *err)
 int mg_repo_check_id(const char *id, struct mg_err *err)
 {
     const char *sep = strchr(id, MG_ID_SEP);
-    if (sep && word_ok(id, (size_t)(sep - id), MG_ID_MAX - MG_NAME_MAX - 1, false) &&
-        word_ok(sep + 1, strlen(sep + 1), MG_NAME_MAX, true))
+    if (sep && mg_word_okn(id, (size_t)(sep - id), MG_ID_MAX - MG_NAME_MAX - 1, false) &&
+        mg_word_okn(sep + 1, strlen(sep + 1), MG_NAME_MAX, true))
         return 0;
-    if (!sep && word_ok(id, strlen(id), MG_NAME_MAX, true)) return 0;
+    if (!sep && mg_word_okn(id, strlen(id), MG_NAME_MAX, true)) return 0;
     return mg_err_set(err, MG_E_NAME_INVALID, "repo id '%.140s' is not valid: a name of 1-%d characters of a-z, 0-9, "
                       "'.', '_', '-' starting with a letter or digit, or TENANT~NAME", id, MG_NAME_MAX);
 }

@@ -135,6 +135,12 @@ static const struct key {
     {"oauth_code_ttl", K_INT, offsetof(struct mg_config, oauth_code_ttl), 1, 600},
     {"oauth_token_ttl", K_INT, offsetof(struct mg_config, oauth_token_ttl), 60, 86400},
     {"oauth_refresh_ttl", K_INT, offsetof(struct mg_config, oauth_refresh_ttl), 3600, 366 * 86400},
+    {"oauth_rate_limit", K_INT, offsetof(struct mg_config, oauth_rate_limit), 0, 1000000},
+    {"oauth_register_rate", K_INT, offsetof(struct mg_config, oauth_register_rate), 0, 1000000},
+    {"oauth_clients_max", K_INT, offsetof(struct mg_config, oauth_clients_max), 1, 10000000},
+    {"oauth_cors_origins", K_STR, offsetof(struct mg_config, oauth_cors_origins), 0,
+     sizeof(((struct mg_config *)0)->oauth_cors_origins) - 1},
+    {"oauth_fetch_private", K_ENUM, offsetof(struct mg_config, oauth_fetch_private), 1, 7},
     {"watch_poll_interval", K_INT, offsetof(struct mg_config, watch_poll_interval), 5, 86400},
     {"access_log", K_STR, offsetof(struct mg_config, access_log), 1, sizeof(((struct mg_config *)0)->access_log) - 1},
     {"access_log_max_bytes", K_SIZE, offsetof(struct mg_config, access_log_max_bytes), 4096, 1LL << 40},
@@ -171,7 +177,7 @@ static const char *const *enum_choices(const char *key)
     if (strcmp(key, "audit_anchor_syslog") == 0) return anchor_log;
     if (strcmp(key, "storage_stale") == 0) return storage_stale;
     if (strcmp(key, "watch") == 0 || strcmp(key, "allow_external_vectors") == 0 || strcmp(key, "oauth_server") == 0 ||
-        strcmp(key, "oauth_client_metadata_http") == 0)
+        strcmp(key, "oauth_client_metadata_http") == 0 || strcmp(key, "oauth_fetch_private") == 0)
         return on_off;
     if (strcmp(key, "vector_store") == 0) return vector_store;
     if (strcmp(key, "require_tokens") == 0) return require_tokens;
@@ -316,6 +322,11 @@ void mg_config_defaults(struct mg_config *c)
     c->oauth_code_ttl = 60;
     c->oauth_token_ttl = 900;
     c->oauth_refresh_ttl = 30 * 86400;
+    c->oauth_rate_limit = 60;
+    c->oauth_register_rate = 2;
+    c->oauth_clients_max = 1000;
+    snprintf(c->oauth_cors_origins, sizeof(c->oauth_cors_origins), "*");
+    snprintf(c->oauth_fetch_private, sizeof(c->oauth_fetch_private), "off");
     c->watch_poll_interval = 60;
     snprintf(c->access_log, sizeof(c->access_log), "off");
     c->access_log_max_bytes = 64 << 20;

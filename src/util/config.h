@@ -144,6 +144,15 @@ struct mg_config {
     int oauth_code_ttl;      /* seconds an authorization code lives (default 60) */
     int oauth_token_ttl;     /* seconds an access token lives (default 900) */
     int oauth_refresh_ttl;   /* seconds a refresh token lives (default 30 days) */
+    int oauth_rate_limit;    /* requests per minute per client address to the public endpoints (authorize,
+                              * token, revoke; default 60, burst 10; 0: unlimited) */
+    int oauth_register_rate; /* registrations per minute per client address (default 2, burst 10; 0: unlimited) */
+    int oauth_clients_max;   /* registered clients kept at most (default 1000) */
+    char oauth_cors_origins[512]; /* browser origins the token, registration, revocation and metadata endpoints
+                                   * answer (exact, comma-separated); "*" (default): any; empty: none */
+    char oauth_fetch_private[8]; /* on | off (default): OAuth fetches (provider keys, client metadata documents)
+                                  * may reach loopback, private and link-local addresses (a provider on this
+                                  * host or the internal network; tests) */
     /* `memgate serve`'s operations (docs/http.md) */
     char access_log[PATH_MAX]; /* "off" (default), "stderr", or an absolute file path: one JSON line per request */
     size_t access_log_max_bytes; /* the access log file is rotated past this (default 64 MiB) */

@@ -1,7 +1,19 @@
-/* httpc.c — see httpc.h. */
+/* httpc.c — see httpc.h.
+ *
+ * Sections:
+ *   1. answers: body and headers
+ *   2. public addresses only (SSRF)
+ *   3. one request
+ *   4. a JSON request with retries
+ */
 #include "util/httpc.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -15,6 +27,8 @@
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
+
+/* ---- 1. answers: body and headers ---------------------------------------------------- */
 
 struct sink {
     struct mg_buf *b;
@@ -52,6 +66,81 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *ud)
     }
     return n;
 }
+
+/* ---- 2. public addresses only (SSRF) -------------------------------------------------- */
+
+/* The class of IPv4 address a (host order) that is not public, or NULL. */
+static const char *v4_class(uint32_t a)
+{
+    static const struct { uint32_t net, mask; const char *what; } c[] = {
+        {0x00000000, 0xff000000, "unspecified or reserved (0.0.0.0/8)"},
+        {0x0a000000, 0xff000000, "private"},
+        {0x64400000, 0xffc00000, "shared (carrier-grade NAT)"},
+        {0x7f000000, 0xff000000, "loopback"},
+        {0xa9fe0000, 0xffff0000, "link-local"},
+        {0xac100000, 0xfff00000, "private"},
+        {0xc0000000, 0xffffff00, "reserved (192.0.0.0/24)"},
+        {0xc0000200, 0xffffff00, "documentation"},
+        {0xc0a80000, 0xffff0000, "private"},
+        {0xc6120000, 0xfffe0000, "benchmarking"},
+        {0xc6336400, 0xffffff00, "documentation"},
+        {0xcb007100, 0xffffff00, "documentation"},
+        {0xe0000000, 0xf0000000, "multicast"},
+        {0xf0000000, 0xf0000000, "reserved or broadcast"},
+    };
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+        if ((a & c[i].mask) == c[i].net) return c[i].what;
+    return NULL;
+}
+
+bool mg_addr_public(const struct sockaddr *sa, const char **what)
+{
+    const char *w = "not IPv4 nor IPv6";
+    if (sa && sa->sa_family == AF_INET) {
+        w = v4_class(ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr));
+    } else if (sa && sa->sa_family == AF_INET6) {
+        const unsigned char *b = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
+        static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+        static const unsigned char nat64[12] = {0, 0x64, 0xff, 0x9b};
+        static const unsigned char zero[15] = {0};
+        w = NULL;
+        uint32_t v4 = 0;
+        bool inner = false;
+        if (memcmp(b, mapped, 12) == 0 || memcmp(b, nat64, 12) == 0) inner = true, memcpy(&v4, b + 12, 4);
+        else if (b[0] == 0x20 && b[1] == 0x02) inner = true, memcpy(&v4, b + 2, 4);
+        if (inner) w = v4_class(ntohl(v4));
+        else if (memcmp(b, zero, 15) == 0) w = b[15] == 1 ? "loopback" : "unspecified";
+        else if ((b[0] & 0xfe) == 0xfc) w = "private (unique local)";
+        else if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) w = "link-local";
+        else if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) w = "site-local";
+        else if (b[0] == 0xff) w = "multicast";
+        else if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d && b[3] == 0xb8) w = "documentation";
+        else if (b[0] == 0x01 && b[1] == 0 && memcmp(b + 2, zero, 6) == 0) w = "discard-only (100::/64)";
+    }
+    if (what) *what = w ? w : "public";
+    return w == NULL;
+}
+
+struct osink {
+    bool refused;
+    char addr[INET6_ADDRSTRLEN];
+    const char *what;
+};
+
+/* public_only: the address libcurl is about to connect to (after its one
+ * resolution) must be public. */
+static curl_socket_t on_open(void *ud, curlsocktype purpose, struct curl_sockaddr *a)
+{
+    struct osink *o = ud;
+    if (purpose == CURLSOCKTYPE_IPCXN && !mg_addr_public(&a->addr, &o->what)) {
+        o->refused = true;
+        if (getnameinfo(&a->addr, a->addrlen, o->addr, sizeof(o->addr), NULL, 0, NI_NUMERICHOST) != 0) o->addr[0] = 0;
+        return CURL_SOCKET_BAD;
+    }
+    return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+}
+
+/* ---- 3. one request ---------------------------------------------------------------------- */
 
 int mg_httpc_call(const struct mg_httpc_req *q, long *status, struct mg_buf *body, char *why, size_t whycap)
 {
@@ -97,6 +186,12 @@ int mg_httpc_call(const struct mg_httpc_req *q, long *status, struct mg_buf *bod
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "memgate/" MG_VERSION);
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+    struct osink os = {0};
+    if (q->public_only) {
+        curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, on_open);
+        curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &os);
+        curl_easy_setopt(h, CURLOPT_PROXY, ""); /* the check is on the address connected to: no proxy between */
+    }
     struct hsink hs = {q};
     if (q->capture && q->captured && q->captured_cap) {
         q->captured[0] = 0;
@@ -121,6 +216,11 @@ int mg_httpc_call(const struct mg_httpc_req *q, long *status, struct mg_buf *bod
         snprintf(why, whycap, "the answer is over %zu bytes", q->max_body);
         return MG_HTTPC_TOO_LARGE;
     }
+    if (cc != CURLE_OK && os.refused) { /* (a name with a public address too is reached there) */
+        snprintf(why, whycap, "refused to connect to %s: a %s address, not a public one (SSRF protection)",
+                 os.addr[0] ? os.addr : "the address", os.what);
+        return MG_HTTPC_PRIVATE;
+    }
     if (cc != CURLE_OK) {
         snprintf(why, whycap, "%s", cerr[0] ? cerr : curl_easy_strerror(cc));
         if (cc == CURLE_OPERATION_TIMEDOUT) return MG_HTTPC_TIMEOUT;
@@ -135,6 +235,8 @@ nomem:
 }
 
 /* ---- a JSON POST with retries ---- */
+
+/* ---- 4. a JSON request with retries -------------------------------------------------------- */
 
 void mg_http_endpoint_message(const char *body, size_t len, const char *key, char *out, size_t cap)
 {

@@ -20,6 +20,7 @@
 #ifndef MG_HTTPC_H
 #define MG_HTTPC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,14 +44,31 @@ struct mg_httpc_req {
     const char *capture;            /* one more header of the answer to keep (e.g. "Mcp-Session-Id") ... */
     char *captured;                 /* ... its value ("" when absent), cut to captured_cap */
     size_t captured_cap;
+    /* connect to public addresses only (mg_addr_public): checked on each
+     * address libcurl is about to connect to, after its one resolution, so a
+     * name cannot pass the check with one address and connect to another (no
+     * DNS rebinding); no proxy is used. Refused: MG_HTTPC_PRIVATE. For URLs
+     * that come from outside (a client's metadata document) or lead to them. */
+    bool public_only;
 };
 
 #define MG_HTTPC_NO_ANSWER (-1)
 #define MG_HTTPC_TOO_LARGE (-2)
 #define MG_HTTPC_BAD_URL (-3)
 #define MG_HTTPC_TIMEOUT (-4)
+#define MG_HTTPC_PRIVATE (-5) /* public_only, and the name is (or resolves to) a non-public address */
 
 int mg_httpc_call(const struct mg_httpc_req *q, long *status, struct mg_buf *body, char *why, size_t whycap);
+
+/* Is sa (AF_INET or AF_INET6) a public unicast address? Not: unspecified,
+ * loopback, private (10/8, 172.16/12, 192.168/16, fc00::/7), shared
+ * (100.64/10), link-local (169.254/16, fe80::/10), site-local (fec0::/10),
+ * documentation, benchmarking, reserved (0/8, 240/4), multicast, broadcast,
+ * nor an IPv4 address of those inside IPv6 (mapped ::ffff:0:0/96, NAT64
+ * 64:ff9b::/96, 6to4 2002::/16). what (may be NULL) receives the class's
+ * name ("loopback", "private", ...). */
+struct sockaddr;
+bool mg_addr_public(const struct sockaddr *sa, const char **what);
 
 /* ---- a JSON request with retries (the embedders, the chat endpoint, the
  * external vector stores) ----

@@ -129,6 +129,7 @@ before(async () => {
     MEMGATE_OAUTH_ISSUER: op.issuer,
     MEMGATE_OAUTH_RESOURCE: resource,
     MEMGATE_OAUTH_CLOCK_SKEW: '0',
+    MEMGATE_OAUTH_FETCH_PRIVATE: 'on', // the provider listens on loopback
   });
 });
 
@@ -251,4 +252,22 @@ test("memgate's own tokens keep working beside OAuth", async () => {
   const j = await r.json();
   assert.match(JSON.stringify(j), /globexrepo/);
   assert.doesNotMatch(JSON.stringify(j), /alpha/);
+});
+
+test('SSRF: without oauth_fetch_private the provider on loopback is not fetched (503 oauth_unavailable naming the switch)', async () => {
+  const good = await tokenFrom(op);
+  const { port } = new URL(serve.url);
+  await serve.stop();
+  serve = await startServe(world, ['--listen', `127.0.0.1:${port}`], { MEMGATE_OAUTH_ISSUER: op.issuer, MEMGATE_OAUTH_RESOURCE: resource, MEMGATE_OAUTH_CLOCK_SKEW: '0' });
+  try {
+    const r = await postMcp(good);
+    const text = await r.text();
+    assert.equal(r.status, 503, text);
+    assert.match(text, /oauth_unavailable/);
+    assert.match(text, /loopback address/);
+    assert.match(text, /oauth_fetch_private/);
+  } finally {
+    await serve.stop();
+    serve = await startServe(world, ['--listen', `127.0.0.1:${port}`], { MEMGATE_OAUTH_ISSUER: op.issuer, MEMGATE_OAUTH_RESOURCE: resource, MEMGATE_OAUTH_CLOCK_SKEW: '0', MEMGATE_OAUTH_FETCH_PRIVATE: 'on' });
+  }
 });

@@ -14,8 +14,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
+import dns from 'node:dns';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
@@ -50,6 +52,9 @@ const ENV = () => ({
   MEMGATE_OAUTH_RESOURCE: resource,
   MEMGATE_OAUTH_CLIENT_METADATA_HTTP: 'on',
   MEMGATE_OAUTH_CLOCK_SKEW: '0',
+  MEMGATE_OAUTH_RATE_LIMIT: '0', // the limits have a test of their own
+  MEMGATE_OAUTH_REGISTER_RATE: '0',
+  MEMGATE_OAUTH_FETCH_PRIVATE: 'on', // the metadata documents are served on loopback here (SSRF test: off)
 });
 
 const b64u = (b) => Buffer.from(b).toString('base64url');
@@ -298,6 +303,51 @@ test('refresh tokens rotate; a reused one revokes its grant; revocation (RFC 700
   assert.equal((await fetch(`${issuer}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=nothing' })).status, 200);
 });
 
+test('a revoked grant\'s access tokens are refused at once (token_revoked, audited), also after kill -9', async () => {
+  const { body: cl } = await register({ redirect_uris: [REDIRECT], client_name: 'revoker' });
+  const grant = async () => {
+    const g = await getCode(cl.client_id);
+    const t = await tokenReq({ grant_type: 'authorization_code', code: g.code, code_verifier: g.verifier, redirect_uri: REDIRECT, client_id: cl.client_id });
+    assert.equal(t.status, 200, JSON.stringify(t.body));
+    assert.equal(await mcpStatus(t.body.access_token), 200);
+    return t.body;
+  };
+  const revoke = async (token) => assert.equal((await fetch(`${issuer}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token }) })).status, 200);
+  const refusedNow = async (what, at) => {
+    const n = auditEvents().length;
+    const r = await fetch(`${serve.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${at}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+    });
+    const text = await r.text();
+    assert.equal(r.status, 401, `${what}: ${text}`);
+    assert.match(text, /token_revoked/, what);
+    assert.match(r.headers.get('www-authenticate') || '', /invalid_token/, what);
+    assert.ok(auditEvents().slice(n).some((e) => e.op === 'auth_fail' && e.code === 'token_revoked'), `${what}: no auth_fail token_revoked event`);
+  };
+  // revoking the access token itself, its refresh token, or replaying its refresh token: each stops the access token at once
+  const a = await grant();
+  await revoke(a.access_token);
+  await refusedNow('revoked by its access token', a.access_token);
+  const b = await grant();
+  await revoke(b.refresh_token);
+  await refusedNow('revoked by its refresh token', b.access_token);
+  const c = await grant();
+  const c2 = (await tokenReq({ grant_type: 'refresh_token', refresh_token: c.refresh_token, client_id: cl.client_id })).body;
+  assert.equal((await tokenReq({ grant_type: 'refresh_token', refresh_token: c.refresh_token, client_id: cl.client_id })).body.memgate_code, 'oauth_refresh_revoked');
+  await refusedNow('revoked by a replayed refresh token (the first access token)', c.access_token);
+  await refusedNow('revoked by a replayed refresh token (the rotated one)', c2.access_token);
+  // another grant of the same client is untouched
+  const d = await grant();
+  // the list survives kill -9
+  serve.child.kill('SIGKILL');
+  await new Promise((r) => serve.child.once('exit', r));
+  serve = await startServe(world, ['--listen', `127.0.0.1:${port}`], ENV());
+  await refusedNow('revoked, after a restart', a.access_token);
+  assert.equal(await mcpStatus(d.access_token), 200, 'an unrevoked grant after the restart');
+});
+
 test('refused: bad PKCE verifier, reused code, wrong redirect_uri, no PKCE, bad approver token, denial', async () => {
   const { body: cl } = await register({ redirect_uris: [REDIRECT, 'http://127.0.0.1:2/other'] });
   const g = await getCode(cl.client_id);
@@ -367,6 +417,137 @@ test('Client ID Metadata Documents: a fetched document is a client; one that nam
     const q = new URLSearchParams({ response_type: 'code', client_id: `${cimd.base}/missing.json`, redirect_uri: REDIRECT, code_challenge: p.challenge, code_challenge_method: 'S256' });
     return { status: (await consentPage(`${issuer}/oauth/authorize?${q}`)).r.status };
   }, { op: 'oauth_authorize', code: 'oauth_invalid_client' });
+});
+
+test('CORS: the token, registration, revocation and metadata endpoints answer a browser client\'s exact origin, never with credentials; authorize does not', async () => {
+  const app = 'https://app.example';
+  const cors = (r) => ({ status: r.status, acao: r.headers.get('access-control-allow-origin'), creds: r.headers.get('access-control-allow-credentials'), vary: r.headers.get('vary') });
+  const form = { 'content-type': 'application/x-www-form-urlencoded', origin: app };
+  const tok = cors(await fetch(`${issuer}/oauth/token`, { method: 'POST', headers: form, body: 'grant_type=refresh_token&refresh_token=mgr_x' }));
+  assert.equal(tok.status, 400, 'the OAuth error itself, not origin_forbidden');
+  assert.equal(tok.acao, app);
+  assert.equal(tok.creds, null);
+  assert.match(tok.vary || '', /Origin/);
+  const reg = cors(await fetch(`${issuer}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', origin: app }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) }));
+  assert.equal(reg.status, 201);
+  assert.equal(reg.acao, app);
+  const pre = await fetch(`${issuer}/oauth/register`, { method: 'OPTIONS', headers: { origin: app, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+  assert.equal(pre.status, 204);
+  assert.equal(pre.headers.get('access-control-allow-origin'), app);
+  assert.match(pre.headers.get('access-control-allow-methods'), /POST/);
+  assert.match(pre.headers.get('access-control-allow-headers'), /Content-Type/i);
+  assert.equal(pre.headers.get('access-control-allow-credentials'), null);
+  for (const u of ['/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource/mcp', '/oauth/jwks']) {
+    const m = cors(await fetch(`${issuer}${u}`, { headers: { origin: app } }));
+    assert.equal(m.status, 200, u);
+    assert.equal(m.acao, app, u);
+  }
+  assert.equal((await fetch(`${issuer}/oauth/revoke`, { method: 'POST', headers: form, body: 'token=x' })).headers.get('access-control-allow-origin'), app);
+  // the consent page and its form are not an API: a foreign origin is refused there as before, and never allowed
+  const az = await fetch(`${issuer}/oauth/authorize`, { method: 'POST', headers: form, body: 'consent=x&action=deny' });
+  assert.equal(az.status, 403);
+  assert.equal(az.headers.get('access-control-allow-origin'), null);
+  assert.equal((await fetch(`${issuer}/oauth/authorize`, { method: 'OPTIONS', headers: { origin: app } })).status, 403);
+  // the rest of memgate is no CORS endpoint
+  assert.equal((await fetch(`${serve.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', origin: app, authorization: `Bearer ${approver}` }, body: '{}' })).headers.get('access-control-allow-origin'), null);
+  // oauth_cors_origins narrows it to exact origins
+  await serve.stop();
+  serve = await startServe(world, ['--listen', `127.0.0.1:${port}`], { ...ENV(), MEMGATE_OAUTH_CORS_ORIGINS: 'https://only.example' });
+  const other = await fetch(`${issuer}/oauth/token`, { method: 'POST', headers: form, body: 'grant_type=refresh_token&refresh_token=mgr_x' });
+  assert.equal(other.status, 403);
+  assert.equal(other.headers.get('access-control-allow-origin'), null);
+  const only = await fetch(`${issuer}/oauth/token`, { method: 'POST', headers: { ...form, origin: 'https://only.example' }, body: 'grant_type=refresh_token&refresh_token=mgr_x' });
+  assert.equal(only.status, 400);
+  assert.equal(only.headers.get('access-control-allow-origin'), 'https://only.example');
+  await serve.stop();
+  serve = await startServe(world, ['--listen', `127.0.0.1:${port}`], ENV());
+});
+
+test('limits: registrations and requests per address, consent requests per client, registered clients: 429 with Retry-After, audited and folded', async () => {
+  await serve.stop();
+  serve = await startServe(world, ['--listen', `127.0.0.1:${port}`], { ...ENV(), MEMGATE_OAUTH_RATE_LIMIT: '60', MEMGATE_OAUTH_REGISTER_RATE: '1' });
+  // registrations: a burst of 10 per address, then 429 rate_limited with Retry-After
+  let n = auditEvents().length;
+  const regs = [];
+  for (let i = 0; i < 20; i++) {
+    const r = await fetch(`${issuer}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+    regs.push({ status: r.status, retry: r.headers.get('retry-after'), body: await r.json() });
+  }
+  assert.equal(regs.filter((r) => r.status === 201).length, 10, JSON.stringify(regs.map((r) => r.status)));
+  const lim = regs.find((r) => r.status === 429);
+  assert.equal(lim.body.memgate_code, 'rate_limited');
+  assert.equal(lim.body.error, 'temporarily_unavailable');
+  assert.ok(Number(lim.retry) >= 1, `Retry-After ${lim.retry}`);
+  let ev = auditEvents().slice(n).filter((e) => e.op === 'oauth_register' && e.code === 'rate_limited');
+  assert.ok(ev.length >= 1 && ev.length <= 5, `10 refusals from one address are folded (5 written a window): ${JSON.stringify(ev)}`);
+  // consent requests waiting: at most 16 per client, the 17th is 429 (no row stored, no redirect)
+  const cl = regs.find((r) => r.status === 201).body;
+  const p = pkce();
+  const q = new URLSearchParams({ response_type: 'code', client_id: cl.client_id, redirect_uri: REDIRECT, code_challenge: p.challenge, code_challenge_method: 'S256' });
+  const codes = [];
+  for (let i = 0; i < 17; i++) {
+    if (i === 9) await sleep(8000); // the address's burst (10) refills at 1 a second
+    const r = await fetch(`${issuer}/oauth/authorize?${q}`, { redirect: 'manual' });
+    codes.push({ status: r.status, retry: r.headers.get('retry-after'), loc: r.headers.get('location') });
+    await r.text();
+  }
+  assert.deepEqual(codes.slice(0, 16).map((c) => c.status), Array(16).fill(200));
+  assert.equal(codes[16].status, 429);
+  assert.equal(codes[16].loc, null, 'a flood is not redirected to the client');
+  assert.ok(Number(codes[16].retry) > 500, `Retry-After is when the oldest waits out: ${codes[16].retry}`);
+  // the address's own limit on authorize and token: 60 a minute, burst 10
+  n = auditEvents().length;
+  const st = [];
+  for (let i = 0; i < 24; i++) st.push((await tokenReq({ grant_type: 'refresh_token', refresh_token: 'mgr_nothing', client_id: cl.client_id })).status);
+  assert.ok(st.filter((x) => x === 429).length > 5, JSON.stringify(st));
+  ev = auditEvents().slice(n).filter((e) => e.op === 'oauth_token' && e.code === 'rate_limited');
+  assert.ok(ev.length >= 1 && ev.length <= 5, `folded: ${JSON.stringify(ev)}`);
+  // the cap on registered clients (oauth_clients_max): past it, registration is refused while none is idle a day
+  await serve.stop();
+  serve = await startServe(world, ['--listen', `127.0.0.1:${port}`], { ...ENV(), MEMGATE_OAUTH_CLIENTS_MAX: '3' });
+  const full = await register({ redirect_uris: [REDIRECT] });
+  assert.equal(full.status, 429, JSON.stringify(full.body));
+  assert.equal(full.body.memgate_code, 'rate_limited');
+  assert.match(full.body.error_description, /oauth_clients_max/);
+  await serve.stop();
+  serve = await startServe(world, ['--listen', `127.0.0.1:${port}`], ENV());
+});
+
+test('SSRF: without oauth_fetch_private a metadata document on a loopback, private or link-local address is never fetched, by literal or by name', async () => {
+  await serve.stop();
+  serve = await startServe(world, ['--listen', `127.0.0.1:${port}`], { ...ENV(), MEMGATE_OAUTH_FETCH_PRIVATE: 'off' });
+  let hits = 0;
+  const seen = http.createServer((req, res) => { hits++; res.writeHead(404); res.end(); });
+  await new Promise((r) => seen.listen(0, '127.0.0.1', r));
+  // a name (not "localhost") that resolves to loopback: this host's name in /etc/hosts, else localhost.
+  let byName = null;
+  for (const n of [os.hostname(), 'localhost.']) {
+    try {
+      const { address } = await dns.promises.lookup(n, { family: 4 });
+      if (address.startsWith('127.')) { byName = n; break; }
+    } catch { /* next */ }
+  }
+  const sport = seen.address().port;
+  // (five: a sixth refusal of the same kind from one address within 10 s is folded into a count)
+  const urls = [`${cimd.base}/good.json`, ...(byName ? [`https://${byName}:${sport}/c.json`] : []), `https://127.0.0.2:${sport}/c.json`, `https://169.254.169.254/latest/meta-data.json`, `https://[::ffff:127.0.0.1]:${sport}/c.json`];
+  try {
+    for (const id of urls) {
+      const p = pkce();
+      const q = new URLSearchParams({ response_type: 'code', client_id: id, redirect_uri: REDIRECT, code_challenge: p.challenge, code_challenge_method: 'S256' });
+      await refused(`metadata document at ${id}`, async () => {
+        const page = await consentPage(`${issuer}/oauth/authorize?${q}`);
+        assert.equal(page.r.headers.get('location'), null);
+        assert.match(page.html, /(loopback|private|link-local) address, not a public one/, `${id}: ${page.html}`);
+        assert.match(page.html, /oauth_fetch_private/);
+        return { status: page.r.status };
+      }, { op: 'oauth_authorize', code: 'oauth_invalid_client' });
+    }
+    assert.equal(hits, 0, 'no connection reached the loopback server');
+  } finally {
+    seen.close();
+    await serve.stop();
+    serve = await startServe(world, ['--listen', `127.0.0.1:${port}`], ENV());
+  }
 });
 
 test('an expired code is refused (oauth_code_ttl = 1)', async () => {
