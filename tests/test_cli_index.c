@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pty.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -98,6 +99,20 @@ TEST(index_secret_files_are_never_opened)
     close(in);
 }
 
+/* Whether a hit of res in path shows text in its snippet. */
+static bool snippet_has(json_t *res, const char *path, const char *text)
+{
+    json_t *h;
+    size_t i;
+    json_array_foreach(json_object_get(res, "results"), i, h)
+    {
+        const char *p = json_string_value(json_object_get(h, "path"));
+        const char *sn = json_string_value(json_object_get(h, "snippet"));
+        if (p && strcmp(p, path) == 0 && sn && strstr(sn, text)) return true;
+    }
+    return false;
+}
+
 static char *chunk_ids(const char *home)
 {
     /* every chunk id with its file, as one string */
@@ -173,8 +188,10 @@ TEST(index_incremental_touches_only_what_changed)
     free(after);
     free(before);
     /* the old text is gone from every index, the new text is found */
+    /* (lexical search may still name src/http.c by the parts it shares, "parse" and "http":
+     * what it shows of it is the new text) */
     j = mg_fx_search(repo, home, "parse_http_header", "lexical", 10);
-    ASSERT(!mg_fx_has_hit(j, "src/http.c", NULL));
+    ASSERT(!snippet_has(j, "src/http.c", "parse_http_header"));
     json_decref(j);
     j = mg_fx_search(repo, home, "parse_http_header", "regex", 10);
     ASSERT(!mg_fx_has_hit(j, "src/http.c", NULL));
