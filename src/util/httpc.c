@@ -234,8 +234,6 @@ nomem:
     return -1;
 }
 
-/* ---- a JSON POST with retries ---- */
-
 /* ---- 4. a JSON request with retries -------------------------------------------------------- */
 
 void mg_http_endpoint_message(const char *body, size_t len, const char *key, char *out, size_t cap)
