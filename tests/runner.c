@@ -8,6 +8,7 @@
  * failing test's captured output, and a last line "N passed, N failed".
  */
 #include "test.h"
+#include "security/scan.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -153,6 +154,7 @@ int main(int argc, char **argv)
     /* every test's memgate shares one cache of the compiled secret rules
      * (config cache_dir), instead of compiling them once per data directory */
     if (!getenv("MEMGATE_CACHE_DIR")) setenv("MEMGATE_CACHE_DIR", "/tmp/memgate-test-cache", 1);
+    mg_scanner_cache_dir(getenv("MEMGATE_CACHE_DIR")); /* and so do the tests that scan in this process */
     /* the anchors of thousands of test logs stay out of the machine's journal (audit_anchor_syslog = auto
      * would ship them there); test_audit_anchor.c runs a journal of its own */
     if (!getenv("MEMGATE_AUDIT_ANCHOR_SYSLOG")) setenv("MEMGATE_AUDIT_ANCHOR_SYSLOG", "0", 1);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "security/common.h"
+#include "security/secrets.h"
 #include "tools/tools.h"
 #include "util/version.h"
 
@@ -102,6 +103,7 @@ int mg_cli_config(struct mg_config *c)
 {
     struct mg_err err = {0};
     if (mg_config_load(c, &err) != 0) return mg_cli_fail(&err);
+    mg_secrets_cache_dir(c); /* before anything compiles a database (the injection check may, on a thread) */
     return 0;
 }
 

@@ -118,12 +118,17 @@ static pthread_mutex_t custom_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct mg_scanner *custom;
 static char custom_path[PATH_MAX];
 
-const struct mg_scanner *mg_secrets_scanner(const struct mg_config *c, struct mg_err *err)
+void mg_secrets_cache_dir(const struct mg_config *c)
 {
     char dir[PATH_MAX + 8];
     if (c->cache_dir[0]) snprintf(dir, sizeof(dir), "%s", c->cache_dir);
     else snprintf(dir, sizeof(dir), "%s/cache", c->home);
     mg_scanner_cache_dir(dir);
+}
+
+const struct mg_scanner *mg_secrets_scanner(const struct mg_config *c, struct mg_err *err)
+{
+    mg_secrets_cache_dir(c);
     if (!c->secret_rules[0]) {
         const struct mg_scanner *d = mg_scanner_default();
         if (!d) mg_err_set(err, MG_E_INTERNAL, "the built-in secret rules did not compile; this build is broken");

@@ -34,6 +34,11 @@ struct mg_secret_policy {
 
 void mg_secret_policy(const struct mg_config *c, struct mg_secret_policy *p);
 
+/* Where compiled Vectorscan databases (secret rules, injection patterns)
+ * are cached: the config's cache_dir, else <home>/cache. Set it before
+ * anything compiles; mg_secrets_scanner does too. */
+void mg_secrets_cache_dir(const struct mg_config *c);
+
 /* The scanner for this config: the built-in rules, or the secret_rules file
  * (compiled once per process). NULL with err when the file does not load. */
 const struct mg_scanner *mg_secrets_scanner(const struct mg_config *c, struct mg_err *err);
