@@ -47,6 +47,23 @@ static const char *const FILES[][2] = {
                       "impl Ci { pub fn area(&self) -> u32 { self.r } }\n"            /* 3 */
                       "impl Sq { pub fn area(&self) -> u32 { self.s } }\n"            /* 4 */
                       "pub fn run() -> u32 { let q = Sq { s: 2 }; q.area() }\n"},     /* 5 */
+    /* bare calls: no method in Go, Python, TypeScript; one of this class's in C++ */
+    {"go/bare/bare.go", "package bare\n"                                 /* 1 */
+                        "type T struct{}\n"                              /* 2 */
+                        "func (t T) Shut() error { return nil }\n"       /* 3 */
+                        "func Shut() error { return nil }\n"             /* 4 */
+                        "func stop(t T) {\n"                             /* 5 */
+                        "\tShut()\n"                                     /* 6 */
+                        "\tt.Shut()\n"                                   /* 7 */
+                        "}\n"},                                          /* 8 */
+    {"py/bare.py", "class Store:\n"                         /* 1 */
+                   "    def put(self, k):\n"                /* 2 */
+                   "        return k\n"                     /* 3 */
+                   "def put_all(xs):\n"                     /* 4 */
+                   "    return [put(x) for x in xs]\n"},    /* 5 */
+    {"ts/bare.ts", "class W { draw(): number { return 1; } }\n"          /* 1 */
+                   "export function paint(): number { return draw(); }\n"}, /* 2 */
+    {"cpp/k.cpp", "struct K { int a() { return 1; } int b() { return a(); } };\n"}, /* 1 */
 };
 
 static struct mg_db *open_repo(void)
@@ -107,5 +124,23 @@ TEST(nav_type_receivers_resolve_to_their_types_method)
     mg_nav_graph_release(&g);
     ASSERT_EQ_STR(callees(d, "show"), "3->ts/v.ts:2:render(type)");
     ASSERT_EQ_STR(callees(d, "run"), "5->rs/src/lib.rs:4:area(type)");
+    mg_db_close(&d);
+}
+
+TEST(nav_type_bare_calls_never_reach_methods)
+{
+    struct mg_db *d = open_repo();
+    /* Go: Shut() is the function, t.Shut() T's method */
+    ASSERT_EQ_STR(callees(d, "stop"), "6->go/bare/bare.go:4:Shut(exact) 7->go/bare/bare.go:3:Shut(type)");
+    /* Python and TypeScript: a bare put()/draw() is no method (a builtin or a global: external) */
+    ASSERT_EQ_STR(callees(d, "put_all"), "");
+    ASSERT_EQ_STR(callees(d, "paint"), "");
+    struct mg_err err = {0};
+    struct mg_nav_graph g;
+    ASSERT_EQ_INT(mg_nav_callers(d, NULL, "put", 1, 100, 0, &g, &err), 0);
+    for (size_t i = 0; i < g.n; i++) ASSERT_EQ_STR(g.v[i].confidence, "external");
+    mg_nav_graph_release(&g);
+    /* C++: a bare call in a member function is one of the class's */
+    ASSERT_EQ_STR(callees(d, "b"), "1->cpp/k.cpp:1:a(exact)");
     mg_db_close(&d);
 }

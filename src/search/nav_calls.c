@@ -110,8 +110,29 @@ static bool same_stem(const char *a, const char *b)
  * definition there ("exact"), else the repo's by name in a language that can
  * call it, those in files the caller imports or includes first ("import" when
  * they are all in one file, else "name"). *to is NULL when there is none. */
+/* A call with no receiver (`name(…)`, not `x.name(…)`, `x->name`, `T::name`)
+ * in a language where such a call never reaches a method: Python, Go,
+ * JavaScript/TypeScript, Rust and PHP (a method needs self./this./a value or
+ * a path); in C++, Java, C#, Ruby… a bare call may be one of this class's. */
+static bool bare_misses_methods(const struct file *fl, size_t off)
+{
+    if (!fl->lang || !mg__nav_in_words(" python go javascript typescript tsx rust php ", fl->lang, strlen(fl->lang)))
+        return false;
+    const char *t = fl->text;
+    size_t b = off;
+    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+    return !(b > 0 && (t[b - 1] == '.' || t[b - 1] == '>' || t[b - 1] == ':' || t[b - 1] == '$'));
+}
+
+/* A definition a call may reach: function-like, and no method when the call
+ * is bare where that cannot be one (bare_misses_methods). */
+static bool callable(const struct mg_nav_def *d, bool no_methods)
+{
+    return mg__nav_function_like(d->kind) && !(no_methods && strcmp(d->kind, "method") == 0);
+}
+
 static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, const char *name, const char *rtype,
-                   struct mg_nav_def **to, const char **confidence, unsigned *ncand)
+                   bool no_methods, struct mg_nav_def **to, const char **confidence, unsigned *ncand)
 {
     *to = NULL;
     *ncand = 0;
@@ -136,7 +157,7 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, con
         }
     }
     for (size_t i = 0; i < from->ndefs; i++)
-        if (mg__nav_function_like(from->defs[i].kind) && strcmp(from->defs[i].name, name) == 0) {
+        if (callable(&from->defs[i], no_methods) && strcmp(from->defs[i].name, name) == 0) {
             *confidence = "exact";
             return (*to = pooled(g, &from->defs[i], from->path)) ? 0 : mg_err_oom(v->err);
         }
@@ -163,7 +184,7 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, con
                     hdr[nhdr++] = fl;
                 continue;
             }
-            if (!mg__nav_function_like(d->kind)) continue;
+            if (!callable(d, no_methods)) continue;
             if (pass == 0) {
                 if (!first) {
                     first = d;
@@ -328,7 +349,8 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         unsigned ncand;
         char rt[128];
         bool typed = mg__nav_receiver_type(fl, oc->off, oc->line, rt, sizeof(rt));
-        if (resolve(v, cr->g, fl, cr->name, typed ? rt : NULL, &to, &conf, &ncand) != 0) return -1;
+        bool no_methods = !typed && bare_misses_methods(fl, oc->off);
+        if (resolve(v, cr->g, fl, cr->name, typed ? rt : NULL, no_methods, &to, &conf, &ncand) != 0) return -1;
         struct mg_nav_def *disp[16];
         size_t nd = 0; /* may call by dispatch: beside the type's own method, else instead of a guess by name */
         if (typed && dispatch_roots(v, cr, fl, rt, disp, sizeof(disp) / sizeof(disp[0]), &nd) != 0) return -1;
@@ -342,7 +364,9 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         }
         if (nd) continue;
         if (cr->to && to != cr->to) { /* a caller's caller by name: not when the call is surely another's */
-            if (strcmp(conf, "exact") == 0 || strcmp(conf, "import") == 0 || strcmp(conf, "type") == 0) continue;
+            if (strcmp(conf, "exact") == 0 || strcmp(conf, "import") == 0 || strcmp(conf, "type") == 0 ||
+                (no_methods && !callable(cr->to, true)))
+                continue;
             to = cr->to; /* "name" (ncand its count) or "external" (none resolved from here) */
             conf = "name";
         }
@@ -519,7 +543,7 @@ struct callees_run {
     const char *self; /* the definition's own name: its first occurrence is no call */
     bool self_seen;
     int lo, hi;       /* the definition's lines */
-    struct call { size_t off; int line; size_t len; char *field, *type; } *v; /* field, type: a call through it */
+    struct call { size_t off; int line; size_t len; char *field, *type; bool bare; } *v; /* field, type: a call through it; bare: no receiver (bare_misses_methods) */
     size_t n, cap;
     bool failed;
 };
@@ -540,7 +564,7 @@ static int on_call(void *ud, const char *t, size_t off, size_t len, int line, bo
         return 1;
     }
     cr->v = nv;
-    cr->v[cr->n++] = (struct call){off, line, len, NULL, NULL};
+    cr->v[cr->n++] = (struct call){off, line, len, NULL, NULL, false};
     return 0;
 }
 
@@ -652,11 +676,13 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
             rc = mg_err_oom(v->err);
             break;
         }
-        bool dup = false; /* a name once, once per receiver type */
+        cr.v[i].bare = !typed && bare_misses_methods(fl, off + cr.v[i].off);
+        bool dup = false; /* a name once, once per receiver type (and bare or not) */
         for (size_t k = 0; k < i && !dup; k++)
             dup = !cr.v[k].field && cr.v[k].len == cr.v[i].len &&
                   memcmp(fl->text + off + cr.v[k].off, name, cr.v[i].len) == 0 &&
-                  (!cr.v[k].type == !typed) && (!typed || strcmp(cr.v[k].type, rt) == 0);
+                  (!cr.v[k].type == !typed) && (!typed || strcmp(cr.v[k].type, rt) == 0) &&
+                  cr.v[k].bare == cr.v[i].bare;
         if (dup) continue;
         struct mg_nav_def *to;
         const char *conf;
@@ -664,7 +690,7 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
         struct mg_nav_dispatch *ds = NULL; /* may call by dispatch: beside the type's method, else instead */
         size_t nds = 0;
         int line = from->start_line + cr.v[i].line - 1;
-        if (resolve(v, g, fl, name, typed ? rt : NULL, &to, &conf, &ncand) != 0 ||
+        if (resolve(v, g, fl, name, typed ? rt : NULL, cr.v[i].bare, &to, &conf, &ncand) != 0 ||
             (typed && mg__nav_dispatch_targets(v, fl, name, rt, &ds, &nds) != 0)) {
             rc = -1;
             break;
