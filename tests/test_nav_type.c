@@ -137,8 +137,9 @@ TEST(nav_type_bare_calls_never_reach_methods)
     ASSERT_EQ_STR(callees(d, "paint"), "");
     struct mg_err err = {0};
     struct mg_nav_graph g;
+    /* nor is it listed among the callers of the method put */
     ASSERT_EQ_INT(mg_nav_callers(d, NULL, "put", 1, 100, 0, &g, &err), 0);
-    for (size_t i = 0; i < g.n; i++) ASSERT_EQ_STR(g.v[i].confidence, "external");
+    ASSERT_EQ_INT(g.n, 0);
     mg_nav_graph_release(&g);
     /* C++: a bare call in a member function is one of the class's */
     ASSERT_EQ_STR(callees(d, "b"), "1->cpp/k.cpp:1:a(exact)");

@@ -329,6 +329,14 @@ static int dispatch_roots(struct nav *v, struct callers_run *cr, struct file *fl
     return 0;
 }
 
+/* Whether the repo defines the name the callers are asked of (a root). */
+static bool named_root(const struct callers_run *cr)
+{
+    for (size_t i = 0; i < cr->g->ndefs; i++)
+        if (strcmp(cr->g->defs[i]->name, cr->name) == 0) return true;
+    return false;
+}
+
 static int callers_file(struct nav *v, struct file *fl, void *ud)
 {
     struct callers_run *cr = ud;
@@ -363,6 +371,9 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
             if (rc != 0) return rc < 0 ? mg_err_oom(v->err) : 1;
         }
         if (nd) continue;
+        /* a call the repo's definitions of the name cannot receive (another
+         * language's, a builtin where only methods are defined): not theirs */
+        if (!cr->to && !to && named_root(cr)) continue;
         if (cr->to && to != cr->to) { /* a caller's caller by name: not when the call is surely another's */
             if (strcmp(conf, "exact") == 0 || strcmp(conf, "import") == 0 || strcmp(conf, "type") == 0 ||
                 (no_methods && !callable(cr->to, true)))
