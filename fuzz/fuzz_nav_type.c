@@ -1,5 +1,6 @@
 /* fuzz_nav_type.c — the receiver-type and dispatch parsers of navigation
- * (search/nav_type.c, search/nav_dispatch.c) on hostile input: the first
+ * (search/nav_type.c, search/nav_dispatch.c) and the standard-library
+ * import reader (search/nav_stdlib.c) on hostile input: the first
  * byte picks a language, the rest is the text (not NUL-terminated, so ASan
  * sees any read past it). The receiver's type is asked at every member call
  * (a name after `.` or `->`), as `self`'s class too; the bases of a type
@@ -48,6 +49,7 @@ MG_FUZZ_TARGET(nav_type)
         if (mg_nav_receiver_of(lang, text, n, NULL, i, out, sizeof(out)) && (!ident(out) || strlen(out) >= sizeof(out)))
             abort();
         if (mg_nav_receiver_of(lang, text, n, "Self", i, out, 8) && strlen(out) >= 8) abort();
+        (void)mg_nav_receiver_stdlib_of(lang, text, n, i); /* the imports' reader: no read past the text */
     }
     char name[64] = "T";
     size_t s = 0;

@@ -64,6 +64,39 @@ static const char *const FILES[][2] = {
     {"ts/bare.ts", "class W { draw(): number { return 1; } }\n"          /* 1 */
                    "export function paint(): number { return draw(); }\n"}, /* 2 */
     {"cpp/k.cpp", "struct K { int a() { return 1; } int b() { return a(); } };\n"}, /* 1 */
+    /* calls into the standard library through an imported module or package */
+    {"py/std.py", "import shutil\n"             /* 1 */
+                  "import os.path as osp\n"     /* 2 */
+                  "from json import (\n"        /* 3 */
+                  "    decoder,\n"              /* 4 */
+                  ")\n"                         /* 5 */
+                  "def copy(a, b):\n"           /* 6 */
+                  "    return a\n"              /* 7 */
+                  "def join(a):\n"              /* 8 */
+                  "    return a\n"              /* 9 */
+                  "def decode(a):\n"            /* 10 */
+                  "    return a\n"              /* 11 */
+                  "def backup(a, store):\n"     /* 12 */
+                  "    shutil.copy(a, a)\n"     /* 13 */
+                  "    osp.join(a)\n"           /* 14 */
+                  "    decoder.decode(a)\n"     /* 15 */
+                  "    store.copy(a, a)\n"      /* 16 */
+                  "    return copy(a, a)\n"},   /* 17 */
+    {"go/std/std.go", "package std\n"                            /* 1 */
+                      "import (\n"                               /* 2 */
+                      "\t\"bufio\"\n"                            /* 3 */
+                      "\tstr \"strings\"\n"                      /* 4 */
+                      "\t\"example.com/lib/bufx\"\n"             /* 5 */
+                      ")\n"                                      /* 6 */
+                      "func NewWriter() int { return 1 }\n"      /* 7 */
+                      "func Split() int { return 2 }\n"          /* 8 */
+                      "func Flush() int { return 3 }\n"          /* 9 */
+                      "func pump() {\n"                          /* 10 */
+                      "\tbufio.NewWriter(nil)\n"                 /* 11 */
+                      "\tstr.Split(\"\", \"\")\n"                 /* 12 */
+                      "\tbufx.Flush()\n"                         /* 13 */
+                      "\tNewWriter()\n"                          /* 14 */
+                      "}\n"},                                    /* 15 */
 };
 
 static struct mg_db *open_repo(void)
@@ -143,5 +176,25 @@ TEST(nav_type_bare_calls_never_reach_methods)
     mg_nav_graph_release(&g);
     /* C++: a bare call in a member function is one of the class's */
     ASSERT_EQ_STR(callees(d, "b"), "1->cpp/k.cpp:1:a(exact)");
+    mg_db_close(&d);
+}
+
+TEST(nav_type_calls_into_the_standard_library_are_not_the_repos)
+{
+    struct mg_db *d = open_repo();
+    /* Python: shutil.copy, osp.join (import … as), decoder.decode (from json import (…)) are the
+     * library's; store.copy and the bare copy stay the repo's */
+    ASSERT_EQ_STR(callees(d, "backup"), "16->py/std.py:6:copy(exact) 17->py/std.py:6:copy(exact)");
+    /* Go: bufio.NewWriter and str.Split (an alias) are the standard library's; bufx, a module's, is not */
+    ASSERT_EQ_STR(callees(d, "pump"), "13->go/std/std.go:9:Flush(exact) 14->go/std/std.go:7:NewWriter(exact)");
+    /* and no caller of the repo's join or Split is the library's */
+    struct mg_err err = {0};
+    struct mg_nav_graph g;
+    ASSERT_EQ_INT(mg_nav_callers(d, NULL, "join", 1, 100, 0, &g, &err), 0);
+    ASSERT_EQ_INT(g.n, 0);
+    mg_nav_graph_release(&g);
+    ASSERT_EQ_INT(mg_nav_callers(d, NULL, "Split", 1, 100, 0, &g, &err), 0);
+    ASSERT_EQ_INT(g.n, 0);
+    mg_nav_graph_release(&g);
     mg_db_close(&d);
 }

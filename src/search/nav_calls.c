@@ -358,7 +358,14 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         char rt[128];
         bool typed = mg__nav_receiver_type(fl, oc->off, oc->line, rt, sizeof(rt));
         bool no_methods = !typed && bare_misses_methods(fl, oc->off);
-        if (resolve(v, cr->g, fl, cr->name, typed ? rt : NULL, no_methods, &to, &conf, &ncand) != 0) return -1;
+        bool stdlib = !typed && mg__nav_receiver_stdlib(fl, oc->off); /* the library's: no edge to the repo */
+        if (stdlib) {
+            to = NULL;
+            conf = "external";
+            ncand = 0;
+        } else if (resolve(v, cr->g, fl, cr->name, typed ? rt : NULL, no_methods, &to, &conf, &ncand) != 0) {
+            return -1;
+        }
         struct mg_nav_def *disp[16];
         size_t nd = 0; /* may call by dispatch: beside the type's own method, else instead of a guess by name */
         if (typed && dispatch_roots(v, cr, fl, rt, disp, sizeof(disp) / sizeof(disp[0]), &nd) != 0) return -1;
@@ -376,7 +383,7 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         if (!cr->to && !to && named_root(cr)) continue;
         if (cr->to && to != cr->to) { /* a caller's caller by name: not when the call is surely another's */
             if (strcmp(conf, "exact") == 0 || strcmp(conf, "import") == 0 || strcmp(conf, "type") == 0 ||
-                (no_methods && !callable(cr->to, true)))
+                stdlib || (no_methods && !callable(cr->to, true)))
                 continue;
             to = cr->to; /* "name" (ncand its count) or "external" (none resolved from here) */
             conf = "name";
@@ -554,7 +561,8 @@ struct callees_run {
     const char *self; /* the definition's own name: its first occurrence is no call */
     bool self_seen;
     int lo, hi;       /* the definition's lines */
-    struct call { size_t off; int line; size_t len; char *field, *type; bool bare; } *v; /* field, type: a call through it; bare: no receiver (bare_misses_methods) */
+    /* field, type: a call through it; bare: no receiver (bare_misses_methods); std: into the standard library */
+    struct call { size_t off; int line; size_t len; char *field, *type; bool bare, std; } *v;
     size_t n, cap;
     bool failed;
 };
@@ -575,7 +583,7 @@ static int on_call(void *ud, const char *t, size_t off, size_t len, int line, bo
         return 1;
     }
     cr->v = nv;
-    cr->v[cr->n++] = (struct call){off, line, len, NULL, NULL, false};
+    cr->v[cr->n++] = (struct call){off, line, len, NULL, NULL, false, false};
     return 0;
 }
 
@@ -688,12 +696,13 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
             break;
         }
         cr.v[i].bare = !typed && bare_misses_methods(fl, off + cr.v[i].off);
+        cr.v[i].std = !typed && mg__nav_receiver_stdlib(fl, off + cr.v[i].off);
         bool dup = false; /* a name once, once per receiver type (and bare or not) */
         for (size_t k = 0; k < i && !dup; k++)
             dup = !cr.v[k].field && cr.v[k].len == cr.v[i].len &&
                   memcmp(fl->text + off + cr.v[k].off, name, cr.v[i].len) == 0 &&
                   (!cr.v[k].type == !typed) && (!typed || strcmp(cr.v[k].type, rt) == 0) &&
-                  cr.v[k].bare == cr.v[i].bare;
+                  cr.v[k].bare == cr.v[i].bare && cr.v[k].std == cr.v[i].std;
         if (dup) continue;
         struct mg_nav_def *to;
         const char *conf;
@@ -701,8 +710,12 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
         struct mg_nav_dispatch *ds = NULL; /* may call by dispatch: beside the type's method, else instead */
         size_t nds = 0;
         int line = from->start_line + cr.v[i].line - 1;
-        if (resolve(v, g, fl, name, typed ? rt : NULL, cr.v[i].bare, &to, &conf, &ncand) != 0 ||
-            (typed && mg__nav_dispatch_targets(v, fl, name, rt, &ds, &nds) != 0)) {
+        if (cr.v[i].std) { /* the library's */
+            to = NULL;
+            conf = "external";
+            ncand = 0;
+        } else if (resolve(v, g, fl, name, typed ? rt : NULL, cr.v[i].bare, &to, &conf, &ncand) != 0 ||
+                   (typed && mg__nav_dispatch_targets(v, fl, name, rt, &ds, &nds) != 0)) {
             rc = -1;
             break;
         }

@@ -1,0 +1,202 @@
+/* nav_stdlib.c — calls into the standard library (nav_int.h): `shutil.copy(…)`
+ * in Python and `bufio.NewWriter(…)` in Go call the standard library's
+ * function, never the repository's `copy` or `NewWriter`. The receiver is a
+ * name the file binds by an import of a standard-library module:
+ *   Python: `import R`, `import M as R`, `from M import R` (also `R as …`, in
+ *           parentheses over several lines) with M's first part in the list;
+ *   Go:     `import "p"`, `import R "p"`, or a line of an `import ( … )`
+ *           block, R the alias or the path's last element, p's first element
+ *           in the list (the standard library's import paths).
+ * The lists are the top-level packages of CPython 3.12 and Go 1.22 that
+ * repositories import; a name shadowed by a local of the same name is taken as
+ * the module (rare in both languages: linters flag it).
+ *
+ * Sections:
+ *   1. the lists
+ *   2. Python imports
+ *   3. Go imports
+ *   4. the receiver
+ */
+#include "search/nav_int.h"
+
+#include <string.h>
+
+#include "index/lex.h"
+
+/* ---- 1. the lists ---------------------------------------------------------------------------------- */
+
+static const char PY_STDLIB[] =
+    " abc argparse array ast asyncio atexit base64 binascii bisect builtins bz2 calendar cmath codecs collections"
+    " colorsys compileall concurrent configparser contextlib contextvars copy copyreg cProfile csv ctypes curses"
+    " dataclasses datetime dbm decimal difflib dis doctest email encodings enum errno faulthandler fcntl filecmp"
+    " fileinput fnmatch fractions ftplib functools gc getopt getpass gettext glob graphlib grp gzip hashlib heapq"
+    " hmac html http imaplib importlib inspect io ipaddress itertools json keyword linecache locale logging lzma"
+    " mailbox marshal math mimetypes mmap multiprocessing netrc numbers operator optparse os pathlib pdb pickle"
+    " pkgutil platform plistlib poplib posix posixpath pprint profile pstats pty pwd py_compile queue quopri random"
+    " re readline reprlib resource rlcompleter runpy sched secrets select selectors shelve shlex shutil signal site"
+    " smtplib socket socketserver sqlite3 ssl stat statistics string stringprep struct subprocess symtable sys"
+    " sysconfig syslog tabnanny tarfile tempfile termios textwrap threading time timeit token tokenize tomllib"
+    " trace traceback tracemalloc tty types typing unicodedata unittest urllib uuid venv warnings wave weakref"
+    " webbrowser xml xmlrpc zipapp zipfile zipimport zlib zoneinfo ";
+
+static const char GO_STDLIB[] =
+    " archive bufio bytes cmp compress container context crypto database debug embed encoding errors expvar flag"
+    " fmt go hash html image index io iter log maps math mime net os path plugin reflect regexp runtime slices sort"
+    " strconv strings sync syscall testing text time unicode unique unsafe ";
+
+static bool idc(char c) { return mg_lex_id_char((unsigned char)c); }
+
+static const char *ws(const char *s, const char *e)
+{
+    while (s < e && (*s == ' ' || *s == '\t')) s++;
+    return s;
+}
+
+/* The dotted name at s: its end; *top the length of its first part. */
+static const char *dotted(const char *s, const char *e, size_t *top)
+{
+    const char *b = s;
+    while (s < e && idc(*s)) s++;
+    *top = (size_t)(s - b);
+    while (s < e && (idc(*s) || *s == '.')) s++;
+    return s;
+}
+
+static bool word_is(const char *s, const char *e, const char *w)
+{
+    size_t n = strlen(w);
+    return (size_t)(e - s) > n && memcmp(s, w, n) == 0 && (s[n] == ' ' || s[n] == '\t');
+}
+
+/* ---- 2. Python imports ----------------------------------------------------------------------------- */
+
+/* In "a, b as c, (d)" up to e: whether r (rl bytes) is bound, each name's
+ * first part checked against the list when std is false (`import` lines). */
+static bool py_binds(const char *s, const char *e, const char *r, size_t rl, bool std, bool *open)
+{
+    while (s < e) {
+        s = ws(s, e);
+        if (s < e && *s == '(') {
+            *open = true;
+            s++;
+            continue;
+        }
+        if (s < e && *s == ')') *open = false;
+        size_t top;
+        const char *n = s, *ne = dotted(s, e, &top);
+        if (ne == n) {
+            if (s < e && *s != ',' && *s != ')' && *s != '\\') return false;
+            s++;
+            continue;
+        }
+        const char *bound = n;
+        size_t bl = top;
+        bool module_std = std || mg__nav_in_words(PY_STDLIB, n, top);
+        s = ws(ne, e);
+        if (word_is(s, e, "as")) {
+            s = ws(s + 2, e);
+            bound = s;
+            while (s < e && idc(*s)) s++;
+            bl = (size_t)(s - bound);
+        }
+        if (module_std && bl == rl && memcmp(bound, r, rl) == 0) return true;
+    }
+    return false;
+}
+
+static bool py_stdlib_name(const char *t, size_t len, const char *r, size_t rl)
+{
+    bool open = false, std_from = false; /* inside `from M import (`…`)` of a standard M */
+    for (const char *l = t, *end = t + len; l < end;) {
+        const char *e = memchr(l, '\n', (size_t)(end - l));
+        if (!e) e = end;
+        const char *s = ws(l, e);
+        if (open) {
+            if (std_from && py_binds(s, e, r, rl, true, &open)) return true;
+        } else if (word_is(s, e, "import")) {
+            if (py_binds(s + 6, e, r, rl, false, &open)) return true;
+            open = false;
+        } else if (word_is(s, e, "from")) {
+            size_t top;
+            const char *m = ws(s + 4, e), *me = dotted(m, e, &top);
+            std_from = me > m && mg__nav_in_words(PY_STDLIB, m, top);
+            const char *im = ws(me, e);
+            if (std_from && word_is(im, e, "import") && py_binds(im + 6, e, r, rl, true, &open)) return true;
+        }
+        l = e + 1;
+    }
+    return false;
+}
+
+/* ---- 3. Go imports --------------------------------------------------------------------------------- */
+
+/* One import spec at s: `[alias] "path"`; whether it binds r to a standard package. */
+static bool go_spec_binds(const char *s, const char *e, const char *r, size_t rl)
+{
+    const char *alias = NULL;
+    size_t al = 0;
+    if (s < e && idc(*s)) {
+        alias = s;
+        while (s < e && idc(*s)) s++;
+        al = (size_t)(s - alias);
+        s = ws(s, e);
+    }
+    if (s >= e || (*s != '"' && *s != '`')) return false;
+    char q = *s++;
+    const char *p = s;
+    while (s < e && *s != q) s++;
+    if (s >= e) return false;
+    const char *first_end = memchr(p, '/', (size_t)(s - p));
+    if (!first_end) first_end = s;
+    if (!mg__nav_in_words(GO_STDLIB, p, (size_t)(first_end - p))) return false;
+    if (alias) return al == rl && memcmp(alias, r, rl) == 0;
+    const char *last = s;
+    while (last > p && last[-1] != '/') last--;
+    return (size_t)(s - last) == rl && memcmp(last, r, rl) == 0;
+}
+
+static bool go_stdlib_name(const char *t, size_t len, const char *r, size_t rl)
+{
+    bool block = false;
+    for (const char *l = t, *end = t + len; l < end;) {
+        const char *e = memchr(l, '\n', (size_t)(end - l));
+        if (!e) e = end;
+        const char *s = ws(l, e);
+        if (block) {
+            if (s < e && *s == ')') block = false;
+            else if (go_spec_binds(s, e, r, rl)) return true;
+        } else if (word_is(s, e, "import") || (e - s > 7 && memcmp(s, "import(", 7) == 0)) {
+            s = ws(s + 6, e);
+            if (s < e && *s == '(') block = true;
+            else if (go_spec_binds(s, e, r, rl)) return true;
+        } else if (word_is(s, e, "func") || word_is(s, e, "type") || word_is(s, e, "var")) {
+            break; /* imports come first */
+        }
+        l = e + 1;
+    }
+    return false;
+}
+
+/* ---- 4. the receiver ------------------------------------------------------------------------------- */
+
+bool mg__nav_receiver_stdlib(const struct file *fl, size_t off)
+{
+    bool py = fl->lang && strcmp(fl->lang, "python") == 0, go = fl->lang && strcmp(fl->lang, "go") == 0;
+    if (!py && !go) return false;
+    const char *t = fl->text;
+    size_t b = off;
+    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+    if (b == 0 || t[b - 1] != '.') return false;
+    size_t e = --b;
+    while (b > 0 && idc(t[b - 1])) b--;
+    if (b == e || (b > 0 && (t[b - 1] == '.' || t[b - 1] == ')' || t[b - 1] == ']'))) return false;
+    return py ? py_stdlib_name(t, fl->len, t + b, e - b) : go_stdlib_name(t, fl->len, t + b, e - b);
+}
+
+/* nav.h */
+bool mg_nav_receiver_stdlib_of(const char *lang, const char *text, size_t len, size_t off)
+{
+    if (off > len) return false;
+    struct file fl = {.lang = (char *)lang, .text = (char *)text, .len = len};
+    return mg__nav_receiver_stdlib(&fl, off);
+}
