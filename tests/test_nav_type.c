@@ -96,7 +96,15 @@ static const char *const FILES[][2] = {
                       "\tstr.Split(\"\", \"\")\n"                 /* 12 */
                       "\tbufx.Flush()\n"                         /* 13 */
                       "\tNewWriter()\n"                          /* 14 */
-                      "}\n"},                                    /* 15 */
+                      "}\n"                                      /* 15 */
+                      "type Buf struct{}\n"                      /* 16 */
+                      "func (b *Buf) Bytes() []byte { return nil }\n" /* 17 */
+                      "func drain(t *testing.T, mine *Buf) {\n"  /* 18 */
+                      "\tvar out bufio.Reader\n"                 /* 19 */
+                      "\tt.Errorf(\"x\")\n"                       /* 20 */
+                      "\tout.Bytes()\n"                          /* 21 */
+                      "\tmine.Bytes()\n"                         /* 22 */
+                      "}\n"},                                    /* 23 */
 };
 
 static struct mg_db *open_repo(void)
@@ -187,6 +195,9 @@ TEST(nav_type_calls_into_the_standard_library_are_not_the_repos)
     ASSERT_EQ_STR(callees(d, "backup"), "16->py/std.py:6:copy(exact) 17->py/std.py:6:copy(exact)");
     /* Go: bufio.NewWriter and str.Split (an alias) are the standard library's; bufx, a module's, is not */
     ASSERT_EQ_STR(callees(d, "pump"), "13->go/std/std.go:9:Flush(exact) 14->go/std/std.go:7:NewWriter(exact)");
+    /* and through a receiver declared of a standard type (bufio.Reader); testing is not imported here, so
+     * t.Errorf is no library call by this rule (there is no Errorf in the repo either) */
+    ASSERT_EQ_STR(callees(d, "drain"), "22->go/std/std.go:17:Bytes(type)");
     /* and no caller of the repo's join or Split is the library's */
     struct mg_err err = {0};
     struct mg_nav_graph g;

@@ -157,8 +157,9 @@ bool mg_nav_lex(const char *lang, const char *text, size_t len, mg_nav_ident_cb 
 bool mg_nav_receiver_of(const char *lang, const char *text, size_t len, const char *container, size_t off,
                         char *out, size_t cap);
 /* Whether the call at off of text is `R.name(` with R a module or package
- * text imports from Python's or Go's standard library (search/nav_stdlib.c):
- * one function spanning the whole text, for the fuzz target. */
+ * text imports from Python's or Go's standard library, or the qualifier of
+ * R's declared type is (search/nav_stdlib.c): one function spanning the whole
+ * text, for the fuzz target. */
 bool mg_nav_receiver_stdlib_of(const char *lang, const char *text, size_t len, size_t off);
 size_t mg_nav_bases(const char *lang, const char *text, size_t len, const char *name, int line,
                     void (*cb)(void *ud, const char *base), void *ud);

@@ -358,7 +358,7 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         char rt[128];
         bool typed = mg__nav_receiver_type(fl, oc->off, oc->line, rt, sizeof(rt));
         bool no_methods = !typed && bare_misses_methods(fl, oc->off);
-        bool stdlib = !typed && mg__nav_receiver_stdlib(fl, oc->off); /* the library's: no edge to the repo */
+        bool stdlib = mg__nav_receiver_stdlib(fl, oc->off, oc->line); /* the library's: no edge to the repo */
         if (stdlib) {
             to = NULL;
             conf = "external";
@@ -368,7 +368,8 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         }
         struct mg_nav_def *disp[16];
         size_t nd = 0; /* may call by dispatch: beside the type's own method, else instead of a guess by name */
-        if (typed && dispatch_roots(v, cr, fl, rt, disp, sizeof(disp) / sizeof(disp[0]), &nd) != 0) return -1;
+        if (typed && !stdlib && dispatch_roots(v, cr, fl, rt, disp, sizeof(disp) / sizeof(disp[0]), &nd) != 0)
+            return -1;
         for (size_t i = 0; i < nd; i++) {
             if (i == 0 && strcmp(conf, "type") == 0 && (!cr->to || to == cr->to)) {
                 int rc = caller_edge(cr, from, to, oc->line, conf, ncand);
@@ -696,7 +697,7 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
             break;
         }
         cr.v[i].bare = !typed && bare_misses_methods(fl, off + cr.v[i].off);
-        cr.v[i].std = !typed && mg__nav_receiver_stdlib(fl, off + cr.v[i].off);
+        cr.v[i].std = mg__nav_receiver_stdlib(fl, off + cr.v[i].off, from->start_line + cr.v[i].line - 1);
         bool dup = false; /* a name once, once per receiver type (and bare or not) */
         for (size_t k = 0; k < i && !dup; k++)
             dup = !cr.v[k].field && cr.v[k].len == cr.v[i].len &&

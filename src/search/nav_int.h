@@ -167,10 +167,15 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
  * (line; `a.m(`, `a->m(`): `self`/`this` the enclosing method's container,
  * else a declaration in the enclosing function. false when unknown. */
 bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *out, size_t cap);
-/* Whether the call at off is `R.name(` with R a module or package the file
- * imports from Python's or Go's standard library (nav_stdlib.c): the call is
- * the library's, never the repo's. */
-bool mg__nav_receiver_stdlib(const struct file *fl, size_t off);
+/* The first part of the receiver's declared type when it is qualified by `.`
+ * (`t *testing.T`, `buf := bytes.Buffer{}`, `p: pathlib.Path`): its offset
+ * and length in fl->text (nav_type.c). */
+bool mg__nav_receiver_qualifier(const struct file *fl, size_t off, int line, size_t *qoff, size_t *qlen);
+/* Whether the call at off (on line) is `R.name(` with R, or R's declared
+ * type's qualifier, a module or package the file imports from Python's or
+ * Go's standard library (nav_stdlib.c): the call is the library's, never the
+ * repo's. */
+bool mg__nav_receiver_stdlib(const struct file *fl, size_t off, int line);
 
 /* ---- nav_dispatch.c: interface and virtual dispatch ---- */
 

@@ -179,7 +179,13 @@ static bool go_stdlib_name(const char *t, size_t len, const char *r, size_t rl)
 
 /* ---- 4. the receiver ------------------------------------------------------------------------------- */
 
-bool mg__nav_receiver_stdlib(const struct file *fl, size_t off)
+static bool stdlib_name(const struct file *fl, const char *r, size_t rl)
+{
+    return strcmp(fl->lang, "python") == 0 ? py_stdlib_name(fl->text, fl->len, r, rl)
+                                            : go_stdlib_name(fl->text, fl->len, r, rl);
+}
+
+bool mg__nav_receiver_stdlib(const struct file *fl, size_t off, int line)
 {
     bool py = fl->lang && strcmp(fl->lang, "python") == 0, go = fl->lang && strcmp(fl->lang, "go") == 0;
     if (!py && !go) return false;
@@ -190,13 +196,22 @@ bool mg__nav_receiver_stdlib(const struct file *fl, size_t off)
     size_t e = --b;
     while (b > 0 && idc(t[b - 1])) b--;
     if (b == e || (b > 0 && (t[b - 1] == '.' || t[b - 1] == ')' || t[b - 1] == ']'))) return false;
-    return py ? py_stdlib_name(t, fl->len, t + b, e - b) : go_stdlib_name(t, fl->len, t + b, e - b);
+    if (stdlib_name(fl, t + b, e - b)) return true; /* shutil.copy( */
+    size_t qo, ql; /* t.Errorf( with t *testing.T */
+    return line > 0 && mg__nav_receiver_qualifier(fl, off, line, &qo, &ql) && stdlib_name(fl, t + qo, ql);
 }
 
 /* nav.h */
 bool mg_nav_receiver_stdlib_of(const char *lang, const char *text, size_t len, size_t off)
 {
     if (off > len) return false;
-    struct file fl = {.lang = (char *)lang, .text = (char *)text, .len = len};
-    return mg__nav_receiver_stdlib(&fl, off);
+    int lines = 1, line = 1;
+    for (size_t i = 0; i < len; i++)
+        if (text[i] == '\n') {
+            lines++;
+            if (i < off) line++;
+        }
+    struct mg_nav_def fn = {.name = "f", .kind = "function", .start_line = 1, .end_line = lines};
+    struct file fl = {.lang = (char *)lang, .text = (char *)text, .len = len, .defs = &fn, .ndefs = 1};
+    return mg__nav_receiver_stdlib(&fl, off, line);
 }

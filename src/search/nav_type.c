@@ -40,9 +40,16 @@ static size_t ident(const char *t, size_t n, size_t i)
     return e - i;
 }
 
+/* Where the first part of a type qualified by `.` (`bytes.Buffer`,
+ * `pathlib.Path`) is: its offset and length; len 0 when unqualified. */
+struct qual {
+    size_t off, len;
+};
+
 /* A type at t[i]: `&`, `*`, `mut`, `new` skipped, the last part of a
- * qualified name (`a.b.T`, `a::T`) copied out; the offset past it, or 0. */
-static size_t type_at(const char *t, size_t n, size_t i, char *out, size_t cap)
+ * qualified name (`a.b.T`, `a::T`) copied out, the first part of a `.` one
+ * in *q; the offset past it, or 0. */
+static size_t type_at(const char *t, size_t n, size_t i, char *out, size_t cap, struct qual *q)
 {
     for (;;) {
         i = sp(t, n, i);
@@ -59,9 +66,13 @@ static size_t type_at(const char *t, size_t n, size_t i, char *out, size_t cap)
     }
     size_t l = ident(t, n, i);
     if (!l) return 0;
+    *q = (struct qual){0, 0};
     for (;;) { /* the last part of a qualified name */
         size_t e = i + l;
-        if (e + 1 < n && t[e] == '.' && ident(t, n, e + 1)) i = e + 1;
+        if (e + 1 < n && t[e] == '.' && ident(t, n, e + 1)) {
+            if (!q->len) *q = (struct qual){i, l};
+            i = e + 1;
+        }
         else if (e + 2 < n && t[e] == ':' && t[e + 1] == ':' && ident(t, n, e + 2) &&
                  !(e + 2 + ident(t, n, e + 2) < n && t[e + 2 + ident(t, n, e + 2)] == '('))
             i = e + 2;
@@ -84,13 +95,14 @@ static bool lang_in(const char *lang, const char *words)
 /* One occurrence of the receiver at t[at, at + rl) in the function's text
  * t[lo, end): the type it declares, or false. */
 static bool declares(const char *lang, const char *t, size_t lo, size_t end, size_t at, size_t rl, char *out,
-                     size_t cap)
+                     size_t cap, struct qual *q)
 {
+    *q = (struct qual){0, 0};
     size_t a = sp(t, end, at + rl);
     /* a := T{ / a = new T( / a = T( / let a = T::new( */
     if (a < end && (t[a] == '=' || (t[a] == ':' && a + 1 < end && t[a + 1] == '=')) && !(t[a] == '=' && t[a + 1] == '=')) {
         size_t b = a + (t[a] == ':' ? 2 : 1);
-        size_t e = type_at(t, end, b, out, cap);
+        size_t e = type_at(t, end, b, out, cap, q);
         if (!e) return false;
         e = sp(t, end, e);
         if (e < end && (t[e] == '{' || t[e] == '(')) return true;
@@ -99,15 +111,15 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
     }
     /* a: T */
     if (a < end && t[a] == ':' && !(a + 1 < end && t[a + 1] == ':'))
-        return type_at(t, end, a + 1, out, cap) != 0;
+        return type_at(t, end, a + 1, out, cap, q) != 0;
     /* Go: a T, a *T (a parameter, a receiver, var a T) */
     if (strcmp(lang, "go") == 0) {
         size_t b = at;
         while (b > lo && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
         if (b > lo && !(t[b - 1] == '(' || t[b - 1] == ',' || t[b - 1] == '\n' ||
-                        (b >= lo + 4 && memcmp(t + b - 4, "var ", 4) == 0)))
+                        (b >= lo + 3 && memcmp(t + b - 3, "var", 3) == 0 && (b == lo + 3 || !idc(t[b - 4])))))
             return false;
-        return a < end && (t[a] == '*' || idc(t[a])) && type_at(t, end, a, out, cap) != 0;
+        return a < end && (t[a] == '*' || idc(t[a])) && type_at(t, end, a, out, cap, q) != 0;
     }
     /* C++, Java, C#: T a */
     if (lang_in(lang, " cpp c java csharp objc ") && a < end &&
@@ -125,8 +137,9 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
     return false;
 }
 
-bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *out, size_t cap)
+static bool receiver(const struct file *fl, size_t off, int line, char *out, size_t cap, struct qual *q)
 {
+    *q = (struct qual){0, 0};
     const char *t = fl->text;
     size_t b = off;
     while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
@@ -150,9 +163,25 @@ bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *ou
     for (const char *p = t + lo; p < t + b && (p = memmem(p, (size_t)(t + b - p), t + b, rl)); p += rl) {
         size_t at = (size_t)(p - t);
         if ((at > lo && idc(t[at - 1])) || idc(t[at + rl])) continue;
-        if (declares(fl->lang, t, lo, b, at, rl, out, cap)) return true;
+        if (declares(fl->lang, t, lo, b, at, rl, out, cap, q)) return true;
     }
     return false;
+}
+
+bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *out, size_t cap)
+{
+    struct qual q;
+    return receiver(fl, off, line, out, cap, &q);
+}
+
+bool mg__nav_receiver_qualifier(const struct file *fl, size_t off, int line, size_t *qoff, size_t *qlen)
+{
+    char out[128];
+    struct qual q;
+    if (!receiver(fl, off, line, out, sizeof(out), &q) || !q.len) return false;
+    *qoff = q.off;
+    *qlen = q.len;
+    return true;
 }
 
 /* nav.h: one function spanning the whole text. */
