@@ -81,7 +81,11 @@ static const char *const FILES[][2] = {
                   "    osp.join(a)\n"           /* 14 */
                   "    decoder.decode(a)\n"     /* 15 */
                   "    store.copy(a, a)\n"      /* 16 */
-                  "    return copy(a, a)\n"},   /* 17 */
+                  "    return copy(a, a)\n"     /* 17 */
+                  "def walk(a):\n"              /* 18 */
+                  "    shutil.os.path.join(a)\n" /* 19 */
+                  "    m = {a: put(a)}\n"       /* 20 */
+                  "    return m\n"},            /* 21 */
     {"go/std/std.go", "package std\n"                            /* 1 */
                       "import (\n"                               /* 2 */
                       "\t\"bufio\"\n"                            /* 3 */
@@ -193,6 +197,8 @@ TEST(nav_type_calls_into_the_standard_library_are_not_the_repos)
     /* Python: shutil.copy, osp.join (import … as), decoder.decode (from json import (…)) are the
      * library's; store.copy and the bare copy stay the repo's */
     ASSERT_EQ_STR(callees(d, "backup"), "16->py/std.py:6:copy(exact) 17->py/std.py:6:copy(exact)");
+    /* a chain of names from a standard module is the library's; a bare call after `:` stays bare */
+    ASSERT_EQ_STR(callees(d, "walk"), ""); /* put is only Store's method (py/bare.py) */
     /* Go: bufio.NewWriter and str.Split (an alias) are the standard library's; bufx, a module's, is not */
     ASSERT_EQ_STR(callees(d, "pump"), "13->go/std/std.go:9:Flush(exact) 14->go/std/std.go:7:NewWriter(exact)");
     /* and through a receiver declared of a standard type (bufio.Reader); testing is not imported here, so

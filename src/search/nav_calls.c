@@ -121,7 +121,8 @@ static bool bare_misses_methods(const struct file *fl, size_t off)
     const char *t = fl->text;
     size_t b = off;
     while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
-    return !(b > 0 && (t[b - 1] == '.' || t[b - 1] == '>' || t[b - 1] == ':' || t[b - 1] == '$'));
+    return !(b > 0 && (t[b - 1] == '.' || t[b - 1] == '$' || (b > 1 && t[b - 1] == '>' && t[b - 2] == '-') ||
+                       (b > 1 && t[b - 1] == ':' && t[b - 2] == ':')));
 }
 
 /* A definition a call may reach: function-like, and no method when the call

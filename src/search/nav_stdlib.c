@@ -195,7 +195,18 @@ bool mg__nav_receiver_stdlib(const struct file *fl, size_t off, int line)
     if (b == 0 || t[b - 1] != '.') return false;
     size_t e = --b;
     while (b > 0 && idc(t[b - 1])) b--;
-    if (b == e || (b > 0 && (t[b - 1] == '.' || t[b - 1] == ')' || t[b - 1] == ']'))) return false;
+    if (b == e || (b > 0 && (t[b - 1] == ')' || t[b - 1] == ']'))) return false;
+    if (b > 0 && t[b - 1] == '.') { /* a chain of names: its head (os.path.dirname, os.Stdout.Write) */
+        size_t hb = b, he = b;
+        while (hb > 0 && t[hb - 1] == '.') {
+            he = hb - 1;
+            hb = he;
+            while (hb > 0 && idc(t[hb - 1])) hb--;
+            if (hb == he) return false;
+        }
+        if (hb > 0 && (t[hb - 1] == ')' || t[hb - 1] == ']')) return false;
+        return stdlib_name(fl, t + hb, he - hb);
+    }
     if (stdlib_name(fl, t + b, e - b)) return true; /* shutil.copy( */
     size_t qo, ql; /* t.Errorf( with t *testing.T */
     return line > 0 && mg__nav_receiver_qualifier(fl, off, line, &qo, &ql) && stdlib_name(fl, t + qo, ql);
