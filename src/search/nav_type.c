@@ -105,6 +105,10 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
         size_t e = type_at(t, end, b, out, cap, q);
         if (!e) return false;
         e = sp(t, end, e);
+        /* pkg.F( is a call in Go (bufio.NewWriter), and a function's result in Python unless a class's
+         * name (pathlib.Path( but copy.copy(): what it returns is not the module's) */
+        if (e < end && t[e] == '(' && (strcmp(lang, "go") == 0 || !(out[0] >= 'A' && out[0] <= 'Z')))
+            *q = (struct qual){0, 0};
         if (e < end && (t[e] == '{' || t[e] == '(')) return true;
         if (e + 1 < end && t[e] == ':' && t[e + 1] == ':') return true; /* T::new( */
         return false;
