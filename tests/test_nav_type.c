@@ -221,3 +221,30 @@ TEST(nav_type_calls_into_the_standard_library_are_not_the_repos)
     mg_nav_graph_release(&g);
     mg_db_close(&d);
 }
+
+/* "path:line" of each reference of name, in order. */
+static const char *refs(struct mg_db *d, const char *name)
+{
+    static char b[2048];
+    struct mg_err err = {0};
+    struct mg_nav_refs r;
+    if (mg_nav_references(d, NULL, name, NULL, 100, 0, &r, &err) != 0) FAIL("references %s: %s", name, err.msg);
+    size_t o = 0;
+    b[0] = 0;
+    for (size_t i = 0; i < r.n; i++)
+        o += (size_t)snprintf(b + o, sizeof(b) - o, "%s%s:%d", o ? " " : "", r.v[i].path, r.v[i].line);
+    mg_nav_refs_release(&r);
+    return b;
+}
+
+TEST(nav_type_references_leave_out_what_cannot_be_the_repos)
+{
+    struct mg_db *d = open_repo();
+    /* put is only a method (Store.put): its bare uses are a builtin's or a global's */
+    ASSERT_EQ_STR(refs(d, "put"), "");
+    /* copy is a function: shutil.copy is the library's, store.copy and copy stay */
+    ASSERT_EQ_STR(refs(d, "copy"), "py/std.py:16 py/std.py:17");
+    /* Bytes: out is a bufio.Reader (the library's); mine a *Buf, b unknown */
+    ASSERT_EQ_STR(refs(d, "Bytes"), "go/std/std.go:22 go/std/std.go:26");
+    mg_db_close(&d);
+}

@@ -270,6 +270,18 @@ bool mg__nav_function_like(const char *kind)
                     strcmp(kind, "constructor") == 0 || strcmp(kind, "macro") == 0);
 }
 
+/* nav_int.h */
+bool mg__nav_bare_misses_methods(const struct file *fl, size_t off)
+{
+    if (!fl->lang || !mg__nav_in_words(" python go javascript typescript tsx rust php ", fl->lang, strlen(fl->lang)))
+        return false;
+    const char *t = fl->text;
+    size_t b = off;
+    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+    return !(b > 0 && (t[b - 1] == '.' || t[b - 1] == '$' || (b > 1 && t[b - 1] == '>' && t[b - 2] == '-') ||
+                       (b > 1 && t[b - 1] == ':' && t[b - 2] == ':')));
+}
+
 /* nav_int.h; a Python call of `norm` is no call of a Go function norm */
 bool mg__nav_same_world(const char *a, const char *b)
 {

@@ -110,23 +110,8 @@ static bool same_stem(const char *a, const char *b)
  * definition there ("exact"), else the repo's by name in a language that can
  * call it, those in files the caller imports or includes first ("import" when
  * they are all in one file, else "name"). *to is NULL when there is none. */
-/* A call with no receiver (`name(…)`, not `x.name(…)`, `x->name`, `T::name`)
- * in a language where such a call never reaches a method: Python, Go,
- * JavaScript/TypeScript, Rust and PHP (a method needs self./this./a value or
- * a path); in C++, Java, C#, Ruby… a bare call may be one of this class's. */
-static bool bare_misses_methods(const struct file *fl, size_t off)
-{
-    if (!fl->lang || !mg__nav_in_words(" python go javascript typescript tsx rust php ", fl->lang, strlen(fl->lang)))
-        return false;
-    const char *t = fl->text;
-    size_t b = off;
-    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
-    return !(b > 0 && (t[b - 1] == '.' || t[b - 1] == '$' || (b > 1 && t[b - 1] == '>' && t[b - 2] == '-') ||
-                       (b > 1 && t[b - 1] == ':' && t[b - 2] == ':')));
-}
-
 /* A definition a call may reach: function-like, and no method when the call
- * is bare where that cannot be one (bare_misses_methods). */
+ * is bare where that cannot be one (mg__nav_bare_misses_methods). */
 static bool callable(const struct mg_nav_def *d, bool no_methods)
 {
     return mg__nav_function_like(d->kind) && !(no_methods && strcmp(d->kind, "method") == 0);
@@ -358,7 +343,7 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         unsigned ncand;
         char rt[128];
         bool typed = mg__nav_receiver_type(fl, oc->off, oc->line, rt, sizeof(rt));
-        bool no_methods = !typed && bare_misses_methods(fl, oc->off);
+        bool no_methods = !typed && mg__nav_bare_misses_methods(fl, oc->off);
         bool stdlib = mg__nav_receiver_stdlib(fl, oc->off, oc->line); /* the library's: no edge to the repo */
         if (stdlib) {
             to = NULL;
@@ -563,7 +548,7 @@ struct callees_run {
     const char *self; /* the definition's own name: its first occurrence is no call */
     bool self_seen;
     int lo, hi;       /* the definition's lines */
-    /* field, type: a call through it; bare: no receiver (bare_misses_methods); std: into the standard library */
+    /* field, type: a call through it; bare: no receiver (mg__nav_bare_misses_methods); std: into the standard library */
     struct call { size_t off; int line; size_t len; char *field, *type; bool bare, std; } *v;
     size_t n, cap;
     bool failed;
@@ -697,7 +682,7 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
             rc = mg_err_oom(v->err);
             break;
         }
-        cr.v[i].bare = !typed && bare_misses_methods(fl, off + cr.v[i].off);
+        cr.v[i].bare = !typed && mg__nav_bare_misses_methods(fl, off + cr.v[i].off);
         cr.v[i].std = mg__nav_receiver_stdlib(fl, off + cr.v[i].off, from->start_line + cr.v[i].line - 1);
         bool dup = false; /* a name once, once per receiver type (and bare or not) */
         for (size_t k = 0; k < i && !dup; k++)

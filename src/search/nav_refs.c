@@ -234,7 +234,35 @@ struct refs_run {
     struct occs o;
     const char *after_path; /* the cursor: references after this one */
     int after_line;
+    bool methods_only;      /* every definition of the name is a method: bare uses are others' */
 };
+
+/* Whether every definition of name is a method (at least one). */
+static int only_methods(struct nav *v, const char *name, bool *yes)
+{
+    struct resolved *r = mg__nav_defs_of(v, name);
+    if (!r) return -1;
+    *yes = r->n > 0;
+    for (size_t i = 0; i < r->n && *yes; i++) {
+        struct file *fl;
+        const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
+        if (!d) {
+            if (v->err->code) return -1;
+            continue;
+        }
+        *yes = d->kind && strcmp(d->kind, "method") == 0;
+    }
+    return 0;
+}
+
+/* A use that cannot be the repo's name: bare where only methods are
+ * defined (a local, a parameter, a builtin of that name), or through a
+ * module or a type of the standard library (nav_stdlib.c). */
+static bool not_ours(const struct refs_run *rr, const struct file *fl, const struct occ *oc)
+{
+    return (rr->methods_only && mg__nav_bare_misses_methods(fl, oc->off)) ||
+           mg__nav_receiver_stdlib(fl, oc->off, oc->line);
+}
 
 static int refs_file(struct nav *v, struct file *fl, void *ud)
 {
@@ -244,7 +272,7 @@ static int refs_file(struct nav *v, struct file *fl, void *ud)
     bool cursor_file = rr->after_path && strcmp(fl->path, rr->after_path) == 0;
     for (size_t k = 0; k < rr->o.n; k++) {
         const struct occ *oc = &rr->o.v[k];
-        if (oc->def || (cursor_file && oc->line <= rr->after_line)) continue;
+        if (oc->def || (cursor_file && oc->line <= rr->after_line) || not_ours(rr, fl, oc)) continue;
         struct mg_nav_refs *o = rr->out;
         if (o->n >= rr->limit) { /* a full page: the next starts after its last reference */
             const struct mg_nav_site *last = &o->v[o->n - 1];
@@ -281,7 +309,7 @@ int mg_nav_references(struct mg_db *d, const struct mg_filter *f, const char *qn
     char name[MG_TOKEN_MAX * 4];
     if (mg__nav_plain_name(qname, name, sizeof(name), err) != 0) return -1;
     if (limit == 0) limit = 1;
-    struct refs_run rr = {out, limit, {0}, NULL, 0};
+    struct refs_run rr = {out, limit, {0}, NULL, 0, false};
     char *cpath = NULL;
     if (cursor && *cursor) { /* "path:line", as next_cursor gave it */
         const char *colon = strrchr(cursor, ':');
@@ -297,6 +325,7 @@ int mg_nav_references(struct mg_db *d, const struct mg_filter *f, const char *qn
     struct nav v;
     int rc = mg__nav_open(&v, d, f, deadline, err);
     if (rc == 0 && !cursor) rc = add_defs(&v, name, &out->defs, &out->ndefs);
+    if (rc == 0) rc = only_methods(&v, name, &rr.methods_only);
     if (rc == 0) rc = mg__nav_candidates(&v, name, rr.after_path, refs_file, &rr, &out->candidate_files);
     if (rc == 1) out->truncated = true;
     out->complete = rc == 0 && !cursor;
