@@ -60,7 +60,11 @@ static const char *const FILES[][2] = {
                    "    def put(self, k):\n"                /* 2 */
                    "        return k\n"                     /* 3 */
                    "def put_all(xs):\n"                     /* 4 */
-                   "    return [put(x) for x in xs]\n"},    /* 5 */
+                   "    return [put(x) for x in xs]\n"      /* 5 */
+                   "class Shelf:\n"                         /* 6 */
+                   "    def take(self):\n"                  /* 7 */
+                   "        return 1\n"                     /* 8 */
+                   "    grab = take\n"},                    /* 9 */
     {"ts/bare.ts", "class W { draw(): number { return 1; } }\n"          /* 1 */
                    "export function paint(): number { return draw(); }\n"}, /* 2 */
     {"cpp/k.cpp", "struct K { int a() { return 1; } int b() { return a(); } };\n"}, /* 1 */
@@ -242,6 +246,8 @@ TEST(nav_type_references_leave_out_what_cannot_be_the_repos)
     struct mg_db *d = open_repo();
     /* put is only a method (Store.put): its bare uses are a builtin's or a global's */
     ASSERT_EQ_STR(refs(d, "put"), "");
+    /* but a Python class body names its own methods bare */
+    ASSERT_EQ_STR(refs(d, "take"), "py/bare.py:9");
     /* copy is a function: shutil.copy is the library's, store.copy and copy stay */
     ASSERT_EQ_STR(refs(d, "copy"), "py/std.py:16 py/std.py:17");
     /* Bytes: out is a bufio.Reader (the library's); mine a *Buf, b unknown */

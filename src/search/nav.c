@@ -271,15 +271,27 @@ bool mg__nav_function_like(const char *kind)
 }
 
 /* nav_int.h */
-bool mg__nav_bare_misses_methods(const struct file *fl, size_t off)
+bool mg__nav_bare_misses_methods(const struct file *fl, size_t off, int line)
 {
     if (!fl->lang || !mg__nav_in_words(" python go javascript typescript tsx rust php ", fl->lang, strlen(fl->lang)))
         return false;
     const char *t = fl->text;
     size_t b = off;
     while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
-    return !(b > 0 && (t[b - 1] == '.' || t[b - 1] == '$' || (b > 1 && t[b - 1] == '>' && t[b - 2] == '-') ||
-                       (b > 1 && t[b - 1] == ':' && t[b - 2] == ':')));
+    if (b > 0 && (t[b - 1] == '.' || t[b - 1] == '$' || (b > 1 && t[b - 1] == '>' && t[b - 2] == '-') ||
+                  (b > 1 && t[b - 1] == ':' && t[b - 2] == ':')))
+        return false;
+    if (strcmp(fl->lang, "python") != 0) return true;
+    /* a Python class body names its methods bare (`source = property(getsource)`): a class around
+     * the line with no function between */
+    const struct mg_nav_def *fn = mg__nav_enclosing(fl, line, true), *cls = NULL;
+    for (size_t i = 0; i < fl->ndefs; i++) {
+        const struct mg_nav_def *d = &fl->defs[i];
+        if (d->kind && strcmp(d->kind, "class") == 0 && d->start_line <= line && d->end_line >= line &&
+            (!cls || d->end_line - d->start_line < cls->end_line - cls->start_line))
+            cls = d;
+    }
+    return !(cls && (!fn || fn->end_line - fn->start_line > cls->end_line - cls->start_line));
 }
 
 /* nav_int.h; a Python call of `norm` is no call of a Go function norm */
