@@ -106,10 +106,6 @@ static bool same_stem(const char *a, const char *b)
     return da - a == db - b && memcmp(a, b, (size_t)(da - a)) == 0;
 }
 
-/* How a called name resolves from a file (nav.h's confidences): its own
- * definition there ("exact"), else the repo's by name in a language that can
- * call it, those in files the caller imports or includes first ("import" when
- * they are all in one file, else "name"). *to is NULL when there is none. */
 /* A definition a call may reach: function-like, and no method when the call
  * is bare where that cannot be one (mg__nav_bare_misses_methods). */
 static bool callable(const struct mg_nav_def *d, bool no_methods)
@@ -117,6 +113,11 @@ static bool callable(const struct mg_nav_def *d, bool no_methods)
     return mg__nav_function_like(d->kind) && !(no_methods && strcmp(d->kind, "method") == 0);
 }
 
+/* How a called name resolves from a file (nav.h's confidences): its own
+ * definition there ("exact"), else the repo's by name in a language that can
+ * call it, those in files the caller imports or includes first ("import" when
+ * they are all in one file, else "name"); no method when no_methods. *to is
+ * NULL when there is none. */
 static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, const char *name, const char *rtype,
                    bool no_methods, struct mg_nav_def **to, const char **confidence, unsigned *ncand)
 {
@@ -548,7 +549,8 @@ struct callees_run {
     const char *self; /* the definition's own name: its first occurrence is no call */
     bool self_seen;
     int lo, hi;       /* the definition's lines */
-    /* field, type: a call through it; bare: no receiver (mg__nav_bare_misses_methods); std: into the standard library */
+    /* field, type: a call through it; bare: no receiver (mg__nav_bare_misses_methods); std: into the
+     * standard library */
     struct call { size_t off; int line; size_t len; char *field, *type; bool bare, std; } *v;
     size_t n, cap;
     bool failed;

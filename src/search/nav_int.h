@@ -163,15 +163,15 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
 
 /* ---- nav_type.c: receivers' declared types ---- */
 
-/* The declared type of the receiver of the member call at fl->text[off]
- * (line; `a.m(`, `a->m(`): `self`/`this` the enclosing method's container,
- * else a declaration in the enclosing function. false when unknown. */
 /* Whether the name at off (on line) has no receiver (`name`, not `x.name`,
  * `x->name`, `T::name`) in a language where such a name never reaches a
  * method: Python (but in a class body), Go, JavaScript/TypeScript, Rust and
  * PHP (a method needs self., this., a value or a path); in C++, Java, C#,
  * Ruby… it may be one of the enclosing class's (nav.c). */
 bool mg__nav_bare_misses_methods(const struct file *fl, size_t off, int line);
+/* The declared type of the receiver of the member call at fl->text[off]
+ * (line; `a.m(`, `a->m(`): `self`/`this` the enclosing method's container,
+ * else a declaration in the enclosing function. false when unknown. */
 bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *out, size_t cap);
 /* The first part of the receiver's declared type when it is qualified by `.`
  * (`t *testing.T`, `buf := bytes.Buffer{}`, `p: pathlib.Path`): its offset

@@ -257,8 +257,8 @@ static int only_methods(struct nav *v, const char *name, bool *yes)
 
 /* A use that cannot be the repo's name: bare where only methods are
  * defined (a local, a parameter, a builtin of that name; not in a Python
- * class body), or through a
- * module or a type of the standard library (nav_stdlib.c). */
+ * class body), or through a module or a type of the standard library
+ * (nav_stdlib.c). */
 static bool not_ours(const struct refs_run *rr, const struct file *fl, const struct occ *oc)
 {
     return (rr->methods_only && mg__nav_bare_misses_methods(fl, oc->off, oc->line)) ||

@@ -72,8 +72,7 @@ static size_t type_at(const char *t, size_t n, size_t i, char *out, size_t cap, 
         if (e + 1 < n && t[e] == '.' && ident(t, n, e + 1)) {
             if (!q->len) *q = (struct qual){i, l};
             i = e + 1;
-        }
-        else if (e + 2 < n && t[e] == ':' && t[e + 1] == ':' && ident(t, n, e + 2) &&
+        } else if (e + 2 < n && t[e] == ':' && t[e + 1] == ':' && ident(t, n, e + 2) &&
                  !(e + 2 + ident(t, n, e + 2) < n && t[e + 2 + ident(t, n, e + 2)] == '('))
             i = e + 2;
         else break;
