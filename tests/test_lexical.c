@@ -8,7 +8,9 @@
 
 #include "fixtures.h"
 #include "search/search.h"
+#include "search/search_int.h"
 #include "store/catalog.h"
+#include "store/db.h"
 #include "util/config.h"
 
 struct env {
@@ -160,4 +162,42 @@ TEST(scope_cache_follows_a_new_index_run)
     p = search_paths(&e, "zebra", src, 1);
     ASSERT_EQ_STR(p, "src/three.c");
     free(p);
+}
+
+/* A re-index that removes a file between a search's ranking and its reading
+ * of the hits' text (the watcher does this beside a running search) drops
+ * that file's hits; the search does not fail. */
+TEST(hits_of_a_file_removed_after_ranking_are_dropped)
+{
+    struct env e;
+    open_env(&e);
+    put(&e, "src/one.c", "walrus");
+    put(&e, "src/two.c", "walrus");
+    index_repo(&e);
+    load_config(&e);
+    struct mg_err err = {0};
+    struct mg_repo *rv;
+    size_t nr;
+    const char *ids[1] = {"lx"};
+    if (mg_catalog_resolve(&e.cfg, ids, 1, NULL, &rv, &nr, &err) != 0) FAIL("resolve: %s", err.msg);
+    struct mg_search_req req = {.query = "walrus", .mode = MG_MODE_LEXICAL, .limit = 10};
+    struct mg__repo r = {.cfg = &e.cfg, .repo = &rv[0], .q = &req, .err = &err};
+    r.terms.lines = true;
+    if (mg_db_get(NULL, rv[0].dbpath, 0, &r.d, &err) != 0) FAIL("open: %s", err.msg);
+    struct mg_results out = {0};
+    ASSERT_EQ_INT(mg__lexical(&r, "walrus", &out, 0, 10), 0);
+    ASSERT_EQ_INT((int)out.n, 2);
+    for (size_t i = 0; i < out.n; i++) ASSERT(out.v[i].text_file != 0);
+    char gone[4096];
+    snprintf(gone, sizeof(gone), "%s/src/one.c", e.repo);
+    ASSERT_EQ_INT(unlink(gone), 0);
+    index_repo(&e);
+    if (mg__hits_text(&r, &out, 0) != 0) FAIL("hits' text: %s", err.msg);
+    ASSERT_EQ_INT((int)out.n, 1);
+    ASSERT_EQ_STR(out.v[0].path, "src/two.c");
+    ASSERT(out.v[0].snippet && strstr(out.v[0].snippet, "walrus"));
+    mg__repo_release(&r);
+    mg_db_put(NULL, &r.d);
+    mg_results_release(&out);
+    free(rv);
 }

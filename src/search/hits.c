@@ -84,9 +84,10 @@ int mg__file_text(struct mg__repo *r, int64_t id, const char **text, size_t *len
     struct mg_idx_cur c;
     struct mg_idx_row row;
     if (mg_idx_file_by_id(r->d, id, MG_IDX_TEXT, &c, r->err) != 0) return -1;
-    if (mg_idx_next(&c, &row) <= 0) {
+    int got = mg_idx_next(&c, &row);
+    if (got <= 0) {
         mg_idx_done(&c);
-        return mg_db_error(r->d, "read file text", r->err);
+        return got == 0 ? 1 : mg_db_error(r->d, "read file text", r->err);
     }
     int rc = mg_idx_text(&row, MAX_FILE_TEXT, &r->text, &r->text_len);
     mg_idx_done(&c);
@@ -359,9 +360,10 @@ static int cmp_text_file(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int mg__hits_text(struct mg__repo *r, struct mg_hit *v, size_t n)
+int mg__hits_text(struct mg__repo *r, struct mg_results *out, size_t base)
 {
-    size_t m = 0;
+    struct mg_hit *v = out->v + base;
+    size_t n = out->n - base, m = 0;
     for (size_t i = 0; i < n; i++) m += v[i].text_file != 0;
     if (m == 0) return 0;
     struct mg_hit **by = malloc(m * sizeof(*by));
@@ -371,12 +373,27 @@ int mg__hits_text(struct mg__repo *r, struct mg_hit *v, size_t n)
         if (v[i].text_file) by[m++] = &v[i];
     qsort(by, m, sizeof(*by), cmp_text_file);
     int rc = 0;
+    bool gone = false;
     for (size_t i = 0; i < m && rc == 0; i++) {
         const char *t;
         size_t len;
         rc = mg__file_text(r, by[i]->text_file, &t, &len);
-        if (rc == 0) rc = hit_text(r, by[i], t, len);
+        if (rc == 1) { /* the file left the index since the hit was ranked */
+            by[i]->text_file = -1;
+            gone = true;
+            rc = 0;
+        } else if (rc == 0) {
+            rc = hit_text(r, by[i], t, len);
+        }
     }
     free(by);
+    if (gone) { /* its hits go: there is nothing left to show of them */
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (v[i].text_file == -1) mg_hit_release(&v[i]);
+            else v[k++] = v[i];
+        }
+        out->n = base + k;
+    }
     return rc;
 }

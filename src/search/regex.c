@@ -160,7 +160,8 @@ static int regex_file(struct rx *c, const struct rfile *rf)
     const char *path = rf->path, *lang = rf->lang;
     const char *t;
     size_t len;
-    if (mg__file_text(r, fid, &t, &len) != 0) return -1;
+    int got = mg__file_text(r, fid, &t, &len);
+    if (got != 0) return got < 0 ? -1 : 0; /* 1: the file left the index meanwhile */
     struct fchunk *ch = NULL;
     size_t nch = 0;
     bool loaded = false;

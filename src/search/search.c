@@ -181,7 +181,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
             qsort(out->v + base, out->n - base, sizeof(*out->v), positional(out) ? cmp_position : cmp_score);
             while (out->n - base > (size_t)limit) mg_hit_release(&out->v[--out->n]);
         }
-        if (rc == 0 && mg__hits_text(&r, out->v + base, out->n - base) != 0) rc = -1;
+        if (rc == 0 && mg__hits_text(&r, out, base) != 0) rc = -1;
         mg__repo_release(&r);
         if (rc == 0) mark_stale(&r, out, base);
         mg_db_put(q->pool, &r.d);

@@ -87,7 +87,9 @@ void mg__wide_reset(struct mg__wide *w);
 
 /* A new zeroed hit at the end of r (NULL: out of memory). */
 struct mg_hit *mg__hit_new(struct mg_results *r);
-/* The stored text of file id (cached for consecutive hits in one file). */
+/* The stored text of file id (cached for consecutive hits in one file).
+ * 0, 1 when the file is no longer in the index (a re-index removed or
+ * replaced it after the caller found its id), or -1 (r->err). */
 int mg__file_text(struct mg__repo *r, int64_t id, const char **text, size_t *len);
 /* Lines [first, last] of t as a snippet (each cut to a line's maximum);
  * from is the start of line from_line. NULL: out of memory. */
@@ -105,9 +107,10 @@ int mg__terms_words(struct mg__repo *r, const char *query);
  * costs its file's text unpacked and its lines tokenized). 0 or -1 (r->err). */
 int mg__chunk_hit(struct mg__repo *r, struct mg_results *out, const struct mg_idx_row *row, double score);
 /* The best line, snippet and (terms.lines) matching lines of the hits
- * v[0..n) that mg__chunk_hit left unread, each file's text unpacked once.
+ * out->v[base..n) that mg__chunk_hit left unread, each file's text
+ * unpacked once; the hits of files no longer in the index are dropped.
  * 0 or -1 (r->err). */
-int mg__hits_text(struct mg__repo *r, struct mg_hit *v, size_t n);
+int mg__hits_text(struct mg__repo *r, struct mg_results *out, size_t base);
 
 /* ---- the modes: each appends at most limit hits (more when tied) to out ---- */
 

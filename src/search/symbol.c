@@ -113,7 +113,12 @@ static int symbol_hit(struct sym *c, const struct mg_idx_row *row, double score)
     h->score = score;
     const char *t;
     size_t len;
-    if (mg__file_text(r, row->file_id, &t, &len) != 0) return -1;
+    int got = mg__file_text(r, row->file_id, &t, &len);
+    if (got != 0) { /* 1: the file left the index since the row was read */
+        mg_hit_release(h);
+        c->out->n--;
+        return got < 0 ? -1 : 0;
+    }
     int last = h->start_line + 2 < h->end_line ? h->start_line + 2 : h->end_line;
     h->snippet = mg__snippet_lines(t, len, 0, 1, h->start_line, last);
     h->snippet_line = h->start_line;

@@ -16,7 +16,11 @@ const DEADLINE_MS = 15000;
 let world;
 
 function mg(args, env = {}) {
-  return execFileSync(MEMGATE_BIN, args, { env: { ...world.env, ...env }, cwd: world.cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    return execFileSync(MEMGATE_BIN, args, { env: { ...world.env, ...env }, cwd: world.cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) { // say what memgate said, not only that it failed
+    throw new Error(`memgate ${args.join(' ')}: exit ${e.status}\nstdout: ${e.stdout}\nstderr: ${e.stderr}`);
+  }
 }
 
 function search(q, repo, mode = 'lexical') {
