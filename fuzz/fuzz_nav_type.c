@@ -1,6 +1,7 @@
 /* fuzz_nav_type.c — the receiver-type and dispatch parsers of navigation
  * (search/nav_type.c, search/nav_dispatch.c) and the standard-library
- * import reader (search/nav_stdlib.c) on hostile input: the first
+ * import reader (search/nav_stdlib.c; the bare-name check, mg_nav_py_unbound_of,
+ * at the text's first 64 lower-case words) on hostile input: the first
  * byte picks a language, the rest is the text (not NUL-terminated, so ASan
  * sees any read past it). The receiver's type is asked at every member call
  * (a name after `.` or `->`), as `self`'s class too; the bases of a type
@@ -50,6 +51,15 @@ MG_FUZZ_TARGET(nav_type)
             abort();
         if (mg_nav_receiver_of(lang, text, n, "Self", i, out, 8) && strlen(out) >= 8) abort();
         (void)mg_nav_receiver_stdlib_of(lang, text, n, i); /* the imports' reader: no read past the text */
+    }
+    /* bare Python names: the imports' reader in its any-module mode */
+    for (size_t i = 0, names = 0; i < n && names < 64; i++) {
+        bool start = (text[i] >= 'a' && text[i] <= 'z') || text[i] == '_';
+        if (!start || (i > 0 && ((text[i - 1] >= 'a' && text[i - 1] <= 'z') || text[i - 1] == '_'))) continue;
+        size_t k = i;
+        while (k < n && ((text[k] >= 'a' && text[k] <= 'z') || text[k] == '_')) k++;
+        names++;
+        (void)mg_nav_py_unbound_of(text, n, i, k - i);
     }
     char name[64] = "T";
     size_t s = 0;

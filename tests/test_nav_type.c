@@ -117,6 +117,32 @@ static const char *const FILES[][2] = {
                       "\tb := bufio.NewReader(nil)\n"            /* 25 */
                       "\tb.Bytes()\n"                            /* 26 */
                       "}\n"},                                    /* 27 */
+    /* Python's bare names: a definition the line sees, or an import, else a local or a builtin */
+    {"py/scope/helpers.py", "def fmt(x):\n"           /* 1 */
+                            "    return x\n"          /* 2 */
+                            "def wrap(f):\n"          /* 3 */
+                            "    return f\n"          /* 4 */
+                            "def outer(a):\n"         /* 5 */
+                            "    def inner(b):\n"     /* 6 */
+                            "        return b\n"      /* 7 */
+                            "    return inner(a)\n"   /* 8 */
+                            "def later(a):\n"         /* 9 */
+                            "    return fmt(a)\n"},   /* 10 */
+    {"py/scope/use_import.py", "from .helpers import (\n" /* 1 */
+                               "    fmt,\n"               /* 2 */
+                               ")\n"                      /* 3 */
+                               "def show_i(a):\n"         /* 4 */
+                               "    return fmt(a)\n"},    /* 5 */
+    {"py/scope/use_star.py", "from .helpers import *\n" /* 1 */
+                             "def show_s(a):\n"         /* 2 */
+                             "    return wrap(a)\n"},   /* 3 */
+    {"py/scope/no_import.py", "import os\n"             /* 1 */
+                              "def show_n(fmt, a):\n"   /* 2 */
+                              "    inner(a)\n"          /* 3 */
+                              "    return fmt(a)\n"     /* 4 */
+                              "def wrap_n(a):\n"        /* 5 */
+                              "    wrap = a\n"          /* 6 */
+                              "    return wrap\n"},     /* 7 */
 };
 
 static struct mg_db *open_repo(void)
@@ -252,5 +278,26 @@ TEST(nav_type_references_leave_out_what_cannot_be_the_repos)
     ASSERT_EQ_STR(refs(d, "copy"), "py/std.py:16 py/std.py:17");
     /* Bytes: out is a bufio.Reader (the library's); mine a *Buf, b unknown */
     ASSERT_EQ_STR(refs(d, "Bytes"), "go/std/std.go:22 go/std/std.go:26");
+    mg_db_close(&d);
+}
+
+TEST(nav_type_python_bare_names_bind_only_what_the_file_sees)
+{
+    struct mg_db *d = open_repo();
+    /* a module-level function in its own file, through `from … import (…)`, through a star import;
+     * not a parameter of the same name in a file that never imports it */
+    ASSERT_EQ_STR(refs(d, "fmt"), "py/scope/helpers.py:10 py/scope/use_import.py:2 py/scope/use_import.py:5");
+    ASSERT_EQ_STR(refs(d, "wrap"), "py/scope/use_star.py:3");
+    /* a nested function is seen inside the function around it only */
+    ASSERT_EQ_STR(refs(d, "inner"), "py/scope/helpers.py:8");
+    ASSERT_EQ_STR(callees(d, "later"), "10->py/scope/helpers.py:1:fmt(exact)");
+    ASSERT_EQ_STR(callees(d, "show_i"), "5->py/scope/helpers.py:1:fmt(import)");
+    ASSERT_EQ_STR(callees(d, "show_n"), "");
+    struct mg_err err = {0};
+    struct mg_nav_graph g;
+    ASSERT_EQ_INT(mg_nav_callers(d, NULL, "inner", 1, 100, 0, &g, &err), 0);
+    ASSERT_EQ_INT(g.n, 1);
+    ASSERT_EQ_STR(g.v[0].from->name, "outer");
+    mg_nav_graph_release(&g);
     mg_db_close(&d);
 }

@@ -121,6 +121,7 @@ static void file_free(struct file *fl)
     mg__nav_defs_free(fl->defs, fl->ndefs);
     for (size_t i = 0; i < fl->nimps; i++) free(fl->imps[i].p);
     free(fl->imps);
+    free(fl->py_name);
     free(fl);
 }
 

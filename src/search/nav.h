@@ -161,6 +161,10 @@ bool mg_nav_receiver_of(const char *lang, const char *text, size_t len, const ch
  * R's declared type is (search/nav_stdlib.c): one function spanning the whole
  * text, for the fuzz target. */
 bool mg_nav_receiver_stdlib_of(const char *lang, const char *text, size_t len, size_t off);
+/* Whether the Python name of n bytes at off of text, bare, is bound by
+ * nothing of text's (search/nav_stdlib.c's mg__nav_py_unbound; the text is
+ * one module with no definitions), for the fuzz target. */
+bool mg_nav_py_unbound_of(const char *text, size_t len, size_t off, size_t n);
 size_t mg_nav_bases(const char *lang, const char *text, size_t len, const char *name, int line,
                     void (*cb)(void *ud, const char *base), void *ud);
 

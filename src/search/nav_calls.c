@@ -345,7 +345,9 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         char rt[128];
         bool typed = mg__nav_receiver_type(fl, oc->off, oc->line, rt, sizeof(rt));
         bool no_methods = !typed && mg__nav_bare_misses_methods(fl, oc->off, oc->line);
-        bool stdlib = mg__nav_receiver_stdlib(fl, oc->off, oc->line); /* the library's: no edge to the repo */
+        /* the library's, or a Python local or builtin: no edge to the repo */
+        bool stdlib = mg__nav_receiver_stdlib(fl, oc->off, oc->line) ||
+                      mg__nav_py_unbound(fl, oc->off, strlen(cr->name), oc->line);
         if (stdlib) {
             to = NULL;
             conf = "external";
@@ -686,7 +688,8 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
         }
         int at_line = from->start_line + cr.v[i].line - 1;
         cr.v[i].bare = !typed && mg__nav_bare_misses_methods(fl, off + cr.v[i].off, at_line);
-        cr.v[i].std = mg__nav_receiver_stdlib(fl, off + cr.v[i].off, at_line);
+        cr.v[i].std = mg__nav_receiver_stdlib(fl, off + cr.v[i].off, at_line) ||
+                      mg__nav_py_unbound(fl, off + cr.v[i].off, cr.v[i].len, at_line);
         bool dup = false; /* a name once, once per receiver type (and bare or not) */
         for (size_t k = 0; k < i && !dup; k++)
             dup = !cr.v[k].field && cr.v[k].len == cr.v[i].len &&

@@ -34,6 +34,8 @@ struct file {
     struct imp { enum mg_nav_imp how; char *p; } *imps; /* what its imports name (file_imports) */
     size_t nimps, capimps;
     bool imps_loaded, imps_failed;
+    char *py_name;           /* the last name mg__nav_py_unbound looked for in the imports ... */
+    bool py_imported;        /* ... and whether one binds it */
 };
 
 /* A function stored into a field (nav_ptr.c): its name, the struct it was
@@ -182,6 +184,13 @@ bool mg__nav_receiver_qualifier(const struct file *fl, size_t off, int line, siz
  * Go's standard library (nav_stdlib.c): the call is the library's, never the
  * repo's. */
 bool mg__nav_receiver_stdlib(const struct file *fl, size_t off, int line);
+/* Whether the Python name at off (n bytes, on line), bare (no `x.` before
+ * it), can bind to none of the repo's definitions: the file neither defines
+ * it where the line sees it (module level, a function around the line, the
+ * class whose body holds the line) nor imports it (`import`, `from … import`,
+ * a star import), so it is a local, a parameter or a builtin. false for other
+ * languages (nav_stdlib.c). */
+bool mg__nav_py_unbound(struct file *fl, size_t off, size_t n, int line);
 
 /* ---- nav_dispatch.c: interface and virtual dispatch ---- */
 

@@ -257,12 +257,14 @@ static int only_methods(struct nav *v, const char *name, bool *yes)
 
 /* A use that cannot be the repo's name: bare where only methods are
  * defined (a local, a parameter, a builtin of that name; not in a Python
- * class body), or through a module or a type of the standard library
+ * class body), through a module or a type of the standard library, or a
+ * bare Python name the file neither defines in sight nor imports
  * (nav_stdlib.c). */
-static bool not_ours(const struct refs_run *rr, const struct file *fl, const struct occ *oc)
+static bool not_ours(const struct refs_run *rr, struct file *fl, const struct occ *oc)
 {
     return (rr->methods_only && mg__nav_bare_misses_methods(fl, oc->off, oc->line)) ||
-           mg__nav_receiver_stdlib(fl, oc->off, oc->line);
+           mg__nav_receiver_stdlib(fl, oc->off, oc->line) ||
+           mg__nav_py_unbound(fl, oc->off, rr->o.nlen, oc->line);
 }
 
 static int refs_file(struct nav *v, struct file *fl, void *ud)

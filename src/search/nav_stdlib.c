@@ -19,6 +19,7 @@
  */
 #include "search/nav_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "index/lex.h"
@@ -71,8 +72,9 @@ static bool word_is(const char *s, const char *e, const char *w)
 /* ---- 2. Python imports ----------------------------------------------------------------------------- */
 
 /* In "a, b as c, (d)" up to e: whether r (rl bytes) is bound, each name's
- * first part checked against the list when std is false (`import` lines). */
-static bool py_binds(const char *s, const char *e, const char *r, size_t rl, bool std, bool *open)
+ * first part checked against the list when std is false (`import` lines);
+ * `*` binds every name when star. */
+static bool py_binds(const char *s, const char *e, const char *r, size_t rl, bool std, bool star, bool *open)
 {
     while (s < e) {
         s = ws(s, e);
@@ -85,6 +87,7 @@ static bool py_binds(const char *s, const char *e, const char *r, size_t rl, boo
         size_t top;
         const char *n = s, *ne = dotted(s, e, &top);
         if (ne == n) {
+            if (star && s < e && *s == '*') return true;
             if (s < e && *s != ',' && *s != ')' && *s != '\\') return false;
             s++;
             continue;
@@ -104,24 +107,26 @@ static bool py_binds(const char *s, const char *e, const char *r, size_t rl, boo
     return false;
 }
 
-static bool py_stdlib_name(const char *t, size_t len, const char *r, size_t rl)
+/* Whether an import of the file's binds r: one of the standard library's
+ * (std), or any (a star import binds every name). */
+static bool py_import_binds(const char *t, size_t len, const char *r, size_t rl, bool std)
 {
-    bool open = false, std_from = false; /* inside `from M import (`…`)` of a standard M */
+    bool open = false, bind_from = false; /* inside `from M import (`…`)` of a counted M */
     for (const char *l = t, *end = t + len; l < end;) {
         const char *e = memchr(l, '\n', (size_t)(end - l));
         if (!e) e = end;
         const char *s = ws(l, e);
         if (open) {
-            if (std_from && py_binds(s, e, r, rl, true, &open)) return true;
+            if (bind_from && py_binds(s, e, r, rl, true, !std, &open)) return true;
         } else if (word_is(s, e, "import")) {
-            if (py_binds(s + 6, e, r, rl, false, &open)) return true;
+            if (py_binds(s + 6, e, r, rl, !std, false, &open)) return true;
             open = false;
         } else if (word_is(s, e, "from")) {
             size_t top;
             const char *m = ws(s + 4, e), *me = dotted(m, e, &top);
-            std_from = me > m && mg__nav_in_words(PY_STDLIB, m, top);
+            bind_from = !std || (me > m && mg__nav_in_words(PY_STDLIB, m, top)); /* (`from .a import`: top 0) */
             const char *im = ws(me, e);
-            if (std_from && word_is(im, e, "import") && py_binds(im + 6, e, r, rl, true, &open)) return true;
+            if (bind_from && word_is(im, e, "import") && py_binds(im + 6, e, r, rl, true, !std, &open)) return true;
         }
         l = e + 1;
     }
@@ -181,7 +186,7 @@ static bool go_stdlib_name(const char *t, size_t len, const char *r, size_t rl)
 
 static bool stdlib_name(const struct file *fl, const char *r, size_t rl)
 {
-    return strcmp(fl->lang, "python") == 0 ? py_stdlib_name(fl->text, fl->len, r, rl)
+    return strcmp(fl->lang, "python") == 0 ? py_import_binds(fl->text, fl->len, r, rl, true)
                                             : go_stdlib_name(fl->text, fl->len, r, rl);
 }
 
@@ -212,6 +217,48 @@ bool mg__nav_receiver_stdlib(const struct file *fl, size_t off, int line)
     return line > 0 && mg__nav_receiver_qualifier(fl, off, line, &qo, &ql) && stdlib_name(fl, t + qo, ql);
 }
 
+/* ---- 5. bare Python names ------------------------------------------------------------------------- */
+
+static bool scope_kind(const char *kind) { return kind && (mg__nav_function_like(kind) || strcmp(kind, "class") == 0); }
+
+/* The innermost function or class around lines [lo, hi] but d. */
+static const struct mg_nav_def *py_scope(const struct file *fl, int lo, int hi, const struct mg_nav_def *d)
+{
+    const struct mg_nav_def *best = NULL;
+    for (size_t i = 0; i < fl->ndefs; i++) {
+        const struct mg_nav_def *s = &fl->defs[i];
+        if (s == d || !scope_kind(s->kind) || s->start_line > lo || s->end_line < hi) continue;
+        if (!best || s->end_line - s->start_line < best->end_line - best->start_line) best = s;
+    }
+    return best;
+}
+
+bool mg__nav_py_unbound(struct file *fl, size_t off, size_t n, int line)
+{
+    if (!fl->lang || strcmp(fl->lang, "python") != 0 || !fl->text || off + n > fl->len) return false;
+    const char *t = fl->text, *name = t + off;
+    size_t b = off;
+    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+    if (b > 0 && t[b - 1] == '.') return false;
+    /* a definition of the name that the line sees: at module level, in a function around the line, or
+     * in the class whose body the line is in */
+    const struct mg_nav_def *at = py_scope(fl, line, line, NULL);
+    for (size_t i = 0; i < fl->ndefs; i++) {
+        const struct mg_nav_def *d = &fl->defs[i];
+        if (!d->name || strlen(d->name) != n || memcmp(d->name, name, n) != 0) continue;
+        const struct mg_nav_def *sc = py_scope(fl, d->start_line, d->end_line, d);
+        if (!sc || (sc->start_line <= line && sc->end_line >= line && (mg__nav_function_like(sc->kind) || sc == at)))
+            return false;
+    }
+    /* ... or an import (the file's imports, read once per name) */
+    if (!fl->py_name || strlen(fl->py_name) != n || memcmp(fl->py_name, name, n) != 0) {
+        free(fl->py_name);
+        if (!(fl->py_name = strndup(name, n))) return false; /* (out of memory: keep the use) */
+        fl->py_imported = py_import_binds(t, fl->len, name, n, false);
+    }
+    return !fl->py_imported;
+}
+
 /* nav.h */
 bool mg_nav_receiver_stdlib_of(const char *lang, const char *text, size_t len, size_t off)
 {
@@ -225,4 +272,13 @@ bool mg_nav_receiver_stdlib_of(const char *lang, const char *text, size_t len, s
     struct mg_nav_def fn = {.name = "f", .kind = "function", .start_line = 1, .end_line = lines};
     struct file fl = {.lang = (char *)lang, .text = (char *)text, .len = len, .defs = &fn, .ndefs = 1};
     return mg__nav_receiver_stdlib(&fl, off, line);
+}
+
+/* nav.h */
+bool mg_nav_py_unbound_of(const char *text, size_t len, size_t off, size_t n)
+{
+    struct file fl = {.lang = "python", .text = (char *)text, .len = len};
+    bool r = mg__nav_py_unbound(&fl, off, n, 1);
+    free(fl.py_name);
+    return r;
 }
