@@ -143,6 +143,28 @@ static const char *const FILES[][2] = {
                               "def wrap_n(a):\n"        /* 5 */
                               "    wrap = a\n"          /* 6 */
                               "    return wrap\n"},     /* 7 */
+    /* Python attributes: the value's type where it is known */
+    {"py/attr.py", "class Keys:\n"                      /* 1 */
+                   "    def update(self, k):\n"         /* 2 */
+                   "        return k\n"                 /* 3 */
+                   "class Node:\n"                      /* 4 */
+                   "    def __init__(self):\n"          /* 5 */
+                   "        self.keys = Keys()\n"       /* 6 */
+                   "        self.names = {}\n"          /* 7 */
+                   "    def refresh(self, other):\n"    /* 8 */
+                   "        self.keys.update(1)\n"      /* 9 */
+                   "        self.names.update(2)\n"     /* 10 */
+                   "        self.__dict__.update(3)\n"  /* 11 */
+                   "        seen = set()\n"             /* 12 */
+                   "        seen.update(4)\n"           /* 13 */
+                   "        other.update(5)\n"          /* 14 */
+                   "class Other:\n"                     /* 15 */
+                   "    def elsewhere(self):\n"         /* 16 */
+                   "        return self.update(6)\n"    /* 17 */
+                   "class SubKeys(Keys):\n"             /* 18 */
+                   "    def go2(self):\n"               /* 19 */
+                   "        return self.update(7)\n"    /* 20 */
+                   "import pkg.update as update\n"},    /* 21 */
 };
 
 static struct mg_db *open_repo(void)
@@ -298,6 +320,23 @@ TEST(nav_type_python_bare_names_bind_only_what_the_file_sees)
     ASSERT_EQ_INT(mg_nav_callers(d, NULL, "inner", 1, 100, 0, &g, &err), 0);
     ASSERT_EQ_INT(g.n, 1);
     ASSERT_EQ_STR(g.v[0].from->name, "outer");
+    mg_nav_graph_release(&g);
+    mg_db_close(&d);
+}
+
+TEST(nav_type_python_attributes_of_a_known_type_reach_only_its_methods)
+{
+    struct mg_db *d = open_repo();
+    /* self.keys is a Keys (self.keys = Keys() in __init__), other unknown, SubKeys derives from Keys;
+     * not a dict (a literal, __dict__), a set, nor self of a class unrelated to Keys; an import's
+     * module path or alias is no use of the method */
+    ASSERT_EQ_STR(refs(d, "update"), "py/attr.py:9 py/attr.py:14 py/attr.py:20");
+    ASSERT_EQ_STR(callees(d, "refresh"), "9->py/attr.py:2:update(type) 14->py/attr.py:2:update(exact)");
+    ASSERT_EQ_STR(callees(d, "elsewhere"), "");
+    struct mg_err err = {0};
+    struct mg_nav_graph g;
+    ASSERT_EQ_INT(mg_nav_callers(d, NULL, "update", 1, 100, 0, &g, &err), 0);
+    ASSERT_EQ_INT(g.n, 3);
     mg_nav_graph_release(&g);
     mg_db_close(&d);
 }

@@ -162,6 +162,7 @@ void mg__nav_close(struct nav *v)
     free(v->names);
     for (size_t i = 0; i < v->nptrs; i++) ptrs_free(&v->ptrs[i]);
     free(v->ptrs);
+    free(v->self_name);
 }
 
 /* A file by id, its row read (path, lang, scope); text and definitions only

@@ -348,6 +348,7 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         /* the library's, or a Python local or builtin: no edge to the repo */
         bool stdlib = mg__nav_receiver_stdlib(fl, oc->off, oc->line) ||
                       mg__nav_py_unbound(fl, oc->off, strlen(cr->name), oc->line);
+        if (!stdlib && mg__nav_py_attr_misses(v, fl, oc->off, oc->line, cr->name, &stdlib) != 0) return -1;
         if (stdlib) {
             to = NULL;
             conf = "external";
@@ -690,6 +691,10 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
         cr.v[i].bare = !typed && mg__nav_bare_misses_methods(fl, off + cr.v[i].off, at_line);
         cr.v[i].std = mg__nav_receiver_stdlib(fl, off + cr.v[i].off, at_line) ||
                       mg__nav_py_unbound(fl, off + cr.v[i].off, cr.v[i].len, at_line);
+        if (!cr.v[i].std && mg__nav_py_attr_misses(v, fl, off + cr.v[i].off, at_line, name, &cr.v[i].std) != 0) {
+            rc = -1;
+            break;
+        }
         bool dup = false; /* a name once, once per receiver type (and bare or not) */
         for (size_t k = 0; k < i && !dup; k++)
             dup = !cr.v[k].field && cr.v[k].len == cr.v[i].len &&

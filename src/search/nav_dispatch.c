@@ -19,6 +19,8 @@
  */
 #include "search/nav_int.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "index/lex.h"
@@ -153,6 +155,81 @@ int mg__nav_overrides(struct nav *v, const char *lang, const char *rtype, const 
     if (!d->container || strcmp(d->container, rtype) == 0 || !mg__nav_function_like(d->kind)) return 0;
     if (strcmp(lang, "go") == 0) return implements(v, d->container, rtype, yes);
     return derives(v, lang, d->container, rtype, MAX_DEPTH, yes);
+}
+
+/* Python's built-in types and typing's names for them: no method of the repo's is theirs. */
+static const char PY_BUILTIN_TYPES[] = " dict list set frozenset tuple str bytes bytearray int float complex bool"
+                                       " object Dict List Set FrozenSet Tuple Mapping MutableMapping Sequence"
+                                       " MutableSequence MutableSet Iterable Iterator ";
+
+/* Is name a Python class of the repo's? */
+static int py_class(struct nav *v, const char *name, bool *yes)
+{
+    *yes = false;
+    struct resolved *r = mg__nav_defs_of(v, name);
+    if (!r) return -1;
+    for (size_t i = 0; i < r->n && !*yes; i++) {
+        struct file *df;
+        const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &df);
+        *yes = d && d->kind && strcmp(d->kind, "class") == 0 && strcmp(df->lang, "python") == 0;
+    }
+    return v->err->code ? -1 : 0;
+}
+
+/* nav_int.h */
+int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int line, const char *name, bool *yes)
+{
+    *yes = false;
+    if (!fl->lang || strcmp(fl->lang, "python") != 0 || !fl->text || off > fl->len) return 0;
+    const char *t = fl->text;
+    size_t b = off;
+    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+    if (b == 0 || t[b - 1] != '.') return 0;
+    size_t e = --b;
+    while (b > 0 && idc(t[b - 1])) b--;
+    if (e - b == 8 && memcmp(t + b, "__dict__", 8) == 0) { /* x.__dict__ is a dict, whatever x */
+        *yes = true;
+        return 0;
+    }
+    char cls[128];
+    if (b == e || !mg__nav_receiver_type(fl, off, line, cls, sizeof(cls))) return 0; /* (a chain: self.a only) */
+    if (mg__nav_in_words(PY_BUILTIN_TYPES, cls, strlen(cls))) {
+        *yes = true;
+        return 0;
+    }
+    if (v->self_name && strcmp(v->self_name, name) == 0 && strcmp(v->self_cls, cls) == 0) {
+        *yes = v->self_miss;
+        return 0;
+    }
+    bool self = e - b == 4 && memcmp(t + b, "self", 4) == 0, known = self;
+    if (!known && py_class(v, cls, &known) != 0) return -1;
+    bool reach = !known; /* a type the repo does not define (a function's result, a library's class): may be */
+    struct resolved *rp = mg__nav_defs_of(v, name), rc;
+    if (!rp) return -1;
+    rc = *rp; /* as in derives */
+    for (size_t i = 0; i < rc.n && !reach; i++) {
+        struct file *df;
+        const struct mg_nav_def *d = mg__nav_resolved_def(v, &rc, i, &df);
+        if (!d) {
+            if (v->err->code) return -1;
+            continue;
+        }
+        if (!d->container || strcmp(df->lang, "python") != 0) continue; /* a function: no attribute of a value */
+        if (strcmp(d->container, cls) == 0) {
+            reach = true;
+            break;
+        }
+        if (derives(v, "python", cls, d->container, MAX_DEPTH, &reach) != 0 ||
+            (!reach && derives(v, "python", d->container, cls, MAX_DEPTH, &reach) != 0))
+            return -1;
+    }
+    char *keep = strdup(name);
+    if (!keep) return mg_err_oom(v->err);
+    free(v->self_name);
+    v->self_name = keep;
+    snprintf(v->self_cls, sizeof(v->self_cls), "%s", cls);
+    v->self_miss = *yes = !reach;
+    return 0;
 }
 
 int mg__nav_dispatch_targets(struct nav *v, struct file *from, const char *name, const char *rtype,

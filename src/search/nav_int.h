@@ -67,6 +67,9 @@ struct nav {
     size_t nonly;
     struct ptrs *ptrs;      /* stores into fields, by field (nav_ptr.c) */
     size_t nptrs, capptrs;
+    char *self_name;        /* mg__nav_py_attr_misses' last answer: the name, the type ... */
+    char self_cls[128];
+    bool self_miss;         /* ... and whether r.name misses the name's definitions */
 };
 
 struct resolved {
@@ -191,6 +194,10 @@ bool mg__nav_receiver_stdlib(const struct file *fl, size_t off, int line);
  * a star import), so it is a local, a parameter or a builtin. false for other
  * languages (nav_stdlib.c). */
 bool mg__nav_py_unbound(struct file *fl, size_t off, size_t n, int line);
+/* Whether the Python name at off (n bytes) names a module or an alias in an
+ * import statement (`from a.name import x`, `import a.name`, `… as name`):
+ * no use of a function or a class of that name (nav_stdlib.c). */
+bool mg__nav_py_import_module(const struct file *fl, size_t off, size_t n);
 
 /* ---- nav_dispatch.c: interface and virtual dispatch ---- */
 
@@ -206,6 +213,15 @@ struct mg_nav_dispatch {
     const struct mg_nav_def *d;
     struct file *fl;
 };
+/* Whether Python's `r.name` at off (on line), r a plain name of known type
+ * (mg__nav_receiver_type: `self`, `r = T(…)`, `r: T`, a literal) or
+ * `__dict__` (a dict, after any chain), reaches
+ * none of the repo's definitions of name: T is a built-in type (dict, list,
+ * set, str…), or a class of the repo's that neither holds one of them nor
+ * derives from or is derived from by one that does (a module's function is
+ * no attribute of a value). *yes false when r is another or T unknown to
+ * the repo (a function's result, a library's class). -1 with err on failure. */
+int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int line, const char *name, bool *yes);
 int mg__nav_dispatch_targets(struct nav *v, struct file *from, const char *name, const char *rtype,
                              struct mg_nav_dispatch **out, size_t *n);
 

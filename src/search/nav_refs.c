@@ -257,14 +257,14 @@ static int only_methods(struct nav *v, const char *name, bool *yes)
 
 /* A use that cannot be the repo's name: bare where only methods are
  * defined (a local, a parameter, a builtin of that name; not in a Python
- * class body), through a module or a type of the standard library, or a
- * bare Python name the file neither defines in sight nor imports
- * (nav_stdlib.c). */
+ * class body), through a module or a type of the standard library, a
+ * bare Python name the file neither defines in sight nor imports, or a
+ * module's name or an alias in a Python import (nav_stdlib.c). */
 static bool not_ours(const struct refs_run *rr, struct file *fl, const struct occ *oc)
 {
     return (rr->methods_only && mg__nav_bare_misses_methods(fl, oc->off, oc->line)) ||
            mg__nav_receiver_stdlib(fl, oc->off, oc->line) ||
-           mg__nav_py_unbound(fl, oc->off, rr->o.nlen, oc->line);
+           mg__nav_py_unbound(fl, oc->off, rr->o.nlen, oc->line) || mg__nav_py_import_module(fl, oc->off, rr->o.nlen);
 }
 
 static int refs_file(struct nav *v, struct file *fl, void *ud)
@@ -276,6 +276,9 @@ static int refs_file(struct nav *v, struct file *fl, void *ud)
     for (size_t k = 0; k < rr->o.n; k++) {
         const struct occ *oc = &rr->o.v[k];
         if (oc->def || (cursor_file && oc->line <= rr->after_line) || not_ours(rr, fl, oc)) continue;
+        bool miss; /* r.name of a type that has none of the name's */
+        if (mg__nav_py_attr_misses(v, fl, oc->off, oc->line, rr->o.name, &miss) != 0) return -1;
+        if (miss) continue;
         struct mg_nav_refs *o = rr->out;
         if (o->n >= rr->limit) { /* a full page: the next starts after its last reference */
             const struct mg_nav_site *last = &o->v[o->n - 1];

@@ -259,6 +259,23 @@ bool mg__nav_py_unbound(struct file *fl, size_t off, size_t n, int line)
     return !fl->py_imported;
 }
 
+bool mg__nav_py_import_module(const struct file *fl, size_t off, size_t n)
+{
+    if (!fl->lang || strcmp(fl->lang, "python") != 0 || !fl->text || off + n > fl->len) return false;
+    const char *t = fl->text;
+    size_t l = off;
+    while (l > 0 && t[l - 1] != '\n') l--;
+    const char *e = t + off + n, *s = ws(t + l, e);
+    const char *w = t + off, *p = w; /* the word before the name: `as`? */
+    while (p > s && (p[-1] == ' ' || p[-1] == '\t')) p--;
+    bool alias = p - s >= 3 && p[-1] == 's' && p[-2] == 'a' && (p[-3] == ' ' || p[-3] == '\t');
+    if (word_is(s, e, "import")) return true; /* import a.b, import a.b as c: modules and their aliases */
+    if (!word_is(s, e, "from")) return false;
+    size_t top;
+    const char *m = ws(s + 4, e), *me = dotted(m, e, &top);
+    return w < me || alias; /* the module's path, or an alias after `import` */
+}
+
 /* nav.h */
 bool mg_nav_receiver_stdlib_of(const char *lang, const char *text, size_t len, size_t off)
 {

@@ -7,9 +7,12 @@
  * Rust, Java, C#, Kotlin, TypeScript, C++). Any other name is looked up in
  * the calling function's text before the call, first declaration wins:
  * `a := T{...}`, `a := &T{`, `a = new T(`, `a = T(` (Python, Kotlin) and
- * `let a = T::new(` (Rust); `a: T` (TypeScript, Kotlin, Rust, Python
+ * `let a = T::new(` (Rust); Python's literals `a = {…}`, `[…]`, `"…"`
+ * (dict, list, str); `a: T` (TypeScript, Kotlin, Rust, Python
  * annotations); `a T` / `a *T` in Go (parameters, receivers, `var`); `T a`
  * (C++, Java, C#). A qualified type (`pkg.T`, `&mut T`) names its last part.
+ * Python's `self.a` takes the type a declaration of `self.a` in its class's
+ * methods gives it.
  *
  * Sections:
  *   1. text helpers
@@ -101,6 +104,14 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
     /* a := T{ / a = new T( / a = T( / let a = T::new( */
     if (a < end && (t[a] == '=' || (t[a] == ':' && a + 1 < end && t[a + 1] == '=')) && !(t[a] == '=' && t[a + 1] == '=')) {
         size_t b = a + (t[a] == ':' ? 2 : 1);
+        size_t lit = sp(t, end, b); /* Python: a = {…}, […], "…": a dict, a list, a str */
+        const char *lt = lit >= end || strcmp(lang, "python") != 0 ? NULL
+                         : t[lit] == '{' ? "dict" : t[lit] == '[' ? "list"
+                         : t[lit] == '"' || t[lit] == '\'' ? "str" : NULL;
+        if (lt && strlen(lt) < cap) {
+            strcpy(out, lt);
+            return true;
+        }
         size_t e = type_at(t, end, b, out, cap, q);
         if (!e) return false;
         e = sp(t, end, e);
@@ -140,6 +151,35 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
     return false;
 }
 
+/* Python's `self.a`: the type a declaration of `self.a` in the methods of
+ * fn's class gives it (`self.a = T(…)`, `self.a: T`, a literal), first wins. */
+static bool self_attr(const struct file *fl, const struct mg_nav_def *fn, const char *a, size_t al, char *out,
+                      size_t cap, struct qual *q)
+{
+    const struct mg_nav_def *cls = NULL;
+    for (size_t i = 0; i < fl->ndefs && fn->container; i++) {
+        const struct mg_nav_def *d = &fl->defs[i];
+        if (d->kind && strcmp(d->kind, "class") == 0 && strcmp(d->name, fn->container) == 0 &&
+            d->start_line <= fn->start_line && d->end_line >= fn->end_line)
+            cls = d;
+    }
+    if (!cls) return false;
+    const char *t = fl->text;
+    size_t lo = 0, hi;
+    int l = 1;
+    for (; l < cls->start_line && lo < fl->len; lo++)
+        if (t[lo] == '\n') l++;
+    for (hi = lo; hi < fl->len && l <= cls->end_line; hi++)
+        if (t[hi] == '\n') l++;
+    for (const char *p = t + lo; p + 5 + al <= t + hi && (p = memmem(p, (size_t)(t + hi - p), "self.", 5)); p += 5) {
+        size_t at = (size_t)(p - t) + 5;
+        if ((p > t && idc(p[-1])) || at + al > hi || memcmp(t + at, a, al) != 0 || (at + al < hi && idc(t[at + al])))
+            continue;
+        if (declares(fl->lang, t, lo, hi, at, al, out, cap, q)) return true;
+    }
+    return false;
+}
+
 static bool receiver(const struct file *fl, size_t off, int line, char *out, size_t cap, struct qual *q)
 {
     *q = (struct qual){0, 0};
@@ -152,8 +192,11 @@ static bool receiver(const struct file *fl, size_t off, int line, char *out, siz
     size_t e = b;
     while (b > 0 && idc(t[b - 1])) b--;
     size_t rl = e - b;
-    if (!rl || (b > 0 && (t[b - 1] == '.' || t[b - 1] == '>' || t[b - 1] == ')' || t[b - 1] == ']'))) return false;
     const struct mg_nav_def *fn = mg__nav_enclosing(fl, line, true);
+    if (rl && fn && b >= 5 && memcmp(t + b - 5, "self.", 5) == 0 && (b == 5 || !idc(t[b - 6])) &&
+        strcmp(fl->lang, "python") == 0)
+        return self_attr(fl, fn, t + b, rl, out, cap, q);
+    if (!rl || (b > 0 && (t[b - 1] == '.' || t[b - 1] == '>' || t[b - 1] == ')' || t[b - 1] == ']'))) return false;
     if (!fn) return false;
     if ((rl == 4 && (memcmp(t + b, "self", 4) == 0 || memcmp(t + b, "this", 4) == 0))) {
         if (!fn->container || strlen(fn->container) >= cap) return false;
