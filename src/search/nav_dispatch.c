@@ -13,9 +13,14 @@
  * has a method of each name T's own method list declares (embedded
  * interfaces are not followed).
  *
+ * The same relation decides which Python attributes can be the repo's
+ * methods (section 3): `x.name` with x of a known type reaches only the
+ * methods of that type and of the types related to it.
+ *
  * Sections:
  *   1. headers
  *   2. derives and implements
+ *   3. Python attributes
  */
 #include "search/nav_int.h"
 
@@ -157,6 +162,33 @@ int mg__nav_overrides(struct nav *v, const char *lang, const char *rtype, const 
     return derives(v, lang, d->container, rtype, MAX_DEPTH, yes);
 }
 
+int mg__nav_dispatch_targets(struct nav *v, struct file *from, const char *name, const char *rtype,
+                             struct mg_nav_dispatch **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    size_t cap = 0;
+    struct resolved *rp = mg__nav_defs_of(v, name), rc;
+    if (!rp) return -1;
+    rc = *rp; /* as in derives */
+    const struct resolved *r = &rc;
+    for (size_t i = 0; i < r->n; i++) {
+        struct file *fl;
+        const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
+        bool yes;
+        if (!d || !mg__nav_same_world(from->lang, fl->lang)) continue;
+        if (mg__nav_overrides(v, from->lang, rtype, d, &yes) != 0) return -1;
+        if (!yes) continue;
+        struct mg_nav_dispatch *nv = mg_grow(*out, *n, &cap, sizeof(*nv));
+        if (!nv) return mg_err_oom(v->err);
+        *out = nv;
+        (*out)[(*n)++] = (struct mg_nav_dispatch){d, fl};
+    }
+    return 0;
+}
+
+/* ---- 3. Python attributes --------------------------------------------------------------------------- */
+
 /* Python's built-in types and typing's names for them: no method of the repo's is theirs. */
 static const char PY_BUILTIN_TYPES[] = " dict list set frozenset tuple str bytes bytearray int float complex bool"
                                        " object Dict List Set FrozenSet Tuple Mapping MutableMapping Sequence"
@@ -229,31 +261,6 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
     v->self_name = keep;
     snprintf(v->self_cls, sizeof(v->self_cls), "%s", cls);
     v->self_miss = *yes = !reach;
-    return 0;
-}
-
-int mg__nav_dispatch_targets(struct nav *v, struct file *from, const char *name, const char *rtype,
-                             struct mg_nav_dispatch **out, size_t *n)
-{
-    *out = NULL;
-    *n = 0;
-    size_t cap = 0;
-    struct resolved *rp = mg__nav_defs_of(v, name), rc;
-    if (!rp) return -1;
-    rc = *rp; /* as in derives */
-    const struct resolved *r = &rc;
-    for (size_t i = 0; i < r->n; i++) {
-        struct file *fl;
-        const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
-        bool yes;
-        if (!d || !mg__nav_same_world(from->lang, fl->lang)) continue;
-        if (mg__nav_overrides(v, from->lang, rtype, d, &yes) != 0) return -1;
-        if (!yes) continue;
-        struct mg_nav_dispatch *nv = mg_grow(*out, *n, &cap, sizeof(*nv));
-        if (!nv) return mg_err_oom(v->err);
-        *out = nv;
-        (*out)[(*n)++] = (struct mg_nav_dispatch){d, fl};
-    }
     return 0;
 }
 

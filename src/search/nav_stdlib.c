@@ -11,11 +11,16 @@
  * repositories import; a name shadowed by a local of the same name is taken as
  * the module (rare in both languages: linters flag it).
  *
+ * The same reader of Python imports, counting every module, tells which
+ * bare names a file binds (section 5): a bare name that the file neither
+ * defines in sight nor imports is a local, a parameter or a builtin.
+ *
  * Sections:
  *   1. the lists
  *   2. Python imports
  *   3. Go imports
  *   4. the receiver
+ *   5. bare Python names, and the names of modules in imports
  */
 #include "search/nav_int.h"
 
@@ -217,7 +222,7 @@ bool mg__nav_receiver_stdlib(const struct file *fl, size_t off, int line)
     return line > 0 && mg__nav_receiver_qualifier(fl, off, line, &qo, &ql) && stdlib_name(fl, t + qo, ql);
 }
 
-/* ---- 5. bare Python names ------------------------------------------------------------------------- */
+/* ---- 5. bare Python names, and the names of modules in imports ----------------------------------- */
 
 static bool scope_kind(const char *kind) { return kind && (mg__nav_function_like(kind) || strcmp(kind, "class") == 0); }
 
