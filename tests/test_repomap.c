@@ -635,3 +635,42 @@ TEST(repomap_tool_renders_the_gated_map)
     json_decref(r);
     mg_t_srv_close(&t);
 }
+
+/* A run that touched under 1% of the files leaves the graph to the first map
+ * when an older one is saved (code/code.c): map_seconds 0; a server's call
+ * is answered from the saved one, stale; a command builds the current one
+ * (and saves it); a run that touched more saves it at its end. */
+TEST(repomap_small_run_leaves_the_graph_to_the_first_map)
+{
+    struct env e;
+    open_env(&e);
+    for (int i = 0; i < 120; i++) {
+        char path[64], text[128];
+        snprintf(path, sizeof(path), "fill/f%03d.c", i);
+        snprintf(text, sizeof(text), "int fill_%03d(int n) { return n + %d; }\n", i, i);
+        mg_t_write_str(e.repo, path, text);
+    }
+    json_t *j = mg_fx_run_json(NULL, e.home, (const char *const[]){"index", e.repo, "--name", "rmap", "--json", NULL});
+    ASSERT(json_real_value(json_object_get(j, "map_seconds")) > 0); /* 120 of 128 files: saved */
+    json_decref(j);
+    mg_t_write_str(e.repo, "src/b.c", "int beta_run(int n) { return n; }\n"); /* 1 of 128 */
+    j = mg_fx_run_json(NULL, e.home, (const char *const[]){"index", e.repo, "--name", "rmap", "--json", NULL});
+    ASSERT_EQ_INT((int)json_integer_value(json_object_get(json_object_get(j, "files"), "changed")), 1);
+    ASSERT(json_real_value(json_object_get(j, "map_seconds")) == 0);
+    json_decref(j);
+    mg_db_close(&e.d);
+    struct mg_err err = {0};
+    if (mg_db_open(e.dbpath, MG_DB_READONLY, &e.d, &err) != 0) FAIL("open: %s", err.msg);
+    mg_repomap_cache_clear();
+    struct mg_repomap m;
+    struct mg_repomap_in in = {1024, NULL, 0, NULL, 0, true};
+    ASSERT_EQ_INT(mg_repomap(e.d, NULL, &in, &m, &err), 0);
+    ASSERT(m.cached && m.stale); /* the saved graph is the last run's but one */
+    mg_repomap_release(&m);
+    mg_repomap_cache_clear(); /* (a background build may be under way: a command builds its own) */
+    ASSERT_EQ_INT(map(&e, NULL, 1024, NULL, NULL, &m, &err), 0);
+    ASSERT(!m.stale);
+    ASSERT_NOT_CONTAINS(files_str(&m), "leaf_helper,"); /* b.c no longer calls leaf_helper: current ranks */
+    mg_repomap_release(&m);
+    mg_db_close(&e.d);
+}

@@ -23,8 +23,9 @@
  * focus; a scoped or focused map reuses the graph and ranks again. Every
  * graph built is also saved, with those ranks, in a file beside the index
  * (DB.map; nothing is written to the index itself), and a full index run
- * saves its graph at its end (mg_repomap_save): a process's first map reads
- * that file instead of building. After the index changed, a call with
+ * saves its graph at its end (mg_repomap_save; not a run that touched under
+ * 1% of the files when one is saved: code/code.c): a process's first map
+ * reads that file instead of building. After the index changed, a call with
  * stale_ok is answered from the older generation's graph (cached or saved)
  * at once (`stale`: a changed file may show its old place or be left out;
  * definitions and lines are read from the index as it is now) while the new
@@ -95,6 +96,10 @@ void mg_repomap_release(struct mg_repomap *m);
  * it: the end of a full index run. -1 when it cannot be built or saved (the
  * maps still work: the next one builds). */
 int mg_repomap_save(const char *dbpath, struct mg_err *err);
+/* Whether a saved graph of any generation is beside the index at dbpath
+ * (its header reads as one): a run that changed little leaves the current
+ * one to the first map (code/code.c). */
+bool mg_repomap_saved_any(const char *dbpath);
 
 /* Whether data[0 .. len) reads as a saved graph: the checks a saved file
  * passes before it is used (the fuzz target). */

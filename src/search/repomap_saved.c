@@ -347,6 +347,18 @@ static int graph_build_at(const char *path, struct mg_err *err)
 
 int mg_repomap_save(const char *dbpath, struct mg_err *err) { return graph_build_at(dbpath, err); }
 
+bool mg_repomap_saved_any(const char *dbpath)
+{
+    char path[4200];
+    saved_path(dbpath, path, sizeof(path));
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct saved_head h;
+    bool ok = pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && memcmp(h.magic, SAVED_MAGIC, 8) == 0;
+    close(fd);
+    return ok;
+}
+
 /* Rebuilds under way in the background, by database path (under mg__rmap_mu). */
 static char rebuilding[CACHE_SLOTS][4096];
 
