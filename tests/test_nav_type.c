@@ -165,6 +165,26 @@ static const char *const FILES[][2] = {
                    "    def go2(self):\n"               /* 19 */
                    "        return self.update(7)\n"    /* 20 */
                    "import pkg.update as update\n"},    /* 21 */
+    {"py/attr2.py", "from io import StringIO\n"          /* 1 */
+                    "from typing import Optional\n"      /* 2 */
+                    "class Pool:\n"                      /* 3 */
+                    "    def siphon(self):\n"             /* 4 */
+                    "        return 1\n"                 /* 5 */
+                    "class Tank:\n"                      /* 6 */
+                    "    cache: dict = {}\n"             /* 7 */
+                    "    pool: Optional[Pool] = None\n"  /* 8 */
+                    "    def __init__(self):\n"          /* 9 */
+                    "        self.io = StringIO()\n"     /* 10 */
+                    "    def empty(self):\n"             /* 11 */
+                    "        self.io.siphon()\n"          /* 12 */
+                    "        self.cache.siphon()\n"       /* 13 */
+                    "        self.pool.siphon()\n"        /* 14 */
+                    "class DeepPool(Pool):\n"            /* 15 */
+                    "    def siphon(self):\n"             /* 16 */
+                    "        return super().siphon()\n"   /* 17 */
+                    "class Lone:\n"                      /* 18 */
+                    "    def flush(self):\n"             /* 19 */
+                    "        return super().siphon()\n"}, /* 20 */
 };
 
 static struct mg_db *open_repo(void)
@@ -338,5 +358,10 @@ TEST(nav_type_python_attributes_of_a_known_type_reach_only_its_methods)
     ASSERT_EQ_INT(mg_nav_callers(d, NULL, "update", 1, 100, 0, &g, &err), 0);
     ASSERT_EQ_INT(g.n, 3);
     mg_nav_graph_release(&g);
+    /* a class of the standard library's (StringIO), a class body's `cache: dict`, `Optional[Pool]`;
+     * super() reaches the bases' methods only */
+    ASSERT_EQ_STR(refs(d, "siphon"), "py/attr2.py:14 py/attr2.py:17");
+    ASSERT_EQ_STR(callees(d, "empty"), "14->py/attr2.py:4:siphon(type) 14->py/attr2.py:16:siphon(dispatch)");
+    ASSERT_EQ_STR(callees(d, "flush"), "");
     mg_db_close(&d);
 }

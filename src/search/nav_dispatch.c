@@ -194,6 +194,10 @@ static const char PY_BUILTIN_TYPES[] = " dict list set frozenset tuple str bytes
                                        " object Dict List Set FrozenSet Tuple Mapping MutableMapping Sequence"
                                        " MutableSequence MutableSet Iterable Iterator ";
 
+/* typing's names that wrap or stand for another type (`Optional[T]`): no class of the library's values. */
+static const char PY_TYPING_WRAPPERS[] = " Optional Union Final ClassVar Annotated Any Type Callable Literal TypeVar"
+                                         " Generic Protocol Self Required NotRequired TypeAlias TypeGuard ";
+
 /* Is name a Python class of the repo's? */
 static int py_class(struct nav *v, const char *name, bool *yes)
 {
@@ -224,16 +228,24 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
         return 0;
     }
     char cls[128];
-    if (b == e || !mg__nav_receiver_type(fl, off, line, cls, sizeof(cls))) return 0; /* (a chain: self.a only) */
-    if (mg__nav_in_words(PY_BUILTIN_TYPES, cls, strlen(cls))) {
+    bool sup = b == e && e >= 7 && memcmp(t + e - 7, "super()", 7) == 0 && (e == 7 || !idc(t[e - 8]));
+    if (sup) { /* super().name: a method of the enclosing class's bases */
+        const struct mg_nav_def *fn = mg__nav_enclosing(fl, line, true);
+        if (!fn || !fn->container || strlen(fn->container) >= sizeof(cls)) return 0;
+        strcpy(cls, fn->container);
+    } else if (b == e || !mg__nav_receiver_type(fl, off, line, cls, sizeof(cls))) {
+        return 0; /* (a chain: self.a only) */
+    }
+    if (mg__nav_in_words(PY_BUILTIN_TYPES, cls, strlen(cls)) ||
+        (!sup && !mg__nav_in_words(PY_TYPING_WRAPPERS, cls, strlen(cls)) && mg__nav_py_std_name(fl, cls, strlen(cls)))) {
         *yes = true;
         return 0;
     }
-    if (v->self_name && strcmp(v->self_name, name) == 0 && strcmp(v->self_cls, cls) == 0) {
+    if (!sup && v->self_name && strcmp(v->self_name, name) == 0 && strcmp(v->self_cls, cls) == 0) {
         *yes = v->self_miss;
         return 0;
     }
-    bool self = e - b == 4 && memcmp(t + b, "self", 4) == 0, known = self;
+    bool self = sup || (e - b == 4 && memcmp(t + b, "self", 4) == 0), known = self;
     if (!known && py_class(v, cls, &known) != 0) return -1;
     bool reach = !known; /* a type the repo does not define (a function's result, a library's class): may be */
     struct resolved *rp = mg__nav_defs_of(v, name), rc;
@@ -247,13 +259,17 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
             continue;
         }
         if (!d->container || strcmp(df->lang, "python") != 0) continue; /* a function: no attribute of a value */
-        if (strcmp(d->container, cls) == 0) {
+        if (!sup && strcmp(d->container, cls) == 0) {
             reach = true;
             break;
         }
         if (derives(v, "python", cls, d->container, MAX_DEPTH, &reach) != 0 ||
-            (!reach && derives(v, "python", d->container, cls, MAX_DEPTH, &reach) != 0))
+            (!reach && !sup && derives(v, "python", d->container, cls, MAX_DEPTH, &reach) != 0))
             return -1;
+    }
+    if (sup) { /* (not remembered: self.name of the same class reaches more) */
+        *yes = !reach;
+        return 0;
     }
     char *keep = strdup(name);
     if (!keep) return mg_err_oom(v->err);

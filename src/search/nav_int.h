@@ -198,6 +198,10 @@ bool mg__nav_py_unbound(struct file *fl, size_t off, size_t n, int line);
  * import statement (`from a.name import x`, `import a.name`, `… as name`):
  * no use of a function or a class of that name (nav_stdlib.c). */
 bool mg__nav_py_import_module(const struct file *fl, size_t off, size_t n);
+/* Whether a Python file binds name (n bytes) by an import from the standard
+ * library (`from io import StringIO`, `import shutil`): a value of that
+ * class is the library's (nav_stdlib.c). */
+bool mg__nav_py_std_name(const struct file *fl, const char *name, size_t n);
 
 /* ---- nav_dispatch.c: interface and virtual dispatch ---- */
 
@@ -214,12 +218,13 @@ struct mg_nav_dispatch {
     struct file *fl;
 };
 /* Whether Python's `r.name` at off (on line), r a plain name of known type
- * (mg__nav_receiver_type: `self`, `r = T(…)`, `r: T`, a literal) or
- * `__dict__` (a dict, after any chain), reaches
- * none of the repo's definitions of name: T is a built-in type (dict, list,
- * set, str…), or a class of the repo's that neither holds one of them nor
- * derives from or is derived from by one that does (a module's function is
- * no attribute of a value). *yes false when r is another or T unknown to
+ * (mg__nav_receiver_type: `self`, `r = T(…)`, `r: T`, a literal), `self.a`,
+ * `__dict__` (a dict, after any chain) or `super()`, reaches none of the
+ * repo's definitions of name: T is a built-in type (dict, list, set, str…)
+ * or a class the file imports from the standard library, or a class of the
+ * repo's that neither holds one of them nor derives from or is derived from
+ * by one that does (a module's function is no attribute of a value);
+ * `super()` reaches only the enclosing class's bases'. *yes false when r is another or T unknown to
  * the repo (a function's result, a library's class). -1 with err on failure. */
 int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int line, const char *name, bool *yes);
 int mg__nav_dispatch_targets(struct nav *v, struct file *from, const char *name, const char *rtype,

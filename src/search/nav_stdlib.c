@@ -264,6 +264,11 @@ bool mg__nav_py_unbound(struct file *fl, size_t off, size_t n, int line)
     return !fl->py_imported;
 }
 
+bool mg__nav_py_std_name(const struct file *fl, const char *name, size_t n)
+{
+    return fl->lang && strcmp(fl->lang, "python") == 0 && fl->text && py_import_binds(fl->text, fl->len, name, n, true);
+}
+
 bool mg__nav_py_import_module(const struct file *fl, size_t off, size_t n)
 {
     if (!fl->lang || strcmp(fl->lang, "python") != 0 || !fl->text || off + n > fl->len) return false;

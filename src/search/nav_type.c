@@ -49,9 +49,10 @@ struct qual {
     size_t off, len;
 };
 
-/* A type at t[i]: `&`, `*`, `mut`, `new` skipped, the last part of a
- * qualified name (`a.b.T`, `a::T`) copied out, the first part of a `.` one
- * in *q; the offset past it, or 0. */
+/* A type at t[i]: `&`, `*`, `mut`, `new` and Python's `Optional[`,
+ * `Final[`, `ClassVar[` skipped, the last part of a qualified name
+ * (`a.b.T`, `a::T`) copied out, the first part of a `.` one in *q; the
+ * offset past it, or 0. */
 static size_t type_at(const char *t, size_t n, size_t i, char *out, size_t cap, struct qual *q)
 {
     for (;;) {
@@ -63,6 +64,15 @@ static size_t type_at(const char *t, size_t n, size_t i, char *out, size_t cap, 
         size_t l = ident(t, n, i);
         if ((l == 3 && memcmp(t + i, "mut", 3) == 0) || (l == 3 && memcmp(t + i, "new", 3) == 0)) {
             i += l;
+            continue;
+        }
+        /* Python's `Optional[T]`, `Final[T]`, `ClassVar[T]` (`typing.` before them too): T */
+        size_t k = i;
+        if (l == 6 && memcmp(t + i, "typing", 6) == 0 && i + 7 < n && t[i + 6] == '.') l = ident(t, n, k = i + 7);
+        if (k + l < n && t[k + l] == '[' &&
+            ((l == 8 && memcmp(t + k, "Optional", 8) == 0) || (l == 5 && memcmp(t + k, "Final", 5) == 0) ||
+             (l == 8 && memcmp(t + k, "ClassVar", 8) == 0))) {
+            i = k + l + 1;
             continue;
         }
         break;
@@ -152,7 +162,8 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
 }
 
 /* Python's `self.a`: the type a declaration of `self.a` in the methods of
- * fn's class gives it (`self.a = T(…)`, `self.a: T`, a literal), first wins. */
+ * fn's class gives it (`self.a = T(…)`, `self.a: T`, a literal), first wins,
+ * else one of `a` in the class's own body (`a: T`, a dataclass's field). */
 static bool self_attr(const struct file *fl, const struct mg_nav_def *fn, const char *a, size_t al, char *out,
                       size_t cap, struct qual *q)
 {
@@ -176,6 +187,19 @@ static bool self_attr(const struct file *fl, const struct mg_nav_def *fn, const 
         if ((p > t && idc(p[-1])) || at + al > hi || memcmp(t + at, a, al) != 0 || (at + al < hi && idc(t[at + al])))
             continue;
         if (declares(fl->lang, t, lo, hi, at, al, out, cap, q)) return true;
+    }
+    /* the class body's own `a: T` or `a = T(…)` (a dataclass's fields, class attributes) */
+    l = cls->start_line;
+    for (size_t i = lo; i < hi; l++) {
+        size_t s = sp(t, hi, i);
+        const char *nl = memchr(t + i, '\n', hi - i);
+        size_t e = nl ? (size_t)(nl - t) : hi;
+        if (l > cls->start_line && s + al < e && memcmp(t + s, a, al) == 0 && !idc(t[s + al])) {
+            const struct mg_nav_def *f = mg__nav_enclosing(fl, l, true);
+            if ((!f || f->start_line < cls->start_line) && declares(fl->lang, t, lo, hi, s, al, out, cap, q))
+                return true;
+        }
+        i = e + 1;
     }
     return false;
 }
