@@ -212,6 +212,36 @@ static int py_class(struct nav *v, const char *name, bool *yes)
     return v->err->code ? -1 : 0;
 }
 
+/* The type a base of class c (in fl), or a base of theirs up to depth
+ * levels, declares for `self.a` (*got). -1 with err. */
+static int base_attr(struct nav *v, const struct file *fl, const struct mg_nav_def *c, const char *a, size_t al,
+                     char *out, size_t cap, int depth, bool *got)
+{
+    struct bases bs;
+    header_bases(fl, c, &bs);
+    for (size_t k = 0; k < bs.n && !*got && depth > 0; k++) {
+        if (strcmp(bs.w[k], c->name) == 0) continue;
+        struct resolved *rp = mg__nav_defs_of(v, bs.w[k]), rc;
+        if (!rp) return -1;
+        rc = *rp; /* as in derives */
+        for (size_t i = 0; i < rc.n && !*got; i++) {
+            struct file *df;
+            const struct mg_nav_def *d = mg__nav_resolved_def(v, &rc, i, &df);
+            if (!d || !d->kind || strcmp(d->kind, "class") != 0 || strcmp(df->lang, "python") != 0) continue;
+            if (!(df = mg__nav_file(v, df->id, true)) || !df->text || mg__nav_file_defs(v, df) != 0) {
+                if (v->err->code) return -1;
+                continue;
+            }
+            /* (d points into df's definitions, read above with df) */
+            d = mg__nav_resolved_def(v, &rc, i, &df);
+            if (!d) continue;
+            if (mg__nav_py_class_attr(df, d, a, al, out, cap)) *got = true;
+            else if (base_attr(v, df, d, a, al, out, cap, depth - 1, got) != 0) return -1;
+        }
+    }
+    return 0;
+}
+
 /* nav_int.h */
 int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int line, const char *name, bool *yes)
 {
@@ -234,7 +264,13 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
         if (!fn || !fn->container || strlen(fn->container) >= sizeof(cls)) return 0;
         strcpy(cls, fn->container);
     } else if (b == e || !mg__nav_receiver_type(fl, off, line, cls, sizeof(cls))) {
-        return 0; /* (a chain: self.a only) */
+        /* self.a that a base class declares */
+        bool got = false;
+        const struct mg_nav_def *fn = mg__nav_enclosing(fl, line, true), *c = fn ? mg__nav_py_class_of(fl, fn) : NULL;
+        if (c && b >= 5 && memcmp(t + b - 5, "self.", 5) == 0 && (b == 5 || !idc(t[b - 6])) &&
+            base_attr(v, fl, c, t + b, e - b, cls, sizeof(cls), MAX_DEPTH, &got) != 0)
+            return -1;
+        if (!got) return 0; /* (a chain: self.a only) */
     }
     if (mg__nav_in_words(PY_BUILTIN_TYPES, cls, strlen(cls)) ||
         (!sup && !mg__nav_in_words(PY_TYPING_WRAPPERS, cls, strlen(cls)) && mg__nav_py_std_name(fl, cls, strlen(cls)))) {

@@ -182,6 +182,12 @@ bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *ou
  * (`t *testing.T`, `buf := bytes.Buffer{}`, `p: pathlib.Path`): its offset
  * and length in fl->text (nav_type.c). */
 bool mg__nav_receiver_qualifier(const struct file *fl, size_t off, int line, size_t *qoff, size_t *qlen);
+/* Python: the class whose method fn is (fl's definitions), or NULL; and the
+ * type cls's text declares for `self.a` (a of al bytes: `self.a = T(…)` in
+ * its methods, `a: T` in its body...; nav_type.c). */
+const struct mg_nav_def *mg__nav_py_class_of(const struct file *fl, const struct mg_nav_def *fn);
+bool mg__nav_py_class_attr(const struct file *fl, const struct mg_nav_def *cls, const char *a, size_t al, char *out,
+                           size_t cap);
 /* Whether the call at off (on line) is `R.name(` with R, or R's declared
  * type's qualifier, a module or package the file imports from Python's or
  * Go's standard library (nav_stdlib.c): the call is the library's, never the

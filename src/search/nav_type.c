@@ -161,11 +161,57 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
     return false;
 }
 
+/* The type a declaration of name (nl bytes) in fn's text before offset
+ * `before` gives it (a local, a parameter), first wins. */
+static bool local_decl(const struct file *fl, const struct mg_nav_def *fn, const char *name, size_t nl, size_t before,
+                       char *out, size_t cap, struct qual *q)
+{
+    const char *t = fl->text;
+    size_t lo = 0;
+    for (int l = 1; l < fn->start_line && lo < fl->len; lo++)
+        if (t[lo] == '\n') l++;
+    for (const char *p = t + lo; p < t + before && (p = memmem(p, (size_t)(t + before - p), name, nl)); p += nl) {
+        size_t at = (size_t)(p - t);
+        if ((at > lo && idc(t[at - 1])) || idc(t[at + nl])) continue;
+        if (declares(fl->lang, t, lo, before, at, nl, out, cap, q)) return true;
+    }
+    return false;
+}
+
+/* Whether name (nl bytes) is declared or assigned once in fn's text before
+ * `before` (`x: T = …` or `x = …`, not a second `x = …` that may give it
+ * another type). */
+static bool bound_once(const struct file *fl, const struct mg_nav_def *fn, const char *name, size_t nl, size_t before)
+{
+    const char *t = fl->text;
+    size_t lo = 0;
+    int n = 0;
+    for (int l = 1; l < fn->start_line && lo < fl->len; lo++)
+        if (t[lo] == '\n') l++;
+    for (const char *p = t + lo; p < t + before && (p = memmem(p, (size_t)(t + before - p), name, nl)); p += nl) {
+        size_t at = (size_t)(p - t), a = sp(t, before, at + nl);
+        if ((at > lo && (idc(t[at - 1]) || t[at - 1] == '.')) || idc(t[at + nl]) || a >= before) continue;
+        n += (t[a] == '=' && a + 1 < before && t[a + 1] != '=') || (t[a] == ':' && a + 1 < before && t[a + 1] != '=');
+    }
+    return n == 1;
+}
+
 /* Python's `self.a`: the type a declaration of `self.a` in the methods of
- * fn's class gives it (`self.a = T(…)`, `self.a: T`, a literal), first wins,
+ * fn's class gives it (`self.a = T(…)`, `self.a: T`, a literal, `self.a =
+ * x` with x declared in the method: a parameter's annotation), first wins,
  * else one of `a` in the class's own body (`a: T`, a dataclass's field). */
+static bool class_attr(const struct file *fl, const struct mg_nav_def *cls, const char *a, size_t al, char *out,
+                       size_t cap, struct qual *q);
+
 static bool self_attr(const struct file *fl, const struct mg_nav_def *fn, const char *a, size_t al, char *out,
                       size_t cap, struct qual *q)
+{
+    const struct mg_nav_def *cls = mg__nav_py_class_of(fl, fn);
+    return cls && class_attr(fl, cls, a, al, out, cap, q);
+}
+
+/* nav_int.h */
+const struct mg_nav_def *mg__nav_py_class_of(const struct file *fl, const struct mg_nav_def *fn)
 {
     const struct mg_nav_def *cls = NULL;
     for (size_t i = 0; i < fl->ndefs && fn->container; i++) {
@@ -174,7 +220,20 @@ static bool self_attr(const struct file *fl, const struct mg_nav_def *fn, const 
             d->start_line <= fn->start_line && d->end_line >= fn->end_line)
             cls = d;
     }
-    if (!cls) return false;
+    return cls;
+}
+
+bool mg__nav_py_class_attr(const struct file *fl, const struct mg_nav_def *cls, const char *a, size_t al, char *out,
+                           size_t cap)
+{
+    struct qual q;
+    return fl->text && class_attr(fl, cls, a, al, out, cap, &q);
+}
+
+/* What class_attr reads: self.a's declarations in cls's text (self_attr). */
+static bool class_attr(const struct file *fl, const struct mg_nav_def *cls, const char *a, size_t al, char *out,
+                       size_t cap, struct qual *q)
+{
     const char *t = fl->text;
     size_t lo = 0, hi;
     int l = 1;
@@ -187,6 +246,17 @@ static bool self_attr(const struct file *fl, const struct mg_nav_def *fn, const 
         if ((p > t && idc(p[-1])) || at + al > hi || memcmp(t + at, a, al) != 0 || (at + al < hi && idc(t[at + al])))
             continue;
         if (declares(fl->lang, t, lo, hi, at, al, out, cap, q)) return true;
+        /* self.a = x: x's declaration in the method (a parameter's annotation) */
+        size_t x = sp(t, hi, at + al), xl;
+        if (x < hi && t[x] == '=' && x + 1 < hi && t[x + 1] != '=' && (xl = ident(t, hi, x = sp(t, hi, x + 1))) &&
+            sp(t, hi, x + xl) < hi && (t[sp(t, hi, x + xl)] == '\n' || t[sp(t, hi, x + xl)] == '#')) {
+            int line = cls->start_line;
+            for (size_t k = lo; k < at; k++) line += t[k] == '\n';
+            const struct mg_nav_def *m = mg__nav_enclosing(fl, line, true);
+            if (m && m->start_line >= cls->start_line && bound_once(fl, m, t + x, xl, at) &&
+                local_decl(fl, m, t + x, xl, at, out, cap, q))
+                return true;
+        }
     }
     /* the class body's own `a: T` or `a = T(…)` (a dataclass's fields, class attributes) */
     l = cls->start_line;
@@ -227,15 +297,7 @@ static bool receiver(const struct file *fl, size_t off, int line, char *out, siz
         strcpy(out, fn->container);
         return true;
     }
-    size_t lo = 0;
-    for (int l = 1; l < fn->start_line && lo < fl->len; lo++)
-        if (t[lo] == '\n') l++;
-    for (const char *p = t + lo; p < t + b && (p = memmem(p, (size_t)(t + b - p), t + b, rl)); p += rl) {
-        size_t at = (size_t)(p - t);
-        if ((at > lo && idc(t[at - 1])) || idc(t[at + rl])) continue;
-        if (declares(fl->lang, t, lo, b, at, rl, out, cap, q)) return true;
-    }
-    return false;
+    return local_decl(fl, fn, t + b, rl, b, out, cap, q);
 }
 
 bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *out, size_t cap)
