@@ -172,7 +172,7 @@ static bool local_decl(const struct file *fl, const struct mg_nav_def *fn, const
         if (t[lo] == '\n') l++;
     for (const char *p = t + lo; p < t + before && (p = memmem(p, (size_t)(t + before - p), name, nl)); p += nl) {
         size_t at = (size_t)(p - t);
-        if ((at > lo && idc(t[at - 1])) || idc(t[at + nl])) continue;
+        if ((at > lo && idc(t[at - 1])) || (at + nl < fl->len && idc(t[at + nl]))) continue;
         if (declares(fl->lang, t, lo, before, at, nl, out, cap, q)) return true;
     }
     return false;
@@ -190,47 +190,18 @@ static bool bound_once(const struct file *fl, const struct mg_nav_def *fn, const
         if (t[lo] == '\n') l++;
     for (const char *p = t + lo; p < t + before && (p = memmem(p, (size_t)(t + before - p), name, nl)); p += nl) {
         size_t at = (size_t)(p - t), a = sp(t, before, at + nl);
-        if ((at > lo && (idc(t[at - 1]) || t[at - 1] == '.')) || idc(t[at + nl]) || a >= before) continue;
+        if ((at > lo && (idc(t[at - 1]) || t[at - 1] == '.')) || (at + nl < fl->len && idc(t[at + nl])) || a >= before)
+            continue;
         n += (t[a] == '=' && a + 1 < before && t[a + 1] != '=') || (t[a] == ':' && a + 1 < before && t[a + 1] != '=');
     }
     return n == 1;
 }
 
-/* Python's `self.a`: the type a declaration of `self.a` in the methods of
- * fn's class gives it (`self.a = T(…)`, `self.a: T`, a literal, `self.a =
- * x` with x declared in the method: a parameter's annotation), first wins,
- * else one of `a` in the class's own body (`a: T`, a dataclass's field). */
-static bool class_attr(const struct file *fl, const struct mg_nav_def *cls, const char *a, size_t al, char *out,
-                       size_t cap, struct qual *q);
-
-static bool self_attr(const struct file *fl, const struct mg_nav_def *fn, const char *a, size_t al, char *out,
-                      size_t cap, struct qual *q)
-{
-    const struct mg_nav_def *cls = mg__nav_py_class_of(fl, fn);
-    return cls && class_attr(fl, cls, a, al, out, cap, q);
-}
-
-/* nav_int.h */
-const struct mg_nav_def *mg__nav_py_class_of(const struct file *fl, const struct mg_nav_def *fn)
-{
-    const struct mg_nav_def *cls = NULL;
-    for (size_t i = 0; i < fl->ndefs && fn->container; i++) {
-        const struct mg_nav_def *d = &fl->defs[i];
-        if (d->kind && strcmp(d->kind, "class") == 0 && strcmp(d->name, fn->container) == 0 &&
-            d->start_line <= fn->start_line && d->end_line >= fn->end_line)
-            cls = d;
-    }
-    return cls;
-}
-
-bool mg__nav_py_class_attr(const struct file *fl, const struct mg_nav_def *cls, const char *a, size_t al, char *out,
-                           size_t cap)
-{
-    struct qual q;
-    return fl->text && class_attr(fl, cls, a, al, out, cap, &q);
-}
-
-/* What class_attr reads: self.a's declarations in cls's text (self_attr). */
+/* Python's `self.a` in class cls: the type a declaration of `self.a` in
+ * cls's methods gives it (`self.a = T(…)`, `self.a: T`, a literal, `self.a
+ * = x` with x bound once in the method: a parameter's annotation), first
+ * wins, else one of `a` in the class's own body (`a: T`, a dataclass's
+ * field). */
 static bool class_attr(const struct file *fl, const struct mg_nav_def *cls, const char *a, size_t al, char *out,
                        size_t cap, struct qual *q)
 {
@@ -272,6 +243,35 @@ static bool class_attr(const struct file *fl, const struct mg_nav_def *cls, cons
         i = e + 1;
     }
     return false;
+}
+
+
+/* `self.a` in method fn: class_attr of fn's class. */
+static bool self_attr(const struct file *fl, const struct mg_nav_def *fn, const char *a, size_t al, char *out,
+                      size_t cap, struct qual *q)
+{
+    const struct mg_nav_def *cls = mg__nav_py_class_of(fl, fn);
+    return cls && class_attr(fl, cls, a, al, out, cap, q);
+}
+
+/* nav_int.h */
+const struct mg_nav_def *mg__nav_py_class_of(const struct file *fl, const struct mg_nav_def *fn)
+{
+    const struct mg_nav_def *cls = NULL;
+    for (size_t i = 0; i < fl->ndefs && fn->container; i++) {
+        const struct mg_nav_def *d = &fl->defs[i];
+        if (d->kind && strcmp(d->kind, "class") == 0 && strcmp(d->name, fn->container) == 0 &&
+            d->start_line <= fn->start_line && d->end_line >= fn->end_line)
+            cls = d;
+    }
+    return cls;
+}
+
+bool mg__nav_py_class_attr(const struct file *fl, const struct mg_nav_def *cls, const char *a, size_t al, char *out,
+                           size_t cap)
+{
+    struct qual q;
+    return fl->text && class_attr(fl, cls, a, al, out, cap, &q);
 }
 
 static bool receiver(const struct file *fl, size_t off, int line, char *out, size_t cap, struct qual *q)
