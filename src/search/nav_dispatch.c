@@ -272,21 +272,21 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
             return -1;
         if (!got) return 0; /* (a chain: self.a only) */
     }
-    if (mg__nav_in_words(PY_BUILTIN_TYPES, cls, strlen(cls)) ||
-        (!sup && !mg__nav_in_words(PY_TYPING_WRAPPERS, cls, strlen(cls)) && mg__nav_py_std_name(fl, cls, strlen(cls)))) {
-        *yes = true;
-        return 0;
-    }
-    if (!sup && v->self_name && strcmp(v->self_name, name) == 0 && strcmp(v->self_cls, cls) == 0) {
+    if (!sup && v->self_name && v->self_fid == fl->id && strcmp(v->self_name, name) == 0 &&
+        strcmp(v->self_cls, cls) == 0) {
         *yes = v->self_miss;
         return 0;
     }
     bool self = sup || (e - b == 4 && memcmp(t + b, "self", 4) == 0), known = self;
-    if (!known && py_class(v, cls, &known) != 0) return -1;
-    bool reach = !known; /* a type the repo does not define (a function's result, a library's class): may be */
-    struct resolved *rp = mg__nav_defs_of(v, name), rc;
-    if (!rp) return -1;
-    rc = *rp; /* as in derives */
+    /* a built-in type, or a class of the standard library's: none of the repo's */
+    bool none = mg__nav_in_words(PY_BUILTIN_TYPES, cls, strlen(cls)) ||
+                (!sup && !mg__nav_in_words(PY_TYPING_WRAPPERS, cls, strlen(cls)) &&
+                 mg__nav_py_std_name(fl, cls, strlen(cls)));
+    if (!none && !known && py_class(v, cls, &known) != 0) return -1;
+    bool reach = !none && !known; /* a type the repo does not define (a function's result...): may be */
+    struct resolved *rp = none ? NULL : mg__nav_defs_of(v, name), rc = {0};
+    if (!none && !rp) return -1;
+    if (rp) rc = *rp; /* as in derives */
     for (size_t i = 0; i < rc.n && !reach; i++) {
         struct file *df;
         const struct mg_nav_def *d = mg__nav_resolved_def(v, &rc, i, &df);
@@ -303,16 +303,15 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
             (!reach && !sup && derives(v, "python", d->container, cls, MAX_DEPTH, &reach) != 0))
             return -1;
     }
-    if (sup) { /* (not remembered: self.name of the same class reaches more) */
-        *yes = !reach;
-        return 0;
-    }
+    *yes = !reach;
+    if (sup) return 0; /* (not remembered: self.name of the same class reaches more) */
     char *keep = strdup(name);
     if (!keep) return mg_err_oom(v->err);
     free(v->self_name);
     v->self_name = keep;
+    v->self_fid = fl->id; /* (the standard library's names are the file's imports) */
     snprintf(v->self_cls, sizeof(v->self_cls), "%s", cls);
-    v->self_miss = *yes = !reach;
+    v->self_miss = *yes;
     return 0;
 }
 

@@ -67,8 +67,9 @@ struct nav {
     size_t nonly;
     struct ptrs *ptrs;      /* stores into fields, by field (nav_ptr.c) */
     size_t nptrs, capptrs;
-    char *self_name;        /* mg__nav_py_attr_misses' last answer: the name, the type ... */
+    char *self_name;        /* mg__nav_py_attr_misses' last answer: the name, the type, the file ... */
     char self_cls[128];
+    int64_t self_fid;
     bool self_miss;         /* ... and whether r.name misses the name's definitions */
 };
 
