@@ -306,6 +306,15 @@ bool mg__nav_same_world(const char *a, const char *b)
     return false;
 }
 
+/* nav_int.h */
+size_t mg__nav_line_start(const struct file *fl, int line)
+{
+    size_t o = 0;
+    for (int l = 1; l < line && o < fl->len; o++)
+        if (fl->text[o] == '\n') l++;
+    return o;
+}
+
 /* The innermost definition around line (function-like ones only, when fn). */
 const struct mg_nav_def *mg__nav_enclosing(const struct file *fl, int line, bool fn)
 {

@@ -217,9 +217,7 @@ static bool file_local(struct nav *v, const struct mg_nav_def *d)
     const char *dot = strrchr(fl->path, '.');
     if (!dot || dot[1] == 'h' || strcmp(dot, ".inc") == 0 || strcmp(dot, ".def") == 0) return false;
     /* the declaration's text from its first line up to the name */
-    size_t off = 0;
-    for (int line = 1; line < d->start_line && off < fl->len; off++)
-        if (fl->text[off] == '\n') line++;
+    size_t off = mg__nav_line_start(fl, d->start_line);
     size_t nl = strlen(d->name), end = off;
     while (end < fl->len && end - off < 512 && !mg__nav_has_word(fl->text + off, end - off + 1, d->name, nl)) end++;
     for (size_t i = off; i + 6 <= end; i++)
@@ -659,9 +657,7 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
     if (mg__nav_file_defs(v, fl) != 0) return -1;
     struct callees_run cr = {.lang = fl->lang, .self = from->name, .lo = from->start_line, .hi = from->end_line};
     /* lex from the definition's first line: a definition never starts inside a comment */
-    size_t off = 0;
-    for (int line = 1; line < from->start_line && off < fl->len; off++)
-        if (fl->text[off] == '\n') line++;
+    size_t off = mg__nav_line_start(fl, from->start_line);
     cr.lo = 1;
     cr.hi = from->end_line - from->start_line + 1;
     mg_nav_lex(fl->lang, fl->text + off, fl->len - off, on_call, &cr);

@@ -57,9 +57,7 @@ static void header_bases(const struct file *fl, const struct mg_nav_def *d, stru
 {
     b->n = 0;
     const char *t = fl->text;
-    size_t off = 0, nl = strlen(d->name);
-    for (int line = 1; line < d->start_line && off < fl->len; off++)
-        if (t[off] == '\n') line++;
+    size_t off = mg__nav_line_start(fl, d->start_line), nl = strlen(d->name);
     size_t end = off + HEADER_MAX < fl->len ? off + HEADER_MAX : fl->len;
     size_t i = off; /* past the name's first whole-word occurrence */
     for (; i + nl <= end; i++)

@@ -130,6 +130,8 @@ int mg__nav_file_defs(struct nav *v, struct file *fl);
 int mg__nav_read_defs(struct mg_db *d, int64_t lo, int64_t hi, char *path, int64_t fid, struct mg_nav_def **defs,
                       size_t *ndefs);
 /* The innermost definition around line (function-like ones only, when fn). */
+/* The offset in fl's text of line `line` (1-based; the text's length past its last). */
+size_t mg__nav_line_start(const struct file *fl, int line);
 const struct mg_nav_def *mg__nav_enclosing(const struct file *fl, int line, bool fn);
 /* A copy the caller owns (path too). */
 struct mg_nav_def *mg__nav_def_copy(const struct mg_nav_def *d, const char *path);

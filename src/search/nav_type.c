@@ -161,22 +161,13 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
     return false;
 }
 
-/* The offset of line `line` (1-based) of fl's text. */
-static size_t line_start(const struct file *fl, int line)
-{
-    size_t o = 0;
-    for (int l = 1; l < line && o < fl->len; o++)
-        if (fl->text[o] == '\n') l++;
-    return o;
-}
-
 /* The type a declaration of name (nl bytes) in fn's text before offset
  * `before` gives it (a local, a parameter), first wins. */
 static bool local_decl(const struct file *fl, const struct mg_nav_def *fn, const char *name, size_t nl, size_t before,
                        char *out, size_t cap, struct qual *q)
 {
     const char *t = fl->text;
-    size_t lo = line_start(fl, fn->start_line);
+    size_t lo = mg__nav_line_start(fl, fn->start_line);
     for (const char *p = t + lo; p < t + before && (p = memmem(p, (size_t)(t + before - p), name, nl)); p += nl) {
         size_t at = (size_t)(p - t);
         if ((at > lo && idc(t[at - 1])) || (at + nl < fl->len && idc(t[at + nl]))) continue;
@@ -191,7 +182,7 @@ static bool local_decl(const struct file *fl, const struct mg_nav_def *fn, const
 static bool bound_once(const struct file *fl, const struct mg_nav_def *fn, const char *name, size_t nl, size_t before)
 {
     const char *t = fl->text;
-    size_t lo = line_start(fl, fn->start_line);
+    size_t lo = mg__nav_line_start(fl, fn->start_line);
     int n = 0;
     for (const char *p = t + lo; p < t + before && (p = memmem(p, (size_t)(t + before - p), name, nl)); p += nl) {
         size_t at = (size_t)(p - t), a = sp(t, before, at + nl);
@@ -211,7 +202,7 @@ static bool class_attr(const struct file *fl, const struct mg_nav_def *cls, cons
                        size_t cap, struct qual *q)
 {
     const char *t = fl->text;
-    size_t lo = line_start(fl, cls->start_line), hi;
+    size_t lo = mg__nav_line_start(fl, cls->start_line), hi;
     int l = cls->start_line;
     for (hi = lo; hi < fl->len && l <= cls->end_line; hi++)
         if (t[hi] == '\n') l++;
