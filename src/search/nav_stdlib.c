@@ -247,12 +247,12 @@ bool mg__nav_py_unbound(struct file *fl, size_t off, size_t n, int line)
     if (b > 0 && t[b - 1] == '.') return false;
     /* a definition of the name that the line sees: at module level, in a function around the line, or
      * in the class whose body the line is in */
-    const struct mg_nav_def *at = py_scope(fl, line, line, NULL);
     for (size_t i = 0; i < fl->ndefs; i++) {
         const struct mg_nav_def *d = &fl->defs[i];
         if (!d->name || strlen(d->name) != n || memcmp(d->name, name, n) != 0) continue;
         const struct mg_nav_def *sc = py_scope(fl, d->start_line, d->end_line, d);
-        if (!sc || (sc->start_line <= line && sc->end_line >= line && (mg__nav_function_like(sc->kind) || sc == at)))
+        if (!sc || (sc->start_line <= line && sc->end_line >= line &&
+                    (mg__nav_function_like(sc->kind) || sc == py_scope(fl, line, line, NULL))))
             return false;
     }
     /* ... or an import (the file's imports, read once per name) */

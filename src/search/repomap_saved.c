@@ -226,20 +226,25 @@ static int graph_load(const char *dbpath, struct graph **out, struct mg_err *err
     return 0;
 }
 
-/* Whether the saved graph beside dbpath is of generation (gen, at), by its
- * header alone: an index run that changed the index need not map and check
- * the old file (90 MB for Linux) to learn that it is stale. */
-static bool saved_is(const char *dbpath, int64_t gen, int64_t at)
+/* The header of the saved graph beside dbpath, when one reads as such. */
+static bool saved_head(const char *dbpath, struct saved_head *h)
 {
     char path[4200];
     saved_path(dbpath, path, sizeof(path));
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return false;
-    struct saved_head h;
-    bool same = pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && memcmp(h.magic, SAVED_MAGIC, 8) == 0 &&
-                h.gen == gen && h.at == at;
+    bool ok = pread(fd, h, sizeof(*h), 0) == (ssize_t)sizeof(*h) && memcmp(h->magic, SAVED_MAGIC, 8) == 0;
     close(fd);
-    return same;
+    return ok;
+}
+
+/* Whether the saved graph beside dbpath is of generation (gen, at), by its
+ * header alone: an index run that changed the index need not map and check
+ * the old file (90 MB for Linux) to learn that it is stale. */
+static bool saved_is(const char *dbpath, int64_t gen, int64_t at)
+{
+    struct saved_head h;
+    return saved_head(dbpath, &h) && h.gen == gen && h.at == at;
 }
 
 /* The zeros after a section of n bytes. */
@@ -349,14 +354,8 @@ int mg_repomap_save(const char *dbpath, struct mg_err *err) { return graph_build
 
 bool mg_repomap_saved_any(const char *dbpath)
 {
-    char path[4200];
-    saved_path(dbpath, path, sizeof(path));
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
     struct saved_head h;
-    bool ok = pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && memcmp(h.magic, SAVED_MAGIC, 8) == 0;
-    close(fd);
-    return ok;
+    return saved_head(dbpath, &h);
 }
 
 /* Rebuilds under way in the background, by database path (under mg__rmap_mu). */
