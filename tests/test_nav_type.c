@@ -206,6 +206,52 @@ static const char *const FILES[][2] = {
                     "        self.src = src\n"                          /* 19 */
                     "    def use_src(self):\n"                          /* 20 */
                     "        self.src.fetch()\n"},                      /* 21 */
+    /* Python values typed by what made them: a function's `-> T`, a property's, a module's name,
+     * the standard library's and built-in functions, `assert isinstance`, a call's result, a chain */
+    {"py/attr4.py", "import re\n"                            /* 1 */
+                    "import copy\n"                          /* 2 */
+                    "from pathlib import Path\n"             /* 3 */
+                    "class Crate:\n"                         /* 4 */
+                    "    def pack(self):\n"                  /* 5 */
+                    "        return 1\n"                     /* 6 */
+                    "class Sack:\n"                          /* 7 */
+                    "    def pack(self):\n"                  /* 8 */
+                    "        return 2\n"                     /* 9 */
+                    "    @property\n"                        /* 10 */
+                    "    def heft(self) -> int:\n"           /* 11 */
+                    "        return 3\n"                     /* 12 */
+                    "def make() -> \"Crate\":\n"             /* 13 */
+                    "    return Crate()\n"                   /* 14 */
+                    "class Holder:\n"                        /* 15 */
+                    "    def __init__(self):\n"              /* 16 */
+                    "        self.sack = Sack()\n"           /* 17 */
+                    "    @property\n"                        /* 18 */
+                    "    def crate(self) -> Crate:\n"        /* 19 */
+                    "        return make()\n"                /* 20 */
+                    "TABLE = {}\n"                           /* 21 */
+                    "TABLE.pack()\n"                         /* 22 */
+                    "def use_made(h: Holder, any_value):\n"  /* 23 */
+                    "    c = make()\n"                       /* 24 */
+                    "    c.pack()\n"                         /* 25 */
+                    "    h.crate.pack()\n"                   /* 26 */
+                    "    h.sack.pack()\n"                    /* 27 */
+                    "    TABLE.pack()\n"                     /* 28 */
+                    "    pat = re.compile(\"x\")\n"          /* 29 */
+                    "    pat.pack()\n"                       /* 30 */
+                    "    dup = copy.copy(any_value)\n"       /* 31 */
+                    "    dup.pack()\n"                       /* 32 */
+                    "    f = open(\"x\")\n"                  /* 33 */
+                    "    f.pack()\n"                         /* 34 */
+                    "    \", \".pack()\n"                    /* 35 */
+                    "    Crate().pack()\n"                   /* 36 */
+                    "    Path(\"x\").pack()\n"               /* 37 */
+                    "    return h.sack.heft\n"               /* 38 */
+                    "def narrow(x):\n"                       /* 39 */
+                    "    assert isinstance(x, Sack)\n"       /* 40 */
+                    "    return x.pack()\n"},                /* 41 */
+    {"py/attr5.py", "import make\n"                /* 1 */
+                    "def other():\n"               /* 2 */
+                    "    return make.version\n"},  /* 3 */
 };
 
 static struct mg_db *open_repo(void)
@@ -387,6 +433,31 @@ TEST(nav_type_python_attributes_of_a_known_type_reach_only_its_methods)
     /* self.a declared by a base class, from a parameter's annotation there; a parameter assigned
      * again (src = Box()) may be either: kept */
     ASSERT_EQ_STR(refs(d, "fetch"), "py/attr3.py:12 py/attr3.py:21");
-    ASSERT_EQ_STR(callees(d, "go_child"), "12->py/attr3.py:3:fetch(exact)"); /* (by name: the base is not read here) */
+    ASSERT_EQ_STR(callees(d, "go_child"), "12->py/attr3.py:3:fetch(type)"); /* (the base's self.box: a Box) */
+    mg_db_close(&d);
+}
+
+TEST(nav_type_python_values_are_typed_by_what_made_them)
+{
+    struct mg_db *d = open_repo();
+    /* kept: a Crate (`-> "Crate"`, a property's `-> Crate` down a chain, `Crate()`), a Sack (an
+     * attribute down a chain, `assert isinstance`), copy.copy's result (anything); left out: a module's
+     * dict, a compiled pattern, a file, a str, a Path */
+    ASSERT_EQ_STR(refs(d, "pack"), "py/attr4.py:25 py/attr4.py:26 py/attr4.py:27 py/attr4.py:32 py/attr4.py:36 "
+                                   "py/attr4.py:41");
+    /* and a call resolves by that type (once per name and type; dup's by name) */
+    ASSERT_EQ_STR(callees(d, "use_made"), "24->py/attr4.py:13:make(exact) 25->py/attr4.py:5:pack(type) "
+                                          "27->py/attr4.py:8:pack(type) 32->py/attr4.py:5:pack(exact)");
+    ASSERT_EQ_STR(callees(d, "narrow"), "41->py/attr4.py:8:pack(type)");
+    /* `import make` binds a module, not the function make */
+    ASSERT_EQ_STR(refs(d, "make"), "py/attr4.py:20 py/attr4.py:24");
+    /* reading a property calls it */
+    struct mg_err err = {0};
+    struct mg_nav_graph g;
+    ASSERT_EQ_INT(mg_nav_callers(d, NULL, "heft", 1, 100, 0, &g, &err), 0);
+    ASSERT_EQ_INT(g.n, 1);
+    ASSERT_EQ_STR(g.v[0].from->name, "use_made");
+    ASSERT_EQ_INT(g.v[0].line, 38);
+    mg_nav_graph_release(&g);
     mg_db_close(&d);
 }

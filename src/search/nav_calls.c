@@ -262,7 +262,29 @@ struct callers_run {
     struct mg_nav_def **next;    /* callers found at this depth, for the next */
     size_t nnext, capnext;
     size_t visited;
+    bool prop;                   /* the callee is a Python property: `x.name` read is a call */
 };
+
+/* Whether every definition in d[0, n) is a Python property (one at least).
+ * -1 with err. */
+static int all_properties(struct nav *v, struct mg_nav_def *const *d, size_t n, bool *yes)
+{
+    *yes = n > 0;
+    for (size_t i = 0; i < n && *yes; i++) {
+        struct file *fl = mg__nav_file(v, d[i]->file_id, true);
+        if (!fl) return v->err->code ? -1 : (*yes = false, 0);
+        *yes = mg__nav_py_property(fl, d[i]);
+    }
+    return 0;
+}
+
+/* Whether the name at off is read as an attribute (`x.name`). */
+static bool attribute_read(const struct file *fl, size_t off)
+{
+    size_t b = off;
+    while (b > 0 && (fl->text[b - 1] == ' ' || fl->text[b - 1] == '\t')) b--;
+    return b > 0 && fl->text[b - 1] == '.';
+}
 
 static bool seen_def(struct mg_nav_graph *g, size_t upto, const struct mg_nav_def *d)
 {
@@ -328,7 +350,9 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
     if (mg__nav_file_occs(v, fl, cr->name, &cr->o) != 0) return -1;
     for (size_t k = 0; k < cr->o.n; k++) {
         const struct occ *oc = &cr->o.v[k];
-        if (oc->def || !oc->call) continue;
+        if (oc->def || (!oc->call && !(cr->prop && attribute_read(fl, oc->off) &&
+                                       !mg__nav_py_import_module(fl, oc->off, strlen(cr->name)))))
+            continue;
         bool ptr; /* o->name(x) calls what was stored into the field name, not the function name */
         if (mg__nav_pointer_call(v, fl, oc->off, oc->line, cr->name, &ptr) != 0) return -1;
         if (ptr) continue;
@@ -340,13 +364,15 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         struct mg_nav_def *to;
         const char *conf;
         unsigned ncand;
-        char rt[128];
+        char rt[128], pt[128] = "";
         bool typed = mg__nav_receiver_type(fl, oc->off, oc->line, rt, sizeof(rt));
-        bool no_methods = !typed && mg__nav_bare_misses_methods(fl, oc->off, oc->line);
         /* the library's, or a Python local or builtin: no edge to the repo */
         bool stdlib = mg__nav_receiver_stdlib(fl, oc->off, oc->line) ||
                       mg__nav_py_unbound(fl, oc->off, strlen(cr->name), oc->line);
-        if (!stdlib && mg__nav_py_attr_misses(v, fl, oc->off, oc->line, cr->name, &stdlib) != 0) return -1;
+        if (!stdlib && mg__nav_py_attr_misses(v, fl, oc->off, oc->line, cr->name, &stdlib, pt, sizeof(pt)) != 0)
+            return -1;
+        if (pt[0]) typed = strcpy(rt, pt) != NULL; /* a Python value's class, known across files */
+        bool no_methods = !typed && mg__nav_bare_misses_methods(fl, oc->off, oc->line);
         if (stdlib) {
             to = NULL;
             conf = "external";
@@ -496,8 +522,10 @@ int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *co
                     out->truncated = true;
                     continue;
                 }
-                rc = callers_in(&v, cr.name, (const struct mg_nav_def *const *)out->defs + from[i],
-                                local[i] ? from[i + 1] - from[i] : 0, &cr);
+                rc = all_properties(&v, out->defs + from[i], from[i + 1] - from[i], &cr.prop);
+                if (rc == 0)
+                    rc = callers_in(&v, cr.name, (const struct mg_nav_def *const *)out->defs + from[i],
+                                    local[i] ? from[i + 1] - from[i] : 0, &cr);
                 if (rc == 0) rc = pointer_callers(&v, out->defs + from[i], from[i + 1] - from[i], &cr);
             }
         } else {
@@ -516,7 +544,8 @@ int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *co
                     out->truncated = true;
                     continue;
                 }
-                rc = callers_in(&v, cr.name, &self, own ? 1 : 0, &cr);
+                rc = all_properties(&v, &frontier[i], 1, &cr.prop);
+                if (rc == 0) rc = callers_in(&v, cr.name, &self, own ? 1 : 0, &cr);
                 if (rc == 0) rc = pointer_callers(&v, &frontier[i], 1, &cr);
             }
         }
@@ -677,20 +706,22 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
             break;
         }
         if (fc > 0) continue;
-        char rt[128];
-        bool typed = mg__nav_receiver_type(fl, off + cr.v[i].off, from->start_line + cr.v[i].line - 1, rt, sizeof(rt));
+        char rt[128], pt[128] = "";
+        int at_line = from->start_line + cr.v[i].line - 1;
+        bool typed = mg__nav_receiver_type(fl, off + cr.v[i].off, at_line, rt, sizeof(rt));
+        cr.v[i].std = mg__nav_receiver_stdlib(fl, off + cr.v[i].off, at_line) ||
+                      mg__nav_py_unbound(fl, off + cr.v[i].off, cr.v[i].len, at_line);
+        if (!cr.v[i].std &&
+            mg__nav_py_attr_misses(v, fl, off + cr.v[i].off, at_line, name, &cr.v[i].std, pt, sizeof(pt)) != 0) {
+            rc = -1;
+            break;
+        }
+        if (pt[0]) typed = strcpy(rt, pt) != NULL; /* a Python value's class, known across files */
         if (typed && !(cr.v[i].type = strdup(rt))) {
             rc = mg_err_oom(v->err);
             break;
         }
-        int at_line = from->start_line + cr.v[i].line - 1;
         cr.v[i].bare = !typed && mg__nav_bare_misses_methods(fl, off + cr.v[i].off, at_line);
-        cr.v[i].std = mg__nav_receiver_stdlib(fl, off + cr.v[i].off, at_line) ||
-                      mg__nav_py_unbound(fl, off + cr.v[i].off, cr.v[i].len, at_line);
-        if (!cr.v[i].std && mg__nav_py_attr_misses(v, fl, off + cr.v[i].off, at_line, name, &cr.v[i].std) != 0) {
-            rc = -1;
-            break;
-        }
         bool dup = false; /* a name once, once per receiver type (and bare or not) */
         for (size_t k = 0; k < i && !dup; k++)
             dup = !cr.v[k].field && cr.v[k].len == cr.v[i].len &&

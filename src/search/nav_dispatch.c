@@ -187,10 +187,14 @@ int mg__nav_dispatch_targets(struct nav *v, struct file *from, const char *name,
 
 /* ---- 3. Python attributes --------------------------------------------------------------------------- */
 
-/* Python's built-in types and typing's names for them: no method of the repo's is theirs. */
+/* Python's built-in types, typing's names for them, and the built-in functions whose result is one
+ * (`open(…)` a file, `sorted(…)` a list): no method of the repo's is theirs. */
 static const char PY_BUILTIN_TYPES[] = " dict list set frozenset tuple str bytes bytearray int float complex bool"
                                        " object Dict List Set FrozenSet Tuple Mapping MutableMapping Sequence"
-                                       " MutableSequence MutableSet Iterable Iterator ";
+                                       " MutableSequence MutableSet Iterable Iterator"
+                                       " open len repr ascii sorted reversed enumerate zip range map filter format"
+                                       " hex oct bin chr ord abs round divmod hash id input iter vars dir globals"
+                                       " locals ";
 
 /* typing's names that wrap or stand for another type (`Optional[T]`): no class of the library's values. */
 static const char PY_TYPING_WRAPPERS[] = " Optional Union Final ClassVar Annotated Any Type Callable Literal TypeVar"
@@ -208,6 +212,34 @@ static int py_class(struct nav *v, const char *name, bool *yes)
         *yes = d && d->kind && strcmp(d->kind, "class") == 0 && strcmp(df->lang, "python") == 0;
     }
     return v->err->code ? -1 : 0;
+}
+
+/* cls names the value's type, or the function whose result the value is
+ * (`x = f(…)`, `x = self.m(…)`: the last name called). When no class of
+ * the repo's has that name and every Python function or method of it
+ * declares the same `-> T`, T (cls rewritten); else cls is left. -1 with
+ * err. */
+static int py_result(struct nav *v, char *cls, size_t cap)
+{
+    bool is_class;
+    if (mg__nav_in_words(PY_BUILTIN_TYPES, cls, strlen(cls)) || py_class(v, cls, &is_class) != 0 || is_class)
+        return v->err->code ? -1 : 0;
+    struct resolved *rp = mg__nav_defs_of(v, cls), rc;
+    if (!rp) return -1;
+    rc = *rp; /* as in derives */
+    char got[128] = "", ret[128];
+    if (rc.n > 8) return 0; /* (a common name: no one answer) */
+    for (size_t i = 0; i < rc.n; i++) {
+        struct file *df;
+        const struct mg_nav_def *d = mg__nav_resolved_def(v, &rc, i, &df);
+        if (!d || strcmp(df->lang, "python") != 0 || !mg__nav_function_like(d->kind)) continue;
+        if (!(df = mg__nav_file(v, df->id, true)) || !df->text) return v->err->code ? -1 : 0;
+        d = mg__nav_resolved_def(v, &rc, i, &df); /* (read again with the file's text) */
+        if (!d || !mg__nav_py_returns(df, d, ret, sizeof(ret)) || (got[0] && strcmp(got, ret) != 0)) return 0;
+        strcpy(got, ret);
+    }
+    if (got[0] && strlen(got) < cap) strcpy(cls, got);
+    return 0;
 }
 
 /* The type a base of class c (in fl), or a base of theirs up to depth
@@ -240,10 +272,129 @@ static int base_attr(struct nav *v, const struct file *fl, const struct mg_nav_d
     return 0;
 }
 
+/* The attribute a (al bytes) of Python class cls: the type its class, or a
+ * base of it, declares (*got). -1 with err. */
+static int class_attr_of(struct nav *v, const char *cls, const char *a, size_t al, char *out, size_t cap, bool *got)
+{
+    *got = false;
+    struct resolved *rp = mg__nav_defs_of(v, cls), rc;
+    if (!rp) return -1;
+    rc = *rp; /* as in derives */
+    for (size_t i = 0; i < rc.n && !*got; i++) {
+        struct file *df;
+        const struct mg_nav_def *d = mg__nav_resolved_def(v, &rc, i, &df);
+        if (!d || !d->kind || strcmp(d->kind, "class") != 0 || strcmp(df->lang, "python") != 0) continue;
+        if (!(df = mg__nav_file(v, df->id, true)) || !df->text || mg__nav_file_defs(v, df) != 0) {
+            if (v->err->code) return -1;
+            continue;
+        }
+        if (!(d = mg__nav_resolved_def(v, &rc, i, &df))) continue; /* (read again with the file) */
+        if (mg__nav_py_class_attr(df, d, a, al, out, cap)) *got = true;
+        else if (base_attr(v, df, d, a, al, out, cap, MAX_DEPTH, got) != 0) return -1;
+    }
+    return 0;
+}
+
+/* The receiver is a call's result, `F(…).name` with the `)` at t[close]:
+ * F's name in cls (a class: its instance; a function: what its `-> T`
+ * says, py_result) and *got; *lib when F is reached from a module of the
+ * standard library's (`os.path.realpath(…)`, `Path.cwd()`). */
+static void py_call_result(const struct file *fl, size_t close, char *cls, size_t cap, bool *got, bool *lib)
+{
+    *got = *lib = false;
+    const char *t = fl->text;
+    size_t i = close, lo = close > 4096 ? close - 4096 : 0;
+    int depth = 0;
+    for (;; i--) { /* back to the `(` that opens the arguments */
+        if (t[i] == ')' || t[i] == ']') depth++;
+        else if ((t[i] == '(' || t[i] == '[') && --depth == 0) break;
+        if (i == lo) return;
+    }
+    if (t[i] != '(') return;
+    size_t e = i;
+    while (e > 0 && (t[e - 1] == ' ' || t[e - 1] == '\t')) e--;
+    size_t b = e;
+    while (b > 0 && idc(t[b - 1])) b--;
+    if (b == e || e - b >= cap || (t[b] >= '0' && t[b] <= '9')) return;
+    size_t h = b; /* the head of `a.b.F`: a module of the library's? */
+    while (h > 0 && t[h - 1] == '.') {
+        size_t he = --h;
+        while (h > 0 && idc(t[h - 1])) h--;
+        if (h == he) return; /* `x().F(…)`: not followed */
+        if (h > 0 && t[h - 1] != '.' && !idc(t[h - 1]) && (t[h - 1] == ')' || t[h - 1] == ']')) return;
+        if (h == 0 || t[h - 1] != '.') {
+            *lib = mg__nav_py_std_name(fl, t + h, he - h);
+            if (*lib) return;
+        }
+    }
+    memcpy(cls, t + b, e - b);
+    cls[e - b] = 0;
+    *got = true;
+}
+
+#define CHAIN_MAX 6 /* names in a chain `h.a.b.name` typed at most */
+
+/* The receiver of the name at off is a chain `h.a1.….ak` (k >= 1, or k >= 2
+ * after `self`): h typed as any receiver, each ai as the attribute of the
+ * type before it. *lib: the chain starts at (or reaches) a value of the
+ * standard library's or a built-in one, none of the repo's; else *got and
+ * cls the chain's type. -1 with err. */
+static int py_chain(struct nav *v, const struct file *fl, size_t off, int line, char *cls, size_t cap, bool *got,
+                    bool *lib)
+{
+    *got = *lib = false;
+    const char *t = fl->text;
+    size_t at[CHAIN_MAX], n = 0, b = off;
+    for (;;) { /* the names, from the last one back */
+        if (n == CHAIN_MAX) return 0;
+        at[n++] = b;
+        while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+        if (b == 0 || t[b - 1] != '.') break;
+        size_t e = --b;
+        while (b > 0 && idc(t[b - 1])) b--;
+        if (b == e) return 0; /* `).name`, `].name`: no name before */
+    }
+    if (b > 0 && (t[b - 1] == ')' || t[b - 1] == ']')) return 0;
+    bool self = at[n - 1] + 4 < fl->len && memcmp(t + at[n - 1], "self", 4) == 0 && !idc(t[at[n - 1] + 4]);
+    size_t first = n - (self ? 3 : 2); /* the name whose receiver is typed first: h, or self.a1 */
+    if (n < (self ? 4u : 3u)) return 0; /* (h.name, self.a.name: not a chain) */
+    if (mg__nav_receiver_stdlib(fl, at[first], line)) {
+        *lib = true;
+        return 0;
+    }
+    char ty[128];
+    size_t qo, ql;
+    if (!mg__nav_receiver_type(fl, at[first], line, ty, sizeof(ty))) return 0;
+    if (mg__nav_receiver_qualifier(fl, at[first], line, &qo, &ql) && mg__nav_py_std_name(fl, t + qo, ql)) {
+        *lib = true; /* (`x: doctest.DocTest`) */
+        return 0;
+    }
+    for (size_t k = first; k > 0; k--) { /* the type of `… .name_k` */
+        if (mg__nav_in_words(PY_BUILTIN_TYPES, ty, strlen(ty)) || mg__nav_py_std_name(fl, ty, strlen(ty))) {
+            *lib = true;
+            return 0;
+        }
+        size_t al = 0;
+        while (at[k] + al < fl->len && idc(t[at[k] + al])) al++;
+        char next[128];
+        bool is;
+        if (py_result(v, ty, sizeof(ty)) != 0 || class_attr_of(v, ty, t + at[k], al, next, sizeof(next), &is) != 0)
+            return -1;
+        if (!is) return 0;
+        strcpy(ty, next);
+    }
+    if (strlen(ty) >= cap) return 0;
+    strcpy(cls, ty);
+    *got = true;
+    return 0;
+}
+
 /* nav_int.h */
-int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int line, const char *name, bool *yes)
+int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int line, const char *name, bool *yes,
+                           char *type, size_t cap)
 {
     *yes = false;
+    if (type && cap) type[0] = 0;
     if (!fl->lang || strcmp(fl->lang, "python") != 0 || !fl->text || off > fl->len) return 0;
     const char *t = fl->text;
     size_t b = off;
@@ -251,7 +402,8 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
     if (b == 0 || t[b - 1] != '.') return 0;
     size_t e = --b;
     while (b > 0 && idc(t[b - 1])) b--;
-    if (e - b == 8 && memcmp(t + b, "__dict__", 8) == 0) { /* x.__dict__ is a dict, whatever x */
+    if ((e - b == 8 && memcmp(t + b, "__dict__", 8) == 0) || /* x.__dict__ is a dict, whatever x */
+        (b == e && b > 0 && (t[b - 1] == '"' || t[b - 1] == '\''))) { /* "…".join(: a str or bytes */
         *yes = true;
         return 0;
     }
@@ -261,21 +413,36 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
         const struct mg_nav_def *fn = mg__nav_enclosing(fl, line, true);
         if (!fn || !fn->container || strlen(fn->container) >= sizeof(cls)) return 0;
         strcpy(cls, fn->container);
+    } else if (b == e && b > 0 && t[b - 1] == ')') { /* F(…).name */
+        bool got, lib;
+        py_call_result(fl, b - 1, cls, sizeof(cls), &got, &lib);
+        if (lib) {
+            *yes = true;
+            return 0;
+        }
+        if (!got) return 0;
     } else if (b == e || !mg__nav_receiver_type(fl, off, line, cls, sizeof(cls))) {
-        /* self.a that a base class declares */
-        bool got = false;
+        /* self.a that a base class declares, or a longer chain */
+        bool got = false, lib = false;
         const struct mg_nav_def *fn = mg__nav_enclosing(fl, line, true), *c = fn ? mg__nav_py_class_of(fl, fn) : NULL;
-        if (c && b >= 5 && memcmp(t + b - 5, "self.", 5) == 0 && (b == 5 || !idc(t[b - 6])) &&
-            base_attr(v, fl, c, t + b, e - b, cls, sizeof(cls), MAX_DEPTH, &got) != 0)
+        if (c && b >= 5 && memcmp(t + b - 5, "self.", 5) == 0 && (b == 5 || !idc(t[b - 6]))) {
+            if (base_attr(v, fl, c, t + b, e - b, cls, sizeof(cls), MAX_DEPTH, &got) != 0) return -1;
+        } else if (b > 0 && t[b - 1] == '.' && py_chain(v, fl, off, line, cls, sizeof(cls), &got, &lib) != 0)
             return -1;
-        if (!got) return 0; /* (a chain: self.a only) */
+        if (lib) {
+            *yes = true;
+            return 0;
+        }
+        if (!got) return 0;
     }
     if (!sup && v->self_name && v->self_fid == fl->id && strcmp(v->self_name, name) == 0 &&
         strcmp(v->self_cls, cls) == 0) {
         *yes = v->self_miss;
+        if (type && v->self_known && strlen(cls) < cap) strcpy(type, cls);
         return 0;
     }
     bool self = sup || (e - b == 4 && memcmp(t + b, "self", 4) == 0), known = self;
+    if (!sup && py_result(v, cls, sizeof(cls)) != 0) return -1; /* x = f(…): what f's `-> T` says */
     /* a built-in type, or a class of the standard library's: none of the repo's */
     bool none = mg__nav_in_words(PY_BUILTIN_TYPES, cls, strlen(cls)) ||
                 (!sup && !mg__nav_in_words(PY_TYPING_WRAPPERS, cls, strlen(cls)) &&
@@ -303,6 +470,7 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
     }
     *yes = !reach;
     if (sup) return 0; /* (not remembered: self.name of the same class reaches more) */
+    if (type && known && strlen(cls) < cap) strcpy(type, cls);
     char *keep = strdup(name);
     if (!keep) return mg_err_oom(v->err);
     free(v->self_name);
@@ -310,6 +478,7 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
     v->self_fid = fl->id; /* (the standard library's names are the file's imports) */
     snprintf(v->self_cls, sizeof(v->self_cls), "%s", cls);
     v->self_miss = *yes;
+    v->self_known = known;
     return 0;
 }
 

@@ -70,7 +70,8 @@ struct nav {
     char *self_name;        /* mg__nav_py_attr_misses' last answer: the name, the type, the file ... */
     char self_cls[128];
     int64_t self_fid;
-    bool self_miss;         /* ... and whether r.name misses the name's definitions */
+    bool self_miss;         /* ... whether r.name misses the name's definitions, and whether the type is the repo's */
+    bool self_known;
 };
 
 struct resolved {
@@ -191,6 +192,11 @@ bool mg__nav_receiver_qualifier(const struct file *fl, size_t off, int line, siz
 const struct mg_nav_def *mg__nav_py_class_of(const struct file *fl, const struct mg_nav_def *fn);
 bool mg__nav_py_class_attr(const struct file *fl, const struct mg_nav_def *cls, const char *a, size_t al, char *out,
                            size_t cap);
+/* Python: whether def d is a property (`@property`, `@cached_property`, a
+ * setter or deleter): reading the attribute calls it. */
+bool mg__nav_py_property(const struct file *fl, const struct mg_nav_def *d);
+/* Python: the type def d's `-> T` names (the last part of a qualified one; not None), from fl's text. */
+bool mg__nav_py_returns(const struct file *fl, const struct mg_nav_def *d, char *out, size_t cap);
 /* Whether the call at off (on line) is `R.name(` with R, or R's declared
  * type's qualifier, a module or package the file imports from Python's or
  * Go's standard library (nav_stdlib.c): the call is the library's, never the
@@ -226,16 +232,22 @@ struct mg_nav_dispatch {
     const struct mg_nav_def *d;
     struct file *fl;
 };
-/* Whether Python's `r.name` at off (on line), r a plain name of known type
- * (mg__nav_receiver_type: `self`, `r = T(…)`, `r: T`, a literal), `self.a`,
- * `__dict__` (a dict, after any chain) or `super()`, reaches none of the
- * repo's definitions of name: T is a built-in type (dict, list, set, str…)
- * or a class the file imports from the standard library, or a class of the
- * repo's that neither holds one of them nor derives from or is derived from
- * by one that does (a module's function is no attribute of a value);
- * `super()` reaches only the enclosing class's bases'. *yes false when r is another or T unknown to
- * the repo (a function's result, a library's class). -1 with err on failure. */
-int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int line, const char *name, bool *yes);
+/* Whether Python's `r.name` at off (on line) reaches none of the repo's
+ * definitions of name, r's type T known: a plain name's
+ * (mg__nav_receiver_type: `self`, `r = T(…)`, `r: T`, a literal, `assert
+ * isinstance(r, T)`, a module's `r = …`), `self.a`, a chain `r.a.b` typed
+ * attribute by attribute, a call's result `F(…)` (a class, or a function's
+ * `-> T`), a string literal, `__dict__` (a dict) or `super()`. It misses
+ * when T is a built-in type (dict, list, set, str…), a value of the
+ * standard library's, or a class of the repo's that neither holds one of
+ * them nor derives from or is derived from by one that does (a module's
+ * function is no attribute of a value); `super()` reaches only the
+ * enclosing class's bases'. *yes false when r is another or T unknown to
+ * the repo (an untyped value, a library's class). When type is not NULL
+ * and T is a class of the repo's, T is copied there (cap bytes), else
+ * type[0] is 0. -1 with err on failure. */
+int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int line, const char *name, bool *yes,
+                           char *type, size_t cap);
 int mg__nav_dispatch_targets(struct nav *v, struct file *from, const char *name, const char *rtype,
                              struct mg_nav_dispatch **out, size_t *n);
 

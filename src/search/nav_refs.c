@@ -277,7 +277,7 @@ static int refs_file(struct nav *v, struct file *fl, void *ud)
         const struct occ *oc = &rr->o.v[k];
         if (oc->def || (cursor_file && oc->line <= rr->after_line) || not_ours(rr, fl, oc)) continue;
         bool miss; /* r.name of a type that has none of the name's */
-        if (mg__nav_py_attr_misses(v, fl, oc->off, oc->line, rr->o.name, &miss) != 0) return -1;
+        if (mg__nav_py_attr_misses(v, fl, oc->off, oc->line, rr->o.name, &miss, NULL, 0) != 0) return -1;
         if (miss) continue;
         struct mg_nav_refs *o = rr->out;
         if (o->n >= rr->limit) { /* a full page: the next starts after its last reference */

@@ -113,7 +113,8 @@ static bool py_binds(const char *s, const char *e, const char *r, size_t rl, boo
 }
 
 /* Whether an import of the file's binds r: one of the standard library's
- * (std), or any (a star import binds every name). */
+ * (std), or any that can bind a definition of the repo's: `from M import r`
+ * (a star import binds every name), not `import r`, which binds a module. */
 static bool py_import_binds(const char *t, size_t len, const char *r, size_t rl, bool std)
 {
     bool open = false, bind_from = false; /* inside `from M import (`…`)` of a counted M */
@@ -123,8 +124,8 @@ static bool py_import_binds(const char *t, size_t len, const char *r, size_t rl,
         const char *s = ws(l, e);
         if (open) {
             if (bind_from && py_binds(s, e, r, rl, true, !std, &open)) return true;
-        } else if (word_is(s, e, "import")) {
-            if (py_binds(s + 6, e, r, rl, !std, false, &open)) return true;
+        } else if (word_is(s, e, "import")) { /* (binds a module: of the standard library's, or no definition) */
+            if (std && py_binds(s + 6, e, r, rl, false, false, &open)) return true;
             open = false;
         } else if (word_is(s, e, "from")) {
             size_t top;

@@ -73,6 +73,7 @@ static size_t type_at(const char *t, size_t n, size_t i, char *out, size_t cap, 
             ((l == 8 && memcmp(t + k, "Optional", 8) == 0) || (l == 5 && memcmp(t + k, "Final", 5) == 0) ||
              (l == 8 && memcmp(t + k, "ClassVar", 8) == 0))) {
             i = k + l + 1;
+            if (i < n && (t[i] == '"' || t[i] == '\'')) i++; /* Optional["T"] */
             continue;
         }
         break;
@@ -96,6 +97,10 @@ static size_t type_at(const char *t, size_t n, size_t i, char *out, size_t cap, 
     out[l] = 0;
     return i + l;
 }
+
+/* Python module functions whose result is what they were given or anything at all (copy.copy,
+ * typing.cast, pickle.loads...): not a value of their module's. */
+static const char PY_ANY_RESULT[] = " copy deepcopy cast replace proxy loads load import_module reload local unwrap ";
 
 static bool lang_in(const char *lang, const char *words)
 {
@@ -125,17 +130,22 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
         size_t e = type_at(t, end, b, out, cap, q);
         if (!e) return false;
         e = sp(t, end, e);
-        /* pkg.F( is a call in Go (bufio.NewWriter), and a function's result in Python unless a class's
-         * name (pathlib.Path( but copy.copy(): what it returns is not the module's) */
-        if (e < end && t[e] == '(' && (strcmp(lang, "go") == 0 || !(out[0] >= 'A' && out[0] <= 'Z')))
-            *q = (struct qual){0, 0};
+        /* pkg.F( is a call in Go (bufio.NewWriter): no type of pkg's. In Python a module's function
+         * (`re.compile(`) returns one of its module's values, but for those that return what they were
+         * given or anything at all (copy.copy(), typing.cast(), pickle.loads()...): not known */
+        if (e < end && t[e] == '(' && strcmp(lang, "go") == 0) *q = (struct qual){0, 0};
+        if (e < end && t[e] == '(' && strcmp(lang, "python") == 0 && mg__nav_in_words(PY_ANY_RESULT, out, strlen(out)))
+            return false;
         if (e < end && (t[e] == '{' || t[e] == '(')) return true;
         if (e + 1 < end && t[e] == ':' && t[e + 1] == ':') return true; /* T::new( */
         return false;
     }
-    /* a: T */
-    if (a < end && t[a] == ':' && !(a + 1 < end && t[a + 1] == ':'))
-        return type_at(t, end, a + 1, out, cap, q) != 0;
+    /* a: T (Python: a: "T" too) */
+    if (a < end && t[a] == ':' && !(a + 1 < end && t[a + 1] == ':')) {
+        size_t b = sp(t, end, a + 1);
+        if (b < end && (t[b] == '"' || t[b] == '\'') && strcmp(lang, "python") == 0) b++;
+        return type_at(t, end, b, out, cap, q) != 0;
+    }
     /* Go: a T, a *T (a parameter, a receiver, var a T) */
     if (strcmp(lang, "go") == 0) {
         size_t b = at;
@@ -176,6 +186,19 @@ static bool local_decl(const struct file *fl, const struct mg_nav_def *fn, const
     return false;
 }
 
+/* Python: the type a module-level statement (at the start of a line) `name = T(…)` or `name: T` gives
+ * name, first wins. */
+static bool module_decl(const struct file *fl, const char *name, size_t nl, char *out, size_t cap, struct qual *q)
+{
+    const char *t = fl->text;
+    for (const char *p = t; p < t + fl->len && (p = memmem(p, (size_t)(t + fl->len - p), name, nl)); p += nl) {
+        size_t at = (size_t)(p - t);
+        if ((at > 0 && t[at - 1] != '\n') || (at + nl < fl->len && idc(t[at + nl]))) continue;
+        if (declares(fl->lang, t, 0, fl->len, at, nl, out, cap, q)) return true;
+    }
+    return false;
+}
+
 /* Whether name (nl bytes) is declared or assigned once in fn's text before
  * `before` (`x: T = …` or `x = …`, not a second `x = …` that may give it
  * another type). */
@@ -191,6 +214,73 @@ static bool bound_once(const struct file *fl, const struct mg_nav_def *fn, const
         n += (t[a] == '=' && a + 1 < before && t[a + 1] != '=') || (t[a] == ':' && a + 1 < before && t[a + 1] != '=');
     }
     return n == 1;
+}
+
+/* nav_int.h */
+bool mg__nav_py_returns(const struct file *fl, const struct mg_nav_def *d, char *out, size_t cap)
+{
+    if (!fl->text || !fl->lang || strcmp(fl->lang, "python") != 0) return false;
+    const char *t = fl->text;
+    size_t n = fl->len, nl = strlen(d->name), i = mg__nav_line_start(fl, d->start_line);
+    size_t lim = i + 8192 < n ? i + 8192 : n; /* (decorators, then a long signature: bounded) */
+    const char *p = t + i;
+    for (;; p += 3) { /* `def NAME(` */
+        if (!(p = memmem(p, (size_t)(t + lim - p), "def", 3))) return false;
+        size_t k = sp(t, lim, (size_t)(p - t) + 3);
+        if ((p == t || !idc(p[-1])) && k > (size_t)(p - t) + 3 && k + nl < lim && memcmp(t + k, d->name, nl) == 0 &&
+            sp(t, lim, k + nl) < lim && t[sp(t, lim, k + nl)] == '(') {
+            i = sp(t, lim, k + nl);
+            break;
+        }
+    }
+    int depth = 0;
+    for (; i < lim; i++) { /* the parameters, to the `)` that closes them */
+        if (t[i] == '(' || t[i] == '[') depth++;
+        else if ((t[i] == ')' || t[i] == ']') && --depth == 0) break;
+        else if (t[i] == '"' || t[i] == '\'') { /* a default's string */
+            char c = t[i];
+            while (++i < lim && t[i] != c && t[i] != '\n') i += t[i] == '\\';
+        }
+    }
+    if (i >= lim) return false;
+    i++;
+    while (i < lim && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r' || t[i] == '\\')) i++;
+    if (i + 2 > lim || t[i] != '-' || t[i + 1] != '>') return false;
+    i = sp(t, lim, i + 2);
+    if (i < lim && (t[i] == '"' || t[i] == '\'')) i++;
+    struct qual q;
+    return type_at(t, lim, i, out, cap, &q) && strcmp(out, "None") != 0;
+}
+
+/* nav_int.h */
+bool mg__nav_py_property(const struct file *fl, const struct mg_nav_def *d)
+{
+    if (!fl->text || !fl->lang || strcmp(fl->lang, "python") != 0 || !mg__nav_function_like(d->kind)) return false;
+    const char *t = fl->text;
+    size_t i = mg__nav_line_start(fl, d->start_line), def = i;
+    while (def < fl->len && t[sp(t, fl->len, def)] == '@') { /* (the definition may start at its decorators) */
+        const char *nl = memchr(t + def, '\n', fl->len - def);
+        if (!nl) return false;
+        def = (size_t)(nl - t) + 1;
+    }
+    while (i > 0) { /* back over the decorators above */
+        size_t l = i - 1;
+        while (l > 0 && t[l - 1] != '\n') l--;
+        if (t[sp(t, i, l)] != '@') break;
+        i = l;
+    }
+    for (size_t l = i; l < def;) { /* @property, @cached_property, @functools.cached_property, @x.setter */
+        size_t s = sp(t, def, l) + 1, e = s;
+        while (e < def && (idc(t[e]) || t[e] == '.')) e++;
+        size_t w = e;
+        while (w > s && t[w - 1] != '.') w--;
+        if ((e - w == 8 && memcmp(t + w, "property", 8) == 0) || (e - w == 15 && memcmp(t + w, "cached_property", 15) == 0) ||
+            (e - w == 6 && memcmp(t + w, "setter", 6) == 0) || (e - w == 7 && memcmp(t + w, "deleter", 7) == 0))
+            return true;
+        const char *nl = memchr(t + l, '\n', def - l);
+        l = nl ? (size_t)(nl - t) + 1 : def;
+    }
+    return false;
 }
 
 /* Python's `self.a` in class cls: the type a declaration of `self.a` in
@@ -236,6 +326,14 @@ static bool class_attr(const struct file *fl, const struct mg_nav_def *cls, cons
         }
         i = e + 1;
     }
+    /* a method of the class named a (a property): what its `-> T` says */
+    for (size_t i = 0; i < fl->ndefs; i++) {
+        const struct mg_nav_def *d = &fl->defs[i];
+        if (d->container && strcmp(d->container, cls->name) == 0 && d->start_line > cls->start_line &&
+            d->end_line <= cls->end_line && strlen(d->name) == al && memcmp(d->name, a, al) == 0 &&
+            mg__nav_function_like(d->kind) && mg__nav_py_returns(fl, d, out, cap))
+            return true;
+    }
     return false;
 }
 
@@ -268,6 +366,33 @@ bool mg__nav_py_class_attr(const struct file *fl, const struct mg_nav_def *cls, 
     return fl->text && class_attr(fl, cls, a, al, out, cap, &q);
 }
 
+/* Python: the type the last `assert isinstance(R, T)` in fn's text before `before` narrows the
+ * receiver R (the rl bytes at r, `x` or `self.x`) to. */
+static bool asserted(const struct file *fl, const struct mg_nav_def *fn, const char *r, size_t rl, size_t before,
+                     char *out, size_t cap, struct qual *q)
+{
+    const char *t = fl->text;
+    size_t lo = mg__nav_line_start(fl, fn->start_line);
+    bool got = false;
+    char ty[128];
+    for (const char *p = t + lo; p < t + before && (p = memmem(p, (size_t)(t + before - p), "isinstance(", 11));
+         p += 11) {
+        size_t i = sp(t, before, (size_t)(p - t) + 11), l = (size_t)(p - t);
+        while (l > lo && (t[l - 1] == ' ' || t[l - 1] == '\t')) l--;
+        if (l < lo + 6 || memcmp(t + l - 6, "assert", 6) != 0 || (l > lo + 6 && idc(t[l - 7]))) continue;
+        if (i + rl >= before || memcmp(t + i, r, rl) != 0 || idc(t[i + rl])) continue;
+        if ((i = sp(t, before, i + rl)) >= before || t[i] != ',') continue;
+        struct qual tq;
+        size_t e = type_at(t, before, i + 1, ty, sizeof(ty), &tq);
+        if (e && (e = sp(t, before, e)) < before && t[e] == ')' && strlen(ty) < cap) {
+            strcpy(out, ty);
+            *q = tq;
+            got = true;
+        }
+    }
+    return got;
+}
+
 static bool receiver(const struct file *fl, size_t off, int line, char *out, size_t cap, struct qual *q)
 {
     *q = (struct qual){0, 0};
@@ -283,15 +408,26 @@ static bool receiver(const struct file *fl, size_t off, int line, char *out, siz
     const struct mg_nav_def *fn = mg__nav_enclosing(fl, line, true);
     if (rl && fn && b >= 5 && memcmp(t + b - 5, "self.", 5) == 0 && (b == 5 || !idc(t[b - 6])) &&
         strcmp(fl->lang, "python") == 0)
-        return self_attr(fl, fn, t + b, rl, out, cap, q);
+        return asserted(fl, fn, t + b - 5, rl + 5, b - 5, out, cap, q) || self_attr(fl, fn, t + b, rl, out, cap, q);
     if (!rl || (b > 0 && (t[b - 1] == '.' || t[b - 1] == '>' || t[b - 1] == ')' || t[b - 1] == ']'))) return false;
-    if (!fn) return false;
-    if ((rl == 4 && (memcmp(t + b, "self", 4) == 0 || memcmp(t + b, "this", 4) == 0))) {
+    bool py = strcmp(fl->lang, "python") == 0;
+    if (!fn) return py && module_decl(fl, t + b, rl, out, cap, q);
+    if ((rl == 4 && (memcmp(t + b, "self", 4) == 0 || memcmp(t + b, "this", 4) == 0)) && (fn->container || !py)) {
         if (!fn->container || strlen(fn->container) >= cap) return false;
         strcpy(out, fn->container);
         return true;
     }
-    return local_decl(fl, fn, t + b, rl, b, out, cap, q);
+    if (py && asserted(fl, fn, t + b, rl, b, out, cap, q)) return true;
+    if (local_decl(fl, fn, t + b, rl, b, out, cap, q)) return true;
+    /* Python: a module's name the function only reads (`TABLE.update(`) */
+    if (!py) return false;
+    size_t lo = mg__nav_line_start(fl, fn->start_line);
+    for (const char *p = t + lo; p < t + b && (p = memmem(p, (size_t)(t + b - p), t + b, rl)); p += rl) {
+        size_t at = (size_t)(p - t);
+        if ((at > lo && idc(t[at - 1])) || idc(t[at + rl])) continue;
+        if (t[at + rl] != '.' || (at > lo && t[at - 1] == '.')) return false; /* bound here, or not this name */
+    }
+    return module_decl(fl, t + b, rl, out, cap, q);
 }
 
 bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *out, size_t cap)
