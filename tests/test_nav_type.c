@@ -252,6 +252,26 @@ static const char *const FILES[][2] = {
     {"py/attr5.py", "import make\n"                /* 1 */
                     "def other():\n"               /* 2 */
                     "    return make.version\n"},  /* 3 */
+    {"py/attr6.py", "class Bag:\n"                          /* 1 */
+                    "    def pop(self):\n"                  /* 2 */
+                    "        return 1\n"                    /* 3 */
+                    "    def note(self):\n"                 /* 4 */
+                    "        return self.pop()\n"           /* 5 */
+                    "def take(*args, **kw):\n"              /* 6 */
+                    "    kw.pop(\"a\")\n"                   /* 7 */
+                    "    args.pop()\n"                      /* 8 */
+                    "    name = Bag.__name__\n"             /* 9 */
+                    "    name.pop()\n"                      /* 10 */
+                    "def note(bag: Bag):\n"                 /* 11 */
+                    "    bag.pop()\n"                       /* 12 */
+                    "def shadow(note):\n"                   /* 13 */
+                    "    return note()\n"                   /* 14 */
+                    "class Keeper:\n"                       /* 15 */
+                    "    def __init__(self, bag: Bag):\n"   /* 16 */
+                    "        self.bag = bag\n"              /* 17 */
+                    "    def run_bag(self):\n"              /* 18 */
+                    "        b = self.bag\n"                /* 19 */
+                    "        return b.pop()\n"},            /* 20 */
 };
 
 static struct mg_db *open_repo(void)
@@ -459,5 +479,10 @@ TEST(nav_type_python_values_are_typed_by_what_made_them)
     ASSERT_EQ_STR(g.v[0].from->name, "use_made");
     ASSERT_EQ_INT(g.v[0].line, 38);
     mg_nav_graph_release(&g);
+    /* `*args` a tuple, `**kw` a dict, `x.__name__` a str; `b = self.bag` a Bag; a parameter hides
+     * the module's function of its name */
+    ASSERT_EQ_STR(refs(d, "pop"), "py/attr6.py:5 py/attr6.py:12 py/attr6.py:20");
+    ASSERT_EQ_STR(callees(d, "run_bag"), "20->py/attr6.py:2:pop(type)");
+    ASSERT_EQ_STR(refs(d, "note"), "");
     mg_db_close(&d);
 }

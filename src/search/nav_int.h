@@ -195,6 +195,10 @@ bool mg__nav_py_class_attr(const struct file *fl, const struct mg_nav_def *cls, 
 /* Python: whether def d is a property (`@property`, `@cached_property`, a
  * setter or deleter): reading the attribute calls it. */
 bool mg__nav_py_property(const struct file *fl, const struct mg_nav_def *d);
+/* Python: whether function fn binds name (nl bytes) as its own local: a
+ * parameter, or assigned in its body (`name = `, `for name in`, `as
+ * name`…) without `global name` (nav_type.c). */
+bool mg__nav_py_local(const struct file *fl, const struct mg_nav_def *fn, const char *name, size_t nl);
 /* Python: the type def d's `-> T` names (the last part of a qualified one; not None), from fl's text. */
 bool mg__nav_py_returns(const struct file *fl, const struct mg_nav_def *d, char *out, size_t cap);
 /* Whether the call at off (on line) is `R.name(` with R, or R's declared

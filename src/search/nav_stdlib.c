@@ -246,16 +246,22 @@ bool mg__nav_py_unbound(struct file *fl, size_t off, size_t n, int line)
     size_t b = off;
     while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
     if (b > 0 && t[b - 1] == '.') return false;
+    /* a parameter or local of the function the line is in hides every definition but the function's
+     * own (`def f` in it is that local too) */
+    const struct mg_nav_def *fn = mg__nav_enclosing(fl, line, true);
+    bool local = fn && mg__nav_py_local(fl, fn, name, n);
     /* a definition of the name that the line sees: at module level, in a function around the line, or
      * in the class whose body the line is in */
     for (size_t i = 0; i < fl->ndefs; i++) {
         const struct mg_nav_def *d = &fl->defs[i];
         if (!d->name || strlen(d->name) != n || memcmp(d->name, name, n) != 0) continue;
         const struct mg_nav_def *sc = py_scope(fl, d->start_line, d->end_line, d);
+        if (local && sc != fn) continue;
         if (!sc || (sc->start_line <= line && sc->end_line >= line &&
                     (mg__nav_function_like(sc->kind) || sc == py_scope(fl, line, line, NULL))))
             return false;
     }
+    if (local) return true;
     /* ... or an import (the file's imports, read once per name) */
     if (!fl->py_name || strlen(fl->py_name) != n || memcmp(fl->py_name, name, n) != 0) {
         free(fl->py_name);

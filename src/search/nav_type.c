@@ -127,6 +127,15 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
             strcpy(out, lt);
             return true;
         }
+        /* Python: `x.__file__`, `__name__`, `__qualname__`, `__module__`, `__doc__`: a str */
+        const char *dn = lit < end && strcmp(lang, "python") == 0 ? memmem(t + lit, end - lit, ".__", 3) : NULL;
+        size_t dl = dn ? ident(t, end, (size_t)(dn - t) + 1) : 0;
+        if (dl && mg__nav_in_words(" __file__ __name__ __qualname__ __module__ __doc__ ", dn + 1, dl) &&
+            sp(t, end, (size_t)(dn - t) + 1 + dl) < end && t[sp(t, end, (size_t)(dn - t) + 1 + dl)] == '\n' &&
+            !memchr(t + lit, '\n', (size_t)(dn - t) - lit) && cap > 3) {
+            strcpy(out, "str");
+            return true;
+        }
         size_t e = type_at(t, end, b, out, cap, q);
         if (!e) return false;
         e = sp(t, end, e);
@@ -173,14 +182,22 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
 
 /* The type a declaration of name (nl bytes) in fn's text before offset
  * `before` gives it (a local, a parameter), first wins. */
+static bool py_params(const struct file *fl, const struct mg_nav_def *d, size_t *open, size_t *close, size_t *lim);
+
 static bool local_decl(const struct file *fl, const struct mg_nav_def *fn, const char *name, size_t nl, size_t before,
                        char *out, size_t cap, struct qual *q)
 {
     const char *t = fl->text;
-    size_t lo = mg__nav_line_start(fl, fn->start_line);
+    size_t lo = mg__nav_line_start(fl, fn->start_line), po = 0, pc = 0, lim;
+    bool py = strcmp(fl->lang, "python") == 0 && py_params(fl, fn, &po, &pc, &lim);
     for (const char *p = t + lo; p < t + before && (p = memmem(p, (size_t)(t + before - p), name, nl)); p += nl) {
         size_t at = (size_t)(p - t);
         if ((at > lo && idc(t[at - 1])) || (at + nl < fl->len && idc(t[at + nl]))) continue;
+        *q = (struct qual){0, 0};
+        if (py && at > po && at < pc && t[at - 1] == '*' && cap > 5) { /* `*args` a tuple, `**kw` a dict */
+            strcpy(out, t[at - 2] == '*' ? "dict" : "tuple");
+            return true;
+        }
         if (declares(fl->lang, t, lo, before, at, nl, out, cap, q)) return true;
     }
     return false;
@@ -216,33 +233,94 @@ static bool bound_once(const struct file *fl, const struct mg_nav_def *fn, const
     return n == 1;
 }
 
-/* nav_int.h */
-bool mg__nav_py_returns(const struct file *fl, const struct mg_nav_def *d, char *out, size_t cap)
+/* Python def d's parameter list in fl's text: the offsets of its `(` and
+ * `)`, and lim, how far the header may reach; false when not found. */
+static bool py_params(const struct file *fl, const struct mg_nav_def *d, size_t *open, size_t *close, size_t *lim)
 {
     if (!fl->text || !fl->lang || strcmp(fl->lang, "python") != 0) return false;
     const char *t = fl->text;
     size_t n = fl->len, nl = strlen(d->name), i = mg__nav_line_start(fl, d->start_line);
-    size_t lim = i + 8192 < n ? i + 8192 : n; /* (decorators, then a long signature: bounded) */
+    *lim = i + 8192 < n ? i + 8192 : n; /* (decorators, then a long signature: bounded) */
     const char *p = t + i;
     for (;; p += 3) { /* `def NAME(` */
-        if (!(p = memmem(p, (size_t)(t + lim - p), "def", 3))) return false;
-        size_t k = sp(t, lim, (size_t)(p - t) + 3);
-        if ((p == t || !idc(p[-1])) && k > (size_t)(p - t) + 3 && k + nl < lim && memcmp(t + k, d->name, nl) == 0 &&
-            sp(t, lim, k + nl) < lim && t[sp(t, lim, k + nl)] == '(') {
-            i = sp(t, lim, k + nl);
+        if (!(p = memmem(p, (size_t)(t + *lim - p), "def", 3))) return false;
+        size_t k = sp(t, *lim, (size_t)(p - t) + 3);
+        if ((p == t || !idc(p[-1])) && k > (size_t)(p - t) + 3 && k + nl < *lim && memcmp(t + k, d->name, nl) == 0 &&
+            sp(t, *lim, k + nl) < *lim && t[sp(t, *lim, k + nl)] == '(') {
+            i = *open = sp(t, *lim, k + nl);
             break;
         }
     }
     int depth = 0;
-    for (; i < lim; i++) { /* the parameters, to the `)` that closes them */
+    for (; i < *lim; i++) { /* the parameters, to the `)` that closes them */
         if (t[i] == '(' || t[i] == '[') depth++;
         else if ((t[i] == ')' || t[i] == ']') && --depth == 0) break;
         else if (t[i] == '"' || t[i] == '\'') { /* a default's string */
             char c = t[i];
-            while (++i < lim && t[i] != c && t[i] != '\n') i += t[i] == '\\';
+            while (++i < *lim && t[i] != c && t[i] != '\n') i += t[i] == '\\';
         }
     }
-    if (i >= lim) return false;
+    *close = i;
+    return i < *lim;
+}
+
+/* nav_int.h */
+bool mg__nav_py_local(const struct file *fl, const struct mg_nav_def *fn, const char *name, size_t nl)
+{
+    size_t open, close, lim;
+    if (!py_params(fl, fn, &open, &close, &lim)) return false;
+    const char *t = fl->text;
+    int depth = 0;
+    for (size_t i = open + 1; i < close; i++) { /* a parameter: `name`, `*name`, `name: T`, `name=…` at depth 1 */
+        if (t[i] == '(' || t[i] == '[' || t[i] == '{') depth++;
+        else if (t[i] == ')' || t[i] == ']' || t[i] == '}') depth--;
+        else if (depth == 0 && (i == open + 1 || t[i - 1] == ',' || t[i - 1] == '*' || t[i - 1] == '(' ||
+                                t[i - 1] == ' ' || t[i - 1] == '\t' || t[i - 1] == '\n') &&
+                 i + nl <= close && memcmp(t + i, name, nl) == 0 && !idc(t[i + nl]) && !idc(t[i - 1])) {
+            size_t a = i + nl;
+            while (a < close && (t[a] == ' ' || t[a] == '\t' || t[a] == '\n')) a++;
+            size_t b = i;
+            while (b > open + 1 && (t[b - 1] == ' ' || t[b - 1] == '\t' || t[b - 1] == '\n' || t[b - 1] == '*')) b--;
+            if ((a == close || t[a] == ',' || t[a] == ':' || t[a] == '=') && (b == open + 1 || t[b - 1] == ','))
+                return true;
+        }
+    }
+    /* an assignment in its own body (`name = `, `name: T`, `name += `, `for name in`, `as name`) unless
+     * `global name` or `nonlocal name` */
+    size_t lo = close, hi = mg__nav_line_start(fl, fn->end_line + 1);
+    if (hi > fl->len || hi < lo) hi = fl->len;
+    int line = fn->start_line;
+    for (size_t k = mg__nav_line_start(fl, fn->start_line); k < lo; k++) line += t[k] == '\n';
+    bool local = false;
+    size_t last = lo;
+    for (const char *p = t + lo; p < t + hi && (p = memmem(p, (size_t)(t + hi - p), name, nl)); p += nl) {
+        size_t at = (size_t)(p - t);
+        for (; last < at; last++) line += t[last] == '\n';
+        if (idc(t[at - 1]) || t[at - 1] == '.' || (at + nl < hi && idc(t[at + nl]))) continue;
+        size_t b = at;
+        while (b > lo && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+        bool stmt = t[b - 1] == '\n' || t[b - 1] == ';';
+        size_t w = b; /* the word before */
+        while (w > lo && idc(t[w - 1])) w--;
+        if ((b - w == 6 && memcmp(t + w, "global", 6) == 0) || (b - w == 8 && memcmp(t + w, "nonlocal", 8) == 0))
+            return false;
+        if (local) continue;
+        size_t a = sp(t, hi, at + nl);
+        bool assign = stmt && a + 1 < hi &&
+                      ((t[a] == '=' && t[a + 1] != '=') || (t[a] == ':' && t[a + 1] != '=') ||
+                       (strchr("+-*/%|&^", t[a]) && t[a + 1] == '='));
+        bool bound = assign || (b - w == 3 && memcmp(t + w, "for", 3) == 0) || (b - w == 2 && memcmp(t + w, "as", 2) == 0);
+        if (bound && mg__nav_enclosing(fl, line, true) == fn) local = true; /* (not a nested function's) */
+    }
+    return local;
+}
+
+/* nav_int.h */
+bool mg__nav_py_returns(const struct file *fl, const struct mg_nav_def *d, char *out, size_t cap)
+{
+    size_t open, i, lim;
+    if (!py_params(fl, d, &open, &i, &lim)) return false;
+    const char *t = fl->text;
     i++;
     while (i < lim && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r' || t[i] == '\\')) i++;
     if (i + 2 > lim || t[i] != '-' || t[i + 1] != '>') return false;
@@ -419,8 +497,21 @@ static bool receiver(const struct file *fl, size_t off, int line, char *out, siz
     }
     if (py && asserted(fl, fn, t + b, rl, b, out, cap, q)) return true;
     if (local_decl(fl, fn, t + b, rl, b, out, cap, q)) return true;
-    /* Python: a module's name the function only reads (`TABLE.update(`) */
     if (!py) return false;
+    /* Python: `r = self.a` (once), then self.a's type */
+    size_t lo0 = mg__nav_line_start(fl, fn->start_line);
+    for (const char *p = t + lo0; p < t + b && (p = memmem(p, (size_t)(t + b - p), t + b, rl)); p += rl) {
+        size_t at = (size_t)(p - t), a = sp(t, b, at + rl), al;
+        if ((at > lo0 && (idc(t[at - 1]) || t[at - 1] == '.')) || idc(t[at + rl]) || a + 6 >= b || t[a] != '=' ||
+            t[a + 1] == '=')
+            continue;
+        if ((a = sp(t, b, a + 1)) + 5 < b && memcmp(t + a, "self.", 5) == 0 && (al = ident(t, b, a + 5)) &&
+            (t[sp(t, b, a + 5 + al)] == '\n' || t[sp(t, b, a + 5 + al)] == '#') &&
+            bound_once(fl, fn, t + b, rl, b))
+            return self_attr(fl, fn, t + a + 5, al, out, cap, q);
+        break; /* (the first assignment only) */
+    }
+    /* Python: a module's name the function only reads (`TABLE.update(`) */
     size_t lo = mg__nav_line_start(fl, fn->start_line);
     for (const char *p = t + lo; p < t + b && (p = memmem(p, (size_t)(t + b - p), t + b, rl)); p += rl) {
         size_t at = (size_t)(p - t);
