@@ -1,7 +1,9 @@
 /* fuzz_nav_type.c — the receiver-type and dispatch parsers of navigation
  * (search/nav_type.c, search/nav_dispatch.c) and the standard-library
  * import reader (search/nav_stdlib.c; the bare-name check, mg_nav_py_unbound_of,
- * at the text's first 64 lower-case words) on hostile input: the first
+ * at the text's first 64 lower-case words, in a function `f` spanning the
+ * text whose parameters and locals are read; that function's decorators and
+ * return annotation, mg_nav_py_def_of) on hostile input: the first
  * byte picks a language, the rest is the text (not NUL-terminated, so ASan
  * sees any read past it). The receiver's type is asked at every member call
  * (a name after `.` or `->`), as `self`'s class too; the bases of a type
@@ -61,6 +63,9 @@ MG_FUZZ_TARGET(nav_type)
         names++;
         (void)mg_nav_py_unbound_of(text, n, i, k - i);
     }
+    /* a Python function `f`: its decorators and its `-> T` */
+    bool prop;
+    if (mg_nav_py_def_of(text, n, &prop, out, sizeof(out)) && (!ident(out) || strlen(out) >= sizeof(out))) abort();
     char name[64] = "T";
     size_t s = 0;
     while (s < n && !((text[s] >= 'A' && text[s] <= 'Z') || (text[s] >= 'a' && text[s] <= 'z') || text[s] == '_')) s++;

@@ -163,8 +163,11 @@ bool mg_nav_receiver_of(const char *lang, const char *text, size_t len, const ch
 bool mg_nav_receiver_stdlib_of(const char *lang, const char *text, size_t len, size_t off);
 /* Whether the Python name of n bytes at off of text, bare, is bound by
  * nothing of text's (search/nav_stdlib.c's mg__nav_py_unbound; the text is
- * one module with no definitions), for the fuzz target. */
+ * one function `f`, whose parameters and locals hide the rest); and, for
+ * that function `f`, whether it is a property and the type its `-> T`
+ * names (into out, cap bytes; false: none). For the fuzz target. */
 bool mg_nav_py_unbound_of(const char *text, size_t len, size_t off, size_t n);
+bool mg_nav_py_def_of(const char *text, size_t len, bool *property, char *out, size_t cap);
 size_t mg_nav_bases(const char *lang, const char *text, size_t len, const char *name, int line,
                     void (*cb)(void *ud, const char *base), void *ud);
 

@@ -311,8 +311,26 @@ bool mg_nav_receiver_stdlib_of(const char *lang, const char *text, size_t len, s
 /* nav.h */
 bool mg_nav_py_unbound_of(const char *text, size_t len, size_t off, size_t n)
 {
-    struct file fl = {.lang = "python", .text = (char *)text, .len = len};
-    bool r = mg__nav_py_unbound(&fl, off, n, 1);
+    int lines = 1, line = 1;
+    for (size_t i = 0; i < len; i++)
+        if (text[i] == '\n') {
+            lines++;
+            if (i < off) line++;
+        }
+    struct mg_nav_def fn = {.name = "f", .kind = "function", .start_line = 1, .end_line = lines};
+    struct file fl = {.lang = "python", .text = (char *)text, .len = len, .defs = &fn, .ndefs = 1};
+    bool r = mg__nav_py_unbound(&fl, off, n, line);
     free(fl.py_name);
     return r;
+}
+
+/* nav.h */
+bool mg_nav_py_def_of(const char *text, size_t len, bool *property, char *out, size_t cap)
+{
+    int lines = 1;
+    for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
+    struct mg_nav_def fn = {.name = "f", .kind = "function", .start_line = 1, .end_line = lines};
+    struct file fl = {.lang = "python", .text = (char *)text, .len = len, .defs = &fn, .ndefs = 1};
+    *property = mg__nav_py_property(&fl, &fn);
+    return mg__nav_py_returns(&fl, &fn, out, cap);
 }

@@ -308,7 +308,7 @@ bool mg__nav_py_local(const struct file *fl, const struct mg_nav_def *fn, const 
         size_t a = sp(t, hi, at + nl);
         bool assign = stmt && a + 1 < hi &&
                       ((t[a] == '=' && t[a + 1] != '=') || (t[a] == ':' && t[a + 1] != '=') ||
-                       (strchr("+-*/%|&^", t[a]) && t[a + 1] == '='));
+                       (t[a] && strchr("+-*/%|&^", t[a]) && t[a + 1] == '='));
         bool bound = assign || (b - w == 3 && memcmp(t + w, "for", 3) == 0) || (b - w == 2 && memcmp(t + w, "as", 2) == 0);
         if (bound && mg__nav_enclosing(fl, line, true) == fn) local = true; /* (not a nested function's) */
     }
@@ -336,7 +336,7 @@ bool mg__nav_py_property(const struct file *fl, const struct mg_nav_def *d)
     if (!fl->text || !fl->lang || strcmp(fl->lang, "python") != 0 || !mg__nav_function_like(d->kind)) return false;
     const char *t = fl->text;
     size_t i = mg__nav_line_start(fl, d->start_line), def = i;
-    while (def < fl->len && t[sp(t, fl->len, def)] == '@') { /* (the definition may start at its decorators) */
+    while (sp(t, fl->len, def) < fl->len && t[sp(t, fl->len, def)] == '@') { /* (it may start at its decorators) */
         const char *nl = memchr(t + def, '\n', fl->len - def);
         if (!nl) return false;
         def = (size_t)(nl - t) + 1;
@@ -344,7 +344,7 @@ bool mg__nav_py_property(const struct file *fl, const struct mg_nav_def *d)
     while (i > 0) { /* back over the decorators above */
         size_t l = i - 1;
         while (l > 0 && t[l - 1] != '\n') l--;
-        if (t[sp(t, i, l)] != '@') break;
+        if (sp(t, i, l) >= i || t[sp(t, i, l)] != '@') break;
         i = l;
     }
     for (size_t l = i; l < def;) { /* @property, @cached_property, @functools.cached_property, @x.setter */
