@@ -435,6 +435,7 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
         }
         if (!got) return 0;
     }
+    if (!sup && py_result(v, cls, sizeof(cls)) != 0) return -1; /* x = f(…): what f's `-> T` says */
     if (!sup && v->self_name && v->self_fid == fl->id && strcmp(v->self_name, name) == 0 &&
         strcmp(v->self_cls, cls) == 0) {
         *yes = v->self_miss;
@@ -442,7 +443,6 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
         return 0;
     }
     bool self = sup || (e - b == 4 && memcmp(t + b, "self", 4) == 0), known = self;
-    if (!sup && py_result(v, cls, sizeof(cls)) != 0) return -1; /* x = f(…): what f's `-> T` says */
     /* a built-in type, or a class of the standard library's: none of the repo's */
     bool none = mg__nav_in_words(PY_BUILTIN_TYPES, cls, strlen(cls)) ||
                 (!sup && !mg__nav_in_words(PY_TYPING_WRAPPERS, cls, strlen(cls)) &&
