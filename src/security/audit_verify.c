@@ -87,8 +87,9 @@ static const char *explain(const char *problem)
     return "";
 }
 
-static void vfinding(struct mg_audit_report *r, bool warning, const char *path, long long line, const char *problem,
-                     const char *fmt, va_list ap)
+__attribute__((format(printf, 6, 0))) static void vfinding(struct mg_audit_report *r, bool warning, const char *path,
+                                                           long long line, const char *problem, const char *fmt,
+                                                           va_list ap)
 {
     if (r->nfindings >= MG_AUDIT_FINDINGS_MAX) return;
     struct mg_audit_finding *f = &r->findings[r->nfindings++];
