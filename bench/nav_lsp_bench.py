@@ -19,7 +19,9 @@ the same commit is used when present), and its language server:
           the Go toolchain from Debian and GOPROXY=off (goldmark has no
           dependencies)
 
-memgate indexes the same tree afresh in its own data directory. --queries
+memgate ($MEMGATE_BIN, default build/memgate; a sanitizer build works too,
+with $NAV_SERVE_LOG naming a file for its server's stderr) indexes the same
+tree afresh in its own data directory. --queries
 functions and methods are drawn at random (seeded) among the names memgate's
 index defines exactly once as a function or a method; the server places each
 (textDocument/prepareCallHierarchy at the name in its definition must give an
@@ -516,7 +518,7 @@ def run_lang(lang, a):
     names = [p[0] for p in picked]
     m_refs, m_calls, m_ref_ms, m_call_ms = {}, {}, {}, {}
     p = subprocess.Popen([BIN, "serve", "--listen", "127.0.0.1:0", "--json"], env=env(home), stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, text=True)
+                         stderr=open(os.environ.get("NAV_SERVE_LOG", os.devnull), "w"), text=True)
     try:
         api = Api(json.loads(p.stdout.readline())["port"])
         api.get("/v1/references", symbol=names[0])  # warm
