@@ -465,9 +465,11 @@ TEST(nav_type_python_values_are_typed_by_what_made_them)
      * dict, a compiled pattern, a file, a str, a Path */
     ASSERT_EQ_STR(refs(d, "pack"), "py/attr4.py:25 py/attr4.py:26 py/attr4.py:27 py/attr4.py:32 py/attr4.py:36 "
                                    "py/attr4.py:41");
-    /* and a call resolves by that type (once per name and type; dup's by name) */
+    /* and a call resolves by that type (once per name and type; dup's by name); a property read
+     * (h.crate, h.sack.heft) is a call of it */
     ASSERT_EQ_STR(callees(d, "use_made"), "24->py/attr4.py:13:make(exact) 25->py/attr4.py:5:pack(type) "
-                                          "27->py/attr4.py:8:pack(type) 32->py/attr4.py:5:pack(exact)");
+                                          "26->py/attr4.py:18:crate(type) 27->py/attr4.py:8:pack(type) "
+                                          "32->py/attr4.py:5:pack(exact) 38->py/attr4.py:10:heft(type)");
     ASSERT_EQ_STR(callees(d, "narrow"), "41->py/attr4.py:8:pack(type)");
     /* `import make` binds a module, not the function make */
     ASSERT_EQ_STR(refs(d, "make"), "py/attr4.py:20 py/attr4.py:24");

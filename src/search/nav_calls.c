@@ -278,6 +278,25 @@ static int all_properties(struct nav *v, struct mg_nav_def *const *d, size_t n, 
     return 0;
 }
 
+/* Whether every definition of name in the repo is a Python property (one
+ * at least). -1 with err. */
+static int named_property(struct nav *v, const char *name, bool *yes)
+{
+    *yes = false;
+    struct resolved *rp = mg__nav_defs_of(v, name), rc;
+    if (!rp) return -1;
+    rc = *rp; /* (file reads below may reuse the lookup's memory) */
+    for (size_t i = 0; i < rc.n; i++) {
+        struct file *fl;
+        const struct mg_nav_def *d = mg__nav_resolved_def(v, &rc, i, &fl);
+        if (!d || !(fl = mg__nav_file(v, fl->id, true)) || !(d = mg__nav_resolved_def(v, &rc, i, &fl)) ||
+            !mg__nav_py_property(fl, d))
+            return (*yes = false, v->err->code ? -1 : 0);
+        *yes = true;
+    }
+    return 0;
+}
+
 /* Whether the name at off is read as an attribute (`x.name`). */
 static bool attribute_read(const struct file *fl, size_t off)
 {
@@ -580,8 +599,8 @@ struct callees_run {
     bool self_seen;
     int lo, hi;       /* the definition's lines */
     /* field, type: a call through it; bare: no receiver (mg__nav_bare_misses_methods); std: into the
-     * standard library */
-    struct call { size_t off; int line; size_t len; char *field, *type; bool bare, std; } *v;
+     * standard library; read: a Python attribute read, a call when the name is a property's */
+    struct call { size_t off; int line; size_t len; char *field, *type; bool bare, std, read; } *v;
     size_t n, cap;
     bool failed;
 };
@@ -595,14 +614,15 @@ static int on_call(void *ud, const char *t, size_t off, size_t len, int line, bo
         cr->self_seen = true;
         return 0;
     }
-    if (!call || (!mg__nav_member(t, off) && mg__nav_keyword(cr->lang, t + off, len))) return 0;
+    bool read = !call && strcmp(cr->lang, "python") == 0 && mg__nav_member(t, off);
+    if ((!call && !read) || (!mg__nav_member(t, off) && mg__nav_keyword(cr->lang, t + off, len))) return 0;
     struct call *nv = mg_grow(cr->v, cr->n, &cr->cap, sizeof(*nv));
     if (!nv) {
         cr->failed = true;
         return 1;
     }
     cr->v = nv;
-    cr->v[cr->n++] = (struct call){off, line, len, NULL, NULL, false, false};
+    cr->v[cr->n++] = (struct call){off, line, len, NULL, NULL, false, false, read};
     return 0;
 }
 
@@ -700,6 +720,17 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
         if (cr.v[i].len >= sizeof(name)) continue;
         memcpy(name, fl->text + off + cr.v[i].off, cr.v[i].len);
         name[cr.v[i].len] = 0;
+        if (cr.v[i].read) { /* x.name read: a call only of a property */
+            bool prop = false, seen = false;
+            for (size_t k = 0; k < i && !seen; k++)
+                seen = cr.v[k].read && cr.v[k].len == cr.v[i].len && memcmp(fl->text + off + cr.v[k].off, name, cr.v[i].len) == 0;
+            if (seen || mg__nav_py_import_module(fl, off + cr.v[i].off, cr.v[i].len)) continue;
+            if (named_property(v, name, &prop) != 0) {
+                rc = -1;
+                break;
+            }
+            if (!prop) continue;
+        }
         int fc = field_calls(v, g, limit, depth, from, fl, off, &cr, i, name, found, nfound, capfound);
         if (fc < 0) {
             rc = -1;
