@@ -617,6 +617,10 @@ Server: {sum(fl.values())} failed requests (timeout {fl['timeout']}, died {fl['d
                     for n, (p, l) in rows:
                         t = lines.line(p, l)
                         f.write(f"{what}\t{side}\t{n}\t{p}\t{l}\t{why(lang, t, n)}\t{t.strip()[:160]}\n")
+        with open(os.path.join(dump, f"{lang}-slowest.tsv"), "w") as f:  # memgate's 20 slowest queries
+            for what, ms in (("refs", r["m_ref_ms"]), ("callers", r["m_call_ms"])):
+                for n, v in sorted(ms.items(), key=lambda x: -x[1])[:20]:
+                    f.write(f"{what}\t{n}\t{v:.1f}\n")
 
 
 def main():
@@ -626,7 +630,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=60, help="seconds per LSP request")
     ap.add_argument("--index-timeout", type=float, default=1200, help="seconds to wait for clangd's index")
-    ap.add_argument("--dump", help="write every disagreement into DIR/LANG.tsv")
+    ap.add_argument("--dump", help="write every disagreement into DIR/LANG.tsv, memgate's slowest queries into DIR/LANG-slowest.tsv")
     a = ap.parse_args()
     os.makedirs(WORK, exist_ok=True)
     print(f"\n## Code navigation against the language servers — {time.strftime('%Y-%m-%d', time.gmtime())}, "

@@ -122,6 +122,7 @@ static void file_free(struct file *fl)
     for (size_t i = 0; i < fl->nimps; i++) free(fl->imps[i].p);
     free(fl->imps);
     free(fl->py_name);
+    free(fl->py_lname);
     free(fl);
 }
 
@@ -309,9 +310,19 @@ bool mg__nav_same_world(const char *a, const char *b)
 /* nav_int.h */
 size_t mg__nav_line_start(const struct file *fl, int line)
 {
+    struct file *m = (struct file *)fl; /* (the last answer is kept: a cache, not the file's content) */
+    int l = 1;
     size_t o = 0;
-    for (int l = 1; l < line && o < fl->len; o++)
+    if (m->ls_line > 1 && m->ls_line <= line) {
+        l = m->ls_line;
+        o = m->ls_off;
+    }
+    for (; l < line && o < fl->len; o++)
         if (fl->text[o] == '\n') l++;
+    if (l == line) { /* (not past the text's end: o is where line starts) */
+        m->ls_line = l;
+        m->ls_off = o;
+    }
     return o;
 }
 

@@ -196,6 +196,11 @@ static const char PY_BUILTIN_TYPES[] = " dict list set frozenset tuple str bytes
                                        " hex oct bin chr ord abs round divmod hash id input iter vars dir globals"
                                        " locals ";
 
+/* str's and bytes' methods, each of whose results is a built-in value (a str, bytes, a list, a tuple). */
+static const char PY_STR_METHODS[] = " split rsplit splitlines strip lstrip rstrip lower upper casefold title capitalize"
+                                     " swapcase replace format join encode decode expandtabs center ljust rjust zfill"
+                                     " partition rpartition removeprefix removesuffix translate ";
+
 /* typing's names that wrap or stand for another type (`Optional[T]`): no class of the library's values. */
 static const char PY_TYPING_WRAPPERS[] = " Optional Union Final ClassVar Annotated Any Type Callable Literal TypeVar"
                                          " Generic Protocol Self Required NotRequired TypeAlias TypeGuard ";
@@ -227,6 +232,10 @@ static int py_result(struct nav *v, char *cls, size_t cap)
     struct resolved *rp = mg__nav_defs_of(v, cls), rc;
     if (!rp) return -1;
     rc = *rp; /* as in derives */
+    if (rc.n == 0 && mg__nav_in_words(PY_STR_METHODS, cls, strlen(cls)) && cap > 3) {
+        strcpy(cls, "str"); /* `x = y.split(…)`: a method of str's the repo does not define: a built-in value */
+        return 0;
+    }
     char got[128] = "", ret[128];
     if (rc.n > 8) return 0; /* (a common name: no one answer) */
     for (size_t i = 0; i < rc.n; i++) {
@@ -435,13 +444,15 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
         }
         if (!got) return 0;
     }
-    if (!sup && py_result(v, cls, sizeof(cls)) != 0) return -1; /* x = f(…): what f's `-> T` says */
     if (!sup && v->self_name && v->self_fid == fl->id && strcmp(v->self_name, name) == 0 &&
         strcmp(v->self_cls, cls) == 0) {
         *yes = v->self_miss;
-        if (type && v->self_known && strlen(cls) < cap) strcpy(type, cls);
+        if (type && v->self_known && strlen(v->self_type) < cap) strcpy(type, v->self_type);
         return 0;
     }
+    char raw[sizeof(cls)];
+    strcpy(raw, cls);
+    if (!sup && py_result(v, cls, sizeof(cls)) != 0) return -1; /* x = f(…): what f's `-> T` says */
     bool self = sup || (e - b == 4 && memcmp(t + b, "self", 4) == 0), known = self;
     /* a built-in type, or a class of the standard library's: none of the repo's */
     bool none = mg__nav_in_words(PY_BUILTIN_TYPES, cls, strlen(cls)) ||
@@ -476,7 +487,8 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
     free(v->self_name);
     v->self_name = keep;
     v->self_fid = fl->id; /* (the standard library's names are the file's imports) */
-    snprintf(v->self_cls, sizeof(v->self_cls), "%s", cls);
+    snprintf(v->self_cls, sizeof(v->self_cls), "%s", raw);
+    snprintf(v->self_type, sizeof(v->self_type), "%s", cls);
     v->self_miss = *yes;
     v->self_known = known;
     return 0;

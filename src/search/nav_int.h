@@ -36,6 +36,11 @@ struct file {
     bool imps_loaded, imps_failed;
     char *py_name;           /* the last name mg__nav_py_unbound looked for in the imports ... */
     bool py_imported;        /* ... and whether one binds it */
+    char *py_lname;          /* the last name mg__nav_py_unbound asked mg__nav_py_local of, ... */
+    const struct mg_nav_def *py_lfn; /* ... in which function, ... */
+    bool py_local;           /* ... and its answer */
+    int ls_line;             /* mg__nav_line_start's last answer: line ls_line starts at ls_off */
+    size_t ls_off;
 };
 
 /* A function stored into a field (nav_ptr.c): its name, the struct it was
@@ -68,7 +73,7 @@ struct nav {
     struct ptrs *ptrs;      /* stores into fields, by field (nav_ptr.c) */
     size_t nptrs, capptrs;
     char *self_name;        /* mg__nav_py_attr_misses' last answer: the name, the type, the file ... */
-    char self_cls[128];
+    char self_cls[128], self_type[128]; /* (the type as read, and after a function's `-> T`) */
     int64_t self_fid;
     bool self_miss;         /* ... whether r.name misses the name's definitions, and whether the type is the repo's */
     bool self_known;

@@ -249,7 +249,13 @@ bool mg__nav_py_unbound(struct file *fl, size_t off, size_t n, int line)
     /* a parameter or local of the function the line is in hides every definition but the function's
      * own (`def f` in it is that local too) */
     const struct mg_nav_def *fn = mg__nav_enclosing(fl, line, true);
-    bool local = fn && mg__nav_py_local(fl, fn, name, n);
+    if (fn && (fl->py_lfn != fn || !fl->py_lname || strlen(fl->py_lname) != n || memcmp(fl->py_lname, name, n) != 0)) {
+        free(fl->py_lname); /* (the uses of a name come in order: one answer per function) */
+        if (!(fl->py_lname = strndup(name, n))) return false; /* (out of memory: keep the use) */
+        fl->py_lfn = fn;
+        fl->py_local = mg__nav_py_local(fl, fn, name, n);
+    }
+    bool local = fn && fl->py_local;
     /* a definition of the name that the line sees: at module level, in a function around the line, or
      * in the class whose body the line is in */
     for (size_t i = 0; i < fl->ndefs; i++) {
@@ -321,6 +327,7 @@ bool mg_nav_py_unbound_of(const char *text, size_t len, size_t off, size_t n)
     struct file fl = {.lang = "python", .text = (char *)text, .len = len, .defs = &fn, .ndefs = 1};
     bool r = mg__nav_py_unbound(&fl, off, n, line);
     free(fl.py_name);
+    free(fl.py_lname);
     return r;
 }
 

@@ -127,14 +127,20 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
             strcpy(out, lt);
             return true;
         }
-        /* Python: `x.__file__`, `__name__`, `__qualname__`, `__module__`, `__doc__`: a str */
-        const char *dn = lit < end && strcmp(lang, "python") == 0 ? memmem(t + lit, end - lit, ".__", 3) : NULL;
+        /* Python: a statement ending in `.__file__`, `__name__`, `__qualname__`, `__module__`, `__doc__`
+         * (a str), `.__dict__`, `__globals__`, `__annotations__` (a dict) */
+        const char *eol = lit < end && strcmp(lang, "python") == 0 ? memchr(t + lit, '\n', end - lit) : NULL;
+        const char *dn = NULL;
+        for (const char *p = t + lit; eol && (p = memmem(p, (size_t)(eol - p), ".__", 3)); p += 3) dn = p;
         size_t dl = dn ? ident(t, end, (size_t)(dn - t) + 1) : 0;
-        if (dl && mg__nav_in_words(" __file__ __name__ __qualname__ __module__ __doc__ ", dn + 1, dl) &&
-            sp(t, end, (size_t)(dn - t) + 1 + dl) < end && t[sp(t, end, (size_t)(dn - t) + 1 + dl)] == '\n' &&
-            !memchr(t + lit, '\n', (size_t)(dn - t) - lit) && cap > 3) {
-            strcpy(out, "str");
-            return true;
+        if (dl && sp(t, end, (size_t)(dn - t) + 1 + dl) == (size_t)(eol - t) && cap > 4) {
+            const char *k = mg__nav_in_words(" __file__ __name__ __qualname__ __module__ __doc__ ", dn + 1, dl) ? "str"
+                            : mg__nav_in_words(" __dict__ __globals__ __annotations__ ", dn + 1, dl)           ? "dict"
+                                                                                                              : NULL;
+            if (k) {
+                strcpy(out, k);
+                return true;
+            }
         }
         size_t e = type_at(t, end, b, out, cap, q);
         if (!e) return false;
