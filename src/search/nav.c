@@ -308,6 +308,22 @@ bool mg__nav_same_world(const char *a, const char *b)
 }
 
 /* nav_int.h */
+int mg__nav_whole(const char *lang, const char *text, size_t len, size_t off, const char *container,
+                  struct mg_nav_def *fn, struct file *fl)
+{
+    int lines = 1, line = 1;
+    for (size_t i = 0; i < len; i++)
+        if (text[i] == '\n') {
+            lines++;
+            if (i < off) line++;
+        }
+    *fn = (struct mg_nav_def){.name = "f", .kind = "function", .container = (char *)container, .start_line = 1,
+                              .end_line = lines};
+    *fl = (struct file){.lang = (char *)lang, .text = (char *)text, .len = len, .defs = fn, .ndefs = 1};
+    return line;
+}
+
+/* nav_int.h */
 size_t mg__nav_line_start(const struct file *fl, int line)
 {
     struct file *m = (struct file *)fl; /* (the last answer is kept: a cache, not the file's content) */

@@ -251,6 +251,9 @@ static int py_result(struct nav *v, char *cls, size_t cap)
     return 0;
 }
 
+static int class_attr_of(struct nav *v, const char *cls, const char *a, size_t al, char *out, size_t cap, int depth,
+                         bool *got);
+
 /* The type a base of class c (in fl), or a base of theirs up to depth
  * levels, declares for `self.a` (*got). -1 with err. */
 static int base_attr(struct nav *v, const struct file *fl, const struct mg_nav_def *c, const char *a, size_t al,
@@ -258,32 +261,16 @@ static int base_attr(struct nav *v, const struct file *fl, const struct mg_nav_d
 {
     struct bases bs;
     header_bases(fl, c, &bs);
-    for (size_t k = 0; k < bs.n && !*got && depth > 0; k++) {
-        if (strcmp(bs.w[k], c->name) == 0) continue;
-        struct resolved *rp = mg__nav_defs_of(v, bs.w[k]), rc;
-        if (!rp) return -1;
-        rc = *rp; /* as in derives */
-        for (size_t i = 0; i < rc.n && !*got; i++) {
-            struct file *df;
-            const struct mg_nav_def *d = mg__nav_resolved_def(v, &rc, i, &df);
-            if (!d || !d->kind || strcmp(d->kind, "class") != 0 || strcmp(df->lang, "python") != 0) continue;
-            if (!(df = mg__nav_file(v, df->id, true)) || !df->text || mg__nav_file_defs(v, df) != 0) {
-                if (v->err->code) return -1;
-                continue;
-            }
-            /* (d points into df's definitions, read above with df) */
-            d = mg__nav_resolved_def(v, &rc, i, &df);
-            if (!d) continue;
-            if (mg__nav_py_class_attr(df, d, a, al, out, cap)) *got = true;
-            else if (base_attr(v, df, d, a, al, out, cap, depth - 1, got) != 0) return -1;
-        }
-    }
+    for (size_t k = 0; k < bs.n && !*got && depth > 0; k++)
+        if (strcmp(bs.w[k], c->name) != 0 && class_attr_of(v, bs.w[k], a, al, out, cap, depth - 1, got) != 0)
+            return -1;
     return 0;
 }
 
 /* The attribute a (al bytes) of Python class cls: the type its class, or a
- * base of it, declares (*got). -1 with err. */
-static int class_attr_of(struct nav *v, const char *cls, const char *a, size_t al, char *out, size_t cap, bool *got)
+ * base of it up to depth levels, declares (*got). -1 with err. */
+static int class_attr_of(struct nav *v, const char *cls, const char *a, size_t al, char *out, size_t cap, int depth,
+                         bool *got)
 {
     *got = false;
     struct resolved *rp = mg__nav_defs_of(v, cls), rc;
@@ -299,7 +286,7 @@ static int class_attr_of(struct nav *v, const char *cls, const char *a, size_t a
         }
         if (!(d = mg__nav_resolved_def(v, &rc, i, &df))) continue; /* (read again with the file) */
         if (mg__nav_py_class_attr(df, d, a, al, out, cap)) *got = true;
-        else if (base_attr(v, df, d, a, al, out, cap, MAX_DEPTH, got) != 0) return -1;
+        else if (base_attr(v, df, d, a, al, out, cap, depth, got) != 0) return -1;
     }
     return 0;
 }
@@ -387,7 +374,8 @@ static int py_chain(struct nav *v, const struct file *fl, size_t off, int line, 
         while (at[k] + al < fl->len && idc(t[at[k] + al])) al++;
         char next[128];
         bool is;
-        if (py_result(v, ty, sizeof(ty)) != 0 || class_attr_of(v, ty, t + at[k], al, next, sizeof(next), &is) != 0)
+        if (py_result(v, ty, sizeof(ty)) != 0 ||
+            class_attr_of(v, ty, t + at[k], al, next, sizeof(next), MAX_DEPTH, &is) != 0)
             return -1;
         if (!is) return 0;
         strcpy(ty, next);

@@ -135,10 +135,15 @@ int mg__nav_file_defs(struct nav *v, struct file *fl);
  * stay, owned). Also impact.c's. */
 int mg__nav_read_defs(struct mg_db *d, int64_t lo, int64_t hi, char *path, int64_t fid, struct mg_nav_def **defs,
                       size_t *ndefs);
-/* The innermost definition around line (function-like ones only, when fn). */
 /* The offset in fl's text of line `line` (1-based; the text's length past its last). */
 size_t mg__nav_line_start(const struct file *fl, int line);
+/* The innermost definition around line (function-like ones only, when fn). */
 const struct mg_nav_def *mg__nav_enclosing(const struct file *fl, int line, bool fn);
+/* For the nav.h wrappers the tests and fuzz targets call: *fl a file of
+ * text in lang whose one definition, *fn, is a function `f` of container
+ * (may be NULL) spanning the whole text; the line of offset off returned. */
+int mg__nav_whole(const char *lang, const char *text, size_t len, size_t off, const char *container,
+                  struct mg_nav_def *fn, struct file *fl);
 /* A copy the caller owns (path too). */
 struct mg_nav_def *mg__nav_def_copy(const struct mg_nav_def *d, const char *path);
 /* The definitions of name in scope (every kind), cached per request. NULL

@@ -303,28 +303,18 @@ bool mg__nav_py_import_module(const struct file *fl, size_t off, size_t n)
 bool mg_nav_receiver_stdlib_of(const char *lang, const char *text, size_t len, size_t off)
 {
     if (off > len) return false;
-    int lines = 1, line = 1;
-    for (size_t i = 0; i < len; i++)
-        if (text[i] == '\n') {
-            lines++;
-            if (i < off) line++;
-        }
-    struct mg_nav_def fn = {.name = "f", .kind = "function", .start_line = 1, .end_line = lines};
-    struct file fl = {.lang = (char *)lang, .text = (char *)text, .len = len, .defs = &fn, .ndefs = 1};
+    struct mg_nav_def fn;
+    struct file fl;
+    int line = mg__nav_whole(lang, text, len, off, NULL, &fn, &fl);
     return mg__nav_receiver_stdlib(&fl, off, line);
 }
 
 /* nav.h */
 bool mg_nav_py_unbound_of(const char *text, size_t len, size_t off, size_t n)
 {
-    int lines = 1, line = 1;
-    for (size_t i = 0; i < len; i++)
-        if (text[i] == '\n') {
-            lines++;
-            if (i < off) line++;
-        }
-    struct mg_nav_def fn = {.name = "f", .kind = "function", .start_line = 1, .end_line = lines};
-    struct file fl = {.lang = "python", .text = (char *)text, .len = len, .defs = &fn, .ndefs = 1};
+    struct mg_nav_def fn;
+    struct file fl;
+    int line = mg__nav_whole("python", text, len, off, NULL, &fn, &fl);
     bool r = mg__nav_py_unbound(&fl, off, n, line);
     free(fl.py_name);
     free(fl.py_lname);
@@ -334,10 +324,9 @@ bool mg_nav_py_unbound_of(const char *text, size_t len, size_t off, size_t n)
 /* nav.h */
 bool mg_nav_py_def_of(const char *text, size_t len, bool *property, char *out, size_t cap)
 {
-    int lines = 1;
-    for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
-    struct mg_nav_def fn = {.name = "f", .kind = "function", .start_line = 1, .end_line = lines};
-    struct file fl = {.lang = "python", .text = (char *)text, .len = len, .defs = &fn, .ndefs = 1};
+    struct mg_nav_def fn;
+    struct file fl;
+    mg__nav_whole("python", text, len, 0, NULL, &fn, &fl);
     *property = mg__nav_py_property(&fl, &fn);
     return mg__nav_py_returns(&fl, &fn, out, cap);
 }

@@ -548,14 +548,8 @@ bool mg_nav_receiver_of(const char *lang, const char *text, size_t len, const ch
                         char *out, size_t cap)
 {
     if (off >= len) return false;
-    int lines = 1, line = 1;
-    for (size_t i = 0; i < len; i++)
-        if (text[i] == '\n') {
-            lines++;
-            if (i < off) line++;
-        }
-    struct mg_nav_def fn = {.name = "f", .kind = "function", .container = (char *)container, .start_line = 1,
-                            .end_line = lines};
-    struct file fl = {.lang = (char *)lang, .text = (char *)text, .len = len, .defs = &fn, .ndefs = 1};
+    struct mg_nav_def fn;
+    struct file fl;
+    int line = mg__nav_whole(lang, text, len, off, container, &fn, &fl);
     return mg__nav_receiver_type(&fl, off, line, out, cap);
 }
