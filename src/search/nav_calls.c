@@ -723,7 +723,8 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
         if (cr.v[i].read) { /* x.name read: a call only of a property */
             bool prop = false, seen = false;
             for (size_t k = 0; k < i && !seen; k++)
-                seen = cr.v[k].read && cr.v[k].len == cr.v[i].len && memcmp(fl->text + off + cr.v[k].off, name, cr.v[i].len) == 0;
+                seen = cr.v[k].read && cr.v[k].len == cr.v[i].len &&
+                       memcmp(fl->text + off + cr.v[k].off, name, cr.v[i].len) == 0;
             if (seen || mg__nav_py_import_module(fl, off + cr.v[i].off, cr.v[i].len)) continue;
             if (named_property(v, name, &prop) != 0) {
                 rc = -1;

@@ -197,9 +197,9 @@ static const char PY_BUILTIN_TYPES[] = " dict list set frozenset tuple str bytes
                                        " locals ";
 
 /* str's and bytes' methods, each of whose results is a built-in value (a str, bytes, a list, a tuple). */
-static const char PY_STR_METHODS[] = " split rsplit splitlines strip lstrip rstrip lower upper casefold title capitalize"
-                                     " swapcase replace format join encode decode expandtabs center ljust rjust zfill"
-                                     " partition rpartition removeprefix removesuffix translate ";
+static const char PY_STR_METHODS[] = " split rsplit splitlines strip lstrip rstrip lower upper casefold title"
+                                     " capitalize swapcase replace format join encode decode expandtabs center ljust"
+                                     " rjust zfill partition rpartition removeprefix removesuffix translate ";
 
 /* typing's names that wrap or stand for another type (`Optional[T]`): no class of the library's values. */
 static const char PY_TYPING_WRAPPERS[] = " Optional Union Final ClassVar Annotated Any Type Callable Literal TypeVar"

@@ -315,7 +315,8 @@ bool mg__nav_py_local(const struct file *fl, const struct mg_nav_def *fn, const 
         bool assign = stmt && a + 1 < hi &&
                       ((t[a] == '=' && t[a + 1] != '=') || (t[a] == ':' && t[a + 1] != '=') ||
                        (t[a] && strchr("+-*/%|&^", t[a]) && t[a + 1] == '='));
-        bool bound = assign || (b - w == 3 && memcmp(t + w, "for", 3) == 0) || (b - w == 2 && memcmp(t + w, "as", 2) == 0);
+        bool bound = assign || (b - w == 3 && memcmp(t + w, "for", 3) == 0) ||
+                     (b - w == 2 && memcmp(t + w, "as", 2) == 0);
         if (bound && mg__nav_enclosing(fl, line, true) == fn) local = true; /* (not a nested function's) */
     }
     return local;
@@ -358,9 +359,7 @@ bool mg__nav_py_property(const struct file *fl, const struct mg_nav_def *d)
         while (e < def && (idc(t[e]) || t[e] == '.')) e++;
         size_t w = e;
         while (w > s && t[w - 1] != '.') w--;
-        if ((e - w == 8 && memcmp(t + w, "property", 8) == 0) || (e - w == 15 && memcmp(t + w, "cached_property", 15) == 0) ||
-            (e - w == 6 && memcmp(t + w, "setter", 6) == 0) || (e - w == 7 && memcmp(t + w, "deleter", 7) == 0))
-            return true;
+        if (mg__nav_in_words(" property cached_property setter deleter ", t + w, e - w)) return true;
         const char *nl = memchr(t + l, '\n', def - l);
         l = nl ? (size_t)(nl - t) + 1 : def;
     }
