@@ -297,12 +297,13 @@ static int named_property(struct nav *v, const char *name, bool *yes)
     return 0;
 }
 
-/* Whether the name at off is read as an attribute (`x.name`). */
-static bool attribute_read(const struct file *fl, size_t off)
+/* Whether the name at t[off] is read as an attribute, after `.` (`x.name`;
+ * not after `->`, Python's return annotation). */
+static bool attribute_read(const char *t, size_t off)
 {
     size_t b = off;
-    while (b > 0 && (fl->text[b - 1] == ' ' || fl->text[b - 1] == '\t')) b--;
-    return b > 0 && fl->text[b - 1] == '.';
+    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+    return b > 0 && t[b - 1] == '.';
 }
 
 static bool seen_def(struct mg_nav_graph *g, size_t upto, const struct mg_nav_def *d)
@@ -369,7 +370,7 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
     if (mg__nav_file_occs(v, fl, cr->name, &cr->o) != 0) return -1;
     for (size_t k = 0; k < cr->o.n; k++) {
         const struct occ *oc = &cr->o.v[k];
-        if (oc->def || (!oc->call && !(cr->prop && attribute_read(fl, oc->off) &&
+        if (oc->def || (!oc->call && !(cr->prop && attribute_read(fl->text, oc->off) &&
                                        !mg__nav_py_import_module(fl, oc->off, strlen(cr->name)))))
             continue;
         bool ptr; /* o->name(x) calls what was stored into the field name, not the function name */
@@ -384,7 +385,7 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
         const char *conf;
         unsigned ncand;
         char rt[128], pt[128] = "";
-        bool typed = mg__nav_receiver_type(fl, oc->off, oc->line, rt, sizeof(rt));
+        bool typed = mg__nav_receiver_type(fl, oc->off, oc->line, rt, sizeof(rt), NULL, NULL);
         /* the library's, or a Python local or builtin: no edge to the repo */
         bool stdlib = mg__nav_receiver_stdlib(fl, oc->off, oc->line) ||
                       mg__nav_py_unbound(fl, oc->off, strlen(cr->name), oc->line);
@@ -614,7 +615,7 @@ static int on_call(void *ud, const char *t, size_t off, size_t len, int line, bo
         cr->self_seen = true;
         return 0;
     }
-    bool read = !call && strcmp(cr->lang, "python") == 0 && mg__nav_member(t, off);
+    bool read = !call && strcmp(cr->lang, "python") == 0 && attribute_read(t, off);
     if ((!call && !read) || (!mg__nav_member(t, off) && mg__nav_keyword(cr->lang, t + off, len))) return 0;
     struct call *nv = mg_grow(cr->v, cr->n, &cr->cap, sizeof(*nv));
     if (!nv) {
@@ -740,7 +741,7 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
         if (fc > 0) continue;
         char rt[128], pt[128] = "";
         int at_line = from->start_line + cr.v[i].line - 1;
-        bool typed = mg__nav_receiver_type(fl, off + cr.v[i].off, at_line, rt, sizeof(rt));
+        bool typed = mg__nav_receiver_type(fl, off + cr.v[i].off, at_line, rt, sizeof(rt), NULL, NULL);
         cr.v[i].std = mg__nav_receiver_stdlib(fl, off + cr.v[i].off, at_line) ||
                       mg__nav_py_unbound(fl, off + cr.v[i].off, cr.v[i].len, at_line);
         if (!cr.v[i].std &&

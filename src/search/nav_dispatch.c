@@ -360,8 +360,8 @@ static int py_chain(struct nav *v, const struct file *fl, size_t off, int line, 
     }
     char ty[128];
     size_t qo, ql;
-    if (!mg__nav_receiver_type(fl, at[first], line, ty, sizeof(ty))) return 0;
-    if (mg__nav_receiver_qualifier(fl, at[first], line, &qo, &ql) && mg__nav_py_std_name(fl, t + qo, ql)) {
+    if (!mg__nav_receiver_type(fl, at[first], line, ty, sizeof(ty), &qo, &ql)) return 0;
+    if (ql && mg__nav_py_std_name(fl, t + qo, ql)) {
         *lib = true; /* (`x: doctest.DocTest`) */
         return 0;
     }
@@ -418,7 +418,7 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
             return 0;
         }
         if (!got) return 0;
-    } else if (b == e || !mg__nav_receiver_type(fl, off, line, cls, sizeof(cls))) {
+    } else if (b == e || !mg__nav_receiver_type(fl, off, line, cls, sizeof(cls), NULL, NULL)) {
         /* self.a that a base class declares, or a longer chain */
         bool got = false, lib = false;
         const struct mg_nav_def *fn = mg__nav_enclosing(fl, line, true), *c = fn ? mg__nav_py_class_of(fl, fn) : NULL;

@@ -190,12 +190,12 @@ int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int de
 bool mg__nav_bare_misses_methods(const struct file *fl, size_t off, int line);
 /* The declared type of the receiver of the member call at fl->text[off]
  * (line; `a.m(`, `a->m(`): `self`/`this` the enclosing method's container,
- * else a declaration in the enclosing function. false when unknown. */
-bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *out, size_t cap);
-/* The first part of the receiver's declared type when it is qualified by `.`
+ * else a declaration in the enclosing function. false when unknown. When
+ * qoff is not NULL, the first part of that type when it is qualified by `.`
  * (`t *testing.T`, `buf := bytes.Buffer{}`, `p: pathlib.Path`): its offset
- * and length in fl->text (nav_type.c). */
-bool mg__nav_receiver_qualifier(const struct file *fl, size_t off, int line, size_t *qoff, size_t *qlen);
+ * and length in fl->text (*qlen 0: none) (nav_type.c). */
+bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *out, size_t cap, size_t *qoff,
+                           size_t *qlen);
 /* Python: the class whose method fn is (fl's definitions), or NULL; and the
  * type cls's text declares for `self.a` (a of al bytes: `self.a = T(…)` in
  * its methods, `a: T` in its body...; nav_type.c). */

@@ -220,7 +220,9 @@ bool mg__nav_receiver_stdlib(const struct file *fl, size_t off, int line)
     }
     if (stdlib_name(fl, t + b, e - b)) return true; /* shutil.copy( */
     size_t qo, ql; /* t.Errorf( with t *testing.T */
-    return line > 0 && mg__nav_receiver_qualifier(fl, off, line, &qo, &ql) && stdlib_name(fl, t + qo, ql);
+    char ty[128];
+    return line > 0 && mg__nav_receiver_type(fl, off, line, ty, sizeof(ty), &qo, &ql) && ql &&
+           stdlib_name(fl, t + qo, ql);
 }
 
 /* ---- 5. bare Python names, and the names of modules in imports ----------------------------------- */

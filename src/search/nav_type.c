@@ -186,10 +186,11 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
     return false;
 }
 
-/* The type a declaration of name (nl bytes) in fn's text before offset
- * `before` gives it (a local, a parameter), first wins. */
 static bool py_params(const struct file *fl, const struct mg_nav_def *d, size_t *open, size_t *close, size_t *lim);
 
+/* The type a declaration of name (nl bytes) in fn's text before offset
+ * `before` gives it (a local, a parameter; Python's `*args` a tuple, `**kw`
+ * a dict), first wins. */
 static bool local_decl(const struct file *fl, const struct mg_nav_def *fn, const char *name, size_t nl, size_t before,
                        char *out, size_t cap, struct qual *q)
 {
@@ -504,10 +505,10 @@ static bool receiver(const struct file *fl, size_t off, int line, char *out, siz
     if (local_decl(fl, fn, t + b, rl, b, out, cap, q)) return true;
     if (!py) return false;
     /* Python: `r = self.a` (once), then self.a's type */
-    size_t lo0 = mg__nav_line_start(fl, fn->start_line);
-    for (const char *p = t + lo0; p < t + b && (p = memmem(p, (size_t)(t + b - p), t + b, rl)); p += rl) {
+    size_t lo = mg__nav_line_start(fl, fn->start_line);
+    for (const char *p = t + lo; p < t + b && (p = memmem(p, (size_t)(t + b - p), t + b, rl)); p += rl) {
         size_t at = (size_t)(p - t), a = sp(t, b, at + rl), al;
-        if ((at > lo0 && (idc(t[at - 1]) || t[at - 1] == '.')) || idc(t[at + rl]) || a + 6 >= b || t[a] != '=' ||
+        if ((at > lo && (idc(t[at - 1]) || t[at - 1] == '.')) || idc(t[at + rl]) || a + 6 >= b || t[a] != '=' ||
             t[a + 1] == '=')
             continue;
         if ((a = sp(t, b, a + 1)) + 5 < b && memcmp(t + a, "self.", 5) == 0 && (al = ident(t, b, a + 5)) &&
@@ -517,7 +518,6 @@ static bool receiver(const struct file *fl, size_t off, int line, char *out, siz
         break; /* (the first assignment only) */
     }
     /* Python: a module's name the function only reads (`TABLE.update(`) */
-    size_t lo = mg__nav_line_start(fl, fn->start_line);
     for (const char *p = t + lo; p < t + b && (p = memmem(p, (size_t)(t + b - p), t + b, rl)); p += rl) {
         size_t at = (size_t)(p - t);
         if ((at > lo && idc(t[at - 1])) || idc(t[at + rl])) continue;
@@ -526,20 +526,16 @@ static bool receiver(const struct file *fl, size_t off, int line, char *out, siz
     return module_decl(fl, t + b, rl, out, cap, q);
 }
 
-bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *out, size_t cap)
+bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *out, size_t cap, size_t *qoff,
+                           size_t *qlen)
 {
     struct qual q;
-    return receiver(fl, off, line, out, cap, &q);
-}
-
-bool mg__nav_receiver_qualifier(const struct file *fl, size_t off, int line, size_t *qoff, size_t *qlen)
-{
-    char out[128];
-    struct qual q;
-    if (!receiver(fl, off, line, out, sizeof(out), &q) || !q.len) return false;
-    *qoff = q.off;
-    *qlen = q.len;
-    return true;
+    bool r = receiver(fl, off, line, out, cap, &q);
+    if (qoff) {
+        *qoff = q.off;
+        *qlen = r ? q.len : 0;
+    }
+    return r;
 }
 
 /* nav.h: one function spanning the whole text. */
@@ -550,5 +546,5 @@ bool mg_nav_receiver_of(const char *lang, const char *text, size_t len, const ch
     struct mg_nav_def fn;
     struct file fl;
     int line = mg__nav_whole(lang, text, len, off, container, &fn, &fl);
-    return mg__nav_receiver_type(&fl, off, line, out, cap);
+    return mg__nav_receiver_type(&fl, off, line, out, cap, NULL, NULL);
 }
