@@ -55,7 +55,7 @@ CACHE = os.path.join(os.environ.get("MEMGATE_BENCH_CACHE", os.path.expanduser("~
 DEFAULT_REPOS = ("libuv/libuv", "gin-gonic/gin", "pallets/click", "hyperium/hyper", "apache/commons-io",
                  "typeorm/typeorm")
 VALUES = (0, 0.25, 0.5, 1, 2)
-LISTS = ("lexical", "semantic", "symbol", "path", "graph")
+LISTS = ("lexical", "semantic", "symbol", "path", "graph", "files")
 
 
 def log(msg):
@@ -162,9 +162,12 @@ def prepare(repo, mirrors, nq):
     return home, qs
 
 
+MODE = "hybrid"  # --mode
+
+
 def run(repo, home, qs, weights, off=None):
-    s = bugloc.run_variant(repo.split("/")[1], home, [(None, q, [p]) for q, p in qs], 50, ("hybrid",),
-                           weights=weights, off=off)["hybrid"]
+    s = bugloc.run_variant(repo.split("/")[1], home, [(None, q, [p]) for q, p in qs], 50, (MODE,),
+                           weights=weights, off=off)[MODE]
     n = max(s.n, 1)
     return {"s1": s.s1 / n, "s10": s.s10 / n, "mrr": s.rr / n}
 
@@ -182,12 +185,16 @@ def main():
     ap.add_argument("--queries", type=int, default=120, help="queries per repository")
     ap.add_argument("--grid", choices=("coarse", "none"), default="coarse",
                     help="coarse: walk each list's weight over " + ", ".join(map(str, VALUES)) + "; none: only --weights")
-    ap.add_argument("--weights", action="append", default=[], metavar="L,S,Y,P,G",
+    ap.add_argument("--weights", action="append", default=[], metavar="L,S,Y,P,G[,F]",
                     help="also run these settings (repeatable)")
     ap.add_argument("--rank-off", action="append", default=[], metavar="SIGNAL",
                     help="also run the chosen weights (--grid none: the first --weights, or the default) with this ranking signal switched off (config rank_off: "
                          + ", ".join(bugloc.SIGNALS) + "; repeatable): its ablation on the code task")
+    ap.add_argument("--mode", choices=("hybrid", "lexical"), default="hybrid",
+                    help="the search mode measured (lexical: only the file lists' weight, the sixth, matters)")
     a = ap.parse_args()
+    global MODE
+    MODE = a.mode
     if bugloc.EMBEDDER != "builtin":
         log(f"embedder {bugloc.EMBEDDER} (BUGLOC_EMBEDDER)")
     repos = a.repo or list(DEFAULT_REPOS)
@@ -205,10 +212,10 @@ def main():
     def avg(w, k="s10"):
         return sum(v[k] for v in measure(w).values()) / len(repos)
 
-    best = [1.0, 1.0, 1.0, 1.0, 1.0]
+    best = [1.0] * len(LISTS)
     if a.grid == "coarse":
         for _ in range(2):
-            for i in range(1, 5):
+            for i in range(1, len(LISTS)):
                 for v in VALUES:
                     w = best[:i] + [v] + best[i + 1:]
                     if avg(w) > avg(best) + 0.005:
@@ -216,12 +223,12 @@ def main():
     for w in a.weights:
         measure([float(x) for x in w.split(",")])
     print(f"\n## Fusion weights on docstring -> function retrieval ({bugloc.EMBEDDER} embedder)\n")
-    print(f"Machine: {bugloc.machine()}. {a.queries} queries per repository, hybrid, 50 chunks folded to files.\n")
+    print(f"Machine: {bugloc.machine()}. {a.queries} queries per repository, {MODE}, 50 chunks folded to files.\n")
     print("| repository | commit | queries |")
     print("| --- | --- | ---: |")
     for r, (_, qs) in data.items():
         print(f"| {r} | {corpus()[r][0][:12]} | {len(qs)} |")
-    print("\n| lexical, semantic, symbol, path, graph | success@10 mean | success@1 mean | MRR mean | success@10 "
+    print("\n| " + ", ".join(LISTS) + " | success@10 mean | success@1 mean | MRR mean | success@10 "
           + " / ".join(r.split("/")[1] for r in repos) + " |")
     print("| --- | ---: | ---: | ---: | --- |")
     for key, res in seen.items():

@@ -124,14 +124,18 @@ TEST(config_hybrid_weights)
     mg_config_defaults(&c);
     ASSERT_EQ_STR(c.hybrid_weights, "1,1,1,0.5,0");
     ASSERT(c.hybrid_weight[3] == 0.5 && c.hybrid_weight[1] == 1 && c.hybrid_weight[2] == 1 &&
-           c.hybrid_weight[4] == 0);
+           c.hybrid_weight[4] == 0 && c.hybrid_weight[5] == 1);
     ASSERT_EQ_INT(c.hybrid_rrf_k, 60);
     ASSERT_EQ_INT(mg_config_set(&c, "hybrid_weights", "1,0,1.5,0.25", "test", &err), 0);
-    ASSERT(c.hybrid_weight[1] == 0 && c.hybrid_weight[2] == 1.5 && c.hybrid_weight[4] == 0); /* G left out: 0 */
+    /* G left out: 0; F (the file lists) left out: 1 */
+    ASSERT(c.hybrid_weight[1] == 0 && c.hybrid_weight[2] == 1.5 && c.hybrid_weight[4] == 0 &&
+           c.hybrid_weight[5] == 1);
     ASSERT_EQ_INT(mg_config_set(&c, "hybrid_weights", "1,0,1.5,0.25,0.5", "test", &err), 0);
-    ASSERT(c.hybrid_weight[4] == 0.5);
+    ASSERT(c.hybrid_weight[4] == 0.5 && c.hybrid_weight[5] == 1);
+    ASSERT_EQ_INT(mg_config_set(&c, "hybrid_weights", "1,0,1.5,0.25,0.5,2", "test", &err), 0);
+    ASSERT(c.hybrid_weight[4] == 0.5 && c.hybrid_weight[5] == 2);
     static const char *const bad[] = {"1,1,1", "1,1,1,11", "a,b,c,d", "1,1,1,0.25,", "1,-1,1,1", "1, 1,1,1",
-                                      "1,1,1,1,1,1", "1,1,1,1,x"};
+                                      "1,1,1,1,1,1,1", "1,1,1,1,x", "1,1,1,1,1,11"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         ASSERT_EQ_INT(mg_config_set(&c, "hybrid_weights", bad[i], "test", &err), -1);
         ASSERT_EQ_STR(err.code, MG_E_CONFIG);

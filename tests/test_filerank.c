@@ -115,14 +115,16 @@ static void index_repo(struct env *e, const char *threads)
 }
 
 /* The ordered hits of a lexical search as "path:line score" lines (caller
- * frees), with config rank_off = off. */
-static char *ranked_n(struct env *e, const char *query, const char *off, int limit)
+ * frees), with config rank_off = off and hybrid_weights = weights (NULL:
+ * the default). */
+static char *ranked_w(struct env *e, const char *query, const char *off, int limit, const char *weights)
 {
     setenv("MEMGATE_HOME", e->home, 1);
     struct mg_config cfg;
     struct mg_err err = {0};
     if (mg_config_load(&cfg, &err) != 0) FAIL("config: %s", err.msg);
     snprintf(cfg.rank_off, sizeof(cfg.rank_off), "%s", off);
+    if (weights && mg_config_set(&cfg, "hybrid_weights", weights, "test", &err) != 0) FAIL("weights: %s", err.msg);
     struct mg_repo *rv;
     size_t nr;
     const char *ids[1] = {"fr"};
@@ -140,6 +142,11 @@ static char *ranked_n(struct env *e, const char *query, const char *off, int lim
     return out;
 }
 
+static char *ranked_n(struct env *e, const char *query, const char *off, int limit)
+{
+    return ranked_w(e, query, off, limit, NULL);
+}
+
 static char *ranked(struct env *e, const char *query, const char *off) { return ranked_n(e, query, off, 50); }
 
 /* The first path of ranked()'s lines. */
@@ -148,6 +155,20 @@ static char *first_path(const char *lines)
     size_t n = strcspn(lines, ":");
     char *p = strndup(lines, n);
     return p;
+}
+
+/* The place (from 1) of path's first line in ranked()'s lines, 0 when absent. */
+static int place(const char *lines, const char *path)
+{
+    size_t pl = strlen(path);
+    int n = 1;
+    for (const char *l = lines; *l; n++) {
+        if (strncmp(l, path, pl) == 0 && l[pl] == ':') return n;
+        const char *nl = strchr(l, '\n');
+        if (!nl) break;
+        l = nl + 1;
+    }
+    return 0;
 }
 
 /* functions with words nothing searches for, so that the query's words are rare */
@@ -343,6 +364,25 @@ TEST(a_file_no_chunk_ranks_joins_by_its_whole_file_score)
         free(page);
     }
     free(with), free(without), free(wide);
+}
+
+/* hybrid_weights' sixth number weighs the file lists against the pool:
+ * 0 leaves them out, a larger weight moves a file only they name up. */
+TEST(the_file_lists_weigh_what_hybrid_weights_says)
+{
+    struct env e;
+    open_env(&e);
+    put_whole(&e);
+    index_repo(&e, "2");
+    const char *q = "quorum lease renewal stalls heartbeat";
+    char *dflt = ranked_w(&e, q, "wide", 60, NULL), *one = ranked_w(&e, q, "wide", 60, "1,1,1,0.5,0,1"),
+         *none = ranked_w(&e, q, "wide", 60, "1,1,1,0.5,0,0"), *off = ranked_w(&e, q, "wide,whole", 60, NULL),
+         *heavy = ranked_w(&e, q, "wide", 60, "1,1,1,0.5,0,4");
+    ASSERT_EQ_STR(dflt, one); /* left out: 1 */
+    ASSERT_EQ_STR(none, off); /* 0: as if switched off */
+    int at1 = place(dflt, "src/ledger.c"), at4 = place(heavy, "src/ledger.c");
+    ASSERT(at1 > 0 && at4 > 0 && at4 < at1);
+    free(dflt), free(one), free(none), free(off), free(heavy);
 }
 
 TEST(the_whole_file_score_is_the_same_for_any_thread_count)

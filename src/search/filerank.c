@@ -23,7 +23,8 @@
  *           (scores and ids only: no text; r->wide); those rows summed per
  *           file the same way (and weighed by role) rank files of their
  *           own. The pool's files and these are fused by reciprocal rank
- *           (config hybrid_rrf_k, both lists weighted alike), and a file
+ *           (config hybrid_rrf_k; the lists weighted by hybrid_weights'
+ *           sixth number, 1 by default), and a file
  *           only the wide list has joins the pool by its best chunk when it
  *           ranks within the limit.
  *   whole — every file holding one of the query's rarer words scored as one
@@ -31,8 +32,9 @@
  *           the pool of 50 chunks misses, as the plain whole-file baseline
  *           scores them. Lexical and hybrid search; its files fused as the
  *           wide list's, the same weight.
- * The factors are halves and equal weights by construction, not fitted to
- * any report set.
+ * The factors are halves by construction, the lists' weight chosen on
+ * docstring -> function retrieval in code (bench/fusion_tune.py), neither
+ * fitted to any report set.
  *
  * Sections:
  *   1. roles and a file's chunks summed (the pool)
@@ -185,7 +187,8 @@ static int cmp_extra(const void *a, const void *b)
 }
 
 /* The pool's files (their best hits' scores) and the lists' fused by
- * reciprocal rank (mg__rrf, every list weighted alike): each pool hit's
+ * reciprocal rank (mg__rrf; each list weighted by config hybrid_weights'
+ * sixth number, the pool by 1): each pool hit's
  * score becomes its file's fused score (its file's other hits, that times
  * their share of the best one's), and each file only the lists have adds
  * its best chunk's hit (the first list's that has it). The pool is n hits
@@ -220,7 +223,7 @@ static int fuse(struct mg__repo *r, struct mg_results *out, size_t at, size_t n,
         for (size_t w = 0; w < lists[l].n; w++) {
             const struct mg__rfile *f = &lists[l].v[w];
             struct mg__rfile *p = bsearch(f, pf, npf, sizeof(*pf), cmp_path);
-            double s = mg__rrf(r->cfg, (double)(w + 1));
+            double s = r->cfg->hybrid_weight[5] * mg__rrf(r->cfg, (double)(w + 1));
             if (p) {
                 fused[p - pf] += s;
             } else {
@@ -282,6 +285,7 @@ int mg__rank_files(struct mg__repo *r, struct mg_results *out, size_t base, int 
     if (n > MG__RANK_POOL) n = MG__RANK_POOL;
     int off = mg_rank_off_parse(r->cfg->rank_off);
     if (off < 0) off = 0;
+    if (!(r->cfg->hybrid_weight[5] > 0)) off |= MG_RANK_WIDE | MG_RANK_WHOLE; /* (weight 0: not read at all) */
     const char *query = r->q->query;
     if (rank_pool((unsigned)off, query, out->v + base, n) != 0) return mg_err_oom(r->err);
     size_t end = out->n;

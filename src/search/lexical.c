@@ -387,7 +387,8 @@ int mg__lexical(struct mg__repo *r, const char *query, struct mg_results *out, s
         for (size_t i = base; i < before; i++) mg_hit_release(&out->v[i]);
         out->n = base;
         c->nseen = 0;
-        c->wide = step == 3 && r->wide_read && !(mg_rank_off_parse(r->cfg->rank_off) & MG_RANK_WIDE);
+        c->wide = step == 3 && r->wide_read && r->cfg->hybrid_weight[5] > 0 &&
+                  !(mg_rank_off_parse(r->cfg->rank_off) & MG_RANK_WIDE);
         found = lexical_run(c, b.p, nscored, limit, false);
     }
     mg_buf_release(&b);

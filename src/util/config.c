@@ -198,17 +198,17 @@ const char *mg__config_key(size_t i)
 
 /* ---- 2. values ----------------------------------------------------------- */
 
-int mg_parse_weights(const char *s, double w[5])
+int mg_parse_weights(const char *s, double w[6])
 {
-    double v[5] = {0};
-    for (int i = 0; i < 5; i++) {
+    double v[6] = {0, 0, 0, 0, 0, 1};
+    for (int i = 0; i < 6; i++) {
         char *end;
         errno = 0;
         if (!isdigit((unsigned char)*s) && *s != '.') return -1;
         v[i] = strtod(s, &end);
         if (errno || end == s || !(v[i] >= 0 && v[i] <= 10)) return -1;
         if (i >= 3 && *end == 0) break;
-        if (*end != ',' || i == 4) return -1;
+        if (*end != ',' || i == 5) return -1;
         s = end + 1;
     }
     memcpy(w, v, sizeof(v));
@@ -372,8 +372,10 @@ int mg_config_set(struct mg_config *c, const char *key, const char *value, const
             if (strcmp(key, "webhook_secrets") == 0 && mg_webhook_secrets_each(value, origin, NULL, NULL, err) < 0)
                 return -1;
             if (strcmp(key, "hybrid_weights") == 0 && mg_parse_weights(value, c->hybrid_weight) != 0)
-                return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for hybrid_weights is not four weights from 0 to 10 "
-                                  "(lexical,semantic,symbol,path; example: 1,1,1,0.25)", origin, value);
+                return mg_err_set(err, MG_E_CONFIG,
+                                  "%s: '%s' for hybrid_weights is not four to six weights from 0 to 10 "
+                                  "(lexical,semantic,symbol,path[,graph[,files]]; example: 1,1,1,0.5,0,1)",
+                                  origin, value);
             if (strcmp(key, "rank_off") == 0 && mg_rank_off_parse(value) < 0)
                 return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for rank_off is not a comma-separated list of "
                                   "roles, files, wide, whole (or empty)", origin, value);

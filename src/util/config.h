@@ -24,8 +24,8 @@
 #define MG_DEFAULT_LISTEN "127.0.0.1:7077"
 #define MG_AUDIT_KEEP_MAX 200    /* rotated audit files kept at most: each is named in the anchor (audit.h) */
 
-/* "L,S,Y,P[,G]": four or five weights, each 0 to 10 (G 0 when left out); 0 or -1 */
-int mg_parse_weights(const char *s, double w[5]);
+/* "L,S,Y,P[,G[,F]]": four to six weights, each 0 to 10 (G 0, F 1 when left out); 0 or -1 */
+int mg_parse_weights(const char *s, double w[6]);
 
 /* Ranking signals (config rank_off, search/filerank.c) */
 #define MG_RANK_ROLES 1u /* tests, docs and other non-source files below source */
@@ -47,9 +47,10 @@ struct mg_config {
     int lexical_any_rows;    /* the most rows the any-word fallback ranks (default 5000; search.c) */
     /* hybrid search's rank fusion (search/hybrid.h): the weights of its lexical,
      * semantic, symbol, path and graph lists ("1,1,1,0.5,0"; 0 leaves a
-     * list out) and k */
+     * list out), then of the file lists fused with the pool's files in
+     * lexical and hybrid search (search/filerank.c; 1 when left out), and k */
     char hybrid_weights[64];
-    double hybrid_weight[5];
+    double hybrid_weight[6];
     int hybrid_rrf_k;
     /* ranking signals switched off, comma-separated ("roles", "files"; the
      * benchmark's ablations, search/rank.c; default none) */
