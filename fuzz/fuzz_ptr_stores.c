@@ -1,13 +1,16 @@
 /* fuzz_ptr_stores.c — the functions C text stores into struct fields, found
  * at index time (index/refs_ptr.h), on hostile input: every store names an
  * identifier of the input, on one of its lines, by field or by place (never
- * both); and the scanners navigation shares stay inside the text. */
+ * both); and the scanners navigation shares stay inside the text, the C
+ * macro readers (search/nav_macro.c: a pasting `#define M(…)` made of the
+ * input, an expansion's arguments at every offset) too. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz.h"
 #include "index/lex.h"
 #include "index/refs.h"
+#include "search/nav.h"
 
 static bool ident(const char *s)
 {
@@ -48,6 +51,22 @@ MG_FUZZ_TARGET(ptr_stores)
             if (d != SIZE_MAX && (d >= at || !*ty)) abort();
         }
     }
+    /* the input as a macro's parameters and body: what it pastes into RM_Call is a parameter's, the rest
+     * what follows RM_ (or precedes _Call) */
+    char *m = malloc(size + 10);
+    memcpy(m, "#define M(", 10);
+    memcpy(m + 10, data, size);
+    int param = -1;
+    char rest[64];
+    if (mg_nav_macro_paste_of(m, size + 10, "M", "RM_Call", &param, rest, sizeof(rest)) &&
+        (param < 0 || !*rest || strlen(rest) >= strlen("RM_Call") || !strstr("RM_Call", rest)))
+        abort();
+    free(m);
+    for (size_t off = 0; size <= 512 && off <= size; off++)
+        for (int k = 0; k < 3; k++) {
+            size_t ao, al;
+            if (mg_nav_macro_arg(t, size, off, k, &ao, &al) && (ao < off || ao + al > size)) abort();
+        }
     free(t);
     return 0;
 }

@@ -181,11 +181,16 @@ TEST(nav_ptr_stores_are_callees_of_calls_through_the_field)
     ASSERT_EQ_STR(callees(&e, "dispatch"),
                   "dispatch@20->main.c:5:cmd_a(pointer) dispatch@20->main.c:6:cmd_b(pointer)");
     /* callers, the other way: the calls through the fields a function is stored into, of its struct */
-    ASSERT_EQ_STR(callers(&e, "my_read", 1), "use@14->impl.c:2:my_read(pointer)");
-    ASSERT_EQ_STR(callers(&e, "other_read", 1), "use_other@17->other.c:2:other_read(pointer)");
-    ASSERT_EQ_STR(callers(&e, "asg_read", 1), "use@14->assign.c:2:asg_read(pointer)");
-    ASSERT_EQ_STR(callers(&e, "my_open", 1), "use_macro@19->impl.c:3:my_open(pointer)");
-    ASSERT_EQ_STR(callers(&e, "cmd_a", 2), "dispatch@20->main.c:5:cmd_a(pointer) entry@21->main.c:20:dispatch(exact)");
+    ASSERT_EQ_STR(callers(&e, "my_read", 1), "impl.c@6->impl.c:2:my_read(value) use@14->impl.c:2:my_read(pointer)");
+    ASSERT_EQ_STR(callers(&e, "other_read", 1),
+                  "other.c@3->other.c:2:other_read(value) use_other@17->other.c:2:other_read(pointer)");
+    /* (and the stores themselves, as values) */
+    ASSERT_EQ_STR(callers(&e, "asg_read", 1),
+                  "setup@6->assign.c:2:asg_read(value) use@14->assign.c:2:asg_read(pointer)");
+    ASSERT_EQ_STR(callers(&e, "my_open", 1),
+                  "impl.c@5->impl.c:3:my_open(value) use_macro@19->impl.c:3:my_open(pointer)");
+    ASSERT_EQ_STR(callers(&e, "cmd_a", 2), "main.c@11->main.c:5:cmd_a(value) dispatch@20->main.c:5:cmd_a(pointer) "
+                                           "entry@21->main.c:20:dispatch(exact)");
     ASSERT_EQ_STR(callers(&e, "read", 1), "");
     /* a path through the table */
     struct mg_err err = {0};
@@ -196,6 +201,63 @@ TEST(nav_ptr_stores_are_callees_of_calls_through_the_field)
     ASSERT_EQ_STR(p.paths[0][1].callee, "cmd_a");
     ASSERT_EQ_STR(p.paths[0][1].confidence, "pointer");
     mg_nav_paths_release(&p);
+    mg_db_close(&e.d);
+}
+
+/* Macros and function values: a function named in a macro's body is called
+ * (or used) wherever the macro is expanded, through macros expanding macros;
+ * a macro pasting its argument to a word (`RM_ ## n`) uses the function it
+ * names so; a function passed, stored or compared is a caller's "value". */
+static const char *const MACROS[][2] = {
+    {"api.h", "int reg(const char *n, void *f);\n"                               /* 1 */
+              "#define HOOK(x) reg(#x, (void *)hook_ ## x)\n"},                  /* 2: pasted, named elsewhere */
+    {"conf.c", "#include \"api.h\"\n"                                            /* 1 */
+               "static int get_bool(int x) { return x + 1; }\n"                  /* 2 */
+               "static int get_num(int x) { return x * 2; }\n"                   /* 3 */
+               "int RM_Call(int x) { return x - 1; }\n"                          /* 4 */
+               "int RM_Reply(int x) { return x - 2; }\n"                         /* 5 */
+               "#define iface(getfn) .get = (getfn),\n"                          /* 6 */
+               "#define mk_bool(nm) { .name = nm, \\\n"                          /* 7 */
+               "    iface(get_bool) }\n"                                         /* 8: a continued line */
+               "#define mk_num(nm) { .name = nm, iface(get_num) }\n"             /* 9 */
+               "#define mk_int(nm) mk_num(nm)\n"                                 /* 10: a level deeper */
+               "#define REG(name) reg(\"RM_\" #name, (void *)RM_ ## name)\n"     /* 11 */
+               "struct conf { const char *name; int (*get)(int); };\n"           /* 12 */
+               "static struct conf confs[] = {\n"                                /* 13 */
+               "    mk_bool(\"a\"),\n"                                           /* 14 */
+               "    mk_bool(\"b\"),\n"                                           /* 15 */
+               "    mk_int(\"c\"),\n"                                            /* 16 */
+               "};\n"                                                            /* 17 */
+               "int apply(int (*f)(int), int v) { return f(v); }\n"              /* 18 */
+               "int use(void)\n"                                                 /* 19 */
+               "{\n"                                                             /* 20 */
+               "    REG(Call);\n"                                                /* 21 */
+               "    REG(Reply);\n"                                               /* 22 */
+               "    if (confs[0].get == get_bool) return 0;\n"                   /* 23: compared, a member */
+               "    return apply(get_num, 3) + confs[0].get(2);\n"               /* 24 */
+               "}\n"},                                                           /* 25 */
+    {"other.c", "#define mk_bool(nm) nm\n"                                      /* 1: another file's macro */
+                "int get_bool(int x);\n"                                         /* 2: a declaration */
+                "int other(void) { return mk_bool(1) + REG(Call); }\n"},         /* 3 */
+};
+
+TEST(nav_macro_expansions_and_values_are_callers)
+{
+    char *repo = mg_t_tmpdir();
+    for (size_t i = 0; i < sizeof(MACROS) / sizeof(MACROS[0]); i++) mg_t_write_str(repo, MACROS[i][0], MACROS[i][1]);
+    struct env e;
+    open_repo(&e, repo, "mac");
+    /* named in mk_bool's body (on its continued line): each expansion in conf.c; other.c's mk_bool is
+     * another macro; the comparison in use is a value; the declaration in other.c nothing */
+    ASSERT_EQ_STR(callers(&e, "get_bool", 1), "use@23->conf.c:2:get_bool(value) conf.c@14->conf.c:2:get_bool(macro) "
+                                              "conf.c@15->conf.c:2:get_bool(macro)");
+    /* mk_num's body, expanded by mk_int's; passed to apply */
+    ASSERT_EQ_STR(callers(&e, "get_num", 1), "use@24->conf.c:3:get_num(value) conf.c@16->conf.c:3:get_num(macro)");
+    /* pasted: REG(Call) uses RM_Call, not RM_Reply; REG is conf.c's, so other.c's REG(Call) is not it */
+    ASSERT_EQ_STR(callers(&e, "RM_Call", 1), "use@21->conf.c:4:RM_Call(macro)");
+    ASSERT_EQ_STR(callers(&e, "RM_Reply", 1), "use@22->conf.c:5:RM_Reply(macro)");
+    /* a caller by macro is walked further: use's callers (none) */
+    ASSERT_EQ_STR(callers(&e, "RM_Call", 2), "use@21->conf.c:4:RM_Call(macro)");
     mg_db_close(&e.d);
 }
 

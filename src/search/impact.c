@@ -386,7 +386,8 @@ static double weight(const struct mg_nav_edge *e)
 {
     if (strcmp(e->confidence, "name") == 0) return e->candidates == 1 ? 0.9 : 0.5; /* maybe another one's */
     if (strcmp(e->confidence, "dispatch") == 0) return 0.5;                         /* one implementation of several */
-    return 1.0; /* exact, import, type, pointer, external (a removed name still called) */
+    if (strcmp(e->confidence, "value") == 0) return 0.5;                            /* a pointer that may be called */
+    return 1.0; /* exact, import, type, pointer, macro, external (a removed name still called) */
 }
 
 static int cmp_hit(const void *a, const void *b)

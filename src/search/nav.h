@@ -94,8 +94,9 @@ struct mg_nav_edge {
                                 * field the call goes through; callee is to's name), "name" (by name alone:
                                 * one or several definitions, none or several imported; to is the first, an
                                 * imported one first), "dispatch" (may call: to's type derives from the
-                                * receiver's declared type, nav_dispatch.c), "external" (no definition in
-                                * the repo: to NULL) */
+                                * receiver's declared type, nav_dispatch.c), "macro" (C: where a macro
+                                * naming or pasting to is expanded, nav_macro.c), "value" (C: to used as a
+                                * value, not called), "external" (no definition in the repo: to NULL) */
     unsigned candidates;       /* "name": the repo's definitions the name could reach (impact weighs one
                                 * surer than several); 0 otherwise */
 };
@@ -170,5 +171,14 @@ bool mg_nav_py_unbound_of(const char *text, size_t len, size_t off, size_t n);
 bool mg_nav_py_def_of(const char *text, size_t len, bool *property, char *out, size_t cap);
 size_t mg_nav_bases(const char *lang, const char *text, size_t len, const char *name, int line,
                     void (*cb)(void *ud, const char *base), void *ud);
+/* C macros (search/nav_macro.c), for the tests and the fuzz target: whether
+ * the `#define macro(…)` that text is (one macro spanning it) builds name
+ * by pasting one of its parameters to a word (`P ## param`): which (*param,
+ * from 0) and what its argument must be (rest, cap bytes); and the k-th
+ * argument (from 0) of the expansion whose name ends at text[off]
+ * (`NAME(a, b)`), trimmed: text[*ao, *ao + *al) (false: none). */
+bool mg_nav_macro_paste_of(const char *text, size_t len, const char *macro, const char *name, int *param, char *rest,
+                           size_t cap);
+bool mg_nav_macro_arg(const char *text, size_t len, size_t off, int k, size_t *ao, size_t *al);
 
 #endif

@@ -6,6 +6,7 @@
  * Sections:
  *   1. the graph and resolution of a called name
  *   2. callers
+ *   2b. callers through C macros and function values
  *   3. callees
  */
 #include "search/nav_int.h"
@@ -263,6 +264,10 @@ struct callers_run {
     size_t nnext, capnext;
     size_t visited;
     bool prop;                   /* the callee is a Python property: `x.name` read is a call */
+    /* C macros whose expansions use the callee (section 2b): named in their
+     * body (param -1), or building its name from argument param (rest) */
+    struct macro_use { char name[MG_TOKEN_MAX * 4], rest[MG_TOKEN_MAX * 4]; int param, level; int64_t fid; } mu[16];
+    size_t nmu;
 };
 
 /* Whether every definition in d[0, n) is a Python property (one at least).
@@ -364,20 +369,40 @@ static bool named_root(const struct callers_run *cr)
     return false;
 }
 
+static void macro_use(struct callers_run *cr, const char *name, int param, const char *rest, int level, int64_t fid);
+
+/* Whether the word of len bytes at t[off] (n in all) is no function value
+ * (C): a member after `.` or `->`, or a declaration followed by `(`. */
+static bool no_value(const char *t, size_t n, size_t off, size_t len)
+{
+    size_t b = off, e = off + len;
+    while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t')) b--;
+    while (e < n && (t[e] == ' ' || t[e] == '\t' || t[e] == '\n')) e++;
+    return (b > 0 && (t[b - 1] == '.' || (b > 1 && t[b - 1] == '>' && t[b - 2] == '-'))) || (e < n && t[e] == '(');
+}
+
 static int callers_file(struct nav *v, struct file *fl, void *ud)
 {
     struct callers_run *cr = ud;
     if (mg__nav_file_occs(v, fl, cr->name, &cr->o) != 0) return -1;
+    bool cfam = mg__nav_c_family(fl->lang);
     for (size_t k = 0; k < cr->o.n; k++) {
         const struct occ *oc = &cr->o.v[k];
-        if (oc->def || (!oc->call && !(cr->prop && attribute_read(fl->text, oc->off) &&
-                                       !mg__nav_py_import_module(fl, oc->off, strlen(cr->name)))))
-            continue;
-        bool ptr; /* o->name(x) calls what was stored into the field name, not the function name */
-        if (mg__nav_pointer_call(v, fl, oc->off, oc->line, cr->name, &ptr) != 0) return -1;
-        if (ptr) continue;
+        if (oc->def) continue;
         struct mg_nav_def tmp;
         const struct mg_nav_def *in = mg__nav_enclosing(fl, oc->line, true);
+        /* C: in a macro's body, the name is used where the macro is expanded (section 2b) */
+        bool in_macro = cfam && in && strcmp(in->kind, "macro") == 0 && strcmp(in->name, cr->name) != 0;
+        if (in_macro) macro_use(cr, in->name, -1, "", 1, fl->id);
+        /* C: a function used as a value (passed, stored, compared) may be called from there: a "value" edge */
+        bool value = !oc->call && cfam && !cr->prop && !in_macro &&
+                     !no_value(fl->text, fl->len, oc->off, strlen(cr->name));
+        if (!oc->call && !value && !(cr->prop && attribute_read(fl->text, oc->off) &&
+                                     !mg__nav_py_import_module(fl, oc->off, strlen(cr->name))))
+            continue;
+        bool ptr = false; /* o->name(x) calls what was stored into the field name, not the function name */
+        if (!value && mg__nav_pointer_call(v, fl, oc->off, oc->line, cr->name, &ptr) != 0) return -1;
+        if (ptr) continue;
         if (!in) in = file_def(fl, &tmp);
         struct mg_nav_def *from = pooled(cr->g, in, fl->path);
         if (!from) return mg_err_oom(v->err);
@@ -423,7 +448,8 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
             to = cr->to; /* "name" (ncand its count) or "external" (none resolved from here) */
             conf = "name";
         }
-        int rc = caller_edge(cr, from, to, oc->line, conf, ncand);
+        if (value && !to) continue; /* (a value of the name no definition of the repo's receives) */
+        int rc = caller_edge(cr, from, to, oc->line, value ? "value" : conf, ncand);
         if (rc != 0) return rc < 0 ? mg_err_oom(v->err) : 1;
     }
     return 0;
@@ -459,6 +485,109 @@ static int pointer_callers(struct nav *v, struct mg_nav_def *const *roots, size_
         if (!dup && (rc = caller_edge(cr, from, to, s[i].line, "pointer", 0)) != 0) rc = rc < 0 ? mg_err_oom(v->err) : 1;
     }
     free(s);
+    return rc;
+}
+
+/* ---- 2b. callers through C macros and function values --------------------------------------------- */
+
+#define MACRO_LEVELS 3 /* macros followed through macros' bodies at most (createIntConfig -> embedCommon… -> f) */
+
+/* Remember macro name (in file fid) as one whose expansions use the callee, once. */
+static void macro_use(struct callers_run *cr, const char *name, int param, const char *rest, int level, int64_t fid)
+{
+    if (strlen(name) >= sizeof(cr->mu[0].name) || strlen(rest) >= sizeof(cr->mu[0].rest)) return;
+    for (size_t i = 0; i < cr->nmu; i++)
+        if (strcmp(cr->mu[i].name, name) == 0 && cr->mu[i].param == param) return;
+    if (cr->nmu == sizeof(cr->mu) / sizeof(cr->mu[0])) return;
+    struct macro_use *u = &cr->mu[cr->nmu++];
+    *u = (struct macro_use){.param = param, .level = level, .fid = fid};
+    strcpy(u->name, name);
+    strcpy(u->rest, rest);
+}
+
+struct macro_run {
+    struct callers_run *cr;
+    const struct macro_use *u;
+    struct mg_nav_def *to;
+};
+
+/* The expansions of one macro in fl: an edge ("macro") from where each is
+ * to the callee; one in another macro's body makes that macro's expansions
+ * count too (a level deeper). */
+static int macro_file(struct nav *v, struct file *fl, void *ud)
+{
+    struct macro_run *mr = ud;
+    struct callers_run *cr = mr->cr;
+    const struct macro_use *u = mr->u;
+    if (!mg__nav_c_family(fl->lang)) return 0;
+    if (mg__nav_file_occs(v, fl, u->name, &cr->o) != 0) return -1;
+    size_t nl = strlen(u->name);
+    for (size_t k = 0; k < cr->o.n; k++) {
+        const struct occ *oc = &cr->o.v[k];
+        if (oc->def) continue;
+        struct mg_nav_def tmp;
+        const struct mg_nav_def *in = mg__nav_enclosing(fl, oc->line, true);
+        size_t ao, al;
+        if (u->param >= 0 && (!mg_nav_macro_arg(fl->text, fl->len, oc->off + nl, u->param, &ao, &al) ||
+                              al != strlen(u->rest) || memcmp(fl->text + ao, u->rest, al) != 0))
+            continue; /* (another name pasted) */
+        if (in && strcmp(in->kind, "macro") == 0) {
+            if (u->param < 0 && u->level < MACRO_LEVELS && strcmp(in->name, u->name) != 0)
+                macro_use(cr, in->name, -1, "", u->level + 1, fl->id);
+            continue;
+        }
+        struct mg_nav_def *from = pooled(cr->g, in ? in : file_def(fl, &tmp), fl->path);
+        if (!from) return mg_err_oom(v->err);
+        bool dup = false; /* the same line found already (a call, another macro) */
+        for (size_t e = 0; e < cr->g->n && !dup; e++)
+            dup = cr->g->v[e].from == from && cr->g->v[e].line == oc->line && cr->g->v[e].to == mr->to;
+        int rc = dup ? 0 : caller_edge(cr, from, mr->to, oc->line, "macro", 0);
+        if (rc != 0) return rc < 0 ? mg_err_oom(v->err) : 1;
+    }
+    return 0;
+}
+
+/* The callers of cr->name through the C macros section 2 found naming it
+ * in their bodies, and those in the roots' own files that build the name
+ * by pasting (`#define REGISTER(n) reg(#n, RM_ ## n)`): each expansion an
+ * edge to the root in the macro's file (else the first of roots). A macro
+ * defined in a .c file is expanded only there. */
+static int macro_callers(struct nav *v, struct mg_nav_def *const *roots, size_t nroots, struct callers_run *cr)
+{
+    int rc = 0;
+    for (size_t r = 0; r < nroots && rc == 0; r++) {
+        struct file *fl = mg__nav_file(v, roots[r]->file_id, true);
+        if (!fl || !mg__nav_c_family(fl->lang) || mg__nav_file_defs(v, fl) != 0) {
+            rc = v->err->code ? -1 : 0;
+            continue;
+        }
+        char rest[MG_TOKEN_MAX * 4];
+        int param;
+        for (size_t i = 0; i < fl->ndefs; i++)
+            if (fl->defs[i].kind && strcmp(fl->defs[i].kind, "macro") == 0 &&
+                mg__nav_macro_paste(fl, &fl->defs[i], cr->name, &param, rest, sizeof(rest)))
+                macro_use(cr, fl->defs[i].name, param, rest, 1, fl->id);
+    }
+    for (size_t i = 0; i < cr->nmu && rc == 0; i++) { /* (macro_file may add more) */
+        struct macro_use u = cr->mu[i];
+        struct mg_nav_def *to = roots[0];
+        for (size_t r = 0; r < nroots; r++)
+            if (roots[r]->file_id == u.fid) to = roots[r];
+        struct file *mf = mg__nav_file(v, u.fid, false);
+        size_t pl = mf ? strlen(mf->path) : 0;
+        int64_t only = u.fid;
+        if (pl > 2 && (strcmp(mf->path + pl - 2, ".c") == 0 || strcmp(mf->path + pl - 3, ".cc") == 0 ||
+                       (pl > 4 && strcmp(mf->path + pl - 4, ".cpp") == 0))) {
+            v->only = &only;
+            v->nonly = 1;
+        }
+        struct macro_run mr = {cr, &u, to};
+        rc = mg__nav_candidates(v, u.name, NULL, macro_file, &mr, NULL);
+        v->only = NULL;
+        v->nonly = 0;
+        if (rc == 2) rc = 1; /* (stopped at the limit) */
+    }
+    cr->nmu = 0;
     return rc;
 }
 
@@ -547,6 +676,7 @@ int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *co
                     rc = callers_in(&v, cr.name, (const struct mg_nav_def *const *)out->defs + from[i],
                                     local[i] ? from[i + 1] - from[i] : 0, &cr);
                 if (rc == 0) rc = pointer_callers(&v, out->defs + from[i], from[i + 1] - from[i], &cr);
+                if (rc == 0) rc = macro_callers(&v, out->defs + from[i], from[i + 1] - from[i], &cr);
             }
         } else {
             for (size_t i = 0; rc == 0 && i < nfrontier; i++) {
@@ -567,6 +697,7 @@ int mg_nav_callers_of(struct mg_db *d, const struct mg_filter *f, const char *co
                 rc = all_properties(&v, &frontier[i], 1, &cr.prop);
                 if (rc == 0) rc = callers_in(&v, cr.name, &self, own ? 1 : 0, &cr);
                 if (rc == 0) rc = pointer_callers(&v, &frontier[i], 1, &cr);
+                if (rc == 0) rc = macro_callers(&v, &frontier[i], 1, &cr);
             }
         }
         free(frontier);

@@ -265,6 +265,17 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
 int mg__nav_dispatch_targets(struct nav *v, struct file *from, const char *name, const char *rtype,
                              struct mg_nav_dispatch **out, size_t *n);
 
+/* ---- nav_macro.c: C preprocessor macros ---- */
+
+/* C, C++ or Objective-C: a language with the C preprocessor. */
+bool mg__nav_c_family(const char *lang);
+/* Whether macro m (a definition of kind macro in fl) builds name by pasting
+ * one of its parameters to a word (`P ## param`, `param ## P`): which
+ * parameter (*param, from 0) and what its argument must be (rest). */
+bool mg__nav_macro_paste(const struct file *fl, const struct mg_nav_def *m, const char *name, int *param, char *rest,
+                         size_t cap);
+/* (An expansion's arguments: nav.h's mg_nav_macro_arg.) */
+
 /* ---- nav_ptr.c: C and C++ function pointers ---- */
 
 /* A call through a field at fl->text[off] (the field's name, `o->field(`) in

@@ -253,7 +253,7 @@ const struct mg_tool mg_tools_nav[] = {
      t_find_references, MG_TOOL_READ_ONLY},
     {"callers", "Find callers",
      "Who calls a function: each call site, its caller and the definition called, with a confidence "
-     "(exact, import, type, pointer, dispatch, name). depth 2+ adds callers of callers. Paged.",
+     "(exact, import, type, pointer, macro, value, dispatch, name). depth 2+ adds callers of callers. Paged.",
      MG_S_IN(S_SYMBOL "," S_DEPTH("1") "," S_LIMIT("1000", "100") ",\"cursor\":" MG_S_STR "," S_TARGET,
              MG_S_REQ("\"symbol\"")),
      MG_S_OUT(OUT_COMMON ",\"calls\":" MG_S_ARR, MG_S_REQ("\"symbol\",\"definitions\",\"calls\",\"total\"")),
