@@ -238,7 +238,9 @@ static const char *const MACROS[][2] = {
                "}\n"},                                                           /* 25 */
     {"other.c", "#define mk_bool(nm) nm\n"                                      /* 1: another file's macro */
                 "int get_bool(int x);\n"                                         /* 2: a declaration */
-                "int other(void) { return mk_bool(1) + REG(Call); }\n"},         /* 3 */
+                "int other(void) { return mk_bool(1) + REG(Call); }\n"          /* 3 */
+                "#define LIMIT 3\n"                                             /* 4 */
+                "int lim(void) { return LIMIT; }\n"},                           /* 5: a macro's use, no value */
 };
 
 TEST(nav_macro_expansions_and_values_are_callers)
@@ -256,6 +258,8 @@ TEST(nav_macro_expansions_and_values_are_callers)
     /* pasted: REG(Call) uses RM_Call, not RM_Reply; REG is conf.c's, so other.c's REG(Call) is not it */
     ASSERT_EQ_STR(callers(&e, "RM_Call", 1), "use@21->conf.c:4:RM_Call(macro)");
     ASSERT_EQ_STR(callers(&e, "RM_Reply", 1), "use@22->conf.c:5:RM_Reply(macro)");
+    /* an object-like macro's uses are no callers (only a function is a value that may be called) */
+    ASSERT_EQ_STR(callers(&e, "LIMIT", 1), "");
     /* a caller by macro is walked further: use's callers (none) */
     ASSERT_EQ_STR(callers(&e, "RM_Call", 2), "use@21->conf.c:4:RM_Call(macro)");
     mg_db_close(&e.d);

@@ -448,7 +448,8 @@ static int callers_file(struct nav *v, struct file *fl, void *ud)
             to = cr->to; /* "name" (ncand its count) or "external" (none resolved from here) */
             conf = "name";
         }
-        if (value && !to) continue; /* (a value of the name no definition of the repo's receives) */
+        /* (a value of the name no function of the repo's receives: none, or a macro's use) */
+        if (value && (!to || strcmp(to->kind, "macro") == 0)) continue;
         int rc = caller_edge(cr, from, to, oc->line, value ? "value" : conf, ncand);
         if (rc != 0) return rc < 0 ? mg_err_oom(v->err) : 1;
     }
