@@ -122,68 +122,64 @@ static int read_stores(struct nav *v, struct ptrs *p, struct mg_idx_cur *c, int6
 }
 
 /* The structs that have the field (their containers) and, for each, the
- * positional stores at the field's place. */
+ * positional stores at the field's place (mg_idx_field_places: the field's
+ * rows, not every symbol of the files defining the name). */
+#define FIELD_STRUCTS_MAX 64 /* a field of more structs than this (count, ops, enable) is not followed */
+
 static int field_structs(struct nav *v, struct ptrs *p)
 {
-    struct resolved *r = mg__nav_defs_of(v, p->field);
-    if (!r) return -1;
-    /* copy first: reading other names may move the cache */
-    size_t n = r->n, nf = 0;
-    for (size_t i = 0; i < n; i++) {
-        struct file *fl;
-        const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
-        nf += d && strcmp(d->kind, "field") == 0;
+    struct place { int64_t fid, ord; char *cont; bool anon; } *pl = NULL;
+    size_t n = 0, cap = 0;
+    struct mg_idx_cur c = {0};
+    struct mg_idx_row r;
+    /* first how many there are in scope, cheaply (linux's `enable` is a field of 639 structs) */
+    int rv = mg_idx_field_files(v->d, p->field, 1000, &c, v->err), s = 0;
+    while (rv == 0 && (s = mg_idx_next(&c, &r)) > 0) {
+        struct file *fl = mg__nav_file(v, r.file_id, false);
+        if (!fl) rv = v->err->code ? -1 : 0;
+        else n += fl->allowed;
     }
-    if (nf > 64) return 0; /* a field of that many structs (count, ops): not followed */
-    int64_t *fid = n ? malloc(n * sizeof(*fid)) : NULL;
-    size_t *idx = n ? malloc(n * sizeof(*idx)) : NULL;
-    if (n && (!fid || !idx)) {
-        free(fid);
-        free(idx);
-        return mg_err_oom(v->err);
-    }
-    if (n) {
-        memcpy(fid, r->fid, n * sizeof(*fid));
-        memcpy(idx, r->idx, n * sizeof(*idx));
-    }
-    struct resolved rc = {.fid = fid, .idx = idx, .n = n};
-    int rv = 0;
-    for (size_t i = 0; i < n && rv == 0; i++) {
-        struct file *fl;
-        const struct mg_nav_def *d = mg__nav_resolved_def(v, &rc, i, &fl);
-        if (!d || !is_c(fl->lang) || strcmp(d->kind, "field") != 0 || !d->container) continue;
-        /* the field's place: fields of the same container before it, in the struct around it */
-        const struct mg_nav_def *outer = NULL;
-        size_t ord = 0;
-        for (size_t k = 0; k < fl->ndefs; k++) {
-            const struct mg_nav_def *o = &fl->defs[k];
-            if (o->start_line <= d->start_line && o->end_line >= d->end_line && o != d && strcmp(o->kind, "field") &&
-                (!outer || o->start_line >= outer->start_line))
-                outer = o;
+    mg_idx_done(&c);
+    if (rv == 0 && s < 0) rv = mg_db_error(v->d, "read struct fields", v->err);
+    if (rv != 0 || n > FIELD_STRUCTS_MAX) return rv;
+    n = 0;
+    rv = mg_idx_field_places(v->d, p->field, &c, v->err);
+    while (rv == 0 && (s = mg_idx_next(&c, &r)) > 0) {
+        struct file *fl = mg__nav_file(v, r.file_id, false); /* (the row: scope and language) */
+        if (!fl) {
+            rv = v->err->code ? -1 : 0;
+            continue;
         }
-        for (size_t k = 0; k < fl->ndefs; k++) {
-            const struct mg_nav_def *o = &fl->defs[k];
-            if (o != d && strcmp(o->kind, "field") == 0 && o->container && strcmp(o->container, d->container) == 0 &&
-                (o->start_line < d->start_line || (o->start_line == d->start_line && k < (size_t)(d - fl->defs))) &&
-                (!outer || o->start_line >= outer->start_line))
-                ord++;
-        }
-        char **nc = mg_grow(p->conts, p->nconts, &p->capconts, sizeof(*nc));
-        if (nc) p->conts = nc;
-        if (!nc || !(p->conts[p->nconts] = strdup(d->container))) {
+        if (!fl->allowed) continue;
+        struct place *np = mg_grow(pl, n, &cap, sizeof(*pl));
+        char *cont = np ? strdup(r.container) : NULL;
+        if (np) pl = np;
+        if (!cont) {
             rv = mg_err_oom(v->err);
             break;
         }
-        const char *cont = p->conts[p->nconts++];
         /* an anonymous struct's variable: its own initializer only */
-        bool anon = outer && strcmp(outer->kind, "variable") == 0 && outer->name && strcmp(outer->name, cont) == 0;
-        struct mg_idx_cur c = {0};
-        rv = mg_idx_ptr_stores_at(v->d, cont, (int64_t)ord, &c, v->err);
-        if (rv == 0) rv = read_stores(v, p, &c, anon ? fl->id : 0);
+        bool anon = r.kind && strcmp(r.kind, "variable") == 0 && r.name && strcmp(r.name, cont) == 0;
+        pl[n++] = (struct place){is_c(fl->lang) ? r.file_id : 0, r.ordinal, cont, anon};
+    }
+    mg_idx_done(&c);
+    if (rv == 0 && s < 0) rv = mg_db_error(v->d, "read struct fields", v->err);
+    for (size_t i = 0; i < n && rv == 0; i++) {
+        if (!pl[i].fid) continue; /* (not C's) */
+        char **nc = mg_grow(p->conts, p->nconts, &p->capconts, sizeof(*nc));
+        if (!nc) {
+            rv = mg_err_oom(v->err);
+            break;
+        }
+        p->conts = nc;
+        p->conts[p->nconts++] = pl[i].cont;
+        pl[i].cont = NULL;
+        rv = mg_idx_ptr_stores_at(v->d, p->conts[p->nconts - 1], pl[i].ord, &c, v->err);
+        if (rv == 0) rv = read_stores(v, p, &c, pl[i].anon ? pl[i].fid : 0);
         else mg_idx_done(&c);
     }
-    free(fid);
-    free(idx);
+    for (size_t i = 0; i < n; i++) free(pl[i].cont);
+    free(pl);
     return rv;
 }
 

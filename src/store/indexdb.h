@@ -292,6 +292,15 @@ int mg_idx_refs_size(struct mg_db *d, uint64_t *rows, uint64_t *defs_bytes, uint
 int mg_idx_ptr_stores_of_field(struct mg_db *d, const char *field, struct mg_idx_cur *c, struct mg_err *err);
 /* How many stores into field by name, counted up to cap + 1; -1 on error. */
 int64_t mg_idx_ptr_stores_count(struct mg_db *d, const char *field, int64_t cap);
+/* The struct fields named field (symbols of kind field), by path and line:
+ * file_id, container (the struct), ordinal (the field's place among its
+ * struct's fields: those of the same container in its file before it, from
+ * the start of the innermost other definition around it), and that
+ * definition's kind and name (NULL: none). A read of the field's rows, not
+ * of their files' every symbol. */
+int mg_idx_field_places(struct mg_db *d, const char *field, struct mg_idx_cur *c, struct mg_err *err);
+/* The same fields' file_id only, first limit of them: a cheap count. */
+int mg_idx_field_files(struct mg_db *d, const char *field, int limit, struct mg_idx_cur *c, struct mg_err *err);
 /* Positional stores at ordinal of type, by path and line; fills as above. */
 int mg_idx_ptr_stores_at(struct mg_db *d, const char *type, int64_t ordinal, struct mg_idx_cur *c,
                          struct mg_err *err);

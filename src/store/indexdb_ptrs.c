@@ -66,3 +66,38 @@ int mg_idx_ptr_stores_of_fn(struct mg_db *d, const char *fn, struct mg_idx_cur *
     sqlite3_bind_text(c->st, 1, fn, -1, SQLITE_TRANSIENT);
     return 0;
 }
+
+int mg_idx_field_places(struct mg_db *d, const char *field, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_FILE_ID, K_CONTAINER, K_ORDINAL, K_KIND, K_NAME, K_END};
+    /* w: the innermost non-field definition around the field (the latest start, the last of a tie); the
+     * place counts the same container's fields before it (by line, then id) from w's start on */
+    if (mg__idx_open(d, S_FIELD_PLACES,
+                     "SELECT s.file_id, s.container, (SELECT count(*) FROM symbols o WHERE o.id BETWEEN f.sym_lo AND "
+                     "f.sym_hi AND o.kind = 'field' AND o.container = s.container AND o.id != s.id AND "
+                     "(o.start_line < s.start_line OR (o.start_line = s.start_line AND o.id < s.id)) AND "
+                     "o.start_line >= coalesce(w.start_line, o.start_line)), w.kind, w.name "
+                     "FROM symbols s JOIN files f ON f.id = s.file_id LEFT JOIN symbols w ON w.id = "
+                     "(SELECT o.id FROM symbols o WHERE o.id BETWEEN f.sym_lo AND f.sym_hi AND o.kind != 'field' AND "
+                     "o.id != s.id AND o.start_line <= s.start_line AND o.end_line >= s.end_line "
+                     "ORDER BY o.start_line DESC, o.id DESC LIMIT 1) "
+                     "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 AND s.kind = 'field' AND s.container IS NOT NULL "
+                     "ORDER BY f.path, s.start_line",
+                     cols, c, err) != 0)
+        return -1;
+    sqlite3_bind_text(c->st, 1, field, -1, SQLITE_TRANSIENT);
+    return 0;
+}
+
+int mg_idx_field_files(struct mg_db *d, const char *field, int limit, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_FILE_ID, K_END};
+    if (mg__idx_open(d, S_FIELD_FILES,
+                     "SELECT s.file_id FROM symbols s WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 AND "
+                     "s.kind = 'field' AND s.container IS NOT NULL LIMIT ?2",
+                     cols, c, err) != 0)
+        return -1;
+    sqlite3_bind_text(c->st, 1, field, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(c->st, 2, limit);
+    return 0;
+}
