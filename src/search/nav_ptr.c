@@ -376,11 +376,26 @@ static int add_site(struct site_scan *s, struct file *fl, int line, int64_t stor
     return 0;
 }
 
+/* Whether field (fl bytes) is in t as a whole word after `.`, `->` or
+ * `(` (spaces between): a call through it or a macro's argument may be
+ * there. A cheap test before the file is lexed: the files whose words hold
+ * the field's are mostly files of longer names holding it (`flush_work`). */
+static bool maybe_through(const char *t, size_t n, const char *field, size_t fl)
+{
+    for (const char *p = t; p + fl <= t + n && (p = memmem(p, (size_t)(t + n - p), field, fl)); p += fl) {
+        size_t at = (size_t)(p - t), b = at;
+        if ((at > 0 && idc(t[at - 1])) || (at + fl < n && idc(t[at + fl]))) continue;
+        while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t' || t[b - 1] == '\n')) b--;
+        if (b > 0 && (t[b - 1] == '.' || t[b - 1] == '>' || t[b - 1] == '(')) return true;
+    }
+    return false;
+}
+
 /* The calls through s->field in one file that reach a store of s->name. */
 static int calls_through(struct nav *v, struct file *fl, void *ud)
 {
     struct site_scan *s = ud;
-    if (!is_c(fl->lang)) return 0;
+    if (!is_c(fl->lang) || !maybe_through(fl->text, fl->len, s->field, strlen(s->field))) return 0;
     struct occs o = {0};
     if (mg__nav_file_occs(v, fl, s->field, &o) != 0) {
         free(o.v);
