@@ -48,21 +48,38 @@ static bool define_text(const struct file *fl, const struct mg_nav_def *m, size_
     return true;
 }
 
-/* The index of parameter t[p, p + pl) in the list at t[po...): -1 when it is none. */
-static int param_index(const char *t, size_t hi, size_t po, const char *p, size_t pl)
+#define MACRO_PARAMS_MAX 32 /* a macro's parameters read at most */
+
+/* A macro's parameters: where each is in its text. */
+struct params {
+    size_t off[MACRO_PARAMS_MAX], len[MACRO_PARAMS_MAX];
+    int n;
+};
+
+/* The parameter list at t[po...) up to its `)` (before hi), read once:
+ * false when it is not closed or has more than MACRO_PARAMS_MAX. */
+static bool read_params(const char *t, size_t hi, size_t po, struct params *ps)
 {
-    int k = 0;
-    for (size_t i = po; i < hi && t[i] != ')';) {
+    ps->n = 0;
+    for (size_t i = po; i < hi;) {
         while (i < hi && (t[i] == ' ' || t[i] == '\t' || t[i] == '\\' || t[i] == '\n')) i++;
         size_t s = i;
         while (i < hi && idc(t[i])) i++;
-        if (i - s == pl && memcmp(t + s, p, pl) == 0) return k;
+        if (ps->n == MACRO_PARAMS_MAX) return false;
+        ps->off[ps->n] = s;
+        ps->len[ps->n++] = i - s;
         while (i < hi && t[i] != ',' && t[i] != ')') i++;
-        if (i < hi && t[i] == ',') {
-            i++;
-            k++;
-        }
+        if (i >= hi) return false;
+        if (t[i++] == ')') return true;
     }
+    return false;
+}
+
+/* The index of parameter p (pl bytes) among ps: -1 when it is none. */
+static int param_index(const char *t, const struct params *ps, const char *p, size_t pl)
+{
+    for (int k = 0; k < ps->n; k++)
+        if (ps->len[k] == pl && pl && memcmp(t + ps->off[k], p, pl) == 0) return k;
     return -1;
 }
 
@@ -71,7 +88,8 @@ bool mg__nav_macro_paste(const struct file *fl, const struct mg_nav_def *m, cons
                          size_t cap)
 {
     size_t lo, hi, po;
-    if (!fl->text || !define_text(fl, m, &lo, &hi, &po) || !po) return false;
+    struct params ps;
+    if (!fl->text || !define_text(fl, m, &lo, &hi, &po) || !po || !read_params(fl->text, hi, po, &ps)) return false;
     const char *t = fl->text;
     size_t nl = strlen(name);
     for (const char *p = t + lo; p + 2 <= t + hi && (p = memmem(p, (size_t)(t + hi - p), "##", 2)); p += 2) {
@@ -85,12 +103,12 @@ bool mg__nav_macro_paste(const struct file *fl, const struct mg_nav_def *m, cons
         if (as == a || be == b) continue;
         int k;
         /* P ## param: name is P then the argument; param ## P: the argument then P */
-        if (a - as < nl && memcmp(t + as, name, a - as) == 0 && (k = param_index(t, hi, po, t + b, be - b)) >= 0 &&
+        if (a - as < nl && memcmp(t + as, name, a - as) == 0 && (k = param_index(t, &ps, t + b, be - b)) >= 0 &&
             nl - (a - as) < cap) {
             memcpy(rest, name + (a - as), nl - (a - as));
             rest[nl - (a - as)] = 0;
         } else if (be - b < nl && memcmp(t + b, name + nl - (be - b), be - b) == 0 &&
-                   (k = param_index(t, hi, po, t + as, a - as)) >= 0 && nl - (be - b) < cap) {
+                   (k = param_index(t, &ps, t + as, a - as)) >= 0 && nl - (be - b) < cap) {
             memcpy(rest, name, nl - (be - b));
             rest[nl - (be - b)] = 0;
         } else continue;
