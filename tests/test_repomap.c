@@ -184,6 +184,52 @@ TEST(repomap_focus_changes_the_order)
     mg_db_close(&e.d);
 }
 
+/* C function pointers: impl.c stores its functions into struct codec's
+ * fields; run.c calls through them and names nothing impl.c defines. The
+ * map leans from run.c on impl.c as on a function it calls. */
+TEST(repomap_follows_calls_through_function_pointers)
+{
+    struct env e;
+    memset(&e, 0, sizeof(e));
+    e.repo = mg_t_tmpdir();
+    e.home = mg_t_tmpdir();
+    setenv("MEMGATE_HOME", e.home, 1);
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    mg_t_write_str(e.repo, "codec.h", "struct codec { int (*encode_frame)(int); int (*decode_frame)(int); };\n");
+    mg_t_write_str(e.repo, "impl.c", "#include \"codec.h\"\n"
+                                     "static int zz_encode_frame(int x) { return x + 1; }\n"
+                                     "static int zz_decode_frame(int x) { return x - 1; }\n"
+                                     "const struct codec zz_codec = {\n"
+                                     "\t.encode_frame = zz_encode_frame,\n"
+                                     "\t.decode_frame = zz_decode_frame,\n"
+                                     "};\n");
+    mg_t_write_str(e.repo, "other.c", "int other_helper(int n) { return n * 3; }\n");
+    mg_t_write_str(e.repo, "run.c", "#include \"codec.h\"\n"
+                                    "int run_codec(const struct codec *c, int v)\n"
+                                    "{\n"
+                                    "\treturn c->decode_frame(c->encode_frame(v));\n"
+                                    "}\n"
+                                    "int run_other(int n) { return other_helper(n); }\n");
+    json_decref(mg_fx_run_json(NULL, e.home, (const char *const[]){"index", e.repo, "--name", "rmap", "--json", NULL}));
+    struct mg_err err = {0};
+    if (mg_config_load(&e.cfg, &err) != 0) FAIL("config: %s", err.msg);
+    struct mg_repo *rv;
+    size_t nr;
+    const char *ids[1] = {"rmap"};
+    if (mg_catalog_resolve(&e.cfg, ids, 1, NULL, &rv, &nr, &err) != 0) FAIL("resolve: %s", err.msg);
+    snprintf(e.dbpath, sizeof(e.dbpath), "%s", rv[0].dbpath);
+    free(rv);
+    if (mg_db_open(e.dbpath, MG_DB_READONLY, &e.d, &err) != 0) FAIL("open: %s", err.msg);
+    struct mg_repomap m;
+    ASSERT_EQ_INT(map(&e, NULL, 1024, "run.c", NULL, &m, &err), 0);
+    /* impl.c, with the functions stored into the fields run.c calls through, as other.c with the function
+     * run.c calls by name */
+    ASSERT_CONTAINS(files_str(&m), "impl.c(zz_encode_frame,zz_decode_frame)");
+    ASSERT_CONTAINS(files_str(&m), "other.c(other_helper)");
+    mg_repomap_release(&m);
+    mg_db_close(&e.d);
+}
+
 TEST(repomap_budget_is_honoured_and_checked)
 {
     struct env e;

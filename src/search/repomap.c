@@ -55,7 +55,24 @@ static char *line_of(const char *text, size_t len, int line)
     return strndup(text + i, e - i);
 }
 
-/* File node s's best definitions into fo (scored by nin). */
+#define STORED_MAX 256 /* a file's stores into fields read for its definitions' scores at most */
+
+/* The score a function of file s stored into a field gets from the field's
+ * name (pointer_definers of repomap_graph.c), the best of its stores: 0 when
+ * it is stored into none. */
+static double stored_score(const struct graph *g, const double *nin, uint32_t *const st, size_t nst, uint32_t h)
+{
+    double best = 0;
+    for (size_t i = 0; i + 1 < nst; i += 2) {
+        if (st[i] != h) continue;
+        int64_t k = mg__rmap_name_find(g, st[i + 1]);
+        if (k >= 0 && nin[k] > best) best = nin[k];
+    }
+    return best;
+}
+
+/* File node s's best definitions into fo (scored by nin; a function
+ * stored into a field by the field's name). */
 static int file_defs(struct mg_db *d, const struct graph *g, const double *nin, size_t s, struct mg_repomap_file *fo,
                      struct mg_err *err)
 {
@@ -66,14 +83,26 @@ static int file_defs(struct mg_db *d, const struct graph *g, const double *nin, 
     char *text = NULL;
     size_t len = 0;
     int rc = -1;
+    uint32_t stored[2 * STORED_MAX]; /* (hash of the function, hash of the field) pairs */
+    size_t nst = 0;
+    if (mg_idx_ptr_stores_in_file(d, g->fid[s], &st, err) != 0) return -1;
+    int sr;
+    while (nst < 2 * STORED_MAX && (sr = mg_idx_next(&st, &row)) > 0)
+        if (row.name && row.field) {
+            stored[nst++] = mg_refs_hash(row.name, strlen(row.name));
+            stored[nst++] = mg_refs_hash(row.field, strlen(row.field));
+        }
+    mg_idx_done(&st);
     if (mg_idx_file_defs(d, g->fid[s], &st, err) != 0) return -1;
     int r;
     while ((r = mg_idx_next(&st, &row)) > 0) {
         const char *name = row.name, *kind = row.kind;
         if (!text && row.size <= MAX_FILE_TEXT && mg_idx_text(&row, (size_t)row.size, &text, &len) != 0) text = NULL;
         if (!name || !kind || !mg_refs_definer(kind)) continue;
-        int64_t k = mg__rmap_name_find(g, mg_refs_hash(name, strlen(name)));
-        double sc = k >= 0 ? nin[k] : 0;
+        uint32_t h = mg_refs_hash(name, strlen(name));
+        int64_t k = mg__rmap_name_find(g, h);
+        double sc = k >= 0 ? nin[k] : 0, ss = nst ? stored_score(g, nin, stored, nst, h) : 0;
+        if (ss > sc) sc = ss;
         if (sc <= 0) continue;
         bool dup = false;
         for (size_t i = 0; i < n && !dup; i++) dup = strcmp(c[i].name, name) == 0;

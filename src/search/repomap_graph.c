@@ -90,11 +90,12 @@ int64_t mg__rmap_name_find(const struct graph *g, uint32_t h)
     return -1;
 }
 
-/* Sort v[0..n) by the high 32 bits, stably: an LSD radix sort in passes of
- * 11 bits (2,048 buckets stay in the cache; 65,536 missed it on every
- * write). The join of names and uses is then sequential, where a hash table
- * of millions of names missed the cache on every probe. */
-static int sort_by_hash(uint64_t *v, size_t n)
+/* Sort v[0..n) by bits lo..63 (the high 32, the hash, at least), stably: an
+ * LSD radix sort in passes of 11 bits (2,048 buckets stay in the cache;
+ * 65,536 missed it on every write). The join of names and uses is then
+ * sequential, where a hash table of millions of names missed the cache on
+ * every probe. */
+static int sort_by_hash(uint64_t *v, size_t n, int lo)
 {
     enum { BITS = 11, BUCKETS = 1 << BITS };
     uint64_t *t = malloc((n + 1) * sizeof(uint64_t));
@@ -106,7 +107,7 @@ static int sort_by_hash(uint64_t *v, size_t n)
     }
     uint64_t *from = v, *to = t;
     int passes = 0;
-    for (int shift = 32; shift < 64; shift += BITS, passes++) {
+    for (int shift = lo; shift < 64; shift += BITS, passes++) {
         memset(cnt, 0, BUCKETS * sizeof(size_t));
         for (size_t i = 0; i < n; i++) cnt[(from[i] >> shift) & (BUCKETS - 1)]++;
         size_t sum = 0;
@@ -120,7 +121,7 @@ static int sort_by_hash(uint64_t *v, size_t n)
         from = to;
         to = x;
     }
-    if (passes % 2) memcpy(v, from, n * sizeof(uint64_t)); /* three passes end in t */
+    if (passes % 2) memcpy(v, from, n * sizeof(uint64_t)); /* an odd number of passes ends in t */
     free(t);
     free(cnt);
     return 0;
@@ -191,6 +192,42 @@ static int build_row(struct graph *g, struct build *b, const struct mg_idx_row *
     return 0;
 }
 
+static int cmp_fid(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* C function pointers (table ptr_stores): a file storing functions into a
+ * field by name (`.read = my_read`) defines that field's name for the map,
+ * so a file calling through it (`o->read(x)`) leans on the implementations
+ * as on a function it calls. A field stored into by more than
+ * MG_REPOMAP_DEFINERS_MAX files is not followed, as any name. */
+static int pointer_definers(struct mg_db *d, struct graph *g, struct build *b, struct mg_err *err)
+{
+    struct mg_idx_cur c = {0};
+    struct mg_idx_row r;
+    if (mg_idx_ptr_fields_all(d, &c, err) != 0) return -1;
+    int s;
+    const int64_t *at = NULL;
+    while ((s = mg_idx_next(&c, &r)) > 0) {
+        if (!at || *at != r.file_id) /* (both in file id order; repeats go in graph_join) */
+            at = bsearch(&r.file_id, g->fid, g->nf, sizeof(*g->fid), cmp_fid);
+        if (!at || !r.field) continue;
+        size_t fl = strlen(r.field);
+        uint64_t *nd = mg_grow(b->d, b->nd, &b->capd, sizeof(uint64_t));
+        if (!nd) {
+            mg_idx_done(&c);
+            return mg_err_oom(err);
+        }
+        b->d = nd;
+        b->d[b->nd++] = (uint64_t)mg_refs_hash(r.field, fl) << 32 | (uint64_t)(mg_refs_class(r.field, fl) & 3) << 30 |
+                        (uint64_t)(at - g->fid);
+    }
+    mg_idx_done(&c);
+    return s < 0 ? mg_db_error(d, "read the pointer stores", err) : 0;
+}
+
 /* The graph from the rows gathered in b: names are the distinct definition
  * hashes; a use is joined to its name by walking both sorted by hash. Names
  * some use follows come first (PageRank walks only them). */
@@ -198,7 +235,13 @@ static int graph_join(struct graph *g, struct build *b)
 {
     size_t nf = g->nf;
     b->ufirst[nf] = (uint32_t)b->nu;
-    if (sort_by_hash(b->d, b->nd) != 0 || sort_by_hash(b->u, b->nu) != 0) return -1;
+    /* definitions wholly (hash, class, file: a name's files in file order), so that a file defining a name
+     * twice (a function, and a field it stores into: pointer_definers) is adjacent and counted once */
+    if (sort_by_hash(b->d, b->nd, 0) != 0 || sort_by_hash(b->u, b->nu, 32) != 0) return -1;
+    size_t nd = 0;
+    for (size_t i = 0; i < b->nd; i++)
+        if (nd == 0 || b->d[i] != b->d[nd - 1]) b->d[nd++] = b->d[i];
+    b->nd = nd;
     /* names in hash order (temporary numbering k), their definers and classes */
     size_t nn = 0;
     for (size_t i = 0; i < b->nd; i++) nn += i == 0 || (b->d[i] >> 32) != (b->d[i - 1] >> 32);
@@ -328,6 +371,7 @@ int mg__rmap_graph_build(struct mg_db *d, struct graph **out, struct mg_err *err
         mg_db_error(d, "read the names of the index", err);
         goto out;
     }
+    if (pointer_definers(d, g, &b, err) != 0) goto out;
     if (graph_join(g, &b) != 0) goto nomem;
     rc = 0;
     goto out;

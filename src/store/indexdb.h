@@ -299,6 +299,11 @@ int64_t mg_idx_ptr_stores_count(struct mg_db *d, const char *field, int64_t cap)
  * definition's kind and name (NULL: none). A read of the field's rows, not
  * of their files' every symbol. */
 int mg_idx_field_places(struct mg_db *d, const char *field, struct mg_idx_cur *c, struct mg_err *err);
+/* Each store into a field by name, by file id: file_id, field (the repo
+ * map's pointer edges; a field a file stores into twice comes twice). */
+int mg_idx_ptr_fields_all(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err);
+/* A file's stores into fields by name: name (the function), field. */
+int mg_idx_ptr_stores_in_file(struct mg_db *d, int64_t file_id, struct mg_idx_cur *c, struct mg_err *err);
 /* The same fields' file_id only, first limit of them: a cheap count. */
 int mg_idx_field_files(struct mg_db *d, const char *field, int limit, struct mg_idx_cur *c, struct mg_err *err);
 /* Positional stores at ordinal of type, by path and line; fills as above. */

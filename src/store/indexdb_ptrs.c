@@ -57,6 +57,24 @@ int mg_idx_ptr_stores_at(struct mg_db *d, const char *type, int64_t ordinal, str
     return 0;
 }
 
+int mg_idx_ptr_fields_all(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_FILE_ID, K_FIELD, K_END};
+    /* the table's own order (its key): no sort; the caller drops repeats */
+    return open_stores(d, S_PTR_FIELDS_ALL, "SELECT file_id, field FROM ptr_stores NOT INDEXED WHERE field IS NOT NULL "
+                       "ORDER BY file_id", cols, c, err);
+}
+
+int mg_idx_ptr_stores_in_file(struct mg_db *d, int64_t file_id, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_NAME, K_FIELD, K_END};
+    if (open_stores(d, S_PTR_IN_FILE, "SELECT fn, field FROM ptr_stores WHERE file_id = ? AND field IS NOT NULL "
+                    "ORDER BY seq", cols, c, err) != 0)
+        return -1;
+    sqlite3_bind_int64(c->st, 1, file_id);
+    return 0;
+}
+
 int mg_idx_ptr_stores_of_fn(struct mg_db *d, const char *fn, struct mg_idx_cur *c, struct mg_err *err)
 {
     static const unsigned char cols[] = {K_FILE_ID, K_CONTAINER, K_FIELD, K_ORDINAL, K_END};
