@@ -112,7 +112,7 @@ bool mg_cscan_receiver(const char *t, size_t lo, size_t end, char *name, size_t 
     }
     size_t e = i;
     while (i > lo && idc(t[i - 1])) i--;
-    if (e == i || e - i >= cap) return false;
+    if (e == i || e - i >= cap || (t[i] >= '0' && t[i] <= '9')) return false; /* (`298->a`: no variable) */
     size_t b = mg_cscan_back(t, lo, i, false); /* a plain variable, not a field of something */
     if (b > lo && (t[b - 1] == '.' || t[b - 1] == '>')) return false;
     memcpy(name, t + i, e - i);
