@@ -290,7 +290,7 @@ static char *decl_type(const char *t, size_t eq)
         }
         size_t e = j;
         while (j > 0 && idc(t[j - 1])) j--;
-        if (e - j >= sizeof(decl)) return NULL;
+        if (e - j >= sizeof(decl) || (t[j] >= '0' && t[j] <= '9')) return NULL; /* (a number: no declaration) */
         if (words == 0 && e - j > 2 && t[j] == '_' && t[j + 1] == '_') continue;
         if (++words == 1) {
             memcpy(decl, t + j, e - j);

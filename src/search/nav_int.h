@@ -7,6 +7,10 @@
  * lexed); nav_calls.c walks the call graph (callers, callees, paths),
  * nav_dispatch.c adds the implementations an interface or virtual call may
  * reach.
+ *
+ * Sections: the request's state (struct file, struct nav); nav.c; nav_refs.c;
+ * nav_calls.c; nav_type.c; nav_stdlib.c; nav_dispatch.c; nav_macro.c;
+ * nav_ptr.c — each file's shared functions under its own heading.
  */
 #ifndef MG_NAV_INT_H
 #define MG_NAV_INT_H
