@@ -137,7 +137,8 @@ size_t mg_cscan_declared(const char *t, size_t lo, size_t end, const char *name,
         }
         size_t te = j;
         while (j > lo && idc(t[j - 1])) j--;
-        if (te == j || (te - j == 6 && memcmp(t + j, "return", 6) == 0)) continue; /* a use, `return x;` */
+        /* a use (`return x;`, `9 q`: a number before it) */
+        if (te == j || (te - j == 6 && memcmp(t + j, "return", 6) == 0) || (t[j] >= '0' && t[j] <= '9')) continue;
         if (te - j >= cap) return NONE;
         memmove(out, t + j, te - j);
         out[te - j] = 0;
