@@ -227,7 +227,8 @@ static int py_class(struct nav *v, const char *name, bool *yes)
 static int py_result(struct nav *v, char *cls, size_t cap)
 {
     bool is_class;
-    if (mg__nav_in_words(PY_BUILTIN_TYPES, cls, strlen(cls)) || py_class(v, cls, &is_class) != 0 || is_class)
+    if (strchr(cls, '[') || mg__nav_in_words(PY_BUILTIN_TYPES, cls, strlen(cls)) || py_class(v, cls, &is_class) != 0 ||
+        is_class) /* (a generic's type text names a type, no function) */
         return v->err->code ? -1 : 0;
     struct resolved *rp = mg__nav_defs_of(v, cls), rc;
     if (!rp) return -1;
@@ -374,11 +375,12 @@ static int py_chain(struct nav *v, const struct file *fl, size_t off, int line, 
         while (at[k] + al < fl->len && idc(t[at[k] + al])) al++;
         char next[128];
         bool is;
-        if (py_result(v, ty, sizeof(ty)) != 0 ||
-            class_attr_of(v, ty, t + at[k], al, next, sizeof(next), MAX_DEPTH, &is) != 0)
-            return -1;
+        if (py_result(v, ty, sizeof(ty)) != 0) return -1;
+        ty[strcspn(ty, "[")] = 0;
+        if (class_attr_of(v, ty, t + at[k], al, next, sizeof(next), MAX_DEPTH, &is) != 0) return -1;
         if (!is) return 0;
         strcpy(ty, next);
+        ty[strcspn(ty, "[")] = 0;
     }
     if (strlen(ty) >= cap) return 0;
     strcpy(cls, ty);
@@ -424,6 +426,7 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
         const struct mg_nav_def *fn = mg__nav_enclosing(fl, line, true), *c = fn ? mg__nav_py_class_of(fl, fn) : NULL;
         if (c && b >= 5 && memcmp(t + b - 5, "self.", 5) == 0 && (b == 5 || !idc(t[b - 6]))) {
             if (base_attr(v, fl, c, t + b, e - b, cls, sizeof(cls), MAX_DEPTH, &got) != 0) return -1;
+            cls[strcspn(cls, "[")] = 0;
         } else if (b > 0 && t[b - 1] == '.' && py_chain(v, fl, off, line, cls, sizeof(cls), &got, &lib) != 0)
             return -1;
         if (lib) {
@@ -441,6 +444,7 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
     char raw[sizeof(cls)];
     strcpy(raw, cls);
     if (!sup && py_result(v, cls, sizeof(cls)) != 0) return -1; /* x = f(…): what f's `-> T` says */
+    cls[strcspn(cls, "[")] = 0;
     bool self = sup || (e - b == 4 && memcmp(t + b, "self", 4) == 0), known = self;
     /* a built-in type, or a class of the standard library's: none of the repo's */
     bool none = mg__nav_in_words(PY_BUILTIN_TYPES, cls, strlen(cls)) ||

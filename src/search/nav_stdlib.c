@@ -330,5 +330,7 @@ bool mg_nav_py_def_of(const char *text, size_t len, bool *property, char *out, s
     struct file fl;
     mg__nav_whole("python", text, len, 0, NULL, &fn, &fl);
     *property = mg__nav_py_property(&fl, &fn);
-    return mg__nav_py_returns(&fl, &fn, out, cap);
+    bool r = mg__nav_py_returns(&fl, &fn, out, cap);
+    if (r) out[strcspn(out, "[")] = 0; /* (a generic's name alone) */
+    return r;
 }

@@ -12,7 +12,8 @@
  * annotations); `a T` / `a *T` in Go (parameters, receivers, `var`); `T a`
  * (C++, Java, C#). A qualified type (`pkg.T`, `&mut T`) names its last part.
  * Python's `self.a` takes the type a declaration of `self.a` in its class's
- * methods gives it.
+ * methods gives it. A Python annotation keeps its generic arguments
+ * (`List[str]`, a "type text"); the receiver's type is its name alone.
  *
  * Sections:
  *   1. text helpers
@@ -98,6 +99,32 @@ static size_t type_at(const char *t, size_t n, size_t i, char *out, size_t cap, 
     return i + l;
 }
 
+/* Python: the type at t[i] as type_at reads it, with its generic arguments when `[` follows it
+ * (`List[str]`, `Dict[str, "Node"]`, `Optional[List[T]]`): "Head[args]", blanks and quotes left out
+ * (at most 512 bytes read); the head alone when they do not fit cap. The offset past it, or 0. */
+static size_t py_type_text(const char *t, size_t n, size_t i, char *out, size_t cap, struct qual *q)
+{
+    size_t e = type_at(t, n, i, out, cap, q);
+    if (!e || e >= n || t[e] != '[') return e;
+    size_t o = strlen(out), k = e, lim = e + 512 < n ? e + 512 : n;
+    int depth = 0;
+    for (; k < lim; k++) {
+        char c = t[k];
+        if (c == '[') depth++;
+        else if (c == ']' && --depth == 0) break;
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\' || c == '"' || c == '\'') continue;
+        if (o + 2 >= cap) break;
+        out[o++] = c;
+    }
+    if (k >= lim || t[k] != ']' || depth != 0) {
+        out[strcspn(out, "[")] = 0;
+        return e;
+    }
+    out[o++] = ']';
+    out[o] = 0;
+    return k + 1;
+}
+
 /* Python module functions whose result is what they were given or anything at all (copy.copy,
  * typing.cast, pickle.loads...): not a value of their module's. */
 static const char PY_ANY_RESULT[] = " copy deepcopy cast replace proxy loads load import_module reload local unwrap ";
@@ -155,11 +182,12 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
         if (e + 1 < end && t[e] == ':' && t[e + 1] == ':') return true; /* T::new( */
         return false;
     }
-    /* a: T (Python: a: "T" too) */
+    /* a: T (Python: a: "T" too, and its generic arguments: `a: List[T]`) */
     if (a < end && t[a] == ':' && !(a + 1 < end && t[a + 1] == ':')) {
         size_t b = sp(t, end, a + 1);
-        if (b < end && (t[b] == '"' || t[b] == '\'') && strcmp(lang, "python") == 0) b++;
-        return type_at(t, end, b, out, cap, q) != 0;
+        bool py = strcmp(lang, "python") == 0;
+        if (b < end && (t[b] == '"' || t[b] == '\'') && py) b++;
+        return (py ? py_type_text(t, end, b, out, cap, q) : type_at(t, end, b, out, cap, q)) != 0;
     }
     /* Go: a T, a *T (a parameter, a receiver, var a T) */
     if (strcmp(lang, "go") == 0) {
@@ -335,7 +363,7 @@ bool mg__nav_py_returns(const struct file *fl, const struct mg_nav_def *d, char 
     i = sp(t, lim, i + 2);
     if (i < lim && (t[i] == '"' || t[i] == '\'')) i++;
     struct qual q;
-    return type_at(t, lim, i, out, cap, &q) && strcmp(out, "None") != 0;
+    return py_type_text(t, lim, i, out, cap, &q) && strcmp(out, "None") != 0;
 }
 
 /* nav_int.h */
@@ -531,6 +559,7 @@ bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *ou
 {
     struct qual q;
     bool r = receiver(fl, off, line, out, cap, &q);
+    if (r) out[strcspn(out, "[")] = 0; /* (a Python type's generic arguments: its name alone) */
     if (qoff) {
         *qoff = q.off;
         *qlen = r ? q.len : 0;
