@@ -272,6 +272,16 @@ static const char *const FILES[][2] = {
                     "    def run_bag(self):\n"              /* 18 */
                     "        b = self.bag\n"                /* 19 */
                     "        return b.pop()\n"},            /* 20 */
+    /* a call's value followed by more is not the called class's */
+    {"py/chain.py", "class Sack2:\n"                 /* 1 */
+                    "    def stow(self):\n"          /* 2 */
+                    "        return 1\n"             /* 3 */
+                    "class Chest:\n"                 /* 4 */
+                    "    def lid(self) -> Sack2:\n"  /* 5 */
+                    "        return Sack2()\n"       /* 6 */
+                    "def unpack():\n"                /* 7 */
+                    "    x = Chest().lid()\n"        /* 8 */
+                    "    return x.stow()\n"},        /* 9 */
 };
 
 static struct mg_db *open_repo(void)
@@ -486,5 +496,7 @@ TEST(nav_type_python_values_are_typed_by_what_made_them)
     ASSERT_EQ_STR(refs(d, "pop"), "py/attr6.py:5 py/attr6.py:12 py/attr6.py:20");
     ASSERT_EQ_STR(callees(d, "run_bag"), "20->py/attr6.py:2:pop(type)");
     ASSERT_EQ_STR(refs(d, "note"), "");
+    /* x = Chest().lid(): not a Chest (which has no stow) */
+    ASSERT_EQ_STR(refs(d, "stow"), "py/chain.py:9");
     mg_db_close(&d);
 }

@@ -178,6 +178,15 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
         if (e < end && t[e] == '(' && strcmp(lang, "go") == 0) *q = (struct qual){0, 0};
         if (e < end && t[e] == '(' && strcmp(lang, "python") == 0 && mg__nav_in_words(PY_ANY_RESULT, out, strlen(out)))
             return false;
+        /* Python: `a = T(…).m(…)`, `a = f(…)[0]`: the value of what follows the call, not T */
+        if (e < end && t[e] == '(' && strcmp(lang, "python") == 0) {
+            size_t c = e, lim = e + 4096 < end ? e + 4096 : end;
+            int depth = 0;
+            for (; c < lim; c++)
+                if (t[c] == '(' || t[c] == '[') depth++;
+                else if ((t[c] == ')' || t[c] == ']') && --depth == 0) break;
+            if (c < lim && (c = sp(t, end, c + 1)) < end && (t[c] == '.' || t[c] == '[')) return false;
+        }
         if (e < end && (t[e] == '{' || t[e] == '(')) return true;
         if (e + 1 < end && t[e] == ':' && t[e + 1] == ':') return true; /* T::new( */
         return false;
