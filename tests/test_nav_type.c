@@ -282,6 +282,15 @@ static const char *const FILES[][2] = {
                     "def unpack():\n"                /* 7 */
                     "    x = Chest().lid()\n"        /* 8 */
                     "    return x.stow()\n"},        /* 9 */
+    /* a class of the standard library's as the file that declares the attribute imports it */
+    {"py/opts.py", "import argparse\n"                         /* 1 */
+                   "class Conf:\n"                             /* 2 */
+                   "    def __init__(self):\n"                 /* 3 */
+                   "        self.opts = argparse.Namespace()\n" /* 4 */
+                   "def knob():\n"                             /* 5 */
+                   "    return 1\n"},                          /* 6 */
+    {"py/opts_use.py", "def use_conf(conf: \"Conf\"):\n" /* 1 */
+                       "    return conf.opts.knob\n"},   /* 2 */
 };
 
 static struct mg_db *open_repo(void)
@@ -498,5 +507,7 @@ TEST(nav_type_python_values_are_typed_by_what_made_them)
     ASSERT_EQ_STR(refs(d, "note"), "");
     /* x = Chest().lid(): not a Chest (which has no stow) */
     ASSERT_EQ_STR(refs(d, "stow"), "py/chain.py:9");
+    /* conf.opts is an argparse.Namespace where Conf is declared, not where it is used: the library's */
+    ASSERT_EQ_STR(refs(d, "knob"), "");
     mg_db_close(&d);
 }

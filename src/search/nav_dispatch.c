@@ -253,27 +253,39 @@ static int py_result(struct nav *v, char *cls, size_t cap)
 }
 
 static int class_attr_of(struct nav *v, const char *cls, const char *a, size_t al, char *out, size_t cap, int depth,
-                         bool *got);
+                         bool *got, bool *lib);
 
 /* The type a base of class c (in fl), or a base of theirs up to depth
- * levels, declares for `self.a` (*got). -1 with err. */
+ * levels, declares for `self.a` (*got, *lib as class_attr_of's). -1 with err. */
 static int base_attr(struct nav *v, const struct file *fl, const struct mg_nav_def *c, const char *a, size_t al,
-                     char *out, size_t cap, int depth, bool *got)
+                     char *out, size_t cap, int depth, bool *got, bool *lib)
 {
     struct bases bs;
     header_bases(fl, c, &bs);
     for (size_t k = 0; k < bs.n && !*got && depth > 0; k++)
-        if (strcmp(bs.w[k], c->name) != 0 && class_attr_of(v, bs.w[k], a, al, out, cap, depth - 1, got) != 0)
+        if (strcmp(bs.w[k], c->name) != 0 && class_attr_of(v, bs.w[k], a, al, out, cap, depth - 1, got, lib) != 0)
             return -1;
     return 0;
 }
 
-/* The attribute a (al bytes) of Python class cls: the type its class, or a
- * base of it up to depth levels, declares (*got). -1 with err. */
-static int class_attr_of(struct nav *v, const char *cls, const char *a, size_t al, char *out, size_t cap, int depth,
-                         bool *got)
+/* Whether type text ty, as file fl declares it (its qualifier at fl->text[qo], ql bytes), is a class of
+ * the standard library's there (`argparse.Namespace()`, `StringIO` from io): not a built-in type or
+ * typing's. */
+static bool py_std_type(const struct file *fl, const char *ty, size_t qo, size_t ql)
 {
-    *got = false;
+    size_t hl = strcspn(ty, "[");
+    if (mg__nav_in_words(PY_BUILTIN_TYPES, ty, hl) || mg__nav_in_words(PY_TYPING_WRAPPERS, ty, hl)) return false;
+    return (ql && mg__nav_py_std_name(fl, fl->text + qo, ql)) || mg__nav_py_std_name(fl, ty, hl);
+}
+
+/* The attribute a (al bytes) of Python class cls: the type its class, or a
+ * base of it up to depth levels, declares (*got), as a type text; *lib when
+ * that is a class of the standard library's where it is declared. -1 with
+ * err. */
+static int class_attr_of(struct nav *v, const char *cls, const char *a, size_t al, char *out, size_t cap, int depth,
+                         bool *got, bool *lib)
+{
+    *got = *lib = false;
     struct resolved *rp = mg__nav_defs_of(v, cls), rc;
     if (!rp) return -1;
     rc = *rp; /* as in derives */
@@ -286,8 +298,12 @@ static int class_attr_of(struct nav *v, const char *cls, const char *a, size_t a
             continue;
         }
         if (!(d = mg__nav_resolved_def(v, &rc, i, &df))) continue; /* (read again with the file) */
-        if (mg__nav_py_class_attr(df, d, a, al, out, cap)) *got = true;
-        else if (base_attr(v, df, d, a, al, out, cap, depth, got) != 0) return -1;
+        size_t qo, ql;
+        if (mg__nav_py_class_attr(df, d, a, al, out, cap, &qo, &ql)) {
+            *got = true;
+            *lib = py_std_type(df, out, qo, ql);
+        } else if (base_attr(v, df, d, a, al, out, cap, depth, got, lib) != 0)
+            return -1;
     }
     return 0;
 }
@@ -374,11 +390,15 @@ static int py_chain(struct nav *v, const struct file *fl, size_t off, int line, 
         size_t al = 0;
         while (at[k] + al < fl->len && idc(t[at[k] + al])) al++;
         char next[128];
-        bool is;
+        bool is, nlib;
         if (py_result(v, ty, sizeof(ty)) != 0) return -1;
         ty[strcspn(ty, "[")] = 0;
-        if (class_attr_of(v, ty, t + at[k], al, next, sizeof(next), MAX_DEPTH, &is) != 0) return -1;
+        if (class_attr_of(v, ty, t + at[k], al, next, sizeof(next), MAX_DEPTH, &is, &nlib) != 0) return -1;
         if (!is) return 0;
+        if (nlib) { /* (`self.option = argparse.Namespace()` in the class's file) */
+            *lib = true;
+            return 0;
+        }
         strcpy(ty, next);
         ty[strcspn(ty, "[")] = 0;
     }
@@ -425,7 +445,7 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
         bool got = false, lib = false;
         const struct mg_nav_def *fn = mg__nav_enclosing(fl, line, true), *c = fn ? mg__nav_py_class_of(fl, fn) : NULL;
         if (c && b >= 5 && memcmp(t + b - 5, "self.", 5) == 0 && (b == 5 || !idc(t[b - 6]))) {
-            if (base_attr(v, fl, c, t + b, e - b, cls, sizeof(cls), MAX_DEPTH, &got) != 0) return -1;
+            if (base_attr(v, fl, c, t + b, e - b, cls, sizeof(cls), MAX_DEPTH, &got, &lib) != 0) return -1;
             cls[strcspn(cls, "[")] = 0;
         } else if (b > 0 && t[b - 1] == '.' && py_chain(v, fl, off, line, cls, sizeof(cls), &got, &lib) != 0)
             return -1;

@@ -202,10 +202,12 @@ bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *ou
                            size_t *qlen);
 /* Python: the class whose method fn is (fl's definitions), or NULL; and the
  * type cls's text declares for `self.a` (a of al bytes: `self.a = T(…)` in
- * its methods, `a: T` in its body...; nav_type.c). */
+ * its methods, `a: T` in its body...; nav_type.c), as a type text (a generic
+ * one's arguments too, `List[str]`), and where its qualifier is in fl's text
+ * (*qlen 0: none). */
 const struct mg_nav_def *mg__nav_py_class_of(const struct file *fl, const struct mg_nav_def *fn);
 bool mg__nav_py_class_attr(const struct file *fl, const struct mg_nav_def *cls, const char *a, size_t al, char *out,
-                           size_t cap);
+                           size_t cap, size_t *qoff, size_t *qlen);
 /* Python: whether def d is a property (`@property`, `@cached_property`, a
  * setter or deleter): reading the attribute calls it. */
 bool mg__nav_py_property(const struct file *fl, const struct mg_nav_def *d);

@@ -481,10 +481,13 @@ const struct mg_nav_def *mg__nav_py_class_of(const struct file *fl, const struct
 }
 
 bool mg__nav_py_class_attr(const struct file *fl, const struct mg_nav_def *cls, const char *a, size_t al, char *out,
-                           size_t cap)
+                           size_t cap, size_t *qoff, size_t *qlen)
 {
-    struct qual q;
-    return fl->text && class_attr(fl, cls, a, al, out, cap, &q);
+    struct qual q = {0, 0};
+    bool r = fl->text && class_attr(fl, cls, a, al, out, cap, &q);
+    *qoff = q.off;
+    *qlen = r ? q.len : 0;
+    return r;
 }
 
 /* Python: the type the last `assert isinstance(R, T)` in fn's text before `before` narrows the
