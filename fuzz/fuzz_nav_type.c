@@ -5,7 +5,10 @@
  * text whose parameters and locals are read; that function's decorators and
  * return annotation, mg_nav_py_def_of) on hostile input: the first
  * byte picks a language, the rest is the text (not NUL-terminated, so ASan
- * sees any read past it). The receiver's type is asked at every member call
+ * sees any read past it). The Python bindings of those names too
+ * (mg_nav_py_binds_of: comprehensions, lambdas, loops, assignments), each
+ * expression's range inside the text and each type text shorter than its
+ * buffer, whose elements are read (mg_nav_py_elem_of). The receiver's type is asked at every member call
  * (a name after `.` or `->`), as `self`'s class too; the bases of a type
  * named by the text's first identifier, declared on each of its first lines.
  * Every type found is a non-empty identifier shorter than its buffer, and
@@ -26,6 +29,18 @@ static bool ident(const char *s)
             return false;
     }
     return true;
+}
+
+static void check_bind(void *ud, int how, size_t lo, size_t hi, const char *ty)
+{
+    size_t n = *(const size_t *)ud;
+    if (lo > hi || hi > n || strlen(ty) >= 128 || how < 0 || how > 3) abort();
+    static const char *const ops[] = {"[]", "in", "[:]", "items", "keys", "values", "get", "pop", "copy", "split"};
+    char out[128], small[8];
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]) && ty[0]; i++) {
+        if (mg_nav_py_elem_of(ty, ops[i], (long)i - 2, out, sizeof(out)) && strlen(out) >= sizeof(out)) abort();
+        if (mg_nav_py_elem_of(ty, ops[i], 1, small, sizeof(small)) && strlen(small) >= sizeof(small)) abort();
+    }
 }
 
 static void check_base(void *ud, const char *b)
@@ -62,6 +77,7 @@ MG_FUZZ_TARGET(nav_type)
         while (k < n && ((text[k] >= 'a' && text[k] <= 'z') || text[k] == '_')) k++;
         names++;
         (void)mg_nav_py_unbound_of(text, n, i, k - i);
+        if (mg_nav_py_binds_of(text, n, i, k - i, check_bind, &n) > 4) abort();
     }
     /* a Python function `f`: its decorators and its `-> T` */
     bool prop;

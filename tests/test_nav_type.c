@@ -291,6 +291,54 @@ static const char *const FILES[][2] = {
                    "    return 1\n"},                          /* 6 */
     {"py/opts_use.py", "def use_conf(conf: \"Conf\"):\n" /* 1 */
                        "    return conf.opts.knob\n"},   /* 2 */
+    /* Python elements: a generic annotation's (`List[str]`, `Dict[str, Reel]`, `Optional[List[Reel]]`),
+     * by index, by a loop or a comprehension, through a dict's items() and values(); a class attribute
+     * typed by its value (`sep = os.sep`); a method's `-> T` through its receiver's class; what an unknown
+     * value's str method gives; a lambda's parameter and a parameter assigned again: not known */
+    {"py/elems.py", "import os\n"                                                               /* 1 */
+                    "import argparse\n"                                                         /* 2 */
+                    "from typing import Dict, List, Optional\n"                                 /* 3 */
+                    "class Reel:\n"                                                             /* 4 */
+                    "    def wind(self):\n"                                                     /* 5 */
+                    "        return 1\n"                                                        /* 6 */
+                    "class Spool:\n"                                                            /* 7 */
+                    "    def wind(self):\n"                                                     /* 8 */
+                    "        return 2\n"                                                        /* 9 */
+                    "class Maker:\n"                                                            /* 10 */
+                    "    def mint(self) -> Reel:\n"                                             /* 11 */
+                    "        return Reel()\n"                                                   /* 12 */
+                    "class Other:\n"                                                            /* 13 */
+                    "    def mint(self) -> \"Spool\":\n"                                        /* 14 */
+                    "        return Spool()\n"                                                  /* 15 */
+                    "class Loom:\n"                                                             /* 16 */
+                    "    sep = os.sep\n"                                                        /* 17 */
+                    "    def __init__(self, lines: List[str],\n"                                /* 18 */
+                    "                 reels: Optional[List[Reel]], table: Dict[str, Reel]):\n"  /* 19 */
+                    "        self.lines = lines\n"                                              /* 20 */
+                    "        self.reels = reels\n"                                              /* 21 */
+                    "        self.table = table\n"                                              /* 22 */
+                    "        self.opts = argparse.Namespace()\n"                                /* 23 */
+                    "    def weave(self, m: Maker):\n"                                          /* 24 */
+                    "        self.lines[0].wind()\n"                                            /* 25 */
+                    "        self.reels[-1].wind()\n"                                           /* 26 */
+                    "        for line in self.lines:\n"                                         /* 27 */
+                    "            line.wind()\n"                                                 /* 28 */
+                    "        for key in self.table:\n"                                          /* 29 */
+                    "            key.wind()\n"                                                  /* 30 */
+                    "        for key, reel in self.table.items():\n"                            /* 31 */
+                    "            reel.wind()\n"                                                 /* 32 */
+                    "        [r.wind() for r in self.table.values()]\n"                         /* 33 */
+                    "        self.sep.wind()\n"                                                 /* 34 */
+                    "        parts = self.cfg.get(\"x\").split(\",\")\n"                        /* 35 */
+                    "        parts[0].wind()\n"                                                 /* 36 */
+                    "        (w.wind() for w in parts)\n"                                       /* 37 */
+                    "        m.mint().wind()\n"                                                 /* 38 */
+                    "        return lambda x: x.wind()\n"                                       /* 39 */
+                    "def spin(src: List[str] = None):\n"                                        /* 40 */
+                    "    if not src:\n"                                                         /* 41 */
+                    "        src = [Reel()]\n"                                                  /* 42 */
+                    "    for s in src:\n"                                                       /* 43 */
+                    "        s.wind()\n"},                                                      /* 44 */
 };
 
 static struct mg_db *open_repo(void)
@@ -509,5 +557,21 @@ TEST(nav_type_python_values_are_typed_by_what_made_them)
     ASSERT_EQ_STR(refs(d, "stow"), "py/chain.py:9");
     /* conf.opts is an argparse.Namespace where Conf is declared, not where it is used: the library's */
     ASSERT_EQ_STR(refs(d, "knob"), "");
+    mg_db_close(&d);
+}
+
+TEST(nav_type_python_elements_and_bindings_are_typed)
+{
+    struct mg_db *d = open_repo();
+    /* kept: a Reel by index (Optional[List[Reel]]), through items() and values(), a method's `-> Reel`
+     * through its receiver's class, a lambda's parameter, a parameter assigned again; left out: a str by
+     * index, by a loop, a dict's key, os.sep, an unknown value's split(), a comprehension's str */
+    ASSERT_EQ_STR(refs(d, "wind"), "py/elems.py:26 py/elems.py:32 py/elems.py:33 py/elems.py:38 py/elems.py:39 "
+                                   "py/elems.py:44");
+    /* and the Reels resolve to Reel's wind by type (once per type), the lambda's by name; x = Chest().lid()
+     * is a Sack2 */
+    ASSERT_EQ_STR(callees(d, "weave"),
+                  "26->py/elems.py:5:wind(type) 38->py/elems.py:11:mint(type) 39->py/elems.py:5:wind(exact)");
+    ASSERT_EQ_STR(callees(d, "unpack"), "8->py/chain.py:5:lid(type) 9->py/chain.py:2:stow(type)");
     mg_db_close(&d);
 }

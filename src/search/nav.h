@@ -180,5 +180,14 @@ size_t mg_nav_bases(const char *lang, const char *text, size_t len, const char *
 bool mg_nav_macro_paste_of(const char *text, size_t len, const char *macro, const char *name, int *param, char *rest,
                            size_t cap);
 bool mg_nav_macro_arg(const char *text, size_t len, size_t off, int k, size_t *ao, size_t *al);
+/* For the fuzz target: the bindings of the Python name of n bytes at off of
+ * text (one function `f` spanning it; search/nav_type.c's
+ * mg__nav_py_binds), each passed to cb (how it binds, the range of its
+ * expression in text, its type text), their count (-1 as mg__nav_py_binds);
+ * and what type text ty gives for op (mg__nav_py_elem: an element "[]" at
+ * index, "in", a slice "[:]", a built-in method's result) into out. */
+int mg_nav_py_binds_of(const char *text, size_t len, size_t off, size_t n,
+                       void (*cb)(void *ud, int how, size_t lo, size_t hi, const char *ty), void *ud);
+bool mg_nav_py_elem_of(const char *ty, const char *op, long index, char *out, size_t cap);
 
 #endif

@@ -33,6 +33,9 @@
 #define MAX_DEPTH 4     /* bases followed up a hierarchy */
 #define HEADER_MAX 1024 /* bytes of a header read */
 #define BASES_MAX 16    /* words of a header looked at */
+#define EVAL_DEPTH 4    /* Python names typed through the expressions that bound them, nested at most */
+#define EVAL_NEST 12    /* py_eval inside itself (through names and attributes), at most */
+#define TY 128          /* a Python type text's buffer */
 
 /* ---- 1. headers ---------------------------------------------------------------------------------------- */
 
@@ -222,9 +225,9 @@ static int py_class(struct nav *v, const char *name, bool *yes)
 /* cls names the value's type, or the function whose result the value is
  * (`x = f(…)`, `x = self.m(…)`: the last name called). When no class of
  * the repo's has that name and every Python function or method of it
- * declares the same `-> T`, T (cls rewritten); else cls is left. -1 with
- * err. */
-static int py_result(struct nav *v, char *cls, size_t cap)
+ * declares the same `-> T`, T (cls rewritten); else cls is left. bare: the
+ * name is called bare (`f(…)`), which reaches no method. -1 with err. */
+static int py_result_of(struct nav *v, char *cls, size_t cap, bool bare)
 {
     bool is_class;
     if (strchr(cls, '[') || mg__nav_in_words(PY_BUILTIN_TYPES, cls, strlen(cls)) || py_class(v, cls, &is_class) != 0 ||
@@ -242,7 +245,9 @@ static int py_result(struct nav *v, char *cls, size_t cap)
     for (size_t i = 0; i < rc.n; i++) {
         struct file *df;
         const struct mg_nav_def *d = mg__nav_resolved_def(v, &rc, i, &df);
-        if (!d || strcmp(df->lang, "python") != 0 || !mg__nav_function_like(d->kind)) continue;
+        if (!d || strcmp(df->lang, "python") != 0 || !mg__nav_function_like(d->kind) ||
+            (bare && strcmp(d->kind, "method") == 0))
+            continue;
         if (!(df = mg__nav_file(v, df->id, true)) || !df->text) return v->err->code ? -1 : 0;
         d = mg__nav_resolved_def(v, &rc, i, &df); /* (read again with the file's text) */
         if (!d || !mg__nav_py_returns(df, d, ret, sizeof(ret)) || (got[0] && strcmp(got, ret) != 0)) return 0;
@@ -252,8 +257,12 @@ static int py_result(struct nav *v, char *cls, size_t cap)
     return 0;
 }
 
+static int py_result(struct nav *v, char *cls, size_t cap) { return py_result_of(v, cls, cap, false); }
+
 static int class_attr_of(struct nav *v, const char *cls, const char *a, size_t al, char *out, size_t cap, int depth,
                          bool *got, bool *lib);
+static int py_eval(struct nav *v, const struct file *fl, size_t lo, size_t hi, int line, int depth, char *ty,
+                   bool *lib);
 
 /* The type a base of class c (in fl), or a base of theirs up to depth
  * levels, declares for `self.a` (*got, *lib as class_attr_of's). -1 with err. */
@@ -298,10 +307,16 @@ static int class_attr_of(struct nav *v, const char *cls, const char *a, size_t a
             continue;
         }
         if (!(d = mg__nav_resolved_def(v, &rc, i, &df))) continue; /* (read again with the file) */
-        size_t qo, ql;
+        size_t qo, ql, lo, hi;
+        int ln;
+        char ty[128];
         if (mg__nav_py_class_attr(df, d, a, al, out, cap, &qo, &ql)) {
             *got = true;
             *lib = py_std_type(df, out, qo, ql);
+        } else if (mg__nav_py_class_attr_expr(df, d, a, al, &lo, &hi, &ln)) { /* self.a = E: E's type */
+            if (py_eval(v, df, lo, hi, ln, EVAL_DEPTH, ty, lib) != 0) return -1;
+            *got = *lib || (ty[0] && strlen(ty) < cap);
+            if (ty[0] && strlen(ty) < cap) strcpy(out, ty);
         } else if (base_attr(v, df, d, a, al, out, cap, depth, got, lib) != 0)
             return -1;
     }
@@ -408,6 +423,420 @@ static int py_chain(struct nav *v, const struct file *fl, size_t off, int line, 
     return 0;
 }
 
+/* ---- Python: the type of an expression ---- */
+
+/* Methods and functions of the standard library's whose result is what they were given or anything at all
+ * (a container's element, a future's result, a module's copy or cast): not a value of the library's. */
+static const char PY_ANY_CALLS[] = " get pop popitem popleft setdefault result enter_context __enter__ send copy"
+                                   " deepcopy cast replace proxy loads load import_module reload local unwrap"
+                                   " choice choices sample heappop heappushpop heapreplace reduce ";
+
+static bool py_builtin(const char *ty) { return mg__nav_in_words(PY_BUILTIN_TYPES, ty, strcspn(ty, "[")); }
+
+/* Is the head of type text ty a Python class of the repo's? */
+static int py_class_text(struct nav *v, const char *ty, bool *yes)
+{
+    char h[TY];
+    snprintf(h, sizeof(h), "%.*s", (int)strcspn(ty, "["), ty);
+    return py_class(v, h, yes);
+}
+
+/* The bracket that closes the one at t[i] ('(' or '['), strings skipped; hi when not before it. */
+static size_t close_of(const char *t, size_t i, size_t hi)
+{
+    int depth = 0;
+    for (; i < hi; i++) {
+        char c = t[i];
+        if (c == '"' || c == '\'') { /* (one line's string) */
+            while (++i < hi && t[i] != c && t[i] != '\n') i += t[i] == '\\';
+        } else if (c == '(' || c == '[' || c == '{') depth++;
+        else if ((c == ')' || c == ']' || c == '}') && --depth == 0) return i;
+    }
+    return hi;
+}
+
+static size_t ws(const char *t, size_t hi, size_t i)
+{
+    while (i < hi && (t[i] == ' ' || t[i] == '\t')) i++;
+    return i;
+}
+
+static size_t word(const char *t, size_t hi, size_t i)
+{
+    if (i >= hi || !idc(t[i]) || (t[i] >= '0' && t[i] <= '9')) return 0;
+    size_t e = i;
+    while (e < hi && idc(t[e])) e++;
+    return e - i;
+}
+
+/* The argument k of the call whose `(` is t[open] and `)` t[close], keyword and star arguments not
+ * counted: its text's range; false when there is none. */
+static bool py_arg_range(const char *t, size_t open, size_t close, int k, size_t *lo, size_t *hi)
+{
+    int n = 0;
+    for (size_t s = open + 1, i = s; i <= close; i++) {
+        char c = t[i];
+        if (i < close && (c == '(' || c == '[' || c == '{')) {
+            i = close_of(t, i, close);
+            continue;
+        }
+        if (i < close && (c == '"' || c == '\'')) {
+            while (++i < close && t[i] != c && t[i] != '\n') i += t[i] == '\\';
+            continue;
+        }
+        if (i < close && c != ',') continue;
+        size_t a = s;
+        while (a < i && (t[a] == ' ' || t[a] == '\t' || t[a] == '\n' || t[a] == '\r')) a++;
+        size_t w = word(t, i, a), eq = ws(t, i, a + w);
+        bool kw = w && eq + 1 < i && t[eq] == '=' && t[eq + 1] != '=';
+        if (a < i && t[a] != '*' && !kw && n++ == k) {
+            *lo = a;
+            *hi = i;
+            return true;
+        }
+        s = i + 1;
+    }
+    return false;
+}
+
+/* The value of the call `h(…)` (h the hl bytes at t[h0], its `(` at t[open], `)` at t[close]): the built-in
+ * functions that keep their argument's elements (`sorted(x)`, `list(x)`, `enumerate(x)`, `zip(a, b)`: a list
+ * of them), a class of the standard library's or one of its functions (*lib), a class of the repo's (its
+ * instance), a built-in's, a function's `-> T` (py_result). */
+static int py_call(struct nav *v, const struct file *fl, size_t h0, size_t hl, size_t open, size_t close, int line,
+                   int depth, char *ty, bool *lib)
+{
+    const char *t = fl->text, *h = t + h0;
+    const struct mg_nav_def *fn = mg__nav_enclosing(fl, line, true);
+    if (hl >= TY || (fn && mg__nav_py_local(fl, fn, h, hl))) return 0; /* (a local callable: not known) */
+    if (mg__nav_in_words(" sorted list reversed tuple set frozenset iter enumerate zip ", h, hl)) {
+        char el[2][TY] = {"", ""};
+        int n = h[0] == 'z' ? 2 : 1;
+        for (int k = 0; k < n && depth > 0; k++) {
+            size_t a, b;
+            char at[TY];
+            bool alib, bi;
+            if (!py_arg_range(t, open, close, k, &a, &b)) break;
+            if (py_eval(v, fl, a, b, line, depth - 1, at, &alib) != 0) return -1;
+            if (!alib && at[0] && !mg__nav_py_elem(at, "in", -1, el[k], TY, &bi)) el[k][0] = 0;
+        }
+        char pair[TY];
+        if (h[0] == 'e' && el[0][0] && snprintf(pair, sizeof(pair), "Tuple[int,%s]", el[0]) < (int)sizeof(pair))
+            snprintf(ty, TY, "List[%s]", pair);
+        else if (h[0] == 'z' && el[0][0] && el[1][0] &&
+                 snprintf(pair, sizeof(pair), "Tuple[%s,%s]", el[0], el[1]) < (int)sizeof(pair))
+            snprintf(ty, TY, "List[%s]", pair);
+        else if (h[0] != 'e' && h[0] != 'z' && el[0][0])
+            snprintf(ty, TY, "List[%s]", el[0]);
+        if (!ty[0] || strlen(ty) == TY - 1) snprintf(ty, TY, "list"); /* (a list of what is not known) */
+        return 0;
+    }
+    if (mg__nav_py_std_name(fl, h, hl)) { /* `StringIO()`, `deepcopy(x)` */
+        *lib = !mg__nav_in_words(PY_ANY_CALLS, h, hl);
+        return 0;
+    }
+    char r[TY];
+    snprintf(r, sizeof(r), "%.*s", (int)hl, h);
+    if (py_result_of(v, r, sizeof(r), true) != 0) return -1;
+    bool changed = strlen(r) != hl || memcmp(r, h, hl) != 0, is = false; /* (changed: a function's `-> T`) */
+    if (!changed && !py_builtin(r) && py_class(v, r, &is) != 0) return -1;
+    if (changed || py_builtin(r) || is) strcpy(ty, r);
+    return 0;
+}
+
+/* The type one binding of a name gives it (py_name): a type text or *lib; "" not known. */
+static int py_bound(struct nav *v, const struct file *fl, const struct mg__nav_py_bind *b, int line, int depth,
+                    char *ty, bool *lib)
+{
+    char et[TY], el[TY];
+    bool elib, bi;
+    ty[0] = 0;
+    *lib = false;
+    if (b->how == MG_PY_TYPE) {
+        if (py_std_type(fl, b->ty, b->qoff, b->qlen)) *lib = true;
+        else if (strlen(b->ty) < TY) strcpy(ty, b->ty);
+        return 0;
+    }
+    if (b->how == MG_PY_NONE || depth <= 0) return 0;
+    if (py_eval(v, fl, b->lo, b->hi, line, depth - 1, et, &elib) != 0) return -1;
+    if (b->how == MG_PY_EXPR) {
+        strcpy(ty, et);
+        *lib = elib;
+        return 0;
+    }
+    /* an element of it (of a library's value: not known); of a tuple, its place's */
+    if (elib || !et[0] || !mg__nav_py_elem(et, "in", -1, el, sizeof(el), &bi)) return 0;
+    if (b->pos < 0) strcpy(ty, el);
+    else if (!mg__nav_py_elem(el, "[]", b->pos, ty, TY, &bi)) ty[0] = 0;
+    return 0;
+}
+
+/* The value of the name at t[at, at + nl): `self` the enclosing method's class; else what binds it
+ * (mg__nav_py_binds: a comprehension's element, an assert's type, or the function's own bindings before
+ * it, which must agree: one class, or values none of whose attributes are the repo's); else receiver's
+ * rules (a module's name...), a class of the repo's, a module or class the file imports from the
+ * standard library (*lib). */
+static int py_name(struct nav *v, const struct file *fl, size_t at, size_t nl, int line, int depth, char *ty,
+                   bool *lib)
+{
+    const char *t = fl->text;
+    const struct mg_nav_def *fn = mg__nav_enclosing(fl, line, true);
+    if (nl == 4 && memcmp(t + at, "self", 4) == 0 && fn && fn->container) {
+        snprintf(ty, TY, "%s", fn->container);
+        return 0;
+    }
+    struct mg__nav_py_bind b[4];
+    int n = mg__nav_py_binds(fl, at, nl, line, b, 4);
+    if (n < 0) return 0; /* a lambda's parameter, or too many */
+    bool same = true, none = true, elems = true; /* one type text; none of the repo's; one element */
+    char el[TY] = "";
+    for (int k = 0; k < n; k++) {
+        char bt[TY], be[TY];
+        bool blib, bi;
+        if (py_bound(v, fl, &b[k], line, depth, bt, &blib) != 0) return -1;
+        if (!blib && !bt[0]) { /* (one not known: none) */
+            ty[0] = 0;
+            return 0;
+        }
+        if (k == 0) strcpy(ty, bt);
+        same &= !blib && strcmp(ty, bt) == 0;
+        none &= blib || py_builtin(bt);
+        if (blib || !py_builtin(bt) || !mg__nav_py_elem(bt, "in", -1, be, sizeof(be), &bi)) elems = false;
+        else if (k == 0) strcpy(el, be);
+        else elems &= strcmp(el, be) == 0;
+        if (!same && !none) {
+            ty[0] = 0;
+            return 0;
+        }
+    }
+    if (n > 0) { /* (values of built-in types that hold one type: an iterable of it) */
+        if (!same && elems && snprintf(ty, TY, "Iterable[%s]", el) < TY) return 0;
+        if (!same) ty[0] = 0;
+        *lib = !same;
+        return 0;
+    }
+    size_t qo = 0, ql = 0;
+    if (!mg__nav_py_name_type(fl, at, nl, line, ty, TY, &qo, &ql)) {
+        ty[0] = 0;
+        char h[TY];
+        bool is;
+        snprintf(h, sizeof(h), "%.*s", (int)(nl < TY ? nl : 0), t + at);
+        if (!h[0] || py_class(v, h, &is) != 0) return v->err->code ? -1 : 0;
+        if (is) strcpy(ty, h); /* a class of the repo's: its attributes are its class's */
+        else *lib = mg__nav_py_std_name(fl, t + at, nl); /* `os`, `sys` */
+        return 0;
+    }
+    if (py_std_type(fl, ty, qo, ql)) {
+        ty[0] = 0;
+        *lib = true;
+        return 0;
+    }
+    return py_result(v, ty, TY); /* x = f(…): what f's `-> T` says */
+}
+
+static int py_eval_in(struct nav *v, const struct file *fl, size_t lo, size_t hi, int line, int depth, char *ty,
+                      bool *lib);
+
+static int py_eval(struct nav *v, const struct file *fl, size_t lo, size_t hi, int line, int depth, char *ty,
+                   bool *lib)
+{
+    ty[0] = 0;
+    *lib = false;
+    if (v->py_depth >= EVAL_NEST) return 0;
+    v->py_depth++;
+    int r = py_eval_in(v, fl, lo, hi, line, depth, ty, lib);
+    v->py_depth--;
+    return r;
+}
+
+static int py_eval_in(struct nav *v, const struct file *fl, size_t lo, size_t hi, int line, int depth, char *ty,
+                      bool *lib)
+{
+    ty[0] = 0;
+    *lib = false;
+    const char *t = fl->text;
+    if (hi > fl->len) hi = fl->len;
+    if (lo >= hi || hi - lo > 4096 || mg__nav_late(v->deadline)) return 0;
+    size_t i = ws(t, hi, lo), l = word(t, hi, i);
+    bool quote = i < hi && (t[i] == '"' || t[i] == '\'');
+    if (!quote && l && l <= 2 && i + l < hi && (t[i + l] == '"' || t[i + l] == '\'')) { /* f"…", rb'…' */
+        quote = true;
+        for (size_t k = i; k < i + l; k++) quote &= strchr("rbfuRBFU", t[k]) != NULL;
+        if (quote) i += l;
+    }
+    if (quote) {
+        char c = t[i];
+        while (++i < hi && t[i] != c && t[i] != '\n') i += t[i] == '\\';
+        if (i++ >= hi) return 0;
+        strcpy(ty, "str");
+    } else if (i < hi && (t[i] == '[' || t[i] == '{')) {
+        strcpy(ty, t[i] == '[' ? "list" : "dict");
+        if ((i = close_of(t, i, hi)) >= hi) return 0;
+        i++;
+    } else if (l) {
+        size_t c = ws(t, hi, i + l);
+        if (c < hi && t[c] == '(') {
+            size_t e = close_of(t, c, hi);
+            if (e >= hi || py_call(v, fl, i, l, c, e, line, depth, ty, lib) != 0) return e >= hi ? 0 : -1;
+            i = e + 1;
+        } else {
+            if (py_name(v, fl, i, l, line, depth, ty, lib) != 0) return -1;
+            i += l;
+        }
+    } else
+        return 0;
+    for (int k = 0; k < 8; k++) { /* what follows (a value not known may be known again: `.split(…)`) */
+        if (i >= hi) break;
+        if (t[i] == '.') {
+            size_t a = i + 1, al = word(t, hi, a), c = ws(t, hi, a + al), e = 0;
+            bool call = c < hi && t[c] == '(';
+            if (!al || al >= TY || (call && (e = close_of(t, c, hi)) >= hi)) goto unknown;
+            i = call ? e + 1 : a + al;
+            if (*lib) { /* a library's value's attribute or method: the library's, but for what returns anything */
+                if (call && mg__nav_in_words(PY_ANY_CALLS, t + a, al)) *lib = false;
+                continue;
+            }
+            char m[TY], next[TY];
+            bool bi, is = false, nlib;
+            snprintf(m, sizeof(m), "%.*s", (int)al, t + a);
+            if (ty[0] && py_builtin(ty)) {
+                if (!call) *lib = true; /* (a built-in value's attribute) */
+                else if (!mg__nav_py_elem(ty, m, -1, next, sizeof(next), &bi))
+                    *lib = !mg__nav_in_words(PY_ANY_CALLS, m, al); /* (a dict's get of what is not known: no) */
+                else if (!next[0]) *lib = true;
+                else {
+                    strcpy(ty, next);
+                    continue;
+                }
+                ty[0] = 0;
+                continue;
+            }
+            if (ty[0] && py_class_text(v, ty, &is) != 0) return -1;
+            if (is) {
+                char h[TY];
+                snprintf(h, sizeof(h), "%.*s", (int)strcspn(ty, "["), ty);
+                if (class_attr_of(v, h, t + a, al, next, sizeof(next), MAX_DEPTH, &is, &nlib) != 0) return -1;
+                ty[0] = 0;
+                *lib = is && nlib;
+                if (is && !nlib) {
+                    strcpy(ty, next);
+                    if (py_result(v, ty, TY) != 0) return -1;
+                }
+                continue;
+            }
+            /* a value not known: `y.split(…)`, a method of str's the repo defines none of, is str's */
+            ty[0] = 0;
+            if (!call || !mg__nav_in_words(PY_STR_METHODS, m, al)) continue;
+            struct resolved *r = mg__nav_defs_of(v, m);
+            if (!r) return -1;
+            if (r->n == 0 && mg__nav_py_elem("str", m, -1, ty, TY, &bi)) *lib = !ty[0];
+        } else if (t[i] == '[') {
+            size_t e = close_of(t, i, hi), d = 0, x = ws(t, e, i + 1);
+            if (e >= hi) goto unknown;
+            bool slice = false, bi, is = false, nlib;
+            for (size_t k2 = i + 1; k2 < e; k2++) { /* a `:` of the subscript's own: a slice */
+                if (t[k2] == '(' || t[k2] == '[' || t[k2] == '{') d++;
+                else if (t[k2] == ')' || t[k2] == ']' || t[k2] == '}') d--;
+                else slice |= d == 0 && t[k2] == ':';
+            }
+            long index = -1;
+            if (x < e && t[x] >= '0' && t[x] <= '9' && ws(t, e, x + 1) == e) index = t[x] - '0';
+            i = e + 1;
+            char next[TY];
+            *lib = false; /* (a library value's element: not known) */
+            if (ty[0] && py_builtin(ty)) {
+                if (!mg__nav_py_elem(ty, slice ? "[:]" : "[]", index, next, sizeof(next), &bi)) next[0] = 0;
+                strcpy(ty, next);
+                continue;
+            }
+            if (ty[0] && py_class_text(v, ty, &is) != 0) return -1;
+            if (is) {
+                char h[TY];
+                snprintf(h, sizeof(h), "%.*s", (int)strcspn(ty, "["), ty);
+                if (class_attr_of(v, h, "__getitem__", 11, next, sizeof(next), MAX_DEPTH, &is, &nlib) != 0) return -1;
+            }
+            if (is && !nlib) strcpy(ty, next);
+            else ty[0] = 0;
+        } else
+            break;
+    }
+    i = ws(t, hi, i);
+    if (i < hi && !strchr("\n\r#;:", t[i]) && !(strcmp(ty, "str") == 0 && (t[i] == '%' || t[i] == '+')))
+        goto unknown;
+    return 0;
+unknown:
+    ty[0] = 0;
+    *lib = false;
+    return 0;
+}
+
+/* Where the Python expression that ends at t[end] (the `.` of `E.name`) starts, back over names, dots,
+ * calls, subscripts and a string literal, not before lo; SIZE_MAX when there is none. */
+static size_t py_expr_start(const char *t, size_t lo, size_t end)
+{
+    size_t p = end;
+    for (int k = 0; k < 16 && p > lo; k++) {
+        char c = t[p - 1];
+        if (c == ')' || c == ']') {
+            int depth = 0;
+            while (p > lo) {
+                char d = t[--p];
+                if (d == '"' || d == '\'') /* back over a string (of one line) */
+                    while (p > lo && t[p - 1] != d && t[p - 1] != '\n') p--;
+                if ((d == '"' || d == '\'') && p > lo && t[p - 1] == d) p--;
+                else if (d == ')' || d == ']' || d == '}') depth++;
+                else if ((d == '(' || d == '[' || d == '{') && --depth == 0) break;
+            }
+            if (depth != 0) return SIZE_MAX;
+            if (p > lo && (idc(t[p - 1]) || t[p - 1] == ')' || t[p - 1] == ']')) continue;
+            return t[p] == '(' ? SIZE_MAX : p; /* (a parenthesized expression: not read) */
+        }
+        if (c == '"' || c == '\'') {
+            size_t q = p - 1;
+            while (q > lo && t[q - 1] != c && t[q - 1] != '\n') q--;
+            if (q == lo || t[q - 1] != c) return SIZE_MAX;
+            return q - 1;
+        }
+        if (!idc(c)) break;
+        while (p > lo && idc(t[p - 1])) p--;
+        if (t[p] >= '0' && t[p] <= '9') return SIZE_MAX;
+        if (p > lo && t[p - 1] == '.') {
+            p--;
+            continue;
+        }
+        return p;
+    }
+    return SIZE_MAX;
+}
+
+/* The receiver E of Python's `E.name` at off, typed by py_eval: *lib (a library's or a built-in value),
+ * else cls the repo's class it is ("": not known). -1 with err. */
+static int py_receiver_eval(struct nav *v, const struct file *fl, size_t off, int line, char *cls, size_t cap,
+                            bool *lib)
+{
+    cls[0] = 0;
+    *lib = false;
+    const char *t = fl->text;
+    size_t dot = off;
+    while (dot > 0 && (t[dot - 1] == ' ' || t[dot - 1] == '\t')) dot--;
+    if (dot == 0 || t[dot - 1] != '.') return 0;
+    dot--;
+    size_t s = py_expr_start(t, dot > 4096 ? dot - 4096 : 0, dot);
+    char ty[TY];
+    bool is;
+    if (s == SIZE_MAX || s >= dot || py_eval(v, fl, s, dot, line, EVAL_DEPTH, ty, lib) != 0)
+        return s == SIZE_MAX || s >= dot ? 0 : -1;
+    if (*lib || !ty[0]) return 0;
+    if (py_builtin(ty)) {
+        *lib = true;
+        return 0;
+    }
+    ty[strcspn(ty, "[")] = 0;
+    if (py_class(v, ty, &is) != 0) return -1;
+    if (is && strlen(ty) < cap) strcpy(cls, ty);
+    return 0;
+}
+
 /* nav_int.h */
 int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int line, const char *name, bool *yes,
                            char *type, size_t cap)
@@ -439,7 +868,7 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
             *yes = true;
             return 0;
         }
-        if (!got) return 0;
+        if (!got) cls[0] = 0;
     } else if (b == e || !mg__nav_receiver_type(fl, off, line, cls, sizeof(cls), NULL, NULL)) {
         /* self.a that a base class declares, or a longer chain */
         bool got = false, lib = false;
@@ -453,9 +882,20 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
             *yes = true;
             return 0;
         }
-        if (!got) return 0;
+        if (!got) cls[0] = 0;
     }
-    if (!sup && v->self_name && v->self_fid == fl->id && strcmp(v->self_name, name) == 0 &&
+    bool fell = false; /* typed by py_eval: not remembered (another receiver of the same raw type may differ) */
+    if (!cls[0]) { /* not known so: the receiver expression typed (an element, a loop's variable, a method's result) */
+        bool lib;
+        if (py_receiver_eval(v, fl, off, line, cls, sizeof(cls), &lib) != 0) return -1;
+        if (lib) {
+            *yes = true;
+            return 0;
+        }
+        if (!cls[0]) return 0;
+        fell = true;
+    }
+    if (!sup && !fell && v->self_name && v->self_fid == fl->id && strcmp(v->self_name, name) == 0 &&
         strcmp(v->self_cls, cls) == 0) {
         *yes = v->self_miss;
         if (type && v->self_known && strlen(v->self_type) < cap) strcpy(type, v->self_type);
@@ -471,6 +911,17 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
                 (!sup && !mg__nav_in_words(PY_TYPING_WRAPPERS, cls, strlen(cls)) &&
                  mg__nav_py_std_name(fl, cls, strlen(cls)));
     if (!none && !known && py_class(v, cls, &known) != 0) return -1;
+    if (!none && !known && !fell) { /* a type not known so (a function's result...): the receiver typed */
+        bool lib;
+        char ec[sizeof(cls)];
+        if (py_receiver_eval(v, fl, off, line, ec, sizeof(ec), &lib) != 0) return -1;
+        if (lib || ec[0]) fell = true;
+        if (lib) none = true;
+        else if (ec[0]) {
+            strcpy(cls, ec);
+            known = true;
+        }
+    }
     bool reach = !none && !known; /* a type the repo does not define (a function's result...): may be */
     struct resolved *rp = none ? NULL : mg__nav_defs_of(v, name), rc = {0};
     if (!none && !rp) return -1;
@@ -492,8 +943,9 @@ int mg__nav_py_attr_misses(struct nav *v, const struct file *fl, size_t off, int
             return -1;
     }
     *yes = !reach;
-    if (sup) return 0; /* (not remembered: self.name of the same class reaches more) */
-    if (type && known && strlen(cls) < cap) strcpy(type, cls);
+    if (!sup && type && known && strlen(cls) < cap) strcpy(type, cls);
+    /* (not remembered: self.name of the same class reaches more; py_eval's answer; a type not known) */
+    if (sup || fell || (!none && !known)) return 0;
     char *keep = strdup(name);
     if (!keep) return mg_err_oom(v->err);
     free(v->self_name);

@@ -8,9 +8,15 @@
  * nav_dispatch.c adds the implementations an interface or virtual call may
  * reach.
  *
- * Sections: the request's state (struct file, struct nav); nav.c; nav_refs.c;
- * nav_calls.c; nav_type.c; nav_stdlib.c; nav_dispatch.c; nav_macro.c;
- * nav_ptr.c — each file's shared functions under its own heading.
+ * Sections:
+ *   the request's state (struct file, struct nav, occurrences)
+ *   nav.c: the request's files and definitions, the lexer's words
+ *   nav_refs.c: where a name's word is
+ *   nav_calls.c: call-graph walks
+ *   nav_type.c: receivers' declared types, Python's elements and bindings
+ *   nav_dispatch.c: interface and virtual dispatch, Python's attributes
+ *   nav_macro.c: C preprocessor macros
+ *   nav_ptr.c: C and C++ function pointers
  */
 #ifndef MG_NAV_INT_H
 #define MG_NAV_INT_H
@@ -81,6 +87,7 @@ struct nav {
     int64_t self_fid;
     bool self_miss;         /* ... whether r.name misses the name's definitions, and whether the type is the repo's */
     bool self_known;
+    int py_depth;           /* nav_dispatch.c's py_eval: how deep it is in itself (bounded) */
 };
 
 struct resolved {
@@ -184,7 +191,7 @@ int mg__nav_roots(struct nav *v, struct mg_nav_graph *g, const char *name, const
 int mg__nav_calls_of(struct nav *v, struct mg_nav_graph *g, size_t limit, int depth, struct mg_nav_def *from,
                      struct mg_nav_def ***found, size_t *nfound, size_t *capfound);
 
-/* ---- nav_type.c: receivers' declared types ---- */
+/* ---- nav_type.c: receivers' declared types, Python's elements and bindings ---- */
 
 /* Whether the name at off (on line) has no receiver (`name`, not `x.name`,
  * `x->name`, `T::name`) in a language where such a name never reaches a
@@ -217,6 +224,39 @@ bool mg__nav_py_property(const struct file *fl, const struct mg_nav_def *d);
 bool mg__nav_py_local(const struct file *fl, const struct mg_nav_def *fn, const char *name, size_t nl);
 /* Python: the type def d's `-> T` names (the last part of a qualified one; not None), from fl's text. */
 bool mg__nav_py_returns(const struct file *fl, const struct mg_nav_def *d, char *out, size_t cap);
+/* Python: the first assignment `self.a = E` in class cls's methods, or `a =
+ * E` in its body (not `= None`), where class_attr finds no type: E's range
+ * in fl's text and its line (nav_type.c). */
+bool mg__nav_py_class_attr_expr(const struct file *fl, const struct mg_nav_def *cls, const char *a, size_t al,
+                                size_t *lo, size_t *hi, int *line);
+/* Python: the type receiver's rules give the name at fl->text[at, at + nl)
+ * (on line) as a type text, and its qualifier's place (nav_type.c). */
+bool mg__nav_py_name_type(const struct file *fl, size_t at, size_t nl, int line, char *out, size_t cap, size_t *qoff,
+                          size_t *qlen);
+/* Python: what a type text (`List[str]`, `Dict[str,Node]`) gives for op:
+ * "[]" an element by index (index: a literal's, else -1; a mapping's value),
+ * "[:]" a slice, "in" an element iterated (a mapping's key), else the result
+ * of its method op (a mapping's get, keys…, a sequence's pop, copy, str's
+ * split): out that type text, true; *builtin when op is a method of a
+ * built-in type's (out "": a built-in value, no type known); false when not
+ * known (nav_type.c). */
+bool mg__nav_py_elem(const char *ty, const char *op, long index, char *out, size_t cap, bool *builtin);
+/* Python: what binds the name at fl->text[at, at + nl) (on line, in a
+ * function): a comprehension's `for x in E` or a lambda's parameter around
+ * it, `assert isinstance(x, T)` before it, else each of the function's own
+ * bindings before it, in order: its parameter, `for x in E:`, `x = E` (not
+ * `x = None`), `x: T`, and `… as x`, `a, x = …` (not known). */
+enum { MG_PY_NONE, MG_PY_TYPE, MG_PY_EXPR, MG_PY_ELEM };
+struct mg__nav_py_bind {
+    int how;        /* MG_PY_TYPE: ty; MG_PY_EXPR: the value of t[lo, hi); MG_PY_ELEM: an element of it; NONE: ? */
+    size_t lo, hi;
+    int pos;        /* MG_PY_ELEM: the name's place in a target tuple (`for k, v in`), -1 alone */
+    char ty[128];   /* MG_PY_TYPE: a type text, its qualifier at qoff (qlen bytes, 0: none) */
+    size_t qoff, qlen;
+};
+/* How many bindings b holds (at most max; a comprehension's or an assert's
+ * alone), 0 none, -1 a lambda's parameter or more than max (nav_type.c). */
+int mg__nav_py_binds(const struct file *fl, size_t at, size_t nl, int line, struct mg__nav_py_bind *b, int max);
 /* Whether the call at off (on line) is `R.name(` with R, or R's declared
  * type's qualifier, a module or package the file imports from Python's or
  * Go's standard library (nav_stdlib.c): the call is the library's, never the
@@ -238,7 +278,7 @@ bool mg__nav_py_import_module(const struct file *fl, size_t off, size_t n);
  * class is the library's (nav_stdlib.c). */
 bool mg__nav_py_std_name(const struct file *fl, const char *name, size_t n);
 
-/* ---- nav_dispatch.c: interface and virtual dispatch ---- */
+/* ---- nav_dispatch.c: interface and virtual dispatch, Python's attributes ---- */
 
 /* Does method d implement or override the method of its name of rtype, for
  * a call in language lang: d's container derives from rtype (its header

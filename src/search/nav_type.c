@@ -15,12 +15,19 @@
  * methods gives it. A Python annotation keeps its generic arguments
  * (`List[str]`, a "type text"); the receiver's type is its name alone.
  *
+ * For nav_dispatch.c's typing of Python expressions (py_eval), section 3
+ * reads the elements of those type texts (an index's, a loop's, a dict's
+ * items()...) and what binds a name: a comprehension's `for x in E`, a
+ * lambda's parameter, the function's `for x in E:`, `x = E`, `x: T`.
+ *
  * Sections:
  *   1. text helpers
  *   2. the receiver's type
+ *   3. Python: elements and bindings
  */
 #include "search/nav_int.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "index/lex.h"
@@ -178,7 +185,7 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
         if (e < end && t[e] == '(' && strcmp(lang, "go") == 0) *q = (struct qual){0, 0};
         if (e < end && t[e] == '(' && strcmp(lang, "python") == 0 && mg__nav_in_words(PY_ANY_RESULT, out, strlen(out)))
             return false;
-        /* Python: `a = T(…).m(…)`, `a = f(…)[0]`: the value of what follows the call, not T */
+        /* Python: `a = T(…).m(…)`, `a = f(…)[0]`: the value of what follows the call, not T (py_eval's) */
         if (e < end && t[e] == '(' && strcmp(lang, "python") == 0) {
             size_t c = e, lim = e + 4096 < end ? e + 4096 : end;
             int depth = 0;
@@ -224,6 +231,7 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
 }
 
 static bool py_params(const struct file *fl, const struct mg_nav_def *d, size_t *open, size_t *close, size_t *lim);
+static size_t stmt_end(const char *t, size_t n, size_t i);
 
 /* The type a declaration of name (nl bytes) in fn's text before offset
  * `before` gives it (a local, a parameter; Python's `*args` a tuple, `**kw`
@@ -458,6 +466,37 @@ static bool class_attr(const struct file *fl, const struct mg_nav_def *cls, cons
     return false;
 }
 
+/* nav_int.h */
+bool mg__nav_py_class_attr_expr(const struct file *fl, const struct mg_nav_def *cls, const char *a, size_t al,
+                                size_t *lo, size_t *hi, int *line)
+{
+    if (!fl->text) return false;
+    const char *t = fl->text;
+    size_t clo = mg__nav_line_start(fl, cls->start_line), chi = mg__nav_line_start(fl, cls->end_line + 1);
+    if (chi > fl->len || chi < clo) chi = fl->len;
+    int l = cls->start_line;
+    for (size_t i = clo; i < chi && l <= cls->end_line; l++) { /* a statement `self.a = E` or (in the body) `a = E` */
+        const char *nl = memchr(t + i, '\n', chi - i);
+        size_t e = nl ? (size_t)(nl - t) : chi, s = sp(t, e, i), x = s;
+        i = e + 1;
+        if (s + 5 < e && memcmp(t + s, "self.", 5) == 0) x = s + 5;
+        else if (l == cls->start_line || mg__nav_enclosing(fl, l, true) != NULL) continue;
+        if (x + al >= e || memcmp(t + x, a, al) != 0 || idc(t[x + al])) continue;
+        if (x == s + 5) {
+            const struct mg_nav_def *m = mg__nav_enclosing(fl, l, true);
+            if (!m || m->start_line < cls->start_line || m->end_line > cls->end_line) continue;
+        }
+        size_t q = sp(t, e, x + al);
+        if (q + 1 >= e || t[q] != '=' || t[q + 1] == '=') continue;
+        size_t v = sp(t, e, q + 1), end = stmt_end(t, fl->len, v);
+        if (v >= end || (end - v == 4 && memcmp(t + v, "None", 4) == 0)) continue;
+        *lo = v;
+        *hi = end;
+        *line = l;
+        return true;
+    }
+    return false;
+}
 
 /* `self.a` in method fn: class_attr of fn's class. */
 static bool self_attr(const struct file *fl, const struct mg_nav_def *fn, const char *a, size_t al, char *out,
@@ -517,6 +556,9 @@ static bool asserted(const struct file *fl, const struct mg_nav_def *fn, const c
     return got;
 }
 
+static bool name_type(const struct file *fl, const struct mg_nav_def *fn, size_t b, size_t rl, char *out, size_t cap,
+                      struct qual *q);
+
 static bool receiver(const struct file *fl, size_t off, int line, char *out, size_t cap, struct qual *q)
 {
     *q = (struct qual){0, 0};
@@ -534,6 +576,15 @@ static bool receiver(const struct file *fl, size_t off, int line, char *out, siz
         strcmp(fl->lang, "python") == 0)
         return asserted(fl, fn, t + b - 5, rl + 5, b - 5, out, cap, q) || self_attr(fl, fn, t + b, rl, out, cap, q);
     if (!rl || (b > 0 && (t[b - 1] == '.' || t[b - 1] == '>' || t[b - 1] == ')' || t[b - 1] == ']'))) return false;
+    return name_type(fl, fn, b, rl, out, cap, q);
+}
+
+/* The type of the name t[b, b + rl) in function fn (NULL: at module level): receiver's rules. */
+static bool name_type(const struct file *fl, const struct mg_nav_def *fn, size_t b, size_t rl, char *out, size_t cap,
+                      struct qual *q)
+{
+    *q = (struct qual){0, 0};
+    const char *t = fl->text;
     bool py = strcmp(fl->lang, "python") == 0;
     if (!fn) return py && module_decl(fl, t + b, rl, out, cap, q);
     if ((rl == 4 && (memcmp(t + b, "self", 4) == 0 || memcmp(t + b, "this", 4) == 0)) && (fn->container || !py)) {
@@ -579,6 +630,345 @@ bool mg__nav_receiver_type(const struct file *fl, size_t off, int line, char *ou
     return r;
 }
 
+/* nav_int.h */
+bool mg__nav_py_name_type(const struct file *fl, size_t at, size_t nl, int line, char *out, size_t cap, size_t *qoff,
+                          size_t *qlen)
+{
+    struct qual q = {0, 0};
+    bool r = fl->text && at + nl <= fl->len && name_type(fl, mg__nav_enclosing(fl, line, true), at, nl, out, cap, &q);
+    *qoff = q.off;
+    *qlen = r ? q.len : 0;
+    return r;
+}
+
+/* ---- 3. Python: elements and bindings ------------------------------------------------------------ */
+
+/* Built-in and typing containers by what an element of theirs is: a sequence's (indexed and iterated),
+ * an iterable's (iterated only), a mapping's (its keys iterated, its values indexed). */
+static const char PY_SEQS[] = " List list Sequence MutableSequence Deque deque ";
+static const char PY_ITERS[] = " Iterable Iterator Collection Reversible AbstractSet Set set FrozenSet frozenset"
+                               " MutableSet KeysView ValuesView Generator AsyncIterator AsyncIterable"
+                               " AsyncGenerator Container ";
+static const char PY_MAPS[] = " Dict dict Mapping MutableMapping DefaultDict defaultdict OrderedDict ChainMap ";
+
+static bool word_in(const char *words, const char *s, size_t n) { return mg__nav_in_words(words, s, n); }
+
+/* Argument k of type text ty (`Head[a0,a1]`) as a type text (its own wrappers, `Optional[…]`, read
+ * away), and how many ty has (*nargs); false when there is no such argument or it is `...`. */
+static bool py_arg(const char *ty, size_t k, char *out, size_t cap, size_t *nargs)
+{
+    const char *a = strchr(ty, '[');
+    *nargs = 0;
+    if (!a) return false;
+    const char *s = ++a, *got = NULL, *gend = NULL;
+    int depth = 0;
+    for (; *a; a++) { /* (bounded by ty's NUL) */
+        if (*a == '[') depth++;
+        else if (*a == ']' && depth > 0) depth--;
+        else if ((*a == ',' && depth == 0) || (*a == ']' && depth == 0)) {
+            if ((*nargs)++ == k) {
+                got = s;
+                gend = a;
+            }
+            s = a + 1;
+            if (*a == ']') break;
+        }
+    }
+    if (!got || (gend - got == 3 && memcmp(got, "...", 3) == 0)) return false;
+    struct qual q;
+    return py_type_text(got, (size_t)(gend - got), 0, out, cap, &q) != 0;
+}
+
+/* "Head[a]" or "Head[a,b]" into out; Head alone when it does not fit (a container of unknown elements). */
+static void py_compose(const char *head, const char *a, const char *b, char *out, size_t cap)
+{
+    int n = b ? snprintf(out, cap, "%s[%s,%s]", head, a, b) : snprintf(out, cap, "%s[%s]", head, a);
+    if (n < 0 || (size_t)n >= cap) snprintf(out, cap, "%s", head);
+}
+
+/* nav_int.h */
+bool mg__nav_py_elem(const char *ty, const char *op, long index, char *out, size_t cap, bool *builtin)
+{
+    *builtin = false;
+    out[0] = 0;
+    size_t hl = strcspn(ty, "["), na;
+    bool seq = word_in(PY_SEQS, ty, hl), it = seq || word_in(PY_ITERS, ty, hl), map = word_in(PY_MAPS, ty, hl);
+    bool tup = word_in(" Tuple tuple ", ty, hl), str = word_in(" str ", ty, hl), items = word_in(" ItemsView ", ty, hl);
+    char a0[128], a1[128];
+    bool h0 = py_arg(ty, 0, a0, sizeof(a0), &na), h1 = na > 1 && py_arg(ty, 1, a1, sizeof(a1), &na);
+    if (strcmp(op, "[]") == 0 || strcmp(op, "in") == 0) {
+        bool iter = op[0] == 'i';
+        if (str) return snprintf(out, cap, "str") > 0;
+        if ((seq || (it && iter)) && h0) return snprintf(out, cap, "%s", a0) < (int)cap;
+        if (map && (iter ? h0 : h1)) return snprintf(out, cap, "%s", iter ? a0 : a1) < (int)cap;
+        if (items && iter && h0 && h1) {
+            py_compose("Tuple", a0, a1, out, cap);
+            return true;
+        }
+        if (tup && na == 2 && h0 && !h1) return snprintf(out, cap, "%s", a0) < (int)cap; /* Tuple[T, ...] */
+        if (tup && !iter && index >= 0 && py_arg(ty, (size_t)index, a1, sizeof(a1), &na))
+            return snprintf(out, cap, "%s", a1) < (int)cap;
+        return false;
+    }
+    if (strcmp(op, "[:]") == 0) return (seq || tup || str) && snprintf(out, cap, "%s", ty) < (int)cap;
+    /* a method of a built-in type's: a mapping's get, pop, setdefault its value; keys, values, items; a
+     * sequence's or a set's pop its element; copy the same type; str's split a list of str; any other
+     * method of theirs, of a str's or a number's, a built-in value (None, an int, a bool, a str) */
+    *builtin = true;
+    if (strcmp(op, "copy") == 0) return snprintf(out, cap, "%s", ty) < (int)cap;
+    if (map && word_in(" get pop setdefault ", op, strlen(op))) return h1 && snprintf(out, cap, "%s", a1) < (int)cap;
+    if (map && strcmp(op, "popitem") == 0) {
+        if (h0 && h1) py_compose("Tuple", a0, a1, out, cap);
+        return h0 && h1;
+    }
+    if (map && word_in(" keys values items ", op, strlen(op))) {
+        char pair[128];
+        if (op[0] == 'k' ? h0 : op[0] == 'v' ? h1 : h0 && h1) {
+            if (op[0] == 'i') py_compose("Tuple", a0, a1, pair, sizeof(pair));
+            py_compose("List", op[0] == 'k' ? a0 : op[0] == 'v' ? a1 : pair, NULL, out, cap);
+        } else
+            snprintf(out, cap, "List");
+        return true;
+    }
+    if ((seq || it) && word_in(" pop popleft ", op, strlen(op))) return h0 && snprintf(out, cap, "%s", a0) < (int)cap;
+    if (str && word_in(" split rsplit splitlines ", op, strlen(op))) return snprintf(out, cap, "List[str]") > 0;
+    if (str && word_in(" strip lstrip rstrip lower upper casefold title capitalize swapcase replace format join"
+                       " expandtabs center ljust rjust zfill removeprefix removesuffix translate format_map ",
+                       op, strlen(op)))
+        return snprintf(out, cap, "str") > 0;
+    return true; /* (out "": a built-in value, no element known) */
+}
+
+/* Past the string literal whose quote is t[i] (a triple quote's too), at most to n. */
+static size_t skip_str(const char *t, size_t n, size_t i)
+{
+    char c = t[i];
+    if (i + 2 < n && t[i + 1] == c && t[i + 2] == c) { /* """…""" */
+        for (i += 3; i + 2 < n; i++)
+            if (t[i] == '\\') i++;
+            else if (t[i] == c && t[i + 1] == c && t[i + 2] == c) return i + 3;
+        return n;
+    }
+    for (i++; i < n && t[i] != c && t[i] != '\n'; i++) i += t[i] == '\\';
+    return i < n ? i + 1 : n;
+}
+
+static bool word_at(const char *t, size_t lo, size_t n, size_t i, const char *w)
+{
+    size_t l = strlen(w);
+    return i + l <= n && memcmp(t + i, w, l) == 0 && (i == lo || !idc(t[i - 1])) && (i + l == n || !idc(t[i + l]));
+}
+
+/* The end of the Python statement (or the expression) that goes on at t[i]: a newline, `;` or `#` outside
+ * brackets, or a bracket closing one it did not open; at most 4096 bytes on, and n. */
+static size_t stmt_end(const char *t, size_t n, size_t i)
+{
+    size_t lim = i + 4096 < n ? i + 4096 : n;
+    int depth = 0;
+    for (; i < lim; i++) {
+        char c = t[i];
+        if (c == '"' || c == '\'') i = skip_str(t, lim, i) - 1;
+        else if (c == '(' || c == '[' || c == '{') depth++;
+        else if (c == ')' || c == ']' || c == '}') {
+            if (depth-- == 0) return i;
+        } else if (depth == 0 && (c == '\n' || c == ';' || c == '#') && !(c == '\n' && i > 0 && t[i - 1] == '\\'))
+            return i;
+    }
+    return lim;
+}
+
+/* The bracket that closes the group whose text starts at t[i] (strings skipped), at most 8192 bytes on;
+ * n when not found. */
+static size_t group_close(const char *t, size_t n, size_t i)
+{
+    size_t lim = i + 8192 < n ? i + 8192 : n;
+    int depth = 0;
+    for (; i < lim; i++) {
+        char c = t[i];
+        if (c == '"' || c == '\'') i = skip_str(t, lim, i) - 1;
+        else if (c == '(' || c == '[' || c == '{') depth++;
+        else if ((c == ')' || c == ']' || c == '}') && depth-- == 0) return i;
+    }
+    return n;
+}
+
+/* A `for` at t[f] whose targets hold the name (nl bytes): its place among them (*pos, -1 when alone)
+ * and where the iterated expression starts (*e, past `in`); false when not so. */
+static bool for_targets(const char *t, size_t n, size_t f, const char *name, size_t nl, int *pos, size_t *e)
+{
+    size_t i = sp(t, n, f + 3), k = 0;
+    bool paren = i < n && t[i] == '(', found = false;
+    if (paren) i = sp(t, n, i + 1);
+    for (; k < 8; k++) { /* `k, v`, `(k, v)` */
+        size_t l = ident(t, n, i);
+        if (!l) return false;
+        if (l == nl && memcmp(t + i, name, nl) == 0) {
+            *pos = (int)k;
+            found = true;
+        }
+        i = sp(t, n, i + l);
+        if (i >= n || t[i] != ',') break;
+        i = sp(t, n, i + 1);
+    }
+    if (paren && i < n && t[i] == ')') i = sp(t, n, i + 1);
+    if (!found || !word_at(t, 0, n, i, "in")) return false;
+    if (k == 0) *pos = -1;
+    *e = i + 2;
+    return true;
+}
+
+/* In a comprehension or a lambda around at (the groups of brackets around it, innermost first, then
+ * its line): `… for x in E …` binds the name there (1, an element of E), `lambda x:` (-1: untyped). */
+static int py_comp_bind(const char *t, size_t len, size_t lo, size_t at, size_t nl, struct mg__nav_py_bind *b)
+{
+    size_t p = at, floor = at > lo + 4096 ? at - 4096 : lo;
+    for (int level = 0; level < 8; level++) {
+        int depth = 0;
+        size_t open = SIZE_MAX, close;
+        while (p > floor && open == SIZE_MAX) { /* back to the bracket that opens the group (strings not read) */
+            char c = t[--p];
+            if (c == ')' || c == ']' || c == '}') depth++;
+            else if ((c == '(' || c == '[' || c == '{') && depth-- == 0) open = p;
+        }
+        size_t s = open == SIZE_MAX ? at : open + 1;
+        if (open == SIZE_MAX) { /* no more groups: the line's own lambda */
+            while (s > lo && t[s - 1] != '\n') s--;
+            close = at;
+        } else if ((close = group_close(t, len, s)) >= len)
+            return 0;
+        depth = 0;
+        for (size_t k = s; k < close; k++) { /* at the group's own depth */
+            char c = t[k];
+            if (c == '"' || c == '\'') k = skip_str(t, close, k) - 1;
+            else if (c == '(' || c == '[' || c == '{') depth++;
+            else if (c == ')' || c == ']' || c == '}') depth--;
+            else if (depth != 0 || !idc(c) || (k > s && idc(t[k - 1]))) continue;
+            else if (k < at && word_at(t, s, close, k, "lambda")) {
+                for (size_t j = k + 6; j < close && t[j] != ':'; j++)
+                    if (j + nl <= close && memcmp(t + j, t + at, nl) == 0 && !idc(t[j - 1]) && !idc(t[j + nl]))
+                        return -1;
+            } else if (open != SIZE_MAX && word_at(t, s, close, k, "for")) {
+                size_t e, end;
+                int pos, d = 0;
+                if (!for_targets(t, close, k, t + at, nl, &pos, &e)) continue;
+                for (end = e; end < close; end++) { /* E: to the group's next `for` or `if`, or its end */
+                    char ch = t[end];
+                    if (ch == '"' || ch == '\'') end = skip_str(t, close, end) - 1;
+                    else if (ch == '(' || ch == '[' || ch == '{') d++;
+                    else if (ch == ')' || ch == ']' || ch == '}') d--;
+                    else if (d == 0 && (word_at(t, e, close, end, "for") || word_at(t, e, close, end, "if"))) break;
+                }
+                *b = (struct mg__nav_py_bind){.how = MG_PY_ELEM, .lo = e, .hi = end, .pos = pos};
+                return 1;
+            }
+        }
+        if (open == SIZE_MAX) return 0;
+        p = open;
+    }
+    return 0;
+}
+
+/* Whether the name at t[x] (nl bytes) is one of the targets of an assignment `a, x = …`, `(x, *y) = …` whose
+ * statement starts at t[f]. */
+static bool tuple_target(const char *t, size_t n, size_t f, size_t x, size_t nl)
+{
+    bool comma = false;
+    size_t k = f;
+    for (; k < x; k++) {
+        if (!(idc(t[k]) || strchr(", \t([*", t[k]))) return false;
+        comma |= t[k] == ',';
+    }
+    for (k = x + nl; k < n && (idc(t[k]) || strchr(", \t)]*", t[k])); k++) comma |= t[k] == ',';
+    return comma && k + 1 < n && t[k] == '=' && t[k + 1] != '=';
+}
+
+/* nav_int.h */
+int mg__nav_py_binds(const struct file *fl, size_t at, size_t nl, int line, struct mg__nav_py_bind *b, int max)
+{
+    const struct mg_nav_def *fn = mg__nav_enclosing(fl, line, true);
+    if (!fl->text || !fn || at + nl > fl->len || max < 1 || strcmp(fl->lang, "python") != 0) return 0;
+    const char *t = fl->text;
+    size_t lo = mg__nav_line_start(fl, fn->start_line);
+    if (at < lo) return 0;
+    b[0] = (struct mg__nav_py_bind){0};
+    int r = py_comp_bind(t, fl->len, lo, at, nl, &b[0]);
+    if (r) return r;
+    struct qual q = {0, 0};
+    char ty[128];
+    if (asserted(fl, fn, t + at, nl, at, ty, sizeof(ty), &q)) { /* assert isinstance(x, T) */
+        b[0] = (struct mg__nav_py_bind){.how = MG_PY_TYPE, .qoff = q.off, .qlen = q.len};
+        strcpy(b[0].ty, ty);
+        return 1;
+    }
+    size_t po = 0, pc = 0, plim, last = lo;
+    bool params = py_params(fl, fn, &po, &pc, &plim);
+    int n = 0, ln = fn->start_line;
+    /* the function's own parameter and statements before at that bind the name */
+    for (const char *p = t + lo; p < t + at && (p = memmem(p, (size_t)(t + at - p), t + at, nl)); p += nl) {
+        size_t x = (size_t)(p - t), ls = x, e;
+        for (; last < x; last++) ln += t[last] == '\n';
+        if ((x > lo && (idc(t[x - 1]) || t[x - 1] == '.')) || idc(t[x + nl])) continue;
+        struct mg__nav_py_bind o = {.how = MG_PY_NONE};
+        ty[0] = 0;
+        if (params && x > po && x < pc) { /* a parameter: its annotation, `*args` a tuple, `**kw` a dict */
+            size_t a = sp(t, pc, x + nl), ts = a < pc ? sp(t, pc, a + 1) : pc;
+            if (ts < pc && (t[ts] == '"' || t[ts] == '\'')) ts++;
+            if (t[x - 1] == '*') snprintf(ty, sizeof(ty), "%s", t[x - 2] == '*' ? "dict" : "tuple");
+            else if (a < pc && t[a] == ':' && py_type_text(t, pc, ts, ty, sizeof(ty), &q)) {
+                o.qoff = q.off;
+                o.qlen = q.len;
+            }
+        } else if (mg__nav_enclosing(fl, ln, true) != fn) {
+            continue; /* (a nested function's) */
+        } else {
+            while (ls > lo && t[ls - 1] != '\n') ls--;
+            size_t f = sp(t, x, ls), w = x, a = sp(t, fl->len, x + nl);
+            while (w > ls && (t[w - 1] == ' ' || t[w - 1] == '\t')) w--;
+            size_t wb = w;
+            while (wb > ls && idc(t[wb - 1])) wb--;
+            if (word_at(t, ls, x, f, "async")) f = sp(t, x, f + 5);
+            int pos;
+            if (word_at(t, ls, x, f, "for") && for_targets(t, fl->len, f, t + at, nl, &pos, &e) && x < e) {
+                size_t end = stmt_end(t, fl->len, e), c = e; /* to the header's `:` */
+                int d = 0;
+                for (; c < end; c++) {
+                    if (t[c] == '"' || t[c] == '\'') c = skip_str(t, end, c) - 1;
+                    else if (t[c] == '(' || t[c] == '[' || t[c] == '{') d++;
+                    else if (t[c] == ')' || t[c] == ']' || t[c] == '}') d--;
+                    else if (t[c] == ':' && d == 0) break;
+                }
+                if (c >= end || c >= at) continue; /* (at in the header: not bound yet) */
+                o = (struct mg__nav_py_bind){.how = MG_PY_ELEM, .lo = e, .hi = c, .pos = pos};
+            } else if (w - wb == 2 && memcmp(t + wb, "as", 2) == 0) {
+                /* `with … as x`, `except … as x`: not known */
+            } else if (tuple_target(t, fl->len, f, x, nl)) {
+                /* `a, x = …`: not known */
+            } else if (f != x || a + 1 >= fl->len) {
+                continue; /* a use */
+            } else if (t[a] == ':' && t[a + 1] != '=') { /* x: T */
+                size_t ts = sp(t, fl->len, a + 1);
+                if (ts < fl->len && (t[ts] == '"' || t[ts] == '\'')) ts++;
+                if (py_type_text(t, fl->len, ts, ty, sizeof(ty), &q)) {
+                    o.qoff = q.off;
+                    o.qlen = q.len;
+                }
+            } else if (t[a] == '=' && t[a + 1] != '=') { /* x = E (not x = None: what it is later says more) */
+                size_t v = sp(t, fl->len, a + 1), end = stmt_end(t, fl->len, v);
+                if (end >= at || (end - v == 4 && memcmp(t + v, "None", 4) == 0)) continue;
+                o = (struct mg__nav_py_bind){.how = MG_PY_EXPR, .lo = v, .hi = end};
+            } else
+                continue; /* (a use, `x += …`) */
+        }
+        if (ty[0]) {
+            o.how = MG_PY_TYPE;
+            strcpy(o.ty, ty);
+        }
+        if (n == max) return -1; /* (too many to say) */
+        b[n++] = o;
+    }
+    return n;
+}
+
 /* nav.h: one function spanning the whole text. */
 bool mg_nav_receiver_of(const char *lang, const char *text, size_t len, const char *container, size_t off,
                         char *out, size_t cap)
@@ -588,4 +978,25 @@ bool mg_nav_receiver_of(const char *lang, const char *text, size_t len, const ch
     struct file fl;
     int line = mg__nav_whole(lang, text, len, off, container, &fn, &fl);
     return mg__nav_receiver_type(&fl, off, line, out, cap, NULL, NULL);
+}
+
+/* nav.h */
+int mg_nav_py_binds_of(const char *text, size_t len, size_t off, size_t n,
+                       void (*cb)(void *ud, int how, size_t lo, size_t hi, const char *ty), void *ud)
+{
+    if (off + n > len) return 0;
+    struct mg_nav_def fn;
+    struct file fl;
+    struct mg__nav_py_bind b[4];
+    int line = mg__nav_whole("python", text, len, off, NULL, &fn, &fl);
+    int r = mg__nav_py_binds(&fl, off, n, line, b, 4);
+    for (int i = 0; i < r; i++) cb(ud, b[i].how, b[i].lo, b[i].hi, b[i].ty);
+    return r;
+}
+
+/* nav.h */
+bool mg_nav_py_elem_of(const char *ty, const char *op, long index, char *out, size_t cap)
+{
+    bool builtin;
+    return mg__nav_py_elem(ty, op, index, out, cap, &builtin);
 }
