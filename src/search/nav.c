@@ -35,10 +35,10 @@ bool mg_nav_lex(const char *lang, const char *text, size_t len, mg_nav_ident_cb 
 /* Whether s (n bytes) is one of the words of " a b c ". */
 bool mg__nav_in_words(const char *words, const char *s, size_t n)
 {
-    for (const char *at = words; (at = strchr(at, ' ')) && at[1]; at++) {
-        const char *w = at + 1, *e = strchr(w, ' ');
-        if ((size_t)(e - w) == n && memcmp(w, s, n) == 0) return true;
-    }
+    size_t wl = strlen(words);
+    if (!n) return false;
+    for (const char *p = words, *end = words + wl; (p = memmem(p, (size_t)(end - p), s, n)); p++)
+        if (p > words && p[-1] == ' ' && p[n] == ' ') return true;
     return false;
 }
 
@@ -123,6 +123,7 @@ static void file_free(struct file *fl)
     free(fl->imps);
     free(fl->py_name);
     free(fl->py_lname);
+    free(fl->py_std);
     free(fl);
 }
 

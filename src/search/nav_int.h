@@ -49,6 +49,7 @@ struct file {
     char *py_lname;          /* the last name mg__nav_py_unbound asked mg__nav_py_local of, ... */
     const struct mg_nav_def *py_lfn; /* ... in which function, ... */
     bool py_local;           /* ... and its answer */
+    char *py_std;            /* the names its standard library's imports bind, " a b " (mg__nav_py_std_name) */
     int ls_line;             /* mg__nav_line_start's last answer: line ls_line starts at ls_off */
     size_t ls_off;
 };

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "index/lex.h"
+#include "util/buf.h"
 
 /* ---- 1. the lists ---------------------------------------------------------------------------------- */
 
@@ -78,8 +79,10 @@ static bool word_is(const char *s, const char *e, const char *w)
 
 /* In "a, b as c, (d)" up to e: whether r (rl bytes) is bound, each name's
  * first part checked against the list when std is false (`import` lines);
- * `*` binds every name when star. */
-static bool py_binds(const char *s, const char *e, const char *r, size_t rl, bool std, bool star, bool *open)
+ * `*` binds every name when star. With all, every name bound so is added
+ * to it (" name"), and none is r. */
+static bool py_binds(const char *s, const char *e, const char *r, size_t rl, bool std, bool star, bool *open,
+                     struct mg_buf *all)
 {
     while (s < e) {
         s = ws(s, e);
@@ -107,15 +110,18 @@ static bool py_binds(const char *s, const char *e, const char *r, size_t rl, boo
             while (s < e && idc(*s)) s++;
             bl = (size_t)(s - bound);
         }
-        if (module_std && bl == rl && memcmp(bound, r, rl) == 0) return true;
+        if (module_std && all && bl && (mg_buf_addc(all, ' ') != 0 || mg_buf_add(all, bound, bl) != 0)) return true;
+        if (module_std && !all && bl == rl && memcmp(bound, r, rl) == 0) return true;
     }
     return false;
 }
 
 /* Whether an import of the file's binds r: one of the standard library's
  * (std), or any that can bind a definition of the repo's: `from M import r`
- * (a star import binds every name), not `import r`, which binds a module. */
-static bool py_import_binds(const char *t, size_t len, const char *r, size_t rl, bool std)
+ * (a star import binds every name), not `import r`, which binds a module.
+ * With all (and std), every name the standard library's imports bind is
+ * added to it instead (true: out of room). */
+static bool py_import_binds(const char *t, size_t len, const char *r, size_t rl, bool std, struct mg_buf *all)
 {
     bool open = false, bind_from = false; /* inside `from M import (`…`)` of a counted M */
     for (const char *l = t, *end = t + len; l < end;) {
@@ -123,16 +129,17 @@ static bool py_import_binds(const char *t, size_t len, const char *r, size_t rl,
         if (!e) e = end;
         const char *s = ws(l, e);
         if (open) {
-            if (bind_from && py_binds(s, e, r, rl, true, !std, &open)) return true;
+            if (bind_from && py_binds(s, e, r, rl, true, !std, &open, all)) return true;
         } else if (word_is(s, e, "import")) { /* (binds a module: of the standard library's, or no definition) */
-            if (std && py_binds(s + 6, e, r, rl, false, false, &open)) return true;
+            if (std && py_binds(s + 6, e, r, rl, false, false, &open, all)) return true;
             open = false;
         } else if (word_is(s, e, "from")) {
             size_t top;
             const char *m = ws(s + 4, e), *me = dotted(m, e, &top);
             bind_from = !std || (me > m && mg__nav_in_words(PY_STDLIB, m, top)); /* (`from .a import`: top 0) */
             const char *im = ws(me, e);
-            if (bind_from && word_is(im, e, "import") && py_binds(im + 6, e, r, rl, true, !std, &open)) return true;
+            if (bind_from && word_is(im, e, "import") && py_binds(im + 6, e, r, rl, true, !std, &open, all))
+                return true;
         }
         l = e + 1;
     }
@@ -192,7 +199,7 @@ static bool go_stdlib_name(const char *t, size_t len, const char *r, size_t rl)
 
 static bool stdlib_name(const struct file *fl, const char *r, size_t rl)
 {
-    return strcmp(fl->lang, "python") == 0 ? py_import_binds(fl->text, fl->len, r, rl, true)
+    return strcmp(fl->lang, "python") == 0 ? mg__nav_py_std_name(fl, r, rl)
                                             : go_stdlib_name(fl->text, fl->len, r, rl);
 }
 
@@ -274,14 +281,24 @@ bool mg__nav_py_unbound(struct file *fl, size_t off, size_t n, int line)
     if (!fl->py_name || strlen(fl->py_name) != n || memcmp(fl->py_name, name, n) != 0) {
         free(fl->py_name);
         if (!(fl->py_name = strndup(name, n))) return false; /* (out of memory: keep the use) */
-        fl->py_imported = py_import_binds(t, fl->len, name, n, false);
+        fl->py_imported = py_import_binds(t, fl->len, name, n, false, NULL);
     }
     return !fl->py_imported;
 }
 
 bool mg__nav_py_std_name(const struct file *fl, const char *name, size_t n)
 {
-    return fl->lang && strcmp(fl->lang, "python") == 0 && fl->text && py_import_binds(fl->text, fl->len, name, n, true);
+    if (!fl->lang || strcmp(fl->lang, "python") != 0 || !fl->text) return false;
+    struct file *m = (struct file *)fl; /* (the names are kept: a cache of the file's text) */
+    if (!m->py_std && m->id) { /* a file of the index's: its imports read once, " a b c " */
+        struct mg_buf all;
+        mg_buf_init(&all, 1u << 20);
+        if (py_import_binds(fl->text, fl->len, NULL, 0, true, &all) || mg_buf_adds(&all, "  ") != 0)
+            mg_buf_release(&all); /* (out of room: read each time) */
+        else
+            m->py_std = mg_buf_detach(&all, NULL);
+    }
+    return m->py_std ? mg__nav_in_words(m->py_std, name, n) : py_import_binds(fl->text, fl->len, name, n, true, NULL);
 }
 
 bool mg__nav_py_import_module(const struct file *fl, size_t off, size_t n)
