@@ -295,6 +295,20 @@ static const char *const FILES[][2] = {
      * by index, by a loop or a comprehension, through a dict's items() and values(); a class attribute
      * typed by its value (`sep = os.sep`); a method's `-> T` through its receiver's class; what an unknown
      * value's str method gives; a lambda's parameter and a parameter assigned again: not known */
+    /* operators: of values none of whose attributes are the repo's, such a value (a Path's `/`, a str's
+     * `+`, `and`, `if … else`); with a value of the repo's (its reflected operator), not known */
+    {"py/ops.py", "from pathlib import Path\n"                              /* 1 */
+                  "class Tag:\n"                                            /* 2 */
+                  "    def mark(self):\n"                                   /* 3 */
+                  "        return 1\n"                                      /* 4 */
+                  "def ops(base: Path, name: str, sep: bool, t: Tag):\n"    /* 5 */
+                  "    (base / name).mark()\n"                              /* 6 */
+                  "    p = base / \"x\"\n"                                  /* 7 */
+                  "    p.mark()\n"                                          /* 8 */
+                  "    (\" or \" if sep else \" and \").mark()\n"           /* 9 */
+                  "    (\"a\" + name).mark()\n"                             /* 10 */
+                  "    (t).mark()\n"                                        /* 11 */
+                  "    (name + t).mark()\n"},                               /* 12 */
     {"py/elems.py", "import os\n"                                                               /* 1 */
                     "import argparse\n"                                                         /* 2 */
                     "from typing import Dict, List, Optional\n"                                 /* 3 */
@@ -573,5 +587,7 @@ TEST(nav_type_python_elements_and_bindings_are_typed)
     ASSERT_EQ_STR(callees(d, "weave"),
                   "26->py/elems.py:5:wind(type) 38->py/elems.py:11:mint(type) 39->py/elems.py:5:wind(exact)");
     ASSERT_EQ_STR(callees(d, "unpack"), "8->py/chain.py:5:lid(type) 9->py/chain.py:2:stow(type)");
+    ASSERT_EQ_STR(refs(d, "mark"), "py/ops.py:11 py/ops.py:12");
+    ASSERT_EQ_STR(callees(d, "ops"), "11->py/ops.py:3:mark(type) 12->py/ops.py:3:mark(exact)");
     mg_db_close(&d);
 }

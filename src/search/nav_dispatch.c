@@ -649,15 +649,18 @@ static int py_eval(struct nav *v, const struct file *fl, size_t lo, size_t hi, i
     return r;
 }
 
-static int py_eval_in(struct nav *v, const struct file *fl, size_t lo, size_t hi, int line, int depth, char *ty,
+/* One operand of a Python expression at t[*at] (before hi): a primary (a name, a call, a string literal, a
+ * list or dict display, a parenthesized expression or a tuple) and what follows it: `.a` (an attribute of
+ * a class of the repo's, class_attr_of; of a library's value, the library's), `.m(…)` (a method: its
+ * `-> T`; a built-in type's, mg__nav_py_elem), `[i]` (an element, a slice, a class's `__getitem__`).
+ * Its type text (ty, TY bytes; "" not known) or *lib; *at past it. -1 with err. */
+static int py_operand(struct nav *v, const struct file *fl, size_t *at, size_t hi, int line, int depth, char *ty,
                       bool *lib)
 {
     ty[0] = 0;
     *lib = false;
     const char *t = fl->text;
-    if (hi > fl->len) hi = fl->len;
-    if (lo >= hi || hi - lo > 4096 || mg__nav_late(v->deadline)) return 0;
-    size_t i = ws(t, hi, lo), l = word(t, hi, i);
+    size_t i = ws(t, hi, *at), l = word(t, hi, i);
     bool quote = i < hi && (t[i] == '"' || t[i] == '\'');
     if (!quote && l && l <= 2 && i + l < hi && (t[i + l] == '"' || t[i + l] == '\'')) { /* f"…", rb'…' */
         quote = true;
@@ -673,6 +676,30 @@ static int py_eval_in(struct nav *v, const struct file *fl, size_t lo, size_t hi
         strcpy(ty, t[i] == '[' ? "list" : "dict");
         if ((i = close_of(t, i, hi)) >= hi) return 0;
         i++;
+    } else if (i < hi && t[i] == '(') { /* (E): E's type; (a, b): a tuple; (x for …): not known */
+        size_t e = close_of(t, i, hi), d = 0;
+        if (e >= hi) return 0;
+        bool tuple = false, gen = false;
+        for (size_t k = i + 1; k < e; k++) {
+            if (t[k] == '"' || t[k] == '\'') {
+                char c = t[k];
+                while (++k < e && t[k] != c && t[k] != '\n') k += t[k] == '\\';
+            } else if (t[k] == '(' || t[k] == '[' || t[k] == '{') d++;
+            else if (t[k] == ')' || t[k] == ']' || t[k] == '}') d--;
+            else if (d == 0 && t[k] == ',') tuple = true;
+            else if (d == 0 && k + 3 < e && memcmp(t + k, "for", 3) == 0 && !idc(t[k - 1]) && !idc(t[k + 3]))
+                gen = true;
+        }
+        if (gen) return 0;
+        if (tuple) strcpy(ty, "tuple");
+        else if (py_eval(v, fl, i + 1, e, line, depth, ty, lib) != 0) return -1;
+        i = e + 1;
+    } else if (i < hi && t[i] >= '0' && t[i] <= '9') { /* a number */
+        while (i < hi && (idc(t[i]) || t[i] == '.')) i++;
+        strcpy(ty, "int");
+    } else if (l && mg__nav_in_words(" None True False ", t + i, l)) {
+        strcpy(ty, t[i] == 'N' ? "object" : "bool"); /* (None: no attribute of the repo's) */
+        i += l;
     } else if (l) {
         size_t c = ws(t, hi, i + l);
         if (c < hi && t[c] == '(') {
@@ -760,13 +787,84 @@ static int py_eval_in(struct nav *v, const struct file *fl, size_t lo, size_t hi
         } else
             break;
     }
-    i = ws(t, hi, i);
-    if (i < hi && !strchr("\n\r#;:", t[i]) && !(strcmp(ty, "str") == 0 && (t[i] == '%' || t[i] == '+')))
-        goto unknown;
+    *at = i;
     return 0;
 unknown:
     ty[0] = 0;
     *lib = false;
+    *at = hi;
+    return 0;
+}
+
+/* A binary operator at t[i] (before hi): its length, 0 when none (`+`, `//`, `<=`, `and`, `not in`, `is
+ * not`, `if`, `else`...). */
+static size_t py_op(const char *t, size_t hi, size_t i)
+{
+    static const char *const two[] = {"**", "//", "<<", ">>", "<=", ">=", "==", "!="};
+    for (size_t k = 0; k < sizeof(two) / sizeof(two[0]); k++)
+        if (i + 2 <= hi && memcmp(t + i, two[k], 2) == 0) return 2;
+    if (i < hi && strchr("+-*/%@&|^<>", t[i])) return 1;
+    size_t w = word(t, hi, i);
+    if (!w || !mg__nav_in_words(" and or in not is if else ", t + i, w)) return 0;
+    size_t n = ws(t, hi, i + w), w2 = word(t, hi, n); /* not in, is not */
+    if (w2 && ((w == 3 && w2 == 2 && memcmp(t + n, "in", 2) == 0) || (w == 2 && w2 == 3 && memcmp(t + n, "not", 3) == 0)))
+        return n + w2 - i;
+    return w == 3 && memcmp(t + i, "not", 3) == 0 ? 0 : w;
+}
+
+/* The type of the Python expression t[lo, hi) (on line, in its function), as a type text (ty, TY bytes;
+ * "" not known), or *lib: a value none of whose attributes is the repo's (the standard library's, a
+ * built-in one's). Operands (py_operand) joined by operators are such a value when each of them is (an
+ * operator of a built-in or library type's, and no reflected one of the repo's), their one built-in type
+ * when they share it; a str's `%` is a str. depth bounds the names typed through what bound them. -1 with
+ * err. */
+static int py_eval_in(struct nav *v, const struct file *fl, size_t lo, size_t hi, int line, int depth, char *ty,
+                      bool *lib)
+{
+    ty[0] = 0;
+    *lib = false;
+    const char *t = fl->text;
+    if (hi > fl->len) hi = fl->len;
+    if (lo >= hi || hi - lo > 4096 || mg__nav_late(v->deadline)) return 0;
+    bool same = true, none = true;
+    size_t i = lo;
+    int n = 0;
+    for (; n < 8; n++) {
+        char ot[TY];
+        bool olib, neg = false;
+        i = ws(t, hi, i);
+        while (word(t, hi, i) == 3 && memcmp(t + i, "not", 3) == 0) { /* not x: a bool */
+            neg = true;
+            i = ws(t, hi, i + 3);
+        }
+        while (i < hi && (t[i] == '-' || t[i] == '+' || t[i] == '~')) i = ws(t, hi, i + 1);
+        if (py_operand(v, fl, &i, hi, line, depth, ot, &olib) != 0) return -1;
+        if (neg && (ot[0] || olib)) {
+            strcpy(ot, "bool");
+            olib = false;
+        }
+        if (n == 0) {
+            strcpy(ty, ot);
+            *lib = olib;
+        }
+        same &= !olib && strcmp(ty, ot) == 0;
+        none &= olib || (ot[0] && py_builtin(ot));
+        i = ws(t, hi, i);
+        if (i >= hi || strchr("\n\r#;:", t[i])) break;
+        size_t op = py_op(t, hi, i);
+        if (!op) break;
+        if (n == 0 && strcmp(ty, "str") == 0 && t[i] == '%') return 0; /* "…" % x: a str */
+        i += op;
+    }
+    i = ws(t, hi, i);
+    if (n == 8 || (i < hi && !strchr("\n\r#;:", t[i]))) { /* (more than it reads) */
+        ty[0] = 0;
+        *lib = false;
+    } else if (n > 0 && !(same && none)) {
+        if (!none) ty[0] = 0;
+        *lib = none && !same;
+        if (*lib) ty[0] = 0;
+    }
     return 0;
 }
 
@@ -789,7 +887,7 @@ static size_t py_expr_start(const char *t, size_t lo, size_t end)
             }
             if (depth != 0) return SIZE_MAX;
             if (p > lo && (idc(t[p - 1]) || t[p - 1] == ')' || t[p - 1] == ']')) continue;
-            return t[p] == '(' ? SIZE_MAX : p; /* (a parenthesized expression: not read) */
+            return p; /* (a list display, a parenthesized expression) */
         }
         if (c == '"' || c == '\'') {
             size_t q = p - 1;
