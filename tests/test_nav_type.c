@@ -309,6 +309,31 @@ static const char *const FILES[][2] = {
                   "    (\"a\" + name).mark()\n"                             /* 10 */
                   "    (t).mark()\n"                                        /* 11 */
                   "    (name + t).mark()\n"},                               /* 12 */
+    /* `if isinstance(x, T):` narrows x in its block, `isinstance(x, T) and` after it; a Union is no
+     * class of the standard library's */
+    {"py/narrow.py", "from typing import Optional, List, Union\n"                                   /* 1 */
+                     "class Plain:\n"                                                               /* 2 */
+                     "    pass\n"                                                                   /* 3 */
+                     "class Case(Plain):\n"                                                         /* 4 */
+                     "    def __init__(self):\n"                                                    /* 5 */
+                     "        self.notes: Optional[List[str]] = None\n"                             /* 6 */
+                     "    def tick(self):\n"                                                        /* 7 */
+                     "        return 1\n"                                                           /* 8 */
+                     "class Other2:\n"                                                              /* 9 */
+                     "    def tick(self):\n"                                                        /* 10 */
+                     "        return 2\n"                                                           /* 11 */
+                     "class Holder2:\n"                                                             /* 12 */
+                     "    def __init__(self):\n"                                                    /* 13 */
+                     "        self.case = Case()\n"                                                 /* 14 */
+                     "def check(item: Plain, u: Union[Case, Other2], h: Union[Holder2, Plain]):\n"  /* 15 */
+                     "    if isinstance(item, Case):\n"                                             /* 16 */
+                     "        if item.notes:\n"                                                     /* 17 */
+                     "            item.notes.tick()\n"                                              /* 18 */
+                     "        item.tick()\n"                                                        /* 19 */
+                     "    item.tick()\n"                                                            /* 20 */
+                     "    u.tick()\n"                                                               /* 21 */
+                     "    h.case.tick()\n"                                                          /* 22 */
+                     "    return isinstance(u, Other2) and u.tick()\n"},                            /* 23 */
     {"py/elems.py", "import os\n"                                                               /* 1 */
                     "import argparse\n"                                                         /* 2 */
                     "from typing import Dict, List, Optional\n"                                 /* 3 */
@@ -589,5 +614,12 @@ TEST(nav_type_python_elements_and_bindings_are_typed)
     ASSERT_EQ_STR(callees(d, "unpack"), "8->py/chain.py:5:lid(type) 9->py/chain.py:2:stow(type)");
     ASSERT_EQ_STR(refs(d, "mark"), "py/ops.py:11 py/ops.py:12");
     ASSERT_EQ_STR(callees(d, "ops"), "11->py/ops.py:3:mark(type) 12->py/ops.py:3:mark(exact)");
+    /* item.notes in the block is a list; item.tick() there Case's, after it Plain's (Case's by dispatch);
+     * u.tick() either's; h.case (through a Union) not known */
+    ASSERT_EQ_STR(refs(d, "tick"), "py/narrow.py:19 py/narrow.py:20 py/narrow.py:21 py/narrow.py:22 "
+                                   "py/narrow.py:23");
+    ASSERT_EQ_STR(callees(d, "check"), "19->py/narrow.py:7:tick(type) 20->py/narrow.py:7:tick(dispatch) "
+                                       "21->py/narrow.py:7:tick(exact) 22->py/narrow.py:7:tick(exact) "
+                                       "23->py/narrow.py:10:tick(type)");
     mg_db_close(&d);
 }

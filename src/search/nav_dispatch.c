@@ -398,7 +398,8 @@ static int py_chain(struct nav *v, const struct file *fl, size_t off, int line, 
         return 0;
     }
     for (size_t k = first; k > 0; k--) { /* the type of `… .name_k` */
-        if (mg__nav_in_words(PY_BUILTIN_TYPES, ty, strlen(ty)) || mg__nav_py_std_name(fl, ty, strlen(ty))) {
+        if (mg__nav_in_words(PY_BUILTIN_TYPES, ty, strlen(ty)) ||
+            (!mg__nav_in_words(PY_TYPING_WRAPPERS, ty, strlen(ty)) && mg__nav_py_std_name(fl, ty, strlen(ty)))) {
             *lib = true;
             return 0;
         }

@@ -558,6 +558,7 @@ static bool asserted(const struct file *fl, const struct mg_nav_def *fn, const c
 
 static bool name_type(const struct file *fl, const struct mg_nav_def *fn, size_t b, size_t rl, char *out, size_t cap,
                       struct qual *q);
+static bool narrowed(const char *t, size_t n, size_t lo, size_t at, size_t nl, char *out, size_t cap, struct qual *q);
 
 static bool receiver(const struct file *fl, size_t off, int line, char *out, size_t cap, struct qual *q)
 {
@@ -592,7 +593,9 @@ static bool name_type(const struct file *fl, const struct mg_nav_def *fn, size_t
         strcpy(out, fn->container);
         return true;
     }
-    if (py && asserted(fl, fn, t + b, rl, b, out, cap, q)) return true;
+    if (py && (narrowed(t, fl->len, mg__nav_line_start(fl, fn->start_line), b, rl, out, cap, q) ||
+               asserted(fl, fn, t + b, rl, b, out, cap, q)))
+        return true;
     if (local_decl(fl, fn, t + b, rl, b, out, cap, q)) return true;
     if (!py) return false;
     /* Python: `r = self.a` (once), then self.a's type */
@@ -868,6 +871,64 @@ static int py_comp_bind(const char *t, size_t len, size_t lo, size_t at, size_t 
     return 0;
 }
 
+/* Whether the word w is in t[a, b). */
+static bool has_word(const char *t, size_t a, size_t b, const char *w)
+{
+    for (size_t i = a; i < b; i++)
+        if (word_at(t, a, b, i, w)) return true;
+    return false;
+}
+
+/* The indentation of the line that starts at t[ls] (before n), or -1 when it is blank or a comment. */
+static long indent_of(const char *t, size_t n, size_t ls)
+{
+    size_t i = sp(t, n, ls);
+    return i >= n || t[i] == '\n' || t[i] == '\r' || t[i] == '#' ? -1 : (long)(i - ls);
+}
+
+/* Python: the nearest `isinstance(x, T)` before at (the name x of nl bytes there) that narrows it there:
+ * the header of an `if`, `elif` or `while` whose block holds at, or before `and` in at's own line; not
+ * after `not` or `or`. Its T into out. */
+static bool narrowed(const char *t, size_t n, size_t lo, size_t at, size_t nl, char *out, size_t cap, struct qual *q)
+{
+    bool got = false;
+    for (const char *p = t + lo; p < t + at && (p = memmem(p, (size_t)(t + at - p), "isinstance(", 11)); p += 11) {
+        size_t k = (size_t)(p - t), i = sp(t, at, k + 11), e, ls = k, le;
+        if ((k > lo && idc(t[k - 1])) || i + nl >= at || memcmp(t + i, t + at, nl) != 0 || idc(t[i + nl])) continue;
+        if ((i = sp(t, at, i + nl)) >= at || t[i] != ',') continue;
+        char ty[128];
+        struct qual tq;
+        if (!(e = type_at(t, at, i + 1, ty, sizeof(ty), &tq)) || (e = sp(t, at, e)) >= at || t[e] != ')') continue;
+        while (ls > lo && t[ls - 1] != '\n') ls--;
+        const char *nlp = memchr(t + k, '\n', n - k);
+        le = nlp ? (size_t)(nlp - t) : n;
+        size_t f = sp(t, k, ls);
+        if (has_word(t, f, k, "not") || has_word(t, f, k, "or")) continue;
+        bool ok = at < le && has_word(t, e, at, "and") && !has_word(t, e, at, "or"); /* isinstance(x, T) and x.m */
+        if (!ok && at > le && (word_at(t, ls, k, f, "if") || word_at(t, ls, k, f, "elif") ||
+                               word_at(t, ls, k, f, "while"))) {
+            const char *hash = memchr(t + e, '#', le - e);
+            size_t c = hash ? (size_t)(hash - t) : le; /* the header ends in `:` (a comment after it) */
+            while (c > e && (t[c - 1] == ' ' || t[c - 1] == '\t' || t[c - 1] == '\r')) c--;
+            long ind = (long)(f - ls);
+            ok = c > e && t[c - 1] == ':';
+            for (size_t l = le + 1; ok && l <= at && l < n;) { /* each line to at's inside the block */
+                long li = indent_of(t, n, l);
+                ok = li < 0 || li > ind;
+                const char *x = memchr(t + l, '\n', n - l);
+                if (!x) break;
+                l = (size_t)(x - t) + 1;
+            }
+        }
+        if (ok && strlen(ty) < cap) {
+            strcpy(out, ty);
+            *q = tq;
+            got = true;
+        }
+    }
+    return got;
+}
+
 /* Whether the name at t[x] (nl bytes) is one of the targets of an assignment `a, x = …`, `(x, *y) = …` whose
  * statement starts at t[f]. */
 static bool tuple_target(const char *t, size_t n, size_t f, size_t x, size_t nl)
@@ -895,7 +956,8 @@ int mg__nav_py_binds(const struct file *fl, size_t at, size_t nl, int line, stru
     if (r) return r;
     struct qual q = {0, 0};
     char ty[128];
-    if (asserted(fl, fn, t + at, nl, at, ty, sizeof(ty), &q)) { /* assert isinstance(x, T) */
+    if (narrowed(t, fl->len, lo, at, nl, ty, sizeof(ty), &q) ||  /* if isinstance(x, T): … x */
+        asserted(fl, fn, t + at, nl, at, ty, sizeof(ty), &q)) { /* assert isinstance(x, T) */
         b[0] = (struct mg__nav_py_bind){.how = MG_PY_TYPE, .qoff = q.off, .qlen = q.len};
         strcpy(b[0].ty, ty);
         return 1;
