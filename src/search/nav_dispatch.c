@@ -15,7 +15,10 @@
  *
  * The same relation decides which Python attributes can be the repo's
  * methods (section 3): `x.name` with x of a known type reaches only the
- * methods of that type and of the types related to it.
+ * methods of that type and of the types related to it. A receiver whose
+ * type the declared-type rules (nav_type.c) do not give is read as an
+ * expression there (py_eval: elements of generics, loops, bindings,
+ * methods' results, operators).
  *
  * Sections:
  *   1. headers
