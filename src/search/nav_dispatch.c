@@ -811,7 +811,8 @@ static size_t py_op(const char *t, size_t hi, size_t i)
     size_t w = word(t, hi, i);
     if (!w || !mg__nav_in_words(" and or in not is if else ", t + i, w)) return 0;
     size_t n = ws(t, hi, i + w), w2 = word(t, hi, n); /* not in, is not */
-    if (w2 && ((w == 3 && w2 == 2 && memcmp(t + n, "in", 2) == 0) || (w == 2 && w2 == 3 && memcmp(t + n, "not", 3) == 0)))
+    if (w2 && ((w == 3 && w2 == 2 && memcmp(t + n, "in", 2) == 0) ||
+               (w == 2 && w2 == 3 && memcmp(t + n, "not", 3) == 0)))
         return n + w2 - i;
     return w == 3 && memcmp(t + i, "not", 3) == 0 ? 0 : w;
 }

@@ -475,7 +475,8 @@ bool mg__nav_py_class_attr_expr(const struct file *fl, const struct mg_nav_def *
     size_t clo = mg__nav_line_start(fl, cls->start_line), chi = mg__nav_line_start(fl, cls->end_line + 1);
     if (chi > fl->len || chi < clo) chi = fl->len;
     int l = cls->start_line;
-    for (size_t i = clo; i < chi && l <= cls->end_line; l++) { /* a statement `self.a = E` or (in the body) `a = E` */
+    /* a statement `self.a = E` or (in the body) `a = E` */
+    for (size_t i = clo; i < chi && l <= cls->end_line; l++) {
         const char *nl = memchr(t + i, '\n', chi - i);
         size_t e = nl ? (size_t)(nl - t) : chi, s = sp(t, e, i), x = s;
         i = e + 1;
@@ -558,7 +559,8 @@ static bool asserted(const struct file *fl, const struct mg_nav_def *fn, const c
 
 static bool name_type(const struct file *fl, const struct mg_nav_def *fn, size_t b, size_t rl, char *out, size_t cap,
                       struct qual *q);
-static bool narrowed(const char *t, size_t n, size_t lo, size_t at, size_t nl, char *out, size_t cap, struct qual *q);
+static bool narrowed(const char *t, size_t n, size_t lo, size_t at, size_t nl, char *out, size_t cap,
+                     struct qual *q);
 
 static bool receiver(const struct file *fl, size_t off, int line, char *out, size_t cap, struct qual *q)
 {
@@ -638,7 +640,8 @@ bool mg__nav_py_name_type(const struct file *fl, size_t at, size_t nl, int line,
                           size_t *qlen)
 {
     struct qual q = {0, 0};
-    bool r = fl->text && at + nl <= fl->len && name_type(fl, mg__nav_enclosing(fl, line, true), at, nl, out, cap, &q);
+    bool r = fl->text && at + nl <= fl->len &&
+             name_type(fl, mg__nav_enclosing(fl, line, true), at, nl, out, cap, &q);
     *qoff = q.off;
     *qlen = r ? q.len : 0;
     return r;
@@ -762,11 +765,12 @@ static bool word_at(const char *t, size_t lo, size_t n, size_t i, const char *w)
     return i + l <= n && memcmp(t + i, w, l) == 0 && (i == lo || !idc(t[i - 1])) && (i + l == n || !idc(t[i + l]));
 }
 
-/* The end of the Python statement (or the expression) that goes on at t[i]: a newline, `;` or `#` outside
- * brackets, or a bracket closing one it did not open; at most 4096 bytes on, and n. */
-static size_t stmt_end(const char *t, size_t n, size_t i)
+/* From t[i], strings skipped, at most span bytes on: a bracket closing one
+ * it did not open, or with stmt a newline (not after `\`), `;` or `#`
+ * outside brackets: where it is; else the limit (stmt) or n. */
+static size_t scan_end(const char *t, size_t n, size_t i, size_t span, bool stmt)
 {
-    size_t lim = i + 4096 < n ? i + 4096 : n;
+    size_t lim = i + span < n ? i + span : n;
     int depth = 0;
     for (; i < lim; i++) {
         char c = t[i];
@@ -774,26 +778,18 @@ static size_t stmt_end(const char *t, size_t n, size_t i)
         else if (c == '(' || c == '[' || c == '{') depth++;
         else if (c == ')' || c == ']' || c == '}') {
             if (depth-- == 0) return i;
-        } else if (depth == 0 && (c == '\n' || c == ';' || c == '#') && !(c == '\n' && i > 0 && t[i - 1] == '\\'))
+        } else if (stmt && depth == 0 && (c == '\n' || c == ';' || c == '#') &&
+                   !(c == '\n' && i > 0 && t[i - 1] == '\\'))
             return i;
     }
-    return lim;
+    return stmt ? lim : n;
 }
 
-/* The bracket that closes the group whose text starts at t[i] (strings skipped), at most 8192 bytes on;
- * n when not found. */
-static size_t group_close(const char *t, size_t n, size_t i)
-{
-    size_t lim = i + 8192 < n ? i + 8192 : n;
-    int depth = 0;
-    for (; i < lim; i++) {
-        char c = t[i];
-        if (c == '"' || c == '\'') i = skip_str(t, lim, i) - 1;
-        else if (c == '(' || c == '[' || c == '{') depth++;
-        else if ((c == ')' || c == ']' || c == '}') && depth-- == 0) return i;
-    }
-    return n;
-}
+/* The end of the Python statement (or the expression) that goes on at t[i], at most 4096 bytes on. */
+static size_t stmt_end(const char *t, size_t n, size_t i) { return scan_end(t, n, i, 4096, true); }
+
+/* The bracket that closes the group whose text starts at t[i], at most 8192 bytes on; n when not found. */
+static size_t group_close(const char *t, size_t n, size_t i) { return scan_end(t, n, i, 8192, false); }
 
 /* A `for` at t[f] whose targets hold the name (nl bytes): its place among them (*pos, -1 when alone)
  * and where the iterated expression starts (*e, past `in`); false when not so. */

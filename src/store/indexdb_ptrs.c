@@ -99,7 +99,8 @@ int mg_idx_field_places(struct mg_db *d, const char *field, struct mg_idx_cur *c
                      "(SELECT o.id FROM symbols o WHERE o.id BETWEEN f.sym_lo AND f.sym_hi AND o.kind != 'field' AND "
                      "o.id != s.id AND o.start_line <= s.start_line AND o.end_line >= s.end_line "
                      "ORDER BY o.start_line DESC, o.id DESC LIMIT 1) "
-                     "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 AND s.kind = 'field' AND s.container IS NOT NULL "
+                     "WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 AND s.kind = 'field' AND "
+                     "s.container IS NOT NULL "
                      "ORDER BY f.path, s.start_line",
                      cols, c, err) != 0)
         return -1;
