@@ -395,7 +395,7 @@ static bool maybe_through(const char *t, size_t n, const char *field, size_t fl)
 static int calls_through(struct nav *v, struct file *fl, void *ud)
 {
     struct site_scan *s = ud;
-    if (!is_c(fl->lang) || !maybe_through(fl->text, fl->len, s->field, strlen(s->field))) return 0;
+    if (!is_c(fl->lang) || !fl->text || !maybe_through(fl->text, fl->len, s->field, strlen(s->field))) return 0;
     struct occs o = {0};
     if (mg__nav_file_occs(v, fl, s->field, &o) != 0) {
         free(o.v);

@@ -60,7 +60,7 @@ static char *line_of(const char *text, size_t len, int line)
 /* The score a function of file s stored into a field gets from the field's
  * name (pointer_definers of repomap_graph.c), the best of its stores: 0 when
  * it is stored into none. */
-static double stored_score(const struct graph *g, const double *nin, uint32_t *const st, size_t nst, uint32_t h)
+static double stored_score(const struct graph *g, const double *nin, const uint32_t *st, size_t nst, uint32_t h)
 {
     double best = 0;
     for (size_t i = 0; i + 1 < nst; i += 2) {
@@ -86,13 +86,14 @@ static int file_defs(struct mg_db *d, const struct graph *g, const double *nin, 
     uint32_t stored[2 * STORED_MAX]; /* (hash of the function, hash of the field) pairs */
     size_t nst = 0;
     if (mg_idx_ptr_stores_in_file(d, g->fid[s], &st, err) != 0) return -1;
-    int sr;
+    int sr = 0;
     while (nst < 2 * STORED_MAX && (sr = mg_idx_next(&st, &row)) > 0)
         if (row.name && row.field) {
             stored[nst++] = mg_refs_hash(row.name, strlen(row.name));
             stored[nst++] = mg_refs_hash(row.field, strlen(row.field));
         }
     mg_idx_done(&st);
+    if (sr < 0) return mg_db_error(d, "read pointer stores", err);
     if (mg_idx_file_defs(d, g->fid[s], &st, err) != 0) return -1;
     int r;
     while ((r = mg_idx_next(&st, &row)) > 0) {
