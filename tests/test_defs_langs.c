@@ -126,6 +126,21 @@ static const struct fixture fixtures[] = {
      "enum Color 18-18\n"
      "enumerator RED in Color 18-18\n"
      "enumerator GREEN in Color 18-18\n"},
+    /* one-line declarations the grammar gives up on (an ERROR over the whole file): the line rules */
+    {"kotlin", "oneline.kt",
+     "package shop\n"
+     "class Point(val x: Int, val y: Int) { fun norm() = x * x + y * y }\n"
+     "data class Box(val w: Int)\n"
+     "fun top(p: Point) = p.norm()\n"
+     "object Reg { fun get() = 1 }\n"
+     "interface Shape { fun area(): Double }\n"
+     "internal fun <T> List<T>.second(): T = this[1]\n",
+     "class Point 2-2\n"
+     "class Box 3-3\n"
+     "function top 4-4\n"
+     "class Reg 5-5\n"
+     "interface Shape 6-6\n"
+     "function second 7-7\n"},
     {"swift", "a.swift",
      "protocol Store { func put(_ x: Int) }\n"
      "class Cart: Store {\n"

@@ -84,7 +84,16 @@ static int ts_definitions(const struct mg_chunker *c, const struct mg_lang *lang
         goto out;
     }
     rc = mg_defs_extract(lang, ts_tree_root_node(tree), src, slen, defs);
+    bool errors = ts_node_has_error(ts_tree_root_node(tree));
     ts_tree_delete(tree);
+    /* a tree with errors that found fewer definitions than the language's line rules (defs_lines.c): those */
+    struct mg_defs ld;
+    if (rc == 0 && errors && !t->outline && mg_defs_lines_known(lang) && mg_defs_lines(lang, text, len, &ld) == 0) {
+        if (ld.n > defs->n) {
+            mg_defs_release(defs);
+            *defs = ld;
+        } else mg_defs_release(&ld);
+    }
     if (rc == 0 && t->outline) {
         for (size_t i = 0; i < defs->n; i++) {
             struct mg_def *d = &defs->v[i];

@@ -1,7 +1,9 @@
 /* defs_lines.c — definitions of the languages without a usable grammar,
  * found line by line (see defs.h, mg_defs_lines): Erlang, Nim, protobuf and
  * SQL (whose grammar's scanner leaks memory: tree-sitter-sql 0.3.11 frees
- * no dollar-quote tag it deserializes).
+ * no dollar-quote tag it deserializes); and Kotlin's when its grammar's tree
+ * has errors and finds fewer (tree-sitter-kotlin gives up on a whole file
+ * after `class P(…) { fun f() = x * x }` on one line: chunker.c).
  *
  * Sections:
  *   1. Words      reading an identifier, a keyword at a line's start
@@ -197,8 +199,65 @@ static bool sql_line(const char *ls, const char *p, const char *e, uint32_t *nam
     return false;
 }
 
+/* Kotlin: [modifiers] class|interface|object|fun|typealias NAME; `fun <T>
+ * Recv.name(`: the name after the receiver's last `.`. */
+static bool kotlin_line(const char *ls, const char *p, const char *e, uint32_t *name, uint32_t *nlen,
+                        const char **kind)
+{
+    static const char *const mods[] = {"public", "private", "internal", "protected", "open", "abstract", "final",
+                                       "override", "data", "sealed", "inline", "value", "enum", "annotation",
+                                       "inner", "suspend", "operator", "infix", "tailrec", "external", "expect",
+                                       "actual", "companion", "fun", NULL}; /* (`fun interface`) */
+    static const struct rule rules[] = {
+        {"class", MG_KIND_CLASS}, {"interface", MG_KIND_INTERFACE}, {"object", MG_KIND_CLASS},
+        {"typealias", MG_KIND_TYPE}, {"fun", MG_KIND_FUNCTION}, {NULL, NULL},
+    };
+    const char *q;
+    for (int i = 0, more = 1; more && i < 8; i++) { /* the modifiers, at most 8 */
+        more = 0;
+        for (int m = 0; mods[m]; m++) {
+            const char *r = after_word(p, e, mods[m]);
+            if (r && !(strcmp(mods[m], "fun") == 0 && !after_word(r, e, "interface"))) {
+                p = r;
+                more = 1;
+                break;
+            }
+        }
+    }
+    if (!(q = after_word(p, e, "fun"))) return by_rules(rules, ls, p, e, name, nlen, kind);
+    if (q < e && *q == '<') { /* fun <T> … */
+        int depth = 0;
+        for (; q < e; q++) {
+            if (*q == '<') depth++;
+            else if (*q == '>' && --depth == 0) break;
+        }
+        if (q >= e) return false;
+        for (q++; q < e && (*q == ' ' || *q == '\t');) q++;
+    }
+    uint32_t l = ident(q, e);
+    while (l && q + l < e && (q[l] == '.' || q[l] == '<')) { /* Recv.name, Recv<T>.name */
+        const char *r = q + l;
+        if (*r == '<') {
+            int depth = 0;
+            for (; r < e; r++) {
+                if (*r == '<') depth++;
+                else if (*r == '>' && --depth == 0) break;
+            }
+            if (r >= e || r + 1 >= e || r[1] != '.') break;
+            r++;
+        }
+        uint32_t l2 = ident(r + 1, e);
+        if (!l2) break;
+        q = r + 1, l = l2;
+    }
+    if (!l) return false;
+    *name = (uint32_t)(q - ls), *nlen = l, *kind = MG_KIND_FUNCTION;
+    return true;
+}
+
 static line_fn rules_for(const struct mg_lang *lang)
 {
+    if (strcmp(lang->name, "kotlin") == 0) return kotlin_line;
     if (strcmp(lang->name, "protobuf") == 0) return proto_line;
     if (strcmp(lang->name, "nim") == 0) return nim_line;
     if (strcmp(lang->name, "erlang") == 0) return erlang_line;
@@ -242,8 +301,12 @@ static int finish(const char *src, struct found *f, size_t n, size_t len, struct
     }
     for (size_t i = 0; i < n; i++)
         if (out->v[i].parent >= 0) {
-            out->v[i].container = out->v[out->v[i].parent].name;
+            const struct mg_def *pa = &out->v[out->v[i].parent];
+            out->v[i].container = pa->name;
             out->v[out->v[i].parent].is_container = true;
+            if (strcmp(out->v[i].kind, MG_KIND_FUNCTION) == 0 &&
+                (strcmp(pa->kind, MG_KIND_CLASS) == 0 || strcmp(pa->kind, MG_KIND_INTERFACE) == 0))
+                out->v[i].kind = MG_KIND_METHOD; /* (a function in a class: Kotlin's) */
         }
     out->n = out->cap = n;
     out->arena_len = out->arena_cap = alen;
