@@ -311,6 +311,14 @@ static bool attribute_read(const char *t, size_t off)
     return b > 0 && t[b - 1] == '.';
 }
 
+/* Whether g has an edge from `from` at line (to `to`; NULL: to any): the same call found another way. */
+static bool edge_at(const struct mg_nav_graph *g, const struct mg_nav_def *from, int line, const struct mg_nav_def *to)
+{
+    for (size_t e = 0; e < g->n; e++)
+        if (g->v[e].from == from && g->v[e].line == line && (!to || g->v[e].to == to)) return true;
+    return false;
+}
+
 static bool seen_def(struct mg_nav_graph *g, size_t upto, const struct mg_nav_def *d)
 {
     for (size_t i = 0; i < upto; i++)
@@ -481,9 +489,9 @@ static int pointer_callers(struct nav *v, struct mg_nav_def *const *roots, size_
         }
         for (size_t r = 0; r < nroots; r++)
             if (roots[r]->file_id == s[i].store_fid) to = roots[r];
-        bool dup = false; /* the same call found by name */
-        for (size_t e = 0; e < cr->g->n && !dup; e++) dup = cr->g->v[e].from == from && cr->g->v[e].line == s[i].line;
-        if (!dup && (rc = caller_edge(cr, from, to, s[i].line, "pointer", 0)) != 0) rc = rc < 0 ? mg_err_oom(v->err) : 1;
+        if (!edge_at(cr->g, from, s[i].line, NULL) && /* (the same call found by name) */
+            (rc = caller_edge(cr, from, to, s[i].line, "pointer", 0)) != 0)
+            rc = rc < 0 ? mg_err_oom(v->err) : 1;
     }
     free(s);
     return rc;
@@ -539,10 +547,8 @@ static int macro_file(struct nav *v, struct file *fl, void *ud)
         }
         struct mg_nav_def *from = pooled(cr->g, in ? in : file_def(fl, &tmp), fl->path);
         if (!from) return mg_err_oom(v->err);
-        bool dup = false; /* the same line found already (a call, another macro) */
-        for (size_t e = 0; e < cr->g->n && !dup; e++)
-            dup = cr->g->v[e].from == from && cr->g->v[e].line == oc->line && cr->g->v[e].to == mr->to;
-        int rc = dup ? 0 : caller_edge(cr, from, mr->to, oc->line, "macro", 0);
+        /* (the same line found already: a call, another macro) */
+        int rc = edge_at(cr->g, from, oc->line, mr->to) ? 0 : caller_edge(cr, from, mr->to, oc->line, "macro", 0);
         if (rc != 0) return rc < 0 ? mg_err_oom(v->err) : 1;
     }
     return 0;
