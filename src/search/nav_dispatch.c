@@ -459,20 +459,6 @@ static size_t close_of(const char *t, size_t i, size_t hi)
     return hi;
 }
 
-static size_t ws(const char *t, size_t hi, size_t i)
-{
-    while (i < hi && (t[i] == ' ' || t[i] == '\t')) i++;
-    return i;
-}
-
-static size_t word(const char *t, size_t hi, size_t i)
-{
-    if (i >= hi || !idc(t[i]) || (t[i] >= '0' && t[i] <= '9')) return 0;
-    size_t e = i;
-    while (e < hi && idc(t[e])) e++;
-    return e - i;
-}
-
 /* The argument k of the call whose `(` is t[open] and `)` t[close], keyword and star arguments not
  * counted: its text's range; false when there is none. */
 static bool py_arg_range(const char *t, size_t open, size_t close, int k, size_t *lo, size_t *hi)
@@ -491,7 +477,7 @@ static bool py_arg_range(const char *t, size_t open, size_t close, int k, size_t
         if (i < close && c != ',') continue;
         size_t a = s;
         while (a < i && (t[a] == ' ' || t[a] == '\t' || t[a] == '\n' || t[a] == '\r')) a++;
-        size_t w = word(t, i, a), eq = ws(t, i, a + w);
+        size_t w = mg__nav_ident(t, i, a), eq = mg__nav_sp(t, i, a + w);
         bool kw = w && eq + 1 < i && t[eq] == '=' && t[eq + 1] != '=';
         if (a < i && t[a] != '*' && !kw && n++ == k) {
             *lo = a;
@@ -664,7 +650,7 @@ static int py_operand(struct nav *v, const struct file *fl, size_t *at, size_t h
     ty[0] = 0;
     *lib = false;
     const char *t = fl->text;
-    size_t i = ws(t, hi, *at), l = word(t, hi, i);
+    size_t i = mg__nav_sp(t, hi, *at), l = mg__nav_ident(t, hi, i);
     bool quote = i < hi && (t[i] == '"' || t[i] == '\'');
     if (!quote && l && l <= 2 && i + l < hi && (t[i + l] == '"' || t[i + l] == '\'')) { /* f"…", rb'…' */
         quote = true;
@@ -705,7 +691,7 @@ static int py_operand(struct nav *v, const struct file *fl, size_t *at, size_t h
         strcpy(ty, t[i] == 'N' ? "object" : "bool"); /* (None: no attribute of the repo's) */
         i += l;
     } else if (l) {
-        size_t c = ws(t, hi, i + l);
+        size_t c = mg__nav_sp(t, hi, i + l);
         if (c < hi && t[c] == '(') {
             size_t e = close_of(t, c, hi);
             if (e >= hi || py_call(v, fl, i, l, c, e, line, depth, ty, lib) != 0) return e >= hi ? 0 : -1;
@@ -719,7 +705,7 @@ static int py_operand(struct nav *v, const struct file *fl, size_t *at, size_t h
     for (int k = 0; k < 8; k++) { /* what follows (a value not known may be known again: `.split(…)`) */
         if (i >= hi) break;
         if (t[i] == '.') {
-            size_t a = i + 1, al = word(t, hi, a), c = ws(t, hi, a + al), e = 0;
+            size_t a = i + 1, al = mg__nav_ident(t, hi, a), c = mg__nav_sp(t, hi, a + al), e = 0;
             bool call = c < hi && t[c] == '(';
             if (!al || al >= TY || (call && (e = close_of(t, c, hi)) >= hi)) goto unknown;
             i = call ? e + 1 : a + al;
@@ -762,7 +748,7 @@ static int py_operand(struct nav *v, const struct file *fl, size_t *at, size_t h
             if (!r) return -1;
             if (r->n == 0 && mg__nav_py_elem("str", m, -1, ty, TY, &bi)) *lib = !ty[0];
         } else if (t[i] == '[') {
-            size_t e = close_of(t, i, hi), d = 0, x = ws(t, e, i + 1);
+            size_t e = close_of(t, i, hi), d = 0, x = mg__nav_sp(t, e, i + 1);
             if (e >= hi) goto unknown;
             bool slice = false, bi, is = false, nlib;
             for (size_t k2 = i + 1; k2 < e; k2++) { /* a `:` of the subscript's own: a slice */
@@ -771,7 +757,7 @@ static int py_operand(struct nav *v, const struct file *fl, size_t *at, size_t h
                 else slice |= d == 0 && t[k2] == ':';
             }
             long index = -1;
-            if (x < e && t[x] >= '0' && t[x] <= '9' && ws(t, e, x + 1) == e) index = t[x] - '0';
+            if (x < e && t[x] >= '0' && t[x] <= '9' && mg__nav_sp(t, e, x + 1) == e) index = t[x] - '0';
             i = e + 1;
             char next[TY];
             *lib = false; /* (a library value's element: not known) */
@@ -808,9 +794,9 @@ static size_t py_op(const char *t, size_t hi, size_t i)
     for (size_t k = 0; k < sizeof(two) / sizeof(two[0]); k++)
         if (i + 2 <= hi && memcmp(t + i, two[k], 2) == 0) return 2;
     if (i < hi && strchr("+-*/%@&|^<>", t[i])) return 1;
-    size_t w = word(t, hi, i);
+    size_t w = mg__nav_ident(t, hi, i);
     if (!w || !mg__nav_in_words(" and or in not is if else ", t + i, w)) return 0;
-    size_t n = ws(t, hi, i + w), w2 = word(t, hi, n); /* not in, is not */
+    size_t n = mg__nav_sp(t, hi, i + w), w2 = mg__nav_ident(t, hi, n); /* not in, is not */
     if (w2 && ((w == 3 && w2 == 2 && memcmp(t + n, "in", 2) == 0) ||
                (w == 2 && w2 == 3 && memcmp(t + n, "not", 3) == 0)))
         return n + w2 - i;
@@ -837,12 +823,12 @@ static int py_eval_in(struct nav *v, const struct file *fl, size_t lo, size_t hi
     for (; n < 8; n++) {
         char ot[TY];
         bool olib, neg = false;
-        i = ws(t, hi, i);
-        while (word(t, hi, i) == 3 && memcmp(t + i, "not", 3) == 0) { /* not x: a bool */
+        i = mg__nav_sp(t, hi, i);
+        while (mg__nav_ident(t, hi, i) == 3 && memcmp(t + i, "not", 3) == 0) { /* not x: a bool */
             neg = true;
-            i = ws(t, hi, i + 3);
+            i = mg__nav_sp(t, hi, i + 3);
         }
-        while (i < hi && (t[i] == '-' || t[i] == '+' || t[i] == '~')) i = ws(t, hi, i + 1);
+        while (i < hi && (t[i] == '-' || t[i] == '+' || t[i] == '~')) i = mg__nav_sp(t, hi, i + 1);
         if (py_operand(v, fl, &i, hi, line, depth, ot, &olib) != 0) return -1;
         if (neg && (ot[0] || olib)) {
             strcpy(ot, "bool");
@@ -854,14 +840,14 @@ static int py_eval_in(struct nav *v, const struct file *fl, size_t lo, size_t hi
         }
         same &= !olib && strcmp(ty, ot) == 0;
         none &= olib || (ot[0] && py_builtin(ot));
-        i = ws(t, hi, i);
+        i = mg__nav_sp(t, hi, i);
         if (i >= hi || strchr("\n\r#;:", t[i])) break;
         size_t op = py_op(t, hi, i);
         if (!op) break;
         if (n == 0 && strcmp(ty, "str") == 0 && t[i] == '%') return 0; /* "…" % x: a str */
         i += op;
     }
-    i = ws(t, hi, i);
+    i = mg__nav_sp(t, hi, i);
     if (n == 8 || (i < hi && !strchr("\n\r#;:", t[i]))) { /* (more than it reads) */
         ty[0] = 0;
         *lib = false;

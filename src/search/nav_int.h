@@ -125,6 +125,10 @@ bool mg__nav_in_words(const char *words, const char *s, size_t n);
 bool mg__nav_keyword(const char *lang, const char *s, size_t n);
 /* A name right after `.`, `->` or `::` (a member or a qualified name). */
 bool mg__nav_member(const char *t, size_t off);
+/* Past the blanks (spaces, tabs) at t[i], before n. */
+size_t mg__nav_sp(const char *t, size_t n, size_t i);
+/* The identifier at t[i] (not starting with a digit, before n): its length, or 0. */
+size_t mg__nav_ident(const char *t, size_t n, size_t i);
 bool mg__nav_function_like(const char *kind);
 /* Can a and b (files.lang names) call each other's functions by name: C with
  * C++ and Objective-C, JavaScript with TypeScript, any other only itself. */

@@ -36,21 +36,6 @@
 
 static bool idc(char c) { return mg_lex_id_char((unsigned char)c); }
 
-static size_t sp(const char *t, size_t n, size_t i)
-{
-    while (i < n && (t[i] == ' ' || t[i] == '\t')) i++;
-    return i;
-}
-
-/* The identifier at t[i] (not starting with a digit): its length, or 0. */
-static size_t ident(const char *t, size_t n, size_t i)
-{
-    if (i >= n || !idc(t[i]) || (t[i] >= '0' && t[i] <= '9')) return 0;
-    size_t e = i;
-    while (e < n && idc(t[e])) e++;
-    return e - i;
-}
-
 /* Where the first part of a type qualified by `.` (`bytes.Buffer`,
  * `pathlib.Path`) is: its offset and length; len 0 when unqualified. */
 struct qual {
@@ -64,19 +49,20 @@ struct qual {
 static size_t type_at(const char *t, size_t n, size_t i, char *out, size_t cap, struct qual *q)
 {
     for (;;) {
-        i = sp(t, n, i);
+        i = mg__nav_sp(t, n, i);
         if (i < n && (t[i] == '&' || t[i] == '*')) {
             i++;
             continue;
         }
-        size_t l = ident(t, n, i);
+        size_t l = mg__nav_ident(t, n, i);
         if ((l == 3 && memcmp(t + i, "mut", 3) == 0) || (l == 3 && memcmp(t + i, "new", 3) == 0)) {
             i += l;
             continue;
         }
         /* Python's `Optional[T]`, `Final[T]`, `ClassVar[T]` (`typing.` before them too): T */
         size_t k = i;
-        if (l == 6 && memcmp(t + i, "typing", 6) == 0 && i + 7 < n && t[i + 6] == '.') l = ident(t, n, k = i + 7);
+        if (l == 6 && memcmp(t + i, "typing", 6) == 0 && i + 7 < n && t[i + 6] == '.')
+            l = mg__nav_ident(t, n, k = i + 7);
         if (k + l < n && t[k + l] == '[' &&
             ((l == 8 && memcmp(t + k, "Optional", 8) == 0) || (l == 5 && memcmp(t + k, "Final", 5) == 0) ||
              (l == 8 && memcmp(t + k, "ClassVar", 8) == 0))) {
@@ -86,19 +72,19 @@ static size_t type_at(const char *t, size_t n, size_t i, char *out, size_t cap, 
         }
         break;
     }
-    size_t l = ident(t, n, i);
+    size_t l = mg__nav_ident(t, n, i);
     if (!l) return 0;
     *q = (struct qual){0, 0};
     for (;;) { /* the last part of a qualified name */
         size_t e = i + l;
-        if (e + 1 < n && t[e] == '.' && ident(t, n, e + 1)) {
+        if (e + 1 < n && t[e] == '.' && mg__nav_ident(t, n, e + 1)) {
             if (!q->len) *q = (struct qual){i, l};
             i = e + 1;
-        } else if (e + 2 < n && t[e] == ':' && t[e + 1] == ':' && ident(t, n, e + 2) &&
-                 !(e + 2 + ident(t, n, e + 2) < n && t[e + 2 + ident(t, n, e + 2)] == '('))
+        } else if (e + 2 < n && t[e] == ':' && t[e + 1] == ':' && mg__nav_ident(t, n, e + 2) &&
+                 !(e + 2 + mg__nav_ident(t, n, e + 2) < n && t[e + 2 + mg__nav_ident(t, n, e + 2)] == '('))
             i = e + 2;
         else break;
-        l = ident(t, n, i);
+        l = mg__nav_ident(t, n, i);
     }
     if (l >= cap) return 0;
     memcpy(out, t + i, l);
@@ -149,11 +135,11 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
                      size_t cap, struct qual *q)
 {
     *q = (struct qual){0, 0};
-    size_t a = sp(t, end, at + rl);
+    size_t a = mg__nav_sp(t, end, at + rl);
     /* a := T{ / a = new T( / a = T( / let a = T::new( */
     if (a < end && (t[a] == '=' || (t[a] == ':' && a + 1 < end && t[a + 1] == '=')) && !(t[a] == '=' && t[a + 1] == '=')) {
         size_t b = a + (t[a] == ':' ? 2 : 1);
-        size_t lit = sp(t, end, b); /* Python: a = {…}, […], "…": a dict, a list, a str */
+        size_t lit = mg__nav_sp(t, end, b); /* Python: a = {…}, […], "…": a dict, a list, a str */
         const char *lt = lit >= end || strcmp(lang, "python") != 0 ? NULL
                          : t[lit] == '{' ? "dict" : t[lit] == '[' ? "list"
                          : t[lit] == '"' || t[lit] == '\'' ? "str" : NULL;
@@ -166,8 +152,8 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
         const char *eol = lit < end && strcmp(lang, "python") == 0 ? memchr(t + lit, '\n', end - lit) : NULL;
         const char *dn = NULL;
         for (const char *p = t + lit; eol && (p = memmem(p, (size_t)(eol - p), ".__", 3)); p += 3) dn = p;
-        size_t dl = dn ? ident(t, end, (size_t)(dn - t) + 1) : 0;
-        if (dl && sp(t, end, (size_t)(dn - t) + 1 + dl) == (size_t)(eol - t) && cap > 4) {
+        size_t dl = dn ? mg__nav_ident(t, end, (size_t)(dn - t) + 1) : 0;
+        if (dl && mg__nav_sp(t, end, (size_t)(dn - t) + 1 + dl) == (size_t)(eol - t) && cap > 4) {
             const char *k = mg__nav_in_words(" __file__ __name__ __qualname__ __module__ __doc__ ", dn + 1, dl) ? "str"
                             : mg__nav_in_words(" __dict__ __globals__ __annotations__ ", dn + 1, dl)           ? "dict"
                                                                                                               : NULL;
@@ -178,7 +164,7 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
         }
         size_t e = type_at(t, end, b, out, cap, q);
         if (!e) return false;
-        e = sp(t, end, e);
+        e = mg__nav_sp(t, end, e);
         /* pkg.F( is a call in Go (bufio.NewWriter): no type of pkg's. In Python a module's function
          * (`re.compile(`) returns one of its module's values, but for those that return what they were
          * given or anything at all (copy.copy(), typing.cast(), pickle.loads()...): not known */
@@ -192,7 +178,7 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
             for (; c < lim; c++)
                 if (t[c] == '(' || t[c] == '[') depth++;
                 else if ((t[c] == ')' || t[c] == ']') && --depth == 0) break;
-            if (c < lim && (c = sp(t, end, c + 1)) < end && (t[c] == '.' || t[c] == '[')) return false;
+            if (c < lim && (c = mg__nav_sp(t, end, c + 1)) < end && (t[c] == '.' || t[c] == '[')) return false;
         }
         if (e < end && (t[e] == '{' || t[e] == '(')) return true;
         if (e + 1 < end && t[e] == ':' && t[e + 1] == ':') return true; /* T::new( */
@@ -200,7 +186,7 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
     }
     /* a: T (Python: a: "T" too, and its generic arguments: `a: List[T]`) */
     if (a < end && t[a] == ':' && !(a + 1 < end && t[a + 1] == ':')) {
-        size_t b = sp(t, end, a + 1);
+        size_t b = mg__nav_sp(t, end, a + 1);
         bool py = strcmp(lang, "python") == 0;
         if (b < end && (t[b] == '"' || t[b] == '\'') && py) b++;
         return (py ? py_type_text(t, end, b, out, cap, q) : type_at(t, end, b, out, cap, q)) != 0;
@@ -277,7 +263,7 @@ static bool bound_once(const struct file *fl, const struct mg_nav_def *fn, const
     size_t lo = mg__nav_line_start(fl, fn->start_line);
     int n = 0;
     for (const char *p = t + lo; p < t + before && (p = memmem(p, (size_t)(t + before - p), name, nl)); p += nl) {
-        size_t at = (size_t)(p - t), a = sp(t, before, at + nl);
+        size_t at = (size_t)(p - t), a = mg__nav_sp(t, before, at + nl);
         if ((at > lo && (idc(t[at - 1]) || t[at - 1] == '.')) || (at + nl < fl->len && idc(t[at + nl])) || a >= before)
             continue;
         n += (t[a] == '=' && a + 1 < before && t[a + 1] != '=') || (t[a] == ':' && a + 1 < before && t[a + 1] != '=');
@@ -296,10 +282,10 @@ static bool py_params(const struct file *fl, const struct mg_nav_def *d, size_t 
     const char *p = t + i;
     for (;; p += 3) { /* `def NAME(` */
         if (!(p = memmem(p, (size_t)(t + *lim - p), "def", 3))) return false;
-        size_t k = sp(t, *lim, (size_t)(p - t) + 3);
+        size_t k = mg__nav_sp(t, *lim, (size_t)(p - t) + 3);
         if ((p == t || !idc(p[-1])) && k > (size_t)(p - t) + 3 && k + nl < *lim && memcmp(t + k, d->name, nl) == 0 &&
-            sp(t, *lim, k + nl) < *lim && t[sp(t, *lim, k + nl)] == '(') {
-            i = *open = sp(t, *lim, k + nl);
+            mg__nav_sp(t, *lim, k + nl) < *lim && t[mg__nav_sp(t, *lim, k + nl)] == '(') {
+            i = *open = mg__nav_sp(t, *lim, k + nl);
             break;
         }
     }
@@ -357,7 +343,7 @@ bool mg__nav_py_local(const struct file *fl, const struct mg_nav_def *fn, const 
         if ((b - w == 6 && memcmp(t + w, "global", 6) == 0) || (b - w == 8 && memcmp(t + w, "nonlocal", 8) == 0))
             return false;
         if (local) continue;
-        size_t a = sp(t, hi, at + nl);
+        size_t a = mg__nav_sp(t, hi, at + nl);
         bool assign = stmt && a + 1 < hi &&
                       ((t[a] == '=' && t[a + 1] != '=') || (t[a] == ':' && t[a + 1] != '=') ||
                        (t[a] && strchr("+-*/%|&^", t[a]) && t[a + 1] == '='));
@@ -377,7 +363,7 @@ bool mg__nav_py_returns(const struct file *fl, const struct mg_nav_def *d, char 
     i++;
     while (i < lim && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r' || t[i] == '\\')) i++;
     if (i + 2 > lim || t[i] != '-' || t[i + 1] != '>') return false;
-    i = sp(t, lim, i + 2);
+    i = mg__nav_sp(t, lim, i + 2);
     if (i < lim && (t[i] == '"' || t[i] == '\'')) i++;
     struct qual q;
     return py_type_text(t, lim, i, out, cap, &q) && strcmp(out, "None") != 0;
@@ -389,7 +375,8 @@ bool mg__nav_py_property(const struct file *fl, const struct mg_nav_def *d)
     if (!fl->text || !fl->lang || strcmp(fl->lang, "python") != 0 || !mg__nav_function_like(d->kind)) return false;
     const char *t = fl->text;
     size_t i = mg__nav_line_start(fl, d->start_line), def = i;
-    while (sp(t, fl->len, def) < fl->len && t[sp(t, fl->len, def)] == '@') { /* (it may start at its decorators) */
+    /* (it may start at its decorators) */
+    while (mg__nav_sp(t, fl->len, def) < fl->len && t[mg__nav_sp(t, fl->len, def)] == '@') {
         const char *nl = memchr(t + def, '\n', fl->len - def);
         if (!nl) return false;
         def = (size_t)(nl - t) + 1;
@@ -397,11 +384,11 @@ bool mg__nav_py_property(const struct file *fl, const struct mg_nav_def *d)
     while (i > 0) { /* back over the decorators above */
         size_t l = i - 1;
         while (l > 0 && t[l - 1] != '\n') l--;
-        if (sp(t, i, l) >= i || t[sp(t, i, l)] != '@') break;
+        if (mg__nav_sp(t, i, l) >= i || t[mg__nav_sp(t, i, l)] != '@') break;
         i = l;
     }
     for (size_t l = i; l < def;) { /* @property, @cached_property, @functools.cached_property, @x.setter */
-        size_t s = sp(t, def, l) + 1, e = s;
+        size_t s = mg__nav_sp(t, def, l) + 1, e = s;
         while (e < def && (idc(t[e]) || t[e] == '.')) e++;
         size_t w = e;
         while (w > s && t[w - 1] != '.') w--;
@@ -431,9 +418,10 @@ static bool class_attr(const struct file *fl, const struct mg_nav_def *cls, cons
             continue;
         if (declares(fl->lang, t, lo, hi, at, al, out, cap, q)) return true;
         /* self.a = x: x's declaration in the method (a parameter's annotation) */
-        size_t x = sp(t, hi, at + al), xl;
-        if (x < hi && t[x] == '=' && x + 1 < hi && t[x + 1] != '=' && (xl = ident(t, hi, x = sp(t, hi, x + 1))) &&
-            sp(t, hi, x + xl) < hi && (t[sp(t, hi, x + xl)] == '\n' || t[sp(t, hi, x + xl)] == '#')) {
+        size_t x = mg__nav_sp(t, hi, at + al), xl;
+        if (x < hi && t[x] == '=' && x + 1 < hi && t[x + 1] != '=' &&
+            (xl = mg__nav_ident(t, hi, x = mg__nav_sp(t, hi, x + 1))) && mg__nav_sp(t, hi, x + xl) < hi &&
+            (t[mg__nav_sp(t, hi, x + xl)] == '\n' || t[mg__nav_sp(t, hi, x + xl)] == '#')) {
             int line = cls->start_line;
             for (size_t k = lo; k < at; k++) line += t[k] == '\n';
             const struct mg_nav_def *m = mg__nav_enclosing(fl, line, true);
@@ -445,7 +433,7 @@ static bool class_attr(const struct file *fl, const struct mg_nav_def *cls, cons
     /* the class body's own `a: T` or `a = T(…)` (a dataclass's fields, class attributes) */
     l = cls->start_line;
     for (size_t i = lo; i < hi; l++) {
-        size_t s = sp(t, hi, i);
+        size_t s = mg__nav_sp(t, hi, i);
         const char *nl = memchr(t + i, '\n', hi - i);
         size_t e = nl ? (size_t)(nl - t) : hi;
         if (l > cls->start_line && s + al < e && memcmp(t + s, a, al) == 0 && !idc(t[s + al])) {
@@ -478,7 +466,7 @@ bool mg__nav_py_class_attr_expr(const struct file *fl, const struct mg_nav_def *
     /* a statement `self.a = E` or (in the body) `a = E` */
     for (size_t i = clo; i < chi && l <= cls->end_line; l++) {
         const char *nl = memchr(t + i, '\n', chi - i);
-        size_t e = nl ? (size_t)(nl - t) : chi, s = sp(t, e, i), x = s;
+        size_t e = nl ? (size_t)(nl - t) : chi, s = mg__nav_sp(t, e, i), x = s;
         i = e + 1;
         if (s + 5 < e && memcmp(t + s, "self.", 5) == 0) x = s + 5;
         else if (l == cls->start_line || mg__nav_enclosing(fl, l, true) != NULL) continue;
@@ -487,9 +475,9 @@ bool mg__nav_py_class_attr_expr(const struct file *fl, const struct mg_nav_def *
             const struct mg_nav_def *m = mg__nav_enclosing(fl, l, true);
             if (!m || m->start_line < cls->start_line || m->end_line > cls->end_line) continue;
         }
-        size_t q = sp(t, e, x + al);
+        size_t q = mg__nav_sp(t, e, x + al);
         if (q + 1 >= e || t[q] != '=' || t[q + 1] == '=') continue;
-        size_t v = sp(t, e, q + 1), end = stmt_end(t, fl->len, v);
+        size_t v = mg__nav_sp(t, e, q + 1), end = stmt_end(t, fl->len, v);
         if (v >= end || (end - v == 4 && memcmp(t + v, "None", 4) == 0)) continue;
         *lo = v;
         *hi = end;
@@ -541,14 +529,14 @@ static bool asserted(const struct file *fl, const struct mg_nav_def *fn, const c
     char ty[128];
     for (const char *p = t + lo; p < t + before && (p = memmem(p, (size_t)(t + before - p), "isinstance(", 11));
          p += 11) {
-        size_t i = sp(t, before, (size_t)(p - t) + 11), l = (size_t)(p - t);
+        size_t i = mg__nav_sp(t, before, (size_t)(p - t) + 11), l = (size_t)(p - t);
         while (l > lo && (t[l - 1] == ' ' || t[l - 1] == '\t')) l--;
         if (l < lo + 6 || memcmp(t + l - 6, "assert", 6) != 0 || (l > lo + 6 && idc(t[l - 7]))) continue;
         if (i + rl >= before || memcmp(t + i, r, rl) != 0 || idc(t[i + rl])) continue;
-        if ((i = sp(t, before, i + rl)) >= before || t[i] != ',') continue;
+        if ((i = mg__nav_sp(t, before, i + rl)) >= before || t[i] != ',') continue;
         struct qual tq;
         size_t e = type_at(t, before, i + 1, ty, sizeof(ty), &tq);
-        if (e && (e = sp(t, before, e)) < before && t[e] == ')' && strlen(ty) < cap) {
+        if (e && (e = mg__nav_sp(t, before, e)) < before && t[e] == ')' && strlen(ty) < cap) {
             strcpy(out, ty);
             *q = tq;
             got = true;
@@ -603,12 +591,13 @@ static bool name_type(const struct file *fl, const struct mg_nav_def *fn, size_t
     /* Python: `r = self.a` (once), then self.a's type */
     size_t lo = mg__nav_line_start(fl, fn->start_line);
     for (const char *p = t + lo; p < t + b && (p = memmem(p, (size_t)(t + b - p), t + b, rl)); p += rl) {
-        size_t at = (size_t)(p - t), a = sp(t, b, at + rl), al;
+        size_t at = (size_t)(p - t), a = mg__nav_sp(t, b, at + rl), al;
         if ((at > lo && (idc(t[at - 1]) || t[at - 1] == '.')) || idc(t[at + rl]) || a + 6 >= b || t[a] != '=' ||
             t[a + 1] == '=')
             continue;
-        if ((a = sp(t, b, a + 1)) + 5 < b && memcmp(t + a, "self.", 5) == 0 && (al = ident(t, b, a + 5)) &&
-            (t[sp(t, b, a + 5 + al)] == '\n' || t[sp(t, b, a + 5 + al)] == '#') &&
+        if ((a = mg__nav_sp(t, b, a + 1)) + 5 < b && memcmp(t + a, "self.", 5) == 0 &&
+            (al = mg__nav_ident(t, b, a + 5)) &&
+            (t[mg__nav_sp(t, b, a + 5 + al)] == '\n' || t[mg__nav_sp(t, b, a + 5 + al)] == '#') &&
             bound_once(fl, fn, t + b, rl, b))
             return self_attr(fl, fn, t + a + 5, al, out, cap, q);
         break; /* (the first assignment only) */
@@ -795,21 +784,21 @@ static size_t group_close(const char *t, size_t n, size_t i) { return scan_end(t
  * and where the iterated expression starts (*e, past `in`); false when not so. */
 static bool for_targets(const char *t, size_t n, size_t f, const char *name, size_t nl, int *pos, size_t *e)
 {
-    size_t i = sp(t, n, f + 3), k = 0;
+    size_t i = mg__nav_sp(t, n, f + 3), k = 0;
     bool paren = i < n && t[i] == '(', found = false;
-    if (paren) i = sp(t, n, i + 1);
+    if (paren) i = mg__nav_sp(t, n, i + 1);
     for (; k < 8; k++) { /* `k, v`, `(k, v)` */
-        size_t l = ident(t, n, i);
+        size_t l = mg__nav_ident(t, n, i);
         if (!l) return false;
         if (l == nl && memcmp(t + i, name, nl) == 0) {
             *pos = (int)k;
             found = true;
         }
-        i = sp(t, n, i + l);
+        i = mg__nav_sp(t, n, i + l);
         if (i >= n || t[i] != ',') break;
-        i = sp(t, n, i + 1);
+        i = mg__nav_sp(t, n, i + 1);
     }
-    if (paren && i < n && t[i] == ')') i = sp(t, n, i + 1);
+    if (paren && i < n && t[i] == ')') i = mg__nav_sp(t, n, i + 1);
     if (!found || !word_at(t, 0, n, i, "in")) return false;
     if (k == 0) *pos = -1;
     *e = i + 2;
@@ -878,7 +867,7 @@ static bool has_word(const char *t, size_t a, size_t b, const char *w)
 /* The indentation of the line that starts at t[ls] (before n), or -1 when it is blank or a comment. */
 static long indent_of(const char *t, size_t n, size_t ls)
 {
-    size_t i = sp(t, n, ls);
+    size_t i = mg__nav_sp(t, n, ls);
     return i >= n || t[i] == '\n' || t[i] == '\r' || t[i] == '#' ? -1 : (long)(i - ls);
 }
 
@@ -889,16 +878,17 @@ static bool narrowed(const char *t, size_t n, size_t lo, size_t at, size_t nl, c
 {
     bool got = false;
     for (const char *p = t + lo; p < t + at && (p = memmem(p, (size_t)(t + at - p), "isinstance(", 11)); p += 11) {
-        size_t k = (size_t)(p - t), i = sp(t, at, k + 11), e, ls = k, le;
+        size_t k = (size_t)(p - t), i = mg__nav_sp(t, at, k + 11), e, ls = k, le;
         if ((k > lo && idc(t[k - 1])) || i + nl >= at || memcmp(t + i, t + at, nl) != 0 || idc(t[i + nl])) continue;
-        if ((i = sp(t, at, i + nl)) >= at || t[i] != ',') continue;
+        if ((i = mg__nav_sp(t, at, i + nl)) >= at || t[i] != ',') continue;
         char ty[128];
         struct qual tq;
-        if (!(e = type_at(t, at, i + 1, ty, sizeof(ty), &tq)) || (e = sp(t, at, e)) >= at || t[e] != ')') continue;
+        if (!(e = type_at(t, at, i + 1, ty, sizeof(ty), &tq)) || (e = mg__nav_sp(t, at, e)) >= at || t[e] != ')')
+            continue;
         while (ls > lo && t[ls - 1] != '\n') ls--;
         const char *nlp = memchr(t + k, '\n', n - k);
         le = nlp ? (size_t)(nlp - t) : n;
-        size_t f = sp(t, k, ls);
+        size_t f = mg__nav_sp(t, k, ls);
         if (has_word(t, f, k, "not") || has_word(t, f, k, "or")) continue;
         bool ok = at < le && has_word(t, e, at, "and") && !has_word(t, e, at, "or"); /* isinstance(x, T) and x.m */
         if (!ok && at > le && (word_at(t, ls, k, f, "if") || word_at(t, ls, k, f, "elif") ||
@@ -969,7 +959,7 @@ int mg__nav_py_binds(const struct file *fl, size_t at, size_t nl, int line, stru
         struct mg__nav_py_bind o = {.how = MG_PY_NONE};
         ty[0] = 0;
         if (params && x > po && x < pc) { /* a parameter: its annotation, `*args` a tuple, `**kw` a dict */
-            size_t a = sp(t, pc, x + nl), ts = a < pc ? sp(t, pc, a + 1) : pc;
+            size_t a = mg__nav_sp(t, pc, x + nl), ts = a < pc ? mg__nav_sp(t, pc, a + 1) : pc;
             if (ts < pc && (t[ts] == '"' || t[ts] == '\'')) ts++;
             if (t[x - 1] == '*') snprintf(ty, sizeof(ty), "%s", t[x - 2] == '*' ? "dict" : "tuple");
             else if (a < pc && t[a] == ':' && py_type_text(t, pc, ts, ty, sizeof(ty), &q)) {
@@ -980,11 +970,11 @@ int mg__nav_py_binds(const struct file *fl, size_t at, size_t nl, int line, stru
             continue; /* (a nested function's) */
         } else {
             while (ls > lo && t[ls - 1] != '\n') ls--;
-            size_t f = sp(t, x, ls), w = x, a = sp(t, fl->len, x + nl);
+            size_t f = mg__nav_sp(t, x, ls), w = x, a = mg__nav_sp(t, fl->len, x + nl);
             while (w > ls && (t[w - 1] == ' ' || t[w - 1] == '\t')) w--;
             size_t wb = w;
             while (wb > ls && idc(t[wb - 1])) wb--;
-            if (word_at(t, ls, x, f, "async")) f = sp(t, x, f + 5);
+            if (word_at(t, ls, x, f, "async")) f = mg__nav_sp(t, x, f + 5);
             int pos;
             if (word_at(t, ls, x, f, "for") && for_targets(t, fl->len, f, t + at, nl, &pos, &e) && x < e) {
                 size_t end = stmt_end(t, fl->len, e), c = e; /* to the header's `:` */
@@ -1004,14 +994,14 @@ int mg__nav_py_binds(const struct file *fl, size_t at, size_t nl, int line, stru
             } else if (f != x || a + 1 >= fl->len) {
                 continue; /* a use */
             } else if (t[a] == ':' && t[a + 1] != '=') { /* x: T */
-                size_t ts = sp(t, fl->len, a + 1);
+                size_t ts = mg__nav_sp(t, fl->len, a + 1);
                 if (ts < fl->len && (t[ts] == '"' || t[ts] == '\'')) ts++;
                 if (py_type_text(t, fl->len, ts, ty, sizeof(ty), &q)) {
                     o.qoff = q.off;
                     o.qlen = q.len;
                 }
             } else if (t[a] == '=' && t[a + 1] != '=') { /* x = E (not x = None: what it is later says more) */
-                size_t v = sp(t, fl->len, a + 1), end = stmt_end(t, fl->len, v);
+                size_t v = mg__nav_sp(t, fl->len, a + 1), end = stmt_end(t, fl->len, v);
                 if (end >= at || (end - v == 4 && memcmp(t + v, "None", 4) == 0)) continue;
                 o = (struct mg__nav_py_bind){.how = MG_PY_EXPR, .lo = v, .hi = end};
             } else
