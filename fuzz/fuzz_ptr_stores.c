@@ -1,7 +1,8 @@
-/* fuzz_ptr_stores.c — the functions C text stores into struct fields, found
- * at index time (index/refs_ptr.h), on hostile input: every store names an
- * identifier of the input, on one of its lines, by field or by place (never
- * both); and the scanners navigation shares stay inside the text, the C
+/* fuzz_ptr_stores.c — the functions C text stores into struct fields and
+ * its calls through fields, found at index time (index/refs_ptr.h), on
+ * hostile input: every store names an identifier of the input, on one of
+ * its lines, by field or by place (never both), every call a field that is
+ * an identifier of the input; and the scanners navigation shares stay inside the text, the C
  * macro readers (search/nav_macro.c: a pasting `#define M(…)` made of the
  * input, an expansion's arguments at every offset) too. */
 #include <stdlib.h>
@@ -38,6 +39,14 @@ MG_FUZZ_TARGET(ptr_stores)
             if ((s->field != NULL) != (s->ordinal < 0) || (s->field && !ident(s->field))) abort();
             if (s->type && (!ident(s->type) || strlen(s->type) >= MG_REFS_TYPE_MAX)) abort();
         }
+        if (rb.ncalls > MG_REFS_STORES_MAX) abort();
+        for (size_t i = 0; i < rb.ncalls; i++) {
+            const struct mg_refs_store *s = &rb.calls[i];
+            if (s->fn || s->ordinal != -1 || !s->field || !ident(s->field) || !memmem(t, size, s->field, strlen(s->field)))
+                abort();
+            if (s->line < 1 || s->line > lines) abort();
+            if (s->type && (!ident(s->type) || strlen(s->type) >= MG_REFS_TYPE_MAX)) abort();
+        }
         mg_refs_blobs_release(&rb);
     }
     /* the shared scanners, from every offset of a small input */
@@ -50,6 +59,10 @@ MG_FUZZ_TARGET(ptr_stores)
             size_t d = mg_cscan_declared(t, 0, at, name, strlen(name), ty, sizeof(ty));
             if (d != SIZE_MAX && (d >= at || !*ty)) abort();
         }
+        size_t budget = 1 << 16;
+        if (off < size && mg_cscan_macro_field(t, size, off, mg_cscan_ident(t, size, off), name, sizeof(name), &budget) &&
+            (!ident(name) || !memmem(t, size, name, strlen(name))))
+            abort();
     }
     /* the input as a macro's parameters and body: what it pastes into RM_Call is a parameter's, the rest
      * what follows RM_ (or precedes _Call) */

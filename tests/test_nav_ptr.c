@@ -152,6 +152,32 @@ static const char *stores(struct env *e, const char *field)
     mg_idx_done(&c);
     return b;
 }
+/* "path:line:type" for each call through field (store/indexdb.h's ptr_calls). */
+static const char *calls(struct env *e, const char *field)
+{
+    static char b[4096];
+    struct mg_err err = {0};
+    struct mg_idx_cur c = {0};
+    struct mg_idx_row r;
+    if (mg_idx_ptr_calls_of_field(e->d, field, &c, &err) != 0) FAIL("calls %s: %s", field, err.msg);
+    size_t o = 0;
+    b[0] = 0;
+    while (mg_idx_next(&c, &r) > 0) {
+        char ty[256];
+        int64_t fid = r.file_id;
+        int line = r.start_line;
+        snprintf(ty, sizeof(ty), "%s", r.container ? r.container : "?");
+        struct mg_idx_cur fc = {0};
+        struct mg_idx_row fr;
+        char path[256] = "?";
+        if (mg_idx_file_by_id(e->d, fid, 0, &fc, &err) == 0 && mg_idx_next(&fc, &fr) > 0)
+            snprintf(path, sizeof(path), "%s", fr.path);
+        mg_idx_done(&fc);
+        o += (size_t)snprintf(b + o, sizeof(b) - o, "%s%s:%d:%s", o ? " " : "", path, line, ty);
+    }
+    mg_idx_done(&c);
+    return b;
+}
 #define callees(e, n) walk((e), 1, (n), 1)
 #define callers(e, n, d) walk((e), 0, (n), (d))
 
@@ -164,6 +190,11 @@ TEST(nav_ptr_stores_are_callees_of_calls_through_the_field)
     /* the index holds the stores (table ptr_stores): by field, with the struct type stored into */
     ASSERT_EQ_STR(stores(&e, "read"), "assign.c:6:asg_read:ops assign.c:7:asg_other:other impl.c:6:my_read:ops "
                                       "late.c:4:late_read:other other.c:3:other_read:other");
+    /* and the calls through fields (table ptr_calls), with the receiver's declared type: `OPS(open)(3)` through
+     * main.c's macro, `cmds[i].fn(i)` of the anonymous struct's table */
+    ASSERT_EQ_STR(calls(&e, "read"), "main.c:14:ops main.c:17:other");
+    ASSERT_EQ_STR(calls(&e, "open"), "main.c:19:?");
+    ASSERT_EQ_STR(calls(&e, "fn"), "main.c:20:cmds");
     /* o->read of a struct ops: positional (pos_ops, the array tab, attr_ops past its attribute), assigned
      * (o->read = asg_read) and designated (fops); not other_read, late_read nor asg_other (struct other's
      * read), nor the function read */
@@ -323,6 +354,37 @@ TEST(nav_ptr_an_index_of_schema_3_gets_its_stores_from_the_next_run)
     if (mg_db_open(e.dbpath, MG_DB_READONLY, &e.d, &err) != 0) FAIL("open: %s", err.msg);
     ASSERT_EQ_STR(callees(&e, "use"), want);
     ASSERT_EQ_STR(stores(&e, "open"), "impl.c:5:my_open:ops"); /* `o->open = my_open(1)` stores no function */
+    free(want);
+    mg_db_close(&e.d);
+}
+
+TEST(nav_ptr_an_index_of_schema_4_gets_its_calls_from_the_next_run)
+{
+    char *repo = mg_t_tmpdir();
+    for (size_t i = 0; i < sizeof(FILES) / sizeof(FILES[0]); i++) mg_t_write_str(repo, FILES[i][0], FILES[i][1]);
+    struct env e;
+    open_repo(&e, repo, "old4");
+    char *want = strdup(callers(&e, "my_read", 1));
+    ASSERT_CONTAINS(want, "use@14->impl.c:2:my_read(pointer)");
+    mg_db_close(&e.d);
+    /* an index of schema 4: no table of calls through fields */
+    sqlite3 *db;
+    ASSERT_EQ_INT(sqlite3_open(e.dbpath, &db), SQLITE_OK);
+    ASSERT_EQ_INT(sqlite3_exec(db, "DROP TABLE ptr_calls; PRAGMA user_version = 4;", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    struct mg_err err = {0};
+    if (mg_db_open(e.dbpath, MG_DB_READONLY, &e.d, &err) != 0) FAIL("open: %s", err.msg);
+    /* read as it is: the callers through the field wait for the next run, no error */
+    ASSERT_EQ_STR(callers(&e, "my_read", 1), "impl.c@6->impl.c:2:my_read(value)");
+    ASSERT_EQ_STR(calls(&e, "read"), "");
+    mg_db_close(&e.d);
+    /* the next run migrates and fills the calls from the stored text: no file changed */
+    json_decref(mg_fx_run_json(NULL, NULL, (const char *const[]){"index", repo, "--name", "old4", "--json", NULL}));
+    if (mg_db_open(e.dbpath, MG_DB_READONLY, &e.d, &err) != 0) FAIL("open: %s", err.msg);
+    ASSERT_EQ_STR(callers(&e, "my_read", 1), want);
+    ASSERT_EQ_STR(calls(&e, "read"), "main.c:14:ops main.c:17:other");
+    ASSERT_EQ_STR(stores(&e, "read"), "assign.c:6:asg_read:ops assign.c:7:asg_other:other impl.c:6:my_read:ops "
+                                      "late.c:4:late_read:other other.c:3:other_read:other");
     free(want);
     mg_db_close(&e.d);
 }

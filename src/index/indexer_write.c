@@ -127,6 +127,12 @@ static int insert_refs(struct writer *w, int64_t fid, const struct mg_refs_blobs
                                .field = s->field, .ordinal = s->ordinal, .start_line = s->line};
         if (mg_idx_add_ptr_store(w->d, &p, err) != 0) return -1;
     }
+    for (size_t i = 0; i < b->ncalls; i++) {
+        const struct mg_refs_store *s = &b->calls[i];
+        struct mg_idx_row p = {.file_id = fid, .index = (int64_t)i, .field = s->field, .container = s->type,
+                               .start_line = s->line};
+        if (mg_idx_add_ptr_call(w->d, &p, err) != 0) return -1;
+    }
     return 0;
 }
 

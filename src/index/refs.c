@@ -175,7 +175,7 @@ int mg_refs_build(const char *lang, const char *text, size_t len, const char *co
     mg_lex(lang, text, len, on_ident, &s);
     struct mg__ptr_scan *ptr = s.ptr;
     s.ptr = NULL;
-    if (ptr && mg__ptr_scan_end(ptr, &out->stores, &out->nstores) != 0) goto out;
+    if (ptr && mg__ptr_scan_end(ptr, &out->stores, &out->nstores, &out->calls, &out->ncalls) != 0) goto out;
     if (s.oom) goto out;
     /* the defs blob: distinct hashes (one class per hash: the first) */
     if (nd) {
@@ -216,9 +216,12 @@ int mg_refs_build(const char *lang, const char *text, size_t len, const char *co
 out:
     if (rc != 0) mg_refs_blobs_release(out);
     if (s.ptr) {
-        struct mg_refs_store *v;
-        size_t nv;
-        if (mg__ptr_scan_end(s.ptr, &v, &nv) == 0) mg_refs_stores_free(v, nv);
+        struct mg_refs_store *v, *c;
+        size_t nv, nc;
+        if (mg__ptr_scan_end(s.ptr, &v, &nv, &c, &nc) == 0) {
+            mg_refs_stores_free(v, nv);
+            mg_refs_stores_free(c, nc);
+        }
     }
     free(own);
     free(defs);
@@ -231,6 +234,7 @@ void mg_refs_blobs_release(struct mg_refs_blobs *b)
     free(b->defs);
     free(b->uses);
     mg_refs_stores_free(b->stores, b->nstores);
+    mg_refs_stores_free(b->calls, b->ncalls);
     memset(b, 0, sizeof(*b));
 }
 

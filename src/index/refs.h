@@ -50,13 +50,14 @@ int mg_refs_class(const char *name, size_t len);
 bool mg_refs_definer(const char *kind);
 
 /* The two blobs of one file (malloc'd; NULL with length 0 when empty), and
- * in C and C++ the functions it stores into struct fields (refs_ptr.h:
- * table ptr_stores, written with the refs row). */
+ * in C and C++ the functions it stores into struct fields and its calls
+ * through fields (refs_ptr.h: tables ptr_stores and ptr_calls, written with
+ * the refs row). */
 struct mg_refs_blobs {
     uint8_t *defs, *uses;
     size_t ndefs, nuses; /* bytes */
-    struct mg_refs_store *stores;
-    size_t nstores;
+    struct mg_refs_store *stores, *calls;
+    size_t nstores, ncalls;
 };
 
 /* Build the blobs of text in language lang from its definitions (names[i]

@@ -7,14 +7,16 @@
  * file scope, where its item starts (a function's signature). Then the
  * lexer's identifiers arrive in order: a member `.F` or `->F` followed by
  * `= fn` is a store, its type the initializer's (the braces around it) or
- * the receiver's declared type. At the end each initializer `= {` of a
- * struct type gives its elements that are lone names by their place.
+ * the receiver's declared type; a member called (`o->F(`, or `OPS(F)(`
+ * through a macro of the file) is a call through the field, typed alike.
+ * At the end each initializer `= {` of a struct type gives its elements
+ * that are lone names by their place.
  *
  * Sections:
  *   1. scanning C text
  *   2. the braces of a file
  *   3. the struct type of an initializer
- *   4. stores through members (per identifier)
+ *   4. stores through members and calls through fields (per identifier)
  *   5. positional stores, the end of a scan
  */
 #include "index/refs_ptr.h"
@@ -147,6 +149,53 @@ size_t mg_cscan_declared(const char *t, size_t lo, size_t end, const char *name,
     return NONE;
 }
 
+/* Where `#define NAME(` (len bytes) starts its name in t, or NONE. */
+static size_t macro_def(const char *t, size_t n, const char *name, size_t len, size_t *budget)
+{
+    for (const char *p = t; p + len < t + n && (p = memmem(p, (size_t)(t + n - p), name, len)); p += len) {
+        size_t at = (size_t)(p - t);
+        if (budget) {
+            if (*budget < at) return NONE;
+            *budget -= at;
+        }
+        if ((at > 0 && idc(t[at - 1])) || at + len >= n || t[at + len] != '(') continue;
+        size_t b = mg_cscan_back(t, 0, at, false);
+        if (b < 6 || memcmp(t + b - 6, "define", 6) != 0 || b == at) continue;
+        b = mg_cscan_back(t, 0, b - 6, false);
+        if (b == 0 || t[b - 1] != '#') continue;
+        b = mg_cscan_back(t, 0, b - 1, false);
+        if (b == 0 || t[b - 1] == '\n') return at;
+    }
+    return NONE;
+}
+
+bool mg_cscan_macro_field(const char *t, size_t n, size_t off, size_t len, char *field, size_t cap, size_t *budget)
+{
+    if (len == 0) return false;
+    size_t i = mg_cscan_skip_ws(t, n, off + len);
+    if (i >= n || t[i] != '(') return false;
+    size_t a = mg_cscan_skip_ws(t, n, i + 1), l = mg_cscan_ident(t, n, a);
+    if (!l || l >= cap) return false;
+    size_t c = mg_cscan_skip_ws(t, n, a + l);
+    if (c >= n || t[c] != ')') return false;
+    c = mg_cscan_skip_ws(t, n, c + 1);
+    if (c >= n || t[c] != '(') return false;
+    /* the definition's first line: `#define NAME(P) (... ->P)` */
+    size_t nm = macro_def(t, n, t + off, len, budget);
+    if (nm == NONE) return false;
+    const char *nl = memchr(t + nm, '\n', n - nm);
+    size_t e = nl ? (size_t)(nl - t) : n, ps = nm + len + 1, pl = mg_cscan_ident(t, e, ps);
+    if (!pl || ps + pl >= e || t[ps + pl] != ')') return false;
+    size_t q = e;
+    while (q > ps && (t[q - 1] == ' ' || t[q - 1] == '\t' || t[q - 1] == ')' || t[q - 1] == '\r')) q--;
+    if (q < ps + 2 * pl + 3 || memcmp(t + q - pl, t + ps, pl) != 0 || idc(t[q - pl - 1])) return false;
+    size_t m = q - pl;
+    if (!(t[m - 1] == '.' || (t[m - 1] == '>' && t[m - 2] == '-'))) return false;
+    memcpy(field, t + a, l);
+    field[l] = 0;
+    return true;
+}
+
 /* ---- 2. the braces of a file ---------------------------------------------------------------------------- */
 
 struct brace {
@@ -166,8 +215,10 @@ struct mg__ptr_scan {
     size_t ntop;
     size_t *stk; /* the braces around the identifier last seen */
     size_t nstk, next;
-    struct mg_refs_store *v;
+    struct mg_refs_store *v; /* stores */
     size_t nv, capv;
+    struct mg_refs_store *c; /* calls through fields */
+    size_t nc, capc;
     size_t budget;   /* bytes the search for receivers' declarations may still read */
     size_t line_off; /* line_of's last answer */
     int line;
@@ -336,7 +387,7 @@ static const char *init_type(struct mg__ptr_scan *s, size_t k)
     return s->b[k].type;
 }
 
-/* ---- 4. stores through members (per identifier) --------------------------------------------------------- */
+/* ---- 4. stores through members and calls through fields (per identifier) --------------------------------------------------------- */
 
 /* A lone function name as an initializer's element or an assignment's right
  * side: `fn` or `&fn`, then `,`, `;` or `}` (a call or an expression is no
@@ -365,27 +416,30 @@ static int line_of(struct mg__ptr_scan *s, size_t off)
 static void add(struct mg__ptr_scan *s, size_t at, size_t l, const char *type, const char *field, size_t fl,
                 int ordinal, int line)
 {
-    if (s->oom || s->nv >= MG_REFS_STORES_MAX) return;
-    if (!grow((void **)&s->v, s->nv, &s->capv, sizeof(*s->v))) {
+    bool call = l == 0; /* (no function: a call through the field) */
+    struct mg_refs_store **v = call ? &s->c : &s->v;
+    size_t *n = call ? &s->nc : &s->nv, *cap = call ? &s->capc : &s->capv;
+    if (s->oom || *n >= MG_REFS_STORES_MAX) return;
+    if (!grow((void **)v, *n, cap, sizeof(**v))) {
         s->oom = true;
         return;
     }
-    struct mg_refs_store *r = &s->v[s->nv];
-    *r = (struct mg_refs_store){strndup(s->t + at, l), type ? strdup(type) : NULL,
+    struct mg_refs_store *r = &(*v)[*n];
+    *r = (struct mg_refs_store){call ? NULL : strndup(s->t + at, l), type ? strdup(type) : NULL,
                                 field ? strndup(field, fl) : NULL, ordinal, line};
-    if (!r->fn || (type && !r->type) || (field && !r->field)) {
+    if ((!call && !r->fn) || (type && !r->type) || (field && !r->field)) {
         free(r->fn);
         free(r->type);
         free(r->field);
         s->oom = true;
         return;
     }
-    s->nv++;
+    (*n)++;
 }
 
-/* The declared type of the receiver of `o->F = ` (F at off): in the
- * function around it, else at file scope. */
-static bool assigned_type(struct mg__ptr_scan *s, size_t off, char *out, size_t cap)
+/* The declared type of the receiver of `o->F` (F at off): in the function
+ * around it, else at file scope. */
+static bool receiver_type(struct mg__ptr_scan *s, size_t off, char *out, size_t cap)
 {
     char name[MG_REFS_TYPE_MAX];
     size_t at;
@@ -403,13 +457,34 @@ static bool assigned_type(struct mg__ptr_scan *s, size_t off, char *out, size_t 
     return false;
 }
 
+/* A call through field F: `o->F(` (F at off, the member's `.` or `->`
+ * ending at b), or `OPS(F)(` of a macro of the file. */
+static void through(struct mg__ptr_scan *s, size_t off, size_t len, size_t b, bool member, int line)
+{
+    const char *t = s->t;
+    char ty[MG_REFS_TYPE_MAX];
+    if (member) {
+        braces_to(s, off);
+        add(s, 0, 0, receiver_type(s, b, ty, sizeof(ty)) ? ty : NULL, t + off, len, -1, line);
+        return;
+    }
+    size_t m = mg_cscan_back(t, 0, b - 1, false), me = m;
+    while (m > 0 && idc(t[m - 1])) m--;
+    char f[MG_REFS_TYPE_MAX];
+    if (me > m && mg_cscan_macro_field(t, s->n, m, me - m, f, sizeof(f), &s->budget))
+        add(s, 0, 0, NULL, t + off, len, -1, line);
+}
+
 void mg__ptr_scan_ident(struct mg__ptr_scan *s, size_t off, size_t len, int line, bool call)
 {
     const char *t = s->t;
-    if (call || s->oom) return;
+    if (s->oom) return;
     size_t b = mg_cscan_back(t, 0, off, false);
     bool dot = b > 0 && t[b - 1] == '.', arrow = b > 1 && t[b - 1] == '>' && t[b - 2] == '-';
-    if (!dot && !arrow) return;
+    if (call || (!dot && !arrow)) {
+        if (call ? dot || arrow : b > 0 && t[b - 1] == '(') through(s, off, len, b, call, line);
+        return;
+    }
     size_t e = mg_cscan_skip_ws(t, s->n, off + len);
     if (e + 1 >= s->n || t[e] != '=' || t[e + 1] == '=') return;
     size_t at, l = lone_name(t, s->n, e + 1, s->n, &at);
@@ -419,7 +494,7 @@ void mg__ptr_scan_ident(struct mg__ptr_scan *s, size_t off, size_t len, int line
     const char *type = NULL;
     if (dot && !(b > 1 && (idc(t[b - 2]) || t[b - 2] == ']' || t[b - 2] == ')'))) { /* designated */
         if (s->nstk) type = init_type(s, s->stk[s->nstk - 1]);
-    } else if (assigned_type(s, b, ty, sizeof(ty))) {
+    } else if (receiver_type(s, b, ty, sizeof(ty))) {
         type = ty;
     }
     add(s, at, l, type, t + off, len, -1, line);
@@ -466,19 +541,20 @@ struct mg__ptr_scan *mg__ptr_scan_new(const char *lang, const char *text, size_t
     s->line = 1;
     s->budget = MG_REFS_DECL_BUDGET;
     if (!read_braces(s)) {
-        struct mg_refs_store *v;
-        size_t n;
+        struct mg_refs_store *v, *c;
+        size_t n, nc;
         s->oom = *oom = true;
-        mg__ptr_scan_end(s, &v, &n);
+        mg__ptr_scan_end(s, &v, &n, &c, &nc);
         return NULL;
     }
     return s;
 }
 
-int mg__ptr_scan_end(struct mg__ptr_scan *s, struct mg_refs_store **out, size_t *n)
+int mg__ptr_scan_end(struct mg__ptr_scan *s, struct mg_refs_store **out, size_t *n, struct mg_refs_store **calls,
+                     size_t *nc)
 {
-    *out = NULL;
-    *n = 0;
+    *out = *calls = NULL;
+    *n = *nc = 0;
     for (size_t k = 0; k < s->nb && !s->oom; k++) { /* each initializer `= {` of a struct type */
         if (s->b[k].close >= s->n || init_eq(s, k) == NONE) continue;
         const char *ty = init_type(s, k);
@@ -499,8 +575,11 @@ int mg__ptr_scan_end(struct mg__ptr_scan *s, struct mg_refs_store **out, size_t 
     if (rc == 0) {
         *out = s->v;
         *n = s->nv;
+        *calls = s->c;
+        *nc = s->nc;
     } else {
         mg_refs_stores_free(s->v, s->nv);
+        mg_refs_stores_free(s->c, s->nc);
     }
     free(s);
     return rc;

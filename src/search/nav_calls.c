@@ -809,7 +809,7 @@ static int field_calls(struct nav *v, struct mg_nav_graph *g, size_t limit, int 
     char field[MG_TOKEN_MAX * 4], type[128];
     size_t at = off + cr->v[i].off;
     struct ptrs *p = NULL;
-    if (mg__nav_macro_field(v, fl, at, cr->v[i].len, field, sizeof(field))) {
+    if (mg__nav_macro_field(fl, at, cr->v[i].len, field, sizeof(field))) {
         if (mg__nav_field_call(v, fl, off, SIZE_MAX, field, &p, type, sizeof(type)) != 0) return -1;
     } else {
         snprintf(field, sizeof(field), "%s", name);

@@ -341,10 +341,11 @@ int mg__nav_field_call(struct nav *v, struct file *fl, size_t lo, size_t off, co
 int mg__nav_pointer_call(struct nav *v, struct file *fl, size_t off, int line, const char *field, bool *yes);
 /* `M(f)(...)` at fl->text[off] (M len bytes) where M is a macro of fl's
  * whose body ends in `->P)` or `.P)`: a call through field f (copied to
- * field). */
-bool mg__nav_macro_field(struct nav *v, const struct file *fl, size_t off, size_t len, char *field, size_t cap);
+ * field; index/refs_ptr.h's mg_cscan_macro_field). */
+bool mg__nav_macro_field(const struct file *fl, size_t off, size_t len, char *field, size_t cap);
 /* The calls through the fields function name is stored into (the inverse of
- * mg__nav_field_call): each site's file and line, and the file of the store. */
+ * mg__nav_field_call, from the calls the indexer recorded: table
+ * ptr_calls): each site's file and line, and the file of the store. */
 struct ptr_site {
     int64_t fid;
     int line;

@@ -11,7 +11,9 @@
  * ones at F's place in each struct that has F (the symbols table lists
  * fields with their struct as container, in order). `#define OPS(op)
  * (p->ops->op)` makes `OPS(read)(...)` a call through field read. Looked up
- * once per request and field; only the calls are read from stored text.
+ * once per request and field. The calls through a field a function's
+ * callers come from are the indexer's too (table ptr_calls, with the
+ * receiver's declared type); a function's callees are read from its text.
  *
  * Sections:
  *   1. scanning C text
@@ -24,10 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "index/lex.h"
 #include "index/refs_ptr.h"
 #include "store/indexdb.h"
-#include "store/tokenize.h"
 #include "util/buf.h"
 
 #define PTR_STORES_MAX 2000 /* a field with more stores is not followed (linux read: 2,779) */
@@ -35,7 +35,6 @@
 /* ---- 1. scanning C text ------------------------------------------------------------------------------ */
 
 static bool is_c(const char *lang) { return strcmp(lang, "c") == 0 || strcmp(lang, "cpp") == 0; }
-static bool idc(char c) { return mg_lex_id_char((unsigned char)c); }
 
 /* Where line (1-based) starts in a loaded file. */
 static size_t line_start(const struct file *fl, int line)
@@ -212,6 +211,14 @@ static struct ptrs *field_stores(struct nav *v, const char *field)
     return rc >= 0 ? p : NULL;
 }
 
+/* Is type one of the structs p knows to have the field? */
+static bool known_type(const struct ptrs *p, const char *type)
+{
+    for (size_t i = 0; type && i < p->nconts; i++)
+        if (strcmp(p->conts[i], type) == 0) return true;
+    return false;
+}
+
 /* ---- 3. a call through a field ----------------------------------------------------------------------- */
 
 int mg__nav_field_call(struct nav *v, struct file *fl, size_t lo, size_t off, const char *field, struct ptrs **p,
@@ -229,9 +236,7 @@ int mg__nav_field_call(struct nav *v, struct file *fl, size_t lo, size_t off, co
     }
     if (!(*p = field_stores(v, field))) return -1;
     if (macro || !receiver_type(fl, lo, b, type, cap)) type[0] = 0;
-    bool known = false;
-    for (size_t i = 0; i < (*p)->nconts && !known && type[0]; i++) known = strcmp((*p)->conts[i], type) == 0;
-    if (!known) type[0] = 0;
+    if (!known_type(*p, type)) type[0] = 0;
     return 0;
 }
 
@@ -248,39 +253,9 @@ int mg__nav_pointer_call(struct nav *v, struct file *fl, size_t off, int line, c
     return 0;
 }
 
-bool mg__nav_macro_field(struct nav *v, const struct file *fl, size_t off, size_t len, char *field, size_t cap)
+bool mg__nav_macro_field(const struct file *fl, size_t off, size_t len, char *field, size_t cap)
 {
-    if (!is_c(fl->lang)) return false;
-    const char *t = fl->text;
-    size_t i = mg_cscan_skip_ws(t, fl->len, off + len);
-    if (i >= fl->len || t[i] != '(') return false;
-    size_t a = mg_cscan_skip_ws(t, fl->len, i + 1), l = mg_cscan_ident(t, fl->len, a);
-    if (!l || l >= cap) return false;
-    size_t c = mg_cscan_skip_ws(t, fl->len, a + l);
-    if (c >= fl->len || t[c] != ')') return false;
-    c = mg_cscan_skip_ws(t, fl->len, c + 1);
-    if (c >= fl->len || t[c] != '(') return false;
-    /* the macro's definition: `#define NAME(P) (... ->P)` in the caller's file */
-    for (size_t k = 0; k < fl->ndefs; k++) {
-        const struct mg_nav_def *d = &fl->defs[k];
-        if (strcmp(d->kind, "macro") != 0 || strlen(d->name) != len || memcmp(d->name, t + off, len) != 0) continue;
-        size_t s = line_start(fl, d->start_line);
-        const char *nl = memchr(t + s, '\n', fl->len - s);
-        size_t e = nl ? (size_t)(nl - t) : fl->len;
-        const char *nm = memmem(t + s, e - s, d->name, len);
-        if (!nm || nm[len] != '(') return false;
-        size_t ps = (size_t)(nm - t) + len + 1, pl = mg_cscan_ident(t, e, ps);
-        if (!pl || ps + pl >= e || t[ps + pl] != ')') return false;
-        size_t q = e;
-        while (q > ps && (t[q - 1] == ' ' || t[q - 1] == '\t' || t[q - 1] == ')')) q--;
-        if (q < pl || memcmp(t + q - pl, t + ps, pl) != 0 || idc(t[q - pl - 1])) return false;
-        size_t m = q - pl;
-        if (!(t[m - 1] == '.' || (t[m - 1] == '>' && t[m - 2] == '-'))) return false;
-        memcpy(field, t + a, l);
-        field[l] = 0;
-        return true;
-    }
-    return false;
+    return is_c(fl->lang) && mg_cscan_macro_field(fl->text, fl->len, off, len, field, cap, NULL);
 }
 
 /* ---- 4. the calls through the fields a function is stored into --------------------------------------- */
@@ -376,61 +351,35 @@ static int add_site(struct site_scan *s, struct file *fl, int line, int64_t stor
     return 0;
 }
 
-/* Whether field (fl bytes) is in t as a whole word after `.`, `->` or
- * `(` (spaces between): a call through it or a macro's argument may be
- * there. A cheap test before the file is lexed: the files whose words hold
- * the field's are mostly files of longer names holding it (`flush_work`). */
-static bool maybe_through(const char *t, size_t n, const char *field, size_t fl)
+/* The calls through s->field (table ptr_calls, recorded by the indexer with
+ * the receiver's declared type) that reach a store of s->name: of a struct
+ * with the field, the stores into that struct's field (or of unknown
+ * struct); else any store. */
+static int calls_through(struct nav *v, struct site_scan *s)
 {
-    for (const char *p = t; p + fl <= t + n && (p = memmem(p, (size_t)(t + n - p), field, fl)); p += fl) {
-        size_t at = (size_t)(p - t), b = at;
-        if ((at > 0 && idc(t[at - 1])) || (at + fl < n && idc(t[at + fl]))) continue;
-        while (b > 0 && (t[b - 1] == ' ' || t[b - 1] == '\t' || t[b - 1] == '\n')) b--;
-        if (b > 0 && (t[b - 1] == '.' || t[b - 1] == '>' || t[b - 1] == '(')) return true;
-    }
-    return false;
-}
-
-/* The calls through s->field in one file that reach a store of s->name. */
-static int calls_through(struct nav *v, struct file *fl, void *ud)
-{
-    struct site_scan *s = ud;
-    if (!is_c(fl->lang) || !fl->text || !maybe_through(fl->text, fl->len, s->field, strlen(s->field))) return 0;
-    struct occs o = {0};
-    if (mg__nav_file_occs(v, fl, s->field, &o) != 0) {
-        free(o.v);
-        return -1;
-    }
-    const char *t = fl->text;
-    int rc = 0;
-    for (size_t k = 0; k < o.n && rc == 0; k++) {
-        if (o.v[k].def) continue;
-        size_t off = o.v[k].off, nl = strlen(s->field);
-        char type[128] = "";
-        if (!o.v[k].call) { /* OPS(field)( */
-            size_t b = mg_cscan_back(t, 0, off, false), a = mg_cscan_skip_ws(t, fl->len, off + nl);
-            if (b == 0 || t[b - 1] != '(' || a >= fl->len || t[a] != ')') continue;
-            size_t m = mg_cscan_back(t, 0, b - 1, false), me = m;
-            while (m > 0 && idc(t[m - 1])) m--;
-            char f[MG_TOKEN_MAX * 4];
-            if (me == m || !mg__nav_macro_field(v, fl, m, me - m, f, sizeof(f)) || strcmp(f, s->field) != 0) continue;
-        } else {
-            struct ptrs *p;
-            if (mg__nav_field_call(v, fl, function_start(fl, o.v[k].line), off, s->field, &p, type, sizeof(type)) != 0) {
-                rc = -1;
-                break;
-            }
-            if (!p) continue;
+    struct mg_idx_cur c = {0};
+    struct mg_idx_row r;
+    int st = 0, rc = mg_idx_ptr_calls_of_field(v->d, s->field, &c, v->err);
+    while (rc == 0 && (st = mg_idx_next(&c, &r)) > 0) {
+        struct file *fl = mg__nav_file(v, r.file_id, false);
+        if (!fl) {
+            rc = v->err->code ? -1 : 0;
+            continue;
         }
+        bool in = !v->only;
+        for (size_t j = 0; j < v->nonly && !in; j++) in = v->only[j] == fl->id;
+        if (!in || !fl->allowed || !is_c(fl->lang)) continue;
+        const char *type = known_type(s->p, r.container) ? r.container : NULL;
         for (size_t i = 0; i < s->p->n; i++) {
-            const struct ptr_store *st = &s->p->v[i];
-            if (strcmp(st->name, s->name) != 0 || (type[0] && st->container && strcmp(st->container, type) != 0))
+            const struct ptr_store *ps = &s->p->v[i];
+            if (strcmp(ps->name, s->name) != 0 || (type && ps->container && strcmp(ps->container, type) != 0))
                 continue;
-            if (add_site(s, fl, o.v[k].line, st->fid) != 0) rc = mg_err_oom(v->err);
+            if (add_site(s, fl, (int)r.start_line, ps->fid) != 0) rc = mg_err_oom(v->err);
             break;
         }
     }
-    free(o.v);
+    mg_idx_done(&c);
+    if (rc == 0 && st < 0) rc = mg_db_error(v->d, "read pointer calls", v->err);
     return rc;
 }
 
@@ -453,7 +402,7 @@ int mg__nav_ptr_callers(struct nav *v, const char *name, struct ptr_site **out, 
         struct ptrs copy = *p;
         s.field = s.fields[i];
         s.p = &copy;
-        if (mg__nav_candidates(v, s.field, NULL, calls_through, &s, NULL) < 0) rc = -1;
+        rc = calls_through(v, &s);
     }
     for (size_t i = 0; i < s.nfields; i++) free(s.fields[i]);
     free(s.fields);

@@ -95,6 +95,17 @@ static const char *const migrations[] = {
     "DELETE FROM refs WHERE file_id IN (SELECT id FROM files WHERE lang IN ('c', 'cpp'));"
     "DELETE FROM ptr_stores;" /* empty, unless a newer memgate made it: refilled with refs */
     "DELETE FROM meta WHERE key = 'refs_ready';",
+    /* 4 -> 5: the calls through struct fields (index/refs_ptr.h), written
+     * with a file's refs row as the stores are: the refs rows of C and C++
+     * files go again, and their stores, refilled by the next full run (until
+     * then navigation finds no caller through a pointer). */
+    "CREATE TABLE IF NOT EXISTS ptr_calls(file_id INTEGER NOT NULL, seq INTEGER NOT NULL, field TEXT NOT NULL,"
+    "  type TEXT, line INTEGER NOT NULL, PRIMARY KEY(file_id, seq)) WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS ptr_calls_by_field ON ptr_calls(field);"
+    "DELETE FROM refs WHERE file_id IN (SELECT id FROM files WHERE lang IN ('c', 'cpp'));"
+    "DELETE FROM ptr_stores;"
+    "DELETE FROM ptr_calls;"
+    "DELETE FROM meta WHERE key = 'refs_ready';",
 };
 
 /* ---- 2. open, close, SQL functions, transactions ---------------------------------------------------- */

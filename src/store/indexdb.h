@@ -57,6 +57,10 @@
  *                      (index/refs_ptr.h), seq their order in the file; field
  *                      NULL: a positional store at ordinal of struct type.
  *                      Indexed by field, by (type, ordinal) and by fn.
+ *   ptr_calls(file_id, seq, field, type, line)
+ *                      the calls through struct fields of a C or C++ file
+ *                      (`o->F(`), type the receiver's declared type (NULL:
+ *                      unknown). Indexed by field.
  *   trigrams(tri, seg, ids), tri_recent(tri, seg, ids), tri_pending(file_id)
  *                      trigram postings (trigram.h, which owns them) and the
  *                      files stored but not yet in a segment.
@@ -311,6 +315,10 @@ int mg_idx_ptr_stores_at(struct mg_db *d, const char *type, int64_t ordinal, str
                          struct mg_err *err);
 /* Where function fn is stored. Fills file_id, container, field, ordinal. */
 int mg_idx_ptr_stores_of_fn(struct mg_db *d, const char *fn, struct mg_idx_cur *c, struct mg_err *err);
+/* The calls through field (table ptr_calls), by file id and line: file_id,
+ * start_line, container (the receiver's type, NULL: unknown). None in an
+ * index of schema 4 opened read-only. */
+int mg_idx_ptr_calls_of_field(struct mg_db *d, const char *field, struct mg_idx_cur *c, struct mg_err *err);
 
 /* ---- 6. the writer (indexdb_write.c) --------------------------------------------------------- */
 
@@ -342,6 +350,8 @@ int mg_idx_add_refs(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *
 /* A ptr_stores row (file_id, index: seq, name: fn, container: type, field,
  * ordinal, start_line: line of r). */
 int mg_idx_add_ptr_store(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err);
+/* A ptr_calls row (file_id, index: seq, field, container: type, start_line). */
+int mg_idx_add_ptr_call(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err);
 /* Drop a file's rows: its chunks (clo..chi), symbols (slo..shi), pending
  * mark, refs, pointer stores and the file. Its word rows go first, one by one
  * (mg_idx_drop_words: only the indexer can rebuild their streams). */

@@ -1,5 +1,6 @@
-/* indexdb_ptrs.c — reads of table ptr_stores: the functions C and C++ files
- * store into struct fields (indexdb.h, section 5; index/refs_ptr.h). */
+/* indexdb_ptrs.c — reads of tables ptr_stores and ptr_calls: the functions
+ * C and C++ files store into struct fields and their calls through fields
+ * (indexdb.h, section 5; index/refs_ptr.h). */
 #include "store/indexdb_int.h"
 
 /* An index of schema 3 opened read-only (not migrated yet) has no table:
@@ -82,6 +83,20 @@ int mg_idx_ptr_stores_of_fn(struct mg_db *d, const char *fn, struct mg_idx_cur *
                      "ORDER BY file_id, seq", cols, c, err) != 0)
         return -1;
     sqlite3_bind_text(c->st, 1, fn, -1, SQLITE_TRANSIENT);
+    return 0;
+}
+
+int mg_idx_ptr_calls_of_field(struct mg_db *d, const char *field, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_FILE_ID, K_START_LINE, K_CONTAINER, K_END};
+    /* an index of schema 4 opened read-only: no table, no calls */
+    if (mg__idx_int(d, S_CALLS_TABLE, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                    "name = 'ptr_calls'", 0) <= 0)
+        return mg__idx_open(d, S_PTR_NONE, "SELECT 0, NULL, NULL, 0 WHERE 0", cols, c, err);
+    if (mg__idx_open(d, S_CALLS_OF_FIELD, "SELECT file_id, line, type FROM ptr_calls WHERE field = ? "
+                     "ORDER BY file_id, seq", cols, c, err) != 0)
+        return -1;
+    sqlite3_bind_text(c->st, 1, field, -1, SQLITE_TRANSIENT);
     return 0;
 }
 

@@ -98,6 +98,13 @@ int mg_idx_add_ptr_store(struct mg_db *d, const struct mg_idx_row *r, struct mg_
                      "VALUES(?, ?, ?, ?, ?, ?, ?)", cols, r, "insert pointer store", err);
 }
 
+int mg_idx_add_ptr_call(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_FILE_ID, K_INDEX, K_FIELD, K_CONTAINER, K_START_LINE, K_END};
+    return write_row(d, S_ADD_CALL, "INSERT INTO ptr_calls(file_id, seq, field, type, line) VALUES(?, ?, ?, ?, ?)",
+                     cols, r, "insert pointer call", err);
+}
+
 /* Run a delete of ids lo..hi (nothing when lo > hi), or of id lo (hi < 0 ignored: one id). */
 static int drop(struct mg_db *d, int slot, const char *sql, int64_t lo, int64_t hi, bool range, const char *what,
                 struct mg_err *err)
@@ -121,6 +128,7 @@ int mg_idx_drop_file(struct mg_db *d, int64_t id, int64_t clo, int64_t chi, int6
         drop(d, S_DROP_PENDING, "DELETE FROM tri_pending WHERE file_id = ?", id, 0, false, "delete file", err) != 0 ||
         drop(d, S_DROP_REFS, "DELETE FROM refs WHERE file_id=?", id, 0, false, "delete file", err) != 0 ||
         drop(d, S_DROP_PTR, "DELETE FROM ptr_stores WHERE file_id=?", id, 0, false, "delete file", err) != 0 ||
+        drop(d, S_DROP_CALLS, "DELETE FROM ptr_calls WHERE file_id=?", id, 0, false, "delete file", err) != 0 ||
         drop(d, S_DROP_FILE, "DELETE FROM files WHERE id=?", id, 0, false, "delete file", err) != 0)
         return -1;
     return 0;
