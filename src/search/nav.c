@@ -175,6 +175,7 @@ void mg__nav_close(struct nav *v)
     for (size_t i = 0; i < v->capnames; i++) {
         free(v->names[i].name);
         free(v->names[i].idx);
+        free(v->names[i].cls);
         free(v->names[i].fid);
     }
     free(v->names);
@@ -424,70 +425,59 @@ struct resolved *mg__nav_defs_of(struct nav *v, const char *name)
     if (r->name) return r;
     int64_t *fid = NULL;
     size_t *idx = NULL, n = 0, cap = 0;
+    unsigned char *cls = NULL;
     struct mg_idx_cur st;
     struct mg_idx_row row;
     if (mg_idx_symbols_by_name(v->d, name, &st, v->err) != 0) return NULL;
     int rc;
-    while ((rc = mg_idx_next(&st, &row)) > 0) {
-        int64_t f = row.file_id, k = row.index;
+    bool failed = false;
+    while (!failed && (rc = mg_idx_next(&st, &row)) > 0) {
+        int64_t k = row.index;
         if (k < 0) continue;
+        /* in scope, and the file still there (its row only: no text, no definitions yet) */
+        struct file *fl = mg__nav_file(v, row.file_id, false);
+        if (!fl && v->err->code) failed = true;
+        if (!fl || !fl->allowed) continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 4;
             int64_t *nf = realloc(fid, cap * sizeof(*nf));
             if (nf) fid = nf;
             size_t *ni = realloc(idx, cap * sizeof(*ni));
             if (ni) idx = ni;
-            if (!nf || !ni) {
-                free(fid);
-                free(idx);
-                mg_idx_done(&st);
-                return mg_err_oom(v->err), NULL;
+            unsigned char *nc = realloc(cls, cap);
+            if (nc) cls = nc;
+            if (!nf || !ni || !nc) {
+                failed = mg_err_oom(v->err) != 0;
+                break;
             }
         }
-        fid[n] = f;
+        fid[n] = row.file_id;
+        cls[n] = mg__nav_function_like(row.kind) ? RESOLVED_FN
+                 : row.kind && strcmp(row.kind, "prototype") == 0 ? RESOLVED_PROTO : 0;
         idx[n++] = (size_t)k;
     }
     mg_idx_done(&st);
-    if (rc != 0) {
+    if (!failed && rc < 0) failed = mg_db_error(v->d, "read symbols", v->err) != 0;
+    if (!failed && !(r->name = strdup(name))) failed = mg_err_oom(v->err) != 0;
+    if (failed) {
         free(fid);
         free(idx);
-        return mg_db_error(v->d, "read symbols", v->err), NULL;
-    }
-    /* keep those in scope whose file is still there */
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
-        struct file *fl = mg__nav_file(v, fid[i], false); /* the definitions only: no text */
-        if (!fl && v->err->code) {
-            free(fid);
-            free(idx);
-            return NULL;
-        }
-        if (fl && fl->allowed && mg__nav_file_defs(v, fl) != 0) {
-            free(fid);
-            free(idx);
-            return NULL;
-        }
-        if (!fl || !fl->allowed || idx[i] >= fl->ndefs) continue;
-        fid[o] = fid[i];
-        idx[o++] = idx[i];
-    }
-    r->name = strdup(name);
-    if (!r->name) {
-        free(fid);
-        free(idx);
-        return mg_err_oom(v->err), NULL;
+        free(cls);
+        return NULL;
     }
     r->fid = fid;
     r->idx = idx;
-    r->n = o;
+    r->cls = cls;
+    r->n = n;
     v->nnames++;
     return r;
 }
 
 const struct mg_nav_def *mg__nav_resolved_def(struct nav *v, const struct resolved *r, size_t i, struct file **fl)
 {
-    *fl = mg__nav_file(v, r->fid[i], false); /* defs_of read its definitions */
-    return *fl && (*fl)->defs_loaded ? &(*fl)->defs[r->idx[i]] : NULL;
+    *fl = mg__nav_file(v, r->fid[i], false);
+    if (!*fl || mg__nav_file_defs(v, *fl) != 0) return NULL;
+    return r->idx[i] < (*fl)->ndefs ? &(*fl)->defs[r->idx[i]] : NULL;
 }
 
 /* The last part of a qualified name, checked to be an identifier. */

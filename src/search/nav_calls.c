@@ -136,8 +136,8 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, con
         if (!r) return -1;
         for (size_t i = 0; i < r->n; i++) {
             struct file *fl;
-            const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
-            if (d && mg__nav_function_like(d->kind) && d->container && strcmp(d->container, rtype) == 0 &&
+            const struct mg_nav_def *d = r->cls[i] == RESOLVED_FN ? mg__nav_resolved_def(v, r, i, &fl) : NULL;
+            if (d && d->container && strcmp(d->container, rtype) == 0 &&
                 mg__nav_same_world(from->lang, fl->lang)) {
                 *confidence = "type";
                 return (*to = pooled(g, d, fl->path)) ? 0 : mg_err_oom(v->err);
@@ -163,6 +163,7 @@ static int resolve(struct nav *v, struct mg_nav_graph *g, struct file *from, con
     for (int pass = 0; pass < 3; pass++) {
         if (pass == 1 && (nfn == 0 || file_imports(v, from) != 0)) break;
         for (size_t i = 0; i < r->n; i++) {
+            if (r->cls[i] != (pass == 1 ? RESOLVED_PROTO : RESOLVED_FN)) continue; /* (the rest unread) */
             struct file *fl;
             const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
             if (!d || !mg__nav_same_world(from->lang, fl->lang)) continue;
@@ -238,8 +239,8 @@ int mg__nav_roots(struct nav *v, struct mg_nav_graph *g, const char *name, const
     bool all_local = true;
     for (size_t i = 0; i < r->n; i++) {
         struct file *fl;
-        const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
-        if (!d || !mg__nav_function_like(d->kind) || (path && strcmp(fl->path, path) != 0)) continue;
+        const struct mg_nav_def *d = r->cls[i] == RESOLVED_FN ? mg__nav_resolved_def(v, r, i, &fl) : NULL;
+        if (!d || (path && strcmp(fl->path, path) != 0)) continue;
         if (local && all_local && !file_local(v, d)) all_local = false;
         n++;
         struct mg_nav_def **nd = mg_grow(g->defs, g->ndefs, &cap, sizeof(*nd));

@@ -145,9 +145,8 @@ static int implements(struct nav *v, const char *c, const char *t, bool *yes)
             if (!rm) return -1;
             for (size_t j = 0; j < rm->n; j++) {
                 struct file *mf;
-                const struct mg_nav_def *x = mg__nav_resolved_def(v, rm, j, &mf);
-                if (x && x->container && strcmp(x->container, c) == 0 && strcmp(mf->lang, "go") == 0 &&
-                    mg__nav_function_like(x->kind)) {
+                const struct mg_nav_def *x = rm->cls[j] == RESOLVED_FN ? mg__nav_resolved_def(v, rm, j, &mf) : NULL;
+                if (x && x->container && strcmp(x->container, c) == 0 && strcmp(mf->lang, "go") == 0) {
                     met++;
                     break;
                 }
@@ -178,7 +177,7 @@ int mg__nav_dispatch_targets(struct nav *v, struct file *from, const char *name,
     const struct resolved *r = &rc;
     for (size_t i = 0; i < r->n; i++) {
         struct file *fl;
-        const struct mg_nav_def *d = mg__nav_resolved_def(v, r, i, &fl);
+        const struct mg_nav_def *d = r->cls[i] == RESOLVED_FN ? mg__nav_resolved_def(v, r, i, &fl) : NULL;
         bool yes;
         if (!d || !mg__nav_same_world(from->lang, fl->lang)) continue;
         if (mg__nav_overrides(v, from->lang, rtype, d, &yes) != 0) return -1;

@@ -95,8 +95,11 @@ struct resolved {
     char *name;
     size_t *idx; /* definitions as (file slot, def index) pairs flattened: file ids and def indexes */
     int64_t *fid;
+    unsigned char *cls; /* each one's kind, in short: RESOLVED_FN, RESOLVED_PROTO or 0 */
     size_t n;
 };
+#define RESOLVED_FN    1 /* function-like (mg__nav_function_like) */
+#define RESOLVED_PROTO 2 /* a prototype */
 
 struct occ {
     size_t off;
@@ -162,9 +165,13 @@ int mg__nav_whole(const char *lang, const char *text, size_t len, size_t off, co
                   struct mg_nav_def *fn, struct file *fl);
 /* A copy the caller owns (path too). */
 struct mg_nav_def *mg__nav_def_copy(const struct mg_nav_def *d, const char *path);
-/* The definitions of name in scope (every kind), cached per request. NULL
- * with err on failure. */
+/* The definitions of name in scope (every kind), cached per request: their
+ * files and kinds, the files' definitions read when one is asked for
+ * (linux's `func` is a field in 320 files: a caller wanting functions
+ * skips those by cls). NULL with err on failure. */
 struct resolved *mg__nav_defs_of(struct nav *v, const char *name);
+/* Definition i of r, its file in *fl (its definitions read now if not yet);
+ * NULL when it is gone or they cannot be read (err set then). */
 const struct mg_nav_def *mg__nav_resolved_def(struct nav *v, const struct resolved *r, size_t i, struct file **fl);
 /* The plain name of a query (`Foo::bar` -> bar). */
 int mg__nav_plain_name(const char *q, char *out, size_t cap, struct mg_err *err);

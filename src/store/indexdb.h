@@ -278,7 +278,7 @@ int mg_idx_symbols_like(struct mg_db *d, const char *q, const struct mg_filter *
 int mg_idx_symbols_named(struct mg_db *d, const char *name, size_t len, const struct mg_filter *f, bool defs_only,
                          int limit, struct mg_idx_cur *c, struct mg_err *err);
 /* Every definition named name (exact case), by path and line. Fills
- * file_id, index. */
+ * file_id, index (its place among the file's symbols), kind. */
 int mg_idx_symbols_by_name(struct mg_db *d, const char *name, struct mg_idx_cur *c, struct mg_err *err);
 
 /* The refs rows. */

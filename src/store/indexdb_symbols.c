@@ -154,8 +154,8 @@ int mg_idx_symbols_named(struct mg_db *d, const char *name, size_t len, const st
 
 int mg_idx_symbols_by_name(struct mg_db *d, const char *name, struct mg_idx_cur *c, struct mg_err *err)
 {
-    static const unsigned char cols[] = {K_FILE_ID, K_INDEX, K_END};
-    if (mg__idx_open(d, S_SYMBOLS_BY_NAME, "SELECT s.file_id, s.id - f.sym_lo FROM symbols s JOIN files f ON f.id = "
+    static const unsigned char cols[] = {K_FILE_ID, K_INDEX, K_KIND, K_END};
+    if (mg__idx_open(d, S_SYMBOLS_BY_NAME, "SELECT s.file_id, s.id - f.sym_lo, s.kind FROM symbols s JOIN files f ON f.id = "
                    "s.file_id WHERE s.name = ?1 COLLATE NOCASE AND s.name = ?1 ORDER BY f.path, s.start_line", cols,
                      c, err) != 0)
         return -1;
