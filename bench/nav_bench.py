@@ -17,17 +17,12 @@ once and `global -x` also finds defined exactly once. For each:
 compared as sets of (path, line) over .c and .h files: micro-averaged recall
 and precision against Global, with a sample of each kind of disagreement
 printed for inspection. Latency: find_references' first page (the default 50),
-callers (depth 1) and outline (of the file defining each function) over HTTP
+callers and callees (depth 1) and outline (of the file defining each function) over HTTP
 keep-alive to `memgate serve`, p50 and p99, beside the time `global -rx` takes
 for the same queries (each a process, as an agent's shell would run it); and
 impact (POST /v1/impact) of --diffs unified diffs, each changing one line in
 one function of 20 files drawn at random, at depth 1 and 2. Prints a Markdown
 report; docs/benchmarks.md keeps the figures.
-printed for inspection. Latency: find_references' first page (the default 50)
-and callers (depth 1) over HTTP keep-alive to `memgate serve`, p50 and p99,
-beside the time `global -rx` takes for the same queries (each a process, as
-an agent's shell would run it). Prints a Markdown report; docs/benchmarks.md
-keeps the figures.
 
     bench/nav_bench.py --repo-map [--home DIR] [--budget 1024]
 
@@ -251,7 +246,7 @@ def main():
     try:
         api = Api(json.loads(p.stdout.readline())["port"])
         api.get("/v1/references", symbol=names[0])  # warm
-        m_refs, first_ms, callers_ms, outline_ms = {}, [], [], []
+        m_refs, first_ms, callers_ms, callees_ms, outline_ms = {}, [], [], [], []
         for name in names:
             t0 = time.monotonic()
             r = api.get("/v1/references", symbol=name)
@@ -259,6 +254,9 @@ def main():
             t0 = time.monotonic()
             api.get("/v1/callers", symbol=name)
             callers_ms.append((time.monotonic() - t0) * 1000)
+            t0 = time.monotonic()
+            api.get("/v1/callees", symbol=name)
+            callees_ms.append((time.monotonic() - t0) * 1000)
             got = set()
             while True:
                 for f in r.get("files", []):
@@ -322,6 +320,7 @@ GNU Global {subprocess.run(['global', '--version'], capture_output=True, text=Tr
 | precision against Global | {precision:.3f} | — |
 | find_references, first page (50), per query | p50 {pct(first_ms, .5):.1f} ms, p99 {pct(first_ms, .99):.1f} ms | `global -rx` p50 {pct(g_ms, .5):.1f} ms, p99 {pct(g_ms, .99):.1f} ms (a process each) |
 | callers (depth 1), per query | p50 {pct(callers_ms, .5):.1f} ms, p99 {pct(callers_ms, .99):.1f} ms | — |
+| callees (depth 1), per query | p50 {pct(callees_ms, .5):.1f} ms, p99 {pct(callees_ms, .99):.1f} ms | — |
 | outline of the defining file, per query | p50 {pct(outline_ms, .5):.1f} ms, p99 {pct(outline_ms, .99):.1f} ms | — |
 | impact of a 20-file diff, depth 1 ({a.diffs} diffs) | p50 {pct(impact_ms[1], .5):.0f} ms, p99 {pct(impact_ms[1], .99):.0f} ms; {statistics.median(c for c, _ in impact_n[1]):.0f} definitions changed, {statistics.median(t for _, t in impact_n[1]):.0f} callers (medians) | — |
 | impact of a 20-file diff, depth 2 | p50 {pct(impact_ms[2], .5):.0f} ms, p99 {pct(impact_ms[2], .99):.0f} ms; {statistics.median(t for _, t in impact_n[2]):.0f} callers (median) | — |

@@ -149,14 +149,16 @@ size_t mg_cscan_declared(const char *t, size_t lo, size_t end, const char *name,
     return NONE;
 }
 
-/* Where `#define NAME(` (len bytes) starts its name in t, or NONE. */
+/* Where `#define NAME(` (len bytes) starts its name in t, or NONE (also
+ * when the bytes read would pass *budget). */
 static size_t macro_def(const char *t, size_t n, const char *name, size_t len, size_t *budget)
 {
-    for (const char *p = t; p + len < t + n && (p = memmem(p, (size_t)(t + n - p), name, len)); p += len) {
-        size_t at = (size_t)(p - t);
+    for (const char *p = t, *from = t; p + len < t + n && (p = memmem(p, (size_t)(t + n - p), name, len));
+         from = p += len) {
+        size_t at = (size_t)(p - t), read = (size_t)(p - from) + len;
         if (budget) {
-            if (*budget < at) return NONE;
-            *budget -= at;
+            if (*budget < read) return NONE;
+            *budget -= read;
         }
         if ((at > 0 && idc(t[at - 1])) || at + len >= n || t[at + len] != '(') continue;
         size_t b = mg_cscan_back(t, 0, at, false);
@@ -387,7 +389,7 @@ static const char *init_type(struct mg__ptr_scan *s, size_t k)
     return s->b[k].type;
 }
 
-/* ---- 4. stores through members and calls through fields (per identifier) --------------------------------------------------------- */
+/* ---- 4. stores through members and calls through fields (per identifier) -------------------------------- */
 
 /* A lone function name as an initializer's element or an assignment's right
  * side: `fn` or `&fn`, then `,`, `;` or `}` (a call or an expression is no
