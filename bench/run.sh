@@ -23,7 +23,9 @@
 #   - then bench/scan.sh (secret scanner), bench/watch_bench.py (the live
 #     index: save-to-search latency idle and under load, the watcher's RSS
 #     and idle CPU, a git checkout of 1,000 files), bench/nav_bench.py (references
-#     against GNU Global: recall, precision, latency), bench/provider_latency.py
+#     against GNU Global: recall, precision, latency), bench/scale_bench.py (50
+#     repos in one daemon: index-all time, start-up, RSS, search p99 beside
+#     the same daemon with one repo; BENCH_SCALE=0 skips it), bench/provider_latency.py
 #     (each external provider's overhead on search_code and get_context: an
 #     MCP server, Chroma, and the Qdrant and Mem0 fakes,
 #     p50/p99 with and without it), bench/nav_ts_bench.py (the
@@ -286,6 +288,13 @@ MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/watch_bench
 # ---- code navigation against GNU Global (runs alone too) -------------------------------
 command -v global >/dev/null || { echo "bench: GNU Global is missing; run 'scripts/setup.sh --bench'" >&2; exit 1; }
 MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/nav_bench.py"
+
+# ---- many repos in one daemon (issue 39; runs alone too; BENCH_SCALE=0 skips it: its first run
+# copies the kernel four times, ~8 GB, and indexes 50 trees, ~20 min; later runs reuse them) -------
+if [ "${BENCH_SCALE:-1}" != 0 ]; then
+  echo
+  MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/scale_bench.py"
+fi
 
 # ---- the command line as a whole process, beside `global -d` (runs alone too) ---------
 echo
