@@ -151,6 +151,8 @@ def count(url, q, need):
             j = json.loads(c.getresponse().read())
         finally:
             c.close()
+        if j.get("error"):  # shown, not counted as "no file holds q"
+            log(f"search {q!r} failed: {j['error'].get('code')}: {j['error'].get('message')}")
         seen.update(h["path"] for h in j.get("results", []))
         cursor = j.get("next_cursor")
         if len(seen) >= need or not cursor:
@@ -172,11 +174,13 @@ def wait(pred, timeout=600, step=0.01):
     raise SystemExit(f"bench: timed out after {timeout} s")
 
 
-def settle(url, q, most, quiet=1.0, timeout=900):
-    """After a checkout: the seconds until the last change in how many files hold q, and that number.
-    Not every changed file is indexable (memgate's rules exclude some), so the count to wait for is
-    not known in advance: it is final once the watcher has nothing pending and the count has not
-    moved for `quiet` seconds."""
+def settle(url, q, most, since, quiet=1.0, timeout=900):
+    """After a checkout begun at `since` (time.time()): the seconds until the last change in how many
+    files hold q, and that number. Not every changed file is indexable (memgate's rules exclude some),
+    so the count to wait for is not known in advance: it is final once the watcher has run since the
+    checkout (meta index.incr_at, a second), has nothing pending, and the count has not moved for
+    `quiet` seconds. (Without the first condition a count of 0 that stood still while the watcher had
+    not yet begun ended the wait: "0 of them indexable".)"""
     t0 = time.monotonic()
     last, at = -1, 0.0
     while time.monotonic() - t0 < timeout:
@@ -184,7 +188,7 @@ def settle(url, q, most, quiet=1.0, timeout=900):
         now = time.monotonic() - t0
         if n != last:
             last, at = n, now
-        elif now - at >= quiet and meta("watch.pending") == "0":
+        elif now - at >= quiet and meta("watch.pending") == "0" and int(meta("index.incr_at") or 0) >= int(since):
             return at, last
         time.sleep(0.05)
     raise SystemExit(f"bench: timed out after {timeout} s")
@@ -226,7 +230,12 @@ def main():
     ap.add_argument("--edits", type=int, default=50)
     ap.add_argument("--clients", type=int, default=32)
     ap.add_argument("--files", type=int, default=1000)
+    ap.add_argument("--embedder", default="none",
+                    help="the embedder of the index and the server (default none; another gets its own data directory)")
     a = ap.parse_args()
+    global HOME
+    if a.embedder != "none":
+        HOME = os.path.join(WORK, "home-" + a.embedder)
     if not os.path.exists(os.path.join(SRC, "MAINTAINERS")):
         raise SystemExit("bench: the kernel source is missing; run `make bench` (bench/run.sh fetches it)")
     ref = hashlib.sha256()
@@ -240,23 +249,23 @@ def main():
     if not os.path.exists(os.path.join(HOME, "repos", "linux.db")):
         log("indexing the repo (once)")
         os.makedirs(HOME, exist_ok=True)
-        subprocess.run([BIN, "index", REPO, "--name", "linux"], env=env(MEMGATE_EMBEDDER="none"), check=True,
+        subprocess.run([BIN, "index", REPO, "--name", "linux"], env=env(MEMGATE_EMBEDDER=a.embedder), check=True,
                        stdout=subprocess.DEVNULL)
     log("the comparison: memgate index with nothing changed")
     t0 = time.monotonic()
-    subprocess.run([BIN, "index", REPO, "--name", "linux"], env=env(MEMGATE_EMBEDDER="none"), check=True,
+    subprocess.run([BIN, "index", REPO, "--name", "linux"], env=env(MEMGATE_EMBEDDER=a.embedder), check=True,
                    stdout=subprocess.DEVNULL)
     noop_index_s = time.monotonic() - t0
     dirs = int(subprocess.run(["bash", "-c", f"cd {REPO} && git ls-files | sed -n 's|/[^/]*$||p' | sort -u | wc -l"],
                               capture_output=True, text=True).stdout) + 1
 
     # at rest: RSS without and with the watcher, idle CPU
-    p, url = start_serve(MEMGATE_WATCH="off", MEMGATE_EMBEDDER="none")
+    p, url = start_serve(MEMGATE_WATCH="off", MEMGATE_EMBEDDER=a.embedder)
     time.sleep(3)
     search(url, "spin_lock", 1)
     rss_off = rss_kb(p.pid)
     stop(p)
-    p, url = start_serve(MEMGATE_EMBEDDER="none")
+    p, url = start_serve(MEMGATE_EMBEDDER=a.embedder)
     t_watch = wait(lambda: meta("watch.state") == "watching" and meta("watch.pending") == "0", timeout=900, step=0.2)
     search(url, "spin_lock", 1)
     time.sleep(3)
@@ -303,10 +312,10 @@ def main():
     took = [x for v in took for x in v]  # a search's own round trip under the load: part of every save-to-search
 
     log(f"git checkout v2 ({a.files} files change) and back")
-    t0 = time.monotonic()
+    t0, since = time.monotonic(), time.time()
     git("checkout", "-q", "-f", "v2")
     co_git = time.monotonic() - t0
-    co_to, co_n = settle(url, MARK, a.files)
+    co_to, co_n = settle(url, MARK, a.files, since)
     co_to += co_git
     t0 = time.monotonic()
     git("checkout", "-q", "-f", "v1")
@@ -316,11 +325,11 @@ def main():
     log("the comparison: the same checkout, then memgate index")
     git("checkout", "-q", "-f", "v2")
     t0 = time.monotonic()
-    subprocess.run([BIN, "index", REPO, "--name", "linux"], env=env(MEMGATE_EMBEDDER="none"), check=True,
+    subprocess.run([BIN, "index", REPO, "--name", "linux"], env=env(MEMGATE_EMBEDDER=a.embedder), check=True,
                    stdout=subprocess.DEVNULL)
     manual = time.monotonic() - t0
     git("checkout", "-q", "-f", "v1")
-    subprocess.run([BIN, "index", REPO, "--name", "linux"], env=env(MEMGATE_EMBEDDER="none"), check=True,
+    subprocess.run([BIN, "index", REPO, "--name", "linux"], env=env(MEMGATE_EMBEDDER=a.embedder), check=True,
                    stdout=subprocess.DEVNULL)
     for x in cs[:2 * a.edits]:
         git("checkout", "-q", "--", x)
@@ -331,7 +340,7 @@ def main():
 
 Machine reference (same run): sha256 on one core {sha_mbps:.0f} MB/s.
 linux-6.1 as a git repo ({dirs} directories with files), `memgate serve` with the watcher on, searches over
-GET /v1/search (lexical), embedder none. `bench/watch_bench.py --edits {a.edits} --clients {a.clients} --files {a.files}`.
+GET /v1/search (lexical), embedder {a.embedder}. `bench/watch_bench.py --edits {a.edits} --clients {a.clients} --files {a.files}`.
 
 | measure | with the watcher | without (re-index by hand) |
 | --- | --- | --- |
