@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "store/catalog.h"
 #include "store/repostate.h"
 #include "store/settings.h"
 #include "util/config.h"
@@ -288,4 +289,47 @@ TEST(repo_state_busy_while_the_lock_is_held)
     close(fd);
     ASSERT(!state_of(d, path).busy);
     mg_db_close(&d);
+}
+
+TEST(catalog_keeps_a_repo_whose_index_cannot_be_read_for_a_moment)
+{
+    char path[4096];
+    struct mg_db *d = new_db(path, sizeof(path));
+    meta(d, "id", "moment");
+    meta(d, "root", "/src/moment");
+    mg_db_close(&d);
+    struct mg_repo r;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_catalog_read_local(path, &r, &err), 0);
+    ASSERT_EQ_STR(r.id, "moment");
+    /* the same file (inode) unreadable for a moment, as during a run's checkpoint: its header overwritten */
+    int fd = open(path, O_RDWR);
+    ASSERT(fd >= 0);
+    char head[16];
+    ASSERT_EQ_INT((int)pread(fd, head, sizeof(head), 0), 16);
+    ASSERT_EQ_INT((int)pwrite(fd, "not an index....", 16, 0), 16);
+    struct mg_repo again = {0};
+    ASSERT_EQ_INT(mg_catalog_read_local(path, &again, &err), 0); /* the repo does not vanish */
+    ASSERT_EQ_STR(again.id, "moment");
+    ASSERT_EQ_STR(again.root, "/src/moment");
+    ASSERT(!err.code);
+    /* another file that cannot be read, never read before: an error that names the failure, not the
+     * advice for an index without an id */
+    char other[4200];
+    snprintf(other, sizeof(other), "%s.copy", path);
+    char cmd[8600];
+    snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", path, other);
+    ASSERT_EQ_INT(system(cmd), 0);
+    ASSERT_EQ_INT(mg_catalog_read_local(other, &again, &err), -1);
+    ASSERT_EQ_STR(err.code, MG_E_DB);
+    ASSERT(!strstr(err.msg, "has no repo id"));
+    ASSERT_EQ_INT((int)pwrite(fd, head, sizeof(head), 0), 16);
+    close(fd);
+    /* an index without an id says what to do */
+    char bare[4096];
+    struct mg_db *b = new_db(bare, sizeof(bare));
+    mg_db_close(&b);
+    err = (struct mg_err){0};
+    ASSERT_EQ_INT(mg_catalog_read_local(bare, &again, &err), -1);
+    ASSERT_CONTAINS(err.msg, "has no repo id");
 }

@@ -103,7 +103,8 @@ static int read_repo_db(const char *dbpath, struct mg_repo *r, struct mg_err *er
     snprintf(r->dbpath, sizeof(r->dbpath), "%s", dbpath);
     int rc = 0;
     if (mg_db_meta_get(d, "id", r->id, sizeof(r->id)) != 0 || mg_db_meta_get(d, "root", r->root, sizeof(r->root)) != 0) {
-        rc = mg_err_set(err, MG_E_DB, "index '%s' has no repo id; remove it and index again", dbpath);
+        rc = mg_db_failed(d) ? mg_db_error(d, "read the index's meta", err) /* (not its content: a read failed) */
+                             : mg_err_set(err, MG_E_DB, "index '%s' has no repo id; remove it and index again", dbpath);
     } else {
         mg_db_meta_get(d, "fingerprint", r->fingerprint, sizeof(r->fingerprint));
         if (mg_db_meta_get(d, "tenant", r->tenant, sizeof(r->tenant)) != 0) snprintf(r->tenant, sizeof(r->tenant), "local");
@@ -175,7 +176,23 @@ int mg_catalog_read_local(const char *dbpath, struct mg_repo *r, struct mg_err *
         }
     }
     pthread_mutex_unlock(&meta_mu);
-    if (read_repo_db(dbpath, r, err) != 0) return -1;
+    if (read_repo_db(dbpath, r, err) != 0) {
+        /* The same file read before: its id, root and tenant cannot have changed, only its counts. A read
+         * that fails while a run rewrites the index (SQLITE_IOERR_SHORT_READ was seen during a watcher's
+         * large run) must not make the repo vanish ("no repo is indexed yet"): the answer read last, and
+         * the question's own reads report what is wrong with the file, if anything is. */
+        bool found = false;
+        pthread_mutex_lock(&meta_mu);
+        for (size_t i = 0; i < nmeta && !found; i++)
+            if (strcmp(meta[i].dbpath, dbpath) == 0 && meta[i].db_ino == di) {
+                *r = meta[i].r;
+                found = true;
+            }
+        pthread_mutex_unlock(&meta_mu);
+        if (!found) return -1;
+        if (err) *err = (struct mg_err){0};
+        return 0;
+    }
     pthread_mutex_lock(&meta_mu);
     size_t slot = nmeta;
     for (size_t i = 0; i < nmeta; i++)

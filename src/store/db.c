@@ -390,6 +390,12 @@ int mg_db_meta_get(struct mg_db *d, const char *key, char *out, size_t cap)
     return rc;
 }
 
+bool mg_db_failed(struct mg_db *d)
+{
+    int rc = sqlite3_errcode(d->db);
+    return rc != SQLITE_OK && rc != SQLITE_ROW && rc != SQLITE_DONE;
+}
+
 int64_t mg_db_meta_int(struct mg_db *d, const char *key, int64_t dflt)
 {
     char buf[32];

@@ -95,6 +95,8 @@ void mg_db_rollback(struct mg_db *d);
 int mg_db_error(struct mg_db *d, const char *what, struct mg_err *err);
 
 int mg_db_meta_get(struct mg_db *d, const char *key, char *out, size_t cap);  /* 0, or -1 if absent */
+/* Did d's last statement fail (an I/O or database error, not "no row")? */
+bool mg_db_failed(struct mg_db *d);
 int64_t mg_db_meta_int(struct mg_db *d, const char *key, int64_t dflt);
 int mg_db_meta_set(struct mg_db *d, const char *key, const char *value, struct mg_err *err);
 int mg_db_meta_set_int(struct mg_db *d, const char *key, int64_t v, struct mg_err *err);
