@@ -96,15 +96,6 @@ size_t mg__nav_sp(const char *t, size_t n, size_t i)
     return i;
 }
 
-/* nav_int.h */
-size_t mg__nav_ident(const char *t, size_t n, size_t i)
-{
-    if (i >= n || !mg_lex_id_char((unsigned char)t[i]) || (t[i] >= '0' && t[i] <= '9')) return 0;
-    size_t e = i;
-    while (e < n && mg_lex_id_char((unsigned char)t[e])) e++;
-    return e - i;
-}
-
 /* ---- 2. Files ----------------------------------------------------------------------------- */
 
 

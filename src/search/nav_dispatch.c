@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "index/lex.h"
+#include "index/refs_ptr.h"
 
 #define MAX_DEPTH 4     /* bases followed up a hierarchy */
 #define HEADER_MAX 1024 /* bytes of a header read */
@@ -476,7 +477,7 @@ static bool py_arg_range(const char *t, size_t open, size_t close, int k, size_t
         if (i < close && c != ',') continue;
         size_t a = s;
         while (a < i && (t[a] == ' ' || t[a] == '\t' || t[a] == '\n' || t[a] == '\r')) a++;
-        size_t w = mg__nav_ident(t, i, a), eq = mg__nav_sp(t, i, a + w);
+        size_t w = mg_cscan_ident(t, i, a), eq = mg__nav_sp(t, i, a + w);
         bool kw = w && eq + 1 < i && t[eq] == '=' && t[eq + 1] != '=';
         if (a < i && t[a] != '*' && !kw && n++ == k) {
             *lo = a;
@@ -649,7 +650,7 @@ static int py_operand(struct nav *v, const struct file *fl, size_t *at, size_t h
     ty[0] = 0;
     *lib = false;
     const char *t = fl->text;
-    size_t i = mg__nav_sp(t, hi, *at), l = mg__nav_ident(t, hi, i);
+    size_t i = mg__nav_sp(t, hi, *at), l = mg_cscan_ident(t, hi, i);
     bool quote = i < hi && (t[i] == '"' || t[i] == '\'');
     if (!quote && l && l <= 2 && i + l < hi && (t[i + l] == '"' || t[i + l] == '\'')) { /* f"…", rb'…' */
         quote = true;
@@ -704,7 +705,7 @@ static int py_operand(struct nav *v, const struct file *fl, size_t *at, size_t h
     for (int k = 0; k < 8; k++) { /* what follows (a value not known may be known again: `.split(…)`) */
         if (i >= hi) break;
         if (t[i] == '.') {
-            size_t a = i + 1, al = mg__nav_ident(t, hi, a), c = mg__nav_sp(t, hi, a + al), e = 0;
+            size_t a = i + 1, al = mg_cscan_ident(t, hi, a), c = mg__nav_sp(t, hi, a + al), e = 0;
             bool call = c < hi && t[c] == '(';
             if (!al || al >= TY || (call && (e = close_of(t, c, hi)) >= hi)) goto unknown;
             i = call ? e + 1 : a + al;
@@ -793,9 +794,9 @@ static size_t py_op(const char *t, size_t hi, size_t i)
     for (size_t k = 0; k < sizeof(two) / sizeof(two[0]); k++)
         if (i + 2 <= hi && memcmp(t + i, two[k], 2) == 0) return 2;
     if (i < hi && strchr("+-*/%@&|^<>", t[i])) return 1;
-    size_t w = mg__nav_ident(t, hi, i);
+    size_t w = mg_cscan_ident(t, hi, i);
     if (!w || !mg__nav_in_words(" and or in not is if else ", t + i, w)) return 0;
-    size_t n = mg__nav_sp(t, hi, i + w), w2 = mg__nav_ident(t, hi, n); /* not in, is not */
+    size_t n = mg__nav_sp(t, hi, i + w), w2 = mg_cscan_ident(t, hi, n); /* not in, is not */
     if (w2 && ((w == 3 && w2 == 2 && memcmp(t + n, "in", 2) == 0) ||
                (w == 2 && w2 == 3 && memcmp(t + n, "not", 3) == 0)))
         return n + w2 - i;
@@ -823,7 +824,7 @@ static int py_eval_in(struct nav *v, const struct file *fl, size_t lo, size_t hi
         char ot[TY];
         bool olib, neg = false;
         i = mg__nav_sp(t, hi, i);
-        while (mg__nav_ident(t, hi, i) == 3 && memcmp(t + i, "not", 3) == 0) { /* not x: a bool */
+        while (mg_cscan_ident(t, hi, i) == 3 && memcmp(t + i, "not", 3) == 0) { /* not x: a bool */
             neg = true;
             i = mg__nav_sp(t, hi, i + 3);
         }

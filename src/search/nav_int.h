@@ -130,8 +130,7 @@ bool mg__nav_keyword(const char *lang, const char *s, size_t n);
 bool mg__nav_member(const char *t, size_t off);
 /* Past the blanks (spaces, tabs) at t[i], before n. */
 size_t mg__nav_sp(const char *t, size_t n, size_t i);
-/* The identifier at t[i] (not starting with a digit, before n): its length, or 0. */
-size_t mg__nav_ident(const char *t, size_t n, size_t i);
+/* (The identifier at t[i]: index/refs_ptr.h's mg_cscan_ident.) */
 bool mg__nav_function_like(const char *kind);
 /* Can a and b (files.lang names) call each other's functions by name: C with
  * C++ and Objective-C, JavaScript with TypeScript, any other only itself. */

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "index/lex.h"
+#include "index/refs_ptr.h"
 
 /* ---- 1. text helpers --------------------------------------------------------------------------------- */
 
@@ -54,7 +55,7 @@ static size_t type_at(const char *t, size_t n, size_t i, char *out, size_t cap, 
             i++;
             continue;
         }
-        size_t l = mg__nav_ident(t, n, i);
+        size_t l = mg_cscan_ident(t, n, i);
         if ((l == 3 && memcmp(t + i, "mut", 3) == 0) || (l == 3 && memcmp(t + i, "new", 3) == 0)) {
             i += l;
             continue;
@@ -62,7 +63,7 @@ static size_t type_at(const char *t, size_t n, size_t i, char *out, size_t cap, 
         /* Python's `Optional[T]`, `Final[T]`, `ClassVar[T]` (`typing.` before them too): T */
         size_t k = i;
         if (l == 6 && memcmp(t + i, "typing", 6) == 0 && i + 7 < n && t[i + 6] == '.')
-            l = mg__nav_ident(t, n, k = i + 7);
+            l = mg_cscan_ident(t, n, k = i + 7);
         if (k + l < n && t[k + l] == '[' &&
             ((l == 8 && memcmp(t + k, "Optional", 8) == 0) || (l == 5 && memcmp(t + k, "Final", 5) == 0) ||
              (l == 8 && memcmp(t + k, "ClassVar", 8) == 0))) {
@@ -72,19 +73,19 @@ static size_t type_at(const char *t, size_t n, size_t i, char *out, size_t cap, 
         }
         break;
     }
-    size_t l = mg__nav_ident(t, n, i);
+    size_t l = mg_cscan_ident(t, n, i);
     if (!l) return 0;
     *q = (struct qual){0, 0};
     for (;;) { /* the last part of a qualified name */
         size_t e = i + l;
-        if (e + 1 < n && t[e] == '.' && mg__nav_ident(t, n, e + 1)) {
+        if (e + 1 < n && t[e] == '.' && mg_cscan_ident(t, n, e + 1)) {
             if (!q->len) *q = (struct qual){i, l};
             i = e + 1;
-        } else if (e + 2 < n && t[e] == ':' && t[e + 1] == ':' && mg__nav_ident(t, n, e + 2) &&
-                 !(e + 2 + mg__nav_ident(t, n, e + 2) < n && t[e + 2 + mg__nav_ident(t, n, e + 2)] == '('))
+        } else if (e + 2 < n && t[e] == ':' && t[e + 1] == ':' && mg_cscan_ident(t, n, e + 2) &&
+                 !(e + 2 + mg_cscan_ident(t, n, e + 2) < n && t[e + 2 + mg_cscan_ident(t, n, e + 2)] == '('))
             i = e + 2;
         else break;
-        l = mg__nav_ident(t, n, i);
+        l = mg_cscan_ident(t, n, i);
     }
     if (l >= cap) return 0;
     memcpy(out, t + i, l);
@@ -152,7 +153,7 @@ static bool declares(const char *lang, const char *t, size_t lo, size_t end, siz
         const char *eol = lit < end && strcmp(lang, "python") == 0 ? memchr(t + lit, '\n', end - lit) : NULL;
         const char *dn = NULL;
         for (const char *p = t + lit; eol && (p = memmem(p, (size_t)(eol - p), ".__", 3)); p += 3) dn = p;
-        size_t dl = dn ? mg__nav_ident(t, end, (size_t)(dn - t) + 1) : 0;
+        size_t dl = dn ? mg_cscan_ident(t, end, (size_t)(dn - t) + 1) : 0;
         if (dl && mg__nav_sp(t, end, (size_t)(dn - t) + 1 + dl) == (size_t)(eol - t) && cap > 4) {
             const char *k = mg__nav_in_words(" __file__ __name__ __qualname__ __module__ __doc__ ", dn + 1, dl) ? "str"
                             : mg__nav_in_words(" __dict__ __globals__ __annotations__ ", dn + 1, dl)           ? "dict"
@@ -420,7 +421,7 @@ static bool class_attr(const struct file *fl, const struct mg_nav_def *cls, cons
         /* self.a = x: x's declaration in the method (a parameter's annotation) */
         size_t x = mg__nav_sp(t, hi, at + al), xl;
         if (x < hi && t[x] == '=' && x + 1 < hi && t[x + 1] != '=' &&
-            (xl = mg__nav_ident(t, hi, x = mg__nav_sp(t, hi, x + 1))) && mg__nav_sp(t, hi, x + xl) < hi &&
+            (xl = mg_cscan_ident(t, hi, x = mg__nav_sp(t, hi, x + 1))) && mg__nav_sp(t, hi, x + xl) < hi &&
             (t[mg__nav_sp(t, hi, x + xl)] == '\n' || t[mg__nav_sp(t, hi, x + xl)] == '#')) {
             int line = cls->start_line;
             for (size_t k = lo; k < at; k++) line += t[k] == '\n';
@@ -596,7 +597,7 @@ static bool name_type(const struct file *fl, const struct mg_nav_def *fn, size_t
             t[a + 1] == '=')
             continue;
         if ((a = mg__nav_sp(t, b, a + 1)) + 5 < b && memcmp(t + a, "self.", 5) == 0 &&
-            (al = mg__nav_ident(t, b, a + 5)) &&
+            (al = mg_cscan_ident(t, b, a + 5)) &&
             (t[mg__nav_sp(t, b, a + 5 + al)] == '\n' || t[mg__nav_sp(t, b, a + 5 + al)] == '#') &&
             bound_once(fl, fn, t + b, rl, b))
             return self_attr(fl, fn, t + a + 5, al, out, cap, q);
@@ -788,7 +789,7 @@ static bool for_targets(const char *t, size_t n, size_t f, const char *name, siz
     bool paren = i < n && t[i] == '(', found = false;
     if (paren) i = mg__nav_sp(t, n, i + 1);
     for (; k < 8; k++) { /* `k, v`, `(k, v)` */
-        size_t l = mg__nav_ident(t, n, i);
+        size_t l = mg_cscan_ident(t, n, i);
         if (!l) return false;
         if (l == nl && memcmp(t + i, name, nl) == 0) {
             *pos = (int)k;
