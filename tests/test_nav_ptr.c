@@ -125,59 +125,44 @@ static const char *walk(struct env *e, int dir, const char *name, int depth)
     mg_nav_graph_release(&g);
     return b;
 }
-/* "path:line:fn:type" for each store into field (store/indexdb.h's ptr_stores). */
-static const char *stores(struct env *e, const char *field)
+/* The path of file fid. */
+static const char *path_of(struct env *e, int64_t fid, char *out, size_t cap)
+{
+    struct mg_err err = {0};
+    struct mg_idx_cur fc = {0};
+    struct mg_idx_row fr;
+    snprintf(out, cap, "?");
+    if (mg_idx_file_by_id(e->d, fid, 0, &fc, &err) == 0 && mg_idx_next(&fc, &fr) > 0) snprintf(out, cap, "%s", fr.path);
+    mg_idx_done(&fc);
+    return out;
+}
+
+/* "path:line:fn:type" for each store into field (store/indexdb.h's ptr_stores), or, calls set,
+ * "path:line:type" for each call through field (ptr_calls). */
+static const char *rows(struct env *e, const char *field, bool calls)
 {
     static char b[4096];
     struct mg_err err = {0};
     struct mg_idx_cur c = {0};
     struct mg_idx_row r;
-    if (mg_idx_ptr_stores_of_field(e->d, field, &c, &err) != 0) FAIL("stores %s: %s", field, err.msg);
+    if ((calls ? mg_idx_ptr_calls_of_field : mg_idx_ptr_stores_of_field)(e->d, field, &c, &err) != 0)
+        FAIL("%s %s: %s", calls ? "calls" : "stores", field, err.msg);
     size_t o = 0;
     b[0] = 0;
     while (mg_idx_next(&c, &r) > 0) {
-        char fn[256], ty[256];
+        char fn[256] = "", ty[256], path[256];
         int64_t fid = r.file_id;
         int line = r.start_line;
-        snprintf(fn, sizeof(fn), "%s", r.name);
+        if (!calls) snprintf(fn, sizeof(fn), "%s:", r.name);
         snprintf(ty, sizeof(ty), "%s", r.container ? r.container : "?");
-        struct mg_idx_cur fc = {0};
-        struct mg_idx_row fr;
-        char path[256] = "?";
-        if (mg_idx_file_by_id(e->d, fid, 0, &fc, &err) == 0 && mg_idx_next(&fc, &fr) > 0)
-            snprintf(path, sizeof(path), "%s", fr.path);
-        mg_idx_done(&fc);
-        o += (size_t)snprintf(b + o, sizeof(b) - o, "%s%s:%d:%s:%s", o ? " " : "", path, line, fn, ty);
+        o += (size_t)snprintf(b + o, sizeof(b) - o, "%s%s:%d:%s%s", o ? " " : "", path_of(e, fid, path, sizeof(path)),
+                              line, fn, ty);
     }
     mg_idx_done(&c);
     return b;
 }
-/* "path:line:type" for each call through field (store/indexdb.h's ptr_calls). */
-static const char *calls(struct env *e, const char *field)
-{
-    static char b[4096];
-    struct mg_err err = {0};
-    struct mg_idx_cur c = {0};
-    struct mg_idx_row r;
-    if (mg_idx_ptr_calls_of_field(e->d, field, &c, &err) != 0) FAIL("calls %s: %s", field, err.msg);
-    size_t o = 0;
-    b[0] = 0;
-    while (mg_idx_next(&c, &r) > 0) {
-        char ty[256];
-        int64_t fid = r.file_id;
-        int line = r.start_line;
-        snprintf(ty, sizeof(ty), "%s", r.container ? r.container : "?");
-        struct mg_idx_cur fc = {0};
-        struct mg_idx_row fr;
-        char path[256] = "?";
-        if (mg_idx_file_by_id(e->d, fid, 0, &fc, &err) == 0 && mg_idx_next(&fc, &fr) > 0)
-            snprintf(path, sizeof(path), "%s", fr.path);
-        mg_idx_done(&fc);
-        o += (size_t)snprintf(b + o, sizeof(b) - o, "%s%s:%d:%s", o ? " " : "", path, line, ty);
-    }
-    mg_idx_done(&c);
-    return b;
-}
+#define stores(e, f) rows((e), (f), false)
+#define calls(e, f) rows((e), (f), true)
 #define callees(e, n) walk((e), 1, (n), 1)
 #define callers(e, n, d) walk((e), 0, (n), (d))
 

@@ -3,21 +3,34 @@
  * (indexdb.h, section 5; index/refs_ptr.h). */
 #include "store/indexdb_int.h"
 
-/* An index of schema 3 opened read-only (not migrated yet) has no table:
- * no stores, until its next run migrates and fills it. */
+/* An index of schema 3 opened read-only (not migrated yet) has no table
+ * ptr_stores, one of schema 4 no ptr_calls: no rows, until its next run
+ * migrates and fills it. */
 static bool have_table(struct mg_db *d)
 {
     return mg__idx_int(d, S_PTR_TABLE, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
                        "name = 'ptr_stores'", 0) > 0;
 }
 
-/* slot's read, or one with no rows when the table is missing (the caller's
- * binds then fall on no parameter). */
+static bool have_calls(struct mg_db *d)
+{
+    return mg__idx_int(d, S_CALLS_TABLE, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                       "name = 'ptr_calls'", 0) > 0;
+}
+
+/* slot's read when have, else one with no rows (the caller's binds then
+ * fall on no parameter). */
+static int open_if(struct mg_db *d, bool have, int slot, const char *sql, const unsigned char *cols,
+                   struct mg_idx_cur *c, struct mg_err *err)
+{
+    if (have) return mg__idx_open(d, slot, sql, cols, c, err);
+    return mg__idx_open(d, S_PTR_NONE, "SELECT 0, NULL, NULL, 0 WHERE 0", cols, c, err);
+}
+
 static int open_stores(struct mg_db *d, int slot, const char *sql, const unsigned char *cols, struct mg_idx_cur *c,
                        struct mg_err *err)
 {
-    if (have_table(d)) return mg__idx_open(d, slot, sql, cols, c, err);
-    return mg__idx_open(d, S_PTR_NONE, "SELECT 0, NULL, NULL, 0 WHERE 0", cols, c, err);
+    return open_if(d, have_table(d), slot, sql, cols, c, err);
 }
 
 int mg_idx_ptr_stores_of_field(struct mg_db *d, const char *field, struct mg_idx_cur *c, struct mg_err *err)
@@ -89,12 +102,8 @@ int mg_idx_ptr_stores_of_fn(struct mg_db *d, const char *fn, struct mg_idx_cur *
 int mg_idx_ptr_calls_of_field(struct mg_db *d, const char *field, struct mg_idx_cur *c, struct mg_err *err)
 {
     static const unsigned char cols[] = {K_FILE_ID, K_START_LINE, K_CONTAINER, K_END};
-    /* an index of schema 4 opened read-only: no table, no calls */
-    if (mg__idx_int(d, S_CALLS_TABLE, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-                    "name = 'ptr_calls'", 0) <= 0)
-        return mg__idx_open(d, S_PTR_NONE, "SELECT 0, NULL, NULL, 0 WHERE 0", cols, c, err);
-    if (mg__idx_open(d, S_CALLS_OF_FIELD, "SELECT file_id, line, type FROM ptr_calls WHERE field = ? "
-                     "ORDER BY file_id, seq", cols, c, err) != 0)
+    if (open_if(d, have_calls(d), S_CALLS_OF_FIELD, "SELECT file_id, line, type FROM ptr_calls WHERE field = ? "
+                "ORDER BY file_id, seq", cols, c, err) != 0)
         return -1;
     sqlite3_bind_text(c->st, 1, field, -1, SQLITE_TRANSIENT);
     return 0;
