@@ -476,13 +476,17 @@ static int pointer_callers(struct nav *v, struct mg_nav_def *const *roots, size_
     if (mg__nav_ptr_callers(v, cr->name, &s, &n) != 0) return -1;
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
-        struct file *fl = mg__nav_file(v, s[i].fid, true);
-        if (!fl || mg__nav_file_defs(v, fl) != 0) {
+        /* the site's definitions; its text only when no definition holds it (file_def counts its lines) */
+        struct file *fl = mg__nav_file(v, s[i].fid, false);
+        const struct mg_nav_def *in = NULL;
+        bool ok = fl && mg__nav_file_defs(v, fl) == 0;
+        if (ok && !(in = mg__nav_enclosing(fl, s[i].line, true)))
+            ok = (fl = mg__nav_file(v, s[i].fid, true)) && fl->loaded;
+        if (!ok) {
             rc = v->err->code ? -1 : 0;
             continue;
         }
         struct mg_nav_def tmp;
-        const struct mg_nav_def *in = mg__nav_enclosing(fl, s[i].line, true);
         struct mg_nav_def *from = pooled(cr->g, in ? in : file_def(fl, &tmp), fl->path), *to = roots[0];
         if (!from) {
             rc = mg_err_oom(v->err);
