@@ -118,11 +118,13 @@ def one_home():
     """A data directory holding only k1's index (its files linked)."""
     shutil.rmtree(ONE, ignore_errors=True)
     os.makedirs(os.path.join(ONE, "repos"))
-    out = subprocess.run([nb.BIN, "repos", "--json"], env=nb.env(HOME), capture_output=True, text=True, check=True)
-    rid = next(r["id"] for r in json.loads(out.stdout) if r["id"] == "k1")
-    for f in os.listdir(os.path.join(HOME, "repos")):
-        if f.startswith(rid + ".") and not f.endswith(("-wal", "-shm", ".lock")):
+    linked = 0
+    for f in os.listdir(os.path.join(HOME, "repos")):  # repos/<id>.db and what beside it; the id is the name
+        if f.startswith("k1.") and not f.endswith(("-wal", "-shm", ".lock")):
             os.link(os.path.join(HOME, "repos", f), os.path.join(ONE, "repos", f))
+            linked += f == "k1.db"
+    if not linked:
+        raise SystemExit(f"scale: no index k1 in {HOME}/repos")
 
 
 def proc(pid):
