@@ -123,6 +123,8 @@ def search_all(url, q, limit=5):
         try:
             c.request("GET", f"/v1/search?q={urllib.request.quote(q)}&mode=lexical&limit={limit}")
             j = json.loads(c.getresponse().read())
+            if "results" not in j:
+                raise SystemExit(f"bench: search {q!r} failed: {json.dumps(j)[:400]}")
             return j["results"], j.get("gate", {}).get("omitted", 0)
         except (http.client.HTTPException, OSError):
             c.close()
@@ -174,13 +176,13 @@ def wait(pred, timeout=600, step=0.01):
     raise SystemExit(f"bench: timed out after {timeout} s")
 
 
-def settle(url, q, most, since, quiet=1.0, timeout=900):
+def settle(url, q, most, since, quiet=3.0, timeout=900):
     """After a checkout begun at `since` (time.time()): the seconds until the last change in how many
     files hold q, and that number. Not every changed file is indexable (memgate's rules exclude some),
     so the count to wait for is not known in advance: it is final once the watcher has run since the
-    checkout (meta index.incr_at, a second), has nothing pending, and the count has not moved for
-    `quiet` seconds. (Without the first condition a count of 0 that stood still while the watcher had
-    not yet begun ended the wait: "0 of them indexable".)"""
+    checkout (meta index.incr_at), some files hold q, and the count has not moved for `quiet` seconds.
+    (watch.pending is published every few seconds, not live: it read 0 while the checkout's batch was
+    still being indexed, and a count of 0 that stood still ended the wait: "0 of them indexable".)"""
     t0 = time.monotonic()
     last, at = -1, 0.0
     while time.monotonic() - t0 < timeout:
@@ -188,7 +190,7 @@ def settle(url, q, most, since, quiet=1.0, timeout=900):
         now = time.monotonic() - t0
         if n != last:
             last, at = n, now
-        elif now - at >= quiet and meta("watch.pending") == "0" and int(meta("index.incr_at") or 0) >= int(since):
+        elif last > 0 and now - at >= quiet and int(meta("index.incr_at") or 0) >= int(since):
             return at, last
         time.sleep(0.05)
     raise SystemExit(f"bench: timed out after {timeout} s")

@@ -1,7 +1,10 @@
 /* test_db_pool.c — the pool of read-only index handles (store/db.h). */
 #include "test.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <sqlite3.h>
 #include <time.h>
 #include <unistd.h>
@@ -181,4 +184,53 @@ TEST(db_pool_sees_commits_and_a_replaced_file)
     ASSERT_EQ_INT(mg_db_get(p, gone, 0, &d, &err), -1);
     ASSERT(err.code != NULL);
     mg_db_pool_free(&p);
+}
+
+/* POSIX record locks belong to the process, and closing any descriptor of a
+ * file drops all of them. Opening an index for writing must not open and close
+ * the file itself while the process has readers of it: their locks would be
+ * gone, and another process's last connection would take the exclusive lock,
+ * checkpoint and delete the WAL that this process still writes to (seen as
+ * "disk I/O error (sqlite 522)" and "database disk image is malformed" while a
+ * watcher re-indexed and `sqlite3` read the index beside it). */
+TEST(db_open_for_writing_keeps_the_locks_of_the_readers_of_the_file)
+{
+    char path[4096], wal[4200];
+    snprintf(path, sizeof(path), "%s/locks.db", mg_t_tmpdir());
+    snprintf(wal, sizeof(wal), "%s-wal", path);
+    make_db(path, "one");
+    struct mg_db *r, *w;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_db_open(path, MG_DB_READONLY, &r, &err), 0);
+    ASSERT_EQ_STR(mark_of(r), "one");
+    /* a writer opened as the indexer opens one (created when missing) */
+    ASSERT_EQ_INT(mg_db_open(path, MG_DB_CREATE, &w, &err), 0);
+    ASSERT_EQ_INT(mg_db_meta_set(w, "mark", "two", &err), 0);
+    struct stat before;
+    ASSERT_EQ_INT(stat(wal, &before), 0);
+
+    /* another process (a fresh one: a forked child would share this one's lock
+     * bookkeeping) reads the index and closes: it must not think itself the last */
+    pid_t pid = fork();
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) dup2(devnull, 1);
+        execlp("sqlite3", "sqlite3", path, "SELECT count(*) FROM meta", (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    ASSERT_EQ_INT(waitpid(pid, &status, 0), pid);
+    ASSERT_EQ_INT(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+
+    struct stat after;
+    ASSERT_EQ_INT(stat(wal, &after), 0); /* the WAL this process writes to is still the file's */
+    ASSERT_EQ_INT((long long)after.st_ino, (long long)before.st_ino);
+    ASSERT_EQ_INT(mg_db_meta_set(w, "mark", "three", &err), 0);
+    struct mg_db *n;
+    ASSERT_EQ_INT(mg_db_open(path, MG_DB_READONLY, &n, &err), 0);
+    ASSERT_EQ_STR(mark_of(n), "three");
+    ASSERT_EQ_STR(mark_of(r), "three");
+    mg_db_close(&n);
+    mg_db_close(&w);
+    mg_db_close(&r);
 }

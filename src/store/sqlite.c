@@ -3,9 +3,25 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+/* SQLite's own account of an I/O error or a corrupt page (which statement,
+ * which line of SQLite) reaches the error a request returns only as a code;
+ * stderr keeps the rest. Set before SQLite's first use (SQLite 3.40 takes the
+ * log callback only then): mg_sqlite_open is memgate's only way in. */
+static void log_error(void *ud, int code, const char *msg)
+{
+    (void)ud;
+    int c = code & 0xff;
+    if (c == SQLITE_IOERR || c == SQLITE_CORRUPT || c == SQLITE_NOTADB || c == SQLITE_FULL)
+        fprintf(stderr, "memgate: sqlite: %s (sqlite %d)\n", msg, code);
+}
+
+static void set_log(void) { sqlite3_config(SQLITE_CONFIG_LOG, log_error, NULL); }
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 
 int mg_sqlite_fail(sqlite3 *db, const char *path, const char *what, struct mg_err *err)
 {
@@ -71,12 +87,18 @@ fail:
 int mg_sqlite_open(const char *path, const struct mg_sqlite_spec *s, sqlite3 **out, struct mg_err *err)
 {
     *out = NULL;
+    pthread_once(&log_once, set_log);
     if (s->create && !s->readonly) {
-        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (fd < 0)
+        /* made here only when missing (0600; SQLite would make it 0644): closing a
+         * descriptor of a file drops every POSIX lock this process holds on it, and
+         * other handles of it here hold theirs (another process's last connection
+         * would take the file as unused: checkpoint and delete the WAL we write) */
+        int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd >= 0)
+            close(fd);
+        else if (errno != EEXIST)
             return mg_err_set(err, errno == EACCES ? MG_E_PERMISSION : MG_E_IO, "cannot create %s '%s': %s",
                               s->what, path, strerror(errno));
-        close(fd);
     } else if (access(path, F_OK) != 0) {
         return mg_err_set(err, s->missing ? s->missing : MG_E_PATH_NOT_FOUND, "%s '%s' does not exist", s->what,
                           path);
