@@ -58,6 +58,10 @@ static void report(const struct mg_index_opts *o, struct run *R, double t0, bool
 
 /* ---- 2. the repo: its root, id, database and lock ----------------------------------------------- */
 
+/* Test seam: MEMGATE_TEST_NO_MARKS makes and keeps an index as memgate made
+ * them before symbol marks (meta fts.marks), for the test of their conversion. */
+static bool no_marks(void) { return getenv("MEMGATE_TEST_NO_MARKS") != NULL; }
+
 /* Resolve the canonical root and the repo id; open (creating) the database. */
 static int open_repo(const struct mg_config *c, const struct mg_index_opts *o, struct mg_index_stats *st,
                      struct mg_db **d, struct mg_err *err)
@@ -137,7 +141,8 @@ static int open_repo(const struct mg_config *c, const struct mg_index_opts *o, s
     if (mg_db_meta_get(*d, "id", have, sizeof(have)) != 0) {
         if (mg_db_meta_set(*d, "id", st->id, err) != 0 || mg_db_meta_set(*d, "root", st->root, err) != 0 ||
             mg_db_meta_set(*d, "fingerprint", fp, err) != 0 || mg_db_meta_set(*d, "tenant", tenant, err) != 0 ||
-            mg_db_meta_set_int(*d, "created_at", (int64_t)time(NULL), err) != 0)
+            mg_db_meta_set_int(*d, "created_at", (int64_t)time(NULL), err) != 0 ||
+            (!no_marks() && mg_db_meta_set_int(*d, "fts.marks", 1, err) != 0)) /* (new: marked from the start) */
             goto fail;
     }
     if (mg_db_commit(*d, err) != 0) goto fail;
@@ -252,6 +257,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     if (mg__known_load(d, o->paths, o->npaths, &R.known, err) != 0) goto out;
 
     w.d = d;
+    R.marks = w.marks = mg_db_meta_int(d, "fts.marks", 0) != 0;
     w.ts = mg_token_set_new();
     if (!w.ts) {
         mg_err_oom(err);
@@ -357,6 +363,8 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     }
     free(asked);
     if (!o->paths && mg__fill_refs(&w, err) != 0) goto rollback;
+    bool marked = !o->paths && !w.marks && !no_marks();
+    if (marked && mg__mark_words(&w, err) != 0) goto rollback;
     /* SQLite may sort with helper threads: the index of a first run is
      * millions of names */
     mg_idx_sort_threads(d, 4);
@@ -396,7 +404,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
      * -> 7-9 ms on bench/quality.c, docs/benchmarks.md). Small runs leave it
      * to FTS5's automerge. Its own transaction: a failure leaves the index as
      * it was. */
-    if (st->chunks_written > 0 && st->chunks_written * 4 >= st->chunks) {
+    if ((st->chunks_written > 0 && st->chunks_written * 4 >= st->chunks) || marked) {
         double m0 = mg_clock_s();
         if (o->on_progress) {
             struct mg_progress p = {.what = st->id, .phase = "merge"};

@@ -85,6 +85,7 @@ struct stream_src {
     size_t n;
     const struct stream_def *defs;  /* ascending by line */
     size_t ndefs;
+    bool marks;                     /* each symbol token followed by its mark (store/tokenize.h) */
 };
 
 int mg__build_streams(struct mg_token_set *ts, struct mg_buf *scratch, const struct stream_src *s, struct mg_buf *out,
@@ -131,8 +132,9 @@ void mg__queue_push(struct queue *q, struct result *r);
  * Waits at most timeout_ms (returning NULL with *timed_out set). */
 struct result *mg__queue_pop(struct queue *q, int timeout_ms, bool *timed_out);
 void mg__result_free(struct result *r);
-/* The streams of a freshly chunked file (indexer_streams.c). */
-int mg__result_streams(struct result *r, struct mg_token_set *ts, struct mg_buf *scratch);
+/* The streams of a freshly chunked file (indexer_streams.c); marks: the index's
+ * word rows carry symbol marks (meta fts.marks). */
+int mg__result_streams(struct result *r, struct mg_token_set *ts, struct mg_buf *scratch, bool marks);
 
 /* ---- the run, and its workers (indexer_work.c) ---- */
 
@@ -142,6 +144,7 @@ struct run {
     int rootfd;
     bool trust_mtime;             /* files with their indexed size and mtime are not read (opts) */
     bool incremental;             /* a run of given paths (the watcher's) */
+    bool marks;                   /* word rows with symbol marks (meta fts.marks) */
     struct mg_walk walk;
     struct known_map known;
     struct queue q;
@@ -172,6 +175,7 @@ struct writer {
     int64_t d_files, d_bytes, d_chunks, d_symbols; /* rows written minus rows deleted (incremental totals) */
     bool changed;                 /* a file written or deleted, or refs filled: the run bumps index_gen */
     struct mg_token_set *ts;      /* to rebuild the streams of rows being deleted */
+    bool marks;                   /* the word rows carry symbol marks (meta fts.marks) */
     struct mg_buf tmp, streams;
 };
 
@@ -182,5 +186,8 @@ int mg__write_result(struct writer *w, struct result *r, struct mg_index_stats *
 /* Rows of table refs for the files an index of schema 2 holds (store/db.c):
  * from their stored text and symbols, once; meta refs_ready says it is done. */
 int mg__fill_refs(struct writer *w, struct mg_err *err);
+/* The word rows of every file again, with symbol marks, for an index made
+ * before them (meta fts.marks unset): once, by a full run. */
+int mg__mark_words(struct writer *w, struct mg_err *err);
 
 #endif

@@ -231,7 +231,7 @@ static struct result *process(struct run *R, size_t idx, TSParser *parser, struc
     size_t nt = mg_tri_extract(scratch, r->text, r->len);
     if (nt == (size_t)-1 || mg_tri_builder_add(tb, r->fid, scratch->keys, nt) != 0) goto nomem;
     if (mg_content_pack(r->text, r->len, &r->blob, &r->bloblen) != 0) goto nomem;
-    if (mg__result_streams(r, ts, tmp) != 0) goto nomem;
+    if (mg__result_streams(r, ts, tmp, R->marks) != 0) goto nomem;
     if (file_refs(r) != 0) goto nomem;
     if (k) ADD(R->st->changed, 1);
     else ADD(R->st->added, 1);

@@ -18,44 +18,27 @@ void mg__writer_release(struct writer *w)
     mg_buf_release(&w->streams);
 }
 
-/* Remove one file and everything derived from it. */
-int mg__delete_file(struct writer *w, int64_t id, struct mg_err *err)
+/* A file's word rows, from its stored text (contentless FTS5 forgets a row
+ * only when given exactly what it indexed, so a delete rebuilds the file's
+ * token streams as mg__build_streams made them): dropped (add false) or
+ * written again (add true, for mg__mark_words), with w->marks. The file's row
+ * in row (MG_IDX_TEXT); *len: its text's length. 0 or -1. */
+static int file_words(struct writer *w, const struct mg_idx_row *frow, bool add, size_t *len, struct mg_err *err)
 {
-    struct mg_idx_cur cur;
-    struct mg_idx_row row;
-    if (mg_idx_file_by_id(w->d, id, MG_IDX_TEXT, &cur, err) != 0) return -1;
-    if (mg_idx_next(&cur, &row) <= 0) {
-        mg_idx_done(&cur);
-        return 0; /* already gone */
-    }
-    char *text = NULL, *path = NULL;
-    size_t len = 0;
-    int rc = 0;
-    int64_t size = row.size;
-    int64_t clo = row.chunk_lo, chi = row.chunk_hi;
-    int64_t slo = row.sym_lo, shi = row.sym_hi;
-    if (mg_idx_text(&row, (size_t)size, &text, &len) != 0) {
-        mg_idx_done(&cur);
+    int64_t id = frow->id, clo = frow->chunk_lo, chi = frow->chunk_hi, slo = frow->sym_lo, shi = frow->sym_hi;
+    char *text = NULL, *path = strdup(frow->path);
+    *len = 0;
+    if (!path) return mg_err_oom(err);
+    if (mg_idx_text(frow, (size_t)frow->size, &text, len) != 0) {
+        free(path);
         return mg_err_set(err, MG_E_DB, "stored text of file %lld is corrupt; remove the repo and index it again",
                           (long long)id);
     }
-    path = strdup(row.path);
-    mg_idx_done(&cur);
-    if (!path) {
-        free(text);
-        return mg_err_oom(err);
-    }
-    w->dead_bytes += len;
-    w->changed = true;
-    w->d_files--;
-    w->d_bytes -= size;
-
-    /* contentless FTS5 forgets a row only when given exactly what it
-     * indexed: rebuild the file's token streams from its stored text */
+    int rc = 0;
+    struct mg_idx_cur cur = {0};
+    struct mg_idx_row row;
     size_t n = clo <= chi ? (size_t)(mg_chunk_seq(chi) - mg_chunk_seq(clo) + 1) : 0, got = 0, nd = 0;
     size_t ns = slo <= shi ? (size_t)(shi - slo + 1) : 0;
-    w->d_chunks -= (int64_t)n;
-    w->d_symbols -= (int64_t)ns;
     int64_t *ids = malloc((n + 1) * sizeof(int64_t));
     uint32_t *off = malloc((2 * n + 2) * sizeof(uint32_t));
     struct stream_chunk *sc = calloc(n + 1, sizeof(*sc));
@@ -64,7 +47,7 @@ int mg__delete_file(struct writer *w, int64_t id, struct mg_err *err)
     if (rc == 0 && mg_idx_chunks(w->d, clo, chi, &cur, err) != 0) rc = -1;
     while (rc == 0 && got < n && mg_idx_next(&cur, &row) > 0) {
         int64_t s = row.start_byte, e = row.end_byte;
-        if (s < 0 || e < s || (size_t)e > len) {
+        if (s < 0 || e < s || (size_t)e > *len) {
             rc = mg_err_set(err, MG_E_DB, "chunk %lld is out of range; remove the repo and index it again",
                             (long long)row.id);
             break;
@@ -85,15 +68,15 @@ int mg__delete_file(struct writer *w, int64_t id, struct mg_err *err)
     mg_idx_done(&cur);
     if (rc == 0) {
         mg__stream_defs_sort(sd, nd);
-        struct stream_src src = {path, text, sc, got, sd, nd};
+        struct stream_src src = {path, text, sc, got, sd, nd, w->marks};
         if (mg__build_streams(w->ts, &w->tmp, &src, &w->streams, off) != 0)
             rc = mg_err_oom(err);
     }
     for (size_t i = 0; rc == 0 && i < got; i++) {
         const char *f = w->streams.p;
-        rc = mg_idx_drop_words(w->d, ids[i], f + off[0], off[1] - off[0], f + off[2 * i + 1],
-                               off[2 * i + 2] - off[2 * i + 1], f + off[2 * i + 2], off[2 * i + 3] - off[2 * i + 2],
-                               err);
+        rc = (add ? mg_idx_add_words : mg_idx_drop_words)(w->d, ids[i], f + off[0], off[1] - off[0],
+                                                            f + off[2 * i + 1], off[2 * i + 2] - off[2 * i + 1],
+                                                            f + off[2 * i + 2], off[2 * i + 3] - off[2 * i + 2], err);
     }
     for (size_t i = 0; sc && i < got; i++) {
         free((char *)sc[i].sym);
@@ -104,16 +87,63 @@ int mg__delete_file(struct writer *w, int64_t id, struct mg_err *err)
     free(sd);
     free(ids);
     free(off);
-    if (rc == 0) rc = mg_idx_drop_file(w->d, id, clo, chi, slo, shi, err);
     free(text);
     free(path);
     return rc;
 }
 
+/* Remove one file and everything derived from it. */
+int mg__delete_file(struct writer *w, int64_t id, struct mg_err *err)
+{
+    struct mg_idx_cur cur;
+    struct mg_idx_row row;
+    if (mg_idx_file_by_id(w->d, id, MG_IDX_TEXT, &cur, err) != 0) return -1;
+    if (mg_idx_next(&cur, &row) <= 0) {
+        mg_idx_done(&cur);
+        return 0; /* already gone */
+    }
+    int64_t size = row.size, clo = row.chunk_lo, chi = row.chunk_hi, slo = row.sym_lo, shi = row.sym_hi;
+    size_t len = 0;
+    int rc = file_words(w, &row, false, &len, err);
+    mg_idx_done(&cur);
+    if (rc != 0) return -1;
+    w->dead_bytes += len;
+    w->changed = true;
+    w->d_files--;
+    w->d_bytes -= size;
+    w->d_chunks -= clo <= chi ? mg_chunk_seq(chi) - mg_chunk_seq(clo) + 1 : 0;
+    w->d_symbols -= slo <= shi ? shi - slo + 1 : 0;
+    return mg_idx_drop_file(w->d, id, clo, chi, slo, shi, err);
+}
+
+int mg__mark_words(struct writer *w, struct mg_err *err)
+{
+    if (mg_db_meta_int(w->d, "fts.marks", 0)) return 0;
+    if (mg_idx_words_clear(w->d, err) != 0) return -1;
+    w->marks = true;
+    w->changed = true;
+    struct mg_idx_cur sel = {0};
+    struct mg_idx_row row;
+    int rc = mg_idx_files_text(w->d, &sel, err);
+    while (rc == 0) {
+        int s = mg_idx_next(&sel, &row);
+        if (s <= 0) {
+            if (s < 0) rc = mg_db_error(w->d, "read files", err);
+            break;
+        }
+        size_t len;
+        rc = file_words(w, &row, true, &len, err);
+    }
+    mg_idx_done(&sel);
+    return rc != 0 ? -1 : mg_db_meta_set_int(w->d, "fts.marks", 1, err);
+}
+
+/* The tokens of a stream, its marks not counted (FTS5 counts no length for them either). */
 static uint32_t count_tokens(const char *s, uint32_t n)
 {
-    uint32_t k = n > 0;
-    for (uint32_t i = 0; i < n; i++) k += s[i] == ' ';
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if ((i == 0 || s[i - 1] == ' ') && s[i] != ' ') k += s[i] != MG_TOKEN_MARK;
     return k;
 }
 

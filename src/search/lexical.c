@@ -84,8 +84,10 @@ static int lexical_read(struct lex *c, const char *match, int nscored, int limit
     /* the wide read: the same rows ranked, more of them kept, each with its file */
     int rows = wide && want < MG__WIDE_ROWS + LEX_TIES_MAX ? MG__WIDE_ROWS + LEX_TIES_MAX : want;
     if (wide) mg__wide_reset(&r->wide);
-    if ((wide ? mg_idx_rank_wide : mg_idx_rank)(r->d, match, nscored, rows, scoped ? &r->chunks->set : NULL, &st,
-                                                r->err) != 0)
+    const struct mg_idx_idset *set = scoped ? &r->chunks->set : NULL;
+    if ((wide ? mg_idx_rank_wide(r->d, match, nscored, rows, set, &st, r->err)
+              : mg_idx_rank(r->d, match, nscored, rows, set, !(mg_rank_off_parse(r->cfg->rank_off) & MG_RANK_TIERS), &st,
+                            r->err)) != 0)
         return -1;
     while ((rc = mg_idx_next(&st, &rr)) > 0) {
         double score = -rr.score;

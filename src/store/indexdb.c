@@ -125,6 +125,13 @@ static const void *column_blob(sqlite3_stmt *st, int i, size_t *n)
 
 int mg_idx_next(struct mg_idx_cur *c, struct mg_idx_row *r)
 {
+    if (c->mid) {
+        if (c->mi >= c->mn) return 0;
+        memset(r, 0, sizeof(*r));
+        r->score = c->mscore[c->mi];
+        r->id = c->mid[c->mi++];
+        return 1;
+    }
     int s = sqlite3_step(c->st);
     if (s == SQLITE_DONE) return 0;
     if (s != SQLITE_ROW) return -1;
@@ -170,6 +177,13 @@ int mg_idx_next(struct mg_idx_cur *c, struct mg_idx_row *r)
 
 void mg_idx_done(struct mg_idx_cur *c)
 {
+    if (c->mid) {
+        free(c->mid);
+        free(c->mscore);
+        c->mid = NULL;
+        c->mscore = NULL;
+        c->mn = c->mi = 0;
+    }
     if (!c->st) return;
     if (c->own) sqlite3_finalize(c->st);
     else sqlite3_reset(c->st);

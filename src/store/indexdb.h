@@ -129,6 +129,10 @@ struct mg_idx_cur {
     struct sqlite3_stmt *st; /* private */
     const unsigned char *cols;
     bool own;                /* a statement of its own (the kept one was running) */
+    /* or rows read already (mg_idx_rank's tiers): scores and ids, the next one at mi */
+    double *mscore;
+    int64_t *mid;
+    size_t mn, mi;
 };
 
 /* The next row into r: 1, 0 at the end, -1 on error (err unset: the caller
@@ -204,9 +208,11 @@ int64_t mg_idx_chunk_max(struct mg_db *d);
 /* The best `limit` chunks for match, ranked by mgrank (rank.h: path, symbol
  * and body weights 2, 8, 1; only the first nscored phrases count, 0: all),
  * ties by id; with scope, only chunks it has. Fills score (FTS5's: lower is
- * better), id. */
+ * better), id. tiers: a common expression's rows with a word in a symbol
+ * ranked first, and alone when none of the others can enter the list (the
+ * same rows, sooner; indexdb_chunks.c). */
 int mg_idx_rank(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
-                struct mg_idx_cur *c, struct mg_err *err);
+                bool tiers, struct mg_idx_cur *c, struct mg_err *err);
 /* The same best `limit` rows with each one's file, for file-level evidence
  * (search/filerank.c): fills score, id, file_id, flags; best first,
  * ties by id. */
@@ -357,6 +363,11 @@ int mg_idx_add_ptr_call(struct mg_db *d, const struct mg_idx_row *r, struct mg_e
  * (mg_idx_drop_words: only the indexer can rebuild their streams). */
 int mg_idx_drop_file(struct mg_db *d, int64_t id, int64_t clo, int64_t chi, int64_t slo, int64_t shi,
                      struct mg_err *err);
+/* Every file with its text, by id. Fills id, path, size, chunk_lo, chunk_hi,
+ * sym_lo, sym_hi, blob. */
+int mg_idx_files_text(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err);
+/* Every word row gone (FTS5's delete-all), for a rewrite of them all. */
+int mg_idx_words_clear(struct mg_db *d, struct mg_err *err);
 /* Files without a refs row, with their text. Fills id, lang, size, sym_lo,
  * sym_hi, blob. */
 int mg_idx_files_without_refs(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err);

@@ -3,7 +3,12 @@
  * statements that run them are here. */
 #include "store/indexdb_int.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "store/rank.h"
+#include "store/tokenize.h"
+#include "util/buf.h"
 
 #define CHUNK_COLS "id, file_id, start_line, end_line, start_byte, end_byte, symbol, kind, container"
 #define CHUNK_K K_ID, K_FILE_ID, K_START_LINE, K_END_LINE, K_START_BYTE, K_END_BYTE, K_SYMBOL, K_KIND, K_CONTAINER
@@ -41,8 +46,104 @@ int64_t mg_idx_chunk_max(struct mg_db *d)
  * phrases scored, ?9 (0: all) (rank.h) */
 #define RANK "mgrank(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM chunks), ?9)"
 
+/* Ranking a common word costs a pass of mgrank and the sort over every row
+ * that holds it: 120 ms for "struct" in Linux (761,689 rows). The best rows
+ * are almost always those with a word of the query in their symbol column
+ * (weight 8, against 2 for the path and 1 for the body), and mgrank bounds
+ * the score of every other row (the `bound` argument). The indexer marks the
+ * symbol column's words (meta fts.marks; tokenize.h's MG_TOKEN_MARK), so
+ * those rows are a short list of their own: an expression of TIER_ROWS rows
+ * or more is ranked first over `expr AND ("\x01w1" OR "\x01w2" ...)`. When
+ * that gives `limit` rows and the last beats the bound, no other row can
+ * enter the list, and those rows, in the same order (the same scores: the
+ * marks are not scored), are the answer. Else every row is ranked, as
+ * before (an index without marks: always). 1: c holds the rows; 0: rank
+ * them all; -1 error. */
+#define TIER_LIMIT 4096
+
+static int rank_all(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
+                    struct mg_idx_cur *c, struct mg_err *err);
+
+/* `(match) AND ("\x01w1" OR ...)` over match's phrases ("tok": a token never holds '"'); NULL: none, or no memory. */
+static char *tier_expr(const char *match, int *nphrase)
+{
+    struct mg_buf b;
+    mg_buf_init(&b, 3 * strlen(match) + 64);
+    int bad = mg_buf_addc(&b, '(') | mg_buf_adds(&b, match) | mg_buf_adds(&b, ") AND (");
+    *nphrase = 0;
+    for (const char *p = match; (p = strchr(p, '"'));) {
+        const char *e = strchr(p + 1, '"');
+        if (!e) break;
+        bad |= mg_buf_adds(&b, *nphrase ? " OR \"" : "\"") | mg_buf_addc(&b, MG_TOKEN_MARK) |
+               mg_buf_add(&b, p + 1, (size_t)(e - p));
+        ++*nphrase;
+        p = e + 1;
+    }
+    bad |= mg_buf_addc(&b, ')');
+    if (bad || *nphrase == 0) {
+        mg_buf_release(&b);
+        return NULL;
+    }
+    return mg_buf_detach(&b, NULL);
+}
+
+/* mgrank's bound for match (rank.h), negated as its scores are: 0 or -1. */
+static int rank_bound(struct mg_db *d, const char *match, int nscored, double *bound, struct mg_err *err)
+{
+    bool own;
+    sqlite3_stmt *st = mg__idx_stmt(d, S_RANK_BOUND, "SELECT mgrank(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM "
+                                    "chunks), ?2, 1) FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT 1", &own, err);
+    if (!st) return -1;
+    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 2, nscored);
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : mg_db_error(d, "lexical search", err);
+    if (rc == 0) *bound = sqlite3_column_double(st, 0);
+    if (own) sqlite3_finalize(st);
+    else sqlite3_reset(st);
+    return rc;
+}
+
+static int rank_tiered(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
+                       struct mg_idx_cur *c, struct mg_err *err)
+{
+    if (limit <= 0 || limit > TIER_LIMIT || !mg_db_meta_int(d, "fts.marks", 0)) return 0;
+    int np;
+    char *tier = tier_expr(match, &np);
+    double *sc = tier ? malloc((size_t)limit * sizeof(*sc)) : NULL;
+    int64_t *id = sc ? malloc((size_t)limit * sizeof(*id)) : NULL;
+    int rc = id ? 0 : mg_err_oom(err);
+    struct mg_idx_cur t = {0};
+    if (rc == 0 && rank_all(d, tier, nscored > 0 ? nscored : np, limit, scope, &t, err) != 0) rc = -1;
+    size_t got = 0;
+    struct mg_idx_row r;
+    int k = 0;
+    while (rc == 0 && got < (size_t)limit && (k = mg_idx_next(&t, &r)) > 0) {
+        sc[got] = r.score;
+        id[got++] = r.id;
+    }
+    if (rc == 0 && k < 0) rc = mg_db_error(d, "lexical search", err);
+    mg_idx_done(&t);
+    free(tier);
+    double bound = 0;
+    if (rc == 0 && got == (size_t)limit && rank_bound(d, match, nscored, &bound, err) != 0) rc = -1;
+    if (rc == 0 && got == (size_t)limit && sc[got - 1] < bound) { /* (negated: lower is better) */
+        *c = (struct mg_idx_cur){.d = d, .mscore = sc, .mid = id, .mn = got};
+        return 1;
+    }
+    free(sc);
+    free(id);
+    return rc;
+}
+
 int mg_idx_rank(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
-                struct mg_idx_cur *c, struct mg_err *err)
+                bool tiers, struct mg_idx_cur *c, struct mg_err *err)
+{
+    int t = tiers ? rank_tiered(d, match, nscored, limit, scope, c, err) : 0;
+    return t < 0 ? -1 : t > 0 ? 0 : rank_all(d, match, nscored, limit, scope, c, err);
+}
+
+static int rank_all(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
+                    struct mg_idx_cur *c, struct mg_err *err)
 {
     static const unsigned char cols[] = {K_SCORE, K_ID, K_END};
     if (scope ? mg__idx_open(d, S_RANK_SCOPED, "SELECT " RANK ", rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 "

@@ -134,6 +134,19 @@ int mg_idx_drop_file(struct mg_db *d, int64_t id, int64_t clo, int64_t chi, int6
     return 0;
 }
 
+int mg_idx_files_text(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_ID, K_PATH, K_BLOB, K_SIZE, K_CHUNK_LO, K_CHUNK_HI, K_SYM_LO, K_SYM_HI,
+                                         K_END};
+    return mg__idx_open(d, S_FILES_TEXT, "SELECT id, path, content, size, chunk_lo, chunk_hi, sym_lo, sym_hi FROM "
+                        "files ORDER BY id", cols, c, err);
+}
+
+int mg_idx_words_clear(struct mg_db *d, struct mg_err *err)
+{
+    return mg_db_exec(d, "INSERT INTO chunks_fts(chunks_fts) VALUES('delete-all')", err);
+}
+
 int mg_idx_files_without_refs(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err)
 {
     static const unsigned char cols[] = {K_ID, K_LANG, K_BLOB, K_SIZE, K_SYM_LO, K_SYM_HI, K_END};

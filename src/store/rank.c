@@ -116,11 +116,20 @@ void mg_chunk_lengths(int64_t id, double *body, double *sym)
 static void mgrank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nval, sqlite3_value **val)
 {
     int rc = SQLITE_OK;
-    /* mgrank(fts, w_path, w_symbol, w_body [, max chunk id [, phrases scored]]) */
+    /* mgrank(fts, w_path, w_symbol, w_body [, max chunk id [, phrases scored [, bound]]]) */
     struct stats *s = get_stats(api, fts, nval > 3 ? sqlite3_value_int64(val[3]) : 0,
                                 nval > 4 ? sqlite3_value_int(val[4]) : 0, nval, val, &rc);
     if (!s) {
         sqlite3_result_error_code(ctx, rc);
+        return;
+    }
+    if (nval > 5 && sqlite3_value_int(val[5])) {
+        /* the bound: the best score of a row with no phrase in its symbol column (in its path, of the length
+         * every path is given, and in the shortest body) */
+        double bound = 0;
+        for (int p = 0; p < s->nphrase && s->ncol == 3; p++)
+            bound += s->idf[p] * (s->w[0] + s->w[2] * (K1 + 1) / (1 + K1 * (1 - B)));
+        sqlite3_result_double(ctx, s->ncol == 3 ? -bound : -HUGE_VAL);
         return;
     }
     /* each column's weight times BM25's length factor for this row

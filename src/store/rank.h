@@ -1,6 +1,6 @@
 /* rank.h — the FTS5 ranking function "mgrank".
  *
- *   mgrank(chunks_fts, w_path, w_symbol, w_body [, max_chunk_id [, nscored]])
+ *   mgrank(chunks_fts, w_path, w_symbol, w_body [, max_chunk_id [, nscored [, bound]]])
  *
  * BM25 (k1 = 1.2, b = 0.75) for detail=column tables, where FTS5's own bm25()
  * sees no term frequencies and returns 0: each query phrase counts once per
@@ -12,6 +12,9 @@
  * frequency of a term in over 2,000 rows is estimated from a sample. With
  * nscored > 0 only the query's first nscored phrases count: the rest only
  * select rows (`(a OR b OR c) AND (a OR b)` ranks by a, b and c once).
+ * With bound = 1 it returns, for any row, the (negated) score no row can beat
+ * that has none of the scored phrases in its symbol column: what lets a
+ * search rank only the rows with a word in a symbol (indexdb_chunks.c).
  */
 #ifndef MG_RANK_H
 #define MG_RANK_H

@@ -307,7 +307,7 @@ static int tok_tokenize(Fts5Tokenizer *t, void *pCtx, int flags, const char *tex
             int s = i;
             while (i < n && text[i] != ' ') i++;
             if (i > s) {
-                int rc = xToken(pCtx, 0, text + s, i - s, s, i);
+                int rc = xToken(pCtx, text[s] == MG_TOKEN_MARK && s > 0 ? FTS5_TOKEN_COLOCATED : 0, text + s, i - s, s, i);
                 if (rc) return rc;
             }
             i++;
@@ -315,7 +315,8 @@ static int tok_tokenize(Fts5Tokenizer *t, void *pCtx, int flags, const char *tex
         return SQLITE_OK;
     }
     /* a query string: one token per whole word; mg_fts_query spells out
-     * the parts itself */
+     * the parts itself. A mark is one token. */
+    if (text[0] == MG_TOKEN_MARK) return xToken(pCtx, 0, text, n < MG_TOKEN_MAX + 1 ? n : MG_TOKEN_MAX + 1, 0, n);
     struct fts_ctx c = {pCtx, xToken};
     return tokenize(text, (size_t)n, fts_cb, &c, true);
 }

@@ -24,6 +24,13 @@
 #include <stddef.h>
 
 #define MG_TOKEN_MAX 64
+/* The first byte of a mark: in a document stream, "\x01tok" right after tok
+ * is indexed at tok's position (FTS5_TOKEN_COLOCATED: no length counted);
+ * in a query, a phrase "\x01tok" is that one token. No word of a text ever
+ * holds the byte, so no query of a user's names a mark. The indexer marks
+ * the symbol column's tokens (index/indexer_streams.c), for the ranking of
+ * common words (store/indexdb_chunks.c). */
+#define MG_TOKEN_MARK '\x01'
 
 /* Called per token: tok is lowercased, NUL-terminated, valid until the call
  * returns; [start, end) is the word's byte range in the text; colocated is

@@ -77,7 +77,7 @@ static const char *const env_other[] = {
     "PROVIDER_DEPTH", /* set by memgate for the MCP servers it starts (util/mcpc.h) */
     /* test seams (docs/config.md) */
     "TEST_COMMIT_BYTES", "TEST_MIN_REINDEX_INTERVAL", "TEST_WATCH_LIMIT", "TEST_V1_DELAY_MS", "TEST_HISTORY_MS",
-    "TEST_CATCHUP_DELAY_MS",
+    "TEST_CATCHUP_DELAY_MS", "TEST_NO_MARKS",
     /* the test and bench harnesses' own (tests/, scripts/, bench/): set around memgate, not read by it */
     "GRAMMAR_CACHE", /* scripts/grammar-obj.sh's cache of grammar objects (make, make run) */
     "BIN", "KEEP_TMP", "BENCH_CACHE", "BENCH_NODE", "ISOLATION_CALLS", "MEMISO_OPS", "MEMISO_SEED", "SDK2_CALLS",

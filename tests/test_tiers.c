@@ -1,0 +1,189 @@
+/* test_tiers.c — a common word ranked over its rows with the word in a
+ * symbol first (store/indexdb_chunks.c): the same rows as ranking every row,
+ * and the symbol marks the indexer writes for it (meta fts.marks), made for
+ * a new index and once for an index made before them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "fixtures.h"
+#include "store/db.h"
+#include "store/indexdb.h"
+
+/* nfiles C files of 10 functions each; every function's body holds "widget"
+ * and "gadget"; of every 10, `named` are called widget_N (the rest thing_N),
+ * and one in a hundred gadget_N. */
+static void write_repo(const char *repo, int nfiles, int named)
+{
+    for (int f = 0; f < nfiles; f++) {
+        char rel[64], *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        for (int k = 0; k < 10; k++) {
+            int n = f * 10 + k;
+            const char *name = n % 100 == 7 ? "gadget" : k < named ? "widget" : "thing";
+            fprintf(m, "int %s_%d(int x)\n{\n    /* a widget, a gadget */\n    return x + %d;\n}\n\n", name, n, n);
+        }
+        fclose(m);
+        snprintf(rel, sizeof(rel), "src/f%03d.c", f);
+        mg_t_write(repo, rel, text, len);
+        free(text);
+    }
+}
+
+static void index_repo(const char *repo, const char *home)
+{
+    json_decref(mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "tr", "--json", NULL}));
+}
+
+static struct mg_db *open_index(const char *home)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/repos/tr.db", home);
+    struct mg_db *d;
+    struct mg_err err = {0};
+    if (mg_db_open(path, MG_DB_READONLY, &d, &err) != 0) FAIL("open %s: %s", path, err.msg);
+    return d;
+}
+
+/* The best `limit` rows of match with tiers or without, into ids/scores; whether they came from the tier. */
+static bool rank(struct mg_db *d, const char *match, int limit, bool tiers, int64_t *ids, double *scores, int *n)
+{
+    struct mg_idx_cur c = {0};
+    struct mg_idx_row r;
+    struct mg_err err = {0};
+    if (mg_idx_rank(d, match, 0, limit, NULL, tiers, &c, &err) != 0) FAIL("rank %s: %s", match, err.msg);
+    bool tier = c.mid != NULL;
+    *n = 0;
+    while (*n < limit && mg_idx_next(&c, &r) > 0) {
+        ids[*n] = r.id;
+        scores[(*n)++] = r.score;
+    }
+    mg_idx_done(&c);
+    return tier;
+}
+
+/* Whether match ranks the same rows in the same order with tiers as without; *tier: the tier answered. */
+static void same_rows(struct mg_db *d, const char *match, int limit, bool *tier)
+{
+    int64_t a[256], b[256];
+    double sa[256], sb[256];
+    int na, nb;
+    rank(d, match, limit, false, a, sa, &na);
+    *tier = rank(d, match, limit, true, b, sb, &nb);
+    ASSERT_EQ_INT(nb, na);
+    for (int i = 0; i < na; i++) {
+        ASSERT_EQ_INT((long long)b[i], (long long)a[i]);
+        ASSERT(sb[i] == sa[i]);
+    }
+}
+
+TEST(tiers_rank_a_common_word_as_ranking_every_row_does)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    write_repo(repo, 60, 4); /* 600 functions: 240 named widget_N */
+    index_repo(repo, home);
+    struct mg_db *d = open_index(home);
+    bool tier;
+    /* widget: a symbol of 240 rows, the best 100 among them beat every other row */
+    same_rows(d, "(\"widget\")", 100, &tier);
+    ASSERT(tier);
+    same_rows(d, "(\"widget\" AND \"gadget\")", 60, &tier);
+    ASSERT(tier);
+    /* gadget: six rows with it in a symbol, fewer than asked: every row ranked */
+    same_rows(d, "(\"gadget\")", 40, &tier);
+    ASSERT(!tier);
+    /* more rows asked than the symbol has: every row ranked */
+    same_rows(d, "(\"widget\")", 250, &tier);
+    ASSERT(!tier);
+    mg_db_close(&d);
+    /* and the search as a whole: the same answer with rank_off=tiers */
+    json_t *with = mg_fx_search(repo, home, "widget", "lexical", 30);
+    setenv("MEMGATE_RANK_OFF", "tiers", 1);
+    json_t *without = mg_fx_search(repo, home, "widget", "lexical", 30);
+    unsetenv("MEMGATE_RANK_OFF");
+    json_object_del(with, "took_ms");
+    json_object_del(without, "took_ms");
+    ASSERT(json_equal(with, without));
+    ASSERT_EQ_INT((long long)json_array_size(json_object_get(with, "results")), 30);
+    json_decref(with);
+    json_decref(without);
+}
+
+/* Every byte of the word index's segments: after a run that replaced all
+ * files by one, merged, only that file's rows are left when every delete
+ * matched its insert (a contentless FTS5 table keeps what a delete misses:
+ * the marks of 400 functions are thousands of bytes). */
+static long long fts_bytes(const char *home)
+{
+    struct mg_db *d = open_index(home);
+    sqlite3_stmt *st;
+    long long n = -1;
+    if (sqlite3_prepare_v2(d->db, "SELECT sum(length(block)) FROM chunks_fts_data", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    mg_db_close(&d);
+    return n;
+}
+
+static long long meta_marks(const char *home)
+{
+    struct mg_db *d = open_index(home);
+    long long v = mg_db_meta_int(d, "fts.marks", 0);
+    mg_db_close(&d);
+    return v;
+}
+
+TEST(index_marks_the_words_of_an_older_index_once)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    write_repo(repo, 40, 4);
+    /* an index as memgate made them before the marks, and a change to it */
+    setenv("MEMGATE_TEST_NO_MARKS", "1", 1);
+    index_repo(repo, home);
+    ASSERT_EQ_INT(meta_marks(home), 0);
+    mg_t_write_str(repo, "src/f000.c", "int widget_first(void)\n{\n    return 1; /* a widget */\n}\n");
+    index_repo(repo, home);
+    struct mg_db *d = open_index(home);
+    bool tier;
+    same_rows(d, "(\"widget\")", 50, &tier);
+    ASSERT(!tier); /* no marks: every row ranked */
+    mg_db_close(&d);
+    json_t *before = mg_fx_search(repo, home, "widget", "lexical", 40);
+    unsetenv("MEMGATE_TEST_NO_MARKS");
+
+    /* the next full run marks them, once */
+    index_repo(repo, home);
+    ASSERT_EQ_INT(meta_marks(home), 1);
+    d = open_index(home);
+    same_rows(d, "(\"widget\")", 50, &tier);
+    ASSERT(tier);
+    mg_db_close(&d);
+    json_t *after = mg_fx_search(repo, home, "widget", "lexical", 40);
+    json_object_del(before, "took_ms");
+    json_object_del(after, "took_ms");
+    ASSERT(json_equal(before, after));
+    json_decref(before);
+    json_decref(after);
+
+    /* files changed and removed after the marks: their rows go whole. All but one file removed, the
+     * word index merged: a few hundred bytes are left, as in an index of that file alone */
+    mg_t_write_str(repo, "src/f001.c", "int widget_second(void) { return 2; }\n");
+    index_repo(repo, home);
+    char cmd[8400];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s/src' && mkdir '%s/src'", repo, repo);
+    ASSERT_EQ_INT(system(cmd), 0);
+    mg_t_write_str(repo, "src/only.c", "int widget_only(void) { return 3; }\n");
+    index_repo(repo, home);
+    long long left = fts_bytes(home);
+    char *fresh = mg_t_tmpdir(), *fresh_home = mg_t_tmpdir();
+    mg_t_write_str(fresh, "src/only.c", "int widget_only(void) { return 3; }\n");
+    json_decref(mg_fx_run_json(NULL, fresh_home, (const char *const[]){"index", fresh, "--name", "tr", "--json", NULL}));
+    long long fresh_bytes = fts_bytes(fresh_home); /* (its row ids are smaller: fewer bytes) */
+    ASSERT(left >= fresh_bytes && left < 2 * fresh_bytes);
+}
