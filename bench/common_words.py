@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""common_words.py HOME BIN [BIN...] — queries of very common words on a
-Linux index with vectors in the data directory HOME (docs/benchmarks.md,
-"Queries of very common words"): for each build, one `memgate serve`, its
-vectors loaded first, then each query 3 times in lexical and hybrid mode
-(limit 10) over HTTP; prints the best of the 3, per build, side by side.
-Set MEMGATE_HYBRID_WEIGHTS to pass fusion weights to the servers."""
+"""common_words.py HOME BIN[:rank_off=X] [...] [--rg ROOT] — queries of very
+common words on a Linux index with vectors in the data directory HOME
+(docs/benchmarks.md, "Queries of very common words"): for each build (or the
+same build with a ranking signal off, `BIN:rank_off=tiers`), one `memgate
+serve`, its vectors loaded first, then each query RUNS (10) times in lexical
+and hybrid mode (limit 10) over HTTP; prints p50 / max per build, side by
+side. --rg ROOT: `rg -F -l` of each query over ROOT beside them (the peer: the
+files holding it, no ranking). Set MEMGATE_HYBRID_WEIGHTS to pass fusion
+weights to the servers."""
 import json
 import os
 import subprocess
@@ -20,9 +23,15 @@ QUERIES = ["the", "return the value", "if it is not set", "int", "static int", "
            "to be or not to be", "a an the of to in", "return 0", "if (", "NULL", "const char *"]
 
 
-def run(home, binary):
+RUNS = 10
+
+
+def run(home, spec):
+    binary, _, off = spec.partition(":rank_off=")
     e = nb.env(home)
     e.pop("MEMGATE_EMBEDDER", None)
+    if off:
+        e["MEMGATE_RANK_OFF"] = off
     if os.environ.get("MEMGATE_HYBRID_WEIGHTS"):
         e["MEMGATE_HYBRID_WEIGHTS"] = os.environ["MEMGATE_HYBRID_WEIGHTS"]
     p = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:0", "--json"], env=e, stdout=subprocess.PIPE,
@@ -38,27 +47,48 @@ def run(home, binary):
         for mode in ("lexical", "hybrid"):
             for q in QUERIES:
                 ts = []
-                for _ in range(3):
+                for _ in range(RUNS):
                     t = time.monotonic()
                     api.get("/v1/search", q=q, mode=mode, repo="linux", limit=10)
                     ts.append((time.monotonic() - t) * 1000)
-                best[(mode, q)] = min(ts)
+                ts.sort()
+                best[(mode, q)] = (ts[len(ts) // 2], ts[-1])
         return best
     finally:
         p.terminate()
         p.wait()
 
 
+def rg_ms(root, q):
+    t = time.monotonic()
+    subprocess.run(["rg", "-F", "-l", "--", q, root], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return (time.monotonic() - t) * 1000
+
+
 def main():
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    root = None
+    if "--rg" in args:
+        i = args.index("--rg")
+        root = args[i + 1]
+        del args[i:i + 2]
+    if len(args) < 2:
         raise SystemExit(__doc__)
-    home, bins = sys.argv[1], sys.argv[2:]
+    home, bins = args[0], args[1:]
     res = [run(home, b) for b in bins]
-    print("| mode | query | " + " | ".join(bins) + " |")
-    print("| --- | --- |" + " ---: |" * len(bins))
+    names = [os.path.basename(b.partition(":")[0]) + (" " + b.partition(":")[2] if ":" in b else "") for b in bins]
+    rg = {q: rg_ms(root, q) for q in QUERIES} if root else {}
+    print(f"p50 / max of {RUNS} queries over HTTP, limit 10; `rg -F -l` once" if root else
+          f"p50 / max of {RUNS} queries over HTTP, limit 10")
+    print()
+    print("| mode | query | " + " | ".join(names) + (" | rg -F -l |" if root else " |"))
+    print("| --- | --- |" + " ---: |" * (len(bins) + (1 if root else 0)))
     for mode in ("lexical", "hybrid"):
         for q in QUERIES:
-            print(f"| {mode} | `{q}` | " + " | ".join(f"{r[(mode, q)]:.1f} ms" for r in res) + " |")
+            cells = [f"{r[(mode, q)][0]:.1f} / {r[(mode, q)][1]:.1f} ms" for r in res]
+            if root:
+                cells.append(f"{rg[q]:.0f} ms" if mode == "lexical" else "")
+            print(f"| {mode} | `{q}` | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

@@ -245,7 +245,7 @@ static void on_index_progress(void *ud, const struct mg_progress *p)
     if (!pc->progress) return;
     double done = (double)p->done, total = (double)p->total;
     if (strcmp(p->phase, "index") == 0) ip->files = p->total;
-    else if (strcmp(p->phase, "merge") == 0) done = total = (double)ip->files;
+    else if (strcmp(p->phase, "merge") == 0 || strcmp(p->phase, "marks") == 0) done = total = (double)ip->files;
     else done += (double)ip->files, total += (double)ip->files;
     char m[300];
     if (strcmp(p->phase, "index") == 0) {
@@ -257,6 +257,9 @@ static void on_index_progress(void *ud, const struct mg_progress *p)
                  rate / 1e6, eta);
     } else if (strcmp(p->phase, "merge") == 0) {
         snprintf(m, sizeof(m), "merging the word index of %s", p->what);
+    } else if (strcmp(p->phase, "marks") == 0) {
+        snprintf(m, sizeof(m), "marking the symbols in the word index of %s (once, for an index made before them)",
+                 p->what);
     } else {
         snprintf(m, sizeof(m), "embedding %s  %llu/%llu files", p->what, (unsigned long long)p->done,
                  (unsigned long long)p->total);

@@ -364,6 +364,10 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     free(asked);
     if (!o->paths && mg__fill_refs(&w, err) != 0) goto rollback;
     bool marked = !o->paths && !w.marks && !no_marks();
+    if (marked && o->on_progress) { /* (a minute and a half for Linux, once) */
+        struct mg_progress p = {.what = st->id, .phase = "marks"};
+        o->on_progress(o->progress_ud, &p);
+    }
     if (marked && mg__mark_words(&w, err) != 0) goto rollback;
     /* SQLite may sort with helper threads: the index of a first run is
      * millions of names */

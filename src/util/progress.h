@@ -10,7 +10,7 @@
 
 struct mg_progress {
     const char *what;        /* the subject: a repo id */
-    const char *phase;       /* "index" (walk, read, parse, store), "merge" (the word index), "embed" */
+    const char *phase;       /* "index" (walk, read, parse, store), "marks" (an older index's symbol marks, once), "merge" (the word index), "embed" */
     uint64_t done, total;    /* files (index, embed) */
     uint64_t bytes, total_bytes; /* index: bytes read of the walk's */
     double seconds;          /* since the phase began */
