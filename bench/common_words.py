@@ -5,7 +5,8 @@ common words on a Linux index with vectors in the data directory HOME
 same build with a ranking signal off, `BIN:rank_off=tiers`), one `memgate
 serve`, its vectors loaded first, then each query RUNS (10) times in lexical
 and hybrid mode (limit 10) over HTTP; prints p50 / max per build, side by
-side. --rg ROOT: `rg -F -l` of each query over ROOT beside them (the peer: the
+side, and whether every build's hits (paths, lines, scores) are the first's.
+--rg ROOT: `rg -F -l` of each query over ROOT beside them (the peer: the
 files holding it, no ranking). Set MEMGATE_HYBRID_WEIGHTS to pass fusion
 weights to the servers."""
 import json
@@ -49,10 +50,11 @@ def run(home, spec):
                 ts = []
                 for _ in range(RUNS):
                     t = time.monotonic()
-                    api.get("/v1/search", q=q, mode=mode, repo="linux", limit=10)
+                    r = api.get("/v1/search", q=q, mode=mode, repo="linux", limit=10)
                     ts.append((time.monotonic() - t) * 1000)
                 ts.sort()
-                best[(mode, q)] = (ts[len(ts) // 2], ts[-1])
+                hits = [(h.get("path"), h.get("start_line"), h.get("score")) for h in r.get("results", [])]
+                best[(mode, q)] = (ts[len(ts) // 2], ts[-1], hits)
         return best
     finally:
         p.terminate()
@@ -81,13 +83,17 @@ def main():
     print(f"p50 / max of {RUNS} queries over HTTP, limit 10; `rg -F -l` once" if root else
           f"p50 / max of {RUNS} queries over HTTP, limit 10")
     print()
-    print("| mode | query | " + " | ".join(names) + (" | rg -F -l |" if root else " |"))
-    print("| --- | --- |" + " ---: |" * (len(bins) + (1 if root else 0)))
+    same = len(res) > 1
+    print("| mode | query | " + " | ".join(names) + (" | rg -F -l |" if root else " |") +
+          (" same hits |" if same else ""))
+    print("| --- | --- |" + " ---: |" * (len(bins) + (1 if root else 0)) + (" --- |" if same else ""))
     for mode in ("lexical", "hybrid"):
         for q in QUERIES:
             cells = [f"{r[(mode, q)][0]:.1f} / {r[(mode, q)][1]:.1f} ms" for r in res]
             if root:
                 cells.append(f"{rg[q]:.0f} ms" if mode == "lexical" else "")
+            if same:  # (the builds' hits, paths, lines and scores, against the first's)
+                cells.append("yes" if all(r[(mode, q)][2] == res[0][(mode, q)][2] for r in res) else "**no**")
             print(f"| {mode} | `{q}` | " + " | ".join(cells) + " |")
 
 
