@@ -11,6 +11,7 @@
 #include "fixtures.h"
 #include "store/db.h"
 #include "store/indexdb.h"
+#include "store/tokenize.h"
 
 /* nfiles C files of 10 functions each; every function's body holds "widget"
  * and "gadget"; of every 10, `named` are called widget_N (the rest thing_N),
@@ -133,7 +134,7 @@ static long long fts_bytes(const char *home)
 static long long meta_marks(const char *home)
 {
     struct mg_db *d = open_index(home);
-    long long v = mg_db_meta_int(d, "fts.marks", 0);
+    long long v = mg_db_meta_int(d, MG_META_MARKS, 0);
     mg_db_close(&d);
     return v;
 }

@@ -142,7 +142,7 @@ static int open_repo(const struct mg_config *c, const struct mg_index_opts *o, s
         if (mg_db_meta_set(*d, "id", st->id, err) != 0 || mg_db_meta_set(*d, "root", st->root, err) != 0 ||
             mg_db_meta_set(*d, "fingerprint", fp, err) != 0 || mg_db_meta_set(*d, "tenant", tenant, err) != 0 ||
             mg_db_meta_set_int(*d, "created_at", (int64_t)time(NULL), err) != 0 ||
-            (!no_marks() && mg_db_meta_set_int(*d, "fts.marks", 1, err) != 0)) /* (new: marked from the start) */
+            (!no_marks() && mg_db_meta_set_int(*d, MG_META_MARKS, 1, err) != 0)) /* (new: marked from the start) */
             goto fail;
     }
     if (mg_db_commit(*d, err) != 0) goto fail;
@@ -257,7 +257,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     if (mg__known_load(d, o->paths, o->npaths, &R.known, err) != 0) goto out;
 
     w.d = d;
-    R.marks = w.marks = mg_db_meta_int(d, "fts.marks", 0) != 0;
+    R.marks = w.marks = mg_db_meta_int(d, MG_META_MARKS, 0) != 0;
     w.ts = mg_token_set_new();
     if (!w.ts) {
         mg_err_oom(err);

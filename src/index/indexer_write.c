@@ -118,7 +118,7 @@ int mg__delete_file(struct writer *w, int64_t id, struct mg_err *err)
 
 int mg__mark_words(struct writer *w, struct mg_err *err)
 {
-    if (mg_db_meta_int(w->d, "fts.marks", 0)) return 0;
+    if (mg_db_meta_int(w->d, MG_META_MARKS, 0)) return 0;
     if (mg_idx_words_clear(w->d, err) != 0) return -1;
     w->marks = true;
     w->changed = true;
@@ -135,7 +135,7 @@ int mg__mark_words(struct writer *w, struct mg_err *err)
         rc = file_words(w, &row, true, &len, err);
     }
     mg_idx_done(&sel);
-    return rc != 0 ? -1 : mg_db_meta_set_int(w->d, "fts.marks", 1, err);
+    return rc != 0 ? -1 : mg_db_meta_set_int(w->d, MG_META_MARKS, 1, err);
 }
 
 /* The tokens of a stream, its marks not counted (FTS5 counts no length for them either). */

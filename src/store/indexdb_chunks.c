@@ -114,7 +114,7 @@ static int rank_tiered(struct mg_db *d, const char *match, int nscored, int limi
 {
     /* (an expression with unscored phrases is lexical.c's any-word step: an OR of many words, whose rows
      * seldom have one in a symbol, and whose second reading would cost as much as the first) */
-    if (limit <= 0 || limit > TIER_LIMIT || nscored > 0 || !mg_db_meta_int(d, "fts.marks", 0)) return 0;
+    if (limit <= 0 || limit > TIER_LIMIT || nscored > 0 || !mg_db_meta_int(d, MG_META_MARKS, 0)) return 0;
     int np;
     char *tier = tier_expr(match, &np);
     if (tier && np > TIER_PHRASES) {

@@ -29,8 +29,14 @@
  * in a query, a phrase "\x01tok" is that one token. No word of a text ever
  * holds the byte, so no query of a user's names a mark. The indexer marks
  * the symbol column's tokens (index/indexer_streams.c), for the ranking of
- * common words (store/indexdb_chunks.c). */
+ * common words (store/indexdb_chunks.c); an index whose symbol tokens carry
+ * their marks says so in its meta, MG_META_MARKS (one made before marks is
+ * searched as before, and marked by its next full run). (Marks in place of
+ * the symbol tokens, a query word finding its mark as an FTS5 synonym, cost
+ * as much index and made every query that ranks all its rows 15-25% slower:
+ * two doclists read for each word.) */
 #define MG_TOKEN_MARK '\x01'
+#define MG_META_MARKS "fts.marks"
 
 /* Called per token: tok is lowercased, NUL-terminated, valid until the call
  * returns; [start, end) is the word's byte range in the text; colocated is
