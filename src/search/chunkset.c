@@ -134,3 +134,120 @@ int mg_chunkset_get(struct mg_db *d, const struct mg_filter *f, struct mg_chunks
     *out = c;
     return 0;
 }
+
+/* ---- the file map ----------------------------------------------------------------------------------- */
+
+#define FILEMAP_SLOTS 2
+
+static struct mg_filemap *filemap_cache[FILEMAP_SLOTS];
+
+void mg_filemap_unref(struct mg_filemap *m)
+{
+    if (!m) return;
+    pthread_mutex_lock(&chunkset_mu);
+    bool last = --m->refs == 0;
+    pthread_mutex_unlock(&chunkset_mu);
+    if (!last) return;
+    free(m->db);
+    free(m->gen);
+    free(m->lo);
+    free(m->hi);
+    free(m->id);
+    free(m->flags);
+    free(m);
+}
+
+__attribute__((destructor)) static void filemap_drop(void)
+{
+    for (int i = 0; i < FILEMAP_SLOTS; i++) {
+        mg_filemap_unref(filemap_cache[i]);
+        filemap_cache[i] = NULL;
+    }
+}
+
+long mg_filemap_find(const struct mg_filemap *m, int64_t id)
+{
+    size_t a = 0, b = m->n;
+    while (a < b) { /* the first file ending at or after id */
+        size_t k = (a + b) / 2;
+        if (m->hi[k] < id) a = k + 1;
+        else b = k;
+    }
+    return a < m->n && m->lo[a] <= id ? (long)a : -1;
+}
+
+static int filemap_load(struct mg_db *d, struct mg_filemap *m, struct mg_err *err)
+{
+    struct mg_idx_cur cur;
+    struct mg_idx_row row;
+    size_t cap = 0;
+    if (mg_idx_file_map(d, &cur, err) != 0) return -1;
+    int rc;
+    while ((rc = mg_idx_next(&cur, &row)) > 0) {
+        if (m->n == cap) {
+            cap = cap ? cap * 2 : 1024;
+            int64_t *lo = realloc(m->lo, cap * sizeof(*lo));
+            if (lo) m->lo = lo;
+            int64_t *hi = lo ? realloc(m->hi, cap * sizeof(*hi)) : NULL;
+            if (hi) m->hi = hi;
+            int64_t *id = hi ? realloc(m->id, cap * sizeof(*id)) : NULL;
+            if (id) m->id = id;
+            int *fl = id ? realloc(m->flags, cap * sizeof(*fl)) : NULL;
+            if (!fl) {
+                mg_idx_done(&cur);
+                return mg_err_oom(err);
+            }
+            m->flags = fl;
+        }
+        m->lo[m->n] = row.chunk_lo;
+        m->hi[m->n] = row.chunk_hi;
+        m->id[m->n] = row.id;
+        m->flags[m->n++] = row.flags;
+    }
+    mg_idx_done(&cur);
+    return rc == 0 ? 0 : mg_db_error(d, "file map", err);
+}
+
+int mg_filemap_get(struct mg_db *d, struct mg_filemap **out, struct mg_err *err)
+{
+    char gen[32] = "";
+    mg_db_meta_get(d, "index_gen", gen, sizeof(gen));
+    *out = NULL;
+    pthread_mutex_lock(&chunkset_mu);
+    for (int i = 0; i < FILEMAP_SLOTS && !*out; i++) {
+        struct mg_filemap *m = filemap_cache[i];
+        if (m && strcmp(m->db, d->path) == 0 && strcmp(m->gen, gen) == 0) {
+            *out = m;
+            m->refs++;
+            m->used = ++chunkset_clock;
+        }
+    }
+    pthread_mutex_unlock(&chunkset_mu);
+    if (*out) return 0;
+    struct mg_filemap *m = calloc(1, sizeof(*m));
+    if (!m) return mg_err_oom(err);
+    m->refs = 1;
+    m->db = strdup(d->path);
+    m->gen = strdup(gen);
+    if (!m->db || !m->gen || filemap_load(d, m, err) != 0) {
+        if (!err->code) mg_err_oom(err);
+        mg_filemap_unref(m);
+        return -1;
+    }
+    /* the slot: this database's of another index run, else a free one, else the least used */
+    pthread_mutex_lock(&chunkset_mu);
+    int slot = -1;
+    for (int i = 0; i < FILEMAP_SLOTS && slot < 0; i++)
+        if (filemap_cache[i] && strcmp(filemap_cache[i]->db, m->db) == 0) slot = i;
+    for (int i = 0; i < FILEMAP_SLOTS && slot < 0; i++)
+        if (!filemap_cache[i]) slot = i;
+    if (slot < 0) slot = filemap_cache[0]->used <= filemap_cache[1]->used ? 0 : 1;
+    struct mg_filemap *old = filemap_cache[slot];
+    filemap_cache[slot] = m;
+    m->refs++;
+    m->used = ++chunkset_clock;
+    pthread_mutex_unlock(&chunkset_mu);
+    mg_filemap_unref(old);
+    *out = m;
+    return 0;
+}

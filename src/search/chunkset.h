@@ -40,4 +40,25 @@ int mg_chunkset_get(struct mg_db *d, const struct mg_filter *f, struct mg_chunks
 void mg_chunkset_unref(struct mg_chunkset *s); /* drops a reference; NULL: nothing */
 bool mg_chunkset_has(const struct mg_chunkset *s, int64_t chunk_id);
 
+/* Every file's chunk-id range with its id and flags, by chunk id: which file
+ * a chunk belongs to, without a query per chunk (the whole-file ranking of a
+ * word in 2,400 files looked each file up: 12 of a search's 23 ms). Read
+ * from the index files_chunks (schema 6; 5 ms for Linux's 78,000 files), kept
+ * per database and index run (meta index_gen) like the chunk sets, shared
+ * by threads, reference-counted. */
+struct mg_filemap {
+    int64_t *lo, *hi, *id;
+    int *flags;
+    size_t n;
+    /* private */
+    char *db, *gen;
+    int refs;
+    unsigned long used;
+};
+
+int mg_filemap_get(struct mg_db *d, struct mg_filemap **out, struct mg_err *err);
+void mg_filemap_unref(struct mg_filemap *m); /* NULL: nothing */
+/* The index in m of the file holding chunk id, or -1. */
+long mg_filemap_find(const struct mg_filemap *m, int64_t id);
+
 #endif

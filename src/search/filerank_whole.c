@@ -170,25 +170,27 @@ static int group(struct mg__repo *r, const struct posting *p, size_t np, struct 
     size_t cap = 0;
     *fv = NULL;
     *nf = 0;
+    struct mg_filemap *map = NULL;
+    if (np && mg_filemap_get(r->d, &map, r->err) != 0) return -1;
     for (size_t i = 0; i < np;) {
-        struct mg_idx_cur c = {0};
-        struct mg_idx_row row = {0};
-        if (mg_idx_chunk_file(r->d, p[i].id, &c, r->err) != 0) return -1;
-        int got = mg_idx_next(&c, &row);
-        struct wfile f = {.file = row.file_id, .lo = row.chunk_lo, .hi = row.chunk_hi, .flags = row.flags, .a = i};
-        mg_idx_done(&c);
-        if (got < 0) return mg_db_error(r->d, "file ranking", r->err);
-        if (got == 0 || f.hi < p[i].id) f.hi = p[i].id; /* (cannot happen: a chunk has its file) */
+        long m = mg_filemap_find(map, p[i].id);
+        bool got = m >= 0;
+        struct wfile f = {.file = got ? map->id[m] : 0, .lo = got ? map->lo[m] : p[i].id,
+                          .hi = got ? map->hi[m] : p[i].id, .flags = got ? map->flags[m] : 0, .a = i};
         uint64_t seen = 0;
         for (; i < np && p[i].id <= f.hi; i++) seen |= 1ull << p[i].term;
         f.b = i;
-        if (got == 0) continue;
+        if (!got) continue; /* (cannot happen: a chunk has its file) */
         for (size_t k = 0; k < t->n; k++) t->v[k].files += (long)(seen >> k & 1);
         struct wfile *v = mg_grow(*fv, *nf, &cap, sizeof(**fv));
-        if (!v) return mg_err_oom(r->err);
+        if (!v) {
+            mg_filemap_unref(map);
+            return mg_err_oom(r->err);
+        }
         *fv = v;
         v[(*nf)++] = f;
     }
+    mg_filemap_unref(map);
     return 0;
 }
 

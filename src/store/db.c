@@ -106,6 +106,9 @@ static const char *const migrations[] = {
     "DELETE FROM ptr_stores;"
     "DELETE FROM ptr_calls;"
     "DELETE FROM meta WHERE key = 'refs_ready';",
+    /* 5 -> 6: each file's chunk-id range, its id and flags, from an index of
+     * their own (search/filemap.h reads them all without the rows' text) */
+    "CREATE INDEX IF NOT EXISTS files_chunks ON files(chunk_lo, chunk_hi, flags);",
 };
 
 /* ---- 2. open, close, SQL functions, transactions ---------------------------------------------------- */

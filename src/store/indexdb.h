@@ -166,6 +166,9 @@ int mg_idx_files_listed(struct mg_db *d, const struct mg_filter *f, struct mg_id
 /* The chunk ranges of the files f allows that have chunks, by chunk_lo.
  * Fills chunk_lo, chunk_hi (read from files_scope when it exists). */
 int mg_idx_scope_ranges(struct mg_db *d, const struct mg_filter *f, struct mg_idx_cur *c, struct mg_err *err);
+/* Every file with chunks, by chunk id: fills id, flags, chunk_lo, chunk_hi
+ * (from the index files_chunks, not the rows; schema 6). */
+int mg_idx_file_map(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err);
 /* Every file (under == NULL), or the file at path `under` and every file
  * beneath it ("" : all), in no order. Fills id, path, hash, size, mtime. */
 int mg_idx_files_known(struct mg_db *d, const char *under, struct mg_idx_cur *c, struct mg_err *err);
@@ -231,8 +234,6 @@ long mg_idx_match_count_in(struct mg_db *d, const char *match, int64_t lo, int64
  * scope, only chunks it has. Fills id. */
 int mg_idx_match_ids(struct mg_db *d, const char *match, long limit, const struct mg_idx_idset *scope,
                      struct mg_idx_cur *c, struct mg_err *err);
-/* The file a chunk belongs to: fills file_id, flags, chunk_lo, chunk_hi. */
-int mg_idx_chunk_file(struct mg_db *d, int64_t id, struct mg_idx_cur *c, struct mg_err *err);
 /* The best `limit` chunks whose symbol column matches, ranked by it alone.
  * Fills symbol, start_line, end_line, sym_lo, sym_hi (of the chunk's file),
  * score. */

@@ -70,12 +70,15 @@ int64_t mg_idx_chunk_max(struct mg_db *d)
 static int rank_all(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
                     struct mg_idx_cur *c, struct mg_err *err);
 
-/* `(match) AND ("\x01w1" OR ...)` over match's phrases ("tok": a token never holds '"'); NULL: none, or no memory. */
-static char *tier_expr(const char *match, int *nphrase)
+/* `(match) AND ("\x01w1" OR ...)` over match's phrases ("tok": a token never holds '"'), the marks' part from
+ * *marks on; NULL: no phrase, or no memory. */
+static char *tier_expr(const char *match, int *nphrase, size_t *marks)
 {
     struct mg_buf b;
     mg_buf_init(&b, 3 * strlen(match) + 64);
-    int bad = mg_buf_addc(&b, '(') | mg_buf_adds(&b, match) | mg_buf_adds(&b, ") AND (");
+    int bad = mg_buf_addc(&b, '(') | mg_buf_adds(&b, match) | mg_buf_adds(&b, ") AND ");
+    *marks = b.len;
+    bad |= mg_buf_addc(&b, '(');
     *nphrase = 0;
     for (const char *p = match; (p = strchr(p, '"'));) {
         const char *e = strchr(p + 1, '"');
@@ -116,16 +119,21 @@ static int rank_tiered(struct mg_db *d, const char *match, int nscored, int limi
      * seldom have one in a symbol, and whose second reading would cost as much as the first) */
     if (limit <= 0 || limit > TIER_LIMIT || nscored > 0 || !mg_db_meta_int(d, MG_META_MARKS, 0)) return 0;
     int np;
-    char *tier = tier_expr(match, &np);
-    if (tier && np > TIER_PHRASES) {
+    size_t marks;
+    char *tier = tier_expr(match, &np, &marks);
+    if (!tier) return np > 0 ? mg_err_oom(err) : 0;
+    /* fewer rows with one of the words in a symbol than asked for, in the whole index: no tier (a word of
+     * middling rows seldom names many symbols, and the count stops at the limit) */
+    long nm = np <= TIER_PHRASES ? mg_idx_match_count(d, tier + marks, limit, NULL, NULL, err) : 0;
+    if (nm < limit) {
         free(tier);
-        return 0;
+        return nm < 0 ? -1 : 0;
     }
-    double *sc = tier ? malloc((size_t)limit * sizeof(*sc)) : NULL;
+    double *sc = malloc((size_t)limit * sizeof(*sc));
     int64_t *id = sc ? malloc((size_t)limit * sizeof(*id)) : NULL;
     int rc = id ? 0 : mg_err_oom(err);
     struct mg_idx_cur t = {0};
-    if (rc == 0 && rank_all(d, tier, nscored > 0 ? nscored : np, limit, scope, &t, err) != 0) rc = -1;
+    if (rc == 0 && rank_all(d, tier, np, limit, scope, &t, err) != 0) rc = -1;
     size_t got = 0;
     struct mg_idx_row r;
     int k = 0;
@@ -246,16 +254,6 @@ int mg_idx_match_ids(struct mg_db *d, const char *match, long limit, const struc
     sqlite3_bind_text(c->st, 1, match, -1, SQLITE_STATIC);
     sqlite3_bind_int64(c->st, 2, limit);
     if (scope) sqlite3_bind_pointer(c->st, 3, (void *)scope, "mg_idset", NULL);
-    return 0;
-}
-
-int mg_idx_chunk_file(struct mg_db *d, int64_t id, struct mg_idx_cur *c, struct mg_err *err)
-{
-    static const unsigned char cols[] = {K_FILE_ID, K_FLAGS, K_CHUNK_LO, K_CHUNK_HI, K_END};
-    if (mg__idx_open(d, S_CHUNK_FILE, "SELECT f.id, f.flags, f.chunk_lo, f.chunk_hi FROM chunks c JOIN files f ON "
-                     "f.id = c.file_id WHERE c.id = ?", cols, c, err) != 0)
-        return -1;
-    sqlite3_bind_int64(c->st, 1, id);
     return 0;
 }
 

@@ -82,6 +82,13 @@ int mg_idx_scope_ranges(struct mg_db *d, const struct mg_filter *f, struct mg_id
     return 0;
 }
 
+int mg_idx_file_map(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_ID, K_FLAGS, K_CHUNK_LO, K_CHUNK_HI, K_END};
+    return mg__idx_open(d, S_FILE_MAP, "SELECT id, flags, chunk_lo, chunk_hi FROM files WHERE chunk_lo <= chunk_hi "
+                        "ORDER BY chunk_lo", cols, c, err);
+}
+
 int mg_idx_files_known(struct mg_db *d, const char *under, struct mg_idx_cur *c, struct mg_err *err)
 {
     static const unsigned char cols[] = {K_ID, K_PATH, K_HASH, K_SIZE, K_MTIME, K_END};
