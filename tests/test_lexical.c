@@ -7,10 +7,12 @@
 #include <unistd.h>
 
 #include "fixtures.h"
+#include "search/chunkset.h"
 #include "search/search.h"
 #include "search/search_int.h"
 #include "store/catalog.h"
 #include "store/db.h"
+#include "store/indexdb.h"
 #include "util/config.h"
 
 struct env {
@@ -200,4 +202,54 @@ TEST(hits_of_a_file_removed_after_ranking_are_dropped)
     mg_db_put(NULL, &r.d);
     mg_results_release(&out);
     free(rv);
+}
+
+/* The whole-file ranking finds each posting's file by a lookup until the
+ * lookups made would have paid for reading every file's range at once (the
+ * file map, search/chunkset.h); then by the map. Both give the same files. */
+TEST(whole_file_ranking_finds_files_alike_by_lookup_and_by_map)
+{
+    struct env e;
+    open_env(&e);
+    for (int i = 0; i < 1500; i++) { /* (the words in a fifth of the files: rare enough to be ranked whole) */
+        char p[32];
+        snprintf(p, sizeof(p), "dir%d/f%04d.c", i % 7, i);
+        put(&e, p, i % 5 ? "ocean" : i % 3 ? "lantern harbor" : "lantern");
+    }
+    index_repo(&e);
+    load_config(&e);
+    char *first = search_paths(&e, "lantern harbor", NULL, 0); /* 500 postings: a lookup per file */
+    ASSERT(first[0] != 0);
+    for (int k = 0; k < 20; k++) { /* 20 x 500 lookups: past what the map costs; it is read and used */
+        char *again = search_paths(&e, "lantern harbor", NULL, 0);
+        ASSERT_EQ_STR(again, first);
+        free(again);
+    }
+    struct mg_db *d;
+    struct mg_err err = {0};
+    char dbpath[4200];
+    snprintf(dbpath, sizeof(dbpath), "%s/repos/lx.db", e.home);
+    if (mg_db_open(dbpath, MG_DB_READONLY, &d, &err) != 0) FAIL("open: %s", err.msg);
+    struct mg_filemap *map = NULL;
+    ASSERT_EQ_INT(mg_filemap_get(d, 0, &map, &err), 0);
+    ASSERT(map != NULL); /* (cached by the searches above) */
+    ASSERT_EQ_INT((long long)map->n, 1500);
+    for (size_t k = 0; k < map->n; k++) { /* each file the same by the map and by a lookup, at each end */
+        for (int end = 0; end < 2; end++) {
+            int64_t id = end ? map->hi[k] : map->lo[k];
+            ASSERT_EQ_INT(mg_filemap_find(map, id), (long)k);
+            struct mg_idx_cur c = {0};
+            struct mg_idx_row row;
+            ASSERT_EQ_INT(mg_idx_file_of_chunk(d, id, &c, &err), 0);
+            ASSERT_EQ_INT(mg_idx_next(&c, &row), 1);
+            ASSERT_EQ_INT(row.id, map->id[k]);
+            ASSERT_EQ_INT(row.flags, map->flags[k]);
+            ASSERT_EQ_INT(row.chunk_lo, map->lo[k]);
+            ASSERT_EQ_INT(row.chunk_hi, map->hi[k]);
+            mg_idx_done(&c);
+        }
+    }
+    mg_filemap_unref(map);
+    mg_db_close(&d);
+    free(first);
 }

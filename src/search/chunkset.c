@@ -208,7 +208,10 @@ static int filemap_load(struct mg_db *d, struct mg_filemap *m, struct mg_err *er
     return rc == 0 ? 0 : mg_db_error(d, "file map", err);
 }
 
-int mg_filemap_get(struct mg_db *d, struct mg_filemap **out, struct mg_err *err)
+#define FILEMAP_WORTH 8192 /* file lookups (a seek each) that cost what reading Linux's map costs */
+static size_t filemap_spent;
+
+int mg_filemap_get(struct mg_db *d, size_t lookups, struct mg_filemap **out, struct mg_err *err)
 {
     char gen[32] = "";
     mg_db_meta_get(d, "index_gen", gen, sizeof(gen));
@@ -222,8 +225,10 @@ int mg_filemap_get(struct mg_db *d, struct mg_filemap **out, struct mg_err *err)
             m->used = ++chunkset_clock;
         }
     }
+    bool load = !*out && (filemap_spent += lookups) >= FILEMAP_WORTH;
+    if (load) filemap_spent = 0;
     pthread_mutex_unlock(&chunkset_mu);
-    if (*out) return 0;
+    if (*out || !load) return 0;
     struct mg_filemap *m = calloc(1, sizeof(*m));
     if (!m) return mg_err_oom(err);
     m->refs = 1;

@@ -43,7 +43,7 @@ bool mg_chunkset_has(const struct mg_chunkset *s, int64_t chunk_id);
 /* Every file's chunk-id range with its id and flags, by chunk id: which file
  * a chunk belongs to, without a query per chunk (the whole-file ranking of a
  * word in 2,400 files looked each file up: 12 of a search's 23 ms). Read
- * from the index files_chunks (schema 6; 5 ms for Linux's 78,000 files), kept
+ * from the index files_chunks (schema 6; 25 ms for Linux's 78,000 files), kept
  * per database and index run (meta index_gen) like the chunk sets, shared
  * by threads, reference-counted. */
 struct mg_filemap {
@@ -56,7 +56,11 @@ struct mg_filemap {
     unsigned long used;
 };
 
-int mg_filemap_get(struct mg_db *d, struct mg_filemap **out, struct mg_err *err);
+/* The map of d's index run: the cached one; else, once the lookups that callers
+ * without a map did (`lookups`, this call's included) would have paid for
+ * reading it, read now; else *out NULL (the caller looks files up one at a
+ * time: a one-shot search of few files does not read the map). 0 or -1. */
+int mg_filemap_get(struct mg_db *d, size_t lookups, struct mg_filemap **out, struct mg_err *err);
 void mg_filemap_unref(struct mg_filemap *m); /* NULL: nothing */
 /* The index in m of the file holding chunk id, or -1. */
 long mg_filemap_find(const struct mg_filemap *m, int64_t id);

@@ -169,6 +169,9 @@ int mg_idx_scope_ranges(struct mg_db *d, const struct mg_filter *f, struct mg_id
 /* Every file with chunks, by chunk id: fills id, flags, chunk_lo, chunk_hi
  * (from the index files_chunks, not the rows; schema 6). */
 int mg_idx_file_map(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err);
+/* The file whose chunk range starts last at or before chunk id (the one
+ * holding it, if its range reaches id): fills id, flags, chunk_lo, chunk_hi. */
+int mg_idx_file_of_chunk(struct mg_db *d, int64_t id, struct mg_idx_cur *c, struct mg_err *err);
 /* Every file (under == NULL), or the file at path `under` and every file
  * beneath it ("" : all), in no order. Fills id, path, hash, size, mtime. */
 int mg_idx_files_known(struct mg_db *d, const char *under, struct mg_idx_cur *c, struct mg_err *err);

@@ -89,6 +89,16 @@ int mg_idx_file_map(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err)
                         "ORDER BY chunk_lo", cols, c, err);
 }
 
+int mg_idx_file_of_chunk(struct mg_db *d, int64_t id, struct mg_idx_cur *c, struct mg_err *err)
+{
+    static const unsigned char cols[] = {K_ID, K_FLAGS, K_CHUNK_LO, K_CHUNK_HI, K_END};
+    if (mg__idx_open(d, S_FILE_OF_CHUNK, "SELECT id, flags, chunk_lo, chunk_hi FROM files WHERE chunk_lo <= ?1 "
+                     "AND chunk_hi >= chunk_lo ORDER BY chunk_lo DESC LIMIT 1", cols, c, err) != 0)
+        return -1;
+    sqlite3_bind_int64(c->st, 1, id);
+    return 0;
+}
+
 int mg_idx_files_known(struct mg_db *d, const char *under, struct mg_idx_cur *c, struct mg_err *err)
 {
     static const unsigned char cols[] = {K_ID, K_PATH, K_HASH, K_SIZE, K_MTIME, K_END};
