@@ -315,13 +315,14 @@ MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/nav_lsp_ben
 [ -z "${BENCH_INDEX_BASELINE:-}" ] ||
   MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" "$here/bench/index_cost.sh" "$BENCH_INDEX_BASELINE"
 
-# ---- queries of very common words (issue 39, point 4; runs alone too): lexical and hybrid, with the
-# marked-symbol tier and without it (rank_off=tiers), beside rg -F -l over the tree
+# ---- queries of very common words (issue 39, point 4; runs alone too): lexical and hybrid, as served, with
+# one-word ranking in one call off (rank_off=onecall), and with it and the marked-symbol tier off (every row
+# ranked through SQL), beside rg -F -l over the tree
 echo "bench: queries of very common words (bench/common_words.py)" >&2
 echo
 echo "### Queries of very common words on linux-6.1 (target: p99 <= 50 ms)"
 echo
-python3 "$here/bench/common_words.py" "$home" "$BIN" "$BIN:rank_off=tiers" --rg "$K"
+python3 "$here/bench/common_words.py" "$home" "$BIN" "$BIN:rank_off=onecall" "$BIN:rank_off=tiers,onecall" --rg "$K"
 
 # ---- semantic search on Linux: a cold server's first hybrid query and the CLI's (runs alone too)
 echo "bench: cold hybrid and the CLI's hybrid search (bench/cold_hybrid.py)" >&2

@@ -1,7 +1,9 @@
-/* test_tiers.c — a common word ranked over its rows with the word in a
- * symbol first (store/indexdb_chunks.c): the same rows as ranking every row,
- * and the symbol marks the indexer writes for it (meta fts.marks), made for
- * a new index and once for an index made before them. */
+/* test_tiers.c — the store's faster ways to the same ranking
+ * (store/indexdb_chunks.c): a common word ranked over its rows with the word
+ * in a symbol first, and a one-word expression ranked in one call (rank.h's
+ * mgtop), each the same rows as ranking every row through SQL; and the symbol
+ * marks the indexer writes for the first (meta fts.marks), made for a new
+ * index and once for an index made before them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,36 +51,61 @@ static struct mg_db *open_index(const char *home)
     return d;
 }
 
-/* The best `limit` rows of match with tiers or without, into ids/scores; whether they came from the tier. */
-static bool rank(struct mg_db *d, const char *match, int limit, bool tiers, int64_t *ids, double *scores, int *n)
+#define MAXROWS 1024
+
+/* The best `limit` rows of match ranked the given ways (0: every row through SQL), of scope (NULL: all),
+ * into ids/scores; whether they came from memory (a tier or one call). */
+static bool rank(struct mg_db *d, const char *match, int limit, unsigned ways, const struct mg_idx_idset *scope,
+                 int64_t *ids, double *scores, int *n)
 {
     struct mg_idx_cur c = {0};
     struct mg_idx_row r;
     struct mg_err err = {0};
-    if (mg_idx_rank(d, match, 0, limit, NULL, tiers, &c, &err) != 0) FAIL("rank %s: %s", match, err.msg);
-    bool tier = c.mid != NULL;
+    if (mg_idx_rank(d, match, 0, limit, scope, ways, &c, &err) != 0) FAIL("rank %s: %s", match, err.msg);
+    bool mem = c.mid != NULL;
     *n = 0;
-    while (*n < limit && mg_idx_next(&c, &r) > 0) {
+    int k;
+    while (*n < MAXROWS && (k = mg_idx_next(&c, &r)) > 0) {
         ids[*n] = r.id;
         scores[(*n)++] = r.score;
     }
+    ASSERT(k == 0);
     mg_idx_done(&c);
-    return tier;
+    return mem;
 }
 
-/* Whether match ranks the same rows in the same order with tiers as without; *tier: the tier answered. */
-static void same_rows(struct mg_db *d, const char *match, int limit, bool *tier)
+/* Whether match ranks the same rows in the same order, with the same scores, the given ways as through SQL
+ * row by row; *mem: the rows came from memory. The count of rows found, at most limit. */
+static int same_rows(struct mg_db *d, const char *match, int limit, unsigned ways, const struct mg_idx_idset *scope,
+                     bool *mem)
 {
-    int64_t a[256], b[256];
-    double sa[256], sb[256];
+    static int64_t a[MAXROWS], b[MAXROWS];
+    static double sa[MAXROWS], sb[MAXROWS];
     int na, nb;
-    rank(d, match, limit, false, a, sa, &na);
-    *tier = rank(d, match, limit, true, b, sb, &nb);
+    rank(d, match, limit, 0, scope, a, sa, &na);
+    *mem = rank(d, match, limit, ways, scope, b, sb, &nb);
     ASSERT_EQ_INT(nb, na);
+    ASSERT(na <= limit);
     for (int i = 0; i < na; i++) {
         ASSERT_EQ_INT((long long)b[i], (long long)a[i]);
         ASSERT(sb[i] == sa[i]);
     }
+    return na;
+}
+
+/* the search as a whole answers alike with the ranking way `off` turned off (config rank_off) */
+static void same_search(const char *repo, const char *home, const char *q, const char *off, size_t n)
+{
+    json_t *with = mg_fx_search(repo, home, q, "lexical", 30);
+    setenv("MEMGATE_RANK_OFF", off, 1);
+    json_t *without = mg_fx_search(repo, home, q, "lexical", 30);
+    unsetenv("MEMGATE_RANK_OFF");
+    json_object_del(with, "took_ms");
+    json_object_del(without, "took_ms");
+    ASSERT(json_equal(with, without));
+    ASSERT_EQ_INT((long long)json_array_size(json_object_get(with, "results")), (long long)n);
+    json_decref(with);
+    json_decref(without);
 }
 
 TEST(tiers_rank_a_common_word_as_ranking_every_row_does)
@@ -90,28 +117,59 @@ TEST(tiers_rank_a_common_word_as_ranking_every_row_does)
     struct mg_db *d = open_index(home);
     bool tier;
     /* widget: a symbol of 240 rows, the best 100 among them beat every other row */
-    same_rows(d, "(\"widget\")", 100, &tier);
+    same_rows(d, "(\"widget\")", 100, MG_IDX_TIERS, NULL, &tier);
     ASSERT(tier);
-    same_rows(d, "(\"widget\" AND \"gadget\")", 60, &tier);
+    same_rows(d, "(\"widget\" AND \"gadget\")", 60, MG_IDX_TIERS, NULL, &tier);
     ASSERT(tier);
     /* gadget: six rows with it in a symbol, fewer than asked: every row ranked */
-    same_rows(d, "(\"gadget\")", 40, &tier);
+    same_rows(d, "(\"gadget\")", 40, MG_IDX_TIERS, NULL, &tier);
     ASSERT(!tier);
     /* more rows asked than the symbol has: every row ranked */
-    same_rows(d, "(\"widget\")", 250, &tier);
+    same_rows(d, "(\"widget\")", 250, MG_IDX_TIERS, NULL, &tier);
     ASSERT(!tier);
     mg_db_close(&d);
     /* and the search as a whole: the same answer with rank_off=tiers */
-    json_t *with = mg_fx_search(repo, home, "widget", "lexical", 30);
-    setenv("MEMGATE_RANK_OFF", "tiers", 1);
-    json_t *without = mg_fx_search(repo, home, "widget", "lexical", 30);
-    unsetenv("MEMGATE_RANK_OFF");
-    json_object_del(with, "took_ms");
-    json_object_del(without, "took_ms");
-    ASSERT(json_equal(with, without));
-    ASSERT_EQ_INT((long long)json_array_size(json_object_get(with, "results")), 30);
-    json_decref(with);
-    json_decref(without);
+    same_search(repo, home, "widget", "tiers", 30);
+}
+
+static bool every_third(const void *self, int64_t id)
+{
+    (void)self;
+    return id % 3 == 0;
+}
+
+TEST(one_call_ranks_a_word_as_ranking_every_row_does)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    write_repo(repo, 60, 4); /* 600 functions, most of them tied with many others */
+    index_repo(repo, home);
+    struct mg_db *d = open_index(home);
+    const struct mg_idx_idset third = {every_third, NULL};
+    bool mem;
+    /* one word: every limit, of every row or of a scope, ranked alike, ties by id */
+    const int limits[] = {1, 7, 100, 250, 599, 600, 1000};
+    for (size_t i = 0; i < sizeof(limits) / sizeof(*limits); i++) {
+        int n = same_rows(d, "(\"widget\")", limits[i], MG_IDX_ONE_CALL, NULL, &mem);
+        ASSERT(mem);
+        ASSERT_EQ_INT(n, limits[i] < 600 ? limits[i] : 600);
+        n = same_rows(d, "\"gadget\"", limits[i], MG_IDX_ONE_CALL, &third, &mem);
+        ASSERT(mem && n > 0 && n < 600);
+    }
+    /* a word of no row: an empty list */
+    ASSERT_EQ_INT(same_rows(d, "(\"nosuchword\")", 10, MG_IDX_ONE_CALL, NULL, &mem), 0);
+    ASSERT(mem);
+    /* both ways together: the tier answers first where it can */
+    ASSERT_EQ_INT(same_rows(d, "(\"widget\")", 100, MG_IDX_TIERS | MG_IDX_ONE_CALL, NULL, &mem), 100);
+    ASSERT_EQ_INT(same_rows(d, "(\"gadget\")", 100, MG_IDX_TIERS | MG_IDX_ONE_CALL, NULL, &mem), 100);
+    ASSERT(mem);
+    /* more than one phrase: ranked through SQL */
+    same_rows(d, "(\"widget\" AND \"gadget\")", 60, MG_IDX_ONE_CALL, NULL, &mem);
+    ASSERT(!mem);
+    same_rows(d, "(\"widget\" OR \"thing\")", 60, MG_IDX_ONE_CALL, NULL, &mem);
+    ASSERT(!mem);
+    mg_db_close(&d);
+    same_search(repo, home, "gadget", "onecall", 30);
 }
 
 /* Every byte of the word index's segments: after a run that replaced all
@@ -152,7 +210,7 @@ TEST(index_marks_the_words_of_an_older_index_once)
     index_repo(repo, home);
     struct mg_db *d = open_index(home);
     bool tier;
-    same_rows(d, "(\"widget\")", 50, &tier);
+    same_rows(d, "(\"widget\")", 50, MG_IDX_TIERS, NULL, &tier);
     ASSERT(!tier); /* no marks: every row ranked */
     mg_db_close(&d);
     json_t *before = mg_fx_search(repo, home, "widget", "lexical", 40);
@@ -162,7 +220,7 @@ TEST(index_marks_the_words_of_an_older_index_once)
     index_repo(repo, home);
     ASSERT_EQ_INT(meta_marks(home), 1);
     d = open_index(home);
-    same_rows(d, "(\"widget\")", 50, &tier);
+    same_rows(d, "(\"widget\")", 50, MG_IDX_TIERS, NULL, &tier);
     ASSERT(tier);
     mg_db_close(&d);
     json_t *after = mg_fx_search(repo, home, "widget", "lexical", 40);

@@ -70,6 +70,13 @@ static int wide_add(struct mg__repo *r, const struct mg_idx_row *row)
  * the query gave was still tied with the limit's. */
 #define LEX_TIES_ALL 8192
 
+/* the store's ways to the same ranking, less those config's rank_off turns off */
+static unsigned rank_ways(const struct mg_config *cfg)
+{
+    unsigned off = mg_rank_off_parse(cfg->rank_off);
+    return (off & MG_RANK_TIERS ? 0 : MG_IDX_TIERS) | (off & MG_RANK_ONE_CALL ? 0 : MG_IDX_ONE_CALL);
+}
+
 static int lexical_read(struct lex *c, const char *match, int nscored, int limit, bool keep, int ties, bool *open)
 {
     struct mg__repo *r = c->r;
@@ -86,8 +93,7 @@ static int lexical_read(struct lex *c, const char *match, int nscored, int limit
     if (wide) mg__wide_reset(&r->wide);
     const struct mg_idx_idset *set = scoped ? &r->chunks->set : NULL;
     if ((wide ? mg_idx_rank_wide(r->d, match, nscored, rows, set, &st, r->err)
-              : mg_idx_rank(r->d, match, nscored, rows, set, !(mg_rank_off_parse(r->cfg->rank_off) & MG_RANK_TIERS), &st,
-                            r->err)) != 0)
+              : mg_idx_rank(r->d, match, nscored, rows, set, rank_ways(r->cfg), &st, r->err)) != 0)
         return -1;
     while ((rc = mg_idx_next(&st, &rr)) > 0) {
         double score = -rr.score;

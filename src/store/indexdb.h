@@ -214,11 +214,14 @@ int64_t mg_idx_chunk_max(struct mg_db *d);
 /* The best `limit` chunks for match, ranked by mgrank (rank.h: path, symbol
  * and body weights 2, 8, 1; only the first nscored phrases count, 0: all),
  * ties by id; with scope, only chunks it has. Fills score (FTS5's: lower is
- * better), id. tiers: a common expression's rows with a word in a symbol
- * ranked first, and alone when none of the others can enter the list (the
- * same rows, sooner; indexdb_chunks.c). */
+ * better), id. ways: MG_IDX_TIERS, a common expression's rows with a word in a
+ * symbol ranked first, and alone when none of the others can enter the list;
+ * MG_IDX_ONE_CALL, a one-word expression ranked in one call (rank.h's mgtop);
+ * both the same rows, sooner (indexdb_chunks.c). */
+#define MG_IDX_TIERS 1u
+#define MG_IDX_ONE_CALL 2u
 int mg_idx_rank(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
-                bool tiers, struct mg_idx_cur *c, struct mg_err *err);
+                unsigned ways, struct mg_idx_cur *c, struct mg_err *err);
 /* The same best `limit` rows with each one's file, for file-level evidence
  * (search/filerank.c): fills score, id, file_id, flags; best first,
  * ties by id. */

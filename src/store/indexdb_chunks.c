@@ -68,7 +68,7 @@ int64_t mg_idx_chunk_max(struct mg_db *d)
 #define TIER_PHRASES 3
 
 static int rank_all(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
-                    struct mg_idx_cur *c, struct mg_err *err);
+                    unsigned ways, struct mg_idx_cur *c, struct mg_err *err);
 
 /* `(match) AND ("\x01w1" OR ...)` over match's phrases ("tok": a token never holds '"'), the marks' part from
  * *marks on; NULL: no phrase, or no memory. */
@@ -133,7 +133,7 @@ static int rank_tiered(struct mg_db *d, const char *match, int nscored, int limi
     int64_t *id = sc ? malloc((size_t)limit * sizeof(*id)) : NULL;
     int rc = id ? 0 : mg_err_oom(err);
     struct mg_idx_cur t = {0};
-    if (rc == 0 && rank_all(d, tier, np, limit, scope, &t, err) != 0) rc = -1;
+    if (rc == 0 && rank_all(d, tier, np, limit, scope, 0, &t, err) != 0) rc = -1;
     size_t got = 0;
     struct mg_idx_row r;
     int k = 0;
@@ -156,16 +156,54 @@ static int rank_tiered(struct mg_db *d, const char *match, int nscored, int limi
 }
 
 int mg_idx_rank(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
-                bool tiers, struct mg_idx_cur *c, struct mg_err *err)
+                unsigned ways, struct mg_idx_cur *c, struct mg_err *err)
 {
-    int t = tiers ? rank_tiered(d, match, nscored, limit, scope, c, err) : 0;
-    return t < 0 ? -1 : t > 0 ? 0 : rank_all(d, match, nscored, limit, scope, c, err);
+    int t = ways & MG_IDX_TIERS ? rank_tiered(d, match, nscored, limit, scope, c, err) : 0;
+    return t < 0 ? -1 : t > 0 ? 0 : rank_all(d, match, nscored, limit, scope, ways, c, err);
+}
+
+/* match is one phrase, `"tok"` or `("tok")` (a token never holds '"') */
+static bool one_phrase(const char *match)
+{
+    size_t n = strlen(match), open = 0;
+    while (open < n && match[open] == '(' && match[n - 1 - open] == ')') open++;
+    const char *p = match + open, *e = match + n - open;
+    return e - p >= 2 && *p == '"' && e[-1] == '"' && memchr(p + 1, '"', (size_t)(e - p - 2)) == NULL;
+}
+
+/* rank.h's mgtop: the best `limit` rows of a one-phrase expression in one call, into a memory cursor */
+static int rank_top(struct mg_db *d, const char *match, int limit, const struct mg_idx_idset *scope,
+                    struct mg_idx_cur *c, struct mg_err *err)
+{
+    bool own;
+    sqlite3_stmt *st = mg__idx_stmt(d, S_RANK_TOP, "SELECT mgtop(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM "
+                                    "chunks), ?2) FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT 1", &own, err);
+    if (!st) return -1;
+    struct mg_rank_top top = {.limit = limit, .scope = scope};
+    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+    sqlite3_bind_pointer(st, 2, &top, "mg_rank_top", NULL);
+    int s = sqlite3_step(st), rc = s == SQLITE_ROW || s == SQLITE_DONE ? 0 : mg_db_error(d, "lexical search", err);
+    if (own) sqlite3_finalize(st);
+    else sqlite3_reset(st);
+    if (rc == 0 && !top.id) { /* no row: a memory cursor at its end */
+        top.score = malloc(sizeof(*top.score));
+        top.id = top.score ? malloc(sizeof(*top.id)) : NULL;
+        if (!top.id) rc = mg_err_oom(err);
+    }
+    if (rc != 0) {
+        free(top.score);
+        free(top.id);
+        return -1;
+    }
+    *c = (struct mg_idx_cur){.d = d, .mscore = top.score, .mid = top.id, .mn = top.n};
+    return 0;
 }
 
 static int rank_all(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
-                    struct mg_idx_cur *c, struct mg_err *err)
+                    unsigned ways, struct mg_idx_cur *c, struct mg_err *err)
 {
     static const unsigned char cols[] = {K_SCORE, K_ID, K_END};
+    if (ways & MG_IDX_ONE_CALL && limit > 0 && one_phrase(match)) return rank_top(d, match, limit, scope, c, err);
     if (scope ? mg__idx_open(d, S_RANK_SCOPED, "SELECT " RANK ", rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 "
                              "AND mg_in_idset(?3, rowid) ORDER BY 1, 2 LIMIT ?2", cols, c, err)
               : mg__idx_open(d, S_RANK, "SELECT " RANK ", rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 "

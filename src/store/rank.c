@@ -1,6 +1,8 @@
 /* rank.c — see rank.h. */
 #include "store/rank.h"
 
+#include "store/indexdb.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -113,6 +115,25 @@ void mg_chunk_lengths(int64_t id, double *body, double *sym)
     *sym = (double)(id & 31);
 }
 
+/* A row's score (not negated): each column's weight times BM25's length
+ * factor for this row (chunks_fts(path, symbol, body): lengths from the id),
+ * for each of the first np phrases in each column that holds it. */
+static double row_score(const Fts5ExtensionApi *api, Fts5Context *fts, const struct stats *s, int np)
+{
+    double dl[MAX_COLS], f[MAX_COLS], score = 0;
+    for (int c = 0; c < s->ncol; c++) dl[c] = s->avgdl[c];
+    if (s->ncol == 3) mg_chunk_lengths(api->xRowid(fts), &dl[2], &dl[1]);
+    for (int c = 0; c < s->ncol; c++) f[c] = s->w[c] * (K1 + 1) / (1 + K1 * (1 - B) + s->norm[c] * dl[c]);
+    for (int p = 0; p < np; p++) {
+        Fts5PhraseIter it;
+        int col = -1;
+        if (api->xPhraseFirstColumn(fts, p, &it, &col) != SQLITE_OK) continue;
+        for (; col >= 0; api->xPhraseNextColumn(fts, &it, &col))
+            if (col < s->ncol) score += s->idf[p] * f[col];
+    }
+    return score;
+}
+
 static void mgrank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nval, sqlite3_value **val)
 {
     int rc = SQLITE_OK;
@@ -132,20 +153,98 @@ static void mgrank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_contex
         sqlite3_result_double(ctx, s->ncol == 3 ? -bound : -HUGE_VAL);
         return;
     }
-    /* each column's weight times BM25's length factor for this row
-     * (chunks_fts(path, symbol, body): lengths from the id) */
-    double dl[MAX_COLS], f[MAX_COLS], score = 0;
-    for (int c = 0; c < s->ncol; c++) dl[c] = s->avgdl[c];
-    if (s->ncol == 3) mg_chunk_lengths(api->xRowid(fts), &dl[2], &dl[1]);
-    for (int c = 0; c < s->ncol; c++) f[c] = s->w[c] * (K1 + 1) / (1 + K1 * (1 - B) + s->norm[c] * dl[c]);
-    for (int p = 0; p < s->nphrase; p++) {
-        Fts5PhraseIter it;
-        int col = -1;
-        if (api->xPhraseFirstColumn(fts, p, &it, &col) != SQLITE_OK) continue;
-        for (; col >= 0; api->xPhraseNextColumn(fts, &it, &col))
-            if (col < s->ncol) score += s->idf[p] * f[col];
+    sqlite3_result_double(ctx, -row_score(api, fts, s, s->nphrase));
+}
+
+/* ---- mgtop: one phrase's best rows in one call (rank.h) ---- */
+
+/* a ranks after b: ORDER BY score, rowid (scores negated) */
+static bool worse(double sa, int64_t ia, double sb, int64_t ib) { return sa > sb || (sa == sb && ia > ib); }
+
+/* the heap's entry i moved down to its place among n (the worst row on top) */
+static void sift_down(struct mg_rank_top *t, size_t i, size_t n)
+{
+    for (;;) {
+        size_t w = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && worse(t->score[l], t->id[l], t->score[w], t->id[w])) w = l;
+        if (r < n && worse(t->score[r], t->id[r], t->score[w], t->id[w])) w = r;
+        if (w == i) return;
+        double sc = t->score[i];
+        int64_t id = t->id[i];
+        t->score[i] = t->score[w];
+        t->id[i] = t->id[w];
+        t->score[w] = sc;
+        t->id[w] = id;
+        i = w;
     }
-    sqlite3_result_double(ctx, -score);
+}
+
+struct top_run {
+    const struct stats *s;
+    struct mg_rank_top *t;
+    size_t cap;
+};
+
+static int top_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *ud)
+{
+    struct top_run *r = ud;
+    struct mg_rank_top *t = r->t;
+    int64_t id = api->xRowid(fts);
+    if (t->scope && !t->scope->has(t->scope->self, id)) return SQLITE_OK;
+    double sc = -row_score(api, fts, r->s, 1);
+    if (t->n == (size_t)t->limit) {
+        if (!worse(t->score[0], t->id[0], sc, id)) return SQLITE_OK;
+        t->score[0] = sc;
+        t->id[0] = id;
+        sift_down(t, 0, t->n);
+        return SQLITE_OK;
+    }
+    if (t->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 64;
+        if (cap > (size_t)t->limit) cap = (size_t)t->limit;
+        double *sv = realloc(t->score, cap * sizeof(*sv));
+        if (sv) t->score = sv;
+        int64_t *iv = sv ? realloc(t->id, cap * sizeof(*iv)) : NULL;
+        if (!iv) return SQLITE_NOMEM;
+        t->id = iv;
+        r->cap = cap;
+    }
+    size_t i = t->n++; /* up from the last leaf */
+    for (; i > 0 && worse(sc, id, t->score[(i - 1) / 2], t->id[(i - 1) / 2]); i = (i - 1) / 2) {
+        t->score[i] = t->score[(i - 1) / 2];
+        t->id[i] = t->id[(i - 1) / 2];
+    }
+    t->score[i] = sc;
+    t->id[i] = id;
+    return SQLITE_OK;
+}
+
+static void mgtop(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nval, sqlite3_value **val)
+{
+    /* mgtop(fts, w_path, w_symbol, w_body, max chunk id, top) */
+    struct mg_rank_top *t = nval == 5 ? sqlite3_value_pointer(val[4], "mg_rank_top") : NULL;
+    if (!t || t->limit <= 0 || t->n > 0 || api->xPhraseCount(fts) != 1) {
+        sqlite3_result_error(ctx, "mgtop: one phrase, a top bound once, a limit above 0", -1);
+        return;
+    }
+    int rc = SQLITE_OK;
+    struct stats *s = get_stats(api, fts, sqlite3_value_int64(val[3]), 0, nval, val, &rc);
+    struct top_run r = {.s = s, .t = t};
+    if (s) rc = api->xQueryPhrase(fts, 0, &r, top_row);
+    if (rc != SQLITE_OK) {
+        sqlite3_result_error_code(ctx, rc);
+        return;
+    }
+    for (size_t n = t->n; n > 1; n--) { /* the worst row to the end, each in turn: best first */
+        double sc = t->score[0];
+        int64_t id = t->id[0];
+        t->score[0] = t->score[n - 1];
+        t->id[0] = t->id[n - 1];
+        t->score[n - 1] = sc;
+        t->id[n - 1] = id;
+        sift_down(t, 0, n - 1);
+    }
+    sqlite3_result_int64(ctx, (sqlite3_int64)t->n);
 }
 
 int mg_rank_register(sqlite3 *db)
@@ -157,5 +256,8 @@ int mg_rank_register(sqlite3 *db)
     sqlite3_step(st);
     sqlite3_finalize(st);
     if (!api) return -1;
-    return api->xCreateFunction(api, "mgrank", NULL, mgrank, NULL) == SQLITE_OK ? 0 : -1;
+    return api->xCreateFunction(api, "mgrank", NULL, mgrank, NULL) == SQLITE_OK &&
+                   api->xCreateFunction(api, "mgtop", NULL, mgtop, NULL) == SQLITE_OK
+               ? 0
+               : -1;
 }
