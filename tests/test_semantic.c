@@ -981,6 +981,90 @@ TEST(endpoint_down_indexes_keyword_only_then_embeds)
     unsetenv("MEMGATE_EMBED_API_KEY");
 }
 
+/* One integer from the repo database of home's repo `name` (-1: no row). */
+static long long db_int(const char *home, const char *name, const char *sql)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/repos/%s.db", home, name);
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    long long v = -1;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) FAIL("open %s", path);
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) FAIL("%s: %s", sql, sqlite3_errmsg(db));
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) v = sqlite3_column_int64(st, 0);
+    else if (rc != SQLITE_DONE) FAIL("%s: %s", sql, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+/* the vectors match the files: a row for each, none for a file gone, and the pass's mark at the last id */
+static void vectors_match_files(const char *home, const char *name, long long nfiles)
+{
+    ASSERT_EQ_INT(db_int(home, name, "SELECT count(*) FROM vectors"), nfiles);
+    ASSERT_EQ_INT(db_int(home, name, "SELECT count(*) FROM files"), nfiles);
+    ASSERT_EQ_INT(db_int(home, name, "SELECT count(*) FROM vectors WHERE file_id NOT IN (SELECT id FROM files)"), 0);
+    ASSERT_EQ_INT(db_int(home, name, "SELECT count(*) FROM vectors_dropped"), 0);
+    ASSERT_EQ_INT(db_int(home, name, "SELECT value FROM meta WHERE key = 'vec_through'"),
+                  db_int(home, name, "SELECT max(id) FROM files"));
+}
+
+TEST(an_edit_embeds_its_files_and_drops_the_vectors_of_the_files_it_replaced)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    unsetenv("MEMGATE_EMBEDDER");
+    write_corpus(repo);
+    json_t *ix = mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "inc", "--json", NULL});
+    ASSERT_EQ_INT(mg_fx_int(ix, "vectors.files"), 3);
+    json_decref(ix);
+    vectors_match_files(home, "inc", 3);
+
+    /* one file changed, one removed, one added: the pass embeds the two new ones (ids above its mark) and
+     * drops the vectors of the two gone (listed by the run that dropped them) */
+    mg_t_write_str(repo, "alpha/pool.c", "/* Grow the pool of worker threads. */\nint pool_widen(int n) { return n; }\n");
+    char gone[4200];
+    snprintf(gone, sizeof(gone), "%s/beta/pool.c", repo);
+    ASSERT_EQ_INT(unlink(gone), 0);
+    mg_t_write_str(repo, "delta/disk.c", "/* Flush the disk cache to the platters. */\nint disk_flush(void) { return 0; }\n");
+    ix = mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "inc", "--json", NULL});
+    ASSERT_EQ_INT(mg_fx_int(ix, "vectors.files"), 2);
+    ASSERT_EQ_INT(mg_fx_int(ix, "vectors.pending"), 0);
+    json_decref(ix);
+    vectors_match_files(home, "inc", 3);
+    json_t *j = mg_fx_search(repo, home, "write the cached blocks out to the disk", "semantic", 3);
+    ASSERT_EQ_INT(json_array_size(json_object_get(j, "results")), 3);
+    char *text = json_dumps(j, 0);
+    ASSERT_CONTAINS(text, "delta/disk.c");
+    ASSERT_NOT_CONTAINS(text, "beta/pool.c");
+    free(text);
+    json_decref(j);
+
+    /* an index of schema 6 with an orphan an older pass left: the migration lists it, the next pass drops it */
+    ASSERT_EQ_INT(db_int(home, "inc", "INSERT INTO vectors(file_id, n, blob) VALUES(999999, 1, x'00') RETURNING 1"),
+                  1);
+    db_int(home, "inc", "DROP TABLE vectors_dropped");
+    db_int(home, "inc", "DROP INDEX vectors_n");
+    db_int(home, "inc", "DELETE FROM meta WHERE key = 'vec_through'");
+    db_int(home, "inc", "PRAGMA user_version = 6");
+    ix = mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "inc", "--json", NULL});
+    ASSERT_EQ_INT(mg_fx_int(ix, "vectors.files"), 0);
+    json_decref(ix);
+    ASSERT_EQ_INT(db_int(home, "inc", "PRAGMA user_version"), 7);
+    vectors_match_files(home, "inc", 3);
+
+    /* embedder none drops every vector and the mark; back to builtin, every file is embedded again */
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    json_decref(mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "inc", "--json", NULL}));
+    ASSERT_EQ_INT(db_int(home, "inc", "SELECT count(*) FROM vectors"), 0);
+    ASSERT_EQ_INT(db_int(home, "inc", "SELECT value FROM meta WHERE key = 'vec_through'"), 0);
+    unsetenv("MEMGATE_EMBEDDER");
+    ix = mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "inc", "--json", NULL});
+    ASSERT_EQ_INT(mg_fx_int(ix, "vectors.files"), 3);
+    json_decref(ix);
+    vectors_match_files(home, "inc", 3);
+}
+
 TEST(tampered_vector_blob_is_reported)
 {
     char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();

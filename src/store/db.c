@@ -109,6 +109,18 @@ static const char *const migrations[] = {
     /* 5 -> 6: each file's chunk-id range, its id and flags, from an index of
      * their own (search/filemap.h reads them all without the rows' text) */
     "CREATE INDEX IF NOT EXISTS files_chunks ON files(chunk_lo, chunk_hi, flags);",
+    /* 6 -> 7: the vectors' tables in every index (the first embedding pass made them), with an index of
+     * their counts (a vectors row fills a page of its own: counting the table read 356 MB for linux) and
+     * the files dropped since the last embedding pass whose vectors go in the next (vector/vindex.c: an
+     * edit's pass no longer compares every vectors row with the files). Orphans an older pass left behind
+     * (a run stopped between its commit and its pass) are the first. */
+    "CREATE TABLE IF NOT EXISTS vectors(file_id INTEGER PRIMARY KEY, n INTEGER NOT NULL, blob BLOB NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS embed_model(name TEXT PRIMARY KEY, value BLOB NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS files_scope ON files(path, lang, chunk_lo, chunk_hi);"
+    "CREATE INDEX IF NOT EXISTS vectors_n ON vectors(n);"
+    "CREATE TABLE IF NOT EXISTS vectors_dropped(file_id INTEGER PRIMARY KEY);"
+    "INSERT OR IGNORE INTO vectors_dropped(file_id) SELECT file_id FROM vectors WHERE file_id NOT IN "
+    "  (SELECT id FROM files);",
 };
 
 /* ---- 2. open, close, SQL functions, transactions ---------------------------------------------------- */

@@ -22,7 +22,7 @@
 #include "util/err.h"
 #include "util/glob.h"
 
-#define MG_SCHEMA_VERSION 6
+#define MG_SCHEMA_VERSION 7
 
 #define MG_DB_CREATE   1 /* create the file (0600) and schema if missing */
 #define MG_DB_READONLY 2

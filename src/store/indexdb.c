@@ -58,9 +58,15 @@ int mg__idx_run(struct mg_db *d, sqlite3_stmt *st, bool own, const char *what, s
 
 int64_t mg__idx_int(struct mg_db *d, int slot, const char *sql, int64_t dflt)
 {
+    return mg__idx_int_at(d, slot, sql, 0, dflt);
+}
+
+int64_t mg__idx_int_at(struct mg_db *d, int slot, const char *sql, int64_t arg, int64_t dflt)
+{
     bool own;
     sqlite3_stmt *st = mg__idx_stmt(d, slot, sql, &own, NULL);
     if (!st) return dflt;
+    if (sqlite3_bind_parameter_count(st) > 0) sqlite3_bind_int64(st, 1, arg);
     int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : dflt;
     if (own) sqlite3_finalize(st);
     else sqlite3_reset(st);

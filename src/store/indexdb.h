@@ -67,8 +67,11 @@
  *   vectors(file_id, n, blob), embed_model(name, value)
  *                      a file's chunk vectors, sealed (vector/vstore.h), or an
  *                      empty blob when an external store holds them; the
- *                      built-in embedder's learned statistics. Created by the
- *                      first embedding pass (mg_idx_vectors_schema).
+ *                      built-in embedder's learned statistics. Indexed by n
+ *                      (counts without the blobs' pages).
+ *   vectors_dropped(file_id)
+ *                      files dropped since the last embedding pass that had
+ *                      vectors: that pass's orphans (written with the drop).
  *
  * SQL functions on every handle: mg_filter_ok(filter, path, lang) (db.h) and
  * mg_in_idset(set, rowid) (an mg_idx_idset bound as a pointer).
@@ -394,21 +397,23 @@ int mg_idx_words_optimize(struct mg_db *d, const char **msg);
 
 /* ---- 7. vectors and the embedder's model (indexdb_vectors.c) ------------------------------------ */
 
-/* Create the vectors and embed_model tables and files_scope, if missing. */
-int mg_idx_vectors_schema(struct mg_db *d, struct mg_err *err);
 /* Whether any file has vectors (false also when the table is missing). */
 bool mg_idx_vectors_any(struct mg_db *d);
 /* Counts (0 when the table is missing): rows, vectors (sum of n), and files
- * that have no vectors row. */
+ * above id `after` that have no vectors row. */
 int64_t mg_idx_vector_rows(struct mg_db *d);
 int64_t mg_idx_vector_count(struct mg_db *d);
-int64_t mg_idx_files_unembedded(struct mg_db *d);
+int64_t mg_idx_files_unembedded(struct mg_db *d, int64_t after);
+/* The largest id that every file at or below has vectors, given that every
+ * file at or below `after` has: the first file above it without vectors,
+ * less one, or the largest file id. -1 on error. */
+int64_t mg_idx_vectors_through(struct mg_db *d, int64_t after);
 /* A file's vectors row: n vectors in blob (len bytes; len 0: an empty
  * blob, the vectors being in an external store). Replaces its old row. */
 int mg_idx_vectors_put(struct mg_db *d, int64_t file_id, size_t n, const void *blob, size_t len, struct mg_err *err);
-/* Drop every vectors row (all), or those of files no longer indexed. */
+/* Drop every vectors row (all), or those of files dropped since (vectors_dropped). */
 int mg_idx_vectors_prune(struct mg_db *d, bool all, struct mg_err *err);
-/* Vectors rows of files no longer indexed. Fills file_id. */
+/* Vectors rows of files dropped since the last prune. Fills file_id. */
 int mg_idx_vectors_orphans(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err);
 /* Files that have vectors, in chunk order. Fills file_id, n. */
 int mg_idx_vectors_by_chunk(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err);

@@ -31,7 +31,7 @@ enum {
     S_COUNT_SYMBOLS,
     /* chunks and words */
     S_CHUNKS, S_CHUNK_HIT, S_CHUNK_MAX, S_RANK, S_RANK_SCOPED, S_RANK_WIDE, S_RANK_WIDE_SCOPED, S_MATCH_COUNT,
-    S_MATCH_COUNT_IN, S_RANK_SYMBOLS, S_FILES_MATCHING, S_MATCH_IDS, S_MATCH_IDS_SCOPED, S_RANK_BOUND, S_RANK_TOP, S_FILES_TEXT, S_FILE_MAP, S_FILE_OF_CHUNK,
+    S_MATCH_COUNT_IN, S_RANK_SYMBOLS, S_FILES_MATCHING, S_MATCH_IDS, S_MATCH_IDS_SCOPED, S_RANK_BOUND, S_RANK_TOP, S_VEC_THROUGH, S_DROP_VECTORS, S_FILES_TEXT, S_FILE_MAP, S_FILE_OF_CHUNK,
     /* symbols and refs */
     S_SYMBOLS, S_SYMBOLS_NO_MEMBERS, S_OUTLINE, S_SYMBOLS_STARTING, S_INNERMOST, S_ENCLOSING, S_NAMED_DEF,
     S_FILE_DEFS, S_SYMBOLS_LIKE, S_SYMBOLS_NAMED, S_DEFS_NAMED, S_SYMBOLS_BY_NAME, S_REFS_ALL, S_REFS_OF_PATH,
@@ -67,6 +67,8 @@ int mg__idx_run(struct mg_db *d, sqlite3_stmt *st, bool own, const char *what, s
 /* The first column of slot's one-row query as an integer (dflt: no row, or
  * it cannot be prepared). */
 int64_t mg__idx_int(struct mg_db *d, int slot, const char *sql, int64_t dflt);
+/* The same with ?1 bound to arg. */
+int64_t mg__idx_int_at(struct mg_db *d, int slot, const char *sql, int64_t arg, int64_t dflt);
 /* Bind fields of r as ?1, ?2 ... in the order cols names them (text and
  * blobs borrowed: SQLITE_STATIC; a NULL string, or an empty refs blob, is
  * NULL). */

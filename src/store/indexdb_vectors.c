@@ -3,16 +3,6 @@
  * embedder's learned model (indexdb.h, section 7). */
 #include "store/indexdb_int.h"
 
-int mg_idx_vectors_schema(struct mg_db *d, struct mg_err *err)
-{
-    return mg_db_exec(d, "CREATE TABLE IF NOT EXISTS vectors(file_id INTEGER PRIMARY KEY, n INTEGER NOT NULL, "
-                         "blob BLOB NOT NULL);"
-                         "CREATE TABLE IF NOT EXISTS embed_model(name TEXT PRIMARY KEY, value BLOB NOT NULL);"
-                         /* scope -> candidate chunk ranges without reading the rows that hold the text */
-                         "CREATE INDEX IF NOT EXISTS files_scope ON files(path, lang, chunk_lo, chunk_hi);",
-                      err);
-}
-
 bool mg_idx_vectors_any(struct mg_db *d)
 {
     return mg__idx_int(d, S_VEC_ANY, "SELECT 1 FROM vectors LIMIT 1", 0) == 1;
@@ -28,10 +18,17 @@ int64_t mg_idx_vector_count(struct mg_db *d)
     return mg__idx_int(d, S_VEC_COUNT, "SELECT coalesce(sum(n), 0) FROM vectors", 0);
 }
 
-int64_t mg_idx_files_unembedded(struct mg_db *d)
+int64_t mg_idx_files_unembedded(struct mg_db *d, int64_t after)
 {
-    return mg__idx_int(d, S_UNEMBEDDED, "SELECT count(*) FROM files f WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE "
-                       "v.file_id = f.id)", 0);
+    return mg__idx_int_at(d, S_UNEMBEDDED, "SELECT count(*) FROM files f WHERE id > ?1 AND NOT EXISTS (SELECT 1 FROM "
+                       "vectors v WHERE v.file_id = f.id)", after, 0);
+}
+
+int64_t mg_idx_vectors_through(struct mg_db *d, int64_t after)
+{
+    return mg__idx_int_at(d, S_VEC_THROUGH, "SELECT coalesce((SELECT min(id) - 1 FROM files f WHERE id > ?1 AND NOT "
+                       "EXISTS (SELECT 1 FROM vectors v WHERE v.file_id = f.id)), (SELECT max(id) FROM files), 0)",
+                       after, -1);
 }
 
 int mg_idx_vectors_put(struct mg_db *d, int64_t file_id, size_t n, const void *blob, size_t len, struct mg_err *err)
@@ -48,15 +45,16 @@ int mg_idx_vectors_put(struct mg_db *d, int64_t file_id, size_t n, const void *b
 
 int mg_idx_vectors_prune(struct mg_db *d, bool all, struct mg_err *err)
 {
-    return mg_db_exec(d, all ? "DELETE FROM vectors"
-                             : "DELETE FROM vectors WHERE file_id NOT IN (SELECT id FROM files)", err);
+    return mg_db_exec(d, all ? "DELETE FROM vectors; DELETE FROM vectors_dropped"
+                             : "DELETE FROM vectors WHERE file_id IN (SELECT file_id FROM vectors_dropped); "
+                               "DELETE FROM vectors_dropped", err);
 }
 
 int mg_idx_vectors_orphans(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err)
 {
     static const unsigned char cols[] = {K_FILE_ID, K_END};
-    return mg__idx_open(d, S_VEC_ORPHANS, "SELECT file_id FROM vectors WHERE file_id NOT IN (SELECT id FROM files)",
-                        cols, c, err);
+    return mg__idx_open(d, S_VEC_ORPHANS, "SELECT file_id FROM vectors WHERE file_id IN (SELECT file_id FROM "
+                        "vectors_dropped)", cols, c, err);
 }
 
 int mg_idx_vectors_by_chunk(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err)
@@ -105,5 +103,6 @@ int mg_idx_model_get(struct mg_db *d, const char *name, struct mg_idx_cur *c, st
 
 int mg_idx_model_clear(struct mg_db *d, bool vectors, struct mg_err *err)
 {
-    return mg_db_exec(d, vectors ? "DELETE FROM vectors; DELETE FROM embed_model" : "DELETE FROM embed_model", err);
+    return mg_db_exec(d, vectors ? "DELETE FROM vectors; DELETE FROM vectors_dropped; DELETE FROM embed_model"
+                                 : "DELETE FROM embed_model", err);
 }

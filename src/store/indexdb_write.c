@@ -129,6 +129,9 @@ int mg_idx_drop_file(struct mg_db *d, int64_t id, int64_t clo, int64_t chi, int6
         drop(d, S_DROP_REFS, "DELETE FROM refs WHERE file_id=?", id, 0, false, "delete file", err) != 0 ||
         drop(d, S_DROP_PTR, "DELETE FROM ptr_stores WHERE file_id=?", id, 0, false, "delete file", err) != 0 ||
         drop(d, S_DROP_CALLS, "DELETE FROM ptr_calls WHERE file_id=?", id, 0, false, "delete file", err) != 0 ||
+        /* its vectors go in the next embedding pass, which tells an external store too (vector/vindex.c) */
+        drop(d, S_DROP_VECTORS, "INSERT OR IGNORE INTO vectors_dropped(file_id) SELECT file_id FROM vectors WHERE "
+             "file_id=?", id, 0, false, "delete file", err) != 0 ||
         drop(d, S_DROP_FILE, "DELETE FROM files WHERE id=?", id, 0, false, "delete file", err) != 0)
         return -1;
     return 0;

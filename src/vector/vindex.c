@@ -29,6 +29,8 @@
 #define BATCH_BYTES (32u << 20)       /* compressed text per batch */
 #define COMMIT_EVERY 64                /* batches */
 #define MAX_FILE_TEXT (64u << 20)
+/* meta: every file with an id at or below it has vectors (0 after they were all dropped) */
+#define META_THROUGH "vec_through"
 
 /* ---- 1. a batch and its threads ----------------------------------------------------------------- */
 
@@ -241,14 +243,13 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
     if (mg_embedder_open(c, &e, &err) != 0) goto fail;
     mg_embedder_sig(e, sig, sizeof(sig));
     snprintf(st->embedder, sizeof(st->embedder), "%s", sig);
-    if (mg_vstore_schema(d, &err) != 0) goto fail;
     mg_db_meta_get(d, "embed_sig", have, sizeof(have));
     if (!e) {
         /* keyword-only: drop vectors made by another embedder */
         if (strcmp(have, "none") == 0) goto done;
         if (mg_db_begin(d, &err) != 0) goto fail;
         in_tx = true;
-        if (mg_idx_model_clear(d, true, &err) != 0 ||
+        if (mg_idx_model_clear(d, true, &err) != 0 || mg_db_meta_set_int(d, META_THROUGH, 0, &err) != 0 ||
             mg_db_meta_set(d, "embed_sig", "none", &err) != 0)
             goto fail;
         changed = true;
@@ -275,6 +276,7 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
                  (strcmp(e->name, "builtin") == 0 && nfiles > 2 * learned + 100);
     if (stale) {
         if (vs->ops->prune(vs, 1, &err) != 0 || mg_idx_model_clear(d, false, &err) != 0 ||
+            mg_db_meta_set_int(d, META_THROUGH, 0, &err) != 0 ||
             mg_db_meta_set(d, "embed_sig", sig, &err) != 0 || mg_db_meta_set(d, "vec_key_id", kid, &err) != 0 ||
             mg_db_meta_set(d, "vec_store", vstore, &err) != 0 ||
             mg_db_meta_set_int(d, "embed_learn_files", nfiles, &err) != 0)
@@ -293,8 +295,10 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
         mg_err_set(&err, MG_E_NO_MEMORY, "out of memory");
         goto fail;
     }
-    int64_t todo = mg_idx_files_unembedded(d);
-    int64_t after = 0;
+    /* the files to embed: those above the last pass's mark (new files get new ids: AUTOINCREMENT) */
+    int64_t through = mg_db_meta_int(d, META_THROUGH, 0);
+    int64_t todo = mg_idx_files_unembedded(d, through);
+    int64_t after = through;
     int batches = 0;
     struct batch b = {.e = e, .dim = dim, .stop = stop};
     b.nthreads = c->index_threads < 1 ? 1 : c->index_threads > 64 ? 64 : c->index_threads;
@@ -342,6 +346,8 @@ void mg_vec_index(const struct mg_config *c, struct mg_db *d, const char *repo_i
         err = b.err;
         goto fail;
     }
+    through = mg_idx_vectors_through(d, through);
+    if (through < 0 ? mg_db_error(d, "vectors", &err) : mg_db_meta_set_int(d, META_THROUGH, through, &err)) goto fail;
 finish:
     if (changed && mg_db_meta_set_int(d, "vec_gen", mg_db_meta_int(d, "vec_gen", 0) + 1, &err) != 0) goto fail;
     if (note_vector_count(d, changed, &err) != 0) goto fail;
@@ -367,7 +373,7 @@ done:
     for (size_t i = 0; v && i < nv; i++) vfile_release(&v[i]);
     free(v);
     mg_vstore_close(&vs);
-    if (e) st->pending = (uint64_t)mg_idx_files_unembedded(d);
+    if (e) st->pending = (uint64_t)mg_idx_files_unembedded(d, mg_db_meta_int(d, META_THROUGH, 0));
     mg_embedder_free(&e);
     st->seconds = mg_clock_s() - t0;
 }

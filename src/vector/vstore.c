@@ -382,8 +382,6 @@ struct builtin_store {
     struct mg_vset *pinned; /* the vectors search uses, once pinned */
 };
 
-int mg_vstore_schema(struct mg_db *d, struct mg_err *err) { return mg_idx_vectors_schema(d, err); }
-
 static int bs_put(struct mg_vstore *vs, int64_t file_id, const int64_t *ids, const float *vecs, size_t n, int dim,
                   struct mg_err *err)
 {

@@ -202,8 +202,4 @@ int mg_vcols_gen(const char *dbpath, char gen[64], double *age_s);
  * no vectors). Used at the end of full index runs. */
 int mg_vcols_update(const struct mg_config *c, const char *dbpath, const char *repo_id, struct mg_err *err);
 
-/* Create the vectors and embed_model tables, and the files_scope covering
- * index that semantic search picks candidates with, if missing. */
-int mg_vstore_schema(struct mg_db *d, struct mg_err *err);
-
 #endif
