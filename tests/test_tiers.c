@@ -172,6 +172,48 @@ TEST(one_call_ranks_a_word_as_ranking_every_row_does)
     same_search(repo, home, "gadget", "onecall", 30);
 }
 
+/* The first `limit` ids of match (a one-phrase expression's in one call, else through SQL), of scope, into
+ * ids; whether they came from memory. */
+static bool first_ids(struct mg_db *d, const char *match, long limit, const struct mg_idx_idset *scope, int64_t *ids,
+                      int *n)
+{
+    struct mg_idx_cur c = {0};
+    struct mg_idx_row r;
+    struct mg_err err = {0};
+    if (mg_idx_match_ids(d, match, limit, scope, &c, &err) != 0) FAIL("ids %s: %s", match, err.msg);
+    bool mem = c.mid != NULL;
+    int k;
+    for (*n = 0; *n < MAXROWS && (k = mg_idx_next(&c, &r)) > 0;) ids[(*n)++] = r.id;
+    ASSERT(k == 0);
+    mg_idx_done(&c);
+    return mem;
+}
+
+TEST(one_call_reads_a_words_first_rows_as_sql_does)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    write_repo(repo, 60, 4);
+    index_repo(repo, home);
+    struct mg_db *d = open_index(home);
+    const struct mg_idx_idset third = {every_third, NULL};
+    static int64_t a[MAXROWS], b[MAXROWS];
+    int na, nb;
+    /* "w" AND "w" is the same rows, read through SQL */
+    const long limits[] = {1, 50, 240, 241, 1000};
+    for (size_t i = 0; i < sizeof(limits) / sizeof(*limits); i++)
+        for (int scoped = 0; scoped < 2; scoped++) {
+            ASSERT(first_ids(d, "\"widget\"", limits[i], scoped ? &third : NULL, a, &na));
+            ASSERT(!first_ids(d, "(\"widget\" AND \"widget\")", limits[i], scoped ? &third : NULL, b, &nb));
+            ASSERT_EQ_INT(na, nb);
+            ASSERT(na > 0 && na <= limits[i]);
+            for (int k = 0; k < na; k++) ASSERT_EQ_INT((long long)a[k], (long long)b[k]);
+        }
+    ASSERT(first_ids(d, "\"nosuchword\"", 10, NULL, a, &na));
+    ASSERT_EQ_INT(na, 0);
+    mg_db_close(&d);
+}
+
 /* Every byte of the word index's segments: after a run that replaced all
  * files by one, merged, only that file's rows are left when every delete
  * matched its insert (a contentless FTS5 table keeps what a delete misses:

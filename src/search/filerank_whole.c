@@ -96,6 +96,26 @@ static int cmp_posting(const void *a, const void *b)
     return x->term - y->term;
 }
 
+/* Each word's rows come by id: v[runs[k], runs[k + 1]) for k < n. Merged
+ * into one list by (id, word) — the sort's order, in linear time (a sort of
+ * them was 7% of a lexical call's CPU). 0, or -1 out of memory. */
+static int merge_runs(struct posting *v, size_t *runs, size_t n)
+{
+    if (n < 2) return 0;
+    struct posting *tmp = malloc(runs[n] * sizeof(*tmp));
+    if (!tmp) return -1;
+    for (size_t w = 1; w < n; w *= 2) /* runs [k, k + w) and [k + w, k + 2w) become one */
+        for (size_t k = 0; k + w < n; k += 2 * w) {
+            size_t a = runs[k], m = runs[k + w], b = runs[k + 2 * w < n ? k + 2 * w : n], i = a, j = m, o = 0;
+            while (i < m && j < b) tmp[o++] = cmp_posting(&v[j], &v[i]) < 0 ? v[j++] : v[i++];
+            while (i < m) tmp[o++] = v[i++];
+            while (j < b) tmp[o++] = v[j++];
+            memcpy(v + a, tmp, o * sizeof(*tmp));
+        }
+    free(tmp);
+    return 0;
+}
+
 /* The query's content words (hybrid.h), each word and its parts as the
  * index has them, rarest first, and the rows of those that fit WHOLE_ROWS
  * into *pv (*np). 0, or -1 (r->err). */
@@ -121,7 +141,7 @@ static int read_rows(struct mg__repo *r, struct terms *t, struct posting **pv, s
     qsort(t->v, t->n, sizeof(t->v[0]), cmp_term);
     bool scoped = r->filter.globs || r->filter.nlangs > 0;
     if (scoped && !r->chunks && mg_chunkset_get(r->d, &r->filter, &r->chunks, r->err) != 0) return -1;
-    size_t cap_rows = 0, used = 0, kept = 0;
+    size_t cap_rows = 0, used = 0, kept = 0, runs[WHOLE_TERMS + 1] = {0};
     double common = (double)(mg_chunk_seq(mg_idx_chunk_max(r->d)) + 1) / WHOLE_COMMON;
     for (; kept < t->n && t->v[kept].est <= (double)(WHOLE_ROWS - used) && t->v[kept].est <= common; kept++) {
         struct mg_idx_cur c = {0};
@@ -147,10 +167,10 @@ static int read_rows(struct mg__repo *r, struct terms *t, struct posting **pv, s
             break;
         }
         used = *np;
+        runs[kept + 1] = *np;
     }
     t->n = kept;
-    if (*np) qsort(*pv, *np, sizeof(**pv), cmp_posting);
-    return 0;
+    return merge_runs(*pv, runs, kept) == 0 ? 0 : mg_err_oom(r->err);
 }
 
 /* ---- 2. files and their scores ------------------------------------------------------------------ */

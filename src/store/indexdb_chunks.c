@@ -3,6 +3,7 @@
  * statements that run them are here. */
 #include "store/indexdb_int.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,15 +172,16 @@ static bool one_phrase(const char *match)
     return e - p >= 2 && *p == '"' && e[-1] == '"' && memchr(p + 1, '"', (size_t)(e - p - 2)) == NULL;
 }
 
-/* rank.h's mgtop: the best `limit` rows of a one-phrase expression in one call, into a memory cursor */
-static int rank_top(struct mg_db *d, const char *match, int limit, const struct mg_idx_idset *scope,
+/* rank.h's mgtop: the best `limit` rows of a one-phrase expression in one call, or with first its first
+ * `limit` rows by id, into a memory cursor */
+static int rank_top(struct mg_db *d, const char *match, int limit, bool first, const struct mg_idx_idset *scope,
                     struct mg_idx_cur *c, struct mg_err *err)
 {
     bool own;
     sqlite3_stmt *st = mg__idx_stmt(d, S_RANK_TOP, "SELECT mgtop(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM "
                                     "chunks), ?2) FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT 1", &own, err);
     if (!st) return -1;
-    struct mg_rank_top top = {.limit = limit, .scope = scope};
+    struct mg_rank_top top = {.limit = limit, .first = first, .scope = scope};
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
     sqlite3_bind_pointer(st, 2, &top, "mg_rank_top", NULL);
     int s = sqlite3_step(st), rc = s == SQLITE_ROW || s == SQLITE_DONE ? 0 : mg_db_error(d, "lexical search", err);
@@ -203,7 +205,7 @@ static int rank_all(struct mg_db *d, const char *match, int nscored, int limit, 
                     unsigned ways, struct mg_idx_cur *c, struct mg_err *err)
 {
     static const unsigned char cols[] = {K_SCORE, K_ID, K_END};
-    if (ways & MG_IDX_ONE_CALL && limit > 0 && one_phrase(match)) return rank_top(d, match, limit, scope, c, err);
+    if (ways & MG_IDX_ONE_CALL && limit > 0 && one_phrase(match)) return rank_top(d, match, limit, false, scope, c, err);
     if (scope ? mg__idx_open(d, S_RANK_SCOPED, "SELECT " RANK ", rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 "
                              "AND mg_in_idset(?3, rowid) ORDER BY 1, 2 LIMIT ?2", cols, c, err)
               : mg__idx_open(d, S_RANK, "SELECT " RANK ", rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 "
@@ -284,6 +286,8 @@ int mg_idx_match_ids(struct mg_db *d, const char *match, long limit, const struc
                      struct mg_idx_cur *c, struct mg_err *err)
 {
     static const unsigned char cols[] = {K_ID, K_END};
+    /* one phrase: its rows gathered in one call (FTS5's walk), not a row at a time through SQL */
+    if (limit > 0 && limit <= INT_MAX && one_phrase(match)) return rank_top(d, match, (int)limit, true, scope, c, err);
     if (scope ? mg__idx_open(d, S_MATCH_IDS_SCOPED, "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 AND "
                              "mg_in_idset(?3, rowid) ORDER BY rowid LIMIT ?2", cols, c, err)
               : mg__idx_open(d, S_MATCH_IDS, "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY rowid "

@@ -185,12 +185,34 @@ struct top_run {
     size_t cap;
 };
 
+/* room for twice the rows (at most the limit's) */
+static int grow(struct top_run *r)
+{
+    struct mg_rank_top *t = r->t;
+    size_t cap = r->cap ? 2 * r->cap : 64;
+    if (cap > (size_t)t->limit) cap = (size_t)t->limit;
+    if (cap <= r->cap) return SQLITE_ERROR; /* (never: no row is kept past the limit) */
+    double *sv = realloc(t->score, cap * sizeof(*sv));
+    if (sv) t->score = sv;
+    int64_t *iv = sv ? realloc(t->id, cap * sizeof(*iv)) : NULL;
+    if (!iv) return SQLITE_NOMEM;
+    t->id = iv;
+    r->cap = cap;
+    return SQLITE_OK;
+}
+
 static int top_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *ud)
 {
     struct top_run *r = ud;
     struct mg_rank_top *t = r->t;
     int64_t id = api->xRowid(fts);
     if (t->scope && !t->scope->has(t->scope->self, id)) return SQLITE_OK;
+    if (t->first) { /* the first rows by id, as they come */
+        if (t->n == r->cap && grow(r) != SQLITE_OK) return SQLITE_NOMEM;
+        t->score[t->n] = 0;
+        t->id[t->n++] = id;
+        return t->n == (size_t)t->limit ? SQLITE_DONE : SQLITE_OK; /* (DONE ends the walk without an error) */
+    }
     double sc = -row_score(api, fts, r->s, 1);
     if (t->n == (size_t)t->limit) {
         if (!worse(t->score[0], t->id[0], sc, id)) return SQLITE_OK;
@@ -199,16 +221,7 @@ static int top_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *ud)
         sift_down(t, 0, t->n);
         return SQLITE_OK;
     }
-    if (t->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 64;
-        if (cap > (size_t)t->limit) cap = (size_t)t->limit;
-        double *sv = realloc(t->score, cap * sizeof(*sv));
-        if (sv) t->score = sv;
-        int64_t *iv = sv ? realloc(t->id, cap * sizeof(*iv)) : NULL;
-        if (!iv) return SQLITE_NOMEM;
-        t->id = iv;
-        r->cap = cap;
-    }
+    if (t->n == r->cap && grow(r) != SQLITE_OK) return SQLITE_NOMEM;
     size_t i = t->n++; /* up from the last leaf */
     for (; i > 0 && worse(sc, id, t->score[(i - 1) / 2], t->id[(i - 1) / 2]); i = (i - 1) / 2) {
         t->score[i] = t->score[(i - 1) / 2];
@@ -228,14 +241,15 @@ static void mgtop(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context
         return;
     }
     int rc = SQLITE_OK;
-    struct stats *s = get_stats(api, fts, sqlite3_value_int64(val[3]), 0, nval, val, &rc);
+    struct stats *s = t->first ? NULL : get_stats(api, fts, sqlite3_value_int64(val[3]), 0, nval, val, &rc);
     struct top_run r = {.s = s, .t = t};
-    if (s) rc = api->xQueryPhrase(fts, 0, &r, top_row);
+    if (s || t->first) rc = api->xQueryPhrase(fts, 0, &r, top_row);
+    if (rc == SQLITE_DONE) rc = SQLITE_OK;
     if (rc != SQLITE_OK) {
         sqlite3_result_error_code(ctx, rc);
         return;
     }
-    for (size_t n = t->n; n > 1; n--) { /* the worst row to the end, each in turn: best first */
+    for (size_t n = t->first ? 0 : t->n; n > 1; n--) { /* the worst row to the end, each in turn: best first */
         double sc = t->score[0];
         int64_t id = t->id[0];
         t->score[0] = t->score[n - 1];

@@ -20,6 +20,7 @@
 #define MG_RANK_H
 
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,10 +35,12 @@ struct mg_idx_idset;
  * for limit and scope); returns the rows found. FTS5 walks the phrase's rows
  * (xQueryPhrase) and a heap keeps the best: ranking every row of a very common
  * word through SQL costs the VM's steps, a function call and the sorter per
- * row, twice this (Linux's 272,000 rows of "the": 45 ms against 20). The
- * caller frees score and id. */
+ * row, twice this (Linux's 272,000 rows of "the": 45 ms against 20). With
+ * first set, the phrase's first `limit` rows by rowid instead, unscored (score
+ * 0). The caller frees score and id. */
 struct mg_rank_top {
     int limit;
+    bool first;
     const struct mg_idx_idset *scope;
     size_t n;
     double *score; /* negated, best (lowest) first */
