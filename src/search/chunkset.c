@@ -1,39 +1,128 @@
-/* chunkset.c — see chunkset.h. */
+/* chunkset.c — see chunkset.h.
+ *
+ * Sections:
+ *   1. the caches: entries of an index run, named by database, run and key
+ *   2. chunk sets
+ *   3. the file map
+ */
 #include "search/chunkset.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "store/indexdb.h"
 
-#define CHUNKSET_SLOTS 4
+/* ---- 1. the caches ---------------------------------------------------------------------------------- */
 
-static struct mg_chunkset *chunkset_cache[CHUNKSET_SLOTS];
-static unsigned long chunkset_clock;
-static pthread_mutex_t chunkset_mu = PTHREAD_MUTEX_INITIALIZER;
+struct cache {
+    struct mg_run_cached **slot;
+    int n;
+};
 
-void mg_chunkset_unref(struct mg_chunkset *c)
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long cache_clock;
+
+static void cached_unref(struct mg_run_cached *e)
 {
-    if (!c) return;
-    pthread_mutex_lock(&chunkset_mu);
-    bool last = --c->refs == 0;
-    pthread_mutex_unlock(&chunkset_mu);
+    if (!e) return;
+    pthread_mutex_lock(&cache_mu);
+    bool last = --e->refs == 0;
+    pthread_mutex_unlock(&cache_mu);
     if (!last) return;
-    free(c->db);
-    free(c->gen);
-    free(c->key);
-    free(c->r);
-    free(c);
+    free(e->db);
+    free(e->gen);
+    free(e->key);
+    e->release(e);
 }
 
-__attribute__((destructor)) static void chunkset_drop(void)
+/* e named by d's path, its index run and key (copied); one reference. 0, or -1 out of memory. */
+static int cached_init(struct mg_run_cached *e, const char *db, const char *gen, const char *key,
+                       void (*release)(struct mg_run_cached *))
 {
-    for (int i = 0; i < CHUNKSET_SLOTS; i++) {
-        mg_chunkset_unref(chunkset_cache[i]);
-        chunkset_cache[i] = NULL;
+    *e = (struct mg_run_cached){.db = strdup(db), .gen = strdup(gen), .key = strdup(key), .refs = 1,
+                                .release = release};
+    return e->db && e->gen && e->key ? 0 : -1;
+}
+
+static bool cached_is(const struct mg_run_cached *e, const char *db, const char *gen, const char *key)
+{
+    return e && strcmp(e->db, db) == 0 && strcmp(e->gen, gen) == 0 && strcmp(e->key, key) == 0;
+}
+
+/* The entry (db, gen, key) with a reference for the caller, or NULL. */
+static struct mg_run_cached *cache_find(struct cache *c, const char *db, const char *gen, const char *key)
+{
+    struct mg_run_cached *e = NULL;
+    pthread_mutex_lock(&cache_mu);
+    for (int i = 0; i < c->n && !e; i++)
+        if (cached_is(c->slot[i], db, gen, key)) {
+            e = c->slot[i];
+            e->refs++;
+            e->used = ++cache_clock;
+        }
+    pthread_mutex_unlock(&cache_mu);
+    return e;
+}
+
+/* Keep e (a reference of the cache's own) in the slot of its database and key (another thread's copy, or an
+ * older run's), else of another key of an older run of its database, else a free one, else the least
+ * recently used; what was there is dropped. */
+static void cache_put(struct cache *c, struct mg_run_cached *e)
+{
+    pthread_mutex_lock(&cache_mu);
+    int slot = -1;
+    for (int i = 0; i < c->n && slot < 0; i++)
+        if (c->slot[i] && strcmp(c->slot[i]->db, e->db) == 0 && strcmp(c->slot[i]->key, e->key) == 0) slot = i;
+    for (int i = 0; i < c->n && slot < 0; i++)
+        if (c->slot[i] && strcmp(c->slot[i]->db, e->db) == 0 && strcmp(c->slot[i]->gen, e->gen) != 0) slot = i;
+    for (int i = 0; i < c->n && slot < 0; i++)
+        if (!c->slot[i]) slot = i;
+    if (slot < 0) {
+        slot = 0;
+        for (int i = 1; i < c->n; i++)
+            if (c->slot[i]->used < c->slot[slot]->used) slot = i;
     }
+    struct mg_run_cached *old = c->slot[slot];
+    c->slot[slot] = e;
+    e->refs++;
+    e->used = ++cache_clock;
+    pthread_mutex_unlock(&cache_mu);
+    cached_unref(old);
+}
+
+static void cache_drop(struct cache *c)
+{
+    for (int i = 0; i < c->n; i++) {
+        cached_unref(c->slot[i]);
+        c->slot[i] = NULL;
+    }
+}
+
+/* the index run of d (meta index_gen, which every run commits with the files) */
+static void run_of(struct mg_db *d, char gen[32])
+{
+    gen[0] = 0;
+    mg_db_meta_get(d, "index_gen", gen, 32);
+}
+
+/* ---- 2. chunk sets ---------------------------------------------------------------------------------- */
+
+static struct mg_run_cached *chunkset_slot[4];
+static struct cache chunksets = {chunkset_slot, 4};
+
+static void chunkset_release(struct mg_run_cached *e)
+{
+    struct mg_chunkset *s = (struct mg_chunkset *)(void *)((char *)e - offsetof(struct mg_chunkset, c));
+    free(s->r);
+    free(s);
+}
+
+void mg_chunkset_unref(struct mg_chunkset *s)
+{
+    if (s) cached_unref(&s->c);
 }
 
 bool mg_chunkset_has(const struct mg_chunkset *s, int64_t id)
@@ -73,35 +162,17 @@ static int chunkset_load(struct mg_db *d, const struct mg_filter *f, struct mg_c
     return rc == 0 ? 0 : mg_db_error(d, "chunk set", err);
 }
 
-static bool chunkset_is(const struct mg_chunkset *c, const char *db, const char *gen, const char *key)
-{
-    return c && strcmp(c->db, db) == 0 && strcmp(c->gen, gen) == 0 && strcmp(c->key, key) == 0;
-}
-
 int mg_chunkset_get(struct mg_db *d, const struct mg_filter *f, struct mg_chunkset **out, struct mg_err *err)
 {
-    char gen[32] = "";
-    mg_db_meta_get(d, "index_gen", gen, sizeof(gen));
-    *out = NULL;
-    if (f->key) {
-        pthread_mutex_lock(&chunkset_mu);
-        for (int i = 0; i < CHUNKSET_SLOTS && !*out; i++)
-            if (chunkset_is(chunkset_cache[i], d->path, gen, f->key)) {
-                *out = chunkset_cache[i];
-                (*out)->refs++;
-                (*out)->used = ++chunkset_clock;
-            }
-        pthread_mutex_unlock(&chunkset_mu);
-        if (*out) return 0;
-    }
+    char gen[32];
+    run_of(d, gen);
+    struct mg_run_cached *e = f->key ? cache_find(&chunksets, d->path, gen, f->key) : NULL;
+    *out = e ? (struct mg_chunkset *)(void *)((char *)e - offsetof(struct mg_chunkset, c)) : NULL;
+    if (*out) return 0;
     struct mg_chunkset *c = calloc(1, sizeof(*c));
     if (!c) return mg_err_oom(err);
-    c->refs = 1;
     c->set = (struct mg_idx_idset){chunkset_has, c};
-    c->db = strdup(d->path);
-    c->gen = strdup(gen);
-    c->key = f->key ? strdup(f->key) : NULL;
-    if (!c->db || !c->gen || (f->key && !c->key)) {
+    if (cached_init(&c->c, d->path, gen, f->key ? f->key : "", chunkset_release) != 0) {
         mg_chunkset_unref(c);
         return mg_err_oom(err);
     }
@@ -109,47 +180,25 @@ int mg_chunkset_get(struct mg_db *d, const struct mg_filter *f, struct mg_chunks
         mg_chunkset_unref(c);
         return -1;
     }
-    if (c->key) {
-        /* the slot: one of an older index run of this database, else a free one, else the least used */
-        pthread_mutex_lock(&chunkset_mu);
-        int slot = -1;
-        for (int i = 0; i < CHUNKSET_SLOTS && slot < 0; i++)
-            if (chunkset_is(chunkset_cache[i], c->db, gen, c->key)) slot = i; /* loaded by another thread meanwhile */
-        for (int i = 0; i < CHUNKSET_SLOTS && slot < 0; i++)
-            if (chunkset_cache[i] && strcmp(chunkset_cache[i]->db, c->db) == 0 && strcmp(chunkset_cache[i]->gen, gen) != 0) slot = i;
-        for (int i = 0; i < CHUNKSET_SLOTS && slot < 0; i++)
-            if (!chunkset_cache[i]) slot = i;
-        if (slot < 0) {
-            slot = 0;
-            for (int i = 1; i < CHUNKSET_SLOTS; i++)
-                if (chunkset_cache[i]->used < chunkset_cache[slot]->used) slot = i;
-        }
-        struct mg_chunkset *old = chunkset_cache[slot];
-        chunkset_cache[slot] = c;
-        c->refs++;
-        c->used = ++chunkset_clock;
-        pthread_mutex_unlock(&chunkset_mu);
-        mg_chunkset_unref(old);
-    }
+    if (f->key) cache_put(&chunksets, &c->c); /* (a filter without a key is worked out every time) */
     *out = c;
     return 0;
 }
 
-/* ---- the file map ----------------------------------------------------------------------------------- */
+/* ---- 3. the file map -------------------------------------------------------------------------------- */
 
-#define FILEMAP_SLOTS 2
+static struct mg_run_cached *filemap_slot[2];
+static struct cache filemaps = {filemap_slot, 2};
 
-static struct mg_filemap *filemap_cache[FILEMAP_SLOTS];
-
-void mg_filemap_unref(struct mg_filemap *m)
+__attribute__((destructor)) static void caches_drop(void)
 {
-    if (!m) return;
-    pthread_mutex_lock(&chunkset_mu);
-    bool last = --m->refs == 0;
-    pthread_mutex_unlock(&chunkset_mu);
-    if (!last) return;
-    free(m->db);
-    free(m->gen);
+    cache_drop(&chunksets);
+    cache_drop(&filemaps);
+}
+
+static void filemap_release(struct mg_run_cached *e)
+{
+    struct mg_filemap *m = (struct mg_filemap *)(void *)((char *)e - offsetof(struct mg_filemap, c));
     free(m->lo);
     free(m->hi);
     free(m->id);
@@ -157,12 +206,9 @@ void mg_filemap_unref(struct mg_filemap *m)
     free(m);
 }
 
-__attribute__((destructor)) static void filemap_drop(void)
+void mg_filemap_unref(struct mg_filemap *m)
 {
-    for (int i = 0; i < FILEMAP_SLOTS; i++) {
-        mg_filemap_unref(filemap_cache[i]);
-        filemap_cache[i] = NULL;
-    }
+    if (m) cached_unref(&m->c);
 }
 
 long mg_filemap_find(const struct mg_filemap *m, int64_t id)
@@ -213,46 +259,27 @@ static size_t filemap_spent;
 
 int mg_filemap_get(struct mg_db *d, size_t lookups, struct mg_filemap **out, struct mg_err *err)
 {
-    char gen[32] = "";
-    mg_db_meta_get(d, "index_gen", gen, sizeof(gen));
-    *out = NULL;
-    pthread_mutex_lock(&chunkset_mu);
-    for (int i = 0; i < FILEMAP_SLOTS && !*out; i++) {
-        struct mg_filemap *m = filemap_cache[i];
-        if (m && strcmp(m->db, d->path) == 0 && strcmp(m->gen, gen) == 0) {
-            *out = m;
-            m->refs++;
-            m->used = ++chunkset_clock;
-        }
-    }
-    bool load = !*out && (filemap_spent += lookups) >= FILEMAP_WORTH;
+    char gen[32];
+    run_of(d, gen);
+    struct mg_run_cached *e = cache_find(&filemaps, d->path, gen, "");
+    *out = e ? (struct mg_filemap *)(void *)((char *)e - offsetof(struct mg_filemap, c)) : NULL;
+    if (*out) return 0;
+    pthread_mutex_lock(&cache_mu);
+    bool load = (filemap_spent += lookups) >= FILEMAP_WORTH;
     if (load) filemap_spent = 0;
-    pthread_mutex_unlock(&chunkset_mu);
-    if (*out || !load) return 0;
+    pthread_mutex_unlock(&cache_mu);
+    if (!load) return 0;
     struct mg_filemap *m = calloc(1, sizeof(*m));
     if (!m) return mg_err_oom(err);
-    m->refs = 1;
-    m->db = strdup(d->path);
-    m->gen = strdup(gen);
-    if (!m->db || !m->gen || filemap_load(d, m, err) != 0) {
-        if (!err->code) mg_err_oom(err);
+    if (cached_init(&m->c, d->path, gen, "", filemap_release) != 0) {
+        mg_filemap_unref(m);
+        return mg_err_oom(err);
+    }
+    if (filemap_load(d, m, err) != 0) {
         mg_filemap_unref(m);
         return -1;
     }
-    /* the slot: this database's of another index run, else a free one, else the least used */
-    pthread_mutex_lock(&chunkset_mu);
-    int slot = -1;
-    for (int i = 0; i < FILEMAP_SLOTS && slot < 0; i++)
-        if (filemap_cache[i] && strcmp(filemap_cache[i]->db, m->db) == 0) slot = i;
-    for (int i = 0; i < FILEMAP_SLOTS && slot < 0; i++)
-        if (!filemap_cache[i]) slot = i;
-    if (slot < 0) slot = filemap_cache[0]->used <= filemap_cache[1]->used ? 0 : 1;
-    struct mg_filemap *old = filemap_cache[slot];
-    filemap_cache[slot] = m;
-    m->refs++;
-    m->used = ++chunkset_clock;
-    pthread_mutex_unlock(&chunkset_mu);
-    mg_filemap_unref(old);
+    cache_put(&filemaps, &m->c);
     *out = m;
     return 0;
 }

@@ -24,14 +24,20 @@
 #include "util/err.h"
 #include "vector/vstore.h"
 
+/* What chunkset.c's caches keep of an entry (private): its database, index
+ * run and key, its references, when it was last used, and how it is freed. */
+struct mg_run_cached {
+    char *db, *gen, *key;
+    int refs;
+    unsigned long used;
+    void (*release)(struct mg_run_cached *);
+};
+
 struct mg_chunkset {
     struct mg_vrange *r; /* ascending, disjoint */
     size_t nr;
     struct mg_idx_idset set; /* the ranges as a query's scope (store/indexdb.h) */
-    /* private */
-    char *db, *gen, *key;
-    int refs;
-    unsigned long used;
+    struct mg_run_cached c;  /* private */
 };
 
 /* The chunks f allows (f allows less than everything) in d's repo. 0, or -1
@@ -50,10 +56,7 @@ struct mg_filemap {
     int64_t *lo, *hi, *id;
     int *flags;
     size_t n;
-    /* private */
-    char *db, *gen;
-    int refs;
-    unsigned long used;
+    struct mg_run_cached c; /* private */
 };
 
 /* The map of d's index run: the cached one; else, once the lookups that callers
