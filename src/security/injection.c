@@ -342,6 +342,14 @@ static unsigned match(const char *str, size_t n, bool valid, unsigned *fold)
  * say which form matched. */
 static bool flagged(unsigned why);
 
+/* MG_INJ_CUE_HIDDEN when a hidden form (what) holds a cue the text as it came (seen) did not: prose names
+ * an agent or a deletion in plain words; only an attacker writes them in leetspeak, look-alike letters or
+ * base64 (each alone is a cue of 20; found so, a reason of 60) */
+static unsigned hidden_cue(unsigned what, unsigned seen)
+{
+    return what & MG_INJ_CUES & ~seen ? MG_INJ_CUE_HIDDEN : 0;
+}
+
 static unsigned match_folded(const char *s, size_t n, unsigned fold, unsigned seen)
 {
     char *b = malloc(n + 1);
@@ -351,6 +359,7 @@ static unsigned match_folded(const char *s, size_t n, unsigned fold, unsigned se
     bool valid = mg_utf8_valid_prefix(b, m) == m;
     if (how) why = match(b, m, valid, NULL);
     if (why) why |= how;
+    why |= hidden_cue(why, seen);
     if (!flagged(why | seen) && (fold & MG__FOLD_ROT13)) {
         static const char r13[] = "nopqrstuvwxyzabcdefghijklm";
         for (size_t i = 0; i < m; i++) {
@@ -358,7 +367,7 @@ static unsigned match_folded(const char *s, size_t n, unsigned fold, unsigned se
             if (MG__IS(c, MG__C_ALPHA)) b[i] = (char)(r13[(c | 0x20) - 'a'] & ~(c & 0x20 ? 0 : 0x20));
         }
         unsigned rot = match(b, m, valid, NULL);
-        if (rot) why |= rot | MG_INJ_ROT13 | how;
+        if (rot) why |= rot | MG_INJ_ROT13 | how | hidden_cue(rot, seen);
     }
     for (unsigned k = 0; k < 2 && !flagged(why | seen); k++) {
         unsigned f = k ? MG__FOLD_HEX : MG__FOLD_BASE64, reason = k ? MG_INJ_HEX : MG_INJ_BASE64;
@@ -379,7 +388,7 @@ static unsigned match_folded(const char *s, size_t n, unsigned fold, unsigned se
             d = mg_injection_decode(s, n, b, reason);
         }
         unsigned dec = d ? match(b, d, true, NULL) : 0;
-        if (dec) why |= dec | reason;
+        if (dec) why |= dec | reason | hidden_cue(dec, seen);
     }
     free(b);
     return why;
@@ -393,7 +402,7 @@ static int score_of(unsigned why)
         unsigned bit;
         int weight;
     } base[] = {{MG_INJ_OVERRIDE, 90}, {MG_INJ_EXFIL, 85}, {MG_INJ_PERSONA, 80},
-                {MG_INJ_TOOL, 75},     {MG_INJ_ROLE, 70},  {MG_INJ_HIDDEN, 60}};
+                {MG_INJ_TOOL, 75},     {MG_INJ_ROLE, 70},  {MG_INJ_HIDDEN, 60}, {MG_INJ_CUE_HIDDEN, 60}};
     int best = 0, kinds = 0;
     for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
         if (why & base[i].bit) {
@@ -485,6 +494,7 @@ size_t mg_inj_reason_names(unsigned why, const char **names, size_t cap)
         {MG_INJ_OVERRIDE, "instruction_override"}, {MG_INJ_EXFIL, "exfiltration"},
         {MG_INJ_PERSONA, "persona_change"},         {MG_INJ_TOOL, "tool_call_spoof"},
         {MG_INJ_ROLE, "role_marker"},               {MG_INJ_HIDDEN, "hidden_characters"},
+        {MG_INJ_CUE_HIDDEN, "hidden_cue"},
         {MG_INJ_INVISIBLE, "invisible_characters"}, {MG_INJ_LOOKALIKE, "look_alike_letters"},
         {MG_INJ_LEET, "leetspeak"},                 {MG_INJ_SPACED, "spaced_letters"},
         {MG_INJ_ROT13, "rot13"},                    {MG_INJ_BASE64, "base64"},

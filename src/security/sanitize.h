@@ -61,6 +61,7 @@ int mg_sanitize(const char *s, size_t n, struct mg_buf *out, unsigned *found);
 #define MG_INJ_TOOL       0x0008u /* a spoofed tool call or tool result */
 #define MG_INJ_ROLE       0x0010u /* role and chat-template markers */
 #define MG_INJ_HIDDEN     0x0020u /* Unicode tags, a bidi override, a run of zero-width characters */
+#define MG_INJ_CUE_HIDDEN 0x0040u /* a cue (below) found only in a hidden form: an attacker's, not prose */
 /* how it was hidden: the form in which it matched */
 #define MG_INJ_INVISIBLE  0x0100u /* invisible or combining characters between letters */
 #define MG_INJ_LOOKALIKE  0x0200u /* fullwidth, mathematical, circled or Cyrillic/Greek look-alike letters */
@@ -81,7 +82,7 @@ int mg_sanitize(const char *s, size_t n, struct mg_buf *out, unsigned *found);
 
 /* score: 0 when nothing was found, else 20..100: the strongest reason
  * (override 90, exfiltration 85, persona 80, tool call 75, role marker 70,
- * hidden characters 60), 5 more for each further reason, 10 more when it
+ * hidden characters or a hidden cue 60), 5 more for each further reason, 10 more when it
  * was hidden; with none of those, two kinds of cue give 60 (5 more for each
  * further kind) and one cue alone 20. The gate flags an item at MG_INJ_FLAG
  * or more. */
