@@ -185,8 +185,12 @@ static int rank_top(struct mg_db *d, const char *match, int limit, bool first, c
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
     sqlite3_bind_pointer(st, 2, &top, "mg_rank_top", NULL);
     int s = sqlite3_step(st), rc = s == SQLITE_ROW || s == SQLITE_DONE ? 0 : mg_db_error(d, "lexical search", err);
-    if (own) sqlite3_finalize(st);
-    else sqlite3_reset(st);
+    if (own) {
+        sqlite3_finalize(st);
+    } else {
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st); /* (top lives on this stack: no pointer to it stays bound) */
+    }
     if (rc == 0 && !top.id) { /* no row: a memory cursor at its end */
         top.score = malloc(sizeof(*top.score));
         top.id = top.score ? malloc(sizeof(*top.id)) : NULL;

@@ -32,7 +32,7 @@ struct mg_idx_idset;
  * then rowid), into top: the whole ranking in the call of the statement's
  * first row, `SELECT mgtop(...) FROM chunks_fts WHERE chunks_fts MATCH ?
  * LIMIT 1`, with top bound as a pointer of type "mg_rank_top" (zeroed but
- * for limit and scope); returns the rows found. FTS5 walks the phrase's rows
+ * for limit, first and scope); returns the rows found. FTS5 walks the phrase's rows
  * (xQueryPhrase) and a heap keeps the best: ranking every row of a very common
  * word through SQL costs the VM's steps, a function call and the sorter per
  * row, twice this (Linux's 272,000 rows of "the": 45 ms against 20). With
