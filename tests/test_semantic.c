@@ -1022,11 +1022,13 @@ TEST(an_edit_embeds_its_files_and_drops_the_vectors_of_the_files_it_replaced)
 
     /* one file changed, one removed, one added: the pass embeds the two new ones (ids above its mark) and
      * drops the vectors of the two gone (listed by the run that dropped them) */
-    mg_t_write_str(repo, "alpha/pool.c", "/* Grow the pool of worker threads. */\nint pool_widen(int n) { return n; }\n");
+    mg_t_write_str(repo, "alpha/pool.c",
+                   "/* Grow the pool of worker threads. */\nint pool_widen(int n) { return n; }\n");
     char gone[4200];
     snprintf(gone, sizeof(gone), "%s/beta/pool.c", repo);
     ASSERT_EQ_INT(unlink(gone), 0);
-    mg_t_write_str(repo, "delta/disk.c", "/* Flush the disk cache to the platters. */\nint disk_flush(void) { return 0; }\n");
+    mg_t_write_str(repo, "delta/disk.c",
+                   "/* Flush the disk cache to the platters. */\nint disk_flush(void) { return 0; }\n");
     ix = mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "inc", "--json", NULL});
     ASSERT_EQ_INT(mg_fx_int(ix, "vectors.files"), 2);
     ASSERT_EQ_INT(mg_fx_int(ix, "vectors.pending"), 0);

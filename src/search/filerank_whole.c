@@ -101,7 +101,7 @@ static int cmp_posting(const void *a, const void *b)
  * them was 7% of a lexical call's CPU). 0, or -1 out of memory. */
 static int merge_runs(struct posting *v, size_t *runs, size_t n)
 {
-    if (n < 2) return 0;
+    if (n < 2 || runs[n] == 0) return 0;
     struct posting *tmp = malloc(runs[n] * sizeof(*tmp));
     if (!tmp) return -1;
     for (size_t w = 1; w < n; w *= 2) /* runs [k, k + w) and [k + w, k + 2w) become one */

@@ -1,6 +1,13 @@
 /* indexdb_chunks.c — reads of chunks and of the word index, chunks_fts
  * (indexdb.h, section 4). The FTS5 expressions come from search; the
- * statements that run them are here. */
+ * statements that run them are here.
+ *
+ * Sections:
+ *   1. chunks
+ *   2. ranking: the marked tier, one word in one call (rank.h's mgtop), every row through SQL
+ *   3. counts and ids of an expression's rows
+ *   4. symbols and files an expression matches
+ */
 #include "store/indexdb_int.h"
 
 #include <limits.h>
@@ -10,6 +17,8 @@
 #include "store/rank.h"
 #include "store/tokenize.h"
 #include "util/buf.h"
+
+/* ---- 1. chunks -------------------------------------------------------------------------------------------------- */
 
 #define CHUNK_COLS "id, file_id, start_line, end_line, start_byte, end_byte, symbol, kind, container"
 #define CHUNK_K K_ID, K_FILE_ID, K_START_LINE, K_END_LINE, K_START_BYTE, K_END_BYTE, K_SYMBOL, K_KIND, K_CONTAINER
@@ -42,6 +51,8 @@ int64_t mg_idx_chunk_max(struct mg_db *d)
 {
     return mg__idx_int(d, S_CHUNK_MAX, "SELECT coalesce(max(id), 0) FROM chunks", 0);
 }
+
+/* ---- 2. ranking ------------------------------------------------------------------------------------------------- */
 
 /* path, symbol, body weights; the largest chunk id for sampled IDFs; the
  * phrases scored, ?9 (0: all) (rank.h) */
@@ -209,7 +220,8 @@ static int rank_all(struct mg_db *d, const char *match, int nscored, int limit, 
                     unsigned ways, struct mg_idx_cur *c, struct mg_err *err)
 {
     static const unsigned char cols[] = {K_SCORE, K_ID, K_END};
-    if (ways & MG_IDX_ONE_CALL && limit > 0 && one_phrase(match)) return rank_top(d, match, limit, false, scope, c, err);
+    if (ways & MG_IDX_ONE_CALL && limit > 0 && one_phrase(match))
+        return rank_top(d, match, limit, false, scope, c, err);
     if (scope ? mg__idx_open(d, S_RANK_SCOPED, "SELECT " RANK ", rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 "
                              "AND mg_in_idset(?3, rowid) ORDER BY 1, 2 LIMIT ?2", cols, c, err)
               : mg__idx_open(d, S_RANK, "SELECT " RANK ", rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 "
@@ -242,6 +254,8 @@ int mg_idx_rank_wide(struct mg_db *d, const char *match, int nscored, int limit,
     sqlite3_bind_int(c->st, 9, nscored);
     return 0;
 }
+
+/* ---- 3. counts and ids of an expression's rows ------------------------------------------------------------------ */
 
 /* Step a counting statement once: its count, and columns 1 and 2 into *a and *b. */
 static long count_once(struct mg_db *d, sqlite3_stmt *st, bool own, int64_t *a, int64_t *b, struct mg_err *err)
@@ -302,6 +316,8 @@ int mg_idx_match_ids(struct mg_db *d, const char *match, long limit, const struc
     if (scope) sqlite3_bind_pointer(c->st, 3, (void *)scope, "mg_idset", NULL);
     return 0;
 }
+
+/* ---- 4. symbols and files an expression matches ----------------------------------------------------------------- */
 
 int mg_idx_rank_symbols(struct mg_db *d, const char *match, int limit, struct mg_idx_cur *c, struct mg_err *err)
 {
