@@ -1,13 +1,15 @@
 /* fuzz_inj_fold.c — the prompt-injection normaliser and decoders
  * (sanitize.h) on hostile bytes: look-alike and invisible characters cut
  * anywhere, leetspeak, spaced letters, base64 and hex runs of every length.
- * The normaliser must never write more than it read; the decoders write
+ * The normaliser (and its reading of spaced runs with their punctuation) must
+ * never write more than it read; the decoders write
  * printable ASCII, spaces and newlines only, never more than they read;
  * and the full check's score is 0 or in 60..100 with reasons to match. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fuzz.h"
+#include "security/injection_int.h"
 #include "security/sanitize.h"
 
 MG_FUZZ_TARGET(inj_fold)
@@ -16,6 +18,8 @@ MG_FUZZ_TARGET(inj_fold)
     if (!out) return 0;
     unsigned how = 0;
     size_t n = mg_injection_normalise((const char *)data, size, out, &how);
+    if (n > size || (how & ~MG_INJ_HOW)) abort();
+    n = mg__inj_normalise_pieces((const char *)data, size, out, &how, true); /* spaced runs with their pieces */
     if (n > size || (how & ~MG_INJ_HOW)) abort();
     for (int k = 0; k < 2; k++) {
         n = mg_injection_decode((const char *)data, size, out, k ? MG_INJ_HEX : MG_INJ_BASE64);

@@ -369,6 +369,12 @@ static unsigned match_folded(const char *s, size_t n, unsigned fold, unsigned se
         unsigned rot = match(b, m, valid, NULL);
         if (rot) why |= rot | MG_INJ_ROT13 | how | hidden_cue(rot, seen);
     }
+    if (!flagged(why | seen) && (how & MG_INJ_SPACED)) { /* spaced runs again, their paths and URLs kept */
+        unsigned h2 = 0;
+        size_t m2 = mg__inj_normalise_pieces(s, n, b, &h2, true);
+        unsigned sp = match(b, m2, mg_utf8_valid_prefix(b, m2) == m2, NULL);
+        if (sp) why |= sp | h2 | hidden_cue(sp, seen);
+    }
     for (unsigned k = 0; k < 2 && !flagged(why | seen); k++) {
         unsigned f = k ? MG__FOLD_HEX : MG__FOLD_BASE64, reason = k ? MG_INJ_HEX : MG_INJ_BASE64;
         if (!(fold & f)) continue;

@@ -371,12 +371,67 @@ static size_t spaced_run(const char *t, size_t n, size_t i, char *o, size_t *out
     return end;
 }
 
+/* The same run read again with pieces of punctuation and digits kept (a path
+ * or a URL spaced out with the words: "S e n d   ~ / . s s h", "h.t.t.p.s.:/
+ * /.x"), once its letters have given the gap inside words: a piece is any
+ * printable byte alone, three of a one-byte gap are that byte as a piece
+ * ("x...e": x . e), and a word break is a run of blanks other than the
+ * gap. The letters-only reading stays the first
+ * (a '|' or '/' between spaced words is a break there, a piece here);
+ * mg__inj_normalise_pieces gives this one. */
+static bool spaced_piece(unsigned char c) { return c > ' ' && c < 0x7F; }
+
+static size_t spaced_pieces(const char *t, size_t n, size_t i, char *o, size_t *out)
+{
+    char tmp[2 * SPACED_MAX + 2]; /* (a letter and a break per gap) */
+    size_t tn = 0;
+    if (!spaced_run(t, n, i, tmp, &tn)) return 0; /* (its gap: the most frequent between letters) */
+    uint32_t key[8];
+    size_t cnt[8] = {0}, at[8] = {0}, len[8] = {0}, nkeys = 0, k = i;
+    while (k < n && MG__IS(t[k], MG__C_ALPHA) && (k + 1 >= n || !MG__IS(t[k + 1], MG__C_ALPHA | MG__C_DIGIT))) {
+        size_t g = k + 1;
+        uint32_t h = 0;
+        while (g < n && MG__IS(t[g], MG__C_SPACER) && g - k <= 5) h = h * 31 + (unsigned char)t[g++];
+        if (g == k + 1 || g >= n || !MG__IS(t[g], MG__C_ALPHA) || g - k > 5) break;
+        size_t j = 0;
+        while (j < nkeys && key[j] != h) j++;
+        if (j == nkeys && nkeys < 8) key[nkeys] = h, at[nkeys] = k + 1, len[nkeys++] = g - k - 1;
+        if (j < nkeys) cnt[j]++;
+        k = g;
+    }
+    size_t best = 0;
+    for (size_t j = 1; j < nkeys; j++)
+        if (cnt[j] > cnt[best]) best = j;
+    const char *G = t + at[best];
+    size_t gl = len[best], end = i, q = i;
+    for (size_t steps = 0; q < n && spaced_piece((unsigned char)t[q]) && steps < SPACED_MAX; steps++) {
+        if (q + 1 < n && MG__IS(t[q], MG__C_ALPHA | MG__C_DIGIT) && MG__IS(t[q + 1], MG__C_ALPHA | MG__C_DIGIT)) break;
+        o[(*out)++] = t[q];
+        end = ++q;
+        if (n - q > gl && memcmp(t + q, G, gl) == 0 && spaced_piece((unsigned char)t[q + gl])) {
+            q += gl; /* inside a word */
+            if (gl == 1 && n - q > 2 && t[q] == G[0] && t[q + 1] == G[0] && spaced_piece((unsigned char)t[q + 2])) {
+                o[(*out)++] = G[0];
+                q += 2;
+            }
+            continue;
+        }
+        size_t g = q; /* a word break: blanks (any other spacer is a piece here) */
+        while (g < n && (t[g] == ' ' || t[g] == '\t') && g - q < 8) g++;
+        if (g == q || g >= n || !spaced_piece((unsigned char)t[g])) break;
+        o[(*out)++] = ' ';
+        q = g;
+    }
+    if (*out && o[*out - 1] == ' ') (*out)--;
+    return end;
+}
+
 /* Pass 2 from t into o (never longer): spaced-out letters joined
  * (spaced_run); inside a word, punctuation between letters dropped
  * ("Ignor.e", "a|b|o|v|e", "instruc.tions") and leetspeak undone where that
  * leaves letters only ("1gn0r3", "pr3v10u5"; "x86" stays), or where a word
  * of digits spells one of the patterns' words ("411"). */
-static size_t fold_words(const char *t, size_t n, char *o, unsigned *how)
+static size_t fold_words(const char *t, size_t n, char *o, unsigned *how, bool pieces)
 {
     size_t out = 0, i = 0;
     while (i < n) {
@@ -389,7 +444,7 @@ static size_t fold_words(const char *t, size_t n, char *o, unsigned *how)
         bool start = i == 0 || !MG__IS(t[i - 1], MG__C_ALPHA | MG__C_DIGIT);
         if (start && MG__IS(c, MG__C_ALPHA) && i + 2 < n && MG__IS(t[i + 1], MG__C_SPACER) &&
             !MG__IS(t[i + 1], MG__C_ALPHA)) {
-            size_t end = spaced_run(t, n, i, o, &out);
+            size_t end = pieces ? spaced_pieces(t, n, i, o, &out) : spaced_run(t, n, i, o, &out);
             if (end) {
                 *how |= MG_INJ_SPACED;
                 i = end;
@@ -471,12 +526,17 @@ static size_t decode_runs(const char *s, size_t n, char *o, unsigned form)
 
 size_t mg_injection_normalise(const char *s, size_t n, char *out, unsigned *how)
 {
+    return mg__inj_normalise_pieces(s, n, out, how, false);
+}
+
+size_t mg__inj_normalise_pieces(const char *s, size_t n, char *out, unsigned *how, bool pieces)
+{
     mg__inj_tables_init();
     unsigned h = 0;
     char *a = malloc(n + 1);
     if (!a) return 0;
     size_t an = fold_chars((const unsigned char *)s, n, a, &h);
-    size_t m = fold_words(a, an, out, &h);
+    size_t m = fold_words(a, an, out, &h, pieces);
     free(a);
     if (how) *how = h;
     return m;

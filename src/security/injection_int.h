@@ -76,6 +76,9 @@ extern struct mg__inj_node mg__inj_trie[MG__INJ_NODES_MAX];
 extern uint32_t mg__inj_trie_first[26]; /* the root's child for each letter a-z, or 0 */
 /* Fill the tables (once; thread-safe). */
 void mg__inj_tables_init(void);
+/* mg_injection_normalise (sanitize.h), with pieces: spaced-out runs read again
+ * with their punctuation and digits kept (injection_fold.c's spaced_pieces) */
+size_t mg__inj_normalise_pieces(const char *s, size_t n, char *out, unsigned *how, bool pieces);
 
 static inline uint32_t mg__inj_quad_key(const int *c)
 {
