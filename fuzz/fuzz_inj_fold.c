@@ -4,7 +4,8 @@
  * The normaliser (and its reading of spaced runs with their punctuation) must
  * never write more than it read; the decoders write
  * printable ASCII, spaces and newlines only, never more than they read;
- * and the full check's score is 0 or in 60..100 with reasons to match. */
+ * and the full check's score is 0, 20 for one cue alone, or in 60..100, with
+ * reasons to match. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,9 @@ MG_FUZZ_TARGET(inj_fold)
     free(out);
     struct mg_inj r;
     int s = mg_injection_check((const char *)data, size, &r);
-    if (s != r.score || (s != 0 && (s < 60 || s > 100)) || (s == 0) != (r.reasons == 0)) abort();
+    /* one cue alone scores 20 (sanitize.h: prose names agents and deletions), every other find 60 or more */
+    bool cue_alone = s == 20 && (r.reasons & ~(MG_INJ_CUES | MG_INJ_HOW)) == 0 &&
+                     __builtin_popcount(r.reasons & MG_INJ_CUES) == 1;
+    if (s != r.score || (s != 0 && !cue_alone && (s < 60 || s > 100)) || (s == 0) != (r.reasons == 0)) abort();
     return 0;
 }
