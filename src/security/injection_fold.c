@@ -335,75 +335,78 @@ static void vocab_fit(char *u, const bool *el, size_t l)
 /* A spaced-out run at t[i]: at least 4 letters, each alone, one to five
  * spacers apart ("i g n o r e  a l l", "D . o   n . o . t", "N.e.w
  * i.n.s.t.r.u.c.t.i.o.n.s"). The gap seen most often is the one inside
- * words; any other gap is a word break. Writes the letters (and a space per
- * break) at o + *out and returns where the run ends, or 0 when there is
- * none. */
+ * words; any other gap is a word break. */
 #define SPACED_MAX 512
-static size_t spaced_run(const char *t, size_t n, size_t i, char *o, size_t *out)
-{
-    uint32_t gap[SPACED_MAX], key[8];
-    size_t cnt[8] = {0}, nkeys = 0, ngaps = 0, k = i, letters = 0, end = i;
-    while (k < n && MG__IS(t[k], MG__C_ALPHA) && (k + 1 >= n || !MG__IS(t[k + 1], MG__C_ALPHA | MG__C_DIGIT)) &&
-           ngaps < SPACED_MAX) {
-        letters++;
-        end = k + 1;
-        size_t g = k + 1;
-        uint32_t h = 0;
-        while (g < n && MG__IS(t[g], MG__C_SPACER) && g - k <= 5) h = h * 31 + (unsigned char)t[g++];
-        if (g == k + 1 || g >= n || !MG__IS(t[g], MG__C_ALPHA) || g - k > 5) break;
-        gap[ngaps++] = h;
-        size_t j = 0;
-        while (j < nkeys && key[j] != h) j++;
-        if (j == nkeys && nkeys < 8) key[nkeys++] = h;
-        if (j < nkeys) cnt[j]++;
-        k = g;
-    }
-    if (letters < 4) return 0;
-    size_t best = 0;
-    for (size_t j = 1; j < nkeys; j++)
-        if (cnt[j] > cnt[best]) best = j;
-    size_t g = 0;
-    for (size_t q = i; q < end; q++) {
-        if (!MG__IS(t[q], MG__C_ALPHA)) continue;
-        if (q > i && g < ngaps && gap[g++] != key[best]) o[(*out)++] = ' ';
-        o[(*out)++] = t[q];
-    }
-    return end;
-}
+struct spaced {
+    uint32_t gap[SPACED_MAX]; /* each gap's hash, in order */
+    size_t ngaps, letters, end;
+    uint32_t best;            /* the gap inside words: its hash, */
+    size_t best_at, best_len; /* where it first is and its length */
+};
 
-/* The same run read again with pieces of punctuation and digits kept (a path
- * or a URL spaced out with the words: "S e n d   ~ / . s s h", "h.t.t.p.s.:/
- * /.x"), once its letters have given the gap inside words: a piece is any
- * printable byte alone, three of a one-byte gap are that byte as a piece
- * ("x...e": x . e), and a word break is a run of blanks other than the
- * gap. The letters-only reading stays the first
- * (a '|' or '/' between spaced words is a break there, a piece here);
- * mg__inj_normalise_pieces gives this one. */
-static bool spaced_piece(unsigned char c) { return c > ' ' && c < 0x7F; }
-
-static size_t spaced_pieces(const char *t, size_t n, size_t i, char *o, size_t *out)
+/* The run's letters and gaps from t[i]; 0 when it has fewer than 4 letters. */
+static size_t spaced_scan(const char *t, size_t n, size_t i, struct spaced *r)
 {
-    char tmp[2 * SPACED_MAX + 2]; /* (a letter and a break per gap) */
-    size_t tn = 0;
-    if (!spaced_run(t, n, i, tmp, &tn)) return 0; /* (its gap: the most frequent between letters) */
     uint32_t key[8];
     size_t cnt[8] = {0}, at[8] = {0}, len[8] = {0}, nkeys = 0, k = i;
-    while (k < n && MG__IS(t[k], MG__C_ALPHA) && (k + 1 >= n || !MG__IS(t[k + 1], MG__C_ALPHA | MG__C_DIGIT))) {
+    r->ngaps = r->letters = 0;
+    r->end = i;
+    while (k < n && MG__IS(t[k], MG__C_ALPHA) && (k + 1 >= n || !MG__IS(t[k + 1], MG__C_ALPHA | MG__C_DIGIT)) &&
+           r->ngaps < SPACED_MAX) {
+        r->letters++;
+        r->end = k + 1;
         size_t g = k + 1;
         uint32_t h = 0;
         while (g < n && MG__IS(t[g], MG__C_SPACER) && g - k <= 5) h = h * 31 + (unsigned char)t[g++];
         if (g == k + 1 || g >= n || !MG__IS(t[g], MG__C_ALPHA) || g - k > 5) break;
+        r->gap[r->ngaps++] = h;
         size_t j = 0;
         while (j < nkeys && key[j] != h) j++;
         if (j == nkeys && nkeys < 8) key[nkeys] = h, at[nkeys] = k + 1, len[nkeys++] = g - k - 1;
         if (j < nkeys) cnt[j]++;
         k = g;
     }
+    if (r->letters < 4) return 0;
     size_t best = 0;
     for (size_t j = 1; j < nkeys; j++)
         if (cnt[j] > cnt[best]) best = j;
-    const char *G = t + at[best];
-    size_t gl = len[best], end = i, q = i;
+    r->best = key[best];
+    r->best_at = at[best];
+    r->best_len = len[best];
+    return r->letters;
+}
+
+/* The run's letters (and a space per break) at o + *out; returns where it
+ * ends, or 0 when there is none. */
+static size_t spaced_run(const char *t, size_t n, size_t i, char *o, size_t *out)
+{
+    struct spaced r;
+    if (!spaced_scan(t, n, i, &r)) return 0;
+    size_t g = 0;
+    for (size_t q = i; q < r.end; q++) {
+        if (!MG__IS(t[q], MG__C_ALPHA)) continue;
+        if (q > i && g < r.ngaps && r.gap[g++] != r.best) o[(*out)++] = ' ';
+        o[(*out)++] = t[q];
+    }
+    return r.end;
+}
+
+/* The same run read again with pieces of punctuation and digits kept (a path
+ * or a URL spaced out with the words: "S e n d   ~ / . s s h", "h.t.t.p.s.:/
+ * /.x"), once its letters have given the gap inside words: a piece is any
+ * printable byte alone, three of a one-byte gap are that byte as a piece
+ * ("x...e": x . e), and a word break is a run of blanks other than the gap.
+ * The letters-only reading stays the first (a '|' or '/' between spaced
+ * words is a break there, a piece here); mg__inj_normalise_pieces gives this
+ * one. */
+static bool spaced_piece(unsigned char c) { return c > ' ' && c < 0x7F; }
+
+static size_t spaced_pieces(const char *t, size_t n, size_t i, char *o, size_t *out)
+{
+    struct spaced r;
+    if (!spaced_scan(t, n, i, &r)) return 0;
+    const char *G = t + r.best_at;
+    size_t gl = r.best_len, end = i, q = i;
     for (size_t steps = 0; q < n && spaced_piece((unsigned char)t[q]) && steps < SPACED_MAX; steps++) {
         if (q + 1 < n && MG__IS(t[q], MG__C_ALPHA | MG__C_DIGIT) && MG__IS(t[q + 1], MG__C_ALPHA | MG__C_DIGIT)) break;
         o[(*out)++] = t[q];
