@@ -366,10 +366,19 @@ static size_t spaced_scan(const char *t, size_t n, size_t i, struct spaced *r)
         if (j < nkeys) cnt[j]++;
         k = g;
     }
-    if (r->letters < 4) return 0;
     size_t best = 0;
     for (size_t j = 1; j < nkeys; j++)
         if (cnt[j] > cnt[best]) best = j;
+    /* the run stopped at a word ("p_revious" after "I_g_n_o_r_e "): when the inside gap joins its last letter to
+     * that word, the letter is the word's */
+    if (r->ngaps && k > i && k + 1 < n && MG__IS(t[k], MG__C_ALPHA) && MG__IS(t[k + 1], MG__C_ALPHA | MG__C_DIGIT) &&
+        r->gap[r->ngaps - 1] == key[best]) {
+        r->ngaps--;
+        r->letters--;
+        r->end--;
+        while (r->end > i && !MG__IS(t[r->end - 1], MG__C_ALPHA)) r->end--;
+    }
+    if (r->letters < 4) return 0;
     r->best = key[best];
     r->best_at = at[best];
     r->best_len = len[best];
