@@ -236,7 +236,7 @@ TEST(whole_file_ranking_finds_files_alike_by_lookup_and_by_map)
     ASSERT_EQ_INT((long long)map->n, 1500);
     for (size_t k = 0; k < map->n; k++) { /* each file the same by the map and by a lookup, at each end */
         for (int end = 0; end < 2; end++) {
-            int64_t id = end ? map->hi[k] : map->lo[k];
+            int64_t id = end ? map->r[k].hi : map->r[k].lo;
             ASSERT_EQ_INT(mg_filemap_find(map, id), (long)k);
             struct mg_idx_cur c = {0};
             struct mg_idx_row row;
@@ -244,8 +244,8 @@ TEST(whole_file_ranking_finds_files_alike_by_lookup_and_by_map)
             ASSERT_EQ_INT(mg_idx_next(&c, &row), 1);
             ASSERT_EQ_INT(row.id, map->id[k]);
             ASSERT_EQ_INT(row.flags, map->flags[k]);
-            ASSERT_EQ_INT(row.chunk_lo, map->lo[k]);
-            ASSERT_EQ_INT(row.chunk_hi, map->hi[k]);
+            ASSERT_EQ_INT(row.chunk_lo, map->r[k].lo);
+            ASSERT_EQ_INT(row.chunk_hi, map->r[k].hi);
             mg_idx_done(&c);
         }
     }

@@ -101,6 +101,18 @@ static void cache_drop(struct cache *c)
     }
 }
 
+/* The range of r[0..n) (ascending, disjoint) that holds id, or -1. */
+static long range_of(const struct mg_vrange *r, size_t n, int64_t id)
+{
+    size_t a = 0, b = n;
+    while (a < b) { /* the first range ending at or after id */
+        size_t m = (a + b) / 2;
+        if (r[m].hi < id) a = m + 1;
+        else b = m;
+    }
+    return a < n && r[a].lo <= id ? (long)a : -1;
+}
+
 /* the index run of d (meta index_gen, which every run commits with the files) */
 static void run_of(struct mg_db *d, char gen[32])
 {
@@ -125,16 +137,7 @@ void mg_chunkset_unref(struct mg_chunkset *s)
     if (s) cached_unref(&s->c);
 }
 
-bool mg_chunkset_has(const struct mg_chunkset *s, int64_t id)
-{
-    size_t a = 0, b = s->nr;
-    while (a < b) { /* the first range ending at or after id */
-        size_t m = (a + b) / 2;
-        if (s->r[m].hi < id) a = m + 1;
-        else b = m;
-    }
-    return a < s->nr && s->r[a].lo <= id;
-}
+bool mg_chunkset_has(const struct mg_chunkset *s, int64_t id) { return range_of(s->r, s->nr, id) >= 0; }
 
 /* mg_in_idset's question, for lexical search's ranking (store/indexdb.h) */
 static bool chunkset_has(const void *self, int64_t id) { return mg_chunkset_has(self, id); }
@@ -199,8 +202,7 @@ __attribute__((destructor)) static void caches_drop(void)
 static void filemap_release(struct mg_run_cached *e)
 {
     struct mg_filemap *m = (struct mg_filemap *)(void *)((char *)e - offsetof(struct mg_filemap, c));
-    free(m->lo);
-    free(m->hi);
+    free(m->r);
     free(m->id);
     free(m->flags);
     free(m);
@@ -211,16 +213,7 @@ void mg_filemap_unref(struct mg_filemap *m)
     if (m) cached_unref(&m->c);
 }
 
-long mg_filemap_find(const struct mg_filemap *m, int64_t id)
-{
-    size_t a = 0, b = m->n;
-    while (a < b) { /* the first file ending at or after id */
-        size_t k = (a + b) / 2;
-        if (m->hi[k] < id) a = k + 1;
-        else b = k;
-    }
-    return a < m->n && m->lo[a] <= id ? (long)a : -1;
-}
+long mg_filemap_find(const struct mg_filemap *m, int64_t id) { return range_of(m->r, m->n, id); }
 
 static int filemap_load(struct mg_db *d, struct mg_filemap *m, struct mg_err *err)
 {
@@ -232,11 +225,9 @@ static int filemap_load(struct mg_db *d, struct mg_filemap *m, struct mg_err *er
     while ((rc = mg_idx_next(&cur, &row)) > 0) {
         if (m->n == cap) {
             cap = cap ? cap * 2 : 1024;
-            int64_t *lo = realloc(m->lo, cap * sizeof(*lo));
-            if (lo) m->lo = lo;
-            int64_t *hi = lo ? realloc(m->hi, cap * sizeof(*hi)) : NULL;
-            if (hi) m->hi = hi;
-            int64_t *id = hi ? realloc(m->id, cap * sizeof(*id)) : NULL;
+            struct mg_vrange *r = realloc(m->r, cap * sizeof(*r));
+            if (r) m->r = r;
+            int64_t *id = r ? realloc(m->id, cap * sizeof(*id)) : NULL;
             if (id) m->id = id;
             int *fl = id ? realloc(m->flags, cap * sizeof(*fl)) : NULL;
             if (!fl) {
@@ -245,8 +236,7 @@ static int filemap_load(struct mg_db *d, struct mg_filemap *m, struct mg_err *er
             }
             m->flags = fl;
         }
-        m->lo[m->n] = row.chunk_lo;
-        m->hi[m->n] = row.chunk_hi;
+        m->r[m->n] = (struct mg_vrange){row.chunk_lo, row.chunk_hi};
         m->id[m->n] = row.id;
         m->flags[m->n++] = row.flags;
     }

@@ -53,7 +53,8 @@ bool mg_chunkset_has(const struct mg_chunkset *s, int64_t chunk_id);
  * per database and index run (meta index_gen) like the chunk sets, shared
  * by threads, reference-counted. */
 struct mg_filemap {
-    int64_t *lo, *hi, *id;
+    struct mg_vrange *r; /* each file's chunk-id range, ascending, as a chunk set's */
+    int64_t *id;
     int *flags;
     size_t n;
     struct mg_run_cached c; /* private */

@@ -199,7 +199,7 @@ static int group(struct mg__repo *r, const struct posting *p, size_t np, struct 
         bool got;
         if (map) {
             long m = mg_filemap_find(map, p[i].id);
-            if ((got = m >= 0)) f.file = map->id[m], f.lo = map->lo[m], f.hi = map->hi[m], f.flags = map->flags[m];
+            if ((got = m >= 0)) f.file = map->id[m], f.lo = map->r[m].lo, f.hi = map->r[m].hi, f.flags = map->flags[m];
         } else {
             struct mg_idx_cur c = {0};
             struct mg_idx_row row = {0};
