@@ -379,10 +379,16 @@ static unsigned match_folded(const char *s, size_t n, unsigned fold, unsigned se
         unsigned f = k ? MG__FOLD_HEX : MG__FOLD_BASE64, reason = k ? MG_INJ_HEX : MG_INJ_BASE64;
         if (!(fold & f)) continue;
         size_t d;
-        if (f == MG__FOLD_HEX) { /* "49 67 6e" and "49:67:6e" read as "49676e" */
+        if (f == MG__FOLD_HEX) { /* "49 67 6e", "49:67:6e", "0x49, 0x67, 0x6e" and "\\x49\\x67\\x6e" read as "49676e" */
+            const unsigned char *u = (const unsigned char *)s;
             size_t m2 = 0;
             for (size_t i = 0; i < n; i++)
-                if (!((s[i] == ' ' || s[i] == ':') && i >= 2 && i + 2 < n &&
+                if (mg__inj_hex_byte(u, n, i)) {
+                    b[m2++] = s[i + 2];
+                    b[m2++] = s[i + 3];
+                    size_t j = mg__inj_hex_next(u, n, i + 4);
+                    i = (j ? j : i + 4) - 1;
+                } else if (!((s[i] == ' ' || s[i] == ':') && i >= 2 && i + 2 < n &&
                       mg__inj_hexv((unsigned char)s[i - 1]) >= 0 && mg__inj_hexv((unsigned char)s[i - 2]) >= 0 &&
                       mg__inj_hexv((unsigned char)s[i + 1]) >= 0 && mg__inj_hexv((unsigned char)s[i + 2]) >= 0))
                     b[m2++] = s[i];

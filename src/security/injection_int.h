@@ -122,5 +122,9 @@ struct mg__inj_pre {
 };
 /* (The tables must be filled.) */
 void mg__inj_prescan(const unsigned char *s, size_t n, struct mg__inj_pre *p);
+/* Hex bytes as code writes them ("0x4f, 0x6e", "\\x4f\\x6e"): the length of the one at s[i]
+ * (4) or 0; where the next one starts after the one ending at i, or 0 (injection_prescan.c) */
+size_t mg__inj_hex_byte(const unsigned char *s, size_t n, size_t i);
+size_t mg__inj_hex_next(const unsigned char *s, size_t n, size_t i);
 
 #endif

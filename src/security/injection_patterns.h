@@ -210,7 +210,7 @@ static const struct inj_pat inj_patterns[] = {
     {MG_INJ_EXFIL,
      "\\b(?:reveal|print|show|output|repeat|leak|dump|display|disclose|recite|write\\s+out|tell\\s+me|give"
      "\\s+me|share|list)\\s+(?:me\\s+)?(?:the\\s+)?(?:exact\\s+|full\\s+|complete\\s+|entire\\s+|verbatim"
-     "\\s+)?(?:(?:contents?|text|wording)\\s+of\\s+)?(?:your|the)\\s+(?:exact\\s+|full\\s+)?(?:system\\s+p"
+     "\\s+)?(?:(?:contents?|text|wording)\\s+of\\s+)?(?:your|the|its)\\s+(?:exact\\s+|full\\s+)?(?:system\\s+p"
      "rompt|(?:initial|hidden|original|secret|internal|system|developer)\\s+(?:instructions|prompt|message"
      "|rules))", NULL},
     /* do not tell the user */
@@ -393,6 +393,24 @@ static const struct inj_pat inj_patterns[] = {
      "ools/call\\\"[^\\n]{0,300}?(?:curl|wget|rm\\s+-rf|\\|\\s*(?:sudo\\s+)?(?:ba|z)?sh\\b|\\.ssh|\\.env\\"
      "b|_TOKEN|credentials|passwd|/etc/shadow|git\\s+push|chmod\\s|sudo\\s|nc\\s+-e|base64\\s+-d|subproces"
      "s|os\\.system|\\benv\\b)", NULL},
+    /* a destructive tool called by name with its arguments ("name": "delete_repository", "arguments": ...) */
+    {MG_INJ_TOOL,
+     "\"(?:name|tool|tool_name|function|method|action)\"\\s*:\\s*\"(?:delete|remove|drop|destroy|wipe|purg"
+     "e|erase|truncate|force_push|transfer|add_collaborator|add_member|grant|revoke|disable)[\\w.-]*\"\\s*"
+     ",\\s*\"(?:arguments|args|input|action_input|params)\"\\s*:\\s*[\"{]", NULL},
+    /* a tool call to a shell in XML: <tool><name>http_request</name>... */
+    {MG_INJ_TOOL,
+     "<(?:tool|tool_call|function_call|invoke)>\\s*<(?:name|tool_name)>\\s*(?:shell|bash|sh|zsh|exec|execut"
+     "e|execute_code|execute_command|run|run_command|run_shell|run_code|run_terminal_cmd|terminal|cmd|powe"
+     "rshell|python|code_interpreter|send_email|email|http_request|http_post|fetch|write_file|delete_file|"
+     "filesystem\\.\\w+|fs\\.\\w+|git_push)\\s*</(?:name|tool_name)>", NULL},
+    /* a call in a model's own tool syntax (functions.run_terminal_cmd({...}), default_api.run_shell(...))
+     * with a dangerous payload */
+    {MG_INJ_TOOL,
+     "\\b(?:functions|default_api)\\.\\w+\\(\\s*(?:\\{\\s*\"|\\w+\\s*=)[^\\n]{0,300}?(?:curl|wget|rm\\s+-r"
+     "f|\\|\\s*(?:sudo\\s+)?(?:ba|z)?sh\\b|\\.ssh|\\.env\\b|_TOKEN|credentials|passwd|/etc/shadow|git\\s+p"
+     "ush|--delete\\b|--force\\b|chmod\\s|sudo\\s|nc\\s+-e|base64\\s+-d|require_user_approval\"?\\s*[:=]\\"
+     "s*false)", NULL},
 /* ---- 7. other languages --------------------------------------------------------------------- */
     /* fr */
     {MG_INJ_OVERRIDE,

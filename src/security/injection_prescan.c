@@ -254,11 +254,44 @@ static bool hex_at(const unsigned char *s, size_t n, size_t i, bool spaced)
     return false;
 }
 
+/* A hex byte as code writes one at s[i]: "0x4f" or "\\x4f", two digits and no
+ * third (0x4f6e is a number, not a byte). Returns its length, 4, or 0. */
+size_t mg__inj_hex_byte(const unsigned char *s, size_t n, size_t i)
+{
+    if (i + 4 > n || (s[i] != '0' && s[i] != '\\') || (s[i + 1] | 0x20) != 'x' || mg__inj_hexv(s[i + 2]) < 0 ||
+        mg__inj_hexv(s[i + 3]) < 0 || (i + 4 < n && mg__inj_hexv(s[i + 4]) >= 0))
+        return 0;
+    return 4;
+}
+
+/* Where the hex byte after the one ending at s[i] starts: at i ("\\x49\\x67") or
+ * after a separator of up to 8 commas and white space ("0x49, 0x67", a C array
+ * wrapped); 0 when none follows. */
+size_t mg__inj_hex_next(const unsigned char *s, size_t n, size_t i)
+{
+    size_t j = i;
+    while (j < n && j - i < 8 && (s[j] == ',' || s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r')) j++;
+    return mg__inj_hex_byte(s, n, j) ? j : 0;
+}
+
+/* MG__FOLD_HEX for bytes written as code: twelve in a row from s[i] that are text. */
+static bool hex_bytes_at(const unsigned char *s, size_t n, size_t i)
+{
+    for (int k = 0; k < 12; k++) {
+        if (!mg__inj_hex_byte(s, n, i) ||
+            !mg__inj_printable((unsigned char)(mg__inj_hexv(s[i + 2]) << 4 | mg__inj_hexv(s[i + 3]))))
+            return false;
+        if (k < 11 && !(i = mg__inj_hex_next(s, n, i + 4))) return false;
+    }
+    return true;
+}
+
 /* ---- 4. byte classes of 64 bytes -------------------------------------------------------- */
 
 /* Byte classes of 64 bytes, a bit each. */
 struct blk {
     uint64_t alpha, digit, hex, word, leet, junk, spacer, hexsep, high;
+    uint64_t ex, zesc; /* 'x' or 'X'; '0' or '\\' (a hex byte's "0x" or "\\x") */
 };
 
 #if defined(__SSE2__) && !defined(MG_NO_SIMD) /* MG_NO_SIMD: the portable classify, to test it */
@@ -289,6 +322,8 @@ static void classify(const unsigned char *p, struct blk *b)
         b->spacer |= mask16(_mm_or_si128(OR3(dot_und_bar, sp, EQ(v, '\t')), dash_star_slash), k);
         b->hexsep |= mask16(_mm_or_si128(sp, EQ(v, ':')), k);
         b->high |= mask16(v, k);
+        b->ex |= mask16(EQ(low, 'x'), k);
+        b->zesc |= mask16(_mm_or_si128(EQ(v, '0'), EQ(v, '\\')), k);
     }
 }
 #undef EQ
@@ -309,6 +344,8 @@ static void classify(const unsigned char *p, struct blk *b)
         if (MG__IS(c, MG__C_SPACER)) b->spacer |= bit;
         if (c == ' ' || c == ':') b->hexsep |= bit;
         if (c >= 0x80) b->high |= bit;
+        if ((c | 0x20) == 'x') b->ex |= bit;
+        if (c == '0' || c == '\\') b->zesc |= bit;
     }
 }
 #endif
@@ -378,6 +415,13 @@ void mg__inj_prescan(const unsigned char *s, size_t n, struct mg__inj_pre *p)
                 if (hex_at(s, n, at - 64 + (size_t)__builtin_ctzll(c), false)) p->fold |= MG__FOLD_HEX;
             for (uint64_t c = r12; c && !(p->fold & MG__FOLD_HEX); c &= c - 1)
                 if (hex_at(s, n, at - 64 + (size_t)__builtin_ctzll(c), true)) p->fold |= MG__FOLD_HEX;
+            /* bytes written as code: twelve (a stride of 12 at most) span at most four blocks, so one holds three */
+            unsigned __int128 ex = (unsigned __int128)b.ex << 64 | prev.ex;
+            unsigned __int128 z = (unsigned __int128)b.zesc << 64 | prev.zesc;
+            uint64_t bytes = (uint64_t)(z & ex >> 1 & hx >> 2 & hx >> 3);
+            if (__builtin_popcountll(bytes) >= 3)
+                for (uint64_t c = bytes; c && !(p->fold & MG__FOLD_HEX); c &= c - 1)
+                    if (hex_bytes_at(s, n, at - 64 + (size_t)__builtin_ctzll(c))) p->fold |= MG__FOLD_HEX;
         }
 #undef PREVBIT
         prev = b;
