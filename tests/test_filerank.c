@@ -81,7 +81,7 @@ TEST(rank_off_names_the_signals)
     ASSERT_EQ_INT(mg_rank_off_parse("roles"), MG_RANK_ROLES);
     ASSERT_EQ_INT(mg_rank_off_parse("roles,files"), MG_RANK_ROLES | MG_RANK_FILES);
     ASSERT_EQ_INT(mg_rank_off_parse("files,"), MG_RANK_FILES);
-    ASSERT_EQ_INT(mg_rank_off_parse("wide,roles"), MG_RANK_WIDE | MG_RANK_ROLES);
+    ASSERT_EQ_INT(mg_rank_off_parse("whole,roles"), MG_RANK_WHOLE | MG_RANK_ROLES);
     ASSERT_EQ_INT(mg_rank_off_parse("whole"), MG_RANK_WHOLE);
     ASSERT_EQ_INT(mg_rank_off_parse("rolez"), -1);
     setenv("MEMGATE_HOME", mg_t_tmpdir(), 1);
@@ -197,7 +197,10 @@ TEST(source_ranks_above_its_test_unless_the_query_asks_for_tests)
                    "void check_one(void)\n{\n    /* header buffer overflow */\n    expect(0);\n}\n");
     index_repo(&e, "2");
     const char *q = "header buffer overflow";
-    char *with = ranked(&e, q, ""), *without = ranked(&e, q, "roles,whole"), *asked = ranked(&e, "header buffer overflow test", "");
+    /* (the asking query without the whole-file list: as one document each file holds the words once, a tie
+     * that the list breaks by path) */
+    char *with = ranked(&e, q, ""), *without = ranked(&e, q, "roles,whole"),
+         *asked = ranked(&e, "header buffer overflow test", "whole");
     char *a = first_path(with), *b = first_path(without), *c = first_path(asked);
     ASSERT_EQ_STR(b, "tests/header_check.c"); /* by words alone the test wins ... */
     ASSERT_EQ_STR(a, "src/header.c");          /* ... the role puts source first */
@@ -258,68 +261,9 @@ TEST(file_ranking_is_the_same_for_any_thread_count)
     free(a), free(b);
 }
 
-/* 70 files with one short function naming three of the query's words fill
- * the pool of 50 chunks; journal.c names them in ten longer functions, each
- * a weaker chunk than any of theirs, so none reaches the pool: by chunks
- * alone journal.c is past the first 60 hits. The wide read sums its ten
- * chunks into the best file of the word index, and it joins the list. */
-static void put_wide(struct env *e)
-{
-    put_filler(e);
-    char path[64], text[8192];
-    for (int i = 0; i < 70; i++) {
-        snprintf(path, sizeof(path), "src/d%02d.c", i);
-        snprintf(text, sizeof(text), "int d%d(int x)\n{\n    /* quorum lease renewal */\n    return x + %d;\n}\n", i,
-                 i);
-        mg_t_write_str(e->repo, path, text);
-    }
-    size_t len = 0;
-    for (int i = 0; i < 10; i++)
-        len += (size_t)snprintf(text + len, sizeof(text) - len,
-                                "int j%d(int x)\n{\n    /* quorum lease renewal */\n    int y = x * %d;\n"
-                                "    y += x >> 2;\n    y ^= x << 3;\n    return y - x;\n}\n\n", i, i);
-    mg_t_write_str(e->repo, "src/journal.c", text);
-}
-
-TEST(a_file_the_pool_misses_joins_by_its_chunks_evidence)
-{
-    struct env e;
-    open_env(&e);
-    put_wide(&e);
-    index_repo(&e, "2");
-    const char *q = "quorum lease renewal stalls"; /* (no chunk has all: the any-word pass) */
-    char *with = ranked_n(&e, q, "whole", 60), *without = ranked_n(&e, q, "wide,whole", 60);
-    ASSERT(strstr(without, "src/d00.c") != NULL);
-    ASSERT(strstr(without, "src/journal.c") == NULL); /* its chunks are not among the first 60 */
-    ASSERT(strstr(with, "src/journal.c") != NULL);    /* its chunks together are */
-    /* pages stay prefix-stable */
-    for (int k = 50; k <= 60; k += 5) {
-        char *page = ranked_n(&e, q, "whole", k);
-        ASSERT(strncmp(with, page, strlen(page)) == 0);
-        free(page);
-    }
-    free(with), free(without);
-}
-
-TEST(the_wide_read_is_the_same_for_any_thread_count)
-{
-    struct env one, two;
-    open_env(&one);
-    open_env(&two);
-    put_wide(&one);
-    put_wide(&two);
-    index_repo(&one, "1");
-    index_repo(&two, "4");
-    char *a = ranked_n(&one, "quorum lease renewal stalls", "whole", 60),
-         *b = ranked_n(&two, "quorum lease renewal stalls", "whole", 60);
-    ASSERT(strstr(a, "src/journal.c") != NULL);
-    ASSERT_EQ_STR(a, b);
-    free(a), free(b);
-}
-
 /* 70 files, each a short function naming two of the query's five words
  * (each word in 28 of them) and two functions naming none, fill the pool of
- * 50 chunks and the top of the wide read; ledger.c names each of the five
+ * 50 chunks; ledger.c names each of the five
  * once, in five longer functions: no chunk of it holds two, so by its
  * chunks it is behind the d files. As one document it holds all five:
  * the whole-file score ranks it first, and it joins the list. */
@@ -352,32 +296,30 @@ TEST(a_file_no_chunk_ranks_joins_by_its_whole_file_score)
     put_whole(&e);
     index_repo(&e, "2");
     const char *q = "quorum lease renewal stalls heartbeat";
-    char *with = ranked_n(&e, q, "wide", 60), *without = ranked_n(&e, q, "wide,whole", 60),
-         *wide = ranked_n(&e, q, "whole", 60);
+    char *with = ranked_n(&e, q, "", 60), *without = ranked_n(&e, q, "whole", 60);
     ASSERT(strstr(without, "src/ledger.c") == NULL); /* not among the first 60 by its chunks */
-    ASSERT(strstr(wide, "src/ledger.c") == NULL);    /* nor by the wide read's rows */
-    ASSERT(strstr(with, "src/ledger.c") != NULL); /* as one document it is */
+    ASSERT(strstr(with, "src/ledger.c") != NULL);    /* as one document it is */
     /* pages stay prefix-stable */
     for (int k = 50; k <= 60; k += 5) {
-        char *page = ranked_n(&e, q, "wide", k);
+        char *page = ranked_n(&e, q, "", k);
         ASSERT(strncmp(with, page, strlen(page)) == 0);
         free(page);
     }
-    free(with), free(without), free(wide);
+    free(with), free(without);
 }
 
-/* hybrid_weights' sixth number weighs the file lists against the pool:
- * 0 leaves them out, a larger weight moves a file only they name up. */
-TEST(the_file_lists_weigh_what_hybrid_weights_says)
+/* hybrid_weights' sixth number weighs the whole-file list against the
+ * pool: 0 leaves it out, a larger weight moves a file only it names up. */
+TEST(the_file_list_weighs_what_hybrid_weights_says)
 {
     struct env e;
     open_env(&e);
     put_whole(&e);
     index_repo(&e, "2");
     const char *q = "quorum lease renewal stalls heartbeat";
-    char *dflt = ranked_w(&e, q, "wide", 60, NULL), *one = ranked_w(&e, q, "wide", 60, "1,1,1,0.5,0,1"),
-         *none = ranked_w(&e, q, "wide", 60, "1,1,1,0.5,0,0"), *off = ranked_w(&e, q, "wide,whole", 60, NULL),
-         *heavy = ranked_w(&e, q, "wide", 60, "1,1,1,0.5,0,4");
+    char *dflt = ranked_w(&e, q, "", 60, NULL), *one = ranked_w(&e, q, "", 60, "1,1,1,0.5,0,1"),
+         *none = ranked_w(&e, q, "", 60, "1,1,1,0.5,0,0"), *off = ranked_w(&e, q, "whole", 60, NULL),
+         *heavy = ranked_w(&e, q, "", 60, "1,1,1,0.5,0,4");
     ASSERT_EQ_STR(dflt, one); /* left out: 1 */
     ASSERT_EQ_STR(none, off); /* 0: as if switched off */
     int at1 = place(dflt, "src/ledger.c"), at4 = place(heavy, "src/ledger.c");

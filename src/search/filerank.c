@@ -15,32 +15,22 @@
  *           does not win by its length. The file's best chunk carries the
  *           file's score, its other chunks their own: files come in the
  *           order of their scores, and one file does not fill the list.
- *   wide  — the pool of 50 chunks holds too few files for a long query (a
- *           bug report), whose words are spread over the file to change.
- *           When lexical search (the mode; hybrid search has fused its
- *           lexical list already) comes to its any-word pass, it keeps the
- *           best MG__WIDE_ROWS rows it ranks anyway, with their files
- *           (scores and ids only: no text; r->wide); those rows summed per
- *           file the same way (and weighed by role) rank files of their
- *           own. The pool's files and these are fused by reciprocal rank
- *           (config hybrid_rrf_k; the lists weighted by hybrid_weights'
- *           sixth number, 1 by default), and a file
- *           only the wide list has joins the pool by its best chunk when it
- *           ranks within the limit.
  *   whole — every file holding one of the query's rarer words scored as one
  *           document (BM25 over its chunks, filerank_whole.c): the files
  *           the pool of 50 chunks misses, as the plain whole-file baseline
- *           scores them. Lexical and hybrid search; its files fused as the
- *           wide list's, the same weight.
- * The factors are halves by construction, the lists' weight chosen on
+ *           scores them. Lexical and hybrid search. The pool's files and
+ *           these are fused by reciprocal rank (config hybrid_rrf_k; the
+ *           list weighted by hybrid_weights' sixth number, 1 by default),
+ *           and a file only the list has joins the pool by its best chunk
+ *           when it ranks within the limit.
+ * The factors are halves by construction, the list's weight chosen on
  * docstring -> function retrieval in code (bench/fusion_tune.py), neither
  * fitted to any report set.
  *
  * Sections:
  *   1. roles and a file's chunks summed (the pool)
- *   2. the wide read: files by their chunks' evidence
- *   3. the fusion
- *   4. mg__rank_files
+ *   2. the fusion
+ *   3. mg__rank_files
  */
 #include "search/filerank_int.h"
 
@@ -57,7 +47,7 @@
 /* A file's score over its chunks' scores, best first: the running sum
  * *sum after the nth (from 0) of them, s; *w the weight of the last one
  * (the best counts whole, each further one FILE_DECAY of the one before;
- * one that scores nothing adds nothing). The pool and the wide read both. */
+ * one that scores nothing adds nothing). */
 static void file_add(double *sum, double *w, size_t nth, double s)
 {
     if (nth == 0) {
@@ -107,16 +97,7 @@ static int rank_pool(unsigned off, const char *query, struct mg_hit *v, size_t n
     return 0;
 }
 
-/* ---- 2. the wide read: files by their chunks' evidence ------------------------------------------ */
-
-/* by file, then score (best first), then id (a file's chunks in file order) */
-static int cmp_wrow(const void *a, const void *b)
-{
-    const struct mg__wrow *x = a, *y = b;
-    if (x->file != y->file) return x->file < y->file ? -1 : 1;
-    if (x->score != y->score) return x->score > y->score ? -1 : 1;
-    return (x->id > y->id) - (x->id < y->id);
-}
+/* ---- 2. the fusion ----------------------------------------------------------------------------- */
 
 static int cmp_score_desc(const void *a, const void *b)
 {
@@ -124,85 +105,26 @@ static int cmp_score_desc(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-/* The files of the wide read's best MG__WIDE_ROWS rows and those tied with
- * the last (a tie still open where the read stopped is left out whole:
- * chunk ids, which break ties, follow the writer's order), each scored as
- * the pool's files (file_add over its rows, weighed by role), the best
- * MG__RANK_POOL first into *out (mg__flist_keep). */
-static int wide_files(struct mg__repo *r, unsigned off, const char *query, struct mg__flist *out)
-{
-    struct mg__wide *w = &r->wide;
-    *out = (struct mg__flist){0};
-    size_t n = w->n;
-    if (n == 0) return 0;
-    /* the cut: the rows come best first (score, then id) */
-    size_t keep = n < MG__WIDE_ROWS ? n : MG__WIDE_ROWS;
-    while (keep < n && w->v[keep].score == w->v[keep - 1].score) keep++;
-    if (w->full && keep == n) {
-        while (keep > 0 && w->v[keep - 1].score == w->v[n - 1].score) keep--;
-    }
-    if (keep == 0) return 0;
-    double cut = w->v[keep - 1].score;
-    qsort(w->v, n, sizeof(*w->v), cmp_wrow);
-    struct mg__rfile *f = calloc(n, sizeof(*f));
-    if (!f) return mg_err_oom(r->err);
-    unsigned asked = mg_roles_asked(query);
-    size_t nf = 0;
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0;) {
-        size_t j = i, nth = 0;
-        const struct mg__wrow *b = NULL;
-        double sum = 0, dw = 1;
-        for (; j < n && w->v[j].file == w->v[i].file; j++) {
-            if (w->v[j].score < cut) continue; /* (rows past the cut) */
-            if (!b) b = &w->v[j];
-            if (nth == 0 || !(off & MG_RANK_FILES)) file_add(&sum, &dw, nth++, w->v[j].score);
-        }
-        i = j;
-        if (!b) continue;
-        char *path = NULL; /* (a role not indexed: read from the path, an index made before roles) */
-        if (!b->role && !(off & MG_RANK_ROLES) && mg__file_path(r, b->file, &path) != 0) rc = -1;
-        f[nf++] = (struct mg__rfile){.score = mg__role_weigh(sum, b->role, path, asked, off), .best = b->id,
-                                     .file = b->file};
-        free(path);
-    }
-    if (rc == 0) rc = mg__flist_keep(r, f, nf, out);
-    free(f);
-    return rc;
-}
-
-/* ---- 3. the fusion ----------------------------------------------------------------------------- */
-
 static int cmp_path(const void *a, const void *b)
 {
     return strcmp(((const struct mg__rfile *)a)->path, ((const struct mg__rfile *)b)->path);
 }
 
-/* by path, then the order the lists gave them (rank_pool holds it) */
-static int cmp_extra(const void *a, const void *b)
-{
-    const struct mg__rfile *x = a, *y = b;
-    int k = strcmp(x->path, y->path);
-    return k ? k : x->rank_pool - y->rank_pool;
-}
-
-/* The pool's files (their best hits' scores) and the lists' fused by
- * reciprocal rank (mg__rrf; each list weighted by config hybrid_weights'
- * sixth number, the pool by 1): each pool hit's
+/* The pool's files (their best hits' scores) and the list's (the files
+ * scored whole) fused by reciprocal rank (mg__rrf; the list weighted by
+ * config hybrid_weights' sixth number, the pool by 1): each pool hit's
  * score becomes its file's fused score (its file's other hits, that times
- * their share of the best one's), and each file only the lists have adds
- * its best chunk's hit (the first list's that has it). The pool is n hits
- * at out->v[at]; new hits are appended to out, those within limit. */
-static int fuse(struct mg__repo *r, struct mg_results *out, size_t at, size_t n, const struct mg__flist *lists,
-                size_t nl, int limit)
+ * their share of the best one's), and each file only the list has adds
+ * its best chunk's hit. The pool is n hits at out->v[at]; new hits are
+ * appended to out, those within limit. */
+static int fuse(struct mg__repo *r, struct mg_results *out, size_t at, size_t n, const struct mg__flist *list,
+                int limit)
 {
     struct mg_hit **by;
     if (by_file(out->v + at, n, &by) != 0) return mg_err_oom(r->err);
-    size_t nlisted = 0;
-    for (size_t l = 0; l < nl; l++) nlisted += lists[l].n;
     /* the pool's files, best first (ties by path) */
-    struct mg__rfile *pf = calloc(n ? n : 1, sizeof(*pf)), *ex = calloc(nlisted ? nlisted : 1, sizeof(*ex));
-    double *fused = calloc(n ? n : 1, sizeof(*fused)), *all = malloc((n + nlisted + 1) * sizeof(*all));
+    struct mg__rfile *pf = calloc(n ? n : 1, sizeof(*pf)), *ex = calloc(list->n ? list->n : 1, sizeof(*ex));
+    double *fused = calloc(n ? n : 1, sizeof(*fused)), *all = malloc((n + list->n + 1) * sizeof(*all));
     size_t npf = 0, nex = 0;
     if (!pf || !ex || !fused || !all) {
         free(by), free(pf), free(ex), free(fused), free(all);
@@ -219,25 +141,15 @@ static int fuse(struct mg__repo *r, struct mg_results *out, size_t at, size_t n,
     /* each listed file's place in the pool's order */
     qsort(pf, npf, sizeof(*pf), cmp_path);
     for (size_t i = 0; i < npf; i++) fused[i] = mg__rrf(r->cfg, pf[i].rank_pool);
-    for (size_t l = 0; l < nl; l++)
-        for (size_t w = 0; w < lists[l].n; w++) {
-            const struct mg__rfile *f = &lists[l].v[w];
-            struct mg__rfile *p = bsearch(f, pf, npf, sizeof(*pf), cmp_path);
-            double s = r->cfg->hybrid_weight[5] * mg__rrf(r->cfg, (double)(w + 1));
-            if (p) {
-                fused[p - pf] += s;
-            } else {
-                ex[nex] = (struct mg__rfile){.score = s, .best = f->best, .path = f->path, .rank_pool = (int)nex};
-                nex++;
-            }
-        }
-    /* the files only the lists have, each once, their scores summed */
-    qsort(ex, nex, sizeof(*ex), cmp_extra);
-    size_t nu = 0;
-    for (size_t i = 0; i < nex; i++) {
-        if (nu && strcmp(ex[nu - 1].path, ex[i].path) == 0) ex[nu - 1].score += ex[i].score;
-        else ex[nu++] = ex[i];
+    for (size_t w = 0; w < list->n; w++) {
+        const struct mg__rfile *f = &list->v[w];
+        struct mg__rfile *p = bsearch(f, pf, npf, sizeof(*pf), cmp_path);
+        double s = r->cfg->hybrid_weight[5] * mg__rrf(r->cfg, (double)(w + 1));
+        if (p) fused[p - pf] += s;
+        else ex[nex++] = (struct mg__rfile){.score = s, .best = f->best, .path = f->path};
     }
+    /* the files only the list has (each once in it), by path */
+    qsort(ex, nex, sizeof(*ex), cmp_path);
     /* the pool's hits: the file's best hit its fused score, the others their share of it */
     for (size_t i = 0; i < npf; i++) {
         size_t b = (size_t)pf[i].best;
@@ -253,13 +165,13 @@ static int fuse(struct mg__repo *r, struct mg_results *out, size_t at, size_t n,
     double floor = -1e300;
     size_t nall = 0;
     for (size_t i = 0; i < n; i++) all[nall++] = out->v[at + i].score;
-    for (size_t i = 0; i < nu; i++) all[nall++] = ex[i].score;
+    for (size_t i = 0; i < nex; i++) all[nall++] = ex[i].score;
     qsort(all, nall, sizeof(*all), cmp_score_desc);
     if (nall > (size_t)limit) floor = all[limit - 1];
     int rc = 0;
     struct mg_idx_cur c = {0};
     struct mg_idx_row row;
-    for (size_t i = 0; i < nu && rc == 0; i++) {
+    for (size_t i = 0; i < nex && rc == 0; i++) {
         if (ex[i].score < floor) continue;
         if (mg_idx_chunk_hit(r->d, ex[i].best, &c, r->err) != 0) {
             rc = -1;
@@ -272,7 +184,7 @@ static int fuse(struct mg__repo *r, struct mg_results *out, size_t at, size_t n,
     return rc;
 }
 
-/* ---- 4. mg__rank_files -------------------------------------------------------------------------- */
+/* ---- 3. mg__rank_files -------------------------------------------------------------------------- */
 
 int mg__rank_files(struct mg__repo *r, struct mg_results *out, size_t base, int limit,
                    int (*cmp)(const void *, const void *))
@@ -285,20 +197,14 @@ int mg__rank_files(struct mg__repo *r, struct mg_results *out, size_t base, int 
     if (n > MG__RANK_POOL) n = MG__RANK_POOL;
     int off = mg_rank_off_parse(r->cfg->rank_off);
     if (off < 0) off = 0;
-    if (!(r->cfg->hybrid_weight[5] > 0)) off |= MG_RANK_WIDE | MG_RANK_WHOLE; /* (weight 0: not read at all) */
-    const char *query = r->q->query;
-    if (rank_pool((unsigned)off, query, out->v + base, n) != 0) return mg_err_oom(r->err);
+    if (!(r->cfg->hybrid_weight[5] > 0)) off |= MG_RANK_WHOLE; /* (weight 0: not read at all) */
+    if (rank_pool((unsigned)off, r->q->query, out->v + base, n) != 0) return mg_err_oom(r->err);
     size_t end = out->n;
-    struct mg__flist lists[2] = {{0}};
-    size_t nl = 0;
+    struct mg__flist whole = {0};
     int rc = 0;
-    if (r->wide.n && !(off & MG_RANK_WIDE) && (rc = wide_files(r, (unsigned)off, query, &lists[nl])) == 0)
-        nl += lists[nl].n > 0;
-    if (rc == 0 && r->whole_read && !(off & MG_RANK_WHOLE) &&
-        (rc = mg__whole_files(r, (unsigned)off, &lists[nl])) == 0)
-        nl += lists[nl].n > 0;
-    if (rc == 0 && nl) rc = fuse(r, out, base, n, lists, nl, limit);
-    for (size_t l = 0; l < 2; l++) mg__flist_release(&lists[l]);
+    if (r->whole_read && !(off & MG_RANK_WHOLE) && (rc = mg__whole_files(r, (unsigned)off, &whole)) == 0 && whole.n)
+        rc = fuse(r, out, base, n, &whole, limit);
+    mg__flist_release(&whole);
     if (rc != 0) return -1;
     if (all == n) return 0;
     /* (the hits the lists added rank with the pool) */

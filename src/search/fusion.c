@@ -36,9 +36,8 @@ int mg__hybrid(struct mg__repo *r, struct mg_results *top, int *semantic_repos, 
     struct mg_semantic_job *job;
     int rc = mg__semantic_start(r, query, top, depth, false, true, &job);
     if (rc == 1) { /* no vectors here: this repo is searched as lexical search would (its hits list their
-                    * lines, its files take the wide read), so the answer is lexical search's */
+                    * lines), so the answer is lexical search's */
         r->terms.lines = true;
-        r->wide_read = true;
         return mg__lexical(r, query, out, base, limit);
     }
     if (rc == 0) {

@@ -59,15 +59,6 @@ void mg__repo_release(struct mg__repo *r)
     r->terms.tok = NULL;
     r->terms.ntok = 0;
     mwords_free(&r->terms);
-    mg__wide_reset(&r->wide);
-    free(r->wide.v);
-    r->wide = (struct mg__wide){0};
-}
-
-void mg__wide_reset(struct mg__wide *w)
-{
-    w->n = 0;
-    w->full = false;
 }
 
 /* ---- 2. stored text and snippets ------------------------------------------------------------ */

@@ -29,7 +29,6 @@ struct lex {
     int64_t *seen;
     size_t nseen, seen_cap;
     double seen_min;
-    bool wide; /* the any-word pass: its rows read to MG__WIDE_ROWS into r->wide (filerank.c) */
 };
 
 /* ---- 1. a ranked pass ------------------------------------------------------------------------ */
@@ -39,18 +38,6 @@ static bool seen_has(const struct lex *c, int64_t id)
     for (size_t i = 0; i < c->nseen; i++)
         if (c->seen[i] == id) return true;
     return false;
-}
-
-/* A row of the wide read into r->wide. 0, or -1 out of memory. */
-static int wide_add(struct mg__repo *r, const struct mg_idx_row *row)
-{
-    struct mg__wide *w = &r->wide;
-    struct mg__wrow *v = mg_grow(w->v, w->n, &w->cap, sizeof(*w->v));
-    if (!v) return mg_err_oom(r->err);
-    w->v = v;
-    v[w->n++] = (struct mg__wrow){-row->score, row->id, row->file_id,
-                                  (int)((row->flags & MG_FILE_ROLE_MASK) >> MG_FILE_ROLE_SHIFT)};
-    return 0;
 }
 
 /* The best `limit` rows of an FTS5 expression; only its first nscored
@@ -84,34 +71,22 @@ static int lexical_read(struct lex *c, const char *match, int nscored, int limit
     struct mg_idx_row rr, hr;
     int rc, found = keep ? (int)c->nseen : 0, want = limit + (keep ? (int)c->nseen : 0) + ties, nread = 0;
     double last = 0;
-    bool scoped = r->filter.globs || r->filter.nlangs > 0, wide = c->wide && !keep, hits_done = false,
-         tie_ended = false;
+    bool scoped = r->filter.globs || r->filter.nlangs > 0, tie_ended = false;
     *open = false;
     if (scoped && !r->chunks && mg_chunkset_get(r->d, &r->filter, &r->chunks, r->err) != 0) return -1;
-    /* the wide read: the same rows ranked, more of them kept, each with its file */
-    int rows = wide && want < MG__WIDE_ROWS + LEX_TIES_MAX ? MG__WIDE_ROWS + LEX_TIES_MAX : want;
-    if (wide) mg__wide_reset(&r->wide);
     const struct mg_idx_idset *set = scoped ? &r->chunks->set : NULL;
-    if ((wide ? mg_idx_rank_wide(r->d, match, nscored, rows, set, &st, r->err)
-              : mg_idx_rank(r->d, match, nscored, rows, set, rank_ways(r->cfg), &st, r->err)) != 0)
-        return -1;
+    if (mg_idx_rank(r->d, match, nscored, want, set, rank_ways(r->cfg), &st, r->err) != 0) return -1;
     while ((rc = mg_idx_next(&st, &rr)) > 0) {
         double score = -rr.score;
         int64_t id = rr.id;
-        if (wide && wide_add(r, &rr) != 0) {
-            rc = -2;
-            break;
-        }
-        if (hits_done) continue;
-        if (++nread == want) hits_done = true; /* (the rows the narrow read would have had) */
+        nread++;
         if (keep) {
             if (seen_has(c, id)) continue;
             score = c->seen_min - 1.0 / (1.0 + (score > 0 ? score : 0)); /* after the kept rows, in order */
         }
         if (found >= limit && score != last) { /* (past the limit: only the rows tied with the last) */
-            hits_done = tie_ended = true;
-            if (!wide) break;
-            continue;
+            tie_ended = true;
+            break;
         }
         last = score;
         if (mg_idx_chunk_hit(r->d, id, &row, r->err) != 0) {
@@ -143,7 +118,6 @@ static int lexical_read(struct lex *c, const char *match, int nscored, int limit
         found++;
     }
     *open = rc == 0 && !tie_ended && nread == want && found > limit;
-    if (wide) r->wide.full = rc == 0 && r->wide.n == (size_t)rows;
     if (rc > 0) rc = 0;
     mg_idx_done(&st);
     if (rc == -2) return -1;
@@ -395,8 +369,6 @@ int mg__lexical(struct mg__repo *r, const char *query, struct mg_results *out, s
         for (size_t i = base; i < before; i++) mg_hit_release(&out->v[i]);
         out->n = base;
         c->nseen = 0;
-        c->wide = step == 3 && r->wide_read && r->cfg->hybrid_weight[5] > 0 &&
-                  !(mg_rank_off_parse(r->cfg->rank_off) & MG_RANK_WIDE);
         found = lexical_run(c, b.p, nscored, limit, false);
     }
     mg_buf_release(&b);

@@ -148,7 +148,6 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
     for (size_t i = 0; i < nrepos && rc == 0; i++) {
         struct mg__repo r = {.cfg = cfg, .repo = &repos[i], .q = q, .err = err};
         r.terms.lines = mode == MG_MODE_LEXICAL;
-        r.wide_read = mode == MG_MODE_LEXICAL; /* (filerank.c) */
         r.whole_read = mode == MG_MODE_LEXICAL || mode == MG_MODE_HYBRID;
         r.filter.globs = globs;
         r.filter.langs = langs;

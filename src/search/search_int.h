@@ -45,23 +45,6 @@ struct mg__terms {
     size_t nmw;
 };
 
-/* The best MG__WIDE_ROWS rows (and more, to LEX_TIES_MAX past them) of
- * lexical search's any-word pass, when it came to it: file-level evidence
- * (filerank.c) read with the rows it ranked anyway. Lexical search only:
- * hybrid search has fused its lexical list already, and the same evidence
- * again outweighs the others (docs/benchmarks.md). */
-#define MG__WIDE_ROWS 1000
-struct mg__wrow {
-    double score; /* higher is better */
-    int64_t id, file; /* (a file's path is read for the files kept only, filerank.c) */
-    int role;     /* as indexed (index/role.h; 0: read it from the path) */
-};
-struct mg__wide {
-    struct mg__wrow *v;
-    size_t n, cap;
-    bool full;    /* the read stopped at its limit (a tie may go on past it) */
-};
-
 /* One repo's search: what every mode reads. */
 struct mg__repo {
     const struct mg_config *cfg;
@@ -75,13 +58,10 @@ struct mg__repo {
     char *text;
     size_t text_len;
     struct mg__terms terms;
-    bool wide_read;                /* lexical search (the mode, not hybrid's list): read the any-word pass wider */
-    struct mg__wide wide;          /* ... into this, for filerank.c */
     bool whole_read;               /* lexical or hybrid search: files scored whole (filerank_whole.c) */
 };
 
 void mg__repo_release(struct mg__repo *r);
-void mg__wide_reset(struct mg__wide *w);
 
 /* ---- hits.c: hits, stored text, snippets ---- */
 
@@ -143,9 +123,9 @@ bool mg__semantic_failed(const struct mg__repo *r, struct mg_results *top, const
 int mg__semantic(struct mg__repo *r, const char *query, struct mg_results *top, struct mg_results *out, int limit);
 /* filerank.c: one repo's ranked hits out->v[base..), best first by cmp, the
  * first MG__RANK_POOL of them weighed by their files' roles and summed per
- * file; when lexical search came to its any-word pass (r->wide), fused by
- * file rank with the files those rows score best, whose best chunks join
- * the pool when they rank within limit (config rank_off switches each off); the rest after them in their
+ * file; fused by file rank with the files scored whole (lexical and hybrid
+ * search, r->whole_read), whose best chunks join the pool when they rank
+ * within limit (config rank_off switches each off); the rest after them in their
  * order: pages stay prefix-stable, as the modes are asked for at least the
  * pool. 0, or -1 (r->err). */
 #define MG__RANK_POOL 50

@@ -225,11 +225,6 @@ int64_t mg_idx_chunk_max(struct mg_db *d);
 #define MG_IDX_ONE_CALL 2u
 int mg_idx_rank(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
                 unsigned ways, struct mg_idx_cur *c, struct mg_err *err);
-/* The same best `limit` rows with each one's file, for file-level evidence
- * (search/filerank.c): fills score, id, file_id, flags; best first,
- * ties by id. */
-int mg_idx_rank_wide(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
-                     struct mg_idx_cur *c, struct mg_err *err);
 /* The rows of match counted up to max: their count, and (each may be NULL)
  * the last one's id and the largest chunk id. -1 on error (err set, "lexical
  * search"). */

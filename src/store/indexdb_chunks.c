@@ -234,27 +234,6 @@ static int rank_all(struct mg_db *d, const char *match, int nscored, int limit, 
     return 0;
 }
 
-int mg_idx_rank_wide(struct mg_db *d, const char *match, int nscored, int limit, const struct mg_idx_idset *scope,
-                     struct mg_idx_cur *c, struct mg_err *err)
-{
-    static const unsigned char cols[] = {K_SCORE, K_ID, K_FILE_ID, K_FLAGS, K_END};
-    /* the best rows first (FTS5 reads no text for them), then each one's file by the keys */
-#define WIDE_JOIN ") r JOIN chunks c ON c.id = r.id JOIN files f ON f.id = c.file_id ORDER BY 1, 2"
-    if (scope ? mg__idx_open(d, S_RANK_WIDE_SCOPED, "SELECT r.s, r.id, c.file_id, f.flags FROM (SELECT "
-                             RANK " AS s, rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ?1 AND "
-                             "mg_in_idset(?3, rowid) ORDER BY 1, 2 LIMIT ?2" WIDE_JOIN, cols, c, err)
-              : mg__idx_open(d, S_RANK_WIDE, "SELECT r.s, r.id, c.file_id, f.flags FROM (SELECT " RANK
-                             " AS s, rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY 1, 2 LIMIT ?2"
-                             WIDE_JOIN, cols, c, err))
-        return -1;
-#undef WIDE_JOIN
-    sqlite3_bind_int(c->st, 2, limit);
-    if (scope) sqlite3_bind_pointer(c->st, 3, (void *)scope, "mg_idset", NULL);
-    sqlite3_bind_text(c->st, 1, match, -1, SQLITE_STATIC);
-    sqlite3_bind_int(c->st, 9, nscored);
-    return 0;
-}
-
 /* ---- 3. counts and ids of an expression's rows ------------------------------------------------------------------ */
 
 /* Step a counting statement once: its count, and columns 1 and 2 into *a and *b. */

@@ -30,11 +30,11 @@ int mg_parse_weights(const char *s, double w[6]);
 /* Ranking signals (config rank_off, search/filerank.c) */
 #define MG_RANK_ROLES 1u /* tests, docs and other non-source files below source */
 #define MG_RANK_FILES 2u /* a file's chunks summed into its score */
-#define MG_RANK_WIDE 4u  /* files a wide read of the word index scores, fused with the pool's */
-#define MG_RANK_WHOLE 8u /* files scored whole (BM25 over every file holding a query word), fused likewise */
+#define MG_RANK_WHOLE 8u /* files scored whole (BM25 over every file holding a query word), fused with the pool's */
 #define MG_RANK_TIERS 16u /* a common word's rows with it in a symbol ranked first (the same answer, sooner) */
 #define MG_RANK_ONE_CALL 32u /* a one-word expression ranked in one call, not a row at a time (the same, sooner) */
-/* "roles,files,wide,whole,tiers,onecall": the signals named, or -1 for a name not one of them */
+/* "roles,files,whole,tiers,onecall": the signals named, or -1 for a name not one of them (4u was "wide",
+ * a read of 1,000 chunks for files, removed: docs/benchmarks.md) */
 int mg_rank_off_parse(const char *s);
 
 struct mg_config {
