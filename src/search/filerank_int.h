@@ -32,8 +32,6 @@ double mg__role_weigh(double score, int role, const char *path, unsigned asked, 
 /* filerank_list.c: */
 /* best first, ties by path: the same for any thread count */
 int mg__cmp_rfile(const void *a, const void *b);
-/* The path of file id into *path (caller frees; NULL: no such file). 0, or -1 (r->err). */
-int mg__file_path(struct mg__repo *r, int64_t id, char **path);
 /* Of the files v[0..n) (score, best and file id set, no path), the best
  * MG__RANK_POOL into *out, best first, ties by path (file ids follow the
  * writer's order): the paths are read for those and the ones tied with the

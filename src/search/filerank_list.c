@@ -35,7 +35,8 @@ int mg__cmp_rfile(const void *a, const void *b)
     return strcmp(x->path, y->path);
 }
 
-int mg__file_path(struct mg__repo *r, int64_t id, char **path)
+/* The path of file id into *path (caller frees; NULL: no such file). 0, or -1 (r->err). */
+static int file_path(struct mg__repo *r, int64_t id, char **path)
 {
     struct mg_idx_cur c = {0};
     struct mg_idx_row row;
@@ -70,7 +71,7 @@ int mg__flist_keep(struct mg__repo *r, struct mg__rfile *v, size_t n, struct mg_
     }
     for (size_t i = 0; i < keep; i++) {
         char *path;
-        if (mg__file_path(r, v[i].file, &path) != 0) {
+        if (file_path(r, v[i].file, &path) != 0) {
             mg__flist_release(out);
             return -1;
         }
