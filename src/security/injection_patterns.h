@@ -336,10 +336,10 @@ static const struct inj_pat inj_patterns[] = {
     /* [system](#...) and ```system */
     {MG_INJ_ROLE,
      "\\[(?:system|developer)\\]\\(#[\\w-]*\\)|```[ \\t]*(?:system|system-prompt)[ \\t]*\\n", NULL},
-    /* System: you ... */
+    /* System: you ... (the next line may go on in a comment: " * you ...") */
     {MG_INJ_ROLE,
      "(?:^|\\n)[^\\n\\w]{0,6}(?:#{1,6}[ \\t]*)?(?:system|developer|admin)[ \\t]*(?:prompt|message|override"
-     "|instructions?)?[ \\t]*(?:#{1,6})?[ \\t]*:[ \\t]*(?:\\n[ \\t]*)?(?:you|the\\s+user|ignore|forget|dis"
+     "|instructions?)?[ \\t]*(?:#{1,6})?[ \\t]*:[ \\t]*(?:\\n[^\\n\\w]{0,6})?(?:you|the\\s+user|ignore|forget|dis"
      "regard|new\\s+(?:rules|policy|instructions)|priority|override|safety|always|never|all\\s+prior|from"
      "\\s+now|do\\s+not|execute|run|send|reveal)\\b", NULL},
     /* ### System Prompt\nYou are */
