@@ -43,7 +43,7 @@
      ":instructions?|guidance|guidelines?|rules?|directives?|directions?|orders?|commands?|prompts?|constr"
      "aints?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|as"
      "signments?|training|mission|setup|configuration)"},
-    /* ... your guidance / the guidance you were given / whatever the user asked */
+    /* ... your guidance / the guidance (or the task) you were given / whatever the user asked */
     {MG_INJ_OVERRIDE,
      "\\b(?:ignore|disregard|forget(?:\\s+about)?|dismiss|discard|drop|skip(?:\\s+over)?|abandon|ditch|scr"
      "ap|shelve|toss(?:\\s+out)?|throw\\s+(?:out|away)|(?:cast|brush|set|put|push|sweep)\\s+aside|leave\\s"
@@ -67,7 +67,8 @@
      "what|everything|anything)\\s+(?:that\\s+)?(?:the\\s+user|you\\s+(?:were|have\\s+been)|your\\s+(?:ope"
      "rator|developers?))\\s+(?:asked|told|said|wanted|requested|instructed)|(?:everything|anything|all)\\"
      "s+(?:written\\s+|said\\s+)?(?:above|before)\\s+this\\s+(?:line|point|message|paragraph)|the\\s+user'"
-     "?s\\s+(?:request|question|instructions?|task|wishes))",
+     "?s\\s+(?:request|question|instructions?|task|wishes)|(?:the\\s+|your\\s+)?(?:tasks?|jobs?)\\s+(?:that\\s+)?(?:you\\"
+     "s+(?:were|have\\s+been|had\\s+been)\\s+given|given\\s+to\\s+you))",
      "(?:your\\s+(?:\\w+\\s+)?(?:\\w+\\s+)?(?:instructions?|guidance|guidelines?|rules?|directives?|direct"
      "ions?|orders?|commands?|prompts?|constraints?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?"
      "|safeguards?|guardrails?|objectives?|assignments?|training|mission|setup|configuration)|(?:instructi"
@@ -77,7 +78,8 @@
      "ed)|given\\s+to|came\\s+before|above|before\\s+this)|(?:instructions?|guidance|guidelines?|directive"
      "s?|directions?|orders?|prompts?|programming|brief(?:ing)?|safeguards?|guardrails?|system\\s+(?:promp"
      "t|message))\\s+(?:in|of|from)|(?:asked|told|said|wanted|requested|instructed)|(?:above|before)\\s+th"
-     "is\\s+(?:line|point|message|paragraph)|user'?s\\s+(?:request|question|instructions?|task|wishes))"},
+     "is\\s+(?:line|point|message|paragraph)|user'?s\\s+(?:request|question|instructions?|task|wishes)|(?:ta"
+     "sks?|jobs?)\\s+(?:that\\s+)?(?:you\\s+(?:were|have|had)|given\\s+to))"},
     /* your true task is / a new priority supersedes everything */
     {MG_INJ_OVERRIDE,
      "\\byour\\s+(?:real|true|actual|genuine|new|only|secret|hidden|proper)\\s+(?:task|goal|job|objective|"
