@@ -336,12 +336,23 @@ static const struct inj_pat inj_patterns[] = {
     /* [system](#...) and ```system */
     {MG_INJ_ROLE,
      "\\[(?:system|developer)\\]\\(#[\\w-]*\\)|```[ \\t]*(?:system|system-prompt)[ \\t]*\\n", NULL},
-    /* System: you ... (the next line may go on in a comment: " * you ...") */
+    /* System: you ... / System override: disable ... / SYSTEM PROMPT UPDATE (v2): the assistant ... (the next
+     * line may go on in a comment: " * you ...") */
     {MG_INJ_ROLE,
      "(?:^|\\n)[^\\n\\w]{0,6}(?:#{1,6}[ \\t]*)?(?:system|developer|admin)[ \\t]*(?:prompt|message|override"
-     "|instructions?)?[ \\t]*(?:#{1,6})?[ \\t]*:[ \\t]*(?:\\n[^\\n\\w]{0,6})?(?:you|the\\s+user|ignore|forget|dis"
-     "regard|new\\s+(?:rules|policy|instructions)|priority|override|safety|always|never|all\\s+prior|from"
-     "\\s+now|do\\s+not|execute|run|send|reveal)\\b", NULL},
+     "|instructions?)?(?:[ \\t]+(?:update|change|patch|amendment))?[ \\t]*(?:\\([^)\\n]{0,20}\\))?[ \\t]*("
+     "?:#{1,6})?[ \\t]*:[ \\t]*(?:\\n[^\\n\\w]{0,6})?(?:you|the\\s+(?:user|assistant|model|agent|ai)|ignor"
+     "e|forget|disregard|new\\s+(?:rules|policy|instructions)|priority|override|safety|always|never|all\\s"
+     "+prior|from\\s+now|do\\s+not|execute|run|send|reveal|disable|bypass|delete|grant|share|push|print|ap"
+     "prove)\\b", NULL},
+    /* Your system prompt is: ... */
+    {MG_INJ_ROLE,
+     "\\byour\\s+(?:new\\s+|real\\s+|actual\\s+|updated\\s+)?system\\s+(?:prompt|message|instructions)\\s+"
+     "(?:is|are|reads|now\\s+reads|has\\s+been\\s+(?:changed|updated|replaced)(?:\\s+to)?)\\s*:", NULL},
+    /* {{#system~}} ... (guidance templates), <instructions role="system">Text */
+    {MG_INJ_ROLE,
+     "\\{\\{#(?:system|user|assistant)~?\\}\\}|<[a-z][\\w-]*[^>\\n]{0,80}\\brole\\s*=\\s*[\"']?(?:system|d"
+     "eveloper)\\b[^>\\n]{0,80}>\\s*[A-Za-z]", NULL},
     /* ### System Prompt\nYou are */
     {MG_INJ_ROLE,
      "(?:^|\\n)[ \\t]*#{1,6}[ \\t]*system[ \\t]+(?:prompt|message|override|instructions?)[ \\t]*#{0,6}[ \\"
