@@ -344,4 +344,10 @@ TEST(injection_normaliser_and_decoder)
     n = mg_injection_decode(h, strlen(h), out, MG_INJ_HEX);
     out[n] = 0;
     ASSERT_EQ_STR(out, "\nhello world, hello");
+    /* spaced pairs and bytes as code writes them read as digits */
+    const char *c = "{0x68, 0x65, 0x6c, 0x6c, 0x6f,\n 0x20, 0x77, 0x6f, 0x72, 0x6c, 0x64, 0x2c, 0x20, 0x68, 0x69, 0x21} "
+                    "and 68 65 6c 6c 6f 20 77 6f 72 6c 64 2c 20 68 69 21";
+    n = mg_injection_decode(c, strlen(c), out, MG_INJ_HEX);
+    out[n] = 0;
+    ASSERT_EQ_STR(out, "\nhello world, hi!\nhello world, hi!");
 }

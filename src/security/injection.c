@@ -350,13 +350,6 @@ static unsigned hidden_cue(unsigned what, unsigned seen)
     return what & MG_INJ_CUES & ~seen ? MG_INJ_CUE_HIDDEN : 0;
 }
 
-/* A space or a colon between two hex pairs at s[i] ("49 67", "49:67"). */
-static bool pair_gap(const unsigned char *s, size_t n, size_t i)
-{
-    return (s[i] == ' ' || s[i] == ':') && i >= 2 && i + 2 < n && mg__inj_hexv(s[i - 1]) >= 0 &&
-           mg__inj_hexv(s[i - 2]) >= 0 && mg__inj_hexv(s[i + 1]) >= 0 && mg__inj_hexv(s[i + 2]) >= 0;
-}
-
 static unsigned match_folded(const char *s, size_t n, unsigned fold, unsigned seen)
 {
     char *b = malloc(n + 1);
@@ -385,27 +378,7 @@ static unsigned match_folded(const char *s, size_t n, unsigned fold, unsigned se
     for (unsigned k = 0; k < 2 && !flagged(why | seen); k++) {
         unsigned f = k ? MG__FOLD_HEX : MG__FOLD_BASE64, reason = k ? MG_INJ_HEX : MG_INJ_BASE64;
         if (!(fold & f)) continue;
-        size_t d;
-        if (f == MG__FOLD_HEX) { /* "49 67 6e", "49:67:6e", "0x49, 0x67, 0x6e" and "\\x49\\x67\\x6e" read as "49676e" */
-            const unsigned char *u = (const unsigned char *)s;
-            size_t m2 = 0;
-            for (size_t i = 0; i < n; i++) {
-                if (mg__inj_hex_byte(u, n, i)) {
-                    b[m2++] = s[i + 2];
-                    b[m2++] = s[i + 3];
-                    size_t j = mg__inj_hex_next(u, n, i + 4);
-                    i = (j ? j : i + 4) - 1;
-                } else if (!pair_gap(u, n, i)) {
-                    b[m2++] = s[i];
-                }
-            }
-            char *h = malloc(m2 + 1);
-            d = h ? mg_injection_decode(b, m2, h, reason) : 0;
-            if (h) memcpy(b, h, d);
-            free(h);
-        } else {
-            d = mg_injection_decode(s, n, b, reason);
-        }
+        size_t d = mg_injection_decode(s, n, b, reason);
         unsigned dec = d ? match(b, d, true, NULL) : 0;
         if (dec) why |= dec | reason | hidden_cue(dec, seen);
     }

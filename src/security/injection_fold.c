@@ -554,8 +554,38 @@ size_t mg__inj_normalise_pieces(const char *s, size_t n, char *out, unsigned *ho
     return m;
 }
 
+/* A space or a colon between two hex pairs at s[i] ("49 67", "49:67"). */
+static bool pair_gap(const unsigned char *s, size_t n, size_t i)
+{
+    return (s[i] == ' ' || s[i] == ':') && i >= 2 && i + 2 < n && mg__inj_hexv(s[i - 1]) >= 0 &&
+           mg__inj_hexv(s[i - 2]) >= 0 && mg__inj_hexv(s[i + 1]) >= 0 && mg__inj_hexv(s[i + 2]) >= 0;
+}
+
+/* s[0..n) with its hex written as digits into o (room for n bytes): "49 67 6e", "49:67:6e",
+ * "0x49, 0x67, 0x6e" and "\\x49\\x67\\x6e" read as "49676e". Returns the length written. */
+static size_t hex_digits(const unsigned char *s, size_t n, char *o)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (mg__inj_hex_byte(s, n, i)) {
+            o[m++] = (char)s[i + 2];
+            o[m++] = (char)s[i + 3];
+            size_t j = mg__inj_hex_next(s, n, i + 4);
+            i = (j ? j : i + 4) - 1;
+        } else if (!pair_gap(s, n, i)) {
+            o[m++] = (char)s[i];
+        }
+    }
+    return m;
+}
+
 size_t mg_injection_decode(const char *s, size_t n, char *out, unsigned how)
 {
     mg__inj_tables_init();
-    return decode_runs(s, n, out, how == MG_INJ_HEX ? MG__FOLD_HEX : MG__FOLD_BASE64);
+    if (how != MG_INJ_HEX) return decode_runs(s, n, out, MG__FOLD_BASE64);
+    char *d = malloc(n + 1);
+    if (!d) return 0;
+    size_t m = decode_runs(d, hex_digits((const unsigned char *)s, n, d), out, MG__FOLD_HEX);
+    free(d);
+    return m;
 }

@@ -118,7 +118,9 @@ size_t mg_injection_normalise(const char *s, size_t n, char *out, unsigned *how)
 
 /* The decoder: what the base64 (how = MG_INJ_BASE64) or hex (MG_INJ_HEX)
  * runs of s[0..n) decode to when that is text, a line each, into out (room
- * for n bytes). Returns the length written. */
+ * for n bytes). Hex is read as digits, spaced pairs ("49 67", "49:67") and
+ * bytes as code writes them ("0x49, 0x67", "\\x49\\x67"). Returns the length
+ * written. */
 size_t mg_injection_decode(const char *s, size_t n, char *out, unsigned how);
 
 #endif
