@@ -9,6 +9,8 @@ MEMGATE_HYBRID_WEIGHTS, when set, is passed to the server (fusion weights)."""
 import sys, time, json, subprocess, os, random
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nav_bench as nb
+if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help") or not os.path.isdir(sys.argv[1]):
+    raise SystemExit(__doc__)  # (a missing HOME, or --help taken for one, would make a data directory of it)
 if len(sys.argv) > 2: nb.BIN = sys.argv[2]
 home = sys.argv[1]
 qs = [l.rstrip("\n").split("\t")[1] for l in open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "quality.tsv")) if not l.startswith("#")]
