@@ -1,6 +1,8 @@
 /* fuzz_query.c — lexical queries: whatever the user types, the FTS5 MATCH
  * expression built from it (mg_fts_query) must be valid FTS5 syntax naming no
- * symbol mark, and the token streams of documents must hold each token once. */
+ * symbol mark, the token streams of documents must hold each token once, and
+ * mg_token_count must count the text's own tokens as mg_tokenize yields them
+ * (all of up to 64, and the last alone). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,8 +50,53 @@ static int check_stream(const char *s, size_t n)
     return 0;
 }
 
+/* The text's first distinct tokens (at most MG_COUNT_TOKENS) and each one's count, from mg_tokenize. */
+struct toks {
+    char v[MG_COUNT_TOKENS][MG_TOKEN_MAX + 1];
+    const char *p[MG_COUNT_TOKENS];
+    size_t len[MG_COUNT_TOKENS], n, max;
+    double count[MG_COUNT_TOKENS];
+};
+
+static int collect(void *ctx, const char *tok, size_t len, size_t s, size_t e, bool colocated)
+{
+    (void)s, (void)e, (void)colocated;
+    struct toks *t = ctx;
+    for (size_t k = 0; k < t->n; k++)
+        if (t->len[k] == len && memcmp(t->v[k], tok, len) == 0) {
+            t->count[k] += 1;
+            return 0;
+        }
+    if (t->n < t->max) {
+        memcpy(t->v[t->n], tok, len + 1);
+        t->p[t->n] = t->v[t->n];
+        t->len[t->n] = len;
+        t->count[t->n++] = 1;
+    }
+    return 0;
+}
+
+static void check_counts(const char *text, size_t len, size_t max)
+{
+    struct toks t = {.max = max};
+    mg_tokenize(text, len, collect, &t);
+    struct mg_token_counter c;
+    double got[MG_COUNT_TOKENS] = {0};
+    if (t.n == 0) return;
+    if (mg_token_counter_init(&c, t.p, t.len, t.n) != 0) abort();
+    mg_token_count(&c, ~0ull, text, len, got);
+    for (size_t k = 0; k < t.n; k++)
+        if (got[k] != t.count[k]) abort(); /* a count mg_tokenize does not give */
+    double one[MG_COUNT_TOKENS] = {0}; /* the last token alone */
+    mg_token_count(&c, 1ull << (t.n - 1), text, len, one);
+    for (size_t k = 0; k < t.n; k++)
+        if (one[k] != (k == t.n - 1 ? t.count[k] : 0)) abort();
+}
+
 MG_FUZZ_TARGET(query)
 {
+    check_counts((const char *)data, size < 65536 ? size : 65536, 2);
+    check_counts((const char *)data, size < 65536 ? size : 65536, MG_COUNT_TOKENS);
     setup();
     char *text;
     size_t len;

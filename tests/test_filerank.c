@@ -83,6 +83,7 @@ TEST(rank_off_names_the_signals)
     ASSERT_EQ_INT(mg_rank_off_parse("files,"), MG_RANK_FILES);
     ASSERT_EQ_INT(mg_rank_off_parse("whole,roles"), MG_RANK_WHOLE | MG_RANK_ROLES);
     ASSERT_EQ_INT(mg_rank_off_parse("whole"), MG_RANK_WHOLE);
+    ASSERT_EQ_INT(mg_rank_off_parse("counts,whole"), MG_RANK_COUNTS | MG_RANK_WHOLE);
     ASSERT_EQ_INT(mg_rank_off_parse("rolez"), -1);
     setenv("MEMGATE_HOME", mg_t_tmpdir(), 1);
     setenv("MEMGATE_RANK_OFF", "bogus", 1);
@@ -341,4 +342,31 @@ TEST(the_whole_file_score_is_the_same_for_any_thread_count)
     ASSERT(strstr(a, "src/ledger.c") != NULL);
     ASSERT_EQ_STR(a, b);
     free(a), free(b);
+}
+
+/* A word's count in a file is its occurrences, not the chunks holding it:
+ * hot.c calls frobnicate six times in one function, cool.c once in each of
+ * two, the files as long. By chunks cool.c holds the word twice and hot.c
+ * once; by its text hot.c six times (the list weighed heavily: the order
+ * is the list's; rank_off counts keeps the chunks' count). */
+TEST(the_whole_file_score_counts_a_words_occurrences)
+{
+    struct env e;
+    open_env(&e);
+    put_filler(&e);
+    mg_t_write_str(e.repo, "src/hot.c",
+                   "int hot(int x)\n{\n    x = frobnicate(x);\n    x = frobnicate(x + 1);\n"
+                   "    x = frobnicate(x + 2);\n    x = frobnicate(x + 3);\n    x = frobnicate(x + 4);\n"
+                   "    return frobnicate(x);\n}\n\nint warm(int x)\n{\n    return lorem_ipsum_dolor(x) + 1;\n}\n");
+    mg_t_write_str(e.repo, "src/cool.c",
+                   "int cool(int x)\n{\n    x = lorem_ipsum_dolor(x + 1);\n    x = lorem_ipsum_dolor(x + 2);\n"
+                   "    return frobnicate(x);\n}\n\nint cold(int x)\n{\n    x = lorem_ipsum_dolor(x + 3);\n"
+                   "    x = lorem_ipsum_dolor(x + 4);\n    return frobnicate(x);\n}\n");
+    index_repo(&e, "2");
+    char *v = ranked_w(&e, "frobnicate", "", 10, "1,1,1,0.5,0,10"),
+         *off = ranked_w(&e, "frobnicate", "counts", 10, "1,1,1,0.5,0,10");
+    char *first = first_path(v), *first_off = first_path(off);
+    ASSERT_EQ_STR(first, "src/hot.c");
+    ASSERT_EQ_STR(first_off, "src/cool.c"); /* rank_off counts: by chunks */
+    free(first), free(first_off), free(v), free(off);
 }

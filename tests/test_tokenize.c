@@ -97,3 +97,86 @@ TEST(tokenize_fts_query_expressions)
     ASSERT_EQ_STR(e, "");
     free(e);
 }
+
+/* ---- token counts: the same as counting mg_tokenize's tokens ---- */
+
+struct ref_count {
+    const char *const *toks;
+    size_t n;
+    double *counts;
+};
+
+static int ref_cb(void *ctx, const char *tok, size_t len, size_t s, size_t e, bool colocated)
+{
+    (void)s, (void)e, (void)colocated;
+    struct ref_count *r = ctx;
+    for (size_t k = 0; k < r->n; k++)
+        if (strlen(r->toks[k]) == len && memcmp(r->toks[k], tok, len) == 0) r->counts[k] += 1;
+    return 0;
+}
+
+/* mg_token_count against mg_tokenize's tokens counted one by one, for toks over text */
+static void same_counts(const char *text, size_t len, const char *const *toks, size_t n)
+{
+    size_t lens[MG_COUNT_TOKENS];
+    for (size_t k = 0; k < n; k++) lens[k] = strlen(toks[k]);
+    struct mg_token_counter c;
+    ASSERT_EQ_INT(mg_token_counter_init(&c, toks, lens, n), 0);
+    double got[MG_COUNT_TOKENS] = {0}, want[MG_COUNT_TOKENS] = {0};
+    struct ref_count r = {toks, n, want};
+    mg_tokenize(text, len, ref_cb, &r);
+    mg_token_count(&c, ~0ull, text, len, got);
+    for (size_t k = 0; k < n; k++)
+        if (got[k] != want[k]) FAIL("'%s': counted %.0f, mg_tokenize has %.0f", toks[k], got[k], want[k]);
+    /* each token alone (few first letters: the sixteen-byte search), and every other one */
+    for (size_t k = 0; k < n; k++) {
+        double one[MG_COUNT_TOKENS] = {0};
+        mg_token_count(&c, 1ull << k, text, len, one);
+        for (size_t i = 0; i < n; i++)
+            if (one[i] != (i == k ? want[i] : 0)) FAIL("'%s' alone: '%s' counted %.0f", toks[k], toks[i], one[i]);
+    }
+    double odd[MG_COUNT_TOKENS] = {0};
+    mg_token_count(&c, 0xaaaaaaaaaaaaaaaaull, text, len, odd);
+    for (size_t k = 0; k < n; k++)
+        if (odd[k] != (k % 2 ? want[k] : 0)) FAIL("every other: '%s' counted %.0f", toks[k], odd[k]);
+}
+
+TEST(token_counts_are_mg_tokenizes)
+{
+    /* (all of few first letters: the sixteen-byte search; of many: word by word; one alone: the search) */
+    static const char *const few[] = {"http", "header", "parsehttpheader", "server2", "__init", "h"};
+    static const char *const many[] = {"http", "header", "parse", "parse_http_header", "server2", "__init", "init",
+                                       "lock", "mutex", "x", "y", "z", "quorum", "9", "\xc3\xa9t\xc3\xa9",
+                                       "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcd"};
+    const char *text = "parseHttpHeader(parse_http_header, HTTPServer2); __init init_http HTTP_HEADER "
+                       "httphttp Http-header h H_h hh \xc3\xa9t\xc3\xa9 x_y_z lockMutex MUTEX_LOCK 9lives v9 "
+                       "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij";
+    struct mg_token_counter c;
+    /* every start and end of the text, so that words fall across each place of a 16-byte block */
+    size_t n = strlen(text);
+    for (size_t a = 0; a < 40; a++)
+        for (size_t b = a; b <= n; b += 7) {
+            same_counts(text + a, b - a, few, 6);
+            same_counts(text + a, b - a, many, 16);
+        }
+    /* random bytes of a small alphabet, words and parts of every shape */
+    static const char alphabet[] = "hH_tTpP2 eEaAdDrR-x\xc3\xa9";
+    char buf[512];
+    unsigned seed = 7;
+    for (int round = 0; round < 300; round++) {
+        size_t len = (size_t)(seed % sizeof(buf));
+        for (size_t i = 0; i < len; i++) {
+            seed = seed * 1103515245u + 12345u;
+            buf[i] = alphabet[(seed >> 16) % (sizeof(alphabet) - 1)];
+        }
+        same_counts(buf, len, few, 6);
+        same_counts(buf, len, many, 16);
+    }
+    /* a token over MG_TOKEN_MAX bytes can never be counted */
+    char lng[MG_TOKEN_MAX + 2];
+    memset(lng, 'a', sizeof(lng) - 1);
+    lng[sizeof(lng) - 1] = 0;
+    const char *const bad[] = {lng};
+    size_t bl = strlen(lng);
+    ASSERT_EQ_INT(mg_token_counter_init(&c, bad, &bl, 1), -1);
+}

@@ -2,7 +2,7 @@
  * (search_int.h's mg__rank_files): an agent with a bug report needs the
  * file, and chunks stay what is shown.
  *
- * Three signals, each switched off alone by config rank_off (the
+ * Four signals, each switched off alone by config rank_off (the
  * benchmark's ablations, bench/bugloc.py):
  *   roles — a hit in a test, doc, example, generated, vendored or fixture
  *           file (index/role.h) counts half, unless the query names that
@@ -23,6 +23,8 @@
  *           list weighted by hybrid_weights' sixth number, 1 by default),
  *           and a file only the list has joins the pool by its best chunk
  *           when it ranks within the limit.
+ *   counts — that list's best files scored again by their words' counts in
+ *           their text, not the chunks holding them (filerank_whole.c).
  * The factors are halves by construction, the list's weight chosen on
  * docstring -> function retrieval in code (bench/fusion_tune.py), neither
  * fitted to any report set.

@@ -3,13 +3,22 @@
  * whole-file BM25 of bench/bugloc.py scores it, read from the chunk word
  * index without a table of its own.
  *
- * The word index (chunks_fts, detail=column) keeps no counts: a word's term
- * frequency in a file is the number of its chunks that hold it, and a file's
- * length its number of chunks (the chunk ids of a file are one range, so its
- * length needs no read), against the average over the index (chunk
- * sequence numbers over files). BM25 with k1 1.2 and b 0.75, IDFs over
- * files. A file's best chunk, the one shown for it, is the one holding the
- * most of the query's words (by IDF), ties the first in the file.
+ * Two passes. The word index (chunks_fts, detail=column) keeps no counts,
+ * so the first scores every file by its chunks: a word's term frequency in
+ * a file is the number of its chunks that hold it, and a file's length its
+ * number of chunks (the chunk ids of a file are one range, so its length
+ * needs no read), against the average over the index (chunk sequence
+ * numbers over files). That is coarse (a word used ten times in one
+ * function counts once), so the second scores the best RESCORE files again
+ * on their stored text: each word's occurrences counted as the index's
+ * tokenizer splits them (mg_token_count, in the chunks that hold one of the
+ * words: the others cannot), the file's length its bytes against the
+ * index's average (meta bytes over files); only those files make the list.
+ * BM25 with k1 1.2 and b 0.75, IDFs over files, in both. A file's best
+ * chunk, the one shown for it, is the one holding the most of the query's
+ * words (by IDF), ties the first in the file. RESCORE is 20: docstring ->
+ * function retrieval (bench/fusion_tune.py) cannot tell 20 from 50, and
+ * the second pass reads each file's text (docs/semantic.md).
  *
  * The bound: the postings of the rarest words are read, at most WHOLE_ROWS
  * of them in all (rarest first, by a sampled estimate as lexical.c's
@@ -41,8 +50,10 @@
 
 #define WHOLE_ROWS 20000 /* postings read at most, all words together */
 #define WHOLE_TERMS 64   /* the query's words (and parts) taken at most */
+_Static_assert(WHOLE_TERMS <= MG_COUNT_TOKENS, "a file's words are counted by one mg_token_counter");
 #define DF_SAMPLE 100    /* a word's rows counted from the first id for its estimate (it only orders them) */
 #define WHOLE_COMMON 4   /* a word in over 1/WHOLE_COMMON of the chunks is left out: its IDF is small */
+#define RESCORE 20       /* files scored again on their text (the top of the file) */
 #define K1 1.2
 #define B 0.75
 
@@ -265,6 +276,73 @@ static void score(struct mg__repo *r, unsigned off, const struct posting *p, str
     }
 }
 
+static int cmp_wfile(const void *a, const void *b)
+{
+    const struct wfile *x = a, *y = b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    return (x->file > y->file) - (x->file < y->file);
+}
+
+/* The words' counts in file f's chunks into tf[0..WHOLE_TERMS): in each
+ * chunk, those its postings in p say it holds (the chunks of a file cover
+ * its text but the blank between them, so no other chunk holds a word, and
+ * a chunk no other of the words). 0, or -1 (r->err). */
+static int count_words(struct mg__repo *r, const struct posting *p, const struct wfile *f, const char *text,
+                       size_t len, struct mg_token_counter *c, double *tf)
+{
+    memset(tf, 0, WHOLE_TERMS * sizeof(*tf));
+    struct mg_idx_cur cur = {0};
+    struct mg_idx_row row;
+    if (mg_idx_chunks(r->d, f->lo, f->hi, &cur, r->err) != 0) return -1;
+    size_t j = f->a;
+    int got = 0;
+    while (j < f->b && (got = mg_idx_next(&cur, &row)) > 0) {
+        if (row.id < p[j].id) continue;
+        uint64_t which = 0;
+        for (; j < f->b && p[j].id <= row.id; j++) which |= 1ull << p[j].term;
+        if (row.start_byte < 0 || row.end_byte > (int64_t)len || row.start_byte >= row.end_byte) continue;
+        mg_token_count(c, which, text + row.start_byte, (size_t)(row.end_byte - row.start_byte), tf);
+    }
+    mg_idx_done(&cur);
+    return j < f->b && got < 0 ? mg_db_error(r->d, "file ranking", r->err) : 0;
+}
+
+/* The best RESCORE files of fv scored again with the words' counts in their
+ * stored text (the top of the file comment); *nf becomes at most RESCORE. A
+ * file a re-index removed since its chunks were read is left out. 0, or -1
+ * (r->err). */
+static int rescore(struct mg__repo *r, unsigned off, const struct posting *p, const struct terms *t,
+                   struct wfile *fv, size_t *nf)
+{
+    qsort(fv, *nf, sizeof(*fv), cmp_wfile);
+    size_t n = *nf < RESCORE ? *nf : RESCORE, kept = 0;
+    double files = (double)mg_db_meta_int(r->d, "files", 0), bytes = (double)mg_db_meta_int(r->d, "bytes", 0);
+    double avgdl = files > 0 && bytes > 0 ? bytes / files : 0;
+    const char *toks[WHOLE_TERMS];
+    size_t lens[WHOLE_TERMS];
+    for (size_t k = 0; k < t->n; k++) toks[k] = t->v[k].expr + 1, lens[k] = strlen(toks[k]) - 1; /* "tok" */
+    struct mg_token_counter c;
+    if (mg_token_counter_init(&c, toks, lens, t->n) != 0) return 0; /* (cannot happen: term_cb's words fit) */
+    double tf[WHOLE_TERMS];
+    unsigned asked = mg_roles_asked(r->q->query);
+    for (size_t i = 0; i < n; i++) {
+        const char *text;
+        size_t len;
+        int got = mg__file_text(r, fv[i].file, &text, &len);
+        if (got < 0) return -1;
+        if (got > 0) continue;
+        if (count_words(r, p, &fv[i], text, len, &c, tf) != 0) return -1;
+        double dl = len > 0 ? (double)len : 1, norm = K1 * (1 - B + B * dl / (avgdl > 0 ? avgdl : dl)), s = 0;
+        for (size_t k = 0; k < t->n; k++)
+            if (tf[k] > 0) s += t->v[k].idf * tf[k] * (K1 + 1) / (tf[k] + norm);
+        int role = (fv[i].flags & MG_FILE_ROLE_MASK) >> MG_FILE_ROLE_SHIFT;
+        fv[i].score = role ? mg__role_weigh(s, role, NULL, asked, off) : s;
+        fv[kept++] = fv[i];
+    }
+    *nf = kept;
+    return 0;
+}
+
 /* ---- 3. mg__whole_files ------------------------------------------------------------------------- */
 
 int mg__whole_files(struct mg__repo *r, unsigned off, struct mg__flist *out)
@@ -279,6 +357,9 @@ int mg__whole_files(struct mg__repo *r, unsigned off, struct mg__flist *out)
     struct mg__rfile *f = NULL;
     if (rc == 0 && nf) {
         score(r, off, p, &t, fv, nf);
+        if (!(off & MG_RANK_COUNTS)) rc = rescore(r, off, p, &t, fv, &nf);
+    }
+    if (rc == 0 && nf) {
         if (!(f = calloc(nf, sizeof(*f)))) rc = mg_err_oom(r->err);
         for (size_t i = 0; i < nf && rc == 0; i++)
             f[i] = (struct mg__rfile){.score = fv[i].score, .best = fv[i].best, .file = fv[i].file};

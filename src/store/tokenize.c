@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "util/buf.h"
 
@@ -32,18 +35,14 @@ static size_t lower_copy(char *dst, const char *src, size_t n)
     return n;
 }
 
-/* Emit the word w[0..n) (at text offset off), and its parts unless whole_only. */
-static int emit_word(const char *w, size_t n, size_t off, mg_token_cb cb, void *ctx, bool whole_only)
+/* The parts of the word w[0..n) into starts/ends (at most MG_PARTS): split
+ * at '_', at lower->Upper, at Upper->Upper+lower. Their number; 0 when the
+ * word has no inner structure (one part, the whole word). */
+#define MG_PARTS 64
+static size_t split_parts(const char *w, size_t n, size_t *starts, size_t *ends)
 {
-    char tok[MG_TOKEN_MAX + 1];
-    size_t tl = lower_copy(tok, w, n);
-    int rc = cb(ctx, tok, tl, off, off + n, false);
-    if (rc || whole_only) return rc;
-
-    /* find parts: split at '_', at lower->Upper, at Upper->Upper+lower */
-    size_t starts[64], ends[64], np = 0;
-    size_t i = 0;
-    while (i < n && np < 64) {
+    size_t np = 0, i = 0;
+    while (i < n && np < MG_PARTS) {
         while (i < n && w[i] == '_') i++;
         if (i >= n) break;
         size_t s = i++;
@@ -57,7 +56,17 @@ static int emit_word(const char *w, size_t n, size_t off, mg_token_cb cb, void *
         ends[np] = i;
         np++;
     }
-    if (np == 0 || (np == 1 && starts[0] == 0 && ends[0] == n)) return 0;
+    return np == 1 && starts[0] == 0 && ends[0] == n ? 0 : np;
+}
+
+/* Emit the word w[0..n) (at text offset off), and its parts unless whole_only. */
+static int emit_word(const char *w, size_t n, size_t off, mg_token_cb cb, void *ctx, bool whole_only)
+{
+    char tok[MG_TOKEN_MAX + 1];
+    size_t tl = lower_copy(tok, w, n);
+    int rc = cb(ctx, tok, tl, off, off + n, false);
+    if (rc || whole_only) return rc;
+    size_t starts[MG_PARTS], ends[MG_PARTS], np = split_parts(w, n, starts, ends);
     for (size_t k = 0; k < np; k++) {
         char part[MG_TOKEN_MAX + 1];
         size_t pl = lower_copy(part, w + starts[k], ends[k] - starts[k]);
@@ -98,6 +107,150 @@ bool mg_token_is_number(const char *t, size_t n)
 int mg_tokenize(const char *text, size_t len, mg_token_cb cb, void *ctx)
 {
     return tokenize(text, len, cb, ctx, false);
+}
+
+/* ---- token counts ---- */
+
+static uint32_t hash_lower(const char *w, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)lower((unsigned char)w[i])) * 16777619u;
+    return h;
+}
+
+int mg_token_counter_init(struct mg_token_counter *c, const char *const *toks, const size_t *lens, size_t n)
+{
+    memset(c, 0, sizeof(*c));
+    memset(c->slot, -1, sizeof(c->slot));
+    if (n > MG_COUNT_TOKENS) return -1;
+    for (size_t k = 0; k < n; k++) {
+        if (lens[k] == 0 || lens[k] > MG_TOKEN_MAX) return -1;
+        c->tok[k] = toks[k];
+        c->len[k] = (unsigned char)lens[k];
+        c->lens |= 1ull << (lens[k] - 1);
+        c->first[(unsigned char)toks[k][0] >> 6] |= 1ull << ((unsigned char)toks[k][0] & 63);
+        unsigned i = hash_lower(toks[k], lens[k]) & (MG_COUNT_SLOTS - 1);
+        while (c->slot[i] >= 0) i = (i + 1) & (MG_COUNT_SLOTS - 1);
+        c->slot[i] = (signed char)k;
+    }
+    c->n = n;
+    return 0;
+}
+
+/* w[0..n) (its first MG_TOKEN_MAX bytes, as a token is cut) counted if it is one of c's tokens */
+static inline void count_one(const struct mg_token_counter *c, uint64_t which, const char *w, size_t n,
+                             double *counts)
+{
+    if (n > MG_TOKEN_MAX) n = MG_TOKEN_MAX;
+    unsigned char f = (unsigned char)lower((unsigned char)w[0]);
+    if (!(c->lens >> (n - 1) & 1) || !(c->first[f >> 6] >> (f & 63) & 1)) return;
+    for (unsigned i = hash_lower(w, n) & (MG_COUNT_SLOTS - 1); c->slot[i] >= 0; i = (i + 1) & (MG_COUNT_SLOTS - 1)) {
+        int k = c->slot[i];
+        if (c->len[k] != n) continue;
+        size_t j = 0;
+        while (j < n && lower((unsigned char)w[j]) == c->tok[k][j]) j++;
+        if (j == n) {
+            if (which >> k & 1) counts[k] += 1;
+            return;
+        }
+    }
+}
+
+/* byte classes for mg_token_count: a word byte (is_word), and what makes a word have parts */
+enum { C_WORD = 1, C_SPLIT = 2 /* '_' or an upper-case letter */ };
+static const unsigned char byte_class[256] = {
+    ['0' ... '9'] = C_WORD, ['a' ... 'z'] = C_WORD, ['A' ... 'Z'] = C_WORD | C_SPLIT, ['_'] = C_WORD | C_SPLIT,
+    [0x80 ... 0xff] = C_WORD,
+};
+
+/* Count the word w[0..n) (its whole form and its parts); seen: its bytes' classes or'ed. */
+static void count_word(const struct mg_token_counter *c, uint64_t which, const char *w, size_t n, unsigned seen,
+                       double *counts)
+{
+    count_one(c, which, w, n, counts);
+    if (!(seen & C_SPLIT)) return; /* no '_' and no capital: the word is its only part */
+    size_t starts[MG_PARTS], ends[MG_PARTS], np = split_parts(w, n, starts, ends);
+    for (size_t k = 0; k < np; k++) count_one(c, which, w + starts[k], ends[k] - starts[k], counts);
+}
+
+/* Word by word. */
+static void count_all(const struct mg_token_counter *c, uint64_t which, const char *text, size_t len,
+                      double *counts)
+{
+    const unsigned char *t = (const unsigned char *)text;
+    size_t i = 0;
+    while (i < len) {
+        while (i < len && !(byte_class[t[i]] & C_WORD)) i++;
+        size_t s = i;
+        unsigned seen = 0;
+        while (i < len && (byte_class[t[i]] & C_WORD)) seen |= byte_class[t[i++]];
+        if (i > s) count_word(c, which, text + s, i - s, seen, counts);
+    }
+}
+
+#ifdef __SSE2__
+/* Only the words holding a byte a token starts with (in either case): a
+ * token, whole word or part, starts with one, so no other word counts.
+ * Sixteen bytes are compared with each such byte at once; each word that
+ * holds one is counted once. */
+static void count_sparse(const struct mg_token_counter *c, uint64_t which, const unsigned char *firsts, int nfirst,
+                         const char *text, size_t len, double *counts)
+{
+    const unsigned char *t = (const unsigned char *)text;
+    __m128i f[2 * MG_COUNT_FIRSTS];
+    for (int k = 0; k < nfirst; k++) f[k] = _mm_set1_epi8((char)firsts[k]);
+    size_t done = 0; /* the words before it are counted */
+    for (size_t b = 0; b < len; b += 16) {
+        unsigned m;
+        if (b + 16 <= len) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(t + b)), hit = _mm_cmpeq_epi8(v, f[0]);
+            for (int k = 1; k < nfirst; k++) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, f[k]));
+            m = (unsigned)_mm_movemask_epi8(hit);
+        } else {
+            m = 0;
+            for (size_t j = b; j < len; j++)
+                for (int k = 0; k < nfirst; k++)
+                    if (t[j] == firsts[k]) m |= 1u << (j - b);
+        }
+        while (m) {
+            size_t i = b + (size_t)__builtin_ctz(m);
+            m &= m - 1;
+            if (i < done) continue;
+            size_t s = i, e = i;
+            unsigned seen = 0;
+            while (s > done && (byte_class[t[s - 1]] & C_WORD)) seen |= byte_class[t[--s]];
+            while (e < len && (byte_class[t[e]] & C_WORD)) seen |= byte_class[t[e++]];
+            count_word(c, which, text + s, e - s, seen, counts); /* (t[i] is a word byte: a token's first) */
+            done = e;
+        }
+    }
+}
+#endif
+
+void mg_token_count(const struct mg_token_counter *c, uint64_t which, const char *text, size_t len,
+                    double *counts)
+{
+    which &= c->n < 64 ? (1ull << c->n) - 1 : ~0ull;
+    if (!which) return;
+#ifdef __SSE2__
+    /* the bytes the tokens in which start with, both cases, when they are few */
+    unsigned char firsts[2 * MG_COUNT_FIRSTS];
+    int nfirst = 0;
+    for (uint64_t w = which; w && nfirst >= 0; w &= w - 1) {
+        unsigned char b = (unsigned char)c->tok[__builtin_ctzll(w)][0], up = b >= 'a' && b <= 'z' ? b - 32 : b;
+        if (memchr(firsts, b, (size_t)nfirst)) continue;
+        if (nfirst + 1 + (up != b) > 2 * MG_COUNT_FIRSTS) nfirst = -1; /* too many: every word is looked at */
+        else {
+            firsts[nfirst++] = b;
+            if (up != b) firsts[nfirst++] = up;
+        }
+    }
+    if (nfirst > 0) {
+        count_sparse(c, which, firsts, nfirst, text, len, counts);
+        return;
+    }
+#endif
+    count_all(c, which, text, len, counts);
 }
 
 /* ---- 2. query expressions ------------------------------------------------ */

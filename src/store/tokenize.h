@@ -22,6 +22,7 @@
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define MG_TOKEN_MAX 64
 /* The first byte of a mark: in a document stream, "\x01tok" right after tok
@@ -49,6 +50,33 @@ int mg_tokenize(const char *text, size_t len, mg_token_cb cb, void *ctx);
 /* Whether a (lowercased) token is a number: decimal digits, or 0x and hex
  * digits. The embedders leave such tokens out. */
 bool mg_token_is_number(const char *tok, size_t len);
+
+/* Counting a few tokens in texts, as mg_tokenize yields them (each word and
+ * each of its parts that equals one counts 1), without a call per token:
+ * the file-level ranking counts the query's words in a file's text
+ * (search/filerank_whole.c). toks are lowercased tokens, kept by the
+ * caller while the counter is used. */
+#define MG_COUNT_TOKENS 64
+#define MG_COUNT_SLOTS 128 /* > 2 * MG_COUNT_TOKENS */
+#define MG_COUNT_FIRSTS 4  /* first letters searched for sixteen bytes at a time, at most */
+struct mg_token_counter {
+    const char *tok[MG_COUNT_TOKENS];
+    unsigned char len[MG_COUNT_TOKENS];
+    signed char slot[MG_COUNT_SLOTS]; /* a token's index by its hash, -1 none */
+    uint64_t lens;                    /* bit l - 1: a token is l bytes long */
+    uint64_t first[4];                /* bit b: a token starts with byte b */
+    size_t n;
+};
+/* 0, or -1 (more than MG_COUNT_TOKENS, or a token empty or over MG_TOKEN_MAX). */
+int mg_token_counter_init(struct mg_token_counter *c, const char *const *toks, const size_t *lens, size_t n);
+/* Add the occurrences in text[0..len) of the tokens in which (bit k:
+ * toks[k]) to their counts[k]; the others are not looked for. The fewer
+ * letters those tokens start with, the faster (up to MG_COUNT_FIRSTS, the
+ * text is searched sixteen bytes at a time for them, and only the words
+ * holding one are split): a caller that knows which tokens a text may hold
+ * names only those. */
+void mg_token_count(const struct mg_token_counter *c, uint64_t which, const char *text, size_t len,
+                    double *counts);
 
 struct mg_buf;
 

@@ -30,6 +30,7 @@ int mg_parse_weights(const char *s, double w[6]);
 /* Ranking signals (config rank_off, search/filerank.c) */
 #define MG_RANK_ROLES 1u /* tests, docs and other non-source files below source */
 #define MG_RANK_FILES 2u /* a file's chunks summed into its score */
+#define MG_RANK_COUNTS 4u /* the files scored whole scored again by their words' counts in their text */
 #define MG_RANK_WHOLE 8u /* files scored whole (BM25 over every file holding a query word), fused with the pool's */
 #define MG_RANK_TIERS 16u /* a common word's rows with it in a symbol ranked first (the same answer, sooner) */
 #define MG_RANK_ONE_CALL 32u /* a one-word expression ranked in one call, not a row at a time (the same, sooner) */
