@@ -52,8 +52,8 @@ void mg__repo_release(struct mg__repo *r)
 {
     mg_chunkset_unref(r->chunks);
     r->chunks = NULL;
-    free(r->text);
-    r->text = NULL;
+    for (size_t k = 0; k < r->ntexts; k++) free(r->texts[k].text);
+    r->ntexts = r->texts_bytes = 0;
     for (size_t k = 0; k < r->terms.ntok; k++) free(r->terms.tok[k]);
     free(r->terms.tok);
     r->terms.tok = NULL;
@@ -65,13 +65,12 @@ void mg__repo_release(struct mg__repo *r)
 
 int mg__file_text(struct mg__repo *r, int64_t id, const char **text, size_t *len)
 {
-    if (r->text && r->text_id == id) {
-        *text = r->text;
-        *len = r->text_len;
-        return 0;
-    }
-    free(r->text);
-    r->text = NULL;
+    for (size_t k = 0; k < r->ntexts; k++)
+        if (r->texts[k].id == id) {
+            *text = r->texts[k].text;
+            *len = r->texts[k].len;
+            return 0;
+        }
     struct mg_idx_cur c;
     struct mg_idx_row row;
     if (mg_idx_file_by_id(r->d, id, MG_IDX_TEXT, &c, r->err) != 0) return -1;
@@ -80,14 +79,23 @@ int mg__file_text(struct mg__repo *r, int64_t id, const char **text, size_t *len
         mg_idx_done(&c);
         return got == 0 ? 1 : mg_db_error(r->d, "read file text", r->err);
     }
-    int rc = mg_idx_text(&row, MAX_FILE_TEXT, &r->text, &r->text_len);
+    char *t;
+    size_t n;
+    int rc = mg_idx_text(&row, MAX_FILE_TEXT, &t, &n);
     mg_idx_done(&c);
     if (rc != 0)
         return mg_err_set(r->err, MG_E_DB, "stored text of a file in repo '%s' is corrupt; index the repo again",
                           r->repo->id);
-    r->text_id = id;
-    *text = r->text;
-    *len = r->text_len;
+    /* the oldest go first, while the texts are too many or too large with this one */
+    while (r->ntexts > 0 && (r->ntexts == MG__TEXTS || r->texts_bytes + n > MG__TEXTS_BYTES)) {
+        r->texts_bytes -= r->texts[0].len;
+        free(r->texts[0].text);
+        memmove(r->texts, r->texts + 1, --r->ntexts * sizeof(r->texts[0]));
+    }
+    r->texts[r->ntexts++] = (struct mg__text){id, t, n};
+    r->texts_bytes += n;
+    *text = t;
+    *len = n;
     return 0;
 }
 /* Byte offset of the start of line `line` (1-based) at or after `from`, which

@@ -22,6 +22,8 @@
 #include "store/indexdb.h"
 
 #define MAX_FILE_TEXT (64u << 20)
+#define MG__TEXTS 24                /* stored texts a search keeps unpacked, at most ... */
+#define MG__TEXTS_BYTES (16u << 20) /* ... and bytes (a text larger is kept alone)      */
 #define LEX_TIES_MAX 64 /* rows tied with the last one a list may read past its limit (lexical.c) */
 
 /* A query word a hit's lines are matched by: its whole form and its parts
@@ -54,9 +56,13 @@ struct mg__repo {
     struct mg_filter filter;
     struct mg_err *err;
     struct mg_chunkset *chunks;    /* the filter's chunks, once a search needs them */
-    int64_t text_id;               /* the file whose stored text is cached (mg__file_text) */
-    char *text;
-    size_t text_len;
+    struct mg__text {              /* files' stored texts, unpacked (mg__file_text): the whole-file
+                                    * list's second pass reads the files the hits then show */
+        int64_t id;
+        char *text;
+        size_t len;
+    } texts[MG__TEXTS];
+    size_t ntexts, texts_bytes; /* (oldest first) */
     struct mg__terms terms;
     bool whole_read;               /* lexical or hybrid search: files scored whole (filerank_whole.c) */
 };
@@ -67,9 +73,10 @@ void mg__repo_release(struct mg__repo *r);
 
 /* A new zeroed hit at the end of r (NULL: out of memory). */
 struct mg_hit *mg__hit_new(struct mg_results *r);
-/* The stored text of file id (cached for consecutive hits in one file).
- * 0, 1 when the file is no longer in the index (a re-index removed or
- * replaced it after the caller found its id), or -1 (r->err). */
+/* The stored text of file id (the last MG__TEXTS read kept, within
+ * MG__TEXTS_BYTES; valid until the next call). 0, 1 when the file is no
+ * longer in the index (a re-index removed or replaced it after the caller
+ * found its id), or -1 (r->err). */
 int mg__file_text(struct mg__repo *r, int64_t id, const char **text, size_t *len);
 /* Lines [first, last] of t as a snippet (each cut to a line's maximum);
  * from is the start of line from_line. NULL: out of memory. */
