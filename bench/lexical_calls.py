@@ -16,7 +16,7 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def main():
-    if len(sys.argv) < 2:
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help") or not os.path.isdir(sys.argv[1]):
         raise SystemExit(__doc__)
     home = sys.argv[1]
     binary = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "build", "memgate")

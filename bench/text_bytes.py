@@ -3,6 +3,8 @@
 # Usage: python3 bench/text_bytes.py MEMGATE_HOME REPO_DIR (REPO_DIR indexed in MEMGATE_HOME; the memgate
 # binary: $MEMGATE_BIN, default build/memgate). It stores 12 notes in the repo.
 import json, subprocess, sys, os
+if len(sys.argv) < 3 or not os.path.isdir(sys.argv[1]) or not os.path.isdir(sys.argv[2]):
+    raise SystemExit("usage: python3 bench/text_bytes.py MEMGATE_HOME REPO_DIR (both directories; the top of this file says more)")
 home=sys.argv[1]; cwd=sys.argv[2]
 env = dict(os.environ, MEMGATE_HOME=home)
 p = subprocess.Popen([os.environ.get('MEMGATE_BIN', os.path.abspath('build/memgate')), 'mcp', '--repo', '.'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, text=True, cwd=cwd)
