@@ -69,6 +69,8 @@ struct term {
 struct terms {
     struct term v[WHOLE_TERMS];
     size_t n;
+    double files;   /* the index's files (score's, for the IDFs) */
+    unsigned asked; /* the roles the query names (mg_roles_asked) */
 };
 
 static int term_cb(void *ctx, const char *tok, size_t len, size_t start, size_t end, bool colocated)
@@ -238,7 +240,19 @@ static int group(struct mg__repo *r, const struct posting *p, size_t np, struct 
     return 0;
 }
 
-/* Each file's BM25 (weighed by role) and best chunk. */
+/* File f's BM25 over the words' frequencies tf[0..t->n) and its length dl
+ * against avgdl, weighed by its role (0, no role indexed: taken as source). */
+static double bm25(const struct terms *t, const double *tf, double dl, double avgdl, const struct wfile *f,
+                   unsigned off)
+{
+    double s = 0, norm = K1 * (1 - B + B * dl / avgdl);
+    for (size_t k = 0; k < t->n; k++)
+        if (tf[k] > 0) s += t->v[k].idf * tf[k] * (K1 + 1) / (tf[k] + norm);
+    int role = (f->flags & MG_FILE_ROLE_MASK) >> MG_FILE_ROLE_SHIFT;
+    return role ? mg__role_weigh(s, role, NULL, t->asked, off) : s;
+}
+
+/* Each file's BM25 (weighed by role) and best chunk; t's IDFs, files and asked. */
 static void score(struct mg__repo *r, unsigned off, const struct posting *p, struct terms *t, struct wfile *fv,
                   size_t nf)
 {
@@ -246,14 +260,14 @@ static void score(struct mg__repo *r, unsigned off, const struct posting *p, str
      * whole run's); counting the table costs 4 ms a query on Linux's 78,000 files */
     uint64_t nfiles = (uint64_t)mg_db_meta_int(r->d, "files", 0);
     if (nfiles == 0) mg_idx_totals(r->d, &nfiles, NULL, NULL, NULL);
-    double n = nfiles > 0 ? (double)nfiles : 1, maxseq = (double)mg_chunk_seq(mg_idx_chunk_max(r->d));
+    double n = t->files = nfiles > 0 ? (double)nfiles : 1, maxseq = (double)mg_chunk_seq(mg_idx_chunk_max(r->d));
     double avgdl = (maxseq + 1) / n;
     if (avgdl < 1) avgdl = 1;
     for (size_t k = 0; k < t->n; k++) {
         double df = (double)t->v[k].files;
         t->v[k].idf = log(1 + (n - df + 0.5) / (df + 0.5));
     }
-    unsigned asked = mg_roles_asked(r->q->query);
+    t->asked = mg_roles_asked(r->q->query);
     for (size_t i = 0; i < nf; i++) {
         struct wfile *f = &fv[i];
         double tf[WHOLE_TERMS] = {0}, dl = (double)(mg_chunk_seq(f->hi) - mg_chunk_seq(f->lo) + 1), best = -1;
@@ -267,12 +281,7 @@ static void score(struct mg__repo *r, unsigned off, const struct posting *p, str
             if (w > best) best = w, f->best = p[j].id;
             j = e;
         }
-        if (dl < 1) dl = 1;
-        double s = 0, norm = K1 * (1 - B + B * dl / avgdl);
-        for (size_t k = 0; k < t->n; k++)
-            if (tf[k] > 0) s += t->v[k].idf * tf[k] * (K1 + 1) / (tf[k] + norm);
-        int role = (f->flags & MG_FILE_ROLE_MASK) >> MG_FILE_ROLE_SHIFT;
-        f->score = role ? mg__role_weigh(s, role, NULL, asked, off) : s; /* (0: no role indexed, taken as source) */
+        f->score = bm25(t, tf, dl < 1 ? 1 : dl, avgdl, f, off);
     }
 }
 
@@ -316,15 +325,13 @@ static int rescore(struct mg__repo *r, unsigned off, const struct posting *p, co
 {
     qsort(fv, *nf, sizeof(*fv), cmp_wfile);
     size_t n = *nf < RESCORE ? *nf : RESCORE, kept = 0;
-    double files = (double)mg_db_meta_int(r->d, "files", 0), bytes = (double)mg_db_meta_int(r->d, "bytes", 0);
-    double avgdl = files > 0 && bytes > 0 ? bytes / files : 0;
+    double bytes = (double)mg_db_meta_int(r->d, "bytes", 0), avgdl = bytes > 0 ? bytes / t->files : 0;
     const char *toks[WHOLE_TERMS];
     size_t lens[WHOLE_TERMS];
     for (size_t k = 0; k < t->n; k++) toks[k] = t->v[k].expr + 1, lens[k] = strlen(toks[k]) - 1; /* "tok" */
     struct mg_token_counter c;
     if (mg_token_counter_init(&c, toks, lens, t->n) != 0) return 0; /* (cannot happen: term_cb's words fit) */
     double tf[WHOLE_TERMS];
-    unsigned asked = mg_roles_asked(r->q->query);
     for (size_t i = 0; i < n; i++) {
         const char *text;
         size_t len;
@@ -332,11 +339,8 @@ static int rescore(struct mg__repo *r, unsigned off, const struct posting *p, co
         if (got < 0) return -1;
         if (got > 0) continue;
         if (count_words(r, p, &fv[i], text, len, &c, tf) != 0) return -1;
-        double dl = len > 0 ? (double)len : 1, norm = K1 * (1 - B + B * dl / (avgdl > 0 ? avgdl : dl)), s = 0;
-        for (size_t k = 0; k < t->n; k++)
-            if (tf[k] > 0) s += t->v[k].idf * tf[k] * (K1 + 1) / (tf[k] + norm);
-        int role = (fv[i].flags & MG_FILE_ROLE_MASK) >> MG_FILE_ROLE_SHIFT;
-        fv[i].score = role ? mg__role_weigh(s, role, NULL, asked, off) : s;
+        double dl = len > 0 ? (double)len : 1;
+        fv[i].score = bm25(t, tf, dl, avgdl > 0 ? avgdl : dl, &fv[i], off);
         fv[kept++] = fv[i];
     }
     *nf = kept;

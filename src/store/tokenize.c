@@ -19,10 +19,13 @@
 
 /* ---- 1. tokens ----------------------------------------------------------- */
 
-static inline bool is_word(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
-}
+/* byte classes: a word byte (ASCII letters, digits, '_', bytes >= 0x80), and what makes a word have parts */
+enum { C_WORD = 1, C_SPLIT = 2 /* '_' or an upper-case letter */ };
+static const unsigned char byte_class[256] = {
+    ['0' ... '9'] = C_WORD, ['a' ... 'z'] = C_WORD, ['A' ... 'Z'] = C_WORD | C_SPLIT, ['_'] = C_WORD | C_SPLIT,
+    [0x80 ... 0xff] = C_WORD,
+};
+static inline bool is_word(unsigned char c) { return byte_class[c] & C_WORD; }
 static inline bool is_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
 static inline bool is_lower(unsigned char c) { return c >= 'a' && c <= 'z'; }
 static inline char lower(unsigned char c) { return (char)(is_upper(c) ? c + 32 : c); }
@@ -76,13 +79,27 @@ static int emit_word(const char *w, size_t n, size_t off, mg_token_cb cb, void *
     return 0;
 }
 
+/* The next word of t[0..len) at or after *i: its start, *i its end (both len: none); *seen its bytes'
+ * classes or'ed. */
+static size_t next_word(const char *text, size_t len, size_t *i, unsigned *seen)
+{
+    const unsigned char *t = (const unsigned char *)text;
+    size_t k = *i;
+    while (k < len && !is_word(t[k])) k++;
+    size_t s = k;
+    unsigned m = 0;
+    while (k < len && is_word(t[k])) m |= byte_class[t[k++]];
+    *i = k;
+    *seen = m;
+    return s;
+}
+
 static int tokenize(const char *text, size_t len, mg_token_cb cb, void *ctx, bool whole_only)
 {
     size_t i = 0;
+    unsigned seen;
     while (i < len) {
-        while (i < len && !is_word((unsigned char)text[i])) i++;
-        size_t s = i;
-        while (i < len && is_word((unsigned char)text[i])) i++;
+        size_t s = next_word(text, len, &i, &seen);
         if (i > s) {
             int rc = emit_word(text + s, i - s, s, cb, ctx, whole_only);
             if (rc) return rc;
@@ -156,13 +173,6 @@ static inline void count_one(const struct mg_token_counter *c, uint64_t which, c
     }
 }
 
-/* byte classes for mg_token_count: a word byte (is_word), and what makes a word have parts */
-enum { C_WORD = 1, C_SPLIT = 2 /* '_' or an upper-case letter */ };
-static const unsigned char byte_class[256] = {
-    ['0' ... '9'] = C_WORD, ['a' ... 'z'] = C_WORD, ['A' ... 'Z'] = C_WORD | C_SPLIT, ['_'] = C_WORD | C_SPLIT,
-    [0x80 ... 0xff] = C_WORD,
-};
-
 /* Count the word w[0..n) (its whole form and its parts); seen: its bytes' classes or'ed. */
 static void count_word(const struct mg_token_counter *c, uint64_t which, const char *w, size_t n, unsigned seen,
                        double *counts)
@@ -177,13 +187,10 @@ static void count_word(const struct mg_token_counter *c, uint64_t which, const c
 static void count_all(const struct mg_token_counter *c, uint64_t which, const char *text, size_t len,
                       double *counts)
 {
-    const unsigned char *t = (const unsigned char *)text;
     size_t i = 0;
+    unsigned seen;
     while (i < len) {
-        while (i < len && !(byte_class[t[i]] & C_WORD)) i++;
-        size_t s = i;
-        unsigned seen = 0;
-        while (i < len && (byte_class[t[i]] & C_WORD)) seen |= byte_class[t[i++]];
+        size_t s = next_word(text, len, &i, &seen);
         if (i > s) count_word(c, which, text + s, i - s, seen, counts);
     }
 }
@@ -218,8 +225,8 @@ static void count_sparse(const struct mg_token_counter *c, uint64_t which, const
             if (i < done) continue;
             size_t s = i, e = i;
             unsigned seen = 0;
-            while (s > done && (byte_class[t[s - 1]] & C_WORD)) seen |= byte_class[t[--s]];
-            while (e < len && (byte_class[t[e]] & C_WORD)) seen |= byte_class[t[e++]];
+            while (s > done && is_word(t[s - 1])) seen |= byte_class[t[--s]];
+            while (e < len && is_word(t[e])) seen |= byte_class[t[e++]];
             count_word(c, which, text + s, e - s, seen, counts); /* (t[i] is a word byte: a token's first) */
             done = e;
         }
