@@ -11,7 +11,8 @@
  *    server's first calls read its index from disk and fill its caches).
  *    Prints requests/s, p50/p99 latency and errors (an HTTP status
  *    other than 200, a JSON-RPC error or an isError result); with --pid,
- *    the server's CPU time per call (from /proc/PID/stat).
+ *    the server's CPU time per call (from /proc/PID/stat) and its peak
+ *    RSS so far (VmHWM of /proc/PID/status).
  * 2. With --idle N and --pid PID: opens N more sessions (initialize only),
  *    and prints the server's RSS growth per session (from /proc/PID/status).
  *
@@ -183,14 +184,16 @@ static int cmp_d(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static long rss_kb(int pid)
+/* A field of /proc/PID/status in kB ("VmRSS:", "VmHWM:"); -1 when unread. */
+static long status_kb(int pid, const char *key)
 {
     char p[64], line[256];
     snprintf(p, sizeof(p), "/proc/%d/status", pid);
     FILE *f = fopen(p, "r");
     long kb = -1;
+    size_t kl = strlen(key);
     while (f && fgets(line, sizeof(line), f))
-        if (strncmp(line, "VmRSS:", 6) == 0) kb = atol(line + 6);
+        if (strncmp(line, key, kl) == 0) kb = atol(line + kl);
     if (f) fclose(f);
     return kb;
 }
@@ -291,6 +294,7 @@ int main(int argc, char **argv)
                errors);
         if (cpu0 >= 0 && cpu1 >= 0 && total)
             printf("server_cpu_s %.2f\ncpu_ms_per_call %.2f\n", cpu1 - cpu0, (cpu1 - cpu0) * 1e3 / (double)total);
+        if (pid > 0) printf("server_peak_rss_kb %ld\n", status_kb(pid, "VmHWM:"));
         for (int i = 0; i < nsess; i++)
             if (w[i].errors) {
                 fprintf(stderr, "mcp_load: first error: %s\n", w[i].first_error);
@@ -301,11 +305,11 @@ int main(int argc, char **argv)
 
     if (idle > 0 && pid > 0) {
         CURL *c = curl_easy_init();
-        long before = rss_kb(pid);
+        long before = status_kb(pid, "VmRSS:");
         int ok = 0;
         char sid[160];
         for (int i = 0; i < idle; i++) ok += open_session(c, sid) == 0;
-        long after = rss_kb(pid);
+        long after = status_kb(pid, "VmRSS:");
         curl_easy_cleanup(c);
         printf("idle_sessions %d\nidle_ok %d\nrss_before_kb %ld\nrss_after_kb %ld\nbytes_per_session %.0f\n", idle,
                ok, before, after, ok ? (after - before) * 1024.0 / ok : 0);

@@ -16,7 +16,9 @@
 #     load not counted, in search_code's default mode, then in lexical mode:
 #     calls per second, p50/p99 latency, errors, the server's CPU ms per
 #     call (its /proc/PID/stat over the counted calls: on a loaded machine
-#     the figure that holds, where calls per second follow the load);
+#     the figure that holds, where calls per second follow the load), and
+#     the server's peak RSS (VmHWM) at the end of the default-mode run: the
+#     served index with its vectors loaded (issue 39: <= 500 MB);
 #   - one session alone for 10 s: the latency of a call with no contention.
 # Prints a Markdown section with the medians and the ratio to the baseline.
 set -euo pipefail
@@ -133,6 +135,7 @@ for s in $SESSIONS; do
   row "latency p50 (ms), $s sessions" "load$s" p50_ms
   row "latency p99 (ms), $s sessions" "load$s" p99_ms
   row "server CPU per call (ms), $s sessions" "load$s" cpu_ms_per_call
+  row "server peak RSS (kB), $s sessions (vectors loaded)" "load$s" server_peak_rss_kb
   row "calls per second, $s sessions, mode lexical" "lexical$s" rps
   row "latency p50 (ms), $s sessions, mode lexical" "lexical$s" p50_ms
   row "latency p99 (ms), $s sessions, mode lexical" "lexical$s" p99_ms

@@ -4,6 +4,8 @@
 
 #include <sqlite3.h>
 
+#include <pthread.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -11,9 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "index/watch.h"
 #include "store/catalog.h"
 #include "store/repostate.h"
 #include "store/settings.h"
+#include "util/clock.h"
 #include "util/config.h"
 
 static struct mg_db *new_db(char *path, size_t cap)
@@ -332,4 +336,83 @@ TEST(catalog_keeps_a_repo_whose_index_cannot_be_read_for_a_moment)
     err = (struct mg_err){0};
     ASSERT_EQ_INT(mg_catalog_read_local(bare, &again, &err), -1);
     ASSERT_CONTAINS(err.msg, "has no repo id");
+}
+
+/* the watcher's runs, told by its hook */
+struct runs {
+    pthread_mutex_t mu;
+    int n;
+};
+
+static void ran(void *arg, const char *tenant, const char *repo, long long files, long long changed)
+{
+    (void)tenant, (void)repo, (void)files, (void)changed;
+    struct runs *r = arg;
+    pthread_mutex_lock(&r->mu);
+    r->n++;
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* Wait up to s seconds for a run after the n-th; false when none came. */
+static bool run_after(struct runs *r, int n, double s)
+{
+    double until = mg_clock_s() + s;
+    pthread_mutex_lock(&r->mu);
+    while (r->n <= n && mg_clock_s() < until) {
+        pthread_mutex_unlock(&r->mu);
+        usleep(2000);
+        pthread_mutex_lock(&r->mu);
+    }
+    bool got = r->n > n;
+    pthread_mutex_unlock(&r->mu);
+    return got;
+}
+
+/* A save is a few events within milliseconds: its batch runs once the repo
+ * has been quiet for WATCH_QUIET_EDIT_MS, not the WATCH_QUIET_MS a stream
+ * of changes waits (a fixed WATCH_QUIET_MS makes every edit wait at least
+ * that long, so the fastest of five would not be under it). */
+TEST(watcher_runs_an_edit_without_waiting_as_for_a_stream)
+{
+    const char *home = mg_t_tmpdir();
+    char repo[4200];
+    snprintf(repo, sizeof(repo), "%s/src", mg_t_tmpdir());
+    mg_t_write_str(repo, "a.c", "int a(void) { return 1; }\n");
+    struct mg_t_out o = MG_RUN(NULL, home, "index", repo, "--name", "quick");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+
+    struct mg_config c;
+    mg_t_config_defaults(&c);
+    snprintf(c.home, sizeof(c.home), "%s", home);
+    struct runs r = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    struct mg_watch_hook hook = {.ran = ran, .arg = &r};
+    struct mg_watcher *w = NULL;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_watcher_start(&c, &hook, &w, &err), 0);
+    /* watching once its first run (what changed while nobody watched) is done */
+    ASSERT(run_after(&r, 0, 30));
+    double best = 1e9;
+    for (int i = 0; i < 5; i++) {
+        pthread_mutex_lock(&r.mu);
+        int n = r.n;
+        pthread_mutex_unlock(&r.mu);
+        char line[64];
+        snprintf(line, sizeof(line), "int e%d(void) { return %d; }\n", i, i);
+        char *old = mg_t_read(repo, "a.c");
+        ASSERT(old);
+        size_t ol = strlen(old);
+        char *all = malloc(ol + strlen(line) + 1);
+        memcpy(all, old, ol);
+        strcpy(all + ol, line);
+        double t0 = mg_clock_s();
+        mg_t_write_str(repo, "a.c", all);
+        ASSERT(run_after(&r, n, 30));
+        double took = mg_clock_s() - t0;
+        if (took < best) best = took;
+        free(old);
+        free(all);
+    }
+    mg_watcher_stop(w);
+    if (best * 1000 >= WATCH_QUIET_MS) FAIL("the fastest of five edits ran after %.0f ms", best * 1000);
 }

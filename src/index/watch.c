@@ -2,7 +2,7 @@
  *
  * One thread: it polls the inotify descriptor and an eventfd that stops it,
  * turns events into root-relative paths per repo, and runs a repo's batch
- * once the repo has been quiet for WATCH_QUIET_MS. Housekeeping on the same
+ * once the repo has been quiet (quiet_s). Housekeeping on the same
  * thread: the catalog and the repos' settings every WATCH_RESCAN_S seconds,
  * leases, polling repos, the state in each repo's meta.
  *
@@ -467,6 +467,13 @@ static void rescan(struct mg_watcher *w)
     }
 }
 
+/* How long the repo must have been quiet before its batch runs (watch.h):
+ * short for an edit, longer for a stream of changes or a full run. */
+static double quiet_s(const struct repo *r)
+{
+    return (r->full || r->nbatch > WATCH_EDIT_PATHS ? WATCH_QUIET_MS : WATCH_QUIET_EDIT_MS) / 1000.0;
+}
+
 /* Milliseconds until the next thing to do. */
 static int housekeeping(struct mg_watcher *w)
 {
@@ -482,7 +489,7 @@ static int housekeeping(struct mg_watcher *w)
         }
         if (r->state == POLLING && r->next_poll < next) next = r->next_poll;
         if (r->first) {
-            double due = r->last + WATCH_QUIET_MS / 1000.0, cap = r->first + WATCH_MAX_WAIT_MS / 1000.0;
+            double due = r->last + quiet_s(r), cap = r->first + WATCH_MAX_WAIT_MS / 1000.0;
             if (cap < due) due = cap;
             if (r->retry_at > due) due = r->retry_at;
             if (mg_clock_s() >= due) run(w, r, r->full);

@@ -8,9 +8,14 @@
  *     submodule and, outside git, dependency and cache directories left out),
  *     new directories added as they appear;
  *   - the changed paths are collected per repo and indexed as one batch when
- *     the repo has been quiet for WATCH_QUIET_MS (or WATCH_MAX_WAIT_MS after
- *     the first change: a `git checkout` of 5,000 files is a few batches, not
- *     5,000 runs), with everything indexing does (mg_index_run with paths);
+ *     the repo has been quiet for WATCH_QUIET_EDIT_MS while the batch holds
+ *     at most WATCH_EDIT_PATHS paths (a save is a few events within a few
+ *     milliseconds: write, or a temporary file and a rename), for
+ *     WATCH_QUIET_MS once it holds more (a checkout, a build: a stream of
+ *     events, where waiting makes one run of many), and at most
+ *     WATCH_MAX_WAIT_MS after the first change (a `git checkout` of 5,000
+ *     files is a few batches, not 5,000 runs), with everything indexing does
+ *     (mg_index_run with paths);
  *   - a change to a .gitignore, an event queue overflow or a batch of more
  *     than WATCH_MAX_BATCH paths is one full run;
  *   - when the kernel's watch limit (fs.inotify.max_user_watches) is
@@ -33,6 +38,8 @@
 #include "util/config.h"
 #include "util/err.h"
 
+#define WATCH_QUIET_EDIT_MS 30
+#define WATCH_EDIT_PATHS 4
 #define WATCH_QUIET_MS 150
 #define WATCH_MAX_WAIT_MS 2000
 #define WATCH_MAX_BATCH 20000
