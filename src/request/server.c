@@ -1,6 +1,7 @@
 /* server.c — see server.h. */
 #include "request/server.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,10 @@ int mg_server_open(struct mg_server *srv, const struct mg_config *cfg, unsigned 
 {
     memset(srv, 0, sizeof(*srv));
     srv->cfg = *cfg;
+    /* A daemon's large blocks (a file's text, a search's lists) are mapped and unmapped: glibc would
+     * otherwise raise its threshold as they are freed and keep them in the arena of whichever of the
+     * many request threads freed them (a served kernel: 530 -> 411 MB anonymous under load) */
+    mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
     int64_t ttl = flags & MG_SERVER_NO_TTL ? 0 : (int64_t)cfg->session_ttl * 1000;
     if (!(srv->sessions = mg_sessions_new(ttl))) {
         mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the session registry");

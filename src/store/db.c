@@ -200,16 +200,21 @@ int mg_db_open(const char *path, int flags, struct mg_db **out, struct mg_err *e
     snprintf(d->path, sizeof(d->path), "%s", path);
     bool ro = flags & MG_DB_READONLY;
     /* Debian builds SQLite with SECURE_DELETE, which zeroes every freed page:
-     * a cost we do not need (the file is 0600 and rewritten constantly). */
+     * a cost we do not need (the file is 0600 and rewritten constantly). No
+     * memory map: the pages a handle reads through one stay in the process's
+     * RSS (432 MB of a served kernel's 993 MB under load, 264 MB of a
+     * watcher's first run), where reads from the kernel's page cache cost the
+     * same CPU per call (bench/mcp_load.sh; docs/benchmarks.md, issue 39). A
+     * read-only handle (a server keeps several per repo) caches 16 MiB. */
     struct mg_sqlite_spec spec = {
         .what = "index",
         .create = flags & MG_DB_CREATE,
         .readonly = ro,
         .missing = MG_E_REPO_NOT_FOUND,
-        .pragmas = ro ? "PRAGMA secure_delete=OFF; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;"
-                        "PRAGMA mmap_size=268435456;"
+        .pragmas = ro ? "PRAGMA secure_delete=OFF; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-16384;"
+                        "PRAGMA mmap_size=0;"
                       : "PRAGMA secure_delete=OFF; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;"
-                        "PRAGMA mmap_size=268435456; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+                        "PRAGMA mmap_size=0; PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         .setup = setup,
         .migrations = migrations,
         .version = MG_SCHEMA_VERSION,

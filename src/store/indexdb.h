@@ -381,8 +381,8 @@ int mg_idx_files_without_refs(struct mg_db *d, struct mg_idx_cur *c, struct mg_e
  * bounded whatever the page cache). */
 int mg_idx_name_index(struct mg_db *d, bool on, struct mg_err *err);
 /* A run's settings on its handle: no checkpoint at commits (the run makes
- * one at its end, mg_idx_checkpoint), no memory map (what it reads stays
- * out of its RSS); sorts may use helper threads. */
+ * one at its end, mg_idx_checkpoint); sorts may use helper threads. (No
+ * handle has a memory map: mg_db_open.) */
 void mg_idx_bulk(struct mg_db *d);
 void mg_idx_sort_threads(struct mg_db *d, int n);
 void mg_idx_checkpoint(struct mg_db *d);

@@ -186,10 +186,10 @@ int mg_idx_name_index(struct mg_db *d, bool on, struct mg_err *err)
     return rc;
 }
 
-/* No memory map on a run's handle: the closing merge (mg_idx_words_optimize)
- * reads the whole word index, and through the map Linux's first run held
- * up to 232 MB of the file's pages beside its heap (its peak: 851 MB). */
-void mg_idx_bulk(struct mg_db *d) { sqlite3_exec(d->db, "PRAGMA wal_autocheckpoint=0; PRAGMA mmap_size=0", NULL, NULL, NULL); }
+/* (No memory map, as on every handle: the closing merge, mg_idx_words_optimize,
+ * reads the whole word index, and through a map Linux's first run held up to
+ * 232 MB of the file's pages beside its heap, its peak 851 MB.) */
+void mg_idx_bulk(struct mg_db *d) { sqlite3_exec(d->db, "PRAGMA wal_autocheckpoint=0", NULL, NULL, NULL); }
 
 void mg_idx_sort_threads(struct mg_db *d, int n) { sqlite3_limit(d->db, SQLITE_LIMIT_WORKER_THREADS, n); }
 
