@@ -186,6 +186,99 @@ static int loosen(struct mg_buf *out, const char *re)
     return mg_buf_add(out, "", 1);
 }
 
+/* The length of the UTF-8 character led by byte c (1 for ASCII or a stray byte). */
+static size_t char_len(unsigned char c) { return c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1; }
+
+/* A class of a loosened pattern, from just after its '[' (p) to past its ']' (*end), written for a
+ * byte-wise scan: a positive class whose members beyond ASCII are single characters (the case pairs
+ * loosen writes) becomes an alternation of them and a class of the rest, which matches exactly what
+ * it did; a negated class loses its members beyond ASCII, and a positive one with a range of them
+ * takes every byte beyond ASCII (a range of characters is no range of bytes). *wide: the result may
+ * take several bytes for one character, so a repeat must follow it. */
+static int byte_class(struct mg_buf *out, const char *p, const char **end, bool *wide)
+{
+    bool neg = *p == '^';
+    if (neg) p++;
+    struct mg_buf rest, alts; /* the ASCII members; the alternatives beyond ASCII */
+    mg_buf_init(&rest, 4096);
+    mg_buf_init(&alts, 4096);
+    bool high = false, ok = true;
+    *wide = neg;
+    for (bool first = true; *p && (*p != ']' || first); first = false) {
+        const char *a = p; /* one member: an escape, a POSIX class, a character; then maybe "-" and another */
+        size_t l = *p == '\\' && p[1] ? 2 : *p == '[' && p[1] == ':' && strstr(p, ":]") ? (size_t)(strstr(p, ":]") - p) + 2
+                                                                                      : char_len((unsigned char)*p);
+        bool w = (unsigned char)*p >= 0x80;
+        if (*p == '\\' && strchr("SWDHVN", p[1])) *wide = true;
+        p += l;
+        if (*p == '-' && p[1] && p[1] != ']') { /* a range */
+            size_t l2 = p[1] == '\\' && p[2] ? 2 : char_len((unsigned char)p[1]);
+            w |= (unsigned char)p[1] >= 0x80;
+            p += 1 + l2;
+            if (w) high = true;
+            else ok &= mg_buf_add(&rest, a, (size_t)(p - a)) == 0;
+            continue;
+        }
+        if (!w) ok &= mg_buf_add(&rest, a, l) == 0;
+        else if (!neg) ok &= mg_buf_adds(&alts, "|") == 0 && mg_buf_add(&alts, a, l) == 0;
+    }
+    if (*p != ']') ok = false;
+    *end = *p ? p + 1 : p;
+    if (high) *wide = true, alts.len = 0; /* every byte beyond ASCII: the class below */
+    bool any = rest.len || high;
+    if (ok && alts.len) ok = mg_buf_add(out, "(?:", 3) == 0 && mg_buf_add(out, alts.p + 1, alts.len - 1) == 0 &&
+                             (!any || mg_buf_adds(out, "|") == 0);
+    if (ok && (any || !alts.len)) {
+        if (neg && !rest.len) ok = mg_buf_adds(out, "[\\x00-\\xff]") == 0; /* nothing left out */
+        else
+            ok = mg_buf_adds(out, neg ? "[^" : "[") == 0 && mg_buf_add(out, rest.p, rest.len) == 0 &&
+                 mg_buf_adds(out, high ? "\\x80-\\xff]" : "]") == 0;
+    }
+    if (ok && alts.len) ok = mg_buf_adds(out, ")") == 0;
+    mg_buf_release(&rest);
+    mg_buf_release(&alts);
+    return ok ? 0 : -1;
+}
+
+/* The loosened pattern re written for Vectorscan without HS_FLAG_UTF8, matching at least every text it
+ * matched as UTF-8: an atom that takes one character beyond ASCII in several bytes (., \S, \W, \D, a
+ * negated class) repeats (+; * where it was optional; {n,} for {n}), classes as byte_class says;
+ * literal characters beyond ASCII are their bytes already. \s, \w, \d and \b are ASCII's in both
+ * (no HS_FLAG_UCP). A byte-wise scan runs faster (about a fifth on docs and headers) and takes text
+ * that is not valid UTF-8. */
+static int bytewise(struct mg_buf *out, const char *re)
+{
+    for (const char *p = re; *p;) {
+        bool wide = false;
+        if (*p == '\\' && p[1]) {
+            wide = strchr("SWDHVN", p[1]) != NULL;
+            if (mg_buf_add(out, p, 2) != 0) return -1;
+            p += 2;
+        } else if (*p == '[') {
+            if (byte_class(out, p + 1, &p, &wide) != 0) return -1;
+        } else {
+            wide = *p == '.';
+            if (mg_buf_add(out, p, 1) != 0) return -1;
+            p++;
+        }
+        if (!wide || *p == '*' || *p == '+') continue;
+        if (*p == '?') {
+            if (mg_buf_adds(out, "*") != 0) return -1;
+            p++;
+        } else if (*p == '{') { /* {n}, {n,} or {n,m}: at least n */
+            char *e;
+            long lo = strtol(p + 1, &e, 10);
+            const char *close = strchr(p, '}');
+            if (!close || e == p + 1) return -1;
+            if (mg_buf_addf(out, "{%ld,}", lo) != 0) return -1;
+            p = close + 1;
+        } else if (mg_buf_adds(out, "+") != 0) {
+            return -1;
+        }
+    }
+    return mg_buf_add(out, "", 1);
+}
+
 static void inj_compile(void)
 {
     mg__inj_tables_init();
@@ -197,16 +290,25 @@ static void inj_compile(void)
         if (mg_lre_init(&inj_re[i], inj_patterns[i].re, INJ_RE_OPTS, PCRE2_JIT_COMPLETE, false, NULL, 0) != 0) goto out;
     unsigned n = 0;
     size_t loose[N_PATTERNS];
+    struct mg_buf lb;
+    mg_buf_init(&lb, 1 << 20);
     for (size_t i = 0; i < N_PATTERNS; i++) {
         loose[i] = hsb.len;
-        if (loosen(&hsb, inj_patterns[i].hs ? inj_patterns[i].hs : inj_patterns[i].re) != 0) goto out;
+        lb.len = 0;
+        if (loosen(&lb, inj_patterns[i].hs ? inj_patterns[i].hs : inj_patterns[i].re) != 0 ||
+            bytewise(&hsb, lb.p) != 0) {
+            mg_buf_release(&lb);
+            goto out;
+        }
     }
+    mg_buf_release(&lb);
     for (size_t i = 0; i < N_PATTERNS; i++) {
         pats[n] = NULL; /* set below, once hsb holds everything */
-        /* prefilter mode, every end reported (each is confirmed). No
-         * HS_FLAG_UCP: Unicode \\s classes make the compile take seconds; the
-         * patterns use \\S for word gaps, so ASCII classes lose nothing */
-        flags[n++] = HS_FLAG_CASELESS | HS_FLAG_UTF8 | HS_FLAG_PREFILTER;
+        /* prefilter mode, every end reported (each is confirmed), bytes
+         * (bytewise). No HS_FLAG_UCP: Unicode \\s classes make the compile
+         * take seconds; the patterns use \\S for word gaps, so ASCII classes
+         * lose nothing */
+        flags[n++] = HS_FLAG_CASELESS | HS_FLAG_PREFILTER;
     }
     size_t rot_at = hsb.len; /* T_ROT13: a mention of ROT13, or an attack word in ROT13 */
     if (mg_buf_adds(&hsb, "rot-?13|caesar|\\b(?:") != 0) goto out;
@@ -219,8 +321,8 @@ static void inj_compile(void)
     if (mg_buf_add(&hsb, ")\\b", 4) != 0) goto out;
     size_t b64_at = hsb.len;
     if (b64_words(&hsb) != 0) goto out; /* T_BASE64's: one alternation of literals */
-    flags[n++] = HS_FLAG_CASELESS | HS_FLAG_UTF8; /* T_ROT13 */
-    flags[n++] = HS_FLAG_UTF8;                    /* T_BASE64: base64 is case-sensitive */
+    flags[n++] = HS_FLAG_CASELESS; /* T_ROT13 */
+    flags[n++] = 0;                /* T_BASE64: base64 is case-sensitive */
     pats[T_BASE64] = hsb.p + b64_at;
     pats[T_ROT13] = hsb.p + rot_at;
     for (size_t i = 0; i < N_PATTERNS; i++) pats[i] = hsb.p + loose[i];
@@ -308,13 +410,13 @@ static pthread_once_t inj_key_once = PTHREAD_ONCE_INIT;
 static void scratch_free(void *p) { hs_free_scratch(p); }
 static void key_init(void) { pthread_key_create(&inj_key, scratch_free); }
 
-/* The MG_INJ_* of what s[0..n) matches; *fold (NULL: not wanted) gets the
- * F_* of what it holds to fold or decode. Without Vectorscan (text that is
- * not valid UTF-8, or no database) every form is tried. */
-static unsigned match(const char *str, size_t n, bool valid, unsigned *fold)
+/* The MG_INJ_* of what s[0..n) matches (valid UTF-8 or not: the database
+ * reads bytes); *fold (NULL: not wanted) gets the F_* of what it holds to
+ * fold or decode. Without Vectorscan (no database) every form is tried. */
+static unsigned match(const char *str, size_t n, unsigned *fold)
 {
     const unsigned char *s = (const unsigned char *)str;
-    if (inj_db && valid && n <= UINT_MAX) {
+    if (inj_db && n <= UINT_MAX) {
         pthread_once(&inj_key_once, key_init);
         if (!inj_scratch && hs_clone_scratch(inj_proto, &inj_scratch) == HS_SUCCESS)
             pthread_setspecific(inj_key, inj_scratch);
@@ -356,8 +458,7 @@ static unsigned match_folded(const char *s, size_t n, unsigned fold, unsigned se
     if (!b) return 0;
     unsigned how = 0, why = 0;
     size_t m = mg_injection_normalise(s, n, b, &how);
-    bool valid = mg_utf8_valid_prefix(b, m) == m;
-    if (how) why = match(b, m, valid, NULL);
+    if (how) why = match(b, m, NULL);
     if (why) why |= how;
     why |= hidden_cue(why, seen);
     if (!flagged(why | seen) && (fold & MG__FOLD_ROT13)) {
@@ -366,20 +467,20 @@ static unsigned match_folded(const char *s, size_t n, unsigned fold, unsigned se
             unsigned char c = (unsigned char)b[i];
             if (MG__IS(c, MG__C_ALPHA)) b[i] = (char)(r13[(c | 0x20) - 'a'] & ~(c & 0x20 ? 0 : 0x20));
         }
-        unsigned rot = match(b, m, valid, NULL);
+        unsigned rot = match(b, m, NULL);
         if (rot) why |= rot | MG_INJ_ROT13 | how | hidden_cue(rot, seen);
     }
     if (!flagged(why | seen) && (how & MG_INJ_SPACED)) { /* spaced runs again, their paths and URLs kept */
         unsigned h2 = 0;
         size_t m2 = mg__inj_normalise_pieces(s, n, b, &h2, true);
-        unsigned sp = match(b, m2, mg_utf8_valid_prefix(b, m2) == m2, NULL);
+        unsigned sp = match(b, m2, NULL);
         if (sp) why |= sp | h2 | hidden_cue(sp, seen);
     }
     for (unsigned k = 0; k < 2 && !flagged(why | seen); k++) {
         unsigned f = k ? MG__FOLD_HEX : MG__FOLD_BASE64, reason = k ? MG_INJ_HEX : MG_INJ_BASE64;
         if (!(fold & f)) continue;
         size_t d = mg_injection_decode(s, n, b, reason);
-        unsigned dec = d ? match(b, d, true, NULL) : 0;
+        unsigned dec = d ? match(b, d, NULL) : 0;
         if (dec) why |= dec | reason | hidden_cue(dec, seen);
     }
     free(b);
@@ -422,7 +523,7 @@ int mg_injection_check(const char *str, size_t n, struct mg_inj *r)
     mg__inj_prescan((const unsigned char *)str, n, &p);
     if (p.hidden) r->reasons |= MG_INJ_HIDDEN;
     if (inj_ok) {
-        unsigned fold = 0, why = match(str, n, p.valid, &fold);
+        unsigned fold = 0, why = match(str, n, &fold);
         fold |= p.fold;
         if (!flagged(why) && n <= MG_INJECTION_FOLD_MAX && (p.chars || fold)) /* hidden characters alone: fold */
             why |= match_folded(str, n, fold, why);
@@ -443,7 +544,7 @@ static int on_any(unsigned int id, unsigned long long from, unsigned long long t
 int mg__inj_prefilter_miss(const char *s, size_t n)
 {
     pthread_once(&inj_once, inj_compile);
-    if (!inj_ok || n > UINT_MAX || mg_utf8_valid_prefix(s, n) != n) return -1;
+    if (!inj_ok || n > UINT_MAX) return -1;
     uint64_t fired[(N_PATTERNS + 63) / 64] = {0}, all[(N_PATTERNS + 63) / 64];
     hs_scratch_t *scratch = NULL;
     if (hs_clone_scratch(inj_proto, &scratch) != HS_SUCCESS) return -1;

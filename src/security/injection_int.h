@@ -105,16 +105,15 @@ int mg__inj_latin_of(int32_t c);
 
 /* ---- injection.c ---- */
 
-/* For tests: a pattern that PCRE2 finds in s[0..n) (valid UTF-8) and the
- * prefilter database does not report (its loosened form must match more,
- * never less), or -1. */
+/* For tests: a pattern that PCRE2 finds in s[0..n) (UTF-8 or not) and the
+ * prefilter database does not report (its loosened, byte-wise form must
+ * match more, never less), or -1. */
 int mg__inj_prefilter_miss(const char *s, size_t n);
 
 /* ---- injection_prescan.c ---- */
 
 /* What the text as it came holds, in one pass over its bytes. */
 struct mg__inj_pre {
-    bool valid;  /* UTF-8 */
     bool hidden; /* a Unicode tag, a bidi override, or a zero-width run of 3+ */
     bool chars;  /* something folding changes: invisible or combining characters, fullwidth,
                   * mathematical or circled letters, a look-alike letter beside an ASCII one */

@@ -33,8 +33,11 @@ static size_t wide_char(const unsigned char *s, size_t n, size_t i, size_t *zw, 
 {
     int32_t cp;
     size_t l = mg__utf8_next(s + i, n - i, &cp);
-    if (cp < 0) p->valid = false;
-    else if (mg__is_tag(cp) || mg__is_bidi(cp)) p->hidden = p->chars = true;
+    if (cp < 0) { /* not UTF-8: no character to tell of */
+        *zw = 0;
+        return l;
+    }
+    if (mg__is_tag(cp) || mg__is_bidi(cp)) p->hidden = p->chars = true;
     else if (mg__is_zw(cp)) {
         p->chars |= by_letter(s, n, i, l);
         if (++*zw >= 3) p->hidden = true;
@@ -364,7 +367,7 @@ static unsigned __int128 runs(unsigned __int128 v, unsigned step, unsigned count
  * the byte triggers, each candidate the masks give checked at its place. */
 void mg__inj_prescan(const unsigned char *s, size_t n, struct mg__inj_pre *p)
 {
-    *p = (struct mg__inj_pre){.valid = true};
+    *p = (struct mg__inj_pre){0};
     size_t zw = 0, next_wide = 0, last_wide = 0; /* where the next character starts; after the last wide one */
     size_t seen[2] = {SIZE_MAX, SIZE_MAX};       /* the last word leet_word found no attack word in */
     struct blk prev = {0};
