@@ -2,9 +2,11 @@
  * write (issue 38): text as hex bytes the way a C array or an escaped string
  * holds them, and tool calls spoofed as JSON, XML or a model's own call
  * syntax. And the code, API examples and tables that look alike and must
- * stay unflagged. Named injection_* so that `make check T=injection` runs
+ * stay unflagged. And the prefilter's patterns as bytes. Named injection_* so that `make check T=injection` runs
  * them with the detector's other tests.
  */
+#include <hs/hs.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "injection_check.h"
@@ -112,4 +114,71 @@ TEST(injection_role_markers_as_templates_and_updates_write_them)
         "The system prompt is the first message a chat model reads.",
     };
     INJ_UNFLAGGED(benign);
+}
+
+static int hs_hit(unsigned id, unsigned long long from, unsigned long long to, unsigned fl, void *ctx)
+{
+    (void)id, (void)from, (void)to, (void)fl;
+    *(bool *)ctx = true;
+    return 1; /* one is enough */
+}
+
+/* Whether Vectorscan finds pattern re (UTF-8 or bytes) in text. */
+static bool hs_finds(const char *re, bool utf8, const char *text)
+{
+    hs_database_t *db = NULL;
+    hs_compile_error_t *ce = NULL;
+    unsigned fl = HS_FLAG_CASELESS | HS_FLAG_PREFILTER | (utf8 ? HS_FLAG_UTF8 : 0);
+    if (hs_compile(re, fl, HS_MODE_BLOCK, NULL, &db, &ce) != HS_SUCCESS) {
+        char msg[256];
+        snprintf(msg, sizeof(msg), "%s", ce ? ce->message : "?");
+        hs_free_compile_error(ce);
+        FAIL("Vectorscan rejects %s (%s): %s", re, utf8 ? "UTF-8" : "bytes", msg);
+    }
+    hs_scratch_t *sc = NULL;
+    ASSERT(hs_alloc_scratch(db, &sc) == HS_SUCCESS);
+    bool hit = false;
+    hs_scan(db, text, (unsigned)strlen(text), 0, sc, hs_hit, &hit);
+    hs_free_scratch(sc);
+    hs_free_database(db);
+    return hit;
+}
+
+/* The prefilter database reads bytes: each pattern is rewritten so that it
+ * matches every text its UTF-8 form did (injection.c, mg__inj_bytewise),
+ * including forms today's patterns do not use (a range of letters beyond
+ * ASCII, in a class or a negated one; an exact repeat; a '{' that is a
+ * character). Each text holds a character of two or more bytes where the
+ * UTF-8 form takes one. */
+TEST(injection_prefilter_bytes_match_what_utf8_did)
+{
+    static const struct {
+        const char *re, *text;
+    } v[] = {
+        {"x.y", "ab x\xc3\xa9y"},                            /* . over é */
+        {"a\\Sb", "a\xd0\xb6" "b"},                          /* \S over ж */
+        {"a\\Wb", "a\xe2\x80\x94" "b"},                      /* \W over an em dash */
+        {"[^\\n\xe3\x80\x82]*end", "x\xe3\x80\x81y end"},   /* a negated class holding 。 over 、 */
+        {"[^\xce\xb1]z", "\xce\xb2z"},                       /* [^α] over β */
+        {"q[\xd0\x98\xd0\xb8]r", "Q\xd0\xb8r"},              /* [Ии] */
+        {"q[c\xc3\xa7]a", "q\xc3\xa7" "a"},                  /* [cç] */
+        {"[\xd0\xb0-\xd1\x8f]+z", "\xd1\x80\xd0\xb6z"},      /* [а-я]+ over рж (bytes 80 and b6) */
+        {"[^x\xd0\xb0-\xd1\x8f]z", "\xce\xa9z"},             /* [^xа-я] over Ω */
+        {".{2}k", "\xc3\xa9\xc3\xa9k"},                      /* an exact repeat over two é */
+        {"a\\S?b", "a\xd0\xb6" "b"},                         /* optional */
+        {"x.\\{y", "x\xc3\xa9{y"},                           /* an escaped brace */
+    };
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        struct mg_buf b;
+        mg_buf_init(&b, 1 << 16);
+        ASSERT_EQ_INT(mg__inj_bytewise(&b, v[i].re), 0);
+        if (!hs_finds(v[i].re, true, v[i].text)) FAIL("%s: the UTF-8 form misses its text", v[i].re);
+        if (!hs_finds(b.p, false, v[i].text)) FAIL("%s, as bytes %s, misses what the UTF-8 form finds", v[i].re, b.p);
+        mg_buf_release(&b);
+    }
+    /* a class left open is no pattern */
+    struct mg_buf b;
+    mg_buf_init(&b, 1 << 16);
+    ASSERT_EQ_INT(mg__inj_bytewise(&b, "a[bc"), -1);
+    mg_buf_release(&b);
 }

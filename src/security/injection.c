@@ -215,7 +215,7 @@ static int byte_class(struct mg_buf *out, const char *p, const char **end, bool 
             size_t l2 = p[1] == '\\' && p[2] ? 2 : char_len((unsigned char)p[1]);
             w |= (unsigned char)p[1] >= 0x80;
             p += 1 + l2;
-            if (w) high = true;
+            if (w) high |= !neg; /* a negated class takes them by leaving them out */
             else ok &= mg_buf_add(&rest, a, (size_t)(p - a)) == 0;
             continue;
         }
@@ -246,7 +246,7 @@ static int byte_class(struct mg_buf *out, const char *p, const char **end, bool 
  * literal characters beyond ASCII are their bytes already. \s, \w, \d and \b are ASCII's in both
  * (no HS_FLAG_UCP). A byte-wise scan runs faster (about a fifth on docs and headers) and takes text
  * that is not valid UTF-8. */
-static int bytewise(struct mg_buf *out, const char *re)
+int mg__inj_bytewise(struct mg_buf *out, const char *re)
 {
     for (const char *p = re; *p;) {
         bool wide = false;
@@ -265,14 +265,15 @@ static int bytewise(struct mg_buf *out, const char *re)
         if (*p == '?') {
             if (mg_buf_adds(out, "*") != 0) return -1;
             p++;
-        } else if (*p == '{') { /* {n}, {n,} or {n,m}: at least n */
-            char *e;
-            long lo = strtol(p + 1, &e, 10);
-            const char *close = strchr(p, '}');
-            if (!close || e == p + 1) return -1;
+            continue;
+        }
+        char *e = NULL;
+        long lo = *p == '{' && p[1] >= '0' && p[1] <= '9' ? strtol(p + 1, &e, 10) : -1;
+        if (lo >= 0 && *e == ',') e += strspn(e + 1, "0123456789") + 1;
+        if (lo >= 0 && *e == '}') { /* {n}, {n,} or {n,m}: at least n */
             if (mg_buf_addf(out, "{%ld,}", lo) != 0) return -1;
-            p = close + 1;
-        } else if (mg_buf_adds(out, "+") != 0) {
+            p = e + 1;
+        } else if (mg_buf_adds(out, "+") != 0) { /* (a '{' that starts no repeat is a character) */
             return -1;
         }
     }
@@ -296,7 +297,7 @@ static void inj_compile(void)
         loose[i] = hsb.len;
         lb.len = 0;
         if (loosen(&lb, inj_patterns[i].hs ? inj_patterns[i].hs : inj_patterns[i].re) != 0 ||
-            bytewise(&hsb, lb.p) != 0) {
+            mg__inj_bytewise(&hsb, lb.p) != 0) {
             mg_buf_release(&lb);
             goto out;
         }
@@ -305,7 +306,7 @@ static void inj_compile(void)
     for (size_t i = 0; i < N_PATTERNS; i++) {
         pats[n] = NULL; /* set below, once hsb holds everything */
         /* prefilter mode, every end reported (each is confirmed), bytes
-         * (bytewise). No HS_FLAG_UCP: Unicode \\s classes make the compile
+         * (mg__inj_bytewise). No HS_FLAG_UCP: Unicode \\s classes make the compile
          * take seconds; the patterns use \\S for word gaps, so ASCII classes
          * lose nothing */
         flags[n++] = HS_FLAG_CASELESS | HS_FLAG_PREFILTER;

@@ -105,6 +105,11 @@ int mg__inj_latin_of(int32_t c);
 
 /* ---- injection.c ---- */
 
+/* A prefilter pattern (loosened: no bounded repeats) written for a Vectorscan
+ * database of bytes (no HS_FLAG_UTF8) that matches every text the pattern
+ * matched as UTF-8, appended to out with its NUL. 0, or -1 (out of memory, a class left open). */
+int mg__inj_bytewise(struct mg_buf *out, const char *re);
+
 /* For tests: a pattern that PCRE2 finds in s[0..n) (UTF-8 or not) and the
  * prefilter database does not report (its loosened, byte-wise form must
  * match more, never less), or -1. */
