@@ -2,7 +2,7 @@
  * escape sequences cut anywhere, invalid UTF-8, hidden characters. The
  * output must be valid UTF-8 with no ESC, C0 (but tab/newline/CRLF) or DEL,
  * and mg_injection must not crash or hang; the injection prefilter reports
- * every pattern PCRE2 finds in the bytes (injection.c's bytewise). */
+ * every pattern PCRE2 finds in the bytes (injection.c's mg__inj_bytewise). */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
