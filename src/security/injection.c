@@ -186,9 +186,6 @@ static int loosen(struct mg_buf *out, const char *re)
     return mg_buf_add(out, "", 1);
 }
 
-/* The length of the UTF-8 character led by byte c (1 for ASCII or a stray byte). */
-static size_t char_len(unsigned char c) { return c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1; }
-
 /* A class of a loosened pattern, from just after its '[' (p) to past its ']' (*end), written for a
  * byte-wise scan: a positive class whose members beyond ASCII are single characters (the case pairs
  * loosen writes) becomes an alternation of them and a class of the rest, which matches exactly what
@@ -204,15 +201,17 @@ static int byte_class(struct mg_buf *out, const char *p, const char **end, bool 
     mg_buf_init(&alts, 4096);
     bool high = false, ok = true;
     *wide = neg;
+    int32_t cp;
     for (bool first = true; *p && (*p != ']' || first); first = false) {
         const char *a = p; /* one member: an escape, a POSIX class, a character; then maybe "-" and another */
-        size_t l = *p == '\\' && p[1] ? 2 : *p == '[' && p[1] == ':' && strstr(p, ":]") ? (size_t)(strstr(p, ":]") - p) + 2
-                                                                                      : char_len((unsigned char)*p);
+        size_t l = *p == '\\' && p[1]                             ? 2
+                   : *p == '[' && p[1] == ':' && strstr(p, ":]") ? (size_t)(strstr(p, ":]") - p) + 2
+                                                                 : mg__utf8_next((const unsigned char *)p, strnlen(p, 4), &cp);
         bool w = (unsigned char)*p >= 0x80;
         if (*p == '\\' && strchr("SWDHVN", p[1])) *wide = true;
         p += l;
         if (*p == '-' && p[1] && p[1] != ']') { /* a range */
-            size_t l2 = p[1] == '\\' && p[2] ? 2 : char_len((unsigned char)p[1]);
+            size_t l2 = p[1] == '\\' && p[2] ? 2 : mg__utf8_next((const unsigned char *)p + 1, strnlen(p + 1, 4), &cp);
             w |= (unsigned char)p[1] >= 0x80;
             p += 1 + l2;
             if (w) high |= !neg; /* a negated class takes them by leaving them out */
