@@ -15,8 +15,10 @@
 
 #include "index/watch.h"
 #include "store/catalog.h"
+#include "store/db.h"
 #include "store/repostate.h"
 #include "store/settings.h"
+#include "store/trigram.h"
 #include "util/clock.h"
 #include "util/config.h"
 
@@ -415,4 +417,83 @@ TEST(watcher_runs_an_edit_without_waiting_as_for_a_stream)
     }
     mg_watcher_stop(w);
     if (best * 1000 >= WATCH_QUIET_MS) FAIL("the fastest of five edits ran after %.0f ms", best * 1000);
+}
+
+static int64_t db_count(const char *dbpath, const char *sql)
+{
+    struct mg_db *d = NULL;
+    struct mg_err err = {0};
+    if (mg_db_open(dbpath, MG_DB_READONLY, &d, &err) != 0) return -1;
+    sqlite3_stmt *st;
+    int64_t n = -1;
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    mg_db_close(&d);
+    return n;
+}
+
+/* Each edit's run writes a small trigram segment (tri_recent); merging them
+ * rewrites all of tri_recent (0.3 s on a big repo), so no run an edit waits
+ * for does it below MG_TRI_RECENT_SEGS_BACKSTOP: the watcher does it once the
+ * repo has been quiet WATCH_TIDY_IDLE_MS, in its own transaction. Without
+ * that, the segments of these edits stay; with the merge in the runs, they
+ * would never pile up past MG_TRI_RECENT_SEGS_IDLE. */
+TEST(watcher_merges_trigram_segments_when_quiet_not_in_an_edit)
+{
+    const char *home = mg_t_tmpdir();
+    char repo[4200], db[4200];
+    snprintf(repo, sizeof(repo), "%s/src", mg_t_tmpdir());
+    snprintf(db, sizeof(db), "%s/repos/tidy.db", home);
+    mg_t_write_str(repo, "a.c", "int a(void) { return 1; }\n");
+    struct mg_t_out o = MG_RUN(NULL, home, "index", repo, "--name", "tidy");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+
+    struct mg_config c;
+    mg_t_config_defaults(&c);
+    snprintf(c.home, sizeof(c.home), "%s", home);
+    struct runs r = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    struct mg_watch_hook hook = {.ran = ran, .arg = &r};
+    struct mg_watcher *w = NULL;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_watcher_start(&c, &hook, &w, &err), 0);
+    ASSERT(run_after(&r, 0, 30));
+    int edits = MG_TRI_RECENT_SEGS_IDLE + 2;
+    double last = 0;
+    for (int i = 0; i < edits; i++) {
+        pthread_mutex_lock(&r.mu);
+        int n = r.n;
+        pthread_mutex_unlock(&r.mu);
+        char file[32], text[64];
+        snprintf(file, sizeof(file), "e%d.c", i);
+        snprintf(text, sizeof(text), "int edit_%d_mark(void) { return %d; }\n", i, i);
+        mg_t_write_str(repo, file, text);
+        ASSERT(run_after(&r, n, 30));
+        last = mg_clock_s();
+    }
+    int64_t piled = db_count(db, "SELECT count(DISTINCT seg) FROM tri_recent");
+    double after = mg_clock_s() - last;
+    /* read before the watcher could have been quiet long enough */
+    if (after * 1000 < WATCH_TIDY_IDLE_MS) ASSERT(piled > edits);
+    double until = mg_clock_s() + WATCH_TIDY_IDLE_MS / 1000.0 + 10;
+    int64_t segs = piled;
+    while ((segs = db_count(db, "SELECT count(DISTINCT seg) FROM tri_recent")) != 1 && mg_clock_s() < until)
+        usleep(20000);
+    mg_watcher_stop(w);
+    if (segs != 1) FAIL("tri_recent has %lld segments %.0f s after the last edit", (long long)segs,
+                        mg_clock_s() - last);
+    ASSERT_EQ_INT(db_count(db, "SELECT value FROM meta WHERE key='tri_recent_segs'"), 1);
+    /* every edit still found through the merged postings */
+    for (int i = 0; i < edits; i++) {
+        char pat[64];
+        snprintf(pat, sizeof(pat), "edit_%d_mar[k]", i);
+        o = MG_RUN(NULL, home, "search", pat, "--mode", "regex", "--repo", "tidy", "--json");
+        ASSERT_EQ_INT(o.status, 0);
+        char want[32];
+        snprintf(want, sizeof(want), "e%d.c", i);
+        ASSERT_CONTAINS(o.out, want);
+        mg_t_out_free(&o);
+    }
 }

@@ -219,16 +219,33 @@ TEST(trigram_small_segments_in_tri_recent)
     ASSERT_EQ_INT(mg_tri_builder_flush(b, d, &err), 0);
     ASSERT_EQ_INT(count_of(d, "SELECT count(*) FROM tri_recent"), 0);
     ASSERT(count_of(d, "SELECT count(*) FROM trigrams") > MG_TRI_SMALL_KEYS);
-    /* small ones, each tidied as an incremental run is */
-    int nsmall = MG_TRI_RECENT_SEGS_MAX + 8;
+    /* small ones, each tidied as an incremental run is: merged only past the
+     * backstop (a watcher merges them when quiet) */
+    int nsmall = MG_TRI_RECENT_SEGS_BACKSTOP + 8;
+    bool merged;
     for (int i = 0; i < nsmall; i++) {
         char t[64];
         snprintf(t, sizeof(t), "needle_small %d", i);
         add_file(d, b, &s, 10 + i, t);
         ASSERT_EQ_INT(mg_tri_builder_flush(b, d, &err), 0);
         ASSERT_EQ_INT(mg_tri_tidy(d, 0, 1 << 30, true, &err), 0);
-        ASSERT(count_of(d, "SELECT count(DISTINCT seg) FROM tri_recent") <= MG_TRI_RECENT_SEGS_MAX);
+        int64_t segs = count_of(d, "SELECT count(DISTINCT seg) FROM tri_recent");
+        ASSERT(segs <= MG_TRI_RECENT_SEGS_BACKSTOP);
+        ASSERT_EQ_INT(segs, mg_db_meta_int(d, "tri_recent_segs", -1));
+        if (i == MG_TRI_RECENT_SEGS_MAX + 1) ASSERT_EQ_INT(segs, i + 1);
+        /* as a quiet watcher does: nothing at or below the threshold, one segment past it */
+        if (i == MG_TRI_RECENT_SEGS_BACKSTOP / 2) {
+            ASSERT_EQ_INT(mg_tri_merge_recent(d, segs, &merged, &err), 0);
+            ASSERT(!merged);
+            ASSERT_EQ_INT(mg_tri_merge_recent(d, MG_TRI_RECENT_SEGS_IDLE, &merged, &err), 0);
+            ASSERT(merged);
+            ASSERT_EQ_INT(count_of(d, "SELECT count(DISTINCT seg) FROM tri_recent"), 1);
+        }
     }
+    /* a full run merges them past MG_TRI_RECENT_SEGS_MAX */
+    ASSERT(count_of(d, "SELECT count(DISTINCT seg) FROM tri_recent") > MG_TRI_RECENT_SEGS_MAX);
+    ASSERT_EQ_INT(mg_tri_tidy(d, 0, 1 << 30, false, &err), 0);
+    ASSERT_EQ_INT(count_of(d, "SELECT count(DISTINCT seg) FROM tri_recent"), 1);
     ASSERT_EQ_INT(count_of(d, "SELECT count(DISTINCT seg) FROM trigrams"), 1);
     struct mg_ids ids = cands(d, "needle_");
     ASSERT_EQ_INT(ids.n, (size_t)nsmall + 1);

@@ -457,3 +457,26 @@ out:
     st->cpu_writer = mg__thread_cpu_s() - cpu0;
     return rc;
 }
+
+int mg_index_tidy(const char *dbpath, struct mg_err *err)
+{
+    struct mg_db *d = NULL;
+    int lockfd = -1, rc = -1;
+    bool merged = false;
+    if (mg_db_open(dbpath, 0, &d, err) != 0) return -1;
+    /* most quiet moments find nothing to do: no lock, no transaction */
+    if (mg_db_meta_int(d, "tri_recent_segs", MG_TRI_RECENT_SEGS_IDLE + 1) <= MG_TRI_RECENT_SEGS_IDLE) {
+        rc = 0;
+        goto out;
+    }
+    if (lock_repo(d->path, -1, &lockfd, err) != 0 || mg_db_begin(d, err) != 0) goto out;
+    if (mg_tri_merge_recent(d, MG_TRI_RECENT_SEGS_IDLE, &merged, err) != 0 || mg_db_commit(d, err) != 0) {
+        mg_db_rollback(d);
+        goto out;
+    }
+    rc = 0;
+out:
+    mg_db_close(&d);
+    if (lockfd >= 0) close(lockfd);
+    return rc;
+}

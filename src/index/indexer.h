@@ -87,4 +87,11 @@ struct mg_index_stats {
 int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struct mg_index_stats *st,
                  struct mg_err *err);
 
+/* Upkeep a watcher does when the repo has been quiet, so that no edit waits
+ * for it: merge the small trigram segments of its runs (tri_recent, more than
+ * MG_TRI_RECENT_SEGS_IDLE of them; an incremental run itself only merges them
+ * past MG_TRI_RECENT_SEGS_BACKSTOP). Its own transaction, under the repo's
+ * lock: while another run holds it, nothing is done (error index_busy). */
+int mg_index_tidy(const char *dbpath, struct mg_err *err);
+
 #endif

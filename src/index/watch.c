@@ -63,6 +63,7 @@ struct repo {
     bool rewatch;             /* after the next run, watch the tree again (ignore rules changed) */
     double first, last;       /* first and latest change of the batch; 0: none */
     double retry_at;          /* index_busy: try the batch again then */
+    double tidy_at;           /* upkeep once quiet this long after a run (mg_index_tidy); 0: none due */
     double next_poll, next_refresh;
     bool listed;              /* in the latest catalog listing */
 };
@@ -320,6 +321,7 @@ static void run(struct mg_watcher *w, struct repo *r, bool full)
                     (long long)(st.added + st.changed + st.removed));
     }
     r->retry_at = 0;
+    r->tidy_at = mg_clock_s() + WATCH_TIDY_IDLE_MS / 1000.0;
     batch_clear(r);
     malloc_trim(0); /* a run's buffers (the known files, the git index) go back to the system */
     if (r->rewatch && r->state == WATCHING) {
@@ -494,6 +496,18 @@ static int housekeeping(struct mg_watcher *w)
             if (r->retry_at > due) due = r->retry_at;
             if (mg_clock_s() >= due) run(w, r, r->full);
             else if (due < next) next = due;
+        }
+        /* quiet since its last run: the upkeep nobody should wait for (another run holding the repo: it tidies) */
+        if (r->tidy_at && !r->first) {
+            if (mg_clock_s() >= r->tidy_at) {
+                struct mg_err err = {0};
+                if (mg_index_tidy(r->info.dbpath, &err) != 0 && err.code && strcmp(err.code, MG_E_LOCKED) != 0 &&
+                    strcmp(err.code, MG_E_REPO_NOT_FOUND) != 0) /* removed since: the rescan lets it go */
+                    fprintf(stderr, "memgate: watch: %s: merging trigram segments failed: %s\n", r->info.id, err.msg);
+                r->tidy_at = 0;
+            } else if (r->tidy_at < next) {
+                next = r->tidy_at;
+            }
         }
         if (mg_clock_s() >= r->next_refresh) publish(r);
         if (r->next_refresh < next) next = r->next_refresh;

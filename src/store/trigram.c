@@ -723,22 +723,33 @@ static int seg_count(struct mg_db *d, const char *key, const char *table, int64_
     return mg_db_meta_set_int(d, key, *n, err);
 }
 
+int mg_tri_merge_recent(struct mg_db *d, int64_t above, bool *merged, struct mg_err *err)
+{
+    int64_t recent;
+    *merged = false;
+    if (seg_count(d, "tri_recent_segs", "tri_recent", &recent, err) != 0) return -1;
+    if (recent <= above) return 0;
+    if (merge_segments(d, false, "tri_recent", err) != 0 || mg_db_meta_set_int(d, "tri_recent_segs", 1, err) != 0)
+        return -1;
+    *merged = true;
+    return 0;
+}
+
 int mg_tri_tidy(struct mg_db *d, uint64_t dead_bytes, uint64_t total_bytes, bool incremental, struct mg_err *err)
 {
     uint64_t dead = (uint64_t)mg_db_meta_int(d, "tri_dead_bytes", 0) + dead_bytes;
-    int64_t segs, recent;
-    if (seg_count(d, "tri_segs", "trigrams", &segs, err) != 0 ||
-        seg_count(d, "tri_recent_segs", "tri_recent", &recent, err) != 0)
-        return -1;
+    int64_t segs;
+    bool merged;
+    if (seg_count(d, "tri_segs", "trigrams", &segs, err) != 0) return -1;
     /* the big table is rewritten (seconds on Linux) when a quarter of the text
      * it indexes is gone, or its segments pile up (an incremental run waits for a
      * full one, up to a backstop) */
     if (dead * 4 > total_bytes || segs > (incremental ? MG_TRI_SEGS_BACKSTOP : MG_TRI_SEGS_MAX)) {
         if (mg_tri_compact(d, err) != 0) return -1;
         dead = 0;
-    } else if (recent > MG_TRI_RECENT_SEGS_MAX) {
-        if (merge_segments(d, false, "tri_recent", err) != 0 || mg_db_meta_set_int(d, "tri_recent_segs", 1, err) != 0)
-            return -1;
+    } else if (mg_tri_merge_recent(d, incremental ? MG_TRI_RECENT_SEGS_BACKSTOP : MG_TRI_RECENT_SEGS_MAX, &merged,
+                                   err) != 0) {
+        return -1;
     }
     return mg_db_meta_set_int(d, "tri_dead_bytes", (int64_t)dead, err);
 }

@@ -53,7 +53,12 @@ uint32_t mg_tri_key(const unsigned char *p);
 #define MG_TRI_SMALL_KEYS 65536
 #define MG_TRI_SEGS_MAX 16
 #define MG_TRI_SEGS_BACKSTOP 256
+/* tri_recent's segments: a full run merges them past MAX; an incremental
+ * run (a watcher's edit, which someone waits for) only past BACKSTOP, the
+ * watcher merging them past IDLE when the repo has been quiet (mg_index_tidy). */
 #define MG_TRI_RECENT_SEGS_MAX 32
+#define MG_TRI_RECENT_SEGS_BACKSTOP 128
+#define MG_TRI_RECENT_SEGS_IDLE 8
 
 /* In-memory postings for files being indexed, flushed as one segment. */
 struct mg_tri_builder;
@@ -84,6 +89,10 @@ bool mg_ids_contains(const struct mg_ids *ids, int64_t id);
  * AND, united for OR; plus every file in tri_pending. */
 int mg_tri_candidates(struct mg_db *d, const struct mg_rx_node *f, struct mg_ids *out, struct mg_err *err);
 
+/* Merge tri_recent into one segment when it has more than `above` segments
+ * (*merged says whether it did), inside the caller's transaction: it rewrites
+ * all of tri_recent, about 0.3 s after two checkouts of 1,000 Linux files. */
+int mg_tri_merge_recent(struct mg_db *d, int64_t above, bool *merged, struct mg_err *err);
 /* Merge all segments of both tables into one of trigrams and drop ids no
  * longer in `files`. */
 int mg_tri_compact(struct mg_db *d, struct mg_err *err);
@@ -92,7 +101,8 @@ int mg_tri_compact(struct mg_db *d, struct mg_err *err);
  * passes a quarter of total_bytes or the big table has more than
  * MG_TRI_SEGS_MAX segments (MG_TRI_SEGS_BACKSTOP after an incremental
  * run: compacting Linux takes seconds); else merge tri_recent into one
- * segment when it has more than MG_TRI_RECENT_SEGS_MAX. */
+ * segment when it has more than MG_TRI_RECENT_SEGS_MAX (BACKSTOP after an
+ * incremental run). */
 int mg_tri_tidy(struct mg_db *d, uint64_t dead_bytes, uint64_t total_bytes, bool incremental, struct mg_err *err);
 
 #endif
