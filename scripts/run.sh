@@ -16,13 +16,20 @@ for q in "parse http header" "mg_index_run"; do
 done
 echo "\$ memgate search 'mg_\\w+_free\\(' --mode regex --limit 3"
 (cd "$root" && "$bin" search 'mg_\w+_free\(' --mode regex --limit 3) || true
+# where `serve` below listens (config listen, MEMGATE_LISTEN), as a URL a client on this machine can use
+listen=$("$bin" status --json | grep -o '"listen":"[^"]*"' | head -1 | cut -d'"' -f4 || true)
+case $listen in
+  0.0.0.0:*) url=http://127.0.0.1:${listen##*:} ;;
+  "[::]:"*) url=http://[::1]:${listen##*:} ;;
+  *) url=http://${listen:-127.0.0.1:7077} ;;
+esac
 cat <<MSG
 
 memgate is built at $bin. Try, from another terminal:
   $bin search QUERY [--mode lexical|regex|symbol] [--glob G] [--lang L] [--json]
   $bin index PATH       (any other repository; re-run it to update)
-  claude mcp add --transport http memgate http://127.0.0.1:7077/mcp
-  curl 'http://127.0.0.1:7077/v1/search?q=mg_index_run'
+  claude mcp add --transport http memgate $url/mcp
+  curl '$url/v1/search?q=mg_index_run'
 
 Serving until Ctrl-C (MEMGATE_LISTEN or --listen moves it):
 MSG

@@ -184,12 +184,12 @@ int mg_cmd_status(int argc, char **argv)
     mg_embedder_free(&emb);
     if (json) {
         json_t *o = json_pack(
-            "{s:s, s:s, s:s, s:s, s:{s:I, s:I, s:i, s:i, s:I, s:i, s:i, s:s}, s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
+            "{s:s, s:s, s:s, s:s, s:{s:I, s:I, s:i, s:i, s:I, s:i, s:i, s:s, s:s}, s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}}",
             "version", MG_VERSION, "home", cfg.home, "config_file", cfgfile, "cache_dir", cfg.cache_dir, "config", "max_file_size",
             (json_int_t)cfg.max_file_size, "max_query_bytes", (json_int_t)cfg.max_query_bytes, "index_threads",
             cfg.index_threads, "chunk_max_lines", cfg.chunk_max_lines, "chunk_max_bytes",
             (json_int_t)cfg.chunk_max_bytes, "search_limit", cfg.search_limit, "search_max_limit",
-            cfg.search_max_limit, "watch", cfg.watch, "embedder", sig, "repos", json_incref(repos), "totals", "repos", (json_int_t)n, "files", (json_int_t)files,
+            cfg.search_max_limit, "watch", cfg.watch, "listen", cfg.listen, "embedder", sig, "repos", json_incref(repos), "totals", "repos", (json_int_t)n, "files", (json_int_t)files,
             "chunks", (json_int_t)chunks, "symbols", (json_int_t)symbols, "bytes", (json_int_t)bytes, "db_bytes",
             (json_int_t)dbb);
         /* where the vectors go (docs/providers.md): never the key */
@@ -210,9 +210,9 @@ int mg_cmd_status(int argc, char **argv)
         printf("config file:    %s\n", cfgfile);
         printf("cache:          %s\n", cfg.cache_dir);
         printf("settings:       max_file_size=%s max_query_bytes=%zu index_threads=%d chunk_max_lines=%d "
-               "chunk_max_bytes=%zu search_limit=%d watch=%s\n",
+               "chunk_max_bytes=%zu search_limit=%d watch=%s listen=%s\n",
                mg_human_bytes((double)cfg.max_file_size, b1, sizeof(b1)), cfg.max_query_bytes, cfg.index_threads,
-               cfg.chunk_max_lines, cfg.chunk_max_bytes, cfg.search_limit, cfg.watch);
+               cfg.chunk_max_lines, cfg.chunk_max_bytes, cfg.search_limit, cfg.watch, cfg.listen);
         printf("embedder:       %s\n", sig);
         print_storage(storage);
         if (strcmp(cfg.vector_store, "builtin") == 0)
