@@ -280,3 +280,23 @@ TEST(config_xdg_places)
     json_decref(j);
     mg_t_out_free(&o);
 }
+
+/* status names where `memgate serve` listens (make run's hints read it):
+ * the config file's listen, MEMGATE_LISTEN over it. */
+TEST(status_shows_where_serve_listens)
+{
+    char *home = mg_t_tmpdir();
+    mg_t_write_str(home, "config", "listen = 127.0.0.1:7555\n");
+    struct mg_t_out o = MG_RUN(NULL, home, "status", "--json");
+    ASSERT_EQ_INT(o.status, 0);
+    json_t *j = mg_t_json(o.out);
+    ASSERT_EQ_STR(jstr(json_object_get(j, "config"), "listen"), "127.0.0.1:7555");
+    json_decref(j);
+    mg_t_out_free(&o);
+    setenv("MEMGATE_LISTEN", "[::1]:7556", 1);
+    o = MG_RUN(NULL, home, "status");
+    unsetenv("MEMGATE_LISTEN");
+    ASSERT_EQ_INT(o.status, 0);
+    ASSERT_CONTAINS(o.out, " listen=[::1]:7556\n");
+    mg_t_out_free(&o);
+}
