@@ -458,21 +458,40 @@ out:
     return rc;
 }
 
-int mg_index_tidy(const char *dbpath, struct mg_err *err)
+int mg_index_tidy(const char *dbpath, bool *more, struct mg_err *err)
 {
     struct mg_db *d = NULL;
     int lockfd = -1, rc = -1;
-    bool merged = false;
+    bool merged;
+    *more = false;
     if (mg_db_open(dbpath, 0, &d, err) != 0) return -1;
-    /* most quiet moments find nothing to do: no lock, no transaction */
-    if (mg_db_meta_int(d, "tri_recent_segs", MG_TRI_RECENT_SEGS_IDLE + 1) <= MG_TRI_RECENT_SEGS_IDLE) {
-        rc = 0;
-        goto out;
+    if (lock_repo(d->path, -1, &lockfd, err) != 0) goto out;
+    if (mg_db_meta_int(d, "tri_recent_segs", MG_TRI_RECENT_SEGS_IDLE + 1) > MG_TRI_RECENT_SEGS_IDLE) {
+        if (mg_db_begin(d, err) != 0) goto out;
+        if (mg_tri_merge_recent(d, MG_TRI_RECENT_SEGS_IDLE, &merged, err) != 0 || mg_db_commit(d, err) != 0) {
+            mg_db_rollback(d);
+            goto out;
+        }
     }
-    if (lock_repo(d->path, -1, &lockfd, err) != 0 || mg_db_begin(d, err) != 0) goto out;
-    if (mg_tri_merge_recent(d, MG_TRI_RECENT_SEGS_IDLE, &merged, err) != 0 || mg_db_commit(d, err) != 0) {
-        mg_db_rollback(d);
-        goto out;
+    /* 500 pages a step: 3.3 s in 38 steps for the 42 segments above, a step 0.8 s at most */
+    double t0 = mg_clock_s();
+    for (;;) {
+        const char *why;
+        if (mg_db_begin(d, err) != 0) goto out;
+        if (mg_idx_words_merge(d, 500, &merged, &why) != 0) {
+            mg_err_set(err, MG_E_DB, "merging the word index: %s", why);
+            mg_db_rollback(d);
+            goto out;
+        }
+        if (mg_db_commit(d, err) != 0) {
+            mg_db_rollback(d);
+            goto out;
+        }
+        if (!merged) break;
+        if ((mg_clock_s() - t0) * 1000 >= MG_TIDY_BUDGET_MS) {
+            *more = true;
+            break;
+        }
     }
     rc = 0;
 out:

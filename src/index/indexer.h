@@ -90,8 +90,12 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
 /* Upkeep a watcher does when the repo has been quiet, so that no edit waits
  * for it: merge the small trigram segments of its runs (tri_recent, more than
  * MG_TRI_RECENT_SEGS_IDLE of them; an incremental run itself only merges them
- * past MG_TRI_RECENT_SEGS_BACKSTOP). Its own transaction, under the repo's
- * lock: while another run holds it, nothing is done (error index_busy). */
-int mg_index_tidy(const char *dbpath, struct mg_err *err);
+ * past MG_TRI_RECENT_SEGS_BACKSTOP), then the word index's segments that its
+ * runs left (mg_idx_words_merge), a step at a time for at most about
+ * MG_TIDY_BUDGET_MS; *more is then true when merging is left to do. Each
+ * step its own transaction, under the repo's lock: while another run holds
+ * it, nothing is done (error index_busy). */
+#define MG_TIDY_BUDGET_MS 200
+int mg_index_tidy(const char *dbpath, bool *more, struct mg_err *err);
 
 #endif

@@ -501,10 +501,14 @@ static int housekeeping(struct mg_watcher *w)
         if (r->tidy_at && !r->first) {
             if (mg_clock_s() >= r->tidy_at) {
                 struct mg_err err = {0};
-                if (mg_index_tidy(r->info.dbpath, &err) != 0 && err.code && strcmp(err.code, MG_E_LOCKED) != 0 &&
-                    strcmp(err.code, MG_E_REPO_NOT_FOUND) != 0) /* removed since: the rescan lets it go */
-                    fprintf(stderr, "memgate: watch: %s: merging trigram segments failed: %s\n", r->info.id, err.msg);
-                r->tidy_at = 0;
+                bool more = false;
+                if (mg_index_tidy(r->info.dbpath, &more, &err) != 0 && err.code &&
+                    strcmp(err.code, MG_E_LOCKED) != 0 && strcmp(err.code, MG_E_REPO_NOT_FOUND) != 0)
+                    fprintf(stderr, "memgate: watch: %s: merging the index's segments failed: %s\n", r->info.id,
+                            err.msg);
+                /* more to merge: the next step once events had their turn */
+                r->tidy_at = more ? mg_clock_s() + WATCH_TIDY_STEP_MS / 1000.0 : 0;
+                if (r->tidy_at && r->tidy_at < next) next = r->tidy_at;
             } else if (r->tidy_at < next) {
                 next = r->tidy_at;
             }

@@ -19,8 +19,9 @@
  *   - a change to a .gitignore, an event queue overflow or a batch of more
  *     than WATCH_MAX_BATCH paths is one full run;
  *   - when a repo has been quiet for WATCH_TIDY_IDLE_MS after a run, the
- *     upkeep no edit should wait for (mg_index_tidy: merging its runs'
- *     small trigram segments);
+ *     upkeep no edit should wait for (mg_index_tidy: merging the small
+ *     trigram and word index segments its runs left), in slices of about
+ *     MG_TIDY_BUDGET_MS, WATCH_TIDY_STEP_MS apart while it stays quiet;
  *   - when the kernel's watch limit (fs.inotify.max_user_watches) is
  *     reached, that repo falls back to a full run every watch_poll_interval
  *     seconds, and says so on stderr and in its state ("polling").
@@ -48,7 +49,8 @@
 #define WATCH_MAX_BATCH 20000
 #define WATCH_RESCAN_S 5
 #define WATCH_REFRESH_S 30
-#define WATCH_TIDY_IDLE_MS 1000
+#define WATCH_TIDY_IDLE_MS 2000
+#define WATCH_TIDY_STEP_MS 50
 
 struct mg_watcher;
 

@@ -195,6 +195,20 @@ void mg_idx_sort_threads(struct mg_db *d, int n) { sqlite3_limit(d->db, SQLITE_L
 
 void mg_idx_checkpoint(struct mg_db *d) { sqlite3_exec(d->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL); }
 
+int mg_idx_words_merge(struct mg_db *d, int pages, bool *worked, const char **msg)
+{
+    char sql[96];
+    snprintf(sql, sizeof(sql), "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('merge', %d)", pages);
+    /* the command itself counts one change; more means it merged (FTS5's documented test) */
+    int before = sqlite3_total_changes(d->db);
+    if (sqlite3_exec(d->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+        *msg = sqlite3_errmsg(d->db);
+        return -1;
+    }
+    *worked = sqlite3_total_changes(d->db) - before >= 2;
+    return 0;
+}
+
 int mg_idx_words_optimize(struct mg_db *d, const char **msg)
 {
     if (sqlite3_exec(d->db, "INSERT INTO chunks_fts(chunks_fts) VALUES('optimize')", NULL, NULL, NULL) == SQLITE_OK)
