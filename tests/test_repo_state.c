@@ -503,21 +503,44 @@ TEST(watcher_merges_trigram_segments_when_quiet_not_in_an_edit)
 
 /* Small runs leave the word index a segment each, and FTS5's own merging
  * falls behind at scale (42 segments after 1,600 edits of Linux: every query
- * word read from each, lexical search twice as slow); mg_index_tidy merges
- * them. Here FTS5's automerge is off, as if it had fallen behind. */
-TEST(tidy_merges_the_word_segments_small_runs_left)
+ * word read from each, lexical search twice as slow). A watcher's runs leave
+ * them for mg_index_tidy, when the repo is quiet; any other run folds them as
+ * it ends. Here FTS5's automerge is off, as if it had fallen behind. */
+static void edit_words(const char *repo, int i, const char *word)
 {
-    const char *home = mg_t_tmpdir();
+    char file[32], text[96];
+    snprintf(file, sizeof(file), "f%d.c", i);
+    snprintf(text, sizeof(text), "int %s_%d_word(void) { return %d; }\n", word, i, i);
+    mg_t_write_str(repo, file, text);
+}
+
+/* every file's newest word is found, and its old one is not */
+static void words_answer(const char *home, int nfiles, const char *now, const char *old)
+{
+    for (int i = 0; i < nfiles; i++) {
+        char q[48], want[16];
+        snprintf(want, sizeof(want), "f%d.c", i);
+        snprintf(q, sizeof(q), "%s_%d_word", now, i);
+        struct mg_t_out o = MG_RUN(NULL, home, "search", q, "--mode", "lexical", "--repo", "words", "--json");
+        ASSERT_EQ_INT(o.status, 0);
+        ASSERT_CONTAINS(o.out, want);
+        mg_t_out_free(&o);
+        snprintf(q, sizeof(q), "%s_%d_word", old, i);
+        o = MG_RUN(NULL, home, "search", q, "--mode", "lexical", "--repo", "words", "--json");
+        ASSERT_EQ_INT(o.status, 0);
+        if (strstr(o.out, want)) FAIL("%s still finds %s's old text", q, want);
+        mg_t_out_free(&o);
+    }
+}
+
+TEST(small_runs_fold_the_word_segments_they_leave)
+{
+    const char *home = mg_t_tmpdir(), *segs = "SELECT count(DISTINCT segid) FROM chunks_fts_idx";
     char repo[4200], db[4200];
     snprintf(repo, sizeof(repo), "%s/src", mg_t_tmpdir());
     snprintf(db, sizeof(db), "%s/repos/words.db", home);
     int nfiles = 12;
-    for (int i = 0; i < nfiles; i++) {
-        char file[32], text[96];
-        snprintf(file, sizeof(file), "f%d.c", i);
-        snprintf(text, sizeof(text), "int first_%d(void) { return %d; }\n", i, i);
-        mg_t_write_str(repo, file, text);
-    }
+    for (int i = 0; i < nfiles; i++) edit_words(repo, i, "first");
     struct mg_t_out o = MG_RUN(NULL, home, "index", repo, "--name", "words");
     ASSERT_EQ_INT(o.status, 0);
     mg_t_out_free(&o);
@@ -526,16 +549,35 @@ TEST(tidy_merges_the_word_segments_small_runs_left)
     ASSERT_EQ_INT(mg_db_open(db, 0, &d, &err), 0);
     ASSERT_EQ_INT(mg_db_exec(d, "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('automerge', 0)", &err), 0);
     mg_db_close(&d);
-    for (int i = 0; i < nfiles; i++) { /* a run each, as a watcher's edits are */
-        char file[32], text[96];
-        snprintf(file, sizeof(file), "f%d.c", i);
-        snprintf(text, sizeof(text), "int second_%d_word(void) { return %d; }\n", i, i);
-        mg_t_write_str(repo, file, text);
+
+    /* a run each, as `memgate index` after every change: each folds what it left */
+    for (int i = 0; i < nfiles; i++) {
+        edit_words(repo, i, "second");
         o = MG_RUN(NULL, home, "index", repo, "--name", "words");
         ASSERT_EQ_INT(o.status, 0);
         mg_t_out_free(&o);
     }
-    const char *segs = "SELECT count(DISTINCT segid) FROM chunks_fts_idx";
+    int64_t n = db_count(db, segs);
+    if (n > 3) FAIL("%lld segments of the word index after %d runs", (long long)n, nfiles);
+    words_answer(home, nfiles, "second", "first");
+
+    /* a watcher's runs (their paths only) leave theirs; mg_index_tidy folds them */
+    struct mg_config c;
+    mg_t_config_defaults(&c);
+    snprintf(c.home, sizeof(c.home), "%s", home);
+    char root[4200];
+    ASSERT(realpath(repo, root) != NULL);
+    for (int i = 0; i < nfiles; i++) {
+        edit_words(repo, i, "third");
+        char file[32];
+        snprintf(file, sizeof(file), "f%d.c", i);
+        const char *paths[] = {file};
+        struct mg_index_opts io = {.path = root, .stored_root = root, .tenant = "local", .paths = paths, .npaths = 1,
+                                   .lock_wait_ms = -1};
+        struct mg_index_stats st;
+        ASSERT_EQ_INT(mg_index_run(&c, &io, &st, &err), 0);
+        ASSERT_EQ_INT(st.changed, 1);
+    }
     int64_t before = db_count(db, segs);
     ASSERT(before >= nfiles);
     bool more = true;
@@ -544,21 +586,7 @@ TEST(tidy_merges_the_word_segments_small_runs_left)
     int64_t after = db_count(db, segs);
     if (after > 3) FAIL("%lld segments of the word index after tidying (%lld before)", (long long)after,
                         (long long)before);
-    /* the same answers */
-    for (int i = 0; i < nfiles; i++) {
-        char q[48], want[16];
-        snprintf(q, sizeof(q), "second_%d_word", i);
-        snprintf(want, sizeof(want), "f%d.c", i);
-        o = MG_RUN(NULL, home, "search", q, "--mode", "lexical", "--repo", "words", "--json");
-        ASSERT_EQ_INT(o.status, 0);
-        ASSERT_CONTAINS(o.out, want);
-        mg_t_out_free(&o);
-        snprintf(q, sizeof(q), "first_%d", i);
-        o = MG_RUN(NULL, home, "search", q, "--mode", "lexical", "--repo", "words", "--json");
-        ASSERT_EQ_INT(o.status, 0);
-        if (strstr(o.out, want)) FAIL("%s still finds %s's old text", q, want);
-        mg_t_out_free(&o);
-    }
+    words_answer(home, nfiles, "third", "second");
     /* with nothing to merge: no more, and nothing changed */
     ASSERT_EQ_INT(mg_index_tidy(db, &more, &err), 0);
     ASSERT(!more);
