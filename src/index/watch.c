@@ -506,6 +506,7 @@ static int housekeeping(struct mg_watcher *w)
                     strcmp(err.code, MG_E_LOCKED) != 0 && strcmp(err.code, MG_E_REPO_NOT_FOUND) != 0)
                     fprintf(stderr, "memgate: watch: %s: merging the index's segments failed: %s\n", r->info.id,
                             err.msg);
+                malloc_trim(0); /* its handle's page cache and the merge's buffers, as after a run */
                 /* more to merge: the next step once events had their turn */
                 r->tidy_at = more ? mg_clock_s() + WATCH_TIDY_STEP_MS / 1000.0 : 0;
                 if (r->tidy_at && r->tidy_at < next) next = r->tidy_at;
