@@ -371,6 +371,36 @@ static bool run_after(struct runs *r, int n, double s)
     return got;
 }
 
+/* How many runs the hook has seen. */
+static int runs_seen(struct runs *r)
+{
+    pthread_mutex_lock(&r->mu);
+    int n = r->n;
+    pthread_mutex_unlock(&r->mu);
+    return n;
+}
+
+/* A repo of one file, a.c, indexed as `name` in home, and a watcher (in this
+ * process, its runs told to r) past its first run: what changed while nobody
+ * watched. NULL (and the test failed) when that went wrong. */
+static struct mg_watcher *watch_indexed(const char *home, const char *repo, const char *name, struct runs *r)
+{
+    mg_t_write_str(repo, "a.c", "int a(void) { return 1; }\n");
+    struct mg_t_out o = MG_RUN(NULL, home, "index", repo, "--name", name);
+    int status = o.status;
+    mg_t_out_free(&o);
+    if (status != 0) FAIL("memgate index exited %d", status);
+    struct mg_config c;
+    mg_t_config_defaults(&c);
+    snprintf(c.home, sizeof(c.home), "%s", home);
+    struct mg_watch_hook hook = {.ran = ran, .arg = r};
+    struct mg_watcher *w = NULL;
+    struct mg_err err = {0};
+    if (mg_watcher_start(&c, &hook, &w, &err) != 0) FAIL("the watcher did not start: %s", err.msg);
+    if (!run_after(r, 0, 30)) FAIL("the watcher's first run did not come");
+    return w;
+}
+
 /* A save is a few events within milliseconds: its batch runs once the repo
  * has been quiet for WATCH_QUIET_EDIT_MS, not the WATCH_QUIET_MS a stream
  * of changes waits (a fixed WATCH_QUIET_MS makes every edit wait at least
@@ -380,26 +410,11 @@ TEST(watcher_runs_an_edit_without_waiting_as_for_a_stream)
     const char *home = mg_t_tmpdir();
     char repo[4200];
     snprintf(repo, sizeof(repo), "%s/src", mg_t_tmpdir());
-    mg_t_write_str(repo, "a.c", "int a(void) { return 1; }\n");
-    struct mg_t_out o = MG_RUN(NULL, home, "index", repo, "--name", "quick");
-    ASSERT_EQ_INT(o.status, 0);
-    mg_t_out_free(&o);
-
-    struct mg_config c;
-    mg_t_config_defaults(&c);
-    snprintf(c.home, sizeof(c.home), "%s", home);
     struct runs r = {.mu = PTHREAD_MUTEX_INITIALIZER};
-    struct mg_watch_hook hook = {.ran = ran, .arg = &r};
-    struct mg_watcher *w = NULL;
-    struct mg_err err = {0};
-    ASSERT_EQ_INT(mg_watcher_start(&c, &hook, &w, &err), 0);
-    /* watching once its first run (what changed while nobody watched) is done */
-    ASSERT(run_after(&r, 0, 30));
+    struct mg_watcher *w = watch_indexed(home, repo, "quick", &r);
     double best = 1e9;
     for (int i = 0; i < 5; i++) {
-        pthread_mutex_lock(&r.mu);
-        int n = r.n;
-        pthread_mutex_unlock(&r.mu);
+        int n = runs_seen(&r);
         char line[64];
         snprintf(line, sizeof(line), "int e%d(void) { return %d; }\n", i, i);
         char *old = mg_t_read(repo, "a.c");
@@ -447,26 +462,12 @@ TEST(watcher_merges_trigram_segments_when_quiet_not_in_an_edit)
     char repo[4200], db[4200];
     snprintf(repo, sizeof(repo), "%s/src", mg_t_tmpdir());
     snprintf(db, sizeof(db), "%s/repos/tidy.db", home);
-    mg_t_write_str(repo, "a.c", "int a(void) { return 1; }\n");
-    struct mg_t_out o = MG_RUN(NULL, home, "index", repo, "--name", "tidy");
-    ASSERT_EQ_INT(o.status, 0);
-    mg_t_out_free(&o);
-
-    struct mg_config c;
-    mg_t_config_defaults(&c);
-    snprintf(c.home, sizeof(c.home), "%s", home);
     struct runs r = {.mu = PTHREAD_MUTEX_INITIALIZER};
-    struct mg_watch_hook hook = {.ran = ran, .arg = &r};
-    struct mg_watcher *w = NULL;
-    struct mg_err err = {0};
-    ASSERT_EQ_INT(mg_watcher_start(&c, &hook, &w, &err), 0);
-    ASSERT(run_after(&r, 0, 30));
+    struct mg_watcher *w = watch_indexed(home, repo, "tidy", &r);
     int edits = MG_TRI_RECENT_SEGS_IDLE + 2;
     double last = 0, gap = 0; /* the longest quiet between a run and the next edit */
     for (int i = 0; i < edits; i++) {
-        pthread_mutex_lock(&r.mu);
-        int n = r.n;
-        pthread_mutex_unlock(&r.mu);
+        int n = runs_seen(&r);
         char file[32], text[64];
         snprintf(file, sizeof(file), "e%d.c", i);
         snprintf(text, sizeof(text), "int edit_%d_mark(void) { return %d; }\n", i, i);
@@ -492,7 +493,7 @@ TEST(watcher_merges_trigram_segments_when_quiet_not_in_an_edit)
     for (int i = 0; i < edits; i++) {
         char pat[64];
         snprintf(pat, sizeof(pat), "edit_%d_mar[k]", i);
-        o = MG_RUN(NULL, home, "search", pat, "--mode", "regex", "--repo", "tidy", "--json");
+        struct mg_t_out o = MG_RUN(NULL, home, "search", pat, "--mode", "regex", "--repo", "tidy", "--json");
         ASSERT_EQ_INT(o.status, 0);
         char want[32];
         snprintf(want, sizeof(want), "e%d.c", i);
