@@ -74,8 +74,8 @@ TEST(injection_leet_tilde_and_star_inside_words)
 /* The byte pass (injection_prescan.c) asks for the leetspeak fold exactly
  * when a word folds into one of the vocabulary's: the words from each start
  * walked in a trie, a '1' read as i and as l, and a word that folds into
- * none not checked again for its other leet characters, while the next word
- * still is. */
+ * none not checked again (for its other leet characters, or where the text
+ * repeats it), while the next word still is. */
 TEST(injection_leet_prescan_asks_for_the_fold)
 {
     static const struct {
@@ -98,6 +98,36 @@ TEST(injection_leet_prescan_asks_for_the_fold)
         if (!!(p.fold & MG__FOLD_LEET) != cases[i].fold)
             FAIL("%s: fold %#x, want leet %s", cases[i].text, p.fold, cases[i].fold ? "set" : "clear");
     }
+}
+
+/* The byte pass remembers the words that folded into none by their bytes (a text repeats its
+ * identifiers): some 17,000 such words of twelve letters ("1nstrabcions") fill every place it
+ * keeps them in, so the one that folds after them ("1nstructions") shares its place with one of
+ * them and is told apart by its bytes, not skipped. */
+TEST(injection_leet_prescan_remembers_words_by_their_bytes)
+{
+    mg_injection_check("x", 1, NULL); /* the tables */
+    struct mg__inj_pre p;
+    struct mg_buf b;
+    mg_buf_init(&b, 1 << 20);
+    size_t words = 0;
+    for (char x = 'a'; x <= 'z'; x++)
+        for (char y = 'a'; y <= 'z'; y++)
+            for (char z = 'a'; z <= 'z'; z++) {
+                char w[24];
+                snprintf(w, sizeof(w), "1nstr%c%c%cions ", x, y, z);
+                mg__inj_prescan((const unsigned char *)w, strlen(w), &p);
+                if (p.fold & MG__FOLD_LEET) continue; /* "1nstructions" and the vocabulary's other words */
+                ASSERT_EQ_INT(mg_buf_adds(&b, w), 0);
+                words++;
+            }
+    if (words < 16000) FAIL("only %zu such words fold into none", words);
+    mg__inj_prescan((const unsigned char *)b.p, b.len, &p);
+    if (p.fold & MG__FOLD_LEET) FAIL("words that fold into none asked for the fold");
+    ASSERT_EQ_INT(mg_buf_adds(&b, "then 1nstructions"), 0);
+    mg__inj_prescan((const unsigned char *)b.p, b.len, &p);
+    if (!(p.fold & MG__FOLD_LEET)) FAIL("1nstructions after them: fold %#x, want leet set", p.fold);
+    mg_buf_release(&b);
 }
 
 /* Spaced-out text with its paths and URLs spaced out too: the letters-only

@@ -46,6 +46,30 @@ TEST(sanitize_strips_escapes_and_controls)
     SAN_EQ("\x1b", "", MG_SAN_ESCAPES);                                          /* a lone ESC at the end */
 }
 
+/* Plain text is passed over a block of bytes at a time (tabs and line feeds are plain): a byte to
+ * strip or replace is found at every place of a block, beside tabs and line feeds. */
+TEST(sanitize_finds_what_it_strips_anywhere_in_a_block)
+{
+    static const char filler[] = "ab\tcd ef\ngh\tij kl\nmn op\tqr\nst uv wx\nyz AB CD\tEF";
+    static const struct {
+        const char *bad, *becomes;
+        unsigned bits;
+    } cases[] = {{"\x07", "", MG_SAN_ESCAPES}, {"\x7f", "", MG_SAN_ESCAPES}, {"\r", "", MG_SAN_ESCAPES},
+                 {"\x1b[1m", "", MG_SAN_ESCAPES}, {"\xff", "\xef\xbf\xbd", 0}, {"[INST]", "", MG_SAN_MARKERS}};
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+        for (size_t k = 0; k + 1 < sizeof(filler); k++) {
+            if (cases[c].bad[0] == '\r' && filler[k] == '\n') continue; /* CRLF stays */
+            char in[128], want[128];
+            snprintf(in, sizeof(in), "%.*s%s%s", (int)k, filler, cases[c].bad, filler + k);
+            snprintf(want, sizeof(want), "%.*s%s%s", (int)k, filler, cases[c].becomes, filler + k);
+            unsigned f = 0;
+            char *o = san(in, strlen(in), &f);
+            if (strcmp(o, want) != 0 || f != cases[c].bits)
+                FAIL("case %zu at %zu: got \"%s\" (found %#x), want \"%s\" (%#x)", c, k, o, f, want, cases[c].bits);
+            free(o);
+        }
+}
+
 TEST(sanitize_strips_hidden_unicode_and_markers)
 {
     /* Unicode tags spelling "hi" after visible text */

@@ -77,7 +77,9 @@
      "|training|mission|setup|configuration)\\s+(?:that\\s+)?(?:you\\s+(?:were|have|had|received|got|start"
      "ed)|given\\s+to|came\\s+before|above|before\\s+this)|(?:instructions?|guidance|guidelines?|directive"
      "s?|directions?|orders?|prompts?|programming|brief(?:ing)?|safeguards?|guardrails?|system\\s+(?:promp"
-     "t|message))\\s+(?:in|of|from)|(?:asked|told|said|wanted|requested|instructed)|(?:above|before)\\s+th"
+     "t|message))\\s+(?:in|of|from)\\s+(?:the\\s+|your\\s+)?(?:system\\s+(?:message|prompt)|operator|developers?)"
+     "|(?:the\\s+user|you\\s+(?:were|have\\s+been)|your\\s+(?:operator|developers?))\\s+(?:asked|told|said|wante"
+     "d|requested|instructed)|(?:above|before)\\s+th"
      "is\\s+(?:line|point|message|paragraph)|user'?s\\s+(?:request|question|instructions?|task|wishes)|(?:ta"
      "sks?|jobs?)\\s+(?:that\\s+)?(?:you\\s+(?:were|have|had)|given\\s+to))"},
     /* your true task is / a new priority supersedes everything */

@@ -119,7 +119,17 @@ static bool word_from(uint32_t node, const char *u, const bool *el, const bool *
  * must hold a place where something was undone (a leet character, or a
  * letter after dropped junk unless the word starts there), at most 15
  * letters from its start; the words from each start are walked in the trie. */
-static bool leet_word(const unsigned char *s, size_t n, size_t d, size_t *seen)
+/* The words leet_word found no attack word in, by a hash of their bytes: its answer depends on a
+ * word's bytes alone, and a text repeats its identifiers (three in four words checked in headers
+ * and docs were checked before). Set up when the first word is checked. */
+#define SEEN_SLOTS 256
+struct seen {
+    bool ready;
+    uint8_t len[SEEN_SLOTS];  /* the word's length (at most 64) */
+    size_t at[SEEN_SLOTS];    /* where in the text it starts, plus one; 0: none */
+};
+
+static bool leet_word(const unsigned char *s, size_t n, size_t d, struct seen *seen)
 {
     size_t i = d, e = d;
     while (i > 0 && d - i < 64 &&
@@ -130,10 +140,11 @@ static bool leet_word(const unsigned char *s, size_t n, size_t d, size_t *seen)
            (MG__IS(s[e], C_WORD) || (e > i && e + 1 < n && MG__IS(s[e], MG__C_JUNK) && MG__IS(s[e - 1], C_WORD) &&
                                  MG__IS(s[e + 1], C_WORD) && !contraction(s, n, e))))
         e++;
-    /* the answer depends on the word only: one that did not fold (seen[0..1]) is not checked again
-     * for its other leet characters */
-    if (i == seen[0] && e == seen[1]) return false;
-    seen[0] = i, seen[1] = e;
+    if (!seen->ready) memset(seen, 0, sizeof(*seen)), seen->ready = true;
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t q = i; q < e; q++) h = (h ^ s[q]) * 16777619u;
+    size_t slot = (h ^ h >> 16) % SEEN_SLOTS;
+    if (seen->at[slot] && seen->len[slot] == e - i && !memcmp(s + seen->at[slot] - 1, s + i, e - i)) return false;
     char u[64];
     bool dirty[64] = {false}, leet[64] = {false}, el[64] = {false}, all = true; /* el: reads as i or l */
     size_t l = 0;
@@ -161,6 +172,7 @@ static bool leet_word(const unsigned char *s, size_t n, size_t d, size_t *seen)
             }
         if (undone) next = st;
     }
+    seen->at[slot] = i + 1, seen->len[slot] = (uint8_t)(e - i);
     return false;
 }
 
@@ -183,20 +195,29 @@ static inline int letter_by(const unsigned char *s, size_t n, size_t *i, int ste
  * three, and one of four, letters of an attack word over d (over both sides
  * of junk), which tells most text apart at once ("int32_t", "foo_bar")
  * before the word is folded. */
-static bool leet_at(const unsigned char *s, size_t n, size_t d, size_t *seen)
+static bool leet_at(const unsigned char *s, size_t n, size_t d, struct seen *seen)
 {
     bool junk = MG__IS(s[d], MG__C_JUNK) && !MG__IS(s[d], MG__C_ALPHA);
     int c = junk ? -1 : leet_letter(s, d);
     if ((!junk && c < 0) || contraction(s, n, d)) return false;
     int l[4], r[4], nl = 0, nr = 0; /* the letters either side, nearest first */
     size_t a = d, b = d;
-    while (nl < 4 && (l[nl] = letter_by(s, n, &a, -1)) >= 0) nl++;
-    while (nr < 4 && (r[nr] = letter_by(s, n, &b, 1)) >= 0) nr++;
+    /* two each side first: the run of three needs no more, and most candidates (an identifier's
+     * '_', a digit in a name) end there; the rest only when it holds */
+    while (nl < 2 && (l[nl] = letter_by(s, n, &a, -1)) >= 0) nl++;
+    if (junk && !nl) return false;
+    while (nr < 2 && (r[nr] = letter_by(s, n, &b, 1)) >= 0) nr++;
     bool run = junk ? (nl >= 2 && nr >= 1 && MG__INJ_TRI(l[1], l[0], r[0])) ||
                           (nl >= 1 && nr >= 2 && MG__INJ_TRI(l[0], r[0], r[1]))
                     : (nl >= 1 && nr >= 1 && MG__INJ_TRI(l[0], c, r[0])) || (nl >= 2 && MG__INJ_TRI(l[1], l[0], c)) ||
                           (nr >= 2 && MG__INJ_TRI(c, r[0], r[1]));
     if (!run) return false;
+    while (nl == 2 || nl == 3) /* the loop stops at the first side without a letter, as before */
+        if ((l[nl] = letter_by(s, n, &a, -1)) >= 0) nl++;
+        else break;
+    while (nr == 2 || nr == 3)
+        if ((r[nr] = letter_by(s, n, &b, 1)) >= 0) nr++;
+        else break;
     int seq[9], m = 0;
     for (int k = nl - 1; k >= 0; k--) seq[m++] = l[k];
     if (!junk) seq[m++] = c;
@@ -369,7 +390,8 @@ void mg__inj_prescan(const unsigned char *s, size_t n, struct mg__inj_pre *p)
 {
     *p = (struct mg__inj_pre){0};
     size_t zw = 0, next_wide = 0, last_wide = 0; /* where the next character starts; after the last wide one */
-    size_t seen[2] = {SIZE_MAX, SIZE_MAX};       /* the last word leet_word found no attack word in */
+    struct seen seen;                            /* the words leet_word found no attack word in */
+    seen.ready = false;
     struct blk prev = {0};
     unsigned char tail[64];
     for (size_t at = 0; at < n + 64; at += 64) { /* and an empty block after: the hex runs look back one */
@@ -394,7 +416,7 @@ void mg__inj_prescan(const unsigned char *s, size_t n, struct mg__inj_pre *p)
             uint64_t alpha_near = PREVBIT(alpha) | b.alpha >> 1 | 1ull << 63, wordc_next = wordc >> 1 | 1ull << 63;
             for (uint64_t c = ((b.digit | b.leet) & ~b.alpha & alpha_near) | (b.junk & wordc_prev & wordc_next); c;
                  c &= c - 1)
-                if (leet_at(s, n, at + (size_t)__builtin_ctzll(c), seen)) {
+                if (leet_at(s, n, at + (size_t)__builtin_ctzll(c), &seen)) {
                     p->fold |= MG__FOLD_LEET;
                     break;
                 }

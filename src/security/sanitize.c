@@ -57,21 +57,36 @@ static size_t marker_len(const unsigned char *s, size_t n)
     return 0;
 }
 
-/* Eight bytes at p that mg_sanitize keeps as they are: printable ASCII
- * other than '<', '[' and '#' (where markers start). Word-at-a-time tests:
- * a byte with the high bit, a byte under 0x20, a byte equal to one of four. */
+/* PLAIN bytes at p that mg_sanitize keeps as they are: printable ASCII
+ * other than '<', '[' and '#' (where markers start), tabs and line feeds. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define PLAIN 16
+static inline bool plain(const unsigned char *p)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    /* signed: bytes beyond ASCII are negative, so under 0x20 too */
+#define EQ(c) _mm_cmpeq_epi8(v, _mm_set1_epi8(c))
+    __m128i bad = _mm_andnot_si128(_mm_or_si128(EQ('\t'), EQ('\n')), _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+    bad = _mm_or_si128(_mm_or_si128(bad, EQ(0x7F)), _mm_or_si128(EQ('<'), _mm_or_si128(EQ('['), EQ('#'))));
+#undef EQ
+    return _mm_movemask_epi8(bad) == 0;
+}
+#else /* word-at-a-time tests: a byte with the high bit, a byte under 0x20, a byte equal to one of four */
+#define PLAIN 8
 #define ONES 0x0101010101010101ull
 #define HIGHS 0x8080808080808080ull
 #define HAS_ZERO(x) (((x) - ONES) & ~(x) & HIGHS)
-static inline bool plain8(const unsigned char *p)
+static inline bool plain(const unsigned char *p)
 {
     uint64_t w;
     memcpy(&w, p, 8);
     if (w & HIGHS) return false;
-    if ((w - 0x20 * ONES) & ~w & HIGHS) return false; /* exact for bytes under 0x80 */
+    if ((w - 0x20 * ONES) & ~w & HIGHS) return false; /* tabs and line feeds too: the caller takes them alone */
     return !(HAS_ZERO(w ^ (0x7F * ONES)) | HAS_ZERO(w ^ ('<' * ONES)) | HAS_ZERO(w ^ ('[' * ONES)) |
              HAS_ZERO(w ^ ('#' * ONES)));
 }
+#endif
 
 int mg_sanitize(const char *str, size_t n, struct mg_buf *out, unsigned *found)
 {
@@ -83,8 +98,8 @@ int mg_sanitize(const char *str, size_t n, struct mg_buf *out, unsigned *found)
         if ((upto) > run && mg_buf_add(out, s + run, (upto) - run) != 0) return -1;                         \
     } while (0)
     while (i < n) {
-        if (i + 8 <= n && plain8(s + i)) { /* the common case, eight bytes at a time */
-            i += 8;
+        if (i + PLAIN <= n && plain(s + i)) { /* the common case, PLAIN bytes at a time */
+            i += PLAIN;
             continue;
         }
         unsigned char c = s[i];
