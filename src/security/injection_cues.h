@@ -21,67 +21,81 @@
      "ap|shelve|toss(?:\\s+out)?|throw\\s+(?:out|away)|(?:cast|brush|set|put|push|sweep)\\s+aside|leave\\s"
      "+behind|(?:walk|step|move)\\s+away\\s+from|give\\s+up\\s+on|depart\\s+from|deviate\\s+from|break\\s+"
      "(?:away\\s+)?from|neglect|overlook|override|overrule|supersede|bypass|circumvent|evade|nullify|disob"
-     "ey|defy|unlearn|omit|pay\\s+no\\s+(?:attention|heed|mind)\\s+to|(?:stop|quit|cease)\\s+(?:following|"
-     "obeying|honou?ring|respecting|heeding|applying|observing|adhering\\s+to|listening\\s+to|complying\\s"
-     "+with|using|caring\\s+about)|(?:no\\s+longer|don'?t|do\\s+not|never|not)\\s+(?:follow|obey|honou?r|r"
-     "espect|heed|apply|observe|adhere\\s+to|listen\\s+to|comply\\s+with|stick\\s+to|abide\\s+by|care\\s+a"
-     "bout|bother\\s+with))\\s+(?:all\\s+(?:of\\s+)?|any\\s+(?:of\\s+)?|every\\s+|each\\s+)?(?:the\\s+|you"
-     "r\\s+|my\\s+|these\\s+|those\\s+|this\\s+)?(?:(?:(?:previous|prior|preceding|above|earlier|former|or"
-     "iginal|initial|foregoing|aforementioned|standing|safety|developer'?s?|developers'|operator'?s?|exist"
-     "ing|current|old|given|pre-?set|built-?in|own|first|starting))\\s+)?(?:(?:previous|prior|preceding|ab"
-     "ove|earlier|former|original|initial|foregoing|aforementioned|standing|safety|developer'?s?|developer"
-     "s'|operator'?s?|system(?:\\s+prompt)?'s)\\s+)(?:(?:(?:previous|prior|preceding|above|earlier|former|"
-     "original|initial|foregoing|aforementioned|standing|safety|developer'?s?|developers'|operator'?s?|exi"
-     "sting|current|old|given|pre-?set|built-?in|own|first|starting))\\s+)?(?:instructions?|guidance|guide"
-     "lines?|rules?|directives?|directions?|orders?|commands?|prompts?|constraints?|restrictions?|polic(?:"
-     "y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|assignments?|training|mission|s"
-     "etup|configuration)\\b",
+     "ey|defy|unlearn|omit|let\\s+go\\s+of|do\\s+away\\s+with|dispense\\s+with|forgo|renounce|turn\\s+your"
+     "\\s+back\\s+on|look\\s+(?:past|beyond)|tune\\s+out|(?:brush|shrug|wave|laugh)\\s+off|gloss\\s+over|p"
+     "ass\\s+over|never\\s+mind|feel\\s+free\\s+to\\s+(?:ignore|disregard|skip|drop|forget)|pay\\s+no\\s+("
+     "?:attention|heed|mind)\\s+to|(?:stop|quit|cease)\\s+(?:following|obeying|honou?ring|respecting|heedi"
+     "ng|applying|observing|adhering\\s+to|listening\\s+to|complying\\s+with|using|caring\\s+about)|(?:no"
+     "\\s+longer|don'?t|do\\s+not|never|not)\\s+(?:follow|obey|honou?r|respect|heed|apply|observe|adhere\\"
+     "s+to|listen\\s+to|comply\\s+with|stick\\s+to|abide\\s+by|care\\s+about|bother\\s+with))\\s+(?:all\\s"
+     "+(?:of\\s+)?|any\\s+(?:of\\s+)?|every\\s+|each\\s+)?(?:the\\s+|your\\s+|my\\s+|these\\s+|those\\s+|t"
+     "his\\s+)?(?:(?:(?:previous|prior|preceding|above|earlier|former|original|initial|foregoing|aforement"
+     "ioned|standing|safety|developer'?s?|developers'|operator'?s?|existing|current|old|given|pre-?set|bui"
+     "lt-?in|own|first|starting))\\s+)?(?:(?:previous|prior|preceding|above|earlier|former|original|initia"
+     "l|foregoing|aforementioned|standing|safety|developer'?s?|developers'|operator'?s?|system(?:\\s+promp"
+     "t)?'s)\\s+)(?:(?:(?:previous|prior|preceding|above|earlier|former|original|initial|foregoing|aforeme"
+     "ntioned|standing|safety|developer'?s?|developers'|operator'?s?|existing|current|old|given|pre-?set|b"
+     "uilt-?in|own|first|starting))\\s+)?(?:instructions?|guidance|guidelines?|rules?|directives?|directio"
+     "ns?|orders?|commands?|prompts?|constraints?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?|s"
+     "afeguards?|guardrails?|objectives?|assignments?|training|mission|setup|configuration|principles|prot"
+     "ocols?|mandates?|boundaries|limitations|ethics|ground\\s+rules|preamble|persona|alignment|conditioni"
+     "ng|system\\s+(?:prompt|message)s?)\\b",
      "(?:previous|prior|preceding|above|earlier|former|original|initial|foregoing|aforementioned|standing|"
      "safety|developer'?s?|developers'|operator'?s?|system(?:\\s+prompt)?'s)\\s+(?:(?:(?:previous|prior|pr"
      "eceding|above|earlier|former|original|initial|foregoing|aforementioned|standing|safety|developer'?s?"
      "|developers'|operator'?s?|existing|current|old|given|pre-?set|built-?in|own|first|starting))\\s+)?(?"
      ":instructions?|guidance|guidelines?|rules?|directives?|directions?|orders?|commands?|prompts?|constr"
      "aints?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|as"
-     "signments?|training|mission|setup|configuration)"},
+     "signments?|training|mission|setup|configuration|principles|protocols?|mandates?|boundaries|limitatio"
+     "ns|ethics|ground\\s+rules|preamble|persona|alignment|conditioning|system\\s+(?:prompt|message)s?)"},
     /* ... your guidance / the guidance (or the task) you were given / whatever the user asked */
     {MG_INJ_OVERRIDE,
      "\\b(?:ignore|disregard|forget(?:\\s+about)?|dismiss|discard|drop|skip(?:\\s+over)?|abandon|ditch|scr"
      "ap|shelve|toss(?:\\s+out)?|throw\\s+(?:out|away)|(?:cast|brush|set|put|push|sweep)\\s+aside|leave\\s"
      "+behind|(?:walk|step|move)\\s+away\\s+from|give\\s+up\\s+on|depart\\s+from|deviate\\s+from|break\\s+"
      "(?:away\\s+)?from|neglect|overlook|override|overrule|supersede|bypass|circumvent|evade|nullify|disob"
-     "ey|defy|unlearn|omit|pay\\s+no\\s+(?:attention|heed|mind)\\s+to|(?:stop|quit|cease)\\s+(?:following|"
-     "obeying|honou?ring|respecting|heeding|applying|observing|adhering\\s+to|listening\\s+to|complying\\s"
-     "+with|using|caring\\s+about)|(?:no\\s+longer|don'?t|do\\s+not|never|not)\\s+(?:follow|obey|honou?r|r"
-     "espect|heed|apply|observe|adhere\\s+to|listen\\s+to|comply\\s+with|stick\\s+to|abide\\s+by|care\\s+a"
-     "bout|bother\\s+with))\\s+(?:all\\s+(?:of\\s+)?|any\\s+(?:of\\s+)?)?(?:your\\s+(?:\\w+\\s+)?(?:\\w+\\"
-     "s+)?(?:instructions?|guidance|guidelines?|rules?|directives?|directions?|orders?|commands?|prompts?|"
-     "constraints?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objectiv"
-     "es?|assignments?|training|mission|setup|configuration)|(?:the\\s+|all\\s+|any\\s+)?(?:instructions?|"
-     "guidance|guidelines?|rules?|directives?|directions?|orders?|commands?|prompts?|constraints?|restrict"
-     "ions?|polic(?:y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|assignments?|trai"
-     "ning|mission|setup|configuration)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|had\\s+been)\\s+giv"
-     "en|you\\s+(?:received|got|started\\s+with)|given\\s+to\\s+you|(?:that\\s+)?came\\s+before|above|befo"
-     "re\\s+this)|(?:the\\s+|your\\s+)?(?:instructions?|guidance|guidelines?|directives?|directions?|order"
-     "s?|prompts?|programming|brief(?:ing)?|safeguards?|guardrails?|system\\s+(?:prompt|message))\\s+(?:in"
-     "|of|from)\\s+(?:the\\s+|your\\s+)?(?:system\\s+(?:message|prompt)|operator|developers?)|(?:whatever|"
-     "what|everything|anything)\\s+(?:that\\s+)?(?:the\\s+user|you\\s+(?:were|have\\s+been)|your\\s+(?:ope"
-     "rator|developers?))\\s+(?:asked|told|said|wanted|requested|instructed)|(?:everything|anything|all)\\"
-     "s+(?:written\\s+|said\\s+)?(?:above|before)\\s+this\\s+(?:line|point|message|paragraph)|the\\s+user'"
-     "?s\\s+(?:request|question|instructions?|task|wishes)|(?:the\\s+|your\\s+)?(?:tasks?|jobs?)\\s+(?:that\\s+)?(?:you\\"
-     "s+(?:were|have\\s+been|had\\s+been)\\s+given|given\\s+to\\s+you))",
+     "ey|defy|unlearn|omit|let\\s+go\\s+of|do\\s+away\\s+with|dispense\\s+with|forgo|renounce|turn\\s+your"
+     "\\s+back\\s+on|look\\s+(?:past|beyond)|tune\\s+out|(?:brush|shrug|wave|laugh)\\s+off|gloss\\s+over|p"
+     "ass\\s+over|never\\s+mind|feel\\s+free\\s+to\\s+(?:ignore|disregard|skip|drop|forget)|pay\\s+no\\s+("
+     "?:attention|heed|mind)\\s+to|(?:stop|quit|cease)\\s+(?:following|obeying|honou?ring|respecting|heedi"
+     "ng|applying|observing|adhering\\s+to|listening\\s+to|complying\\s+with|using|caring\\s+about)|(?:no"
+     "\\s+longer|don'?t|do\\s+not|never|not)\\s+(?:follow|obey|honou?r|respect|heed|apply|observe|adhere\\"
+     "s+to|listen\\s+to|comply\\s+with|stick\\s+to|abide\\s+by|care\\s+about|bother\\s+with))\\s+(?:all\\s"
+     "+(?:of\\s+)?|any\\s+(?:of\\s+)?)?(?:your\\s+(?:\\w+\\s+)?(?:\\w+\\s+)?(?:instructions?|guidance|guid"
+     "elines?|rules?|directives?|directions?|orders?|commands?|prompts?|constraints?|restrictions?|polic(?"
+     ":y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|assignments?|training|mission|"
+     "setup|configuration|principles|protocols?|mandates?|boundaries|limitations|ethics|ground\\s+rules|pr"
+     "eamble|persona|alignment|conditioning|system\\s+(?:prompt|message)s?)|(?:the\\s+|all\\s+|any\\s+)?(?"
+     ":instructions?|guidance|guidelines?|rules?|directives?|directions?|orders?|commands?|prompts?|constr"
+     "aints?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|as"
+     "signments?|training|mission|setup|configuration|principles|protocols?|mandates?|boundaries|limitatio"
+     "ns|ethics|ground\\s+rules|preamble|persona|alignment|conditioning|system\\s+(?:prompt|message)s?)\\s"
+     "+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|had\\s+been)\\s+given|you\\s+(?:received|got|started\\s"
+     "+with)|given\\s+to\\s+you|(?:that\\s+)?came\\s+before|above|before\\s+this)|(?:the\\s+|your\\s+)?(?:"
+     "instructions?|guidance|guidelines?|directives?|directions?|orders?|prompts?|programming|brief(?:ing)"
+     "?|safeguards?|guardrails?|system\\s+(?:prompt|message))\\s+(?:in|of|from)\\s+(?:the\\s+|your\\s+)?(?"
+     ":system\\s+(?:message|prompt)|operator|developers?)|(?:whatever|what|everything|anything)\\s+(?:that"
+     "\\s+)?(?:the\\s+user|you\\s+(?:were|have\\s+been)|your\\s+(?:operator|developers?))\\s+(?:asked|told"
+     "|said|wanted|requested|instructed)|(?:everything|anything|all)\\s+(?:written\\s+|said\\s+)?(?:above|"
+     "before)\\s+this\\s+(?:line|point|message|paragraph)|the\\s+user'?s\\s+(?:request|question|instructio"
+     "ns?|task|wishes)|(?:the\\s+|your\\s+)?(?:tasks?|jobs?)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+bee"
+     "n|had\\s+been)\\s+given|given\\s+to\\s+you))",
      "(?:your\\s+(?:\\w+\\s+)?(?:\\w+\\s+)?(?:instructions?|guidance|guidelines?|rules?|directives?|direct"
      "ions?|orders?|commands?|prompts?|constraints?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?"
-     "|safeguards?|guardrails?|objectives?|assignments?|training|mission|setup|configuration)|(?:instructi"
-     "ons?|guidance|guidelines?|rules?|directives?|directions?|orders?|commands?|prompts?|constraints?|res"
-     "trictions?|polic(?:y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|assignments?"
-     "|training|mission|setup|configuration)\\s+(?:that\\s+)?(?:you\\s+(?:were|have|had|received|got|start"
-     "ed)|given\\s+to|came\\s+before|above|before\\s+this)|(?:instructions?|guidance|guidelines?|directive"
-     "s?|directions?|orders?|prompts?|programming|brief(?:ing)?|safeguards?|guardrails?|system\\s+(?:promp"
-     "t|message))\\s+(?:in|of|from)\\s+(?:the\\s+|your\\s+)?(?:system\\s+(?:message|prompt)|operator|developers?)"
-     "|(?:the\\s+user|you\\s+(?:were|have\\s+been)|your\\s+(?:operator|developers?))\\s+(?:asked|told|said|wante"
-     "d|requested|instructed)|(?:above|before)\\s+th"
-     "is\\s+(?:line|point|message|paragraph)|user'?s\\s+(?:request|question|instructions?|task|wishes)|(?:ta"
-     "sks?|jobs?)\\s+(?:that\\s+)?(?:you\\s+(?:were|have|had)|given\\s+to))"},
+     "|safeguards?|guardrails?|objectives?|assignments?|training|mission|setup|configuration|principles|pr"
+     "otocols?|mandates?|boundaries|limitations|ethics|ground\\s+rules|preamble|persona|alignment|conditio"
+     "ning|system\\s+(?:prompt|message)s?)|(?:instructions?|guidance|guidelines?|rules?|directives?|direct"
+     "ions?|orders?|commands?|prompts?|constraints?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?"
+     "|safeguards?|guardrails?|objectives?|assignments?|training|mission|setup|configuration|principles|pr"
+     "otocols?|mandates?|boundaries|limitations|ethics|ground\\s+rules|preamble|persona|alignment|conditio"
+     "ning|system\\s+(?:prompt|message)s?)\\s+(?:that\\s+)?(?:you\\s+(?:were|have|had|received|got|started"
+     ")|given\\s+to|came\\s+before|above|before\\s+this)|(?:instructions?|guidance|guidelines?|directives?"
+     "|directions?|orders?|prompts?|programming|brief(?:ing)?|safeguards?|guardrails?|system\\s+(?:prompt|"
+     "message))\\s+(?:in|of|from)\\s+(?:the\\s+|your\\s+)?(?:system\\s+(?:message|prompt)|operator|develop"
+     "ers?)|(?:the\\s+user|you\\s+(?:were|have\\s+been)|your\\s+(?:operator|developers?))\\s+(?:asked|told"
+     "|said|wanted|requested|instructed)|(?:above|before)\\s+this\\s+(?:line|point|message|paragraph)|user"
+     "'?s\\s+(?:request|question|instructions?|task|wishes)|(?:tasks?|jobs?)\\s+(?:that\\s+)?(?:you\\s+(?:"
+     "were|have|had)|given\\s+to))"},
     /* your true task is / a new priority supersedes everything */
     {MG_INJ_OVERRIDE,
      "\\byour\\s+(?:real|true|actual|genuine|new|only|secret|hidden|proper)\\s+(?:task|goal|job|objective|"
@@ -98,6 +112,46 @@
      "|invalid|superseded|withdrawn|meaningless)|\\bnothing\\s+you\\s+(?:were|have\\s+been)\\s+told\\s+(?:"
      "\\w+\\s+)?(?:\\w+\\s+)?(?:\\w+\\s+)?(?:matters|counts|applies)",
      NULL},
+    /* set aside what came before / everything above (no instructions named) */
+    {MG_INJ_OVERRIDE,
+     "\\b(?:ignore|disregard|forget(?:\\s+about)?|dismiss|discard|overlook|drop|skip|abandon|ditch|scrap|s"
+     "et\\s+aside|put\\s+aside|leave\\s+behind|pay\\s+no\\s+(?:attention|heed|mind)\\s+to|(?:stop|quit|cea"
+     "se)\\s+(?:following|obeying|heeding)|(?:don'?t|do\\s+not|no\\s+longer)\\s+(?:follow|obey|heed))\\s+("
+     "?:all\\s+(?:of\\s+)?)?(?:what(?:ever)?|everything|anything|all)\\s+(?:that\\s+)?(?:came|comes|was\\s"
+     "+(?:said|written|stated)|you\\s+(?:read|saw|were\\s+told))\\s+(?:before|above|earlier|previously|unt"
+     "il\\s+now|so\\s+far)\\b|\\b(?:ignore|disregard|forget(?:\\s+about)?|dismiss|discard|overlook|drop|sk"
+     "ip|abandon|ditch|scrap|set\\s+aside|put\\s+aside|leave\\s+behind|pay\\s+no\\s+(?:attention|heed|mind"
+     ")\\s+to|(?:stop|quit|cease)\\s+(?:following|obeying|heeding)|(?:don'?t|do\\s+not|no\\s+longer)\\s+(?"
+     ":follow|obey|heed))\\s+(?:all\\s+(?:of\\s+)?)?(?:everything|anything)\\s+(?:written\\s+|said\\s+|sta"
+     "ted\\s+)?(?:above|before|earlier|previously|so\\s+far|up\\s+to\\s+(?:here|now|this\\s+point))\\b",
+     "(?:what(?:ever)?|everything|anything|all)\\s+(?:that\\s+)?(?:came|comes|was\\s+(?:said|written|state"
+     "d)|you\\s+(?:read|saw|were\\s+told))\\s+(?:before|above|earlier|previously|until\\s+now|so\\s+far)|("
+     "?:everything|anything)\\s+(?:written\\s+|said\\s+|stated\\s+)?(?:above|before|earlier|previously|so"
+     "\\s+far|up\\s+to)"},
+    /* the particle after the instructions: leave your earlier instructions behind, set the old rules aside */
+    {MG_INJ_OVERRIDE,
+     "\\b(?:leave|set|put|cast|brush|push|sweep|lay|throw|toss)\\s+(?:all\\s+(?:of\\s+)?)?(?:(?:the|these|"
+     "those)\\s+(?:previous|prior|preceding|earlier|former|original|initial|foregoing|standing|safety|syst"
+     "em)\\s+(?:(?:previous|prior|preceding|earlier|former|original|initial|foregoing|standing|safety|syst"
+     "em)\\s+)?|your\\s+(?:\\w+\\s+)?)(?:instructions?|guidance|guidelines?|rules?|directives?|directions?"
+     "|orders?|commands?|prompts?|constraints?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?|safe"
+     "guards?|guardrails?|objectives?|assignments?|training|mission)\\s+(?:aside|behind|away|out)\\b",
+     "(?:instructions?|guidance|guidelines?|rules?|directives?|directions?|orders?|commands?|prompts?|cons"
+     "traints?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|"
+     "assignments?|training|mission)\\s+(?:aside|behind|away|out)\\b"},
+    /* act without your usual restrictions / as if you had no rules */
+    {MG_INJ_PERSONA,
+     "\\b(?:act|behave|operate|respond|answer|reply|work|proceed|continue|function)\\s+(?:\\w+\\s+){0,3}?("
+     "?:without|free\\s+(?:of|from)|unbound\\s+by|outside(?:\\s+of)?|beyond|ignoring)\\s+(?:any\\s+(?:of\\"
+     "s+)?|all\\s+(?:of\\s+)?)?(?:your|the\\s+usual)\\s+(?:\\w+\\s+)?(?:restrictions|limits|limitations|ru"
+     "les|filters|guardrails|guidelines|constraints|safeguards|polic(?:y|ies)|boundaries|instructions|over"
+     "sight)\\b|\\bas\\s+(?:if|though)\\s+you\\s+(?:had|have|were\\s+given)\\s+no\\s+(?:\\w+\\s+)?(?:restr"
+     "ictions|limits|limitations|rules|filters|guardrails|guidelines|constraints|safeguards|polic(?:y|ies)"
+     "|boundaries|instructions|oversight)\\b",
+     "(?:without|free\\s+(?:of|from)|unbound\\s+by|outside(?:\\s+of)?|beyond|ignoring)\\s+(?:any\\s+(?:of"
+     "\\s+)?|all\\s+(?:of\\s+)?)?(?:your|the\\s+usual)\\s+(?:\\w+\\s+)?(?:restrictions|limits|limitations|"
+     "rules|filters|guardrails|guidelines|constraints|safeguards|polic(?:y|ies)|boundaries|instructions|ov"
+     "ersight)|you\\s+(?:had|have|were\\s+given)\\s+no\\s+"},
 /* ---- 8b. personas without limits ----------------------------------------------------------- */
     /* quote / print your system prompt, the hidden instructions you were configured with */
     {MG_INJ_EXFIL,
@@ -125,12 +179,12 @@
      "+)?(?:\\S+\\s+)?(?:\\S+\\s+)?(?:\\S+\\s+)?(?:\\S+\\s+)?(?:\\S+\\s+)?(?:with(?:out)?\\s+(?:any\\s+|no"
      "\\s+)?(?:content\\s+polic(?:y|ies)|restrictions?|limits?|rules|filters?|safety|ethics|guardrails?|ov"
      "ersight|refusals)|no\\s+(?:content\\s+polic(?:y|ies)|restrictions?|limits|rules|filters|safety|ethic"
-     "s|refusals)|unfiltered|unrestricted|uncensored|jailbroken|rogue|evil|malicious|(?:that|who|which)\\s"
+     "s|guardrails|oversight|supervision|refusals)|unfiltered|unrestricted|uncensored|jailbroken|rogue|evil|malicious|(?:that|who|which)\\s"
      "+(?:never\\s+refuses|ignores|obeys\\s+only|answers\\s+to\\s+nobody|was\\s+never\\s+given\\s+(?:any\\"
      "s+)?rules)|free\\s+of\\s+(?:all\\s+)?(?:limits|rules|restrictions))",
      "(?:with(?:out)?\\s+(?:any\\s+|no\\s+)?(?:content\\s+polic(?:y|ies)|restrictions?|limits?|rules|filte"
      "rs?|safety|ethics|guardrails?|oversight|refusals)|no\\s+(?:content\\s+polic(?:y|ies)|restrictions?|l"
-     "imits|rules|filters|safety|ethics|refusals)|unfiltered|unrestricted|uncensored|jailbroken|rogue|evil"
+     "imits|rules|filters|safety|ethics|guardrails|oversight|supervision|refusals)|unfiltered|unrestricted|uncensored|jailbroken|rogue|evil"
      "|malicious|(?:that|who|which)\\s+(?:never\\s+refuses|ignores|obeys\\s+only|answers\\s+to\\s+nobody|w"
      "as\\s+never\\s+given)|free\\s+of\\s+(?:all\\s+)?(?:limits|rules|restrictions))"},
     /* switch into unrestricted mode / your new name is X and X never refuses */
@@ -301,6 +355,16 @@
      "to\\s+be\\s+)?(?:cancell?ed|void|revoked|withdrawn))|your\\s+(?:earlier|previous|prior|original|init"
      "ial)\\s+(?:configuration|setup|context|programming)|(?:forget|drop|abandon|ignore)\\s+(?:about\\s+)?"
      "your\\s)"},
+    /* the rules in your configuration are outdated */
+    {MG_INJ_VOID,
+     "\\b(?:instructions?|guidance|guidelines?|rules?|directives?|directions?|orders?|commands?|prompts?|c"
+     "onstraints?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objective"
+     "s?|assignments?|training|mission)\\s+(?:in|of|from)\\s+your\\s+(?:\\w+\\s+)?(?:configuration|setup|p"
+     "rompt|context|instructions|brief(?:ing)?|programming)\\s+(?:are|is|were|was|have\\s+been|has\\s+been"
+     ")\\s+(?:now\\s+)?(?:outdated|out\\s+of\\s+date|obsolete|stale|void|null|revoked|withdrawn|cancell?ed"
+     "|superseded|invalid|no\\s+longer\\s+valid)",
+     "your\\s+(?:\\w+\\s+)?(?:configuration|setup|prompt|context|instructions|brief(?:ing)?|programming)\\"
+     "s+(?:are|is|were|was|have|has)\\s"},
     /* the same in other languages */
     {MG_INJ_VOID,
      "\\bne\\s+(?:prends?|prenez|tiens|tenez|suis|suivez|respecte|respectez|applique|appliquez)\\s+plus\\b"
