@@ -229,13 +229,17 @@ static const struct inj_pat inj_patterns[] = {
      "end|upload|delete|push|add|append|read|create|install|modify|replace|commit|email|copy|post)\\b", NULL},
     /* send ~/.ssh (or a token, the .env ...) to a URL or an address */
     {MG_INJ_EXFIL,
-     "\\b(?:send|upload|post|e-?mail|transmit|forward|exfiltrate|leak|append|include|paste)\\s+[^.\\n]{0,4"
-     "0}?(?:~/\\.(?:ssh|aws|gnupg|kube|npmrc|netrc|docker|config/gh)|id_(?:rsa|ed25519|ecdsa)\\b(?!\\.pub)"
-     "|\\.env\\b|credentials|api[\\s_-]?keys?|secrets?\\b|(?:access\\s+|auth\\s+|api\\s+)?tokens?\\b|passw"
-     "ords?|private\\s+keys?|ssh\\s+keys?|environment\\s+variables|env\\s+vars|\\$?[A-Z][A-Z0-9_]*(?:TOKEN"
-     "|SECRET|PASSWORD|API_KEY|ACCESS_KEY)\\b)[^\\n]{0,80}?(?:https?://|\\b[\\w.+-]+@[\\w-]+\\.[\\w.]+|\\b"
-     "to\\s+(?:me|us|the\\s+(?:url|endpoint|server|address))\\b|\\bin\\s+(?:every|each|all|your)\\s+(?:ans"
-     "wers?|responses?|replies|messages?|commits?|outputs?))", NULL},
+     "\\b(?:send|upload|post|e-?mail|mail|transmit|forward|exfiltrate|exfil|leak|append|include|paste|ship"
+     "|deliver|relay|publish|attach|embed|insert|stash|beam|smuggle|sneak|hand\\s+over|pass\\s+along)"
+     "\\s+[^.\\n]{0,40}?(?:~/\\.(?:ssh|aws|gnupg|kube|npmrc|netrc|docker|config/gh|config/gcloud|azure|pgp"
+     "ass|pypirc|git-credentials|bash_history|zsh_history)|\\.git-credentials|\\.netrc|\\.pgpass|\\.pypirc"
+     "|/etc/shadow|(?:bash|shell|zsh|command)\\s+history|kubeconfig|keychain|keystore|service[\\s-]+accoun"
+     "t\\s+(?:keys?|json)|seed\\s+phrases?|mnemonic|wallet\\s+(?:keys?|files?)|session\\s+cookies|id_(?:rs"
+     "a|ed25519|ecdsa)\\b(?!\\.pub)|\\.env\\b|credentials|api[\\s_-]?keys?|secrets?\\b|(?:access\\s+|auth"
+     "\\s+|api\\s+)?tokens?\\b|passwords?|private\\s+keys?|ssh\\s+keys?|environment\\s+variables|env\\s+va"
+     "rs|\\$?[A-Z][A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|API_KEY|ACCESS_KEY)\\b)[^\\n]{0,80}?(?:https?://|\\b["
+     "\\w.+-]+@[\\w-]+\\.[\\w.]+|\\bto\\s+(?:me|us|the\\s+(?:url|endpoint|server|address))\\b|\\bin\\s+(?:"
+     "every|each|all|your)\\s+(?:answers?|responses?|replies|messages?|commits?|outputs?))", NULL},
     /* exfiltrate / harvest the secrets; every API key you can find */
     {MG_INJ_EXFIL,
      "\\b(?:exfiltrate|harvest|steal|leak)\\s+(?:all\\s+)?(?:the\\s+)?(?:~/\\.(?:ssh|aws|gnupg|kube|npmrc|"
