@@ -350,14 +350,16 @@
      "s?|training|mission|setup|configuration)|(?:instructions?|guidance|guidelines?|rules?|directives?|di"
      "rections?|orders?|commands?|prompts?|constraints?|restrictions?|polic(?:y|ies)|programming|brief(?:i"
      "ng)?|safeguards?|guardrails?|objectives?|assignments?|training|mission|setup|configuration)\\s+(?:yo"
-     "u|given|above|before|so\\s+far)\\s|you\\s+are\\s+(?:now\\s+)?(?:released|freed|exempt|free|no\\s+lon"
-     "ger|not\\s+(?:required|obliged|bound|expected))|nothing\\s+in\\s|none\\s+of\\s|(?:instructions?|guid"
-     "ance|guidelines?|rules?|directives?|directions?|orders?|commands?|prompts?|constraints?|restrictions"
-     "?|polic(?:y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|assignments?|training"
-     "|mission|setup|configuration)\\s+(?:as\\s+(?:if|cancell?ed|void|revoked|withdrawn|obsolete|null)|(?:"
-     "to\\s+be\\s+)?(?:cancell?ed|void|revoked|withdrawn))|your\\s+(?:earlier|previous|prior|original|init"
-     "ial)\\s+(?:configuration|setup|context|programming)|(?:forget|drop|abandon|ignore)\\s+(?:about\\s+)?"
-     "your\\s)"},
+     "u|given|above|before|so\\s+far)\\s|(?:released|freed|exempt|free)\\s+from\\s|(?:required|obliged|bou"
+     "nd|expected)\\s+to\\s+(?:respect|follow|obey|honou?r|observe)|(?:instructions?|guidance|guidelines?|"
+     "rules?|directives?|directions?|orders?|commands?|prompts?|constraints?|restrictions?|polic(?:y|ies)|"
+     "programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|assignments?|training|mission|setup|co"
+     "nfiguration)\\s+(?:binds?|applies|matters|counts)|(?:instructions?|guidance|guidelines?|rules?|direc"
+     "tives?|directions?|orders?|commands?|prompts?|constraints?|restrictions?|polic(?:y|ies)|programming|"
+     "brief(?:ing)?|safeguards?|guardrails?|objectives?|assignments?|training|mission|setup|configuration)"
+     "\\s+(?:as\\s+(?:if|cancell?ed|void|revoked|withdrawn|obsolete|null)|(?:to\\s+be\\s+)?(?:cancell?ed|v"
+     "oid|revoked|withdrawn))|your\\s+(?:earlier|previous|prior|original|initial)\\s+(?:configuration|setu"
+     "p|context|programming)|(?:forget|drop|abandon|ignore)\\s+(?:about\\s+)?your\\s)"},
     /* the rules in your configuration are outdated */
     {MG_INJ_VOID,
      "\\b(?:instructions?|guidance|guidelines?|rules?|directives?|directions?|orders?|commands?|prompts?|c"
