@@ -10,6 +10,7 @@
 #include "search/chunkset.h"
 #include "search/search.h"
 #include "search/search_int.h"
+#include "search/texts.h"
 #include "store/catalog.h"
 #include "store/db.h"
 #include "store/indexdb.h"
@@ -252,4 +253,70 @@ TEST(whole_file_ranking_finds_files_alike_by_lookup_and_by_map)
     mg_filemap_unref(map);
     mg_db_close(&d);
     free(first);
+}
+
+/* The first hit's snippet for query (NULL: no hit); the caller frees it. */
+static char *first_snippet(struct env *e, const char *query)
+{
+    struct mg_err err = {0};
+    struct mg_repo *rv;
+    size_t nr;
+    const char *ids[1] = {"lx"};
+    if (mg_catalog_resolve(&e->cfg, ids, 1, NULL, &rv, &nr, &err) != 0) FAIL("resolve: %s", err.msg);
+    struct mg_search_req req = {.query = query, .mode = MG_MODE_LEXICAL, .limit = 5};
+    struct mg_results res;
+    if (mg_search(&e->cfg, rv, nr, &req, &res, &err) != 0) FAIL("search '%s': %s", query, err.msg);
+    char *s = res.n && res.v[0].snippet ? strdup(res.v[0].snippet) : NULL;
+    mg_results_release(&res);
+    free(rv);
+    return s;
+}
+
+/* Searches share the files' texts they unpack (search/texts.c), by the index, file id and the
+ * row's content hash: a file re-indexed with other bytes of the same length, or the first file of
+ * a repo removed and indexed again (a new database at the same path, ids from 1 again), is read
+ * anew, never served from an earlier search's copy. With rank_off=texts nothing is kept. */
+TEST(searches_share_unpacked_texts_and_never_a_stale_one)
+{
+    struct env e;
+    open_env(&e);
+    put(&e, "src/one.c", "narwhal alpha");
+    index_repo(&e);
+    load_config(&e);
+    ASSERT_EQ_INT((int)mg_texts_kept_bytes(), 0);
+    char *s = first_snippet(&e, "narwhal");
+    ASSERT(s && strstr(s, "alpha"));
+    free(s);
+    size_t kept = mg_texts_kept_bytes();
+    if (kept == 0) FAIL("the search kept no text for the next");
+    s = first_snippet(&e, "narwhal"); /* the same text again: nothing more kept */
+    ASSERT(s && strstr(s, "alpha"));
+    free(s);
+    ASSERT_EQ_INT((int)mg_texts_kept_bytes(), (int)kept);
+    put(&e, "src/one.c", "narwhal omega"); /* the same length */
+    index_repo(&e);
+    s = first_snippet(&e, "narwhal");
+    if (!s || !strstr(s, "omega")) FAIL("after the re-index the snippet is \"%s\"", s ? s : "(none)");
+    free(s);
+    /* the repo removed and indexed again under its id: a new database at the same path, whose
+     * first file takes id 1 again, with bytes of the same length */
+    json_decref(mg_fx_run_json(NULL, e.home, (const char *const[]){"repos", "rm", "lx", "--json", NULL}));
+    put(&e, "src/one.c", "narwhal delta");
+    index_repo(&e);
+    s = first_snippet(&e, "narwhal");
+    if (!s || !strstr(s, "delta")) FAIL("the new index's snippet is \"%s\"", s ? s : "(none)");
+    free(s);
+
+    struct env o; /* another repo, rank_off=texts: a search keeps its texts to itself */
+    open_env(&o);
+    put(&o, "src/one.c", "walrus alpha");
+    index_repo(&o);
+    setenv("MEMGATE_RANK_OFF", "texts", 1);
+    load_config(&o);
+    unsetenv("MEMGATE_RANK_OFF");
+    kept = mg_texts_kept_bytes();
+    s = first_snippet(&o, "walrus");
+    ASSERT(s && strstr(s, "alpha"));
+    free(s);
+    ASSERT_EQ_INT((int)mg_texts_kept_bytes(), (int)kept);
 }

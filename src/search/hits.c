@@ -52,7 +52,7 @@ void mg__repo_release(struct mg__repo *r)
 {
     mg_chunkset_unref(r->chunks);
     r->chunks = NULL;
-    for (size_t k = 0; k < r->ntexts; k++) free(r->texts[k].text);
+    for (size_t k = 0; k < r->ntexts; k++) mg_text_unref(r->texts[k].t);
     r->ntexts = r->texts_bytes = 0;
     for (size_t k = 0; k < r->terms.ntok; k++) free(r->terms.tok[k]);
     free(r->terms.tok);
@@ -63,39 +63,61 @@ void mg__repo_release(struct mg__repo *r)
 
 /* ---- 2. stored text and snippets ------------------------------------------------------------ */
 
+/* File id's row, with its text or without (*row: 1), or 0 when it is gone, or -1. */
+static int file_row(struct mg__repo *r, int64_t id, int flags, struct mg_idx_cur *c, struct mg_idx_row *row)
+{
+    if (mg_idx_file_by_id(r->d, id, flags, c, r->err) != 0) return -1;
+    int got = mg_idx_next(c, row);
+    if (got <= 0) {
+        mg_idx_done(c);
+        return got == 0 ? 0 : mg_db_error(r->d, "read file text", r->err);
+    }
+    return 1;
+}
+
 int mg__file_text(struct mg__repo *r, int64_t id, const char **text, size_t *len)
 {
     for (size_t k = 0; k < r->ntexts; k++)
         if (r->texts[k].id == id) {
-            *text = r->texts[k].text;
-            *len = r->texts[k].len;
+            *text = r->texts[k].t->text;
+            *len = r->texts[k].t->len;
             return 0;
         }
     struct mg_idx_cur c;
     struct mg_idx_row row;
-    if (mg_idx_file_by_id(r->d, id, MG_IDX_TEXT, &c, r->err) != 0) return -1;
-    int got = mg_idx_next(&c, &row);
-    if (got <= 0) {
+    struct mg_text *t = NULL;
+    int got;
+    if (!r->texts_alone) { /* the row's hash and size first: an earlier search may have unpacked it */
+        if ((got = file_row(r, id, 0, &c, &row)) <= 0) return got == 0 ? 1 : -1;
+        uint64_t hash = row.hash;
+        int64_t size = row.size;
         mg_idx_done(&c);
-        return got == 0 ? 1 : mg_db_error(r->d, "read file text", r->err);
+        t = mg_texts_find(r->repo->dbpath, id, hash, size);
     }
-    char *t;
-    size_t n;
-    int rc = mg_idx_text(&row, MAX_FILE_TEXT, &t, &n);
-    mg_idx_done(&c);
-    if (rc != 0)
-        return mg_err_set(r->err, MG_E_DB, "stored text of a file in repo '%s' is corrupt; index the repo again",
-                          r->repo->id);
+    if (!t) {
+        if ((got = file_row(r, id, MG_IDX_TEXT, &c, &row)) <= 0) return got == 0 ? 1 : -1;
+        char *s;
+        size_t n;
+        int rc = mg_idx_text(&row, MAX_FILE_TEXT, &s, &n);
+        uint64_t hash = row.hash;
+        int64_t size = row.size;
+        mg_idx_done(&c);
+        if (rc != 0)
+            return mg_err_set(r->err, MG_E_DB, "stored text of a file in repo '%s' is corrupt; index the repo again",
+                              r->repo->id);
+        if (!(t = mg_texts_add(r->repo->dbpath, id, hash, size, s, n, !r->texts_alone)))
+            return mg_err_oom(r->err);
+    }
     /* the oldest go first, while the texts are too many or too large with this one */
-    while (r->ntexts > 0 && (r->ntexts == MG__TEXTS || r->texts_bytes + n > MG__TEXTS_BYTES)) {
-        r->texts_bytes -= r->texts[0].len;
-        free(r->texts[0].text);
+    while (r->ntexts > 0 && (r->ntexts == MG__TEXTS || r->texts_bytes + t->len > MG__TEXTS_BYTES)) {
+        r->texts_bytes -= r->texts[0].t->len;
+        mg_text_unref(r->texts[0].t);
         memmove(r->texts, r->texts + 1, --r->ntexts * sizeof(r->texts[0]));
     }
-    r->texts[r->ntexts++] = (struct mg__text){id, t, n};
-    r->texts_bytes += n;
-    *text = t;
-    *len = n;
+    r->texts[r->ntexts++] = (struct mg__text){id, t};
+    r->texts_bytes += t->len;
+    *text = t->text;
+    *len = t->len;
     return 0;
 }
 /* Byte offset of the start of line `line` (1-based) at or after `from`, which

@@ -149,6 +149,7 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
         struct mg__repo r = {.cfg = cfg, .repo = &repos[i], .q = q, .err = err};
         r.terms.lines = mode == MG_MODE_LEXICAL;
         r.whole_read = mode == MG_MODE_LEXICAL || mode == MG_MODE_HYBRID;
+        r.texts_alone = (mg_rank_off_parse(cfg->rank_off) & MG_RANK_TEXTS) != 0;
         r.filter.globs = globs;
         r.filter.langs = langs;
         r.filter.nlangs = (int)q->nlangs;

@@ -19,6 +19,7 @@
 
 #include "search/chunkset.h"
 #include "search/search.h"
+#include "search/texts.h"
 #include "store/indexdb.h"
 
 #define MAX_FILE_TEXT (64u << 20)
@@ -59,10 +60,10 @@ struct mg__repo {
     struct mg__text {              /* files' stored texts, unpacked (mg__file_text): the whole-file
                                     * list's second pass reads the files the hits then show */
         int64_t id;
-        char *text;
-        size_t len;
+        struct mg_text *t;         /* a reference (search/texts.h) */
     } texts[MG__TEXTS];
     size_t ntexts, texts_bytes; /* (oldest first) */
+    bool texts_alone;              /* config rank_off=texts: no text shared with other searches */
     struct mg__terms terms;
     bool whole_read;               /* lexical or hybrid search: files scored whole (filerank_whole.c) */
 };
@@ -74,9 +75,10 @@ void mg__repo_release(struct mg__repo *r);
 /* A new zeroed hit at the end of r (NULL: out of memory). */
 struct mg_hit *mg__hit_new(struct mg_results *r);
 /* The stored text of file id (the last MG__TEXTS read kept, within
- * MG__TEXTS_BYTES; valid until the next call). 0, 1 when the file is no
- * longer in the index (a re-index removed or replaced it after the caller
- * found its id), or -1 (r->err). */
+ * MG__TEXTS_BYTES; valid until the next call), unpacked by this search or,
+ * unless texts_alone, by an earlier one (search/texts.h). 0, 1 when the file
+ * is no longer in the index (a re-index removed or replaced it after the
+ * caller found its id), or -1 (r->err). */
 int mg__file_text(struct mg__repo *r, int64_t id, const char **text, size_t *len);
 /* Lines [first, last] of t as a snippet (each cut to a line's maximum);
  * from is the start of line from_line. NULL: out of memory. */

@@ -34,7 +34,8 @@ int mg_parse_weights(const char *s, double w[6]);
 #define MG_RANK_WHOLE 8u /* files scored whole (BM25 over every file holding a query word), fused with the pool's */
 #define MG_RANK_TIERS 16u /* a common word's rows with it in a symbol ranked first (the same answer, sooner) */
 #define MG_RANK_ONE_CALL 32u /* a one-word expression ranked in one call, not a row at a time (the same, sooner) */
-/* "roles,files,whole,tiers,onecall": the signals named, or -1 for a name not one of them (4u was "wide",
+#define MG_RANK_TEXTS 64u /* files' unpacked texts shared by the searches of a process (the same, sooner) */
+/* "roles,files,whole,tiers,onecall,texts": the signals named, or -1 for a name not one of them (4u was "wide",
  * a read of 1,000 chunks for files, removed: docs/benchmarks.md) */
 int mg_rank_off_parse(const char *s);
 

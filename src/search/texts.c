@@ -1,0 +1,165 @@
+/* texts.c — files' stored texts, unpacked once for every search of the
+ * process (texts.h). An agent's searches in a repo keep landing on the same
+ * files: the whole-file list's second pass reads its best files' text and the
+ * hits shown read theirs, and unpacking them (zstd, and the blob read) was a
+ * fifth of a served search's CPU. A text is kept by the index it came from
+ * (its database path), its file id and that row's content hash and size, so
+ * a file re-indexed under the same id is a new key, and only a search that
+ * has opened that index and read that row finds it. The least recently used
+ * go first past MG_TEXTS_SHARED bytes; a text still read by a search is freed
+ * when its last reader drops it.
+ *
+ * Sections:
+ *   1. the table
+ *   2. find, add, drop
+ */
+#include "search/texts.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+/* ---- 1. the table ----------------------------------------------------------------------------- */
+
+#define MG_TEXTS_SHARED (32u << 20) /* bytes of text kept for later searches */
+#define MG_TEXT_ALONE (4u << 20)    /* a text larger is not kept (it would push out dozens) */
+#define SLOTS 4096                  /* a power of two */
+
+struct mg_text_key {
+    uint64_t path_hash, hash;
+    int64_t id, size;
+};
+
+struct entry {
+    struct mg_text t; /* first: a struct mg_text * is a struct entry * */
+    struct mg_text_key key;
+    char *path;                 /* the database's (compared with the key's path_hash) */
+    unsigned refs;              /* searches holding it, and the table while kept */
+    bool kept;                  /* in the table and the list */
+    struct entry *chain;        /* the slot's next */
+    struct entry *newer, *older; /* the list, most recently used first */
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static struct entry *slots[SLOTS];
+static struct entry *newest, *oldest;
+static size_t kept_bytes;
+
+static size_t slot_of(const struct mg_text_key *k)
+{
+    return (size_t)((k->path_hash ^ k->hash ^ (uint64_t)k->id * 0x9E3779B97F4A7C15ull) >> 20) & (SLOTS - 1);
+}
+
+static void unlink_list(struct entry *e)
+{
+    if (e->newer) e->newer->older = e->older;
+    else newest = e->older;
+    if (e->older) e->older->newer = e->newer;
+    else oldest = e->newer;
+    e->newer = e->older = NULL;
+}
+
+static void push_newest(struct entry *e)
+{
+    e->older = newest;
+    e->newer = NULL;
+    if (newest) newest->newer = e;
+    newest = e;
+    if (!oldest) oldest = e;
+}
+
+static void free_entry(struct entry *e)
+{
+    free(e->t.text);
+    free(e->path);
+    free(e);
+}
+
+/* Take e out of the table (the caller holds mu); freed when no search holds it. */
+static void drop_kept(struct entry *e)
+{
+    struct entry **p = &slots[slot_of(&e->key)];
+    while (*p && *p != e) p = &(*p)->chain;
+    if (*p) *p = e->chain;
+    unlink_list(e);
+    e->kept = false;
+    kept_bytes -= e->t.len;
+    if (--e->refs == 0) free_entry(e);
+}
+
+/* ---- 2. find, add, drop ----------------------------------------------------------------------- */
+
+static struct mg_text_key key_of(const char *dbpath, int64_t id, uint64_t hash, int64_t size)
+{
+    return (struct mg_text_key){XXH3_64bits(dbpath, strlen(dbpath)), hash, id, size};
+}
+
+struct mg_text *mg_texts_find(const char *dbpath, int64_t id, uint64_t hash, int64_t size)
+{
+    struct mg_text_key k = key_of(dbpath, id, hash, size);
+    pthread_mutex_lock(&mu);
+    struct entry *e = slots[slot_of(&k)];
+    while (e && (memcmp(&e->key, &k, sizeof(k)) != 0 || strcmp(e->path, dbpath) != 0)) e = e->chain;
+    if (e) {
+        e->refs++;
+        unlink_list(e);
+        push_newest(e);
+    }
+    pthread_mutex_unlock(&mu);
+    return e ? &e->t : NULL;
+}
+
+struct mg_text *mg_texts_add(const char *dbpath, int64_t id, uint64_t hash, int64_t size, char *text, size_t len,
+                             bool keep)
+{
+    struct entry *e = calloc(1, sizeof(*e));
+    char *path = keep ? strdup(dbpath) : NULL;
+    if (!e || (keep && !path)) {
+        free(e);
+        free(path);
+        free(text);
+        return NULL;
+    }
+    e->t = (struct mg_text){text, len};
+    e->key = key_of(dbpath, id, hash, size);
+    e->path = path;
+    e->refs = 1;
+    if (!keep || len > MG_TEXT_ALONE) return &e->t;
+    pthread_mutex_lock(&mu);
+    struct entry **slot = &slots[slot_of(&e->key)];
+    for (struct entry *o = *slot; o; o = o->chain) /* another search added it meanwhile: one copy */
+        if (memcmp(&o->key, &e->key, sizeof(e->key)) == 0 && strcmp(o->path, dbpath) == 0) {
+            o->refs++;
+            pthread_mutex_unlock(&mu);
+            free_entry(e);
+            return &o->t;
+        }
+    e->refs++; /* the table's */
+    e->kept = true;
+    e->chain = *slot;
+    *slot = e;
+    push_newest(e);
+    kept_bytes += len;
+    while (kept_bytes > MG_TEXTS_SHARED && oldest != e) drop_kept(oldest);
+    pthread_mutex_unlock(&mu);
+    return &e->t;
+}
+
+void mg_text_unref(struct mg_text *t)
+{
+    if (!t) return;
+    struct entry *e = (struct entry *)t;
+    pthread_mutex_lock(&mu);
+    bool last = --e->refs == 0;
+    pthread_mutex_unlock(&mu);
+    if (last) free_entry(e);
+}
+
+size_t mg_texts_kept_bytes(void)
+{
+    pthread_mutex_lock(&mu);
+    size_t n = kept_bytes;
+    pthread_mutex_unlock(&mu);
+    return n;
+}

@@ -1,0 +1,30 @@
+/* texts.h — files' stored texts, unpacked once for every search of the
+ * process (search/texts.c): kept by the index, file id and content hash of
+ * the row they came from, the least recently used dropped first. Thread-safe. */
+#ifndef MG_SEARCH_TEXTS_H
+#define MG_SEARCH_TEXTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mg_text {
+    char *text; /* NUL-terminated */
+    size_t len;
+};
+
+/* The text of file id, whose row in the index at dbpath has this content
+ * hash and size, as an earlier search unpacked it, with a reference the
+ * caller drops with mg_text_unref; NULL when none is kept. */
+struct mg_text *mg_texts_find(const char *dbpath, int64_t id, uint64_t hash, int64_t size);
+/* text[0..len) (malloc'd; the cache's from now on) for that file, with a
+ * reference: kept for later searches when keep is set and it fits, else
+ * freed with the last reference. NULL when out of memory (text freed). */
+struct mg_text *mg_texts_add(const char *dbpath, int64_t id, uint64_t hash, int64_t size, char *text, size_t len,
+                             bool keep);
+/* Drop a reference (NULL: nothing). */
+void mg_text_unref(struct mg_text *t);
+/* Bytes of text kept for later searches (tests, metrics). */
+size_t mg_texts_kept_bytes(void);
+
+#endif
