@@ -112,13 +112,6 @@ static bool word_from(uint32_t node, const char *u, const bool *el, const bool *
     return false;
 }
 
-/* Whether the word of fold_words around s[d] (a leet character or junk
- * between two letters) folds into an attack word that d is inside of: the
- * word is cut where fold_words cuts it, its junk dropped and, when every
- * character is then a letter or a leet one, its leet undone. An attack word
- * must hold a place where something was undone (a leet character, or a
- * letter after dropped junk unless the word starts there), at most 15
- * letters from its start; the words from each start are walked in the trie. */
 /* The words leet_word found no attack word in, by a hash of their bytes: its answer depends on a
  * word's bytes alone, and a text repeats its identifiers (three in four words checked in headers
  * and docs were checked before). Set up when the first word is checked. */
@@ -129,6 +122,13 @@ struct seen {
     size_t at[SEEN_SLOTS];    /* where in the text it starts, plus one; 0: none */
 };
 
+/* Whether the word of fold_words around s[d] (a leet character or junk
+ * between two letters) folds into an attack word that d is inside of: the
+ * word is cut where fold_words cuts it, its junk dropped and, when every
+ * character is then a letter or a leet one, its leet undone. An attack word
+ * must hold a place where something was undone (a leet character, or a
+ * letter after dropped junk unless the word starts there), at most 15
+ * letters from its start; the words from each start are walked in the trie. */
 static bool leet_word(const unsigned char *s, size_t n, size_t d, struct seen *seen)
 {
     size_t i = d, e = d;
