@@ -24,7 +24,7 @@ struct mg_text *mg_texts_add(const char *dbpath, int64_t id, uint64_t hash, int6
                              bool keep);
 /* Drop a reference (NULL: nothing). */
 void mg_text_unref(struct mg_text *t);
-/* Bytes of text kept for later searches (tests, metrics). */
+/* Bytes of text kept for later searches (the tests read it). */
 size_t mg_texts_kept_bytes(void);
 
 #endif
