@@ -128,7 +128,7 @@ static void same_counts(const char *text, size_t len, const char *const *toks, s
     mg_token_count(&c, ~0ull, text, len, got);
     for (size_t k = 0; k < n; k++)
         if (got[k] != want[k]) FAIL("'%s': counted %.0f, mg_tokenize has %.0f", toks[k], got[k], want[k]);
-    /* each token alone (few first letters: the sixteen-byte search), and every other one */
+    /* each token alone (looked for as a substring), and every other one */
     for (size_t k = 0; k < n; k++) {
         double one[MG_COUNT_TOKENS] = {0};
         mg_token_count(&c, 1ull << k, text, len, one);
@@ -143,7 +143,7 @@ static void same_counts(const char *text, size_t len, const char *const *toks, s
 
 TEST(token_counts_are_mg_tokenizes)
 {
-    /* (all of few first letters: the sixteen-byte search; of many: word by word; one alone: the search) */
+    /* (few tokens: each looked for as a substring; many, more than MG_COUNT_SUBSTR: word by word) */
     static const char *const few[] = {"http", "header", "parsehttpheader", "server2", "__init", "h"};
     static const char *const many[] = {"http", "header", "parse", "parse_http_header", "server2", "__init", "init",
                                        "lock", "mutex", "x", "y", "z", "quorum", "9", "\xc3\xa9t\xc3\xa9",

@@ -11,9 +11,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "util/buf.h"
 
@@ -195,68 +192,67 @@ static void count_all(const struct mg_token_counter *c, uint64_t which, const ch
     }
 }
 
-#ifdef __SSE2__
-/* Only the words holding a byte a token starts with (in either case): a
- * token, whole word or part, starts with one, so no other word counts.
- * Sixteen bytes are compared with each such byte at once; each word that
- * holds one is counted once. */
-static void count_sparse(const struct mg_token_counter *c, uint64_t which, const unsigned char *firsts, int nfirst,
-                         const char *text, size_t len, double *counts)
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The words holding one of the tokens in which as a substring of their lowercased bytes: every
+ * token, whole word or part, is its word's bytes lowercased (or their first MG_TOKEN_MAX), so no
+ * other word counts. Each token is looked for with memmem in the text lowercased (buf, len bytes),
+ * and each word found is counted once. */
+static void count_substr(const struct mg_token_counter *c, uint64_t which, const char *text, size_t len,
+                         char *buf, double *counts)
 {
     const unsigned char *t = (const unsigned char *)text;
-    __m128i f[2 * MG_COUNT_FIRSTS];
-    for (int k = 0; k < nfirst; k++) f[k] = _mm_set1_epi8((char)firsts[k]);
-    size_t done = 0; /* the words before it are counted */
-    for (size_t b = 0; b < len; b += 16) {
-        unsigned m;
-        if (b + 16 <= len) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(t + b)), hit = _mm_cmpeq_epi8(v, f[0]);
-            for (int k = 1; k < nfirst; k++) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, f[k]));
-            m = (unsigned)_mm_movemask_epi8(hit);
-        } else {
-            m = 0;
-            for (size_t j = b; j < len; j++)
-                for (int k = 0; k < nfirst; k++)
-                    if (t[j] == firsts[k]) m |= 1u << (j - b);
-        }
-        while (m) {
-            size_t i = b + (size_t)__builtin_ctz(m);
-            m &= m - 1;
-            if (i < done) continue;
-            size_t s = i, e = i;
-            unsigned seen = 0;
-            while (s > done && is_word(t[s - 1])) seen |= byte_class[t[--s]];
-            while (e < len && is_word(t[e])) seen |= byte_class[t[e++]];
-            count_word(c, which, text + s, e - s, seen, counts); /* (t[i] is a word byte: a token's first) */
-            done = e;
+    for (size_t i = 0; i < len; i++) buf[i] = lower(t[i]);
+    size_t nstarts = 0, cap = 64;
+    size_t one[64], *starts = one; /* the words' starts found (sorted and deduplicated below) */
+    for (uint64_t w = which; w; w &= w - 1) {
+        int k = __builtin_ctzll(w);
+        const char *p = buf, *end = buf + len;
+        while ((size_t)(end - p) >= c->len[k] && (p = memmem(p, (size_t)(end - p), c->tok[k], c->len[k]))) {
+            size_t s = (size_t)(p - buf), e = s + c->len[k];
+            while (s > 0 && is_word(t[s - 1])) s--;
+            while (e < len && is_word(t[e])) e++;
+            if (nstarts == cap) {
+                size_t *g = malloc(2 * cap * sizeof(*g));
+                if (!g) break; /* (out of memory: the words found so far) */
+                memcpy(g, starts, nstarts * sizeof(*g));
+                if (starts != one) free(starts);
+                starts = g, cap *= 2;
+            }
+            starts[nstarts++] = s;
+            p = buf + e; /* the next word */
         }
     }
+    /* each word once, in order */
+    if (nstarts > 1) qsort(starts, nstarts, sizeof(*starts), cmp_size);
+    for (size_t i = 0; i < nstarts; i++) {
+        if (i && starts[i] == starts[i - 1]) continue;
+        size_t s = starts[i], e = s;
+        unsigned seen = 0;
+        while (e < len && is_word(t[e])) seen |= byte_class[t[e++]];
+        count_word(c, which, text + s, e - s, seen, counts);
+    }
+    if (starts != one) free(starts);
 }
-#endif
 
 void mg_token_count(const struct mg_token_counter *c, uint64_t which, const char *text, size_t len,
                     double *counts)
 {
     which &= c->n < 64 ? (1ull << c->n) - 1 : ~0ull;
     if (!which) return;
-#ifdef __SSE2__
-    /* the bytes the tokens in which start with, both cases, when they are few */
-    unsigned char firsts[2 * MG_COUNT_FIRSTS];
-    int nfirst = 0;
-    for (uint64_t w = which; w && nfirst >= 0; w &= w - 1) {
-        unsigned char b = (unsigned char)c->tok[__builtin_ctzll(w)][0], up = b >= 'a' && b <= 'z' ? b - 32 : b;
-        if (memchr(firsts, b, (size_t)nfirst)) continue;
-        if (nfirst + 1 + (up != b) > 2 * MG_COUNT_FIRSTS) nfirst = -1; /* too many: every word is looked at */
-        else {
-            firsts[nfirst++] = b;
-            if (up != b) firsts[nfirst++] = up;
+    if (__builtin_popcountll(which) <= MG_COUNT_SUBSTR) { /* few tokens: each looked for with memmem */
+        char stack[16384], *buf = len <= sizeof(stack) ? stack : malloc(len);
+        if (buf) {
+            count_substr(c, which, text, len, buf, counts);
+            if (buf != stack) free(buf);
+            return;
         }
     }
-    if (nfirst > 0) {
-        count_sparse(c, which, firsts, nfirst, text, len, counts);
-        return;
-    }
-#endif
     count_all(c, which, text, len, counts);
 }
 

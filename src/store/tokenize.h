@@ -58,7 +58,7 @@ bool mg_token_is_number(const char *tok, size_t len);
  * caller while the counter is used. */
 #define MG_COUNT_TOKENS 64
 #define MG_COUNT_SLOTS 128 /* > 2 * MG_COUNT_TOKENS */
-#define MG_COUNT_FIRSTS 4  /* first letters searched for sixteen bytes at a time, at most */
+#define MG_COUNT_SUBSTR 8  /* tokens looked for as substrings at most; more: the text word by word */
 struct mg_token_counter {
     const char *tok[MG_COUNT_TOKENS];
     unsigned char len[MG_COUNT_TOKENS];
@@ -71,10 +71,9 @@ struct mg_token_counter {
 int mg_token_counter_init(struct mg_token_counter *c, const char *const *toks, const size_t *lens, size_t n);
 /* Add the occurrences in text[0..len) of the tokens in which (bit k:
  * toks[k]) to their counts[k]; the others are not looked for. The fewer
- * letters those tokens start with, the faster (up to MG_COUNT_FIRSTS, the
- * text is searched sixteen bytes at a time for them, and only the words
- * holding one are split): a caller that knows which tokens a text may hold
- * names only those. */
+ * tokens, the faster (up to MG_COUNT_SUBSTR, each is looked for in the text
+ * lowercased with memmem, and only the words holding one are split): a
+ * caller that knows which tokens a text may hold names only those. */
 void mg_token_count(const struct mg_token_counter *c, uint64_t which, const char *text, size_t len,
                     double *counts);
 
