@@ -22,6 +22,7 @@
 #include "search/hybrid.h"
 #include "search/repomap.h"
 #include "search/search.h"
+#include "search/texts.h"
 #include "store/catalog.h"
 #include "store/db.h"
 #include "store/indexdb.h"
@@ -386,6 +387,7 @@ static int op_remove(void *self_, const struct mg_pcall *pc, struct mg_items *ou
     struct mg_code_self *self = self_;
     if (pc->nrepos != 1) return mg_err_set(err, MG_E_REPO_REQUIRED, "removing works on one repo; name it");
     mg_db_pool_drop(self->pool, pc->repos[0].dbpath); /* no reader keeps the file open */
+    mg_texts_forget(pc->repos[0].dbpath);              /* nor its files' texts kept in memory */
     if (mg_catalog_remove(self->cfg, pc->repos[0].id, err) != 0) return -1;
     struct mg_removed *it = mg_items_add(out, &mg_item_removed);
     if (!it) return mg_err_oom(err);

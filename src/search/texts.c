@@ -156,6 +156,16 @@ void mg_text_unref(struct mg_text *t)
     if (last) free_entry(e);
 }
 
+void mg_texts_forget(const char *dbpath)
+{
+    pthread_mutex_lock(&mu);
+    for (struct entry *e = oldest, *next; e; e = next) {
+        next = e->newer;
+        if (strcmp(e->path, dbpath) == 0) drop_kept(e);
+    }
+    pthread_mutex_unlock(&mu);
+}
+
 size_t mg_texts_kept_bytes(void)
 {
     pthread_mutex_lock(&mu);

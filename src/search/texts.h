@@ -24,6 +24,9 @@ struct mg_text *mg_texts_add(const char *dbpath, int64_t id, uint64_t hash, int6
                              bool keep);
 /* Drop a reference (NULL: nothing). */
 void mg_text_unref(struct mg_text *t);
+/* Drop what is kept of the index at dbpath (its repo removed; texts still read are freed by their
+ * last reader). */
+void mg_texts_forget(const char *dbpath);
 /* Bytes of text kept for later searches (the tests read it). */
 size_t mg_texts_kept_bytes(void);
 
