@@ -15,87 +15,80 @@
  */
 
 /* ---- 8a. paraphrased overrides ------------------------------------------------------------- */
+/* The words 8a's first two patterns are made of: the verbs of setting aside, what is set aside,
+ * and the words that mark it as earlier (or given); #undef at the end of the file. */
+#define INJ_SETASIDE \
+     "(?:ignore|disregard|forget(?:\\s+about)?|dismiss|discard|drop|skip(?:\\s+over)?|abandon|ditch|scrap|" \
+     "shelve|toss(?:\\s+out)?|throw\\s+(?:out|away)|(?:cast|brush|set|put|push|sweep)\\s+aside|leave\\s+be" \
+     "hind|(?:walk|step|move)\\s+away\\s+from|give\\s+up\\s+on|depart\\s+from|deviate\\s+from|break\\s+(?:" \
+     "away\\s+)?from|neglect|overlook|override|overrule|supersede|bypass|circumvent|evade|nullify|disobey|" \
+     "defy|unlearn|omit|let\\s+go\\s+of|do\\s+away\\s+with|dispense\\s+with|forgo|renounce|turn\\s+your\\s" \
+     "+back\\s+on|look\\s+(?:past|beyond)|tune\\s+out|(?:brush|shrug|wave|laugh)\\s+off|gloss\\s+over|pass" \
+     "\\s+over|never\\s+mind|feel\\s+free\\s+to\\s+(?:ignore|disregard|skip|drop|forget)|pay\\s+no\\s+(?:a" \
+     "ttention|heed|mind)\\s+to|(?:stop|quit|cease)\\s+(?:following|obeying|honou?ring|respecting|heeding|" \
+     "applying|observing|adhering\\s+to|listening\\s+to|complying\\s+with|using|caring\\s+about)|(?:no\\s+" \
+     "longer|don'?t|do\\s+not|never|not)\\s+(?:follow|obey|honou?r|respect|heed|apply|observe|adhere\\s+to" \
+     "|listen\\s+to|comply\\s+with|stick\\s+to|abide\\s+by|care\\s+about|bother\\s+with))"
+#define INJ_RULES \
+     "(?:instructions?|guidance|guidelines?|rules?|directives?|directions?|orders?|commands?|prompts?|cons" \
+     "traints?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|" \
+     "assignments?|training|mission|setup|configuration|principles|protocols?|mandates?|boundaries|limitat" \
+     "ions|ethics|ground\\s+rules|preamble|persona|alignment|conditioning|system\\s+(?:prompt|message)s?)"
+#define INJ_EARLIER_OR_GIVEN \
+     "(?:previous|prior|preceding|above|earlier|former|original|initial|foregoing|aforementioned|standing|" \
+     "safety|developer'?s?|developers'|operator'?s?|existing|current|old|given|pre-?set|built-?in|own|firs" \
+     "t|starting)"
+#define INJ_EARLIER \
+     "(?:previous|prior|preceding|above|earlier|former|original|initial|foregoing|aforementioned|standing|" \
+     "safety|developer'?s?|developers'|operator'?s?|system(?:\\s+prompt)?'s)"
     /* set aside / pay no heed to / stop honouring ... the previous (or your, the operator's) guidance */
     {MG_INJ_OVERRIDE,
-     "\\b(?:ignore|disregard|forget(?:\\s+about)?|dismiss|discard|drop|skip(?:\\s+over)?|abandon|ditch|scr"
-     "ap|shelve|toss(?:\\s+out)?|throw\\s+(?:out|away)|(?:cast|brush|set|put|push|sweep)\\s+aside|leave\\s"
-     "+behind|(?:walk|step|move)\\s+away\\s+from|give\\s+up\\s+on|depart\\s+from|deviate\\s+from|break\\s+"
-     "(?:away\\s+)?from|neglect|overlook|override|overrule|supersede|bypass|circumvent|evade|nullify|disob"
-     "ey|defy|unlearn|omit|let\\s+go\\s+of|do\\s+away\\s+with|dispense\\s+with|forgo|renounce|turn\\s+your"
-     "\\s+back\\s+on|look\\s+(?:past|beyond)|tune\\s+out|(?:brush|shrug|wave|laugh)\\s+off|gloss\\s+over|p"
-     "ass\\s+over|never\\s+mind|feel\\s+free\\s+to\\s+(?:ignore|disregard|skip|drop|forget)|pay\\s+no\\s+("
-     "?:attention|heed|mind)\\s+to|(?:stop|quit|cease)\\s+(?:following|obeying|honou?ring|respecting|heedi"
-     "ng|applying|observing|adhering\\s+to|listening\\s+to|complying\\s+with|using|caring\\s+about)|(?:no"
-     "\\s+longer|don'?t|do\\s+not|never|not)\\s+(?:follow|obey|honou?r|respect|heed|apply|observe|adhere\\"
-     "s+to|listen\\s+to|comply\\s+with|stick\\s+to|abide\\s+by|care\\s+about|bother\\s+with))\\s+(?:all\\s"
-     "+(?:of\\s+)?|any\\s+(?:of\\s+)?|every\\s+|each\\s+)?(?:the\\s+|your\\s+|my\\s+|these\\s+|those\\s+|t"
-     "his\\s+)?(?:(?:(?:previous|prior|preceding|above|earlier|former|original|initial|foregoing|aforement"
-     "ioned|standing|safety|developer'?s?|developers'|operator'?s?|existing|current|old|given|pre-?set|bui"
-     "lt-?in|own|first|starting))\\s+)?(?:(?:previous|prior|preceding|above|earlier|former|original|initia"
-     "l|foregoing|aforementioned|standing|safety|developer'?s?|developers'|operator'?s?|system(?:\\s+promp"
-     "t)?'s)\\s+)(?:(?:(?:previous|prior|preceding|above|earlier|former|original|initial|foregoing|aforeme"
-     "ntioned|standing|safety|developer'?s?|developers'|operator'?s?|existing|current|old|given|pre-?set|b"
-     "uilt-?in|own|first|starting))\\s+)?(?:instructions?|guidance|guidelines?|rules?|directives?|directio"
-     "ns?|orders?|commands?|prompts?|constraints?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?|s"
-     "afeguards?|guardrails?|objectives?|assignments?|training|mission|setup|configuration|principles|prot"
-     "ocols?|mandates?|boundaries|limitations|ethics|ground\\s+rules|preamble|persona|alignment|conditioni"
-     "ng|system\\s+(?:prompt|message)s?)\\b",
-     "(?:previous|prior|preceding|above|earlier|former|original|initial|foregoing|aforementioned|standing|"
-     "safety|developer'?s?|developers'|operator'?s?|system(?:\\s+prompt)?'s)\\s+(?:(?:(?:previous|prior|pr"
-     "eceding|above|earlier|former|original|initial|foregoing|aforementioned|standing|safety|developer'?s?"
-     "|developers'|operator'?s?|existing|current|old|given|pre-?set|built-?in|own|first|starting))\\s+)?(?"
-     ":instructions?|guidance|guidelines?|rules?|directives?|directions?|orders?|commands?|prompts?|constr"
-     "aints?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|as"
-     "signments?|training|mission|setup|configuration|principles|protocols?|mandates?|boundaries|limitatio"
-     "ns|ethics|ground\\s+rules|preamble|persona|alignment|conditioning|system\\s+(?:prompt|message)s?)"},
+     "\\b"
+     INJ_SETASIDE
+     "\\s+(?:all\\s+(?:of\\s+)?|any\\s+(?:of\\s+)?|every\\s+|each\\s+)?(?:the\\s+|your\\s+|my\\s+|these\\s"
+     "+|those\\s+|this\\s+)?(?:(?:"
+     INJ_EARLIER_OR_GIVEN
+     ")\\s+)?(?:"
+     INJ_EARLIER
+     "\\s+)(?:(?:"
+     INJ_EARLIER_OR_GIVEN
+     ")\\s+)?"
+     INJ_RULES
+     "\\b",
+     INJ_EARLIER
+     "\\s+(?:(?:"
+     INJ_EARLIER_OR_GIVEN
+     ")\\s+)?"
+     INJ_RULES},
     /* ... your guidance / the guidance (or the task) you were given / whatever the user asked */
     {MG_INJ_OVERRIDE,
-     "\\b(?:ignore|disregard|forget(?:\\s+about)?|dismiss|discard|drop|skip(?:\\s+over)?|abandon|ditch|scr"
-     "ap|shelve|toss(?:\\s+out)?|throw\\s+(?:out|away)|(?:cast|brush|set|put|push|sweep)\\s+aside|leave\\s"
-     "+behind|(?:walk|step|move)\\s+away\\s+from|give\\s+up\\s+on|depart\\s+from|deviate\\s+from|break\\s+"
-     "(?:away\\s+)?from|neglect|overlook|override|overrule|supersede|bypass|circumvent|evade|nullify|disob"
-     "ey|defy|unlearn|omit|let\\s+go\\s+of|do\\s+away\\s+with|dispense\\s+with|forgo|renounce|turn\\s+your"
-     "\\s+back\\s+on|look\\s+(?:past|beyond)|tune\\s+out|(?:brush|shrug|wave|laugh)\\s+off|gloss\\s+over|p"
-     "ass\\s+over|never\\s+mind|feel\\s+free\\s+to\\s+(?:ignore|disregard|skip|drop|forget)|pay\\s+no\\s+("
-     "?:attention|heed|mind)\\s+to|(?:stop|quit|cease)\\s+(?:following|obeying|honou?ring|respecting|heedi"
-     "ng|applying|observing|adhering\\s+to|listening\\s+to|complying\\s+with|using|caring\\s+about)|(?:no"
-     "\\s+longer|don'?t|do\\s+not|never|not)\\s+(?:follow|obey|honou?r|respect|heed|apply|observe|adhere\\"
-     "s+to|listen\\s+to|comply\\s+with|stick\\s+to|abide\\s+by|care\\s+about|bother\\s+with))\\s+(?:all\\s"
-     "+(?:of\\s+)?|any\\s+(?:of\\s+)?)?(?:your\\s+(?:\\w+\\s+)?(?:\\w+\\s+)?(?:instructions?|guidance|guid"
-     "elines?|rules?|directives?|directions?|orders?|commands?|prompts?|constraints?|restrictions?|polic(?"
-     ":y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|assignments?|training|mission|"
-     "setup|configuration|principles|protocols?|mandates?|boundaries|limitations|ethics|ground\\s+rules|pr"
-     "eamble|persona|alignment|conditioning|system\\s+(?:prompt|message)s?)|(?:the\\s+|all\\s+|any\\s+)?(?"
-     ":instructions?|guidance|guidelines?|rules?|directives?|directions?|orders?|commands?|prompts?|constr"
-     "aints?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|as"
-     "signments?|training|mission|setup|configuration|principles|protocols?|mandates?|boundaries|limitatio"
-     "ns|ethics|ground\\s+rules|preamble|persona|alignment|conditioning|system\\s+(?:prompt|message)s?)\\s"
-     "+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|had\\s+been)\\s+given|you\\s+(?:received|got|started\\s"
-     "+with)|given\\s+to\\s+you|(?:that\\s+)?came\\s+before|above|before\\s+this)|(?:the\\s+|your\\s+)?(?:"
-     "instructions?|guidance|guidelines?|directives?|directions?|orders?|prompts?|programming|brief(?:ing)"
-     "?|safeguards?|guardrails?|system\\s+(?:prompt|message))\\s+(?:in|of|from)\\s+(?:the\\s+|your\\s+)?(?"
-     ":system\\s+(?:message|prompt)|operator|developers?)|(?:whatever|what|everything|anything)\\s+(?:that"
-     "\\s+)?(?:the\\s+user|you\\s+(?:were|have\\s+been)|your\\s+(?:operator|developers?))\\s+(?:asked|told"
-     "|said|wanted|requested|instructed)|(?:everything|anything|all)\\s+(?:written\\s+|said\\s+)?(?:above|"
-     "before)\\s+this\\s+(?:line|point|message|paragraph)|the\\s+user'?s\\s+(?:request|question|instructio"
-     "ns?|task|wishes)|(?:the\\s+|your\\s+)?(?:tasks?|jobs?)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+bee"
-     "n|had\\s+been)\\s+given|given\\s+to\\s+you))",
-     "(?:your\\s+(?:\\w+\\s+)?(?:\\w+\\s+)?(?:instructions?|guidance|guidelines?|rules?|directives?|direct"
-     "ions?|orders?|commands?|prompts?|constraints?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?"
-     "|safeguards?|guardrails?|objectives?|assignments?|training|mission|setup|configuration|principles|pr"
-     "otocols?|mandates?|boundaries|limitations|ethics|ground\\s+rules|preamble|persona|alignment|conditio"
-     "ning|system\\s+(?:prompt|message)s?)|(?:instructions?|guidance|guidelines?|rules?|directives?|direct"
-     "ions?|orders?|commands?|prompts?|constraints?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?"
-     "|safeguards?|guardrails?|objectives?|assignments?|training|mission|setup|configuration|principles|pr"
-     "otocols?|mandates?|boundaries|limitations|ethics|ground\\s+rules|preamble|persona|alignment|conditio"
-     "ning|system\\s+(?:prompt|message)s?)\\s+(?:that\\s+)?(?:you\\s+(?:were|have|had|received|got|started"
-     ")|given\\s+to|came\\s+before|above|before\\s+this)|(?:instructions?|guidance|guidelines?|directives?"
-     "|directions?|orders?|prompts?|programming|brief(?:ing)?|safeguards?|guardrails?|system\\s+(?:prompt|"
-     "message))\\s+(?:in|of|from)\\s+(?:the\\s+|your\\s+)?(?:system\\s+(?:message|prompt)|operator|develop"
-     "ers?)|(?:the\\s+user|you\\s+(?:were|have\\s+been)|your\\s+(?:operator|developers?))\\s+(?:asked|told"
-     "|said|wanted|requested|instructed)|(?:above|before)\\s+this\\s+(?:line|point|message|paragraph)|user"
-     "'?s\\s+(?:request|question|instructions?|task|wishes)|(?:tasks?|jobs?)\\s+(?:that\\s+)?(?:you\\s+(?:"
-     "were|have|had)|given\\s+to))"},
+     "\\b"
+     INJ_SETASIDE
+     "\\s+(?:all\\s+(?:of\\s+)?|any\\s+(?:of\\s+)?)?(?:your\\s+(?:\\w+\\s+)?(?:\\w+\\s+)?"
+     INJ_RULES
+     "|(?:the\\s+|all\\s+|any\\s+)?"
+     INJ_RULES
+     "\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|had\\s+been)\\s+given|you\\s+(?:received|got|started"
+     "\\s+with)|given\\s+to\\s+you|(?:that\\s+)?came\\s+before|above|before\\s+this)|(?:the\\s+|your\\s+)?"
+     "(?:instructions?|guidance|guidelines?|directives?|directions?|orders?|prompts?|programming|brief(?:i"
+     "ng)?|safeguards?|guardrails?|system\\s+(?:prompt|message))\\s+(?:in|of|from)\\s+(?:the\\s+|your\\s+)"
+     "?(?:system\\s+(?:message|prompt)|operator|developers?)|(?:whatever|what|everything|anything)\\s+(?:t"
+     "hat\\s+)?(?:the\\s+user|you\\s+(?:were|have\\s+been)|your\\s+(?:operator|developers?))\\s+(?:asked|t"
+     "old|said|wanted|requested|instructed)|(?:everything|anything|all)\\s+(?:written\\s+|said\\s+)?(?:abo"
+     "ve|before)\\s+this\\s+(?:line|point|message|paragraph)|the\\s+user'?s\\s+(?:request|question|instruc"
+     "tions?|task|wishes)|(?:the\\s+|your\\s+)?(?:tasks?|jobs?)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+"
+     "been|had\\s+been)\\s+given|given\\s+to\\s+you))",
+     "(?:your\\s+(?:\\w+\\s+)?(?:\\w+\\s+)?"
+     INJ_RULES
+     "|"
+     INJ_RULES
+     "\\s+(?:that\\s+)?(?:you\\s+(?:were|have|had|received|got|started)|given\\s+to|came\\s+before|above|b"
+     "efore\\s+this)|(?:instructions?|guidance|guidelines?|directives?|directions?|orders?|prompts?|progra"
+     "mming|brief(?:ing)?|safeguards?|guardrails?|system\\s+(?:prompt|message))\\s+(?:in|of|from)\\s+(?:th"
+     "e\\s+|your\\s+)?(?:system\\s+(?:message|prompt)|operator|developers?)|(?:the\\s+user|you\\s+(?:were|"
+     "have\\s+been)|your\\s+(?:operator|developers?))\\s+(?:asked|told|said|wanted|requested|instructed)|("
+     "?:above|before)\\s+this\\s+(?:line|point|message|paragraph)|user'?s\\s+(?:request|question|instructi"
+     "ons?|task|wishes)|(?:tasks?|jobs?)\\s+(?:that\\s+)?(?:you\\s+(?:were|have|had)|given\\s+to))"},
     /* your true task is / a new priority supersedes everything */
     {MG_INJ_OVERRIDE,
      "\\byour\\s+(?:real|true|actual|genuine|new|only|secret|hidden|proper)\\s+(?:task|goal|job|objective|"
@@ -405,3 +398,7 @@
      "ssed|succeeded|worked|is\\s+fine)[^.\\n]{0,40}?(?:whatever|regardless|even\\s+if|no\\s+matter)|\\bsa"
      "y\\s+nothing\\s+(?:about|of)\\b|\\bnever\\s+reveal\\s+that\\s+you\\b",
      NULL},
+#undef INJ_SETASIDE
+#undef INJ_RULES
+#undef INJ_EARLIER_OR_GIVEN
+#undef INJ_EARLIER
