@@ -558,3 +558,63 @@ TEST(index_a_secret_in_a_path_is_never_stored)
         if (system(cmd) == 0) FAIL("the data directory keeps the token of a path (%s)", i ? gl : gh);
     }
 }
+
+/* Every row of one index run, in id order, as one string: chunks by path and
+ * lines, symbols by name (the caller frees). */
+static char *index_rows(const char *home, const char *name)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/repos/%s.db", home, name);
+    sqlite3 *db;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) return NULL;
+    sqlite3_stmt *st;
+    char *out = NULL;
+    if (sqlite3_prepare_v2(db, "SELECT (SELECT group_concat(x, ',') FROM (SELECT c.id || ':' || f.path || ':' || "
+                               "c.start_line AS x FROM chunks c JOIN files f ON f.id = c.file_id ORDER BY c.id)) || ';' "
+                               "|| (SELECT group_concat(y, ',') FROM (SELECT s.id || ':' || s.name AS y FROM symbols s "
+                               "ORDER BY s.id))", -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        out = strdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return out;
+}
+
+/* Issue 36 (determinism across thread counts): chunk and symbol ids follow
+ * the walk, not the order the parser threads finish in, so an index — and
+ * every tie a ranking breaks by id — is the same with one thread or four.
+ * A big file first in the walk finishes after the small ones behind it. */
+TEST(index_ids_follow_the_walk_at_every_thread_count)
+{
+    char *repo = mg_t_tmpdir();
+    struct mg_buf big;
+    mg_buf_init(&big, 64u << 20);
+    for (int i = 0; i < 6000; i++)
+        mg_buf_addf(&big, "/* step %d */\nint big_step_%d(int x)\n{\n    return x * %d + big_step_%d(x - 1);\n}\n", i, i, i,
+                    i ? i - 1 : 0);
+    mg_t_write(repo, "a_big.c", big.p, big.len);
+    mg_buf_release(&big);
+    for (int i = 0; i < 80; i++) {
+        char rel[32], src[128];
+        snprintf(rel, sizeof(rel), "small/f%02d.c", i);
+        snprintf(src, sizeof(src), "int small_%d(int y)\n{\n    return y + %d;\n}\n", i, i);
+        mg_t_write_str(repo, rel, src);
+    }
+    char *want = NULL;
+    for (int round = 0; round < 4; round++) {
+        char *home = mg_t_tmpdir();
+        setenv("MEMGATE_INDEX_THREADS", round == 0 ? "1" : "4", 1);
+        json_t *j = mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "det", "--json", NULL});
+        unsetenv("MEMGATE_INDEX_THREADS");
+        ASSERT_EQ_INT(mg_fx_int(j, "chunks"), 6080);
+        json_decref(j);
+        char *got = index_rows(home, "det");
+        ASSERT(got != NULL);
+        if (!want) want = got;
+        else {
+            if (strcmp(got, want) != 0) FAIL("round %d (4 threads): the ids differ from one thread's", round);
+            free(got);
+        }
+    }
+    free(want);
+}

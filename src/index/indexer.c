@@ -313,6 +313,11 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         goto rollback;
     }
     R.q.producers = nth;
+    R.q.n = R.walk.n;
+    if (!(R.q.none = calloc(R.walk.n ? R.walk.n : 1, 1))) {
+        mg_err_oom(err);
+        goto rollback;
+    }
     for (int i = 0; i < nth; i++) {
         if (pthread_create(&th[i], NULL, mg__worker_main, &R) != 0) {
             /* run with the threads we have */
@@ -484,6 +489,7 @@ out:
             mg__result_free(r);
             r = n;
         }
+        free(R.q.none);
     }
     mg__known_release(&R.known);
     mg_walk_release(&R.walk);

@@ -96,9 +96,10 @@ void mg__stream_defs_sort(struct stream_def *defs, size_t n);
 /* ---- the result queue between workers and the writer (indexer_work.c) ---- */
 
 /* One file ready to be written; or, with tri set, a parser thread's
- * trigram postings to flush (after the files they cover, by queue order). */
+ * trigram postings to flush (after the files they cover). */
 struct result {
     struct mg_tri_builder *tri_batch;
+    size_t idx;             /* the walk index of the file; of a trigram batch, the last file it covers */
     int64_t fid;            /* the file's id: the run's base id + walk index */
     const char *path;       /* borrowed from the walk */
     const char *lang;
@@ -119,17 +120,31 @@ struct result {
     struct result *next;
 };
 
+/* The writer takes the files in walk order, whatever order the workers
+ * finish them in: chunk and symbol ids are handed out as files are written,
+ * and ties in every ranking fall to the lower id, so the order makes an
+ * index (and each search of it) the same at every thread count and run. A
+ * queue past its bounds still takes the file the writer waits for, so it
+ * never waits on a worker that waits on it. */
 struct queue {
     pthread_mutex_t mu;
     pthread_cond_t not_empty, not_full;
     struct result *head, *tail;
     size_t items, bytes;
     int producers;          /* workers still running */
+    size_t next;            /* the walk index the writer takes next */
+    size_t n;               /* the walk's files */
+    unsigned char *none;    /* [n]: 1 for a file that gave no result (unchanged, skipped, failed) */
 };
 
 void mg__queue_push(struct queue *q, struct result *r);
-/* Next result, or NULL when every worker is done and the queue is empty.
- * Waits at most timeout_ms (returning NULL with *timed_out set). */
+/* Walk index idx gave no result. */
+void mg__queue_none(struct queue *q, size_t idx);
+/* The next result in walk order (a trigram batch once the files it covers
+ * are taken), or NULL when every worker is done and the queue is empty;
+ * once every worker is done (an interrupted or failed run), what is left
+ * in any order. Waits at most timeout_ms (returning NULL with *timed_out
+ * set). */
 struct result *mg__queue_pop(struct queue *q, int timeout_ms, bool *timed_out);
 void mg__result_free(struct result *r);
 /* The streams of a freshly chunked file (indexer_streams.c); marks: the index's

@@ -35,10 +35,22 @@ double mg__thread_cpu_s(void)
 
 /* ---- 1. the result queue ------------------------------------------------------------------------ */
 
+/* r can be taken now (the lock held) */
+static bool takes(const struct queue *q, const struct result *r)
+{
+    return r->tri_batch ? r->idx < q->next : r->idx == q->next;
+}
+
+/* past the files with no result (the lock held) */
+static void skip_none(struct queue *q)
+{
+    while (q->next < q->n && q->none[q->next]) q->next++;
+}
+
 void mg__queue_push(struct queue *q, struct result *r)
 {
     pthread_mutex_lock(&q->mu);
-    while ((q->items >= QUEUE_ITEMS || q->bytes >= QUEUE_BYTES) && q->items > 0)
+    while ((q->items >= QUEUE_ITEMS || q->bytes >= QUEUE_BYTES) && q->items > 0 && !takes(q, r))
         pthread_cond_wait(&q->not_full, &q->mu);
     r->next = NULL;
     if (q->tail) q->tail->next = r;
@@ -50,30 +62,52 @@ void mg__queue_push(struct queue *q, struct result *r)
     pthread_mutex_unlock(&q->mu);
 }
 
-/* Next result, or NULL when every worker is done and the queue is empty.
- * Waits at most timeout_ms (returning NULL with *timed_out set). */
+void mg__queue_none(struct queue *q, size_t idx)
+{
+    pthread_mutex_lock(&q->mu);
+    if (idx < q->n) q->none[idx] = 1;
+    size_t was = q->next;
+    skip_none(q);
+    if (q->next != was) {
+        pthread_cond_signal(&q->not_empty);
+        pthread_cond_broadcast(&q->not_full);
+    }
+    pthread_mutex_unlock(&q->mu);
+}
+
 struct result *mg__queue_pop(struct queue *q, int timeout_ms, bool *timed_out)
 {
     *timed_out = false;
     pthread_mutex_lock(&q->mu);
-    while (!q->head && q->producers > 0) {
+    struct result *r, *prev;
+    for (;;) {
+        prev = NULL;
+        for (r = q->head; r && !takes(q, r); r = r->next) prev = r;
+        if (r || q->producers == 0) break;
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += (long)timeout_ms * 1000000L;
         ts.tv_sec += ts.tv_nsec / 1000000000L;
         ts.tv_nsec %= 1000000000L;
-        if (pthread_cond_timedwait(&q->not_empty, &q->mu, &ts) == ETIMEDOUT && !q->head) {
-            *timed_out = q->producers > 0;
+        if (pthread_cond_timedwait(&q->not_empty, &q->mu, &ts) == ETIMEDOUT) {
+            for (prev = NULL, r = q->head; r && !takes(q, r); r = r->next) prev = r;
+            if (r || q->producers == 0) break;
+            *timed_out = true;
             pthread_mutex_unlock(&q->mu);
             return NULL;
         }
     }
-    struct result *r = q->head;
+    if (!r && (r = q->head)) prev = NULL; /* every worker done: the rest as it is */
     if (r) {
-        q->head = r->next;
-        if (!q->head) q->tail = NULL;
+        if (prev) prev->next = r->next;
+        else q->head = r->next;
+        if (q->tail == r) q->tail = prev;
         q->items--;
         q->bytes -= r->len;
+        if (!r->tri_batch && r->idx == q->next) {
+            q->next++;
+            skip_none(q);
+        }
         pthread_cond_broadcast(&q->not_full);
     }
     pthread_mutex_unlock(&q->mu);
@@ -163,6 +197,7 @@ static struct result *process(struct run *R, size_t idx, TSParser *parser, struc
     }
     struct result *r = calloc(1, sizeof(*r));
     if (!r) goto nomem;
+    r->idx = idx;
     r->fid = R->base_id + (int64_t)idx;
     r->path = e->path;
     r->old_id = k ? k->id : 0;
@@ -249,7 +284,7 @@ nomem:
 
 /* Queue a thread's trigram postings for the writer to flush; a fresh
  * builder takes its place (NULL when memory runs out: the run fails). */
-static void hand_over(struct run *R, struct mg_tri_builder **tb)
+static void hand_over(struct run *R, struct mg_tri_builder **tb, size_t last)
 {
     if (!*tb || mg_tri_builder_files(*tb) == 0) return;
     struct result *r = calloc(1, sizeof(*r));
@@ -263,6 +298,7 @@ static void hand_over(struct run *R, struct mg_tri_builder **tb)
         return;
     }
     r->tri_batch = *tb;
+    r->idx = last;
     *tb = fresh;
     mg__queue_push(&R->q, r);
 }
@@ -290,6 +326,7 @@ void *mg__worker_main(void *arg)
         mg_tri_builder_free(&tb);
         goto done;
     }
+    size_t last = 0; /* the last file taken: a trigram batch covers none after it */
     for (;;) {
         if (stopped(R->stop) || __atomic_load_n(&R->failed, __ATOMIC_RELAXED)) break;
         size_t i = __atomic_fetch_add(&R->next, 1, __ATOMIC_RELAXED);
@@ -297,9 +334,11 @@ void *mg__worker_main(void *arg)
         struct result *r = process(R, i, parser, &scratch, tb, ts, &tmp);
         ADD(R->files_done, 1);
         if (r) mg__queue_push(&R->q, r);
-        if (mg_tri_builder_bytes(tb) > R->tri_batch_bytes) hand_over(R, &tb);
+        else mg__queue_none(&R->q, i);
+        last = i;
+        if (mg_tri_builder_bytes(tb) > R->tri_batch_bytes) hand_over(R, &tb, last);
     }
-    hand_over(R, &tb); /* what is left, also after an interruption */
+    hand_over(R, &tb, last); /* what is left, also after an interruption */
     ts_parser_delete(parser);
     mg_tri_scratch_release(&scratch);
     mg_token_set_free(&ts);
