@@ -50,6 +50,10 @@ sys.path.insert(0, os.path.join(HERE, "model"))
 import bugloc  # noqa: E402  (serve, search, Score: the same measurement)
 import pairs  # noqa: E402  (the pairs the code model trains on)
 
+# The hashed embedder unless BUGLOC_EMBEDDER says otherwise: these repositories are in the code
+# model's training corpus, so the model has seen these very pairs and would be measured on them.
+bugloc.EMBEDDER = os.environ.get("BUGLOC_EMBEDDER", "builtin")
+
 CACHE = os.path.join(os.environ.get("MEMGATE_BENCH_CACHE", os.path.expanduser("~/.cache/memgate-bench")), "fusion")
 # one repository per language, small enough to index in seconds
 DEFAULT_REPOS = ("libuv/libuv", "gin-gonic/gin", "pallets/click", "hyperium/hyper", "apache/commons-io",
@@ -113,10 +117,11 @@ def prepare(repo, mirrors, nq):
     banned = pairs.bench_projects(HERE)
     if repo.lower() in banned:
         raise SystemExit(f"fusion: {repo} is a project of bench/bugloc.py: never tuned on")
-    base = os.path.join(CACHE, repo.replace("/", "+") + "-" + commit[:12] + f"-q{nq}")
+    base = os.path.join(CACHE, repo.replace("/", "+") + "-" + commit[:12] + f"-q{nq}" + (f"-long{LONG}" if LONG else "")
+                        + ("" if bugloc.EMBEDDER == "builtin" else "-" + bugloc.EMBEDDER))
     src, home, qfile = os.path.join(base, "src"), os.path.join(base, "home"), os.path.join(base, "queries.json")
     if os.path.exists(qfile) and os.path.exists(os.path.join(home, "fusion-index.json")):
-        return home, json.load(open(qfile))
+        return home, json.load(open(qfile)), src
     subprocess.run(["rm", "-rf", base], check=True)
     os.makedirs(src)
     cands = []  # (path, first, last, query)
@@ -127,12 +132,17 @@ def prepare(repo, mirrors, nq):
         if lang == "javascript" and path.endswith(".ts"):
             lang = "typescript"
         spans = list(doc_spans(text, lang))
-        if spans:
+        rnd = random.Random(hashlib.sha256(path.encode()).hexdigest())
+        if LONG and len(spans) >= LONG_MIN:
+            # --long: one query per file, several of its doc comments in file order (a long description)
+            texts[path] = text
+            got = sorted(rnd.sample(spans, min(LONG, len(spans))))
+            cands.append((path, [(f, l) for f, l, _ in got], " ".join(q for _, _, q in got)))
+        elif spans and not LONG:
             texts[path] = text
             # at most two per file, so that one big file does not make the sample
-            rnd = random.Random(hashlib.sha256(path.encode()).hexdigest())
             for first, last, q in rnd.sample(spans, min(2, len(spans))):
-                cands.append((path, first, last, q))
+                cands.append((path, [(first, last)], q))
     rnd = random.Random(1)
     cands.sort()
     sample = sorted(rnd.sample(cands, min(nq, len(cands))))
@@ -141,8 +151,8 @@ def prepare(repo, mirrors, nq):
     if a.wait() != 0:
         raise SystemExit(f"fusion: git archive {commit} failed in {gd}")
     blank = {}
-    for path, first, last, _ in sample:
-        blank.setdefault(path, []).append((first, last))
+    for path, spans, _ in sample:
+        blank.setdefault(path, []).extend(spans)
     for path, spans in blank.items():
         lines = texts[path].split("\n")
         for first, last in spans:
@@ -156,17 +166,26 @@ def prepare(repo, mirrors, nq):
                          capture_output=True, text=True).stdout
     with open(os.path.join(home, "fusion-index.json"), "w") as f:
         f.write(out)
-    qs = [(q, path) for path, _, _, q in sample]
+    qs = [(q, path) for path, _, q in sample]
     with open(qfile, "w") as f:
         json.dump(qs, f)
-    return home, qs
+    return home, qs, src
 
 
 MODE = "hybrid"  # --mode
+LONG = 0  # --long
+LONG_MIN = 3  # a file needs this many documented functions for a --long query
 
 
-def run(repo, home, qs, weights, off=None):
-    s = bugloc.run_variant(repo.split("/")[1], home, [(None, q, [p]) for q, p in qs], 50, (MODE,),
+def run(repo, home, qs, weights, off=None, src=None):
+    if MODE == "bm25":  # the plain whole-file baseline of bench/bugloc.py on the same task
+        s = bugloc.Score()
+        b = bugloc.Bm25(src)
+        for q, p in qs:
+            files, ms = b.rank(q)
+            s.add(files, {p}, ms)
+    else:
+        s = bugloc.run_variant(repo.split("/")[1], home, [(None, q, [p]) for q, p in qs], 50, (MODE,),
                            weights=weights, off=off)[MODE]
     n = max(s.n, 1)
     return {"s1": s.s1 / n, "s10": s.s10 / n, "mrr": s.rr / n}
@@ -190,11 +209,17 @@ def main():
     ap.add_argument("--rank-off", action="append", default=[], metavar="SIGNAL",
                     help="also run the chosen weights (--grid none: the first --weights, or the default) with this ranking signal switched off (config rank_off: "
                          + ", ".join(bugloc.SIGNALS) + "; repeatable): its ablation on the code task")
-    ap.add_argument("--mode", choices=("hybrid", "lexical"), default="hybrid",
-                    help="the search mode measured (lexical: only the file lists' weight, the sixth, matters)")
+    ap.add_argument("--mode", choices=("hybrid", "lexical", "bm25"), default="hybrid",
+                    help="the search mode measured (lexical: only the file lists' weight, the sixth, matters; "
+                         "bm25: bench/bugloc.py's plain whole-file baseline, weights ignored)")
+    ap.add_argument("--long", type=int, default=0, metavar="N",
+                    help="the long-query task: one query per file of at least 3 documented functions, up to N of "
+                         "their doc comments joined (all blanked), the file the answer; a long description "
+                         "of a file, as a report is long")
     a = ap.parse_args()
-    global MODE
+    global MODE, LONG
     MODE = a.mode
+    LONG = a.long
     if bugloc.EMBEDDER != "builtin":
         log(f"embedder {bugloc.EMBEDDER} (BUGLOC_EMBEDDER)")
     repos = a.repo or list(DEFAULT_REPOS)
@@ -204,7 +229,7 @@ def main():
     def measure(w):
         key = fmt(w)
         if key not in seen:
-            seen[key] = {r: run(r, h, qs, key) for r, (h, qs) in data.items()}
+            seen[key] = {r: run(r, h, qs, key, src=src) for r, (h, qs, src) in data.items()}
             avg = sum(v["s10"] for v in seen[key].values()) / len(repos)
             log(f"{key}: success@10 {avg:.3f} " + " ".join(f"{v['s10']:.3f}" for v in seen[key].values()))
         return seen[key]
@@ -222,11 +247,12 @@ def main():
                         best = w
     for w in a.weights:
         measure([float(x) for x in w.split(",")])
-    print(f"\n## Fusion weights on docstring -> function retrieval ({bugloc.EMBEDDER} embedder)\n")
+    task = f"{LONG} doc comments -> file" if LONG else "docstring -> function"
+    print(f"\n## Fusion weights on {task} retrieval ({bugloc.EMBEDDER} embedder)\n")
     print(f"Machine: {bugloc.machine()}. {a.queries} queries per repository, {MODE}, 50 chunks folded to files.\n")
     print("| repository | commit | queries |")
     print("| --- | --- | ---: |")
-    for r, (_, qs) in data.items():
+    for r, (_, qs, _) in data.items():
         print(f"| {r} | {corpus()[r][0][:12]} | {len(qs)} |")
     print("\n| " + ", ".join(LISTS) + " | success@10 mean | success@1 mean | MRR mean | success@10 "
           + " / ".join(r.split("/")[1] for r in repos) + " |")
@@ -241,7 +267,7 @@ def main():
     # the ablations: on the chosen weights, or the first --weights (--grid none), or the config's
     base = fmt(best) if a.grid == "coarse" else (a.weights[0] if a.weights else None)
     for sig in a.rank_off:
-        res = {r: run(r, h, qs, base, sig) for r, (h, qs) in data.items()}
+        res = {r: run(r, h, qs, base, sig, src) for r, (h, qs, src) in data.items()}
         n = len(repos)
         print(f"\n{base or 'default weights'} without {sig}: success@10 mean {sum(v['s10'] for v in res.values()) / n:.3f}, "
               f"success@1 mean {sum(v['s1'] for v in res.values()) / n:.3f}, MRR mean "
