@@ -337,8 +337,8 @@ def load_set(name):
 # ---- the run ----------------------------------------------------------------
 
 
-# the embedder of the run (BUGLOC_EMBEDDER: builtin, model, ...); each has its own index
-EMBEDDER = os.environ.get("BUGLOC_EMBEDDER", "builtin")
+# the embedder of the run (BUGLOC_EMBEDDER: model, what `auto` picks, or builtin, ...); each has its own index
+EMBEDDER = os.environ.get("BUGLOC_EMBEDDER", "model")
 
 
 def env(home, weights=None, off=None):
@@ -660,7 +660,7 @@ def run_project(name, gd, limit, nq, only=ALL_MODES, weights=(), ablate=SIGNALS)
 
 
 def report(results, limit):
-    print(f"\n## Bug localisation on real history — {time.strftime('%Y-%m-%d', time.gmtime())}\n")
+    print(f"\n## Bug localisation on real history — {time.strftime('%Y-%m-%d', time.gmtime())}, {EMBEDDER} embedder\n")
     print(f"Machine: {machine()}. memgate over HTTP (`memgate serve`, keep-alive), {limit} chunks per search "
           f"folded to files; rg: whole process.\n")
     print("| project | snapshot | queries | files indexed | chunks | vectors | index s |")

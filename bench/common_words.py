@@ -8,7 +8,8 @@ and hybrid mode (limit 10) over HTTP; prints p50 / max per build, side by
 side, and whether every build's hits (paths, lines, scores) are the first's.
 --rg ROOT: `rg -F -l` of each query over ROOT beside them (the peer: the
 files holding it, no ranking). Set MEMGATE_HYBRID_WEIGHTS to pass fusion
-weights to the servers."""
+weights to the servers, MEMGATE_EMBEDDER to serve an index made with another
+embedder than the default."""
 import json
 import os
 import subprocess
@@ -31,6 +32,8 @@ def run(home, spec):
     binary, _, off = spec.partition(":rank_off=")
     e = nb.env(home)
     e.pop("MEMGATE_EMBEDDER", None)
+    if os.environ.get("MEMGATE_EMBEDDER"):  # the embedder HOME's vectors were made by, when not the default
+        e["MEMGATE_EMBEDDER"] = os.environ["MEMGATE_EMBEDDER"]
     if off:
         e["MEMGATE_RANK_OFF"] = off
     if os.environ.get("MEMGATE_HYBRID_WEIGHTS"):

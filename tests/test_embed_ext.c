@@ -516,7 +516,7 @@ TEST(embedder_auto_picks_from_config)
     struct {
         const char *url, *key, *vkey, *ourl, *want;
     } cases[] = {
-        {"", "", "", "", "builtin"},
+        {"", "", "", "", "model"},
         {"", "", "", "http://127.0.0.1:9/", "ollama"},
         {"", "", "vk-123456", "http://127.0.0.1:9/", "voyage"},
         {"", "ok-1234", "vk-123456", "http://127.0.0.1:9/", "openai"},
@@ -539,8 +539,8 @@ TEST(embedder_auto_picks_from_config)
         if (strcmp(cases[i].want, "voyage") == 0)
             ASSERT_EQ_STR(sig, "voyage:voyage-code-3@https://api.voyageai.com/v1/embeddings");
         if (strcmp(cases[i].want, "ollama") == 0) ASSERT_EQ_STR(sig, "ollama:nomic-embed-text@http://127.0.0.1:9/api/embed");
-        if (strcmp(cases[i].want, "builtin") == 0) ASSERT(strncmp(sig, "builtin:", 8) == 0 && !strchr(sig, '@'));
-        ASSERT_EQ_INT(e->dim, strcmp(cases[i].want, "builtin") == 0 ? e->dim : 0); /* nothing asked yet */
+        if (strcmp(cases[i].want, "model") == 0) ASSERT(strncmp(sig, "model:", 6) == 0 && !strchr(sig, '@'));
+        ASSERT_EQ_INT(e->dim, strcmp(cases[i].want, "model") == 0 ? e->dim : 0); /* nothing asked yet */
         mg_embedder_free(&e);
     }
     /* the keys by their MEMGATE_ names */

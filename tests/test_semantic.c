@@ -820,7 +820,7 @@ TEST(semantic_and_hybrid_search_with_scope)
     write_corpus(repo);
     json_t *ix = mg_fx_run_json(NULL, home, (const char *const[]){"index", repo, "--name", "sem", "--json", NULL});
     ASSERT_EQ_INT(mg_fx_int(ix, "vectors.chunks"), 3);
-    ASSERT_CONTAINS(json_string_value(json_object_get(json_object_get(ix, "vectors"), "embedder")), "builtin:");
+    ASSERT_CONTAINS(json_string_value(json_object_get(json_object_get(ix, "vectors"), "embedder")), "model:");
     json_decref(ix);
 
     json_t *j = mg_fx_search(repo, home, "grow the buffer pool", "semantic", 1);

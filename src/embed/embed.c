@@ -33,7 +33,7 @@ static const char *auto_choice(const struct mg_config *c)
     if (c->embed_url[0] || c->embed_api_key[0]) return "openai";
     if (c->voyage_api_key[0]) return "voyage";
     if (c->ollama_url[0]) return "ollama";
-    return "builtin";
+    return "model";
 }
 
 int mg_embedder_open(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err)

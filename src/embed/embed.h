@@ -4,20 +4,24 @@
  * (embedder.h, what each implementation fills in). The registry (embed.c)
  * builds one from the configuration:
  *
- *   embedder = auto | builtin | openai | voyage | ollama | none   (MEMGATE_EMBEDDER)
+ *   embedder = auto | builtin | model | openai | voyage | ollama | none   (MEMGATE_EMBEDDER)
  *   embed_url, embed_model, embed_api_key          (MEMGATE_EMBED_URL, ...)
  *   voyage_api_key, voyage_url, voyage_model, voyage_dimensions
  *   ollama_url, ollama_model
  *
  * auto picks from what is configured, in this order, without asking the
  * network: embed_url or embed_api_key set -> openai; voyage_api_key set ->
- * voyage; ollama_url set -> ollama; else builtin.
- * none means keyword-only: mg_embedder_open() gives *out == NULL.
+ * voyage; ollama_url set -> ollama; else model (the code model compiled in:
+ * as good as builtin in hybrid search, its vectors a quarter of the room,
+ * docs/semantic.md). none means keyword-only: mg_embedder_open() gives
+ * *out == NULL.
  *
  *   builtin  local and deterministic: hashed identifier sub-words and word
  *            stems weighted by document frequencies learned from the repo's
  *            own stored text (builtin.c). Needs mg_embedder_prepare() with
  *            the repo's database before embedding.
+ *   model    the code model compiled in (model.c): local, deterministic,
+ *            trained offline on doc comment -> function pairs.
  *   openai   any OpenAI-compatible POST /v1/embeddings endpoint (OpenAI,
  *            Ollama, llama.cpp's server, vLLM, text-embeddings-inference);
  *            batching, timeouts, retries with backoff (openai.c). The API

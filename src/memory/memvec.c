@@ -2,11 +2,13 @@
  * notes, episodes and entities, sealed in their own rows, and the fusion of
  * a search's word list with its vector list.
  *
- * Only with embedder = model (embed/model.c: local, microseconds a text);
- * with any other embedder memory is searched by words alone: the hashed
- * embedder is a second bag of words, and a remote one would put the network
- * on every remember and recall. bench/memory_recall.py measures what the
- * vectors add (docs/memory.md).
+ * Only with embedder = model written out (embed/model.c: local, microseconds
+ * a text); with any other embedder memory is searched by words alone: the
+ * hashed embedder is a second bag of words, a remote one would put the
+ * network on every remember and recall, and `auto`, though it embeds code
+ * with the model, leaves memory to words (the vectors add nothing measured
+ * there, and a search would open up to 20,000 sealed rows).
+ * bench/memory_recall.py measures what the vectors add (docs/memory.md).
  *
  * A row's vector is the code model's of its text, int8 with a scale,
  * sealed with XChaCha20-Poly1305 under the tenant's key (vector/vstore.h,
