@@ -66,9 +66,12 @@ def log(msg):
     print(f"fusion: {msg}", file=sys.stderr, flush=True)
 
 
-def corpus():
+CORPUS = os.path.join(HERE, "model", "corpus.tsv")  # --corpus
+
+
+def corpus(path=None):
     out = {}
-    for line in open(os.path.join(HERE, "model", "corpus.tsv"), encoding="utf-8"):
+    for line in open(path or CORPUS, encoding="utf-8"):
         if line.startswith("#") or not line.strip():
             continue
         repo, commit, langs = line.rstrip("\n").split("\t")
@@ -117,6 +120,11 @@ def prepare(repo, mirrors, nq):
     banned = pairs.bench_projects(HERE)
     if repo.lower() in banned:
         raise SystemExit(f"fusion: {repo} is a project of bench/bugloc.py: never tuned on")
+    trained = {r.lower() for r in corpus(os.path.join(HERE, "model", "corpus.tsv"))}
+    if bugloc.EMBEDDER == "model" and repo.lower() in trained:
+        raise SystemExit(f"fusion: {repo} is in the code model's corpus (model/corpus.tsv): the model would be "
+                         "measured on its own training pairs; use repositories it never saw (--corpus "
+                         "bench/fusion_heldout.tsv)")
     base = os.path.join(CACHE, repo.replace("/", "+") + "-" + commit[:12] + f"-q{nq}" + (f"-long{LONG}" if LONG else "")
                         + ("" if bugloc.EMBEDDER == "builtin" else "-" + bugloc.EMBEDDER))
     src, home, qfile = os.path.join(base, "src"), os.path.join(base, "home"), os.path.join(base, "queries.json")
@@ -197,8 +205,11 @@ def fmt(w):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--repo", action="append", help="owner/name of model/corpus.tsv (repeatable; default: "
-                    + ", ".join(DEFAULT_REPOS) + ")")
+    ap.add_argument("--repo", action="append", help="owner/name of the corpus (repeatable; default: "
+                    + ", ".join(DEFAULT_REPOS) + ", or every repository of --corpus when it is given)")
+    ap.add_argument("--corpus", help="the repositories and their commits, as model/corpus.tsv (default: that "
+                    "file; bench/fusion_heldout.tsv lists repositories the code model never saw, for "
+                    "BUGLOC_EMBEDDER=model)")
     ap.add_argument("--mirrors", default=os.environ.get("MODEL_MIRRORS", "/work/.mirror"),
                     help="bare mirrors as OWNER+NAME/repo (default: $MODEL_MIRRORS or %(default)s)")
     ap.add_argument("--queries", type=int, default=120, help="queries per repository")
@@ -222,7 +233,10 @@ def main():
     LONG = a.long
     if bugloc.EMBEDDER != "builtin":
         log(f"embedder {bugloc.EMBEDDER} (BUGLOC_EMBEDDER)")
-    repos = a.repo or list(DEFAULT_REPOS)
+    global CORPUS
+    if a.corpus:
+        CORPUS = a.corpus
+    repos = a.repo or (list(corpus()) if a.corpus else list(DEFAULT_REPOS))
     data = {r: prepare(r, a.mirrors, a.queries) for r in repos}
     seen = {}
 
