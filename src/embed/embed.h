@@ -21,7 +21,8 @@
  *            own stored text (builtin.c). Needs mg_embedder_prepare() with
  *            the repo's database before embedding.
  *   model    the code model compiled in (model.c): local, deterministic,
- *            trained offline on doc comment -> function pairs.
+ *            trained offline on doc comment -> function and doc summary ->
+ *            prose pairs of public code (model/).
  *   openai   any OpenAI-compatible POST /v1/embeddings endpoint (OpenAI,
  *            Ollama, llama.cpp's server, vLLM, text-embeddings-inference);
  *            batching, timeouts, retries with backoff (openai.c). The API
