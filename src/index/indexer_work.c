@@ -80,22 +80,22 @@ struct result *mg__queue_pop(struct queue *q, int timeout_ms, bool *timed_out)
     *timed_out = false;
     pthread_mutex_lock(&q->mu);
     struct result *r, *prev;
+    bool waited_out = false;
     for (;;) {
         prev = NULL;
         for (r = q->head; r && !takes(q, r); r = r->next) prev = r;
-        if (r || q->producers == 0) break;
+        if (r || q->producers == 0 || waited_out) break;
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += (long)timeout_ms * 1000000L;
         ts.tv_sec += ts.tv_nsec / 1000000000L;
         ts.tv_nsec %= 1000000000L;
-        if (pthread_cond_timedwait(&q->not_empty, &q->mu, &ts) == ETIMEDOUT) {
-            for (prev = NULL, r = q->head; r && !takes(q, r); r = r->next) prev = r;
-            if (r || q->producers == 0) break;
-            *timed_out = true;
-            pthread_mutex_unlock(&q->mu);
-            return NULL;
-        }
+        waited_out = pthread_cond_timedwait(&q->not_empty, &q->mu, &ts) == ETIMEDOUT; /* (one look more) */
+    }
+    if (!r && q->producers > 0) { /* timed out */
+        *timed_out = true;
+        pthread_mutex_unlock(&q->mu);
+        return NULL;
     }
     if (!r && (r = q->head)) prev = NULL; /* every worker done: the rest as it is */
     if (r) {

@@ -64,6 +64,11 @@ static uint64_t off_block(const struct head *h, uint64_t b)
 {
     return sizeof(struct head) + SEALED(h->nfiles * sizeof(struct mg_vfile)) + b * block_bytes(h->dim);
 }
+/* where block b's columns start (after its ids and scales); column j is SEALED(BLK) * j further */
+static uint64_t off_cols(const struct head *h, uint64_t b) { return off_block(h, b) + SEALED(META_BYTES); }
+/* the part number of block b's ids and scales, and of its column j */
+static uint64_t part_meta(const struct head *h, uint64_t b) { return 1 + b * (h->dim + 1); }
+static uint64_t part_col(const struct head *h, uint64_t b, uint64_t j) { return part_meta(h, b) + 1 + j; }
 
 /* associated data: the header, the repo id, then the part number (set per part) */
 struct ad {
@@ -244,7 +249,7 @@ static int read_base(const struct src *data, const struct head *h, struct ad *a,
         }
     }
     for (uint64_t b = 0; b < nb; b++) {
-        if (open_part(data, off_block(h, b), META_BYTES, a, 1 + b * (h->dim + 1), key, meta) != 0) {
+        if (open_part(data, off_block(h, b), META_BYTES, a, part_meta(h, b), key, meta) != 0) {
             tampered(repo_id, "the ids of a block", err);
             goto fail;
         }
@@ -287,14 +292,14 @@ static void *dense_blocks(void *arg)
         return NULL;
     }
     for (uint64_t b = d->first; b < nb && d->rc == 0; b += d->step) {
-        if (pread(d->fd, buf, span, (off_t)(off_block(h, b) + SEALED(META_BYTES))) != (ssize_t)span) {
+        if (pread(d->fd, buf, span, (off_t)off_cols(h, b)) != (ssize_t)span) {
             d->rc = -1;
             break;
         }
         for (uint32_t j = 0; j < h->dim && d->rc == 0; j++)
             if (d->q[j] != 0 && !d->s->have[j] &&
-                open_part(&(struct src){.data = buf}, (uint64_t)j * SEALED((uint64_t)BLK), BLK, &d->a,
-                          1 + b * (h->dim + 1) + 1 + j, d->key, d->s->q + (b * h->dim + j) * BLK) != 0)
+                open_part(&(struct src){.data = buf}, j * SEALED((uint64_t)BLK), BLK, &d->a, part_col(h, b, j),
+                          d->key, d->s->q + (b * h->dim + j) * BLK) != 0)
                 d->rc = -1;
     }
     free(buf);
@@ -350,8 +355,8 @@ static int parse(const struct src *data, const struct head *hp, uint64_t len, co
     for (int j = 0; j < dim; j++) {
         if (q[j] == 0 || s->have[j]) continue;
         for (uint64_t b = 0; b < nb; b++) {
-            uint64_t off = off_block(&h, b) + SEALED(META_BYTES) + (uint64_t)j * SEALED((uint64_t)BLK);
-            if (open_part(data, off, BLK, &a, 1 + b * (h.dim + 1) + 1 + (uint64_t)j, key,
+            uint64_t off = off_cols(&h, b) + (uint64_t)j * SEALED((uint64_t)BLK);
+            if (open_part(data, off, BLK, &a, part_col(&h, b, (uint64_t)j), key,
                           s->q + (b * h.dim + (uint64_t)j) * BLK) != 0) {
                 if (!*io) mg_vset_unref(&s);
                 return tampered(repo_id, "a column", err);
