@@ -228,6 +228,33 @@ const char *mg_t_pg_url(void)
     return url;
 }
 
+char *mg_t_pg_su(const char *url, const char *sql)
+{
+    const char *sh = getenv("MEMGATE_TEST_PG_SH");
+    if (!sh || !*sh) FAIL("MEMGATE_TEST_PG_SH is not set (the path of scripts/pg.sh)");
+    char db[128];
+    ASSERT(sscanf(url, "postgresql:///%127[^?]", db) == 1);
+    char file[600];
+    snprintf(file, sizeof(file), "%s/su.sql", mg_t_tmpdir());
+    FILE *f = fopen(file, "w");
+    ASSERT(f);
+    fputs(sql, f);
+    fclose(f);
+    char cmd[2048];
+    snprintf(cmd, sizeof(cmd), "'%s' psql '%s' -d %s -At < '%s'", sh, mg_t_pg_dir(), db, file);
+    FILE *p = popen(cmd, "r");
+    ASSERT(p);
+    size_t len = 0, cap = 4096;
+    char *r = malloc(cap);
+    ASSERT(r);
+    size_t got;
+    while ((got = fread(r + len, 1, cap - len - 1, p)) > 0)
+        if ((len += got) + 1 == cap) ASSERT((r = realloc(r, cap *= 2)));
+    r[len] = 0;
+    if (pclose(p) != 0) FAIL("psql failed: %s", sql);
+    return r;
+}
+
 const char *mg_t_pg_own(char *dir, size_t cap)
 {
     mg_t_pg_dir(); /* the runner's scripts/pg.sh, and PostgreSQL installed */

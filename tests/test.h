@@ -122,6 +122,10 @@ void mg_t_out_free(struct mg_t_out *o);
  * "pg" (or `make test`'s: MEMGATE_TEST_PG_DIR); its URL (the helpers'
  * string). FAILs when there is no cluster. */
 const char *mg_t_pg_url(void);
+/* Run sql on the database of url (one of mg_t_pg_url's) as the superuser
+ * (row-level security does not bind it: rows of any tenant); its output
+ * (psql -At), malloc'd. */
+char *mg_t_pg_su(const char *url, const char *sql);
 /* The cluster's directory (scripts/pg.sh DIR), for stopping and starting it. */
 const char *mg_t_pg_dir(void);
 /* A cluster of the test's own, to stop and start: made in a new directory

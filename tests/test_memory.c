@@ -27,31 +27,11 @@ static void use_pg(void)
     mg_t_srv_storage(pg_url);
 }
 
-/* Run sql on the test's PostgreSQL database as the superuser (row-level
- * security does not bind it: rows of any tenant); its output (-At), malloc'd. */
+/* Run sql on the test's PostgreSQL database as the superuser (helpers.c). */
 static char *pg_su(const char *sql)
 {
-    const char *sh = getenv("MEMGATE_TEST_PG_SH");
-    ASSERT(pg_url && sh);
-    char db[128];
-    ASSERT(sscanf(pg_url, "postgresql:///%127[^?]", db) == 1);
-    char file[600];
-    snprintf(file, sizeof(file), "%s/su.sql", mg_t_tmpdir());
-    FILE *f = fopen(file, "w");
-    ASSERT(f);
-    fputs(sql, f);
-    fclose(f);
-    char cmd[2048];
-    snprintf(cmd, sizeof(cmd), "'%s' psql '%s' -d %s -At < '%s'", sh, mg_t_pg_dir(), db, file);
-    FILE *p = popen(cmd, "r");
-    ASSERT(p);
-    struct mg_buf b;
-    mg_buf_init(&b, 1 << 20);
-    char line[4096];
-    while (fgets(line, sizeof(line), p)) mg_buf_adds(&b, line);
-    if (pclose(p) != 0) FAIL("psql failed: %s", sql);
-    char *r = mg_buf_detach(&b, NULL);
-    return r ? r : strdup("");
+    ASSERT(pg_url);
+    return mg_t_pg_su(pg_url, sql);
 }
 
 struct m {

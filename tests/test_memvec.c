@@ -216,9 +216,9 @@ TEST(memvec_moved_vector_is_dropped_and_words_alone_do_not_find_it)
     ASSERT_EQ_INT(mg_metrics_isolation_drops(), drops + 1);
     mg_t_srv_close(&t);
 
-    /* words alone (the default embedder: memory has no vectors) do not find the memory: the question shares no
-     * word with it (the first episode's words are still the memory's) */
-    use_no_model();
+    /* words alone (an embedder other than the code model: memory has no vectors) do not find the memory: the
+     * question shares no word with it (the first episode's words are still the memory's) */
+    mg_t_srv_embedder("builtin", NULL);
     mg_t_srv_open(&t, home, "local", MG_LEVEL_ADMIN);
     json_decref(call(&t, "remember", "{\"summary\":\"" MEMORY "\",\"tags\":[\"canary_c\"],\"session_id\":\"s1\"}"));
     s = dump(call(&t, "recall", "{\"query\":\"" QUESTION "\",\"session_id\":\"s1\"}"));
@@ -229,4 +229,123 @@ TEST(memvec_moved_vector_is_dropped_and_words_alone_do_not_find_it)
     ASSERT_CONTAINS(s, "canary_c"); /* (its words do) */
     free(s);
     mg_t_srv_close(&t);
+    use_no_model();
+}
+
+/* The first column of sql's first row on the memory database (pg: PostgreSQL's, as the superuser), malloc'd. */
+static char *sql_get(const char *pg, const char *home, const char *sql)
+{
+    if (pg) {
+        char *r = mg_t_pg_su(pg, sql);
+        r[strcspn(r, "\n")] = 0;
+        return r;
+    }
+    char db[4200];
+    snprintf(db, sizeof(db), "%s/memory/local.db", home);
+    sqlite3 *h;
+    sqlite3_stmt *st;
+    ASSERT_EQ_INT(sqlite3_open(db, &h), SQLITE_OK);
+    ASSERT_EQ_INT(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+    ASSERT_EQ_INT(sqlite3_step(st), SQLITE_ROW);
+    char *r = strdup(sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "");
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return r;
+}
+
+/* Under the default embedder (auto, no remote one configured: the code model) memory is stored with its
+ * vectors; rows without one of the model (stored before, or by another model) get theirs from the first search
+ * that reads them, and keep it. */
+static void default_embeds_and_fills(const char *pg)
+{
+    char *home = mg_t_tmpdir();
+    use_no_model();
+    if (pg) mg_t_srv_storage(pg);
+    index_repo(home, "alpha");
+    struct mg_t_srv t;
+    mg_t_srv_open(&t, home, "local", MG_LEVEL_ADMIN);
+    for (int i = 0; i < 3; i++)
+        json_decref(call(&t, "set_note", "{\"key\":\"k%d\",\"value\":\"" MEMORY " %d\",\"repo\":\"alpha\"}", i, i));
+    char *n = sql_get(pg, home, "SELECT count(*) FROM notes WHERE vec IS NOT NULL");
+    ASSERT_EQ_STR(n, "3");
+    free(n);
+    /* k0 as stored before memory vectors were on; k1 with another model's (signature "other") */
+    free(sql_get(pg, home, pg ? "UPDATE notes SET vec = NULL WHERE key = 'k0';"
+                                "UPDATE notes SET vec = '\\x056f74686572'::bytea || vec WHERE key = 'k1'; SELECT 1"
+                              : "UPDATE notes SET vec = NULL WHERE key = 'k0' RETURNING 1"));
+    if (!pg) free(sql_get(pg, home, "UPDATE notes SET vec = X'056f74686572' || vec WHERE key = 'k1' RETURNING 1"));
+    char *before = sql_get(pg, home, pg ? "SELECT encode(vec, 'hex') FROM notes WHERE key = 'k2'"
+                                        : "SELECT hex(vec) FROM notes WHERE key = 'k2'");
+    char *s = dump(call(&t, "search_notes", "{\"query\":\"" QUESTION "\",\"repo\":\"alpha\"}"));
+    free(s);
+    n = sql_get(pg, home, pg ? "SELECT count(*) FROM notes WHERE vec IS NULL OR substring(vec from 1 for 6) = "
+                               "'\\x056f74686572'::bytea"
+                             : "SELECT count(*) FROM notes WHERE vec IS NULL OR substr(vec, 1, 6) = X'056f74686572'");
+    ASSERT_EQ_STR(n, "0"); /* both filled */
+    free(n);
+    char *after = sql_get(pg, home, pg ? "SELECT encode(vec, 'hex') FROM notes WHERE key = 'k2'"
+                                       : "SELECT hex(vec) FROM notes WHERE key = 'k2'");
+    ASSERT_EQ_STR(after, before); /* a row with its vector is left as it is */
+    free(before);
+    free(after);
+    before = sql_get(pg, home, "SELECT count(*) FROM notes WHERE vec IS NOT NULL");
+    ASSERT_EQ_STR(before, "3");
+    free(before);
+    mg_t_srv_close(&t);
+    mg_memory_close_all();
+    if (pg) mg_t_srv_storage(NULL);
+}
+
+TEST(memvec_default_embeds_memory_and_fills_rows_without_a_vector) { default_embeds_and_fills(NULL); }
+TEST(memvec_default_embeds_memory_and_fills_rows_without_a_vector_pg) { default_embeds_and_fills(mg_t_pg_url()); }
+
+/* A vector opened by one search is kept for the next (memvec_kept.c) by its row, context and sealed value: one
+ * moved onto another row afterwards, while the process keeps what it opened, is still refused and counted; a
+ * scope kept whole is read again after any write to the file, the server's or another process's. */
+TEST(memvec_kept_vectors_are_bound_to_their_row_and_value_and_follow_writes)
+{
+    char *home = mg_t_tmpdir();
+    use_near_model(home);
+    index_repo(home, "alpha");
+    struct mg_t_srv t;
+    mg_t_srv_open(&t, home, "local", MG_LEVEL_ADMIN);
+    json_decref(call(&t, "remember", "{\"summary\":\"" MEMORY "\",\"tags\":[\"canary_a\"],\"session_id\":\"s1\"}"));
+    json_decref(call(&t, "remember", "{\"summary\":\"Nightly export writes a temporary file and renames it\","
+                     "\"tags\":[\"canary_b\"],\"session_id\":\"s1\"}"));
+    uint64_t drops = mg_metrics_isolation_drops();
+    char *s = dump(call(&t, "recall", "{\"query\":\"" QUESTION "\",\"session_id\":\"s1\"}"));
+    ASSERT_CONTAINS(s, "canary_b"); /* the near model: every row is near, both opened and kept */
+    free(s);
+    ASSERT_EQ_INT(mg_metrics_isolation_drops(), drops);
+    /* the near model gives every text the same vector; the sealed bytes still differ (nonce, row): the second
+     * episode given the first's sealed vector, and the first's text changed so words do not find it */
+    sql_file(home, "local", "UPDATE episodes SET vec = (SELECT vec FROM episodes WHERE summary LIKE 'Moved%') "
+                            "WHERE summary LIKE 'Nightly%';");
+    s = dump(call(&t, "recall", "{\"query\":\"" QUESTION "\",\"session_id\":\"s1\"}"));
+    ASSERT_NOT_CONTAINS(s, "canary_b"); /* its kept vector is not its row's bytes now, the moved one fails */
+    ASSERT_CONTAINS(s, "canary_a");     /* the first's, kept, still serves */
+    free(s);
+    ASSERT_EQ_INT(mg_metrics_isolation_drops(), drops + 1);
+    /* the scope kept whole (SQLite) follows the file: the second episode's own vector back (another connection's
+     * write), then a new episode through the server (its own), each seen by the next search */
+    sql_file(home, "local", "UPDATE episodes SET vec = NULL WHERE summary LIKE 'Nightly%';");
+    s = dump(call(&t, "recall", "{\"query\":\"" QUESTION "\",\"session_id\":\"s1\"}"));
+    ASSERT_CONTAINS(s, "canary_b"); /* embedded again from its text, and stored */
+    free(s);
+    s = dump(call(&t, "recall", "{\"query\":\"" QUESTION "\",\"session_id\":\"s1\"}"));
+    ASSERT_CONTAINS(s, "canary_b"); /* (the scope now kept whole) */
+    free(s);
+    json_decref(call(&t, "remember", "{\"summary\":\"Rotated the signing key on Tuesday\",\"tags\":[\"canary_c\"],"
+                     "\"session_id\":\"s1\"}"));
+    s = dump(call(&t, "recall", "{\"query\":\"" QUESTION "\",\"session_id\":\"s1\"}"));
+    ASSERT_CONTAINS(s, "canary_c"); /* found by meaning alone: the kept scope was read again */
+    free(s);
+    sql_file(home, "local", "DELETE FROM episodes WHERE summary LIKE 'Rotated%';");
+    s = dump(call(&t, "recall", "{\"query\":\"" QUESTION "\",\"session_id\":\"s1\"}"));
+    ASSERT_NOT_CONTAINS(s, "canary_c");
+    free(s);
+    ASSERT_EQ_INT(mg_metrics_isolation_drops(), drops + 1);
+    mg_t_srv_close(&t);
+    mg_memory_close_all();
+    use_no_model();
 }

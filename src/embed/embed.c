@@ -36,12 +36,16 @@ static const char *auto_choice(const struct mg_config *c)
     return "model";
 }
 
+const char *mg_embedder_chosen(const struct mg_config *c)
+{
+    return strcmp(c->embedder, "auto") == 0 ? auto_choice(c) : c->embedder;
+}
+
 int mg_embedder_open(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err)
 {
     *out = NULL;
-    const char *k = c->embedder;
+    const char *k = mg_embedder_chosen(c);
     if (strcmp(k, "none") == 0) return 0;
-    if (strcmp(k, "auto") == 0) k = auto_choice(c);
     for (size_t i = 0; i < sizeof(makers) / sizeof(makers[0]); i++)
         if (strcmp(k, makers[i].name) == 0) return makers[i].make(c, out, err);
     return mg_err_set(err, MG_E_CONFIG, "embedder '%s' is unknown; use auto, builtin, model, openai, voyage, ollama or none",

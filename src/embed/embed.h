@@ -53,6 +53,9 @@
 
 struct mg_db;
 
+/* The embedder `auto` stands for (auto_choice: from what is configured), or the configured one. */
+const char *mg_embedder_chosen(const struct mg_config *c);
+
 /* Build the configured embedder; *out is NULL for `none`. */
 int mg_embedder_open(const struct mg_config *c, struct mg_embedder **out, struct mg_err *err);
 void mg_embedder_free(struct mg_embedder **e);

@@ -163,7 +163,7 @@ static int hy_words(void *ctx, struct place *p, int limit, struct mg_items *out,
 /* the project's entities, newest first */
 static int hy_scan(void *ctx, struct place *p, struct mg_sql_st **st, struct mg_err *err)
 {
-    if (mg_sql_prepare(p->db, "SELECT id, vec, name || ' ' || type || ' ' || notes FROM entities WHERE repo = ?1"
+    if (mg_sql_prepare(p->db, "SELECT id, vec FROM entities WHERE repo = ?1"
                               " AND tenant = ?2 AND repo_fp = ?3 AND project_id = ?4 ORDER BY id DESC", st, err) != 0)
         return -1;
     mg_sql_bind_text(*st, 1, p->repo->id);
@@ -181,7 +181,8 @@ static int hy_rows(void *ctx, struct place *p, const char *idlist, int n, struct
 
 static void entity_score(struct mg_item *it, double s) { ((struct mg_entity *)it)->score = s; }
 
-static const struct mg__mvec_kind entity_kind = {"entities", hy_words, hy_scan, hy_rows, entity_score};
+static const struct mg__mvec_kind entity_kind = {"entities", hy_words, hy_scan,
+    "SELECT name || ' ' || type || ' ' || notes FROM entities WHERE id = ?1", hy_rows, entity_score};
 
 static int e_search(void *self, const struct mg_pcall *pc, const char *session, const char *query, int limit,
                     struct mg_items *out, struct mg_err *err)

@@ -92,8 +92,10 @@ int mg__mvec_put(struct place *p, const struct mg_config *cfg, const char *table
 /* A kind of memory row, for a hybrid search: its table, and three queries
  * of the search's own scope (ctx: the provider's, p: the call's place):
  *   words: the best `limit` rows by words, items in rank order, their row ids into *ids;
- *   scan:  a prepared statement yielding (id, vec, text) of every row in the scope, newest first,
+ *   scan:  a prepared statement yielding (id, vec) of every row in the scope, newest first,
  *          with tenant and fingerprint in its WHERE, so no vector crosses them;
+ *   text:  SQL giving the text a row's vector is made of, the row's id as ?1 (for a row with no
+ *          vector of the model: embedded at search time, then stored);
  *   rows:  the items of the rows whose ids idlist holds ("[1,2]" on SQLite for json_each,
  *          "{1,2}" on PostgreSQL for CAST(? AS bigint[])), any order, ids into *ids;
  *   set_score: (may be NULL) give an item its fused score. */
@@ -101,6 +103,7 @@ struct mg__mvec_kind {
     const char *table;
     int (*words)(void *ctx, struct place *p, int limit, struct mg_items *out, int64_t **ids, struct mg_err *err);
     int (*scan)(void *ctx, struct place *p, struct mg_sql_st **st, struct mg_err *err);
+    const char *text;
     int (*rows)(void *ctx, struct place *p, const char *idlist, int n, struct mg_items *out, int64_t **ids,
                 struct mg_err *err);
     void (*set_score)(struct mg_item *it, double score);
@@ -111,6 +114,38 @@ struct mg__mvec_kind {
  * reciprocal rank into out, the best `limit`. 0 or -1. */
 int mg__mvec_search(struct place *p, struct mg__mvq *v, const struct mg__mvec_kind *kind, void *ctx, int limit,
                     struct mg_items *out, struct mg_err *err);
+/* Opened vectors kept for the process's later searches (memvec_kept.c): by the
+ * context they were sealed in (MG_MVKEPT_CTX bytes, a keyed hash: memvec.c),
+ * the row id and the sealed value they were opened from (n bytes: its first
+ * `head`, the signature and nonce, and its last MG_MVKEPT_TAG, the AEAD's tag,
+ * are what is compared). get: true and the int8 vector and its length when
+ * that row held that value in that context before. clear: let everything go
+ * (mg_memory_close_all). */
+#define MG_MVKEPT_CTX 16
+#define MG_MVKEPT_TAG 16
+bool mg__mvkept_get(const unsigned char *ctx, int64_t id, const void *sealed, size_t n, size_t head, int dim,
+                    int8_t *m, float *norm);
+void mg__mvkept_put(const unsigned char *ctx, int64_t id, const void *sealed, size_t n, size_t head, int dim,
+                    const int8_t *m, float norm);
+/* A scope's vectors kept whole (SQLite: its rows are not read again while
+ * the file's data version is the same): key names the scan (its sealing
+ * context, connection and SQL with values). each: f once with the n rows
+ * (ids, n × dim int8 values, lengths), in the scan's order, and true, when
+ * the scope is kept at that version (under the store's lock: f must not
+ * call back). put: keep rows (taken: *rows is emptied). */
+struct mg__mvkept_rows {
+    int64_t *id;
+    int8_t *m; /* n × dim */
+    float *norm;
+    size_t n, cap;
+};
+bool mg__mvkept_scope_each(const char *key, uint32_t version, int dim,
+                           void (*f)(void *arg, const int64_t *id, const int8_t *m, const float *norm, size_t n),
+                           void *arg);
+void mg__mvkept_scope_put(const char *key, uint32_t version, int dim, struct mg__mvkept_rows *rows);
+int mg__mvkept_rows_add(struct mg__mvkept_rows *r, int dim, int64_t id, const int8_t *m, float norm);
+void mg__mvkept_rows_free(struct mg__mvkept_rows *r);
+void mg__mvkept_clear(void);
 /* For the kinds' readers: record the id of l's last item in *ids (grown, *cap its room). 0 or -1. */
 int mg__mvec_ids_add(struct mg_items *l, int64_t **ids, size_t *cap, int64_t id);
 /* Word-list rows read beyond a search's limit, so that fusion can lift them. */

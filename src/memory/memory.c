@@ -160,6 +160,7 @@ void mg_memory_close_all(void)
     cache = NULL;
     ncache = capcache = 0;
     pthread_mutex_unlock(&cache_mu);
+    mg__mvkept_clear();
 }
 
 /* ---- 2. SQL helpers, FTS ---------------------------------------------------------------------------- */

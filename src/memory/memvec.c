@@ -2,14 +2,13 @@
  * notes, episodes and entities, sealed in their own rows, and the fusion of
  * a search's word list with its vector list.
  *
- * Only with embedder = model written out (embed/model.c: local, microseconds
- * a text); with any other embedder memory is searched by words alone: the
+ * Only under the code model (embed/model.c: local, microseconds a text):
+ * embedder = model, or auto when no remote embedder is configured (the
+ * default); with any other embedder memory is searched by words alone: the
  * hashed embedder is a second bag of words, a remote one would put the
- * network on every remember and recall, and `auto`, though it embeds code
- * with the model, leaves memory to words (the vectors find three memories
- * in fifty more, but a search opens up to 20,000 sealed rows: over 5,000
- * entities 9.8 ms instead of 0.46 ms, docs/memory.md).
- * bench/memory_recall.py measures what the vectors add (docs/memory.md).
+ * network on every remember and recall. bench/memory_recall.py measures
+ * what the vectors add, bench/memory_bench.mjs what they cost
+ * (docs/memory.md).
  *
  * A row's vector is the code model's of its text, int8 with a scale,
  * sealed with XChaCha20-Poly1305 under the tenant's key (vector/vstore.h,
@@ -18,7 +17,17 @@
  * vector moved to another row, repo or tenant fails to open: it is dropped,
  * logged and counted (memgate_isolation_drops_total{kind="memory_vector"})
  * and the row is searched by words alone. A row without a vector, or with
- * one of another model, is embedded from its text at search time.
+ * one of another model (stored before memory vectors were on, or under
+ * another model), is embedded from its text at search time, and that vector
+ * is stored in the row after the search, unless the row's vector changed
+ * meanwhile.
+ *
+ * Opening a sealed vector was most of a search's cost, so each one opened is
+ * kept for the process's later searches by its row, context and sealed value
+ * (memvec_kept.c): a row whose value has not changed is not opened again.
+ * Then reading the rows was: on SQLite a scope's vectors are kept whole at
+ * the file's data version, and ranked without reading a row until the file
+ * changes (mg__mvec_search).
  *
  * A search scans the rows of its own scope (the same repo, project or pool
  * as its word query, with tenant and fingerprint in the SQL too; at most
@@ -35,6 +44,9 @@
 #include "memory/internal.h"
 
 #include <math.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <pthread.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -42,6 +54,7 @@
 #include <string.h>
 
 #include "embed/embed.h"
+#include "util/buf.h"
 #include "util/metrics.h"
 #include "vector/vstore.h"
 
@@ -53,6 +66,7 @@
 #define FLOOR 0.35f
 #define NONCE crypto_aead_xchacha20poly1305_ietf_NPUBBYTES
 #define TAG crypto_aead_xchacha20poly1305_ietf_ABYTES
+_Static_assert(TAG == MG_MVKEPT_TAG, "memvec_kept.c compares the AEAD tag");
 
 /* ---- 1. the model and the key of a call --------------------------------------------------------- */
 
@@ -63,6 +77,18 @@ struct mg__mvq {
     unsigned char key[MG_VKEY_BYTES];
     float *q;                 /* the query's vector (search) */
 };
+
+/* The context a table's vectors are sealed in, as memvec_kept.c keeps them:
+ * a hash of what the associated data names besides the row id, keyed by the
+ * tenant's key (so a replaced key is another context). */
+static void ctx_of(const struct place *p, const struct mg__mvq *v, const char *table, unsigned char *ctx)
+{
+    crypto_generichash_state h;
+    crypto_generichash_init(&h, v->key, sizeof(v->key), MG_MVKEPT_CTX);
+    const char *part[4] = {table, p->tenant, p->repo->fingerprint, v->sig};
+    for (int i = 0; i < 4; i++) crypto_generichash_update(&h, (const unsigned char *)part[i], strlen(part[i]) + 1);
+    crypto_generichash_final(&h, ctx, MG_MVKEPT_CTX);
+}
 
 /* One warning per process and reason: a missing model must not fill the log. */
 static void warn_once(const struct mg_err *e)
@@ -93,7 +119,7 @@ void mg__mvec_end(struct mg__mvq **pv)
  * are off or cannot be had (warned once). */
 static struct mg__mvq *mvec_begin(const struct place *p, const struct mg_config *cfg)
 {
-    if (strcmp(cfg->embedder, "model") != 0) return NULL; /* words only: see the top of this file */
+    if (strcmp(mg_embedder_chosen(cfg), "model") != 0) return NULL; /* words only: see the top of this file */
     struct mg_err e = {0};
     struct mg__mvq *v = calloc(1, sizeof(*v));
     if (!v) return NULL;
@@ -164,11 +190,11 @@ static int seal(const struct place *p, const struct mg__mvq *v, const char *tabl
     return 0;
 }
 
-/* The row's vector into x (dim floats): 0; 1 when it has none of this
- * model (embed its text); -1 when it fails authentication (tampered or
- * moved: dropped and counted). */
+/* The row's vector into m (dim int8 values) and its length into *norm: 0;
+ * 1 when it has none of this model (embed its text); -1 when it fails
+ * authentication (tampered or moved: dropped and counted). */
 static int open_vec(const struct place *p, const struct mg__mvq *v, const char *table, int64_t id,
-                    const unsigned char *b, size_t n, float *x)
+                    const unsigned char *b, size_t n, int8_t *mv, float *norm)
 {
     size_t sl = n ? b[0] : 0;
     if (n == 0 || n < 1 + sl || sl != strlen(v->sig) || memcmp(b + 1, v->sig, sl) != 0) return 1;
@@ -181,9 +207,12 @@ static int open_vec(const struct place *p, const struct mg__mvq *v, const char *
     if (crypto_aead_xchacha20poly1305_ietf_decrypt(m, &got, NULL, nonce + NONCE, ml + TAG, ad, adl, nonce, v->key) !=
             0 || got != ml)
         return -1;
-    float scale;
-    memcpy(&scale, m, 4);
-    for (int j = 0; j < v->dim; j++) x[j] = scale * (float)(int8_t)m[4 + j];
+    double s = 0; /* the scale does not change the direction: the int8 values are the vector */
+    for (int j = 0; j < v->dim; j++) {
+        mv[j] = (int8_t)m[4 + j];
+        s += (double)mv[j] * mv[j];
+    }
+    *norm = (float)sqrt(s);
     return 0;
 }
 
@@ -228,59 +257,230 @@ int mg__mvec_put(struct place *p, const struct mg_config *cfg, const char *table
 
 /* ---- 3. ranking a scope by meaning -------------------------------------------------------------- */
 
-static int mvec_rank(const struct place *p, struct mg__mvq *v, const char *table, struct mg_sql_st *st, size_t k,
-                  int64_t *ids, size_t *n, struct mg_err *err)
+/* A row embedded at search time (no vector of the model): sealed, to be stored after the scan. */
+struct fill {
+    int64_t id;
+    unsigned char *sealed, *old; /* old: the vector it held (another model's), NULL when none */
+    size_t n, oldn;
+};
+
+struct fills {
+    struct fill *v;
+    size_t n, cap;
+};
+
+static void fills_free(struct fills *f)
 {
-    *n = 0;
-    float *x = malloc((size_t)v->dim * sizeof(float)), *best = malloc((k + 1) * sizeof(float));
-    if (!x || !best) {
+    for (size_t i = 0; i < f->n; i++) {
+        free(f->v[i].sealed);
+        free(f->v[i].old);
+    }
+    free(f->v);
+}
+
+/* Row id's vector made from its text (kind->text) into x, unit length, and
+ * sealed into f for storing. 0; 1 when it has no text or the model fails. */
+static int embed_row(const struct place *p, const struct mg__mvq *v, const struct mg__mvec_kind *kind,
+                     struct mg_sql_st **tst, int64_t id, const unsigned char *old, size_t oldn, float *x,
+                     struct fills *f)
+{
+    struct mg_err e = {0};
+    if (!*tst && mg_sql_prepare(p->db, kind->text, tst, &e) != 0) return 1;
+    mg_sql_reset(*tst);
+    mg_sql_bind_int(*tst, 1, id);
+    const char *t[1] = {mg_sql_step(*tst, &e) == 1 ? mg_sql_text(*tst, 0) : NULL};
+    if (!t[0]) return 1;
+    size_t l[1] = {strlen(t[0])};
+    if (mg_embed(v->e, MG_EMBED_DOCUMENT, t, l, 1, x, &e) != 0) return 1;
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? f->cap * 2 : 16;
+        struct fill *nv = realloc(f->v, cap * sizeof(*nv));
+        if (!nv) return 0; /* ranked all the same; stored by a later search */
+        f->v = nv;
+        f->cap = cap;
+    }
+    struct fill *d = &f->v[f->n];
+    memset(d, 0, sizeof(*d));
+    d->id = id;
+    if (seal(p, v, kind->table, id, x, &d->sealed, &d->n) != 0) return 0;
+    if (old && oldn && !(d->old = malloc(oldn))) {
+        free(d->sealed);
+        return 0;
+    }
+    if (old && oldn) memcpy(d->old, old, d->oldn = oldn);
+    f->n++;
+    return 0;
+}
+
+/* The vectors made at search time, stored in their rows (one transaction)
+ * unless a row's vector changed meanwhile: the next searches open them. A
+ * failure only warns: the search has its answer. */
+static void store_fills(struct place *p, const char *table, const struct fills *f)
+{
+    if (!f->n) return;
+    struct mg_err e = {0};
+    struct mg_sql_st *st = NULL;
+    char sql[128];
+    snprintf(sql, sizeof(sql), "UPDATE %s SET vec = ?1 WHERE id = ?2 AND (vec IS NULL OR vec = ?3)", table);
+    if (mg_sql_begin(p->db, true, &e) != 0) goto fail;
+    if (mg_sql_prepare(p->db, sql, &st, &e) != 0) goto rollback;
+    for (size_t i = 0; i < f->n; i++) {
+        mg_sql_reset(st);
+        mg_sql_bind_blob(st, 1, f->v[i].sealed, f->v[i].n);
+        mg_sql_bind_int(st, 2, f->v[i].id);
+        if (f->v[i].old) mg_sql_bind_blob(st, 3, f->v[i].old, f->v[i].oldn);
+        else mg_sql_bind_null(st, 3);
+        if (mg_sql_step(st, &e) < 0) goto rollback;
+    }
+    mg_sql_finalize(&st);
+    if (mg_sql_commit(p->db, &e) == 0) return;
+    goto fail;
+rollback:
+    mg_sql_finalize(&st);
+    mg_sql_rollback(p->db);
+fail:
+    if (e.code) warn_once(&e);
+}
+
+/* The nearest k rows, best first (ties: the row met first, the newer, stays
+ * ahead). The query is also held as int16 (qq, qscale: q ≈ qq × qscale), so
+ * that an int8 vector's dot product with it is integer arithmetic. */
+struct best {
+    int64_t *ids;
+    float *s;
+    size_t n, k;
+    int16_t *qq;
+    float qscale;
+    int dim;
+};
+
+/* The query in int16 steps: its largest component is `top` steps, 32767, or
+ * fewer when dim × 127 × top would not fit the int32 sum (dim over 520): a
+ * relative error under 1e-4 a component either way. */
+static void best_query(struct best *b, const float *q)
+{
+    float mx = 0, top = (float)(INT32_MAX / (127 * (int64_t)b->dim));
+    if (top > 32767.0f) top = 32767.0f;
+    for (int j = 0; j < b->dim; j++) mx = fabsf(q[j]) > mx ? fabsf(q[j]) : mx;
+    b->qscale = mx > 0 ? mx / top : 1.0f;
+    for (int j = 0; j < b->dim; j++) b->qq[j] = (int16_t)lrintf(q[j] / b->qscale);
+}
+
+static void best_add(struct best *b, int64_t id, float s)
+{
+    if (s < FLOOR) return; /* not near enough to mean the same */
+    size_t at = b->n;
+    while (at > 0 && b->s[at - 1] < s) at--;
+    if (at >= b->k) return;
+    size_t m = b->n < b->k ? b->n : b->k - 1;
+    memmove(b->ids + at + 1, b->ids + at, (m - at) * sizeof(*b->ids));
+    memmove(b->s + at + 1, b->s + at, (m - at) * sizeof(*b->s));
+    b->ids[at] = id;
+    b->s[at] = s;
+    if (b->n < b->k) b->n++;
+}
+
+/* The cosine of an int8 vector of length norm with the query: ranking a
+ * scope is this loop. SSE2 multiplies and adds eight pairs a step
+ * (pmaddwd; the model's dim is a multiple of 8: embed/model.c). */
+static float cos_i8(const struct best *b, const int8_t *m, float norm)
+{
+    int32_t dot = 0;
+    int j = 0;
+#ifdef __SSE2__
+    __m128i acc = _mm_setzero_si128();
+    for (; j + 8 <= b->dim; j += 8) {
+        __m128i v = _mm_loadl_epi64((const __m128i *)(m + j));
+        v = _mm_srai_epi16(_mm_unpacklo_epi8(v, v), 8); /* sign-extended to int16 */
+        acc = _mm_add_epi32(acc, _mm_madd_epi16(v, _mm_loadu_si128((const __m128i *)(b->qq + j))));
+    }
+    acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, _MM_SHUFFLE(1, 0, 3, 2)));
+    acc = _mm_add_epi32(acc, _mm_shuffle_epi32(acc, _MM_SHUFFLE(2, 3, 0, 1)));
+    dot = _mm_cvtsi128_si32(acc);
+#endif
+    for (; j < b->dim; j++) dot += (int32_t)m[j] * b->qq[j];
+    return norm > 0 ? (float)dot * b->qscale / norm : 0;
+}
+
+static void best_add_rows(void *arg, const int64_t *id, const int8_t *m, const float *norm, size_t n)
+{
+    struct best *b = arg;
+    for (size_t i = 0; i < n; i++) best_add(b, id[i], cos_i8(b, m + i * (size_t)b->dim, norm[i]));
+}
+
+/* The scan's rows (r: its first step's result) into b; each row's opened
+ * vector also into keep when not NULL (a scope to keep whole), which is
+ * emptied when a row is not of it (made from text, or dropped). */
+static int mvec_rank(const struct place *p, struct mg__mvq *v, const struct mg__mvec_kind *kind,
+                     struct mg_sql_st *st, int r, struct best *bst, struct fills *fills,
+                     struct mg__mvkept_rows *keep, struct mg_err *err)
+{
+    float *x = malloc((size_t)v->dim * sizeof(float));
+    int8_t *m8 = malloc((size_t)v->dim);
+    if (!x || !m8) {
         free(x);
-        free(best);
+        free(m8);
         return mg_err_oom(err);
     }
-    int r;
+    unsigned char ctx[MG_MVKEPT_CTX];
+    ctx_of(p, v, kind->table, ctx);
+    struct mg_sql_st *tst = NULL;
     size_t rows = 0, dropped = 0;
-    while ((r = mg_sql_step(st, err)) == 1) {
+    bool whole = keep != NULL;
+    for (; r == 1; r = mg_sql_step(st, err)) {
         if (++rows > SCAN_MAX) break; /* the newest SCAN_MAX rows only */
         int64_t id = mg_sql_int(st, 0);
         size_t bl;
         const unsigned char *b = mg_sql_blob(st, 1, &bl);
-        int o = open_vec(p, v, table, id, b, b ? bl : 0, x);
+        if (!b) bl = 0;
+        float norm;
+        size_t head = bl ? 1 + (size_t)b[0] + NONCE : 0; /* signature and nonce */
+        bool kept = bl && mg__mvkept_get(ctx, id, b, bl, head, v->dim, m8, &norm);
+        int o = kept ? 0 : open_vec(p, v, kind->table, id, b, bl, m8, &norm);
         if (o < 0) {
             dropped++;
+            whole = false;
             continue;
         }
         if (o > 0) {
-            const char *t[1] = {mg_sql_text(st, 2)};
-            if (!t[0]) continue;
-            size_t l[1] = {strlen(t[0])};
-            struct mg_err e = {0};
-            if (mg_embed(v->e, MG_EMBED_DOCUMENT, t, l, 1, x, &e) != 0) continue;
-        } else {
-            mg_vec_normalize(x, v->dim);
+            whole = false;
+            if (embed_row(p, v, kind, &tst, id, b, bl, x, fills) != 0) continue;
+            float s = 0;
+            for (int j = 0; j < v->dim; j++) s += x[j] * v->q[j]; /* (a vector made now: floats) */
+            best_add(bst, id, s);
+            continue;
         }
-        float s = 0;
-        for (int j = 0; j < v->dim; j++) s += x[j] * v->q[j];
-        if (s < FLOOR) continue; /* not near enough to mean the same */
-        /* insertion into the best k, best first (ties: the newer row, met first, stays ahead) */
-        size_t at = *n;
-        while (at > 0 && best[at - 1] < s) at--;
-        if (at >= k) continue;
-        size_t m = *n < k ? *n : k - 1;
-        memmove(ids + at + 1, ids + at, (m - at) * sizeof(*ids));
-        memmove(best + at + 1, best + at, (m - at) * sizeof(*best));
-        ids[at] = id;
-        best[at] = s;
-        if (*n < k) (*n)++;
+        if (!kept) mg__mvkept_put(ctx, id, b, bl, head, v->dim, m8, norm);
+        if (whole && mg__mvkept_rows_add(keep, v->dim, id, m8, norm) != 0) whole = false;
+        best_add(bst, id, cos_i8(bst, m8, norm));
     }
+    if (keep && !whole) mg__mvkept_rows_free(keep);
+    mg_sql_finalize(&tst);
     free(x);
-    free(best);
+    free(m8);
     if (dropped) {
         fprintf(stderr, "memgate: warning: memory vectors: %zu vector(s) of %s in repo '%s' failed "
-                "authentication (moved or changed on disk): dropped\n", dropped, table, p->repo->id);
+                "authentication (moved or changed on disk): dropped\n", dropped, kind->table, p->repo->id);
         mg_metrics_isolation_drop("memory_vector", dropped);
     }
     return r < 0 ? -1 : 0;
+}
+
+/* The key a scan's scope is kept whole under (SQLite; NULL on PostgreSQL):
+ * its sealing context, its connection (whose data version it was read at)
+ * and its SQL with the values bound. */
+static char *scope_key(const struct place *p, const struct mg__mvq *v, const char *table, struct mg_sql_st *st)
+{
+    char *sql = mg_sql_expanded(st);
+    if (!sql) return NULL;
+    unsigned char ctx[MG_MVKEPT_CTX];
+    ctx_of(p, v, table, ctx);
+    struct mg_buf b;
+    mg_buf_init(&b, 1 << 20);
+    for (size_t i = 0; i < sizeof(ctx); i++) mg_buf_addf(&b, "%02x", ctx[i]);
+    mg_buf_addf(&b, "|%p|%s", (void *)p->db, sql);
+    free(sql);
+    return mg_buf_detach(&b, NULL);
 }
 
 static char *idlist(bool pg, const int64_t *ids, size_t n)
@@ -296,7 +496,7 @@ static char *idlist(bool pg, const int64_t *ids, size_t n)
 /* ---- 4. fusing the lists ------------------------------------------------------------------------ */
 
 struct fused {
-    struct mg_item *it;
+    int64_t id;
     double score;
     size_t wrank; /* in the word list (SIZE_MAX: not in it) */
 };
@@ -308,49 +508,38 @@ static int cmp_fused(const void *a, const void *b)
     return x->wrank < y->wrank ? -1 : x->wrank > y->wrank;
 }
 
-static int fuse(struct mg_items *words, const int64_t *wid, struct mg_items *more, const int64_t *mid,
-                  const int64_t *vid, size_t nv, int limit, void (*set_score)(struct mg_item *, double),
-                  struct mg_items *out, struct mg_err *err)
+/* The word list (nw ids) and the vector list (nv) fused by reciprocal rank
+ * into f (room for nw + nv), best first; how many. Only ids: the rows found
+ * by meaning alone are read once it is known which of them are shown. */
+static size_t fuse_ids(const int64_t *wid, size_t nw, const int64_t *vid, size_t nv, struct fused *f)
 {
-    size_t n = words->n + more->n;
-    struct fused *f = calloc(n + 1, sizeof(*f));
-    if (!f) return mg_err_oom(err);
-    for (size_t i = 0; i < n; i++) {
-        bool w = i < words->n;
-        int64_t id = w ? wid[i] : mid[i - words->n];
-        f[i].it = w ? words->v[i] : more->v[i - words->n];
-        f[i].wrank = w ? i : SIZE_MAX;
-        f[i].score = w ? 1.0 / (FUSE_K + (double)i + 1) : 0;
-        for (size_t r = 0; r < nv; r++)
-            if (vid[r] == id) {
-                f[i].score += 1.0 / (FUSE_K + (double)r + 1);
-                break;
-            }
+    size_t n = 0;
+    for (size_t i = 0; i < nw; i++) f[n++] = (struct fused){wid[i], 1.0 / (FUSE_K + (double)i + 1), i};
+    for (size_t r = 0; r < nv; r++) {
+        double s = 1.0 / (FUSE_K + (double)r + 1);
+        size_t i = 0;
+        while (i < nw && wid[i] != vid[r]) i++;
+        if (i < nw) f[i].score += s;
+        else f[n++] = (struct fused){vid[r], s, SIZE_MAX};
     }
     qsort(f, n, sizeof(*f), cmp_fused);
-    int rc = 0;
-    for (size_t i = 0; i < n; i++) {
-        if ((int)i < limit && rc == 0) {
-            if (out->n == out->cap) {
-                size_t cap = out->cap ? out->cap * 2 : 16;
-                struct mg_item **nvp = realloc(out->v, cap * sizeof(*nvp));
-                if (!nvp) {
-                    rc = mg_err_oom(err);
-                    mg_item_free(f[i].it);
-                    continue;
-                }
-                out->v = nvp;
-                out->cap = cap;
-            }
-            if (set_score) set_score(f[i].it, f[i].score);
-            out->v[out->n++] = f[i].it;
-        } else {
-            mg_item_free(f[i].it);
+    return n;
+}
+
+static int out_add(struct mg_items *out, struct mg_item *it, struct mg_err *err)
+{
+    if (out->n == out->cap) {
+        size_t cap = out->cap ? out->cap * 2 : 16;
+        struct mg_item **nvp = realloc(out->v, cap * sizeof(*nvp));
+        if (!nvp) {
+            mg_item_free(it);
+            return mg_err_oom(err);
         }
+        out->v = nvp;
+        out->cap = cap;
     }
-    words->n = more->n = 0; /* their items moved or freed */
-    free(f);
-    return rc;
+    out->v[out->n++] = it;
+    return 0;
 }
 
 int mg__mvec_search(struct place *p, struct mg__mvq *v, const struct mg__mvec_kind *kind, void *ctx, int limit,
@@ -358,6 +547,7 @@ int mg__mvec_search(struct place *p, struct mg__mvq *v, const struct mg__mvec_ki
 {
     struct mg_items w = {0}, m = {0};
     int64_t *wid = NULL, *mid = NULL, *vid = NULL, *miss = NULL;
+    struct fused *f = NULL;
     char *idl = NULL;
     size_t nv = 0, k = (size_t)limit + MG_MVEC_EXTRA, nmiss = 0;
     int rc = -1;
@@ -368,20 +558,67 @@ int mg__mvec_search(struct place *p, struct mg__mvq *v, const struct mg__mvec_ki
         goto out;
     }
     if (kind->scan(ctx, p, &st, err) != 0) goto out;
-    int r = mvec_rank(p, v, kind->table, st, k, vid, &nv, err);
-    mg_sql_finalize(&st);
-    if (r != 0) goto out;
-    for (size_t i = 0; i < nv; i++) {
-        size_t j = 0;
-        while (j < w.n && wid[j] != vid[i]) j++;
-        if (j == w.n) miss[nmiss++] = vid[i];
+    float *sc = malloc(k * sizeof(*sc));
+    int16_t *qq = malloc((size_t)v->dim * sizeof(*qq));
+    if (!sc || !qq) {
+        free(sc);
+        free(qq);
+        mg_sql_finalize(&st);
+        mg_err_oom(err);
+        goto out;
     }
+    /* The scope's vectors are read by the scan unless kept whole at the data version its first step sees (SQLite) */
+    struct best bst = {vid, sc, 0, k, qq, 1.0f, v->dim};
+    best_query(&bst, v->q);
+    struct fills fills = {0};
+    struct mg__mvkept_rows keep = {0};
+    uint32_t ver = 0;
+    int r = mg_sql_step(st, err);
+    char *key = r == 1 && mg_sql_data_version(p->db, &ver) ? scope_key(p, v, kind->table, st) : NULL;
+    if (key && mg__mvkept_scope_each(key, ver, v->dim, best_add_rows, &bst)) {
+        r = 0;
+    } else {
+        r = mvec_rank(p, v, kind, st, r, &bst, &fills, key ? &keep : NULL, err);
+        if (r == 0 && key && keep.n) mg__mvkept_scope_put(key, ver, v->dim, &keep);
+    }
+    mg__mvkept_rows_free(&keep);
+    free(key);
+    free(sc);
+    free(qq);
+    nv = bst.n;
+    mg_sql_finalize(&st);
+    if (r == 0) store_fills(p, kind->table, &fills);
+    fills_free(&fills);
+    if (r != 0) goto out;
+    if (!(f = malloc((w.n + nv + 1) * sizeof(*f)))) {
+        mg_err_oom(err);
+        goto out;
+    }
+    size_t nf = fuse_ids(wid, w.n, vid, nv, f), shown = nf < (size_t)limit ? nf : (size_t)limit;
+    for (size_t i = 0; i < shown; i++)
+        if (f[i].wrank == SIZE_MAX) miss[nmiss++] = f[i].id;
     if (!(idl = idlist(mg__mem_pg(p), miss, nmiss))) {
         mg_err_oom(err);
         goto out;
     }
     if (nmiss && kind->rows(ctx, p, idl, (int)nmiss, &m, &mid, err) != 0) goto out;
-    rc = fuse(&w, wid, &m, mid, vid, nv, limit, kind->set_score, out, err);
+    rc = 0;
+    for (size_t i = 0; i < shown && rc == 0; i++) {
+        struct mg_item *it = NULL;
+        if (f[i].wrank != SIZE_MAX) {
+            it = w.v[f[i].wrank];
+            w.v[f[i].wrank] = NULL;
+        } else {
+            for (size_t j = 0; j < m.n && !it; j++)
+                if (m.v[j] && mid[j] == f[i].id) {
+                    it = m.v[j];
+                    m.v[j] = NULL;
+                }
+        }
+        if (!it) continue; /* removed since the scan */
+        if (kind->set_score) kind->set_score(it, f[i].score);
+        rc = out_add(out, it, err);
+    }
 out:
     mg_items_release(&w);
     mg_items_release(&m);
@@ -390,6 +627,7 @@ out:
     free(vid);
     free(miss);
     free(idl);
+    free(f);
     return rc;
 }
 

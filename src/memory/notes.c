@@ -199,7 +199,7 @@ static int hy_words(void *ctx, struct place *p, int limit, struct mg_items *out,
 
 static int hy_scan(void *ctx, struct place *p, struct mg_sql_st **st, struct mg_err *err)
 {
-    if (mg_sql_prepare(p->db, "SELECT id, vec, key || ' ' || value FROM notes WHERE repo = ?1 AND tenant = ?2"
+    if (mg_sql_prepare(p->db, "SELECT id, vec FROM notes WHERE repo = ?1 AND tenant = ?2"
                               " AND repo_fp = ?3 ORDER BY id DESC", st, err) != 0)
         return -1;
     mg_sql_bind_text(*st, 1, p->repo->id);
@@ -214,7 +214,8 @@ static int hy_rows(void *ctx, struct place *p, const char *idlist, int n, struct
     return search_query(p, NULL, idlist, n, out, ids, err);
 }
 
-static const struct mg__mvec_kind note_kind = {"notes", hy_words, hy_scan, hy_rows, NULL};
+static const struct mg__mvec_kind note_kind = {"notes", hy_words, hy_scan, "SELECT key || ' ' || value FROM notes WHERE id = ?1",
+                                             hy_rows, NULL};
 
 static int n_search(void *self, const struct mg_pcall *pc, const char *query, int limit, struct mg_items *out,
                     struct mg_err *err)

@@ -183,7 +183,7 @@ static int hy_words(void *ctx, struct place *p, int limit, struct mg_items *out,
 static int hy_scan(void *ctx, struct place *p, struct mg_sql_st **st, struct mg_err *err)
 {
     char sql[512];
-    snprintf(sql, sizeof(sql), "SELECT e.id, e.vec, e.summary || ' ' || e.tags FROM episodes e JOIN sessions s"
+    snprintf(sql, sizeof(sql), "SELECT e.id, e.vec FROM episodes e JOIN sessions s"
              " ON s.id = e.session_id WHERE e.repo = ?1 AND e.tenant = ?2 AND e.repo_fp = ?3 AND %s"
              " ORDER BY e.id DESC", p->project ? "s.project_id = ?4" : "s.project_id IS NULL AND ?4 = 0");
     if (mg_sql_prepare(p->db, sql, st, err) != 0) return -1;
@@ -200,7 +200,8 @@ static int hy_rows(void *ctx, struct place *p, const char *idlist, int n, struct
     return recall_query(p, NULL, idlist, n, out, ids, err);
 }
 
-static const struct mg__mvec_kind episode_kind = {"episodes", hy_words, hy_scan, hy_rows, episode_score};
+static const struct mg__mvec_kind episode_kind = {"episodes", hy_words, hy_scan,
+    "SELECT summary || ' ' || tags FROM episodes WHERE id = ?1", hy_rows, episode_score};
 
 static int s_recall(void *self, const struct mg_pcall *pc, const char *session, const char *query, int limit,
                     struct mg_items *out, struct mg_err *err)

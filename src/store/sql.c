@@ -322,6 +322,18 @@ void mg_sql_bind_blob(struct mg_sql_st *st, int i, const void *p, size_t n)
     pg_set(st, i, v, (int)n, 1);
 }
 
+char *mg_sql_expanded(struct mg_sql_st *st)
+{
+    char *e = st->lite ? sqlite3_expanded_sql(st->lite) : NULL, *r = e ? strdup(e) : NULL;
+    sqlite3_free(e);
+    return r;
+}
+
+bool mg_sql_data_version(struct mg_sql *c, uint32_t *v)
+{
+    return c->db && sqlite3_file_control(c->db, "main", SQLITE_FCNTL_DATA_VERSION, v) == SQLITE_OK;
+}
+
 int mg_sql_step(struct mg_sql_st *st, struct mg_err *err)
 {
     struct mg_sql *c = st->c;

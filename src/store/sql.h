@@ -90,6 +90,12 @@ const void *mg_sql_blob(struct mg_sql_st *st, int col, size_t *n);
 int64_t mg_sql_changes(struct mg_sql_st *st);
 /* Back to before the first step, keeping the bindings. */
 void mg_sql_reset(struct mg_sql_st *st);
+/* SQLite: the statement's SQL with its bound values written in, malloc'd; NULL on PostgreSQL. */
+char *mg_sql_expanded(struct mg_sql_st *st);
+/* SQLite: the main database's data version (SQLITE_FCNTL_DATA_VERSION), which changes with every commit
+ * to the file, this connection's or another's, as seen by the read transaction open now (step a statement
+ * first); false on PostgreSQL. */
+bool mg_sql_data_version(struct mg_sql *c, uint32_t *v);
 void mg_sql_finalize(struct mg_sql_st **st);
 
 /* Run sql, which may hold several statements and no parameters. */
