@@ -13,6 +13,7 @@
  * "_pg", on a PostgreSQL database of its own.
  */
 #include <sodium.h>
+#include <sys/stat.h>
 #include <sqlite3.h>
 #include <string.h>
 #include <unistd.h>
@@ -73,13 +74,30 @@ static char *dump(json_t *r)
     return s;
 }
 
+static void index_repo_at(const char *home, const char *name, const char *repo)
+{
+    struct mg_t_out o = MG_RUN(repo, home, "index", repo, "--name", name, "--quiet");
+    if (o.status != 0) FAIL("index: %s", o.err);
+    mg_t_out_free(&o);
+}
+
 static void index_repo(const char *home, const char *name)
 {
     char *repo = mg_t_tmpdir();
     mg_t_write_str(repo, "src/main.c", "int main(void) { return 0; }\n");
-    struct mg_t_out o = MG_RUN(repo, home, "index", repo, "--name", name, "--quiet");
-    if (o.status != 0) FAIL("index: %s", o.err);
-    mg_t_out_free(&o);
+    index_repo_at(home, name, repo);
+}
+
+/* A daemon's token pepper (`memgate serve` makes it; the daemons of one
+ * PostgreSQL database share it: docs/deploy.md), the same bytes each call. */
+static void daemon_pepper(const char *home)
+{
+    unsigned char b[32];
+    memset(b, 0x5a, sizeof(b));
+    mg_t_write(home, "token.pepper", (const char *)b, sizeof(b));
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/token.pepper", home);
+    ASSERT_EQ_INT(chmod(path, 0600), 0);
 }
 
 static void sql_file(const char *home, const char *tenant, const char *sql)
@@ -131,7 +149,10 @@ static void by_meaning_stays_in_its_place(const char *pg)
 {
     char *home = mg_t_tmpdir();
     use_near_model(home);
-    if (pg) mg_t_srv_storage(pg);
+    if (pg) {
+        mg_t_srv_storage(pg);
+        daemon_pepper(home);
+    }
     index_repo(home, "alpha");
     index_repo(home, "beta");
     struct mg_t_srv t;
@@ -260,7 +281,10 @@ static void default_embeds_and_fills(const char *pg)
 {
     char *home = mg_t_tmpdir();
     use_no_model();
-    if (pg) mg_t_srv_storage(pg);
+    if (pg) {
+        mg_t_srv_storage(pg);
+        daemon_pepper(home);
+    }
     index_repo(home, "alpha");
     struct mg_t_srv t;
     mg_t_srv_open(&t, home, "local", MG_LEVEL_ADMIN);
@@ -347,5 +371,46 @@ TEST(memvec_kept_vectors_are_bound_to_their_row_and_value_and_follow_writes)
     ASSERT_EQ_INT(mg_metrics_isolation_drops(), drops + 1);
     mg_t_srv_close(&t);
     mg_memory_close_all();
+    use_no_model();
+}
+
+/* On PostgreSQL every daemon reads the memory rows, and each has its own data directory (keys/): the vectors are
+ * sealed under a key of the tenant derived from the token pepper the daemons share, so a memory one daemon
+ * stored is found by meaning through another, nothing dropped. A query of one word is a lookup: words only. */
+TEST(memvec_pg_daemons_open_each_others_vectors_and_one_word_is_a_lookup)
+{
+    const char *pg = mg_t_pg_url();
+    char *h1 = mg_t_tmpdir(), *h2 = mg_t_tmpdir(), *repo = mg_t_tmpdir();
+    use_near_model(h1);
+    mg_t_srv_storage(pg);
+    daemon_pepper(h1);
+    daemon_pepper(h2);
+    mg_t_write_str(repo, "src/main.c", "int main(void) { return 0; }\n");
+    index_repo_at(h1, "alpha", repo);
+    index_repo_at(h2, "alpha", repo);
+    struct mg_t_srv t;
+    mg_t_srv_open(&t, h1, "local", MG_LEVEL_ADMIN);
+    json_decref(call(&t, "set_note", "{\"key\":\"canary_one\",\"value\":\"" MEMORY "\",\"repo\":\"alpha\"}"));
+    mg_t_srv_close(&t);
+    mg_memory_close_all();
+    uint64_t drops = mg_metrics_isolation_drops();
+    char *before = sql_get(pg, NULL, "SELECT encode(vec, 'hex') FROM notes WHERE key = 'canary_one'");
+    ASSERT(strlen(before) > 100);
+    mg_t_srv_open(&t, h2, "local", MG_LEVEL_ADMIN);
+    char *s = dump(call(&t, "search_notes", "{\"query\":\"" QUESTION "\",\"repo\":\"alpha\"}"));
+    ASSERT_CONTAINS(s, "canary_one"); /* by meaning (the near model), through the other daemon */
+    free(s);
+    ASSERT_EQ_INT(mg_metrics_isolation_drops(), drops);
+    char *after = sql_get(pg, NULL, "SELECT encode(vec, 'hex') FROM notes WHERE key = 'canary_one'");
+    ASSERT_EQ_STR(after, before); /* opened as its own: not embedded again and rewritten */
+    free(before);
+    free(after);
+    /* one word: no vector list, so the near model's "everything is near" finds nothing */
+    s = dump(call(&t, "search_notes", "{\"query\":\"credentials\",\"repo\":\"alpha\"}"));
+    ASSERT_NOT_CONTAINS(s, "canary_one");
+    free(s);
+    mg_t_srv_close(&t);
+    mg_memory_close_all();
+    mg_t_srv_storage(NULL);
     use_no_model();
 }

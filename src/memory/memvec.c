@@ -54,6 +54,7 @@
 #include <string.h>
 
 #include "embed/embed.h"
+#include "security/token.h"
 #include "util/buf.h"
 #include "util/metrics.h"
 #include "vector/vstore.h"
@@ -115,27 +116,58 @@ void mg__mvec_end(struct mg__mvq **pv)
     *pv = NULL;
 }
 
+/* The tenant's key for memory vectors: on SQLite its vector key (keys/, or
+ * MEMGATE_MASTER_KEY's); on PostgreSQL, where every daemon reads the rows
+ * and each has its own keys/, one derived from the token pepper they share
+ * (or MEMGATE_MASTER_KEY's, shared as well). */
+static int mvec_key(const struct place *p, const struct mg_config *cfg, unsigned char *key, struct mg_err *e)
+{
+    const char *m = getenv("MEMGATE_MASTER_KEY");
+    if (!mg__mem_pg(p) || (m && *m)) return mg_vkey_load(cfg, p->tenant, key, e);
+    char ctx[160];
+    snprintf(ctx, sizeof(ctx), "memgate memory vectors v1 tenant=%s", p->tenant);
+    return mg_token_pepper_key(cfg->home, ctx, key, e);
+}
+
 /* The model and the tenant's key for a call; NULL (words only) when vectors
- * are off or cannot be had (warned once). */
+ * are off or cannot be had (warned once). The signature a vector carries
+ * names the model and the key (its id): a vector of another model or key
+ * (another tenant's, or sealed before memory's key on PostgreSQL was
+ * shared) is not this one's, and the row is embedded again from its text. */
 static struct mg__mvq *mvec_begin(const struct place *p, const struct mg_config *cfg)
 {
     if (strcmp(mg_embedder_chosen(cfg), "model") != 0) return NULL; /* words only: see the top of this file */
     struct mg_err e = {0};
     struct mg__mvq *v = calloc(1, sizeof(*v));
     if (!v) return NULL;
-    if (mg_embedder_open(cfg, &v->e, &e) != 0 || mg_vkey_load(cfg, p->tenant, v->key, &e) != 0) {
+    if (mg_embedder_open(cfg, &v->e, &e) != 0 || mvec_key(p, cfg, v->key, &e) != 0) {
         warn_once(&e);
         mg__mvec_end(&v);
         return NULL;
     }
     v->dim = v->e->dim;
-    mg_embedder_sig(v->e, v->sig, sizeof(v->sig));
+    char sig[128], kid[17];
+    mg_embedder_sig(v->e, sig, sizeof(sig));
+    mg_vkey_id(v->key, kid);
+    snprintf(v->sig, sizeof(v->sig), "%s#%s", sig, kid);
     return v;
+}
+
+/* A query of one word (nothing blank between its first and last character:
+ * a key, a name, an identifier) is a lookup, answered by its words: the
+ * model's vector of one unknown token is close to noise, and a row near it
+ * in meaning is not what was asked for. */
+static bool one_word(const char *q)
+{
+    while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') q++;
+    while (*q && *q != ' ' && *q != '\t' && *q != '\n' && *q != '\r') q++;
+    while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') q++;
+    return *q == 0;
 }
 
 struct mg__mvq *mg__mvec_query(const struct place *p, const struct mg_config *cfg, const char *query)
 {
-    if (!query || !*query) return NULL;
+    if (!query || one_word(query)) return NULL;
     struct mg__mvq *v = mvec_begin(p, cfg);
     if (!v) return NULL;
     struct mg_err e = {0};

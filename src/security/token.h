@@ -111,6 +111,13 @@ bool mg_tokens_any(struct mg_tokens *t); /* the same, true on an error */
  * from the next check on: `memgate serve` applies a reloaded config (SIGHUP). */
 void mg_tokens_set_default_rate(struct mg_tokens *t, int rate_per_min);
 
+/* A key of its own for `context`, derived from the installation's token
+ * pepper (<home>/token.pepper, which every daemon on one PostgreSQL database
+ * shares: mg_tokens_open checks its fingerprint): BLAKE2b-256 keyed by the
+ * pepper. For what several daemons must seal and open alike (memory
+ * vectors). -1 with err when there is no pepper (no daemon has run here). */
+int mg_token_pepper_key(const char *home, const char *context, unsigned char out[32], struct mg_err *err);
+
 bool mg_token_allows_repo(const struct mg_token *tok, const char *repo_id);
 void mg_token_release(struct mg_token *tok);
 

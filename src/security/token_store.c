@@ -113,6 +113,18 @@ static int load_pepper(const char *home, unsigned char pepper[MG__TOKEN_PEPPER_B
     return rc;
 }
 
+int mg_token_pepper_key(const char *home, const char *context, unsigned char out[32], struct mg_err *err)
+{
+    unsigned char pepper[MG__TOKEN_PEPPER_BYTES];
+    if (load_pepper(home, pepper, false, "memory vectors on PostgreSQL are sealed under a key derived from it; "
+                    "start `memgate serve` once with this data directory, or copy the other daemons' token.pepper",
+                    err) != 0)
+        return -1;
+    crypto_generichash(out, 32, (const unsigned char *)context, strlen(context), pepper, sizeof(pepper));
+    sodium_memzero(pepper, sizeof(pepper));
+    return 0;
+}
+
 /* ---- 2. the shared database's pepper ---------------------------------------------------- */
 
 /* PostgreSQL keeps the hashes of every daemon's tokens, so every daemon must

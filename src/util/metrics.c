@@ -92,8 +92,8 @@ static struct {
 } tools[NTOOLS + 1]; /* the last slot: "other" */
 static pthread_mutex_t tools_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static const char *const drop_kinds[] = {"code",    "note",    "episode", "entity",
-                                         "session", "project", "profile", "vector", "other"};
+static const char *const drop_kinds[] = {"code",    "note",    "episode", "entity",        "session",
+                                         "project", "profile", "vector",  "memory_vector", "other"};
 #define NDROPS (sizeof(drop_kinds) / sizeof(drop_kinds[0]))
 static uint64_t drops[NDROPS];
 static uint64_t sessions_created, sessions_pruned;
