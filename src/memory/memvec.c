@@ -27,7 +27,7 @@
  * (memvec_kept.c): a row whose value has not changed is not opened again.
  * Then reading the rows was: on SQLite a scope's vectors are kept whole at
  * the file's data version, and ranked without reading a row until the file
- * changes (mg__mvec_search).
+ * changes (vector_list).
  *
  * A search scans the rows of its own scope (the same repo, project or pool
  * as its word query, with tenant and fingerprint in the SQL too; at most
@@ -574,32 +574,23 @@ static int out_add(struct mg_items *out, struct mg_item *it, struct mg_err *err)
     return 0;
 }
 
-int mg__mvec_search(struct place *p, struct mg__mvq *v, const struct mg__mvec_kind *kind, void *ctx, int limit,
-                    struct mg_items *out, struct mg_err *err)
+/* The scope's rows nearest the query, best first, into vid (room for k); *nv
+ * how many. The scan's rows are read unless the scope is kept whole at the
+ * data version its first step sees (SQLite); the vectors made from text on
+ * the way are stored after it. 0 or -1. */
+static int vector_list(struct place *p, struct mg__mvq *v, const struct mg__mvec_kind *kind, void *ctx, size_t k,
+                       int64_t *vid, size_t *nv, struct mg_err *err)
 {
-    struct mg_items w = {0}, m = {0};
-    int64_t *wid = NULL, *mid = NULL, *vid = NULL, *miss = NULL;
-    struct fused *f = NULL;
-    char *idl = NULL;
-    size_t nv = 0, k = (size_t)limit + MG_MVEC_EXTRA, nmiss = 0;
-    int rc = -1;
     struct mg_sql_st *st = NULL;
-    if (kind->words(ctx, p, (int)k, &w, &wid, err) != 0) goto out;
-    if (!(vid = malloc(k * sizeof(*vid))) || !(miss = malloc(k * sizeof(*miss)))) {
-        mg_err_oom(err);
-        goto out;
-    }
-    if (kind->scan(ctx, p, &st, err) != 0) goto out;
+    if (kind->scan(ctx, p, &st, err) != 0) return -1;
     float *sc = malloc(k * sizeof(*sc));
     int16_t *qq = malloc((size_t)v->dim * sizeof(*qq));
     if (!sc || !qq) {
         free(sc);
         free(qq);
         mg_sql_finalize(&st);
-        mg_err_oom(err);
-        goto out;
+        return mg_err_oom(err);
     }
-    /* The scope's vectors are read by the scan unless kept whole at the data version its first step sees (SQLite) */
     struct best bst = {vid, sc, 0, k, qq, 1.0f, v->dim};
     best_query(&bst, v->q);
     struct fills fills = {0};
@@ -617,11 +608,28 @@ int mg__mvec_search(struct place *p, struct mg__mvq *v, const struct mg__mvec_ki
     free(key);
     free(sc);
     free(qq);
-    nv = bst.n;
+    *nv = bst.n;
     mg_sql_finalize(&st);
     if (r == 0) store_fills(p, kind->table, &fills);
     fills_free(&fills);
-    if (r != 0) goto out;
+    return r;
+}
+
+int mg__mvec_search(struct place *p, struct mg__mvq *v, const struct mg__mvec_kind *kind, void *ctx, int limit,
+                    struct mg_items *out, struct mg_err *err)
+{
+    struct mg_items w = {0}, m = {0};
+    int64_t *wid = NULL, *mid = NULL, *vid = NULL, *miss = NULL;
+    struct fused *f = NULL;
+    char *idl = NULL;
+    size_t nv = 0, k = (size_t)limit + MG_MVEC_EXTRA, nmiss = 0;
+    int rc = -1;
+    if (kind->words(ctx, p, (int)k, &w, &wid, err) != 0) goto out;
+    if (!(vid = malloc(k * sizeof(*vid))) || !(miss = malloc(k * sizeof(*miss)))) {
+        mg_err_oom(err);
+        goto out;
+    }
+    if (vector_list(p, v, kind, ctx, k, vid, &nv, err) != 0) goto out;
     if (!(f = malloc((w.n + nv + 1) * sizeof(*f)))) {
         mg_err_oom(err);
         goto out;
