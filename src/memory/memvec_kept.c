@@ -5,7 +5,8 @@
  *
  * An opened vector is kept for every later search of the process, by the
  * context it was sealed in (a keyed hash of table, tenant, fingerprint and
- * model signature under the tenant's key: memvec.c's ctx_of), its row id
+ * signature, the model's and the key's, under the tenant's key: memvec.c's
+ * ctx_of), its row id
  * and the sealed value it came from. A search finds it only when the row
  * holds that same value in that same context, that is a value that opened
  * there before: a vector moved to another row, repo or tenant, or changed
@@ -21,8 +22,13 @@
  *
  * Bound: KEPT_MAX bytes in all; past it everything kept is let go and the
  * next searches open their rows again (one clear is cheaper than keeping an
- * order of use per row; a scope's rows are all read by each search anyway).
+ * order of use per row: a search that reads its scope's rows reads them all).
  * One mutex; a lookup copies the vector out, so no entry is used unlocked.
+ *
+ * Sections:
+ *   1. vectors by row (both backends)
+ *   2. a scope's vectors kept whole (SQLite: valid at one data version of
+ *      the file, so a search ranks them without reading its rows)
  */
 #include "memory/internal.h"
 
@@ -32,6 +38,8 @@
 
 #define KEPT_MAX (32u << 20) /* bytes of entries kept at most */
 #define KEPT_BUCKETS 65536u  /* a power of two */
+
+/* ---- 1. vectors by row --------------------------------------------------------------------- */
 
 struct kept {
     struct kept *next;
@@ -144,7 +152,7 @@ void mg__mvkept_clear(void)
     pthread_mutex_unlock(&mu);
 }
 
-/* ---- a scope's vectors, kept whole (SQLite) ---------------------------------------------------- */
+/* ---- 2. a scope's vectors, kept whole (SQLite) ------------------------------------------------- */
 
 /* The vectors of one scan (key: its context, connection and SQL with
  * values), in its order, as read at one data version of the file. */
