@@ -444,7 +444,7 @@ static void best_add_rows(void *arg, const int64_t *id, const int8_t *m, const f
  * vector also into keep when not NULL (a scope to keep whole), which is
  * emptied when a row is not of it (made from text, or dropped). */
 static int mvec_rank(const struct place *p, struct mg__mvq *v, const struct mg__mvec_kind *kind,
-                     struct mg_sql_st *st, int r, struct best *bst, struct fills *fills,
+                     const unsigned char *ctx, struct mg_sql_st *st, int r, struct best *bst, struct fills *fills,
                      struct mg__mvkept_rows *keep, struct mg_err *err)
 {
     float *x = malloc((size_t)v->dim * sizeof(float));
@@ -454,8 +454,6 @@ static int mvec_rank(const struct place *p, struct mg__mvq *v, const struct mg__
         free(m8);
         return mg_err_oom(err);
     }
-    unsigned char ctx[MG_MVKEPT_CTX];
-    ctx_of(p, v, kind->table, ctx);
     struct mg_sql_st *tst = NULL;
     size_t rows = 0, dropped = 0;
     bool whole = keep != NULL;
@@ -501,15 +499,13 @@ static int mvec_rank(const struct place *p, struct mg__mvq *v, const struct mg__
 /* The key a scan's scope is kept whole under (SQLite; NULL on PostgreSQL):
  * its sealing context, its connection (whose data version it was read at)
  * and its SQL with the values bound. */
-static char *scope_key(const struct place *p, const struct mg__mvq *v, const char *table, struct mg_sql_st *st)
+static char *scope_key(const struct place *p, const unsigned char *ctx, struct mg_sql_st *st)
 {
     char *sql = mg_sql_expanded(st);
     if (!sql) return NULL;
-    unsigned char ctx[MG_MVKEPT_CTX];
-    ctx_of(p, v, table, ctx);
     struct mg_buf b;
     mg_buf_init(&b, 1 << 20);
-    for (size_t i = 0; i < sizeof(ctx); i++) mg_buf_addf(&b, "%02x", ctx[i]);
+    for (size_t i = 0; i < MG_MVKEPT_CTX; i++) mg_buf_addf(&b, "%02x", ctx[i]);
     mg_buf_addf(&b, "|%p|%s", (void *)p->db, sql);
     free(sql);
     return mg_buf_detach(&b, NULL);
@@ -558,22 +554,6 @@ static size_t fuse_ids(const int64_t *wid, size_t nw, const int64_t *vid, size_t
     return n;
 }
 
-static int out_add(struct mg_items *out, struct mg_item *it, struct mg_err *err)
-{
-    if (out->n == out->cap) {
-        size_t cap = out->cap ? out->cap * 2 : 16;
-        struct mg_item **nvp = realloc(out->v, cap * sizeof(*nvp));
-        if (!nvp) {
-            mg_item_free(it);
-            return mg_err_oom(err);
-        }
-        out->v = nvp;
-        out->cap = cap;
-    }
-    out->v[out->n++] = it;
-    return 0;
-}
-
 /* The scope's rows nearest the query, best first, into vid (room for k); *nv
  * how many. The scan's rows are read unless the scope is kept whole at the
  * data version its first step sees (SQLite); the vectors made from text on
@@ -595,13 +575,15 @@ static int vector_list(struct place *p, struct mg__mvq *v, const struct mg__mvec
     best_query(&bst, v->q);
     struct fills fills = {0};
     struct mg__mvkept_rows keep = {0};
+    unsigned char sealed_in[MG_MVKEPT_CTX];
+    ctx_of(p, v, kind->table, sealed_in);
     uint32_t ver = 0;
     int r = mg_sql_step(st, err);
-    char *key = r == 1 && mg_sql_data_version(p->db, &ver) ? scope_key(p, v, kind->table, st) : NULL;
+    char *key = r == 1 && mg_sql_data_version(p->db, &ver) ? scope_key(p, sealed_in, st) : NULL;
     if (key && mg__mvkept_scope_each(key, ver, v->dim, best_add_rows, &bst)) {
         r = 0;
     } else {
-        r = mvec_rank(p, v, kind, st, r, &bst, &fills, key ? &keep : NULL, err);
+        r = mvec_rank(p, v, kind, sealed_in, st, r, &bst, &fills, key ? &keep : NULL, err);
         if (r == 0 && key && keep.n) mg__mvkept_scope_put(key, ver, v->dim, &keep);
     }
     mg__mvkept_rows_free(&keep);
@@ -657,7 +639,7 @@ int mg__mvec_search(struct place *p, struct mg__mvq *v, const struct mg__mvec_ki
         }
         if (!it) continue; /* removed since the scan */
         if (kind->set_score) kind->set_score(it, f[i].score);
-        rc = out_add(out, it, err);
+        if (mg_items_push(out, it) != 0) rc = mg_err_oom(err);
     }
 out:
     mg_items_release(&w);

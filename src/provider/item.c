@@ -22,18 +22,26 @@ static void *item_new(const struct mg_item_type *t)
     return it;
 }
 
-void *mg_items_add(struct mg_items *l, const struct mg_item_type *t)
+int mg_items_push(struct mg_items *l, struct mg_item *it)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
         struct mg_item **v = realloc(l->v, cap * sizeof(*v));
-        if (!v) return NULL;
+        if (!v) {
+            mg_item_free(it);
+            return -1;
+        }
         l->v = v;
         l->cap = cap;
     }
+    l->v[l->n++] = it;
+    return 0;
+}
+
+void *mg_items_add(struct mg_items *l, const struct mg_item_type *t)
+{
     struct mg_item *it = item_new(t);
-    if (it) l->v[l->n++] = it;
-    return it;
+    return it && mg_items_push(l, it) == 0 ? it : NULL;
 }
 
 struct mg_place *mg_items_place(struct mg_items *l)

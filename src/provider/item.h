@@ -231,6 +231,9 @@ void mg_items_init(struct mg_items *l);
 /* A new zeroed item of type t appended to l (its type set), or NULL when
  * memory runs out. */
 void *mg_items_add(struct mg_items *l, const struct mg_item_type *t);
+/* Append an item made elsewhere; l owns it from now on (freed here when
+ * memory runs out). 0, or -1 out of memory. */
+int mg_items_push(struct mg_items *l, struct mg_item *it);
 /* The place of a memory request (made on first call; NULL out of memory). */
 struct mg_place *mg_items_place(struct mg_items *l);
 /* Remove item i (freeing it), keeping the order. */
