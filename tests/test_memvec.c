@@ -208,16 +208,24 @@ TEST(memvec_by_meaning_stays_in_its_place) { by_meaning_stays_in_its_place(NULL)
 TEST(memvec_by_meaning_stays_in_its_place_pg) { by_meaning_stays_in_its_place(mg_t_pg_url()); }
 
 
-TEST(memvec_moved_vector_is_dropped_and_words_alone_do_not_find_it)
+/* A server on a fresh home under the near model with two episodes of session s1: the memory (canary_a) and
+ * another (canary_b); its data directory. */
+static char *two_episodes(struct mg_t_srv *t)
 {
     char *home = mg_t_tmpdir();
     use_near_model(home);
     index_repo(home, "alpha");
-    struct mg_t_srv t;
-    mg_t_srv_open(&t, home, "local", MG_LEVEL_ADMIN);
-    json_decref(call(&t, "remember", "{\"summary\":\"" MEMORY "\",\"tags\":[\"canary_a\"],\"session_id\":\"s1\"}"));
-    json_decref(call(&t, "remember", "{\"summary\":\"Nightly export writes a temporary file and renames it\","
+    mg_t_srv_open(t, home, "local", MG_LEVEL_ADMIN);
+    json_decref(call(t, "remember", "{\"summary\":\"" MEMORY "\",\"tags\":[\"canary_a\"],\"session_id\":\"s1\"}"));
+    json_decref(call(t, "remember", "{\"summary\":\"Nightly export writes a temporary file and renames it\","
                      "\"tags\":[\"canary_b\"],\"session_id\":\"s1\"}"));
+    return home;
+}
+
+TEST(memvec_moved_vector_is_dropped_and_words_alone_do_not_find_it)
+{
+    struct mg_t_srv t;
+    char *home = two_episodes(&t);
     char *s = dump(call(&t, "recall", "{\"query\":\"" QUESTION "\",\"session_id\":\"s1\"}"));
     ASSERT_CONTAINS(s, "canary_a");
     free(s);
@@ -328,14 +336,8 @@ TEST(memvec_default_embeds_memory_and_fills_rows_without_a_vector_pg) { default_
  * scope kept whole is read again after any write to the file, the server's or another process's. */
 TEST(memvec_kept_vectors_are_bound_to_their_row_and_value_and_follow_writes)
 {
-    char *home = mg_t_tmpdir();
-    use_near_model(home);
-    index_repo(home, "alpha");
     struct mg_t_srv t;
-    mg_t_srv_open(&t, home, "local", MG_LEVEL_ADMIN);
-    json_decref(call(&t, "remember", "{\"summary\":\"" MEMORY "\",\"tags\":[\"canary_a\"],\"session_id\":\"s1\"}"));
-    json_decref(call(&t, "remember", "{\"summary\":\"Nightly export writes a temporary file and renames it\","
-                     "\"tags\":[\"canary_b\"],\"session_id\":\"s1\"}"));
+    char *home = two_episodes(&t);
     uint64_t drops = mg_metrics_isolation_drops();
     char *s = dump(call(&t, "recall", "{\"query\":\"" QUESTION "\",\"session_id\":\"s1\"}"));
     ASSERT_CONTAINS(s, "canary_b"); /* the near model: every row is near, both opened and kept */
