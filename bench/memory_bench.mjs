@@ -14,9 +14,16 @@
 //      each creating BENCH_MEM_PER_WRITER entities (default 50) in one call,
 //      all at once; then everything is read back and the lost writes counted.
 //
-// memgate: `memgate mcp --repo bench` with a fresh MEMGATE_HOME and one small
-// indexed repo. Reference: `node dist/index.js` with MEMORY_FILE_PATH in a
-// temp dir. Prints a Markdown report (docs/benchmarks.md, "Memory").
+// memgate: `memgate mcp --repo bench-TAG` with a fresh MEMGATE_HOME and one
+// small indexed repo. Reference: `node dist/index.js` with MEMORY_FILE_PATH in
+// a temp dir. Prints a Markdown report (docs/benchmarks.md, "Memory").
+//
+// BENCH_MEM_STORAGE=postgres://...: memgate's memory in that PostgreSQL
+// database (a fresh one, e.g. `scripts/pg.sh start DIR`'s) instead of SQLite.
+// BENCH_MEM_SECOND_WORD=W: memgate's searches are `kwNNNNN W` (two words,
+// so ranked by meaning too; a one-word search is a lookup by words) — the
+// reference's stay one word (its search is a substring match), so the
+// ratio then compares a question with a lookup.
 //
 // usage: node bench/memory_bench.mjs     (after `make` and `scripts/setup.sh --bench`)
 import { execFileSync } from 'node:child_process';
@@ -36,6 +43,8 @@ const BATCH = Number(process.env.BENCH_MEM_BATCH || 100);
 const SEARCHES = Number(process.env.BENCH_MEM_SEARCHES || 1000);
 const WRITERS = Number(process.env.BENCH_MEM_WRITERS || 20);
 const PER_WRITER = Number(process.env.BENCH_MEM_PER_WRITER || 50);
+const STORAGE = process.env.BENCH_MEM_STORAGE || '';
+const SECOND = process.env.BENCH_MEM_SECOND_WORD || '';
 
 for (const [f, hint] of [[BIN, "run 'make'"], [REF, "run 'scripts/setup.sh --bench'"]]) {
   if (!fs.existsSync(f)) {
@@ -70,8 +79,9 @@ function memgateHome(tag) {
   fs.mkdirSync(path.join(repo, 'src'), { recursive: true });
   fs.writeFileSync(path.join(repo, 'src', 'main.c'), 'int main(void) { return 0; }\n');
   execFileSync('git', ['init', '-q', repo]);
-  const env = { ...envWithout('MEMGATE_'), MEMGATE_HOME: home };
-  execFileSync(BIN, ['index', repo, '--name', 'bench', '--quiet'], { env, cwd: work });
+  // each run its own repo name: on PostgreSQL the two runs' homes share one catalog
+  const env = { ...envWithout('MEMGATE_'), MEMGATE_HOME: home, BENCH_REPO: `bench-${tag}`, ...(STORAGE ? { MEMGATE_STORAGE: STORAGE } : {}) };
+  execFileSync(BIN, ['index', repo, '--name', env.BENCH_REPO, '--quiet'], { env, cwd: work });
   return env;
 }
 
@@ -91,12 +101,12 @@ async function tool(client, name, args) {
 const memgate = {
   name: 'memgate',
   async open(env, name) {
-    const c = await connect(BIN, ['mcp', '--repo', 'bench'], env, name);
+    const c = await connect(BIN, ['mcp', '--repo', env.BENCH_REPO], env, name);
     await tool(c, 'join_project', { project: 'bench' });
     return c;
   },
   async prepare(env) {
-    const c = await connect(BIN, ['mcp', '--repo', 'bench'], env, 'setup');
+    const c = await connect(BIN, ['mcp', '--repo', env.BENCH_REPO], env, 'setup');
     await tool(c, 'create_project', { name: 'bench' });
     await c.close();
   },
@@ -155,7 +165,7 @@ async function single(server, env) {
   for (let i = 0; i < SEARCHES; i++) {
     const j = Math.floor(rnd() * N);
     const t0 = performance.now();
-    const text = await server.search(c, `kw${pad(j)}`);
+    const text = await server.search(c, server === memgate && SECOND ? `kw${pad(j)} ${SECOND}` : `kw${pad(j)}`);
     search.push(performance.now() - t0);
     if (!text.includes(`ent${pad(j)}`)) misses++;
   }
@@ -209,7 +219,7 @@ console.log(`
 Same client (@modelcontextprotocol/sdk ${sdkVersion}, stdio) and workload against \`memgate mcp\`
 (fresh MEMGATE_HOME, one indexed repo, the session in a project) and the reference server
 (MEMORY_FILE_PATH in a temp dir): ${N.toLocaleString('en')} entities with one observation each, created in calls of ${BATCH};
-then ${SEARCHES.toLocaleString('en')} searches for a word only one entity has (misses: memgate ${mg.misses}, reference ${ref.misses}).
+then ${SEARCHES.toLocaleString('en')} searches for a word only one entity has (misses: memgate ${mg.misses}, reference ${ref.misses})${SECOND ? `; memgate's with the second word \`${SECOND}\`` : ''}${STORAGE ? '; memgate on PostgreSQL' : ''}.
 
 | operation | memgate p50 | memgate p99 | reference p50 | reference p99 | reference / memgate (p50 / p99) |
 | --- | --- | --- | --- | --- | --- |
