@@ -56,7 +56,7 @@ FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 FUZZ_OBJ := $(FUZZ_SRC:%.c=$(OUT)/obj/%.o) $(OUT)/obj/fuzz/registry.o
 # (bench programs too: a stale object built against an older struct layout corrupts memory)
 BENCH_OBJ := $(patsubst %.c,$(OUT)/obj/%.o,$(wildcard bench/*.c))
-DEPS     := $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(OUT)/obj/src/main.d \
+DEPS     := $(LIB_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(BENCH_OBJ:.o=.d) $(OUT)/obj/src/main.d $(OUT)/obj/src/rulesdb.d \
             $(OUT)/obj/tests/conformance/main.d
 
 # tree-sitter runtime and grammars (sources from the npm registry, pinned in
@@ -222,13 +222,29 @@ $(OUT)/libmemgate.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(OUT)/memgate: $(OUT)/obj/src/main.o $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
+# The built-in rule sets' Vectorscan databases, compiled here for any x86-64
+# CPU and linked into the programs below (src/rulesdb.c; SHIPPED_OBJ), so a
+# fresh data directory compiles nothing before its first scan. Made again
+# when the rules or the code that builds their sets change; a stale one is
+# harmless (a set is found by a hash of its patterns: a changed set is
+# compiled at run time, as without them).
+SHIPPED_OBJ := $(OUT)/obj/gen/rules_images.o
+$(OUT)/memgate-rulesdb: $(OUT)/obj/src/rulesdb.o $(OUT)/libmemgate.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(OUT)/gen/rules_images.c: data/secrets.rules $(wildcard src/security/scan*.c src/security/injection*.c) | $(OUT)/memgate-rulesdb
+	@mkdir -p $(dir $@)
+	$(OUT)/memgate-rulesdb $(OUT)/gen/rules $@
+$(SHIPPED_OBJ): $(OUT)/gen/rules_images.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/memgate: $(OUT)/obj/src/main.o $(SHIPPED_OBJ) $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(OUT)/memgate-conformance: $(OUT)/obj/tests/conformance/main.o $(CONF_OBJ) $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
+$(OUT)/memgate-conformance: $(OUT)/obj/tests/conformance/main.o $(CONF_OBJ) $(SHIPPED_OBJ) $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(OUT)/memgate-test: $(TEST_OBJ) $(FUZZ_OBJ) $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
+$(OUT)/memgate-test: $(TEST_OBJ) $(FUZZ_OBJ) $(SHIPPED_OBJ) $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(DLLIBS)
 
 # The whole suite: unit tests, CLI tests on fixture repos the tests build,
@@ -309,23 +325,23 @@ build/model/tokens: build/obj/model/tokens.o build/obj/src/embed/model_tokens.o 
 model: build/model/tokens
 	model/make.sh
 
-build/memgate-bench: build/obj/bench/search_bench.o build/libmemgate.a $(GRAMMAR_OBJ)
+build/memgate-bench: build/obj/bench/search_bench.o $(SHIPPED_OBJ) build/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # prompt-injection flags on real comments and docs (bench/scan.sh)
-build/memgate-injectionbench: build/obj/bench/injection_bench.o build/libmemgate.a $(GRAMMAR_OBJ)
+build/memgate-injectionbench: build/obj/bench/injection_bench.o $(SHIPPED_OBJ) build/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # secret-scanner throughput, one thread (bench/scan.sh; also run alone)
-build/memgate-scanbench: build/obj/bench/scan_bench.o build/libmemgate.a $(GRAMMAR_OBJ)
+build/memgate-scanbench: build/obj/bench/scan_bench.o $(SHIPPED_OBJ) build/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # retrieval quality on the kernel (bench/run.sh)
-build/memgate-quality: build/obj/bench/quality.o build/libmemgate.a $(GRAMMAR_OBJ)
+build/memgate-quality: build/obj/bench/quality.o $(SHIPPED_OBJ) build/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # audit appends per second, files and PostgreSQL (docs/benchmarks.md; run alone)
-build/memgate-auditbench: build/obj/bench/audit_bench.o build/libmemgate.a $(GRAMMAR_OBJ)
+build/memgate-auditbench: build/obj/bench/audit_bench.o $(SHIPPED_OBJ) build/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 build/memgate-mcpload: build/obj/bench/mcp_load.o
@@ -405,7 +421,7 @@ deb: $(HELPDOCS)
 # (--disable-new-dtags), not DT_RUNPATH: RUNPATH only serves the binary's own
 # DT_NEEDED, so the bundled libraries' dependencies and what src/util/dynlib.c
 # dlopen()s with theirs would come from the host; the binary's RPATH serves them all.
-$(OUT)/release/memgate: $(OUT)/obj/src/main.o $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
+$(OUT)/release/memgate: $(OUT)/obj/src/main.o $(SHIPPED_OBJ) $(OUT)/libmemgate.a $(GRAMMAR_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN/../lib' -o $@ $^ $(LDLIBS)
 

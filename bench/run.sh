@@ -44,9 +44,11 @@
 #     built-in vector store, on part of the kernel; skipped without chromadb),
 #     and bench/multi_bench.mjs (issue 22: memory operations through one
 #     daemon on SQLite, one on PostgreSQL and three on PostgreSQL behind
-#     HAProxy, beside pgbench on the same cluster), and bench/install_time.sh
-#     (make run from a clean clone to "serving": warm and cold grammar cache,
-#     beside the old serial way)
+#     HAProxy, beside pgbench on the same cluster), bench/first_run.sh (a
+#     fresh data directory's first index with the rule databases compiled in,
+#     beside the same binary compiling them at run time), and
+#     bench/install_time.sh (make run from a clean clone to "serving": warm
+#     and cold grammar cache, beside the old serial way)
 # Prints a report in Markdown; docs/benchmarks.md keeps the figures.
 set -euo pipefail
 
@@ -363,6 +365,10 @@ MEMGATE_BENCH_CACHE="$CACHE" "$here/bench/vstore_bench.sh"
 # Starts its own PostgreSQL cluster (scripts/pg.sh) and HAProxy, both from Debian.
 echo
 MEMGATE_BIN="$BIN" "$node22" "$here/bench/multi_bench.mjs"
+
+# ---- a fresh data directory's first index, rule databases compiled in or at run time (issue 39; runs alone too)
+echo
+MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" "$here/bench/first_run.sh"
 
 # ---- make run from a clean clone to "serving", warm and cold grammar cache, beside the old way (issue 40; runs alone too)
 echo

@@ -350,10 +350,13 @@ TEST(index_unreadable_file_is_skipped_and_counted)
     json_decref(j);
 }
 
-/* `memgate index` prepares the injection check on a thread while it indexes;
- * its compiled database goes to the configured cache like the secret rules'
- * (it was compiled afresh on every run when the thread started before the
- * cache directory was known: 3 CPU-s, 15 s under the sanitizers). */
+/* `memgate index` prepares the injection check on a thread while it indexes.
+ * In a fresh data directory it compiles nothing: the built-in rule sets'
+ * databases are compiled into the binary (src/rulesdb.c), so the cache stays
+ * empty. Without them (MEMGATE_SHIPPED_RULES=off) the injection database
+ * goes to the configured cache like the secret rules' (it was compiled
+ * afresh on every run when the thread started before the cache directory
+ * was known: 3 CPU-s, 15 s under the sanitizers). */
 TEST(index_caches_the_injection_database_where_the_config_says)
 {
     char *home = mg_t_tmpdir(), *repo = mg_t_tmpdir(), *cache = mg_t_tmpdir(), *mine = mg_t_tmpdir();
@@ -362,10 +365,19 @@ TEST(index_caches_the_injection_database_where_the_config_says)
     struct mg_t_out o = MG_RUN(NULL, home, "index", repo, "--quiet");
     ASSERT_EQ_INT(o.status, 0);
     mg_t_out_free(&o);
+    DIR *d = opendir(cache);
+    ASSERT(d != NULL);
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.') FAIL("a fresh data directory compiled %s: the shipped databases were not used", e->d_name);
+    closedir(d);
+    setenv("MEMGATE_SHIPPED_RULES", "off", 1);
+    o = MG_RUN(NULL, mg_t_tmpdir(), "index", repo, "--quiet");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
     /* the injection database's file: what this process writes compiling it */
     mg_scanner_cache_dir(mine);
     mg_injection_prepare();
-    DIR *d = opendir(mine);
+    d = opendir(mine);
     ASSERT(d != NULL);
     int n = 0;
     for (struct dirent *e; (e = readdir(d));) {

@@ -64,6 +64,8 @@ static const struct {
     {"cli/cmd_scan.c", "index/walk.h"},      /* memgate scan walks a tree as the indexer does */
     {"cli/cmd_status.c", "embed/embed.h"},   /* memgate status names the embedder the settings choose */
     {"vector/vext.c", "security/audit.h"},   /* audits that a repo's vectors go to an external store */
+    {"rulesdb.c", "security/scan.h"},        /* the build tool compiling the rules' databases ... */
+    {"rulesdb.c", "security/sanitize.h"},    /* ... and the injection check's */
 };
 
 static const char *layer_of(const char *rel, char *dir, size_t cap)

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "security/scan.h"
+#include "security/sanitize.h"
 #include "security/secrets.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
@@ -348,6 +349,7 @@ static int first_pass_walk(const char *p, const struct stat *st, int flag, struc
  * damaged file, finds what one built without the cache finds. */
 TEST(scan_cache_remembers_rejected_patterns)
 {
+    setenv("MEMGATE_SHIPPED_RULES", "off", 1); /* the cache, not the databases compiled in */
     char *dir = mg_t_tmpdir();
     size_t len;
     const char *rules = mg_scanner_builtin_rules(&len);
@@ -414,6 +416,109 @@ TEST(scan_cache_remembers_rejected_patterns)
     mg_scanner_free(first);
     mg_scanner_free(second);
     mg_scanner_free(damaged);
+}
+
+/* The built-in rule sets' databases are compiled into the binary at build
+ * time for any CPU (src/rulesdb.c): a scanner of the built-in rules compiles
+ * nothing (its cache stays empty) and finds exactly what one compiled at run
+ * time for this CPU finds, on the labelled corpus and on the tests' own
+ * sources (full of fake keys); rules that differ are compiled, not given
+ * the shipped database of another set. */
+static int dir_files(const char *dir)
+{
+    int n = 0;
+    DIR *dp = opendir(dir);
+    if (!dp) return 0;
+    for (struct dirent *de; (de = readdir(dp));) n += de->d_name[0] != '.';
+    closedir(dp);
+    return n;
+}
+
+static const struct mg_scanner *cmp_a, *cmp_b;
+static int cmp_files, cmp_findings;
+
+struct all_found {
+    size_t k;
+    struct {
+        size_t start, end;
+        unsigned line;
+        char rule[64];
+    } f[512];
+};
+
+static int all_cb(const struct mg_finding *f, void *ud)
+{
+    struct all_found *g = ud;
+    if (g->k < 512) {
+        g->f[g->k].start = f->start;
+        g->f[g->k].end = f->end;
+        g->f[g->k].line = f->line;
+        snprintf(g->f[g->k].rule, sizeof(g->f[0].rule), "%s", f->rule);
+        g->k++;
+    }
+    return 0;
+}
+
+static int cmp_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)ftw;
+    if (flag != FTW_F || !S_ISREG(st->st_mode) || st->st_size > (1 << 20)) return 0;
+    FILE *fp = fopen(p, "rb");
+    if (!fp) FAIL("open %s", p);
+    char *buf = malloc((size_t)st->st_size + 1);
+    size_t n = fread(buf, 1, (size_t)st->st_size, fp);
+    fclose(fp);
+    static struct all_found ga, gb;
+    ga.k = gb.k = 0;
+    struct mg_err err = {0};
+    if (mg_scan(cmp_a, buf, n, all_cb, &ga, &err) < 0 || mg_scan(cmp_b, buf, n, all_cb, &gb, &err) < 0)
+        FAIL("scan %s: %s", p, err.msg);
+    if (ga.k != gb.k) FAIL("%s: %zu findings with the shipped databases, %zu with compiled ones", p, ga.k, gb.k);
+    for (size_t i = 0; i < ga.k; i++)
+        if (ga.f[i].start != gb.f[i].start || ga.f[i].end != gb.f[i].end || strcmp(ga.f[i].rule, gb.f[i].rule) != 0)
+            FAIL("%s:%u: %s at %zu with the shipped databases, %s at %zu compiled", p, ga.f[i].line, ga.f[i].rule,
+                 ga.f[i].start, gb.f[i].rule, gb.f[i].start);
+    cmp_files++;
+    cmp_findings += (int)ga.k;
+    free(buf);
+    return 0;
+}
+
+TEST(scan_shipped_databases_compile_nothing_and_find_the_same)
+{
+    size_t len;
+    const char *rules = mg_scanner_builtin_rules(&len);
+    char *shipped_dir = mg_t_tmpdir(), *compiled_dir = mg_t_tmpdir(), *other_dir = mg_t_tmpdir();
+    struct mg_scanner *shipped = NULL, *compiled = NULL, *other = NULL;
+    struct mg_err err = {0};
+    mg_scanner_cache_dir(shipped_dir);
+    ASSERT_EQ_INT(mg_scanner_new(rules, len, &shipped, &err), 0);
+    ASSERT_EQ_INT(dir_files(shipped_dir), 0); /* nothing compiled, nothing cached */
+    ASSERT(mg_injection_prepare());
+    ASSERT_EQ_INT(dir_files(shipped_dir), 0);
+    /* another rule set is its own: compiled and cached */
+    mg_scanner_cache_dir(other_dir);
+    char *more = malloc(len + 200);
+    snprintf(more, len + 200, "%s\nrule shipped-test\ndescription = a test\nkeywords = zq\npattern = zq[0-9]{12}\n", rules);
+    ASSERT_EQ_INT(mg_scanner_new(more, strlen(more), &other, &err), 0);
+    ASSERT_GE_INT(dir_files(other_dir), 1);
+    ASSERT_EQ_INT(scan_str(other, "id zq123456789012\n").n, 1);
+    /* the same rules compiled here */
+    setenv("MEMGATE_SHIPPED_RULES", "off", 1);
+    mg_scanner_cache_dir(compiled_dir);
+    ASSERT_EQ_INT(mg_scanner_new(rules, len, &compiled, &err), 0);
+    ASSERT_GE_INT(dir_files(compiled_dir), 2);
+    mg_scanner_cache_dir(NULL);
+    cmp_a = shipped;
+    cmp_b = compiled;
+    if (nftw("tests/secrets/corpus", cmp_cb, 16, FTW_PHYS) != 0 || nftw("tests", cmp_cb, 16, FTW_PHYS) != 0)
+        FAIL("walking tests/");
+    printf("%d files, %d findings, the same both ways\n", cmp_files, cmp_findings);
+    ASSERT_GE_INT(cmp_findings, 200);
+    mg_scanner_free(shipped);
+    mg_scanner_free(compiled);
+    mg_scanner_free(other);
+    free(more);
 }
 
 TEST(scan_first_pass_keywords)

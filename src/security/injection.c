@@ -576,7 +576,11 @@ int mg_injection_patterns_check(char *why, size_t cap)
 
 bool mg_injection(const char *s, size_t n) { return mg_injection_check(s, n, NULL) >= MG_INJ_FLAG; }
 
-void mg_injection_prepare(void) { pthread_once(&inj_once, inj_compile); }
+bool mg_injection_prepare(void)
+{
+    pthread_once(&inj_once, inj_compile);
+    return inj_ok;
+}
 
 size_t mg_inj_reason_names(unsigned why, const char **names, size_t cap)
 {

@@ -104,8 +104,9 @@ bool mg_injection(const char *s, size_t n);
 /* Load or compile the check's databases now (they are otherwise made at the
  * first check; a fresh cache directory compiles them, about 3 CPU-s): a long
  * operation starts it on a thread of its own so that its answer's check does
- * not wait. Idempotent and thread-safe. */
-void mg_injection_prepare(void);
+ * not wait. Idempotent and thread-safe. False if they did not compile (a
+ * bug: the check then flags nothing). */
+bool mg_injection_prepare(void);
 
 /* The names of the reasons in why ("instruction_override", "leetspeak",
  * ...), at most cap of them into names; returns how many. */

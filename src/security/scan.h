@@ -65,6 +65,10 @@ size_t mg_scanner_rule_count(const struct mg_scanner *s);
  * turns the cache off (the default). Call before the first scanner is made. */
 void mg_scanner_cache_dir(const char *dir);
 
+/* Compile for any CPU and cache under the keys of the images shipped in the
+ * binary, in dir (memgate-rulesdb, at build time: src/rulesdb.c). */
+void mg_scanner_ship(const char *dir);
+
 /* Vectorscan's hs_compile_multi (block mode, ids 0..n-1) through the same
  * on-disk cache as the rules' database (mg_scanner_cache_dir), under kind:
  * a process that scans for prompt injection loads the compiled patterns in

@@ -48,9 +48,9 @@ static int build_aset(struct mg_scanner *s, struct mg__scan_aset *as, struct mg_
         hp[i] = res[i]->src;
         flags[i] = HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
     }
-    char wpath[PATH_MAX + 64];
-    bool wcache = mg__hs_cache_path("allow", hp, flags, n, NULL, 0, wpath, sizeof(wpath));
-    if (wcache) mg__hs_rejects_load(wpath, pc, n);
+    struct mg__hs_set whole;
+    mg__hs_set_of("allow", hp, flags, n, NULL, 0, &whole);
+    mg__hs_rejects_load(&whole, pc, n);
     bool rejected = false;
     for (;;) {
         unsigned k = 0;
@@ -63,12 +63,12 @@ static int build_aset(struct mg_scanner *s, struct mg__scan_aset *as, struct mg_
                 ids[k++] = (unsigned)i;
             }
         if (!k) break;
-        char cpath[PATH_MAX + 64]; /* cached like the rules' database (on_allow_match ignores ids) */
-        bool cache = mg__hs_cache_path("allow", hp, flags, k, NULL, 0, cpath, sizeof(cpath));
-        if (cache && mg__hs_cache_load(cpath, &as->db)) break;
+        struct mg__hs_set set; /* shipped or cached like the rules' database (on_allow_match ignores ids) */
+        mg__hs_set_of("allow", hp, flags, k, NULL, 0, &set);
+        if (mg__hs_load(&set, &as->db)) break;
         hs_compile_error_t *ce = NULL;
-        if (hs_compile_multi(hp, flags, ids, k, HS_MODE_BLOCK, NULL, &as->db, &ce) == HS_SUCCESS) {
-            if (cache) mg__hs_cache_store(cpath, as->db);
+        if (hs_compile_multi(hp, flags, ids, k, HS_MODE_BLOCK, mg__hs_platform(), &as->db, &ce) == HS_SUCCESS) {
+            mg__hs_store(&set, as->db);
             break;
         }
         as->db = NULL;
@@ -80,7 +80,7 @@ static int build_aset(struct mg_scanner *s, struct mg__scan_aset *as, struct mg_
         rejected = true;
         hs_free_compile_error(ce);
     }
-    if (rejected && wcache) mg__hs_rejects_store(wpath, pc, n);
+    if (rejected) mg__hs_rejects_store(&whole, pc, n);
     for (size_t i = 0; i < n; i++)
         if (pc[i]) as->extra[as->nextra++] = res[i];
     free(hp);
@@ -267,9 +267,9 @@ static int compile_db(struct mg_scanner *s, struct mg_err *err)
         ids[n] = (unsigned)(s->nrules + j);
         rule_of[n++] = e->rules[0];
     }
-    char cpath[PATH_MAX + 64];
-    bool cache = mg__hs_cache_path("first-pass", pats, flags, n, extra, nx, cpath, sizeof(cpath));
-    if (!(cache && mg__hs_cache_load(cpath, &s->db))) {
+    struct mg__hs_set set;
+    mg__hs_set_of("first-pass", pats, flags, n, extra, nx, &set);
+    if (!mg__hs_load(&set, &s->db)) {
         for (size_t i = 0; i < s->nrules; i++) {
             const struct mg__scan_rule *r = &s->rules[i];
             hs_expr_info_t *info = NULL;
@@ -288,7 +288,7 @@ static int compile_db(struct mg_scanner *s, struct mg_err *err)
             }
         }
         hs_compile_error_t *ce = NULL;
-        if (hs_compile_multi(pats, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &s->db, &ce) != HS_SUCCESS) {
+        if (hs_compile_multi(pats, flags, ids, (unsigned)n, HS_MODE_BLOCK, mg__hs_platform(), &s->db, &ce) != HS_SUCCESS) {
             s->db = NULL;
             if (ce && ce->expression >= 0 && (size_t)ce->expression < n) {
                 bad_pattern(&s->rules[rule_of[ce->expression]], ce->message, err);
@@ -299,7 +299,7 @@ static int compile_db(struct mg_scanner *s, struct mg_err *err)
             hs_free_compile_error(ce);
             goto out_free;
         }
-        if (cache) mg__hs_cache_store(cpath, s->db);
+        mg__hs_store(&set, s->db);
     }
     if (hs_alloc_scratch(s->db, &s->proto) != HS_SUCCESS) {
         mg_err_set(err, MG_E_NO_MEMORY, "out of memory allocating Vectorscan scratch space");

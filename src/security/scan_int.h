@@ -24,6 +24,7 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <hs/hs.h>
+#include <limits.h>
 #include <pcre2.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -121,20 +122,41 @@ void mg__scan_rules_release(struct mg_scanner *s);
 
 /* ---- scan_cache.c ---- */
 
-/* The cache file of a database of the n patterns with their flags under kind
- * (and the texts of extra, which its contents depend on too) into out; false
- * when the cache is off (mg_scanner_cache_dir) or the path does not fit. */
-bool mg__hs_cache_path(const char *kind, const char *const *pats, const unsigned *flags, size_t n,
-                       const char *const *extra, size_t nextra, char *out, size_t cap);
-/* Map the cached database at path into *db: false when there is none, or it
- * is not whole (then it is to be compiled and stored again). */
-bool mg__hs_cache_load(const char *path, hs_database_t **db);
-/* Store db at path (best effort: a failure caches nothing). */
-void mg__hs_cache_store(const char *path, const hs_database_t *db);
-/* The indexes Vectorscan rejected of the set cached at path (pc[i] set), as
- * remembered beside it; and remember them. */
-void mg__hs_rejects_load(const char *path, bool *pc, size_t n);
-void mg__hs_rejects_store(const char *path, const bool *pc, size_t n);
+/* A set of n patterns with their flags under kind (and the texts of extra,
+ * which its contents depend on too): the key of its image shipped in the
+ * binary, and its file in the cache when the cache is on
+ * (mg_scanner_cache_dir) and the path fits. */
+struct mg__hs_set {
+    unsigned char key[16];
+    bool cache;
+    char path[PATH_MAX + 64];
+};
+void mg__hs_set_of(const char *kind, const char *const *pats, const unsigned *flags, size_t n,
+                   const char *const *extra, size_t nextra, struct mg__hs_set *set);
+/* The set's database into *db, shipped or cached: false when there is none,
+ * or the cached one is not whole (then it is to be compiled and stored). */
+bool mg__hs_load(const struct mg__hs_set *set, hs_database_t **db);
+/* Cache db as the set's (best effort: a failure caches nothing). */
+void mg__hs_store(const struct mg__hs_set *set, const hs_database_t *db);
+/* The indexes Vectorscan rejected of the set (pc[i] set), as shipped or
+ * remembered beside its cache file; and remember them. */
+void mg__hs_rejects_load(const struct mg__hs_set *set, bool *pc, size_t n);
+void mg__hs_rejects_store(const struct mg__hs_set *set, const bool *pc, size_t n);
+/* The platform to compile for: NULL (this CPU), or any CPU when shipping. */
+const hs_platform_info_t *mg__hs_platform(void);
+
+/* An image shipped in the binary (gen/rules_images.c, written by
+ * memgate-rulesdb): a set's database (MG__HS_DB: Vectorscan's in-memory
+ * database at a page-aligned address, as the cache maps it) or the indexes
+ * Vectorscan rejected of it (MG__HS_REJECTS: uint32 each). */
+enum { MG__HS_DB = 0, MG__HS_REJECTS = 1 };
+struct mg__hs_image {
+    unsigned char key[16];
+    unsigned what;
+    const unsigned char *p;
+    size_t len;
+};
+/* (defined by gen/rules_images.c as mg__hs_shipped[mg__hs_nshipped]; weak in scan_cache.c) */
 
 /* ---- scan_prefilter.c ---- */
 
