@@ -360,3 +360,68 @@ TEST(search_matches_cli_prints_every_line)
     ASSERT_EQ_INT(ival(json_array_get(json_object_get(j, "results"), 0), "match_count"), 3);
     json_decref(j);
 }
+
+/* A hit's best line and matching lines are found by splitting into words only
+ * the lines where a query word occurs in the text lowercased (hits.c's
+ * token_marks): the same answers as splitting every line (rank_off=lines),
+ * on text where query words hide inside other words, change case, split
+ * camelCase and snake_case, run past the tokenizer's 64 bytes, sit beside
+ * non-ASCII bytes, and for queries of more words than are looked for as
+ * substrings. */
+TEST(search_matches_lines_found_the_same_by_their_words)
+{
+    char *home, *repo;
+    struct mg_t_srv t;
+    open_repo(&home, &repo);
+    mg_t_write_str(repo, "src/lk.c",
+                   "/* BlockLock and block_lock: the lock inside other words (unlockable, BLOCKS, Lock). */\n"
+                   "int ParseHTTPResponse(struct lock *lk)\n"
+                   "{\n"
+                   "    if (!lk) return -1; /* no lock */\n"
+                   "    lk->parseHttpResponseCount++;\n"
+                   "    return parse_http_response(lk) + unlock(lk);\n"
+                   "}\n"
+                   "\n"
+                   "/* Ünïcödé lock, LOCK, l\xc3\xb6" "ck; http\xe2\x80\x94" "response */\n"
+                   "int averyveryveryveryveryveryveryveryveryveryveryverylongidentifierwithlockinsideitsbytes_x(void)\n"
+                   "{\n"
+                   "    return Lock_HTTP_response_parse_block_unlock_count_total_x(0);\n"
+                   "}\n");
+    mg_t_write_str(repo, "src/other.py",
+                   "def parse_response(text):\n"
+                   "    \"\"\"Parse an HTTP response; take the lock first.\"\"\"\n"
+                   "    with LOCK:\n"
+                   "        return Response(text)\n"
+                   "\n"
+                   "class ResponseLockHolder:\n"
+                   "    lockCount = 0\n");
+    index_dir(home, repo, "lw");
+    mg_t_srv_open(&t, home, "local", MG_LEVEL_READ);
+    static const char *queries[] = {
+        "lock", "block lock", "parse http response", "ParseHTTPResponse", "unlock", "http", "LOCK",
+        "averyveryveryveryveryveryveryveryveryveryveryverylongidentifierwithlockinsideitsbytes_x", "lockCount",
+        "response lock holder count parse http block unlock total", "rock", "l\xc3\xb6" "ck", "parse_response"};
+    int lines = 0;
+    for (size_t i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
+        json_t *q = json_pack("{s:s, s:s, s:i}", "query", queries[i], "mode", "lexical", "limit", 20);
+        char *args = json_dumps(q, JSON_COMPACT);
+        snprintf(t.srv.cfg.rank_off, sizeof(t.srv.cfg.rank_off), "%s", "");
+        json_t *a = call(&t, args);
+        snprintf(t.srv.cfg.rank_off, sizeof(t.srv.cfg.rank_off), "%s", "lines");
+        json_t *b = call(&t, args);
+        json_t *ra = json_object_get(a, "results"), *rb = json_object_get(b, "results");
+        char *sa = json_dumps(ra, JSON_COMPACT | JSON_SORT_KEYS), *sb = json_dumps(rb, JSON_COMPACT | JSON_SORT_KEYS);
+        if (strcmp(sa, sb) != 0) FAIL("query '%s': by the words' places\n%s\nline by line\n%s", queries[i], sa, sb);
+        json_t *h;
+        size_t k;
+        json_array_foreach(ra, k, h) lines += (int)json_array_size(json_object_get(h, "match_lines"));
+        free(sa);
+        free(sb);
+        free(args);
+        json_decref(q);
+        json_decref(a);
+        json_decref(b);
+    }
+    ASSERT_GE_INT(lines, 20); /* the comparison saw lines listed */
+    mg_t_srv_close(&t);
+}

@@ -64,6 +64,7 @@ struct mg__repo {
     } texts[MG__TEXTS];
     size_t ntexts, texts_bytes; /* (oldest first) */
     bool texts_alone;              /* config rank_off=texts: no text shared with other searches */
+    bool lines_all;                /* config rank_off=lines: every line of a hit split into words */
     struct mg__terms terms;
     bool whole_read;               /* lexical or hybrid search: files scored whole (filerank_whole.c) */
 };

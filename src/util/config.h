@@ -35,7 +35,8 @@ int mg_parse_weights(const char *s, double w[6]);
 #define MG_RANK_TIERS 16u /* a common word's rows with it in a symbol ranked first (the same answer, sooner) */
 #define MG_RANK_ONE_CALL 32u /* a one-word expression ranked in one call, not a row at a time (the same, sooner) */
 #define MG_RANK_TEXTS 64u /* files' unpacked texts shared by the searches of a process (the same, sooner) */
-/* "roles,files,whole,tiers,onecall,texts": the signals named, or -1 for a name not one of them (4u was "wide",
+#define MG_RANK_LINES 128u /* a hit's lines split into words only where a query word occurs (the same, sooner) */
+/* "roles,files,whole,tiers,onecall,texts,lines": the signals named, or -1 for a name not one of them (4u was "wide",
  * a read of 1,000 chunks for files, removed: docs/benchmarks.md) */
 int mg_rank_off_parse(const char *s);
 
