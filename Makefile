@@ -231,7 +231,7 @@ $(OUT)/libmemgate.a: $(LIB_OBJ)
 SHIPPED_OBJ := $(OUT)/obj/gen/rules_images.o
 $(OUT)/memgate-rulesdb: $(OUT)/obj/src/rulesdb.o $(OUT)/libmemgate.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(OUT)/gen/rules_images.c: data/secrets.rules $(wildcard src/security/scan*.c src/security/injection*.c) | $(OUT)/memgate-rulesdb
+$(OUT)/gen/rules_images.c: data/secrets.rules $(wildcard src/security/scan*.[ch] src/security/injection*.[ch]) | $(OUT)/memgate-rulesdb
 	@mkdir -p $(dir $@)
 	$(OUT)/memgate-rulesdb $(OUT)/gen/rules $@
 $(SHIPPED_OBJ): $(OUT)/gen/rules_images.c
