@@ -362,8 +362,8 @@ TEST(search_matches_cli_prints_every_line)
 }
 
 /* A hit's best line and matching lines are found by splitting into words only
- * the lines where a query word occurs in the text lowercased (hits.c's
- * token_marks): the same answers as splitting every line (rank_off=lines),
+ * the lines where a query word occurs in the text lowercased (store/tokenize.c's
+ * mg_token_marks): the same answers as splitting every line (rank_off=lines),
  * on text where query words hide inside other words, change case, split
  * camelCase and snake_case, run past the tokenizer's 64 bytes, sit beside
  * non-ASCII bytes, and for queries of more words than are looked for as

@@ -306,34 +306,15 @@ static int count_cb(void *ctx, const char *tok, size_t len, size_t s, size_t e, 
     return 0;
 }
 
-/* Which bytes of t[0..n) can start a query token (mark[i] set): where one
- * occurs in the text lowercased. A token is a lowercased piece of one word
- * (mg_tokenize), so a line with no mark holds none and is not tokenized.
- * false when there are too many tokens for that to pay (every line is
- * tokenized) or no memory. */
-static bool token_marks(const struct mg__terms *terms, const char *t, size_t n, char *low, char *mark)
-{
-    if (terms->ntok > MG_COUNT_SUBSTR) return false;
-    for (size_t i = 0; i < n; i++) low[i] = (char)(t[i] >= 'A' && t[i] <= 'Z' ? t[i] + 32 : t[i]);
-    memset(mark, 0, n);
-    for (size_t k = 0; k < terms->ntok; k++) {
-        const char *tok = terms->tok[k], *p = low, *end = low + n;
-        size_t len = strlen(tok);
-        while (len && (size_t)(end - p) >= len && (p = memmem(p, (size_t)(end - p), tok, len))) {
-            mark[p - low] = 1;
-            p++;
-        }
-    }
-    return true;
-}
-
 /* The line of [s, e) (which starts on line sline) with the most query tokens;
  * with terms.lines, h's matching lines and match count too. -1 out of memory. */
 static int best_line(struct mg__repo *r, const char *t, size_t s, size_t e, int sline, struct mg_hit *h)
 {
     int best = sline, besthits = 0, line = sline;
     char stack[2 * 8192], *low = e - s <= sizeof(stack) / 2 ? stack : malloc(2 * (e - s)), *mark = low ? low + (e - s) : NULL;
-    bool marked = low && !r->lines_all && token_marks(&r->terms, t + s, e - s, low, mark);
+    /* only lines holding a query token (mg_token_marks) are split into words */
+    bool marked = low && !r->lines_all &&
+                  mg_token_marks((const char *const *)r->terms.tok, r->terms.ntok, t + s, e - s, low, mark);
     size_t i = s;
     while (i < e) {
         const char *nl = memchr(t + i, '\n', e - i);

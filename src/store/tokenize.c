@@ -203,11 +203,18 @@ static int cmp_size(const void *a, const void *b)
  * token, whole word or part, is its word's bytes lowercased (or their first MG_TOKEN_MAX), so no
  * other word counts. Each token is looked for with memmem in the text lowercased (buf, len bytes),
  * and each word found is counted once. */
+/* text[0..n) lowercased as tokens are (ASCII) into dst */
+static void lower_all(char *dst, const char *text, size_t n)
+{
+    const unsigned char *t = (const unsigned char *)text;
+    for (size_t i = 0; i < n; i++) dst[i] = lower(t[i]);
+}
+
 static void count_substr(const struct mg_token_counter *c, uint64_t which, const char *text, size_t len,
                          char *buf, double *counts)
 {
     const unsigned char *t = (const unsigned char *)text;
-    for (size_t i = 0; i < len; i++) buf[i] = lower(t[i]);
+    lower_all(buf, text, len);
     size_t nstarts = 0, cap = 64;
     size_t one[64], *starts = one; /* the words' starts found (sorted and deduplicated below) */
     for (uint64_t w = which; w; w &= w - 1) {
@@ -254,6 +261,22 @@ void mg_token_count(const struct mg_token_counter *c, uint64_t which, const char
         }
     }
     count_all(c, which, text, len, counts);
+}
+
+bool mg_token_marks(const char *const *toks, size_t n, const char *text, size_t len, char *low, char *mark)
+{
+    if (n > MG_COUNT_SUBSTR) return false;
+    lower_all(low, text, len);
+    memset(mark, 0, len);
+    for (size_t k = 0; k < n; k++) {
+        const char *p = low, *end = low + len;
+        size_t tl = strlen(toks[k]);
+        while (tl && (size_t)(end - p) >= tl && (p = memmem(p, (size_t)(end - p), toks[k], tl))) {
+            mark[p - low] = 1;
+            p++;
+        }
+    }
+    return true;
 }
 
 /* ---- 2. query expressions ------------------------------------------------ */

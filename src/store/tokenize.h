@@ -76,6 +76,12 @@ int mg_token_counter_init(struct mg_token_counter *c, const char *const *toks, c
  * caller that knows which tokens a text may hold names only those. */
 void mg_token_count(const struct mg_token_counter *c, uint64_t which, const char *text, size_t len,
                     double *counts);
+/* Where the tokens toks[0..n) (lowercased) occur in text[0..len) lowercased:
+ * mark[i] = 1 where one starts, else 0 (low: len bytes for the lowercased
+ * copy). Every token of a word is a lowercased piece of it, so a span with
+ * no mark holds none of the tokens. false, marking nothing, for more than
+ * MG_COUNT_SUBSTR tokens (then the text is better split word by word). */
+bool mg_token_marks(const char *const *toks, size_t n, const char *text, size_t len, char *low, char *mark);
 
 struct mg_buf;
 
