@@ -83,15 +83,18 @@ int main(int argc, char **argv)
     }
 
     char *names[256];
+    unsigned char keys[256][16];
+    bool rejects[256];
     size_t n = 0;
     if (!(d = opendir(dir))) return fail("cannot read", dir);
     for (struct dirent *e; (e = readdir(d)) && n < 256;) {
         unsigned char key[16];
-        bool rejects;
-        if (parse_name(e->d_name, key, &rejects) && !(names[n++] = strdup(e->d_name))) return fail("out of memory at", dir);
+        bool rej;
+        if (parse_name(e->d_name, key, &rej) && !(names[n++] = strdup(e->d_name))) return fail("out of memory at", dir);
     }
     closedir(d);
     qsort(names, n, sizeof(*names), names_cmp);
+    for (size_t i = 0; i < n; i++) parse_name(names[i], keys[i], &rejects[i]);
 
     char tmp[4200];
     snprintf(tmp, sizeof(tmp), "%s.tmp", out);
@@ -101,7 +104,7 @@ int main(int argc, char **argv)
                "#include \"security/scan_int.h\"\n\n"
                "__asm__(\".section .rodata\\n\"\n");
     for (size_t i = 0; i < n; i++)
-        if (!strstr(names[i], ".rej"))
+        if (!rejects[i])
             fprintf(f, "        \".balign 4096\\n\"\n        \"mg__hs_img_%zu:\\n\"\n        \".incbin \\\"%s/%s\\\"\\n\"\n", i, dir,
                     names[i]);
     fprintf(f, "        \".previous\\n\");\n\n");
@@ -113,14 +116,14 @@ int main(int argc, char **argv)
         if (!in) return fail("cannot read", p);
         unsigned char buf[65536];
         size_t len = 0, k;
-        if (strstr(names[i], ".rej")) fprintf(f, "static const unsigned char rej_%zu[] = {", i);
+        if (rejects[i]) fprintf(f, "static const unsigned char rej_%zu[] = {", i);
         while ((k = fread(buf, 1, sizeof(buf), in)) > 0) {
-            if (strstr(names[i], ".rej"))
+            if (rejects[i])
                 for (size_t b = 0; b < k; b++) fprintf(f, "%s0x%02x", len + b ? "," : "", buf[b]);
             len += k;
         }
         fclose(in);
-        if (strstr(names[i], ".rej")) {
+        if (rejects[i]) {
             fprintf(f, "};\n");
             sizes[i] = len;
         } else {
@@ -134,12 +137,9 @@ int main(int argc, char **argv)
     }
     fprintf(f, "\nextern const struct mg__hs_image mg__hs_shipped[];\nconst struct mg__hs_image mg__hs_shipped[] = {\n");
     for (size_t i = 0; i < n; i++) {
-        unsigned char key[16];
-        bool rejects;
-        parse_name(names[i], key, &rejects);
         fprintf(f, "    {{");
-        for (int b = 0; b < 16; b++) fprintf(f, "%s0x%02x", b ? "," : "", key[b]);
-        if (!rejects) fprintf(f, "}, MG__HS_DB, mg__hs_img_%zu, %zu},\n", i, sizes[i]);
+        for (int b = 0; b < 16; b++) fprintf(f, "%s0x%02x", b ? "," : "", keys[i][b]);
+        if (!rejects[i]) fprintf(f, "}, MG__HS_DB, mg__hs_img_%zu, %zu},\n", i, sizes[i]);
         else fprintf(f, "}, MG__HS_REJECTS, rej_%zu, %zu},\n", i, sizes[i]);
     }
     fprintf(f, "};\nextern const size_t mg__hs_nshipped;\nconst size_t mg__hs_nshipped = %zu;\n", n);

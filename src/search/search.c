@@ -144,14 +144,13 @@ int mg_search(const struct mg_config *cfg, const struct mg_repo *repos, size_t n
     for (size_t i = 0; i < q->nglobs; i++) kr |= mg_buf_addf(&key, "+%s\x1f", q->globs[i]);
     for (size_t i = 0; i < q->nexcludes; i++) kr |= mg_buf_addf(&key, "-%s\x1f", q->excludes[i]);
     for (size_t i = 0; i < q->nlangs; i++) kr |= mg_buf_addf(&key, "=%s\x1f", langs[i]);
-    int rc = 0;
+    int rc = 0, rank_off = mg_rank_off_parse(cfg->rank_off);
     for (size_t i = 0; i < nrepos && rc == 0; i++) {
         struct mg__repo r = {.cfg = cfg, .repo = &repos[i], .q = q, .err = err};
         r.terms.lines = mode == MG_MODE_LEXICAL;
         r.whole_read = mode == MG_MODE_LEXICAL || mode == MG_MODE_HYBRID;
-        int off = mg_rank_off_parse(cfg->rank_off);
-        r.texts_alone = (off & MG_RANK_TEXTS) != 0;
-        r.lines_all = (off & MG_RANK_LINES) != 0;
+        r.texts_alone = (rank_off & MG_RANK_TEXTS) != 0;
+        r.lines_all = (rank_off & MG_RANK_LINES) != 0;
         r.filter.globs = globs;
         r.filter.langs = langs;
         r.filter.nlangs = (int)q->nlangs;

@@ -74,10 +74,13 @@ const hs_platform_info_t *mg__hs_platform(void)
     return shipping ? &any : NULL; /* NULL: this CPU */
 }
 
+/* How many images this binary has (0: built without them, the symbols weak). */
+static size_t nshipped(void) { return &mg__hs_nshipped && mg__hs_shipped ? mg__hs_nshipped : 0; }
+
 /* The shipped entry of key and what (MG__HS_DB, MG__HS_REJECTS), or NULL. */
 static const struct mg__hs_image *shipped(const unsigned char key[16], unsigned what)
 {
-    if (shipping || !&mg__hs_nshipped || !mg__hs_shipped) return NULL;
+    if (shipping || !nshipped()) return NULL;
     const char *off = getenv("MEMGATE_SHIPPED_RULES");
     if (off && strcmp(off, "off") == 0) return NULL;
     for (size_t i = 0; i < mg__hs_nshipped; i++)
@@ -179,8 +182,7 @@ bool mg__hs_load(const struct mg__hs_set *set, hs_database_t **db)
 
 static bool is_shipped(const void *p)
 {
-    if (!&mg__hs_nshipped || !mg__hs_shipped) return false;
-    for (size_t i = 0; i < mg__hs_nshipped; i++)
+    for (size_t i = 0; i < nshipped(); i++)
         if (mg__hs_shipped[i].p == p) return true;
     return false;
 }
