@@ -83,15 +83,23 @@ static int corpus_cb(const struct mg_finding *f, void *ud)
     return 0;
 }
 
+/* The file p (st its stat) read whole into a malloc'd buffer, *n its bytes. */
+static char *read_whole(const char *p, const struct stat *st, size_t *n)
+{
+    FILE *f = fopen(p, "rb");
+    if (!f) FAIL("open %s", p);
+    char *buf = malloc((size_t)st->st_size + 1);
+    *n = fread(buf, 1, (size_t)st->st_size, f);
+    fclose(f);
+    return buf;
+}
+
 static int walk_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)ftw;
     if (flag != FTW_F || !S_ISREG(st->st_mode)) return 0;
-    FILE *f = fopen(p, "rb");
-    if (!f) FAIL("open %s", p);
-    char *buf = malloc((size_t)st->st_size + 1);
-    size_t n = fread(buf, 1, (size_t)st->st_size, f);
-    fclose(f);
+    size_t n;
+    char *buf = read_whole(p, st, &n);
     const char *rel = p + strlen(corpus_root) + 1;
     struct mg_err err = {0};
     if (mg_scan(dflt(), buf, n, corpus_cb, (void *)rel, &err) < 0) FAIL("scan %s: %s", p, err.msg);
@@ -463,11 +471,8 @@ static int cmp_cb(const char *p, const struct stat *st, int flag, struct FTW *ft
 {
     (void)ftw;
     if (flag != FTW_F || !S_ISREG(st->st_mode) || st->st_size > (1 << 20)) return 0;
-    FILE *fp = fopen(p, "rb");
-    if (!fp) FAIL("open %s", p);
-    char *buf = malloc((size_t)st->st_size + 1);
-    size_t n = fread(buf, 1, (size_t)st->st_size, fp);
-    fclose(fp);
+    size_t n;
+    char *buf = read_whole(p, st, &n);
     static struct all_found ga, gb;
     ga.k = gb.k = 0;
     struct mg_err err = {0};
