@@ -137,7 +137,38 @@ int mg_db_exec(struct mg_db *d, const char *sql, struct mg_err *err)
 }
 
 int mg_db_begin(struct mg_db *d, struct mg_err *err) { return mg_db_exec(d, "BEGIN IMMEDIATE", err); }
-int mg_db_begin_read(struct mg_db *d, struct mg_err *err) { return mg_db_exec(d, "BEGIN", err); }
+sqlite3_stmt *mg_db_stmt(struct mg_db *d, int slot, const char *sql, bool *own, struct mg_err *err)
+{
+    *own = false;
+    if (!d->stmts && !(d->stmts = calloc(MG_DB_NSTMT, sizeof(sqlite3_stmt *)))) {
+        if (err) mg_err_oom(err);
+        return NULL;
+    }
+    sqlite3_stmt **kept = d->stmts + slot;
+    if (*kept && !sqlite3_stmt_busy(*kept)) return *kept;
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v3(d->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
+        if (err) mg_db_error(d, "prepare", err);
+        return NULL;
+    }
+    if (*kept) *own = true; /* the kept one is running: this one is the caller's */
+    else *kept = st;
+    return st;
+}
+
+/* Step slot's statement (no rows) once: 0, or -1 with err set (err may be NULL). */
+static int run_kept(struct mg_db *d, int slot, const char *sql, struct mg_err *err)
+{
+    bool own;
+    sqlite3_stmt *st = mg_db_stmt(d, slot, sql, &own, err);
+    if (!st) return -1;
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : err ? mg_db_error(d, "sql", err) : -1;
+    if (own) sqlite3_finalize(st);
+    else sqlite3_reset(st);
+    return rc;
+}
+
+int mg_db_begin_read(struct mg_db *d, struct mg_err *err) { return run_kept(d, MG_DB_S_BEGIN_READ, "BEGIN", err); }
 
 int mg_db_commit(struct mg_db *d, struct mg_err *err)
 {
@@ -145,7 +176,7 @@ int mg_db_commit(struct mg_db *d, struct mg_err *err)
     return err ? mg_db_error(d, "sql", err) : -1;
 }
 
-void mg_db_rollback(struct mg_db *d) { sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL); }
+void mg_db_rollback(struct mg_db *d) { run_kept(d, MG_DB_S_ROLLBACK, "ROLLBACK", NULL); }
 
 int mg_db_prepare(struct mg_db *d, const char *sql, sqlite3_stmt **st, struct mg_err *err)
 {
@@ -231,7 +262,8 @@ void mg_db_close(struct mg_db **pd)
 {
     struct mg_db *d = *pd;
     if (!d) return;
-    for (int i = 0; i < d->nstmts; i++) sqlite3_finalize(d->stmts[i]);
+    if (d->stmts)
+        for (int i = 0; i < MG_DB_NSTMT; i++) sqlite3_finalize(d->stmts[i]);
     free(d->stmts);
     if (d->db) sqlite3_close_v2(d->db);
     free(d);
@@ -398,15 +430,17 @@ void mg_db_pool_drop(struct mg_db_pool *p, const char *path)
 
 int mg_db_meta_get(struct mg_db *d, const char *key, char *out, size_t cap)
 {
-    sqlite3_stmt *st;
+    bool own;
     int rc = -1;
-    if (sqlite3_prepare_v2(d->db, "SELECT value FROM meta WHERE key=?", -1, &st, NULL) != SQLITE_OK) return -1;
+    sqlite3_stmt *st = mg_db_stmt(d, MG_DB_S_META_GET, "SELECT value FROM meta WHERE key=?", &own, NULL);
+    if (!st) return -1;
     sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
         snprintf(out, cap, "%s", (const char *)sqlite3_column_text(st, 0));
         rc = 0;
     }
-    sqlite3_finalize(st);
+    if (own) sqlite3_finalize(st);
+    else sqlite3_reset(st);
     return rc;
 }
 

@@ -39,10 +39,9 @@ struct sqlite3_stmt;
 struct mg_db {
     struct sqlite3 *db;
     char path[4096];
-    /* statements kept on this handle (indexdb.c prepares them once, by slot;
+    /* statements kept on this handle (mg_db_stmt prepares them once, by slot;
      * closing the handle finalizes them) */
     struct sqlite3_stmt **stmts;
-    int nstmts;
     /* a pooled handle (mg_db_get): the pool's generation of its path when it
      * was handed out (0: not the pool's) */
     unsigned long long gen;
@@ -80,6 +79,17 @@ void mg_db_put(struct mg_db_pool *p, struct mg_db **d);
  * is going away). */
 void mg_db_pool_drop(struct mg_db_pool *p, const char *path);
 
+/* The statement slots of a handle (mg_db_stmt): db.c's, then indexdb.c's
+ * from MG_DB_S_OWN on (store/indexdb_int.h), MG_DB_NSTMT in all. */
+enum { MG_DB_S_META_GET, MG_DB_S_BEGIN_READ, MG_DB_S_ROLLBACK, MG_DB_S_OWN };
+#define MG_DB_NSTMT 128
+/* d's statement in slot (sql the first time, kept until the handle is
+ * closed: a search's statements are parsed once a handle, not once a
+ * call), reset (the caller binds every parameter: old bindings are
+ * overwritten). NULL with err set (err may be NULL) when it cannot be
+ * prepared. A slot whose statement is running (a cursor of it is open)
+ * gets a statement of its own: *own set, the caller finalizes it. */
+struct sqlite3_stmt *mg_db_stmt(struct mg_db *d, int slot, const char *sql, bool *own, struct mg_err *err);
 /* Run SQL with no result rows; on failure fills err (db_error) with context. */
 int mg_db_exec(struct mg_db *d, const char *sql, struct mg_err *err);
 /* Prepare or fail with db_error. */

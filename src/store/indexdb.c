@@ -7,28 +7,6 @@
 
 #include "store/content.h"
 
-sqlite3_stmt *mg__idx_stmt(struct mg_db *d, int slot, const char *sql, bool *own, struct mg_err *err)
-{
-    *own = false;
-    if (!d->stmts) {
-        if (!(d->stmts = calloc(MG__IDX_NSTMT, sizeof(sqlite3_stmt *)))) {
-            if (err) mg_err_oom(err);
-            return NULL;
-        }
-        d->nstmts = MG__IDX_NSTMT;
-    }
-    sqlite3_stmt **kept = d->stmts + slot;
-    if (*kept && !sqlite3_stmt_busy(*kept)) return *kept; /* (reset; its callers bind every parameter) */
-    sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v3(d->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK) {
-        if (err) mg_db_error(d, "prepare", err);
-        return NULL;
-    }
-    if (*kept) *own = true; /* the kept one is running: this one is the caller's */
-    else *kept = st;
-    return st;
-}
-
 void mg__idx_cur(struct mg_idx_cur *c, struct mg_db *d, sqlite3_stmt *st, bool own, const unsigned char *cols)
 {
     c->d = d;
@@ -42,7 +20,7 @@ int mg__idx_open(struct mg_db *d, int slot, const char *sql, const unsigned char
 {
     bool own;
     memset(c, 0, sizeof(*c));
-    sqlite3_stmt *st = mg__idx_stmt(d, slot, sql, &own, err);
+    sqlite3_stmt *st = mg_db_stmt(d, slot, sql, &own, err);
     if (!st) return -1;
     mg__idx_cur(c, d, st, own, cols);
     return 0;
@@ -64,7 +42,7 @@ int64_t mg__idx_int(struct mg_db *d, int slot, const char *sql, int64_t dflt)
 int64_t mg__idx_int_at(struct mg_db *d, int slot, const char *sql, int64_t arg, int64_t dflt)
 {
     bool own;
-    sqlite3_stmt *st = mg__idx_stmt(d, slot, sql, &own, NULL);
+    sqlite3_stmt *st = mg_db_stmt(d, slot, sql, &own, NULL);
     if (!st) return dflt;
     if (sqlite3_bind_parameter_count(st) > 0) sqlite3_bind_int64(st, 1, arg);
     int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : dflt;

@@ -112,7 +112,7 @@ static char *tier_expr(const char *match, int *nphrase, size_t *marks)
 static int rank_bound(struct mg_db *d, const char *match, int nscored, double *bound, struct mg_err *err)
 {
     bool own;
-    sqlite3_stmt *st = mg__idx_stmt(d, S_RANK_BOUND, "SELECT mgrank(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM "
+    sqlite3_stmt *st = mg_db_stmt(d, S_RANK_BOUND, "SELECT mgrank(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM "
                                     "chunks), ?2, 1) FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT 1", &own, err);
     if (!st) return -1;
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
@@ -189,7 +189,7 @@ static int rank_top(struct mg_db *d, const char *match, int limit, bool first, c
                     struct mg_idx_cur *c, struct mg_err *err)
 {
     bool own;
-    sqlite3_stmt *st = mg__idx_stmt(d, S_RANK_TOP, "SELECT mgtop(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM "
+    sqlite3_stmt *st = mg_db_stmt(d, S_RANK_TOP, "SELECT mgtop(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM "
                                     "chunks), ?2) FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT 1", &own, err);
     if (!st) return -1;
     struct mg_rank_top top = {.limit = limit, .first = first, .scope = scope};
@@ -256,7 +256,7 @@ long mg_idx_match_count(struct mg_db *d, const char *match, long max, int64_t *l
                         struct mg_err *err)
 {
     bool own;
-    sqlite3_stmt *st = mg__idx_stmt(d, S_MATCH_COUNT, "SELECT count(*), max(rowid), (SELECT max(id) FROM chunks) FROM "
+    sqlite3_stmt *st = mg_db_stmt(d, S_MATCH_COUNT, "SELECT count(*), max(rowid), (SELECT max(id) FROM chunks) FROM "
                                     "(SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT ?2)", &own, err);
     if (!st) return -1;
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
@@ -268,7 +268,7 @@ long mg_idx_match_count_in(struct mg_db *d, const char *match, int64_t lo, int64
                            struct mg_err *err)
 {
     bool own;
-    sqlite3_stmt *st = mg__idx_stmt(d, S_MATCH_COUNT_IN, "SELECT count(*), max(rowid) FROM (SELECT rowid FROM "
+    sqlite3_stmt *st = mg_db_stmt(d, S_MATCH_COUNT_IN, "SELECT count(*), max(rowid) FROM (SELECT rowid FROM "
                                     "chunks_fts WHERE chunks_fts MATCH ?1 AND rowid BETWEEN ?2 AND ?3 LIMIT ?4)",
                                     &own, err);
     if (!st) return -1;

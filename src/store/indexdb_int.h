@@ -4,7 +4,7 @@
  *
  * Each statement has a slot in the handle's cache and a column list: the
  * field of struct mg_idx_row each result column fills, in order. A reader
- * takes its statement with mg__idx_stmt (prepared on first use, reset and
+ * takes its statement with mg_db_stmt (prepared on first use, reset and
  * kept after), binds and hands it to a cursor; writes step it once with
  * mg__idx_run.
  */
@@ -23,10 +23,10 @@ enum {
     K_FIELD, K_ORDINAL,
 };
 
-/* The statement slots of a handle. */
+/* The statement slots of a handle (mg_db_stmt's; db.c's come first). */
 enum {
     /* files */
-    S_FILE_BY_ID, S_FILE_BY_ID_TEXT, S_FILE_BY_PATH, S_FILE_BY_PATH_TEXT, S_FILE_IN, S_FILES_IN, S_FILES_LISTED,
+    S_FILE_BY_ID = MG_DB_S_OWN, S_FILE_BY_ID_TEXT, S_FILE_BY_PATH, S_FILE_BY_PATH_TEXT, S_FILE_IN, S_FILES_IN, S_FILES_LISTED,
     S_SCOPE_RANGES, S_FILES_KNOWN, S_FILES_UNDER, S_FILES_SAMPLED, S_COUNT_FILES, S_SUM_SIZE, S_COUNT_CHUNKS,
     S_COUNT_SYMBOLS,
     /* chunks and words */
@@ -49,14 +49,9 @@ enum {
     S_DROP_CALLS,
     MG__IDX_NSTMT
 };
+_Static_assert(MG__IDX_NSTMT <= MG_DB_NSTMT, "a handle keeps MG_DB_NSTMT statements");
 
-/* d's statement in slot (sql the first time), reset (the caller binds every
- * parameter: old bindings are overwritten);
- * NULL with err set (err may be NULL) when it cannot be prepared. A slot
- * whose statement is running (a cursor of it is open) gets a statement of
- * its own: *own set, the caller finalizes it (mg_idx_done does). */
-sqlite3_stmt *mg__idx_stmt(struct mg_db *d, int slot, const char *sql, bool *own, struct mg_err *err);
-/* Open c on st (from mg__idx_stmt, bound), reading columns cols. */
+/* Open c on st (from mg_db_stmt, bound; own: mg_idx_done finalizes it), reading columns cols. */
 void mg__idx_cur(struct mg_idx_cur *c, struct mg_db *d, sqlite3_stmt *st, bool own, const unsigned char *cols);
 /* A reader: the statement in slot, bound by the caller through c->st
  * afterwards. 0, or -1 with err set ("prepare"). */

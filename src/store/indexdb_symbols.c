@@ -185,7 +185,7 @@ int mg_idx_refs_of_path(struct mg_db *d, const char *path, struct mg_idx_cur *c,
 int mg_idx_refs_size(struct mg_db *d, uint64_t *rows, uint64_t *defs_bytes, uint64_t *uses_bytes, struct mg_err *err)
 {
     bool own;
-    sqlite3_stmt *st = mg__idx_stmt(d, S_REFS_SIZE, "SELECT count(*), sum(length(defs)), sum(length(uses)) FROM refs",
+    sqlite3_stmt *st = mg_db_stmt(d, S_REFS_SIZE, "SELECT count(*), sum(length(defs)), sum(length(uses)) FROM refs",
                                     &own, err);
     if (!st) return -1;
     *rows = *defs_bytes = *uses_bytes = 0;

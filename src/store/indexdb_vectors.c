@@ -34,7 +34,7 @@ int64_t mg_idx_vectors_through(struct mg_db *d, int64_t after)
 int mg_idx_vectors_put(struct mg_db *d, int64_t file_id, size_t n, const void *blob, size_t len, struct mg_err *err)
 {
     bool own;
-    sqlite3_stmt *s = mg__idx_stmt(d, S_VEC_PUT, "INSERT OR REPLACE INTO vectors(file_id, n, blob) VALUES(?, ?, ?)",
+    sqlite3_stmt *s = mg_db_stmt(d, S_VEC_PUT, "INSERT OR REPLACE INTO vectors(file_id, n, blob) VALUES(?, ?, ?)",
                                    &own, err);
     if (!s) return -1;
     sqlite3_bind_int64(s, 1, file_id);
@@ -85,7 +85,7 @@ int mg_idx_files_to_embed(struct mg_db *d, int64_t after, struct mg_idx_cur *c, 
 int mg_idx_model_put(struct mg_db *d, const char *name, const void *blob, size_t len, struct mg_err *err)
 {
     bool own;
-    sqlite3_stmt *s = mg__idx_stmt(d, S_MODEL_PUT, "INSERT OR REPLACE INTO embed_model(name, value) VALUES(?, ?)",
+    sqlite3_stmt *s = mg_db_stmt(d, S_MODEL_PUT, "INSERT OR REPLACE INTO embed_model(name, value) VALUES(?, ?)",
                                    &own, err);
     if (!s) return -1;
     sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);

@@ -22,7 +22,7 @@ static int write_row(struct mg_db *d, int slot, const char *sql, const unsigned 
                      const char *what, struct mg_err *err)
 {
     bool own;
-    sqlite3_stmt *s = mg__idx_stmt(d, slot, sql, &own, err);
+    sqlite3_stmt *s = mg_db_stmt(d, slot, sql, &own, err);
     if (!s) return -1;
     mg__idx_bind(s, cols, r);
     return mg__idx_run(d, s, own, what, err);
@@ -52,7 +52,7 @@ static int words(struct mg_db *d, int slot, const char *sql, int64_t chunk_id, c
                  const char *sym, size_t nsym, const char *body, size_t nbody, const char *what, struct mg_err *err)
 {
     bool own;
-    sqlite3_stmt *s = mg__idx_stmt(d, slot, sql, &own, err);
+    sqlite3_stmt *s = mg_db_stmt(d, slot, sql, &own, err);
     if (!s) return -1;
     sqlite3_bind_int64(s, 1, chunk_id);
     sqlite3_bind_text(s, 2, path, (int)npath, SQLITE_STATIC);
@@ -111,7 +111,7 @@ static int drop(struct mg_db *d, int slot, const char *sql, int64_t lo, int64_t 
 {
     if (range && lo > hi) return 0;
     bool own;
-    sqlite3_stmt *s = mg__idx_stmt(d, slot, sql, &own, err);
+    sqlite3_stmt *s = mg_db_stmt(d, slot, sql, &own, err);
     if (!s) return -1;
     sqlite3_bind_int64(s, 1, lo);
     if (range) sqlite3_bind_int64(s, 2, hi);
