@@ -150,7 +150,9 @@ TEST(token_counts_are_mg_tokenizes)
                                        "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcd"};
     const char *text = "parseHttpHeader(parse_http_header, HTTPServer2); __init init_http HTTP_HEADER "
                        "httphttp Http-header h H_h hh \xc3\xa9t\xc3\xa9 x_y_z lockMutex MUTEX_LOCK 9lives v9 "
-                       "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij";
+                       "abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij "
+                       /* near misses: a token's first and last bytes with another between */
+                       "hxtp htxp heaxer headxr parsehttpheadxr parsexttpheader sxrver2 servex2 __inxt _xinit";
     struct mg_token_counter c;
     /* every start and end of the text, so that words fall across each place of a 16-byte block */
     size_t n = strlen(text);

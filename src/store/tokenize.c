@@ -199,10 +199,6 @@ static int cmp_size(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The words holding one of the tokens in which as a substring of their lowercased bytes: every
- * token, whole word or part, is its word's bytes lowercased (or their first MG_TOKEN_MAX), so no
- * other word counts. Each token is looked for with memmem in the text lowercased (buf, len bytes),
- * and each word found is counted once. */
 /* text[0..n) lowercased as tokens are (ASCII) into dst */
 static void lower_all(char *dst, const char *text, size_t n)
 {
@@ -218,6 +214,42 @@ static void lower_all(char *dst, const char *text, size_t n)
     for (; i < n; i++) dst[i] = lower(t[i]);
 }
 
+/* The first place of needle[0..nn) in hay[0..hn), or NULL: 16 places at a
+ * time tested on the needle's first and last bytes (SSE2 or NEON), then the
+ * bytes between compared; glibc's memmem is a scalar loop, and the whole-file
+ * rescore looks up each query word in every chunk it counts. nn >= 1. */
+static const char *find_bytes(const char *hay, size_t hn, const char *needle, size_t nn)
+{
+    typedef unsigned char v16 __attribute__((vector_size(16)));
+    if (hn < nn) return NULL;
+    if (nn == 1) return memchr(hay, needle[0], hn);
+    const unsigned char *h = (const unsigned char *)hay;
+    size_t last = nn - 1, places = hn - nn + 1, i = 0;
+    v16 first = (v16){0} + (unsigned char)needle[0], end = (v16){0} + (unsigned char)needle[last];
+    for (; i + 16 <= places; i += 16) {
+        v16 a, b;
+        memcpy(&a, h + i, 16);
+        memcpy(&b, h + i + last, 16); /* (i + 15 + last < hn) */
+        v16 m = (v16)(a == first) & (v16)(b == end);
+        uint64_t half[2];
+        memcpy(half, &m, 16);
+        for (int k = 0; k < 2; k++)
+            for (uint64_t bits = half[k]; bits;) { /* a byte 0xff at each place */
+                unsigned z = (unsigned)__builtin_ctzll(bits);
+                size_t at = i + 8 * (size_t)k + z / 8;
+                if (memcmp(h + at + 1, needle + 1, nn - 2) == 0) return hay + at;
+                bits &= ~(0xffull << z);
+            }
+    }
+    for (; i < places; i++)
+        if (h[i] == (unsigned char)needle[0] && memcmp(h + i + 1, needle + 1, nn - 1) == 0) return hay + i;
+    return NULL;
+}
+
+/* The words holding one of the tokens in which as a substring of their lowercased bytes: every
+ * token, whole word or part, is its word's bytes lowercased (or their first MG_TOKEN_MAX), so no
+ * other word counts. Each token is looked for (find_bytes) in the text lowercased (buf, len bytes),
+ * and each word found is counted once. */
 static void count_substr(const struct mg_token_counter *c, uint64_t which, const char *text, size_t len,
                          char *buf, double *counts)
 {
@@ -228,7 +260,7 @@ static void count_substr(const struct mg_token_counter *c, uint64_t which, const
     for (uint64_t w = which; w; w &= w - 1) {
         int k = __builtin_ctzll(w);
         const char *p = buf, *end = buf + len;
-        while ((size_t)(end - p) >= c->len[k] && (p = memmem(p, (size_t)(end - p), c->tok[k], c->len[k]))) {
+        while ((size_t)(end - p) >= c->len[k] && (p = find_bytes(p, (size_t)(end - p), c->tok[k], c->len[k]))) {
             size_t s = (size_t)(p - buf), e = s + c->len[k];
             while (s > 0 && is_word(t[s - 1])) s--;
             while (e < len && is_word(t[e])) e++;
@@ -260,7 +292,7 @@ void mg_token_count(const struct mg_token_counter *c, uint64_t which, const char
 {
     which &= c->n < 64 ? (1ull << c->n) - 1 : ~0ull;
     if (!which) return;
-    if (__builtin_popcountll(which) <= MG_COUNT_SUBSTR) { /* few tokens: each looked for with memmem */
+    if (__builtin_popcountll(which) <= MG_COUNT_SUBSTR) { /* few tokens: each looked for as bytes */
         char stack[16384], *buf = len <= sizeof(stack) ? stack : malloc(len);
         if (buf) {
             count_substr(c, which, text, len, buf, counts);
@@ -279,7 +311,7 @@ bool mg_token_marks(const char *const *toks, size_t n, const char *text, size_t 
     for (size_t k = 0; k < n; k++) {
         const char *p = low, *end = low + len;
         size_t tl = strlen(toks[k]);
-        while (tl && (size_t)(end - p) >= tl && (p = memmem(p, (size_t)(end - p), toks[k], tl))) {
+        while (tl && (size_t)(end - p) >= tl && (p = find_bytes(p, (size_t)(end - p), toks[k], tl))) {
             mark[p - low] = 1;
             p++;
         }
