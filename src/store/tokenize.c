@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "util/buf.h"
 
@@ -125,6 +128,8 @@ int mg_tokenize(const char *text, size_t len, mg_token_cb cb, void *ctx)
 
 /* ---- token counts ---- */
 
+typedef unsigned char v16 __attribute__((vector_size(16))); /* 16 bytes at a time: SSE2, NEON */
+
 static uint32_t hash_lower(const char *w, size_t n)
 {
     uint32_t h = 2166136261u;
@@ -202,7 +207,6 @@ static int cmp_size(const void *a, const void *b)
 /* text[0..n) lowercased as tokens are (ASCII) into dst */
 static void lower_all(char *dst, const char *text, size_t n)
 {
-    typedef unsigned char v16 __attribute__((vector_size(16)));
     const unsigned char *t = (const unsigned char *)text;
     size_t i = 0;
     for (; i + 16 <= n; i += 16) { /* 16 bytes at a time (SSE2, NEON): 'A'..'Z' are the bytes b with b - 'A' < 26 */
@@ -214,13 +218,24 @@ static void lower_all(char *dst, const char *text, size_t n)
     for (; i < n; i++) dst[i] = lower(t[i]);
 }
 
+/* bit j: byte j of m (0 or 0xff) is 0xff */
+static inline unsigned places_of(v16 m)
+{
+#ifdef __SSE2__
+    return (unsigned)_mm_movemask_epi8((__m128i)m);
+#else
+    unsigned bits = 0;
+    for (int j = 0; j < 16; j++) bits |= (unsigned)(m[j] & 1) << j;
+    return bits;
+#endif
+}
+
 /* The first place of needle[0..nn) in hay[0..hn), or NULL: 16 places at a
  * time tested on the needle's first and last bytes (SSE2 or NEON), then the
  * bytes between compared; glibc's memmem is a scalar loop, and the whole-file
  * rescore looks up each query word in every chunk it counts. nn >= 1. */
 static const char *find_bytes(const char *hay, size_t hn, const char *needle, size_t nn)
 {
-    typedef unsigned char v16 __attribute__((vector_size(16)));
     if (hn < nn) return NULL;
     if (nn == 1) return memchr(hay, needle[0], hn);
     const unsigned char *h = (const unsigned char *)hay;
@@ -231,15 +246,10 @@ static const char *find_bytes(const char *hay, size_t hn, const char *needle, si
         memcpy(&a, h + i, 16);
         memcpy(&b, h + i + last, 16); /* (i + 15 + last < hn) */
         v16 m = (v16)(a == first) & (v16)(b == end);
-        uint64_t half[2];
-        memcpy(half, &m, 16);
-        for (int k = 0; k < 2; k++)
-            for (uint64_t bits = half[k]; bits;) { /* a byte 0xff at each place */
-                unsigned z = (unsigned)__builtin_ctzll(bits);
-                size_t at = i + 8 * (size_t)k + z / 8;
-                if (memcmp(h + at + 1, needle + 1, nn - 2) == 0) return hay + at;
-                bits &= ~(0xffull << z);
-            }
+        for (unsigned bits = places_of(m); bits; bits &= bits - 1) {
+            size_t at = i + (size_t)__builtin_ctz(bits);
+            if (memcmp(h + at + 1, needle + 1, nn - 2) == 0) return hay + at;
+        }
     }
     for (; i < places; i++)
         if (h[i] == (unsigned char)needle[0] && memcmp(h + i + 1, needle + 1, nn - 1) == 0) return hay + i;
