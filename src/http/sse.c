@@ -39,7 +39,8 @@ int mg__sse_push_locked(struct sse *s, const char *data, bool priming)
     int rc = mg_buf_addf(&s->q, "id: %llu-%llu\n", (unsigned long long)s->serial,
                          (unsigned long long)s->next_event);
     if (rc == 0 && priming) rc = mg_buf_addf(&s->q, "retry: %d\ndata: \n\n", MG_SSE_RETRY_MS);
-    if (rc == 0 && !priming) rc = mg_buf_addf(&s->q, "event: message\ndata: %s\n\n", data);
+    if (rc == 0 && !priming) /* (data copied, not formatted: a reply is often tens of KB) */
+        rc = mg_buf_adds(&s->q, "event: message\ndata: ") | mg_buf_adds(&s->q, data) | mg_buf_adds(&s->q, "\n\n");
     if (rc != 0) {
         s->q.len = before; /* keep the queue well-formed */
         if (s->q.p) s->q.p[before] = 0;
