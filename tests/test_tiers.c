@@ -214,6 +214,59 @@ TEST(one_call_reads_a_words_first_rows_as_sql_does)
     mg_db_close(&d);
 }
 
+/* The best `limit` chunks by their symbol column (mg_idx_rank_symbols) as "symbol start_line score" lines. */
+static char *symbol_rows(struct mg_db *d, const char *match, int limit)
+{
+    struct mg_idx_cur c = {0};
+    struct mg_idx_row r;
+    struct mg_err err = {0};
+    if (mg_idx_rank_symbols(d, match, limit, &c, &err) != 0) FAIL("rank symbols %s: %s", match, err.msg);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    int k, n = 0;
+    while ((k = mg_idx_next(&c, &r)) > 0) fprintf(m, "%s %d %.17g\n", r.symbol ? r.symbol : "-", r.start_line, r.score), n++;
+    ASSERT(k == 0);
+    mg_idx_done(&c);
+    fclose(m);
+    return text;
+}
+
+TEST(symbols_ranked_by_their_marks_as_by_the_symbol_column)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    write_repo(repo, 30, 4); /* every body holds widget and gadget; 120 functions are widget_N, 3 gadget_N */
+    index_repo(repo, home);
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/repos/tr.db", home);
+    static const char *const matches[] = {
+        "\"widget\"", "(\"gadget\")", "(\"widget\" OR \"thing\")", "(\"gadget\" AND \"107\")",
+        "((\"widget_17\" OR (\"widget\" AND \"17\")))", "(\"nosuchword\")",
+    };
+    const size_t nm = sizeof(matches) / sizeof(*matches);
+    char *marked[6];
+    struct mg_db *d = open_index(home);
+    for (size_t i = 0; i < nm; i++) marked[i] = symbol_rows(d, matches[i], 50);
+    mg_db_close(&d);
+    /* only symbols count: gadget is in 300 bodies and 3 names */
+    ASSERT(strstr(marked[1], "gadget_7 ") && strstr(marked[1], "gadget_207 "));
+    ASSERT(!strstr(marked[1], "thing_"));
+    ASSERT(strstr(marked[3], "gadget_107 ") && !strstr(marked[3], "gadget_7 "));
+    ASSERT_EQ_STR(marked[5], "");
+    /* the same rows and scores through the column filter, as an index without marks is searched */
+    struct mg_err err = {0};
+    if (mg_db_open(path, 0, &d, &err) != 0) FAIL("open %s: %s", path, err.msg);
+    ASSERT_EQ_INT(mg_db_meta_set_int(d, MG_META_MARKS, 0, &err), 0);
+    for (size_t i = 0; i < nm; i++) {
+        char *col = symbol_rows(d, matches[i], 50);
+        if (strcmp(col, marked[i]) != 0) FAIL("%s: by marks\n%s\nby the column\n%s", matches[i], marked[i], col);
+        free(col);
+        free(marked[i]);
+    }
+    mg_db_close(&d);
+}
+
 /* Every byte of the word index's segments: after a run that replaced all
  * files by one, merged, only that file's rows are left when every delete
  * matched its insert (a contentless FTS5 table keeps what a delete misses:

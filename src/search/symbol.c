@@ -155,7 +155,6 @@ static int subwords(struct sym *c, const char *q, size_t max, int limit, int *fo
     struct mg__repo *r = c->r;
     struct mg_buf match;
     mg_buf_init(&match, max);
-    mg_buf_adds(&match, "symbol : ");
     struct qwords qw = {0};
     if (mg_fts_query(q, strlen(q), 0, &match) == 0 || mg_tokenize(q, strlen(q), qwords_cb, &qw) < 0) {
         qwords_free(&qw);

@@ -238,7 +238,8 @@ long mg_idx_match_count_in(struct mg_db *d, const char *match, int64_t lo, int64
  * scope, only chunks it has. Fills id. */
 int mg_idx_match_ids(struct mg_db *d, const char *match, long limit, const struct mg_idx_idset *scope,
                      struct mg_idx_cur *c, struct mg_err *err);
-/* The best `limit` chunks whose symbol column matches, ranked by it alone.
+/* The best `limit` chunks whose symbol column matches match (an expression
+ * of mg_fts_query's, without a column), ranked by it alone.
  * Fills symbol, start_line, end_line, sym_lo, sym_hi (of the chunk's file),
  * score. */
 int mg_idx_rank_symbols(struct mg_db *d, const char *match, int limit, struct mg_idx_cur *c, struct mg_err *err);

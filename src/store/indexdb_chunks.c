@@ -11,6 +11,7 @@
 #include "store/indexdb_int.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -298,16 +299,45 @@ int mg_idx_match_ids(struct mg_db *d, const char *match, long limit, const struc
 
 /* ---- 4. symbols and files an expression matches ----------------------------------------------------------------- */
 
+/* match with each phrase marked (`"tok"` -> `"\x01tok"`): the rows whose
+ * symbol column holds it, as `symbol : (match)` would find them (the indexer
+ * puts a token's mark beside each of that column's tokens, and nowhere
+ * else), and with the same scores (the same rows, lengths and IDFs), from
+ * the marks' short lists instead of every row of a common word. NULL: no
+ * memory. */
+static char *marked_expr(const char *match)
+{
+    struct mg_buf b;
+    mg_buf_init(&b, 3 * strlen(match) + 64);
+    int bad = 0;
+    bool in = false; /* inside a phrase (a token never holds '"') */
+    for (const char *p = match; *p; p++) {
+        bad |= mg_buf_addc(&b, *p);
+        if (*p == '"' && (in = !in)) bad |= mg_buf_addc(&b, MG_TOKEN_MARK); /* a phrase opens */
+    }
+    if (bad) {
+        mg_buf_release(&b);
+        return NULL;
+    }
+    return mg_buf_detach(&b, NULL);
+}
+
 int mg_idx_rank_symbols(struct mg_db *d, const char *match, int limit, struct mg_idx_cur *c, struct mg_err *err)
 {
     static const unsigned char cols[] = {K_SYMBOL, K_START_LINE, K_END_LINE, K_SYM_LO, K_SYM_HI, K_SCORE, K_END};
+    char *expr = NULL;
+    if (mg_db_meta_int(d, MG_META_MARKS, 0)) expr = marked_expr(match);
+    else if (asprintf(&expr, "symbol : (%s)", match) < 0) expr = NULL;
+    if (!expr) return mg_err_oom(err);
     if (mg__idx_open(d, S_RANK_SYMBOLS, "SELECT c.symbol, c.start_line, c.end_line, f.sym_lo, f.sym_hi, "
                      "mgrank(chunks_fts, 0.0, 1.0, 0.0, (SELECT max(id) FROM chunks)) AS r "
                      "FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
                      "JOIN files f ON f.id = c.file_id "
-                     "WHERE chunks_fts MATCH ?1 ORDER BY r LIMIT ?2", cols, c, err) != 0)
+                     "WHERE chunks_fts MATCH ?1 ORDER BY r LIMIT ?2", cols, c, err) != 0) {
+        free(expr);
         return -1;
-    sqlite3_bind_text(c->st, 1, match, -1, SQLITE_STATIC);
+    }
+    sqlite3_bind_text(c->st, 1, expr, -1, free);
     sqlite3_bind_int(c->st, 2, limit);
     return 0;
 }
