@@ -267,6 +267,71 @@ TEST(symbols_ranked_by_their_marks_as_by_the_symbol_column)
     mg_db_close(&d);
 }
 
+/* The ids of the best `limit` symbols whose names start with q: mg_idx_symbols_like's (*n), and the same
+ * query without the bound of the names' length, through SQL (*m). */
+static void prefix_ids(struct mg_db *d, const char *q, int limit, int64_t *a, int *n, int64_t *b, int *m)
+{
+    struct mg_idx_cur c = {0};
+    struct mg_idx_row r;
+    struct mg_err err = {0};
+    if (mg_idx_symbols_like(d, q, NULL, limit, &c, &err) != 0) FAIL("like %s: %s", q, err.msg);
+    int k;
+    for (*n = 0; *n < MAXROWS && (k = mg_idx_next(&c, &r)) > 0;) a[(*n)++] = r.id;
+    ASSERT(k == 0);
+    mg_idx_done(&c);
+    sqlite3_stmt *st;
+    char like[64]; /* q's wildcards and the escape taken literally, as the store does */
+    size_t l = 0;
+    for (const char *p = q; *p && l < sizeof(like) - 3; p++) {
+        if (*p == '%' || *p == '_' || *p == '\\') like[l++] = '\\';
+        like[l++] = *p;
+    }
+    like[l++] = '%';
+    like[l] = 0;
+    ASSERT_EQ_INT(sqlite3_prepare_v2(d->db, "SELECT s.id, CASE WHEN s.name = ?1 THEN 0 WHEN s.name = ?1 COLLATE "
+                                            "NOCASE THEN 1 ELSE 2 END AS tier, CASE s.kind WHEN 'function' THEN 0 "
+                                            "ELSE 3 END AS ko FROM symbols s JOIN files f ON f.id = s.file_id WHERE "
+                                            "s.name LIKE ?2 ESCAPE '\\' ORDER BY tier, length(s.name), ko, f.path, s.start_line "
+                                            "LIMIT ?3", -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_text(st, 1, q, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, like, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 3, limit);
+    for (*m = 0; *m < MAXROWS && sqlite3_step(st) == SQLITE_ROW;) b[(*m)++] = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+}
+
+TEST(symbols_by_prefix_bounded_by_length_as_unbounded)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    /* names of every length under one prefix, in any case, some of them tied (the same length in many files) */
+    for (int f = 0; f < 12; f++) {
+        char rel[64], *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        fprintf(m, "int widget(void) { return 0; }\nint Widget%d(void) { return 1; }\n", f);
+        for (int k = 0; k < 30; k++) fprintf(m, "int widget_%.*s%d(void) { return %d; }\n", k % 9, "xxxxxxxxx", f, k);
+        fclose(m);
+        snprintf(rel, sizeof(rel), "src/w%02d.c", f);
+        mg_t_write(repo, rel, text, len);
+        free(text);
+    }
+    index_repo(repo, home);
+    struct mg_db *d = open_index(home);
+    static int64_t a[MAXROWS], b[MAXROWS];
+    const char *const qs[] = {"widget", "WIDGET", "widget_", "widget_xx", "w", "Widget1", "nosuch"};
+    const int limits[] = {1, 5, 12, 13, 40, 100, 1000};
+    for (size_t i = 0; i < sizeof(qs) / sizeof(*qs); i++)
+        for (size_t j = 0; j < sizeof(limits) / sizeof(*limits); j++) {
+            int n, m;
+            prefix_ids(d, qs[i], limits[j], a, &n, b, &m);
+            if (n != m) FAIL("%s, limit %d: %d rows, unbounded %d", qs[i], limits[j], n, m);
+            for (int k = 0; k < n; k++)
+                if (a[k] != b[k]) FAIL("%s, limit %d: row %d differs", qs[i], limits[j], k);
+        }
+    mg_db_close(&d);
+}
+
 /* Every byte of the word index's segments: after a run that replaced all
  * files by one, merged, only that file's rows are left when every delete
  * matched its insert (a contentless FTS5 table keeps what a delete misses:

@@ -98,6 +98,34 @@ int mg_idx_file_defs(struct mg_db *d, int64_t fid, struct mg_idx_cur *c, struct 
 #define HIT_COLS "s.id, s.name, s.kind, s.container, s.start_line, s.end_line, f.path, f.lang, f.id"
 #define HIT_K K_ID, K_NAME, K_KIND, K_CONTAINER, K_START_LINE, K_END_LINE, K_PATH, K_LANG, K_FILE_ID
 
+/* The longest name the best `limit` names matching like can have: the
+ * shortest length L with at least limit of them L characters long or
+ * shorter (they come first: an exact name is the shortest, the others go by
+ * length), from the name index alone; INT64_MAX when there are fewer. A
+ * short prefix matches thousands of names ("int": 17,936 in Linux, "s":
+ * 424,821), each joined to its file and sorted; those the bound leaves out
+ * are only read from the index. */
+#define LENGTHS 256
+static int64_t length_bound(struct mg_db *d, const char *like, int limit)
+{
+    bool own;
+    sqlite3_stmt *st = mg_db_stmt(d, S_SYMBOL_LENGTHS, "SELECT length(name) FROM symbols WHERE name LIKE ?1 "
+                                  "ESCAPE '\\'", &own, NULL);
+    if (!st) return INT64_MAX;
+    sqlite3_bind_text(st, 1, like, -1, SQLITE_STATIC);
+    int64_t n[LENGTHS] = {0};
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int l = sqlite3_column_int(st, 0);
+        n[l >= 0 && l < LENGTHS ? l : LENGTHS - 1]++;
+    }
+    if (own) sqlite3_finalize(st);
+    else sqlite3_reset(st);
+    int64_t sum = 0;
+    for (int l = 0; l < LENGTHS - 1; l++)
+        if ((sum += n[l]) >= limit) return l;
+    return INT64_MAX;
+}
+
 int mg_idx_symbols_like(struct mg_db *d, const char *q, const struct mg_filter *f, int limit, struct mg_idx_cur *c,
                         struct mg_err *err)
 {
@@ -106,7 +134,7 @@ int mg_idx_symbols_like(struct mg_db *d, const char *q, const struct mg_filter *
                    "SELECT " HIT_COLS ", "
                    "CASE WHEN s.name = ?1 THEN 0 WHEN s.name = ?1 COLLATE NOCASE THEN 1 ELSE 2 END AS tier, "
                      KIND_ORDER " AS ko FROM symbols s JOIN files f ON f.id = s.file_id "
-                   "WHERE s.name LIKE ?2 ESCAPE '\\' AND mg_filter_ok(?3, f.path, f.lang) "
+                   "WHERE s.name LIKE ?2 ESCAPE '\\' AND length(s.name) <= ?5 AND mg_filter_ok(?3, f.path, f.lang) "
                    "ORDER BY tier, length(s.name), ko, f.path, s.start_line LIMIT ?4", cols, c, err) != 0)
         return -1;
     /* q as a LIKE prefix: its wildcards and the escape taken literally */
@@ -125,6 +153,9 @@ int mg_idx_symbols_like(struct mg_db *d, const char *q, const struct mg_filter *
     sqlite3_bind_text(c->st, 2, like.p, -1, SQLITE_TRANSIENT);
     sqlite3_bind_pointer(c->st, 3, (void *)f, "mg_filter", NULL);
     sqlite3_bind_int(c->st, 4, limit);
+    /* (a scope may leave out the short names: then every name is ranked) */
+    bool scoped = f && (f->globs || (f->nlangs > 0 && f->langs));
+    sqlite3_bind_int64(c->st, 5, scoped || limit <= 0 ? INT64_MAX : length_bound(d, like.p, limit));
     mg_buf_release(&like);
     return 0;
 }
