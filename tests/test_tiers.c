@@ -1,9 +1,11 @@
 /* test_tiers.c — the store's faster ways to the same ranking
  * (store/indexdb_chunks.c): a common word ranked over its rows with the word
  * in a symbol first, and a one-word expression ranked in one call (rank.h's
- * mgtop), each the same rows as ranking every row through SQL; and the symbol
+ * mgtop), each the same rows as ranking every row through SQL; the symbol
  * marks the indexer writes for the first (meta fts.marks), made for a new
- * index and once for an index made before them. */
+ * index and once for an index made before them, which also rank the symbol
+ * column alone; and a name prefix ranked over the names short enough
+ * (store/indexdb_symbols.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,8 +226,8 @@ static char *symbol_rows(struct mg_db *d, const char *match, int limit)
     char *text = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&text, &len);
-    int k, n = 0;
-    while ((k = mg_idx_next(&c, &r)) > 0) fprintf(m, "%s %d %.17g\n", r.symbol ? r.symbol : "-", r.start_line, r.score), n++;
+    int k;
+    while ((k = mg_idx_next(&c, &r)) > 0) fprintf(m, "%s %d %.17g\n", r.symbol ? r.symbol : "-", r.start_line, r.score);
     ASSERT(k == 0);
     mg_idx_done(&c);
     fclose(m);
@@ -244,8 +246,8 @@ TEST(symbols_ranked_by_their_marks_as_by_the_symbol_column)
         "\"widget\"", "(\"gadget\")", "(\"widget\" OR \"thing\")", "(\"gadget\" AND \"107\")",
         "((\"widget_17\" OR (\"widget\" AND \"17\")))", "(\"nosuchword\")",
     };
-    const size_t nm = sizeof(matches) / sizeof(*matches);
-    char *marked[6];
+    enum { nm = sizeof(matches) / sizeof(*matches) };
+    char *marked[nm];
     struct mg_db *d = open_index(home);
     for (size_t i = 0; i < nm; i++) marked[i] = symbol_rows(d, matches[i], 50);
     mg_db_close(&d);
@@ -291,8 +293,8 @@ static void prefix_ids(struct mg_db *d, const char *q, int limit, int64_t *a, in
     ASSERT_EQ_INT(sqlite3_prepare_v2(d->db, "SELECT s.id, CASE WHEN s.name = ?1 THEN 0 WHEN s.name = ?1 COLLATE "
                                             "NOCASE THEN 1 ELSE 2 END AS tier, CASE s.kind WHEN 'function' THEN 0 "
                                             "ELSE 3 END AS ko FROM symbols s JOIN files f ON f.id = s.file_id WHERE "
-                                            "s.name LIKE ?2 ESCAPE '\\' ORDER BY tier, length(s.name), ko, f.path, s.start_line "
-                                            "LIMIT ?3", -1, &st, NULL), SQLITE_OK);
+                                            "s.name LIKE ?2 ESCAPE '\\' ORDER BY tier, length(s.name), ko, f.path, "
+                                            "s.start_line LIMIT ?3", -1, &st, NULL), SQLITE_OK);
     sqlite3_bind_text(st, 1, q, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, like, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 3, limit);
