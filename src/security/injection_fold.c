@@ -66,15 +66,22 @@ size_t mg__inj_nvocab;
 static void vocab_add(const char *w, size_t l)
 {
     static size_t used;
+    static uint16_t slot[2 * MG__INJ_VOCAB_MAX]; /* the words by a hash of their letters: index + 1, 0 none */
+    static uint8_t len[MG__INJ_VOCAB_MAX];
     if (l < MG__INJ_LEET_MIN || l > 24 || mg__inj_nvocab == MG__INJ_VOCAB_MAX || used + l + 1 > sizeof(vocab_pool))
         return;
     char low[32];
-    for (size_t i = 0; i < l; i++) low[i] = (char)(w[i] | 0x20);
-    for (size_t k = 0; k < mg__inj_nvocab; k++)
-        if (strlen(mg__inj_vocab[k]) == l && memcmp(mg__inj_vocab[k], low, l) == 0) return;
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < l; i++) h = (h ^ (unsigned char)(low[i] = (char)(w[i] | 0x20))) * 16777619u;
+    /* each word once (the patterns name most many times: a scan of the list per word cost a CLI search 4 ms) */
+    size_t i = h % (2 * MG__INJ_VOCAB_MAX);
+    for (; slot[i]; i = (i + 1) % (2 * MG__INJ_VOCAB_MAX))
+        if (len[slot[i] - 1] == l && memcmp(mg__inj_vocab[slot[i] - 1], low, l) == 0) return;
     memcpy(vocab_pool + used, low, l);
     vocab_pool[used + l] = 0;
+    len[mg__inj_nvocab] = (uint8_t)l;
     mg__inj_vocab[mg__inj_nvocab++] = vocab_pool + used;
+    slot[i] = (uint16_t)mg__inj_nvocab;
     used += l + 1;
 }
 
