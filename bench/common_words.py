@@ -3,8 +3,8 @@
 common words on a Linux index with vectors in the data directory HOME
 (docs/benchmarks.md, "Queries of very common words"): for each build (or the
 same build with a ranking signal off, `BIN:rank_off=tiers`), one `memgate
-serve`, its vectors loaded first, then each query RUNS (10) times in lexical
-and hybrid mode (limit 10) over HTTP; prints p50 / max per build, side by
+serve`, its vectors loaded first, then each query RUNS (10) times in lexical,
+hybrid and symbol mode (limit 10) over HTTP; prints p50 / max per build, side by
 side, and whether every build's hits (paths, lines, scores) are the first's.
 --rg ROOT: `rg -F -l` of each query over ROOT beside them (the peer: the
 files holding it, no ranking). Set MEMGATE_HYBRID_WEIGHTS to pass fusion
@@ -26,6 +26,7 @@ QUERIES = ["the", "return the value", "if it is not set", "int", "static int", "
 
 
 RUNS = 10
+MODES = ("lexical", "hybrid", "symbol")  # (symbol: a common word is a prefix of thousands of names)
 
 
 def run(home, spec):
@@ -48,7 +49,7 @@ def run(home, spec):
                 raise SystemExit("the vectors did not load within 300 s")
             time.sleep(0.5)
         best = {}
-        for mode in ("lexical", "hybrid"):
+        for mode in MODES:
             for q in QUERIES:
                 ts = []
                 for _ in range(RUNS):
@@ -90,7 +91,7 @@ def main():
     print("| mode | query | " + " | ".join(names) + (" | rg -F -l |" if root else " |") +
           (" same hits |" if same else ""))
     print("| --- | --- |" + " ---: |" * (len(bins) + (1 if root else 0)) + (" --- |" if same else ""))
-    for mode in ("lexical", "hybrid"):
+    for mode in MODES:
         for q in QUERIES:
             cells = [f"{r[(mode, q)][0]:.1f} / {r[(mode, q)][1]:.1f} ms" for r in res]
             if root:
