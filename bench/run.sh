@@ -317,7 +317,7 @@ MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" python3 "$here/bench/nav_lsp_ben
 [ -z "${BENCH_INDEX_BASELINE:-}" ] ||
   MEMGATE_BIN="$BIN" MEMGATE_BENCH_CACHE="$CACHE" "$here/bench/index_cost.sh" "$BENCH_INDEX_BASELINE"
 
-# ---- queries of very common words (issue 39, point 4; runs alone too): lexical and hybrid, as served, with
+# ---- queries of very common words (issue 39, point 4; runs alone too): lexical, hybrid and symbol, as served, with
 # one-word ranking in one call off (rank_off=onecall), and with it and the marked-symbol tier off (every row
 # ranked through SQL), beside rg -F -l over the tree
 echo "bench: queries of very common words (bench/common_words.py)" >&2
