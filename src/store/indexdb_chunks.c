@@ -114,7 +114,7 @@ static int rank_bound(struct mg_db *d, const char *match, int nscored, double *b
 {
     bool own;
     sqlite3_stmt *st = mg_db_stmt(d, S_RANK_BOUND, "SELECT mgrank(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM "
-                                    "chunks), ?2, 1) FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT 1", &own, err);
+                                  "chunks), ?2, 1) FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT 1", &own, err);
     if (!st) return -1;
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 2, nscored);
@@ -191,7 +191,7 @@ static int rank_top(struct mg_db *d, const char *match, int limit, bool first, c
 {
     bool own;
     sqlite3_stmt *st = mg_db_stmt(d, S_RANK_TOP, "SELECT mgtop(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM "
-                                    "chunks), ?2) FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT 1", &own, err);
+                                  "chunks), ?2) FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT 1", &own, err);
     if (!st) return -1;
     struct mg_rank_top top = {.limit = limit, .first = first, .scope = scope};
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
@@ -258,7 +258,7 @@ long mg_idx_match_count(struct mg_db *d, const char *match, long max, int64_t *l
 {
     bool own;
     sqlite3_stmt *st = mg_db_stmt(d, S_MATCH_COUNT, "SELECT count(*), max(rowid), (SELECT max(id) FROM chunks) FROM "
-                                    "(SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT ?2)", &own, err);
+                                  "(SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT ?2)", &own, err);
     if (!st) return -1;
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, max);
@@ -270,8 +270,8 @@ long mg_idx_match_count_in(struct mg_db *d, const char *match, int64_t lo, int64
 {
     bool own;
     sqlite3_stmt *st = mg_db_stmt(d, S_MATCH_COUNT_IN, "SELECT count(*), max(rowid) FROM (SELECT rowid FROM "
-                                    "chunks_fts WHERE chunks_fts MATCH ?1 AND rowid BETWEEN ?2 AND ?3 LIMIT ?4)",
-                                    &own, err);
+                                  "chunks_fts WHERE chunks_fts MATCH ?1 AND rowid BETWEEN ?2 AND ?3 LIMIT ?4)",
+                                  &own, err);
     if (!st) return -1;
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, lo);

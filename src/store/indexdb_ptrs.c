@@ -48,7 +48,7 @@ int64_t mg_idx_ptr_stores_count(struct mg_db *d, const char *field, int64_t cap)
     if (!have_table(d)) return 0;
     bool own;
     sqlite3_stmt *st = mg_db_stmt(d, S_PTR_COUNT, "SELECT count(*) FROM (SELECT 1 FROM ptr_stores WHERE field = ? "
-                                    "LIMIT ?)", &own, NULL);
+                                  "LIMIT ?)", &own, NULL);
     if (!st) return -1;
     sqlite3_bind_text(st, 1, field, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 2, cap + 1);

@@ -217,7 +217,7 @@ int mg_idx_refs_size(struct mg_db *d, uint64_t *rows, uint64_t *defs_bytes, uint
 {
     bool own;
     sqlite3_stmt *st = mg_db_stmt(d, S_REFS_SIZE, "SELECT count(*), sum(length(defs)), sum(length(uses)) FROM refs",
-                                    &own, err);
+                                  &own, err);
     if (!st) return -1;
     *rows = *defs_bytes = *uses_bytes = 0;
     if (sqlite3_step(st) == SQLITE_ROW) {

@@ -35,7 +35,7 @@ int mg_idx_vectors_put(struct mg_db *d, int64_t file_id, size_t n, const void *b
 {
     bool own;
     sqlite3_stmt *s = mg_db_stmt(d, S_VEC_PUT, "INSERT OR REPLACE INTO vectors(file_id, n, blob) VALUES(?, ?, ?)",
-                                   &own, err);
+                                 &own, err);
     if (!s) return -1;
     sqlite3_bind_int64(s, 1, file_id);
     sqlite3_bind_int64(s, 2, (int64_t)n);
@@ -86,7 +86,7 @@ int mg_idx_model_put(struct mg_db *d, const char *name, const void *blob, size_t
 {
     bool own;
     sqlite3_stmt *s = mg_db_stmt(d, S_MODEL_PUT, "INSERT OR REPLACE INTO embed_model(name, value) VALUES(?, ?)",
-                                   &own, err);
+                                 &own, err);
     if (!s) return -1;
     sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
     sqlite3_bind_blob(s, 2, blob, (int)len, SQLITE_STATIC);
