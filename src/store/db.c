@@ -156,16 +156,20 @@ sqlite3_stmt *mg_db_stmt(struct mg_db *d, int slot, const char *sql, bool *own, 
     return st;
 }
 
-/* Step slot's statement (no rows) once: 0, or -1 with err set (err may be NULL). */
+int mg_db_run(struct mg_db *d, sqlite3_stmt *st, bool own, const char *what, struct mg_err *err)
+{
+    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : mg_db_error(d, what, err);
+    if (own) sqlite3_finalize(st);
+    else sqlite3_reset(st);
+    return rc;
+}
+
+/* Run slot's statement (no rows) once: 0, or -1 with err set (err may be NULL). */
 static int run_kept(struct mg_db *d, int slot, const char *sql, struct mg_err *err)
 {
     bool own;
     sqlite3_stmt *st = mg_db_stmt(d, slot, sql, &own, err);
-    if (!st) return -1;
-    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : err ? mg_db_error(d, "sql", err) : -1;
-    if (own) sqlite3_finalize(st);
-    else sqlite3_reset(st);
-    return rc;
+    return st ? mg_db_run(d, st, own, "sql", err) : -1;
 }
 
 int mg_db_begin_read(struct mg_db *d, struct mg_err *err) { return run_kept(d, MG_DB_S_BEGIN_READ, "BEGIN", err); }

@@ -90,6 +90,9 @@ enum { MG_DB_S_META_GET, MG_DB_S_BEGIN_READ, MG_DB_S_ROLLBACK, MG_DB_S_OWN };
  * prepared. A slot whose statement is running (a cursor of it is open)
  * gets a statement of its own: *own set, the caller finalizes it. */
 struct sqlite3_stmt *mg_db_stmt(struct mg_db *d, int slot, const char *sql, bool *own, struct mg_err *err);
+/* Step st (mg_db_stmt's, bound; no rows) once, then reset it, or finalize
+ * it when own: 0, or -1 with err set (what; err may be NULL). */
+int mg_db_run(struct mg_db *d, struct sqlite3_stmt *st, bool own, const char *what, struct mg_err *err);
 /* Run SQL with no result rows; on failure fills err (db_error) with context. */
 int mg_db_exec(struct mg_db *d, const char *sql, struct mg_err *err);
 /* Prepare or fail with db_error. */

@@ -26,14 +26,6 @@ int mg__idx_open(struct mg_db *d, int slot, const char *sql, const unsigned char
     return 0;
 }
 
-int mg__idx_run(struct mg_db *d, sqlite3_stmt *st, bool own, const char *what, struct mg_err *err)
-{
-    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : mg_db_error(d, what, err);
-    if (own) sqlite3_finalize(st);
-    else sqlite3_reset(st);
-    return rc;
-}
-
 int64_t mg__idx_int(struct mg_db *d, int slot, const char *sql, int64_t dflt)
 {
     return mg__idx_int_at(d, slot, sql, 0, dflt);

@@ -6,7 +6,7 @@
  * field of struct mg_idx_row each result column fills, in order. A reader
  * takes its statement with mg_db_stmt (prepared on first use, reset and
  * kept after), binds and hands it to a cursor; writes step it once with
- * mg__idx_run.
+ * mg_db_run.
  */
 #ifndef MG_INDEXDB_INT_H
 #define MG_INDEXDB_INT_H
@@ -58,8 +58,6 @@ void mg__idx_cur(struct mg_idx_cur *c, struct mg_db *d, sqlite3_stmt *st, bool o
  * afterwards. 0, or -1 with err set ("prepare"). */
 int mg__idx_open(struct mg_db *d, int slot, const char *sql, const unsigned char *cols, struct mg_idx_cur *c,
                  struct mg_err *err);
-/* Step a write once and reset it: 0, or -1 with err set (what). */
-int mg__idx_run(struct mg_db *d, sqlite3_stmt *st, bool own, const char *what, struct mg_err *err);
 /* The first column of slot's one-row query as an integer (dflt: no row, or
  * it cannot be prepared). */
 int64_t mg__idx_int(struct mg_db *d, int slot, const char *sql, int64_t dflt);

@@ -40,7 +40,7 @@ int mg_idx_vectors_put(struct mg_db *d, int64_t file_id, size_t n, const void *b
     sqlite3_bind_int64(s, 1, file_id);
     sqlite3_bind_int64(s, 2, (int64_t)n);
     sqlite3_bind_blob(s, 3, len ? blob : "", (int)len, SQLITE_STATIC); /* (len 0: an empty blob, not NULL) */
-    return mg__idx_run(d, s, own, "store vectors", err);
+    return mg_db_run(d, s, own, "store vectors", err);
 }
 
 int mg_idx_vectors_prune(struct mg_db *d, bool all, struct mg_err *err)
@@ -90,7 +90,7 @@ int mg_idx_model_put(struct mg_db *d, const char *name, const void *blob, size_t
     if (!s) return -1;
     sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
     sqlite3_bind_blob(s, 2, blob, (int)len, SQLITE_STATIC);
-    return mg__idx_run(d, s, own, "store embedding statistics", err);
+    return mg_db_run(d, s, own, "store embedding statistics", err);
 }
 
 int mg_idx_model_get(struct mg_db *d, const char *name, struct mg_idx_cur *c, struct mg_idx_row *r)

@@ -25,7 +25,7 @@ static int write_row(struct mg_db *d, int slot, const char *sql, const unsigned 
     sqlite3_stmt *s = mg_db_stmt(d, slot, sql, &own, err);
     if (!s) return -1;
     mg__idx_bind(s, cols, r);
-    return mg__idx_run(d, s, own, what, err);
+    return mg_db_run(d, s, own, what, err);
 }
 
 int mg_idx_add_file(struct mg_db *d, const struct mg_idx_row *r, struct mg_err *err)
@@ -58,7 +58,7 @@ static int words(struct mg_db *d, int slot, const char *sql, int64_t chunk_id, c
     sqlite3_bind_text(s, 2, path, (int)npath, SQLITE_STATIC);
     sqlite3_bind_text(s, 3, sym, (int)nsym, SQLITE_STATIC);
     sqlite3_bind_text(s, 4, body, (int)nbody, SQLITE_STATIC);
-    return mg__idx_run(d, s, own, what, err);
+    return mg_db_run(d, s, own, what, err);
 }
 
 int mg_idx_add_words(struct mg_db *d, int64_t chunk_id, const char *path, size_t npath, const char *sym, size_t nsym,
@@ -115,7 +115,7 @@ static int drop(struct mg_db *d, int slot, const char *sql, int64_t lo, int64_t 
     if (!s) return -1;
     sqlite3_bind_int64(s, 1, lo);
     if (range) sqlite3_bind_int64(s, 2, hi);
-    return mg__idx_run(d, s, own, what, err);
+    return mg_db_run(d, s, own, what, err);
 }
 
 int mg_idx_drop_file(struct mg_db *d, int64_t id, int64_t clo, int64_t chi, int64_t slo, int64_t shi,
