@@ -152,7 +152,7 @@ static int read_rows(struct mg__repo *r, struct terms *t, struct posting **pv, s
             t->v[i].est = (double)n * (double)(mg_chunk_seq(maxid) + 1) / (double)(mg_chunk_seq(last) + 1);
     }
     qsort(t->v, t->n, sizeof(t->v[0]), cmp_term);
-    bool scoped = r->filter.globs || r->filter.nlangs > 0;
+    bool scoped = mg_filter_scoped(&r->filter);
     if (scoped && !r->chunks && mg_chunkset_get(r->d, &r->filter, &r->chunks, r->err) != 0) return -1;
     size_t cap_rows = 0, used = 0, kept = 0, runs[WHOLE_TERMS + 1] = {0};
     double common = (double)(mg_chunk_seq(mg_idx_chunk_max(r->d)) + 1) / WHOLE_COMMON;

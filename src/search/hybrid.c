@@ -303,7 +303,7 @@ int mg_semantic_start(const struct mg_config *cfg, struct mg_db *d, const char *
     }
     if (embed_query(j->e, query, &j->dim, &j->q, err) != 0) goto fail;
     /* the scope picks the candidate files before any vector is scored */
-    if (f && (f->globs || f->nlangs > 0) && mg_chunkset_get(d, f, &j->sc, err) != 0) goto fail;
+    if (mg_filter_scoped(f) && mg_chunkset_get(d, f, &j->sc, err) != 0) goto fail;
     if (background && j->vs->ops->pin) {
         /* the scan needs memory only, once the vectors are pinned */
         if (j->vs->ops->pin(j->vs, true, j->q, j->dim, NULL, err) != 0) goto fail;

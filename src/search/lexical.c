@@ -71,7 +71,7 @@ static int lexical_read(struct lex *c, const char *match, int nscored, int limit
     struct mg_idx_row rr, hr;
     int rc, found = keep ? (int)c->nseen : 0, want = limit + (keep ? (int)c->nseen : 0) + ties, nread = 0;
     double last = 0;
-    bool scoped = r->filter.globs || r->filter.nlangs > 0, tie_ended = false;
+    bool scoped = mg_filter_scoped(&r->filter), tie_ended = false;
     *open = false;
     if (scoped && !r->chunks && mg_chunkset_get(r->d, &r->filter, &r->chunks, r->err) != 0) return -1;
     const struct mg_idx_idset *set = scoped ? &r->chunks->set : NULL;

@@ -188,6 +188,8 @@ int mg_db_prepare(struct mg_db *d, const char *sql, sqlite3_stmt **st, struct mg
     return 0;
 }
 
+bool mg_filter_scoped(const struct mg_filter *f) { return f && (f->globs || f->nlangs > 0); }
+
 bool mg_filter_allows(const struct mg_filter *f, const char *path, size_t pathlen, const char *lang)
 {
     if (!f) return true;

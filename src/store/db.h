@@ -114,6 +114,8 @@ int64_t mg_db_meta_int(struct mg_db *d, const char *key, int64_t dflt);
 int mg_db_meta_set(struct mg_db *d, const char *key, const char *value, struct mg_err *err);
 int mg_db_meta_set_int(struct mg_db *d, const char *key, int64_t v, struct mg_err *err);
 
+/* Does f narrow a search (globs or languages)? NULL: no. */
+bool mg_filter_scoped(const struct mg_filter *f);
 /* Does the filter allow this path and language? (What mg_filter_ok computes.) */
 bool mg_filter_allows(const struct mg_filter *f, const char *path, size_t pathlen, const char *lang);
 

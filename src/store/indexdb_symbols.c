@@ -154,8 +154,7 @@ int mg_idx_symbols_like(struct mg_db *d, const char *q, const struct mg_filter *
     sqlite3_bind_pointer(c->st, 3, (void *)f, "mg_filter", NULL);
     sqlite3_bind_int(c->st, 4, limit);
     /* (a scope may leave out the short names: then every name is ranked) */
-    bool scoped = f && (f->globs || (f->nlangs > 0 && f->langs));
-    sqlite3_bind_int64(c->st, 5, scoped || limit <= 0 ? INT64_MAX : length_bound(d, like.p, limit));
+    sqlite3_bind_int64(c->st, 5, mg_filter_scoped(f) || limit <= 0 ? INT64_MAX : length_bound(d, like.p, limit));
     mg_buf_release(&like);
     return 0;
 }
