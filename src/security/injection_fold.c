@@ -71,10 +71,9 @@ static void vocab_add(const char *w, size_t l)
     if (l < MG__INJ_LEET_MIN || l > 24 || mg__inj_nvocab == MG__INJ_VOCAB_MAX || used + l + 1 > sizeof(vocab_pool))
         return;
     char low[32];
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (size_t i = 0; i < l; i++) h = (h ^ (unsigned char)(low[i] = (char)(w[i] | 0x20))) * 16777619u;
+    for (size_t i = 0; i < l; i++) low[i] = (char)(w[i] | 0x20);
     /* each word once (the patterns name most many times: a scan of the list per word cost a CLI search 4 ms) */
-    size_t i = h % (2 * MG__INJ_VOCAB_MAX);
+    size_t i = mg__inj_fnv(low, l) % (2 * MG__INJ_VOCAB_MAX);
     for (; slot[i]; i = (i + 1) % (2 * MG__INJ_VOCAB_MAX))
         if (len[slot[i] - 1] == l && memcmp(mg__inj_vocab[slot[i] - 1], low, l) == 0) return;
     memcpy(vocab_pool + used, low, l);

@@ -86,6 +86,13 @@ static inline uint32_t mg__inj_quad_key(const int *c)
 }
 
 static inline uint32_t mg__inj_quad_hash(uint32_t key) { return (key * 2654435761u) >> 18; }
+/* FNV-1a of s[0..n): the words' hash tables (the vocabulary, a text's words checked) */
+static inline uint32_t mg__inj_fnv(const void *s, size_t n)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ ((const unsigned char *)s)[i]) * 16777619u;
+    return h;
+}
 
 static inline int mg__inj_hexv(unsigned char c)
 {

@@ -141,8 +141,7 @@ static bool leet_word(const unsigned char *s, size_t n, size_t d, struct seen *s
                                  MG__IS(s[e + 1], C_WORD) && !contraction(s, n, e))))
         e++;
     if (!seen->ready) memset(seen, 0, sizeof(*seen)), seen->ready = true;
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (size_t q = i; q < e; q++) h = (h ^ s[q]) * 16777619u;
+    uint32_t h = mg__inj_fnv(s + i, e - i);
     size_t slot = (h ^ h >> 16) % SEEN_SLOTS;
     if (seen->at[slot] && seen->len[slot] == e - i && !memcmp(s + seen->at[slot] - 1, s + i, e - i)) return false;
     char u[64];
