@@ -106,6 +106,26 @@ static inline bool mg__inj_printable(unsigned char ch)
     return (ch >= 0x20 && ch < 0x7F) || ch == '\n' || ch == '\t';
 }
 
+/* A hex byte as code writes one at s[i]: "0x4f" or "\\x4f", two digits and no
+ * third (0x4f6e is a number, not a byte). Returns its length, 4, or 0. */
+static inline size_t mg__inj_hex_byte(const unsigned char *s, size_t n, size_t i)
+{
+    if (i + 4 > n || (s[i] != '0' && s[i] != '\\') || (s[i + 1] | 0x20) != 'x' || mg__inj_hexv(s[i + 2]) < 0 ||
+        mg__inj_hexv(s[i + 3]) < 0 || (i + 4 < n && mg__inj_hexv(s[i + 4]) >= 0))
+        return 0;
+    return 4;
+}
+
+/* Where the hex byte after the one ending at s[i] starts: at i ("\\x49\\x67") or
+ * after a separator of up to 8 commas and white space ("0x49, 0x67", a C array
+ * wrapped); 0 when none follows. */
+static inline size_t mg__inj_hex_next(const unsigned char *s, size_t n, size_t i)
+{
+    size_t j = i;
+    while (j < n && j - i < 8 && (s[j] == ',' || s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r')) j++;
+    return mg__inj_hex_byte(s, n, j) ? j : 0;
+}
+
 /* A Latin letter that code point c is drawn like (Cyrillic and Greek
  * look-alikes; fullwidth, mathematical and circled letters), or 0. */
 int mg__inj_latin_of(int32_t c);
@@ -133,9 +153,5 @@ struct mg__inj_pre {
 };
 /* (The tables must be filled.) */
 void mg__inj_prescan(const unsigned char *s, size_t n, struct mg__inj_pre *p);
-/* Hex bytes as code writes them ("0x4f, 0x6e", "\\x4f\\x6e"): the length of the one at s[i]
- * (4) or 0; where the next one starts after the one ending at i, or 0 (injection_prescan.c) */
-size_t mg__inj_hex_byte(const unsigned char *s, size_t n, size_t i);
-size_t mg__inj_hex_next(const unsigned char *s, size_t n, size_t i);
 
 #endif

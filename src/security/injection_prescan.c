@@ -277,26 +277,6 @@ static bool hex_at(const unsigned char *s, size_t n, size_t i, bool spaced)
     return false;
 }
 
-/* A hex byte as code writes one at s[i]: "0x4f" or "\\x4f", two digits and no
- * third (0x4f6e is a number, not a byte). Returns its length, 4, or 0. */
-size_t mg__inj_hex_byte(const unsigned char *s, size_t n, size_t i)
-{
-    if (i + 4 > n || (s[i] != '0' && s[i] != '\\') || (s[i + 1] | 0x20) != 'x' || mg__inj_hexv(s[i + 2]) < 0 ||
-        mg__inj_hexv(s[i + 3]) < 0 || (i + 4 < n && mg__inj_hexv(s[i + 4]) >= 0))
-        return 0;
-    return 4;
-}
-
-/* Where the hex byte after the one ending at s[i] starts: at i ("\\x49\\x67") or
- * after a separator of up to 8 commas and white space ("0x49, 0x67", a C array
- * wrapped); 0 when none follows. */
-size_t mg__inj_hex_next(const unsigned char *s, size_t n, size_t i)
-{
-    size_t j = i;
-    while (j < n && j - i < 8 && (s[j] == ',' || s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r')) j++;
-    return mg__inj_hex_byte(s, n, j) ? j : 0;
-}
-
 /* MG__FOLD_HEX for bytes written as code: twelve in a row from s[i] that are text. */
 static bool hex_bytes_at(const unsigned char *s, size_t n, size_t i)
 {
