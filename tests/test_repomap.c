@@ -580,7 +580,8 @@ TEST(repomap_refs_blobs_decode_what_was_built)
     const char *names[] = {"own_function", "point", "x"};
     const char *kinds[] = {"function", "struct", "field"};
     const char text[] = "int own_function(struct point *p) { return other_call(p->x) + own_function(0) + "
-                        "local_var + local_var + counter; }\n/* in_comment() */\n";
+                        "local_var + local_var + counter + sizeof(p) + likely(p) + __builtin_expect(p, 0); }\n"
+                        "/* in_comment() */\n";
     struct mg_refs_blobs b;
     ASSERT_EQ_INT(mg_refs_build("c", text, sizeof(text) - 1, names, kinds, 3, &b), 0);
     struct mg_refs_iter it;
@@ -595,8 +596,9 @@ TEST(repomap_refs_blobs_decode_what_was_built)
     ASSERT_EQ_INT(n, 2); /* the field is no definer */
     n = 0;
     mg_refs_iter_init(&it, b.uses, b.nuses, true);
-    while (mg_refs_next(&it, &h, &x)) { /* own names, keywords, short names, comments, plain words used weakly
-                                         * (counter) left out */
+    while (mg_refs_next(&it, &h, &x)) { /* own names, keywords (called ones too: sizeof, likely,
+                                         * __builtin_expect), short names, comments, plain words used
+                                         * weakly (counter) left out */
         if (h == mg_refs_hash("other_call", 10)) ASSERT_EQ_INT(x, 1 << 1 | 1);
         else if (h == mg_refs_hash("local_var", 9)) ASSERT_EQ_INT(x, 2 << 1);
         else FAIL("unexpected hash %u", h);

@@ -1,7 +1,14 @@
 /* refs.c — the names a file defines and uses, coded for table refs (see
- * refs.h). */
+ * refs.h).
+ *
+ * Sections:
+ *   (top)     the names' hash and class, the stop words and their table
+ *   building  the lexer's identifiers counted by hash, the defs and uses blobs
+ *   reading   walking a blob
+ */
 #include "index/refs.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -43,10 +50,30 @@ const char *const mg_refs_stopwords[] = {
     "__alignof__", "static_assert", "_Static_assert", "__attribute__", "__attribute", "asm", "__asm__", "__asm",
     "__volatile__", "noexcept", "decltype", "operator", "typeid", "lambda", "assert", "print", NULL};
 
-static bool keyword(const char *s, size_t n)
+/* The stop words by their hash (mg_refs_hash), in 256 open slots: index + 1, 0 empty. */
+static uint8_t stop_slot[256];
+static uint32_t stop_hash[256];
+static pthread_once_t stop_once = PTHREAD_ONCE_INIT;
+
+static void stop_build(void)
 {
-    for (size_t i = 0; mg_refs_stopwords[i]; i++)
-        if (strlen(mg_refs_stopwords[i]) == n && memcmp(mg_refs_stopwords[i], s, n) == 0) return true;
+    for (size_t i = 0; mg_refs_stopwords[i] && i < 255; i++) {
+        uint32_t h = mg_refs_hash(mg_refs_stopwords[i], strlen(mg_refs_stopwords[i]));
+        size_t j = h & 255;
+        while (stop_slot[j]) j = (j + 1) & 255;
+        stop_slot[j] = (uint8_t)(i + 1);
+        stop_hash[j] = h;
+    }
+}
+
+/* Is s (n bytes, hash h) a stop word? */
+static bool keyword(uint32_t h, const char *s, size_t n)
+{
+    pthread_once(&stop_once, stop_build);
+    for (size_t j = h & 255; stop_slot[j]; j = (j + 1) & 255) {
+        const char *w = mg_refs_stopwords[stop_slot[j] - 1];
+        if (stop_hash[j] == h && strncmp(w, s, n) == 0 && w[n] == 0) return true;
+    }
     return false;
 }
 
@@ -194,7 +221,7 @@ int mg_refs_build(const char *lang, const char *text, size_t len, const char *co
     size_t k = 0;
     for (size_t i = 0; i < s.cap; i++) {
         const struct slot *e = &s.v[i];
-        if (!e->count || owned(&s, e->hash) || keyword(text + e->off, e->len)) continue;
+        if (!e->count || owned(&s, e->hash) || keyword(e->hash, text + e->off, e->len)) continue;
         /* a plain word never called nor tagged (a local, a field, most often) weighs nothing in a map
          * (search/repomap.c): not stored, which halves the rows */
         if (!e->strong && mg_refs_class(text + e->off, e->len) != MG_REFS_SPECIFIC) continue;
