@@ -1,5 +1,5 @@
 /* test_name_index.c — the symbols' name index, made at the end of a first
- * index run (store/indexdb.h: mg_idx_name_index): SQLite sorts it in lists
+ * index run (store/indexdb.h: mg_idx_bulk_indexes): SQLite sorts it in lists
  * of the page cache's size, one per helper thread; the build keeps them
  * small, so a run's peak memory does not grow by the cache times the
  * threads (issue 39: Linux's 4.3 M names took the run from 390 to 598 MB). */
@@ -7,8 +7,11 @@
 
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "store/db.h"
+#include "util/buf.h"
 #include "store/indexdb.h"
 
 #define NAMES 600000
@@ -21,7 +24,7 @@ TEST(name_index_sort_memory_bounded)
     struct mg_err err = {0};
     if (mg_db_open(path, MG_DB_CREATE, &d, &err) != 0) FAIL("open: %s", err.msg);
     ASSERT_EQ_INT(mg_db_exec(d, "BEGIN", &err), 0);
-    ASSERT_EQ_INT(mg_idx_name_index(d, false, &err), 0);
+    ASSERT_EQ_INT(mg_idx_bulk_indexes(d, false, &err), 0);
     sqlite3_stmt *st;
     ASSERT_EQ_INT(sqlite3_prepare_v2(d->db, "INSERT INTO symbols(id, file_id, name, kind, start_line, end_line) "
                                      "VALUES(?, 1, ?, 'function', 1, 2)", -1, &st, NULL), SQLITE_OK);
@@ -39,7 +42,7 @@ TEST(name_index_sort_memory_bounded)
     mg_idx_sort_threads(d, 0); /* one list at a time: the bound is the list's size */
     sqlite3_int64 before, hw;
     sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &before, &hw, 1); /* the high-water mark starts here */
-    ASSERT_EQ_INT(mg_idx_name_index(d, true, &err), 0);
+    ASSERT_EQ_INT(mg_idx_bulk_indexes(d, true, &err), 0);
     sqlite3_int64 after;
     sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &after, &hw, 0);
     /* a list of the page cache's 64 MiB would hold the whole sort at once
@@ -65,5 +68,48 @@ TEST(name_index_sort_memory_bounded)
     sqlite3_finalize(st);
     ASSERT_EQ_INT(n, 2000);
     ASSERT_EQ_INT(mg_db_exec(d, "COMMIT", &err), 0);
+    mg_db_close(&d);
+}
+
+/* The indexes of the tables a first run loads (mg_idx_bulk_indexes), as
+ * "name sql" lines in name order. */
+static char *bulk_index_sql(struct mg_db *d)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->db, "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN "
+                           "('symbols', 'ptr_stores', 'ptr_calls') AND sql IS NOT NULL ORDER BY name",
+                           -1, &st, NULL) != SQLITE_OK)
+        FAIL("prepare: %s", sqlite3_errmsg(d->db));
+    struct mg_buf b;
+    mg_buf_init(&b, 1 << 20);
+    while (sqlite3_step(st) == SQLITE_ROW)
+        mg_buf_addf(&b, "%s %s\n", sqlite3_column_text(st, 0), sqlite3_column_text(st, 1));
+    sqlite3_finalize(st);
+    mg_buf_addc(&b, 0);
+    return mg_buf_detach(&b, NULL);
+}
+
+/* A first run drops them all and makes them again at its end: the same
+ * indexes, defined as db.c's schema defines them. */
+TEST(bulk_indexes_made_again_as_the_schema_made_them)
+{
+    char *dir = mg_t_tmpdir(), path[4200];
+    snprintf(path, sizeof(path), "%s/t.db", dir);
+    struct mg_db *d;
+    struct mg_err err = {0};
+    if (mg_db_open(path, MG_DB_CREATE, &d, &err) != 0) FAIL("open: %s", err.msg);
+    char *schema = bulk_index_sql(d);
+    ASSERT(strstr(schema, "symbols_by_name ") && strstr(schema, "ptr_stores_by_field ") &&
+           strstr(schema, "ptr_stores_by_place ") && strstr(schema, "ptr_stores_by_fn ") &&
+           strstr(schema, "ptr_calls_by_field "));
+    ASSERT_EQ_INT(mg_idx_bulk_indexes(d, false, &err), 0);
+    char *none = bulk_index_sql(d);
+    ASSERT_EQ_STR(none, "");
+    ASSERT_EQ_INT(mg_idx_bulk_indexes(d, true, &err), 0);
+    char *again = bulk_index_sql(d);
+    ASSERT_EQ_STR(again, schema);
+    free(schema);
+    free(none);
+    free(again);
     mg_db_close(&d);
 }

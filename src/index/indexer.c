@@ -297,10 +297,10 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     /* no checkpoint (and fsync) at every commit of a run: one at the end */
     mg_idx_bulk(d);
     if (mg_db_begin(d, err) != 0) goto out;
-    /* a first index loads millions of symbols: building the name index once
-     * at the end beats keeping it sorted row by row (it is recreated below,
-     * and by the next run if this one dies) */
-    if (st->created && mg_idx_name_index(d, false, err) != 0) goto rollback;
+    /* a first index loads millions of symbols and function-pointer stores:
+     * building their indexes once at the end beats keeping them sorted row
+     * by row (they are made again below, and by the next run if this one dies) */
+    if (st->created && mg_idx_bulk_indexes(d, false, err) != 0) goto rollback;
     if (mg_tri_add_pending(d, TRI_FLUSH_BYTES, err) != 0) goto rollback;
 
     nth = c->index_threads;
@@ -375,7 +375,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         /* keep what is done (under a new stamp: the next run may find nothing left to change);
          * the vanished-file sweep needs a complete walk */
         if ((w.changed && mg_idx_stamp_run(d, true, (int64_t)time(NULL), err) != 0) ||
-            mg_idx_name_index(d, true, err) != 0 || mg_db_commit(d, err) != 0)
+            mg_idx_bulk_indexes(d, true, err) != 0 || mg_db_commit(d, err) != 0)
             goto rollback;
         mg_err_set(err, MG_E_INTERRUPTED, "interrupted after %llu of %zu files; what was indexed is kept, run "
                    "`memgate index` again to finish", (unsigned long long)R.files_done, R.walk.n);
@@ -407,7 +407,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     /* SQLite may sort with helper threads: the index of a first run is
      * millions of names */
     mg_idx_sort_threads(d, 4);
-    if (mg_idx_name_index(d, true, err) != 0) goto rollback;
+    if (mg_idx_bulk_indexes(d, true, err) != 0) goto rollback;
     if (o->paths) { /* what the run changed, on the last totals: counting a big index takes a second */
         st->total_files = (uint64_t)(mg_db_meta_int(d, "files", 0) + w.d_files);
         st->total_bytes = (uint64_t)(mg_db_meta_int(d, "bytes", 0) + w.d_bytes);

@@ -377,10 +377,11 @@ int mg_idx_words_clear(struct mg_db *d, struct mg_err *err);
 /* Files without a refs row, with their text. Fills id, lang, size, sym_lo,
  * sym_hi, blob. */
 int mg_idx_files_without_refs(struct mg_db *d, struct mg_idx_cur *c, struct mg_err *err);
-/* The name index of symbols: dropped (on false) for a first run's bulk
- * load, made (on true) when it ends, sorted in small lists (its memory
- * bounded whatever the page cache). */
-int mg_idx_name_index(struct mg_db *d, bool on, struct mg_err *err);
+/* The indexes of the tables a first run loads by the million (symbols'
+ * names, ptr_stores', ptr_calls'): dropped (on false) for the bulk load,
+ * made (on true) when it ends, sorted in small lists (their memory bounded
+ * whatever the page cache). */
+int mg_idx_bulk_indexes(struct mg_db *d, bool on, struct mg_err *err);
 /* A run's settings on its handle: no checkpoint at commits (the run makes
  * one at its end, mg_idx_checkpoint); sorts may use helper threads. (No
  * handle has a memory map: mg_db_open.) */

@@ -4,6 +4,7 @@
 #include "store/indexdb_int.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "store/rank.h"
 
@@ -157,28 +158,49 @@ int mg_idx_files_without_refs(struct mg_db *d, struct mg_idx_cur *c, struct mg_e
                         "WHERE NOT EXISTS (SELECT 1 FROM refs WHERE file_id = files.id)", cols, c, err);
 }
 
+/* The indexes of the tables a first run fills with millions of rows: built
+ * once at its end, which beats keeping them sorted row by row (the same
+ * definitions as db.c's migrations, which made them). */
+static const char *const bulk_indexes[] = {
+    "symbols_by_name ON symbols(name COLLATE NOCASE)",
+    "ptr_stores_by_field ON ptr_stores(field) WHERE field IS NOT NULL",
+    "ptr_stores_by_place ON ptr_stores(type, ordinal) WHERE field IS NULL",
+    "ptr_stores_by_fn ON ptr_stores(fn)",
+    "ptr_calls_by_field ON ptr_calls(field)",
+};
+
 /* SQLite sorts a CREATE INDEX in lists of up to the page cache's size, one
  * held by each helper thread at once (mg_idx_sort_threads), and keeps the
  * sorted runs in memory under temp_store=MEMORY: the name index of Linux's
  * 4.3 M symbols took a run's heap from 390 to 598 MB, never given back.
- * Lists of NAME_SORT_KIB and runs in a temporary file bound it; both
- * settings are restored after. */
-#define NAME_SORT_KIB 8192
+ * Lists of SORT_KIB and runs in a temporary file bound it; both settings
+ * are restored after. */
+#define SORT_KIB 8192
 
-int mg_idx_name_index(struct mg_db *d, bool on, struct mg_err *err)
+int mg_idx_bulk_indexes(struct mg_db *d, bool on, struct mg_err *err)
 {
-    if (!on) return mg_db_exec(d, "DROP INDEX IF EXISTS symbols_by_name", err);
+    char sql[160];
+    const size_t n = sizeof(bulk_indexes) / sizeof(bulk_indexes[0]);
+    if (!on) {
+        for (size_t i = 0; i < n; i++) {
+            snprintf(sql, sizeof(sql), "DROP INDEX IF EXISTS %.*s", (int)strcspn(bulk_indexes[i], " "),
+                     bulk_indexes[i]);
+            if (mg_db_exec(d, sql, err) != 0) return -1;
+        }
+        return 0;
+    }
     int64_t cache = 0; /* the page cache, in pages (> 0) or KiB (< 0); 0: leave it */
     sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(d->db, "PRAGMA cache_size", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
         cache = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
-    if (cache < 0 && cache >= -NAME_SORT_KIB) cache = 0; /* already that small */
-    char sql[64];
-    snprintf(sql, sizeof(sql), "PRAGMA cache_size=%d", -NAME_SORT_KIB);
-    int rc = (cache && mg_db_exec(d, sql, err) != 0) || mg_db_exec(d, "PRAGMA temp_store=FILE", err) != 0 ||
-             mg_db_exec(d, "CREATE INDEX IF NOT EXISTS symbols_by_name ON symbols(name COLLATE NOCASE)", err) != 0
-                 ? -1 : 0;
+    if (cache < 0 && cache >= -SORT_KIB) cache = 0; /* already that small */
+    snprintf(sql, sizeof(sql), "PRAGMA cache_size=%d", -SORT_KIB);
+    int rc = (cache && mg_db_exec(d, sql, err) != 0) || mg_db_exec(d, "PRAGMA temp_store=FILE", err) != 0 ? -1 : 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        snprintf(sql, sizeof(sql), "CREATE INDEX IF NOT EXISTS %s", bulk_indexes[i]);
+        rc = mg_db_exec(d, sql, err);
+    }
     snprintf(sql, sizeof(sql), "PRAGMA cache_size=%lld", (long long)cache);
     struct mg_err ignored = {0};
     if (mg_db_exec(d, "PRAGMA temp_store=MEMORY", rc ? &ignored : err) != 0) rc = -1;
