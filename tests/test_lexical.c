@@ -250,6 +250,21 @@ TEST(whole_file_ranking_finds_files_alike_by_lookup_and_by_map)
             mg_idx_done(&c);
         }
     }
+    /* ids taken in ascending order, each found from the last file found (filerank_whole.c's
+     * group): the same answers as a search of all, skips of any length, ids between files too */
+    for (unsigned seed = 1; seed <= 4; seed++) {
+        size_t at = 0;
+        unsigned x = seed;
+        for (size_t k = 0; k < map->n; k += 1 + ((x = x * 1103515245u + 12345u) >> 16 & (seed * 8 - 1))) {
+            int64_t ids[3] = {map->r[k].lo, map->r[k].hi, map->r[k].hi + 1};
+            for (int j = 0; j < 3; j++) {
+                long want = mg_filemap_find(map, ids[j]), got = mg_filemap_find_from(map, ids[j], at);
+                ASSERT_EQ_INT(got, want);
+                if (got >= 0) at = (size_t)got;
+            }
+        }
+        ASSERT_EQ_INT(mg_filemap_find_from(map, map->r[map->n - 1].hi + 1, at), -1);
+    }
     mg_filemap_unref(map);
     mg_db_close(&d);
     free(first);

@@ -215,6 +215,16 @@ void mg_filemap_unref(struct mg_filemap *m)
 
 long mg_filemap_find(const struct mg_filemap *m, int64_t id) { return range_of(m->r, m->n, id); }
 
+long mg_filemap_find_from(const struct mg_filemap *m, int64_t id, size_t from)
+{
+    if (from >= m->n || m->r[from].hi >= id) return from < m->n && m->r[from].lo <= id ? (long)from : -1;
+    size_t step = 1; /* r[from].hi < id: gallop to a range ending at or after id, then halve */
+    while (from + step < m->n && m->r[from + step].hi < id) step *= 2;
+    size_t a = from + step / 2 + 1, b = from + step < m->n ? from + step + 1 : m->n;
+    long k = range_of(m->r + a, b - a, id);
+    return k < 0 ? -1 : (long)a + k;
+}
+
 static int filemap_load(struct mg_db *d, struct mg_filemap *m, struct mg_err *err)
 {
     struct mg_idx_cur cur;

@@ -68,5 +68,8 @@ int mg_filemap_get(struct mg_db *d, size_t lookups, struct mg_filemap **out, str
 void mg_filemap_unref(struct mg_filemap *m); /* NULL: nothing */
 /* The index in m of the file holding chunk id, or -1. */
 long mg_filemap_find(const struct mg_filemap *m, int64_t id);
+/* The same for an id at or after the chunks of m's file `from` (ids taken in
+ * ascending order: a few steps from the last file found, not a search of all). */
+long mg_filemap_find_from(const struct mg_filemap *m, int64_t id, size_t from);
 
 #endif

@@ -207,12 +207,14 @@ static int group(struct mg__repo *r, const struct posting *p, size_t np, struct 
      * lookup per file (a seek in files_chunks) */
     struct mg_filemap *map = NULL;
     if (np && mg_filemap_get(r->d, np, &map, r->err) != 0) return -1;
+    size_t at = 0; /* the map's file of the last posting: the next ones are at or after it */
     for (size_t i = 0; i < np;) {
         struct wfile f = {.lo = p[i].id, .hi = p[i].id, .a = i};
         bool got;
         if (map) {
-            long m = mg_filemap_find(map, p[i].id);
-            if ((got = m >= 0)) f.file = map->id[m], f.lo = map->r[m].lo, f.hi = map->r[m].hi, f.flags = map->flags[m];
+            long m = mg_filemap_find_from(map, p[i].id, at);
+            if ((got = m >= 0))
+                at = (size_t)m, f.file = map->id[m], f.lo = map->r[m].lo, f.hi = map->r[m].hi, f.flags = map->flags[m];
         } else {
             struct mg_idx_cur c = {0};
             struct mg_idx_row row = {0};
@@ -292,6 +294,23 @@ static int cmp_wfile(const void *a, const void *b)
     return (x->file > y->file) - (x->file < y->file);
 }
 
+/* The best k of fv[0..n) (by cmp_wfile, a total order) moved to its front in
+ * order, as a sort of all would leave them, in one pass with a few compares
+ * each (thousands of files hold a common word; k is small). Returns min(n, k). */
+static size_t best_first(struct wfile *fv, size_t n, size_t k)
+{
+    size_t m = 0; /* fv[0..m) the best so far, in order */
+    for (size_t i = 0; i < n && k; i++) {
+        if (m == k && cmp_wfile(&fv[i], &fv[m - 1]) >= 0) continue;
+        struct wfile x = fv[i];
+        size_t j = m < k ? m++ : m - 1; /* (full: the worst of the best makes room, to fv[i]) */
+        if (j < i) fv[i] = fv[j];
+        for (; j > 0 && cmp_wfile(&x, &fv[j - 1]) < 0; j--) fv[j] = fv[j - 1];
+        fv[j] = x;
+    }
+    return m;
+}
+
 /* The words' counts in file f's chunks into tf[0..WHOLE_TERMS): in each
  * chunk, those its postings in p say it holds (the chunks of a file cover
  * its text but the blank between them, so no other chunk holds a word, and
@@ -323,8 +342,7 @@ static int count_words(struct mg__repo *r, const struct posting *p, const struct
 static int rescore(struct mg__repo *r, unsigned off, const struct posting *p, const struct terms *t,
                    struct wfile *fv, size_t *nf)
 {
-    qsort(fv, *nf, sizeof(*fv), cmp_wfile);
-    size_t n = *nf < RESCORE ? *nf : RESCORE, kept = 0;
+    size_t n = best_first(fv, *nf, RESCORE), kept = 0;
     double bytes = (double)mg_db_meta_int(r->d, "bytes", 0), avgdl = bytes > 0 ? bytes / t->files : 0;
     const char *toks[WHOLE_TERMS];
     size_t lens[WHOLE_TERMS];
