@@ -17,6 +17,7 @@
 #include "index/watch.h"
 #include "store/catalog.h"
 #include "store/db.h"
+#include "store/indexdb.h"
 #include "store/repostate.h"
 #include "store/settings.h"
 #include "store/trigram.h"
@@ -592,4 +593,60 @@ TEST(small_runs_fold_the_word_segments_they_leave)
     ASSERT_EQ_INT(mg_index_tidy(db, &more, &err), 0);
     ASSERT(!more);
     ASSERT_EQ_INT(db_count(db, segs), after);
+}
+
+/* FTS5's automerge, crisismerge and hashsize as the index's config holds
+ * them: "4 16 67108864". */
+static void merge_config(const char *db, char out[48])
+{
+    int64_t a = db_count(db, "SELECT v FROM chunks_fts_config WHERE k = 'automerge'"),
+            c = db_count(db, "SELECT v FROM chunks_fts_config WHERE k = 'crisismerge'"),
+            h = db_count(db, "SELECT v FROM chunks_fts_config WHERE k = 'hashsize'");
+    snprintf(out, 48, "%lld %lld %lld", (long long)a, (long long)c, (long long)h);
+}
+
+/* A first run turns FTS5's own merging off (it ends with one merge of all,
+ * mg_idx_words_bulk) and on again before it ends; a first run that died with
+ * it off (meta fts.bulk) has it set back by the next run; an index whose
+ * automerge is off for another reason keeps it so. */
+TEST(a_first_run_leaves_fts5_merging_as_it_found_it)
+{
+    const char *home = mg_t_tmpdir();
+    char repo[4200], db[4200], cfg[48];
+    snprintf(repo, sizeof(repo), "%s/src", mg_t_tmpdir());
+    snprintf(db, sizeof(db), "%s/repos/bulk.db", home);
+    for (int i = 0; i < 4; i++) edit_words(repo, i, "first");
+    struct mg_t_out o = MG_RUN(NULL, home, "index", repo, "--name", "bulk");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+    merge_config(db, cfg);
+    ASSERT_EQ_STR(cfg, "4 16 67108864");
+    ASSERT_EQ_INT(db_count(db, "SELECT value FROM meta WHERE key = 'fts.bulk'"), 0);
+
+    struct mg_db *d = NULL;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_db_open(db, 0, &d, &err), 0);
+    ASSERT_EQ_INT(mg_db_exec(d, "BEGIN", &err), 0);
+    ASSERT_EQ_INT(mg_idx_words_bulk(d, true, &err), 0); /* as a first run does, then dies */
+    ASSERT_EQ_INT(mg_db_exec(d, "COMMIT", &err), 0);
+    mg_db_close(&d);
+    merge_config(db, cfg);
+    ASSERT_EQ_STR(cfg, "0 1000 16777216");
+    edit_words(repo, 0, "second");
+    o = MG_RUN(NULL, home, "index", repo, "--name", "bulk");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+    merge_config(db, cfg);
+    ASSERT_EQ_STR(cfg, "4 16 67108864");
+    ASSERT_EQ_INT(db_count(db, "SELECT value FROM meta WHERE key = 'fts.bulk'"), 0);
+
+    ASSERT_EQ_INT(mg_db_open(db, 0, &d, &err), 0);
+    ASSERT_EQ_INT(mg_db_exec(d, "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('automerge', 0)", &err), 0);
+    mg_db_close(&d);
+    edit_words(repo, 1, "second");
+    o = MG_RUN(NULL, home, "index", repo, "--name", "bulk");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+    merge_config(db, cfg);
+    ASSERT_EQ_STR(cfg, "0 16 67108864");
 }

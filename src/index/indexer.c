@@ -301,6 +301,10 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
      * building their indexes once at the end beats keeping them sorted row
      * by row (they are made again below, and by the next run if this one dies) */
     if (st->created && mg_idx_bulk_indexes(d, false, err) != 0) goto rollback;
+    /* and it ends with one merge of the whole word index: FTS5 merging as it
+     * goes would be work that merge does again (set back below, and by the
+     * next run if this one dies) */
+    if (mg_idx_words_bulk(d, st->created, err) != 0) goto rollback;
     if (mg_tri_add_pending(d, TRI_FLUSH_BYTES, err) != 0) goto rollback;
 
     nth = c->index_threads;
@@ -375,7 +379,8 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
         /* keep what is done (under a new stamp: the next run may find nothing left to change);
          * the vanished-file sweep needs a complete walk */
         if ((w.changed && mg_idx_stamp_run(d, true, (int64_t)time(NULL), err) != 0) ||
-            mg_idx_bulk_indexes(d, true, err) != 0 || mg_db_commit(d, err) != 0)
+            mg_idx_bulk_indexes(d, true, err) != 0 || mg_idx_words_bulk(d, false, err) != 0 ||
+            mg_db_commit(d, err) != 0)
             goto rollback;
         mg_err_set(err, MG_E_INTERRUPTED, "interrupted after %llu of %zu files; what was indexed is kept, run "
                    "`memgate index` again to finish", (unsigned long long)R.files_done, R.walk.n);
@@ -407,7 +412,7 @@ int mg_index_run(const struct mg_config *c, const struct mg_index_opts *o, struc
     /* SQLite may sort with helper threads: the index of a first run is
      * millions of names */
     mg_idx_sort_threads(d, 4);
-    if (mg_idx_bulk_indexes(d, true, err) != 0) goto rollback;
+    if (mg_idx_bulk_indexes(d, true, err) != 0 || mg_idx_words_bulk(d, false, err) != 0) goto rollback;
     if (o->paths) { /* what the run changed, on the last totals: counting a big index takes a second */
         st->total_files = (uint64_t)(mg_db_meta_int(d, "files", 0) + w.d_files);
         st->total_bytes = (uint64_t)(mg_db_meta_int(d, "bytes", 0) + w.d_bytes);

@@ -388,6 +388,13 @@ int mg_idx_bulk_indexes(struct mg_db *d, bool on, struct mg_err *err);
 void mg_idx_bulk(struct mg_db *d);
 void mg_idx_sort_threads(struct mg_db *d, int n);
 void mg_idx_checkpoint(struct mg_db *d);
+/* FTS5's own merging off (on true) for a first run, which ends with one
+ * merge of everything (mg_idx_words_optimize): the level merges it would do
+ * as the run writes are redone by that one; and its pending terms flushed
+ * at 16 MiB, not 64. On false: its defaults again,
+ * when a run turned it off (meta fts.bulk: the run, or a first run that
+ * died). 0, or -1. */
+int mg_idx_words_bulk(struct mg_db *d, bool on, struct mg_err *err);
 /* Merge the word index into one segment (after a run that wrote much of
  * it). 0, or -1 with *msg naming SQLite's error (the index is as it was). */
 int mg_idx_words_optimize(struct mg_db *d, const char **msg);

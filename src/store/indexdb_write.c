@@ -217,6 +217,27 @@ void mg_idx_sort_threads(struct mg_db *d, int n) { sqlite3_limit(d->db, SQLITE_L
 
 void mg_idx_checkpoint(struct mg_db *d) { sqlite3_exec(d->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL); }
 
+/* FTS5's defaults: merge 4 segments of a level as soon as there are, and at
+ * once past 16; the schema's 64 MiB of pending terms (db.c). Off: never, and
+ * not before 1,000 segments (FTS5's bound is 2,000), and 16 MiB: with no
+ * merging on the way, smaller flushes cost nothing more and keep the hash
+ * table's walks in cache (Linux's first run: the writer 49-51 CPU s against
+ * 54-58 with 64 MiB, its peak RSS 387-397 MB against 490-502;
+ * docs/benchmarks.md). Meta fts.bulk says a run turned them off (an index
+ * whose automerge was off for another reason keeps it so). */
+int mg_idx_words_bulk(struct mg_db *d, bool on, struct mg_err *err)
+{
+    if (!on && mg_db_meta_int(d, "fts.bulk", 0) == 0) return 0;
+    if (mg_db_exec(d, on ? "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('automerge', 0);"
+                           "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('crisismerge', 1000);"
+                           "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('hashsize', 16777216)"
+                         : "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('automerge', 4);"
+                           "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('crisismerge', 16);"
+                           "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('hashsize', 67108864)", err) != 0)
+        return -1;
+    return mg_db_meta_set_int(d, "fts.bulk", on, err);
+}
+
 int mg_idx_words_merge(struct mg_db *d, int pages, bool *worked, const char **msg)
 {
     char sql[96];
