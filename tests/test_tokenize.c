@@ -182,3 +182,93 @@ TEST(token_counts_are_mg_tokenizes)
     size_t bl = strlen(lng);
     ASSERT_EQ_INT(mg_token_counter_init(&c, bad, &bl, 1), -1);
 }
+
+/* The tokens mg_tokenize gives for text, each once, in the order they first
+ * come: what a token stream must hold. */
+struct distinct {
+    struct mg_buf out;
+    char **seen;
+    size_t n, cap;
+};
+
+static int distinct_cb(void *ctx, const char *tok, size_t len, size_t s, size_t e, bool colocated)
+{
+    struct distinct *d = ctx;
+    for (size_t i = 0; i < d->n; i++)
+        if (strlen(d->seen[i]) == len && memcmp(d->seen[i], tok, len) == 0) return 0;
+    if (d->n == d->cap) {
+        d->cap = d->cap ? 2 * d->cap : 64;
+        d->seen = realloc(d->seen, d->cap * sizeof(*d->seen));
+    }
+    d->seen[d->n++] = strndup(tok, len);
+    if (d->out.len) mg_buf_addc(&d->out, ' ');
+    mg_buf_add(&d->out, tok, len);
+    return 0;
+}
+
+static char *distinct_toks(const char *text, size_t len)
+{
+    struct distinct d = {0};
+    mg_buf_init(&d.out, 1 << 24);
+    mg_tokenize(text, len, distinct_cb, &d);
+    for (size_t i = 0; i < d.n; i++) free(d.seen[i]);
+    free(d.seen);
+    mg_buf_addc(&d.out, 0);
+    return mg_buf_detach(&d.out, NULL);
+}
+
+/* A stream skips a word that comes again as the same bytes (its tokens are
+ * all in already); a word whose lowered form came before written otherwise
+ * has other parts (FooBar: foo, bar; foobar: none), which must still come. */
+TEST(token_streams_hold_each_token_once_as_mg_tokenize_gives_them)
+{
+    const char *texts[] = {
+        "foobar FooBar foobar FOOBAR foo_bar Foo_Bar FooBar fooBar x",
+        "int x = parseHeader(hdr); parseheader(y); PARSE_HEADER; parseHeader2 parse_header_v2 x",
+        "HTTPServer httpServer HttpServer http_server HTTP_SERVER httpserver",
+        "",
+        "   \n\t ;;; ",
+        "caf\xc3\xa9 CAF\xc3\xa9 caf\xc3\xa9_x",
+    };
+    struct mg_token_set *ts = mg_token_set_new();
+    ASSERT(ts != NULL);
+    struct mg_buf out;
+    mg_buf_init(&out, 1 << 24);
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        mg_buf_reset(&out);
+        ASSERT_EQ_INT(mg_token_stream(ts, texts[i], strlen(texts[i]), &out), 0);
+        mg_buf_addc(&out, 0);
+        char *want = distinct_toks(texts[i], strlen(texts[i]));
+        ASSERT_EQ_STR(out.p, want);
+        free(want);
+    }
+    /* thousands of words, many again in other case: the stream's memory of words is
+     * overwritten many times over; and two streams in one buffer each hold their own */
+    struct mg_buf big;
+    mg_buf_init(&big, 1 << 24);
+    unsigned x = 12345;
+    for (int i = 0; i < 20000; i++) {
+        x = x * 1103515245u + 12345u;
+        unsigned w = (x >> 8) % 3000;
+        switch ((x >> 20) & 3) {
+        case 0: mg_buf_addf(&big, "item_%u_name", w); break;
+        case 1: mg_buf_addf(&big, "Item%uName", w); break;
+        case 2: mg_buf_addf(&big, "item%uname", w); break;
+        default: mg_buf_addf(&big, "ITEM_%u_NAME", w); break;
+        }
+        mg_buf_addc(&big, (x >> 24) & 1 ? ' ' : '\n');
+    }
+    mg_buf_reset(&out);
+    ASSERT_EQ_INT(mg_token_stream(ts, big.p, big.len, &out), 0);
+    size_t first = out.len;
+    ASSERT_EQ_INT(mg_token_stream(ts, big.p, big.len / 2, &out), 0);
+    mg_buf_addc(&out, 0);
+    char *want = distinct_toks(big.p, big.len), *want2 = distinct_toks(big.p, big.len / 2);
+    ASSERT(first == strlen(want) && memcmp(out.p, want, first) == 0);
+    ASSERT(strcmp(out.p + first, want2) == 0); /* (the next stream's tokens follow with no space between) */
+    free(want);
+    free(want2);
+    mg_buf_release(&big);
+    mg_buf_release(&out);
+    mg_token_set_free(&ts);
+}
