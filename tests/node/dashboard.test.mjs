@@ -89,13 +89,26 @@ before(async () => {
   await sleep(1100); // (index times are in seconds)
   execFileSync(MEMGATE_BIN, ['index', root, '--name', 'hostile', '--quiet'], { env: world.env, cwd: world.cwd });
   repo = { root };
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], timeout: 20000 });
+  browser = await launchBrowser();
 });
 
 after(async () => {
   await browser?.close();
   world?.cleanup();
 });
+
+/** Chromium, started again once if it does not come up: on a loaded machine (the sanitizer
+ * phase of CI runs two test files at once beside ASan builds) its start took over 20 s. */
+async function launchBrowser() {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], timeout: 60000 });
+    } catch (e) {
+      if (attempt >= 2) throw e;
+      console.log(`# chromium did not start (${String(e).split('\n')[0]}); starting it again`);
+    }
+  }
+}
 
 /** A page that records console messages, page errors, dialogs and CSP violations. */
 async function openPage(url) {
