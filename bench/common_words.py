@@ -31,10 +31,7 @@ MODES = ("lexical", "hybrid", "symbol")  # (symbol: a common word is a prefix of
 
 def run(home, spec):
     binary, _, off = spec.partition(":rank_off=")
-    e = nb.env(home)
-    e.pop("MEMGATE_EMBEDDER", None)
-    if os.environ.get("MEMGATE_EMBEDDER"):  # the embedder HOME's vectors were made by, when not the default
-        e["MEMGATE_EMBEDDER"] = os.environ["MEMGATE_EMBEDDER"]
+    e = nb.served_env(home)
     if off:
         e["MEMGATE_RANK_OFF"] = off
     if os.environ.get("MEMGATE_HYBRID_WEIGHTS"):

@@ -24,11 +24,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nav_bench as nb  # noqa: E402  (the index, the diffs, the HTTP client)
 
 
-def cpu(pid):
-    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("bins", nargs="+", metavar="BIN", help="memgate binaries to compare")
@@ -49,11 +44,11 @@ def main():
             got = {1: [], 2: []}
             for d in ds:
                 for depth in (1, 2):
-                    c0 = cpu(p.pid)
+                    c0 = nb.cpu_s(p.pid)
                     r = api.post("/v1/impact", {"diff": d, "depth": depth, "limit": 1000})
                     if "error" in r:
                         raise SystemExit(f"impact_cpu: {b}: {r['error']}")
-                    got[depth].append((cpu(p.pid) - c0, r.get("total", 0)))
+                    got[depth].append((nb.cpu_s(p.pid) - c0, r.get("total", 0)))
         finally:
             p.terminate()
             p.wait(timeout=60)

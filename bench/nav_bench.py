@@ -63,6 +63,23 @@ def env(home=HOME):
     return e
 
 
+def served_env(home):
+    """env(home) with the embedder its index was made with: the default, or
+    the caller's MEMGATE_EMBEDDER when it names one."""
+    e = env(home)
+    e.pop("MEMGATE_EMBEDDER")
+    if os.environ.get("MEMGATE_EMBEDDER"):
+        e["MEMGATE_EMBEDDER"] = os.environ["MEMGATE_EMBEDDER"]
+    return e
+
+
+def cpu_s(pid):
+    """The CPU seconds (user + system) process pid has used so far (/proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def genv():
     e = dict(os.environ)
     e["GTAGSROOT"] = SRC

@@ -24,19 +24,9 @@ import nav_bench as nb  # noqa: E402
 MODES = (None, "hybrid", "symbol", "lexical")
 
 
-def cpu_s(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def run(home, repo, binary, queries):
-    e = nb.env(home)
-    e.pop("MEMGATE_EMBEDDER", None)
-    if os.environ.get("MEMGATE_EMBEDDER"):
-        e["MEMGATE_EMBEDDER"] = os.environ["MEMGATE_EMBEDDER"]
-    p = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:0", "--json"], env=e, stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, text=True)
+    p = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:0", "--json"], env=nb.served_env(home),
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         api = nb.Api(json.loads(p.stdout.readline())["port"])
         t0 = time.monotonic()
@@ -49,7 +39,7 @@ def run(home, repo, binary, queries):
         for q in queries:  # once untimed first: the index's pages in the page cache for every build alike
             for mode in MODES:
                 api.get("/v1/search", q=q, repo=repo, limit=20, **({"mode": mode} if mode else {}))
-        c0 = cpu_s(p.pid)
+        c0 = nb.cpu_s(p.pid)
         for q in queries:
             for mode in MODES:
                 args = {"q": q, "repo": repo, "limit": 20}
@@ -60,7 +50,7 @@ def run(home, repo, binary, queries):
                 walls[mode].append((time.monotonic() - t) * 1000)
                 r.pop("took_ms", None)
                 answers[(mode, q)] = json.dumps(r, sort_keys=True)
-        cpu = (cpu_s(p.pid) - c0) * 1000 / (len(queries) * len(MODES))
+        cpu = (nb.cpu_s(p.pid) - c0) * 1000 / (len(queries) * len(MODES))
         return answers, walls, cpu
     finally:
         p.terminate()
