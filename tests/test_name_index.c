@@ -16,13 +16,21 @@
 
 #define NAMES 600000
 
-TEST(name_index_sort_memory_bounded)
+/* A new index database in a temporary directory, its schema made. */
+static struct mg_db *new_index(void)
 {
-    char *dir = mg_t_tmpdir(), path[4200];
-    snprintf(path, sizeof(path), "%s/t.db", dir);
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/t.db", mg_t_tmpdir());
     struct mg_db *d;
     struct mg_err err = {0};
     if (mg_db_open(path, MG_DB_CREATE, &d, &err) != 0) FAIL("open: %s", err.msg);
+    return d;
+}
+
+TEST(name_index_sort_memory_bounded)
+{
+    struct mg_db *d = new_index();
+    struct mg_err err = {0};
     ASSERT_EQ_INT(mg_db_exec(d, "BEGIN", &err), 0);
     ASSERT_EQ_INT(mg_idx_bulk_indexes(d, false, &err), 0);
     sqlite3_stmt *st;
@@ -93,11 +101,8 @@ static char *bulk_index_sql(struct mg_db *d)
  * indexes, defined as db.c's schema defines them. */
 TEST(bulk_indexes_made_again_as_the_schema_made_them)
 {
-    char *dir = mg_t_tmpdir(), path[4200];
-    snprintf(path, sizeof(path), "%s/t.db", dir);
-    struct mg_db *d;
+    struct mg_db *d = new_index();
     struct mg_err err = {0};
-    if (mg_db_open(path, MG_DB_CREATE, &d, &err) != 0) FAIL("open: %s", err.msg);
     char *schema = bulk_index_sql(d);
     ASSERT(strstr(schema, "symbols_by_name ") && strstr(schema, "ptr_stores_by_field ") &&
            strstr(schema, "ptr_stores_by_place ") && strstr(schema, "ptr_stores_by_fn ") &&

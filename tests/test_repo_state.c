@@ -605,6 +605,15 @@ static void merge_config(const char *db, char out[48])
     snprintf(out, 48, "%lld %lld %lld", (long long)a, (long long)c, (long long)h);
 }
 
+/* `memgate index` of repo as "bulk", then the config it left (merge_config). */
+static void index_bulk(const char *home, const char *repo, const char *db, char cfg[48])
+{
+    struct mg_t_out o = MG_RUN(NULL, home, "index", repo, "--name", "bulk");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+    merge_config(db, cfg);
+}
+
 /* A first run turns FTS5's own merging off (it ends with one merge of all,
  * mg_idx_words_bulk) and on again before it ends; a first run that died with
  * it off (meta fts.bulk) has it set back by the next run; an index whose
@@ -616,10 +625,7 @@ TEST(a_first_run_leaves_fts5_merging_as_it_found_it)
     snprintf(repo, sizeof(repo), "%s/src", mg_t_tmpdir());
     snprintf(db, sizeof(db), "%s/repos/bulk.db", home);
     for (int i = 0; i < 4; i++) edit_words(repo, i, "first");
-    struct mg_t_out o = MG_RUN(NULL, home, "index", repo, "--name", "bulk");
-    ASSERT_EQ_INT(o.status, 0);
-    mg_t_out_free(&o);
-    merge_config(db, cfg);
+    index_bulk(home, repo, db, cfg);
     ASSERT_EQ_STR(cfg, "4 16 67108864");
     ASSERT_EQ_INT(db_count(db, "SELECT value FROM meta WHERE key = 'fts.bulk'"), 0);
 
@@ -633,10 +639,7 @@ TEST(a_first_run_leaves_fts5_merging_as_it_found_it)
     merge_config(db, cfg);
     ASSERT_EQ_STR(cfg, "0 1000 16777216");
     edit_words(repo, 0, "second");
-    o = MG_RUN(NULL, home, "index", repo, "--name", "bulk");
-    ASSERT_EQ_INT(o.status, 0);
-    mg_t_out_free(&o);
-    merge_config(db, cfg);
+    index_bulk(home, repo, db, cfg);
     ASSERT_EQ_STR(cfg, "4 16 67108864");
     ASSERT_EQ_INT(db_count(db, "SELECT value FROM meta WHERE key = 'fts.bulk'"), 0);
 
@@ -644,9 +647,6 @@ TEST(a_first_run_leaves_fts5_merging_as_it_found_it)
     ASSERT_EQ_INT(mg_db_exec(d, "INSERT INTO chunks_fts(chunks_fts, rank) VALUES('automerge', 0)", &err), 0);
     mg_db_close(&d);
     edit_words(repo, 1, "second");
-    o = MG_RUN(NULL, home, "index", repo, "--name", "bulk");
-    ASSERT_EQ_INT(o.status, 0);
-    mg_t_out_free(&o);
-    merge_config(db, cfg);
+    index_bulk(home, repo, db, cfg);
     ASSERT_EQ_STR(cfg, "0 16 67108864");
 }
