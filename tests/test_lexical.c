@@ -136,6 +136,26 @@ TEST(any_word_step_with_only_common_words_takes_two_of_the_three_rarest)
     free(p);
 }
 
+TEST(any_word_step_passes_over_words_no_row_holds)
+{
+    struct env e;
+    open_env(&e);
+    /* a long report names a dozen things this repo does not have, and two it has */
+    put(&e, "rare.c", "walrus harbor");
+    put(&e, "other.c", "harbor");
+    put(&e, "ocean.c", "ocean");
+    index_repo(&e);
+    load_config(&e);
+    const char *q = "zqxa zqxb zqxc zqxd zqxe zqxf zqxg zqxh zqxi zqxj zqxk zqxl walrus harbor";
+    char *p = search_paths(&e, q, NULL, 0);
+    ASSERT_EQ_STR(p, "other.c rare.c");
+    free(p);
+    /* none of its words: nothing, and no error */
+    char *none = search_paths(&e, "zqxa zqxb zqxc zqxd zqxe zqxf zqxg zqxh zqxi zqxj zqxk zqxl", NULL, 0);
+    ASSERT_EQ_STR(none, "");
+    free(none);
+}
+
 TEST(scope_cache_follows_a_new_index_run)
 {
     struct env e;

@@ -268,7 +268,16 @@ static int any_query(struct mg__repo *r, const char *q, struct mg_buf *b, int *n
     if (nw >= 2) {
         if (word_rows(r, w, nw) != 0) goto out;
         qsort(w, nw, sizeof(w[0]), cmp_qword);
+        /* a word no row holds finds nothing and would take a rarer-than-any place */
+        size_t none = 0;
+        while (none < nw && w[none].df <= 0) free(w[none++].expr);
+        memmove(w, w + none, (nw - none) * sizeof(w[0]));
+        nw -= none;
         while (nw > ANY_WORDS_RANKED) free(w[--nw].expr);
+    }
+    if (nw == 0) { /* no word of the query is in the index */
+        rc = 0;
+        goto out;
     }
     int bad = mg_buf_addc(b, '(');
     for (size_t i = 0; i < nw; i++) bad |= mg_buf_adds(b, i ? " OR " : "") | mg_buf_adds(b, w[i].expr);
@@ -360,6 +369,7 @@ int mg__lexical(struct mg__repo *r, const char *query, struct mg_results *out, s
                 found = -1;
                 break;
             }
+            if (b.len == 0) break; /* none of its words is in the index */
         }
         if (step == 2 && found > 0) { /* the whole-word hits stay first; the parts add others after them */
             found = lexical_run(c, b.p, nscored, limit, true);
