@@ -43,7 +43,7 @@ tree, files ranked by matching lines (whole process, as an agent's shell
 runs it). The plain whole-file BM25 baseline (bm25): every text file a
 document, identifiers split, k1 1.2, b 0.75, written here. The ablations:
 lexical, semantic and hybrid again with each ranking signal switched off
-alone (config rank_off: roles, files, whole, counts; --no-ablations skips them,
+alone (config rank_off: roles, files, whole, counts, words; --no-ablations skips them,
 --signals picks some). Prints
 success@1/5/10, MRR and p50/p99 latency per mode in Markdown;
 docs/benchmarks.md keeps the figures.
@@ -591,9 +591,10 @@ def serve(home, weights=None, off=None):
 
 
 # Ranking signals the ablations switch off one at a time (config rank_off;
-# search/filerank.c): the file roles, the file-level sum, the whole-file
-# score, and that score's second pass over the best files' text (counts).
-SIGNALS = ("roles", "files", "whole", "counts")
+# search/filerank.c, search/lexical.c): the file roles, the file-level sum,
+# the whole-file score, that score's second pass over the best files' text
+# (counts), and the any-word pass ranked by every word that fits (words).
+SIGNALS = ("roles", "files", "whole", "counts", "words")
 
 
 def run_variant(name, home, qs, limit, modes, weights=None, off=None):

@@ -84,6 +84,7 @@ TEST(rank_off_names_the_signals)
     ASSERT_EQ_INT(mg_rank_off_parse("whole,roles"), MG_RANK_WHOLE | MG_RANK_ROLES);
     ASSERT_EQ_INT(mg_rank_off_parse("whole"), MG_RANK_WHOLE);
     ASSERT_EQ_INT(mg_rank_off_parse("counts,whole"), MG_RANK_COUNTS | MG_RANK_WHOLE);
+    ASSERT_EQ_INT(mg_rank_off_parse("words"), MG_RANK_WORDS);
     ASSERT_EQ_INT(mg_rank_off_parse("rolez"), -1);
     setenv("MEMGATE_HOME", mg_t_tmpdir(), 1);
     setenv("MEMGATE_RANK_OFF", "bogus", 1);

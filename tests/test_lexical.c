@@ -156,6 +156,65 @@ TEST(any_word_step_passes_over_words_no_row_holds)
     free(none);
 }
 
+/* The first result's path of a lexical search. */
+static char *first_path(struct env *e, const char *query)
+{
+    struct mg_err err = {0};
+    struct mg_repo *rv;
+    size_t nr;
+    const char *ids[1] = {"lx"};
+    if (mg_catalog_resolve(&e->cfg, ids, 1, NULL, &rv, &nr, &err) != 0) FAIL("resolve: %s", err.msg);
+    struct mg_search_req req = {.query = query, .mode = MG_MODE_LEXICAL, .limit = 10};
+    struct mg_results res;
+    if (mg_search(&e->cfg, rv, nr, &req, &res, &err) != 0) FAIL("search '%s': %s", query, err.msg);
+    char *p = strdup(res.n ? res.v[0].path : "");
+    mg_results_release(&res);
+    free(rv);
+    return p;
+}
+
+TEST(any_word_step_ranks_by_more_than_the_ten_rarest_words)
+{
+    struct env e;
+    open_env(&e);
+    /* ten words one file each; three words two files each, and the file that holds all three is the one
+     * the long query is about: ranked by the ten rarest alone, it is not even among the rows */
+    const char *rare[] = {"alder", "birch", "cedar", "elmwood", "hazel", "larch", "maple", "rowan", "spruce", "yew"};
+    char q[512] = "";
+    for (int i = 0; i < 10; i++) {
+        char p[32];
+        snprintf(p, sizeof(p), "rare%d.c", i);
+        put(&e, p, rare[i]);
+        strcat(q, rare[i]);
+        strcat(q, " ");
+    }
+    put(&e, "target.c", "otter badger heron");
+    put(&e, "twin.c", "otter badger heron");
+    for (int i = 0; i < 8; i++) {
+        char p[32];
+        snprintf(p, sizeof(p), "pad%d.c", i);
+        put(&e, p, "pebble");
+    }
+    strcat(q, "otter badger heron");
+    index_repo(&e);
+    load_config(&e);
+    snprintf(e.cfg.rank_off, sizeof(e.cfg.rank_off), "whole"); /* the chunk pool alone */
+    char *p = first_path(&e, q);
+    ASSERT_EQ_STR(p, "target.c");
+    free(p);
+    snprintf(e.cfg.rank_off, sizeof(e.cfg.rank_off), "whole,words"); /* the ablation: the ten rarest only */
+    char *ten = first_path(&e, q);
+    ASSERT_EQ_STR(ten, "rare0.c");
+    free(ten);
+    e.cfg.rank_off[0] = 0;
+    /* a word in over a quarter of the chunks does not join past the ten */
+    char q2[600];
+    snprintf(q2, sizeof(q2), "%s pebble", q);
+    char *all = search_paths(&e, q2, NULL, 0);
+    ASSERT_NOT_CONTAINS(all, "pad0.c");
+    free(all);
+}
+
 TEST(scope_cache_follows_a_new_index_run)
 {
     struct env e;

@@ -12,6 +12,7 @@
 #include "search/search_int.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,15 +145,24 @@ static int lexical_run(struct lex *c, const char *match, int nscored, int limit,
 /* The any-word query. Ranking every row that holds any of many words costs
  * a pass over all of them: "scheduler pick next task run cpu" matches
  * 130,000 chunks of Linux (60 ms), a long question several times that. So
- * only the ANY_WORDS_RANKED rarest words count, and the rows ranked are
- * those holding the rarest of them that together fit the lexical_any_rows
- * budget (at least the rarest one), or when even the rarest word is commoner
- * than that, those holding two of the three rarest. All the kept words rank
- * those rows: the expression is `(w1 OR ... OR wn) AND (anchors)`, of which
- * the first *nscored phrases count (rank.h). Words are ordered by their
- * estimated rows (word_rows); the budget is checked by counting. Appends to
- * b; 0 or -1 with r->err set. */
+ * the rows ranked are those holding the rarest words that together fit the
+ * lexical_any_rows budget (at least the rarest one), or when even the
+ * rarest word is commoner than that, those holding two of the three rarest
+ * (the anchors). Words rank those rows rarest first: the ANY_WORDS_RANKED
+ * rarest, and past them every word that no more than 1/ANY_WORDS_COMMON of
+ * the chunks hold (its IDF is small), while the kept words' rows stay
+ * within ANY_WORDS_ROWS times the budget (what ranking them reads), up to
+ * ANY_WORDS_MAX: a long report's rarest ten are often its least telling
+ * (a name, a version, a typo), and the whole-file BM25 it is measured
+ * against counts every word. A word no row holds is passed over. The
+ * expression is `(w1 OR ... OR wn) AND (anchors)`, of which the first
+ * *nscored phrases count (rank.h). Words are ordered by their estimated
+ * rows (word_rows); the budget is checked by counting where their exact
+ * counts leave it open (config rank_off "words": the ten rarest only, the
+ * ablation). Appends to b; 0 or -1 with r->err set. */
 #define ANY_WORDS_RANKED 10
+#define ANY_WORDS_COMMON 4
+#define ANY_WORDS_ROWS 20
 #define DF_SAMPLE 1000
 #define ANY_WORDS_MAX 64
 
@@ -273,7 +283,13 @@ static int any_query(struct mg__repo *r, const char *q, struct mg_buf *b, int *n
         while (none < nw && w[none].df <= 0) free(w[none++].expr);
         memmove(w, w + none, (nw - none) * sizeof(w[0]));
         nw -= none;
-        while (nw > ANY_WORDS_RANKED) free(w[--nw].expr);
+        size_t keep = nw < ANY_WORDS_RANKED ? nw : ANY_WORDS_RANKED;
+        double rows = 0, common = (double)(mg_chunk_seq(mg_idx_chunk_max(r->d)) + 1) / ANY_WORDS_COMMON;
+        for (size_t i = 0; i < keep; i++) rows += w[i].df;
+        bool past_ten = !(mg_rank_off_parse(r->cfg->rank_off) & MG_RANK_WORDS);
+        while (past_ten && keep < nw && w[keep].df <= common && rows + w[keep].df <= (double)budget * ANY_WORDS_ROWS)
+            rows += w[keep++].df;
+        while (nw > keep) free(w[--nw].expr);
     }
     if (nw == 0) { /* no word of the query is in the index */
         rc = 0;
@@ -282,27 +298,41 @@ static int any_query(struct mg__repo *r, const char *q, struct mg_buf *b, int *n
     int bad = mg_buf_addc(b, '(');
     for (size_t i = 0; i < nw; i++) bad |= mg_buf_adds(b, i ? " OR " : "") | mg_buf_adds(b, w[i].expr);
     bad |= mg_buf_addc(b, ')');
-    long all = nw >= 2 && !bad ? mg_idx_match_count(r->d, b->p, budget + 1, NULL, NULL, r->err) : 0;
+    /* rows are counted only where the words' own counts (exact below DF_SAMPLE) leave it open:
+     * words of `bound` rows in all hold at most that many together */
+    double bound = 0;
+    for (size_t i = 0; i < nw; i++) bound += w[i].df < DF_SAMPLE ? w[i].df : INFINITY;
+    long all = nw >= 2 && !bad && bound > (double)budget
+                   ? mg_idx_match_count(r->d, b->p, budget + 1, NULL, NULL, r->err)
+                   : 0;
     if (all < 0) goto out;
     if (all > budget) {
         /* the phrases so far are the ones that rank (a token never holds '"') */
         for (size_t i = 0; i < b->len; i++) *nscored += b->p[i] == '"';
         *nscored /= 2;
-        /* the anchors: the rarest words while their rows, counted, stay within the budget */
+        /* the anchors: the rarest words while their rows stay within the budget */
         size_t mark = b->len;
         bad |= mg_buf_adds(b, " AND (") | mg_buf_adds(b, w[0].expr);
+        bound = w[0].df < DF_SAMPLE ? w[0].df : INFINITY;
         for (size_t i = 1; i < nw && !bad; i++) {
-            size_t before = b->len;
-            bad |= mg_buf_adds(b, " OR ") | mg_buf_adds(b, w[i].expr) | mg_buf_addc(b, ')');
-            long n = bad ? -1 : mg_idx_match_count(r->d, b->p + mark + 5, budget + 1, NULL, NULL, r->err);
-            if (n < 0 && !bad) goto out;
-            b->len = before; /* (the ')' again below) */
-            b->p[b->len] = 0;
-            if (n > budget) break;
+            double more = w[i].df < DF_SAMPLE ? w[i].df : INFINITY;
+            if (bound + more > (double)budget) {
+                size_t before = b->len;
+                bad |= mg_buf_adds(b, " OR ") | mg_buf_adds(b, w[i].expr) | mg_buf_addc(b, ')');
+                long n = bad ? -1 : mg_idx_match_count(r->d, b->p + mark + 5, budget + 1, NULL, NULL, r->err);
+                if (n < 0 && !bad) goto out;
+                b->len = before; /* (the ')' again below) */
+                b->p[b->len] = 0;
+                if (n > budget) break;
+                more = (double)n; /* counted, exact: the anchors with w[i] hold n rows */
+                bound = 0;
+            }
             bad |= mg_buf_adds(b, " OR ") | mg_buf_adds(b, w[i].expr);
+            bound += more;
         }
         bad |= mg_buf_addc(b, ')');
-        long n = bad ? 0 : mg_idx_match_count(r->d, b->p + mark + 5, budget + 1, NULL, NULL, r->err);
+        long n = bad || bound <= (double)budget ? 0
+                                                : mg_idx_match_count(r->d, b->p + mark + 5, budget + 1, NULL, NULL, r->err);
         if (n < 0) goto out;
         if (n > budget && nw >= 3) {
             /* even the rarest word is common: rows holding two of the three rarest */

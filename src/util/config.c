@@ -228,6 +228,7 @@ int mg_rank_off_parse(const char *s)
         else if (n == 7 && strncmp(s, "onecall", 7) == 0) m |= MG_RANK_ONE_CALL;
         else if (n == 5 && strncmp(s, "texts", 5) == 0) m |= MG_RANK_TEXTS;
         else if (n == 5 && strncmp(s, "lines", 5) == 0) m |= MG_RANK_LINES;
+        else if (n == 5 && strncmp(s, "words", 5) == 0) m |= MG_RANK_WORDS;
         else if (n) return -1;
         s += n + (s[n] == ',');
     }
@@ -382,7 +383,7 @@ int mg_config_set(struct mg_config *c, const char *key, const char *value, const
                                   origin, value);
             if (strcmp(key, "rank_off") == 0 && mg_rank_off_parse(value) < 0)
                 return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for rank_off is not a comma-separated list of "
-                                  "roles, files, whole, counts, tiers, onecall, texts, lines (or empty)", origin, value);
+                                  "roles, files, whole, counts, tiers, onecall, texts, lines, words (or empty)", origin, value);
             if (strcmp(key, "access_log") == 0 && strcmp(value, "off") != 0 && strcmp(value, "stderr") != 0 &&
                 value[0] != '/')
                 return mg_err_set(err, MG_E_CONFIG, "%s: '%s' for access_log is not off, stderr or an absolute file "

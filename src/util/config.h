@@ -36,7 +36,8 @@ int mg_parse_weights(const char *s, double w[6]);
 #define MG_RANK_ONE_CALL 32u /* a one-word expression ranked in one call, not a row at a time (the same, sooner) */
 #define MG_RANK_TEXTS 64u /* files' unpacked texts shared by the searches of a process (the same, sooner) */
 #define MG_RANK_LINES 128u /* a hit's lines split into words only where a query word occurs (the same, sooner) */
-/* "roles,files,whole,tiers,onecall,texts,lines": the signals named, or -1 for a name not one of them (4u was "wide",
+#define MG_RANK_WORDS 256u /* a long query's any-word pass ranked by all its words that fit, not its ten rarest */
+/* "roles,files,whole,tiers,onecall,texts,lines,words": the signals named, or -1 for a name not one of them (4u was "wide",
  * a read of 1,000 chunks for files, removed: docs/benchmarks.md) */
 int mg_rank_off_parse(const char *s);
 
