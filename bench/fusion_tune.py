@@ -280,13 +280,17 @@ def main():
         print(f"\nchosen: {fmt(best)}")
     # the ablations: on the chosen weights, or the first --weights (--grid none), or the config's
     base = fmt(best) if a.grid == "coarse" else (a.weights[0] if a.weights else None)
-    for sig in a.rank_off:
-        res = {r: run(r, h, qs, base, sig, src) for r, (h, qs, src) in data.items()}
+
+    def line(what, res):
         n = len(repos)
-        print(f"\n{base or 'default weights'} without {sig}: success@10 mean {sum(v['s10'] for v in res.values()) / n:.3f}, "
+        print(f"\n{base or 'default weights'} {what}: success@10 mean {sum(v['s10'] for v in res.values()) / n:.3f}, "
               f"success@1 mean {sum(v['s1'] for v in res.values()) / n:.3f}, MRR mean "
               f"{sum(v['mrr'] for v in res.values()) / n:.3f}; success@10 "
               + " / ".join(f"{res[r]['s10']:.3f}" for r in repos))
+    if a.rank_off and base is None:  # the config's weights were not in the table: with every signal, for the ablations
+        line("with every signal", {r: run(r, h, qs, None, None, src) for r, (h, qs, src) in data.items()})
+    for sig in a.rank_off:
+        line(f"without {sig}", {r: run(r, h, qs, base, sig, src) for r, (h, qs, src) in data.items()})
 
 
 if __name__ == "__main__":
