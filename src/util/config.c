@@ -277,7 +277,7 @@ void mg_config_defaults(struct mg_config *c)
     c->chunk_max_lines = 150;
     c->chunk_max_bytes = 12 * 1024;
     c->search_limit = 20;
-    c->lexical_any_rows = 5000;
+    c->lexical_any_rows = 2000;
     snprintf(c->hybrid_weights, sizeof(c->hybrid_weights), "1,1,1,0.5,0");
     mg_parse_weights(c->hybrid_weights, c->hybrid_weight);
     c->hybrid_rrf_k = 60;

@@ -50,7 +50,7 @@ struct mg_config {
     size_t chunk_max_bytes;  /* ... or larger than this (default 12 KiB)        */
     int search_limit;        /* default result count (default 20)               */
     int search_max_limit;    /* the most results one search returns (default 1000) */
-    int lexical_any_rows;    /* the most rows the any-word fallback ranks (default 5000; search.c) */
+    int lexical_any_rows;    /* the most rows the any-word fallback ranks (default 2000; search/lexical.c) */
     /* hybrid search's rank fusion (search/hybrid.h): the weights of its lexical,
      * semantic, symbol, path and graph lists ("1,1,1,0.5,0"; 0 leaves a
      * list out), then of the file lists fused with the pool's files in
