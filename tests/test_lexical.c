@@ -40,17 +40,26 @@ static void load_config(struct env *e)
     if (mg_config_load(&e->cfg, &err) != 0) FAIL("config: %s", err.msg);
 }
 
-/* The distinct paths of a search's results, sorted, joined by spaces. */
-static char *search_paths(struct env *e, const char *query, const char *const *globs, size_t nglobs)
+/* A lexical search of repo "lx" into *res; the repos it resolved, for the
+ * caller to free after releasing *res. */
+static struct mg_repo *lexical_search(struct env *e, const char *query, int limit, const char *const *globs,
+                                      size_t nglobs, struct mg_results *res)
 {
     struct mg_err err = {0};
     struct mg_repo *rv;
     size_t nr;
     const char *ids[1] = {"lx"};
     if (mg_catalog_resolve(&e->cfg, ids, 1, NULL, &rv, &nr, &err) != 0) FAIL("resolve: %s", err.msg);
-    struct mg_search_req req = {.query = query, .mode = MG_MODE_LEXICAL, .limit = 50, .globs = globs, .nglobs = nglobs};
+    struct mg_search_req req = {.query = query, .mode = MG_MODE_LEXICAL, .limit = limit, .globs = globs, .nglobs = nglobs};
+    if (mg_search(&e->cfg, rv, nr, &req, res, &err) != 0) FAIL("search '%s': %s", query, err.msg);
+    return rv;
+}
+
+/* The distinct paths of a search's results, sorted, joined by spaces. */
+static char *search_paths(struct env *e, const char *query, const char *const *globs, size_t nglobs)
+{
     struct mg_results res;
-    if (mg_search(&e->cfg, rv, nr, &req, &res, &err) != 0) FAIL("search '%s': %s", query, err.msg);
+    struct mg_repo *rv = lexical_search(e, query, 50, globs, nglobs, &res);
     const char *v[64];
     size_t n = 0;
     for (size_t i = 0; i < res.n && n < 64; i++) {
@@ -159,14 +168,8 @@ TEST(any_word_step_passes_over_words_no_row_holds)
 /* The first result's path of a lexical search. */
 static char *first_path(struct env *e, const char *query)
 {
-    struct mg_err err = {0};
-    struct mg_repo *rv;
-    size_t nr;
-    const char *ids[1] = {"lx"};
-    if (mg_catalog_resolve(&e->cfg, ids, 1, NULL, &rv, &nr, &err) != 0) FAIL("resolve: %s", err.msg);
-    struct mg_search_req req = {.query = query, .mode = MG_MODE_LEXICAL, .limit = 10};
     struct mg_results res;
-    if (mg_search(&e->cfg, rv, nr, &req, &res, &err) != 0) FAIL("search '%s': %s", query, err.msg);
+    struct mg_repo *rv = lexical_search(e, query, 10, NULL, 0, &res);
     char *p = strdup(res.n ? res.v[0].path : "");
     mg_results_release(&res);
     free(rv);
@@ -352,14 +355,8 @@ TEST(whole_file_ranking_finds_files_alike_by_lookup_and_by_map)
 /* The first hit's snippet for query (NULL: no hit); the caller frees it. */
 static char *first_snippet(struct env *e, const char *query)
 {
-    struct mg_err err = {0};
-    struct mg_repo *rv;
-    size_t nr;
-    const char *ids[1] = {"lx"};
-    if (mg_catalog_resolve(&e->cfg, ids, 1, NULL, &rv, &nr, &err) != 0) FAIL("resolve: %s", err.msg);
-    struct mg_search_req req = {.query = query, .mode = MG_MODE_LEXICAL, .limit = 5};
     struct mg_results res;
-    if (mg_search(&e->cfg, rv, nr, &req, &res, &err) != 0) FAIL("search '%s': %s", query, err.msg);
+    struct mg_repo *rv = lexical_search(e, query, 5, NULL, 0, &res);
     char *s = res.n && res.v[0].snippet ? strdup(res.v[0].snippet) : NULL;
     mg_results_release(&res);
     free(rv);
