@@ -11,6 +11,7 @@
 #include "http/internal.h"
 #include "mcp/conn.h"
 #include "request/gate.h"
+#include "util/json.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -133,7 +134,7 @@ static void sse_job(struct sse *s)
         pthread_mutex_lock(&s->mu);
         mg_gate_answer_error(reply, s->err, sizeof(s->err));
         pthread_mutex_unlock(&s->mu);
-        char *text = json_dumps(reply, JSON_COMPACT);
+        char *text = mg_json_dumps(reply, JSON_COMPACT);
         pthread_mutex_lock(&s->mu);
         if (!text || mg__sse_push_locked(s, text, false) != 0) {
             /* too big for the queue, or out of memory: say so rather than hang the client */

@@ -142,7 +142,7 @@ enum MHD_Result mg__respond_json_h(struct MHD_Connection *c, struct req *r, int 
     if (status >= 400 && r && j) mg__refused(r, "request_refused", code[0] ? code : "rpc_error");
     /* the shared database is down or busy: say when to come back (unless the caller did) */
     bool later = status == 503 && j && mg__retry_later(code) && !(h1 && strcasecmp(h1, "Retry-After") == 0);
-    char *text = j ? json_dumps(j, MG_JSON_DUMP) : NULL;
+    char *text = j ? mg_json_dumps(j, MG_JSON_DUMP) : NULL;
     json_decref(j);
     if (!text) return mg__respond(c, r, 500, "text/plain", strdup("out of memory\n"), 14, NULL);
     if (later)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/json.h"
 #include "util/metrics.h"
 
 /* Drop a reference; the last one unlinks the stream from the registry and frees it. */
@@ -54,7 +55,7 @@ int mg__sse_push_locked(struct sse *s, const char *data, bool priming)
 static int sse_send(struct mg_out *o, json_t *msg)
 {
     struct sse *s = (struct sse *)o;
-    char *text = json_dumps(msg, JSON_COMPACT);
+    char *text = mg_json_dumps(msg, JSON_COMPACT);
     if (!text) return -1;
     pthread_mutex_lock(&s->mu);
     int rc = mg__sse_push_locked(s, text, false);

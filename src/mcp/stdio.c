@@ -12,6 +12,7 @@
 #include "mcp/listen.h"
 #include "mcp/rpc.h"
 #include "request/ctx.h"
+#include "util/json.h"
 
 #define WORKERS 4
 
@@ -47,13 +48,13 @@ static int write_all(int fd, const char *p, size_t n)
 static int send_msg(struct mg_out *o, json_t *msg)
 {
     struct io *io = (struct io *)o;
-    char *t = json_dumps(msg, JSON_COMPACT);
+    char *t = mg_json_dumps(msg, JSON_COMPACT);
     if (!t) return -1;
     pthread_mutex_lock(&io->wmu);
     int rc = -1;
     if (!io->dead) {
         size_t n = strlen(t);
-        t[n] = '\n'; /* json_dumps' terminator becomes the line end */
+        t[n] = '\n'; /* the text's terminator becomes the line end */
         rc = write_all(io->out_fd, t, n + 1);
         if (rc != 0) io->dead = true;
     }

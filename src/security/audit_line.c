@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "security/common.h"
+#include "util/json.h"
 #include "util/utf8.h"
 #include "util/word.h"
 
@@ -232,7 +233,7 @@ static char *event_body(const struct mg_audit_event *ev, long long seq, const ch
         cols->has_tenant = col_of(o, "tenant", cols->tenant, sizeof(cols->tenant));
         cols->has_repo = col_of(o, "repo", cols->repo, sizeof(cols->repo));
     }
-    char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *s = mg_json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (!s) return NULL;
     *len = strlen(s) - 1; /* drop the closing brace */

@@ -102,7 +102,7 @@ const struct mg_tool *mg_tool_find(const char *name)
  * (the definitions served) and find_references' (its last reference). */
 static void cap_result(struct mg_ctx *x, const struct mg_tool *t, json_t *result)
 {
-    size_t cap = x->srv->cfg.max_response_bytes, size = json_dumpb(result, NULL, 0, MG_JSON_DUMP);
+    size_t cap = x->srv->cfg.max_response_bytes, size = mg_json_size(result, MG_JSON_DUMP);
     if (!cap || size <= cap || !json_is_object(result)) return;
     const char *k;
     json_t *v, *list = NULL;
@@ -110,13 +110,13 @@ static void cap_result(struct mg_ctx *x, const struct mg_tool *t, json_t *result
     json_object_foreach(result, k, v)
     {
         if (!json_is_array(v) || json_array_size(v) == 0) continue;
-        size_t n = json_dumpb(v, NULL, 0, MG_JSON_DUMP);
+        size_t n = mg_json_size(v, MG_JSON_DUMP);
         if (n > best) best = n, list = v;
     }
     if (!list) return;
     size_t n = json_array_size(list), drop = 0;
     while (n > 1 && size + CAP_SLACK > cap) { /* (one item stays, however large: a page always goes on) */
-        size -= json_dumpb(json_array_get(list, n - 1), NULL, 0, MG_JSON_DUMP) + 1;
+        size -= mg_json_size(json_array_get(list, n - 1), MG_JSON_DUMP) + 1;
         json_array_remove(list, --n);
         drop++;
     }
