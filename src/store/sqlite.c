@@ -20,7 +20,15 @@ static void log_error(void *ud, int code, const char *msg)
         fprintf(stderr, "memgate: sqlite: %s (sqlite %d)\n", msg, code);
 }
 
-static void set_log(void) { sqlite3_config(SQLITE_CONFIG_LOG, log_error, NULL); }
+/* Also set once before first use: no memory statistics. SQLite keeps them
+ * under one process-wide mutex taken by every allocation of every
+ * connection (memgate reads none of them), which the search threads of a
+ * server under load waited on. */
+static void set_log(void)
+{
+    sqlite3_config(SQLITE_CONFIG_LOG, log_error, NULL);
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 
 int mg_sqlite_fail(sqlite3 *db, const char *path, const char *what, struct mg_err *err)
