@@ -51,8 +51,9 @@ pkgs=(
 )
 # Benchmark peers and corpus tools.
 # clangd, gopls and the Go toolchain gopls loads packages with: the reference
-# servers of bench/nav_lsp_bench.py
-[ "$bench" = 1 ] && pkgs+=(ripgrep xz-utils time global clangd gopls golang-go)
+# servers of bench/nav_lsp_bench.py; valgrind, whose callgrind counts the
+# instructions of bench/instructions.py
+[ "$bench" = 1 ] && pkgs+=(ripgrep xz-utils time global clangd gopls golang-go valgrind)
 
 if [ "$list" = 1 ]; then printf '%s\n' "${pkgs[@]}"; exit 0; fi
 

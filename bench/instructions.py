@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""instructions.py HOME REPO BIN [BIN2 ...] [--function F] [--mode M] [--queries TSV] [--limit N] [--json]
+
+Instructions executed, not time: on a shared machine the CPU time of a call
+varies by 10-20% from run to run, more than most changes to one step of a
+search. This runs `memgate search QUERY --mode M --repo REPO` on the index in
+the data directory HOME once per query (the second column of TSV, default
+bench/queries.tsv; at most --limit) under valgrind's callgrind, counting only
+the instructions inside F and what it calls (--toggle-collect; default
+mg_search, the whole search), for each binary in turn, and prints each one's
+total and its ratio to the first. The count is the same on every run of the
+same binary, so a difference of 0.5% is a difference.
+
+It measures a one-shot CLI search: what a server keeps between calls (the
+file map, files' texts, prepared statements) is read again every time, so
+name the step a change touches (--function mg__whole_files, lexical_read, ...)
+rather than the whole search when comparing builds for a server.
+
+Needs valgrind (`scripts/setup.sh --bench` installs it). Exit 1 if a search fails.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def queries(path, limit):
+    out = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            cols = line.rstrip("\n").split("\t")
+            if len(cols) > 1:
+                out.append(cols[1][:1500])
+    return out[:limit] if limit else out
+
+
+def count(binary, home, repo, mode, function, q):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
+    env.update(MEMGATE_HOME=home, MEMGATE_EMBEDDER="none", MEMGATE_WATCH="off")
+    with tempfile.NamedTemporaryFile(prefix="memgate-cg.") as out:
+        p = subprocess.run(["valgrind", "--tool=callgrind", f"--toggle-collect={function}",
+                            f"--callgrind-out-file={out.name}", binary, "search", q, "--mode", mode, "--repo", repo],
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"instructions: {binary} search {q[:60]!r} failed: {p.stderr.strip().splitlines()[-1:]}")
+    m = re.search(r"Collected : (\d+)", p.stderr)
+    if not m:
+        raise SystemExit("instructions: no count from callgrind (is valgrind installed?)")
+    return int(m.group(1))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("home")
+    ap.add_argument("repo")
+    ap.add_argument("bins", nargs="+", metavar="BIN")
+    ap.add_argument("--function", default="mg_search", help="count inside this function (default %(default)s)")
+    ap.add_argument("--mode", default="lexical", help="search mode (default %(default)s)")
+    ap.add_argument("--queries", default=os.path.join(HERE, "bench", "queries.tsv"), help="TSV, queries in column 2")
+    ap.add_argument("--limit", type=int, default=0, help="at most N queries (default all)")
+    ap.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    a = ap.parse_args()
+    if not os.path.isdir(a.home):
+        raise SystemExit(f"instructions: {a.home} is not a directory")
+    qs = queries(a.queries, a.limit)
+    if not qs:
+        raise SystemExit(f"instructions: no queries in {a.queries}")
+    totals = {}
+    for b in a.bins:
+        totals[b] = sum(count(b, a.home, a.repo, a.mode, a.function, q) for q in qs)
+        print(f"instructions: {b} done", file=sys.stderr)
+    first = totals[a.bins[0]]
+    if a.json:
+        print(json.dumps({"function": a.function, "mode": a.mode, "queries": len(qs),
+                          "instructions": totals, "ratio": {b: totals[b] / first for b in a.bins}}))
+        return
+    print(f"{len(qs)} queries, {a.mode} mode, instructions inside {a.function}:")
+    for b in a.bins:
+        print(f"  {totals[b]:>16,}  {totals[b] / first:.4f}  {b}")
+
+
+if __name__ == "__main__":
+    main()
