@@ -115,3 +115,17 @@ TEST(json_dumps_refuses_what_jansson_refuses)
     json_decref(s);
     ASSERT(mg_json_dumps(NULL, JSON_COMPACT) == NULL);
 }
+
+TEST(json_text_keeps_utf8_and_repairs_the_rest)
+{
+    json_t *a = mg_json_text("snippet é 😀 \"q\"\n");
+    ASSERT_EQ_STR(json_string_value(a), "snippet é 😀 \"q\"\n");
+    json_decref(a);
+    /* a byte that is no character, a sequence cut short, a surrogate: U+FFFD each */
+    json_t *b = mg_json_text("ab\xff" "cd\xc3" "(\xed\xa0\x80z");
+    ASSERT_EQ_STR(json_string_value(b), "ab\xef\xbf\xbd" "cd\xef\xbf\xbd(\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdz");
+    char *t = mg_json_dumps(b, JSON_COMPACT | JSON_ENCODE_ANY);
+    ASSERT(t != NULL); /* (a string jansson would not dump never gets in) */
+    free(t);
+    json_decref(b);
+}

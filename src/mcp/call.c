@@ -545,7 +545,7 @@ json_t *mg__rpc_tools_call(struct mg__call *c)
         /* the text is the result for an agent to read (mg_tools_text: compact,
          * numbers rounded); structuredContent keeps it exact */
         char *text = mg_tools_text(t, result);
-        res = json_pack("{s:[{s:s, s:s}], s:O}", "content", "type", "text", "text", text ? text : "",
+        res = json_pack("{s:[{s:s, s:o}], s:O}", "content", "type", "text", "text", mg_json_text(text ? text : ""),
                         "structuredContent", result);
         free(text);
     }
