@@ -11,11 +11,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "util/buf.h"
+#include "util/simd.h"
 
 /* ---- 1. tokens ----------------------------------------------------------- */
 
@@ -128,7 +126,6 @@ int mg_tokenize(const char *text, size_t len, mg_token_cb cb, void *ctx)
 
 /* ---- token counts ---- */
 
-typedef unsigned char v16 __attribute__((vector_size(16))); /* 16 bytes at a time: SSE2, NEON */
 
 static uint32_t hash_lower(const char *w, size_t n)
 {
@@ -210,24 +207,12 @@ static void lower_all(char *dst, const char *text, size_t n)
     const unsigned char *t = (const unsigned char *)text;
     size_t i = 0;
     for (; i + 16 <= n; i += 16) { /* 16 bytes at a time (SSE2, NEON): 'A'..'Z' are the bytes b with b - 'A' < 26 */
-        v16 v;
+        mg_v16 v;
         memcpy(&v, t + i, 16);
-        v += (v16)((v16)(v - 'A') < 26) & 32;
+        v += (mg_v16)((mg_v16)(v - 'A') < 26) & 32;
         memcpy(dst + i, &v, 16);
     }
     for (; i < n; i++) dst[i] = lower(t[i]);
-}
-
-/* bit j: byte j of m (0 or 0xff) is 0xff */
-static inline unsigned places_of(v16 m)
-{
-#ifdef __SSE2__
-    return (unsigned)_mm_movemask_epi8((__m128i)m);
-#else
-    unsigned bits = 0;
-    for (int j = 0; j < 16; j++) bits |= (unsigned)(m[j] & 1) << j;
-    return bits;
-#endif
 }
 
 /* The first place of needle[0..nn) in hay[0..hn), or NULL: 16 places at a
@@ -240,13 +225,13 @@ static const char *find_bytes(const char *hay, size_t hn, const char *needle, si
     if (nn == 1) return memchr(hay, needle[0], hn);
     const unsigned char *h = (const unsigned char *)hay;
     size_t last = nn - 1, places = hn - nn + 1, i = 0;
-    v16 first = (v16){0} + (unsigned char)needle[0], end = (v16){0} + (unsigned char)needle[last];
+    mg_v16 first = (mg_v16){0} + (unsigned char)needle[0], end = (mg_v16){0} + (unsigned char)needle[last];
     for (; i + 16 <= places; i += 16) {
-        v16 a, b;
+        mg_v16 a, b;
         memcpy(&a, h + i, 16);
         memcpy(&b, h + i + last, 16); /* (i + 15 + last < hn) */
-        v16 m = (v16)(a == first) & (v16)(b == end);
-        for (unsigned bits = places_of(m); bits; bits &= bits - 1) {
+        mg_v16 m = (mg_v16)(a == first) & (mg_v16)(b == end);
+        for (unsigned bits = mg_v16_bits(m); bits; bits &= bits - 1) {
             size_t at = i + (size_t)__builtin_ctz(bits);
             if (memcmp(h + at + 1, needle + 1, nn - 2) == 0) return hay + at;
         }

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/simd.h"
 #include "util/utf8.h"
 
 #define OWN_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(31) | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER)
@@ -72,6 +73,16 @@ static void put_string(struct out *o, const char *s, size_t n)
     put(o, "\"", 1);
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
+        if (i + 16 <= n) { /* 16 bytes none of which needs an escape go by at once */
+            mg_v16 v;
+            memcpy(&v, s + i, 16);
+            unsigned bits = mg_v16_bits((mg_v16)(v < 0x20) | (mg_v16)(v == '"') | (mg_v16)(v == '\\'));
+            if (!bits) {
+                i += 15;
+                continue;
+            }
+            i += (size_t)__builtin_ctz(bits);
+        }
         unsigned char c = (unsigned char)s[i];
         if (!ESCAPED[c]) continue;
         put(o, s + run, i - run);
