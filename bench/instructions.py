@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""instructions.py HOME REPO BIN [BIN2 ...] [--function F] [--mode M] [--queries TSV] [--limit N] [--json]
+"""instructions.py HOME REPO BIN [BIN2 ...] [--function F] [--mode M] [--queries TSV] [--limit N] [--serve S] [--json]
 
 Instructions executed, not time: on a shared machine the CPU time of a call
 varies by 10-20% from run to run, more than most changes to one step of a
@@ -15,6 +15,12 @@ It measures a one-shot CLI search: what a server keeps between calls (the
 file map, files' texts, prepared statements) is read again every time, so
 name the step a change touches (--function mg__whole_files, lexical_read, ...)
 rather than the whole search when comparing builds for a server.
+
+--serve S: a server instead. `memgate serve` runs under callgrind, counting
+what its worker threads execute (worker_main: an MCP call's tool, its gate
+and its reply), while build/memgate-mcpload calls search_code (mode M; `auto`
+is its default) from one session for S seconds; prints instructions per call
+(the first call's one-time set-up spread over the others).
 
 Needs valgrind (`scripts/setup.sh --bench` installs it). Exit 1 if a search fails.
 """
@@ -56,6 +62,33 @@ def count(binary, home, repo, mode, function, q):
     return int(m.group(1))
 
 
+def serve_count(binary, home, repo, mode, seconds, qpath):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
+    env.update(MEMGATE_HOME=home, MEMGATE_EMBEDDER="none", MEMGATE_WATCH="off")
+    load = os.path.join(HERE, "build", "memgate-mcpload")
+    if not os.access(load, os.X_OK):
+        raise SystemExit(f"instructions: {load} is missing; run `make build/memgate-mcpload`")
+    with tempfile.NamedTemporaryFile(prefix="memgate-cg.") as out, tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen(["valgrind", "--tool=callgrind", "--toggle-collect=worker_main",
+                              f"--callgrind-out-file={out.name}", binary, "serve", "--listen", "127.0.0.1:0", "--json"],
+                             env=env, stdout=subprocess.PIPE, stderr=err, text=True)
+        try:
+            port = json.loads(p.stdout.readline())["port"]
+            r = subprocess.run([load, f"http://127.0.0.1:{port}/mcp", qpath, "--sessions", "1", "--seconds",
+                                str(seconds), "--warmup", "0", "--repo", repo] + (["--mode", mode] if mode != "auto" else []),
+                               capture_output=True, text=True)
+        finally:
+            p.terminate()
+            p.wait(timeout=120)
+        err.seek(0)
+        m = re.search(r"Collected : (\d+)", err.read())
+    calls = re.search(r"^requests (\d+)", r.stdout, re.M)
+    bad = re.search(r"^errors (\d+)", r.stdout, re.M)
+    if not m or not calls or int(calls.group(1)) == 0 or (bad and int(bad.group(1))):
+        raise SystemExit(f"instructions: {binary}: no count (callgrind or the load failed): {r.stdout.strip()[-200:]}")
+    return int(m.group(1)) / int(calls.group(1)), int(calls.group(1))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("home")
@@ -65,10 +98,23 @@ def main():
     ap.add_argument("--mode", default="lexical", help="search mode (default %(default)s)")
     ap.add_argument("--queries", default=os.path.join(HERE, "bench", "queries.tsv"), help="TSV, queries in column 2")
     ap.add_argument("--limit", type=int, default=0, help="at most N queries (default all)")
+    ap.add_argument("--serve", type=int, default=0, metavar="S",
+                    help="count a server's worker threads over S seconds of MCP search_code calls instead")
     ap.add_argument("--json", action="store_true", help="one JSON object instead of text")
     a = ap.parse_args()
     if not os.path.isdir(a.home):
         raise SystemExit(f"instructions: {a.home} is not a directory")
+    if a.serve:
+        per = {b: serve_count(b, a.home, a.repo, a.mode, a.serve, a.queries) for b in a.bins}
+        first = per[a.bins[0]][0]
+        if a.json:
+            print(json.dumps({"serve_seconds": a.serve, "mode": a.mode, "per_call": {b: v[0] for b, v in per.items()},
+                              "calls": {b: v[1] for b, v in per.items()}}))
+            return
+        print(f"MCP search_code, {a.mode} mode, one session for {a.serve} s: instructions a call (worker threads)")
+        for b in a.bins:
+            print(f"  {per[b][0]:>14,.0f}  {per[b][0] / first:.4f}  {b} ({per[b][1]} calls)")
+        return
     qs = queries(a.queries, a.limit)
     if not qs:
         raise SystemExit(f"instructions: no queries in {a.queries}")
