@@ -126,7 +126,6 @@ int mg_tokenize(const char *text, size_t len, mg_token_cb cb, void *ctx)
 
 /* ---- token counts ---- */
 
-
 static uint32_t hash_lower(const char *w, size_t n)
 {
     uint32_t h = 2166136261u;
