@@ -20,7 +20,9 @@ rather than the whole search when comparing builds for a server.
 what its worker threads execute (worker_main: an MCP call's tool, its gate
 and its reply), while build/memgate-mcpload calls search_code (mode M; `auto`
 is its default) from one session for S seconds; prints instructions per call
-(the first call's one-time set-up spread over the others).
+(the first call's one-time set-up spread over the others). That count moves
+by about 0.5% between runs of one binary (how many calls, and of which
+queries, fit in S seconds).
 
 Needs valgrind (`scripts/setup.sh --bench` installs it). Exit 1 if a search fails.
 """
