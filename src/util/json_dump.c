@@ -24,38 +24,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/buf.h"
 #include "util/simd.h"
 #include "util/utf8.h"
 
 #define OWN_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(31) | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER)
 #define DEPTH_MAX 2048
 
-/* Where the text goes: a buffer that grows, or (p NULL, counting) nowhere. */
+/* Where the text goes: a buffer (util/buf.h), or, counting, nowhere. */
 struct out {
-    char *p;
-    size_t len, cap;
+    struct mg_buf b;
+    size_t counted;
     bool counting, failed;
 };
 
 static void put(struct out *o, const char *s, size_t n)
 {
     if (o->failed) return;
-    if (o->counting) {
-        o->len += n;
-        return;
-    }
-    if (o->len + n + 1 > o->cap) {
-        size_t cap = o->cap ? o->cap : 256;
-        while (cap < o->len + n + 1) cap *= 2;
-        char *p = realloc(o->p, cap);
-        if (!p) {
-            o->failed = true;
-            return;
-        }
-        o->p = p, o->cap = cap;
-    }
-    memcpy(o->p + o->len, s, n);
-    o->len += n;
+    if (o->counting) o->counted += n;
+    else if (mg_buf_add(&o->b, s, n) != 0) o->failed = true;
 }
 
 /* 1: the byte needs an escape ('"', '\\' or a control character) */
@@ -202,14 +189,14 @@ char *mg_json_dumps(const json_t *v, size_t flags)
     if (!v) return NULL;
     if (!own(v, flags)) return json_dumps(v, flags);
     struct out o = {0};
+    mg_buf_init(&o.b, (size_t)-1 / 2);
     put_value(&o, v, (int)((flags >> 11) & 0x1F), 0);
-    put(&o, "", 0);
-    if (o.failed || !o.p) {
-        free(o.p);
+    put(&o, "", 0); /* (an empty text is still a string) */
+    if (o.failed) {
+        mg_buf_release(&o.b);
         return NULL;
     }
-    o.p[o.len] = 0;
-    return o.p;
+    return mg_buf_detach(&o.b, NULL);
 }
 
 size_t mg_json_size(const json_t *v, size_t flags)
@@ -218,5 +205,5 @@ size_t mg_json_size(const json_t *v, size_t flags)
     if (!own(v, flags)) return json_dumpb(v, NULL, 0, flags);
     struct out o = {.counting = true};
     put_value(&o, v, (int)((flags >> 11) & 0x1F), 0);
-    return o.failed ? 0 : o.len;
+    return o.failed ? 0 : o.counted;
 }
