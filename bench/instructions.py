@@ -35,23 +35,12 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def queries(path, limit):
-    out = []
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            cols = line.rstrip("\n").split("\t")
-            if len(cols) > 1:
-                out.append(cols[1][:1500])
-    return out[:limit] if limit else out
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nav_bench as nb  # noqa: E402
 
 
 def count(binary, home, repo, mode, function, q):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
-    env.update(MEMGATE_HOME=home, MEMGATE_EMBEDDER="none", MEMGATE_WATCH="off")
+    env = nb.env(home)
     with tempfile.NamedTemporaryFile(prefix="memgate-cg.") as out:
         p = subprocess.run(["valgrind", "--tool=callgrind", f"--toggle-collect={function}",
                             f"--callgrind-out-file={out.name}", binary, "search", q, "--mode", mode, "--repo", repo],
@@ -65,8 +54,7 @@ def count(binary, home, repo, mode, function, q):
 
 
 def serve_count(binary, home, repo, mode, seconds, qpath):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
-    env.update(MEMGATE_HOME=home, MEMGATE_EMBEDDER="none", MEMGATE_WATCH="off")
+    env = nb.env(home)
     load = os.path.join(HERE, "build", "memgate-mcpload")
     if not os.access(load, os.X_OK):
         raise SystemExit(f"instructions: {load} is missing; run `make build/memgate-mcpload`")
@@ -117,7 +105,7 @@ def main():
         for b in a.bins:
             print(f"  {per[b][0]:>14,.0f}  {per[b][0] / first:.4f}  {b} ({per[b][1]} calls)")
         return
-    qs = queries(a.queries, a.limit)
+    qs = nb.tsv_queries(a.queries, a.limit)
     if not qs:
         raise SystemExit(f"instructions: no queries in {a.queries}")
     totals = {}

@@ -63,6 +63,16 @@ def env(home=HOME):
     return e
 
 
+def tsv_queries(path, limit=None):
+    """The queries of a TSV whose second column is the query (bench/queries.tsv,
+    a bench/bugloc set): comment and blank lines skipped, each cut at 1,500
+    bytes, at most limit of them (None or 0: all)."""
+    with open(path) as f:
+        qs = [line.rstrip("\n").split("\t")[1][:1500] for line in f
+              if not line.startswith("#") and line.count("\t") >= 1]
+    return qs[:limit] if limit else qs
+
+
 def served_env(home):
     """env(home) with the embedder its index was made with: the default, or
     the caller's MEMGATE_EMBEDDER when it names one."""

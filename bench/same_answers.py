@@ -71,8 +71,7 @@ def main():
     if len(args) != 4 or not os.path.isdir(args[0]):
         raise SystemExit(__doc__)
     home, repo, bins = args[0], args[1], args[2:]
-    queries = [l.rstrip("\n").split("\t")[1][:1500] for l in open(tsv)
-               if not l.startswith("#") and l.count("\t") >= 1][:limit]
+    queries = nb.tsv_queries(tsv, limit)
     res = [run(home, repo, b, queries) for b in bins]
     print(f"{len(queries)} queries of {os.path.basename(tsv)}, repo {repo}, limit 20")
     print()
