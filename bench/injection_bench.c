@@ -2,7 +2,7 @@
  * (build/memgate-injectionbench).
  *
  *   memgate-injectionbench DIR...
- *   memgate-injectionbench --labelled [--split tune|held] ATTACKS.tsv BENIGN.tsv [BENIGN2.tsv...]
+ *   memgate-injectionbench --labelled [--split tune|held] [--misses N] ATTACKS.tsv BENIGN.tsv [BENIGN2.tsv...]
  *
  * Reads every .h, .c, .rst, .md and .txt file under the DIRs (symlinks not
  * followed, 1 MiB cap per file) and takes each line that mentions "ignore",
@@ -23,11 +23,12 @@
  * per benign file (named by its base name without .tsv) benign_<f>,
  * flagged_<f>; the throughput of mg_injection + mg_sanitize over all the
  * labelled texts, one thread, repeated until at least a second has passed
- * (labelled_mbps, labelled_bytes); then up to 5 misses per category
+ * (labelled_mbps, labelled_bytes); then up to 5 misses per category (--misses N:
+ * up to N; 0: every miss, its text whole)
  * ("miss <category> <text>") and every false positive ("fp <source>
  * score=N reasons=a,b <text>: the score and reasons the gate would serve;
  * a miss shows them too when it scored something),
- * texts escaped as in the TSV and cut at 160 bytes.
+ * texts escaped as in the TSV and cut at 160 bytes (whole with --misses 0).
  *
  * --split S: only the texts of one part of the corpus. A text whose id starts
  * with "tune-" or "held-" is in that part (tests/injection/gen_paraphrase.py
@@ -180,6 +181,7 @@ static const char *part_of(const char *id)
 }
 
 static const char *split; /* --split: only this part, or NULL */
+static long misses = 5;    /* --misses: how many misses a category shows (0: all, each whole) */
 
 /* Append the texts of one TSV file (its buffer is kept in T). -1 when the
  * file cannot be read or a line is malformed. */
@@ -249,7 +251,7 @@ static int load_tsv(const char *path, int file, struct texts *T)
 static void show(const char *key, const struct text *t)
 {
     size_t n = t->n;
-    if (n > 160) {
+    if (n > 160 && misses) {
         n = 160;
         while (n > 0 && ((unsigned char)t->s[n] & 0xC0) == 0x80) n--;
     }
@@ -358,7 +360,7 @@ static int labelled(int argc, char **argv)
     printf("labelled_mbps %.1f\nlabelled_bytes %zu\n", (double)bytes / secs / 1e6, bytes);
     for (size_t c = 0; c < ncat; c++) {
         int shown = 0;
-        for (size_t i = 0; i < A.n && shown < 5; i++)
+        for (size_t i = 0; i < A.n && (!misses || shown < misses); i++)
             if (!hit[i] && !strcmp(A.v[i].label, cat[c])) {
                 show("miss", &A.v[i]);
                 shown++;
@@ -379,25 +381,28 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "--labelled")) {
         int k = 2;
-        if (argc >= 4 && !strcmp(argv[2], "--split")) {
-            split = argv[3];
-            k = 4;
-            if (strcmp(split, "tune") && strcmp(split, "held")) {
+        for (; k + 1 < argc && (!strcmp(argv[k], "--split") || !strcmp(argv[k], "--misses")); k += 2) {
+            char *end;
+            if (argv[k][2] == 'm' && ((misses = strtol(argv[k + 1], &end, 10)) < 0 || *end)) {
+                fprintf(stderr, "injectionbench: --misses takes a count (0: every miss, whole), not %s\n", argv[k + 1]);
+                return 2;
+            }
+            if (argv[k][2] == 's' && strcmp(split = argv[k + 1], "tune") && strcmp(split, "held")) {
                 fprintf(stderr, "injectionbench: --split takes tune or held, not %s\n", split);
                 return 2;
             }
         }
         if (argc < k + 2) {
-            fprintf(stderr, "usage: memgate-injectionbench --labelled [--split tune|held] ATTACKS.tsv BENIGN.tsv "
-                            "[BENIGN2.tsv...]\n");
+            fprintf(stderr, "usage: memgate-injectionbench --labelled [--split tune|held] [--misses N] ATTACKS.tsv "
+                            "BENIGN.tsv [BENIGN2.tsv...]\n");
             return 2;
         }
         return labelled(argc - k, argv + k);
     }
     if (argc < 2) {
         fprintf(stderr, "usage: memgate-injectionbench DIR...\n"
-                        "       memgate-injectionbench --labelled [--split tune|held] ATTACKS.tsv BENIGN.tsv "
-                        "[BENIGN2.tsv...]\n");
+                        "       memgate-injectionbench --labelled [--split tune|held] [--misses N] ATTACKS.tsv "
+                        "BENIGN.tsv [BENIGN2.tsv...]\n");
         return 2;
     }
     struct st S = {0};

@@ -38,6 +38,18 @@
      "(?:previous|prior|preceding|above|earlier|former|original|initial|foregoing|aforementioned|standing|" \
      "safety|developer'?s?|developers'|operator'?s?|existing|current|old|given|pre-?set|built-?in|own|firs" \
      "t|starting)"
+/* what marks rules as the model's own: given or assigned to it, set by its makers, what it works under */
+#define INJ_GIVEN \
+     "(?:(?:that\\s+)?you\\s+(?:were|have\\s+been|had\\s+been)\\s+(?:given|assigned|handed|issued|provided(?:\\s+with" \
+     ")?|configured\\s+with|set\\s+up\\s+with|told\\s+to\\s+follow)|(?:that\\s+)?you\\s+(?:received|got|started\\s+with" \
+     "|(?:operate|work|run|act)\\s+(?:under|within))|given\\s+to\\s+you|(?:set|laid\\s+down|imposed|written|defined|pla" \
+     "ced\\s+on\\s+you)\\s+by\\s+(?:your|the)\\s+(?:operators?|developers?|creators?|makers?|admins?|administrators?|ma" \
+     "intainers?|owners?|company)|(?:of|from)\\s+your\\s+(?:operators?|developers?|creators?|makers?|admins?|adminis" \
+     "trators?))"
+/* INJ_GIVEN's first words, for the prefilter */
+#define INJ_GIVEN_HS \
+     "(?:that\\s+you|you\\s+(?:were|have|had|received|got|started|operate|work|run|act)|given|(?:set|laid|impo" \
+     "sed|written|defined|placed)\\s+(?:down\\s+|on\\s+you\\s+)?by|(?:of|from)\\s+your)"
 #define INJ_EARLIER \
      "(?:previous|prior|preceding|above|earlier|former|original|initial|foregoing|aforementioned|standing|" \
      "safety|developer'?s?|developers'|operator'?s?|system(?:\\s+prompt)?'s)"
@@ -68,27 +80,31 @@
      INJ_RULES
      "|(?:the\\s+|all\\s+|any\\s+)?"
      INJ_RULES
-     "\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+been|had\\s+been)\\s+given|you\\s+(?:received|got|started"
-     "\\s+with)|given\\s+to\\s+you|(?:that\\s+)?came\\s+before|above|before\\s+this)|(?:the\\s+|your\\s+)?"
-     "(?:instructions?|guidance|guidelines?|directives?|directions?|orders?|prompts?|programming|brief(?:i"
-     "ng)?|safeguards?|guardrails?|system\\s+(?:prompt|message))\\s+(?:in|of|from)\\s+(?:the\\s+|your\\s+)"
-     "?(?:system\\s+(?:message|prompt)|operator|developers?)|(?:whatever|what|everything|anything)\\s+(?:t"
+     "\\s+(?:"
+     INJ_GIVEN
+     "|(?:that\\s+)?came\\s+before|above|before\\s+this)|(?:the\\s+|your\\s+)?"
+     INJ_RULES
+     "\\s+(?:in|of|from)\\s+(?:the\\s+|your\\s+)?(?:system\\s+(?:message|prompt)|operator|developers?)|(?:whatever|what|everything|anything)\\s+(?:t"
      "hat\\s+)?(?:the\\s+user|you\\s+(?:were|have\\s+been)|your\\s+(?:operator|developers?))\\s+(?:asked|t"
      "old|said|wanted|requested|instructed)|(?:everything|anything|all)\\s+(?:written\\s+|said\\s+)?(?:abo"
      "ve|before)\\s+this\\s+(?:line|point|message|paragraph)|the\\s+user'?s\\s+(?:request|question|instruc"
-     "tions?|task|wishes)|(?:the\\s+|your\\s+)?(?:tasks?|jobs?)\\s+(?:that\\s+)?(?:you\\s+(?:were|have\\s+"
-     "been|had\\s+been)\\s+given|given\\s+to\\s+you))",
+     "tions?|task|wishes)|(?:the\\s+|your\\s+)?(?:tasks?|jobs?)\\s+"
+     INJ_GIVEN
+     ")",
      "(?:your\\s+(?:\\w+\\s+)?(?:\\w+\\s+)?"
      INJ_RULES
      "|"
      INJ_RULES
-     "\\s+(?:that\\s+)?(?:you\\s+(?:were|have|had|received|got|started)|given\\s+to|came\\s+before|above|b"
-     "efore\\s+this)|(?:instructions?|guidance|guidelines?|directives?|directions?|orders?|prompts?|progra"
-     "mming|brief(?:ing)?|safeguards?|guardrails?|system\\s+(?:prompt|message))\\s+(?:in|of|from)\\s+(?:th"
-     "e\\s+|your\\s+)?(?:system\\s+(?:message|prompt)|operator|developers?)|(?:the\\s+user|you\\s+(?:were|"
+     "\\s+(?:that\\s+)?(?:"
+     INJ_GIVEN_HS
+     "|came\\s+before|above|before\\s+this)|"
+     INJ_RULES
+     "\\s+(?:in|of|from)\\s+(?:the\\s+|your\\s+)?(?:system\\s+(?:message|prompt)|operator|developers?)|(?:the\\s+user|you\\s+(?:were|"
      "have\\s+been)|your\\s+(?:operator|developers?))\\s+(?:asked|told|said|wanted|requested|instructed)|("
      "?:above|before)\\s+this\\s+(?:line|point|message|paragraph)|user'?s\\s+(?:request|question|instructi"
-     "ons?|task|wishes)|(?:tasks?|jobs?)\\s+(?:that\\s+)?(?:you\\s+(?:were|have|had)|given\\s+to))"},
+     "ons?|task|wishes)|(?:tasks?|jobs?)\\s+"
+     INJ_GIVEN_HS
+     ")"},
     /* your true task is / a new priority supersedes everything */
     {MG_INJ_OVERRIDE,
      "\\byour\\s+(?:real|true|actual|genuine|new|only|secret|hidden|proper)\\s+(?:task|goal|job|objective|"
@@ -192,7 +208,7 @@
      "new\\s+name\\s+is|refuses?\\b"},
     /* an agent named or called on (Hey Copilot, / Model, pay attention: / for the bot summarising this) */
     {MG_INJ_ADDRESS,
-     "(?:^|[\\n.!?;]\\s*|[#*/-]\\s*)(?:(?:hey|hello|hi|dear|ok|okay|yo|attention|attn|listen)[,!]?\\s+)?(?"
+     "(?:^|[\\n.!?;:>]\\s*|[#*/-]\\s*)(?:(?:hey|hello|hi|dear|ok|okay|yo|attention|attn|listen)[,!]?\\s+(?:\\w+\\s+)?)?(?"
      ":copilot|claude|chatgpt|gemini|cursor|codex|devin|gpt-?\\d[\\w.]*|model|assistant|agent|ai|llm|bot|a"
      "i\\s+(?:helper|agent|assistant|reviewer|model)s?)\\s*[,:!]|\\b(?:to|for)\\s+(?:the\\s+|any\\s+|all\\"
      "s+|every\\s+|whichever\\s+|whatever\\s+|each\\s+)(?:\\w+\\s+)?(?:\\w+\\s+)?(?:ai|a\\.i\\.|llms?|(?:l"
@@ -225,7 +241,7 @@
      "|export|exfiltrate|reveal|read\\s+out|tell\\s+me|give\\s+me|hand\\s+over|transfer|disclose|recite))("
      "?<!not\\s)(?<!never\\s)(?<!n't\\s)(?<!don't\\s)(?<!avoid\\s)(?<!never\\s\\s)(?:send|post|upload|forw"
      "ard|transmit|e-?mail|paste|attach|submit|relay|ship|leak|share|deliver|export|exfiltrate|reveal|read"
-     "\\s+out|tell\\s+me|give\\s+me|hand\\s+over|transfer|disclose|recite)\\s+(?:[^.\\n]{0,40}?)(?:~/\\.(?"
+     "\\s+out|tell\\s+me|give\\s+me|hand\\s+over|transfer|disclose|recite)\\s+(?:[^.\\n]|\\.(?=[\\w/~-])){0,40}?(?:~/\\.(?"
      ":ssh|aws|gnupg|kube|npmrc|netrc|docker|config/gh|git-credentials)|\\.git-credentials|id_(?:rsa|ed255"
      "19|ecdsa)\\b(?!\\.pub)|\\.env(?![\\w.-])|\\.netrc|credentials|api[\\s_-]?keys?|secrets?\\b|(?:access"
      "\\s+|auth\\s+|api\\s+|npm\\s+|session\\s+)?tokens?\\b|passwords?|private\\s+keys?|signing\\s+keys?|s"
@@ -234,13 +250,13 @@
      "s+far|history)|\\$?[A-Z][A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|API_KEY|ACCESS_KEY)\\b)|\\b(?=(?:print|ou"
      "tput|include|write|put|add|quote|show|display|list|echo|copy|push|pipe|repeat|dump))(?<!not\\s)(?<!n"
      "ever\\s)(?<!n't\\s)(?<!don't\\s)(?<!avoid\\s)(?<!never\\s\\s)(?:print|output|include|write|put|add|q"
-     "uote|show|display|list|echo|copy|push|pipe|repeat|dump)\\s+(?:[^.\\n]{0,40}?)(?:~/\\.(?:ssh|aws|gnup"
+     "uote|show|display|list|echo|copy|push|pipe|repeat|dump)\\s+(?:[^.\\n]|\\.(?=[\\w/~-])){0,40}?(?:~/\\.(?:ssh|aws|gnup"
      "g|kube|npmrc|netrc|docker|config/gh|git-credentials)|\\.git-credentials|id_(?:rsa|ed25519|ecdsa)\\b("
      "?!\\.pub)|\\.env(?![\\w.-])|\\.netrc|credentials|api[\\s_-]?keys?|secrets?\\b|(?:access\\s+|auth\\s+"
      "|api\\s+|npm\\s+|session\\s+)?tokens?\\b|passwords?|private\\s+keys?|signing\\s+keys?|ssh[\\s-]+keys"
      "?|environment\\s+variables?|env\\s+vars|output\\s+of\\s+`?env`?(?![\\w-])|connection\\s+strings?|ses"
      "sion\\s+cookies|cookies|system\\s+prompt|hidden\\s+instructions|conversation\\s+(?:so\\s+far|history"
-     ")|\\$?[A-Z][A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|API_KEY|ACCESS_KEY)\\b)[^.\\n]{0,60}?(?:\\b(?:in|into|"
+     ")|\\$?[A-Z][A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|API_KEY|ACCESS_KEY)\\b)(?:[^.\\n]|\\.(?=[\\w/~-])){0,60}?(?:\\b(?:in|into|"
      "to|on)\\s+(?:your|the|a|every|each|this)\\s+(?:new\\s+|public\\s+|next\\s+)?(?:answer|reply|response"
      "|output|issue|readme|pr\\b|pull\\s+request|commit|comment|description|chat|gist|channel|message)|htt"
      "ps?://|\\b[\\w.+-]+@[\\w-]+\\.)",
@@ -250,8 +266,10 @@
      "\\s+keys?|ssh[\\s-]+keys?|environment\\s+variables?|env\\s+vars|output\\s+of\\s+`?env`?(?![\\w-])|co"
      "nnection\\s+strings?|session\\s+cookies|cookies|system\\s+prompt|hidden\\s+instructions|conversation"
      "\\s+(?:so\\s+far|history)|\\$?[A-Z][A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|API_KEY|ACCESS_KEY)\\b)"},
-    /* a remote script run, files or history destroyed, a backdoor */
+    /* a remote script run, files or history destroyed, a backdoor (not: never run `rm -rf /`) */
     {MG_INJ_ACTION,
+     "(?<!never\\srun\\s|never\\srun\\s`|not\\srun\\s|not\\srun\\s`|n't\\srun\\s|n't\\srun\\s`|never\\suse\\s|never\\su"
+     "se\\s`|never\\s|never\\s`|avoid\\s`|avoid\\srunning\\s|avoid\\srunning\\s`)(?:"
      "\\b(?:curl|wget)\\b[^\\n|]{0,200}\\|\\s*(?:sudo\\s+(?:-\\w+\\s+)*)?(?:ba|z|da|k)?sh\\b|\\biex\\s*\\("
      "|\\bInvoke-Expression\\b|\\brm\\s+-(?:rf|fr|r)\\s+(?:[~/*]|\\.git\\b|\\.\\s|\\$HOME)|\\bgit\\s+push"
      "\\s+[^\\n]{0,40}(?:--force(?!-)|-f)\\b|\\bforce[\\s-]?push(?:es|ed|ing)?\\s+(?:an?\\s+|the\\s+)?(?:e"
@@ -271,7 +289,7 @@
      "all|any)\\b|\\b(?:webhook|registry|remote|endpoint)\\s+url\\b[^\\n]{0,60}\\bto\\s+https?://|\\binsta"
      "ll\\s+(?:the\\s+)?package\\s+[^\\n]{0,40}\\bfrom\\s+https?://|\\bmerge\\s+(?:the\\s+|this\\s+)?pull"
      "\\s+request\\s+without|\\b(?:approve|merge)\\s+(?:it|this|the\\s+pr)\\s+without\\s+(?:running|review"
-     "|tests)",
+     "|tests))",
      "\\b(?:curl|wget)\\b[^\\n|]*\\|\\s*(?:sudo\\s+(?:-\\w+\\s+)*)?(?:ba|z|da|k)?sh\\b|iex\\s*\\(|Invoke-E"
      "xpression|rm\\s+-(?:rf|fr|r)\\s|git\\s+push\\s|force[\\s-]?push|chmod\\s|drop\\s+(?:every|all|the)\\"
      "s|nc\\s+-e|reverse\\s+shell|backdoor|authorized_keys|(?:delete|remove|wipe|erase|destroy|purge)\\s+("
@@ -286,14 +304,15 @@
     /* the same in other languages: a key or the .env sent, the repository deleted */
     {MG_INJ_ACTION,
      "(?:envoie|envoyez|envoyer|sende|schicke|schickt|lade\\s+\\S+\\s+hoch|envía|envia|envie|invia|inviare"
-     "|stuur|отправь|отправьте|перешли|发送|发到|发给|送って|送信して|보내|wyślij|wyślijcie|gönder|pošli|trimite|kirim)[^"
+     "|stuur|отправь|отправьте|отправить|перешли|переслать|发送|发到|发给|送って|送信して|보내|wyślij|wyślijcie|gönder|pošli|trimite|kirim)[^"
      "\\n]{0,60}?(?:\\.env\\b|ssh|clés?|schlüssel|claves?|chiavi|chaves|sleutels|ключ|密钥|鍵|키|klucz|anahtar"
      "|credentials|identifiants|zugangsdaten|credenciales|credenziali|credenciais|https?://)|(?:supprime|s"
      "upprimez|lösche|löscht|borra|elimina|cancella|apague|apaga|verwijder|удали|удалите|删除|削除|삭제|usuń|sil"
      ")\\S*\\s[^\\n]{0,40}?(?:\\.git\\b|dépôt|repository|repositorio|repositório|depósito|bestanden|dateie"
      "n|archivos|fichiers|file\\b|arquivos|папку|репозитор|仓库|リポジトリ|저장소|katalog|depodaki)|(?:\\.env\\b|ssh"
-     "|密钥|鍵|키|https?://)[^\\n]{0,60}?(?:送って|送信して|发送|发到|发给|보내)|(?:删除|削除|삭제)(?:整个)?(?:仓库|リポジトリ|저장소)|(?:仓库|リポ"
-     "ジトリ|저장소)(?:を|를)?\\s*(?:删除|削除|삭제)",
+     "|密钥|鍵|키|https?://)[^\\n]{0,60}?(?:送って|送信|送る|发送|发到|发给|보내)|(?:删除|削除|삭제)(?:整个)?(?:仓库|リポジトリ|저장소)|(?:仓库|リポ"
+     "ジトリ|저장소)(?:を|를|을)?\\s*(?:(?:모두|전부|全部|すべて|全て)\\s*)?(?:删除|削除|삭제)|(?:depoyu|depodaki|dosyal"
+     "arını|dosyaları)[^.\\n]{0,30}?\\ssil(?:in)?\\b",
      NULL},
     /* the instructions declared void, out of date, a test */
     {MG_INJ_VOID,
@@ -301,16 +320,19 @@
      "nding|safety|developer'?s?|developers'|operator'?s?|system(?:\\s+prompt)?'s)\\s+)(?:\\w+\\s+)?(?:ins"
      "tructions?|guidance|guidelines?|rules?|directives?|directions?|orders?|commands?|prompts?|constraint"
      "s?|restrictions?|polic(?:y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|assign"
-     "ments?|training|mission|setup|configuration)(?:\\s+(?:you\\s+(?:were|have\\s+been)\\s+given|you\\s+r"
-     "eceived|given\\s+to\\s+you|of\\s+your\\s+operator|(?:that\\s+)?you\\s+started\\s+with))?\\s+(?:no\\s"
+     "ments?|training|mission|setup|configuration)(?:\\s+"
+     INJ_GIVEN
+     ")?\\s+(?:no\\s"
      "+longer\\s+(?:apply|applies|hold|count|matter|bind)|(?:are|is|were|was|have\\s+been|has\\s+been)\\s+"
      "(?:now\\s+|hereby\\s+)?(?:void|null|withdrawn|revoked|cancell?ed|expired|obsolete|superseded|replace"
      "d|lifted|suspended|invalid|rescinded|out\\s+of\\s+date|(?:only\\s+)?(?:a\\s+)?(?:test|fake|decoy))|c"
-     "ount\\s+for\\s+nothing|do(?:es)?\\s+not\\s+(?:apply|count|matter|bind))|\\b(?:instructions?|guidance"
+     "ount\\s+for\\s+nothing|(?:have|has)\\s+(?:now\\s+|just\\s+|all\\s+)?(?:expired|lapsed|ended|run\\s+out)|do(?:es)?\\s+not\\s+(?:apply|count|matter|bind))|\\b(?:instructions?|guidance"
      "|guidelines?|rules?|directives?|directions?|orders?|commands?|prompts?|constraints?|restrictions?|po"
      "lic(?:y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|assignments?|training|mis"
-     "sion|setup|configuration)\\s+(?:you\\s+(?:were|have\\s+been)\\s+given|you\\s+received|given\\s+to\\s"
-     "+you|you\\s+started\\s+with)\\s+(?:\\w+\\s+)?(?:\\w+\\s+)?(?:no\\s+longer|(?:are|is|were|was|have\\s"
+     "sion|setup|configuration)\\s+"
+     INJ_GIVEN
+     "\\s+(?:\\w+\\s+)?(?:\\w+\\s+)?(?:no\\s+longer|(?:have|has)\\s+(?:now\\s+|just\\s+|all\\s+)?(?:expired|lapsed|e"
+     "nded|run\\s+out)|(?:are|is|were|was|have\\s"
      "+been|has\\s+been)\\s+(?:now\\s+)?(?:void|null|withdrawn|revoked|cancell?ed|expired|obsolete|superse"
      "ded|replaced|lifted|invalid|out\\s+of\\s+date|(?:only\\s+)?a\\s+test))|\\b(?:instructions?|guidance|"
      "guidelines?|rules?|directives?|directions?|orders?|commands?|prompts?|constraints?|restrictions?|pol"
@@ -331,7 +353,9 @@
      "?:all\\s+|the\\s+|your\\s+|any\\s+){0,2}(?:\\w+\\s+)?(?:\\w+\\s+)?(?:instructions?|guidance|guidelin"
      "es?|rules?|directives?|directions?|orders?|commands?|prompts?|constraints?|restrictions?|polic(?:y|i"
      "es)|programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|assignments?|training|mission|setu"
-     "p|configuration)\\s+(?:as\\s+(?:if\\s+they\\s+never\\s+existed|cancell?ed|void|revoked|withdrawn|obs"
+     "p|configuration)\\s+(?:"
+     INJ_GIVEN
+     "\\s+)?(?:as\\s+(?:if\\s+they\\s+never\\s+existed|cancell?ed|void|revoked|withdrawn|obs"
      "olete|null)|(?:to\\s+be\\s+)?(?:cancell?ed|void|revoked|withdrawn))|\\byour\\s+(?:earlier|previous|p"
      "rior|original|initial)\\s+(?:configuration|setup|context|programming)\\s+(?:has\\s+been|was|is)\\s+("
      "?:revoked|reset|wiped|cancell?ed|replaced|void)|\\b(?:forget|drop|abandon|ignore)\\s+(?:about\\s+)?y"
@@ -342,8 +366,9 @@
      "estrictions?|polic(?:y|ies)|programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|assignment"
      "s?|training|mission|setup|configuration)|(?:instructions?|guidance|guidelines?|rules?|directives?|di"
      "rections?|orders?|commands?|prompts?|constraints?|restrictions?|polic(?:y|ies)|programming|brief(?:i"
-     "ng)?|safeguards?|guardrails?|objectives?|assignments?|training|mission|setup|configuration)\\s+(?:yo"
-     "u|given|above|before|so\\s+far)\\s|(?:released|freed|exempt|free)\\s+from\\s|(?:required|obliged|bou"
+     "ng)?|safeguards?|guardrails?|objectives?|assignments?|training|mission|setup|configuration)\\s+(?:"
+     INJ_GIVEN_HS
+     "|above|before|so\\s+far)\\s|(?:released|freed|exempt|free)\\s+from\\s|(?:required|obliged|bou"
      "nd|expected)\\s+to\\s+(?:respect|follow|obey|honou?r|observe)|(?:instructions?|guidance|guidelines?|"
      "rules?|directives?|directions?|orders?|commands?|prompts?|constraints?|restrictions?|polic(?:y|ies)|"
      "programming|brief(?:ing)?|safeguards?|guardrails?|objectives?|assignments?|training|mission|setup|co"
@@ -401,4 +426,6 @@
 #undef INJ_SETASIDE
 #undef INJ_RULES
 #undef INJ_EARLIER_OR_GIVEN
+#undef INJ_GIVEN
+#undef INJ_GIVEN_HS
 #undef INJ_EARLIER
