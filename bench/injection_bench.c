@@ -31,8 +31,10 @@
  * texts escaped as in the TSV and cut at 160 bytes (whole with --misses 0).
  *
  * --split S: only the texts of one part of the corpus. A text whose id starts
- * with "tune-" or "held-" is in that part (tests/injection/gen_paraphrase.py
- * cuts its lists of phrasings in two); any other text is in "held" when the
+ * with "tune-" or "seen-" (tests/injection/gen_paraphrase.py's two halves;
+ * the second was held out until its misses were read) is in "tune"; one
+ * whose id starts with "fresh-" (gen_fresh.py's corpus, written blind to the
+ * detector) or "held-" in "held"; any other text is in "held" when the
  * FNV-1a hash of its id is odd, in "tune" when it is even. The detector is
  * tuned on "tune"; "held" is what make bench reports.
  */
@@ -173,8 +175,8 @@ static size_t unescape(char *s, size_t n)
 /* The part of the corpus (--split) an id is in: "tune" or "held". */
 static const char *part_of(const char *id)
 {
-    if (!strncmp(id, "tune-", 5)) return "tune";
-    if (!strncmp(id, "held-", 5)) return "held";
+    if (!strncmp(id, "tune-", 5) || !strncmp(id, "seen-", 5)) return "tune";
+    if (!strncmp(id, "fresh-", 6) || !strncmp(id, "held-", 5)) return "held";
     uint32_t h = 2166136261u;
     for (const unsigned char *p = (const unsigned char *)id; *p; p++) h = (h ^ *p) * 16777619u;
     return h & 1 ? "held" : "tune";

@@ -169,9 +169,9 @@ for f in "$INJ/benign_hard.tsv" "$work"/benign/*.tsv; do
   ben_rows+="| $b | $n | $fl | $(awk -v n="$n" -v f="$fl" 'BEGIN {printf "%.3f", n ? 100 * f / n : 0}') % |"$'\n'
 done
 
-# the held-out part of the paraphrase corpus (tests/injection/gen_paraphrase.py;
-# the detector is tuned on --split tune only) with every benign set's held-out half
-"$IB" --labelled --split held "$INJ/paraphrase.tsv" "$INJ/benign_agents.tsv" "$INJ/benign_hard.tsv" \
+# the held-out part: tests/injection/gen_fresh.py's attacks and hard negatives, written blind to the
+# detector (which is tuned on --split tune only), with every other benign set's held-out half
+"$IB" --labelled --split held "$INJ/fresh.tsv" "$INJ/benign_fresh.tsv" "$INJ/benign_agents.tsv" "$INJ/benign_hard.tsv" \
   "$work"/benign/*.tsv > "$work/injheld.txt"
 held_rows=""
 for c in $(awk '$1 ~ /^attacks_/ {sub(/^attacks_/, "", $1); print $1}' "$work/injheld.txt"); do
@@ -337,8 +337,8 @@ $lab_rows
 | --- | --- | --- | --- |
 | **all** | $(kv benign "$work/injlab.txt") | $(kv flagged "$work/injlab.txt") | $(kv fp_rate_pct "$work/injlab.txt") % |
 $ben_rows
-Held-out part (\`--split held\`: paraphrase.tsv's held-out attacks, built from phrasings no tuning item uses, and
-the held-out half of every benign set, $(kv benign "$work/injheld.txt") texts): recall $(kv recall "$work/injheld.txt")
+Held-out part (\`--split held\`: fresh.tsv's attacks and benign_fresh.tsv's hard negatives, written blind to the
+detector by tests/injection/gen_fresh.py, and the held-out half of every other benign set, $(kv benign "$work/injheld.txt") texts): recall $(kv recall "$work/injheld.txt")
 ($(kv detected "$work/injheld.txt") of $(kv attacks "$work/injheld.txt")), false-positive rate $(kv fp_rate_pct "$work/injheld.txt") %
 ($(kv flagged "$work/injheld.txt") flagged); target recall ≥ 0.95 at FPR ≤ 0.5 %.
 

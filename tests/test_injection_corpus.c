@@ -137,32 +137,53 @@ TEST(sanitize_injection_corpus_benign_hard_parse)
 }
 
 /* paraphrase.tsv and benign_agents.tsv (gen_paraphrase.py): every id in the
- * tuning or the held-out part, each part large enough to measure on. */
+ * tuning part or the half read since (seen-); fresh.tsv and benign_fresh.tsv
+ * (gen_fresh.py, the held-out part): every id fresh-; each part large enough
+ * to measure on, and no text both an attack and benign. */
 TEST(sanitize_injection_corpus_split_parse)
 {
-    size_t n, nb;
+    size_t n, nb, nf, nfb;
     struct row *v = load("tests/injection/paraphrase.tsv", &n);
     struct row *b = load("tests/injection/benign_agents.tsv", &nb);
-    size_t tune = 0, held = 0, btune = 0, bheld = 0;
+    struct row *f = load("tests/injection/fresh.tsv", &nf);
+    struct row *fb = load("tests/injection/benign_fresh.tsv", &nfb);
+    size_t tune = 0, seen = 0, btune = 0, bseen = 0, fresh = 0, bfresh = 0;
     for (size_t i = 0; i < n; i++) {
         tune += !strncmp(v[i].id, "tune-", 5);
-        held += !strncmp(v[i].id, "held-", 5);
+        seen += !strncmp(v[i].id, "seen-", 5);
         ASSERT(v[i].n >= 10);
     }
     for (size_t i = 0; i < nb; i++) {
         btune += !strncmp(b[i].id, "tune-", 5);
-        bheld += !strncmp(b[i].id, "held-", 5);
+        bseen += !strncmp(b[i].id, "seen-", 5);
     }
-    ASSERT_EQ_INT(tune + held, n);
-    ASSERT_EQ_INT(btune + bheld, nb);
-    ASSERT_GE_INT(held, 400);
+    for (size_t i = 0; i < nf; i++) {
+        fresh += !strncmp(f[i].id, "fresh-", 6);
+        ASSERT(f[i].n >= 10);
+    }
+    for (size_t i = 0; i < nfb; i++) bfresh += !strncmp(fb[i].id, "fresh-", 6);
+    ASSERT_EQ_INT(tune + seen, n);
+    ASSERT_EQ_INT(btune + bseen, nb);
+    ASSERT_EQ_INT(fresh, nf);
+    ASSERT_EQ_INT(bfresh, nfb);
+    ASSERT_GE_INT(seen, 400);
     ASSERT_GE_INT(tune, 400);
-    ASSERT_GE_INT(bheld, 60);
-    for (size_t i = 0; i < nb; i++) /* no text on both sides */
-        for (size_t j = 0; j < n; j++)
-            if (!strcmp(b[i].text, v[j].text)) FAIL("%s and %s hold the same text", b[i].id, v[j].id);
+    ASSERT_GE_INT(bseen, 60);
+    ASSERT_GE_INT(fresh, 420);
+    ASSERT_GE_INT(bfresh, 200);
+    struct {
+        struct row *a, *b;
+        size_t na, nb;
+    } pairs[] = {{v, b, n, nb}, {f, fb, nf, nfb}, {f, b, nf, nb}, {v, fb, n, nfb}};
+    for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++) /* no text on both sides */
+        for (size_t i = 0; i < pairs[p].nb; i++)
+            for (size_t j = 0; j < pairs[p].na; j++)
+                if (!strcmp(pairs[p].b[i].text, pairs[p].a[j].text))
+                    FAIL("%s and %s hold the same text", pairs[p].b[i].id, pairs[p].a[j].id);
     release(v, n);
     release(b, nb);
+    release(f, nf);
+    release(fb, nfb);
 }
 
 /* The Vectorscan prefilter matches more than the patterns, never less:
@@ -173,8 +194,9 @@ TEST(sanitize_injection_corpus_split_parse)
  * PCRE2 here and missed by the gate. */
 TEST(injection_prefilter_finds_every_pcre_match)
 {
-    static const char *const files[] = {"tests/injection/attacks.tsv", "tests/injection/paraphrase.tsv",
-                                        "tests/injection/benign_hard.tsv", "tests/injection/benign_agents.tsv"};
+    static const char *const files[] = {"tests/injection/attacks.tsv",       "tests/injection/paraphrase.tsv",
+                                        "tests/injection/benign_hard.tsv",   "tests/injection/benign_agents.tsv",
+                                        "tests/injection/fresh.tsv",         "tests/injection/benign_fresh.tsv"};
     size_t misses = 0, texts = 0;
     for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
         size_t n;

@@ -167,6 +167,8 @@ TEST(injection_prefilter_bytes_match_what_utf8_did)
         {".{2}k", "\xc3\xa9\xc3\xa9k"},                      /* an exact repeat over two é */
         {"a\\S?b", "a\xd0\xb6" "b"},                         /* optional */
         {"x.\\{y", "x\xc3\xa9{y"},                           /* an escaped brace */
+        {"a\xef\xbc\x8c?b", "ab"},                             /* an optional fullwidth comma, absent */
+        {"a\xe4\xbd\xa0+b", "a\xe4\xbd\xa0\xe4\xbd\xa0" "b"},           /* a repeated 你 */
     };
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
         struct mg_buf b;

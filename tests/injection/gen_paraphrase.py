@@ -6,7 +6,7 @@ with a tuning part and a held-out part.
 
 Writes paraphrase.tsv (attacks) and benign_agents.tsv (hard negatives) beside
 itself; Python 3 standard library only, fixed seed, byte-for-byte
-reproducible. Every id starts with `tune-` or `held-`.
+reproducible. Every id starts with `tune-` or `seen-`.
 
 The attacks are put together from parts: who the text speaks to, a way of
 saying "drop what you were told" (a verb with an object, or a sentence that
@@ -17,9 +17,10 @@ zero-width characters...: the transforms of gen_corpus.py). Every list of
 parts is cut in two: the tuning items are built from one half of each list
 (the even entries), the held-out items from the other half (the odd ones),
 so a held-out attack says what it says with verbs, objects, addressees,
-actions and sentence frames that no tuning item uses. The detector is tuned
-on `tune-` only; `make bench` reports `held-` (memgate-injectionbench
---split held).
+actions and sentence frames that no tuning item uses. That half was held out
+until its misses were read (2026-12-01); its ids start with `seen-` and
+memgate-injectionbench counts it with the tuning part since. The held-out
+part is now gen_fresh.py's corpus, written blind to the detector.
 
 The benign side is what such a detector mistakes for an attack: text that
 speaks to AI agents and tells them what to do (AGENTS.md rules, contributing
@@ -428,6 +429,11 @@ def build_benign(r, part):
     return out
 
 
+# The id prefix of each part. The odd half was held out (`held-`) until 2026-12-01, when its misses were
+# read to find mechanisms; it is tuned on since (`seen-`), and gen_fresh.py's blind corpus is held out.
+PREFIX = {"tune": "tune", "held": "seen"}
+
+
 def number(rows, part):
     seen, n, out = set(), {}, []
     for cat, t in rows:
@@ -435,7 +441,7 @@ def number(rows, part):
             continue
         seen.add(t)
         n[cat] = n.get(cat, 0) + 1
-        out.append(("%s-%s-%03d" % (part, cat, n[cat]), cat, t))
+        out.append(("%s-%s-%03d" % (PREFIX[part], cat, n[cat]), cat, t))
     return out
 
 
