@@ -2,7 +2,8 @@
  * (build/memgate-injectionbench).
  *
  *   memgate-injectionbench DIR...
- *   memgate-injectionbench --labelled [--split tune|held] [--misses N] ATTACKS.tsv BENIGN.tsv [BENIGN2.tsv...]
+ *   memgate-injectionbench --labelled [--split tune|held] [--misses N] [--scores OUT] ATTACKS.tsv BENIGN.tsv
+ *                          [BENIGN2.tsv...]
  *
  * Reads every .h, .c, .rst, .md and .txt file under the DIRs (symlinks not
  * followed, 1 MiB cap per file) and takes each line that mentions "ignore",
@@ -30,9 +31,13 @@
  * a miss shows them too when it scored something),
  * texts escaped as in the TSV and cut at 160 bytes (whole with --misses 0).
  *
+ * --scores OUT: each text's id, label, 1 for an attack (0 for benign), score
+ * and reasons, tab-separated, one a line.
+ *
  * --split S: only the texts of one part of the corpus. A text whose id starts
  * with "tune-" or "seen-" (tests/injection/gen_paraphrase.py's two halves;
- * the second was held out until its misses were read) is in "tune"; one
+ * the second was held out until its misses were read) or "blind" (the
+ * corpora the learned model is trained on, gen_blind*.py) is in "tune"; one
  * whose id starts with "fresh-" (gen_fresh.py's corpus, written blind to the
  * detector) or "held-" in "held"; any other text is in "held" when the
  * FNV-1a hash of its id is odd, in "tune" when it is even. The detector is
@@ -142,6 +147,7 @@ struct text {
     size_t n;
     const char *label; /* category or source, the same */
     int file;          /* which benign file (-1 for attacks) */
+    const char *id;
 };
 
 struct texts {
@@ -175,7 +181,7 @@ static size_t unescape(char *s, size_t n)
 /* The part of the corpus (--split) an id is in: "tune" or "held". */
 static const char *part_of(const char *id)
 {
-    if (!strncmp(id, "tune-", 5) || !strncmp(id, "seen-", 5)) return "tune";
+    if (!strncmp(id, "tune-", 5) || !strncmp(id, "seen-", 5) || !strncmp(id, "blind", 5)) return "tune";
     if (!strncmp(id, "fresh-", 6) || !strncmp(id, "held-", 5)) return "held";
     uint32_t h = 2166136261u;
     for (const unsigned char *p = (const unsigned char *)id; *p; p++) h = (h ^ *p) * 16777619u;
@@ -184,6 +190,7 @@ static const char *part_of(const char *id)
 
 static const char *split; /* --split: only this part, or NULL */
 static long misses = 5;    /* --misses: how many misses a category shows (0: all, each whole) */
+static const char *scores; /* --scores: write each text's score and reasons to this file */
 
 /* Append the texts of one TSV file (its buffer is kept in T). -1 when the
  * file cannot be read or a line is malformed. */
@@ -241,7 +248,7 @@ static int load_tsv(const char *path, int file, struct texts *T)
                 T->v = nv;
                 T->cap = nc;
             }
-            T->v[T->n++] = (struct text){text, n, t1 + 1, file};
+            T->v[T->n++] = (struct text){text, n, t1 + 1, file, p};
         }
         p = e + 1;
     }
@@ -327,6 +334,26 @@ static int labelled(int argc, char **argv)
         }
     }
 
+    if (scores) { /* id, label, attack (1) or not, score, reasons */
+        FILE *o = fopen(scores, "w");
+        if (!o) {
+            fprintf(stderr, "injectionbench: cannot write %s\n", scores);
+            exit(1);
+        }
+        for (int k = 0; k < 2; k++)
+            for (size_t i = 0; i < (k ? B.n : A.n); i++) {
+                const struct text *t = k ? &B.v[i] : &A.v[i];
+                struct mg_inj r;
+                mg_injection_check(t->s, t->n, &r);
+                const char *why[24];
+                size_t nw = mg_inj_reason_names(r.reasons, why, 24);
+                fprintf(o, "%s\t%s\t%d\t%d\t", t->id, t->label, !k, r.score);
+                for (size_t j = 0; j < nw; j++) fprintf(o, "%s%s", j ? "," : "", why[j]);
+                fputc('\n', o);
+            }
+        fclose(o);
+    }
+
     /* throughput of the gate's text filter over every labelled text */
     struct mg_buf out;
     mg_buf_init(&out, (size_t)1 << 30);
@@ -383,19 +410,23 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "--labelled")) {
         int k = 2;
-        for (; k + 1 < argc && (!strcmp(argv[k], "--split") || !strcmp(argv[k], "--misses")); k += 2) {
+        for (; k + 1 < argc && (!strcmp(argv[k], "--split") || !strcmp(argv[k], "--misses") ||
+                                !strcmp(argv[k], "--scores"));
+             k += 2) {
             char *end;
-            if (argv[k][2] == 'm' && ((misses = strtol(argv[k + 1], &end, 10)) < 0 || *end)) {
-                fprintf(stderr, "injectionbench: --misses takes a count (0: every miss, whole), not %s\n", argv[k + 1]);
+            const char *opt = argv[k], *val = argv[k + 1];
+            if (!strcmp(opt, "--scores")) scores = val;
+            if (!strcmp(opt, "--misses") && ((misses = strtol(val, &end, 10)) < 0 || *end)) {
+                fprintf(stderr, "injectionbench: --misses takes a count (0: every miss, whole), not %s\n", val);
                 return 2;
             }
-            if (argv[k][2] == 's' && strcmp(split = argv[k + 1], "tune") && strcmp(split, "held")) {
+            if (!strcmp(opt, "--split") && strcmp(split = val, "tune") && strcmp(split, "held")) {
                 fprintf(stderr, "injectionbench: --split takes tune or held, not %s\n", split);
                 return 2;
             }
         }
         if (argc < k + 2) {
-            fprintf(stderr, "usage: memgate-injectionbench --labelled [--split tune|held] [--misses N] ATTACKS.tsv "
+            fprintf(stderr, "usage: memgate-injectionbench --labelled [--split tune|held] [--misses N] [--scores OUT] ATTACKS.tsv "
                             "BENIGN.tsv [BENIGN2.tsv...]\n");
             return 2;
         }
@@ -403,7 +434,7 @@ int main(int argc, char **argv)
     }
     if (argc < 2) {
         fprintf(stderr, "usage: memgate-injectionbench DIR...\n"
-                        "       memgate-injectionbench --labelled [--split tune|held] [--misses N] ATTACKS.tsv "
+                        "       memgate-injectionbench --labelled [--split tune|held] [--misses N] [--scores OUT] ATTACKS.tsv "
                         "BENIGN.tsv [BENIGN2.tsv...]\n");
         return 2;
     }
