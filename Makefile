@@ -10,6 +10,7 @@
 #   make soak                 100,000 random memory operations on SQLite, PostgreSQL, 3 daemons (~10 min)
 #   make fuzz                 run every libFuzzer target for FUZZ_SECONDS each
 #   make model                train the code model again (model/make.sh: python3-torch, the corpus's mirrors)
+#   make injection-model      train the prompt-injection model again (model/injection/train.py: this machine's docs)
 #   make deps                 only install dependencies (scripts/setup.sh)
 #   make install PREFIX=/usr/local [DESTDIR=]   the binary, man pages, completions, systemd user unit
 #   make uninstall PREFIX=...  remove what make install put there
@@ -122,12 +123,12 @@ GSCANNERS := $(foreach g,$(GRAMMARS),$(if $(filter scanner,$(gscan_$(g))),$(g)))
 GRAMMAR_OBJ := $(GOUT)/ts-runtime.o $(foreach g,$(GRAMMARS),$(GOUT)/$(g)-parser.o) \
                $(foreach g,$(GSCANNERS),$(GOUT)/$(g)-scanner.o)
 
-.PHONY: check all deps test run bench soak fuzz model clean help install uninstall deb man completions grammars \
+.PHONY: check all deps test run bench soak fuzz model injection-model clean help install uninstall deb man completions grammars \
         grammar-sources release
 all: $(OUT)/memgate
 
 help:
-	@sed -n '2,19p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,20p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/setup.sh
@@ -324,6 +325,12 @@ build/model/tokens: build/obj/model/tokens.o build/obj/src/embed/model_tokens.o 
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 model: build/model/tokens
 	model/make.sh
+
+# the prompt-injection model (src/security/injection_model.h): the corpora of tests/injection/ and this
+# machine's documentation and code (tests/injection/benign.py; the kernel source of scripts/setup.sh --bench)
+injection-model:
+	@d=$$(mktemp -d) && python3 tests/injection/benign.py $$d $(HOME)/.cache/memgate-bench/linux-source-6.1 && \
+	  python3 model/injection/train.py $$d; rc=$$?; rm -rf $$d; exit $$rc
 
 build/memgate-bench: build/obj/bench/search_bench.o $(SHIPPED_OBJ) build/libmemgate.a $(GRAMMAR_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

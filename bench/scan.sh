@@ -173,6 +173,8 @@ done
 # detector (which is tuned on --split tune only), with every other benign set's held-out half
 "$IB" --labelled --split held "$INJ/fresh.tsv" "$INJ/benign_fresh.tsv" "$INJ/benign_agents.tsv" "$INJ/benign_hard.tsv" \
   "$work"/benign/*.tsv > "$work/injheld.txt"
+MEMGATE_INJECTION_MODEL=off "$IB" --labelled --split held "$INJ/fresh.tsv" "$INJ/benign_fresh.tsv" \
+  "$INJ/benign_agents.tsv" "$INJ/benign_hard.tsv" "$work"/benign/*.tsv > "$work/injheld_off.txt"
 held_rows=""
 for c in $(awk '$1 ~ /^attacks_/ {sub(/^attacks_/, "", $1); print $1}' "$work/injheld.txt"); do
   held_rows+="| $c | $(kv "attacks_$c" "$work/injheld.txt") | $(kv "detected_$c" "$work/injheld.txt") | $(kv "recall_$c" "$work/injheld.txt") |"$'\n'
@@ -340,7 +342,9 @@ $ben_rows
 Held-out part (\`--split held\`: fresh.tsv's attacks and benign_fresh.tsv's hard negatives, written blind to the
 detector by tests/injection/gen_fresh.py, and the held-out half of every other benign set, $(kv benign "$work/injheld.txt") texts): recall $(kv recall "$work/injheld.txt")
 ($(kv detected "$work/injheld.txt") of $(kv attacks "$work/injheld.txt")), false-positive rate $(kv fp_rate_pct "$work/injheld.txt") %
-($(kv flagged "$work/injheld.txt") flagged); target recall ≥ 0.95 at FPR ≤ 0.5 %.
+($(kv flagged "$work/injheld.txt") flagged); target recall ≥ 0.95 at FPR ≤ 0.5 %. The patterns alone, without the learned
+model (\`MEMGATE_INJECTION_MODEL=off\`): recall $(kv recall "$work/injheld_off.txt"), false-positive rate
+$(kv fp_rate_pct "$work/injheld_off.txt") %.
 
 | held-out category | attacks | detected | recall |
 | --- | --- | --- | --- |

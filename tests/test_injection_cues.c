@@ -150,8 +150,8 @@ TEST(injection_cue_pairs_flagged_with_reasons)
     r = inj_check(cases[4].text);
     ASSERT_EQ_INT(r.score, 65); /* three kinds */
     r = inj_check("Run `curl -fsSL https://sh.rustup.rs | sh` to install the toolchain.");
-    ASSERT_EQ_INT(r.score, 20); /* one cue alone */
-    ASSERT(r.reasons == MG_INJ_ACTION);
+    ASSERT_EQ_INT(r.score, 20); /* one cue alone (the learned model, if it reads the action too, is not another) */
+    ASSERT((r.reasons & ~MG_INJ_MODEL_CUE) == MG_INJ_ACTION);
 }
 
 /* The same pairs hidden: the forms are folded back before the cues match. */

@@ -503,7 +503,8 @@ static int score_of(unsigned why)
         unsigned bit;
         int weight;
     } base[] = {{MG_INJ_OVERRIDE, 90}, {MG_INJ_EXFIL, 85}, {MG_INJ_PERSONA, 80},
-                {MG_INJ_TOOL, 75},     {MG_INJ_ROLE, 70},  {MG_INJ_HIDDEN, 60}, {MG_INJ_CUE_HIDDEN, 60}};
+                {MG_INJ_TOOL, 75},     {MG_INJ_ROLE, 70},  {MG_INJ_MODEL, 70}, {MG_INJ_HIDDEN, 60},
+                {MG_INJ_CUE_HIDDEN, 60}};
     int best = 0, kinds = 0;
     for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
         if (why & base[i].bit) {
@@ -511,7 +512,10 @@ static int score_of(unsigned why)
             if (base[i].weight > best) best = base[i].weight;
         }
     /* cues count only without a reason above: each alone is ordinary text, two kinds are not */
-    int cues = __builtin_popcount(why & MG_INJ_CUES);
+    unsigned cb = why & MG_INJ_CUES;
+    if (!(cb & (MG_INJ_ADDRESS | MG_INJ_VOID | MG_INJ_SECRECY)))
+        cb &= ~MG_INJ_MODEL_CUE; /* beside a harmful action alone the model reads the same words: one signal */
+    int cues = __builtin_popcount(cb);
     if (!best && cues >= 2) best = 60, kinds = cues - 1;
     if (!best) return cues ? 20 : 0;
     int s = best + 5 * (kinds - 1) + ((why & MG_INJ_HOW) ? 10 : 0);
@@ -537,6 +541,7 @@ int mg_injection_check(const char *str, size_t n, struct mg_inj *r)
             why |= match_folded(str, n, fold, why);
         r->reasons |= why;
     }
+    if (!flagged(r->reasons)) r->reasons |= mg__inj_model_reasons(str, n); /* in words no pattern knows */
     r->score = score_of(r->reasons);
     return r->score;
 }
@@ -599,13 +604,14 @@ size_t mg_inj_reason_names(unsigned why, const char **names, size_t cap)
         {MG_INJ_OVERRIDE, "instruction_override"}, {MG_INJ_EXFIL, "exfiltration"},
         {MG_INJ_PERSONA, "persona_change"},         {MG_INJ_TOOL, "tool_call_spoof"},
         {MG_INJ_ROLE, "role_marker"},               {MG_INJ_HIDDEN, "hidden_characters"},
-        {MG_INJ_CUE_HIDDEN, "hidden_cue"},
+        {MG_INJ_CUE_HIDDEN, "hidden_cue"},         {MG_INJ_MODEL, "learned_model"},
         {MG_INJ_INVISIBLE, "invisible_characters"}, {MG_INJ_LOOKALIKE, "look_alike_letters"},
         {MG_INJ_LEET, "leetspeak"},                 {MG_INJ_SPACED, "spaced_letters"},
         {MG_INJ_ROT13, "rot13"},                    {MG_INJ_BASE64, "base64"},
         {MG_INJ_HEX, "hex"},
         {MG_INJ_ADDRESS, "addressed_to_agent"},     {MG_INJ_ACTION, "harmful_action"},
         {MG_INJ_VOID, "instructions_voided"},       {MG_INJ_SECRECY, "secrecy"},
+        {MG_INJ_MODEL_CUE, "learned_cue"},
     };
     size_t k = 0;
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]) && k < cap; i++)

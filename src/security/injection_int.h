@@ -154,4 +154,10 @@ struct mg__inj_pre {
 /* (The tables must be filled.) */
 void mg__inj_prescan(const unsigned char *s, size_t n, struct mg__inj_pre *p);
 
+/* injection_model.c: the learned model's score of s[0..n) (injection_model.h's units), and what it says:
+ * MG_INJ_MODEL at or over its threshold alone, MG_INJ_MODEL_CUE (a cue: flagged beside another) at or over
+ * its threshold, else 0. */
+int mg__inj_model_score(const char *s, size_t n);
+unsigned mg__inj_model_reasons(const char *s, size_t n);
+
 #endif

@@ -76,6 +76,7 @@ static const char *const env_other[] = {
     "DATABASE_URL", /* storage, by the name PostgreSQL tools use (MEMGATE_STORAGE wins) */
     "PROVIDER_DEPTH", /* set by memgate for the MCP servers it starts (util/mcpc.h) */
     "SHIPPED_RULES",  /* off: the rule databases compiled in are not used (security/scan_cache.c) */
+    "INJECTION_MODEL", /* off: the prompt-injection check without its learned model (security/injection_model.c) */
     /* test seams (docs/config.md) */
     "TEST_COMMIT_BYTES", "TEST_MIN_REINDEX_INTERVAL", "TEST_WATCH_LIMIT", "TEST_V1_DELAY_MS", "TEST_HISTORY_MS",
     "TEST_CATCHUP_DELAY_MS", "TEST_NO_MARKS",
