@@ -242,8 +242,8 @@ static int byte_class(struct mg_buf *out, const char *p, const char **end, bool 
 /* The loosened pattern re written for Vectorscan without HS_FLAG_UTF8, matching at least every text it
  * matched as UTF-8: an atom that takes one character beyond ASCII in several bytes (., \S, \W, \D, a
  * negated class) repeats (+; * where it was optional; {n,} for {n}), classes as byte_class says;
- * a literal character beyond ASCII is its bytes, grouped when a repeat follows it ("，?"). \s, \w, \d and \b are ASCII's in both
- * (no HS_FLAG_UCP). A byte-wise scan runs faster (about a fifth on docs and headers) and takes text
+ * a literal character beyond ASCII is its bytes, grouped when a repeat follows it ("，?"). \s, \w, \d
+ * and \b are ASCII's in both (no HS_FLAG_UCP). A byte-wise scan runs faster (about a fifth on docs and headers) and takes text
  * that is not valid UTF-8. */
 int mg__inj_bytewise(struct mg_buf *out, const char *re)
 {
@@ -259,7 +259,8 @@ int mg__inj_bytewise(struct mg_buf *out, const char *re)
             int32_t cp;
             size_t l = mg__utf8_next((const unsigned char *)p, strlen(p), &cp);
             bool rep = p[l] && strchr("?*+{", p[l]);
-            if ((rep && mg_buf_adds(out, "(?:") != 0) || mg_buf_add(out, p, l) != 0 || (rep && mg_buf_adds(out, ")") != 0))
+            if ((rep && mg_buf_adds(out, "(?:") != 0) || mg_buf_add(out, p, l) != 0 ||
+                (rep && mg_buf_adds(out, ")") != 0))
                 return -1;
             p += l;
             continue;

@@ -2,21 +2,23 @@
  * linear model over word features (injection_model.h, written by
  * model/injection/train.py, which documents its training data). It finds
  * what no pattern names: instructions to an agent written in words of their
- * own. The patterns (injection.c) keep what they find; the model adds
- * MG_INJ_MODEL where they found too little.
+ * own. The patterns (injection.c) keep what they find; where they did not
+ * flag a text, the model adds MG_INJ_MODEL_CUE over its threshold (a cue,
+ * flagged beside another) or MG_INJ_MODEL over its higher one.
  *
  * Words, features and score exactly as model/injection/features.py computes
  * them (tests/test_injection_model.c checks the scores the trainer wrote):
  * a run of ASCII letters and digits (lower-cased) and characters beyond
  * ASCII is a word, a CJK character a word alone, ASCII punctuation, spaces
  * and the punctuation blocks beyond ASCII end one; a word's hash is FNV-1a
- * of its bytes (of "0" for digits only; a URL is the word "url", the domain
- * after an address's @ the word "email"); each word gives three weights (the word, the word with the
- * one before it, the word with the one two before: 64-bit keys, one multiply each); the score is the bias
- * plus the greatest sum over MG__INJ_MODEL_WINDOW consecutive words (the
- * whole text when it is shorter). Integers throughout, so C and Python agree
- * to the unit. One pass, no allocation. MEMGATE_INJECTION_MODEL=off leaves
- * the model out (the patterns alone: for comparisons).
+ * of its bytes (of "0" for digits only; a URL is the word "url", the
+ * domain after an address's @ the word "email"); each word gives three
+ * weights (the word, the word with the one before it, the word with the one
+ * two before: 64-bit keys, one multiply each); the score is the bias plus
+ * the greatest sum over MG__INJ_MODEL_WINDOW consecutive words (the whole
+ * text when it is shorter). Integers throughout, so C and Python agree to
+ * the unit. One pass, no allocation. MEMGATE_INJECTION_MODEL=off leaves the
+ * model out (the patterns alone: for comparisons).
  */
 #include "security/injection_int.h"
 #include "security/injection_model.h"

@@ -62,7 +62,7 @@ int mg_sanitize(const char *s, size_t n, struct mg_buf *out, unsigned *found);
 #define MG_INJ_ROLE       0x0010u /* role and chat-template markers */
 #define MG_INJ_HIDDEN     0x0020u /* Unicode tags, a bidi override, a run of zero-width characters */
 #define MG_INJ_CUE_HIDDEN 0x0040u /* a cue (below) found only in a hidden form: an attacker's, not prose */
-#define MG_INJ_MODEL      0x0080u /* the learned model (injection_model.c) reads it as an instruction to the agent, sure */
+#define MG_INJ_MODEL      0x0080u /* the learned model (injection_model.c) reads an instruction to the agent */
 /* how it was hidden: the form in which it matched */
 #define MG_INJ_INVISIBLE  0x0100u /* invisible or combining characters between letters */
 #define MG_INJ_LOOKALIKE  0x0200u /* fullwidth, mathematical, circled or Cyrillic/Greek look-alike letters */
@@ -79,13 +79,13 @@ int mg_sanitize(const char *s, size_t n, struct mg_buf *out, unsigned *found);
 #define MG_INJ_ACTION     0x20000u /* a harmful action asked for (a secret sent, curl | sh, rm -rf ~, force-push) */
 #define MG_INJ_VOID       0x40000u /* instructions declared void, or set aside with no "previous" */
 #define MG_INJ_SECRECY    0x80000u /* keep it from the user, leave no trace, report success regardless */
-#define MG_INJ_MODEL_CUE  0x100000u /* the learned model reads it as one, less sure (its threshold, not MODEL's) */
+#define MG_INJ_MODEL_CUE  0x100000u /* the learned model reads one, less sure (its lower threshold) */
 #define MG_INJ_CUES       0x1F0000u
 
 /* score: 0 when nothing was found, else 20..100: the strongest reason
  * (override 90, exfiltration 85, persona 80, tool call 75, role marker or
- * the learned model 70, hidden characters or a hidden cue 60), 5 more for each further reason, 10 more when it
- * was hidden; with none of those, two kinds of cue give 60 (5 more for each
+ * the learned model 70, hidden characters or a hidden cue 60), 5 more for
+ * each further reason, 10 more when it was hidden; with none of those, two kinds of cue give 60 (5 more for each
  * further kind) and one cue alone 20. The gate flags an item at MG_INJ_FLAG
  * or more. */
 #define MG_INJ_FLAG 50
