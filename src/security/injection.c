@@ -468,6 +468,7 @@ static unsigned match_folded(const char *s, size_t n, unsigned fold, unsigned se
     unsigned how = 0, why = 0;
     size_t m = mg_injection_normalise(s, n, b, &how);
     if (how) why = match(b, m, NULL);
+    if (how && !flagged(why)) why |= mg__inj_model_reasons(b, m); /* the model reads the folded words too */
     if (why) why |= how;
     why |= hidden_cue(why, seen);
     if (!flagged(why | seen) && (fold & MG__FOLD_ROT13)) {
@@ -538,11 +539,13 @@ int mg_injection_check(const char *str, size_t n, struct mg_inj *r)
     if (inj_ok) {
         unsigned fold = 0, why = match(str, n, &fold);
         fold |= p.fold;
+        if (!flagged(why)) why |= mg__inj_model_reasons(str, n); /* in words no pattern knows */
         if (!flagged(why) && n <= MG_INJECTION_FOLD_MAX && (p.chars || fold)) /* hidden characters alone: fold */
             why |= match_folded(str, n, fold, why);
         r->reasons |= why;
+    } else if (!flagged(r->reasons)) {
+        r->reasons |= mg__inj_model_reasons(str, n);
     }
-    if (!flagged(r->reasons)) r->reasons |= mg__inj_model_reasons(str, n); /* in words no pattern knows */
     r->score = score_of(r->reasons);
     return r->score;
 }
