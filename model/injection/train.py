@@ -2,29 +2,35 @@
 """train.py - train memgate's prompt-injection model (a linear model over
 word features, features.py) and write src/security/injection_model.h.
 
-    python3 model/injection/train.py BENIGN_DIR [--out PATH] [--epochs N]
+    python3 model/injection/train.py BENIGN_DIR [--out PATH] [--epochs N] [--lr X] [--l2 X]
 
-BENIGN_DIR is tests/injection/benign.py's output on this machine (man pages,
-/usr/share/doc, /usr/include comments, the kernel's Documentation), of which
-the trainer reads the half memgate-injectionbench --split tune counts; it
-also reads whole files of the kernel's C source (~/.cache/memgate-bench/
-linux-source-6.1, scripts/setup.sh --bench: kernel/, mm/, fs/, net/,
-drivers/gpu, drivers/net) and of Python's standard library, and single lines
-and three-line runs of them, as negatives (not /usr/include or the kernel's
-Documentation, whose lines memgate-injectionbench DIR measures). Attacks: tests/injection/attacks.tsv,
-paraphrase.tsv and the blind corpora (blind*.tsv); hard negatives:
-benign_hard.tsv, benign_agents.tsv, benign_blind*.tsv. Never fresh.tsv or
-benign_fresh.tsv: they are the held-out part the model is measured on
-(memgate-injectionbench --split held).
+(`make injection-model` runs tests/injection/benign.py into a temporary
+directory and then this.)
+
+Attacks: those of tests/injection/attacks.tsv, paraphrase.tsv and the blind
+corpora (blind*.tsv) whose category is not a hidden form (the patterns fold
+and decode those). Negatives: benign_hard.tsv, benign_agents.tsv,
+benign_blind*.tsv; the half of BENIGN_DIR (benign.py's output: man pages,
+/usr/share/doc, /usr/include comments, the kernel's Documentation) that
+memgate-injectionbench --split tune counts; whole files of the kernel's C
+source (~/.cache/memgate-bench/linux-source-6.1, scripts/setup.sh --bench)
+and of Python's standard library, their lines and three-line runs, and
+those of their lines that name instructions, systems, secrets or the
+reader; imperative lines of /usr/share/doc (run, send, install, never...).
+Never fresh.tsv or benign_fresh.tsv: they are the held-out part the model
+is measured on (memgate-injectionbench --split held), nor /usr/include or
+the kernel's Documentation, whose lines memgate-injectionbench DIR reads.
 
 One text in five (by the FNV-1a hash of its id or path) is kept for
-validation: the threshold is the score that flags at most TARGET_FPR of the
-validation negatives, and the report gives the validation recall there.
-Training: logistic loss on each text's best window (the window that decides
-its score, found again each epoch: the attack's sentences for an attack, the
-hardest part for a benign file), AdaGrad, L2, classes weighted equally; the
-weights are then rounded to int8 (a scale per model). Python 3 standard
-library only; fixed seed, so the same inputs give the same header.
+validation, reported per corpus. The thresholds are set on 20,000 other
+lines of /usr/share/doc that name instructions, systems or prompts, never
+trained on: the lower one (a cue) flags TARGET_FPR of them, the higher one
+(a reason alone) none. Training: logistic loss on each text's best window
+(the window that decides its score, found again each epoch: the attack's
+sentences for an attack, the hardest part for a benign file), AdaGrad, L2,
+classes weighted equally; the weights are then rounded to int8 (one scale).
+Python 3 standard library only; fixed seed, so the same inputs give the
+same header.
 """
 import argparse
 import hashlib
