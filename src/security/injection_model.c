@@ -82,6 +82,17 @@ static inline void word(struct win *v, uint32_t t)
     v->prev1 = t;
 }
 
+/* Each byte's part: an ASCII letter (lower-cased) or digit as itself, 0 for other ASCII, 0x80 beyond
+ * ASCII. */
+static const unsigned char byte_kind[256] = {
+#define R8(c) (c), (c) + 1, (c) + 2, (c) + 3, (c) + 4, (c) + 5, (c) + 6, (c) + 7
+    [48] = R8('0'), '8', '9',
+    [65] = R8('a'), R8('i'), R8('q'), 'y', 'z',
+    [97] = R8('a'), R8('i'), R8('q'), 'y', 'z',
+#undef R8
+    [128 ... 255] = 0x80,
+};
+
 int mg__inj_model_score(const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
@@ -89,32 +100,33 @@ int mg__inj_model_score(const char *str, size_t n)
     uint32_t h = FNV0;
     bool in = false, digits = true; /* digits: the word so far is digits only (it is then "0") */
     for (size_t i = 0; i < n;) {
-        unsigned char c = s[i];
-        if ((c | 0x20) == 'h' && (i == 0 || !ascii_alnum(s[i - 1])) && url_at(s + i, n - i)) {
-            if (in) word(&v, digits ? NUM : h);
-            word(&v, URLW);
-            while (i < n && !url_end(s[i])) i++;
-            h = FNV0, in = false, digits = true;
-            continue;
-        }
-        if (c == '@' && i > 0 && i + 1 < n && (ascii_alnum(s[i - 1]) || (s[i - 1] && strchr("._%+-", s[i - 1]))) &&
-            ascii_alnum(s[i + 1])) {
-            if (in) word(&v, digits ? NUM : h);
-            word(&v, EMAILW);
-            for (i++; i < n && (ascii_alnum(s[i]) || s[i] == '.' || s[i] == '-'); i++) continue;
-            h = FNV0, in = false, digits = true;
-            continue;
-        }
-        if (c < 0x80) {
-            bool alpha = (unsigned)((c | 0x20) - 'a') < 26;
-            if (alpha || (unsigned)(c - '0') < 10) {
-                h = (h ^ (unsigned char)(alpha ? c | 0x20 : c)) * FNVP;
-                in = true, digits &= !alpha;
-            } else if (in) {
-                word(&v, digits ? NUM : h);
+        unsigned char c = s[i], k = byte_kind[c];
+        if (k && k < 0x80) {
+            /* a word's ASCII letters and digits; where one starts after no letter or digit, maybe a URL */
+            if (k == 'h' && (i == 0 || !ascii_alnum(s[i - 1])) && url_at(s + i, n - i)) {
+                if (in) word(&v, digits ? NUM : h);
+                word(&v, URLW);
+                while (i < n && !url_end(s[i])) i++;
                 h = FNV0, in = false, digits = true;
+                continue;
             }
-            i++;
+            do {
+                h = (h ^ k) * FNVP;
+                digits &= k <= '9';
+            } while (++i < n && (k = byte_kind[s[i]]) && k < 0x80);
+            in = true;
+            continue;
+        }
+        if (!k) { /* ASCII that ends a word: an address's @ (its domain the word "email"), or the run of them */
+            if (in) word(&v, digits ? NUM : h);
+            h = FNV0, in = false, digits = true;
+            if (c == '@' && i > 0 && i + 1 < n &&
+                (ascii_alnum(s[i - 1]) || (s[i - 1] && strchr("._%+-", s[i - 1]))) && ascii_alnum(s[i + 1])) {
+                word(&v, EMAILW);
+                for (i++; i < n && (ascii_alnum(s[i]) || s[i] == '.' || s[i] == '-'); i++) continue;
+                continue;
+            }
+            while (++i < n && !byte_kind[s[i]] && s[i] != '@') continue;
             continue;
         }
         int32_t cp;
@@ -123,12 +135,12 @@ int mg__inj_model_score(const char *str, size_t n)
             if (in) word(&v, digits ? NUM : h);
             h = FNV0, in = false, digits = true;
             if (!sep_cp(cp)) { /* CJK punctuation is in the CJK block: a separator */
-                for (size_t k = 0; k < l; k++) h = (h ^ s[i + k]) * FNVP;
+                for (size_t j = 0; j < l; j++) h = (h ^ s[i + j]) * FNVP;
                 word(&v, h);
                 h = FNV0;
             }
         } else {
-            for (size_t k = 0; k < l; k++) h = (h ^ s[i + k]) * FNVP;
+            for (size_t j = 0; j < l; j++) h = (h ^ s[i + j]) * FNVP;
             in = true, digits = false;
         }
         i += l;
