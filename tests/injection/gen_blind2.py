@@ -2611,20 +2611,7 @@ I18N_KIND = "i18n"
 # Building
 # ==========================================================================
 
-class Deck:
-    """Deal entries of a list in shuffled order, reshuffling when it runs out,
-    so that every entry gets used before any is used twice."""
-
-    def __init__(self, items, r):
-        self.items = list(items)
-        self.r = r
-        self.left = []
-
-    def __call__(self):
-        if not self.left:
-            self.left = list(self.items)
-            self.r.shuffle(self.left)
-        return self.left.pop()
+Deck = G.Deck
 
 
 WRAP = [G.w_c_block, G.w_c_line, G.w_py_comment, G.w_docstring, G.w_readme, G.w_issue, G.w_tool_output,

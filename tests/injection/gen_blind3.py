@@ -128,8 +128,7 @@ def put(blocks, ins, r, lo=0, hi=None):
     return blocks[:k] + [ins] + blocks[k:]
 
 
-def cap(s):
-    return s[:1].upper() + s[1:]
+cap = G.cap
 
 
 # --------------------------------------------------------------------------

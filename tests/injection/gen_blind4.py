@@ -39,23 +39,10 @@ import gen_corpus as G  # noqa: E402
 SEED = 40417
 
 
-class Deck:
-    """Draw items in shuffled rounds, so every item is used before any repeats."""
-
-    def __init__(self, items, r):
-        self.items = list(items)
-        self.r = r
-        self.pool = []
-
-    def draw(self):
-        if not self.pool:
-            self.pool = self.items[:]
-            self.r.shuffle(self.pool)
-        return self.pool.pop()
+Deck = G.Deck
 
 
-def cap(s):
-    return s[:1].upper() + s[1:] if s else s
+cap = G.cap
 
 
 def fill(frame, a):

@@ -30,6 +30,29 @@ def esc(s):
     return s.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
 
 
+def cap(s):
+    """s with its first character upper-cased (the other generators' too)."""
+    return s[:1].upper() + s[1:]
+
+
+class Deck:
+    """Deals the entries of a list in shuffled rounds, so every entry is used before any is used twice
+    (the other generators' too). deck.draw() or deck() deals one."""
+
+    def __init__(self, items, r):
+        self.items = list(items)
+        self.r = r
+        self.pool = []
+
+    def draw(self):
+        if not self.pool:
+            self.pool = self.items[:]
+            self.r.shuffle(self.pool)
+        return self.pool.pop()
+
+    __call__ = draw
+
+
 # --------------------------------------------------------------------------
 # Surrounding text: where an attacker hides a payload. Each wrapper takes the
 # payload and a random source and returns the planted text.

@@ -68,8 +68,7 @@ HIDDEN_WRAPPERS = [G.w_c_block, G.w_c_line, G.w_py_comment, G.w_readme, G.w_note
 ML_WRAPPERS = [G.w_c_line, G.w_py_comment, G.w_readme, G.w_note, G.w_issue, G.w_commit, G.w_yaml, G.w_html]
 
 
-def cap(s):
-    return s[:1].upper() + s[1:]
+cap = G.cap
 
 
 def fill(tpl, **kw):
@@ -80,19 +79,7 @@ def fill(tpl, **kw):
     return out
 
 
-class Deck:
-    """Deals the entries of a list in shuffled rounds, so all are used evenly."""
-
-    def __init__(self, items, r):
-        self.items = list(items)
-        self.r = r
-        self.pool = []
-
-    def draw(self):
-        if not self.pool:
-            self.pool = self.items[:]
-            self.r.shuffle(self.pool)
-        return self.pool.pop()
+Deck = G.Deck
 
 
 # --------------------------------------------------------------------------
