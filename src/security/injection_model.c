@@ -38,7 +38,18 @@ static inline bool sep_cp(int32_t cp)
 
 static inline bool cjk_cp(int32_t cp) { return (cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF); }
 
-static inline bool ascii_alnum(unsigned char c) { return (unsigned)((c | 0x20) - 'a') < 26 || (unsigned)(c - '0') < 10; }
+/* Each byte's part: an ASCII letter (lower-cased) or digit as itself, 0 for other ASCII, 0x80 beyond
+ * ASCII. */
+static const unsigned char byte_kind[256] = {
+#define R8(c) (c), (c) + 1, (c) + 2, (c) + 3, (c) + 4, (c) + 5, (c) + 6, (c) + 7
+    [48] = R8('0'), '8', '9',
+    [65] = R8('a'), R8('i'), R8('q'), 'y', 'z',
+    [97] = R8('a'), R8('i'), R8('q'), 'y', 'z',
+#undef R8
+    [128 ... 255] = 0x80,
+};
+
+static inline bool ascii_alnum(unsigned char c) { return byte_kind[c] && byte_kind[c] < 0x80; }
 
 /* "http://" or "https://", any case, at s */
 static inline bool url_at(const unsigned char *s, size_t n)
@@ -81,17 +92,6 @@ static inline void word(struct win *v, uint32_t t)
     v->prev2 = v->prev1;
     v->prev1 = t;
 }
-
-/* Each byte's part: an ASCII letter (lower-cased) or digit as itself, 0 for other ASCII, 0x80 beyond
- * ASCII. */
-static const unsigned char byte_kind[256] = {
-#define R8(c) (c), (c) + 1, (c) + 2, (c) + 3, (c) + 4, (c) + 5, (c) + 6, (c) + 7
-    [48] = R8('0'), '8', '9',
-    [65] = R8('a'), R8('i'), R8('q'), 'y', 'z',
-    [97] = R8('a'), R8('i'), R8('q'), 'y', 'z',
-#undef R8
-    [128 ... 255] = 0x80,
-};
 
 int mg__inj_model_score(const char *str, size_t n)
 {
