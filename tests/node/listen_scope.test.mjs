@@ -84,6 +84,10 @@ test('V10: a token limited to one repo hears no index run of its tenant\'s other
 test('the watcher\'s index runs are heard too, by the listeners that may see the repo', async () => {
   const full = await listener(token('--tenant', 'acme', '--scope', 'read'));
   const other = await listener(token('--tenant', 'globex', '--scope', 'read'));
+  // a file written again with the same bytes: the watcher's run finds nothing new and tells no one
+  fs.writeFileSync(path.join(roots.alpha, 'main.c'), fs.readFileSync(path.join(roots.alpha, 'main.c')));
+  await sleep(1500);
+  assert.deepEqual(heard(full), [], 'a watcher run that changed nothing was announced');
   // no index tool called: an edit on disk, which the server's watcher indexes
   fs.writeFileSync(path.join(roots.alpha, 'edited.c'), 'int alpha_edited(void) { return 2; }\n');
   const deadline = Date.now() + 30000;
