@@ -316,8 +316,7 @@ static void run(struct mg_watcher *w, struct repo *r, bool full)
         if (!w->stopping)
             fprintf(stderr, "memgate: watch: %s: re-indexing %s failed: %s\n", r->info.id,
                     full ? "the repo" : "changed files", err.msg);
-    } else if (w->hook.ran && st.added + st.changed + st.removed > 0) {
-        /* a run that found nothing new (an edit another run indexed first) tells a listener nothing */
+    } else if (w->hook.ran) {
         w->hook.ran(w->hook.arg, r->info.tenant, r->info.id, (long long)st.files,
                     (long long)(st.added + st.changed + st.removed));
     }

@@ -54,7 +54,7 @@
 
 struct mg_watcher;
 
-/* Told after each of the watcher's index runs that succeeded and changed something (on the
+/* Told after each of the watcher's index runs that succeeded (on the
  * watcher's thread): the repo's tenant and id, its files, and how many were
  * added, changed or removed. */
 struct mg_watch_hook {

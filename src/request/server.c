@@ -29,10 +29,12 @@ static void close_providers(struct mg_providers *p)
     memset(p, 0, sizeof(*p));
 }
 
-/* the watcher's runs reach on_indexed as the tools' do (gate.c); it is set after the watcher starts */
+/* the watcher's runs reach on_indexed as the tools' do (gate.c); it is set after the watcher starts. A run
+ * that found nothing new (an edit another run indexed first) tells a listener nothing. */
 static void watch_ran(void *arg, const char *tenant, const char *repo, long long files, long long changed)
 {
     struct mg_server *srv = arg;
+    if (changed == 0) return;
     void (*f)(const char *, const char *, long long, long long) = __atomic_load_n(&srv->on_indexed, __ATOMIC_ACQUIRE);
     if (f) f(tenant, repo, files, changed);
 }
