@@ -280,6 +280,8 @@ static void prefix_ids(struct mg_db *d, const char *q, int limit, int64_t *a, in
     int k;
     for (*n = 0; *n < MAXROWS && (k = mg_idx_next(&c, &r)) > 0;) a[(*n)++] = r.id;
     ASSERT(k == 0);
+    /* a kept statement, planned once: a LIKE of a bound pattern is prepared again at every bind */
+    if (sqlite3_stmt_status(c.st, SQLITE_STMTSTATUS_REPREPARE, 0) != 0) FAIL("%s: the statement was prepared again", q);
     mg_idx_done(&c);
     sqlite3_stmt *st;
     char like[64]; /* q's wildcards and the escape taken literally, as the store does */
@@ -312,6 +314,9 @@ TEST(symbols_by_prefix_bounded_by_length_as_unbounded)
         size_t len = 0;
         FILE *m = open_memstream(&text, &len);
         fprintf(m, "int widget(void) { return 0; }\nint Widget%d(void) { return 1; }\n", f);
+        /* names past a prefix's raised last byte in case-blind order (`@` + 1 is `A`, folded to `a`), UTF-8 */
+        fprintf(m, "int w\u00e9%d(void) { return 2; }\nint w\u00ea%d(void) { return 3; }\n", f, f);
+        fprintf(m, "int wa%d;\nint wB%d;\nint w_%d;\nint w%d;\n", f, f, f, f);
         for (int k = 0; k < 30; k++) fprintf(m, "int widget_%.*s%d(void) { return %d; }\n", k % 9, "xxxxxxxxx", f, k);
         fclose(m);
         snprintf(rel, sizeof(rel), "src/w%02d.c", f);
@@ -321,7 +326,8 @@ TEST(symbols_by_prefix_bounded_by_length_as_unbounded)
     index_repo(repo, home);
     struct mg_db *d = open_index(home);
     static int64_t a[MAXROWS], b[MAXROWS];
-    const char *const qs[] = {"widget", "WIDGET", "widget_", "widget_xx", "w", "Widget1", "nosuch"};
+    const char *const qs[] = {"widget", "WIDGET", "widget_", "widget_xx", "w", "Widget1", "nosuch", "W",
+                              "w\u00e9", "w\xc3", "w@", "w_", "w%", "\xff", ""};
     const int limits[] = {1, 5, 12, 13, 40, 100, 1000};
     for (size_t i = 0; i < sizeof(qs) / sizeof(*qs); i++)
         for (size_t j = 0; j < sizeof(limits) / sizeof(*limits); j++) {

@@ -2,6 +2,7 @@
  * one around a line, symbol search, the names graph (indexdb.h, section 5). */
 #include "store/indexdb_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/buf.h"
@@ -98,7 +99,50 @@ int mg_idx_file_defs(struct mg_db *d, int64_t fid, struct mg_idx_cur *c, struct 
 #define HIT_COLS "s.id, s.name, s.kind, s.container, s.start_line, s.end_line, f.path, f.lang, f.id"
 #define HIT_K K_ID, K_NAME, K_KIND, K_CONTAINER, K_START_LINE, K_END_LINE, K_PATH, K_LANG, K_FILE_ID
 
-/* The longest name the best `limit` names matching like can have: the
+/* Names starting with a prefix, any case: a range of the name index, which
+ * is COLLATE NOCASE (ASCII letters folded to lower case, then bytes
+ * compared). Not `name LIKE ?`: SQLite prepares a statement holding a LIKE of
+ * a bound pattern again each time the pattern is bound (to plan it as such a
+ * range), a parse and plan on every search. lo is the prefix lowercased; hi
+ * the next string past every one starting with lo in that order: lo's last
+ * byte that is not 0xff raised (past `Z`'s place when it would land on an
+ * upper-case letter, which the order folds away), or, with none, no upper
+ * end (a blob, which every text sorts below). */
+#define PREFIX_WHERE(n, lo, hi) n " >= " lo " COLLATE NOCASE AND " n " < " hi " COLLATE NOCASE"
+
+struct prefix {
+    char *lo, *hi; /* one allocation */
+    size_t n, nhi;
+};
+
+static bool prefix_make(struct prefix *p, const char *q)
+{
+    p->n = strlen(q);
+    if (!(p->lo = malloc(2 * p->n + 2))) return false;
+    for (size_t i = 0; i < p->n; i++) p->lo[i] = q[i] >= 'A' && q[i] <= 'Z' ? (char)(q[i] - 'A' + 'a') : q[i];
+    p->lo[p->n] = 0;
+    p->hi = p->lo + p->n + 1;
+    memcpy(p->hi, p->lo, p->n);
+    size_t l = p->n;
+    while (l > 0 && (unsigned char)p->hi[l - 1] == 0xff) l--;
+    if (l > 0) {
+        unsigned char b = (unsigned char)p->hi[l - 1] + 1;
+        p->hi[l - 1] = (char)(b >= 'A' && b <= 'Z' ? 'Z' + 1 : b);
+    }
+    p->nhi = l;
+    return true;
+}
+
+/* binds PREFIX_WHERE's lo and hi at i and i + 1 (copied by SQLite when `copy`) */
+static void prefix_bind(sqlite3_stmt *st, int i, const struct prefix *p, bool copy)
+{
+    sqlite3_destructor_type how = copy ? SQLITE_TRANSIENT : SQLITE_STATIC;
+    sqlite3_bind_text(st, i, p->lo, (int)p->n, how);
+    if (p->nhi == 0) sqlite3_bind_zeroblob(st, i + 1, 0);
+    else sqlite3_bind_text(st, i + 1, p->hi, (int)p->nhi, how);
+}
+
+/* The longest name the best `limit` names starting with p can have: the
  * shortest length L with at least limit of them L characters long or
  * shorter (they come first: an exact name is the shortest, the others go by
  * length), from the name index alone; INT64_MAX when there are fewer. A
@@ -106,13 +150,13 @@ int mg_idx_file_defs(struct mg_db *d, int64_t fid, struct mg_idx_cur *c, struct 
  * 424,821), each joined to its file and sorted; those the bound leaves out
  * are only read from the index. */
 #define LENGTHS 256
-static int64_t length_bound(struct mg_db *d, const char *like, int limit)
+static int64_t length_bound(struct mg_db *d, const struct prefix *p, int limit)
 {
     bool own;
-    sqlite3_stmt *st = mg_db_stmt(d, S_SYMBOL_LENGTHS, "SELECT length(name) FROM symbols WHERE name LIKE ?1 "
-                                  "ESCAPE '\\'", &own, NULL);
+    sqlite3_stmt *st = mg_db_stmt(d, S_SYMBOL_LENGTHS, "SELECT length(name) FROM symbols WHERE "
+                                  PREFIX_WHERE("name", "?1", "?2"), &own, NULL);
     if (!st) return INT64_MAX;
-    sqlite3_bind_text(st, 1, like, -1, SQLITE_STATIC);
+    prefix_bind(st, 1, p, false);
     int64_t n[LENGTHS] = {0};
     while (sqlite3_step(st) == SQLITE_ROW) {
         int l = sqlite3_column_int(st, 0);
@@ -132,30 +176,25 @@ int mg_idx_symbols_like(struct mg_db *d, const char *q, const struct mg_filter *
     static const unsigned char cols[] = {HIT_K, K_TIER, K_ORDER, K_END};
     if (mg__idx_open(d, S_SYMBOLS_LIKE,
                    "SELECT " HIT_COLS ", "
-                   "CASE WHEN s.name = ?1 THEN 0 WHEN s.name = ?1 COLLATE NOCASE THEN 1 ELSE 2 END AS tier, "
+                   "CASE WHEN s.name = ?3 THEN 0 WHEN s.name = ?3 COLLATE NOCASE THEN 1 ELSE 2 END AS tier, "
                      KIND_ORDER " AS ko FROM symbols s JOIN files f ON f.id = s.file_id "
-                   "WHERE s.name LIKE ?2 ESCAPE '\\' AND length(s.name) <= ?5 AND mg_filter_ok(?3, f.path, f.lang) "
-                   "ORDER BY tier, length(s.name), ko, f.path, s.start_line LIMIT ?4", cols, c, err) != 0)
+                   "WHERE " PREFIX_WHERE("s.name", "?1", "?2") " AND length(s.name) <= ?4 "
+                   "AND mg_filter_ok(?5, f.path, f.lang) "
+                   "ORDER BY tier, length(s.name), ko, f.path, s.start_line LIMIT ?6", cols, c, err) != 0)
         return -1;
-    /* q as a LIKE prefix: its wildcards and the escape taken literally */
-    struct mg_buf like;
-    mg_buf_init(&like, strlen(q) * 2 + 2);
-    for (const char *p = q; *p; p++) {
-        if (*p == '%' || *p == '_' || *p == '\\') mg_buf_addc(&like, '\\');
-        mg_buf_addc(&like, *p);
-    }
-    mg_buf_addc(&like, '%');
-    if (!like.p) {
+    struct prefix p;
+    if (!prefix_make(&p, q)) {
         mg_idx_done(c);
         return mg_err_oom(err);
     }
-    sqlite3_bind_text(c->st, 1, q, -1, SQLITE_STATIC);
-    sqlite3_bind_text(c->st, 2, like.p, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_pointer(c->st, 3, (void *)f, "mg_filter", NULL);
-    sqlite3_bind_int(c->st, 4, limit);
     /* (a scope may leave out the short names: then every name is ranked) */
-    sqlite3_bind_int64(c->st, 5, mg_filter_scoped(f) || limit <= 0 ? INT64_MAX : length_bound(d, like.p, limit));
-    mg_buf_release(&like);
+    int64_t bound = mg_filter_scoped(f) || limit <= 0 ? INT64_MAX : length_bound(d, &p, limit);
+    prefix_bind(c->st, 1, &p, true);
+    sqlite3_bind_text(c->st, 3, q, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(c->st, 4, bound);
+    sqlite3_bind_pointer(c->st, 5, (void *)f, "mg_filter", NULL);
+    sqlite3_bind_int(c->st, 6, limit);
+    free(p.lo);
     return 0;
 }
 
