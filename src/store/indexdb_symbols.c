@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/buf.h"
-
 #define SYM_COLS "id, name, kind, container, start_line, end_line"
 #define SYM_K K_ID, K_NAME, K_KIND, K_CONTAINER, K_START_LINE, K_END_LINE
 static const unsigned char sym_cols[] = {SYM_K, K_END};
