@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""instructions.py HOME REPO BIN [BIN2 ...] [--function F] [--mode M] [--queries TSV] [--limit N] [--serve S] [--json]
+"""instructions.py HOME REPO BIN [BIN2 ...] [--function F] [--mode M] [--queries TSV] [--limit N] [--serve S [--calls C]] [--json]
 
 Instructions executed, not time: on a shared machine the CPU time of a call
 varies by 10-20% from run to run, more than most changes to one step of a
@@ -19,10 +19,12 @@ rather than the whole search when comparing builds for a server.
 --serve S: a server instead. `memgate serve` runs under callgrind, counting
 what its worker threads execute (worker_main: an MCP call's tool, its gate
 and its reply), while build/memgate-mcpload calls search_code (mode M; `auto`
-is its default) from one session for S seconds; prints instructions per call
-(the first call's one-time set-up spread over the others). That count moves
-by about 0.5% between runs of one binary (how many calls, and of which
-queries, fit in S seconds).
+is its default) from one session: C calls (--calls, default 100: the
+queries in turn, the same on every run), or as many as fit in S seconds if
+that comes first; prints instructions per call (the first call's one-time
+set-up spread over the others). With the same calls the count is the same
+within about 0.1% from run to run, whatever the machine's load; a run that
+S seconds cut short (it says so) counts another mix of queries.
 
 Needs valgrind (`scripts/setup.sh --bench` installs it). Exit 1 if a search fails.
 """
@@ -53,7 +55,7 @@ def count(binary, home, repo, mode, function, q):
     return int(m.group(1))
 
 
-def serve_count(binary, home, repo, mode, seconds, qpath):
+def serve_count(binary, home, repo, mode, seconds, qpath, ncalls):
     env = nb.env(home)
     load = os.path.join(HERE, "build", "memgate-mcpload")
     if not os.access(load, os.X_OK):
@@ -65,7 +67,7 @@ def serve_count(binary, home, repo, mode, seconds, qpath):
         try:
             port = json.loads(p.stdout.readline())["port"]
             r = subprocess.run([load, f"http://127.0.0.1:{port}/mcp", qpath, "--sessions", "1", "--seconds",
-                                str(seconds), "--warmup", "0", "--repo", repo] + (["--mode", mode] if mode != "auto" else []),
+                                str(seconds), "--warmup", "0", "--calls", str(ncalls), "--repo", repo] + (["--mode", mode] if mode != "auto" else []),
                                capture_output=True, text=True)
         finally:
             p.terminate()
@@ -89,21 +91,23 @@ def main():
     ap.add_argument("--queries", default=os.path.join(HERE, "bench", "queries.tsv"), help="TSV, queries in column 2")
     ap.add_argument("--limit", type=int, default=0, help="at most N queries (default all)")
     ap.add_argument("--serve", type=int, default=0, metavar="S",
-                    help="count a server's worker threads over S seconds of MCP search_code calls instead")
+                    help="count a server's worker threads over MCP search_code calls instead, for at most S seconds")
+    ap.add_argument("--calls", type=int, default=100, metavar="C", help="with --serve: C calls (default %(default)s)")
     ap.add_argument("--json", action="store_true", help="one JSON object instead of text")
     a = ap.parse_args()
     if not os.path.isdir(a.home):
         raise SystemExit(f"instructions: {a.home} is not a directory")
     if a.serve:
-        per = {b: serve_count(b, a.home, a.repo, a.mode, a.serve, a.queries) for b in a.bins}
+        per = {b: serve_count(b, a.home, a.repo, a.mode, a.serve, a.queries, a.calls) for b in a.bins}
         first = per[a.bins[0]][0]
         if a.json:
             print(json.dumps({"serve_seconds": a.serve, "mode": a.mode, "per_call": {b: v[0] for b, v in per.items()},
                               "calls": {b: v[1] for b, v in per.items()}}))
             return
-        print(f"MCP search_code, {a.mode} mode, one session for {a.serve} s: instructions a call (worker threads)")
+        print(f"MCP search_code, {a.mode} mode, one session, {a.calls} calls: instructions a call (worker threads)")
         for b in a.bins:
-            print(f"  {per[b][0]:>14,.0f}  {per[b][0] / first:.4f}  {b} ({per[b][1]} calls)")
+            cut = "" if per[b][1] == a.calls else f", cut short by the {a.serve} s: another mix of queries"
+            print(f"  {per[b][0]:>14,.0f}  {per[b][0] / first:.4f}  {b} ({per[b][1]} calls{cut})")
         return
     qs = nb.tsv_queries(a.queries, a.limit)
     if not qs:

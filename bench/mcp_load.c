@@ -1,7 +1,7 @@
 /* mcp_load.c — load and session-memory benchmark for `memgate serve`.
  *
  *   memgate-mcpload URL QUERIES.tsv [--sessions N] [--seconds S] [--repo ID]
- *                   [--mode M] [--warmup W] [--idle N] [--pid PID]
+ *                   [--mode M] [--warmup W] [--calls C] [--idle N] [--pid PID]
  *
  * 1. N concurrent MCP sessions over Streamable HTTP (one thread and one
  *    keep-alive connection each) initialize, then call tools/call
@@ -12,7 +12,10 @@
  *    Prints requests/s, p50/p99 latency and errors (an HTTP status
  *    other than 200, a JSON-RPC error or an isError result); with --pid,
  *    the server's CPU time per call (from /proc/PID/stat) and its peak
- *    RSS so far (VmHWM of /proc/PID/status).
+ *    RSS so far (VmHWM of /proc/PID/status). With --calls C each session
+ *    stops after C counted calls (the run ends when all have, or after S
+ *    seconds): the same calls of the same queries on every run, for
+ *    counting instructions (bench/instructions.py --serve).
  * 2. With --idle N and --pid PID: opens N more sessions (initialize only),
  *    and prints the server's RSS growth per session (from /proc/PID/status).
  *
@@ -31,6 +34,8 @@ static const char *url, *repo = "linux", *mode; /* mode NULL: search_code's defa
 static char **queries;
 static size_t nqueries;
 static double seconds = 20, warmup;
+static size_t calls; /* counted calls a session makes; 0: until the time is up */
+static int running;  /* sessions not done yet (atomic) */
 static volatile int stop;
 static volatile double t_measure = 1e300; /* calls started from then on count (set after the warm-up) */
 
@@ -143,6 +148,7 @@ static void *run(void *arg)
         w->errors++;
         snprintf(w->first_error, sizeof(w->first_error), "initialize failed");
         if (c) curl_easy_cleanup(c);
+        __atomic_sub_fetch(&running, 1, __ATOMIC_RELEASE);
         return NULL;
     }
     size_t qi = (size_t)w->idx;
@@ -173,8 +179,10 @@ static void *run(void *arg)
             w->lat = realloc(w->lat, w->cap * sizeof(double));
         }
         w->lat[w->n++] = dt;
+        if (calls && w->n >= calls) break;
     }
     curl_easy_cleanup(c);
+    __atomic_sub_fetch(&running, 1, __ATOMIC_RELEASE);
     return NULL;
 }
 
@@ -220,7 +228,7 @@ int main(int argc, char **argv)
     int nsess = 256, idle = 0, pid = 0;
     if (argc < 3) {
         fprintf(stderr, "usage: memgate-mcpload URL QUERIES.tsv [--sessions N] [--seconds S] [--repo ID] "
-                        "[--mode M] [--warmup W] [--idle N --pid PID]\n");
+                        "[--mode M] [--warmup W] [--calls C] [--idle N --pid PID]\n");
         return 2;
     }
     url = argv[1];
@@ -232,6 +240,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--idle")) idle = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--pid")) pid = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--mode")) mode = argv[i + 1];
+        else if (!strcmp(argv[i], "--calls")) calls = (size_t)atol(argv[i + 1]);
     }
     FILE *f = fopen(argv[2], "r");
     if (!f) {
@@ -259,6 +268,7 @@ int main(int argc, char **argv)
         if (warmup <= 0) t_measure = 0;
         double cpu0 = pid > 0 ? cpu_s(pid) : -1;
         double t0 = now();
+        running = nsess;
         for (int i = 0; i < nsess; i++) {
             w[i].idx = i;
             pthread_attr_t a;
@@ -272,7 +282,7 @@ int main(int argc, char **argv)
             cpu0 = pid > 0 ? cpu_s(pid) : -1;
             t0 = t_measure = now();
         }
-        while (now() - t0 < seconds) usleep(100 * 1000);
+        while (now() - t0 < seconds && __atomic_load_n(&running, __ATOMIC_ACQUIRE) > 0) usleep(10 * 1000);
         stop = 1;
         double el = now() - t0;
         double cpu1 = pid > 0 ? cpu_s(pid) : -1;

@@ -41,10 +41,17 @@ int mg_buf_adds(struct mg_buf *b, const char *s) { return mg_buf_add(b, s, strle
 
 int mg_buf_vaddf(struct mg_buf *b, const char *fmt, va_list ap)
 {
+    /* formatted once into the room there is; again only when it did not fit */
+    size_t room = b->p && b->cap > b->len ? b->cap - b->len : 0;
     va_list cp;
     va_copy(cp, ap);
-    int n = vsnprintf(NULL, 0, fmt, cp);
+    int n = vsnprintf(room ? b->p + b->len : NULL, room, fmt, cp);
     va_end(cp);
+    if (n >= 0 && (size_t)n < room && (size_t)n <= b->max - b->len) {
+        b->len += (size_t)n;
+        return 0;
+    }
+    if (room) b->p[b->len] = 0; /* what the try wrote is not kept */
     if (n < 0 || (size_t)n > b->max - b->len || grow(b, b->len + (size_t)n) != 0) return -1;
     vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
     b->len += (size_t)n;
