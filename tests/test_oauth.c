@@ -151,13 +151,16 @@ static char *sign(const struct tkey *k, json_t *claims) { return sign_as(k, NULL
 #define ISS "http://127.0.0.1:1/issuer"
 #define AUD "https://memgate.example.com/mcp"
 
-static json_t *claims_ok(void)
+/* exp and iat from now (a test that checks times against its own `now` passes that one: a second
+ * ticking between two reads of the clock moved exp past what it checked) */
+static json_t *claims_at(int64_t now)
 {
-    int64_t now = (int64_t)time(NULL);
     return json_pack("{s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:[s,s]}", "iss", ISS, "sub", "alice", "aud", AUD, "exp",
                      (json_int_t)(now + 300), "iat", (json_int_t)now, "scope", "openid memgate:write",
                      "memgate_tenant", "acme", "memgate_repos", "api-1", "web-2");
 }
+
+static json_t *claims_ok(void) { return claims_at((int64_t)time(NULL)); }
 
 static void cfg_for(struct mg_config *c, const char *issuer)
 {
@@ -401,11 +404,11 @@ TEST(oauth_claims)
     json_object_set_new(cl, "iss", json_string(ISS "/"));
     ASSERT_EQ_STR(claims_code(&c, cl, now, NULL), MG_E_TOKEN_ISSUER);
     /* time: exp within the skew passes, past it fails; nbf and iat in the future likewise */
-    ASSERT_EQ_STR(claims_code(&c, claims_ok(), now + 300 + 59, NULL), "ok");
-    ASSERT_EQ_STR(claims_code(&c, claims_ok(), now + 300 + 60, NULL), MG_E_TOKEN_EXPIRED);
+    ASSERT_EQ_STR(claims_code(&c, claims_at(now), now + 300 + 59, NULL), "ok");
+    ASSERT_EQ_STR(claims_code(&c, claims_at(now), now + 300 + 60, NULL), MG_E_TOKEN_EXPIRED);
     c.oauth_clock_skew = 0;
-    ASSERT_EQ_STR(claims_code(&c, claims_ok(), now + 300, NULL), MG_E_TOKEN_EXPIRED);
-    ASSERT_EQ_STR(claims_code(&c, claims_ok(), now - 1, NULL), MG_E_TOKEN_CLAIMS); /* iat is in the future */
+    ASSERT_EQ_STR(claims_code(&c, claims_at(now), now + 300, NULL), MG_E_TOKEN_EXPIRED);
+    ASSERT_EQ_STR(claims_code(&c, claims_at(now), now - 1, NULL), MG_E_TOKEN_CLAIMS); /* iat is in the future */
     c.oauth_clock_skew = 60;
     cl = claims_ok();
     json_object_set_new(cl, "nbf", json_integer((json_int_t)now + 100));
