@@ -13,12 +13,14 @@
 #include "util/utf8.h"
 
 static sqlite3 *db;
-static sqlite3_stmt *match;
+static sqlite3_stmt *match, *raw;
+static struct mg_counts *counts;
 
 static void setup(void)
 {
     if (db) return;
-    if (sqlite3_open(":memory:", &db) != SQLITE_OK || mg_tokenizer_register(db) != 0 || mg_rank_register(db) != 0)
+    if (sqlite3_open(":memory:", &db) != SQLITE_OK || mg_tokenizer_register(db) != 0 ||
+        !(counts = mg_counts_new(db)) || mg_rank_register(db, counts) != 0)
         abort();
     if (sqlite3_exec(db,
                      "CREATE VIRTUAL TABLE t USING fts5(path, symbol, body, content='', detail=column, tokenize='mgcode');"
@@ -27,7 +29,11 @@ static void setup(void)
                      "parse http header line n return');",
                      NULL, NULL, NULL) != SQLITE_OK)
         abort();
-    if (sqlite3_prepare_v2(db, "SELECT rowid, mgrank(t, 2.0, 8.0, 1.0, 4096) FROM t WHERE t MATCH ?", -1, &match,
+    /* the expression passed as mgrank's match too: its phrases' counts kept by their text (rank.h); raw: any
+     * text as that argument, beside an expression it need not be */
+    if (sqlite3_prepare_v2(db, "SELECT rowid, mgrank(t, 2.0, 8.0, 1.0, 4096, 0, 0, ?1) FROM t WHERE t MATCH ?1", -1,
+                           &match, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "SELECT mgrank(t, 2.0, 8.0, 1.0, 4096, 0, 0, ?1) FROM t WHERE t MATCH 'parse'", -1, &raw,
                            NULL) != SQLITE_OK)
         abort();
 }
@@ -107,14 +113,21 @@ MG_FUZZ_TARGET(query)
         mg_buf_init(&b, 1 << 20);
         if (mg_fts_query(text, len, flags[f], &b) > 0) {
             if (memchr(b.p, MG_TOKEN_MARK, b.len)) abort(); /* no text names a symbol mark (tokenize.h) */
-            sqlite3_reset(match);
-            sqlite3_bind_text(match, 1, b.p, (int)b.len, SQLITE_STATIC);
-            int rc;
-            while ((rc = sqlite3_step(match)) == SQLITE_ROW) {}
-            if (rc != SQLITE_DONE) abort(); /* a syntax error in what we built */
+            double score[2] = {0, 0};
+            for (int run = 0; run < 2; run++) { /* the second with the counts the first kept: the same scores */
+                sqlite3_reset(match);
+                sqlite3_bind_text(match, 1, b.p, (int)b.len, SQLITE_STATIC);
+                int rc;
+                while ((rc = sqlite3_step(match)) == SQLITE_ROW) score[run] += sqlite3_column_double(match, 1);
+                if (rc != SQLITE_DONE) abort(); /* a syntax error in what we built */
+            }
+            if (score[0] != score[1]) abort();
         }
         mg_buf_release(&b);
     }
+    sqlite3_reset(raw);
+    sqlite3_bind_text(raw, 1, text, (int)len, SQLITE_STATIC);
+    while (sqlite3_step(raw) == SQLITE_ROW) {}
     struct mg_token_set *ts = mg_token_set_new();
     struct mg_buf s;
     mg_buf_init(&s, 1 << 24);

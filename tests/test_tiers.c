@@ -15,6 +15,7 @@
 #include "fixtures.h"
 #include "store/db.h"
 #include "store/indexdb.h"
+#include "store/rank.h"
 #include "store/tokenize.h"
 
 /* nfiles C files of 10 functions each; every function's body holds "widget"
@@ -172,6 +173,101 @@ TEST(one_call_ranks_a_word_as_ranking_every_row_does)
     ASSERT(!mem);
     mg_db_close(&d);
     same_search(repo, home, "gadget", "onecall", 30);
+}
+
+/* nfiles C files (name prefix) of 10 functions each: "alpha" in the bodies of the functions n % every == 0,
+ * "beta" in those n % 5 == 0 */
+static void write_words(const char *repo, const char *prefix, int nfiles, int every)
+{
+    for (int f = 0; f < nfiles; f++) {
+        char rel[64], *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        for (int n = f * 10; n < f * 10 + 10; n++)
+            fprintf(m, "int %s_%d(int x)\n{\n    /* %s %s */\n    return x + %d;\n}\n\n", prefix, n,
+                    n % every ? "plain" : "alpha", n % 5 ? "text" : "beta", n);
+        fclose(m);
+        snprintf(rel, sizeof(rel), "src/%s%03d.c", prefix, f);
+        mg_t_write(repo, rel, text, len);
+        free(text);
+    }
+}
+
+/* the same rows and scores for match from two handles */
+static void same_on_both(struct mg_db *a, struct mg_db *b, const char *match)
+{
+    static int64_t ia[MAXROWS], ib[MAXROWS];
+    static double sa[MAXROWS], sb[MAXROWS];
+    int na, nb;
+    rank(a, match, 500, 0, NULL, ia, sa, &na);
+    rank(b, match, 500, 0, NULL, ib, sb, &nb);
+    ASSERT(na > 0);
+    ASSERT_EQ_INT(na, nb);
+    for (int i = 0; i < na; i++) {
+        ASSERT_EQ_INT((long long)ia[i], (long long)ib[i]);
+        ASSERT(sa[i] == sb[i]);
+    }
+}
+
+/* mg_idx_match_count of match, up to max, in a read transaction (where a handle keeps it) */
+static long count_in_read(struct mg_db *d, const char *match, long max)
+{
+    struct mg_err err = {0};
+    if (mg_db_begin_read(d, &err) != 0) FAIL("begin: %s", err.msg);
+    long n = mg_idx_match_count(d, match, max, NULL, NULL, &err);
+    if (n < 0) FAIL("count %s: %s", match, err.msg);
+    mg_db_rollback(d);
+    return n;
+}
+
+/* whether d keeps (kind, expr, max), asked in a read transaction */
+static bool kept(struct mg_db *d, char kind, const char *expr, long max)
+{
+    struct mg_err err = {0};
+    struct mg_count v;
+    if (mg_db_begin_read(d, &err) != 0) FAIL("begin: %s", err.msg);
+    mg_db_meta_int(d, "files", 0); /* (a read: the transaction holds its snapshot from here) */
+    bool got = mg_counts_get(d->counts, kind, expr, strlen(expr), max, &v);
+    mg_db_rollback(d);
+    return got;
+}
+
+/* A handle keeps the sampled counts of the words it ranks and counts (rank.h's mg_counts): the same rows and
+ * scores as a fresh handle's, whatever expression the counts were kept for, and none of them once the index
+ * changed under it. */
+TEST(word_counts_kept_by_a_handle_while_its_index_is_the_same)
+{
+    char *repo = mg_t_tmpdir(), *home = mg_t_tmpdir();
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    write_words(repo, "a", 20, 3);
+    index_repo(repo, home);
+    struct mg_db *d = open_index(home), *e = open_index(home);
+    static int64_t ids[MAXROWS];
+    static double sc[MAXROWS];
+    int n;
+    /* the phrases' counts are kept by their text, whatever their place in the expression */
+    rank(d, "\"alpha\"", 500, 0, NULL, ids, sc, &n);
+    ASSERT(kept(d, 'p', "\"alpha\"", 2000) && !kept(d, 'p', "\"beta\"", 2000));
+    same_on_both(d, e, "(\"beta\" OR \"alpha\")");
+    ASSERT(kept(d, 'p', "\"beta\"", 2000) && !kept(d, 'p', "\"plain\"", 2000));
+    same_on_both(d, e, "(\"alpha\" OR \"beta\")");
+    same_on_both(d, e, "(\"alpha\" NOT \"beta\")");
+    long before = count_in_read(d, "\"alpha\"", 10000);
+    ASSERT(kept(d, 'e', "\"alpha\"", 10000));
+    ASSERT_EQ_INT(count_in_read(d, "\"alpha\"", 10000), before);
+    /* the index changes (alpha in every function of 20 more files): the next count, asked before the
+     * transaction has read anything, is the new one */
+    write_words(repo, "b", 20, 1);
+    index_repo(repo, home);
+    struct mg_db *f = open_index(home);
+    long after = count_in_read(f, "\"alpha\"", 10000);
+    ASSERT(after > before);
+    ASSERT_EQ_INT(count_in_read(d, "\"alpha\"", 10000), after);
+    same_on_both(d, f, "(\"alpha\" OR \"beta\")");
+    same_on_both(d, f, "\"alpha\"");
+    mg_db_close(&d);
+    mg_db_close(&e);
+    mg_db_close(&f);
 }
 
 /* The first `limit` ids of match (a one-phrase expression's in one call, else through SQL), of scope, into

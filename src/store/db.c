@@ -221,7 +221,7 @@ static void fn_in_idset(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 static int setup(sqlite3 *db)
 {
-    if (mg_tokenizer_register(db) != 0 || mg_rank_register(db) != 0) return -1;
+    if (mg_tokenizer_register(db) != 0) return -1; /* (the ranking functions: mg_db_open, with the handle's counts) */
     if (sqlite3_create_function(db, "mg_in_idset", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, fn_in_idset, NULL,
                                 NULL) != SQLITE_OK)
         return -1;
@@ -260,6 +260,12 @@ int mg_db_open(const char *path, int flags, struct mg_db **out, struct mg_err *e
         free(d);
         return -1;
     }
+    d->counts = mg_counts_new(d->db); /* (NULL, out of memory: nothing kept) */
+    if (mg_rank_register(d->db, d->counts) != 0) {
+        mg_err_set(err, MG_E_DB, "cannot register memgate's ranking functions on index '%s'", path);
+        mg_db_close(&d);
+        return -1;
+    }
     *out = d;
     return 0;
 }
@@ -272,6 +278,7 @@ void mg_db_close(struct mg_db **pd)
         for (int i = 0; i < MG_DB_NSTMT; i++) sqlite3_finalize(d->stmts[i]);
     free(d->stmts);
     if (d->db) sqlite3_close_v2(d->db);
+    mg_counts_free(d->counts);
     free(d);
     *pd = NULL;
 }

@@ -45,6 +45,8 @@ struct mg_db {
     /* a pooled handle (mg_db_get): the pool's generation of its path when it
      * was handed out (0: not the pool's) */
     unsigned long long gen;
+    /* the word index's sampled counts, kept while the database is the same (rank.h's mg_counts) */
+    struct mg_counts *counts;
 };
 
 /* The scope a query runs in, applied inside SQL via mg_filter_ok(). */

@@ -56,8 +56,9 @@ int64_t mg_idx_chunk_max(struct mg_db *d)
 /* ---- 2. ranking ------------------------------------------------------------------------------------------------- */
 
 /* path, symbol, body weights; the largest chunk id for sampled IDFs; the
- * phrases scored, ?9 (0: all) (rank.h) */
-#define RANK "mgrank(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM chunks), ?9)"
+ * phrases scored, ?9 (0: all); no bound; the expression, whose phrases'
+ * counts the handle keeps (rank.h) */
+#define RANK "mgrank(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM chunks), ?9, 0, ?1)"
 
 /* Ranking a common word costs a pass of mgrank and the sort over every row
  * that holds it: 120 ms for "struct" in Linux (761,689 rows). The best rows
@@ -114,7 +115,7 @@ static int rank_bound(struct mg_db *d, const char *match, int nscored, double *b
 {
     bool own;
     sqlite3_stmt *st = mg_db_stmt(d, S_RANK_BOUND, "SELECT mgrank(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM "
-                                  "chunks), ?2, 1) FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT 1", &own, err);
+                                  "chunks), ?2, 1, ?1) FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT 1", &own, err);
     if (!st) return -1;
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
     sqlite3_bind_int(st, 2, nscored);
@@ -193,7 +194,7 @@ static int rank_top(struct mg_db *d, const char *match, int limit, bool first, c
     sqlite3_stmt *st = mg_db_stmt(d, S_RANK_TOP, "SELECT mgtop(chunks_fts, 2.0, 8.0, 1.0, (SELECT max(id) FROM "
                                   "chunks), ?2) FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT 1", &own, err);
     if (!st) return -1;
-    struct mg_rank_top top = {.limit = limit, .first = first, .scope = scope};
+    struct mg_rank_top top = {.match = match, .limit = limit, .first = first, .scope = scope};
     sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
     sqlite3_bind_pointer(st, 2, &top, "mg_rank_top", NULL);
     int s = sqlite3_step(st), rc = s == SQLITE_ROW || s == SQLITE_DONE ? 0 : mg_db_error(d, "lexical search", err);
@@ -256,13 +257,21 @@ static long count_once(struct mg_db *d, sqlite3_stmt *st, bool own, int64_t *a, 
 long mg_idx_match_count(struct mg_db *d, const char *match, long max, int64_t *last, int64_t *maxid,
                         struct mg_err *err)
 {
-    bool own;
-    sqlite3_stmt *st = mg_db_stmt(d, S_MATCH_COUNT, "SELECT count(*), max(rowid), (SELECT max(id) FROM chunks) FROM "
-                                  "(SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT ?2)", &own, err);
-    if (!st) return -1;
-    sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, max);
-    return count_once(d, st, own, last, maxid, err);
+    size_t len = strlen(match);
+    struct mg_count v;
+    if (!mg_counts_get(d->counts, 'e', match, len, max, &v)) { /* (kept while the index is the same: rank.h) */
+        bool own;
+        sqlite3_stmt *st = mg_db_stmt(d, S_MATCH_COUNT, "SELECT count(*), max(rowid), (SELECT max(id) FROM chunks) "
+                                      "FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?1 LIMIT ?2)", &own, err);
+        if (!st) return -1;
+        sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, max);
+        if ((v.n = count_once(d, st, own, &v.last, &v.maxid, err)) < 0) return -1;
+        mg_counts_put(d->counts, 'e', match, len, max, &v);
+    }
+    if (last) *last = v.last;
+    if (maxid) *maxid = v.maxid;
+    return (long)v.n;
 }
 
 long mg_idx_match_count_in(struct mg_db *d, const char *match, int64_t lo, int64_t hi, long max, int64_t *last,

@@ -1,4 +1,12 @@
-/* rank.c — see rank.h. */
+/* rank.c — the FTS5 ranking functions mgrank and mgtop, and what they keep (rank.h).
+ *
+ * Sections:
+ *   1. sampled counts kept on a handle (mg_counts)
+ *   2. chunk ids that carry their lengths
+ *   3. mgrank: per-query statistics, a row's score
+ *   4. mgtop: one phrase's best rows in one call
+ *   5. registering them
+ */
 #include "store/rank.h"
 
 #include "store/indexdb.h"
@@ -6,6 +14,8 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
 
 #define K1 1.2
 #define B  0.75
@@ -22,71 +32,100 @@ struct stats {
     double idf[]; /* per phrase */
 };
 
-/* Counting the rows of a very common term would cost a pass over all of
- * them (20 ms for "struct" in Linux); IDF needs no precision there. Count the
- * first IDF_SAMPLE rows and extrapolate over the id space: chunk sequence
- * numbers follow insertion order, which spreads a term's rows evenly. (A
- * question of ten words pays this ten times: sampling 10,000 rows made
- * hybrid search on Linux 5-10 ms slower than 2,000, and recall@10 moved by
- * under 1%; docs/benchmarks.md.) */
-#define IDF_SAMPLE 2000
+/* ---- 1. sampled counts kept on a handle (rank.h's mg_counts) ---- */
 
-struct counter {
-    sqlite3_int64 n, last;
+#define COUNT_SLOTS 256 /* a power of two; the table is emptied at 3/4 full */
+#define COUNT_KEY 96    /* an expression longer is not kept */
+
+struct count_slot {
+    uint64_t hash; /* 0: empty */
+    long max;
+    struct mg_count v;
+    unsigned char len, kind;
+    char key[COUNT_KEY];
 };
 
-static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *ud)
+struct mg_counts {
+    sqlite3 *db;
+    uint32_t version;         /* the data version the slots were counted at */
+    size_t used;
+    struct count_slot *slots; /* NULL until the first count is kept */
+};
+
+struct mg_counts *mg_counts_new(sqlite3 *db)
 {
-    struct counter *c = ud;
-    c->n++;
-    if (c->n < IDF_SAMPLE) return SQLITE_OK;
-    c->last = api->xRowid(fts);
-    return SQLITE_DONE; /* stops xQueryPhrase without an error */
+    struct mg_counts *c = calloc(1, sizeof(*c));
+    if (c) c->db = db;
+    return c;
 }
 
-static struct stats *get_stats(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_int64 maxid, int nscored,
-                               int nval, sqlite3_value **val, int *rc)
+void mg_counts_free(struct mg_counts *c)
 {
-    struct stats *s = api->xGetAuxdata(fts, 0);
-    if (s) return s;
-    int np = api->xPhraseCount(fts), nc = api->xColumnCount(fts);
-    if (nscored > 0 && nscored < np) np = nscored;
-    if (nc > MAX_COLS) nc = MAX_COLS;
-    s = calloc(1, sizeof(*s) + (size_t)(np > 0 ? np : 1) * sizeof(double));
-    if (!s) {
-        *rc = SQLITE_NOMEM;
-        return NULL;
-    }
-    s->nphrase = np;
-    s->ncol = nc;
-    sqlite3_int64 nrow = 0;
-    if ((*rc = api->xRowCount(fts, &nrow)) != SQLITE_OK) goto fail;
-    if (nrow < 1) nrow = 1;
-    for (int c = 0; c < nc; c++) {
-        sqlite3_int64 tot = 0;
-        if ((*rc = api->xColumnTotalSize(fts, c, &tot)) != SQLITE_OK) goto fail;
-        s->avgdl[c] = tot > 0 ? (double)tot / (double)nrow : 1.0;
-        s->w[c] = c < nval && c < 3 ? sqlite3_value_double(val[c]) : 1.0;
-        s->norm[c] = K1 * B / s->avgdl[c];
-    }
-    for (int p = 0; p < np; p++) {
-        struct counter c = {0, 0};
-        if ((*rc = api->xQueryPhrase(fts, p, &c, count_row)) != SQLITE_OK) goto fail;
-        double hits = (double)c.n;
-        if (c.last > 0 && maxid > 0) {
-            double frac = (double)mg_chunk_seq(c.last) / (double)(mg_chunk_seq(maxid) + 1);
-            hits = frac > 0 ? hits / frac : hits;
-            if (hits > (double)nrow) hits = (double)nrow;
-        }
-        double idf = log(((double)nrow - hits + 0.5) / (hits + 0.5));
-        s->idf[p] = idf > 1e-6 ? idf : 1e-6;
-    }
-    if ((*rc = api->xSetAuxdata(fts, s, free)) != SQLITE_OK) return NULL; /* xSetAuxdata freed it */
-    return s;
-fail:
-    free(s);
-    return NULL;
+    if (!c) return;
+    free(c->slots);
+    free(c);
 }
+
+/* Whether the slots may be used: only inside a read transaction, where the data version is the snapshot's (SQLite
+ * reads it as the transaction begins; a write transaction's own changes do not move it). When it moved since
+ * they were counted, they are emptied first. */
+static bool counts_current(struct mg_counts *c)
+{
+    uint32_t v = 0;
+    if (sqlite3_txn_state(c->db, "main") != SQLITE_TXN_READ ||
+        sqlite3_file_control(c->db, "main", SQLITE_FCNTL_DATA_VERSION, &v) != SQLITE_OK)
+        return false;
+    if (v != c->version && c->used) {
+        memset(c->slots, 0, COUNT_SLOTS * sizeof(*c->slots));
+        c->used = 0;
+    }
+    c->version = v;
+    return true;
+}
+
+/* the slot of (kind, expr, max): its own, or the empty one it would take */
+static struct count_slot *count_find(struct mg_counts *c, char kind, const char *expr, size_t len, long max,
+                                     uint64_t *hash)
+{
+    uint64_t h = XXH3_64bits_withSeed(expr, len, (uint64_t)max * 31 + (unsigned char)kind);
+    *hash = h ? h : 1;
+    for (size_t i = (size_t)*hash & (COUNT_SLOTS - 1);; i = (i + 1) & (COUNT_SLOTS - 1)) {
+        struct count_slot *s = &c->slots[i];
+        if (!s->hash || (s->hash == *hash && s->max == max && s->kind == (unsigned char)kind && s->len == len &&
+                         memcmp(s->key, expr, len) == 0))
+            return s;
+    }
+}
+
+bool mg_counts_get(struct mg_counts *c, char kind, const char *expr, size_t len, long max, struct mg_count *out)
+{
+    if (!c || !c->slots || len > COUNT_KEY || !counts_current(c) || !c->used) return false;
+    uint64_t h;
+    struct count_slot *s = count_find(c, kind, expr, len, max, &h);
+    if (!s->hash) return false;
+    *out = s->v;
+    return true;
+}
+
+void mg_counts_put(struct mg_counts *c, char kind, const char *expr, size_t len, long max, const struct mg_count *v)
+{
+    if (!c || len > COUNT_KEY || !counts_current(c)) return;
+    if (!c->slots && !(c->slots = calloc(COUNT_SLOTS, sizeof(*c->slots)))) return;
+    if (c->used >= COUNT_SLOTS / 4 * 3) { /* full enough: start again (the probes stay short) */
+        memset(c->slots, 0, COUNT_SLOTS * sizeof(*c->slots));
+        c->used = 0;
+    }
+    uint64_t h;
+    struct count_slot *s = count_find(c, kind, expr, len, max, &h);
+    if (!s->hash) {
+        *s = (struct count_slot){.hash = h, .max = max, .len = (unsigned char)len, .kind = (unsigned char)kind};
+        memcpy(s->key, expr, len);
+        c->used++;
+    }
+    s->v = *v;
+}
+
+/* ---- 2. chunk ids that carry their lengths ---- */
 
 #define LOG_BASE 1.1
 
@@ -115,6 +154,132 @@ void mg_chunk_lengths(int64_t id, double *body, double *sym)
     *sym = (double)(id & 31);
 }
 
+/* ---- 3. mgrank: per-query statistics, a row's score ---- */
+
+/* Counting the rows of a very common term would cost a pass over all of
+ * them (20 ms for "struct" in Linux); IDF needs no precision there. Count the
+ * first IDF_SAMPLE rows and extrapolate over the id space: chunk sequence
+ * numbers follow insertion order, which spreads a term's rows evenly. (A
+ * question of ten words pays this ten times: sampling 10,000 rows made
+ * hybrid search on Linux 5-10 ms slower than 2,000, and recall@10 moved by
+ * under 1%; docs/benchmarks.md.) */
+#define IDF_SAMPLE 2000
+
+struct counter {
+    sqlite3_int64 n, last;
+};
+
+static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *ud)
+{
+    struct counter *c = ud;
+    c->n++;
+    if (c->n < IDF_SAMPLE) return SQLITE_OK;
+    c->last = api->xRowid(fts);
+    return SQLITE_DONE; /* stops xQueryPhrase without an error */
+}
+
+/* The quoted phrases of an FTS5 expression, in order: their count, the
+ * first cap's texts (quotes included) into at[] and len[]. -1 when the
+ * expression has anything else outside its quotes but parentheses, spaces,
+ * AND, OR and NOT (a bare word, a `+`, a column filter: FTS5 would number its
+ * phrases otherwise), or an empty phrase. A quote inside one is doubled. */
+static int quoted_phrases(const char *m, const char **at, size_t *len, int cap)
+{
+    int n = 0;
+    for (const char *p = m; *p;) {
+        if (*p == ' ' || *p == '(' || *p == ')') {
+            p++;
+        } else if (*p == '"') {
+            const char *e = p + 1;
+            for (; *e && !(*e == '"' && e[1] != '"'); e++)
+                if (*e == '"') e++; /* (a doubled quote) */
+            if (!*e || e == p + 1) return -1;
+            if (n < cap) at[n] = p, len[n] = (size_t)(e + 1 - p);
+            n++;
+            p = e + 1;
+        } else {
+            size_t w = strncmp(p, "AND", 3) == 0 || strncmp(p, "NOT", 3) == 0 ? 3 : strncmp(p, "OR", 2) == 0 ? 2 : 0;
+            if (!w || !(p[w] == ' ' || p[w] == '(' || p[w] == '"')) return -1;
+            p += w;
+        }
+    }
+    return n;
+}
+
+/* Phrase p's rows, up to IDF_SAMPLE, into *c; kept in counts under its text at[0..len) when at is set. */
+static int phrase_rows(const Fts5ExtensionApi *api, Fts5Context *fts, struct mg_counts *counts, const char *at,
+                       size_t len, int p, struct counter *c)
+{
+    struct mg_count v;
+    if (at && mg_counts_get(counts, 'p', at, len, IDF_SAMPLE, &v)) {
+        *c = (struct counter){v.n, v.last};
+        return SQLITE_OK;
+    }
+    *c = (struct counter){0, 0};
+    int rc = api->xQueryPhrase(fts, p, c, count_row);
+    if (rc == SQLITE_OK && at) mg_counts_put(counts, 'p', at, len, IDF_SAMPLE, &(struct mg_count){c->n, c->last, 0});
+    return rc;
+}
+
+static struct stats *get_stats(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_int64 maxid, int nscored,
+                               const char *match, int nval, sqlite3_value **val, int *rc)
+{
+    struct stats *s = api->xGetAuxdata(fts, 0);
+    if (s) return s;
+    int np = api->xPhraseCount(fts), nc = api->xColumnCount(fts);
+    struct mg_counts *counts = api->xUserData(fts);
+    /* the phrases' texts, to keep their counts by (all of them, or none: FTS5 numbers them in order) */
+    const char *one_at[8], **at = one_at;
+    size_t one_len[8], *len = one_len;
+    int total = np;
+    if (nscored > 0 && nscored < np) np = nscored;
+    if (np > 8 && counts && match) {
+        at = malloc((size_t)np * sizeof(*at));
+        len = malloc((size_t)np * sizeof(*len));
+    }
+    bool keyed = counts && match && at && len && quoted_phrases(match, at, len, np) == total;
+    if (nc > MAX_COLS) nc = MAX_COLS;
+    s = calloc(1, sizeof(*s) + (size_t)(np > 0 ? np : 1) * sizeof(double));
+    if (!s) {
+        *rc = SQLITE_NOMEM;
+        goto fail;
+    }
+    s->nphrase = np;
+    s->ncol = nc;
+    sqlite3_int64 nrow = 0;
+    if ((*rc = api->xRowCount(fts, &nrow)) != SQLITE_OK) goto fail;
+    if (nrow < 1) nrow = 1;
+    for (int c = 0; c < nc; c++) {
+        sqlite3_int64 tot = 0;
+        if ((*rc = api->xColumnTotalSize(fts, c, &tot)) != SQLITE_OK) goto fail;
+        s->avgdl[c] = tot > 0 ? (double)tot / (double)nrow : 1.0;
+        s->w[c] = c < nval && c < 3 ? sqlite3_value_double(val[c]) : 1.0;
+        s->norm[c] = K1 * B / s->avgdl[c];
+    }
+    for (int p = 0; p < np; p++) {
+        struct counter c;
+        if ((*rc = phrase_rows(api, fts, counts, keyed ? at[p] : NULL, keyed ? len[p] : 0, p, &c)) != SQLITE_OK)
+            goto fail;
+        double hits = (double)c.n;
+        if (c.last > 0 && maxid > 0) {
+            double frac = (double)mg_chunk_seq(c.last) / (double)(mg_chunk_seq(maxid) + 1);
+            hits = frac > 0 ? hits / frac : hits;
+            if (hits > (double)nrow) hits = (double)nrow;
+        }
+        double idf = log(((double)nrow - hits + 0.5) / (hits + 0.5));
+        s->idf[p] = idf > 1e-6 ? idf : 1e-6;
+    }
+    if (at != one_at) free(at);
+    if (len != one_len) free(len);
+    if ((*rc = api->xSetAuxdata(fts, s, free)) != SQLITE_OK) return NULL; /* xSetAuxdata freed it */
+    return s;
+fail:
+    if (at != one_at) free(at);
+    if (len != one_len) free(len);
+    free(s);
+    return NULL;
+}
+
 /* A row's score (not negated): each column's weight times BM25's length
  * factor for this row (chunks_fts(path, symbol, body): lengths from the id),
  * for each of the first np phrases in each column that holds it. */
@@ -137,9 +302,10 @@ static double row_score(const Fts5ExtensionApi *api, Fts5Context *fts, const str
 static void mgrank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nval, sqlite3_value **val)
 {
     int rc = SQLITE_OK;
-    /* mgrank(fts, w_path, w_symbol, w_body [, max chunk id [, phrases scored [, bound]]]) */
+    /* mgrank(fts, w_path, w_symbol, w_body [, max chunk id [, phrases scored [, bound [, match]]]]) */
     struct stats *s = get_stats(api, fts, nval > 3 ? sqlite3_value_int64(val[3]) : 0,
-                                nval > 4 ? sqlite3_value_int(val[4]) : 0, nval, val, &rc);
+                                nval > 4 ? sqlite3_value_int(val[4]) : 0,
+                                nval > 6 ? (const char *)sqlite3_value_text(val[6]) : NULL, nval, val, &rc);
     if (!s) {
         sqlite3_result_error_code(ctx, rc);
         return;
@@ -156,7 +322,7 @@ static void mgrank(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_contex
     sqlite3_result_double(ctx, -row_score(api, fts, s, s->nphrase));
 }
 
-/* ---- mgtop: one phrase's best rows in one call (rank.h) ---- */
+/* ---- 4. mgtop: one phrase's best rows in one call (rank.h) ---- */
 
 /* a ranks after b: ORDER BY score, rowid (scores negated) */
 static bool worse(double sa, int64_t ia, double sb, int64_t ib) { return sa > sb || (sa == sb && ia > ib); }
@@ -241,7 +407,7 @@ static void mgtop(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context
         return;
     }
     int rc = SQLITE_OK;
-    struct stats *s = t->first ? NULL : get_stats(api, fts, sqlite3_value_int64(val[3]), 0, nval, val, &rc);
+    struct stats *s = t->first ? NULL : get_stats(api, fts, sqlite3_value_int64(val[3]), 0, t->match, nval, val, &rc);
     struct top_run r = {.s = s, .t = t};
     if (s || t->first) rc = api->xQueryPhrase(fts, 0, &r, top_row);
     if (rc == SQLITE_DONE) rc = SQLITE_OK;
@@ -261,7 +427,9 @@ static void mgtop(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context
     sqlite3_result_int64(ctx, (sqlite3_int64)t->n);
 }
 
-int mg_rank_register(sqlite3 *db)
+/* ---- 5. registering them ---- */
+
+int mg_rank_register(sqlite3 *db, struct mg_counts *counts)
 {
     fts5_api *api = NULL;
     sqlite3_stmt *st = NULL;
@@ -270,8 +438,8 @@ int mg_rank_register(sqlite3 *db)
     sqlite3_step(st);
     sqlite3_finalize(st);
     if (!api) return -1;
-    return api->xCreateFunction(api, "mgrank", NULL, mgrank, NULL) == SQLITE_OK &&
-                   api->xCreateFunction(api, "mgtop", NULL, mgtop, NULL) == SQLITE_OK
+    return api->xCreateFunction(api, "mgrank", counts, mgrank, NULL) == SQLITE_OK &&
+                   api->xCreateFunction(api, "mgtop", counts, mgtop, NULL) == SQLITE_OK
                ? 0
                : -1;
 }
