@@ -413,16 +413,18 @@ TEST(searches_share_unpacked_texts_and_never_a_stale_one)
 }
 
 /* A removed repo's texts go from memory at once (code.c's remove calls mg_texts_forget); another
- * index's stay. */
+ * index's stay. Each is kept with its lowercased copy, counted in the bytes kept. */
 TEST(texts_of_a_removed_index_forgotten)
 {
-    struct mg_text *a = mg_texts_add("/x/a.db", 1, 7, 5, strdup("alpha"), 5, true);
+    struct mg_text *a = mg_texts_add("/x/a.db", 1, 7, 5, strdup("ALPHA"), 5, true);
     struct mg_text *b = mg_texts_add("/x/b.db", 1, 7, 4, strdup("beta"), 4, true);
     ASSERT(a && b);
+    ASSERT_EQ_STR(a->lower, "alpha");
+    ASSERT_EQ_STR(a->text, "ALPHA");
     mg_text_unref(a);
-    ASSERT_EQ_INT((int)mg_texts_kept_bytes(), 9);
+    ASSERT_EQ_INT((int)mg_texts_kept_bytes(), 18);
     mg_texts_forget("/x/a.db");
-    ASSERT_EQ_INT((int)mg_texts_kept_bytes(), 4);
+    ASSERT_EQ_INT((int)mg_texts_kept_bytes(), 8);
     ASSERT(mg_texts_find("/x/a.db", 1, 7, 5) == NULL);
     struct mg_text *again = mg_texts_find("/x/b.db", 1, 7, 4);
     ASSERT(again && strcmp(again->text, "beta") == 0);

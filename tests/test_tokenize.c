@@ -125,18 +125,26 @@ static void same_counts(const char *text, size_t len, const char *const *toks, s
     double got[MG_COUNT_TOKENS] = {0}, want[MG_COUNT_TOKENS] = {0};
     struct ref_count r = {toks, n, want};
     mg_tokenize(text, len, ref_cb, &r);
-    mg_token_count(&c, ~0ull, text, len, got);
+    mg_token_count(&c, ~0ull, text, NULL, len, got);
     for (size_t k = 0; k < n; k++)
         if (got[k] != want[k]) FAIL("'%s': counted %.0f, mg_tokenize has %.0f", toks[k], got[k], want[k]);
-    /* each token alone (looked for as a substring), and every other one */
-    for (size_t k = 0; k < n; k++) {
-        double one[MG_COUNT_TOKENS] = {0};
-        mg_token_count(&c, 1ull << k, text, len, one);
-        for (size_t i = 0; i < n; i++)
-            if (one[i] != (i == k ? want[i] : 0)) FAIL("'%s' alone: '%s' counted %.0f", toks[k], toks[i], one[i]);
-    }
+    /* each token alone (looked for as a substring), in the text lowercased here or given lowercased, and
+     * every other one */
+    char *low = malloc(len + 1);
+    ASSERT(low != NULL);
+    mg_token_lower(low, text, len);
+    for (size_t k = 0; k < n; k++)
+        for (int given = 0; given < 2; given++) {
+            double one[MG_COUNT_TOKENS] = {0};
+            mg_token_count(&c, 1ull << k, text, given ? low : NULL, len, one);
+            for (size_t i = 0; i < n; i++)
+                if (one[i] != (i == k ? want[i] : 0))
+                    FAIL("'%s' alone%s: '%s' counted %.0f", toks[k], given ? " (lowercased given)" : "", toks[i],
+                         one[i]);
+        }
+    free(low);
     double odd[MG_COUNT_TOKENS] = {0};
-    mg_token_count(&c, 0xaaaaaaaaaaaaaaaaull, text, len, odd);
+    mg_token_count(&c, 0xaaaaaaaaaaaaaaaaull, text, NULL, len, odd);
     for (size_t k = 0; k < n; k++)
         if (odd[k] != (k % 2 ? want[k] : 0)) FAIL("every other: '%s' counted %.0f", toks[k], odd[k]);
 }

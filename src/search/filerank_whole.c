@@ -314,9 +314,10 @@ static size_t best_first(struct wfile *fv, size_t n, size_t k)
 /* The words' counts in file f's chunks into tf[0..WHOLE_TERMS): in each
  * chunk, those its postings in p say it holds (the chunks of a file cover
  * its text but the blank between them, so no other chunk holds a word, and
- * a chunk no other of the words). 0, or -1 (r->err). */
+ * a chunk no other of the words). lower: the text lowercased, or NULL. 0,
+ * or -1 (r->err). */
 static int count_words(struct mg__repo *r, const struct posting *p, const struct wfile *f, const char *text,
-                       size_t len, struct mg_token_counter *c, double *tf)
+                       const char *lower, size_t len, struct mg_token_counter *c, double *tf)
 {
     memset(tf, 0, WHOLE_TERMS * sizeof(*tf));
     struct mg_idx_cur cur = {0};
@@ -329,7 +330,8 @@ static int count_words(struct mg__repo *r, const struct posting *p, const struct
         uint64_t which = 0;
         for (; j < f->b && p[j].id <= row.id; j++) which |= 1ull << p[j].term;
         if (row.start_byte < 0 || row.end_byte > (int64_t)len || row.start_byte >= row.end_byte) continue;
-        mg_token_count(c, which, text + row.start_byte, (size_t)(row.end_byte - row.start_byte), tf);
+        mg_token_count(c, which, text + row.start_byte, lower ? lower + row.start_byte : NULL,
+                       (size_t)(row.end_byte - row.start_byte), tf);
     }
     mg_idx_done(&cur);
     return j < f->b && got < 0 ? mg_db_error(r->d, "file ranking", r->err) : 0;
@@ -351,12 +353,12 @@ static int rescore(struct mg__repo *r, unsigned off, const struct posting *p, co
     if (mg_token_counter_init(&c, toks, lens, t->n) != 0) return 0; /* (cannot happen: term_cb's words fit) */
     double tf[WHOLE_TERMS];
     for (size_t i = 0; i < n; i++) {
-        const char *text;
+        const char *text, *lower;
         size_t len;
-        int got = mg__file_text(r, fv[i].file, &text, &len);
+        int got = mg__file_text(r, fv[i].file, &text, &lower, &len);
         if (got < 0) return -1;
         if (got > 0) continue;
-        if (count_words(r, p, &fv[i], text, len, &c, tf) != 0) return -1;
+        if (count_words(r, p, &fv[i], text, lower, len, &c, tf) != 0) return -1;
         double dl = len > 0 ? (double)len : 1;
         fv[i].score = bm25(t, tf, dl, avgdl > 0 ? avgdl : dl, &fv[i], off);
         fv[kept++] = fv[i];

@@ -75,11 +75,12 @@ static int file_row(struct mg__repo *r, int64_t id, int flags, struct mg_idx_cur
     return 1;
 }
 
-int mg__file_text(struct mg__repo *r, int64_t id, const char **text, size_t *len)
+int mg__file_text(struct mg__repo *r, int64_t id, const char **text, const char **lower, size_t *len)
 {
     for (size_t k = 0; k < r->ntexts; k++)
         if (r->texts[k].id == id) {
             *text = r->texts[k].t->text;
+            if (lower) *lower = r->texts[k].t->lower;
             *len = r->texts[k].t->len;
             return 0;
         }
@@ -117,6 +118,7 @@ int mg__file_text(struct mg__repo *r, int64_t id, const char **text, size_t *len
     r->texts[r->ntexts++] = (struct mg__text){id, t};
     r->texts_bytes += t->len;
     *text = t->text;
+    if (lower) *lower = t->lower;
     *len = t->len;
     return 0;
 }
@@ -307,14 +309,22 @@ static int count_cb(void *ctx, const char *tok, size_t len, size_t s, size_t e, 
 }
 
 /* The line of [s, e) (which starts on line sline) with the most query tokens;
- * with terms.lines, h's matching lines and match count too. -1 out of memory. */
-static int best_line(struct mg__repo *r, const char *t, size_t s, size_t e, int sline, struct mg_hit *h)
+ * with terms.lines, h's matching lines and match count too (lower: t
+ * lowercased, or NULL). -1 out of memory. */
+static int best_line(struct mg__repo *r, const char *t, const char *lower, size_t s, size_t e, int sline,
+                     struct mg_hit *h)
 {
     int best = sline, besthits = 0, line = sline;
-    char stack[2 * 8192], *low = e - s <= sizeof(stack) / 2 ? stack : malloc(2 * (e - s)), *mark = low ? low + (e - s) : NULL;
+    size_t need = lower ? e - s : 2 * (e - s); /* the marks, and the span lowercased when t has no copy */
+    char stack[2 * 8192], *low = need <= sizeof(stack) ? stack : malloc(need), *mark = low;
+    if (low && !lower) {
+        mark = low + (e - s);
+        mg_token_lower(low, t + s, e - s);
+    }
     /* only lines holding a query token (mg_token_marks) are split into words */
     bool marked = low && !r->lines_all &&
-                  mg_token_marks((const char *const *)r->terms.tok, r->terms.ntok, t + s, e - s, low, mark);
+                  mg_token_marks((const char *const *)r->terms.tok, r->terms.ntok, lower ? lower + s : low, e - s,
+                                 mark);
     size_t i = s;
     while (i < e) {
         const char *nl = memchr(t + i, '\n', e - i);
@@ -372,13 +382,13 @@ int mg__chunk_hit(struct mg__repo *r, struct mg_results *out, const struct mg_id
     return 0;
 }
 
-/* h's text from its file's t */
-static int hit_text(struct mg__repo *r, struct mg_hit *h, const char *t, size_t len)
+/* h's text from its file's t (lower: t lowercased, or NULL) */
+static int hit_text(struct mg__repo *r, struct mg_hit *h, const char *t, const char *lower, size_t len)
 {
     size_t s = (size_t)h->text_start, e = (size_t)h->text_end;
     if (e > len) e = len;
     if (s > e) s = e;
-    if ((h->line = best_line(r, t, s, e, h->start_line, h)) < 0) return mg_err_oom(r->err);
+    if ((h->line = best_line(r, t, lower, s, e, h->start_line, h)) < 0) return mg_err_oom(r->err);
     int first = h->line > h->start_line ? h->line - 1 : h->line;
     int last = h->line < h->end_line ? h->line + 1 : h->line;
     if (!(h->snippet = mg__snippet_lines(t, e, s, h->start_line, first, last))) return mg_err_oom(r->err);
@@ -409,15 +419,15 @@ int mg__hits_text(struct mg__repo *r, struct mg_results *out, size_t base)
     int rc = 0;
     bool gone = false;
     for (size_t i = 0; i < m && rc == 0; i++) {
-        const char *t;
+        const char *t, *lower;
         size_t len;
-        rc = mg__file_text(r, by[i]->text_file, &t, &len);
+        rc = mg__file_text(r, by[i]->text_file, &t, &lower, &len);
         if (rc == 1) { /* the file left the index since the hit was ranked */
             by[i]->text_file = -1;
             gone = true;
             rc = 0;
         } else if (rc == 0) {
-            rc = hit_text(r, by[i], t, len);
+            rc = hit_text(r, by[i], t, lower, len);
         }
     }
     free(by);

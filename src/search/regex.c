@@ -160,7 +160,7 @@ static int regex_file(struct rx *c, const struct rfile *rf)
     const char *path = rf->path, *lang = rf->lang;
     const char *t;
     size_t len;
-    int got = mg__file_text(r, fid, &t, &len);
+    int got = mg__file_text(r, fid, &t, NULL, &len);
     if (got != 0) return got < 0 ? -1 : 0; /* 1: the file left the index meanwhile */
     struct fchunk *ch = NULL;
     size_t nch = 0;

@@ -113,7 +113,7 @@ static int symbol_hit(struct sym *c, const struct mg_idx_row *row, double score)
     h->score = score;
     const char *t;
     size_t len;
-    int got = mg__file_text(r, row->file_id, &t, &len);
+    int got = mg__file_text(r, row->file_id, &t, NULL, &len);
     if (got != 0) { /* 1: the file left the index since the row was read */
         mg_hit_release(h);
         c->out->n--;

@@ -9,7 +9,9 @@
 #include <stdint.h>
 
 struct mg_text {
-    char *text; /* NUL-terminated */
+    char *text;  /* NUL-terminated */
+    char *lower; /* the same lowercased as tokens are (mg_token_lower), for counting a query's words in it;
+                  * NULL when there was no memory for it */
     size_t len;
 };
 
@@ -18,8 +20,9 @@ struct mg_text {
  * caller drops with mg_text_unref; NULL when none is kept. */
 struct mg_text *mg_texts_find(const char *dbpath, int64_t id, uint64_t hash, int64_t size);
 /* text[0..len) (malloc'd; the cache's from now on) for that file, with a
- * reference: kept for later searches when keep is set and it fits, else
- * freed with the last reference. NULL when out of memory (text freed). */
+ * reference and its lowercased copy: kept for later searches when keep is
+ * set and it fits, else freed with the last reference. NULL when out of
+ * memory (text freed). */
 struct mg_text *mg_texts_add(const char *dbpath, int64_t id, uint64_t hash, int64_t size, char *text, size_t len,
                              bool keep);
 /* Drop a reference (NULL: nothing). */
@@ -27,7 +30,7 @@ void mg_text_unref(struct mg_text *t);
 /* Drop what is kept of the index at dbpath (its repo removed; texts still read are freed by their
  * last reader). */
 void mg_texts_forget(const char *dbpath);
-/* Bytes of text kept for later searches (the tests read it). */
+/* Bytes of text kept for later searches, the lowercased copies included (the tests read it). */
 size_t mg_texts_kept_bytes(void);
 
 #endif

@@ -200,8 +200,7 @@ static int cmp_size(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* text[0..n) lowercased as tokens are (ASCII) into dst */
-static void lower_all(char *dst, const char *text, size_t n)
+void mg_token_lower(char *dst, const char *text, size_t n)
 {
     const unsigned char *t = (const unsigned char *)text;
     size_t i = 0;
@@ -245,10 +244,9 @@ static const char *find_bytes(const char *hay, size_t hn, const char *needle, si
  * other word counts. Each token is looked for (find_bytes) in the text lowercased (buf, len bytes),
  * and each word found is counted once. */
 static void count_substr(const struct mg_token_counter *c, uint64_t which, const char *text, size_t len,
-                         char *buf, double *counts)
+                         const char *buf, double *counts)
 {
     const unsigned char *t = (const unsigned char *)text;
-    lower_all(buf, text, len);
     size_t nstarts = 0, cap = 64;
     size_t one[64], *starts = one; /* the words' starts found (sorted and deduplicated below) */
     for (uint64_t w = which; w; w &= w - 1) {
@@ -281,14 +279,19 @@ static void count_substr(const struct mg_token_counter *c, uint64_t which, const
     if (starts != one) free(starts);
 }
 
-void mg_token_count(const struct mg_token_counter *c, uint64_t which, const char *text, size_t len,
+void mg_token_count(const struct mg_token_counter *c, uint64_t which, const char *text, const char *low, size_t len,
                     double *counts)
 {
     which &= c->n < 64 ? (1ull << c->n) - 1 : ~0ull;
     if (!which) return;
     if (__builtin_popcountll(which) <= MG_COUNT_SUBSTR) { /* few tokens: each looked for as bytes */
+        if (low) {
+            count_substr(c, which, text, len, low, counts);
+            return;
+        }
         char stack[16384], *buf = len <= sizeof(stack) ? stack : malloc(len);
         if (buf) {
+            mg_token_lower(buf, text, len);
             count_substr(c, which, text, len, buf, counts);
             if (buf != stack) free(buf);
             return;
@@ -297,10 +300,9 @@ void mg_token_count(const struct mg_token_counter *c, uint64_t which, const char
     count_all(c, which, text, len, counts);
 }
 
-bool mg_token_marks(const char *const *toks, size_t n, const char *text, size_t len, char *low, char *mark)
+bool mg_token_marks(const char *const *toks, size_t n, const char *low, size_t len, char *mark)
 {
     if (n > MG_COUNT_SUBSTR) return false;
-    lower_all(low, text, len);
     memset(mark, 0, len);
     for (size_t k = 0; k < n; k++) {
         const char *p = low, *end = low + len;

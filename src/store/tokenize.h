@@ -72,16 +72,19 @@ int mg_token_counter_init(struct mg_token_counter *c, const char *const *toks, c
 /* Add the occurrences in text[0..len) of the tokens in which (bit k:
  * toks[k]) to their counts[k]; the others are not looked for. The fewer
  * tokens, the faster (up to MG_COUNT_SUBSTR, each is looked for in the text
- * lowercased with memmem, and only the words holding one are split): a
- * caller that knows which tokens a text may hold names only those. */
-void mg_token_count(const struct mg_token_counter *c, uint64_t which, const char *text, size_t len,
+ * lowercased, and only the words holding one are split): a caller that
+ * knows which tokens a text may hold names only those. low: the text
+ * lowercased (mg_token_lower), when the caller has it; NULL, made here. */
+void mg_token_count(const struct mg_token_counter *c, uint64_t which, const char *text, const char *low, size_t len,
                     double *counts);
-/* Where the tokens toks[0..n) (lowercased) occur in text[0..len) lowercased:
- * mark[i] = 1 where one starts, else 0 (low: len bytes for the lowercased
- * copy). Every token of a word is a lowercased piece of it, so a span with
+/* text[0..n) lowercased as tokens are (ASCII letters) into dst[0..n). */
+void mg_token_lower(char *dst, const char *text, size_t n);
+/* Where the tokens toks[0..n) (lowercased) occur in a text, given
+ * lowercased (low[0..len), mg_token_lower): mark[i] = 1 where one starts,
+ * else 0. Every token of a word is a lowercased piece of it, so a span with
  * no mark holds none of the tokens. false, marking nothing, for more than
  * MG_COUNT_SUBSTR tokens (then the text is better split word by word). */
-bool mg_token_marks(const char *const *toks, size_t n, const char *text, size_t len, char *low, char *mark);
+bool mg_token_marks(const char *const *toks, size_t n, const char *low, size_t len, char *mark);
 
 struct mg_buf;
 
