@@ -435,3 +435,78 @@ TEST(texts_of_a_removed_index_forgotten)
     mg_text_unref(b);
     ASSERT_EQ_INT((int)mg_texts_kept_bytes(), 0);
 }
+
+/* The words counted in a text are kept on it (texts.h): each under its own token, the oldest replaced past
+ * MG_TEXT_COUNTS; and a search that finds them kept ranks the files as one that counts them again. */
+TEST(words_counted_in_a_text_kept_for_the_next_search)
+{
+    struct mg_text *t = mg_texts_add("/x/c.db", 1, 9, 5, strdup("hello"), 5, true);
+    ASSERT(t != NULL);
+    const char *toks[] = {"alpha", "beta", "gamma"}, *near[] = {"alph", "gammas", "beta"};
+    const size_t lens[] = {5, 4, 5}, near_lens[] = {4, 6, 4};
+    const double counts[] = {3, 0, 7};
+    double got[3] = {-1, -1, -1};
+    ASSERT_EQ_INT((long long)mg_text_counts_get(t, toks, lens, 3, got), 7); /* none kept */
+    mg_text_counts_put(t, toks, lens, 5, counts);                             /* alpha, gamma */
+    ASSERT_EQ_INT((long long)mg_text_counts_get(t, toks, lens, 3, got), 2);
+    ASSERT(got[0] == 3 && got[1] == -1 && got[2] == 7);
+    ASSERT_EQ_INT((long long)mg_text_counts_get(t, near, near_lens, 3, got), 7); /* no other token's count */
+    char many[MG_TEXT_COUNTS + 2][8];
+    const char *mp[MG_TEXT_COUNTS + 2];
+    size_t ml[MG_TEXT_COUNTS + 2];
+    double mc[MG_TEXT_COUNTS + 2];
+    for (int k = 0; k < MG_TEXT_COUNTS + 2; k++) {
+        snprintf(many[k], sizeof(many[k]), "w%d", k);
+        mp[k] = many[k], ml[k] = strlen(many[k]), mc[k] = k;
+    }
+    mg_text_counts_put(t, mp, ml, (1ull << (MG_TEXT_COUNTS + 2)) - 1, mc);
+    ASSERT_EQ_INT((int)mg_text_counts_kept(), MG_TEXT_COUNTS);
+    double mg[MG_TEXT_COUNTS + 2];
+    uint64_t missing = mg_text_counts_get(t, mp, ml, MG_TEXT_COUNTS + 2, mg);
+    ASSERT_EQ_INT(__builtin_popcountll(missing), 2); /* two replaced by the last two */
+    ASSERT(!(missing >> MG_TEXT_COUNTS)); /* (the newest are kept) */
+    for (int k = 0; k < MG_TEXT_COUNTS + 2; k++) ASSERT(missing >> k & 1 || mg[k] == k);
+    mg_text_unref(t);
+    mg_texts_forget("/x/c.db");
+    ASSERT_EQ_INT((int)mg_text_counts_kept(), 0);
+
+    /* searches: files with the words in other numbers; the second search's words partly counted by the first */
+    struct env e, o;
+    open_env(&e);
+    for (int i = 0; i < 30; i++) {
+        char path[32], words[400] = "";
+        snprintf(path, sizeof(path), "src/f%02d.c", i);
+        for (int k = 0; k < i % 5 + 1; k++) strcat(words, "alpha ");
+        for (int k = 0; k < (i * 7) % 4 + 1; k++) strcat(words, "beta ");
+        for (int k = 0; k < (i * 3) % 6; k++) strcat(words, "gamma ");
+        put(&e, path, words);
+    }
+    for (int i = 0; i < 100; i++) { /* the words in under a quarter of the chunks, as the file list takes them */
+        char path[32];
+        snprintf(path, sizeof(path), "src/other%03d.c", i);
+        put(&e, path, "delta epsilon");
+    }
+    index_repo(&e);
+    load_config(&e);
+    o = e;
+    setenv("MEMGATE_RANK_OFF", "texts", 1); /* o: every search counts anew, nothing kept */
+    load_config(&o);
+    unsetenv("MEMGATE_RANK_OFF");
+    const char *queries[] = {"alpha beta", "beta gamma", "gamma alpha beta", "alpha beta"};
+    for (size_t q = 0; q < sizeof(queries) / sizeof(*queries); q++) {
+        struct mg_results a, b;
+        struct mg_repo *ra = lexical_search(&e, queries[q], 30, NULL, 0, &a);
+        struct mg_repo *rb = lexical_search(&o, queries[q], 30, NULL, 0, &b);
+        ASSERT(a.n >= 10);
+        ASSERT_EQ_INT((long long)a.n, (long long)b.n);
+        for (size_t i = 0; i < a.n; i++) {
+            ASSERT_EQ_STR(a.v[i].path, b.v[i].path);
+            ASSERT(a.v[i].score == b.v[i].score);
+        }
+        mg_results_release(&a);
+        mg_results_release(&b);
+        free(ra);
+        free(rb);
+        if (q == 0 && mg_text_counts_kept() == 0) FAIL("the first search kept no count");
+    }
+}

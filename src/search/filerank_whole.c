@@ -311,15 +311,16 @@ static size_t best_first(struct wfile *fv, size_t n, size_t k)
     return m;
 }
 
-/* The words' counts in file f's chunks into tf[0..WHOLE_TERMS): in each
- * chunk, those its postings in p say it holds (the chunks of a file cover
- * its text but the blank between them, so no other chunk holds a word, and
- * a chunk no other of the words). lower: the text lowercased, or NULL. 0,
- * or -1 (r->err). */
-static int count_words(struct mg__repo *r, const struct posting *p, const struct wfile *f, const char *text,
-                       const char *lower, size_t len, struct mg_token_counter *c, double *tf)
+/* The counts of the words of mask (bit k: the k-th) in file f's chunks
+ * into tf[k]: in each chunk, those its postings in p say it holds (the
+ * chunks of a file cover its text but the blank between them, so no other
+ * chunk holds a word, and a chunk no other of the words). 0, or -1 (r->err). */
+static int count_words(struct mg__repo *r, const struct posting *p, const struct wfile *f, const struct mg_text *t,
+                       struct mg_token_counter *c, uint64_t mask, double *tf)
 {
-    memset(tf, 0, WHOLE_TERMS * sizeof(*tf));
+    const char *text = t->text, *lower = t->lower;
+    size_t len = t->len;
+    for (uint64_t m = mask; m; m &= m - 1) tf[__builtin_ctzll(m)] = 0;
     struct mg_idx_cur cur = {0};
     struct mg_idx_row row;
     if (mg_idx_chunks(r->d, f->lo, f->hi, &cur, r->err) != 0) return -1;
@@ -329,6 +330,7 @@ static int count_words(struct mg__repo *r, const struct posting *p, const struct
         if (row.id < p[j].id) continue;
         uint64_t which = 0;
         for (; j < f->b && p[j].id <= row.id; j++) which |= 1ull << p[j].term;
+        which &= mask;
         if (row.start_byte < 0 || row.end_byte > (int64_t)len || row.start_byte >= row.end_byte) continue;
         mg_token_count(c, which, text + row.start_byte, lower ? lower + row.start_byte : NULL,
                        (size_t)(row.end_byte - row.start_byte), tf);
@@ -338,9 +340,10 @@ static int count_words(struct mg__repo *r, const struct posting *p, const struct
 }
 
 /* The best RESCORE files of fv scored again with the words' counts in their
- * stored text (the top of the file comment); *nf becomes at most RESCORE. A
- * file a re-index removed since its chunks were read is left out. 0, or -1
- * (r->err). */
+ * stored text (the top of the file comment), those an earlier search
+ * counted in the same text kept on it (texts.h); *nf becomes at most
+ * RESCORE. A file a re-index removed since its chunks were read is left
+ * out. 0, or -1 (r->err). */
 static int rescore(struct mg__repo *r, unsigned off, const struct posting *p, const struct terms *t,
                    struct wfile *fv, size_t *nf)
 {
@@ -353,13 +356,16 @@ static int rescore(struct mg__repo *r, unsigned off, const struct posting *p, co
     if (mg_token_counter_init(&c, toks, lens, t->n) != 0) return 0; /* (cannot happen: term_cb's words fit) */
     double tf[WHOLE_TERMS];
     for (size_t i = 0; i < n; i++) {
-        const char *text, *lower;
-        size_t len;
-        int got = mg__file_text(r, fv[i].file, &text, &lower, &len);
+        struct mg_text *text;
+        int got = mg__file_text(r, fv[i].file, &text);
         if (got < 0) return -1;
         if (got > 0) continue;
-        if (count_words(r, p, &fv[i], text, lower, len, &c, tf) != 0) return -1;
-        double dl = len > 0 ? (double)len : 1;
+        uint64_t missing = mg_text_counts_get(text, toks, lens, t->n, tf);
+        if (missing) {
+            if (count_words(r, p, &fv[i], text, &c, missing, tf) != 0) return -1;
+            mg_text_counts_put(text, toks, lens, missing, tf);
+        }
+        double dl = text->len > 0 ? (double)text->len : 1;
         fv[i].score = bm25(t, tf, dl, avgdl > 0 ? avgdl : dl, &fv[i], off);
         fv[kept++] = fv[i];
     }

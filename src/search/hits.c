@@ -75,13 +75,11 @@ static int file_row(struct mg__repo *r, int64_t id, int flags, struct mg_idx_cur
     return 1;
 }
 
-int mg__file_text(struct mg__repo *r, int64_t id, const char **text, const char **lower, size_t *len)
+int mg__file_text(struct mg__repo *r, int64_t id, struct mg_text **out)
 {
     for (size_t k = 0; k < r->ntexts; k++)
         if (r->texts[k].id == id) {
-            *text = r->texts[k].t->text;
-            if (lower) *lower = r->texts[k].t->lower;
-            *len = r->texts[k].t->len;
+            *out = r->texts[k].t;
             return 0;
         }
     struct mg_idx_cur c;
@@ -117,9 +115,7 @@ int mg__file_text(struct mg__repo *r, int64_t id, const char **text, const char 
     }
     r->texts[r->ntexts++] = (struct mg__text){id, t};
     r->texts_bytes += t->len;
-    *text = t->text;
-    if (lower) *lower = t->lower;
-    *len = t->len;
+    *out = t;
     return 0;
 }
 /* Byte offset of the start of line `line` (1-based) at or after `from`, which
@@ -419,15 +415,14 @@ int mg__hits_text(struct mg__repo *r, struct mg_results *out, size_t base)
     int rc = 0;
     bool gone = false;
     for (size_t i = 0; i < m && rc == 0; i++) {
-        const char *t, *lower;
-        size_t len;
-        rc = mg__file_text(r, by[i]->text_file, &t, &lower, &len);
+        struct mg_text *t;
+        rc = mg__file_text(r, by[i]->text_file, &t);
         if (rc == 1) { /* the file left the index since the hit was ranked */
             by[i]->text_file = -1;
             gone = true;
             rc = 0;
         } else if (rc == 0) {
-            rc = hit_text(r, by[i], t, lower, len);
+            rc = hit_text(r, by[i], t->text, t->lower, t->len);
         }
     }
     free(by);

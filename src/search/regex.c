@@ -158,10 +158,11 @@ static int regex_file(struct rx *c, const struct rfile *rf)
     int limit = c->limit;
     int64_t fid = rf->id;
     const char *path = rf->path, *lang = rf->lang;
-    const char *t;
-    size_t len;
-    int got = mg__file_text(r, fid, &t, NULL, &len);
+    struct mg_text *ft;
+    int got = mg__file_text(r, fid, &ft);
     if (got != 0) return got < 0 ? -1 : 0; /* 1: the file left the index meanwhile */
+    const char *t = ft->text;
+    size_t len = ft->len;
     struct fchunk *ch = NULL;
     size_t nch = 0;
     bool loaded = false;

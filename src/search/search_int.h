@@ -75,13 +75,13 @@ void mg__repo_release(struct mg__repo *r);
 
 /* A new zeroed hit at the end of r (NULL: out of memory). */
 struct mg_hit *mg__hit_new(struct mg_results *r);
-/* The stored text of file id (the last MG__TEXTS read kept, within
- * MG__TEXTS_BYTES; valid until the next call), unpacked by this search or,
- * unless texts_alone, by an earlier one (search/texts.h); *lower (when not
- * NULL) its lowercased copy, or NULL. 0, 1 when the file is no longer in
- * the index (a re-index removed or replaced it after the caller found its
- * id), or -1 (r->err). */
-int mg__file_text(struct mg__repo *r, int64_t id, const char **text, const char **lower, size_t *len);
+/* The stored text of file id into *t (search/texts.h: the text, its
+ * lowercased copy, the counts of words kept on it), unpacked by this search
+ * or, unless texts_alone, by an earlier one; the last MG__TEXTS read are
+ * kept, within MG__TEXTS_BYTES: valid until the next call. 0, 1 when the
+ * file is no longer in the index (a re-index removed or replaced it after
+ * the caller found its id), or -1 (r->err). */
+int mg__file_text(struct mg__repo *r, int64_t id, struct mg_text **t);
 /* Lines [first, last] of t as a snippet (each cut to a line's maximum);
  * from is the start of line from_line. NULL: out of memory. */
 char *mg__snippet_lines(const char *t, size_t len, size_t from, int from_line, int first, int last);

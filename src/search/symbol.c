@@ -111,16 +111,15 @@ static int symbol_hit(struct sym *c, const struct mg_idx_row *row, double score)
     h->path = row->path ? strdup(row->path) : NULL;
     h->language = row->lang ? strdup(row->lang) : NULL;
     h->score = score;
-    const char *t;
-    size_t len;
-    int got = mg__file_text(r, row->file_id, &t, NULL, &len);
+    struct mg_text *t;
+    int got = mg__file_text(r, row->file_id, &t);
     if (got != 0) { /* 1: the file left the index since the row was read */
         mg_hit_release(h);
         c->out->n--;
         return got < 0 ? -1 : 0;
     }
     int last = h->start_line + 2 < h->end_line ? h->start_line + 2 : h->end_line;
-    h->snippet = mg__snippet_lines(t, len, 0, 1, h->start_line, last);
+    h->snippet = mg__snippet_lines(t->text, t->len, 0, 1, h->start_line, last);
     h->snippet_line = h->start_line;
     return 1;
 }

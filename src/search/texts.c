@@ -5,7 +5,7 @@
  * fifth of a served search's CPU. Each text has its lowercased copy beside
  * it, made once: counting the query's words and marking the lines that hold
  * one read the text lowercased, and lowering it on every search was 3% of a
- * served call's instructions. A text is kept by the index it came from
+ * served call's instructions; and the words counted in it (texts.h). A text is kept by the index it came from
  * (its database path), its file id and that row's content hash and size, so
  * a file re-indexed under the same id is a new key, and only a search that
  * has opened that index and read that row finds it. The least recently used
@@ -15,6 +15,7 @@
  * Sections:
  *   1. the table
  *   2. find, add, drop
+ *   3. words counted in a text
  */
 #include "search/texts.h"
 
@@ -36,8 +37,16 @@ struct mg_text_key {
     int64_t id, size;
 };
 
+struct wcount {
+    unsigned char len;
+    char tok[MG_TOKEN_MAX];
+    double n;
+};
+
 struct entry {
     struct mg_text t; /* first: a struct mg_text * is a struct entry * */
+    struct wcount *counts;      /* MG_TEXT_COUNTS, made at the first kept (under mu) */
+    unsigned ncounts, next;     /* counts used; the next to replace when all are */
     struct mg_text_key key;
     char *path;                 /* the database's (compared with the key's path_hash) */
     unsigned refs;              /* searches holding it, and the table while kept */
@@ -76,6 +85,7 @@ static void push_newest(struct entry *e)
 
 static void free_entry(struct entry *e)
 {
+    free(e->counts);
     free(e->t.text);
     free(e->t.lower);
     free(e->path);
@@ -183,6 +193,61 @@ size_t mg_texts_kept_bytes(void)
 {
     pthread_mutex_lock(&mu);
     size_t n = kept_bytes;
+    pthread_mutex_unlock(&mu);
+    return n;
+}
+
+/* ---- 3. words counted in a text ---------------------------------------------------------------- */
+
+uint64_t mg_text_counts_get(struct mg_text *t, const char *const *toks, const size_t *lens, size_t n,
+                            double *counts)
+{
+    uint64_t missing = n < 64 ? (1ull << n) - 1 : ~0ull;
+    struct entry *e = (struct entry *)t;
+    pthread_mutex_lock(&mu);
+    for (unsigned i = 0; i < e->ncounts; i++) {
+        const struct wcount *w = &e->counts[i];
+        for (uint64_t m = missing; m; m &= m - 1) {
+            int k = __builtin_ctzll(m);
+            if (lens[k] == w->len && memcmp(toks[k], w->tok, w->len) == 0) {
+                counts[k] = w->n;
+                missing &= ~(1ull << k);
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    return missing;
+}
+
+void mg_text_counts_put(struct mg_text *t, const char *const *toks, const size_t *lens, uint64_t mask,
+                        const double *counts)
+{
+    struct entry *e = (struct entry *)t;
+    pthread_mutex_lock(&mu);
+    if (!e->counts) e->counts = calloc(MG_TEXT_COUNTS, sizeof(*e->counts));
+    for (; e->counts && mask; mask &= mask - 1) {
+        int k = __builtin_ctzll(mask);
+        if (lens[k] == 0 || lens[k] > MG_TOKEN_MAX) continue;
+        struct wcount *w;
+        if (e->ncounts < MG_TEXT_COUNTS) {
+            w = &e->counts[e->ncounts++];
+        } else {
+            w = &e->counts[e->next];
+            e->next = (e->next + 1) % MG_TEXT_COUNTS;
+        }
+        w->len = (unsigned char)lens[k];
+        memcpy(w->tok, toks[k], lens[k]);
+        w->n = counts[k];
+    }
+    pthread_mutex_unlock(&mu);
+}
+
+size_t mg_text_counts_kept(void)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&mu);
+    for (const struct entry *e = newest; e; e = e->older) n += e->ncounts;
     pthread_mutex_unlock(&mu);
     return n;
 }

@@ -27,6 +27,21 @@ struct mg_text *mg_texts_add(const char *dbpath, int64_t id, uint64_t hash, int6
                              bool keep);
 /* Drop a reference (NULL: nothing). */
 void mg_text_unref(struct mg_text *t);
+/* Words counted in a text, kept on it for later searches: the whole-file
+ * list counts the query's words in its best files' text (filerank_whole.c),
+ * and an agent's next searches ask the same words of the same files. A
+ * count is the text's own (its bytes, as the tokenizer splits them), so it
+ * holds for as long as the text does. The counts kept on t of the tokens
+ * toks[0..n) (lens[k] bytes, at most MG_TOKEN_MAX) into counts[k]; returns
+ * the mask of those not kept (bit k: toks[k]; n at most 64). */
+uint64_t mg_text_counts_get(struct mg_text *t, const char *const *toks, const size_t *lens, size_t n,
+                            double *counts);
+/* Keep counts[k] on t for the tokens of mask (at most MG_TEXT_COUNTS a text, the oldest replaced). */
+void mg_text_counts_put(struct mg_text *t, const char *const *toks, const size_t *lens, uint64_t mask,
+                        const double *counts);
+#define MG_TEXT_COUNTS 16
+/* Counts kept on all texts (the tests read it). */
+size_t mg_text_counts_kept(void);
 /* Drop what is kept of the index at dbpath (its repo removed; texts still read are freed by their
  * last reader). */
 void mg_texts_forget(const char *dbpath);
