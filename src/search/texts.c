@@ -3,9 +3,10 @@
  * files: the whole-file list's second pass reads its best files' text and the
  * hits shown read theirs, and unpacking them (zstd, and the blob read) was a
  * fifth of a served search's CPU. Each text has its lowercased copy beside
- * it, made once: counting the query's words and marking the lines that hold
- * one read the text lowercased, and lowering it on every search was 3% of a
- * served call's instructions; and the words counted in it (texts.h). A text is kept by the index it came from
+ * it, made once (counting the query's words and marking the lines that hold
+ * one read the text lowercased: lowering it again on every search was 3% of
+ * a served call's instructions), and the counts of the words the whole-file
+ * list counted in it (section 3). A text is kept by the index it came from
  * (its database path), its file id and that row's content hash and size, so
  * a file re-indexed under the same id is a new key, and only a search that
  * has opened that index and read that row finds it. The least recently used
