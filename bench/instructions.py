@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""instructions.py HOME REPO BIN [BIN2 ...] [--function F] [--mode M] [--queries TSV] [--limit N] [--serve S [--calls C]] [--json]
+"""instructions.py HOME REPO BIN [BIN2 ...] [--function F] [--mode M] [--queries TSV] [--limit N] [--serve S [--calls C] [--steady]] [--json]
 
 Instructions executed, not time: on a shared machine the CPU time of a call
 varies by 10-20% from run to run, more than most changes to one step of a
@@ -25,6 +25,11 @@ that comes first; prints instructions per call (the first call's one-time
 set-up spread over the others). With the same calls the count is the same
 within about 0.1% from run to run, whatever the machine's load; a run that
 S seconds cut short (it says so) counts another mix of queries.
+
+--steady (with --serve): what a call costs once the server has seen the
+queries — the files unpacked, the patterns compiled, what it keeps between
+calls filled: the count of 4C calls less that of C, over the 3C between
+(two servers a binary).
 
 Needs valgrind (`scripts/setup.sh --bench` installs it). Exit 1 if a search fails.
 """
@@ -93,10 +98,30 @@ def main():
     ap.add_argument("--serve", type=int, default=0, metavar="S",
                     help="count a server's worker threads over MCP search_code calls instead, for at most S seconds")
     ap.add_argument("--calls", type=int, default=100, metavar="C", help="with --serve: C calls (default %(default)s)")
+    ap.add_argument("--steady", action="store_true",
+                    help="with --serve: the calls past the first C (4C calls counted less C, over 3C)")
     ap.add_argument("--json", action="store_true", help="one JSON object instead of text")
     a = ap.parse_args()
     if not os.path.isdir(a.home):
         raise SystemExit(f"instructions: {a.home} is not a directory")
+    if a.serve and a.steady:
+        per = {}
+        for b in a.bins:
+            one, n1 = serve_count(b, a.home, a.repo, a.mode, a.serve, a.queries, a.calls)
+            four, n4 = serve_count(b, a.home, a.repo, a.mode, a.serve, a.queries, 4 * a.calls)
+            if n4 <= n1:
+                raise SystemExit(f"instructions: {b}: {4 * a.calls} calls did not fit in {a.serve} s")
+            per[b] = ((four * n4 - one * n1) / (n4 - n1), n4 - n1)
+        first = per[a.bins[0]][0]
+        if a.json:
+            print(json.dumps({"serve_seconds": a.serve, "mode": a.mode, "steady": True,
+                              "per_call": {b: v[0] for b, v in per.items()}, "calls": {b: v[1] for b, v in per.items()}}))
+            return
+        print(f"MCP search_code, {a.mode} mode, one session, calls {a.calls + 1} to {4 * a.calls}: instructions a call "
+              "(worker threads)")
+        for b in a.bins:
+            print(f"  {per[b][0]:>14,.0f}  {per[b][0] / first:.4f}  {b} ({per[b][1]} calls)")
+        return
     if a.serve:
         per = {b: serve_count(b, a.home, a.repo, a.mode, a.serve, a.queries, a.calls) for b in a.bins}
         first = per[a.bins[0]][0]
