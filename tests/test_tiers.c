@@ -193,14 +193,14 @@ static void write_words(const char *repo, const char *prefix, int nfiles, int ev
     }
 }
 
-/* the same rows and scores for match from two handles */
-static void same_on_both(struct mg_db *a, struct mg_db *b, const char *match)
+/* the same rows and scores for match from handle a as for match_b from handle b */
+static void same_on_both(struct mg_db *a, const char *match, struct mg_db *b, const char *match_b)
 {
     static int64_t ia[MAXROWS], ib[MAXROWS];
     static double sa[MAXROWS], sb[MAXROWS];
     int na, nb;
     rank(a, match, 500, 0, NULL, ia, sa, &na);
-    rank(b, match, 500, 0, NULL, ib, sb, &nb);
+    rank(b, match_b, 500, 0, NULL, ib, sb, &nb);
     ASSERT(na > 0);
     ASSERT_EQ_INT(na, nb);
     for (int i = 0; i < na; i++) {
@@ -248,10 +248,12 @@ TEST(word_counts_kept_by_a_handle_while_its_index_is_the_same)
     /* the phrases' counts are kept by their text, whatever their place in the expression */
     rank(d, "\"alpha\"", 500, 0, NULL, ids, sc, &n);
     ASSERT(kept(d, 'p', "\"alpha\"", 2000) && !kept(d, 'p', "\"beta\"", 2000));
-    same_on_both(d, e, "(\"beta\" OR \"alpha\")");
+    same_on_both(d, "(\"beta\" OR \"alpha\")", e, "(\"beta\" OR \"alpha\")");
+    same_on_both(d, "(\"beta\" OR \"alpha\")", e, "(beta OR alpha)"); /* (bare words: none kept, counted afresh) */
     ASSERT(kept(d, 'p', "\"beta\"", 2000) && !kept(d, 'p', "\"plain\"", 2000));
-    same_on_both(d, e, "(\"alpha\" OR \"beta\")");
-    same_on_both(d, e, "(\"alpha\" NOT \"beta\")");
+    same_on_both(d, "(\"alpha\" OR \"beta\")", e, "(\"alpha\" OR \"beta\")");
+    same_on_both(d, "(\"alpha\" OR \"beta\")", e, "(alpha OR beta)");
+    same_on_both(d, "(\"alpha\" NOT \"beta\")", e, "(\"alpha\" NOT \"beta\")");
     long before = count_in_read(d, "\"alpha\"", 10000);
     ASSERT(kept(d, 'e', "\"alpha\"", 10000));
     ASSERT_EQ_INT(count_in_read(d, "\"alpha\"", 10000), before);
@@ -263,8 +265,9 @@ TEST(word_counts_kept_by_a_handle_while_its_index_is_the_same)
     long after = count_in_read(f, "\"alpha\"", 10000);
     ASSERT(after > before);
     ASSERT_EQ_INT(count_in_read(d, "\"alpha\"", 10000), after);
-    same_on_both(d, f, "(\"alpha\" OR \"beta\")");
-    same_on_both(d, f, "\"alpha\"");
+    same_on_both(d, "(\"alpha\" OR \"beta\")", f, "(\"alpha\" OR \"beta\")");
+    same_on_both(d, "(\"alpha\" OR \"beta\")", f, "(alpha OR beta)");
+    same_on_both(d, "\"alpha\"", f, "\"alpha\"");
     mg_db_close(&d);
     mg_db_close(&e);
     mg_db_close(&f);

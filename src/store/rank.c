@@ -178,23 +178,26 @@ static int count_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *ud)
     return SQLITE_DONE; /* stops xQueryPhrase without an error */
 }
 
-/* The quoted phrases of an FTS5 expression, in order: their count, the
- * first cap's texts (quotes included) into at[] and len[]. -1 when the
- * expression has anything else outside its quotes but parentheses, spaces,
- * AND, OR and NOT (a bare word, a `+`, a column filter: FTS5 would number its
- * phrases otherwise), or an empty phrase. A quote inside one is doubled. */
-static int quoted_phrases(const char *m, const char **at, size_t *len, int cap)
+/* The closing quote of the phrase opening at p ('"'; a quote inside it is doubled), or NULL. */
+static const char *phrase_end(const char *p)
+{
+    for (const char *e = p + 1; *e; e++)
+        if (*e == '"' && *++e != '"') return e - 1;
+    return NULL;
+}
+
+/* The count of an FTS5 expression's quoted phrases, or -1 when it has anything else outside its quotes but
+ * parentheses, spaces, AND, OR and NOT (a bare word, a `+`, a column filter: FTS5 would number its phrases
+ * otherwise), or an empty phrase. Then FTS5's phrase k is the k-th quoted one. */
+static int quoted_phrases(const char *m)
 {
     int n = 0;
     for (const char *p = m; *p;) {
         if (*p == ' ' || *p == '(' || *p == ')') {
             p++;
         } else if (*p == '"') {
-            const char *e = p + 1;
-            for (; *e && !(*e == '"' && e[1] != '"'); e++)
-                if (*e == '"') e++; /* (a doubled quote) */
-            if (!*e || e == p + 1) return -1;
-            if (n < cap) at[n] = p, len[n] = (size_t)(e + 1 - p);
+            const char *e = phrase_end(p);
+            if (!e || e == p + 1) return -1;
             n++;
             p = e + 1;
         } else {
@@ -228,21 +231,14 @@ static struct stats *get_stats(const Fts5ExtensionApi *api, Fts5Context *fts, sq
     if (s) return s;
     int np = api->xPhraseCount(fts), nc = api->xColumnCount(fts);
     struct mg_counts *counts = api->xUserData(fts);
-    /* the phrases' texts, to keep their counts by (all of them, or none: FTS5 numbers them in order) */
-    const char *one_at[8], **at = one_at;
-    size_t one_len[8], *len = one_len;
-    int total = np;
+    /* the phrases' texts, to keep their counts by: the quoted ones in turn, when they are all of them */
+    const char *next = counts && match && quoted_phrases(match) == np ? match : NULL;
     if (nscored > 0 && nscored < np) np = nscored;
-    if (np > 8 && counts && match) {
-        at = malloc((size_t)np * sizeof(*at));
-        len = malloc((size_t)np * sizeof(*len));
-    }
-    bool keyed = counts && match && at && len && quoted_phrases(match, at, len, np) == total;
     if (nc > MAX_COLS) nc = MAX_COLS;
     s = calloc(1, sizeof(*s) + (size_t)(np > 0 ? np : 1) * sizeof(double));
     if (!s) {
         *rc = SQLITE_NOMEM;
-        goto fail;
+        return NULL;
     }
     s->nphrase = np;
     s->ncol = nc;
@@ -258,7 +254,9 @@ static struct stats *get_stats(const Fts5ExtensionApi *api, Fts5Context *fts, sq
     }
     for (int p = 0; p < np; p++) {
         struct counter c;
-        if ((*rc = phrase_rows(api, fts, counts, keyed ? at[p] : NULL, keyed ? len[p] : 0, p, &c)) != SQLITE_OK)
+        const char *at = next ? strchr(next, '"') : NULL, *end = at ? phrase_end(at) : NULL;
+        if (end) next = end + 1;
+        if ((*rc = phrase_rows(api, fts, counts, at, end ? (size_t)(end + 1 - at) : 0, p, &c)) != SQLITE_OK)
             goto fail;
         double hits = (double)c.n;
         if (c.last > 0 && maxid > 0) {
@@ -269,13 +267,9 @@ static struct stats *get_stats(const Fts5ExtensionApi *api, Fts5Context *fts, sq
         double idf = log(((double)nrow - hits + 0.5) / (hits + 0.5));
         s->idf[p] = idf > 1e-6 ? idf : 1e-6;
     }
-    if (at != one_at) free(at);
-    if (len != one_len) free(len);
     if ((*rc = api->xSetAuxdata(fts, s, free)) != SQLITE_OK) return NULL; /* xSetAuxdata freed it */
     return s;
 fail:
-    if (at != one_at) free(at);
-    if (len != one_len) free(len);
     free(s);
     return NULL;
 }
