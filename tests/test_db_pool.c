@@ -1,4 +1,5 @@
-/* test_db_pool.c — the pool of read-only index handles (store/db.h). */
+/* test_db_pool.c — the pool of read-only index handles (store/db.h), and the
+ * handles beside them on the same file. */
 #include "test.h"
 
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "store/db.h"
+#include "store/indexdb.h"
 
 static int64_t now_ms(void)
 {
@@ -233,4 +235,57 @@ TEST(db_open_for_writing_keeps_the_locks_of_the_readers_of_the_file)
     mg_db_close(&n);
     mg_db_close(&w);
     mg_db_close(&r);
+}
+
+static long long page_count(struct mg_db *d)
+{
+    sqlite3_stmt *st;
+    long long n = -1;
+    if (sqlite3_prepare_v2(d->db, "PRAGMA page_count", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+/* A run's writer copies what it committed into the database file on another
+ * handle while it merges (store/indexdb.h: mg_idx_checkpoint_passive): the
+ * copy neither waits for the writer's open transaction nor takes any of it. */
+TEST(a_passive_checkpoint_copies_what_is_committed_beside_a_writer)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/ckpt.db", mg_t_tmpdir());
+    struct mg_db *w;
+    struct mg_err err = {0};
+    ASSERT_EQ_INT(mg_db_open(path, MG_DB_CREATE, &w, &err), 0);
+    mg_idx_bulk(w); /* no checkpoint at commits, as in a run */
+    char sql[200];
+    ASSERT_EQ_INT(mg_db_begin(w, &err), 0);
+    for (int i = 1; i <= 3000; i++) {
+        snprintf(sql, sizeof(sql), "INSERT INTO symbols(id, file_id, name, kind, start_line, end_line) "
+                 "VALUES(%d, 1, 'committed_name_%06d_with_some_length', 'function', 1, 2)", i, i);
+        ASSERT_EQ_INT(mg_db_exec(w, sql, &err), 0);
+    }
+    ASSERT_EQ_INT(mg_db_commit(w, &err), 0);
+    long long committed = page_count(w);
+    struct stat sb;
+    ASSERT_EQ_INT(stat(path, &sb), 0);
+    ASSERT((long long)sb.st_size < committed * 4096); /* all in the WAL yet */
+    /* the merge's transaction: open while the pages are copied */
+    ASSERT_EQ_INT(mg_db_begin(w, &err), 0);
+    for (int i = 3001; i <= 6000; i++) {
+        snprintf(sql, sizeof(sql), "INSERT INTO symbols(id, file_id, name, kind, start_line, end_line) "
+                 "VALUES(%d, 1, 'pending_name_%06d_with_some_length', 'function', 1, 2)", i, i);
+        ASSERT_EQ_INT(mg_db_exec(w, sql, &err), 0);
+    }
+    int64_t t0 = now_ms();
+    mg_idx_checkpoint_passive(path);
+    ASSERT(now_ms() - t0 < 5000); /* it did not wait for the writer (the busy timeout is 10 s) */
+    ASSERT_EQ_INT(stat(path, &sb), 0);
+    ASSERT_EQ_INT((long long)sb.st_size, committed * 4096); /* the committed pages, none of the open ones */
+    ASSERT_EQ_INT(mg_db_commit(w, &err), 0);
+    mg_idx_checkpoint(w);
+    ASSERT_EQ_INT(stat(path, &sb), 0);
+    ASSERT_EQ_INT((long long)sb.st_size, page_count(w) * 4096);
+    ASSERT((long long)sb.st_size > committed * 4096);
+    mg_db_close(&w);
 }

@@ -288,6 +288,32 @@ static int catalog_record(const struct mg_pcall *pc, const struct mg_index_stats
     return -1;
 }
 
+/* The repo map's graph of a run's generation, saved for the first map (search/repomap.h): built on the run's
+ * thread beside its closing merge (mg_index_opts.after_commit), which it leaves a core idle through. A run that
+ * touched under 1% of the files leaves it to the first map when an older one is saved (a server answers from
+ * that one at once, marked stale, and builds the new one beside; a command builds it): the build reads every
+ * reference of the repo (3 s of a 6 s Linux run after one edit). */
+struct map_after {
+    const struct mg_config *cfg;
+    double seconds;
+    int rc;
+    struct mg_err err;
+};
+
+static void map_after_commit(void *ud, const struct mg_index_stats *st)
+{
+    struct map_after *m = ud;
+    char dbpath[PATH_MAX];
+    mg_repo_dbpath(m->cfg, st->id, dbpath, sizeof(dbpath));
+    /* the parser threads' freed arenas go back to the system before the map's graph is built on top of
+     * them: linux-6.1's peak was the two together (534 + 210 MB) */
+    malloc_trim(0);
+    if ((st->added + st->changed + st->removed) * 100 < st->total_files && mg_repomap_saved_any(dbpath)) return;
+    double m0 = mg_clock_s();
+    m->rc = mg_repomap_save(dbpath, &m->err);
+    m->seconds = mg_clock_s() - m0;
+}
+
 static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index_query *q, struct mg_items *out,
                     struct mg_err *err)
 {
@@ -298,32 +324,25 @@ static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index
         path = pc->repos[0].root;
     }
     struct index_progress ip = {.pc = pc};
+    struct map_after map = {.cfg = pc->cfg};
     struct mg_index_opts o = {.path = path, .stored_root = q->path ? NULL : path, .name = q->name,
                               .tenant = pc->tenant, .token = pc->token, .stop = pc->stop,
-                              .on_progress = on_index_progress, .progress_ud = &ip};
+                              .on_progress = on_index_progress, .progress_ud = &ip,
+                              .after_commit = map_after_commit, .after_commit_ud = &map};
     struct mg_index_stats st;
     if (pc->progress) pc->progress(pc->progress_ud, 0, 0, "walking the repository");
     if (mg_index_run(pc->cfg, &o, &st, err) != 0) {
         mg_progress_live_end(pc->tenant, ip.what);
         return -1;
     }
-    /* the repo map's graph of this generation, saved for the first map (search/repomap.h); a run that
-     * touched under 1% of the files leaves it to the first map when an older one is saved (a server
-     * answers from that one at once, marked stale, and builds the new one beside; a command builds it):
-     * the build reads every reference of the repo (3 s of a 6 s Linux run after one edit) */
     char dbpath[PATH_MAX];
     mg_repo_dbpath(pc->cfg, st.id, dbpath, sizeof(dbpath));
-    /* the run's freed memory (the parser threads' arenas, the writer's buffers) goes back to the system
-     * before the map's graph is built on top of it: linux-6.1's peak was the two together (534 + 210 MB) */
-    malloc_trim(0);
+    malloc_trim(0); /* and the writer's, for a server that goes on */
     struct mg_err merr = {0};
-    bool defer = (st.added + st.changed + st.removed) * 100 < st.total_files && mg_repomap_saved_any(dbpath);
-    double m0 = mg_clock_s();
-    if (!defer && pc->progress) pc->progress(pc->progress_ud, 0, 0, "ranking files for the repo map");
-    if (!defer && mg_repomap_save(dbpath, &merr) != 0 && !st.vec.warning[0])
+    if (map.rc != 0 && !st.vec.warning[0])
         snprintf(st.vec.warning, sizeof(st.vec.warning), "the repo map's graph was not saved (%s): the first "
-                 "repo_map builds it", merr.msg);
-    double map_s = defer ? 0 : mg_clock_s() - m0;
+                 "repo_map builds it", map.err.msg);
+    double map_s = map.seconds;
     /* the vectors' column file of this generation, for one-query readers (vector/vstore.h) */
     double c0 = mg_clock_s();
     if (mg_vcols_update(pc->cfg, dbpath, st.id, &merr) != 0 && !st.vec.warning[0])
@@ -364,7 +383,7 @@ static int op_index(void *self, const struct mg_pcall *pc, const struct mg_index
     it->total_bytes = (int64_t)st.total_bytes;
     it->chunks = (int64_t)st.chunks;
     it->symbols = (int64_t)st.symbols;
-    it->seconds = st.seconds + map_s;
+    it->seconds = st.seconds; /* the map was built inside the run, beside its merge */
     it->merge_seconds = st.merge_seconds;
     it->map_seconds = map_s;
     it->cpu_workers = st.cpu_workers;

@@ -27,6 +27,8 @@
 #include "util/progress.h"
 #include "vector/vindex.h"
 
+struct mg_index_stats;
+
 struct mg_index_opts {
     const char *path;  /* the directory to index, as given */
     const char *name;  /* --name, or NULL to derive the id from the path */
@@ -57,6 +59,13 @@ struct mg_index_opts {
     /* How long to wait for another run of the repo to finish before
      * index_busy: 0 is 5 s, negative is not at all. */
     int lock_wait_ms;
+    /* Called with the run's stats once its changes are committed, on a
+     * thread of its own beside what the run still does (the word index's
+     * closing merge, vectors), and joined before the run's closing
+     * checkpoint, which waits for no reader then (NULL: nothing). Not called
+     * when the run fails or stops before that commit. */
+    void (*after_commit)(void *ud, const struct mg_index_stats *st);
+    void *after_commit_ud;
 };
 
 struct mg_index_stats {

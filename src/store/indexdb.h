@@ -388,6 +388,12 @@ int mg_idx_bulk_indexes(struct mg_db *d, bool on, struct mg_err *err);
 void mg_idx_bulk(struct mg_db *d);
 void mg_idx_sort_threads(struct mg_db *d, int n);
 void mg_idx_checkpoint(struct mg_db *d);
+/* Copy what is committed in the index at path's WAL into the database file,
+ * on a handle of its own, without waiting for or blocking anyone (SQLite's
+ * PASSIVE checkpoint): a run's writer calls it on another thread while it
+ * merges, so that its closing mg_idx_checkpoint has only the merge's pages
+ * left to copy. Best effort: a failure leaves that work to the closing one. */
+void mg_idx_checkpoint_passive(const char *path);
 /* FTS5's own merging off (on true) for a first run, which ends with one
  * merge of everything (mg_idx_words_optimize): the level merges it would do
  * as the run writes are redone by that one; and its pending terms flushed

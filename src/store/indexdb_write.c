@@ -217,6 +217,15 @@ void mg_idx_sort_threads(struct mg_db *d, int n) { sqlite3_limit(d->db, SQLITE_L
 
 void mg_idx_checkpoint(struct mg_db *d) { sqlite3_exec(d->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL); }
 
+void mg_idx_checkpoint_passive(const char *path)
+{
+    struct mg_db *d = NULL;
+    struct mg_err ignored = {0};
+    if (mg_db_open(path, 0, &d, &ignored) != 0) return;
+    sqlite3_wal_checkpoint_v2(d->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+    mg_db_close(&d);
+}
+
 /* FTS5's defaults: merge 4 segments of a level as soon as there are, and at
  * once past 16; the schema's 64 MiB of pending terms (db.c). Off: never, and
  * not before 1,000 segments (FTS5's bound is 2,000), and 16 MiB: with no
