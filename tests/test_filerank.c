@@ -1,11 +1,14 @@
 /* test_filerank.c — file roles (index/role.h) and the file-level order of
  * ranked search (search/filerank.c), each signal with its switch (config
- * rank_off): repos indexed by the CLI, searched in process with mg_search. */
+ * rank_off): repos indexed by the CLI, searched in process with mg_search;
+ * and what a server's searches leave in its memory. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "fixtures.h"
+#include "inproc.h"
 #include "index/role.h"
 #include "search/search.h"
 #include "store/catalog.h"
@@ -370,4 +373,33 @@ TEST(the_whole_file_score_counts_a_words_occurrences)
     ASSERT_EQ_STR(first, "src/hot.c");
     ASSERT_EQ_STR(first_off, "src/cool.c"); /* rank_off counts: by chunks */
     free(first), free(first_off), free(v), free(off);
+}
+
+/* A server's searches take and free blocks of up to a few hundred KB (the
+ * whole-file list's postings, its merge and rank buffers): the next search
+ * must find them in the arena, not fault them in from the system again
+ * (request/server.c: glibc's trim threshold, fixed at 128 KiB once its mmap
+ * threshold is set, gave them back after every search). */
+TEST(a_server_keeps_the_blocks_a_search_frees_for_the_next)
+{
+#ifdef __SANITIZE_ADDRESS__
+    return; /* AddressSanitizer's allocator stands in for glibc's (no arenas, a quarantine): not its subject */
+#endif
+    char *home = mg_t_tmpdir();
+    struct mg_t_srv t;
+    mg_t_srv_open(&t, home, "local", MG_LEVEL_ADMIN);
+    size_t n = 640 << 10;
+    struct rusage a, b;
+    for (int i = 0; i < 22; i++) {
+        if (i == 2) getrusage(RUSAGE_THREAD, &a); /* two to warm the arena up */
+        char *p = malloc(n);
+        ASSERT(p != NULL);
+        memset(p, i, n);
+        __asm__ volatile("" : : "r"(p) : "memory"); /* the block is used */
+        free(p);
+    }
+    getrusage(RUSAGE_THREAD, &b);
+    long faults = b.ru_minflt - a.ru_minflt;
+    if (faults > 40) FAIL("20 blocks of 640 KB taken and freed faulted %ld pages in (over 100 each when given back)", faults);
+    mg_t_srv_close(&t);
 }
