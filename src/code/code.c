@@ -288,8 +288,8 @@ static int catalog_record(const struct mg_pcall *pc, const struct mg_index_stats
     return -1;
 }
 
-/* The repo map's graph of a run's generation, saved for the first map (search/repomap.h): built on the run's
- * thread beside its closing merge (mg_index_opts.after_commit), which it leaves a core idle through. A run that
+/* The repo map's graph of a run's generation, saved for the first map (search/repomap.h): built on a thread
+ * of its own beside the run's closing merge (mg_index_opts.after_commit), which keeps one core only. A run that
  * touched under 1% of the files leaves it to the first map when an older one is saved (a server answers from
  * that one at once, marked stale, and builds the new one beside; a command builds it): the build reads every
  * reference of the repo (3 s of a 6 s Linux run after one edit). */
