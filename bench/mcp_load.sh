@@ -7,6 +7,9 @@
 #   BENCH_BASELINE=REV bench/mcp_load.sh   the same load on memgate built at
 #                                          git revision REV, in the same run
 #   BENCH_BASELINE_BIN=PATH ...            ... or on that binary
+#   BENCH_BASELINE_ENV="VAR=V ..." ...      the baseline's servers run with these
+#                                          settings (alone: this build with them,
+#                                          e.g. MEMGATE_SEARCH_CONCURRENCY=0)
 #
 # For each binary, BENCH_MCP_ROUNDS times (default 2), alternating the
 # binaries so that the machine's drift hits both alike:
@@ -45,6 +48,8 @@ trap cleanup EXIT
 # ---- the baseline ------------------------------------------------------------------
 base="${BENCH_BASELINE_BIN:-}"
 [ -z "$base" ] && [ -n "${BENCH_BASELINE:-}" ] && base=$("$here/bench/baseline.sh" "$BENCH_BASELINE")
+base_env=${BENCH_BASELINE_ENV:-}
+[ -z "$base" ] && [ -n "$base_env" ] && base=$BIN
 
 # ---- the index -------------------------------------------------------------------------
 home=${BENCH_HOME:-}
@@ -56,9 +61,10 @@ if [ -z "$home" ]; then
 fi
 
 # ---- runs --------------------------------------------------------------------------------
-serve() { # serve with binary $1; sets srv_pid and srv_url
+serve() { # serve with binary $1 (and settings $2: "VAR=V ..."); sets srv_pid and srv_url
   : > "$work/serve.out"
-  MEMGATE_HOME="$home" "$1" serve --listen 127.0.0.1:0 --json > "$work/serve.out" 2> "$work/serve.err" &
+  # shellcheck disable=SC2086
+  env ${2:-} MEMGATE_HOME="$home" "$1" serve --listen 127.0.0.1:0 --json > "$work/serve.out" 2> "$work/serve.err" &
   srv_pid=$!
   for _ in $(seq 100); do grep -q port "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
   grep -q port "$work/serve.out" || { cat "$work/serve.err" >&2; echo "mcp_load: $1 serve did not start" >&2; exit 1; }
@@ -70,27 +76,27 @@ serve() { # serve with binary $1; sets srv_pid and srv_url
 stop() { kill "$srv_pid"; wait "$srv_pid" 2>/dev/null || true; srv_pid=""; }
 kv() { awk -v k="$1" '$1 == k {print $2}' "$2"; }
 
-run_one() { # name binary round
+run_one() { # name binary round [settings]
   local s
   for s in $SESSIONS; do
-    serve "$2"
+    serve "$2" "${4:-}"
     echo "mcp_load: $1, round $3: $s sessions for $SECONDS_ s" >&2
     "$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions "$s" --seconds "$SECONDS_" --warmup "$WARMUP" \
       --repo linux --pid "$srv_pid" > "$work/$1.load$s.$3"
     stop
-    serve "$2" # each run on a fresh server: one still working off the last run's abandoned calls would measure that
+    serve "$2" "${4:-}" # each run on a fresh server: one still working off the last run's abandoned calls would measure that
     echo "mcp_load: $1, round $3: $s sessions for $SECONDS_ s, mode lexical" >&2
     "$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions "$s" --seconds "$SECONDS_" --warmup "$WARMUP" \
       --repo linux --mode lexical --pid "$srv_pid" > "$work/$1.lexical$s.$3"
     stop
   done
-  serve "$2"
+  serve "$2" "${4:-}"
   "$LBIN" "$srv_url" "$here/bench/queries.tsv" --sessions 1 --seconds 10 --repo linux --pid "$srv_pid" \
     > "$work/$1.alone.$3"
   stop
 }
 for r in $(seq "$ROUNDS"); do
-  [ -n "$base" ] && run_one baseline "$base" "$r"
+  [ -n "$base" ] && run_one baseline "$base" "$r" "$base_env"
   run_one current "$BIN" "$r"
 done
 
@@ -119,7 +125,7 @@ each, \`bench/mcp_load.c\`) call \`search_code\` with the lexical queries of
 \`bench/queries.tsv\` in turn for $SECONDS_ s (after $WARMUP s not counted) against \`memgate serve\` on the
 Linux index, with search_code's default mode (hybrid for the 3-word queries,
 as an agent would call it), then the same with \`mode: lexical\`; then one
-session alone for 10 s, on a fresh server. Medians of $ROUNDS rounds$([ -n "$base" ] && echo ", the baseline ($base) and this build alternating")
+session alone for 10 s, on a fresh server. Medians of $ROUNDS rounds$([ -n "$base" ] && echo ", the baseline ($base${base_env:+ with $base_env}) and this build alternating")
 (\`bench/mcp_load.sh\`).
 
 EOF

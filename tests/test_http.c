@@ -270,6 +270,8 @@ TEST(http_healthz_and_metrics)
     ASSERT_CONTAINS(r.body, "memgate_http_requests_total{route=\"/healthz\",status=\"405\"} 1\n");
     ASSERT_CONTAINS(r.body, "memgate_http_requests_total{route=\"other\",status=\"404\"} 1\n");
     ASSERT_CONTAINS(r.body, "memgate_sessions_active 0\n");
+    ASSERT_CONTAINS(r.body, "memgate_read_queue{state=\"running\"} 0\n"); /* search_concurrency's queue */
+    ASSERT_CONTAINS(r.body, "memgate_read_queue_waits_total{outcome=\"gave_up\"} 0\n");
     res_free(&r);
     r = GET(s.port, "/metrics", "X-Nothing: 1");
     ASSERT_CONTAINS(r.body, "memgate_http_requests_total{route=\"/metrics\",status=\"200\"} 1\n");

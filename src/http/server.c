@@ -203,6 +203,11 @@ static enum MHD_Result metrics(struct mg_http *h, struct MHD_Connection *c, stru
         g.storage_busy = st.busy;
         g.storage_max = st.max;
     }
+    struct mg_admit_stats reads;
+    if (h->srv->reads) {
+        mg_admit_stats(h->srv->reads, &reads);
+        g.reads = &reads;
+    }
     if (mg_metrics_render(&b, &g) != 0 || mg__repo_metrics(h, r, &b) != 0) {
         mg_buf_release(&b);
         return mg__respond_error(c, r, 500, MG_E_NO_MEMORY, "out of memory rendering the metrics");

@@ -58,6 +58,7 @@ int mg_request_init(struct mg_ctx *x, const struct mg_request_spec *spec, struct
 void mg_request_release(struct mg_ctx *x)
 {
     if (!x->srv) return;
+    if (x->reading) mg_admit_leave(x->srv->reads, &x->read_ticket);
     mg_session_unref(&x->session);
     mg_principal_release(&x->who);
     free(x->repo_header);

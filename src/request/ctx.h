@@ -37,6 +37,7 @@
 #include "request/server.h"
 #include "security/access.h"
 #include "store/catalog.h"
+#include "util/admit.h"
 
 /* What a request may send back besides its answer; the transport's. Each
  * member may be NULL. */
@@ -102,6 +103,10 @@ struct mg_ctx {
     struct mg_channel *channel;      /* borrowed; may be NULL */
     int64_t deadline_ms;             /* CLOCK_MONOTONIC; 0: none */
     const volatile int *stop;        /* &srv->stopping */
+    /* the request's place in the server's read queue, taken by its first
+     * index read (gate.c) and given back when the request is released */
+    bool reading;
+    struct mg_admit_ticket read_ticket;
     /* filled by the gate */
     bool resolved;
     struct mg_repo *repos;           /* malloc'd */

@@ -87,9 +87,18 @@ struct mg_op {
     /* reads the repos' local indexes: with a shared catalog, a repo this
      * daemon has no index of is index_not_local, and one whose index is
      * behind the catalog is read with the request marked stale (or waited
-     * for: storage_stale = wait) */
+     * for: storage_stale = wait); its run and the cleaning of its answer
+     * wait their turn in the server's read queue (search_concurrency) */
     bool reads_index;
 };
+
+/* The read queue admits twice the cores by default (search_concurrency): a
+ * holder also waits (its audit write, a page of the index read from disk),
+ * and at one per core its core then idles (17% idle on two cores under 32
+ * sessions, 10% with no queue or twice the cores, at the same p99).
+ * A read that has had its place this long no longer holds up the queue
+ * (util/admit.h): the next one starts beside it. */
+#define MG_READ_LONG_MS 100
 
 /* What the call named: its repo argument (NULL: none) and its scope lists
  * (each list given in the call replaces the session's: `given` says which;

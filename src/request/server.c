@@ -16,6 +16,7 @@
 #include "security/audit.h"
 #include "security/token.h"
 #include "store/pg.h"
+#include "util/admit.h"
 
 static void close_providers(struct mg_providers *p)
 {
@@ -86,6 +87,11 @@ int mg_server_open(struct mg_server *srv, const struct mg_config *cfg, unsigned 
         srv->providers.next_code = i + 1;
         snprintf(srv->ext_op_names[i], sizeof(srv->ext_op_names[i]), "mcp.%s", srv->cfg.mcp_providers[i].name);
     }
+    if (srv->cfg.search_concurrency > 0 &&
+        !(srv->reads = mg_admit_new((unsigned)srv->cfg.search_concurrency, MG_READ_LONG_MS))) {
+        mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the read queue");
+        goto fail;
+    }
     if (!(srv->refusals = mg_refusals_new())) {
         mg_err_set(err, MG_E_NO_MEMORY, "out of memory creating the refusal table");
         goto fail;
@@ -109,6 +115,8 @@ void mg_server_close(struct mg_server *srv)
     close_providers(&srv->providers);
     mg_sessions_free(&srv->sessions);
     mg_storage_probe_free(srv->storage);
+    mg_admit_free(srv->reads);
+    srv->reads = NULL;
     srv->storage = NULL;
     srv->ratelimit = NULL;
     srv->tokens = NULL;

@@ -19,6 +19,7 @@ struct mg_tokens;
 struct mg_ratelimit;
 struct mg_audit;
 struct mg_storage_probe;
+struct mg_admit;
 
 struct mg_server {
     struct mg_config cfg;
@@ -28,6 +29,7 @@ struct mg_server {
     struct mg_tokens *tokens;       /* MG_SERVER_TOKENS: the token store; else NULL */
     struct mg_ratelimit *ratelimit; /* MG_SERVER_TOKENS: per-token request rates; else NULL */
     struct mg_refusals *refusals;   /* refusal floods folded (request/gate.h) */
+    struct mg_admit *reads;         /* index reads, search_concurrency at a time (gate.h); NULL: no queue */
     struct mg_storage_probe *storage; /* storage = postgres://...: is it reachable (request/storage.h); else NULL */
     bool verbose;       /* MEMGATE_VERBOSE=1: _meta with instance, session, repo, time on every tool result */
     volatile int stopping; /* set when the process stops: long work (an index run) ends at its next step */

@@ -40,6 +40,7 @@ static const struct key {
     {"max_file_size", K_SIZE, offsetof(struct mg_config, max_file_size), 1, 1LL << 30},
     {"max_query_bytes", K_SIZE, offsetof(struct mg_config, max_query_bytes), 16, 1 << 20},
     {"index_threads", K_INT, offsetof(struct mg_config, index_threads), 1, 256},
+    {"search_concurrency", K_INT, offsetof(struct mg_config, search_concurrency), 0, 1024},
     {"chunk_max_lines", K_INT, offsetof(struct mg_config, chunk_max_lines), 10, 100000},
     {"chunk_max_bytes", K_SIZE, offsetof(struct mg_config, chunk_max_bytes), 512, 1 << 20},
     {"search_limit", K_INT, offsetof(struct mg_config, search_limit), 1, 10000},
@@ -274,6 +275,7 @@ void mg_config_defaults(struct mg_config *c)
     c->max_file_size = 1 << 20;
     c->max_query_bytes = 4096;
     c->index_threads = (int)default_threads();
+    c->search_concurrency = 2 * (int)default_threads(); /* request/gate.h: why twice */
     c->chunk_max_lines = 150;
     c->chunk_max_bytes = 12 * 1024;
     c->search_limit = 20;

@@ -46,6 +46,7 @@ struct mg_config {
     size_t max_file_size;    /* files larger are skipped (default 1 MiB)        */
     size_t max_query_bytes;  /* longest query string accepted (default 4 KiB)   */
     int index_threads;       /* parser threads (default: online CPUs)           */
+    int search_concurrency;  /* index reads run at once, the rest queued (default: twice the online CPUs; 0 no queue) */
     int chunk_max_lines;     /* a chunk longer than this is split (default 150) */
     size_t chunk_max_bytes;  /* ... or larger than this (default 12 KiB)        */
     int search_limit;        /* default result count (default 20)               */

@@ -328,6 +328,26 @@ int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
                               "memgate_storage_connections{state=\"busy\"} %d\n"
                               "memgate_storage_connections{state=\"max\"} %d\n",
                               g->storage_up ? 1 : 0, g->storage_open, g->storage_busy, g->storage_max);
+        if (g->reads)
+            rc |= mg_buf_addf(o,
+                              "# HELP memgate_read_queue Index reads (searches, reads, navigation) running now, "
+                              "waiting their turn, and the most that run at once (limit, search_concurrency).\n"
+                              "# TYPE memgate_read_queue gauge\n"
+                              "memgate_read_queue{state=\"running\"} %u\n"
+                              "memgate_read_queue{state=\"waiting\"} %u\n"
+                              "memgate_read_queue{state=\"limit\"} %u\n"
+                              "# HELP memgate_read_queue_waits_total Requests that waited for their turn to read, "
+                              "by outcome (gave_up: their deadline passed or the daemon stopped first).\n"
+                              "# TYPE memgate_read_queue_waits_total counter\n"
+                              "memgate_read_queue_waits_total{outcome=\"ran\"} %llu\n"
+                              "memgate_read_queue_waits_total{outcome=\"gave_up\"} %llu\n"
+                              "# HELP memgate_read_queue_outlived_total Reads that ran past 100 ms and let the "
+                              "next one start beside them.\n"
+                              "# TYPE memgate_read_queue_outlived_total counter\n"
+                              "memgate_read_queue_outlived_total %llu\n",
+                              g->reads->running, g->reads->waiting, g->reads->limit,
+                              (unsigned long long)(g->reads->queued - g->reads->gave_up - g->reads->waiting),
+                              (unsigned long long)g->reads->gave_up, (unsigned long long)g->reads->outlived);
     }
     if (g && g->storage) {
         rc |= counters(o, "memgate_storage_errors_total",

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/admit.h"
 #include "util/buf.h"
 
 /* Gauges the caller reads from its own registries (the session registry). */
@@ -34,6 +35,7 @@ struct mg_gauges {
     int storage;      /* 1: PostgreSQL */
     int storage_up;   /* its last ping answered */
     int storage_open, storage_busy, storage_max; /* the pool's connections */
+    const struct mg_admit_stats *reads; /* the read queue (search_concurrency); NULL: none */
 };
 
 /* Route labels are a fixed set so a hostile client cannot grow the table:

@@ -1,0 +1,157 @@
+/* admit.c — a FIFO admission queue (admit.h). */
+#include "util/admit.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+struct waiter {
+    pthread_cond_t cv;
+    bool admitted;
+    struct mg_admit_ticket *ticket;
+    struct waiter *next;
+};
+
+struct mg_admit {
+    pthread_mutex_t mu;
+    unsigned limit, long_ms;
+    unsigned running, waiting;                /* counted holders; queued waiters */
+    struct mg_admit_ticket *oldest, *newest;  /* the counted holders, in the order they were admitted */
+    struct waiter *head, *tail;
+    uint64_t queued, gave_up, outlived;
+};
+
+struct mg_admit *mg_admit_new(unsigned limit, unsigned long_ms)
+{
+    struct mg_admit *a = calloc(1, sizeof(*a));
+    if (!a) return NULL;
+    a->limit = limit ? limit : 1;
+    a->long_ms = long_ms;
+    pthread_mutex_init(&a->mu, NULL);
+    return a;
+}
+
+void mg_admit_free(struct mg_admit *a)
+{
+    if (!a) return;
+    pthread_mutex_destroy(&a->mu);
+    free(a);
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* t takes a counted place (a->mu held). */
+static void hold(struct mg_admit *a, struct mg_admit_ticket *t, int64_t now)
+{
+    *t = (struct mg_admit_ticket){.since_ms = now, .counted = true, .prev = a->newest};
+    if (a->newest) a->newest->next = t;
+    else a->oldest = t;
+    a->newest = t;
+    a->running++;
+}
+
+/* t gives its counted place up (a->mu held). */
+static void unhold(struct mg_admit *a, struct mg_admit_ticket *t)
+{
+    if (t->prev) t->prev->next = t->next;
+    else a->oldest = t->next;
+    if (t->next) t->next->prev = t->prev;
+    else a->newest = t->prev;
+    t->counted = false;
+    t->prev = t->next = NULL;
+    a->running--;
+}
+
+/* The first waiter leaves the queue admitted and is told (a->mu held). */
+static void admit_head(struct mg_admit *a, int64_t now)
+{
+    struct waiter *w = a->head;
+    a->head = w->next;
+    if (!a->head) a->tail = NULL;
+    a->waiting--;
+    hold(a, w->ticket, now);
+    w->admitted = true;
+    pthread_cond_signal(&w->cv);
+}
+
+static void unqueue(struct mg_admit *a, struct waiter *w)
+{
+    struct waiter **p = &a->head, *prev = NULL;
+    while (*p && *p != w) {
+        prev = *p;
+        p = &(*p)->next;
+    }
+    if (!*p) return;
+    *p = w->next;
+    if (a->tail == w) a->tail = prev;
+    a->waiting--;
+}
+
+int mg_admit_enter(struct mg_admit *a, struct mg_admit_ticket *t, int64_t deadline_ms, const volatile int *stop)
+{
+    pthread_mutex_lock(&a->mu);
+    if (a->running < a->limit && !a->head) {
+        hold(a, t, now_ms());
+        pthread_mutex_unlock(&a->mu);
+        return 0;
+    }
+    struct waiter w = {.ticket = t};
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&w.cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (a->tail) a->tail->next = &w;
+    else a->head = &w;
+    a->tail = &w;
+    a->waiting++;
+    a->queued++;
+    while (!w.admitted) {
+        int64_t now = now_ms();
+        if ((stop && *stop) || (deadline_ms && now >= deadline_ms)) break;
+        /* the first waiter passes a holder that outlived long_ms: that one goes on uncounted */
+        if (a->head == &w && a->long_ms && a->oldest && now - a->oldest->since_ms >= a->long_ms) {
+            unhold(a, a->oldest);
+            a->outlived++;
+            admit_head(a, now);
+            continue;
+        }
+        int64_t until = now + 100;
+        if (deadline_ms && deadline_ms < until) until = deadline_ms;
+        if (a->head == &w && a->long_ms && a->oldest && a->oldest->since_ms + a->long_ms < until)
+            until = a->oldest->since_ms + a->long_ms;
+        struct timespec ts = {.tv_sec = until / 1000, .tv_nsec = (long)(until % 1000) * 1000000};
+        pthread_cond_timedwait(&w.cv, &a->mu, &ts);
+    }
+    int rc = 0;
+    if (!w.admitted) { /* still queued: leave the queue, holding nothing */
+        unqueue(a, &w);
+        a->gave_up++;
+        rc = -1;
+    }
+    pthread_mutex_unlock(&a->mu);
+    pthread_cond_destroy(&w.cv);
+    return rc;
+}
+
+void mg_admit_leave(struct mg_admit *a, struct mg_admit_ticket *t)
+{
+    pthread_mutex_lock(&a->mu);
+    if (t->counted) {
+        unhold(a, t);
+        if (a->head) admit_head(a, now_ms());
+    }
+    pthread_mutex_unlock(&a->mu);
+}
+
+void mg_admit_stats(struct mg_admit *a, struct mg_admit_stats *out)
+{
+    pthread_mutex_lock(&a->mu);
+    *out = (struct mg_admit_stats){a->limit, a->running, a->waiting, a->queued, a->gave_up, a->outlived};
+    pthread_mutex_unlock(&a->mu);
+}
