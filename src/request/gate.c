@@ -357,10 +357,13 @@ int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target
     /* an index read waits its turn: search_concurrency requests read at once, the others queued in
      * arrival order; the request keeps its place until it is released, its answer written */
     if (!in.failed && op->reads_index && x->srv->reads && !x->reading) {
-        if (mg_admit_enter(x->srv->reads, &x->read_ticket, x->deadline_ms, x->stop) == 0) x->reading = true;
-        else in.failed = true,
-             mg_err_set(err, *x->stop ? MG_E_SHUTTING_DOWN : MG_E_TIMEOUT, "the request ran out of time waiting "
-                        "for its turn to read the index (search_concurrency); retry");
+        if (mg_admit_enter(x->srv->reads, &x->read_ticket, x->deadline_ms, x->stop) == 0) {
+            x->reading = true;
+        } else {
+            in.failed = true;
+            mg_err_set(err, *x->stop ? MG_E_SHUTTING_DOWN : MG_E_TIMEOUT, "the request ran out of time waiting "
+                       "for its turn to read the index (search_concurrency); retry");
+        }
     }
     int rc = in.failed ? -1 : op->run(&x->srv->providers, &pc, args, out, err);
     inputs_release(&in);
