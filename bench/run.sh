@@ -16,7 +16,9 @@
 #     Documentation/, recall@10 and MRR of lexical, semantic, hybrid and
 #     rg-style keyword matching (BENCH_QUALITY_RG=0 skips rg, the slow part)
 #   - MCP over HTTP under load (bench/mcp_load.sh; BENCH_BASELINE=REV runs the
-#     same load on memgate built at REV, in the same run), and the memory
+#     same load on memgate built at REV, in the same run;
+#     BENCH_BASELINE_ENV=MEMGATE_SEARCH_CONCURRENCY=0 on this build without
+#     its read queue), and the memory
 #     10,000 idle sessions take
 #   - with BENCH_INDEX_BASELINE=REV, bench/index_cost.sh REV: full index runs
 #     of this build and of REV, alternating (CPU, wall, RSS, size, ratios)
@@ -193,7 +195,7 @@ serve() { # start `memgate serve` on a free port; sets srv_pid and srv_url
   for _ in $(seq 100); do grep -q port "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
   srv_url="http://127.0.0.1:$(num port < "$work/serve.out")/mcp"
 }
-echo "bench: MCP over HTTP (bench/mcp_load.sh)${BENCH_BASELINE:+, against $BENCH_BASELINE}${BENCH_BASELINE_BIN:+, against $BENCH_BASELINE_BIN}" >&2
+echo "bench: MCP over HTTP (bench/mcp_load.sh)${BENCH_BASELINE:+, against $BENCH_BASELINE}${BENCH_BASELINE_BIN:+, against $BENCH_BASELINE_BIN}${BENCH_BASELINE_ENV:+, against $BENCH_BASELINE_ENV}" >&2
 BENCH_HOME="$home" MEMGATE_BIN="$BIN" "$here/bench/mcp_load.sh" > "$work/mcp.md"
 echo "bench: 10,000 idle MCP sessions" >&2
 serve
