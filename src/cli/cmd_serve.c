@@ -68,7 +68,8 @@ static const char *HELP =
     "\n"
     "Settings: watch, watch_poll_interval, http_max_body, allowed_origins,\n"
     "require_tokens, session_ttl, session_prune_interval, access_log,\n"
-    "access_log_max_bytes, access_log_keep, shutdown_grace\n"
+    "access_log_max_bytes, access_log_keep, shutdown_grace, search_concurrency\n"
+    "(index reads at once, the rest queued; default twice the CPUs)\n"
     "(docs/config.md). MEMGATE_VERBOSE=1 adds _meta (instance, session, repo, time)\n"
     "to tool results and logs libmicrohttpd's errors.\n";
 
