@@ -4,20 +4,15 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "inproc.h"
 #include "request/gate.h"
 #include "test.h"
 #include "util/admit.h"
+#include "util/clock.h"
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+static int64_t now_ms(void) { return (int64_t)mg_clock_ms(); }
 
 static struct mg_admit_stats stats_of(struct mg_admit *a)
 {

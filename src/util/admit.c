@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "util/clock.h"
+
+#define CHECK_MS 100 /* a waiter looks at stop, and whether it is first, at least this often */
+
 struct waiter {
     pthread_cond_t cv;
     bool admitted;
@@ -38,12 +42,7 @@ void mg_admit_free(struct mg_admit *a)
     free(a);
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+static int64_t now_ms(void) { return (int64_t)mg_clock_ms(); }
 
 /* t takes a counted place (a->mu held). */
 static void hold(struct mg_admit *a, struct mg_admit_ticket *t, int64_t now)
@@ -121,7 +120,7 @@ int mg_admit_enter(struct mg_admit *a, struct mg_admit_ticket *t, int64_t deadli
             admit_head(a, now);
             continue;
         }
-        int64_t until = now + 100;
+        int64_t until = now + CHECK_MS;
         if (deadline_ms && deadline_ms < until) until = deadline_ms;
         if (a->head == &w && a->long_ms && a->oldest && a->oldest->since_ms + a->long_ms < until)
             until = a->oldest->since_ms + a->long_ms;

@@ -9,10 +9,11 @@
  *
  * A long holder does not hold up the queue: once a holder has had its place
  * for `long_ms`, the first waiter takes a place beside it (the holder goes
- * on, no longer counted). A waiter learns that it is first at its next
- * check (every 100 ms), so it passes such a holder after long_ms to
- * long_ms + 100 ms; no waiter is woken for nothing when a place passes. So a slow search (a regex over a kernel) costs the
- * others what it did before, a share of the cores, not its whole length.
+ * on, no longer counted). So a slow search (a regex over a kernel) costs the
+ * others what it did before, a share of the cores, not its whole length. A
+ * waiter learns that it is first at its next check (every 100 ms), so it
+ * passes such a holder after long_ms to long_ms + 100 ms; no waiter is woken
+ * for nothing when a place passes.
  *
  * A waiter sleeps on a condition variable of its own; a leaving holder hands
  * its place to the first waiter (no thundering herd, no overtaking). A
