@@ -226,3 +226,39 @@ TEST(a_search_waits_its_turn_in_the_read_queue)
     mg_t_srv_close(&t);
     unsetenv("MEMGATE_EMBEDDER");
 }
+
+/* get_context runs its parts on threads of their own, several of them index reads of one request:
+ * the request takes one place, once, whichever part comes first (two parts entering with the one
+ * ticket linked it into the holders twice and left a place taken for good: CI, 2026-12-02). */
+TEST(a_context_s_parallel_parts_take_one_read_place)
+{
+    setenv("MEMGATE_EMBEDDER", "none", 1);
+    char *home = mg_t_tmpdir(), *repo = mg_t_tmpdir();
+    mg_t_write_str(repo, "rotate.c", "int rotate_key_ring(int ring) { return ring + 1; }\n");
+    mg_t_write_str(repo, "token.c", "int token_rotation_window(void) { return 30; }\n");
+    struct mg_t_out o = MG_RUN(repo, home, "index", repo, "--name", "ctx", "--quiet");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+    struct mg_t_srv t;
+    mg_t_srv_open(&t, home, "local", MG_LEVEL_ADMIN);
+    mg_admit_free(t.srv.reads);
+    t.srv.reads = mg_admit_new(4, MG_READ_LONG_MS);
+    for (int i = 0; i < 400; i++) {
+        char code[64];
+        json_t *r = mg_t_call(&t, "get_context", "{\"prompt\":\"rotation of the key ring token window\"}", code);
+        ASSERT(r);
+        json_decref(r);
+        struct mg_admit_stats st = stats_of(t.srv.reads);
+        ASSERT_EQ_INT(st.running, 0); /* every place came back with its request */
+        ASSERT_EQ_INT(st.waiting, 0);
+    }
+    /* and the queue is whole: four places, no more */
+    struct mg_admit_ticket k[4];
+    for (int i = 0; i < 4; i++) ASSERT_EQ_INT(mg_admit_enter(t.srv.reads, &k[i], 0, NULL), 0);
+    struct mg_admit_ticket fifth;
+    ASSERT_EQ_INT(mg_admit_enter(t.srv.reads, &fifth, now_ms() + 20, NULL), -1);
+    for (int i = 0; i < 4; i++) mg_admit_leave(t.srv.reads, &k[i]);
+    ASSERT_EQ_INT(stats_of(t.srv.reads).running, 0);
+    mg_t_srv_close(&t);
+    unsetenv("MEMGATE_EMBEDDER");
+}

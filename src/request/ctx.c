@@ -22,6 +22,7 @@ int mg_request_init(struct mg_ctx *x, const struct mg_request_spec *spec, struct
     memset(x, 0, sizeof(*x));
     x->srv = spec->srv;
     pthread_mutex_init(&x->mu, NULL);
+    pthread_mutex_init(&x->read_mu, NULL);
     if (mg_principal_copy(&x->who, spec->who ? spec->who : &mg_principal_local) != 0) {
         memset(x, 0, sizeof(*x));
         return mg_err_oom(err);
@@ -66,6 +67,7 @@ void mg_request_release(struct mg_ctx *x)
     mg_scope_release(&x->scope);
     free(x->audit.subject);
     pthread_mutex_destroy(&x->mu);
+    pthread_mutex_destroy(&x->read_mu);
     memset(x, 0, sizeof(*x));
 }
 

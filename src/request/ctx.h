@@ -104,7 +104,10 @@ struct mg_ctx {
     int64_t deadline_ms;             /* CLOCK_MONOTONIC; 0: none */
     const volatile int *stop;        /* &srv->stopping */
     /* the request's place in the server's read queue, taken by its first
-     * index read (gate.c) and given back when the request is released */
+     * index read (gate.c) and given back when the request is released;
+     * read_mu: parts of one request running in parallel (get_context) take
+     * the one place once */
+    pthread_mutex_t read_mu;
     bool reading;
     struct mg_admit_ticket read_ticket;
     /* filled by the gate */

@@ -355,15 +355,18 @@ int mg_gate_run(struct mg_ctx *x, const struct mg_op *op, const struct mg_target
     struct inputs in = {.x = x, .err = err};
     if (op->inputs) op->inputs(args, check_input, &in);
     /* an index read waits its turn: search_concurrency requests read at once, the others queued in
-     * arrival order; the request keeps its place until it is released, its answer written */
-    if (!in.failed && op->reads_index && x->srv->reads && !x->reading) {
-        if (mg_admit_enter(x->srv->reads, &x->read_ticket, x->deadline_ms, x->stop) == 0) {
+     * arrival order; the request keeps its place until it is released, its answer written. Its parts
+     * in parallel (get_context) wait for the first one's turn: one place, entered once. */
+    if (!in.failed && op->reads_index && x->srv->reads) {
+        pthread_mutex_lock(&x->read_mu);
+        if (!x->reading && mg_admit_enter(x->srv->reads, &x->read_ticket, x->deadline_ms, x->stop) == 0)
             x->reading = true;
-        } else {
+        if (!x->reading) {
             in.failed = true;
             mg_err_set(err, *x->stop ? MG_E_SHUTTING_DOWN : MG_E_TIMEOUT, "the request ran out of time waiting "
                        "for its turn to read the index (search_concurrency); retry");
         }
+        pthread_mutex_unlock(&x->read_mu);
     }
     int rc = in.failed ? -1 : op->run(&x->srv->providers, &pc, args, out, err);
     inputs_release(&in);
