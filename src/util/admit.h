@@ -21,9 +21,10 @@
  * the queue and holds nothing.
  *
  * Threads: every function is thread-safe. The ticket lives with the caller
- * from enter to leave. A thread must not enter twice before leaving (it
- * could wait on itself); callers enter around work that never waits for
- * another holder.
+ * from enter to leave, and one thread enters with it: two threads entering
+ * with one ticket link it in twice. A thread must not enter twice before
+ * leaving (it could wait on itself); callers enter around work that never
+ * waits for another holder.
  */
 #ifndef MG_ADMIT_H
 #define MG_ADMIT_H
