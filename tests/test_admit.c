@@ -188,6 +188,18 @@ static void *search_main(void *arg)
     return NULL;
 }
 
+/* repo indexed as `name` into home, and a server on home whose read queue has `places` places */
+static void serve_indexed(struct mg_t_srv *t, char *home, char *repo, const char *name, unsigned places)
+{
+    struct mg_t_out o = MG_RUN(repo, home, "index", repo, "--name", name, "--quiet");
+    ASSERT_EQ_INT(o.status, 0);
+    mg_t_out_free(&o);
+    mg_t_srv_open(t, home, "local", MG_LEVEL_ADMIN);
+    ASSERT(t->srv.reads); /* twice the cores by default */
+    mg_admit_free(t->srv.reads);
+    t->srv.reads = mg_admit_new(places, MG_READ_LONG_MS);
+}
+
 /* A search waits while the server's read places are taken, and runs when one is given back;
  * the request's place is given back when it is released (the next one is let in). */
 TEST(a_search_waits_its_turn_in_the_read_queue)
@@ -195,14 +207,8 @@ TEST(a_search_waits_its_turn_in_the_read_queue)
     setenv("MEMGATE_EMBEDDER", "none", 1);
     char *home = mg_t_tmpdir(), *repo = mg_t_tmpdir();
     mg_t_write_str(repo, "a.c", "int turnstile_marker(void) { return 1; }\n");
-    struct mg_t_out o = MG_RUN(repo, home, "index", repo, "--name", "turn", "--quiet");
-    ASSERT_EQ_INT(o.status, 0);
-    mg_t_out_free(&o);
     struct mg_t_srv t;
-    mg_t_srv_open(&t, home, "local", MG_LEVEL_ADMIN);
-    ASSERT(t.srv.reads); /* a core's count by default; one place here */
-    mg_admit_free(t.srv.reads);
-    t.srv.reads = mg_admit_new(1, MG_READ_LONG_MS);
+    serve_indexed(&t, home, repo, "turn", 1);
     struct mg_admit_stats st;
     mg_admit_stats(t.srv.reads, &st);
     ASSERT_EQ_INT(st.limit, 1);
@@ -238,13 +244,8 @@ TEST(a_context_s_parallel_parts_take_one_read_place)
     char *home = mg_t_tmpdir(), *repo = mg_t_tmpdir();
     mg_t_write_str(repo, "rotate.c", "int rotate_key_ring(int ring) { return ring + 1; }\n");
     mg_t_write_str(repo, "token.c", "int token_rotation_window(void) { return 30; }\n");
-    struct mg_t_out o = MG_RUN(repo, home, "index", repo, "--name", "ctx", "--quiet");
-    ASSERT_EQ_INT(o.status, 0);
-    mg_t_out_free(&o);
     struct mg_t_srv t;
-    mg_t_srv_open(&t, home, "local", MG_LEVEL_ADMIN);
-    mg_admit_free(t.srv.reads);
-    t.srv.reads = mg_admit_new(4, MG_READ_LONG_MS);
+    serve_indexed(&t, home, repo, "ctx", 4);
     for (int i = 0; i < 400; i++) {
         char code[64];
         json_t *r = mg_t_call(&t, "get_context", "{\"prompt\":\"rotation of the key ring token window\"}", code);
