@@ -12,6 +12,7 @@
 #include "test.h"
 #include "util/admit.h"
 #include "util/clock.h"
+#include "util/metrics.h"
 
 static int64_t now_ms(void) { return (int64_t)mg_clock_ms(); }
 
@@ -158,6 +159,14 @@ TEST(admit_a_holder_past_long_ms_no_longer_holds_up_the_queue)
     struct mg_admit_stats s = stats_of(a);
     ASSERT_EQ_INT(s.outlived, 1);
     ASSERT_EQ_INT(s.running, 0); /* the two counted ones left; the slow one counts no more */
+    /* /metrics names the queue's own threshold */
+    struct mg_buf m;
+    mg_buf_init(&m, 1 << 20);
+    struct mg_gauges g = {.reads = &s};
+    ASSERT_EQ_INT(mg_metrics_render(&m, &g), 0);
+    ASSERT_CONTAINS(m.p, "Reads that ran past 80 ms and let the next one start beside them.\n");
+    ASSERT_CONTAINS(m.p, "memgate_read_queue_outlived_total 1\n");
+    mg_buf_release(&m);
     mg_admit_leave(a, &slow);
     s = stats_of(a);
     ASSERT_EQ_INT(s.running, 0);

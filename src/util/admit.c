@@ -151,6 +151,6 @@ void mg_admit_leave(struct mg_admit *a, struct mg_admit_ticket *t)
 void mg_admit_stats(struct mg_admit *a, struct mg_admit_stats *out)
 {
     pthread_mutex_lock(&a->mu);
-    *out = (struct mg_admit_stats){a->limit, a->running, a->waiting, a->queued, a->gave_up, a->outlived};
+    *out = (struct mg_admit_stats){a->limit, a->running, a->waiting, a->long_ms, a->queued, a->gave_up, a->outlived};
     pthread_mutex_unlock(&a->mu);
 }

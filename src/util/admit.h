@@ -56,7 +56,7 @@ void mg_admit_leave(struct mg_admit *a, struct mg_admit_ticket *t);
 /* The queue now, and since it was made: calls that waited, that gave up
  * waiting, and holders that outlived long_ms (for /metrics and tests). */
 struct mg_admit_stats {
-    unsigned limit, running, waiting;
+    unsigned limit, running, waiting, long_ms;
     uint64_t queued, gave_up, outlived;
 };
 void mg_admit_stats(struct mg_admit *a, struct mg_admit_stats *out);

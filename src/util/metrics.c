@@ -341,13 +341,14 @@ int mg_metrics_render(struct mg_buf *o, const struct mg_gauges *g)
                               "# TYPE memgate_read_queue_waits_total counter\n"
                               "memgate_read_queue_waits_total{outcome=\"ran\"} %llu\n"
                               "memgate_read_queue_waits_total{outcome=\"gave_up\"} %llu\n"
-                              "# HELP memgate_read_queue_outlived_total Reads that ran past 100 ms and let the "
+                              "# HELP memgate_read_queue_outlived_total Reads that ran past %u ms and let the "
                               "next one start beside them.\n"
                               "# TYPE memgate_read_queue_outlived_total counter\n"
                               "memgate_read_queue_outlived_total %llu\n",
                               g->reads->running, g->reads->waiting, g->reads->limit,
                               (unsigned long long)(g->reads->queued - g->reads->gave_up - g->reads->waiting),
-                              (unsigned long long)g->reads->gave_up, (unsigned long long)g->reads->outlived);
+                              (unsigned long long)g->reads->gave_up, g->reads->long_ms,
+                              (unsigned long long)g->reads->outlived);
     }
     if (g && g->storage) {
         rc |= counters(o, "memgate_storage_errors_total",
