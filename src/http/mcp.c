@@ -130,31 +130,32 @@ static void sse_job(struct sse *s)
     mg_request_id_set(s->rid);
     mg_rpc_handle(&conn, s->msg, &reply);
     mg_request_id_set(NULL);
+    char *text = NULL;
     if (reply) {
         pthread_mutex_lock(&s->mu);
         mg_gate_answer_error(reply, s->err, sizeof(s->err));
         pthread_mutex_unlock(&s->mu);
-        char *text = mg_json_dumps(reply, JSON_COMPACT);
-        pthread_mutex_lock(&s->mu);
-        if (!text || mg__sse_push_locked(s, text, false) != 0) {
-            /* too big for the queue, or out of memory: say so rather than hang the client */
-            json_t *id = json_is_object(reply) ? json_object_get(reply, "id") : NULL;
-            json_t *e = mg_rpc_error(id, MG_RPC_INTERNAL_ERROR, "the response could not be sent", NULL);
-            char *t2 = json_dumps(e, JSON_COMPACT);
-            if (t2) mg__sse_push_locked(s, t2, false);
-            free(t2);
-            json_decref(e);
-        }
-        pthread_mutex_unlock(&s->mu);
-        free(text);
-        json_decref(reply);
+        text = mg_json_dumps(reply, JSON_COMPACT);
     }
+    /* the answer and the stream's end in one step: the connection's thread wakes once, sends the
+     * answer and ends the stream (woken by the answer first, it would wait again for the end) */
     pthread_mutex_lock(&s->mu);
+    if (reply && (!text || mg__sse_push_locked(s, text, false) != 0)) {
+        /* too big for the queue, or out of memory: say so rather than hang the client */
+        json_t *id = json_is_object(reply) ? json_object_get(reply, "id") : NULL;
+        json_t *e = mg_rpc_error(id, MG_RPC_INTERNAL_ERROR, "the response could not be sent", NULL);
+        char *t2 = json_dumps(e, JSON_COMPACT);
+        if (t2) mg__sse_push_locked(s, t2, false);
+        free(t2);
+        json_decref(e);
+    }
     s->done = true;
     struct mg_session *sess = s->session;
     s->session = NULL;
     pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->mu);
+    free(text);
+    json_decref(reply);
     json_decref(s->msg);
     s->msg = NULL;
     mg_session_unref(&sess);
