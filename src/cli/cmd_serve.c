@@ -20,6 +20,7 @@
 #include "security/audit.h"
 #include "security/token.h"
 #include "request/server.h"
+#include "util/admit.h"
 #include "util/accesslog.h"
 #include "util/json.h"
 
@@ -263,6 +264,7 @@ int mg_cmd_serve(int argc, char **argv)
     int drained = 0, left = 0;
     mg_http_drain(h, srv.cfg.shutdown_grace * 1000, second_signal, &stop, &drained, &left);
     srv.stopping = 1; /* a running index_repo, or scheduled re-index, stops at its next file */
+    mg_admit_wake(srv.reads); /* reads still waiting their turn give up now */
     fprintf(stderr, "memgate: stopping: %d request%s drained, %d cut off after the grace period\n", drained,
             drained == 1 ? "" : "s", left);
     mg_scheduler_stop(&sched);

@@ -7,7 +7,7 @@
 
 #include "util/clock.h"
 
-#define CHECK_MS 100 /* a waiter looks at stop, and whether it is first, at least this often */
+#define STOP_CHECK_MS 1000 /* a waiter looks at its stop flag at least this often (mg_admit_wake: at once) */
 
 struct waiter {
     pthread_cond_t cv;
@@ -18,12 +18,17 @@ struct waiter {
 
 struct mg_admit {
     pthread_mutex_t mu;
+    pthread_cond_t timer_cv; /* the timer's: it passes a holder that outlived long_ms */
+    pthread_t timer;         /* (with long_ms only) */
+    bool timer_idle, quit;   /* the timer waits with no time set (nobody waits); it ends */
     unsigned limit, long_ms;
     unsigned running, waiting;                /* counted holders; queued waiters */
     struct mg_admit_ticket *oldest, *newest;  /* the counted holders, in the order they were admitted */
     struct waiter *head, *tail;
     uint64_t queued, gave_up, outlived;
 };
+
+static void *timer_main(void *arg);
 
 struct mg_admit *mg_admit_new(unsigned limit, unsigned long_ms)
 {
@@ -32,12 +37,31 @@ struct mg_admit *mg_admit_new(unsigned limit, unsigned long_ms)
     a->limit = limit ? limit : 1;
     a->long_ms = long_ms;
     pthread_mutex_init(&a->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&a->timer_cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (a->long_ms && pthread_create(&a->timer, NULL, timer_main, a) != 0) {
+        pthread_cond_destroy(&a->timer_cv);
+        pthread_mutex_destroy(&a->mu);
+        free(a);
+        return NULL;
+    }
     return a;
 }
 
 void mg_admit_free(struct mg_admit *a)
 {
     if (!a) return;
+    if (a->long_ms) {
+        pthread_mutex_lock(&a->mu);
+        a->quit = true;
+        pthread_cond_signal(&a->timer_cv);
+        pthread_mutex_unlock(&a->mu);
+        pthread_join(a->timer, NULL);
+    }
+    pthread_cond_destroy(&a->timer_cv);
     pthread_mutex_destroy(&a->mu);
     free(a);
 }
@@ -91,6 +115,42 @@ static void unqueue(struct mg_admit *a, struct waiter *w)
     a->waiting--;
 }
 
+static struct timespec at_ms(int64_t ms)
+{
+    return (struct timespec){.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+}
+
+/* The timer: while someone waits, it sleeps until the oldest counted holder
+ * has had its place for long_ms, and then passes it (that holder goes on,
+ * uncounted; the first waiter takes its place). Waiters never wake to
+ * watch the holders: each sleeps until it is admitted, its deadline, or the
+ * next look at its stop flag. Woken when someone queues while it sleeps
+ * with no time set, so an idle queue costs nothing. */
+static void *timer_main(void *arg)
+{
+    struct mg_admit *a = arg;
+    pthread_mutex_lock(&a->mu);
+    while (!a->quit) {
+        if (!a->head || !a->oldest) {
+            a->timer_idle = true;
+            pthread_cond_wait(&a->timer_cv, &a->mu);
+            a->timer_idle = false;
+            continue;
+        }
+        int64_t now = now_ms(), until = a->oldest->since_ms + a->long_ms;
+        if (now >= until) {
+            unhold(a, a->oldest);
+            a->outlived++;
+            admit_head(a, now);
+            continue;
+        }
+        struct timespec ts = at_ms(until);
+        pthread_cond_timedwait(&a->timer_cv, &a->mu, &ts);
+    }
+    pthread_mutex_unlock(&a->mu);
+    return NULL;
+}
+
 int mg_admit_enter(struct mg_admit *a, struct mg_admit_ticket *t, int64_t deadline_ms, const volatile int *stop)
 {
     pthread_mutex_lock(&a->mu);
@@ -110,21 +170,13 @@ int mg_admit_enter(struct mg_admit *a, struct mg_admit_ticket *t, int64_t deadli
     a->tail = &w;
     a->waiting++;
     a->queued++;
+    if (a->timer_idle && a->head == &w) pthread_cond_signal(&a->timer_cv);
     while (!w.admitted) {
         int64_t now = now_ms();
         if ((stop && *stop) || (deadline_ms && now >= deadline_ms)) break;
-        /* the first waiter passes a holder that outlived long_ms: that one goes on uncounted */
-        if (a->head == &w && a->long_ms && a->oldest && now - a->oldest->since_ms >= a->long_ms) {
-            unhold(a, a->oldest);
-            a->outlived++;
-            admit_head(a, now);
-            continue;
-        }
-        int64_t until = now + CHECK_MS;
+        int64_t until = now + STOP_CHECK_MS;
         if (deadline_ms && deadline_ms < until) until = deadline_ms;
-        if (a->head == &w && a->long_ms && a->oldest && a->oldest->since_ms + a->long_ms < until)
-            until = a->oldest->since_ms + a->long_ms;
-        struct timespec ts = {.tv_sec = until / 1000, .tv_nsec = (long)(until % 1000) * 1000000};
+        struct timespec ts = at_ms(until);
         pthread_cond_timedwait(&w.cv, &a->mu, &ts);
     }
     int rc = 0;
@@ -136,6 +188,14 @@ int mg_admit_enter(struct mg_admit *a, struct mg_admit_ticket *t, int64_t deadli
     pthread_mutex_unlock(&a->mu);
     pthread_cond_destroy(&w.cv);
     return rc;
+}
+
+void mg_admit_wake(struct mg_admit *a)
+{
+    if (!a) return;
+    pthread_mutex_lock(&a->mu);
+    for (struct waiter *w = a->head; w; w = w->next) pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&a->mu);
 }
 
 void mg_admit_leave(struct mg_admit *a, struct mg_admit_ticket *t)
