@@ -155,8 +155,9 @@ TEST(admit_a_holder_past_long_ms_no_longer_holds_up_the_queue)
     struct mg_admit_ticket slow;
     ASSERT_EQ_INT(mg_admit_enter(a, &slow, 0, NULL), 0);
     int64_t t0 = now_ms();
-    struct entrant next = {.a = a, .hold_ms = 0};
-    struct entrant after = {.a = a, .hold_ms = 0};
+    /* (deadlines: a queue whose timer never passes the holder fails here rather than hangs) */
+    struct entrant next = {.a = a, .hold_ms = 0, .deadline_ms = t0 + 5000};
+    struct entrant after = {.a = a, .hold_ms = 0, .deadline_ms = t0 + 5000};
     pthread_t th1, th2;
     pthread_create(&th1, NULL, enter_main, &next);
     wait_waiting(a, 1);
